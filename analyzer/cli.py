@@ -1,0 +1,126 @@
+"""Command line: `ascend-feasibility analyze PATH ...`. Exit 0 on success, 1 when --fail-on is met,
+2 on usage or fatal errors (one line on stderr, never a traceback)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from analyzer import TOOL_NAME, __version__
+from analyzer.models import SEVERITIES, Report, severity_rank
+from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
+from analyzer.render_text import render_text
+from knowledge import KnowledgeError
+
+EXIT_OK, EXIT_FAIL_ON, EXIT_ERROR = 0, 1, 2
+PROGRESS_DELAY_SECONDS = 1.0
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line instead of argparse's usage dump
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=TOOL_NAME, description="What it takes to move a PyTorch/CUDA project onto Ascend NPUs.")
+    parser.add_argument("--version", action="version", version=f"{TOOL_NAME} {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = commands.add_parser("analyze", help="analyze a project folder without running any of it")
+    run.add_argument("path", type=Path)
+    run.add_argument("--format", choices=("text", "json"), default="text")
+    run.add_argument("-o", "--output", type=Path, help="write the report to this file instead of standard output")
+    run.add_argument("--torch-npu", dest="torch_npu", metavar="VERSION", help="target torch_npu version (default: 2.12.0)")
+    run.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="gitignore-style pattern to skip")
+    run.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: the number of cores)")
+    run.add_argument("--fail-on", choices=SEVERITIES, metavar="SEVERITY", help="exit 1 if a finding is this severe or worse")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    err = Console(stderr=True, highlight=False)
+    try:
+        args = build_parser().parse_args(argv)
+        if args.jobs is not None and args.jobs < 1:
+            raise UsageError("--jobs must be at least 1")
+        return _analyze(args, err)
+    except UsageError as exc:
+        err.print(f"{TOOL_NAME}: error: {exc}", markup=False)
+        return EXIT_ERROR
+    except (AnalysisError, KnowledgeError, OSError) as exc:
+        err.print(f"{TOOL_NAME}: error: {exc}", markup=False)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        err.print(f"{TOOL_NAME}: interrupted", markup=False)
+        return 130
+
+
+def _analyze(args: argparse.Namespace, err: Console) -> int:
+    if not args.path.exists():
+        raise UsageError(f"{args.path} does not exist")
+    if not args.path.is_dir():
+        raise UsageError(f"{args.path} is not a folder")
+    options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs)
+    with _DelayedProgress(err) as progress:
+        report = analyze(args.path, options, progress=progress.update)
+    _write(report, args)
+    if args.fail_on is not None and _fails(report, args.fail_on):
+        return EXIT_FAIL_ON
+    return EXIT_OK
+
+
+def _write(report: Report, args: argparse.Namespace) -> None:
+    if args.format == "json":
+        payload = report.model_dump_json(indent=2) + "\n"
+        if args.output:
+            args.output.write_text(payload, encoding="utf-8")
+        else:
+            sys.stdout.write(payload)
+        return
+    if args.output:
+        with args.output.open("w", encoding="utf-8") as handle:
+            render_text(report, Console(file=handle, no_color=True, width=120, highlight=False))
+    else:
+        render_text(report, Console(highlight=False))
+
+
+def _fails(report: Report, threshold: str) -> bool:
+    limit = severity_rank(threshold)
+    return any(not f.suppressed and severity_rank(f.severity) <= limit for f in report.findings)
+
+
+class _DelayedProgress:
+    """A progress bar on stderr that appears only when a run takes more than a moment."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.started = time.monotonic()
+        self.bar: Progress | None = None
+        self.task = None
+
+    def update(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if not self.console.is_terminal or time.monotonic() - self.started < PROGRESS_DELAY_SECONDS:
+                return
+            self.bar = Progress(
+                TextColumn("analysing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                console=self.console, transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task("files", total=total)
+        self.bar.update(self.task, completed=done, total=total)
+
+    def __enter__(self) -> "_DelayedProgress":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if self.bar is not None:
+            self.bar.stop()

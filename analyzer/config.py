@@ -1,0 +1,45 @@
+"""Settings an analyzed project keeps in its own pyproject.toml under [tool.ascend-feasibility]."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analyzer.models import SkippedFile
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+@dataclass
+class ProjectConfig:
+    exclude: list[str] = field(default_factory=list)
+    problems: list[SkippedFile] = field(default_factory=list)
+
+
+def load_project_config(root: Path) -> ProjectConfig:
+    """Read the table if present. A malformed file or table is reported, never fatal."""
+    config = ProjectConfig()
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return config
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        config.problems.append(SkippedFile(path="pyproject.toml", reason=f"settings not read: {exc}"))
+        return config
+    table = data.get("tool", {}).get("ascend-feasibility", {})
+    if not isinstance(table, dict):
+        config.problems.append(SkippedFile(path="pyproject.toml", reason="[tool.ascend-feasibility] is not a table"))
+        return config
+    exclude = table.get("exclude", [])
+    if isinstance(exclude, list) and all(isinstance(item, str) for item in exclude):
+        config.exclude = list(exclude)
+    else:
+        config.problems.append(
+            SkippedFile(path="pyproject.toml", reason="[tool.ascend-feasibility] exclude must be a list of strings")
+        )
+    return config

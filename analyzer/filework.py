@@ -1,0 +1,138 @@
+"""The work done on one file, in a worker process: read, split into units, scan, judge, suppress.
+
+It returns plain data (pydantic models) and keeps no syntax tree once the file is done.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analyzer import parsing
+from analyzer.discovery import ProjectFile
+from analyzer.findings import FindingFactory, occurrence_key
+from analyzer.models import Finding, SkippedFile, UnusedSuppression
+from analyzer.notebooks import code_cells
+from analyzer.python_names import ImportTable
+from analyzer.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
+from analyzer.suppressions import collect as collect_suppressions
+from domains import build_scanners
+from domains.base import Unit
+from domains.device.config_scanner import YamlUnreadable
+from knowledge import load_knowledge
+
+
+@dataclass
+class FileResult:
+    path: str
+    scanned: bool = False
+    lines: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    unused_suppressions: list[UnusedSuppression] = field(default_factory=list)
+
+
+class FileWorker:
+    """Holds what a process builds once: the knowledge base, the target, the scanners."""
+
+    def __init__(self, torch_npu: str | None) -> None:
+        self.kb = load_knowledge()
+        self.target = self.kb.resolve_target(torch_npu)
+        self.scanners = build_scanners(self.kb, self.target)
+        self.factory = FindingFactory(self.kb, self.target)
+        self.kinds = {kind for scanner in self.scanners for kind in scanner.kinds} | {"notebook"}
+
+    def reads(self, kind: str) -> bool:
+        return kind in self.kinds
+
+    def process(self, project_file: ProjectFile) -> FileResult:
+        result = FileResult(project_file.path)
+        try:
+            data = read_bytes(Path(project_file.absolute), project_file.size)
+            units = self._units(project_file, data)
+        except Unreadable as exc:
+            result.skipped.append(SkippedFile(path=project_file.path, reason=str(exc)))
+            return result
+        result.scanned = True
+        result.lines = sum(unit.source.line_count for unit in units)
+        for unit in units:
+            self._scan_unit(unit, result)
+        for unit in units:
+            unit.release_tree()
+        return result
+
+    def _units(self, project_file: ProjectFile, data: bytes) -> list[Unit]:
+        kind = project_file.kind
+        if kind == "python":
+            return [Unit(project_file.path, "python", decode_python(data))]
+        if kind == "notebook":
+            cells = [Unit(project_file.path, "python", SourceText.from_text(text), cell=n) for n, text in code_cells(data)]
+            shared = ImportTable()
+            for cell in cells:
+                if any(scanner.wants(cell) for scanner in self.scanners) or "import" in cell.source.text:
+                    shared.add_tree(cell.tree())
+            for cell in cells:
+                cell.shared_imports = shared
+            return cells
+        return [Unit(project_file.path, kind, decode_text(data))]
+
+    def _scan_unit(self, unit: Unit, result: FileResult) -> None:
+        hits = []
+        for scanner in self.scanners:
+            if not scanner.wants(unit):
+                continue
+            try:
+                hits.extend(scanner.scan(unit))
+            except YamlUnreadable as exc:
+                result.skipped.append(SkippedFile(path=_where(unit), reason=str(exc)))
+            except Exception as exc:  # a scanner bug must not lose the rest of the report
+                result.skipped.append(
+                    SkippedFile(path=_where(unit), reason=f"{scanner.domain} scanner failed: {type(exc).__name__}: {exc}")
+                )
+        if unit.kind == "python" and unit.parsed:
+            error_row = parsing.first_error_row(unit.tree())
+            if error_row is not None:
+                result.skipped.append(
+                    SkippedFile(path=_where(unit), reason=f"syntax error at line {error_row + 1}: analysed partially")
+                )
+        occurrences: Counter = Counter()
+        findings = []
+        for hit in sorted(set(hits), key=lambda h: (h.span.start_row, h.span.start_col, h.rule)):
+            key = occurrence_key(hit, unit)
+            findings.append((hit, self.factory.build(hit, unit, occurrences[key])))
+            occurrences[key] += 1
+        self._apply_suppressions(unit, findings, result)
+
+    def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
+        suppressions = collect_suppressions(unit)
+        for hit, finding in findings:
+            covering = [s for s in suppressions if s.covers(finding.rule, hit.span.start_row)]
+            for suppression in covering:
+                suppression.used.add(finding.rule)
+            result.findings.append(finding.model_copy(update={"suppressed": True}) if covering else finding)
+        for suppression in suppressions:
+            for code in suppression.codes:
+                if code in suppression.used:
+                    continue
+                reason = "unused" if code in self.kb.rules else "unknown-rule"
+                result.unused_suppressions.append(
+                    UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code=code, reason=reason)
+                )
+
+
+def _where(unit: Unit) -> str:
+    return f"{unit.path} (cell {unit.cell})" if unit.cell is not None else unit.path
+
+
+_WORKER: FileWorker | None = None
+
+
+def init_worker(torch_npu: str | None) -> None:
+    global _WORKER
+    _WORKER = FileWorker(torch_npu)
+
+
+def process_in_worker(project_file: ProjectFile) -> FileResult:
+    assert _WORKER is not None, "init_worker was not called in this process"
+    return _WORKER.process(project_file)

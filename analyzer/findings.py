@@ -1,0 +1,112 @@
+"""Turn a scanner's hit into a finding: the knowledge base's rule, judged at the target torch_npu."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from dataclasses import dataclass
+
+from analyzer.models import EffortHours, Finding, ReplacementText, Text
+from domains.base import Hit, Unit
+from knowledge import KNOWLEDGE_DIR, KnowledgeBase, Target
+from knowledge.models import Rule
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+SNIPPET_LIMIT = 200
+CUDA_ALIAS = "cuda_alias"
+
+
+def _common_texts() -> dict:
+    with (KNOWLEDGE_DIR / "common.toml").open("rb") as handle:
+        return tomllib.load(handle)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    migration: str
+    severity: str
+    effort: tuple[float, float]
+
+
+class FindingFactory:
+    def __init__(self, kb: KnowledgeBase, target: Target) -> None:
+        self.kb = kb
+        self.target = target
+        self.auto_note = _common_texts()["auto_note"]
+
+    def judge(self, rule: Rule, symbol: str) -> Judgement:
+        if self._automatic(rule, symbol):
+            return Judgement("auto", rule.auto_severity, rule.auto_effort_hours)
+        return Judgement(rule.migration, rule.severity, rule.effort_hours)
+
+    def _automatic(self, rule: Rule, symbol: str) -> bool:
+        for capability in rule.auto_when:
+            if capability == CUDA_ALIAS:
+                if self.kb.cuda_redirected(symbol, self.target.profile):
+                    return True
+            elif self.target.profile.has(capability):
+                return True
+        return False
+
+    def build(self, hit: Hit, unit: Unit, occurrence: int) -> Finding:
+        rule = self.kb.rules[hit.rule]
+        judgement = self.judge(rule, hit.symbol)
+        source = unit.source
+        span = hit.span
+        npu = hit.npu or rule.replacement.code or ""
+        message = {lang: _fill(getattr(rule.message, lang), hit.symbol, npu) for lang in ("en", "zh")}
+        if judgement.migration == "auto":
+            release = self.target.release.torch_npu
+            for lang in ("en", "zh"):
+                message[lang] += " " + self.auto_note[lang].replace("{release}", release)
+        code = _fill(rule.replacement.code, hit.symbol, npu) if rule.replacement.code else None
+        matched = _matched_text(source, span)
+        return Finding(
+            rule=rule.code,
+            name=rule.name,
+            domain=rule.domain,
+            path=unit.path,
+            line=span.start_row + 1,
+            column=source.char_column(span.start_row, span.start_col),
+            end_line=span.end_row + 1,
+            end_column=source.char_column(span.end_row, span.end_col),
+            cell=unit.cell,
+            snippet=source.line_text(span.start_row).strip()[:SNIPPET_LIMIT],
+            symbol=hit.symbol,
+            severity=judgement.severity,
+            migration=judgement.migration,
+            confidence=rule.confidence,
+            message=Text(**message),
+            replacement=ReplacementText(
+                en=_fill(rule.replacement.en, hit.symbol, npu), zh=_fill(rule.replacement.zh, hit.symbol, npu), code=code
+            ),
+            effort_hours=EffortHours(low=judgement.effort[0], high=judgement.effort[1]),
+            references=list(rule.references),
+            fingerprint=fingerprint(rule.code, unit.path, matched, occurrence),
+            suppressed=False,
+        )
+
+
+def _fill(template: str, symbol: str, npu: str) -> str:
+    return template.replace("{symbol}", symbol).replace("{npu}", npu)
+
+
+def _matched_text(source, span) -> str:
+    if span.start_row == span.end_row:
+        return source.line_bytes(span.start_row)[span.start_col : span.end_col].decode("utf-8", "replace")
+    return source.line_text(span.start_row)[span.start_col :]
+
+
+def occurrence_key(hit: Hit, unit: Unit) -> tuple[str, str]:
+    return hit.rule, " ".join(_matched_text(unit.source, hit.span).split())
+
+
+def fingerprint(code: str, path: str, matched: str, occurrence: int) -> str:
+    """Stable across moved lines: what matched and its rank among identical matches, never a line number."""
+    normalized = " ".join(matched.split())
+    digest = hashlib.sha256(f"{code}\0{path}\0{normalized}\0{occurrence}".encode("utf-8")).hexdigest()
+    return digest[:20]

@@ -1,0 +1,136 @@
+"""The models that cross a boundary: what scanners return, what the JSON report contains.
+
+The report is the dashboard contract (schema_version "1"): fields may be added, never renamed or removed.
+`schemas/report.v1.schema.json` is generated from `Report` and checked by a test.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1"
+
+Domain = Literal["dependencies", "device", "attention", "custom_ops", "distributed", "precision", "phases"]
+DOMAINS: tuple[str, ...] = ("dependencies", "device", "attention", "custom_ops", "distributed", "precision", "phases")
+
+Severity = Literal["blocker", "high", "medium", "low", "info"]
+SEVERITIES: tuple[str, ...] = ("blocker", "high", "medium", "low", "info")
+
+Migration = Literal["auto", "rewrite", "manual", "unsupported"]
+MIGRATIONS: tuple[str, ...] = ("auto", "rewrite", "manual", "unsupported")
+
+Confidence = Literal["high", "medium", "low"]
+
+
+def severity_rank(severity: str) -> int:
+    """0 for blocker, 4 for info: lower is worse."""
+    return SEVERITIES.index(severity)
+
+
+class _Contract(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_serialization_defaults_required=True)
+
+
+class Text(_Contract):
+    en: str
+    zh: str
+
+
+class ReplacementText(_Contract):
+    en: str
+    zh: str
+    code: str | None = Field(default=None, description="Replacement code, when the change is mechanical")
+
+
+class EffortHours(_Contract):
+    low: float = Field(ge=0)
+    high: float = Field(ge=0)
+
+
+class Location(_Contract):
+    """Where a finding is: 1-based lines, 1-based columns counted in characters, end column exclusive."""
+
+    path: str = Field(description="POSIX path relative to the analyzed root")
+    line: int = Field(ge=1)
+    column: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    end_column: int = Field(ge=1)
+    cell: int | None = Field(default=None, description="1-based notebook cell; lines then count within the cell")
+
+
+class Finding(_Contract):
+    rule: str = Field(pattern=r"^[A-Z]{3}\d{3}$")
+    name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
+    domain: Domain
+    path: str
+    line: int = Field(ge=1)
+    column: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    end_column: int = Field(ge=1)
+    cell: int | None = None
+    snippet: str
+    symbol: str = Field(description="What matched: a qualified name, a literal or an environment variable")
+    severity: Severity
+    migration: Migration
+    confidence: Confidence
+    message: Text
+    replacement: ReplacementText
+    effort_hours: EffortHours
+    references: list[str]
+    fingerprint: str
+    suppressed: bool
+
+
+class SkippedFile(_Contract):
+    path: str
+    reason: str
+
+
+class UnusedSuppression(_Contract):
+    path: str
+    line: int
+    cell: int | None = None
+    code: str
+    reason: Literal["unused", "unknown-rule"]
+
+
+class ToolInfo(_Contract):
+    name: str
+    version: str
+
+
+class Target(_Contract):
+    torch_npu: str = Field(description="The torch_npu version asked for")
+    release: str = Field(description="The known torch_npu release whose behaviour is assumed")
+    branch: str
+    torch: str
+    cann: str
+    note: str | None = None
+
+
+class ProjectInfo(_Contract):
+    root: str
+    name: str
+    files_scanned: int
+    lines_scanned: int
+
+
+class Summary(_Contract):
+    total: int
+    suppressed: int
+    by_domain: dict[str, int]
+    by_severity: dict[str, int]
+    by_migration: dict[str, int]
+
+
+class Report(_Contract):
+    schema_version: Literal["1"] = SCHEMA_VERSION
+    tool: ToolInfo
+    target: Target
+    project: ProjectInfo
+    findings: list[Finding]
+    skipped: list[SkippedFile]
+    unused_suppressions: list[UnusedSuppression]
+    summary: Summary

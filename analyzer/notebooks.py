@@ -1,0 +1,50 @@
+"""Code cells of a Jupyter notebook, as Python text whose lines keep their numbers within the cell."""
+
+from __future__ import annotations
+
+import json
+
+from analyzer.source import Unreadable
+
+PYTHON_CELL_MAGICS = {"%%time", "%%timeit", "%%capture", "%%prun"}
+
+
+def code_cells(data: bytes) -> list[tuple[int, str]]:
+    """(1-based cell number among all cells, Python source) for each code cell; magics become comments."""
+    try:
+        notebook = json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise Unreadable(f"broken notebook: not valid JSON ({exc})") from None
+    if not isinstance(notebook, dict):
+        raise Unreadable("broken notebook: the top level is not an object")
+    cells = notebook.get("cells")
+    if cells is None:  # nbformat 3 keeps cells in worksheets
+        cells = [c for sheet in notebook.get("worksheets", []) or [] if isinstance(sheet, dict) for c in sheet.get("cells", [])]
+    if not isinstance(cells, list):
+        raise Unreadable("broken notebook: 'cells' is not a list")
+    result = []
+    for number, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", cell.get("input", ""))
+        if isinstance(source, list):
+            source = "".join(part for part in source if isinstance(part, str))
+        if not isinstance(source, str):
+            continue
+        python = _without_magics(source)
+        if python is not None:
+            result.append((number, python))
+    return result
+
+
+def _without_magics(source: str) -> str | None:
+    lines = source.split("\n")
+    first = lines[0].strip() if lines else ""
+    if first.startswith("%%") and first.split()[0] not in PYTHON_CELL_MAGICS:
+        return None  # %%bash, %%writefile ...: not Python
+    return "\n".join(_comment_out(line) if line.lstrip().startswith(("%", "!")) else line for line in lines)
+
+
+def _comment_out(line: str) -> str:
+    indent = len(line) - len(line.lstrip())
+    return line[:indent] + "#" + line[indent + 1 :]

@@ -1,0 +1,60 @@
+"""tree-sitter languages, parsers and compiled queries, built once per process.
+
+Trees, nodes and queries cannot be pickled: workers build their own through these functions and return
+plain data. No syntax tree outlives the file it was parsed from.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import tree_sitter_bash
+import tree_sitter_python
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
+
+_GRAMMARS = {
+    "python": tree_sitter_python.language,
+    "bash": tree_sitter_bash.language,
+}
+
+
+@functools.cache
+def language(name: str) -> Language:
+    return Language(_GRAMMARS[name]())
+
+
+@functools.cache
+def parser(name: str) -> Parser:
+    return Parser(language(name))
+
+
+@functools.cache
+def query(name: str, source: str) -> Query:
+    return Query(language(name), source)
+
+
+def parse(name: str, data: bytes) -> Node:
+    return parser(name).parse(data).root_node
+
+
+def captures(compiled: Query, node: Node) -> dict[str, list[Node]]:
+    """Captures of every pattern, each list in source order."""
+    found = QueryCursor(compiled).captures(node)
+    return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
+
+
+def text(node: Node) -> str:
+    return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
+
+
+def first_error_row(root: Node) -> int | None:
+    """0-based row of the first syntax error, or None when the tree is clean."""
+    if not root.has_error:
+        return None
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            return node.start_point.row
+        stack.extend(reversed([c for c in node.children if c.has_error or c.is_error or c.is_missing]))
+    return root.start_point.row

@@ -1,0 +1,81 @@
+"""files → units → scanners → findings store → report. The one entry point is `analyze`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analyzer import TOOL_NAME, __version__
+from analyzer.config import load_project_config
+from analyzer.discovery import ProjectFile, discover
+from analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
+from analyzer.models import ProjectInfo, Report, Target, ToolInfo
+from analyzer.store import FindingStore
+
+# Below this many files, worker processes cost more to start than they save.
+PARALLEL_THRESHOLD = 48
+CHUNK_SIZE = 8
+
+ProgressCallback = Callable[[int, int], None]
+
+
+class AnalysisError(Exception):
+    """A fatal problem with the run itself (not with a file of the project)."""
+
+
+@dataclass
+class AnalyzeOptions:
+    torch_npu: str | None = None
+    excludes: list[str] = field(default_factory=list)
+    jobs: int | None = None
+
+
+def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | None = None) -> Report:
+    root = root.resolve()
+    if not root.is_dir():
+        raise AnalysisError(f"{root} is not a folder")
+    worker = FileWorker(options.torch_npu)  # validates the target and the knowledge base up front
+    config = load_project_config(root)
+    found = discover(root, [*config.exclude, *options.excludes])
+    store = FindingStore()
+    store.skip(config.problems + found.skipped)
+    files = [f for f in found.files if worker.reads(f.kind)]
+    files_scanned = lines_scanned = 0
+    for done, result in enumerate(_run(files, worker, options), start=1):
+        store.add(result)
+        files_scanned += result.scanned
+        lines_scanned += result.lines
+        if progress is not None:
+            progress(done, len(files))
+    target = worker.target
+    return Report(
+        tool=ToolInfo(name=TOOL_NAME, version=__version__),
+        target=Target(
+            torch_npu=target.requested,
+            release=target.release.torch_npu,
+            branch=target.release.branch,
+            torch=target.release.torch,
+            cann=target.release.cann,
+            note=target.note,
+        ),
+        project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned),
+        findings=store.findings(),
+        skipped=store.skipped(),
+        unused_suppressions=store.unused_suppressions(),
+        summary=store.summary(),
+    )
+
+
+def _run(files: list[ProjectFile], worker: FileWorker, options: AnalyzeOptions) -> Iterator[FileResult]:
+    jobs = options.jobs or os.cpu_count() or 1
+    if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
+        yield from (worker.process(f) for f in files)
+        return
+    # Largest files first so that no worker is left with a big file at the end.
+    ordered = sorted(files, key=lambda f: -f.size)
+    with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(options.torch_npu,)) as pool:
+        results: Iterable[FileResult] = pool.map(process_in_worker, ordered, chunksize=CHUNK_SIZE)
+        yield from results

@@ -1,0 +1,48 @@
+"""Collects what the files produced, deduplicates, and sorts it so that two runs give identical output."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from analyzer.models import DOMAINS, MIGRATIONS, SEVERITIES, Finding, SkippedFile, Summary, UnusedSuppression
+
+
+class FindingStore:
+    def __init__(self) -> None:
+        self._findings: dict[tuple, Finding] = {}
+        self._skipped: set[SkippedFile] = set()
+        self._unused: set[UnusedSuppression] = set()
+
+    def add(self, result) -> None:
+        for finding in result.findings:
+            key = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.end_line, finding.end_column)
+            self._findings.setdefault(key, finding)
+        self._skipped.update(result.skipped)
+        self._unused.update(result.unused_suppressions)
+
+    def skip(self, entries: list[SkippedFile]) -> None:
+        self._skipped.update(entries)
+
+    def findings(self) -> list[Finding]:
+        return sorted(self._findings.values(), key=lambda f: (f.path, f.cell or 0, f.line, f.column, f.rule))
+
+    def skipped(self) -> list[SkippedFile]:
+        return sorted(self._skipped, key=lambda s: (s.path, s.reason))
+
+    def unused_suppressions(self) -> list[UnusedSuppression]:
+        return sorted(self._unused, key=lambda u: (u.path, u.cell or 0, u.line, u.code))
+
+    def summary(self) -> Summary:
+        active = [f for f in self._findings.values() if not f.suppressed]
+        return Summary(
+            total=len(active),
+            suppressed=len(self._findings) - len(active),
+            by_domain=_counts(active, "domain", DOMAINS),
+            by_severity=_counts(active, "severity", SEVERITIES),
+            by_migration=_counts(active, "migration", MIGRATIONS),
+        )
+
+
+def _counts(findings: list[Finding], attribute: str, keys: tuple[str, ...]) -> dict[str, int]:
+    counted = Counter(getattr(f, attribute) for f in findings)
+    return {key: counted.get(key, 0) for key in keys}

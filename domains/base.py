@@ -1,0 +1,98 @@
+"""What every domain scanner receives and returns.
+
+A scanner reads one unit of a file (a module, a notebook cell, a shell script, a Dockerfile, a YAML document)
+and returns hits: a rule code, what matched and where. Turning hits into findings (severity, migration kind at
+the target torch_npu, texts, effort) is the engine's job, from the knowledge base, so scanners hold no
+replacement knowledge of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from tree_sitter import Node
+
+from analyzer import dockerfile, parsing
+from analyzer.python_names import ImportTable
+from analyzer.source import SourceText
+from knowledge import KnowledgeBase, Target
+
+
+@dataclass(frozen=True)
+class Span:
+    """0-based rows, byte columns, as tree-sitter reports them."""
+
+    start_row: int
+    start_col: int
+    end_row: int
+    end_col: int
+
+    @classmethod
+    def of(cls, node: Node) -> "Span":
+        return cls(node.start_point.row, node.start_point.column, node.end_point.row, node.end_point.column)
+
+
+@dataclass(frozen=True)
+class Hit:
+    rule: str
+    symbol: str
+    span: Span
+    npu: str | None = None  # the replacement text for this occurrence, when the rule's text uses {npu}
+
+
+@dataclass
+class Unit:
+    """One piece of a file that is parsed on its own. `kind` is python, shell, dockerfile or yaml."""
+
+    path: str
+    kind: str
+    source: SourceText
+    cell: int | None = None
+    _tree: Node | None = field(default=None, repr=False)
+    _imports: ImportTable | None = field(default=None, repr=False)
+    shared_imports: ImportTable | None = field(default=None, repr=False)
+
+    def tree(self) -> Node:
+        if self._tree is None:
+            if self.kind == "dockerfile":
+                self._tree = parsing.parse("bash", dockerfile.shell_view(self.source.text).encode("utf-8"))
+            else:
+                grammar = {"python": "python", "shell": "bash"}[self.kind]
+                self._tree = parsing.parse(grammar, self.source.data)
+        return self._tree
+
+    def imports(self) -> ImportTable:
+        """A notebook's cells share one table: an import in an earlier cell binds names in later ones."""
+        if self.shared_imports is not None:
+            return self.shared_imports
+        if self._imports is None:
+            self._imports = ImportTable()
+            self._imports.add_tree(self.tree())
+        return self._imports
+
+    @property
+    def parsed(self) -> bool:
+        return self._tree is not None
+
+    def release_tree(self) -> None:
+        self._tree = None
+
+
+class Scanner:
+    """A domain scanner. Subclasses set the class attributes and implement `scan`."""
+
+    domain: ClassVar[str]
+    kinds: ClassVar[frozenset[str]]
+    # The scanner only runs on a unit whose text contains one of these (a cheap pre-filter before parsing).
+    triggers: ClassVar[tuple[str, ...]]
+
+    def __init__(self, kb: KnowledgeBase, target: Target) -> None:
+        self.kb = kb
+        self.target = target
+
+    def wants(self, unit: Unit) -> bool:
+        return unit.kind in self.kinds and any(token in unit.source.text for token in self.triggers)
+
+    def scan(self, unit: Unit) -> list[Hit]:
+        raise NotImplementedError

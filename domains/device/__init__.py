@@ -1,0 +1,1 @@
+"""The device domain: torch.cuda APIs, device strings, AMP, backends, compile, profiler, environment variables."""

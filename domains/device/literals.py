@@ -1,0 +1,122 @@
+"""Recognising CUDA device literals in Python syntax: "cuda", "cuda:0", f"cuda:{rank}", "cuda:" + str(i)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from analyzer import parsing
+
+_PLAIN = re.compile(r"cuda(:\d+)?")
+_FSTRING = re.compile(r"cuda:\{[^{}]+\}")
+_FORMAT_TEMPLATE = re.compile(r"cuda:(%d|%s|%i|\{\d*\})")
+_LOG_CALL_SUFFIXES = ("print", "info", "debug", "warning", "warn", "error", "exception", "critical", "log", "write")
+
+
+@dataclass(frozen=True)
+class DeviceLiteral:
+    node: Node  # the expression to report: the string, or the whole "cuda:" + x expression
+    formatted: bool  # built from a runtime value (an f-string, concatenation or formatting)
+    npu_text: str
+
+
+def string_parts(node: Node) -> tuple[str, str]:
+    """(prefix letters in lower case, the text between the quotes) of a `string` node."""
+    start, end = node.children[0], node.children[-1]
+    prefix = parsing.text(start).rstrip("'\"").lower()
+    inner = node.text[start.end_byte - node.start_byte : end.start_byte - node.start_byte]
+    return prefix, inner.decode("utf-8", errors="replace")
+
+
+def device_literal(node: Node) -> DeviceLiteral | None:
+    """The CUDA device literal this `string` node is, or None."""
+    if node.type != "string" or node.child_count < 2:
+        return None
+    prefix, inner = string_parts(node)
+    if "b" in prefix:
+        return None
+    has_interpolation = any(child.type == "interpolation" for child in node.children)
+    if "f" in prefix and has_interpolation:
+        if _FSTRING.fullmatch(inner):
+            return DeviceLiteral(node, True, _to_npu(parsing.text(node)))
+        return None
+    if _PLAIN.fullmatch(inner):
+        return DeviceLiteral(node, False, _to_npu(parsing.text(node)))
+    parent = node.parent
+    if parent is None:
+        return None
+    if inner == "cuda:" and parent.type == "binary_operator" and _is_left_of(parent, node, "+"):
+        return DeviceLiteral(parent, True, _to_npu(parsing.text(parent)))
+    if _FORMAT_TEMPLATE.fullmatch(inner):
+        if parent.type == "binary_operator" and _is_left_of(parent, node, "%"):
+            return DeviceLiteral(parent, True, _to_npu(parsing.text(parent)))
+        if parent.type == "attribute" and parsing.text(parent).endswith(".format"):
+            call = parent.parent
+            if call is not None and call.type == "call":
+                return DeviceLiteral(call, True, _to_npu(parsing.text(call)))
+    return None
+
+
+def _is_left_of(binary: Node, node: Node, operator: str) -> bool:
+    left = binary.child_by_field_name("left")
+    op = binary.child_by_field_name("operator")
+    return left is not None and left.id == node.id and op is not None and parsing.text(op) == operator
+
+
+def _to_npu(source: str) -> str:
+    return source.replace("cuda", "npu", 1)
+
+
+def is_docstring(node: Node) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type == "expression_statement" and parent.named_child_count == 1
+
+
+def is_message_argument(node: Node) -> bool:
+    """Is this an argument of print/logging/warnings/write? Messages are not device strings."""
+    args = node.parent
+    if args is not None and args.type == "keyword_argument":
+        args = args.parent
+    if args is None or args.type != "argument_list":
+        return False
+    call = args.parent
+    function = call.child_by_field_name("function") if call is not None else None
+    return function is not None and parsing.text(function).endswith(_LOG_CALL_SUFFIXES)
+
+
+def is_lookup_key(node: Node) -> bool:
+    """`config["cuda"]` and `{"cuda": ...}` keys name settings, not devices."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == "subscript":
+        value = parent.child_by_field_name("value")
+        return value is not None and value.id != node.id
+    if parent.type == "pair":
+        key = parent.child_by_field_name("key")
+        return key is not None and key.id == node.id
+    return False
+
+
+def inside(node: Node, types: set[str], stop: set[str] = frozenset({"block", "module"})) -> Node | None:
+    """The nearest ancestor of one of `types` below the enclosing statement block."""
+    current = node.parent
+    while current is not None and current.type not in stop:
+        if current.type in types:
+            return current
+        current = current.parent
+    return None
+
+
+def cuda_literal_in(node: Node) -> DeviceLiteral | None:
+    """A device literal that is `node` itself or an element of a tuple/list/set `node`."""
+    if node.type == "string":
+        return device_literal(node)
+    if node.type in {"tuple", "list", "set", "parenthesized_expression"}:
+        for child in node.named_children:
+            found = cuda_literal_in(child)
+            if found is not None:
+                return found
+    return None

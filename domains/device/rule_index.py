@@ -1,0 +1,65 @@
+"""Lookup tables the device scanners build once from the knowledge base."""
+
+from __future__ import annotations
+
+import re
+
+from knowledge import KnowledgeBase
+from knowledge.models import TorchCudaApi
+
+UNCLASSIFIED_CUDA_RULE = "DEV135"
+_CODE = re.compile(r"[A-Z]{3}\d{3}")
+
+
+class DeviceRuleIndex:
+    def __init__(self, kb: KnowledgeBase, domain: str = "device") -> None:
+        self.kb = kb
+        rules = kb.rules_for(domain)
+        self.by_detector = {r.match.detector: r.code for r in rules if r.match.detector}
+        self.exact: dict[str, str] = {}
+        self.namespaces: list[tuple[str, str]] = []
+        for rule in rules:
+            for name in rule.match.qualified_names or []:
+                if name.endswith(".*"):
+                    self.namespaces.append((name[:-2], rule.code))
+                else:
+                    self.exact[name] = rule.code
+        self.namespaces.sort(key=lambda item: -len(item[0]))
+        self.env = {name: r.code for r in rules for name in (r.match.env_vars or [])}
+
+    def code_for(self, detector_or_code: str) -> str:
+        if _CODE.fullmatch(detector_or_code):
+            return detector_or_code
+        return self.by_detector[detector_or_code]
+
+    def rule_for_name(self, qualified: str) -> str | None:
+        if qualified in self.exact:
+            return self.exact[qualified]
+        for prefix, code in self.namespaces:
+            if qualified.startswith(prefix + "."):
+                return code
+        return None
+
+    def env_rule(self, name: str) -> str | None:
+        return self.env.get(name)
+
+    def cuda_entry(self, qualified: str) -> tuple[str, TorchCudaApi]:
+        """The longest torch.cuda name the table classifies that `qualified` starts with.
+
+        `torch.cuda.Event.elapsed_time` is a use of `torch.cuda.Event`; `torch.cuda.amp.grad_scaler.GradScaler`
+        (an internal module path) is looked up as `torch.cuda.amp.GradScaler`. A name the table does not know
+        (a private helper such as `torch.cuda._lazy_init`) is reported as having no known equivalent.
+        """
+        parts = qualified.split(".")
+        for end in range(len(parts), 2, -1):
+            candidate = ".".join(parts[:end])
+            entry = self.kb.cuda_api(candidate)
+            if entry is not None:
+                return candidate, entry
+            if end >= 4:
+                shortened = ".".join(parts[: end - 2] + parts[end - 1 : end])
+                entry = self.kb.cuda_api(shortened)
+                if entry is not None:
+                    return shortened, entry
+        head = ".".join(parts[:3])
+        return head, TorchCudaApi(rule=UNCLASSIFIED_CUDA_RULE)

@@ -1,0 +1,140 @@
+"""The knowledge base: rule records, the torch.cuda API table and torch_npu's release profiles, as data.
+
+Scanners read replacements from here; they never hard-code them.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from knowledge.models import Release, Rule, TorchCudaApi, TransferProfile
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+KNOWLEDGE_DIR = Path(__file__).resolve().parent
+
+
+class KnowledgeError(Exception):
+    """A knowledge data file is missing, malformed or inconsistent."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """The torch_npu release whose transfer_to_npu behaviour decides what counts as automatic."""
+
+    requested: str
+    release: Release
+    profile: TransferProfile
+    note: str | None
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    rules: dict[str, Rule]
+    torch_cuda_api: dict[str, TorchCudaApi]
+    releases: list[Release]
+    profiles: dict[str, TransferProfile]
+    default_release: str
+
+    def rules_for(self, domain: str) -> list[Rule]:
+        return [r for r in self.rules.values() if r.domain == domain]
+
+    def resolve_target(self, requested: str | None) -> Target:
+        """Map a torch_npu version to the known release whose behaviour applies (see README)."""
+        wanted_text = requested or self.default_release
+        try:
+            wanted = Version(wanted_text)
+        except InvalidVersion as exc:
+            raise KnowledgeError(f"--torch-npu {wanted_text!r} is not a version (expected e.g. 2.6.0.post3)") from exc
+        by_version = sorted(self.releases, key=lambda r: Version(r.torch_npu))
+        exact = [r for r in by_version if Version(r.torch_npu) == wanted]
+        if exact:
+            release, note = exact[0], None
+        elif wanted > Version(by_version[-1].torch_npu):
+            release = max(by_version, key=lambda r: (Version(r.torch), Version(r.torch_npu)))
+            note = (
+                f"torch_npu {wanted_text} is newer than the compatibility table; "
+                f"assuming the behaviour of {release.torch_npu} ({release.branch})"
+            )
+        else:
+            older = [r for r in by_version if Version(r.torch_npu) <= wanted]
+            release = older[-1] if older else by_version[0]
+            note = f"torch_npu {wanted_text} is not in the compatibility table; assuming {release.torch_npu} ({release.branch})"
+        return Target(requested=wanted_text, release=release, profile=self.profiles[release.profile], note=note)
+
+    def cuda_api(self, qualified_name: str) -> TorchCudaApi | None:
+        return self.torch_cuda_api.get(qualified_name)
+
+    def cuda_redirected(self, qualified_name: str, profile: TransferProfile) -> bool:
+        """Does transfer_to_npu make this torch.cuda name the NPU one in that release?"""
+        entry = self.torch_cuda_api.get(qualified_name)
+        if entry is None:
+            return False
+        if entry.alias and profile.has(entry.alias):
+            return True
+        module, _, name = qualified_name.rpartition(".")
+        if module == "torch.cuda":
+            return name in profile.npu_all
+        if module == "torch.cuda.amp":
+            return name in profile.amp_all
+        if module == "torch.cuda.random":
+            return profile.has("feature:patch_cuda_random") and name in profile.random_all
+        return False
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise KnowledgeError(f"{path.relative_to(KNOWLEDGE_DIR)}: {exc}") from exc
+
+
+def _validate(model, data, where: str):
+    try:
+        return model.model_validate(data)
+    except ValueError as exc:
+        raise KnowledgeError(f"{where}: {exc}") from exc
+
+
+@functools.lru_cache(maxsize=1)
+def load_knowledge() -> KnowledgeBase:
+    rules: dict[str, Rule] = {}
+    for path in sorted(KNOWLEDGE_DIR.glob("*/rules*.toml")):
+        for raw in _read_toml(path).get("rule", []):
+            rule = _validate(Rule, raw, f"{path.name}: rule {raw.get('code', '?')}")
+            if rule.code in rules:
+                raise KnowledgeError(f"duplicate rule code {rule.code} in {path.name}")
+            rules[rule.code] = rule
+    names = [r.name for r in rules.values()]
+    duplicated = {n for n in names if names.count(n) > 1}
+    if duplicated:
+        raise KnowledgeError(f"duplicate rule names: {sorted(duplicated)}")
+
+    api_data = _read_toml(KNOWLEDGE_DIR / "device" / "torch_cuda_api.toml").get("api", {})
+    torch_cuda_api = {name: _validate(TorchCudaApi, raw, f"torch_cuda_api.toml: {name}") for name, raw in api_data.items()}
+    for name, entry in torch_cuda_api.items():
+        if entry.rule not in rules:
+            raise KnowledgeError(f"torch_cuda_api.toml: {name} names unknown rule {entry.rule}")
+
+    release_data = _read_toml(KNOWLEDGE_DIR / "torch_npu" / "releases.toml")
+    releases = [_validate(Release, raw, "releases.toml") for raw in release_data.get("release", [])]
+    profiles = {
+        name: _validate(TransferProfile, raw, f"releases.toml profile {name}")
+        for name, raw in release_data.get("profile", {}).items()
+    }
+    for release in releases:
+        if release.profile not in profiles:
+            raise KnowledgeError(f"releases.toml: {release.torch_npu} names unknown profile {release.profile}")
+    default = release_data.get("default_release", "")
+    if not any(r.torch_npu == default for r in releases):
+        raise KnowledgeError(f"releases.toml: default_release {default!r} is not a listed release")
+    return KnowledgeBase(rules, torch_cuda_api, releases, profiles, default)

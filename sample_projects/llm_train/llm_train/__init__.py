@@ -1,0 +1,1 @@
+"""A small decoder-only language model trained with DDP and mixed precision."""
