@@ -53,14 +53,16 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError("--jobs must be at least 1")
         return _analyze(args, err)
     except UsageError as exc:
-        err.print(f"{TOOL_NAME}: error: {exc}", markup=False)
-        return EXIT_ERROR
+        return _fatal(str(exc))
     except (AnalysisError, KnowledgeError, OSError) as exc:
-        err.print(f"{TOOL_NAME}: error: {exc}", markup=False)
-        return EXIT_ERROR
+        return _fatal(str(exc))
     except KeyboardInterrupt:
-        err.print(f"{TOOL_NAME}: interrupted", markup=False)
-        return 130
+        return _fatal("interrupted", 130)
+
+
+def _fatal(message: str, code: int = EXIT_ERROR) -> int:
+    print(f"{TOOL_NAME}: error: {' '.join(message.split())}", file=sys.stderr)
+    return code
 
 
 def _analyze(args: argparse.Namespace, err: Console) -> int:

@@ -73,7 +73,7 @@ def outermost_chain(root_identifier: Node) -> Node:
 
 def qualified_name(chain: Node, imports: ImportTable) -> str | None:
     """`t.cuda.synchronize` with `import torch as t` is `torch.cuda.synchronize`; None when unresolved."""
-    parts = "".join(parsing.text(chain).split()).split(".")
+    parts = "".join(parsing.text(chain).replace("\\", " ").split()).split(".")
     if not all(part.isidentifier() for part in parts):
         return None
     base = imports.resolve_root(parts[0])

@@ -75,7 +75,9 @@ def decode_python(data: bytes) -> SourceText:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise Unreadable(f"invalid encoding declaration: {exc}") from None
+        if "unknown encoding" in str(exc):
+            raise Unreadable(f"declares an {exc}") from None
+        raise Unreadable("not valid utf-8 and no encoding declaration") from None
     return _decode(data, encoding)
 
 

@@ -17,7 +17,7 @@ SHELL_QUERY = r"""
 (unset_command (variable_name) @name)
 """
 
-ENV_TRIGGERS = ("CUDA", "CUDNN", "CUBLAS", "NVIDIA", "NVTX")
+ENV_TRIGGERS = ("CUDA", "CUDNN", "CUBLAS", "NVIDIA", "NVTE")
 DEVICE_KEYS = {"device", "device_type", "map_location", "accelerator_device"}
 
 

@@ -19,7 +19,7 @@ QUERY = r"""
 ((call function: (attribute attribute: (identifier) @method)) (#any-of? @method "cuda" "to" "startswith"))
 ((attribute attribute: (identifier) @member) (#any-of? @member "is_cuda" "multi_processor_count"))
 ((keyword_argument name: (identifier) @kwname) (#any-of? @kwname "device" "device_id" "map_location" "device_map"))
-((string) @env_string (#match? @env_string "(CUDA|CUDNN|CUBLAS|NVIDIA|NVTX)"))
+((string) @env_string (#match? @env_string "(CUDA|CUDNN|CUBLAS|NVIDIA|NVTE)"))
 """
 
 AUTOCAST_BY_SPELLING = {
@@ -35,7 +35,10 @@ INTEGER_DEVICE_KWARGS = {"device", "device_id", "map_location"}
 class DevicePythonScanner(Scanner):
     domain = "device"
     kinds = frozenset({"python"})
-    triggers = ("cuda", "CUDA", "nvtx", "compile", "jit", "_dynamo", "device=", "device_map", "cudnn", "NVIDIA")
+    triggers = (
+        "cuda", "CUDA", "cudnn", "CUDNN", "CUBLAS", "NVIDIA", "NVTE", "nvtx", "compile", "jit", "_dynamo",
+        "device", ".to(", "GradScaler", "multi_processor_count", "profiler",
+    )
 
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)

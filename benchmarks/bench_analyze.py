@@ -1,0 +1,116 @@
+"""Measure analyze's speed and memory: files/s, MB/s and peak memory (this process and its workers).
+
+    python benchmarks/bench_analyze.py PATH [--jobs N]
+    python benchmarks/bench_analyze.py --synthesize 1000000 [--jobs N]   # a generated tree of ~1M lines
+
+The goal set for the device domain: 1 million lines of Python in under 60 s with 2 cores, peak memory under
+500 MB (each process counted). It is a measurement to read, not a test: timings depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from analyzer.pipeline import AnalyzeOptions, analyze  # noqa: E402
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_projects"
+# Ordinary library code without device usage, as most of a large tree is.
+PLAIN_MODULE = '''"""Utilities for {name}."""
+import json
+import math
+from dataclasses import dataclass
+
+
+@dataclass
+class Record{index}:
+    key: str
+    value: float
+
+    def score(self, other: "Record{index}") -> float:
+        return math.sqrt((self.value - other.value) ** 2) / max(len(self.key), 1)
+
+
+def load_records_{index}(path):
+    with open(path, encoding="utf-8") as handle:
+        return [Record{index}(**row) for row in json.load(handle)]
+
+
+def summarise_{index}(records):
+    total = sum(r.value for r in records)
+    best = max(records, key=lambda r: r.value) if records else None
+    return {{"count": len(records), "total": total, "best": best.key if best else None}}
+'''
+
+
+def synthesize(folder: Path, target_lines: int, device_share: int) -> None:
+    """Copies of the sample projects' Python (one file in `device_share`) among plain modules."""
+    samples = [p.read_text(encoding="utf-8") for p in sorted(SAMPLES.rglob("*.py"))]
+    lines = index = 0
+    while lines < target_lines:
+        package = folder / f"pkg{index // 200:03d}"
+        package.mkdir(exist_ok=True)
+        if index % device_share == 0:
+            text = samples[(index // device_share) % len(samples)]
+        else:
+            text = PLAIN_MODULE.format(name=f"module {index}", index=index) * 12
+        (package / f"mod{index:05d}.py").write_text(text, encoding="utf-8")
+        lines += text.count("\n")
+        index += 1
+
+
+def peak_rss_mb() -> tuple[float, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return own, children
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("path", nargs="?", type=Path)
+    parser.add_argument("--synthesize", type=int, metavar="LINES")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count())
+    parser.add_argument(
+        "--device-share", type=int, default=5, metavar="N",
+        help="with --synthesize: one file in N uses the device layer (1 = every file, the worst case)",
+    )
+    args = parser.parse_args()
+    if (args.path is None) == (args.synthesize is None):
+        parser.error("give a PATH or --synthesize LINES")
+    with tempfile.TemporaryDirectory() as scratch:
+        root = args.path
+        if args.synthesize:
+            root = Path(scratch)
+            synthesize(root, args.synthesize, args.device_share)
+        size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+        start = time.perf_counter()
+        report = analyze(root, AnalyzeOptions(jobs=args.jobs))
+        elapsed = time.perf_counter() - start
+    own, workers = peak_rss_mb()
+    project = report.project
+    rows = [
+        ("files scanned", f"{project.files_scanned}"),
+        ("lines scanned", f"{project.lines_scanned}"),
+        ("findings", f"{len(report.findings)}"),
+        ("jobs", f"{args.jobs}"),
+        ("seconds", f"{elapsed:.2f}"),
+        ("files/s", f"{project.files_scanned / elapsed:.0f}"),
+        ("lines/s", f"{project.lines_scanned / elapsed:.0f}"),
+        ("MB/s", f"{size / 1e6 / elapsed:.2f}"),
+        ("peak RSS main (MB)", f"{own:.0f}"),
+        ("peak RSS largest worker (MB)", f"{workers:.0f}"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key:<{width}}  {value:>12}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+"""The golden expected-findings files of the sample projects: what each sample must produce, reviewed by hand.
+
+Regenerate after an intended change with `python -m tests.update_goldens`, then read the diff before committing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from analyzer.pipeline import AnalyzeOptions, analyze
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_projects"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def sample_names() -> list[str]:
+    return sorted(p.name for p in SAMPLES.iterdir() if p.is_dir())
+
+
+def expected_view(name: str) -> dict:
+    """The parts of a report a golden file pins: stable across machines (no absolute root)."""
+    report = analyze(SAMPLES / name, AnalyzeOptions(jobs=1))
+    return {
+        "target": report.target.release,
+        "files_scanned": report.project.files_scanned,
+        "findings": [
+            {
+                "rule": f.rule,
+                "where": f"{f.path}:{f.line}:{f.column}" + (f" (cell {f.cell})" if f.cell is not None else ""),
+                "symbol": f.symbol,
+                "severity": f.severity,
+                "migration": f.migration,
+                **({"suppressed": True} if f.suppressed else {}),
+            }
+            for f in report.findings
+        ],
+        "skipped": [s.model_dump() for s in report.skipped],
+        "unused_suppressions": [u.model_dump(exclude_none=True) for u in report.unused_suppressions],
+        "summary": report.summary.model_dump(),
+    }
+
+
+def golden_path(name: str) -> Path:
+    return GOLDEN / f"{name}.json"
+
+
+def dump(view: dict) -> str:
+    return json.dumps(view, indent=1, ensure_ascii=False) + "\n"

@@ -1,0 +1,37 @@
+"""Run the per-file analysis on a snippet, the way the pipeline runs it on a project's file."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from analyzer.discovery import ProjectFile
+from analyzer.filework import FileResult, FileWorker
+
+FILE_NAME_BY_LANGUAGE = {"python": "snippet.py", "shell": "run.sh", "dockerfile": "Dockerfile", "yaml": "config.yaml"}
+KIND_BY_LANGUAGE = {"python": "python", "shell": "shell", "dockerfile": "dockerfile", "yaml": "yaml"}
+
+_WORKERS: dict[str | None, FileWorker] = {}
+
+
+def worker(torch_npu: str | None = None) -> FileWorker:
+    if torch_npu not in _WORKERS:
+        _WORKERS[torch_npu] = FileWorker(torch_npu)
+    return _WORKERS[torch_npu]
+
+
+def scan_bytes(data: bytes, language: str = "python", torch_npu: str | None = None, name: str | None = None) -> FileResult:
+    name = name or FILE_NAME_BY_LANGUAGE[language]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / name
+        path.write_bytes(data)
+        project_file = ProjectFile(path=name, absolute=str(path), kind=KIND_BY_LANGUAGE.get(language, language), size=len(data))
+        return worker(torch_npu).process(project_file)
+
+
+def scan(code: str, language: str = "python", torch_npu: str | None = None) -> FileResult:
+    return scan_bytes(code.encode("utf-8"), language, torch_npu)
+
+
+def rules_found(code: str, language: str = "python", torch_npu: str | None = None) -> list[str]:
+    return [f.rule for f in scan(code, language, torch_npu).findings]

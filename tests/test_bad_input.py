@@ -1,0 +1,104 @@
+"""Bad input never crashes a run and never loses the rest of the report."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from analyzer import source
+from analyzer.pipeline import AnalyzeOptions, analyze
+
+GOOD = "import torch\ntorch.cuda.synchronize()\n"
+
+
+def run(tmp_path: Path):
+    return analyze(tmp_path, AnalyzeOptions(jobs=1))
+
+
+def reasons(report):
+    return {s.path: s.reason for s in report.skipped}
+
+
+def test_every_kind_of_bad_file_is_listed_and_the_good_one_still_reported(tmp_path, monkeypatch):
+    (tmp_path / "good.py").write_text(GOOD)
+    (tmp_path / "binary.py").write_bytes(b"\x7fELF\x00\x00\x01torch.cuda.synchronize()")
+    (tmp_path / "latin1.py").write_bytes("x = 'caf\xe9'\ntorch.cuda.synchronize()\n".encode("latin-1"))
+    (tmp_path / "bad_decl.py").write_bytes(b"# -*- coding: klingon -*-\nx = 1\n")
+    (tmp_path / "broken.ipynb").write_text("{ not json")
+    (tmp_path / "shapeless.ipynb").write_text(json.dumps({"cells": "nope"}))
+    (tmp_path / "bad.yaml").write_text("env: [CUDA_VISIBLE_DEVICES\n  - : :\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.ascend-feasibility\nexclude = 3")
+    monkeypatch.setattr(source, "MAX_FILE_BYTES", 4096)
+    (tmp_path / "huge.py").write_text("torch.cuda.synchronize()\n" * 400)
+    report = run(tmp_path)
+    skipped = reasons(report)
+    assert "binary" in skipped["binary.py"]
+    assert "not valid utf-8" in skipped["latin1.py"]
+    assert "klingon" in skipped["bad_decl.py"]
+    assert "broken notebook" in skipped["broken.ipynb"]
+    assert "broken notebook" in skipped["shapeless.ipynb"]
+    assert "YAML not parsed" in skipped["bad.yaml"]
+    assert "settings not read" in skipped["pyproject.toml"]
+    assert "limit" in skipped["huge.py"]
+    assert [f.path for f in report.findings] == ["good.py"]
+
+
+def test_declared_encodings_are_honoured(tmp_path):
+    (tmp_path / "latin1.py").write_bytes(
+        "# -*- coding: latin-1 -*-\nname = 'caf\xe9'\nimport torch\ntorch.cuda.synchronize()\n".encode("latin-1")
+    )
+    report = run(tmp_path)
+    assert [(f.rule, f.line) for f in report.findings] == [("DEV101", 4)]
+    assert report.skipped == []
+
+
+def test_syntax_errors_are_analysed_partially(tmp_path):
+    (tmp_path / "half.py").write_text("import torch\ndef broken(:\n    pass\ntorch.cuda.synchronize()\nx.cuda()\n")
+    report = run(tmp_path)
+    assert {f.rule for f in report.findings} >= {"DEV101", "DEV004"}
+    assert "analysed partially" in reasons(report)["half.py"]
+
+
+def test_symlink_loops_and_links_out_of_the_project_are_not_followed(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text(GOOD)
+    os.symlink(tmp_path / "pkg", tmp_path / "pkg" / "loop")
+    outside = tmp_path.parent / f"{tmp_path.name}_outside.py"
+    outside.write_text(GOOD)
+    os.symlink(outside, tmp_path / "link.py")
+    report = run(tmp_path)
+    assert [f.path for f in report.findings] == ["pkg/a.py"]
+    assert "not followed" in reasons(report)["pkg/loop"]
+    assert "leaves the project" in reasons(report)["link.py"]
+
+
+def test_unreadable_files_are_skipped(tmp_path, monkeypatch):
+    (tmp_path / "secret.py").write_text(GOOD)
+    (tmp_path / "ok.py").write_text(GOOD)
+    real = Path.read_bytes
+
+    def deny(self):
+        if self.name == "secret.py":
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", deny)
+    report = run(tmp_path)
+    assert reasons(report)["secret.py"] == "permission denied"
+    assert [f.path for f in report.findings] == ["ok.py"]
+
+
+def test_nothing_is_imported_or_executed(tmp_path):
+    marker = tmp_path / "executed"
+    (tmp_path / "setup.py").write_text(f"open({str(marker)!r}, 'w').write('x')\nimport torch\ntorch.cuda.synchronize()\n")
+    (tmp_path / "conftest.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n")
+    run(tmp_path)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("name", ["empty.py", "empty.ipynb", "empty.yaml", "empty.sh"])
+def test_empty_files(tmp_path, name):
+    (tmp_path / name).write_text("")
+    report = run(tmp_path)
+    assert report.findings == []

@@ -1,0 +1,86 @@
+"""End to end through the command line, as a user runs it."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analyzer.cli import main
+
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_projects" / "llm_train"
+
+
+def test_json_to_stdout(capsys):
+    assert main(["analyze", str(SAMPLE), "--format", "json", "--jobs", "1"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["project"]["name"] == "llm_train"
+    assert report["summary"]["total"] == len([f for f in report["findings"] if not f["suppressed"]])
+
+
+def test_text_summary(capsys):
+    assert main(["analyze", str(SAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert "findings by domain and severity" in out and "train.py" in out
+
+
+def test_output_file_and_byte_identical_runs(tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["analyze", str(SAMPLE), "--format", "json", "-o", str(first)]) == 0
+    assert main(["analyze", str(SAMPLE), "--format", "json", "-o", str(second), "--jobs", "2"]) == 0
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_parallel_and_serial_runs_agree(tmp_path):
+    for i in range(60):  # above the threshold where worker processes start
+        (tmp_path / f"m{i:02d}.py").write_text("import torch\nx = torch.zeros(1).cuda()\ntorch.cuda.synchronize()\n")
+    serial, parallel = tmp_path / "s.json", tmp_path / "p.json"
+    main(["analyze", str(tmp_path), "--format", "json", "-o", str(serial), "--jobs", "1"])
+    main(["analyze", str(tmp_path), "--format", "json", "-o", str(parallel), "--jobs", "2"])
+    assert serial.read_bytes() == parallel.read_bytes()
+    assert len(json.loads(serial.read_text())["findings"]) == 120
+
+
+def test_fail_on(capsys):
+    assert main(["analyze", str(SAMPLE), "--fail-on", "medium", "--format", "json"]) == 1
+    assert main(["analyze", str(SAMPLE), "--fail-on", "blocker", "--format", "json"]) == 0
+
+
+def test_exclude_option(capsys):
+    main(["analyze", str(SAMPLE), "--format", "json", "--exclude", "*.py", "--exclude", "scripts/"])
+    report = json.loads(capsys.readouterr().out)
+    assert {f["path"] for f in report["findings"]} == {"Dockerfile", "configs/train.yaml"}
+
+
+def test_torch_npu_target(capsys):
+    main(["analyze", str(SAMPLE), "--format", "json", "--torch-npu", "2.1.0.post10"])
+    target = json.loads(capsys.readouterr().out)["target"]
+    assert (target["release"], target["branch"], target["cann"]) == ("2.1.0.post10", "v2.1.0-6.0.0", "8.0.0")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["analyze", "/no/such/folder"], "does not exist"),
+        (["analyze", str(SAMPLE / "train.py")], "is not a folder"),
+        (["analyze", str(SAMPLE), "--torch-npu", "latest"], "is not a version"),
+        (["analyze", str(SAMPLE), "--format", "pdf"], "invalid choice"),
+        (["analyze", str(SAMPLE), "--jobs", "0"], "at least 1"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err and "Traceback" not in err
+
+
+def test_console_script_and_module_entry_points():
+    for command in ([sys.executable, "-m", "analyzer"], ["ascend-feasibility"]):
+        try:
+            done = subprocess.run([*command, "analyze", str(SAMPLE), "--format", "json"], capture_output=True, text=True)
+        except FileNotFoundError:
+            pytest.skip("console script not installed")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["schema_version"] == "1"

@@ -1,0 +1,18 @@
+"""Each sample project produces exactly its reviewed golden findings."""
+
+import pytest
+
+from tests.golden_format import dump, expected_view, golden_path, sample_names
+
+
+@pytest.mark.parametrize("name", sample_names())
+def test_sample_matches_golden(name):
+    path = golden_path(name)
+    assert path.exists(), f"no golden for {name}: run python -m tests.update_goldens and review it"
+    assert dump(expected_view(name)) == path.read_text(encoding="utf-8"), (
+        f"{name} differs from its golden; if intended, run python -m tests.update_goldens and review the diff"
+    )
+
+
+def test_there_are_training_inference_and_notebook_samples():
+    assert {"llm_train", "llm_infer", "notebook_finetune"} <= set(sample_names())

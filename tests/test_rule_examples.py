@@ -1,0 +1,57 @@
+"""Every rule carries code that must be flagged and code that must not; this runs them all (Fixit style)."""
+
+import pytest
+
+from knowledge import load_knowledge
+from tests.helpers import scan
+
+KB = load_knowledge()
+CASES = [
+    pytest.param(rule.code, examples.language, snippet, kind, id=f"{rule.code}-{kind}-{examples.language}-{i}")
+    for rule in KB.rules.values()
+    for examples in rule.examples
+    for kind, snippets in (("invalid", examples.invalid), ("valid", examples.valid))
+    for i, snippet in enumerate(snippets)
+]
+
+
+@pytest.mark.parametrize("code, language, snippet, kind", CASES)
+def test_rule_example(code, language, snippet, kind):
+    result = scan(snippet, language)
+    found = [f.rule for f in result.findings]
+    if kind == "invalid":
+        assert code in found, f"{code} should flag:\n{snippet}\nfound {found}"
+    else:
+        assert code not in found, f"{code} should not flag:\n{snippet}"
+
+
+def test_every_rule_has_both_kinds_of_example():
+    for rule in KB.rules.values():
+        assert any(e.invalid for e in rule.examples) and any(e.valid for e in rule.examples), rule.code
+
+
+def test_every_rule_is_bilingual_and_cited():
+    for rule in KB.rules.values():
+        for text in (rule.message, rule.replacement):
+            assert text.en.strip() and text.zh.strip(), rule.code
+            assert any("\u4e00" <= ch <= "\u9fff" for ch in text.zh), f"{rule.code}: zh text has no Chinese"
+        assert rule.references, rule.code
+
+
+def test_every_detector_the_scanners_use_has_a_rule_and_back():
+    from domains.device import python_scanner
+
+    used = set(python_scanner.AUTOCAST_BY_SPELLING.values()) | {
+        "device-string", "device-string-formatted", "torch-device-cuda", "tensor-cuda-method", "integer-device",
+        "is-cuda-attribute", "device-type-comparison", "device-map-cuda", "amp-grad-scaler-cuda",
+        "multi-processor-count", "autograd-profiler-use-cuda",
+    }
+    declared = {r.match.detector for r in KB.rules.values() if r.match.detector}
+    assert declared == used
+
+
+def test_every_torch_cuda_rule_is_used_by_the_api_table():
+    table_rules = {entry.rule for entry in KB.torch_cuda_api.values()}
+    for rule in KB.rules.values():
+        if rule.match.torch_cuda_api:
+            assert rule.code in table_rules or rule.code == "DEV135", f"{rule.code} matches no torch.cuda name"

@@ -1,0 +1,31 @@
+"""The JSON contract: the committed schema matches the models, and real reports validate against it."""
+
+import json
+from pathlib import Path
+
+import jsonschema
+
+from analyzer.models import DOMAINS
+from analyzer.pipeline import AnalyzeOptions, analyze
+from analyzer.schema import SCHEMA_PATH, schema_text
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_projects"
+
+
+def test_committed_schema_is_current():
+    assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_text(), "run: python -m analyzer.schema"
+
+
+def test_report_validates_and_has_the_v1_fields():
+    report = json.loads(analyze(SAMPLES / "llm_train", AnalyzeOptions(jobs=1)).model_dump_json())
+    jsonschema.validate(report, json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+    assert report["schema_version"] == "1"
+    assert set(report) >= {"schema_version", "tool", "target", "project", "findings", "skipped", "summary"}
+    assert set(report["project"]) >= {"root", "name", "files_scanned", "lines_scanned"}
+    assert set(report["summary"]["by_domain"]) == set(DOMAINS)
+    finding = report["findings"][0]
+    for field in ("rule", "name", "domain", "path", "line", "column", "end_line", "end_column", "snippet", "severity",
+                  "migration", "confidence", "message", "replacement", "effort_hours", "fingerprint", "suppressed"):
+        assert field in finding
+    assert set(finding["message"]) == {"en", "zh"} and set(finding["replacement"]) == {"en", "zh", "code"}
+    assert set(finding["effort_hours"]) == {"low", "high"}
