@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from analyzer import TOOL_NAME, __version__
 from analyzer.models import SEVERITIES, Report, severity_rank
 from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
+from analyzer.render_json import write_json
 from analyzer.render_text import render_text
 from knowledge import KnowledgeError
 
@@ -81,11 +82,11 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
 
 def _write(report: Report, args: argparse.Namespace) -> None:
     if args.format == "json":
-        payload = report.model_dump_json(indent=2) + "\n"
         if args.output:
-            args.output.write_text(payload, encoding="utf-8")
+            with args.output.open("w", encoding="utf-8") as handle:
+                write_json(report, handle)
         else:
-            sys.stdout.write(payload)
+            write_json(report, sys.stdout)
         return
     if args.output:
         with args.output.open("w", encoding="utf-8") as handle:

@@ -8,17 +8,37 @@ from analyzer.models import DOMAINS, MIGRATIONS, SEVERITIES, Finding, SkippedFil
 
 
 class FindingStore:
+    """Findings of one rule share their texts: the store keeps one copy of each (a large tree has
+    hundreds of thousands of findings but few distinct texts)."""
+
     def __init__(self) -> None:
         self._findings: dict[tuple, Finding] = {}
+        self._shared: dict = {}
         self._skipped: set[SkippedFile] = set()
         self._unused: set[UnusedSuppression] = set()
 
     def add(self, result) -> None:
         for finding in result.findings:
             key = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.end_line, finding.end_column)
-            self._findings.setdefault(key, finding)
+            if key not in self._findings:
+                self._findings[key] = self._share_texts(finding)
         self._skipped.update(result.skipped)
         self._unused.update(result.unused_suppressions)
+
+    def _share_texts(self, finding: Finding) -> Finding:
+        shared = {
+            name: self._shared.setdefault(value, value)
+            for name, value in (
+                ("message", finding.message),
+                ("replacement", finding.replacement),
+                ("effort_hours", finding.effort_hours),
+                ("references", tuple(finding.references)),
+                ("snippet", finding.snippet),
+                ("symbol", finding.symbol),
+            )
+        }
+        shared["references"] = list(shared["references"])
+        return finding.model_copy(update=shared)
 
     def skip(self, entries: list[SkippedFile]) -> None:
         self._skipped.update(entries)

@@ -7,6 +7,7 @@ import jsonschema
 
 from analyzer.models import DOMAINS
 from analyzer.pipeline import AnalyzeOptions, analyze
+from analyzer.render_json import to_json
 from analyzer.schema import SCHEMA_PATH, schema_text
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_projects"
@@ -17,7 +18,9 @@ def test_committed_schema_is_current():
 
 
 def test_report_validates_and_has_the_v1_fields():
-    report = json.loads(analyze(SAMPLES / "llm_train", AnalyzeOptions(jobs=1)).model_dump_json())
+    model = analyze(SAMPLES / "llm_train", AnalyzeOptions(jobs=1))
+    report = json.loads(to_json(model))
+    assert report == json.loads(model.model_dump_json())
     jsonschema.validate(report, json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
     assert report["schema_version"] == "1"
     assert set(report) >= {"schema_version", "tool", "target", "project", "findings", "skipped", "summary"}
