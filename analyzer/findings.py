@@ -38,13 +38,13 @@ class FindingFactory:
         self.target = target
         self.auto_note = _common_texts()["auto_note"]
 
-    def judge(self, rule: Rule, symbol: str) -> Judgement:
-        if self._automatic(rule, symbol):
+    def judge(self, rule: Rule, symbol: str, auto_when: tuple[str, ...] | None = None) -> Judgement:
+        if self._automatic(rule.auto_when if auto_when is None else auto_when, symbol):
             return Judgement("auto", rule.auto_severity, rule.auto_effort_hours)
         return Judgement(rule.migration, rule.severity, rule.effort_hours)
 
-    def _automatic(self, rule: Rule, symbol: str) -> bool:
-        for capability in rule.auto_when:
+    def _automatic(self, capabilities, symbol: str) -> bool:
+        for capability in capabilities:
             if capability == CUDA_ALIAS:
                 if self.kb.cuda_redirected(symbol, self.target.profile):
                     return True
@@ -54,7 +54,7 @@ class FindingFactory:
 
     def build(self, hit: Hit, unit: Unit, occurrence: int) -> Finding:
         rule = self.kb.rules[hit.rule]
-        judgement = self.judge(rule, hit.symbol)
+        judgement = self.judge(rule, hit.symbol, hit.auto_when)
         source = unit.source
         span = hit.span
         npu = hit.npu or rule.replacement.code or ""

@@ -39,6 +39,9 @@ class Hit:
     symbol: str
     span: Span
     npu: str | None = None  # the replacement text for this occurrence, when the rule's text uses {npu}
+    # transfer_to_npu capabilities that make this occurrence automatic, when they differ from the rule's own
+    # (a device literal passed straight to a torch API depends on whether that API is wrapped).
+    auto_when: tuple[str, ...] | None = None
 
 
 @dataclass

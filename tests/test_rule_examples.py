@@ -44,7 +44,7 @@ def test_every_detector_the_scanners_use_has_a_rule_and_back():
     used = set(python_scanner.AUTOCAST_BY_SPELLING.values()) | {
         "device-string", "device-string-formatted", "torch-device-cuda", "tensor-cuda-method", "integer-device",
         "is-cuda-attribute", "device-type-comparison", "device-map-cuda", "amp-grad-scaler-cuda",
-        "multi-processor-count", "autograd-profiler-use-cuda",
+        "multi-processor-count", "autograd-profiler-use-cuda", "cuda-capability-field",
     }
     declared = {r.match.detector for r in KB.rules.values() if r.match.detector}
     assert declared == used

@@ -66,3 +66,11 @@ def test_auto_findings_say_so_in_both_languages():
     finding = scan("import torch\ntorch.cuda.synchronize()").findings[0]
     assert finding.migration == "auto" and finding.severity == "info"
     assert "transfer_to_npu" in finding.message.en and "transfer_to_npu" in finding.message.zh
+
+
+def test_device_literals_passed_to_torch_functions_follow_the_wrapped_list():
+    assert migration_of("DEV001", 'import torch\ns = torch.load(p, map_location="cuda")', "2.12.0") == ["auto"]
+    assert migration_of("DEV001", 'import torch\ns = torch.load(p, map_location="cuda")', "2.1.0") == ["rewrite"]
+    assert migration_of("DEV001", 'import torch\ng = torch.Generator(device="cuda")', "2.1.0") == ["rewrite"]
+    assert migration_of("DEV001", 'import torch\ng = torch.Generator(device="cuda")', "2.6.0") == ["auto"]
+    assert migration_of("DEV001", 'import torch\nlayer = torch.nn.Linear(2, 2, device="cuda")', "2.1.0") == ["auto"]

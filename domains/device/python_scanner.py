@@ -17,7 +17,7 @@ QUERY = r"""
 ((string) @string (#match? @string "cuda"))
 ((comparison_operator) @comparison (#match? @comparison "cuda"))
 ((call function: (attribute attribute: (identifier) @method)) (#any-of? @method "cuda" "to" "startswith"))
-((attribute attribute: (identifier) @member) (#any-of? @member "is_cuda" "multi_processor_count"))
+((attribute attribute: (identifier) @member) (#any-of? @member "is_cuda" "multi_processor_count" "major" "minor"))
 ((keyword_argument name: (identifier) @kwname) (#any-of? @kwname "device" "device_id" "map_location" "device_map"))
 ((string) @env_string (#match? @env_string "(CUDA|CUDNN|CUBLAS|NVIDIA|NVTE)"))
 """
@@ -30,6 +30,20 @@ AUTOCAST_BY_SPELLING = {
 GRAD_SCALERS = {"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler"}
 PROFILERS = {"torch.autograd.profiler.profile", "torch.profiler.profile", "torch.autograd.profile"}
 INTEGER_DEVICE_KWARGS = {"device", "device_id", "map_location"}
+# torch APIs that take a device and that transfer_to_npu wraps through a feature rather than its torch
+# function list; a direct torch.X callee is automatic only when X is in that release's torch_fn_white_list.
+WRAPPED_BY_FEATURE = {
+    "torch.Generator": ("feature:generator_proxy", "torch_fn:Generator"),
+    "torch.Event": ("feature:event_proxy",),
+    "torch.distributed.init_process_group": ("feature:hccl_backend",),
+    "torch.distributed.init_device_mesh": ("feature:device_mesh_wrap",),
+    "torch.distributed.device_mesh.init_device_mesh": ("feature:device_mesh_wrap",),
+    "torch.distributed.device_mesh.DeviceMesh": ("feature:device_mesh_wrap",),
+    "torch.nn.parallel.DistributedDataParallel": ("feature:ddp_wrap",),
+    "torch.distributed.fsdp.FullyShardedDataParallel": ("feature:fsdp_wrap",),
+    "torch.fft.fftfreq": ("feature:fft_wrap",),
+    "torch.fft.rfftfreq": ("feature:fft_wrap",),
+}
 
 
 class DevicePythonScanner(Scanner):
@@ -174,10 +188,19 @@ class _FileScan:
 
     def _member(self, member: Node) -> None:
         attribute = member.parent
-        if parsing.text(member) == "is_cuda":
+        name = parsing.text(member)
+        if name == "is_cuda":
             self._hit("is-cuda-attribute", ".is_cuda", attribute, ".is_npu")
-        else:
+        elif name == "multi_processor_count":
             self._hit("multi-processor-count", ".multi_processor_count", attribute)
+        elif self._is_device_properties_call(attribute.child_by_field_name("object")):
+            self._hit("cuda-capability-field", f"get_device_properties(...).{name}", attribute)
+
+    def _is_device_properties_call(self, node: Node | None) -> bool:
+        if node is None or node.type != "call":
+            return False
+        function = node.child_by_field_name("function")
+        return function is not None and qualified_name(function, self.imports) == "torch.cuda.get_device_properties"
 
     def _keyword(self, name: Node) -> None:
         keyword = name.parent
@@ -215,7 +238,30 @@ class _FileScan:
         if call is not None and _method_name(call) in {"startswith", "endswith"}:
             return
         detector = "device-string-formatted" if literal.formatted else "device-string"
-        self._hit(detector, parsing.text(literal.node), literal.node, literal.npu_text)
+        code = self.index.code_for(detector)
+        self.hits.append(
+            Hit(code, parsing.text(literal.node), Span.of(literal.node), literal.npu_text, self._callee_capabilities(literal.node))
+        )
+
+    def _callee_capabilities(self, node: Node) -> tuple[str, ...] | None:
+        """For a literal passed straight to a torch API: what makes that API rewrite it. None otherwise."""
+        parent = node.parent
+        if parent is not None and parent.type == "keyword_argument":
+            parent = parent.parent
+        if parent is None or parent.type != "argument_list":
+            return None
+        function = parent.parent.child_by_field_name("function")
+        if function is None or function.type not in {"identifier", "attribute"}:
+            return None
+        callee = qualified_name(function, self.imports)
+        if callee is None or not callee.startswith("torch."):
+            return None
+        if callee in WRAPPED_BY_FEATURE:
+            return WRAPPED_BY_FEATURE[callee]
+        module, _, name = callee.rpartition(".")
+        # torch.nn.Linear(device=...) and the like reach wrapped factories inside, so only direct torch.X
+        # functions are judged by the list.
+        return (f"torch_fn:{name}",) if module == "torch" else None
 
     def _claimed(self, node: Node) -> bool:
         current = node.parent
