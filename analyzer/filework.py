@@ -13,7 +13,7 @@ from analyzer import parsing
 from analyzer.discovery import ProjectFile
 from analyzer.findings import FindingFactory, occurrence_key
 from analyzer.models import Finding, SkippedFile, UnusedSuppression
-from analyzer.notebooks import code_cells
+from analyzer.notebooks import code_sources, python_cells, shell_cells
 from analyzer.python_names import ImportTable
 from analyzer.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
 from analyzer.suppressions import collect as collect_suppressions
@@ -55,7 +55,7 @@ class FileWorker:
             result.skipped.append(SkippedFile(path=project_file.path, reason=str(exc)))
             return result
         result.scanned = True
-        result.lines = sum(unit.source.line_count for unit in units)
+        result.lines = _line_count(units)
         for unit in units:
             self._scan_unit(unit, result)
         for unit in units:
@@ -67,14 +67,16 @@ class FileWorker:
         if kind == "python":
             return [Unit(project_file.path, "python", decode_python(data))]
         if kind == "notebook":
-            cells = [Unit(project_file.path, "python", SourceText.from_text(text), cell=n) for n, text in code_cells(data)]
+            sources = code_sources(data)
+            cells = [Unit(project_file.path, "python", SourceText.from_text(text), cell=n) for n, text in python_cells(sources)]
             shared = ImportTable()
             for cell in cells:
                 if any(scanner.wants(cell) for scanner in self.scanners) or "import" in cell.source.text:
                     shared.add_tree(cell.tree())
             for cell in cells:
                 cell.shared_imports = shared
-            return cells
+            shell = [Unit(project_file.path, "shell", SourceText.from_text(text), cell=n) for n, text in shell_cells(sources)]
+            return sorted(cells + shell, key=lambda unit: unit.cell)
         return [Unit(project_file.path, kind, decode_text(data))]
 
     def _scan_unit(self, unit: Unit, result: FileResult) -> None:
@@ -119,6 +121,18 @@ class FileWorker:
                 result.unused_suppressions.append(
                     UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code=code, reason=reason)
                 )
+
+
+def _line_count(units: list[Unit]) -> int:
+    """A notebook cell can be both a Python and a shell unit: count each cell's lines once."""
+    counted: dict[int | None, int] = {}
+    total = 0
+    for unit in units:
+        if unit.cell is None:
+            total += unit.source.line_count
+        else:
+            counted[unit.cell] = max(counted.get(unit.cell, 0), unit.source.line_count)
+    return total + sum(counted.values())
 
 
 def _where(unit: Unit) -> str:

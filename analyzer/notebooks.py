@@ -7,10 +7,43 @@ import json
 from analyzer.source import Unreadable
 
 PYTHON_CELL_MAGICS = {"%%time", "%%timeit", "%%capture", "%%prun"}
+SHELL_CELL_MAGICS = {"%%bash", "%%sh", "%%script"}
 
 
-def code_cells(data: bytes) -> list[tuple[int, str]]:
-    """(1-based cell number among all cells, Python source) for each code cell; magics become comments."""
+def python_cells(sources: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """(cell number, Python source) for each code cell; magic lines become comments."""
+    return [(number, python) for number, source in sources if (python := _without_magics(source)) is not None]
+
+
+def shell_cells(sources: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """(cell number, shell text) for the shell a notebook runs: `!` lines, `%env`, and %%bash cells.
+
+    Other lines are blank, so rows and columns stay those of the cell."""
+    result = []
+    for number, source in sources:
+        lines = source.split("\n")
+        first = lines[0].strip().split()[0] if lines and lines[0].strip() else ""
+        if first in SHELL_CELL_MAGICS:
+            shell = "\n".join([""] + lines[1:])
+        else:
+            shell = "\n".join(_shell_line(line) for line in lines)
+        if shell.strip():
+            result.append((number, shell))
+    return result
+
+
+def _shell_line(line: str) -> str:
+    stripped = line.lstrip()
+    indent = len(line) - len(stripped)
+    if stripped.startswith("!"):
+        return line[:indent] + " " + stripped[1:]
+    if stripped.startswith("%env "):
+        return line[:indent] + "     " + stripped[5:]
+    return ""
+
+
+def code_sources(data: bytes) -> list[tuple[int, str]]:
+    """(1-based cell number among all cells, source) of each code cell; Unreadable for a broken notebook."""
     try:
         notebook = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -29,11 +62,8 @@ def code_cells(data: bytes) -> list[tuple[int, str]]:
         source = cell.get("source", cell.get("input", ""))
         if isinstance(source, list):
             source = "".join(part for part in source if isinstance(part, str))
-        if not isinstance(source, str):
-            continue
-        python = _without_magics(source)
-        if python is not None:
-            result.append((number, python))
+        if isinstance(source, str):
+            result.append((number, source))
     return result
 
 
