@@ -25,7 +25,7 @@ def test_findings_map_to_cell_and_line_and_imports_carry_across_cells():
         ("DEV201", 4, 2),  # the %%bash cell is read as shell
     ]
     assert result.skipped == []
-    assert result.lines == 6
+    assert result.lines == 7
 
 
 def test_shell_escapes_and_env_magic_are_read_as_shell():
