@@ -110,6 +110,40 @@ def inside(node: Node, types: set[str], stop: set[str] = frozenset({"block", "mo
     return None
 
 
+def names_npu(node: Node) -> bool:
+    """Is this a string literal naming an NPU device ("npu", "npu:0", f"npu:{rank}")?"""
+    if node.type != "string" or node.child_count < 2:
+        return False
+    _, inner = string_parts(node)
+    return inner == "npu" or inner.startswith("npu:")
+
+
+def already_npu_aware(node: Node) -> bool:
+    """The literal sits beside an NPU one: a list of supported devices, a device-type table, an enum of
+    device kinds. Such code already handles Ascend, and reporting it would be noise."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type in {"list", "tuple", "set"}:
+        return any(names_npu(sibling) for sibling in parent.named_children)
+    if parent.type == "pair" and parent.parent is not None and parent.parent.type == "dictionary":
+        return any(
+            names_npu(part) for pair in parent.parent.named_children if pair.type == "pair" for part in pair.named_children
+        )
+    if parent.type == "assignment":
+        statement = parent.parent
+        block = statement.parent if statement is not None else None
+        if block is not None and block.type == "block" and block.parent is not None and block.parent.type == "class_definition":
+            return any(
+                names_npu(child.child_by_field_name("right"))
+                for stmt in block.named_children
+                if stmt.type == "expression_statement"
+                for child in stmt.named_children
+                if child.type == "assignment" and child.child_by_field_name("right") is not None
+            )
+    return False
+
+
 def cuda_literal_in(node: Node) -> DeviceLiteral | None:
     """A device literal that is `node` itself or an element of a tuple/list/set `node`."""
     if node.type == "string":

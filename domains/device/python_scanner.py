@@ -218,7 +218,8 @@ class _FileScan:
         operators = {parsing.text(op) for op in comparison.children_by_field_name("operators")}
         if not operators & {"==", "!=", "in", "not in"}:
             return
-        if any(literals.cuda_literal_in(operand) is not None for operand in comparison.named_children):
+        operands = comparison.named_children
+        if any(literals.cuda_literal_in(o) is not None for o in operands) and not any(_mentions_npu(o) for o in operands):
             self._hit("device-type-comparison", " ".join(parsing.text(comparison).split()), comparison)
 
     def _string(self, node: Node) -> None:
@@ -226,6 +227,8 @@ class _FileScan:
         if literal is None or literals.is_docstring(literal.node) or literals.is_lookup_key(literal.node):
             return
         if literals.is_message_argument(literal.node) or self._claimed(literal.node):
+            return
+        if literals.already_npu_aware(literal.node):
             return
         if literals.inside(literal.node, {"comparison_operator"}) is not None:
             return
@@ -280,6 +283,12 @@ class _FileScan:
         code = self.index.env_rule(inner)
         if code is not None:
             self._hit(code, inner, node)
+
+
+def _mentions_npu(operand: Node) -> bool:
+    if operand.type == "string":
+        return literals.names_npu(operand)
+    return operand.type in {"tuple", "list", "set"} and any(literals.names_npu(c) for c in operand.named_children)
 
 
 def _is_definition_name(node: Node) -> bool:
