@@ -102,3 +102,10 @@ def test_empty_files(tmp_path, name):
     (tmp_path / name).write_text("")
     report = run(tmp_path)
     assert report.findings == []
+
+
+def test_json_configs_are_read_like_yaml_but_large_json_data_is_not(tmp_path):
+    (tmp_path / "devcontainer.json").write_text('{"containerEnv": {"CUDA_VISIBLE_DEVICES": "0"}}')
+    (tmp_path / "vocab.json").write_text('{"CUDA_VISIBLE_DEVICES": 1, "pad": "' + "x" * 300_000 + '"}')
+    report = run(tmp_path)
+    assert [(f.rule, f.path, f.line) for f in report.findings] == [("DEV201", "devcontainer.json", 1)]

@@ -33,11 +33,13 @@ def test_output_file_and_byte_identical_runs(tmp_path):
 
 
 def test_parallel_and_serial_runs_agree(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
     for i in range(60):  # above the threshold where worker processes start
-        (tmp_path / f"m{i:02d}.py").write_text("import torch\nx = torch.zeros(1).cuda()\ntorch.cuda.synchronize()\n")
+        (project / f"m{i:02d}.py").write_text("import torch\nx = torch.zeros(1).cuda()\ntorch.cuda.synchronize()\n")
     serial, parallel = tmp_path / "s.json", tmp_path / "p.json"
-    main(["analyze", str(tmp_path), "--format", "json", "-o", str(serial), "--jobs", "1"])
-    main(["analyze", str(tmp_path), "--format", "json", "-o", str(parallel), "--jobs", "2"])
+    main(["analyze", str(project), "--format", "json", "-o", str(serial), "--jobs", "1"])
+    main(["analyze", str(project), "--format", "json", "-o", str(parallel), "--jobs", "2"])
     assert serial.read_bytes() == parallel.read_bytes()
     assert len(json.loads(serial.read_text())["findings"]) == 120
 

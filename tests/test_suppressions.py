@@ -32,3 +32,11 @@ def test_shell_and_yaml_suppressions():
     assert [f.suppressed for f in shell.findings] == [True]
     yaml_result = scan("env:\n  # ascend: ignore[DEV201]\n  CUDA_VISIBLE_DEVICES: '0'\n", "yaml")
     assert [f.suppressed for f in yaml_result.findings] == [True]
+
+
+def test_fingerprints_survive_moved_lines_and_tell_repeats_apart():
+    before = scan("import torch\ntorch.cuda.synchronize()\ntorch.cuda.synchronize()\n").findings
+    after = scan("import torch\n\n\n# moved down\nx = 1\ntorch.cuda.synchronize()\ntorch.cuda.synchronize()\n").findings
+    assert [f.fingerprint for f in before] == [f.fingerprint for f in after]
+    assert before[0].fingerprint != before[1].fingerprint
+    assert [f.line for f in before] != [f.line for f in after]

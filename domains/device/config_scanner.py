@@ -46,9 +46,17 @@ class DeviceShellScanner(Scanner):
 
 
 class DeviceYamlScanner(Scanner):
+    """YAML configs, and JSON ones (JSON is YAML) up to a size where they are settings rather than data."""
+
     domain = "device"
-    kinds = frozenset({"yaml"})
+    kinds = frozenset({"yaml", "json"})
     triggers = ENV_TRIGGERS + ("cuda",)
+    MAX_JSON_CHARS = 256 * 1024
+
+    def wants(self, unit: Unit) -> bool:
+        if unit.kind == "json" and len(unit.source.text) > self.MAX_JSON_CHARS:
+            return False
+        return super().wants(unit)
 
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)
