@@ -7,7 +7,7 @@ import yaml
 
 from analyzer import parsing
 from domains.base import Hit, Scanner, Span, Unit
-from domains.device.rule_index import DeviceRuleIndex
+from domains.rule_index import RuleIndex
 
 SHELL_QUERY = r"""
 (variable_assignment name: (variable_name) @name)
@@ -32,7 +32,7 @@ class DeviceShellScanner(Scanner):
 
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)
-        self.index = DeviceRuleIndex(kb)
+        self.index = RuleIndex(kb, "device")
 
     def scan(self, unit: Unit) -> list[Hit]:
         found = parsing.captures(parsing.query("bash", SHELL_QUERY), unit.tree())
@@ -60,7 +60,7 @@ class DeviceYamlScanner(Scanner):
 
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)
-        self.index = DeviceRuleIndex(kb)
+        self.index = RuleIndex(kb, "device")
 
     def scan(self, unit: Unit) -> list[Hit]:
         hits: list[Hit] = []

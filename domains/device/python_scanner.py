@@ -5,15 +5,13 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from analyzer import parsing
-from analyzer.python_names import enclosing_call, outermost_chain, qualified_name
+from analyzer.python_names import qualified_name
 from domains.base import Hit, Scanner, Span, Unit
 from domains.device import literals
-from domains.device.rule_index import DeviceRuleIndex
+from domains.python_refs import REFERENCE_PATTERNS, PythonScan, Reference, argument, references
+from domains.rule_index import RuleIndex
 
-QUERY = r"""
-((attribute object: (identifier) @chain_root) (#not-any-of? @chain_root "self" "cls"))
-(call function: (identifier) @called_name)
-(decorator (identifier) @decorator_name)
+QUERY = REFERENCE_PATTERNS + r"""
 ((string) @string (#match? @string "cuda"))
 ((comparison_operator) @comparison (#match? @comparison "cuda"))
 ((call function: (attribute attribute: (identifier) @method)) (#any-of? @method "cuda" "to" "startswith"))
@@ -30,15 +28,20 @@ AUTOCAST_BY_SPELLING = {
 GRAD_SCALERS = {"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler"}
 PROFILERS = {"torch.autograd.profiler.profile", "torch.profiler.profile", "torch.autograd.profile"}
 INTEGER_DEVICE_KWARGS = {"device", "device_id", "map_location"}
+# Calls whose device literals the distributed domain reports (process groups and device meshes).
+OTHER_DOMAIN_CALLEES = {
+    "torch.distributed.init_process_group",
+    "torch.distributed.new_group",
+    "torch.distributed.init_device_mesh",
+    "torch.distributed.device_mesh.init_device_mesh",
+    "torch.distributed.device_mesh.DeviceMesh",
+    "torch.distributed.DeviceMesh",
+}
 # torch APIs that take a device and that transfer_to_npu wraps through a feature rather than its torch
 # function list; a direct torch.X callee is automatic only when X is in that release's torch_fn_white_list.
 WRAPPED_BY_FEATURE = {
     "torch.Generator": ("feature:generator_proxy", "torch_fn:Generator"),
     "torch.Event": ("feature:event_proxy",),
-    "torch.distributed.init_process_group": ("feature:hccl_backend",),
-    "torch.distributed.init_device_mesh": ("feature:device_mesh_wrap",),
-    "torch.distributed.device_mesh.init_device_mesh": ("feature:device_mesh_wrap",),
-    "torch.distributed.device_mesh.DeviceMesh": ("feature:device_mesh_wrap",),
     "torch.nn.parallel.DistributedDataParallel": ("feature:ddp_wrap",),
     "torch.distributed.fsdp.FullyShardedDataParallel": ("feature:fsdp_wrap",),
     "torch.fft.fftfreq": ("feature:fft_wrap",),
@@ -56,29 +59,25 @@ class DevicePythonScanner(Scanner):
 
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)
-        self.index = DeviceRuleIndex(kb)
+        self.index = RuleIndex(kb, "device")
 
     def scan(self, unit: Unit) -> list[Hit]:
         return _FileScan(self.index, unit).run()
 
 
-class _FileScan:
-    """The state of scanning one unit: hits so far and call nodes whose literals another rule reported."""
+class _FileScan(PythonScan):
+    """Also remembers call nodes whose literals another rule reported."""
 
-    def __init__(self, index: DeviceRuleIndex, unit: Unit) -> None:
-        self.index = index
-        self.unit = unit
-        self.imports = unit.imports()
-        self.hits: list[Hit] = []
+    QUERY = QUERY
+
+    def __init__(self, index: RuleIndex, unit: Unit) -> None:
+        super().__init__(index, unit)
         self.claimed_calls: set[int] = set()
-        self.seen_chains: set[int] = set()
 
     def run(self) -> list[Hit]:
-        found = parsing.captures(parsing.query("python", QUERY), self.unit.tree())
-        for root in found.get("chain_root", []):
-            self._chain(outermost_chain(root))
-        for name in found.get("called_name", []) + found.get("decorator_name", []):
-            self._chain(name)
+        found = self.captures()
+        for reference in references(found, self.unit):
+            self._reference(reference)
         for node in found.get("method", []):
             self._method_call(node)
         for node in found.get("member", []):
@@ -93,24 +92,15 @@ class _FileScan:
             self._env_string(node)
         return self.hits
 
-    def _hit(self, detector_or_code: str, symbol: str, node: Node, npu: str | None = None) -> None:
-        code = self.index.code_for(detector_or_code)
-        self.hits.append(Hit(code, symbol, Span.of(node), npu))
 
     # Qualified names ---------------------------------------------------------------------------------
-    def _chain(self, chain: Node) -> None:
-        if chain.id in self.seen_chains:
-            return
-        self.seen_chains.add(chain.id)
-        if _is_definition_name(chain):
-            return
-        name = qualified_name(chain, self.imports)
-        if name is None:
-            return
-        call = enclosing_call(chain)
+    def _reference(self, reference: Reference) -> None:
+        name, chain, call = reference.name, reference.node, reference.call
+        if call is not None and name in OTHER_DOMAIN_CALLEES:
+            self.claimed_calls.add(call.id)  # their device literals are reported by that domain
         if name.startswith("torch.cuda."):
             entry_name, entry = self.index.cuda_entry(name)
-            self._hit(entry.rule, entry_name, chain, entry.npu)
+            self.hit(entry.rule, entry_name, chain, entry.npu)
             if call is not None:
                 self.claimed_calls.add(call.id)
             return
@@ -126,24 +116,22 @@ class _FileScan:
         if name in PROFILERS and call is not None:
             self._profiler(name, call)
             return
-        rule = self.index.rule_for_name(name)
-        if rule is not None:
-            self._hit(rule, name, chain)
+        self.name_rule(reference)
 
     def _autocast(self, detector: str, name: str, call: Node) -> None:
         device = _device_argument(call, "device_type")
         literal = literals.device_literal(device) if device is not None else None
         if literal is not None:
             self.claimed_calls.add(call.id)
-            self._hit(detector, f"{name}({parsing.text(device)})", call, f"{name}({literal.npu_text})")
+            self.hit(detector, f"{name}({parsing.text(device)})", call, f"{name}({literal.npu_text})")
 
     def _grad_scaler(self, name: str, call: Node) -> None:
         device = _device_argument(call, "device")
         if device is None:
-            self._hit("amp-grad-scaler-cuda", f"{name}()", call)
+            self.hit("amp-grad-scaler-cuda", f"{name}()", call)
         elif literals.device_literal(device) is not None:
             self.claimed_calls.add(call.id)
-            self._hit("amp-grad-scaler-cuda", f"{name}({parsing.text(device)})", call)
+            self.hit("amp-grad-scaler-cuda", f"{name}({parsing.text(device)})", call)
 
     def _torch_device(self, call: Node) -> None:
         device = _device_argument(call, "type")
@@ -151,13 +139,13 @@ class _FileScan:
             return
         if device.type == "integer":
             self.claimed_calls.add(call.id)
-            self._hit("integer-device", parsing.text(call), call, f'torch.device("npu:{parsing.text(device)}")')
+            self.hit("integer-device", parsing.text(call), call, f'torch.device("npu:{parsing.text(device)}")')
             return
         literal = literals.device_literal(device)
         if literal is not None:
             self.claimed_calls.add(call.id)
             npu = parsing.text(call).replace(parsing.text(device), literal.npu_text, 1)
-            self._hit("torch-device-cuda", parsing.text(call), call, npu)
+            self.hit("torch-device-cuda", parsing.text(call), call, npu)
 
     def _profiler(self, name: str, call: Node) -> None:
         for keyword in _keywords(call):
@@ -167,7 +155,7 @@ class _FileScan:
                 key == "use_device" and literals.device_literal(value) is not None
             ):
                 self.claimed_calls.add(call.id)
-                self._hit("autograd-profiler-use-cuda", f"{name}({parsing.text(keyword)})", call)
+                self.hit("autograd-profiler-use-cuda", f"{name}({parsing.text(keyword)})", call)
 
     # Syntax patterns -----------------------------------------------------------------------------------
     def _method_call(self, method: Node) -> None:
@@ -180,21 +168,21 @@ class _FileScan:
             obj = attribute.child_by_field_name("object")
             if obj is not None and qualified_name(obj, self.imports) is not None and obj.type == "identifier":
                 return  # a module's own `cuda` function, e.g. numba's, is not a tensor method
-            self._hit("tensor-cuda-method", ".cuda()", call, ".npu()")
+            self.hit("tensor-cuda-method", ".cuda()", call, ".npu()")
         elif method_name == "to" and first is not None and first.type == "integer":
-            self._hit("integer-device", f".to({parsing.text(first)})", call, f'.to("npu:{parsing.text(first)}")')
+            self.hit("integer-device", f".to({parsing.text(first)})", call, f'.to("npu:{parsing.text(first)}")')
         elif method_name == "startswith" and first is not None and literals.device_literal(first) is not None:
-            self._hit("device-type-comparison", parsing.text(call), call)
+            self.hit("device-type-comparison", parsing.text(call), call)
 
     def _member(self, member: Node) -> None:
         attribute = member.parent
         name = parsing.text(member)
         if name == "is_cuda":
-            self._hit("is-cuda-attribute", ".is_cuda", attribute, ".is_npu")
+            self.hit("is-cuda-attribute", ".is_cuda", attribute, ".is_npu")
         elif name == "multi_processor_count":
-            self._hit("multi-processor-count", ".multi_processor_count", attribute)
+            self.hit("multi-processor-count", ".multi_processor_count", attribute)
         elif self._is_device_properties_call(attribute.child_by_field_name("object")):
-            self._hit("cuda-capability-field", f"get_device_properties(...).{name}", attribute)
+            self.hit("cuda-capability-field", f"get_device_properties(...).{name}", attribute)
 
     def _is_device_properties_call(self, node: Node | None) -> bool:
         if node is None or node.type != "call":
@@ -210,9 +198,9 @@ class _FileScan:
             return
         if key == "device_map":
             if value.type == "integer" or literals.cuda_literal_in(value) is not None or _dict_of_devices(value):
-                self._hit("device-map-cuda", parsing.text(keyword), keyword)
+                self.hit("device-map-cuda", parsing.text(keyword), keyword)
         elif key in INTEGER_DEVICE_KWARGS and value.type == "integer":
-            self._hit("integer-device", parsing.text(keyword), keyword, f'{key}="npu:{parsing.text(value)}"')
+            self.hit("integer-device", parsing.text(keyword), keyword, f'{key}="npu:{parsing.text(value)}"')
 
     def _comparison(self, comparison: Node) -> None:
         operators = {parsing.text(op) for op in comparison.children_by_field_name("operators")}
@@ -220,7 +208,7 @@ class _FileScan:
             return
         operands = comparison.named_children
         if any(literals.cuda_literal_in(o) is not None for o in operands) and not any(_mentions_npu(o) for o in operands):
-            self._hit("device-type-comparison", " ".join(parsing.text(comparison).split()), comparison)
+            self.hit("device-type-comparison", " ".join(parsing.text(comparison).split()), comparison)
 
     def _string(self, node: Node) -> None:
         literal = literals.device_literal(node)
@@ -241,10 +229,8 @@ class _FileScan:
         if call is not None and _method_name(call) in {"startswith", "endswith"}:
             return
         detector = "device-string-formatted" if literal.formatted else "device-string"
-        code = self.index.code_for(detector)
-        self.hits.append(
-            Hit(code, parsing.text(literal.node), Span.of(literal.node), literal.npu_text, self._callee_capabilities(literal.node))
-        )
+        self.hit(detector, parsing.text(literal.node), literal.node, literal.npu_text,
+                  auto_when=self._callee_capabilities(literal.node))
 
     def _callee_capabilities(self, node: Node) -> tuple[str, ...] | None:
         """For a literal passed straight to a torch API: what makes that API rewrite it. None otherwise."""
@@ -282,24 +268,13 @@ class _FileScan:
             return
         code = self.index.env_rule(inner)
         if code is not None:
-            self._hit(code, inner, node)
+            self.hit(code, inner, node)
 
 
 def _mentions_npu(operand: Node) -> bool:
     if operand.type == "string":
         return literals.names_npu(operand)
     return operand.type in {"tuple", "list", "set"} and any(literals.names_npu(c) for c in operand.named_children)
-
-
-def _is_definition_name(node: Node) -> bool:
-    parent = node.parent
-    if parent is None:
-        return False
-    if parent.type in {"function_definition", "class_definition"}:
-        return parent.child_by_field_name("name") is not None and parent.child_by_field_name("name").id == node.id
-    if parent.type == "keyword_argument":
-        return parent.child_by_field_name("name").id == node.id
-    return parent.type in {"dotted_name", "aliased_import", "import_from_statement", "import_statement"}
 
 
 def _keywords(call: Node) -> list[Node]:
@@ -309,16 +284,7 @@ def _keywords(call: Node) -> list[Node]:
 
 def _device_argument(call: Node, keyword: str) -> Node | None:
     """The first positional argument, or the named one."""
-    args = call.child_by_field_name("arguments")
-    if args is None:
-        return None
-    for child in args.named_children:
-        if child.type == "keyword_argument":
-            if parsing.text(child.child_by_field_name("name")) == keyword:
-                return child.child_by_field_name("value")
-        elif child.type not in {"list_splat", "dictionary_splat", "comment"}:
-            return child
-    return None
+    return argument(call, 0, keyword)
 
 
 def _dict_of_devices(node: Node) -> bool:

@@ -1,4 +1,8 @@
-"""Lookup tables the device scanners build once from the knowledge base."""
+"""Lookup tables the domain scanners build once from the knowledge base.
+
+Qualified names are matched across every domain at once, so the most specific rule wins even when it belongs to
+another domain (`torch.backends.cuda.sdp_kernel` is attention's, though `torch.backends.cuda.*` is device's); a
+scanner reports only the names whose winning rule is in its own domain."""
 
 from __future__ import annotations
 
@@ -11,14 +15,15 @@ UNCLASSIFIED_CUDA_RULE = "DEV135"
 _CODE = re.compile(r"[A-Z]{3}\d{3}")
 
 
-class DeviceRuleIndex:
-    def __init__(self, kb: KnowledgeBase, domain: str = "device") -> None:
+class RuleIndex:
+    def __init__(self, kb: KnowledgeBase, domain: str) -> None:
         self.kb = kb
+        self.domain = domain
         rules = kb.rules_for(domain)
         self.by_detector = {r.match.detector: r.code for r in rules if r.match.detector}
         self.exact: dict[str, str] = {}
         self.namespaces: list[tuple[str, str]] = []
-        for rule in rules:
+        for rule in kb.rules.values():
             for name in rule.match.qualified_names or []:
                 if name.endswith(".*"):
                     self.namespaces.append((name[:-2], rule.code))
@@ -26,6 +31,7 @@ class DeviceRuleIndex:
                     self.exact[name] = rule.code
         self.namespaces.sort(key=lambda item: -len(item[0]))
         self.env = {name: r.code for r in rules for name in (r.match.env_vars or [])}
+        self.env_triggers = tuple(sorted({name.split("_")[0] for name in self.env}))
 
     def code_for(self, detector_or_code: str) -> str:
         if _CODE.fullmatch(detector_or_code):
@@ -33,12 +39,13 @@ class DeviceRuleIndex:
         return self.by_detector[detector_or_code]
 
     def rule_for_name(self, qualified: str) -> str | None:
-        if qualified in self.exact:
-            return self.exact[qualified]
-        for prefix, code in self.namespaces:
-            if qualified.startswith(prefix + "."):
-                return code
-        return None
+        """The code of the most specific rule for this name, if that rule is in this index's domain."""
+        code = self.exact.get(qualified)
+        if code is None:
+            code = next((c for prefix, c in self.namespaces if qualified.startswith(prefix + ".")), None)
+        if code is None or self.kb.rules[code].domain != self.domain:
+            return None
+        return code
 
     def env_rule(self, name: str) -> str | None:
         return self.env.get(name)

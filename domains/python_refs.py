@@ -1,0 +1,104 @@
+"""What every Python domain scanner shares: the references a file makes to imported names, resolved to
+qualified names, and the scaffolding of one scan over one unit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from analyzer import parsing
+from analyzer.python_names import enclosing_call, outermost_chain, qualified_name
+from domains.base import Hit, Span, Unit
+from domains.rule_index import RuleIndex
+
+# Include these patterns in a domain's query to receive references.
+REFERENCE_PATTERNS = r"""
+((attribute object: (identifier) @chain_root) (#not-any-of? @chain_root "self" "cls"))
+(call function: (identifier) @called_name)
+(decorator (identifier) @decorator_name)
+"""
+
+
+@dataclass(frozen=True)
+class Reference:
+    name: str  # qualified, e.g. torch.cuda.synchronize
+    node: Node  # the whole `a.b.c` chain or the identifier
+    call: Node | None  # the call when the reference is called: `a.b.c(...)`
+
+
+def references(found: dict[str, list[Node]], unit: Unit) -> list[Reference]:
+    """Each resolved reference once, in source order."""
+    imports = unit.imports()
+    seen: set[int] = set()
+    result = []
+    chains = [outermost_chain(root) for root in found.get("chain_root", [])]
+    for node in chains + found.get("called_name", []) + found.get("decorator_name", []):
+        if node.id in seen or _is_definition_name(node):
+            continue
+        seen.add(node.id)
+        name = qualified_name(node, imports)
+        if name is not None:
+            result.append(Reference(name, node, enclosing_call(node)))
+    return sorted(result, key=lambda r: r.node.start_byte)
+
+
+def _is_definition_name(node: Node) -> bool:
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type in {"function_definition", "class_definition", "keyword_argument"}:
+        name = parent.child_by_field_name("name")
+        return name is not None and name.id == node.id
+    return parent.type in {"dotted_name", "aliased_import", "import_from_statement", "import_statement"}
+
+
+class PythonScan:
+    """The state of one scan of one unit; domain scanners subclass it."""
+
+    QUERY: str = REFERENCE_PATTERNS
+
+    def __init__(self, index: RuleIndex, unit: Unit) -> None:
+        self.index = index
+        self.unit = unit
+        self.imports = unit.imports()
+        self.hits: list[Hit] = []
+
+    def captures(self) -> dict[str, list[Node]]:
+        return parsing.captures(parsing.query("python", self.QUERY), self.unit.tree())
+
+    def hit(self, detector_or_code: str, symbol: str, node: Node, npu: str | None = None, **extra) -> None:
+        self.hits.append(Hit(self.index.code_for(detector_or_code), symbol, Span.of(node), npu, **extra))
+
+    def name_rule(self, reference: Reference) -> bool:
+        """Report a reference whose qualified name a rule of this domain matches. True if it did."""
+        code = self.index.rule_for_name(reference.name)
+        if code is None:
+            return False
+        self.hit(code, reference.name, reference.node)
+        return True
+
+
+def keywords(call: Node) -> dict[str, Node]:
+    """Keyword arguments of a call: name → value node."""
+    args = call.child_by_field_name("arguments")
+    result = {}
+    for child in args.named_children if args is not None else []:
+        if child.type == "keyword_argument":
+            name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
+            if name is not None and value is not None:
+                result[parsing.text(name)] = value
+    return result
+
+
+def argument(call: Node, position: int, keyword: str) -> Node | None:
+    """The argument given by keyword, or else the positional one at `position`."""
+    named = keywords(call)
+    if keyword in named:
+        return named[keyword]
+    args = call.child_by_field_name("arguments")
+    positional = [
+        c for c in (args.named_children if args is not None else [])
+        if c.type not in {"keyword_argument", "list_splat", "dictionary_splat", "comment"}
+    ]
+    return positional[position] if position < len(positional) else None
