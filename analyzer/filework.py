@@ -19,7 +19,7 @@ from analyzer.source import SourceText, Unreadable, decode_python, decode_text, 
 from analyzer.suppressions import collect as collect_suppressions
 from domains import build_scanners
 from domains.base import Unit
-from domains.device.config_scanner import YamlUnreadable
+from domains.config_scanner import YamlUnreadable
 from knowledge import load_knowledge
 
 

@@ -18,6 +18,7 @@ else:  # pragma: no cover
 
 SNIPPET_LIMIT = 200
 CUDA_ALIAS = "cuda_alias"
+NATIVE = "native"  # supported by torch_npu as written: nothing to change and no shim involved
 
 
 def _common_texts() -> dict:
@@ -45,6 +46,8 @@ class FindingFactory:
 
     def _automatic(self, capabilities, symbol: str) -> bool:
         for capability in capabilities:
+            if capability == NATIVE:
+                return True
             if capability == CUDA_ALIAS:
                 if self.kb.cuda_redirected(symbol, self.target.profile):
                     return True
@@ -59,7 +62,7 @@ class FindingFactory:
         span = hit.span
         npu = hit.npu or rule.replacement.code or ""
         message = {lang: _fill(getattr(rule.message, lang), hit.symbol, npu) for lang in ("en", "zh")}
-        if judgement.migration == "auto":
+        if judgement.migration == "auto" and NATIVE not in rule.auto_when:
             release = self.target.release.torch_npu
             for lang in ("en", "zh"):
                 message[lang] += " " + self.auto_note[lang].replace("{release}", release)

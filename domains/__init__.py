@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 from domains.base import Scanner
-from domains.device.config_scanner import DeviceShellScanner, DeviceYamlScanner
+from domains.config_scanner import ShellConfigScanner, YamlConfigScanner
 from domains.device.python_scanner import DevicePythonScanner
+from domains.distributed.python_scanner import DistributedPythonScanner
 
-SCANNER_CLASSES: tuple[type[Scanner], ...] = (DevicePythonScanner, DeviceShellScanner, DeviceYamlScanner)
+SCANNER_CLASSES: tuple[type[Scanner], ...] = (
+    DevicePythonScanner,
+    DistributedPythonScanner,
+    ShellConfigScanner,
+    YamlConfigScanner,
+)
 
 
 def build_scanners(kb, target) -> list[Scanner]:

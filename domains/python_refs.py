@@ -70,13 +70,30 @@ class PythonScan:
     def hit(self, detector_or_code: str, symbol: str, node: Node, npu: str | None = None, **extra) -> None:
         self.hits.append(Hit(self.index.code_for(detector_or_code), symbol, Span.of(node), npu, **extra))
 
+    def env_string(self, node: Node) -> None:
+        """A string literal that names an environment variable one of this domain's rules knows."""
+        if literal_is_docstring(node) or node.child_count < 2:
+            return
+        start, end = node.children[0], node.children[-1]
+        if "f" in parsing.text(start).lower():
+            return
+        name = node.text[start.end_byte - node.start_byte : end.start_byte - node.start_byte].decode("utf-8", "replace")
+        code = self.index.env_rule(name)
+        if code is not None:
+            self.hit(code, name, node)
+
     def name_rule(self, reference: Reference) -> bool:
         """Report a reference whose qualified name a rule of this domain matches. True if it did."""
-        code = self.index.rule_for_name(reference.name)
-        if code is None:
+        match = self.index.match_name(reference.name)
+        if match is None:
             return False
-        self.hit(code, reference.name, reference.node)
+        self.hit(match[0], match[1], reference.node)
         return True
+
+
+def literal_is_docstring(node: Node) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type == "expression_statement" and parent.named_child_count == 1
 
 
 def keywords(call: Node) -> dict[str, Node]:

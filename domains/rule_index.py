@@ -16,10 +16,12 @@ _CODE = re.compile(r"[A-Z]{3}\d{3}")
 
 
 class RuleIndex:
-    def __init__(self, kb: KnowledgeBase, domain: str) -> None:
+    """The rules of one domain, or of every domain when `domain` is None (for the configuration scanners)."""
+
+    def __init__(self, kb: KnowledgeBase, domain: str | None = None) -> None:
         self.kb = kb
         self.domain = domain
-        rules = kb.rules_for(domain)
+        rules = kb.rules_for(domain) if domain else list(kb.rules.values())
         self.by_detector = {r.match.detector: r.code for r in rules if r.match.detector}
         self.exact: dict[str, str] = {}
         self.namespaces: list[tuple[str, str]] = []
@@ -30,8 +32,11 @@ class RuleIndex:
                 else:
                     self.exact[name] = rule.code
         self.namespaces.sort(key=lambda item: -len(item[0]))
-        self.env = {name: r.code for r in rules for name in (r.match.env_vars or [])}
-        self.env_triggers = tuple(sorted({name.split("_")[0] for name in self.env}))
+        self.env = {name: r.code for r in rules for name in (r.match.env_vars or []) if not name.endswith("*")}
+        self.env_prefixes = sorted(
+            ((name[:-1], r.code) for r in rules for name in (r.match.env_vars or []) if name.endswith("*")),
+            key=lambda item: -len(item[0]),
+        )
 
     def code_for(self, detector_or_code: str) -> str:
         if _CODE.fullmatch(detector_or_code):
@@ -39,16 +44,31 @@ class RuleIndex:
         return self.by_detector[detector_or_code]
 
     def rule_for_name(self, qualified: str) -> str | None:
-        """The code of the most specific rule for this name, if that rule is in this index's domain."""
-        code = self.exact.get(qualified)
-        if code is None:
+        match = self.match_name(qualified)
+        return match[0] if match else None
+
+    def match_name(self, qualified: str) -> tuple[str, str] | None:
+        """(code, matched name) of the most specific rule for this name or an attribute of a matched name
+        (`dist.ProcessGroupNCCL.Options` is a use of `ProcessGroupNCCL`), if that rule is in this domain."""
+        parts = qualified.split(".")
+        found = None
+        for end in range(len(parts), 1, -1):
+            candidate = ".".join(parts[:end])
+            if candidate in self.exact:
+                found = (self.exact[candidate], candidate)
+                break
+        if found is None:
             code = next((c for prefix, c in self.namespaces if qualified.startswith(prefix + ".")), None)
-        if code is None or self.kb.rules[code].domain != self.domain:
+            found = (code, qualified) if code else None
+        if found is None or (self.domain and self.kb.rules[found[0]].domain != self.domain):
             return None
-        return code
+        return found
 
     def env_rule(self, name: str) -> str | None:
-        return self.env.get(name)
+        """An exact name first (NCCL_SOCKET_IFNAME), then the longest prefix pattern (NCCL_*)."""
+        if name in self.env:
+            return self.env[name]
+        return next((code for prefix, code in self.env_prefixes if name.startswith(prefix) and name != prefix), None)
 
     def cuda_entry(self, qualified: str) -> tuple[str, TorchCudaApi]:
         """The longest torch.cuda name the table classifies that `qualified` starts with.

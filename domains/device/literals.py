@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from analyzer import parsing
+from domains.python_refs import literal_is_docstring
 
 _PLAIN = re.compile(r"cuda(:\d+)?")
 _FSTRING = re.compile(r"cuda:\{[^{}]+\}")
@@ -69,9 +70,7 @@ def _to_npu(source: str) -> str:
     return source.replace("cuda", "npu", 1)
 
 
-def is_docstring(node: Node) -> bool:
-    parent = node.parent
-    return parent is not None and parent.type == "expression_statement" and parent.named_child_count == 1
+is_docstring = literal_is_docstring
 
 
 def is_message_argument(node: Node) -> bool:

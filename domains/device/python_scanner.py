@@ -89,7 +89,7 @@ class _FileScan(PythonScan):
         for node in found.get("string", []):
             self._string(node)
         for node in found.get("env_string", []):
-            self._env_string(node)
+            self.env_string(node)
         return self.hits
 
 
@@ -260,15 +260,6 @@ class _FileScan(PythonScan):
             current = current.parent
         return False
 
-    def _env_string(self, node: Node) -> None:
-        if literals.is_docstring(node):
-            return
-        prefix, inner = literals.string_parts(node)
-        if "f" in prefix:
-            return
-        code = self.index.env_rule(inner)
-        if code is not None:
-            self.hit(code, inner, node)
 
 
 def _mentions_npu(operand: Node) -> bool:

@@ -1,5 +1,5 @@
-"""The device domain outside Python: environment variables and device settings in shell scripts,
-Dockerfiles and YAML configs."""
+"""Everything outside Python source, for every domain: environment variables, device and backend settings,
+launch lines, DeepSpeed and accelerate configs, in shell scripts, Dockerfiles, notebook shell and YAML/JSON."""
 
 from __future__ import annotations
 
@@ -15,24 +15,28 @@ SHELL_QUERY = r"""
 (expansion (variable_name) @name)
 (declaration_command (variable_name) @name)
 (unset_command (variable_name) @name)
+(command name: (command_name) @command)
 """
 
-ENV_TRIGGERS = ("CUDA", "CUDNN", "CUBLAS", "NVIDIA", "NVTE")
+ENV_TRIGGERS = ("CUDA", "CUDNN", "CUBLAS", "NVIDIA", "NVTE", "NCCL")
+LAUNCHERS = {"torchrun", "deepspeed", "accelerate"}
 DEVICE_KEYS = {"device", "device_type", "map_location", "accelerator_device"}
+BACKEND_KEYS = {"backend", "dist_backend", "ddp_backend", "distributed_backend"}
+DEEPSPEED_KEYS = {"zero_optimization", "train_micro_batch_size_per_gpu"}
 
 
 class YamlUnreadable(Exception):
     """The YAML could not be composed; the message says where and why."""
 
 
-class DeviceShellScanner(Scanner):
-    domain = "device"
+class ShellConfigScanner(Scanner):
+    domain = "configuration"
     kinds = frozenset({"shell", "dockerfile"})
-    triggers = ENV_TRIGGERS
+    triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate")
 
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)
-        self.index = RuleIndex(kb, "device")
+        self.index = RuleIndex(kb)
 
     def scan(self, unit: Unit) -> list[Hit]:
         found = parsing.captures(parsing.query("bash", SHELL_QUERY), unit.tree())
@@ -42,29 +46,50 @@ class DeviceShellScanner(Scanner):
             code = self.index.env_rule(name)
             if code is not None:
                 hits.append(Hit(code, name, Span.of(node)))
+        for node in found.get("command", []):
+            launcher = _launcher(node)
+            if launcher is not None:
+                hits.append(Hit(self.index.code_for("launcher-line"), launcher, Span.of(node.parent)))
         return hits
 
 
-class DeviceYamlScanner(Scanner):
+def _launcher(command_name) -> str | None:
+    """`torchrun`, `deepspeed`, `accelerate launch`, `python -m torch.distributed.launch|run`."""
+    name = parsing.text(command_name).rsplit("/", 1)[-1]
+    words = [parsing.text(w) for w in command_name.parent.children_by_field_name("argument")]
+    if name in {"torchrun", "deepspeed"}:
+        return name
+    if name == "accelerate" and words[:1] == ["launch"]:
+        return "accelerate launch"
+    if name.startswith("python") and "-m" in words:
+        module = words[words.index("-m") + 1] if words.index("-m") + 1 < len(words) else ""
+        if module in {"torch.distributed.launch", "torch.distributed.run"}:
+            return f"python -m {module}"
+    return None
+
+
+class YamlConfigScanner(Scanner):
     """YAML configs, and JSON ones (JSON is YAML) up to a size where they are settings rather than data."""
 
-    domain = "device"
+    domain = "configuration"
     kinds = frozenset({"yaml", "json"})
-    triggers = ENV_TRIGGERS + ("cuda",)
+    triggers = ENV_TRIGGERS + ("cuda", "nccl", "MULTI_GPU", "zero_optimization", "train_micro_batch_size_per_gpu")
     MAX_JSON_CHARS = 256 * 1024
+
+    def __init__(self, kb, target) -> None:
+        super().__init__(kb, target)
+        self.index = RuleIndex(kb)
 
     def wants(self, unit: Unit) -> bool:
         if unit.kind == "json" and len(unit.source.text) > self.MAX_JSON_CHARS:
             return False
         return super().wants(unit)
 
-    def __init__(self, kb, target) -> None:
-        super().__init__(kb, target)
-        self.index = RuleIndex(kb, "device")
-
     def scan(self, unit: Unit) -> list[Hit]:
         hits: list[Hit] = []
         for document in compose_documents(unit.source.text):
+            if isinstance(document, yaml.MappingNode):
+                self._deepspeed_config(document, unit, hits)
             self._walk(document, unit, hits)
         return hits
 
@@ -78,26 +103,46 @@ class DeviceYamlScanner(Scanner):
         elif isinstance(node, yaml.SequenceNode):
             for item in node.value:
                 self._walk(item, unit, hits)
-        elif isinstance(node, yaml.ScalarNode):
+        elif isinstance(node, yaml.ScalarNode) and "=" in str(node.value):
             name = str(node.value).split("=", 1)[0]
-            code = self.index.env_rule(name) if "=" in str(node.value) else None
+            code = self.index.env_rule(name)
             if code is not None:  # docker-compose style "NAME=value" list items
                 hits.append(Hit(code, name, _span(node, unit, len(name))))
 
     def _key(self, key: yaml.ScalarNode, value: yaml.Node, unit: Unit, hits: list[Hit]) -> None:
         name = str(key.value)
+        scalar = str(value.value) if isinstance(value, yaml.ScalarNode) else None
         code = self.index.env_rule(name)
         if code is not None:
             hits.append(Hit(code, name, _span(key, unit, len(name))))
-        elif name == "name" and isinstance(value, yaml.ScalarNode) and self.index.env_rule(str(value.value)):
+        elif name == "name" and scalar is not None and self.index.env_rule(scalar):
             # Kubernetes style: env: [{name: NAME, value: ...}]
-            hits.append(Hit(self.index.env_rule(str(value.value)), str(value.value), _span(value, unit)))
-        elif name in DEVICE_KEYS and isinstance(value, yaml.ScalarNode) and _is_cuda_device(str(value.value)):
-            text = str(value.value)
+            hits.append(Hit(self.index.env_rule(scalar), scalar, _span(value, unit)))
+        elif scalar is None:
+            return
+        elif name in DEVICE_KEYS and _is_cuda_device(scalar):
             hits.append(
-                Hit(self.index.code_for("device-string"), f"{name}: {text}", _span(value, unit),
-                    text.replace("cuda", "npu", 1))
+                Hit(self.index.code_for("device-string"), f"{name}: {scalar}", _span(value, unit),
+                    scalar.replace("cuda", "npu", 1))
             )
+        elif name in BACKEND_KEYS and scalar == "nccl":
+            hits.append(Hit(self.index.code_for("nccl-string"), f"{name}: {scalar}", _span(value, unit), "hccl"))
+        elif name == "distributed_type" and scalar == "MULTI_GPU":
+            hits.append(Hit(self.index.code_for("accelerate-multi-gpu"), f"{name}: {scalar}", _span(value, unit)))
+
+    def _deepspeed_config(self, document: yaml.MappingNode, unit: Unit, hits: list[Hit]) -> None:
+        keys = {str(k.value): (k, v) for k, v in document.value if isinstance(k, yaml.ScalarNode)}
+        if not DEEPSPEED_KEYS & set(keys):
+            return
+        stage = "?"
+        zero = keys.get("zero_optimization")
+        if zero is not None and isinstance(zero[1], yaml.MappingNode):
+            for k, v in zero[1].value:
+                if str(k.value) == "stage" and isinstance(v, yaml.ScalarNode):
+                    stage = str(v.value)
+        first_key = next(iter(keys.values()))[0]
+        hits.append(Hit(self.index.code_for("deepspeed-config"), f"DeepSpeed config (ZeRO stage {stage})",
+                        _span(first_key, unit, len(str(first_key.value)))))
 
 
 def compose_documents(text: str) -> list[yaml.Node]:

@@ -1,0 +1,1 @@
+"""The distributed domain: backends, meshes, parallel wrappers, collectives, launchers and their settings."""

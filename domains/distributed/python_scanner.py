@@ -1,0 +1,121 @@
+"""The distributed domain over Python: process-group backends, device meshes, data/model-parallel wrappers,
+collectives with their HCCL status, DeepSpeed and Megatron entry points, NCCL environment variables."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from analyzer import parsing
+from domains.base import Hit, Scanner, Unit
+from domains.device import literals
+from domains.python_refs import REFERENCE_PATTERNS, PythonScan, Reference, argument, references
+from domains.rule_index import RuleIndex
+
+QUERY = REFERENCE_PATTERNS + r"""
+((string) @string (#match? @string "nccl"))
+((comparison_operator) @comparison (#match? @comparison "nccl"))
+((string) @env_string (#match? @env_string "NCCL"))
+(import_statement name: (dotted_name) @imported_module)
+(import_statement name: (aliased_import name: (dotted_name) @imported_module))
+(import_from_statement module_name: (dotted_name) @imported_module)
+"""
+
+# Where a backend argument goes, and what makes transfer_to_npu turn "nccl" into "hccl" there.
+BACKEND_CALLS = {
+    "torch.distributed.init_process_group": (0, "backend", ("feature:hccl_backend",)),
+    "torch.distributed.new_group": (2, "backend", ("feature:new_group_wrap",)),
+    "deepspeed.init_distributed": (0, "dist_backend", ()),
+}
+MESH_CALLS = {
+    "torch.distributed.init_device_mesh": "device_type",
+    "torch.distributed.device_mesh.init_device_mesh": "device_type",
+    "torch.distributed.device_mesh.DeviceMesh": "device_type",
+    "torch.distributed.DeviceMesh": "device_type",
+}
+
+
+class DistributedPythonScanner(Scanner):
+    domain = "distributed"
+    kinds = frozenset({"python"})
+    triggers = ("distributed", "nccl", "NCCL", "DataParallel", "deepspeed", "megatron", "fully_shard", "DeviceMesh", "ReduceOp")
+
+    def __init__(self, kb, target) -> None:
+        super().__init__(kb, target)
+        self.index = RuleIndex(kb, "distributed")
+
+    def scan(self, unit: Unit) -> list[Hit]:
+        return _DistributedScan(self.index, unit).run()
+
+
+class _DistributedScan(PythonScan):
+    QUERY = QUERY
+
+    def __init__(self, index: RuleIndex, unit: Unit) -> None:
+        super().__init__(index, unit)
+        self.claimed: set[int] = set()  # string nodes already reported as backend or mesh arguments
+
+    def run(self) -> list[Hit]:
+        found = self.captures()
+        for reference in references(found, self.unit):
+            self._reference(reference)
+        for node in found.get("comparison", []):
+            self._comparison(node)
+        for node in found.get("string", []):
+            self._string(node)
+        for node in found.get("env_string", []):
+            self.env_string(node)
+        for node in found.get("imported_module", []):
+            module = "".join(parsing.text(node).split())
+            if module == "megatron" or module.startswith("megatron."):
+                self.hit("megatron-import", module, node.parent)
+        return self.hits
+
+    def _reference(self, reference: Reference) -> None:
+        name, call = reference.name, reference.call
+        if name in BACKEND_CALLS and call is not None:
+            position, keyword, capabilities = BACKEND_CALLS[name]
+            value = argument(call, position, keyword)
+            if value is not None and value.type == "string" and "nccl" in literals.string_parts(value)[1]:
+                self.claimed.add(value.id)
+                self.hit("nccl-backend-argument", f"{name}({parsing.text(value)})", value, "\"hccl\"", auto_when=capabilities)
+            return
+        if name in MESH_CALLS and call is not None:
+            value = argument(call, 0, MESH_CALLS[name])
+            literal = literals.device_literal(value) if value is not None else None
+            if literal is not None:
+                self.claimed.add(value.id)
+                self.hit("device-mesh-cuda", f"{name}({parsing.text(value)})", call, literal.npu_text)
+            return
+        self.name_rule(reference)
+
+    def _comparison(self, comparison: Node) -> None:
+        operators = {parsing.text(op) for op in comparison.children_by_field_name("operators")}
+        if operators & {"==", "!=", "in", "not in"} and any(_names_nccl(o) for o in comparison.named_children):
+            self.hit("nccl-backend-comparison", " ".join(parsing.text(comparison).split()), comparison)
+
+    def _string(self, node: Node) -> None:
+        if node.id in self.claimed or not _names_nccl(node):
+            return
+        if literals.is_docstring(node) or literals.is_lookup_key(node) or literals.is_message_argument(node):
+            return
+        if literals.inside(node, {"comparison_operator"}) is not None or _beside_hccl(node):
+            return
+        self.hit("nccl-string", parsing.text(node), node, parsing.text(node).replace("nccl", "hccl", 1))
+
+
+def _names_nccl(node: Node) -> bool:
+    if node.type != "string" or node.child_count < 2:
+        return False
+    prefix, inner = literals.string_parts(node)
+    return "f" not in prefix and (inner == "nccl" or inner.startswith(("nccl:", "cuda:nccl")))
+
+
+def _beside_hccl(node: Node) -> bool:
+    """Already ported: "nccl" sits beside "hccl" in a list, a table or a conditional."""
+    parent = node.parent
+    if parent is None:
+        return False
+    siblings = parent.named_children
+    if parent.type == "pair" and parent.parent is not None:
+        siblings = [part for pair in parent.parent.named_children for part in pair.named_children]
+    return any(s.type == "string" and literals.string_parts(s)[1] == "hccl" for s in siblings if s.child_count >= 2)
