@@ -6,10 +6,12 @@ from domains.base import Scanner
 from domains.config_scanner import ShellConfigScanner, YamlConfigScanner
 from domains.device.python_scanner import DevicePythonScanner
 from domains.distributed.python_scanner import DistributedPythonScanner
+from domains.precision.python_scanner import PrecisionPythonScanner
 
 SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     DevicePythonScanner,
     DistributedPythonScanner,
+    PrecisionPythonScanner,
     ShellConfigScanner,
     YamlConfigScanner,
 )

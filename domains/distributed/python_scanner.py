@@ -64,10 +64,9 @@ class _DistributedScan(PythonScan):
             self._string(node)
         for node in found.get("env_string", []):
             self.env_string(node)
-        for node in found.get("imported_module", []):
-            module = "".join(parsing.text(node).split())
-            if module == "megatron" or module.startswith("megatron."):
-                self.hit("megatron-import", module, node.parent)
+        megatron = [n for n in found.get("imported_module", []) if parsing.text(n).split(".")[0].strip() == "megatron"]
+        if megatron:  # one finding per file: the work is porting the framework, not each import
+            self.hit("megatron-import", "".join(parsing.text(megatron[0]).split()), megatron[0].parent)
         return self.hits
 
     def _reference(self, reference: Reference) -> None:

@@ -6,7 +6,7 @@ import torch
 from generate import load, pick_device
 
 os.environ.setdefault("CUDA_LAUNCH_BLOCKING", "0")
-torch.backends.cuda.matmul.allow_tf32 = True  # ascend: ignore[DEV403]
+torch.backends.cuda.matmul.allow_tf32 = True  # ascend: ignore[PRC010]
 
 
 class GraphedDecoder:

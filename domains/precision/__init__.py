@@ -1,0 +1,1 @@
+"""The precision domain: dtypes and numerics that behave differently on Ascend."""

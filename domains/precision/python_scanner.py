@@ -1,0 +1,144 @@
+"""The precision domain over Python: what changes numbers or speed on Ascend — float64/complex128 on the
+device, narrow-support dtypes, dtype assertions, RMSNorm upcasts with a fused NPU op, complex-valued RoPE.
+
+Noise is a defect here: a dtype on its own is not a finding. `.double()` on a metric, a loss or a CPU tensor,
+and float64 work that stays on the CPU, are left alone."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from analyzer import parsing
+from domains.base import Hit, Scanner, Unit
+from domains.python_refs import REFERENCE_PATTERNS, PythonScan, Reference, keywords, references
+from domains.rule_index import RuleIndex
+
+QUERY = REFERENCE_PATTERNS + r"""
+((call function: (attribute attribute: (identifier) @method) arguments: (argument_list) @args) (#eq? @method "double"))
+(assert_statement) @assertion
+(class_definition name: (identifier) @class_name) @class
+"""
+
+FLOAT64 = {"torch.float64", "torch.double"}
+COMPLEX128 = {"torch.complex128", "torch.cdouble"}
+DTYPE_CONSUMERS = {"to", "type", "set_default_dtype", "zeros", "ones", "empty", "full", "tensor", "arange", "linspace",
+                   "randn", "rand", "as_tensor", "from_numpy", "eye", "zeros_like", "ones_like", "empty_like", "full_like"}
+HOST_SIDE_NAMES = ("loss", "metric", "acc", "score", "stat", "count", "hist", "numpy")
+NORM_CLASS_TOKENS = ("rmsnorm",)
+UPCAST_TOKENS = (".float()", "torch.float32", ".to(torch.float)")
+
+
+class PrecisionPythonScanner(Scanner):
+    domain = "precision"
+    kinds = frozenset({"python"})
+    triggers = ("float64", "double", "complex128", "cdouble", "uint", "float8", "dtype", "RMSNorm", "RmsNorm",
+                "view_as_complex", "polar", "allow_tf32")
+
+    def __init__(self, kb, target) -> None:
+        super().__init__(kb, target)
+        self.index = RuleIndex(kb, "precision")
+
+    def scan(self, unit: Unit) -> list[Hit]:
+        return _PrecisionScan(self.index, unit).run()
+
+
+class _PrecisionScan(PythonScan):
+    QUERY = QUERY
+
+    def run(self) -> list[Hit]:
+        found = self.captures()
+        for reference in references(found, self.unit):
+            self._reference(reference)
+        for node in found.get("args", []):
+            self._double_call(node.parent)
+        for node in found.get("assertion", []):
+            self._assertion(node)
+        for node in found.get("class", []):
+            self._norm_class(node)
+        return self.hits
+
+    def _reference(self, reference: Reference) -> None:
+        if reference.name in FLOAT64 | COMPLEX128:
+            if _used_as_device_dtype(reference.node):
+                self.name_rule(reference)
+            return
+        if reference.name in {"torch.view_as_complex", "torch.polar"} and reference.call is None:
+            return
+        self.name_rule(reference)
+
+    def _double_call(self, call: Node) -> None:
+        receiver = call.child_by_field_name("function").child_by_field_name("object")
+        if receiver is None or _host_side(call, receiver):
+            return
+        self.hit("double-method", ".double()", call, ".float()")
+
+    def _assertion(self, assertion: Node) -> None:
+        """Only in a forward pass: asserts on parameter dtypes in tests or loaders behave the same on NPU."""
+        text = parsing.text(assertion)
+        if ".dtype" not in text or _enclosing_function_name(assertion) != "forward":
+            return
+        names = {"torch.float32", "torch.float", "torch.float16", "torch.bfloat16", "torch.half"}
+        for reference in references(parsing.captures(parsing.query("python", REFERENCE_PATTERNS), assertion), self.unit):
+            if reference.name in names:
+                self.hit("dtype-assertion", " ".join(text.split())[:120], assertion)
+                return
+
+    def _norm_class(self, cls: Node) -> None:
+        name = parsing.text(cls.child_by_field_name("name"))
+        if not any(token in name.lower() for token in NORM_CLASS_TOKENS):
+            return
+        body = cls.child_by_field_name("body")
+        for method in body.named_children if body is not None else []:
+            definition = method if method.type == "function_definition" else None
+            if definition is None or parsing.text(definition.child_by_field_name("name")) != "forward":
+                continue
+            source = parsing.text(definition)
+            compact = "".join(source.split())
+            if any(token in compact for token in UPCAST_TOKENS) and ("rsqrt" in compact or "pow(2)" in compact):
+                self.hit("rms-norm-upcast", f"{name}.forward", cls.child_by_field_name("name"))
+                return
+
+
+def _enclosing_function_name(node: Node) -> str | None:
+    current = node.parent
+    while current is not None:
+        if current.type == "function_definition":
+            return parsing.text(current.child_by_field_name("name"))
+        current = current.parent
+    return None
+
+
+def _used_as_device_dtype(node: Node) -> bool:
+    """torch.float64 passed as a dtype to a tensor-making or converting call that does not stay on the CPU."""
+    parent = node.parent
+    call = None
+    if parent is not None and parent.type == "keyword_argument" and parsing.text(parent.child_by_field_name("name")) == "dtype":
+        call = parent.parent.parent if parent.parent is not None else None
+    elif parent is not None and parent.type == "argument_list":
+        call = parent.parent
+    if call is None or call.type != "call":
+        return False
+    function = call.child_by_field_name("function")
+    callee = parsing.text(function).rsplit(".", 1)[-1] if function is not None else ""
+    if callee not in DTYPE_CONSUMERS:
+        return False
+    named = keywords(call)
+    device = named.get("device")
+    if device is not None and "cpu" in parsing.text(device):
+        return False
+    return not _host_side(call, function)
+
+
+def _host_side(call: Node, receiver: Node) -> bool:
+    """Work that stays on the host: a `.cpu()` chain, a result read back with .item()/.numpy()/.tolist(), or a
+    value named like a loss or a metric."""
+    chain = parsing.text(receiver)
+    if ".cpu()" in chain or "np." in chain or "numpy" in chain:
+        return True
+    parent = call.parent
+    if parent is not None and parent.type == "attribute":
+        member = parsing.text(parent.child_by_field_name("attribute"))
+        if member in {"item", "numpy", "tolist", "cpu"}:
+            return True
+    root = chain.split(".")[0].split("(")[0].lower()
+    return any(token in root for token in HOST_SIDE_NAMES)
