@@ -37,7 +37,9 @@ class FindingFactory:
     def __init__(self, kb: KnowledgeBase, target: Target) -> None:
         self.kb = kb
         self.target = target
-        self.auto_note = _common_texts()["auto_note"]
+        texts = _common_texts()
+        self.auto_note = texts["auto_note"]
+        self.context_note = texts["context_note"]
 
     def judge(self, rule: Rule, symbol: str, auto_when: tuple[str, ...] | None = None) -> Judgement:
         if self._automatic(rule.auto_when if auto_when is None else auto_when, symbol):
@@ -60,13 +62,17 @@ class FindingFactory:
         judgement = self.judge(rule, hit.symbol, hit.auto_when)
         source = unit.source
         span = hit.span
-        npu = hit.npu or rule.replacement.code or ""
+        replacement = rule.replacement_inference if hit.context == "inference" and rule.replacement_inference else rule.replacement
+        npu = hit.npu or replacement.code or ""
         message = {lang: _fill(getattr(rule.message, lang), hit.symbol, npu) for lang in ("en", "zh")}
+        if hit.context is not None:
+            for lang in ("en", "zh"):
+                message[lang] += " " + self.context_note[hit.context][lang]
         if judgement.migration == "auto" and NATIVE not in rule.auto_when:
             release = self.target.release.torch_npu
             for lang in ("en", "zh"):
                 message[lang] += " " + self.auto_note[lang].replace("{release}", release)
-        code = _fill(rule.replacement.code, hit.symbol, npu) if rule.replacement.code else None
+        code = _fill(replacement.code, hit.symbol, npu) if replacement.code else None
         matched = _matched_text(source, span)
         return Finding(
             rule=rule.code,
@@ -85,7 +91,7 @@ class FindingFactory:
             confidence=rule.confidence,
             message=Text(**message),
             replacement=ReplacementText(
-                en=_fill(rule.replacement.en, hit.symbol, npu), zh=_fill(rule.replacement.zh, hit.symbol, npu), code=code
+                en=_fill(replacement.en, hit.symbol, npu), zh=_fill(replacement.zh, hit.symbol, npu), code=code
             ),
             effort_hours=EffortHours(low=judgement.effort[0], high=judgement.effort[1]),
             references=list(rule.references),

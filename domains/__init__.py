@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from domains.base import Scanner
+from domains.attention.python_scanner import AttentionPythonScanner
 from domains.config_scanner import ShellConfigScanner, YamlConfigScanner
 from domains.device.python_scanner import DevicePythonScanner
 from domains.distributed.python_scanner import DistributedPythonScanner
@@ -12,6 +13,7 @@ SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     DevicePythonScanner,
     DistributedPythonScanner,
     PrecisionPythonScanner,
+    AttentionPythonScanner,
     ShellConfigScanner,
     YamlConfigScanner,
 )

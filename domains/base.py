@@ -42,6 +42,7 @@ class Hit:
     # transfer_to_npu capabilities that make this occurrence automatic, when they differ from the rule's own
     # (a device literal passed straight to a torch API depends on whether that API is wrapped).
     auto_when: tuple[str, ...] | None = None
+    context: str | None = None  # "training" or "inference" where the code shows it
 
 
 @dataclass

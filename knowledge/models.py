@@ -71,6 +71,9 @@ class Rule(_Record):
     match: Match
     message: BilingualText
     replacement: Replacement
+    replacement_inference: Replacement | None = Field(
+        default=None, description="The replacement when the code runs without a backward (inference)"
+    )
     references: list[str] = Field(min_length=1)
     examples: list[Examples] = Field(min_length=1)
 

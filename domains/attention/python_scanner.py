@@ -1,0 +1,148 @@
+"""The attention domain over Python: flash-attn 2/3, xformers, SDPA and its backend switches, Hugging Face
+attention selection and availability gates, sequence-parallel attention libraries, hand-written attention.
+
+Each flash-attn/xformers call is placed in a context — inference (inside no_grad/inference_mode, or a file
+that only generates) or training — because the NPU replacement differs: training needs an operator with a
+backward, npu_fusion_attention; inference can use the incremental/prompt operators."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from analyzer import parsing
+from domains.base import Hit, Scanner, Unit
+from domains.device import literals
+from domains.python_refs import REFERENCE_PATTERNS, PythonScan, Reference, references
+from domains.rule_index import RuleIndex
+
+QUERY = REFERENCE_PATTERNS + r"""
+((string) @attn_impl (#match? @attn_impl "flash_attention_[23]"))
+(try_statement) @try
+((call function: (attribute attribute: (identifier) @softmax)) (#eq? @softmax "softmax"))
+((call function: (identifier) @softmax) (#eq? @softmax "softmax"))
+(import_statement name: (dotted_name) @imported_module)
+(import_statement name: (aliased_import name: (dotted_name) @imported_module))
+(import_from_statement module_name: (dotted_name) @imported_module)
+"""
+
+GATED_MODULES = ("flash_attn", "flash_attn_interface", "xformers")
+SEQUENCE_PARALLEL_MODULES = ("yunchang", "ring_flash_attn")
+INFERENCE_CONTEXTS = ("no_grad", "inference_mode")
+MATMUL_CALLS = ("matmul", "bmm", "einsum", "baddbmm")
+
+
+class AttentionPythonScanner(Scanner):
+    domain = "attention"
+    kinds = frozenset({"python"})
+    triggers = ("flash_attn", "xformers", "scaled_dot_product_attention", "sdp", "attn_implementation",
+                "flash_attention", "softmax", "yunchang", "ring_flash_attn")
+
+    def __init__(self, kb, target) -> None:
+        super().__init__(kb, target)
+        self.index = RuleIndex(kb, "attention")
+
+    def scan(self, unit: Unit) -> list[Hit]:
+        return _AttentionScan(self.index, unit).run()
+
+
+class _AttentionScan(PythonScan):
+    QUERY = QUERY
+
+    def __init__(self, index: RuleIndex, unit: Unit) -> None:
+        super().__init__(index, unit)
+        text = unit.source.text
+        trains = ".backward(" in text or "optimizer.step" in text
+        infers = any(token in text for token in ("inference_mode", "no_grad", ".generate(", ".eval()"))
+        self.file_context = "inference" if infers and not trains else "training" if trains else None
+
+    def run(self) -> list[Hit]:
+        found = self.captures()
+        gated = set()
+        for node in found.get("try", []):
+            gated.update(self._import_gate(node))
+        for reference in references(found, self.unit):
+            self._reference(reference)
+        for node in found.get("attn_impl", []):
+            self._attn_implementation(node)
+        for node in found.get("softmax", []):
+            self._manual_attention(node)
+        seen_modules = set()
+        for node in found.get("imported_module", []):
+            module = "".join(parsing.text(node).split()).split(".")[0]
+            if module in SEQUENCE_PARALLEL_MODULES and module not in seen_modules:
+                seen_modules.add(module)
+                self.hit("sequence-parallel-attention", module, node.parent)
+        return self.hits
+
+    def _reference(self, reference: Reference) -> None:
+        match = self.index.match_name(reference.name)
+        if match is None:
+            return
+        code, name = match
+        rule = self.index.kb.rules[code]
+        context = self._context(reference.node) if rule.replacement_inference is not None else None
+        self.hit(code, name, reference.node, context=context)
+
+    def _context(self, node: Node) -> str | None:
+        current = node.parent
+        while current is not None:
+            if current.type == "with_statement" and any(t in parsing.text(current.child(1)) for t in INFERENCE_CONTEXTS):
+                return "inference"
+            if current.type == "decorated_definition":
+                decorators = [parsing.text(d) for d in current.named_children if d.type == "decorator"]
+                if any(t in d for d in decorators for t in INFERENCE_CONTEXTS):
+                    return "inference"
+            current = current.parent
+        return self.file_context
+
+    def _import_gate(self, node: Node) -> list[int]:
+        """`try: import flash_attn ... except ImportError:` — the CUDA path is silently skipped on NPU."""
+        body = node.child_by_field_name("body")
+        if body is None or not any(c.type == "except_clause" for c in node.children):
+            return []
+        for statement in body.named_children:
+            if statement.type not in {"import_statement", "import_from_statement"}:
+                continue
+            module = parsing.text(statement).split()[1].split(".")[0]
+            if module in GATED_MODULES:
+                self.hit("attention-import-gate", module, statement)
+                return [statement.id]
+        return []
+
+    def _attn_implementation(self, node: Node) -> None:
+        prefix, inner = literals.string_parts(node)
+        if inner not in {"flash_attention_2", "flash_attention_3"} or literals.is_docstring(node):
+            return
+        if literals.is_message_argument(node) or literals.inside(node, {"comparison_operator"}) is not None:
+            return
+        self.hit("hf-flash-attention-implementation", inner, node, "\"sdpa\"")
+
+    def _manual_attention(self, name: Node) -> None:
+        method = name.parent.type == "attribute"
+        call = name.parent.parent if method else name.parent
+        args = call.child_by_field_name("arguments")
+        candidates = [args.named_children[0]] if args is not None and args.named_children else []
+        if method:  # (q @ k.transpose(-2, -1)).softmax(dim=-1)
+            candidates.append(name.parent.child_by_field_name("object"))
+        if not any(c is not None and _is_qk_product(c) for c in candidates):
+            return
+        self.hit("manual-attention", " ".join(parsing.text(call).split())[:80], call)
+
+
+def _is_qk_product(node: Node) -> bool:
+    """A matmul against a transposed operand somewhere in the softmax input: q @ k.transpose(-2, -1)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "binary_operator" and parsing.text(current.child_by_field_name("operator")) == "@":
+            right = parsing.text(current.child_by_field_name("right"))
+            if "transpose" in right or right.endswith((".T", ".mT")) or ".permute(" in right:
+                return True
+        if current.type == "call":
+            function = parsing.text(current.child_by_field_name("function"))
+            if function.rsplit(".", 1)[-1] in MATMUL_CALLS and "transpose" in parsing.text(current):
+                return True
+            if function.rsplit(".", 1)[-1] == "einsum" and "->" in parsing.text(current):
+                return True
+        stack.extend(current.named_children)
+    return False
