@@ -80,6 +80,8 @@ class _AttentionScan(PythonScan):
             return
         code, name = match
         rule = self.index.kb.rules[code]
+        if rule.match.qualified_names and _condition_mentions_npu(reference.node):
+            return  # `if is_flash_attn_2_available() or is_torch_npu_available():` already handles Ascend
         context = self._context(reference.node) if rule.replacement_inference is not None else None
         self.hit(code, name, reference.node, context=context)
 
@@ -115,6 +117,8 @@ class _AttentionScan(PythonScan):
             return
         if literals.is_message_argument(node) or literals.inside(node, {"comparison_operator"}) is not None:
             return
+        if _in_type_literal(node) or _is_class_constant(node):
+            return  # Literal["sdpa", "flash_attention_2"] annotations and enum members only name the option
         self.hit("hf-flash-attention-implementation", inner, node, "\"sdpa\"")
 
     def _manual_attention(self, name: Node) -> None:
@@ -127,6 +131,35 @@ class _AttentionScan(PythonScan):
         if not any(c is not None and _is_qk_product(c) for c in candidates):
             return
         self.hit("manual-attention", " ".join(parsing.text(call).split())[:80], call)
+
+
+def _condition_mentions_npu(node: Node) -> bool:
+    current = node.parent
+    while current is not None and current.type not in {"block", "module"}:
+        if current.type in {"if_statement", "conditional_expression", "boolean_operator"}:
+            condition = current.child_by_field_name("condition") or current
+            return "npu" in parsing.text(condition).lower()
+        current = current.parent
+    return False
+
+
+def _in_type_literal(node: Node) -> bool:
+    current = node.parent
+    while current is not None and current.type not in {"block", "module"}:
+        if current.type == "type":  # any annotation
+            return True
+        if current.type == "subscript" and parsing.text(current.child_by_field_name("value")).endswith("Literal"):
+            return True
+        current = current.parent
+    return False
+
+
+def _is_class_constant(node: Node) -> bool:
+    assignment = node.parent
+    if assignment is None or assignment.type != "assignment":
+        return False
+    block = assignment.parent.parent if assignment.parent is not None else None
+    return block is not None and block.type == "block" and block.parent is not None and block.parent.type == "class_definition"
 
 
 def _is_qk_product(node: Node) -> bool:

@@ -17,6 +17,7 @@ QUERY = REFERENCE_PATTERNS + r"""
 ((call function: (attribute attribute: (identifier) @method) arguments: (argument_list) @args) (#eq? @method "double"))
 (assert_statement) @assertion
 (class_definition name: (identifier) @class_name) @class
+((call function: (attribute attribute: (identifier) @from_numpy)) (#eq? @from_numpy "from_numpy"))
 """
 
 FLOAT64 = {"torch.float64", "torch.double"}
@@ -31,7 +32,7 @@ UPCAST_TOKENS = (".float()", "torch.float32", ".to(torch.float)")
 class PrecisionPythonScanner(Scanner):
     domain = "precision"
     kinds = frozenset({"python"})
-    triggers = ("float64", "double", "complex128", "cdouble", "uint", "float8", "dtype", "RMSNorm", "RmsNorm",
+    triggers = ("float64", "double", "complex128", "from_numpy", "cdouble", "uint", "float8", "dtype", "RMSNorm", "RmsNorm",
                 "view_as_complex", "polar", "allow_tf32")
 
     def __init__(self, kb, target) -> None:
@@ -55,7 +56,20 @@ class _PrecisionScan(PythonScan):
             self._assertion(node)
         for node in found.get("class", []):
             self._norm_class(node)
+        if "float64" in self.unit.source.text:
+            for node in found.get("from_numpy", []):
+                self._numpy_float64_to_device(node.parent.parent)
         return self.hits
+
+    def _numpy_float64_to_device(self, call: Node) -> None:
+        """torch.from_numpy(arr).to(device): in a file that builds float64 arrays, float64 reaches the NPU."""
+        moved = call.parent
+        if moved is None or moved.type != "attribute":
+            return
+        method = parsing.text(moved.child_by_field_name("attribute"))
+        outer = moved.parent
+        if method == "cuda" or (method == "to" and outer is not None and outer.type == "call" and _moves_to_device(outer)):
+            self.hit("numpy-float64-to-device", " ".join(parsing.text(call).split())[:80], call)
 
     def _reference(self, reference: Reference) -> None:
         if reference.name in FLOAT64 | COMPLEX128:
@@ -97,6 +111,18 @@ class _PrecisionScan(PythonScan):
             if any(token in compact for token in UPCAST_TOKENS) and ("rsqrt" in compact or "pow(2)" in compact):
                 self.hit("rms-norm-upcast", f"{name}.forward", cls.child_by_field_name("name"))
                 return
+
+
+def _moves_to_device(to_call: Node) -> bool:
+    args = to_call.child_by_field_name("arguments")
+    for child in args.named_children if args is not None else []:
+        text = parsing.text(child)
+        if child.type == "keyword_argument":
+            if parsing.text(child.child_by_field_name("name")) == "device":
+                return True
+        elif "dtype" not in text and "float" not in text:
+            return True
+    return False
 
 
 def _enclosing_function_name(node: Node) -> str | None:
