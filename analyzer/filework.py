@@ -20,6 +20,8 @@ from analyzer.suppressions import collect as collect_suppressions
 from domains import build_scanners
 from domains.base import Unit
 from domains.config_scanner import YamlUnreadable
+from domains.dependencies.facts import DependencyFacts
+from domains.dependencies.facts import collect as collect_dependency_facts
 from knowledge import load_knowledge
 
 
@@ -31,6 +33,7 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
     unused_suppressions: list[UnusedSuppression] = field(default_factory=list)
+    dependencies: DependencyFacts = field(default_factory=DependencyFacts)
 
 
 class FileWorker:
@@ -41,7 +44,8 @@ class FileWorker:
         self.target = self.kb.resolve_target(torch_npu)
         self.scanners = build_scanners(self.kb, self.target)
         self.factory = FindingFactory(self.kb, self.target)
-        self.kinds = {kind for scanner in self.scanners for kind in scanner.kinds} | {"notebook"}
+        # Build files carry dependency declarations even though no scanner reads them line by line.
+        self.kinds = {kind for scanner in self.scanners for kind in scanner.kinds} | {"notebook", "build"}
 
     def reads(self, kind: str) -> bool:
         return kind in self.kinds
@@ -58,6 +62,8 @@ class FileWorker:
         result.lines = _line_count(units)
         for unit in units:
             self._scan_unit(unit, result)
+        result.dependencies = collect_dependency_facts(_root_of(project_file), project_file.path, units)
+        result.skipped += [SkippedFile(path=p.path, reason=p.reason) for p in result.dependencies.problems]
         for unit in units:
             unit.release_tree()
         return result
@@ -77,7 +83,7 @@ class FileWorker:
                 cell.shared_imports = shared
             shell = [Unit(project_file.path, "shell", SourceText.from_text(text), cell=n) for n, text in shell_cells(sources)]
             return sorted(cells + shell, key=lambda unit: unit.cell)
-        return [Unit(project_file.path, kind, decode_text(data))]
+        return [Unit(project_file.path, kind, decode_text(data))]  # shell, dockerfile, yaml, json, build
 
     def _scan_unit(self, unit: Unit, result: FileResult) -> None:
         hits = []
@@ -121,6 +127,13 @@ class FileWorker:
                 result.unused_suppressions.append(
                     UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code=code, reason=reason)
                 )
+
+
+def _root_of(project_file: ProjectFile) -> Path:
+    absolute = Path(project_file.absolute)
+    for _ in Path(project_file.path).parts:
+        absolute = absolute.parent
+    return absolute
 
 
 def _line_count(units: list[Unit]) -> int:

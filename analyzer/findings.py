@@ -58,46 +58,84 @@ class FindingFactory:
         return False
 
     def build(self, hit: Hit, unit: Unit, occurrence: int) -> Finding:
-        rule = self.kb.rules[hit.rule]
-        judgement = self.judge(rule, hit.symbol, hit.auto_when)
-        source = unit.source
-        span = hit.span
-        replacement = rule.replacement_inference if hit.context == "inference" and rule.replacement_inference else rule.replacement
-        npu = hit.npu or replacement.code or ""
-        message = {lang: _fill(getattr(rule.message, lang), hit.symbol, npu) for lang in ("en", "zh")}
-        if hit.context is not None:
+        """A finding from a scanner's hit in a unit."""
+        source, span = unit.source, hit.span
+        located = Located(
+            rule=hit.rule,
+            symbol=hit.symbol,
+            path=unit.path,
+            line=span.start_row + 1,
+            column=source.char_column(span.start_row, span.start_col),
+            end_column=source.char_column(span.end_row, span.end_col),
+            snippet=source.line_text(span.start_row).strip()[:SNIPPET_LIMIT],
+            cell=unit.cell,
+            npu=hit.npu,
+            end_line=span.end_row + 1,
+            auto_when=hit.auto_when,
+            context=hit.context,
+            matched=_matched_text(source, span),
+        )
+        return self.build_located(located, occurrence)
+
+    def build_located(self, at: "Located", occurrence: int) -> Finding:
+        """A finding at a known place (also used by project-level analyses such as dependencies)."""
+        rule = self.kb.rules[at.rule]
+        judgement = self.judge(rule, at.symbol, at.auto_when)
+        use_inference = at.context == "inference" and rule.replacement_inference is not None
+        replacement = rule.replacement_inference if use_inference else rule.replacement
+        npu = at.npu or replacement.code or ""
+        message = {lang: _fill(getattr(rule.message, lang), at.symbol, npu) for lang in ("en", "zh")}
+        if at.context is not None:
             for lang in ("en", "zh"):
-                message[lang] += " " + self.context_note[hit.context][lang]
+                message[lang] += " " + self.context_note[at.context][lang]
         if judgement.migration == "auto" and NATIVE not in rule.auto_when:
             release = self.target.release.torch_npu
             for lang in ("en", "zh"):
                 message[lang] += " " + self.auto_note[lang].replace("{release}", release)
-        code = _fill(replacement.code, hit.symbol, npu) if replacement.code else None
-        matched = _matched_text(source, span)
+        code = _fill(replacement.code, at.symbol, npu) if replacement.code else None
         return Finding(
             rule=rule.code,
             name=rule.name,
             domain=rule.domain,
-            path=unit.path,
-            line=span.start_row + 1,
-            column=source.char_column(span.start_row, span.start_col),
-            end_line=span.end_row + 1,
-            end_column=source.char_column(span.end_row, span.end_col),
-            cell=unit.cell,
-            snippet=source.line_text(span.start_row).strip()[:SNIPPET_LIMIT],
-            symbol=hit.symbol,
+            path=at.path,
+            line=at.line,
+            column=at.column,
+            end_line=at.end_line or at.line,
+            end_column=max(at.end_column, 1),
+            cell=at.cell,
+            snippet=at.snippet,
+            symbol=at.symbol,
             severity=judgement.severity,
             migration=judgement.migration,
             confidence=rule.confidence,
             message=Text(**message),
             replacement=ReplacementText(
-                en=_fill(replacement.en, hit.symbol, npu), zh=_fill(replacement.zh, hit.symbol, npu), code=code
+                en=_fill(replacement.en, at.symbol, npu), zh=_fill(replacement.zh, at.symbol, npu), code=code
             ),
             effort_hours=EffortHours(low=judgement.effort[0], high=judgement.effort[1]),
             references=list(rule.references),
-            fingerprint=fingerprint(rule.code, unit.path, matched, occurrence),
+            fingerprint=fingerprint(rule.code, at.path, at.matched or at.snippet, occurrence),
             suppressed=False,
         )
+
+
+@dataclass(frozen=True)
+class Located:
+    """Everything a finding needs besides the knowledge base: what matched and where."""
+
+    rule: str
+    symbol: str
+    path: str
+    line: int
+    column: int
+    end_column: int
+    snippet: str
+    cell: int | None = None
+    npu: str | None = None
+    end_line: int | None = None
+    auto_when: tuple[str, ...] | None = None
+    context: str | None = None
+    matched: str | None = None
 
 
 def _fill(template: str, symbol: str, npu: str) -> str:

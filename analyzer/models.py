@@ -96,6 +96,30 @@ class UnusedSuppression(_Contract):
     reason: Literal["unused", "unknown-rule"]
 
 
+PackageClass = Literal["compatible", "needs_replacement", "unsupported", "not_involved", "unknown"]
+
+
+class DependencyRow(_Contract):
+    """One distribution the project declares or imports, and how it fares on Ascend."""
+
+    package: str = Field(description="Canonical distribution name")
+    declared: str = Field(description="The version specifiers as declared, joined; empty when unpinned or only imported")
+    sources: list[str] = Field(description="path:line of each declaration")
+    imported: bool = Field(description="Imported somewhere in the project's Python")
+    classification: PackageClass
+    replacement: Text | None = None
+    notes: Text | None = None
+    confidence: Confidence
+
+
+class TorchFit(_Contract):
+    """Which torch_npu releases (and CANN) fit the torch the project asks for."""
+
+    declared: str = Field(description="The torch requirement as declared; empty when torch is not declared")
+    releases: list[str] = Field(description="torch_npu releases whose torch version the requirement admits, newest first")
+    recommended: str | None = Field(description="The newest fitting release: torch_npu (torch, CANN)")
+
+
 class ToolInfo(_Contract):
     name: str
     version: str
@@ -133,4 +157,6 @@ class Report(_Contract):
     findings: list[Finding]
     skipped: list[SkippedFile]
     unused_suppressions: list[UnusedSuppression]
+    dependency_matrix: list[DependencyRow]
+    torch_fit: TorchFit
     summary: Summary

@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from analyzer import TOOL_NAME, __version__
 from analyzer.config import load_project_config
@@ -14,6 +14,7 @@ from analyzer.discovery import ProjectFile, discover
 from analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
 from analyzer.models import ProjectInfo, Report, Target, ToolInfo
 from analyzer.store import FindingStore
+from domains.dependencies.project import analyze_dependencies
 
 # Below this many files, worker processes cost more to start than they save.
 PARALLEL_THRESHOLD = 48
@@ -44,12 +45,19 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     store.skip(config.problems + found.skipped)
     files = [f for f in found.files if worker.reads(f.kind)]
     files_scanned = lines_scanned = 0
+    declarations, imports = [], []
     for done, result in enumerate(_run(files, worker, options), start=1):
         store.add(result)
         files_scanned += result.scanned
         lines_scanned += result.lines
+        declarations += result.dependencies.declarations
+        imports += result.dependencies.imports
         if progress is not None:
             progress(done, len(files))
+    dependencies = analyze_dependencies(
+        declarations, imports, local_modules(found.files), worker.kb, worker.factory, has_manifest(found.files)
+    )
+    store.add_findings(dependencies.findings)
     target = worker.target
     return Report(
         tool=ToolInfo(name=TOOL_NAME, version=__version__),
@@ -65,8 +73,32 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         findings=store.findings(),
         skipped=store.skipped(),
         unused_suppressions=store.unused_suppressions(),
+        dependency_matrix=dependencies.matrix,
+        torch_fit=dependencies.torch_fit,
         summary=store.summary(),
     )
+
+
+def has_manifest(files: list[ProjectFile]) -> bool:
+    names = {"pyproject.toml", "setup.py", "setup.cfg"}
+    for project_file in files:
+        name = PurePosixPath(project_file.path).name.lower()
+        if name in names or (name.startswith("requirements") and project_file.kind == "build"):
+            return True
+        if name.startswith(("environment", "conda")) and name.endswith((".yml", ".yaml")):
+            return True
+    return False
+
+
+def local_modules(files: list[ProjectFile]) -> set[str]:
+    """Names the project's own imports can resolve to: its folders and its Python modules."""
+    names = set()
+    for project_file in files:
+        parts = PurePosixPath(project_file.path).parts
+        names.update(parts[:-1])
+        if project_file.kind in {"python", "notebook"}:
+            names.add(PurePosixPath(parts[-1]).stem)
+    return names
 
 
 def _run(files: list[ProjectFile], worker: FileWorker, options: AnalyzeOptions) -> Iterator[FileResult]:

@@ -18,12 +18,15 @@ class FindingStore:
         self._unused: set[UnusedSuppression] = set()
 
     def add(self, result) -> None:
-        for finding in result.findings:
+        self.add_findings(result.findings)
+        self._skipped.update(result.skipped)
+        self._unused.update(result.unused_suppressions)
+
+    def add_findings(self, findings: list[Finding]) -> None:
+        for finding in findings:
             key = (finding.rule, finding.path, finding.cell, finding.line, finding.column, finding.end_line, finding.end_column)
             if key not in self._findings:
                 self._findings[key] = self._share_texts(finding)
-        self._skipped.update(result.skipped)
-        self._unused.update(result.unused_suppressions)
 
     def _share_texts(self, finding: Finding) -> Finding:
         shared = {

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from knowledge.models import Release, Rule, TorchCudaApi, TransferProfile
+from knowledge.models import PackageRecord, Release, Rule, TorchCudaApi, TransferProfile
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -43,6 +43,23 @@ class KnowledgeBase:
     releases: list[Release]
     profiles: dict[str, TransferProfile]
     default_release: str
+    packages: dict[str, PackageRecord]
+    not_involved: frozenset[str]
+    module_to_distribution: dict[str, str]
+
+    def package(self, name: str) -> PackageRecord | None:
+        """The catalog record of a distribution, by name or by one of a record's alias patterns."""
+        import fnmatch
+
+        if name in self.packages:
+            return self.packages[name]
+        return next((r for r in self.packages.values() if any(fnmatch.fnmatch(name, a) for a in r.aliases)), None)
+
+    def distribution_of(self, module: str) -> str:
+        """The distribution an import name comes from: the catalog's modules, its alias table, else the name."""
+        from packaging.utils import canonicalize_name
+
+        return self.module_to_distribution.get(module) or canonicalize_name(module)
 
     def rules_for(self, domain: str) -> list[Rule]:
         return [r for r in self.rules.values() if r.domain == domain]
@@ -137,4 +154,16 @@ def load_knowledge() -> KnowledgeBase:
     default = release_data.get("default_release", "")
     if not any(r.torch_npu == default for r in releases):
         raise KnowledgeError(f"releases.toml: default_release {default!r} is not a listed release")
-    return KnowledgeBase(rules, torch_cuda_api, releases, profiles, default)
+    catalog = _read_toml(KNOWLEDGE_DIR / "dependencies" / "packages.toml")
+    packages = {}
+    for raw in catalog.get("package", []):
+        record = _validate(PackageRecord, raw, f"packages.toml: {raw.get('name', '?')}")
+        if record.name in packages:
+            raise KnowledgeError(f"packages.toml: {record.name} listed twice")
+        packages[record.name] = record
+    not_involved = frozenset(name for group in catalog.get("not_involved", []) for name in group.get("names", []))
+    modules = dict(catalog.get("module_to_distribution", {}))
+    for record in packages.values():
+        for module in record.modules:
+            modules.setdefault(module, record.name)
+    return KnowledgeBase(rules, torch_cuda_api, releases, profiles, default, packages, not_involved, modules)

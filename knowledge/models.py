@@ -51,7 +51,7 @@ class Examples(_Record):
 
     invalid: list[str] = Field(min_length=1)
     valid: list[str] = Field(min_length=1)
-    language: Literal["python", "shell", "dockerfile", "yaml"] = "python"
+    language: Literal["python", "shell", "dockerfile", "yaml", "requirements"] = "python"
 
 
 class Rule(_Record):
@@ -126,3 +126,21 @@ class Release(_Record):
     torch: str
     cann: str
     profile: str
+
+
+class PackageRecord(_Record):
+    name: str
+    aliases: list[str] = Field(default_factory=list, description="glob patterns of other distribution names it covers")
+    modules: list[str] = Field(default_factory=list)
+    classification: Literal["compatible", "needs_replacement", "unsupported", "not_involved"] = Field(alias="class")
+    confidence: Confidence
+    references: list[str] = Field(min_length=1)
+    replacement: BilingualText | None = None
+    note: BilingualText
+    npu_aware_since: str | None = None
+
+    @model_validator(mode="after")
+    def _replacement_when_needed(self) -> "PackageRecord":
+        if self.classification in {"needs_replacement", "unsupported"} and self.replacement is None:
+            raise ValueError(f"{self.name}: a package that needs replacement or is unsupported names its replacement")
+        return self

@@ -35,3 +35,19 @@ def scan(code: str, language: str = "python", torch_npu: str | None = None) -> F
 
 def rules_found(code: str, language: str = "python", torch_npu: str | None = None) -> list[str]:
     return [f.rule for f in scan(code, language, torch_npu).findings]
+
+
+PROJECT_FILES = {"requirements": "requirements.txt", "python": "snippet.py"}
+
+
+def analyze_snippet_project(code: str, language: str):
+    """The whole-project analysis on a one-file project: for rules judged across files (dependencies).
+    A Python snippet gets a requirements file beside it that declares only numpy."""
+    from analyzer.pipeline import AnalyzeOptions, analyze
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / PROJECT_FILES[language]).write_text(code, encoding="utf-8")
+        if language == "python":
+            (root / "requirements.txt").write_text("numpy\n", encoding="utf-8")
+        return analyze(root, AnalyzeOptions(jobs=1))

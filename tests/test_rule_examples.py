@@ -3,7 +3,7 @@
 import pytest
 
 from knowledge import load_knowledge
-from tests.helpers import scan
+from tests.helpers import analyze_snippet_project, scan
 
 KB = load_knowledge()
 CASES = [
@@ -17,7 +17,10 @@ CASES = [
 
 @pytest.mark.parametrize("code, language, snippet, kind", CASES)
 def test_rule_example(code, language, snippet, kind):
-    result = scan(snippet, language)
+    if KB.rules[code].domain == "dependencies":
+        result = analyze_snippet_project(snippet, language)
+    else:
+        result = scan(snippet, language)
     found = [f.rule for f in result.findings]
     if kind == "invalid":
         assert code in found, f"{code} should flag:\n{snippet}\nfound {found}"

@@ -1,0 +1,98 @@
+"""What one file tells about the project's dependencies: the distributions it declares and the top-level
+modules its Python imports. Collected per file in the workers, judged once for the whole project."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from analyzer import manifests, parsing
+from analyzer.manifests import Declaration, Problem
+from domains.base import Unit
+
+IMPORT_QUERY = r"""
+(import_statement name: (dotted_name . (identifier) @module))
+(import_statement name: (aliased_import name: (dotted_name . (identifier) @module)))
+(import_from_statement module_name: (dotted_name . (identifier) @module))
+"""
+
+
+@dataclass(frozen=True)
+class ImportFact:
+    module: str  # top-level name
+    path: str
+    line: int
+    column: int  # 1-based, characters
+    end_column: int
+    cell: int | None
+    snippet: str
+
+
+@dataclass
+class DependencyFacts:
+    declarations: list[Declaration] = field(default_factory=list)
+    imports: list[ImportFact] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
+    facts = DependencyFacts()
+    name = PurePosixPath(relative).name
+    for unit in units:
+        if unit.kind == "python":
+            facts.imports += _imports(unit)
+            if name == "setup.py":
+                _add(facts, manifests.parse_setup_py(relative, unit.tree()))
+        elif unit.kind in {"shell", "dockerfile"} and "install" in unit.source.text:
+            _add(facts, manifests.parse_install_commands(relative, unit.tree()))
+        elif unit.kind == "build":
+            text = unit.source.text
+            if name == "pyproject.toml":
+                _add(facts, manifests.parse_pyproject(relative, text))
+            elif name == "setup.cfg":
+                _add(facts, manifests.parse_setup_cfg(relative, text))
+            elif name.lower().startswith("requirements"):
+                _add(facts, manifests.parse_requirements(root, relative, text))
+        elif unit.kind == "yaml" and _is_conda_environment(name, unit.source.text):
+            _add(facts, manifests.parse_conda_environment(relative, unit.source.text))
+    return facts
+
+
+def _add(facts: DependencyFacts, parsed) -> None:
+    declarations, problems = parsed
+    facts.declarations += [d for d in declarations if d.name != "python"]
+    facts.problems += problems
+
+
+def _is_conda_environment(name: str, text: str) -> bool:
+    return name.lower().startswith(("environment", "env", "conda")) and "dependencies:" in text
+
+
+def _imports(unit: Unit) -> list[ImportFact]:
+    if "import" not in unit.source.text:
+        return []
+    found = parsing.captures(parsing.query("python", IMPORT_QUERY), unit.tree())
+    seen = set()
+    result = []
+    for node in found.get("module", []):
+        module = parsing.text(node)
+        if module in seen:
+            continue
+        seen.add(module)
+        row = node.start_point.row
+        statement = node
+        while statement.parent is not None and statement.type not in {"import_statement", "import_from_statement"}:
+            statement = statement.parent
+        result.append(
+            ImportFact(
+                module=module,
+                path=unit.path,
+                line=row + 1,
+                column=unit.source.char_column(row, statement.start_point.column),
+                end_column=unit.source.char_column(statement.end_point.row, statement.end_point.column)
+                if statement.end_point.row == row else len(unit.source.line_text(row)) + 1,
+                cell=unit.cell,
+                snippet=unit.source.line_text(row).strip()[:200],
+            )
+        )
+    return result

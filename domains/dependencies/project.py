@@ -1,0 +1,169 @@
+"""The dependencies domain for the whole project: classify every declared or imported distribution with the
+catalog, find what is imported but not declared, check NPU-aware minimum versions and CUDA builds, and fit
+the torch requirement against torch_npu's compatibility table."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, replace
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from analyzer.findings import FindingFactory, Located
+from analyzer.manifests import Declaration
+from analyzer.models import DependencyRow, Finding, Text, TorchFit
+from domains.dependencies.facts import ImportFact
+from knowledge import KnowledgeBase
+
+STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
+CUDA_HINTS = ("cuda", "nvidia", "-cu1", "-gpu", "tensorrt")
+RULE_BY_CLASS = {"needs_replacement": "package-needs-replacement", "unsupported": "package-unsupported"}
+
+
+@dataclass
+class DependencyAnalysis:
+    findings: list[Finding]
+    matrix: list[DependencyRow]
+    torch_fit: TorchFit
+
+
+def analyze_dependencies(
+    declarations: list[Declaration],
+    imports: list[ImportFact],
+    local_modules: set[str],
+    kb: KnowledgeBase,
+    factory: FindingFactory,
+    has_manifest: bool,
+) -> DependencyAnalysis:
+    """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an import that none
+    of them declares is worth reporting."""
+    by_package: dict[str, list[Declaration]] = defaultdict(list)
+    for declaration in sorted(set(declarations), key=lambda d: (d.path, d.line, d.name)):
+        by_package[declaration.name].append(declaration)
+    imported: dict[str, list[ImportFact]] = defaultdict(list)
+    for fact in sorted(imports, key=lambda f: (f.path, f.cell or 0, f.line)):
+        if fact.module in STDLIB or fact.module in local_modules:
+            continue
+        imported[kb.distribution_of(fact.module)].append(fact)
+
+    findings: list[Finding] = []
+    emit = _Emitter(factory, findings)
+    for name, sites in by_package.items():
+        record = kb.package(name)
+        if record is not None and record.classification in RULE_BY_CLASS:
+            for site in sites:
+                emit.declaration(RULE_BY_CLASS[record.classification], name, site)
+        if record is not None and record.npu_aware_since:
+            for site in sites:
+                if _below(site.specifier, record.npu_aware_since):
+                    emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since)
+        for site in sites:
+            if site.local_version.startswith(("+cu", "+rocm")):
+                emit.declaration("cuda-build-pin", f"{name}{site.specifier}", site)
+            if name == "torch-npu":
+                emit.declaration("torch-npu-declared", f"{name}{site.specifier}", site)
+    has_manifest = has_manifest or bool(by_package)
+    for name, facts in imported.items():
+        if name in by_package:
+            continue
+        record = kb.package(name)
+        if record is not None and record.classification in RULE_BY_CLASS:
+            emit.import_site(RULE_BY_CLASS[record.classification], name, facts[0])
+        if has_manifest and name != "torch":  # an undeclared torch has its own rule (torch-not-declared)
+            emit.import_site("undeclared-import", name, facts[0], facts[0].module)
+
+    fit = torch_fit(by_package.get("torch", []), kb)
+    torch_sites = by_package.get("torch", [])
+    if torch_sites:
+        code = "torch-version-fit" if fit.releases else "torch-version-no-fit"
+        emit.declaration(code, f"torch{torch_sites[0].specifier}", torch_sites[0], fit.recommended or _table_range(kb))
+    elif "torch" in imported:
+        emit.import_site("torch-not-declared", "torch", imported["torch"][0], fit.recommended or "")
+
+    matrix = [_row(name, by_package.get(name, []), name in imported, kb) for name in sorted(set(by_package) | set(imported))]
+    return DependencyAnalysis(findings, matrix, fit)
+
+
+class _Emitter:
+    def __init__(self, factory: FindingFactory, findings: list[Finding]) -> None:
+        self.factory = factory
+        self.codes = {r.match.detector: r.code for r in factory.kb.rules.values() if r.match.detector}
+        self.findings = findings
+        self.occurrences: dict[tuple, int] = defaultdict(int)
+
+    def _emit(self, located: Located) -> None:
+        located = replace(located, rule=self.codes[located.rule])
+        key = (located.rule, located.path, located.symbol)
+        self.findings.append(self.factory.build_located(located, self.occurrences[key]))
+        self.occurrences[key] += 1
+
+    def declaration(self, code: str, symbol: str, site: Declaration, npu: str | None = None) -> None:
+        snippet = site.text[:200]
+        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu))
+
+    def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None) -> None:
+        self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu))
+
+
+def torch_fit(sites: list[Declaration], kb: KnowledgeBase) -> TorchFit:
+    declared = ",".join(sorted({s.specifier for s in sites if s.specifier}))
+    try:  # a +cu121 label names a build, not a version: the version is what has to fit
+        specifier = SpecifierSet(re.sub(r"\+[A-Za-z0-9.]+", "", declared))
+    except InvalidSpecifier:
+        specifier = SpecifierSet()
+    ordered = sorted(kb.releases, key=lambda r: (Version(r.torch), Version(r.torch_npu)), reverse=True)
+    fitting = [r for r in ordered if specifier.contains(Version(r.torch), prereleases=True)]
+    recommended = f"torch_npu {fitting[0].torch_npu} (torch {fitting[0].torch}, CANN {fitting[0].cann})" if fitting else None
+    return TorchFit(declared=declared, releases=[r.torch_npu for r in fitting], recommended=recommended)
+
+
+def _table_range(kb: KnowledgeBase) -> str:
+    versions = sorted({Version(r.torch) for r in kb.releases})
+    return f"torch {versions[0]} to {versions[-1]}"
+
+
+def _below(specifier: str, minimum: str) -> bool:
+    """Does the declared specifier rule out every version from `minimum` on?"""
+    try:
+        spec, floor = SpecifierSet(specifier), Version(minimum)
+    except (InvalidSpecifier, InvalidVersion):
+        return False
+    for item in spec:
+        try:
+            version = Version(item.version.replace(".*", ""))
+        except InvalidVersion:
+            continue
+        if item.operator in {"==", "===", "~=", "<="} and version < floor:
+            return True
+        if item.operator == "<" and version <= floor:
+            return True
+    return False
+
+
+def _row(name: str, sites: list[Declaration], imported: bool, kb: KnowledgeBase) -> DependencyRow:
+    record = kb.package(name)
+    declared = ", ".join(sorted({s.specifier for s in sites if s.specifier}))
+    sources = [f"{s.path}:{s.line}" for s in sites]
+    if record is not None:
+        replacement = Text(en=record.replacement.en, zh=record.replacement.zh) if record.replacement else None
+        return DependencyRow(
+            package=name, declared=declared, sources=sources, imported=imported, classification=record.classification,
+            replacement=replacement, notes=Text(en=record.note.en, zh=record.note.zh), confidence=record.confidence,
+        )
+    if name in kb.not_involved:
+        return DependencyRow(
+            package=name, declared=declared, sources=sources, imported=imported, classification="not_involved",
+            confidence="high",
+        )
+    hint = any(token in name for token in CUDA_HINTS)
+    notes = Text(
+        en="Not in the catalog; its name suggests CUDA-specific code: check it." if hint else "Not in the catalog: check whether it ships accelerator code.",
+        zh="不在目录中；名称显示其可能包含 CUDA 专用代码，需核实。" if hint else "不在目录中：需核实是否包含加速器相关代码。",
+    )
+    return DependencyRow(
+        package=name, declared=declared, sources=sources, imported=imported, classification="unknown", notes=notes,
+        confidence="low",
+    )

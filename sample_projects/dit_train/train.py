@@ -1,0 +1,38 @@
+"""DiT training with FSDP or DeepSpeed."""
+import argparse
+import os
+
+import deepspeed
+import torch
+import torch.distributed as dist
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+from dit.model import DiTBlock, GaussianDiffusion
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--engine", choices=["fsdp", "deepspeed", "dp"], default="fsdp")
+    parser.add_argument("--deepspeed_config", default="configs/ds_zero2.json")
+    args = parser.parse_args()
+
+    os.environ.setdefault("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1")
+    dist.init_process_group(backend="nccl")
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    model = DiTBlock(1024, 16).cuda()
+    if args.engine == "fsdp":
+        model = FSDP(model, device_id=torch.cuda.current_device())
+    elif args.engine == "dp":
+        model = torch.nn.DataParallel(model)
+    else:
+        model, optimizer, _, _ = deepspeed.initialize(model=model, config=args.deepspeed_config)
+    if dist.get_backend() == "nccl":
+        torch.backends.cuda.matmul.allow_tf32 = True
+    diffusion = GaussianDiffusion()
+    loss = torch.zeros((), device="cuda")
+    dist.all_reduce(loss, op=dist.ReduceOp.AVG)
+
+
+if __name__ == "__main__":
+    main()
