@@ -327,7 +327,7 @@ def _conda_spec(spec: str, relative: str, line: int, source: str = "conda") -> D
         version = rest[1:].split("=", 1)[0]
         specifier = f"=={version}" if version.count(".") >= 2 or version.endswith("*") else f"=={version}.*"
     elif rest:
-        specifier = rest.split("=", 1)[0] if rest.startswith(("<", ">", "!")) else rest
+        specifier = rest.replace(" ", "")  # already a comparison: >=1.13, <2, !=2.0
     conda_names = {"pytorch": "torch"}
     canonical = canonicalize_name(conda_names.get(name, name))
     return Declaration(canonical, specifier, relative, line, source, "main", spec)

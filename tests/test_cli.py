@@ -53,7 +53,7 @@ def test_fail_on(capsys):
 def test_exclude_option(capsys):
     main(["analyze", str(SAMPLE), "--format", "json", "--exclude", "*.py", "--exclude", "scripts/"])
     report = json.loads(capsys.readouterr().out)
-    assert {f["path"] for f in report["findings"]} == {"Dockerfile", "configs/train.yaml"}
+    assert {f["path"] for f in report["findings"]} == {"Dockerfile", "configs/train.yaml", "requirements.txt"}
 
 
 def test_torch_npu_target(capsys):

@@ -26,6 +26,7 @@ class ImportFact:
     end_column: int
     cell: int | None
     snippet: str
+    optional: bool = False  # inside a function, a class or a try block: an optional or lazy import
 
 
 @dataclass
@@ -68,6 +69,15 @@ def _is_conda_environment(name: str, text: str) -> bool:
     return name.lower().startswith(("environment", "env", "conda")) and "dependencies:" in text
 
 
+def _nested(statement) -> bool:
+    current = statement.parent
+    while current is not None:
+        if current.type in {"function_definition", "class_definition", "try_statement", "if_statement"}:
+            return True
+        current = current.parent
+    return False
+
+
 def _imports(unit: Unit) -> list[ImportFact]:
     if "import" not in unit.source.text:
         return []
@@ -93,6 +103,7 @@ def _imports(unit: Unit) -> list[ImportFact]:
                 if statement.end_point.row == row else len(unit.source.line_text(row)) + 1,
                 cell=unit.cell,
                 snippet=unit.source.line_text(row).strip()[:200],
+                optional=_nested(statement),
             )
         )
     return result

@@ -72,15 +72,18 @@ def analyze_dependencies(
         record = kb.package(name)
         if record is not None and record.classification in RULE_BY_CLASS:
             emit.import_site(RULE_BY_CLASS[record.classification], name, facts[0])
-        if has_manifest and name != "torch":  # an undeclared torch has its own rule (torch-not-declared)
-            emit.import_site("undeclared-import", name, facts[0], facts[0].module)
+        required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
+        if has_manifest and required and name != "torch":  # an undeclared torch has its own rule
+            emit.import_site("undeclared-import", name, required[0], required[0].module)
 
-    fit = torch_fit(by_package.get("torch", []), kb)
     torch_sites = by_package.get("torch", [])
-    if torch_sites:
-        code = "torch-version-fit" if fit.releases else "torch-version-no-fit"
-        emit.declaration(code, f"torch{torch_sites[0].specifier}", torch_sites[0], fit.recommended or _table_range(kb))
-    elif "torch" in imported:
+    fit = torch_fit(_primary(torch_sites), kb)
+    for path in sorted({s.path for s in torch_sites}):
+        in_file = [s for s in torch_sites if s.path == path]
+        file_fit = torch_fit(in_file, kb)
+        code = "torch-version-fit" if file_fit.releases else "torch-version-no-fit"
+        emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], file_fit.recommended or _table_range(kb))
+    if not torch_sites and "torch" in imported:
         emit.import_site("torch-not-declared", "torch", imported["torch"][0], fit.recommended or "")
 
     matrix = [_row(name, by_package.get(name, []), name in imported, kb) for name in sorted(set(by_package) | set(imported))]
@@ -106,6 +109,18 @@ class _Emitter:
 
     def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None) -> None:
         self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu))
+
+
+SOURCE_PRIORITY = ("pyproject", "setup.py", "setup.cfg", "requirements", "conda", "pip-install", "conda-install")
+
+
+def _primary(sites: list[Declaration]) -> list[Declaration]:
+    """The torch declarations of the project's main manifest (pyproject before setup before requirements...),
+    since different Dockerfiles or scripts may pin different versions."""
+    if not sites:
+        return []
+    best = min(sites, key=lambda s: (SOURCE_PRIORITY.index(s.source) if s.source in SOURCE_PRIORITY else 99, s.path))
+    return [s for s in sites if s.path == best.path]
 
 
 def torch_fit(sites: list[Declaration], kb: KnowledgeBase) -> TorchFit:
