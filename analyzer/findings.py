@@ -37,6 +37,7 @@ class FindingFactory:
     def __init__(self, kb: KnowledgeBase, target: Target) -> None:
         self.kb = kb
         self.target = target
+        self._text_cache: dict = {}
         texts = _common_texts()
         self.auto_note = texts["auto_note"]
         self.context_note = texts["context_note"]
@@ -77,6 +78,20 @@ class FindingFactory:
         )
         return self.build_located(located, occurrence)
 
+    def _texts(self, rule, symbol, npu, code, replacement, message, judgement):
+        """The texts of a finding, built once per distinct content: a project repeats the same few."""
+        key = (rule.code, symbol, npu, code, message["en"], judgement)
+        cached = self._text_cache.get(key)
+        if cached is None:
+            cached = (
+                Text(**message),
+                ReplacementText(en=_fill(replacement.en, symbol, npu), zh=_fill(replacement.zh, symbol, npu), code=code),
+                EffortHours(low=judgement.effort[0], high=judgement.effort[1]),
+            )
+            if len(self._text_cache) < 50_000:
+                self._text_cache[key] = cached
+        return cached
+
     def build_located(self, at: "Located", occurrence: int) -> Finding:
         """A finding at a known place (also used by project-level analyses such as dependencies)."""
         rule = self.kb.rules[at.rule]
@@ -93,6 +108,7 @@ class FindingFactory:
             for lang in ("en", "zh"):
                 message[lang] += " " + self.auto_note[lang].replace("{release}", release)
         code = _fill(replacement.code, at.symbol, npu) if replacement.code else None
+        texts = self._texts(rule, at.symbol, npu, code, replacement, message, judgement)
         return Finding(
             rule=rule.code,
             name=rule.name,
@@ -108,11 +124,9 @@ class FindingFactory:
             severity=judgement.severity,
             migration=judgement.migration,
             confidence=rule.confidence,
-            message=Text(**message),
-            replacement=ReplacementText(
-                en=_fill(replacement.en, at.symbol, npu), zh=_fill(replacement.zh, at.symbol, npu), code=code
-            ),
-            effort_hours=EffortHours(low=judgement.effort[0], high=judgement.effort[1]),
+            message=texts[0],
+            replacement=texts[1],
+            effort_hours=texts[2],
             references=list(rule.references),
             fingerprint=fingerprint(rule.code, at.path, at.matched or at.snippet, occurrence),
             suppressed=False,

@@ -56,6 +56,7 @@ class Unit:
     _tree: Node | None = field(default=None, repr=False)
     _imports: ImportTable | None = field(default=None, repr=False)
     shared_imports: ImportTable | None = field(default=None, repr=False)
+    cache: dict = field(default_factory=dict, repr=False)  # per-unit results shared by scanners; dropped with the tree
 
     def tree(self) -> Node:
         if self._tree is None:
@@ -81,6 +82,7 @@ class Unit:
 
     def release_tree(self) -> None:
         self._tree = None
+        self.cache.clear()
 
 
 class Scanner:

@@ -53,10 +53,19 @@ def _is_definition_name(node: Node) -> bool:
     return parent.type in {"dotted_name", "aliased_import", "import_from_statement", "import_statement"}
 
 
+def unit_references(unit: Unit) -> list[Reference]:
+    """The references of a whole unit, resolved once and shared by every domain's scanner."""
+    cached = unit.cache.get("references")
+    if cached is None:
+        found = parsing.captures(parsing.query("python", REFERENCE_PATTERNS), unit.tree())
+        cached = unit.cache["references"] = references(found, unit)
+    return cached
+
+
 class PythonScan:
     """The state of one scan of one unit; domain scanners subclass it."""
 
-    QUERY: str = REFERENCE_PATTERNS
+    QUERY: str = ""  # the domain's own patterns; references come from unit_references()
 
     def __init__(self, index: RuleIndex, unit: Unit) -> None:
         self.index = index

@@ -32,6 +32,7 @@ class RuleIndex:
                 else:
                     self.exact[name] = rule.code
         self.namespaces.sort(key=lambda item: -len(item[0]))
+        self.namespace_codes = dict(reversed(self.namespaces))
         self.env = {name: r.code for r in rules for name in (r.match.env_vars or []) if not name.endswith("*")}
         self.env_prefixes = sorted(
             ((name[:-1], r.code) for r in rules for name in (r.match.env_vars or []) if name.endswith("*")),
@@ -58,7 +59,11 @@ class RuleIndex:
                 found = (self.exact[candidate], candidate)
                 break
         if found is None:
-            code = next((c for prefix, c in self.namespaces if qualified.startswith(prefix + ".")), None)
+            code = next(
+                (self.namespace_codes[p] for p in (".".join(parts[:end]) for end in range(len(parts) - 1, 0, -1))
+                 if p in self.namespace_codes),
+                None,
+            )
             found = (code, qualified) if code else None
         if found is None or (self.domain and self.kb.rules[found[0]].domain != self.domain):
             return None

@@ -12,10 +12,10 @@ from tree_sitter import Node
 from analyzer import parsing
 from domains.base import Hit, Scanner, Unit
 from domains.device import literals
-from domains.python_refs import REFERENCE_PATTERNS, PythonScan, Reference, references
+from domains.python_refs import PythonScan, Reference, unit_references
 from domains.rule_index import RuleIndex
 
-QUERY = REFERENCE_PATTERNS + r"""
+QUERY = r"""
 ((string) @attn_impl (#match? @attn_impl "flash_attention_[23]"))
 (try_statement) @try
 ((call function: (attribute attribute: (identifier) @softmax)) (#eq? @softmax "softmax"))
@@ -60,7 +60,7 @@ class _AttentionScan(PythonScan):
         gated = set()
         for node in found.get("try", []):
             gated.update(self._import_gate(node))
-        for reference in references(found, self.unit):
+        for reference in unit_references(self.unit):
             self._reference(reference)
         for node in found.get("attn_impl", []):
             self._attn_implementation(node)

@@ -8,10 +8,10 @@ from analyzer import parsing
 from analyzer.python_names import qualified_name
 from domains.base import Hit, Scanner, Span, Unit
 from domains.device import literals
-from domains.python_refs import REFERENCE_PATTERNS, PythonScan, Reference, argument, references
+from domains.python_refs import PythonScan, Reference, argument, unit_references
 from domains.rule_index import RuleIndex
 
-QUERY = REFERENCE_PATTERNS + r"""
+QUERY = r"""
 ((string) @string (#match? @string "cuda"))
 ((comparison_operator) @comparison (#match? @comparison "cuda"))
 ((call function: (attribute attribute: (identifier) @method)) (#any-of? @method "cuda" "to" "startswith"))
@@ -76,7 +76,7 @@ class _FileScan(PythonScan):
 
     def run(self) -> list[Hit]:
         found = self.captures()
-        for reference in references(found, self.unit):
+        for reference in unit_references(self.unit):
             self._reference(reference)
         for node in found.get("method", []):
             self._method_call(node)

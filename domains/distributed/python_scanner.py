@@ -8,10 +8,10 @@ from tree_sitter import Node
 from analyzer import parsing
 from domains.base import Hit, Scanner, Unit
 from domains.device import literals
-from domains.python_refs import REFERENCE_PATTERNS, PythonScan, Reference, argument, references
+from domains.python_refs import PythonScan, Reference, argument, unit_references
 from domains.rule_index import RuleIndex
 
-QUERY = REFERENCE_PATTERNS + r"""
+QUERY = r"""
 ((string) @string (#match? @string "nccl"))
 ((comparison_operator) @comparison (#match? @comparison "nccl"))
 ((string) @env_string (#match? @env_string "NCCL"))
@@ -56,7 +56,7 @@ class _DistributedScan(PythonScan):
 
     def run(self) -> list[Hit]:
         found = self.captures()
-        for reference in references(found, self.unit):
+        for reference in unit_references(self.unit):
             self._reference(reference)
         for node in found.get("comparison", []):
             self._comparison(node)

@@ -10,10 +10,10 @@ from tree_sitter import Node
 
 from analyzer import parsing
 from domains.base import Hit, Scanner, Unit
-from domains.python_refs import REFERENCE_PATTERNS, PythonScan, Reference, keywords, references
+from domains.python_refs import REFERENCE_PATTERNS, PythonScan, Reference, keywords, references, unit_references
 from domains.rule_index import RuleIndex
 
-QUERY = REFERENCE_PATTERNS + r"""
+QUERY = r"""
 ((call function: (attribute attribute: (identifier) @method) arguments: (argument_list) @args) (#eq? @method "double"))
 (assert_statement) @assertion
 (class_definition name: (identifier) @class_name) @class
@@ -48,7 +48,7 @@ class _PrecisionScan(PythonScan):
 
     def run(self) -> list[Hit]:
         found = self.captures()
-        for reference in references(found, self.unit):
+        for reference in unit_references(self.unit):
             self._reference(reference)
         for node in found.get("args", []):
             self._double_call(node.parent)
