@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from domains.base import Scanner
 from domains.attention.python_scanner import AttentionPythonScanner
+from domains.base import Scanner
 from domains.config_scanner import ShellConfigScanner, YamlConfigScanner
 from domains.device.python_scanner import DevicePythonScanner
 from domains.distributed.python_scanner import DistributedPythonScanner

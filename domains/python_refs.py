@@ -4,12 +4,13 @@ qualified names, and the scaffolding of one scan over one unit."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from tree_sitter import Node
 
 from analyzer import parsing
 from analyzer.python_names import enclosing_call, outermost_chain, qualified_name
-from domains.base import Hit, Span, Unit
+from domains.base import Hit, Scanner, Span, Unit
 from domains.rule_index import RuleIndex
 
 # Include these patterns in a domain's query to receive references.
@@ -128,3 +129,17 @@ def argument(call: Node, position: int, keyword: str) -> Node | None:
         if c.type not in {"keyword_argument", "list_splat", "dictionary_splat", "comment"}
     ]
     return positional[position] if position < len(positional) else None
+
+
+class PythonDomainScanner(Scanner):
+    """A domain's scanner over Python units: one `scan_class` instance per unit, sharing the domain's index."""
+
+    kinds = frozenset({"python"})
+    scan_class: ClassVar[type[PythonScan]]
+
+    def __init__(self, kb, target) -> None:
+        super().__init__(kb, target)
+        self.index = RuleIndex(kb, self.domain)
+
+    def scan(self, unit: Unit) -> list[Hit]:
+        return self.scan_class(self.index, unit).run()

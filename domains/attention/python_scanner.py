@@ -10,9 +10,9 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from analyzer import parsing
-from domains.base import Hit, Scanner, Unit
+from domains.base import Hit, Unit
 from domains.device import literals
-from domains.python_refs import PythonScan, Reference, unit_references
+from domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
 from domains.rule_index import RuleIndex
 
 QUERY = r"""
@@ -31,18 +31,14 @@ INFERENCE_CONTEXTS = ("no_grad", "inference_mode")
 MATMUL_CALLS = ("matmul", "bmm", "einsum", "baddbmm")
 
 
-class AttentionPythonScanner(Scanner):
+class AttentionPythonScanner(PythonDomainScanner):
     domain = "attention"
-    kinds = frozenset({"python"})
     triggers = ("flash_attn", "xformers", "scaled_dot_product_attention", "sdp", "attn_implementation",
                 "flash_attention", "softmax", "yunchang", "ring_flash_attn")
 
-    def __init__(self, kb, target) -> None:
-        super().__init__(kb, target)
-        self.index = RuleIndex(kb, "attention")
-
-    def scan(self, unit: Unit) -> list[Hit]:
-        return _AttentionScan(self.index, unit).run()
+    @property
+    def scan_class(self):
+        return _AttentionScan
 
 
 class _AttentionScan(PythonScan):

@@ -6,9 +6,9 @@ from tree_sitter import Node
 
 from analyzer import parsing
 from analyzer.python_names import qualified_name
-from domains.base import Hit, Scanner, Span, Unit
+from domains.base import Hit, Unit
 from domains.device import literals
-from domains.python_refs import PythonScan, Reference, argument, unit_references
+from domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, unit_references
 from domains.rule_index import RuleIndex
 
 QUERY = r"""
@@ -49,20 +49,16 @@ WRAPPED_BY_FEATURE = {
 }
 
 
-class DevicePythonScanner(Scanner):
+class DevicePythonScanner(PythonDomainScanner):
     domain = "device"
-    kinds = frozenset({"python"})
     triggers = (
         "cuda", "CUDA", "cudnn", "CUDNN", "CUBLAS", "NVIDIA", "NVTE", "nvtx", "compile", "jit", "_dynamo",
         "device", ".to(", "GradScaler", "multi_processor_count", "profiler",
     )
 
-    def __init__(self, kb, target) -> None:
-        super().__init__(kb, target)
-        self.index = RuleIndex(kb, "device")
-
-    def scan(self, unit: Unit) -> list[Hit]:
-        return _FileScan(self.index, unit).run()
+    @property
+    def scan_class(self):
+        return _FileScan
 
 
 class _FileScan(PythonScan):

@@ -6,9 +6,9 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from analyzer import parsing
-from domains.base import Hit, Scanner, Unit
+from domains.base import Hit, Unit
 from domains.device import literals
-from domains.python_refs import PythonScan, Reference, argument, unit_references
+from domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, unit_references
 from domains.rule_index import RuleIndex
 
 QUERY = r"""
@@ -34,17 +34,13 @@ MESH_CALLS = {
 }
 
 
-class DistributedPythonScanner(Scanner):
+class DistributedPythonScanner(PythonDomainScanner):
     domain = "distributed"
-    kinds = frozenset({"python"})
     triggers = ("distributed", "nccl", "NCCL", "DataParallel", "deepspeed", "megatron", "fully_shard", "DeviceMesh", "ReduceOp")
 
-    def __init__(self, kb, target) -> None:
-        super().__init__(kb, target)
-        self.index = RuleIndex(kb, "distributed")
-
-    def scan(self, unit: Unit) -> list[Hit]:
-        return _DistributedScan(self.index, unit).run()
+    @property
+    def scan_class(self):
+        return _DistributedScan
 
 
 class _DistributedScan(PythonScan):

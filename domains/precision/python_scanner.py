@@ -9,9 +9,16 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from analyzer import parsing
-from domains.base import Hit, Scanner, Unit
-from domains.python_refs import REFERENCE_PATTERNS, PythonScan, Reference, keywords, references, unit_references
-from domains.rule_index import RuleIndex
+from domains.base import Hit
+from domains.python_refs import (
+    REFERENCE_PATTERNS,
+    PythonDomainScanner,
+    PythonScan,
+    Reference,
+    keywords,
+    references,
+    unit_references,
+)
 
 QUERY = r"""
 ((call function: (attribute attribute: (identifier) @method) arguments: (argument_list) @args) (#eq? @method "double"))
@@ -29,18 +36,14 @@ NORM_CLASS_TOKENS = ("rmsnorm",)
 UPCAST_TOKENS = (".float()", "torch.float32", ".to(torch.float)")
 
 
-class PrecisionPythonScanner(Scanner):
+class PrecisionPythonScanner(PythonDomainScanner):
     domain = "precision"
-    kinds = frozenset({"python"})
     triggers = ("float64", "double", "complex128", "from_numpy", "cdouble", "uint", "float8", "dtype", "RMSNorm", "RmsNorm",
                 "view_as_complex", "polar", "allow_tf32")
 
-    def __init__(self, kb, target) -> None:
-        super().__init__(kb, target)
-        self.index = RuleIndex(kb, "precision")
-
-    def scan(self, unit: Unit) -> list[Hit]:
-        return _PrecisionScan(self.index, unit).run()
+    @property
+    def scan_class(self):
+        return _PrecisionScan
 
 
 class _PrecisionScan(PythonScan):
