@@ -70,6 +70,9 @@ class _DistributedScan(PythonScan):
         if name in BACKEND_CALLS and call is not None:
             position, keyword, capabilities = BACKEND_CALLS[name]
             value = argument(call, position, keyword)
+            if value is None and name == "torch.distributed.init_process_group":
+                self.hit("default-backend", f"{name}()", call)
+                return
             if value is not None and value.type == "string" and "nccl" in literals.string_parts(value)[1]:
                 self.claimed.add(value.id)
                 self.hit("nccl-backend-argument", f"{name}({parsing.text(value)})", value, "\"hccl\"", auto_when=capabilities)

@@ -1,0 +1,127 @@
+"""Manifests read statically, and the project-level judgement of dependencies."""
+
+from pathlib import Path
+
+from analyzer import manifests, parsing
+from analyzer.pipeline import AnalyzeOptions, analyze
+
+
+def names(declarations):
+    return [(d.name, d.specifier) for d in declarations]
+
+
+def test_requirements_with_includes_options_urls_editables_and_bad_lines(tmp_path):
+    (tmp_path / "requirements.txt").write_text(
+        "# pinned for CUDA 12.1\n"
+        "torch==2.1.0+cu121 ; python_version > '3.8'\n"
+        "--extra-index-url https://download.pytorch.org/whl/cu121\n"
+        "flash-attn>=2.5 \\\n    --no-build-isolation\n"
+        "-r requirements/dev.txt\n"
+        "-e git+https://github.com/org/repo.git#egg=mylib\n"
+        "https://example.org/wheels/flash_attn-2.5.8+cu122torch2.3-cp310-cp310-linux_x86_64.whl\n"
+        "xformers[extra] == 0.0.23\n"
+        "not a requirement !!\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "requirements").mkdir()
+    (tmp_path / "requirements" / "dev.txt").write_text("pytest\n-r ../requirements.txt\n", encoding="utf-8")
+    declarations, problems = manifests.parse_requirements(tmp_path, "requirements.txt", (tmp_path / "requirements.txt").read_text())
+    assert names(declarations) == [
+        ("torch", "==2.1.0+cu121"), ("flash-attn", ">=2.5"), ("pytest", ""), ("mylib", ""), ("flash-attn", ""),
+        ("xformers", "==0.0.23"),
+    ]
+    assert declarations[0].local_version == "+cu121" and declarations[0].line == 2
+    assert declarations[2].path == "requirements/dev.txt"
+    reasons = [p.reason for p in problems]
+    assert any("not a requirement" in r for r in reasons) and any("include cycle" in r for r in reasons)
+
+
+def test_pyproject_pep621_groups_poetry_and_pdm():
+    text = (
+        '[project]\ndependencies = ["torch>=2.1", "transformers==4.30.0"]\n'
+        '[project.optional-dependencies]\nfa = ["flash-attn"]\n'
+        '[dependency-groups]\ndev = ["pytest"]\n'
+        '[tool.poetry.dependencies]\npython = "^3.10"\naccelerate = "^0.21.0"\n'
+        '[tool.pdm.dev-dependencies]\nlint = ["ruff"]\n'
+    )
+    declarations, problems = manifests.parse_pyproject("pyproject.toml", text)
+    assert names(declarations) == [
+        ("torch", ">=2.1"), ("transformers", "==4.30.0"), ("flash-attn", ""), ("pytest", ""),
+        ("accelerate", ">=0.21.0,<0.22"), ("ruff", ""),
+    ]
+    assert [d.group for d in declarations][:4] == ["main", "main", "fa", "dev"]
+    assert problems == []
+    assert manifests.parse_pyproject("pyproject.toml", "[project\n")[1][0].reason.startswith("pyproject.toml not parsed")
+
+
+def test_setup_py_is_read_from_its_syntax_tree_never_run():
+    tree = parsing.parse(
+        "python",
+        b'import os\nos.system("rm -rf /")\nREQ = ["deepspeed>=0.12", "apex"]\n'
+        b'setup(name="x", install_requires=REQ, extras_require={"gpu": ["cupy-cuda12x"]})\n',
+    )
+    declarations, _ = manifests.parse_setup_py("setup.py", tree)
+    assert names(declarations) == [("deepspeed", ">=0.12"), ("apex", ""), ("cupy-cuda12x", "")]
+    assert declarations[2].group == "gpu"
+
+
+def test_setup_cfg_conda_environment_and_install_commands():
+    cfg, _ = manifests.parse_setup_cfg(
+        "setup.cfg", "[options]\ninstall_requires =\n    numpy\n    bitsandbytes>=0.41\n[options.extras_require]\ngpu = cupy\n"
+    )
+    assert names(cfg) == [("numpy", ""), ("bitsandbytes", ">=0.41"), ("cupy", "")]
+    conda, _ = manifests.parse_conda_environment(
+        "environment.yml",
+        "dependencies:\n  - python >= 3.8\n  - pytorch::pytorch=2.1.0\n  - pytorch >= 1.13\n  - pytorch-cuda=12.1\n"
+        "  - pip:\n    - flash-attn==2.5.8\n",
+    )
+    assert names(conda) == [
+        ("python", ">=3.8"), ("torch", "==2.1.0"), ("torch", ">=1.13"), ("pytorch-cuda", "==12.1.*"), ("flash-attn", "==2.5.8"),
+    ]
+    tree = parsing.parse(
+        "bash",
+        b"pip install --no-cache-dir torch==2.1.0 flash-attn -r req.txt\npython -m pip install xformers\n"
+        b"conda install -c pytorch pytorch=2.1 cudatoolkit=11.8\n",
+    )
+    installs, _ = manifests.parse_install_commands("Dockerfile", tree)
+    assert names(installs) == [
+        ("torch", "==2.1.0"), ("flash-attn", ""), ("xformers", ""), ("torch", "==2.1.*"), ("cudatoolkit", "==11.8.*"),
+    ]
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def test_project_matrix_undeclared_imports_and_torch_fit(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "demo"\ndependencies = ["torch==2.6.0", "flash-attn", "transformers>=4.40"]\n',
+        "demo/__init__.py": "",
+        "demo/model.py": "import torch\nimport cv2\nimport demo.utils\nfrom . import utils\n\ndef f():\n    import wandb\n",
+        "demo/utils.py": "import os\nimport einops\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    matrix = {row.package: row for row in report.dependency_matrix}
+    assert matrix["flash-attn"].classification == "needs_replacement" and matrix["flash-attn"].replacement is not None
+    assert matrix["torch"].declared == "==2.6.0" and matrix["opencv-python"].imported
+    assert matrix["opencv-python"].classification == "not_involved" and matrix["wandb"].sources == []
+    undeclared = sorted(f.symbol for f in report.findings if f.rule == "DEP003")
+    assert undeclared == ["einops", "opencv-python"]  # wandb is imported lazily inside a function
+    assert report.torch_fit.releases == ["2.6.0.post5", "2.6.0.post3", "2.6.0"]
+    assert report.torch_fit.recommended == "torch_npu 2.6.0.post5 (torch 2.6.0, CANN 8.5.0)"
+    assert {f.rule for f in report.findings if f.domain == "dependencies"} >= {"DEP001", "DEP003", "DEP010"}
+
+
+def test_torch_pins_are_fitted_per_file_and_the_main_manifest_answers(tmp_path):
+    write(tmp_path, {
+        "requirements.txt": "torch>=2.4\n",
+        "docker/Dockerfile": "FROM python:3.11\nRUN pip install torch==2.2.1\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    verdicts = {(f.path, f.rule) for f in report.findings if f.rule in {"DEP010", "DEP012"}}
+    assert verdicts == {("requirements.txt", "DEP010"), ("docker/Dockerfile", "DEP012")}
+    assert report.torch_fit.declared == ">=2.4" and report.torch_fit.recommended.startswith("torch_npu 2.12.0")
