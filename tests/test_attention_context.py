@@ -1,0 +1,34 @@
+"""Attention replacements depend on whether the code path runs a backward."""
+
+from tests.helpers import scan
+
+
+def only(code, rule):
+    [finding] = [f for f in scan(code).findings if f.rule == rule]
+    return finding
+
+
+def test_inference_context_from_no_grad_picks_the_inference_operators():
+    code = (
+        "import torch\nfrom flash_attn import flash_attn_func\n\n"
+        "@torch.no_grad()\ndef generate(q, k, v):\n    return flash_attn_func(q, k, v, causal=True)\n"
+    )
+    finding = only(code, "ATT001")
+    assert "npu_fused_infer_attention_score" in finding.replacement.en
+    assert "Context: inference" in finding.message.en and "上下文：推理" in finding.message.zh
+
+
+def test_training_context_keeps_the_operator_with_a_backward():
+    code = (
+        "from flash_attn import flash_attn_func\n\n"
+        "def step(q, k, v, opt):\n    out = flash_attn_func(q, k, v)\n    out.sum().backward()\n    opt.step()\n"
+    )
+    finding = only(code, "ATT001")
+    assert "npu_fusion_attention" in finding.replacement.en and "backward" in finding.replacement.en
+    assert "Context: training" in finding.message.en
+
+
+def test_unknown_context_says_nothing_and_defaults_to_the_training_operator():
+    finding = only("from flash_attn import flash_attn_func\nout = flash_attn_func(q, k, v)\n", "ATT001")
+    assert "Context:" not in finding.message.en
+    assert finding.replacement.code.startswith("torch_npu.npu_fusion_attention(")
