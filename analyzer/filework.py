@@ -20,6 +20,7 @@ from analyzer.suppressions import collect as collect_suppressions
 from domains import build_scanners
 from domains.base import Unit
 from domains.config_scanner import YamlUnreadable
+from domains.custom_ops.records import CustomOpFacts
 from domains.dependencies.facts import DependencyFacts
 from domains.dependencies.facts import collect as collect_dependency_facts
 from knowledge import load_knowledge
@@ -34,6 +35,7 @@ class FileResult:
     skipped: list[SkippedFile] = field(default_factory=list)
     unused_suppressions: list[UnusedSuppression] = field(default_factory=list)
     dependencies: DependencyFacts = field(default_factory=DependencyFacts)
+    custom_ops: CustomOpFacts = field(default_factory=CustomOpFacts)
 
 
 class FileWorker:
@@ -63,6 +65,13 @@ class FileWorker:
         for unit in units:
             self._scan_unit(unit, result)
         result.dependencies = collect_dependency_facts(_root_of(project_file), project_file.path, units)
+        for unit in units:
+            facts = unit.cache.get("custom_ops")
+            if facts is not None:
+                result.custom_ops.kernels += facts.kernels
+                result.custom_ops.bindings += facts.bindings
+                result.custom_ops.extensions += facts.extensions
+                result.custom_ops.calls += facts.calls
         result.skipped += [SkippedFile(path=p.path, reason=p.reason) for p in result.dependencies.problems]
         for unit in units:
             unit.release_tree()

@@ -75,6 +75,7 @@ class FindingFactory:
             auto_when=hit.auto_when,
             context=hit.context,
             matched=_matched_text(source, span),
+            effort=hit.effort,
         )
         return self.build_located(located, occurrence)
 
@@ -96,6 +97,8 @@ class FindingFactory:
         """A finding at a known place (also used by project-level analyses such as dependencies)."""
         rule = self.kb.rules[at.rule]
         judgement = self.judge(rule, at.symbol, at.auto_when)
+        if at.effort is not None and judgement.migration != "auto":
+            judgement = Judgement(judgement.migration, judgement.severity, at.effort)
         use_inference = at.context == "inference" and rule.replacement_inference is not None
         replacement = rule.replacement_inference if use_inference else rule.replacement
         npu = at.npu or replacement.code or ""
@@ -150,6 +153,7 @@ class Located:
     auto_when: tuple[str, ...] | None = None
     context: str | None = None
     matched: str | None = None
+    effort: tuple[float, float] | None = None
 
 
 def _fill(template: str, symbol: str, npu: str) -> str:

@@ -120,6 +120,23 @@ class TorchFit(_Contract):
     recommended: str | None = Field(description="The newest fitting release: torch_npu (torch, CANN)")
 
 
+class CustomOpRow(_Contract):
+    """One custom kernel of the project and its cheapest credible Ascend path."""
+
+    kernel: str
+    path: str
+    line: int
+    kind: Literal["cuda", "triton", "cpp", "cupy", "numba"]
+    lines_of_code: int
+    classification: str = Field(description="What it computes: rms_norm, rope, attention, matmul, ... or other")
+    features: list[str] = Field(description="What makes a port harder: shared memory, warp intrinsics, inline PTX ...")
+    callers: list[str] = Field(description="Host functions that launch it, and path:line of Python call sites")
+    replacement_path: Literal["fused-op", "pytorch", "triton-ascend", "ascend-c"]
+    replacement: Text
+    effort_tier: Literal["low", "medium", "high"]
+    ub_estimate_bytes: int | None = Field(default=None, description="Triton: estimated on-chip bytes per program")
+
+
 class ToolInfo(_Contract):
     name: str
     version: str
@@ -159,4 +176,5 @@ class Report(_Contract):
     unused_suppressions: list[UnusedSuppression]
     dependency_matrix: list[DependencyRow]
     torch_fit: TorchFit
+    custom_ops: list[CustomOpRow]
     summary: Summary

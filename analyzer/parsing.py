@@ -9,12 +9,16 @@ from __future__ import annotations
 import functools
 
 import tree_sitter_bash
+import tree_sitter_cpp
+import tree_sitter_cuda
 import tree_sitter_python
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 _GRAMMARS = {
     "python": tree_sitter_python.language,
     "bash": tree_sitter_bash.language,
+    "cuda": tree_sitter_cuda.language,
+    "cpp": tree_sitter_cpp.language,
 }
 
 

@@ -14,6 +14,8 @@ from analyzer.discovery import ProjectFile, discover
 from analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
 from analyzer.models import ProjectInfo, Report, Target, ToolInfo
 from analyzer.store import FindingStore
+from domains.custom_ops.inventory import build_inventory
+from domains.custom_ops.records import CustomOpFacts
 from domains.dependencies.project import analyze_dependencies
 
 # Below this many files, worker processes cost more to start than they save.
@@ -46,12 +48,17 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     files = [f for f in found.files if worker.reads(f.kind)]
     files_scanned = lines_scanned = 0
     declarations, imports = [], []
+    custom_ops = CustomOpFacts()
     for done, result in enumerate(_run(files, worker, options), start=1):
         store.add(result)
         files_scanned += result.scanned
         lines_scanned += result.lines
         declarations += result.dependencies.declarations
         imports += result.dependencies.imports
+        custom_ops.kernels += result.custom_ops.kernels
+        custom_ops.bindings += result.custom_ops.bindings
+        custom_ops.extensions += result.custom_ops.extensions
+        custom_ops.calls += result.custom_ops.calls
         if progress is not None:
             progress(done, len(files))
     dependencies = analyze_dependencies(
@@ -75,6 +82,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         unused_suppressions=store.unused_suppressions(),
         dependency_matrix=dependencies.matrix,
         torch_fit=dependencies.torch_fit,
+        custom_ops=build_inventory(custom_ops, worker.kb),
         summary=store.summary(),
     )
 

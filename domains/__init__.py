@@ -5,6 +5,8 @@ from __future__ import annotations
 from domains.attention.python_scanner import AttentionPythonScanner
 from domains.base import Scanner
 from domains.config_scanner import ShellConfigScanner, YamlConfigScanner
+from domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
+from domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from domains.device.python_scanner import DevicePythonScanner
 from domains.distributed.python_scanner import DistributedPythonScanner
 from domains.precision.python_scanner import PrecisionPythonScanner
@@ -14,6 +16,9 @@ SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     DistributedPythonScanner,
     PrecisionPythonScanner,
     AttentionPythonScanner,
+    CustomOpsPythonScanner,
+    NativeSourceScanner,
+    CMakeCudaScanner,
     ShellConfigScanner,
     YamlConfigScanner,
 )

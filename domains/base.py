@@ -43,6 +43,7 @@ class Hit:
     # (a device literal passed straight to a torch API depends on whether that API is wrapped).
     auto_when: tuple[str, ...] | None = None
     context: str | None = None  # "training" or "inference" where the code shows it
+    effort: tuple[float, float] | None = None  # hours, when the occurrence's size decides them (kernels)
 
 
 @dataclass
@@ -63,7 +64,7 @@ class Unit:
             if self.kind == "dockerfile":
                 self._tree = parsing.parse("bash", dockerfile.shell_view(self.source.text).encode("utf-8"))
             else:
-                grammar = {"python": "python", "shell": "bash"}[self.kind]
+                grammar = {"python": "python", "shell": "bash", "cuda": "cuda", "cpp": "cpp"}[self.kind]
                 self._tree = parsing.parse(grammar, self.source.data)
         return self._tree
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from knowledge.models import PackageRecord, Release, Rule, TorchCudaApi, TransferProfile
+from knowledge.models import KernelClass, PackageRecord, Release, Rule, TorchCudaApi, TransferProfile
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -46,6 +46,16 @@ class KnowledgeBase:
     packages: dict[str, PackageRecord]
     not_involved: frozenset[str]
     module_to_distribution: dict[str, str]
+    kernel_classes: list[KernelClass]
+    effort_tiers: dict[str, tuple[float, float]]
+
+    def classify_kernel(self, *names: str) -> KernelClass:
+        """The class of a kernel from its name and related names (callers, wrappers), first match in order."""
+        text = " ".join(n.lower() for n in names if n)
+        for kernel_class in self.kernel_classes:
+            if any(token in text for token in kernel_class.tokens):
+                return kernel_class
+        return self.kernel_classes[-1]
 
     def package(self, name: str) -> PackageRecord | None:
         """The catalog record of a distribution, by name or by one of a record's alias patterns."""
@@ -166,4 +176,11 @@ def load_knowledge() -> KnowledgeBase:
     for record in packages.values():
         for module in record.modules:
             modules.setdefault(module, record.name)
-    return KnowledgeBase(rules, torch_cuda_api, releases, profiles, default, packages, not_involved, modules)
+    kernels = _read_toml(KNOWLEDGE_DIR / "custom_ops" / "kernel_classes.toml")
+    kernel_classes = [_validate(KernelClass, raw, f"kernel_classes.toml: {raw.get('name', '?')}") for raw in kernels.get("class", [])]
+    if not kernel_classes or kernel_classes[-1].tokens:
+        raise KnowledgeError("kernel_classes.toml: the last class must be the catch-all with no tokens")
+    tiers = {name: tuple(bounds) for name, bounds in kernels.get("tiers", {}).items()}
+    return KnowledgeBase(
+        rules, torch_cuda_api, releases, profiles, default, packages, not_involved, modules, kernel_classes, tiers
+    )

@@ -51,7 +51,7 @@ class Examples(_Record):
 
     invalid: list[str] = Field(min_length=1)
     valid: list[str] = Field(min_length=1)
-    language: Literal["python", "shell", "dockerfile", "yaml", "requirements"] = "python"
+    language: Literal["python", "shell", "dockerfile", "yaml", "requirements", "cuda", "cpp", "cmake"] = "python"
 
 
 class Rule(_Record):
@@ -144,3 +144,12 @@ class PackageRecord(_Record):
         if self.classification in {"needs_replacement", "unsupported"} and self.replacement is None:
             raise ValueError(f"{self.name}: a package that needs replacement or is unsupported names its replacement")
         return self
+
+
+class KernelClass(_Record):
+    name: str
+    tokens: list[str]
+    path: Literal["fused-op", "pytorch", "triton-ascend", "ascend-c"]
+    tier: Literal["low", "medium", "high"]
+    references: list[str] = Field(min_length=1)
+    replacement: BilingualText

@@ -8,8 +8,14 @@ from pathlib import Path
 from analyzer.discovery import ProjectFile
 from analyzer.filework import FileResult, FileWorker
 
-FILE_NAME_BY_LANGUAGE = {"python": "snippet.py", "shell": "run.sh", "dockerfile": "Dockerfile", "yaml": "config.yaml"}
-KIND_BY_LANGUAGE = {"python": "python", "shell": "shell", "dockerfile": "dockerfile", "yaml": "yaml"}
+FILE_NAME_BY_LANGUAGE = {
+    "python": "snippet.py", "shell": "run.sh", "dockerfile": "Dockerfile", "yaml": "config.yaml", "cuda": "kernel.cu",
+    "cpp": "binding.cpp", "cmake": "CMakeLists.txt",
+}
+KIND_BY_LANGUAGE = {
+    "python": "python", "shell": "shell", "dockerfile": "dockerfile", "yaml": "yaml", "cuda": "cuda", "cpp": "cpp",
+    "cmake": "build",
+}
 
 _WORKERS: dict[str | None, FileWorker] = {}
 

@@ -1,0 +1,69 @@
+"""The project's custom-operator inventory: every kernel with what it computes, who calls it, and the path and
+effort of its port. Triton launches are matched by kernel name; CUDA kernels reach Python through bindings
+whose ops are called on the extension module."""
+
+from __future__ import annotations
+
+from analyzer.models import CustomOpRow, Text
+from domains.custom_ops.native_scanner import HARD_FEATURES
+from domains.custom_ops.records import CustomOpFacts
+from knowledge import KnowledgeBase
+
+
+def build_inventory(facts: CustomOpFacts, kb: KnowledgeBase) -> list[CustomOpRow]:
+    triton_callers: dict[str, list[str]] = {}
+    for call in facts.calls:
+        if call.triton_launch:
+            triton_callers.setdefault(call.name, []).append(_where(call.path, call.line, call.cell))
+    extension_names = {e.name.split(".")[-1] for e in facts.extensions} | {e.name for e in facts.extensions}
+    python_callers_of_op: dict[str, list[str]] = {}
+    for call in facts.calls:
+        if call.triton_launch or "." not in call.name:
+            continue
+        module, _, op = call.name.rpartition(".")
+        if module.split(".")[-1] in extension_names or module in extension_names:
+            python_callers_of_op.setdefault(op, []).append(_where(call.path, call.line, call.cell))
+    kernel_callers: dict[tuple[str, str], list[str]] = {}
+    for binding in facts.bindings:
+        for op, function in binding.ops.items():
+            for kernel in binding.launched.get(function, []):
+                kernel_callers.setdefault((binding.path, kernel), []).extend(python_callers_of_op.get(op, []))
+
+    rows = []
+    for record in sorted(facts.kernels, key=lambda r: (r.path, r.line)):
+        callers = list(record.host_callers)
+        callers += triton_callers.get(record.name, []) if record.kind == "triton" else []
+        callers += kernel_callers.get((record.path, record.name), [])
+        kernel_class = kb.classify_kernel(record.name, *record.host_callers)
+        tier = kernel_class.tier
+        if record.kind == "cuda" and HARD_FEATURES & set(record.features):
+            tier = _raise(tier)
+        path = kernel_class.path
+        if record.kind == "triton" and path == "ascend-c":
+            path = "triton-ascend"  # a Triton kernel can be ported as Triton first
+        rows.append(
+            CustomOpRow(
+                kernel=record.name,
+                path=record.path,
+                line=record.line,
+                kind=record.kind,
+                lines_of_code=record.end_line - record.line + 1,
+                classification=kernel_class.name,
+                features=sorted(set(record.features)),
+                callers=sorted(set(callers)),
+                replacement_path=path,
+                replacement=Text(en=kernel_class.replacement.en, zh=kernel_class.replacement.zh),
+                effort_tier=tier,
+                ub_estimate_bytes=record.ub_estimate_bytes,
+            )
+        )
+    return rows
+
+
+def _raise(tier: str) -> str:
+    order = ["low", "medium", "high"]
+    return order[min(order.index(tier) + 1, 2)]
+
+
+def _where(path: str, line: int, cell: int | None) -> str:
+    return f"{path}:{line}" + (f" (cell {cell})" if cell is not None else "")

@@ -1,0 +1,152 @@
+"""CUDA and C++ sources: __global__ kernels with the features that make a port hard, the host functions that
+launch them, and the Python bindings (PYBIND11_MODULE, TORCH_LIBRARY, TORCH_LIBRARY_IMPL) that expose them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from analyzer import parsing
+from domains.base import Unit
+
+LAUNCH_PATTERN = "(call_expression function: (_) @launched (kernel_call_syntax))"  # CUDA grammar only
+QUERY = r"""
+(function_definition) @function
+(preproc_include path: (_) @include)
+(gnu_asm_expression) @asm
+(type_qualifier) @qualifier
+(call_expression function: (identifier) @called)
+(call_expression function: (qualified_identifier) @called)
+(qualified_identifier) @qualified
+"""
+
+LIBRARIES = {
+    "cublas": "cuBLAS", "cublasLt": "cuBLASLt", "cudnn": "cuDNN", "cutlass": "CUTLASS", "cute": "CuTe",
+    "cub/": "CUB", "thrust/": "Thrust", "nccl": "NCCL", "cufft": "cuFFT", "curand": "cuRAND", "cusparse": "cuSPARSE",
+    "mma.h": "WMMA", "cuda_fp8": "FP8 types",
+}
+WARP_INTRINSICS = ("__shfl", "__ballot", "__syncwarp", "__activemask", "__any_sync", "__all_sync", "__reduce_")
+RUNTIME_FAMILIES = {
+    "cudaMalloc": "memory", "cudaFree": "memory", "cudaMemcpy": "memory", "cudaMemset": "memory", "cudaHostAlloc": "memory",
+    "cudaStream": "streams", "cudaEvent": "events", "cudaGraph": "graphs", "cudaLaunch": "launch",
+    "cudaFuncSetAttribute": "launch", "cudaDeviceSynchronize": "sync", "cudaGetDevice": "device", "cudaSetDevice": "device",
+    "cuLaunch": "driver", "cuModule": "driver", "cuMem": "driver",
+}
+BINDING_MACROS = {"PYBIND11_MODULE", "TORCH_LIBRARY", "TORCH_LIBRARY_FRAGMENT", "TORCH_LIBRARY_IMPL"}
+
+
+@dataclass
+class NativeKernel:
+    name: str
+    line: int  # 1-based
+    end_line: int
+    features: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Binding:
+    macro: str  # PYBIND11_MODULE, TORCH_LIBRARY, TORCH_LIBRARY_IMPL ...
+    module: str  # the module or namespace name as written
+    dispatch_key: str  # CUDA for TORCH_LIBRARY_IMPL(ns, CUDA, m); empty otherwise
+    ops: dict[str, str]  # python/op name → bound C++ function
+    line: int
+
+
+@dataclass
+class NativeFile:
+    kernels: list[NativeKernel] = field(default_factory=list)
+    launches: dict[str, list[str]] = field(default_factory=dict)  # host function → kernels it launches
+    bindings: list[Binding] = field(default_factory=list)
+    file_features: list[str] = field(default_factory=list)
+    runtime_calls: dict[str, int] = field(default_factory=dict)  # family → count
+
+
+def analyze_native(unit: Unit) -> NativeFile:
+    cached = unit.cache.get("native")
+    if cached is not None:
+        return cached
+    result = NativeFile()
+    source = QUERY + LAUNCH_PATTERN if unit.kind == "cuda" else QUERY
+    found = parsing.captures(parsing.query(unit.kind, source), unit.tree())
+    libraries = sorted({label for node in found.get("include", []) for key, label in LIBRARIES.items() if key in parsing.text(node)})
+    result.file_features += libraries
+    if any("at::cuda" in parsing.text(n) or "c10::cuda" in parsing.text(n) for n in found.get("qualified", [])):
+        result.file_features.append("ATen CUDA API")
+    for node in found.get("called", []):
+        name = parsing.text(node)
+        for prefix, family in RUNTIME_FAMILIES.items():
+            if name.startswith(prefix):
+                result.runtime_calls[family] = result.runtime_calls.get(family, 0) + 1
+    for function in found.get("function", []):
+        _function(function, result, unit.kind)
+    for node in found.get("launched", []):
+        host = _enclosing_function_name(node)
+        if host:
+            result.launches.setdefault(host, []).append(parsing.text(node).split("<")[0].strip())
+    unit.cache["native"] = result
+    return result
+
+
+def _function(function: Node, result: NativeFile, language: str) -> None:
+    declarator = function.child_by_field_name("declarator")
+    name_node = _declarator_name(declarator)
+    if name_node is None:
+        return
+    name = parsing.text(name_node)
+    if name in BINDING_MACROS:
+        result.bindings.append(_binding(name, function, language))
+        return
+    if not any(child.type == "__global__" or parsing.text(child) == "__global__" for child in function.children[:3]):
+        return
+    kernel = NativeKernel(name, function.start_point.row + 1, function.end_point.row + 1)
+    body_text = parsing.text(function.child_by_field_name("body")) if function.child_by_field_name("body") else ""
+    if "__shared__" in body_text or "extern __shared__" in body_text:
+        kernel.features.append("shared memory")
+    if any(token in body_text for token in WARP_INTRINSICS):
+        kernel.features.append("warp intrinsics")
+    if "asm" in body_text and ("asm(" in body_text.replace(" ", "") or "asmvolatile" in body_text.replace(" ", "")):
+        kernel.features.append("inline PTX")
+    if "wmma::" in body_text or "mma.sync" in body_text or "wgmma" in body_text:
+        kernel.features.append("tensor-core MMA")
+    if "atomic" in body_text:
+        kernel.features.append("atomics")
+    result.kernels.append(kernel)
+
+
+def _declarator_name(declarator: Node | None) -> Node | None:
+    while declarator is not None and declarator.type not in {"identifier", "field_identifier", "qualified_identifier"}:
+        declarator = declarator.child_by_field_name("declarator")
+    return declarator
+
+
+def _binding(macro: str, function: Node, language: str) -> Binding:
+    declarator = function.child_by_field_name("declarator")
+    params = declarator.child_by_field_name("parameters") if declarator is not None else None
+    args = [parsing.text(p) for p in params.named_children] if params is not None else []
+    ops: dict[str, str] = {}
+    body = function.child_by_field_name("body")
+    calls = parsing.captures(parsing.query(language, "(call_expression) @call"), body) if body else {}
+    for call in calls.get("call", []):
+        callee = call.child_by_field_name("function")
+        if callee is None or not parsing.text(callee).endswith((".def", ".impl")):
+            continue
+        arguments = call.child_by_field_name("arguments")
+        values = arguments.named_children if arguments is not None else []
+        if not values or values[0].type != "string_literal":
+            continue
+        op = parsing.text(values[0]).strip('"').split("(")[0].split("::")[-1]
+        target = parsing.text(values[1]).lstrip("&").split("::")[-1] if len(values) > 1 else ""
+        ops[op] = target
+    key = args[1] if macro == "TORCH_LIBRARY_IMPL" and len(args) > 1 else ""
+    return Binding(macro, args[0] if args else "", key, ops, function.start_point.row + 1)
+
+
+def _enclosing_function_name(node: Node) -> str | None:
+    current = node.parent
+    while current is not None:
+        if current.type == "function_definition":
+            name = _declarator_name(current.child_by_field_name("declarator"))
+            return parsing.text(name) if name is not None else None
+        current = current.parent
+    return None

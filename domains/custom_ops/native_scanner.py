@@ -1,0 +1,86 @@
+"""The custom_ops domain over CUDA/C++ sources and CMake files."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from domains.base import Hit, Scanner, Span, Unit
+from domains.custom_ops.native import analyze_native
+from domains.custom_ops.records import BindingRecord, CustomOpFacts, ExtensionRecord, KernelRecord
+from domains.rule_index import RuleIndex
+
+HARD_FEATURES = {"tensor-core MMA", "inline PTX", "CUTLASS", "CuTe"}
+CMAKE_CUDA_COMMANDS = {"enable_language", "find_package", "project", "cuda_add_library", "cuda_add_executable", "set"}
+
+
+class NativeSourceScanner(Scanner):
+    domain = "custom_ops"
+    kinds = frozenset({"cuda", "cpp"})
+    triggers = ("__global__", "PYBIND11_MODULE", "TORCH_LIBRARY")
+
+    def __init__(self, kb, target) -> None:
+        super().__init__(kb, target)
+        self.index = RuleIndex(kb, "custom_ops")
+
+    def scan(self, unit: Unit) -> list[Hit]:
+        native = analyze_native(unit)
+        facts = unit.cache.setdefault("custom_ops", CustomOpFacts())
+        hits = []
+        callers_of: dict[str, list[str]] = {}
+        for host, kernels in native.launches.items():
+            for kernel in kernels:
+                callers_of.setdefault(kernel, []).append(host)
+        bound_ops = {op for binding in native.bindings for op in binding.ops}
+        for kernel in native.kernels:
+            features = kernel.features + native.file_features
+            facts.kernels.append(
+                KernelRecord(kernel.name, unit.path, kernel.line, kernel.end_line, "cuda", features, callers_of.get(kernel.name, []))
+            )
+            kernel_class = self.kb.classify_kernel(kernel.name, *callers_of.get(kernel.name, []))
+            if kernel_class.name == "other" and len(native.kernels) == 1:
+                kernel_class = self.kb.classify_kernel(kernel.name, *bound_ops)
+            bump = 1 if HARD_FEATURES & set(features) else 0
+            tier = ["low", "medium", "high"][min(["low", "medium", "high"].index(kernel_class.tier) + bump, 2)]
+            detector = "cuda-kernel-no-equivalent" if kernel_class.path == "ascend-c" else "cuda-kernel"
+            detail = f"{kernel.name} ({kernel_class.name}" + (f"; {', '.join(features)}" if features else "") + ")"
+            span = Span(kernel.line - 1, 0, kernel.line - 1, len(unit.source.line_bytes(kernel.line - 1)))
+            hits.append(Hit(self.index.code_for(detector), detail, span, kernel_class.replacement.en,
+                            effort=self.kb.effort_tiers[tier]))
+        for binding in native.bindings:
+            facts.bindings.append(BindingRecord(unit.path, binding.line, binding.macro, binding.module, binding.ops,
+                                                {f: native.launches.get(f, []) for f in binding.ops.values()}))
+            span = Span(binding.line - 1, 0, binding.line - 1, len(unit.source.line_bytes(binding.line - 1)))
+            ops = ", ".join(sorted(binding.ops)) or "no ops found"
+            if binding.macro == "TORCH_LIBRARY_IMPL" and binding.dispatch_key == "CUDA":
+                hits.append(Hit(self.index.code_for("torch-library-cuda-impl"), f"{binding.module}: {ops}", span))
+            else:
+                hits.append(Hit(self.index.code_for("extension-binding"), f"{binding.macro}({binding.module}): {ops}", span))
+        return hits
+
+
+class CMakeCudaScanner(Scanner):
+    domain = "custom_ops"
+    kinds = frozenset({"build"})
+    triggers = ("CUDA",)
+
+    def __init__(self, kb, target) -> None:
+        super().__init__(kb, target)
+        self.index = RuleIndex(kb, "custom_ops")
+
+    def wants(self, unit: Unit) -> bool:
+        name = PurePosixPath(unit.path).name
+        return (name == "CMakeLists.txt" or name.endswith(".cmake")) and super().wants(unit)
+
+    def scan(self, unit: Unit) -> list[Hit]:
+        facts = unit.cache.setdefault("custom_ops", CustomOpFacts())
+        hits = []
+        for row, line in enumerate(unit.source.text.split("\n")):
+            code = line.split("#", 1)[0]
+            command = code.strip().split("(", 1)[0].strip().lower()
+            if command not in CMAKE_CUDA_COMMANDS or "CUDA" not in code:
+                continue
+            if command == "set" and "CMAKE_CUDA" not in code:
+                continue
+            hits.append(Hit(self.index.code_for("cmake-cuda"), code.strip(), Span(row, 0, row, len(line.encode("utf-8")))))
+            facts.extensions.append(ExtensionRecord(PurePosixPath(unit.path).parent.name or "cmake", unit.path, row + 1, []))
+        return hits

@@ -1,0 +1,248 @@
+"""The custom_ops domain over Python: Triton kernels (with an on-chip buffer estimate), NVIDIA-only Triton
+features, autograd Functions around custom kernels, cupy and numba CUDA kernels, and extension builds and loads.
+It also records kernels, launches and calls for the project-level inventory."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from analyzer import parsing
+from analyzer.python_names import qualified_name
+from domains.custom_ops.records import CallRecord, CustomOpFacts, ExtensionRecord, KernelRecord
+from domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords, unit_references
+
+QUERY = r"""
+(decorated_definition definition: (function_definition name: (identifier) @kernel_name)) @decorated
+(call function: (subscript value: [(identifier) (attribute)] @launched)) @launch
+(class_definition superclasses: (argument_list) @bases) @class
+(module (expression_statement (assignment left: (identifier) @constant right: (integer) @value)))
+"""
+
+TRITON_DECORATORS = {"triton.jit", "triton.autotune", "triton.heuristics", "triton.runtime.jit.jit"}
+NVIDIA_ONLY_TRITON = (
+    "triton.language.extra.cuda", "triton.language.extra.libdevice", "triton.language.math.libdevice",
+    "triton.language.inline_asm_elementwise", "triton.language.make_tensor_descriptor",
+    "triton.language._experimental_descriptor_load", "triton.language._experimental_descriptor_store",
+    "triton.tools.experimental_descriptor", "triton.tools.tensor_descriptor",
+)
+EXTENSION_BUILDERS = {
+    "torch.utils.cpp_extension.CUDAExtension": "CUDAExtension",
+    "torch.utils.cpp_extension.CppExtension": "CppExtension",
+}
+JIT_LOADER = "torch.utils.cpp_extension.load"  # ✘ on NPU; load_inline is ✔ for C++ sources
+INLINE_LOADER = "torch.utils.cpp_extension.load_inline"
+CUPY_KERNELS = {"cupy.RawKernel", "cupy.ElementwiseKernel", "cupy.ReductionKernel", "cupy.RawModule"}
+NUMBA_CUDA_JIT = {"numba.cuda.jit"}
+AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Function"}
+KNOWN_ROOTS = frozenset({"torch", "numpy", "os", "sys", "math", "triton", "logging", "json", "re", "time", "random",
+                         "functools", "itertools", "collections", "typing", "dataclasses", "pathlib", "einops"})
+FP32_BYTES = 4
+
+
+class CustomOpsPythonScanner(PythonDomainScanner):
+    domain = "custom_ops"
+    triggers = ("triton", "cpp_extension", "Function", "cupy", "numba", "](", "_C", "Extension")
+
+    @property
+    def scan_class(self):
+        return _CustomOpsScan
+
+
+class _CustomOpsScan(PythonScan):
+    QUERY = QUERY
+
+    def run(self) -> list:
+        self.facts = CustomOpFacts()
+        self.unit.cache["custom_ops"] = self.facts
+        found = self.captures()
+        self.constants = {
+            parsing.text(c): int(parsing.text(v), 0)
+            for c, v in zip(found.get("constant", []), found.get("value", []))
+            if parsing.text(v).isdigit()
+        }
+        launches = self._launches(found.get("launch", []))
+        for node in found.get("decorated", []):
+            self._decorated(node, launches)
+        for reference in unit_references(self.unit):
+            self._reference(reference)
+        for node in found.get("class", []):
+            self._autograd_function(node)
+        return self.hits
+
+    # Triton -------------------------------------------------------------------------------------------
+    def _launches(self, calls: list[Node]) -> dict[str, list[Node]]:
+        launches: dict[str, list[Node]] = {}
+        for call in calls:
+            subscript = call.child_by_field_name("function")
+            value = subscript.child_by_field_name("value")
+            name = parsing.text(value).split(".")[-1]
+            launches.setdefault(name, []).append(call)
+            self.facts.calls.append(CallRecord(name, self.unit.path, call.start_point.row + 1, self.unit.cell, True))
+        return launches
+
+    def _decorated(self, decorated: Node, launches: dict[str, list[Node]]) -> None:
+        decorators = [d for d in decorated.named_children if d.type == "decorator"]
+        names = [self._decorator_name(d) for d in decorators]
+        definition = decorated.child_by_field_name("definition")
+        kernel = parsing.text(definition.child_by_field_name("name"))
+        if any(n in NUMBA_CUDA_JIT for n in names):
+            self._record(kernel, definition, "numba")
+            self.hit("numba-cuda-kernel", kernel, definition.child_by_field_name("name"))
+            return
+        if not any(n in TRITON_DECORATORS for n in names):
+            return
+        record = self._record(kernel, definition, "triton")
+        record.block_sizes = self._block_sizes(definition, decorators, launches.get(kernel, []))
+        record.ub_estimate_bytes = _ub_estimate(definition, record.block_sizes)
+        kernel_class = self.index.kb.classify_kernel(kernel)
+        self.hit("triton-kernel", f"{kernel} ({kernel_class.name})", definition.child_by_field_name("name"),
+                 kernel_class.replacement.en, effort=self.index.kb.effort_tiers[_tier(kernel_class.tier, bump=0)])
+        if record.ub_estimate_bytes is not None and record.ub_estimate_bytes > UB_BYTES_SMALLEST:
+            self.hit("triton-ub-overflow-risk", f"{kernel}: ~{record.ub_estimate_bytes // 1024} KiB per program",
+                     definition.child_by_field_name("name"))
+        for decorator, name in zip(decorators, names):
+            if name == "triton.autotune" and ("num_warps" in parsing.text(decorator) or "num_stages" in parsing.text(decorator)):
+                self.hit("triton-gpu-tuning", f"{kernel} autotune configs", decorator)
+
+    def _decorator_name(self, decorator: Node) -> str:
+        expression = decorator.named_children[0] if decorator.named_children else None
+        if expression is not None and expression.type == "call":
+            expression = expression.child_by_field_name("function")
+        if expression is None or expression.type not in {"identifier", "attribute"}:
+            return ""
+        return qualified_name(expression, self.imports) or ""
+
+    def _record(self, name: str, definition: Node, kind: str) -> KernelRecord:
+        record = KernelRecord(name, self.unit.path, definition.start_point.row + 1, definition.end_point.row + 1, kind,
+                              cell=self.unit.cell)
+        self.facts.kernels.append(record)
+        return record
+
+    def _block_sizes(self, definition: Node, decorators: list[Node], launches: list[Node]) -> dict[str, int]:
+        """tl.constexpr sizes from defaults, autotune configs, launch keywords and module constants (the largest)."""
+        sizes: dict[str, int] = {}
+
+        def offer(name: str, value_node: Node | None) -> None:
+            value = self._int_value(value_node)
+            if value is not None and value > 0:
+                sizes[name] = max(value, sizes.get(name, 0))
+
+        parameters = definition.child_by_field_name("parameters")
+        constexprs = []
+        for parameter in parameters.named_children if parameters is not None else []:
+            text = parsing.text(parameter)
+            if "constexpr" in text:
+                name = parsing.text(parameter.named_children[0]) if parameter.named_children else text.split(":")[0]
+                constexprs.append(name)
+                if parameter.type == "typed_default_parameter":
+                    offer(name, parameter.child_by_field_name("value"))
+        for decorator in decorators:
+            for pair in parsing.captures(parsing.query("python", "(pair) @pair"), decorator).get("pair", []):
+                key = parsing.text(pair.child_by_field_name("key")).strip("'\"")
+                if key in constexprs:
+                    offer(key, pair.child_by_field_name("value"))
+        for call in launches:
+            for key, value in keywords(call).items():
+                if key in constexprs:
+                    offer(key, value)
+        return {k: v for k, v in sizes.items() if k.upper().startswith("BLOCK") or "SIZE" in k.upper()}
+
+    def _int_value(self, node: Node | None) -> int | None:
+        if node is None:
+            return None
+        text = parsing.text(node)
+        if node.type == "integer":
+            return int(text, 0)
+        if node.type == "identifier":
+            return self.constants.get(text)
+        return None
+
+    # Other kernels, extensions, autograd --------------------------------------------------------------
+    def _reference(self, reference: Reference) -> None:
+        name, call = reference.name, reference.call
+        if name.startswith(NVIDIA_ONLY_TRITON):
+            self.hit("triton-nvidia-only", name, reference.node)
+        elif name in CUPY_KERNELS and call is not None:
+            kernel = _kernel_name(call) or name.rsplit(".", 1)[-1]
+            self._record(kernel, call, "cupy")
+            self.hit("cupy-kernel", f"{name}({kernel})", call)
+        elif name in EXTENSION_BUILDERS and call is not None:
+            ext = _string(argument(call, 0, "name")) or "?"
+            sources = _strings(argument(call, 1, "sources"))
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources))
+            self.hit("native-extension-build", f"{EXTENSION_BUILDERS[name]}({ext})", call)
+        elif name == JIT_LOADER and call is not None:
+            ext = _string(argument(call, 0, "name")) or "?"
+            sources = _strings(argument(call, 1, "sources"))
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources))
+            self.hit("cpp-extension-jit-load", f"load({ext})", call)
+        elif name == INLINE_LOADER and call is not None and "cuda_sources" in keywords(call):
+            ext = _string(argument(call, 0, "name")) or "?"
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, []))
+            self.hit("native-extension-build", f"load_inline({ext}, cuda_sources=...)", call)
+        elif call is not None and "." in name and name.split(".")[0] not in KNOWN_ROOTS:
+            self.facts.calls.append(CallRecord(name, self.unit.path, call.start_point.row + 1, self.unit.cell))
+
+    def _autograd_function(self, cls: Node) -> None:
+        bases = cls.child_by_field_name("superclasses")
+        if not any(
+            qualified_name(b, self.imports) in AUTOGRAD_FUNCTION for b in bases.named_children if b.type in {"identifier", "attribute"}
+        ):
+            return
+        body = cls.child_by_field_name("body")
+        methods = {}
+        for item in body.named_children if body is not None else []:
+            definition = item.child_by_field_name("definition") if item.type == "decorated_definition" else item
+            if definition is not None and definition.type == "function_definition":
+                methods[parsing.text(definition.child_by_field_name("name"))] = parsing.text(definition)
+        custom = [m for m in ("forward", "backward") if m in methods and _launches_custom_code(methods[m])]
+        if custom:
+            name = parsing.text(cls.child_by_field_name("name"))
+            self.hit("autograd-function-custom-kernel", f"{name} ({' and '.join(custom)})", cls.child_by_field_name("name"))
+
+
+UB_BYTES_SMALLEST = 192 * 1024  # Ascend910B4: 1,572,864 bits (Liger-Kernel ascend-ub-manager-design.md)
+
+
+def _tier(tier: str, bump: int) -> str:
+    order = ["low", "medium", "high"]
+    return order[min(order.index(tier) + bump, 2)]
+
+
+def _ub_estimate(definition: Node, sizes: dict[str, int]) -> int | None:
+    """Bytes one program keeps on chip, roughly: one fp32 tile per tl.load, tl.zeros/tl.full and store, where a
+    tile spans the block sizes its tl.arange ranges use (two of them when the kernel broadcasts to 2-D)."""
+    if not sizes:
+        return None
+    text = parsing.text(definition)
+    compact = "".join(text.split())
+    tiles = compact.count("tl.load(") + compact.count("tl.zeros(") + compact.count("tl.full(") + compact.count("tl.store(")
+    if tiles == 0:
+        return None
+    used = sorted((v for k, v in sizes.items() if f"tl.arange(0,{k})" in compact), reverse=True) or sorted(sizes.values(), reverse=True)
+    two_d = "[:,None]" in compact or "[None,:]" in compact
+    elements = used[0] * (used[1] if two_d and len(used) > 1 else 1)
+    return tiles * elements * FP32_BYTES
+
+
+def _launches_custom_code(source: str) -> bool:
+    compact = "".join(source.split())
+    return "](" in compact or "_C." in compact or "_cuda." in compact or "_ext." in compact
+
+
+def _kernel_name(call: Node) -> str | None:
+    """cupy.RawKernel(code, "name"): the second argument; ElementwiseKernel(..., name=...)."""
+    return _string(argument(call, 1, "name")) if "RawKernel" in parsing.text(call.child_by_field_name("function")) else _string(keywords(call).get("name"))
+
+
+def _string(node: Node | None) -> str | None:
+    if node is None or node.type != "string" or node.child_count < 2:
+        return None
+    start, end = node.children[0], node.children[-1]
+    return node.text[start.end_byte - node.start_byte : end.start_byte - node.start_byte].decode("utf-8", "replace")
+
+
+def _strings(node: Node | None) -> list[str]:
+    if node is None or node.type not in {"list", "tuple"}:
+        return []
+    return [s for s in (_string(item) for item in node.named_children) if s]

@@ -1,0 +1,58 @@
+"""Plain records of custom operators that files contribute and the project-level inventory links together."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class KernelRecord:
+    name: str
+    path: str
+    line: int
+    end_line: int
+    kind: str  # cuda, triton, cpp, cupy, numba
+    features: list[str] = field(default_factory=list)
+    host_callers: list[str] = field(default_factory=list)  # host functions in the same file that launch it
+    ub_estimate_bytes: int | None = None
+    block_sizes: dict[str, int] = field(default_factory=dict)
+    cell: int | None = None
+
+
+@dataclass
+class BindingRecord:
+    path: str
+    line: int
+    macro: str
+    module: str
+    ops: dict[str, str]  # op name → bound C++ function
+    launched: dict[str, list[str]]  # bound function → kernels it launches (same file)
+
+
+@dataclass
+class ExtensionRecord:
+    """A build of native code: CUDAExtension/CppExtension in setup.py, cpp_extension.load, CMake CUDA."""
+
+    name: str
+    path: str
+    line: int
+    sources: list[str]
+
+
+@dataclass
+class CallRecord:
+    """A Python call that may reach a custom op: `kernel[grid](...)` or `module.op(...)`."""
+
+    name: str  # qualified name, or the kernel name for a Triton launch
+    path: str
+    line: int
+    cell: int | None
+    triton_launch: bool = False
+
+
+@dataclass
+class CustomOpFacts:
+    kernels: list[KernelRecord] = field(default_factory=list)
+    bindings: list[BindingRecord] = field(default_factory=list)
+    extensions: list[ExtensionRecord] = field(default_factory=list)
+    calls: list[CallRecord] = field(default_factory=list)
