@@ -66,12 +66,8 @@ class FileWorker:
             self._scan_unit(unit, result)
         result.dependencies = collect_dependency_facts(_root_of(project_file), project_file.path, units)
         for unit in units:
-            facts = unit.cache.get("custom_ops")
-            if facts is not None:
-                result.custom_ops.kernels += facts.kernels
-                result.custom_ops.bindings += facts.bindings
-                result.custom_ops.extensions += facts.extensions
-                result.custom_ops.calls += facts.calls
+            if "custom_ops" in unit.cache:
+                result.custom_ops.extend(unit.cache["custom_ops"])
         result.skipped += [SkippedFile(path=p.path, reason=p.reason) for p in result.dependencies.problems]
         for unit in units:
             unit.release_tree()

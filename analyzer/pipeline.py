@@ -55,10 +55,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         lines_scanned += result.lines
         declarations += result.dependencies.declarations
         imports += result.dependencies.imports
-        custom_ops.kernels += result.custom_ops.kernels
-        custom_ops.bindings += result.custom_ops.bindings
-        custom_ops.extensions += result.custom_ops.extensions
-        custom_ops.calls += result.custom_ops.calls
+        custom_ops.extend(result.custom_ops)
         if progress is not None:
             progress(done, len(files))
     dependencies = analyze_dependencies(

@@ -15,4 +15,4 @@ def test_sample_matches_golden(name):
 
 
 def test_there_are_training_inference_and_notebook_samples():
-    assert {"llm_train", "llm_infer", "notebook_finetune"} <= set(sample_names())
+    assert {"llm_train", "llm_infer", "notebook_finetune", "dit_train", "fused_kernels"} <= set(sample_names())

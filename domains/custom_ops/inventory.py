@@ -23,11 +23,15 @@ def build_inventory(facts: CustomOpFacts, kb: KnowledgeBase) -> list[CustomOpRow
         module, _, op = call.name.rpartition(".")
         if module.split(".")[-1] in extension_names or module in extension_names:
             python_callers_of_op.setdefault(op, []).append(_where(call.path, call.line, call.cell))
+    kernels_by_host: dict[str, list[tuple[str, str]]] = {}  # host function → kernels it launches, any file
+    for record in facts.kernels:
+        for host in record.host_callers:
+            kernels_by_host.setdefault(host, []).append((record.path, record.name))
     kernel_callers: dict[tuple[str, str], list[str]] = {}
     for binding in facts.bindings:
         for op, function in binding.ops.items():
-            for kernel in binding.launched.get(function, []):
-                kernel_callers.setdefault((binding.path, kernel), []).extend(python_callers_of_op.get(op, []))
+            for key in kernels_by_host.get(function, []):
+                kernel_callers.setdefault(key, []).extend(python_callers_of_op.get(op, []))
 
     rows = []
     for record in sorted(facts.kernels, key=lambda r: (r.path, r.line)):

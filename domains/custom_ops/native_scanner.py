@@ -47,8 +47,7 @@ class NativeSourceScanner(Scanner):
             hits.append(Hit(self.index.code_for(detector), detail, span, kernel_class.replacement.en,
                             effort=self.kb.effort_tiers[tier]))
         for binding in native.bindings:
-            facts.bindings.append(BindingRecord(unit.path, binding.line, binding.macro, binding.module, binding.ops,
-                                                {f: native.launches.get(f, []) for f in binding.ops.values()}))
+            facts.bindings.append(BindingRecord(unit.path, binding.line, binding.macro, binding.module, binding.ops))
             span = Span(binding.line - 1, 0, binding.line - 1, len(unit.source.line_bytes(binding.line - 1)))
             ops = ", ".join(sorted(binding.ops)) or "no ops found"
             if binding.macro == "TORCH_LIBRARY_IMPL" and binding.dispatch_key == "CUDA":

@@ -26,7 +26,6 @@ class BindingRecord:
     macro: str
     module: str
     ops: dict[str, str]  # op name → bound C++ function
-    launched: dict[str, list[str]]  # bound function → kernels it launches (same file)
 
 
 @dataclass
@@ -56,3 +55,9 @@ class CustomOpFacts:
     bindings: list[BindingRecord] = field(default_factory=list)
     extensions: list[ExtensionRecord] = field(default_factory=list)
     calls: list[CallRecord] = field(default_factory=list)
+
+    def extend(self, other: "CustomOpFacts") -> None:
+        self.kernels += other.kernels
+        self.bindings += other.bindings
+        self.extensions += other.extensions
+        self.calls += other.calls

@@ -1,0 +1,1 @@
+"""Fused CUDA and Triton kernels for LLM and point-cloud models."""
