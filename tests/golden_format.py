@@ -38,6 +38,20 @@ def expected_view(name: str) -> dict:
         ],
         "skipped": [s.model_dump() for s in report.skipped],
         "unused_suppressions": [u.model_dump(exclude_none=True) for u in report.unused_suppressions],
+        "dependency_matrix": [f"{row.package} {row.declared} [{row.classification}]".replace("  ", " ") for row in report.dependency_matrix],
+        "torch_fit": report.torch_fit.recommended,
+        "custom_ops": [
+            {
+                "kernel": row.kernel,
+                "where": f"{row.path}:{row.line}",
+                "kind": row.kind,
+                "class": row.classification,
+                "callers": row.callers,
+                "path": row.replacement_path,
+                "tier": row.effort_tier,
+            }
+            for row in report.custom_ops
+        ],
         "summary": report.summary.model_dump(),
     }
 

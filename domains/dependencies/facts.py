@@ -41,9 +41,10 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
     name = PurePosixPath(relative).name
     for unit in units:
         if unit.kind == "python":
-            facts.imports += _imports(unit)
-            if name == "setup.py":
+            if name == "setup.py":  # its imports (setuptools, cpp_extension) are build tools, not dependencies
                 _add(facts, manifests.parse_setup_py(relative, unit.tree()))
+            else:
+                facts.imports += _imports(unit)
         elif unit.kind in {"shell", "dockerfile"} and "install" in unit.source.text:
             _add(facts, manifests.parse_install_commands(relative, unit.tree()))
         elif unit.kind == "build":
