@@ -4,6 +4,8 @@ It also records kernels, launches and calls for the project-level inventory."""
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from analyzer import parsing
@@ -15,7 +17,7 @@ QUERY = r"""
 (decorated_definition definition: (function_definition name: (identifier) @kernel_name)) @decorated
 (call function: (subscript value: [(identifier) (attribute)] @launched)) @launch
 (class_definition superclasses: (argument_list) @bases) @class
-(module (expression_statement (assignment left: (identifier) @constant right: (integer) @value)))
+(module (expression_statement (assignment left: (identifier) @constant right: [(integer) (binary_operator)] @value)))
 """
 
 TRITON_DECORATORS = {"triton.jit", "triton.autotune", "triton.heuristics", "triton.runtime.jit.jit"}
@@ -55,11 +57,11 @@ class _CustomOpsScan(PythonScan):
         self.facts = CustomOpFacts()
         self.unit.cache["custom_ops"] = self.facts
         found = self.captures()
-        self.constants = {
-            parsing.text(c): int(parsing.text(v), 0)
-            for c, v in zip(found.get("constant", []), found.get("value", []))
-            if parsing.text(v).isdigit()
-        }
+        self.constants: dict[str, int] = {}
+        for name, value in zip(found.get("constant", []), found.get("value", [])):
+            number = _evaluate(value, self.constants)
+            if number is not None:
+                self.constants[parsing.text(name)] = number
         launches = self._launches(found.get("launch", []))
         for node in found.get("decorated", []):
             self._decorated(node, launches)
@@ -148,14 +150,7 @@ class _CustomOpsScan(PythonScan):
         return {k: v for k, v in sizes.items() if k.upper().startswith("BLOCK") or "SIZE" in k.upper()}
 
     def _int_value(self, node: Node | None) -> int | None:
-        if node is None:
-            return None
-        text = parsing.text(node)
-        if node.type == "integer":
-            return int(text, 0)
-        if node.type == "identifier":
-            return self.constants.get(text)
-        return None
+        return _evaluate(node, self.constants) if node is not None else None
 
     # Other kernels, extensions, autograd --------------------------------------------------------------
     def _reference(self, reference: Reference) -> None:
@@ -209,20 +204,66 @@ def _tier(tier: str, bump: int) -> str:
     return order[min(order.index(tier) + bump, 2)]
 
 
+TILE_QUERY = r"""
+(assignment left: (identifier) @lhs right: (_) @rhs)
+(call function: (attribute object: (identifier) @module attribute: (identifier) @function) arguments: (argument_list) @args)
+"""
+
+
 def _ub_estimate(definition: Node, sizes: dict[str, int]) -> int | None:
-    """Bytes one program keeps on chip, roughly: one fp32 tile per tl.load, tl.zeros/tl.full and store, where a
-    tile spans the block sizes its tl.arange ranges use (two of them when the kernel broadcasts to 2-D)."""
+    """Bytes one program keeps on chip, roughly: one fp32 tile for each tl.load/tl.store whose addresses use a
+    tl.arange-derived offset, and each tl.zeros/tl.full, where a tile spans the block sizes its tl.arange ranges
+    use (two of them when the kernel broadcasts to 2-D). Scalar loads (one element) are not tiles."""
     if not sizes:
         return None
-    text = parsing.text(definition)
-    compact = "".join(text.split())
-    tiles = compact.count("tl.load(") + compact.count("tl.zeros(") + compact.count("tl.full(") + compact.count("tl.store(")
+    found = parsing.captures(parsing.query("python", TILE_QUERY), definition)
+    vectors: set[str] = set()
+    for _ in range(3):  # offsets derived from offsets: offs = tl.arange(...); cols = start + offs
+        for lhs, rhs in zip(found.get("lhs", []), found.get("rhs", [])):
+            text = parsing.text(rhs)
+            if "tl.arange" in text or any(_mentions(text, name) for name in vectors):
+                vectors.add(parsing.text(lhs))
+    tiles = 0
+    for module, function, args in zip(found.get("module", []), found.get("function", []), found.get("args", [])):
+        if parsing.text(module) != "tl":
+            continue
+        name = parsing.text(function)
+        first = parsing.text(args.named_children[0]) if args.named_children else ""
+        if name in {"zeros", "full"}:
+            tiles += 1
+        elif name in {"load", "store"} and ("tl.arange" in first or any(_mentions(first, v) for v in vectors)):
+            tiles += 1
     if tiles == 0:
         return None
+    compact = "".join(parsing.text(definition).split())
     used = sorted((v for k, v in sizes.items() if f"tl.arange(0,{k})" in compact), reverse=True) or sorted(sizes.values(), reverse=True)
     two_d = "[:,None]" in compact or "[None,:]" in compact
     elements = used[0] * (used[1] if two_d and len(used) > 1 else 1)
     return tiles * elements * FP32_BYTES
+
+
+def _mentions(text: str, name: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}\b", text) is not None
+
+
+_OPERATORS = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__, "//": int.__floordiv__, "<<": int.__lshift__}
+
+
+def _evaluate(node: Node, constants: dict[str, int]) -> int | None:
+    """Integer constants such as `MAX_FUSED_SIZE = 65536 // 4` (no calls, no floats)."""
+    if node.type == "integer":
+        text = parsing.text(node).replace("_", "")
+        return int(text, 0) if text.isdigit() or text.lower().startswith(("0x", "0o", "0b")) else None
+    if node.type == "identifier":
+        return constants.get(parsing.text(node))
+    if node.type == "binary_operator":
+        operator = parsing.text(node.child_by_field_name("operator"))
+        left = _evaluate(node.child_by_field_name("left"), constants)
+        right = _evaluate(node.child_by_field_name("right"), constants)
+        if operator in _OPERATORS and left is not None and right is not None and not (operator == "//" and right == 0):
+            result = _OPERATORS[operator](left, right)
+            return result if 0 <= result < 1 << 40 else None
+    return None
 
 
 def _launches_custom_code(source: str) -> bool:

@@ -29,6 +29,10 @@ QUERY = r"""
 
 FLOAT64 = {"torch.float64", "torch.double"}
 COMPLEX128 = {"torch.complex128", "torch.cdouble"}
+# dtypes reported only where they are given to a tensor-making or converting call, never in comparisons
+DTYPE_REFERENCES = FLOAT64 | COMPLEX128 | {"torch.uint16", "torch.uint32", "torch.uint64"} | {
+    "torch.float8_e4m3fn", "torch.float8_e5m2", "torch.float8_e4m3fnuz", "torch.float8_e5m2fnuz", "torch.float8_e8m0fnu",
+}
 DTYPE_CONSUMERS = {"to", "type", "set_default_dtype", "zeros", "ones", "empty", "full", "tensor", "arange", "linspace",
                    "randn", "rand", "as_tensor", "from_numpy", "eye", "zeros_like", "ones_like", "empty_like", "full_like"}
 HOST_SIDE_NAMES = ("loss", "metric", "acc", "score", "stat", "count", "hist", "numpy")
@@ -75,7 +79,7 @@ class _PrecisionScan(PythonScan):
             self.hit("numpy-float64-to-device", " ".join(parsing.text(call).split())[:80], call)
 
     def _reference(self, reference: Reference) -> None:
-        if reference.name in FLOAT64 | COMPLEX128:
+        if reference.name in DTYPE_REFERENCES:
             if _used_as_device_dtype(reference.node):
                 self.name_rule(reference)
             return
