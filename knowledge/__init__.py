@@ -49,12 +49,17 @@ class KnowledgeBase:
     kernel_classes: list[KernelClass]
     effort_tiers: dict[str, tuple[float, float]]
 
+    def kernel_class(self, name: str) -> KernelClass:
+        return next(c for c in self.kernel_classes if c.name == name)
+
     def classify_kernel(self, *names: str) -> KernelClass:
-        """The class of a kernel from its name and related names (callers, wrappers), first match in order."""
-        text = " ".join(n.lower() for n in names if n)
-        for kernel_class in self.kernel_classes:
-            if any(token in text for token in kernel_class.tokens):
-                return kernel_class
+        """The class of a kernel: its own name decides first, then the related names in the order given
+        (callers, bound ops, the file's name); the catch-all when none says anything."""
+        for name in names:
+            text = (name or "").lower()
+            for kernel_class in self.kernel_classes[:-1]:
+                if any(token in text for token in kernel_class.tokens):
+                    return kernel_class
         return self.kernel_classes[-1]
 
     def package(self, name: str) -> PackageRecord | None:

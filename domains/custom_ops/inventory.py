@@ -38,7 +38,7 @@ def build_inventory(facts: CustomOpFacts, kb: KnowledgeBase) -> list[CustomOpRow
         callers = list(record.host_callers)
         callers += triton_callers.get(record.name, []) if record.kind == "triton" else []
         callers += kernel_callers.get((record.path, record.name), [])
-        kernel_class = kb.classify_kernel(record.name, *record.host_callers)
+        kernel_class = kb.kernel_class(record.kernel_class)
         tier = kernel_class.tier
         if record.kind == "cuda" and HARD_FEATURES & set(record.features):
             tier = _raise(tier)

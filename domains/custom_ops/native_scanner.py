@@ -33,12 +33,12 @@ class NativeSourceScanner(Scanner):
         bound_ops = {op for binding in native.bindings for op in binding.ops}
         for kernel in native.kernels:
             features = kernel.features + native.file_features
+            related = [*callers_of.get(kernel.name, []), *(bound_ops if len(native.kernels) == 1 else [])]
+            kernel_class = self.kb.classify_kernel(kernel.name, *related, PurePosixPath(unit.path).stem)
             facts.kernels.append(
-                KernelRecord(kernel.name, unit.path, kernel.line, kernel.end_line, "cuda", features, callers_of.get(kernel.name, []))
+                KernelRecord(kernel.name, unit.path, kernel.line, kernel.end_line, "cuda", features,
+                             callers_of.get(kernel.name, []), kernel_class=kernel_class.name)
             )
-            kernel_class = self.kb.classify_kernel(kernel.name, *callers_of.get(kernel.name, []))
-            if kernel_class.name == "other" and len(native.kernels) == 1:
-                kernel_class = self.kb.classify_kernel(kernel.name, *bound_ops)
             bump = 1 if HARD_FEATURES & set(features) else 0
             tier = ["low", "medium", "high"][min(["low", "medium", "high"].index(kernel_class.tier) + bump, 2)]
             detector = "cuda-kernel-no-equivalent" if kernel_class.path == "ascend-c" else "cuda-kernel"

@@ -5,6 +5,7 @@ It also records kernels, launches and calls for the project-level inventory."""
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 
 from tree_sitter import Node
 
@@ -88,7 +89,7 @@ class _CustomOpsScan(PythonScan):
         definition = decorated.child_by_field_name("definition")
         kernel = parsing.text(definition.child_by_field_name("name"))
         if any(n in NUMBA_CUDA_JIT for n in names):
-            self._record(kernel, definition, "numba")
+            self._record(kernel, definition, "numba").kernel_class = self.index.kb.classify_kernel(kernel).name
             self.hit("numba-cuda-kernel", kernel, definition.child_by_field_name("name"))
             return
         if not any(n in TRITON_DECORATORS for n in names):
@@ -96,7 +97,8 @@ class _CustomOpsScan(PythonScan):
         record = self._record(kernel, definition, "triton")
         record.block_sizes = self._block_sizes(definition, decorators, launches.get(kernel, []))
         record.ub_estimate_bytes = _ub_estimate(definition, record.block_sizes)
-        kernel_class = self.index.kb.classify_kernel(kernel)
+        kernel_class = self.index.kb.classify_kernel(kernel, PurePosixPath(self.unit.path).stem)
+        record.kernel_class = kernel_class.name
         self.hit("triton-kernel", f"{kernel} ({kernel_class.name})", definition.child_by_field_name("name"),
                  kernel_class.replacement.en, effort=self.index.kb.effort_tiers[_tier(kernel_class.tier, bump=0)])
         if record.ub_estimate_bytes is not None and record.ub_estimate_bytes > UB_BYTES_SMALLEST:
@@ -159,7 +161,7 @@ class _CustomOpsScan(PythonScan):
             self.hit("triton-nvidia-only", name, reference.node)
         elif name in CUPY_KERNELS and call is not None:
             kernel = _kernel_name(call) or name.rsplit(".", 1)[-1]
-            self._record(kernel, call, "cupy")
+            self._record(kernel, call, "cupy").kernel_class = self.index.kb.classify_kernel(kernel).name
             self.hit("cupy-kernel", f"{name}({kernel})", call)
         elif name in EXTENSION_BUILDERS and call is not None:
             ext = _string(argument(call, 0, "name")) or "?"

@@ -17,6 +17,7 @@ class KernelRecord:
     ub_estimate_bytes: int | None = None
     block_sizes: dict[str, int] = field(default_factory=dict)
     cell: int | None = None
+    kernel_class: str = "other"  # what it computes, as the scanner classified it
 
 
 @dataclass
