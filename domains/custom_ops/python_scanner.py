@@ -101,7 +101,8 @@ class _CustomOpsScan(PythonScan):
         record.kernel_class = kernel_class.name
         self.hit("triton-kernel", f"{kernel} ({kernel_class.name})", definition.child_by_field_name("name"),
                  kernel_class.replacement.en, effort=self.index.kb.effort_tiers[_tier(kernel_class.tier, bump=0)])
-        if record.ub_estimate_bytes is not None and record.ub_estimate_bytes > UB_BYTES_SMALLEST:
+        uses_cube = "tl.dot(" in "".join(parsing.text(definition).split())  # operands go to the cube unit, not the UB
+        if record.ub_estimate_bytes is not None and record.ub_estimate_bytes > UB_BYTES_SMALLEST and not uses_cube:
             self.hit("triton-ub-overflow-risk", f"{kernel}: ~{record.ub_estimate_bytes // 1024} KiB per program",
                      definition.child_by_field_name("name"))
         for decorator, name in zip(decorators, names):
