@@ -12,6 +12,7 @@ from domains.base import Unit
 
 LAUNCH_PATTERN = "(call_expression function: (_) @launched (kernel_call_syntax))"  # CUDA grammar only
 QUERY = r"""
+(preproc_function_def name: (identifier) @macro_name value: (preproc_arg) @macro_value)
 (function_definition) @function
 (preproc_include path: (_) @include)
 (gnu_asm_expression) @asm
@@ -78,8 +79,13 @@ def analyze_native(unit: Unit) -> NativeFile:
         for prefix, family in RUNTIME_FAMILIES.items():
             if name.startswith(prefix):
                 result.runtime_calls[family] = result.runtime_calls.get(family, 0) + 1
+    # `#define DEFINE_KERNEL(name, ...) __global__ void name(...)`: uses of the macro define kernels
+    kernel_macros = {
+        parsing.text(name) for name, value in zip(found.get("macro_name", []), found.get("macro_value", []))
+        if "__global__" in parsing.text(value)
+    }
     for function in found.get("function", []):
-        _function(function, result, unit.kind)
+        _function(function, result, unit.kind, kernel_macros)
     for node in found.get("launched", []):
         host = _enclosing_function_name(node)
         if host:
@@ -88,7 +94,7 @@ def analyze_native(unit: Unit) -> NativeFile:
     return result
 
 
-def _function(function: Node, result: NativeFile, language: str) -> None:
+def _function(function: Node, result: NativeFile, language: str, kernel_macros: set[str]) -> None:
     declarator = function.child_by_field_name("declarator")
     name_node = _declarator_name(declarator)
     if name_node is None:
@@ -97,7 +103,11 @@ def _function(function: Node, result: NativeFile, language: str) -> None:
     if name in BINDING_MACROS:
         result.bindings.append(_binding(name, function, language))
         return
-    if not any(child.type == "__global__" or parsing.text(child) == "__global__" for child in function.children[:3]):
+    if name in kernel_macros:
+        params = declarator.child_by_field_name("parameters")
+        first = params.named_children[0] if params is not None and params.named_children else None
+        name = parsing.text(first) if first is not None else name
+    elif not any(child.type == "__global__" or parsing.text(child) == "__global__" for child in function.children[:3]):
         return
     kernel = NativeKernel(name, function.start_point.row + 1, function.end_point.row + 1)
     body_text = parsing.text(function.child_by_field_name("body")) if function.child_by_field_name("body") else ""
