@@ -10,11 +10,17 @@ from domains.custom_ops.records import CustomOpFacts
 from knowledge import KnowledgeBase
 
 
+MAX_CALLERS = 50  # per kernel row; the rest are counted
+
+
 def build_inventory(facts: CustomOpFacts, kb: KnowledgeBase) -> list[CustomOpRow]:
-    triton_callers: dict[str, list[str]] = {}
+    triton_defined = {(r.path, r.name) for r in facts.kernels if r.kind == "triton"}
+    triton_callers: dict[tuple[str | None, str], list[str]] = {}
     for call in facts.calls:
         if call.triton_launch:
-            triton_callers.setdefault(call.name, []).append(_where(call.path, call.line, call.cell))
+            # A launch in the file that defines a kernel of that name is that kernel's; others are matched by name.
+            owner = call.path if (call.path, call.name) in triton_defined else None
+            triton_callers.setdefault((owner, call.name), []).append(_where(call.path, call.line, call.cell))
     extension_names = {e.name.split(".")[-1] for e in facts.extensions} | {e.name for e in facts.extensions}
     python_callers_of_op: dict[str, list[str]] = {}
     for call in facts.calls:
@@ -36,8 +42,12 @@ def build_inventory(facts: CustomOpFacts, kb: KnowledgeBase) -> list[CustomOpRow
     rows = []
     for record in sorted(facts.kernels, key=lambda r: (r.path, r.line)):
         callers = list(record.host_callers)
-        callers += triton_callers.get(record.name, []) if record.kind == "triton" else []
+        if record.kind == "triton":
+            callers += triton_callers.get((record.path, record.name), []) + triton_callers.get((None, record.name), [])
         callers += kernel_callers.get((record.path, record.name), [])
+        callers = sorted(set(callers))
+        if len(callers) > MAX_CALLERS:
+            callers = callers[:MAX_CALLERS] + [f"... {len(callers) - MAX_CALLERS} more"]
         kernel_class = kb.kernel_class(record.kernel_class)
         tier = kernel_class.tier
         if record.kind == "cuda" and HARD_FEATURES & set(record.features):
@@ -54,7 +64,7 @@ def build_inventory(facts: CustomOpFacts, kb: KnowledgeBase) -> list[CustomOpRow
                 lines_of_code=record.end_line - record.line + 1,
                 classification=kernel_class.name,
                 features=sorted(set(record.features)),
-                callers=sorted(set(callers)),
+                callers=callers,
                 replacement_path=path,
                 replacement=Text(en=kernel_class.replacement.en, zh=kernel_class.replacement.zh),
                 effort_tier=tier,
