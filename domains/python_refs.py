@@ -67,12 +67,31 @@ class PythonScan:
     """The state of one scan of one unit; domain scanners subclass it."""
 
     QUERY: str = ""  # the domain's own patterns; references come from unit_references()
+    # (capture name, method) pairs that run() feeds, in order, after every reference went to on_reference()
+    HANDLERS: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def __init__(self, index: RuleIndex, unit: Unit) -> None:
         self.index = index
         self.unit = unit
         self.imports = unit.imports()
         self.hits: list[Hit] = []
+
+    def run(self) -> list[Hit]:
+        found = self.captures()
+        for reference in unit_references(self.unit):
+            self.on_reference(reference)
+        for capture, method in self.HANDLERS:
+            handler = getattr(self, method)
+            for node in found.get(capture, []):
+                handler(node)
+        self.finish(found)
+        return self.hits
+
+    def on_reference(self, reference: Reference) -> None:
+        self.name_rule(reference)
+
+    def finish(self, found: dict[str, list[Node]]) -> None:
+        """Work over the whole unit once the handlers ran."""
 
     def captures(self) -> dict[str, list[Node]]:
         return parsing.captures(parsing.query("python", self.QUERY), self.unit.tree())

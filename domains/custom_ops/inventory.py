@@ -9,7 +9,6 @@ from domains.custom_ops.native_scanner import HARD_FEATURES
 from domains.custom_ops.records import CustomOpFacts
 from knowledge import KnowledgeBase
 
-
 MAX_CALLERS = 50  # per kernel row; the rest are counted
 
 

@@ -6,9 +6,9 @@ from tree_sitter import Node
 
 from analyzer import parsing
 from analyzer.python_names import qualified_name
-from domains.base import Hit, Unit
+from domains.base import Unit
 from domains.device import literals
-from domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, unit_references
+from domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument
 from domains.rule_index import RuleIndex
 
 QUERY = r"""
@@ -70,27 +70,13 @@ class _FileScan(PythonScan):
         super().__init__(index, unit)
         self.claimed_calls: set[int] = set()
 
-    def run(self) -> list[Hit]:
-        found = self.captures()
-        for reference in unit_references(self.unit):
-            self._reference(reference)
-        for node in found.get("method", []):
-            self._method_call(node)
-        for node in found.get("member", []):
-            self._member(node)
-        for node in found.get("kwname", []):
-            self._keyword(node)
-        for node in found.get("comparison", []):
-            self._comparison(node)
-        for node in found.get("string", []):
-            self._string(node)
-        for node in found.get("env_string", []):
-            self.env_string(node)
-        return self.hits
-
+    HANDLERS = (
+        ("method", "_method_call"), ("member", "_member"), ("kwname", "_keyword"), ("comparison", "_comparison"),
+        ("string", "_string"), ("env_string", "env_string"),
+    )
 
     # Qualified names ---------------------------------------------------------------------------------
-    def _reference(self, reference: Reference) -> None:
+    def on_reference(self, reference: Reference) -> None:
         name, chain, call = reference.name, reference.node, reference.call
         if call is not None and name in OTHER_DOMAIN_CALLEES:
             self.claimed_calls.add(call.id)  # their device literals are reported by that domain

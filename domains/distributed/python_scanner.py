@@ -6,9 +6,9 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from analyzer import parsing
-from domains.base import Hit, Unit
+from domains.base import Unit
 from domains.device import literals
-from domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, unit_references
+from domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument
 from domains.rule_index import RuleIndex
 
 QUERY = r"""
@@ -50,22 +50,14 @@ class _DistributedScan(PythonScan):
         super().__init__(index, unit)
         self.claimed: set[int] = set()  # string nodes already reported as backend or mesh arguments
 
-    def run(self) -> list[Hit]:
-        found = self.captures()
-        for reference in unit_references(self.unit):
-            self._reference(reference)
-        for node in found.get("comparison", []):
-            self._comparison(node)
-        for node in found.get("string", []):
-            self._string(node)
-        for node in found.get("env_string", []):
-            self.env_string(node)
+    HANDLERS = (("comparison", "_comparison"), ("string", "_string"), ("env_string", "env_string"))
+
+    def finish(self, found) -> None:
         megatron = [n for n in found.get("imported_module", []) if parsing.text(n).split(".")[0].strip() == "megatron"]
         if megatron:  # one finding per file: the work is porting the framework, not each import
             self.hit("megatron-import", "".join(parsing.text(megatron[0]).split()), megatron[0].parent)
-        return self.hits
 
-    def _reference(self, reference: Reference) -> None:
+    def on_reference(self, reference: Reference) -> None:
         name, call = reference.name, reference.call
         if name in BACKEND_CALLS and call is not None:
             position, keyword, capabilities = BACKEND_CALLS[name]
