@@ -14,9 +14,14 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
+PHASE_NAMES = ("training", "inference", "evaluation", "data", "export")
+
+
 @dataclass
 class ProjectConfig:
     exclude: list[str] = field(default_factory=list)
+    phases: dict[str, list[str]] = field(default_factory=dict)  # phase → globs of files that belong to it
+    console_modules: list[str] = field(default_factory=list)  # modules of [project.scripts] entry points
     problems: list[SkippedFile] = field(default_factory=list)
 
 
@@ -31,6 +36,9 @@ def load_project_config(root: Path) -> ProjectConfig:
     except (OSError, tomllib.TOMLDecodeError) as exc:
         config.problems.append(SkippedFile(path="pyproject.toml", reason=f"settings not read: {exc}"))
         return config
+    scripts = data.get("project", {}).get("scripts", {}) if isinstance(data.get("project"), dict) else {}
+    if isinstance(scripts, dict):
+        config.console_modules = sorted({str(v).split(":")[0].strip() for v in scripts.values() if isinstance(v, str)})
     table = data.get("tool", {}).get("ascend-feasibility", {})
     if not isinstance(table, dict):
         config.problems.append(SkippedFile(path="pyproject.toml", reason="[tool.ascend-feasibility] is not a table"))
@@ -42,4 +50,13 @@ def load_project_config(root: Path) -> ProjectConfig:
         config.problems.append(
             SkippedFile(path="pyproject.toml", reason="[tool.ascend-feasibility] exclude must be a list of strings")
         )
+    phases = table.get("phases", {})
+    for phase, globs in phases.items() if isinstance(phases, dict) else []:
+        if phase in PHASE_NAMES and isinstance(globs, list) and all(isinstance(g, str) for g in globs):
+            config.phases[phase] = list(globs)
+        else:
+            config.problems.append(SkippedFile(
+                path="pyproject.toml",
+                reason=f"[tool.ascend-feasibility.phases] {phase}: expected one of {', '.join(PHASE_NAMES)} with a list of globs",
+            ))
     return config

@@ -81,6 +81,9 @@ class Finding(_Contract):
     references: list[str]
     fingerprint: str
     suppressed: bool
+    phases: list[str] = Field(
+        default_factory=list, description="The phases (training, inference, evaluation, data, export) that need it"
+    )
 
 
 class SkippedFile(_Contract):
@@ -137,6 +140,98 @@ class CustomOpRow(_Contract):
     ub_estimate_bytes: int | None = Field(default=None, description="Triton: estimated on-chip bytes per program")
 
 
+Phase = Literal["training", "inference", "evaluation", "data", "export"]
+Hours = EffortHours
+
+
+class PhaseEntry(_Contract):
+    path: str
+    phases: list[Phase]
+    evidence: list[str] = Field(description="Why: signals in the entry and its name")
+
+
+class PhaseMatrixRow(_Contract):
+    item: str = Field(description="A rule (CODE name) or a dependency (package NAME)")
+    kind: Literal["rule", "dependency"]
+    count: int
+    cells: dict[str, Literal["P0", "P1", "-"]] = Field(description="P0 needed in every phase, P1 phase-specific")
+
+
+class PhaseMatrix(_Contract):
+    phases: list[Phase] = Field(description="The phases the project has")
+    entries: list[PhaseEntry]
+    rows: list[PhaseMatrixRow]
+    minimal_sets: dict[str, list[str]] = Field(description="Per phase, the items that must change for it alone")
+
+
+class EffortItem(_Contract):
+    item: str
+    rule: str
+    domain: str
+    count: int
+    migration: str
+    confidence: str
+    base_hours: EffortHours = Field(description="One site's estimate from the knowledge base (largest if sites differ)")
+    scaling: str = Field(description="How the sites add up")
+    confidence_factor: float
+    hours: EffortHours
+
+
+class DaysRange(_Contract):
+    low_days: float
+    high_days: float
+
+
+class Effort(_Contract):
+    hours_per_day: float
+    items: list[EffortItem]
+    by_domain: dict[str, DaysRange]
+    by_phase: dict[str, DaysRange]
+    total: DaysRange
+
+
+class Verdict(_Contract):
+    verdict: Literal["feasible", "needs adaptation", "difficult", "infeasible"]
+    label: Text
+    drivers: list[Text] = Field(description="The rules that decided it, with the items behind them")
+
+
+class Bottleneck(_Contract):
+    id: str = Field(description="Stable: BN- and the rule code")
+    rule: str
+    title: Text
+    domain: str
+    severity: Severity
+    count: int
+    locations: list[str]
+    replacement: Text
+    plan: list[Text]
+    estimate: DaysRange
+    likelihood: Literal["high", "medium", "low"]
+    impact: Literal["high", "medium", "low"]
+
+
+class RoadmapStep(_Contract):
+    step: int
+    title: Text
+    items: list[str] = Field(description="Bottleneck ids")
+
+
+class ModelOverview(_Contract):
+    name: str
+    path: str
+    line: int
+    forward: str | None = Field(description="path:line of its forward")
+    layers: dict[str, int]
+
+
+class Architecture(_Contract):
+    models: list[ModelOverview]
+    family: str
+    evidence: list[str]
+    attention: list[str] = Field(description="Attention implementations in use")
+
+
 class ToolInfo(_Contract):
     name: str
     version: str
@@ -177,4 +272,11 @@ class Report(_Contract):
     dependency_matrix: list[DependencyRow]
     torch_fit: TorchFit
     custom_ops: list[CustomOpRow]
+    phase_matrix: PhaseMatrix
+    effort: Effort
+    verdict: Verdict
+    bottlenecks: list[Bottleneck]
+    risk_matrix: dict[str, dict[str, list[str]]] = Field(description="likelihood → impact → bottleneck ids")
+    roadmap: list[RoadmapStep]
+    architecture: Architecture
     summary: Summary

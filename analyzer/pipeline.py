@@ -17,6 +17,17 @@ from analyzer.store import FindingStore
 from domains.custom_ops.inventory import build_inventory
 from domains.custom_ops.records import CustomOpFacts
 from domains.dependencies.project import analyze_dependencies
+from domains.phases.plan import (
+    architecture,
+    assign_phases,
+    bottlenecks,
+    effort,
+    finding_phases,
+    phase_matrix,
+    risk_matrix,
+    roadmap,
+    verdict,
+)
 
 # Below this many files, worker processes cost more to start than they save.
 PARALLEL_THRESHOLD = 48
@@ -47,7 +58,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     store.skip(config.problems + found.skipped)
     files = [f for f in found.files if worker.reads(f.kind)]
     files_scanned = lines_scanned = 0
-    declarations, imports = [], []
+    declarations, imports, phase_facts = [], [], []
     custom_ops = CustomOpFacts()
     for done, result in enumerate(_run(files, worker, options), start=1):
         store.add(result)
@@ -56,12 +67,18 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         declarations += result.dependencies.declarations
         imports += result.dependencies.imports
         custom_ops.extend(result.custom_ops)
+        if result.phases is not None:
+            phase_facts.append(result.phases)
         if progress is not None:
             progress(done, len(files))
     dependencies = analyze_dependencies(
         declarations, imports, local_modules(found.files), worker.kb, worker.factory, has_manifest(found.files)
     )
     store.add_findings(dependencies.findings)
+    assignment = assign_phases(phase_facts, config.phases, config.console_modules)
+    findings = [f.model_copy(update={"phases": finding_phases(f, assignment)}) for f in store.findings()]
+    work = effort(findings, assignment.phases)
+    items = bottlenecks(findings, work)
     target = worker.target
     return Report(
         tool=ToolInfo(name=TOOL_NAME, version=__version__),
@@ -74,12 +91,19 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
             note=target.note,
         ),
         project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned),
-        findings=store.findings(),
+        findings=findings,
         skipped=store.skipped(),
         unused_suppressions=store.unused_suppressions(),
         dependency_matrix=dependencies.matrix,
         torch_fit=dependencies.torch_fit,
         custom_ops=build_inventory(custom_ops, worker.kb),
+        phase_matrix=phase_matrix(findings, dependencies.matrix, assignment),
+        effort=work,
+        verdict=verdict(findings, work, assignment.phases),
+        bottlenecks=items,
+        risk_matrix=risk_matrix(items),
+        roadmap=roadmap(items),
+        architecture=architecture(phase_facts, findings),
         summary=store.summary(),
     )
 

@@ -1,0 +1,183 @@
+"""What one file says about the phase it serves and the model it defines: its module name and local imports,
+whether it is an entry point, the evidence for each phase, the nn.Module classes with their layers, and (for
+shell scripts) the Python scripts it launches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from tree_sitter import Node
+
+from analyzer import parsing
+from analyzer.python_names import qualified_name
+from domains.base import Unit
+from domains.python_refs import unit_references
+
+PHASES = ("training", "inference", "evaluation", "data", "export")
+
+QUERY = r"""
+(import_statement name: (dotted_name) @import)
+(import_statement name: (aliased_import name: (dotted_name) @import))
+(import_from_statement module_name: (_) @from_module)
+(if_statement condition: (comparison_operator) @condition)
+(call function: (attribute attribute: (identifier) @method))
+(class_definition name: (identifier) @class_name superclasses: (argument_list) @bases) @class
+"""
+
+# Qualified-name prefixes and method names that show a phase.
+PHASE_NAMES = {
+    "training": ("torch.optim.", "torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "transformers.Trainer",
+                 "transformers.Seq2SeqTrainer", "trl.", "deepspeed.initialize", "torch.nn.parallel.DistributedDataParallel",
+                 "torch.distributed.fsdp.", "lightning.Trainer", "pytorch_lightning.Trainer"),
+    "inference": ("torch.no_grad", "torch.inference_mode", "transformers.pipeline", "vllm.", "fastapi.", "flask.",
+                  "gradio.", "transformers.TextStreamer"),
+    "evaluation": ("evaluate.load", "torchmetrics.", "sklearn.metrics.", "lm_eval."),
+    "data": ("torch.utils.data.Dataset", "torch.utils.data.DataLoader", "torch.utils.data.IterableDataset",
+             "datasets.load_dataset", "torchvision.transforms.", "torch.utils.data.distributed.DistributedSampler"),
+    "export": ("torch.onnx.export", "torch.onnx.dynamo_export", "torch.export.export", "torch.jit.trace", "torch.jit.save",
+               "tensorrt.", "torch_tensorrt.", "onnx.", "coremltools."),
+}
+PHASE_METHODS = {
+    "training": {"backward", "zero_grad", "clip_grad_norm_"},
+    "inference": {"generate"},
+    "evaluation": {"evaluate", "compute_metrics"},
+    "data": {"map", "shuffle", "tokenize"},
+    "export": {"export"},
+}
+# Entry-point names that say what they are for.
+NAME_HINTS = {
+    "training": ("train", "finetune", "fine_tune", "pretrain", "sft", "dpo", "rlhf"),
+    "inference": ("infer", "generate", "serve", "server", "predict", "demo", "app", "chat", "sample", "api"),
+    "evaluation": ("eval", "evaluate", "benchmark", "bench", "validate"),
+    "data": ("preprocess", "prepare", "tokenize", "build_dataset", "make_dataset", "data"),
+    "export": ("export", "onnx", "convert", "quantize"),
+}
+LAYER_PREFIX = "torch.nn."
+LIBRARY_MODELS = ("transformers.AutoModel", "diffusers.", "timm.create_model", "torchvision.models.")
+MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
+
+
+@dataclass
+class ModelClass:
+    name: str
+    path: str
+    line: int
+    bases: list[str]  # qualified where resolvable, else as written
+    layers: dict[str, int] = field(default_factory=dict)  # torch.nn layer type → uses in the class
+    forward_line: int | None = None
+
+
+@dataclass
+class PhaseFacts:
+    path: str = ""
+    module: str = ""  # dotted module name of a Python file
+    imports: list[str] = field(default_factory=list)  # absolute dotted names imported (relative ones resolved)
+    main_guard: bool = False
+    evidence: dict[str, int] = field(default_factory=dict)  # phase → signals
+    models: list[ModelClass] = field(default_factory=list)
+    launched_scripts: list[str] = field(default_factory=list)  # shell: python/torchrun ... SCRIPT.py
+    notebook: bool = False
+    model_refs: list[str] = field(default_factory=list)  # models loaded from libraries (transformers Auto classes ...)
+
+
+def module_name(path: str) -> str:
+    parts = list(PurePosixPath(path).with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def collect_python(unit: Unit) -> PhaseFacts:
+    facts = PhaseFacts(path=unit.path, module=module_name(unit.path), notebook=unit.cell is not None)
+    found = parsing.captures(parsing.query("python", QUERY), unit.tree())
+    package = facts.module.rsplit(".", 1)[0] if "." in facts.module else ""
+    if PurePosixPath(unit.path).name == "__init__.py":
+        package = facts.module
+    for node in found.get("import", []):
+        facts.imports.append("".join(parsing.text(node).split()))
+    for node in found.get("from_module", []):
+        text = "".join(parsing.text(node).split())
+        module = _absolute(text, package)
+        facts.imports.append(module)
+        statement = node.parent  # `from pkg import sub` may import the submodule pkg.sub
+        for name in statement.children_by_field_name("name") if statement is not None else []:
+            facts.imports.append(f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."))
+    facts.main_guard = any(
+        "__name__" in parsing.text(c) and "__main__" in parsing.text(c) for c in found.get("condition", [])
+    )
+    evidence = {phase: 0 for phase in PHASES}
+    for reference in unit_references(unit):
+        if reference.name.startswith(LIBRARY_MODELS) and reference.name not in facts.model_refs:
+            facts.model_refs.append(reference.name)
+        for phase, prefixes in PHASE_NAMES.items():
+            if reference.name.startswith(prefixes):
+                evidence[phase] += 1
+    for node in found.get("method", []):
+        name = parsing.text(node)
+        for phase, methods in PHASE_METHODS.items():
+            if name in methods:
+                evidence[phase] += 1
+        if name == "step" and "optim" in parsing.text(node.parent.child_by_field_name("object")).lower():
+            evidence["training"] += 1
+    facts.evidence = {phase: count for phase, count in evidence.items() if count}
+    for cls in found.get("class", []):
+        model = _model_class(cls, unit)
+        if model is not None:
+            facts.models.append(model)
+    return facts
+
+
+def _absolute(module: str, package: str) -> str:
+    """`..utils` inside package a.b.c is a.b.utils."""
+    if not module.startswith("."):
+        return module
+    level = len(module) - len(module.lstrip("."))
+    parts = package.split(".") if package else []
+    parts = parts[: max(len(parts) - (level - 1), 0)]
+    rest = module.lstrip(".")
+    return ".".join([*parts, rest] if rest else parts)
+
+
+def _model_class(cls: Node, unit: Unit) -> ModelClass | None:
+    imports = unit.imports()
+    bases_node = cls.child_by_field_name("superclasses")
+    bases = []
+    for base in bases_node.named_children if bases_node is not None else []:
+        if base.type in {"identifier", "attribute"}:
+            bases.append(qualified_name(base, imports) or parsing.text(base))
+    if not bases:
+        return None
+    model = ModelClass(parsing.text(cls.child_by_field_name("name")), unit.path, cls.start_point.row + 1, bases)
+    body = cls.child_by_field_name("body")
+    for reference in unit_references(unit):
+        if body is not None and body.start_byte <= reference.node.start_byte < body.end_byte:
+            name = reference.name
+            if name.startswith(LAYER_PREFIX) and name.count(".") == 2 and name.rsplit(".", 1)[-1][:1].isupper():
+                layer = name.rsplit(".", 1)[-1]
+                model.layers[layer] = model.layers.get(layer, 0) + 1
+    for item in body.named_children if body is not None else []:
+        definition = item.child_by_field_name("definition") if item.type == "decorated_definition" else item
+        if definition is not None and definition.type == "function_definition":
+            if parsing.text(definition.child_by_field_name("name")) == "forward":
+                model.forward_line = definition.start_point.row + 1
+    return model
+
+
+LAUNCH_QUERY = "(command name: (command_name) @name) @command"
+
+
+def collect_shell(unit: Unit) -> PhaseFacts:
+    """Python scripts a shell script or Dockerfile runs: python X.py, torchrun ... X.py, deepspeed X.py, ..."""
+    facts = PhaseFacts(path=unit.path)
+    found = parsing.captures(parsing.query("bash", LAUNCH_QUERY), unit.tree())
+    for command in found.get("command", []):
+        program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
+        if not (program.startswith("python") or program in {"torchrun", "deepspeed", "accelerate"}):
+            continue
+        for word in command.children_by_field_name("argument"):
+            text = parsing.text(word).strip("'\"")
+            if text.endswith(".py"):
+                facts.launched_scripts.append(text)
+                break
+    return facts

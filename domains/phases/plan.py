@@ -1,0 +1,390 @@
+"""The phases domain and the plan built on every finding: which phase needs what (the phase matrix), how much
+work it is (effort), whether it is feasible (verdict), the bottlenecks with their risks, the roadmap, and what
+the model is (architecture)."""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+import pandas as pd
+
+from analyzer.models import (
+    SEVERITIES,
+    Architecture,
+    Bottleneck,
+    DaysRange,
+    DependencyRow,
+    Effort,
+    EffortHours,
+    EffortItem,
+    Finding,
+    ModelOverview,
+    PhaseEntry,
+    PhaseMatrix,
+    PhaseMatrixRow,
+    RoadmapStep,
+    Text,
+    Verdict,
+)
+from domains.phases.facts import MODULE_BASES, NAME_HINTS, PHASES, PhaseFacts
+from knowledge import KNOWLEDGE_DIR
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ENVIRONMENT_KINDS = ("requirements", "pyproject.toml", "setup.py", "setup.cfg", "Dockerfile", ".yaml", ".yml", ".json")
+
+
+def plan_data() -> dict:
+    with (KNOWLEDGE_DIR / "phases" / "plan.toml").open("rb") as handle:
+        return tomllib.load(handle)
+
+
+# Phases ---------------------------------------------------------------------------------------------------
+@dataclass
+class PhaseAssignment:
+    phases: list[str]  # the phases the project has, in canonical order
+    by_path: dict[str, set[str]]
+    entries: list[PhaseEntry]
+
+
+def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], console_modules: list[str]) -> PhaseAssignment:
+    python = {f.path: f for f in facts if f.module or f.notebook}
+    by_module = {f.module: f.path for f in python.values() if f.module}
+    graph = {path: _local_targets(f, by_module) for path, f in python.items()}
+    launched = {PurePosixPath(s).as_posix().lstrip("./") for f in facts for s in f.launched_scripts}
+    entry_paths = sorted(
+        path for path, f in python.items()
+        if f.main_guard or f.notebook or path in launched or PurePosixPath(path).name in {PurePosixPath(s).name for s in launched}
+        or f.module in console_modules
+    )
+    by_path: dict[str, set[str]] = defaultdict(set)
+    entries = []
+    for path in entry_paths:
+        reach = _reachable(path, graph)
+        phases, evidence = _entry_phases(python[path], [python[p] for p in reach])
+        if not phases:
+            continue
+        entries.append(PhaseEntry(path=path, phases=[p for p in PHASES if p in phases], evidence=evidence))
+        for reached in reach:
+            by_path[reached] |= phases
+    for path, f in python.items():  # code no entry reaches: its own evidence
+        if not by_path.get(path) and f.evidence:
+            by_path[path] = set(f.evidence)
+    for phase, globs in overrides.items():
+        for path in python:
+            if any(fnmatch.fnmatch(path, g) for g in globs):
+                by_path[path] = by_path.get(path, set()) | {phase}
+    present = [p for p in PHASES if any(p in v for v in by_path.values())]
+    for f in facts:  # shell scripts serve the phases of what they launch
+        if f.launched_scripts:
+            names = {PurePosixPath(s).name for s in f.launched_scripts}
+            by_path[f.path] = set().union(*(by_path.get(p, set()) for p in python if PurePosixPath(p).name in names))
+    return PhaseAssignment(present, dict(by_path), entries)
+
+
+def _local_targets(facts: PhaseFacts, by_module: dict[str, str]) -> set[str]:
+    targets = set()
+    for name in facts.imports:
+        parts = name.split(".")
+        for end in range(len(parts), 0, -1):
+            path = by_module.get(".".join(parts[:end]))
+            if path is not None:
+                targets.add(path)
+                break
+    return targets
+
+
+def _reachable(start: str, graph: dict[str, set[str]]) -> set[str]:
+    seen, stack = {start}, [start]
+    while stack:
+        for target in graph.get(stack.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return seen
+
+
+def _entry_phases(entry: PhaseFacts, reached: list[PhaseFacts]) -> tuple[set[str], list[str]]:
+    name = PurePosixPath(entry.path).stem.lower()
+    phases = {phase for phase, hints in NAME_HINTS.items() if any(h in name for h in hints)}
+    evidence = [f"name suggests {', '.join(sorted(phases))}"] if phases else []
+    own = set(entry.evidence)
+    if own:
+        phases |= own
+        evidence.append("signals in the entry: " + ", ".join(f"{p} {entry.evidence[p]}" for p in PHASES if p in own))
+    if not phases:
+        totals: dict[str, int] = defaultdict(int)
+        for f in reached:
+            for phase, count in f.evidence.items():
+                totals[phase] += count
+        if totals:
+            best = max(totals.values())
+            phases = {p for p, c in totals.items() if c == best}
+            evidence.append("signals in the modules it imports: " + ", ".join(f"{p} {totals[p]}" for p in PHASES if p in totals))
+    return phases, evidence
+
+
+def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
+    """A finding belongs to the phases of its file; environment files and unplaced code belong to all."""
+    phases = assignment.by_path.get(finding.path)
+    if not phases:
+        return list(assignment.phases)
+    return [p for p in PHASES if p in phases]
+
+
+# Phase matrix ---------------------------------------------------------------------------------------------
+def phase_matrix(findings: list[Finding], dependencies: list[DependencyRow], assignment: PhaseAssignment) -> PhaseMatrix:
+    phases = assignment.phases
+    records = []
+    for f in findings:
+        if f.suppressed or f.severity == "info":
+            continue
+        for phase in f.phases:
+            records.append({"item": f"{f.rule} {f.name}", "kind": "rule", "phase": phase})
+    for row in dependencies:
+        if row.classification in {"needs_replacement", "unsupported"}:
+            for phase in phases:
+                records.append({"item": f"package {row.package}", "kind": "dependency", "phase": phase})
+    rows, minimal = [], {p: [] for p in phases}
+    if records and phases:
+        frame = pd.DataFrame.from_records(records)
+        counts = {(f"{f.rule} {f.name}"): 0 for f in findings}
+        for f in findings:
+            if not f.suppressed and f.severity != "info":
+                counts[f"{f.rule} {f.name}"] += 1
+        table = pd.crosstab(frame["item"], frame["phase"]).reindex(columns=phases, fill_value=0)
+        kinds = frame.drop_duplicates("item").set_index("item")["kind"]
+        for item in sorted(table.index):
+            present = [p for p in phases if table.loc[item, p] > 0]
+            every = len(present) == len(phases)
+            cells = {p: ("P0" if every else "P1") if p in present else "-" for p in phases}
+            for p in present:
+                minimal[p].append(item)
+            rows.append(PhaseMatrixRow(item=item, kind=kinds[item], count=counts.get(item, 1), cells=cells))
+    return PhaseMatrix(phases=phases, entries=assignment.entries, rows=rows, minimal_sets=minimal)
+
+
+# Effort ---------------------------------------------------------------------------------------------------
+def effort(findings: list[Finding], phases: list[str]) -> Effort:
+    data = plan_data()["effort"]
+    per_day = data["hours_per_day"]
+    groups: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        if not f.suppressed:
+            groups[f.rule].append(f)
+    items = [_effort_item(group, data) for _, group in sorted(groups.items())]
+    by_domain: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for item in items:
+        by_domain[item.domain][0] += item.hours.low
+        by_domain[item.domain][1] += item.hours.high
+    by_phase = {}
+    for phase in phases:
+        subset: dict[str, list[Finding]] = defaultdict(list)
+        for f in findings:
+            if not f.suppressed and phase in f.phases:
+                subset[f.rule].append(f)
+        phase_items = [_effort_item(group, data) for group in subset.values()]
+        by_phase[phase] = _days(sum(i.hours.low for i in phase_items), sum(i.hours.high for i in phase_items), per_day)
+    total = _days(sum(i.hours.low for i in items), sum(i.hours.high for i in items), per_day)
+    return Effort(
+        hours_per_day=per_day,
+        items=items,
+        by_domain={d: _days(low, high, per_day) for d, (low, high) in sorted(by_domain.items())},
+        by_phase=by_phase,
+        total=total,
+    )
+
+
+def _effort_item(group: list[Finding], data: dict) -> EffortItem:
+    first = group[0]
+    count = len(group)
+    mechanical = first.migration in {"auto", "rewrite"}
+    if mechanical:
+        base_low = max(f.effort_hours.low for f in group)
+        base_high = max(f.effort_hours.high for f in group)
+        factor = 1 + data["per_extra_site"] * (count - 1)
+        low, high = base_low * factor, base_high * factor
+        scaling = f"sub-linear: base × (1 + {data['per_extra_site']} × ({count} − 1)) = base × {factor:g}"
+    else:
+        base_low = max(f.effort_hours.low for f in group)
+        base_high = max(f.effort_hours.high for f in group)
+        low = sum(f.effort_hours.low for f in group)
+        high = sum(f.effort_hours.high for f in group)
+        scaling = f"sum of {count} per-site estimates (each sized by its own kernel, port or site)"
+    confidence = data["confidence_factor"][first.confidence]
+    return EffortItem(
+        item=f"{first.rule} {first.name}",
+        rule=first.rule,
+        domain=first.domain,
+        count=count,
+        migration=first.migration,
+        confidence=first.confidence,
+        base_hours=EffortHours(low=round(base_low, 2), high=round(base_high, 2)),
+        scaling=scaling,
+        confidence_factor=confidence,
+        hours=EffortHours(low=round(low, 2), high=round(high * confidence, 2)),
+    )
+
+
+def _days(low: float, high: float, per_day: float) -> DaysRange:
+    return DaysRange(low_days=round(low / per_day, 2), high_days=round(high / per_day, 2))
+
+
+# Verdict, bottlenecks, risks, roadmap ---------------------------------------------------------------------
+def bottlenecks(findings: list[Finding], work: Effort) -> list[Bottleneck]:
+    data = plan_data()
+    steps = data["plan"]
+    per_day = data["effort"]["hours_per_day"]
+    by_rule: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        if not f.suppressed:
+            by_rule[f.rule].append(f)
+    result = []
+    for item in work.items:
+        if item.hours.high <= data["effort"]["bottleneck_hours"]:
+            continue
+        group = by_rule[item.rule]
+        worst = min(group, key=lambda f: SEVERITIES.index(f.severity))
+        likelihood = "high" if worst.migration == "unsupported" or (worst.migration == "manual" and worst.confidence != "high") \
+            else "medium" if worst.migration == "manual" or worst.confidence == "low" else "low"
+        impact = "high" if worst.severity in {"blocker", "high"} else "medium" if worst.severity == "medium" else "low"
+        result.append(
+            Bottleneck(
+                id=f"BN-{item.rule}",
+                rule=item.rule,
+                title=Text(en=f"{item.item} ({item.count}×)", zh=f"{item.item}（{item.count} 处）"),
+                domain=item.domain,
+                severity=worst.severity,
+                count=item.count,
+                locations=[f"{f.path}:{f.line}" + (f" (cell {f.cell})" if f.cell else "") for f in group[:10]]
+                + ([f"... {len(group) - 10} more"] if len(group) > 10 else []),
+                replacement=Text(en=worst.replacement.en, zh=worst.replacement.zh),
+                plan=[Text(**s) for s in steps[worst.migration]],
+                estimate=_days(item.hours.low, item.hours.high, per_day),
+                likelihood=likelihood,
+                impact=impact,
+            )
+        )
+    return sorted(result, key=lambda b: (SEVERITIES.index(b.severity), -b.estimate.high_days, b.id))
+
+
+def risk_matrix(items: list[Bottleneck]) -> dict[str, dict[str, list[str]]]:
+    levels = ("high", "medium", "low")
+    grid = {likelihood: {impact: [] for impact in levels} for likelihood in levels}
+    for b in items:
+        grid[b.likelihood][b.impact].append(b.id)
+    return grid
+
+
+def roadmap(items: list[Bottleneck]) -> list[RoadmapStep]:
+    steps = []
+    for number, step in enumerate(plan_data()["roadmap"], start=1):
+        ids = [b.id for b in items if b.domain == step["domain"]]
+        steps.append(RoadmapStep(step=number, title=Text(**step["title"]), items=ids))
+    return steps
+
+
+def verdict(findings: list[Finding], work: Effort, phases: list[str]) -> Verdict:
+    data = plan_data()["verdict"]
+    labels = data["labels"]
+    active = [f for f in findings if not f.suppressed]
+    blockers = sorted({f"{f.rule} {f.name}" for f in active if f.severity == "blocker"})
+    unsupported = sorted({f"{f.rule} {f.name}" for f in active if f.migration == "unsupported" and f.severity != "info"})
+    everywhere = sorted({
+        f"{f.rule} {f.name}" for f in active
+        if f.severity == "blocker" and f.migration == "unsupported" and phases and set(phases) <= set(f.phases)
+    })
+    high_days = work.total.high_days
+    drivers = []
+    if everywhere or high_days > data["infeasible_days"]:
+        name = "infeasible"
+        if everywhere:
+            drivers.append(_driver("unsupported blockers needed in every phase", "所有阶段都需要的不受支持阻塞项", everywhere))
+        if high_days > data["infeasible_days"]:
+            drivers.append(_driver(f"estimate above {data['infeasible_days']:g} person-days ({high_days:g})",
+                                   f"估算超过 {data['infeasible_days']:g} 人天（{high_days:g}）", []))
+    elif blockers or high_days > data["adaptation_days"]:
+        name = "difficult"
+        if blockers:
+            drivers.append(_driver("blockers", "阻塞项", blockers))
+        if high_days > data["adaptation_days"]:
+            drivers.append(_driver(f"estimate above {data['adaptation_days']:g} person-days ({high_days:g})",
+                                   f"估算超过 {data['adaptation_days']:g} 人天（{high_days:g}）", []))
+    elif high_days > data["feasible_days"] or [u for u in unsupported]:
+        name = "needs adaptation"
+        if high_days > data["feasible_days"]:
+            drivers.append(_driver(f"estimate above {data['feasible_days']:g} person-days ({high_days:g})",
+                                   f"估算超过 {data['feasible_days']:g} 人天（{high_days:g}）", []))
+        if unsupported:
+            drivers.append(_driver("unsupported items to rebuild or drop", "需重建或去掉的不受支持项", unsupported))
+    else:
+        name = "feasible"
+        drivers.append(_driver(f"no blocker, nothing unsupported, estimate up to {high_days:g} person-days",
+                               f"无阻塞项、无不受支持项，估算最多 {high_days:g} 人天", []))
+    return Verdict(verdict=name, label=Text(**labels[name]), drivers=drivers)
+
+
+def _driver(en: str, zh: str, items: list[str]) -> Text:
+    listed = "; ".join(items[:8]) + (f"; … {len(items) - 8} more" if len(items) > 8 else "")
+    return Text(en=f"{en}: {listed}" if listed else en, zh=f"{zh}：{listed}" if listed else zh)
+
+
+# Architecture ---------------------------------------------------------------------------------------------
+FAMILIES = (
+    ("MoE", ("expert", "moe", "router", "gate")),
+    ("diffusion (DiT/UNet)", ("dit", "unet", "diffusion", "timestep", "noise", "vae")),
+    ("decoder LLM", ("causallm", "gpt", "llama", "decoder", "lm_head", "tinylm", "qwen", "mistral")),
+    ("encoder-decoder", ("seq2seq", "t5", "bart")),
+    ("encoder", ("bert", "encoder", "roberta", "clip", "vit", "sequenceclassification", "automodel")),
+    ("CNN", ("conv", "resnet", "cnn", "torchvision.models")),
+)
+ATTENTION_BY_RULE = {
+    "ATT001": "flash-attn", "ATT002": "flash-attn (varlen)", "ATT003": "flash-attn (KV cache)", "ATT004": "FlashAttention-3",
+    "ATT010": "xformers", "ATT020": "SDPA", "ATT030": "transformers flash_attention_2", "ATT050": "hand-written",
+    "ATT040": "sequence-parallel (Ulysses/Ring)",
+}
+
+
+def architecture(facts: list[PhaseFacts], findings: list[Finding]) -> Architecture:
+    classes = {m.name: m for f in facts for m in f.models}
+    module_names = set()
+    changed = True
+    while changed:  # classes deriving from nn.Module directly or through other project classes
+        changed = False
+        for model in classes.values():
+            if model.name not in module_names and any(b in MODULE_BASES or b.split(".")[-1] in module_names for b in model.bases):
+                module_names.add(model.name)
+                changed = True
+    models = sorted((classes[n] for n in module_names), key=lambda m: (-sum(m.layers.values()), m.path, m.line))
+    overview = [
+        ModelOverview(name=m.name, path=m.path, line=m.line, forward=f"{m.path}:{m.forward_line}" if m.forward_line else None,
+                      layers=dict(sorted(m.layers.items())))
+        for m in models[:10]
+    ]
+    layers: dict[str, int] = defaultdict(int)
+    for m in models:
+        for layer, count in m.layers.items():
+            layers[layer] += count
+    library_models = sorted({ref for f in facts for ref in f.model_refs})
+    text = " ".join([m.name.lower() for m in models] + [layer.lower() for layer in layers] + [r.lower() for r in library_models])
+    family, evidence = "unknown", []
+    for name, tokens in FAMILIES:
+        hits = sorted({t for t in tokens if t in text})
+        if hits:
+            family, evidence = name, [f"class and layer names mention: {', '.join(hits)}"]
+            break
+    if library_models:
+        evidence.append("models loaded from libraries: " + ", ".join(library_models[:6]))
+    if layers:
+        evidence.append("layers: " + ", ".join(f"{k} {v}" for k, v in sorted(layers.items(), key=lambda kv: (-kv[1], kv[0]))[:8]))
+    attention = sorted({ATTENTION_BY_RULE[f.rule] for f in findings if f.rule in ATTENTION_BY_RULE})
+    if not attention and "MultiheadAttention" in layers:
+        attention = ["torch.nn.MultiheadAttention"]
+    return Architecture(models=overview, family=family, evidence=evidence, attention=attention)
