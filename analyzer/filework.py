@@ -154,11 +154,14 @@ def collect_phase_facts(project_file: ProjectFile, units: list[Unit]) -> PhaseFa
             merged.models += facts.models
             merged.launched_scripts += facts.launched_scripts
             merged.model_refs += facts.model_refs
+            merged.config_refs += facts.config_refs
             merged.main_guard |= facts.main_guard
             for phase, count in facts.evidence.items():
                 merged.evidence[phase] = merged.evidence.get(phase, 0) + count
     if merged is not None and project_file.kind == "notebook":
         merged.module, merged.notebook, merged.path = "", True, project_file.path
+    if merged is None and project_file.kind in {"yaml", "json"}:  # takes the phases of what names it
+        merged = PhaseFacts(path=project_file.path)
     return merged
 
 

@@ -17,17 +17,8 @@ from analyzer.store import FindingStore
 from domains.custom_ops.inventory import build_inventory
 from domains.custom_ops.records import CustomOpFacts
 from domains.dependencies.project import analyze_dependencies
-from domains.phases.plan import (
-    architecture,
-    assign_phases,
-    bottlenecks,
-    effort,
-    finding_phases,
-    phase_matrix,
-    risk_matrix,
-    roadmap,
-    verdict,
-)
+from domains.phases.calibration import RuleCalibration
+from domains.phases.plan import plan_fields
 
 # Below this many files, worker processes cost more to start than they save.
 PARALLEL_THRESHOLD = 48
@@ -45,6 +36,7 @@ class AnalyzeOptions:
     torch_npu: str | None = None
     excludes: list[str] = field(default_factory=list)
     jobs: int | None = None
+    calibration: list[RuleCalibration] = field(default_factory=list)  # measured outcomes per rule (probe runner)
 
 
 def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | None = None) -> Report:
@@ -75,10 +67,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         declarations, imports, local_modules(found.files), worker.kb, worker.factory, has_manifest(found.files)
     )
     store.add_findings(dependencies.findings)
-    assignment = assign_phases(phase_facts, config.phases, config.console_modules)
-    findings = [f.model_copy(update={"phases": finding_phases(f, assignment)}) for f in store.findings()]
-    work = effort(findings, assignment.phases)
-    items = bottlenecks(findings, work)
+    plan = plan_fields(store.findings(), dependencies.matrix, phase_facts, config, options.calibration)
     target = worker.target
     return Report(
         tool=ToolInfo(name=TOOL_NAME, version=__version__),
@@ -91,19 +80,13 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
             note=target.note,
         ),
         project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned),
-        findings=findings,
+        findings=plan.pop("findings"),
         skipped=store.skipped(),
         unused_suppressions=store.unused_suppressions(),
         dependency_matrix=dependencies.matrix,
         torch_fit=dependencies.torch_fit,
         custom_ops=build_inventory(custom_ops, worker.kb),
-        phase_matrix=phase_matrix(findings, dependencies.matrix, assignment),
-        effort=work,
-        verdict=verdict(findings, work, assignment.phases),
-        bottlenecks=items,
-        risk_matrix=risk_matrix(items),
-        roadmap=roadmap(items),
-        architecture=architecture(phase_facts, findings),
+        **plan,
         summary=store.summary(),
     )
 

@@ -53,7 +53,30 @@ def expected_view(name: str) -> dict:
             for row in report.custom_ops
         ],
         "summary": report.summary.model_dump(),
+        "phases": {
+            "entries": {e.path: e.phases for e in report.phase_matrix.entries},
+            "files": _phases_by_file(report),
+            "matrix": {row.item: row.cells for row in report.phase_matrix.rows},
+        },
+        "effort_days": {
+            "total": [report.effort.total.low_days, report.effort.total.high_days],
+            **{f"phase {k}": [v.low_days, v.high_days] for k, v in report.effort.by_phase.items()},
+        },
+        "verdict": report.verdict.verdict,
+        "bottlenecks": [f"{b.id} {b.likelihood}/{b.impact}" for b in report.bottlenecks],
+        "architecture": {
+            "family": report.architecture.family,
+            "models": [f"{m.name} {m.forward}" for m in report.architecture.models],
+            "attention": report.architecture.attention,
+        },
     }
+
+
+def _phases_by_file(report) -> dict[str, list[str]]:
+    files: dict[str, list[str]] = {}
+    for f in report.findings:
+        files.setdefault(f.path, f.phases)
+    return dict(sorted(files.items()))
 
 
 def golden_path(name: str) -> Path:

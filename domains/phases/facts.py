@@ -23,6 +23,7 @@ QUERY = r"""
 (if_statement condition: (comparison_operator) @condition)
 (call function: (attribute attribute: (identifier) @method))
 (class_definition name: (identifier) @class_name superclasses: (argument_list) @bases) @class
+(string (string_content) @string_content)
 """
 
 # Qualified-name prefixes and method names that show a phase.
@@ -56,6 +57,7 @@ NAME_HINTS = {
 LAYER_PREFIX = "torch.nn."
 LIBRARY_MODELS = ("transformers.AutoModel", "diffusers.", "timm.create_model", "torchvision.models.")
 MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
+AUTOGRAD_FUNCTION = "torch.autograd.Function"
 
 
 @dataclass
@@ -66,6 +68,7 @@ class ModelClass:
     bases: list[str]  # qualified where resolvable, else as written
     layers: dict[str, int] = field(default_factory=dict)  # torch.nn layer type → uses in the class
     forward_line: int | None = None
+    backward: bool = False  # defines backward (autograd Functions)
 
 
 @dataclass
@@ -79,6 +82,7 @@ class PhaseFacts:
     launched_scripts: list[str] = field(default_factory=list)  # shell: python/torchrun ... SCRIPT.py
     notebook: bool = False
     model_refs: list[str] = field(default_factory=list)  # models loaded from libraries (transformers Auto classes ...)
+    config_refs: list[str] = field(default_factory=list)  # config files named in strings or launch arguments
 
 
 def module_name(path: str) -> str:
@@ -113,6 +117,7 @@ def collect_python(unit: Unit) -> PhaseFacts:
         for phase, prefixes in PHASE_NAMES.items():
             if reference.name.startswith(prefixes):
                 evidence[phase] += 1
+    facts.config_refs = sorted({t for t in map(parsing.text, found.get("string_content", [])) if _is_config_name(t)})
     for node in found.get("method", []):
         name = parsing.text(node)
         for phase, methods in PHASE_METHODS.items():
@@ -120,12 +125,21 @@ def collect_python(unit: Unit) -> PhaseFacts:
                 evidence[phase] += 1
         if name == "step" and "optim" in parsing.text(node.parent.child_by_field_name("object")).lower():
             evidence["training"] += 1
-    facts.evidence = {phase: count for phase, count in evidence.items() if count}
     for cls in found.get("class", []):
         model = _model_class(cls, unit)
         if model is not None:
             facts.models.append(model)
+            if AUTOGRAD_FUNCTION in model.bases and model.backward:  # a hand-written backward serves training
+                evidence["training"] += 1
+    facts.evidence = {phase: count for phase, count in evidence.items() if count}
     return facts
+
+
+CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
+
+
+def _is_config_name(text: str) -> bool:
+    return text.endswith(CONFIG_SUFFIXES) and len(text) < 300 and "\n" not in text and " " not in text
 
 
 def _absolute(module: str, package: str) -> str:
@@ -159,8 +173,10 @@ def _model_class(cls: Node, unit: Unit) -> ModelClass | None:
     for item in body.named_children if body is not None else []:
         definition = item.child_by_field_name("definition") if item.type == "decorated_definition" else item
         if definition is not None and definition.type == "function_definition":
-            if parsing.text(definition.child_by_field_name("name")) == "forward":
+            method = parsing.text(definition.child_by_field_name("name"))
+            if method == "forward":
                 model.forward_line = definition.start_point.row + 1
+            model.backward = model.backward or method == "backward"
     return model
 
 
@@ -173,11 +189,8 @@ def collect_shell(unit: Unit) -> PhaseFacts:
     found = parsing.captures(parsing.query("bash", LAUNCH_QUERY), unit.tree())
     for command in found.get("command", []):
         program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
-        if not (program.startswith("python") or program in {"torchrun", "deepspeed", "accelerate"}):
-            continue
-        for word in command.children_by_field_name("argument"):
-            text = parsing.text(word).strip("'\"")
-            if text.endswith(".py"):
-                facts.launched_scripts.append(text)
-                break
+        words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+        facts.config_refs += [w.split("=", 1)[-1] for w in words if _is_config_name(w.split("=", 1)[-1])]
+        if program.startswith("python") or program in {"torchrun", "deepspeed", "accelerate"}:
+            facts.launched_scripts += [w for w in words if w.endswith(".py")][:1]
     return facts

@@ -30,6 +30,7 @@ from analyzer.models import (
     Text,
     Verdict,
 )
+from domains.phases.calibration import RuleCalibration, calibrate
 from domains.phases.facts import MODULE_BASES, NAME_HINTS, PHASES, PhaseFacts
 from knowledge import KNOWLEDGE_DIR
 
@@ -44,6 +45,26 @@ ENVIRONMENT_KINDS = ("requirements", "pyproject.toml", "setup.py", "setup.cfg", 
 def plan_data() -> dict:
     with (KNOWLEDGE_DIR / "phases" / "plan.toml").open("rb") as handle:
         return tomllib.load(handle)
+
+
+def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], facts: list[PhaseFacts], config,
+                calibration: list[RuleCalibration]) -> dict:
+    """The report's planning fields, with each finding's phases (and measured calibration) applied."""
+    assignment = assign_phases(facts, config.phases, config.console_modules)
+    findings = calibrate(findings, calibration, plan_data()["calibration"])
+    findings = [f.model_copy(update={"phases": finding_phases(f, assignment)}) for f in findings]
+    work = effort(findings, assignment.phases)
+    items = bottlenecks(findings, work)
+    return {
+        "findings": findings,
+        "phase_matrix": phase_matrix(findings, dependencies, assignment),
+        "effort": work,
+        "verdict": verdict(findings, work, assignment.phases),
+        "bottlenecks": items,
+        "risk_matrix": risk_matrix(items),
+        "roadmap": roadmap(items),
+        "architecture": architecture(facts, findings),
+    }
 
 
 # Phases ---------------------------------------------------------------------------------------------------
@@ -86,7 +107,23 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
         if f.launched_scripts:
             names = {PurePosixPath(s).name for s in f.launched_scripts}
             by_path[f.path] = set().union(*(by_path.get(p, set()) for p in python if PurePosixPath(p).name in names))
+    _config_phases(facts, by_path)
     return PhaseAssignment(present, dict(by_path), entries)
+
+
+def _config_phases(facts: list[PhaseFacts], by_path: dict[str, set[str]]) -> None:
+    """A config file named in code or a launch line serves the phases of what names it (matched by file name,
+    since the paths in code are relative to wherever the job runs)."""
+    referrers: dict[str, set[str]] = defaultdict(set)
+    for f in facts:
+        for ref in f.config_refs:
+            referrers[PurePosixPath(ref).name] |= by_path.get(f.path, set())
+    for f in facts:
+        if f.module or f.notebook or by_path.get(f.path):
+            continue
+        phases = referrers.get(PurePosixPath(f.path).name)
+        if phases:
+            by_path[f.path] = set(phases)
 
 
 def _local_targets(facts: PhaseFacts, by_module: dict[str, str]) -> set[str]:
@@ -140,14 +177,19 @@ def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
 
 
 # Phase matrix ---------------------------------------------------------------------------------------------
+# Informational sites transfer_to_npu migrates share one row: the change they need is enabling it.
+TRANSFER_TO_NPU_ITEM = "transfer_to_npu (informational auto sites)"
+
+
 def phase_matrix(findings: list[Finding], dependencies: list[DependencyRow], assignment: PhaseAssignment) -> PhaseMatrix:
     phases = assignment.phases
     records = []
     for f in findings:
-        if f.suppressed or f.severity == "info":
-            continue
+        if f.suppressed or (f.severity == "info" and f.migration != "auto"):
+            continue  # info rewrites change nothing that runs (a CUDA-only variable Ascend ignores)
+        item = TRANSFER_TO_NPU_ITEM if f.severity == "info" else f"{f.rule} {f.name}"
         for phase in f.phases:
-            records.append({"item": f"{f.rule} {f.name}", "kind": "rule", "phase": phase})
+            records.append({"item": item, "kind": "rule", "phase": phase})
     for row in dependencies:
         if row.classification in {"needs_replacement", "unsupported"}:
             for phase in phases:
@@ -155,10 +197,10 @@ def phase_matrix(findings: list[Finding], dependencies: list[DependencyRow], ass
     rows, minimal = [], {p: [] for p in phases}
     if records and phases:
         frame = pd.DataFrame.from_records(records)
-        counts = {(f"{f.rule} {f.name}"): 0 for f in findings}
+        counts: dict[str, int] = defaultdict(int)
         for f in findings:
-            if not f.suppressed and f.severity != "info":
-                counts[f"{f.rule} {f.name}"] += 1
+            if not f.suppressed:
+                counts[TRANSFER_TO_NPU_ITEM if f.severity == "info" and f.migration == "auto" else f"{f.rule} {f.name}"] += 1
         table = pd.crosstab(frame["item"], frame["phase"]).reindex(columns=phases, fill_value=0)
         kinds = frame.drop_duplicates("item").set_index("item")["kind"]
         for item in sorted(table.index):
@@ -297,6 +339,7 @@ def verdict(findings: list[Finding], work: Effort, phases: list[str]) -> Verdict
     active = [f for f in findings if not f.suppressed]
     blockers = sorted({f"{f.rule} {f.name}" for f in active if f.severity == "blocker"})
     unsupported = sorted({f"{f.rule} {f.name}" for f in active if f.migration == "unsupported" and f.severity != "info"})
+    engineering = sorted({f"{f.rule} {f.name}" for f in active if f.migration == "manual" and f.severity == "high"})
     everywhere = sorted({
         f"{f.rule} {f.name}" for f in active
         if f.severity == "blocker" and f.migration == "unsupported" and phases and set(phases) <= set(f.phases)
@@ -317,17 +360,19 @@ def verdict(findings: list[Finding], work: Effort, phases: list[str]) -> Verdict
         if high_days > data["adaptation_days"]:
             drivers.append(_driver(f"estimate above {data['adaptation_days']:g} person-days ({high_days:g})",
                                    f"估算超过 {data['adaptation_days']:g} 人天（{high_days:g}）", []))
-    elif high_days > data["feasible_days"] or [u for u in unsupported]:
+    elif high_days > data["feasible_days"] or unsupported or engineering:
         name = "needs adaptation"
         if high_days > data["feasible_days"]:
             drivers.append(_driver(f"estimate above {data['feasible_days']:g} person-days ({high_days:g})",
                                    f"估算超过 {data['feasible_days']:g} 人天（{high_days:g}）", []))
         if unsupported:
             drivers.append(_driver("unsupported items to rebuild or drop", "需重建或去掉的不受支持项", unsupported))
+        if engineering:
+            drivers.append(_driver("engineering work (kernels, ports) of high severity", "高严重度的工程工作（算子、移植）", engineering))
     else:
         name = "feasible"
-        drivers.append(_driver(f"no blocker, nothing unsupported, estimate up to {high_days:g} person-days",
-                               f"无阻塞项、无不受支持项，估算最多 {high_days:g} 人天", []))
+        drivers.append(_driver(f"no blocker, nothing unsupported, no high-severity engineering item, estimate up to {high_days:g} person-days",
+                               f"无阻塞项、无不受支持项、无高严重度工程项，估算最多 {high_days:g} 人天", []))
     return Verdict(verdict=name, label=Text(**labels[name]), drivers=drivers)
 
 
