@@ -13,6 +13,8 @@ from analyzer.models import DOMAINS, SEVERITIES, Report
 SEVERITY_STYLE = {"blocker": "bold red", "high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
 MIGRATION_LABEL = {"auto": "auto", "rewrite": "rewrite", "manual": "manual", "unsupported": "unsupported"}
 MAX_LISTED = 300
+MAX_BOTTLENECKS = 10
+VERDICT_STYLE = {"feasible": "bold green", "needs adaptation": "bold yellow", "difficult": "bold red", "infeasible": "bold red"}
 
 
 def render_text(report: Report, console: Console) -> None:
@@ -51,6 +53,7 @@ def render_text(report: Report, console: Console) -> None:
                 console.print(line)
         if len(active) > MAX_LISTED:
             console.print(f"[dim]… {len(active) - MAX_LISTED} more findings: use --format json for all of them[/dim]")
+    _plan(report, console)
     if report.skipped:
         console.print()
         console.print(f"[bold]skipped or partly analysed ({len(report.skipped)})[/bold]")
@@ -79,3 +82,28 @@ def _counts_table(report: Report) -> Table:
             table.add_row(domain, *(str(counts[(domain, s)] or "") for s in SEVERITIES), str(total))
     table.add_row("all", *(str(report.summary.by_severity[s]) for s in SEVERITIES), str(report.summary.total), style="bold")
     return table
+
+
+def _plan(report: Report, console: Console) -> None:
+    verdict, work, matrix, arch = report.verdict, report.effort, report.phase_matrix, report.architecture
+    console.print()
+    style = VERDICT_STYLE[verdict.verdict]
+    console.print(f"verdict: [{style}]{escape(verdict.label.en)}[/{style}] "
+                  f"(effort {work.total.low_days:g}–{work.total.high_days:g} person-days)")
+    for driver in verdict.drivers:
+        console.print(f"  {escape(driver.en)}")
+    for entry in matrix.entries:
+        console.print(f"entry {escape(entry.path)}: {', '.join(entry.phases)}")
+    for phase, days in work.by_phase.items():
+        items = len(matrix.minimal_sets.get(phase, []))
+        console.print(f"phase {phase}: {items} items, {days.low_days:g}–{days.high_days:g} person-days")
+    if report.bottlenecks:
+        console.print(f"[bold]bottlenecks ({len(report.bottlenecks)})[/bold]")
+        for item in report.bottlenecks[:MAX_BOTTLENECKS]:
+            console.print(f"  {item.id} [{SEVERITY_STYLE[item.severity]}]{item.severity}[/] "
+                          f"{item.estimate.low_days:g}–{item.estimate.high_days:g} d  {escape(item.title.en)}")
+        if len(report.bottlenecks) > MAX_BOTTLENECKS:
+            console.print(f"  [dim]… {len(report.bottlenecks) - MAX_BOTTLENECKS} more in the JSON[/dim]")
+    models = ", ".join(f"{m.name} ({m.forward or m.path})" for m in arch.models[:4])
+    console.print(f"architecture: {escape(arch.family)}" + (f"; models {escape(models)}" if models else "")
+                  + (f"; attention {escape(', '.join(arch.attention))}" if arch.attention else ""))

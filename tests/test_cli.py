@@ -23,6 +23,7 @@ def test_text_summary(capsys):
     assert main(["analyze", str(SAMPLE)]) == 0
     out = capsys.readouterr().out
     assert "findings by domain and severity" in out and "train.py" in out
+    assert "verdict: Feasible" in out and "entry train.py: training" in out and "architecture: decoder LLM" in out
 
 
 def test_output_file_and_byte_identical_runs(tmp_path):
