@@ -64,6 +64,16 @@ class FileWorker:
             return result
         result.scanned = True
         result.lines = _line_count(units)
+        try:
+            self._analyze_units(project_file, units, result)
+        except Exception as exc:  # noqa: BLE001 - an analyzer bug on one file must not lose the whole report
+            reason = f"analyzer error, file analysed partially (please report): {type(exc).__name__}: {exc}"
+            result.skipped.append(SkippedFile(path=project_file.path, reason=reason[:500]))
+        for unit in units:
+            unit.release_tree()
+        return result
+
+    def _analyze_units(self, project_file: ProjectFile, units: list[Unit], result: FileResult) -> None:
         for unit in units:
             self._scan_unit(unit, result)
         result.dependencies = collect_dependency_facts(_root_of(project_file), project_file.path, units)
@@ -72,9 +82,6 @@ class FileWorker:
                 result.custom_ops.extend(unit.cache["custom_ops"])
         result.phases = collect_phase_facts(project_file, units)
         result.skipped += [SkippedFile(path=p.path, reason=p.reason) for p in result.dependencies.problems]
-        for unit in units:
-            unit.release_tree()
-        return result
 
     def _units(self, project_file: ProjectFile, data: bytes) -> list[Unit]:
         kind = project_file.kind
@@ -156,6 +163,7 @@ def collect_phase_facts(project_file: ProjectFile, units: list[Unit]) -> PhaseFa
             merged.model_refs += facts.model_refs
             merged.config_refs += facts.config_refs
             merged.main_guard |= facts.main_guard
+            merged.top_level_code |= facts.top_level_code
             for phase, count in facts.evidence.items():
                 merged.evidence[phase] = merged.evidence.get(phase, 0) + count
     if merged is not None and project_file.kind == "notebook":

@@ -338,3 +338,32 @@ def test_config_files_take_the_phases_of_what_names_them(tmp_path):
     report = run(project)
     assert phases_of(report, "configs/ds.json") == {("training",)}
     assert phases_of(report, "configs/unnamed.json") == {("training", "inference")}  # unplaced: every phase
+
+
+def test_scripts_without_a_main_guard_are_entries_but_imported_modules_are_not(tmp_path):
+    project = write(tmp_path, {
+        # nanoGPT style: top-level training loop, no __main__ guard
+        "train.py": "import torch\nfrom model import GPT\nmodel = GPT().cuda()\nopt = torch.optim.AdamW(model.parameters())\n"
+                    "for step in range(10):\n    model(torch.ones(1)).sum().backward()\n    opt.step()\n",
+        "model.py": "import torch\n\nclass GPT(torch.nn.Module):\n    pass\n\nprint('imported')\n",
+    })
+    report = run(project)
+    assert [(e.path, e.phases) for e in report.phase_matrix.entries] == [("train.py", ["training"])]
+
+
+def test_weak_signals_do_not_add_a_phase_to_an_entry(tmp_path):
+    train = TRAIN + "\n@torch.no_grad()\ndef estimate_loss(net):\n    return net(torch.randn(2))\n"
+    report = run(phase_project(tmp_path, {"train.py": train}))
+    assert {e.path: e.phases for e in report.phase_matrix.entries}["train.py"] == ["training"]
+
+
+def test_architecture_ignores_test_fixtures_and_counts_family_evidence(tmp_path):
+    project = write(tmp_path, {
+        "model.py": "import torch.nn as nn\n\nclass LlamaDecoderLayer(nn.Module):\n    pass\n\n"
+                    "class LlamaForCausalLM(nn.Module):\n    pass\n\nclass RouterLogger(nn.Module):\n    pass\n",
+        "tests/test_moe.py": "import torch.nn as nn\n\nclass FakeExpert(nn.Module):\n    pass\n\nclass FakeMoE(nn.Module):\n    pass\n",
+    })
+    arch = run(project).architecture
+    assert {m.name for m in arch.models} == {"LlamaDecoderLayer", "LlamaForCausalLM", "RouterLogger"}
+    assert arch.family == "decoder LLM"
+    assert arch.evidence[0].startswith("2 class")

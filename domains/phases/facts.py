@@ -77,6 +77,7 @@ class PhaseFacts:
     module: str = ""  # dotted module name of a Python file
     imports: list[str] = field(default_factory=list)  # absolute dotted names imported (relative ones resolved)
     main_guard: bool = False
+    top_level_code: bool = False  # runs work at import time (a script without a __main__ guard)
     evidence: dict[str, int] = field(default_factory=dict)  # phase → signals
     models: list[ModelClass] = field(default_factory=list)
     launched_scripts: list[str] = field(default_factory=list)  # shell: python/torchrun ... SCRIPT.py
@@ -107,6 +108,7 @@ def collect_python(unit: Unit) -> PhaseFacts:
         statement = node.parent  # `from pkg import sub` may import the submodule pkg.sub
         for name in statement.children_by_field_name("name") if statement is not None else []:
             facts.imports.append(f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."))
+    facts.top_level_code = _runs_at_top_level(unit.tree())
     facts.main_guard = any(
         "__name__" in parsing.text(c) and "__main__" in parsing.text(c) for c in found.get("condition", [])
     )
@@ -123,7 +125,7 @@ def collect_python(unit: Unit) -> PhaseFacts:
         for phase, methods in PHASE_METHODS.items():
             if name in methods:
                 evidence[phase] += 1
-        if name == "step" and "optim" in parsing.text(node.parent.child_by_field_name("object")).lower():
+        if name == "step" and "opt" in parsing.text(node.parent.child_by_field_name("object")).lower():
             evidence["training"] += 1
     for cls in found.get("class", []):
         model = _model_class(cls, unit)
@@ -133,6 +135,19 @@ def collect_python(unit: Unit) -> PhaseFacts:
                 evidence["training"] += 1
     facts.evidence = {phase: count for phase, count in evidence.items() if count}
     return facts
+
+
+SCRIPT_STATEMENTS = {"for_statement", "while_statement", "with_statement"}
+
+
+def _runs_at_top_level(root: Node) -> bool:
+    """Module-level loops, with-blocks or calls, as in scripts like nanoGPT's train.py."""
+    for statement in root.named_children:
+        if statement.type in SCRIPT_STATEMENTS:
+            return True
+        if statement.type == "expression_statement" and statement.named_children and statement.named_children[0].type == "call":
+            return True
+    return False
 
 
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")

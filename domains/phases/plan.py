@@ -80,10 +80,12 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     by_module = {f.module: f.path for f in python.values() if f.module}
     graph = {path: _local_targets(f, by_module) for path, f in python.items()}
     launched = {PurePosixPath(s).as_posix().lstrip("./") for f in facts for s in f.launched_scripts}
+    launched_names = {PurePosixPath(s).name for s in launched}
+    imported = set().union(*graph.values()) if graph else set()
     entry_paths = sorted(
         path for path, f in python.items()
-        if f.main_guard or f.notebook or path in launched or PurePosixPath(path).name in {PurePosixPath(s).name for s in launched}
-        or f.module in console_modules
+        if f.main_guard or f.notebook or path in launched or PurePosixPath(path).name in launched_names
+        or f.module in console_modules or (f.top_level_code and path not in imported)
     )
     by_path: dict[str, set[str]] = defaultdict(set)
     entries = []
@@ -152,10 +154,10 @@ def _entry_phases(entry: PhaseFacts, reached: list[PhaseFacts]) -> tuple[set[str
     name = PurePosixPath(entry.path).stem.lower()
     phases = {phase for phase, hints in NAME_HINTS.items() if any(h in name for h in hints)}
     evidence = [f"name suggests {', '.join(sorted(phases))}"] if phases else []
-    own = set(entry.evidence)
-    if own:
-        phases |= own
-        evidence.append("signals in the entry: " + ", ".join(f"{p} {entry.evidence[p]}" for p in PHASES if p in own))
+    if entry.evidence:  # weak signals (a no_grad evaluation inside a training loop) do not add a phase
+        strongest = max(entry.evidence.values())
+        phases |= {p for p, count in entry.evidence.items() if count * 2 > strongest}
+        evidence.append("signals in the entry: " + ", ".join(f"{p} {entry.evidence[p]}" for p in PHASES if p in entry.evidence))
     if not phases:
         totals: dict[str, int] = defaultdict(int)
         for f in reached:
@@ -383,11 +385,12 @@ def _driver(en: str, zh: str, items: list[str]) -> Text:
 
 # Architecture ---------------------------------------------------------------------------------------------
 FAMILIES = (
-    ("MoE", ("expert", "moe", "router", "gate")),
+    ("vision-language", ("llava", "visiontower", "vision_tower", "multimodal", "imagetexttotext", "vision2seq")),
+    ("MoE", ("expert", "moe", "router")),
     ("diffusion (DiT/UNet)", ("dit", "unet", "diffusion", "timestep", "noise", "vae")),
     ("decoder LLM", ("causallm", "gpt", "llama", "decoder", "lm_head", "tinylm", "qwen", "mistral")),
     ("encoder-decoder", ("seq2seq", "t5", "bart")),
-    ("encoder", ("bert", "encoder", "roberta", "clip", "vit", "sequenceclassification", "automodel")),
+    ("encoder", ("bert", "encoder", "roberta", "clip", "vit", "sequenceclassification", "automodel.")),
     ("CNN", ("conv", "resnet", "cnn", "torchvision.models")),
 )
 ATTENTION_BY_RULE = {
@@ -397,7 +400,14 @@ ATTENTION_BY_RULE = {
 }
 
 
+def _is_test_code(path: str) -> bool:
+    parts = PurePosixPath(path).parts
+    return any(p in {"test", "tests", "testing"} for p in parts[:-1]) or parts[-1].startswith("test_")
+
+
 def architecture(facts: list[PhaseFacts], findings: list[Finding]) -> Architecture:
+    """The models the project defines or loads; test fixtures are not the project's model."""
+    facts = [f for f in facts if not _is_test_code(f.path)]
     classes = {m.name: m for f in facts for m in f.models}
     module_names = set()
     changed = True
@@ -418,13 +428,14 @@ def architecture(facts: list[PhaseFacts], findings: list[Finding]) -> Architectu
         for layer, count in m.layers.items():
             layers[layer] += count
     library_models = sorted({ref for f in facts for ref in f.model_refs})
-    text = " ".join([m.name.lower() for m in models] + [layer.lower() for layer in layers] + [r.lower() for r in library_models])
-    family, evidence = "unknown", []
-    for name, tokens in FAMILIES:
-        hits = sorted({t for t in tokens if t in text})
-        if hits:
-            family, evidence = name, [f"class and layer names mention: {', '.join(hits)}"]
-            break
+    names = [m.name.lower() for m in models] + [layer.lower() for layer in layers] + [r.lower() for r in library_models]
+    family, evidence, best = "unknown", [], 0
+    for name, tokens in FAMILIES:  # the family most names point to; earlier families win ties
+        matching = [n for n in names if any(t in n for t in tokens)]
+        if len(matching) > best:
+            hits = sorted({t for t in tokens if any(t in n for n in matching)})
+            family, best = name, len(matching)
+            evidence = [f"{len(matching)} class, layer or model names mention: {', '.join(hits)}"]
     if library_models:
         evidence.append("models loaded from libraries: " + ", ".join(library_models[:6]))
     if layers:
