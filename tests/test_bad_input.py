@@ -113,3 +113,19 @@ def test_json_configs_are_read_like_yaml_but_large_json_data_is_not(tmp_path):
     (tmp_path / "vocab.json").write_text('{"CUDA_VISIBLE_DEVICES": 1, "pad": "' + "x" * 300_000 + '"}')
     report = run(tmp_path)
     assert [(f.rule, f.path, f.line) for f in report.findings] == [("DEV201", "devcontainer.json", 1)]
+
+
+def test_an_analyzer_error_on_one_file_is_listed_and_the_rest_reported(tmp_path, monkeypatch):
+    from analyzer import filework
+
+    def broken(project_file, units):
+        if project_file.path == "bad.py":
+            raise RuntimeError("boom")
+        return None
+
+    monkeypatch.setattr(filework, "collect_phase_facts", broken)
+    (tmp_path / "bad.py").write_text(GOOD)
+    (tmp_path / "good.py").write_text(GOOD)
+    report = run(tmp_path)
+    assert "good.py" in device_paths(report)
+    assert [(s.path, s.reason.split(":")[0]) for s in report.skipped] == [("bad.py", "analyzer error, file analysed partially (please report)")]

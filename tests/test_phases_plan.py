@@ -51,11 +51,20 @@ def test_mechanical_sites_scale_sub_linearly():
     assert "× (50 − 1)" in item.scaling
 
 
-def test_engineering_items_add_up_per_site():
-    work = effort([finding("OPS001", migration="manual", hours=(2, 8), line=1),
-                   finding("OPS001", migration="manual", hours=(4, 16), line=2)], ["training"])
+def test_custom_kernels_add_up_one_by_one():
+    work = effort([finding("OPS001", migration="manual", hours=(2, 8), line=1, domain="custom_ops"),
+                   finding("OPS001", migration="manual", hours=(4, 16), line=2, domain="custom_ops")], ["training"])
     assert (work.items[0].hours.low, work.items[0].hours.high) == (6, 24)
     assert "sum of 2" in work.items[0].scaling
+
+
+def test_engineering_at_call_sites_scales_with_the_number_of_sites():
+    per_site = plan_data()["effort"]["per_extra_call_site"]
+    sites = [finding("ATT001", migration="manual", hours=(4, 8), line=n, domain="attention") for n in range(1, 5)]
+    item = effort(sites, ["training"]).items[0]
+    assert item.hours.low == pytest.approx(4 * (1 + per_site * 3))
+    assert item.hours.high == pytest.approx(8 * (1 + per_site * 3))
+    assert effort(sites[:1], ["training"]).items[0].hours.high < item.hours.high < 4 * 8
 
 
 @pytest.mark.parametrize("confidence", ["high", "medium", "low"])

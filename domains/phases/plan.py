@@ -256,12 +256,18 @@ def _effort_item(group: list[Finding], data: dict) -> EffortItem:
         factor = 1 + data["per_extra_site"] * (count - 1)
         low, high = base_low * factor, base_high * factor
         scaling = f"sub-linear: base × (1 + {data['per_extra_site']} × ({count} − 1)) = base × {factor:g}"
-    else:
+    elif first.domain == "custom_ops":  # each finding is its own kernel, extension or build, sized by its code
         base_low = max(f.effort_hours.low for f in group)
         base_high = max(f.effort_hours.high for f in group)
         low = sum(f.effort_hours.low for f in group)
         high = sum(f.effort_hours.high for f in group)
-        scaling = f"sum of {count} per-site estimates (each sized by its own kernel, port or site)"
+        scaling = f"sum of {count} per-kernel estimates (each sized by its own code)"
+    else:  # engineering at call sites of one API: the first port is designed once, each further site adapted
+        base_low = max(f.effort_hours.low for f in group)
+        base_high = max(f.effort_hours.high for f in group)
+        factor = 1 + data["per_extra_call_site"] * (count - 1)
+        low, high = base_low * factor, base_high * factor
+        scaling = f"per call site: base × (1 + {data['per_extra_call_site']} × ({count} − 1)) = base × {factor:g}"
     confidence = data["confidence_factor"][first.confidence]
     return EffortItem(
         item=f"{first.rule} {first.name}",
