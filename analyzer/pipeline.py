@@ -67,7 +67,8 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         declarations, imports, local_modules(found.files), worker.kb, worker.factory, has_manifest(found.files)
     )
     store.add_findings(dependencies.findings)
-    plan = plan_fields(store.findings(), dependencies.matrix, phase_facts, config, options.calibration)
+    summary, skipped, unused = store.summary(), store.skipped(), store.unused_suppressions()
+    plan = plan_fields(store.take_findings(), dependencies.matrix, phase_facts, config, options.calibration)
     target = worker.target
     return Report(
         tool=ToolInfo(name=TOOL_NAME, version=__version__),
@@ -81,13 +82,13 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         ),
         project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned),
         findings=plan.pop("findings"),
-        skipped=store.skipped(),
-        unused_suppressions=store.unused_suppressions(),
+        skipped=skipped,
+        unused_suppressions=unused,
         dependency_matrix=dependencies.matrix,
         torch_fit=dependencies.torch_fit,
         custom_ops=build_inventory(custom_ops, worker.kb),
         **plan,
-        summary=store.summary(),
+        summary=summary,
     )
 
 

@@ -49,6 +49,12 @@ class FindingStore:
     def findings(self) -> list[Finding]:
         return sorted(self._findings.values(), key=lambda f: (f.path, f.cell or 0, f.line, f.column, f.rule))
 
+    def take_findings(self) -> list[Finding]:
+        """The sorted findings, handed over: the store keeps none, so later copies do not double the memory."""
+        findings = self.findings()
+        self._findings.clear()
+        return findings
+
     def skipped(self) -> list[SkippedFile]:
         return sorted(self._skipped, key=lambda s: (s.path, s.reason))
 

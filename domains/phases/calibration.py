@@ -25,9 +25,14 @@ class RuleCalibration(BaseModel):
 
 
 def calibrate(findings: list[Finding], measured: list[RuleCalibration], factors: dict) -> list[Finding]:
-    """Findings with the measured outcome of their rule applied; rules not measured are left as they are."""
+    """The findings, updated in place with the measured outcome of their rule; rules not measured are left as
+    they are."""
     by_rule = {m.rule: m for m in measured}
-    return [_apply(f, by_rule[f.rule], factors) if f.rule in by_rule else f for f in findings]
+    if by_rule:
+        for index, finding in enumerate(findings):
+            if finding.rule in by_rule:
+                findings[index] = _apply(finding, by_rule[finding.rule], factors)
+    return findings
 
 
 def _apply(finding: Finding, measured: RuleCalibration, factors: dict) -> Finding:

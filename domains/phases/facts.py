@@ -23,7 +23,7 @@ QUERY = r"""
 (if_statement condition: (comparison_operator) @condition)
 (call function: (attribute attribute: (identifier) @method))
 (class_definition name: (identifier) @class_name superclasses: (argument_list) @bases) @class
-(string (string_content) @string_content)
+((string_content) @string_content (#match? @string_content "[.](ya?ml|json|toml|cfg)$"))
 """
 
 # Qualified-name prefixes and method names that show a phase.

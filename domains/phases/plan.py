@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import fnmatch
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -52,7 +52,12 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
     """The report's planning fields, with each finding's phases (and measured calibration) applied."""
     assignment = assign_phases(facts, config.phases, config.console_modules)
     findings = calibrate(findings, calibration, plan_data()["calibration"])
-    findings = [f.model_copy(update={"phases": finding_phases(f, assignment)}) for f in findings]
+    shared: dict[tuple[str, ...], list[str]] = {}  # one list per distinct phase set, not one per finding
+    for finding in findings:
+        phases = tuple(finding_phases(finding, assignment))
+        # Set on the frozen model directly: these findings were just built and are not yet shared, and a copy of
+        # each (model_copy) doubled the run's peak memory on projects with 100k+ findings.
+        object.__setattr__(finding, "phases", shared.setdefault(phases, list(phases)))
     work = effort(findings, assignment.phases)
     items = bottlenecks(findings, work)
     return {
@@ -185,25 +190,26 @@ TRANSFER_TO_NPU_ITEM = "transfer_to_npu (informational auto sites)"
 
 def phase_matrix(findings: list[Finding], dependencies: list[DependencyRow], assignment: PhaseAssignment) -> PhaseMatrix:
     phases = assignment.phases
-    records = []
+    pairs: Counter[tuple[str, str, str]] = Counter()  # (item, kind, phase) → sites; small whatever the project size
+    counts: Counter[str] = Counter()
     for f in findings:
         if f.suppressed or (f.severity == "info" and f.migration != "auto"):
             continue  # info rewrites change nothing that runs (a CUDA-only variable Ascend ignores)
         item = TRANSFER_TO_NPU_ITEM if f.severity == "info" else f"{f.rule} {f.name}"
+        counts[item] += 1
         for phase in f.phases:
-            records.append({"item": item, "kind": "rule", "phase": phase})
+            pairs[(item, "rule", phase)] += 1
     for row in dependencies:
         if row.classification in {"needs_replacement", "unsupported"}:
+            counts[f"package {row.package}"] = 1
             for phase in phases:
-                records.append({"item": f"package {row.package}", "kind": "dependency", "phase": phase})
+                pairs[(f"package {row.package}", "dependency", phase)] += 1
     rows, minimal = [], {p: [] for p in phases}
-    if records and phases:
-        frame = pd.DataFrame.from_records(records)
-        counts: dict[str, int] = defaultdict(int)
-        for f in findings:
-            if not f.suppressed:
-                counts[TRANSFER_TO_NPU_ITEM if f.severity == "info" and f.migration == "auto" else f"{f.rule} {f.name}"] += 1
-        table = pd.crosstab(frame["item"], frame["phase"]).reindex(columns=phases, fill_value=0)
+    if pairs and phases:
+        frame = pd.DataFrame([(item, kind, phase, n) for (item, kind, phase), n in pairs.items()],
+                             columns=["item", "kind", "phase", "sites"])
+        table = frame.pivot_table(index="item", columns="phase", values="sites", aggfunc="sum", fill_value=0)
+        table = table.reindex(columns=phases, fill_value=0)
         kinds = frame.drop_duplicates("item").set_index("item")["kind"]
         for item in sorted(table.index):
             present = [p for p in phases if table.loc[item, p] > 0]
@@ -211,7 +217,7 @@ def phase_matrix(findings: list[Finding], dependencies: list[DependencyRow], ass
             cells = {p: ("P0" if every else "P1") if p in present else "-" for p in phases}
             for p in present:
                 minimal[p].append(item)
-            rows.append(PhaseMatrixRow(item=item, kind=kinds[item], count=counts.get(item, 1), cells=cells))
+            rows.append(PhaseMatrixRow(item=item, kind=kinds[item], count=counts[item], cells=cells))
     return PhaseMatrix(phases=phases, entries=assignment.entries, rows=rows, minimal_sets=minimal)
 
 
