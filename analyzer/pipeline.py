@@ -18,6 +18,7 @@ from domains.custom_ops.inventory import build_inventory
 from domains.custom_ops.records import CustomOpFacts
 from domains.dependencies.project import analyze_dependencies
 from domains.phases.calibration import RuleCalibration
+from domains.phases.facts import compact
 from domains.phases.plan import plan_fields
 
 # Below this many files, worker processes cost more to start than they save.
@@ -60,7 +61,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         imports += result.dependencies.imports
         custom_ops.extend(result.custom_ops)
         if result.phases is not None:
-            phase_facts.append(result.phases)
+            phase_facts.append(compact(result.phases))
         if progress is not None:
             progress(done, len(files))
     dependencies = analyze_dependencies(

@@ -4,6 +4,7 @@ shell scripts) the Python scripts it launches."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -58,6 +59,11 @@ LAYER_PREFIX = "torch.nn."
 LIBRARY_MODELS = ("transformers.AutoModel", "diffusers.", "timm.create_model", "torchvision.models.")
 MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
 AUTOGRAD_FUNCTION = "torch.autograd.Function"
+SIGNAL_ROOTS = {
+    name.split(".")[0]
+    for names in (*PHASE_NAMES.values(), LIBRARY_MODELS, (LAYER_PREFIX, AUTOGRAD_FUNCTION))
+    for name in names
+}
 
 
 @dataclass
@@ -84,6 +90,16 @@ class PhaseFacts:
     notebook: bool = False
     model_refs: list[str] = field(default_factory=list)  # models loaded from libraries (transformers Auto classes ...)
     config_refs: list[str] = field(default_factory=list)  # config files named in strings or launch arguments
+
+
+def compact(facts: PhaseFacts) -> PhaseFacts:
+    """Share the strings many files repeat (`torch`, `torch.nn`, ...): the main process keeps every file's facts."""
+    facts.imports = sorted({sys.intern(name) for name in facts.imports})
+    facts.model_refs = [sys.intern(name) for name in facts.model_refs]
+    for model in facts.models:
+        model.bases = [sys.intern(b) for b in model.bases]
+        model.layers = {sys.intern(k): v for k, v in model.layers.items()}
+    return facts
 
 
 def module_name(path: str) -> str:
@@ -113,7 +129,9 @@ def collect_python(unit: Unit) -> PhaseFacts:
         "__name__" in parsing.text(c) and "__main__" in parsing.text(c) for c in found.get("condition", [])
     )
     evidence = {phase: 0 for phase in PHASES}
-    for reference in unit_references(unit):
+    # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
+    resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)
+    for reference in unit_references(unit) if resolve else ():
         if reference.name.startswith(LIBRARY_MODELS) and reference.name not in facts.model_refs:
             facts.model_refs.append(reference.name)
         for phase, prefixes in PHASE_NAMES.items():
@@ -128,7 +146,7 @@ def collect_python(unit: Unit) -> PhaseFacts:
         if name == "step" and "opt" in parsing.text(node.parent.child_by_field_name("object")).lower():
             evidence["training"] += 1
     for cls in found.get("class", []):
-        model = _model_class(cls, unit)
+        model = _model_class(cls, unit, resolve)
         if model is not None:
             facts.models.append(model)
             if AUTOGRAD_FUNCTION in model.bases and model.backward:  # a hand-written backward serves training
@@ -168,7 +186,7 @@ def _absolute(module: str, package: str) -> str:
     return ".".join([*parts, rest] if rest else parts)
 
 
-def _model_class(cls: Node, unit: Unit) -> ModelClass | None:
+def _model_class(cls: Node, unit: Unit, resolve: bool) -> ModelClass | None:
     imports = unit.imports()
     bases_node = cls.child_by_field_name("superclasses")
     bases = []
@@ -179,7 +197,7 @@ def _model_class(cls: Node, unit: Unit) -> ModelClass | None:
         return None
     model = ModelClass(parsing.text(cls.child_by_field_name("name")), unit.path, cls.start_point.row + 1, bases)
     body = cls.child_by_field_name("body")
-    for reference in unit_references(unit):
+    for reference in unit_references(unit) if resolve else ():
         if body is not None and body.start_byte <= reference.node.start_byte < body.end_byte:
             name = reference.name
             if name.startswith(LAYER_PREFIX) and name.count(".") == 2 and name.rsplit(".", 1)[-1][:1].isupper():

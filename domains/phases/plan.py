@@ -10,8 +10,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-import pandas as pd
-
 from analyzer.models import (
     SEVERITIES,
     Architecture,
@@ -206,6 +204,8 @@ def phase_matrix(findings: list[Finding], dependencies: list[DependencyRow], ass
                 pairs[(f"package {row.package}", "dependency", phase)] += 1
     rows, minimal = [], {p: [] for p in phases}
     if pairs and phases:
+        import pandas as pd  # here, not at import: forked scan workers need not carry pandas (~35 MB each)
+
         frame = pd.DataFrame([(item, kind, phase, n) for (item, kind, phase), n in pairs.items()],
                              columns=["item", "kind", "phase", "sites"])
         table = frame.pivot_table(index="item", columns="phase", values="sites", aggfunc="sum", fill_value=0)
