@@ -57,3 +57,12 @@ def analyze_snippet_project(code: str, language: str):
         if language == "python":
             (root / "requirements.txt").write_text("numpy\n", encoding="utf-8")
         return analyze(root, AnalyzeOptions(jobs=1))
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Write a small project: relative path → text."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root

@@ -1,9 +1,9 @@
 """Manifests read statically, and the project-level judgement of dependencies."""
 
-from pathlib import Path
 
 from analyzer import manifests, parsing
 from analyzer.pipeline import AnalyzeOptions, analyze
+from tests.helpers import write_tree as write
 
 
 def names(declarations):
@@ -89,12 +89,6 @@ def test_setup_cfg_conda_environment_and_install_commands():
     ]
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def test_project_matrix_undeclared_imports_and_torch_fit(tmp_path):

@@ -11,6 +11,7 @@ from analyzer.models import EffortHours, Finding, ReplacementText, Text
 from analyzer.pipeline import AnalyzeOptions, analyze
 from domains.phases.calibration import RuleCalibration, calibrate
 from domains.phases.plan import bottlenecks, effort, plan_data, verdict
+from tests.helpers import write_tree as write
 
 DAY = plan_data()["effort"]["hours_per_day"]
 THRESHOLDS = plan_data()["verdict"]
@@ -28,12 +29,6 @@ def finding(rule: str = "DEV101", *, migration: str = "auto", severity: str = "l
     )
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def run(root: Path):

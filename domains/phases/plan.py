@@ -365,20 +365,17 @@ def verdict(findings: list[Finding], work: Effort, phases: list[str]) -> Verdict
         if everywhere:
             drivers.append(_driver("unsupported blockers needed in every phase", "所有阶段都需要的不受支持阻塞项", everywhere))
         if high_days > data["infeasible_days"]:
-            drivers.append(_driver(f"estimate above {data['infeasible_days']:g} person-days ({high_days:g})",
-                                   f"估算超过 {data['infeasible_days']:g} 人天（{high_days:g}）", []))
+            drivers.append(_over(data["infeasible_days"], high_days))
     elif blockers or high_days > data["adaptation_days"]:
         name = "difficult"
         if blockers:
             drivers.append(_driver("blockers", "阻塞项", blockers))
         if high_days > data["adaptation_days"]:
-            drivers.append(_driver(f"estimate above {data['adaptation_days']:g} person-days ({high_days:g})",
-                                   f"估算超过 {data['adaptation_days']:g} 人天（{high_days:g}）", []))
+            drivers.append(_over(data["adaptation_days"], high_days))
     elif high_days > data["feasible_days"] or unsupported or engineering:
         name = "needs adaptation"
         if high_days > data["feasible_days"]:
-            drivers.append(_driver(f"estimate above {data['feasible_days']:g} person-days ({high_days:g})",
-                                   f"估算超过 {data['feasible_days']:g} 人天（{high_days:g}）", []))
+            drivers.append(_over(data["feasible_days"], high_days))
         if unsupported:
             drivers.append(_driver("unsupported items to rebuild or drop", "需重建或去掉的不受支持项", unsupported))
         if engineering:
@@ -388,6 +385,10 @@ def verdict(findings: list[Finding], work: Effort, phases: list[str]) -> Verdict
         drivers.append(_driver(f"no blocker, nothing unsupported, no high-severity engineering item, estimate up to {high_days:g} person-days",
                                f"无阻塞项、无不受支持项、无高严重度工程项，估算最多 {high_days:g} 人天", []))
     return Verdict(verdict=name, label=Text(**labels[name]), drivers=drivers)
+
+
+def _over(threshold: float, high_days: float) -> Text:
+    return _driver(f"estimate above {threshold:g} person-days ({high_days:g})", f"估算超过 {threshold:g} 人天（{high_days:g}）", [])
 
 
 def _driver(en: str, zh: str, items: list[str]) -> Text:
