@@ -6,15 +6,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analyzer.models import SkippedFile
+from analyzer.models import PHASES, SkippedFile
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
-
-
-PHASE_NAMES = ("training", "inference", "evaluation", "data", "export")
 
 
 @dataclass
@@ -52,11 +49,11 @@ def load_project_config(root: Path) -> ProjectConfig:
         )
     phases = table.get("phases", {})
     for phase, globs in phases.items() if isinstance(phases, dict) else []:
-        if phase in PHASE_NAMES and isinstance(globs, list) and all(isinstance(g, str) for g in globs):
+        if phase in PHASES and isinstance(globs, list) and all(isinstance(g, str) for g in globs):
             config.phases[phase] = list(globs)
         else:
             config.problems.append(SkippedFile(
                 path="pyproject.toml",
-                reason=f"[tool.ascend-feasibility.phases] {phase}: expected one of {', '.join(PHASE_NAMES)} with a list of globs",
+                reason=f"[tool.ascend-feasibility.phases] {phase}: expected one of {', '.join(PHASES)} with a list of globs",
             ))
     return config

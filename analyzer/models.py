@@ -17,6 +17,7 @@ DOMAINS: tuple[str, ...] = ("dependencies", "device", "attention", "custom_ops",
 
 Severity = Literal["blocker", "high", "medium", "low", "info"]
 SEVERITIES: tuple[str, ...] = ("blocker", "high", "medium", "low", "info")
+PHASES: tuple[str, ...] = ("training", "inference", "evaluation", "data", "export")
 
 Migration = Literal["auto", "rewrite", "manual", "unsupported"]
 MIGRATIONS: tuple[str, ...] = ("auto", "rewrite", "manual", "unsupported")

@@ -11,11 +11,10 @@ from pathlib import PurePosixPath
 from tree_sitter import Node
 
 from analyzer import parsing
+from analyzer.models import PHASES
 from analyzer.python_names import qualified_name
 from domains.base import Unit
 from domains.python_refs import unit_references
-
-PHASES = ("training", "inference", "evaluation", "data", "export")
 
 QUERY = r"""
 (import_statement name: (dotted_name) @import)

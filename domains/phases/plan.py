@@ -5,12 +5,15 @@ the model is (architecture)."""
 from __future__ import annotations
 
 import fnmatch
+import functools
 import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from analyzer.config import ProjectConfig
 from analyzer.models import (
+    PHASES,
     SEVERITIES,
     Architecture,
     Bottleneck,
@@ -29,7 +32,7 @@ from analyzer.models import (
     Verdict,
 )
 from domains.phases.calibration import RuleCalibration, calibrate
-from domains.phases.facts import MODULE_BASES, NAME_HINTS, PHASES, PhaseFacts
+from domains.phases.facts import MODULE_BASES, NAME_HINTS, PhaseFacts
 from knowledge import KNOWLEDGE_DIR
 
 if sys.version_info >= (3, 11):
@@ -37,16 +40,15 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-ENVIRONMENT_KINDS = ("requirements", "pyproject.toml", "setup.py", "setup.cfg", "Dockerfile", ".yaml", ".yml", ".json")
-
-
+@functools.cache
 def plan_data() -> dict:
+    """Read once per process; callers only read it."""
     with (KNOWLEDGE_DIR / "phases" / "plan.toml").open("rb") as handle:
         return tomllib.load(handle)
 
 
-def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], facts: list[PhaseFacts], config,
-                calibration: list[RuleCalibration]) -> dict:
+def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], facts: list[PhaseFacts],
+                config: ProjectConfig, calibration: list[RuleCalibration]) -> dict:
     """The report's planning fields, with each finding's phases (and measured calibration) applied."""
     assignment = assign_phases(facts, config.phases, config.console_modules)
     findings = calibrate(findings, calibration, plan_data()["calibration"])
@@ -82,12 +84,11 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     python = {f.path: f for f in facts if f.module or f.notebook}
     by_module = {f.module: f.path for f in python.values() if f.module}
     graph = {path: _local_targets(f, by_module) for path, f in python.items()}
-    launched = {PurePosixPath(s).as_posix().lstrip("./") for f in facts for s in f.launched_scripts}
-    launched_names = {PurePosixPath(s).name for s in launched}
+    launched_names = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}  # paths are cwd-relative
     imported = set().union(*graph.values()) if graph else set()
     entry_paths = sorted(
         path for path, f in python.items()
-        if f.main_guard or f.notebook or path in launched or PurePosixPath(path).name in launched_names
+        if f.main_guard or f.notebook or PurePosixPath(path).name in launched_names
         or f.module in console_modules or (f.top_level_code and path not in imported)
     )
     by_path: dict[str, set[str]] = defaultdict(set)
@@ -193,7 +194,7 @@ def phase_matrix(findings: list[Finding], dependencies: list[DependencyRow], ass
     for f in findings:
         if f.suppressed or (f.severity == "info" and f.migration != "auto"):
             continue  # info rewrites change nothing that runs (a CUDA-only variable Ascend ignores)
-        item = TRANSFER_TO_NPU_ITEM if f.severity == "info" else f"{f.rule} {f.name}"
+        item = TRANSFER_TO_NPU_ITEM if f.severity == "info" else _item(f)
         counts[item] += 1
         for phase in f.phases:
             pairs[(item, "rule", phase)] += 1
@@ -225,22 +226,20 @@ def phase_matrix(findings: list[Finding], dependencies: list[DependencyRow], ass
 def effort(findings: list[Finding], phases: list[str]) -> Effort:
     data = plan_data()["effort"]
     per_day = data["hours_per_day"]
-    groups: dict[str, list[Finding]] = defaultdict(list)
-    for f in findings:
-        if not f.suppressed:
-            groups[f.rule].append(f)
-    items = [_effort_item(group, data) for _, group in sorted(groups.items())]
+    items = [_effort_item(group, data) for _, group in sorted(_by_rule(findings).items())]
     by_domain: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
     for item in items:
         by_domain[item.domain][0] += item.hours.low
         by_domain[item.domain][1] += item.hours.high
+    per_phase: dict[str, dict[str, list[Finding]]] = {phase: defaultdict(list) for phase in phases}
+    for f in findings:
+        if not f.suppressed:
+            for phase in f.phases:
+                if phase in per_phase:
+                    per_phase[phase][f.rule].append(f)
     by_phase = {}
-    for phase in phases:
-        subset: dict[str, list[Finding]] = defaultdict(list)
-        for f in findings:
-            if not f.suppressed and phase in f.phases:
-                subset[f.rule].append(f)
-        phase_items = [_effort_item(group, data) for group in subset.values()]
+    for phase, groups in per_phase.items():
+        phase_items = [_effort_item(group, data) for group in groups.values()]
         by_phase[phase] = _days(sum(i.hours.low for i in phase_items), sum(i.hours.high for i in phase_items), per_day)
     total = _days(sum(i.hours.low for i in items), sum(i.hours.high for i in items), per_day)
     return Effort(
@@ -252,31 +251,40 @@ def effort(findings: list[Finding], phases: list[str]) -> Effort:
     )
 
 
+def _item(f: Finding) -> str:
+    return f"{f.rule} {f.name}"
+
+
+def _by_rule(findings: list[Finding]) -> dict[str, list[Finding]]:
+    """Unsuppressed findings grouped by rule, in report order."""
+    groups: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        if not f.suppressed:
+            groups[f.rule].append(f)
+    return groups
+
+
 def _effort_item(group: list[Finding], data: dict) -> EffortItem:
     first = group[0]
     count = len(group)
-    mechanical = first.migration in {"auto", "rewrite"}
-    if mechanical:
-        base_low = max(f.effort_hours.low for f in group)
-        base_high = max(f.effort_hours.high for f in group)
-        factor = 1 + data["per_extra_site"] * (count - 1)
-        low, high = base_low * factor, base_high * factor
-        scaling = f"sub-linear: base × (1 + {data['per_extra_site']} × ({count} − 1)) = base × {factor:g}"
-    elif first.domain == "custom_ops":  # each finding is its own kernel, extension or build, sized by its code
-        base_low = max(f.effort_hours.low for f in group)
-        base_high = max(f.effort_hours.high for f in group)
+    base_low = max(f.effort_hours.low for f in group)
+    base_high = max(f.effort_hours.high for f in group)
+    if first.migration not in {"auto", "rewrite"} and first.domain == "custom_ops":
+        # each finding is its own kernel, extension or build, sized by its code
         low = sum(f.effort_hours.low for f in group)
         high = sum(f.effort_hours.high for f in group)
         scaling = f"sum of {count} per-kernel estimates (each sized by its own code)"
-    else:  # engineering at call sites of one API: the first port is designed once, each further site adapted
-        base_low = max(f.effort_hours.low for f in group)
-        base_high = max(f.effort_hours.high for f in group)
-        factor = 1 + data["per_extra_call_site"] * (count - 1)
+    else:
+        # mechanical sites add up sub-linearly; engineering at call sites of one API is designed once, then adapted
+        mechanical = first.migration in {"auto", "rewrite"}
+        per_site = data["per_extra_site"] if mechanical else data["per_extra_call_site"]
+        factor = 1 + per_site * (count - 1)
         low, high = base_low * factor, base_high * factor
-        scaling = f"per call site: base × (1 + {data['per_extra_call_site']} × ({count} − 1)) = base × {factor:g}"
+        label = "sub-linear" if mechanical else "per call site"
+        scaling = f"{label}: base × (1 + {per_site} × ({count} − 1)) = base × {factor:g}"
     confidence = data["confidence_factor"][first.confidence]
     return EffortItem(
-        item=f"{first.rule} {first.name}",
+        item=_item(first),
         rule=first.rule,
         domain=first.domain,
         count=count,
@@ -298,10 +306,7 @@ def bottlenecks(findings: list[Finding], work: Effort) -> list[Bottleneck]:
     data = plan_data()
     steps = data["plan"]
     per_day = data["effort"]["hours_per_day"]
-    by_rule: dict[str, list[Finding]] = defaultdict(list)
-    for f in findings:
-        if not f.suppressed:
-            by_rule[f.rule].append(f)
+    by_rule = _by_rule(findings)
     result = []
     for item in work.items:
         if item.hours.high <= data["effort"]["bottleneck_hours"]:
@@ -348,43 +353,42 @@ def roadmap(items: list[Bottleneck]) -> list[RoadmapStep]:
 
 
 def verdict(findings: list[Finding], work: Effort, phases: list[str]) -> Verdict:
+    """The first level any of whose reasons holds; each reason that holds becomes a driver."""
     data = plan_data()["verdict"]
-    labels = data["labels"]
     active = [f for f in findings if not f.suppressed]
-    blockers = sorted({f"{f.rule} {f.name}" for f in active if f.severity == "blocker"})
-    unsupported = sorted({f"{f.rule} {f.name}" for f in active if f.migration == "unsupported" and f.severity != "info"})
-    engineering = sorted({f"{f.rule} {f.name}" for f in active if f.migration == "manual" and f.severity == "high"})
+    blockers = sorted({_item(f) for f in active if f.severity == "blocker"})
+    unsupported = sorted({_item(f) for f in active if f.migration == "unsupported" and f.severity != "info"})
+    engineering = sorted({_item(f) for f in active if f.migration == "manual" and f.severity == "high"})
     everywhere = sorted({
-        f"{f.rule} {f.name}" for f in active
+        _item(f) for f in active
         if f.severity == "blocker" and f.migration == "unsupported" and phases and set(phases) <= set(f.phases)
     })
     high_days = work.total.high_days
-    drivers = []
-    if everywhere or high_days > data["infeasible_days"]:
-        name = "infeasible"
-        if everywhere:
-            drivers.append(_driver("unsupported blockers needed in every phase", "所有阶段都需要的不受支持阻塞项", everywhere))
-        if high_days > data["infeasible_days"]:
-            drivers.append(_over(data["infeasible_days"], high_days))
-    elif blockers or high_days > data["adaptation_days"]:
-        name = "difficult"
-        if blockers:
-            drivers.append(_driver("blockers", "阻塞项", blockers))
-        if high_days > data["adaptation_days"]:
-            drivers.append(_over(data["adaptation_days"], high_days))
-    elif high_days > data["feasible_days"] or unsupported or engineering:
-        name = "needs adaptation"
-        if high_days > data["feasible_days"]:
-            drivers.append(_over(data["feasible_days"], high_days))
-        if unsupported:
-            drivers.append(_driver("unsupported items to rebuild or drop", "需重建或去掉的不受支持项", unsupported))
-        if engineering:
-            drivers.append(_driver("engineering work (kernels, ports) of high severity", "高严重度的工程工作（算子、移植）", engineering))
+    levels = (
+        ("infeasible", [
+            (everywhere, lambda: _driver("unsupported blockers needed in every phase", "所有阶段都需要的不受支持阻塞项", everywhere)),
+            (high_days > data["infeasible_days"], lambda: _over(data["infeasible_days"], high_days)),
+        ]),
+        ("difficult", [
+            (blockers, lambda: _driver("blockers", "阻塞项", blockers)),
+            (high_days > data["adaptation_days"], lambda: _over(data["adaptation_days"], high_days)),
+        ]),
+        ("needs adaptation", [
+            (high_days > data["feasible_days"], lambda: _over(data["feasible_days"], high_days)),
+            (unsupported, lambda: _driver("unsupported items to rebuild or drop", "需重建或去掉的不受支持项", unsupported)),
+            (engineering, lambda: _driver("engineering work (kernels, ports) of high severity",
+                                          "高严重度的工程工作（算子、移植）", engineering)),
+        ]),
+    )
+    for name, reasons in levels:
+        drivers = [make() for holds, make in reasons if holds]
+        if drivers:
+            break
     else:
         name = "feasible"
-        drivers.append(_driver(f"no blocker, nothing unsupported, no high-severity engineering item, estimate up to {high_days:g} person-days",
-                               f"无阻塞项、无不受支持项、无高严重度工程项，估算最多 {high_days:g} 人天", []))
-    return Verdict(verdict=name, label=Text(**labels[name]), drivers=drivers)
+        drivers = [_driver(f"no blocker, nothing unsupported, no high-severity engineering item, estimate up to {high_days:g} person-days",
+                           f"无阻塞项、无不受支持项、无高严重度工程项，估算最多 {high_days:g} 人天", [])]
+    return Verdict(verdict=name, label=Text(**data["labels"][name]), drivers=drivers)
 
 
 def _over(threshold: float, high_days: float) -> Text:
