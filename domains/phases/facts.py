@@ -22,9 +22,11 @@ QUERY = r"""
 (import_from_statement module_name: (_) @from_module)
 (if_statement condition: (comparison_operator) @condition)
 (call function: (attribute attribute: (identifier) @method))
-(class_definition name: (identifier) @class_name superclasses: (argument_list) @bases) @class
-((string_content) @string_content (#match? @string_content "[.](ya?ml|json|toml|cfg)$"))
+(class_definition superclasses: (argument_list)) @class
+((string_content) @string_content (#match? @string_content "CONFIG_PATTERN"))
 """
+CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
+QUERY = QUERY.replace("CONFIG_PATTERN", "[.](" + "|".join(s[1:] for s in CONFIG_SUFFIXES) + ")$")
 
 # Qualified-name prefixes and method names that show a phase.
 PHASE_NAMES = {
@@ -46,6 +48,7 @@ PHASE_METHODS = {
     "data": {"map", "shuffle", "tokenize"},
     "export": {"export"},
 }
+PHASE_OF_METHOD = {method: phase for phase, methods in PHASE_METHODS.items() for method in methods}
 # Entry-point names that say what they are for.
 NAME_HINTS = {
     "training": ("train", "finetune", "fine_tune", "pretrain", "sft", "dpo", "rlhf"),
@@ -130,22 +133,25 @@ def collect_python(unit: Unit) -> PhaseFacts:
     evidence = {phase: 0 for phase in PHASES}
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
     resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)
+    layers: list[tuple[int, str]] = []  # (start byte, torch.nn layer type) of every layer reference
     for reference in unit_references(unit) if resolve else ():
-        if reference.name.startswith(LIBRARY_MODELS) and reference.name not in facts.model_refs:
-            facts.model_refs.append(reference.name)
+        name = reference.name
+        if name.startswith(LIBRARY_MODELS) and name not in facts.model_refs:
+            facts.model_refs.append(name)
         for phase, prefixes in PHASE_NAMES.items():
-            if reference.name.startswith(prefixes):
+            if name.startswith(prefixes):
                 evidence[phase] += 1
+        if name.startswith(LAYER_PREFIX) and name.count(".") == 2 and name.rsplit(".", 1)[-1][:1].isupper():
+            layers.append((reference.node.start_byte, name.rsplit(".", 1)[-1]))
     facts.config_refs = sorted({t for t in map(parsing.text, found.get("string_content", [])) if _is_config_name(t)})
     for node in found.get("method", []):
         name = parsing.text(node)
-        for phase, methods in PHASE_METHODS.items():
-            if name in methods:
-                evidence[phase] += 1
+        if name in PHASE_OF_METHOD:
+            evidence[PHASE_OF_METHOD[name]] += 1
         if name == "step" and "opt" in parsing.text(node.parent.child_by_field_name("object")).lower():
             evidence["training"] += 1
     for cls in found.get("class", []):
-        model = _model_class(cls, unit, resolve)
+        model = _model_class(cls, unit, layers)
         if model is not None:
             facts.models.append(model)
             if AUTOGRAD_FUNCTION in model.bases and model.backward:  # a hand-written backward serves training
@@ -167,8 +173,6 @@ def _runs_at_top_level(root: Node) -> bool:
     return False
 
 
-CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
-
 
 def _is_config_name(text: str) -> bool:
     return text.endswith(CONFIG_SUFFIXES) and len(text) < 300 and "\n" not in text and " " not in text
@@ -185,7 +189,7 @@ def _absolute(module: str, package: str) -> str:
     return ".".join([*parts, rest] if rest else parts)
 
 
-def _model_class(cls: Node, unit: Unit, resolve: bool) -> ModelClass | None:
+def _model_class(cls: Node, unit: Unit, layers: list[tuple[int, str]]) -> ModelClass | None:
     imports = unit.imports()
     bases_node = cls.child_by_field_name("superclasses")
     bases = []
@@ -196,12 +200,9 @@ def _model_class(cls: Node, unit: Unit, resolve: bool) -> ModelClass | None:
         return None
     model = ModelClass(parsing.text(cls.child_by_field_name("name")), unit.path, cls.start_point.row + 1, bases)
     body = cls.child_by_field_name("body")
-    for reference in unit_references(unit) if resolve else ():
-        if body is not None and body.start_byte <= reference.node.start_byte < body.end_byte:
-            name = reference.name
-            if name.startswith(LAYER_PREFIX) and name.count(".") == 2 and name.rsplit(".", 1)[-1][:1].isupper():
-                layer = name.rsplit(".", 1)[-1]
-                model.layers[layer] = model.layers.get(layer, 0) + 1
+    for start, layer in layers:
+        if body is not None and body.start_byte <= start < body.end_byte:
+            model.layers[layer] = model.layers.get(layer, 0) + 1
     for item in body.named_children if body is not None else []:
         definition = item.child_by_field_name("definition") if item.type == "decorated_definition" else item
         if definition is not None and definition.type == "function_definition":
