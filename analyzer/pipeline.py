@@ -13,7 +13,7 @@ from analyzer.config import load_project_config
 from analyzer.discovery import ProjectFile, discover
 from analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
 from analyzer.models import ProjectInfo, Report, Target, ToolInfo
-from analyzer.store import FindingStore
+from analyzer.store import FindingStore, summarize
 from domains.custom_ops.inventory import build_inventory
 from domains.custom_ops.records import CustomOpFacts
 from domains.dependencies.project import analyze_dependencies
@@ -68,8 +68,8 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         declarations, imports, local_modules(found.files), worker.kb, worker.factory, has_manifest(found.files)
     )
     store.add_findings(dependencies.findings)
-    summary, skipped, unused = store.summary(), store.skipped(), store.unused_suppressions()
     plan = plan_fields(store.take_findings(), dependencies.matrix, phase_facts, config, options.calibration)
+    findings = plan.pop("findings")
     target = worker.target
     return Report(
         tool=ToolInfo(name=TOOL_NAME, version=__version__),
@@ -82,14 +82,14 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
             note=target.note,
         ),
         project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned),
-        findings=plan.pop("findings"),
-        skipped=skipped,
-        unused_suppressions=unused,
+        findings=findings,
+        skipped=store.skipped(),
+        unused_suppressions=store.unused_suppressions(),
         dependency_matrix=dependencies.matrix,
         torch_fit=dependencies.torch_fit,
         custom_ops=build_inventory(custom_ops, worker.kb),
         **plan,
-        summary=summary,
+        summary=summarize(findings),
     )
 
 

@@ -50,7 +50,7 @@ class FindingStore:
         return sorted(self._findings.values(), key=lambda f: (f.path, f.cell or 0, f.line, f.column, f.rule))
 
     def take_findings(self) -> list[Finding]:
-        """The sorted findings, handed over: the store keeps none, so later copies do not double the memory."""
+        """The sorted findings, handed over: the store keeps none, so the planning pass owns the only list."""
         findings = self.findings()
         self._findings.clear()
         return findings
@@ -61,15 +61,18 @@ class FindingStore:
     def unused_suppressions(self) -> list[UnusedSuppression]:
         return sorted(self._unused, key=lambda u: (u.path, u.cell or 0, u.line, u.code))
 
-    def summary(self) -> Summary:
-        active = [f for f in self._findings.values() if not f.suppressed]
-        return Summary(
-            total=len(active),
-            suppressed=len(self._findings) - len(active),
-            by_domain=_counts(active, "domain", DOMAINS),
-            by_severity=_counts(active, "severity", SEVERITIES),
-            by_migration=_counts(active, "migration", MIGRATIONS),
-        )
+
+
+def summarize(findings: list[Finding]) -> Summary:
+    """Counts of the findings a report ends with (after calibration may have changed severities)."""
+    active = [f for f in findings if not f.suppressed]
+    return Summary(
+        total=len(active),
+        suppressed=len(findings) - len(active),
+        by_domain=_counts(active, "domain", DOMAINS),
+        by_severity=_counts(active, "severity", SEVERITIES),
+        by_migration=_counts(active, "migration", MIGRATIONS),
+    )
 
 
 def _counts(findings: list[Finding], attribute: str, keys: tuple[str, ...]) -> dict[str, int]:

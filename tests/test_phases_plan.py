@@ -186,6 +186,8 @@ def test_calibration_reaches_the_report(tmp_path):
     measured = analyze(root, AnalyzeOptions(jobs=1, calibration=[RuleCalibration(rule=rule, outcome="missing")]))
     assert plain.verdict.verdict == "feasible"
     assert measured.verdict.verdict == "difficult"
+    assert plain.summary.by_severity["blocker"] == 0
+    assert measured.summary.by_severity["blocker"] == 1  # the summary counts the calibrated findings
 
 
 # Phases -----------------------------------------------------------------------------------------------------
