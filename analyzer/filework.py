@@ -23,7 +23,8 @@ from domains.config_scanner import YamlUnreadable
 from domains.custom_ops.records import CustomOpFacts
 from domains.dependencies.facts import DependencyFacts
 from domains.dependencies.facts import collect as collect_dependency_facts
-from domains.phases.facts import PhaseFacts, collect_python, collect_shell
+from domains.phases.facts import PhaseFacts
+from domains.phases.facts import collect as collect_phase_facts
 from knowledge import load_knowledge
 
 
@@ -80,7 +81,7 @@ class FileWorker:
         for unit in units:
             if "custom_ops" in unit.cache:
                 result.custom_ops.extend(unit.cache["custom_ops"])
-        result.phases = collect_phase_facts(project_file, units)
+        result.phases = collect_phase_facts(project_file.path, project_file.kind, units)
         result.skipped += [SkippedFile(path=p.path, reason=p.reason) for p in result.dependencies.problems]
 
     def _units(self, project_file: ProjectFile, data: bytes) -> list[Unit]:
@@ -142,35 +143,6 @@ class FileWorker:
                 result.unused_suppressions.append(
                     UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code=code, reason=reason)
                 )
-
-
-def collect_phase_facts(project_file: ProjectFile, units: list[Unit]) -> PhaseFacts | None:
-    """One PhaseFacts per file; a notebook's cells are merged."""
-    merged = None
-    for unit in units:
-        if unit.kind == "python":
-            facts = collect_python(unit)
-        elif unit.kind in {"shell", "dockerfile"}:
-            facts = collect_shell(unit)
-        else:
-            continue
-        if merged is None:
-            merged = facts
-        else:
-            merged.imports += facts.imports
-            merged.models += facts.models
-            merged.launched_scripts += facts.launched_scripts
-            merged.model_refs += facts.model_refs
-            merged.config_refs += facts.config_refs
-            merged.main_guard |= facts.main_guard
-            merged.top_level_code |= facts.top_level_code
-            for phase, count in facts.evidence.items():
-                merged.evidence[phase] = merged.evidence.get(phase, 0) + count
-    if merged is not None and project_file.kind == "notebook":
-        merged.module, merged.notebook, merged.path = "", True, project_file.path
-    if merged is None and project_file.kind in {"yaml", "json"}:  # takes the phases of what names it
-        merged = PhaseFacts(path=project_file.path)
-    return merged
 
 
 def _root_of(project_file: ProjectFile) -> Path:

@@ -118,8 +118,8 @@ def test_json_configs_are_read_like_yaml_but_large_json_data_is_not(tmp_path):
 def test_an_analyzer_error_on_one_file_is_listed_and_the_rest_reported(tmp_path, monkeypatch):
     from analyzer import filework
 
-    def broken(project_file, units):
-        if project_file.path == "bad.py":
+    def broken(path, kind, units):
+        if path == "bad.py":
             raise RuntimeError("boom")
         return None
 

@@ -94,6 +94,41 @@ class PhaseFacts:
     config_refs: list[str] = field(default_factory=list)  # config files named in strings or launch arguments
 
 
+    def absorb(self, other: PhaseFacts) -> None:
+        """Add another unit's facts of the same file (a notebook's next cell)."""
+        self.imports += other.imports
+        self.models += other.models
+        self.launched_scripts += other.launched_scripts
+        self.model_refs += other.model_refs
+        self.config_refs += other.config_refs
+        self.main_guard |= other.main_guard
+        self.top_level_code |= other.top_level_code
+        for phase, count in other.evidence.items():
+            self.evidence[phase] = self.evidence.get(phase, 0) + count
+
+
+def collect(path: str, kind: str, units: list[Unit]) -> PhaseFacts | None:
+    """One PhaseFacts per file: Python (a notebook's cells merged), shell and Dockerfiles, and YAML/JSON configs
+    (which take the phases of what names them)."""
+    merged = None
+    for unit in units:
+        if unit.kind == "python":
+            facts = collect_python(unit)
+        elif unit.kind in {"shell", "dockerfile"}:
+            facts = collect_shell(unit)
+        else:
+            continue
+        if merged is None:
+            merged = facts
+        else:
+            merged.absorb(facts)
+    if merged is not None and kind == "notebook":
+        merged.module, merged.notebook, merged.path = "", True, path
+    if merged is None and kind in {"yaml", "json"}:
+        merged = PhaseFacts(path=path)
+    return merged
+
+
 def compact(facts: PhaseFacts) -> PhaseFacts:
     """Share the strings many files repeat (`torch`, `torch.nn`, ...): the main process keeps every file's facts."""
     facts.imports = sorted({sys.intern(name) for name in facts.imports})
