@@ -14,9 +14,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from analyzer import TOOL_NAME, __version__
 from analyzer.models import SEVERITIES, Report, severity_rank
 from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
-from analyzer.render_json import write_json
-from analyzer.render_text import render_text
-from knowledge import KnowledgeError
+from analyzer.outputs import FORMATS, LANGUAGE_CHOICES, write_all, write_format
+from analyzer.rule_docs import render_rule, rules_by_domain, write_docs
+from knowledge import KnowledgeError, load_knowledge
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_ERROR = 0, 1, 2
 PROGRESS_DELAY_SECONDS = 1.0
@@ -37,12 +37,20 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = commands.add_parser("analyze", help="analyze a project folder without running any of it")
     run.add_argument("path", type=Path)
-    run.add_argument("--format", choices=("text", "json"), default="text")
+    run.add_argument("--format", choices=FORMATS, default="text")
     run.add_argument("-o", "--output", type=Path, help="write the report to this file instead of standard output")
+    run.add_argument("--output-dir", type=Path, metavar="DIR", help="write every format into DIR")
+    run.add_argument("--lang", choices=tuple(LANGUAGE_CHOICES), default="both",
+                     help="language of the Markdown and HTML reports (default: both)")
     run.add_argument("--torch-npu", dest="torch_npu", metavar="VERSION", help="target torch_npu version (default: 2.12.0)")
     run.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="gitignore-style pattern to skip")
     run.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: the number of cores)")
     run.add_argument("--fail-on", choices=SEVERITIES, metavar="SEVERITY", help="exit 1 if a finding is this severe or worse")
+    explain = commands.add_parser("explain", help="print a rule's documentation")
+    explain.add_argument("code", help="rule code, e.g. DEV001")
+    explain.add_argument("--lang", choices=("en", "zh"), default="en")
+    rules = commands.add_parser("rules", help="list the rules by domain")
+    rules.add_argument("--write-docs", type=Path, metavar="DIR", help="(re)generate the rule documentation into DIR")
     return parser
 
 
@@ -50,8 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     err = Console(stderr=True, highlight=False)
     try:
         args = build_parser().parse_args(argv)
-        if args.jobs is not None and args.jobs < 1:
-            raise UsageError("--jobs must be at least 1")
+        if args.command == "explain":
+            return _explain(args)
+        if args.command == "rules":
+            return _rules(args)
         return _analyze(args, err)
     except UsageError as exc:
         return _fatal(str(exc))
@@ -67,6 +77,8 @@ def _fatal(message: str, code: int = EXIT_ERROR) -> int:
 
 
 def _analyze(args: argparse.Namespace, err: Console) -> int:
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
     if not args.path.exists():
         raise UsageError(f"{args.path} does not exist")
     if not args.path.is_dir():
@@ -81,18 +93,33 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
 
 
 def _write(report: Report, args: argparse.Namespace) -> None:
-    if args.format == "json":
-        if args.output:
-            with args.output.open("w", encoding="utf-8") as handle:
-                write_json(report, handle)
-        else:
-            write_json(report, sys.stdout)
-        return
-    if args.output:
-        with args.output.open("w", encoding="utf-8") as handle:
-            render_text(report, Console(file=handle, no_color=True, width=120, highlight=False))
-    else:
-        render_text(report, Console(highlight=False))
+    languages = LANGUAGE_CHOICES[args.lang]
+    if args.output_dir is not None:
+        written = write_all(report, args.output_dir, languages)
+        print(f"wrote {len(written)} files to {args.output_dir}", file=sys.stderr)
+    if args.output is not None or args.output_dir is None:
+        write_format(report, args.format, args.output, languages, sys.stdout)
+
+
+def _explain(args: argparse.Namespace) -> int:
+    kb = load_knowledge()
+    rule = kb.rules.get(args.code.upper())
+    if rule is None:
+        raise UsageError(f"unknown rule {args.code}; `{TOOL_NAME} rules` lists them")
+    sys.stdout.write(render_rule(rule, args.lang, kb))
+    return EXIT_OK
+
+
+def _rules(args: argparse.Namespace) -> int:
+    if args.write_docs is not None:
+        written = write_docs(args.write_docs)
+        print(f"wrote {len(written)} files to {args.write_docs}")
+        return EXIT_OK
+    for domain, rules in rules_by_domain().items():
+        print(domain)
+        for rule in rules:
+            print(f"  {rule.code}  {rule.name:<44} {rule.severity:<8} {rule.migration}")
+    return EXIT_OK
 
 
 def _fails(report: Report, threshold: str) -> bool:

@@ -1,0 +1,126 @@
+"""Rule documentation from the knowledge base: `explain CODE`, `rules`, and the generated docs/rules/ folder."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from markupsafe import Markup
+from packaging.version import Version
+
+from analyzer.models import DOMAINS
+from analyzer.templating import markdown_environment, markdown_helpers
+from analyzer.ui_strings import LANGUAGES, ui_text
+from knowledge import KnowledgeBase, load_knowledge
+from knowledge.models import Rule
+
+_PLACEHOLDER = re.compile(r"\{(symbol|npu)\}")
+_FENCE_LANGUAGE = {"requirements": "text", "cmake": "cmake", "dockerfile": "dockerfile"}
+
+
+def render_rule(rule: Rule, language: str = "en", kb: KnowledgeBase | None = None) -> str:
+    """One rule as Markdown: what it detects, why it matters, the replacement, fix safety, examples, references."""
+    kb = kb or load_knowledge()
+    template = markdown_environment().get_template("rule.md.j2")
+    return template.render(
+        rule=_with_placeholders_shown(rule),
+        detects=_detects(rule, language),
+        automatic=_automatic(rule, language, kb),
+        fenced=_fenced,
+        **markdown_helpers(language),
+    )
+
+
+def rules_by_domain(kb: KnowledgeBase | None = None) -> dict[str, list[Rule]]:
+    kb = kb or load_knowledge()
+    grouped = {domain: sorted(kb.rules_for(domain), key=lambda r: r.code) for domain in DOMAINS}
+    return {domain: rules for domain, rules in grouped.items() if rules}
+
+
+def expected_docs(kb: KnowledgeBase | None = None) -> dict[str, str]:
+    """Relative path → content of every file under docs/rules/: English at the top, Chinese under zh/."""
+    kb = kb or load_knowledge()
+    grouped = rules_by_domain(kb)
+    env = markdown_environment()
+    files: dict[str, str] = {}
+    for language in LANGUAGES:
+        prefix = "" if language == "en" else f"{language}/"
+        helpers = markdown_helpers(language)
+        files[f"{prefix}README.md"] = env.get_template("rules_index.md.j2").render(
+            by_domain=grouped, anchor=_anchor, first_sentence=_first_sentence, **helpers
+        )
+        for domain, rules in grouped.items():
+            files[f"{prefix}{domain}.md"] = env.get_template("rules_domain.md.j2").render(
+                domain=domain, rules=rules, render_rule=lambda rule: Markup(render_rule(rule, language, kb)), **helpers
+            )
+    return files
+
+
+def write_docs(directory: Path, kb: KnowledgeBase | None = None) -> list[Path]:
+    written = []
+    for relative, content in expected_docs(kb).items():
+        path = directory / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _with_placeholders_shown(rule: Rule) -> Rule:
+    """The rule with {symbol}/{npu} shown as <symbol>/<npu> in its texts."""
+
+    def show(text):
+        if text is None:
+            return None
+        return text.model_copy(update={field: _PLACEHOLDER.sub(r"<\1>", value) for field, value in text if isinstance(value, str)})
+
+    return rule.model_copy(update={
+        "message": show(rule.message),
+        "replacement": show(rule.replacement),
+        "replacement_inference": show(rule.replacement_inference),
+    })
+
+
+def _detects(rule: Rule, language: str) -> str:
+    match = rule.match
+    if match.qualified_names:
+        return ui_text(language, "rules.names", names=", ".join(f"`{name}`" for name in match.qualified_names))
+    if match.env_vars:
+        return ui_text(language, "rules.env_vars", names=", ".join(f"`{name}`" for name in match.env_vars))
+    if match.torch_cuda_api:
+        return ui_text(language, "rules.torch_cuda_api")
+    return ui_text(language, "rules.detector", name=f"`{match.detector}`")
+
+
+def _automatic(rule: Rule, language: str, kb: KnowledgeBase) -> str:
+    if "native" in rule.auto_when:
+        return ui_text(language, "rules.native")
+    if rule.match.torch_cuda_api or "cuda_alias" in rule.auto_when:
+        return ui_text(language, "rules.auto_per_api")
+    if not rule.auto_when:
+        return ""
+    handled = [
+        release.torch_npu for release in kb.releases
+        if any(kb.profiles[release.profile].has(capability) for capability in rule.auto_when if ":" in capability)
+    ]
+    if not handled:
+        return ""
+    first = min(handled, key=Version)
+    return ui_text(language, "rules.auto_releases", count=len(handled), total=len(kb.releases), first=first)
+
+
+def _fenced(code: str, language: str) -> Markup:
+    fence = "`" * max(3, max((len(run) + 1 for run in re.findall(r"`+", code)), default=0))
+    body = code.rstrip("\n")
+    return Markup(f"{fence}{_FENCE_LANGUAGE.get(language, language)}\n{body}\n{fence}")
+
+
+def _anchor(rule: Rule) -> str:
+    """GitHub's heading anchor of '### CODE name'."""
+    return f"{rule.code.lower()}-{rule.name}"
+
+
+def _first_sentence(rule: Rule) -> str:
+    text = _PLACEHOLDER.sub(r"<\1>", rule.message.en)
+    match = re.match(r"(.+?\.)(\s|$)", text)
+    return match.group(1) if match else text

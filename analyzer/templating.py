@@ -1,0 +1,77 @@
+"""The jinja2 environments of the reports: StrictUndefined everywhere, autoescape for HTML, and for Markdown a
+finalizer that escapes every printed value that is not already markup."""
+
+from __future__ import annotations
+
+import functools
+
+import jinja2
+from markupsafe import Markup, escape
+
+from analyzer.markup import html_prose, markdown_code, markdown_prose, markdown_text, number
+from analyzer.ui_strings import ui_text
+from report_templates import TEMPLATES_DIR
+
+
+def _markdown_finalize(value: object) -> object:
+    return value if isinstance(value, Markup) else markdown_text(value)
+
+
+@functools.cache
+def markdown_environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        finalize=_markdown_finalize,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(code=markdown_code, prose=markdown_prose, num=number)
+    return env
+
+
+@functools.cache
+def html_environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(prose=html_prose, num=number)
+    return env
+
+
+def markdown_helpers(language: str) -> dict:
+    """`t(key, **values)` and `tx(text)` for a one-language Markdown document."""
+
+    def t(key: str, **values) -> str:
+        return ui_text(language, key, **values)
+
+    def tx(text) -> Markup:
+        return markdown_prose(getattr(text, language))
+
+    return {"t": t, "tx": tx, "lang": language}
+
+
+def html_helpers(languages: tuple[str, ...]) -> dict:
+    """`t(key, **values)` and `tx(text)` giving one <span lang=..> per language, or plain escaped text for one."""
+
+    def spans(texts: dict[str, Markup]) -> Markup:
+        if len(texts) == 1:
+            return next(iter(texts.values()))
+        return Markup("").join(Markup('<span lang="{}">{}</span>').format(lang, text) for lang, text in texts.items())
+
+    def t(key: str, **values) -> Markup:
+        return spans({lang: escape(ui_text(lang, key, **values)) for lang in languages})
+
+    def tx(text) -> Markup:
+        return spans({lang: html_prose(getattr(text, lang)) for lang in languages})
+
+    def t_in(language: str, key: str, **values) -> str:
+        return ui_text(language, key, **values)
+
+    return {"t": t, "tx": tx, "t_in": t_in}
