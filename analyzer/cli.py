@@ -13,8 +13,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from analyzer import TOOL_NAME, __version__
 from analyzer.models import SEVERITIES, Report, severity_rank
-from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
 from analyzer.outputs import FORMATS, LANGUAGE_CHOICES, write_all, write_format
+from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
 from analyzer.rule_docs import render_rule, rules_by_domain, write_docs
 from knowledge import KnowledgeError, load_knowledge
 

@@ -65,6 +65,7 @@ def write_all(report: Report, directory: Path, languages: tuple[str, ...]) -> li
 
 
 def _write_file(report: Report, output: Output, path: Path, languages: tuple[str, ...]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", newline="") as handle:
         output.write(report, handle, languages)
     return path

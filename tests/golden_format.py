@@ -5,10 +5,15 @@ Regenerate after an intended change with `python -m tests.update_goldens`, then 
 
 from __future__ import annotations
 
+import functools
 import json
+from html.parser import HTMLParser
 from pathlib import Path
 
+from analyzer.outputs import render_to_string
 from analyzer.pipeline import AnalyzeOptions, analyze
+from analyzer.render_csv import write_phase_matrix_csv
+from analyzer.render_sarif import to_sarif
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_projects"
@@ -21,7 +26,7 @@ def sample_names() -> list[str]:
 
 def expected_view(name: str) -> dict:
     """The parts of a report a golden file pins: stable across machines (no absolute root)."""
-    report = analyze(SAMPLES / name, AnalyzeOptions(jobs=1))
+    report = sample_report(name)
     return {
         "target": report.target.release,
         "files_scanned": report.project.files_scanned,
@@ -70,6 +75,77 @@ def expected_view(name: str) -> dict:
             "attention": report.architecture.attention,
         },
     }
+
+
+@functools.cache
+def sample_report(name: str):
+    return analyze(SAMPLES / name, AnalyzeOptions(jobs=1))
+
+
+def format_outputs(name: str) -> dict[str, str]:
+    """File name → content of the per-format goldens of a sample: Markdown and CSV whole, SARIF and HTML as views."""
+    import io
+
+    report = sample_report(name)
+    matrix = io.StringIO()
+    write_phase_matrix_csv(report, matrix)
+    return {
+        "report.md": render_to_string(report, "markdown"),
+        "findings.csv": render_to_string(report, "csv"),
+        "phase-matrix.csv": matrix.getvalue(),
+        "sarif-view.json": dump(sarif_view(to_sarif(report))),
+        "html-view.json": dump(html_view(render_to_string(report, "html"))),
+    }
+
+
+def sarif_view(sarif: dict) -> dict:
+    run = sarif["runs"][0]
+    return {
+        "rules": [rule["id"] for rule in run["tool"]["driver"]["rules"]],
+        "results": [
+            {
+                "rule": result["ruleId"],
+                "level": result["level"],
+                "where": _sarif_where(result["locations"][0]),
+                "fingerprint": result["partialFingerprints"],
+                **({"suppressed": True} if result.get("suppressions") else {}),
+            }
+            for result in run["results"]
+        ],
+    }
+
+
+def _sarif_where(location: dict) -> str:
+    physical = location["physicalLocation"]
+    region = physical.get("region", {})
+    return f"{physical['artifactLocation']['uri']}:{region.get('startLine')}:{region.get('startColumn')}"
+
+
+class _HtmlView(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sections: list[str] = []
+        self.rows: list[str] = []
+        self.svg_bars = 0
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "section":
+            self.sections.append(attributes.get("id", ""))
+        elif tag == "tr" and "data-domain" in attributes:
+            self.rows.append(" ".join(attributes[k] for k in ("data-domain", "data-severity", "data-path", "data-phases")))
+        elif tag == "rect" and attributes.get("class", "").startswith(("sev-", "effort-")):
+            self.svg_bars += 1
+
+
+def html_view(page: str) -> dict:
+    parser = _HtmlView()
+    parser.feed(page)
+    return {"sections": parser.sections, "svg_bars": parser.svg_bars, "findings_rows": parser.rows}
+
+
+def format_golden_dir(name: str) -> Path:
+    return GOLDEN / "formats" / name
 
 
 def _phases_by_file(report) -> dict[str, list[str]]:
