@@ -12,9 +12,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from analyzer import TOOL_NAME, __version__
+from analyzer.calibration import CalibrationError, calibration_section, load_calibration, rule_outcomes
 from analyzer.models import SEVERITIES, Report, severity_rank
 from analyzer.outputs import FORMATS, LANGUAGE_CHOICES, write_all, write_format
 from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
+from analyzer.probes.commands import ProbeError, add_probe_commands, run_probe_command
 from analyzer.rule_docs import render_rule, rules_by_domain, write_docs
 from knowledge import KnowledgeError, load_knowledge
 
@@ -46,11 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="gitignore-style pattern to skip")
     run.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: the number of cores)")
     run.add_argument("--fail-on", choices=SEVERITIES, metavar="SEVERITY", help="exit 1 if a finding is this severe or worse")
+    run.add_argument("--calibration", type=Path, metavar="FILE", help="calibration.json from `probe run`: use its measurements")
     explain = commands.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("code", help="rule code, e.g. DEV001")
     explain.add_argument("--lang", choices=("en", "zh"), default="en")
     rules = commands.add_parser("rules", help="list the rules by domain")
     rules.add_argument("--write-docs", type=Path, metavar="DIR", help="(re)generate the rule documentation into DIR")
+    add_probe_commands(commands)
     return parser
 
 
@@ -62,10 +66,12 @@ def main(argv: list[str] | None = None) -> int:
             return _explain(args)
         if args.command == "rules":
             return _rules(args)
+        if args.command == "probe":
+            return run_probe_command(args)
         return _analyze(args, err)
     except UsageError as exc:
         return _fatal(str(exc))
-    except (AnalysisError, KnowledgeError, OSError) as exc:
+    except (AnalysisError, KnowledgeError, CalibrationError, ProbeError, OSError) as exc:
         return _fatal(str(exc))
     except KeyboardInterrupt:
         return _fatal("interrupted", 130)
@@ -84,6 +90,10 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
     if not args.path.is_dir():
         raise UsageError(f"{args.path} is not a folder")
     options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs)
+    if args.calibration is not None:
+        measured = load_calibration(args.calibration)
+        options.calibration = rule_outcomes(measured)
+        options.calibration_section = calibration_section(measured, args.calibration.name, options.calibration)
     with _DelayedProgress(err) as progress:
         report = analyze(args.path, options, progress=progress.update)
     _write(report, args)

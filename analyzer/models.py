@@ -262,6 +262,40 @@ class Summary(_Contract):
     by_migration: dict[str, int]
 
 
+class CalibrationRow(_Contract):
+    probe: str
+    candidate: str
+    shape: str
+    dtype: str
+    verdict: str = Field(description="good, slower, fallback, wrong, error, missing or skipped")
+    max_abs: float | None
+    speedup: float | None
+    note: str
+
+
+class RuleOutcome(_Contract):
+    rule: str
+    outcome: Literal["good", "slower", "missing", "wrong"]
+    detail: str
+
+
+class CalibrationSection(_Contract):
+    """The probe measurements the estimate was calibrated with (analyze --calibration)."""
+
+    source: str
+    created: str
+    device_type: str
+    device_name: str
+    device_count: int
+    torch: str | None
+    torch_npu: str | None
+    cann: str | None
+    compatibility: str
+    problems: list[str]
+    rows: list[CalibrationRow]
+    rules: list[RuleOutcome] = Field(description="The outcome each calibrated rule took into the effort model")
+
+
 class Report(_Contract):
     schema_version: Literal["1"] = SCHEMA_VERSION
     tool: ToolInfo
@@ -281,3 +315,4 @@ class Report(_Contract):
     roadmap: list[RoadmapStep]
     architecture: Architecture
     summary: Summary
+    calibration: CalibrationSection | None = Field(default=None, description="Present when probes were imported")

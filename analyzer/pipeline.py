@@ -12,7 +12,7 @@ from analyzer import TOOL_NAME, __version__
 from analyzer.config import load_project_config
 from analyzer.discovery import ProjectFile, discover
 from analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
-from analyzer.models import ProjectInfo, Report, Target, ToolInfo
+from analyzer.models import CalibrationSection, ProjectInfo, Report, Target, ToolInfo
 from analyzer.store import FindingStore, summarize
 from domains.custom_ops.inventory import build_inventory
 from domains.custom_ops.records import CustomOpFacts
@@ -38,6 +38,7 @@ class AnalyzeOptions:
     excludes: list[str] = field(default_factory=list)
     jobs: int | None = None
     calibration: list[RuleCalibration] = field(default_factory=list)  # measured outcomes per rule (probe runner)
+    calibration_section: CalibrationSection | None = None  # what the report shows of those measurements
 
 
 def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | None = None) -> Report:
@@ -90,6 +91,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         custom_ops=build_inventory(custom_ops, worker.kb),
         **plan,
         summary=summarize(findings),
+        calibration=options.calibration_section,
     )
 
 

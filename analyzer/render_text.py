@@ -54,6 +54,8 @@ def render_text(report: Report, console: Console) -> None:
         if len(active) > MAX_LISTED:
             console.print(f"[dim]… {len(active) - MAX_LISTED} more findings: use --format json for all of them[/dim]")
     _plan(report, console)
+    if report.calibration is not None:
+        _calibration(report, console)
     if report.skipped:
         console.print()
         console.print(f"[bold]skipped or partly analysed ({len(report.skipped)})[/bold]")
@@ -107,3 +109,17 @@ def _plan(report: Report, console: Console) -> None:
     models = ", ".join(f"{m.name} ({m.forward or m.path})" for m in arch.models[:4])
     console.print(f"architecture: {escape(arch.family)}" + (f"; models {escape(models)}" if models else "")
                   + (f"; attention {escape(', '.join(arch.attention))}" if arch.attention else ""))
+
+
+def _calibration(report: Report, console: Console) -> None:
+    section = report.calibration
+    console.print()
+    console.print(f"[bold]calibration[/bold] from {escape(section.source)}: {escape(section.device_type)} "
+                  f"({escape(section.device_name)}), torch {escape(section.torch or '-')}, "
+                  f"torch_npu {escape(section.torch_npu or '-')}, CANN {escape(section.cann or '-')}")
+    for outcome in section.rules:
+        console.print(f"  {outcome.rule} {outcome.outcome}: {escape(outcome.detail)}")
+    counts: dict[str, int] = defaultdict(int)
+    for row in section.rows:
+        counts[row.verdict] += 1
+    console.print("  probe results: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))

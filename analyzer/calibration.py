@@ -1,0 +1,189 @@
+"""The calibration file the probe runner writes (schema version "1"): its pydantic model, the import that refuses
+anything else with a clear message, and what it tells the effort model and the report.
+
+`schemas/calibration.v1.schema.json` is generated from `Calibration` (`python -m analyzer.schema`) and checked by a test.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from analyzer.models import CalibrationRow, CalibrationSection, RuleOutcome
+from domains.phases.calibration import RuleCalibration
+
+CALIBRATION_SCHEMA_VERSION = "1"
+Verdict = Literal["good", "slower", "fallback", "wrong", "error", "missing", "skipped"]
+# How bad a verdict is for the replacement it measured; the rule outcome each one becomes.
+_RANK = {"good": 0, "slower": 1, "fallback": 1, "missing": 2, "wrong": 3, "error": 3}
+_OUTCOME = {"good": "good", "slower": "slower", "fallback": "slower", "missing": "missing", "wrong": "wrong",
+            "error": "wrong"}
+
+
+class CalibrationError(Exception):
+    """A calibration file that cannot be used."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Timing(_Model):
+    median_ms: float = Field(ge=0)
+    p95_ms: float = Field(ge=0)
+    repeats: int = Field(ge=1)
+
+
+class Accuracy(_Model):
+    max_abs: float | None
+    mean_abs: float | None
+    max_rel: float | None
+    mean_rel: float | None
+    passed: bool
+    reference_max_abs: float | None = Field(default=None, description="The reference implementation's own error at this dtype")
+    note: str | None = None
+
+
+class Tolerance(_Model):
+    atol: float
+    rtol: float
+    baseline_factor: float | None = None
+
+
+class ProbeResult(_Model):
+    probe: str
+    rules: list[str] = Field(description="Knowledge-base codes the probe calibrates")
+    candidate: str
+    shape: Literal["small", "medium", "large"]
+    parameters: dict[str, int]
+    dtype: Literal["float64", "float32", "bfloat16", "float16"]
+    device: Literal["cpu", "cuda", "npu"]
+    available: bool
+    applicable: bool
+    reason: str | None
+    error: str | None
+    accuracy: Accuracy | None
+    tolerance: Tolerance | None
+    reference_timing: Timing | None
+    candidate_timing: Timing | None
+    speedup: float | None = Field(description="reference median / candidate median on the same device")
+    fell_back_to_cpu: bool
+    warnings: list[str]
+    verdict: Verdict
+    calibrates: bool = Field(default=True, description="Whether the verdict counts for the probe's rules")
+
+
+class Problem(_Model):
+    where: str
+    error: str
+    advice: str
+
+
+class Compatibility(_Model):
+    status: Literal["ok", "mismatch", "unknown", "not-applicable"]
+    message: str
+
+
+class Environment(_Model):
+    python: str
+    platform: str
+    torch: str | None
+    torch_error: str | None
+    torch_npu: str | None
+    torch_npu_error: str | None
+    cuda: str | None
+    devices: dict[str, int]
+    device_names: dict[str, str]
+    cann: str | None
+    driver: str | None
+    problems: list[Problem]
+    compatibility: Compatibility
+    device_type: Literal["cpu", "cuda", "npu"]
+    device_count: int = Field(ge=1)
+    device_name: str
+
+
+class Calibration(_Model):
+    schema_version: Literal["1"] = CALIBRATION_SCHEMA_VERSION
+    created: str
+    tool: str
+    environment: Environment
+    sizes: list[Literal["small", "medium", "large"]]
+    results: list[ProbeResult]
+
+
+def load_calibration(path: Path) -> Calibration:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CalibrationError(f"cannot read calibration file {path}: {exc.strerror or exc}") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CalibrationError(f"calibration file {path} is not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise CalibrationError(f"calibration file {path} is not a calibration document (expected a JSON object)")
+    version = data.get("schema_version")
+    if version != CALIBRATION_SCHEMA_VERSION:
+        raise CalibrationError(
+            f"calibration file {path} has schema version {version!r}; this analyzer reads version "
+            f"{CALIBRATION_SCHEMA_VERSION!r}: run `ascend-feasibility probe run` (or the exported script) of this version again"
+        )
+    try:
+        return Calibration.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or '(top)'}: {error['msg']}" for error in exc.errors()[:3]
+        )
+        more = f" (and {exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
+        raise CalibrationError(f"calibration file {path} is malformed: {problems}{more}") from exc
+
+
+def rule_outcomes(calibration: Calibration) -> list[RuleCalibration]:
+    """Per rule: each candidate's worst verdict over sizes and dtypes; the rule takes its best candidate (one
+    replacement that works is enough). Results that did not apply on this device are left out."""
+    worst: dict[tuple[str, str], tuple[str, list[ProbeResult]]] = {}
+    for result in calibration.results:
+        if not result.applicable or result.verdict == "skipped" or not result.calibrates:
+            continue
+        key = (result.probe, result.candidate)
+        verdict, seen = worst.get(key, ("good", []))
+        if _RANK[result.verdict] > _RANK[verdict]:
+            verdict = result.verdict
+        worst[key] = (verdict, seen + [result])
+    by_rule: dict[str, tuple[str, str]] = {}
+    for (probe, candidate), (verdict, results) in sorted(worst.items()):
+        detail = (f"{probe}: {candidate} {verdict} on {calibration.environment.device_type} "
+                  f"({', '.join(sorted({r.dtype for r in results}))}; {', '.join(sorted({r.shape for r in results}))})")
+        for rule in results[0].rules:
+            current = by_rule.get(rule)
+            if current is None or _RANK[verdict] < _RANK[current[0]]:
+                by_rule[rule] = (verdict, detail)
+    return [RuleCalibration(rule=rule, outcome=_OUTCOME[verdict], detail=detail)
+            for rule, (verdict, detail) in sorted(by_rule.items())]
+
+
+def calibration_section(calibration: Calibration, source: str, outcomes: list[RuleCalibration]) -> CalibrationSection:
+    env = calibration.environment
+    return CalibrationSection(
+        source=source,
+        created=calibration.created,
+        device_type=env.device_type,
+        device_name=env.device_name,
+        device_count=env.device_count,
+        torch=env.torch,
+        torch_npu=env.torch_npu,
+        cann=env.cann,
+        compatibility=env.compatibility.message,
+        problems=[f"{p.where}: {p.error} — {p.advice}" for p in env.problems],
+        rows=[
+            CalibrationRow(
+                probe=r.probe, candidate=r.candidate, shape=r.shape, dtype=r.dtype, verdict=r.verdict,
+                max_abs=r.accuracy.max_abs if r.accuracy else None, speedup=r.speedup,
+                note=r.error or r.reason or ("CPU fallback" if r.fell_back_to_cpu else ""),
+            )
+            for r in calibration.results
+        ],
+        rules=[RuleOutcome(rule=o.rule, outcome=o.outcome, detail=o.detail) for o in outcomes],
+    )

@@ -1,0 +1,96 @@
+"""`ascend-feasibility probe list|run|env|export`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from analyzer.calibration import Calibration
+from analyzer.probes import core
+from analyzer.probes.export import compatibility_table, export_script
+from knowledge import load_knowledge
+
+
+class ProbeError(Exception):
+    """The probes cannot run here (no torch, no such device, unknown probe)."""
+
+
+def add_probe_commands(commands) -> None:
+    probe = commands.add_parser("probe", help="measure candidate replacements on this machine's device")
+    actions = probe.add_subparsers(dest="probe_command", required=True, parser_class=type(probe))
+    actions.add_parser("list", help="list the probes and the rules they calibrate")
+    core.add_run_arguments(actions.add_parser("run", help="run the probes and write calibration JSON"))
+    env = actions.add_parser("env", help="check torch, torch_npu, CANN, driver and devices")
+    env.add_argument("--json", action="store_true", help="print the check as JSON")
+    export = actions.add_parser("export", help="write a standalone probe script that needs only torch")
+    export.add_argument("directory", type=Path)
+
+
+def run_probe_command(args: argparse.Namespace) -> int:
+    console = Console(highlight=False)
+    if args.probe_command == "list":
+        return _list(console)
+    table = compatibility_table(load_knowledge())
+    if args.probe_command == "export":
+        path = export_script(args.directory, load_knowledge())
+        console.print(f"wrote {path}: run it with `python {path.name} run -o calibration.json` (needs only torch)")
+        return 0
+    environment = core.detect_environment(table=table)
+    if args.probe_command == "env":
+        return _env(environment, args.json, console)
+    return _run(args, environment, Console(stderr=True, highlight=False))
+
+
+def _list(console: Console) -> int:
+    print("\n".join(core.listing()))
+    return 0
+
+
+def _env(environment: dict, as_json: bool, console: Console) -> int:
+    if as_json:
+        print(json.dumps(environment, indent=2))
+    else:
+        rows = Table(show_header=False, box=None)
+        for label, key in (("python", "python"), ("platform", "platform"), ("torch", "torch"), ("torch_npu", "torch_npu"),
+                           ("CUDA (torch build)", "cuda"), ("CANN", "cann"), ("driver", "driver")):
+            rows.add_row(label, str(environment.get(key) or "-"))
+        devices = ", ".join(f"{kind} ×{count} ({environment['device_names'].get(kind, '?')})"
+                            for kind, count in environment["devices"].items()) or "none (CPU only)"
+        rows.add_row("devices", devices)
+        rows.add_row("compatibility", f"{environment['compatibility']['status']}: {environment['compatibility']['message']}")
+        console.print(rows)
+        for problem in environment["problems"]:
+            console.print(f"[red]problem[/red] ({problem['where']}): {problem['error']}")
+            console.print(f"  [yellow]advice:[/yellow] {problem['advice']}")
+    return 0 if environment.get("torch") else 2
+
+
+def _run(args: argparse.Namespace, environment: dict, err: Console) -> int:
+    if not environment.get("torch"):
+        advice = "; ".join(p["advice"] for p in environment["problems"]) or "torch is not importable"
+        raise ProbeError(f"the probes need torch: {advice}")
+    with Progress(TextColumn("probing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.description}"), console=err, transient=True) as bar:
+        task = bar.add_task("", total=None)
+
+        def update(done: int, total: int, label: str) -> None:
+            bar.update(task, completed=done, total=total, description=label)
+
+        try:
+            document = core.run_probes(args.device, args.probes, core.sizes_of(args.shapes), args.repeats, update, environment)
+        except (ValueError, RuntimeError) as exc:
+            raise ProbeError(str(exc)) from exc
+    Calibration.model_validate(document)  # what we write must be importable
+    output = Path(args.output)
+    output.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    verdicts: dict[str, int] = {}
+    for result in document["results"]:
+        verdicts[result["verdict"]] = verdicts.get(result["verdict"], 0) + 1
+    err.print(f"wrote {output}: {len(document['results'])} results on {document['environment']['device_type']} "
+              f"({', '.join(f'{k} {v}' for k, v in sorted(verdicts.items()))})")
+    return 0
