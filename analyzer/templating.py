@@ -17,30 +17,26 @@ def _markdown_finalize(value: object) -> object:
     return value if isinstance(value, Markup) else markdown_text(value)
 
 
-@functools.cache
-def markdown_environment() -> jinja2.Environment:
-    env = jinja2.Environment(
+def _environment(**options) -> jinja2.Environment:
+    return jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
-        autoescape=False,
         undefined=jinja2.StrictUndefined,
-        finalize=_markdown_finalize,
         trim_blocks=True,
         lstrip_blocks=True,
-        keep_trailing_newline=True,
+        **options,
     )
+
+
+@functools.cache
+def markdown_environment() -> jinja2.Environment:
+    env = _environment(autoescape=False, finalize=_markdown_finalize, keep_trailing_newline=True)
     env.filters.update(code=markdown_code, prose=markdown_prose, num=number)
     return env
 
 
 @functools.cache
 def html_environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    env = _environment(autoescape=True)
     env.filters.update(prose=html_prose, num=number)
     return env
 

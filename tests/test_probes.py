@@ -95,6 +95,22 @@ def test_backward_is_checked_too():
     assert result["verdict"] == "wrong"
 
 
+def test_collectives_machinery_on_two_cpu_processes():
+    import torch
+
+    probe = next(p for p in core.PROBES if p.name == "collectives")
+    result = core._base_result(probe, probe.candidates[0], "small", "float32", "cpu")
+    result = core._run_collectives(result, probe, "small", "cpu", 2, torch)
+    assert result["verdict"] == "good", result
+    assert result["candidate_timing"]["median_ms"] > 0 and any("gloo" in note for note in result["warnings"])
+    Calibration.model_validate({**core.run_probes("cpu", ["collectives"], environment=_environment()),
+                                "results": [result]})
+
+
+def _environment() -> dict:
+    return core.detect_environment(table=[])
+
+
 def test_rule_outcomes_take_the_best_candidate_and_the_worst_dtype(cpu_run):
     document = copy.deepcopy(cpu_run)
     for result in document["results"]:
