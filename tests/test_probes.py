@@ -123,7 +123,9 @@ def test_rule_outcomes_take_the_best_candidate_and_the_worst_dtype(cpu_run):
 
 
 def _with_verdict(document: dict, probe: str, verdict: str) -> dict:
+    """Only that probe's results (others' timing verdicts would move the estimate too), all with this verdict."""
     changed = copy.deepcopy(document)
+    changed["results"] = [r for r in changed["results"] if r["probe"] == probe]
     for result in changed["results"]:
         if result["probe"] == probe and result["applicable"]:
             result["verdict"] = verdict
@@ -203,6 +205,13 @@ def test_exported_script_needs_only_torch_and_its_output_imports(tmp_path):
 def _fake_package(root: Path, name: str, body: str) -> None:
     (root / name).mkdir(parents=True)
     (root / name / "__init__.py").write_text(body, encoding="utf-8")
+
+
+def test_environment_without_torch_npu():
+    info = core.detect_environment(table=compatibility_table(load_knowledge()))
+    assert info["torch"] and info["torch_npu"] is None and info["torch_npu_error"] is None
+    assert not [p for p in info["problems"] if p["where"] == "torch_npu"]
+    assert info["compatibility"]["status"] == "not-applicable"
 
 
 def test_environment_without_torch(tmp_path):
