@@ -116,7 +116,13 @@ def _explain(args: argparse.Namespace) -> int:
     rule = kb.rules.get(args.code.upper())
     if rule is None:
         raise UsageError(f"unknown rule {args.code}; `{TOOL_NAME} rules` lists them")
-    sys.stdout.write(render_rule(rule, args.lang, kb))
+    text = render_rule(rule, args.lang, kb)
+    if sys.stdout.isatty():
+        from rich.markdown import Markdown
+
+        Console().print(Markdown(text))
+    else:
+        sys.stdout.write(text)
     return EXIT_OK
 
 

@@ -65,8 +65,8 @@ def _rule_descriptor(rule) -> dict:
         "id": rule.code,
         "name": _pascal(rule.name),
         "shortDescription": {"text": f"{rule.code} {rule.name}"},
-        "fullDescription": {"text": rule.message.en.replace("{symbol}", "<symbol>").replace("{npu}", "<npu>")},
-        "help": {"text": rule.replacement.en.replace("{symbol}", "<symbol>").replace("{npu}", "<npu>"),
+        "fullDescription": {"text": rule.message.en.replace("{symbol}", "‹symbol›").replace("{npu}", "‹npu›")},
+        "help": {"text": rule.replacement.en.replace("{symbol}", "‹symbol›").replace("{npu}", "‹npu›"),
                  "markdown": help_markdown},
         "defaultConfiguration": {"level": LEVEL[rule.severity]},
         "properties": {

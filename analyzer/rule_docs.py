@@ -67,12 +67,12 @@ def write_docs(directory: Path, kb: KnowledgeBase | None = None) -> list[Path]:
 
 
 def _with_placeholders_shown(rule: Rule) -> Rule:
-    """The rule with {symbol}/{npu} shown as <symbol>/<npu> in its texts."""
+    """The rule with {symbol}/{npu} shown as ‹symbol›/‹npu› in its texts."""
 
     def show(text):
         if text is None:
             return None
-        return text.model_copy(update={field: _PLACEHOLDER.sub(r"<\1>", value) for field, value in text if isinstance(value, str)})
+        return text.model_copy(update={field: _PLACEHOLDER.sub(r"‹\1›", value) for field, value in text if isinstance(value, str)})
 
     return rule.model_copy(update={
         "message": show(rule.message),
@@ -121,6 +121,6 @@ def _anchor(rule: Rule) -> str:
 
 
 def _first_sentence(rule: Rule) -> str:
-    text = _PLACEHOLDER.sub(r"<\1>", rule.message.en)
+    text = _PLACEHOLDER.sub(r"‹\1›", rule.message.en)
     match = re.match(r"(.+?\.)(\s|$)", text)
     return match.group(1) if match else text
