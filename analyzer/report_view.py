@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from analyzer.models import DOMAINS, SEVERITIES, DependencyRow, Finding, Report, severity_rank
+from analyzer.models import DOMAINS, PHASES, SEVERITIES, DependencyRow, Finding, Report, severity_rank
 from analyzer.report_charts import Chart, effort_chart, findings_chart
 
 CLASS_ORDER = ("unsupported", "needs_replacement", "unknown", "compatible", "not_involved")
@@ -30,6 +30,11 @@ class ReportView:
     @property
     def domains_with_findings(self) -> list[str]:
         return [domain for domain in DOMAINS if self.counts.get(domain)]
+
+    @property
+    def phases_with_findings(self) -> list[str]:
+        present = {phase for finding in self.active for phase in finding.phases}
+        return [phase for phase in PHASES if phase in present]
 
 
 def build_view(report: Report, languages: tuple[str, ...], row_limit: int) -> ReportView:

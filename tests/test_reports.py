@@ -238,3 +238,58 @@ def test_rule_docs_show_the_rules_own_examples():
         for group in rule.examples:
             for case in (*group.invalid, *group.valid):
                 assert case.rstrip("\n") in text, f"{rule.code}: example missing from its doc"
+
+
+# ---- Markdown structure, parsed as GitHub would -------------------------------------------------------------------
+
+def _markdown_problems(document: str) -> list[str]:
+    """Raw HTML other than our language anchors, and table rows whose cell count differs from their header's."""
+    from markdown_it import MarkdownIt
+
+    anchor = re.compile(r'\s*(<a id="report-(en|zh)">)?(</a>)?\s*')
+    tokens = MarkdownIt("commonmark").enable("table").parse(document)
+    problems, header_cells, row_cells, in_head = [], 0, 0, False
+    for token in tokens:
+        if token.type == "html_block" and not anchor.fullmatch(token.content):
+            problems.append(f"raw HTML: {token.content!r}")
+        if token.type == "inline":
+            problems += [f"raw HTML: {child.content!r}" for child in token.children or []
+                         if child.type == "html_inline" and not anchor.fullmatch(child.content)]
+        if token.type == "thead_open":
+            in_head, header_cells = True, 0
+        elif token.type == "thead_close":
+            in_head = False
+        elif token.type == "tr_open":
+            row_cells = 0
+        elif token.type in ("th_open", "td_open"):
+            row_cells += 1
+        elif token.type == "tr_close":
+            if in_head:
+                header_cells = row_cells
+            elif row_cells != header_cells:
+                problems.append(f"row with {row_cells} cells under a header of {header_cells}")
+    # GFM drops surplus cells silently: count the unescaped pipes of each table line against its header's.
+    header_pipes = None
+    for line in document.splitlines():
+        if not line.startswith("|"):
+            header_pipes = None
+            continue
+        pipes = len(re.findall(r"(?<!\\)\|", line))
+        if header_pipes is None:
+            header_pipes = pipes
+        elif pipes != header_pipes:
+            problems.append(f"table line with {pipes} pipes under a header with {header_pipes}: {line[:80]}")
+    return problems
+
+
+@pytest.mark.parametrize("name", sample_names())
+def test_markdown_reports_parse_cleanly(name):
+    document = render_to_string(sample_report(name), "markdown")
+    assert "<table>" not in document
+    assert _markdown_problems(document) == []
+
+
+def test_markdown_of_hostile_project_parses_cleanly(tmp_path):
+    report = analyze(_attack_project(tmp_path), AnalyzeOptions(jobs=1))
+    document = render_to_string(report, "markdown")
+    assert _markdown_problems(document) == []
