@@ -67,6 +67,19 @@ def synthesize(folder: Path, target_lines: int, device_share: int) -> None:
         index += 1
 
 
+def time_formats(report) -> dict[str, float]:
+    from analyzer.outputs import OUTPUTS
+
+    seconds = {}
+    for fmt in ("markdown", "html", "sarif", "csv"):
+        start = time.perf_counter()
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            for output in OUTPUTS[fmt]:
+                output.write(report, sink, ("en", "zh"))
+        seconds[fmt] = time.perf_counter() - start
+    return seconds
+
+
 def peak_rss_mb() -> tuple[float, float]:
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -82,6 +95,8 @@ def main() -> None:
         "--device-share", type=int, default=5, metavar="N",
         help="with --synthesize: one file in N uses the device layer (1 = every file, the worst case)",
     )
+    parser.add_argument("--formats", action="store_true",
+                        help="also time each report format (Markdown, HTML, SARIF, CSV) after the analysis")
     args = parser.parse_args()
     if (args.path is None) == (args.synthesize is None):
         parser.error("give a PATH or --synthesize LINES")
@@ -96,6 +111,7 @@ def main() -> None:
         with open(os.devnull, "w", encoding="utf-8") as sink:
             write_json(report, sink)
         elapsed = time.perf_counter() - start
+        format_seconds = time_formats(report) if args.formats else {}
     own, workers = peak_rss_mb()
     project = report.project
     rows = [
@@ -109,6 +125,7 @@ def main() -> None:
         ("MB/s", f"{size / 1e6 / elapsed:.2f}"),
         ("peak RSS main (MB)", f"{own:.0f}"),
         ("peak RSS largest worker (MB)", f"{workers:.0f}"),
+        *((f"seconds to render {fmt}", f"{seconds:.2f}") for fmt, seconds in format_seconds.items()),
     ]
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
