@@ -8,6 +8,7 @@ import functools
 import jinja2
 from markupsafe import Markup, escape
 
+from analyzer.localize import phrase, term
 from analyzer.markup import html_prose, markdown_code, markdown_prose, markdown_text, number
 from analyzer.ui_strings import ui_text
 from report_templates import TEMPLATES_DIR
@@ -50,7 +51,13 @@ def markdown_helpers(language: str) -> dict:
     def tx(text) -> Markup:
         return markdown_prose(getattr(text, language))
 
-    return {"t": t, "tx": tx, "lang": language}
+    def tterm(value: str) -> str:
+        return term(language, value)
+
+    def tphrase(value: str) -> str:
+        return phrase(language, value)
+
+    return {"t": t, "tx": tx, "term": tterm, "phrase": tphrase, "lang": language}
 
 
 def html_helpers(languages: tuple[str, ...]) -> dict:
@@ -70,4 +77,10 @@ def html_helpers(languages: tuple[str, ...]) -> dict:
     def t_in(language: str, key: str, **values) -> str:
         return ui_text(language, key, **values)
 
-    return {"t": t, "tx": tx, "t_in": t_in}
+    def tterm(value: str) -> Markup:
+        return spans({lang: escape(term(lang, value)) for lang in languages})
+
+    def tphrase(value: str) -> Markup:
+        return spans({lang: escape(phrase(lang, value)) for lang in languages})
+
+    return {"t": t, "tx": tx, "t_in": t_in, "term": tterm, "phrase": tphrase}

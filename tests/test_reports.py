@@ -42,8 +42,10 @@ def test_every_language_has_the_same_keys_and_placeholders():
 
 def test_chinese_strings_are_written_in_chinese():
     chinese = load_strings("zh")
-    untranslated = [k for k, v in chinese.items() if not CJK.search(v) and v == load_strings("en")[k]]
+    untranslated = [k for k, v in chinese.items()
+                    if not CJK.search(v) and v == load_strings("en")[k] and not k.startswith("term.")]
     # API names and product names stay as they are; everything else is written for Chinese engineers.
+    # Operator, model and product names (term.*) stay as written.
     assert set(untranslated) <= {"architecture.forward", "ops_path.triton-ascend", "ops_path.ascend-c"}, untranslated
 
 
@@ -293,3 +295,25 @@ def test_markdown_of_hostile_project_parses_cleanly(tmp_path):
     report = analyze(_attack_project(tmp_path), AnalyzeOptions(jobs=1))
     document = render_to_string(report, "markdown")
     assert _markdown_problems(document) == []
+
+
+# ---- Chinese for the phrases the analysis composes ----------------------------------------------------------------
+
+def test_composed_phrases_and_terms_have_chinese():
+    from analyzer.localize import recognised
+    from domains.phases.plan import FAMILIES
+
+    strings = load_strings("zh")
+    for name in sample_names():
+        report = sample_report(name)
+        phrases = [e for entry in report.phase_matrix.entries for e in entry.evidence]
+        phrases += report.architecture.evidence + [item.scaling for item in report.effort.items]
+        assert all(recognised(p) for p in phrases), [p for p in phrases if not recognised(p)]
+        for op in report.custom_ops:
+            assert f"term.{op.classification}" in strings
+        chinese = render_to_string(report, "markdown", ("zh",))
+        assert "name suggests" not in chinese and "signals in the" not in chinese and "sub-linear" not in chinese
+    for family, _ in FAMILIES:
+        assert f"term.{family}" in strings
+    for kernel_class in load_knowledge().kernel_classes:
+        assert f"term.{kernel_class.name}" in strings

@@ -1,0 +1,51 @@
+"""Chinese for the plain-text strings the analysis composes in English (entry-point evidence, architecture family
+and evidence, effort scaling notes, custom-op classes and features). The report model carries them as text, so
+the reports translate them here: fixed terms through the `term.*` UI strings, composed phrases through the
+patterns below, which mirror the wording in domains/phases/plan.py (a test checks every phrase the samples
+produce is recognised). Anything unrecognised is shown as it is."""
+
+from __future__ import annotations
+
+import re
+
+from analyzer.ui_strings import load_strings, ui_text
+
+_PHASE_COUNT = re.compile(r"\b(training|inference|evaluation|data|export)\b")
+_PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p, key in (
+    (r"^name suggests (?P<phases>.+)$", "evidence.name_suggests"),
+    (r"^signals in the entry: (?P<signals>.+)$", "evidence.entry_signals"),
+    (r"^signals in the modules it imports: (?P<signals>.+)$", "evidence.import_signals"),
+    (r"^(?P<count>\d+) class, layer or model names mention: (?P<names>.+)$", "evidence.class_names"),
+    (r"^models loaded from libraries: (?P<names>.+)$", "evidence.library_models"),
+    (r"^layers: (?P<layers>.+)$", "evidence.layers"),
+    (r"^sum of (?P<count>\d+) per-kernel estimates \(each sized by its own code\)$", "evidence.per_kernel_sum"),
+    (r"^sub-linear: (?P<formula>.+)$", "evidence.sub_linear"),
+    (r"^per call site: (?P<formula>.+)$", "evidence.per_call_site"),
+))
+
+
+def term(language: str, value: str) -> str:
+    """A fixed term (model family, kernel class, kernel feature) in `language`; unknown terms unchanged."""
+    return load_strings(language).get(f"term.{value}", value)
+
+
+def phrase(language: str, text: str) -> str:
+    """A composed English phrase in `language`; unrecognised phrases unchanged."""
+    if language == "en":
+        return text
+    for pattern, key in _PATTERNS:
+        match = pattern.match(text)
+        if match:
+            values = {name: _phases_in(language, value) if name in ("phases", "signals") else value
+                      for name, value in match.groupdict().items()}
+            return ui_text(language, key, **values)
+    return text
+
+
+def recognised(text: str) -> bool:
+    return any(pattern.match(text) for pattern, _ in _PATTERNS)
+
+
+def _phases_in(language: str, text: str) -> str:
+    translated = _PHASE_COUNT.sub(lambda m: ui_text(language, f"phase.{m.group(1)}"), text)
+    return translated.replace(", ", ui_text(language, "report.list_separator"))
