@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import importlib
 import importlib.util
 import json
@@ -311,6 +312,11 @@ ATTENTION_SHAPES = {  # LLM decoder blocks; medium/large also cover DiT-XL (1152
     "medium": {"batch": 2, "seq": 1024, "heads": 16, "head_dim": 128},
     "large": {"batch": 4, "seq": 4096, "heads": 32, "head_dim": 128},
 }
+DIFFUSION_ATTENTION_SHAPES = {  # DiT blocks: 16 heads of 72 (hidden 1152), latent tokens of 256², 512², 1024² images
+    "small": {"batch": 2, "seq": 256, "heads": 16, "head_dim": 72},
+    "medium": {"batch": 4, "seq": 1024, "heads": 16, "head_dim": 72},
+    "large": {"batch": 8, "seq": 4096, "heads": 16, "head_dim": 72},
+}
 DECODE_SHAPES = {  # one new token against a KV cache
     "small": {"batch": 1, "q_seq": 1, "seq": 256, "kv_seq": 256, "heads": 8, "head_dim": 64},
     "medium": {"batch": 8, "q_seq": 1, "seq": 2048, "kv_seq": 2048, "heads": 32, "head_dim": 128},
@@ -359,6 +365,13 @@ PROBES: tuple[Probe, ...] = (
           ATTENTION_SHAPES, _attention_inputs, _manual_attention,
           (Candidate("torch.nn.functional.scaled_dot_product_attention", _sdpa),
            Candidate("torch_npu.npu_fusion_attention", _npu_fusion_attention, NPU, "torch_npu.npu_fusion_attention")),
+          grad_inputs=("q", "k", "v"), tolerance={"bfloat16": (6e-2, 6e-2), "float16": (2e-2, 2e-2)}),
+    Probe("attention-diffusion", ("ATT010", "ATT050"),
+          "Bidirectional (non-causal) attention of DiT blocks, head_dim 72, forward and backward.",
+          DIFFUSION_ATTENTION_SHAPES, _attention_inputs, functools.partial(_manual_attention, causal=False),
+          (Candidate("torch.nn.functional.scaled_dot_product_attention", functools.partial(_sdpa, causal=False)),
+           Candidate("torch_npu.npu_fusion_attention", functools.partial(_npu_fusion_attention, causal=False), NPU,
+                     "torch_npu.npu_fusion_attention")),
           grad_inputs=("q", "k", "v"), tolerance={"bfloat16": (6e-2, 6e-2), "float16": (2e-2, 2e-2)}),
     Probe("attention-inference", ("ATT003", "ATT020"),
           "Decode-step attention: one query token against a KV cache, forward only.",
