@@ -176,6 +176,7 @@ def calibration_section(calibration: Calibration, source: str, outcomes: list[Ru
         torch_npu=env.torch_npu,
         cann=env.cann,
         compatibility=env.compatibility.message,
+        compatibility_status=env.compatibility.status,
         problems=[f"{p.where}: {p.error} — {p.advice}" for p in env.problems],
         rows=[
             CalibrationRow(

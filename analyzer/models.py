@@ -291,6 +291,7 @@ class CalibrationSection(_Contract):
     torch_npu: str | None
     cann: str | None
     compatibility: str
+    compatibility_status: Literal["ok", "mismatch", "unknown", "not-applicable"] = "unknown"
     problems: list[str]
     rows: list[CalibrationRow]
     rules: list[RuleOutcome] = Field(description="The outcome each calibrated rule took into the effort model")

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -85,7 +86,10 @@ def _run(args: argparse.Namespace, environment: dict, err: Console) -> int:
             document = core.run_probes(args.device, args.probes, core.sizes_of(args.shapes), args.repeats, update, environment)
         except (ValueError, RuntimeError) as exc:
             raise ProbeError(str(exc)) from exc
-    Calibration.model_validate(document)  # what we write must be importable
+    try:
+        Calibration.model_validate(document)  # what we write must be importable
+    except ValidationError as exc:
+        raise ProbeError(f"the probe results do not fit the calibration schema (please report): {exc.errors()[0]}") from exc
     output = Path(args.output)
     output.write_text(json.dumps(document, indent=2), encoding="utf-8")
     verdicts: dict[str, int] = {}
