@@ -266,3 +266,14 @@ def test_probe_commands(tmp_path, capsys):
     assert "no npu device" in capsys.readouterr().err
     assert main(["probe", "export", str(tmp_path / "out")]) == 0
     assert (tmp_path / "out" / "ascend_feasibility_probes.py").exists()
+
+
+def test_every_probe_calibrates_known_rules_and_has_sane_shapes():
+    rules = load_knowledge().rules
+    for probe in core.PROBES:
+        assert set(probe.rules) <= set(rules), probe.name
+        assert set(probe.shapes) == set(core.SIZES), probe.name
+        assert set(probe.dtypes) <= set(core.DTYPE_NAMES) and probe.candidates
+        for candidate in probe.candidates:
+            assert candidate.needs is None or candidate.needs.split(".")[0] in {"torch", "torch_npu"}
+            assert candidate.devices and set(candidate.devices) <= {"cpu", "cuda", "npu"}

@@ -75,6 +75,8 @@ def _run(args: argparse.Namespace, environment: dict, err: Console) -> int:
     if not environment.get("torch"):
         advice = "; ".join(p["advice"] for p in environment["problems"]) or "torch is not importable"
         raise ProbeError(f"the probes need torch: {advice}")
+    if args.shapes in ("large", "all") and args.device in ("auto", "cpu") and not environment["devices"]:
+        err.print("[yellow]note:[/yellow] large shapes on the CPU take long and need tens of GB of memory")
     with Progress(TextColumn("probing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=err, transient=True) as bar:
         task = bar.add_task("", total=None)
