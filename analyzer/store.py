@@ -29,19 +29,20 @@ class FindingStore:
                 self._findings[key] = self._share_texts(finding)
 
     def _share_texts(self, finding: Finding) -> Finding:
-        shared = {
-            name: self._shared.setdefault(value, value)
-            for name, value in (
-                ("message", finding.message),
-                ("replacement", finding.replacement),
-                ("effort_hours", finding.effort_hours),
-                ("references", tuple(finding.references)),
-                ("snippet", finding.snippet),
-                ("symbol", finding.symbol),
-            )
+        """A copy of the finding holding the store's copies of its texts. Texts are looked up by their strings
+        (hashing pydantic models is slow); the copy is kept because a freshly copied model is more compact in
+        memory than one just unpickled from a worker."""
+        shared = self._shared
+        message, replacement, effort = finding.message, finding.replacement, finding.effort_hours
+        values = {
+            "message": shared.setdefault(("message", message.en, message.zh), message),
+            "replacement": shared.setdefault(("replacement", replacement.en, replacement.zh, replacement.code), replacement),
+            "effort_hours": shared.setdefault(("effort", effort.low, effort.high), effort),
+            "references": shared.setdefault(("references", *finding.references), finding.references),
+            "snippet": shared.setdefault(finding.snippet, finding.snippet),
+            "symbol": shared.setdefault(finding.symbol, finding.symbol),
         }
-        shared["references"] = list(shared["references"])
-        return finding.model_copy(update=shared)
+        return finding.model_copy(update=values)
 
     def skip(self, entries: list[SkippedFile]) -> None:
         self._skipped.update(entries)
