@@ -277,3 +277,16 @@ def test_every_probe_calibrates_known_rules_and_has_sane_shapes():
         for candidate in probe.candidates:
             assert candidate.needs is None or candidate.needs.split(".")[0] in {"torch", "torch_npu"}
             assert candidate.devices and set(candidate.devices) <= {"cpu", "cuda", "npu"}
+
+
+@pytest.mark.parametrize("relative, text, expected", [
+    ("x86_64-linux/ascend_toolkit_install.info", "package_name=Ascend-cann-toolkit\nversion=8.2.RC1\ninnerversion=V100R001\n", "8.2.RC1"),
+    ("version.cfg", "# version: 1.0\ntoolkit_running_version=[7.0.0.5.242:7.0.RC1]\n", "7.0.RC1"),
+    ("compiler/version.info", "Version=8.0.0\n", "8.0.0"),
+])
+def test_cann_version_from_the_toolkit_files(tmp_path, monkeypatch, relative, text, expected):
+    monkeypatch.setattr(core.platform, "machine", lambda: "x86_64")
+    monkeypatch.setenv("ASCEND_HOME_PATH", str(tmp_path))
+    (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / relative).write_text(text, encoding="utf-8")
+    assert core._cann_version() == expected

@@ -461,7 +461,7 @@ def listing() -> list[str]:
 _ENVIRONMENT_SNIPPET = r'''
 import json, os, platform, sys
 info = {"python": platform.python_version(), "platform": platform.platform(), "torch": None, "torch_error": None,
-        "torch_npu": None, "torch_npu_error": None, "cuda": None, "devices": {}, "device_names": {}}
+        "torch_npu": None, "torch_npu_error": None, "cuda": None, "devices": {}, "device_names": {}, "cann": None}
 try:
     import torch
     info["torch"] = torch.__version__
@@ -472,6 +472,11 @@ if info["torch"] is not None:
     try:
         import torch_npu
         info["torch_npu"] = getattr(torch_npu, "__version__", "unknown")
+        try:  # torch_npu's own answer, from CANN 8.1.RC1 on
+            from torch_npu.utils import get_cann_version
+            info["cann"] = get_cann_version(module="CANN") or None
+        except BaseException:
+            pass
     except ModuleNotFoundError as exc:
         if exc.name != "torch_npu":
             info["torch_npu_error"] = f"{type(exc).__name__}: {exc}"
@@ -488,8 +493,11 @@ if info["torch"] is not None:
 print("@@ENV@@" + json.dumps(info))
 '''
 
-CANN_VERSION_FILES = ("latest/version.cfg", "latest/aarch64-linux/ascend_toolkit_install.info",
-                      "latest/x86_64-linux/ascend_toolkit_install.info")
+# Under the toolkit home (…/ascend-toolkit/latest, or …/ascend-toolkit with latest/ below), most telling first.
+CANN_VERSION_FILES = (
+    "{arch}-linux/ascend_toolkit_install.info", "latest/{arch}-linux/ascend_toolkit_install.info",
+    "compiler/version.info", "latest/compiler/version.info", "version.cfg", "latest/version.cfg",
+)
 
 
 def detect_environment(python: str | None = None, env: dict | None = None, timeout: float = 300,
@@ -508,7 +516,7 @@ def detect_environment(python: str | None = None, env: dict | None = None, timeo
             info.update(json.loads(marker[len("@@ENV@@"):]))
     except (OSError, subprocess.SubprocessError) as exc:
         info["torch_error"] = f"the environment check could not run: {exc}"
-    info["cann"] = _cann_version()
+    info["cann"] = info.get("cann") or _cann_version()
     info["driver"] = _driver_version()
     info["problems"] = diagnose(info)
     info["compatibility"] = check_compatibility(info.get("torch"), info.get("torch_npu"), info["cann"], table)
@@ -525,13 +533,10 @@ def _ascend_home() -> str:
 
 def _cann_version() -> str | None:
     home = _ascend_home()
-    candidates = [os.path.join(home, "version.cfg"), os.path.join(home, "ascend_toolkit_install.info")]
-    candidates += [os.path.join(os.path.dirname(home.rstrip("/")), name) for name in CANN_VERSION_FILES]
-    candidates += [os.path.join(home, name) for name in CANN_VERSION_FILES]
-    for path in candidates:
-        version = _read_version(path)
+    for name in CANN_VERSION_FILES:
+        version = _read_version(os.path.join(home, name.format(arch=platform.machine())))
         if version:
-            return version
+            return version.rsplit(":", 1)[-1]  # version.cfg writes "[7.0.0.5.242:7.0.RC1]"
     return None
 
 
@@ -545,7 +550,7 @@ def _read_version(path: str) -> str | None:
             text = handle.read(65536)
     except OSError:
         return None
-    match = re.search(r"^\s*(?:Version|version|toolkit_running_version|package_version)\s*[=:]\s*\[?([^\]\s]+)", text, re.M)
+    match = re.search(r"^\s*(?:Version|version|toolkit_running_version|runtime_running_version)\s*=\s*\[?([^\]\s]+)", text, re.M)
     return match.group(1) if match else None
 
 
