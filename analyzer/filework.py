@@ -17,12 +17,14 @@ from analyzer.notebooks import code_sources, python_cells, shell_cells
 from analyzer.python_names import ImportTable
 from analyzer.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
 from analyzer.suppressions import collect as collect_suppressions
-from domains import build_scanners
+from domains import build_scanners, query_set
 from domains.base import Unit
 from domains.config_scanner import YamlUnreadable
 from domains.custom_ops.records import CustomOpFacts
+from domains.dependencies.facts import IMPORT_QUERY_KEY as IMPORTS_QUERY
 from domains.dependencies.facts import DependencyFacts
 from domains.dependencies.facts import collect as collect_dependency_facts
+from domains.phases.facts import QUERY_KEY as PHASE_FACTS_QUERY
 from domains.phases.facts import PhaseFacts
 from domains.phases.facts import collect as collect_phase_facts
 from knowledge import load_knowledge
@@ -103,9 +105,11 @@ class FileWorker:
 
     def _scan_unit(self, unit: Unit, result: FileResult) -> None:
         hits = []
-        for scanner in self.scanners:
-            if not scanner.wants(unit):
-                continue
+        wanted = [scanner for scanner in self.scanners if scanner.wants(unit)]
+        if unit.kind == "python":
+            keys = {PHASE_FACTS_QUERY} | ({IMPORTS_QUERY} if "import" in unit.source.text else set())
+            query_set.plan(unit, keys.union(*(scanner.query_keys(unit) for scanner in wanted)))
+        for scanner in wanted:
             try:
                 hits.extend(scanner.scan(unit))
             except YamlUnreadable as exc:

@@ -101,5 +101,9 @@ class Scanner:
     def wants(self, unit: Unit) -> bool:
         return unit.kind in self.kinds and any(token in unit.source.text for token in self.triggers)
 
+    def query_keys(self, unit: Unit) -> set[str]:
+        """The keys of the combined Python query (domains.query_set) a scan of this unit asks for."""
+        return set()
+
     def scan(self, unit: Unit) -> list[Hit]:
         raise NotImplementedError

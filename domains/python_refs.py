@@ -10,6 +10,7 @@ from tree_sitter import Node
 
 from analyzer import parsing
 from analyzer.python_names import enclosing_call, outermost_chain, qualified_name
+from domains import query_set
 from domains.base import Hit, Scanner, Span, Unit
 from domains.rule_index import RuleIndex
 
@@ -19,6 +20,7 @@ REFERENCE_PATTERNS = r"""
 (call function: (identifier) @called_name)
 (decorator (identifier) @decorator_name)
 """
+REFERENCES = query_set.register("references", REFERENCE_PATTERNS)
 
 
 @dataclass(frozen=True)
@@ -58,8 +60,7 @@ def unit_references(unit: Unit) -> list[Reference]:
     """The references of a whole unit, resolved once and shared by every domain's scanner."""
     cached = unit.cache.get("references")
     if cached is None:
-        found = parsing.captures(parsing.query("python", REFERENCE_PATTERNS), unit.tree())
-        cached = unit.cache["references"] = references(found, unit)
+        cached = unit.cache["references"] = references(query_set.unit_captures(unit, REFERENCES), unit)
     return cached
 
 
@@ -69,6 +70,15 @@ class PythonScan:
     QUERY: str = ""  # the domain's own patterns; references come from unit_references()
     # (capture name, method) pairs that run() feeds, in order, after every reference went to on_reference()
     HANDLERS: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.QUERY:
+            query_set.register(cls.query_key(), cls.QUERY)
+
+    @classmethod
+    def query_key(cls) -> str:
+        return cls.__name__
 
     def __init__(self, index: RuleIndex, unit: Unit) -> None:
         self.index = index
@@ -94,7 +104,7 @@ class PythonScan:
         """Work over the whole unit once the handlers ran."""
 
     def captures(self) -> dict[str, list[Node]]:
-        return parsing.captures(parsing.query("python", self.QUERY), self.unit.tree())
+        return query_set.unit_captures(self.unit, self.query_key()) if self.QUERY else {}
 
     def hit(self, detector_or_code: str, symbol: str, node: Node, npu: str | None = None, **extra) -> None:
         self.hits.append(Hit(self.index.code_for(detector_or_code), symbol, Span.of(node), npu, **extra))
@@ -159,6 +169,9 @@ class PythonDomainScanner(Scanner):
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)
         self.index = RuleIndex(kb, self.domain)
+
+    def query_keys(self, unit: Unit) -> set[str]:
+        return {REFERENCES, self.scan_class.query_key()} if self.scan_class.QUERY else {REFERENCES}
 
     def scan(self, unit: Unit) -> list[Hit]:
         return self.scan_class(self.index, unit).run()

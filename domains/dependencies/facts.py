@@ -8,6 +8,7 @@ from pathlib import Path, PurePosixPath
 
 from analyzer import manifests, parsing
 from analyzer.manifests import Declaration, Problem
+from domains import query_set
 from domains.base import Unit
 
 IMPORT_QUERY = r"""
@@ -15,6 +16,7 @@ IMPORT_QUERY = r"""
 (import_statement name: (aliased_import name: (dotted_name . (identifier) @module)))
 (import_from_statement module_name: (dotted_name . (identifier) @module))
 """
+IMPORT_QUERY_KEY = query_set.register("imports", IMPORT_QUERY)
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def _nested(statement) -> bool:
 def _imports(unit: Unit) -> list[ImportFact]:
     if "import" not in unit.source.text:
         return []
-    found = parsing.captures(parsing.query("python", IMPORT_QUERY), unit.tree())
+    found = query_set.unit_captures(unit, IMPORT_QUERY_KEY)
     seen = set()
     result = []
     for node in found.get("module", []):

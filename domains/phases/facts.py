@@ -13,6 +13,7 @@ from tree_sitter import Node
 from analyzer import parsing
 from analyzer.models import PHASES
 from analyzer.python_names import qualified_name
+from domains import query_set
 from domains.base import Unit
 from domains.python_refs import unit_references
 
@@ -27,6 +28,7 @@ QUERY = r"""
 """
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
 QUERY = QUERY.replace("CONFIG_PATTERN", "[.](" + "|".join(s[1:] for s in CONFIG_SUFFIXES) + ")$")
+QUERY_KEY = query_set.register("phase_facts", QUERY)
 
 # Qualified-name prefixes and method names that show a phase.
 PHASE_NAMES = {
@@ -148,7 +150,7 @@ def module_name(path: str) -> str:
 
 def collect_python(unit: Unit) -> PhaseFacts:
     facts = PhaseFacts(path=unit.path, module=module_name(unit.path), notebook=unit.cell is not None)
-    found = parsing.captures(parsing.query("python", QUERY), unit.tree())
+    found = query_set.unit_captures(unit, QUERY_KEY)
     package = facts.module.rsplit(".", 1)[0] if "." in facts.module else ""
     if PurePosixPath(unit.path).name == "__init__.py":
         package = facts.module
