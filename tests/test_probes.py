@@ -16,7 +16,7 @@ import pytest
 from analyzer.calibration import Calibration, CalibrationError, load_calibration, rule_outcomes
 from analyzer.cli import main
 from analyzer.pipeline import AnalyzeOptions, analyze
-from analyzer.probes import core
+from analyzer.probes import catalog, environment, runner
 from analyzer.probes.export import compatibility_table, export_script
 from knowledge import load_knowledge
 from tests.golden_format import SAMPLES
@@ -26,7 +26,7 @@ CPU_PROBES = ["attention-training", "rms-norm", "rope", "float64-to-float32", "m
 
 @pytest.fixture(scope="module")
 def cpu_run() -> dict:
-    return core.run_probes("cpu", CPU_PROBES, ("small",), repeats=2)
+    return runner.run_probes("cpu", CPU_PROBES, ("small",), repeats=2)
 
 
 def test_probes_run_on_cpu_and_the_file_validates(cpu_run):
@@ -47,9 +47,9 @@ def test_probes_run_on_cpu_and_the_file_validates(cpu_run):
     assert {r.dtype for r in calibration.results if r.probe == "rms-norm"} == {"float32", "bfloat16", "float16"}
 
 
-def _probe(candidate: core.Candidate, name: str = "test-swiglu") -> core.Probe:
-    return core.Probe(name, ("PRC020",), "test", {"small": {"batch": 1, "seq": 8, "intermediate": 16}},
-                      core._gated_inputs, core._swiglu_reference, (candidate,), dtypes=("float32",), grad_inputs=("x",))
+def _probe(candidate: catalog.Candidate, name: str = "test-swiglu") -> catalog.Probe:
+    return catalog.Probe(name, ("PRC020",), "test", {"small": {"batch": 1, "seq": 8, "intermediate": 16}},
+                      catalog._gated_inputs, catalog._swiglu_reference, (candidate,), dtypes=("float32",), grad_inputs=("x",))
 
 
 def _swapped(inputs, torch):
@@ -59,7 +59,7 @@ def _swapped(inputs, torch):
 
 def _falls_back(inputs, torch):
     warnings.warn("The operator 'aten::silu' is not currently supported on the NPU backend and will fall back to run on the CPU")
-    return core._swiglu_reference(inputs, torch)
+    return catalog._swiglu_reference(inputs, torch)
 
 
 def _raises(inputs, torch):
@@ -67,16 +67,16 @@ def _raises(inputs, torch):
 
 
 @pytest.mark.parametrize("candidate, verdict", [
-    (core.Candidate("exact", core._swiglu_reference), {"good", "slower"}),
-    (core.Candidate("halves swapped", _swapped), {"wrong"}),
-    (core.Candidate("not installed", core._swiglu_reference, needs="torch_npu.npu_swiglu"), {"missing"}),
-    (core.Candidate("raises", _raises), {"error"}),
-    (core.Candidate("falls back", _falls_back), {"fallback"}),
+    (catalog.Candidate("exact", catalog._swiglu_reference), {"good", "slower"}),
+    (catalog.Candidate("halves swapped", _swapped), {"wrong"}),
+    (catalog.Candidate("not installed", catalog._swiglu_reference, needs="torch_npu.npu_swiglu"), {"missing"}),
+    (catalog.Candidate("raises", _raises), {"error"}),
+    (catalog.Candidate("falls back", _falls_back), {"fallback"}),
 ])
 def test_verdicts(candidate, verdict):
     import torch
 
-    [result] = core.run_probe(_probe(candidate), "small", "cpu", 1, torch, repeats=1)
+    [result] = runner.run_probe(_probe(candidate), "small", "cpu", 1, torch, repeats=1)
     assert result["verdict"] in verdict, result
     if result["verdict"] == "wrong":
         assert result["accuracy"]["max_abs"] > 0.01 and not result["accuracy"]["passed"]
@@ -91,24 +91,24 @@ def test_backward_is_checked_too():
         a, b = inputs["x"].chunk(2, dim=-1)
         return (torch.nn.functional.silu(a) * b).detach() + 0 * inputs["x"].sum()
 
-    [result] = core.run_probe(_probe(core.Candidate("no gradient", forward_right_backward_wrong)), "small", "cpu", 1, torch, 1)
+    [result] = runner.run_probe(_probe(catalog.Candidate("no gradient", forward_right_backward_wrong)), "small", "cpu", 1, torch, 1)
     assert result["verdict"] == "wrong"
 
 
 def test_collectives_machinery_on_two_cpu_processes():
     import torch
 
-    probe = next(p for p in core.PROBES if p.name == "collectives")
-    result = core._base_result(probe, probe.candidates[0], "small", "float32", "cpu")
-    result = core._run_collectives(result, probe, "small", "cpu", 2, torch)
+    probe = next(p for p in catalog.PROBES if p.name == "collectives")
+    result = runner._base_result(probe, probe.candidates[0], "small", "float32", "cpu")
+    result = runner._run_collectives(result, probe, "small", "cpu", 2, torch)
     assert result["verdict"] == "good", result
     assert result["candidate_timing"]["median_ms"] > 0 and any("gloo" in note for note in result["warnings"])
-    Calibration.model_validate({**core.run_probes("cpu", ["collectives"], environment=_environment()),
+    Calibration.model_validate({**runner.run_probes("cpu", ["collectives"], environment=_environment()),
                                 "results": [result]})
 
 
 def _environment() -> dict:
-    return core.detect_environment(table=[])
+    return environment.detect_environment(table=[])
 
 
 def test_rule_outcomes_take_the_best_candidate_and_the_worst_dtype(cpu_run):
@@ -208,7 +208,7 @@ def _fake_package(root: Path, name: str, body: str) -> None:
 
 
 def test_environment_without_torch_npu():
-    info = core.detect_environment(table=compatibility_table(load_knowledge()))
+    info = environment.detect_environment(table=compatibility_table(load_knowledge()))
     assert info["torch"] and info["torch_npu"] is None and info["torch_npu_error"] is None
     assert not [p for p in info["problems"] if p["where"] == "torch_npu"]
     assert info["compatibility"]["status"] == "not-applicable"
@@ -216,7 +216,7 @@ def test_environment_without_torch_npu():
 
 def test_environment_without_torch(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
-    info = core.detect_environment(python=str(tmp_path / "venv" / "bin" / "python"), table=[])
+    info = environment.detect_environment(python=str(tmp_path / "venv" / "bin" / "python"), table=[])
     assert info["torch"] is None
     assert any(p["where"] == "torch" and "torch is not installed" in p["advice"] for p in info["problems"])
 
@@ -230,7 +230,7 @@ def test_environment_without_torch(tmp_path):
 def test_environment_with_a_broken_torch_npu(tmp_path, package, body, expected):
     _fake_package(tmp_path / "site", package, body)
     env = {"PYTHONPATH": str(tmp_path / "site"), "PATH": "/usr/bin:/bin"}
-    info = core.detect_environment(env=env, table=[])
+    info = environment.detect_environment(env=env, table=[])
     assert info["torch"] and info["torch_npu"] is None
     [problem] = [p for p in info["problems"] if p["where"] == "torch_npu"]
     assert expected in problem["advice"]
@@ -240,7 +240,7 @@ def test_environment_when_torch_npu_breaks_import_torch(tmp_path):
     message = ("Failed to load the backend extension: torch_npu. You can disable extension auto-loading with "
                "TORCH_DEVICE_BACKEND_AUTOLOAD=0.")
     _fake_package(tmp_path / "site", "torch", f"raise RuntimeError({message!r})")
-    info = core.detect_environment(env={"PYTHONPATH": str(tmp_path / "site"), "PATH": "/usr/bin:/bin"}, table=[])
+    info = environment.detect_environment(env={"PYTHONPATH": str(tmp_path / "site"), "PATH": "/usr/bin:/bin"}, table=[])
     assert info["torch"] is None and "Failed to load the backend extension" in info["torch_error"]
     assert "TORCH_DEVICE_BACKEND_AUTOLOAD=0" in info["problems"][0]["advice"]
 
@@ -248,11 +248,11 @@ def test_environment_when_torch_npu_breaks_import_torch(tmp_path):
 def test_compatibility_check_against_the_table():
     table = compatibility_table(load_knowledge())
     row = next(r for r in table if r["torch_npu"] == "2.1.0.post10")
-    ok = core.check_compatibility(row["torch"] + "+cpu", "2.1.0.post10", row["cann"], table)
+    ok = environment.check_compatibility(row["torch"] + "+cpu", "2.1.0.post10", row["cann"], table)
     assert ok["status"] == "ok"
-    assert core.check_compatibility("2.4.0", "2.1.0.post10", row["cann"], table)["status"] == "mismatch"
-    assert core.check_compatibility("2.1.0", "0.0.1", None, table)["status"] == "unknown"
-    assert core.check_compatibility("2.1.0", None, None, table)["status"] == "not-applicable"
+    assert environment.check_compatibility("2.4.0", "2.1.0.post10", row["cann"], table)["status"] == "mismatch"
+    assert environment.check_compatibility("2.1.0", "0.0.1", None, table)["status"] == "unknown"
+    assert environment.check_compatibility("2.1.0", None, None, table)["status"] == "not-applicable"
 
 
 def test_probe_commands(tmp_path, capsys):
@@ -270,10 +270,10 @@ def test_probe_commands(tmp_path, capsys):
 
 def test_every_probe_calibrates_known_rules_and_has_sane_shapes():
     rules = load_knowledge().rules
-    for probe in core.PROBES:
+    for probe in catalog.PROBES:
         assert set(probe.rules) <= set(rules), probe.name
-        assert set(probe.shapes) == set(core.SIZES), probe.name
-        assert set(probe.dtypes) <= set(core.DTYPE_NAMES) and probe.candidates
+        assert set(probe.shapes) == set(catalog.SIZES), probe.name
+        assert set(probe.dtypes) <= set(catalog.DTYPE_NAMES) and probe.candidates
         for candidate in probe.candidates:
             assert candidate.needs is None or candidate.needs.split(".")[0] in {"torch", "torch_npu"}
             assert candidate.devices and set(candidate.devices) <= {"cpu", "cuda", "npu"}
@@ -285,8 +285,8 @@ def test_every_probe_calibrates_known_rules_and_has_sane_shapes():
     ("compiler/version.info", "Version=8.0.0\n", "8.0.0"),
 ])
 def test_cann_version_from_the_toolkit_files(tmp_path, monkeypatch, relative, text, expected):
-    monkeypatch.setattr(core.platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(environment.platform, "machine", lambda: "x86_64")
     monkeypatch.setenv("ASCEND_HOME_PATH", str(tmp_path))
     (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / relative).write_text(text, encoding="utf-8")
-    assert core._cann_version() == expected
+    assert environment._cann_version() == expected

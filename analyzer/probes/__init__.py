@@ -1,4 +1,5 @@
 """The probe runner: small controlled experiments that check candidate Ascend replacements on the device at hand.
 
-`core.py` holds the probes, the runner and the environment check and imports nothing but the standard library and
-torch, so that `probe export` can ship it as one standalone script."""
+catalog (the probes), environment (the host check), runner (measuring) and standalone (the exported script's command
+line) import only the standard library, torch and each other, so that `probe export` can join them into one script;
+commands and export are the analyzer's side."""

@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from analyzer.calibration import Calibration
-from analyzer.probes import core
+from analyzer.probes import catalog, environment, runner, standalone
 from analyzer.probes.export import compatibility_table, export_script
 from knowledge import load_knowledge
 
@@ -25,7 +25,7 @@ def add_probe_commands(commands) -> None:
     probe = commands.add_parser("probe", help="measure candidate replacements on this machine's device")
     actions = probe.add_subparsers(dest="probe_command", required=True, parser_class=type(probe))
     actions.add_parser("list", help="list the probes and the rules they calibrate")
-    core.add_run_arguments(actions.add_parser("run", help="run the probes and write calibration JSON"))
+    standalone.add_run_arguments(actions.add_parser("run", help="run the probes and write calibration JSON"))
     env = actions.add_parser("env", help="check torch, torch_npu, CANN, driver and devices")
     env.add_argument("--json", action="store_true", help="print the check as JSON")
     export = actions.add_parser("export", help="write a standalone probe script that needs only torch")
@@ -41,41 +41,41 @@ def run_probe_command(args: argparse.Namespace) -> int:
         path = export_script(args.directory, load_knowledge())
         console.print(f"wrote {path}: run it with `python {path.name} run -o calibration.json` (needs only torch)")
         return 0
-    environment = core.detect_environment(table=table)
+    found = environment.detect_environment(table=table)
     if args.probe_command == "env":
-        return _env(environment, args.json, console)
-    return _run(args, environment, Console(stderr=True, highlight=False))
+        return _env(found, args.json, console)
+    return _run(args, found, Console(stderr=True, highlight=False))
 
 
 def _list(console: Console) -> int:
-    print("\n".join(core.listing()))
+    print("\n".join(catalog.listing()))
     return 0
 
 
-def _env(environment: dict, as_json: bool, console: Console) -> int:
+def _env(found: dict, as_json: bool, console: Console) -> int:
     if as_json:
-        print(json.dumps(environment, indent=2))
+        print(json.dumps(found, indent=2))
     else:
         rows = Table(show_header=False, box=None)
         for label, key in (("python", "python"), ("platform", "platform"), ("torch", "torch"), ("torch_npu", "torch_npu"),
                            ("CUDA (torch build)", "cuda"), ("CANN", "cann"), ("driver", "driver")):
-            rows.add_row(label, str(environment.get(key) or "-"))
-        devices = ", ".join(f"{kind} ×{count} ({environment['device_names'].get(kind, '?')})"
-                            for kind, count in environment["devices"].items()) or "none (CPU only)"
+            rows.add_row(label, str(found.get(key) or "-"))
+        devices = ", ".join(f"{kind} ×{count} ({found['device_names'].get(kind, '?')})"
+                            for kind, count in found["devices"].items()) or "none (CPU only)"
         rows.add_row("devices", devices)
-        rows.add_row("compatibility", f"{environment['compatibility']['status']}: {environment['compatibility']['message']}")
+        rows.add_row("compatibility", f"{found['compatibility']['status']}: {found['compatibility']['message']}")
         console.print(rows)
-        for problem in environment["problems"]:
+        for problem in found["problems"]:
             console.print(f"[red]problem[/red] ({problem['where']}): {problem['error']}")
             console.print(f"  [yellow]advice:[/yellow] {problem['advice']}")
-    return 0 if environment.get("torch") else 2
+    return 0 if found.get("torch") else 2
 
 
-def _run(args: argparse.Namespace, environment: dict, err: Console) -> int:
-    if not environment.get("torch"):
-        advice = "; ".join(p["advice"] for p in environment["problems"]) or "torch is not importable"
+def _run(args: argparse.Namespace, found: dict, err: Console) -> int:
+    if not found.get("torch"):
+        advice = "; ".join(p["advice"] for p in found["problems"]) or "torch is not importable"
         raise ProbeError(f"the probes need torch: {advice}")
-    if args.shapes in ("large", "all") and args.device in ("auto", "cpu") and not environment["devices"]:
+    if args.shapes in ("large", "all") and args.device in ("auto", "cpu") and not found["devices"]:
         err.print("[yellow]note:[/yellow] large shapes on the CPU take long and need tens of GB of memory")
     with Progress(TextColumn("probing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=err, transient=True) as bar:
@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace, environment: dict, err: Console) -> int:
             bar.update(task, completed=done, total=total, description=label)
 
         try:
-            document = core.run_probes(args.device, args.probes, core.sizes_of(args.shapes), args.repeats, update, environment)
+            document = runner.run_probes(args.device, args.probes, standalone.sizes_of(args.shapes), args.repeats, update, found)
         except (ValueError, RuntimeError) as exc:
             raise ProbeError(str(exc)) from exc
     try:

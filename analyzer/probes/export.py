@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
 from analyzer import __version__
-from analyzer.probes import core
+from analyzer.probes import catalog, environment, runner, standalone
 from knowledge import KnowledgeBase
+
+MODULES = (catalog, environment, runner, standalone)  # in dependency order
+PACKAGE = "analyzer.probes"
 
 SCRIPT_NAME = "ascend_feasibility_probes.py"
 _HEADER = """#!/usr/bin/env python3
@@ -28,13 +32,27 @@ def compatibility_table(kb: KnowledgeBase) -> list[dict]:
 
 
 def script_text(kb: KnowledgeBase) -> str:
-    source = Path(core.__file__).read_text(encoding="utf-8")
     table = json.dumps(compatibility_table(kb), indent=1)
     return (
         _HEADER.format(version=__version__, script=SCRIPT_NAME)
-        + source
+        + "from __future__ import annotations\n"
+        + "".join(_module_body(module) for module in MODULES)
         + f"\n\nCOMPATIBILITY[:] = {table}\n\n"
         + 'if __name__ == "__main__":\n    sys.exit(standalone_main())\n'
+    )
+
+
+def _module_body(module) -> str:
+    """A probe module's source without `from __future__` and without imports of its sibling modules, which the
+    joined script defines itself."""
+    source = Path(module.__file__).read_text(encoding="utf-8")
+    lines = source.splitlines(keepends=True)
+    drop = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ImportFrom) and (node.module == "__future__" or (node.module or "").startswith(PACKAGE)):
+            drop.update(range(node.lineno - 1, node.end_lineno))
+    return f"\n\n# ---- {module.__name__.rsplit('.', 1)[-1]} " + "-" * 60 + "\n" + "".join(
+        line for number, line in enumerate(lines) if number not in drop
     )
 
 
