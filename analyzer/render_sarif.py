@@ -31,7 +31,6 @@ def to_sarif(report: Report) -> dict:
                 "name": TOOL_NAME,
                 "version": report.tool.version,
                 "semanticVersion": report.tool.version,
-                "informationUri": "https://pypi.org/project/ascend-feasibility/",
                 "rules": rules,
             }},
             "automationDetails": {"id": f"{TOOL_NAME}/{report.project.name}/"},
