@@ -201,7 +201,9 @@ def _run_candidate(probe, candidate, size, dtype_name, device, device_count, tor
         return result
     undo = None
     try:
-        dtype = getattr(torch, dtype_name)
+        # A precision candidate (fixed dtype) gets the probe's own inputs and casts them itself, so that the
+        # rounding of its inputs counts in its error.
+        dtype = getattr(torch, probe.dtypes[0] if candidate.dtype else dtype_name)
         generator = torch.Generator().manual_seed(1234)
         inputs = probe.make_inputs(probe.shapes[size], dtype, device, generator, torch)
         reference_inputs = _reference_inputs(probe, inputs, size, torch, device)
@@ -221,13 +223,8 @@ def _run_candidate(probe, candidate, size, dtype_name, device, device_count, tor
         result["fell_back_to_cpu"] = _fell_back(records, got, device)
         result["warnings"] = sorted({str(r.message)[:300] for r in records})[:5]
         count = repeats or REPEATS[size]
-        if probe.reference_on_cpu:  # today's code runs the reference where the device cannot (float64 on the CPU)
-            timing_inputs = reference_inputs
-        elif candidate.dtype:
-            timing_inputs = probe.make_inputs(probe.shapes[size], getattr(torch, probe.dtypes[0]), device,
-                                              torch.Generator().manual_seed(1234), torch)
-        else:
-            timing_inputs = inputs
+        # today's code runs a float64 reference where the device cannot: on the CPU
+        timing_inputs = reference_inputs if probe.reference_on_cpu else inputs
         result["candidate_timing"] = _time(lambda: _execute(probe, candidate.run, inputs, torch, candidate.forward_only),
                                            torch, device, count)
         if undo:
