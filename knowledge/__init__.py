@@ -12,7 +12,7 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from knowledge.models import KernelClass, PackageRecord, Release, Rule, TorchCudaApi, TransferProfile
+from knowledge.models import KernelClass, PackageRecord, PhaseSignals, Release, Rule, TorchCudaApi, TransferProfile
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -189,3 +189,13 @@ def load_knowledge() -> KnowledgeBase:
     return KnowledgeBase(
         rules, torch_cuda_api, releases, profiles, default, packages, not_involved, modules, kernel_classes, tiers
     )
+
+
+@functools.lru_cache(maxsize=1)
+def load_phase_signals() -> PhaseSignals:
+    """knowledge/phases/signals.toml, validated; its attention rules must be rules of the knowledge base."""
+    signals = _validate(PhaseSignals, _read_toml(KNOWLEDGE_DIR / "phases" / "signals.toml"), "signals.toml")
+    unknown = sorted(set(signals.attention_by_rule) - set(load_knowledge().rules))
+    if unknown:
+        raise KnowledgeError(f"signals.toml: attention_by_rule names unknown rules {unknown}")
+    return signals

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from analyzer.models import Confidence, Domain, Migration, Severity
+from analyzer.models import Confidence, Domain, Migration, Phase, Severity
 
 
 class _Record(BaseModel):
@@ -153,3 +153,23 @@ class KernelClass(_Record):
     tier: Literal["low", "medium", "high"]
     references: list[str] = Field(min_length=1)
     replacement: BilingualText
+
+
+class ModelFamily(_Record):
+    name: str = Field(min_length=1)
+    tokens: list[str] = Field(min_length=1)
+
+
+class PhaseModels(_Record):
+    library: list[str] = Field(min_length=1)
+
+
+class PhaseSignals(_Record):
+    """knowledge/phases/signals.toml: what shows a phase, and which names point to a model family."""
+
+    names: dict[Phase, list[str]]
+    methods: dict[Phase, list[str]]
+    name_hints: dict[Phase, list[str]]
+    models: PhaseModels
+    family: list[ModelFamily] = Field(min_length=1)
+    attention_by_rule: dict[str, str]

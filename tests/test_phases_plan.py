@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.models import EffortHours, Finding, ReplacementText, Text
+from analyzer.models import PHASES, EffortHours, Finding, ReplacementText, Text
 from analyzer.pipeline import AnalyzeOptions, analyze
 from domains.phases.calibration import RuleCalibration, calibrate
 from domains.phases.plan import bottlenecks, effort, plan_data, verdict
@@ -373,3 +373,13 @@ def test_architecture_ignores_test_fixtures_and_counts_family_evidence(tmp_path)
     assert {m.name for m in arch.models} == {"LlamaDecoderLayer", "LlamaForCausalLM", "RouterLogger"}
     assert arch.family == "decoder LLM"
     assert arch.evidence[0].startswith("2 class")
+
+
+def test_phase_signals_are_knowledge_data():
+    from knowledge import load_phase_signals
+
+    signals = load_phase_signals()
+    for table in (signals.names, signals.methods, signals.name_hints):
+        assert set(table) == set(PHASES)
+    assert [f.name for f in signals.family][:2] == ["vision-language", "MoE"]  # tie-break order is data too
+    assert signals.attention_by_rule["ATT001"] == "flash-attn"

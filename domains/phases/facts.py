@@ -16,6 +16,7 @@ from analyzer.python_names import qualified_name
 from domains import query_set
 from domains.base import Unit
 from domains.python_refs import unit_references
+from knowledge import load_phase_signals
 
 QUERY = r"""
 (import_statement name: (dotted_name) @import)
@@ -30,37 +31,13 @@ CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
 QUERY = QUERY.replace("CONFIG_PATTERN", "[.](" + "|".join(s[1:] for s in CONFIG_SUFFIXES) + ")$")
 QUERY_KEY = query_set.register("phase_facts", QUERY)
 
-# Qualified-name prefixes and method names that show a phase.
-PHASE_NAMES = {
-    "training": ("torch.optim.", "torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "transformers.Trainer",
-                 "transformers.Seq2SeqTrainer", "trl.", "deepspeed.initialize", "torch.nn.parallel.DistributedDataParallel",
-                 "torch.distributed.fsdp.", "lightning.Trainer", "pytorch_lightning.Trainer"),
-    "inference": ("torch.no_grad", "torch.inference_mode", "transformers.pipeline", "vllm.", "fastapi.", "flask.",
-                  "gradio.", "transformers.TextStreamer"),
-    "evaluation": ("evaluate.load", "torchmetrics.", "sklearn.metrics.", "lm_eval."),
-    "data": ("torch.utils.data.Dataset", "torch.utils.data.DataLoader", "torch.utils.data.IterableDataset",
-             "datasets.load_dataset", "torchvision.transforms.", "torch.utils.data.distributed.DistributedSampler"),
-    "export": ("torch.onnx.export", "torch.onnx.dynamo_export", "torch.export.export", "torch.jit.trace", "torch.jit.save",
-               "tensorrt.", "torch_tensorrt.", "onnx.", "coremltools."),
-}
-PHASE_METHODS = {
-    "training": {"backward", "zero_grad", "clip_grad_norm_"},
-    "inference": {"generate"},
-    "evaluation": {"evaluate", "compute_metrics"},
-    "data": {"map", "shuffle", "tokenize"},
-    "export": {"export"},
-}
-PHASE_OF_METHOD = {method: phase for phase, methods in PHASE_METHODS.items() for method in methods}
-# Entry-point names that say what they are for.
-NAME_HINTS = {
-    "training": ("train", "finetune", "fine_tune", "pretrain", "sft", "dpo", "rlhf"),
-    "inference": ("infer", "generate", "serve", "server", "predict", "demo", "app", "chat", "sample", "api"),
-    "evaluation": ("eval", "evaluate", "benchmark", "bench", "validate"),
-    "data": ("preprocess", "prepare", "tokenize", "build_dataset", "make_dataset", "data"),
-    "export": ("export", "onnx", "convert", "quantize"),
-}
+# What shows a phase, from knowledge/phases/signals.toml.
+SIGNALS = load_phase_signals()
+PHASE_NAMES = {phase: tuple(prefixes) for phase, prefixes in SIGNALS.names.items()}
+PHASE_OF_METHOD = {method: phase for phase, methods in SIGNALS.methods.items() for method in methods}
+NAME_HINTS = {phase: tuple(hints) for phase, hints in SIGNALS.name_hints.items()}
 LAYER_PREFIX = "torch.nn."
-LIBRARY_MODELS = ("transformers.AutoModel", "diffusers.", "timm.create_model", "torchvision.models.")
+LIBRARY_MODELS = tuple(SIGNALS.models.library)
 MODULE_BASES = {"torch.nn.Module", "torch.nn.modules.module.Module"}
 AUTOGRAD_FUNCTION = "torch.autograd.Function"
 SIGNAL_ROOTS = {

@@ -32,7 +32,7 @@ from analyzer.models import (
     Verdict,
 )
 from domains.phases.calibration import RuleCalibration, calibrate
-from domains.phases.facts import MODULE_BASES, NAME_HINTS, PhaseFacts
+from domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNALS, PhaseFacts
 from knowledge import KNOWLEDGE_DIR
 
 if sys.version_info >= (3, 11):
@@ -401,20 +401,8 @@ def _driver(en: str, zh: str, items: list[str]) -> Text:
 
 
 # Architecture ---------------------------------------------------------------------------------------------
-FAMILIES = (
-    ("vision-language", ("llava", "visiontower", "vision_tower", "multimodal", "imagetexttotext", "vision2seq")),
-    ("MoE", ("expert", "moe", "router")),
-    ("diffusion (DiT/UNet)", ("dit", "unet", "diffusion", "timestep", "noise", "vae")),
-    ("decoder LLM", ("causallm", "gpt", "llama", "decoder", "lm_head", "tinylm", "qwen", "mistral")),
-    ("encoder-decoder", ("seq2seq", "t5", "bart")),
-    ("encoder", ("bert", "encoder", "roberta", "clip", "vit", "sequenceclassification", "automodel.")),
-    ("CNN", ("conv", "resnet", "cnn", "torchvision.models")),
-)
-ATTENTION_BY_RULE = {
-    "ATT001": "flash-attn", "ATT002": "flash-attn (varlen)", "ATT003": "flash-attn (KV cache)", "ATT004": "FlashAttention-3",
-    "ATT010": "xformers", "ATT020": "SDPA", "ATT030": "transformers flash_attention_2", "ATT050": "hand-written",
-    "ATT040": "sequence-parallel (Ulysses/Ring)",
-}
+FAMILIES = tuple((family.name, tuple(family.tokens)) for family in SIGNALS.family)
+ATTENTION_BY_RULE = SIGNALS.attention_by_rule
 
 
 def _is_test_code(path: str) -> bool:
