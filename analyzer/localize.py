@@ -21,6 +21,12 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^sum of (?P<count>\d+) per-kernel estimates \(each sized by its own code\)$", "evidence.per_kernel_sum"),
     (r"^sub-linear: (?P<formula>.+)$", "evidence.sub_linear"),
     (r"^per call site: (?P<formula>.+)$", "evidence.per_call_site"),
+    (r"^runs on (?P<devices>[a-z/]+) only$", "evidence.runs_only_on"),
+    (r"^needs (?P<needed>\d+) devices, (?P<count>\d+) (?P<device>\w+) device\(s\) here$", "evidence.needs_devices"),
+    (r"^(?P<name>\S+) is not available in this installation$", "evidence.not_available"),
+    (r"^CPU fallback$", "evidence.cpu_fallback"),
+    (r"^(?P<probe>[a-z0-9-]+): (?P<candidate>.+) (?P<verdict>good|slower|fallback|wrong|error|missing) on "
+     r"(?P<device>cpu|cuda|npu) \((?P<dtypes>[^;]+); (?P<sizes>[^)]+)\)$", "evidence.measured"),
 ))
 
 
@@ -38,6 +44,8 @@ def phrase(language: str, text: str) -> str:
         if match:
             values = {name: _phases_in(language, value) if name in ("phases", "signals") else value
                       for name, value in match.groupdict().items()}
+            if "verdict" in values:
+                values["verdict"] = ui_text(language, f"verdict.{values['verdict']}")
             return ui_text(language, key, **values)
     return text
 

@@ -290,3 +290,14 @@ def test_cann_version_from_the_toolkit_files(tmp_path, monkeypatch, relative, te
     (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / relative).write_text(text, encoding="utf-8")
     assert environment._cann_version() == expected
+
+
+def test_calibration_notes_and_details_have_chinese(cpu_run):
+    from analyzer.calibration import calibration_section
+    from analyzer.localize import phrase, recognised
+
+    calibration = Calibration.model_validate(cpu_run)
+    section = calibration_section(calibration, "c.json", rule_outcomes(calibration))
+    texts = [row.note for row in section.rows if row.note] + [rule.detail for rule in section.rules]
+    assert texts and all(recognised(text) for text in texts), [t for t in texts if not recognised(t)]
+    assert phrase("zh", "runs on npu only") == "仅在 npu 上运行"
