@@ -27,8 +27,12 @@ class Output:
     write: Callable[[Report, TextIO, tuple[str, ...]], None]
 
 
+def _text_language(languages: tuple[str, ...]) -> str:
+    return languages[0] if len(languages) == 1 else "en"  # the terminal summary is one language
+
+
 def _text(report: Report, stream: TextIO, languages: tuple[str, ...]) -> None:
-    render_text(report, Console(file=stream, no_color=True, width=120, highlight=False))
+    render_text(report, Console(file=stream, no_color=True, width=120, highlight=False), _text_language(languages))
 
 
 OUTPUTS: dict[str, list[Output]] = {
@@ -48,7 +52,7 @@ def write_format(report: Report, fmt: str, target: Path | None, languages: tuple
     main, *extra = OUTPUTS[fmt]
     if target is None:
         if fmt == "text":
-            render_text(report, Console(file=stdout, highlight=False))  # colours when stdout is a terminal
+            render_text(report, Console(file=stdout, highlight=False), _text_language(languages))  # colours on a terminal
         else:
             main.write(report, stdout, languages)
         return []

@@ -1,4 +1,4 @@
-"""The terminal summary. Reads only the report model."""
+"""The terminal summary, in English or Chinese (`--lang zh`). Reads only the report model; labels are UI strings."""
 
 from __future__ import annotations
 
@@ -8,30 +8,47 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from analyzer.localize import phrase, term
 from analyzer.models import DOMAINS, SEVERITIES, Report
+from analyzer.ui_strings import ui_text
 
 SEVERITY_STYLE = {"blocker": "bold red", "high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
-MIGRATION_LABEL = {"auto": "auto", "rewrite": "rewrite", "manual": "manual", "unsupported": "unsupported"}
 MAX_LISTED = 300
 MAX_BOTTLENECKS = 10
 VERDICT_STYLE = {"feasible": "bold green", "needs adaptation": "bold yellow", "difficult": "bold red", "infeasible": "bold red"}
 
 
-def render_text(report: Report, console: Console) -> None:
+class _Words:
+    """UI strings (text.* and the shared labels) in one language, and the language's side of bilingual texts."""
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+
+    def __call__(self, key: str, **values) -> str:
+        return ui_text(self.language, key, **values)
+
+    def text(self, bilingual) -> str:
+        return getattr(bilingual, self.language)
+
+    def label(self, group: str, value: str) -> str:
+        return value if self.language == "en" else ui_text(self.language, f"{group}.{value}")
+
+
+def render_text(report: Report, console: Console, language: str = "en") -> None:
+    t = _Words(language)
     project, target, summary = report.project, report.target, report.summary
-    console.print(f"[bold]{escape(project.name)}[/bold]: {project.files_scanned} files, {project.lines_scanned} lines scanned")
-    console.print(
-        f"target torch_npu {escape(target.torch_npu)} → release {escape(target.release)} "
-        f"(PyTorch {escape(target.torch)}, CANN {escape(target.cann)})"
-    )
+    console.print(t("text.scanned", name=f"[bold]{escape(project.name)}[/bold]", files=project.files_scanned,
+                    lines=project.lines_scanned))
+    console.print(t("text.target", requested=escape(target.torch_npu), release=escape(target.release),
+                    torch=escape(target.torch), cann=escape(target.cann)))
     if target.note:
-        console.print(f"[yellow]note:[/yellow] {escape(target.note)}")
+        console.print(f"[yellow]{t('text.note')}[/yellow] {escape(target.note)}")
     console.print()
-    console.print(_counts_table(report))
+    console.print(_counts_table(report, t))
     console.print(
-        "migration: "
-        + ", ".join(f"{MIGRATION_LABEL[k]} {v}" for k, v in summary.by_migration.items())
-        + (f"; suppressed {summary.suppressed}" if summary.suppressed else "")
+        t("text.migration")
+        + ", ".join(f"{t.label('migration', k)} {v}" for k, v in summary.by_migration.items())
+        + (t("text.suppressed", count=summary.suppressed) if summary.suppressed else "")
     )
     active = [f for f in report.findings if not f.suppressed]
     if active:
@@ -42,38 +59,38 @@ def render_text(report: Report, console: Console) -> None:
         for path, findings in by_file.items():
             console.print(f"[bold]{escape(path)}[/bold]")
             for f in findings:
-                where = f"{f.line}:{f.column}" if f.cell is None else f"cell {f.cell}, {f.line}:{f.column}"
+                where = f"{f.line}:{f.column}" if f.cell is None else t("text.cell_at", cell=f.cell, line=f.line, column=f.column)
                 style = SEVERITY_STYLE[f.severity]
                 line = (
                     f"  {where:>10}  [{style}]{f.rule}[/{style}] {escape(f.name)} "
-                    f"[dim]({f.severity}, {f.migration})[/dim] {escape(f.symbol)}"
+                    f"[dim]({t.label('severity', f.severity)}, {t.label('migration', f.migration)})[/dim] {escape(f.symbol)}"
                 )
                 if f.migration != "auto":  # automatic ones need no reading; the JSON has their texts
-                    line += f"\n              {escape(f.message.en)}"
+                    line += f"\n              {escape(t.text(f.message))}"
                 console.print(line)
         if len(active) > MAX_LISTED:
-            console.print(f"[dim]… {len(active) - MAX_LISTED} more findings: use --format json for all of them[/dim]")
-    _plan(report, console)
+            console.print(f"[dim]{t('text.more_findings', count=len(active) - MAX_LISTED)}[/dim]")
+    _plan(report, console, t)
     if report.calibration is not None:
-        _calibration(report, console)
+        _calibration(report, console, t)
     if report.skipped:
         console.print()
-        console.print(f"[bold]skipped or partly analysed ({len(report.skipped)})[/bold]")
+        console.print(f"[bold]{t('text.skipped', count=len(report.skipped))}[/bold]")
         for entry in report.skipped:
             console.print(f"  {escape(entry.path)}: {escape(entry.reason)}")
     if report.unused_suppressions:
         console.print()
-        console.print(f"[bold]unused suppressions ({len(report.unused_suppressions)})[/bold]")
+        console.print(f"[bold]{t('text.unused', count=len(report.unused_suppressions))}[/bold]")
         for entry in report.unused_suppressions:
             console.print(f"  {escape(entry.path)}:{entry.line}: {escape(entry.code)} ({entry.reason})")
 
 
-def _counts_table(report: Report) -> Table:
-    table = Table(title="findings by domain and severity", title_justify="left")
-    table.add_column("domain")
+def _counts_table(report: Report, t: _Words) -> Table:
+    table = Table(title=t("text.counts_title"), title_justify="left")
+    table.add_column(t("text.domain"))
     for severity in SEVERITIES:
-        table.add_column(severity, justify="right", style=SEVERITY_STYLE[severity])
-    table.add_column("total", justify="right")
+        table.add_column(t.label("severity", severity), justify="right", style=SEVERITY_STYLE[severity])
+    table.add_column(t("text.total"), justify="right")
     counts: dict[tuple[str, str], int] = defaultdict(int)
     for f in report.findings:
         if not f.suppressed:
@@ -81,45 +98,51 @@ def _counts_table(report: Report) -> Table:
     for domain in DOMAINS:
         total = report.summary.by_domain.get(domain, 0)
         if total:
-            table.add_row(domain, *(str(counts[(domain, s)] or "") for s in SEVERITIES), str(total))
-    table.add_row("all", *(str(report.summary.by_severity[s]) for s in SEVERITIES), str(report.summary.total), style="bold")
+            table.add_row(t.label("domain", domain), *(str(counts[(domain, s)] or "") for s in SEVERITIES), str(total))
+    table.add_row(t("text.all"), *(str(report.summary.by_severity[s]) for s in SEVERITIES), str(report.summary.total),
+                  style="bold")
     return table
 
 
-def _plan(report: Report, console: Console) -> None:
+def _plan(report: Report, console: Console, t: _Words) -> None:
     verdict, work, matrix, arch = report.verdict, report.effort, report.phase_matrix, report.architecture
     console.print()
     style = VERDICT_STYLE[verdict.verdict]
-    console.print(f"verdict: [{style}]{escape(verdict.label.en)}[/{style}] "
-                  f"(effort {work.total.low_days:g}–{work.total.high_days:g} person-days)")
+    console.print(t("text.verdict", verdict=f"[{style}]{escape(t.text(verdict.label))}[/{style}]",
+                    low=f"{work.total.low_days:g}", high=f"{work.total.high_days:g}"))
     for driver in verdict.drivers:
-        console.print(f"  {escape(driver.en)}")
+        console.print(f"  {escape(t.text(driver))}")
+    separator = t("report.list_separator")
     for entry in matrix.entries:
-        console.print(f"entry {escape(entry.path)}: {', '.join(entry.phases)}")
+        phases = separator.join(t.label("phase", p) for p in entry.phases) if t.language != "en" else ", ".join(entry.phases)
+        console.print(t("text.entry", path=escape(entry.path), phases=phases))
     for phase, days in work.by_phase.items():
         items = len(matrix.minimal_sets.get(phase, []))
-        console.print(f"phase {phase}: {items} items, {days.low_days:g}–{days.high_days:g} person-days")
+        console.print(t("text.phase", phase=t.label("phase", phase), items=items, low=f"{days.low_days:g}",
+                        high=f"{days.high_days:g}"))
     if report.bottlenecks:
-        console.print(f"[bold]bottlenecks ({len(report.bottlenecks)})[/bold]")
+        console.print(f"[bold]{t('text.bottlenecks', count=len(report.bottlenecks))}[/bold]")
         for item in report.bottlenecks[:MAX_BOTTLENECKS]:
-            console.print(f"  {item.id} [{SEVERITY_STYLE[item.severity]}]{item.severity}[/] "
-                          f"{item.estimate.low_days:g}–{item.estimate.high_days:g} d  {escape(item.title.en)}")
+            console.print(f"  {item.id} [{SEVERITY_STYLE[item.severity]}]{t.label('severity', item.severity)}[/] "
+                          f"{t('text.days', low=f'{item.estimate.low_days:g}', high=f'{item.estimate.high_days:g}')}  "
+                          f"{escape(t.text(item.title))}")
         if len(report.bottlenecks) > MAX_BOTTLENECKS:
-            console.print(f"  [dim]… {len(report.bottlenecks) - MAX_BOTTLENECKS} more in the JSON[/dim]")
+            console.print(f"  [dim]{t('text.more_bottlenecks', count=len(report.bottlenecks) - MAX_BOTTLENECKS)}[/dim]")
     models = ", ".join(f"{m.name} ({m.forward or m.path})" for m in arch.models[:4])
-    console.print(f"architecture: {escape(arch.family)}" + (f"; models {escape(models)}" if models else "")
-                  + (f"; attention {escape(', '.join(arch.attention))}" if arch.attention else ""))
+    console.print(t("text.architecture", family=escape(term(t.language, arch.family)))
+                  + (t("text.models", models=escape(models)) if models else "")
+                  + (t("text.attention", attention=escape(", ".join(arch.attention))) if arch.attention else ""))
 
 
-def _calibration(report: Report, console: Console) -> None:
+def _calibration(report: Report, console: Console, t: _Words) -> None:
     section = report.calibration
     console.print()
-    console.print(f"[bold]calibration[/bold] from {escape(section.source)}: {escape(section.device_type)} "
-                  f"({escape(section.device_name)}), torch {escape(section.torch or '-')}, "
-                  f"torch_npu {escape(section.torch_npu or '-')}, CANN {escape(section.cann or '-')}")
+    console.print(t("text.calibration", source=escape(section.source), device=escape(section.device_type),
+                    name=escape(section.device_name), torch=escape(section.torch or "-"),
+                    torch_npu=escape(section.torch_npu or "-"), cann=escape(section.cann or "-")))
     for outcome in section.rules:
-        console.print(f"  {outcome.rule} {outcome.outcome}: {escape(outcome.detail)}")
+        console.print(f"  {outcome.rule} {t.label('outcome_word', outcome.outcome)}: {escape(phrase(t.language, outcome.detail))}")
     counts: dict[str, int] = defaultdict(int)
     for row in section.rows:
         counts[row.verdict] += 1
-    console.print("  probe results: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    console.print(t("text.probe_results") + ", ".join(f"{t.label('verdict', k)} {v}" for k, v in sorted(counts.items())))

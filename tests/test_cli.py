@@ -26,6 +26,13 @@ def test_text_summary(capsys):
     assert "verdict: Feasible" in out and "entry train.py: training" in out and "architecture: decoder LLM" in out
 
 
+def test_text_summary_in_chinese(capsys):
+    assert main(["analyze", str(SAMPLE), "--lang", "zh"]) == 0
+    out = capsys.readouterr().out
+    assert "按领域和严重程度统计的问题" in out and "结论：可行" in out and "入口 train.py：训练" in out
+    assert "模型架构：Decoder 大语言模型" in out and "findings by domain" not in out
+
+
 def test_output_file_and_byte_identical_runs(tmp_path):
     first, second = tmp_path / "a.json", tmp_path / "b.json"
     assert main(["analyze", str(SAMPLE), "--format", "json", "-o", str(first)]) == 0
