@@ -89,6 +89,8 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
         raise UsageError(f"{args.path} does not exist")
     if not args.path.is_dir():
         raise UsageError(f"{args.path} is not a folder")
+    if args.output_dir is not None and args.output_dir.exists() and not args.output_dir.is_dir():
+        raise UsageError(f"--output-dir {args.output_dir} exists and is not a folder")
     options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs)
     if args.calibration is not None:
         measured = load_calibration(args.calibration)

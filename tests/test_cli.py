@@ -26,6 +26,13 @@ def test_text_summary(capsys):
     assert "verdict: Feasible" in out and "entry train.py: training" in out and "architecture: decoder LLM" in out
 
 
+def test_output_dir_that_is_a_file_is_refused(tmp_path, capsys):
+    blocker = tmp_path / "reports"
+    blocker.write_text("", encoding="utf-8")
+    assert main(["analyze", str(SAMPLE), "--output-dir", str(blocker)]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+
+
 def test_text_summary_in_chinese(capsys):
     assert main(["analyze", str(SAMPLE), "--lang", "zh"]) == 0
     out = capsys.readouterr().out
