@@ -7,6 +7,7 @@ anything else with a clear message, and what it tells the effort model and the r
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from pathlib import Path
 from typing import Literal
 
@@ -143,17 +144,13 @@ def load_calibration(path: Path) -> Calibration:
 def rule_outcomes(calibration: Calibration) -> list[RuleCalibration]:
     """Per rule: each candidate's worst verdict over sizes and dtypes; the rule takes its best candidate (one
     replacement that works is enough). Results that did not apply on this device are left out."""
-    worst: dict[tuple[str, str], tuple[str, list[ProbeResult]]] = {}
+    grouped: dict[tuple[str, str], list[ProbeResult]] = defaultdict(list)
     for result in calibration.results:
-        if not result.applicable or result.verdict == "skipped" or not result.calibrates:
-            continue
-        key = (result.probe, result.candidate)
-        verdict, seen = worst.get(key, ("good", []))
-        if _RANK[result.verdict] > _RANK[verdict]:
-            verdict = result.verdict
-        worst[key] = (verdict, seen + [result])
+        if result.applicable and result.verdict != "skipped" and result.calibrates:
+            grouped[(result.probe, result.candidate)].append(result)
     by_rule: dict[str, tuple[str, str]] = {}
-    for (probe, candidate), (verdict, results) in sorted(worst.items()):
+    for (probe, candidate), results in sorted(grouped.items()):
+        verdict = max((r.verdict for r in results), key=_RANK.__getitem__)
         detail = (f"{probe}: {candidate} {verdict} on {calibration.environment.device_type} "
                   f"({', '.join(sorted({r.dtype for r in results}))}; {', '.join(sorted({r.shape for r in results}))})")
         for rule in results[0].rules:

@@ -21,9 +21,9 @@ from report_templates import TEMPLATES_DIR
 
 ROW_LIMIT = 2000
 HIGHLIGHT_CLASS = "hl"
+_SNIPPET_FORMATTER = HtmlFormatter(nowrap=True)
 _LEXER_BY_NAME = {"Dockerfile": "docker", "CMakeLists.txt": "cmake"}
 _LEXER_BY_SUFFIX = {".ipynb": "python", ".cuh": "cuda", ".cu": "cuda", ".txt": "text", ".in": "text"}
-_CONFIDENCE_ORDER = ("high", "medium", "low")
 
 
 def render_html(report: Report, languages: tuple[str, ...] = LANGUAGES) -> str:
@@ -37,7 +37,7 @@ def render_html(report: Report, languages: tuple[str, ...] = LANGUAGES) -> str:
         highlight=highlight_snippet,
         severity_rank=severity_rank,
         migration_rank=MIGRATIONS.index,
-        confidence_rank=_CONFIDENCE_ORDER.index,
+        confidence_rank=LEVELS.index,
         risk_weight=_risk_weight,
         css=_asset("report.css"),
         script=_asset("report.js"),
@@ -48,8 +48,7 @@ def render_html(report: Report, languages: tuple[str, ...] = LANGUAGES) -> str:
 
 def highlight_snippet(finding: Finding) -> Markup:
     """The finding's source line, highlighted by Pygments (which escapes it)."""
-    formatter = HtmlFormatter(nowrap=True)
-    return Markup(highlight(finding.snippet, _lexer(finding.path), formatter).rstrip("\n"))
+    return Markup(highlight(finding.snippet, _lexer(finding.path), _SNIPPET_FORMATTER).rstrip("\n"))
 
 
 @functools.lru_cache(maxsize=64)

@@ -8,7 +8,7 @@ from typing import TextIO
 
 from analyzer import TOOL_NAME
 from analyzer.models import Finding, Report
-from analyzer.rule_docs import render_rule
+from analyzer.rule_docs import render_rule, show_placeholders
 from knowledge import load_knowledge
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -64,8 +64,8 @@ def _rule_descriptor(rule) -> dict:
         "id": rule.code,
         "name": _pascal(rule.name),
         "shortDescription": {"text": f"{rule.code} {rule.name}"},
-        "fullDescription": {"text": rule.message.en.replace("{symbol}", "‹symbol›").replace("{npu}", "‹npu›")},
-        "help": {"text": rule.replacement.en.replace("{symbol}", "‹symbol›").replace("{npu}", "‹npu›"),
+        "fullDescription": {"text": show_placeholders(rule.message.en)},
+        "help": {"text": show_placeholders(rule.replacement.en),
                  "markdown": help_markdown},
         "defaultConfiguration": {"level": LEVEL[rule.severity]},
         "properties": {

@@ -114,7 +114,7 @@ def _plan(report: Report, console: Console, t: _Words) -> None:
         console.print(f"  {escape(t.text(driver))}")
     separator = t("report.list_separator")
     for entry in matrix.entries:
-        phases = separator.join(t.label("phase", p) for p in entry.phases) if t.language != "en" else ", ".join(entry.phases)
+        phases = separator.join(t.label("phase", p) for p in entry.phases)
         console.print(t("text.entry", path=escape(entry.path), phases=phases))
     for phase, days in work.by_phase.items():
         items = len(matrix.minimal_sets.get(phase, []))

@@ -8,6 +8,7 @@ from pathlib import Path
 from markupsafe import Markup
 from packaging.version import Version
 
+from analyzer.findings import CUDA_ALIAS, NATIVE
 from analyzer.models import DOMAINS
 from analyzer.templating import markdown_environment, markdown_helpers
 from analyzer.ui_strings import LANGUAGES, ui_text
@@ -66,13 +67,18 @@ def write_docs(directory: Path, kb: KnowledgeBase | None = None) -> list[Path]:
     return written
 
 
+def show_placeholders(text: str) -> str:
+    """A rule text with its {symbol}/{npu} placeholders shown as ‹symbol›/‹npu›."""
+    return _PLACEHOLDER.sub(r"‹\1›", text)
+
+
 def _with_placeholders_shown(rule: Rule) -> Rule:
     """The rule with {symbol}/{npu} shown as ‹symbol›/‹npu› in its texts."""
 
     def show(text):
         if text is None:
             return None
-        return text.model_copy(update={field: _PLACEHOLDER.sub(r"‹\1›", value) for field, value in text if isinstance(value, str)})
+        return text.model_copy(update={field: show_placeholders(value) for field, value in text if isinstance(value, str)})
 
     return rule.model_copy(update={
         "message": show(rule.message),
@@ -93,9 +99,9 @@ def _detects(rule: Rule, language: str) -> str:
 
 
 def _automatic(rule: Rule, language: str, kb: KnowledgeBase) -> str:
-    if "native" in rule.auto_when:
+    if NATIVE in rule.auto_when:
         return ui_text(language, "rules.native")
-    if rule.match.torch_cuda_api or "cuda_alias" in rule.auto_when:
+    if rule.match.torch_cuda_api or CUDA_ALIAS in rule.auto_when:
         return ui_text(language, "rules.auto_per_api")
     if not rule.auto_when:
         return ""
@@ -121,6 +127,6 @@ def _anchor(rule: Rule) -> str:
 
 
 def _first_sentence(rule: Rule) -> str:
-    text = _PLACEHOLDER.sub(r"‹\1›", rule.message.en)
+    text = show_placeholders(rule.message.en)
     match = re.match(r"(.+?\.)(\s|$)", text)
     return match.group(1) if match else text

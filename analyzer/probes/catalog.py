@@ -46,6 +46,7 @@ class Probe:
     regenerate_reference_inputs: bool = False  # build the reference's inputs in its dtype instead of converting
     tolerance: dict = field(default_factory=dict)  # dtype -> (atol, rtol), overriding TOLERANCE
     min_devices: int = 1
+    collective: bool = False  # runs one process per device (runner._run_collectives), not the compare path
 
 
 def _randn(shape, dtype, device, generator, torch, scale=1.0):
@@ -408,7 +409,8 @@ PROBES: tuple[Probe, ...] = (
           "all_reduce (SUM, AVG), all_gather and reduce_scatter across the devices of this host.",
           {"small": {"numel": 1 << 16}, "medium": {"numel": 1 << 22}, "large": {"numel": 1 << 26}},
           lambda p, dtype, device, generator, torch: {}, lambda inputs, torch: (),
-          (Candidate("hccl/nccl collectives", lambda inputs, torch: ()),), dtypes=("float32",), min_devices=2),
+          (Candidate("hccl/nccl collectives", lambda inputs, torch: ()),), dtypes=("float32",), min_devices=2,
+          collective=True),
 )
 
 

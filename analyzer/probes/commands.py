@@ -35,21 +35,17 @@ def add_probe_commands(commands) -> None:
 def run_probe_command(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     if args.probe_command == "list":
-        return _list(console)
-    table = compatibility_table(load_knowledge())
+        print("\n".join(catalog.listing()))
+        return 0
+    kb = load_knowledge()
     if args.probe_command == "export":
-        path = export_script(args.directory, load_knowledge())
+        path = export_script(args.directory, kb)
         console.print(f"wrote {path}: run it with `python {path.name} run -o calibration.json` (needs only torch)")
         return 0
-    found = environment.detect_environment(table=table)
+    found = environment.detect_environment(table=compatibility_table(kb))
     if args.probe_command == "env":
         return _env(found, args.json, console)
     return _run(args, found, Console(stderr=True, highlight=False))
-
-
-def _list(console: Console) -> int:
-    print("\n".join(catalog.listing()))
-    return 0
 
 
 def _env(found: dict, as_json: bool, console: Console) -> int:

@@ -15,15 +15,14 @@ COMPATIBILITY: list[dict] = []
 
 _ENVIRONMENT_SNIPPET = r'''
 import json, os, platform, sys
-info = {"python": platform.python_version(), "platform": platform.platform(), "torch": None, "torch_error": None,
-        "torch_npu": None, "torch_npu_error": None, "cuda": None, "devices": {}, "device_names": {}, "cann": None}
+info = {"python": platform.python_version(), "platform": platform.platform(), "devices": {}, "device_names": {}}
 try:
     import torch
     info["torch"] = torch.__version__
     info["cuda"] = torch.version.cuda
 except BaseException as exc:
     info["torch_error"] = f"{type(exc).__name__}: {exc}"
-if info["torch"] is not None:
+if "torch" in info:
     try:
         import torch_npu
         info["torch_npu"] = getattr(torch_npu, "__version__", "unknown")
@@ -59,8 +58,9 @@ def detect_environment(python: str | None = None, env: dict | None = None, timeo
                        table: list[dict] | None = None) -> dict:
     """What this host has: Python, torch, torch_npu, CANN, driver, devices. torch is imported in a child process,
     because a torch_npu without CANN makes `import torch` itself fail and leaves the importing process unusable."""
+    # What the child process does not report stays at these values; it reports only what it found.
     info = {"python": platform.python_version(), "platform": platform.platform(), "torch": None, "torch_error": None,
-            "torch_npu": None, "torch_npu_error": None, "cuda": None, "devices": {}, "device_names": {}}
+            "torch_npu": None, "torch_npu_error": None, "cuda": None, "devices": {}, "device_names": {}, "cann": None}
     try:
         done = subprocess.run([python or sys.executable, "-c", _ENVIRONMENT_SNIPPET], capture_output=True, text=True,
                               timeout=timeout, env=env)

@@ -25,6 +25,7 @@ SLOWER_FACTOR = 1.1  # a candidate slower than the reference by more than this i
 # the same dtype: low-precision CUDA code carries that error too, so it is not the replacement's fault.
 BASELINE_FACTOR = 2.0
 WARMUP = 2
+INPUT_SEED = 1234
 REPEATS = {"small": 10, "medium": 5, "large": 3}
 FALLBACK_PATTERNS = ("fall back to run on the CPU", "npu_cpu_fallback", "not currently supported on the NPU backend")
 
@@ -163,8 +164,7 @@ def run_probe(probe: Probe, size: str, device: str, device_count: int, torch, re
     """Every candidate of one probe at one size, at each dtype that applies."""
     results = []
     for candidate in probe.candidates:
-        dtypes = (candidate.dtype,) if candidate.dtype else probe.dtypes
-        for dtype_name in dtypes:
+        for dtype_name in _dtypes(probe, candidate):
             result = _run_candidate(probe, candidate, size, dtype_name, device, device_count, torch, repeats)
             results.append(result)
             if progress:
@@ -173,7 +173,17 @@ def run_probe(probe: Probe, size: str, device: str, device_count: int, torch, re
 
 
 def planned_runs(probe: Probe) -> int:
-    return sum(1 if c.dtype else len(probe.dtypes) for c in probe.candidates)
+    return sum(len(_dtypes(probe, candidate)) for candidate in probe.candidates)
+
+
+def _dtypes(probe: Probe, candidate: Candidate) -> tuple[str, ...]:
+    """A precision candidate runs at its own dtype only; the others at each of the probe's."""
+    return (candidate.dtype,) if candidate.dtype else probe.dtypes
+
+
+def _inputs(probe: Probe, size: str, dtype, device: str, torch) -> dict:
+    """The probe's inputs at a size, the same values on every call (a fixed seed)."""
+    return probe.make_inputs(probe.shapes[size], dtype, device, torch.Generator().manual_seed(INPUT_SEED), torch)
 
 
 def _base_result(probe: Probe, candidate: Candidate, size: str, dtype_name: str, device: str) -> dict:
@@ -193,7 +203,7 @@ def _run_candidate(probe, candidate, size, dtype_name, device, device_count, tor
         result.update(applicable=False, available=False,
                       reason=f"needs {probe.min_devices} devices, {device_count} {device} device(s) here")
         return result
-    if probe.name == "collectives":
+    if probe.collective:
         return _run_collectives(result, probe, size, device, device_count, torch)
     if candidate.needs and not _resolve(candidate.needs):
         result.update(available=False, reason=f"{candidate.needs} is not available in this installation",
@@ -203,9 +213,7 @@ def _run_candidate(probe, candidate, size, dtype_name, device, device_count, tor
     try:
         # A precision candidate (fixed dtype) gets the probe's own inputs and casts them itself, so that the
         # rounding of its inputs counts in its error.
-        dtype = getattr(torch, probe.dtypes[0] if candidate.dtype else dtype_name)
-        generator = torch.Generator().manual_seed(1234)
-        inputs = probe.make_inputs(probe.shapes[size], dtype, device, generator, torch)
+        inputs = _inputs(probe, size, getattr(torch, probe.dtypes[0] if candidate.dtype else dtype_name), device, torch)
         reference_inputs = _reference_inputs(probe, inputs, size, torch, device)
         expected = _execute(probe, probe.reference, reference_inputs, torch, candidate.forward_only)
         undo = candidate.setup(torch) if candidate.setup else None
@@ -248,7 +256,7 @@ def _reference_inputs(probe: Probe, inputs: dict, size: str, torch, device: str)
     dtype = getattr(torch, probe.reference_dtype)
     target = "cpu" if probe.reference_on_cpu else device
     if probe.regenerate_reference_inputs:
-        return probe.make_inputs(probe.shapes[size], dtype, target, torch.Generator().manual_seed(1234), torch)
+        return _inputs(probe, size, dtype, target, torch)
     return {k: (v.to(device=target, dtype=dtype) if v.is_floating_point() else v.to(target)) for k, v in inputs.items()}
 
 
