@@ -31,16 +31,6 @@ INFERENCE_CONTEXTS = ("no_grad", "inference_mode")
 MATMUL_CALLS = ("matmul", "bmm", "einsum", "baddbmm")
 
 
-class AttentionPythonScanner(PythonDomainScanner):
-    domain = "attention"
-    triggers = ("flash_attn", "xformers", "scaled_dot_product_attention", "sdp", "attn_implementation",
-                "flash_attention", "softmax", "yunchang", "ring_flash_attn")
-
-    @property
-    def scan_class(self):
-        return _AttentionScan
-
-
 class _AttentionScan(PythonScan):
     QUERY = QUERY
 
@@ -175,3 +165,10 @@ def _is_qk_product(node: Node) -> bool:
                 return True
         stack.extend(current.named_children)
     return False
+
+
+class AttentionPythonScanner(PythonDomainScanner):
+    domain = "attention"
+    triggers = ("flash_attn", "xformers", "scaled_dot_product_attention", "sdp", "attn_implementation",
+                "flash_attention", "softmax", "yunchang", "ring_flash_attn")
+    scan_class = _AttentionScan

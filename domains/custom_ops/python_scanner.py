@@ -42,15 +42,6 @@ KNOWN_ROOTS = frozenset({"torch", "numpy", "os", "sys", "math", "triton", "loggi
 FP32_BYTES = 4
 
 
-class CustomOpsPythonScanner(PythonDomainScanner):
-    domain = "custom_ops"
-    triggers = ("triton", "cpp_extension", "Function", "cupy", "numba", "](", "_C", "Extension")
-
-    @property
-    def scan_class(self):
-        return _CustomOpsScan
-
-
 class _CustomOpsScan(PythonScan):
     QUERY = QUERY
 
@@ -290,3 +281,9 @@ def _strings(node: Node | None) -> list[str]:
     if node is None or node.type not in {"list", "tuple"}:
         return []
     return [s for s in (_string(item) for item in node.named_children) if s]
+
+
+class CustomOpsPythonScanner(PythonDomainScanner):
+    domain = "custom_ops"
+    triggers = ("triton", "cpp_extension", "Function", "cupy", "numba", "](", "_C", "Extension")
+    scan_class = _CustomOpsScan

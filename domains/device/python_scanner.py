@@ -49,18 +49,6 @@ WRAPPED_BY_FEATURE = {
 }
 
 
-class DevicePythonScanner(PythonDomainScanner):
-    domain = "device"
-    triggers = (
-        "cuda", "CUDA", "cudnn", "CUDNN", "CUBLAS", "NVIDIA", "NVTE", "nvtx", "compile", "jit", "_dynamo",
-        "device", ".to(", "GradScaler", "multi_processor_count", "profiler",
-    )
-
-    @property
-    def scan_class(self):
-        return _FileScan
-
-
 class _FileScan(PythonScan):
     """Also remembers call nodes whose literals another rule reported."""
 
@@ -275,3 +263,12 @@ def _method_name(call: Node) -> str | None:
     if function is not None and function.type == "attribute":
         return parsing.text(function.child_by_field_name("attribute"))
     return None
+
+
+class DevicePythonScanner(PythonDomainScanner):
+    domain = "device"
+    triggers = (
+        "cuda", "CUDA", "cudnn", "CUDNN", "CUBLAS", "NVIDIA", "NVTE", "nvtx", "compile", "jit", "_dynamo",
+        "device", ".to(", "GradScaler", "multi_processor_count", "profiler",
+    )
+    scan_class = _FileScan

@@ -34,15 +34,6 @@ MESH_CALLS = {
 }
 
 
-class DistributedPythonScanner(PythonDomainScanner):
-    domain = "distributed"
-    triggers = ("distributed", "nccl", "NCCL", "DataParallel", "deepspeed", "megatron", "fully_shard", "DeviceMesh", "ReduceOp")
-
-    @property
-    def scan_class(self):
-        return _DistributedScan
-
-
 class _DistributedScan(PythonScan):
     QUERY = QUERY
 
@@ -109,3 +100,9 @@ def _beside_hccl(node: Node) -> bool:
     if parent.type == "pair" and parent.parent is not None:
         siblings = [part for pair in parent.parent.named_children for part in pair.named_children]
     return any(s.type == "string" and literals.string_parts(s)[1] == "hccl" for s in siblings if s.child_count >= 2)
+
+
+class DistributedPythonScanner(PythonDomainScanner):
+    domain = "distributed"
+    triggers = ("distributed", "nccl", "NCCL", "DataParallel", "deepspeed", "megatron", "fully_shard", "DeviceMesh", "ReduceOp")
+    scan_class = _DistributedScan

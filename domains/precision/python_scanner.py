@@ -40,16 +40,6 @@ NORM_CLASS_TOKENS = ("rmsnorm",)
 UPCAST_TOKENS = (".float()", "torch.float32", ".to(torch.float)")
 
 
-class PrecisionPythonScanner(PythonDomainScanner):
-    domain = "precision"
-    triggers = ("float64", "double", "complex128", "from_numpy", "cdouble", "uint", "float8", "dtype", "RMSNorm", "RmsNorm",
-                "view_as_complex", "polar", "allow_tf32")
-
-    @property
-    def scan_class(self):
-        return _PrecisionScan
-
-
 class _PrecisionScan(PythonScan):
     QUERY = QUERY
 
@@ -175,3 +165,10 @@ def _host_side(call: Node, receiver: Node) -> bool:
             return True
     root = chain.split(".")[0].split("(")[0].lower()
     return any(token in root for token in HOST_SIDE_NAMES)
+
+
+class PrecisionPythonScanner(PythonDomainScanner):
+    domain = "precision"
+    triggers = ("float64", "double", "complex128", "from_numpy", "cdouble", "uint", "float8", "dtype", "RMSNorm", "RmsNorm",
+                "view_as_complex", "polar", "allow_tf32")
+    scan_class = _PrecisionScan
