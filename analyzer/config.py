@@ -6,7 +6,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analyzer.models import PHASES, SkippedFile
+from analyzer.models import PHASES, ROLES, SkippedFile
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -19,6 +19,7 @@ class ProjectConfig:
     exclude: list[str] = field(default_factory=list)
     phases: dict[str, list[str]] = field(default_factory=dict)  # phase → globs of files that belong to it
     console_modules: list[str] = field(default_factory=list)  # modules of [project.scripts] entry points
+    roles: dict[str, list[str]] = field(default_factory=dict)  # role → globs of files that have it
     problems: list[SkippedFile] = field(default_factory=list)
 
 
@@ -56,4 +57,17 @@ def load_project_config(root: Path) -> ProjectConfig:
                 path="pyproject.toml",
                 reason=f"[tool.ascend-feasibility.phases] {phase}: expected one of {', '.join(PHASES)} with a list of globs",
             ))
+    _read_roles(table, config)
     return config
+
+
+def _read_roles(table: dict, config: ProjectConfig) -> None:
+    roles = table.get("roles", {})
+    for role, globs in roles.items() if isinstance(roles, dict) else []:
+        if role in ROLES and isinstance(globs, list) and all(isinstance(g, str) for g in globs):
+            config.roles[role] = list(globs)
+        else:
+            config.problems.append(SkippedFile(
+                path="pyproject.toml",
+                reason=f"[tool.ascend-feasibility.roles] {role}: expected one of {', '.join(ROLES)} with a list of globs",
+            ))

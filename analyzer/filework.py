@@ -11,14 +11,16 @@ from pathlib import Path
 
 from analyzer import parsing
 from analyzer.discovery import ProjectFile
-from analyzer.findings import FindingFactory, occurrence_key
+from analyzer.context import ProjectContext
+from analyzer.context.guards import GuardReader
+from analyzer.findings import FindingFactory, Place, occurrence_key
 from analyzer.models import Finding, SkippedFile, UnusedSuppression
 from analyzer.notebooks import code_sources, python_cells, shell_cells
 from analyzer.python_names import ImportTable
 from analyzer.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
 from analyzer.suppressions import collect as collect_suppressions
 from domains import build_scanners, query_set
-from domains.base import Unit
+from domains.base import Hit, Unit
 from domains.config_scanner import YamlUnreadable
 from domains.custom_ops.records import CustomOpFacts
 from domains.dependencies.facts import IMPORT_QUERY_KEY as IMPORTS_QUERY
@@ -27,7 +29,7 @@ from domains.dependencies.facts import collect as collect_dependency_facts
 from domains.phases.facts import QUERY_KEY as PHASE_FACTS_QUERY
 from domains.phases.facts import PhaseFacts
 from domains.phases.facts import collect as collect_phase_facts
-from knowledge import load_knowledge
+from knowledge import load_context_conventions, load_knowledge
 
 
 @dataclass
@@ -46,7 +48,10 @@ class FileResult:
 class FileWorker:
     """Holds what a process builds once: the knowledge base, the target, the scanners."""
 
-    def __init__(self, torch_npu: str | None) -> None:
+    def __init__(self, torch_npu: str | None, context: ProjectContext | None = None) -> None:
+        self.context = context or ProjectContext()
+        conventions = load_context_conventions()
+        self.guards = GuardReader(conventions.guards, conventions.backends)
         self.kb = load_knowledge()
         self.target = self.kb.resolve_target(torch_npu)
         self.scanners = build_scanners(self.kb, self.target)
@@ -126,11 +131,44 @@ class FileWorker:
                 )
         occurrences: Counter = Counter()
         findings = []
-        for hit in sorted(set(hits), key=lambda h: (h.span.start_row, h.span.start_col, h.rule)):
+        for hit in self._distinct(hits):
             key = occurrence_key(hit, unit)
-            findings.append((hit, self.factory.build(hit, unit, occurrences[key])))
+            findings.append((hit, self.factory.build(hit, unit, occurrences[key], self._place(hit, unit))))
             occurrences[key] += 1
         self._apply_suppressions(unit, findings, result)
+
+    def _distinct(self, hits: list[Hit]) -> list[Hit]:
+        """One hit per line and meaning: a rule once per line, none that another hit on its line subsumes, and
+        none about the project's own packages (a project importing itself is nothing to port)."""
+        rules = self.kb.rules
+        ordered = sorted(set(hits), key=lambda h: (h.span.start_row, h.span.start_col, h.rule))
+        by_row: dict[int, set[str]] = {}
+        for hit in ordered:
+            by_row.setdefault(hit.span.start_row, set()).add(hit.rule)
+        kept, seen = [], set()
+        for hit in ordered:
+            row = hit.span.start_row
+            if (row, hit.rule) in seen:
+                continue
+            if any(hit.rule in rules[other].subsumes for other in by_row[row] if other != hit.rule):
+                continue
+            if not rules[hit.rule].match.env_vars and self.context.is_own(hit.symbol):
+                continue
+            seen.add((row, hit.rule))
+            kept.append(hit)
+        return kept
+
+    def _place(self, hit: Hit, unit: Unit) -> Place:
+        """The site's role and reach: the file's, unless the code around the site decides (Python only)."""
+        file_context = self.context.of(unit.path)
+        if file_context.reach != "runs" or unit.kind != "python" or not unit.parsed:
+            return Place(file_context.role, file_context.reach, file_context.reason)
+        span = hit.span
+        domain = self.kb.rules[hit.rule].domain
+        guard = self.guards.guard(unit.tree(), (span.start_row, span.start_col), (span.end_row, span.end_col), domain)
+        if guard is None:
+            return Place(file_context.role)
+        return Place(file_context.role, guard.reach, guard.reason())
 
     def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
         suppressions = collect_suppressions(unit)
@@ -175,9 +213,9 @@ def _where(unit: Unit) -> str:
 _WORKER: FileWorker | None = None
 
 
-def init_worker(torch_npu: str | None) -> None:
+def init_worker(torch_npu: str | None, context: ProjectContext | None = None) -> None:
     global _WORKER
-    _WORKER = FileWorker(torch_npu)
+    _WORKER = FileWorker(torch_npu, context)
 
 
 def process_in_worker(project_file: ProjectFile) -> FileResult:

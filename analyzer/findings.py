@@ -6,7 +6,7 @@ import hashlib
 import sys
 from dataclasses import dataclass
 
-from analyzer.models import EffortHours, Finding, ReplacementText, Text
+from analyzer.models import COUNTED_ROLES, EffortHours, Finding, ReplacementText, Text, severity_rank
 from domains.base import Hit, Unit
 from knowledge import KNOWLEDGE_DIR, KnowledgeBase, Target
 from knowledge.models import Rule
@@ -41,6 +41,9 @@ class FindingFactory:
         texts = _common_texts()
         self.auto_note = texts["auto_note"]
         self.context_note = texts["context_note"]
+        self.reach_note = texts["reach_note"]
+        self.role_note = texts["role_note"]
+        self.role_label = texts["role_label"]
 
     def judge(self, rule: Rule, symbol: str, auto_when: tuple[str, ...] | None = None) -> Judgement:
         if self._automatic(rule.auto_when if auto_when is None else auto_when, symbol):
@@ -58,8 +61,9 @@ class FindingFactory:
                 return True
         return False
 
-    def build(self, hit: Hit, unit: Unit, occurrence: int) -> Finding:
-        """A finding from a scanner's hit in a unit."""
+    def build(self, hit: Hit, unit: Unit, occurrence: int, place: "Place" = None) -> Finding:
+        """A finding from a scanner's hit in a unit, in its context (role and reach)."""
+        place = place or PLAIN_PLACE
         source, span = unit.source, hit.span
         located = Located(
             rule=hit.rule,
@@ -76,6 +80,9 @@ class FindingFactory:
             context=hit.context,
             matched=_matched_text(source, span),
             effort=hit.effort,
+            role=place.role,
+            reach=place.reach,
+            reach_reason=place.reason,
         )
         return self.build_located(located, occurrence)
 
@@ -99,6 +106,9 @@ class FindingFactory:
         judgement = self.judge(rule, at.symbol, at.auto_when)
         if at.effort is not None and judgement.migration != "auto":
             judgement = Judgement(judgement.migration, judgement.severity, at.effort)
+        counted = at.reach == "runs" and at.role in COUNTED_ROLES
+        if not counted and severity_rank(judgement.severity) < severity_rank("low"):
+            judgement = Judgement(judgement.migration, "low", judgement.effort)
         use_inference = at.context == "inference" and rule.replacement_inference is not None
         replacement = rule.replacement_inference if use_inference else rule.replacement
         npu = at.npu or replacement.code or ""
@@ -110,6 +120,11 @@ class FindingFactory:
             release = self.target.release.torch_npu
             for lang in ("en", "zh"):
                 message[lang] += " " + self.auto_note[lang].replace("{release}", release)
+        for lang in ("en", "zh"):
+            if at.reach != "runs":
+                message[lang] += " " + self.reach_note[at.reach][lang]
+            if at.role not in COUNTED_ROLES:
+                message[lang] += " " + self.role_note[lang].replace("{role}", self.role_label[lang][at.role])
         code = _fill(replacement.code, at.symbol, npu) if replacement.code else None
         texts = self._texts(rule, at.symbol, npu, code, replacement, message, judgement)
         return Finding(
@@ -133,6 +148,9 @@ class FindingFactory:
             references=list(rule.references),
             fingerprint=fingerprint(rule.code, at.path, at.matched or at.snippet, occurrence),
             suppressed=False,
+            role=at.role,
+            reach=at.reach,
+            reach_reason=at.reach_reason,
         )
 
 
@@ -154,6 +172,21 @@ class Located:
     context: str | None = None
     matched: str | None = None
     effort: tuple[float, float] | None = None
+    role: str = "product"
+    reach: str = "runs"
+    reach_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Place:
+    """The context of a site: its file's role, and whether its code runs on Ascend (and why not)."""
+
+    role: str = "product"
+    reach: str = "runs"
+    reason: str | None = None
+
+
+PLAIN_PLACE = Place()
 
 
 def _fill(template: str, symbol: str, npu: str) -> str:

@@ -24,6 +24,14 @@ MIGRATIONS: tuple[str, ...] = ("auto", "rewrite", "manual", "unsupported")
 
 Confidence = Literal["high", "medium", "low"]
 
+Role = Literal["product", "test", "example", "docs", "build", "ci"]
+ROLES: tuple[str, ...] = ("product", "build", "test", "example", "docs", "ci")
+Reach = Literal["runs", "other-backend", "cuda-only-guarded", "optional", "npu-path"]
+REACHES: tuple[str, ...] = ("runs", "other-backend", "cuda-only-guarded", "optional", "npu-path")
+
+
+COUNTED_ROLES = frozenset({"product", "build"})
+
 
 def severity_rank(severity: str) -> int:
     """0 for blocker, 4 for info: lower is worse."""
@@ -85,6 +93,24 @@ class Finding(_Contract):
     phases: list[str] = Field(
         default_factory=list, description="The phases (training, inference, evaluation, data, export) that need it"
     )
+    role: Role = Field(
+        default="product", description="The file's role: product, build, test, example, docs or ci"
+    )
+    reach: Reach = Field(
+        default="runs",
+        description="Whether the code runs on Ascend: runs, other-backend (only another accelerator loads it), "
+        "cuda-only-guarded (a CUDA check with a fallback guards it), optional (an optional feature or import), "
+        "npu-path (the project already has an NPU branch here)",
+    )
+    reach_reason: str | None = Field(default=None, description="The code that decided the reach, with its line")
+    sites: list[str] = Field(
+        default_factory=list, description="A project-level finding: path:line of every site it stands for"
+    )
+
+    @property
+    def counted(self) -> bool:
+        """Counts toward severity ranking, effort and the verdict: unsuppressed, runs on Ascend, product code."""
+        return not self.suppressed and self.reach == "runs" and self.role in COUNTED_ROLES
 
 
 class SkippedFile(_Contract):

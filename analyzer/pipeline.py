@@ -10,6 +10,8 @@ from pathlib import Path, PurePosixPath
 
 from analyzer import TOOL_NAME, __version__
 from analyzer.config import load_project_config
+from analyzer.context import ProjectContext, build_project_context
+from analyzer.context.project_scope import collapse_project_scoped
 from analyzer.discovery import ProjectFile, discover
 from analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
 from analyzer.models import CalibrationSection, ProjectInfo, Report, Target, ToolInfo
@@ -45,16 +47,17 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     root = root.resolve()
     if not root.is_dir():
         raise AnalysisError(f"{root} is not a folder")
-    worker = FileWorker(options.torch_npu)  # validates the target and the knowledge base up front
     config = load_project_config(root)
     found = discover(root, [*config.exclude, *options.excludes])
+    context = build_project_context([f.path for f in found.files], config.roles)
+    worker = FileWorker(options.torch_npu, context)  # validates the target and the knowledge base up front
     store = FindingStore()
     store.skip(config.problems + found.skipped)
     files = [f for f in found.files if worker.reads(f.kind)]
     files_scanned = lines_scanned = 0
     declarations, imports, phase_facts = [], [], []
     custom_ops = CustomOpFacts()
-    for done, result in enumerate(_run(files, worker, options), start=1):
+    for done, result in enumerate(_run(files, worker, options, context), start=1):
         store.add(result)
         files_scanned += result.scanned
         lines_scanned += result.lines
@@ -66,10 +69,12 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         if progress is not None:
             progress(done, len(files))
     dependencies = analyze_dependencies(
-        declarations, imports, local_modules(found.files), worker.kb, worker.factory, has_manifest(found.files)
+        declarations, imports, context, worker.kb, worker.factory, has_manifest(found.files)
     )
     store.add_findings(dependencies.findings)
-    plan = plan_fields(store.take_findings(), dependencies.matrix, phase_facts, config, options.calibration)
+    project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
+    findings = collapse_project_scoped(store.take_findings(), project_rules)
+    plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration)
     findings = plan.pop("findings")
     target = worker.target
     return Report(
@@ -106,24 +111,14 @@ def has_manifest(files: list[ProjectFile]) -> bool:
     return False
 
 
-def local_modules(files: list[ProjectFile]) -> set[str]:
-    """Names the project's own imports can resolve to: its folders and its Python modules."""
-    names = set()
-    for project_file in files:
-        parts = PurePosixPath(project_file.path).parts
-        names.update(parts[:-1])
-        if project_file.kind in {"python", "notebook"}:
-            names.add(PurePosixPath(parts[-1]).stem)
-    return names
-
-
-def _run(files: list[ProjectFile], worker: FileWorker, options: AnalyzeOptions) -> Iterator[FileResult]:
+def _run(files: list[ProjectFile], worker: FileWorker, options: AnalyzeOptions,
+         context: ProjectContext) -> Iterator[FileResult]:
     jobs = options.jobs or os.cpu_count() or 1
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
         yield from (worker.process(f) for f in files)
         return
     # Largest files first so that no worker is left with a big file at the end.
     ordered = sorted(files, key=lambda f: -f.size)
-    with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(options.torch_npu,)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(options.torch_npu, context)) as pool:
         results: Iterable[FileResult] = pool.map(process_in_worker, ordered, chunksize=CHUNK_SIZE)
         yield from results

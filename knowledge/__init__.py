@@ -12,7 +12,16 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from knowledge.models import KernelClass, PackageRecord, PhaseSignals, Release, Rule, TorchCudaApi, TransferProfile
+from knowledge.models import (
+    ContextConventions,
+    KernelClass,
+    PackageRecord,
+    PhaseSignals,
+    Release,
+    Rule,
+    TorchCudaApi,
+    TransferProfile,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -199,3 +208,10 @@ def load_phase_signals() -> PhaseSignals:
     if unknown:
         raise KnowledgeError(f"signals.toml: attention_by_rule names unknown rules {unknown}")
     return signals
+
+
+@functools.cache
+def load_context_conventions() -> ContextConventions:
+    """knowledge/context/conventions.toml, validated (read once per process)."""
+    return _validate(ContextConventions, _read_toml(KNOWLEDGE_DIR / "context" / "conventions.toml"), "conventions.toml")
+

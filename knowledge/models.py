@@ -76,6 +76,12 @@ class Rule(_Record):
     )
     references: list[str] = Field(min_length=1)
     examples: list[Examples] = Field(min_length=1)
+    scope: Literal["site", "project"] = Field(
+        default="site", description="project: a one-time step; its sites make one finding that lists them"
+    )
+    subsumes: list[str] = Field(
+        default_factory=list, description="Rules whose finding on the same line says less: dropped beside this one"
+    )
 
     @model_validator(mode="after")
     def _effort_ordered(self) -> "Rule":
@@ -173,3 +179,41 @@ class PhaseSignals(_Record):
     models: PhaseModels
     family: list[ModelFamily] = Field(min_length=1)
     attention_by_rule: dict[str, str]
+
+
+class RoleConventions(_Record):
+    test_dirs: list[str]
+    test_file_prefixes: list[str]
+    test_file_suffixes: list[str]
+    test_file_names: list[str]
+    docs_dirs: list[str]
+    ci_dirs: list[str]
+    ci_file_names: list[str]
+    example_dirs: list[str]
+    build_file_names: list[str]
+    build_file_prefixes: list[str]
+
+
+class BackendConventions(_Record):
+    other: list[str] = Field(min_length=1)
+    npu: list[str] = Field(min_length=1)
+    twin: list[str]
+
+
+class GuardConventions(_Record):
+    cuda: list[str] = Field(min_length=1)
+    cuda_build: list[str]
+    test_skips: list[str]
+    gate_prefixes: list[str]
+    gate_suffixes: list[str]
+    gate_upper_prefixes: list[str]
+    cuda_only_feature_domains: list[Domain]
+    import_errors: list[str]
+
+
+class ContextConventions(_Record):
+    """knowledge/context/conventions.toml: file roles, per-backend code and guards."""
+
+    roles: RoleConventions
+    backends: BackendConventions
+    guards: GuardConventions

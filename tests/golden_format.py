@@ -38,6 +38,9 @@ def expected_view(name: str) -> dict:
                 "severity": f.severity,
                 "migration": f.migration,
                 **({"suppressed": True} if f.suppressed else {}),
+                **({"role": f.role} if f.role != "product" else {}),
+                **({"reach": f.reach, "because": f.reach_reason} if f.reach != "runs" else {}),
+                **({"sites": f.sites} if f.sites else {}),
             }
             for f in report.findings
         ],

@@ -338,8 +338,9 @@ class MoELayer(nn.Module):
 def test_config_files_take_the_phases_of_what_names_them(tmp_path):
     project = phase_project(tmp_path, {
         "train.py": TRAIN + "\nDS_CONFIG = 'configs/ds.json'\n",
-        "configs/ds.json": '{"zero_optimization": {"stage": 2}, "train_micro_batch_size_per_gpu": 4}\n',
-        "configs/unnamed.json": '{"zero_optimization": {"stage": 3}}\n',
+        # NCCL variables: a site-scoped rule (DeepSpeed configs make one project-level finding)
+        "configs/ds.json": '{"env": {"NCCL_SOCKET_IFNAME": "eth0"}, "train_micro_batch_size_per_gpu": 4}\n',
+        "configs/unnamed.json": '{"env": {"NCCL_SOCKET_IFNAME": "eth1"}}\n',
     })
     report = run(project)
     assert phases_of(report, "configs/ds.json") == {("training",)}

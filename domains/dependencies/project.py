@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from analyzer.context import ProjectContext
 from analyzer.findings import FindingFactory, Located
 from analyzer.manifests import Declaration
 from analyzer.models import DependencyRow, Finding, Text, TorchFit
@@ -33,24 +34,25 @@ class DependencyAnalysis:
 def analyze_dependencies(
     declarations: list[Declaration],
     imports: list[ImportFact],
-    local_modules: set[str],
+    context: ProjectContext,
     kb: KnowledgeBase,
     factory: FindingFactory,
     has_manifest: bool,
 ) -> DependencyAnalysis:
-    """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an import that none
-    of them declares is worth reporting."""
+    """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
+    a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
+    dependencies."""
     by_package: dict[str, list[Declaration]] = defaultdict(list)
     for declaration in sorted(set(declarations), key=lambda d: (d.path, d.line, d.name)):
         by_package[declaration.name].append(declaration)
     imported: dict[str, list[ImportFact]] = defaultdict(list)
     for fact in sorted(imports, key=lambda f: (f.path, f.cell or 0, f.line)):
-        if fact.module in STDLIB or fact.module in local_modules:
+        if fact.module in STDLIB or fact.module in context.local_modules:
             continue
         imported[kb.distribution_of(fact.module)].append(fact)
 
     findings: list[Finding] = []
-    emit = _Emitter(factory, findings)
+    emit = _Emitter(factory, findings, context)
     for name, sites in by_package.items():
         record = kb.package(name)
         if record is not None and record.classification in RULE_BY_CLASS:
@@ -72,8 +74,11 @@ def analyze_dependencies(
         record = kb.package(name)
         if record is not None and record.classification in RULE_BY_CLASS:
             emit.import_site(RULE_BY_CLASS[record.classification], name, facts[0])
+            continue
         required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
-        if has_manifest and required and name != "torch":  # an undeclared torch has its own rule
+        # Only a package that may ship CUDA-only builds is an Ascend concern when undeclared (an undeclared torch
+        # has its own rule; known packages are judged by the catalog above).
+        if has_manifest and required and name != "torch" and _may_be_cuda_build(name, record, kb):
             emit.import_site("undeclared-import", name, required[0], required[0].module)
 
     torch_sites = by_package.get("torch", [])
@@ -91,14 +96,16 @@ def analyze_dependencies(
 
 
 class _Emitter:
-    def __init__(self, factory: FindingFactory, findings: list[Finding]) -> None:
+    def __init__(self, factory: FindingFactory, findings: list[Finding], context: ProjectContext) -> None:
         self.factory = factory
+        self.context = context
         self.codes = {r.match.detector: r.code for r in factory.kb.rules.values() if r.match.detector}
         self.findings = findings
         self.occurrences: dict[tuple, int] = defaultdict(int)
 
     def _emit(self, located: Located) -> None:
-        located = replace(located, rule=self.codes[located.rule])
+        place = self.context.of(located.path)
+        located = replace(located, rule=self.codes[located.rule], role=place.role, reach=place.reach, reach_reason=place.reason)
         key = (located.rule, located.path, located.symbol)
         self.findings.append(self.factory.build_located(located, self.occurrences[key]))
         self.occurrences[key] += 1
@@ -109,6 +116,10 @@ class _Emitter:
 
     def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None) -> None:
         self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu))
+
+
+def _may_be_cuda_build(name: str, record, kb: KnowledgeBase) -> bool:
+    return record is None and name not in kb.not_involved and any(token in name for token in CUDA_HINTS)
 
 
 SOURCE_PRIORITY = ("pyproject", "setup.py", "setup.cfg", "requirements", "conda", "pip-install", "conda-install")

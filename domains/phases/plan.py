@@ -192,7 +192,7 @@ def phase_matrix(findings: list[Finding], dependencies: list[DependencyRow], ass
     pairs: Counter[tuple[str, str, str]] = Counter()  # (item, kind, phase) → sites; small whatever the project size
     counts: Counter[str] = Counter()
     for f in findings:
-        if f.suppressed or (f.severity == "info" and f.migration != "auto"):
+        if not f.counted or (f.severity == "info" and f.migration != "auto"):
             continue  # info rewrites change nothing that runs (a CUDA-only variable Ascend ignores)
         item = TRANSFER_TO_NPU_ITEM if f.severity == "info" else _item(f)
         counts[item] += 1
@@ -233,7 +233,7 @@ def effort(findings: list[Finding], phases: list[str]) -> Effort:
         by_domain[item.domain][1] += item.hours.high
     per_phase: dict[str, dict[str, list[Finding]]] = {phase: defaultdict(list) for phase in phases}
     for f in findings:
-        if not f.suppressed:
+        if f.counted:
             for phase in f.phases:
                 if phase in per_phase:
                     per_phase[phase][f.rule].append(f)
@@ -256,10 +256,10 @@ def _item(f: Finding) -> str:
 
 
 def _by_rule(findings: list[Finding]) -> dict[str, list[Finding]]:
-    """Unsuppressed findings grouped by rule, in report order."""
+    """Counted findings (product code that runs on Ascend, unsuppressed) grouped by rule, in report order."""
     groups: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
-        if not f.suppressed:
+        if f.counted:
             groups[f.rule].append(f)
     return groups
 
@@ -355,7 +355,7 @@ def roadmap(items: list[Bottleneck]) -> list[RoadmapStep]:
 def verdict(findings: list[Finding], work: Effort, phases: list[str]) -> Verdict:
     """The first level any of whose reasons holds; each reason that holds becomes a driver."""
     data = plan_data()["verdict"]
-    active = [f for f in findings if not f.suppressed]
+    active = [f for f in findings if f.counted]
     blockers = sorted({_item(f) for f in active if f.severity == "blocker"})
     unsupported = sorted({_item(f) for f in active if f.migration == "unsupported" and f.severity != "info"})
     engineering = sorted({_item(f) for f in active if f.migration == "manual" and f.severity == "high"})

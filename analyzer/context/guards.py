@@ -1,0 +1,270 @@
+"""The reach of one site from the Python code around it: does it run on Ascend?
+
+Walking up from the site, the first guard that decides wins:
+- an if/elif chain (or a conditional expression) one of whose conditions checks for NPU: `npu-path`;
+- the body of a check for another accelerator (`torch.version.hip`, `device.type == "mps"`, `is_xpu_available()`)
+  or for a CUDA build of torch (`torch.version.cuda`): `other-backend`;
+- the body of a CUDA check (`x.is_cuda`, `torch.cuda.is_available()`, `device.type == "cuda"`) around a CUDA-only
+  feature (a kernel, a fused attention library) whose other branch is a fallback, not a `raise`; and test-skip
+  decorators that need CUDA: `cuda-only-guarded`;
+- the body of an availability gate (`is_flash_attn_2_available()`, `HAS_TRITON`), an import inside
+  `try: ... except ImportError:`, a CUDA-only feature inside a `try` whose handler falls back: `optional`.
+The else branch of a check runs wherever the check is false, Ascend included: it decides nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from analyzer import parsing
+from knowledge.models import BackendConventions, GuardConventions
+
+MAX_DEPTH = 400  # ancestors walked from a site; deeper nesting is read as ordinary code
+MAX_CONDITION_NODES = 400
+IMPORTS = {"import_statement", "import_from_statement", "future_import_statement"}
+
+
+@dataclass(frozen=True)
+class Guard:
+    reach: str
+    node: Node  # the statement that decided
+
+    def reason(self) -> str:
+        first = parsing.text(self.node).splitlines()[0].strip() if self.node.text else ""
+        if len(first) > 100:
+            first = first[:97] + "..."
+        return f"line {self.node.start_point.row + 1}: {first}"
+
+
+@dataclass(frozen=True)
+class Condition:
+    npu: bool = False
+    other: bool = False
+    cuda: bool = False
+    gate: bool = False
+    negated: bool = False
+
+
+class GuardReader:
+    def __init__(self, guards: GuardConventions, backends: BackendConventions) -> None:
+        self.guards = guards
+        self.npu_tokens = frozenset(backends.npu)
+        self.other_tokens = frozenset(backends.other)
+        self.cuda_tokens = frozenset(t for name in guards.cuda for t in name.lower().split("_") if t != "is" and t != "use")
+        self.feature_domains = frozenset(guards.cuda_only_feature_domains)
+        self.import_errors = frozenset(guards.import_errors)
+
+    def guard(self, root: Node, start: tuple[int, int], end: tuple[int, int], domain: str) -> Guard | None:
+        """The guard that decides the reach of the site between start and end (rows, byte columns)."""
+        node = root.descendant_for_point_range(start, end)
+        if node is None:
+            return None
+        feature = domain in self.feature_domains
+        is_import = False
+        child, parent, depth = node, node.parent, 0
+        while parent is not None and depth < MAX_DEPTH:
+            if child.type in IMPORTS:
+                is_import = True
+            decided = self._step(child, parent, feature, is_import)
+            if decided is not None:
+                return decided
+            child, parent, depth = parent, parent.parent, depth + 1
+        return None
+
+    def _step(self, child: Node, parent: Node, feature: bool, is_import: bool) -> Guard | None:
+        kind = parent.type
+        if kind == "if_statement":
+            return self._if_chain(child, parent, feature)
+        if kind == "conditional_expression":
+            return self._conditional(child, parent, feature)
+        if kind == "try_statement" and child.type == "block":
+            return self._try(parent, feature, is_import)
+        if kind == "decorated_definition":
+            return self._skip_decorators(parent)
+        if kind == "block" and feature:
+            return self._early_exit(child, parent)
+        return None
+
+    # if / elif / else ------------------------------------------------------------------------------------------
+    def _if_chain(self, child: Node, statement: Node, feature: bool) -> Guard | None:
+        arms = [(statement.child_by_field_name("condition"), statement.child_by_field_name("consequence"))]
+        others = []
+        for clause in statement.children:
+            if clause.type == "elif_clause":
+                arms.append((clause.child_by_field_name("condition"), clause))
+            elif clause.type == "else_clause":
+                others.append(clause)
+        conditions = [self.condition(c) for c, _ in arms if c is not None]
+        if any(c.npu for c in conditions):
+            return Guard("npu-path", statement)
+        for (condition_node, body), condition in zip(arms, conditions):
+            if body is None or condition_node is None or not _same(child, body):
+                continue
+            fallback = self._fallback(statement, arms, others, body)
+            return self._positive(condition, statement, feature, fallback)
+        return None
+
+    def _fallback(self, statement: Node, arms, others: list[Node], taken: Node) -> bool:
+        """Is there another branch, and is it more than a `raise`?"""
+        branches = [body for _, body in arms if not _same(body, taken)] + others
+        if not branches:
+            following = statement.next_named_sibling
+            return following is not None and following.type != "raise_statement"
+        return any(not _only_raises(branch) for branch in branches)
+
+    def _conditional(self, child: Node, expression: Node, feature: bool) -> Guard | None:
+        parts = expression.named_children
+        if len(parts) < 3:
+            return None
+        condition = self.condition(parts[1])
+        if condition.npu or any(_names_npu_literal(p, self.npu_tokens) for p in (parts[0], parts[2])):
+            return Guard("npu-path", expression)
+        if _same(child, parts[0]):
+            return self._positive(condition, expression, feature, fallback=True)
+        if _same(child, parts[2]):
+            flipped = Condition(condition.npu, condition.other, condition.cuda, condition.gate, not condition.negated)
+            return self._positive(flipped, expression, feature, fallback=True)
+        return None
+
+    def _positive(self, condition: Condition, statement: Node, feature: bool, fallback: bool) -> Guard | None:
+        """The guard a site inside the branch taken when `condition` holds gets."""
+        if condition.negated:
+            return None
+        if condition.other and not condition.cuda:
+            return Guard("other-backend", statement)
+        if condition.cuda and feature and fallback:
+            return Guard("cuda-only-guarded", statement)
+        if condition.gate and not condition.cuda:
+            return Guard("optional", statement)
+        return None
+
+    def _early_exit(self, child: Node, block: Node) -> Guard | None:
+        """`if not x.is_cuda: return fallback(x)` before a kernel guards what follows it."""
+        sibling = child.prev_named_sibling
+        seen = 0
+        while sibling is not None and seen < 50:
+            seen += 1
+            if sibling.type == "if_statement" and not any(c.type in {"elif_clause", "else_clause"} for c in sibling.children):
+                condition_node = sibling.child_by_field_name("condition")
+                body = sibling.child_by_field_name("consequence")
+                if condition_node is not None and body is not None and _ends_in(body, "return_statement"):
+                    condition = self.condition(condition_node)
+                    if condition.npu:
+                        return Guard("npu-path", sibling)
+                    if condition.negated and condition.cuda:
+                        return Guard("cuda-only-guarded", sibling)
+            sibling = sibling.prev_named_sibling
+        return None
+
+    # try / except, decorators --------------------------------------------------------------------------------
+    def _try(self, statement: Node, feature: bool, is_import: bool) -> Guard | None:
+        body = statement.child_by_field_name("body")
+        if body is None:
+            return None
+        for clause in statement.children:
+            if clause.type != "except_clause":
+                continue
+            caught = _caught_names(clause)
+            if is_import and (not caught or caught & self.import_errors) and not _only_raises(clause):
+                return Guard("optional", clause)
+            if feature and not _only_raises(clause):
+                return Guard("optional", clause)
+        return None
+
+    def _skip_decorators(self, definition: Node) -> Guard | None:
+        for decorator in definition.children:
+            if decorator.type != "decorator":
+                continue
+            words = _words(decorator)
+            if any(skip in words for skip in self.guards.test_skips) and (self._tokens(decorator) & self.cuda_tokens):
+                return Guard("cuda-only-guarded", decorator)
+        return None
+
+    # conditions ------------------------------------------------------------------------------------------------
+    def condition(self, node: Node) -> Condition:
+        negated = False
+        while node.type in {"not_operator", "parenthesized_expression"}:
+            if node.type == "not_operator":
+                negated = not negated
+                node = node.child_by_field_name("argument") or node.named_children[-1]
+            else:
+                node = node.named_children[0] if node.named_children else node
+                if node.type == "parenthesized_expression" and not node.named_children:
+                    break
+        if node.type == "comparison_operator" and any(op.type in {"!=", "not in", "is not"} for op in node.children):
+            negated = not negated
+        text = parsing.text(node)
+        tokens = self._tokens(node)
+        cuda_build = any(name in text for name in self.guards.cuda_build)
+        return Condition(
+            npu=bool(tokens & self.npu_tokens),
+            other=bool(tokens & self.other_tokens) or cuda_build,
+            cuda=bool(tokens & self.cuda_tokens) and not cuda_build,
+            gate=any(self._is_gate(word) for word in _words(node)),
+            negated=negated,
+        )
+
+    def _is_gate(self, word: str) -> bool:
+        g = self.guards
+        lowered = word.lower()
+        if lowered.startswith(tuple(g.gate_prefixes)) and word.endswith(tuple(g.gate_suffixes)):
+            return True
+        if word.isupper() and (word.startswith(tuple(g.gate_upper_prefixes)) or word.endswith(tuple(g.gate_suffixes))):
+            return True
+        return False
+
+    def _tokens(self, node: Node) -> set[str]:
+        tokens: set[str] = set()
+        for word in _words(node):
+            tokens.update(t for t in word.lower().replace(":", "_").replace("-", "_").split("_") if t)
+        return tokens
+
+
+def _words(node: Node) -> list[str]:
+    """Identifiers and string contents under a node (bounded)."""
+    words, stack, seen = [], [node], 0
+    while stack and seen < MAX_CONDITION_NODES:
+        current = stack.pop()
+        seen += 1
+        if current.type == "identifier":
+            words.append(parsing.text(current))
+        elif current.type == "string_content":
+            words.append(parsing.text(current))
+        else:
+            stack.extend(reversed(current.children))
+    return words
+
+
+def _names_npu_literal(node: Node, npu_tokens: frozenset[str]) -> bool:
+    if node.type != "string":
+        return False
+    return any(word.lower().split(":")[0] in npu_tokens for word in _words(node))
+
+
+def _caught_names(clause: Node) -> set[str]:
+    names = set()
+    for child in clause.named_children:
+        if child.type == "block":
+            break
+        names.update(_words(child))
+    return names
+
+
+def _only_raises(branch: Node) -> bool:
+    body = branch.child_by_field_name("body") or branch.child_by_field_name("consequence") or branch
+    statements = [c for c in (body.named_children if body.type == "block" else [body]) if c.type != "comment"]
+    if branch.type == "except_clause":
+        blocks = [c for c in branch.named_children if c.type == "block"]
+        statements = [c for c in blocks[0].named_children if c.type != "comment"] if blocks else []
+    return bool(statements) and all(s.type == "raise_statement" for s in statements)
+
+
+def _ends_in(block: Node, kind: str) -> bool:
+    statements = [c for c in block.named_children if c.type != "comment"]
+    return bool(statements) and statements[-1].type == kind
+
+
+def _same(a: Node, b: Node) -> bool:
+    return a.start_byte == b.start_byte and a.end_byte == b.end_byte and a.type == b.type

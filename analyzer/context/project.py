@@ -1,0 +1,126 @@
+"""What the file list alone says about each file's context, computed once per project before any file is read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from analyzer.context.roles import file_role
+from knowledge import load_context_conventions
+from knowledge.models import BackendConventions
+
+SEPARATORS = str.maketrans({"-": "_", ".": "_"})
+
+
+@dataclass(frozen=True)
+class FileContext:
+    role: str = "product"
+    reach: str = "runs"
+    reason: str | None = None  # why the whole file has that reach
+
+
+@dataclass
+class ProjectContext:
+    """Pickled once into each worker process: keep it to plain data."""
+
+    files: dict[str, FileContext] = field(default_factory=dict)  # only files that are not plain product code
+    own_packages: frozenset[str] = frozenset()  # top-level import names the project defines
+    local_modules: frozenset[str] = frozenset()  # names its imports can resolve to (packages, sibling modules)
+    npu_files: tuple[str, ...] = ()  # files that are the project's own NPU code, by their names
+
+    def of(self, path: str) -> FileContext:
+        return self.files.get(path, PLAIN)
+
+    def is_own(self, symbol: str) -> bool:
+        """Is this symbol a dotted name inside one of the project's own packages?"""
+        root = symbol.split(".", 1)[0]
+        return root in self.own_packages and all(part.isidentifier() for part in symbol.split("."))
+
+
+PLAIN = FileContext()
+
+
+def build_project_context(paths: list[str], role_overrides: dict[str, list[str]] | None = None) -> ProjectContext:
+    conventions = load_context_conventions()
+    known = set(paths)
+    folders = {str(parent) for path in paths for parent in PurePosixPath(path).parents if str(parent) != "."}
+    files: dict[str, FileContext] = {}
+    npu_files = []
+    for path in sorted(paths):
+        role = file_role(path, conventions.roles, role_overrides)
+        reach, reason = _path_reach(path, conventions.backends, known | folders)
+        if reach == "npu-path":
+            npu_files.append(path)
+        if role != "product" or reach != "runs":
+            files[path] = FileContext(role, reach, reason)
+    own, local = _import_names(paths)
+    return ProjectContext(files=files, own_packages=own, local_modules=local, npu_files=tuple(npu_files))
+
+
+def _tokens(part: str) -> list[str]:
+    return [t for t in part.lower().translate(SEPARATORS).split("_") if t]
+
+
+def _path_reach(path: str, backends: BackendConventions, existing: set[str]) -> tuple[str, str | None]:
+    pure = PurePosixPath(path)
+    parts = [*pure.parts[:-1], pure.stem]
+    for part in parts:
+        tokens = _tokens(part)
+        if set(tokens) & set(backends.npu):
+            return "npu-path", f"{path}: NPU code by its name"
+        other = sorted(set(tokens) & set(backends.other))
+        if other:
+            return "other-backend", f"{path}: {other[0]} code by its name"
+    twin = _npu_twin(pure, backends, existing)
+    if twin is not None:
+        return "other-backend", f"{path}: runs as {twin} on Ascend"
+    return "runs", None
+
+
+def _npu_twin(pure: PurePosixPath, backends: BackendConventions, existing: set[str]) -> str | None:
+    """The project's NPU version of this file: the same path with a backend token replaced by an NPU token
+    (accelerator/cuda_accelerator.py → accelerator/npu_accelerator.py), or the same name in an npu/ folder
+    beside it (op_builder/fused_adam.py → op_builder/npu/fused_adam.py)."""
+    for npu in backends.npu:
+        beside = pure.parent / npu / pure.name
+        if str(beside) in existing:
+            return str(beside)
+    parts = list(pure.parts)
+    for index, part in enumerate(parts):
+        stem, suffix = (PurePosixPath(part).stem, PurePosixPath(part).suffix) if index == len(parts) - 1 else (part, "")
+        pieces = stem.replace("-", "_").split("_")
+        for position, piece in enumerate(pieces):
+            if piece.lower() not in backends.twin:
+                continue
+            for npu in backends.npu:
+                renamed = "_".join([*pieces[:position], npu, *pieces[position + 1:]]) + suffix
+                candidate = "/".join([*parts[:index], renamed, *parts[index + 1:]])
+                prefix = "/".join([*parts[:index], renamed])
+                if candidate in existing or (index < len(parts) - 1 and prefix in existing):
+                    return candidate if candidate in existing else prefix
+    return None
+
+
+def _import_names(paths: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """Top-level packages and modules the project defines (a folder of packages named like a library, such as
+    deepspeed/utils/torch.py, is `deepspeed.utils.torch` and hides nothing), and every name a script's sibling
+    import can resolve to."""
+    packages = {str(PurePosixPath(p).parent) for p in paths if PurePosixPath(p).name == "__init__.py"}
+    own, local = set(), set()
+    for path in paths:
+        pure = PurePosixPath(path)
+        if pure.suffix not in {".py", ".ipynb"} and pure.name != "__init__.py":
+            continue
+        folder = pure.parent
+        if str(folder) not in packages:
+            local.add(pure.stem)  # a script's sibling module
+            if len(pure.parts) == 1 or (len(pure.parts) == 2 and pure.parts[0] == "src"):
+                own.add(pure.stem)
+            continue
+        while str(folder.parent) in packages:
+            folder = folder.parent
+        own.add(folder.name)
+        local.add(folder.name)
+    own.discard("__init__")
+    local.discard("__init__")
+    return frozenset(own), frozenset(local)

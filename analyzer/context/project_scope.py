@@ -1,0 +1,37 @@
+"""One-time steps (adopting DeepSpeed's NPU accelerator, MindSpeed for Megatron, a DeepSpeed config review):
+one finding per project that lists its sites, not one per call site or config file."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from analyzer.models import Finding
+
+MAX_SITES = 100
+
+
+def collapse_project_scoped(findings: list[Finding], project_rules: set[str]) -> list[Finding]:
+    """`findings` in report order; each project-scoped rule keeps one finding (the first site that counts, else the
+    first site) carrying every site of the rule."""
+    groups: dict[str, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        if finding.rule in project_rules and not finding.suppressed:
+            groups[finding.rule].append(finding)
+    kept: dict[int, Finding] = {}
+    dropped: set[int] = set()
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        first = next((f for f in group if f.counted), group[0])
+        sites = [_site(f) for f in group]
+        if len(sites) > MAX_SITES:
+            sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
+        kept[id(first)] = first.model_copy(update={"sites": sites})
+        dropped.update(id(f) for f in group if f is not first)
+    if not kept:
+        return findings
+    return [kept.get(id(f), f) for f in findings if id(f) not in dropped]
+
+
+def _site(finding: Finding) -> str:
+    return f"{finding.path}:{finding.line}" + (f" (cell {finding.cell})" if finding.cell else "")
