@@ -100,6 +100,19 @@ class FindingFactory:
                 self._text_cache[key] = cached
         return cached
 
+    def relocate(self, finding: Finding, place: "Place") -> Finding:
+        """The finding in a context only the whole project showed (it was built as code that runs)."""
+        severity = finding.severity
+        if severity_rank(severity) < severity_rank("low"):
+            severity = "low"
+        message = Text(
+            en=f"{finding.message.en} {self.reach_note[place.reach]['en']}",
+            zh=f"{finding.message.zh} {self.reach_note[place.reach]['zh']}",
+        )
+        return finding.model_copy(
+            update={"reach": place.reach, "reach_reason": place.reason, "severity": severity, "message": message}
+        )
+
     def build_located(self, at: "Located", occurrence: int) -> Finding:
         """A finding at a known place (also used by project-level analyses such as dependencies)."""
         rule = self.kb.rules[at.rule]

@@ -12,6 +12,7 @@ from analyzer import TOOL_NAME, __version__
 from analyzer.config import load_project_config
 from analyzer.context import ProjectContext, build_project_context
 from analyzer.context.project_scope import collapse_project_scoped
+from analyzer.context.propagation import propagate_reach
 from analyzer.discovery import ProjectFile, discover
 from analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
 from analyzer.models import CalibrationSection, ProjectInfo, Report, Target, ToolInfo
@@ -73,7 +74,8 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     )
     store.add_findings(dependencies.findings)
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
-    findings = collapse_project_scoped(store.take_findings(), project_rules)
+    findings = propagate_reach(store.take_findings(), phase_facts, context, worker.factory)
+    findings = collapse_project_scoped(findings, project_rules)
     plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration)
     findings = plan.pop("findings")
     target = worker.target

@@ -74,7 +74,24 @@ def _path_reach(path: str, backends: BackendConventions, existing: set[str]) -> 
     twin = _npu_twin(pure, backends, existing)
     if twin is not None:
         return "other-backend", f"{path}: runs as {twin} on Ascend"
+    dispatch = _dispatch_folder(pure, backends, existing)
+    if dispatch is not None:
+        return "other-backend", f"{path}: the default (CUDA) variant beside {dispatch}/, which Ascend uses"
     return "runs", None
+
+
+def _dispatch_folder(pure: PurePosixPath, backends: BackendConventions, existing: set[str]) -> str | None:
+    """A folder with per-backend subfolders, one of them for NPU (op_builder/{npu,xpu,hpu,cpu}/): the Python files
+    beside those subfolders are the default backend's variants, which Ascend does not load (the package's
+    __init__.py excepted)."""
+    if pure.name == "__init__.py" or pure.suffix != ".py":
+        return None
+    folder = pure.parent
+    npu = next((str(folder / n) for n in backends.npu if str(folder / n) in existing), None)
+    if npu is None:
+        return None
+    others = [n for n in (*backends.other, *backends.twin) if str(folder / n) in existing]
+    return npu if others else None
 
 
 def _npu_twin(pure: PurePosixPath, backends: BackendConventions, existing: set[str]) -> str | None:

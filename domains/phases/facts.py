@@ -28,7 +28,12 @@ QUERY = r"""
 ((string_content) @string_content (#match? @string_content "CONFIG_PATTERN"))
 """
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
-QUERY = QUERY.replace("CONFIG_PATTERN", "[.](" + "|".join(s[1:] for s in CONFIG_SUFFIXES) + ")$")
+NATIVE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")
+NATIVE_FOLDER_HINTS = ("csrc", "src", "include", "kernels")  # a string naming a folder of native sources
+QUERY = QUERY.replace(
+    "CONFIG_PATTERN",
+    "[.](" + "|".join(s[1:] for s in CONFIG_SUFFIXES + NATIVE_SUFFIXES) + ")$|^(" + "|".join(NATIVE_FOLDER_HINTS) + ")/",
+)
 QUERY_KEY = query_set.register("phase_facts", QUERY)
 
 # What shows a phase, from knowledge/phases/signals.toml.
@@ -71,6 +76,7 @@ class PhaseFacts:
     notebook: bool = False
     model_refs: list[str] = field(default_factory=list)  # models loaded from libraries (transformers Auto classes ...)
     config_refs: list[str] = field(default_factory=list)  # config files named in strings or launch arguments
+    source_refs: list[str] = field(default_factory=list)  # native sources or their folders named in strings (builders)
 
 
     def absorb(self, other: PhaseFacts) -> None:
@@ -80,6 +86,7 @@ class PhaseFacts:
         self.launched_scripts += other.launched_scripts
         self.model_refs += other.model_refs
         self.config_refs += other.config_refs
+        self.source_refs += other.source_refs
         self.main_guard |= other.main_guard
         self.top_level_code |= other.top_level_code
         for phase, count in other.evidence.items():
@@ -157,7 +164,9 @@ def collect_python(unit: Unit) -> PhaseFacts:
                 evidence[phase] += 1
         if name.startswith(LAYER_PREFIX) and name.count(".") == 2 and name.rsplit(".", 1)[-1][:1].isupper():
             layers.append((reference.node.start_byte, name.rsplit(".", 1)[-1]))
-    facts.config_refs = sorted({t for t in map(parsing.text, found.get("string_content", [])) if _is_config_name(t)})
+    strings = {parsing.text(node) for node in found.get("string_content", [])}
+    facts.config_refs = sorted(t for t in strings if _is_config_name(t))
+    facts.source_refs = sorted(t for t in strings if _is_source_ref(t))
     for node in found.get("method", []):
         name = parsing.text(node)
         if name in PHASE_OF_METHOD:
@@ -186,6 +195,12 @@ def _runs_at_top_level(root: Node) -> bool:
             return True
     return False
 
+
+
+def _is_source_ref(text: str) -> bool:
+    if len(text) >= 300 or "\n" in text or " " in text or "/" not in text:
+        return False
+    return text.endswith(NATIVE_SUFFIXES) or text.split("/", 1)[0] in NATIVE_FOLDER_HINTS
 
 
 def _is_config_name(text: str) -> bool:
