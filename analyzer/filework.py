@@ -138,19 +138,23 @@ class FileWorker:
         self._apply_suppressions(unit, findings, result)
 
     def _distinct(self, hits: list[Hit]) -> list[Hit]:
-        """One hit per line and meaning: a rule once per line, none that another hit on its line subsumes, and
-        none about the project's own packages (a project importing itself is nothing to port)."""
+        """One hit per line and meaning: a rule once per line, none that another hit on its line subsumes, none
+        whose rule needs a finding the unit does not have (Dynamo settings without a compile call), and none about
+        the project's own packages (a project importing itself is nothing to port)."""
         rules = self.kb.rules
         ordered = sorted(set(hits), key=lambda h: (h.span.start_row, h.span.start_col, h.rule))
         by_row: dict[int, set[str]] = {}
         for hit in ordered:
             by_row.setdefault(hit.span.start_row, set()).add(hit.rule)
+        in_unit = {hit.rule for hit in ordered}
         kept, seen = [], set()
         for hit in ordered:
             row = hit.span.start_row
             if (row, hit.rule) in seen:
                 continue
             if any(hit.rule in rules[other].subsumes for other in by_row[row] if other != hit.rule):
+                continue
+            if rules[hit.rule].needs_in_file and not in_unit.intersection(rules[hit.rule].needs_in_file):
                 continue
             if not rules[hit.rule].match.env_vars and self.context.is_own(hit.symbol):
                 continue

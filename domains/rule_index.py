@@ -33,6 +33,8 @@ class RuleIndex:
                     self.exact[name] = rule.code
         self.namespaces.sort(key=lambda item: -len(item[0]))
         self.namespace_codes = dict(reversed(self.namespaces))
+        # names inside a matched namespace that the rule leaves alone (they touch no device)
+        self.excepted = {name for rule in kb.rules.values() for name in rule.match.except_names}
         self.env = {name: r.code for r in rules for name in (r.match.env_vars or []) if not name.endswith("*")}
         self.env_prefixes = sorted(
             ((name[:-1], r.code) for r in rules for name in (r.match.env_vars or []) if name.endswith("*")),
@@ -52,6 +54,8 @@ class RuleIndex:
         """(code, matched name) of the most specific rule for this name or an attribute of a matched name
         (`dist.ProcessGroupNCCL.Options` is a use of `ProcessGroupNCCL`), if that rule is in this domain."""
         parts = qualified.split(".")
+        if any(".".join(parts[:end]) in self.excepted for end in range(len(parts), 1, -1)):
+            return None
         found = None
         for end in range(len(parts), 1, -1):
             candidate = ".".join(parts[:end])

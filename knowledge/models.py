@@ -34,6 +34,7 @@ class Match(_Record):
     """
 
     qualified_names: list[str] | None = None
+    except_names: list[str] = Field(default_factory=list, description="qualified names a namespace match leaves alone")
     torch_cuda_api: bool | None = None
     env_vars: list[str] | None = None
     detector: str | None = None
@@ -81,6 +82,9 @@ class Rule(_Record):
     )
     subsumes: list[str] = Field(
         default_factory=list, description="Rules whose finding on the same line says less: dropped beside this one"
+    )
+    needs_in_file: list[str] = Field(
+        default_factory=list, description="Kept only where the same file has a finding of one of these rules"
     )
 
     @model_validator(mode="after")

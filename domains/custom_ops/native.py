@@ -61,6 +61,13 @@ class NativeFile:
     bindings: list[Binding] = field(default_factory=list)
     file_features: list[str] = field(default_factory=list)
     runtime_calls: dict[str, int] = field(default_factory=dict)  # family → count
+    cuda_includes: bool = False  # includes a CUDA header (cuda_runtime.h, ATen/cuda/..., c10/cuda/...)
+    storage_includes: bool = False  # includes cuFile (GPUDirect Storage)
+
+    @property
+    def uses_cuda(self) -> bool:
+        """Does this file's own code touch CUDA (a binding of CPU or host-only code does not)?"""
+        return bool(self.kernels or self.launches or self.runtime_calls or self.file_features or self.cuda_includes)
 
 
 def analyze_native(unit: Unit) -> NativeFile:
@@ -72,6 +79,9 @@ def analyze_native(unit: Unit) -> NativeFile:
     found = parsing.captures(parsing.query(unit.kind, source), unit.tree())
     libraries = sorted({label for node in found.get("include", []) for key, label in LIBRARIES.items() if key in parsing.text(node)})
     result.file_features += libraries
+    included = [parsing.text(node).lower() for node in found.get("include", [])]
+    result.cuda_includes = any("cuda" in text for text in included)
+    result.storage_includes = any("cufile" in text for text in included)
     if any("at::cuda" in parsing.text(n) or "c10::cuda" in parsing.text(n) for n in found.get("qualified", [])):
         result.file_features.append("ATen CUDA API")
     for node in found.get("called", []):

@@ -52,9 +52,16 @@ class NativeSourceScanner(Scanner):
             ops = ", ".join(sorted(binding.ops)) or "no ops found"
             if binding.macro == "TORCH_LIBRARY_IMPL" and binding.dispatch_key == "CUDA":
                 hits.append(Hit(self.index.code_for("torch-library-cuda-impl"), f"{binding.module}: {ops}", span))
-            else:
+            elif native.storage_includes:
+                hits.append(Hit(self.index.code_for("gpudirect-storage-binding"), f"{binding.macro}({binding.module}): {ops}", span))
+            elif binding.macro != "PYBIND11_MODULE" or native.uses_cuda or _binds_cuda(binding):
                 hits.append(Hit(self.index.code_for("extension-binding"), f"{binding.macro}({binding.module}): {ops}", span))
         return hits
+
+
+def _binds_cuda(binding) -> bool:
+    """A frontend file that binds functions defined in .cu files (multi_tensor_adam_cuda): its own code has no CUDA."""
+    return any("cuda" in name.lower() for name in (*binding.ops, *binding.ops.values()))
 
 
 class CMakeCudaScanner(Scanner):

@@ -117,6 +117,16 @@ def names_npu(node: Node) -> bool:
     return inner == "npu" or inner.startswith("npu:")
 
 
+def names_device_family(node: Node) -> bool:
+    """A backend name used as a key, not a device: `("cuda", 8)` in an expectation table keyed by
+    (device type, compute capability)."""
+    parent = node.parent
+    if parent is None or parent.type != "tuple":
+        return False
+    items = parent.named_children
+    return len(items) == 2 and items[0].id == node.id and items[1].type == "integer"
+
+
 def already_npu_aware(node: Node) -> bool:
     """The literal sits beside an NPU one: a list of supported devices, a device-type table, an enum of
     device kinds. Such code already handles Ascend, and reporting it would be noise."""

@@ -186,7 +186,7 @@ class _FileScan(PythonScan):
             return
         if literals.is_message_argument(literal.node) or self._claimed(literal.node):
             return
-        if literals.already_npu_aware(literal.node):
+        if literals.already_npu_aware(literal.node) or literals.names_device_family(literal.node):
             return
         if literals.inside(literal.node, {"comparison_operator"}) is not None:
             return

@@ -10,11 +10,13 @@ from tree_sitter import Node
 
 from analyzer import parsing
 from domains.base import Hit
+from domains.precision.numpy_dtype import is_float64
 from domains.python_refs import (
     REFERENCE_PATTERNS,
     PythonDomainScanner,
     PythonScan,
     Reference,
+    argument,
     keywords,
     references,
     unit_references,
@@ -53,19 +55,22 @@ class _PrecisionScan(PythonScan):
             self._assertion(node)
         for node in found.get("class", []):
             self._norm_class(node)
-        if "float64" in self.unit.source.text:
-            for node in found.get("from_numpy", []):
-                self._numpy_float64_to_device(node.parent.parent)
+        for node in found.get("from_numpy", []):
+            self._numpy_float64_to_device(node.parent.parent)
         return self.hits
 
     def _numpy_float64_to_device(self, call: Node) -> None:
-        """torch.from_numpy(arr).to(device): in a file that builds float64 arrays, float64 reaches the NPU."""
+        """torch.from_numpy(arr).to(device) where arr is a float64 array: float64 reaches the NPU."""
         moved = call.parent
         if moved is None or moved.type != "attribute":
             return
         method = parsing.text(moved.child_by_field_name("attribute"))
         outer = moved.parent
-        if method == "cuda" or (method == "to" and outer is not None and outer.type == "call" and _moves_to_device(outer)):
+        moves = method == "cuda" or (method == "to" and outer is not None and outer.type == "call" and _moves_to_device(outer))
+        if not moves or (method == "to" and "dtype" in keywords(outer)):
+            return  # a dtype given with the move converts before the device sees float64
+        array = argument(call, 0, "ndarray")
+        if array is not None and is_float64(array, call):
             self.hit("numpy-float64-to-device", " ".join(parsing.text(call).split())[:80], call)
 
     def _reference(self, reference: Reference) -> None:
