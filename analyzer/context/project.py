@@ -97,10 +97,11 @@ def _dispatch_folder(pure: PurePosixPath, backends: BackendConventions, existing
 def _npu_twin(pure: PurePosixPath, backends: BackendConventions, existing: set[str]) -> str | None:
     """The project's NPU version of this file: the same path with a backend token replaced by an NPU token
     (accelerator/cuda_accelerator.py → accelerator/npu_accelerator.py), or the same name in an npu/ folder
-    beside it (op_builder/fused_adam.py → op_builder/npu/fused_adam.py)."""
+    beside it (op_builder/fused_adam.py → op_builder/npu/fused_adam.py; a package's __init__.py loads on every
+    backend)."""
     for npu in backends.npu:
         beside = pure.parent / npu / pure.name
-        if str(beside) in existing:
+        if pure.name != "__init__.py" and str(beside) in existing:
             return str(beside)
     parts = list(pure.parts)
     for index, part in enumerate(parts):

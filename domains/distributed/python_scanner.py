@@ -40,6 +40,7 @@ class _DistributedScan(PythonScan):
     def __init__(self, index: RuleIndex, unit: Unit) -> None:
         super().__init__(index, unit)
         self.claimed: set[int] = set()  # string nodes already reported as backend or mesh arguments
+        self.compares_nccl = False  # the file compares a backend name with "nccl" (the handler runs before strings)
 
     HANDLERS = (("comparison", "_comparison"), ("string", "_string"), ("env_string", "env_string"))
 
@@ -72,6 +73,7 @@ class _DistributedScan(PythonScan):
     def _comparison(self, comparison: Node) -> None:
         operators = {parsing.text(op) for op in comparison.children_by_field_name("operators")}
         if operators & {"==", "!=", "in", "not in"} and any(_names_nccl(o) for o in comparison.named_children):
+            self.compares_nccl = True
             self.hit("nccl-backend-comparison", " ".join(parsing.text(comparison).split()), comparison)
 
     def _string(self, node: Node) -> None:
@@ -81,7 +83,9 @@ class _DistributedScan(PythonScan):
             return
         if literals.inside(node, {"comparison_operator"}) is not None or _beside_hccl(node):
             return
-        self.hit("nccl-string", parsing.text(node), node, parsing.text(node).replace("nccl", "hccl", 1))
+        # A default that feeds the file's own `== "nccl"` comparison is never rewritten by transfer_to_npu.
+        auto_when = () if self.compares_nccl else None
+        self.hit("nccl-string", parsing.text(node), node, parsing.text(node).replace("nccl", "hccl", 1), auto_when=auto_when)
 
 
 def _names_nccl(node: Node) -> bool:

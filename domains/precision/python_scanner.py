@@ -39,6 +39,7 @@ DTYPE_CONSUMERS = {"to", "type", "set_default_dtype", "zeros", "ones", "empty", 
                    "randn", "rand", "as_tensor", "from_numpy", "eye", "zeros_like", "ones_like", "empty_like", "full_like"}
 HOST_SIDE_NAMES = ("loss", "metric", "acc", "score", "stat", "count", "hist", "numpy")
 NORM_CLASS_TOKENS = ("rmsnorm",)
+TF32_SWITCHES = {"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32"}
 UPCAST_TOKENS = (".float()", "torch.float32", ".to(torch.float)")
 
 
@@ -80,7 +81,23 @@ class _PrecisionScan(PythonScan):
             return
         if reference.name in {"torch.view_as_complex", "torch.polar"} and reference.call is None:
             return
+        if reference.name in TF32_SWITCHES:
+            self._tf32_switch(reference)
+            return
         self.name_rule(reference)
+
+    def _tf32_switch(self, reference: Reference) -> None:
+        """Only a setting needs its NPU twin (reading the CUDA flag changes nothing), and the twin takes the same
+        value: `allow_tf32 = False` means keep HF32 off, never turn it on."""
+        assignment = reference.node.parent
+        if assignment is None or assignment.type != "assignment":
+            return
+        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        if left is None or right is None or left.id != reference.node.id:
+            return
+        match = self.index.match_name(reference.name)
+        if match is not None:
+            self.hit(match[0], match[1], reference.node, parsing.text(right))
 
     def _double_call(self, call: Node) -> None:
         receiver = call.child_by_field_name("function").child_by_field_name("object")

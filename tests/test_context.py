@@ -1,0 +1,142 @@
+"""Context of findings: file roles, reach (per-backend files, guards, propagation), own packages, project-scoped
+rules, one finding per line and meaning, and what counts toward effort and the verdict."""
+
+from __future__ import annotations
+
+from analyzer.context import build_project_context
+from analyzer.context.roles import file_role
+from analyzer.pipeline import AnalyzeOptions, analyze
+from knowledge import load_context_conventions
+from tests.helpers import scan, write_tree
+
+ROLES = load_context_conventions().roles
+
+
+def test_roles_from_paths_and_overrides():
+    assert file_role("pkg/model.py", ROLES) == "product"
+    assert file_role("tests/unit/test_model.py", ROLES) == "test"
+    assert file_role("pkg/model_test.py", ROLES) == "test"
+    assert file_role("src/pkg/utils/testing_utils.py", ROLES) == "test"
+    assert file_role("conftest.py", ROLES) == "test"
+    assert file_role("examples/train.py", ROLES) == "example"
+    assert file_role("benchmarks/bench.py", ROLES) == "example"
+    assert file_role("scripts/launch.sh", ROLES) == "product"  # launch scripts are what real ports change
+    assert file_role("docs/source/conf.py", ROLES) == "docs"
+    assert file_role(".github/workflows/ci.yml", ROLES) == "ci"
+    assert file_role("requirements-dev.txt", ROLES) == "build"
+    assert file_role("docker/Dockerfile.cuda", ROLES) == "build"
+    assert file_role("setup.py", ROLES) == "build"
+    assert file_role("tools/convert.py", ROLES, {"example": ["tools/*"]}) == "example"
+
+
+def test_per_backend_files_twins_and_dispatch_folders():
+    paths = [
+        "accelerator/cuda_accelerator.py", "accelerator/npu_accelerator.py", "accelerator/xpu_accelerator.py",
+        "accelerator/real_accelerator.py", "op_builder/__init__.py", "op_builder/builder.py", "op_builder/fused_adam.py",
+        "op_builder/transformer.py", "op_builder/npu/__init__.py", "op_builder/npu/fused_adam.py",
+        "op_builder/xpu/fused_adam.py", "csrc/xpu/adam.cpp", "csrc/adam/adam.cu", "models/llama.py", "models/npu/ops.py",
+    ]
+    context = build_project_context(paths)
+    reach = {p: context.of(p).reach for p in paths}
+    assert reach["accelerator/cuda_accelerator.py"] == "other-backend"  # its NPU twin runs instead
+    assert reach["accelerator/xpu_accelerator.py"] == "other-backend"
+    assert reach["accelerator/npu_accelerator.py"] == "npu-path"
+    assert reach["accelerator/real_accelerator.py"] == "runs"
+    assert reach["op_builder/fused_adam.py"] == "other-backend"  # op_builder/npu/fused_adam.py
+    assert reach["op_builder/transformer.py"] == "other-backend"  # beside op_builder/{npu,xpu}/: the CUDA variant
+    assert reach["op_builder/__init__.py"] == "runs"
+    assert reach["csrc/xpu/adam.cpp"] == "other-backend"
+    assert reach["csrc/adam/adam.cu"] == "runs"  # until a builder names it (propagation)
+    assert reach["models/llama.py"] == "runs"  # an npu/ subfolder alone does not make a dispatch folder
+    assert context.npu_files == ("accelerator/npu_accelerator.py", "models/npu/ops.py", "op_builder/npu/__init__.py",
+                                 "op_builder/npu/fused_adam.py")
+
+
+def test_own_packages_are_not_hidden_by_a_submodule_named_like_a_library():
+    context = build_project_context(["deepspeed/__init__.py", "deepspeed/utils/__init__.py", "deepspeed/utils/torch.py",
+                                     "setup.py", "examples/run/helper.py"])
+    assert "deepspeed" in context.own_packages and "torch" not in context.own_packages
+    assert "helper" in context.local_modules and "torch" not in context.local_modules
+    assert context.is_own("deepspeed.initialize") and not context.is_own("torch.cuda.synchronize")
+
+
+def reach_of(code: str, rule: str) -> list[tuple[str, str | None]]:
+    return [(f.reach, f.reach_reason) for f in scan(code).findings if f.rule == rule]
+
+
+def test_guards_decide_reach():
+    npu_chain = "import torch\nif is_torch_npu_available():\n    d = 'npu'\nelif torch.cuda.is_available():\n    torch.cuda.synchronize()\n"
+    assert reach_of(npu_chain, "DEV101")[0][0] == "npu-path"
+    hip = "import torch\nif torch.version.hip:\n    torch.cuda.synchronize()\nelse:\n    torch.cuda.empty_cache()\n"
+    assert reach_of(hip, "DEV101")[0][0] == "other-backend"
+    assert reach_of(hip, "DEV102")[0][0] == "runs"  # the else branch runs on Ascend
+    gate = "import torch\nif is_flash_attn_2_available():\n    from flash_attn import flash_attn_func\n    o = flash_attn_func(q, k, v)\n"
+    assert {r for r, _ in reach_of(gate, "ATT001")} == {"optional"}
+    optional_import = "try:\n    import flash_attn\nexcept ImportError:\n    flash_attn = None\n"
+    assert reach_of(optional_import, "ATT032")[0] == ("optional", "line 3: except ImportError:")
+
+
+def test_cuda_guard_covers_cuda_only_features_with_a_fallback_only():
+    kernel = (
+        "import torch, triton\nfrom flash_attn import flash_attn_func\n"
+        "def f(q, k, v):\n    if q.is_cuda:\n        return flash_attn_func(q, k, v)\n    return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n"
+    )
+    reach, _ = reach_of(kernel, "ATT001")[0]
+    assert reach == "cuda-only-guarded"
+    finding = next(f for f in scan(kernel).findings if f.rule == "ATT001")
+    assert "transfer_to_npu" in finding.message.en and finding.severity in {"low", "info"}
+    no_fallback = (
+        "from flash_attn import flash_attn_func\n"
+        "def f(q, k, v):\n    if q.is_cuda:\n        return flash_attn_func(q, k, v)\n    raise RuntimeError('CUDA only')\n"
+    )
+    assert reach_of(no_fallback, "ATT001")[0][0] == "runs"  # Ascend gets the raise: a real finding
+    placement = "import torch\nif torch.cuda.is_available():\n    model.cuda()\n"
+    assert reach_of(placement, "DEV004")[0][0] == "runs"  # device placement behind a CUDA check still needs porting
+
+
+def test_one_finding_per_line_and_meaning():
+    rules = [f.rule for f in scan('import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n').findings]
+    assert rules == ["DEV104"]
+    rules = [f.rule for f in scan("import torch\nmajor = torch.cuda.get_device_properties(0).major\n").findings]
+    assert rules == ["DEV126"]
+    assert [f.rule for f in scan("x = a.double() + b.double()\n").findings] == ["PRC006"]
+
+
+def test_nccl_default_feeding_the_files_own_comparison_is_not_auto():
+    code = "class A:\n    def __init__(self, comm_backend_name='nccl'):\n        if comm_backend_name == 'nccl':\n            pass\n"
+    string = next(f for f in scan(code).findings if f.rule == "DST002")
+    assert string.migration != "auto"
+    assert next(f for f in scan("backend = 'nccl'\n").findings if f.rule == "DST002").migration == "auto"
+
+
+def test_project_context_in_a_report(tmp_path):
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/engine.py": "import torch\nimport deepspeed\nengine = deepspeed.initialize(model=m)\ntorch.cuda.synchronize()\n",
+        "pkg/other.py": "import deepspeed\nengine = deepspeed.initialize(model=m)\n",
+        "tests/test_engine.py": "import torch\nimport deepspeed\ndeepspeed.initialize(model=m)\ntorch.cuda.synchronize()\n",
+        "accelerator/cuda_accelerator.py": "import torch\ntorch.cuda.synchronize()\n",
+        "accelerator/npu_accelerator.py": "import torch_npu\n",
+        "op_builder/xpu/b.py": "", "op_builder/npu/b.py": "",
+        "op_builder/kernels.py": "def sources():\n    return ['csrc/kernel.cu']\n",
+        "csrc/kernel.cu": "__global__ void dropout_kernel(float* x) { x[0] = 0; }\n",
+        "requirements.txt": "torch==2.6.0\ndeepspeed\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    by_rule = {}
+    for f in report.findings:
+        by_rule.setdefault(f.rule, []).append(f)
+    engine = by_rule["DST014"]
+    assert len(engine) == 1 and engine[0].path == "pkg/engine.py"  # project-scoped: one finding, its sites listed
+    assert engine[0].sites == ["pkg/engine.py:3", "pkg/other.py:2", "tests/test_engine.py:3"]
+    syncs = {(f.path, f.role, f.reach) for f in by_rule["DEV101"]}
+    assert syncs == {("pkg/engine.py", "product", "runs"), ("tests/test_engine.py", "test", "runs"),
+                     ("accelerator/cuda_accelerator.py", "product", "other-backend")}
+    kernel = next(f for f in report.findings if f.path == "csrc/kernel.cu")
+    assert kernel.reach == "other-backend" and "op_builder/kernels.py" in kernel.reach_reason
+    counted = {f.path for f in report.findings if f.counted}
+    assert "tests/test_engine.py" not in counted and "csrc/kernel.cu" not in counted
+    assert all(f.severity in {"low", "info"} for f in report.findings if not f.counted)
+    assert {item.rule for item in report.effort.items} >= {"DEV101", "DST014"}
+    assert next(i for i in report.effort.items if i.rule == "DST014").count == 1
+    assert not any(item.rule.startswith("OPS") for item in report.effort.items)
