@@ -88,7 +88,7 @@ class FileWorker:
         for unit in units:
             if "custom_ops" in unit.cache:
                 result.custom_ops.extend(unit.cache["custom_ops"])
-        result.phases = collect_phase_facts(project_file.path, project_file.kind, units)
+        result.phases = collect_phase_facts(project_file.path, project_file.kind, units, self._import_reach)
         result.skipped += [SkippedFile(path=p.path, reason=p.reason) for p in result.dependencies.problems]
 
     def _units(self, project_file: ProjectFile, data: bytes) -> list[Unit]:
@@ -161,6 +161,11 @@ class FileWorker:
             seen.add((row, hit.rule))
             kept.append(hit)
         return kept
+
+    def _import_reach(self, statement) -> str:
+        """The reach of an import statement, read as a CUDA-only feature would be (what a guarded kernel module gets)."""
+        guard = self.guards.guard_of_import(statement)
+        return "runs" if guard is None else guard.reach
 
     def _place(self, hit: Hit, unit: Unit) -> Place:
         """The site's role and reach: the file's, unless the code around the site decides (Python only)."""

@@ -74,7 +74,8 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     )
     store.add_findings(dependencies.findings)
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
-    findings = propagate_reach(store.take_findings(), phase_facts, context, worker.factory)
+    feature_domains = frozenset(worker.guards.feature_domains)
+    findings = propagate_reach(store.take_findings(), phase_facts, context, worker.factory, feature_domains)
     findings = collapse_project_scoped(findings, project_rules)
     plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration)
     findings = plan.pop("findings")

@@ -118,7 +118,7 @@ def test_json_configs_are_read_like_yaml_but_large_json_data_is_not(tmp_path):
 def test_an_analyzer_error_on_one_file_is_listed_and_the_rest_reported(tmp_path, monkeypatch):
     from analyzer import filework
 
-    def broken(path, kind, units):
+    def broken(path, kind, units, import_reach=None):
         if path == "bad.py":
             raise RuntimeError("boom")
         return None

@@ -140,3 +140,23 @@ def test_project_context_in_a_report(tmp_path):
     assert {item.rule for item in report.effort.items} >= {"DEV101", "DST014"}
     assert next(i for i in report.effort.items if i.rule == "DST014").count == 1
     assert not any(item.rule.startswith("OPS") for item in report.effort.items)
+
+
+def test_kernel_modules_imported_only_behind_guards_are_optional(tmp_path):
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/kernels.py": "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, BLOCK: tl.constexpr):\n"
+                          "    x = tl.load(x_ptr + tl.arange(0, BLOCK))\n    tl.store(x_ptr, x)\n",
+        "pkg/ops.py": "import torch\n\ndef fast(x):\n    from .kernels import k\n    k[(1,)](x, BLOCK=128)\n    return x\n\n"
+                      "def op(x):\n    if x.is_cuda:\n        try:\n            return fast(x)\n        except RuntimeError:\n"
+                      "            pass\n    return x.sort()[0]\n",
+        "pkg/plain.py": "from pkg.kernels import k\n",  # an unguarded import elsewhere keeps the kernel counted
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    kernels = [f for f in report.findings if f.path == "pkg/kernels.py" and f.domain == "custom_ops"]
+    assert kernels and all(f.reach == "runs" for f in kernels)
+    (tmp_path / "pkg/plain.py").unlink()
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    kernels = [f for f in report.findings if f.path == "pkg/kernels.py" and f.domain == "custom_ops"]
+    assert kernels and all(f.reach == "optional" and "pkg/ops.py" in f.reach_reason for f in kernels)
+    assert not any(f.counted for f in kernels)

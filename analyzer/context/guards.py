@@ -24,6 +24,7 @@ from knowledge.models import BackendConventions, GuardConventions
 MAX_DEPTH = 400  # ancestors walked from a site; deeper nesting is read as ordinary code
 MAX_CONDITION_NODES = 400
 IMPORTS = {"import_statement", "import_from_statement", "future_import_statement"}
+CALLS_BY_NAME = "(call function: (identifier) @callee)"
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,33 @@ class GuardReader:
     def guard(self, root: Node, start: tuple[int, int], end: tuple[int, int], domain: str) -> Guard | None:
         """The guard that decides the reach of the site between start and end (rows, byte columns)."""
         node = root.descendant_for_point_range(start, end)
-        if node is None:
+        return None if node is None else self.guard_of(node, domain)
+
+    def guard_of_import(self, statement: Node) -> Guard | None:
+        """An import of a CUDA-only feature: guarded where it stands, or inside a helper function every call of
+        which (in the same file) is guarded: `def dtw_cuda(x): from .triton_ops import dtw_kernel` called only under
+        `if x.is_cuda: try: ... except: fallback`."""
+        guard = self.guard_of(statement, "custom_ops")
+        if guard is not None:
+            return guard
+        function = statement.parent
+        while function is not None and function.type != "function_definition":
+            function = function.parent
+        name = function.child_by_field_name("name") if function is not None else None
+        if name is None:
             return None
+        root = function
+        while root.parent is not None:
+            root = root.parent
+        calls = [c for c in parsing.captures(parsing.query("python", CALLS_BY_NAME), root).get("callee", [])
+                 if parsing.text(c) == parsing.text(name)]
+        guards = [self.guard_of(call, "custom_ops") for call in calls[:50]]
+        if not guards or any(g is None for g in guards):
+            return None
+        return guards[0]
+
+    def guard_of(self, node: Node, domain: str) -> Guard | None:
+        """The guard that decides the reach of a finding of `domain` at `node`."""
         feature = domain in self.feature_domains
         is_import = False
         child, parent, depth = node, node.parent, 0

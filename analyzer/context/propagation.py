@@ -1,8 +1,10 @@
-"""Reach that only the whole project shows: native sources that only another backend's builders compile.
+"""Reach that only the whole project shows.
 
-DeepSpeed's CUDA op builders (op_builder/fused_adam.py, other-backend beside op_builder/npu/) name
-'csrc/adam/multi_tensor_adam.cu'; when every file that names a source (or a folder holding it) is
-other-backend code, so is the source: Ascend builds what the NPU builders name instead.
+- Native sources that only another backend's builders compile: DeepSpeed's CUDA op builders (op_builder/fused_adam.py,
+  other-backend beside op_builder/npu/) name 'csrc/adam/multi_tensor_adam.cu'; when every file that names a source
+  (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
+- Modules of CUDA-only features that the project imports only behind guards: whisper imports its Triton kernels
+  (triton_ops.py) only `if x.is_cuda:` inside a try with a fallback, so those kernels never run on Ascend.
 """
 
 from __future__ import annotations
@@ -17,24 +19,56 @@ from domains.phases.facts import NATIVE_SUFFIXES, PhaseFacts
 
 
 def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: ProjectContext,
-                    factory: FindingFactory) -> list[Finding]:
+                    factory: FindingFactory, feature_domains: frozenset[str]) -> list[Finding]:
     referrers: dict[str, set[str]] = defaultdict(set)  # a named source or folder → the files that name it
     for f in facts:
         for ref in f.source_refs:
             referrers[ref.strip("/")].add(f.path)
-    if not referrers:
+    guarded = _guarded_modules(facts)
+    if not referrers and not guarded:
         return findings
     decided: dict[str, Place | None] = {}
     result = []
     for finding in findings:
-        if finding.reach != "runs" or not finding.path.endswith(NATIVE_SUFFIXES):
-            result.append(finding)
-            continue
-        if finding.path not in decided:
-            decided[finding.path] = _built_only_by_other_backends(finding.path, referrers, context)
-        place = decided[finding.path]
+        place = None
+        if finding.reach == "runs" and finding.path.endswith(NATIVE_SUFFIXES) and referrers:
+            if finding.path not in decided:
+                decided[finding.path] = _built_only_by_other_backends(finding.path, referrers, context)
+            place = decided[finding.path]
+        elif finding.reach == "runs" and finding.domain in feature_domains and finding.path in guarded:
+            reach, reason = guarded[finding.path]
+            place = Place(finding.role, reach, reason)
         result.append(finding if place is None else factory.relocate(finding, place))
     return result
+
+
+def _guarded_modules(facts: list[PhaseFacts]) -> dict[str, tuple[str, str]]:
+    """Python files that the project imports, and only behind guards: path → (reach, why)."""
+    by_module = {f.module: f.path for f in facts if f.module}
+    imports: dict[str, list[tuple[str, str]]] = defaultdict(list)  # path → (importer, reach) of each import
+    for f in facts:
+        for module in f.imports:
+            path = _local_path(module, by_module)
+            if path is not None and path != f.path:
+                imports[path].append((f.path, f.guarded_imports.get(module, "runs")))
+    result = {}
+    for path, sites in imports.items():
+        reaches = {reach for _, reach in sites}
+        if "runs" in reaches:
+            continue
+        reach = reaches.pop() if len(reaches) == 1 else "optional"
+        importers = sorted({importer for importer, _ in sites})
+        result[path] = (reach, f"imported only behind guards with a fallback: {', '.join(importers[:3])}")
+    return result
+
+
+def _local_path(module: str, by_module: dict[str, str]) -> str | None:
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        path = by_module.get(".".join(parts[:end]))
+        if path is not None:
+            return path
+    return None
 
 
 def _built_only_by_other_backends(path: str, referrers: dict[str, set[str]], context: ProjectContext) -> Place | None:

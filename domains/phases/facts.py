@@ -5,6 +5,8 @@ shell scripts) the Python scripts it launches."""
 from __future__ import annotations
 
 import sys
+from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -77,6 +79,8 @@ class PhaseFacts:
     model_refs: list[str] = field(default_factory=list)  # models loaded from libraries (transformers Auto classes ...)
     config_refs: list[str] = field(default_factory=list)  # config files named in strings or launch arguments
     source_refs: list[str] = field(default_factory=list)  # native sources or their folders named in strings (builders)
+    # modules every import of which in this file is guarded (reach other than runs: optional, cuda-only-guarded ...)
+    guarded_imports: dict[str, str] = field(default_factory=dict)
 
 
     def absorb(self, other: PhaseFacts) -> None:
@@ -87,19 +91,26 @@ class PhaseFacts:
         self.model_refs += other.model_refs
         self.config_refs += other.config_refs
         self.source_refs += other.source_refs
+        for module, reach in other.guarded_imports.items():
+            if module in self.imports and module not in self.guarded_imports:
+                continue  # imported plainly in an earlier cell
+            self.guarded_imports.setdefault(module, reach)
         self.main_guard |= other.main_guard
         self.top_level_code |= other.top_level_code
         for phase, count in other.evidence.items():
             self.evidence[phase] = self.evidence.get(phase, 0) + count
 
 
-def collect(path: str, kind: str, units: list[Unit]) -> PhaseFacts | None:
+ImportReach = Callable[[Node], str]  # the reach of an import statement (runs, optional, cuda-only-guarded ...)
+
+
+def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach | None = None) -> PhaseFacts | None:
     """One PhaseFacts per file: Python (a notebook's cells merged), shell and Dockerfiles, and YAML/JSON configs
     (which take the phases of what names them)."""
     merged = None
     for unit in units:
         if unit.kind == "python":
-            facts = collect_python(unit)
+            facts = collect_python(unit, import_reach)
         elif unit.kind in {"shell", "dockerfile"}:
             facts = collect_shell(unit)
         else:
@@ -132,21 +143,29 @@ def module_name(path: str) -> str:
     return ".".join(parts)
 
 
-def collect_python(unit: Unit) -> PhaseFacts:
+def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> PhaseFacts:
     facts = PhaseFacts(path=unit.path, module=module_name(unit.path), notebook=unit.cell is not None)
     found = query_set.unit_captures(unit, QUERY_KEY)
     package = facts.module.rsplit(".", 1)[0] if "." in facts.module else ""
     if PurePosixPath(unit.path).name == "__init__.py":
         package = facts.module
+    reaches: dict[str, set[str]] = defaultdict(set)
+
+    def imported(module: str, statement: Node | None) -> None:
+        facts.imports.append(module)
+        if import_reach is not None and statement is not None:
+            reaches[module].add(import_reach(statement))
+
     for node in found.get("import", []):
-        facts.imports.append("".join(parsing.text(node).split()))
+        imported("".join(parsing.text(node).split()), _statement(node))
     for node in found.get("from_module", []):
         text = "".join(parsing.text(node).split())
         module = _absolute(text, package)
-        facts.imports.append(module)
         statement = node.parent  # `from pkg import sub` may import the submodule pkg.sub
+        imported(module, statement)
         for name in statement.children_by_field_name("name") if statement is not None else []:
-            facts.imports.append(f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."))
+            imported(f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."), statement)
+    facts.guarded_imports = {m: min(r) for m, r in reaches.items() if "runs" not in r}
     facts.top_level_code = _runs_at_top_level(unit.tree())
     facts.main_guard = any(
         "__name__" in parsing.text(c) and "__main__" in parsing.text(c) for c in found.get("condition", [])
@@ -195,6 +214,12 @@ def _runs_at_top_level(root: Node) -> bool:
             return True
     return False
 
+
+
+def _statement(node: Node) -> Node | None:
+    while node is not None and node.type not in {"import_statement", "import_from_statement"}:
+        node = node.parent
+    return node
 
 
 def _is_source_ref(text: str) -> bool:
