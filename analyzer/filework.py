@@ -83,11 +83,13 @@ class FileWorker:
 
     def _analyze_units(self, project_file: ProjectFile, units: list[Unit], result: FileResult) -> None:
         for unit in units:
+            self.guards.start_unit()
             self._scan_unit(unit, result)
         result.dependencies = collect_dependency_facts(_root_of(project_file), project_file.path, units)
         for unit in units:
             if "custom_ops" in unit.cache:
                 result.custom_ops.extend(unit.cache["custom_ops"])
+        self.guards.start_unit()  # the phase facts read every unit of the file: a notebook's cells in turn
         result.phases = collect_phase_facts(project_file.path, project_file.kind, units, self._import_reach)
         result.skipped += [SkippedFile(path=p.path, reason=p.reason) for p in result.dependencies.problems]
 
@@ -174,7 +176,7 @@ class FileWorker:
             return Place(file_context.role, file_context.reach, file_context.reason)
         span = hit.span
         domain = self.kb.rules[hit.rule].domain
-        guard = self.guards.guard(unit.tree(), (span.start_row, span.start_col), (span.end_row, span.end_col), domain)
+        guard = self.guards.guard(unit.tree(), (span.start_row, span.start_col), (span.end_row, span.end_col), domain, hit.rule)
         if guard is None:
             return Place(file_context.role)
         return Place(file_context.role, guard.reach, guard.reason())

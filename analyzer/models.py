@@ -278,11 +278,16 @@ class ProjectInfo(_Contract):
     name: str
     files_scanned: int
     lines_scanned: int
+    npu_code: list[str] = Field(default_factory=list, description="Files that are the project's own NPU code, by their names")
+    own_packages: list[str] = Field(default_factory=list, description="Top-level packages the project defines (never ported)")
 
 
 class Summary(_Contract):
     total: int
     suppressed: int
+    counted: int = Field(default=0, description="Findings that count toward effort and verdict (product code that runs)")
+    by_role: dict[str, int] = Field(default_factory=dict)
+    by_reach: dict[str, int] = Field(default_factory=dict)
     by_domain: dict[str, int]
     by_severity: dict[str, int]
     by_migration: dict[str, int]

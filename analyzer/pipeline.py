@@ -12,7 +12,7 @@ from analyzer import TOOL_NAME, __version__
 from analyzer.config import load_project_config
 from analyzer.context import ProjectContext, build_project_context
 from analyzer.context.project_scope import collapse_project_scoped
-from analyzer.context.propagation import propagate_reach
+from analyzer.context.propagation import guarded_modules, propagate_reach
 from analyzer.discovery import ProjectFile, discover
 from analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
 from analyzer.models import CalibrationSection, ProjectInfo, Report, Target, ToolInfo
@@ -70,7 +70,8 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         if progress is not None:
             progress(done, len(files))
     dependencies = analyze_dependencies(
-        declarations, imports, context, worker.kb, worker.factory, has_manifest(found.files)
+        declarations, imports, context, worker.kb, worker.factory, has_manifest(found.files),
+        frozenset(guarded_modules(phase_facts)),
     )
     store.add_findings(dependencies.findings)
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
@@ -90,7 +91,8 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
             cann=target.release.cann,
             note=target.note,
         ),
-        project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned),
+        project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned,
+                            npu_code=list(context.npu_files), own_packages=sorted(context.own_packages)),
         findings=findings,
         skipped=store.skipped(),
         unused_suppressions=store.unused_suppressions(),

@@ -12,7 +12,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
-from analyzer.models import MIGRATIONS, SEVERITIES, Finding, Report, severity_rank
+from analyzer.models import MIGRATIONS, REACHES, ROLES, SEVERITIES, Finding, Report, severity_rank
 from analyzer.render_markdown import LEVELS
 from analyzer.report_view import build_view, location
 from analyzer.templating import html_environment, html_helpers
@@ -32,6 +32,8 @@ def render_html(report: Report, languages: tuple[str, ...] = LANGUAGES) -> str:
     return template.render(
         view=view,
         severities=SEVERITIES,
+        roles=sorted({f.role for f in view.active}, key=ROLES.index),
+        reaches=sorted({f.reach for f in view.active}, key=REACHES.index),
         levels=LEVELS,
         location=location,
         highlight=highlight_snippet,

@@ -8,7 +8,22 @@ from dataclasses import dataclass
 from analyzer.models import DOMAINS, PHASES, SEVERITIES, DependencyRow, Finding, Report, severity_rank
 from analyzer.report_charts import Chart, effort_chart, findings_chart
 
+LISTED_SITES = 5
 CLASS_ORDER = ("unsupported", "needs_replacement", "unknown", "compatible", "not_involved")
+
+
+@dataclass(frozen=True)
+class SiteGroup:
+    """Findings of one rule shown as a count: per file (auto sites) or per role and reach (not counted)."""
+
+    rule: str
+    name: str
+    path: str  # the file, or the first file for a context group
+    role: str
+    reach: str
+    count: int
+    lines: list[str]  # locations, the first few
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -16,6 +31,10 @@ class ReportView:
     report: Report
     languages: tuple[str, ...]
     active: list[Finding]
+    listed: list[Finding]  # counted findings a reader acts on: not the auto info sites, not the uncounted
+    auto_groups: list[SiteGroup]
+    not_counted: list[SiteGroup]
+    not_counted_total: int
     suppressed: list[Finding]
     counts: dict[str, dict[str, int]]
     by_domain: dict[str, list[Finding]]
@@ -28,8 +47,17 @@ class ReportView:
     row_limit: int
 
     @property
+    def counted_total(self) -> int:
+        return len(self.listed) + sum(group.count for group in self.auto_groups)
+
+    @property
     def domains_with_findings(self) -> list[str]:
-        return [domain for domain in DOMAINS if self.counts.get(domain)]
+        present = {finding.domain for finding in self.active}
+        return [domain for domain in DOMAINS if domain in present]
+
+    @property
+    def domains_listed(self) -> list[str]:
+        return [domain for domain in DOMAINS if domain in self.by_domain]
 
     @property
     def phases_with_findings(self) -> list[str]:
@@ -39,30 +67,55 @@ class ReportView:
 
 def build_view(report: Report, languages: tuple[str, ...], row_limit: int) -> ReportView:
     active = sorted((f for f in report.findings if not f.suppressed), key=_finding_order)
+    counted = [f for f in active if f.counted]
+    listed = [f for f in counted if not _folded(f)]
     counts: dict[str, Counter] = {}
-    for finding in active:
+    for finding in counted:
         counts.setdefault(finding.domain, Counter())[finding.severity] += 1
     ordered_counts = {d: {s: counts[d][s] for s in SEVERITIES} for d in DOMAINS if d in counts}
     by_domain: dict[str, list[Finding]] = {}
-    for finding in active:
+    for finding in listed:
         by_domain.setdefault(finding.domain, []).append(finding)
+    uncounted = [f for f in active if not f.counted]
     dependencies = sorted(report.dependency_matrix, key=lambda row: (CLASS_ORDER.index(row.classification), row.package))
     effort_domains = {d: days for d, days in report.effort.by_domain.items() if days.high_days > 0}
     return ReportView(
         report=report,
         languages=languages,
         active=active,
+        listed=listed,
+        auto_groups=_groups([f for f in counted if _folded(f)], lambda f: (f.rule, f.path)),
+        not_counted=_groups(uncounted, lambda f: (f.role, f.reach, f.rule)),
+        not_counted_total=len(uncounted),
         suppressed=[f for f in report.findings if f.suppressed],
         counts=ordered_counts,
         by_domain=by_domain,
-        files_with_findings=len({f.path for f in active}),
-        blockers=sum(f.severity == "blocker" for f in active),
+        files_with_findings=len({f.path for f in counted}),
+        blockers=sum(f.severity == "blocker" for f in counted),
         dependencies=dependencies,
         findings_chart=findings_chart(ordered_counts),
         effort_phase_chart=effort_chart(report.effort.by_phase),
         effort_domain_chart=effort_chart(effort_domains),
         row_limit=row_limit,
     )
+
+
+def _folded(finding: Finding) -> bool:
+    """Informational sites transfer_to_npu rewrites: shown as counts, their sites stay in JSON/CSV/SARIF."""
+    return finding.severity == "info" and finding.migration == "auto"
+
+
+def _groups(findings: list[Finding], key) -> list[SiteGroup]:
+    grouped: dict[tuple, list[Finding]] = {}
+    for finding in sorted(findings, key=lambda f: (f.path, f.cell or 0, f.line)):
+        grouped.setdefault(key(finding), []).append(finding)
+    groups = [
+        SiteGroup(rule=g[0].rule, name=g[0].name, path=g[0].path, role=g[0].role, reach=g[0].reach, count=len(g),
+                  lines=[location(f) for f in g[:LISTED_SITES]] + ([f"… +{len(g) - LISTED_SITES}"] if len(g) > LISTED_SITES else []),
+                  reason=g[0].reach_reason)
+        for g in grouped.values()
+    ]
+    return sorted(groups, key=lambda g: (-g.count, g.rule, g.path))
 
 
 def _finding_order(finding: Finding) -> tuple:

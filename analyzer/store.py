@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from analyzer.models import DOMAINS, MIGRATIONS, SEVERITIES, Finding, SkippedFile, Summary, UnusedSuppression
+from analyzer.models import DOMAINS, MIGRATIONS, REACHES, ROLES, SEVERITIES, Finding, SkippedFile, Summary, UnusedSuppression
 
 
 class FindingStore:
@@ -73,6 +73,9 @@ def summarize(findings: list[Finding]) -> Summary:
         by_domain=_counts(active, "domain", DOMAINS),
         by_severity=_counts(active, "severity", SEVERITIES),
         by_migration=_counts(active, "migration", MIGRATIONS),
+        counted=sum(f.counted for f in active),
+        by_role=_counts(active, "role", ROLES),
+        by_reach=_counts(active, "reach", REACHES),
     )
 
 

@@ -194,6 +194,7 @@ class RoleConventions(_Record):
     ci_dirs: list[str]
     ci_file_names: list[str]
     example_dirs: list[str]
+    tool_dirs: list[str]
     build_file_names: list[str]
     build_file_prefixes: list[str]
 
@@ -211,6 +212,10 @@ class GuardConventions(_Record):
     gate_prefixes: list[str]
     gate_suffixes: list[str]
     gate_upper_prefixes: list[str]
+    flag_prefixes: list[str]
+    flag_words: list[str]
+    flag_rules: list[str]
+    library_class_tokens: list[str]
     cuda_only_feature_domains: list[Domain]
     import_errors: list[str]
 

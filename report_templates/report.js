@@ -25,19 +25,30 @@
     domain: document.getElementById("filter-domain"),
     severity: document.getElementById("filter-severity"),
     phase: document.getElementById("filter-phase"),
+    context: document.getElementById("filter-context"),
     file: document.getElementById("filter-file")
   };
   var shown = document.getElementById("shown-count");
 
+  function matchesContext(row, context) {
+    if (!context) { return true; }
+    if (context === "counted") { return row.getAttribute("data-counted") === "yes"; }
+    if (context === "not-counted") { return row.getAttribute("data-counted") === "no"; }
+    var parts = context.split(":");
+    return row.getAttribute("data-" + parts[0]) === parts[1];
+  }
+
   function applyFilters() {
     var domain = controls.domain.value, severity = controls.severity.value, phase = controls.phase.value;
     var file = controls.file.value.trim().toLowerCase();
+    var context = controls.context.value;
     var count = 0;
     rows.forEach(function (row) {
       var visible = (!domain || row.getAttribute("data-domain") === domain) &&
         (!severity || row.getAttribute("data-severity") === severity) &&
         (!phase || row.getAttribute("data-phases").split(" ").indexOf(phase) >= 0) &&
-        (!file || row.getAttribute("data-path").toLowerCase().indexOf(file) >= 0);
+        (!file || row.getAttribute("data-path").toLowerCase().indexOf(file) >= 0) &&
+        matchesContext(row, context);
       row.hidden = !visible;
       if (visible) { count += 1; }
     });

@@ -21,6 +21,9 @@ def test_roles_from_paths_and_overrides():
     assert file_role("examples/train.py", ROLES) == "example"
     assert file_role("benchmarks/bench.py", ROLES) == "example"
     assert file_role("scripts/launch.sh", ROLES) == "product"  # launch scripts are what real ports change
+    assert file_role("scripts/convert_checkpoint.py", ROLES) == "example"  # a developer tool
+    assert file_role("utils/print_env.py", ROLES) == "example"
+    assert file_role("src/pkg/utils/io.py", ROLES) == "product"  # a package's utils are product code
     assert file_role("docs/source/conf.py", ROLES) == "docs"
     assert file_role(".github/workflows/ci.yml", ROLES) == "ci"
     assert file_role("requirements-dev.txt", ROLES) == "build"

@@ -25,6 +25,7 @@ MAX_DEPTH = 400  # ancestors walked from a site; deeper nesting is read as ordin
 MAX_CONDITION_NODES = 400
 IMPORTS = {"import_statement", "import_from_statement", "future_import_statement"}
 CALLS_BY_NAME = "(call function: (identifier) @callee)"
+DECORATORS = "(decorator) @decorator"
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,8 @@ class Condition:
     npu: bool = False
     other: bool = False
     cuda: bool = False
-    gate: bool = False
+    gate: bool = False  # a library's availability (is_flash_attn_2_available(), HAS_TRITON)
+    flag: bool = False  # an opt-in flag (config.use_triton, args.compile)
     negated: bool = False
 
 
@@ -56,11 +58,13 @@ class GuardReader:
         self.cuda_tokens = frozenset(t for name in guards.cuda for t in name.lower().split("_") if t != "is" and t != "use")
         self.feature_domains = frozenset(guards.cuda_only_feature_domains)
         self.import_errors = frozenset(guards.import_errors)
+        self.flag_rules = frozenset(guards.flag_rules)
+        self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
 
-    def guard(self, root: Node, start: tuple[int, int], end: tuple[int, int], domain: str) -> Guard | None:
+    def guard(self, root: Node, start: tuple[int, int], end: tuple[int, int], domain: str, rule: str = "") -> Guard | None:
         """The guard that decides the reach of the site between start and end (rows, byte columns)."""
         node = root.descendant_for_point_range(start, end)
-        return None if node is None else self.guard_of(node, domain)
+        return None if node is None else self.guard_of(node, domain, rule)
 
     def guard_of_import(self, statement: Node) -> Guard | None:
         """An import of a CUDA-only feature: guarded where it stands, or inside a helper function every call of
@@ -85,9 +89,9 @@ class GuardReader:
             return None
         return guards[0]
 
-    def guard_of(self, node: Node, domain: str) -> Guard | None:
-        """The guard that decides the reach of a finding of `domain` at `node`."""
-        feature = domain in self.feature_domains
+    def guard_of(self, node: Node, domain: str, rule: str = "") -> Guard | None:
+        """The guard that decides the reach of a finding of `domain` (and `rule`) at `node`."""
+        feature = domain in self.feature_domains or rule in self.flag_rules
         is_import = False
         child, parent, depth = node, node.parent, 0
         while parent is not None and depth < MAX_DEPTH:
@@ -108,7 +112,9 @@ class GuardReader:
         if kind == "try_statement" and child.type == "block":
             return self._try(parent, feature, is_import)
         if kind == "decorated_definition":
-            return self._skip_decorators(parent)
+            return self._decorators(parent)
+        if kind == "class_definition" and feature:
+            return self._library_class(parent)
         if kind == "block" and feature:
             return self._early_exit(child, parent)
         return None
@@ -150,7 +156,8 @@ class GuardReader:
         if _same(child, parts[0]):
             return self._positive(condition, expression, feature, fallback=True)
         if _same(child, parts[2]):
-            flipped = Condition(condition.npu, condition.other, condition.cuda, condition.gate, not condition.negated)
+            flipped = Condition(condition.npu, condition.other, condition.cuda, condition.gate, condition.flag,
+                                not condition.negated)
             return self._positive(flipped, expression, feature, fallback=True)
         return None
 
@@ -162,7 +169,7 @@ class GuardReader:
             return Guard("other-backend", statement)
         if condition.cuda and feature and fallback:
             return Guard("cuda-only-guarded", statement)
-        if condition.gate and not condition.cuda:
+        if (condition.gate or (condition.flag and feature)) and not condition.cuda:
             return Guard("optional", statement)
         return None
 
@@ -199,13 +206,41 @@ class GuardReader:
                 return Guard("optional", clause)
         return None
 
-    def _skip_decorators(self, definition: Node) -> Guard | None:
+    def _decorators(self, definition: Node) -> Guard | None:
+        """Test-skip decorators that need CUDA; registrations into a backend registry that also registers an NPU
+        backend (diffusers' attention dispatch registers `_native_npu` beside flash and xformers)."""
         for decorator in definition.children:
             if decorator.type != "decorator":
                 continue
             words = _words(decorator)
-            if any(skip in words for skip in self.guards.test_skips) and (self._tokens(decorator) & self.cuda_tokens):
+            tokens = self._tokens(decorator)
+            if any(skip in words for skip in self.guards.test_skips) and (tokens & self.cuda_tokens):
                 return Guard("cuda-only-guarded", decorator)
+            if "register" in tokens and not tokens & self.npu_tokens and self._registers_npu(definition):
+                return Guard("npu-path", decorator)
+        return None
+
+    def start_unit(self) -> None:
+        """Forget what was learnt about the previous unit's tree."""
+        self._registers_npu_here = None
+
+    def _registers_npu(self, node: Node) -> bool:
+        """Does this unit register an NPU backend anywhere (read once per unit's tree)?"""
+        root = node
+        while root.parent is not None:
+            root = root.parent
+        span = (root.start_byte, root.end_byte)
+        if self._registers_npu_here is None or self._registers_npu_here[0] != span:
+            decorators = parsing.captures(parsing.query("python", DECORATORS), root).get("decorator", [])
+            found = any("register" in tokens and tokens & self.npu_tokens for tokens in map(self._tokens, decorators[:2000]))
+            self._registers_npu_here = (span, found)
+        return self._registers_npu_here[1]
+
+    def _library_class(self, definition: Node) -> Guard | None:
+        name = definition.child_by_field_name("name")
+        lowered = parsing.text(name).lower() if name is not None else ""
+        if any(token in lowered for token in self.guards.library_class_tokens) and "npu" not in lowered:
+            return Guard("optional", name)
         return None
 
     # conditions ------------------------------------------------------------------------------------------------
@@ -229,6 +264,7 @@ class GuardReader:
             other=bool(tokens & self.other_tokens) or cuda_build,
             cuda=bool(tokens & self.cuda_tokens) and not cuda_build,
             gate=any(self._is_gate(word) for word in _words(node)),
+            flag=any(self._is_flag(word) for word in _words(node)),
             negated=negated,
         )
 
@@ -240,6 +276,10 @@ class GuardReader:
         if word.isupper() and (word.startswith(tuple(g.gate_upper_prefixes)) or word.endswith(tuple(g.gate_suffixes))):
             return True
         return False
+
+    def _is_flag(self, word: str) -> bool:
+        lowered = word.lower()
+        return lowered in self.guards.flag_words or lowered.startswith(tuple(self.guards.flag_prefixes))
 
     def _tokens(self, node: Node) -> set[str]:
         tokens: set[str] = set()

@@ -24,7 +24,7 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
     for f in facts:
         for ref in f.source_refs:
             referrers[ref.strip("/")].add(f.path)
-    guarded = _guarded_modules(facts)
+    guarded = guarded_modules(facts)
     if not referrers and not guarded:
         return findings
     decided: dict[str, Place | None] = {}
@@ -42,7 +42,7 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
     return result
 
 
-def _guarded_modules(facts: list[PhaseFacts]) -> dict[str, tuple[str, str]]:
+def guarded_modules(facts: list[PhaseFacts]) -> dict[str, tuple[str, str]]:
     """Python files that the project imports, and only behind guards: path → (reach, why)."""
     by_module = {f.module: f.path for f in facts if f.module}
     imports: dict[str, list[tuple[str, str]]] = defaultdict(list)  # path → (importer, reach) of each import

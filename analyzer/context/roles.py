@@ -31,6 +31,8 @@ def file_role(path: str, conventions: RoleConventions, overrides: dict[str, list
         return "ci"
     if folders & set(conventions.example_dirs):
         return "example"
+    if len(pure.parts) > 1 and pure.parts[0].lower() in conventions.tool_dirs and pure.suffix in {".py", ".ipynb"}:
+        return "example"  # a developer tool at the top level (scripts/convert_*.py, utils/print_env.py)
     if name in conventions.build_file_names or name.startswith(tuple(conventions.build_file_prefixes)):
         return "build"
     return "product"

@@ -8,14 +8,15 @@ import re
 import sys
 from collections import defaultdict
 from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from analyzer.context import ProjectContext
-from analyzer.findings import FindingFactory, Located
+from analyzer.findings import FindingFactory, Located, Place
 from analyzer.manifests import Declaration
-from analyzer.models import DependencyRow, Finding, Text, TorchFit
+from analyzer.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
 from domains.dependencies.facts import ImportFact
 from knowledge import KnowledgeBase
 
@@ -38,10 +39,12 @@ def analyze_dependencies(
     kb: KnowledgeBase,
     factory: FindingFactory,
     has_manifest: bool,
+    guarded_paths: frozenset[str] = frozenset(),
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
-    dependencies."""
+    dependencies. `guarded_paths`: modules the project imports only behind guards; imports made there, like imports
+    in optional blocks, tests or other backends' code, make a package optional rather than required."""
     by_package: dict[str, list[Declaration]] = defaultdict(list)
     for declaration in sorted(set(declarations), key=lambda d: (d.path, d.line, d.name)):
         by_package[declaration.name].append(declaration)
@@ -56,8 +59,10 @@ def analyze_dependencies(
     for name, sites in by_package.items():
         record = kb.package(name)
         if record is not None and record.classification in RULE_BY_CLASS:
+            only_optional = _optional_use(imported.get(name, []), context, guarded_paths)
             for site in sites:
-                emit.declaration(RULE_BY_CLASS[record.classification], name, site)
+                emit.declaration(RULE_BY_CLASS[record.classification], name, site,
+                                 place=_declared_optional(site) or only_optional)
         if record is not None and record.npu_aware_since:
             for site in sites:
                 if _below(site.specifier, record.npu_aware_since):
@@ -73,7 +78,8 @@ def analyze_dependencies(
             continue
         record = kb.package(name)
         if record is not None and record.classification in RULE_BY_CLASS:
-            emit.import_site(RULE_BY_CLASS[record.classification], name, facts[0])
+            emit.import_site(RULE_BY_CLASS[record.classification], name, facts[0],
+                             place=_optional_use(facts, context, guarded_paths))
             continue
         required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
         # Only a package that may ship CUDA-only builds is an Ascend concern when undeclared (an undeclared torch
@@ -103,19 +109,52 @@ class _Emitter:
         self.findings = findings
         self.occurrences: dict[tuple, int] = defaultdict(int)
 
-    def _emit(self, located: Located) -> None:
-        place = self.context.of(located.path)
-        located = replace(located, rule=self.codes[located.rule], role=place.role, reach=place.reach, reach_reason=place.reason)
+    def _emit(self, located: Located, place: Place | None = None) -> None:
+        file_context = self.context.of(located.path)
+        reach, reason = file_context.reach, file_context.reason
+        if place is not None and reach == "runs":
+            reach, reason = place.reach, place.reason
+        located = replace(located, rule=self.codes[located.rule], role=file_context.role, reach=reach, reach_reason=reason)
         key = (located.rule, located.path, located.symbol)
         self.findings.append(self.factory.build_located(located, self.occurrences[key]))
         self.occurrences[key] += 1
 
-    def declaration(self, code: str, symbol: str, site: Declaration, npu: str | None = None) -> None:
+    def declaration(self, code: str, symbol: str, site: Declaration, npu: str | None = None, place: Place | None = None) -> None:
         snippet = site.text[:200]
-        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu))
+        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu), place)
 
-    def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None) -> None:
-        self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu))
+    def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None) -> None:
+        self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu),
+                   place)
+
+
+MAIN_REQUIREMENTS = {"", "base", "main", "core", "common", "prod", "runtime", "install"}
+
+
+def _declared_optional(site: Declaration) -> Place | None:
+    """An extra (pyproject optional-dependencies, setup.py extras_require, a requirements-<extra>.txt file)."""
+    if site.group != "main":
+        return Place(reach="optional", reason=f"{site.path}:{site.line}: declared in the optional group {site.group!r}")
+    stem = PurePosixPath(site.path).stem.lower()
+    if site.source == "requirements" and stem.startswith("requirements"):
+        extra = stem[len("requirements"):].strip("-_.")
+        if extra not in MAIN_REQUIREMENTS:
+            return Place(reach="optional", reason=f"{site.path}: an optional requirements file ({extra})")
+    return None
+
+
+def _optional_use(facts: list[ImportFact], context: ProjectContext, guarded_paths: frozenset[str]) -> Place | None:
+    """Imported, but nowhere plainly in product code that runs on Ascend: in try blocks or functions, behind guards,
+    in tests, examples or other backends' code."""
+    if not facts:
+        return None
+    for fact in facts:
+        file_context = context.of(fact.path)
+        plain = not fact.optional and fact.path not in guarded_paths
+        if plain and file_context.reach == "runs" and file_context.role in COUNTED_ROLES:
+            return None
+    where = ", ".join(sorted({f.path for f in facts})[:3])
+    return Place(reach="optional", reason=f"imported only in optional, guarded, test or other backends' code: {where}")
 
 
 def _may_be_cuda_build(name: str, record, kb: KnowledgeBase) -> bool:

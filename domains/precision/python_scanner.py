@@ -39,6 +39,9 @@ DTYPE_CONSUMERS = {"to", "type", "set_default_dtype", "zeros", "ones", "empty", 
                    "randn", "rand", "as_tensor", "from_numpy", "eye", "zeros_like", "ones_like", "empty_like", "full_like"}
 HOST_SIDE_NAMES = ("loss", "metric", "acc", "score", "stat", "count", "hist", "numpy")
 NORM_CLASS_TOKENS = ("rmsnorm",)
+# Tensor factories: without a device they make a CPU tensor.
+CREATORS = {"tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "randn", "rand", "randint",
+            "eye", "as_tensor"}
 TF32_SWITCHES = {"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32"}
 UPCAST_TOKENS = (".float()", "torch.float32", ".to(torch.float)")
 
@@ -171,7 +174,30 @@ def _used_as_device_dtype(node: Node) -> bool:
     device = named.get("device")
     if device is not None and "cpu" in parsing.text(device):
         return False
+    if callee in CREATORS and device is None and not _moved_to_device(call):
+        return False  # made on the CPU; where it moves later, its dtype is judged there
     return not _host_side(call, function)
+
+
+EXPRESSION_PARTS = {"binary_operator", "unary_operator", "parenthesized_expression", "argument_list", "call", "attribute",
+                    "subscript"}
+
+
+def _moved_to_device(call: Node) -> bool:
+    """The tensor, or an expression computed from it in the same statement, is moved to a device:
+    `torch.exp(-x * torch.arange(0, h, dtype=torch.float64) / h).to(t.device)`."""
+    node = call
+    for _ in range(40):
+        parent = node.parent
+        if parent is None or parent.type not in EXPRESSION_PARTS:
+            return False
+        if parent.type == "attribute" and parent.child_by_field_name("object") == node:
+            method = parsing.text(parent.child_by_field_name("attribute"))
+            outer = parent.parent
+            if method == "cuda" or (method == "to" and outer is not None and outer.type == "call" and _moves_to_device(outer)):
+                return True
+        node = parent
+    return False
 
 
 def _host_side(call: Node, receiver: Node) -> bool:
