@@ -23,6 +23,8 @@ from pathlib import Path
 
 import yaml
 
+from knowledge.availability import line_key, line_of, torch_minor
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -39,20 +41,6 @@ def release_lines() -> list[str]:
     with (KNOWLEDGE_DIR / "torch_npu" / "releases.toml").open("rb") as handle:
         releases = tomllib.load(handle)["release"]
     return sorted({line_of(r["branch"]) for r in releases}, key=line_key)
-
-
-def line_of(branch: str) -> str:
-    """``v2.6.0-7.2.0`` -> ``7.2.0``."""
-    return branch.split("-", 1)[1]
-
-
-def line_key(line: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else -1 for p in re.split(r"[.]", line.replace("rc", "-1.")))
-
-
-def torch_minor(version: str) -> str:
-    """``2.7.1`` -> ``2.7``; ``v2.10`` -> ``2.10``."""
-    return ".".join(version.lstrip("v").split(".")[:2])
 
 
 def parse_spec(spec, all_versions: list[str]) -> list[str]:
