@@ -130,11 +130,15 @@ def proposed_by(rule: Rule, kb: KnowledgeBase) -> list[str]:
 
 
 def _availability(rule: Rule, language: str, kb: KnowledgeBase) -> list[str]:
-    """One line per proposed name: the releases of the table that have it."""
+    """One line per proposed name: the releases of the table that have it (a keyword argument only when its
+    releases differ from its operator's)."""
     lines = []
     total = len(kb.releases)
     for name in proposed_by(rule, kb):
         having = availability.releases_with(kb, name)
+        keyword = availability.KEYWORD_NAME.match(name)
+        if keyword and having == availability.releases_with(kb, keyword.group(1)):
+            continue
         shown = f"`{name}`"
         if len(having) == total:
             lines.append(ui_text(language, "rules.available_all", name=shown, total=total))

@@ -9,6 +9,8 @@ Two kinds of names appear in rule, catalog and kernel-class texts:
   by its first part in ``torch_npu.npu.__all__`` (``torch.npu.matmul.allow_hf32`` needs ``matmul``).
 - ``torch_npu.<operator>`` / ``npu_<operator>``: judged against the generated operator table (ops.toml): the release's
   op-plugin line must register it for the release's torch version.
+- a keyword argument of such an operator, written ``npu_rotary_mul(rotary_mode=…)``: the operator must have it on the
+  release's line (ops.toml's signature, and param_since for parameters that older lines lack).
 
 The texts are knowledge-base data, not analysed source code, so plain patterns find the names in them.
 """
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 NPU_NAME = re.compile(r"\btorch(?:_npu)?\.npu\.[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 OPERATOR = re.compile(r"\b(?:torch_npu\.)?(npu_[a-z0-9_]*[a-z0-9]|fast_gelu)\b(?!\.py)")
 REEXPORTING = {"memory", "streams", "graphs", "utils"}
+KEYWORD_NAME = re.compile(r"^(\w+)\((\w+)=…\)$")
 
 
 def line_of(branch: str) -> str:
@@ -53,11 +56,32 @@ def proposed_names(text: str | None) -> list[str]:
     for match in OPERATOR.finditer(text):
         if not any(start <= match.start() < end for start, end in covered):
             found.append((match.start(), match.group(1)))
+            found += [(match.start() + 1, f"{match.group(1)}({keyword}=…)") for keyword in _keywords(text, match.end())]
     names: list[str] = []
     for _, name in sorted(found):
         if name not in names:
             names.append(name)
     return names
+
+
+def _keywords(text: str, position: int) -> list[str]:
+    """The keyword arguments of the call whose name ends at `position` (none when no call follows)."""
+    if position >= len(text) or text[position] != "(":
+        return []
+    depth, keywords = 0, []
+    for index in range(position, len(text)):
+        char = text[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                break
+        elif depth == 1 and char == "=" and text[index + 1 : index + 2] != "=" and text[index - 1] not in "=!<>":
+            keyword = re.search(r"(\w+)\s*$", text[position:index])
+            if keyword:
+                keywords.append(keyword.group(1))
+    return keywords
 
 
 def is_npu_name(name: str) -> bool:
@@ -68,6 +92,15 @@ def has(kb: "KnowledgeBase", name: str, release: "Release") -> bool:
     """Does torch_npu `release` have `name` (a torch.npu name or an operator)?"""
     if is_npu_name(name):
         return _has_npu_name(kb, name, release)
+    keyword = KEYWORD_NAME.match(name)
+    if keyword:
+        operator, parameter = keyword.groups()
+        since = kb.operators.param_since.get(operator, {}).get(parameter)
+        return (
+            has(kb, operator, release)
+            and parameter in kb.operators.signature.get(operator, [])
+            and (since is None or line_key(line_of(release.branch)) >= line_key(since))
+        )
     ranges = kb.operators.op.get(name.removeprefix("torch_npu."), {}).get(line_of(release.branch))
     return ranges is not None and _in_ranges(torch_minor(release.torch), ranges)
 

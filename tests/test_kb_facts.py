@@ -179,6 +179,11 @@ def test_3_autocast_keeps_float16_and_bf16_needs_910b():
         assert "910B" in rule.message.en and "310P" in rule.message.en and "910B" in rule.message.zh
 
 
+def test_4_interleave_mode_is_gated_to_the_7_0_line():
+    finding = _finding("import torch\nx = torch.view_as_complex(y)", "PRC030", "2.1.0.post10")
+    assert "`npu_rotary_mul(rotary_mode=…)` (from torch_npu 2.1.0.post12, branch v2.1.0-7.0.0)" in finding.message.en
+
+
 def test_4_complex_rope_keeps_the_interleaved_pairing():
     rule = KB.rules["PRC030"]
     assert 'rotary_mode=\\"interleave\\"' in rule.replacement.en.replace('"', '\\"') or 'rotary_mode="interleave"' in rule.replacement.en
