@@ -146,7 +146,7 @@ class FindingFactory:
         if key not in self._unavailable_cache:
             release = self.target.release
             names = availability.proposed_names(" ".join(filter(None, (npu, replacement.en, code))))
-            missing = [name for name in names if not availability.has(self.kb, name, release)]
+            missing = availability.missing_at(self.kb, names, release)
             self._unavailable_cache[key] = self._unavailable_texts(missing) if missing else {}
         return self._unavailable_cache[key]
 

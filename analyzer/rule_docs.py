@@ -136,8 +136,8 @@ def _availability(rule: Rule, language: str, kb: KnowledgeBase) -> list[str]:
     total = len(kb.releases)
     for name in proposed_by(rule, kb):
         having = availability.releases_with(kb, name)
-        keyword = availability.KEYWORD_NAME.match(name)
-        if keyword and having == availability.releases_with(kb, keyword.group(1)):
+        operator = availability.operator_of(name)
+        if operator and having == availability.releases_with(kb, operator):
             continue
         shown = f"`{name}`"
         if len(having) == total:

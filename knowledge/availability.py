@@ -105,6 +105,18 @@ def has(kb: "KnowledgeBase", name: str, release: "Release") -> bool:
     return ranges is not None and _in_ranges(torch_minor(release.torch), ranges)
 
 
+def missing_at(kb: "KnowledgeBase", names: list[str], release: "Release") -> list[str]:
+    """The names `release` lacks; an operator keyword only when the release has the operator itself."""
+    missing = [name for name in names if not has(kb, name, release)]
+    return [name for name in missing if operator_of(name) not in missing]
+
+
+def operator_of(name: str) -> str | None:
+    """``npu_rotary_mul(rotary_mode=…)`` -> ``npu_rotary_mul``; None for a name that is no operator keyword."""
+    keyword = KEYWORD_NAME.match(name)
+    return keyword.group(1) if keyword else None
+
+
 def releases_with(kb: "KnowledgeBase", name: str) -> list["Release"]:
     return [release for release in kb.releases if has(kb, name, release)]
 

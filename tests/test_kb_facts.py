@@ -268,3 +268,9 @@ def test_device_advice_reads_as_one_plan():
     assert "torch.accelerator" in KB.rules["DEV001"].replacement.en and "torch.accelerator" in KB.rules["DEV007"].replacement.en
     finding = _finding("import torch\ntorch.cuda.synchronize()", "DEV101", "2.12.0")
     assert "opt in" in finding.message.en and "torch.jit.script" in finding.message.en
+
+
+def test_a_missing_operator_is_reported_once_not_per_keyword():
+    by_torch_npu = {r.torch_npu: r for r in KB.releases}
+    names = ["npu_swiglu", "npu_swiglu(dim=…)", "npu_rotary_mul", "npu_rotary_mul(rotary_mode=…)"]
+    assert availability.missing_at(KB, names, by_torch_npu["2.1.0"]) == ["npu_swiglu", "npu_rotary_mul(rotary_mode=…)"]
