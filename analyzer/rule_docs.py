@@ -131,8 +131,8 @@ def proposed_by(rule: Rule, kb: KnowledgeBase) -> list[str]:
 
 def _availability(rule: Rule, language: str, kb: KnowledgeBase) -> list[str]:
     """One line per proposed name: the releases of the table that have it (a keyword argument only when its
-    releases differ from its operator's)."""
-    lines = []
+    releases differ from its operator's). The names that every release has share one line."""
+    lines, everywhere = [], []
     total = len(kb.releases)
     for name in proposed_by(rule, kb):
         having = availability.releases_with(kb, name)
@@ -141,14 +141,21 @@ def _availability(rule: Rule, language: str, kb: KnowledgeBase) -> list[str]:
             continue
         shown = f"`{name}`"
         if len(having) == total:
-            lines.append(ui_text(language, "rules.available_all", name=shown, total=total))
+            everywhere.append(shown)
         elif not having:
             lines.append(ui_text(language, "rules.available_none", name=shown))
         elif (line := availability.first_line(kb, name)) is not None:
             lines.append(ui_text(language, "rules.available_from_line", name=shown, line=line, count=len(having), total=total))
         else:
-            missing = ", ".join(r.torch_npu for r in kb.releases if r not in having)
-            lines.append(ui_text(language, "rules.available_some", name=shown, count=len(having), total=total, missing=missing))
+            counts = {"name": shown, "count": len(having), "total": total}
+            if len(having) <= total - len(having):
+                present = ", ".join(r.torch_npu for r in having)
+                lines.append(ui_text(language, "rules.available_only", present=present, **counts))
+            else:
+                missing = ", ".join(r.torch_npu for r in kb.releases if r not in having)
+                lines.append(ui_text(language, "rules.available_some", missing=missing, **counts))
+    if everywhere:
+        lines.insert(0, ui_text(language, "rules.available_all", name=", ".join(everywhere), total=total))
     return lines
 
 

@@ -274,3 +274,14 @@ def test_a_missing_operator_is_reported_once_not_per_keyword():
     by_torch_npu = {r.torch_npu: r for r in KB.releases}
     names = ["npu_swiglu", "npu_swiglu(dim=…)", "npu_rotary_mul", "npu_rotary_mul(rotary_mode=…)"]
     assert availability.missing_at(KB, names, by_torch_npu["2.1.0"]) == ["npu_swiglu", "npu_rotary_mul(rotary_mode=…)"]
+
+
+def test_explain_shows_the_release_range_of_each_replacement():
+    from analyzer.rule_docs import render_rule
+
+    english = render_rule(KB.rules["DST022"], "en", KB)
+    assert "`torch_npu.npu.use_compatible_impl`: from the 7.3.0 line on (13 of 34 releases)" in english
+    assert "`torch_npu.npu.use_compatible_impl`：从 7.3.0 版本线起" in render_rule(KB.rules["DST022"], "zh", KB)
+    attention = render_rule(KB.rules["ATT002"], "en", KB)
+    assert "`npu_fusion_attention`: every release of the table" in attention
+    assert "`npu_fusion_attention(actual_seq_qlen=…)`: from the 6.0.rc2 line on" in attention
