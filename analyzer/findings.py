@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from analyzer.models import COUNTED_ROLES, EffortHours, Finding, ReplacementText, Text, severity_rank
 from domains.base import Hit, Unit
-from knowledge import KNOWLEDGE_DIR, KnowledgeBase, Target
+from knowledge import KNOWLEDGE_DIR, KnowledgeBase, Target, availability
 from knowledge.models import Rule
 
 if sys.version_info >= (3, 11):
@@ -44,6 +44,8 @@ class FindingFactory:
         self.reach_note = texts["reach_note"]
         self.role_note = texts["role_note"]
         self.role_label = texts["role_label"]
+        self.unavailable_note = texts["unavailable_note"]
+        self._unavailable_cache: dict = {}
 
     def judge(self, rule: Rule, symbol: str, auto_when: tuple[str, ...] | None = None) -> Judgement:
         if self._automatic(rule.auto_when if auto_when is None else auto_when, symbol):
@@ -139,6 +141,8 @@ class FindingFactory:
             if at.role not in COUNTED_ROLES:
                 message[lang] += " " + self.role_note[lang].replace("{role}", self.role_label[lang][at.role])
         code = _fill(replacement.code, at.symbol, npu) if replacement.code else None
+        for lang, note in self._unavailable(npu, replacement, code).items():
+            message[lang] += " " + note
         texts = self._texts(rule, at.symbol, npu, code, replacement, message, judgement)
         return Finding(
             rule=rule.code,
@@ -165,6 +169,32 @@ class FindingFactory:
             reach=at.reach,
             reach_reason=at.reach_reason,
         )
+
+
+    def _unavailable(self, npu: str, replacement, code: str | None) -> dict[str, str]:
+        """The note for the names this replacement proposes that the target release lacks (empty when none)."""
+        key = (npu, replacement.en, code)
+        if key not in self._unavailable_cache:
+            release = self.target.release
+            names = availability.proposed_names(" ".join(filter(None, (npu, replacement.en, code))))
+            missing = availability.missing_at(self.kb, names, release)
+            self._unavailable_cache[key] = self._unavailable_texts(missing) if missing else {}
+        return self._unavailable_cache[key]
+
+    def _unavailable_texts(self, missing: list[str]) -> dict[str, str]:
+        release = self.target.release
+        texts = {}
+        for lang in ("en", "zh"):
+            items = []
+            for name in missing:
+                first = availability.first_release(self.kb, name, release.torch)
+                if first is None:
+                    items.append(self.unavailable_note[f"none_{lang}"].format(name=name))
+                else:
+                    items.append(self.unavailable_note[f"item_{lang}"].format(name=name, first=first.torch_npu, branch=first.branch))
+            separator = "; " if lang == "en" else "；"
+            texts[lang] = self.unavailable_note[lang].format(release=release.torch_npu, names=separator.join(items))
+        return texts
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from analyzer.findings import CUDA_ALIAS, NATIVE
 from analyzer.models import DOMAINS
 from analyzer.templating import markdown_environment, markdown_helpers
 from analyzer.ui_strings import LANGUAGES, ui_text
-from knowledge import KnowledgeBase, load_knowledge
+from knowledge import KnowledgeBase, availability, load_knowledge
 from knowledge.models import Rule
 
 _PLACEHOLDER = re.compile(r"\{(symbol|npu)\}")
@@ -27,6 +27,7 @@ def render_rule(rule: Rule, language: str = "en", kb: KnowledgeBase | None = Non
         rule=_with_placeholders_shown(rule),
         detects=_detects(rule, language),
         automatic=_automatic(rule, language, kb),
+        availability=_availability(rule, language, kb),
         fenced=_fenced,
         **markdown_helpers(language),
     )
@@ -113,6 +114,49 @@ def _automatic(rule: Rule, language: str, kb: KnowledgeBase) -> str:
         return ""
     first = min(handled, key=Version)
     return ui_text(language, "rules.auto_releases", count=len(handled), total=len(kb.releases), first=first)
+
+
+def proposed_by(rule: Rule, kb: KnowledgeBase) -> list[str]:
+    """The torch.npu names and torch_npu operators a rule proposes: its replacement texts and code, and for a
+    torch.cuda-table rule the NPU names of the entries that table assigns to it."""
+    texts = [rule.replacement.en, rule.replacement.code]
+    if rule.replacement_inference is not None:
+        texts += [rule.replacement_inference.en, rule.replacement_inference.code]
+    names = availability.proposed_names(" ".join(filter(None, texts)))
+    if rule.match.torch_cuda_api:
+        table = sorted({entry.npu for entry in kb.torch_cuda_api.values() if entry.rule == rule.code and entry.npu})
+        names += [name for name in table if name not in names]
+    return names
+
+
+def _availability(rule: Rule, language: str, kb: KnowledgeBase) -> list[str]:
+    """One line per proposed name: the releases of the table that have it (a keyword argument only when its
+    releases differ from its operator's). The names that every release has share one line."""
+    lines, everywhere = [], []
+    total = len(kb.releases)
+    for name in proposed_by(rule, kb):
+        having = availability.releases_with(kb, name)
+        operator = availability.operator_of(name)
+        if operator and having == availability.releases_with(kb, operator):
+            continue
+        shown = f"`{name}`"
+        if len(having) == total:
+            everywhere.append(shown)
+        elif not having:
+            lines.append(ui_text(language, "rules.available_none", name=shown))
+        elif (line := availability.first_line(kb, name)) is not None:
+            lines.append(ui_text(language, "rules.available_from_line", name=shown, line=line, count=len(having), total=total))
+        else:
+            counts = {"name": shown, "count": len(having), "total": total}
+            if len(having) <= total - len(having):
+                present = ", ".join(r.torch_npu for r in having)
+                lines.append(ui_text(language, "rules.available_only", present=present, **counts))
+            else:
+                missing = ", ".join(r.torch_npu for r in kb.releases if r not in having)
+                lines.append(ui_text(language, "rules.available_some", missing=missing, **counts))
+    if everywhere:
+        lines.insert(0, ui_text(language, "rules.available_all", name=", ".join(everywhere), total=total))
+    return lines
 
 
 def _fenced(code: str, language: str) -> Markup:

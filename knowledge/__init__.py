@@ -15,6 +15,7 @@ from packaging.version import InvalidVersion, Version
 from knowledge.models import (
     ContextConventions,
     KernelClass,
+    OperatorTable,
     PackageRecord,
     PhaseSignals,
     Release,
@@ -57,6 +58,7 @@ class KnowledgeBase:
     module_to_distribution: dict[str, str]
     kernel_classes: list[KernelClass]
     effort_tiers: dict[str, tuple[float, float]]
+    operators: OperatorTable
 
     def kernel_class(self, name: str) -> KernelClass:
         return next(c for c in self.kernel_classes if c.name == name)
@@ -195,8 +197,13 @@ def load_knowledge() -> KnowledgeBase:
     if not kernel_classes or kernel_classes[-1].tokens:
         raise KnowledgeError("kernel_classes.toml: the last class must be the catch-all with no tokens")
     tiers = {name: tuple(bounds) for name, bounds in kernels.get("tiers", {}).items()}
+    operators = _validate(
+        OperatorTable,
+        {**_read_toml(KNOWLEDGE_DIR / "torch_npu" / "ops.toml"), **_read_toml(KNOWLEDGE_DIR / "torch_npu" / "names.toml")},
+        "ops.toml + names.toml",
+    )
     return KnowledgeBase(
-        rules, torch_cuda_api, releases, profiles, default, packages, not_involved, modules, kernel_classes, tiers
+        rules, torch_cuda_api, releases, profiles, default, packages, not_involved, modules, kernel_classes, tiers, operators
     )
 
 

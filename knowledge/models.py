@@ -226,3 +226,28 @@ class ContextConventions(_Record):
     roles: RoleConventions
     backends: BackendConventions
     guards: GuardConventions
+
+
+class SourcedName(_Record):
+    name: str = Field(min_length=1)
+    source: str = Field(min_length=1)
+
+
+class ModuleName(_Record):
+    name: str = Field(pattern=r"^torch\.npu\.")
+    since_line: str
+    source: str = Field(min_length=1)
+
+
+class OperatorTable(_Record):
+    """knowledge/torch_npu/ops.toml (generated) and names.toml (hand-checked facts)."""
+
+    source: str
+    line_commit: dict[str, str]
+    op: dict[str, dict[str, str]] = Field(description="operator -> op-plugin line -> torch versions, e.g. '2.1-2.8,2.10'")
+    signature: dict[str, list[str]] = Field(description="operator -> its parameters on the newest line that has it")
+    param_since: dict[str, dict[str, str]] = Field(description="operator -> parameter -> first line of every line with it")
+    training_only: list[SourcedName] = Field(default_factory=list)
+    not_operator: list[SourcedName] = Field(default_factory=list)
+    module_name: list[ModuleName] = Field(default_factory=list)
+

@@ -32,6 +32,9 @@ MESH_CALLS = {
     "torch.distributed.device_mesh.DeviceMesh": "device_type",
     "torch.distributed.DeviceMesh": "device_type",
 }
+# transfer_to_npu rebinds only torch.distributed.device_mesh.init_device_mesh on the 7.0.0/7.1.0 lines; the rule's own
+# capability (DeviceMesh.__init__ wrapped, 7.2.0 on) covers every spelling.
+MESH_CAPABILITIES = {"torch.distributed.device_mesh.init_device_mesh": ("feature:device_mesh_wrap", "feature:device_mesh_init_wrap")}
 
 
 class _DistributedScan(PythonScan):
@@ -66,7 +69,8 @@ class _DistributedScan(PythonScan):
             literal = literals.device_literal(value) if value is not None else None
             if literal is not None:
                 self.claimed.add(value.id)
-                self.hit("device-mesh-cuda", f"{name}({parsing.text(value)})", call, literal.npu_text)
+                self.hit("device-mesh-cuda", f"{name}({parsing.text(value)})", call, literal.npu_text,
+                         auto_when=MESH_CAPABILITIES.get(name))
             return
         self.name_rule(reference)
 

@@ -1,0 +1,169 @@
+"""Which torch_npu releases have the names the knowledge base proposes.
+
+Two kinds of names appear in rule, catalog and kernel-class texts:
+
+- ``torch.npu.X`` / ``torch_npu.npu.X`` (``X`` possibly dotted): a module attribute or submodule listed in names.toml
+  by its first release line; otherwise against the release's profile in releases.toml:
+  ``amp.X`` against ``npu.amp.__all__``, ``random.X`` against ``npu.random.__all__``, the re-exporting submodules
+  (``memory``, ``streams``, ``graphs``, ``utils``) by the name they re-export into ``torch_npu.npu.__all__``, anything else
+  by its first part in ``torch_npu.npu.__all__`` (``torch.npu.matmul.allow_hf32`` needs ``matmul``).
+- ``torch_npu.<operator>`` / ``npu_<operator>``: judged against the generated operator table (ops.toml): the release's
+  op-plugin line must register it for the release's torch version.
+- a keyword argument of such an operator, written ``npu_rotary_mul(rotary_mode=…)``: the operator must have it on the
+  release's line (ops.toml's signature, and param_since for parameters that older lines lack).
+
+The texts are knowledge-base data, not analysed source code, so plain patterns find the names in them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from packaging.version import Version
+
+if TYPE_CHECKING:
+    from knowledge import KnowledgeBase
+    from knowledge.models import Release
+
+NPU_NAME = re.compile(r"\btorch(?:_npu)?\.npu\.[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+OPERATOR = re.compile(r"\b(?:torch_npu\.)?(npu_[a-z0-9_]*[a-z0-9]|fast_gelu)\b(?!\.py)")
+REEXPORTING = {"memory", "streams", "graphs", "utils"}
+KEYWORD_NAME = re.compile(r"^(\w+)\((\w+)=…\)$")
+
+
+def line_of(branch: str) -> str:
+    """``v2.6.0-7.2.0`` -> ``7.2.0``: the release line (and the op-plugin branch) a torch_npu branch belongs to."""
+    return branch.split("-", 1)[1]
+
+
+def line_key(line: str) -> tuple:
+    """Sort key of a release line: 6.0.rc2 < 6.0.rc3 < 6.0.0 < 7.0.0 < 26.0.0."""
+    return tuple(int(p) if p.isdigit() else -1 for p in line.replace("rc", "-1.").split("."))
+
+
+def torch_minor(version: str) -> str:
+    """``2.7.1`` -> ``2.7``; ``v2.10`` -> ``2.10``."""
+    return ".".join(version.lstrip("v").split(".")[:2])
+
+
+def proposed_names(text: str | None) -> list[str]:
+    """The torch.npu names and torch_npu operators a knowledge text proposes, in order of appearance."""
+    if not text:
+        return []
+    found: list[tuple[int, str]] = [(m.start(), m.group(0)) for m in NPU_NAME.finditer(text)]
+    covered = [(m.start(), m.end()) for m in NPU_NAME.finditer(text)]
+    for match in OPERATOR.finditer(text):
+        if not any(start <= match.start() < end for start, end in covered):
+            found.append((match.start(), match.group(1)))
+            found += [(match.start() + 1, f"{match.group(1)}({keyword}=…)") for keyword in _keywords(text, match.end())]
+    names: list[str] = []
+    for _, name in sorted(found):
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _keywords(text: str, position: int) -> list[str]:
+    """The keyword arguments of the call whose name ends at `position` (none when no call follows)."""
+    if position >= len(text) or text[position] != "(":
+        return []
+    depth, keywords = 0, []
+    for index in range(position, len(text)):
+        char = text[index]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                break
+        elif depth == 1 and char == "=" and text[index + 1 : index + 2] != "=" and text[index - 1] not in "=!<>":
+            keyword = re.search(r"(\w+)\s*$", text[position:index])
+            if keyword:
+                keywords.append(keyword.group(1))
+    return keywords
+
+
+def is_npu_name(name: str) -> bool:
+    return NPU_NAME.fullmatch(name) is not None
+
+
+def has(kb: "KnowledgeBase", name: str, release: "Release") -> bool:
+    """Does torch_npu `release` have `name` (a torch.npu name or an operator)?"""
+    if is_npu_name(name):
+        return _has_npu_name(kb, name, release)
+    keyword = KEYWORD_NAME.match(name)
+    if keyword:
+        operator, parameter = keyword.groups()
+        since = kb.operators.param_since.get(operator, {}).get(parameter)
+        return (
+            has(kb, operator, release)
+            and parameter in kb.operators.signature.get(operator, [])
+            and (since is None or line_key(line_of(release.branch)) >= line_key(since))
+        )
+    ranges = kb.operators.op.get(name.removeprefix("torch_npu."), {}).get(line_of(release.branch))
+    return ranges is not None and _in_ranges(torch_minor(release.torch), ranges)
+
+
+def missing_at(kb: "KnowledgeBase", names: list[str], release: "Release") -> list[str]:
+    """The names `release` lacks; an operator keyword only when the release has the operator itself."""
+    missing = [name for name in names if not has(kb, name, release)]
+    return [name for name in missing if operator_of(name) not in missing]
+
+
+def operator_of(name: str) -> str | None:
+    """``npu_rotary_mul(rotary_mode=…)`` -> ``npu_rotary_mul``; None for a name that is no operator keyword."""
+    keyword = KEYWORD_NAME.match(name)
+    return keyword.group(1) if keyword else None
+
+
+def releases_with(kb: "KnowledgeBase", name: str) -> list["Release"]:
+    return [release for release in kb.releases if has(kb, name, release)]
+
+
+def first_release(kb: "KnowledgeBase", name: str, torch: str) -> "Release | None":
+    """The oldest release for the same torch version that has `name`; else the oldest for a newer torch."""
+    candidates = releases_with(kb, name)
+    same = [r for r in candidates if r.torch == torch]
+    if same:
+        return min(same, key=lambda r: Version(r.torch_npu))
+    newer = [r for r in candidates if Version(r.torch) > Version(torch)] or candidates
+    return min(newer, key=lambda r: (Version(r.torch), Version(r.torch_npu))) if newer else None
+
+
+def first_line(kb: "KnowledgeBase", name: str) -> str | None:
+    """The release line from which every release of the table has `name` and none before has it, if there is one."""
+    having = {id(r) for r in releases_with(kb, name)}
+    lines = sorted({line_of(r.branch) for r in kb.releases}, key=line_key)
+    for index, line in enumerate(lines):
+        later = [r for r in kb.releases if line_key(line_of(r.branch)) >= line_key(line)]
+        earlier = [r for r in kb.releases if line_key(line_of(r.branch)) < line_key(line)]
+        if all(id(r) in having for r in later) and not any(id(r) in having for r in earlier):
+            return line if index else None
+    return None
+
+
+def _has_npu_name(kb: "KnowledgeBase", name: str, release: "Release") -> bool:
+    name = name.replace("torch_npu.npu.", "torch.npu.", 1)
+    listed = next((m for m in kb.operators.module_name if m.name == name), None)
+    if listed is not None:
+        return line_key(line_of(release.branch)) >= line_key(listed.since_line)
+    profile = kb.profiles[release.profile]
+    parts = name.split(".")[2:]
+    head = parts[0]
+    if head == "amp":
+        return len(parts) == 1 or parts[1] in profile.amp_all
+    if head == "random":
+        return len(parts) == 1 or parts[1] in profile.random_all
+    if head in REEXPORTING:
+        return len(parts) > 1 and parts[1] in profile.npu_all
+    return head in profile.npu_all
+
+
+def _in_ranges(version: str, ranges: str) -> bool:
+    wanted = Version(version)
+    for part in ranges.split(","):
+        low, _, high = part.partition("-")
+        if Version(low) <= wanted <= Version(high or low):
+            return True
+    return False
