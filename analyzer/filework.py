@@ -133,11 +133,33 @@ class FileWorker:
                 )
         occurrences: Counter = Counter()
         findings = []
-        for hit in self._distinct(hits):
+        kept = self._distinct(hits)
+        places = {hit: self._place(hit, unit) for hit in kept}
+        self._cuda_only_checks(unit, kept, places)
+        for hit in kept:
             key = occurrence_key(hit, unit)
-            findings.append((hit, self.factory.build(hit, unit, occurrences[key], self._place(hit, unit))))
+            findings.append((hit, self.factory.build(hit, unit, occurrences[key], places[hit])))
             occurrences[key] += 1
         self._apply_suppressions(unit, findings, result)
+
+    def _cuda_only_checks(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> None:
+        """A CUDA check whose body does only CUDA-only things (captures a CUDA graph, sets cuDNN switches, builds a
+        CUDA extension) is right as it is on Ascend: the body is skipped there."""
+        conventions = self.guards.guards
+        checks = [h for h in hits if h.rule in conventions.check_rules and places[h].reach == "runs"]
+        if not checks or unit.kind != "python" or not unit.parsed:
+            return
+        cuda_only = set(conventions.cuda_only_rules)
+        for check in checks:
+            span = check.span
+            statement = self.guards.checked_body(unit.tree(), (span.start_row, span.start_col), (span.end_row, span.end_col))
+            body = statement.child_by_field_name("consequence") if statement is not None else None
+            if body is None:
+                continue
+            inside = [h for h in hits if body.start_point.row <= h.span.start_row <= body.end_point.row]
+            if inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
+                reason = f"line {statement.start_point.row + 1}: guards only CUDA-only code ({', '.join(sorted({h.rule for h in inside}))})"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
 
     def _distinct(self, hits: list[Hit]) -> list[Hit]:
         """One hit per line and meaning: a rule once per line, none that another hit on its line subsumes, none

@@ -217,6 +217,8 @@ class GuardConventions(_Record):
     flag_rules: list[str]
     library_class_tokens: list[str]
     cuda_only_feature_domains: list[Domain]
+    check_rules: list[str]
+    cuda_only_rules: list[str]
     import_errors: list[str]
 
 

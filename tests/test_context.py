@@ -163,3 +163,15 @@ def test_kernel_modules_imported_only_behind_guards_are_optional(tmp_path):
     kernels = [f for f in report.findings if f.path == "pkg/kernels.py" and f.domain == "custom_ops"]
     assert kernels and all(f.reach == "optional" and "pkg/ops.py" in f.reach_reason for f in kernels)
     assert not any(f.counted for f in kernels)
+
+
+def test_a_cuda_check_that_guards_only_cuda_only_code_is_right_as_it_is():
+    graph = "import torch\nif torch.cuda.is_available():\n    g = torch.cuda.CUDAGraph()\n"
+    assert reach_of(graph, "DEV104")[0][0] == "cuda-only-guarded"
+    placement = "import torch\nif torch.cuda.is_available():\n    g = torch.cuda.CUDAGraph()\n    x = x.cuda()\n"
+    assert reach_of(placement, "DEV104")[0][0] == "runs"  # the body also places tensors: Ascend needs that path
+
+
+def test_reraising_import_handlers_are_no_gate():
+    code = "try:\n    from flash_attn import flash_attn_varlen_func\nexcept ImportError:\n    raise ImportError('needs flash-attn')\n"
+    assert [f.rule for f in scan(code).findings if f.rule == "ATT032"] == []

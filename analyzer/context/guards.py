@@ -89,6 +89,20 @@ class GuardReader:
             return None
         return guards[0]
 
+    def checked_body(self, root: Node, start: tuple[int, int], end: tuple[int, int]) -> Node | None:
+        """The if-statement whose condition holds this site, when the condition checks for CUDA (not negated)."""
+        node = root.descendant_for_point_range(start, end)
+        depth = 0
+        while node is not None and node.parent is not None and depth < MAX_DEPTH:
+            parent = node.parent
+            if parent.type in {"if_statement", "elif_clause"} and _same(node, parent.child_by_field_name("condition")):
+                condition = self.condition(node)
+                return parent if condition.cuda and not condition.negated and not condition.npu else None
+            if parent.type in {"block", "module"}:
+                return None
+            node, depth = parent, depth + 1
+        return None
+
     def guard_of(self, node: Node, domain: str, rule: str = "") -> Guard | None:
         """The guard that decides the reach of a finding of `domain` (and `rule`) at `node`."""
         feature = domain in self.feature_domains or rule in self.flag_rules

@@ -86,8 +86,9 @@ class _AttentionScan(PythonScan):
     def _import_gate(self, node: Node) -> list[int]:
         """`try: import flash_attn ... except ImportError:` — the CUDA path is silently skipped on NPU."""
         body = node.child_by_field_name("body")
-        if body is None or not any(c.type == "except_clause" for c in node.children):
-            return []
+        handlers = [c for c in node.children if c.type == "except_clause"]
+        if body is None or not handlers or all(_reraises(h) for h in handlers):
+            return []  # an except that raises again is no gate: the import is required (and fails on Ascend)
         for statement in body.named_children:
             if statement.type not in {"import_statement", "import_from_statement"}:
                 continue
@@ -172,3 +173,9 @@ class AttentionPythonScanner(PythonDomainScanner):
     triggers = ("flash_attn", "xformers", "scaled_dot_product_attention", "sdp", "attn_implementation",
                 "flash_attention", "softmax", "yunchang", "ring_flash_attn")
     scan_class = _AttentionScan
+
+
+def _reraises(handler: Node) -> bool:
+    blocks = [c for c in handler.named_children if c.type == "block"]
+    statements = [c for c in blocks[0].named_children if c.type != "comment"] if blocks else []
+    return bool(statements) and all(c.type == "raise_statement" for c in statements)

@@ -67,7 +67,8 @@ def _is_left_of(binary: Node, node: Node, operator: str) -> bool:
 
 
 def _to_npu(source: str) -> str:
-    return source.replace("cuda", "npu", 1)
+    """The literal for NPU: its device name, and any torch.cuda call inside an f-string or format argument."""
+    return source.replace("torch.cuda.", "torch.npu.").replace("cuda", "npu", 1)
 
 
 is_docstring = literal_is_docstring

@@ -62,7 +62,8 @@ class _DistributedScan(PythonScan):
                 return
             if value is not None and value.type == "string" and "nccl" in literals.string_parts(value)[1]:
                 self.claimed.add(value.id)
-                self.hit("nccl-backend-argument", f"{name}({parsing.text(value)})", value, "\"hccl\"", auto_when=capabilities)
+                npu = parsing.text(value).replace("cuda:nccl", "npu:hccl").replace("nccl", "hccl")  # keeps "cpu:gloo,"
+                self.hit("nccl-backend-argument", f"{name}({parsing.text(value)})", value, npu, auto_when=capabilities)
             return
         if name in MESH_CALLS and call is not None:
             value = argument(call, 0, MESH_CALLS[name])
