@@ -71,7 +71,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
             progress(done, len(files))
     dependencies = analyze_dependencies(
         declarations, imports, context, worker.kb, worker.factory, has_manifest(found.files),
-        frozenset(guarded_modules(phase_facts)),
+        frozenset(guarded_modules(phase_facts, context)),
     )
     store.add_findings(dependencies.findings)
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}

@@ -24,7 +24,10 @@ from knowledge.models import BackendConventions, GuardConventions
 MAX_DEPTH = 400  # ancestors walked from a site; deeper nesting is read as ordinary code
 MAX_CONDITION_NODES = 400
 IMPORTS = {"import_statement", "import_from_statement", "future_import_statement"}
-CALLS_BY_NAME = "(call function: (identifier) @callee)"
+CALLS_BY_NAME = """
+(call function: (identifier) @callee)
+(call function: (attribute attribute: (identifier) @callee))
+"""
 DECORATORS = "(decorator) @decorator"
 
 

@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 
 from analyzer.context.project import ProjectContext
 from analyzer.findings import FindingFactory, Place
-from analyzer.models import Finding
+from analyzer.models import COUNTED_ROLES, Finding
 from domains.phases.facts import NATIVE_SUFFIXES, PhaseFacts
 
 
@@ -24,7 +24,7 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
     for f in facts:
         for ref in f.source_refs:
             referrers[ref.strip("/")].add(f.path)
-    guarded = guarded_modules(facts)
+    guarded = guarded_modules(facts, context)
     if not referrers and not guarded:
         return findings
     decided: dict[str, Place | None] = {}
@@ -42,24 +42,49 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
     return result
 
 
-def guarded_modules(facts: list[PhaseFacts]) -> dict[str, tuple[str, str]]:
-    """Python files that the project imports, and only behind guards: path → (reach, why)."""
+def guarded_modules(facts: list[PhaseFacts], context: ProjectContext) -> dict[str, tuple[str, str]]:
+    """Python files that the project's product code imports, and only behind guards or from files that are themselves
+    imported only behind guards (deepspeed.ops...triton/__init__.py imported where HAS_TRITON is checked): path →
+    (reach, why). Imports in tests, examples and other backends' code do not count."""
     by_module = {f.module: f.path for f in facts if f.module}
     imports: dict[str, list[tuple[str, str]]] = defaultdict(list)  # path → (importer, reach) of each import
     for f in facts:
+        importer = context.of(f.path)
+        if importer.role not in COUNTED_ROLES or importer.reach != "runs":
+            continue  # tests, examples and other backends' code do not make product code run on Ascend
         for module in f.imports:
-            path = _local_path(module, by_module)
-            if path is not None and path != f.path:
-                imports[path].append((f.path, f.guarded_imports.get(module, "runs")))
-    result = {}
-    for path, sites in imports.items():
-        reaches = {reach for _, reach in sites}
-        if "runs" in reaches:
-            continue
-        reach = reaches.pop() if len(reaches) == 1 else "optional"
-        importers = sorted({importer for importer, _ in sites})
-        result[path] = (reach, f"imported only behind guards with a fallback: {', '.join(importers[:3])}")
+            reach = f.guarded_imports.get(module, "runs")
+            for path in _loaded_by(module, by_module):  # the module and the packages Python initialises for it
+                if path != f.path and not _inside_package(f.path, path):
+                    imports[path].append((f.path, reach))
+    result: dict[str, tuple[str, str]] = {}
+    changed = True
+    while changed:
+        changed = False
+        for path, sites in imports.items():
+            if path in result:
+                continue
+            reaches = {result[importer][0] if reach == "runs" and importer in result else reach for importer, reach in sites}
+            if "runs" in reaches:
+                continue
+            reach = reaches.pop() if len(reaches) == 1 else "optional"
+            importers = sorted({importer for importer, _ in sites})
+            result[path] = (reach, f"imported only behind guards with a fallback: {', '.join(importers[:3])}")
+            changed = True
     return result
+
+
+def _inside_package(importer: str, target: str) -> bool:
+    """A package's own modules do not load its __init__.py: whoever imports the package from outside does."""
+    target_path = PurePosixPath(target)
+    return target_path.name == "__init__.py" and PurePosixPath(importer).is_relative_to(target_path.parent)
+
+
+def _loaded_by(module: str, by_module: dict[str, str]) -> list[str]:
+    parts = module.split(".")
+    target = _local_path(module, by_module)
+    packages = [by_module[".".join(parts[:end])] for end in range(1, len(parts)) if ".".join(parts[:end]) in by_module]
+    return [p for p in dict.fromkeys([*packages, target]) if p is not None]
 
 
 def _local_path(module: str, by_module: dict[str, str]) -> str | None:
