@@ -50,7 +50,12 @@ def render_text(report: Report, console: Console, language: str = "en") -> None:
         + ", ".join(f"{t.label('migration', k)} {v}" for k, v in summary.by_migration.items())
         + (t("text.suppressed", count=summary.suppressed) if summary.suppressed else "")
     )
-    active = [f for f in report.findings if not f.suppressed]
+    everything = [f for f in report.findings if not f.suppressed]
+    active = [f for f in everything if f.counted and not (f.severity == "info" and f.migration == "auto")]
+    auto = sum(f.counted and f.severity == "info" and f.migration == "auto" for f in everything)
+    uncounted = sum(not f.counted for f in everything)
+    if auto or uncounted:
+        console.print(f"[dim]{t('text.folded', auto=auto, uncounted=uncounted)}[/dim]")
     if active:
         console.print()
         by_file = defaultdict(list)
