@@ -48,26 +48,21 @@ def load_project_config(root: Path) -> ProjectConfig:
         config.problems.append(
             SkippedFile(path="pyproject.toml", reason="[tool.ascend-feasibility] exclude must be a list of strings")
         )
-    phases = table.get("phases", {})
-    for phase, globs in phases.items() if isinstance(phases, dict) else []:
-        if phase in PHASES and isinstance(globs, list) and all(isinstance(g, str) for g in globs):
-            config.phases[phase] = list(globs)
-        else:
-            config.problems.append(SkippedFile(
-                path="pyproject.toml",
-                reason=f"[tool.ascend-feasibility.phases] {phase}: expected one of {', '.join(PHASES)} with a list of globs",
-            ))
-    _read_roles(table, config)
+    config.phases = _glob_table(table, "phases", PHASES, config.problems)
+    config.roles = _glob_table(table, "roles", ROLES, config.problems)
     return config
 
 
-def _read_roles(table: dict, config: ProjectConfig) -> None:
-    roles = table.get("roles", {})
-    for role, globs in roles.items() if isinstance(roles, dict) else []:
-        if role in ROLES and isinstance(globs, list) and all(isinstance(g, str) for g in globs):
-            config.roles[role] = list(globs)
+def _glob_table(table: dict, key: str, allowed: tuple[str, ...], problems: list[SkippedFile]) -> dict[str, list[str]]:
+    """[tool.ascend-feasibility.KEY]: NAME = [globs] for each allowed NAME; anything else is reported."""
+    result: dict[str, list[str]] = {}
+    entries = table.get(key, {})
+    for name, globs in entries.items() if isinstance(entries, dict) else []:
+        if name in allowed and isinstance(globs, list) and all(isinstance(g, str) for g in globs):
+            result[name] = list(globs)
         else:
-            config.problems.append(SkippedFile(
+            problems.append(SkippedFile(
                 path="pyproject.toml",
-                reason=f"[tool.ascend-feasibility.roles] {role}: expected one of {', '.join(ROLES)} with a list of globs",
+                reason=f"[tool.ascend-feasibility.{key}] {name}: expected one of {', '.join(allowed)} with a list of globs",
             ))
+    return result

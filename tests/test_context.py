@@ -175,3 +175,13 @@ def test_a_cuda_check_that_guards_only_cuda_only_code_is_right_as_it_is():
 def test_reraising_import_handlers_are_no_gate():
     code = "try:\n    from flash_attn import flash_attn_varlen_func\nexcept ImportError:\n    raise ImportError('needs flash-attn')\n"
     assert [f.rule for f in scan(code).findings if f.rule == "ATT032"] == []
+
+
+def test_role_overrides_from_the_projects_settings(tmp_path):
+    write_tree(tmp_path, {
+        "pyproject.toml": '[tool.ascend-feasibility.roles]\nexample = ["tools/*"]\nbogus = ["x"]\n',
+        "tools/convert.py": "import torch\ntorch.cuda.synchronize()\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert {f.role for f in report.findings if f.path == "tools/convert.py"} == {"example"}
+    assert any("roles] bogus" in s.reason for s in report.skipped)
