@@ -93,6 +93,15 @@ def test_language_switch_filters_sorting_and_no_network(browser, tmp_path):
     rows = view.visible_rows()
     assert rows and all(row.get_attribute("data-path") == "scripts/launch.sh" for row in rows)
     page.fill("#filter-file", "")
+    page.select_option("#filter-context", "not-counted")
+    uncounted = [f for f in active if not f.counted]
+    assert len(view.visible_rows()) == len(uncounted) > 0
+    page.select_option("#filter-context", "reach:optional")
+    assert len(view.visible_rows()) == len([f for f in active if f.reach == "optional"]) > 0
+    page.select_option("#filter-context", "counted")
+    assert len(view.visible_rows()) == len(active) - len(uncounted)
+    page.select_option("#filter-context", "")
+    assert page.locator("#not-counted summary").inner_text().startswith("Not counted")
 
     severity_header = page.locator("#findings-table th", has_text="Severity")
     severity_header.click()
