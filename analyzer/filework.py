@@ -9,13 +9,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analyzer import parsing
+from analyzer import budget, parsing
 from analyzer.discovery import ProjectFile
 from analyzer.findings import FindingFactory, occurrence_key
 from analyzer.models import Finding, SkippedFile, UnusedSuppression
 from analyzer.notebooks import code_sources, python_cells, shell_cells
 from analyzer.python_names import ImportTable
 from analyzer.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
+from analyzer.suppressions import by_row as suppressions_by_row
 from analyzer.suppressions import collect as collect_suppressions
 from domains import build_scanners, query_set
 from domains.base import Unit
@@ -59,19 +60,25 @@ class FileWorker:
 
     def process(self, project_file: ProjectFile) -> FileResult:
         result = FileResult(project_file.path)
+        units: list[Unit] = []
+        seconds = budget.FILE_SECONDS
         try:
-            data = read_bytes(Path(project_file.absolute), project_file.size)
-            units = self._units(project_file, data)
-        except Unreadable as exc:
-            result.skipped.append(SkippedFile(path=project_file.path, reason=str(exc)))
-            return result
-        result.scanned = True
-        result.lines = _line_count(units)
-        try:
-            self._analyze_units(project_file, units, result)
-        except Exception as exc:  # noqa: BLE001 - an analyzer bug on one file must not lose the whole report
-            reason = f"analyzer error, file analysed partially (please report): {type(exc).__name__}: {exc}"
-            result.skipped.append(SkippedFile(path=project_file.path, reason=reason[:500]))
+            with budget.time_budget(seconds):
+                try:
+                    data = read_bytes(Path(project_file.absolute), project_file.size)
+                    units = self._units(project_file, data)
+                except Unreadable as exc:
+                    result.skipped.append(SkippedFile(path=project_file.path, reason=str(exc)))
+                    return result
+                result.scanned = True
+                result.lines = _line_count(units)
+                try:
+                    self._analyze_units(project_file, units, result)
+                except Exception as exc:  # noqa: BLE001 - an analyzer bug on one file must not lose the whole report
+                    reason = f"analyzer error, file analysed partially (please report): {type(exc).__name__}: {exc}"
+                    result.skipped.append(SkippedFile(path=project_file.path, reason=reason[:500]))
+        except (budget.OverBudget, RecursionError, MemoryError) as exc:
+            result.skipped.append(SkippedFile(path=project_file.path, reason=_over_budget(exc, seconds)))
         for unit in units:
             unit.release_tree()
         return result
@@ -134,12 +141,18 @@ class FileWorker:
 
     def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
         suppressions = collect_suppressions(unit)
+        file_level, by_row = suppressions_by_row(suppressions)
         for hit, finding in findings:
-            covering = [s for s in suppressions if s.covers(finding.rule, hit.span.start_row)]
+            candidates = file_level + by_row.get(hit.span.start_row, [])
+            covering = [s for s in candidates if s.covers(finding.rule, hit.span.start_row)]
             for suppression in covering:
                 suppression.used.add(finding.rule)
             result.findings.append(finding.model_copy(update={"suppressed": True}) if covering else finding)
         for suppression in suppressions:
+            if not suppression.codes:  # a bare `# ascend: ignore`: codes must be named
+                result.unused_suppressions.append(
+                    UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code="", reason="invalid")
+                )
             for code in suppression.codes:
                 if code in suppression.used:
                     continue
@@ -147,6 +160,14 @@ class FileWorker:
                 result.unused_suppressions.append(
                     UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code=code, reason=reason)
                 )
+
+
+def _over_budget(exc: BaseException, seconds: float) -> str:
+    if isinstance(exc, budget.OverBudget):
+        return f"over the {seconds:g} s time budget: analysed partially"
+    if isinstance(exc, RecursionError):
+        return "nested too deeply: analysed partially"
+    return "out of memory: analysed partially"
 
 
 def _root_of(project_file: ProjectFile) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import io
 import os
@@ -39,11 +40,32 @@ class SourceText:
         return lines[row] if 0 <= row < len(lines) else b""
 
     def char_column(self, row: int, byte_column: int) -> int:
-        """Convert a 0-based byte column to a 1-based character column."""
-        return len(self.line_bytes(row)[:byte_column].decode("utf-8", errors="replace")) + 1
+        """Convert a 0-based byte column to a 1-based character column (constant time on ASCII lines, a binary
+        search over the line's continuation bytes otherwise: a long line with many findings stays linear)."""
+        continuations = self._continuations(row)
+        if not continuations:
+            return byte_column + 1
+        return byte_column - bisect.bisect_left(continuations, byte_column) + 1
 
     def line_text(self, row: int) -> str:
-        return self.line_bytes(row).decode("utf-8", errors="replace")
+        cache = self._cache("_texts")
+        if row not in cache:
+            cache[row] = self.line_bytes(row).decode("utf-8", errors="replace")
+        return cache[row]
+
+    def _continuations(self, row: int) -> list[int]:
+        cache = self._cache("_continuation_bytes")
+        if row not in cache:
+            line = self.line_bytes(row)
+            cache[row] = [] if line.isascii() else [i for i, byte in enumerate(line) if 0x80 <= byte < 0xC0]
+        return cache[row]
+
+    def _cache(self, name: str) -> dict:
+        cached = self.__dict__.get(name)
+        if cached is None:
+            cached = {}
+            object.__setattr__(self, name, cached)
+        return cached
 
     def _lines(self) -> list[bytes]:
         cached = self.__dict__.get("_split")
