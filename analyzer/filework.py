@@ -66,7 +66,7 @@ class FileWorker:
             with budget.time_budget(seconds):
                 try:
                     data = read_bytes(Path(project_file.absolute), project_file.size)
-                    units = self._units(project_file, data)
+                    units = _within_budget(self._units(project_file, data), result)
                 except Unreadable as exc:
                     result.skipped.append(SkippedFile(path=project_file.path, reason=str(exc)))
                     return result
@@ -162,6 +162,19 @@ class FileWorker:
                 )
 
 
+def _within_budget(units: list[Unit], result: FileResult) -> list[Unit]:
+    """The units whose syntax trees are small and shallow enough to query; the others are listed as not analysed."""
+    kept = []
+    for unit in units:
+        too_big = parsing.over_budget(unit.tree()) if unit.kind in _TREE_KINDS else None
+        if too_big is None:
+            kept.append(unit)
+        else:
+            unit.release_tree()
+            result.skipped.append(SkippedFile(path=_where(unit), reason=too_big))
+    return kept
+
+
 def _over_budget(exc: BaseException, seconds: float) -> str:
     if isinstance(exc, budget.OverBudget):
         return f"over the {seconds:g} s time budget: analysed partially"
@@ -193,6 +206,7 @@ def _where(unit: Unit) -> str:
     return f"{unit.path} (cell {unit.cell})" if unit.cell is not None else unit.path
 
 
+_TREE_KINDS = frozenset({"python", "shell", "dockerfile", "cuda", "cpp"})  # units that scanners query as syntax trees
 _WORKER: FileWorker | None = None
 
 
