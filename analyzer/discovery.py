@@ -224,3 +224,22 @@ def _inspect(root: Path, entry: os.DirEntry, outputs: set[str]) -> tuple[bool, i
     if not stat.S_ISREG(info.st_mode):
         return f"not a regular file ({file_type(info.st_mode)})" if classify(entry.name) is not None else None
     return False, info.st_size
+
+
+def discover_file(root: Path, name: str) -> Discovery:
+    """One file given on the command line (`analyze FILE`), with the same checks as in a walk."""
+    result = Discovery()
+    path = os.path.join(root, name)
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        result.skipped.append(SkippedFile(path=display_name(name), reason=f"cannot be inspected: {exc.strerror or exc}"))
+        return result
+    kind = classify(name)
+    if not stat.S_ISREG(info.st_mode):
+        result.skipped.append(SkippedFile(path=display_name(name), reason=f"not a regular file ({file_type(info.st_mode)})"))
+    elif kind is None:
+        result.skipped.append(SkippedFile(path=display_name(name), reason="not a kind of file the analyzer reads"))
+    else:
+        result.files.append(ProjectFile(path=display_name(name), absolute=path, kind=kind, size=info.st_size))
+    return result

@@ -27,6 +27,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 MAX_INCLUDE_DEPTH = 5
+MAX_VERSION_DIGITS = 30  # packaging converts release numbers to int; thousands of digits exceed Python's limit
 _WHEEL_NAME = re.compile(r"^([A-Za-z0-9_.]+?)-\d")
 
 
@@ -66,6 +67,8 @@ def parse_requirement_text(text: str, path: str, line: int, source: str, group: 
         requirement = Requirement(text)
     except InvalidRequirement as exc:
         return Problem(path, f"line {line}: not a requirement ({str(exc).splitlines()[0]})")
+    if any(_too_many_digits(spec.version) for spec in requirement.specifier):
+        return Problem(path, f"line {line}: version number longer than {MAX_VERSION_DIGITS} digits (not read)")
     local = ""
     for spec in requirement.specifier:
         if "+" in spec.version:
@@ -169,6 +172,9 @@ def parse_pyproject(relative: str, text: str):
             if name.lower() == "python":
                 continue
             version = spec if isinstance(spec, str) else spec.get("version", "") if isinstance(spec, dict) else ""
+            if not isinstance(version, str) or _too_many_digits(version):
+                problems.append(Problem(relative, f"{name}: version not read"))
+                continue
             declarations.append(
                 Declaration(canonicalize_name(name), _poetry_specifier(version), relative, line_of(name), "pyproject", group, f"{name} = {version!r}")
             )
@@ -195,6 +201,10 @@ class LineFinder:
                 self.position = index
                 return index + 1
         return 1
+
+
+def _too_many_digits(version: str) -> bool:
+    return any(len(part) > MAX_VERSION_DIGITS for part in re.findall(r"\d+", version))
 
 
 def _table(value) -> dict:
@@ -349,6 +359,8 @@ def _conda_spec(spec: str, relative: str, line: int, source: str = "conda") -> D
         specifier = f"=={version}" if version.count(".") >= 2 or version.endswith("*") else f"=={version}.*"
     elif rest:
         specifier = rest.replace(" ", "")  # already a comparison: >=1.13, <2, !=2.0
+    if _too_many_digits(specifier):
+        specifier = ""  # not a version anything can compare
     conda_names = {"pytorch": "torch"}
     canonical = canonicalize_name(conda_names.get(name, name))
     return Declaration(canonical, specifier, relative, line, source, "main", spec)

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, TextIO
 
 from rich.console import Console
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None
 
 from analyzer.models import Report
 from analyzer.render_csv import write_findings_csv, write_phase_matrix_csv
@@ -63,16 +71,63 @@ def write_format(report: Report, fmt: str, target: Path | None, languages: tuple
 
 
 def write_all(report: Report, directory: Path, languages: tuple[str, ...]) -> list[Path]:
-    directory.mkdir(parents=True, exist_ok=True)
-    return [_write_file(report, output, directory / output.filename, languages)
-            for fmt in FORMATS for output in OUTPUTS[fmt]]
+    """Every format into `directory`, holding a lock on the folder so that runs writing the same folder at once
+    each leave a whole, consistent set (the last one's)."""
+    safe_folder(directory)
+    with _folder_lock(directory):
+        return [_write_file(report, output, directory / output.filename, languages)
+                for fmt in FORMATS for output in OUTPUTS[fmt]]
+
+
+class UnsafeOutput(OSError):
+    """An output path that would write through a symbolic link; the message says which."""
+
+
+def safe_folder(directory: Path) -> None:
+    """Create `directory` if needed; refuse one that is (or sits in) a symbolic link, so that a link shipped in an
+    analyzed tree never sends a report outside it."""
+    for _ in range(2):  # before creating it, and after (a link put there meanwhile)
+        if directory.is_symlink():
+            raise UnsafeOutput(f"{directory} is a symbolic link; reports are not written through links")
+        directory.mkdir(parents=True, exist_ok=True)
 
 
 def _write_file(report: Report, output: Output, path: Path, languages: tuple[str, ...]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        output.write(report, handle, languages)
+    """Write to a new temporary file beside `path`, then rename it into place: a link at `path` is replaced, never
+    followed, and a reader never sees a half-written report."""
+    safe_folder(path.parent)
+    handle = tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", newline="", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
+    )
+    try:
+        with handle:
+            output.write(report, handle, languages)
+        os.chmod(handle.name, 0o666 & ~_umask())
+        os.replace(handle.name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(handle.name)
+        raise
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def _folder_lock(directory: Path):
+    if fcntl is None:  # pragma: no cover - not POSIX
+        yield
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def render_to_string(report: Report, fmt: str, languages: tuple[str, ...] = ("en", "zh")) -> str:

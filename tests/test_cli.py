@@ -1,6 +1,7 @@
 """End to end through the command line, as a user runs it."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -81,7 +82,7 @@ def test_torch_npu_target(capsys):
     "argv, message",
     [
         (["analyze", "/no/such/folder"], "does not exist"),
-        (["analyze", str(SAMPLE / "train.py")], "is not a folder"),
+        (["analyze", os.devnull], "is not a folder or a regular file"),
         (["analyze", str(SAMPLE), "--torch-npu", "latest"], "is not a version"),
         (["analyze", str(SAMPLE), "--format", "pdf"], "invalid choice"),
         (["analyze", str(SAMPLE), "--jobs", "0"], "at least 1"),
