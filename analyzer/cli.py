@@ -91,6 +91,8 @@ def _main(argv: list[str] | None, err: Console) -> int:
         return _analyze(args, err)
     except UsageError as exc:
         return _fatal(str(exc))
+    except BrokenPipeError:
+        raise  # handled in main(): quietly
     except (AnalysisError, KnowledgeError, CalibrationError, ProbeError, OSError) as exc:
         return _fatal(str(exc))
     except KeyboardInterrupt:

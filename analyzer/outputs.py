@@ -19,13 +19,15 @@ except ImportError:  # pragma: no cover - not POSIX
 
 from analyzer.models import Report
 from analyzer.render_csv import write_findings_csv, write_phase_matrix_csv
+from analyzer.render_github import write_github
 from analyzer.render_html import render_html
 from analyzer.render_json import write_json
 from analyzer.render_markdown import render_markdown
 from analyzer.render_sarif import write_sarif
 from analyzer.render_text import render_text
 
-FORMATS: tuple[str, ...] = ("text", "json", "markdown", "html", "sarif", "csv")
+FORMATS: tuple[str, ...] = ("text", "json", "markdown", "html", "sarif", "csv", "github")
+STREAM_ONLY = frozenset({"github"})  # workflow commands: printed for the CI runner, not written by --output-dir
 LANGUAGE_CHOICES = {"en": ("en",), "zh": ("zh",), "both": ("en", "zh")}
 
 
@@ -51,6 +53,7 @@ OUTPUTS: dict[str, list[Output]] = {
     "sarif": [Output("report.sarif", lambda r, s, langs: write_sarif(r, s))],
     "csv": [Output("findings.csv", lambda r, s, langs: write_findings_csv(r, s)),
             Output("phase-matrix.csv", lambda r, s, langs: write_phase_matrix_csv(r, s))],
+    "github": [Output("annotations.txt", lambda r, s, langs: write_github(r, s))],
 }
 
 
@@ -76,7 +79,7 @@ def write_all(report: Report, directory: Path, languages: tuple[str, ...]) -> li
     safe_folder(directory)
     with _folder_lock(directory):
         return [_write_file(report, output, directory / output.filename, languages)
-                for fmt in FORMATS for output in OUTPUTS[fmt]]
+                for fmt in FORMATS if fmt not in STREAM_ONLY for output in OUTPUTS[fmt]]
 
 
 class UnsafeOutput(OSError):
