@@ -114,6 +114,8 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
     if args.output_dir is not None and args.output_dir.exists() and not args.output_dir.is_dir():
         raise UsageError(f"--output-dir {args.output_dir} exists and is not a folder")
     own_outputs = tuple(path for path in (args.output_dir, args.output) if path is not None)
+    if args.output is not None and args.format == "csv":
+        own_outputs += (args.output.with_name(f"{args.output.stem}.phase-matrix.csv"),)
     options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs, own_outputs=own_outputs)
     if args.calibration is not None:
         measured = load_calibration(args.calibration)

@@ -149,7 +149,7 @@ def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()
     root = Path(os.path.realpath(root))
     exclude_spec, problems = compile_patterns(excludes, "--exclude / [tool.ascend-feasibility] exclude")
     result.skipped += problems
-    outputs = {os.path.realpath(path) for path in own_outputs}
+    outputs = _identities(own_outputs)
     # Each stack entry: (folder, its relative path, the gitignore specs in force there); folders are read in name
     # order and pushed in reverse so that files come out in the order a recursive walk gives.
     pending: list[tuple[str, PurePosixPath, tuple[pathspec.PathSpec, ...]]] = [(str(root), PurePosixPath("."), ())]
@@ -203,7 +203,19 @@ def _ignored(candidate: str, exclude_spec: pathspec.PathSpec, specs: tuple[paths
     return exclude_spec.match_file(candidate) or any(spec.match_file(candidate) for spec in specs)
 
 
-def _inspect(root: Path, entry: os.DirEntry, outputs: set[str]) -> tuple[bool, int] | str | None:
+def _identities(paths: tuple[Path, ...]) -> set[tuple[int, int]]:
+    """(device, inode) of each path that exists: compared with each entry's lstat, at no extra system call."""
+    found = set()
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        found.add((info.st_dev, info.st_ino))
+    return found
+
+
+def _inspect(root: Path, entry: os.DirEntry, outputs: set[tuple[int, int]]) -> tuple[bool, int] | str | None:
     """(is a folder, size) of an entry worth walking or reading, a reason to list it as skipped, or None to pass
     over it silently. Uses lstat/stat only: nothing is opened."""
     info = entry.stat(follow_symlinks=False)
@@ -217,7 +229,7 @@ def _inspect(root: Path, entry: os.DirEntry, outputs: set[str]) -> tuple[bool, i
             return f"broken symbolic link ({exc.strerror or exc})"
         if stat.S_ISDIR(info.st_mode):
             return "symbolic link to a folder (not followed)"
-    if os.path.realpath(entry.path) in outputs:
+    if (info.st_dev, info.st_ino) in outputs:
         return None
     if stat.S_ISDIR(info.st_mode):
         return True, 0
