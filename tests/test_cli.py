@@ -103,3 +103,39 @@ def test_console_script_and_module_entry_points():
             pytest.skip("console script not installed")
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["schema_version"] == "1"
+
+
+def test_fail_on_lists_the_findings_that_met_it(capsys):
+    assert main(["analyze", str(SAMPLE), "--fail-on", "medium", "--format", "json"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("ascend-feasibility: --fail-on medium: ") and "at medium or worse" in err[0]
+    assert any(line.strip().startswith("train.py:") and "DEV501 torch-compile (medium)" in line for line in err[1:])
+
+
+def test_explain_takes_a_code_or_a_name_and_prints_plain_text(capsys):
+    assert main(["explain", "torch-cuda-synchronize"]) == 0
+    by_name = capsys.readouterr().out
+    assert main(["explain", "dev101"]) == 0
+    assert capsys.readouterr().out == by_name and by_name.startswith("### DEV101 torch-cuda-synchronize")
+    assert main(["explain", "no-such-rule"]) == 2
+
+
+def test_analyze_a_single_file(capsys):
+    assert main(["analyze", str(SAMPLE / "train.py"), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["project"]["files_scanned"] == 1
+    assert {f["path"] for f in report["findings"]} == {"train.py"}
+
+
+def test_github_annotations(capsys):
+    assert main(["analyze", str(SAMPLE), "--format", "github"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(line.startswith(("::error ", "::warning ", "::notice ")) for line in lines)
+    assert any(line.startswith("::warning file=train.py,line=40,") and "title=DEV501 torch-compile::" in line for line in lines)
+
+
+def test_github_annotations_escape_project_text():
+    from analyzer.render_github import _data, _property
+
+    assert _property("a,b:c%\n\x1b") == "a%2Cb%3Ac%25%0A\\x1b"
+    assert _data("50%\r\n::error::x") == "50%25%0D%0A::error::x"
