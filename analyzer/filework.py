@@ -133,7 +133,7 @@ class FileWorker:
                 )
         occurrences: Counter = Counter()
         findings = []
-        for hit in sorted(set(hits), key=lambda h: (h.span.start_row, h.span.start_col, h.rule)):
+        for hit in sorted(set(hits), key=_hit_order):
             key = occurrence_key(hit, unit)
             findings.append((hit, self.factory.build(hit, unit, occurrences[key])))
             occurrences[key] += 1
@@ -160,6 +160,13 @@ class FileWorker:
                 result.unused_suppressions.append(
                     UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code=code, reason=reason)
                 )
+
+
+def _hit_order(hit) -> tuple:
+    """A total order: set iteration order depends on each process's string hashing, so ties on position and rule
+    are broken by everything else a hit holds (output must not depend on which process read the file)."""
+    span = hit.span
+    return (span.start_row, span.start_col, hit.rule, span.end_row, span.end_col, hit.symbol, repr(hit))
 
 
 def _within_budget(units: list[Unit], result: FileResult) -> list[Unit]:

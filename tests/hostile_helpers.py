@@ -22,9 +22,9 @@ def reasons(report) -> dict[str, str]:
     return {entry.path: entry.reason for entry in report.skipped}
 
 
-def cli(*args: str, cwd: Path | None = None, timeout: float = CLI_TIMEOUT) -> subprocess.CompletedProcess:
+def cli(*args: str, cwd: Path | None = None, timeout: float = CLI_TIMEOUT, **env_vars: str) -> subprocess.CompletedProcess:
     """`python -P -m analyzer ARGS` (the working folder is not put on sys.path); fails the test on a hang."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200", **env_vars}
     return subprocess.run(
         [sys.executable, "-P", "-m", "analyzer", *args], cwd=cwd or ROOT, env=env, capture_output=True, timeout=timeout
     )
