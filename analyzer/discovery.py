@@ -171,7 +171,7 @@ def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()
             if isinstance(found, str):
                 result.skipped.append(SkippedFile(path=shown, reason=found))
                 continue
-            is_dir, size = found
+            is_dir, size, absolute = found
             if is_dir:
                 if entry.name in SKIPPED_DIR_NAMES or entry.name.endswith(".egg-info"):
                     continue
@@ -182,7 +182,7 @@ def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()
             kind = classify(entry.name)
             if kind is None or _ignored(rel, exclude_spec, specs):
                 continue
-            result.files.append(ProjectFile(path=shown, absolute=entry.path, kind=kind, size=size))
+            result.files.append(ProjectFile(path=shown, absolute=absolute, kind=kind, size=size))
         pending.extend(reversed(folders))
     result.files.sort(key=lambda f: f.path)
     return result
@@ -215,12 +215,14 @@ def _identities(paths: tuple[Path, ...]) -> set[tuple[int, int]]:
     return found
 
 
-def _inspect(root: Path, entry: os.DirEntry, outputs: set[tuple[int, int]]) -> tuple[bool, int] | str | None:
-    """(is a folder, size) of an entry worth walking or reading, a reason to list it as skipped, or None to pass
-    over it silently. Uses lstat/stat only: nothing is opened."""
+def _inspect(root: Path, entry: os.DirEntry, outputs: set[tuple[int, int]]) -> tuple[bool, int, str] | str | None:
+    """(is a folder, size, the path to open) of an entry worth walking or reading, a reason to list it as skipped,
+    or None to pass over it silently. Uses lstat/stat only: nothing is opened. A link inside the root is read at its
+    target (files are opened without following links)."""
     info = entry.stat(follow_symlinks=False)
+    absolute = entry.path
     if stat.S_ISLNK(info.st_mode):
-        target = os.path.realpath(entry.path)
+        target = absolute = os.path.realpath(entry.path)
         if not Path(target).is_relative_to(root):
             return "symbolic link that leaves the project"
         try:
@@ -232,10 +234,10 @@ def _inspect(root: Path, entry: os.DirEntry, outputs: set[tuple[int, int]]) -> t
     if (info.st_dev, info.st_ino) in outputs:
         return None
     if stat.S_ISDIR(info.st_mode):
-        return True, 0
+        return True, 0, absolute
     if not stat.S_ISREG(info.st_mode):
         return f"not a regular file ({file_type(info.st_mode)})" if classify(entry.name) is not None else None
-    return False, info.st_size
+    return False, info.st_size, absolute
 
 
 def discover_file(root: Path, name: str) -> Discovery:

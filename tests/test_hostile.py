@@ -527,3 +527,12 @@ def test_an_in_process_run_restores_the_alarm_handler(tmp_path):
     (tmp_path / "good.py").write_text(GOOD)
     analyze(tmp_path, AnalyzeOptions(jobs=1))
     assert signal.getsignal(signal.SIGALRM) == before
+
+
+def test_a_link_to_a_file_inside_the_tree_is_read_at_its_target(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "impl.py").write_text(GOOD)
+    (tmp_path / "alias.py").symlink_to(tmp_path / "real" / "impl.py")
+    report = run(tmp_path)
+    assert sorted(device_paths(report)) == ["alias.py", "real/impl.py"]
+    assert report.skipped == []
