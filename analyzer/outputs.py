@@ -76,7 +76,7 @@ def write_format(report: Report, fmt: str, target: Path | None, languages: tuple
 def write_all(report: Report, directory: Path, languages: tuple[str, ...]) -> list[Path]:
     """Every format into `directory`, holding a lock on the folder so that runs writing the same folder at once
     each leave a whole, consistent set (the last one's)."""
-    safe_folder(directory)
+    safe_folder(directory, _tree(report))
     with _folder_lock(directory):
         return [_write_file(report, output, directory / output.filename, languages)
                 for fmt in FORMATS if fmt not in STREAM_ONLY for output in OUTPUTS[fmt]]
@@ -86,19 +86,24 @@ class UnsafeOutput(OSError):
     """An output path that would write through a symbolic link; the message says which."""
 
 
-def safe_folder(directory: Path) -> None:
-    """Create `directory` if needed; refuse one that is (or sits in) a symbolic link, so that a link shipped in an
-    analyzed tree never sends a report outside it."""
+def safe_folder(directory: Path, tree: Path) -> None:
+    """Create `directory` if needed. A folder named inside the analyzed `tree` that resolves outside it (a symbolic
+    link shipped in the tree, `reports -> /home/you`) is refused: a report never lands outside through the project's
+    own links. Links the user keeps outside the tree are theirs to use."""
     for _ in range(2):  # before creating it, and after (a link put there meanwhile)
-        if directory.is_symlink():
-            raise UnsafeOutput(f"{directory} is a symbolic link; reports are not written through links")
+        named = Path(os.path.abspath(directory))
+        resolved = Path(os.path.realpath(directory))
+        if named.is_relative_to(tree) and not resolved.is_relative_to(tree):
+            raise UnsafeOutput(
+                f"{directory} is inside the analyzed tree but leads outside it through a symbolic link; not written"
+            )
         directory.mkdir(parents=True, exist_ok=True)
 
 
 def _write_file(report: Report, output: Output, path: Path, languages: tuple[str, ...]) -> Path:
     """Write to a new temporary file beside `path`, then rename it into place: a link at `path` is replaced, never
     followed, and a reader never sees a half-written report."""
-    safe_folder(path.parent)
+    safe_folder(path.parent, _tree(report))
     handle = tempfile.NamedTemporaryFile(
         "w", encoding="utf-8", newline="", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
     )
@@ -112,6 +117,10 @@ def _write_file(report: Report, output: Output, path: Path, languages: tuple[str
             os.unlink(handle.name)
         raise
     return path
+
+
+def _tree(report: Report) -> Path:
+    return Path(os.path.realpath(report.project.root))
 
 
 def _umask() -> int:

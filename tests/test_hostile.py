@@ -395,7 +395,7 @@ def test_a_shipped_link_never_sends_output_outside(tmp_path, shipped):
     else:
         result = cli("analyze", ".", "--output-dir", "reports", cwd=tree)
         if shipped == "reports":
-            assert result.returncode == 2 and b"symbolic link" in result.stderr
+            assert result.returncode == 2 and b"leads outside it through a symbolic link" in result.stderr
             assert sorted(p.name for p in outside.iterdir()) == ["victim.txt"]
         else:
             assert_clean(result)
@@ -536,3 +536,14 @@ def test_a_link_to_a_file_inside_the_tree_is_read_at_its_target(tmp_path):
     report = run(tmp_path)
     assert sorted(device_paths(report)) == ["alias.py", "real/impl.py"]
     assert report.skipped == []
+
+
+def test_an_output_link_the_user_keeps_outside_the_tree_is_used(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "good.py").write_text(GOOD)
+    (tmp_path / "real").mkdir()
+    (tmp_path / "mine").symlink_to(tmp_path / "real")
+    result = cli("analyze", str(tree), "--output-dir", str(tmp_path / "mine"))
+    assert_clean(result)
+    assert (tmp_path / "real" / "report.json").is_file()
