@@ -9,7 +9,6 @@ import stat
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -18,6 +17,7 @@ from analyzer.pipeline import AnalyzeOptions, analyze
 from tests.hostile_helpers import ROOT, assert_clean, build_chain, cli, make_fifo, reasons, remove_chain, run
 
 GOOD = "import torch\ntorch.cuda.synchronize()\n"
+CLI_TIMEOUT_SECONDS = 120
 
 
 def device_paths(report) -> list[str]:
@@ -122,7 +122,6 @@ def test_a_folder_listed_but_not_searched(tmp_path, monkeypatch):
     (tmp_path / "locked").mkdir()
     (tmp_path / "locked" / "x.py").write_text(GOOD)
     (tmp_path / "good.py").write_text(GOOD)
-    real = os.DirEntry.stat if hasattr(os.DirEntry, "stat") else None
     import analyzer.discovery as discovery
 
     original = discovery._inspect
@@ -134,7 +133,6 @@ def test_a_folder_listed_but_not_searched(tmp_path, monkeypatch):
 
     monkeypatch.setattr(discovery, "_inspect", denied)
     report = run(tmp_path)
-    assert real is not None
     assert reasons(report)["locked/x.py"] == "cannot be inspected: Permission denied"
     assert device_paths(report) == ["good.py"]
 
@@ -443,9 +441,6 @@ def test_python_m_inside_the_tree_imports_nothing_from_it(tmp_path):
         assert not marker.exists()
 
 
-CLI_TIMEOUT_SECONDS = 120
-
-
 def test_jobs_far_above_the_core_count_is_capped(tmp_path):
     from analyzer.pipeline import usable_jobs
 
@@ -547,3 +542,34 @@ def test_an_output_link_the_user_keeps_outside_the_tree_is_used(tmp_path):
     result = cli("analyze", str(tree), "--output-dir", str(tmp_path / "mine"))
     assert_clean(result)
     assert (tmp_path / "real" / "report.json").is_file()
+
+
+def test_deep_nesting_in_every_language_and_a_socket(tmp_path):
+    """Shell, Dockerfile, CUDA and setup.py trees past the depth budget, a deep notebook, a setup.cfg with a huge
+    version and an interpolation, a socket named like a source file: each listed, the rest reported."""
+    import socket
+
+    (tmp_path / "run.sh").write_text("export CUDA_VISIBLE_DEVICES=0\necho " + "$(" * 20_000 + ")" * 20_000 + "\n")
+    (tmp_path / "k.cu").write_text("__global__ void k(){ int x = " + "(" * 30_000 + "1" + ")" * 30_000 + "; }\n")
+    (tmp_path / "Dockerfile").write_text("FROM x\nRUN echo " + "$(" * 20_000 + ")" * 20_000 + "\nENV CUDA_VISIBLE_DEVICES=0\n")
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(install_requires=" + "[" * 20_000 + "]" * 20_000 + ")\n")
+    (tmp_path / "setup.cfg").write_text("[options]\ninstall_requires =\n    torch>=" + "1" * 5000 + "\n    %(x)s\n")
+    (tmp_path / "CMakeLists.txt").write_text("project(x CUDA)\n" + "(" * 50_000 + "\n")
+    (tmp_path / "x.ipynb").write_text('{"cells": [], "metadata": ' + '{"a":' * 5000 + "1" + "}" * 5000 + "}")
+    (tmp_path / "good.py").write_text(GOOD)
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        listener.bind(str(tmp_path / "sock.py"))
+    except OSError as exc:
+        pytest.skip(f"no UNIX socket here: {exc}")
+    try:
+        report = run(tmp_path)
+    finally:
+        listener.close()
+    listed = reasons(report)
+    for name in ("run.sh", "k.cu", "Dockerfile", "setup.py"):
+        assert listed[name] == "nested deeper than 1000 levels: not analysed"
+    assert listed["sock.py"] == "not a regular file (socket)"
+    assert "nested too deeply" in listed["x.ipynb"]
+    assert any("longer than 30 digits" in s.reason for s in report.skipped if s.path == "setup.cfg")
+    assert device_paths(report) == ["good.py"]
