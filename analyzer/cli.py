@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from analyzer import TOOL_NAME, __version__
+from analyzer.baseline import BaselineError, load_baseline, new_findings
 from analyzer.calibration import CalibrationError, calibration_section, load_calibration, rule_outcomes
 from analyzer.models import SEVERITIES, Finding, Report, severity_rank
 from analyzer.outputs import FORMATS, LANGUAGE_CHOICES, write_all, write_format
@@ -50,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="gitignore-style pattern to skip")
     run.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: the number of cores)")
     run.add_argument("--fail-on", choices=SEVERITIES, metavar="SEVERITY", help="exit 1 if a finding is this severe or worse")
+    run.add_argument("--baseline", type=Path, metavar="REPORT_JSON",
+                     help="a report.json of an earlier run: --fail-on counts only findings that are not in it")
     run.add_argument("--calibration", type=Path, metavar="FILE", help="calibration.json from `probe run`: use its measurements")
     explain = commands.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("code", help="rule code or name, e.g. DEV101 or torch-cuda-synchronize")
@@ -93,7 +96,7 @@ def _main(argv: list[str] | None, err: Console) -> int:
         return _fatal(str(exc))
     except BrokenPipeError:
         raise  # handled in main(): quietly
-    except (AnalysisError, KnowledgeError, CalibrationError, ProbeError, OSError) as exc:
+    except (AnalysisError, KnowledgeError, CalibrationError, BaselineError, ProbeError, OSError) as exc:
         return _fatal(str(exc))
     except KeyboardInterrupt:
         return _fatal("interrupted", 130)
@@ -113,10 +116,11 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
         raise UsageError(f"{args.path} is not a folder or a regular file")
     if args.output_dir is not None and args.output_dir.exists() and not args.output_dir.is_dir():
         raise UsageError(f"--output-dir {args.output_dir} exists and is not a folder")
-    own_outputs = tuple(path for path in (args.output_dir, args.output) if path is not None)
+    own_outputs = tuple(path for path in (args.output_dir, args.output, args.baseline) if path is not None)
     if args.output is not None and args.format == "csv":
         own_outputs += (args.output.with_name(f"{args.output.stem}.phase-matrix.csv"),)
     options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs, own_outputs=own_outputs)
+    known = load_baseline(args.baseline) if args.baseline is not None else frozenset()
     if args.calibration is not None:
         measured = load_calibration(args.calibration)
         options.calibration = rule_outcomes(measured)
@@ -126,6 +130,12 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
     _write(report, args)
     if args.fail_on is not None:
         failing = _failing(report, args.fail_on)
+        if known:
+            before = len(failing)
+            failing = new_findings(failing, known)
+            if before > len(failing):
+                print(f"{TOOL_NAME}: --baseline: {before - len(failing)} finding(s) already in the baseline not counted",
+                      file=sys.stderr)
         if failing:
             _print_failing(failing, args.fail_on)
             return EXIT_FAIL_ON

@@ -139,3 +139,29 @@ def test_github_annotations_escape_project_text():
 
     assert _property("a,b:c%\n\x1b") == "a%2Cb%3Ac%25%0A\\x1b"
     assert _data("50%\r\n::error::x") == "50%25%0D%0A::error::x"
+
+
+def test_baseline_makes_fail_on_count_new_findings_only(tmp_path, capsys):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text("import torch\nmodel = torch.compile(model)\n")
+    baseline = tree / "ascend-baseline.json"  # inside the tree: not scanned as a config
+    assert main(["analyze", str(tree), "--format", "json", "-o", str(baseline)]) == 0
+    capsys.readouterr()
+    assert main(["analyze", str(tree), "--fail-on", "medium", "--baseline", str(baseline), "--format", "json"]) == 0
+    assert "1 finding(s) already in the baseline not counted" in capsys.readouterr().err
+    (tree / "b.py").write_text("import torch\n\n\nnet = torch.compile(net)\n")
+    (tree / "a.py").write_text("import torch\n\n# moved\nmodel = torch.compile(model)\n")  # moved lines keep fingerprints
+    assert main(["analyze", str(tree), "--fail-on", "medium", "--baseline", str(baseline), "--format", "json"]) == 1
+    listed = [line.strip() for line in capsys.readouterr().err.splitlines() if line.startswith("  ")]
+    assert listed == ["b.py:4: DEV501 torch-compile (medium)"]
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"schema_version": "1", "findings": [{"fingerprint": NaN}]}', "[1]"])
+def test_a_bad_baseline_is_refused_in_one_line(tmp_path, capsys, content):
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(content)
+    assert main(["analyze", str(SAMPLE), "--baseline", str(baseline)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ascend-feasibility: error: baseline") or "cannot read baseline" in err
+    assert len(err.strip().splitlines()) == 1
