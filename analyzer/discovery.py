@@ -150,8 +150,8 @@ def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()
     exclude_spec, problems = compile_patterns(excludes, "--exclude / [tool.ascend-feasibility] exclude")
     result.skipped += problems
     outputs = _identities(own_outputs)
-    # Each stack entry: (folder, its relative path, the gitignore specs in force there); folders are read in name
-    # order and pushed in reverse so that files come out in the order a recursive walk gives.
+    # An explicit stack instead of recursion (any depth): (folder, its relative path, the .gitignore specs in force
+    # there). The files are sorted by path at the end, so the order does not depend on the walk.
     pending: list[tuple[str, PurePosixPath, tuple[pathspec.PathSpec, ...]]] = [(str(root), PurePosixPath("."), ())]
     while pending:
         directory, relative, inherited = pending.pop()

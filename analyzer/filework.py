@@ -66,7 +66,7 @@ class FileWorker:
             with budget.time_budget(seconds):
                 try:
                     data = read_bytes(Path(project_file.absolute), project_file.size)
-                    units = _within_budget(self._units(project_file, data), result)
+                    units = self._units(project_file, data, result)
                 except Unreadable as exc:
                     result.skipped.append(SkippedFile(path=project_file.path, reason=str(exc)))
                     return result
@@ -93,22 +93,29 @@ class FileWorker:
         result.phases = collect_phase_facts(project_file.path, project_file.kind, units)
         result.skipped += [SkippedFile(path=p.path, reason=p.reason) for p in result.dependencies.problems]
 
-    def _units(self, project_file: ProjectFile, data: bytes) -> list[Unit]:
+    def _units(self, project_file: ProjectFile, data: bytes, result: FileResult) -> list[Unit]:
+        """The file's units whose syntax trees are within budget (the others are listed in `result`)."""
         kind = project_file.kind
         if kind == "python":
-            return [Unit(project_file.path, "python", decode_python(data))]
+            return _within_budget([Unit(project_file.path, "python", decode_python(data))], result)
         if kind == "notebook":
             sources = code_sources(data)
-            cells = [Unit(project_file.path, "python", SourceText.from_text(text), cell=n) for n, text in python_cells(sources)]
+            cells = _within_budget(
+                [Unit(project_file.path, "python", SourceText.from_text(text), cell=n) for n, text in python_cells(sources)],
+                result,
+            )
             shared = ImportTable()
             for cell in cells:
                 if any(scanner.wants(cell) for scanner in self.scanners) or "import" in cell.source.text:
                     shared.add_tree(cell.tree())
             for cell in cells:
                 cell.shared_imports = shared
-            shell = [Unit(project_file.path, "shell", SourceText.from_text(text), cell=n) for n, text in shell_cells(sources)]
+            shell = _within_budget(
+                [Unit(project_file.path, "shell", SourceText.from_text(text), cell=n) for n, text in shell_cells(sources)],
+                result,
+            )
             return sorted(cells + shell, key=lambda unit: unit.cell)
-        return [Unit(project_file.path, kind, decode_text(data))]  # shell, dockerfile, yaml, json, build
+        return _within_budget([Unit(project_file.path, kind, decode_text(data))], result)  # shell, dockerfile, yaml, json, build
 
     def _scan_unit(self, unit: Unit, result: FileResult) -> None:
         hits = []
@@ -166,7 +173,8 @@ def _hit_order(hit) -> tuple:
     """A total order: set iteration order depends on each process's string hashing, so ties on position and rule
     are broken by everything else a hit holds (output must not depend on which process read the file)."""
     span = hit.span
-    return (span.start_row, span.start_col, hit.rule, span.end_row, span.end_col, hit.symbol, repr(hit))
+    return (span.start_row, span.start_col, hit.rule, span.end_row, span.end_col, hit.symbol, hit.npu or "",
+            hit.auto_when or (), hit.context or "", hit.effort or ())
 
 
 def _within_budget(units: list[Unit], result: FileResult) -> list[Unit]:

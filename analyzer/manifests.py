@@ -224,7 +224,8 @@ def _poetry_specifier(version: str) -> str:
         base = version[1:]
         parts = base.split(".")
         major = int(parts[0]) if parts[0].isdigit() and len(parts[0]) < 20 else 0
-        upper = f"{major + 1}" if major > 0 else f"0.{int(parts[1]) + 1}" if len(parts) > 1 and parts[1].isdigit() and len(parts[1]) < 20 else "1"
+        minor_ok = len(parts) > 1 and parts[1].isdigit() and len(parts[1]) < 20
+        upper = f"{major + 1}" if major > 0 else f"0.{int(parts[1]) + 1}" if minor_ok else "1"
         return f">={base},<{upper}"
     if version.startswith("~") and not version.startswith("~="):
         return f"~={version[1:]}" if version.count(".") >= 1 else f">={version[1:]}"

@@ -56,7 +56,9 @@ def code_sources(data: bytes) -> list[tuple[int, str]]:
     if cells is None:  # nbformat 3 keeps cells in worksheets
         sheets = notebook.get("worksheets")
         sheets = sheets if isinstance(sheets, list) else []
-        cells = [c for sheet in sheets if isinstance(sheet, dict) and isinstance(sheet.get("cells"), list) for c in sheet["cells"]]
+        cells = [
+            cell for sheet in sheets if isinstance(sheet, dict) and isinstance(sheet.get("cells"), list) for cell in sheet["cells"]
+        ]
     if not isinstance(cells, list):
         raise Unreadable("broken notebook: 'cells' is not a list")
     result = []

@@ -60,7 +60,8 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
         elif choice == 4:  # invalid UTF-8
             data = data[:position] + bytes(rng.choice([0x80, 0xC3, 0xFF, 0xED, 0xF8]) for _ in range(3)) + data[position:]
         elif choice == 5:  # mixed indentation
-            data = b"\n".join(line.replace(b"    ", b"\t", 1) if rng.random() < 0.3 else b" " + line for line in data.split(b"\n"))
+            lines = data.split(b"\n")
+            data = b"\n".join(line.replace(b"    ", b"\t", 1) if rng.random() < 0.3 else b" " + line for line in lines)
         else:  # duplicated or repeated slice
             start = rng.randint(0, len(data))
             data = data[:position] + data[start : start + rng.randint(0, 200)] * rng.randint(1, 20) + data[position:]

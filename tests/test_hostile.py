@@ -56,7 +56,8 @@ def test_links_to_devices_and_outside_files_are_not_followed(tmp_path):
     (tmp_path / ".gitignore").symlink_to("/dev/zero")
     report = run(tmp_path)
     assert "leaves the project" in reasons(report)["zero.py"]
-    assert (".gitignore", "patterns not read: symbolic link that leaves the project (not read)") in [(s.path, s.reason) for s in report.skipped]
+    listed = [(s.path, s.reason) for s in report.skipped]
+    assert (".gitignore", "patterns not read: symbolic link that leaves the project (not read)") in listed
     assert device_paths(report) == ["good.py"]
 
 
@@ -551,8 +552,10 @@ def test_deep_nesting_in_every_language_and_a_socket(tmp_path):
 
     (tmp_path / "run.sh").write_text("export CUDA_VISIBLE_DEVICES=0\necho " + "$(" * 20_000 + ")" * 20_000 + "\n")
     (tmp_path / "k.cu").write_text("__global__ void k(){ int x = " + "(" * 30_000 + "1" + ")" * 30_000 + "; }\n")
-    (tmp_path / "Dockerfile").write_text("FROM x\nRUN echo " + "$(" * 20_000 + ")" * 20_000 + "\nENV CUDA_VISIBLE_DEVICES=0\n")
-    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(install_requires=" + "[" * 20_000 + "]" * 20_000 + ")\n")
+    nested_shell = "$(" * 20_000 + ")" * 20_000
+    (tmp_path / "Dockerfile").write_text(f"FROM x\nRUN echo {nested_shell}\nENV CUDA_VISIBLE_DEVICES=0\n")
+    deep_list = "[" * 20_000 + "]" * 20_000
+    (tmp_path / "setup.py").write_text(f"from setuptools import setup\nsetup(install_requires={deep_list})\n")
     (tmp_path / "setup.cfg").write_text("[options]\ninstall_requires =\n    torch>=" + "1" * 5000 + "\n    %(x)s\n")
     (tmp_path / "CMakeLists.txt").write_text("project(x CUDA)\n" + "(" * 50_000 + "\n")
     (tmp_path / "x.ipynb").write_text('{"cells": [], "metadata": ' + '{"a":' * 5000 + "1" + "}" * 5000 + "}")
@@ -573,3 +576,14 @@ def test_deep_nesting_in_every_language_and_a_socket(tmp_path):
     assert "nested too deeply" in listed["x.ipynb"]
     assert any("longer than 30 digits" in s.reason for s in report.skipped if s.path == "setup.cfg")
     assert device_paths(report) == ["good.py"]
+
+
+def test_a_deep_notebook_cell_is_not_queried(tmp_path):
+    deep = "import torch\nx = a" + ".b" * 50_000 + "\n"
+    cells = [{"cell_type": "code", "source": deep}, {"cell_type": "code", "source": GOOD}]
+    (tmp_path / "nb.ipynb").write_text(json.dumps({"nbformat": 4, "cells": cells}))
+    started = time.monotonic()
+    report = run(tmp_path)
+    assert time.monotonic() - started < 30
+    assert reasons(report)["nb.ipynb (cell 1)"] == "nested deeper than 1000 levels: not analysed"
+    assert [(f.path, f.cell) for f in report.findings if f.domain == "device"] == [("nb.ipynb", 2)]
