@@ -16,7 +16,7 @@ from analyzer import TOOL_NAME, __version__
 from analyzer.baseline import BaselineError, load_baseline, new_findings
 from analyzer.calibration import CalibrationError, calibration_section, load_calibration, rule_outcomes
 from analyzer.models import SEVERITIES, Finding, Report, severity_rank
-from analyzer.outputs import FORMATS, LANGUAGE_CHOICES, write_all, write_format
+from analyzer.outputs import FORMATS, LANGUAGE_CHOICES, output_files, write_all, write_format
 from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
 from analyzer.render_text import printable
 from analyzer.probes.commands import ProbeError, add_probe_commands, run_probe_command
@@ -117,6 +117,8 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
     if args.output_dir is not None and args.output_dir.exists() and not args.output_dir.is_dir():
         raise UsageError(f"--output-dir {args.output_dir} exists and is not a folder")
     own_outputs = tuple(path for path in (args.output_dir, args.output, args.baseline) if path is not None)
+    if args.output_dir is not None:  # also the files themselves: `--output-dir .` writes into the analyzed root
+        own_outputs += tuple(output_files(args.output_dir))
     if args.output is not None and args.format == "csv":
         own_outputs += (args.output.with_name(f"{args.output.stem}.phase-matrix.csv"),)
     options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs, own_outputs=own_outputs)

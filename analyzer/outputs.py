@@ -82,6 +82,11 @@ def write_all(report: Report, directory: Path, languages: tuple[str, ...]) -> li
                 for fmt in FORMATS if fmt not in STREAM_ONLY for output in OUTPUTS[fmt]]
 
 
+def output_files(directory: Path) -> list[Path]:
+    """The files write_all writes into `directory` (for a run to leave them out of what it scans)."""
+    return [directory / output.filename for fmt in FORMATS if fmt not in STREAM_ONLY for output in OUTPUTS[fmt]]
+
+
 class UnsafeOutput(OSError):
     """An output path that would write through a symbolic link; the message says which."""
 

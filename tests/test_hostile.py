@@ -476,15 +476,24 @@ def test_output_is_identical_for_any_jobs_with_duplicate_class_names(tmp_path):
 
 def test_an_output_dir_inside_the_tree_is_not_scanned(tmp_path):
     (tmp_path / "good.py").write_text(GOOD)
+    # The report's snippet `CUDA_VISIBLE_DEVICES=0 ...` reads as a docker-compose style entry when report.json is
+    # scanned as a JSON config: a run that scanned its own output would find DEV201 in report.json.
+    (tmp_path / "run.sh").write_text("CUDA_VISIBLE_DEVICES=0 python good.py\n")
     first = cli("analyze", ".", "--output-dir", "reports", cwd=tmp_path)
     assert_clean(first)
     before = (tmp_path / "reports" / "report.json").read_text()
     second = cli("analyze", ".", "--output-dir", "reports", cwd=tmp_path)
     assert_clean(second)
     assert (tmp_path / "reports" / "report.json").read_text() == before
-    third = cli("analyze", ".", "--format", "json", "-o", "out.json", cwd=tmp_path)
+    other = ("--exclude", "reports/")  # from here on, reports/ is an earlier run's output: not this run's own
+    root_first = cli("analyze", ".", "--output-dir", ".", *other, cwd=tmp_path)
+    root_second = cli("analyze", ".", "--output-dir", ".", *other, cwd=tmp_path)
+    assert_clean(root_second)
+    assert json.loads((tmp_path / "report.json").read_text())["findings"] == json.loads(before)["findings"]
+    assert root_first.returncode == 0
+    third = cli("analyze", ".", "--format", "json", "-o", "out.json", *other, "--exclude", "report.*", cwd=tmp_path)
     assert_clean(third)
-    fourth = cli("analyze", ".", "--format", "json", "-o", "out.json", cwd=tmp_path)
+    fourth = cli("analyze", ".", "--format", "json", "-o", "out.json", *other, "--exclude", "report.*", cwd=tmp_path)
     assert_clean(fourth)
     assert json.loads((tmp_path / "out.json").read_text())["findings"] == json.loads(before)["findings"]
 
