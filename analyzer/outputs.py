@@ -63,7 +63,7 @@ def write_format(report: Report, fmt: str, target: Path | None, languages: tuple
     main, *extra = OUTPUTS[fmt]
     if target is None:
         if fmt == "text":
-            render_text(report, Console(file=stdout, highlight=False), _text_language(languages))  # colours on a terminal
+            render_text(report, _StdoutConsole(file=stdout, highlight=False), _text_language(languages))  # colours on a terminal
         else:
             main.write(report, stdout, languages)
         return []
@@ -71,6 +71,15 @@ def write_format(report: Report, fmt: str, target: Path | None, languages: tuple
     for output in extra:
         written.append(_write_file(report, output, target.with_name(f"{target.stem}.{output.filename}"), languages))
     return written
+
+
+class _StdoutConsole(Console):
+    """rich exits with status 1 on a closed pipe (1 means `--fail-on` met here): let the CLI end quietly with its own
+    status instead."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
 
 
 def write_all(report: Report, directory: Path, languages: tuple[str, ...]) -> list[Path]:

@@ -512,16 +512,19 @@ def test_sarif_uris_are_percent_encoded(tmp_path):
     assert {"a%23b.py", "q%3Fx.py", "%252e%252e/x.py", "sp%20ace.py"} <= uris
 
 
-def test_a_closed_stdout_exits_quietly(tmp_path):
-    for index in range(5):
-        (tmp_path / f"m{index}.py").write_text(GOOD * 200)
+@pytest.mark.parametrize("fmt", ["text", "json", "github"])
+def test_a_closed_stdout_exits_quietly(tmp_path, fmt):
+    """Standard output is a pipe whose reading end is already closed: the first write fails with EPIPE."""
+    (tmp_path / "m.py").write_text(GOOD * 50)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen([sys.executable, "-P", "-m", "analyzer", "analyze", str(tmp_path), "--format", "json"],
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    process.stdout.read(10)
-    process.stdout.close()
-    stderr = process.stderr.read()
-    process.wait(timeout=120)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        process = subprocess.Popen([sys.executable, "-P", "-m", "analyzer", "analyze", str(tmp_path), "--format", fmt],
+                                   env=env, stdout=write_end, stderr=subprocess.PIPE)
+    finally:
+        os.close(write_end)
+    _, stderr = process.communicate(timeout=120)
     assert process.returncode == 0 and stderr == b"", stderr
 
 
