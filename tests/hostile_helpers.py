@@ -12,6 +12,9 @@ from analyzer.pipeline import AnalyzeOptions, analyze
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI_TIMEOUT = 120
+# `python -P` (3.11+) leaves the working folder off sys.path; the child finds this checkout through PYTHONPATH.
+SAFE_PATH = ["-P"] if sys.version_info >= (3, 11) else []
+MODULE = [sys.executable, *SAFE_PATH, "-m", "analyzer"]
 
 
 def run(tree: Path, **options):
@@ -26,7 +29,7 @@ def cli(*args: str, cwd: Path | None = None, timeout: float = CLI_TIMEOUT, **env
     """`python -P -m analyzer ARGS` (the working folder is not put on sys.path); fails the test on a hang."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200", **env_vars}
     return subprocess.run(
-        [sys.executable, "-P", "-m", "analyzer", *args], cwd=cwd or ROOT, env=env, capture_output=True, timeout=timeout
+        [*MODULE, *args], cwd=cwd or ROOT, env=env, capture_output=True, timeout=timeout
     )
 
 

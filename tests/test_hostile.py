@@ -14,7 +14,7 @@ import pytest
 
 from analyzer import budget, parsing
 from analyzer.pipeline import AnalyzeOptions, analyze
-from tests.hostile_helpers import ROOT, assert_clean, build_chain, cli, make_fifo, reasons, remove_chain, run
+from tests.hostile_helpers import MODULE, ROOT, SAFE_PATH, assert_clean, build_chain, cli, make_fifo, reasons, remove_chain, run
 
 GOOD = "import torch\ntorch.cuda.synchronize()\n"
 CLI_TIMEOUT_SECONDS = 120
@@ -413,7 +413,7 @@ def test_concurrent_runs_into_one_output_dir_each_leave_a_whole_report(tmp_path)
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     runs = [
-        subprocess.Popen([sys.executable, "-P", "-m", "analyzer", "analyze", str(tree), "--output-dir", str(out)],
+        subprocess.Popen([*MODULE, "analyze", str(tree), "--output-dir", str(out)],
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         for tree in trees for _ in range(2)
     ]
@@ -435,7 +435,7 @@ def test_python_m_inside_the_tree_imports_nothing_from_it(tmp_path):
     (tmp_path / "rich" / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('x')\n")
     (tmp_path / "good.py").write_text(GOOD)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for flags in (["-m"], ["-P", "-m"]):  # the guard in analyzer/__main__.py, and the documented -P form
+    for flags in (["-m"], [*SAFE_PATH, "-m"]):  # the guard in analyzer/__main__.py, and the documented -P form
         result = subprocess.run([sys.executable, *flags, "analyzer", "analyze", "."],
                                 cwd=tmp_path, env=env, capture_output=True, timeout=CLI_TIMEOUT_SECONDS)
         assert_clean(result)
@@ -520,7 +520,7 @@ def test_a_closed_stdout_exits_quietly(tmp_path, fmt):
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        process = subprocess.Popen([sys.executable, "-P", "-m", "analyzer", "analyze", str(tmp_path), "--format", fmt],
+        process = subprocess.Popen([*MODULE, "analyze", str(tmp_path), "--format", fmt],
                                    env=env, stdout=write_end, stderr=subprocess.PIPE)
     finally:
         os.close(write_end)
