@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analyzer.models import CalibrationRow, CalibrationSection, RuleOutcome
+from analyzer.source import Unreadable, read_bytes
 from domains.phases.calibration import RuleCalibration
 
 CALIBRATION_SCHEMA_VERSION = "1"
@@ -116,13 +117,23 @@ class Calibration(_Model):
     results: list[ProbeResult]
 
 
+MAX_CALIBRATION_BYTES = 64 * 1024 * 1024
+
+
+def _not_a_number(constant: str):
+    """JSON has no NaN or Infinity (Python's json module accepts them): refuse them, or they reach the report."""
+    raise ValueError(f"{constant} is not a JSON number")
+
+
 def load_calibration(path: Path) -> Calibration:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CalibrationError(f"cannot read calibration file {path}: {exc.strerror or exc}") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(read_bytes(path.resolve(), limit=MAX_CALIBRATION_BYTES).decode("utf-8"), parse_constant=_not_a_number)
+    except Unreadable as exc:
+        raise CalibrationError(f"cannot read calibration file {path}: {exc}") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
         raise CalibrationError(f"calibration file {path} is not JSON: {exc}") from exc
+    except RecursionError:
+        raise CalibrationError(f"calibration file {path} is not JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise CalibrationError(f"calibration file {path} is not a calibration document (expected a JSON object)")
     version = data.get("schema_version")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -12,10 +13,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from analyzer import TOOL_NAME, __version__
+from analyzer.baseline import BaselineError, load_baseline, new_findings
 from analyzer.calibration import CalibrationError, calibration_section, load_calibration, rule_outcomes
-from analyzer.models import SEVERITIES, Report, severity_rank
-from analyzer.outputs import FORMATS, LANGUAGE_CHOICES, write_all, write_format
+from analyzer.models import SEVERITIES, Finding, Report, severity_rank
+from analyzer.outputs import FORMATS, LANGUAGE_CHOICES, output_files, write_all, write_format
 from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
+from analyzer.render_text import printable
 from analyzer.probes.commands import ProbeError, add_probe_commands, run_probe_command
 from analyzer.rule_docs import render_rule, rules_by_domain, write_docs
 from knowledge import KnowledgeError, load_knowledge
@@ -38,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{TOOL_NAME} {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = commands.add_parser("analyze", help="analyze a project folder without running any of it")
-    run.add_argument("path", type=Path)
+    run.add_argument("path", type=Path, help="the project folder (or one file of it)")
     run.add_argument("--format", choices=FORMATS, default="text")
     run.add_argument("-o", "--output", type=Path, help="write the report to this file instead of standard output")
     run.add_argument("--output-dir", type=Path, metavar="DIR", help="write every format into DIR")
@@ -48,9 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="gitignore-style pattern to skip")
     run.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: the number of cores)")
     run.add_argument("--fail-on", choices=SEVERITIES, metavar="SEVERITY", help="exit 1 if a finding is this severe or worse")
+    run.add_argument("--baseline", type=Path, metavar="REPORT_JSON",
+                     help="a report.json of an earlier run: --fail-on counts only findings that are not in it")
     run.add_argument("--calibration", type=Path, metavar="FILE", help="calibration.json from `probe run`: use its measurements")
     explain = commands.add_parser("explain", help="print a rule's documentation")
-    explain.add_argument("code", help="rule code, e.g. DEV001")
+    explain.add_argument("code", help="rule code or name, e.g. DEV101 or torch-cuda-synchronize")
     explain.add_argument("--lang", choices=("en", "zh"), default="en")
     rules = commands.add_parser("rules", help="list the rules by domain")
     rules.add_argument("--write-docs", type=Path, metavar="DIR", help="(re)generate the rule documentation into DIR")
@@ -60,6 +65,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     err = Console(stderr=True, highlight=False)
+    try:
+        return _main(argv, err)
+    except BrokenPipeError:  # `| head` closed standard output: nothing more to say, and nothing to say it to
+        _silence_stdout()
+        return EXIT_OK
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null so that Python's final flush does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _main(argv: list[str] | None, err: Console) -> int:
     try:
         args = build_parser().parse_args(argv)
         if args.command == "explain":
@@ -71,14 +94,16 @@ def main(argv: list[str] | None = None) -> int:
         return _analyze(args, err)
     except UsageError as exc:
         return _fatal(str(exc))
-    except (AnalysisError, KnowledgeError, CalibrationError, ProbeError, OSError) as exc:
+    except BrokenPipeError:
+        raise  # handled in main(): quietly
+    except (AnalysisError, KnowledgeError, CalibrationError, BaselineError, ProbeError, OSError) as exc:
         return _fatal(str(exc))
     except KeyboardInterrupt:
         return _fatal("interrupted", 130)
 
 
 def _fatal(message: str, code: int = EXIT_ERROR) -> int:
-    print(f"{TOOL_NAME}: error: {' '.join(message.split())}", file=sys.stderr)
+    print(f"{TOOL_NAME}: error: {printable(' '.join(message.split()))}", file=sys.stderr)
     return code
 
 
@@ -87,11 +112,17 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
         raise UsageError("--jobs must be at least 1")
     if not args.path.exists():
         raise UsageError(f"{args.path} does not exist")
-    if not args.path.is_dir():
-        raise UsageError(f"{args.path} is not a folder")
+    if not (args.path.is_dir() or args.path.is_file()):
+        raise UsageError(f"{args.path} is not a folder or a regular file")
     if args.output_dir is not None and args.output_dir.exists() and not args.output_dir.is_dir():
         raise UsageError(f"--output-dir {args.output_dir} exists and is not a folder")
-    options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs)
+    own_outputs = tuple(path for path in (args.output_dir, args.output, args.baseline) if path is not None)
+    if args.output_dir is not None:  # also the files themselves: `--output-dir .` writes into the analyzed root
+        own_outputs += tuple(output_files(args.output_dir))
+    if args.output is not None and args.format == "csv":
+        own_outputs += (args.output.with_name(f"{args.output.stem}.phase-matrix.csv"),)
+    options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs, own_outputs=own_outputs)
+    known = load_baseline(args.baseline) if args.baseline is not None else frozenset()
     if args.calibration is not None:
         measured = load_calibration(args.calibration)
         options.calibration = rule_outcomes(measured)
@@ -99,8 +130,17 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
     with _DelayedProgress(err) as progress:
         report = analyze(args.path, options, progress=progress.update)
     _write(report, args)
-    if args.fail_on is not None and _fails(report, args.fail_on):
-        return EXIT_FAIL_ON
+    if args.fail_on is not None:
+        failing = _failing(report, args.fail_on)
+        if known:
+            before = len(failing)
+            failing = new_findings(failing, known)
+            if before > len(failing):
+                print(f"{TOOL_NAME}: --baseline: {before - len(failing)} finding(s) already in the baseline not counted",
+                      file=sys.stderr)
+        if failing:
+            _print_failing(failing, args.fail_on)
+            return EXIT_FAIL_ON
     return EXIT_OK
 
 
@@ -115,16 +155,12 @@ def _write(report: Report, args: argparse.Namespace) -> None:
 
 def _explain(args: argparse.Namespace) -> int:
     kb = load_knowledge()
-    rule = kb.rules.get(args.code.upper())
+    wanted = args.code.strip()
+    rule = kb.rules.get(wanted.upper()) or next((r for r in kb.rules.values() if r.name == wanted.lower()), None)
     if rule is None:
-        raise UsageError(f"unknown rule {args.code}; `{TOOL_NAME} rules` lists them")
-    text = render_rule(rule, args.lang, kb)
-    if sys.stdout.isatty():
-        from rich.markdown import Markdown
-
-        Console().print(Markdown(text))
-    else:
-        sys.stdout.write(text)
+        raise UsageError(f"unknown rule {args.code}; `{TOOL_NAME} rules` lists them by code and name")
+    sys.stdout.write(render_rule(rule, args.lang, kb))  # plain Markdown text, on a terminal too: it reads as is
+    sys.stdout.flush()
     return EXIT_OK
 
 
@@ -140,9 +176,24 @@ def _rules(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _fails(report: Report, threshold: str) -> bool:
+MAX_FAILING_LISTED = 20
+
+
+def _failing(report: Report, threshold: str) -> list[Finding]:
     limit = severity_rank(threshold)
-    return any(not f.suppressed and severity_rank(f.severity) <= limit for f in report.findings)
+    return [f for f in report.findings if not f.suppressed and severity_rank(f.severity) <= limit]
+
+
+def _print_failing(failing: list[Finding], threshold: str) -> None:
+    """On stderr, which findings met --fail-on, so that a failed CI step says why."""
+    print(f"{TOOL_NAME}: --fail-on {threshold}: {len(failing)} finding{'s' if len(failing) != 1 else ''} at "
+          f"{threshold} or worse", file=sys.stderr)
+    for finding in failing[:MAX_FAILING_LISTED]:
+        where = f"{finding.path}:{finding.line}" + (f" (cell {finding.cell})" if finding.cell is not None else "")
+        print(printable(f"  {where}: {finding.rule} {finding.name} ({finding.severity})"), file=sys.stderr)
+    if len(failing) > MAX_FAILING_LISTED:
+        print(f"  ... and {len(failing) - MAX_FAILING_LISTED} more (the report lists them all)", file=sys.stderr)
+    sys.stderr.flush()
 
 
 class _DelayedProgress:

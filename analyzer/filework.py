@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analyzer import parsing
+from analyzer import budget, parsing
 from analyzer.discovery import ProjectFile
 from analyzer.context import ProjectContext
 from analyzer.context.guards import GuardReader
@@ -18,6 +18,7 @@ from analyzer.models import Finding, SkippedFile, UnusedSuppression
 from analyzer.notebooks import code_sources, python_cells, shell_cells
 from analyzer.python_names import ImportTable
 from analyzer.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
+from analyzer.suppressions import by_row as suppressions_by_row
 from analyzer.suppressions import collect as collect_suppressions
 from domains import build_scanners, query_set
 from domains.base import Hit, Unit
@@ -64,19 +65,25 @@ class FileWorker:
 
     def process(self, project_file: ProjectFile) -> FileResult:
         result = FileResult(project_file.path)
+        units: list[Unit] = []
+        seconds = budget.FILE_SECONDS
         try:
-            data = read_bytes(Path(project_file.absolute), project_file.size)
-            units = self._units(project_file, data)
-        except Unreadable as exc:
-            result.skipped.append(SkippedFile(path=project_file.path, reason=str(exc)))
-            return result
-        result.scanned = True
-        result.lines = _line_count(units)
-        try:
-            self._analyze_units(project_file, units, result)
-        except Exception as exc:  # noqa: BLE001 - an analyzer bug on one file must not lose the whole report
-            reason = f"analyzer error, file analysed partially (please report): {type(exc).__name__}: {exc}"
-            result.skipped.append(SkippedFile(path=project_file.path, reason=reason[:500]))
+            with budget.time_budget(seconds):
+                try:
+                    data = read_bytes(Path(project_file.absolute), project_file.size)
+                    units = self._units(project_file, data, result)
+                except Unreadable as exc:
+                    result.skipped.append(SkippedFile(path=project_file.path, reason=str(exc)))
+                    return result
+                result.scanned = True
+                result.lines = _line_count(units)
+                try:
+                    self._analyze_units(project_file, units, result)
+                except Exception as exc:  # noqa: BLE001 - an analyzer bug on one file must not lose the whole report
+                    reason = f"analyzer error, file analysed partially (please report): {type(exc).__name__}: {exc}"
+                    result.skipped.append(SkippedFile(path=project_file.path, reason=reason[:500]))
+        except (budget.OverBudget, RecursionError, MemoryError) as exc:
+            result.skipped.append(SkippedFile(path=project_file.path, reason=_over_budget(exc, seconds)))
         for unit in units:
             unit.release_tree()
         return result
@@ -93,22 +100,29 @@ class FileWorker:
         result.phases = collect_phase_facts(project_file.path, project_file.kind, units, self._import_reach)
         result.skipped += [SkippedFile(path=p.path, reason=p.reason) for p in result.dependencies.problems]
 
-    def _units(self, project_file: ProjectFile, data: bytes) -> list[Unit]:
+    def _units(self, project_file: ProjectFile, data: bytes, result: FileResult) -> list[Unit]:
+        """The file's units whose syntax trees are within budget (the others are listed in `result`)."""
         kind = project_file.kind
         if kind == "python":
-            return [Unit(project_file.path, "python", decode_python(data))]
+            return _within_budget([Unit(project_file.path, "python", decode_python(data))], result)
         if kind == "notebook":
             sources = code_sources(data)
-            cells = [Unit(project_file.path, "python", SourceText.from_text(text), cell=n) for n, text in python_cells(sources)]
+            cells = _within_budget(
+                [Unit(project_file.path, "python", SourceText.from_text(text), cell=n) for n, text in python_cells(sources)],
+                result,
+            )
             shared = ImportTable()
             for cell in cells:
                 if any(scanner.wants(cell) for scanner in self.scanners) or "import" in cell.source.text:
                     shared.add_tree(cell.tree())
             for cell in cells:
                 cell.shared_imports = shared
-            shell = [Unit(project_file.path, "shell", SourceText.from_text(text), cell=n) for n, text in shell_cells(sources)]
+            shell = _within_budget(
+                [Unit(project_file.path, "shell", SourceText.from_text(text), cell=n) for n, text in shell_cells(sources)],
+                result,
+            )
             return sorted(cells + shell, key=lambda unit: unit.cell)
-        return [Unit(project_file.path, kind, decode_text(data))]  # shell, dockerfile, yaml, json, build
+        return _within_budget([Unit(project_file.path, kind, decode_text(data))], result)  # shell, dockerfile, yaml, json, build
 
     def _scan_unit(self, unit: Unit, result: FileResult) -> None:
         hits = []
@@ -166,7 +180,7 @@ class FileWorker:
         whose rule needs a finding the unit does not have (Dynamo settings without a compile call), and none about
         the project's own packages (a project importing itself is nothing to port)."""
         rules = self.kb.rules
-        ordered = sorted(set(hits), key=lambda h: (h.span.start_row, h.span.start_col, h.rule))
+        ordered = sorted(set(hits), key=_hit_order)
         by_row: dict[int, set[str]] = {}
         for hit in ordered:
             by_row.setdefault(hit.span.start_row, set()).add(hit.rule)
@@ -205,12 +219,18 @@ class FileWorker:
 
     def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
         suppressions = collect_suppressions(unit)
+        file_level, by_row = suppressions_by_row(suppressions)
         for hit, finding in findings:
-            covering = [s for s in suppressions if s.covers(finding.rule, hit.span.start_row)]
+            candidates = file_level + by_row.get(hit.span.start_row, [])
+            covering = [s for s in candidates if s.covers(finding.rule, hit.span.start_row)]
             for suppression in covering:
                 suppression.used.add(finding.rule)
             result.findings.append(finding.model_copy(update={"suppressed": True}) if covering else finding)
         for suppression in suppressions:
+            if not suppression.codes:  # a bare `# ascend: ignore`: codes must be named
+                result.unused_suppressions.append(
+                    UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code="", reason="invalid")
+                )
             for code in suppression.codes:
                 if code in suppression.used:
                     continue
@@ -218,6 +238,35 @@ class FileWorker:
                 result.unused_suppressions.append(
                     UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code=code, reason=reason)
                 )
+
+
+def _hit_order(hit) -> tuple:
+    """A total order: set iteration order depends on each process's string hashing, so ties on position and rule
+    are broken by everything else a hit holds (output must not depend on which process read the file)."""
+    span = hit.span
+    return (span.start_row, span.start_col, hit.rule, span.end_row, span.end_col, hit.symbol, hit.npu or "",
+            hit.auto_when or (), hit.context or "", hit.effort or ())
+
+
+def _within_budget(units: list[Unit], result: FileResult) -> list[Unit]:
+    """The units whose syntax trees are small and shallow enough to query; the others are listed as not analysed."""
+    kept = []
+    for unit in units:
+        too_big = parsing.over_budget(unit.tree()) if unit.kind in _TREE_KINDS else None
+        if too_big is None:
+            kept.append(unit)
+        else:
+            unit.release_tree()
+            result.skipped.append(SkippedFile(path=_where(unit), reason=too_big))
+    return kept
+
+
+def _over_budget(exc: BaseException, seconds: float) -> str:
+    if isinstance(exc, budget.OverBudget):
+        return f"over the {seconds:g} s time budget: analysed partially"
+    if isinstance(exc, RecursionError):
+        return "nested too deeply: analysed partially"
+    return "out of memory: analysed partially"
 
 
 def _root_of(project_file: ProjectFile) -> Path:
@@ -243,6 +292,7 @@ def _where(unit: Unit) -> str:
     return f"{unit.path} (cell {unit.cell})" if unit.cell is not None else unit.path
 
 
+_TREE_KINDS = frozenset({"python", "shell", "dockerfile", "cuda", "cpp"})  # units that scanners query as syntax trees
 _WORKER: FileWorker | None = None
 
 

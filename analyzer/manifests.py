@@ -7,6 +7,7 @@ Each parser returns declarations and problems; a malformed line or table is a pr
 from __future__ import annotations
 
 import configparser
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -17,7 +18,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from tree_sitter import Node
 
-from analyzer import parsing
+from analyzer import bounded_yaml, parsing
+from analyzer.source import Unreadable, read_contained
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -25,6 +27,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 MAX_INCLUDE_DEPTH = 5
+MAX_VERSION_DIGITS = 30  # packaging converts release numbers to int; thousands of digits exceed Python's limit
 _WHEEL_NAME = re.compile(r"^([A-Za-z0-9_.]+?)-\d")
 
 
@@ -64,6 +67,8 @@ def parse_requirement_text(text: str, path: str, line: int, source: str, group: 
         requirement = Requirement(text)
     except InvalidRequirement as exc:
         return Problem(path, f"line {line}: not a requirement ({str(exc).splitlines()[0]})")
+    if any(_too_many_digits(spec.version) for spec in requirement.specifier):
+        return Problem(path, f"line {line}: version number longer than {MAX_VERSION_DIGITS} digits (not read)")
     local = ""
     for spec in requirement.specifier:
         if "+" in spec.version:
@@ -116,17 +121,18 @@ def _include(root: Path, relative: str, target: str, depth: int, seen: frozenset
         return None, Problem(relative, f"includes nested deeper than {MAX_INCLUDE_DEPTH}: {target}")
     if "://" in target:
         return None, None  # a remote file: not read
-    resolved = (root / PurePosixPath(relative).parent / target).resolve()
+    real_root = Path(os.path.realpath(root))
     try:
-        included_relative = resolved.relative_to(root.resolve()).as_posix()
-    except ValueError:
+        resolved = Path(os.path.realpath(real_root / PurePosixPath(relative).parent / target))
+        included_relative = resolved.relative_to(real_root).as_posix()
+    except (ValueError, OSError):
         return None, Problem(relative, f"include outside the project not read: {target}")
     if included_relative in seen or included_relative == relative:
         return None, Problem(relative, f"include cycle: {target}")
     try:
-        return (included_relative, resolved.read_text(encoding="utf-8", errors="replace")), None
-    except OSError as exc:
-        return None, Problem(relative, f"include not read: {target} ({exc.strerror or exc})")
+        return (included_relative, read_contained(real_root, included_relative).decode("utf-8", errors="replace")), None
+    except Unreadable as exc:
+        return None, Problem(relative, f"include not read: {target} ({exc})")
 
 
 def parse_pyproject(relative: str, text: str):
@@ -134,15 +140,11 @@ def parse_pyproject(relative: str, text: str):
     problems: list[Problem] = []
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        return [], [Problem(relative, f"pyproject.toml not parsed: {exc}")]
-    lines = text.split("\n")
-
-    def line_of(needle: str) -> int:
-        for number, line in enumerate(lines, start=1):
-            if needle in line:
-                return number
-        return 1
+    except (tomllib.TOMLDecodeError, ValueError) as exc:
+        return [], [Problem(relative, f"pyproject.toml not parsed: {' '.join(str(exc).split())[:200]}")]
+    except RecursionError:
+        return [], [Problem(relative, "pyproject.toml not parsed: nested too deeply")]
+    line_of = LineFinder(text)
 
     def add(requirement: str, group: str) -> None:
         parsed = parse_requirement_text(requirement, relative, line_of(requirement.split(";")[0].strip()), "pyproject", group)
@@ -154,30 +156,59 @@ def parse_pyproject(relative: str, text: str):
     project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
     for requirement in _strings(project.get("dependencies")):
         add(requirement, "main")
-    for extra, requirements in (project.get("optional-dependencies") or {}).items():
+    for extra, requirements in _table(project.get("optional-dependencies")).items():
         for requirement in _strings(requirements):
             add(requirement, extra)
-    for group, requirements in (data.get("dependency-groups") or {}).items():
+    for group, requirements in _table(data.get("dependency-groups")).items():
         for requirement in _strings(requirements):
             add(requirement, group)
     tool = data.get("tool", {}) if isinstance(data.get("tool"), dict) else {}
     poetry = tool.get("poetry", {}) if isinstance(tool.get("poetry"), dict) else {}
     poetry_tables = [("main", poetry.get("dependencies"))] + [
-        (name, table.get("dependencies")) for name, table in (poetry.get("group") or {}).items() if isinstance(table, dict)
+        (name, table.get("dependencies")) for name, table in _table(poetry.get("group")).items() if isinstance(table, dict)
     ]
     for group, table in poetry_tables:
-        for name, spec in (table or {}).items():
+        for name, spec in _table(table).items():
             if name.lower() == "python":
                 continue
             version = spec if isinstance(spec, str) else spec.get("version", "") if isinstance(spec, dict) else ""
+            if not isinstance(version, str) or _too_many_digits(version):
+                problems.append(Problem(relative, f"{name}: version not read"))
+                continue
             declarations.append(
                 Declaration(canonicalize_name(name), _poetry_specifier(version), relative, line_of(name), "pyproject", group, f"{name} = {version!r}")
             )
     pdm = tool.get("pdm", {}) if isinstance(tool.get("pdm"), dict) else {}
-    for group, requirements in (pdm.get("dev-dependencies") or {}).items():
+    for group, requirements in _table(pdm.get("dev-dependencies")).items():
         for requirement in _strings(requirements):
             add(requirement, group)
     return declarations, problems
+
+
+class LineFinder:
+    """The 1-based number of the first line containing a text, searched from where the last one was found (manifests
+    list their entries in order), so that a long list costs linear time, not quadratic; 1 when absent."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+        self.position = 0
+
+    def __call__(self, needle: str) -> int:
+        count = len(self.lines)
+        for offset in range(count):
+            index = (self.position + offset) % count
+            if needle in self.lines[index]:
+                self.position = index
+                return index + 1
+        return 1
+
+
+def _too_many_digits(version: str) -> bool:
+    return any(len(part) > MAX_VERSION_DIGITS for part in re.findall(r"\d+", version))
+
+
+def _table(value) -> dict:
+    return value if isinstance(value, dict) else {}
 
 
 def _strings(value) -> list[str]:
@@ -192,8 +223,9 @@ def _poetry_specifier(version: str) -> str:
     if version.startswith("^"):
         base = version[1:]
         parts = base.split(".")
-        major = int(parts[0]) if parts[0].isdigit() else 0
-        upper = f"{major + 1}" if major > 0 else f"0.{int(parts[1]) + 1}" if len(parts) > 1 and parts[1].isdigit() else "1"
+        major = int(parts[0]) if parts[0].isdigit() and len(parts[0]) < 20 else 0
+        minor_ok = len(parts) > 1 and parts[1].isdigit() and len(parts[1]) < 20
+        upper = f"{major + 1}" if major > 0 else f"0.{int(parts[1]) + 1}" if minor_ok else "1"
         return f">={base},<{upper}"
     if version.startswith("~") and not version.startswith("~="):
         return f"~={version[1:]}" if version.count(".") >= 1 else f">={version[1:]}"
@@ -208,7 +240,7 @@ def parse_setup_cfg(relative: str, text: str):
         parser.read_string(text)
     except configparser.Error as exc:
         return [], [Problem(relative, f"setup.cfg not parsed: {str(exc).splitlines()[0]}")]
-    lines = text.split("\n")
+    line_of = LineFinder(text)
     declarations: list[Declaration] = []
     problems: list[Problem] = []
     sections = [("main", parser.get("options", "install_requires", fallback=""))]
@@ -219,7 +251,7 @@ def parse_setup_cfg(relative: str, text: str):
             item = item.split("#", 1)[0].strip()
             if not item:
                 continue
-            line = next((n for n, text_line in enumerate(lines, start=1) if item in text_line), 1)
+            line = line_of(item)
             parsed = parse_requirement_text(item, relative, line, "setup.cfg", group)
             if isinstance(parsed, Declaration):
                 declarations.append(parsed)
@@ -293,7 +325,7 @@ def _string_list(node: Node | None, relative: str, group: str) -> list[Declarati
 def parse_conda_environment(relative: str, text: str):
     """environment.yml: conda specs (name=version=build, channel::name) and the pip: section."""
     try:
-        document = yaml.compose(text, Loader=yaml.SafeLoader)
+        document = bounded_yaml.compose(text)
     except yaml.YAMLError as exc:
         return [], [Problem(relative, f"environment file not parsed: {str(exc).splitlines()[0]}")]
     if not isinstance(document, yaml.MappingNode):
@@ -328,6 +360,8 @@ def _conda_spec(spec: str, relative: str, line: int, source: str = "conda") -> D
         specifier = f"=={version}" if version.count(".") >= 2 or version.endswith("*") else f"=={version}.*"
     elif rest:
         specifier = rest.replace(" ", "")  # already a comparison: >=1.13, <2, !=2.0
+    if _too_many_digits(specifier):
+        specifier = ""  # not a version anything can compare
     conda_names = {"pytorch": "torch"}
     canonical = canonicalize_name(conda_names.get(name, name))
     return Declaration(canonical, specifier, relative, line, source, "main", spec)

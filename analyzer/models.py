@@ -123,7 +123,7 @@ class UnusedSuppression(_Contract):
     line: int
     cell: int | None = None
     code: str
-    reason: Literal["unused", "unknown-rule"]
+    reason: Literal["unused", "unknown-rule", "invalid"]  # invalid: a bare `ascend: ignore` that names no code
 
 
 PackageClass = Literal["compatible", "needs_replacement", "unsupported", "not_involved", "unknown"]

@@ -48,11 +48,17 @@ def code_sources(data: bytes) -> list[tuple[int, str]]:
         notebook = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise Unreadable(f"broken notebook: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise Unreadable("broken notebook: nested too deeply") from None
     if not isinstance(notebook, dict):
         raise Unreadable("broken notebook: the top level is not an object")
     cells = notebook.get("cells")
     if cells is None:  # nbformat 3 keeps cells in worksheets
-        cells = [c for sheet in notebook.get("worksheets", []) or [] if isinstance(sheet, dict) for c in sheet.get("cells", [])]
+        sheets = notebook.get("worksheets")
+        sheets = sheets if isinstance(sheets, list) else []
+        cells = [
+            cell for sheet in sheets if isinstance(sheet, dict) and isinstance(sheet.get("cells"), list) for cell in sheet["cells"]
+        ]
     if not isinstance(cells, list):
         raise Unreadable("broken notebook: 'cells' is not a list")
     result = []

@@ -51,6 +51,28 @@ def text(node: Node) -> str:
     return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
 
 
+MAX_DEPTH = 1000  # CPython refuses far shallower code; queries over deeper trees cost quadratic time
+MAX_NODES = 4_000_000
+
+
+def over_budget(root: Node) -> str | None:
+    """Why a tree is too big or too deep to query (a reason for `skipped`), or None. Iterative; stops at the limit."""
+    if root.descendant_count > MAX_NODES:
+        return f"more than {MAX_NODES:,} syntax nodes: not analysed"
+    cursor = root.walk()
+    depth = 0
+    while True:
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > MAX_DEPTH:
+                return f"nested deeper than {MAX_DEPTH} levels: not analysed"
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return None
+            depth -= 1
+
+
 def first_error_row(root: Node) -> int | None:
     """0-based row of the first syntax error, or None when the tree is clean."""
     if not root.has_error:

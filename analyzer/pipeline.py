@@ -13,7 +13,7 @@ from analyzer.config import load_project_config
 from analyzer.context import ProjectContext, build_project_context
 from analyzer.context.project_scope import collapse_project_scoped
 from analyzer.context.propagation import guarded_modules, propagate_reach
-from analyzer.discovery import ProjectFile, discover
+from analyzer.discovery import ProjectFile, discover, discover_file
 from analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
 from analyzer.models import CalibrationSection, ProjectInfo, Report, Target, ToolInfo
 from analyzer.store import FindingStore, summarize
@@ -42,23 +42,36 @@ class AnalyzeOptions:
     jobs: int | None = None
     calibration: list[RuleCalibration] = field(default_factory=list)  # measured outcomes per rule (probe runner)
     calibration_section: CalibrationSection | None = None  # what the report shows of those measurements
+    own_outputs: tuple[Path, ...] = ()  # the run's report files and folders: never scanned
 
 
 def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | None = None) -> Report:
     root = root.resolve()
-    if not root.is_dir():
-        raise AnalysisError(f"{root} is not a folder")
+    single = None
+    if root.is_file():  # `analyze FILE`: that file alone, paths relative to its folder
+        root, single = root.parent, root.name
+    elif not root.is_dir():
+        raise AnalysisError(f"{root} is not a folder or a file")
     config = load_project_config(root)
-    found = discover(root, [*config.exclude, *options.excludes])
+    if single is not None:
+        found = discover_file(root, single)
+    else:
+        found = discover(root, [*config.exclude, *options.excludes], options.own_outputs)
     context = build_project_context([f.path for f in found.files], config.roles)
-    worker = FileWorker(options.torch_npu, context)  # validates the target and the knowledge base up front
+    worker = FileWorker(options.torch_npu, context)  # validates the target and the knowledge base before any scan
     store = FindingStore()
     store.skip(config.problems + found.skipped)
     files = [f for f in found.files if worker.reads(f.kind)]
     files_scanned = lines_scanned = 0
     declarations, imports, phase_facts = [], [], []
     custom_ops = CustomOpFacts()
+    results = []
     for done, result in enumerate(_run(files, worker, options, context), start=1):
+        results.append(result)
+        if progress is not None:
+            progress(done, len(files))
+    # Merged in path order whatever order the workers finished in: output is the same for any --jobs.
+    for result in sorted(results, key=lambda r: r.path):
         store.add(result)
         files_scanned += result.scanned
         lines_scanned += result.lines
@@ -67,8 +80,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         custom_ops.extend(result.custom_ops)
         if result.phases is not None:
             phase_facts.append(compact(result.phases))
-        if progress is not None:
-            progress(done, len(files))
+    del results
     dependencies = analyze_dependencies(
         declarations, imports, context, worker.kb, worker.factory, has_manifest(found.files),
         frozenset(guarded_modules(phase_facts, context)),
@@ -116,9 +128,18 @@ def has_manifest(files: list[ProjectFile]) -> bool:
     return False
 
 
+def usable_jobs(requested: int | None) -> int:
+    """Worker processes: what was asked for, never more than the cores this process may run on."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(requested or cores, cores))
+
+
 def _run(files: list[ProjectFile], worker: FileWorker, options: AnalyzeOptions,
          context: ProjectContext) -> Iterator[FileResult]:
-    jobs = options.jobs or os.cpu_count() or 1
+    jobs = usable_jobs(options.jobs)
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
         yield from (worker.process(f) for f in files)
         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from typing import TextIO
+from urllib.parse import quote
 
 from analyzer import TOOL_NAME
 from analyzer.models import Finding, Report
@@ -113,7 +114,7 @@ def _location(finding: Finding) -> dict:
         location["message"] = {"text": f"cell {finding.cell}, line {finding.line}, column {finding.column}"}
         return location
     return {"physicalLocation": {
-        "artifactLocation": {"uri": finding.path, "uriBaseId": "%SRCROOT%"},
+        "artifactLocation": {"uri": artifact_uri(finding.path), "uriBaseId": "%SRCROOT%"},
         "region": {
             "startLine": finding.line,
             "startColumn": finding.column,
@@ -125,8 +126,14 @@ def _location(finding: Finding) -> dict:
 
 
 def _artifact_only(path: str) -> dict:
-    return {"physicalLocation": {"artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"}}}
+    return {"physicalLocation": {"artifactLocation": {"uri": artifact_uri(path), "uriBaseId": "%SRCROOT%"}}}
 
 
 def _pascal(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("-"))
+
+
+def artifact_uri(path: str) -> str:
+    """A relative URI reference for a POSIX path: `#`, `?`, `%`, spaces and non-ASCII are percent-encoded, so that
+    a consumer resolves the file that was analysed and no other."""
+    return quote(path, safe="/")

@@ -5,12 +5,30 @@ from __future__ import annotations
 from collections import defaultdict
 
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as rich_escape
 from rich.table import Table
 
 from analyzer.localize import phrase, term
 from analyzer.models import DOMAINS, SEVERITIES, Report
 from analyzer.ui_strings import ui_text
+
+# C0 and C1 control characters, DEL, and the bidirectional overrides/isolates that reorder what a terminal shows.
+_CONTROLS = {
+    code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    for code in [*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+}
+
+
+def printable(text: str) -> str:
+    """Project text as a terminal may show it: control characters (escape sequences, OSC titles, bells, carriage
+    returns, bidi overrides) become visible \\xNN escapes instead of acting on the terminal."""
+    return text.translate(_CONTROLS)
+
+
+def escape(text: str) -> str:
+    """Project text for rich: control characters made visible, then markup escaped."""
+    return rich_escape(printable(text))
+
 
 SEVERITY_STYLE = {"blocker": "bold red", "high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
 MAX_LISTED = 300

@@ -48,7 +48,10 @@ class FindingStore:
         self._skipped.update(entries)
 
     def findings(self) -> list[Finding]:
-        return sorted(self._findings.values(), key=lambda f: (f.path, f.cell or 0, f.line, f.column, f.rule))
+        return sorted(
+            self._findings.values(),
+            key=lambda f: (f.path, f.cell or 0, f.line, f.column, f.rule, f.end_line, f.end_column, f.fingerprint),
+        )
 
     def take_findings(self) -> list[Finding]:
         """The sorted findings, handed over: the store keeps none, so the planning pass owns the only list."""

@@ -10,7 +10,7 @@ from analyzer import parsing
 from domains.base import Unit
 
 MARKER = "ascend:"
-_DIRECTIVE = re.compile(r"ascend:\s*(ignore|ignore-file)\[([^\]]*)\]")
+_DIRECTIVE = re.compile(r"ascend:\s*(ignore-file|ignore)\b(?:\[([^\]]*)\])?", re.IGNORECASE)
 _COMMENT_QUERY = {"python": "(comment) @comment", "shell": "(comment) @comment", "dockerfile": "(comment) @comment"}
 
 
@@ -27,7 +27,7 @@ class Suppression:
 
 
 def collect(unit: Unit) -> list[Suppression]:
-    if MARKER not in unit.source.text:
+    if MARKER not in unit.source.text.lower():
         return []
     comments: list[tuple[int, int, str]] = []  # row, byte column, text
     if unit.kind in _COMMENT_QUERY:
@@ -40,24 +40,47 @@ def collect(unit: Unit) -> list[Suppression]:
             if stripped.startswith("#"):
                 comments.append((row, len(line) - len(stripped), stripped))
     result = []
+    next_code = _NextCodeRow(unit.source.text)
     for row, column, text in comments:
         for kind, codes in _DIRECTIVE.findall(text):
-            names = tuple(c.strip() for c in codes.split(",") if c.strip())
-            if not names:
-                continue
+            names = tuple(dict.fromkeys(c.strip().upper() for c in codes.split(",") if c.strip()))
             alone = not unit.source.line_bytes(row)[:column].strip()
-            rows = frozenset({row, _next_code_row(unit, row)} if alone else {row})
-            result.append(Suppression(row, rows, names, kind == "ignore-file"))
+            rows = frozenset({row, next_code(row)} if alone else {row})
+            result.append(Suppression(row, rows, names, kind.lower() == "ignore-file"))
     return result
+
+
+def by_row(suppressions: list[Suppression]) -> tuple[list[Suppression], dict[int, list[Suppression]]]:
+    """File-level suppressions, and line suppressions by each row they cover: finding what covers a finding is then
+    a lookup, not a scan of every suppression."""
+    file_level = [s for s in suppressions if s.file_level]
+    rows: dict[int, list[Suppression]] = {}
+    for suppression in suppressions:
+        if not suppression.file_level:
+            for row in suppression.rows:
+                rows.setdefault(row, []).append(suppression)
+    return file_level, rows
 
 
 def _grammar(kind: str) -> str:
     return "python" if kind == "python" else "bash"
 
 
-def _next_code_row(unit: Unit, row: int) -> int:
-    lines = unit.source.text.split("\n")
-    for candidate in range(row + 1, len(lines)):
-        if lines[candidate].strip() and not lines[candidate].lstrip().startswith("#"):
-            return candidate
-    return row
+class _NextCodeRow:
+    """The next row after a comment that holds code (not blank, not a comment), computed once for the unit."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.table: list[int] | None = None
+
+    def __call__(self, row: int) -> int:
+        if self.table is None:
+            lines = self.text.split("\n")
+            self.table = [0] * len(lines)
+            following = -1
+            for index in range(len(lines) - 1, -1, -1):
+                self.table[index] = following
+                if lines[index].strip() and not lines[index].lstrip().startswith("#"):
+                    following = index
+        found = self.table[row] if 0 <= row < len(self.table) else -1
+        return found if found >= 0 else row

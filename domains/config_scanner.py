@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import yaml
 
-from analyzer import parsing
+from analyzer import bounded_yaml, parsing
 from domains.base import Hit, Scanner, Span, Unit
 from domains.rule_index import RuleIndex
 
@@ -87,7 +87,7 @@ class YamlConfigScanner(Scanner):
 
     def scan(self, unit: Unit) -> list[Hit]:
         hits: list[Hit] = []
-        for document in compose_documents(unit.source.text):
+        for document in compose_documents(unit.source.text, json_document=unit.kind == "json"):
             if isinstance(document, yaml.MappingNode):
                 self._deepspeed_config(document, unit, hits)
             self._walk(document, unit, hits)
@@ -145,9 +145,9 @@ class YamlConfigScanner(Scanner):
                         _span(first_key, unit, len(str(first_key.value)))))
 
 
-def compose_documents(text: str) -> list[yaml.Node]:
+def compose_documents(text: str, json_document: bool = False) -> list[yaml.Node]:
     try:
-        return [doc for doc in yaml.compose_all(text, Loader=yaml.SafeLoader) if doc is not None]
+        return bounded_yaml.compose_all(text, json_document)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

@@ -1,6 +1,7 @@
 """End to end through the command line, as a user runs it."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -81,7 +82,7 @@ def test_torch_npu_target(capsys):
     "argv, message",
     [
         (["analyze", "/no/such/folder"], "does not exist"),
-        (["analyze", str(SAMPLE / "train.py")], "is not a folder"),
+        (["analyze", os.devnull], "is not a folder or a regular file"),
         (["analyze", str(SAMPLE), "--torch-npu", "latest"], "is not a version"),
         (["analyze", str(SAMPLE), "--format", "pdf"], "invalid choice"),
         (["analyze", str(SAMPLE), "--jobs", "0"], "at least 1"),
@@ -102,3 +103,68 @@ def test_console_script_and_module_entry_points():
             pytest.skip("console script not installed")
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["schema_version"] == "1"
+
+
+def test_fail_on_lists_the_findings_that_met_it(capsys):
+    assert main(["analyze", str(SAMPLE), "--fail-on", "medium", "--format", "json"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("ascend-feasibility: --fail-on medium: ") and "at medium or worse" in err[0]
+    assert any(line.strip().startswith("scripts/train.sh:") and "DEV201 env-cuda-visible-devices (medium)" in line for line in err[1:])
+
+
+def test_explain_takes_a_code_or_a_name_and_prints_plain_text(capsys):
+    assert main(["explain", "torch-cuda-synchronize"]) == 0
+    by_name = capsys.readouterr().out
+    assert main(["explain", "dev101"]) == 0
+    assert capsys.readouterr().out == by_name and by_name.startswith("### DEV101 torch-cuda-synchronize")
+    assert main(["explain", "no-such-rule"]) == 2
+
+
+def test_analyze_a_single_file(capsys):
+    assert main(["analyze", str(SAMPLE / "train.py"), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["project"]["files_scanned"] == 1
+    assert {f["path"] for f in report["findings"]} == {"train.py"}
+
+
+def test_github_annotations(capsys):
+    assert main(["analyze", str(SAMPLE), "--format", "github"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(line.startswith(("::error ", "::warning ", "::notice ")) for line in lines)
+    assert any(line.startswith("::warning file=scripts/train.sh,line=4,") and "title=DEV201 env-cuda-visible-devices::" in line
+               for line in lines)
+    # an opt-in compile (`if args.compile:`) is not counted: a notice, never above low
+    assert any(line.startswith("::notice file=train.py,line=40,") and "title=DEV501 torch-compile::" in line for line in lines)
+
+
+def test_github_annotations_escape_project_text():
+    from analyzer.render_github import _data, _property
+
+    assert _property("a,b:c%\n\x1b") == "a%2Cb%3Ac%25%0A\\x1b"
+    assert _data("50%\r\n::error::x") == "50%25%0D%0A::error::x"
+
+
+def test_baseline_makes_fail_on_count_new_findings_only(tmp_path, capsys):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text("import torch\nmodel = torch.compile(model)\n")
+    baseline = tree / "ascend-baseline.json"  # inside the tree: not scanned as a config
+    assert main(["analyze", str(tree), "--format", "json", "-o", str(baseline)]) == 0
+    capsys.readouterr()
+    assert main(["analyze", str(tree), "--fail-on", "medium", "--baseline", str(baseline), "--format", "json"]) == 0
+    assert "1 finding(s) already in the baseline not counted" in capsys.readouterr().err
+    (tree / "b.py").write_text("import torch\n\n\nnet = torch.compile(net)\n")
+    (tree / "a.py").write_text("import torch\n\n# moved\nmodel = torch.compile(model)\n")  # moved lines keep fingerprints
+    assert main(["analyze", str(tree), "--fail-on", "medium", "--baseline", str(baseline), "--format", "json"]) == 1
+    listed = [line.strip() for line in capsys.readouterr().err.splitlines() if line.startswith("  ")]
+    assert listed == ["b.py:4: DEV501 torch-compile (medium)"]
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"schema_version": "1", "findings": [{"fingerprint": NaN}]}', "[1]"])
+def test_a_bad_baseline_is_refused_in_one_line(tmp_path, capsys, content):
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(content)
+    assert main(["analyze", str(SAMPLE), "--baseline", str(baseline)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ascend-feasibility: error: baseline") or "cannot read baseline" in err
+    assert len(err.strip().splitlines()) == 1

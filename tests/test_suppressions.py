@@ -40,3 +40,9 @@ def test_fingerprints_survive_moved_lines_and_tell_repeats_apart():
     assert [f.fingerprint for f in before] == [f.fingerprint for f in after]
     assert before[0].fingerprint != before[1].fingerprint
     assert [f.line for f in before] != [f.line for f in after]
+
+
+def test_codes_are_case_insensitive_and_a_bare_ignore_is_invalid():
+    result = scan("import torch\ntorch.cuda.synchronize()  # ASCEND: Ignore[dev101]\nx.cuda()  # ascend: ignore\n")
+    assert [(f.rule, f.suppressed) for f in result.findings] == [("DEV101", True), ("DEV004", False)]
+    assert [(u.line, u.code, u.reason) for u in result.unused_suppressions] == [(3, "", "invalid")]

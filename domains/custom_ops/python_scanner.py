@@ -243,20 +243,36 @@ def _mentions(text: str, name: str) -> bool:
 _OPERATORS = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__, "//": int.__floordiv__, "<<": int.__lshift__}
 
 
-def _evaluate(node: Node, constants: dict[str, int]) -> int | None:
-    """Integer constants such as `MAX_FUSED_SIZE = 65536 // 4` (no calls, no floats)."""
+_MAX_CONSTANT = 1 << 40
+_MAX_OPERATIONS = 64  # nesting of the expression
+
+
+def _evaluate(node: Node, constants: dict[str, int], depth: int = 0) -> int | None:
+    """Integer constants such as `MAX_FUSED_SIZE = 65536 // 4` (no calls, no floats). Operands and results stay
+    below 2**40 and shifts below 64 bits, checked before anything is computed."""
+    if node is None or depth > _MAX_OPERATIONS:
+        return None
     if node.type == "integer":
         text = parsing.text(node).replace("_", "")
-        return int(text, 0) if text.isdigit() or text.lower().startswith(("0x", "0o", "0b")) else None
+        if len(text) > 16 or not (text.isdigit() or text.lower().startswith(("0x", "0o", "0b"))):
+            return None
+        try:
+            value = int(text, 0)
+        except ValueError:  # 0123 and the like
+            return None
+        return value if value < _MAX_CONSTANT else None
     if node.type == "identifier":
         return constants.get(parsing.text(node))
     if node.type == "binary_operator":
         operator = parsing.text(node.child_by_field_name("operator"))
-        left = _evaluate(node.child_by_field_name("left"), constants)
-        right = _evaluate(node.child_by_field_name("right"), constants)
-        if operator in _OPERATORS and left is not None and right is not None and not (operator == "//" and right == 0):
-            result = _OPERATORS[operator](left, right)
-            return result if 0 <= result < 1 << 40 else None
+        left = _evaluate(node.child_by_field_name("left"), constants, depth + 1)
+        right = _evaluate(node.child_by_field_name("right"), constants, depth + 1)
+        if operator not in _OPERATORS or left is None or right is None or (operator == "//" and right == 0):
+            return None
+        if operator == "<<" and not 0 <= right < 64:
+            return None
+        result = _OPERATORS[operator](left, right)
+        return result if 0 <= result < _MAX_CONSTANT else None
     return None
 
 

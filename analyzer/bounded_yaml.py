@@ -1,0 +1,84 @@
+"""YAML composed under a budget: aliases past a small count, a document whose aliases expand past a node count, and
+nesting past a depth are refused (billion laughs, deep nesting), never walked. JSON is checked as JSON first."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from yaml.events import AliasEvent
+
+MAX_ALIASES = 100
+MAX_EXPANDED_NODES = 100_000
+MAX_DEPTH = 100
+
+
+class YamlBudgetError(yaml.YAMLError):
+    """The document is over a budget; the message says which."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+class BoundedLoader(yaml.SafeLoader):
+    """SafeLoader's composer with counts: every node knows its size with aliases expanded."""
+
+    max_aliases = MAX_ALIASES
+
+    def __init__(self, stream) -> None:
+        super().__init__(stream)
+        self._aliases = 0
+        self._depth = 0
+        self._sizes: dict[int, int] = {}
+
+    def compose_node(self, parent, index):
+        if self.check_event(AliasEvent):
+            self._aliases += 1
+            if self._aliases > self.max_aliases:
+                raise YamlBudgetError(f"more than {self.max_aliases} aliases (refused)")
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise YamlBudgetError(f"nested deeper than {MAX_DEPTH} levels (refused)")
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        if isinstance(node, yaml.MappingNode):
+            children = [child for pair in node.value for child in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = node.value
+        else:
+            children = []
+        size = 1 + sum(self._sizes.get(id(child), 1) for child in children)
+        if size > MAX_EXPANDED_NODES:
+            raise YamlBudgetError(f"aliases expand past {MAX_EXPANDED_NODES} nodes (refused)")
+        self._sizes[id(node)] = size
+        return node
+
+
+class JsonLoader(BoundedLoader):
+    max_aliases = 0  # JSON has no aliases
+
+
+def compose_all(text: str, json_document: bool = False) -> list[yaml.Node]:
+    """The documents of a YAML text (or of a JSON one, which must parse as JSON); yaml.YAMLError when it cannot be
+    composed or is over budget."""
+    if json_document:
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise YamlBudgetError(f"not valid JSON: {exc.msg} (line {exc.lineno})") from None
+        except RecursionError:
+            raise YamlBudgetError("JSON nested too deeply (refused)") from None
+    loader = JsonLoader if json_document else BoundedLoader
+    try:
+        return [doc for doc in yaml.compose_all(text, Loader=loader) if doc is not None]
+    except RecursionError:
+        raise YamlBudgetError("nested too deeply (refused)") from None
+
+
+def compose(text: str) -> yaml.Node | None:
+    documents = compose_all(text)
+    return documents[0] if documents else None
