@@ -9,12 +9,14 @@ from domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScan
 from domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from domains.device.python_scanner import DevicePythonScanner
 from domains.distributed.python_scanner import DistributedPythonScanner
+from domains.precision.dtype_flow import PrecisionDtypeFlowScanner
 from domains.precision.python_scanner import PrecisionPythonScanner
 
 SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     DevicePythonScanner,
     DistributedPythonScanner,
     PrecisionPythonScanner,
+    PrecisionDtypeFlowScanner,
     AttentionPythonScanner,
     CustomOpsPythonScanner,
     NativeSourceScanner,
