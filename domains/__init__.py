@@ -8,12 +8,14 @@ from domains.config_scanner import ShellConfigScanner, YamlConfigScanner
 from domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from domains.device.python_scanner import DevicePythonScanner
+from domains.device.resources import DeviceResourceScanner
 from domains.distributed.python_scanner import DistributedPythonScanner
 from domains.precision.dtype_flow import PrecisionDtypeFlowScanner
 from domains.precision.python_scanner import PrecisionPythonScanner
 
 SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     DevicePythonScanner,
+    DeviceResourceScanner,
     DistributedPythonScanner,
     PrecisionPythonScanner,
     PrecisionDtypeFlowScanner,
