@@ -6,6 +6,7 @@ from domains.attention.python_scanner import AttentionPythonScanner
 from domains.base import Scanner
 from domains.config_scanner import ShellConfigScanner, YamlConfigScanner
 from domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
+from domains.custom_ops.optimizers import FusedOptimizerScanner
 from domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from domains.device.python_scanner import DevicePythonScanner
 from domains.device.resources import DeviceResourceScanner
@@ -21,6 +22,7 @@ SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     PrecisionDtypeFlowScanner,
     AttentionPythonScanner,
     CustomOpsPythonScanner,
+    FusedOptimizerScanner,
     NativeSourceScanner,
     CMakeCudaScanner,
     ShellConfigScanner,
