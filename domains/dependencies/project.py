@@ -16,6 +16,7 @@ from analyzer.findings import FindingFactory, Located
 from analyzer.manifests import Declaration
 from analyzer.models import DependencyRow, Finding, Text, TorchFit
 from domains.dependencies.facts import ImportFact
+from domains.dependencies.import_lines import failing_imports
 from knowledge import KnowledgeBase
 
 STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
@@ -75,6 +76,9 @@ def analyze_dependencies(
         required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
         if has_manifest and required and name != "torch":  # an undeclared torch has its own rule
             emit.import_site("undeclared-import", name, required[0], required[0].module)
+
+    for name, fact in failing_imports(imported, kb):
+        emit.import_site("cuda-only-import", name, fact)
 
     torch_sites = by_package.get("torch", [])
     fit = torch_fit(_primary(torch_sites), kb)
