@@ -8,6 +8,7 @@ from domains.config_scanner import ShellConfigScanner, YamlConfigScanner
 from domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from domains.custom_ops.optimizers import FusedOptimizerScanner
 from domains.custom_ops.python_scanner import CustomOpsPythonScanner
+from domains.device.amp_imports import CudaAmpImportScanner
 from domains.device.python_scanner import DevicePythonScanner
 from domains.device.resources import DeviceResourceScanner
 from domains.distributed.python_scanner import DistributedPythonScanner
@@ -17,6 +18,7 @@ from domains.precision.python_scanner import PrecisionPythonScanner
 SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     DevicePythonScanner,
     DeviceResourceScanner,
+    CudaAmpImportScanner,
     DistributedPythonScanner,
     PrecisionPythonScanner,
     PrecisionDtypeFlowScanner,
