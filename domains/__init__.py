@@ -8,6 +8,7 @@ from domains.config_scanner import ShellConfigScanner, YamlConfigScanner
 from domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from domains.custom_ops.optimizers import FusedOptimizerScanner
 from domains.custom_ops.python_scanner import CustomOpsPythonScanner
+from domains.custom_ops.triton_gates import TritonGateScanner
 from domains.device.amp_imports import CudaAmpImportScanner
 from domains.device.python_scanner import DevicePythonScanner
 from domains.device.resources import DeviceResourceScanner
@@ -25,6 +26,7 @@ SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     AttentionPythonScanner,
     CustomOpsPythonScanner,
     FusedOptimizerScanner,
+    TritonGateScanner,
     NativeSourceScanner,
     CMakeCudaScanner,
     ShellConfigScanner,

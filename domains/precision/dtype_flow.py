@@ -17,6 +17,7 @@ from analyzer import parsing
 from domains.base import Hit
 from domains.precision.python_scanner import COMPLEX128, FLOAT64, _used_as_device_dtype
 from domains.python_refs import PythonDomainScanner, PythonScan, unit_references
+from domains.python_words import words
 
 QUERY = r"""
 (assignment left: (identifier) @bound_name)
@@ -67,7 +68,7 @@ class _DtypeFlowScan(PythonScan):
         condition = _condition(conditional)
         if condition is None:
             return False
-        tokens = _tokens(condition)
+        tokens = words(condition)
         if not tokens & NO_FLOAT64_BACKENDS:
             return False
         if not tokens & NPU_TOKENS and conditional.id not in reported:
@@ -115,19 +116,6 @@ def _is_branch(conditional: Node, node: Node) -> bool:
 def _condition(conditional: Node) -> Node | None:
     children = conditional.named_children
     return children[1] if len(children) == 3 else None
-
-
-def _tokens(node: Node) -> set[str]:
-    """The lower-case words of the identifiers and string contents in a small expression."""
-    words: set[str] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type in {"identifier", "string_content"}:
-            for word in parsing.text(current).lower().replace(":", "_").split("_"):
-                words.add(word)
-        stack.extend(current.named_children)
-    return words
 
 
 def _scope(node: Node) -> Node:
