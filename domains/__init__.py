@@ -10,6 +10,7 @@ from domains.custom_ops.optimizers import FusedOptimizerScanner
 from domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from domains.custom_ops.triton_gates import TritonGateScanner
 from domains.device.amp_imports import CudaAmpImportScanner
+from domains.device.dispatch import BackendDispatchScanner
 from domains.device.python_scanner import DevicePythonScanner
 from domains.device.resources import DeviceResourceScanner
 from domains.distributed.python_scanner import DistributedPythonScanner
@@ -20,6 +21,7 @@ SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     DevicePythonScanner,
     DeviceResourceScanner,
     CudaAmpImportScanner,
+    BackendDispatchScanner,
     DistributedPythonScanner,
     PrecisionPythonScanner,
     PrecisionDtypeFlowScanner,

@@ -12,6 +12,8 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 def pick_device() -> torch.device:
     if torch.cuda.is_available():
         return torch.device("cuda:0")
+    elif torch.backends.mps.is_available():
+        return torch.device("mps")
     return torch.device("cpu")
 
 
