@@ -6,7 +6,8 @@
   that import ray. A statement or function that already names the `"NPU"` resource has its NPU arm and is left
   alone.
 - nvidia-smi: a command whose program is `nvidia-smi`, given to a process launcher (subprocess, os.system/popen),
-  as a string or as the first item of an argument list.
+  as a string or as the first item of an argument list, except in a function that already names the NPU or
+  Ascend (a detection chain with its NPU arm).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from analyzer import parsing
 from analyzer.python_names import qualified_name
 from domains.base import Hit
 from domains.python_refs import PythonDomainScanner, PythonScan, literal_is_docstring, unit_references
+from domains.python_words import words
 
 QUERY = r"""
 ((keyword_argument name: (identifier) @num_gpus) (#eq? @num_gpus "num_gpus"))
@@ -29,6 +31,7 @@ PROCESS_LAUNCHERS = {
     "subprocess.run", "subprocess.call", "subprocess.check_call", "subprocess.check_output", "subprocess.Popen",
     "subprocess.getoutput", "subprocess.getstatusoutput", "os.system", "os.popen",
 }
+NPU_WORDS = {"npu", "ascend"}
 STATEMENTS = {"expression_statement", "return_statement", "assignment", "if_statement", "elif_clause", "decorator"}
 
 
@@ -88,8 +91,17 @@ class _ResourceScan(PythonScan):
         if argument.parent.named_children[0] != argument:
             return
         call = argument.parent.parent
-        if qualified_name(call.child_by_field_name("function"), self.imports) in PROCESS_LAUNCHERS:
+        if qualified_name(call.child_by_field_name("function"), self.imports) in PROCESS_LAUNCHERS and not _npu_aware_function(call):
             self.hit("nvidia-smi-call", parsing.text(string)[:80], string)
+
+
+def _npu_aware_function(node: Node) -> bool:
+    """The function around the node names the NPU or Ascend (`elif is_ascend_available(): return "npu"`): it has
+    its NPU path already, and nvidia-smi there is one backend's probe."""
+    current = node.parent
+    while current is not None and current.type != "function_definition":
+        current = current.parent
+    return current is not None and bool(NPU_WORDS & words(current))
 
 
 def _has_npu_arm(node: Node) -> bool:
