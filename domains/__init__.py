@@ -5,6 +5,7 @@ from __future__ import annotations
 from domains.attention.python_scanner import AttentionPythonScanner
 from domains.base import Scanner
 from domains.config_scanner import ShellConfigScanner, YamlConfigScanner
+from domains.custom_ops.build_branches import BuildBranchScanner
 from domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from domains.custom_ops.optimizers import FusedOptimizerScanner
 from domains.custom_ops.python_scanner import CustomOpsPythonScanner
@@ -29,6 +30,7 @@ SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     CustomOpsPythonScanner,
     FusedOptimizerScanner,
     TritonGateScanner,
+    BuildBranchScanner,
     NativeSourceScanner,
     CMakeCudaScanner,
     ShellConfigScanner,

@@ -29,20 +29,52 @@ class _DispatchScan(PythonScan):
 
     def run(self) -> list[Hit]:
         for chain in self.captures().get("chain", []):
-            conditions = [chain.child_by_field_name("condition")] + [
-                clause.child_by_field_name("condition") for clause in chain.children_by_field_name("alternative")
-                if clause.type == "elif_clause"
-            ]
-            per_arm = [words(c) for c in conditions if c is not None]
+            arms = chain_arms(chain)
+            per_arm = [words(condition) for condition, _ in arms]
             named = set().union(*per_arm)
-            arms = sum(1 for arm in per_arm if arm & (CUDA_WORDS | OTHER_BACKENDS))
-            if arms < 2 or not named & CUDA_WORDS or not named & OTHER_BACKENDS or named & NPU_WORDS:
+            backends = sum(1 for arm in per_arm if arm & (CUDA_WORDS | OTHER_BACKENDS))
+            if backends < 2 or not named & CUDA_WORDS or not named & OTHER_BACKENDS or not lacks_npu_arm(chain):
                 continue
-            if not _inside_npu_branch(chain):
-                backends = ", ".join(sorted((named & (CUDA_WORDS | OTHER_BACKENDS))))
-                head = conditions[0]
-                self.hit("backend-dispatch-without-npu", f"{' '.join(parsing.text(head).split())[:80]} ({backends})", head)
+            if any(selects_cuda_extension(body) for _, body in arms):
+                continue  # a build branch: the custom_ops domain reports it (OPS062)
+            names = ", ".join(sorted((named & (CUDA_WORDS | OTHER_BACKENDS))))
+            head = arms[0][0]
+            self.hit("backend-dispatch-without-npu", f"{' '.join(parsing.text(head).split())[:80]} ({names})", head)
         return self.hits
+
+
+def chain_arms(chain: Node) -> list[tuple[Node, Node]]:
+    """(condition, body) of the `if` and each `elif` of a chain."""
+    arms = []
+    for clause in [chain] + [c for c in chain.children_by_field_name("alternative") if c.type == "elif_clause"]:
+        condition, body = clause.child_by_field_name("condition"), clause.child_by_field_name("consequence")
+        if condition is not None and body is not None:
+            arms.append((condition, body))
+    return arms
+
+
+def lacks_npu_arm(chain: Node) -> bool:
+    """No condition of the chain, nor one it is nested in, names the NPU or Ascend."""
+    return not any(words(condition) & NPU_WORDS for condition, _ in chain_arms(chain)) and not _inside_npu_branch(chain)
+
+
+def selects_cuda_extension(body: Node) -> bool:
+    """The branch names CUDAExtension without calling it (`extension = CUDAExtension`): a build chosen by backend
+    whose calls OPS020 does not see."""
+    named = called = False
+    stack = [body]
+    while stack:
+        current = stack.pop()
+        if current.type == "identifier" and parsing.text(current) == "CUDAExtension":
+            parent = current.parent
+            if parent is not None and parent.type == "attribute":
+                parent = parent.parent if parent.child_by_field_name("attribute") == current else None
+            if parent is not None and parent.type == "call":
+                called = True
+            elif parent is not None and parent.type not in {"dotted_name", "aliased_import"}:
+                named = True
+        stack.extend(current.named_children)
+    return named and not called
 
 
 def _inside_npu_branch(node: Node) -> bool:
