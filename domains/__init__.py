@@ -13,7 +13,7 @@ from domains.custom_ops.triton_gates import TritonGateScanner
 from domains.device.amp_imports import CudaAmpImportScanner
 from domains.device.dispatch import BackendDispatchScanner
 from domains.device.python_scanner import DevicePythonScanner
-from domains.device.resources import DeviceResourceScanner
+from domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
 from domains.distributed.python_scanner import DistributedPythonScanner
 from domains.precision.dtype_flow import PrecisionDtypeFlowScanner
 from domains.precision.python_scanner import PrecisionPythonScanner
@@ -21,6 +21,7 @@ from domains.precision.python_scanner import PrecisionPythonScanner
 SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     DevicePythonScanner,
     DeviceResourceScanner,
+    NvidiaSmiShellScanner,
     CudaAmpImportScanner,
     BackendDispatchScanner,
     DistributedPythonScanner,

@@ -5,7 +5,8 @@
   `info["GPU"]`), `"num_gpus"` as an options key (`options["num_gpus"] = n`), and `ray.get_gpu_ids()`, in files
   that import ray. A statement or function that already names the `"NPU"` resource has its NPU arm and is left
   alone.
-- nvidia-smi: a command whose program is `nvidia-smi`, given to a process launcher (subprocess, os.system/popen),
+- nvidia-smi: a shell command (scripts, notebook shell escapes) whose program is `nvidia-smi`, or a command whose
+  program is `nvidia-smi` given to a process launcher (subprocess, os.system/popen),
   as a string or as the first item of an argument list, except in a function that already names the NPU or
   Ascend (a detection chain with its NPU arm).
 """
@@ -16,9 +17,10 @@ from tree_sitter import Node
 
 from analyzer import parsing
 from analyzer.python_names import qualified_name
-from domains.base import Hit
+from domains.base import Hit, Scanner, Span, Unit
 from domains.python_refs import PythonDomainScanner, PythonScan, literal_is_docstring, unit_references
 from domains.python_words import words
+from domains.rule_index import RuleIndex
 
 QUERY = r"""
 ((keyword_argument name: (identifier) @num_gpus) (#eq? @num_gpus "num_gpus"))
@@ -32,6 +34,7 @@ PROCESS_LAUNCHERS = {
     "subprocess.getoutput", "subprocess.getstatusoutput", "os.system", "os.popen",
 }
 NPU_WORDS = {"npu", "ascend"}
+SHELL_QUERY = "(command name: (command_name) @command)"
 STATEMENTS = {"expression_statement", "return_statement", "assignment", "if_statement", "elif_clause", "decorator"}
 
 
@@ -137,3 +140,23 @@ class DeviceResourceScanner(PythonDomainScanner):
     domain = "device"
     triggers = ("num_gpus", "GPU", "nvidia-smi", "get_gpu_ids")
     scan_class = _ResourceScan
+
+
+class NvidiaSmiShellScanner(Scanner):
+    """nvidia-smi run by a shell script or a notebook's shell escape."""
+
+    domain = "device"
+    kinds = frozenset({"shell"})
+    triggers = ("nvidia-smi",)
+
+    def __init__(self, kb, target) -> None:
+        super().__init__(kb, target)
+        self.code = RuleIndex(kb, self.domain).code_for("nvidia-smi-call")
+
+    def scan(self, unit: Unit) -> list[Hit]:
+        found = parsing.captures(parsing.query("bash", SHELL_QUERY), unit.tree())
+        return [
+            Hit(self.code, parsing.text(node.parent)[:80], Span.of(node.parent))
+            for node in found.get("command", [])
+            if parsing.text(node).rsplit("/", 1)[-1] == "nvidia-smi"
+        ]
