@@ -15,6 +15,7 @@ from domains.device.dispatch import BackendDispatchScanner
 from domains.device.python_scanner import DevicePythonScanner
 from domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
 from domains.distributed.python_scanner import DistributedPythonScanner
+from domains.precision.bf16_gates import Bf16GateScanner
 from domains.precision.dtype_flow import PrecisionDtypeFlowScanner
 from domains.precision.python_scanner import PrecisionPythonScanner
 
@@ -27,6 +28,7 @@ SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     DistributedPythonScanner,
     PrecisionPythonScanner,
     PrecisionDtypeFlowScanner,
+    Bf16GateScanner,
     AttentionPythonScanner,
     CustomOpsPythonScanner,
     FusedOptimizerScanner,

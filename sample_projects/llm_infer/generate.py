@@ -53,5 +53,11 @@ def main():
     print(f"{len(prompts)} prompts in {elapsed:.2f}s, peak {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB")
 
 
+def serving_dtype() -> torch.dtype:
+    from transformers.utils import is_torch_bf16_gpu_available
+
+    return torch.bfloat16 if is_torch_bf16_gpu_available() else torch.float16
+
+
 if __name__ == "__main__":
     main()
