@@ -148,6 +148,10 @@ class PackageRecord(_Record):
     replacement: BilingualText | None = None
     note: BilingualText
     npu_aware_since: str | None = None
+    import_fails: bool = Field(
+        default=False,
+        description="importing it fails on an Ascend host: its modules load CUDA extensions that have no Ascend build",
+    )
 
     @model_validator(mode="after")
     def _replacement_when_needed(self) -> "PackageRecord":

@@ -18,6 +18,7 @@ from analyzer.findings import FindingFactory, Located, Place
 from analyzer.manifests import Declaration
 from analyzer.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
 from domains.dependencies.facts import ImportFact
+from domains.dependencies.import_lines import failing_imports
 from knowledge import KnowledgeBase
 
 STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
@@ -86,6 +87,9 @@ def analyze_dependencies(
         # has its own rule; known packages are judged by the catalog above).
         if has_manifest and required and name != "torch" and _may_be_cuda_build(name, record, kb):
             emit.import_site("undeclared-import", name, required[0], required[0].module)
+
+    for name, fact in failing_imports(imported, kb):
+        emit.import_site("cuda-only-import", name, fact)
 
     torch_sites = by_package.get("torch", [])
     fit = torch_fit(_primary(torch_sites), kb)

@@ -23,6 +23,7 @@ def main():
     model = DiTBlock(1024, 16).cuda()
     if args.engine == "fsdp":
         model = FSDP(model, device_id=torch.cuda.current_device())
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, fused=True)
     elif args.engine == "dp":
         model = torch.nn.DataParallel(model)
     else:

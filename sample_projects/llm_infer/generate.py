@@ -12,6 +12,8 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 def pick_device() -> torch.device:
     if torch.cuda.is_available():
         return torch.device("cuda:0")
+    elif torch.backends.mps.is_available():
+        return torch.device("mps")
     return torch.device("cpu")
 
 
@@ -49,6 +51,12 @@ def main():
     for prompt, text in zip(prompts, texts):
         print(f"{prompt!r} -> {text!r}")
     print(f"{len(prompts)} prompts in {elapsed:.2f}s, peak {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB")
+
+
+def serving_dtype() -> torch.dtype:
+    from transformers.utils import is_torch_bf16_gpu_available
+
+    return torch.bfloat16 if is_torch_bf16_gpu_available() else torch.float16
 
 
 if __name__ == "__main__":

@@ -62,3 +62,14 @@ class GaussianDiffusion:
     def extract(self, t, shape):
         out = torch.from_numpy(self.alphas_cumprod).to(device=t.device)[t].float()
         return out.view(-1, *([1] * (len(shape) - 1)))
+
+
+def as_timestep_tensor(timesteps, sample):
+    is_mps = sample.device.type == "mps"
+    dtype = torch.float32 if is_mps else torch.float64
+    return torch.tensor([timesteps], dtype=dtype, device=sample.device)
+
+
+def position_table(dim, device):
+    table_dtype = torch.float64
+    return torch.arange(0, dim, 2, dtype=table_dtype, device=device) / dim

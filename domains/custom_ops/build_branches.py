@@ -1,0 +1,37 @@
+"""Build branches that choose the CUDA extension by availability.
+
+`if torch.cuda.is_available() or os.getenv("FORCE_CUDA") == "1": extension = CUDAExtension` (with its sources and
+include dirs), `elif ...mlu...: extension = MLUExtension`: the build picks its extension class by backend, and the
+NPU needs its own arm. Reported once, at the condition of the branch that selects CUDAExtension, unless the chain
+already has an NPU arm. A CUDAExtension(...) call is OPS020's; this is the branch that names the class without
+calling it."""
+
+from __future__ import annotations
+
+from analyzer import parsing
+from domains.base import Hit
+from domains.device.dispatch import CUDA_WORDS, chain_arms, lacks_npu_arm, selects_cuda_extension
+from domains.python_refs import PythonDomainScanner, PythonScan
+from domains.python_words import words
+
+QUERY = r"""
+(if_statement) @build_chain
+"""
+
+
+class _BuildBranchScan(PythonScan):
+    QUERY = QUERY
+
+    def run(self) -> list[Hit]:
+        for chain in self.captures().get("build_chain", []):
+            for condition, body in chain_arms(chain):
+                if words(condition) & CUDA_WORDS and selects_cuda_extension(body) and lacks_npu_arm(chain):
+                    self.hit("cuda-extension-build-branch", " ".join(parsing.text(condition).split())[:100], condition)
+                    break
+        return self.hits
+
+
+class BuildBranchScanner(PythonDomainScanner):
+    domain = "custom_ops"
+    triggers = ("CUDAExtension",)
+    scan_class = _BuildBranchScan

@@ -1,0 +1,19 @@
+"""Import lines of packages whose import itself fails on an Ascend host (their modules load CUDA extensions that
+have no Ascend build): the first unguarded import of such a package in each file is reported, because that file
+cannot be imported there, before any call. Guarded and lazy imports (in a try block, a function, a class or an if)
+are left alone: they already have a way around the failure."""
+
+from __future__ import annotations
+
+from domains.dependencies.facts import ImportFact
+from knowledge import KnowledgeBase
+
+
+def failing_imports(imported: dict[str, list[ImportFact]], kb: KnowledgeBase) -> list[tuple[str, ImportFact]]:
+    """(package, import) of each unguarded import of a package whose import fails on Ascend, in order."""
+    result = []
+    for name, facts in imported.items():
+        record = kb.package(name)
+        if record is not None and record.import_fails:
+            result += [(name, fact) for fact in facts if not fact.optional]
+    return result
