@@ -37,7 +37,7 @@ def references(found: dict[str, list[Node]], unit: Unit) -> list[Reference]:
     result = []
     chains = [outermost_chain(root) for root in found.get("chain_root", [])]
     for node in chains + found.get("called_name", []) + found.get("decorator_name", []):
-        if node.id in seen or _is_definition_name(node):
+        if node.id in seen or _is_definition_name(node) or _is_not_a_use(node):
             continue
         seen.add(node.id)
         name = qualified_name(node, imports)
@@ -54,6 +54,22 @@ def _is_definition_name(node: Node) -> bool:
         name = parent.child_by_field_name("name")
         return name is not None and name.id == node.id
     return parent.type in {"dotted_name", "aliased_import", "import_from_statement", "import_statement"}
+
+
+def _is_not_a_use(node: Node) -> bool:
+    """A name that is assigned to (`F.scaled_dot_product_attention = wrapped`, a profiler's patch) or only annotates a
+    type (`stream: torch.cuda.Stream | None`) calls nothing on the device."""
+    parent = node.parent
+    if parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node:
+        return True
+    current, depth = parent, 0
+    while current is not None and depth < 8:
+        if current.type == "type":
+            return True
+        if current.type in {"block", "module", "call", "argument_list"}:
+            return False
+        current, depth = current.parent, depth + 1
+    return False
 
 
 def unit_references(unit: Unit) -> list[Reference]:

@@ -138,6 +138,8 @@ class _FileScan(PythonScan):
             obj = attribute.child_by_field_name("object")
             if obj is not None and qualified_name(obj, self.imports) is not None and obj.type == "identifier":
                 return  # a module's own `cuda` function, e.g. numba's, is not a tensor method
+            if obj is not None and obj.type == "call" and parsing.text(obj.child_by_field_name("function")) == "super":
+                return  # an override of Module.cuda forwarding to its parent runs only when a caller asks for CUDA
             self.hit("tensor-cuda-method", ".cuda()", call, ".npu()")
         elif method_name == "to" and first is not None and first.type == "integer":
             self.hit("integer-device", f".to({parsing.text(first)})", call, f'.to("npu:{parsing.text(first)}")')
