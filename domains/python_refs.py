@@ -57,11 +57,12 @@ def _is_definition_name(node: Node) -> bool:
 
 
 def _is_not_a_use(node: Node) -> bool:
-    """A name that is assigned to (`F.scaled_dot_product_attention = wrapped`, a profiler's patch) or only annotates a
-    type (`stream: torch.cuda.Stream | None`) calls nothing on the device."""
+    """A name patched with a wrapper of itself (`F.scaled_dot_product_attention = wrap(F.scaled_dot_product_attention)`,
+    a profiler) or that only annotates a type (`stream: torch.cuda.Stream | None`) calls nothing on the device."""
     parent = node.parent
     if parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node:
-        return True
+        right = parent.child_by_field_name("right")  # a patch wraps what it replaces; a setting (`= True`) is a use
+        return right is not None and parsing.text(node) in parsing.text(right)
     current, depth = parent, 0
     while current is not None and depth < 8:
         if current.type == "type":
