@@ -12,7 +12,7 @@ from pathlib import Path
 from analyzer import budget, parsing
 from analyzer.discovery import ProjectFile
 from analyzer.context import ProjectContext
-from analyzer.context.guards import GuardReader
+from analyzer.context.guards import GuardReader, only_raises_or_warns
 from analyzer.findings import FindingFactory, Place, occurrence_key
 from analyzer.models import Finding, SkippedFile, UnusedSuppression
 from analyzer.notebooks import code_sources, python_cells, shell_cells
@@ -51,6 +51,7 @@ class FileWorker:
 
     def __init__(self, torch_npu: str | None, context: ProjectContext | None = None) -> None:
         self.context = context or ProjectContext()
+        self._guarded_unit: Unit | None = None  # the unit the guard reader's per-unit memory is about
         conventions = load_context_conventions()
         self.guards = GuardReader(conventions.guards, conventions.backends)
         self.kb = load_knowledge()
@@ -86,17 +87,18 @@ class FileWorker:
             result.skipped.append(SkippedFile(path=project_file.path, reason=_over_budget(exc, seconds)))
         for unit in units:
             unit.release_tree()
+        self._guarded_unit = None
         return result
 
     def _analyze_units(self, project_file: ProjectFile, units: list[Unit], result: FileResult) -> None:
         for unit in units:
             self.guards.start_unit()
+            self._guarded_unit = unit
             self._scan_unit(unit, result)
         result.dependencies = collect_dependency_facts(_root_of(project_file), project_file.path, units)
         for unit in units:
             if "custom_ops" in unit.cache:
                 result.custom_ops.extend(unit.cache["custom_ops"])
-        self.guards.start_unit()  # the phase facts read every unit of the file: a notebook's cells in turn
         result.phases = collect_phase_facts(project_file.path, project_file.kind, units, self._import_reach)
         result.skipped += [SkippedFile(path=p.path, reason=p.reason) for p in result.dependencies.problems]
 
@@ -174,6 +176,9 @@ class FileWorker:
             if inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
                 reason = f"line {statement.start_point.row + 1}: guards only CUDA-only code ({', '.join(sorted({h.rule for h in inside}))})"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif not inside and only_raises_or_warns(body):
+                reason = f"line {statement.start_point.row + 1}: the check only raises or warns (a CUDA-only feature's gate)"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
 
     def _distinct(self, hits: list[Hit]) -> list[Hit]:
         """One hit per line and meaning: a rule once per line, none that another hit on its line subsumes, none
@@ -200,8 +205,11 @@ class FileWorker:
             kept.append(hit)
         return kept
 
-    def _import_reach(self, statement) -> str:
+    def _import_reach(self, unit: Unit, statement) -> str:
         """The reach of an import statement, read as a CUDA-only feature would be (what a guarded kernel module gets)."""
+        if unit is not self._guarded_unit:
+            self.guards.start_unit()
+            self._guarded_unit = unit
         guard = self.guards.guard_of_import(statement)
         return "runs" if guard is None else guard.reach
 

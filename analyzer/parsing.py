@@ -57,8 +57,11 @@ MAX_NODES = 4_000_000
 
 def over_budget(root: Node) -> str | None:
     """Why a tree is too big or too deep to query (a reason for `skipped`), or None. Iterative; stops at the limit."""
-    if root.descendant_count > MAX_NODES:
+    count = root.descendant_count
+    if count > MAX_NODES:
         return f"more than {MAX_NODES:,} syntax nodes: not analysed"
+    if count <= MAX_DEPTH:
+        return None  # a tree cannot be deeper than it has nodes
     cursor = root.walk()
     depth = 0
     while True:

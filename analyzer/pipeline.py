@@ -65,13 +65,11 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     files_scanned = lines_scanned = 0
     declarations, imports, phase_facts = [], [], []
     custom_ops = CustomOpFacts()
-    results = []
-    for done, result in enumerate(_run(files, worker, options, context), start=1):
-        results.append(result)
+    # Results arrive in path order whatever the number of workers (output is the same for any --jobs) and are merged
+    # as they come: the run never holds every file's results at once.
+    for done, result in enumerate(_run(sorted(files, key=lambda f: f.path), worker, options, context), start=1):
         if progress is not None:
             progress(done, len(files))
-    # Merged in path order whatever order the workers finished in: output is the same for any --jobs.
-    for result in sorted(results, key=lambda r: r.path):
         store.add(result)
         files_scanned += result.scanned
         lines_scanned += result.lines
@@ -80,7 +78,6 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         custom_ops.extend(result.custom_ops)
         if result.phases is not None:
             phase_facts.append(compact(result.phases))
-    del results
     dependencies = analyze_dependencies(
         declarations, imports, context, worker.kb, worker.factory, has_manifest(found.files),
         frozenset(guarded_modules(phase_facts, context)),
@@ -143,8 +140,6 @@ def _run(files: list[ProjectFile], worker: FileWorker, options: AnalyzeOptions,
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
         yield from (worker.process(f) for f in files)
         return
-    # Largest files first so that no worker is left with a big file at the end.
-    ordered = sorted(files, key=lambda f: -f.size)
     with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(options.torch_npu, context)) as pool:
-        results: Iterable[FileResult] = pool.map(process_in_worker, ordered, chunksize=CHUNK_SIZE)
+        results: Iterable[FileResult] = pool.map(process_in_worker, files, chunksize=CHUNK_SIZE)  # in input order
         yield from results

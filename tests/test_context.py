@@ -185,3 +185,12 @@ def test_role_overrides_from_the_projects_settings(tmp_path):
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     assert {f.role for f in report.findings if f.path == "tools/convert.py"} == {"example"}
     assert any("roles] bogus" in s.reason for s in report.skipped)
+
+
+def test_a_cuda_check_that_only_raises_or_warns_is_a_feature_gate():
+    code = "def f(q):\n    if q.device.type != 'cuda':\n        raise ValueError('this backend needs CUDA')\n    return q\n"
+    assert reach_of(code, "DEV007")[0][0] == "cuda-only-guarded"
+    placement = "def f(q, m):\n    if q.device.type == 'cuda':\n        m = m.half()\n    return m\n"
+    assert reach_of(placement, "DEV007")[0][0] == "runs"
+    hccl = "if backend == 'nccl':\n    b = NcclBackend()\nelif backend == 'hccl':\n    b = HcclBackend()\n"
+    assert all(r == "npu-path" for r, _ in reach_of(hccl, "DST003"))

@@ -14,6 +14,7 @@ The else branch of a check runs wherever the check is false, Ascend included: it
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -63,6 +64,8 @@ class GuardReader:
         self.import_errors = frozenset(guards.import_errors)
         self.flag_rules = frozenset(guards.flag_rules)
         self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
+        self._conditions: dict[tuple[int, int, int], Condition] = {}
+        self._calls: dict[str, list[Node]] | None = None
 
     def guard(self, root: Node, start: tuple[int, int], end: tuple[int, int], domain: str, rule: str = "") -> Guard | None:
         """The guard that decides the reach of the site between start and end (rows, byte columns)."""
@@ -82,29 +85,42 @@ class GuardReader:
         name = function.child_by_field_name("name") if function is not None else None
         if name is None:
             return None
-        root = function
-        while root.parent is not None:
-            root = root.parent
-        calls = [c for c in parsing.captures(parsing.query("python", CALLS_BY_NAME), root).get("callee", [])
-                 if parsing.text(c) == parsing.text(name)]
+        calls = self._calls_named(function).get(parsing.text(name), [])
         guards = [self.guard_of(call, "custom_ops") for call in calls[:50]]
         if not guards or any(g is None for g in guards):
             return None
         return guards[0]
 
     def checked_body(self, root: Node, start: tuple[int, int], end: tuple[int, int]) -> Node | None:
-        """The if-statement whose condition holds this site, when the condition checks for CUDA (not negated)."""
+        """The if-statement whose condition holds this site, when the condition checks for CUDA (a negated check
+        only when its body just raises or warns: `if x.device.type != "cuda": raise ...`)."""
         node = root.descendant_for_point_range(start, end)
         depth = 0
         while node is not None and node.parent is not None and depth < MAX_DEPTH:
             parent = node.parent
             if parent.type in {"if_statement", "elif_clause"} and _same(node, parent.child_by_field_name("condition")):
                 condition = self.condition(node)
-                return parent if condition.cuda and not condition.negated and not condition.npu else None
+                if not condition.cuda or condition.npu:
+                    return None
+                body = parent.child_by_field_name("consequence")
+                if condition.negated and not (body is not None and only_raises_or_warns(body)):
+                    return None
+                return parent
             if parent.type in {"block", "module"}:
                 return None
             node, depth = parent, depth + 1
         return None
+
+    def _calls_named(self, node: Node) -> dict[str, list[Node]]:
+        """Calls in the unit by the called name (read once per unit)."""
+        if self._calls is None:
+            root = node
+            while root.parent is not None:
+                root = root.parent
+            self._calls = defaultdict(list)
+            for callee in parsing.captures(parsing.query("python", CALLS_BY_NAME), root).get("callee", []):
+                self._calls[parsing.text(callee)].append(callee)
+        return self._calls
 
     def guard_of(self, node: Node, domain: str, rule: str = "") -> Guard | None:
         """The guard that decides the reach of a finding of `domain` (and `rule`) at `node`."""
@@ -240,6 +256,8 @@ class GuardReader:
     def start_unit(self) -> None:
         """Forget what was learnt about the previous unit's tree."""
         self._registers_npu_here = None
+        self._conditions.clear()
+        self._calls = None
 
     def _registers_npu(self, node: Node) -> bool:
         """Does this unit register an NPU backend anywhere (read once per unit's tree)?"""
@@ -262,6 +280,14 @@ class GuardReader:
 
     # conditions ------------------------------------------------------------------------------------------------
     def condition(self, node: Node) -> Condition:
+        """What a condition checks (read once per unit: every site inside an if-chain asks about all its arms)."""
+        key = (node.start_byte, node.end_byte, node.kind_id)
+        cached = self._conditions.get(key)
+        if cached is None:
+            cached = self._conditions[key] = self._read_condition(node)
+        return cached
+
+    def _read_condition(self, node: Node) -> Condition:
         negated = False
         while node.type in {"not_operator", "parenthesized_expression"}:
             if node.type == "not_operator":
@@ -342,6 +368,24 @@ def _only_raises(branch: Node) -> bool:
         blocks = [c for c in branch.named_children if c.type == "block"]
         statements = [c for c in blocks[0].named_children if c.type != "comment"] if blocks else []
     return bool(statements) and all(s.type == "raise_statement" for s in statements)
+
+
+WARNINGS = {"warn", "warning", "warning_once", "info", "debug", "print", "warnings"}
+
+
+def only_raises_or_warns(block: Node) -> bool:
+    """A body that only raises, logs or warns (or passes): it guards a message, not code that runs on the device."""
+    statements = [c for c in block.named_children if c.type != "comment"]
+    if not statements:
+        return False
+    for statement in statements:
+        if statement.type in {"raise_statement", "pass_statement"}:
+            continue
+        call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        if function is None or parsing.text(function).rsplit(".", 1)[-1] not in WARNINGS:
+            return False
+    return True
 
 
 def _ends_in(block: Node, kind: str) -> bool:

@@ -42,13 +42,12 @@ PLAIN = FileContext()
 
 def build_project_context(paths: list[str], role_overrides: dict[str, list[str]] | None = None) -> ProjectContext:
     conventions = load_context_conventions()
-    known = set(paths)
-    folders = {str(parent) for path in paths for parent in PurePosixPath(path).parents if str(parent) != "."}
+    existing = set(paths) | {str(parent) for path in paths for parent in PurePosixPath(path).parents if str(parent) != "."}
     files: dict[str, FileContext] = {}
     npu_files = []
     for path in sorted(paths):
         role = file_role(path, conventions.roles, role_overrides)
-        reach, reason = _path_reach(path, conventions.backends, known | folders)
+        reach, reason = _path_reach(path, conventions.backends, existing)
         if reach == "npu-path":
             npu_files.append(path)
         if role != "product" or reach != "runs":
@@ -99,6 +98,11 @@ def _npu_twin(pure: PurePosixPath, backends: BackendConventions, existing: set[s
     (accelerator/cuda_accelerator.py → accelerator/npu_accelerator.py), or the same name in an npu/ folder
     beside it (op_builder/fused_adam.py → op_builder/npu/fused_adam.py; a package's __init__.py loads on every
     backend)."""
+    parent = str(pure.parent)
+    if not any(f"{parent}/{npu}" in existing or (parent == "." and npu in existing) for npu in backends.npu) and not (
+        set(_tokens(str(pure.with_suffix("")).replace("/", "_"))) & set(backends.twin)
+    ):
+        return None  # no npu/ folder beside it and no backend token in its path: nothing to look up
     for npu in backends.npu:
         beside = pure.parent / npu / pure.name
         if pure.name != "__init__.py" and str(beside) in existing:

@@ -101,7 +101,7 @@ class PhaseFacts:
             self.evidence[phase] = self.evidence.get(phase, 0) + count
 
 
-ImportReach = Callable[[Node], str]  # the reach of an import statement (runs, optional, cuda-only-guarded ...)
+ImportReach = Callable[[Unit, Node], str]  # the reach of an import statement (runs, optional, cuda-only-guarded ...)
 
 
 def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach | None = None) -> PhaseFacts | None:
@@ -154,7 +154,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     def imported(module: str, statement: Node | None) -> None:
         facts.imports.append(module)
         if import_reach is not None and statement is not None:
-            reaches[module].add(import_reach(statement))
+            reaches[module].add(import_reach(unit, statement))
 
     for node in found.get("import", []):
         imported("".join(parsing.text(node).split()), _statement(node))
