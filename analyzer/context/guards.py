@@ -177,7 +177,7 @@ class GuardReader:
         if not branches:
             following = statement.next_named_sibling
             return following is not None and following.type != "raise_statement"
-        return any(not _only_raises(branch) for branch in branches)
+        return any(not only_raises(branch) for branch in branches)
 
     def _conditional(self, child: Node, expression: Node, feature: bool) -> Guard | None:
         parts = expression.named_children
@@ -233,9 +233,9 @@ class GuardReader:
             if clause.type != "except_clause":
                 continue
             caught = _caught_names(clause)
-            if is_import and (not caught or caught & self.import_errors) and not _only_raises(clause):
+            if is_import and (not caught or caught & self.import_errors) and not only_raises(clause):
                 return Guard("optional", clause)
-            if feature and not _only_raises(clause):
+            if feature and not only_raises(clause):
                 return Guard("optional", clause)
         return None
 
@@ -361,7 +361,8 @@ def _caught_names(clause: Node) -> set[str]:
     return names
 
 
-def _only_raises(branch: Node) -> bool:
+def only_raises(branch: Node) -> bool:
+    """An if-branch, else-branch or except-clause that does nothing but raise."""
     body = branch.child_by_field_name("body") or branch.child_by_field_name("consequence") or branch
     statements = [c for c in (body.named_children if body.type == "block" else [body]) if c.type != "comment"]
     if branch.type == "except_clause":

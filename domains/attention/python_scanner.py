@@ -10,6 +10,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from analyzer import parsing
+from analyzer.context.guards import only_raises
 from domains.base import Hit, Unit
 from domains.device import literals
 from domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
@@ -87,7 +88,7 @@ class _AttentionScan(PythonScan):
         """`try: import flash_attn ... except ImportError:` — the CUDA path is silently skipped on NPU."""
         body = node.child_by_field_name("body")
         handlers = [c for c in node.children if c.type == "except_clause"]
-        if body is None or not handlers or all(_reraises(h) for h in handlers):
+        if body is None or not handlers or all(only_raises(h) for h in handlers):
             return []  # an except that raises again is no gate: the import is required (and fails on Ascend)
         for statement in body.named_children:
             if statement.type not in {"import_statement", "import_from_statement"}:
@@ -174,8 +175,3 @@ class AttentionPythonScanner(PythonDomainScanner):
                 "flash_attention", "softmax", "yunchang", "ring_flash_attn")
     scan_class = _AttentionScan
 
-
-def _reraises(handler: Node) -> bool:
-    blocks = [c for c in handler.named_children if c.type == "block"]
-    statements = [c for c in blocks[0].named_children if c.type != "comment"] if blocks else []
-    return bool(statements) and all(c.type == "raise_statement" for c in statements)
