@@ -104,9 +104,7 @@ class FindingFactory:
 
     def relocate(self, finding: Finding, place: "Place") -> Finding:
         """The finding in a context only the whole project showed (it was built as code that runs)."""
-        severity = finding.severity
-        if severity_rank(severity) < severity_rank("low"):
-            severity = "low"
+        severity = uncounted_severity(finding.severity)
         message = Text(
             en=f"{finding.message.en} {self.reach_note[place.reach]['en']}",
             zh=f"{finding.message.zh} {self.reach_note[place.reach]['zh']}",
@@ -122,8 +120,8 @@ class FindingFactory:
         if at.effort is not None and judgement.migration != "auto":
             judgement = Judgement(judgement.migration, judgement.severity, at.effort)
         counted = at.reach == "runs" and at.role in COUNTED_ROLES
-        if not counted and severity_rank(judgement.severity) < severity_rank("low"):
-            judgement = Judgement(judgement.migration, "low", judgement.effort)
+        if not counted:
+            judgement = Judgement(judgement.migration, uncounted_severity(judgement.severity), judgement.effort)
         use_inference = at.context == "inference" and rule.replacement_inference is not None
         replacement = rule.replacement_inference if use_inference else rule.replacement
         npu = at.npu or replacement.code or ""
@@ -230,6 +228,11 @@ class Place:
 
 
 PLAIN_PLACE = Place()
+
+
+def uncounted_severity(severity: str) -> str:
+    """A finding that does not count (not product code that runs on Ascend) never ranks above low."""
+    return "low" if severity_rank(severity) < severity_rank("low") else severity
 
 
 def _fill(template: str, symbol: str, npu: str) -> str:
