@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--output-dir", type=Path, metavar="DIR", help="write every format into DIR")
     run.add_argument("--lang", choices=tuple(LANGUAGE_CHOICES), default="both",
                      help="language of the reports: Markdown and HTML take both (the default); text and zh or en")
-    run.add_argument("--torch-npu", dest="torch_npu", metavar="VERSION", help="target torch_npu version (default: 2.12.0)")
+    run.add_argument("--torch-npu", dest="torch_npu", metavar="VERSION", help="target torch_npu version (default: the newest release fitting the project's torch requirement, else 2.12.0)")
     run.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="gitignore-style pattern to skip")
     run.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: the number of cores)")
     run.add_argument("--fail-on", choices=SEVERITIES, metavar="SEVERITY", help="exit 1 if a finding is this severe or worse")

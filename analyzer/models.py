@@ -148,6 +148,8 @@ class TorchFit(_Contract):
     declared: str = Field(description="The torch requirement as declared; empty when torch is not declared")
     releases: list[str] = Field(description="torch_npu releases whose torch version the requirement admits, newest first")
     recommended: str | None = Field(description="The newest fitting release: torch_npu (torch, CANN)")
+    conflicts: list[str] = Field(default_factory=list, description="Other torch pins (path: requirement) that admit none of "
+                                 "the releases the main manifest's requirement admits")
 
 
 class CustomOpRow(_Contract):
@@ -271,6 +273,11 @@ class Target(_Contract):
     torch: str
     cann: str
     note: str | None = None
+    chosen_by: Literal["requested", "project", "default"] = Field(
+        default="requested",
+        description="requested: --torch-npu; project: the newest release fitting the project's torch requirement; "
+        "default: the knowledge base's default release")
+    reason: Text | None = Field(default=None, description="Why this release is the target")
 
 
 class ProjectInfo(_Contract):

@@ -19,7 +19,7 @@ from analyzer.models import CalibrationSection, ProjectInfo, Report, Target, Too
 from analyzer.store import FindingStore, summarize
 from domains.custom_ops.inventory import build_inventory
 from domains.custom_ops.records import CustomOpFacts
-from domains.dependencies.project import analyze_dependencies
+from domains.dependencies.project import TargetChoice, analyze_dependencies, choose_target
 from domains.phases.calibration import RuleCalibration
 from domains.phases.facts import compact
 from domains.phases.plan import plan_fields
@@ -59,15 +59,20 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         found = discover(root, [*config.exclude, *options.excludes], options.own_outputs)
     context = build_project_context([f.path for f in found.files], config.roles)
     worker = FileWorker(options.torch_npu, context)  # validates the target and the knowledge base before any scan
+    files = [f for f in found.files if worker.reads(f.kind)]
+    choice = None
+    if options.torch_npu is None:
+        choice = _project_target(files, worker)
+        if choice.version is not None and choice.version != worker.target.requested:
+            worker = FileWorker(choice.version, context)
     store = FindingStore()
     store.skip(config.problems + found.skipped)
-    files = [f for f in found.files if worker.reads(f.kind)]
     files_scanned = lines_scanned = 0
     declarations, imports, phase_facts = [], [], []
     custom_ops = CustomOpFacts()
     # Results arrive in path order whatever the number of workers (output is the same for any --jobs) and are merged
     # as they come: the run never holds every file's results at once.
-    for done, result in enumerate(_run(sorted(files, key=lambda f: f.path), worker, options, context), start=1):
+    for done, result in enumerate(_run(sorted(files, key=lambda f: f.path), worker, options.jobs, context), start=1):
         if progress is not None:
             progress(done, len(files))
         store.add(result)
@@ -90,6 +95,8 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration)
     findings = plan.pop("findings")
     target = worker.target
+    if choice is None:
+        choice = choose_target(declarations, worker.kb)  # for the pins' conflicts only: the user named the target
     return Report(
         tool=ToolInfo(name=TOOL_NAME, version=__version__),
         target=Target(
@@ -99,6 +106,8 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
             torch=target.release.torch,
             cann=target.release.cann,
             note=target.note,
+            chosen_by="requested" if options.torch_npu else "project" if choice.version else "default",
+            reason=None if options.torch_npu else choice.reason,
         ),
         project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned,
                             npu_code=list(context.npu_files), own_packages=sorted(context.own_packages)),
@@ -106,7 +115,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         skipped=store.skipped(),
         unused_suppressions=store.unused_suppressions(),
         dependency_matrix=dependencies.matrix,
-        torch_fit=dependencies.torch_fit,
+        torch_fit=dependencies.torch_fit.model_copy(update={"conflicts": choice.conflicts}),
         custom_ops=build_inventory(custom_ops, worker.kb),
         **plan,
         summary=summarize(findings),
@@ -134,12 +143,20 @@ def usable_jobs(requested: int | None) -> int:
     return max(1, min(requested or cores, cores))
 
 
-def _run(files: list[ProjectFile], worker: FileWorker, options: AnalyzeOptions,
+def _project_target(files: list[ProjectFile], worker: FileWorker) -> TargetChoice:
+    """Read the build files' declarations once, before the scan, to target the release the project can install."""
+    declarations = []
+    for project_file in sorted((f for f in files if f.kind == "build"), key=lambda f: f.path):
+        declarations += worker.process(project_file).dependencies.declarations
+    return choose_target(declarations, worker.kb)
+
+
+def _run(files: list[ProjectFile], worker: FileWorker, requested_jobs: int | None,
          context: ProjectContext) -> Iterator[FileResult]:
-    jobs = usable_jobs(options.jobs)
+    jobs = usable_jobs(requested_jobs)
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
         yield from (worker.process(f) for f in files)
         return
-    with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(options.torch_npu, context)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(worker.target.requested, context)) as pool:
         results: Iterable[FileResult] = pool.map(process_in_worker, files, chunksize=CHUNK_SIZE)  # in input order
         yield from results

@@ -59,6 +59,8 @@ def render_text(report: Report, console: Console, language: str = "en") -> None:
                     lines=project.lines_scanned))
     console.print(t("text.target", requested=escape(target.torch_npu), release=escape(target.release),
                     torch=escape(target.torch), cann=escape(target.cann)))
+    if target.reason:
+        console.print(f"  {escape(t.text(target.reason))}")
     if target.note:
         console.print(f"[yellow]{t('text.note')}[/yellow] {escape(target.note)}")
     console.print()

@@ -1,6 +1,7 @@
 """The target torch_npu release decides what transfer_to_npu handles ('auto')."""
 
 import pytest
+from packaging.version import Version
 
 from knowledge import KnowledgeError, load_knowledge
 from tests.helpers import scan
@@ -74,3 +75,49 @@ def test_device_literals_passed_to_torch_functions_follow_the_wrapped_list():
     assert migration_of("DEV001", 'import torch\ng = torch.Generator(device="cuda")', "2.1.0") == ["rewrite"]
     assert migration_of("DEV001", 'import torch\ng = torch.Generator(device="cuda")', "2.6.0") == ["auto"]
     assert migration_of("DEV001", 'import torch\nlayer = torch.nn.Linear(2, 2, device="cuda")', "2.1.0") == ["auto"]
+
+
+# Without --torch-npu the target follows the project's own torch requirement ------------------------------------
+def _project(tmp_path, files: dict[str, str]):
+    from analyzer.pipeline import AnalyzeOptions, analyze
+
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "train.py").write_text("import torch\ntorch.cuda.synchronize()\n")
+    return analyze(tmp_path, AnalyzeOptions(jobs=1))
+
+
+def test_a_pinned_torch_selects_that_torch_line(tmp_path):
+    report = _project(tmp_path, {"requirements.txt": "torch==2.1.0\n"})
+    newest_for_2_1 = max((r for r in KB.releases if r.torch == "2.1.0"), key=lambda r: Version(r.torch_npu))
+    assert report.target.chosen_by == "project"
+    assert report.target.torch == "2.1.0"
+    assert report.target.release == newest_for_2_1.torch_npu
+    assert "requirements.txt" in report.target.reason.en and "requirements.txt" in report.target.reason.zh
+
+
+def test_an_open_requirement_selects_the_newest_release(tmp_path):
+    report = _project(tmp_path, {"requirements.txt": "torch>=2.1\n"})
+    assert (report.target.chosen_by, report.target.release) == ("project", KB.default_release)
+
+
+def test_no_requirement_or_no_fit_keeps_the_default_and_says_why(tmp_path):
+    report = _project(tmp_path, {})
+    assert (report.target.chosen_by, report.target.release) == ("default", KB.default_release)
+    assert "declares no torch" in report.target.reason.en
+    unfit = _project(tmp_path, {"requirements.txt": "torch==1.13.1\n"})
+    assert unfit.target.chosen_by == "default" and "fits no release" in unfit.target.reason.en
+
+
+def test_the_user_choice_wins_and_pins_that_conflict_are_reported(tmp_path):
+    from analyzer.pipeline import AnalyzeOptions, analyze
+
+    (tmp_path / "requirements.txt").write_text("torch==2.1.0\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\ndependencies = ["torch>=2.5"]\n')
+    (tmp_path / "train.py").write_text("import torch\n")
+    chosen = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert chosen.target.torch != "2.1.0"  # pyproject is the main manifest
+    assert chosen.torch_fit.conflicts == ["requirements.txt: torch==2.1.0"]
+    requested = analyze(tmp_path, AnalyzeOptions(jobs=1, torch_npu="2.6.0"))
+    assert (requested.target.chosen_by, requested.target.reason) == ("requested", None)
+    assert requested.torch_fit.conflicts == ["requirements.txt: torch==2.1.0"]

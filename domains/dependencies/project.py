@@ -189,6 +189,43 @@ def torch_fit(sites: list[Declaration], kb: KnowledgeBase) -> TorchFit:
     return TorchFit(declared=declared, releases=[r.torch_npu for r in fitting], recommended=recommended)
 
 
+@dataclass(frozen=True)
+class TargetChoice:
+    """The torch_npu release a run targets when the user names none, and why (both languages)."""
+
+    version: str | None  # None: the knowledge base's default release
+    reason: Text
+    conflicts: list[str]  # "path: specifier" of torch pins that admit none of the chosen requirement's releases
+
+
+def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetChoice:
+    """The newest torch_npu release that fits the project's own torch requirement (its main manifest), so that
+    a project pinning torch 2.1.0 is judged against the 2.1.0 line it can install, not the newest release."""
+    sites = [d for d in declarations if d.name == "torch"]
+    primary = _primary(sites)
+    fit = torch_fit(primary, kb)
+    conflicts = []
+    for path in sorted({s.path for s in sites} - {s.path for s in primary}):
+        in_file = [s for s in sites if s.path == path]
+        other = torch_fit(in_file, kb)
+        if fit.releases and other.declared and not set(other.releases) & set(fit.releases):
+            conflicts.append(f"{path}: torch{other.declared}")
+    default = kb.default_release
+    if not primary:
+        return TargetChoice(None, Text(
+            en=f"default release {default}: the project declares no torch requirement",
+            zh=f"默认发行版 {default}：项目未声明 torch 依赖"), conflicts)
+    where = f"torch{fit.declared or ''} ({primary[0].path})"
+    if not fit.releases:
+        return TargetChoice(None, Text(
+            en=f"default release {default}: the project's requirement {where} fits no release of the table",
+            zh=f"默认发行版 {default}：项目的依赖 {where} 不匹配兼容性表中的任何发行版"), conflicts)
+    chosen = fit.releases[0]
+    return TargetChoice(chosen, Text(
+        en=f"newest torch_npu release that fits the project's requirement {where}",
+        zh=f"与项目依赖 {where} 匹配的最新 torch_npu 发行版"), conflicts)
+
+
 def _table_range(kb: KnowledgeBase) -> str:
     versions = sorted({Version(r.torch) for r in kb.releases})
     return f"torch {versions[0]} to {versions[-1]}"
