@@ -87,7 +87,9 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     feature_domains = frozenset(worker.guards.feature_domains)
     findings = propagate_reach(store.take_findings(), phase_facts, context, worker.factory, feature_domains)
     findings = collapse_project_scoped(findings, project_rules)
-    plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration)
+    kernels = build_inventory(custom_ops, worker.kb)
+    plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration, kernels,
+                       list(context.npu_files))
     findings = plan.pop("findings")
     target = worker.target
     return Report(
@@ -107,7 +109,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         unused_suppressions=store.unused_suppressions(),
         dependency_matrix=dependencies.matrix,
         torch_fit=dependencies.torch_fit,
-        custom_ops=build_inventory(custom_ops, worker.kb),
+        custom_ops=kernels,
         **plan,
         summary=summarize(findings),
         calibration=options.calibration_section,
