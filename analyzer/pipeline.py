@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ class AnalyzeOptions:
     calibration: list[RuleCalibration] = field(default_factory=list)  # measured outcomes per rule (probe runner)
     calibration_section: CalibrationSection | None = None  # what the report shows of those measurements
     own_outputs: tuple[Path, ...] = ()  # the run's report files and folders: never scanned
+    generated: str | None = None  # the report's date (YYYY-MM-DD); today (UTC) when not given
 
 
 def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | None = None) -> Report:
@@ -94,6 +96,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     target = worker.target
     return Report(
         tool=ToolInfo(name=TOOL_NAME, version=__version__),
+        generated=options.generated or datetime.now(timezone.utc).date().isoformat(),
         target=Target(
             torch_npu=target.requested,
             release=target.release.torch_npu,
