@@ -158,6 +158,12 @@ def test_trivial_classes_named_in_the_plan_are_low_tier_pytorch_classes_of_the_k
     assert set(EST["kernel"]["features"]) >= {"shared memory", "warp intrinsics", "tensor-core MMA", "inline PTX", "templates"}
 
 
+def test_a_triton_kernel_ported_with_triton_ascend_stays_at_most_medium_tier():
+    row = kernel_row(lines=40, tier="high").model_copy(update={"kind": "triton", "replacement_path": "triton-ascend"})
+    cap = EST["kernel"]["triton_max_tier"]
+    assert kernel_hours(row, EST)[0] == pytest.approx(EST["kernel"]["tier_centre"][cap] + EST["kernel"]["per_line"][cap] * 40)
+
+
 def test_a_kernel_with_an_npu_path_or_fallback_costs_only_validation():
     row = kernel_row(lines=300, features=["inline PTX"])
     kernel = finding("OPS002", migration="manual", severity="blocker", hours=(24, 80), path="k.cu", domain="custom_ops")
@@ -526,3 +532,28 @@ def test_phase_signals_are_knowledge_data():
         assert set(table) == set(PHASES)
     assert [f.name for f in signals.family][:2] == ["vision-language", "MoE"]  # tie-break order is data too
     assert signals.attention_by_rule["ATT001"] == "flash-attn"
+
+
+# Calibration from probes: only an NPU moves the estimate; timings move it only outside their spread ----------
+def test_only_npu_measurements_apply():
+    from types import SimpleNamespace
+
+    from analyzer.calibration import applies
+
+    assert applies(SimpleNamespace(environment=SimpleNamespace(device_type="npu")))
+    assert not applies(SimpleNamespace(environment=SimpleNamespace(device_type="cpu")))
+    assert not applies(SimpleNamespace(environment=SimpleNamespace(device_type="cuda")))
+
+
+def test_a_slower_timing_within_its_spread_is_no_difference():
+    from types import SimpleNamespace
+
+    from analyzer.calibration import effective_verdict, timing_spread
+
+    def result(speedup, p95):
+        timing = SimpleNamespace(median_ms=10.0, p95_ms=p95)
+        return SimpleNamespace(verdict="slower", speedup=speedup, reference_timing=timing, candidate_timing=timing)
+
+    assert timing_spread(result(0.9, 12.0)) == pytest.approx(0.2)
+    assert effective_verdict(result(0.9, 12.0)) == "good"  # 11 % slower inside a 20 % spread
+    assert effective_verdict(result(0.5, 12.0)) == "slower"  # twice as slow is outside it

@@ -213,11 +213,13 @@ def kernel_hours(row: CustomOpRow, est: dict) -> tuple[float, str]:
     data = est["kernel"]
     trivial = row.classification in data["trivial_classes"]
     tier = "low" if trivial else row.effort_tier
+    if row.kind == "triton" and row.replacement_path == "triton-ascend" and _TIERS.index(tier) > _TIERS.index(data["triton_max_tier"]):
+        tier = data["triton_max_tier"]
     features = [] if trivial else [f for f in row.features if f in data["features"]]
     hours = data["tier_centre"][tier] + data["per_line"][tier] * row.lines_of_code + sum(data["features"][f] for f in features)
     how = f"{data['tier_centre'][tier]:g} + {data['per_line'][tier]:g} × {row.lines_of_code} lines"
     how += "".join(f" + {data['features'][f]:g} ({f})" for f in features)
-    return hours, how + (" (trivial class)" if trivial else "")
+    return hours, how + (" (trivial class)" if trivial else f" ({tier} tier)")
 
 
 def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucket: str, est: dict) -> EffortItem:
@@ -258,6 +260,7 @@ def _item(*, name: str, rule: str, domain: str, group: list[Finding], migration:
     )
 
 
+_TIERS = ("low", "medium", "high")
 _CONFIDENCE_ZH = {"high": "高", "medium": "中", "low": "低"}
 
 
