@@ -557,3 +557,40 @@ def test_a_slower_timing_within_its_spread_is_no_difference():
     assert timing_spread(result(0.9, 12.0)) == pytest.approx(0.2)
     assert effective_verdict(result(0.9, 12.0)) == "good"  # 11 % slower inside a 20 % spread
     assert effective_verdict(result(0.5, 12.0)) == "slower"  # twice as slow is outside it
+
+
+# Entries and families -------------------------------------------------------------------------------------
+def test_name_hints_match_whole_words():
+    from domains.phases.facts import NAME_HINTS
+    from domains.phases.plan import hinted
+
+    assert not hinted(".github/check-extraindexurl.py", NAME_HINTS["training"])
+    assert hinted("train.py", NAME_HINTS["training"]) and hinted("scripts/run_training.py", NAME_HINTS["training"])
+    assert hinted("pretrain_gpt.py", NAME_HINTS["training"])
+    assert not hinted("apply_patch.py", NAME_HINTS["inference"])
+
+
+def test_setup_py_and_launchers_are_not_entries(tmp_path):
+    root = write(tmp_path, {
+        "setup.py": "import torch\nfrom setuptools import setup\nif __name__ == '__main__':\n    setup(name='x')\n",
+        "launch.py": "import subprocess\nif __name__ == '__main__':\n    subprocess.run(['python', 'train.py'])\n",
+        "train.py": "import torch\nif __name__ == '__main__':\n    torch.optim.SGD([], lr=0.1).step()\n",
+    })
+    paths = [e.path for e in run(root).phase_matrix.entries]
+    assert "train.py" in paths and "setup.py" not in paths and "launch.py" not in paths
+
+
+def test_a_library_without_an_entry_has_no_model_family(tmp_path):
+    root = write(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='lib')\n",
+                            "lib/layers.py": "import torch.nn as nn\n\nclass GPTBlock(nn.Module):\n"
+                                             "    def forward(self, x):\n        return x\n"})
+    assert run(root).architecture.family == "library"
+
+
+def test_whisper_like_models_are_speech_encoder_decoders(tmp_path):
+    model = ("import torch.nn as nn\n\nclass AudioEncoder(nn.Module):\n    def forward(self, x):\n        return x\n\n"
+             "class TextDecoder(nn.Module):\n    def forward(self, x):\n        return x\n\n"
+             "class Whisper(nn.Module):\n    def forward(self, x):\n        return x\n")
+    root = write(tmp_path, {"whisper/model.py": model,
+                            "transcribe.py": "from whisper.model import Whisper\nif __name__ == '__main__':\n    Whisper()\n"})
+    assert run(root).architecture.family == "speech (encoder-decoder)"

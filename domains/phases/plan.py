@@ -7,6 +7,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import hashlib
+import re
 import sys
 from collections.abc import Callable
 from collections import Counter, defaultdict
@@ -61,7 +62,7 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
     def role_of(path: str) -> str:
         return file_role(path, conventions, config.roles)
 
-    assignment = assign_phases(facts, config.phases, config.console_modules)
+    assignment = assign_phases(facts, config.phases, config.console_modules, role_of)
     findings = calibrate(findings, calibration, plan_data()["calibration"])
     shared: dict[tuple[str, ...], list[str]] = {}  # one list per distinct phase set, not one per finding
     for finding in findings:
@@ -79,7 +80,7 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         "bottlenecks": items,
         "risk_matrix": risk_matrix(items),
         "roadmap": roadmap(items),
-        "architecture": architecture(facts, findings, role_of),
+        "architecture": architecture(facts, findings, role_of, assignment.entries),
     }
 
 
@@ -91,7 +92,8 @@ class PhaseAssignment:
     entries: list[PhaseEntry]
 
 
-def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], console_modules: list[str]) -> PhaseAssignment:
+def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], console_modules: list[str],
+                  role_of: Callable[[str], str] = lambda path: "product") -> PhaseAssignment:
     python = {f.path: f for f in facts if f.module or f.notebook}
     by_module = {f.module: f.path for f in python.values() if f.module}
     graph = {path: _local_targets(f, by_module) for path, f in python.items()}
@@ -99,8 +101,9 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     imported = set().union(*graph.values()) if graph else set()
     entry_paths = sorted(
         path for path, f in python.items()
-        if f.main_guard or f.notebook or PurePosixPath(path).name in launched_names
-        or f.module in console_modules or (f.top_level_code and path not in imported)
+        if (f.main_guard or f.notebook or PurePosixPath(path).name in launched_names
+            or f.module in console_modules or (f.top_level_code and path not in imported))
+        and not _launcher(path, role_of)
     )
     by_path: dict[str, set[str]] = defaultdict(set)
     entries = []
@@ -143,6 +146,25 @@ def _config_phases(facts: list[PhaseFacts], by_path: dict[str, set[str]]) -> Non
             by_path[f.path] = set(phases)
 
 
+def name_words(path: str) -> list[str]:
+    """The words of a file's name: split at _ - . and digits, lower-cased."""
+    stem = PurePosixPath(path).stem.lower()
+    return [w for w in re.split(r"[^a-z]+", stem) if w]
+
+
+def hinted(path: str, hints: tuple[str, ...]) -> bool:
+    """Does a whole word of the file's name (or the word with a usual suffix) say one of the hints?"""
+    suffixes = ("", *SIGNALS.entries.hint_suffixes)
+    words = set(name_words(path))
+    return any(hint + suffix in words for hint in hints for suffix in suffixes) or any(
+        "_" in hint and hint in PurePosixPath(path).stem.lower() for hint in hints)
+
+
+def _launcher(path: str, role_of: Callable[[str], str]) -> bool:
+    """setup.py and build files, launchers and runners are not entries of a phase."""
+    return role_of(path) == "build" or any(w in SIGNALS.entries.launcher_words for w in name_words(path))
+
+
 def _local_targets(facts: PhaseFacts, by_module: dict[str, str]) -> set[str]:
     targets = set()
     for name in facts.imports:
@@ -166,8 +188,7 @@ def _reachable(start: str, graph: dict[str, set[str]]) -> set[str]:
 
 
 def _entry_phases(entry: PhaseFacts, reached: list[PhaseFacts]) -> tuple[set[str], list[str]]:
-    name = PurePosixPath(entry.path).stem.lower()
-    phases = {phase for phase, hints in NAME_HINTS.items() if any(h in name for h in hints)}
+    phases = {phase for phase, hints in NAME_HINTS.items() if hinted(entry.path, hints)}
     evidence = [f"name suggests {', '.join(sorted(phases))}"] if phases else []
     if entry.evidence:  # weak signals (a no_grad evaluation inside a training loop) do not add a phase
         strongest = max(entry.evidence.values())
@@ -364,8 +385,14 @@ FAMILIES = tuple((family.name, tuple(family.tokens)) for family in SIGNALS.famil
 ATTENTION_BY_RULE = SIGNALS.attention_by_rule
 
 
-def architecture(facts: list[PhaseFacts], findings: list[Finding], role_of: Callable[[str], str]) -> Architecture:
-    """The models the project defines or loads; test fixtures and examples are not the project's model."""
+LIBRARY = "library"
+
+
+def architecture(facts: list[PhaseFacts], findings: list[Finding], role_of: Callable[[str], str],
+                 entries: list[PhaseEntry] | None = None) -> Architecture:
+    """The models the project defines or loads; test fixtures and examples are not the project's model. A library
+    (an installable package with no entry point in its product code and no model loaded) has no model family."""
+    all_facts = facts
     facts = [f for f in facts if role_of(f.path) in {"product", "build"}]
     classes = {m.name: m for f in facts for m in f.models}
     module_names = set()
@@ -395,6 +422,10 @@ def architecture(facts: list[PhaseFacts], findings: list[Finding], role_of: Call
             hits = sorted({t for t in tokens if any(t in n for n in matching)})
             family, best = name, len(matching)
             evidence = [f"{len(matching)} class, layer or model names mention: {', '.join(hits)}"]
+    packaged = any(role_of(f.path) == "build" for f in all_facts)  # setup.py and the like: an installable package
+    if entries is not None and packaged and not library_models and not any(role_of(e.path) == "product" for e in entries):
+        family = LIBRARY
+        evidence = ["no entry point in product code: a library, not a model"]
     if library_models:
         evidence.append("models loaded from libraries: " + ", ".join(library_models[:6]))
     if layers:
