@@ -152,6 +152,25 @@ def load_calibration(path: Path) -> Calibration:
         raise CalibrationError(f"calibration file {path} is malformed: {problems}{more}") from exc
 
 
+def applies(calibration: Calibration) -> bool:
+    """Only measurements on an NPU move the estimate; others are shown as information."""
+    return calibration.environment.device_type == "npu"
+
+
+def timing_spread(result: ProbeResult) -> float:
+    """The relative noise of a timing: the larger (p95 − median) / median of the reference and the candidate."""
+    spreads = [(t.p95_ms - t.median_ms) / t.median_ms for t in (result.reference_timing, result.candidate_timing)
+               if t is not None and t.median_ms > 0]
+    return max(spreads, default=0.0)
+
+
+def effective_verdict(result: ProbeResult) -> str:
+    """A slower verdict whose slowdown lies within the timing spread is no measured difference: good."""
+    if result.verdict == "slower" and result.speedup and result.speedup > 0 and 1 / result.speedup - 1 <= timing_spread(result):
+        return "good"
+    return result.verdict
+
+
 def rule_outcomes(calibration: Calibration) -> list[RuleCalibration]:
     """Per rule: each candidate's worst verdict over sizes and dtypes; the rule takes its best candidate (one
     replacement that works is enough). Results that did not apply on this device are left out."""
@@ -161,7 +180,7 @@ def rule_outcomes(calibration: Calibration) -> list[RuleCalibration]:
             grouped[(result.probe, result.candidate)].append(result)
     by_rule: dict[str, tuple[str, str]] = {}
     for (probe, candidate), results in sorted(grouped.items()):
-        verdict = max((r.verdict for r in results), key=_RANK.__getitem__)
+        verdict = max((effective_verdict(r) for r in results), key=_RANK.__getitem__)
         detail = (f"{probe}: {candidate} {verdict} on {calibration.environment.device_type} "
                   f"({', '.join(sorted({r.dtype for r in results}))}; {', '.join(sorted({r.shape for r in results}))})")
         for rule in results[0].rules:
@@ -173,6 +192,7 @@ def rule_outcomes(calibration: Calibration) -> list[RuleCalibration]:
 
 
 def calibration_section(calibration: Calibration, source: str, outcomes: list[RuleCalibration]) -> CalibrationSection:
+    """What the report shows; `applied` is False when the device is not an NPU (information only)."""
     env = calibration.environment
     return CalibrationSection(
         source=source,
@@ -195,4 +215,5 @@ def calibration_section(calibration: Calibration, source: str, outcomes: list[Ru
             for r in calibration.results
         ],
         rules=[RuleOutcome(rule=o.rule, outcome=o.outcome, detail=o.detail) for o in outcomes],
+        applied=applies(calibration),
     )

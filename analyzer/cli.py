@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from analyzer import TOOL_NAME, __version__
 from analyzer.baseline import BaselineError, load_baseline, new_findings
-from analyzer.calibration import CalibrationError, calibration_section, load_calibration, rule_outcomes
+from analyzer.calibration import CalibrationError, applies, calibration_section, load_calibration, rule_outcomes
 from analyzer.models import SEVERITIES, Finding, Report, severity_rank
 from analyzer.outputs import FORMATS, LANGUAGE_CHOICES, output_files, write_all, write_format
 from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
@@ -125,8 +125,9 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
     known = load_baseline(args.baseline) if args.baseline is not None else frozenset()
     if args.calibration is not None:
         measured = load_calibration(args.calibration)
-        options.calibration = rule_outcomes(measured)
-        options.calibration_section = calibration_section(measured, args.calibration.name, options.calibration)
+        outcomes = rule_outcomes(measured)
+        options.calibration = outcomes if applies(measured) else []  # a CPU or GPU measurement is information only
+        options.calibration_section = calibration_section(measured, args.calibration.name, outcomes)
     with _DelayedProgress(err) as progress:
         report = analyze(args.path, options, progress=progress.update)
     _write(report, args)

@@ -193,17 +193,33 @@ class PhaseMatrix(_Contract):
     minimal_sets: dict[str, list[str]] = Field(description="Per phase, the items that must change for it alone")
 
 
+Bucket = Literal["required", "optional", "tests"]
+ItemKind = Literal["adoption", "mechanical", "engineering", "kernel", "validation"]
+
+
 class EffortItem(_Contract):
     item: str
-    rule: str
+    rule: str = Field(description="The rule, or adoption:ID for a one-time adoption item")
     domain: str
-    count: int
+    count: int = Field(description="Sites (findings) the item stands for")
     migration: str
     confidence: str
     base_hours: EffortHours = Field(description="One site's estimate from the knowledge base (largest if sites differ)")
-    scaling: str = Field(description="How the sites add up")
-    confidence_factor: float
+    scaling: str = Field(description="How the sites add up (English; `arithmetic` has both languages)")
+    confidence_factor: float = Field(description="The spread of the range: low = centre / spread, high = centre × spread")
     hours: EffortHours
+    kind: ItemKind = Field(default="engineering", description="adoption (once per project), mechanical (per file), "
+                           "engineering (per API or call pattern), kernel (sized by its code), validation (an NPU path or fallback exists)")
+    bucket: Bucket = Field(default="required", description="required (counts toward total and verdict), optional, tests")
+    step0: bool = Field(default=False, description="Part of Step 0: environment and entry points")
+    files: int = Field(default=0, description="Distinct files of its sites")
+    patterns: int = Field(default=0, description="Distinct APIs or call patterns (engineering) or kernels (kernel)")
+    centre_hours: float = Field(default=0.0, description="The central estimate the range is spread around")
+    arithmetic: Text | None = Field(default=None, description="The item's arithmetic, in both languages")
+    replacement: Text | None = Field(default=None, description="What the item changes to (its replacement class)")
+    sites: list[str] = Field(default_factory=list, description="path:line of its first sites (entry files for entry points)")
+    share: float = Field(default=0.0, description="Share of the required total's high end (0 outside required)")
+    severity: Severity | None = Field(default=None, description="The worst severity among its sites")
 
 
 class DaysRange(_Contract):
@@ -211,12 +227,24 @@ class DaysRange(_Contract):
     high_days: float
 
 
+class PortedSites(_Contract):
+    """Sites of the code that runs on Ascend that already have an NPU path, out of all such sites."""
+
+    npu_path: int
+    total: int
+
+
 class Effort(_Contract):
     hours_per_day: float
-    items: list[EffortItem]
-    by_domain: dict[str, DaysRange]
-    by_phase: dict[str, DaysRange]
-    total: DaysRange
+    items: list[EffortItem] = Field(description="Required items first, by high-end cost; then optional; then tests")
+    by_domain: dict[str, DaysRange] = Field(description="Required work per domain")
+    by_phase: dict[str, DaysRange] = Field(description="Required work per phase")
+    total: DaysRange = Field(description="Required work: the total the verdict reads")
+    optional: DaysRange = Field(default=DaysRange(low_days=0, high_days=0),
+                                description="Optional features, guarded code, fallbacks and examples, apart from the total")
+    tests: DaysRange = Field(default=DaysRange(low_days=0, high_days=0), description="Test code, apart from the total")
+    assumptions: list[Text] = Field(default_factory=list)
+    ported: PortedSites | None = Field(default=None, description="Present when the project already has NPU paths")
 
 
 class Verdict(_Contract):
@@ -226,7 +254,8 @@ class Verdict(_Contract):
 
 
 class Bottleneck(_Contract):
-    id: str = Field(description="Stable: BN- and the rule code")
+    id: str = Field(description="Stable: BN- and the rule code (and the replacement class when a rule has several), "
+                    "or BN-adoption-ID")
     rule: str
     title: Text
     domain: str
@@ -280,6 +309,14 @@ class Target(_Contract):
     reason: Text | None = Field(default=None, description="Why this release is the target")
 
 
+class ProjectRevision(_Contract):
+    """The analyzed checkout's revision, when it is a git checkout (filled by the git reader)."""
+
+    commit: str
+    dirty: bool
+    branch: str | None = None
+
+
 class ProjectInfo(_Contract):
     root: str
     name: str
@@ -287,6 +324,7 @@ class ProjectInfo(_Contract):
     lines_scanned: int
     npu_code: list[str] = Field(default_factory=list, description="Files that are the project's own NPU code, by their names")
     own_packages: list[str] = Field(default_factory=list, description="Top-level packages the project defines (never ported)")
+    project_revision: ProjectRevision | None = Field(default=None, description="Git commit and dirty state, when a git checkout")
 
 
 class Summary(_Contract):
@@ -333,11 +371,13 @@ class CalibrationSection(_Contract):
     problems: list[str]
     rows: list[CalibrationRow]
     rules: list[RuleOutcome] = Field(description="The outcome each calibrated rule took into the effort model")
+    applied: bool = Field(default=True, description="False when measured on a device that is not an NPU: shown, not applied")
 
 
 class Report(_Contract):
     schema_version: Literal["1"] = SCHEMA_VERSION
     tool: ToolInfo
+    generated: str | None = Field(default=None, description="The date the report was made (YYYY-MM-DD, UTC)")
     target: Target
     project: ProjectInfo
     findings: list[Finding]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import datetime, timezone
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ class AnalyzeOptions:
     calibration: list[RuleCalibration] = field(default_factory=list)  # measured outcomes per rule (probe runner)
     calibration_section: CalibrationSection | None = None  # what the report shows of those measurements
     own_outputs: tuple[Path, ...] = ()  # the run's report files and folders: never scanned
+    generated: str | None = None  # the report's date (YYYY-MM-DD); today (UTC) when not given
 
 
 def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | None = None) -> Report:
@@ -92,13 +94,16 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     feature_domains = frozenset(worker.guards.feature_domains)
     findings = propagate_reach(store.take_findings(), phase_facts, context, worker.factory, feature_domains)
     findings = collapse_project_scoped(findings, project_rules)
-    plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration)
+    kernels = build_inventory(custom_ops, worker.kb)
+    plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration, kernels,
+                       list(context.npu_files))
     findings = plan.pop("findings")
     target = worker.target
     if choice is None:
         choice = choose_target(declarations, worker.kb)  # for the pins' conflicts only: the user named the target
     return Report(
         tool=ToolInfo(name=TOOL_NAME, version=__version__),
+        generated=options.generated or datetime.now(timezone.utc).date().isoformat(),
         target=Target(
             torch_npu=target.requested,
             release=target.release.torch_npu,
@@ -116,7 +121,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         unused_suppressions=store.unused_suppressions(),
         dependency_matrix=dependencies.matrix,
         torch_fit=dependencies.torch_fit.model_copy(update={"conflicts": choice.conflicts}),
-        custom_ops=build_inventory(custom_ops, worker.kb),
+        custom_ops=kernels,
         **plan,
         summary=summarize(findings),
         calibration=options.calibration_section,

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from analyzer.models import DOMAINS, PHASES, SEVERITIES, DependencyRow, Finding, Report, severity_rank
+from analyzer.models import DOMAINS, PHASES, SEVERITIES, DependencyRow, EffortItem, Finding, Report, severity_rank
 from analyzer.report_charts import Chart, effort_chart, findings_chart
 
 LISTED_SITES = 5
+TOP_DRIVERS = 5
 CLASS_ORDER = ("unsupported", "needs_replacement", "unknown", "compatible", "not_involved")
 
 
@@ -45,6 +46,13 @@ class ReportView:
     effort_phase_chart: Chart
     effort_domain_chart: Chart
     row_limit: int
+    step0: list[EffortItem]  # environment and entry points
+    top_drivers: list[EffortItem]  # the largest required items after Step 0
+    changes: list[Finding]  # counted mechanical sites: the change table
+
+    @property
+    def entry_files(self) -> list[str]:
+        return [site for item in self.step0 if item.rule == "adoption:entry-points" for site in item.sites]
 
     @property
     def counted_total(self) -> int:
@@ -97,6 +105,10 @@ def build_view(report: Report, languages: tuple[str, ...], row_limit: int) -> Re
         effort_phase_chart=effort_chart(report.effort.by_phase),
         effort_domain_chart=effort_chart(effort_domains),
         row_limit=row_limit,
+        step0=[i for i in report.effort.items if i.step0 and i.bucket == "required"],
+        top_drivers=sorted((i for i in report.effort.items if i.bucket == "required" and not i.step0),
+                           key=lambda i: (-i.hours.high, i.item))[:TOP_DRIVERS],
+        changes=[f for f in listed if f.migration in {"auto", "rewrite"}],
     )
 
 

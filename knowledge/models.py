@@ -178,12 +178,18 @@ class PhaseModels(_Record):
     library: list[str] = Field(min_length=1)
 
 
+class EntryWords(_Record):
+    hint_suffixes: list[str]
+    launcher_words: list[str]
+
+
 class PhaseSignals(_Record):
     """knowledge/phases/signals.toml: what shows a phase, and which names point to a model family."""
 
     names: dict[Phase, list[str]]
     methods: dict[Phase, list[str]]
     name_hints: dict[Phase, list[str]]
+    entries: EntryWords
     models: PhaseModels
     family: list[ModelFamily] = Field(min_length=1)
     attention_by_rule: dict[str, str]

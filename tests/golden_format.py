@@ -20,6 +20,10 @@ SAMPLES = ROOT / "sample_projects"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
+GOLDEN_DATE = "2026-01-01"  # a fixed report date, so that the goldens do not change with the calendar
+ROOT_PLACEHOLDER = "<sample root>"
+
+
 def sample_names() -> list[str]:
     return sorted(p.name for p in SAMPLES.iterdir() if p.is_dir())
 
@@ -82,7 +86,7 @@ def expected_view(name: str) -> dict:
 
 @functools.cache
 def sample_report(name: str):
-    return analyze(SAMPLES / name, AnalyzeOptions(jobs=1))
+    return analyze(SAMPLES / name, AnalyzeOptions(jobs=1, generated=GOLDEN_DATE))
 
 
 def format_outputs(name: str) -> dict[str, str]:
@@ -93,7 +97,7 @@ def format_outputs(name: str) -> dict[str, str]:
     matrix = io.StringIO()
     write_phase_matrix_csv(report, matrix)
     return {
-        "report.md": render_to_string(report, "markdown"),
+        "report.md": render_to_string(report, "markdown").replace(report.project.root, ROOT_PLACEHOLDER),
         "findings.csv": render_to_string(report, "csv"),
         "phase-matrix.csv": matrix.getvalue(),
         "sarif-view.json": dump(sarif_view(to_sarif(report))),

@@ -3,14 +3,16 @@ bottlenecks and calibration. Small projects are written to a temporary folder an
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
-from analyzer.models import PHASES, EffortHours, Finding, ReplacementText, Text
+from analyzer.models import PHASES, CustomOpRow, EffortHours, Finding, PhaseEntry, ReplacementText, Text
 from analyzer.pipeline import AnalyzeOptions, analyze
 from domains.phases.calibration import RuleCalibration, calibrate
-from domains.phases.plan import bottlenecks, effort, plan_data, verdict
+from domains.phases.estimate import estimate, kernel_hours
+from domains.phases.plan import bottlenecks, plan_data, verdict
 from tests.helpers import write_tree as write
 
 DAY = plan_data()["effort"]["hours_per_day"]
@@ -35,54 +37,177 @@ def run(root: Path):
     return analyze(root, AnalyzeOptions(jobs=1))
 
 
-# Effort -----------------------------------------------------------------------------------------------------
-def test_mechanical_sites_scale_sub_linearly():
-    per_site = plan_data()["effort"]["per_extra_site"]
-    work = effort([finding(line=n, hours=(0.1, 0.25)) for n in range(1, 51)], ["training"])
-    item = work.items[0]
-    assert item.count == 50
-    assert item.hours.high == pytest.approx(0.25 * (1 + per_site * 49), abs=0.01)
-    assert item.hours.high < 50 * 0.25 / 3
-    assert "× (50 − 1)" in item.scaling
+# Effort: work items, not sites ------------------------------------------------------------------------------
+EST = plan_data()["estimate"]
 
 
-def test_custom_kernels_add_up_one_by_one():
-    work = effort([finding("OPS001", migration="manual", hours=(2, 8), line=1, domain="custom_ops"),
-                   finding("OPS001", migration="manual", hours=(4, 16), line=2, domain="custom_ops")], ["training"])
-    assert (work.items[0].hours.low, work.items[0].hours.high) == (6, 24)
-    assert "sum of 2" in work.items[0].scaling
+def product_or_test(path: str) -> str:
+    return "test" if path.startswith("tests/") else "product"
 
 
-def test_engineering_at_call_sites_scales_with_the_number_of_sites():
-    per_site = plan_data()["effort"]["per_extra_call_site"]
-    sites = [finding("ATT001", migration="manual", hours=(4, 8), line=n, domain="attention") for n in range(1, 5)]
-    item = effort(sites, ["training"]).items[0]
-    assert item.hours.low == pytest.approx(4 * (1 + per_site * 3))
-    assert item.hours.high == pytest.approx(8 * (1 + per_site * 3))
-    assert effort(sites[:1], ["training"]).items[0].hours.high < item.hours.high < 4 * 8
+def effort(findings, phases, kernels=(), entries=(), npu_code=()):
+    return estimate(list(findings), list(phases), list(entries), list(kernels), list(npu_code), product_or_test, plan_data())
 
 
-@pytest.mark.parametrize("confidence", ["high", "medium", "low"])
-def test_lower_confidence_widens_only_the_high_end(confidence):
-    factor = plan_data()["effort"]["confidence_factor"][confidence]
-    item = effort([finding(migration="manual", confidence=confidence, hours=(2, 8))], ["training"]).items[0]
-    assert item.hours.low == 2
-    assert item.hours.high == pytest.approx(8 * factor)
-    assert item.confidence_factor == factor
+def required(work, kind=None):
+    return [i for i in work.items if i.bucket == "required" and (kind is None or i.kind == kind)]
 
 
-def test_totals_per_domain_phase_and_overall_are_sums_of_items_in_days():
+def kernel_row(name="k", path="k.cu", line=1, lines=10, cls="other", tier="high", features=()):
+    return CustomOpRow(kernel=name, path=path, line=line, kind="cuda", lines_of_code=lines, classification=cls,
+                       features=list(features), callers=[], replacement_path="ascend-c", replacement=Text(en=cls, zh=cls),
+                       effort_tier=tier)
+
+
+def test_step0_items_come_once_whatever_the_number_of_sites_and_name_the_entry_files():
+    entries = [PhaseEntry(path=p, phases=["training"], evidence=[]) for p in ("train.py", "eval.py", "tests/test_x.py")]
+    one = effort([finding("DEV101", severity="info")], ["training"], entries=entries)
+    many = effort([finding("DEV101", severity="info", path=f"m{n}.py") for n in range(200)], ["training"], entries=entries)
+    for work in (one, many):
+        step0 = [i for i in work.items if i.step0]
+        assert [i.rule for i in step0] == ["adoption:environment", "adoption:entry-points"] or \
+            sorted(i.rule for i in step0) == ["adoption:entry-points", "adoption:environment"]
+    entry = next(i for i in many.items if i.rule == "adoption:entry-points")
+    assert entry.count == 200 and entry.sites == ["train.py", "eval.py"]  # test entries are not the port's entry files
+    assert entry.hours == next(i for i in one.items if i.rule == "adoption:entry-points").hours
+    adoption = next(a for a in EST["adoption"] if a["id"] == "entry-points")
+    assert entry.centre_hours == pytest.approx(adoption["centre"] + adoption["per_entry"] * 2)
+    assert one.total == many.total  # informational sites transfer_to_npu rewrites cost nothing of their own
+
+
+def test_project_level_adoption_items_are_costed_once():
+    deepspeed = next(a for a in EST["adoption"] if a["id"] == "deepspeed")
+    sites = [finding("DST014", migration="manual", severity="medium", hours=(2, 16), path=f"f{n}.py", domain="distributed")
+             for n in range(40)]
+    item = next(i for i in effort(sites, ["training"]).items if i.rule == "adoption:deepspeed")
+    assert item.count == 40 and item.kind == "adoption"
+    assert item.centre_hours == deepspeed["centre"]
+    assert "once per project" in item.arithmetic.en and "每个项目一次" in item.arithmetic.zh
+
+
+def test_mechanical_rewrites_grow_per_file_not_per_site():
+    data = EST["mechanical"]
+    one_file = effort([finding("DEV102", migration="rewrite", hours=(0.25, 1), line=n) for n in range(1, 31)], ["training"])
+    item = required(one_file, "mechanical")[0]
+    base = math.sqrt(0.25 * 1)
+    assert item.files == 1 and item.count == 30
+    assert item.centre_hours == pytest.approx(base * (1 + data["per_extra_site"] * 29), abs=0.01)
+    spread = effort([finding("DEV102", migration="rewrite", hours=(0.25, 1), path=f"f{n}.py") for n in range(30)], ["training"])
+    per_file = required(spread, "mechanical")[0]
+    assert per_file.centre_hours == pytest.approx(base * min(data["cap"], 1 + data["per_extra_file"] * 29), abs=0.01)
+    assert per_file.centre_hours > item.centre_hours * 3
+    huge = effort([finding("DEV102", migration="rewrite", hours=(0.25, 1), path=f"f{n}.py") for n in range(500)], ["training"])
+    assert required(huge, "mechanical")[0].centre_hours == pytest.approx(base * data["cap"], abs=0.01)  # capped
+
+
+def test_engineering_items_count_distinct_apis_not_call_sites():
+    data = EST["engineering"]
+    same_api = [finding("DEV111", migration="manual", hours=(4, 16), line=n) for n in range(1, 21)]
+    item = required(effort(same_api, ["training"]), "engineering")[0]
+    assert item.patterns == 1
+    assert item.centre_hours == pytest.approx(8 * (1 + data["per_extra_site"] * 19), abs=0.01)
+    two_apis = same_api[:10] + [f.model_copy(update={"symbol": "other.api"}) for f in same_api[10:]]
+    item2 = required(effort(two_apis, ["training"]), "engineering")[0]
+    assert item2.patterns == 2
+    assert item2.centre_hours == pytest.approx(8 * (1 + data["per_extra_pattern"] + data["per_extra_site"] * 18), abs=0.01)
+
+
+def test_engineering_items_split_by_replacement_so_each_bottleneck_has_its_own_advice():
+    a = finding("OPS010", migration="manual", severity="high", hours=(2, 8), line=1, domain="custom_ops")
+    b = a.model_copy(update={"line": 2, "replacement": ReplacementText(en="other advice", zh="其他", code=None)})
+    work = effort([a, b], ["training"])
+    items = bottlenecks(work)
+    ops = [x for x in items if x.rule == "OPS010"]
+    assert sorted(x.replacement.en for x in ops) == ["other advice", "r"]
+    assert len({x.id for x in ops}) == 2
+
+
+def test_kernels_are_sized_by_their_lines_and_hard_features():
+    data = EST["kernel"]
+    small = kernel_row(lines=4)
+    large = kernel_row(lines=105, line=20)
+    hard = kernel_row(lines=105, line=200, features=["shared memory", "tensor-core MMA"])
+    for row in (small, large, hard):
+        work = effort([finding("OPS002", migration="manual", severity="blocker", hours=(24, 80), path="k.cu",
+                               line=row.line, domain="custom_ops")], ["training"], kernels=[row])
+        item = required(work, "kernel")[0]
+        expected = data["tier_centre"]["high"] + data["per_line"]["high"] * row.lines_of_code + sum(
+            data["features"][f] for f in row.features)
+        assert item.centre_hours == pytest.approx(expected, abs=0.01)
+        assert f"{row.lines_of_code} lines" in item.arithmetic.en
+    assert kernel_hours(small, EST)[0] < kernel_hours(large, EST)[0] < kernel_hours(hard, EST)[0]
+
+
+@pytest.mark.parametrize("cls", ["dropout", "transpose", "copy_fill", "gather_scatter", "elementwise"])
+def test_trivial_kernel_classes_are_low_tier_compositions(cls):
+    row = kernel_row(cls=cls, tier="high", lines=60, features=["shared memory", "warp intrinsics"])
+    hours, how = kernel_hours(row, EST)
+    assert hours == pytest.approx(EST["kernel"]["tier_centre"]["low"] + EST["kernel"]["per_line"]["low"] * 60)
+    assert "trivial" in how
+
+
+def test_trivial_classes_named_in_the_plan_are_low_tier_pytorch_classes_of_the_knowledge_base():
+    from knowledge import load_knowledge
+
+    kb = load_knowledge()
+    for name in EST["kernel"]["trivial_classes"]:
+        assert kb.kernel_class(name).name == name and kb.kernel_class(name).tier == "low"
+    assert kb.classify_kernel("dropout_kernel").name == "dropout"
+    assert kb.classify_kernel("transform_0213").name == "transpose"
+    assert kb.classify_kernel("transformer_fwd").name != "transpose"
+    assert set(EST["kernel"]["features"]) >= {"shared memory", "warp intrinsics", "tensor-core MMA", "inline PTX", "templates"}
+
+
+def test_a_triton_kernel_ported_with_triton_ascend_stays_at_most_medium_tier():
+    row = kernel_row(lines=40, tier="high").model_copy(update={"kind": "triton", "replacement_path": "triton-ascend"})
+    cap = EST["kernel"]["triton_max_tier"]
+    assert kernel_hours(row, EST)[0] == pytest.approx(EST["kernel"]["tier_centre"][cap] + EST["kernel"]["per_line"][cap] * 40)
+
+
+def test_a_kernel_with_an_npu_path_or_fallback_costs_only_validation():
+    row = kernel_row(lines=300, features=["inline PTX"])
+    kernel = finding("OPS002", migration="manual", severity="blocker", hours=(24, 80), path="k.cu", domain="custom_ops")
+    for reach in ("npu-path", "optional", "cuda-only-guarded"):
+        work = effort([kernel.model_copy(update={"reach": reach})], ["training"], kernels=[row])
+        assert not required(work, "kernel")
+        item = next(i for i in work.items if i.kind == "validation")
+        assert item.bucket == "optional" and item.centre_hours == EST["kernel"]["validation"]
+
+
+def test_required_optional_and_tests_are_estimated_apart_and_only_required_decides():
+    runs = finding("ATT001", migration="manual", severity="medium", hours=(8, 16), domain="attention")
+    optional = runs.model_copy(update={"reach": "optional", "line": 2, "symbol": "y"})
+    test = runs.model_copy(update={"role": "test", "path": "tests/test_a.py"})
+    alone = effort([runs], ["training"])
+    work = effort([runs, optional, test], ["training"])
+    assert work.total == alone.total
+    assert work.optional.high_days > 0 and work.tests.high_days > 0
+    assert {i.bucket for i in work.items} == {"required", "optional", "tests"}
+    assert verdict(work_findings := [runs, optional, test], work, ["training"], []).verdict == \
+        verdict(work_findings[:1], alone, ["training"], []).verdict
+
+
+def test_ranges_are_spread_by_confidence_and_stay_under_four_times():
+    for confidence, spread in EST["spread"].items():
+        item = required(effort([finding("DEV111", migration="manual", confidence=confidence, hours=(2, 8))], ["training"]),
+                        "engineering")[0]
+        assert item.hours.low == pytest.approx(4 / spread, abs=0.01)
+        assert item.hours.high == pytest.approx(4 * spread, abs=0.01)
+        assert item.hours.high / item.hours.low < 4
+
+
+def test_totals_per_domain_phase_and_overall_are_sums_of_required_items_in_days():
     findings = [
-        finding("DEV101", hours=(1, 2), phases=("training",)),
-        finding("ATT001", migration="manual", hours=(8, 16), domain="attention", phases=("training", "inference")),
-        finding("PRC001", migration="manual", hours=(4, 8), domain="precision", phases=("inference",)),
+        finding("DEV111", migration="manual", hours=(1, 4), phases=("training",)),
+        finding("ATT001", migration="manual", hours=(8, 32), domain="attention", phases=("training", "inference")),
     ]
     work = effort(findings, ["training", "inference"])
-    assert work.total.low_days == pytest.approx((1 + 8 + 4) / DAY, abs=0.01)
-    assert work.total.high_days == pytest.approx((2 + 16 + 8) / DAY, abs=0.01)
-    assert work.by_domain["attention"].high_days == pytest.approx(16 / DAY, abs=0.01)
-    assert work.by_phase["training"].high_days == pytest.approx((2 + 16) / DAY, abs=0.01)
-    assert work.by_phase["inference"].high_days == pytest.approx((16 + 8) / DAY, abs=0.01)
+    items = required(work)
+    assert work.total.high_days == pytest.approx(sum(i.hours.high for i in items) / DAY, abs=0.02)
+    attention = next(i for i in items if i.domain == "attention")
+    assert work.by_domain["attention"].high_days == pytest.approx(attention.hours.high / DAY, abs=0.01)
+    assert work.by_phase["inference"].high_days < work.by_phase["training"].high_days
+    assert sum(i.share for i in items) == pytest.approx(1, abs=0.01)
 
 
 def test_suppressed_findings_cost_nothing():
@@ -90,22 +215,42 @@ def test_suppressed_findings_cost_nothing():
     assert effort([suppressed], ["training"]).total.high_days == 0
 
 
+def test_already_ported_sites_are_counted_and_said():
+    runs = finding("DEV111", migration="manual", hours=(1, 4))
+    ported = [runs.model_copy(update={"reach": "npu-path", "line": n}) for n in range(2, 5)]
+    work = effort([runs, *ported], ["training"], npu_code=["acc/npu_accelerator.py"])
+    assert (work.ported.npu_path, work.ported.total) == (3, 4)
+    result = verdict([runs, *ported], work, ["training"], ["acc/npu_accelerator.py"])
+    assert "already ported: 3 of 4 sites have an NPU path" in result.drivers[0].en
+
+
+def test_a_project_with_its_own_npu_backend_is_never_infeasible():
+    everywhere = finding(migration="unsupported", severity="blocker", phases=("training",))
+    work = effort([everywhere], ["training"], npu_code=["x/npu.py"])
+    assert verdict([everywhere], work, ["training"], []).verdict == "infeasible"
+    assert verdict([everywhere], work, ["training"], ["x/npu.py"]).verdict == "difficult"
+
+
 # Verdict ----------------------------------------------------------------------------------------------------
 def verdict_for(findings, phases=("training",)):
-    return verdict(findings, effort(findings, list(phases)), list(phases))
+    return verdict(findings, effort(findings, list(phases)), list(phases), [])
 
 
 def manual_hours(days: float) -> Finding:
-    return finding(migration="manual", severity="medium", hours=(0, days * DAY))
+    """One engineering item whose high end is `days` (the Step 0 items add their own hours)."""
+    spread = EST["spread"]["high"]
+    step0 = sum(a["centre"] for a in EST["adoption"] if a.get("always")) * EST["spread"]["medium"]
+    centre = max(days * DAY - step0, 0.01) / spread
+    return finding(migration="manual", severity="medium", hours=(centre, centre))
 
 
 def test_effort_boundaries():
     feasible = THRESHOLDS["feasible_days"]
-    assert verdict_for([manual_hours(feasible)]).verdict == "feasible"
+    assert verdict_for([manual_hours(feasible - 0.1)]).verdict == "feasible"
     assert verdict_for([manual_hours(feasible + 0.5)]).verdict == "needs adaptation"
-    assert verdict_for([manual_hours(THRESHOLDS["adaptation_days"])]).verdict == "needs adaptation"
+    assert verdict_for([manual_hours(THRESHOLDS["adaptation_days"] - 0.1)]).verdict == "needs adaptation"
     assert verdict_for([manual_hours(THRESHOLDS["adaptation_days"] + 1)]).verdict == "difficult"
-    assert verdict_for([manual_hours(THRESHOLDS["infeasible_days"])]).verdict == "difficult"
+    assert verdict_for([manual_hours(THRESHOLDS["infeasible_days"] - 0.1)]).verdict == "difficult"
     assert verdict_for([manual_hours(THRESHOLDS["infeasible_days"] + 1)]).verdict == "infeasible"
 
 
@@ -140,16 +285,19 @@ def test_unsupported_blocker_in_every_phase_is_infeasible_but_in_one_phase_diffi
 
 
 # Bottlenecks ------------------------------------------------------------------------------------------------
-def test_bottlenecks_skip_trivial_items_and_sort_by_severity_then_size():
+def test_bottlenecks_skip_trivial_items_and_sort_by_high_end_cost():
     findings = [
         finding("DEV101", hours=(0, 0.25)),  # trivial
         finding("ATT001", migration="manual", severity="medium", hours=(8, 40), domain="attention"),
         finding("OPS001", migration="manual", severity="high", hours=(2, 8), domain="custom_ops"),
     ]
-    items = bottlenecks(findings, effort(findings, ["training"]))
-    assert [b.id for b in items] == ["BN-OPS001", "BN-ATT001"]
-    assert items[0].locations == ["a.py:1"]
-    assert items[1].plan and items[1].estimate.high_days > 0
+    items = bottlenecks(effort(findings, ["training"]))
+    ids = [b.id for b in items]
+    assert ids.index("BN-ATT001") < ids.index("BN-OPS001")  # larger first, whatever the severity
+    assert "BN-DEV101" not in ids
+    assert [b.estimate.high_days for b in items] == sorted((b.estimate.high_days for b in items), reverse=True)
+    ops = next(b for b in items if b.id == "BN-OPS001")
+    assert ops.locations == ["a.py:1"] and ops.plan
 
 
 # Calibration ------------------------------------------------------------------------------------------------
@@ -384,3 +532,65 @@ def test_phase_signals_are_knowledge_data():
         assert set(table) == set(PHASES)
     assert [f.name for f in signals.family][:2] == ["vision-language", "MoE"]  # tie-break order is data too
     assert signals.attention_by_rule["ATT001"] == "flash-attn"
+
+
+# Calibration from probes: only an NPU moves the estimate; timings move it only outside their spread ----------
+def test_only_npu_measurements_apply():
+    from types import SimpleNamespace
+
+    from analyzer.calibration import applies
+
+    assert applies(SimpleNamespace(environment=SimpleNamespace(device_type="npu")))
+    assert not applies(SimpleNamespace(environment=SimpleNamespace(device_type="cpu")))
+    assert not applies(SimpleNamespace(environment=SimpleNamespace(device_type="cuda")))
+
+
+def test_a_slower_timing_within_its_spread_is_no_difference():
+    from types import SimpleNamespace
+
+    from analyzer.calibration import effective_verdict, timing_spread
+
+    def result(speedup, p95):
+        timing = SimpleNamespace(median_ms=10.0, p95_ms=p95)
+        return SimpleNamespace(verdict="slower", speedup=speedup, reference_timing=timing, candidate_timing=timing)
+
+    assert timing_spread(result(0.9, 12.0)) == pytest.approx(0.2)
+    assert effective_verdict(result(0.9, 12.0)) == "good"  # 11 % slower inside a 20 % spread
+    assert effective_verdict(result(0.5, 12.0)) == "slower"  # twice as slow is outside it
+
+
+# Entries and families -------------------------------------------------------------------------------------
+def test_name_hints_match_whole_words():
+    from domains.phases.facts import NAME_HINTS
+    from domains.phases.plan import hinted
+
+    assert not hinted(".github/check-extraindexurl.py", NAME_HINTS["training"])
+    assert hinted("train.py", NAME_HINTS["training"]) and hinted("scripts/run_training.py", NAME_HINTS["training"])
+    assert hinted("pretrain_gpt.py", NAME_HINTS["training"])
+    assert not hinted("apply_patch.py", NAME_HINTS["inference"])
+
+
+def test_setup_py_and_launchers_are_not_entries(tmp_path):
+    root = write(tmp_path, {
+        "setup.py": "import torch\nfrom setuptools import setup\nif __name__ == '__main__':\n    setup(name='x')\n",
+        "launch.py": "import subprocess\nif __name__ == '__main__':\n    subprocess.run(['python', 'train.py'])\n",
+        "train.py": "import torch\nif __name__ == '__main__':\n    torch.optim.SGD([], lr=0.1).step()\n",
+    })
+    paths = [e.path for e in run(root).phase_matrix.entries]
+    assert "train.py" in paths and "setup.py" not in paths and "launch.py" not in paths
+
+
+def test_a_library_without_an_entry_has_no_model_family(tmp_path):
+    root = write(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='lib')\n",
+                            "lib/layers.py": "import torch.nn as nn\n\nclass GPTBlock(nn.Module):\n"
+                                             "    def forward(self, x):\n        return x\n"})
+    assert run(root).architecture.family == "library"
+
+
+def test_whisper_like_models_are_speech_encoder_decoders(tmp_path):
+    model = ("import torch.nn as nn\n\nclass AudioEncoder(nn.Module):\n    def forward(self, x):\n        return x\n\n"
+             "class TextDecoder(nn.Module):\n    def forward(self, x):\n        return x\n\n"
+             "class Whisper(nn.Module):\n    def forward(self, x):\n        return x\n")
+    root = write(tmp_path, {"whisper/model.py": model,
+                            "transcribe.py": "from whisper.model import Whisper\nif __name__ == '__main__':\n    Whisper()\n"})
+    assert run(root).architecture.family == "speech (encoder-decoder)"

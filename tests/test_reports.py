@@ -307,8 +307,10 @@ def test_composed_phrases_and_terms_have_chinese():
     for name in sample_names():
         report = sample_report(name)
         phrases = [e for entry in report.phase_matrix.entries for e in entry.evidence]
-        phrases += report.architecture.evidence + [item.scaling for item in report.effort.items]
+        phrases += report.architecture.evidence
         assert all(recognised(p) for p in phrases), [p for p in phrases if not recognised(p)]
+        for item in report.effort.items:  # each item's arithmetic is composed in both languages
+            assert item.arithmetic is not None and item.arithmetic.zh != item.arithmetic.en
         for op in report.custom_ops:
             assert f"term.{op.classification}" in strings
         chinese = render_to_string(report, "markdown", ("zh",))

@@ -131,6 +131,8 @@ def _function(function: Node, result: NativeFile, language: str, kernel_macros: 
         kernel.features.append("tensor-core MMA")
     if "atomic" in body_text:
         kernel.features.append("atomics")
+    if function.parent is not None and function.parent.type == "template_declaration":
+        kernel.features.append("templates")
     result.kernels.append(kernel)
 
 

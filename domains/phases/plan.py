@@ -6,21 +6,25 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import hashlib
+import re
 import sys
+from collections.abc import Callable
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from analyzer.config import ProjectConfig
+from analyzer.context.roles import file_role
 from analyzer.models import (
     PHASES,
     SEVERITIES,
     Architecture,
     Bottleneck,
+    CustomOpRow,
     DaysRange,
     DependencyRow,
     Effort,
-    EffortHours,
     EffortItem,
     Finding,
     ModelOverview,
@@ -32,8 +36,9 @@ from analyzer.models import (
     Verdict,
 )
 from domains.phases.calibration import RuleCalibration, calibrate
+from domains.phases.estimate import estimate
 from domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNALS, PhaseFacts
-from knowledge import KNOWLEDGE_DIR
+from knowledge import KNOWLEDGE_DIR, load_context_conventions
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -48,9 +53,16 @@ def plan_data() -> dict:
 
 
 def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], facts: list[PhaseFacts],
-                config: ProjectConfig, calibration: list[RuleCalibration]) -> dict:
+                config: ProjectConfig, calibration: list[RuleCalibration], kernels: list[CustomOpRow] | None = None,
+                npu_code: list[str] | None = None) -> dict:
     """The report's planning fields, with each finding's phases (and measured calibration) applied."""
-    assignment = assign_phases(facts, config.phases, config.console_modules)
+    npu_code = npu_code or []
+    conventions = load_context_conventions().roles
+
+    def role_of(path: str) -> str:
+        return file_role(path, conventions, config.roles)
+
+    assignment = assign_phases(facts, config.phases, config.console_modules, role_of)
     findings = calibrate(findings, calibration, plan_data()["calibration"])
     shared: dict[tuple[str, ...], list[str]] = {}  # one list per distinct phase set, not one per finding
     for finding in findings:
@@ -58,17 +70,17 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         # Set on the frozen model directly: these findings were just built and are not yet shared, and a copy of
         # each (model_copy) doubled the run's peak memory on projects with 100k+ findings.
         object.__setattr__(finding, "phases", shared.setdefault(phases, list(phases)))
-    work = effort(findings, assignment.phases)
-    items = bottlenecks(findings, work)
+    work = estimate(findings, assignment.phases, assignment.entries, kernels or [], npu_code, role_of, plan_data())
+    items = bottlenecks(work)
     return {
         "findings": findings,
         "phase_matrix": phase_matrix(findings, dependencies, assignment),
         "effort": work,
-        "verdict": verdict(findings, work, assignment.phases),
+        "verdict": verdict(findings, work, assignment.phases, npu_code),
         "bottlenecks": items,
         "risk_matrix": risk_matrix(items),
         "roadmap": roadmap(items),
-        "architecture": architecture(facts, findings),
+        "architecture": architecture(facts, findings, role_of, assignment.entries),
     }
 
 
@@ -80,7 +92,8 @@ class PhaseAssignment:
     entries: list[PhaseEntry]
 
 
-def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], console_modules: list[str]) -> PhaseAssignment:
+def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], console_modules: list[str],
+                  role_of: Callable[[str], str] = lambda path: "product") -> PhaseAssignment:
     python = {f.path: f for f in facts if f.module or f.notebook}
     by_module = {f.module: f.path for f in python.values() if f.module}
     graph = {path: _local_targets(f, by_module) for path, f in python.items()}
@@ -88,8 +101,9 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     imported = set().union(*graph.values()) if graph else set()
     entry_paths = sorted(
         path for path, f in python.items()
-        if f.main_guard or f.notebook or PurePosixPath(path).name in launched_names
-        or f.module in console_modules or (f.top_level_code and path not in imported)
+        if (f.main_guard or f.notebook or PurePosixPath(path).name in launched_names
+            or f.module in console_modules or (f.top_level_code and path not in imported))
+        and not _launcher(path, role_of)
     )
     by_path: dict[str, set[str]] = defaultdict(set)
     entries = []
@@ -132,6 +146,25 @@ def _config_phases(facts: list[PhaseFacts], by_path: dict[str, set[str]]) -> Non
             by_path[f.path] = set(phases)
 
 
+def name_words(path: str) -> list[str]:
+    """The words of a file's name: split at _ - . and digits, lower-cased."""
+    stem = PurePosixPath(path).stem.lower()
+    return [w for w in re.split(r"[^a-z]+", stem) if w]
+
+
+def hinted(path: str, hints: tuple[str, ...]) -> bool:
+    """Does a whole word of the file's name (or the word with a usual suffix) say one of the hints?"""
+    suffixes = ("", *SIGNALS.entries.hint_suffixes)
+    words = set(name_words(path))
+    return any(hint + suffix in words for hint in hints for suffix in suffixes) or any(
+        "_" in hint and hint in PurePosixPath(path).stem.lower() for hint in hints)
+
+
+def _launcher(path: str, role_of: Callable[[str], str]) -> bool:
+    """setup.py and build files, launchers and runners are not entries of a phase."""
+    return role_of(path) == "build" or any(w in SIGNALS.entries.launcher_words for w in name_words(path))
+
+
 def _local_targets(facts: PhaseFacts, by_module: dict[str, str]) -> set[str]:
     targets = set()
     for name in facts.imports:
@@ -155,8 +188,7 @@ def _reachable(start: str, graph: dict[str, set[str]]) -> set[str]:
 
 
 def _entry_phases(entry: PhaseFacts, reached: list[PhaseFacts]) -> tuple[set[str], list[str]]:
-    name = PurePosixPath(entry.path).stem.lower()
-    phases = {phase for phase, hints in NAME_HINTS.items() if any(h in name for h in hints)}
+    phases = {phase for phase, hints in NAME_HINTS.items() if hinted(entry.path, hints)}
     evidence = [f"name suggests {', '.join(sorted(phases))}"] if phases else []
     if entry.evidence:  # weak signals (a no_grad evaluation inside a training loop) do not add a phase
         strongest = max(entry.evidence.values())
@@ -223,117 +255,54 @@ def phase_matrix(findings: list[Finding], dependencies: list[DependencyRow], ass
 
 
 # Effort ---------------------------------------------------------------------------------------------------
-def effort(findings: list[Finding], phases: list[str]) -> Effort:
-    data = plan_data()["effort"]
-    per_day = data["hours_per_day"]
-    items = [_effort_item(group, data) for _, group in sorted(_by_rule(findings).items())]
-    by_domain: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for item in items:
-        by_domain[item.domain][0] += item.hours.low
-        by_domain[item.domain][1] += item.hours.high
-    per_phase: dict[str, dict[str, list[Finding]]] = {phase: defaultdict(list) for phase in phases}
-    for f in findings:
-        if f.counted:
-            for phase in f.phases:
-                if phase in per_phase:
-                    per_phase[phase][f.rule].append(f)
-    by_phase = {}
-    for phase, groups in per_phase.items():
-        phase_items = [_effort_item(group, data) for group in groups.values()]
-        by_phase[phase] = _days(sum(i.hours.low for i in phase_items), sum(i.hours.high for i in phase_items), per_day)
-    total = _days(sum(i.hours.low for i in items), sum(i.hours.high for i in items), per_day)
-    return Effort(
-        hours_per_day=per_day,
-        items=items,
-        by_domain={d: _days(low, high, per_day) for d, (low, high) in sorted(by_domain.items())},
-        by_phase=by_phase,
-        total=total,
-    )
-
-
 def _item(f: Finding) -> str:
     return f"{f.rule} {f.name}"
 
 
-def _by_rule(findings: list[Finding]) -> dict[str, list[Finding]]:
-    """Counted findings (product code that runs on Ascend, unsuppressed) grouped by rule, in report order."""
-    groups: dict[str, list[Finding]] = defaultdict(list)
-    for f in findings:
-        if f.counted:
-            groups[f.rule].append(f)
-    return groups
-
-
-def _effort_item(group: list[Finding], data: dict) -> EffortItem:
-    first = group[0]
-    count = len(group)
-    base_low = max(f.effort_hours.low for f in group)
-    base_high = max(f.effort_hours.high for f in group)
-    if first.migration not in {"auto", "rewrite"} and first.domain == "custom_ops":
-        # each finding is its own kernel, extension or build, sized by its code
-        low = sum(f.effort_hours.low for f in group)
-        high = sum(f.effort_hours.high for f in group)
-        scaling = f"sum of {count} per-kernel estimates (each sized by its own code)"
-    else:
-        # mechanical sites add up sub-linearly; engineering at call sites of one API is designed once, then adapted
-        mechanical = first.migration in {"auto", "rewrite"}
-        per_site = data["per_extra_site"] if mechanical else data["per_extra_call_site"]
-        factor = 1 + per_site * (count - 1)
-        low, high = base_low * factor, base_high * factor
-        label = "sub-linear" if mechanical else "per call site"
-        scaling = f"{label}: base × (1 + {per_site} × ({count} − 1)) = base × {factor:g}"
-    confidence = data["confidence_factor"][first.confidence]
-    return EffortItem(
-        item=_item(first),
-        rule=first.rule,
-        domain=first.domain,
-        count=count,
-        migration=first.migration,
-        confidence=first.confidence,
-        base_hours=EffortHours(low=round(base_low, 2), high=round(base_high, 2)),
-        scaling=scaling,
-        confidence_factor=confidence,
-        hours=EffortHours(low=round(low, 2), high=round(high * confidence, 2)),
-    )
-
-
-def _days(low: float, high: float, per_day: float) -> DaysRange:
-    return DaysRange(low_days=round(low / per_day, 2), high_days=round(high / per_day, 2))
-
-
 # Verdict, bottlenecks, risks, roadmap ---------------------------------------------------------------------
-def bottlenecks(findings: list[Finding], work: Effort) -> list[Bottleneck]:
+def bottlenecks(work: Effort) -> list[Bottleneck]:
+    """One per required work item above the threshold: per (rule, replacement class), so each carries its own
+    advice; largest high-end cost first."""
     data = plan_data()
     steps = data["plan"]
     per_day = data["effort"]["hours_per_day"]
-    by_rule = _by_rule(findings)
+    required = [i for i in work.items if i.bucket == "required" and i.hours.high > data["effort"]["bottleneck_hours"]]
+    per_rule = Counter(i.rule for i in required)
     result = []
-    for item in work.items:
-        if item.hours.high <= data["effort"]["bottleneck_hours"]:
-            continue
-        group = by_rule[item.rule]
-        worst = min(group, key=lambda f: SEVERITIES.index(f.severity))
-        likelihood = "high" if worst.migration == "unsupported" or (worst.migration == "manual" and worst.confidence != "high") \
-            else "medium" if worst.migration == "manual" or worst.confidence == "low" else "low"
-        impact = "high" if worst.severity in {"blocker", "high"} else "medium" if worst.severity == "medium" else "low"
+    for item in required:
+        severity = item.severity or "medium"
+        likelihood = "high" if item.migration == "unsupported" or (item.migration == "manual" and item.confidence != "high") \
+            else "medium" if item.migration == "manual" or item.confidence == "low" else "low"
+        impact = "high" if severity in {"blocker", "high"} else "medium" if severity == "medium" else "low"
+        plan = steps["adoption"] if item.kind == "adoption" else steps["manual"] if item.kind == "kernel" else steps[item.migration]
         result.append(
             Bottleneck(
-                id=f"BN-{item.rule}",
+                id=_bottleneck_id(item, per_rule[item.rule] > 1),
                 rule=item.rule,
                 title=Text(en=f"{item.item} ({item.count}×)", zh=f"{item.item}（{item.count} 处）"),
                 domain=item.domain,
-                severity=worst.severity,
+                severity=severity,
                 count=item.count,
-                locations=[f"{f.path}:{f.line}" + (f" (cell {f.cell})" if f.cell else "") for f in group[:10]]
-                + ([f"... {len(group) - 10} more"] if len(group) > 10 else []),
-                replacement=Text(en=worst.replacement.en, zh=worst.replacement.zh),
-                plan=[Text(**s) for s in steps[worst.migration]],
-                estimate=_days(item.hours.low, item.hours.high, per_day),
+                locations=item.sites,
+                replacement=item.replacement or Text(en=item.item, zh=item.item),
+                plan=[Text(**s) for s in plan],
+                estimate=DaysRange(low_days=round(item.hours.low / per_day, 2), high_days=round(item.hours.high / per_day, 2)),
                 likelihood=likelihood,
                 impact=impact,
             )
         )
-    return sorted(result, key=lambda b: (SEVERITIES.index(b.severity), -b.estimate.high_days, b.id))
+    return sorted(result, key=lambda b: (-b.estimate.high_days, SEVERITIES.index(b.severity), b.id))
+
+
+def _bottleneck_id(item: EffortItem, shared_rule: bool) -> str:
+    if item.rule.startswith("adoption:"):
+        return "BN-" + item.rule.replace(":", "-")
+    if not shared_rule:
+        return f"BN-{item.rule}"
+    if item.kind in {"kernel", "validation"}:
+        return f"BN-{item.rule}-{item.item.rsplit('[', 1)[-1].rstrip(']')}"
+    digest = hashlib.sha1((item.replacement.en if item.replacement else item.item).encode("utf-8")).hexdigest()[:6]
+    return f"BN-{item.rule}-{digest}"
 
 
 def risk_matrix(items: list[Bottleneck]) -> dict[str, dict[str, list[str]]]:
@@ -352,8 +321,9 @@ def roadmap(items: list[Bottleneck]) -> list[RoadmapStep]:
     return steps
 
 
-def verdict(findings: list[Finding], work: Effort, phases: list[str]) -> Verdict:
-    """The first level any of whose reasons holds; each reason that holds becomes a driver."""
+def verdict(findings: list[Finding], work: Effort, phases: list[str], npu_code: list[str]) -> Verdict:
+    """The first level any of whose reasons holds; each reason that holds becomes a driver. Only required work
+    (counted findings) decides; a project with its own NPU backend is never infeasible."""
     data = plan_data()["verdict"]
     active = [f for f in findings if f.counted]
     blockers = sorted({_item(f) for f in active if f.severity == "blocker"})
@@ -380,6 +350,7 @@ def verdict(findings: list[Finding], work: Effort, phases: list[str]) -> Verdict
                                           "高严重度的工程工作（算子、移植）", engineering)),
         ]),
     )
+    drivers: list[Text] = []
     for name, reasons in levels:
         drivers = [make() for holds, make in reasons if holds]
         if drivers:
@@ -388,6 +359,15 @@ def verdict(findings: list[Finding], work: Effort, phases: list[str]) -> Verdict
         name = "feasible"
         drivers = [_driver(f"no blocker, nothing unsupported, no high-severity engineering item, estimate up to {high_days:g} person-days",
                            f"无阻塞项、无不受支持项、无高严重度工程项，估算最多 {high_days:g} 人天", [])]
+    if name == "infeasible" and npu_code:
+        name = "difficult"
+        drivers.append(Text(en=f"not infeasible: the project has its own NPU backend ({len(npu_code)} files)",
+                            zh=f"并非不可行：项目自带 NPU 后端（{len(npu_code)} 个文件）"))
+    if work.ported is not None:
+        ported = work.ported
+        drivers.insert(0, Text(
+            en=f"already ported: {ported.npu_path} of {ported.total} sites have an NPU path; the estimate covers what is left",
+            zh=f"已部分移植：{ported.total} 处中有 {ported.npu_path} 处已有 NPU 路径；估算只含剩余工作"))
     return Verdict(verdict=name, label=Text(**data["labels"][name]), drivers=drivers)
 
 
@@ -405,14 +385,15 @@ FAMILIES = tuple((family.name, tuple(family.tokens)) for family in SIGNALS.famil
 ATTENTION_BY_RULE = SIGNALS.attention_by_rule
 
 
-def _is_test_code(path: str) -> bool:
-    parts = PurePosixPath(path).parts
-    return any(p in {"test", "tests", "testing"} for p in parts[:-1]) or parts[-1].startswith("test_")
+LIBRARY = "library"
 
 
-def architecture(facts: list[PhaseFacts], findings: list[Finding]) -> Architecture:
-    """The models the project defines or loads; test fixtures are not the project's model."""
-    facts = [f for f in facts if not _is_test_code(f.path)]
+def architecture(facts: list[PhaseFacts], findings: list[Finding], role_of: Callable[[str], str],
+                 entries: list[PhaseEntry] | None = None) -> Architecture:
+    """The models the project defines or loads; test fixtures and examples are not the project's model. A library
+    (an installable package with no entry point in its product code and no model loaded) has no model family."""
+    all_facts = facts
+    facts = [f for f in facts if role_of(f.path) in {"product", "build"}]
     classes = {m.name: m for f in facts for m in f.models}
     module_names = set()
     changed = True
@@ -441,6 +422,10 @@ def architecture(facts: list[PhaseFacts], findings: list[Finding]) -> Architectu
             hits = sorted({t for t in tokens if any(t in n for n in matching)})
             family, best = name, len(matching)
             evidence = [f"{len(matching)} class, layer or model names mention: {', '.join(hits)}"]
+    packaged = any(role_of(f.path) == "build" for f in all_facts)  # setup.py and the like: an installable package
+    if entries is not None and packaged and not library_models and not any(role_of(e.path) == "product" for e in entries):
+        family = LIBRARY
+        evidence = ["no entry point in product code: a library, not a model"]
     if library_models:
         evidence.append("models loaded from libraries: " + ", ".join(library_models[:6]))
     if layers:

@@ -1,0 +1,314 @@
+"""The effort estimate: findings become work items, each costed once with its arithmetic shown.
+
+Items are one-time adoption steps (costed once per project), mechanical rewrites (one edit pass per file),
+engineering items (per distinct API or call pattern), custom kernels (sized by their own code) and validations
+(a kernel that already has an NPU path or a fallback). Findings fall into three buckets: required (product code
+that runs on Ascend: the total and the verdict), optional (guarded or optional code, NPU paths, examples) and
+tests. Every constant is in knowledge/phases/plan.toml."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from analyzer.models import (
+    COUNTED_ROLES,
+    SEVERITIES,
+    CustomOpRow,
+    DaysRange,
+    Effort,
+    EffortHours,
+    EffortItem,
+    Finding,
+    PhaseEntry,
+    PortedSites,
+    Text,
+)
+
+BUCKETS = ("required", "optional", "tests")
+SHOWN_SITES = 10
+
+
+def bucket_of(finding: Finding) -> str | None:
+    """required: counted (product code that runs); optional: guarded, optional, NPU-path code and examples;
+    tests: test code; None: suppressed, another backend's code, docs and CI."""
+    if finding.suppressed or finding.reach == "other-backend":
+        return None
+    if finding.role == "test":
+        return "tests"
+    if finding.role == "example":
+        return "optional"
+    if finding.role not in COUNTED_ROLES:
+        return None
+    return "required" if finding.reach == "runs" else "optional"
+
+
+def centre(hours: EffortHours) -> float:
+    """A knowledge-base range's central value: its geometric mean (the midpoint when the low end is 0)."""
+    return math.sqrt(hours.low * hours.high) if hours.low > 0 else hours.high / 2
+
+
+@dataclass
+class _Group:
+    key: tuple
+    kind: str
+    findings: list[Finding] = field(default_factory=list)
+
+
+def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntry], kernels: list[CustomOpRow],
+             npu_code: list[str], role_of: Callable[[str], str], data: dict) -> Effort:
+    per_day = data["effort"]["hours_per_day"]
+    est = data["estimate"]
+    rows = {(row.path, row.line): row for row in kernels}
+    by_bucket: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        bucket = bucket_of(f)
+        if bucket is not None:
+            by_bucket[bucket].append(f)
+    entry_files = _entry_files(entries, role_of)
+    items: list[EffortItem] = []
+    for bucket in BUCKETS:
+        items += work_items(by_bucket[bucket], bucket, rows, entry_files, est)
+    required = [i for i in items if i.bucket == "required"]
+    total_high = sum(i.hours.high for i in required) or 1.0
+    items = [i.model_copy(update={"share": round(i.hours.high / total_high, 3)}) if i.bucket == "required" else i
+             for i in items]
+    items.sort(key=lambda i: (BUCKETS.index(i.bucket), not i.step0, -i.hours.high, i.item))
+    by_domain: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for item in items:
+        if item.bucket == "required":
+            by_domain[item.domain][0] += item.hours.low
+            by_domain[item.domain][1] += item.hours.high
+    by_phase = {}
+    for phase in phases:
+        in_phase = [f for f in by_bucket["required"] if phase in f.phases]
+        phase_items = work_items(in_phase, "required", rows, entry_files, est)
+        by_phase[phase] = _days(phase_items, per_day)
+    runs = [f for f in findings if not f.suppressed and f.role in COUNTED_ROLES and f.reach in {"runs", "npu-path"}]
+    ported = sum(1 for f in runs if f.reach == "npu-path")
+    assumptions = [Text(en=a["en"].format(hours_per_day=f"{per_day:g}"), zh=a["zh"].format(hours_per_day=f"{per_day:g}"))
+                   for a in est["assumptions"]]
+    return Effort(
+        hours_per_day=per_day,
+        items=items,
+        by_domain={d: _range(low, high, per_day) for d, (low, high) in sorted(by_domain.items())},
+        by_phase=by_phase,
+        total=_days(required, per_day),
+        optional=_days([i for i in items if i.bucket == "optional"], per_day),
+        tests=_days([i for i in items if i.bucket == "tests"], per_day),
+        assumptions=assumptions,
+        ported=PortedSites(npu_path=ported, total=len(runs)) if ported or npu_code else None,
+    )
+
+
+def work_items(findings: list[Finding], bucket: str, rows: dict[tuple[str, int], CustomOpRow], entry_files: list[str],
+               est: dict) -> list[EffortItem]:
+    """The bucket's findings grouped into work items and costed."""
+    adoption_of = {rule: a for a in est["adoption"] for rule in a["rules"]}
+    auto_info = next((a for a in est["adoption"] if a.get("auto_info")), None)
+    kernel_rules = set(est["kernel"]["rules"])
+    groups: dict[tuple, _Group] = {}
+    for f in findings:
+        adoption = adoption_of.get(f.rule)
+        if adoption is None and f.severity == "info" and f.migration == "auto":
+            if bucket != "required" or auto_info is None:
+                continue  # transfer_to_npu at the entry points rewrites it: no work of its own
+            adoption = auto_info
+        row = rows.get((f.path, f.line)) if f.rule in kernel_rules else None
+        if adoption is not None:
+            key, kind = ("adoption", adoption["id"]), "adoption"
+        elif row is not None:
+            validation = f.reach in {"npu-path", "optional", "cuda-only-guarded"}
+            key = ("kernel", f.rule, row.classification, validation)
+            kind = "validation" if validation else "kernel"
+        elif f.migration in {"auto", "rewrite"}:
+            key, kind = ("mechanical", f.rule), "mechanical"
+        else:
+            key, kind = ("engineering", f.rule, f.replacement.en), "engineering"
+        groups.setdefault(key, _Group(key, kind)).findings.append(f)
+    if bucket == "required" and (findings or groups):
+        for adoption in est["adoption"]:
+            if adoption.get("always"):
+                groups.setdefault(("adoption", adoption["id"]), _Group(("adoption", adoption["id"]), "adoption"))
+    items = []
+    for group in groups.values():
+        if group.kind == "adoption":
+            adoption = next(a for a in est["adoption"] if a["id"] == group.key[1])
+            items.append(_adoption_item(group.findings, adoption, entry_files, bucket, est))
+        elif group.kind in {"kernel", "validation"}:
+            items.append(_kernel_item(group.findings, [rows[(f.path, f.line)] for f in group.findings], group.kind, bucket, est))
+        elif group.kind == "mechanical":
+            items.append(_mechanical_item(group.findings, bucket, est))
+        else:
+            items.append(_engineering_item(group.findings, bucket, est))
+    return items
+
+
+# Item builders --------------------------------------------------------------------------------------------
+def _adoption_item(group: list[Finding], adoption: dict, entry_files: list[str], bucket: str, est: dict) -> EffortItem:
+    base = adoption["centre"]
+    if "per_entry" in adoption:
+        entries = min(len(entry_files), adoption["max_entries"])
+        hours = base + adoption["per_entry"] * entries
+        en = (f"once per project: {base:g} h + {adoption['per_entry']:g} h × {entries} entry files"
+              f"{' (at most ' + str(adoption['max_entries']) + ')' if len(entry_files) > entries else ''} = {hours:g} h")
+        zh = f"每个项目一次：{base:g} 小时 + {adoption['per_entry']:g} 小时 × {entries} 个入口文件 = {hours:g} 小时"
+        sites = entry_files[:SHOWN_SITES] + ([f"... {len(entry_files) - SHOWN_SITES} more"] if len(entry_files) > SHOWN_SITES else [])
+    else:
+        hours = base
+        en = f"once per project, whatever the number of sites ({len(group)}): {hours:g} h"
+        zh = f"每个项目一次，与位置数（{len(group)}）无关：{hours:g} 小时"
+        sites = _sites(group)
+    return _item(
+        name=adoption["title"]["en"], rule=f"adoption:{adoption['id']}", domain=adoption["domain"], group=group,
+        migration="manual" if adoption["id"] not in {"environment", "entry-points"} else "rewrite",
+        confidence=adoption["confidence"], hours=hours, kind="adoption", bucket=bucket, en=en, zh=zh, est=est,
+        step0=bool(adoption.get("step0")), sites=sites, replacement=Text(**adoption["title"]),
+        base=EffortHours(low=base, high=base),
+    )
+
+
+def _mechanical_item(group: list[Finding], bucket: str, est: dict) -> EffortItem:
+    data = est["mechanical"]
+    base = max(centre(f.effort_hours) for f in group)
+    files = len({f.path for f in group})
+    sites = len(group)
+    raw = 1 + data["per_extra_file"] * (files - 1) + data["per_extra_site"] * (sites - files)
+    factor = min(data["cap"], raw)
+    hours = base * factor
+    capped = " (capped)" if raw > data["cap"] else ""
+    en = (f"one edit pass per file: {base:.2f} h × min({data['cap']:g}, 1 + {data['per_extra_file']:g} × ({files} − 1 files) "
+          f"+ {data['per_extra_site']:g} × ({sites} − {files} further sites)) = {base:.2f} × {factor:.2f}{capped} = {hours:.2f} h")
+    zh = (f"每个文件一次修改：{base:.2f} 小时 × min({data['cap']:g}, 1 + {data['per_extra_file']:g} × ({files} − 1 个文件) "
+          f"+ {data['per_extra_site']:g} × ({sites} − {files} 处其余位置)) = {base:.2f} × {factor:.2f} = {hours:.2f} 小时")
+    return _item(name=_name(group[0]), rule=group[0].rule, domain=group[0].domain, group=group,
+                 migration=group[0].migration, confidence=_weakest(group), hours=hours, kind="mechanical",
+                 bucket=bucket, en=en, zh=zh, est=est, files=files, replacement=_replacements(group),
+                 base=_base(group))
+
+
+def _engineering_item(group: list[Finding], bucket: str, est: dict) -> EffortItem:
+    data = est["engineering"]
+    base = max(centre(f.effort_hours) for f in group)
+    patterns = len({f.symbol for f in group})
+    sites = len(group)
+    raw = 1 + data["per_extra_pattern"] * (patterns - 1) + data["per_extra_site"] * (sites - patterns)
+    factor = min(data["cap"], raw)
+    hours = base * factor
+    en = (f"per API or call pattern: {base:.2f} h × min({data['cap']:g}, 1 + {data['per_extra_pattern']:g} × ({patterns} − 1 patterns) "
+          f"+ {data['per_extra_site']:g} × ({sites} − {patterns} further call sites)) = {base:.2f} × {factor:.2f} = {hours:.2f} h")
+    zh = (f"按接口或调用模式计：{base:.2f} 小时 × min({data['cap']:g}, 1 + {data['per_extra_pattern']:g} × ({patterns} − 1 种模式) "
+          f"+ {data['per_extra_site']:g} × ({sites} − {patterns} 处其余调用)) = {base:.2f} × {factor:.2f} = {hours:.2f} 小时")
+    return _item(name=_name(group[0]), rule=group[0].rule, domain=group[0].domain, group=group,
+                 migration=_hardest(group), confidence=_weakest(group), hours=hours, kind="engineering",
+                 bucket=bucket, en=en, zh=zh, est=est, files=len({f.path for f in group}), patterns=patterns,
+                 replacement=Text(en=group[0].replacement.en, zh=group[0].replacement.zh), base=_base(group))
+
+
+def kernel_hours(row: CustomOpRow, est: dict) -> tuple[float, str]:
+    """One kernel's central hours and how: tier centre + per-line × lines + its hard features; a trivial class
+    (a PyTorch composition) at the low tier without feature hours."""
+    data = est["kernel"]
+    trivial = row.classification in data["trivial_classes"]
+    tier = "low" if trivial else row.effort_tier
+    if row.kind == "triton" and row.replacement_path == "triton-ascend" and _TIERS.index(tier) > _TIERS.index(data["triton_max_tier"]):
+        tier = data["triton_max_tier"]
+    features = [] if trivial else [f for f in row.features if f in data["features"]]
+    hours = data["tier_centre"][tier] + data["per_line"][tier] * row.lines_of_code + sum(data["features"][f] for f in features)
+    how = f"{data['tier_centre'][tier]:g} + {data['per_line'][tier]:g} × {row.lines_of_code} lines"
+    how += "".join(f" + {data['features'][f]:g} ({f})" for f in features)
+    return hours, how + (" (trivial class)" if trivial else f" ({tier} tier)")
+
+
+def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucket: str, est: dict) -> EffortItem:
+    data = est["kernel"]
+    if kind == "validation":
+        hours = data["validation"] * len(rows)
+        en = f"validation only (an NPU path or fallback exists): {data['validation']:g} h × {len(rows)} kernels = {hours:g} h"
+        zh = f"只需验证（已有 NPU 路径或回退实现）：{data['validation']:g} 小时 × {len(rows)} 个算子 = {hours:g} 小时"
+    else:
+        sized = [kernel_hours(row, est) for row in rows]
+        hours = sum(h for h, _ in sized)
+        parts = "; ".join(f"{row.kernel}: {how} = {h:.1f} h" for row, (h, how) in list(zip(rows, sized))[:6])
+        more = f"; … {len(rows) - 6} more" if len(rows) > 6 else ""
+        en = f"sum over {len(rows)} kernels, each tier + per-line × lines + hard features: {parts}{more}; total {hours:.1f} h"
+        zh = f"{len(rows)} 个算子逐个相加（档位 + 每行 × 行数 + 难点特性）：{parts}{more}；合计 {hours:.1f} 小时"
+    first = group[0]
+    name = f"{first.rule} {first.name} [{rows[0].classification}]"
+    return _item(name=name, rule=first.rule, domain=first.domain, group=group, migration=_hardest(group),
+                 confidence=_weakest(group), hours=hours, kind=kind, bucket=bucket, en=en, zh=zh, est=est,
+                 files=len({f.path for f in group}), patterns=len(rows),
+                 replacement=Text(en=rows[0].replacement.en, zh=rows[0].replacement.zh), base=_base(group))
+
+
+def _item(*, name: str, rule: str, domain: str, group: list[Finding], migration: str, confidence: str, hours: float,
+          kind: str, bucket: str, en: str, zh: str, est: dict, base: EffortHours, files: int = 0, patterns: int = 0,
+          step0: bool = False, sites: list[str] | None = None, replacement: Text | None = None) -> EffortItem:
+    spread = est["spread"][confidence]
+    low, high = hours / spread, hours * spread
+    en += f"; range ÷/× {spread:g} ({confidence} confidence) = {low:.2f}–{high:.2f} h"
+    zh += f"；区间 ÷/× {spread:g}（置信度{_CONFIDENCE_ZH[confidence]}）= {low:.2f}–{high:.2f} 小时"
+    return EffortItem(
+        item=name, rule=rule, domain=domain, count=len(group), migration=migration, confidence=confidence,
+        base_hours=base, scaling=en, confidence_factor=spread,
+        hours=EffortHours(low=round(low, 2), high=round(high, 2)), kind=kind, bucket=bucket, step0=step0,
+        files=files or len({f.path for f in group}), patterns=patterns, centre_hours=round(hours, 2),
+        arithmetic=Text(en=en, zh=zh), replacement=replacement, sites=sites if sites is not None else _sites(group),
+        severity=min((f.severity for f in group), key=SEVERITIES.index) if group else "medium",
+    )
+
+
+_TIERS = ("low", "medium", "high")
+_CONFIDENCE_ZH = {"high": "高", "medium": "中", "low": "低"}
+
+
+def _name(f: Finding) -> str:
+    return f"{f.rule} {f.name}"
+
+
+def _base(group: list[Finding]) -> EffortHours:
+    return EffortHours(low=max(f.effort_hours.low for f in group), high=max(f.effort_hours.high for f in group))
+
+
+def _weakest(group: list[Finding]) -> str:
+    order = ("high", "medium", "low")
+    return max((f.confidence for f in group), key=order.index)
+
+
+def _hardest(group: list[Finding]) -> str:
+    order = ("auto", "rewrite", "manual", "unsupported")
+    return max((f.migration for f in group), key=order.index)
+
+
+def _replacements(group: list[Finding]) -> Text:
+    """The distinct replacements of a mechanical item (up to three)."""
+    seen: dict[str, Text] = {}
+    for f in sorted(group, key=lambda f: SEVERITIES.index(f.severity)):
+        seen.setdefault(f.replacement.en, Text(en=f.replacement.en, zh=f.replacement.zh))
+    chosen = list(seen.values())[:3]
+    more = len(seen) - len(chosen)
+    tail_en, tail_zh = (f"; … {more} more", f"；… 另 {more} 种") if more else ("", "")
+    return Text(en="; ".join(t.en for t in chosen) + tail_en, zh="；".join(t.zh for t in chosen) + tail_zh)
+
+
+def _sites(group: list[Finding]) -> list[str]:
+    shown = [f"{f.path}:{f.line}" + (f" (cell {f.cell})" if f.cell else "") for f in group[:SHOWN_SITES]]
+    extra = sum(len(f.sites) for f in group)  # project-level findings stand for several sites
+    listed = [s for f in group for s in f.sites][: max(0, SHOWN_SITES - len(shown))]
+    rest = len(group) + extra - len(shown) - len(listed)
+    return shown + listed + ([f"... {rest} more"] if rest > 0 else [])
+
+
+def _entry_files(entries: list[PhaseEntry], role_of: Callable[[str], str]) -> list[str]:
+    """The entry files a port starts at: phase entries in product code."""
+    return [entry.path for entry in entries if role_of(entry.path) == "product"]
+
+
+def _days(items: list[EffortItem], per_day: float) -> DaysRange:
+    return _range(sum(i.hours.low for i in items), sum(i.hours.high for i in items), per_day)
+
+
+def _range(low: float, high: float, per_day: float) -> DaysRange:
+    return DaysRange(low_days=round(low / per_day, 2), high_days=round(high / per_day, 2))
