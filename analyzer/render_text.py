@@ -10,6 +10,7 @@ from rich.table import Table
 
 from analyzer.localize import phrase, term
 from analyzer.models import DOMAINS, SEVERITIES, Report
+from analyzer.report_view import entry_files, step0_items, top_cost_drivers
 from analyzer.ui_strings import ui_text
 
 # C0 and C1 control characters, DEL, and the bidirectional overrides/isolates that reorder what a terminal shows.
@@ -137,6 +138,7 @@ def _plan(report: Report, console: Console, t: _Words) -> None:
                     low=f"{work.total.low_days:g}", high=f"{work.total.high_days:g}"))
     for driver in verdict.drivers:
         console.print(f"  {escape(t.text(driver))}")
+    _step0_and_drivers(report, console, t)
     separator = t("report.list_separator")
     for entry in matrix.entries:
         phases = separator.join(t.label("phase", p) for p in entry.phases)
@@ -157,6 +159,24 @@ def _plan(report: Report, console: Console, t: _Words) -> None:
     console.print(t("text.architecture", family=escape(term(t.language, arch.family)))
                   + (t("text.models", models=escape(models)) if models else "")
                   + (t("text.attention", attention=escape(", ".join(arch.attention))) if arch.attention else ""))
+
+
+def _step0_and_drivers(report: Report, console: Console, t: _Words) -> None:
+    step0 = step0_items(report)
+    if step0:
+        console.print(f"[bold]{t('summary.step0')}[/bold]")
+        for item in step0:
+            what = t.text(item.replacement) if item.replacement else item.item
+            console.print(f"  {escape(what)} ({t('summary.hours_range', low=f'{item.hours.low:g}', high=f'{item.hours.high:g}')})")
+        files = entry_files(step0)
+        console.print(f"  {t('summary.step0_entries')}: " + (escape(", ".join(files)) if files else t("summary.step0_none")))
+    drivers = top_cost_drivers(report)
+    if drivers:
+        console.print(f"[bold]{t('summary.top_drivers')}[/bold]")
+        for number, item in enumerate(drivers, start=1):
+            what = t.text(item.replacement) if item.kind == "adoption" and item.replacement else item.item
+            console.print(f"  {number}. " + escape(t("summary.driver_line", item=what, low=f"{item.hours.low:g}",
+                                                       high=f"{item.hours.high:g}", share=f"{int(item.share * 100)}%")))
 
 
 def _calibration(report: Report, console: Console, t: _Words) -> None:

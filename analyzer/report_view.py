@@ -52,7 +52,7 @@ class ReportView:
 
     @property
     def entry_files(self) -> list[str]:
-        return [site for item in self.step0 if item.rule == "adoption:entry-points" for site in item.sites]
+        return entry_files(self.step0)
 
     @property
     def counted_total(self) -> int:
@@ -105,11 +105,25 @@ def build_view(report: Report, languages: tuple[str, ...], row_limit: int) -> Re
         effort_phase_chart=effort_chart(report.effort.by_phase),
         effort_domain_chart=effort_chart(effort_domains),
         row_limit=row_limit,
-        step0=[i for i in report.effort.items if i.step0 and i.bucket == "required"],
-        top_drivers=sorted((i for i in report.effort.items if i.bucket == "required" and not i.step0),
-                           key=lambda i: (-i.hours.high, i.item))[:TOP_DRIVERS],
+        step0=step0_items(report),
+        top_drivers=top_cost_drivers(report),
         changes=[f for f in listed if f.migration in {"auto", "rewrite"}],
     )
+
+
+def step0_items(report: Report) -> list[EffortItem]:
+    """Environment and entry points: the first step every port needs."""
+    return [i for i in report.effort.items if i.step0 and i.bucket == "required"]
+
+
+def top_cost_drivers(report: Report) -> list[EffortItem]:
+    """The largest required items after Step 0, by high-end cost."""
+    return sorted((i for i in report.effort.items if i.bucket == "required" and not i.step0),
+                  key=lambda i: (-i.hours.high, i.item))[:TOP_DRIVERS]
+
+
+def entry_files(step0: list[EffortItem]) -> list[str]:
+    return [site for item in step0 if item.rule == "adoption:entry-points" for site in item.sites]
 
 
 def _folded(finding: Finding) -> bool:

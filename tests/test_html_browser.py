@@ -103,6 +103,12 @@ def test_language_switch_filters_sorting_and_no_network(browser, tmp_path):
     page.select_option("#filter-context", "")
     assert page.locator("#not-counted summary").inner_text().startswith("Not counted")
 
+    # The effort breakdown: one visible row per estimated item, each with its arithmetic; Step 0 and the drivers.
+    effort_rows = page.locator("#effort-table tbody tr")
+    assert effort_rows.count() == len(report.effort.items) > 0
+    assert effort_rows.first.is_visible() and "×" in page.locator("#effort-table").inner_text()
+    assert page.locator("#step0 li").count() >= 2 and page.locator("#top-drivers li").count() > 0
+
     severity_header = page.locator("#findings-table th", has_text="Severity")
     severity_header.click()
     assert severity_header.get_attribute("aria-sort") == "ascending"

@@ -319,3 +319,20 @@ def test_composed_phrases_and_terms_have_chinese():
         assert f"term.{family}" in strings
     for kernel_class in load_knowledge().kernel_classes:
         assert f"term.{kernel_class.name}" in strings
+
+
+def test_terminal_summary_shows_step0_and_the_largest_cost_drivers():
+    import io
+
+    from rich.console import Console
+
+    from analyzer.render_text import render_text
+    from tests.golden_format import sample_report
+
+    report = sample_report("llm_train")
+    for language, step0, drivers in (("en", "Step 0", "Largest cost drivers"), ("zh", "第 0 步", "最大的成本来源")):
+        out = io.StringIO()
+        render_text(report, Console(file=out, width=200, color_system=None), language)
+        text = out.getvalue()
+        assert step0 in text and drivers in text
+        assert "train.py" in text.split(step0, 1)[1].split(drivers, 1)[0]  # the entry file is named in Step 0
