@@ -64,7 +64,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     files = [f for f in found.files if worker.reads(f.kind)]
     choice = None
     if options.torch_npu is None:
-        choice = _project_target(files, worker)
+        choice = _project_target(files, worker, context)
         if choice.version is not None and choice.version != worker.target.requested:
             worker = FileWorker(choice.version, context)
     store = FindingStore()
@@ -148,10 +148,12 @@ def usable_jobs(requested: int | None) -> int:
     return max(1, min(requested or cores, cores))
 
 
-def _project_target(files: list[ProjectFile], worker: FileWorker) -> TargetChoice:
-    """Read the build files' declarations once, before the scan, to target the release the project can install."""
+def _project_target(files: list[ProjectFile], worker: FileWorker, context: ProjectContext) -> TargetChoice:
+    """Read the build files' declarations once, before the scan, to target the release the project can install.
+    Examples', docs' and tests' manifests pin what a demo needs, not what the project installs."""
     declarations = []
-    for project_file in sorted((f for f in files if f.kind == "build"), key=lambda f: f.path):
+    manifests = (f for f in files if f.kind == "build" and context.of(f.path).role in ("product", "build"))
+    for project_file in sorted(manifests, key=lambda f: f.path):
         declarations += worker.process(project_file).dependencies.declarations
     return choose_target(declarations, worker.kb)
 

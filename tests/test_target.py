@@ -121,3 +121,27 @@ def test_the_user_choice_wins_and_pins_that_conflict_are_reported(tmp_path):
     requested = analyze(tmp_path, AnalyzeOptions(jobs=1, torch_npu="2.6.0"))
     assert (requested.target.chosen_by, requested.target.reason) == ("requested", None)
     assert requested.torch_fit.conflicts == ["requirements.txt: torch==2.1.0"]
+
+
+def test_the_main_manifest_is_the_one_nearest_the_root_and_not_an_examples(tmp_path):
+    # diffusers-like: an example pins an old torch; DeepSpeed-like: requirements-readthedocs.txt sorts before
+    # requirements.txt; Megatron-like: a nested package's pyproject pins another torch than the root's
+    for folder in ("examples", "requirements", "pkg/sub"):
+        (tmp_path / folder).mkdir(parents=True)
+    report = _project(tmp_path, {
+        "examples/requirements.txt": "torch==2.1.0\n",  # as deep as the real one, and sorts first
+        "requirements/requirements-readthedocs.txt": "torch==2.1.0\n",
+        "requirements/requirements.txt": "torch>=2.5\n",
+        "pkg/sub/pyproject.toml": '[project]\nname = "s"\nversion = "0"\ndependencies = ["torch==2.1.0"]\n',
+    })
+    assert report.target.chosen_by == "project"
+    assert "requirements/requirements.txt" in report.target.reason.en and report.target.torch != "2.1.0"
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\ndependencies = ["torch==2.1.0"]\n')
+    rooted = analyze_again(tmp_path)
+    assert rooted.target.torch == "2.1.0" and "(pyproject.toml)" in rooted.target.reason.en
+
+
+def analyze_again(tmp_path):
+    from analyzer.pipeline import AnalyzeOptions, analyze
+
+    return analyze(tmp_path, AnalyzeOptions(jobs=1))

@@ -169,12 +169,20 @@ SOURCE_PRIORITY = ("pyproject", "setup.py", "setup.cfg", "requirements", "conda"
 
 
 def _primary(sites: list[Declaration]) -> list[Declaration]:
-    """The torch declarations of the project's main manifest (pyproject before setup before requirements...),
-    since different Dockerfiles or scripts may pin different versions."""
+    """The torch declarations of the project's main manifest, since different Dockerfiles, examples or scripts may pin
+    different versions: the manifest nearest the root (a nested package's pyproject is not the project's), then
+    pyproject before setup before requirements, then `requirements.txt` before its variants (`-dev`, `-readthedocs`)."""
     if not sites:
         return []
-    best = min(sites, key=lambda s: (SOURCE_PRIORITY.index(s.source) if s.source in SOURCE_PRIORITY else 99, s.path))
+    best = min(sites, key=_manifest_rank)
     return [s for s in sites if s.path == best.path]
+
+
+def _manifest_rank(site: Declaration) -> tuple:
+    path = PurePosixPath(site.path)
+    source = SOURCE_PRIORITY.index(site.source) if site.source in SOURCE_PRIORITY else len(SOURCE_PRIORITY)
+    variant = site.source == "requirements" and path.stem.lower() != "requirements"
+    return (len(path.parts), source, variant, site.path)
 
 
 def torch_fit(sites: list[Declaration], kb: KnowledgeBase) -> TorchFit:
