@@ -171,18 +171,8 @@ def _adoption_item(group: list[Finding], adoption: dict, entry_files: list[str],
 
 
 def _mechanical_item(group: list[Finding], bucket: str, est: dict) -> EffortItem:
-    data = est["mechanical"]
-    base = max(centre(f.effort_hours) for f in group)
     files = len({f.path for f in group})
-    sites = len(group)
-    raw = 1 + data["per_extra_file"] * (files - 1) + data["per_extra_site"] * (sites - files)
-    factor = min(data["cap"], raw)
-    hours = base * factor
-    capped = " (capped)" if raw > data["cap"] else ""
-    en = (f"one edit pass per file: {base:.2f} h × min({data['cap']:g}, 1 + {data['per_extra_file']:g} × ({files} − 1 files) "
-          f"+ {data['per_extra_site']:g} × ({sites} − {files} further sites)) = {base:.2f} × {factor:.2f}{capped} = {hours:.2f} h")
-    zh = (f"每个文件一次修改：{base:.2f} 小时 × min({data['cap']:g}, 1 + {data['per_extra_file']:g} × ({files} − 1 个文件) "
-          f"+ {data['per_extra_site']:g} × ({sites} − {files} 处其余位置)) = {base:.2f} × {factor:.2f} = {hours:.2f} 小时")
+    hours, en, zh = _sublinear(group, est["mechanical"], "per_extra_file", files, _MECHANICAL_WORDS)
     return _item(name=_name(group[0]), rule=group[0].rule, domain=group[0].domain, group=group,
                  migration=group[0].migration, confidence=_weakest(group), hours=hours, kind="mechanical",
                  bucket=bucket, en=en, zh=zh, est=est, files=files, replacement=_replacements(group),
@@ -190,21 +180,38 @@ def _mechanical_item(group: list[Finding], bucket: str, est: dict) -> EffortItem
 
 
 def _engineering_item(group: list[Finding], bucket: str, est: dict) -> EffortItem:
-    data = est["engineering"]
-    base = max(centre(f.effort_hours) for f in group)
     patterns = len({f.symbol for f in group})
-    sites = len(group)
-    raw = 1 + data["per_extra_pattern"] * (patterns - 1) + data["per_extra_site"] * (sites - patterns)
-    factor = min(data["cap"], raw)
-    hours = base * factor
-    en = (f"per API or call pattern: {base:.2f} h × min({data['cap']:g}, 1 + {data['per_extra_pattern']:g} × ({patterns} − 1 patterns) "
-          f"+ {data['per_extra_site']:g} × ({sites} − {patterns} further call sites)) = {base:.2f} × {factor:.2f} = {hours:.2f} h")
-    zh = (f"按接口或调用模式计：{base:.2f} 小时 × min({data['cap']:g}, 1 + {data['per_extra_pattern']:g} × ({patterns} − 1 种模式) "
-          f"+ {data['per_extra_site']:g} × ({sites} − {patterns} 处其余调用)) = {base:.2f} × {factor:.2f} = {hours:.2f} 小时")
+    hours, en, zh = _sublinear(group, est["engineering"], "per_extra_pattern", patterns, _ENGINEERING_WORDS)
     return _item(name=_name(group[0]), rule=group[0].rule, domain=group[0].domain, group=group,
                  migration=_hardest(group), confidence=_weakest(group), hours=hours, kind="engineering",
                  bucket=bucket, en=en, zh=zh, est=est, files=len({f.path for f in group}), patterns=patterns,
                  replacement=Text(en=group[0].replacement.en, zh=group[0].replacement.zh), base=_base(group))
+
+
+# (how it grows, what a unit is, what the further sites are) in each language
+_MECHANICAL_WORDS = {"en": ("one edit pass per file", "files", "further sites"),
+                     "zh": ("每个文件一次修改", "个文件", "处其余位置")}
+_ENGINEERING_WORDS = {"en": ("per API or call pattern", "patterns", "further call sites"),
+                      "zh": ("按接口或调用模式计", "种模式", "处其余调用")}
+
+
+def _sublinear(group: list[Finding], data: dict, unit_key: str, units: int, words: dict) -> tuple[float, str, str]:
+    """Hours that grow sub-linearly: base × min(cap, 1 + per unit × (units − 1) + per site × (sites − units)),
+    with the arithmetic in both languages."""
+    base = max(centre(f.effort_hours) for f in group)
+    sites = len(group)
+    raw = 1 + data[unit_key] * (units - 1) + data["per_extra_site"] * (sites - units)
+    factor = min(data["cap"], raw)
+    hours = base * factor
+    texts = []
+    for lang, hour in (("en", "h"), ("zh", "小时")):
+        how, unit, further = words[lang]
+        capped = (" (capped)" if lang == "en" else "（已封顶）") if raw > data["cap"] else ""
+        sep = ": " if lang == "en" else "："
+        texts.append(f"{how}{sep}{base:.2f} {hour} × min({data['cap']:g}, 1 + {data[unit_key]:g} × ({units} − 1 {unit}) "
+                     f"+ {data['per_extra_site']:g} × ({sites} − {units} {further})) = {base:.2f} × {factor:.2f}{capped} "
+                     f"= {hours:.2f} {hour}")
+    return hours, texts[0], texts[1]
 
 
 def kernel_hours(row: CustomOpRow, est: dict) -> tuple[float, str]:
