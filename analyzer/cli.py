@@ -15,11 +15,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from analyzer import TOOL_NAME, __version__
 from analyzer.baseline import BaselineError, load_baseline, new_findings
 from analyzer.calibration import CalibrationError, applies, calibration_section, load_calibration, rule_outcomes
+from analyzer.changes import only_changed
+from analyzer.gitinfo import ChangedLines, GitUnavailable, changed_since
 from analyzer.models import SEVERITIES, Finding, Report, severity_rank
 from analyzer.outputs import FORMATS, LANGUAGE_CHOICES, output_files, write_all, write_format
 from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
-from analyzer.render_text import printable
 from analyzer.probes.commands import ProbeError, add_probe_commands, run_probe_command
+from analyzer.render_text import printable
 from analyzer.rule_docs import render_rule, rules_by_domain, write_docs
 from knowledge import KnowledgeError, load_knowledge
 
@@ -53,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--fail-on", choices=SEVERITIES, metavar="SEVERITY", help="exit 1 if a finding is this severe or worse")
     run.add_argument("--baseline", type=Path, metavar="REPORT_JSON",
                      help="a report.json of an earlier run: --fail-on counts only findings that are not in it")
+    run.add_argument("--changed-since", dest="changed_since", metavar="REF",
+                     help="report only findings on lines changed since this git revision (the whole project is analysed)")
     run.add_argument("--calibration", type=Path, metavar="FILE", help="calibration.json from `probe run`: use its measurements")
     explain = commands.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("code", help="rule code or name, e.g. DEV101 or torch-cuda-synchronize")
@@ -128,8 +132,14 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
         outcomes = rule_outcomes(measured)
         options.calibration = outcomes if applies(measured) else []  # a CPU or GPU measurement is information only
         options.calibration_section = calibration_section(measured, args.calibration.name, outcomes)
+    changes = _changes(args)
     with _DelayedProgress(err) as progress:
         report = analyze(args.path, options, progress=progress.update)
+    if changes is not None:
+        try:
+            report = only_changed(report, changes)
+        finally:
+            changes.close()
     _write(report, args)
     if args.fail_on is not None:
         failing = _failing(report, args.fail_on)
@@ -143,6 +153,17 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
             _print_failing(failing, args.fail_on)
             return EXIT_FAIL_ON
     return EXIT_OK
+
+
+def _changes(args: argparse.Namespace) -> ChangedLines | None:
+    """--changed-since: the revision is resolved before the analysis, so that a wrong one fails at once."""
+    if args.changed_since is None:
+        return None
+    root = args.path.resolve()
+    try:
+        return changed_since(root if root.is_dir() else root.parent, args.changed_since)
+    except GitUnavailable as exc:
+        raise UsageError(f"--changed-since: {exc}") from None
 
 
 def _write(report: Report, args: argparse.Namespace) -> None:

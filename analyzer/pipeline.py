@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from analyzer import TOOL_NAME, __version__
@@ -16,7 +16,8 @@ from analyzer.context.project_scope import collapse_project_scoped
 from analyzer.context.propagation import guarded_modules, propagate_reach
 from analyzer.discovery import ProjectFile, discover, discover_file
 from analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
-from analyzer.models import CalibrationSection, ProjectInfo, Report, Target, ToolInfo
+from analyzer.gitinfo import read_revision
+from analyzer.models import CalibrationSection, ProjectInfo, Report, SkippedFile, Target, ToolInfo
 from analyzer.store import FindingStore, summarize
 from domains.custom_ops.inventory import build_inventory
 from domains.custom_ops.records import CustomOpFacts
@@ -69,6 +70,9 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
             worker = FileWorker(choice.version, context)
     store = FindingStore()
     store.skip(config.problems + found.skipped)
+    revision, revision_problem = read_revision(root)  # only a .git inside the analyzed root
+    if revision_problem is not None:
+        store.skip([SkippedFile(path=".git", reason=f"git revision not read: {revision_problem}")])
     files_scanned = lines_scanned = 0
     declarations, imports, phase_facts = [], [], []
     custom_ops = CustomOpFacts()
@@ -115,7 +119,8 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
             reason=None if options.torch_npu else choice.reason,
         ),
         project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned,
-                            npu_code=list(context.npu_files), own_packages=sorted(context.own_packages)),
+                            npu_code=list(context.npu_files), own_packages=sorted(context.own_packages),
+                            project_revision=revision),
         findings=findings,
         skipped=store.skipped(),
         unused_suppressions=store.unused_suppressions(),
