@@ -171,14 +171,14 @@ def _dirty(root: Path, repo, head_tree: bytes) -> bool:
     index = Index(str(index_path))
     if len(index) > MAX_INDEX_ENTRIES:
         raise GitUnavailable("git index has too many entries (not read)")
+    entries = [(_relative(name), entry) for name, entry in index.iteritems()]  # a path outside refuses the index
     if any(True for _ in index.changes_from_tree(repo.object_store, head_tree)):
         return True
-    for name, entry in index.iteritems():
+    for relative, entry in entries:
         if not hasattr(entry, "sha"):  # a merge conflict
             return True
         if stat.S_ISDIR(entry.mode) or (entry.mode & 0o170000) == 0o160000:  # submodule
             continue
-        relative = _relative(name)
         try:
             info = os.lstat(root / relative)
         except OSError:
