@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from analyzer import TOOL_NAME, __version__
 from analyzer.baseline import BaselineError, load_baseline, new_findings, stale_entries, write_baseline
+from analyzer.cache import default_cache_dir
 from analyzer.calibration import CalibrationError, applies, calibration_section, load_calibration, rule_outcomes
 from analyzer.changes import only_changed
 from analyzer.gitinfo import ChangedLines, GitUnavailable, changed_since
@@ -61,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write this run's findings to FILE as a baseline for --baseline")
     run.add_argument("--changed-since", dest="changed_since", metavar="REF",
                      help="report only findings on lines changed since this git revision (the whole project is analysed)")
+    run.add_argument("--cache-dir", dest="cache_dir", type=Path, metavar="DIR",
+                     help=f"keep per-file results here for re-runs (default: {_shown(default_cache_dir())})")
+    run.add_argument("--no-cache", dest="no_cache", action="store_true", help="neither read nor write the cache")
     run.add_argument("--calibration", type=Path, metavar="FILE", help="calibration.json from `probe run`: use its measurements")
     explain = commands.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("code", help="rule code or name, e.g. DEV101 or torch-cuda-synchronize")
@@ -69,6 +73,11 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--write-docs", type=Path, metavar="DIR", help="(re)generate the rule documentation into DIR")
     add_probe_commands(commands)
     return parser
+
+
+def _shown(path: Path) -> str:
+    home = str(Path.home())
+    return "~" + str(path)[len(home):] if str(path).startswith(home + os.sep) else str(path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,7 +140,11 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
         own_outputs += tuple(output_files(args.output_dir))
     if args.output is not None and args.format == "csv":
         own_outputs += (args.output.with_name(f"{args.output.stem}.phase-matrix.csv"),)
-    options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs, own_outputs=own_outputs)
+    cache_dir = None if args.no_cache else (args.cache_dir or default_cache_dir())
+    if cache_dir is not None:
+        own_outputs += (cache_dir,)  # a cache folder inside the analyzed tree is never scanned
+    options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs, own_outputs=own_outputs,
+                             cache_dir=cache_dir)
     known = load_baseline(args.baseline) if args.baseline is not None else {}
     if args.calibration is not None:
         measured = load_calibration(args.calibration)

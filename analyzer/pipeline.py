@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from analyzer import TOOL_NAME, __version__
+from analyzer.cache import DEFAULT_MAX_BYTES, FileCache
 from analyzer.config import load_project_config
 from analyzer.context import ProjectContext, build_project_context
 from analyzer.context.project_scope import collapse_project_scoped
@@ -46,6 +48,9 @@ class AnalyzeOptions:
     calibration_section: CalibrationSection | None = None  # what the report shows of those measurements
     own_outputs: tuple[Path, ...] = ()  # the run's report files and folders: never scanned
     generated: str | None = None  # the report's date (YYYY-MM-DD); today (UTC) when not given
+    cache_dir: Path | None = None  # per-file results kept here for re-runs (analyzer/cache.py); None: no cache
+    cache_max_bytes: int = DEFAULT_MAX_BYTES
+    stats: dict | None = None  # filled with the scan's seconds and cache hits/misses when given (the benchmark reads it)
 
 
 def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | None = None) -> Report:
@@ -78,7 +83,13 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     custom_ops = CustomOpFacts()
     # Results arrive in path order whatever the number of workers (output is the same for any --jobs) and are merged
     # as they come: the run never holds every file's results at once.
-    for done, result in enumerate(_run(sorted(files, key=lambda f: f.path), worker, options.jobs, context), start=1):
+    cache = None
+    if options.cache_dir is not None:
+        target_key = f"{worker.target.requested}|{worker.target.release.torch_npu}"
+        cache = FileCache(options.cache_dir, target_key, context, options.cache_max_bytes)
+    started = time.perf_counter()
+    ordered = sorted(files, key=lambda f: f.path)
+    for done, result in enumerate(_run(ordered, worker, options.jobs, context, cache), start=1):
         if progress is not None:
             progress(done, len(files))
         store.add(result)
@@ -89,6 +100,11 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         custom_ops.extend(result.custom_ops)
         if result.phases is not None:
             phase_facts.append(compact(result.phases))
+    if cache is not None:
+        cache.trim()
+    if options.stats is not None:
+        options.stats.update(scan_seconds=time.perf_counter() - started, files=len(files),
+                             cache_hits=cache.hits if cache else 0, cache_misses=cache.misses if cache else 0)
     dependencies = analyze_dependencies(
         declarations, imports, context, worker.kb, worker.factory, has_manifest(found.files),
         frozenset(guarded_modules(phase_facts, context)),
@@ -161,8 +177,28 @@ def _project_target(files: list[ProjectFile], worker: FileWorker) -> TargetChoic
     return choose_target(declarations, worker.kb)
 
 
-def _run(files: list[ProjectFile], worker: FileWorker, requested_jobs: int | None,
-         context: ProjectContext) -> Iterator[FileResult]:
+def _run(files: list[ProjectFile], worker: FileWorker, requested_jobs: int | None, context: ProjectContext,
+         cache: FileCache | None = None) -> Iterator[FileResult]:
+    """Each file's result, in the order of `files`: from the cache where it has one, else analysed (and stored)."""
+    if cache is None:
+        yield from _analyse(files, worker, requested_jobs, context)
+        return
+    cached = {}
+    for project_file in files:
+        key, result = cache.lookup(project_file)
+        if result is not None:
+            cached[project_file.path] = result
+    fresh = _analyse([f for f in files if f.path not in cached], worker, requested_jobs, context)
+    for project_file in files:
+        result = cached.get(project_file.path)
+        if result is None:
+            result = next(fresh)
+            cache.store(project_file, result)
+        yield result
+
+
+def _analyse(files: list[ProjectFile], worker: FileWorker, requested_jobs: int | None,
+             context: ProjectContext) -> Iterator[FileResult]:
     jobs = usable_jobs(requested_jobs)
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
         yield from (worker.process(f) for f in files)
