@@ -88,6 +88,8 @@ class FileCache:
         self.hits = self.misses = self.written = 0
         self._salt = f"{tool_fingerprint()}\0{target}\0{','.join(sorted(context.own_packages))}"
         self._usable = True
+        self._root = str(self.folder)
+        self._now = time.time()
 
     def cacheable(self, project_file: ProjectFile) -> bool:
         return self._usable and project_file.kind != "build"  # build files read their `-r` includes: other files
@@ -103,7 +105,7 @@ class FileCache:
         if not self.cacheable(project_file):
             return None, None
         try:
-            data = read_bytes(Path(project_file.absolute), project_file.size)
+            data = read_bytes(project_file.absolute, project_file.size)
         except Unreadable:
             return None, None
         key = self.key(project_file, content_digest(data))
@@ -114,20 +116,19 @@ class FileCache:
             self.hits += 1
         return key, result
 
-    def _entry(self, key: str) -> Path:
-        return self.folder / key[:2] / f"{key}.json"
+    def _entry(self, key: str) -> str:
+        return os.path.join(self._root, key[:2], f"{key}.json")  # strings, not Path objects: this runs per file
 
     def _load(self, key: str, path: str) -> FileResult | None:
         entry = self._entry(key)
         try:
-            data = read_bytes(entry, limit=MAX_ENTRY_BYTES)
-            result = _ADAPTER.validate_json(data)
+            result = _ADAPTER.validate_json(read_bytes(entry, limit=MAX_ENTRY_BYTES))
         except Exception:  # noqa: BLE001 - missing, truncated, corrupt or foreign: not a hit
             return None
         if result.path != path or result.digest is None:
             return None
         with contextlib.suppress(OSError):
-            if time.time() - os.stat(entry).st_mtime > TOUCH_AFTER_SECONDS:
+            if self._now - os.stat(entry).st_mtime > TOUCH_AFTER_SECONDS:
                 os.utime(entry)
         return result
 
@@ -135,7 +136,7 @@ class FileCache:
         """Keep a fresh result, keyed by the content the worker read (which a concurrent edit may have changed)."""
         if not (self.cacheable(project_file) and result.cacheable and result.digest is not None):
             return
-        entry = self._entry(self.key(project_file, result.digest))
+        entry = Path(self._entry(self.key(project_file, result.digest)))
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             handle = tempfile.NamedTemporaryFile("wb", dir=entry.parent, prefix=f".{entry.name}.", suffix=".tmp",

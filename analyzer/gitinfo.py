@@ -3,9 +3,10 @@ the project's hooks, configuration, filters or aliases run).
 
 Only a `.git` inside the analyzed root is read: a checkout whose `.git` lies above the analyzed folder, or a
 `.git` file, `commondir` or object `alternates` that lead outside it, has no revision. Before dulwich opens
-anything, the git folder is walked (bounded): a symbolic link inside it that leaves the tree, or a FIFO, device or
-socket, refuses the whole folder. Working-tree files are read through the contained reader (regular files inside
-the tree, size limit). All of it runs under a time budget; any problem gives no revision and a one-line reason,
+anything, the git folder is walked (bounded): a symbolic link inside it that leaves the tree, a FIFO or a device
+refuses the whole folder (sockets, which git's file-system monitor leaves there, are passed over: they cannot be
+read). Working-tree files are read through the contained reader (regular files inside the tree, size limit).
+All of it runs under a time budget; any problem gives no revision and a one-line reason,
 never an exception out of this module other than GitUnavailable.
 """
 
@@ -108,8 +109,10 @@ def _inspect(root: Path, folder: Path) -> None:
             if stat.S_ISDIR(mode):
                 if not stat.S_ISLNK(child.stat(follow_symlinks=False).st_mode):
                     pending.append(Path(child.path))
+            elif stat.S_ISSOCK(mode):
+                continue  # git's own file-system monitor socket: never opened
             elif not stat.S_ISREG(mode):
-                raise GitUnavailable("the git folder holds something that is not a file or a folder (not read)")
+                raise GitUnavailable("the git folder holds a FIFO or a device (not read)")
             elif child.name == "alternates" and os.path.getsize(child.path) > 0:
                 raise GitUnavailable("the repository borrows objects from elsewhere (alternates; not read)")
 

@@ -87,7 +87,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
     if options.cache_dir is not None:
         target_key = f"{worker.target.requested}|{worker.target.release.torch_npu}"
         cache = FileCache(options.cache_dir, target_key, context, options.cache_max_bytes)
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     ordered = sorted(files, key=lambda f: f.path)
     for done, result in enumerate(_run(ordered, worker, options.jobs, context, cache), start=1):
         if progress is not None:
@@ -104,6 +104,7 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         cache.trim()
     if options.stats is not None:
         options.stats.update(scan_seconds=time.perf_counter() - started, files=len(files),
+                             scan_cpu_seconds=time.process_time() - cpu_started,  # this process only
                              cache_hits=cache.hits if cache else 0, cache_misses=cache.misses if cache else 0)
     dependencies = analyze_dependencies(
         declarations, imports, context, worker.kb, worker.factory, has_manifest(found.files),

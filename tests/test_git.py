@@ -268,3 +268,19 @@ def test_resolve_errors_are_git_unavailable(tmp_path):
     changes = changed_since(tree, "master")
     assert changes.commit == read_revision(tree)[0].commit
     changes.close()
+
+
+def test_a_socket_in_the_git_folder_is_passed_over(tmp_path):
+    import socket
+
+    tree = checkout(tmp_path)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind(str(tree / ".git" / "fsmonitor--daemon.ipc"))  # what git's file-system monitor leaves there
+    except OSError as exc:
+        pytest.skip(f"no UNIX socket here: {exc}")
+    try:
+        revision, problem = read_revision(tree)
+        assert problem is None and revision is not None
+    finally:
+        server.close()
