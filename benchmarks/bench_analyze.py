@@ -138,6 +138,7 @@ def main() -> None:
         ("MB/s", f"{size / 1e6 / elapsed:.2f}"),
         *((("seconds (analyze + JSON), warm", f"{warm[1]:.2f}"),
            ("seconds scanning files, warm", f"{warm[2]['scan_seconds']:.2f}"),
+           ("CPU seconds scanning files, warm", f"{warm[2]['scan_cpu_seconds']:.2f}"),
            ("files from the cache, warm", f"{warm[2]['cache_hits']} of {warm[2]['files']}")) if warm else ()),
         ("peak RSS main (MB)", f"{own:.0f}"),
         ("peak RSS largest worker (MB)", f"{workers:.0f}"),
