@@ -139,6 +139,9 @@ class FileCache:
         entry = Path(self._entry(self.key(project_file, result.digest)))
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
+            if os.path.realpath(entry.parent) != os.path.join(os.path.realpath(self.folder), entry.parent.name):
+                self._usable = False  # a shard folder that is a link (planted in a cache kept inside a project)
+                return
             handle = tempfile.NamedTemporaryFile("wb", dir=entry.parent, prefix=f".{entry.name}.", suffix=".tmp",
                                                  delete=False)
             try:

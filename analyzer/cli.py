@@ -20,7 +20,16 @@ from analyzer.calibration import CalibrationError, applies, calibration_section,
 from analyzer.changes import only_changed
 from analyzer.gitinfo import ChangedLines, GitUnavailable, changed_since
 from analyzer.models import SEVERITIES, Finding, Report, severity_rank
-from analyzer.outputs import FORMATS, LANGUAGE_CHOICES, Output, output_files, write_all, write_format, write_output
+from analyzer.outputs import (
+    FORMATS,
+    LANGUAGE_CHOICES,
+    Output,
+    output_files,
+    safe_folder,
+    write_all,
+    write_format,
+    write_output,
+)
 from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
 from analyzer.probes.commands import ProbeError, add_probe_commands, run_probe_command
 from analyzer.render_text import printable
@@ -141,6 +150,9 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
     if args.output is not None and args.format == "csv":
         own_outputs += (args.output.with_name(f"{args.output.stem}.phase-matrix.csv"),)
     cache_dir = None if args.no_cache else (args.cache_dir or default_cache_dir())
+    if args.cache_dir is not None and not args.no_cache:  # a folder named in the tree must not lead out of it
+        tree = args.path.resolve()
+        safe_folder(args.cache_dir, tree if tree.is_dir() else tree.parent)
     if cache_dir is not None:
         own_outputs += (cache_dir,)  # a cache folder inside the analyzed tree is never scanned
     options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs, own_outputs=own_outputs,

@@ -186,3 +186,28 @@ def test_cache_folder_inside_the_tree_is_not_scanned(tmp_path):
     plain = _cli_output(tmp_path, tree, "json", "--no-cache")
     _cli_output(tmp_path, tree, "json", "--cache-dir", str(tree / ".cache"))
     assert _cli_output(tmp_path, tree, "json", "--cache-dir", str(tree / ".cache")) == plain
+
+
+def test_cache_folder_in_the_tree_leading_outside_is_refused(tmp_path, capsys):
+    tree, outside = _bigger_tree(tmp_path), tmp_path / "outside"
+    outside.mkdir()
+    (tree / ".cache").symlink_to(outside)  # shipped by the project
+    assert main(["analyze", str(tree), "--cache-dir", str(tree / ".cache"), "--format", "json"]) == 2
+    assert "leads outside" in capsys.readouterr().err and not list(outside.iterdir())
+
+
+def test_planted_shard_link_is_not_written_through(tmp_path):
+    tree, outside = _bigger_tree(tmp_path), tmp_path / "outside"
+    outside.mkdir()
+    folder = tree / ".ascend-cache"
+    worker = FileWorker(None)
+    cache = FileCache(folder, "t", worker.context)
+    from analyzer.discovery import discover
+
+    project_file = next(f for f in discover(tree, []).files if f.path == "pkg0/m00.py")
+    result = worker.process(project_file)
+    shard = Path(cache._entry(cache.key(project_file, result.digest))).parent
+    shard.parent.mkdir(parents=True)
+    shard.symlink_to(outside)
+    cache.store(project_file, result)
+    assert not list(outside.iterdir()) and cache.written == 0
