@@ -100,21 +100,27 @@ class FileCache:
                           file_context.reason or "", digest))
         return hashlib.blake2b(text.encode("utf-8", errors="surrogateescape"), digest_size=20).hexdigest()
 
-    def lookup(self, project_file: ProjectFile) -> tuple[str | None, FileResult | None]:
-        """(key, cached result): the key is None when the file cannot be cached or read (the worker will say why)."""
+    def key_for(self, project_file: ProjectFile) -> str | None:
+        """The file's key, from its content; None when the file cannot be cached or read (the worker will say why)."""
         if not self.cacheable(project_file):
-            return None, None
+            return None
         try:
             data = read_bytes(project_file.absolute, project_file.size)
         except Unreadable:
-            return None, None
-        key = self.key(project_file, content_digest(data))
-        result = self._load(key, project_file.path)
+            return None
+        return self.key(project_file, content_digest(data))
+
+    def has(self, key: str | None) -> bool:
+        return key is not None and os.path.isfile(self._entry(key))
+
+    def load(self, key: str, path: str) -> FileResult | None:
+        """The stored result, or None (counted as a miss) when the entry is missing or does not load."""
+        result = self._load(key, path)
         if result is None:
             self.misses += 1
         else:
             self.hits += 1
-        return key, result
+        return result
 
     def _entry(self, key: str) -> str:
         return os.path.join(self._root, key[:2], f"{key}.json")  # strings, not Path objects: this runs per file

@@ -24,6 +24,7 @@ from analyzer.outputs import (
     FORMATS,
     LANGUAGE_CHOICES,
     Output,
+    UnsafeOutput,
     output_files,
     safe_folder,
     write_all,
@@ -152,7 +153,12 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
     cache_dir = None if args.no_cache else (args.cache_dir or default_cache_dir())
     if args.cache_dir is not None and not args.no_cache:  # a folder named in the tree must not lead out of it
         tree = args.path.resolve()
-        safe_folder(args.cache_dir, tree if tree.is_dir() else tree.parent)
+        try:
+            safe_folder(args.cache_dir, tree if tree.is_dir() else tree.parent)
+        except UnsafeOutput:
+            raise
+        except OSError:
+            pass  # a folder that cannot be made: the run goes on and stores nothing
     if cache_dir is not None:
         own_outputs += (cache_dir,)  # a cache folder inside the analyzed tree is never scanned
     options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs, own_outputs=own_outputs,

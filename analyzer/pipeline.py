@@ -184,16 +184,23 @@ def _run(files: list[ProjectFile], worker: FileWorker, requested_jobs: int | Non
     if cache is None:
         yield from _analyse(files, worker, requested_jobs, context)
         return
-    cached = {}
+    # First the keys (reading and hashing each file, keeping only the key), so that the files to analyse go to the
+    # workers at once; then the results in path order, each cached one loaded only when its turn comes (the run never
+    # holds every file's results at once).
+    keys = {f.path: cache.key_for(f) for f in files}
+    stored = {path for path, key in keys.items() if cache.has(key)}
+    fresh = _analyse([f for f in files if f.path not in stored], worker, requested_jobs, context)
     for project_file in files:
-        key, result = cache.lookup(project_file)
-        if result is not None:
-            cached[project_file.path] = result
-    fresh = _analyse([f for f in files if f.path not in cached], worker, requested_jobs, context)
-    for project_file in files:
-        result = cached.get(project_file.path)
-        if result is None:
+        result = None
+        if project_file.path in stored:
+            result = cache.load(keys[project_file.path], project_file.path)
+            if result is None:  # removed or damaged since: analysed here
+                result = worker.process(project_file)
+                cache.store(project_file, result)
+        else:
             result = next(fresh)
+            if keys[project_file.path] is not None:
+                cache.misses += 1
             cache.store(project_file, result)
         yield result
 

@@ -110,7 +110,8 @@ def test_entry_of_another_file_with_the_same_content_is_not_taken(tmp_path):
     files = {f.path: f for f in discover(tree, []).files}
     first, second = files["pkg0/m00.py"], files["pkg1/m04.py"]  # same content, other path
     cache.store(first, worker.process(first))
-    assert cache.lookup(first)[1] is not None and cache.lookup(second)[1] is None
+    assert cache.load(cache.key_for(first), first.path) is not None
+    assert cache.key_for(first) != cache.key_for(second) and not cache.has(cache.key_for(second))
 
 
 def test_unstable_results_are_not_cached(tmp_path, monkeypatch):
