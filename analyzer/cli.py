@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="gitignore-style pattern to skip")
     run.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: the number of cores)")
     run.add_argument("--fail-on", choices=SEVERITIES, metavar="SEVERITY", help="exit 1 if a finding is this severe or worse")
-    run.add_argument("--baseline", type=Path, metavar="REPORT_JSON",
+    run.add_argument("--baseline", type=Path, metavar="FILE",
                      help="a report.json of an earlier run (or a --write-baseline file): --fail-on counts only findings "
                      "that are not in it")
     run.add_argument("--write-baseline", dest="write_baseline", type=Path, metavar="FILE",
@@ -170,18 +170,20 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
         options.calibration = outcomes if applies(measured) else []  # a CPU or GPU measurement is information only
         options.calibration_section = calibration_section(measured, args.calibration.name, outcomes)
     changes = _changes(args)
-    with _DelayedProgress(err) as progress:
-        report = analyze(args.path, options, progress=progress.update)
-    if args.write_baseline is not None:  # the whole project's findings, whatever --changed-since leaves out
-        write_output(report, Output(args.write_baseline.name, lambda r, s, langs: write_baseline(r, s)), args.write_baseline)
-        print(f"wrote a baseline of {sum(not f.suppressed for f in report.findings)} findings to {args.write_baseline}",
-              file=sys.stderr)
-    if known:
-        _print_stale(stale_entries(known, report.findings))
-    if changes is not None:
-        try:
+    try:
+        with _DelayedProgress(err) as progress:
+            report = analyze(args.path, options, progress=progress.update)
+        if args.write_baseline is not None:  # the whole project's findings, whatever --changed-since leaves out
+            write_output(report, Output(args.write_baseline.name, lambda r, s, langs: write_baseline(r, s)),
+                         args.write_baseline)
+            print(f"wrote a baseline of {sum(not f.suppressed for f in report.findings)} findings to "
+                  f"{args.write_baseline}", file=sys.stderr)
+        if known:
+            _print_stale(stale_entries(known, report.findings))
+        if changes is not None:
             report = only_changed(report, changes)
-        finally:
+    finally:
+        if changes is not None:
             changes.close()
     _write(report, args)
     if args.fail_on is not None:
