@@ -284,3 +284,35 @@ def test_a_socket_in_the_git_folder_is_passed_over(tmp_path):
         assert problem is None and revision is not None
     finally:
         server.close()
+
+
+def test_a_clone_made_by_git_with_packs_and_remote_branches(tmp_path, capsys):
+    """What CI has: a `git clone` (packed objects and refs), a feature branch, the base as origin/<branch>."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("no git command here (the analyzer itself does not need one)")
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path), "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+
+    def git(*args, cwd):
+        subprocess.run(["git", "-c", "init.defaultBranch=main", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    (origin / "train.py").write_text(BEFORE)
+    git("init", "-q", cwd=origin)
+    git("add", "-A", cwd=origin)
+    git("commit", "-qm", "first", cwd=origin)
+    git("clone", "-q", str(origin), "clone", cwd=tmp_path)
+    clone = tmp_path / "clone"
+    git("checkout", "-qb", "feature", cwd=clone)
+    (clone / "train.py").write_text(BEFORE + "torch.cuda.empty_cache()\n")
+    git("commit", "-qam", "feature", cwd=clone)
+    git("gc", "-q", cwd=clone)
+    assert main(["analyze", str(clone), "--format", "json", "--changed-since", "origin/main"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [(f["path"], f["line"]) for f in report["findings"]] == [("train.py", 5)]
+    assert report["project"]["project_revision"]["branch"] == "feature"
+    assert report["project"]["project_revision"]["dirty"] is False
