@@ -215,6 +215,9 @@ def test_changed_since_reports_only_changed_lines_in_every_format(tmp_path, caps
     assert "file=old.py" not in annotations and "file=train.py,line=3" not in annotations
     assert main(["analyze", str(tree), "--changed-since", "HEAD"]) == 0
     assert "the 2 findings on lines changed since then are listed" in " ".join(capsys.readouterr().out.split())
+    for fmt in ("markdown", "html"):
+        assert main(["analyze", str(tree), "--format", fmt, "--lang", "en", "--changed-since", "HEAD"]) == 0
+        assert "the 2 findings on lines changed since then are listed, " in capsys.readouterr().out
 
 
 def test_changed_since_gates_only_changed_lines(tmp_path, capsys):
