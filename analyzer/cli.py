@@ -10,16 +10,30 @@ import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from analyzer import TOOL_NAME, __version__
-from analyzer.baseline import BaselineError, load_baseline, new_findings
+from analyzer.baseline import BaselineError, load_baseline, new_findings, stale_entries, write_baseline
+from analyzer.cache import default_cache_dir
 from analyzer.calibration import CalibrationError, applies, calibration_section, load_calibration, rule_outcomes
+from analyzer.changes import only_changed
+from analyzer.gitinfo import ChangedLines, GitUnavailable, changed_since
 from analyzer.models import SEVERITIES, Finding, Report, severity_rank
-from analyzer.outputs import FORMATS, LANGUAGE_CHOICES, output_files, write_all, write_format
+from analyzer.outputs import (
+    FORMATS,
+    LANGUAGE_CHOICES,
+    Output,
+    UnsafeOutput,
+    output_files,
+    safe_folder,
+    write_all,
+    write_format,
+    write_output,
+)
 from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
-from analyzer.render_text import printable
 from analyzer.probes.commands import ProbeError, add_probe_commands, run_probe_command
+from analyzer.render_text import printable
 from analyzer.rule_docs import render_rule, rules_by_domain, write_docs
 from knowledge import KnowledgeError, load_knowledge
 
@@ -51,8 +65,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="gitignore-style pattern to skip")
     run.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: the number of cores)")
     run.add_argument("--fail-on", choices=SEVERITIES, metavar="SEVERITY", help="exit 1 if a finding is this severe or worse")
-    run.add_argument("--baseline", type=Path, metavar="REPORT_JSON",
-                     help="a report.json of an earlier run: --fail-on counts only findings that are not in it")
+    run.add_argument("--baseline", type=Path, metavar="FILE",
+                     help="a report.json of an earlier run (or a --write-baseline file): --fail-on counts only findings "
+                     "that are not in it")
+    run.add_argument("--write-baseline", dest="write_baseline", type=Path, metavar="FILE",
+                     help="write this run's findings to FILE as a baseline for --baseline")
+    run.add_argument("--changed-since", dest="changed_since", metavar="REF",
+                     help="report only findings on lines changed since this git revision (the whole project is analysed)")
+    run.add_argument("--cache-dir", dest="cache_dir", type=Path, metavar="DIR",
+                     help=f"keep per-file results here for re-runs (default: {_shown(default_cache_dir())})")
+    run.add_argument("--no-cache", dest="no_cache", action="store_true", help="neither read nor write the cache")
     run.add_argument("--calibration", type=Path, metavar="FILE", help="calibration.json from `probe run`: use its measurements")
     explain = commands.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("code", help="rule code or name, e.g. DEV101 or torch-cuda-synchronize")
@@ -61,6 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--write-docs", type=Path, metavar="DIR", help="(re)generate the rule documentation into DIR")
     add_probe_commands(commands)
     return parser
+
+
+def _shown(path: Path) -> str:
+    home = str(Path.home())
+    return "~" + str(path)[len(home):] if str(path).startswith(home + os.sep) else str(path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,20 +143,48 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
         raise UsageError(f"{args.path} is not a folder or a regular file")
     if args.output_dir is not None and args.output_dir.exists() and not args.output_dir.is_dir():
         raise UsageError(f"--output-dir {args.output_dir} exists and is not a folder")
-    own_outputs = tuple(path for path in (args.output_dir, args.output, args.baseline) if path is not None)
+    own_outputs = tuple(
+        path for path in (args.output_dir, args.output, args.baseline, args.write_baseline) if path is not None
+    )
     if args.output_dir is not None:  # also the files themselves: `--output-dir .` writes into the analyzed root
         own_outputs += tuple(output_files(args.output_dir))
     if args.output is not None and args.format == "csv":
         own_outputs += (args.output.with_name(f"{args.output.stem}.phase-matrix.csv"),)
-    options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs, own_outputs=own_outputs)
-    known = load_baseline(args.baseline) if args.baseline is not None else frozenset()
+    cache_dir = None if args.no_cache else (args.cache_dir or default_cache_dir())
+    if args.cache_dir is not None and not args.no_cache:  # a folder named in the tree must not lead out of it
+        tree = args.path.resolve()
+        try:
+            safe_folder(args.cache_dir, tree if tree.is_dir() else tree.parent)
+        except UnsafeOutput:
+            raise
+        except OSError:
+            pass  # a folder that cannot be made: the run goes on and stores nothing
+    if cache_dir is not None:
+        own_outputs += (cache_dir,)  # a cache folder inside the analyzed tree is never scanned
+    options = AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, jobs=args.jobs, own_outputs=own_outputs,
+                             cache_dir=cache_dir)
+    known = load_baseline(args.baseline) if args.baseline is not None else {}
     if args.calibration is not None:
         measured = load_calibration(args.calibration)
         outcomes = rule_outcomes(measured)
         options.calibration = outcomes if applies(measured) else []  # a CPU or GPU measurement is information only
         options.calibration_section = calibration_section(measured, args.calibration.name, outcomes)
-    with _DelayedProgress(err) as progress:
-        report = analyze(args.path, options, progress=progress.update)
+    changes = _changes(args)
+    try:
+        with _DelayedProgress(err) as progress:
+            report = analyze(args.path, options, progress=progress.update)
+        if args.write_baseline is not None:  # the whole project's findings, whatever --changed-since leaves out
+            write_output(report, Output(args.write_baseline.name, lambda r, s, langs: write_baseline(r, s)),
+                         args.write_baseline)
+            print(f"wrote a baseline of {sum(not f.suppressed for f in report.findings)} findings to "
+                  f"{args.write_baseline}", file=sys.stderr)
+        if known:
+            _print_stale(stale_entries(known, report.findings))
+        if changes is not None:
+            report = only_changed(report, changes)
+    finally:
+        if changes is not None:
+            changes.close()
     _write(report, args)
     if args.fail_on is not None:
         failing = _failing(report, args.fail_on)
@@ -143,6 +198,29 @@ def _analyze(args: argparse.Namespace, err: Console) -> int:
             _print_failing(failing, args.fail_on)
             return EXIT_FAIL_ON
     return EXIT_OK
+
+
+def _print_stale(stale: list) -> None:
+    """Baseline entries no finding matches any more: the baseline can be written again without them."""
+    if not stale:
+        return
+    print(f"{TOOL_NAME}: --baseline: {len(stale)} baseline entr{'ies' if len(stale) != 1 else 'y'} no longer found "
+          "(fixed, or the code changed; --write-baseline records the current findings)", file=sys.stderr)
+    for entry in stale[:MAX_FAILING_LISTED]:
+        print(printable(f"  {entry.path}:{entry.line}: {entry.rule}"), file=sys.stderr)
+    if len(stale) > MAX_FAILING_LISTED:
+        print(f"  ... and {len(stale) - MAX_FAILING_LISTED} more", file=sys.stderr)
+
+
+def _changes(args: argparse.Namespace) -> ChangedLines | None:
+    """--changed-since: the revision is resolved before the analysis, so that a wrong one fails at once."""
+    if args.changed_since is None:
+        return None
+    root = args.path.resolve()
+    try:
+        return changed_since(root if root.is_dir() else root.parent, args.changed_since)
+    except GitUnavailable as exc:
+        raise UsageError(f"--changed-since: {exc}") from None
 
 
 def _write(report: Report, args: argparse.Namespace) -> None:
@@ -160,7 +238,11 @@ def _explain(args: argparse.Namespace) -> int:
     rule = kb.rules.get(wanted.upper()) or next((r for r in kb.rules.values() if r.name == wanted.lower()), None)
     if rule is None:
         raise UsageError(f"unknown rule {args.code}; `{TOOL_NAME} rules` lists them by code and name")
-    sys.stdout.write(render_rule(rule, args.lang, kb))  # plain Markdown text, on a terminal too: it reads as is
+    text = render_rule(rule, args.lang, kb)
+    if sys.stdout.isatty():  # on a terminal: rendered as text (headings, bold, code blocks), without Markdown escapes
+        Console(file=sys.stdout, highlight=False).print(Markdown(text, code_theme="ansi_dark"))
+    else:  # piped or redirected: the Markdown itself
+        sys.stdout.write(text)
     sys.stdout.flush()
     return EXIT_OK
 

@@ -5,14 +5,15 @@ It returns plain data (pydantic models) and keeps no syntax tree once the file i
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from analyzer import budget, parsing
-from analyzer.discovery import ProjectFile
 from analyzer.context import ProjectContext
 from analyzer.context.guards import GuardReader, only_raises_or_warns
+from analyzer.discovery import ProjectFile
 from analyzer.findings import FindingFactory, Place, occurrence_key
 from analyzer.models import Finding, SkippedFile, UnusedSuppression
 from analyzer.notebooks import code_sources, python_cells, shell_cells
@@ -44,6 +45,8 @@ class FileResult:
     dependencies: DependencyFacts = field(default_factory=DependencyFacts)
     custom_ops: CustomOpFacts = field(default_factory=CustomOpFacts)
     phases: PhaseFacts | None = None
+    digest: str | None = None  # hash of the content analysed (the cache's key)
+    cacheable: bool = True  # False when the result depends on timing or an analyzer error (never cached)
 
 
 class FileWorker:
@@ -72,6 +75,7 @@ class FileWorker:
             with budget.time_budget(seconds):
                 try:
                     data = read_bytes(Path(project_file.absolute), project_file.size)
+                    result.digest = content_digest(data)
                     units = self._units(project_file, data, result)
                 except Unreadable as exc:
                     result.skipped.append(SkippedFile(path=project_file.path, reason=str(exc)))
@@ -83,8 +87,10 @@ class FileWorker:
                 except Exception as exc:  # noqa: BLE001 - an analyzer bug on one file must not lose the whole report
                     reason = f"analyzer error, file analysed partially (please report): {type(exc).__name__}: {exc}"
                     result.skipped.append(SkippedFile(path=project_file.path, reason=reason[:500]))
+                    result.cacheable = False
         except (budget.OverBudget, RecursionError, MemoryError) as exc:
             result.skipped.append(SkippedFile(path=project_file.path, reason=_over_budget(exc, seconds)))
+            result.cacheable = False
         for unit in units:
             unit.release_tree()
         self._guarded_unit = None
@@ -138,6 +144,7 @@ class FileWorker:
             except YamlUnreadable as exc:
                 result.skipped.append(SkippedFile(path=_where(unit), reason=str(exc)))
             except Exception as exc:  # a scanner bug must not lose the rest of the report
+                result.cacheable = False
                 result.skipped.append(
                     SkippedFile(path=_where(unit), reason=f"{scanner.domain} scanner failed: {type(exc).__name__}: {exc}")
                 )
@@ -246,6 +253,10 @@ class FileWorker:
                 result.unused_suppressions.append(
                     UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code=code, reason=reason)
                 )
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
 def _hit_order(hit) -> tuple:

@@ -317,6 +317,15 @@ class ProjectRevision(_Contract):
     branch: str | None = None
 
 
+class ChangedSince(_Contract):
+    """`--changed-since REF`: the whole project was analysed, and only findings on lines changed since REF are listed."""
+
+    ref: str = Field(description="The git revision as given")
+    commit: str = Field(description="The commit it names")
+    kept: int = Field(description="Findings on changed lines (listed, and counted in the summary)")
+    left_out: int = Field(description="Findings elsewhere, left out of every output")
+
+
 class ProjectInfo(_Contract):
     root: str
     name: str
@@ -395,3 +404,6 @@ class Report(_Contract):
     architecture: Architecture
     summary: Summary
     calibration: CalibrationSection | None = Field(default=None, description="Present when probes were imported")
+    changed_since: ChangedSince | None = Field(
+        default=None, description="Present with --changed-since: findings are only those on lines changed since a git revision; "
+        "effort, verdict and the other sections cover the whole project")

@@ -115,6 +115,11 @@ def safe_folder(directory: Path, tree: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
 
 
+def write_output(report: Report, output: Output, path: Path, languages: tuple[str, ...] = ("en",)) -> Path:
+    """One output written safely to `path` (see _write_file): for files other than the report formats."""
+    return _write_file(report, output, path, languages)
+
+
 def _write_file(report: Report, output: Output, path: Path, languages: tuple[str, ...]) -> Path:
     """Write to a new temporary file beside `path`, then rename it into place: a link at `path` is replaced, never
     followed, and a reader never sees a half-written report. A character device or FIFO the user names (`-o /dev/null`,

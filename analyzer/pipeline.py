@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from analyzer import TOOL_NAME, __version__
+from analyzer.cache import DEFAULT_MAX_BYTES, FileCache
 from analyzer.config import load_project_config
 from analyzer.context import ProjectContext, build_project_context
 from analyzer.context.project_scope import collapse_project_scoped
 from analyzer.context.propagation import guarded_modules, propagate_reach
 from analyzer.discovery import ProjectFile, discover, discover_file
 from analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
-from analyzer.models import CalibrationSection, ProjectInfo, Report, Target, ToolInfo
+from analyzer.gitinfo import read_revision
+from analyzer.models import CalibrationSection, ProjectInfo, Report, SkippedFile, Target, ToolInfo
 from analyzer.store import FindingStore, summarize
 from domains.custom_ops.inventory import build_inventory
 from domains.custom_ops.records import CustomOpFacts
@@ -45,6 +48,9 @@ class AnalyzeOptions:
     calibration_section: CalibrationSection | None = None  # what the report shows of those measurements
     own_outputs: tuple[Path, ...] = ()  # the run's report files and folders: never scanned
     generated: str | None = None  # the report's date (YYYY-MM-DD); today (UTC) when not given
+    cache_dir: Path | None = None  # per-file results kept here for re-runs (analyzer/cache.py); None: no cache
+    cache_max_bytes: int = DEFAULT_MAX_BYTES
+    stats: dict | None = None  # filled with the scan's seconds and cache hits/misses when given (the benchmark reads it)
 
 
 def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | None = None) -> Report:
@@ -69,12 +75,21 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
             worker = FileWorker(choice.version, context)
     store = FindingStore()
     store.skip(config.problems + found.skipped)
+    revision, revision_problem = read_revision(root)  # only a .git inside the analyzed root
+    if revision_problem is not None:
+        store.skip([SkippedFile(path=".git", reason=f"git revision not read: {revision_problem}")])
     files_scanned = lines_scanned = 0
     declarations, imports, phase_facts = [], [], []
     custom_ops = CustomOpFacts()
     # Results arrive in path order whatever the number of workers (output is the same for any --jobs) and are merged
     # as they come: the run never holds every file's results at once.
-    for done, result in enumerate(_run(sorted(files, key=lambda f: f.path), worker, options.jobs, context), start=1):
+    cache = None
+    if options.cache_dir is not None:
+        target_key = f"{worker.target.requested}|{worker.target.release.torch_npu}"
+        cache = FileCache(options.cache_dir, target_key, context, options.cache_max_bytes)
+    started, cpu_started = time.perf_counter(), time.process_time()
+    ordered = sorted(files, key=lambda f: f.path)
+    for done, result in enumerate(_run(ordered, worker, options.jobs, context, cache), start=1):
         if progress is not None:
             progress(done, len(files))
         store.add(result)
@@ -85,6 +100,12 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         custom_ops.extend(result.custom_ops)
         if result.phases is not None:
             phase_facts.append(compact(result.phases))
+    if cache is not None:
+        cache.trim()
+    if options.stats is not None:
+        options.stats.update(scan_seconds=time.perf_counter() - started, files=len(files),
+                             scan_cpu_seconds=time.process_time() - cpu_started,  # this process only
+                             cache_hits=cache.hits if cache else 0, cache_misses=cache.misses if cache else 0)
     dependencies = analyze_dependencies(
         declarations, imports, context, worker.kb, worker.factory, has_manifest(found.files),
         frozenset(guarded_modules(phase_facts, context)),
@@ -115,7 +136,8 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
             reason=None if options.torch_npu else choice.reason,
         ),
         project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned,
-                            npu_code=list(context.npu_files), own_packages=sorted(context.own_packages)),
+                            npu_code=list(context.npu_files), own_packages=sorted(context.own_packages),
+                            project_revision=revision),
         findings=findings,
         skipped=store.skipped(),
         unused_suppressions=store.unused_suppressions(),
@@ -158,8 +180,35 @@ def _project_target(files: list[ProjectFile], worker: FileWorker, context: Proje
     return choose_target(declarations, worker.kb)
 
 
-def _run(files: list[ProjectFile], worker: FileWorker, requested_jobs: int | None,
-         context: ProjectContext) -> Iterator[FileResult]:
+def _run(files: list[ProjectFile], worker: FileWorker, requested_jobs: int | None, context: ProjectContext,
+         cache: FileCache | None = None) -> Iterator[FileResult]:
+    """Each file's result, in the order of `files`: from the cache where it has one, else analysed (and stored)."""
+    if cache is None:
+        yield from _analyse(files, worker, requested_jobs, context)
+        return
+    # First the keys (reading and hashing each file, keeping only the key), so that the files to analyse go to the
+    # workers at once; then the results in path order, each cached one loaded only when its turn comes (the run never
+    # holds every file's results at once).
+    keys = {f.path: cache.key_for(f) for f in files}
+    stored = {path for path, key in keys.items() if cache.has(key)}
+    fresh = _analyse([f for f in files if f.path not in stored], worker, requested_jobs, context)
+    for project_file in files:
+        result = None
+        if project_file.path in stored:
+            result = cache.load(keys[project_file.path], project_file.path)
+            if result is None:  # removed or damaged since: analysed here
+                result = worker.process(project_file)
+                cache.store(project_file, result)
+        else:
+            result = next(fresh)
+            if keys[project_file.path] is not None:
+                cache.misses += 1
+            cache.store(project_file, result)
+        yield result
+
+
+def _analyse(files: list[ProjectFile], worker: FileWorker, requested_jobs: int | None,
+             context: ProjectContext) -> Iterator[FileResult]:
     jobs = usable_jobs(requested_jobs)
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
         yield from (worker.process(f) for f in files)

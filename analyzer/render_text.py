@@ -64,6 +64,15 @@ def render_text(report: Report, console: Console, language: str = "en") -> None:
         console.print(f"  {escape(t.text(target.reason))}")
     if target.note:
         console.print(f"[yellow]{t('text.note')}[/yellow] {escape(target.note)}")
+    revision = project.project_revision
+    if revision is not None:
+        console.print(t("report.header_revision") + ": " + escape(t(
+            "report.revision_line", commit=revision.commit, branch=f" ({revision.branch})" if revision.branch else "",
+            dirty=t("report.revision_dirty") if revision.dirty else "")))
+    if report.changed_since is not None:
+        changed = report.changed_since
+        console.print(f"[bold]{t('report.header_changed')}[/bold]: " + escape(t(
+            "report.changed_line", ref=changed.ref, commit=changed.commit[:12], kept=changed.kept, left_out=changed.left_out)))
     console.print()
     console.print(_counts_table(report, t))
     console.print(

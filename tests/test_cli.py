@@ -160,6 +160,38 @@ def test_baseline_makes_fail_on_count_new_findings_only(tmp_path, capsys):
     assert listed == ["b.py:4: DEV501 torch-compile (medium)"]
 
 
+def test_write_baseline_then_gate_and_list_stale_entries(tmp_path, capsys):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text("import torch\nmodel = torch.compile(model)\ntorch.cuda.synchronize()\n")
+    baseline = tree / ".ascend-baseline.json"  # inside the tree: never scanned
+    assert main(["analyze", str(tree), "--write-baseline", str(baseline), "--format", "json", "-o", os.devnull]) == 0
+    assert "wrote a baseline of 3 findings" in capsys.readouterr().err
+    recorded = json.loads(baseline.read_text())
+    assert recorded["kind"] == "baseline" and [f["rule"] for f in recorded["findings"]] == ["DEP013", "DEV501", "DEV101"]
+    assert main(["analyze", str(tree), "--baseline", str(baseline), "--fail-on", "info", "--format", "json"]) == 0
+    assert "no longer found" not in capsys.readouterr().err
+    (tree / "a.py").write_text("import torch\nmodel = torch.compile(model)\n")  # the synchronize is fixed
+    assert main(["analyze", str(tree), "--baseline", str(baseline), "--fail-on", "info", "--format", "json"]) == 0
+    err = capsys.readouterr().err
+    assert "1 baseline entry no longer found" in err and "  a.py:3: DEV101" in err.splitlines()
+
+
+def test_explain_on_a_terminal_is_plain_text(monkeypatch):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stdout", screen)
+    assert main(["explain", "torch-cuda-synchronize"]) == 0
+    text = screen.getvalue()
+    assert "DEV101 torch-cuda-synchronize" in text and "transfer_to_npu" in text
+    assert "\\_" not in text and "**" not in text and "###" not in text
+
+
 @pytest.mark.parametrize("content", ["{not json", '{"schema_version": "1", "findings": [{"fingerprint": NaN}]}', "[1]"])
 def test_a_bad_baseline_is_refused_in_one_line(tmp_path, capsys, content):
     baseline = tmp_path / "baseline.json"
