@@ -240,6 +240,23 @@ class ContextConventions(_Record):
     guards: GuardConventions
 
 
+class FusedOptimizer(_Record):
+    names: list[str] = Field(min_length=1)
+    kernel: str = Field(pattern=r"^_fused_\w+_$")
+    decoupled_kernel: str | None = Field(default=None, description="the kernel with decoupled_weight_decay=True")
+    npu: str = Field(min_length=1)
+
+
+class FusedOptimizers(_Record):
+    """knowledge/custom_ops/fused_optimizers.toml: torch.optim's fused=True kernels and torch_npu's alternatives."""
+
+    wrappers: list[str]
+    optimizer: list[FusedOptimizer] = Field(min_length=1)
+
+    def find(self, name: str) -> FusedOptimizer | None:
+        return next((o for o in self.optimizer if name in o.names), None)
+
+
 class SourcedName(_Record):
     name: str = Field(min_length=1)
     source: str = Field(min_length=1)
@@ -257,6 +274,10 @@ class OperatorTable(_Record):
     source: str
     line_commit: dict[str, str]
     op: dict[str, dict[str, str]] = Field(description="operator -> op-plugin line -> torch versions, e.g. '2.1-2.8,2.10'")
+    aten: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="PyTorch fused optimizer kernel (_fused_adamw_) -> op-plugin line -> torch versions that register it",
+    )
     signature: dict[str, list[str]] = Field(description="operator -> its parameters on the newest line that has it")
     param_since: dict[str, dict[str, str]] = Field(description="operator -> parameter -> first line of every line with it")
     training_only: list[SourcedName] = Field(default_factory=list)

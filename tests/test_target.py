@@ -4,7 +4,7 @@ import pytest
 from packaging.version import Version
 
 from knowledge import KnowledgeError, load_knowledge
-from tests.helpers import scan
+from tests.helpers import rules_found, scan
 
 KB = load_knowledge()
 
@@ -121,3 +121,13 @@ def test_the_user_choice_wins_and_pins_that_conflict_are_reported(tmp_path):
     requested = analyze(tmp_path, AnalyzeOptions(jobs=1, torch_npu="2.6.0"))
     assert (requested.target.chosen_by, requested.target.reason) == ("requested", None)
     assert requested.torch_fit.conflicts == ["requirements.txt: torch==2.1.0"]
+
+
+def test_fused_adamw_is_flagged_only_at_a_target_without_its_kernel():
+    code = "import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)\n"
+    assert rules_found(code, torch_npu="2.12.0").count("OPS060") == 0
+    assert rules_found(code, torch_npu="2.1.0.post8").count("OPS060") == 0  # v2.1.0-6.0.rc3 has it for torch 2.1
+    flagged = [f for f in scan(code, torch_npu="2.3.1.post2").findings if f.rule == "OPS060"]  # v2.3.1-6.0.rc3
+    assert len(flagged) == 1 and "torch_npu.optim.NpuFusedAdamW" in flagged[0].replacement.en
+    adam = "import torch\nopt = torch.optim.Adam(model.parameters(), lr=1e-3, fused=True)\n"
+    assert "torch_npu.optim.NpuFusedAdam " in next(f for f in scan(adam).findings if f.rule == "OPS060").replacement.en
