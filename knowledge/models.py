@@ -251,6 +251,8 @@ class FusedOptimizers(_Record):
     """knowledge/custom_ops/fused_optimizers.toml: torch.optim's fused=True kernels and torch_npu's alternatives."""
 
     wrappers: list[str]
+    cuda_extension: list[str] = Field(min_length=1, description="third-party fused optimizers with no Ascend build")
+    npu_builder: list[str] = Field(min_length=1, description="third-party fused optimizers with an NPU path")
     optimizer: list[FusedOptimizer] = Field(min_length=1)
 
     def find(self, name: str) -> FusedOptimizer | None:

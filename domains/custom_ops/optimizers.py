@@ -5,7 +5,11 @@
 for the NPU is ops.toml's `[aten]` table (`availability.has_kernel`): `AdamW(fused=True)` runs as written on most
 releases and is flagged only at a target without `_fused_adamw_`; the others are flagged wherever their kernel is
 missing. The same holds through `ZeroRedundancyOptimizer(optimizer_class=X, fused=True)`, which passes its remaining
-keyword arguments to the optimizer it builds. `fused=False` and no `fused` are left alone."""
+keyword arguments to the optimizer it builds. `fused=False` and no `fused` are left alone.
+
+Third-party fused optimizers are constructed calls of the names listed in the same file: those whose CUDA extension
+has no Ascend build (DeepSpeed's FusedLamb, ColossalAI's Fused*, apex's Fused*) and those with an NPU path
+(DeepSpeed's FusedAdam and DeepSpeedCPUAdam, ColossalAI's HybridAdam)."""
 
 from __future__ import annotations
 
@@ -25,6 +29,12 @@ class _FusedOptimizerScan(PythonScan):
         table = load_fused_optimizers()
         for reference in unit_references(self.unit):
             if reference.call is None:
+                continue
+            if reference.name in table.cuda_extension:
+                self.hit("fused-optimizer-cuda-extension", reference.name, reference.node)
+                continue
+            if reference.name in table.npu_builder:
+                self.hit("fused-optimizer-npu-builder", reference.name, reference.node)
                 continue
             named = keywords(reference.call)
             fused = named.get("fused")
@@ -53,7 +63,7 @@ class _FusedOptimizerScan(PythonScan):
 
 class FusedOptimizerScanner(PythonDomainScanner):
     domain = "custom_ops"
-    triggers = ("fused=True",)
+    triggers = ("fused=True", "Fused", "CPUAdam", "HybridAdam")
     scan_class = _FusedOptimizerScan
 
     def scan(self, unit: Unit) -> list[Hit]:
