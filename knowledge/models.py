@@ -148,6 +148,10 @@ class PackageRecord(_Record):
     replacement: BilingualText | None = None
     note: BilingualText
     npu_aware_since: str | None = None
+    npu_fork: str | None = Field(
+        default=None,
+        description="the Ascend fork that installs the same module under its own distribution name and version line",
+    )
     import_fails: bool = Field(
         default=False,
         description="importing it fails on an Ascend host: its modules load CUDA extensions that have no Ascend build",
