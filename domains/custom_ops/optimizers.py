@@ -40,9 +40,10 @@ class _FusedOptimizerScan(PythonScan):
             fused = named.get("fused")
             if fused is None or fused.type != "true":
                 continue
-            name = reference.name
+            name, symbol = reference.name, f"{reference.name}(fused=True)"
             if name in table.wrappers:
                 name = self._optimizer_class(named.get("optimizer_class"))
+                symbol = f"{reference.name}(optimizer_class={name}, fused=True)"
             optimizer = table.find(name) if name else None
             if optimizer is None:
                 continue
@@ -52,7 +53,7 @@ class _FusedOptimizerScan(PythonScan):
                 kernel = optimizer.decoupled_kernel
             if availability.has_kernel(self.index.kb, kernel, self.target.release):
                 continue
-            self.hit("fused-optimizer-no-npu-kernel", f"{reference.name}(fused=True)", fused.parent, optimizer.npu)
+            self.hit("fused-optimizer-no-npu-kernel", symbol, fused.parent, optimizer.npu)
         return self.hits
 
     def _optimizer_class(self, value: Node | None) -> str | None:
