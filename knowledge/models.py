@@ -217,6 +217,8 @@ class BackendConventions(_Record):
     other: list[str] = Field(min_length=1)
     npu: list[str] = Field(min_length=1)
     twin: list[str]
+    cuda_engines: list[str] = Field(default_factory=list, description="engines that run on NVIDIA GPUs only")
+    npu_engines: list[str] = Field(default_factory=list, description="engines with an Ascend build")
 
 
 class GuardConventions(_Record):
