@@ -259,6 +259,7 @@ class FusedOptimizers(_Record):
     wrappers: list[str]
     cuda_extension: list[str] = Field(min_length=1, description="third-party fused optimizers with no Ascend build")
     npu_builder: list[str] = Field(min_length=1, description="third-party fused optimizers with an NPU path")
+    apex_norms: list[str] = Field(min_length=1, description="apex normalisation layers that load a CUDA extension")
     optimizer: list[FusedOptimizer] = Field(min_length=1)
 
     def find(self, name: str) -> FusedOptimizer | None:

@@ -9,7 +9,8 @@ keyword arguments to the optimizer it builds. `fused=False` and no `fused` are l
 
 Third-party fused optimizers are constructed calls of the names listed in the same file: those whose CUDA extension
 has no Ascend build (DeepSpeed's FusedLamb, ColossalAI's Fused*, apex's Fused*) and those with an NPU path
-(DeepSpeed's FusedAdam and DeepSpeedCPUAdam, ColossalAI's HybridAdam)."""
+(DeepSpeed's FusedAdam and DeepSpeedCPUAdam, ColossalAI's HybridAdam); apex's fused normalisation layers, which
+load a CUDA extension when constructed, are listed there too."""
 
 from __future__ import annotations
 
@@ -35,6 +36,9 @@ class _FusedOptimizerScan(PythonScan):
                 continue
             if reference.name in table.npu_builder:
                 self.hit("fused-optimizer-npu-builder", reference.name, reference.node)
+                continue
+            if reference.name in table.apex_norms:
+                self.hit("apex-fused-norm", reference.name, reference.node)
                 continue
             named = keywords(reference.call)
             fused = named.get("fused")
