@@ -19,6 +19,7 @@ else:  # pragma: no cover
 SNIPPET_LIMIT = 200
 CUDA_ALIAS = "cuda_alias"
 NATIVE = "native"  # supported by torch_npu as written: nothing to change and no shim involved
+NATIVE_SINCE = "native_since:"  # native_since:7.0.0: supported as written from that release line on
 
 
 def _common_texts() -> dict:
@@ -56,6 +57,10 @@ class FindingFactory:
         for capability in capabilities:
             if capability == NATIVE:
                 return True
+            if capability.startswith(NATIVE_SINCE):
+                if native_at(capability, self.target.release):
+                    return True
+                continue
             if capability == CUDA_ALIAS:
                 if self.kb.cuda_redirected(symbol, self.target.profile):
                     return True
@@ -129,7 +134,7 @@ class FindingFactory:
         if at.context is not None:
             for lang in ("en", "zh"):
                 message[lang] += " " + self.context_note[at.context][lang]
-        if judgement.migration == "auto" and NATIVE not in rule.auto_when:
+        if judgement.migration == "auto" and not is_native(rule.auto_when):
             release = self.target.release.torch_npu
             for lang in ("en", "zh"):
                 message[lang] += " " + self.auto_note[lang].replace("{release}", release)
@@ -193,6 +198,17 @@ class FindingFactory:
             separator = "; " if lang == "en" else "；"
             texts[lang] = self.unavailable_note[lang].format(release=release.torch_npu, names=separator.join(items))
         return texts
+
+
+def is_native(capabilities) -> bool:
+    """Does torch_npu itself (no shim) handle it, always or from some release line on?"""
+    return any(c == NATIVE or c.startswith(NATIVE_SINCE) for c in capabilities)
+
+
+def native_at(capability: str, release) -> bool:
+    """``native_since:7.0.0`` at a release: is the release's line that one or newer?"""
+    line = capability.removeprefix(NATIVE_SINCE)
+    return availability.line_key(availability.line_of(release.branch)) >= availability.line_key(line)
 
 
 @dataclass(frozen=True)

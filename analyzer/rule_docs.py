@@ -8,7 +8,7 @@ from pathlib import Path
 from markupsafe import Markup
 from packaging.version import Version
 
-from analyzer.findings import CUDA_ALIAS, NATIVE
+from analyzer.findings import CUDA_ALIAS, NATIVE, NATIVE_SINCE, native_at
 from analyzer.models import DOMAINS
 from analyzer.templating import markdown_environment, markdown_helpers
 from analyzer.ui_strings import LANGUAGES, ui_text
@@ -102,6 +102,11 @@ def _detects(rule: Rule, language: str) -> str:
 def _automatic(rule: Rule, language: str, kb: KnowledgeBase) -> str:
     if NATIVE in rule.auto_when:
         return ui_text(language, "rules.native")
+    since = next((c for c in rule.auto_when if c.startswith(NATIVE_SINCE)), None)
+    if since is not None:
+        native = [release.torch_npu for release in kb.releases if native_at(since, release)]
+        return ui_text(language, "rules.native_since", line=since.removeprefix(NATIVE_SINCE), count=len(native),
+                       total=len(kb.releases))
     if rule.match.torch_cuda_api or CUDA_ALIAS in rule.auto_when:
         return ui_text(language, "rules.auto_per_api")
     if not rule.auto_when:

@@ -14,6 +14,7 @@ from packaging.version import InvalidVersion, Version
 
 from knowledge.models import (
     ContextConventions,
+    FusedOptimizers,
     KernelClass,
     OperatorTable,
     PackageRecord,
@@ -222,3 +223,13 @@ def load_context_conventions() -> ContextConventions:
     """knowledge/context/conventions.toml, validated (read once per process)."""
     return _validate(ContextConventions, _read_toml(KNOWLEDGE_DIR / "context" / "conventions.toml"), "conventions.toml")
 
+
+@functools.cache
+def load_fused_optimizers() -> FusedOptimizers:
+    """knowledge/custom_ops/fused_optimizers.toml, validated; every kernel it names is a row of ops.toml's [aten]."""
+    table = _validate(FusedOptimizers, _read_toml(KNOWLEDGE_DIR / "custom_ops" / "fused_optimizers.toml"), "fused_optimizers.toml")
+    known = load_knowledge().operators.aten
+    unknown = sorted({k for o in table.optimizer for k in (o.kernel, o.decoupled_kernel) if k and k not in known})
+    if unknown:
+        raise KnowledgeError(f"fused_optimizers.toml: kernels missing from ops.toml's [aten] table: {unknown}")
+    return table

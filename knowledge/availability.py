@@ -9,6 +9,8 @@ Two kinds of names appear in rule, catalog and kernel-class texts:
   by its first part in ``torch_npu.npu.__all__`` (``torch.npu.matmul.allow_hf32`` needs ``matmul``).
 - ``torch_npu.<operator>`` / ``npu_<operator>``: judged against the generated operator table (ops.toml): the release's
   op-plugin line must register it for the release's torch version.
+- PyTorch's own fused optimizer kernels (``_fused_adamw_``, what ``torch.optim.AdamW(fused=True)`` calls) are not
+  names a text proposes: scanners ask ``has_kernel`` about them, against ops.toml's ``[aten]`` table.
 - a keyword argument of such an operator, written ``npu_rotary_mul(rotary_mode=…)``: the operator must have it on the
   release's line (ops.toml's signature, and param_since for parameters that older lines lack).
 
@@ -103,6 +105,16 @@ def has(kb: "KnowledgeBase", name: str, release: "Release") -> bool:
         )
     ranges = kb.operators.op.get(name.removeprefix("torch_npu."), {}).get(line_of(release.branch))
     return ranges is not None and _in_ranges(torch_minor(release.torch), ranges)
+
+
+def has_kernel(kb: "KnowledgeBase", kernel: str, release: "Release") -> bool:
+    """Does torch_npu `release` register PyTorch's fused optimizer kernel `kernel` (``_fused_adamw_``) for the NPU?"""
+    ranges = kb.operators.aten.get(kernel, {}).get(line_of(release.branch))
+    return ranges is not None and _in_ranges(torch_minor(release.torch), ranges)
+
+
+def kernel_releases(kb: "KnowledgeBase", kernel: str) -> list["Release"]:
+    return [release for release in kb.releases if has_kernel(kb, kernel, release)]
 
 
 def missing_at(kb: "KnowledgeBase", names: list[str], release: "Release") -> list[str]:

@@ -8,6 +8,11 @@ or ``v2.1, v2.2``). Lines before 6.0.rc3 keep one file per torch version (``op_p
 listed operator exists. Every operator registered under ``torch.ops.npu`` is exported as ``torch_npu.<name>``
 (``torch_npu/__init__.py``).
 
+The ``[aten]`` table lists, the same way, which of PyTorch's own fused optimizer kernels (``aten::_fused_adamw_``,
+``_fused_adam_``, ``_fused_sgd_``, ``_fused_adagrad_``: what ``torch.optim.X(fused=True)`` calls) the line registers
+for the NPU (section ``official``). torch_npu's own ``torch_npu/csrc/aten/npu_native_functions.yaml`` registers none
+of them on any release branch, so op-plugin is the whole answer.
+
 Run with a local clone (bare or not) of Ascend/op-plugin; the repository never needs the network at test time:
 
     python -m knowledge.generate_ops --op-plugin /path/to/op-plugin.git
@@ -34,6 +39,9 @@ else:  # pragma: no cover
 KNOWLEDGE_DIR = Path(__file__).resolve().parent
 OUTPUT = KNOWLEDGE_DIR / "torch_npu" / "ops.toml"
 SECTIONS = ("custom", "quant")
+ATEN_SECTION = "official"
+# PyTorch's fused optimizer kernels (torch/optim/{adamw,adam,sgd,adagrad}.py call torch._fused_X_ when fused=True)
+ATEN_KERNELS = ("_fused_adamw_", "_fused_adam_", "_fused_sgd_", "_fused_adagrad_")
 UNIFIED = "op_plugin/config/op_plugin_functions.yaml"
 
 
@@ -97,9 +105,9 @@ class OpFacts:
     params: set[str] = field(default_factory=set)
 
 
-def _record(found: dict[str, OpFacts], func: str, versions: set[str]) -> None:
+def _record(found: dict[str, OpFacts], func: str, versions: set[str], aten: bool = False) -> None:
     name = op_name(func)
-    if name.startswith("_") or not versions:
+    if not versions or (name not in ATEN_KERNELS if aten else name.startswith("_")):
         return
     facts = found.setdefault(name, OpFacts())
     facts.versions |= versions
@@ -107,27 +115,27 @@ def _record(found: dict[str, OpFacts], func: str, versions: set[str]) -> None:
         facts.params |= op_params(func)
 
 
-def ops_of_unified(text: str) -> dict[str, OpFacts]:
-    """Operator -> facts, from one line's unified op_plugin_functions.yaml."""
+def ops_of_unified(text: str, aten: bool = False) -> dict[str, OpFacts]:
+    """Operator -> facts, from one line's unified op_plugin_functions.yaml (aten: the fused optimizer kernels)."""
     data = yaml.safe_load(text)
     all_versions = [str(v) for v in data["all_version"]]
     found: dict[str, OpFacts] = {}
-    for section in SECTIONS:
+    for section in (ATEN_SECTION,) if aten else SECTIONS:
         for entry in data.get(section) or []:
             versions = set(parse_spec(entry.get("acl_op"), all_versions)) | set(parse_spec(entry.get("op_api"), all_versions))
-            _record(found, entry["func"], versions)
+            _record(found, entry["func"], versions, aten)
     return found
 
 
-def ops_of_per_version(files: dict[str, str]) -> dict[str, OpFacts]:
+def ops_of_per_version(files: dict[str, str], aten: bool = False) -> dict[str, OpFacts]:
     """Operator -> facts, from the per-version files (``v2r1`` -> 2.1) of the lines before 6.0.rc3."""
     found: dict[str, OpFacts] = {}
     for folder, text in files.items():
         major, minor = re.fullmatch(r"v(\d+)r(\d+)", folder).groups()
         data = yaml.safe_load(text)
-        for section in SECTIONS:
+        for section in (ATEN_SECTION,) if aten else SECTIONS:
             for entry in data.get(section) or []:
-                _record(found, entry["func"], {f"{major}.{minor}"})
+                _record(found, entry["func"], {f"{major}.{minor}"}, aten)
     return found
 
 
@@ -146,7 +154,8 @@ def _branch_ref(repo: Path, line: str) -> str:
     return refs[0]
 
 
-def read_line(repo: Path, line: str) -> tuple[str, dict[str, OpFacts]]:
+def read_line(repo: Path, line: str) -> tuple[str, dict[str, OpFacts], dict[str, OpFacts]]:
+    """The line's commit, its custom operators and the fused optimizer kernels it registers."""
     ref = _branch_ref(repo, line)
     commit = _git(repo, "rev-parse", ref).strip()
     folders = sorted(
@@ -155,8 +164,9 @@ def read_line(repo: Path, line: str) -> tuple[str, dict[str, OpFacts]]:
     )
     if folders:
         texts = {f: _git(repo, "show", f"{ref}:op_plugin/config/{f}/op_plugin_functions.yaml") for f in folders}
-        return commit, ops_of_per_version(texts)
-    return commit, ops_of_unified(_git(repo, "show", f"{ref}:{UNIFIED}"))
+        return commit, ops_of_per_version(texts), ops_of_per_version(texts, aten=True)
+    text = _git(repo, "show", f"{ref}:{UNIFIED}")
+    return commit, ops_of_unified(text), ops_of_unified(text, aten=True)
 
 
 def collapse(versions: set[str], order: list[str]) -> str:
@@ -173,12 +183,12 @@ def collapse(versions: set[str], order: list[str]) -> str:
     return ",".join(r[0] if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
-def render(lines: dict[str, tuple[str, dict[str, OpFacts]]]) -> str:
+def render(lines: dict[str, tuple[str, dict[str, OpFacts], dict[str, OpFacts]]]) -> str:
     order = sorted(
-        {v for _, ops in lines.values() for facts in ops.values() for v in facts.versions},
+        {v for _, ops, aten in lines.values() for facts in [*ops.values(), *aten.values()] for v in facts.versions},
         key=lambda v: tuple(map(int, v.split("."))),
     )
-    names = sorted({n for _, ops in lines.values() for n in ops})
+    names = sorted({n for _, ops, _ in lines.values() for n in ops})
     out = [
         "# GENERATED by `python -m knowledge.generate_ops --op-plugin PATH` from Ascend/op-plugin's release-line branches",
         "# (op_plugin/config/op_plugin_functions.yaml, sections custom and quant; op_plugin/config/v2rN/ before 6.0.rc3).",
@@ -186,25 +196,31 @@ def render(lines: dict[str, tuple[str, dict[str, OpFacts]]]) -> str:
         "# A torch_npu release (branch v<torch>-<line>) has the operator when its torch version is listed for its line.",
         "# signature.NAME: its parameters on the newest line that has it; param_since.NAME: parameters some older line",
         "# with the operator lacks, and the line from which every line has them.",
+        "# aten.NAME: the same for PyTorch's fused optimizer kernels (section official) that torch.optim's fused=True calls;",
+        "# a kernel no line registers is listed with an empty table.",
         "# Do not hand-edit; regenerate.",
         "",
         'source = "Ascend/op-plugin:op_plugin/config/op_plugin_functions.yaml"',
         "",
         "[line_commit]",
     ]
-    out += [f'"{line}" = "{commit}"' for line, (commit, _) in lines.items()]
+    out += [f'"{line}" = "{commit}"' for line, (commit, _, _) in lines.items()]
     out += ["", "[op]"]
     for name in names:
-        cells = [f'"{line}" = "{collapse(ops[name].versions, order)}"' for line, (_, ops) in lines.items() if name in ops]
+        cells = [f'"{line}" = "{collapse(ops[name].versions, order)}"' for line, (_, ops, _) in lines.items() if name in ops]
         out.append(f"{name} = {{ {', '.join(cells)} }}")
+    out += ["", "[aten]"]
+    for name in sorted(ATEN_KERNELS):
+        cells = [f'"{line}" = "{collapse(aten[name].versions, order)}"' for line, (_, _, aten) in lines.items() if name in aten]
+        out.append(f"{name} = {{ {', '.join(cells)} }}" if cells else f"{name} = {{}}")
     out += ["", "[signature]"]
     for name in names:
-        newest = [ops[name] for _, ops in lines.values() if name in ops][-1]
+        newest = [ops[name] for _, ops, _ in lines.values() if name in ops][-1]
         quoted = ", ".join('"' + param + '"' for param in sorted(newest.params))
         out.append(f"{name} = [{quoted}]")
     out += ["", "[param_since]"]
     for name in names:
-        since = param_since([ops.get(name) for _, ops in lines.values()], list(lines))
+        since = param_since([ops.get(name) for _, ops, _ in lines.values()], list(lines))
         if since:
             cells = [f'{param} = "{line}"' for param, line in sorted(since.items())]
             out.append(f"{name} = {{ {', '.join(cells)} }}")
@@ -231,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     lines = {line: read_line(args.op_plugin, line) for line in release_lines()}
     args.output.write_text(render(lines), encoding="utf-8")
-    print(f"{args.output}: {sum(len(ops) for _, ops in lines.values())} operator rows over {len(lines)} lines")
+    rows = sum(len(ops) for _, ops, _ in lines.values())
+    print(f"{args.output}: {rows} operator rows and the fused optimizer kernels over {len(lines)} lines")
     return 0
 
 

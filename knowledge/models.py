@@ -148,6 +148,10 @@ class PackageRecord(_Record):
     replacement: BilingualText | None = None
     note: BilingualText
     npu_aware_since: str | None = None
+    npu_fork: str | None = Field(
+        default=None,
+        description="the Ascend fork that installs the same module under its own distribution name and version line",
+    )
     import_fails: bool = Field(
         default=False,
         description="importing it fails on an Ascend host: its modules load CUDA extensions that have no Ascend build",
@@ -213,6 +217,8 @@ class BackendConventions(_Record):
     other: list[str] = Field(min_length=1)
     npu: list[str] = Field(min_length=1)
     twin: list[str]
+    cuda_engines: list[str] = Field(default_factory=list, description="engines that run on NVIDIA GPUs only")
+    npu_engines: list[str] = Field(default_factory=list, description="engines with an Ascend build")
 
 
 class GuardConventions(_Record):
@@ -240,6 +246,26 @@ class ContextConventions(_Record):
     guards: GuardConventions
 
 
+class FusedOptimizer(_Record):
+    names: list[str] = Field(min_length=1)
+    kernel: str = Field(pattern=r"^_fused_\w+_$")
+    decoupled_kernel: str | None = Field(default=None, description="the kernel with decoupled_weight_decay=True")
+    npu: str = Field(min_length=1)
+
+
+class FusedOptimizers(_Record):
+    """knowledge/custom_ops/fused_optimizers.toml: torch.optim's fused=True kernels and torch_npu's alternatives."""
+
+    wrappers: list[str]
+    cuda_extension: list[str] = Field(min_length=1, description="third-party fused optimizers with no Ascend build")
+    npu_builder: list[str] = Field(min_length=1, description="third-party fused optimizers with an NPU path")
+    apex_norms: list[str] = Field(min_length=1, description="apex normalisation layers that load a CUDA extension")
+    optimizer: list[FusedOptimizer] = Field(min_length=1)
+
+    def find(self, name: str) -> FusedOptimizer | None:
+        return next((o for o in self.optimizer if name in o.names), None)
+
+
 class SourcedName(_Record):
     name: str = Field(min_length=1)
     source: str = Field(min_length=1)
@@ -257,6 +283,10 @@ class OperatorTable(_Record):
     source: str
     line_commit: dict[str, str]
     op: dict[str, dict[str, str]] = Field(description="operator -> op-plugin line -> torch versions, e.g. '2.1-2.8,2.10'")
+    aten: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="PyTorch fused optimizer kernel (_fused_adamw_) -> op-plugin line -> torch versions that register it",
+    )
     signature: dict[str, list[str]] = Field(description="operator -> its parameters on the newest line that has it")
     param_since: dict[str, dict[str, str]] = Field(description="operator -> parameter -> first line of every line with it")
     training_only: list[SourcedName] = Field(default_factory=list)

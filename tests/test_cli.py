@@ -134,7 +134,7 @@ def test_github_annotations(capsys):
     assert any(line.startswith("::warning file=scripts/train.sh,line=4,") and "title=DEV201 env-cuda-visible-devices::" in line
                for line in lines)
     # an opt-in compile (`if args.compile:`) is not counted: a notice, never above low
-    assert any(line.startswith("::notice file=train.py,line=40,") and "title=DEV501 torch-compile::" in line for line in lines)
+    assert any(line.startswith("::notice file=train.py,line=42,") and "title=DEV501 torch-compile::" in line for line in lines)
 
 
 def test_github_annotations_escape_project_text():

@@ -55,6 +55,22 @@ def test_per_backend_files_twins_and_dispatch_folders():
                                  "op_builder/npu/fused_adam.py")
 
 
+def test_an_nvidia_only_engine_beside_one_with_an_ascend_build_is_the_choice_ascend_skips():
+    paths = [
+        "verl/workers/rollout/trtllm_rollout/trtllm_rollout.py", "verl/workers/rollout/vllm_rollout/vllm_rollout.py",
+        "verl/workers/rollout/sglang_rollout/sglang_rollout.py", "serve/trtllm_server.py", "serve/vllm_server.py",
+        "deploy/trtllm/engine.py", "tools/tensorrt_export.py",
+    ]
+    context = build_project_context(paths)
+    reach = {p: context.of(p).reach for p in paths}
+    assert reach["verl/workers/rollout/trtllm_rollout/trtllm_rollout.py"] == "other-backend"
+    assert "verl/workers/rollout/vllm_rollout" in context.of("verl/workers/rollout/trtllm_rollout/trtllm_rollout.py").reason
+    assert reach["serve/trtllm_server.py"] == "other-backend"  # serve/vllm_server.py beside it
+    assert reach["verl/workers/rollout/vllm_rollout/vllm_rollout.py"] == "runs"
+    assert reach["deploy/trtllm/engine.py"] == "runs"  # the only engine it has: porting it is the work
+    assert reach["tools/tensorrt_export.py"] == "runs"
+
+
 def test_own_packages_are_not_hidden_by_a_submodule_named_like_a_library():
     context = build_project_context(["deepspeed/__init__.py", "deepspeed/utils/__init__.py", "deepspeed/utils/torch.py",
                                      "setup.py", "examples/run/helper.py"])

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from analyzer.pipeline import AnalyzeOptions, analyze
+from tests.helpers import scan
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_projects" / "fused_kernels"
 
@@ -34,3 +35,23 @@ def test_ub_risk_is_reported_above_the_smallest_unified_buffer():
     report = analyze(SAMPLE, AnalyzeOptions(jobs=1))
     risks = [f.symbol for f in report.findings if f.rule == "OPS031"]
     assert risks == ["_cross_entropy_fwd_kernel: ~256 KiB per program"]
+
+
+def test_fused_optimizers_and_apex_norms_behind_a_cuda_check_or_beside_an_npu_path_do_not_count():
+    code = (
+        "import torch\nfrom deepspeed.ops.lamb import FusedLamb\nfrom apex.normalization import FusedRMSNorm\n"
+        "def make(params, dim):\n"
+        "    if torch.cuda.is_available():\n"
+        "        return FusedLamb(params, lr=1e-3), FusedRMSNorm(dim), torch.optim.Adam(params, fused=True)\n"
+        "    return torch.optim.AdamW(params), torch.nn.RMSNorm(dim), torch.optim.Adam(params)\n"
+        "def make_npu(params, device):\n"
+        "    if device.type == 'npu':\n"
+        "        import torch_npu\n"
+        "        return torch_npu.optim.NpuFusedAdam(params)\n"
+        "    return torch.optim.Adam(params, fused=True)\n"
+    )
+    found = {(f.rule, f.line): f for f in scan(code).findings if f.rule in {"OPS060", "OPS063", "OPS066"}}
+    assert set(found) == {("OPS063", 6), ("OPS066", 6), ("OPS060", 6), ("OPS060", 12)}
+    assert {f.reach for (_, line), f in found.items() if line == 6} == {"cuda-only-guarded"}
+    assert found[("OPS060", 12)].reach == "npu-path"
+    assert all(f.severity == "low" for f in found.values())  # not counted: never above low

@@ -92,3 +92,26 @@ def test_keyword_arguments_are_dated_by_line():
     assert not availability.has(KB, name, by_torch_npu["2.1.0.post10"])  # 6.0.0: npu_rotary_mul(self, r1, r2)
     assert availability.has(KB, name, by_torch_npu["2.1.0.post12"])  # 7.0.0 adds rotary_mode
     assert not availability.has(KB, "npu_rotary_mul(no_such_keyword=…)", by_torch_npu["2.12.0"])
+
+
+def test_the_aten_table_reads_the_fused_optimizer_kernels_of_the_official_section():
+    text = UNIFIED.replace(
+        "official:\n",
+        "official:\n  - func: _fused_adamw_(Tensor(a!)[] self, Tensor(b!)[] grads) -> ()\n    op_api: v2.1, v2.2\n"
+        "  - func: _fused_moving_avg_obs_fq_helper(Tensor self) -> (Tensor output, Tensor mask)\n    op_api: all_version\n",
+    )
+    assert {name: facts.versions for name, facts in ops_of_unified(text, aten=True).items()} == {"_fused_adamw_": {"2.1", "2.2"}}
+    assert "_fused_adamw_" not in ops_of_unified(text)  # the operator table keeps custom and quant only
+    files = {"v2r1": "official:\n - func: _fused_adamw_(Tensor(a!)[] self) -> ()\n", "v2r3": "official:\n - func: abs(Tensor self) -> Tensor\n"}
+    assert {name: facts.versions for name, facts in ops_of_per_version(files, aten=True).items()} == {"_fused_adamw_": {"2.1"}}
+
+
+def test_fused_adamw_is_registered_by_release_line_and_torch_version():
+    by_torch_npu = {r.torch_npu: r for r in KB.releases}
+    # op-plugin 6.0.rc3 registers _fused_adamw_ with `op_api: v2.1, v2.2`; 6.0.0 and later with all_version
+    assert availability.has_kernel(KB, "_fused_adamw_", by_torch_npu["2.1.0.post8"])  # v2.1.0-6.0.rc3
+    assert not availability.has_kernel(KB, "_fused_adamw_", by_torch_npu["2.3.1.post2"])  # v2.3.1-6.0.rc3
+    assert not availability.has_kernel(KB, "_fused_adamw_", by_torch_npu["2.4.0"])  # v2.4.0-6.0.rc3
+    assert availability.has_kernel(KB, "_fused_adamw_", by_torch_npu["2.12.0"])
+    assert availability.kernel_releases(KB, "_fused_adam_") == []  # no line registers it
+    assert availability.kernel_releases(KB, "_fused_sgd_") == []  # op-plugin master only, no release line yet

@@ -4,7 +4,7 @@ import pytest
 from packaging.version import Version
 
 from knowledge import KnowledgeError, load_knowledge
-from tests.helpers import scan
+from tests.helpers import rules_found, scan
 
 KB = load_knowledge()
 
@@ -145,3 +145,24 @@ def analyze_again(tmp_path):
     from analyzer.pipeline import AnalyzeOptions, analyze
 
     return analyze(tmp_path, AnalyzeOptions(jobs=1))
+
+
+def test_fused_adamw_is_flagged_only_at_a_target_without_its_kernel():
+    code = "import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-3, fused=True)\n"
+    assert rules_found(code, torch_npu="2.12.0").count("OPS060") == 0
+    assert rules_found(code, torch_npu="2.1.0.post8").count("OPS060") == 0  # v2.1.0-6.0.rc3 has it for torch 2.1
+    flagged = [f for f in scan(code, torch_npu="2.3.1.post2").findings if f.rule == "OPS060"]  # v2.3.1-6.0.rc3
+    assert len(flagged) == 1 and "torch_npu.optim.NpuFusedAdamW" in flagged[0].replacement.en
+    adam = "import torch\nopt = torch.optim.Adam(model.parameters(), lr=1e-3, fused=True)\n"
+    assert "Use torch_npu.optim.NpuFusedAdam," in next(f for f in scan(adam).findings if f.rule == "OPS060").replacement.en
+
+
+def test_reduce_op_avg_is_native_only_from_the_7_0_line():
+    code = "import torch.distributed as dist\ndist.all_reduce(t, op=dist.ReduceOp.AVG)\n"
+    assert migration_of("DST020", code, "2.12.0") == ["auto"]  # 26.1.0: summed, then divided
+    assert migration_of("DST020", code, "2.1.0.post12") == ["auto"]  # v2.1.0-7.0.0
+    assert migration_of("DST020", code, "2.1.0.post10") == ["rewrite"]  # v2.1.0-6.0.0: "Cannot use ReduceOp.AVG"
+    finding = next(f for f in scan(code, torch_npu="2.1.0.post10").findings if f.rule == "DST020")
+    assert finding.severity == "high" and "transfer_to_npu" not in finding.message.en
+    native = next(f for f in scan(code, torch_npu="2.12.0").findings if f.rule == "DST020")
+    assert native.severity == "info" and "transfer_to_npu" not in native.message.en

@@ -76,7 +76,26 @@ def _path_reach(path: str, backends: BackendConventions, existing: set[str]) -> 
     dispatch = _dispatch_folder(pure, backends, existing)
     if dispatch is not None:
         return "other-backend", f"{path}: the default (CUDA) variant beside {dispatch}/, which Ascend uses"
+    engine = _engine_alternative(parts, backends, existing)
+    if engine is not None:
+        return "other-backend", f"{path}: an NVIDIA-only engine beside {engine}, the engine to choose on Ascend"
     return "runs", None
+
+
+def _engine_alternative(parts: list[str], backends: BackendConventions, existing: set[str]) -> str | None:
+    """A path part named for an NVIDIA-only engine (trtllm_rollout/) with a sibling named for an engine that has an
+    Ascend build (vllm_rollout/): the sibling, else None."""
+    for index, part in enumerate(parts):
+        tokens = _tokens(part)
+        if not set(tokens) & set(backends.cuda_engines):
+            continue
+        for engine in set(tokens) & set(backends.cuda_engines):
+            for npu_engine in backends.npu_engines:
+                for name in {"_".join(npu_engine if t == engine else t for t in tokens), part.lower().replace(engine, npu_engine)}:
+                    sibling = "/".join([*parts[:index], name])
+                    if name != part.lower() and (sibling in existing or f"{sibling}.py" in existing):
+                        return sibling
+    return None
 
 
 def _dispatch_folder(pure: PurePosixPath, backends: BackendConventions, existing: set[str]) -> str | None:

@@ -69,6 +69,8 @@ class _AttentionScan(PythonScan):
         rule = self.index.kb.rules[code]
         if rule.match.qualified_names and _condition_mentions_npu(reference.node):
             return  # `if is_flash_attn_2_available() or is_torch_npu_available():` already handles Ascend
+        if rule.match.qualified_names and _gate_rebound_for_npu(reference.node):
+            return  # `if is_npu_available: from ...npu_flash_attention import npu_flash_attn_func as flash_attn_func`
         context = self._context(reference.node) if rule.replacement_inference is not None else None
         self.hit(code, name, reference.node, context=context)
 
@@ -129,6 +131,45 @@ def _condition_mentions_npu(node: Node) -> bool:
             return "npu" in parsing.text(condition).lower()
         current = current.parent
     return False
+
+
+def _gate_rebound_for_npu(node: Node) -> bool:
+    """Is `node` in the condition of an `if` whose body imports names that a later `if` on an NPU condition, in
+    the same block, imports again (verl's `if is_flash_attn_2_available(): from flash_attn import flash_attn_func`
+    then `if is_npu_available: from transformers.integrations.npu_flash_attention import npu_flash_attn_func as
+    flash_attn_func`)? On Ascend the NPU import binds the names, so the gate is already ported."""
+    current, statement = node.parent, None
+    while current is not None and current.type not in {"block", "module"}:
+        if current.type == "if_statement":
+            condition = current.child_by_field_name("condition")
+            if condition is not None and condition.start_byte <= node.start_byte and node.end_byte <= condition.end_byte:
+                statement = current
+            break
+        current = current.parent
+    if statement is None:
+        return False
+    gated = _imported_names(statement.child_by_field_name("consequence"))
+    sibling = statement.next_named_sibling
+    while gated and sibling is not None:
+        if sibling.type == "if_statement":
+            condition = sibling.child_by_field_name("condition")
+            if condition is not None and "npu" in parsing.text(condition).lower():
+                if gated & _imported_names(sibling.child_by_field_name("consequence")):
+                    return True
+        sibling = sibling.next_named_sibling
+    return False
+
+
+def _imported_names(block: Node | None) -> set[str]:
+    """The names the import statements directly in `block` bind."""
+    names: set[str] = set()
+    for statement in block.named_children if block is not None else []:
+        if statement.type != "import_from_statement":
+            continue
+        for child in statement.children_by_field_name("name"):
+            alias = child.child_by_field_name("alias") if child.type == "aliased_import" else None
+            names.add(parsing.text(alias if alias is not None else child).split(".")[-1])
+    return names
 
 
 def _in_type_literal(node: Node) -> bool:

@@ -159,7 +159,9 @@ class _CustomOpsScan(PythonScan):
             ext = _string(argument(call, 0, "name")) or "?"
             sources = _strings(argument(call, 1, "sources"))
             self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources))
-            self.hit("native-extension-build", f"{EXTENSION_BUILDERS[name]}({ext})", call)
+            if EXTENSION_BUILDERS[name] == "CUDAExtension":  # a CppExtension builds with the host compiler
+                detector = "cuda-home-guarded-extension" if _under_cuda_home_check(call) else "native-extension-build"
+                self.hit(detector, f"CUDAExtension({ext})", call)
         elif name == JIT_LOADER and call is not None:
             ext = _string(argument(call, 0, "name")) or "?"
             sources = _strings(argument(call, 1, "sources"))
@@ -274,6 +276,32 @@ def _evaluate(node: Node, constants: dict[str, int], depth: int = 0) -> int | No
         result = _OPERATORS[operator](left, right)
         return result if 0 <= result < _MAX_CONSTANT else None
     return None
+
+
+def _under_cuda_home_check(node: Node) -> bool:
+    """Does `node` sit in the taken arm of an `if`/`elif`/conditional expression whose condition reads CUDA_HOME
+    (`if CUDA_HOME is not None:`)? On a host without the CUDA toolkit that arm is skipped, not failed."""
+    child, parent = node, node.parent
+    while parent is not None:
+        condition = None
+        if parent.type in {"if_statement", "elif_clause"} and child == parent.child_by_field_name("consequence"):
+            condition = parent.child_by_field_name("condition")
+        elif parent.type == "conditional_expression" and len(parent.named_children) == 3 and child == parent.named_children[0]:
+            condition = parent.named_children[1]
+        if condition is not None and _reads_cuda_home(condition):
+            return True
+        child, parent = parent, parent.parent
+    return False
+
+
+def _reads_cuda_home(condition: Node) -> bool:
+    stack = [condition]
+    while stack:
+        current = stack.pop()
+        if current.type in {"identifier", "string_content"} and parsing.text(current) == "CUDA_HOME":
+            return True
+        stack.extend(current.named_children)
+    return False
 
 
 def _launches_custom_code(source: str) -> bool:

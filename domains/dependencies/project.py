@@ -62,8 +62,11 @@ def analyze_dependencies(
         if record is not None and record.classification in RULE_BY_CLASS:
             only_optional = _optional_use(imported.get(name, []), context, guarded_paths)
             for site in sites:
-                emit.declaration(RULE_BY_CLASS[record.classification], name, site,
-                                 place=_declared_optional(site) or only_optional)
+                place = _declared_optional(site) or only_optional
+                if record.npu_fork and site.specifier:  # a pin of the upstream line: the fork has its own versions
+                    emit.declaration("fork-version-pin", f"{name}{site.specifier}", site, record.npu_fork, place=place)
+                else:
+                    emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place)
         if record is not None and record.npu_aware_since:
             for site in sites:
                 if _below(site.specifier, record.npu_aware_since):

@@ -9,6 +9,7 @@ import time
 import torch
 import torch.distributed as dist
 from torch.cuda.amp import GradScaler, autocast
+from torch.distributed.optim import ZeroRedundancyOptimizer
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from llm_train.checkpoint import load_checkpoint, save_checkpoint
@@ -23,6 +24,7 @@ def parse_args():
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--compile", action="store_true")
     parser.add_argument("--resume")
+    parser.add_argument("--optimizer", choices=["adamw", "zero-adam"], default="adamw")
     return parser.parse_args()
 
 
@@ -39,7 +41,10 @@ def main():
     if args.compile:
         model = torch.compile(model)
     model = DDP(model, device_ids=[local_rank])
-    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, fused=True)
+    if args.optimizer == "zero-adam":  # optimizer states sharded over the ranks
+        optimizer = ZeroRedundancyOptimizer(model.parameters(), optimizer_class=torch.optim.Adam, lr=3e-4, fused=True)
+    else:
+        optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, fused=True)
     scaler = GradScaler()
     loader = make_loader(args.data, 1024, 8, dist.get_world_size(), dist.get_rank())
     step = load_checkpoint(args.resume, model, optimizer, scaler) if args.resume else 0

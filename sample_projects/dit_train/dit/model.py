@@ -3,6 +3,7 @@ import math
 import numpy as np
 import torch
 import torch.nn as nn
+from apex.normalization import FusedLayerNorm
 
 from dit.attention import attention
 
@@ -73,3 +74,15 @@ def as_timestep_tensor(timesteps, sample):
 def position_table(dim, device):
     table_dtype = torch.float64
     return torch.arange(0, dim, 2, dtype=table_dtype, device=device) / dim
+
+
+class FinalLayer(nn.Module):
+    """DiT's output projection, normalised with apex's fused LayerNorm."""
+
+    def __init__(self, dim, out_dim):
+        super().__init__()
+        self.norm = FusedLayerNorm(dim, elementwise_affine=False)
+        self.proj = nn.Linear(dim, out_dim)
+
+    def forward(self, x):
+        return self.proj(self.norm(x))
