@@ -12,7 +12,9 @@ from pathlib import Path
 from analyzer import budget, parsing
 from analyzer.discovery import ProjectFile
 from analyzer.context import ProjectContext
+from analyzer.context.cuda_gates import CudaGates
 from analyzer.context.guards import GuardReader, only_raises_or_warns
+from analyzer.context.versions import VersionReader
 from analyzer.findings import FindingFactory, Place, occurrence_key
 from analyzer.models import Finding, SkippedFile, UnusedSuppression
 from analyzer.notebooks import code_sources, python_cells, shell_cells
@@ -54,8 +56,12 @@ class FileWorker:
         self._guarded_unit: Unit | None = None  # the unit the guard reader's per-unit memory is about
         conventions = load_context_conventions()
         self.guards = GuardReader(conventions.guards, conventions.backends)
+        accelerator = next((p for p in self.context.npu_files if "accelerator" in p.lower()), None)
+        self.gates = CudaGates(self.guards, accelerator)
         self.kb = load_knowledge()
         self.target = self.kb.resolve_target(torch_npu)
+        self.guards.versions = VersionReader(self.target.release.torch, conventions.versions.torch_features,
+                                             conventions.versions.torch_version_helpers)
         self.scanners = build_scanners(self.kb, self.target)
         self.factory = FindingFactory(self.kb, self.target)
         # Build files carry dependency declarations even though no scanner reads them line by line.
@@ -171,6 +177,11 @@ class FileWorker:
             statement = self.guards.checked_body(unit.tree(), (span.start_row, span.start_col), (span.end_row, span.end_col))
             body = statement.child_by_field_name("consequence") if statement is not None else None
             if body is None:
+                gates = self.gates.assigned_checks(unit.tree().descendant_for_point_range(
+                    (span.start_row, span.start_col), (span.end_row, span.end_col)))
+                if gates and all(self.gates.name_gate(g) for g in gates):
+                    reason = f"line {gates[0].start_point.row + 1}: the check's value gates only a CUDA-only feature"
+                    places[check] = Place(places[check].role, "cuda-only-guarded", reason)
                 continue
             inside = [h for h in hits if body.start_point.row <= h.span.start_row <= body.end_point.row]
             if inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
@@ -178,6 +189,9 @@ class FileWorker:
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif not inside and only_raises_or_warns(body):
                 reason = f"line {statement.start_point.row + 1}: the check only raises or warns (a CUDA-only feature's gate)"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif all(h.rule in cuda_only or h.rule in conventions.check_rules for h in inside) and self.gates.gated_body(statement):
+                reason = f"line {statement.start_point.row + 1}: guards a CUDA-only package or function"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
 
     def _distinct(self, hits: list[Hit]) -> list[Hit]:
@@ -220,10 +234,21 @@ class FileWorker:
             return Place(file_context.role, file_context.reach, file_context.reason)
         span = hit.span
         domain = self.kb.rules[hit.rule].domain
-        guard = self.guards.guard(unit.tree(), (span.start_row, span.start_col), (span.end_row, span.end_col), domain, hit.rule)
+        node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+        if node is None:
+            return Place(file_context.role)
+        guard = self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule)
         if guard is None:
             return Place(file_context.role)
         return Place(file_context.role, guard.reach, guard.reason())
+
+    def _gate(self, node, rule: str):
+        """What only the code around a CUDA check shows (analyzer/context/cuda_gates.py)."""
+        conventions = self.guards.guards
+        guard = self.gates.accelerator_choice(node)
+        if guard is None and (rule in conventions.check_rules or rule in conventions.cuda_only_rules):
+            guard = self.gates.capability_pair(node)
+        return guard or self.gates.excluded_before(node)
 
     def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
         suppressions = collect_suppressions(unit)

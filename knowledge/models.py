@@ -205,6 +205,7 @@ class RoleConventions(_Record):
     ci_file_names: list[str]
     example_dirs: list[str]
     tool_dirs: list[str]
+    root_example_prefixes: list[str]
     build_file_names: list[str]
     build_file_prefixes: list[str]
 
@@ -230,6 +231,15 @@ class GuardConventions(_Record):
     check_rules: list[str]
     cuda_only_rules: list[str]
     import_errors: list[str]
+    cuda_only_packages: list[str]
+    cuda_only_calls: list[str]
+    capability_calls: list[str]
+    accelerator_calls: list[str]
+
+
+class VersionConventions(_Record):
+    torch_features: dict[str, str]
+    torch_version_helpers: list[str]
 
 
 class ContextConventions(_Record):
@@ -238,6 +248,7 @@ class ContextConventions(_Record):
     roles: RoleConventions
     backends: BackendConventions
     guards: GuardConventions
+    versions: VersionConventions
 
 
 class SourcedName(_Record):

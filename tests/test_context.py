@@ -195,3 +195,89 @@ def test_a_cuda_check_that_only_raises_or_warns_is_a_feature_gate():
     assert reach_of(placement, "DEV007")[0][0] == "runs"
     hccl = "if backend == 'nccl':\n    b = NcclBackend()\nelif backend == 'hccl':\n    b = HcclBackend()\n"
     assert all(r == "npu-path" for r, _ in reach_of(hccl, "DST003"))
+
+
+def test_root_level_training_scripts_beside_the_package_are_examples():
+    assert file_role("train_copy.py", ROLES, beside_package=True) == "example"
+    assert file_role("demo_app.py", ROLES, beside_package=True) == "example"
+    assert file_role("train.py", ROLES, beside_package=True) == "product"  # nanoGPT-style entry point
+    assert file_role("train_copy.py", ROLES) == "product"  # no package beside it: the scripts are the product
+    assert file_role("pkg/train_loop.py", ROLES, beside_package=True) == "product"
+    context = build_project_context(["x_transformers/__init__.py", "x_transformers/attend.py", "train_copy.py"])
+    assert context.of("train_copy.py").role == "example"
+    assert build_project_context(["train_copy.py", "model.py"]).of("train_copy.py").role == "product"
+
+
+def test_a_cuda_check_in_front_of_a_cuda_only_package_or_function():
+    graphs = "import torch\nfor t in ts:\n    if torch.cuda.is_available() and compiled:\n        torch._inductor.cudagraph_mark_step_begin()\n"
+    assert reach_of(graphs, "DEV104")[0][0] == "cuda-only-guarded"
+    nvml = "import torch\nif torch.cuda.is_available():\n    import pynvml\n    pynvml.nvmlInit()\n"
+    assert reach_of(nvml, "DEV104")[0][0] == "cuda-only-guarded"
+    cache = "import torch\nif torch.cuda.is_available():\n    torch.cuda.empty_cache()\n"
+    assert reach_of(cache, "DEV104")[0][0] == "runs"  # the cache is emptied on CUDA only: Ascend needs that too
+    assigned = ("import torch\ndef f():\n    cuda_available = torch.cuda.is_available()\n    if not cuda_available:\n"
+                "        raise ValueError('needs an NVIDIA GPU')\n    cap = torch.cuda.get_device_capability()\n")
+    assert reach_of(assigned, "DEV104")[0][0] == "cuda-only-guarded"
+    assert reach_of(assigned, "DEV120")[0][0] == "cuda-only-guarded"  # after a check that already excludes NPU
+    used = "import torch\ndef f(x):\n    ok = torch.cuda.is_available()\n    if ok:\n        x = x.cuda()\n    return x\n"
+    assert reach_of(used, "DEV104")[0][0] == "runs"
+    paired = "import os, torch\nuse = os.getenv('K') and torch.cuda.is_available() and torch.cuda.get_device_capability()[0] >= 7\n"
+    assert reach_of(paired, "DEV104")[0][0] == "cuda-only-guarded"
+    assert reach_of(paired, "DEV120")[0][0] == "cuda-only-guarded"
+    alone = "import torch\nmajor, minor = torch.cuda.get_device_capability()\n"
+    assert reach_of(alone, "DEV120")[0][0] == "runs"
+
+
+def test_sites_after_an_earlier_check_that_excludes_npu():
+    imported = ("import torch\ndef f():\n    try:\n        from flash_attn import flash_attn_varlen_func\n"
+                "    except ImportError:\n        raise ImportError('install flash-attn')\n"
+                "    major, minor = torch.cuda.get_device_capability()\n")
+    assert reach_of(imported, "DEV120")[0][0] == "cuda-only-guarded"
+    helper = ("import torch\ndef _check_device_cuda(q):\n    if q.device.type != 'cuda':\n        raise ValueError('CUDA')\n"
+              "def check(q):\n    _check_device_cuda(q)\n    if torch.cuda.get_device_capability(q.device) < (8, 0):\n"
+              "        raise ValueError('sm80')\n")
+    assert reach_of(helper, "DEV120")[0] == ("cuda-only-guarded", "line 6: _check_device_cuda(q)")
+    in_else = ("import torch\ndef f():\n    if not torch.cuda.is_available():\n        raise ValueError('CUDA only')\n"
+               "    else:\n        if torch.cuda.get_device_properties(0).major != 8:\n            raise ValueError('Ampere')\n")
+    assert reach_of(in_else, "DEV126")[0][0] == "cuda-only-guarded"
+    fallback = ("import torch\ndef f(x):\n    if not torch.cuda.is_available():\n        x = x.float()\n"
+                "    major, minor = torch.cuda.get_device_capability()\n")
+    assert reach_of(fallback, "DEV120")[0][0] == "runs"  # the check does not raise: Ascend goes on to the query
+    other_function = ("import torch\ndef g():\n    if not torch.cuda.is_available():\n        raise ValueError('x')\n"
+                      "def f():\n    major, minor = torch.cuda.get_device_capability()\n")
+    assert reach_of(other_function, "DEV120")[0][0] == "runs"
+
+
+def test_an_accelerator_abstraction_with_an_npu_accelerator_is_an_npu_path(tmp_path):
+    code = ("from deepspeed.accelerator import get_accelerator\nimport torch\n"
+            "def f():\n    if get_accelerator().device_name() == 'cuda':\n        torch.cuda.synchronize()\n"
+            "    assert get_accelerator().device_name() == 'cuda', 'GDS only on CUDA'\n")
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/engine.py": code})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert {f.reach for f in report.findings if f.rule in {"DEV007", "DEV101"}} == {"runs"}  # no NPU accelerator
+    write_tree(tmp_path, {"accelerator/__init__.py": "", "accelerator/npu_accelerator.py": "import torch_npu\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    checks = [f for f in report.findings if f.rule in {"DEV007", "DEV101"}]
+    assert len(checks) == 3 and {f.reach for f in checks} == {"npu-path"}
+
+
+def test_branches_that_cannot_run_at_the_target_torch():
+    gated = ("import torch\nfrom packaging import version\ntorch_version = version.parse(torch.__version__)\n"
+             "if torch_version >= version.parse('2.3'):\n    m = torch.nn.attention.sdpa_kernel\n"
+             "else:\n    m = torch.backends.cuda.sdp_kernel\n")
+    assert reach_of(gated, "ATT021")[0] == ("dead-at-target", "line 4: torch_version >= version.parse('2.3')")
+    old = "import torch\nif version.parse(torch.__version__) < version.parse('2.0'):\n    torch.cuda.synchronize()\n"
+    assert reach_of(old, "DEV101")[0][0] == "dead-at-target"
+    older = "import torch\nif version.parse(torch.__version__) < version.parse('2.2'):\n    torch.cuda.synchronize()\n"
+    assert reach_of(older, "DEV101")[0][0] == "dead-at-target"
+    assert [f.reach for f in scan(older, torch_npu="2.1.0.post10").findings if f.rule == "DEV101"] == ["runs"]  # live at 2.1
+    feature = "import torch\nd = torch.accelerator.current_accelerator().type if hasattr(torch, 'accelerator') else 'cuda'\n"
+    assert reach_of(feature, "DEV001")[0][0] == "dead-at-target"
+    helper = "import torch\nif is_torch_version('<', '2.1'):\n    torch.cuda.synchronize()\nelse:\n    torch.cuda.empty_cache()\n"
+    assert reach_of(helper, "DEV101")[0][0] == "dead-at-target" and reach_of(helper, "DEV102")[0][0] == "runs"
+    unknown = "import torch\nif torch_version_ok and torch.cuda.is_available():\n    torch.cuda.synchronize()\n"
+    assert reach_of(unknown, "DEV101")[0][0] == "runs"
+    newer = "import torch\nif version.parse(torch.__version__) >= version.parse('2.20'):\n    torch.cuda.synchronize()\n"
+    assert reach_of(newer, "DEV101")[0][0] == "dead-at-target"
+    report_counted = [f for f in scan(gated).findings if f.rule == "ATT021"]
+    assert not report_counted[0].counted and report_counted[0].severity in {"low", "info"}

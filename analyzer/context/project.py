@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from analyzer.context.roles import file_role
+from analyzer.context.roles import file_role, has_root_package
 from knowledge import load_context_conventions
 from knowledge.models import BackendConventions
 
@@ -45,8 +45,9 @@ def build_project_context(paths: list[str], role_overrides: dict[str, list[str]]
     existing = set(paths) | {str(parent) for path in paths for parent in PurePosixPath(path).parents if str(parent) != "."}
     files: dict[str, FileContext] = {}
     npu_files = []
+    beside_package = has_root_package(paths)
     for path in sorted(paths):
-        role = file_role(path, conventions.roles, role_overrides)
+        role = file_role(path, conventions.roles, role_overrides, beside_package)
         reach, reason = _path_reach(path, conventions.backends, existing)
         if reach == "npu-path":
             npu_files.append(path)
