@@ -204,6 +204,7 @@ class FileWorker:
         for hit in ordered:
             by_row.setdefault(hit.span.start_row, set()).add(hit.rule)
         in_unit = {hit.rule for hit in ordered}
+        symbols = {(hit.rule, hit.symbol) for hit in ordered}
         kept, seen = [], set()
         for hit in ordered:
             row = hit.span.start_row
@@ -212,6 +213,9 @@ class FileWorker:
             if any(hit.rule in rules[other].subsumes for other in by_row[row] if other != hit.rule):
                 continue
             if rules[hit.rule].needs_in_file and not in_unit.intersection(rules[hit.rule].needs_in_file):
+                continue
+            covering = rules[hit.rule].same_fix_as.get(hit.symbol)
+            if covering is not None and (hit.rule, covering) in symbols:
                 continue
             if not rules[hit.rule].match.env_vars and self.context.is_own(hit.symbol):
                 continue
@@ -237,7 +241,8 @@ class FileWorker:
         node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
         if node is None:
             return Place(file_context.role)
-        guard = self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule)
+        guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule)
+                 or self.guards.guard_of_callers(node, domain, hit.rule))
         if guard is None:
             return Place(file_context.role)
         return Place(file_context.role, guard.reach, guard.reason())

@@ -35,6 +35,10 @@ class Match(_Record):
 
     qualified_names: list[str] | None = None
     except_names: list[str] = Field(default_factory=list, description="qualified names a namespace match leaves alone")
+    not_decorators: list[str] = Field(
+        default_factory=list,
+        description="qualified names whose use as a function decorator (@torch.jit.script def helper) is no finding",
+    )
     torch_cuda_api: bool | None = None
     env_vars: list[str] | None = None
     detector: str | None = None
@@ -85,6 +89,11 @@ class Rule(_Record):
     )
     needs_in_file: list[str] = Field(
         default_factory=list, description="Kept only where the same file has a finding of one of these rules"
+    )
+    same_fix_as: dict[str, str] = Field(
+        default_factory=dict,
+        description="symbol → symbol of this rule: a site of the first is dropped where the same file has a site of "
+        "the second, whose rewrite covers it (torch.polar tables beside the view_as_complex that applies them)",
     )
 
     @model_validator(mode="after")

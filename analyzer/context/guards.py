@@ -92,6 +92,28 @@ class GuardReader:
             return None
         return guards[0]
 
+    def guard_of_callers(self, node: Node, domain: str, rule: str = "") -> Guard | None:
+        """A site in a module-private helper (`def _triton_autotune(...)`) every call of which in the unit is behind
+        the same kind of guard (`if HAS_TRITON and config.use_triton: ... _triton_autotune(...)`): the helper runs only
+        where its callers' guard lets it."""
+        function, depth = node.parent, 0
+        while function is not None and function.type != "function_definition" and depth < MAX_DEPTH:
+            function, depth = function.parent, depth + 1
+        name_node = function.child_by_field_name("name") if function is not None else None
+        if name_node is None:
+            return None
+        name = parsing.text(name_node)
+        if not name.startswith("_") or name.startswith("__"):
+            return None
+        calls = [c for c in self._calls_named(function).get(name, [])
+                 if not (function.start_byte <= c.start_byte < function.end_byte)]
+        if not calls or len(calls) > 50:
+            return None
+        guards = [self.guard_of(call, domain, rule) for call in calls]
+        if any(g is None for g in guards) or len({g.reach for g in guards}) != 1 or guards[0].reach == "npu-path":
+            return None
+        return guards[0]
+
     def checked_body(self, root: Node, start: tuple[int, int], end: tuple[int, int]) -> Node | None:
         """The if-statement whose condition holds this site, when the condition checks for CUDA (a negated check
         only when its body just raises or warns: `if x.device.type != "cuda": raise ...`)."""

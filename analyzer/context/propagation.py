@@ -4,7 +4,8 @@
   other-backend beside op_builder/npu/) name 'csrc/adam/multi_tensor_adam.cu'; when every file that names a source
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
 - Modules of CUDA-only features that the project imports only behind guards: whisper imports its Triton kernels
-  (triton_ops.py) only `if x.is_cuda:` inside a try with a fallback, so those kernels never run on Ascend.
+  (triton_ops.py) only `if x.is_cuda:` inside a try with a fallback, so those kernels never run on Ascend; the other
+  findings of such a kernel module (a Triton autotune hook's capability query) go with them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
     if not referrers and not guarded:
         return findings
     decided: dict[str, Place | None] = {}
+    # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
+    # kernel's (autotune prune hooks, capability queries), so its other findings take the same reach.
+    kernel_modules = {f.path for f in findings if f.domain in feature_domains and f.path in guarded}
     result = []
     for finding in findings:
         place = None
@@ -35,7 +39,8 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
             if finding.path not in decided:
                 decided[finding.path] = _built_only_by_other_backends(finding.path, referrers, context)
             place = decided[finding.path]
-        elif finding.reach == "runs" and finding.domain in feature_domains and finding.path in guarded:
+        elif finding.reach == "runs" and finding.path in guarded and (
+                finding.domain in feature_domains or finding.path in kernel_modules):
             reach, reason = guarded[finding.path]
             place = Place(finding.role, reach, reason)
         result.append(finding if place is None else factory.relocate(finding, place))
