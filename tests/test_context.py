@@ -281,3 +281,16 @@ def test_branches_that_cannot_run_at_the_target_torch():
     assert reach_of(newer, "DEV101")[0][0] == "dead-at-target"
     report_counted = [f for f in scan(gated).findings if f.rule == "ATT021"]
     assert not report_counted[0].counted and report_counted[0].severity in {"low", "info"}
+
+
+def test_dockerfiles_that_ci_workflows_build_are_ci(tmp_path):
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "docker/pkg-pytorch-cuda/Dockerfile": "FROM nvidia/cuda:12.1.0-runtime-ubuntu22.04\nRUN pip install torch==2.1.0\n",
+        "docker/pkg-serving/Dockerfile": "FROM nvidia/cuda:12.1.0-runtime-ubuntu22.04\nRUN pip install torch==2.1.0\n",
+        ".github/workflows/tests.yml": "jobs:\n  gpu:\n    container:\n      image: org/pkg-pytorch-cuda\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    roles = {f.path: f.role for f in report.findings if f.path.startswith("docker/")}
+    assert roles.get("docker/pkg-pytorch-cuda/Dockerfile") == "ci"
+    assert roles.get("docker/pkg-serving/Dockerfile") == "build"  # no workflow names it: the product's image

@@ -147,3 +147,39 @@ def _import_names(paths: list[str]) -> tuple[frozenset[str], frozenset[str]]:
     own.discard("__init__")
     local.discard("__init__")
     return frozenset(own), frozenset(local)
+
+
+MAX_WORKFLOW_BYTES = 1 << 20
+MAX_WORKFLOWS = 200
+
+
+def ci_built_dockerfiles(files, role_overrides: dict[str, list[str]] | None = None) -> list[str]:
+    """Dockerfiles in a folder of their own that a CI workflow names (diffusers' docker/diffusers-pytorch-cuda/
+    Dockerfile is the image its GitHub workflows build and run the tests in): CI images, not the product's build.
+    `files`: the discovered files (path, absolute, size); workflows are read with the size limit, and only searched
+    for the folder names."""
+    from analyzer.source import Unreadable, read_bytes
+
+    conventions = load_context_conventions().roles
+    dockerfiles = [f.path for f in files if PurePosixPath(f.path).name.lower().startswith("dockerfile")
+                   and len(PurePosixPath(f.path).parts) >= 3
+                   and file_role(f.path, conventions, role_overrides) == "build"]
+    if not dockerfiles:
+        return []
+    texts = []
+    for f in files:
+        pure = PurePosixPath(f.path)
+        if pure.suffix.lower() not in {".yml", ".yaml"} or file_role(f.path, conventions, role_overrides) != "ci":
+            continue
+        try:
+            texts.append(read_bytes(f.absolute, f.size, MAX_WORKFLOW_BYTES).decode("utf-8", "replace").lower())
+        except (Unreadable, OSError):
+            continue
+        if len(texts) >= MAX_WORKFLOWS:
+            break
+    found = []
+    for path in dockerfiles:
+        folder = PurePosixPath(path).parent.name.lower()
+        if len(folder) >= 6 and any(folder in text for text in texts):
+            found.append(path)
+    return found

@@ -161,12 +161,18 @@ class VersionReader:
 
 
 def _scopes(node: Node) -> list[Node]:
-    scopes, current, depth = [], node.parent, 0
+    """The blocks around a name, innermost first, up to its function's body, then the module."""
+    scopes, current, depth, module = [], node.parent, 0, None
+    in_function = True
     while current is not None and depth < 400:
-        if current.type in {"block", "module"}:
+        if current.type == "module":
+            module = current
+        elif current.type == "block" and in_function:
             scopes.append(current)
+        elif current.type in {"function_definition", "class_definition"}:
+            in_function = False
         current, depth = current.parent, depth + 1
-    return scopes[:1] + scopes[-1:] if len(scopes) > 1 else scopes
+    return scopes[:8] + ([module] if module is not None else [])
 
 
 def _assignment(scope: Node, name: str) -> Node | None:
