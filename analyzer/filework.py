@@ -253,7 +253,7 @@ class FileWorker:
         guard = self.gates.accelerator_choice(node)
         if guard is None and (rule in conventions.check_rules or rule in conventions.cuda_only_rules):
             guard = self.gates.capability_pair(node)
-        return guard or self.gates.excluded_before(node)
+        return guard or self.gates.excluded_before(node) or self.gates.detection_cascade(node)
 
     def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
         suppressions = collect_suppressions(unit)

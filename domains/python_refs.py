@@ -63,6 +63,13 @@ def _is_not_a_use(node: Node) -> bool:
     if parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node:
         right = parent.child_by_field_name("right")  # a patch wraps what it replaces; a setting (`= True`) is a use
         return right is not None and parsing.text(node) in parsing.text(right)
+    wrapper, depth = parent, 0  # ...and the original handed to the wrapper on the right side is no call either
+    while wrapper is not None and wrapper.type in {"argument_list", "call"} and depth < 4:
+        wrapper, depth = wrapper.parent, depth + 1
+    if wrapper is not None and wrapper.type == "assignment" and depth >= 2:
+        left = wrapper.child_by_field_name("left")
+        if left is not None and parsing.text(left) == parsing.text(node):
+            return True
     current, depth = parent, 0
     while current is not None and depth < 8:
         if current.type == "type":

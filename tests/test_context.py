@@ -294,3 +294,53 @@ def test_dockerfiles_that_ci_workflows_build_are_ci(tmp_path):
     roles = {f.path: f.role for f in report.findings if f.path.startswith("docker/")}
     assert roles.get("docker/pkg-pytorch-cuda/Dockerfile") == "ci"
     assert roles.get("docker/pkg-serving/Dockerfile") == "build"  # no workflow names it: the product's image
+
+
+def test_a_detection_cascade_after_an_npu_step_is_an_npu_path():
+    code = ("import torch\ndef detect():\n    name = None\n    if name is None:\n        try:\n            import torch_npu\n"
+            "            name = 'npu'\n        except ImportError:\n            pass\n    if name is None:\n"
+            "        if torch.cuda.is_available():\n            name = 'cuda'\n    return name\n")
+    assert reach_of(code, "DEV104")[0] == ("npu-path", "line 4: if name is None:")
+    without = ("import torch\ndef detect():\n    name = None\n    if name is None:\n        name = 'cpu'\n"
+               "    if name is None:\n        if torch.cuda.is_available():\n            name = 'cuda'\n    return name\n")
+    assert reach_of(without, "DEV104")[0][0] == "runs"
+
+
+def test_private_helpers_every_call_of_which_is_guarded_take_the_guard():
+    code = ("import torch, deepspeed\nclass Op:\n    def forward(self, config):\n"
+            "        if deepspeed.HAS_TRITON and config.use_triton:\n            self._triton_autotune(8)\n        return 1\n"
+            "    def _triton_autotune(self, n):\n        a = torch.randn((n, n), device='cuda')\n")
+    assert reach_of(code, "DEV001")[0] == ("optional", "line 4: if deepspeed.HAS_TRITON and config.use_triton:")
+    unguarded = code + "    def backward(self):\n        self._triton_autotune(4)\n"
+    assert reach_of(unguarded, "DEV001")[0][0] == "runs"  # one plain call: it runs on Ascend
+    public = code.replace("_triton_autotune", "triton_autotune")
+    assert reach_of(public, "DEV001")[0][0] == "runs"  # other modules may call a public one
+
+
+def test_messages_wrappers_and_cpu_blocks_are_no_uses():
+    log = ("import os\ndef patch():\n    logger.info('NCCL_SOCKET_IFNAME = {}'.format(os.environ['NCCL_SOCKET_IFNAME']))\n"
+           "    os.environ['NCCL_SOCKET_IFNAME'] = 'eth0'\n    raise ValueError('set NCCL_DEBUG=INFO')\n")
+    assert [(f.rule, f.line) for f in scan(log).findings] == [("DST030", 4)]
+    patch = ("import torch.nn.functional as F\nF.scaled_dot_product_attention = wrap(F.scaled_dot_product_attention, f)\n"
+             "y = F.scaled_dot_product_attention(q, k, v)\n")
+    assert [f.line for f in scan(patch).findings if f.rule == "ATT020"] == [3]
+    cpu = ("import torch\ndef f(e, x):\n    with torch.device('cpu'):\n        t = torch.arange(e, device=x.device, dtype=torch.float64)\n"
+           "    u = torch.arange(e, device=x.device, dtype=torch.float64)\n")
+    assert [f.line for f in scan(cpu).findings if f.rule == "PRC001"] == [5]
+
+
+def test_one_rewrite_counts_once():
+    rope = ("import torch\nfreqs_cis = torch.polar(torch.ones_like(freqs), freqs)\n"
+            "x_ = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))\n")
+    assert [(f.line, f.symbol) for f in scan(rope).findings if f.rule == "PRC030"] == [(3, "torch.view_as_complex")]
+    table_only = "import torch\nfreqs_cis = torch.polar(torch.ones_like(freqs), freqs)\n"
+    assert [f.symbol for f in scan(table_only).findings if f.rule == "PRC030"] == ["torch.polar"]
+    device = "import torch\nd = f'cuda:{torch.cuda.current_device()}'\nn = torch.cuda.current_device()\n"
+    assert sorted((f.line, f.rule) for f in scan(device).findings if f.rule in {"DEV002", "DEV100"}) == [(2, "DEV002"), (3, "DEV100")]
+
+
+def test_other_vendors_and_test_benchmarks_by_path():
+    context = build_project_context(["op_builder/supa/builder.py", "csrc/aio/py_test/ds_aio_handle.py", "pkg/model.py"])
+    assert context.of("op_builder/supa/builder.py").reach == "other-backend"
+    assert context.of("csrc/aio/py_test/ds_aio_handle.py").role == "test"
+    assert context.of("pkg/model.py").role == "product"

@@ -28,6 +28,18 @@ MAX_BODY_NODES = 4000
 ASSIGNMENTS = {"assignment", "augmented_assignment"}
 
 
+def _none_test(statement: Node) -> str | None:
+    """`if NAME is None:` → NAME."""
+    condition = statement.child_by_field_name("condition")
+    if condition is None or condition.type != "comparison_operator" or len(condition.named_children) != 2:
+        return None
+    operators = [c.type for c in condition.children if not c.is_named]
+    left, right = condition.named_children
+    if operators == ["is"] and right.type == "none" and left.type in {"identifier", "attribute"}:
+        return parsing.text(left)
+    return None
+
+
 class CudaGates:
     def __init__(self, reader: GuardReader, npu_accelerator: str | None) -> None:
         self.reader = reader
@@ -134,6 +146,41 @@ class CudaGates:
         return self._uses_cuda_only(body)
 
     # what came before a site -----------------------------------------------------------------------------------
+    def detection_cascade(self, node: Node) -> Guard | None:
+        """A site in one step of a detection cascade after a step that detects NPU: `if accelerator_name is None:
+        try: import torch_npu; accelerator_name = "npu"` ... `if accelerator_name is None: if torch.cuda.is_available():
+        accelerator_name = "cuda"` (DeepSpeed's real_accelerator.py): on Ascend an earlier step has already decided."""
+        child, parent, depth = node, node.parent, 0
+        while parent is not None and depth < MAX_DEPTH:
+            if parent.type in {"block", "module"} and child.type == "if_statement":
+                name = _none_test(child)
+                if name is not None:
+                    sibling, seen = child.prev_named_sibling, 0
+                    while sibling is not None and seen < MAX_SIBLINGS:
+                        seen += 1
+                        if sibling.type == "if_statement" and _none_test(sibling) == name and self._assigns_npu(sibling, name):
+                            return Guard("npu-path", sibling)
+                        sibling = sibling.prev_named_sibling
+            if parent.type in {"function_definition", "class_definition", "module"}:
+                return None
+            child, parent, depth = parent, parent.parent, depth + 1
+        return None
+
+    def _assigns_npu(self, statement: Node, name: str) -> bool:
+        stack, seen = [statement.child_by_field_name("consequence")], 0
+        while stack and seen < MAX_BODY_NODES:
+            current = stack.pop()
+            seen += 1
+            if current is None:
+                continue
+            if current.type == "assignment":
+                left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+                if (left is not None and right is not None and right.type == "string" and parsing.text(left) == name
+                        and set(w.lower() for w in _words(right)) & self.reader.npu_tokens):
+                    return True
+            stack.extend(current.named_children)
+        return False
+
     def excluded_before(self, node: Node) -> Guard | None:
         """An earlier statement (in the site's block or an enclosing one, within its function) that already
         excludes NPU."""

@@ -176,7 +176,33 @@ def _used_as_device_dtype(node: Node) -> bool:
         return False
     if callee in CREATORS and device is None and not _moved_to_device(call):
         return False  # made on the CPU; where it moves later, its dtype is judged there
+    if _in_cpu_device_context(call):
+        return False  # `with torch.device("cpu"):` makes every tensor inside on the CPU (z_image's frequency tables)
     return not _host_side(call, function)
+
+
+def _in_cpu_device_context(node: Node) -> bool:
+    """Inside `with torch.device("cpu"):` (within the same function)."""
+    current, depth = node.parent, 0
+    while current is not None and depth < 60:
+        if current.type == "with_statement":
+            for clause in current.named_children:
+                if clause.type != "with_clause":
+                    continue
+                for item in clause.named_children:
+                    value = item.child_by_field_name("value") or (item.named_children[0] if item.named_children else None)
+                    if value is None or value.type != "call":
+                        continue
+                    function = value.child_by_field_name("function")
+                    arguments = value.child_by_field_name("arguments")
+                    args = arguments.named_children if arguments is not None else []
+                    if (function is not None and parsing.text(function) in {"torch.device", "device"} and len(args) == 1
+                            and args[0].type == "string" and parsing.text(args[0]).strip("'\"") == "cpu"):
+                        return True
+        if current.type in {"function_definition", "class_definition", "module"}:
+            return False
+        current, depth = current.parent, depth + 1
+    return False
 
 
 EXPRESSION_PARTS = {"binary_operator", "unary_operator", "parenthesized_expression", "argument_list", "call", "attribute",
