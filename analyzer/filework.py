@@ -241,19 +241,22 @@ class FileWorker:
         node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
         if node is None:
             return Place(file_context.role)
-        guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule)
+        guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
                  or self.guards.guard_of_callers(node, domain, hit.rule))
         if guard is None:
             return Place(file_context.role)
         return Place(file_context.role, guard.reach, guard.reason())
 
-    def _gate(self, node, rule: str):
-        """What only the code around a CUDA check shows (analyzer/context/cuda_gates.py)."""
+    def _gate(self, node, rule: str, domain: str):
+        """What only the code around a CUDA check shows (analyzer/context/cuda_gates.py). A CUDA-only feature itself
+        (a kernel, a fused attention library) after a check that raises on NPU stays a finding: Ascend gets the raise."""
         conventions = self.guards.guards
         guard = self.gates.accelerator_choice(node)
         if guard is None and (rule in conventions.check_rules or rule in conventions.cuda_only_rules):
             guard = self.gates.capability_pair(node)
-        return guard or self.gates.excluded_before(node) or self.gates.detection_cascade(node)
+        if guard is None and domain not in self.guards.feature_domains:
+            guard = self.gates.excluded_before(node)
+        return guard or self.gates.detection_cascade(node) or self.gates.class_npu_branch(node)
 
     def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
         suppressions = collect_suppressions(unit)

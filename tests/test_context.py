@@ -344,3 +344,21 @@ def test_other_vendors_and_test_benchmarks_by_path():
     assert context.of("op_builder/supa/builder.py").reach == "other-backend"
     assert context.of("csrc/aio/py_test/ds_aio_handle.py").role == "test"
     assert context.of("pkg/model.py").role == "product"
+
+
+def test_library_folders_and_classes_with_an_npu_branch():
+    context = build_project_context(["src/diffusers/__init__.py", "src/diffusers/quantizers/nunchaku/utils.py"])
+    assert context.of("src/diffusers/quantizers/nunchaku/utils.py").reach == "optional"
+    own = build_project_context(["flash_attn/__init__.py", "csrc/flash_attn/src/kernel.cu"])
+    assert own.of("csrc/flash_attn/src/kernel.cu").reach == "runs"  # flash-attention's own kernels
+    norm = ("import torch\nfrom torch import nn\nclass RMSNorm(nn.Module):\n    def forward(self, x):\n"
+            "        if is_torch_npu_available():\n            return torch_npu.npu_rms_norm(x, self.weight, epsilon=self.eps)[0]\n"
+            "        v = x.to(torch.float32).pow(2).mean(-1, keepdim=True)\n        return self.weight * (x * torch.rsqrt(v + self.eps))\n")
+    assert reach_of(norm, "PRC020")[0] == ("npu-path", "line 5: if is_torch_npu_available():")
+    plain = norm.replace("        if is_torch_npu_available():\n            return torch_npu.npu_rms_norm(x, self.weight, epsilon=self.eps)[0]\n", "")
+    assert reach_of(plain, "PRC020")[0][0] == "runs"
+    negated = ("import torch\nfrom flash_attn import flash_attn_func\ndef f(q, k, v):\n    if not q.is_cuda:\n"
+               "        return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n    else:\n        return flash_attn_func(q, k, v)\n")
+    assert reach_of(negated, "ATT001")[0][0] == "cuda-only-guarded"  # the else of a negated check is what it guards
+    raising = negated.replace("        return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n", "        raise ValueError('CUDA')\n")
+    assert reach_of(raising, "ATT001")[0][0] == "runs"  # Ascend gets the raise: the feature is a real finding

@@ -145,6 +145,26 @@ class CudaGates:
             return only_raises_or_warns(body)
         return self._uses_cuda_only(body)
 
+    def class_npu_branch(self, node: Node) -> Guard | None:
+        """A finding about a whole class (a hand-written RMSNorm, reported on its `class` line) whose body already
+        has an NPU branch (`if is_torch_npu_available(): return torch_npu.npu_rms_norm(...)`): npu-path."""
+        current, depth = node, 0
+        while current is not None and current.type != "class_definition" and depth < 6:
+            current, depth = current.parent, depth + 1
+        body = current.child_by_field_name("body") if current is not None else None
+        if body is None or node.start_byte >= body.start_byte:
+            return None
+        stack, seen = [body], 0
+        while stack and seen < MAX_BODY_NODES:
+            item = stack.pop()
+            seen += 1
+            if item.type in {"if_statement", "elif_clause"}:
+                condition = item.child_by_field_name("condition")
+                if condition is not None and self.reader.condition(condition).npu:
+                    return Guard("npu-path", item)
+            stack.extend(item.named_children)
+        return None
+
     # what came before a site -----------------------------------------------------------------------------------
     def detection_cascade(self, node: Node) -> Guard | None:
         """A site in one step of a detection cascade after a step that detects NPU: `if accelerator_name is None:

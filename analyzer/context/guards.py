@@ -196,6 +196,12 @@ class GuardReader:
                 continue
             fallback = self._fallback(statement, arms, others, body)
             return self._positive(condition, statement, feature, fallback)
+        if len(conditions) == 1 and conditions[0].negated and others and _same(child, others[0]):
+            # `if not get_accelerator().is_triton_supported(): return fallback(...) else: from .kernels import k`:
+            # the else branch of a negated check is the branch the check guards (the if-branch is its fallback)
+            first = conditions[0]
+            held = Condition(first.npu, first.other, first.cuda, first.gate, first.flag, negated=False)
+            return self._positive(held, statement, feature, fallback=not only_raises(arms[0][1]))
         return None
 
     def _dead_arm(self, child: Node, statement: Node, arms, others: list[Node]) -> Guard | None:

@@ -45,15 +45,18 @@ def build_project_context(paths: list[str], role_overrides: dict[str, list[str]]
     existing = set(paths) | {str(parent) for path in paths for parent in PurePosixPath(path).parents if str(parent) != "."}
     files: dict[str, FileContext] = {}
     npu_files = []
+    own, local = _import_names(paths)
+    libraries = [name for name in conventions.guards.cuda_only_packages if name not in own]
     beside_package = has_root_package(paths)
     for path in sorted(paths):
         role = file_role(path, conventions.roles, role_overrides, beside_package)
         reach, reason = _path_reach(path, conventions.backends, existing)
+        if reach == "runs":
+            reach, reason = _library_folder(path, libraries)
         if reach == "npu-path":
             npu_files.append(path)
         if role != "product" or reach != "runs":
             files[path] = FileContext(role, reach, reason)
-    own, local = _import_names(paths)
     return ProjectContext(files=files, own_packages=own, local_modules=local, npu_files=tuple(npu_files))
 
 
@@ -77,6 +80,18 @@ def _path_reach(path: str, backends: BackendConventions, existing: set[str]) -> 
     dispatch = _dispatch_folder(pure, backends, existing)
     if dispatch is not None:
         return "other-backend", f"{path}: the default (CUDA) variant beside {dispatch}/, which Ascend uses"
+    return "runs", None
+
+
+def _library_folder(path: str, libraries: list[str]) -> tuple[str, str | None]:
+    """A folder of the project named after a CUDA-only library (diffusers' quantizers/nunchaku/) integrates that
+    library: its code runs only when a user picks the library, which Ascend cannot load, so it is optional there.
+    A library that is the project's own package is never one (analysing flash-attention, csrc/flash_attn/)."""
+    parts = PurePosixPath(path).parts[:-1]
+    start = 2 if parts[:1] == ("src",) else 1
+    for part in parts[start:]:
+        if part.lower() in libraries:
+            return "optional", f"{path}: integration of the CUDA-only {part} library, used only when it is chosen"
     return "runs", None
 
 
