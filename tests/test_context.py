@@ -337,6 +337,9 @@ def test_one_rewrite_counts_once():
     assert [f.symbol for f in scan(table_only).findings if f.rule == "PRC030"] == ["torch.polar"]
     device = "import torch\nd = f'cuda:{torch.cuda.current_device()}'\nn = torch.cuda.current_device()\n"
     assert sorted((f.line, f.rule) for f in scan(device).findings if f.rule in {"DEV002", "DEV100"}) == [(2, "DEV002"), (3, "DEV100")]
+    chain = ("import torch\nif torch.cuda.is_available():\n    s = torch.cuda.Stream()\nelif torch.xpu.is_available():\n"
+             "    s = torch.xpu.Stream()\nelse:\n    raise ValueError('no stream')\n")
+    assert [f.rule for f in scan(chain).findings if f.line == 2] == ["DEV220"]  # not also DEV104
 
 
 def test_other_vendors_and_test_benchmarks_by_path():
