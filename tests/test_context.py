@@ -365,3 +365,18 @@ def test_library_folders_and_classes_with_an_npu_branch():
     assert reach_of(negated, "ATT001")[0][0] == "cuda-only-guarded"  # the else of a negated check is what it guards
     raising = negated.replace("        return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n", "        raise ValueError('CUDA')\n")
     assert reach_of(raising, "ATT001")[0][0] == "runs"  # Ascend gets the raise: the feature is a real finding
+
+
+def test_product_helpers_only_tests_import_are_test_code(tmp_path):
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": "import os, torch\n\ndef enable_determinism():\n    os.environ['CUDA_LAUNCH_BLOCKING'] = '1'\n\n"
+                        "def sync():\n    torch.cuda.synchronize()\n",
+        "pkg/testing_utils.py": "from .utils import enable_determinism\n",
+        "pkg/engine.py": "from .utils import sync\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    by_rule = {f.rule: f for f in report.findings if f.path == "pkg/utils.py"}
+    assert by_rule["DEV202"].role == "test" and "testing_utils.py" in by_rule["DEV202"].reach_reason
+    assert not by_rule["DEV202"].counted
+    assert by_rule["DEV101"].role == "product" and by_rule["DEV101"].counted  # product code imports sync

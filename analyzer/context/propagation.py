@@ -26,7 +26,8 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
         for ref in f.source_refs:
             referrers[ref.strip("/")].add(f.path)
     guarded = guarded_modules(facts, context)
-    if not referrers and not guarded:
+    test_only = test_only_functions(facts, context)
+    if not referrers and not guarded and not test_only:
         return findings
     decided: dict[str, Place | None] = {}
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
@@ -43,7 +44,33 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
                 finding.domain in feature_domains or finding.path in kernel_modules):
             reach, reason = guarded[finding.path]
             place = Place(finding.role, reach, reason)
+        if place is None and finding.role in COUNTED_ROLES and finding.path in test_only:
+            for start, end, reason in test_only[finding.path]:
+                if start <= finding.line <= end:
+                    place = Place("test", finding.reach, reason)
+                    break
         result.append(finding if place is None else factory.relocate(finding, place))
+    return result
+
+
+def test_only_functions(facts: list[PhaseFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
+    """Module-level functions of product code that only tests import by name and their own file never calls
+    (diffusers' utils/torch_utils.py `enable_full_determinism`, imported only by testing_utils.py): path → line ranges
+    with the reason. Their findings are test code's."""
+    importers: dict[str, set[str]] = defaultdict(set)
+    for f in facts:
+        for name in f.imports:
+            importers[name].add(f.path)
+    result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+    for f in facts:
+        if not f.exported_functions or not f.module or context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        for name, start, end in f.exported_functions:
+            users = importers.get(f"{f.module}.{name}", set()) - {f.path}
+            if users and all(context.of(user).role == "test" for user in users):
+                first = sorted(users)[0]
+                more = f" and {len(users) - 1} more" if len(users) > 1 else ""
+                result[f.path].append((start, end, f"{name}() is imported only by tests: {first}{more}"))
     return result
 
 

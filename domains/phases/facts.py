@@ -26,6 +26,9 @@ QUERY = r"""
 (import_from_statement module_name: (_) @from_module)
 (if_statement condition: (comparison_operator) @condition)
 (call function: (attribute attribute: (identifier) @method))
+(module (function_definition name: (identifier) @defined))
+(module (decorated_definition definition: (function_definition name: (identifier) @defined)))
+(call function: (identifier) @called)
 (class_definition superclasses: (argument_list)) @class
 ((string_content) @string_content (#match? @string_content "CONFIG_PATTERN"))
 """
@@ -81,6 +84,8 @@ class PhaseFacts:
     source_refs: list[str] = field(default_factory=list)  # native sources or their folders named in strings (builders)
     # modules every import of which in this file is guarded (reach other than runs: optional, cuda-only-guarded ...)
     guarded_imports: dict[str, str] = field(default_factory=dict)
+    # module-level functions this file defines and does not call itself: (name, first line, last line)
+    exported_functions: list[tuple[str, int, int]] = field(default_factory=list)
 
 
     def absorb(self, other: PhaseFacts) -> None:
@@ -166,6 +171,13 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         for name in statement.children_by_field_name("name") if statement is not None else []:
             imported(f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."), statement)
     facts.guarded_imports = {m: min(r) for m, r in reaches.items() if "runs" not in r}
+    defined = found.get("defined", [])
+    if defined:
+        called = {parsing.text(c) for c in found.get("called", [])}
+        for name in defined:
+            function = name.parent
+            if parsing.text(name) not in called and function is not None:
+                facts.exported_functions.append((parsing.text(name), function.start_point.row + 1, function.end_point.row + 1))
     facts.top_level_code = _runs_at_top_level(unit.tree())
     facts.main_guard = any(
         "__name__" in parsing.text(c) and "__main__" in parsing.text(c) for c in found.get("condition", [])
