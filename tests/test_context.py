@@ -251,14 +251,15 @@ def test_sites_after_an_earlier_check_that_excludes_npu():
 def test_an_accelerator_abstraction_with_an_npu_accelerator_is_an_npu_path(tmp_path):
     code = ("from deepspeed.accelerator import get_accelerator\nimport torch\n"
             "def f():\n    if get_accelerator().device_name() == 'cuda':\n        torch.cuda.synchronize()\n"
-            "    assert get_accelerator().device_name() == 'cuda', 'GDS only on CUDA'\n")
+            "    assert get_accelerator().device_name() == 'cuda', 'GDS only on CUDA'\n"
+            "def g():\n    accelerator = get_accelerator()\n    assert accelerator.device_name() == 'cuda', 'CUDA only'\n")
     write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/engine.py": code})
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     assert {f.reach for f in report.findings if f.rule in {"DEV007", "DEV101"}} == {"runs"}  # no NPU accelerator
     write_tree(tmp_path, {"accelerator/__init__.py": "", "accelerator/npu_accelerator.py": "import torch_npu\n"})
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     checks = [f for f in report.findings if f.rule in {"DEV007", "DEV101"}]
-    assert len(checks) == 3 and {f.reach for f in checks} == {"npu-path"}
+    assert len(checks) == 4 and {f.reach for f in checks} == {"npu-path"}
 
 
 def test_branches_that_cannot_run_at_the_target_torch():
@@ -327,6 +328,8 @@ def test_messages_wrappers_and_cpu_blocks_are_no_uses():
     cpu = ("import torch\ndef f(e, x):\n    with torch.device('cpu'):\n        t = torch.arange(e, device=x.device, dtype=torch.float64)\n"
            "    u = torch.arange(e, device=x.device, dtype=torch.float64)\n")
     assert [f.line for f in scan(cpu).findings if f.rule == "PRC001"] == [5]
+    zero = "import torch\nt = torch.tensor(0, dtype=g.dtype).to(dev).double()\nu = g.to(dev).double().norm(2)\n"
+    assert [f.line for f in scan(zero).findings if f.rule == "PRC006"] == [3]  # a zero placeholder loses nothing
 
 
 def test_one_rewrite_counts_once():

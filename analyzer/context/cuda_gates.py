@@ -57,7 +57,7 @@ class CudaGates:
             return None
         current, depth = node, 0
         while current is not None and depth < MAX_DEPTH:
-            if current.type == "comparison_operator" and set(_words(current)) & self.accelerator_calls:
+            if current.type == "comparison_operator" and self._names_accelerator(current):
                 return Guard("npu-path", current)
             if current.type in {"if_statement", "elif_clause"}:
                 condition = current.child_by_field_name("condition")
@@ -68,13 +68,33 @@ class CudaGates:
             current, depth = current.parent, depth + 1
         return None
 
+    def _names_accelerator(self, comparison: Node) -> bool:
+        """The comparison calls the accelerator abstraction, directly or through a name the enclosing function
+        assigned from it (`accelerator = get_accelerator()` ... `accelerator.device_name() == 'cuda'`)."""
+        words = set(_words(comparison))
+        if words & self.accelerator_calls:
+            return True
+        function, depth = comparison.parent, 0
+        while function is not None and function.type != "function_definition" and depth < MAX_DEPTH:
+            function, depth = function.parent, depth + 1
+        body = function.child_by_field_name("body") if function is not None else None
+        for statement in body.named_children[:MAX_SIBLINGS] if body is not None else []:
+            assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+            if assignment is None or assignment.type != "assignment":
+                continue
+            left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+            if (left is not None and right is not None and left.type == "identifier" and parsing.text(left) in words
+                    and right.type == "call" and set(_words(right.child_by_field_name("function") or right)) & self.accelerator_calls):
+                return True
+        return False
+
     def _compares_accelerator(self, condition: Node) -> bool:
         stack, seen = [condition], 0
         while stack and seen < 200:
             current = stack.pop()
             seen += 1
             if current.type == "comparison_operator":
-                if set(_words(current)) & self.accelerator_calls:
+                if self._names_accelerator(current):
                     return True
                 continue
             stack.extend(current.named_children)

@@ -104,7 +104,7 @@ class _PrecisionScan(PythonScan):
 
     def _double_call(self, call: Node) -> None:
         receiver = call.child_by_field_name("function").child_by_field_name("object")
-        if receiver is None or _host_side(call, receiver):
+        if receiver is None or _host_side(call, receiver) or _constant_tensor(receiver):
             return
         self.hit("double-method", ".double()", call, ".float()")
 
@@ -179,6 +179,24 @@ def _used_as_device_dtype(node: Node) -> bool:
     if _in_cpu_device_context(call):
         return False  # `with torch.device("cpu"):` makes every tensor inside on the CPU (z_image's frequency tables)
     return not _host_side(call, function)
+
+
+def _constant_tensor(receiver: Node) -> bool:
+    """`torch.tensor(0, ...).to(device).double()`: a number literal made into a tensor (a zero placeholder) has no
+    precision to lose in float32."""
+    current, depth = receiver, 0
+    while current is not None and current.type == "call" and depth < 8:
+        function = current.child_by_field_name("function")
+        arguments = current.child_by_field_name("arguments")
+        if function is None:
+            return False
+        if parsing.text(function) in {"torch.tensor", "tensor"}:
+            values = [a for a in (arguments.named_children if arguments is not None else []) if a.type != "keyword_argument"]
+            return len(values) == 1 and values[0].type in {"integer", "float"}
+        if function.type != "attribute":
+            return False
+        current, depth = function.child_by_field_name("object"), depth + 1
+    return False
 
 
 def _in_cpu_device_context(node: Node) -> bool:
