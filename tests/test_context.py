@@ -383,3 +383,21 @@ def test_product_helpers_only_tests_import_are_test_code(tmp_path):
     assert by_rule["DEV202"].role == "test" and "testing_utils.py" in by_rule["DEV202"].reach_reason
     assert not by_rule["DEV202"].counted
     assert by_rule["DEV101"].role == "product" and by_rule["DEV101"].counted  # product code imports sync
+
+
+def test_device_defaults_every_call_overrides_are_no_findings(tmp_path):
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/pipe.py": "import torch\n\ndef mask(n, device='cuda'):\n    return torch.zeros(n, device=device)\n\n"
+                       "class Pipe:\n    def get_mask(self, n, device='cuda'):\n        return torch.ones(n, device=device)\n\n"
+                       "    def __call__(self, n, device):\n        return mask(n, device=device) + self.get_mask(n, device)\n",
+        "pkg/other.py": "import torch\n\ndef fill(n, device='cuda'):\n    return torch.zeros(n, device=device)\n\n"
+                        "def run(n):\n    return fill(n)\n",  # the default applies here
+        "pkg/shared.py": "import torch\n\ndef grid(n, device='cuda'):\n    return torch.zeros(n, device=device)\n\n"
+                         "def run(n, d):\n    return grid(n, device=d)\n",
+        "pkg/user.py": "from pkg.shared import grid\nx = grid(3)\n",  # another file may call it without the device
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    defaults = {(f.path, f.line) for f in report.findings if f.rule == "DEV001"}
+    assert ("pkg/pipe.py", 3) not in defaults and ("pkg/pipe.py", 7) not in defaults
+    assert ("pkg/other.py", 3) in defaults and ("pkg/shared.py", 3) in defaults

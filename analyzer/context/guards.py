@@ -97,9 +97,11 @@ class GuardReader:
         the same kind of guard (`if HAS_TRITON and config.use_triton: ... _triton_autotune(...)`): the helper runs only
         where its callers' guard lets it."""
         function, depth = node.parent, 0
-        while function is not None and function.type != "function_definition" and depth < MAX_DEPTH:
+        while function is not None and function.type not in {"function_definition", "decorated_definition"} and depth < MAX_DEPTH:
             function, depth = function.parent, depth + 1
-        name_node = function.child_by_field_name("name") if function is not None else None
+        if function is not None and function.type == "decorated_definition":  # a decorator's argument: its function
+            function = function.child_by_field_name("definition")
+        name_node = function.child_by_field_name("name") if function is not None and function.type == "function_definition" else None
         if name_node is None:
             return None
         name = parsing.text(name_node)
@@ -110,7 +112,7 @@ class GuardReader:
         if not calls or len(calls) > 50:
             return None
         guards = [self.guard_of(call, domain, rule) for call in calls]
-        if any(g is None for g in guards) or len({g.reach for g in guards}) != 1 or guards[0].reach == "npu-path":
+        if any(g is None for g in guards) or len({g.reach for g in guards}) != 1:
             return None
         return guards[0]
 

@@ -27,6 +27,9 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
             referrers[ref.strip("/")].add(f.path)
     guarded = guarded_modules(facts, context)
     test_only = test_only_functions(facts, context)
+    overridden = overridden_defaults(facts)
+    if overridden:
+        findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
     if not referrers and not guarded and not test_only:
         return findings
     decided: dict[str, Place | None] = {}
@@ -50,6 +53,19 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
                     place = Place("test", finding.reach, reason)
                     break
         result.append(finding if place is None else factory.relocate(finding, place))
+    return result
+
+
+def overridden_defaults(facts: list[PhaseFacts]) -> set[tuple[str, int]]:
+    """Device defaults ("cuda") that every call passes explicitly, of methods and of module-level functions no other
+    file imports by name: (path, line). Nothing runs with them, so they are no finding."""
+    imported = {name for f in facts for name in f.imports}
+    result = set()
+    for f in facts:
+        for line, function, module_level in f.overridden_defaults:
+            if module_level and f.module and f"{f.module}.{function}" in imported:
+                continue  # another file may call it without the argument
+            result.add((f.path, line))
     return result
 
 
