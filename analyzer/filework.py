@@ -13,10 +13,10 @@ from analyzer import budget, parsing
 from analyzer.discovery import ProjectFile
 from analyzer.context import ProjectContext
 from analyzer.context.cuda_gates import CudaGates
-from analyzer.context.guards import GuardReader, only_raises_or_warns
+from analyzer.context.guards import GuardReader, only_raises_or_warns, test_function
 from analyzer.context.versions import VersionReader
 from analyzer.findings import FindingFactory, Place, occurrence_key
-from analyzer.models import Finding, SkippedFile, UnusedSuppression
+from analyzer.models import COUNTED_ROLES, Finding, SkippedFile, UnusedSuppression
 from analyzer.notebooks import code_sources, python_cells, shell_cells
 from analyzer.python_names import ImportTable
 from analyzer.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
@@ -241,11 +241,15 @@ class FileWorker:
         node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
         if node is None:
             return Place(file_context.role)
+        role, role_reason = file_context.role, None
+        test = test_function(node) if role in COUNTED_ROLES else None
+        if test is not None:  # `def test_compare_both_data_analyzers():` in a product module is a test
+            role, role_reason = "test", f"line {test.start_point.row + 1}: inside the test function {parsing.text(test.child_by_field_name('name'))}()"
         guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
                  or self.guards.guard_of_callers(node, domain, hit.rule))
         if guard is None:
-            return Place(file_context.role)
-        return Place(file_context.role, guard.reach, guard.reason())
+            return Place(role, "runs", role_reason)
+        return Place(role, guard.reach, guard.reason())
 
     def _gate(self, node, rule: str, domain: str):
         """What only the code around a CUDA check shows (analyzer/context/cuda_gates.py). A CUDA-only feature itself

@@ -401,3 +401,11 @@ def test_device_defaults_every_call_overrides_are_no_findings(tmp_path):
     defaults = {(f.path, f.line) for f in report.findings if f.rule == "DEV001"}
     assert ("pkg/pipe.py", 3) not in defaults and ("pkg/pipe.py", 7) not in defaults
     assert ("pkg/other.py", 3) in defaults and ("pkg/shared.py", 3) in defaults
+
+
+def test_test_functions_in_product_modules_are_test_code():
+    code = ("import torch, os\ndef test_compare(a):\n    x = torch.zeros(3, device=f'cuda:{os.environ[\"LOCAL_RANK\"]}')\n"
+            "def run(r):\n    y = torch.zeros(3, device=f'cuda:{r}')\n")
+    found = {f.line: f for f in scan(code).findings if f.rule == "DEV002"}
+    assert found[3].role == "test" and not found[3].counted and "test_compare" in found[3].reach_reason
+    assert found[5].role == "product" and found[5].counted

@@ -461,3 +461,17 @@ def _ends_in(block: Node, kind: str) -> bool:
 
 def _same(a: Node, b: Node) -> bool:
     return a.start_byte == b.start_byte and a.end_byte == b.end_byte and a.type == b.type
+
+
+def test_function(node: Node) -> Node | None:
+    """The module-level `def test_*():` holding this site (a test kept in a product module and run from its
+    `__main__` block), if any."""
+    outermost, current, depth = None, node.parent, 0
+    while current is not None and depth < MAX_DEPTH:
+        if current.type == "function_definition":
+            outermost = current
+        elif current.type == "class_definition":
+            return None
+        current, depth = current.parent, depth + 1
+    name = outermost.child_by_field_name("name") if outermost is not None else None
+    return outermost if name is not None and parsing.text(name).startswith("test_") else None
