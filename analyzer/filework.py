@@ -14,7 +14,7 @@ from analyzer.discovery import ProjectFile
 from analyzer.context import ProjectContext
 from analyzer.context.cuda_gates import CudaGates
 from analyzer.context.guards import GuardReader, only_raises_or_warns, test_function
-from analyzer.context.versions import VersionReader
+from analyzer.context.versions import VersionReader, legacy_triton_kernels
 from analyzer.findings import FindingFactory, Place, occurrence_key
 from analyzer.models import COUNTED_ROLES, Finding, SkippedFile, UnusedSuppression
 from analyzer.notebooks import code_sources, python_cells, shell_cells
@@ -158,11 +158,26 @@ class FileWorker:
         kept = self._distinct(hits)
         places = {hit: self._place(hit, unit) for hit in kept}
         self._cuda_only_checks(unit, kept, places)
+        self._legacy_triton(unit, kept, places)
         for hit in kept:
             key = occurrence_key(hit, unit)
             findings.append((hit, self.factory.build(hit, unit, occurrences[key], places[hit])))
             occurrences[key] += 1
         self._apply_suppressions(unit, findings, result)
+
+    def _legacy_triton(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> None:
+        """A unit whose Triton kernels are all Triton 1.x code (`**meta` parameters): they cannot compile with the
+        Triton of torch 2.x, so its kernel findings (the kernels and the autograd Functions launching them) are dead
+        at a torch 2 target: the feature needs a rewrite, not a port (DeepSpeed's sparse attention, triton==1.0.0)."""
+        kernels = [h for h in hits if self.kb.rules[h.rule].domain == "custom_ops" and places[h].reach == "runs"]
+        if not kernels or unit.kind != "python" or not unit.parsed or self.guards.versions.torch.major < 2:
+            return
+        legacy, total = legacy_triton_kernels(unit.tree())
+        if total == 0 or legacy != total:
+            return
+        reason = f"all {total} Triton kernels of this file take **meta (Triton 1.x); the Triton of torch 2.x rejects them"
+        for hit in kernels:
+            places[hit] = Place(places[hit].role, "dead-at-target", reason)
 
     def _cuda_only_checks(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> None:
         """A CUDA check whose body does only CUDA-only things (captures a CUDA graph, sets cuDNN switches, builds a

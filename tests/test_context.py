@@ -409,3 +409,19 @@ def test_test_functions_in_product_modules_are_test_code():
     found = {f.line: f for f in scan(code).findings if f.rule == "DEV002"}
     assert found[3].role == "test" and not found[3].counted and "test_compare" in found[3].reach_reason
     assert found[5].role == "product" and found[5].counted
+
+
+def test_a_package_at_the_root_of_the_analysed_folder():
+    context = build_project_context(["__init__.py", "matmul.py", "sub/__init__.py", "sub/x.py"])  # hung before
+    assert "" not in context.own_packages and not context.is_own("torch.cuda")
+
+
+def test_triton_1_kernels_cannot_run_at_a_torch_2_target():
+    legacy = ("import torch, triton\nimport triton.language as tl\n@triton.jit\ndef _forward(X, LUT, **meta):\n"
+              "    TN = meta['TN']\n    x = tl.load(X + tl.arange(0, TN))\n    tl.store(X, x)\n"
+              "class _sparse_softmax(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+              "        _forward[(1,)](x, None, TN=128)\n        return x\n    @staticmethod\n    def backward(ctx, dx):\n        return dx\n")
+    reaches = {f.rule: f.reach for f in scan(legacy).findings if f.domain == "custom_ops"}
+    assert reaches and set(reaches.values()) == {"dead-at-target"}
+    modern = legacy.replace("**meta", "TN: tl.constexpr").replace("    TN = meta['TN']\n", "")
+    assert {f.reach for f in scan(modern).findings if f.domain == "custom_ops"} == {"runs"}

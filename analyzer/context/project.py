@@ -155,12 +155,12 @@ def _import_names(paths: list[str]) -> tuple[frozenset[str], frozenset[str]]:
             if len(pure.parts) == 1 or (len(pure.parts) == 2 and pure.parts[0] == "src"):
                 own.add(pure.stem)
             continue
-        while str(folder.parent) in packages:
+        while str(folder.parent) in packages and folder.parent != folder:  # a package at the root: "." is its own parent
             folder = folder.parent
         own.add(folder.name)
         local.add(folder.name)
-    own.discard("__init__")
-    local.discard("__init__")
+    own -= {"__init__", ""}  # "": the analysed folder is itself a package, whose name the paths do not say
+    local -= {"__init__", ""}
     return frozenset(own), frozenset(local)
 
 

@@ -217,3 +217,25 @@ def _version(node: Node) -> Version | None:
         return Version(text)
     except InvalidVersion:
         return None
+
+
+TRITON_JIT = "(decorated_definition) @definition"
+
+
+def legacy_triton_kernels(root: Node) -> tuple[int, int]:
+    """(Triton 1.x kernels, all Triton kernels) of a unit: a `@triton.jit` function with a `**meta` parameter takes
+    its META dict the Triton 1.x way; Triton 2 and later (what torch 2.x ships and triton-ascend follows) accept no
+    variable keyword parameters in a kernel (kernels spell out `tl.constexpr` parameters instead)."""
+    legacy = total = 0
+    for definition in parsing.captures(parsing.query("python", TRITON_JIT), root).get("definition", [])[:2000]:
+        function = definition.child_by_field_name("definition")
+        if function is None or function.type != "function_definition":
+            continue
+        decorators = [parsing.text(d) for d in definition.children if d.type == "decorator"]
+        if not any(d.endswith("jit") or ".jit(" in d for d in decorators):
+            continue
+        total += 1
+        parameters = function.child_by_field_name("parameters")
+        if parameters is not None and any(p.type == "dictionary_splat_pattern" for p in parameters.named_children):
+            legacy += 1
+    return legacy, total
