@@ -34,3 +34,14 @@ def test_ub_risk_is_reported_above_the_smallest_unified_buffer():
     report = analyze(SAMPLE, AnalyzeOptions(jobs=1))
     risks = [f.symbol for f in report.findings if f.rule == "OPS031"]
     assert risks == ["_cross_entropy_fwd_kernel: ~256 KiB per program"]
+
+
+def test_autograd_function_reads_code_not_comments():
+    from tests.helpers import rules_found
+
+    tiled = ("import torch\nclass TiledMLP(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, fn, x):\n"
+             "        # x.shape could be [bs, seqlen] or [seqlen] (moe experts)\n        return fn(x)\n"
+             "    @staticmethod\n    def backward(ctx, g):\n        return None, g\n")
+    assert "OPS040" not in rules_found(tiled)
+    launch = tiled.replace("        return fn(x)\n", "        kernel[(1,)](x)\n        return x\n")
+    assert "OPS040" in rules_found(launch)

@@ -183,7 +183,7 @@ class _CustomOpsScan(PythonScan):
         for item in body.named_children if body is not None else []:
             definition = item.child_by_field_name("definition") if item.type == "decorated_definition" else item
             if definition is not None and definition.type == "function_definition":
-                methods[parsing.text(definition.child_by_field_name("name"))] = parsing.text(definition)
+                methods[parsing.text(definition.child_by_field_name("name"))] = definition
         custom = [m for m in ("forward", "backward") if m in methods and _launches_custom_code(methods[m])]
         if custom:
             name = parsing.text(cls.child_by_field_name("name"))
@@ -276,9 +276,23 @@ def _evaluate(node: Node, constants: dict[str, int], depth: int = 0) -> int | No
     return None
 
 
-def _launches_custom_code(source: str) -> bool:
-    compact = "".join(source.split())
-    return "](" in compact or "_C." in compact or "_cuda." in compact or "_ext." in compact
+def _launches_custom_code(definition: Node) -> bool:
+    """A kernel launch (`kernel[grid](...)`) or a call into a compiled extension (`ext._C.op(...)`, `*_cuda.op`,
+    `*_ext.op`) in the method's code (comments and strings do not count)."""
+    stack, seen = [definition], 0
+    while stack and seen < 20000:
+        node = stack.pop()
+        seen += 1
+        if node.type == "call":
+            function = node.child_by_field_name("function")
+            if function is not None:
+                if function.type == "subscript":
+                    return True
+                compact = "".join(parsing.text(function).split())
+                if "_C." in compact or "_cuda." in compact or "_ext." in compact:
+                    return True
+        stack.extend(node.named_children)
+    return False
 
 
 def _kernel_name(call: Node) -> str | None:
