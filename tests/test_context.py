@@ -425,3 +425,8 @@ def test_triton_1_kernels_cannot_run_at_a_torch_2_target():
     assert reaches and set(reaches.values()) == {"dead-at-target"}
     modern = legacy.replace("**meta", "TN: tl.constexpr").replace("    TN = meta['TN']\n", "")
     assert {f.reach for f in scan(modern).findings if f.domain == "custom_ops"} == {"runs"}
+
+
+def test_a_constant_named_after_its_backend_is_no_choice():
+    code = "NCCL_BACKEND = 'nccl'\nbackend = 'nccl'\n"
+    assert [(f.line, f.rule) for f in scan(code).findings if f.rule == "DST002"] == [(2, "DST002")]
