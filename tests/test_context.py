@@ -430,3 +430,11 @@ def test_triton_1_kernels_cannot_run_at_a_torch_2_target():
 def test_a_constant_named_after_its_backend_is_no_choice():
     code = "NCCL_BACKEND = 'nccl'\nbackend = 'nccl'\n"
     assert [(f.line, f.rule) for f in scan(code).findings if f.rule == "DST002"] == [(2, "DST002")]
+
+
+def test_complex_parameter_round_trips_are_not_rotary_embeddings():
+    code = ("import torch\ndef step(params, m):\n    for i, p in enumerate(params):\n        if torch.is_complex(p):\n"
+            "            m[i] = torch.view_as_real(m[i])\n        m[i].mul_(2)\n        if torch.is_complex(p):\n"
+            "            m[i] = torch.view_as_complex(m[i])\n"
+            "def rope(x, f):\n    x_ = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))\n    return x_ * f\n")
+    assert [f.line for f in scan(code).findings if f.rule == "PRC030"] == [10]

@@ -84,6 +84,8 @@ class _PrecisionScan(PythonScan):
             return
         if reference.name in {"torch.view_as_complex", "torch.polar"} and reference.call is None:
             return
+        if reference.name == "torch.view_as_complex" and _restores_complex(reference.call):
+            return
         if reference.name in TF32_SWITCHES:
             self._tf32_switch(reference)
             return
@@ -179,6 +181,32 @@ def _used_as_device_dtype(node: Node) -> bool:
     if _in_cpu_device_context(call):
         return False  # `with torch.device("cpu"):` makes every tensor inside on the CPU (z_image's frequency tables)
     return not _host_side(call, function)
+
+
+def _restores_complex(call: Node) -> bool:
+    """`x = torch.view_as_complex(x)` after `x = torch.view_as_real(x)` in the same function: an optimizer's round
+    trip for complex parameters (DeepSpeed's Adam), not rotary embeddings."""
+    arguments = call.child_by_field_name("arguments")
+    values = arguments.named_children if arguments is not None else []
+    if len(values) != 1 or values[0].type not in {"identifier", "subscript", "attribute"}:
+        return False
+    target = parsing.text(values[0])
+    function, depth = call.parent, 0
+    while function is not None and function.type != "function_definition" and depth < 60:
+        function, depth = function.parent, depth + 1
+    if function is None:
+        return False
+    stack, seen = [function], 0
+    while stack and seen < 20000:
+        node = stack.pop()
+        seen += 1
+        if node.type == "assignment" and node.start_byte < call.start_byte:
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if (left is not None and right is not None and right.type == "call" and parsing.text(left) == target
+                    and parsing.text(right.child_by_field_name("function")).endswith("view_as_real")):
+                return True
+        stack.extend(node.named_children)
+    return False
 
 
 def _constant_tensor(receiver: Node) -> bool:
