@@ -240,6 +240,10 @@ def test_sites_after_an_earlier_check_that_excludes_npu():
     in_else = ("import torch\ndef f():\n    if not torch.cuda.is_available():\n        raise ValueError('CUDA only')\n"
                "    else:\n        if torch.cuda.get_device_properties(0).major != 8:\n            raise ValueError('Ampere')\n")
     assert reach_of(in_else, "DEV126")[0][0] == "cuda-only-guarded"
+    after_elif = ("import torch\ndef f():\n    if not xformers_ok():\n        raise ImportError('xformers')\n"
+                  "    elif not torch.cuda.is_available():\n        raise ValueError('GPU only')\n    else:\n"
+                  "        q = torch.randn((1, 2, 40), device='cuda')\n")
+    assert reach_of(after_elif, "DEV001")[0] == ("cuda-only-guarded", "line 5: elif not torch.cuda.is_available():")
     fallback = ("import torch\ndef f(x):\n    if not torch.cuda.is_available():\n        x = x.float()\n"
                 "    major, minor = torch.cuda.get_device_capability()\n")
     assert reach_of(fallback, "DEV120")[0][0] == "runs"  # the check does not raise: Ascend goes on to the query

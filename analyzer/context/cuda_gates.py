@@ -228,8 +228,9 @@ class CudaGates:
         while parent is not None and depth < MAX_DEPTH:
             if parent.type == "else_clause" or (parent.type == "elif_clause" and not _same(child, parent.child_by_field_name("condition"))):
                 statement = parent.parent
-                if statement is not None and statement.type == "if_statement" and self._raises_unless_cuda(statement):
-                    return Guard("cuda-only-guarded", statement)
+                arm = self._earlier_raising_arm(statement, parent) if statement is not None and statement.type == "if_statement" else None
+                if arm is not None:
+                    return Guard("cuda-only-guarded", arm)
             if parent.type in {"block", "module"}:
                 sibling, seen = child.prev_named_sibling, 0
                 while sibling is not None and seen < MAX_SIBLINGS:
@@ -261,6 +262,18 @@ class CudaGates:
         if kind == "expression_statement" and statement.named_children and statement.named_children[0].type == "call":
             return self._calls_cuda_check(statement.named_children[0])
         return False
+
+    def _earlier_raising_arm(self, statement: Node, clause: Node) -> Node | None:
+        """An arm before `clause` in this if/elif chain that raises unless CUDA is there (`elif not
+        torch.cuda.is_available(): raise ...` before the else that probes xformers on "cuda")."""
+        if self._raises_unless_cuda(statement):
+            return statement
+        for arm in statement.children:
+            if _same(arm, clause):
+                return None
+            if arm.type == "elif_clause" and self._raises_unless_cuda(arm):
+                return arm
+        return None
 
     def _raises_unless_cuda(self, statement: Node) -> bool:
         """`if not torch.cuda.is_available(): raise ...` / `if x.device.type != "cuda": raise ...`."""
