@@ -45,3 +45,15 @@ def test_autograd_function_reads_code_not_comments():
     assert "OPS040" not in rules_found(tiled)
     launch = tiled.replace("        return fn(x)\n", "        kernel[(1,)](x)\n        return x\n")
     assert "OPS040" in rules_found(launch)
+
+
+def test_triton_kernels_are_classified_by_their_launchers_too():
+    from tests.helpers import scan
+
+    code = ("import torch, triton\nimport triton.language as tl\n@triton.jit\ndef _fwd_kernel(Q, Out, BLOCK: tl.constexpr):\n"
+            "    x = tl.load(Q + tl.arange(0, BLOCK))\n    tl.store(Out + tl.arange(0, BLOCK), x)\n"
+            "class triton_flash_attn(torch.nn.Module):\n    def forward(self, q):\n        o = torch.empty_like(q)\n"
+            "        _fwd_kernel[(1,)](q, o, BLOCK=128)\n        return o\n")
+    assert [f.symbol for f in scan(code).findings if f.rule == "OPS030"] == ["_fwd_kernel (attention)"]
+    plain = code.replace("triton_flash_attn", "Runner")
+    assert [f.symbol for f in scan(plain).findings if f.rule == "OPS030"] == ["_fwd_kernel (other)"]

@@ -88,7 +88,9 @@ class _CustomOpsScan(PythonScan):
         record = self._record(kernel, definition, "triton")
         record.block_sizes = self._block_sizes(definition, decorators, launches.get(kernel, []))
         record.ub_estimate_bytes = _ub_estimate(definition, record.block_sizes)
-        kernel_class = self.index.kb.classify_kernel(kernel, PurePosixPath(self.unit.path).stem)
+        # Its own name first, then the classes and functions that launch it (DeepSpeed's `_fwd_kernel` is launched
+        # by `triton_flash_attn.forward`), then the file's name.
+        kernel_class = self.index.kb.classify_kernel(kernel, *_launchers(launches.get(kernel, [])), PurePosixPath(self.unit.path).stem)
         record.kernel_class = kernel_class.name
         self.hit("triton-kernel", f"{kernel} ({kernel_class.name})", definition.child_by_field_name("name"),
                  kernel_class.replacement.en, effort=self.index.kb.effort_tiers[_tier(kernel_class.tier, bump=0)])
@@ -274,6 +276,21 @@ def _evaluate(node: Node, constants: dict[str, int], depth: int = 0) -> int | No
         result = _OPERATORS[operator](left, right)
         return result if 0 <= result < _MAX_CONSTANT else None
     return None
+
+
+def _launchers(launches: list[Node]) -> list[str]:
+    """Names of the classes (then functions) around the launches of a kernel, nearest first, without repeats."""
+    classes, functions = [], []
+    for launch in launches[:20]:
+        current, depth = launch.parent, 0
+        while current is not None and depth < 200:
+            if current.type in {"class_definition", "function_definition"}:
+                name = current.child_by_field_name("name")
+                target = classes if current.type == "class_definition" else functions
+                if name is not None and parsing.text(name) not in target:
+                    target.append(parsing.text(name))
+            current, depth = current.parent, depth + 1
+    return classes + functions
 
 
 def _launches_custom_code(definition: Node) -> bool:
