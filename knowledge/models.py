@@ -35,6 +35,9 @@ class Match(_Record):
 
     qualified_names: list[str] | None = None
     except_names: list[str] = Field(default_factory=list, description="qualified names a namespace match leaves alone")
+    calls_only: bool = Field(
+        default=False, description="only calls of the names are findings (the rule judges a call's arguments)"
+    )
     not_decorators: list[str] = Field(
         default_factory=list,
         description="qualified names whose use as a function decorator (@torch.jit.script def helper) is no finding",
