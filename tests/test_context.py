@@ -208,48 +208,60 @@ def test_root_level_training_scripts_beside_the_package_are_examples():
     assert build_project_context(["train_copy.py", "model.py"]).of("train_copy.py").role == "product"
 
 
+ASSIGNED_CHECK = ("import torch\ndef f():\n    cuda_available = torch.cuda.is_available()\n    if not cuda_available:\n"
+                  "        raise ValueError('needs an NVIDIA GPU')\n    cap = torch.cuda.get_device_capability()\n")
+CAPABILITY_PAIR = "import os, torch\nuse = os.getenv('K') and torch.cuda.is_available() and torch.cuda.get_device_capability()[0] >= 7\n"
+# (code, rule, expected reach): CUDA checks in front of CUDA-only packages or functions, and what stays a finding
+CUDA_ONLY_GATES = [
+    ("import torch\nfor t in ts:\n    if torch.cuda.is_available() and compiled:\n        torch._inductor.cudagraph_mark_step_begin()\n",
+     "DEV104", "cuda-only-guarded"),
+    ("import torch\nif torch.cuda.is_available():\n    import pynvml\n    pynvml.nvmlInit()\n", "DEV104", "cuda-only-guarded"),
+    # the cache is emptied on CUDA only: Ascend needs that too
+    ("import torch\nif torch.cuda.is_available():\n    torch.cuda.empty_cache()\n", "DEV104", "runs"),
+    (ASSIGNED_CHECK, "DEV104", "cuda-only-guarded"),
+    (ASSIGNED_CHECK, "DEV120", "cuda-only-guarded"),  # after a check that already excludes NPU
+    ("import torch\ndef f(x):\n    ok = torch.cuda.is_available()\n    if ok:\n        x = x.cuda()\n    return x\n", "DEV104", "runs"),
+    (CAPABILITY_PAIR, "DEV104", "cuda-only-guarded"),
+    (CAPABILITY_PAIR, "DEV120", "cuda-only-guarded"),
+    ("import torch\nmajor, minor = torch.cuda.get_device_capability()\n", "DEV120", "runs"),
+]
+
+
 def test_a_cuda_check_in_front_of_a_cuda_only_package_or_function():
-    graphs = "import torch\nfor t in ts:\n    if torch.cuda.is_available() and compiled:\n        torch._inductor.cudagraph_mark_step_begin()\n"
-    assert reach_of(graphs, "DEV104")[0][0] == "cuda-only-guarded"
-    nvml = "import torch\nif torch.cuda.is_available():\n    import pynvml\n    pynvml.nvmlInit()\n"
-    assert reach_of(nvml, "DEV104")[0][0] == "cuda-only-guarded"
-    cache = "import torch\nif torch.cuda.is_available():\n    torch.cuda.empty_cache()\n"
-    assert reach_of(cache, "DEV104")[0][0] == "runs"  # the cache is emptied on CUDA only: Ascend needs that too
-    assigned = ("import torch\ndef f():\n    cuda_available = torch.cuda.is_available()\n    if not cuda_available:\n"
-                "        raise ValueError('needs an NVIDIA GPU')\n    cap = torch.cuda.get_device_capability()\n")
-    assert reach_of(assigned, "DEV104")[0][0] == "cuda-only-guarded"
-    assert reach_of(assigned, "DEV120")[0][0] == "cuda-only-guarded"  # after a check that already excludes NPU
-    used = "import torch\ndef f(x):\n    ok = torch.cuda.is_available()\n    if ok:\n        x = x.cuda()\n    return x\n"
-    assert reach_of(used, "DEV104")[0][0] == "runs"
-    paired = "import os, torch\nuse = os.getenv('K') and torch.cuda.is_available() and torch.cuda.get_device_capability()[0] >= 7\n"
-    assert reach_of(paired, "DEV104")[0][0] == "cuda-only-guarded"
-    assert reach_of(paired, "DEV120")[0][0] == "cuda-only-guarded"
-    alone = "import torch\nmajor, minor = torch.cuda.get_device_capability()\n"
-    assert reach_of(alone, "DEV120")[0][0] == "runs"
+    for code, rule, reach in CUDA_ONLY_GATES:
+        assert reach_of(code, rule)[0][0] == reach, (rule, code)
+
+
+# (code, rule, expected reach, expected reason or None): a site after a statement that already excludes NPU
+EXCLUDED_BEFORE = [
+    ("import torch\ndef f():\n    try:\n        from flash_attn import flash_attn_varlen_func\n    except ImportError:\n"
+     "        raise ImportError('install flash-attn')\n    major, minor = torch.cuda.get_device_capability()\n",
+     "DEV120", "cuda-only-guarded", None),
+    ("import torch\ndef _check_device_cuda(q):\n    if q.device.type != 'cuda':\n        raise ValueError('CUDA')\n"
+     "def check(q):\n    _check_device_cuda(q)\n    if torch.cuda.get_device_capability(q.device) < (8, 0):\n"
+     "        raise ValueError('sm80')\n",
+     "DEV120", "cuda-only-guarded", "line 6: _check_device_cuda(q)"),
+    ("import torch\ndef f():\n    if not torch.cuda.is_available():\n        raise ValueError('CUDA only')\n    else:\n"
+     "        if torch.cuda.get_device_properties(0).major != 8:\n            raise ValueError('Ampere')\n",
+     "DEV126", "cuda-only-guarded", None),
+    ("import torch\ndef f():\n    if not xformers_ok():\n        raise ImportError('xformers')\n"
+     "    elif not torch.cuda.is_available():\n        raise ValueError('GPU only')\n    else:\n"
+     "        q = torch.randn((1, 2, 40), device='cuda')\n",
+     "DEV001", "cuda-only-guarded", "line 5: elif not torch.cuda.is_available():"),
+    # the check does not raise: Ascend goes on to the query
+    ("import torch\ndef f(x):\n    if not torch.cuda.is_available():\n        x = x.float()\n"
+     "    major, minor = torch.cuda.get_device_capability()\n", "DEV120", "runs", None),
+    # the raise is in another function
+    ("import torch\ndef g():\n    if not torch.cuda.is_available():\n        raise ValueError('x')\n"
+     "def f():\n    major, minor = torch.cuda.get_device_capability()\n", "DEV120", "runs", None),
+]
 
 
 def test_sites_after_an_earlier_check_that_excludes_npu():
-    imported = ("import torch\ndef f():\n    try:\n        from flash_attn import flash_attn_varlen_func\n"
-                "    except ImportError:\n        raise ImportError('install flash-attn')\n"
-                "    major, minor = torch.cuda.get_device_capability()\n")
-    assert reach_of(imported, "DEV120")[0][0] == "cuda-only-guarded"
-    helper = ("import torch\ndef _check_device_cuda(q):\n    if q.device.type != 'cuda':\n        raise ValueError('CUDA')\n"
-              "def check(q):\n    _check_device_cuda(q)\n    if torch.cuda.get_device_capability(q.device) < (8, 0):\n"
-              "        raise ValueError('sm80')\n")
-    assert reach_of(helper, "DEV120")[0] == ("cuda-only-guarded", "line 6: _check_device_cuda(q)")
-    in_else = ("import torch\ndef f():\n    if not torch.cuda.is_available():\n        raise ValueError('CUDA only')\n"
-               "    else:\n        if torch.cuda.get_device_properties(0).major != 8:\n            raise ValueError('Ampere')\n")
-    assert reach_of(in_else, "DEV126")[0][0] == "cuda-only-guarded"
-    after_elif = ("import torch\ndef f():\n    if not xformers_ok():\n        raise ImportError('xformers')\n"
-                  "    elif not torch.cuda.is_available():\n        raise ValueError('GPU only')\n    else:\n"
-                  "        q = torch.randn((1, 2, 40), device='cuda')\n")
-    assert reach_of(after_elif, "DEV001")[0] == ("cuda-only-guarded", "line 5: elif not torch.cuda.is_available():")
-    fallback = ("import torch\ndef f(x):\n    if not torch.cuda.is_available():\n        x = x.float()\n"
-                "    major, minor = torch.cuda.get_device_capability()\n")
-    assert reach_of(fallback, "DEV120")[0][0] == "runs"  # the check does not raise: Ascend goes on to the query
-    other_function = ("import torch\ndef g():\n    if not torch.cuda.is_available():\n        raise ValueError('x')\n"
-                      "def f():\n    major, minor = torch.cuda.get_device_capability()\n")
-    assert reach_of(other_function, "DEV120")[0][0] == "runs"
+    for code, rule, reach, reason in EXCLUDED_BEFORE:
+        found = reach_of(code, rule)[0]
+        assert found[0] == reach, code
+        assert reason is None or found[1] == reason
 
 
 def test_an_accelerator_abstraction_with_an_npu_accelerator_is_an_npu_path(tmp_path):

@@ -28,6 +28,25 @@ MAX_BODY_NODES = 4000
 ASSIGNMENTS = {"assignment", "augmented_assignment"}
 
 
+def _enclosing(node: Node):
+    """(child, parent) pairs from a site up to its function, class or module (that one included)."""
+    child, parent, depth = node, node.parent, 0
+    while parent is not None and depth < MAX_DEPTH:
+        yield child, parent
+        if parent.type in {"function_definition", "class_definition", "module"}:
+            return
+        child, parent, depth = parent, parent.parent, depth + 1
+
+
+def _earlier(statement: Node):
+    """The statements before this one in its block, nearest first (bounded)."""
+    sibling, seen = statement.prev_named_sibling, 0
+    while sibling is not None and seen < MAX_SIBLINGS:
+        seen += 1
+        yield sibling
+        sibling = sibling.prev_named_sibling
+
+
 def _none_test(statement: Node) -> str | None:
     """`if NAME is None:` → NAME."""
     condition = statement.child_by_field_name("condition")
@@ -190,20 +209,13 @@ class CudaGates:
         """A site in one step of a detection cascade after a step that detects NPU: `if accelerator_name is None:
         try: import torch_npu; accelerator_name = "npu"` ... `if accelerator_name is None: if torch.cuda.is_available():
         accelerator_name = "cuda"` (DeepSpeed's real_accelerator.py): on Ascend an earlier step has already decided."""
-        child, parent, depth = node, node.parent, 0
-        while parent is not None and depth < MAX_DEPTH:
-            if parent.type in {"block", "module"} and child.type == "if_statement":
-                name = _none_test(child)
-                if name is not None:
-                    sibling, seen = child.prev_named_sibling, 0
-                    while sibling is not None and seen < MAX_SIBLINGS:
-                        seen += 1
-                        if sibling.type == "if_statement" and _none_test(sibling) == name and self._assigns_npu(sibling, name):
-                            return Guard("npu-path", sibling)
-                        sibling = sibling.prev_named_sibling
-            if parent.type in {"function_definition", "class_definition", "module"}:
-                return None
-            child, parent, depth = parent, parent.parent, depth + 1
+        for child, parent in _enclosing(node):
+            name = _none_test(child) if parent.type in {"block", "module"} and child.type == "if_statement" else None
+            if name is None:
+                continue
+            for sibling in _earlier(child):
+                if sibling.type == "if_statement" and _none_test(sibling) == name and self._assigns_npu(sibling, name):
+                    return Guard("npu-path", sibling)
         return None
 
     def _assigns_npu(self, statement: Node, name: str) -> bool:
@@ -224,23 +236,16 @@ class CudaGates:
     def excluded_before(self, node: Node) -> Guard | None:
         """An earlier statement (in the site's block or an enclosing one, within its function) that already
         excludes NPU."""
-        child, parent, depth = node, node.parent, 0
-        while parent is not None and depth < MAX_DEPTH:
+        for child, parent in _enclosing(node):
             if parent.type == "else_clause" or (parent.type == "elif_clause" and not _same(child, parent.child_by_field_name("condition"))):
                 statement = parent.parent
                 arm = self._earlier_raising_arm(statement, parent) if statement is not None and statement.type == "if_statement" else None
                 if arm is not None:
                     return Guard("cuda-only-guarded", arm)
             if parent.type in {"block", "module"}:
-                sibling, seen = child.prev_named_sibling, 0
-                while sibling is not None and seen < MAX_SIBLINGS:
-                    seen += 1
+                for sibling in _earlier(child):
                     if self._excludes_npu(sibling):
                         return Guard("cuda-only-guarded", sibling)
-                    sibling = sibling.prev_named_sibling
-            if parent.type in {"function_definition", "class_definition", "module"}:
-                return None
-            child, parent, depth = parent, parent.parent, depth + 1
         return None
 
     def _excludes_npu(self, statement: Node) -> bool:

@@ -125,13 +125,9 @@ class VersionReader:
         literal = _version(node)
         if literal is not None:
             return literal
-        if node.type == "call":
-            arguments = node.child_by_field_name("arguments")
-            function = node.child_by_field_name("function")
-            name = parsing.text(function).rsplit(".", 1)[-1] if function is not None else ""
-            args = arguments.named_children if arguments is not None else []
-            if name in {"parse", "Version", "LooseVersion", "StrictVersion", "parse_version"} and len(args) == 1:
-                return self._value(args[0], budget)
+        parsed = _parsed_argument(node)
+        if parsed is not None:
+            return self._value(parsed, budget)
         if node.type == "attribute" and parsing.text(node).endswith((".base_version", ".public")):
             inner = node.child_by_field_name("object")
             return self._value(inner, budget) if inner is not None else None
@@ -192,6 +188,20 @@ def _assignment(scope: Node, name: str) -> Node | None:
     return found
 
 
+PARSERS = frozenset({"parse", "Version", "LooseVersion", "StrictVersion", "parse_version"})
+
+
+def _parsed_argument(node: Node) -> Node | None:
+    """The one argument of `version.parse(x)` / `Version(x)`."""
+    if node.type != "call":
+        return None
+    function = node.child_by_field_name("function")
+    arguments = node.child_by_field_name("arguments")
+    args = [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
+    name = parsing.text(function).rsplit(".", 1)[-1] if function is not None else ""
+    return args[0] if name in PARSERS and len(args) == 1 else None
+
+
 def _string(node: Node) -> str:
     return "".join(parsing.text(c) for c in node.named_children if c.type == "string_content")
 
@@ -202,13 +212,8 @@ def _version(node: Node) -> Version | None:
     elif node.type in {"float", "integer"}:
         text = parsing.text(node)
     elif node.type == "call":
-        function = node.child_by_field_name("function")
-        arguments = node.child_by_field_name("arguments")
-        name = parsing.text(function).rsplit(".", 1)[-1] if function is not None else ""
-        args = arguments.named_children if arguments is not None else []
-        if name in {"parse", "Version", "LooseVersion", "StrictVersion", "parse_version"} and len(args) == 1:
-            return _version(args[0])
-        return None
+        parsed = _parsed_argument(node)
+        return _version(parsed) if parsed is not None else None
     else:
         return None
     if not text or len(text) > 40:
