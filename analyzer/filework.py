@@ -12,10 +12,12 @@ from pathlib import Path
 
 from analyzer import budget, parsing
 from analyzer.context import ProjectContext
-from analyzer.context.guards import GuardReader, only_raises_or_warns
+from analyzer.context.cuda_gates import CudaGates
+from analyzer.context.guards import GuardReader, only_raises_or_warns, test_function
+from analyzer.context.versions import VersionReader, legacy_triton_kernels
 from analyzer.discovery import ProjectFile
 from analyzer.findings import FindingFactory, Place, occurrence_key
-from analyzer.models import Finding, SkippedFile, UnusedSuppression
+from analyzer.models import COUNTED_ROLES, Finding, SkippedFile, UnusedSuppression
 from analyzer.notebooks import code_sources, python_cells, shell_cells
 from analyzer.python_names import ImportTable
 from analyzer.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
@@ -57,8 +59,12 @@ class FileWorker:
         self._guarded_unit: Unit | None = None  # the unit the guard reader's per-unit memory is about
         conventions = load_context_conventions()
         self.guards = GuardReader(conventions.guards, conventions.backends)
+        accelerator = next((p for p in self.context.npu_files if "accelerator" in p.lower()), None)
+        self.gates = CudaGates(self.guards, accelerator)
         self.kb = load_knowledge()
         self.target = self.kb.resolve_target(torch_npu)
+        self.guards.versions = VersionReader(self.target.release.torch, conventions.versions.torch_features,
+                                             conventions.versions.torch_version_helpers)
         self.scanners = build_scanners(self.kb, self.target)
         self.factory = FindingFactory(self.kb, self.target)
         # Build files carry dependency declarations even though no scanner reads them line by line.
@@ -159,11 +165,26 @@ class FileWorker:
         kept = self._distinct(hits)
         places = {hit: self._place(hit, unit) for hit in kept}
         self._cuda_only_checks(unit, kept, places)
+        self._legacy_triton(unit, kept, places)
         for hit in kept:
             key = occurrence_key(hit, unit)
             findings.append((hit, self.factory.build(hit, unit, occurrences[key], places[hit])))
             occurrences[key] += 1
         self._apply_suppressions(unit, findings, result)
+
+    def _legacy_triton(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> None:
+        """A unit whose Triton kernels are all Triton 1.x code (`**meta` parameters): they cannot compile with the
+        Triton of torch 2.x, so its kernel findings (the kernels and the autograd Functions launching them) are dead
+        at a torch 2 target: the feature needs a rewrite, not a port (DeepSpeed's sparse attention, triton==1.0.0)."""
+        kernels = [h for h in hits if self.kb.rules[h.rule].domain == "custom_ops" and places[h].reach == "runs"]
+        if not kernels or unit.kind != "python" or not unit.parsed or self.guards.versions.torch.major < 2:
+            return
+        legacy, total = legacy_triton_kernels(unit.tree())
+        if total == 0 or legacy != total:
+            return
+        reason = f"all {total} Triton kernels of this file take **meta (Triton 1.x); the Triton of torch 2.x rejects them"
+        for hit in kernels:
+            places[hit] = Place(places[hit].role, "dead-at-target", reason)
 
     def _cuda_only_checks(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> None:
         """A CUDA check whose body does only CUDA-only things (captures a CUDA graph, sets cuDNN switches, builds a
@@ -178,6 +199,11 @@ class FileWorker:
             statement = self.guards.checked_body(unit.tree(), (span.start_row, span.start_col), (span.end_row, span.end_col))
             body = statement.child_by_field_name("consequence") if statement is not None else None
             if body is None:
+                gates = self.gates.assigned_checks(unit.tree().descendant_for_point_range(
+                    (span.start_row, span.start_col), (span.end_row, span.end_col)))
+                if gates and all(self.gates.name_gate(g) for g in gates):
+                    reason = f"line {gates[0].start_point.row + 1}: the check's value gates only a CUDA-only feature"
+                    places[check] = Place(places[check].role, "cuda-only-guarded", reason)
                 continue
             inside = [h for h in hits if body.start_point.row <= h.span.start_row <= body.end_point.row]
             if inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
@@ -185,6 +211,9 @@ class FileWorker:
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif not inside and only_raises_or_warns(body):
                 reason = f"line {statement.start_point.row + 1}: the check only raises or warns (a CUDA-only feature's gate)"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif all(h.rule in cuda_only or h.rule in conventions.check_rules for h in inside) and self.gates.gated_body(statement):
+                reason = f"line {statement.start_point.row + 1}: guards a CUDA-only package or function"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
 
     def _distinct(self, hits: list[Hit]) -> list[Hit]:
@@ -197,6 +226,7 @@ class FileWorker:
         for hit in ordered:
             by_row.setdefault(hit.span.start_row, set()).add(hit.rule)
         in_unit = {hit.rule for hit in ordered}
+        symbols = {(hit.rule, hit.symbol) for hit in ordered}
         kept, seen = [], set()
         for hit in ordered:
             row = hit.span.start_row
@@ -205,6 +235,9 @@ class FileWorker:
             if any(hit.rule in rules[other].subsumes for other in by_row[row] if other != hit.rule):
                 continue
             if rules[hit.rule].needs_in_file and not in_unit.intersection(rules[hit.rule].needs_in_file):
+                continue
+            covering = rules[hit.rule].same_fix_as.get(hit.symbol)
+            if covering is not None and (hit.rule, covering) in symbols:
                 continue
             if not rules[hit.rule].match.env_vars and self.context.is_own(hit.symbol):
                 continue
@@ -227,10 +260,29 @@ class FileWorker:
             return Place(file_context.role, file_context.reach, file_context.reason)
         span = hit.span
         domain = self.kb.rules[hit.rule].domain
-        guard = self.guards.guard(unit.tree(), (span.start_row, span.start_col), (span.end_row, span.end_col), domain, hit.rule)
-        if guard is None:
+        node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+        if node is None:
             return Place(file_context.role)
-        return Place(file_context.role, guard.reach, guard.reason())
+        role, role_reason = file_context.role, None
+        test = test_function(node) if role in COUNTED_ROLES else None
+        if test is not None:  # `def test_compare_both_data_analyzers():` in a product module is a test
+            role, role_reason = "test", f"line {test.start_point.row + 1}: inside the test function {parsing.text(test.child_by_field_name('name'))}()"
+        guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
+                 or self.guards.guard_of_callers(node, domain, hit.rule))
+        if guard is None:
+            return Place(role, "runs", role_reason)
+        return Place(role, guard.reach, guard.reason())
+
+    def _gate(self, node, rule: str, domain: str):
+        """What only the code around a CUDA check shows (analyzer/context/cuda_gates.py). A CUDA-only feature itself
+        (a kernel, a fused attention library) after a check that raises on NPU stays a finding: Ascend gets the raise."""
+        conventions = self.guards.guards
+        guard = self.gates.accelerator_choice(node)
+        if guard is None and (rule in conventions.check_rules or rule in conventions.cuda_only_rules):
+            guard = self.gates.capability_pair(node)
+        if guard is None and domain not in self.guards.feature_domains:
+            guard = self.gates.excluded_before(node)
+        return guard or self.gates.detection_cascade(node) or self.gates.class_npu_branch(node)
 
     def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
         suppressions = collect_suppressions(unit)

@@ -108,8 +108,15 @@ class FindingFactory:
         return cached
 
     def relocate(self, finding: Finding, place: "Place") -> Finding:
-        """The finding in a context only the whole project showed (it was built as code that runs)."""
+        """The finding in a context only the whole project showed (it was built as code that runs): another reach,
+        or another role (a product helper only tests call)."""
         severity = uncounted_severity(finding.severity)
+        if place.role != finding.role and place.reach == finding.reach:
+            label = {lang: self.role_note[lang].replace("{role}", self.role_label[lang][place.role]) for lang in ("en", "zh")}
+            message = Text(en=f"{finding.message.en} {label['en']}", zh=f"{finding.message.zh} {label['zh']}")
+            return finding.model_copy(
+                update={"role": place.role, "reach_reason": place.reason, "severity": severity, "message": message}
+            )
         message = Text(
             en=f"{finding.message.en} {self.reach_note[place.reach]['en']}",
             zh=f"{finding.message.zh} {self.reach_note[place.reach]['zh']}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -14,6 +15,7 @@ from analyzer import TOOL_NAME, __version__
 from analyzer.cache import DEFAULT_MAX_BYTES, FileCache
 from analyzer.config import load_project_config
 from analyzer.context import ProjectContext, build_project_context
+from analyzer.context.project import ci_built_dockerfiles
 from analyzer.context.project_scope import collapse_project_scoped
 from analyzer.context.propagation import guarded_modules, propagate_reach
 from analyzer.discovery import ProjectFile, discover, discover_file
@@ -65,6 +67,9 @@ def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | No
         found = discover_file(root, single)
     else:
         found = discover(root, [*config.exclude, *options.excludes], options.own_outputs)
+    ci_images = ci_built_dockerfiles(found.files, config.roles)
+    if ci_images:  # CI test images are ci, for the context and the plan alike; the project's own globs still win
+        config.roles = {**config.roles, "ci": [*config.roles.get("ci", []), *map(glob.escape, ci_images)]}
     context = build_project_context([f.path for f in found.files], config.roles)
     worker = FileWorker(options.torch_npu, context)  # validates the target and the knowledge base before any scan
     files = [f for f in found.files if worker.reads(f.kind)]

@@ -63,6 +63,13 @@ def _is_not_a_use(node: Node) -> bool:
     if parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node:
         right = parent.child_by_field_name("right")  # a patch wraps what it replaces; a setting (`= True`) is a use
         return right is not None and parsing.text(node) in parsing.text(right)
+    wrapper, depth = parent, 0  # ...and the original handed to the wrapper on the right side is no call either
+    while wrapper is not None and wrapper.type in {"argument_list", "call"} and depth < 4:
+        wrapper, depth = wrapper.parent, depth + 1
+    if wrapper is not None and wrapper.type == "assignment" and depth >= 2:
+        left = wrapper.child_by_field_name("left")
+        if left is not None and parsing.text(left) == parsing.text(node):
+            return True
     current, depth = parent, 0
     while current is not None and depth < 8:
         if current.type == "type":
@@ -128,7 +135,7 @@ class PythonScan:
 
     def env_string(self, node: Node) -> None:
         """A string literal that names an environment variable one of this domain's rules knows."""
-        if literal_is_docstring(node) or node.child_count < 2:
+        if literal_is_docstring(node) or node.child_count < 2 or in_message(node):
             return
         start, end = node.children[0], node.children[-1]
         if "f" in parsing.text(start).lower():
@@ -143,8 +150,40 @@ class PythonScan:
         match = self.index.match_name(reference.name)
         if match is None:
             return False
+        if reference.name in self.index.not_decorators and _decorates_function(reference.node):
+            return True
         self.hit(match[0], match[1], reference.node)
         return True
+
+
+MESSAGE_CALLS = frozenset({"print", "warn", "warning", "warning_once", "info", "info_once", "debug", "error", "exception",
+                           "critical", "log", "log_dist", "print_rank_0"})
+STATEMENTS = frozenset({"expression_statement", "return_statement", "if_statement", "block", "module", "assert_statement"})
+
+
+def in_message(node: Node) -> bool:
+    """Inside what a log, print or warning call shows, or a raised error's message: naming (or reading) a variable
+    there to show it is not a use of it (`logger.info("NCCL_SOCKET_IFNAME = {}".format(os.environ["NCCL_SOCKET_IFNAME"]))`)."""
+    current, depth = node.parent, 0
+    while current is not None and depth < 30 and current.type not in STATEMENTS:
+        if current.type == "raise_statement":
+            return True
+        if current.type == "call":
+            function = current.child_by_field_name("function")
+            if function is not None and parsing.text(function).rsplit(".", 1)[-1] in MESSAGE_CALLS:
+                return True
+        current, depth = current.parent, depth + 1
+    return current is not None and current.type == "raise_statement"
+
+
+def _decorates_function(node: Node) -> bool:
+    """`@torch.jit.script` over a `def` (not a class, not a call whose result is kept)."""
+    decorator = node.parent
+    if decorator is None or decorator.type != "decorator":
+        return False
+    definition = decorator.parent
+    target = definition.child_by_field_name("definition") if definition is not None else None
+    return target is not None and target.type == "function_definition"
 
 
 def literal_is_docstring(node: Node) -> bool:

@@ -23,6 +23,7 @@ class RuleIndex:
         self.domain = domain
         rules = kb.rules_for(domain) if domain else list(kb.rules.values())
         self.by_detector = {r.match.detector: r.code for r in rules if r.match.detector}
+        self.not_decorators = frozenset(name for r in rules for name in r.match.not_decorators)
         self.exact: dict[str, str] = {}
         self.namespaces: list[tuple[str, str]] = []
         for rule in kb.rules.values():

@@ -35,6 +35,13 @@ class Match(_Record):
 
     qualified_names: list[str] | None = None
     except_names: list[str] = Field(default_factory=list, description="qualified names a namespace match leaves alone")
+    calls_only: bool = Field(
+        default=False, description="only calls of the names are findings (the rule judges a call's arguments)"
+    )
+    not_decorators: list[str] = Field(
+        default_factory=list,
+        description="qualified names whose use as a function decorator (@torch.jit.script def helper) is no finding",
+    )
     torch_cuda_api: bool | None = None
     env_vars: list[str] | None = None
     detector: str | None = None
@@ -85,6 +92,11 @@ class Rule(_Record):
     )
     needs_in_file: list[str] = Field(
         default_factory=list, description="Kept only where the same file has a finding of one of these rules"
+    )
+    same_fix_as: dict[str, str] = Field(
+        default_factory=dict,
+        description="symbol → symbol of this rule: a site of the first is dropped where the same file has a site of "
+        "the second, whose rewrite covers it (torch.polar tables beside the view_as_complex that applies them)",
     )
 
     @model_validator(mode="after")
@@ -209,6 +221,7 @@ class RoleConventions(_Record):
     ci_file_names: list[str]
     example_dirs: list[str]
     tool_dirs: list[str]
+    root_example_prefixes: list[str]
     build_file_names: list[str]
     build_file_prefixes: list[str]
 
@@ -236,6 +249,15 @@ class GuardConventions(_Record):
     check_rules: list[str]
     cuda_only_rules: list[str]
     import_errors: list[str]
+    cuda_only_packages: list[str]
+    cuda_only_calls: list[str]
+    capability_calls: list[str]
+    accelerator_calls: list[str]
+
+
+class VersionConventions(_Record):
+    torch_features: dict[str, str]
+    torch_version_helpers: list[str]
 
 
 class ContextConventions(_Record):
@@ -244,6 +266,7 @@ class ContextConventions(_Record):
     roles: RoleConventions
     backends: BackendConventions
     guards: GuardConventions
+    versions: VersionConventions
 
 
 class FusedOptimizer(_Record):

@@ -211,3 +211,262 @@ def test_a_cuda_check_that_only_raises_or_warns_is_a_feature_gate():
     assert reach_of(placement, "DEV007")[0][0] == "runs"
     hccl = "if backend == 'nccl':\n    b = NcclBackend()\nelif backend == 'hccl':\n    b = HcclBackend()\n"
     assert all(r == "npu-path" for r, _ in reach_of(hccl, "DST003"))
+
+
+def test_root_level_training_scripts_beside_the_package_are_examples():
+    assert file_role("train_copy.py", ROLES, beside_package=True) == "example"
+    assert file_role("demo_app.py", ROLES, beside_package=True) == "example"
+    assert file_role("train.py", ROLES, beside_package=True) == "product"  # nanoGPT-style entry point
+    assert file_role("train_copy.py", ROLES) == "product"  # no package beside it: the scripts are the product
+    assert file_role("pkg/train_loop.py", ROLES, beside_package=True) == "product"
+    context = build_project_context(["x_transformers/__init__.py", "x_transformers/attend.py", "train_copy.py"])
+    assert context.of("train_copy.py").role == "example"
+    assert build_project_context(["train_copy.py", "model.py"]).of("train_copy.py").role == "product"
+
+
+ASSIGNED_CHECK = ("import torch\ndef f():\n    cuda_available = torch.cuda.is_available()\n    if not cuda_available:\n"
+                  "        raise ValueError('needs an NVIDIA GPU')\n    cap = torch.cuda.get_device_capability()\n")
+CAPABILITY_PAIR = "import os, torch\nuse = os.getenv('K') and torch.cuda.is_available() and torch.cuda.get_device_capability()[0] >= 7\n"
+# (code, rule, expected reach): CUDA checks in front of CUDA-only packages or functions, and what stays a finding
+CUDA_ONLY_GATES = [
+    ("import torch\nfor t in ts:\n    if torch.cuda.is_available() and compiled:\n        torch._inductor.cudagraph_mark_step_begin()\n",
+     "DEV104", "cuda-only-guarded"),
+    ("import torch\nif torch.cuda.is_available():\n    import pynvml\n    pynvml.nvmlInit()\n", "DEV104", "cuda-only-guarded"),
+    # the cache is emptied on CUDA only: Ascend needs that too
+    ("import torch\nif torch.cuda.is_available():\n    torch.cuda.empty_cache()\n", "DEV104", "runs"),
+    (ASSIGNED_CHECK, "DEV104", "cuda-only-guarded"),
+    (ASSIGNED_CHECK, "DEV120", "cuda-only-guarded"),  # after a check that already excludes NPU
+    ("import torch\ndef f(x):\n    ok = torch.cuda.is_available()\n    if ok:\n        x = x.cuda()\n    return x\n", "DEV104", "runs"),
+    (CAPABILITY_PAIR, "DEV104", "cuda-only-guarded"),
+    (CAPABILITY_PAIR, "DEV120", "cuda-only-guarded"),
+    ("import torch\nmajor, minor = torch.cuda.get_device_capability()\n", "DEV120", "runs"),
+]
+
+
+def test_a_cuda_check_in_front_of_a_cuda_only_package_or_function():
+    for code, rule, reach in CUDA_ONLY_GATES:
+        assert reach_of(code, rule)[0][0] == reach, (rule, code)
+
+
+# (code, rule, expected reach, expected reason or None): a site after a statement that already excludes NPU
+EXCLUDED_BEFORE = [
+    ("import torch\ndef f():\n    try:\n        from flash_attn import flash_attn_varlen_func\n    except ImportError:\n"
+     "        raise ImportError('install flash-attn')\n    major, minor = torch.cuda.get_device_capability()\n",
+     "DEV120", "cuda-only-guarded", None),
+    ("import torch\ndef _check_device_cuda(q):\n    if q.device.type != 'cuda':\n        raise ValueError('CUDA')\n"
+     "def check(q):\n    _check_device_cuda(q)\n    if torch.cuda.get_device_capability(q.device) < (8, 0):\n"
+     "        raise ValueError('sm80')\n",
+     "DEV120", "cuda-only-guarded", "line 6: _check_device_cuda(q)"),
+    ("import torch\ndef f():\n    if not torch.cuda.is_available():\n        raise ValueError('CUDA only')\n    else:\n"
+     "        if torch.cuda.get_device_properties(0).major != 8:\n            raise ValueError('Ampere')\n",
+     "DEV126", "cuda-only-guarded", None),
+    ("import torch\ndef f():\n    if not xformers_ok():\n        raise ImportError('xformers')\n"
+     "    elif not torch.cuda.is_available():\n        raise ValueError('GPU only')\n    else:\n"
+     "        q = torch.randn((1, 2, 40), device='cuda')\n",
+     "DEV001", "cuda-only-guarded", "line 5: elif not torch.cuda.is_available():"),
+    # the check does not raise: Ascend goes on to the query
+    ("import torch\ndef f(x):\n    if not torch.cuda.is_available():\n        x = x.float()\n"
+     "    major, minor = torch.cuda.get_device_capability()\n", "DEV120", "runs", None),
+    # the raise is in another function
+    ("import torch\ndef g():\n    if not torch.cuda.is_available():\n        raise ValueError('x')\n"
+     "def f():\n    major, minor = torch.cuda.get_device_capability()\n", "DEV120", "runs", None),
+]
+
+
+def test_sites_after_an_earlier_check_that_excludes_npu():
+    for code, rule, reach, reason in EXCLUDED_BEFORE:
+        found = reach_of(code, rule)[0]
+        assert found[0] == reach, code
+        assert reason is None or found[1] == reason
+
+
+def test_an_accelerator_abstraction_with_an_npu_accelerator_is_an_npu_path(tmp_path):
+    code = ("from deepspeed.accelerator import get_accelerator\nimport torch\n"
+            "def f():\n    if get_accelerator().device_name() == 'cuda':\n        torch.cuda.synchronize()\n"
+            "    assert get_accelerator().device_name() == 'cuda', 'GDS only on CUDA'\n"
+            "def g():\n    accelerator = get_accelerator()\n    assert accelerator.device_name() == 'cuda', 'CUDA only'\n")
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/engine.py": code})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert {f.reach for f in report.findings if f.rule in {"DEV007", "DEV101"}} == {"runs"}  # no NPU accelerator
+    write_tree(tmp_path, {"accelerator/__init__.py": "", "accelerator/npu_accelerator.py": "import torch_npu\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    checks = [f for f in report.findings if f.rule in {"DEV007", "DEV101"}]
+    assert len(checks) == 4 and {f.reach for f in checks} == {"npu-path"}
+
+
+def test_branches_that_cannot_run_at_the_target_torch():
+    gated = ("import torch\nfrom packaging import version\ntorch_version = version.parse(torch.__version__)\n"
+             "if torch_version >= version.parse('2.3'):\n    m = torch.nn.attention.sdpa_kernel\n"
+             "else:\n    m = torch.backends.cuda.sdp_kernel\n")
+    assert reach_of(gated, "ATT021")[0] == ("dead-at-target", "line 4: torch_version >= version.parse('2.3')")
+    old = "import torch\nif version.parse(torch.__version__) < version.parse('2.0'):\n    torch.cuda.synchronize()\n"
+    assert reach_of(old, "DEV101")[0][0] == "dead-at-target"
+    older = "import torch\nif version.parse(torch.__version__) < version.parse('2.2'):\n    torch.cuda.synchronize()\n"
+    assert reach_of(older, "DEV101")[0][0] == "dead-at-target"
+    assert [f.reach for f in scan(older, torch_npu="2.1.0.post10").findings if f.rule == "DEV101"] == ["runs"]  # live at 2.1
+    feature = "import torch\nd = torch.accelerator.current_accelerator().type if hasattr(torch, 'accelerator') else 'cuda'\n"
+    assert reach_of(feature, "DEV001")[0][0] == "dead-at-target"
+    helper = "import torch\nif is_torch_version('<', '2.1'):\n    torch.cuda.synchronize()\nelse:\n    torch.cuda.empty_cache()\n"
+    assert reach_of(helper, "DEV101")[0][0] == "dead-at-target" and reach_of(helper, "DEV102")[0][0] == "runs"
+    unknown = "import torch\nif torch_version_ok and torch.cuda.is_available():\n    torch.cuda.synchronize()\n"
+    assert reach_of(unknown, "DEV101")[0][0] == "runs"
+    newer = "import torch\nif version.parse(torch.__version__) >= version.parse('2.20'):\n    torch.cuda.synchronize()\n"
+    assert reach_of(newer, "DEV101")[0][0] == "dead-at-target"
+    report_counted = [f for f in scan(gated).findings if f.rule == "ATT021"]
+    assert not report_counted[0].counted and report_counted[0].severity in {"low", "info"}
+
+
+def test_dockerfiles_that_ci_workflows_build_are_ci(tmp_path):
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "docker/pkg-pytorch-cuda/Dockerfile": "FROM nvidia/cuda:12.1.0-runtime-ubuntu22.04\nRUN pip install torch==2.1.0\n",
+        "docker/pkg-serving/Dockerfile": "FROM nvidia/cuda:12.1.0-runtime-ubuntu22.04\nRUN pip install torch==2.1.0\n",
+        ".github/workflows/tests.yml": "jobs:\n  gpu:\n    container:\n      image: org/pkg-pytorch-cuda\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    roles = {f.path: f.role for f in report.findings if f.path.startswith("docker/")}
+    assert roles.get("docker/pkg-pytorch-cuda/Dockerfile") == "ci"
+    assert roles.get("docker/pkg-serving/Dockerfile") == "build"  # no workflow names it: the product's image
+
+
+def test_a_detection_cascade_after_an_npu_step_is_an_npu_path():
+    code = ("import torch\ndef detect():\n    name = None\n    if name is None:\n        try:\n            import torch_npu\n"
+            "            name = 'npu'\n        except ImportError:\n            pass\n    if name is None:\n"
+            "        if torch.cuda.is_available():\n            name = 'cuda'\n    return name\n")
+    assert reach_of(code, "DEV104")[0] == ("npu-path", "line 4: if name is None:")
+    without = ("import torch\ndef detect():\n    name = None\n    if name is None:\n        name = 'cpu'\n"
+               "    if name is None:\n        if torch.cuda.is_available():\n            name = 'cuda'\n    return name\n")
+    assert reach_of(without, "DEV104")[0][0] == "runs"
+
+
+def test_private_helpers_every_call_of_which_is_guarded_take_the_guard():
+    code = ("import torch, deepspeed\nclass Op:\n    def forward(self, config):\n"
+            "        if deepspeed.HAS_TRITON and config.use_triton:\n            self._triton_autotune(8)\n        return 1\n"
+            "    def _triton_autotune(self, n):\n        a = torch.randn((n, n), device='cuda')\n")
+    assert reach_of(code, "DEV001")[0] == ("optional", "line 4: if deepspeed.HAS_TRITON and config.use_triton:")
+    unguarded = code + "    def backward(self):\n        self._triton_autotune(4)\n"
+    assert reach_of(unguarded, "DEV001")[0][0] == "runs"  # one plain call: it runs on Ascend
+    public = code.replace("_triton_autotune", "triton_autotune")
+    assert reach_of(public, "DEV001")[0][0] == "runs"  # other modules may call a public one
+
+
+def test_messages_wrappers_and_cpu_blocks_are_no_uses():
+    log = ("import os\ndef patch():\n    logger.info('NCCL_SOCKET_IFNAME = {}'.format(os.environ['NCCL_SOCKET_IFNAME']))\n"
+           "    os.environ['NCCL_SOCKET_IFNAME'] = 'eth0'\n    raise ValueError('set NCCL_DEBUG=INFO')\n")
+    assert [(f.rule, f.line) for f in scan(log).findings] == [("DST030", 4)]
+    patch = ("import torch.nn.functional as F\nF.scaled_dot_product_attention = wrap(F.scaled_dot_product_attention, f)\n"
+             "y = F.scaled_dot_product_attention(q, k, v)\n")
+    assert [f.line for f in scan(patch).findings if f.rule == "ATT020"] == [3]
+    cpu = ("import torch\ndef f(e, x):\n    with torch.device('cpu'):\n        t = torch.arange(e, device=x.device, dtype=torch.float64)\n"
+           "    u = torch.arange(e, device=x.device, dtype=torch.float64)\n")
+    assert [f.line for f in scan(cpu).findings if f.rule == "PRC001"] == [5]
+    zero = "import torch\nt = torch.tensor(0, dtype=g.dtype).to(dev).double()\nu = g.to(dev).double().norm(2)\n"
+    assert [f.line for f in scan(zero).findings if f.rule == "PRC006"] == [3]  # a zero placeholder loses nothing
+
+
+def test_one_rewrite_counts_once():
+    rope = ("import torch\nfreqs_cis = torch.polar(torch.ones_like(freqs), freqs)\n"
+            "x_ = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))\n")
+    assert [(f.line, f.symbol) for f in scan(rope).findings if f.rule == "PRC030"] == [(3, "torch.view_as_complex")]
+    table_only = "import torch\nfreqs_cis = torch.polar(torch.ones_like(freqs), freqs)\n"
+    assert [f.symbol for f in scan(table_only).findings if f.rule == "PRC030"] == ["torch.polar"]
+    device = "import torch\nd = f'cuda:{torch.cuda.current_device()}'\nn = torch.cuda.current_device()\n"
+    assert sorted((f.line, f.rule) for f in scan(device).findings if f.rule in {"DEV002", "DEV100"}) == [(2, "DEV002"), (3, "DEV100")]
+    chain = ("import torch\nif torch.cuda.is_available():\n    s = torch.cuda.Stream()\nelif torch.xpu.is_available():\n"
+             "    s = torch.xpu.Stream()\nelse:\n    raise ValueError('no stream')\n")
+    assert [f.rule for f in scan(chain).findings if f.line == 2] == ["DEV220"]  # not also DEV104
+
+
+def test_other_vendors_and_test_benchmarks_by_path():
+    context = build_project_context(["op_builder/supa/builder.py", "csrc/aio/py_test/ds_aio_handle.py", "pkg/model.py"])
+    assert context.of("op_builder/supa/builder.py").reach == "other-backend"
+    assert context.of("csrc/aio/py_test/ds_aio_handle.py").role == "test"
+    assert context.of("pkg/model.py").role == "product"
+
+
+def test_library_folders_and_classes_with_an_npu_branch():
+    context = build_project_context(["src/diffusers/__init__.py", "src/diffusers/quantizers/nunchaku/utils.py"])
+    assert context.of("src/diffusers/quantizers/nunchaku/utils.py").reach == "optional"
+    own = build_project_context(["flash_attn/__init__.py", "csrc/flash_attn/src/kernel.cu"])
+    assert own.of("csrc/flash_attn/src/kernel.cu").reach == "runs"  # flash-attention's own kernels
+    norm = ("import torch\nfrom torch import nn\nclass RMSNorm(nn.Module):\n    def forward(self, x):\n"
+            "        if is_torch_npu_available():\n            return torch_npu.npu_rms_norm(x, self.weight, epsilon=self.eps)[0]\n"
+            "        v = x.to(torch.float32).pow(2).mean(-1, keepdim=True)\n        return self.weight * (x * torch.rsqrt(v + self.eps))\n")
+    assert reach_of(norm, "PRC020")[0] == ("npu-path", "line 5: if is_torch_npu_available():")
+    plain = norm.replace("        if is_torch_npu_available():\n            return torch_npu.npu_rms_norm(x, self.weight, epsilon=self.eps)[0]\n", "")
+    assert reach_of(plain, "PRC020")[0][0] == "runs"
+    negated = ("import torch\nfrom flash_attn import flash_attn_func\ndef f(q, k, v):\n    if not q.is_cuda:\n"
+               "        return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n    else:\n        return flash_attn_func(q, k, v)\n")
+    assert reach_of(negated, "ATT001")[0][0] == "cuda-only-guarded"  # the else of a negated check is what it guards
+    raising = negated.replace("        return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n", "        raise ValueError('CUDA')\n")
+    assert reach_of(raising, "ATT001")[0][0] == "runs"  # Ascend gets the raise: the feature is a real finding
+
+
+def test_product_helpers_only_tests_import_are_test_code(tmp_path):
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": "import os, torch\n\ndef enable_determinism():\n    os.environ['CUDA_LAUNCH_BLOCKING'] = '1'\n\n"
+                        "def sync():\n    torch.cuda.synchronize()\n",
+        "pkg/testing_utils.py": "from .utils import enable_determinism\n",
+        "pkg/engine.py": "from .utils import sync\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    by_rule = {f.rule: f for f in report.findings if f.path == "pkg/utils.py"}
+    assert by_rule["DEV202"].role == "test" and "testing_utils.py" in by_rule["DEV202"].reach_reason
+    assert not by_rule["DEV202"].counted
+    assert by_rule["DEV101"].role == "product" and by_rule["DEV101"].counted  # product code imports sync
+
+
+def test_device_defaults_every_call_overrides_are_no_findings(tmp_path):
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/pipe.py": "import torch\n\ndef mask(n, device='cuda'):\n    return torch.zeros(n, device=device)\n\n"
+                       "class Pipe:\n    def get_mask(self, n, device='cuda'):\n        return torch.ones(n, device=device)\n\n"
+                       "    def __call__(self, n, device):\n        return mask(n, device=device) + self.get_mask(n, device)\n",
+        "pkg/other.py": "import torch\n\ndef fill(n, device='cuda'):\n    return torch.zeros(n, device=device)\n\n"
+                        "def run(n):\n    return fill(n)\n",  # the default applies here
+        "pkg/shared.py": "import torch\n\ndef grid(n, device='cuda'):\n    return torch.zeros(n, device=device)\n\n"
+                         "def run(n, d):\n    return grid(n, device=d)\n",
+        "pkg/user.py": "from pkg.shared import grid\nx = grid(3)\n",  # another file may call it without the device
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    defaults = {(f.path, f.line) for f in report.findings if f.rule == "DEV001"}
+    assert ("pkg/pipe.py", 3) not in defaults and ("pkg/pipe.py", 7) not in defaults
+    assert ("pkg/other.py", 3) in defaults and ("pkg/shared.py", 3) in defaults
+
+
+def test_test_functions_in_product_modules_are_test_code():
+    code = ("import torch, os\ndef test_compare(a):\n    x = torch.zeros(3, device=f'cuda:{os.environ[\"LOCAL_RANK\"]}')\n"
+            "def run(r):\n    y = torch.zeros(3, device=f'cuda:{r}')\n")
+    found = {f.line: f for f in scan(code).findings if f.rule == "DEV002"}
+    assert found[3].role == "test" and not found[3].counted and "test_compare" in found[3].reach_reason
+    assert found[5].role == "product" and found[5].counted
+
+
+def test_a_package_at_the_root_of_the_analysed_folder():
+    context = build_project_context(["__init__.py", "matmul.py", "sub/__init__.py", "sub/x.py"])  # hung before
+    assert "" not in context.own_packages and not context.is_own("torch.cuda")
+
+
+def test_triton_1_kernels_cannot_run_at_a_torch_2_target():
+    legacy = ("import torch, triton\nimport triton.language as tl\n@triton.jit\ndef _forward(X, LUT, **meta):\n"
+              "    TN = meta['TN']\n    x = tl.load(X + tl.arange(0, TN))\n    tl.store(X, x)\n"
+              "class _sparse_softmax(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+              "        _forward[(1,)](x, None, TN=128)\n        return x\n    @staticmethod\n    def backward(ctx, dx):\n        return dx\n")
+    reaches = {f.rule: f.reach for f in scan(legacy).findings if f.domain == "custom_ops"}
+    assert reaches and set(reaches.values()) == {"dead-at-target"}
+    modern = legacy.replace("**meta", "TN: tl.constexpr").replace("    TN = meta['TN']\n", "")
+    assert {f.reach for f in scan(modern).findings if f.domain == "custom_ops"} == {"runs"}
+
+
+def test_a_constant_named_after_its_backend_is_no_choice():
+    code = "NCCL_BACKEND = 'nccl'\nbackend = 'nccl'\n"
+    assert [(f.line, f.rule) for f in scan(code).findings if f.rule == "DST002"] == [(2, "DST002")]
+
+
+def test_complex_parameter_round_trips_are_not_rotary_embeddings():
+    code = ("import torch\ndef step(params, m):\n    for i, p in enumerate(params):\n        if torch.is_complex(p):\n"
+            "            m[i] = torch.view_as_real(m[i])\n        m[i].mul_(2)\n        if torch.is_complex(p):\n"
+            "            m[i] = torch.view_as_complex(m[i])\n"
+            "def rope(x, f):\n    x_ = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))\n    return x_ * f\n")
+    assert [f.line for f in scan(code).findings if f.rule == "PRC030"] == [10]

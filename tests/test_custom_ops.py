@@ -55,3 +55,25 @@ def test_fused_optimizers_and_apex_norms_behind_a_cuda_check_or_beside_an_npu_pa
     assert {f.reach for (_, line), f in found.items() if line == 6} == {"cuda-only-guarded"}
     assert found[("OPS060", 12)].reach == "npu-path"
     assert all(f.severity == "low" for f in found.values())  # not counted: never above low
+
+def test_autograd_function_reads_code_not_comments():
+    from tests.helpers import rules_found
+
+    tiled = ("import torch\nclass TiledMLP(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, fn, x):\n"
+             "        # x.shape could be [bs, seqlen] or [seqlen] (moe experts)\n        return fn(x)\n"
+             "    @staticmethod\n    def backward(ctx, g):\n        return None, g\n")
+    assert "OPS040" not in rules_found(tiled)
+    launch = tiled.replace("        return fn(x)\n", "        kernel[(1,)](x)\n        return x\n")
+    assert "OPS040" in rules_found(launch)
+
+
+def test_triton_kernels_are_classified_by_their_launchers_too():
+    from tests.helpers import scan
+
+    code = ("import torch, triton\nimport triton.language as tl\n@triton.jit\ndef _fwd_kernel(Q, Out, BLOCK: tl.constexpr):\n"
+            "    x = tl.load(Q + tl.arange(0, BLOCK))\n    tl.store(Out + tl.arange(0, BLOCK), x)\n"
+            "class triton_flash_attn(torch.nn.Module):\n    def forward(self, q):\n        o = torch.empty_like(q)\n"
+            "        _fwd_kernel[(1,)](q, o, BLOCK=128)\n        return o\n")
+    assert [f.symbol for f in scan(code).findings if f.rule == "OPS030"] == ["_fwd_kernel (attention)"]
+    plain = code.replace("triton_flash_attn", "Runner")
+    assert [f.symbol for f in scan(plain).findings if f.rule == "OPS030"] == ["_fwd_kernel (other)"]

@@ -66,6 +66,7 @@ class GuardReader:
         self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
         self._conditions: dict[tuple[int, int, int], Condition] = {}
         self._calls: dict[str, list[Node]] | None = None
+        self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
 
     def guard(self, root: Node, start: tuple[int, int], end: tuple[int, int], domain: str, rule: str = "") -> Guard | None:
         """The guard that decides the reach of the site between start and end (rows, byte columns)."""
@@ -88,6 +89,30 @@ class GuardReader:
         calls = self._calls_named(function).get(parsing.text(name), [])
         guards = [self.guard_of(call, "custom_ops") for call in calls[:50]]
         if not guards or any(g is None for g in guards):
+            return None
+        return guards[0]
+
+    def guard_of_callers(self, node: Node, domain: str, rule: str = "") -> Guard | None:
+        """A site in a module-private helper (`def _triton_autotune(...)`) every call of which in the unit is behind
+        the same kind of guard (`if HAS_TRITON and config.use_triton: ... _triton_autotune(...)`): the helper runs only
+        where its callers' guard lets it."""
+        function, depth = node.parent, 0
+        while function is not None and function.type not in {"function_definition", "decorated_definition"} and depth < MAX_DEPTH:
+            function, depth = function.parent, depth + 1
+        if function is not None and function.type == "decorated_definition":  # a decorator's argument: its function
+            function = function.child_by_field_name("definition")
+        name_node = function.child_by_field_name("name") if function is not None and function.type == "function_definition" else None
+        if name_node is None:
+            return None
+        name = parsing.text(name_node)
+        if not name.startswith("_") or name.startswith("__"):
+            return None
+        calls = [c for c in self._calls_named(function).get(name, [])
+                 if not (function.start_byte <= c.start_byte < function.end_byte)]
+        if not calls or len(calls) > 50:
+            return None
+        guards = [self.guard_of(call, domain, rule) for call in calls]
+        if any(g is None for g in guards) or len({g.reach for g in guards}) != 1:
             return None
         return guards[0]
 
@@ -161,6 +186,10 @@ class GuardReader:
                 arms.append((clause.child_by_field_name("condition"), clause))
             elif clause.type == "else_clause":
                 others.append(clause)
+        if self.versions is not None:
+            dead = self._dead_arm(child, statement, arms, others)
+            if dead is not None:
+                return dead
         conditions = [self.condition(c) for c, _ in arms if c is not None]
         if any(c.npu for c in conditions):
             return Guard("npu-path", statement)
@@ -169,6 +198,28 @@ class GuardReader:
                 continue
             fallback = self._fallback(statement, arms, others, body)
             return self._positive(condition, statement, feature, fallback)
+        if len(conditions) == 1 and conditions[0].negated and others and _same(child, others[0]):
+            # `if not get_accelerator().is_triton_supported(): return fallback(...) else: from .kernels import k`:
+            # the else branch of a negated check is the branch the check guards (the if-branch is its fallback)
+            first = conditions[0]
+            held = Condition(first.npu, first.other, first.cuda, first.gate, first.flag, negated=False)
+            return self._positive(held, statement, feature, fallback=not only_raises(arms[0][1]))
+        return None
+
+    def _dead_arm(self, child: Node, statement: Node, arms, others: list[Node]) -> Guard | None:
+        """The arm holding `child` cannot run at the target torch: its condition is false there, or an earlier one
+        is true (`if torch_version >= version.parse('2.3'): ... else: <dead>`)."""
+        for condition_node, body in arms:
+            if condition_node is None:
+                return None
+            here = _same(child, body) or _same(child, condition_node)
+            value = self.versions.evaluate(condition_node)
+            if value is True and not here:
+                return Guard("dead-at-target", condition_node)
+            if here:
+                return Guard("dead-at-target", condition_node) if value is False and not _same(child, condition_node) else None
+            if value is None:
+                return None  # an unknown earlier arm: later arms may run
         return None
 
     def _fallback(self, statement: Node, arms, others: list[Node], taken: Node) -> bool:
@@ -183,6 +234,10 @@ class GuardReader:
         parts = expression.named_children
         if len(parts) < 3:
             return None
+        if self.versions is not None and (_same(child, parts[0]) or _same(child, parts[2])):
+            value = self.versions.evaluate(parts[1])
+            if value is not None and value != _same(child, parts[0]):
+                return Guard("dead-at-target", parts[1])
         condition = self.condition(parts[1])
         if condition.npu or any(_names_npu_literal(p, self.npu_tokens) for p in (parts[0], parts[2])):
             return Guard("npu-path", expression)
@@ -258,6 +313,8 @@ class GuardReader:
         self._registers_npu_here = None
         self._conditions.clear()
         self._calls = None
+        if self.versions is not None:
+            self.versions.start_unit()
 
     def _registers_npu(self, node: Node) -> bool:
         """Does this unit register an NPU backend anywhere (read once per unit's tree)?"""
@@ -374,7 +431,7 @@ def only_raises(branch: Node) -> bool:
 WARNINGS = {"warn", "warning", "warning_once", "info", "debug", "print", "warnings"}
 
 
-def only_raises_or_warns(block: Node) -> bool:
+def only_raises_or_warns(block: Node, depth: int = 0) -> bool:
     """A body that only raises, logs or warns (or passes): it guards a message, not code that runs on the device."""
     statements = [c for c in block.named_children if c.type != "comment"]
     if not statements:
@@ -382,6 +439,14 @@ def only_raises_or_warns(block: Node) -> bool:
     for statement in statements:
         if statement.type in {"raise_statement", "pass_statement"}:
             continue
+        if statement.type == "if_statement":  # nested misuse checks: every arm raises or warns
+            arms = [statement.child_by_field_name("consequence")] + [
+                c.child_by_field_name("consequence") or c.child_by_field_name("body") or c
+                for c in statement.children if c.type in {"elif_clause", "else_clause"}]
+            arms = [a.named_children[-1] if a is not None and a.type == "else_clause" and a.named_children else a for a in arms]
+            if depth < 8 and all(a is not None and a.type == "block" and only_raises_or_warns(a, depth + 1) for a in arms):
+                continue
+            return False
         call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
         function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
         if function is None or parsing.text(function).rsplit(".", 1)[-1] not in WARNINGS:
@@ -396,3 +461,17 @@ def _ends_in(block: Node, kind: str) -> bool:
 
 def _same(a: Node, b: Node) -> bool:
     return a.start_byte == b.start_byte and a.end_byte == b.end_byte and a.type == b.type
+
+
+def test_function(node: Node) -> Node | None:
+    """The module-level `def test_*():` holding this site (a test kept in a product module and run from its
+    `__main__` block), if any."""
+    outermost, current, depth = None, node.parent, 0
+    while current is not None and depth < MAX_DEPTH:
+        if current.type == "function_definition":
+            outermost = current
+        elif current.type == "class_definition":
+            return None
+        current, depth = current.parent, depth + 1
+    name = outermost.child_by_field_name("name") if outermost is not None else None
+    return outermost if name is not None and parsing.text(name).startswith("test_") else None

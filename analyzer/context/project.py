@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from analyzer.context.roles import file_role
+from analyzer.context.roles import file_role, has_root_package
 from knowledge import load_context_conventions
 from knowledge.models import BackendConventions
 
@@ -45,14 +45,18 @@ def build_project_context(paths: list[str], role_overrides: dict[str, list[str]]
     existing = set(paths) | {str(parent) for path in paths for parent in PurePosixPath(path).parents if str(parent) != "."}
     files: dict[str, FileContext] = {}
     npu_files = []
+    own, local = _import_names(paths)
+    libraries = [name for name in conventions.guards.cuda_only_packages if name not in own]
+    beside_package = has_root_package(paths)
     for path in sorted(paths):
-        role = file_role(path, conventions.roles, role_overrides)
+        role = file_role(path, conventions.roles, role_overrides, beside_package)
         reach, reason = _path_reach(path, conventions.backends, existing)
+        if reach == "runs":
+            reach, reason = _library_folder(path, libraries)
         if reach == "npu-path":
             npu_files.append(path)
         if role != "product" or reach != "runs":
             files[path] = FileContext(role, reach, reason)
-    own, local = _import_names(paths)
     return ProjectContext(files=files, own_packages=own, local_modules=local, npu_files=tuple(npu_files))
 
 
@@ -96,6 +100,17 @@ def _engine_alternative(parts: list[str], backends: BackendConventions, existing
                     if name != part.lower() and (sibling in existing or f"{sibling}.py" in existing):
                         return sibling
     return None
+
+def _library_folder(path: str, libraries: list[str]) -> tuple[str, str | None]:
+    """A folder of the project named after a CUDA-only library (diffusers' quantizers/nunchaku/) integrates that
+    library: its code runs only when a user picks the library, which Ascend cannot load, so it is optional there.
+    A library that is the project's own package is never one (analysing flash-attention, csrc/flash_attn/)."""
+    parts = PurePosixPath(path).parts[:-1]
+    start = 2 if parts[:1] == ("src",) else 1
+    for part in parts[start:]:
+        if part.lower() in libraries:
+            return "optional", f"{path}: integration of the CUDA-only {part} library, used only when it is chosen"
+    return "runs", None
 
 
 def _dispatch_folder(pure: PurePosixPath, backends: BackendConventions, existing: set[str]) -> str | None:
@@ -158,10 +173,46 @@ def _import_names(paths: list[str]) -> tuple[frozenset[str], frozenset[str]]:
             if len(pure.parts) == 1 or (len(pure.parts) == 2 and pure.parts[0] == "src"):
                 own.add(pure.stem)
             continue
-        while str(folder.parent) in packages:
+        while str(folder.parent) in packages and folder.parent != folder:  # a package at the root: "." is its own parent
             folder = folder.parent
         own.add(folder.name)
         local.add(folder.name)
-    own.discard("__init__")
-    local.discard("__init__")
+    own -= {"__init__", ""}  # "": the analysed folder is itself a package, whose name the paths do not say
+    local -= {"__init__", ""}
     return frozenset(own), frozenset(local)
+
+
+MAX_WORKFLOW_BYTES = 1 << 20
+MAX_WORKFLOWS = 200
+
+
+def ci_built_dockerfiles(files, role_overrides: dict[str, list[str]] | None = None) -> list[str]:
+    """Dockerfiles in a folder of their own that a CI workflow names (diffusers' docker/diffusers-pytorch-cuda/
+    Dockerfile is the image its GitHub workflows build and run the tests in): CI images, not the product's build.
+    `files`: the discovered files (path, absolute, size); workflows are read with the size limit, and only searched
+    for the folder names."""
+    from analyzer.source import Unreadable, read_bytes
+
+    conventions = load_context_conventions().roles
+    dockerfiles = [f.path for f in files if PurePosixPath(f.path).name.lower().startswith("dockerfile")
+                   and len(PurePosixPath(f.path).parts) >= 3
+                   and file_role(f.path, conventions, role_overrides) == "build"]
+    if not dockerfiles:
+        return []
+    texts = []
+    for f in files:
+        pure = PurePosixPath(f.path)
+        if pure.suffix.lower() not in {".yml", ".yaml"} or file_role(f.path, conventions, role_overrides) != "ci":
+            continue
+        try:
+            texts.append(read_bytes(f.absolute, f.size, MAX_WORKFLOW_BYTES).decode("utf-8", "replace").lower())
+        except (Unreadable, OSError):
+            continue
+        if len(texts) >= MAX_WORKFLOWS:
+            break
+    found = []
+    for path in dockerfiles:
+        folder = PurePosixPath(path).parent.name.lower()
+        if len(folder) >= 6 and any(folder in text for text in texts):
+            found.append(path)
+    return found

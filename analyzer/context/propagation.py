@@ -4,7 +4,8 @@
   other-backend beside op_builder/npu/) name 'csrc/adam/multi_tensor_adam.cu'; when every file that names a source
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
 - Modules of CUDA-only features that the project imports only behind guards: whisper imports its Triton kernels
-  (triton_ops.py) only `if x.is_cuda:` inside a try with a fallback, so those kernels never run on Ascend.
+  (triton_ops.py) only `if x.is_cuda:` inside a try with a fallback, so those kernels never run on Ascend; the other
+  findings of such a kernel module (a Triton autotune hook's capability query) go with them.
 """
 
 from __future__ import annotations
@@ -25,9 +26,16 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
         for ref in f.source_refs:
             referrers[ref.strip("/")].add(f.path)
     guarded = guarded_modules(facts, context)
-    if not referrers and not guarded:
+    test_only = test_only_functions(facts, context)
+    overridden = overridden_defaults(facts)
+    if overridden:
+        findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
+    if not referrers and not guarded and not test_only:
         return findings
     decided: dict[str, Place | None] = {}
+    # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
+    # kernel's (autotune prune hooks, capability queries), so its other findings take the same reach.
+    kernel_modules = {f.path for f in findings if f.domain in feature_domains and f.path in guarded}
     result = []
     for finding in findings:
         place = None
@@ -35,10 +43,50 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
             if finding.path not in decided:
                 decided[finding.path] = _built_only_by_other_backends(finding.path, referrers, context)
             place = decided[finding.path]
-        elif finding.reach == "runs" and finding.domain in feature_domains and finding.path in guarded:
+        elif finding.reach == "runs" and finding.path in guarded and (
+                finding.domain in feature_domains or finding.path in kernel_modules):
             reach, reason = guarded[finding.path]
             place = Place(finding.role, reach, reason)
+        if place is None and finding.role in COUNTED_ROLES and finding.path in test_only:
+            for start, end, reason in test_only[finding.path]:
+                if start <= finding.line <= end:
+                    place = Place("test", finding.reach, reason)
+                    break
         result.append(finding if place is None else factory.relocate(finding, place))
+    return result
+
+
+def overridden_defaults(facts: list[PhaseFacts]) -> set[tuple[str, int]]:
+    """Device defaults ("cuda") that every call passes explicitly, of methods and of module-level functions no other
+    file imports by name: (path, line). Nothing runs with them, so they are no finding."""
+    imported = {name for f in facts for name in f.imports}
+    result = set()
+    for f in facts:
+        for line, function, module_level in f.overridden_defaults:
+            if module_level and f.module and f"{f.module}.{function}" in imported:
+                continue  # another file may call it without the argument
+            result.add((f.path, line))
+    return result
+
+
+def test_only_functions(facts: list[PhaseFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
+    """Module-level functions of product code that only tests import by name and their own file never calls
+    (diffusers' utils/torch_utils.py `enable_full_determinism`, imported only by testing_utils.py): path → line ranges
+    with the reason. Their findings are test code's."""
+    importers: dict[str, set[str]] = defaultdict(set)
+    for f in facts:
+        for name in f.imports:
+            importers[name].add(f.path)
+    result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+    for f in facts:
+        if not f.exported_functions or not f.module or context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        for name, start, end in f.exported_functions:
+            users = importers.get(f"{f.module}.{name}", set()) - {f.path}
+            if users and all(context.of(user).role == "test" for user in users):
+                first = sorted(users)[0]
+                more = f" and {len(users) - 1} more" if len(users) > 1 else ""
+                result[f.path].append((start, end, f"{name}() is imported only by tests: {first}{more}"))
     return result
 
 

@@ -67,6 +67,8 @@ class _AttentionScan(PythonScan):
             return
         code, name = match
         rule = self.index.kb.rules[code]
+        if rule.match.calls_only and reference.call is None:
+            return  # `find_nodes(target=F.scaled_dot_product_attention)` names the function, calls nothing
         if rule.match.qualified_names and _condition_mentions_npu(reference.node):
             return  # `if is_flash_attn_2_available() or is_torch_npu_available():` already handles Ascend
         if rule.match.qualified_names and _gate_rebound_for_npu(reference.node):

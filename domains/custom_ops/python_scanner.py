@@ -88,7 +88,9 @@ class _CustomOpsScan(PythonScan):
         record = self._record(kernel, definition, "triton")
         record.block_sizes = self._block_sizes(definition, decorators, launches.get(kernel, []))
         record.ub_estimate_bytes = _ub_estimate(definition, record.block_sizes)
-        kernel_class = self.index.kb.classify_kernel(kernel, PurePosixPath(self.unit.path).stem)
+        # Its own name first, then the classes and functions that launch it (DeepSpeed's `_fwd_kernel` is launched
+        # by `triton_flash_attn.forward`), then the file's name.
+        kernel_class = self.index.kb.classify_kernel(kernel, *_launchers(launches.get(kernel, [])), PurePosixPath(self.unit.path).stem)
         record.kernel_class = kernel_class.name
         self.hit("triton-kernel", f"{kernel} ({kernel_class.name})", definition.child_by_field_name("name"),
                  kernel_class.replacement.en, effort=self.index.kb.effort_tiers[_tier(kernel_class.tier, bump=0)])
@@ -185,7 +187,7 @@ class _CustomOpsScan(PythonScan):
         for item in body.named_children if body is not None else []:
             definition = item.child_by_field_name("definition") if item.type == "decorated_definition" else item
             if definition is not None and definition.type == "function_definition":
-                methods[parsing.text(definition.child_by_field_name("name"))] = parsing.text(definition)
+                methods[parsing.text(definition.child_by_field_name("name"))] = definition
         custom = [m for m in ("forward", "backward") if m in methods and _launches_custom_code(methods[m])]
         if custom:
             name = parsing.text(cls.child_by_field_name("name"))
@@ -304,9 +306,38 @@ def _reads_cuda_home(condition: Node) -> bool:
     return False
 
 
-def _launches_custom_code(source: str) -> bool:
-    compact = "".join(source.split())
-    return "](" in compact or "_C." in compact or "_cuda." in compact or "_ext." in compact
+def _launchers(launches: list[Node]) -> list[str]:
+    """Names of the classes (then functions) around the launches of a kernel, nearest first, without repeats."""
+    classes, functions = [], []
+    for launch in launches[:20]:
+        current, depth = launch.parent, 0
+        while current is not None and depth < 200:
+            if current.type in {"class_definition", "function_definition"}:
+                name = current.child_by_field_name("name")
+                target = classes if current.type == "class_definition" else functions
+                if name is not None and parsing.text(name) not in target:
+                    target.append(parsing.text(name))
+            current, depth = current.parent, depth + 1
+    return classes + functions
+
+
+def _launches_custom_code(definition: Node) -> bool:
+    """A kernel launch (`kernel[grid](...)`) or a call into a compiled extension (`ext._C.op(...)`, `*_cuda.op`,
+    `*_ext.op`) in the method's code (comments and strings do not count)."""
+    stack, seen = [definition], 0
+    while stack and seen < 20000:
+        node = stack.pop()
+        seen += 1
+        if node.type == "call":
+            function = node.child_by_field_name("function")
+            if function is not None:
+                if function.type == "subscript":
+                    return True
+                compact = "".join(parsing.text(function).split())
+                if "_C." in compact or "_cuda." in compact or "_ext." in compact:
+                    return True
+        stack.extend(node.named_children)
+    return False
 
 
 def _kernel_name(call: Node) -> str | None:

@@ -86,7 +86,7 @@ class _DistributedScan(PythonScan):
             return
         if literals.is_docstring(node) or literals.is_lookup_key(node) or literals.is_message_argument(node):
             return
-        if literals.inside(node, {"comparison_operator"}) is not None or _beside_hccl(node):
+        if literals.inside(node, {"comparison_operator"}) is not None or _beside_hccl(node) or _names_its_constant(node):
             return
         # A default that feeds the file's own `== "nccl"` comparison is never rewritten by transfer_to_npu.
         auto_when = () if self.compares_nccl else None
@@ -98,6 +98,16 @@ def _names_nccl(node: Node) -> bool:
         return False
     prefix, inner = literals.string_parts(node)
     return "f" not in prefix and (inner == "nccl" or inner.startswith(("nccl:", "cuda:nccl")))
+
+
+def _names_its_constant(node: Node) -> bool:
+    """`NCCL_BACKEND = 'nccl'`: a constant named after the backend it spells (beside GLOO_BACKEND, MPI_BACKEND) is a
+    table of names, not a choice of backend."""
+    parent = node.parent
+    if parent is None or parent.type != "assignment" or parent.child_by_field_name("right") != node:
+        return False
+    left = parent.child_by_field_name("left")
+    return left is not None and left.type == "identifier" and "NCCL" in parsing.text(left).upper().split("_")
 
 
 def _beside_hccl(node: Node) -> bool:

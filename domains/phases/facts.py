@@ -26,6 +26,11 @@ QUERY = r"""
 (import_from_statement module_name: (_) @from_module)
 (if_statement condition: (comparison_operator) @condition)
 (call function: (attribute attribute: (identifier) @method))
+(module (function_definition name: (identifier) @defined))
+(module (decorated_definition definition: (function_definition name: (identifier) @defined)))
+(call function: (identifier) @called)
+(default_parameter value: (string) @device_default)
+(typed_default_parameter value: (string) @device_default)
 (class_definition superclasses: (argument_list)) @class
 ((string_content) @string_content (#match? @string_content "CONFIG_PATTERN"))
 """
@@ -81,6 +86,10 @@ class PhaseFacts:
     source_refs: list[str] = field(default_factory=list)  # native sources or their folders named in strings (builders)
     # modules every import of which in this file is guarded (reach other than runs: optional, cuda-only-guarded ...)
     guarded_imports: dict[str, str] = field(default_factory=dict)
+    # module-level functions this file defines and does not call itself: (name, first line, last line)
+    exported_functions: list[tuple[str, int, int]] = field(default_factory=list)
+    # string defaults naming a device ("cuda") that every call in this file overrides: (line, function, module-level)
+    overridden_defaults: list[tuple[int, str, bool]] = field(default_factory=list)
 
 
     def absorb(self, other: PhaseFacts) -> None:
@@ -166,6 +175,16 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         for name in statement.children_by_field_name("name") if statement is not None else []:
             imported(f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."), statement)
     facts.guarded_imports = {m: min(r) for m, r in reaches.items() if "runs" not in r}
+    defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
+    if defaults:
+        facts.overridden_defaults = _overridden_defaults(defaults, found.get("called", []) + found.get("method", []))
+    defined = found.get("defined", [])
+    if defined:
+        called = {parsing.text(c) for c in found.get("called", [])}
+        for name in defined:
+            function = name.parent
+            if parsing.text(name) not in called and function is not None:
+                facts.exported_functions.append((parsing.text(name), function.start_point.row + 1, function.end_point.row + 1))
     facts.top_level_code = _runs_at_top_level(unit.tree())
     facts.main_guard = any(
         "__name__" in parsing.text(c) and "__main__" in parsing.text(c) for c in found.get("condition", [])
@@ -281,3 +300,58 @@ def collect_shell(unit: Unit) -> PhaseFacts:
         if program.startswith("python") or program in {"torchrun", "deepspeed", "accelerate"}:
             facts.launched_scripts += [w for w in words if w.endswith(".py")][:1]
     return facts
+
+
+def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> list[tuple[int, str, bool]]:
+    """`def get_mask(..., device="cuda")` whose every call in the file passes `device=`: the default never applies.
+    (line, function name, whether the function is module-level); functions called nowhere in the file are left out."""
+    calls: dict[str, list[Node]] = defaultdict(list)
+    for callee in callees:
+        call = callee.parent if callee.type == "identifier" and callee.parent is not None and callee.parent.type == "call" else None
+        if call is None and callee.parent is not None and callee.parent.parent is not None:
+            call = callee.parent.parent  # attribute → call
+        if call is not None and call.type == "call":
+            calls[parsing.text(callee)].append(call)
+    result = []
+    for default in defaults[:200]:
+        parameter = default.parent
+        name_node = parameter.child_by_field_name("name") if parameter is not None else None
+        if name_node is None and parameter is not None and parameter.named_children:
+            name_node = parameter.named_children[0]
+        function = parameter.parent.parent if parameter is not None and parameter.parent is not None else None
+        if name_node is None or function is None or function.type != "function_definition":
+            continue
+        function_name = parsing.text(function.child_by_field_name("name"))
+        uses = calls.get(function_name, [])
+        parameter_name = parsing.text(name_node)
+        parameters = [p for p in parameter.parent.named_children if p.type != "comment"]
+        index = next((i for i, p in enumerate(parameters) if p.start_byte == parameter.start_byte), -1)
+        first = parsing.text(parameters[0]).split(":")[0].strip() if parameters else ""
+        if first in {"self", "cls"}:
+            index -= 1  # called as self.method(...)
+        if not uses or index < 0 or not all(_passes(call, parameter_name, index) for call in uses):
+            continue
+        owner = function.parent.parent if function.parent is not None and function.parent.type == "decorated_definition" else function.parent
+        result.append((default.start_point.row + 1, function_name, owner is not None and owner.type == "module"))
+    return result
+
+
+def _passes(call: Node, name: str, index: int) -> bool:
+    """Does the call pass this parameter, by keyword or by position (no *args to hide either)?"""
+    arguments = call.child_by_field_name("arguments")
+    children = arguments.named_children if arguments is not None else []
+    if any(a.type in {"list_splat", "dictionary_splat"} for a in children):
+        return False
+    positional = [a for a in children if a.type not in {"keyword_argument", "comment"}]
+    return name in _keyword_names(call) or len(positional) > index
+
+
+def _keyword_names(call: Node) -> set[str]:
+    arguments = call.child_by_field_name("arguments")
+    names = set()
+    for argument in arguments.named_children if arguments is not None else []:
+        if argument.type == "keyword_argument":
+            key = argument.child_by_field_name("name")
+            if key is not None:
+                names.add(parsing.text(key))
+    return names

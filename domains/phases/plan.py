@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from analyzer.config import ProjectConfig
-from analyzer.context.roles import file_role
+from analyzer.context.roles import file_role, has_root_package
 from analyzer.models import (
     PHASES,
     SEVERITIES,
@@ -58,9 +58,10 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
     """The report's planning fields, with each finding's phases (and measured calibration) applied."""
     npu_code = npu_code or []
     conventions = load_context_conventions().roles
+    beside_package = has_root_package(f.path for f in facts)
 
     def role_of(path: str) -> str:
-        return file_role(path, conventions, config.roles)
+        return file_role(path, conventions, config.roles, beside_package)
 
     assignment = assign_phases(facts, config.phases, config.console_modules, role_of)
     findings = calibrate(findings, calibration, plan_data()["calibration"])

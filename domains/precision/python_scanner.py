@@ -84,6 +84,8 @@ class _PrecisionScan(PythonScan):
             return
         if reference.name in {"torch.view_as_complex", "torch.polar"} and reference.call is None:
             return
+        if reference.name == "torch.view_as_complex" and _restores_complex(reference.call):
+            return
         if reference.name in TF32_SWITCHES:
             self._tf32_switch(reference)
             return
@@ -104,7 +106,7 @@ class _PrecisionScan(PythonScan):
 
     def _double_call(self, call: Node) -> None:
         receiver = call.child_by_field_name("function").child_by_field_name("object")
-        if receiver is None or _host_side(call, receiver):
+        if receiver is None or _host_side(call, receiver) or _constant_tensor(receiver):
             return
         self.hit("double-method", ".double()", call, ".float()")
 
@@ -176,7 +178,77 @@ def _used_as_device_dtype(node: Node) -> bool:
         return False
     if callee in CREATORS and device is None and not _moved_to_device(call):
         return False  # made on the CPU; where it moves later, its dtype is judged there
+    if _in_cpu_device_context(call):
+        return False  # `with torch.device("cpu"):` makes every tensor inside on the CPU (z_image's frequency tables)
     return not _host_side(call, function)
+
+
+def _restores_complex(call: Node) -> bool:
+    """`x = torch.view_as_complex(x)` after `x = torch.view_as_real(x)` in the same function: an optimizer's round
+    trip for complex parameters (DeepSpeed's Adam), not rotary embeddings."""
+    arguments = call.child_by_field_name("arguments")
+    values = arguments.named_children if arguments is not None else []
+    if len(values) != 1 or values[0].type not in {"identifier", "subscript", "attribute"}:
+        return False
+    target = parsing.text(values[0])
+    function, depth = call.parent, 0
+    while function is not None and function.type != "function_definition" and depth < 60:
+        function, depth = function.parent, depth + 1
+    if function is None:
+        return False
+    stack, seen = [function], 0
+    while stack and seen < 20000:
+        node = stack.pop()
+        seen += 1
+        if node.type == "assignment" and node.start_byte < call.start_byte:
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if (left is not None and right is not None and right.type == "call" and parsing.text(left) == target
+                    and parsing.text(right.child_by_field_name("function")).endswith("view_as_real")):
+                return True
+        stack.extend(node.named_children)
+    return False
+
+
+def _constant_tensor(receiver: Node) -> bool:
+    """`torch.tensor(0, ...).to(device).double()`: a number literal made into a tensor (a zero placeholder) has no
+    precision to lose in float32."""
+    current, depth = receiver, 0
+    while current is not None and current.type == "call" and depth < 8:
+        function = current.child_by_field_name("function")
+        arguments = current.child_by_field_name("arguments")
+        if function is None:
+            return False
+        if parsing.text(function) in {"torch.tensor", "tensor"}:
+            values = [a for a in (arguments.named_children if arguments is not None else []) if a.type != "keyword_argument"]
+            return len(values) == 1 and values[0].type in {"integer", "float"}
+        if function.type != "attribute":
+            return False
+        current, depth = function.child_by_field_name("object"), depth + 1
+    return False
+
+
+def _in_cpu_device_context(node: Node) -> bool:
+    """Inside `with torch.device("cpu"):` (within the same function)."""
+    current, depth = node.parent, 0
+    while current is not None and depth < 60:
+        if current.type == "with_statement":
+            for clause in current.named_children:
+                if clause.type != "with_clause":
+                    continue
+                for item in clause.named_children:
+                    value = item.child_by_field_name("value") or (item.named_children[0] if item.named_children else None)
+                    if value is None or value.type != "call":
+                        continue
+                    function = value.child_by_field_name("function")
+                    arguments = value.child_by_field_name("arguments")
+                    args = arguments.named_children if arguments is not None else []
+                    if (function is not None and parsing.text(function) in {"torch.device", "device"} and len(args) == 1
+                            and args[0].type == "string" and parsing.text(args[0]).strip("'\"") == "cpu"):
+                        return True
+        if current.type in {"function_definition", "class_definition", "module"}:
+            return False
+        current, depth = current.parent, depth + 1
+    return False
 
 
 EXPRESSION_PARTS = {"binary_operator", "unary_operator", "parenthesized_expression", "argument_list", "call", "attribute",

@@ -1,0 +1,345 @@
+"""CUDA checks that gate a CUDA-only feature, read from the code around a check (or any site) beyond its own findings.
+
+A CUDA check (`torch.cuda.is_available()`, `x.is_cuda`, `device.type == "cuda"`) is right as it stands on Ascend when
+what it lets through is CUDA-only, so skipping it there is the correct behaviour:
+- its body imports or calls a CUDA-only package or function (flash_attn, xformers, nunchaku, pynvml, cuFile,
+  `torch._inductor.cudagraph_mark_step_begin()`), even where that import has no finding of its own;
+- it is assigned to a name (`cuda_available = torch.cuda.is_available()`, `can_use_cuda_kernels = (... and
+  torch.cuda.is_available() and ...)`) that later if-statements test: their bodies decide;
+- it is `and`-ed with a compute-capability query (`torch.cuda.is_available() and
+  torch.cuda.get_device_capability()[0] >= 7`): a capability number only means something on NVIDIA GPUs;
+- any site after an earlier statement that already excludes NPU: `if not torch.cuda.is_available(): raise`, an
+  import of a CUDA-only package that raises when it is missing, a call of a same-file helper that raises unless the
+  tensors are on CUDA, or the else branch of such a check.
+And in a project whose accelerator abstraction has an NPU implementation (DeepSpeed's `get_accelerator()` with
+accelerator/npu_accelerator.py), a comparison of the abstraction's name with "cuda" selects CUDA-only features on
+purpose: the project already has its NPU path (`npu-path`).
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from analyzer import parsing
+from analyzer.context.guards import MAX_DEPTH, Guard, GuardReader, _same, _words, only_raises, only_raises_or_warns
+
+MAX_SIBLINGS = 60
+MAX_BODY_NODES = 4000
+ASSIGNMENTS = {"assignment", "augmented_assignment"}
+
+
+def _enclosing(node: Node):
+    """(child, parent) pairs from a site up to its function, class or module (that one included)."""
+    child, parent, depth = node, node.parent, 0
+    while parent is not None and depth < MAX_DEPTH:
+        yield child, parent
+        if parent.type in {"function_definition", "class_definition", "module"}:
+            return
+        child, parent, depth = parent, parent.parent, depth + 1
+
+
+def _earlier(statement: Node):
+    """The statements before this one in its block, nearest first (bounded)."""
+    sibling, seen = statement.prev_named_sibling, 0
+    while sibling is not None and seen < MAX_SIBLINGS:
+        seen += 1
+        yield sibling
+        sibling = sibling.prev_named_sibling
+
+
+def _none_test(statement: Node) -> str | None:
+    """`if NAME is None:` → NAME."""
+    condition = statement.child_by_field_name("condition")
+    if condition is None or condition.type != "comparison_operator" or len(condition.named_children) != 2:
+        return None
+    operators = [c.type for c in condition.children if not c.is_named]
+    left, right = condition.named_children
+    if operators == ["is"] and right.type == "none" and left.type in {"identifier", "attribute"}:
+        return parsing.text(left)
+    return None
+
+
+class CudaGates:
+    def __init__(self, reader: GuardReader, npu_accelerator: str | None) -> None:
+        self.reader = reader
+        guards = reader.guards
+        self.packages = frozenset(guards.cuda_only_packages)
+        self.calls = frozenset(guards.cuda_only_calls)
+        self.capability = frozenset(guards.capability_calls)
+        self.accelerator_calls = frozenset(guards.accelerator_calls)
+        self.npu_accelerator = npu_accelerator  # the project's NPU accelerator file, when it has one
+
+    # the check's own statement -----------------------------------------------------------------------------------
+    def accelerator_choice(self, node: Node) -> Guard | None:
+        """`get_accelerator().device_name() == 'cuda'` in a project with an NPU accelerator: npu-path."""
+        if self.npu_accelerator is None:
+            return None
+        current, depth = node, 0
+        while current is not None and depth < MAX_DEPTH:
+            if current.type == "comparison_operator" and self._names_accelerator(current):
+                return Guard("npu-path", current)
+            if current.type in {"if_statement", "elif_clause"}:
+                condition = current.child_by_field_name("condition")
+                if condition is not None and self._compares_accelerator(condition):
+                    return Guard("npu-path", current)
+            if current.type in {"function_definition", "class_definition", "module"}:
+                return None
+            current, depth = current.parent, depth + 1
+        return None
+
+    def _names_accelerator(self, comparison: Node) -> bool:
+        """The comparison calls the accelerator abstraction, directly or through a name the enclosing function
+        assigned from it (`accelerator = get_accelerator()` ... `accelerator.device_name() == 'cuda'`)."""
+        words = set(_words(comparison))
+        if words & self.accelerator_calls:
+            return True
+        function, depth = comparison.parent, 0
+        while function is not None and function.type != "function_definition" and depth < MAX_DEPTH:
+            function, depth = function.parent, depth + 1
+        body = function.child_by_field_name("body") if function is not None else None
+        for statement in body.named_children[:MAX_SIBLINGS] if body is not None else []:
+            assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+            if assignment is None or assignment.type != "assignment":
+                continue
+            left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+            if (left is not None and right is not None and left.type == "identifier" and parsing.text(left) in words
+                    and right.type == "call" and set(_words(right.child_by_field_name("function") or right)) & self.accelerator_calls):
+                return True
+        return False
+
+    def _compares_accelerator(self, condition: Node) -> bool:
+        stack, seen = [condition], 0
+        while stack and seen < 200:
+            current = stack.pop()
+            seen += 1
+            if current.type == "comparison_operator":
+                if self._names_accelerator(current):
+                    return True
+                continue
+            stack.extend(current.named_children)
+        return False
+
+    def capability_pair(self, node: Node) -> Guard | None:
+        """A CUDA availability check and a capability query joined by `and`."""
+        current, top, depth = node, None, 0
+        while current is not None and depth < 12:
+            if current.type == "boolean_operator":
+                top = current
+            elif current.type not in {"parenthesized_expression", "call", "attribute", "argument_list", "subscript",
+                                      "comparison_operator", "not_operator", "identifier", "integer"}:
+                break
+            current, depth = current.parent, depth + 1
+        if top is None or not any(c.type == "and" for c in top.children):
+            return None
+        words = set(_words(top))
+        if not words & self.capability:
+            return None
+        tokens = self.reader._tokens(top)
+        if not tokens & self.reader.cuda_tokens:
+            return None
+        return Guard("cuda-only-guarded", top)
+
+    def gated_body(self, statement: Node) -> bool:
+        """Does the body of this CUDA check (an if-statement) import or call a CUDA-only package or function?"""
+        body = statement.child_by_field_name("consequence")
+        return body is not None and self._uses_cuda_only(body)
+
+    def assigned_checks(self, node: Node) -> list[Node]:
+        """The if-statements (after the assignment, in the same block) testing the name a CUDA check is assigned to."""
+        current, depth = node, 0
+        assignment = None
+        while current is not None and depth < 12:
+            if current.type in ASSIGNMENTS:
+                assignment = current
+                break
+            if current.type in {"block", "module", "if_statement", "function_definition"}:
+                return []
+            current, depth = current.parent, depth + 1
+        if assignment is None:
+            return []
+        left = assignment.child_by_field_name("left")
+        if left is None or left.type != "identifier":
+            return []
+        name = parsing.text(left)
+        statement = assignment.parent if assignment.parent is not None and assignment.parent.type == "expression_statement" else assignment
+        found, sibling, seen = [], statement.next_named_sibling, 0
+        while sibling is not None and seen < MAX_SIBLINGS:
+            seen += 1
+            if sibling.type == "if_statement":
+                condition = sibling.child_by_field_name("condition")
+                if condition is not None and name in _words(condition):
+                    found.append(sibling)
+            sibling = sibling.next_named_sibling
+        return found
+
+    def name_gate(self, statement: Node) -> bool:
+        """An if-statement testing a CUDA check's name: right on Ascend when it only raises/warns when the name is
+        false (`if not cuda_available: raise`), or its body uses a CUDA-only package."""
+        condition = statement.child_by_field_name("condition")
+        body = statement.child_by_field_name("consequence")
+        if condition is None or body is None:
+            return False
+        negated = condition.type == "not_operator"
+        if negated:
+            return only_raises_or_warns(body)
+        return self._uses_cuda_only(body)
+
+    def class_npu_branch(self, node: Node) -> Guard | None:
+        """A finding about a whole class (a hand-written RMSNorm, reported on its `class` line) whose body already
+        has an NPU branch (`if is_torch_npu_available(): return torch_npu.npu_rms_norm(...)`): npu-path."""
+        current, depth = node, 0
+        while current is not None and current.type != "class_definition" and depth < 6:
+            current, depth = current.parent, depth + 1
+        body = current.child_by_field_name("body") if current is not None else None
+        if body is None or node.start_byte >= body.start_byte:
+            return None
+        stack, seen = [body], 0
+        while stack and seen < MAX_BODY_NODES:
+            item = stack.pop()
+            seen += 1
+            if item.type in {"if_statement", "elif_clause"}:
+                condition = item.child_by_field_name("condition")
+                if condition is not None and self.reader.condition(condition).npu:
+                    return Guard("npu-path", item)
+            stack.extend(item.named_children)
+        return None
+
+    # what came before a site -----------------------------------------------------------------------------------
+    def detection_cascade(self, node: Node) -> Guard | None:
+        """A site in one step of a detection cascade after a step that detects NPU: `if accelerator_name is None:
+        try: import torch_npu; accelerator_name = "npu"` ... `if accelerator_name is None: if torch.cuda.is_available():
+        accelerator_name = "cuda"` (DeepSpeed's real_accelerator.py): on Ascend an earlier step has already decided."""
+        for child, parent in _enclosing(node):
+            name = _none_test(child) if parent.type in {"block", "module"} and child.type == "if_statement" else None
+            if name is None:
+                continue
+            for sibling in _earlier(child):
+                if sibling.type == "if_statement" and _none_test(sibling) == name and self._assigns_npu(sibling, name):
+                    return Guard("npu-path", sibling)
+        return None
+
+    def _assigns_npu(self, statement: Node, name: str) -> bool:
+        stack, seen = [statement.child_by_field_name("consequence")], 0
+        while stack and seen < MAX_BODY_NODES:
+            current = stack.pop()
+            seen += 1
+            if current is None:
+                continue
+            if current.type == "assignment":
+                left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+                if (left is not None and right is not None and right.type == "string" and parsing.text(left) == name
+                        and set(w.lower() for w in _words(right)) & self.reader.npu_tokens):
+                    return True
+            stack.extend(current.named_children)
+        return False
+
+    def excluded_before(self, node: Node) -> Guard | None:
+        """An earlier statement (in the site's block or an enclosing one, within its function) that already
+        excludes NPU."""
+        for child, parent in _enclosing(node):
+            if parent.type == "else_clause" or (parent.type == "elif_clause" and not _same(child, parent.child_by_field_name("condition"))):
+                statement = parent.parent
+                arm = self._earlier_raising_arm(statement, parent) if statement is not None and statement.type == "if_statement" else None
+                if arm is not None:
+                    return Guard("cuda-only-guarded", arm)
+            if parent.type in {"block", "module"}:
+                for sibling in _earlier(child):
+                    if self._excludes_npu(sibling):
+                        return Guard("cuda-only-guarded", sibling)
+        return None
+
+    def _excludes_npu(self, statement: Node) -> bool:
+        kind = statement.type
+        if kind == "if_statement":
+            return not any(c.type in {"elif_clause", "else_clause"} for c in statement.children) and self._raises_unless_cuda(statement)
+        if kind == "assert_statement":
+            condition = statement.named_children[0] if statement.named_children else None
+            return condition is not None and self._is_cuda_condition(condition, positive=True)
+        if kind in {"import_statement", "import_from_statement"}:
+            return self._imports_cuda_only(statement)
+        if kind == "try_statement":
+            body = statement.child_by_field_name("body")
+            handlers = [c for c in statement.children if c.type == "except_clause"]
+            if body is None or not handlers or not all(only_raises(h) for h in handlers):
+                return False
+            return any(s.type in {"import_statement", "import_from_statement"} and self._imports_cuda_only(s)
+                       for s in body.named_children)
+        if kind == "expression_statement" and statement.named_children and statement.named_children[0].type == "call":
+            return self._calls_cuda_check(statement.named_children[0])
+        return False
+
+    def _earlier_raising_arm(self, statement: Node, clause: Node) -> Node | None:
+        """An arm before `clause` in this if/elif chain that raises unless CUDA is there (`elif not
+        torch.cuda.is_available(): raise ...` before the else that probes xformers on "cuda")."""
+        if self._raises_unless_cuda(statement):
+            return statement
+        for arm in statement.children:
+            if _same(arm, clause):
+                return None
+            if arm.type == "elif_clause" and self._raises_unless_cuda(arm):
+                return arm
+        return None
+
+    def _raises_unless_cuda(self, statement: Node) -> bool:
+        """`if not torch.cuda.is_available(): raise ...` / `if x.device.type != "cuda": raise ...`."""
+        condition = statement.child_by_field_name("condition")
+        body = statement.child_by_field_name("consequence")
+        if condition is None or body is None or not only_raises(body):
+            return False
+        return self._is_cuda_condition(condition, positive=False)
+
+    def _is_cuda_condition(self, condition: Node, positive: bool) -> bool:
+        read = self.reader.condition(condition)
+        return read.cuda and not read.npu and read.negated != positive
+
+    def _calls_cuda_check(self, call: Node) -> bool:
+        """A call of a function of this unit whose body starts by raising unless the tensors are on CUDA
+        (diffusers' `_check_device_cuda(query, key, value)`)."""
+        function = call.child_by_field_name("function")
+        if function is None or function.type != "identifier":
+            return False
+        definition = self._definition(call, parsing.text(function))
+        body = definition.child_by_field_name("body") if definition is not None else None
+        if body is None:
+            return False
+        return any(s.type == "if_statement" and self._raises_unless_cuda(s) for s in body.named_children[:MAX_SIBLINGS])
+
+    def _definition(self, node: Node, name: str) -> Node | None:
+        root = node
+        while root.parent is not None:
+            root = root.parent
+        for child in root.named_children:
+            target = child
+            if target.type == "decorated_definition":
+                target = target.child_by_field_name("definition") or target
+            if target.type == "function_definition":
+                defined = target.child_by_field_name("name")
+                if defined is not None and parsing.text(defined) == name:
+                    return target
+        return None
+
+    def _imports_cuda_only(self, statement: Node) -> bool:
+        for child in statement.named_children:
+            if child.type in {"dotted_name", "aliased_import"} or child.type == "relative_import":
+                name = parsing.text(child).split(" as ")[0].lstrip(".")
+                if name.split(".")[0] in self.packages:
+                    return True
+            if statement.type == "import_from_statement":
+                break  # only the module of `from X import y` says what is imported
+        return False
+
+    def _uses_cuda_only(self, body: Node) -> bool:
+        stack, seen = [body], 0
+        while stack and seen < MAX_BODY_NODES:
+            current = stack.pop()
+            seen += 1
+            if current.type in {"import_statement", "import_from_statement"} and self._imports_cuda_only(current):
+                return True
+            if current.type == "call":
+                function = current.child_by_field_name("function")
+                if function is not None:
+                    text = parsing.text(function)
+                    if text.rsplit(".", 1)[-1] in self.calls or text.split(".")[0] in self.packages:
+                        return True
+            stack.extend(current.named_children)
+        return False
