@@ -55,6 +55,47 @@ class Examples(_Record):
     language: Literal["python", "shell", "dockerfile", "yaml", "requirements", "cuda", "cpp", "cmake"] = "python"
 
 
+Fix = Literal["safe", "unsafe", "display-only"]
+
+
+class Edit(_Record):
+    """How `port` rewrites one site of a rule whose fix is safe or unsafe (analyzer/port/edits.py applies it).
+
+    Templates are filled per site: ``{dev}`` is the name the file imports the generated device module under,
+    ``{api}`` the last part of the matched name, ``{lhs}`` an assignment's target, ``{container}`` the object a
+    subscripted target indexes, ``{args}`` a call's keyword arguments, ``{index}`` a device index.
+
+    - callee: the matched callable of a call is replaced (``torch.cuda.synchronize`` -> ``{dev}.synchronize``);
+      only names in ``apis`` (what the device module offers); other names are left for a human.
+    - name: the matched name itself is replaced (``torch.float64`` -> ``torch.float32``), names in ``apis`` only.
+    - string: string literals in the match whose value is one of ``values`` (``cuda`` also as ``cuda:N``, then
+      the ``*_indexed`` template) are replaced by an expression.
+    - method: ``x.cuda(...)`` with keyword arguments only becomes ``x.<template>``.
+    - autocast: the whole call is rebuilt as the template with the original's positional arguments turned into
+      keywords (``positional``) and the original's defaults made explicit (``defaults``), so the dtype is kept.
+    - after: a statement assigning to the match gets the template as a new statement after it.
+    """
+
+    kind: Literal["callee", "name", "string", "method", "autocast", "after"]
+    agnostic: str = Field(min_length=1, description="Replacement in the device-agnostic style")
+    npu: str = Field(min_length=1, description="Replacement in the npu style (torch.npu / \"npu\" written directly)")
+    agnostic_indexed: str | None = None
+    npu_indexed: str | None = None
+    apis: list[str] = Field(default_factory=list)
+    values: list[str] = Field(default_factory=list)
+    positional: list[str] = Field(default_factory=list)
+    defaults: dict[str, str] = Field(default_factory=dict)
+    uses: list[str] = Field(default_factory=list, description="Device-module names the agnostic template needs")
+
+    @model_validator(mode="after")
+    def _complete(self) -> "Edit":
+        if self.kind in {"callee", "name"} and not self.apis:
+            raise ValueError("a callee edit lists the apis the device module offers")
+        if self.kind == "string" and not self.values:
+            raise ValueError("a string edit lists the literal values it replaces")
+        return self
+
+
 class Rule(_Record):
     code: str = Field(pattern=r"^(DEP|DEV|ATT|OPS|DST|PRC|TPM)\d{3}$")
     name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -62,6 +103,11 @@ class Rule(_Record):
     severity: Severity = Field(description="Severity when the target torch_npu does not handle it automatically")
     auto_severity: Severity = Field(default="info", description="Severity when transfer_to_npu handles it")
     migration: Migration = Field(description="Migration kind when not handled automatically")
+    fix: Fix = Field(
+        description="What `port` may do: safe (meaning-preserving on CUDA and correct on NPU: applied by default), "
+        "unsafe (needs review: applied with --unsafe), display-only (a comment with the plan, no code change)"
+    )
+    edit: Edit | None = Field(default=None, description="How `port` rewrites a site (safe and unsafe rules)")
     auto_when: list[str] = Field(
         default_factory=list,
         description="transfer_to_npu capabilities, any of which makes the finding 'auto' at the target",
@@ -86,6 +132,14 @@ class Rule(_Record):
     needs_in_file: list[str] = Field(
         default_factory=list, description="Kept only where the same file has a finding of one of these rules"
     )
+
+    @model_validator(mode="after")
+    def _fix_has_edit(self) -> "Rule":
+        if self.fix == "display-only" and self.edit is not None:
+            raise ValueError(f"{self.code}: a display-only rule has no edit")
+        if self.fix != "display-only" and self.edit is None:
+            raise ValueError(f"{self.code}: a {self.fix} fix needs an edit spec")
+        return self
 
     @model_validator(mode="after")
     def _effort_ordered(self) -> "Rule":
