@@ -317,3 +317,15 @@ class OperatorTable(_Record):
     not_operator: list[SourcedName] = Field(default_factory=list)
     module_name: list[ModuleName] = Field(default_factory=list)
 
+
+
+class DeviceFunction(_Record):
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    code: str = Field(min_length=1)
+
+
+class DeviceModuleTemplate(_Record):
+    """knowledge/port/device_module.toml: the device module `port` writes, piece by piece."""
+
+    header: str = Field(min_length=1)
+    function: list[DeviceFunction] = Field(min_length=1)

@@ -1,0 +1,273 @@
+"""`ascend-feasibility port`: from the report's findings to rewritten files, a device module and entry-point setup.
+
+Only sites in product code whose reach is `runs` are rewritten (tests, examples, guarded, other-backend and NPU-path
+code are left as they are), and only for rules whose fix is `safe` (plus `unsafe` ones with --unsafe), each through
+its rule's edit spec. Nothing is written here: the caller turns the result into a patch or applies it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from analyzer.context.roles import file_role
+from analyzer.models import Finding, Report
+from analyzer.parsing import parse
+from analyzer.port.edits import SiteOutcome, Style, line_starts_of, plan_site
+from analyzer.port.files import FileRewrite, binds_torch, check, compose, has_relative_import, identifiers, import_point
+from analyzer.source import MAX_FILE_BYTES, Unreadable, read_contained
+from knowledge import load_context_conventions, load_device_module, load_knowledge
+
+STYLES = ("agnostic", "npu")
+SAFE_PATH = re.compile(r"^[A-Za-z0-9_./-]+$")  # paths git writes unquoted in a diff header
+DEVICE_NAMES = ("_device", "_ascend_device", "_port_device")
+TRANSFER_NOTE = (
+    "transfer_to_npu patches torch at run time: torch.cuda.* and \"cuda\" go to the NPU, torch.jit.script is "
+    "disabled, torch.cuda.DoubleTensor becomes a float type, is_cuda and torch.cuda.is_available() turn true on NPU"
+)
+
+
+@dataclass
+class PortOptions:
+    style: str = "agnostic"
+    unsafe: bool = False
+    only: frozenset[str] = frozenset()
+    transfer_to_npu: bool = False
+
+
+@dataclass
+class PortResult:
+    rewrites: list[FileRewrite] = field(default_factory=list)  # changed files, path order
+    new_files: dict[str, str] = field(default_factory=dict)  # path -> content (the device module)
+    unpatched: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    outcomes: list[SiteOutcome] = field(default_factory=list)  # every rewritable site, rewritten or not
+    skipped_sites: list[tuple[Finding, str]] = field(default_factory=list)  # sites not attempted, and why
+    device_module: str | None = None
+    entries: list[str] = field(default_factory=list)
+
+
+def eligible(finding: Finding, options: PortOptions) -> str | None:
+    """None when port may rewrite this finding's site, else why not."""
+    rule = load_knowledge().rules.get(finding.rule)
+    if rule is None or rule.edit is None:
+        return "display-only rule"
+    if options.only and finding.rule not in options.only:
+        return "not in --only"
+    if rule.fix == "unsafe" and not options.unsafe:
+        return "unsafe fix (use --unsafe)"
+    if finding.suppressed:
+        return "suppressed"
+    if finding.cell is not None or not finding.path.endswith(".py"):
+        return "not a Python module"
+    if finding.role != "product":
+        return f"{finding.role} code"
+    if finding.reach != "runs":
+        return f"reach {finding.reach}"
+    return None
+
+
+def port(root: Path, report: Report, options: PortOptions) -> PortResult:
+    kb = load_knowledge()
+    result = PortResult()
+    by_path: dict[str, list[Finding]] = {}
+    for finding in report.findings:
+        why = eligible(finding, options)
+        if why is None:
+            by_path.setdefault(finding.path, []).append(finding)
+        elif kb.rules.get(finding.rule) is not None:
+            result.skipped_sites.append((finding, why))
+    conventions = load_context_conventions().roles
+    entries = sorted(
+        e.path for e in report.phase_matrix.entries
+        if e.path.endswith(".py") and file_role(e.path, conventions) == "product"
+    ) if report.phase_matrix is not None else []
+    result.entries = entries
+    parsed: dict[str, tuple[bytes, object]] = {}
+    for path in sorted(set(by_path) | set(entries)):
+        loaded = _load(root, path)
+        if isinstance(loaded, str):
+            result.unpatched.append((path, loaded))
+            for finding in by_path.get(path, []):
+                result.outcomes.append(SiteOutcome(finding, reason=f"file left unpatched: {loaded}"))
+            continue
+        parsed[path] = loaded
+    module_path = _device_module_path(root, report, by_path, parsed) if options.style == "agnostic" else None
+    relative = module_path is not None and any(
+        has_relative_import(tree) for path, (_, tree) in parsed.items() if _inside(path, PurePosixPath(module_path).parent)
+    )
+    uses: set[str] = set()
+    for path in sorted(parsed):
+        data, tree = parsed[path]
+        located = module_path, relative, path in entries, _package_chain(root, path)
+        rewrite, file_uses = _rewrite_file(path, data, tree, by_path.get(path, []), options, located)
+        result.outcomes.extend(rewrite.sites)
+        if rewrite.problem is not None:
+            result.unpatched.append((path, rewrite.problem))
+            continue
+        if rewrite.new is not None and rewrite.new != rewrite.old:
+            result.rewrites.append(rewrite)
+            uses |= file_uses
+    if module_path is not None and uses:
+        content = render_device_module(uses)
+        problem = check(module_path, content)
+        if problem is not None:  # a broken knowledge template: never write it
+            raise ValueError(f"device module: {problem}")
+        result.new_files[module_path] = content
+        result.device_module = module_path
+    return result
+
+
+def _load(root: Path, path: str) -> tuple[bytes, object] | str:
+    if not SAFE_PATH.match(path) or path.startswith("-"):
+        return "its path needs quoting in a patch"
+    try:
+        data = read_contained(root, path, MAX_FILE_BYTES)
+    except Unreadable as exc:
+        return str(exc)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    if b"\r" in data:
+        return "carriage returns in line endings"
+    tree = parse("python", data)
+    if tree.has_error:
+        return "does not parse"
+    return data, tree
+
+
+def _inside(path: str, folder: PurePosixPath) -> bool:
+    return str(folder) != "." and PurePosixPath(path).parts[: len(folder.parts)] == folder.parts
+
+
+def _is_package(root: Path, folder: PurePosixPath) -> bool:
+    return (root / folder / "__init__.py").is_file()
+
+
+def _device_module_path(root: Path, report: Report, by_path: dict[str, list[Finding]], parsed: dict) -> str:
+    """<pkg>/_device.py for the project's own package with the most files to rewrite, else <name>_device.py."""
+    counts: dict[PurePosixPath, int] = {}
+    for package in report.project.own_packages:
+        for base in (PurePosixPath(package), PurePosixPath("src") / package):
+            if _is_package(root, base):
+                counts[base] = sum(1 for path in by_path if path in parsed and _inside(path, base))
+    best = sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
+    if best and best[0][1] > 0:
+        return f"{best[0][0]}/_device.py"
+    slug = re.sub(r"[^a-z0-9_]", "_", (report.project.name or "project").lower()).strip("_") or "project"
+    if slug[0].isdigit():
+        slug = f"p{slug}"
+    return f"{slug}_device.py"
+
+
+def _package_chain(root: Path, path: str) -> bool:
+    """Every folder from the root down to the file is a package (so the root is on sys.path when it runs)."""
+    parts = PurePosixPath(path).parts[:-1]
+    return all(_is_package(root, PurePosixPath(*parts[: i + 1])) for i in range(len(parts)))
+
+
+def _module_import(path: str, module_path: str, relative: bool, entry: bool, alias: str, root_on_path: bool) -> str | None:
+    """The import of the device module from file `path`, or None when no import works from there."""
+    module = PurePosixPath(module_path)
+    package = module.parent
+    here = PurePosixPath(path)
+    suffix = "" if alias == "_device" else f" as {alias}"
+    if str(package) == ".":  # a flat project: <name>_device.py at the root
+        if len(here.parts) == 1 or root_on_path:
+            return f"import {module.stem}{' as ' + alias}"
+        return None
+    dotted = ".".join(package.parts[1:] if package.parts[0] == "src" else package.parts)
+    if _inside(path, package):
+        if relative and not entry and alias == "_device":
+            level = len(here.parent.parts) - len(package.parts) + 1
+            return f"from {'.' * level} import _device"
+        if relative and not entry:
+            level = len(here.parent.parts) - len(package.parts) + 1
+            return f"from {'.' * level} import _device as {alias}"
+        return f"from {dotted} import _device{suffix}"
+    if package.parts[0] != "src" and (len(here.parts) == 1 or root_on_path):
+        return f"from {dotted} import _device{suffix}"
+    return None
+
+
+def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRewrite, set[str]]:
+    module_path, relative, entry, root_on_path = located
+    kb = load_knowledge()
+    rewrite = FileRewrite(path, data.decode("utf-8"))
+    taken = identifiers(tree)
+    alias = next((name for name in DEVICE_NAMES if name not in taken), None)
+    style = Style(options.style, alias or DEVICE_NAMES[0])
+    starts = line_starts_of(data)
+    for finding in sorted(findings, key=lambda f: (f.line, f.column, f.rule)):
+        outcome = plan_site(tree, data, starts, finding, kb.rules[finding.rule].edit, style)
+        rewrite.sites.append(outcome)
+    device_import = None
+    if any(o.uses for o in rewrite.sites if o.reason is None):
+        device_import = _module_import(path, module_path, relative, entry, style.dev, root_on_path) if module_path and alias else None
+        if device_import is None:
+            for outcome in rewrite.sites:
+                if outcome.uses and outcome.reason is None:
+                    outcome.reason = "no import path from this file to the device module"
+                    outcome.changes.clear()
+    done = [o for o in rewrite.sites if o.reason is None and o.changes]
+    header_lines: list[str] = []
+    if any(o.needs_torch for o in done) and not binds_torch(tree):
+        header_lines.append("import torch  # ascend: port")
+    if entry:
+        header_lines += _entry_setup(options)
+    if device_import is not None and any(o.uses for o in done):
+        header_lines.append(f"{device_import}  # ascend: port (device module)")
+    if not done and not header_lines:
+        return rewrite, set()
+    at = import_point(tree, data)
+    header = "".join(f"{line}\n" for line in header_lines)
+    if header and at == len(data) and data and not data.endswith(b"\n"):
+        header = "\n" + header.rstrip("\n")
+    changes = [change for outcome in done for change in outcome.changes]
+    new, dropped = compose(data, changes, header, at)
+    for change in dropped:
+        for outcome in done:
+            if change in outcome.changes:
+                outcome.reason = "overlaps another rewrite on the same code"
+    problem = check(path, new)
+    if problem is not None:
+        rewrite.problem = problem
+        for outcome in rewrite.sites:
+            if outcome.reason is None:
+                outcome.reason = f"file left unpatched: {problem}"
+        return rewrite, set()
+    rewrite.new = new
+    uses = set()
+    for outcome in done:
+        if outcome.reason is None:
+            uses |= outcome.uses
+    return rewrite, uses
+
+
+def _entry_setup(options: PortOptions) -> list[str]:
+    if options.style == "npu":
+        lines = ["import torch_npu  # noqa: F401  # ascend: port (Step 0: registers the NPU device)"]
+        if options.transfer_to_npu:
+            lines += [f"# ascend: port --transfer-to-npu. {TRANSFER_NOTE}",
+                      "from torch_npu.contrib import transfer_to_npu  # noqa: F401"]
+        return lines
+    lines = [
+        "import importlib.util  # ascend: port (Step 0: load torch_npu where it is installed)",
+        "",
+        "if importlib.util.find_spec(\"torch_npu\") is not None:",
+        "    import torch_npu  # noqa: F401",
+    ]
+    if options.transfer_to_npu:
+        lines += [f"    # ascend: port --transfer-to-npu. {TRANSFER_NOTE}",
+                  "    from torch_npu.contrib import transfer_to_npu  # noqa: F401"]
+    return lines + [""]
+
+
+def render_device_module(uses: set[str]) -> str:
+    template = load_device_module()
+    parts = [template.header.strip("\n") + "\n"]
+    for piece in template.function:
+        if piece.name in uses:
+            parts.append("\n\n" + piece.code.strip("\n") + "\n")
+    return "".join(parts)

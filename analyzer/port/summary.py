@@ -1,0 +1,65 @@
+"""What `port` did, per rule: sites rewritten safe / unsafe / left for a human, as a share of all sites (the
+figure HIPIFY and SYCLomatic print)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from analyzer.models import Report
+from analyzer.port.core import PortResult
+from knowledge import load_knowledge
+
+
+@dataclass(frozen=True)
+class RuleTally:
+    rule: str
+    name: str
+    fix: str
+    sites: int
+    safe: int
+    unsafe: int
+
+    @property
+    def left(self) -> int:
+        return self.sites - self.safe - self.unsafe
+
+
+def rewritten_fingerprints(result: PortResult) -> set[str]:
+    patched = {r.path for r in result.rewrites}
+    return {o.finding.fingerprint for o in result.outcomes
+            if o.reason is None and o.changes and o.finding.path in patched}
+
+
+def summarize(report: Report, result: PortResult) -> list[RuleTally]:
+    kb = load_knowledge()
+    done = rewritten_fingerprints(result)
+    counts: dict[str, list[int]] = {}
+    for finding in report.findings:
+        if finding.suppressed or finding.rule not in kb.rules:
+            continue
+        row = counts.setdefault(finding.rule, [0, 0])
+        row[0] += 1
+        row[1] += finding.fingerprint in done
+    tallies = []
+    for code, (sites, rewritten) in sorted(counts.items()):
+        rule = kb.rules[code]
+        tallies.append(RuleTally(code, rule.name, rule.fix, sites,
+                                 rewritten if rule.fix == "safe" else 0, rewritten if rule.fix == "unsafe" else 0))
+    return tallies
+
+
+def summary_lines(tallies: list[RuleTally], result: PortResult) -> list[str]:
+    total = sum(t.sites for t in tallies)
+    safe = sum(t.safe for t in tallies)
+    unsafe = sum(t.unsafe for t in tallies)
+    share = (safe + unsafe) / total if total else 0.0
+    lines = [f"port: {safe + unsafe} of {total} sites rewritten ({share:.0%}): {safe} safe, {unsafe} unsafe, "
+             f"{total - safe - unsafe} left for a human; {len(result.rewrites)} files changed"
+             + (f", device module {result.device_module}" if result.device_module else "")]
+    for tally in tallies:
+        if tally.safe or tally.unsafe or tally.fix != "display-only":
+            lines.append(f"  {tally.rule} {tally.name:<32} {tally.fix:<12} sites {tally.sites:>4}  safe {tally.safe:>4}  "
+                         f"unsafe {tally.unsafe:>4}  left {tally.left:>4}")
+    for path, reason in result.unpatched:
+        lines.append(f"  not patched: {path}: {reason}")
+    return lines
