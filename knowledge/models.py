@@ -86,6 +86,11 @@ class Edit(_Record):
     positional: list[str] = Field(default_factory=list)
     defaults: dict[str, str] = Field(default_factory=dict)
     uses: list[str] = Field(default_factory=list, description="Device-module names the agnostic template needs")
+    cuda_check: bool = Field(
+        default=False,
+        description="The call is a CUDA check that turns true on NPU once rewritten: the site is left for a human "
+        "when its statement holds a \"cuda\" literal that the port does not rewrite (`\"cuda\" if check else \"cpu\"`)",
+    )
 
     @model_validator(mode="after")
     def _complete(self) -> "Edit":

@@ -15,7 +15,17 @@ from analyzer.context.roles import file_role
 from analyzer.models import Finding, Report
 from analyzer.parsing import parse
 from analyzer.port.edits import SiteOutcome, Style, line_starts_of, plan_site
-from analyzer.port.files import FileRewrite, binds_torch, check, compose, has_relative_import, identifiers, import_point
+from analyzer.port.files import (
+    FileRewrite,
+    after_torch_import,
+    binds_torch,
+    check,
+    compose,
+    cuda_literals,
+    has_relative_import,
+    identifiers,
+    import_point,
+)
 from analyzer.source import MAX_FILE_BYTES, Unreadable, read_contained
 from knowledge import load_context_conventions, load_device_module, load_knowledge
 
@@ -210,22 +220,30 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
                 if outcome.uses and outcome.reason is None:
                     outcome.reason = "no import path from this file to the device module"
                     outcome.changes.clear()
+    _hold_cuda_checks(tree, rewrite.sites, kb)
     done = [o for o in rewrite.sites if o.reason is None and o.changes]
-    header_lines: list[str] = []
+    imports: list[str] = []
     if any(o.needs_torch for o in done) and not binds_torch(tree):
-        header_lines.append("import torch  # ascend: port")
-    if entry:
-        header_lines += _entry_setup(options)
+        imports.append("import torch  # ascend: port")
     if device_import is not None and any(o.uses for o in done):
-        header_lines.append(f"{device_import}  # ascend: port (device module)")
-    if not done and not header_lines:
+        imports.append(f"{device_import}  # ascend: port (device module)")
+    setup = _entry_setup(options) if entry else []
+    if not done and not setup:
         return rewrite, set()
     at = import_point(tree, data)
-    header = "".join(f"{line}\n" for line in header_lines)
-    if header and at == len(data) and data and not data.endswith(b"\n"):
-        header = "\n" + header.rstrip("\n")
+    headers = []
+    setup_at = after_torch_import(tree, data)
+    if setup and setup_at is not None and setup_at != at:
+        headers.append((setup_at, "".join(f"{line}\n" for line in setup)))
+    elif setup:
+        imports = setup + imports
+    if imports:
+        header = "".join(f"{line}\n" for line in imports)
+        if at == len(data) and data and not data.endswith(b"\n"):
+            header = "\n" + header.rstrip("\n")
+        headers.append((at, header))
     changes = [change for outcome in done for change in outcome.changes]
-    new, dropped = compose(data, changes, header, at)
+    new, dropped = compose(data, changes, headers)
     for change in dropped:
         for outcome in done:
             if change in outcome.changes:
@@ -243,6 +261,20 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
         if outcome.reason is None:
             uses |= outcome.uses
     return rewrite, uses
+
+
+def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb) -> None:
+    """A rewritten CUDA check (`torch.cuda.is_available()`) turns true on NPU: when its statement also holds a
+    "cuda" literal that stays, the check would now pick "cuda" on an NPU host. Leave such sites for a human."""
+    rewritten = {(c.start, c.end) for o in sites if o.reason is None for c in o.changes}
+    for outcome in sites:
+        edit = kb.rules[outcome.finding.rule].edit
+        if outcome.reason is not None or not outcome.changes or not edit.cuda_check:
+            continue
+        statement = outcome.statement
+        if statement is not None and any((n.start_byte, n.end_byte) not in rewritten for n in cuda_literals(statement)):
+            outcome.reason = "a \"cuda\" literal in the same statement stays: the check would pick it on NPU"
+            outcome.changes.clear()
 
 
 def _entry_setup(options: PortOptions) -> list[str]:

@@ -33,6 +33,7 @@ class SiteOutcome:
     changes: list[Change] = field(default_factory=list)
     uses: set[str] = field(default_factory=set)  # device-module names the replacement needs
     needs_torch: bool = False
+    statement: Node | None = None  # the statement the site belongs to
     reason: str | None = None  # why it was left for a human
 
 
@@ -90,6 +91,7 @@ def plan_site(root: Node, data: bytes, starts: list[int], finding: Finding, edit
         outcome.reason = "the site is not inside a statement"
         outcome.changes.clear()
         return outcome
+    outcome.statement = anchor
     comment_at = starts[anchor.start_point[0]]
     outcome.changes = [Change(c.start, c.end, c.new, finding.rule, comment_at) for c in outcome.changes]
     if style.name == "agnostic":
@@ -150,6 +152,16 @@ def _plain_string(node: Node) -> str | None:
         return None
     value = text(parts[0]) if parts else ""
     return value if "\\" not in value else None
+
+
+def cuda_literals(node: Node) -> list[Node]:
+    """Plain string literals under node whose value is "cuda" or "cuda:N"."""
+    found = []
+    for literal in _strings(node, limit=5000):
+        value = _plain_string(literal)
+        if value is not None and (value == "cuda" or (value.startswith("cuda:") and value[5:].isdigit())):
+            found.append(literal)
+    return found
 
 
 def _strings(node: Node, limit: int = 200):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from analyzer.parsing import parse, text
-from analyzer.port.edits import MARK, Change, SiteOutcome
+from analyzer.port.edits import MARK, Change, SiteOutcome, cuda_literals  # noqa: F401  (re-exported)
 
 IMPORT_TYPES = {"import_statement", "import_from_statement"}
 
@@ -74,7 +74,18 @@ def import_point(root: Node, data: bytes) -> int:
     return point
 
 
-def compose(data: bytes, changes: list[Change], header: str, header_at: int) -> tuple[str, list[Change]]:
+def after_torch_import(root: Node, data: bytes) -> int | None:
+    """Byte offset of the line after the first module-level `import torch`, when there is one."""
+    for statement in root.children:
+        if statement.type == "import_statement" and any(
+            name.type == "dotted_name" and text(name) == "torch" for name in statement.children_by_field_name("name")
+        ):
+            end = data.find(b"\n", statement.end_byte)
+            return len(data) if end < 0 else end + 1
+    return None
+
+
+def compose(data: bytes, changes: list[Change], headers: list[tuple[int, str]]) -> tuple[str, list[Change]]:
     """Apply the changes (dropping any that overlap an earlier one) and the comment lines; returns the new text
     and the changes that were dropped."""
     kept: list[Change] = []
@@ -102,8 +113,8 @@ def compose(data: bytes, changes: list[Change], header: str, header_at: int) -> 
         row = data[offset: len(data) if row_end < 0 else row_end]
         indent = row[: len(row) - len(row.lstrip(b" \t"))]
         pieces.append((offset, offset, indent + f"{MARK} {', '.join(sorted(rules))}\n".encode("utf-8")))
-    if header:
-        pieces.append((header_at, header_at, header.encode("utf-8")))
+    for at, header in headers:
+        pieces.append((at, at, header.encode("utf-8")))
     out = bytearray(data)
     # from the end, so earlier offsets stay valid; at one offset the comment/header lines go before replacements
     for start, end, new in sorted(pieces, key=lambda p: (p[0], p[1]), reverse=True):
