@@ -18,12 +18,12 @@ from analyzer.calibration import CalibrationError, applies, calibration_section,
 from analyzer.models import SEVERITIES, Finding, Report, severity_rank
 from analyzer.outputs import FORMATS, LANGUAGE_CHOICES, output_files, write_all, write_format
 from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
-from analyzer.render_text import printable
 from analyzer.port import STYLES, ApplyError, PortOptions, apply, port, summarize, unified_diff
-from analyzer.port.summary import summary_lines
 from analyzer.port.patch import write_text_atomic
+from analyzer.port.summary import summary_lines
 from analyzer.port.verify import VERIFY_NAME, test_folder, verify_script
 from analyzer.probes.commands import ProbeError, add_probe_commands, run_probe_command
+from analyzer.render_text import printable
 from analyzer.rule_docs import render_rule, rules_by_domain, write_docs
 from knowledge import KnowledgeError, load_knowledge
 

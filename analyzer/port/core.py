@@ -109,7 +109,9 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
     uses: set[str] = set()
     for path in sorted(parsed):
         data, tree = parsed[path]
-        located = module_path, relative, path in entries, _package_chain(root, path)
+        # in the npu style torch.npu needs torch_npu loaded: without entry points, each patched file loads it
+        entry = "entry" if path in entries else "fallback" if options.style == "npu" and not entries else None
+        located = module_path, relative, entry, _package_chain(root, path)
         rewrite, file_uses = _rewrite_file(path, data, tree, by_path.get(path, []), options, located)
         result.outcomes.extend(rewrite.sites)
         if rewrite.problem is not None:
@@ -177,7 +179,7 @@ def _package_chain(root: Path, path: str) -> bool:
     return all(_is_package(root, PurePosixPath(*parts[: i + 1])) for i in range(len(parts)))
 
 
-def _module_import(path: str, module_path: str, relative: bool, entry: bool, alias: str, root_on_path: bool) -> str | None:
+def _module_import(path: str, module_path: str, relative: bool, entry: str | None, alias: str, root_on_path: bool) -> str | None:
     """The import of the device module from file `path`, or None when no import works from there."""
     module = PurePosixPath(module_path)
     package = module.parent
@@ -228,7 +230,7 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
     if device_import is not None and any(o.uses for o in done):
         imports.append(f"{device_import}  # ascend: port (device module)")
     setup = _entry_setup(options) if entry else []
-    if not done and not setup:
+    if not done and entry != "entry":
         return rewrite, set()
     at = import_point(tree, data)
     headers = []
