@@ -198,7 +198,7 @@ def _port(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(patch)
             sys.stdout.flush()
-    for line in summary_lines(summarize(report, result), result):
+    for line in summary_lines(summarize(report, result), result, report):
         print(printable(line), file=sys.stderr)
     return EXIT_OK
 

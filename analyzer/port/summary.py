@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analyzer.models import Report
+from analyzer.context.roles import file_role
+from analyzer.models import DaysRange, Report
 from analyzer.port.core import PortResult
-from knowledge import load_knowledge
+from domains.phases.estimate import estimate
+from domains.phases.plan import plan_data
+from knowledge import load_context_conventions, load_knowledge
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,18 @@ def summarize(report: Report, result: PortResult) -> list[RuleTally]:
     return tallies
 
 
-def summary_lines(tallies: list[RuleTally], result: PortResult) -> list[str]:
+def remaining_effort(report: Report, result: PortResult) -> DaysRange:
+    """The report's required effort recomputed (the same estimate) over the findings the patch did not resolve."""
+    done = rewritten_fingerprints(result)
+    left = [f for f in report.findings if f.fingerprint not in done]
+    conventions = load_context_conventions().roles
+    matrix = report.phase_matrix
+    work = estimate(left, matrix.phases if matrix else [], matrix.entries if matrix else [], report.custom_ops,
+                    report.project.npu_code, lambda path: file_role(path, conventions), plan_data())
+    return work.total
+
+
+def summary_lines(tallies: list[RuleTally], result: PortResult, report: Report | None = None) -> list[str]:
     total = sum(t.sites for t in tallies)
     safe = sum(t.safe for t in tallies)
     unsafe = sum(t.unsafe for t in tallies)
@@ -56,6 +70,10 @@ def summary_lines(tallies: list[RuleTally], result: PortResult) -> list[str]:
     lines = [f"port: {safe + unsafe} of {total} sites rewritten ({share:.0%}): {safe} safe, {unsafe} unsafe, "
              f"{total - safe - unsafe} left for a human; {len(result.rewrites)} files changed"
              + (f", device module {result.device_module}" if result.device_module else "")]
+    if report is not None and report.effort is not None:
+        before, after = report.effort.total, remaining_effort(report, result)
+        lines.append(f"  required effort: {before.low_days:g}-{before.high_days:g} person-days before, "
+                     f"{after.low_days:g}-{after.high_days:g} left after the patch")
     for tally in tallies:
         if tally.safe or tally.unsafe or tally.fix != "display-only":
             lines.append(f"  {tally.rule} {tally.name:<32} {tally.fix:<12} sites {tally.sites:>4}  safe {tally.safe:>4}  "
