@@ -86,10 +86,13 @@ class Edit(_Record):
     positional: list[str] = Field(default_factory=list)
     defaults: dict[str, str] = Field(default_factory=dict)
     uses: list[str] = Field(default_factory=list, description="Device-module names the agnostic template needs")
-    cuda_check: bool = Field(
-        default=False,
-        description="The call is a CUDA check that turns true on NPU once rewritten: the site is left for a human "
-        "when its statement holds a \"cuda\" literal that the port does not rewrite (`\"cuda\" if check else \"cpu\"`)",
+    guard: Literal["stays", "selects"] | None = Field(
+        default=None,
+        description="stays: the site is left for a human when its statement keeps a \"cuda\" literal the patch does "
+        "not rewrite (a comparison would stop matching). selects: a CUDA check, which turns true on NPU once "
+        "rewritten: rewritten only where it selects a \"cuda\" literal the patch rewrites in the same statement "
+        "(`\"cuda\" if check else \"cpu\"` gets the literal rewritten with it) and no \"cuda\" literal stays; a "
+        "check that guards other CUDA-only code is left for a human",
     )
 
     @model_validator(mode="after")

@@ -142,15 +142,19 @@ def test_assignments_get_their_npu_twin_and_reads_do_not(tmp_path):
     assert 'print(os.environ.get("CUDA_VISIBLE_DEVICES"))' in new
 
 
-def test_a_cuda_check_beside_a_cuda_literal_that_stays_is_left(tmp_path):
+def test_cuda_checks_are_rewritten_only_where_they_pick_the_device(tmp_path):
     root = _project(tmp_path, {"run.py": (
-        "import torch\n\n\ndef main():\n    name = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n"
-        "    ok = torch.cuda.is_available()\n    return name, ok\n\n\n" + MAIN)})
+        "import torch\n\n\ndef main(device):\n    name = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n"
+        "    if torch.cuda.is_available():\n        x = torch.zeros(1, device=\"cuda\")\n"
+        "    if not torch.cuda.is_available():\n        return None\n"
+        "    kind = \"cuda\" if \"cuda\" in device else \"cpu\"\n    return name, x, kind\n\n\n" + MAIN)})
     _, result = _port(root)
     new = _new(result, "run.py")
-    if '"cuda" if' in new:  # the analyzer did not flag the literal: the check stays too
-        assert '"cuda" if torch.cuda.is_available() else "cpu"' in new
-    assert "ok = _device.is_available()" in new
+    assert "name = _device.DEVICE_TYPE if _device.is_available() else \"cpu\"" in new  # the idiom: both rewritten
+    assert "    if _device.is_available():\n        # ascend: DEV001\n        x = torch.zeros(1, device=_device.DEVICE_TYPE)" in new
+    assert "if not torch.cuda.is_available():" in new  # guards CUDA-only code: left for a human
+    held = {o.finding.line: o.reason for o in result.outcomes if o.reason}
+    assert "guards CUDA-only code" in held[8]
 
 
 def test_npu_style_writes_torch_npu_directly(tmp_path):

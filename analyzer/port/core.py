@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from analyzer.context.roles import file_role
 from analyzer.models import Finding, Report
 from analyzer.parsing import parse
-from analyzer.port.edits import SiteOutcome, Style, line_starts_of, plan_site
+from analyzer.port.edits import Change, SiteOutcome, Style, line_starts_of, plan_literal, plan_site
 from analyzer.port.files import (
     FileRewrite,
     after_torch_import,
@@ -222,15 +222,15 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
                 if outcome.uses and outcome.reason is None:
                     outcome.reason = "no import path from this file to the device module"
                     outcome.changes.clear()
-    _hold_cuda_checks(tree, rewrite.sites, kb)
+    _hold_cuda_checks(tree, rewrite.sites, kb, style)
     done = [o for o in rewrite.sites if o.reason is None and o.changes]
     imports: list[str] = []
     if any(o.needs_torch for o in done) and not binds_torch(tree):
         imports.append("import torch  # ascend: port")
     if device_import is not None and any(o.uses for o in done):
         imports.append(f"{device_import}  # ascend: port (device module)")
-    setup = _entry_setup(options) if entry else []
-    if not done and entry != "entry":
+    setup = _entry_setup(options) if entry and (done or binds_torch(tree)) else []
+    if not done and not setup:
         return rewrite, set()
     at = import_point(tree, data)
     headers = []
@@ -265,18 +265,56 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
     return rewrite, uses
 
 
-def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb) -> None:
-    """A rewritten CUDA check (`torch.cuda.is_available()`) turns true on NPU: when its statement also holds a
-    "cuda" literal that stays, the check would now pick "cuda" on an NPU host. Leave such sites for a human."""
-    rewritten = {(c.start, c.end) for o in sites if o.reason is None for c in o.changes}
-    for outcome in sites:
-        edit = kb.rules[outcome.finding.rule].edit
-        if outcome.reason is not None or not outcome.changes or not edit.cuda_check:
-            continue
-        statement = outcome.statement
-        if statement is not None and any((n.start_byte, n.end_byte) not in rewritten for n in cuda_literals(statement)):
-            outcome.reason = "a \"cuda\" literal in the same statement stays: the check would pick it on NPU"
+def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style) -> None:
+    """Sites whose rewrite changes what a comparison or a CUDA check in the same statement sees (the edit's `guard`):
+    `stays` holds a site when its statement keeps a "cuda" literal the patch does not rewrite; `selects` rewrites a
+    CUDA check only where it selects a "cuda" literal that the patch rewrites (in `"cuda" if check else "cpu"` the
+    literal is rewritten with the check), since the rewritten check turns true on NPU."""
+    literal_edit = next((r.edit for r in kb.rules.values()
+                         if r.edit is not None and r.edit.kind == "string" and "cuda" in r.edit.values), None)
+    changed = True
+    while changed:
+        changed = False
+        rewritten = {(c.start, c.end) for o in sites if o.reason is None for c in o.changes}
+        for outcome in sites:
+            edit = kb.rules[outcome.finding.rule].edit
+            if outcome.reason is not None or not outcome.changes or edit.guard is None or outcome.statement is None:
+                continue
+            literals = cuda_literals(outcome.statement)
+            stays = [n for n in literals if (n.start_byte, n.end_byte) not in rewritten]
+            first = outcome.changes[0]
+            picked = [n for n in stays if edit.guard == "selects" and _picked_by(n, first)]
+            if picked and literal_edit is not None and len(picked) == len(stays):
+                extra = SiteOutcome(outcome.finding)
+                for literal in picked:
+                    plan_literal(literal, literal_edit, style, extra)
+                outcome.changes += [Change(c.start, c.end, c.new, first.rule, first.comment_at) for c in extra.changes]
+                if style.name == "agnostic":
+                    outcome.uses |= set(literal_edit.uses)
+                changed = True
+                break
+            if stays:
+                outcome.reason = "a \"cuda\" literal in the same statement stays: after the rewrite it would be " \
+                                 "compared or picked on NPU"
+            elif edit.guard == "selects" and len(literals) == 0:
+                outcome.reason = "the check guards CUDA-only code, not a device choice: review what it guards"
+            else:
+                continue
             outcome.changes.clear()
+            changed = True
+            break
+
+
+def _picked_by(literal, check: Change) -> bool:
+    """The literal is what `"cuda" if <check> else ...` picks when the check (a change's byte range) holds."""
+    node = literal
+    while node.parent is not None and node.parent.type == "parenthesized_expression":
+        node = node.parent
+    parent = node.parent
+    if parent is None or parent.type != "conditional_expression" or len(parent.children) < 3 or parent.children[0] != node:
+        return False
+    condition = parent.children[2]
+    return condition.start_byte <= check.start and check.end <= condition.end_byte
 
 
 def _entry_setup(options: PortOptions) -> list[str]:

@@ -194,6 +194,11 @@ def _string(node, data, finding, edit, style, outcome) -> str | None:
     return None if outcome.changes else "no plain string literal to replace"
 
 
+def plan_literal(literal: Node, edit: Edit, style: Style, outcome: SiteOutcome) -> None:
+    """Rewrite one "cuda" string literal as the edit's string template would."""
+    _string(literal, b"", outcome.finding, edit, style, outcome)
+
+
 def _arguments(call: Node) -> tuple[list[Node], list[Node]] | None:
     """Positional and keyword argument nodes, or None when a call spreads *args/**kwargs or is a comprehension."""
     arguments = call.child_by_field_name("arguments")

@@ -80,4 +80,13 @@ def summary_lines(tallies: list[RuleTally], result: PortResult, report: Report |
                          f"unsafe {tally.unsafe:>4}  left {tally.left:>4}")
     for path, reason in result.unpatched:
         lines.append(f"  not patched: {path}: {reason}")
+    held = [o for o in result.outcomes if o.reason is not None]
+    for outcome in held[:MAX_HELD_LISTED]:
+        f = outcome.finding
+        lines.append(f"  left: {f.path}:{f.line} {f.rule}: {outcome.reason}")
+    if len(held) > MAX_HELD_LISTED:
+        lines.append(f"  ... and {len(held) - MAX_HELD_LISTED} more sites left")
     return lines
+
+
+MAX_HELD_LISTED = 50
