@@ -102,7 +102,10 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
                 result.outcomes.append(SiteOutcome(finding, reason=f"file left unpatched: {loaded}"))
             continue
         parsed[path] = loaded
-    module_path = _device_module_path(root, report, by_path, parsed) if options.style == "agnostic" else None
+    # a project with its own NPU code has a device abstraction already (DeepSpeed's accelerators): no second one
+    own_abstraction = bool(report.project.npu_code)
+    module_path = _device_module_path(root, report, by_path, parsed) \
+        if options.style == "agnostic" and not own_abstraction else None
     relative = module_path is not None and any(
         has_relative_import(tree) for path, (_, tree) in parsed.items() if _inside(path, PurePosixPath(module_path).parent)
     )
@@ -111,7 +114,7 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         data, tree = parsed[path]
         # in the npu style torch.npu needs torch_npu loaded: without entry points, each patched file loads it
         entry = "entry" if path in entries else "fallback" if options.style == "npu" and not entries else None
-        located = module_path, relative, entry, _package_chain(root, path)
+        located = module_path, relative, entry, _package_chain(root, path), own_abstraction
         rewrite, file_uses = _rewrite_file(path, data, tree, by_path.get(path, []), options, located)
         result.outcomes.extend(rewrite.sites)
         if rewrite.problem is not None:
@@ -159,11 +162,12 @@ def _is_package(root: Path, folder: PurePosixPath) -> bool:
 
 def _device_module_path(root: Path, report: Report, by_path: dict[str, list[Finding]], parsed: dict) -> str:
     """<pkg>/_device.py for the project's own package with the most files to rewrite, else <name>_device.py."""
-    counts: dict[PurePosixPath, int] = {}
-    for package in report.project.own_packages:
-        for base in (PurePosixPath(package), PurePosixPath("src") / package):
-            if _is_package(root, base):
-                counts[base] = sum(1 for path in by_path if path in parsed and _inside(path, base))
+    candidates = {base for package in report.project.own_packages
+                  for base in (PurePosixPath(package), PurePosixPath("src") / package) if _is_package(root, base)}
+    # a namespace package at the top (Megatron-LM's megatron/ without __init__.py) holding packages counts too
+    candidates |= {PurePosixPath(PurePosixPath(path).parts[0]) for path in by_path
+                   if len(PurePosixPath(path).parts) > 2 and _package_chain(root, path)}
+    counts = {base: sum(1 for path in by_path if path in parsed and _inside(path, base)) for base in candidates}
     best = sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
     if best and best[0][1] > 0:
         return f"{best[0][0]}/_device.py"
@@ -174,9 +178,12 @@ def _device_module_path(root: Path, report: Report, by_path: dict[str, list[Find
 
 
 def _package_chain(root: Path, path: str) -> bool:
-    """Every folder from the root down to the file is a package (so the root is on sys.path when it runs)."""
+    """The file is at the root, or in a package (its folder has __init__.py) whose folders from the root are all
+    identifiers (namespace packages allowed): it is imported with the root on sys.path."""
     parts = PurePosixPath(path).parts[:-1]
-    return all(_is_package(root, PurePosixPath(*parts[: i + 1])) for i in range(len(parts)))
+    if not parts:
+        return True
+    return _is_package(root, PurePosixPath(*parts)) and all(part.isidentifier() for part in parts)
 
 
 def _module_import(path: str, module_path: str, relative: bool, entry: str | None, alias: str, root_on_path: bool) -> str | None:
@@ -204,7 +211,7 @@ def _module_import(path: str, module_path: str, relative: bool, entry: str | Non
 
 
 def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRewrite, set[str]]:
-    module_path, relative, entry, root_on_path = located
+    module_path, relative, entry, root_on_path, own_abstraction = located
     kb = load_knowledge()
     rewrite = FileRewrite(path, data.decode("utf-8"))
     taken = identifiers(tree)
@@ -216,11 +223,13 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
         rewrite.sites.append(outcome)
     device_import = None
     if any(o.uses for o in rewrite.sites if o.reason is None):
-        device_import = _module_import(path, module_path, relative, entry, style.dev, root_on_path) if module_path and alias else None
+        device_import = _module_import(path, module_path, relative, entry, style.dev, root_on_path) \
+            if module_path and alias else None
         if device_import is None:
             for outcome in rewrite.sites:
                 if outcome.uses and outcome.reason is None:
-                    outcome.reason = "no import path from this file to the device module"
+                    outcome.reason = "the project has its own NPU code: route this through its device abstraction" \
+                        if own_abstraction else "no import path from this file to the device module"
                     outcome.changes.clear()
     _hold_cuda_checks(tree, rewrite.sites, kb, style)
     done = [o for o in rewrite.sites if o.reason is None and o.changes]
@@ -229,7 +238,8 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
         imports.append("import torch  # ascend: port")
     if device_import is not None and any(o.uses for o in done):
         imports.append(f"{device_import}  # ascend: port (device module)")
-    setup = _entry_setup(options) if entry and (done or binds_torch(tree)) else []
+    # entries load torch_npu where they import torch; a project with its own NPU code loads it through that code
+    setup = _entry_setup(options) if entry and not own_abstraction and (done or binds_torch(tree)) else []
     if not done and not setup:
         return rewrite, set()
     at = import_point(tree, data)
