@@ -186,6 +186,25 @@ def test_unsafe_and_only(tmp_path):
     assert "_device.synchronize()" in _new(only, "lib.py") and '"cuda"' in _new(only, "lib.py")
 
 
+def test_unsafe_adds_the_plan_above_display_only_sites(tmp_path):
+    root = _project(tmp_path, {"lib.py": "import subprocess\n\n\ndef f():\n    return subprocess.run([\"nvidia-smi\"])\n"})
+    _, safe = _port(root)
+    assert not safe.rewrites
+    report, unsafe = _port(root, unsafe=True)
+    new = _new(unsafe, "lib.py")
+    assert "    # ascend: DEV211 (display-only): " in new and 'subprocess.run(["nvidia-smi"])' in new
+    assert all(t.safe == t.unsafe == 0 for t in summarize(report, unsafe) if t.rule == "DEV211")
+
+
+def test_a_project_with_its_own_npu_code_keeps_its_abstraction(tmp_path):
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/npu_accelerator.py": "import torch_npu\n\n\ndef name():\n    return \"npu\"\n",
+                               "pkg/run.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n"})
+    report, result = _port(root)
+    assert report.project.npu_code
+    assert not result.new_files and not result.rewrites
+    assert any("own NPU code" in (o.reason or "") for o in result.outcomes)
+
+
 def test_bad_input_is_listed_and_never_patched(tmp_path):
     root = _project(tmp_path, {"broken.py": "import torch\ntorch.cuda.synchronize()\ndef (:\n",
                                "good.py": "import torch\ntorch.cuda.synchronize()\n"})

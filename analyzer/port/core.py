@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from analyzer.context.roles import file_role
 from analyzer.models import Finding, Report
 from analyzer.parsing import parse
-from analyzer.port.edits import Change, SiteOutcome, Style, line_starts_of, plan_literal, plan_site
+from analyzer.port.edits import Change, SiteOutcome, Style, line_starts_of, plan_literal, plan_note, plan_site
 from analyzer.port.files import (
     FileRewrite,
     after_torch_import,
@@ -60,7 +60,9 @@ class PortResult:
 def eligible(finding: Finding, options: PortOptions) -> str | None:
     """None when port may rewrite this finding's site, else why not."""
     rule = load_knowledge().rules.get(finding.rule)
-    if rule is None or rule.edit is None:
+    if rule is None:
+        return "unknown rule"
+    if rule.edit is None and (not options.unsafe or finding.severity == "info"):
         return "display-only rule"
     if options.only and finding.rule not in options.only:
         return "not in --only"
@@ -218,7 +220,15 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
     alias = next((name for name in DEVICE_NAMES if name not in taken), None)
     style = Style(options.style, alias or DEVICE_NAMES[0])
     starts = line_starts_of(data)
+    notes: list[tuple[int, str]] = []
     for finding in sorted(findings, key=lambda f: (f.line, f.column, f.rule)):
+        if kb.rules[finding.rule].edit is None:  # display-only, with --unsafe: a comment with the plan
+            note = plan_note(tree, data, starts, finding)
+            if note is not None:
+                notes.append(note)
+            rewrite.sites.append(SiteOutcome(finding, reason="display-only: a comment with the plan"
+                                             if note is not None else "display-only"))
+            continue
         outcome = plan_site(tree, data, starts, finding, kb.rules[finding.rule].edit, style)
         rewrite.sites.append(outcome)
     device_import = None
@@ -240,7 +250,7 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
         imports.append(f"{device_import}  # ascend: port (device module)")
     # entries load torch_npu where they import torch; a project with its own NPU code loads it through that code
     setup = _entry_setup(options) if entry and not own_abstraction and (done or binds_torch(tree)) else []
-    if not done and not setup:
+    if not done and not setup and not notes:
         return rewrite, set()
     at = import_point(tree, data)
     headers = []
@@ -254,6 +264,7 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
         if at == len(data) and data and not data.endswith(b"\n"):
             header = "\n" + header.rstrip("\n")
         headers.append((at, header))
+    headers += sorted(set(notes))
     changes = [change for outcome in done for change in outcome.changes]
     new, dropped = compose(data, changes, headers)
     for change in dropped:

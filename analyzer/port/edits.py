@@ -101,6 +101,25 @@ def plan_site(root: Node, data: bytes, starts: list[int], finding: Finding, edit
     return outcome
 
 
+MAX_NOTE = 160
+
+
+def plan_note(root: Node, data: bytes, starts: list[int], finding: Finding) -> tuple[int, str] | None:
+    """A display-only site's comment line (offset, text): `# ascend: RULE (display-only): <the plan>` above it."""
+    begin = byte_offset(data, starts, finding.line, finding.column)
+    end = byte_offset(data, starts, finding.end_line, finding.end_column)
+    node = root.descendant_for_byte_range(begin, end) if 0 <= begin <= end else None
+    anchor = _anchor(node) if node is not None else None
+    if anchor is None:
+        return None
+    offset = starts[anchor.start_point[0]]
+    row = data[offset: anchor.start_byte]
+    indent = row[: len(row) - len(row.lstrip(b" \t"))].decode("utf-8")
+    plan = " ".join(finding.replacement.en.split())
+    plan = plan if len(plan) <= MAX_NOTE else plan[: MAX_NOTE - 1] + "…"
+    return offset, f"{indent}{MARK} {finding.rule} (display-only): {plan}\n"
+
+
 def _api(finding: Finding) -> str:
     return (finding.symbol or "").rsplit(".", 1)[-1]
 
