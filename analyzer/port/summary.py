@@ -67,8 +67,10 @@ def summary_lines(tallies: list[RuleTally], result: PortResult, report: Report |
     safe = sum(t.safe for t in tallies)
     unsafe = sum(t.unsafe for t in tallies)
     share = (safe + unsafe) / total if total else 0.0
+    attempted = sum(1 for o in result.outcomes if o.reason is None or not o.reason.startswith("display-only"))
     lines = [f"port: {safe + unsafe} of {total} sites rewritten ({share:.0%}): {safe} safe, {unsafe} unsafe, "
-             f"{total - safe - unsafe} left for a human; {len(result.rewrites)} files changed"
+             f"{total - safe - unsafe} left for a human ({attempted} had a fix and ran in product code); "
+             f"{len(result.rewrites)} files changed"
              + (f", device module {result.device_module}" if result.device_module else "")]
     if report is not None and report.effort is not None:
         before, after = report.effort.total, remaining_effort(report, result)
