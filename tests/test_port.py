@@ -12,7 +12,7 @@ import pytest
 
 from analyzer.cli import main
 from analyzer.pipeline import AnalyzeOptions, analyze
-from analyzer.port import PortOptions, port, summarize
+from analyzer.port import PortOptions, port, summarize, unified_diff
 from analyzer.port.verify import verify_script
 from knowledge import load_device_module, load_knowledge
 from tests.golden_format import SAMPLES, port_golden_path, port_patch, sample_names
@@ -297,3 +297,43 @@ def test_verify_script_lists_matching_probes():
     report = analyze(root, AnalyzeOptions(jobs=1))
     script = verify_script(report, port(root, report, PortOptions()), "tests")
     assert "TEST_FOLDER = 'tests'" in script and "'rms-norm'" in script and "'matmul-precision'" in script
+
+
+def _committed_copy(tmp_path: Path, name: str) -> Path:
+    from dulwich import porcelain
+
+    copy = tmp_path / name
+    shutil.copytree(SAMPLES / name, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    porcelain.init(str(copy))
+    porcelain.add(str(copy), paths=[str(p) for p in copy.rglob("*") if p.is_file()])
+    porcelain.commit(str(copy), message=b"init", author=b"t <t@t>", committer=b"t <t@t>")
+    return copy
+
+
+def test_port_is_idempotent_and_a_later_analysis_counts_nothing_it_wrote(tmp_path):
+    from dulwich import porcelain
+
+    copy = _committed_copy(tmp_path, "llm_train")
+    assert main(["port", str(copy), "--apply"]) == 0
+    porcelain.add(str(copy), paths=[str(p) for p in copy.rglob("*") if p.is_file() and ".git" not in p.parts])
+    porcelain.commit(str(copy), message=b"port", author=b"t <t@t>", committer=b"t <t@t>")
+    report, again = _port(copy)
+    assert unified_diff(again) == ""
+    ours = [f for f in report.findings if f.path in {"llm_train/_device.py", "verify_npu.py"} and not f.suppressed]
+    assert all(f.reach == "npu-path" for f in ours), [(f.rule, f.path, f.reach) for f in ours]
+    tf32 = [f for f in report.findings if f.rule == "PRC010" and f.path == "train.py"]
+    assert tf32 and all(f.suppressed for f in tf32)  # the mirror after it: marked handled
+
+
+def test_verify_script_passes_on_the_ported_sample_and_fails_on_a_missing_import(tmp_path):
+    copy = _committed_copy(tmp_path, "llm_train")
+    assert main(["port", str(copy), "--apply"]) == 0
+    done = subprocess.run([sys.executable, str(copy / "verify_npu.py"), "--skip-probes"], cwd=copy,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "verify_npu: passed (environment, imports, tests)"
+    other = _committed_copy(tmp_path, "llm_infer")  # imports transformers, which this venv lacks
+    assert main(["port", str(other), "--apply"]) == 0
+    done = subprocess.run([sys.executable, str(other / "verify_npu.py"), "--skip-probes", "--skip-tests"], cwd=other,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and done.stdout.splitlines()[-1] == "verify_npu: FAILED: imports (environment, imports)"

@@ -25,6 +25,7 @@ from analyzer.port.files import (
     has_relative_import,
     identifiers,
     import_point,
+    imports_torch_npu,
 )
 from analyzer.source import MAX_FILE_BYTES, Unreadable, read_contained
 from knowledge import load_context_conventions, load_device_module, load_knowledge
@@ -105,9 +106,14 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
             continue
         parsed[path] = loaded
     # a project with its own NPU code has a device abstraction already (DeepSpeed's accelerators): no second one
-    own_abstraction = bool(report.project.npu_code)
+    own_abstraction = any(MODULE_MARK not in (previous_module(root, path) or "") for path in report.project.npu_code)
     module_path = _device_module_path(root, report, by_path, parsed) \
         if options.style == "agnostic" and not own_abstraction else None
+    if module_path is not None and previous_module(root, module_path) is not None \
+            and MODULE_MARK not in (previous_module(root, module_path) or ""):
+        module_path = str(PurePosixPath(module_path).with_name("_ascend_device.py"))  # the project's own _device.py
+        if previous_module(root, module_path) is not None and MODULE_MARK not in (previous_module(root, module_path) or ""):
+            module_path = None
     relative = module_path is not None and any(
         has_relative_import(tree) for path, (_, tree) in parsed.items() if _inside(path, PurePosixPath(module_path).parent)
     )
@@ -126,13 +132,36 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
             result.rewrites.append(rewrite)
             uses |= file_uses
     if module_path is not None and uses:
-        content = render_device_module(uses)
+        earlier = previous_module(root, module_path)
+        content = render_device_module(uses | offered_by(earlier or ""))
         problem = check(module_path, content)
         if problem is not None:  # a broken knowledge template: never write it
             raise ValueError(f"device module: {problem}")
-        result.new_files[module_path] = content
+        if earlier is None:
+            result.new_files[module_path] = content
+        elif earlier != content:  # an earlier port's module: the union of what both runs use
+            result.rewrites.append(FileRewrite(module_path, earlier, content))
+            result.rewrites.sort(key=lambda r: r.path)
         result.device_module = module_path
     return result
+
+
+MODULE_MARK = "Written by ascend-feasibility port"  # in the device module and in verify_npu.py
+
+
+def previous_module(root: Path, module_path: str) -> str | None:
+    """The device module an earlier run of port wrote at module_path, or None when there is no file there."""
+    if not (root / module_path).is_file():
+        return None
+    try:
+        return read_contained(root, module_path, MAX_FILE_BYTES).decode("utf-8")
+    except (Unreadable, UnicodeDecodeError):
+        return ""
+
+
+def offered_by(module_text: str) -> set[str]:
+    """The device-module pieces a module text already holds."""
+    return {piece.name for piece in load_device_module().function if piece.code.strip("\n") in module_text}
 
 
 def _load(root: Path, path: str) -> tuple[bytes, object] | str:
@@ -249,7 +278,8 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
     if device_import is not None and any(o.uses for o in done):
         imports.append(f"{device_import}  # ascend: port (device module)")
     # entries load torch_npu where they import torch; a project with its own NPU code loads it through that code
-    setup = _entry_setup(options) if entry and not own_abstraction and (done or binds_torch(tree)) else []
+    setup = _entry_setup(options) if entry and not own_abstraction and (done or binds_torch(tree)) \
+        and not imports_torch_npu(tree) else []
     if not done and not setup and not notes:
         return rewrite, set()
     at = import_point(tree, data)

@@ -93,7 +93,10 @@ def plan_site(root: Node, data: bytes, starts: list[int], finding: Finding, edit
         return outcome
     outcome.statement = anchor
     comment_at = starts[anchor.start_point[0]]
-    outcome.changes = [Change(c.start, c.end, c.new, finding.rule, comment_at) for c in outcome.changes]
+    # an edit that leaves the matched code in place (a statement added after it) marks it handled: a later analysis
+    # then reports it as suppressed, not as work still to do
+    rule = f"ignore[{finding.rule}]" if edit.kind == "after" else finding.rule
+    outcome.changes = [Change(c.start, c.end, c.new, rule, comment_at) for c in outcome.changes]
     if style.name == "agnostic":
         uses = {use.replace("{api}", _api(finding)) for use in edit.uses}
         outcome.uses |= uses

@@ -46,6 +46,22 @@ def binds_torch(root: Node) -> bool:
     return False
 
 
+def imports_torch_npu(root: Node, limit: int = 200_000) -> bool:
+    """The file imports torch_npu somewhere already (an earlier port, or the project's own setup)."""
+    stack, seen = [root], 0
+    while stack and seen < limit:
+        node = stack.pop()
+        seen += 1
+        if node.type in IMPORT_TYPES:
+            names = [text(n) for n in node.children_by_field_name("name")] + \
+                [text(node.child_by_field_name("module_name") or node)]
+            if any(name.split(" ")[0].split(".")[0] == "torch_npu" for name in names):
+                return True
+            continue
+        stack.extend(node.children)
+    return False
+
+
 def has_relative_import(root: Node) -> bool:
     return any(
         s.type == "import_from_statement" and (s.child_by_field_name("module_name") or s).type == "relative_import"
@@ -112,7 +128,14 @@ def compose(data: bytes, changes: list[Change], headers: list[tuple[int, str]]) 
         row_end = data.find(b"\n", offset)
         row = data[offset: len(data) if row_end < 0 else row_end]
         indent = row[: len(row) - len(row.lstrip(b" \t"))]
-        pieces.append((offset, offset, indent + f"{MARK} {', '.join(sorted(rules))}\n".encode("utf-8")))
+        rewritten = sorted(r for r in rules if not r.startswith("ignore["))
+        handled = sorted(r[len("ignore["):-1] for r in rules if r.startswith("ignore["))
+        lines = ""
+        if handled:
+            lines += f"{MARK} ignore[{', '.join(handled)}] (port: completed by the statement after it)\n"
+        if rewritten:
+            lines += f"{MARK} {', '.join(rewritten)}\n"
+        pieces.append((offset, offset, b"".join(indent + line.encode("utf-8") for line in lines.splitlines(keepends=True))))
     for at, header in headers:
         pieces.append((at, at, header.encode("utf-8")))
     out = bytearray(data)

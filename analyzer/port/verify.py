@@ -68,10 +68,10 @@ def verify_main(argv=None):
         steps.append(("tests", done.returncode == 0, "pytest %s exit %d" % (TEST_FOLDER, done.returncode)))
     if MATCHING_PROBES and not args.skip_probes and env_ok:
         document = run_probes("auto", list(MATCHING_PROBES), ("small",), None, None, environment)
-        bad = [row for row in document.get("rows", []) if row.get("verdict") in BAD_VERDICTS]
+        bad = [row for row in document.get("results", []) if row.get("verdict") in BAD_VERDICTS]
         for row in bad:
             print("probe %s %s: %s" % (row.get("probe"), row.get("candidate"), row.get("verdict")), file=sys.stderr)
-        steps.append(("probes", not bad, "%d results, %d bad" % (len(document.get("rows", [])), len(bad))))
+        steps.append(("probes", not bad, "%d results, %d bad" % (len(document.get("results", [])), len(bad))))
     failed = [name for name, ok, _ in steps if not ok]
     for name, ok, detail in steps:
         print("%-12s %s  %s" % (name, "ok" if ok else "FAILED", detail))
