@@ -82,12 +82,16 @@ def _new(result, path: str) -> str | None:
 MAIN = 'if __name__ == "__main__":\n    main()\n'
 
 
+def _port_one(tmp_path: Path, name: str, source: str, **options):
+    """Port a one-file project; the result and the file's new text."""
+    _, result = _port(_project(tmp_path, {name: source}), **options)
+    return result, _new(result, name)
+
+
 def test_torch_cuda_calls_go_through_the_device_module(tmp_path):
-    root = _project(tmp_path, {"run.py": (
+    result, new = _port_one(tmp_path, "run.py", (
         "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n    torch.cuda.empty_cache()\n"
-        "    n = torch.cuda.get_device_name(0)\n    return n\n\n\n" + MAIN)})
-    _, result = _port(root)
-    new = _new(result, "run.py")
+        "    n = torch.cuda.get_device_name(0)\n    return n\n\n\n" + MAIN))
     assert "    # ascend: DEV101\n    _device.synchronize()\n" in new
     assert "    # ascend: DEV102\n    _device.empty_cache()\n" in new
     assert "torch.cuda.get_device_name(0)" in new  # the device module offers no get_device_name: left for a human
@@ -119,12 +123,10 @@ def test_relative_imports_in_the_package_give_a_relative_import(tmp_path):
 
 
 def test_autocast_keeps_the_dtype_and_grad_scaler(tmp_path):
-    root = _project(tmp_path, {"train.py": (
+    result, new = _port_one(tmp_path, "train.py", (
         "import torch\nfrom torch.cuda.amp import GradScaler, autocast\n\n\ndef main(x):\n"
         "    scaler = GradScaler(init_scale=1024)\n    with autocast():\n        y = x * 2\n"
-        "    with torch.cuda.amp.autocast(True, torch.bfloat16):\n        y = y * 2\n    return scaler, y\n\n\n" + MAIN)})
-    _, result = _port(root)
-    new = _new(result, "train.py")
+        "    with torch.cuda.amp.autocast(True, torch.bfloat16):\n        y = y * 2\n    return scaler, y\n\n\n" + MAIN))
     assert "with torch.autocast(_device.DEVICE_TYPE, dtype=torch.float16):" in new
     assert "with torch.autocast(_device.DEVICE_TYPE, enabled=True, dtype=torch.bfloat16):" in new
     assert "scaler = _device.GradScaler(init_scale=1024)" in new
@@ -132,24 +134,20 @@ def test_autocast_keeps_the_dtype_and_grad_scaler(tmp_path):
 
 
 def test_assignments_get_their_npu_twin_and_reads_do_not(tmp_path):
-    root = _project(tmp_path, {"train.py": (
+    result, new = _port_one(tmp_path, "train.py", (
         "import os\n\nimport torch\n\nos.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0,1\"\n"
-        "torch.backends.cuda.matmul.allow_tf32 = True\nprint(os.environ.get(\"CUDA_VISIBLE_DEVICES\"))\n")})
-    _, result = _port(root)
-    new = _new(result, "train.py")
+        "torch.backends.cuda.matmul.allow_tf32 = True\nprint(os.environ.get(\"CUDA_VISIBLE_DEVICES\"))\n"))
     assert 'os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"\nos.environ["ASCEND_RT_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]\n' in new
     assert "torch.backends.cuda.matmul.allow_tf32 = True\n_device.mirror_tf32_matmul()\n" in new
     assert 'print(os.environ.get("CUDA_VISIBLE_DEVICES"))' in new
 
 
 def test_cuda_checks_are_rewritten_only_where_they_pick_the_device(tmp_path):
-    root = _project(tmp_path, {"run.py": (
+    result, new = _port_one(tmp_path, "run.py", (
         "import torch\n\n\ndef main(device):\n    name = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n"
         "    if torch.cuda.is_available():\n        x = torch.zeros(1, device=\"cuda\")\n"
         "    if not torch.cuda.is_available():\n        return None\n"
-        "    kind = \"cuda\" if \"cuda\" in device else \"cpu\"\n    return name, x, kind\n\n\n" + MAIN)})
-    _, result = _port(root)
-    new = _new(result, "run.py")
+        "    kind = \"cuda\" if \"cuda\" in device else \"cpu\"\n    return name, x, kind\n\n\n" + MAIN))
     assert "name = _device.DEVICE_TYPE if _device.is_available() else \"cpu\"" in new  # the idiom: both rewritten
     assert "    if _device.is_available():\n        # ascend: DEV001\n        x = torch.zeros(1, device=_device.DEVICE_TYPE)" in new
     assert "if not torch.cuda.is_available():" in new  # guards CUDA-only code: left for a human
@@ -158,11 +156,9 @@ def test_cuda_checks_are_rewritten_only_where_they_pick_the_device(tmp_path):
 
 
 def test_npu_style_writes_torch_npu_directly(tmp_path):
-    root = _project(tmp_path, {"run.py": (
+    result, new = _port_one(tmp_path, "run.py", (
         "import torch\n\n\ndef main(m):\n    torch.cuda.synchronize()\n    return m.cuda(), torch.device(\"cuda\")\n\n\n"
-        + MAIN)})
-    _, result = _port(root, style="npu")
-    new = _new(result, "run.py")
+        + MAIN), style="npu")
     assert "torch.npu.synchronize()" in new and "m.npu()" in new and 'torch.device("npu")' in new
     assert not result.new_files
     assert "import torch_npu  # noqa: F401" in new  # no entry point found: each file that writes torch.npu loads it

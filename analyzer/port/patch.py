@@ -72,7 +72,7 @@ def apply(root: Path, result: PortResult, force: bool = False, extra: dict[str, 
         raise ApplyError(f"the git tree has uncommitted changes ({listed}); commit them or pass --force")
     contents = {r.path: r.new for r in result.rewrites if r.new is not None}
     for path, content in {**result.new_files, **(extra or {})}.items():
-        if (root / path).exists():
+        if (root / path).exists() and not _written_by_port(root / path):
             raise ApplyError(f"{path} already exists; not overwriting it")
         contents[path] = content
     staged: list[tuple[str, Path]] = []
@@ -96,6 +96,16 @@ def apply(root: Path, result: PortResult, force: bool = False, extra: dict[str, 
     for temporary, target in staged:
         os.replace(temporary, target)
     return sorted(contents)
+
+
+def _written_by_port(path: Path) -> bool:
+    """A regular file an earlier run of port wrote (its own verify_npu.py or device module)."""
+    from analyzer.port.core import MODULE_MARK
+
+    try:
+        return path.is_file() and not path.is_symlink() and MODULE_MARK in path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def write_text_atomic(path: Path, content: str) -> None:
