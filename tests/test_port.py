@@ -333,3 +333,14 @@ def test_verify_script_passes_on_the_ported_sample_and_fails_on_a_missing_import
     done = subprocess.run([sys.executable, str(other / "verify_npu.py"), "--skip-probes", "--skip-tests"], cwd=other,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 1 and done.stdout.splitlines()[-1] == "verify_npu: FAILED: imports (environment, imports)"
+
+
+def test_transfer_to_npu_only_with_its_flag_and_a_comment_on_its_side_effects():
+    root = SAMPLES / "llm_train"
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    plain = {r.path: r.new for r in port(root, report, PortOptions()).rewrites}
+    assert "transfer_to_npu" not in plain["train.py"]
+    flagged = {r.path: r.new for r in port(root, report, PortOptions(transfer_to_npu=True)).rewrites}
+    assert "    from torch_npu.contrib import transfer_to_npu  # noqa: F401\n" in flagged["train.py"]
+    assert "torch.jit.script is disabled" in flagged["train.py"]
+    assert "transfer_to_npu" not in flagged["llm_train/checkpoint.py"]  # entry points only
