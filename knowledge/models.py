@@ -86,6 +86,14 @@ class Edit(_Record):
     positional: list[str] = Field(default_factory=list)
     defaults: dict[str, str] = Field(default_factory=dict)
     uses: list[str] = Field(default_factory=list, description="Device-module names the agnostic template needs")
+    shell: str | None = Field(
+        default=None,
+        description="Shell scripts: a statement added after an assignment of the matched variable ({keyword} is "
+        "`export ` when the original exports it)",
+    )
+    shell_prefix: str | None = Field(
+        default=None, description="Shell scripts: an assignment put before `VAR=value command` ({value}: the value)"
+    )
     guard: Literal["stays", "selects"] | None = Field(
         default=None,
         description="stays: the site is left for a human when its statement keeps a \"cuda\" literal the patch does "

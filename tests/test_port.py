@@ -344,3 +344,15 @@ def test_transfer_to_npu_only_with_its_flag_and_a_comment_on_its_side_effects():
     assert "    from torch_npu.contrib import transfer_to_npu  # noqa: F401\n" in flagged["train.py"]
     assert "torch.jit.script is disabled" in flagged["train.py"]
     assert "transfer_to_npu" not in flagged["llm_train/checkpoint.py"]  # entry points only
+
+
+def test_shell_scripts_get_the_npu_twin_of_cuda_visible_devices(tmp_path):
+    root = _project(tmp_path, {"train.py": "import torch\n", "scripts/run.sh": (
+        "set -e\nexport CUDA_VISIBLE_DEVICES=0,1\nCUDA_VISIBLE_DEVICES=2 torchrun \\\n  train.py\n"
+        "echo $CUDA_VISIBLE_DEVICES\nif true; then export CUDA_VISIBLE_DEVICES=3; fi\n")})
+    _, result = _port(root)
+    new = _new(result, "scripts/run.sh")
+    assert "# ascend: ignore[DEV201] (port: completed for Ascend)\nexport CUDA_VISIBLE_DEVICES=0,1\n" \
+           "export ASCEND_RT_VISIBLE_DEVICES=\"${CUDA_VISIBLE_DEVICES}\"\n" in new
+    assert "ASCEND_RT_VISIBLE_DEVICES=2 CUDA_VISIBLE_DEVICES=2 torchrun \\\n" in new
+    assert "echo $CUDA_VISIBLE_DEVICES\nif true; then export CUDA_VISIBLE_DEVICES=3; fi\n" in new  # a read; a shared line

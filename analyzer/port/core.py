@@ -27,6 +27,7 @@ from analyzer.port.files import (
     import_point,
     imports_torch_npu,
 )
+from analyzer.port.shell import SHELL_SUFFIXES, plan_shell
 from analyzer.source import MAX_FILE_BYTES, Unreadable, read_contained
 from knowledge import load_context_conventions, load_device_module, load_knowledge
 
@@ -71,7 +72,8 @@ def eligible(finding: Finding, options: PortOptions) -> str | None:
         return "unsafe fix (use --unsafe)"
     if finding.suppressed:
         return "suppressed"
-    if finding.cell is not None or not finding.path.endswith(".py"):
+    shell = finding.path.endswith(SHELL_SUFFIXES) and rule.edit is not None and rule.edit.shell is not None
+    if finding.cell is not None or not (finding.path.endswith(".py") or shell):
         return "not a Python module"
     if finding.role != "product":
         return f"{finding.role} code"
@@ -97,6 +99,8 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
     ) if report.phase_matrix is not None else []
     result.entries = entries
     parsed: dict[str, tuple[bytes, object]] = {}
+    for path in sorted(p for p in by_path if p.endswith(SHELL_SUFFIXES)):
+        _rewrite_script(root, path, by_path.pop(path), result)
     for path in sorted(set(by_path) | set(entries)):
         loaded = _load(root, path)
         if isinstance(loaded, str):
@@ -131,6 +135,7 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         if rewrite.new is not None and rewrite.new != rewrite.old:
             result.rewrites.append(rewrite)
             uses |= file_uses
+    result.rewrites.sort(key=lambda r: r.path)
     if module_path is not None and uses:
         earlier = previous_module(root, module_path)
         content = render_device_module(uses | offered_by(earlier or ""))
@@ -164,7 +169,21 @@ def offered_by(module_text: str) -> set[str]:
     return {piece.name for piece in load_device_module().function if piece.code.strip("\n") in module_text}
 
 
-def _load(root: Path, path: str) -> tuple[bytes, object] | str:
+def _rewrite_script(root: Path, path: str, findings: list[Finding], result: PortResult) -> None:
+    kb = load_knowledge()
+    loaded = _load(root, path, "bash")
+    if isinstance(loaded, str):
+        result.unpatched.append((path, loaded))
+        result.outcomes += [SiteOutcome(f, reason=f"file left unpatched: {loaded}") for f in findings]
+        return
+    data, tree = loaded
+    new, outcomes = plan_shell(data, tree, [(f, kb.rules[f.rule].edit) for f in findings])
+    result.outcomes += outcomes
+    if new is not None:
+        result.rewrites.append(FileRewrite(path, data.decode("utf-8"), new, outcomes))
+
+
+def _load(root: Path, path: str, language: str = "python") -> tuple[bytes, object] | str:
     if not SAFE_PATH.match(path) or path.startswith("-"):
         return "its path needs quoting in a patch"
     try:
@@ -177,7 +196,7 @@ def _load(root: Path, path: str) -> tuple[bytes, object] | str:
         return "not UTF-8"
     if b"\r" in data:
         return "carriage returns in line endings"
-    tree = parse("python", data)
+    tree = parse(language, data)
     if tree.has_error:
         return "does not parse"
     return data, tree
