@@ -137,7 +137,8 @@ def test_assignments_get_their_npu_twin_and_reads_do_not(tmp_path):
     result, new = _port_one(tmp_path, "train.py", (
         "import os\n\nimport torch\n\nos.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0,1\"\n"
         "torch.backends.cuda.matmul.allow_tf32 = True\nprint(os.environ.get(\"CUDA_VISIBLE_DEVICES\"))\n"))
-    assert 'os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"\nos.environ["ASCEND_RT_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]\n' in new
+    assert ('os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"\nos.environ["ASCEND_RT_VISIBLE_DEVICES"] = '
+            'os.environ["CUDA_VISIBLE_DEVICES"]  # ascend: ignore[DEV201] (port)\n') in new
     assert "torch.backends.cuda.matmul.allow_tf32 = True\n_device.mirror_tf32_matmul()\n" in new
     assert 'print(os.environ.get("CUDA_VISIBLE_DEVICES"))' in new
 
@@ -319,6 +320,9 @@ def test_port_is_idempotent_and_a_later_analysis_counts_nothing_it_wrote(tmp_pat
     assert all(f.reach == "npu-path" for f in ours), [(f.rule, f.path, f.reach) for f in ours]
     tf32 = [f for f in report.findings if f.rule == "PRC010" and f.path == "train.py"]
     assert tf32 and all(f.suppressed for f in tf32)  # the mirror after it: marked handled
+    twins = [f for f in report.findings if f.rule == "DEV201" and f.path == "scripts/train.sh"]
+    assert len(twins) == 2 and all(f.suppressed for f in twins)  # the write and the added line that reads it
+    assert not report.unused_suppressions
 
 
 def test_verify_script_passes_on_the_ported_sample_and_fails_on_a_missing_import(tmp_path):
@@ -353,6 +357,6 @@ def test_shell_scripts_get_the_npu_twin_of_cuda_visible_devices(tmp_path):
     _, result = _port(root)
     new = _new(result, "scripts/run.sh")
     assert "# ascend: ignore[DEV201] (port: completed for Ascend)\nexport CUDA_VISIBLE_DEVICES=0,1\n" \
-           "export ASCEND_RT_VISIBLE_DEVICES=\"${CUDA_VISIBLE_DEVICES}\"\n" in new
+           "export ASCEND_RT_VISIBLE_DEVICES=\"${CUDA_VISIBLE_DEVICES}\"  # ascend: ignore[DEV201] (port)\n" in new
     assert "ASCEND_RT_VISIBLE_DEVICES=2 CUDA_VISIBLE_DEVICES=2 torchrun \\\n" in new
     assert "echo $CUDA_VISIBLE_DEVICES\nif true; then export CUDA_VISIBLE_DEVICES=3; fi\n" in new  # a read; a shared line

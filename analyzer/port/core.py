@@ -277,7 +277,8 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
             rewrite.sites.append(SiteOutcome(finding, reason="display-only: a comment with the plan"
                                              if note is not None else "display-only"))
             continue
-        outcome = plan_site(tree, data, starts, finding, kb.rules[finding.rule].edit, style)
+        rule = kb.rules[finding.rule]
+        outcome = plan_site(tree, data, starts, finding, rule.edit, style, rule.match.env_vars is not None)
         rewrite.sites.append(outcome)
     device_import = None
     if any(o.uses for o in rewrite.sites if o.reason is None):

@@ -34,6 +34,7 @@ class SiteOutcome:
     uses: set[str] = field(default_factory=set)  # device-module names the replacement needs
     needs_torch: bool = False
     statement: Node | None = None  # the statement the site belongs to
+    reads_flagged: bool = False
     reason: str | None = None  # why it was left for a human
 
 
@@ -69,7 +70,10 @@ def line_starts_of(data: bytes) -> list[int]:
     return starts
 
 
-def plan_site(root: Node, data: bytes, starts: list[int], finding: Finding, edit: Edit, style: Style) -> SiteOutcome:
+def plan_site(root: Node, data: bytes, starts: list[int], finding: Finding, edit: Edit, style: Style,
+              reads_flagged: bool = False) -> SiteOutcome:
+    """One site's changes. reads_flagged: the rule also flags reads of the name (an environment variable), so a
+    statement added after the site that reads it again carries `# ascend: ignore[RULE]`."""
     outcome = SiteOutcome(finding)
     begin = byte_offset(data, starts, finding.line, finding.column)
     end = byte_offset(data, starts, finding.end_line, finding.end_column)
@@ -81,6 +85,7 @@ def plan_site(root: Node, data: bytes, starts: list[int], finding: Finding, edit
         outcome.reason = "no syntax node at the finding"
         return outcome
     handler = _HANDLERS[edit.kind]
+    outcome.reads_flagged = reads_flagged
     reason = handler(node, data, finding, edit, style, outcome)
     if reason:
         outcome.reason = reason
@@ -305,7 +310,9 @@ def _after(node, data, finding, edit, style, outcome) -> str | None:
         return "the statement shares its line"
     container = left.child_by_field_name("value") if left.type == "subscript" else None
     new = _fill(style.template(edit), style, lhs=text(left), container=text(container) if container else text(left))
-    outcome.changes.append(Change(row_end, row_end, "\n" + indent.decode("utf-8") + new, "", 0))
+    # the added statement reads the matched name again: mark it so that a later analysis does not count it
+    mark = f"  {MARK} ignore[{finding.rule}] (port)" if outcome.reads_flagged else ""
+    outcome.changes.append(Change(row_end, row_end, "\n" + indent.decode("utf-8") + new + mark, "", 0))
     return None
 
 

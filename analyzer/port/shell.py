@@ -48,7 +48,8 @@ def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]]) ->
             if indent.strip() or (rest and not rest.startswith(b"#")) or statement.start_point[0] != statement.end_point[0]:
                 outcome.reason = "the assignment shares its line"
                 continue
-            pieces.append((row_end, b"\n" + indent + edit.shell.format(keyword=keyword).encode("utf-8")))
+            added = edit.shell.format(keyword=keyword) + f"  {MARK} ignore[{finding.rule}] (port)"
+            pieces.append((row_end, b"\n" + indent + added.encode("utf-8")))
         else:
             outcome.reason = "no shell rewrite for this form"
             continue
