@@ -360,3 +360,18 @@ def test_shell_scripts_get_the_npu_twin_of_cuda_visible_devices(tmp_path):
            "export ASCEND_RT_VISIBLE_DEVICES=\"${CUDA_VISIBLE_DEVICES}\"  # ascend: ignore[DEV201] (port)\n" in new
     assert "ASCEND_RT_VISIBLE_DEVICES=2 CUDA_VISIBLE_DEVICES=2 torchrun \\\n" in new
     assert "echo $CUDA_VISIBLE_DEVICES\nif true; then export CUDA_VISIBLE_DEVICES=3; fi\n" in new  # a read; a shared line
+
+
+def test_a_file_without_a_final_newline_and_an_odd_name(tmp_path):
+    root = _project(tmp_path, {"run.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()",
+                               "odd name.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n"})
+    _, result = _port(root)
+    assert dict(result.unpatched)["odd name.py"] == "its path needs quoting in a patch"
+    patch = unified_diff(result)
+    assert "\\ No newline at end of file\n" in patch
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    (tmp_path / "p.patch").write_text(patch, encoding="utf-8")
+    done = subprocess.run(["git", "apply", str(tmp_path / "p.patch")], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (root / "run.py").read_text(encoding="utf-8").endswith("    _device.synchronize()")
