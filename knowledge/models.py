@@ -74,11 +74,14 @@ class Edit(_Record):
     - autocast: the whole call is rebuilt as the template with the original's positional arguments turned into
       keywords (``positional``) and the original's defaults made explicit (``defaults``), so the dtype is kept.
     - after: a statement assigning to the match gets the template as a new statement after it.
+    - guard_import: a module-level import of a package that fails on Ascend goes into try/except ImportError, whose
+      handler runs the template with ``{names}`` (the names it binds, as `a = b = None`).
     """
 
-    kind: Literal["callee", "name", "string", "method", "autocast", "after"]
+    kind: Literal["callee", "name", "string", "method", "autocast", "after", "guard_import"]
     agnostic: str = Field(min_length=1, description="Replacement in the device-agnostic style")
-    npu: str = Field(min_length=1, description="Replacement in the npu style (torch.npu / \"npu\" written directly)")
+    npu: str = Field(description="Replacement in the npu style (torch.npu / \"npu\" written directly); empty: this rule "
+                     "has no rewrite in the npu style")
     agnostic_indexed: str | None = None
     npu_indexed: str | None = None
     apis: list[str] = Field(default_factory=list)

@@ -375,3 +375,21 @@ def test_a_file_without_a_final_newline_and_an_odd_name(tmp_path):
     done = subprocess.run(["git", "apply", str(tmp_path / "p.patch")], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert (root / "run.py").read_text(encoding="utf-8").endswith("    _device.synchronize()")
+
+
+FLASH = ("import torch\nfrom flash_attn import flash_attn_func\n\n\ndef attn(q, k, v):\n"
+         "    return flash_attn_func(q, k, v, causal=True)\n")
+
+
+def test_flash_attn_goes_through_the_device_module_only_with_unsafe(tmp_path):
+    _, safe = _port_one(tmp_path / "a", "model.py", FLASH)
+    assert safe is None or "flash_attn_func(q, k, v, causal=True)" in safe
+    result, new = _port_one(tmp_path / "b", "model.py", FLASH, unsafe=True)
+    assert ("# ascend: DEP020\ntry:\n    from flash_attn import flash_attn_func\nexcept ImportError:  # not built for Ascend\n"
+            "    flash_attn_func = None\n") in new
+    assert "    # ascend: ATT001\n    return _device.flash_attn_func(q, k, v, causal=True)\n" in new
+    module = result.new_files["proj_device.py"]
+    assert 'torch_npu.npu_fusion_attention(q, k, v, q.shape[2], "BSND", atten_mask=mask, scale=scale,' in module
+    assert "sparse_mode=3 if causal else 0" in module and "q.shape[-1] ** -0.5" in module
+    _, npu = _port_one(tmp_path / "c", "model.py", FLASH, unsafe=True, style="npu")
+    assert "return flash_attn_func(q, k, v, causal=True)" in npu  # no npu-style rewrite: left for a human

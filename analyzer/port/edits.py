@@ -84,6 +84,9 @@ def plan_site(root: Node, data: bytes, starts: list[int], finding: Finding, edit
     if node is None:
         outcome.reason = "no syntax node at the finding"
         return outcome
+    if not style.template(edit):
+        outcome.reason = f"no rewrite in the {style.name} style"
+        return outcome
     handler = _HANDLERS[edit.kind]
     outcome.reads_flagged = reads_flagged
     reason = handler(node, data, finding, edit, style, outcome)
@@ -316,6 +319,36 @@ def _after(node, data, finding, edit, style, outcome) -> str | None:
     return None
 
 
+def _guard_import(node, data, finding, edit, style, outcome) -> str | None:
+    statement = node
+    while statement is not None and statement.type not in {"import_statement", "import_from_statement"}:
+        statement = statement.parent
+    if statement is None or statement.parent is None or statement.parent.type != "module":
+        return "not a module-level import"
+    names = []
+    for name in statement.children_by_field_name("name"):
+        if name.type == "aliased_import":
+            names.append(text(name.child_by_field_name("alias")))
+        elif statement.type == "import_statement":
+            names.append(text(name).split(".")[0])
+        else:
+            names.append(text(name).split(".")[-1])
+    if not names or any(not n.isidentifier() for n in names):
+        return "a wildcard or unusual import"
+    row_start = data.rfind(b"\n", 0, statement.start_byte) + 1
+    row_end = data.find(b"\n", statement.end_byte)
+    row_end = len(data) if row_end < 0 else row_end
+    rest = data[statement.end_byte: row_end].strip()
+    if data[row_start: statement.start_byte].strip() or (rest and not rest.startswith(b"#")):
+        return "the import shares its line"
+    original = data[row_start: row_end].decode("utf-8")
+    body = "\n".join("    " + line if line.strip() else line for line in original.split("\n"))
+    handler = _fill(style.template(edit), style, names=" = ".join(dict.fromkeys(names)))
+    new = f"try:\n{body}\nexcept ImportError:  # not built for Ascend\n    {handler}"
+    outcome.changes.append(Change(row_start, row_end, new, "", 0))
+    return None
+
+
 _HANDLERS = {
     "callee": _callee,
     "name": _name,
@@ -323,6 +356,7 @@ _HANDLERS = {
     "method": _method,
     "autocast": _autocast,
     "after": _after,
+    "guard_import": _guard_import,
 }
 
 
