@@ -393,3 +393,30 @@ def test_flash_attn_goes_through_the_device_module_only_with_unsafe(tmp_path):
     assert "sparse_mode=3 if causal else 0" in module and "q.shape[-1] ** -0.5" in module
     _, npu = _port_one(tmp_path / "c", "model.py", FLASH, unsafe=True, style="npu")
     assert "return flash_attn_func(q, k, v, causal=True)" in npu  # no npu-style rewrite: left for a human
+
+
+def test_flash_attn_wrapper_maps_arguments_on_npu():
+    """The NPU branch, with a stand-in torch_npu that records the call: explicit scale, keep_prob, causal mask."""
+    import types
+
+    import torch
+
+    from analyzer.port import render_device_module
+
+    namespace: dict = {}
+    exec(compile(render_device_module({"flash_attn_func"}), "_device.py", "exec"), namespace)
+    calls = []
+    namespace["torch_npu"] = types.SimpleNamespace(
+        npu_fusion_attention=lambda *a, **k: calls.append((a, k)) or (torch.zeros(1),))
+    namespace["DEVICE_TYPE"] = "npu"
+    attend = namespace["flash_attn_func"]
+    q = torch.randn(2, 5, 4, 16)
+    attend(q, q, q, 0.1, None, True)
+    args, kwargs = calls[-1]
+    assert args[3:] == (4, "BSND") and kwargs["scale"] == 0.25 and kwargs["keep_prob"] == pytest.approx(0.9)
+    assert kwargs["sparse_mode"] == 3 and kwargs["atten_mask"].shape == (2048, 2048)
+    assert kwargs["atten_mask"][0, :3].tolist() == [False, True, True]  # True = masked: the strict upper triangle
+    attend(q, q, q, softmax_scale=0.5, deterministic=False)
+    assert calls[-1][1]["scale"] == 0.5 and calls[-1][1]["atten_mask"] is None and calls[-1][1]["sparse_mode"] == 0
+    with pytest.raises(NotImplementedError, match="window_size"):
+        attend(q, q, q, window_size=(4, 0))
