@@ -420,3 +420,11 @@ def test_flash_attn_wrapper_maps_arguments_on_npu():
     assert calls[-1][1]["scale"] == 0.5 and calls[-1][1]["atten_mask"] is None and calls[-1][1]["sparse_mode"] == 0
     with pytest.raises(NotImplementedError, match="window_size"):
         attend(q, q, q, window_size=(4, 0))
+
+
+def test_a_project_device_module_of_its_own_is_never_replaced(tmp_path):
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/_device.py": "NAME = 'mine'\n",
+                               "pkg/run.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n"})
+    _, result = _port(root)
+    assert result.device_module == "pkg/_ascend_device.py" and "pkg/_device.py" not in result.new_files
+    assert "from pkg import _ascend_device as _device  # ascend: port (device module)" in _new(result, "pkg/run.py")

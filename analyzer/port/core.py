@@ -29,7 +29,7 @@ from analyzer.port.files import (
 )
 from analyzer.port.shell import SHELL_SUFFIXES, plan_shell
 from analyzer.source import MAX_FILE_BYTES, Unreadable, read_contained
-from knowledge import load_context_conventions, load_device_module, load_knowledge
+from knowledge import KnowledgeError, load_context_conventions, load_device_module, load_knowledge
 
 STYLES = ("agnostic", "npu")
 SAFE_PATH = re.compile(r"^[A-Za-z0-9_./-]+$")  # paths git writes unquoted in a diff header
@@ -141,7 +141,7 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         content = render_device_module(uses | offered_by(earlier or ""))
         problem = check(module_path, content)
         if problem is not None:  # a broken knowledge template: never write it
-            raise ValueError(f"device module: {problem}")
+            raise KnowledgeError(f"knowledge/port/device_module.toml: the device module {problem}")
         if earlier is None:
             result.new_files[module_path] = content
         elif earlier != content:  # an earlier port's module: the union of what both runs use
@@ -237,26 +237,21 @@ def _package_chain(root: Path, path: str) -> bool:
 
 
 def _module_import(path: str, module_path: str, relative: bool, entry: str | None, alias: str, root_on_path: bool) -> str | None:
-    """The import of the device module from file `path`, or None when no import works from there."""
+    """The import of the device module from file `path` under the local name `alias`, or None when no import works
+    from there."""
     module = PurePosixPath(module_path)
     package = module.parent
     here = PurePosixPath(path)
-    suffix = "" if alias == "_device" else f" as {alias}"
+    name = module.stem
+    suffix = "" if alias == name else f" as {alias}"
     if str(package) == ".":  # a flat project: <name>_device.py at the root
-        if len(here.parts) == 1 or root_on_path:
-            return f"import {module.stem}{' as ' + alias}"
-        return None
+        return f"import {name}{suffix}" if len(here.parts) == 1 or root_on_path else None
     dotted = ".".join(package.parts[1:] if package.parts[0] == "src" else package.parts)
-    if _inside(path, package):
-        if relative and not entry and alias == "_device":
-            level = len(here.parent.parts) - len(package.parts) + 1
-            return f"from {'.' * level} import _device"
-        if relative and not entry:
-            level = len(here.parent.parts) - len(package.parts) + 1
-            return f"from {'.' * level} import _device as {alias}"
-        return f"from {dotted} import _device{suffix}"
-    if package.parts[0] != "src" and (len(here.parts) == 1 or root_on_path):
-        return f"from {dotted} import _device{suffix}"
+    if _inside(path, package) and relative and not entry:
+        level = len(here.parent.parts) - len(package.parts) + 1
+        return f"from {'.' * level} import {name}{suffix}"
+    if _inside(path, package) or (package.parts[0] != "src" and (len(here.parts) == 1 or root_on_path)):
+        return f"from {dotted} import {name}{suffix}"
     return None
 
 
