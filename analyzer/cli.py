@@ -231,7 +231,7 @@ def _rules(args: argparse.Namespace) -> int:
     for domain, rules in rules_by_domain().items():
         print(domain)
         for rule in rules:
-            print(f"  {rule.code}  {rule.name:<44} {rule.severity:<8} {rule.migration}")
+            print(f"  {rule.code}  {rule.name:<44} {rule.severity:<8} {rule.migration:<12} {rule.fix}")
     return EXIT_OK
 
 
