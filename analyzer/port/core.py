@@ -14,14 +14,22 @@ from pathlib import Path, PurePosixPath
 from analyzer.context.roles import file_role
 from analyzer.models import Finding, Report
 from analyzer.parsing import parse
-from analyzer.port.edits import Change, SiteOutcome, Style, line_starts_of, plan_literal, plan_note, plan_site
+from analyzer.port.edits import (
+    Change,
+    SiteOutcome,
+    Style,
+    cuda_literals,
+    line_starts_of,
+    plan_literal,
+    plan_note,
+    plan_site,
+)
 from analyzer.port.files import (
     FileRewrite,
     after_torch_import,
     binds_torch,
     check,
     compose,
-    cuda_literals,
     has_relative_import,
     identifiers,
     import_point,

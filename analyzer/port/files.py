@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from analyzer.parsing import parse, text
-from analyzer.port.edits import MARK, Change, SiteOutcome, cuda_literals  # noqa: F401  (re-exported)
+from analyzer.port.edits import MARK, Change, SiteOutcome
 
 IMPORT_TYPES = {"import_statement", "import_from_statement"}
 
