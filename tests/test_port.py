@@ -428,3 +428,30 @@ def test_a_project_device_module_of_its_own_is_never_replaced(tmp_path):
     _, result = _port(root)
     assert result.device_module == "pkg/_ascend_device.py" and "pkg/_device.py" not in result.new_files
     assert "from pkg import _ascend_device as _device  # ascend: port (device module)" in _new(result, "pkg/run.py")
+
+
+def test_port_over_mutated_files_never_crashes_and_every_patched_file_compiles(tmp_path):
+    from tests.fuzz_corpus import generate
+
+    root = tmp_path / "fuzz"
+    for relative, data in generate(300, seed=15):
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    for folder in root.iterdir():
+        (folder / "__init__.py").write_text("", encoding="utf-8")  # packages, so that the device module can be imported
+    analysed = analyze(root, AnalyzeOptions(jobs=1))
+    # the corpus holds NPU code of its own; without it the device module and its imports are exercised too
+    plain = analysed.model_copy(update={"project": analysed.project.model_copy(update={"npu_code": []})})
+    runs = [(analysed, PortOptions()), (analysed, PortOptions(unsafe=True)), (plain, PortOptions(unsafe=True)),
+            (plain, PortOptions(style="npu", unsafe=True))]
+    assert port(root, plain, PortOptions()).device_module is not None
+    for report, options in runs:
+        result = port(root, report, options)
+        for rewrite in result.rewrites:
+            if rewrite.path.endswith(".py"):
+                compile(rewrite.new, rewrite.path, "exec", dont_inherit=True)
+        for path, content in result.new_files.items():
+            compile(content, path, "exec", dont_inherit=True)
+        assert all(reason and "\n" not in reason for _, reason in result.unpatched)
+        assert unified_diff(result) == unified_diff(port(root, report, options))
