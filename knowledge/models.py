@@ -70,7 +70,7 @@ class Edit(_Record):
     - name: the matched name itself is replaced (``torch.float64`` -> ``torch.float32``), names in ``apis`` only.
     - string: string literals in the match whose value is one of ``values`` (``cuda`` also as ``cuda:N``, then
       the ``*_indexed`` template) are replaced by an expression.
-    - method: ``x.cuda(...)`` with keyword arguments only becomes ``x.<template>``.
+    - method: ``x.cuda(...)`` with keyword arguments only becomes the template, ``{object}`` being ``x``.
     - autocast: the whole call is rebuilt as the template with the original's positional arguments turned into
       keywords (``positional``) and the original's defaults made explicit (``defaults``), so the dtype is kept.
     - after: a statement assigning to the match gets the template as a new statement after it.

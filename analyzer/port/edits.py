@@ -262,8 +262,9 @@ def _method(node, data, finding, edit, style, outcome) -> str | None:
     if positional:
         return "a positional device argument: pick the device index by hand"
     args = ", ".join(text(k) for k in keyword)
-    new = _fill(style.template(edit), style, args=args, comma_args=f", {args}" if args else "")
-    outcome.changes.append(Change(name.start_byte, call.end_byte, new, "", 0))
+    target = function.child_by_field_name("object")
+    new = _fill(style.template(edit), style, object=text(target), args=args, comma_args=f", {args}" if args else "")
+    outcome.changes.append(Change(call.start_byte, call.end_byte, new, "", 0))
     return None
 
 
