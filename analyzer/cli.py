@@ -32,6 +32,10 @@ from analyzer.outputs import (
     write_output,
 )
 from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
+from analyzer.port import STYLES, ApplyError, PortOptions, apply, port, summarize, unified_diff
+from analyzer.port.patch import write_text_atomic
+from analyzer.port.summary import summary_lines
+from analyzer.port.verify import VERIFY_NAME, test_folder, verify_script
 from analyzer.probes.commands import ProbeError, add_probe_commands, run_probe_command
 from analyzer.render_text import printable
 from analyzer.rule_docs import render_rule, rules_by_domain, write_docs
@@ -81,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--lang", choices=("en", "zh"), default="en")
     rules = commands.add_parser("rules", help="list the rules by domain")
     rules.add_argument("--write-docs", type=Path, metavar="DIR", help="(re)generate the rule documentation into DIR")
+    add_port_command(commands)
     add_probe_commands(commands)
     return parser
 
@@ -88,6 +93,23 @@ def build_parser() -> argparse.ArgumentParser:
 def _shown(path: Path) -> str:
     home = str(Path.home())
     return "~" + str(path)[len(home):] if str(path).startswith(home + os.sep) else str(path)
+
+def add_port_command(commands) -> None:
+    port = commands.add_parser(
+        "port", help="rewrite the mechanical sites into a patch (safe fixes by default), with a device module")
+    port.add_argument("path", type=Path, help="the project folder")
+    port.add_argument("-o", "--output", type=Path, metavar="PATCH",
+                      help="write the unified diff here (default: standard output); verify_npu.py goes beside it")
+    port.add_argument("--apply", action="store_true", help="write the changes in place (refuses a dirty git tree)")
+    port.add_argument("--force", action="store_true", help="with --apply: write even into a dirty git tree")
+    port.add_argument("--unsafe", action="store_true", help="also apply fixes that need review (fix = unsafe)")
+    port.add_argument("--style", choices=STYLES, default="agnostic",
+                      help="agnostic (default): a device module picks NPU, CUDA or CPU; npu: write torch.npu/\"npu\"")
+    port.add_argument("--only", nargs="+", metavar="RULE", default=[], help="rewrite only these rules")
+    port.add_argument("--transfer-to-npu", dest="transfer_to_npu", action="store_true",
+                      help="also import torch_npu.contrib.transfer_to_npu at the entry points (with a comment on its side effects)")
+    port.add_argument("--torch-npu", dest="torch_npu", metavar="VERSION", help="target torch_npu version")
+    port.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="gitignore-style pattern to skip")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,12 +140,14 @@ def _main(argv: list[str] | None, err: Console) -> int:
             return _rules(args)
         if args.command == "probe":
             return run_probe_command(args)
+        if args.command == "port":
+            return _port(args)
         return _analyze(args, err)
     except UsageError as exc:
         return _fatal(str(exc))
     except BrokenPipeError:
         raise  # handled in main(): quietly
-    except (AnalysisError, KnowledgeError, CalibrationError, BaselineError, ProbeError, OSError) as exc:
+    except (AnalysisError, KnowledgeError, CalibrationError, BaselineError, ProbeError, ApplyError, OSError) as exc:
         return _fatal(str(exc))
     except KeyboardInterrupt:
         return _fatal("interrupted", 130)
@@ -222,6 +246,38 @@ def _changes(args: argparse.Namespace) -> ChangedLines | None:
     except GitUnavailable as exc:
         raise UsageError(f"--changed-since: {exc}") from None
 
+def _port(args: argparse.Namespace) -> int:
+    if not args.path.is_dir():
+        raise UsageError(f"{args.path} is not a folder")
+    if args.apply and args.output is not None:
+        raise UsageError("--apply writes in place; -o is for the patch file")
+    if args.force and not args.apply:
+        raise UsageError("--force only goes with --apply")
+    kb = load_knowledge()
+    unknown = sorted(code for code in (c.upper() for c in args.only) if code not in kb.rules)
+    if unknown:
+        raise UsageError(f"--only: unknown rules {', '.join(unknown)}")
+    own_outputs = (args.output,) if args.output is not None else ()
+    report = analyze(args.path, AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, own_outputs=own_outputs))
+    options = PortOptions(style=args.style, unsafe=args.unsafe, only=frozenset(c.upper() for c in args.only),
+                          transfer_to_npu=args.transfer_to_npu)
+    result = port(args.path, report, options)
+    script = verify_script(report, result, test_folder(args.path))
+    if args.apply:
+        written = apply(args.path, result, force=args.force, extra={VERIFY_NAME: script})
+        print(f"wrote {len(written)} files in {args.path}", file=sys.stderr)
+    else:
+        patch = unified_diff(result)
+        if args.output is not None:
+            write_text_atomic(args.output, patch)
+            write_text_atomic(args.output.parent / VERIFY_NAME, script)
+        else:
+            sys.stdout.write(patch)
+            sys.stdout.flush()
+    for line in summary_lines(summarize(report, result), result, report):
+        print(printable(line), file=sys.stderr)
+    return EXIT_OK
+
 
 def _write(report: Report, args: argparse.Namespace) -> None:
     languages = LANGUAGE_CHOICES[args.lang]
@@ -255,7 +311,7 @@ def _rules(args: argparse.Namespace) -> int:
     for domain, rules in rules_by_domain().items():
         print(domain)
         for rule in rules:
-            print(f"  {rule.code}  {rule.name:<44} {rule.severity:<8} {rule.migration}")
+            print(f"  {rule.code}  {rule.name:<44} {rule.severity:<8} {rule.migration:<12} {rule.fix}")
     return EXIT_OK
 
 

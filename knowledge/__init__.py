@@ -14,6 +14,7 @@ from packaging.version import InvalidVersion, Version
 
 from knowledge.models import (
     ContextConventions,
+    DeviceModuleTemplate,
     FusedOptimizers,
     KernelClass,
     OperatorTable,
@@ -233,3 +234,18 @@ def load_fused_optimizers() -> FusedOptimizers:
     if unknown:
         raise KnowledgeError(f"fused_optimizers.toml: kernels missing from ops.toml's [aten] table: {unknown}")
     return table
+
+
+@functools.cache
+def load_device_module() -> DeviceModuleTemplate:
+    """knowledge/port/device_module.toml, validated; every edit's `uses` must be a piece of it."""
+    template = _validate(DeviceModuleTemplate, _read_toml(KNOWLEDGE_DIR / "port" / "device_module.toml"), "device_module.toml")
+    offered = {piece.name for piece in template.function}
+    for rule in load_knowledge().rules.values():
+        if rule.edit is None:
+            continue
+        needed = {use.replace("{api}", api) for use in rule.edit.uses for api in (rule.edit.apis or [""])}
+        missing = sorted(needed - offered - {"DEVICE_TYPE"})
+        if missing:
+            raise KnowledgeError(f"device_module.toml: {rule.code} uses {missing}, which the device module does not offer")
+    return template

@@ -62,6 +62,66 @@ class Examples(_Record):
     language: Literal["python", "shell", "dockerfile", "yaml", "requirements", "cuda", "cpp", "cmake"] = "python"
 
 
+Fix = Literal["safe", "unsafe", "display-only"]
+
+
+class Edit(_Record):
+    """How `port` rewrites one site of a rule whose fix is safe or unsafe (analyzer/port/edits.py applies it).
+
+    Templates are filled per site: ``{dev}`` is the name the file imports the generated device module under,
+    ``{api}`` the last part of the matched name, ``{lhs}`` an assignment's target, ``{container}`` the object a
+    subscripted target indexes, ``{args}`` a call's keyword arguments, ``{index}`` a device index.
+
+    - callee: the matched callable of a call is replaced (``torch.cuda.synchronize`` -> ``{dev}.synchronize``);
+      only names in ``apis`` (what the device module offers); other names are left for a human.
+    - name: the matched name itself is replaced (``torch.float64`` -> ``torch.float32``), names in ``apis`` only.
+    - string: string literals in the match whose value is one of ``values`` (``cuda`` also as ``cuda:N``, then
+      the ``*_indexed`` template) are replaced by an expression.
+    - method: ``x.cuda(...)`` with keyword arguments only becomes the template, ``{object}`` being ``x``.
+    - autocast: the whole call is rebuilt as the template with the original's positional arguments turned into
+      keywords (``positional``) and the original's defaults made explicit (``defaults``), so the dtype is kept.
+    - after: a statement assigning to the match gets the template as a new statement after it.
+    - guard_import: a module-level import of a package that fails on Ascend goes into try/except ImportError, whose
+      handler runs the template with ``{names}`` (the names it binds, as `a = b = None`).
+    """
+
+    kind: Literal["callee", "name", "string", "method", "autocast", "after", "guard_import"]
+    agnostic: str = Field(min_length=1, description="Replacement in the device-agnostic style")
+    npu: str = Field(description="Replacement in the npu style (torch.npu / \"npu\" written directly); empty: this rule "
+                     "has no rewrite in the npu style")
+    agnostic_indexed: str | None = None
+    npu_indexed: str | None = None
+    apis: list[str] = Field(default_factory=list)
+    values: list[str] = Field(default_factory=list)
+    positional: list[str] = Field(default_factory=list)
+    defaults: dict[str, str] = Field(default_factory=dict)
+    uses: list[str] = Field(default_factory=list, description="Device-module names the agnostic template needs")
+    shell: str | None = Field(
+        default=None,
+        description="Shell scripts: a statement added after an assignment of the matched variable ({keyword} is "
+        "`export ` when the original exports it)",
+    )
+    shell_prefix: str | None = Field(
+        default=None, description="Shell scripts: an assignment put before `VAR=value command` ({value}: the value)"
+    )
+    guard: Literal["stays", "selects"] | None = Field(
+        default=None,
+        description="stays: the site is left for a human when its statement keeps a \"cuda\" literal the patch does "
+        "not rewrite (a comparison would stop matching). selects: a CUDA check, which turns true on NPU once "
+        "rewritten: rewritten only where it selects a \"cuda\" literal the patch rewrites in the same statement "
+        "(`\"cuda\" if check else \"cpu\"` gets the literal rewritten with it) and no \"cuda\" literal stays; a "
+        "check that guards other CUDA-only code is left for a human",
+    )
+
+    @model_validator(mode="after")
+    def _complete(self) -> "Edit":
+        if self.kind in {"callee", "name"} and not self.apis:
+            raise ValueError("a callee edit lists the apis the device module offers")
+        if self.kind == "string" and not self.values:
+            raise ValueError("a string edit lists the literal values it replaces")
+        return self
+
+
 class Rule(_Record):
     code: str = Field(pattern=r"^(DEP|DEV|ATT|OPS|DST|PRC|TPM)\d{3}$")
     name: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -69,6 +129,11 @@ class Rule(_Record):
     severity: Severity = Field(description="Severity when the target torch_npu does not handle it automatically")
     auto_severity: Severity = Field(default="info", description="Severity when transfer_to_npu handles it")
     migration: Migration = Field(description="Migration kind when not handled automatically")
+    fix: Fix = Field(
+        description="What `port` may do: safe (meaning-preserving on CUDA and correct on NPU: applied by default), "
+        "unsafe (needs review: applied with --unsafe), display-only (a comment with the plan, no code change)"
+    )
+    edit: Edit | None = Field(default=None, description="How `port` rewrites a site (safe and unsafe rules)")
     auto_when: list[str] = Field(
         default_factory=list,
         description="transfer_to_npu capabilities, any of which makes the finding 'auto' at the target",
@@ -98,6 +163,14 @@ class Rule(_Record):
         description="symbol → symbol of this rule: a site of the first is dropped where the same file has a site of "
         "the second, whose rewrite covers it (torch.polar tables beside the view_as_complex that applies them)",
     )
+
+    @model_validator(mode="after")
+    def _fix_has_edit(self) -> "Rule":
+        if self.fix == "display-only" and self.edit is not None:
+            raise ValueError(f"{self.code}: a display-only rule has no edit")
+        if self.fix != "display-only" and self.edit is None:
+            raise ValueError(f"{self.code}: a {self.fix} fix needs an edit spec")
+        return self
 
     @model_validator(mode="after")
     def _effort_ordered(self) -> "Rule":
@@ -316,3 +389,15 @@ class OperatorTable(_Record):
     not_operator: list[SourcedName] = Field(default_factory=list)
     module_name: list[ModuleName] = Field(default_factory=list)
 
+
+
+class DeviceFunction(_Record):
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    code: str = Field(min_length=1)
+
+
+class DeviceModuleTemplate(_Record):
+    """knowledge/port/device_module.toml: the device module `port` writes, piece by piece."""
+
+    header: str = Field(min_length=1)
+    function: list[DeviceFunction] = Field(min_length=1)

@@ -168,3 +168,15 @@ def golden_path(name: str) -> Path:
 
 def dump(view: dict) -> str:
     return json.dumps(view, indent=1, ensure_ascii=False) + "\n"
+
+
+def port_golden_path(name: str) -> Path:
+    return GOLDEN / "port" / f"{name}.patch"
+
+
+def port_patch(name: str) -> str:
+    """The agnostic, safe-only patch `port` writes for a sample (pinned by tests/golden/port/)."""
+    from analyzer.port import PortOptions, port, unified_diff
+
+    root = SAMPLES / name
+    return unified_diff(port(root, analyze(root, AnalyzeOptions(jobs=1)), PortOptions()))

@@ -1,7 +1,17 @@
-"""Rewrite the golden files (tests/golden/*.json and tests/golden/formats/) from the current analyzer.
+"""Rewrite the golden files (tests/golden/*.json, tests/golden/formats/ and the port patches in tests/golden/port/) from the current analyzer.
 Review the diff by hand before committing."""
 
-from tests.golden_format import GOLDEN, dump, expected_view, format_golden_dir, format_outputs, golden_path, sample_names
+from tests.golden_format import (
+    GOLDEN,
+    dump,
+    expected_view,
+    format_golden_dir,
+    format_outputs,
+    golden_path,
+    port_golden_path,
+    port_patch,
+    sample_names,
+)
 
 if __name__ == "__main__":
     GOLDEN.mkdir(exist_ok=True)
@@ -13,3 +23,6 @@ if __name__ == "__main__":
         for filename, content in format_outputs(name).items():
             (folder / filename).write_text(content, encoding="utf-8", newline="")
         print(f"wrote {folder}")
+        port_golden_path(name).parent.mkdir(exist_ok=True)
+        port_golden_path(name).write_text(port_patch(name), encoding="utf-8", newline="")
+        print(f"wrote {port_golden_path(name)}")

@@ -1,0 +1,77 @@
+"""Shell launch scripts: a rule's `shell` edit completes a variable written there (`export CUDA_VISIBLE_DEVICES=0,1`
+gets `export ASCEND_RT_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES}"` after it; `CUDA_VISIBLE_DEVICES=0 torchrun ...` gets
+`ASCEND_RT_VISIBLE_DEVICES=0` beside it), through tree-sitter-bash. Reads of the variable are left alone."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from analyzer.models import Finding
+from analyzer.parsing import parse, text
+from analyzer.port.edits import MARK, SiteOutcome, byte_offset, line_starts_of
+from knowledge.models import Edit
+
+SHELL_SUFFIXES = (".sh", ".bash")
+
+
+def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]]) -> tuple[str | None, list[SiteOutcome]]:
+    """The rewritten script (None when nothing changes) and each site's outcome."""
+    starts = line_starts_of(data)
+    pieces: list[tuple[int, bytes]] = []
+    outcomes = []
+    for finding, edit in findings:
+        outcome = SiteOutcome(finding)
+        outcomes.append(outcome)
+        begin = byte_offset(data, starts, finding.line, finding.column)
+        end = byte_offset(data, starts, finding.end_line, finding.end_column)
+        node = root.descendant_for_byte_range(begin, end) if 0 <= begin <= end else None
+        assignment = node
+        while assignment is not None and assignment.type != "variable_assignment":
+            assignment = assignment.parent
+        if assignment is None or text(assignment.child_by_field_name("name") or assignment).strip() != finding.symbol:
+            outcome.reason = "not an assignment of the variable (only writes are completed)"
+            continue
+        holder = assignment.parent
+        row_start = data.rfind(b"\n", 0, assignment.start_byte) + 1
+        if holder is not None and holder.type == "command" and edit.shell_prefix:
+            value = assignment.child_by_field_name("value")
+            new = edit.shell_prefix.format(value=text(value) if value is not None else "")
+            pieces.append((assignment.start_byte, new.encode("utf-8") + b" "))
+            statement = holder
+        elif edit.shell:
+            statement = holder if holder is not None and holder.type == "declaration_command" else assignment
+            keyword = "export " if statement.type == "declaration_command" and text(statement).startswith("export") else ""
+            row_end = data.find(b"\n", statement.end_byte)
+            row_end = len(data) if row_end < 0 else row_end
+            rest = data[statement.end_byte: row_end].strip()
+            indent = data[row_start: statement.start_byte] if statement.start_byte >= row_start else b"x"
+            if indent.strip() or (rest and not rest.startswith(b"#")) or statement.start_point[0] != statement.end_point[0]:
+                outcome.reason = "the assignment shares its line"
+                continue
+            added = edit.shell.format(keyword=keyword) + f"  {MARK} ignore[{finding.rule}] (port)"
+            pieces.append((row_end, b"\n" + indent + added.encode("utf-8")))
+        else:
+            outcome.reason = "no shell rewrite for this form"
+            continue
+        line_start = data.rfind(b"\n", 0, statement.start_byte) + 1
+        line = data[line_start: statement.start_byte]
+        if line.strip():
+            outcome.reason = "the statement shares its line"
+            pieces.pop()
+            continue
+        comment = line + f"{MARK} ignore[{finding.rule}] (port: completed for Ascend)\n".encode("utf-8")
+        pieces.append((line_start, comment))
+        outcome.changes = ["shell"]  # a marker: this site was rewritten
+    if not pieces:
+        return None, outcomes
+    out = bytearray(data)
+    for offset, new in sorted(pieces, key=lambda p: p[0], reverse=True):
+        out[offset:offset] = new
+    result = bytes(out)
+    if parse("bash", result).has_error:
+        for outcome in outcomes:
+            if outcome.reason is None:
+                outcome.reason = "the rewritten script does not parse"
+                outcome.changes = []
+        return None, outcomes
+    return result.decode("utf-8"), outcomes

@@ -1,0 +1,94 @@
+"""What `port` did, per rule: sites rewritten safe / unsafe / left for a human, as a share of all sites (the
+figure HIPIFY and SYCLomatic print)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from analyzer.context.roles import file_role
+from analyzer.models import DaysRange, Report
+from analyzer.port.core import PortResult
+from domains.phases.estimate import estimate
+from domains.phases.plan import plan_data
+from knowledge import load_context_conventions, load_knowledge
+
+
+@dataclass(frozen=True)
+class RuleTally:
+    rule: str
+    name: str
+    fix: str
+    sites: int
+    safe: int
+    unsafe: int
+
+    @property
+    def left(self) -> int:
+        return self.sites - self.safe - self.unsafe
+
+
+def rewritten_fingerprints(result: PortResult) -> set[str]:
+    patched = {r.path for r in result.rewrites}
+    return {o.finding.fingerprint for o in result.outcomes
+            if o.reason is None and o.changes and o.finding.path in patched}
+
+
+def summarize(report: Report, result: PortResult) -> list[RuleTally]:
+    kb = load_knowledge()
+    done = rewritten_fingerprints(result)
+    counts: dict[str, list[int]] = {}
+    for finding in report.findings:
+        if finding.suppressed or finding.rule not in kb.rules:
+            continue
+        row = counts.setdefault(finding.rule, [0, 0])
+        row[0] += 1
+        row[1] += finding.fingerprint in done
+    tallies = []
+    for code, (sites, rewritten) in sorted(counts.items()):
+        rule = kb.rules[code]
+        tallies.append(RuleTally(code, rule.name, rule.fix, sites,
+                                 rewritten if rule.fix == "safe" else 0, rewritten if rule.fix == "unsafe" else 0))
+    return tallies
+
+
+def remaining_effort(report: Report, result: PortResult) -> DaysRange:
+    """The report's required effort recomputed (the same estimate) over the findings the patch did not resolve."""
+    done = rewritten_fingerprints(result)
+    left = [f for f in report.findings if f.fingerprint not in done]
+    conventions = load_context_conventions().roles
+    matrix = report.phase_matrix
+    work = estimate(left, matrix.phases if matrix else [], matrix.entries if matrix else [], report.custom_ops,
+                    report.project.npu_code, lambda path: file_role(path, conventions), plan_data())
+    return work.total
+
+
+def summary_lines(tallies: list[RuleTally], result: PortResult, report: Report | None = None) -> list[str]:
+    total = sum(t.sites for t in tallies)
+    safe = sum(t.safe for t in tallies)
+    unsafe = sum(t.unsafe for t in tallies)
+    share = (safe + unsafe) / total if total else 0.0
+    attempted = sum(1 for o in result.outcomes if o.reason is None or not o.reason.startswith("display-only"))
+    lines = [f"port: {safe + unsafe} of {total} sites rewritten ({share:.0%}): {safe} safe, {unsafe} unsafe, "
+             f"{total - safe - unsafe} left for a human ({attempted} had a fix and ran in product code); "
+             f"{len(result.rewrites)} files changed"
+             + (f", device module {result.device_module}" if result.device_module else "")]
+    if report is not None and report.effort is not None:
+        before, after = report.effort.total, remaining_effort(report, result)
+        lines.append(f"  required effort: {before.low_days:g}-{before.high_days:g} person-days before, "
+                     f"{after.low_days:g}-{after.high_days:g} left after the patch")
+    for tally in tallies:
+        if tally.safe or tally.unsafe or tally.fix != "display-only":
+            lines.append(f"  {tally.rule} {tally.name:<32} {tally.fix:<12} sites {tally.sites:>4}  safe {tally.safe:>4}  "
+                         f"unsafe {tally.unsafe:>4}  left {tally.left:>4}")
+    for path, reason in result.unpatched:
+        lines.append(f"  not patched: {path}: {reason}")
+    held = [o for o in result.outcomes if o.reason is not None]
+    for outcome in held[:MAX_HELD_LISTED]:
+        f = outcome.finding
+        lines.append(f"  left: {f.path}:{f.line} {f.rule}: {outcome.reason}")
+    if len(held) > MAX_HELD_LISTED:
+        lines.append(f"  ... and {len(held) - MAX_HELD_LISTED} more sites left")
+    return lines
+
+
+MAX_HELD_LISTED = 50

@@ -1,0 +1,114 @@
+"""verify_npu.py, written beside the patch: standard library + torch. It is the exported probe script (the same
+environment check as `probe env` and the same probes, generated from analyzer/probes, not copied) plus a check that
+imports every patched module with torch_npu loaded, runs the project's tests when it has a tests folder, and runs
+the probes that match the report's rules. Exit 0 when every step passed; the last line is a one-line summary."""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from analyzer.models import Report
+from analyzer.port.core import PortResult
+from analyzer.probes.catalog import PROBES
+from analyzer.probes.export import script_text
+from knowledge import load_knowledge
+
+VERIFY_NAME = "verify_npu.py"
+_MAIN_GUARD = 'if __name__ == "__main__":\n    sys.exit(standalone_main())\n'
+
+_VERIFY = '''
+
+# ---- verify_npu ------------------------------------------------------------
+# Written by ascend-feasibility port for this patch. Usage, from the project's root (or --root):
+#     python verify_npu.py [--root DIR] [--skip-tests] [--skip-probes]
+
+PATCHED_MODULES = {modules}
+TEST_FOLDER = {tests}
+MATCHING_PROBES = {probes}
+BAD_VERDICTS = ("wrong", "error", "missing")
+
+_IMPORT_SNIPPET = (
+    "import importlib, importlib.util, sys\\n"
+    "sys.path.insert(0, sys.argv[1])\\n"
+    "if importlib.util.find_spec('torch_npu') is not None:\\n"
+    "    import torch_npu  # noqa: F401\\n"
+    "for name in sys.argv[2:]:\\n"
+    "    importlib.import_module(name)\\n"
+)
+
+
+def verify_main(argv=None):
+    import os
+    import subprocess
+
+    parser = argparse.ArgumentParser(description="Check a project ported by ascend-feasibility port on this host.")
+    parser.add_argument("--root", default=None, help="the project's root (default: this script's folder, else .)")
+    parser.add_argument("--skip-tests", action="store_true")
+    parser.add_argument("--skip-probes", action="store_true")
+    args = parser.parse_args(argv)
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = args.root or (here if any(os.path.exists(os.path.join(here, *m.split("."))) or
+                                      os.path.exists(os.path.join(here, *m.split(".")) + ".py")
+                                      for m in PATCHED_MODULES) else os.getcwd())
+    steps = []
+    environment = detect_environment()
+    env_ok = bool(environment.get("torch")) and not environment.get("torch_error")
+    steps.append(("environment", env_ok, "torch %s, torch_npu %s, CANN %s" % (
+        environment.get("torch"), environment.get("torch_npu"), environment.get("cann"))))
+    for problem in environment.get("problems", []):
+        print("environment: %s" % json.dumps(problem, ensure_ascii=False), file=sys.stderr)
+    if PATCHED_MODULES:
+        done = subprocess.run([sys.executable, "-c", _IMPORT_SNIPPET, root, *PATCHED_MODULES],
+                              capture_output=True, text=True, cwd=root)
+        if done.returncode:
+            print(done.stderr[-4000:], file=sys.stderr)
+        steps.append(("imports", done.returncode == 0, "%d patched modules" % len(PATCHED_MODULES)))
+    if TEST_FOLDER and not args.skip_tests:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", TEST_FOLDER], cwd=root)
+        steps.append(("tests", done.returncode == 0, "pytest %s exit %d" % (TEST_FOLDER, done.returncode)))
+    if MATCHING_PROBES and not args.skip_probes and env_ok:
+        document = run_probes("auto", list(MATCHING_PROBES), ("small",), None, None, environment)
+        bad = [row for row in document.get("results", []) if row.get("verdict") in BAD_VERDICTS]
+        for row in bad:
+            print("probe %s %s: %s" % (row.get("probe"), row.get("candidate"), row.get("verdict")), file=sys.stderr)
+        steps.append(("probes", not bad, "%d results, %d bad" % (len(document.get("results", [])), len(bad))))
+    failed = [name for name, ok, _ in steps if not ok]
+    for name, ok, detail in steps:
+        print("%-12s %s  %s" % (name, "ok" if ok else "FAILED", detail))
+    print("verify_npu: %s (%s)" % ("FAILED: " + ", ".join(failed) if failed else "passed",
+                                   ", ".join(name for name, _, _ in steps)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(verify_main())
+'''
+
+
+def patched_modules(result: PortResult) -> list[str]:
+    """Dotted names of the patched files that an import can reach from the root."""
+    names = []
+    for path in sorted({r.path for r in result.rewrites} | set(result.new_files)):
+        pure = PurePosixPath(path)
+        if pure.suffix != ".py" or not all(part.isidentifier() for part in (*pure.parts[:-1], pure.stem)):
+            continue
+        parts = pure.parts[:-1] + (() if pure.stem == "__init__" else (pure.stem,))
+        if parts:
+            names.append(".".join(parts))
+    return names
+
+
+def test_folder(root: Path) -> str | None:
+    """The project's tests folder, when it has one (pytest runs it)."""
+    return next((name for name in ("tests", "test") if (root / name).is_dir() and not (root / name).is_symlink()), None)
+
+
+def verify_script(report: Report, result: PortResult, test_folder: str | None = None) -> str:
+    rules = {f.rule for f in report.findings if not f.suppressed}
+    probes = [probe.name for probe in PROBES if rules & set(probe.rules)]
+    base = script_text(load_knowledge())
+    if base.endswith(_MAIN_GUARD):
+        base = base[: -len(_MAIN_GUARD)]
+    return base + _VERIFY.format(
+        modules=repr(patched_modules(result)), tests=repr(test_folder), probes=repr(probes)
+    )

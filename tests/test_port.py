@@ -1,0 +1,457 @@
+"""`ascend-feasibility port`: fix applicability as data, each rewrite (flagged and not), bad input, determinism,
+--apply, and the sample projects end to end (patch pinned by tests/golden/port/, `git apply`, the sample's tests)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analyzer.cli import main
+from analyzer.pipeline import AnalyzeOptions, analyze
+from analyzer.port import PortOptions, port, summarize, unified_diff
+from analyzer.port.verify import verify_script
+from knowledge import load_device_module, load_knowledge
+from tests.golden_format import SAMPLES, port_golden_path, port_patch, sample_names
+
+FIXES = {"safe", "unsafe", "display-only"}
+
+
+def test_every_rule_has_a_fix_and_safe_ones_an_edit():
+    kb = load_knowledge()
+    assert {rule.fix for rule in kb.rules.values()} <= FIXES
+    for rule in kb.rules.values():
+        assert (rule.edit is not None) == (rule.fix != "display-only"), rule.code
+    assert {code for code, rule in kb.rules.items() if rule.fix == "safe"} >= {
+        "DEV001", "DEV003", "DEV004", "DEV101", "DEV102", "DEV104", "DEV105", "DEV106", "DEV140", "DEV141",
+        "DST001", "PRC010", "DEV201",
+    }
+
+
+def test_npu_style_names_exist_in_every_release():
+    """A wrong replacement is the worst bug: every torch.npu name an npu-style edit writes is in every release's
+    torch_npu.npu.__all__ (amp names in npu.amp's)."""
+    kb = load_knowledge()
+    for rule in kb.rules.values():
+        edit = rule.edit
+        if edit is None or not edit.npu.startswith("torch.npu."):
+            continue
+        for api in edit.apis or [""]:
+            name = edit.npu.split("(")[0].split(" ")[0].format(api=api)[len("torch.npu."):]
+            for release in kb.releases:
+                profile = kb.profiles[release.profile]
+                table = profile.amp_all if name.startswith("amp.") else profile.npu_all
+                assert name.split(".")[-1 if name.startswith("amp.") else 0] in table, (rule.code, name, release.torch_npu)
+
+
+def test_device_module_pieces_compile():
+    template = load_device_module()
+    for piece in template.function:
+        compile(template.header + piece.code, piece.name, "exec", dont_inherit=True)
+
+
+def test_explain_shows_the_fix(capsys):
+    assert main(["explain", "DEV101"]) == 0
+    assert "Port fix**: safe" in capsys.readouterr().out
+    assert main(["explain", "OPS001", "--lang", "zh"]) == 0
+    assert "仅提示" in capsys.readouterr().out
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "proj"
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+    return root
+
+
+def _port(root: Path, **options):
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    result = port(root, report, PortOptions(**options))
+    return report, result
+
+
+def _new(result, path: str) -> str | None:
+    return next((r.new for r in result.rewrites if r.path == path), None)
+
+
+MAIN = 'if __name__ == "__main__":\n    main()\n'
+
+
+def _port_one(tmp_path: Path, name: str, source: str, **options):
+    """Port a one-file project; the result and the file's new text."""
+    _, result = _port(_project(tmp_path, {name: source}), **options)
+    return result, _new(result, name)
+
+
+def test_torch_cuda_calls_go_through_the_device_module(tmp_path):
+    result, new = _port_one(tmp_path, "run.py", (
+        "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n    torch.cuda.empty_cache()\n"
+        "    n = torch.cuda.get_device_name(0)\n    return n\n\n\n" + MAIN))
+    assert "    # ascend: DEV101\n    _device.synchronize()\n" in new
+    assert "    # ascend: DEV102\n    _device.empty_cache()\n" in new
+    assert "torch.cuda.get_device_name(0)" in new  # the device module offers no get_device_name: left for a human
+    assert "import proj_device as _device  # ascend: port (device module)" in new
+    module = result.new_files["proj_device.py"]
+    assert "def synchronize(" in module and "def empty_cache(" in module and "def manual_seed(" not in module
+
+
+def test_device_strings_methods_and_backend(tmp_path):
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/core.py": (
+        "import torch\nimport torch.distributed as dist\n\n\ndef setup(model, rank):\n"
+        "    dist.init_process_group(backend=\"nccl\")\n    dev = torch.device(\"cuda:1\")\n"
+        "    a = model.cuda()\n    b = model.cuda(non_blocking=True)\n    c = model.cuda(rank)\n    return dev, a, b, c\n")})
+    _, result = _port(root)
+    new = _new(result, "pkg/core.py")
+    assert "dist.init_process_group(backend=_device.DIST_BACKEND)" in new
+    assert 'torch.device(f"{_device.DEVICE_TYPE}:1")' in new
+    assert "a = _device.move(model)" in new and "b = _device.move(model, non_blocking=True)" in new
+    assert "c = model.cuda(rank)" in new  # a positional device index is left for a human
+    assert "from pkg import _device  # ascend: port (device module)" in new
+    assert result.device_module == "pkg/_device.py"
+
+
+def test_relative_imports_in_the_package_give_a_relative_import(tmp_path):
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": "X = 1\n", "pkg/sub/__init__.py": "",
+                               "pkg/sub/b.py": "import torch\n\nfrom ..a import X\n\n\ndef f():\n    torch.cuda.synchronize()\n"})
+    _, result = _port(root)
+    assert "from .. import _device  # ascend: port (device module)" in _new(result, "pkg/sub/b.py")
+
+
+def test_autocast_keeps_the_dtype_and_grad_scaler(tmp_path):
+    result, new = _port_one(tmp_path, "train.py", (
+        "import torch\nfrom torch.cuda.amp import GradScaler, autocast\n\n\ndef main(x):\n"
+        "    scaler = GradScaler(init_scale=1024)\n    with autocast():\n        y = x * 2\n"
+        "    with torch.cuda.amp.autocast(True, torch.bfloat16):\n        y = y * 2\n    return scaler, y\n\n\n" + MAIN))
+    assert "with torch.autocast(_device.DEVICE_TYPE, dtype=torch.float16):" in new
+    assert "with torch.autocast(_device.DEVICE_TYPE, enabled=True, dtype=torch.bfloat16):" in new
+    assert "scaler = _device.GradScaler(init_scale=1024)" in new
+    assert "def GradScaler(*args, **kwargs):" in result.new_files["proj_device.py"]
+
+
+def test_assignments_get_their_npu_twin_and_reads_do_not(tmp_path):
+    result, new = _port_one(tmp_path, "train.py", (
+        "import os\n\nimport torch\n\nos.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0,1\"\n"
+        "torch.backends.cuda.matmul.allow_tf32 = True\nprint(os.environ.get(\"CUDA_VISIBLE_DEVICES\"))\n"))
+    assert ('os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"\nos.environ["ASCEND_RT_VISIBLE_DEVICES"] = '
+            'os.environ["CUDA_VISIBLE_DEVICES"]  # ascend: ignore[DEV201] (port)\n') in new
+    assert "torch.backends.cuda.matmul.allow_tf32 = True\n_device.mirror_tf32_matmul()\n" in new
+    assert 'print(os.environ.get("CUDA_VISIBLE_DEVICES"))' in new
+
+
+def test_cuda_checks_are_rewritten_only_where_they_pick_the_device(tmp_path):
+    result, new = _port_one(tmp_path, "run.py", (
+        "import torch\n\n\ndef main(device):\n    name = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n"
+        "    if torch.cuda.is_available():\n        x = torch.zeros(1, device=\"cuda\")\n"
+        "    if not torch.cuda.is_available():\n        return None\n"
+        "    kind = \"cuda\" if \"cuda\" in device else \"cpu\"\n    return name, x, kind\n\n\n" + MAIN))
+    assert "name = _device.DEVICE_TYPE if _device.is_available() else \"cpu\"" in new  # the idiom: both rewritten
+    assert "    if _device.is_available():\n        # ascend: DEV001\n        x = torch.zeros(1, device=_device.DEVICE_TYPE)" in new
+    assert "if not torch.cuda.is_available():" in new  # guards CUDA-only code: left for a human
+    held = {o.finding.line: o.reason for o in result.outcomes if o.reason}
+    assert "guards CUDA-only code" in held[8]
+
+
+def test_npu_style_writes_torch_npu_directly(tmp_path):
+    result, new = _port_one(tmp_path, "run.py", (
+        "import torch\n\n\ndef main(m):\n    torch.cuda.synchronize()\n    return m.cuda(), torch.device(\"cuda\")\n\n\n"
+        + MAIN), style="npu")
+    assert "torch.npu.synchronize()" in new and "m.npu()" in new and 'torch.device("npu")' in new
+    assert not result.new_files
+    assert "import torch_npu  # noqa: F401" in new  # no entry point found: each file that writes torch.npu loads it
+
+
+def test_tests_examples_and_guarded_code_are_not_rewritten(tmp_path):
+    root = _project(tmp_path, {"tests/test_x.py": "import torch\n\n\ndef test_x():\n    torch.cuda.synchronize()\n",
+                               "examples/demo.py": "import torch\ntorch.cuda.synchronize()\n"})
+    _, result = _port(root)
+    assert not result.rewrites and not result.new_files
+
+
+def test_unsafe_and_only(tmp_path):
+    source = "import torch\n\n\ndef f(x):\n    torch.cuda.synchronize()\n    return x.to(\"cuda\", dtype=torch.float64)\n"
+    root = _project(tmp_path, {"lib.py": source})
+    _, safe = _port(root)
+    assert "torch.float64" in _new(safe, "lib.py")
+    _, unsafe = _port(root, unsafe=True)
+    assert "dtype=torch.float32" in _new(unsafe, "lib.py") and "# ascend: DEV001, PRC001" in _new(unsafe, "lib.py")
+    _, only = _port(root, only=frozenset({"DEV101"}))
+    assert "_device.synchronize()" in _new(only, "lib.py") and '"cuda"' in _new(only, "lib.py")
+
+
+def test_unsafe_adds_the_plan_above_display_only_sites(tmp_path):
+    root = _project(tmp_path, {"lib.py": "import subprocess\n\n\ndef f():\n    return subprocess.run([\"nvidia-smi\"])\n"})
+    _, safe = _port(root)
+    assert not safe.rewrites
+    report, unsafe = _port(root, unsafe=True)
+    new = _new(unsafe, "lib.py")
+    assert "    # ascend: DEV211 (display-only): " in new and 'subprocess.run(["nvidia-smi"])' in new
+    assert all(t.safe == t.unsafe == 0 for t in summarize(report, unsafe) if t.rule == "DEV211")
+
+
+def test_a_project_with_its_own_npu_code_keeps_its_abstraction(tmp_path):
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/npu_accelerator.py": "import torch_npu\n\n\ndef name():\n    return \"npu\"\n",
+                               "pkg/run.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n"})
+    report, result = _port(root)
+    assert report.project.npu_code
+    assert not result.new_files and not result.rewrites
+    assert any("own NPU code" in (o.reason or "") for o in result.outcomes)
+
+
+def test_bad_input_is_listed_and_never_patched(tmp_path):
+    root = _project(tmp_path, {"broken.py": "import torch\ntorch.cuda.synchronize()\ndef (:\n",
+                               "good.py": "import torch\ntorch.cuda.synchronize()\n"})
+    (root / "latin.py").write_bytes(b"import torch\ntorch.cuda.synchronize()\nx = '\xe9'\n")
+    report, result = _port(root)
+    listed = dict(result.unpatched)
+    assert listed.get("broken.py") == "does not parse"
+    assert "broken.py" not in {r.path for r in result.rewrites}
+    assert "good.py" in {r.path for r in result.rewrites}
+    tallies = {t.rule: t for t in summarize(report, result)}
+    assert tallies["DEV101"].safe >= 1 and tallies["DEV101"].left >= 1
+
+
+def test_the_patch_is_deterministic_and_compiles(tmp_path):
+    first = port_patch("llm_train")
+    assert first == port_patch("llm_train")
+    assert first.count("diff --git") >= 3
+
+
+def test_cli_writes_patch_and_verify_script(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["port", str(SAMPLES / "llm_train"), "-o", str(out / "port.patch")]) == 0
+    assert "sites rewritten" in capsys.readouterr().err
+    script = (out / "verify_npu.py").read_text(encoding="utf-8")
+    compile(script, "verify_npu.py", "exec", dont_inherit=True)
+    assert "PATCHED_MODULES = ['llm_train._device', 'llm_train.checkpoint', 'train']" in script
+    assert (out / "port.patch").read_text(encoding="utf-8") == port_golden_path("llm_train").read_text(encoding="utf-8")
+
+
+def test_cli_usage_errors(tmp_path, capsys):
+    assert main(["port", str(tmp_path / "missing")]) == 2
+    assert main(["port", str(SAMPLES / "llm_train"), "--only", "NOPE999"]) == 2
+    assert main(["port", str(SAMPLES / "llm_train"), "--force"]) == 2
+
+
+def _git_repo(tmp_path: Path) -> Path:
+    from dulwich import porcelain
+
+    root = _project(tmp_path, {"run.py": "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n\n\n" + MAIN})
+    porcelain.init(str(root))
+    porcelain.add(str(root), paths=[str(root / "run.py")])
+    porcelain.commit(str(root), message=b"init", author=b"t <t@t>", committer=b"t <t@t>")
+    return root
+
+
+def test_apply_refuses_a_dirty_tree_and_writes_nothing(tmp_path, capsys):
+    root = _git_repo(tmp_path)
+    (root / "run.py").write_text((root / "run.py").read_text() + "# local edit\n", encoding="utf-8")
+    before = (root / "run.py").read_text()
+    assert main(["port", str(root), "--apply"]) == 2
+    assert "uncommitted changes" in capsys.readouterr().err
+    assert (root / "run.py").read_text() == before and not (root / "proj_device.py").exists()
+    assert main(["port", str(root), "--apply", "--force"]) == 0
+    assert "_device.synchronize()" in (root / "run.py").read_text()
+    assert (root / "proj_device.py").exists() and (root / "verify_npu.py").exists()
+
+
+def test_apply_on_a_clean_tree(tmp_path):
+    root = _git_repo(tmp_path)
+    assert main(["port", str(root), "--apply"]) == 0
+    compile((root / "run.py").read_text(), "run.py", "exec")
+
+
+@pytest.mark.parametrize("name", sample_names())
+def test_sample_port_is_pinned_applies_and_its_tests_pass(name, tmp_path):
+    patch = port_patch(name)
+    assert patch == port_golden_path(name).read_text(encoding="utf-8"), "run python -m tests.update_goldens"
+    copy = tmp_path / name
+    shutil.copytree(SAMPLES / name, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    if not patch:
+        return
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    (tmp_path / "port.patch").write_text(patch, encoding="utf-8")
+    for args in (["--check"], []):
+        done = subprocess.run(["git", "apply", *args, str(tmp_path / "port.patch")], cwd=copy, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    for path in copy.rglob("*.py"):
+        compile(path.read_text(encoding="utf-8"), str(path), "exec", dont_inherit=True)
+    if (copy / "tests").is_dir() and name != "fused_kernels":  # fused_kernels' tests need its CUDA extension
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=copy,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout[-3000:]
+        assert "skipped" not in done.stdout.splitlines()[-1]  # the ported-only tests ran too
+
+
+def test_verify_script_lists_matching_probes():
+    root = SAMPLES / "llm_train"
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    script = verify_script(report, port(root, report, PortOptions()), "tests")
+    assert "TEST_FOLDER = 'tests'" in script and "'rms-norm'" in script and "'matmul-precision'" in script
+
+
+def _committed_copy(tmp_path: Path, name: str) -> Path:
+    from dulwich import porcelain
+
+    copy = tmp_path / name
+    shutil.copytree(SAMPLES / name, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    porcelain.init(str(copy))
+    porcelain.add(str(copy), paths=[str(p) for p in copy.rglob("*") if p.is_file()])
+    porcelain.commit(str(copy), message=b"init", author=b"t <t@t>", committer=b"t <t@t>")
+    return copy
+
+
+def test_port_is_idempotent_and_a_later_analysis_counts_nothing_it_wrote(tmp_path):
+    from dulwich import porcelain
+
+    copy = _committed_copy(tmp_path, "llm_train")
+    assert main(["port", str(copy), "--apply"]) == 0
+    porcelain.add(str(copy), paths=[str(p) for p in copy.rglob("*") if p.is_file() and ".git" not in p.parts])
+    porcelain.commit(str(copy), message=b"port", author=b"t <t@t>", committer=b"t <t@t>")
+    report, again = _port(copy)
+    assert unified_diff(again) == ""
+    ours = [f for f in report.findings if f.path in {"llm_train/_device.py", "verify_npu.py"} and not f.suppressed]
+    assert all(f.reach == "npu-path" for f in ours), [(f.rule, f.path, f.reach) for f in ours]
+    tf32 = [f for f in report.findings if f.rule == "PRC010" and f.path == "train.py"]
+    assert tf32 and all(f.suppressed for f in tf32)  # the mirror after it: marked handled
+    twins = [f for f in report.findings if f.rule == "DEV201" and f.path == "scripts/train.sh"]
+    assert len(twins) == 2 and all(f.suppressed for f in twins)  # the write and the added line that reads it
+    assert not report.unused_suppressions
+
+
+def test_verify_script_passes_on_the_ported_sample_and_fails_on_a_missing_import(tmp_path):
+    copy = _committed_copy(tmp_path, "llm_train")
+    assert main(["port", str(copy), "--apply"]) == 0
+    done = subprocess.run([sys.executable, str(copy / "verify_npu.py"), "--skip-probes"], cwd=copy,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "verify_npu: passed (environment, imports, tests)"
+    other = _committed_copy(tmp_path, "llm_infer")  # imports transformers, which this venv lacks
+    assert main(["port", str(other), "--apply"]) == 0
+    done = subprocess.run([sys.executable, str(other / "verify_npu.py"), "--skip-probes", "--skip-tests"], cwd=other,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and done.stdout.splitlines()[-1] == "verify_npu: FAILED: imports (environment, imports)"
+
+
+def test_transfer_to_npu_only_with_its_flag_and_a_comment_on_its_side_effects():
+    root = SAMPLES / "llm_train"
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    plain = {r.path: r.new for r in port(root, report, PortOptions()).rewrites}
+    assert "transfer_to_npu" not in plain["train.py"]
+    flagged = {r.path: r.new for r in port(root, report, PortOptions(transfer_to_npu=True)).rewrites}
+    assert "    from torch_npu.contrib import transfer_to_npu  # noqa: F401\n" in flagged["train.py"]
+    assert "torch.jit.script is disabled" in flagged["train.py"]
+    assert "transfer_to_npu" not in flagged["llm_train/checkpoint.py"]  # entry points only
+
+
+def test_shell_scripts_get_the_npu_twin_of_cuda_visible_devices(tmp_path):
+    root = _project(tmp_path, {"train.py": "import torch\n", "scripts/run.sh": (
+        "set -e\nexport CUDA_VISIBLE_DEVICES=0,1\nCUDA_VISIBLE_DEVICES=2 torchrun \\\n  train.py\n"
+        "echo $CUDA_VISIBLE_DEVICES\nif true; then export CUDA_VISIBLE_DEVICES=3; fi\n")})
+    _, result = _port(root)
+    new = _new(result, "scripts/run.sh")
+    assert "# ascend: ignore[DEV201] (port: completed for Ascend)\nexport CUDA_VISIBLE_DEVICES=0,1\n" \
+           "export ASCEND_RT_VISIBLE_DEVICES=\"${CUDA_VISIBLE_DEVICES}\"  # ascend: ignore[DEV201] (port)\n" in new
+    assert "ASCEND_RT_VISIBLE_DEVICES=2 CUDA_VISIBLE_DEVICES=2 torchrun \\\n" in new
+    assert "echo $CUDA_VISIBLE_DEVICES\nif true; then export CUDA_VISIBLE_DEVICES=3; fi\n" in new  # a read; a shared line
+
+
+def test_a_file_without_a_final_newline_and_an_odd_name(tmp_path):
+    root = _project(tmp_path, {"run.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()",
+                               "odd name.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n"})
+    _, result = _port(root)
+    assert dict(result.unpatched)["odd name.py"] == "its path needs quoting in a patch"
+    patch = unified_diff(result)
+    assert "\\ No newline at end of file\n" in patch
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    (tmp_path / "p.patch").write_text(patch, encoding="utf-8")
+    done = subprocess.run(["git", "apply", str(tmp_path / "p.patch")], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (root / "run.py").read_text(encoding="utf-8").endswith("    _device.synchronize()")
+
+
+FLASH = ("import torch\nfrom flash_attn import flash_attn_func\n\n\ndef attn(q, k, v):\n"
+         "    return flash_attn_func(q, k, v, causal=True)\n")
+
+
+def test_flash_attn_goes_through_the_device_module_only_with_unsafe(tmp_path):
+    _, safe = _port_one(tmp_path / "a", "model.py", FLASH)
+    assert safe is None or "flash_attn_func(q, k, v, causal=True)" in safe
+    result, new = _port_one(tmp_path / "b", "model.py", FLASH, unsafe=True)
+    assert ("# ascend: DEP020\ntry:\n    from flash_attn import flash_attn_func\nexcept ImportError:  # not built for Ascend\n"
+            "    flash_attn_func = None\n") in new
+    assert "    # ascend: ATT001\n    return _device.flash_attn_func(q, k, v, causal=True)\n" in new
+    module = result.new_files["proj_device.py"]
+    assert 'torch_npu.npu_fusion_attention(q, k, v, q.shape[2], "BSND", atten_mask=mask, scale=scale,' in module
+    assert "sparse_mode=3 if causal else 0" in module and "q.shape[-1] ** -0.5" in module
+    _, npu = _port_one(tmp_path / "c", "model.py", FLASH, unsafe=True, style="npu")
+    assert "return flash_attn_func(q, k, v, causal=True)" in npu  # no npu-style rewrite: left for a human
+
+
+def test_flash_attn_wrapper_maps_arguments_on_npu():
+    """The NPU branch, with a stand-in torch_npu that records the call: explicit scale, keep_prob, causal mask."""
+    import types
+
+    import torch
+
+    from analyzer.port import render_device_module
+
+    namespace: dict = {}
+    exec(compile(render_device_module({"flash_attn_func"}), "_device.py", "exec"), namespace)
+    calls = []
+    namespace["torch_npu"] = types.SimpleNamespace(
+        npu_fusion_attention=lambda *a, **k: calls.append((a, k)) or (torch.zeros(1),))
+    namespace["DEVICE_TYPE"] = "npu"
+    attend = namespace["flash_attn_func"]
+    q = torch.randn(2, 5, 4, 16)
+    attend(q, q, q, 0.1, None, True)
+    args, kwargs = calls[-1]
+    assert args[3:] == (4, "BSND") and kwargs["scale"] == 0.25 and kwargs["keep_prob"] == pytest.approx(0.9)
+    assert kwargs["sparse_mode"] == 3 and kwargs["atten_mask"].shape == (2048, 2048)
+    assert kwargs["atten_mask"][0, :3].tolist() == [False, True, True]  # True = masked: the strict upper triangle
+    attend(q, q, q, softmax_scale=0.5, deterministic=False)
+    assert calls[-1][1]["scale"] == 0.5 and calls[-1][1]["atten_mask"] is None and calls[-1][1]["sparse_mode"] == 0
+    with pytest.raises(NotImplementedError, match="window_size"):
+        attend(q, q, q, window_size=(4, 0))
+
+
+def test_a_project_device_module_of_its_own_is_never_replaced(tmp_path):
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/_device.py": "NAME = 'mine'\n",
+                               "pkg/run.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n"})
+    _, result = _port(root)
+    assert result.device_module == "pkg/_ascend_device.py" and "pkg/_device.py" not in result.new_files
+    assert "from pkg import _ascend_device as _device  # ascend: port (device module)" in _new(result, "pkg/run.py")
+
+
+def test_port_over_mutated_files_never_crashes_and_every_patched_file_compiles(tmp_path):
+    from tests.fuzz_corpus import generate
+
+    root = tmp_path / "fuzz"
+    for relative, data in generate(300, seed=15):
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    for folder in root.iterdir():
+        (folder / "__init__.py").write_text("", encoding="utf-8")  # packages, so that the device module can be imported
+    analysed = analyze(root, AnalyzeOptions(jobs=1))
+    # the corpus holds NPU code of its own; without it the device module and its imports are exercised too
+    plain = analysed.model_copy(update={"project": analysed.project.model_copy(update={"npu_code": []})})
+    runs = [(analysed, PortOptions()), (analysed, PortOptions(unsafe=True)), (plain, PortOptions(unsafe=True)),
+            (plain, PortOptions(style="npu", unsafe=True))]
+    assert port(root, plain, PortOptions()).device_module is not None
+    for report, options in runs:
+        result = port(root, report, options)
+        for rewrite in result.rewrites:
+            if rewrite.path.endswith(".py"):
+                compile(rewrite.new, rewrite.path, "exec", dont_inherit=True)
+        for path, content in result.new_files.items():
+            compile(content, path, "exec", dont_inherit=True)
+        assert all(reason and "\n" not in reason for _, reason in result.unpatched)
+        assert unified_diff(result) == unified_diff(port(root, report, options))
