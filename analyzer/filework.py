@@ -21,7 +21,7 @@ from analyzer.source import SourceText, Unreadable, decode_python, decode_text, 
 from analyzer.suppressions import by_row as suppressions_by_row
 from analyzer.suppressions import collect as collect_suppressions
 from domains import build_scanners, query_set
-from domains.base import Hit, Unit
+from domains.base import IMPORT_TABLE_QUERY, Hit, Unit
 from domains.config_scanner import YamlUnreadable
 from domains.custom_ops.records import CustomOpFacts
 from domains.dependencies.facts import IMPORT_QUERY_KEY as IMPORTS_QUERY
@@ -130,7 +130,7 @@ class FileWorker:
         hits = []
         wanted = [scanner for scanner in self.scanners if scanner.wants(unit)]
         if unit.kind == "python":
-            keys = {PHASE_FACTS_QUERY} | ({IMPORTS_QUERY} if "import" in unit.source.text else set())
+            keys = {PHASE_FACTS_QUERY} | ({IMPORTS_QUERY, IMPORT_TABLE_QUERY} if "import" in unit.source.text else set())
             query_set.plan(unit, keys.union(*(scanner.query_keys(unit) for scanner in wanted)))
         for scanner in wanted:
             try:

@@ -22,7 +22,10 @@ class ImportTable:
         self.bindings: dict[str, str] = {}
 
     def add_tree(self, root: Node) -> None:
-        found = parsing.captures(parsing.query("python", IMPORT_QUERY), root)
+        self.add_captures(parsing.captures(parsing.query("python", IMPORT_QUERY), root))
+
+    def add_captures(self, found: dict[str, list[Node]]) -> None:
+        """Bind the imports of IMPORT_QUERY's captures (a unit's share of a combined query, each list in source order)."""
         for node in found.get("import", []):
             for name in node.children_by_field_name("name"):
                 self._bind_import(name)
