@@ -59,8 +59,13 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
     npu_code = npu_code or []
     conventions = load_context_conventions().roles
 
+    roles: dict[str, str] = {}  # asked several times per file
+
     def role_of(path: str) -> str:
-        return file_role(path, conventions, config.roles)
+        role = roles.get(path)
+        if role is None:
+            role = roles[path] = file_role(path, conventions, config.roles)
+        return role
 
     assignment = assign_phases(facts, config.phases, config.console_modules, role_of)
     findings = calibrate(findings, calibration, plan_data()["calibration"])
