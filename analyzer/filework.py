@@ -5,6 +5,7 @@ It returns plain data (pydantic models) and keeps no syntax tree once the file i
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -306,6 +307,7 @@ _WORKER: FileWorker | None = None
 
 def init_worker(torch_npu: str | None, context: ProjectContext | None = None) -> None:
     global _WORKER
+    gc.enable()  # a forked worker inherits the parent's paused collector (pipeline.analyze)
     _WORKER = FileWorker(torch_npu, context)
 
 
