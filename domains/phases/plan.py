@@ -153,16 +153,26 @@ def _config_phases(facts: list[PhaseFacts], by_path: dict[str, set[str]]) -> Non
 
 def name_words(path: str) -> list[str]:
     """The words of a file's name: split at _ - . and digits, lower-cased."""
+    return list(_stem_words(path)[1])
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem_words(path: str) -> tuple[str, tuple[str, ...]]:
+    """The lower-cased stem of a file's name and its words (asked for once per phase and entry)."""
     stem = PurePosixPath(path).stem.lower()
-    return [w for w in re.split(r"[^a-z]+", stem) if w]
+    return stem, tuple(w for w in re.split(r"[^a-z]+", stem) if w)
+
+
+@functools.lru_cache(maxsize=256)
+def _hint_words(hints: tuple[str, ...], suffixes: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(hint + suffix for hint in hints for suffix in suffixes)
 
 
 def hinted(path: str, hints: tuple[str, ...]) -> bool:
     """Does a whole word of the file's name (or the word with a usual suffix) say one of the hints?"""
-    suffixes = ("", *SIGNALS.entries.hint_suffixes)
-    words = set(name_words(path))
-    return any(hint + suffix in words for hint in hints for suffix in suffixes) or any(
-        "_" in hint and hint in PurePosixPath(path).stem.lower() for hint in hints)
+    stem, words = _stem_words(path)
+    return not _hint_words(hints, ("", *SIGNALS.entries.hint_suffixes)).isdisjoint(words) or any(
+        "_" in hint and hint in stem for hint in hints)
 
 
 def _launcher(path: str, role_of: Callable[[str], str]) -> bool:
