@@ -274,19 +274,20 @@ def _base(group: list[Finding]) -> EffortHours:
 
 def _weakest(group: list[Finding]) -> str:
     order = ("high", "medium", "low")
-    return max((f.confidence for f in group), key=order.index)
+    return max({f.confidence for f in group}, key=order.index)
 
 
 def _hardest(group: list[Finding]) -> str:
     order = ("auto", "rewrite", "manual", "unsupported")
-    return max((f.migration for f in group), key=order.index)
+    return max({f.migration for f in group}, key=order.index)
 
 
 def _replacements(group: list[Finding]) -> Text:
     """The distinct replacements of a mechanical item (up to three)."""
     seen: dict[str, Text] = {}
     for f in sorted(group, key=lambda f: SEVERITIES.index(f.severity)):
-        seen.setdefault(f.replacement.en, Text(en=f.replacement.en, zh=f.replacement.zh))
+        if f.replacement.en not in seen:  # the first of each, in severity order
+            seen[f.replacement.en] = Text(en=f.replacement.en, zh=f.replacement.zh)
     chosen = list(seen.values())[:3]
     more = len(seen) - len(chosen)
     tail_en, tail_zh = (f"; … {more} more", f"；… 另 {more} 种") if more else ("", "")
