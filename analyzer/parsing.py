@@ -48,7 +48,8 @@ def captures(compiled: Query, node: Node) -> dict[str, list[Node]]:
 
 
 def text(node: Node) -> str:
-    return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
+    data = node.text  # each access copies the bytes out of the tree: read it once
+    return data.decode("utf-8", "replace") if data is not None else ""
 
 
 MAX_DEPTH = 1000  # CPython refuses far shallower code; queries over deeper trees cost quadratic time
