@@ -105,7 +105,13 @@ class Scanner:
         self.target = target
 
     def wants(self, unit: Unit) -> bool:
-        return unit.kind in self.kinds and any(token in unit.source.text for token in self.triggers)
+        if unit.kind not in self.kinds:
+            return False
+        text = unit.source.text
+        for token in self.triggers:  # a plain loop: asked for every scanner and unit
+            if token in text:
+                return True
+        return False
 
     def query_keys(self, unit: Unit) -> set[str]:
         """The keys of the combined Python query (domains.query_set) a scan of this unit asks for."""
