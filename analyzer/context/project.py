@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -42,7 +43,7 @@ PLAIN = FileContext()
 
 def build_project_context(paths: list[str], role_overrides: dict[str, list[str]] | None = None) -> ProjectContext:
     conventions = load_context_conventions()
-    existing = set(paths) | {str(parent) for path in paths for parent in PurePosixPath(path).parents if str(parent) != "."}
+    existing = set(paths).union(*(_folders(folder) for folder in {_parent(path) for path in paths}))
     files: dict[str, FileContext] = {}
     npu_files = []
     for path in sorted(paths):
@@ -54,6 +55,22 @@ def build_project_context(paths: list[str], role_overrides: dict[str, list[str]]
             files[path] = FileContext(role, reach, reason)
     own, local = _import_names(paths)
     return ProjectContext(files=files, own_packages=own, local_modules=local, npu_files=tuple(npu_files))
+
+
+def _parent(path: str) -> str:
+    return str(PurePosixPath(path).parent)
+
+
+@functools.lru_cache(maxsize=65536)
+def _folders(folder: str) -> frozenset[str]:
+    """A folder and the folders above it, "." left out (a path's parents, shared by the files of a folder)."""
+    pure = PurePosixPath(folder)
+    return frozenset(str(f) for f in (pure, *pure.parents) if str(f) != ".")
+
+
+@functools.lru_cache(maxsize=65536)
+def _joined(folder: PurePosixPath, name: str) -> str:
+    return str(folder / name)
 
 
 def _tokens(part: str) -> list[str]:
@@ -86,10 +103,10 @@ def _dispatch_folder(pure: PurePosixPath, backends: BackendConventions, existing
     if pure.name == "__init__.py" or pure.suffix != ".py":
         return None
     folder = pure.parent
-    npu = next((str(folder / n) for n in backends.npu if str(folder / n) in existing), None)
+    npu = next((_joined(folder, n) for n in backends.npu if _joined(folder, n) in existing), None)
     if npu is None:
         return None
-    others = [n for n in (*backends.other, *backends.twin) if str(folder / n) in existing]
+    others = [n for n in (*backends.other, *backends.twin) if _joined(folder, n) in existing]
     return npu if others else None
 
 
