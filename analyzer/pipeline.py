@@ -106,14 +106,14 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         custom_ops.extend(result.custom_ops)
         if result.phases is not None:
             phase_facts.append(compact(result.phases))
+    guarded = guarded_modules(phase_facts, context)
     dependencies = analyze_dependencies(
-        declarations, imports, context, worker.kb, worker.factory, has_manifest(found.files),
-        frozenset(guarded_modules(phase_facts, context)),
+        declarations, imports, context, worker.kb, worker.factory, has_manifest(found.files), frozenset(guarded),
     )
     store.add_findings(dependencies.findings)
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
     feature_domains = frozenset(worker.guards.feature_domains)
-    findings = propagate_reach(store.take_findings(), phase_facts, context, worker.factory, feature_domains)
+    findings = propagate_reach(store.take_findings(), phase_facts, context, worker.factory, feature_domains, guarded)
     findings = collapse_project_scoped(findings, project_rules)
     kernels = build_inventory(custom_ops, worker.kb)
     plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration, kernels,
