@@ -252,15 +252,13 @@ def phase_matrix(findings: list[Finding], dependencies: list[DependencyRow], ass
                 pairs[(f"package {row.package}", "dependency", phase)] += 1
     rows, minimal = [], {p: [] for p in phases}
     if pairs and phases:
-        import pandas as pd  # here, not at import: forked scan workers need not carry pandas (~35 MB each)
-
-        frame = pd.DataFrame([(item, kind, phase, n) for (item, kind, phase), n in pairs.items()],
-                             columns=["item", "kind", "phase", "sites"])
-        table = frame.pivot_table(index="item", columns="phase", values="sites", aggfunc="sum", fill_value=0)
-        table = table.reindex(columns=phases, fill_value=0)
-        kinds = frame.drop_duplicates("item").set_index("item")["kind"]
-        for item in sorted(table.index):
-            present = [p for p in phases if table.loc[item, p] > 0]
+        sites: Counter[tuple[str, str]] = Counter()  # (item, phase) → sites
+        kinds: dict[str, str] = {}  # item → the kind it was first counted as
+        for (item, kind, phase), n in pairs.items():
+            sites[(item, phase)] += n
+            kinds.setdefault(item, kind)
+        for item in sorted(kinds):
+            present = [p for p in phases if sites[(item, p)] > 0]
             every = len(present) == len(phases)
             cells = {p: ("P0" if every else "P1") if p in present else "-" for p in phases}
             for p in present:
