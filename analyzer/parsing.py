@@ -7,6 +7,7 @@ plain data. No syntax tree outlives the file it was parsed from.
 from __future__ import annotations
 
 import functools
+import operator
 
 import tree_sitter_bash
 import tree_sitter_cpp
@@ -41,10 +42,13 @@ def parse(name: str, data: bytes) -> Node:
     return parser(name).parse(data).root_node
 
 
+_START_BYTE = operator.attrgetter("start_byte")
+
+
 def captures(compiled: Query, node: Node) -> dict[str, list[Node]]:
     """Captures of every pattern, each list in source order."""
     found = QueryCursor(compiled).captures(node)
-    return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
+    return {name: sorted(nodes, key=_START_BYTE) for name, nodes in found.items()}
 
 
 def text(node: Node) -> str:
