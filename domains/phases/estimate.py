@@ -127,7 +127,10 @@ def work_items(findings: list[Finding], bucket: str, rows: dict[tuple[str, int],
             key, kind = ("mechanical", f.rule), "mechanical"
         else:
             key, kind = ("engineering", f.rule, f.replacement.en), "engineering"
-        groups.setdefault(key, _Group(key, kind)).findings.append(f)
+        group = groups.get(key)
+        if group is None:  # not setdefault: that built (and dropped) a _Group per finding
+            group = groups[key] = _Group(key, kind)
+        group.findings.append(f)
     if bucket == "required" and (findings or groups):
         for adoption in est["adoption"]:
             if adoption.get("always"):
@@ -256,7 +259,7 @@ def _item(*, name: str, rule: str, domain: str, group: list[Finding], migration:
         hours=EffortHours(low=round(low, 2), high=round(high, 2)), kind=kind, bucket=bucket, step0=step0,
         files=files or len({f.path for f in group}), patterns=patterns, centre_hours=round(hours, 2),
         arithmetic=Text(en=en, zh=zh), replacement=replacement, sites=sites if sites is not None else _sites(group),
-        severity=min((f.severity for f in group), key=SEVERITIES.index) if group else "medium",
+        severity=min({f.severity for f in group}, key=SEVERITIES.index) if group else "medium",
     )
 
 
