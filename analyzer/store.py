@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from operator import attrgetter
 
 from analyzer.models import DOMAINS, MIGRATIONS, REACHES, ROLES, SEVERITIES, Finding, SkippedFile, Summary, UnusedSuppression
 
@@ -83,5 +84,5 @@ def summarize(findings: list[Finding]) -> Summary:
 
 
 def _counts(findings: list[Finding], attribute: str, keys: tuple[str, ...]) -> dict[str, int]:
-    counted = Counter(getattr(f, attribute) for f in findings)
+    counted = Counter(map(attrgetter(attribute), findings))
     return {key: counted.get(key, 0) for key in keys}
