@@ -43,22 +43,19 @@ PLAIN = FileContext()
 
 def build_project_context(paths: list[str], role_overrides: dict[str, list[str]] | None = None) -> ProjectContext:
     conventions = load_context_conventions()
-    existing = set(paths).union(*(_folders(folder) for folder in {_parent(path) for path in paths}))
+    pures = {path: PurePosixPath(path) for path in paths}  # each path parsed once
+    existing = set(paths).union(*(_folders(folder) for folder in {str(pure.parent) for pure in pures.values()}))
     files: dict[str, FileContext] = {}
     npu_files = []
     for path in sorted(paths):
-        role = file_role(path, conventions.roles, role_overrides)
-        reach, reason = _path_reach(path, conventions.backends, existing)
+        role = file_role(path, conventions.roles, role_overrides, pures[path])
+        reach, reason = _path_reach(path, conventions.backends, existing, pures[path])
         if reach == "npu-path":
             npu_files.append(path)
         if role != "product" or reach != "runs":
             files[path] = FileContext(role, reach, reason)
-    own, local = _import_names(paths)
+    own, local = _import_names(paths, pures)
     return ProjectContext(files=files, own_packages=own, local_modules=local, npu_files=tuple(npu_files))
-
-
-def _parent(path: str) -> str:
-    return str(PurePosixPath(path).parent)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -69,16 +66,17 @@ def _folders(folder: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=65536)
-def _joined(folder: PurePosixPath, name: str) -> str:
-    return str(folder / name)
+def _joined(folder: str, name: str) -> str:
+    return str(PurePosixPath(folder) / name)
 
 
 def _tokens(part: str) -> list[str]:
     return [t for t in part.lower().translate(SEPARATORS).split("_") if t]
 
 
-def _path_reach(path: str, backends: BackendConventions, existing: set[str]) -> tuple[str, str | None]:
-    pure = PurePosixPath(path)
+def _path_reach(path: str, backends: BackendConventions, existing: set[str],
+                pure: PurePosixPath | None = None) -> tuple[str, str | None]:
+    pure = PurePosixPath(path) if pure is None else pure
     parts = [*pure.parts[:-1], pure.stem]
     for part in parts:
         tokens = _tokens(part)
@@ -102,7 +100,7 @@ def _dispatch_folder(pure: PurePosixPath, backends: BackendConventions, existing
     __init__.py excepted)."""
     if pure.name == "__init__.py" or pure.suffix != ".py":
         return None
-    folder = pure.parent
+    folder = str(pure.parent)
     npu = next((_joined(folder, n) for n in backends.npu if _joined(folder, n) in existing), None)
     if npu is None:
         return None
@@ -140,14 +138,15 @@ def _npu_twin(pure: PurePosixPath, backends: BackendConventions, existing: set[s
     return None
 
 
-def _import_names(paths: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+def _import_names(paths: list[str], pures: dict[str, PurePosixPath] | None = None) -> tuple[frozenset[str], frozenset[str]]:
     """Top-level packages and modules the project defines (a folder of packages named like a library, such as
     deepspeed/utils/torch.py, is `deepspeed.utils.torch` and hides nothing), and every name a script's sibling
     import can resolve to."""
-    packages = {str(PurePosixPath(p).parent) for p in paths if PurePosixPath(p).name == "__init__.py"}
+    pures = pures if pures is not None else {path: PurePosixPath(path) for path in paths}
+    packages = {str(pures[p].parent) for p in paths if pures[p].name == "__init__.py"}
     own, local = set(), set()
     for path in paths:
-        pure = PurePosixPath(path)
+        pure = pures[path]
         if pure.suffix not in {".py", ".ipynb"} and pure.name != "__init__.py":
             continue
         folder = pure.parent

@@ -8,12 +8,14 @@ from pathlib import PurePosixPath
 from knowledge.models import RoleConventions
 
 
-def file_role(path: str, conventions: RoleConventions, overrides: dict[str, list[str]] | None = None) -> str:
-    """The project's own globs ([tool.ascend-feasibility.roles]) win over the conventions."""
+def file_role(path: str, conventions: RoleConventions, overrides: dict[str, list[str]] | None = None,
+              pure: PurePosixPath | None = None) -> str:
+    """The project's own globs ([tool.ascend-feasibility.roles]) win over the conventions. `pure`: the path parsed,
+    when the caller has it."""
     for role, globs in (overrides or {}).items():
         if any(fnmatch.fnmatch(path, glob) for glob in globs):
             return role
-    pure = PurePosixPath(path)
+    pure = PurePosixPath(path) if pure is None else pure
     folders = {part.lower() for part in pure.parts[:-1]}
     name = pure.name.lower()
     stem = pure.stem.lower()
