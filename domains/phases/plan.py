@@ -101,7 +101,8 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
                   role_of: Callable[[str], str] = lambda path: "product") -> PhaseAssignment:
     python = {f.path: f for f in facts if f.module or f.notebook}
     by_module = {f.module: f.path for f in python.values() if f.module}
-    graph = {path: _local_targets(f, by_module) for path, f in python.items()}
+    resolved: dict[str, str | None] = {}  # import name → the project file it names: files import the same names
+    graph = {path: _local_targets(f, by_module, resolved) for path, f in python.items()}
     launched_names = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}  # paths are cwd-relative
     imported = set().union(*graph.values()) if graph else set()
     entry_paths = sorted(
@@ -180,16 +181,25 @@ def _launcher(path: str, role_of: Callable[[str], str]) -> bool:
     return role_of(path) == "build" or any(w in SIGNALS.entries.launcher_words for w in name_words(path))
 
 
-def _local_targets(facts: PhaseFacts, by_module: dict[str, str]) -> set[str]:
+def _local_targets(facts: PhaseFacts, by_module: dict[str, str], resolved: dict[str, str | None] | None = None) -> set[str]:
     targets = set()
+    resolved = {} if resolved is None else resolved
     for name in facts.imports:
-        parts = name.split(".")
-        for end in range(len(parts), 0, -1):
-            path = by_module.get(".".join(parts[:end]))
-            if path is not None:
-                targets.add(path)
-                break
+        if name not in resolved:
+            resolved[name] = _local_target(name, by_module)
+        if resolved[name] is not None:
+            targets.add(resolved[name])
     return targets
+
+
+def _local_target(name: str, by_module: dict[str, str]) -> str | None:
+    """The project file of the longest prefix of an imported name that is one of the project's modules."""
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        path = by_module.get(".".join(parts[:end]))
+        if path is not None:
+            return path
+    return None
 
 
 def _reachable(start: str, graph: dict[str, set[str]]) -> set[str]:
