@@ -348,14 +348,22 @@ def verdict(findings: list[Finding], work: Effort, phases: list[str], npu_code: 
     """The first level any of whose reasons holds; each reason that holds becomes a driver. Only required work
     (counted findings) decides; a project with its own NPU backend is never infeasible."""
     data = plan_data()["verdict"]
-    active = [f for f in findings if f.counted]
-    blockers = sorted({_item(f) for f in active if f.severity == "blocker"})
-    unsupported = sorted({_item(f) for f in active if f.migration == "unsupported" and f.severity != "info"})
-    engineering = sorted({_item(f) for f in active if f.migration == "manual" and f.severity == "high"})
-    everywhere = sorted({
-        _item(f) for f in active
-        if f.severity == "blocker" and f.migration == "unsupported" and phases and set(phases) <= set(f.phases)
-    })
+    blocking, rebuilding, engineering_items, needed_everywhere = set(), set(), set(), set()
+    all_phases = set(phases)
+    for f in findings:  # one pass: a large project has 100k+ findings
+        if not f.counted:
+            continue
+        severity, migration = f.severity, f.migration
+        if severity == "blocker":
+            blocking.add(_item(f))
+            if migration == "unsupported" and phases and all_phases <= set(f.phases):
+                needed_everywhere.add(_item(f))
+        if migration == "unsupported" and severity != "info":
+            rebuilding.add(_item(f))
+        if migration == "manual" and severity == "high":
+            engineering_items.add(_item(f))
+    blockers, unsupported = sorted(blocking), sorted(rebuilding)
+    engineering, everywhere = sorted(engineering_items), sorted(needed_everywhere)
     high_days = work.total.high_days
     levels = (
         ("infeasible", [
