@@ -447,12 +447,14 @@ def architecture(facts: list[PhaseFacts], findings: list[Finding], role_of: Call
     library_models = sorted({ref for f in facts for ref in f.model_refs})
     names = [m.name.lower() for m in models] + [layer.lower() for layer in layers] + [r.lower() for r in library_models]
     family, evidence, best = "unknown", [], 0
+    counts = Counter(names)  # a large project repeats its class and layer names: each distinct name is read once
     for name, tokens in FAMILIES:  # the family most names point to; earlier families win ties
-        matching = [n for n in names if any(t in n for t in tokens)]
-        if len(matching) > best:
+        matching = [n for n in counts if any(t in n for t in tokens)]
+        size = sum(counts[n] for n in matching)
+        if size > best:
             hits = sorted({t for t in tokens if any(t in n for n in matching)})
-            family, best = name, len(matching)
-            evidence = [f"{len(matching)} class, layer or model names mention: {', '.join(hits)}"]
+            family, best = name, size
+            evidence = [f"{size} class, layer or model names mention: {', '.join(hits)}"]
     packaged = any(role_of(f.path) == "build" for f in all_facts)  # setup.py and the like: an installable package
     if entries is not None and packaged and not library_models and not any(role_of(e.path) == "product" for e in entries):
         family = LIBRARY
