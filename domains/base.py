@@ -19,7 +19,6 @@ from analyzer.source import SourceText
 from domains import query_set
 from knowledge import KnowledgeBase, Target
 
-
 # A Python unit's import table is read from its share of the unit's combined query (domains.query_set).
 IMPORT_TABLE_QUERY = query_set.register("import_table", IMPORT_QUERY)
 
