@@ -182,24 +182,18 @@ def _launcher(path: str, role_of: Callable[[str], str]) -> bool:
 
 
 def _local_targets(facts: PhaseFacts, by_module: dict[str, str], resolved: dict[str, str | None] | None = None) -> set[str]:
+    """The project files a file imports: each name's longest prefix that is a project module (`resolved`
+    remembers the answers across files)."""
     targets = set()
     resolved = {} if resolved is None else resolved
     for name in facts.imports:
         if name not in resolved:
-            resolved[name] = _local_target(name, by_module)
+            parts = name.split(".")
+            ends = range(len(parts), 0, -1)
+            resolved[name] = next((by_module[m] for m in (".".join(parts[:end]) for end in ends) if m in by_module), None)
         if resolved[name] is not None:
             targets.add(resolved[name])
     return targets
-
-
-def _local_target(name: str, by_module: dict[str, str]) -> str | None:
-    """The project file of the longest prefix of an imported name that is one of the project's modules."""
-    parts = name.split(".")
-    for end in range(len(parts), 0, -1):
-        path = by_module.get(".".join(parts[:end]))
-        if path is not None:
-            return path
-    return None
 
 
 def _reachable(start: str, graph: dict[str, set[str]]) -> set[str]:
