@@ -70,7 +70,8 @@ def over_budget(root: Node) -> str | None:
     cursor = root.walk()
     depth = 0
     while True:
-        if cursor.goto_first_child():
+        # A subtree of n nodes is at most n levels deep: one that cannot reach the limit is not walked.
+        if cursor.node.descendant_count > MAX_DEPTH - depth and cursor.goto_first_child():
             depth += 1
             if depth > MAX_DEPTH:
                 return f"nested deeper than {MAX_DEPTH} levels: not analysed"
