@@ -69,8 +69,12 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
             by_bucket[bucket].append(f)
     entry_files = _entry_files(entries, role_of)
     items: list[EffortItem] = []
+    required_items: list[EffortItem] = []
     for bucket in BUCKETS:
-        items += work_items(by_bucket[bucket], bucket, rows, entry_files, est)
+        bucket_items = work_items(by_bucket[bucket], bucket, rows, entry_files, est)
+        items += bucket_items
+        if bucket == "required":
+            required_items = bucket_items
     required = [i for i in items if i.bucket == "required"]
     total_high = sum(i.hours.high for i in required) or 1.0
     items = [i.model_copy(update={"share": round(i.hours.high / total_high, 3)}) if i.bucket == "required" else i
@@ -84,7 +88,10 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
     by_phase = {}
     for phase in phases:
         in_phase = [f for f in by_bucket["required"] if phase in f.phases]
-        phase_items = work_items(in_phase, "required", rows, entry_files, est)
+        if len(in_phase) == len(by_bucket["required"]):  # the phase needs all the required work: items as above
+            phase_items = required_items
+        else:
+            phase_items = work_items(in_phase, "required", rows, entry_files, est)
         by_phase[phase] = _days(phase_items, per_day)
     runs = [f for f in findings if not f.suppressed and f.role in COUNTED_ROLES and f.reach in {"runs", "npu-path"}]
     ported = sum(1 for f in runs if f.reach == "npu-path")
