@@ -5,6 +5,7 @@ It returns plain data (pydantic models) and keeps no syntax tree once the file i
 
 from __future__ import annotations
 
+import gc
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from analyzer.source import SourceText, Unreadable, decode_python, decode_text, 
 from analyzer.suppressions import by_row as suppressions_by_row
 from analyzer.suppressions import collect as collect_suppressions
 from domains import build_scanners, query_set
-from domains.base import Hit, Unit
+from domains.base import IMPORT_TABLE_QUERY, Hit, Unit
 from domains.config_scanner import YamlUnreadable
 from domains.custom_ops.records import CustomOpFacts
 from domains.dependencies.facts import IMPORT_QUERY_KEY as IMPORTS_QUERY
@@ -142,7 +143,7 @@ class FileWorker:
         hits = []
         wanted = [scanner for scanner in self.scanners if scanner.wants(unit)]
         if unit.kind == "python":
-            keys = {PHASE_FACTS_QUERY} | ({IMPORTS_QUERY} if "import" in unit.source.text else set())
+            keys = {PHASE_FACTS_QUERY} | ({IMPORTS_QUERY, IMPORT_TABLE_QUERY} if "import" in unit.source.text else set())
             query_set.plan(unit, keys.union(*(scanner.query_keys(unit) for scanner in wanted)))
         for scanner in wanted:
             try:
@@ -369,6 +370,7 @@ _WORKER: FileWorker | None = None
 
 def init_worker(torch_npu: str | None, context: ProjectContext | None = None) -> None:
     global _WORKER
+    gc.enable()  # a forked worker inherits the parent's paused collector (pipeline.analyze)
     _WORKER = FileWorker(torch_npu, context)
 
 

@@ -39,6 +39,7 @@ class FindingFactory:
         self.kb = kb
         self.target = target
         self._text_cache: dict = {}
+        self._judged_cache: dict = {}  # (rule, symbol, npu, auto_when, effort, context, reach, role) → (judgement, texts)
         texts = _common_texts()
         self.auto_note = texts["auto_note"]
         self.context_note = texts["context_note"]
@@ -128,32 +129,7 @@ class FindingFactory:
     def build_located(self, at: "Located", occurrence: int) -> Finding:
         """A finding at a known place (also used by project-level analyses such as dependencies)."""
         rule = self.kb.rules[at.rule]
-        judgement = self.judge(rule, at.symbol, at.auto_when)
-        if at.effort is not None and judgement.migration != "auto":
-            judgement = Judgement(judgement.migration, judgement.severity, at.effort)
-        counted = at.reach == "runs" and at.role in COUNTED_ROLES
-        if not counted:
-            judgement = Judgement(judgement.migration, uncounted_severity(judgement.severity), judgement.effort)
-        use_inference = at.context == "inference" and rule.replacement_inference is not None
-        replacement = rule.replacement_inference if use_inference else rule.replacement
-        npu = at.npu or replacement.code or ""
-        message = {lang: _fill(getattr(rule.message, lang), at.symbol, npu) for lang in ("en", "zh")}
-        if at.context is not None:
-            for lang in ("en", "zh"):
-                message[lang] += " " + self.context_note[at.context][lang]
-        if judgement.migration == "auto" and not is_native(rule.auto_when):
-            release = self.target.release.torch_npu
-            for lang in ("en", "zh"):
-                message[lang] += " " + self.auto_note[lang].replace("{release}", release)
-        for lang in ("en", "zh"):
-            if at.reach != "runs":
-                message[lang] += " " + self.reach_note[at.reach][lang]
-            if at.role not in COUNTED_ROLES:
-                message[lang] += " " + self.role_note[lang].replace("{role}", self.role_label[lang][at.role])
-        code = _fill(replacement.code, at.symbol, npu) if replacement.code else None
-        for lang, note in self._unavailable(npu, replacement, code).items():
-            message[lang] += " " + note
-        texts = self._texts(rule, at.symbol, npu, code, replacement, message, judgement)
+        judgement, texts = self._judged_texts(rule, at)
         return Finding(
             rule=rule.code,
             name=rule.name,
@@ -180,6 +156,44 @@ class FindingFactory:
             reach_reason=at.reach_reason,
         )
 
+    def _judged_texts(self, rule: Rule, at: "Located") -> tuple[Judgement, tuple]:
+        """The judgement and texts of a finding: they depend only on what the key holds (the rule, what matched,
+        its context, role and reach), and a project repeats the same few, so each is worked out once."""
+        key = (rule.code, at.symbol, at.npu, at.auto_when, at.effort, at.context, at.reach, at.role)
+        cached = self._judged_cache.get(key)
+        if cached is None:
+            cached = self._judge_texts(rule, at)
+            if len(self._judged_cache) < 50_000:
+                self._judged_cache[key] = cached
+        return cached
+
+    def _judge_texts(self, rule: Rule, at: "Located") -> tuple[Judgement, tuple]:
+        judgement = self.judge(rule, at.symbol, at.auto_when)
+        if at.effort is not None and judgement.migration != "auto":
+            judgement = Judgement(judgement.migration, judgement.severity, at.effort)
+        counted = at.reach == "runs" and at.role in COUNTED_ROLES
+        if not counted:
+            judgement = Judgement(judgement.migration, uncounted_severity(judgement.severity), judgement.effort)
+        use_inference = at.context == "inference" and rule.replacement_inference is not None
+        replacement = rule.replacement_inference if use_inference else rule.replacement
+        npu = at.npu or replacement.code or ""
+        message = {lang: _fill(getattr(rule.message, lang), at.symbol, npu) for lang in ("en", "zh")}
+        if at.context is not None:
+            for lang in ("en", "zh"):
+                message[lang] += " " + self.context_note[at.context][lang]
+        if judgement.migration == "auto" and not is_native(rule.auto_when):
+            release = self.target.release.torch_npu
+            for lang in ("en", "zh"):
+                message[lang] += " " + self.auto_note[lang].replace("{release}", release)
+        for lang in ("en", "zh"):
+            if at.reach != "runs":
+                message[lang] += " " + self.reach_note[at.reach][lang]
+            if at.role not in COUNTED_ROLES:
+                message[lang] += " " + self.role_note[lang].replace("{role}", self.role_label[lang][at.role])
+        code = _fill(replacement.code, at.symbol, npu) if replacement.code else None
+        for lang, note in self._unavailable(npu, replacement, code).items():
+            message[lang] += " " + note
+        return judgement, self._texts(rule, at.symbol, npu, code, replacement, message, judgement)
 
     def _unavailable(self, npu: str, replacement, code: str | None) -> dict[str, str]:
         """The note for the names this replacement proposes that the target release lacks (empty when none)."""

@@ -7,6 +7,7 @@ plain data. No syntax tree outlives the file it was parsed from.
 from __future__ import annotations
 
 import functools
+import operator
 
 import tree_sitter_bash
 import tree_sitter_cpp
@@ -41,14 +42,18 @@ def parse(name: str, data: bytes) -> Node:
     return parser(name).parse(data).root_node
 
 
+_START_BYTE = operator.attrgetter("start_byte")
+
+
 def captures(compiled: Query, node: Node) -> dict[str, list[Node]]:
     """Captures of every pattern, each list in source order."""
     found = QueryCursor(compiled).captures(node)
-    return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
+    return {name: sorted(nodes, key=_START_BYTE) for name, nodes in found.items()}
 
 
 def text(node: Node) -> str:
-    return node.text.decode("utf-8", errors="replace") if node.text is not None else ""
+    data = node.text  # each access copies the bytes out of the tree: read it once
+    return data.decode("utf-8", "replace") if data is not None else ""
 
 
 MAX_DEPTH = 1000  # CPython refuses far shallower code; queries over deeper trees cost quadratic time
@@ -65,7 +70,8 @@ def over_budget(root: Node) -> str | None:
     cursor = root.walk()
     depth = 0
     while True:
-        if cursor.goto_first_child():
+        # A subtree of n nodes is at most n levels deep: one that cannot reach the limit is not walked.
+        if cursor.node.descendant_count > MAX_DEPTH - depth and cursor.goto_first_child():
             depth += 1
             if depth > MAX_DEPTH:
                 return f"nested deeper than {MAX_DEPTH} levels: not analysed"

@@ -7,6 +7,8 @@ its name for the whole file, which is what real code almost always means.
 
 from __future__ import annotations
 
+import functools
+
 from tree_sitter import Node
 
 from analyzer import parsing
@@ -22,7 +24,10 @@ class ImportTable:
         self.bindings: dict[str, str] = {}
 
     def add_tree(self, root: Node) -> None:
-        found = parsing.captures(parsing.query("python", IMPORT_QUERY), root)
+        self.add_captures(parsing.captures(parsing.query("python", IMPORT_QUERY), root))
+
+    def add_captures(self, found: dict[str, list[Node]]) -> None:
+        """Bind the imports of IMPORT_QUERY's captures (a unit's share of a combined query, each list in source order)."""
         for node in found.get("import", []):
             for name in node.children_by_field_name("name"):
                 self._bind_import(name)
@@ -73,13 +78,25 @@ def outermost_chain(root_identifier: Node) -> Node:
 
 def qualified_name(chain: Node, imports: ImportTable) -> str | None:
     """`t.cuda.synchronize` with `import torch as t` is `torch.cuda.synchronize`; None when unresolved."""
-    parts = "".join(parsing.text(chain).replace("\\", " ").split()).split(".")
-    if not all(part.isidentifier() for part in parts):
+    text = parsing.text(chain)
+    split = _remembered_split(text) if len(text) <= 200 else _chain_split(text)  # a long text is not kept
+    if split is None:
         return None
-    base = imports.resolve_root(parts[0])
+    base = imports.resolve_root(split[0])
     if base is None:
         return None
-    return ".".join([base, *parts[1:]])
+    return base + split[1]
+
+
+def _chain_split(text: str) -> tuple[str, str] | None:
+    """`t . cuda.synchronize` → ("t", ".cuda.synchronize"); None unless every part is an identifier."""
+    parts = "".join(text.replace("\\", " ").split()).split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    return parts[0], "".join("." + part for part in parts[1:])
+
+
+_remembered_split = functools.lru_cache(maxsize=65536)(_chain_split)  # files repeat the same chains
 
 
 def enclosing_call(node: Node) -> Node | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from operator import attrgetter
 
 from analyzer.models import DOMAINS, MIGRATIONS, REACHES, ROLES, SEVERITIES, Finding, SkippedFile, Summary, UnusedSuppression
 
@@ -70,18 +71,25 @@ class FindingStore:
 def summarize(findings: list[Finding]) -> Summary:
     """Counts of the findings a report ends with (after calibration may have changed severities)."""
     active = [f for f in findings if not f.suppressed]
+    combinations = Counter(map(attrgetter(*_SUMMARY_FIELDS), active))  # one pass over the findings, few distinct
     return Summary(
         total=len(active),
         suppressed=len(findings) - len(active),
-        by_domain=_counts(active, "domain", DOMAINS),
-        by_severity=_counts(active, "severity", SEVERITIES),
-        by_migration=_counts(active, "migration", MIGRATIONS),
+        by_domain=_counts(combinations, "domain", DOMAINS),
+        by_severity=_counts(combinations, "severity", SEVERITIES),
+        by_migration=_counts(combinations, "migration", MIGRATIONS),
         counted=sum(f.counted for f in active),
-        by_role=_counts(active, "role", ROLES),
-        by_reach=_counts(active, "reach", REACHES),
+        by_role=_counts(combinations, "role", ROLES),
+        by_reach=_counts(combinations, "reach", REACHES),
     )
 
 
-def _counts(findings: list[Finding], attribute: str, keys: tuple[str, ...]) -> dict[str, int]:
-    counted = Counter(getattr(f, attribute) for f in findings)
+_SUMMARY_FIELDS = ("domain", "severity", "migration", "role", "reach")
+
+
+def _counts(combinations: Counter, attribute: str, keys: tuple[str, ...]) -> dict[str, int]:
+    position = _SUMMARY_FIELDS.index(attribute)
+    counted: Counter = Counter()
+    for combination, n in combinations.items():
+        counted[combination[position]] += n
     return {key: counted.get(key, 0) for key in keys}

@@ -14,9 +14,13 @@ from typing import ClassVar
 from tree_sitter import Node
 
 from analyzer import dockerfile, parsing
-from analyzer.python_names import ImportTable
+from analyzer.python_names import IMPORT_QUERY, ImportTable
 from analyzer.source import SourceText
+from domains import query_set
 from knowledge import KnowledgeBase, Target
+
+# A Python unit's import table is read from its share of the unit's combined query (domains.query_set).
+IMPORT_TABLE_QUERY = query_set.register("import_table", IMPORT_QUERY)
 
 
 @dataclass(frozen=True)
@@ -74,7 +78,8 @@ class Unit:
             return self.shared_imports
         if self._imports is None:
             self._imports = ImportTable()
-            self._imports.add_tree(self.tree())
+            if "import" in self.source.text:  # both import statements spell the keyword
+                self._imports.add_captures(query_set.unit_captures(self, IMPORT_TABLE_QUERY))
         return self._imports
 
     @property
@@ -99,7 +104,13 @@ class Scanner:
         self.target = target
 
     def wants(self, unit: Unit) -> bool:
-        return unit.kind in self.kinds and any(token in unit.source.text for token in self.triggers)
+        if unit.kind not in self.kinds:
+            return False
+        text = unit.source.text
+        for token in self.triggers:  # a plain loop: asked for every scanner and unit
+            if token in text:
+                return True
+        return False
 
     def query_keys(self, unit: Unit) -> set[str]:
         """The keys of the combined Python query (domains.query_set) a scan of this unit asks for."""

@@ -13,6 +13,7 @@ from knowledge.models import TorchCudaApi
 
 UNCLASSIFIED_CUDA_RULE = "DEV135"
 _CODE = re.compile(r"[A-Z]{3}\d{3}")
+_MEMO_LIMIT = 100_000  # distinct names remembered per index (bounds a worker's memory on hostile input)
 
 
 class RuleIndex:
@@ -41,6 +42,7 @@ class RuleIndex:
             ((name[:-1], r.code) for r in rules for name in (r.match.env_vars or []) if name.endswith("*")),
             key=lambda item: -len(item[0]),
         )
+        self._matches: dict[str, tuple[str, str] | None] = {}  # match_name's answers: a project repeats its names
 
     def code_for(self, detector_or_code: str) -> str:
         if _CODE.fullmatch(detector_or_code):
@@ -54,6 +56,16 @@ class RuleIndex:
     def match_name(self, qualified: str) -> tuple[str, str] | None:
         """(code, matched name) of the most specific rule for this name or an attribute of a matched name
         (`dist.ProcessGroupNCCL.Options` is a use of `ProcessGroupNCCL`), if that rule is in this domain."""
+        try:
+            return self._matches[qualified]
+        except KeyError:
+            pass
+        found = self._match_name(qualified)
+        if len(self._matches) < _MEMO_LIMIT:
+            self._matches[qualified] = found
+        return found
+
+    def _match_name(self, qualified: str) -> tuple[str, str] | None:
         parts = qualified.split(".")
         if any(".".join(parts[:end]) in self.excepted for end in range(len(parts), 1, -1)):
             return None

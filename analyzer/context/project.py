@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -42,17 +43,18 @@ PLAIN = FileContext()
 
 def build_project_context(paths: list[str], role_overrides: dict[str, list[str]] | None = None) -> ProjectContext:
     conventions = load_context_conventions()
-    existing = set(paths) | {str(parent) for path in paths for parent in PurePosixPath(path).parents if str(parent) != "."}
+    pures = {path: PurePosixPath(path) for path in paths}  # each path parsed once
+    existing = set(paths).union(*(_folders(folder) for folder in {str(pure.parent) for pure in pures.values()}))
     files: dict[str, FileContext] = {}
     npu_files = []
-    own, local = _import_names(paths)
+    own, local = _import_names(paths, pures)
     libraries = [name for name in conventions.guards.cuda_only_packages if name not in own]
     beside_package = has_root_package(paths)
     for path in sorted(paths):
-        role = file_role(path, conventions.roles, role_overrides, beside_package)
-        reach, reason = _path_reach(path, conventions.backends, existing)
+        role = file_role(path, conventions.roles, role_overrides, beside_package, pures[path])
+        reach, reason = _path_reach(path, conventions.backends, existing, pures[path])
         if reach == "runs":
-            reach, reason = _library_folder(path, libraries)
+            reach, reason = _library_folder(path, libraries, pures[path])
         if reach == "npu-path":
             npu_files.append(path)
         if role != "product" or reach != "runs":
@@ -60,12 +62,25 @@ def build_project_context(paths: list[str], role_overrides: dict[str, list[str]]
     return ProjectContext(files=files, own_packages=own, local_modules=local, npu_files=tuple(npu_files))
 
 
+@functools.lru_cache(maxsize=65536)
+def _folders(folder: str) -> frozenset[str]:
+    """A folder and the folders above it, "." left out (a path's parents, shared by the files of a folder)."""
+    pure = PurePosixPath(folder)
+    return frozenset(str(f) for f in (pure, *pure.parents) if str(f) != ".")
+
+
+@functools.lru_cache(maxsize=65536)
+def _joined(folder: str, name: str) -> str:
+    return str(PurePosixPath(folder) / name)
+
+
 def _tokens(part: str) -> list[str]:
     return [t for t in part.lower().translate(SEPARATORS).split("_") if t]
 
 
-def _path_reach(path: str, backends: BackendConventions, existing: set[str]) -> tuple[str, str | None]:
-    pure = PurePosixPath(path)
+def _path_reach(path: str, backends: BackendConventions, existing: set[str],
+                pure: PurePosixPath | None = None) -> tuple[str, str | None]:
+    pure = PurePosixPath(path) if pure is None else pure
     parts = [*pure.parts[:-1], pure.stem]
     for part in parts:
         tokens = _tokens(part)
@@ -101,11 +116,11 @@ def _engine_alternative(parts: list[str], backends: BackendConventions, existing
                         return sibling
     return None
 
-def _library_folder(path: str, libraries: list[str]) -> tuple[str, str | None]:
+def _library_folder(path: str, libraries: list[str], pure: PurePosixPath | None = None) -> tuple[str, str | None]:
     """A folder of the project named after a CUDA-only library (diffusers' quantizers/nunchaku/) integrates that
     library: its code runs only when a user picks the library, which Ascend cannot load, so it is optional there.
     A library that is the project's own package is never one (analysing flash-attention, csrc/flash_attn/)."""
-    parts = PurePosixPath(path).parts[:-1]
+    parts = (PurePosixPath(path) if pure is None else pure).parts[:-1]
     start = 2 if parts[:1] == ("src",) else 1
     for part in parts[start:]:
         if part.lower() in libraries:
@@ -119,11 +134,11 @@ def _dispatch_folder(pure: PurePosixPath, backends: BackendConventions, existing
     __init__.py excepted)."""
     if pure.name == "__init__.py" or pure.suffix != ".py":
         return None
-    folder = pure.parent
-    npu = next((str(folder / n) for n in backends.npu if str(folder / n) in existing), None)
+    folder = str(pure.parent)
+    npu = next((_joined(folder, n) for n in backends.npu if _joined(folder, n) in existing), None)
     if npu is None:
         return None
-    others = [n for n in (*backends.other, *backends.twin) if str(folder / n) in existing]
+    others = [n for n in (*backends.other, *backends.twin) if _joined(folder, n) in existing]
     return npu if others else None
 
 
@@ -157,14 +172,15 @@ def _npu_twin(pure: PurePosixPath, backends: BackendConventions, existing: set[s
     return None
 
 
-def _import_names(paths: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+def _import_names(paths: list[str], pures: dict[str, PurePosixPath] | None = None) -> tuple[frozenset[str], frozenset[str]]:
     """Top-level packages and modules the project defines (a folder of packages named like a library, such as
     deepspeed/utils/torch.py, is `deepspeed.utils.torch` and hides nothing), and every name a script's sibling
     import can resolve to."""
-    packages = {str(PurePosixPath(p).parent) for p in paths if PurePosixPath(p).name == "__init__.py"}
+    pures = pures if pures is not None else {path: PurePosixPath(path) for path in paths}
+    packages = {str(pures[p].parent) for p in paths if pures[p].name == "__init__.py"}
     own, local = set(), set()
     for path in paths:
-        pure = PurePosixPath(path)
+        pure = pures[path]
         if pure.suffix not in {".py", ".ipynb"} and pure.name != "__init__.py":
             continue
         folder = pure.parent

@@ -20,12 +20,15 @@ from domains.phases.facts import NATIVE_SUFFIXES, PhaseFacts
 
 
 def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: ProjectContext,
-                    factory: FindingFactory, feature_domains: frozenset[str]) -> list[Finding]:
+                    factory: FindingFactory, feature_domains: frozenset[str],
+                    guarded: dict[str, tuple[str, str]] | None = None) -> list[Finding]:
+    """`guarded`: guarded_modules(facts, context) when the caller has it already."""
     referrers: dict[str, set[str]] = defaultdict(set)  # a named source or folder → the files that name it
     for f in facts:
         for ref in f.source_refs:
             referrers[ref.strip("/")].add(f.path)
-    guarded = guarded_modules(facts, context)
+    if guarded is None:
+        guarded = guarded_modules(facts, context)
     test_only = test_only_functions(facts, context)
     overridden = overridden_defaults(facts)
     if overridden:
@@ -96,13 +99,17 @@ def guarded_modules(facts: list[PhaseFacts], context: ProjectContext) -> dict[st
     (reach, why). Imports in tests, examples and other backends' code do not count."""
     by_module = {f.module: f.path for f in facts if f.module}
     imports: dict[str, list[tuple[str, str]]] = defaultdict(list)  # path → (importer, reach) of each import
+    loaded: dict[str, list[str]] = {}  # module → _loaded_by(module): files import the same modules
     for f in facts:
         importer = context.of(f.path)
         if importer.role not in COUNTED_ROLES or importer.reach != "runs":
             continue  # tests, examples and other backends' code do not make product code run on Ascend
         for module in f.imports:
             reach = f.guarded_imports.get(module, "runs")
-            for path in _loaded_by(module, by_module):  # the module and the packages Python initialises for it
+            paths = loaded.get(module)
+            if paths is None:
+                paths = loaded[module] = _loaded_by(module, by_module)
+            for path in paths:  # the module and the packages Python initialises for it
                 if path != f.path and not _inside_package(f.path, path):
                     imports[path].append((f.path, reach))
     result: dict[str, tuple[str, str]] = {}

@@ -9,14 +9,15 @@ from knowledge.models import RoleConventions
 
 
 def file_role(path: str, conventions: RoleConventions, overrides: dict[str, list[str]] | None = None,
-              beside_package: bool = False) -> str:
+              beside_package: bool = False, pure: PurePosixPath | None = None) -> str:
     """The project's own globs ([tool.ascend-feasibility.roles]) win over the conventions. `beside_package`: the
     project has a top-level package (see `has_root_package`), so root-level `train_*.py`/`demo_*.py` scripts are
-    examples of its use, not the product (x-transformers' train_copy.py beside x_transformers/)."""
+    examples of its use, not the product (x-transformers' train_copy.py beside x_transformers/). `pure`: the path
+    parsed, when the caller has it."""
     for role, globs in (overrides or {}).items():
         if any(fnmatch.fnmatch(path, glob) for glob in globs):
             return role
-    pure = PurePosixPath(path)
+    pure = PurePosixPath(path) if pure is None else pure
     folders = {part.lower() for part in pure.parts[:-1]}
     name = pure.name.lower()
     stem = pure.stem.lower()

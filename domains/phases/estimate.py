@@ -69,8 +69,12 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
             by_bucket[bucket].append(f)
     entry_files = _entry_files(entries, role_of)
     items: list[EffortItem] = []
+    required_items: list[EffortItem] = []
     for bucket in BUCKETS:
-        items += work_items(by_bucket[bucket], bucket, rows, entry_files, est)
+        bucket_items = work_items(by_bucket[bucket], bucket, rows, entry_files, est)
+        items += bucket_items
+        if bucket == "required":
+            required_items = bucket_items
     required = [i for i in items if i.bucket == "required"]
     total_high = sum(i.hours.high for i in required) or 1.0
     items = [i.model_copy(update={"share": round(i.hours.high / total_high, 3)}) if i.bucket == "required" else i
@@ -84,7 +88,10 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
     by_phase = {}
     for phase in phases:
         in_phase = [f for f in by_bucket["required"] if phase in f.phases]
-        phase_items = work_items(in_phase, "required", rows, entry_files, est)
+        if len(in_phase) == len(by_bucket["required"]):  # the phase needs all the required work: items as above
+            phase_items = required_items
+        else:
+            phase_items = work_items(in_phase, "required", rows, entry_files, est)
         by_phase[phase] = _days(phase_items, per_day)
     runs = [f for f in findings if not f.suppressed and f.role in COUNTED_ROLES and f.reach in {"runs", "npu-path"}]
     ported = sum(1 for f in runs if f.reach == "npu-path")
@@ -127,7 +134,10 @@ def work_items(findings: list[Finding], bucket: str, rows: dict[tuple[str, int],
             key, kind = ("mechanical", f.rule), "mechanical"
         else:
             key, kind = ("engineering", f.rule, f.replacement.en), "engineering"
-        groups.setdefault(key, _Group(key, kind)).findings.append(f)
+        group = groups.get(key)
+        if group is None:  # not setdefault: that built (and dropped) a _Group per finding
+            group = groups[key] = _Group(key, kind)
+        group.findings.append(f)
     if bucket == "required" and (findings or groups):
         for adoption in est["adoption"]:
             if adoption.get("always"):
@@ -263,7 +273,7 @@ def _item(*, name: str, rule: str, domain: str, group: list[Finding], migration:
         hours=EffortHours(low=round(low, 2), high=round(high, 2)), kind=kind, bucket=bucket, step0=step0,
         files=files or len({f.path for f in group}), patterns=patterns, centre_hours=round(hours, 2),
         arithmetic=Text(en=en, zh=zh), replacement=replacement, sites=sites if sites is not None else _sites(group),
-        severity=min((f.severity for f in group), key=SEVERITIES.index) if group else "medium",
+        severity=min({f.severity for f in group}, key=SEVERITIES.index) if group else "medium",
     )
 
 
@@ -281,19 +291,20 @@ def _base(group: list[Finding]) -> EffortHours:
 
 def _weakest(group: list[Finding]) -> str:
     order = ("high", "medium", "low")
-    return max((f.confidence for f in group), key=order.index)
+    return max({f.confidence for f in group}, key=order.index)
 
 
 def _hardest(group: list[Finding]) -> str:
     order = ("auto", "rewrite", "manual", "unsupported")
-    return max((f.migration for f in group), key=order.index)
+    return max({f.migration for f in group}, key=order.index)
 
 
 def _replacements(group: list[Finding]) -> Text:
     """The distinct replacements of a mechanical item (up to three)."""
     seen: dict[str, Text] = {}
     for f in sorted(group, key=lambda f: SEVERITIES.index(f.severity)):
-        seen.setdefault(f.replacement.en, Text(en=f.replacement.en, zh=f.replacement.zh))
+        if f.replacement.en not in seen:  # the first of each, in severity order
+            seen[f.replacement.en] = Text(en=f.replacement.en, zh=f.replacement.zh)
     chosen = list(seen.values())[:3]
     more = len(seen) - len(chosen)
     tail_en, tail_zh = (f"; … {more} more", f"；… 另 {more} 种") if more else ("", "")

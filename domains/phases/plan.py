@@ -60,8 +60,13 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
     conventions = load_context_conventions().roles
     beside_package = has_root_package(f.path for f in facts)
 
+    roles: dict[str, str] = {}  # asked several times per file
+
     def role_of(path: str) -> str:
-        return file_role(path, conventions, config.roles, beside_package)
+        role = roles.get(path)
+        if role is None:
+            role = roles[path] = file_role(path, conventions, config.roles, beside_package)
+        return role
 
     assignment = assign_phases(facts, config.phases, config.console_modules, role_of)
     findings = calibrate(findings, calibration, plan_data()["calibration"])
@@ -97,7 +102,8 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
                   role_of: Callable[[str], str] = lambda path: "product") -> PhaseAssignment:
     python = {f.path: f for f in facts if f.module or f.notebook}
     by_module = {f.module: f.path for f in python.values() if f.module}
-    graph = {path: _local_targets(f, by_module) for path, f in python.items()}
+    resolved: dict[str, str | None] = {}  # import name → the project file it names: files import the same names
+    graph = {path: _local_targets(f, by_module, resolved) for path, f in python.items()}
     launched_names = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}  # paths are cwd-relative
     imported = set().union(*graph.values()) if graph else set()
     entry_paths = sorted(
@@ -149,16 +155,26 @@ def _config_phases(facts: list[PhaseFacts], by_path: dict[str, set[str]]) -> Non
 
 def name_words(path: str) -> list[str]:
     """The words of a file's name: split at _ - . and digits, lower-cased."""
+    return list(_stem_words(path)[1])
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem_words(path: str) -> tuple[str, tuple[str, ...]]:
+    """The lower-cased stem of a file's name and its words (asked for once per phase and entry)."""
     stem = PurePosixPath(path).stem.lower()
-    return [w for w in re.split(r"[^a-z]+", stem) if w]
+    return stem, tuple(w for w in re.split(r"[^a-z]+", stem) if w)
+
+
+@functools.lru_cache(maxsize=256)
+def _hint_words(hints: tuple[str, ...], suffixes: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(hint + suffix for hint in hints for suffix in suffixes)
 
 
 def hinted(path: str, hints: tuple[str, ...]) -> bool:
     """Does a whole word of the file's name (or the word with a usual suffix) say one of the hints?"""
-    suffixes = ("", *SIGNALS.entries.hint_suffixes)
-    words = set(name_words(path))
-    return any(hint + suffix in words for hint in hints for suffix in suffixes) or any(
-        "_" in hint and hint in PurePosixPath(path).stem.lower() for hint in hints)
+    stem, words = _stem_words(path)
+    return not _hint_words(hints, ("", *SIGNALS.entries.hint_suffixes)).isdisjoint(words) or any(
+        "_" in hint and hint in stem for hint in hints)
 
 
 def _launcher(path: str, role_of: Callable[[str], str]) -> bool:
@@ -166,15 +182,18 @@ def _launcher(path: str, role_of: Callable[[str], str]) -> bool:
     return role_of(path) == "build" or any(w in SIGNALS.entries.launcher_words for w in name_words(path))
 
 
-def _local_targets(facts: PhaseFacts, by_module: dict[str, str]) -> set[str]:
+def _local_targets(facts: PhaseFacts, by_module: dict[str, str], resolved: dict[str, str | None] | None = None) -> set[str]:
+    """The project files a file imports: each name's longest prefix that is a project module (`resolved`
+    remembers the answers across files)."""
     targets = set()
+    resolved = {} if resolved is None else resolved
     for name in facts.imports:
-        parts = name.split(".")
-        for end in range(len(parts), 0, -1):
-            path = by_module.get(".".join(parts[:end]))
-            if path is not None:
-                targets.add(path)
-                break
+        if name not in resolved:
+            parts = name.split(".")
+            ends = range(len(parts), 0, -1)
+            resolved[name] = next((by_module[m] for m in (".".join(parts[:end]) for end in ends) if m in by_module), None)
+        if resolved[name] is not None:
+            targets.add(resolved[name])
     return targets
 
 
@@ -238,15 +257,13 @@ def phase_matrix(findings: list[Finding], dependencies: list[DependencyRow], ass
                 pairs[(f"package {row.package}", "dependency", phase)] += 1
     rows, minimal = [], {p: [] for p in phases}
     if pairs and phases:
-        import pandas as pd  # here, not at import: forked scan workers need not carry pandas (~35 MB each)
-
-        frame = pd.DataFrame([(item, kind, phase, n) for (item, kind, phase), n in pairs.items()],
-                             columns=["item", "kind", "phase", "sites"])
-        table = frame.pivot_table(index="item", columns="phase", values="sites", aggfunc="sum", fill_value=0)
-        table = table.reindex(columns=phases, fill_value=0)
-        kinds = frame.drop_duplicates("item").set_index("item")["kind"]
-        for item in sorted(table.index):
-            present = [p for p in phases if table.loc[item, p] > 0]
+        sites: Counter[tuple[str, str]] = Counter()  # (item, phase) → sites
+        kinds: dict[str, str] = {}  # item → the kind it was first counted as
+        for (item, kind, phase), n in pairs.items():
+            sites[(item, phase)] += n
+            kinds.setdefault(item, kind)
+        for item in sorted(kinds):
+            present = [p for p in phases if sites[(item, p)] > 0]
             every = len(present) == len(phases)
             cells = {p: ("P0" if every else "P1") if p in present else "-" for p in phases}
             for p in present:
@@ -326,14 +343,22 @@ def verdict(findings: list[Finding], work: Effort, phases: list[str], npu_code: 
     """The first level any of whose reasons holds; each reason that holds becomes a driver. Only required work
     (counted findings) decides; a project with its own NPU backend is never infeasible."""
     data = plan_data()["verdict"]
-    active = [f for f in findings if f.counted]
-    blockers = sorted({_item(f) for f in active if f.severity == "blocker"})
-    unsupported = sorted({_item(f) for f in active if f.migration == "unsupported" and f.severity != "info"})
-    engineering = sorted({_item(f) for f in active if f.migration == "manual" and f.severity == "high"})
-    everywhere = sorted({
-        _item(f) for f in active
-        if f.severity == "blocker" and f.migration == "unsupported" and phases and set(phases) <= set(f.phases)
-    })
+    blocking, rebuilding, engineering_items, needed_everywhere = set(), set(), set(), set()
+    all_phases = set(phases)
+    for f in findings:  # one pass: a large project has 100k+ findings
+        if not f.counted:
+            continue
+        severity, migration = f.severity, f.migration
+        if severity == "blocker":
+            blocking.add(_item(f))
+            if migration == "unsupported" and phases and all_phases <= set(f.phases):
+                needed_everywhere.add(_item(f))
+        if migration == "unsupported" and severity != "info":
+            rebuilding.add(_item(f))
+        if migration == "manual" and severity == "high":
+            engineering_items.add(_item(f))
+    blockers, unsupported = sorted(blocking), sorted(rebuilding)
+    engineering, everywhere = sorted(engineering_items), sorted(needed_everywhere)
     high_days = work.total.high_days
     levels = (
         ("infeasible", [
@@ -417,12 +442,14 @@ def architecture(facts: list[PhaseFacts], findings: list[Finding], role_of: Call
     library_models = sorted({ref for f in facts for ref in f.model_refs})
     names = [m.name.lower() for m in models] + [layer.lower() for layer in layers] + [r.lower() for r in library_models]
     family, evidence, best = "unknown", [], 0
+    counts = Counter(names)  # a large project repeats its class and layer names: each distinct name is read once
     for name, tokens in FAMILIES:  # the family most names point to; earlier families win ties
-        matching = [n for n in names if any(t in n for t in tokens)]
-        if len(matching) > best:
+        matching = [n for n in counts if any(t in n for t in tokens)]
+        size = sum(counts[n] for n in matching)
+        if size > best:
             hits = sorted({t for t in tokens if any(t in n for n in matching)})
-            family, best = name, len(matching)
-            evidence = [f"{len(matching)} class, layer or model names mention: {', '.join(hits)}"]
+            family, best = name, size
+            evidence = [f"{size} class, layer or model names mention: {', '.join(hits)}"]
     packaged = any(role_of(f.path) == "build" for f in all_facts)  # setup.py and the like: an installable package
     if entries is not None and packaged and not library_models and not any(role_of(e.path) == "product" for e in entries):
         family = LIBRARY
