@@ -11,10 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from ascend_feasibility.analyzer.models import SCHEMA_VERSION, Finding, Report
+from ascend_feasibility.analyzer.source import Unreadable, read_bytes
 from pydantic import BaseModel, ConfigDict, ValidationError
-
-from analyzer.models import SCHEMA_VERSION, Finding, Report
-from analyzer.source import Unreadable, read_bytes
 
 MAX_BASELINE_BYTES = 512 * 1024 * 1024
 

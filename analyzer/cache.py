@@ -25,13 +25,12 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from ascend_feasibility.analyzer import __version__
+from ascend_feasibility.analyzer.context import ProjectContext
+from ascend_feasibility.analyzer.discovery import ProjectFile
+from ascend_feasibility.analyzer.filework import FileResult, content_digest
+from ascend_feasibility.analyzer.source import Unreadable, read_bytes
 from pydantic import TypeAdapter
-
-from analyzer import __version__
-from analyzer.context import ProjectContext
-from analyzer.discovery import ProjectFile
-from analyzer.filework import FileResult, content_digest
-from analyzer.source import Unreadable, read_bytes
 
 CACHE_LAYOUT = "1"  # bump when the entry format changes
 DEFAULT_MAX_BYTES = 1024 * 1024 * 1024

@@ -1,7 +1,7 @@
 """The calibration file the probe runner writes (schema version "1"): its pydantic model, the import that refuses
 anything else with a clear message, and what it tells the effort model and the report.
 
-`schemas/calibration.v1.schema.json` is generated from `Calibration` (`python -m analyzer.schema`) and checked by a test.
+`schemas/calibration.v1.schema.json` is generated from `Calibration` (`python -m ascend_feasibility.analyzer.schema`) and checked by a test.
 """
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Literal
 
+from ascend_feasibility.analyzer.models import CalibrationRow, CalibrationSection, RuleOutcome
+from ascend_feasibility.analyzer.source import Unreadable, read_bytes
+from ascend_feasibility.domains.phases.calibration import RuleCalibration
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from analyzer.models import CalibrationRow, CalibrationSection, RuleOutcome
-from analyzer.source import Unreadable, read_bytes
-from domains.phases.calibration import RuleCalibration
 
 CALIBRATION_SCHEMA_VERSION = "1"
 Verdict = Literal["good", "slower", "fallback", "wrong", "error", "missing", "skipped"]

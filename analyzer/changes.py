@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from analyzer.gitinfo import ChangedLines
-from analyzer.models import ChangedSince, Report
-from analyzer.store import summarize
+from ascend_feasibility.analyzer.gitinfo import ChangedLines
+from ascend_feasibility.analyzer.models import ChangedSince, Report
+from ascend_feasibility.analyzer.store import summarize
 
 _SITE = re.compile(r"^(?P<path>.+):(?P<line>\d+)(?P<cell> \(cell \d+\))?$")  # project_scope._site's form
 

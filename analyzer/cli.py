@@ -9,18 +9,20 @@ import sys
 import time
 from pathlib import Path
 
-from rich.console import Console
-from rich.markdown import Markdown
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-from analyzer import TOOL_NAME, __version__
-from analyzer.baseline import BaselineError, load_baseline, new_findings, stale_entries, write_baseline
-from analyzer.cache import default_cache_dir
-from analyzer.calibration import CalibrationError, applies, calibration_section, load_calibration, rule_outcomes
-from analyzer.changes import only_changed
-from analyzer.gitinfo import ChangedLines, GitUnavailable, changed_since
-from analyzer.models import SEVERITIES, Finding, Report, severity_rank
-from analyzer.outputs import (
+from ascend_feasibility.analyzer import TOOL_NAME, __version__
+from ascend_feasibility.analyzer.baseline import BaselineError, load_baseline, new_findings, stale_entries, write_baseline
+from ascend_feasibility.analyzer.cache import default_cache_dir
+from ascend_feasibility.analyzer.calibration import (
+    CalibrationError,
+    applies,
+    calibration_section,
+    load_calibration,
+    rule_outcomes,
+)
+from ascend_feasibility.analyzer.changes import only_changed
+from ascend_feasibility.analyzer.gitinfo import ChangedLines, GitUnavailable, changed_since
+from ascend_feasibility.analyzer.models import SEVERITIES, Finding, Report, severity_rank
+from ascend_feasibility.analyzer.outputs import (
     FORMATS,
     LANGUAGE_CHOICES,
     Output,
@@ -31,15 +33,18 @@ from analyzer.outputs import (
     write_format,
     write_output,
 )
-from analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
-from analyzer.port import STYLES, ApplyError, PortOptions, apply, port, summarize, unified_diff
-from analyzer.port.patch import write_text_atomic
-from analyzer.port.summary import summary_lines
-from analyzer.port.verify import VERIFY_NAME, test_folder, verify_script
-from analyzer.probes.commands import ProbeError, add_probe_commands, run_probe_command
-from analyzer.render_text import printable
-from analyzer.rule_docs import render_rule, rules_by_domain, write_docs
-from knowledge import KnowledgeError, load_knowledge
+from ascend_feasibility.analyzer.pipeline import AnalysisError, AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.port import STYLES, ApplyError, PortOptions, apply, port, summarize, unified_diff
+from ascend_feasibility.analyzer.port.patch import write_text_atomic
+from ascend_feasibility.analyzer.port.summary import summary_lines
+from ascend_feasibility.analyzer.port.verify import VERIFY_NAME, test_folder, verify_script
+from ascend_feasibility.analyzer.probes.commands import ProbeError, add_probe_commands, run_probe_command
+from ascend_feasibility.analyzer.render_text import printable
+from ascend_feasibility.analyzer.rule_docs import render_rule, rules_by_domain, write_docs
+from ascend_feasibility.knowledge import KnowledgeError, load_knowledge
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 EXIT_OK, EXIT_FAIL_ON, EXIT_ERROR = 0, 1, 2
 PROGRESS_DELAY_SECONDS = 1.0

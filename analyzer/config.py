@@ -9,8 +9,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analyzer.models import PHASES, ROLES, SkippedFile
-from analyzer.source import Unreadable, read_contained
+from ascend_feasibility.analyzer.models import PHASES, ROLES, SkippedFile
+from ascend_feasibility.analyzer.source import Unreadable, read_contained
 
 MAX_SETTINGS_BYTES = 1024 * 1024
 

@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import pathspec
-
-from analyzer.models import SkippedFile
-from analyzer.source import Unreadable, file_type, read_contained
+from ascend_feasibility.analyzer.models import SkippedFile
+from ascend_feasibility.analyzer.source import Unreadable, file_type, read_contained
 
 MAX_SETTINGS_BYTES = 1024 * 1024  # .gitignore and pyproject.toml settings
 

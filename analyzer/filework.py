@@ -11,30 +11,30 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analyzer import budget, parsing
-from analyzer.context import ProjectContext
-from analyzer.context.cuda_gates import CudaGates
-from analyzer.context.guards import GuardReader, only_raises_or_warns, test_function
-from analyzer.context.versions import VersionReader, legacy_triton_kernels
-from analyzer.discovery import ProjectFile
-from analyzer.findings import FindingFactory, Place, occurrence_key
-from analyzer.models import COUNTED_ROLES, Finding, SkippedFile, UnusedSuppression
-from analyzer.notebooks import code_sources, python_cells, shell_cells
-from analyzer.python_names import ImportTable
-from analyzer.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
-from analyzer.suppressions import by_row as suppressions_by_row
-from analyzer.suppressions import collect as collect_suppressions
-from domains import build_scanners, query_set
-from domains.base import IMPORT_TABLE_QUERY, Hit, Unit
-from domains.config_scanner import YamlUnreadable
-from domains.custom_ops.records import CustomOpFacts
-from domains.dependencies.facts import IMPORT_QUERY_KEY as IMPORTS_QUERY
-from domains.dependencies.facts import DependencyFacts
-from domains.dependencies.facts import collect as collect_dependency_facts
-from domains.phases.facts import QUERY_KEY as PHASE_FACTS_QUERY
-from domains.phases.facts import PhaseFacts
-from domains.phases.facts import collect as collect_phase_facts
-from knowledge import load_context_conventions, load_knowledge
+from ascend_feasibility.analyzer import budget, parsing
+from ascend_feasibility.analyzer.context import ProjectContext
+from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
+from ascend_feasibility.analyzer.context.guards import GuardReader, only_raises_or_warns, test_function
+from ascend_feasibility.analyzer.context.versions import VersionReader, legacy_triton_kernels
+from ascend_feasibility.analyzer.discovery import ProjectFile
+from ascend_feasibility.analyzer.findings import FindingFactory, Place, occurrence_key
+from ascend_feasibility.analyzer.models import COUNTED_ROLES, Finding, SkippedFile, UnusedSuppression
+from ascend_feasibility.analyzer.notebooks import code_sources, python_cells, shell_cells
+from ascend_feasibility.analyzer.python_names import ImportTable
+from ascend_feasibility.analyzer.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
+from ascend_feasibility.analyzer.suppressions import by_row as suppressions_by_row
+from ascend_feasibility.analyzer.suppressions import collect as collect_suppressions
+from ascend_feasibility.domains import build_scanners, query_set
+from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Hit, Unit
+from ascend_feasibility.domains.config_scanner import YamlUnreadable
+from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
+from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY as IMPORTS_QUERY
+from ascend_feasibility.domains.dependencies.facts import DependencyFacts
+from ascend_feasibility.domains.dependencies.facts import collect as collect_dependency_facts
+from ascend_feasibility.domains.phases.facts import QUERY_KEY as PHASE_FACTS_QUERY
+from ascend_feasibility.domains.phases.facts import PhaseFacts
+from ascend_feasibility.domains.phases.facts import collect as collect_phase_facts
+from ascend_feasibility.knowledge import load_context_conventions, load_knowledge
 
 
 @dataclass

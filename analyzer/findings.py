@@ -6,10 +6,10 @@ import hashlib
 import sys
 from dataclasses import dataclass
 
-from analyzer.models import COUNTED_ROLES, EffortHours, Finding, ReplacementText, Text, severity_rank
-from domains.base import Hit, Unit
-from knowledge import KNOWLEDGE_DIR, KnowledgeBase, Target, availability
-from knowledge.models import Rule
+from ascend_feasibility.analyzer.models import COUNTED_ROLES, EffortHours, Finding, ReplacementText, Text, severity_rank
+from ascend_feasibility.domains.base import Hit, Unit
+from ascend_feasibility.knowledge import KNOWLEDGE_DIR, KnowledgeBase, Target, availability
+from ascend_feasibility.knowledge.models import Rule
 
 if sys.version_info >= (3, 11):
     import tomllib

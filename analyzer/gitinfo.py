@@ -19,9 +19,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analyzer import budget
-from analyzer.models import ProjectRevision
-from analyzer.source import Unreadable, read_contained
+from ascend_feasibility.analyzer import budget
+from ascend_feasibility.analyzer.models import ProjectRevision
+from ascend_feasibility.analyzer.source import Unreadable, read_contained
 
 MAX_GIT_ENTRIES = 200_000  # files and folders inside the git folder inspected before it is opened
 MAX_INDEX_BYTES = 256 * 1024 * 1024

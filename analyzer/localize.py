@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from analyzer.ui_strings import load_strings, ui_text
+from ascend_feasibility.analyzer.ui_strings import load_strings, ui_text
 
 _PHASE_COUNT = re.compile(r"\b(training|inference|evaluation|data|export)\b")
 _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p, key in (

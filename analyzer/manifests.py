@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import yaml
+from ascend_feasibility.analyzer import bounded_yaml, parsing
+from ascend_feasibility.analyzer.source import Unreadable, read_contained
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from tree_sitter import Node
-
-from analyzer import bounded_yaml, parsing
-from analyzer.source import Unreadable, read_contained
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from analyzer.source import Unreadable
+from ascend_feasibility.analyzer.source import Unreadable
 
 PYTHON_CELL_MAGICS = {"%%time", "%%timeit", "%%capture", "%%prun"}
 SHELL_CELL_MAGICS = {"%%bash", "%%sh", "%%script"}

@@ -18,14 +18,14 @@ try:
 except ImportError:  # pragma: no cover - not POSIX
     fcntl = None
 
-from analyzer.models import Report
-from analyzer.render_csv import write_findings_csv, write_phase_matrix_csv
-from analyzer.render_github import write_github
-from analyzer.render_html import render_html
-from analyzer.render_json import write_json
-from analyzer.render_markdown import render_markdown
-from analyzer.render_sarif import write_sarif
-from analyzer.render_text import render_text
+from ascend_feasibility.analyzer.models import Report
+from ascend_feasibility.analyzer.render_csv import write_findings_csv, write_phase_matrix_csv
+from ascend_feasibility.analyzer.render_github import write_github
+from ascend_feasibility.analyzer.render_html import render_html
+from ascend_feasibility.analyzer.render_json import write_json
+from ascend_feasibility.analyzer.render_markdown import render_markdown
+from ascend_feasibility.analyzer.render_sarif import write_sarif
+from ascend_feasibility.analyzer.render_text import render_text
 
 FORMATS: tuple[str, ...] = ("text", "json", "markdown", "html", "sarif", "csv", "github")
 STREAM_ONLY = frozenset({"github"})  # workflow commands: printed for the CI runner, not written by --output-dir

@@ -13,24 +13,24 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
-from analyzer import TOOL_NAME, __version__
-from analyzer.cache import DEFAULT_MAX_BYTES, FileCache
-from analyzer.config import load_project_config
-from analyzer.context import ProjectContext, build_project_context
-from analyzer.context.project import ci_built_dockerfiles
-from analyzer.context.project_scope import collapse_project_scoped
-from analyzer.context.propagation import guarded_modules, propagate_reach
-from analyzer.discovery import ProjectFile, discover, discover_file
-from analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
-from analyzer.gitinfo import read_revision
-from analyzer.models import CalibrationSection, ProjectInfo, Report, SkippedFile, Target, ToolInfo
-from analyzer.store import FindingStore, summarize
-from domains.custom_ops.inventory import build_inventory
-from domains.custom_ops.records import CustomOpFacts
-from domains.dependencies.project import TargetChoice, analyze_dependencies, choose_target
-from domains.phases.calibration import RuleCalibration
-from domains.phases.facts import compact
-from domains.phases.plan import plan_fields
+from ascend_feasibility.analyzer import TOOL_NAME, __version__
+from ascend_feasibility.analyzer.cache import DEFAULT_MAX_BYTES, FileCache
+from ascend_feasibility.analyzer.config import load_project_config
+from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
+from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
+from ascend_feasibility.analyzer.context.project_scope import collapse_project_scoped
+from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
+from ascend_feasibility.analyzer.discovery import ProjectFile, discover, discover_file
+from ascend_feasibility.analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
+from ascend_feasibility.analyzer.gitinfo import read_revision
+from ascend_feasibility.analyzer.models import CalibrationSection, ProjectInfo, Report, SkippedFile, Target, ToolInfo
+from ascend_feasibility.analyzer.store import FindingStore, summarize
+from ascend_feasibility.domains.custom_ops.inventory import build_inventory
+from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
+from ascend_feasibility.domains.dependencies.project import TargetChoice, analyze_dependencies, choose_target
+from ascend_feasibility.domains.phases.calibration import RuleCalibration
+from ascend_feasibility.domains.phases.facts import compact
+from ascend_feasibility.domains.phases.plan import plan_fields
 
 # Below this many files, worker processes cost more to start than they save.
 PARALLEL_THRESHOLD = 48

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import functools
 
+from ascend_feasibility.analyzer import parsing
 from tree_sitter import Node
-
-from analyzer import parsing
 
 IMPORT_QUERY = "(import_statement) @import (import_from_statement) @import_from"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 from typing import TextIO
 
-from analyzer.models import Report
+from ascend_feasibility.analyzer.models import Report
 
 FINDING_COLUMNS = (
     "rule", "name", "domain", "severity", "migration", "confidence", "path", "line", "column", "cell", "phases",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from analyzer.models import Finding, Report
-from analyzer.render_text import printable
+from ascend_feasibility.analyzer.models import Finding, Report
+from ascend_feasibility.analyzer.render_text import printable
 
 LEVEL = {"blocker": "error", "high": "error", "medium": "warning", "low": "notice"}
 

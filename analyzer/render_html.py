@@ -6,18 +6,17 @@ from __future__ import annotations
 import functools
 from pathlib import PurePosixPath
 
+from ascend_feasibility.analyzer.models import MIGRATIONS, REACHES, ROLES, SEVERITIES, Finding, Report, severity_rank
+from ascend_feasibility.analyzer.render_markdown import LEVELS
+from ascend_feasibility.analyzer.report_view import build_view, location
+from ascend_feasibility.analyzer.templating import html_environment, html_helpers
+from ascend_feasibility.analyzer.ui_strings import LANGUAGES
+from ascend_feasibility.report_templates import TEMPLATES_DIR
 from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
 from pygments.util import ClassNotFound
-
-from analyzer.models import MIGRATIONS, REACHES, ROLES, SEVERITIES, Finding, Report, severity_rank
-from analyzer.render_markdown import LEVELS
-from analyzer.report_view import build_view, location
-from analyzer.templating import html_environment, html_helpers
-from analyzer.ui_strings import LANGUAGES
-from report_templates import TEMPLATES_DIR
 
 ROW_LIMIT = 2000
 HIGHLIGHT_CLASS = "hl"

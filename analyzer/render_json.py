@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
-from analyzer.models import Report
+from ascend_feasibility.analyzer.models import Report
 
 INDENT = 2
 

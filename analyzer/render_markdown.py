@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from analyzer.models import SEVERITIES, Report
-from analyzer.report_view import ReportView, build_view, location
-from analyzer.templating import markdown_environment, markdown_helpers
-from analyzer.ui_strings import LANGUAGES
+from ascend_feasibility.analyzer.models import SEVERITIES, Report
+from ascend_feasibility.analyzer.report_view import ReportView, build_view, location
+from ascend_feasibility.analyzer.templating import markdown_environment, markdown_helpers
+from ascend_feasibility.analyzer.ui_strings import LANGUAGES
 
 ROW_LIMIT = 200
 LEVELS = ("high", "medium", "low")

@@ -7,10 +7,10 @@ import json
 from typing import TextIO
 from urllib.parse import quote
 
-from analyzer import TOOL_NAME
-from analyzer.models import Finding, Report
-from analyzer.rule_docs import render_rule, show_placeholders
-from knowledge import load_knowledge
+from ascend_feasibility.analyzer import TOOL_NAME
+from ascend_feasibility.analyzer.models import Finding, Report
+from ascend_feasibility.analyzer.rule_docs import render_rule, show_placeholders
+from ascend_feasibility.knowledge import load_knowledge
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from ascend_feasibility.analyzer.localize import phrase, term
+from ascend_feasibility.analyzer.models import DOMAINS, SEVERITIES, Report
+from ascend_feasibility.analyzer.report_view import entry_files, step0_items, top_cost_drivers
+from ascend_feasibility.analyzer.ui_strings import ui_text
 from rich.console import Console
 from rich.markup import escape as rich_escape
 from rich.table import Table
-
-from analyzer.localize import phrase, term
-from analyzer.models import DOMAINS, SEVERITIES, Report
-from analyzer.report_view import entry_files, step0_items, top_cost_drivers
-from analyzer.ui_strings import ui_text
 
 # C0 and C1 control characters, DEL, and the bidirectional overrides/isolates that reorder what a terminal shows.
 _CONTROLS = {

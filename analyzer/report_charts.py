@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from analyzer.models import SEVERITIES, DaysRange
+from ascend_feasibility.analyzer.models import SEVERITIES, DaysRange
 
 LABEL_WIDTH = 150
 PLOT_WIDTH = 430

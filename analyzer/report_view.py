@@ -5,8 +5,17 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from analyzer.models import DOMAINS, PHASES, SEVERITIES, DependencyRow, EffortItem, Finding, Report, severity_rank
-from analyzer.report_charts import Chart, effort_chart, findings_chart
+from ascend_feasibility.analyzer.models import (
+    DOMAINS,
+    PHASES,
+    SEVERITIES,
+    DependencyRow,
+    EffortItem,
+    Finding,
+    Report,
+    severity_rank,
+)
+from ascend_feasibility.analyzer.report_charts import Chart, effort_chart, findings_chart
 
 LISTED_SITES = 5
 TOP_DRIVERS = 5

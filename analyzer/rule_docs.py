@@ -5,15 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ascend_feasibility.analyzer.findings import CUDA_ALIAS, NATIVE, NATIVE_SINCE, native_at
+from ascend_feasibility.analyzer.models import DOMAINS
+from ascend_feasibility.analyzer.templating import markdown_environment, markdown_helpers
+from ascend_feasibility.analyzer.ui_strings import LANGUAGES, ui_text
+from ascend_feasibility.knowledge import KnowledgeBase, availability, load_knowledge
+from ascend_feasibility.knowledge.models import Rule
 from markupsafe import Markup
 from packaging.version import Version
-
-from analyzer.findings import CUDA_ALIAS, NATIVE, NATIVE_SINCE, native_at
-from analyzer.models import DOMAINS
-from analyzer.templating import markdown_environment, markdown_helpers
-from analyzer.ui_strings import LANGUAGES, ui_text
-from knowledge import KnowledgeBase, availability, load_knowledge
-from knowledge.models import Rule
 
 _PLACEHOLDER = re.compile(r"\{(symbol|npu)\}")
 _FENCE_LANGUAGE = {"requirements": "text", "cmake": "cmake", "dockerfile": "dockerfile"}

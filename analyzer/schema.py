@@ -1,16 +1,15 @@
 """The JSON Schemas of the report and of the calibration file, generated from their models. Regenerate the
-committed copies with `python -m analyzer.schema` after changing a model; a test fails when they differ."""
+committed copies with `python -m ascend_feasibility.analyzer.schema` after changing a model; a test fails when they differ."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from ascend_feasibility.analyzer.calibration import CALIBRATION_SCHEMA_VERSION, Calibration
+from ascend_feasibility.analyzer.models import SCHEMA_VERSION, Report
 from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema
-
-from analyzer.calibration import CALIBRATION_SCHEMA_VERSION, Calibration
-from analyzer.models import SCHEMA_VERSION, Report
 
 SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
 SCHEMA_PATH = SCHEMAS_DIR / f"report.v{SCHEMA_VERSION}.schema.json"

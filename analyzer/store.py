@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections import Counter
 from operator import attrgetter
 
-from analyzer.models import DOMAINS, MIGRATIONS, REACHES, ROLES, SEVERITIES, Finding, SkippedFile, Summary, UnusedSuppression
+from ascend_feasibility.analyzer.models import (
+    DOMAINS,
+    MIGRATIONS,
+    REACHES,
+    ROLES,
+    SEVERITIES,
+    Finding,
+    SkippedFile,
+    Summary,
+    UnusedSuppression,
+)
 
 
 class FindingStore:

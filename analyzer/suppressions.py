@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from analyzer import parsing
-from domains.base import Unit
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.domains.base import Unit
 
 MARKER = "ascend:"
 _DIRECTIVE = re.compile(r"ascend:\s*(ignore-file|ignore)\b(?:\[([^\]]*)\])?", re.IGNORECASE)

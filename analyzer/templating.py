@@ -6,12 +6,11 @@ from __future__ import annotations
 import functools
 
 import jinja2
+from ascend_feasibility.analyzer.localize import phrase, term
+from ascend_feasibility.analyzer.markup import html_prose, markdown_code, markdown_prose, markdown_text, number
+from ascend_feasibility.analyzer.ui_strings import ui_text
+from ascend_feasibility.report_templates import TEMPLATES_DIR
 from markupsafe import Markup, escape
-
-from analyzer.localize import phrase, term
-from analyzer.markup import html_prose, markdown_code, markdown_prose, markdown_text, number
-from analyzer.ui_strings import ui_text
-from report_templates import TEMPLATES_DIR
 
 
 def _markdown_finalize(value: object) -> object:

@@ -6,7 +6,7 @@ import functools
 import string
 import sys
 
-from report_templates import STRINGS_DIR
+from ascend_feasibility.report_templates import STRINGS_DIR
 
 if sys.version_info >= (3, 11):
     import tomllib

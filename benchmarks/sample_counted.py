@@ -2,7 +2,7 @@
 
 Counted = not suppressed, reach `runs`, role product or build: what drives severity ranking, effort and the verdict.
 
-    python -m analyzer analyze /work/repos/whisper --format json -o reports/whisper.json   # one JSON per repository
+    python -m ascend_feasibility analyze /work/repos/whisper --format json -o reports/whisper.json   # one JSON per repository
     python benchmarks/sample_counted.py reports --seed 2026 --size 100 --above-info 50
 
 Prints sample A (--size findings of any severity), then sample B (--above-info findings above info, drawn after A

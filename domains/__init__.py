@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-from domains.attention.python_scanner import AttentionPythonScanner
-from domains.base import Scanner
-from domains.config_scanner import ShellConfigScanner, YamlConfigScanner
-from domains.custom_ops.build_branches import BuildBranchScanner
-from domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
-from domains.custom_ops.optimizers import FusedOptimizerScanner
-from domains.custom_ops.python_scanner import CustomOpsPythonScanner
-from domains.custom_ops.triton_gates import TritonGateScanner
-from domains.device.amp_imports import CudaAmpImportScanner
-from domains.device.dispatch import BackendDispatchScanner
-from domains.device.python_scanner import DevicePythonScanner
-from domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
-from domains.distributed.python_scanner import DistributedPythonScanner
-from domains.precision.bf16_gates import Bf16GateScanner
-from domains.precision.dtype_flow import PrecisionDtypeFlowScanner
-from domains.precision.python_scanner import PrecisionPythonScanner
+from ascend_feasibility.domains.attention.python_scanner import AttentionPythonScanner
+from ascend_feasibility.domains.base import Scanner
+from ascend_feasibility.domains.config_scanner import ShellConfigScanner, YamlConfigScanner
+from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
+from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
+from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
+from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
+from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
+from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
+from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
+from ascend_feasibility.domains.device.python_scanner import DevicePythonScanner
+from ascend_feasibility.domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
+from ascend_feasibility.domains.distributed.python_scanner import DistributedPythonScanner
+from ascend_feasibility.domains.precision.bf16_gates import Bf16GateScanner
+from ascend_feasibility.domains.precision.dtype_flow import PrecisionDtypeFlowScanner
+from ascend_feasibility.domains.precision.python_scanner import PrecisionPythonScanner
 
 SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     DevicePythonScanner,

@@ -11,13 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from ascend_feasibility.analyzer import dockerfile, parsing
+from ascend_feasibility.analyzer.python_names import IMPORT_QUERY, ImportTable
+from ascend_feasibility.analyzer.source import SourceText
+from ascend_feasibility.domains import query_set
+from ascend_feasibility.knowledge import KnowledgeBase, Target
 from tree_sitter import Node
-
-from analyzer import dockerfile, parsing
-from analyzer.python_names import IMPORT_QUERY, ImportTable
-from analyzer.source import SourceText
-from domains import query_set
-from knowledge import KnowledgeBase, Target
 
 # A Python unit's import table is read from its share of the unit's combined query (domains.query_set).
 IMPORT_TABLE_QUERY = query_set.register("import_table", IMPORT_QUERY)

@@ -4,10 +4,9 @@ launch lines, DeepSpeed and accelerate configs, in shell scripts, Dockerfiles, n
 from __future__ import annotations
 
 import yaml
-
-from analyzer import bounded_yaml, parsing
-from domains.base import Hit, Scanner, Span, Unit
-from domains.rule_index import RuleIndex
+from ascend_feasibility.analyzer import bounded_yaml, parsing
+from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
+from ascend_feasibility.domains.rule_index import RuleIndex
 
 SHELL_QUERY = r"""
 (variable_assignment name: (variable_name) @name)

@@ -6,13 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.python_names import enclosing_call, outermost_chain, qualified_name
+from ascend_feasibility.domains import query_set
+from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
+from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
-
-from analyzer import parsing
-from analyzer.python_names import enclosing_call, outermost_chain, qualified_name
-from domains import query_set
-from domains.base import Hit, Scanner, Span, Unit
-from domains.rule_index import RuleIndex
 
 # Include these patterns in a domain's query to receive references.
 REFERENCE_PATTERNS = r"""

@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer import parsing
 from tree_sitter import Node
-
-from analyzer import parsing
 
 
 def words(node: Node) -> set[str]:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import functools
 import re
 
+from ascend_feasibility.analyzer import parsing
 from tree_sitter import Node, Query
-
-from analyzer import parsing
 
 _PARTS: dict[str, str] = {}
 _CAPTURE = re.compile(r"@([A-Za-z_][\w\-]*)")

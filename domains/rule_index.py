@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from knowledge import KnowledgeBase
-from knowledge.models import TorchCudaApi
+from ascend_feasibility.knowledge import KnowledgeBase
+from ascend_feasibility.knowledge.models import TorchCudaApi
 
 UNCLASSIFIED_CUDA_RULE = "DEV135"
 _CODE = re.compile(r"[A-Z]{3}\d{3}")

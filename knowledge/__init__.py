@@ -10,9 +10,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
-
-from knowledge.models import (
+from ascend_feasibility.knowledge.models import (
     ContextConventions,
     DeviceModuleTemplate,
     FusedOptimizers,
@@ -25,6 +23,7 @@ from knowledge.models import (
     TorchCudaApi,
     TransferProfile,
 )
+from packaging.version import InvalidVersion, Version
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 if TYPE_CHECKING:
-    from knowledge import KnowledgeBase
-    from knowledge.models import Release
+    from ascend_feasibility.knowledge import KnowledgeBase
+    from ascend_feasibility.knowledge.models import Release
 
 NPU_NAME = re.compile(r"\btorch(?:_npu)?\.npu\.[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 OPERATOR = re.compile(r"\b(?:torch_npu\.)?(npu_[a-z0-9_]*[a-z0-9]|fast_gelu)\b(?!\.py)")

@@ -28,8 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-
-from knowledge.availability import line_key, line_of, torch_minor
+from ascend_feasibility.knowledge.availability import line_key, line_of, torch_minor
 
 if sys.version_info >= (3, 11):
     import tomllib

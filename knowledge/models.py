@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from ascend_feasibility.analyzer.models import Confidence, Domain, Migration, Phase, Severity
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from analyzer.models import Confidence, Domain, Migration, Phase, Severity
 
 
 class _Record(BaseModel):

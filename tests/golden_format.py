@@ -10,10 +10,10 @@ import json
 from html.parser import HTMLParser
 from pathlib import Path
 
-from analyzer.outputs import render_to_string
-from analyzer.pipeline import AnalyzeOptions, analyze
-from analyzer.render_csv import write_phase_matrix_csv
-from analyzer.render_sarif import to_sarif
+from ascend_feasibility.analyzer.outputs import render_to_string
+from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.render_csv import write_phase_matrix_csv
+from ascend_feasibility.analyzer.render_sarif import to_sarif
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_projects"
@@ -176,7 +176,7 @@ def port_golden_path(name: str) -> Path:
 
 def port_patch(name: str) -> str:
     """The agnostic, safe-only patch `port` writes for a sample (pinned by tests/golden/port/)."""
-    from analyzer.port import PortOptions, port, unified_diff
+    from ascend_feasibility.analyzer.port import PortOptions, port, unified_diff
 
     root = SAMPLES / name
     return unified_diff(port(root, analyze(root, AnalyzeOptions(jobs=1)), PortOptions()))

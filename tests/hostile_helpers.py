@@ -8,13 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI_TIMEOUT = 120
 # `python -P` (3.11+) leaves the working folder off sys.path; the child finds this checkout through PYTHONPATH.
 SAFE_PATH = ["-P"] if sys.version_info >= (3, 11) else []
-MODULE = [sys.executable, *SAFE_PATH, "-m", "analyzer"]
+MODULE = [sys.executable, *SAFE_PATH, "-m", "ascend_feasibility"]
 
 
 def run(tree: Path, **options):
@@ -26,7 +26,7 @@ def reasons(report) -> dict[str, str]:
 
 
 def cli(*args: str, cwd: Path | None = None, timeout: float = CLI_TIMEOUT, **env_vars: str) -> subprocess.CompletedProcess:
-    """`python -P -m analyzer ARGS` (the working folder is not put on sys.path); fails the test on a hang."""
+    """`python -P -m ascend_feasibility ARGS` (the working folder is not put on sys.path); fails the test on a hang."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200", **env_vars}
     return subprocess.run(
         [*MODULE, *args], cwd=cwd or ROOT, env=env, capture_output=True, timeout=timeout

@@ -7,8 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from analyzer.cli import main
+from ascend_feasibility.analyzer.cli import main
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_projects" / "llm_train"
 
@@ -96,7 +95,7 @@ def test_usage_errors_exit_2_with_one_line(argv, message, capsys):
 
 
 def test_console_script_and_module_entry_points():
-    for command in ([sys.executable, "-m", "analyzer"], ["ascend-feasibility"]):
+    for command in ([sys.executable, "-m", "ascend_feasibility"], ["ascend-feasibility"]):
         try:
             done = subprocess.run([*command, "analyze", str(SAMPLE), "--format", "json"], capture_output=True, text=True)
         except FileNotFoundError:
@@ -138,7 +137,7 @@ def test_github_annotations(capsys):
 
 
 def test_github_annotations_escape_project_text():
-    from analyzer.render_github import _data, _property
+    from ascend_feasibility.analyzer.render_github import _data, _property
 
     assert _property("a,b:c%\n\x1b") == "a%2Cb%3Ac%25%0A\\x1b"
     assert _data("50%\r\n::error::x") == "50%25%0D%0A::error::x"

@@ -3,10 +3,11 @@ rules, one finding per line and meaning, and what counts toward effort and the v
 
 from __future__ import annotations
 
-from analyzer.context import build_project_context
-from analyzer.context.roles import file_role
-from analyzer.pipeline import AnalyzeOptions, analyze
-from knowledge import load_context_conventions
+from ascend_feasibility.analyzer.context import build_project_context
+from ascend_feasibility.analyzer.context.roles import file_role
+from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.knowledge import load_context_conventions
+
 from tests.helpers import scan, write_tree
 
 ROLES = load_context_conventions().roles

@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+
 from tests.helpers import scan
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_projects" / "fused_kernels"

@@ -1,8 +1,9 @@
 """Manifests read statically, and the project-level judgement of dependencies."""
 
 
-from analyzer import manifests, parsing
-from analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer import manifests, parsing
+from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+
 from tests.helpers import write_tree as write
 
 

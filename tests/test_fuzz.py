@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
+from ascend_feasibility.analyzer.discovery import discover
 
-from analyzer.discovery import discover
 from tests.fuzz_corpus import generate
 from tests.helpers import worker
 from tests.hostile_helpers import assert_clean, cli

@@ -11,9 +11,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from ascend_feasibility.analyzer.outputs import render_to_string
+from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
 
-from analyzer.outputs import render_to_string
-from analyzer.pipeline import AnalyzeOptions, analyze
 from tests.golden_format import sample_report
 from tests.helpers import write_tree
 

@@ -1,9 +1,17 @@
 """The generated operator table (knowledge/torch_npu/ops.toml) and the generator that reads op-plugin's yaml."""
 
 import pytest
-
-from knowledge import availability, load_knowledge
-from knowledge.generate_ops import OpFacts, collapse, op_params, ops_of_per_version, ops_of_unified, param_since, parse_spec, release_lines
+from ascend_feasibility.knowledge import availability, load_knowledge
+from ascend_feasibility.knowledge.generate_ops import (
+    OpFacts,
+    collapse,
+    op_params,
+    ops_of_per_version,
+    ops_of_unified,
+    param_since,
+    parse_spec,
+    release_lines,
+)
 
 KB = load_knowledge()
 ALL = ["v2.1", "v2.2", "v2.3", "v2.4", "v2.5"]

@@ -7,12 +7,12 @@ import math
 from pathlib import Path
 
 import pytest
+from ascend_feasibility.analyzer.models import PHASES, CustomOpRow, EffortHours, Finding, PhaseEntry, ReplacementText, Text
+from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
+from ascend_feasibility.domains.phases.estimate import estimate, kernel_hours
+from ascend_feasibility.domains.phases.plan import bottlenecks, plan_data, verdict
 
-from analyzer.models import PHASES, CustomOpRow, EffortHours, Finding, PhaseEntry, ReplacementText, Text
-from analyzer.pipeline import AnalyzeOptions, analyze
-from domains.phases.calibration import RuleCalibration, calibrate
-from domains.phases.estimate import estimate, kernel_hours
-from domains.phases.plan import bottlenecks, plan_data, verdict
 from tests.helpers import write_tree as write
 
 DAY = plan_data()["effort"]["hours_per_day"]
@@ -147,7 +147,7 @@ def test_trivial_kernel_classes_are_low_tier_compositions(cls):
 
 
 def test_trivial_classes_named_in_the_plan_are_low_tier_pytorch_classes_of_the_knowledge_base():
-    from knowledge import load_knowledge
+    from ascend_feasibility.knowledge import load_knowledge
 
     kb = load_knowledge()
     for name in EST["kernel"]["trivial_classes"]:
@@ -525,7 +525,7 @@ def test_architecture_ignores_test_fixtures_and_counts_family_evidence(tmp_path)
 
 
 def test_phase_signals_are_knowledge_data():
-    from knowledge import load_phase_signals
+    from ascend_feasibility.knowledge import load_phase_signals
 
     signals = load_phase_signals()
     for table in (signals.names, signals.methods, signals.name_hints):
@@ -538,7 +538,7 @@ def test_phase_signals_are_knowledge_data():
 def test_only_npu_measurements_apply():
     from types import SimpleNamespace
 
-    from analyzer.calibration import applies
+    from ascend_feasibility.analyzer.calibration import applies
 
     assert applies(SimpleNamespace(environment=SimpleNamespace(device_type="npu")))
     assert not applies(SimpleNamespace(environment=SimpleNamespace(device_type="cpu")))
@@ -548,7 +548,7 @@ def test_only_npu_measurements_apply():
 def test_a_slower_timing_within_its_spread_is_no_difference():
     from types import SimpleNamespace
 
-    from analyzer.calibration import effective_verdict, timing_spread
+    from ascend_feasibility.analyzer.calibration import effective_verdict, timing_spread
 
     def result(speedup, p95):
         timing = SimpleNamespace(median_ms=10.0, p95_ms=p95)
@@ -561,8 +561,8 @@ def test_a_slower_timing_within_its_spread_is_no_difference():
 
 # Entries and families -------------------------------------------------------------------------------------
 def test_name_hints_match_whole_words():
-    from domains.phases.facts import NAME_HINTS
-    from domains.phases.plan import hinted
+    from ascend_feasibility.domains.phases.facts import NAME_HINTS
+    from ascend_feasibility.domains.phases.plan import hinted
 
     assert not hinted(".github/check-extraindexurl.py", NAME_HINTS["training"])
     assert hinted("train.py", NAME_HINTS["training"]) and hinted("scripts/run_training.py", NAME_HINTS["training"])

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from ascend_feasibility.analyzer.cli import main
+from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.port import PortOptions, port, summarize, unified_diff
+from ascend_feasibility.analyzer.port.verify import verify_script
+from ascend_feasibility.knowledge import load_device_module, load_knowledge
 
-from analyzer.cli import main
-from analyzer.pipeline import AnalyzeOptions, analyze
-from analyzer.port import PortOptions, port, summarize, unified_diff
-from analyzer.port.verify import verify_script
-from knowledge import load_device_module, load_knowledge
 from tests.golden_format import SAMPLES, port_golden_path, port_patch, sample_names
 
 FIXES = {"safe", "unsafe", "display-only"}
@@ -400,8 +400,7 @@ def test_flash_attn_wrapper_maps_arguments_on_npu():
     import types
 
     import torch
-
-    from analyzer.port import render_device_module
+    from ascend_feasibility.analyzer.port import render_device_module
 
     namespace: dict = {}
     exec(compile(render_device_module({"flash_attn_func"}), "_device.py", "exec"), namespace)

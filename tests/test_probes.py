@@ -12,13 +12,13 @@ import warnings
 from pathlib import Path
 
 import pytest
+from ascend_feasibility.analyzer.calibration import Calibration, CalibrationError, load_calibration, rule_outcomes
+from ascend_feasibility.analyzer.cli import main
+from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.probes import catalog, environment, runner
+from ascend_feasibility.analyzer.probes.export import compatibility_table, export_script
+from ascend_feasibility.knowledge import load_knowledge
 
-from analyzer.calibration import Calibration, CalibrationError, load_calibration, rule_outcomes
-from analyzer.cli import main
-from analyzer.pipeline import AnalyzeOptions, analyze
-from analyzer.probes import catalog, environment, runner
-from analyzer.probes.export import compatibility_table, export_script
-from knowledge import load_knowledge
 from tests.golden_format import SAMPLES
 
 CPU_PROBES = ["attention-training", "rms-norm", "rope", "float64-to-float32", "matmul-precision", "collectives"]
@@ -293,8 +293,8 @@ def test_cann_version_from_the_toolkit_files(tmp_path, monkeypatch, relative, te
 
 
 def test_calibration_notes_and_details_have_chinese(cpu_run):
-    from analyzer.calibration import calibration_section
-    from analyzer.localize import phrase, recognised
+    from ascend_feasibility.analyzer.calibration import calibration_section
+    from ascend_feasibility.analyzer.localize import phrase, recognised
 
     calibration = Calibration.model_validate(cpu_run)
     section = calibration_section(calibration, "c.json", rule_outcomes(calibration))

@@ -2,13 +2,12 @@
 
 from pathlib import Path
 
+import ascend_feasibility.analyzer.filework  # noqa: F401  (imports every module that registers a query)
 import pytest
-
-import analyzer.filework  # noqa: F401  (imports every module that registers a query)
-from analyzer import parsing
-from analyzer.source import SourceText
-from domains import query_set
-from domains.base import Unit
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.source import SourceText
+from ascend_feasibility.domains import query_set
+from ascend_feasibility.domains.base import Unit
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_projects"
 

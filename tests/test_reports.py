@@ -10,16 +10,16 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from ascend_feasibility.analyzer.cli import main
+from ascend_feasibility.analyzer.models import DOMAINS, MIGRATIONS, PHASES, SEVERITIES
+from ascend_feasibility.analyzer.outputs import render_to_string
+from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.render_sarif import FINGERPRINT_KEY, to_sarif
+from ascend_feasibility.analyzer.rule_docs import expected_docs, render_rule
+from ascend_feasibility.analyzer.ui_strings import LANGUAGES, load_strings, placeholders
+from ascend_feasibility.knowledge import load_knowledge
+from ascend_feasibility.report_templates import TEMPLATES_DIR
 
-from analyzer.cli import main
-from analyzer.models import DOMAINS, MIGRATIONS, PHASES, SEVERITIES
-from analyzer.outputs import render_to_string
-from analyzer.pipeline import AnalyzeOptions, analyze
-from analyzer.render_sarif import FINGERPRINT_KEY, to_sarif
-from analyzer.rule_docs import expected_docs, render_rule
-from analyzer.ui_strings import LANGUAGES, load_strings, placeholders
-from knowledge import load_knowledge
-from report_templates import TEMPLATES_DIR
 from tests.golden_format import SAMPLES, sample_names, sample_report
 from tests.helpers import write_tree
 
@@ -300,8 +300,8 @@ def test_markdown_of_hostile_project_parses_cleanly(tmp_path):
 # ---- Chinese for the phrases the analysis composes ----------------------------------------------------------------
 
 def test_composed_phrases_and_terms_have_chinese():
-    from analyzer.localize import recognised
-    from domains.phases.plan import FAMILIES
+    from ascend_feasibility.analyzer.localize import recognised
+    from ascend_feasibility.domains.phases.plan import FAMILIES
 
     strings = load_strings("zh")
     for name in sample_names():
@@ -324,9 +324,9 @@ def test_composed_phrases_and_terms_have_chinese():
 def test_terminal_summary_shows_step0_and_the_largest_cost_drivers():
     import io
 
+    from ascend_feasibility.analyzer.render_text import render_text
     from rich.console import Console
 
-    from analyzer.render_text import render_text
     from tests.golden_format import sample_report
 
     report = sample_report("llm_train")

@@ -1,8 +1,8 @@
 """Every rule carries code that must be flagged and code that must not; this runs them all (Fixit style)."""
 
 import pytest
+from ascend_feasibility.knowledge import load_knowledge
 
-from knowledge import load_knowledge
 from tests.helpers import analyze_snippet_project, scan
 
 KB = load_knowledge()

@@ -5,8 +5,7 @@ import pkgutil
 import types
 
 import pytest
-
-from knowledge import load_knowledge
+from ascend_feasibility.knowledge import load_knowledge
 
 torch = pytest.importorskip("torch")
 

@@ -6,6 +6,6 @@ the role of its file (product, build, test, example, docs, ci) and whether its c
 - `guards`: the reach of one site from the code around it (if/elif chains, try/except, skip decorators).
 """
 
-from analyzer.context.project import FileContext, ProjectContext, build_project_context
+from ascend_feasibility.analyzer.context.project import FileContext, ProjectContext, build_project_context
 
 __all__ = ["FileContext", "ProjectContext", "build_project_context"]

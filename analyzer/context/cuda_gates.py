@@ -18,10 +18,17 @@ purpose: the project already has its NPU path (`npu-path`).
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.context.guards import (
+    MAX_DEPTH,
+    Guard,
+    GuardReader,
+    _same,
+    _words,
+    only_raises,
+    only_raises_or_warns,
+)
 from tree_sitter import Node
-
-from analyzer import parsing
-from analyzer.context.guards import MAX_DEPTH, Guard, GuardReader, _same, _words, only_raises, only_raises_or_warns
 
 MAX_SIBLINGS = 60
 MAX_BODY_NODES = 4000

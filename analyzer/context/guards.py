@@ -17,10 +17,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.knowledge.models import BackendConventions, GuardConventions
 from tree_sitter import Node
-
-from analyzer import parsing
-from knowledge.models import BackendConventions, GuardConventions
 
 MAX_DEPTH = 400  # ancestors walked from a site; deeper nesting is read as ordinary code
 MAX_CONDITION_NODES = 400

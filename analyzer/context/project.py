@@ -6,9 +6,9 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from analyzer.context.roles import file_role, has_root_package
-from knowledge import load_context_conventions
-from knowledge.models import BackendConventions
+from ascend_feasibility.analyzer.context.roles import file_role, has_root_package
+from ascend_feasibility.knowledge import load_context_conventions
+from ascend_feasibility.knowledge.models import BackendConventions
 
 SEPARATORS = str.maketrans({"-": "_", ".": "_"})
 
@@ -207,7 +207,7 @@ def ci_built_dockerfiles(files, role_overrides: dict[str, list[str]] | None = No
     Dockerfile is the image its GitHub workflows build and run the tests in): CI images, not the product's build.
     `files`: the discovered files (path, absolute, size); workflows are read with the size limit, and only searched
     for the folder names."""
-    from analyzer.source import Unreadable, read_bytes
+    from ascend_feasibility.analyzer.source import Unreadable, read_bytes
 
     conventions = load_context_conventions().roles
     dockerfiles = [f.path for f in files if PurePosixPath(f.path).name.lower().startswith("dockerfile")

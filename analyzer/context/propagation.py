@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import PurePosixPath
 
-from analyzer.context.project import ProjectContext
-from analyzer.findings import FindingFactory, Place
-from analyzer.models import COUNTED_ROLES, Finding
-from domains.phases.facts import NATIVE_SUFFIXES, PhaseFacts
+from ascend_feasibility.analyzer.context.project import ProjectContext
+from ascend_feasibility.analyzer.findings import FindingFactory, Place
+from ascend_feasibility.analyzer.models import COUNTED_ROLES, Finding
+from ascend_feasibility.domains.phases.facts import NATIVE_SUFFIXES, PhaseFacts
 
 
 def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: ProjectContext,

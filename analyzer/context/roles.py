@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 from pathlib import PurePosixPath
 
-from knowledge.models import RoleConventions
+from ascend_feasibility.knowledge.models import RoleConventions
 
 
 def file_role(path: str, conventions: RoleConventions, overrides: dict[str, list[str]] | None = None,

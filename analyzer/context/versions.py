@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import operator
 
+from ascend_feasibility.analyzer import parsing
 from packaging.version import InvalidVersion, Version
 from tree_sitter import Node
-
-from analyzer import parsing
 
 MAX_NODES = 200
 COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}

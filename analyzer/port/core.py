@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from analyzer.context.roles import file_role
-from analyzer.models import Finding, Report
-from analyzer.parsing import parse
-from analyzer.port.edits import (
+from ascend_feasibility.analyzer.context.roles import file_role
+from ascend_feasibility.analyzer.models import Finding, Report
+from ascend_feasibility.analyzer.parsing import parse
+from ascend_feasibility.analyzer.port.edits import (
     Change,
     SiteOutcome,
     Style,
@@ -24,7 +24,7 @@ from analyzer.port.edits import (
     plan_note,
     plan_site,
 )
-from analyzer.port.files import (
+from ascend_feasibility.analyzer.port.files import (
     FileRewrite,
     after_torch_import,
     binds_torch,
@@ -35,9 +35,9 @@ from analyzer.port.files import (
     import_point,
     imports_torch_npu,
 )
-from analyzer.port.shell import SHELL_SUFFIXES, plan_shell
-from analyzer.source import MAX_FILE_BYTES, Unreadable, read_contained
-from knowledge import KnowledgeError, load_context_conventions, load_device_module, load_knowledge
+from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
+from ascend_feasibility.analyzer.source import MAX_FILE_BYTES, Unreadable, read_contained
+from ascend_feasibility.knowledge import KnowledgeError, load_context_conventions, load_device_module, load_knowledge
 
 STYLES = ("agnostic", "npu")
 SAFE_PATH = re.compile(r"^[A-Za-z0-9_./-]+$")  # paths git writes unquoted in a diff header

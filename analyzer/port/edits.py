@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ascend_feasibility.analyzer.models import Finding
+from ascend_feasibility.analyzer.parsing import text
+from ascend_feasibility.knowledge.models import Edit
 from tree_sitter import Node
-
-from analyzer.models import Finding
-from analyzer.parsing import text
-from knowledge.models import Edit
 
 STATEMENT_PARENTS = {"module", "block"}
 MARK = "# ascend:"

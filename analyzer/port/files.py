@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ascend_feasibility.analyzer.parsing import parse, text
+from ascend_feasibility.analyzer.port.edits import MARK, Change, SiteOutcome
 from tree_sitter import Node
-
-from analyzer.parsing import parse, text
-from analyzer.port.edits import MARK, Change, SiteOutcome
 
 IMPORT_TYPES = {"import_statement", "import_from_statement"}
 

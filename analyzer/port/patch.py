@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from analyzer.port.core import PortResult
+from ascend_feasibility.analyzer.port.core import PortResult
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 
@@ -100,7 +100,7 @@ def apply(root: Path, result: PortResult, force: bool = False, extra: dict[str, 
 
 def _written_by_port(path: Path) -> bool:
     """A regular file an earlier run of port wrote (its own verify_npu.py or device module)."""
-    from analyzer.port.core import MODULE_MARK
+    from ascend_feasibility.analyzer.port.core import MODULE_MARK
 
     try:
         return path.is_file() and not path.is_symlink() and MODULE_MARK in path.read_text(encoding="utf-8")

@@ -4,12 +4,11 @@ gets `export ASCEND_RT_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES}"` after it; `CUD
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.models import Finding
+from ascend_feasibility.analyzer.parsing import parse, text
+from ascend_feasibility.analyzer.port.edits import MARK, SiteOutcome, byte_offset, line_starts_of
+from ascend_feasibility.knowledge.models import Edit
 from tree_sitter import Node
-
-from analyzer.models import Finding
-from analyzer.parsing import parse, text
-from analyzer.port.edits import MARK, SiteOutcome, byte_offset, line_starts_of
-from knowledge.models import Edit
 
 SHELL_SUFFIXES = (".sh", ".bash")
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from analyzer.context.roles import file_role
-from analyzer.models import DaysRange, Report
-from analyzer.port.core import PortResult
-from domains.phases.estimate import estimate
-from domains.phases.plan import plan_data
-from knowledge import load_context_conventions, load_knowledge
+from ascend_feasibility.analyzer.context.roles import file_role
+from ascend_feasibility.analyzer.models import DaysRange, Report
+from ascend_feasibility.analyzer.port.core import PortResult
+from ascend_feasibility.domains.phases.estimate import estimate
+from ascend_feasibility.domains.phases.plan import plan_data
+from ascend_feasibility.knowledge import load_context_conventions, load_knowledge
 
 
 @dataclass(frozen=True)

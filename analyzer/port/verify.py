@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from analyzer.models import Report
-from analyzer.port.core import PortResult
-from analyzer.probes.catalog import PROBES
-from analyzer.probes.export import script_text
-from knowledge import load_knowledge
+from ascend_feasibility.analyzer.models import Report
+from ascend_feasibility.analyzer.port.core import PortResult
+from ascend_feasibility.analyzer.probes.catalog import PROBES
+from ascend_feasibility.analyzer.probes.export import script_text
+from ascend_feasibility.knowledge import load_knowledge
 
 VERIFY_NAME = "verify_npu.py"
 _MAIN_GUARD = 'if __name__ == "__main__":\n    sys.exit(standalone_main())\n'

@@ -6,15 +6,14 @@ import argparse
 import json
 from pathlib import Path
 
+from ascend_feasibility.analyzer.calibration import Calibration
+from ascend_feasibility.analyzer.probes import catalog, environment, runner, standalone
+from ascend_feasibility.analyzer.probes.export import compatibility_table, export_script
+from ascend_feasibility.knowledge import load_knowledge
 from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-
-from analyzer.calibration import Calibration
-from analyzer.probes import catalog, environment, runner, standalone
-from analyzer.probes.export import compatibility_table, export_script
-from knowledge import load_knowledge
 
 
 class ProbeError(Exception):

@@ -6,12 +6,12 @@ import ast
 import json
 from pathlib import Path
 
-from analyzer import __version__
-from analyzer.probes import catalog, environment, runner, standalone
-from knowledge import KnowledgeBase
+from ascend_feasibility.analyzer import __version__
+from ascend_feasibility.analyzer.probes import catalog, environment, runner, standalone
+from ascend_feasibility.knowledge import KnowledgeBase
 
 MODULES = (catalog, environment, runner, standalone)  # in dependency order
-PACKAGE = "analyzer.probes"
+PACKAGE = "ascend_feasibility.analyzer.probes"
 
 SCRIPT_NAME = "ascend_feasibility_probes.py"
 _HEADER = """#!/usr/bin/env python3

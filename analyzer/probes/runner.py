@@ -15,8 +15,8 @@ import time
 import warnings
 from typing import Callable
 
-from analyzer.probes.catalog import PROBES, TOLERANCE, Candidate, Probe, probe_names
-from analyzer.probes.environment import detect_environment
+from ascend_feasibility.analyzer.probes.catalog import PROBES, TOLERANCE, Candidate, Probe, probe_names
+from ascend_feasibility.analyzer.probes.environment import detect_environment
 
 SCHEMA_VERSION = "1"
 DEVICE_CHOICES = ("auto", "npu", "cuda", "cpu")

@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 
-from analyzer.probes.catalog import SIZES, listing
-from analyzer.probes.environment import detect_environment
-from analyzer.probes.runner import DEVICE_CHOICES, run_probes
+from ascend_feasibility.analyzer.probes.catalog import SIZES, listing
+from ascend_feasibility.analyzer.probes.environment import detect_environment
+from ascend_feasibility.analyzer.probes.runner import DEVICE_CHOICES, run_probes
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:

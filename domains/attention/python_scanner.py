@@ -7,14 +7,13 @@ backward, npu_fusion_attention; inference can use the incremental/prompt operato
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.context.guards import only_raises
+from ascend_feasibility.domains.base import Hit, Unit
+from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
+from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
-
-from analyzer import parsing
-from analyzer.context.guards import only_raises
-from domains.base import Hit, Unit
-from domains.device import literals
-from domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
-from domains.rule_index import RuleIndex
 
 QUERY = r"""
 ((string) @attn_impl (#match? @attn_impl "flash_attention_[23]"))

@@ -8,11 +8,11 @@ calling it."""
 
 from __future__ import annotations
 
-from analyzer import parsing
-from domains.base import Hit
-from domains.device.dispatch import CUDA_WORDS, chain_arms, lacks_npu_arm, selects_cuda_extension
-from domains.python_refs import PythonDomainScanner, PythonScan
-from domains.python_words import words
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.domains.base import Hit
+from ascend_feasibility.domains.device.dispatch import CUDA_WORDS, chain_arms, lacks_npu_arm, selects_cuda_extension
+from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
+from ascend_feasibility.domains.python_words import words
 
 QUERY = r"""
 (if_statement) @build_chain

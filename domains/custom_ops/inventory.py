@@ -4,10 +4,10 @@ whose ops are called on the extension module."""
 
 from __future__ import annotations
 
-from analyzer.models import CustomOpRow, Text
-from domains.custom_ops.native_scanner import HARD_FEATURES
-from domains.custom_ops.records import CustomOpFacts
-from knowledge import KnowledgeBase
+from ascend_feasibility.analyzer.models import CustomOpRow, Text
+from ascend_feasibility.domains.custom_ops.native_scanner import HARD_FEATURES
+from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
+from ascend_feasibility.knowledge import KnowledgeBase
 
 MAX_CALLERS = 50  # per kernel row; the rest are counted
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.domains.base import Unit
 from tree_sitter import Node
-
-from analyzer import parsing
-from domains.base import Unit
 
 LAUNCH_PATTERN = "(call_expression function: (_) @launched (kernel_call_syntax))"  # CUDA grammar only
 QUERY = r"""

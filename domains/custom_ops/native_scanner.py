@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from domains.base import Hit, Scanner, Span, Unit
-from domains.custom_ops.native import analyze_native
-from domains.custom_ops.records import BindingRecord, CustomOpFacts, ExtensionRecord, KernelRecord
-from domains.rule_index import RuleIndex
+from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
+from ascend_feasibility.domains.custom_ops.native import analyze_native
+from ascend_feasibility.domains.custom_ops.records import BindingRecord, CustomOpFacts, ExtensionRecord, KernelRecord
+from ascend_feasibility.domains.rule_index import RuleIndex
 
 HARD_FEATURES = {"tensor-core MMA", "inline PTX", "CUTLASS", "CuTe"}
 CMAKE_CUDA_COMMANDS = {"enable_language", "find_package", "project", "cuda_add_library", "cuda_add_executable", "set"}

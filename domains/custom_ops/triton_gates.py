@@ -7,12 +7,11 @@ NPU."""
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.domains.base import Hit
+from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
+from ascend_feasibility.domains.python_words import words
 from tree_sitter import Node
-
-from analyzer import parsing
-from domains.base import Hit
-from domains.python_refs import PythonDomainScanner, PythonScan
-from domains.python_words import words
 
 QUERY = r"""
 (if_statement) @gate

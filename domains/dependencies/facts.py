@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from analyzer import manifests, parsing
-from analyzer.manifests import Declaration, Problem
-from domains import query_set
-from domains.base import Unit
+from ascend_feasibility.analyzer import manifests, parsing
+from ascend_feasibility.analyzer.manifests import Declaration, Problem
+from ascend_feasibility.domains import query_set
+from ascend_feasibility.domains.base import Unit
 
 IMPORT_QUERY = r"""
 (import_statement name: (dotted_name . (identifier) @module))

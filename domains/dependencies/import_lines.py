@@ -5,8 +5,8 @@ are left alone: they already have a way around the failure."""
 
 from __future__ import annotations
 
-from domains.dependencies.facts import ImportFact
-from knowledge import KnowledgeBase
+from ascend_feasibility.domains.dependencies.facts import ImportFact
+from ascend_feasibility.knowledge import KnowledgeBase
 
 
 def failing_imports(imported: dict[str, list[ImportFact]], kb: KnowledgeBase) -> list[tuple[str, ImportFact]]:

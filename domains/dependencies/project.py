@@ -10,16 +10,15 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
+from ascend_feasibility.analyzer.context import ProjectContext
+from ascend_feasibility.analyzer.findings import FindingFactory, Located, Place
+from ascend_feasibility.analyzer.manifests import Declaration
+from ascend_feasibility.analyzer.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
+from ascend_feasibility.domains.dependencies.facts import ImportFact
+from ascend_feasibility.domains.dependencies.import_lines import failing_imports
+from ascend_feasibility.knowledge import KnowledgeBase
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
-
-from analyzer.context import ProjectContext
-from analyzer.findings import FindingFactory, Located, Place
-from analyzer.manifests import Declaration
-from analyzer.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
-from domains.dependencies.facts import ImportFact
-from domains.dependencies.import_lines import failing_imports
-from knowledge import KnowledgeBase
 
 STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
 CUDA_HINTS = ("cuda", "nvidia", "-cu1", "-gpu", "tensorrt")

@@ -6,9 +6,9 @@ where transfer_to_npu redirects that name; a module import has the module as its
 
 from __future__ import annotations
 
-from analyzer import parsing
-from domains.base import Hit
-from domains.python_refs import PythonDomainScanner, PythonScan
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.domains.base import Hit
+from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
 
 QUERY = r"""
 (import_from_statement module_name: (dotted_name) @amp_module)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.domains.python_refs import literal_is_docstring
 from tree_sitter import Node
-
-from analyzer import parsing
-from domains.python_refs import literal_is_docstring
 
 _PLAIN = re.compile(r"cuda(:\d+)?")
 _FSTRING = re.compile(r"cuda:\{[^{}]+\}")

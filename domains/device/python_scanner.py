@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.python_names import qualified_name
+from ascend_feasibility.domains.base import Unit
+from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument
+from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
-
-from analyzer import parsing
-from analyzer.python_names import qualified_name
-from domains.base import Unit
-from domains.device import literals
-from domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument
-from domains.rule_index import RuleIndex
 
 QUERY = r"""
 ((string) @string (#match? @string "cuda"))

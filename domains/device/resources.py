@@ -13,14 +13,13 @@
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.python_names import qualified_name
+from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
+from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, literal_is_docstring, unit_references
+from ascend_feasibility.domains.python_words import words
+from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
-
-from analyzer import parsing
-from analyzer.python_names import qualified_name
-from domains.base import Hit, Scanner, Span, Unit
-from domains.python_refs import PythonDomainScanner, PythonScan, literal_is_docstring, unit_references
-from domains.python_words import words
-from domains.rule_index import RuleIndex
 
 QUERY = r"""
 ((keyword_argument name: (identifier) @num_gpus) (#eq? @num_gpus "num_gpus"))

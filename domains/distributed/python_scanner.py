@@ -3,13 +3,12 @@ collectives with their HCCL status, DeepSpeed and Megatron entry points, NCCL en
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.domains.base import Unit
+from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument
+from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
-
-from analyzer import parsing
-from domains.base import Unit
-from domains.device import literals
-from domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument
-from domains.rule_index import RuleIndex
 
 QUERY = r"""
 ((string) @string (#match? @string "nccl"))

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from ascend_feasibility.analyzer.models import EffortHours, Finding
 from pydantic import BaseModel, ConfigDict
-
-from analyzer.models import EffortHours, Finding
 
 Outcome = Literal["good", "slower", "missing", "wrong"]
 

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from analyzer.models import (
+from ascend_feasibility.analyzer.models import (
     COUNTED_ROLES,
     SEVERITIES,
     CustomOpRow,

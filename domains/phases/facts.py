@@ -10,15 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.models import PHASES
+from ascend_feasibility.analyzer.python_names import qualified_name
+from ascend_feasibility.domains import query_set
+from ascend_feasibility.domains.base import Unit
+from ascend_feasibility.domains.python_refs import unit_references
+from ascend_feasibility.knowledge import load_phase_signals
 from tree_sitter import Node
-
-from analyzer import parsing
-from analyzer.models import PHASES
-from analyzer.python_names import qualified_name
-from domains import query_set
-from domains.base import Unit
-from domains.python_refs import unit_references
-from knowledge import load_phase_signals
 
 QUERY = r"""
 (import_statement name: (dotted_name) @import)

@@ -9,14 +9,14 @@ import functools
 import hashlib
 import re
 import sys
-from collections.abc import Callable
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from analyzer.config import ProjectConfig
-from analyzer.context.roles import file_role, has_root_package
-from analyzer.models import (
+from ascend_feasibility.analyzer.config import ProjectConfig
+from ascend_feasibility.analyzer.context.roles import file_role, has_root_package
+from ascend_feasibility.analyzer.models import (
     PHASES,
     SEVERITIES,
     Architecture,
@@ -35,10 +35,10 @@ from analyzer.models import (
     Text,
     Verdict,
 )
-from domains.phases.calibration import RuleCalibration, calibrate
-from domains.phases.estimate import estimate
-from domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNALS, PhaseFacts
-from knowledge import KNOWLEDGE_DIR, load_context_conventions
+from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
+from ascend_feasibility.domains.phases.estimate import estimate
+from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNALS, PhaseFacts
+from ascend_feasibility.knowledge import KNOWLEDGE_DIR, load_context_conventions
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -5,11 +5,10 @@ Reported where it is called, unless the statement around the call already asks a
 
 from __future__ import annotations
 
+from ascend_feasibility.domains.base import Hit
+from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, unit_references
+from ascend_feasibility.domains.python_words import words
 from tree_sitter import Node
-
-from domains.base import Hit
-from domains.python_refs import PythonDomainScanner, PythonScan, unit_references
-from domains.python_words import words
 
 BF16_GPU_GATES = {
     "transformers.utils.is_torch_bf16_gpu_available",

@@ -8,9 +8,8 @@ float64 arrays and then cast them to float32 or int64 before `torch.from_numpy`,
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer import parsing
 from tree_sitter import Node
-
-from analyzer import parsing
 
 FLOAT64 = ("float64", "np.double", "np.float_", "numpy.double", "dtype=float)", "dtype=float,", "astype(float)")
 OTHER = ("float32", "float16", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "bool", "astype(int)", "dtype=int")

@@ -6,12 +6,10 @@ and float64 work that stays on the CPU, are left alone."""
 
 from __future__ import annotations
 
-from tree_sitter import Node
-
-from analyzer import parsing
-from domains.base import Hit
-from domains.precision.numpy_dtype import is_float64
-from domains.python_refs import (
+from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.domains.base import Hit
+from ascend_feasibility.domains.precision.numpy_dtype import is_float64
+from ascend_feasibility.domains.python_refs import (
     REFERENCE_PATTERNS,
     PythonDomainScanner,
     PythonScan,
@@ -21,6 +19,7 @@ from domains.python_refs import (
     references,
     unit_references,
 )
+from tree_sitter import Node
 
 QUERY = r"""
 ((call function: (attribute attribute: (identifier) @method) arguments: (argument_list) @args) (#eq? @method "double"))

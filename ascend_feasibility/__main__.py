@@ -1,7 +1,7 @@
-"""`python -m analyzer`. Python puts the working folder first on sys.path for -m: run from inside an analyzed tree,
+"""`python -m ascend_feasibility`. Python puts the working folder first on sys.path for -m: run from inside an analyzed tree,
 its own modules (a `rich/` folder, say) would be imported in place of the libraries. That entry is dropped unless it
-is where this package lives (a source checkout). `python -P -m analyzer` (Python 3.11+) or the `ascend-feasibility`
-console script avoid it altogether, and also protect the `analyzer` package itself."""
+is where this package lives (a source checkout). `python -P -m ascend_feasibility` (Python 3.11+) or the `ascend-feasibility`
+console script avoid it altogether, and also protect this package itself."""
 
 import os
 import sys
@@ -15,6 +15,6 @@ def _drop_working_folder() -> None:
 
 _drop_working_folder()
 
-from analyzer.cli import main  # noqa: E402 - after the path is made safe
+from ascend_feasibility.analyzer.cli import main  # noqa: E402 - after the path is made safe
 
 raise SystemExit(main())
