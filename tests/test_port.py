@@ -339,6 +339,20 @@ def test_verify_script_passes_on_the_ported_sample_and_fails_on_a_missing_import
     assert done.returncode == 1 and done.stdout.splitlines()[-1] == "verify_npu: FAILED: imports (environment, imports)"
 
 
+def test_verify_script_compiles_but_never_imports_a_script_that_runs_at_import(tmp_path):
+    # nanoGPT-style: train.py trains when imported; the library module beside it (and the device module) is imported
+    root = _project(tmp_path, {
+        "train.py": "import torch\nopen('RAN', 'w').write('x')\ntorch.cuda.synchronize()\n",
+        "lib.py": "import torch\n\n\ndef sync():\n    torch.cuda.synchronize()\n",
+    })
+    assert main(["port", str(root), "--apply"]) == 0
+    done = subprocess.run([sys.executable, str(root / "verify_npu.py"), "--skip-probes", "--skip-tests"], cwd=root,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "2 patched modules imported, 1 scripts compiled only" in done.stdout  # lib.py and the device module
+    assert not (root / "RAN").exists()
+
+
 def test_transfer_to_npu_only_with_its_flag_and_a_comment_on_its_side_effects():
     root = SAMPLES / "llm_train"
     report = analyze(root, AnalyzeOptions(jobs=1))
