@@ -313,6 +313,8 @@ class GuardConventions(_Record):
     gate_prefixes: list[str]
     gate_suffixes: list[str]
     gate_upper_prefixes: list[str]
+    always_available: list[str] = Field(default_factory=list, description="gate-shaped names that are true wherever the "
+                                        "project runs on Ascend (is_torch_available): no gate")
     flag_prefixes: list[str]
     flag_words: list[str]
     flag_rules: list[str]

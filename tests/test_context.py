@@ -3,6 +3,7 @@ rules, one finding per line and meaning, and what counts toward effort and the v
 
 from __future__ import annotations
 
+import pytest
 from ascend_feasibility.analyzer.context import build_project_context
 from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
@@ -471,3 +472,43 @@ def test_complex_parameter_round_trips_are_not_rotary_embeddings():
             "            m[i] = torch.view_as_complex(m[i])\n"
             "def rope(x, f):\n    x_ = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))\n    return x_ * f\n")
     assert [f.line for f in scan(code).findings if f.rule == "PRC030"] == [10]
+
+
+def _tree(tmp_path, files: dict[str, str]):
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return analyze(tmp_path, AnalyzeOptions(jobs=1))
+
+
+GATED_TUNER = (
+    "from .packages import {gate}\n\n\ndef run(args):\n    if {gate}():\n        from .mb import run_pt\n\n        run_pt(args)\n"
+)
+FLAGGED_TUNER = (  # LLaMA-Factory's train/tuner.py
+    "from .packages import is_megatron_bridge_available\n\n\ndef run(args):\n    if args.use_megatron_bridge:\n"
+    "        if not is_megatron_bridge_available():\n            raise ImportError('missing')\n"
+    "        from .mb import run_pt\n\n        run_pt(args)\n"
+)
+
+
+def _megatron_reach(tmp_path, tuner: str, gate: str = "is_megatron_bridge_available") -> list[str]:
+    report = _tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/packages.py": f"def {gate}():\n    return True\n",
+        "pkg/tuner.py": tuner,
+        "pkg/mb/__init__.py": "from .workflow import run_pt\n",
+        "pkg/mb/workflow.py": "def run_pt(args):\n    from megatron.core import parallel_state\n    return parallel_state\n",
+        "train.py": "from pkg.tuner import run\n\nif __name__ == '__main__':\n    run(None)\n",
+    })
+    return [(f.path, f.reach) for f in report.findings if f.rule == "DST015"]
+
+
+def test_a_module_loaded_only_with_an_optional_feature_is_optional_in_every_domain(tmp_path):
+    # Megatron adoption (a distributed-domain item) in a module only an opt-in, availability-checked branch loads
+    assert _megatron_reach(tmp_path, FLAGGED_TUNER) == [("pkg/mb/workflow.py", "optional")]
+
+
+@pytest.mark.parametrize("gate, reach", [("is_megatron_bridge_available", "optional"), ("is_torch_available", "runs")])
+def test_torch_is_no_optional_package(tmp_path, gate, reach):
+    # diffusers imports its own modules under `if is_torch_available():`, which is true wherever it runs on Ascend
+    assert _megatron_reach(tmp_path, GATED_TUNER.format(gate=gate), gate) == [("pkg/mb/workflow.py", reach)]

@@ -369,6 +369,8 @@ class GuardReader:
 
     def _is_gate(self, word: str) -> bool:
         g = self.guards
+        if word in g.always_available:
+            return False
         lowered = word.lower()
         if lowered.startswith(tuple(g.gate_prefixes)) and word.endswith(tuple(g.gate_suffixes)):
             return True

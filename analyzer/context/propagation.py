@@ -47,7 +47,8 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
                 decided[finding.path] = _built_only_by_other_backends(finding.path, referrers, context)
             place = decided[finding.path]
         elif finding.reach == "runs" and finding.path in guarded and (
-                finding.domain in feature_domains or finding.path in kernel_modules):
+                finding.domain in feature_domains or finding.path in kernel_modules
+                or guarded[finding.path][0] == "optional"):  # loaded only with an optional package: all of it is
             reach, reason = guarded[finding.path]
             place = Place(finding.role, reach, reason)
         if place is None and finding.role in COUNTED_ROLES and finding.path in test_only:
