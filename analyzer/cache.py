@@ -85,7 +85,9 @@ class FileCache:
         self.context = context
         self.max_bytes = max_bytes
         self.hits = self.misses = self.written = 0
-        self._salt = f"{tool_fingerprint()}\0{target}\0{','.join(sorted(context.own_packages))}"
+        # what per-file work reads of the whole project besides the file's own context (FileWorker)
+        self._salt = (f"{tool_fingerprint()}\0{target}\0{','.join(sorted(context.own_packages))}"
+                      f"\0{context.npu_accelerator or ''}")
         self._usable = True
         self._root = str(self.folder)
         self._now = time.time()

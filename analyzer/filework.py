@@ -60,8 +60,7 @@ class FileWorker:
         self._guarded_unit: Unit | None = None  # the unit the guard reader's per-unit memory is about
         conventions = load_context_conventions()
         self.guards = GuardReader(conventions.guards, conventions.backends)
-        accelerator = next((p for p in self.context.npu_files if "accelerator" in p.lower()), None)
-        self.gates = CudaGates(self.guards, accelerator)
+        self.gates = CudaGates(self.guards, self.context.npu_accelerator)
         self.kb = load_knowledge()
         self.target = self.kb.resolve_target(torch_npu)
         self.guards.versions = VersionReader(self.target.release.torch, conventions.versions.torch_features,

@@ -81,6 +81,18 @@ def test_a_changed_file_or_setting_misses(tmp_path):
     assert (stats["cache_hits"], stats["cache_misses"]) == (60, 1)
 
 
+def test_a_new_npu_accelerator_misses(tmp_path):
+    # comparisons of an accelerator abstraction are NPU paths only when the project has an NPU accelerator, so every
+    # file's result depends on that one file (DeepSpeed's accelerator/npu_accelerator.py)
+    tree, folder = _bigger_tree(tmp_path), tmp_path / "cache"
+    analyze(tree, AnalyzeOptions(cache_dir=folder, jobs=1))
+    (tree / "accelerator").mkdir()
+    (tree / "accelerator" / "npu_accelerator.py").write_text("x = 1\n")
+    stats: dict = {}
+    analyze(tree, AnalyzeOptions(cache_dir=folder, jobs=1, stats=stats))
+    assert stats["cache_hits"] == 0
+
+
 def test_an_edited_analyzer_misses(tmp_path, monkeypatch):
     tree, folder = _bigger_tree(tmp_path), tmp_path / "cache"
     analyze(tree, AnalyzeOptions(cache_dir=folder, jobs=1))

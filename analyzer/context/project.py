@@ -32,6 +32,12 @@ class ProjectContext:
     def of(self, path: str) -> FileContext:
         return self.files.get(path, PLAIN)
 
+    @property
+    def npu_accelerator(self) -> str | None:
+        """The project's own NPU accelerator file (DeepSpeed's accelerator/npu_accelerator.py), when it has one: what
+        an accelerator abstraction's comparisons are judged against (analyzer/context/cuda_gates.py)."""
+        return next((p for p in self.npu_files if "accelerator" in p.lower()), None)
+
     def is_own(self, symbol: str) -> bool:
         """Is this symbol a dotted name inside one of the project's own packages?"""
         root = symbol.split(".", 1)[0]
