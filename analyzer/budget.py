@@ -24,19 +24,52 @@ def _expired(signum, frame) -> None:
     raise OverBudget()
 
 
+_armed_in: int | None = None  # the thread (the main one) in which an enclosing `armed()` installed the handler
+
+
+def _usable() -> bool:
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
 @contextmanager
-def time_budget(seconds: float | None) -> Iterator[None]:
-    usable = (
-        seconds is not None and seconds > 0 and hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-    )
-    if not usable:
+def armed() -> Iterator[None]:
+    """Install the handler once for many budgets (one per file of a run): each `time_budget` inside then only sets
+    the timer. Installing and restoring a handler per file cost as much as analysing a small file."""
+    global _armed_in
+    if _armed_in is not None or not _usable():
         yield
         return
     previous = signal.signal(signal.SIGALRM, _expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    _armed_in = threading.get_ident()
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        _armed_in = None
         signal.signal(signal.SIGALRM, previous)
+
+
+def arm_process() -> None:
+    """Install the handler for the rest of this process's life (a worker process of the analyzer's own pool)."""
+    global _armed_in
+    if _armed_in is None and _usable():
+        signal.signal(signal.SIGALRM, _expired)
+        _armed_in = threading.get_ident()
+
+
+@contextmanager
+def time_budget(seconds: float | None) -> Iterator[None]:
+    if seconds is None or seconds <= 0:
+        yield
+        return
+    if _armed_in is not None and _armed_in == threading.get_ident():
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        return
+    if not _usable():
+        yield
+        return
+    with armed(), time_budget(seconds):
+        yield

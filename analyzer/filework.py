@@ -104,8 +104,7 @@ class FileWorker:
 
     def _analyze_units(self, project_file: ProjectFile, units: list[Unit], result: FileResult) -> None:
         for unit in units:
-            self.guards.start_unit()
-            self._guarded_unit = unit
+            self._start_unit(unit)
             self._scan_unit(unit, result)
         result.dependencies = collect_dependency_facts(_root_of(project_file), project_file.path, units)
         for unit in units:
@@ -245,11 +244,16 @@ class FileWorker:
             kept.append(hit)
         return kept
 
+    def _start_unit(self, unit: Unit) -> None:
+        """The guard readers remember what they learnt about one unit's tree: a new unit starts afresh."""
+        self.guards.start_unit()
+        self.gates.start_unit()
+        self._guarded_unit = unit
+
     def _import_reach(self, unit: Unit, statement) -> str:
         """The reach of an import statement, read as a CUDA-only feature would be (what a guarded kernel module gets)."""
         if unit is not self._guarded_unit:
-            self.guards.start_unit()
-            self._guarded_unit = unit
+            self._start_unit(unit)
         guard = self.guards.guard_of_import(statement)
         return "runs" if guard is None else guard.reach
 
@@ -370,6 +374,7 @@ _WORKER: FileWorker | None = None
 def init_worker(torch_npu: str | None, context: ProjectContext | None = None) -> None:
     global _WORKER
     gc.enable()  # a forked worker inherits the parent's paused collector (pipeline.analyze)
+    budget.arm_process()
     _WORKER = FileWorker(torch_npu, context)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
-from ascend_feasibility.analyzer import TOOL_NAME, __version__
+from ascend_feasibility.analyzer import TOOL_NAME, __version__, budget
 from ascend_feasibility.analyzer.cache import DEFAULT_MAX_BYTES, FileCache
 from ascend_feasibility.analyzer.config import load_project_config
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
@@ -242,7 +242,8 @@ def _analyse(files: list[ProjectFile], worker: FileWorker, requested_jobs: int |
              context: ProjectContext) -> Iterator[FileResult]:
     jobs = usable_jobs(requested_jobs)
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
-        yield from (worker.process(f) for f in files)
+        with budget.armed():
+            yield from (worker.process(f) for f in files)
         return
     with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(worker.target.requested, context)) as pool:
         results: Iterable[FileResult] = pool.map(process_in_worker, files, chunksize=CHUNK_SIZE)  # in input order

@@ -14,7 +14,7 @@ from typing import ClassVar
 from ascend_feasibility.analyzer import dockerfile, parsing
 from ascend_feasibility.analyzer.python_names import IMPORT_QUERY, ImportTable
 from ascend_feasibility.analyzer.source import SourceText
-from ascend_feasibility.domains import query_set
+from ascend_feasibility.domains import query_set, triggers
 from ascend_feasibility.knowledge import KnowledgeBase, Target
 from tree_sitter import Node
 
@@ -98,6 +98,10 @@ class Scanner:
     # The scanner only runs on a unit whose text contains one of these (a cheap pre-filter before parsing).
     triggers: ClassVar[tuple[str, ...]]
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        triggers.register(getattr(cls, "triggers", ()))
+
     def __init__(self, kb: KnowledgeBase, target: Target) -> None:
         self.kb = kb
         self.target = target
@@ -105,11 +109,7 @@ class Scanner:
     def wants(self, unit: Unit) -> bool:
         if unit.kind not in self.kinds:
             return False
-        text = unit.source.text
-        for token in self.triggers:  # a plain loop: asked for every scanner and unit
-            if token in text:
-                return True
-        return False
+        return not triggers.present(unit.source.text, unit.cache).isdisjoint(self.triggers)
 
     def query_keys(self, unit: Unit) -> set[str]:
         """The keys of the combined Python query (domains.query_set) a scan of this unit asks for."""

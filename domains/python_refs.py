@@ -36,12 +36,13 @@ def references(found: dict[str, list[Node]], unit: Unit) -> list[Reference]:
     result = []
     chains = [outermost_chain(root) for root in found.get("chain_root", [])]
     for node in chains + found.get("called_name", []) + found.get("decorator_name", []):
-        if node.id in seen or _is_definition_name(node) or _is_not_a_use(node):
+        if node.id in seen or _is_definition_name(node):
+            continue
+        name = qualified_name(node, imports)  # before _is_not_a_use: most chains are local names, never resolved
+        if name is None or _is_not_a_use(node):
             continue
         seen.add(node.id)
-        name = qualified_name(node, imports)
-        if name is not None:
-            result.append(Reference(name, node, enclosing_call(node)))
+        result.append(Reference(name, node, enclosing_call(node)))
     return sorted(result, key=lambda r: r.node.start_byte)
 
 

@@ -75,6 +75,11 @@ class CudaGates:
         self.capability = frozenset(guards.capability_calls)
         self.accelerator_calls = frozenset(guards.accelerator_calls)
         self.npu_accelerator = npu_accelerator  # the project's NPU accelerator file, when it has one
+        self._excluding: dict[int, Guard | None] = {}  # per unit: node id → an earlier statement excluding NPU
+
+    def start_unit(self) -> None:
+        """Forget what was learnt about the previous unit's tree."""
+        self._excluding.clear()
 
     # the check's own statement -----------------------------------------------------------------------------------
     def accelerator_choice(self, node: Node) -> Guard | None:
@@ -196,6 +201,8 @@ class CudaGates:
         has an NPU branch (`if is_torch_npu_available(): return torch_npu.npu_rms_norm(...)`): npu-path."""
         current, depth = node, 0
         while current is not None and current.type != "class_definition" and depth < 6:
+            if current.type == "block":
+                return None  # inside the body (a class's header holds no block): not about the whole class
             current, depth = current.parent, depth + 1
         body = current.child_by_field_name("body") if current is not None else None
         if body is None or node.start_byte >= body.start_byte:
@@ -244,15 +251,24 @@ class CudaGates:
         """An earlier statement (in the site's block or an enclosing one, within its function) that already
         excludes NPU."""
         for child, parent in _enclosing(node):
-            if parent.type == "else_clause" or (parent.type == "elif_clause" and not _same(child, parent.child_by_field_name("condition"))):
-                statement = parent.parent
-                arm = self._earlier_raising_arm(statement, parent) if statement is not None and statement.type == "if_statement" else None
-                if arm is not None:
-                    return Guard("cuda-only-guarded", arm)
-            if parent.type in {"block", "module"}:
-                for sibling in _earlier(child):
-                    if self._excludes_npu(sibling):
-                        return Guard("cuda-only-guarded", sibling)
+            if parent.type in {"else_clause", "elif_clause", "block", "module"}:
+                key = child.id
+                if key not in self._excluding:  # sites in one statement ask about the same statements before it
+                    self._excluding[key] = self._excluding_before(child, parent)
+                if self._excluding[key] is not None:
+                    return self._excluding[key]
+        return None
+
+    def _excluding_before(self, child: Node, parent: Node) -> Guard | None:
+        if parent.type == "else_clause" or (parent.type == "elif_clause" and not _same(child, parent.child_by_field_name("condition"))):
+            statement = parent.parent
+            arm = self._earlier_raising_arm(statement, parent) if statement is not None and statement.type == "if_statement" else None
+            if arm is not None:
+                return Guard("cuda-only-guarded", arm)
+        if parent.type in {"block", "module"}:
+            for sibling in _earlier(child):
+                if self._excludes_npu(sibling):
+                    return Guard("cuda-only-guarded", sibling)
         return None
 
     def _excludes_npu(self, statement: Node) -> bool:

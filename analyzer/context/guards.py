@@ -65,17 +65,15 @@ class GuardReader:
         self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
         self._conditions: dict[tuple[int, int, int], Condition] = {}
         self._calls: dict[str, list[Node]] | None = None
+        self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
         self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
-
-    def guard(self, root: Node, start: tuple[int, int], end: tuple[int, int], domain: str, rule: str = "") -> Guard | None:
-        """The guard that decides the reach of the site between start and end (rows, byte columns)."""
-        node = root.descendant_for_point_range(start, end)
-        return None if node is None else self.guard_of(node, domain, rule)
 
     def guard_of_import(self, statement: Node) -> Guard | None:
         """An import of a CUDA-only feature: guarded where it stands, or inside a helper function every call of
         which (in the same file) is guarded: `def dtw_cuda(x): from .triton_ops import dtw_kernel` called only under
         `if x.is_cuda: try: ... except: fallback`."""
+        if statement.parent is not None and statement.parent.type == "module":
+            return None  # a module-level import: nothing around it decides (the common case, asked for every import)
         guard = self.guard_of(statement, "custom_ops")
         if guard is not None:
             return guard
@@ -147,18 +145,37 @@ class GuardReader:
         return self._calls
 
     def guard_of(self, node: Node, domain: str, rule: str = "") -> Guard | None:
-        """The guard that decides the reach of a finding of `domain` (and `rule`) at `node`."""
+        """The guard that decides the reach of a finding of `domain` (and `rule`) at `node`.
+
+        Sites in one statement share most of their walk up the tree: what a walk found from each node it passed is
+        kept for the unit, with how many steps further up it was decided, so a later walk reaching that node stops
+        there (unless its own depth bound would have stopped it first)."""
         feature = domain in self.feature_domains or rule in self.flag_rules
         is_import = False
+        passed: list[tuple[tuple[int, bool, bool], int]] = []
         child, parent, depth = node, node.parent, 0
+        decided: Guard | None = None
         while parent is not None and depth < MAX_DEPTH:
             if child.type in IMPORTS:
                 is_import = True
+            key = (child.id, feature, is_import)
+            known = self._walks.get(key)
+            if known is not None and (known[1] is None or depth + known[1] < MAX_DEPTH):
+                decided, steps = known
+                depth = None if steps is None else depth + steps
+                break
+            passed.append((key, depth))
             decided = self._step(child, parent, feature, is_import)
             if decided is not None:
-                return decided
+                break
             child, parent, depth = parent, parent.parent, depth + 1
-        return None
+        else:
+            if parent is not None:
+                return None  # stopped by the depth bound: nothing learnt about the nodes passed
+            depth = None  # reached the module: no guard, at any depth
+        for key, at in passed:
+            self._walks[key] = (decided, None if depth is None else depth - at)
+        return decided
 
     def _step(self, child: Node, parent: Node, feature: bool, is_import: bool) -> Guard | None:
         kind = parent.type
@@ -300,7 +317,7 @@ class GuardReader:
             if decorator.type != "decorator":
                 continue
             words = _words(decorator)
-            tokens = self._tokens(decorator)
+            tokens = _tokens_of(words)
             if any(skip in words for skip in self.guards.test_skips) and (tokens & self.cuda_tokens):
                 return Guard("cuda-only-guarded", decorator)
             if "register" in tokens and not tokens & self.npu_tokens and self._registers_npu(definition):
@@ -311,6 +328,7 @@ class GuardReader:
         """Forget what was learnt about the previous unit's tree."""
         self._registers_npu_here = None
         self._conditions.clear()
+        self._walks.clear()
         self._calls = None
         if self.versions is not None:
             self.versions.start_unit()
@@ -356,14 +374,15 @@ class GuardReader:
         if node.type == "comparison_operator" and any(op.type in {"!=", "not in", "is not"} for op in node.children):
             negated = not negated
         text = parsing.text(node)
-        tokens = self._tokens(node)
+        words = _words(node)
+        tokens = _tokens_of(words)
         cuda_build = any(name in text for name in self.guards.cuda_build)
         return Condition(
             npu=bool(tokens & self.npu_tokens),
             other=bool(tokens & self.other_tokens) or cuda_build,
             cuda=bool(tokens & self.cuda_tokens) and not cuda_build,
-            gate=any(self._is_gate(word) for word in _words(node)),
-            flag=any(self._is_flag(word) for word in _words(node)),
+            gate=any(self._is_gate(word) for word in words),
+            flag=any(self._is_flag(word) for word in words),
             negated=negated,
         )
 
@@ -383,10 +402,15 @@ class GuardReader:
         return lowered in self.guards.flag_words or lowered.startswith(tuple(self.guards.flag_prefixes))
 
     def _tokens(self, node: Node) -> set[str]:
-        tokens: set[str] = set()
-        for word in _words(node):
-            tokens.update(t for t in word.lower().replace(":", "_").replace("-", "_").split("_") if t)
-        return tokens
+        return _tokens_of(_words(node))
+
+
+def _tokens_of(words: list[str]) -> set[str]:
+    """The lower-case parts of identifiers and strings (`is_torch_npu_available` → is, torch, npu, available)."""
+    tokens: set[str] = set()
+    for word in words:
+        tokens.update(t for t in word.lower().replace(":", "_").replace("-", "_").split("_") if t)
+    return tokens
 
 
 def _words(node: Node) -> list[str]:

@@ -88,13 +88,13 @@ def _path_reach(path: str, backends: BackendConventions, existing: set[str],
                 pure: PurePosixPath | None = None) -> tuple[str, str | None]:
     pure = PurePosixPath(path) if pure is None else pure
     parts = [*pure.parts[:-1], pure.stem]
+    npu, others = frozenset(backends.npu), frozenset(backends.other)
     for part in parts:
-        tokens = _tokens(part)
-        if set(tokens) & set(backends.npu):
+        named = _named_backend(part, npu, others)
+        if named == "npu":
             return "npu-path", f"{path}: NPU code by its name"
-        other = sorted(set(tokens) & set(backends.other))
-        if other:
-            return "other-backend", f"{path}: {other[0]} code by its name"
+        if named is not None:
+            return "other-backend", f"{path}: {named} code by its name"
     twin = _npu_twin(pure, backends, existing)
     if twin is not None:
         return "other-backend", f"{path}: runs as {twin} on Ascend"
@@ -105,6 +105,16 @@ def _path_reach(path: str, backends: BackendConventions, existing: set[str],
     if engine is not None:
         return "other-backend", f"{path}: an NVIDIA-only engine beside {engine}, the engine to choose on Ascend"
     return "runs", None
+
+
+@functools.lru_cache(maxsize=65536)
+def _named_backend(part: str, npu: frozenset[str], others: frozenset[str]) -> str | None:
+    """"npu" when a path part names NPU, else the first other backend it names (the files of a folder share it)."""
+    tokens = set(_tokens(part))
+    if tokens & npu:
+        return "npu"
+    other = sorted(tokens & others)
+    return other[0] if other else None
 
 
 def _engine_alternative(parts: list[str], backends: BackendConventions, existing: set[str]) -> str | None:

@@ -25,8 +25,6 @@ QUERY = r"""
 (import_from_statement module_name: (_) @from_module)
 (if_statement condition: (comparison_operator) @condition)
 (call function: (attribute attribute: (identifier) @method))
-(module (function_definition name: (identifier) @defined))
-(module (decorated_definition definition: (function_definition name: (identifier) @defined)))
 (call function: (identifier) @called)
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
@@ -158,11 +156,15 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if PurePosixPath(unit.path).name == "__init__.py":
         package = facts.module
     reaches: dict[str, set[str]] = defaultdict(set)
+    statement_reach: dict[int, str] = {}  # a statement importing several names is read once
 
     def imported(module: str, statement: Node | None) -> None:
         facts.imports.append(module)
         if import_reach is not None and statement is not None:
-            reaches[module].add(import_reach(unit, statement))
+            reach = statement_reach.get(statement.id)
+            if reach is None:
+                reach = statement_reach[statement.id] = import_reach(unit, statement)
+            reaches[module].add(reach)
 
     for node in found.get("import", []):
         imported("".join(parsing.text(node).split()), _statement(node))
@@ -177,7 +179,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
         facts.overridden_defaults = _overridden_defaults(defaults, found.get("called", []) + found.get("method", []))
-    defined = found.get("defined", [])
+    defined = _module_functions(unit.tree())
     if defined:
         called = {parsing.text(c) for c in found.get("called", [])}
         for name in defined:
@@ -221,6 +223,20 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
 
 
 SCRIPT_STATEMENTS = {"for_statement", "while_statement", "with_statement"}
+
+
+def _module_functions(root: Node) -> list[Node]:
+    """The names of the module-level functions, decorated or not (read from the module's own statements: a query
+    pattern anchored at the module costs a tenth of the whole query)."""
+    names = []
+    for statement in root.named_children:
+        if statement.type == "decorated_definition":
+            statement = statement.child_by_field_name("definition")
+        if statement is not None and statement.type == "function_definition":
+            name = statement.child_by_field_name("name")
+            if name is not None and name.type == "identifier":
+                names.append(name)
+    return names
 
 
 def _runs_at_top_level(root: Node) -> bool:
