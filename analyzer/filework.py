@@ -15,7 +15,7 @@ from ascend_feasibility.analyzer import budget, parsing
 from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.guards import GuardReader, only_raises_or_warns, test_function
-from ascend_feasibility.analyzer.context.versions import VersionReader, legacy_triton_kernels
+from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
 from ascend_feasibility.analyzer.discovery import ProjectFile
 from ascend_feasibility.analyzer.findings import FindingFactory, Place, occurrence_key
 from ascend_feasibility.analyzer.models import COUNTED_ROLES, Finding, SkippedFile, UnusedSuppression
@@ -31,10 +31,12 @@ from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
 from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY as IMPORTS_QUERY
 from ascend_feasibility.domains.dependencies.facts import DependencyFacts
 from ascend_feasibility.domains.dependencies.facts import collect as collect_dependency_facts
-from ascend_feasibility.domains.phases.facts import QUERY_KEY as PHASE_FACTS_QUERY
 from ascend_feasibility.domains.phases.facts import PhaseFacts
 from ascend_feasibility.domains.phases.facts import collect as collect_phase_facts
+from ascend_feasibility.domains.phases.facts import query_keys as phase_query_keys
 from ascend_feasibility.knowledge import load_context_conventions, load_knowledge
+
+DECORATED_QUERY = query_set.register("decorated_definitions", DECORATED_DEFINITIONS)
 
 
 @dataclass
@@ -141,7 +143,10 @@ class FileWorker:
         hits = []
         wanted = [scanner for scanner in self.scanners if scanner.wants(unit)]
         if unit.kind == "python":
-            keys = {PHASE_FACTS_QUERY} | ({IMPORTS_QUERY, IMPORT_TABLE_QUERY} if "import" in unit.source.text else set())
+            text = unit.source.text
+            keys = phase_query_keys(unit) | ({IMPORTS_QUERY, IMPORT_TABLE_QUERY} if "import" in text else set())
+            if "jit" in text:  # a Triton kernel's decorator: _legacy_triton may read the decorated definitions
+                keys.add(DECORATED_QUERY)
             query_set.plan(unit, keys.union(*(scanner.query_keys(unit) for scanner in wanted)))
         for scanner in wanted:
             try:
@@ -178,7 +183,7 @@ class FileWorker:
         kernels = [h for h in hits if self.kb.rules[h.rule].domain == "custom_ops" and places[h].reach == "runs"]
         if not kernels or unit.kind != "python" or not unit.parsed or self.guards.versions.torch.major < 2:
             return
-        legacy, total = legacy_triton_kernels(unit.tree())
+        legacy, total = legacy_triton_kernels(query_set.unit_captures(unit, DECORATED_QUERY).get("definition", []))
         if total == 0 or legacy != total:
             return
         reason = f"all {total} Triton kernels of this file take **meta (Triton 1.x); the Triton of torch 2.x rejects them"

@@ -76,10 +76,12 @@ class CudaGates:
         self.accelerator_calls = frozenset(guards.accelerator_calls)
         self.npu_accelerator = npu_accelerator  # the project's NPU accelerator file, when it has one
         self._excluding: dict[int, Guard | None] = {}  # per unit: node id → an earlier statement excluding NPU
+        self._excludes: dict[int, bool] = {}  # per unit: statement id → does it exclude NPU
 
     def start_unit(self) -> None:
         """Forget what was learnt about the previous unit's tree."""
         self._excluding.clear()
+        self._excludes.clear()
 
     # the check's own statement -----------------------------------------------------------------------------------
     def accelerator_choice(self, node: Node) -> Guard | None:
@@ -267,7 +269,10 @@ class CudaGates:
                 return Guard("cuda-only-guarded", arm)
         if parent.type in {"block", "module"}:
             for sibling in _earlier(child):
-                if self._excludes_npu(sibling):
+                excludes = self._excludes.get(sibling.id)
+                if excludes is None:  # the statements of a block are asked about by every later one
+                    excludes = self._excludes[sibling.id] = self._excludes_npu(sibling)
+                if excludes:
                     return Guard("cuda-only-guarded", sibling)
         return None
 

@@ -223,15 +223,16 @@ def _version(node: Node) -> Version | None:
         return None
 
 
-TRITON_JIT = "(decorated_definition) @definition"
+DECORATED_DEFINITIONS = "(decorated_definition) @definition"  # what legacy_triton_kernels reads
 
 
-def legacy_triton_kernels(root: Node) -> tuple[int, int]:
-    """(Triton 1.x kernels, all Triton kernels) of a unit: a `@triton.jit` function with a `**meta` parameter takes
-    its META dict the Triton 1.x way; Triton 2 and later (what torch 2.x ships and triton-ascend follows) accept no
-    variable keyword parameters in a kernel (kernels spell out `tl.constexpr` parameters instead)."""
+def legacy_triton_kernels(definitions: list[Node]) -> tuple[int, int]:
+    """(Triton 1.x kernels, all Triton kernels) among a unit's decorated definitions: a `@triton.jit` function with a
+    `**meta` parameter takes its META dict the Triton 1.x way; Triton 2 and later (what torch 2.x ships and
+    triton-ascend follows) accept no variable keyword parameters in a kernel (kernels spell out `tl.constexpr`
+    parameters instead)."""
     legacy = total = 0
-    for definition in parsing.captures(parsing.query("python", TRITON_JIT), root).get("definition", [])[:2000]:
+    for definition in definitions[:2000]:
         function = definition.child_by_field_name("definition")
         if function is None or function.type != "function_definition":
             continue

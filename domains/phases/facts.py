@@ -5,7 +5,7 @@ shell scripts) the Python scripts it launches."""
 from __future__ import annotations
 
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -25,7 +25,6 @@ QUERY = r"""
 (import_from_statement module_name: (_) @from_module)
 (if_statement condition: (comparison_operator) @condition)
 (call function: (attribute attribute: (identifier) @method))
-(call function: (identifier) @called)
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
 (class_definition superclasses: (argument_list)) @class
@@ -39,6 +38,29 @@ QUERY = QUERY.replace(
     "[.](" + "|".join(s[1:] for s in CONFIG_SUFFIXES + NATIVE_SUFFIXES) + ")$|^(" + "|".join(NATIVE_FOLDER_HINTS) + ")/",
 )
 QUERY_KEY = query_set.register("phase_facts", QUERY)
+# Calls by plain name, read only where they can matter: a module-level function named again after its definition
+# (exported_functions), or a "cuda" device default (overridden_defaults). Most modules need neither.
+CALLS_KEY = query_set.register("phase_calls", "(call function: (identifier) @called)")
+
+
+def query_keys(unit: Unit) -> set[str]:
+    """The keys of the combined Python query (domains.query_set) collect_python reads from this unit."""
+    return {QUERY_KEY, CALLS_KEY} if _reads_calls(unit) else {QUERY_KEY}
+
+
+def _reads_calls(unit: Unit) -> bool:
+    cached = unit.cache.get("reads_calls")
+    if cached is None:
+        text = unit.source.text
+        defined = Counter(parsing.text(name) for name in _module_functions(unit))
+        # A function is called only where its name is written again after its definition.
+        cached = unit.cache["reads_calls"] = "cuda" in text or any(
+            text.count(name) > definitions for name, definitions in defined.items())
+    return cached
+
+
+def _calls(unit: Unit) -> list[Node]:
+    return query_set.unit_captures(unit, CALLS_KEY).get("called", []) if _reads_calls(unit) else []
 
 # What shows a phase, from knowledge/phases/signals.toml.
 SIGNALS = load_phase_signals()
@@ -178,10 +200,10 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.guarded_imports = {m: min(r) for m, r in reaches.items() if "runs" not in r}
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
-        facts.overridden_defaults = _overridden_defaults(defaults, found.get("called", []) + found.get("method", []))
-    defined = _module_functions(unit.tree())
+        facts.overridden_defaults = _overridden_defaults(defaults, _calls(unit) + found.get("method", []))
+    defined = _module_functions(unit)
     if defined:
-        called = {parsing.text(c) for c in found.get("called", [])}
+        called = {parsing.text(c) for c in _calls(unit)}
         for name in defined:
             function = name.parent
             if parsing.text(name) not in called and function is not None:
@@ -225,11 +247,14 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
 SCRIPT_STATEMENTS = {"for_statement", "while_statement", "with_statement"}
 
 
-def _module_functions(root: Node) -> list[Node]:
+def _module_functions(unit: Unit) -> list[Node]:
     """The names of the module-level functions, decorated or not (read from the module's own statements: a query
-    pattern anchored at the module costs a tenth of the whole query)."""
-    names = []
-    for statement in root.named_children:
+    pattern anchored at the module costs a tenth of the whole query). Read once per unit."""
+    cached = unit.cache.get("module_functions")
+    if cached is not None:
+        return cached
+    names = unit.cache["module_functions"] = []
+    for statement in unit.tree().named_children:
         if statement.type == "decorated_definition":
             statement = statement.child_by_field_name("definition")
         if statement is not None and statement.type == "function_definition":
