@@ -11,7 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from ascend_feasibility.analyzer import TOOL_NAME, __version__, budget
 from ascend_feasibility.analyzer.cache import DEFAULT_MAX_BYTES, FileCache
@@ -20,6 +20,7 @@ from ascend_feasibility.analyzer.context import ProjectContext, build_project_co
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
 from ascend_feasibility.analyzer.context.project_scope import collapse_project_scoped
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
+from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.discovery import ProjectFile, discover, discover_file
 from ascend_feasibility.analyzer.filework import FileResult, FileWorker, init_worker, process_in_worker
 from ascend_feasibility.analyzer.gitinfo import read_revision
@@ -184,7 +185,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
 def has_manifest(files: list[ProjectFile]) -> bool:
     names = {"pyproject.toml", "setup.py", "setup.cfg"}
     for project_file in files:
-        name = PurePosixPath(project_file.path).name.lower()
+        name = path_view(project_file.path).name.lower()
         if name in names or (name.startswith("requirements") and project_file.kind == "build"):
             return True
         if name.startswith(("environment", "conda")) and name.endswith((".yml", ".yaml")):

@@ -6,7 +6,7 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context.roles import file_role, has_root_package
+from ascend_feasibility.analyzer.context.roles import PathView, file_role, has_root_package, path_view
 from ascend_feasibility.knowledge import load_context_conventions
 from ascend_feasibility.knowledge.models import BackendConventions
 
@@ -49,18 +49,18 @@ PLAIN = FileContext()
 
 def build_project_context(paths: list[str], role_overrides: dict[str, list[str]] | None = None) -> ProjectContext:
     conventions = load_context_conventions()
-    pures = {path: PurePosixPath(path) for path in paths}  # each path parsed once
-    existing = set(paths).union(*(_folders(folder) for folder in {str(pure.parent) for pure in pures.values()}))
+    views = {path: path_view(path) for path in paths}  # each path parsed once
+    existing = set(paths).union(*(_folders(folder) for folder in {view.parent for view in views.values()}))
     files: dict[str, FileContext] = {}
     npu_files = []
-    own, local = _import_names(paths, pures)
+    own, local = _import_names(paths)
     libraries = [name for name in conventions.guards.cuda_only_packages if name not in own]
     beside_package = has_root_package(paths)
     for path in sorted(paths):
-        role = file_role(path, conventions.roles, role_overrides, beside_package, pures[path])
-        reach, reason = _path_reach(path, conventions.backends, existing, pures[path])
+        role = file_role(path, conventions.roles, role_overrides, beside_package)
+        reach, reason = _path_reach(path, conventions.backends, existing, views[path])
         if reach == "runs":
-            reach, reason = _library_folder(path, libraries, pures[path])
+            reach, reason = _library_folder(path, libraries, views[path])
         if reach == "npu-path":
             npu_files.append(path)
         if role != "product" or reach != "runs":
@@ -85,9 +85,9 @@ def _tokens(part: str) -> list[str]:
 
 
 def _path_reach(path: str, backends: BackendConventions, existing: set[str],
-                pure: PurePosixPath | None = None) -> tuple[str, str | None]:
-    pure = PurePosixPath(path) if pure is None else pure
-    parts = [*pure.parts[:-1], pure.stem]
+                view: PathView | None = None) -> tuple[str, str | None]:
+    view = path_view(path) if view is None else view
+    parts = [*view.parts[:-1], view.stem]
     npu, others = frozenset(backends.npu), frozenset(backends.other)
     for part in parts:
         named = _named_backend(part, npu, others)
@@ -95,10 +95,10 @@ def _path_reach(path: str, backends: BackendConventions, existing: set[str],
             return "npu-path", f"{path}: NPU code by its name"
         if named is not None:
             return "other-backend", f"{path}: {named} code by its name"
-    twin = _npu_twin(pure, backends, existing)
+    twin = _npu_twin(path, view, backends, existing)
     if twin is not None:
         return "other-backend", f"{path}: runs as {twin} on Ascend"
-    dispatch = _dispatch_folder(pure, backends, existing)
+    dispatch = _dispatch_folder(view, backends, existing)
     if dispatch is not None:
         return "other-backend", f"{path}: the default (CUDA) variant beside {dispatch}/, which Ascend uses"
     engine = _engine_alternative(parts, backends, existing)
@@ -132,11 +132,11 @@ def _engine_alternative(parts: list[str], backends: BackendConventions, existing
                         return sibling
     return None
 
-def _library_folder(path: str, libraries: list[str], pure: PurePosixPath | None = None) -> tuple[str, str | None]:
+def _library_folder(path: str, libraries: list[str], view: PathView | None = None) -> tuple[str, str | None]:
     """A folder of the project named after a CUDA-only library (diffusers' quantizers/nunchaku/) integrates that
     library: its code runs only when a user picks the library, which Ascend cannot load, so it is optional there.
     A library that is the project's own package is never one (analysing flash-attention, csrc/flash_attn/)."""
-    parts = (PurePosixPath(path) if pure is None else pure).parts[:-1]
+    parts = (path_view(path) if view is None else view).parts[:-1]
     start = 2 if parts[:1] == ("src",) else 1
     for part in parts[start:]:
         if part.lower() in libraries:
@@ -144,13 +144,13 @@ def _library_folder(path: str, libraries: list[str], pure: PurePosixPath | None 
     return "runs", None
 
 
-def _dispatch_folder(pure: PurePosixPath, backends: BackendConventions, existing: set[str]) -> str | None:
+def _dispatch_folder(view: PathView, backends: BackendConventions, existing: set[str]) -> str | None:
     """A folder with per-backend subfolders, one of them for NPU (op_builder/{npu,xpu,hpu,cpu}/): the Python files
     beside those subfolders are the default backend's variants, which Ascend does not load (the package's
     __init__.py excepted)."""
-    if pure.name == "__init__.py" or pure.suffix != ".py":
+    if view.name == "__init__.py" or view.suffix != ".py":
         return None
-    folder = str(pure.parent)
+    folder = view.parent
     npu = next((_joined(folder, n) for n in backends.npu if _joined(folder, n) in existing), None)
     if npu is None:
         return None
@@ -158,23 +158,24 @@ def _dispatch_folder(pure: PurePosixPath, backends: BackendConventions, existing
     return npu if others else None
 
 
-def _npu_twin(pure: PurePosixPath, backends: BackendConventions, existing: set[str]) -> str | None:
+def _npu_twin(path: str, view: PathView, backends: BackendConventions, existing: set[str]) -> str | None:
     """The project's NPU version of this file: the same path with a backend token replaced by an NPU token
     (accelerator/cuda_accelerator.py → accelerator/npu_accelerator.py), or the same name in an npu/ folder
     beside it (op_builder/fused_adam.py → op_builder/npu/fused_adam.py; a package's __init__.py loads on every
     backend)."""
-    parent = str(pure.parent)
+    parent = view.parent
+    without_suffix = path[:len(path) - len(view.suffix)]  # what PurePosixPath.with_suffix("") gives
     if not any(f"{parent}/{npu}" in existing or (parent == "." and npu in existing) for npu in backends.npu) and not (
-        set(_tokens(str(pure.with_suffix("")).replace("/", "_"))) & set(backends.twin)
+        set(_tokens(without_suffix.replace("/", "_"))) & set(backends.twin)
     ):
         return None  # no npu/ folder beside it and no backend token in its path: nothing to look up
     for npu in backends.npu:
-        beside = pure.parent / npu / pure.name
-        if pure.name != "__init__.py" and str(beside) in existing:
-            return str(beside)
-    parts = list(pure.parts)
+        beside = _joined(_joined(parent, npu), view.name)
+        if view.name != "__init__.py" and beside in existing:
+            return beside
+    parts = list(view.parts)
     for index, part in enumerate(parts):
-        stem, suffix = (PurePosixPath(part).stem, PurePosixPath(part).suffix) if index == len(parts) - 1 else (part, "")
+        stem, suffix = (view.stem, view.suffix) if index == len(parts) - 1 else (part, "")
         pieces = stem.replace("-", "_").split("_")
         for position, piece in enumerate(pieces):
             if piece.lower() not in backends.twin:
@@ -188,27 +189,31 @@ def _npu_twin(pure: PurePosixPath, backends: BackendConventions, existing: set[s
     return None
 
 
-def _import_names(paths: list[str], pures: dict[str, PurePosixPath] | None = None) -> tuple[frozenset[str], frozenset[str]]:
+def _import_names(paths: list[str]) -> tuple[frozenset[str], frozenset[str]]:
     """Top-level packages and modules the project defines (a folder of packages named like a library, such as
     deepspeed/utils/torch.py, is `deepspeed.utils.torch` and hides nothing), and every name a script's sibling
     import can resolve to."""
-    pures = pures if pures is not None else {path: PurePosixPath(path) for path in paths}
-    packages = {str(pures[p].parent) for p in paths if pures[p].name == "__init__.py"}
+    views = {path: path_view(path) for path in paths}
+    packages = {views[p].parent for p in paths if views[p].name == "__init__.py"}
     own, local = set(), set()
+    tops: dict[str, str] = {}
     for path in paths:
-        pure = pures[path]
-        if pure.suffix not in {".py", ".ipynb"} and pure.name != "__init__.py":
+        view = views[path]
+        if view.suffix not in {".py", ".ipynb"} and view.name != "__init__.py":
             continue
-        folder = pure.parent
-        if str(folder) not in packages:
-            local.add(pure.stem)  # a script's sibling module
-            if len(pure.parts) == 1 or (len(pure.parts) == 2 and pure.parts[0] == "src"):
-                own.add(pure.stem)
+        if view.parent not in packages:
+            local.add(view.stem)  # a script's sibling module
+            if len(view.parts) == 1 or (len(view.parts) == 2 and view.parts[0] == "src"):
+                own.add(view.stem)
             continue
-        while str(folder.parent) in packages and folder.parent != folder:  # a package at the root: "." is its own parent
-            folder = folder.parent
-        own.add(folder.name)
-        local.add(folder.name)
+        top = tops.get(view.parent)
+        if top is None:  # the files of a package share its top-level package
+            folder = PurePosixPath(view.parent)
+            while str(folder.parent) in packages and folder.parent != folder:  # at the root "." is its own parent
+                folder = folder.parent
+            top = tops[view.parent] = folder.name
+        own.add(top)
+        local.add(top)
     own -= {"__init__", ""}  # "": the analysed folder is itself a package, whose name the paths do not say
     local -= {"__init__", ""}
     return frozenset(own), frozenset(local)
@@ -226,15 +231,14 @@ def ci_built_dockerfiles(files, role_overrides: dict[str, list[str]] | None = No
     from ascend_feasibility.analyzer.source import Unreadable, read_bytes
 
     conventions = load_context_conventions().roles
-    dockerfiles = [f.path for f in files if PurePosixPath(f.path).name.lower().startswith("dockerfile")
-                   and len(PurePosixPath(f.path).parts) >= 3
+    dockerfiles = [f.path for f in files if path_view(f.path).name.lower().startswith("dockerfile")
+                   and len(path_view(f.path).parts) >= 3
                    and file_role(f.path, conventions, role_overrides) == "build"]
     if not dockerfiles:
         return []
     texts = []
     for f in files:
-        pure = PurePosixPath(f.path)
-        if pure.suffix.lower() not in {".yml", ".yaml"} or file_role(f.path, conventions, role_overrides) != "ci":
+        if path_view(f.path).suffix.lower() not in {".yml", ".yaml"} or file_role(f.path, conventions, role_overrides) != "ci":
             continue
         try:
             texts.append(read_bytes(f.absolute, f.size, MAX_WORKFLOW_BYTES).decode("utf-8", "replace").lower())

@@ -3,44 +3,87 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
 from ascend_feasibility.knowledge.models import RoleConventions
 
 
+class PathView(NamedTuple):
+    """A project path's pieces, as PurePosixPath gives them, read once (the context and the plan ask for each file's
+    pieces several times; pathlib builds new objects on every access)."""
+
+    parts: tuple[str, ...]
+    name: str
+    stem: str
+    suffix: str
+    parent: str  # "." at the top level
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def path_view(path: str) -> PathView:
+    pure = PurePosixPath(path)
+    return PathView(pure.parts, pure.name, pure.stem, pure.suffix, str(pure.parent))
+
+
+class _RoleSets(NamedTuple):
+    test_dirs: frozenset[str]
+    docs_dirs: frozenset[str]
+    ci_dirs: frozenset[str]
+    example_dirs: frozenset[str]
+    test_file_prefixes: tuple[str, ...]
+    test_file_suffixes: tuple[str, ...]
+    root_example_prefixes: tuple[str, ...]
+    build_file_prefixes: tuple[str, ...]
+
+
+_COMPILED: dict[int, tuple[RoleConventions, _RoleSets]] = {}  # by the conventions object (kept alive here)
+
+
+def _sets(conventions: RoleConventions) -> _RoleSets:
+    compiled = _COMPILED.get(id(conventions))
+    if compiled is None or compiled[0] is not conventions:
+        c = conventions
+        compiled = _COMPILED[id(c)] = (c, _RoleSets(
+            frozenset(c.test_dirs), frozenset(c.docs_dirs), frozenset(c.ci_dirs), frozenset(c.example_dirs),
+            tuple(c.test_file_prefixes), tuple(c.test_file_suffixes), tuple(c.root_example_prefixes),
+            tuple(c.build_file_prefixes)))
+    return compiled[1]
+
+
 def file_role(path: str, conventions: RoleConventions, overrides: dict[str, list[str]] | None = None,
-              beside_package: bool = False, pure: PurePosixPath | None = None) -> str:
+              beside_package: bool = False) -> str:
     """The project's own globs ([tool.ascend-feasibility.roles]) win over the conventions. `beside_package`: the
     project has a top-level package (see `has_root_package`), so root-level `train_*.py`/`demo_*.py` scripts are
-    examples of its use, not the product (x-transformers' train_copy.py beside x_transformers/). `pure`: the path
-    parsed, when the caller has it."""
+    examples of its use, not the product (x-transformers' train_copy.py beside x_transformers/)."""
     for role, globs in (overrides or {}).items():
         if any(fnmatch.fnmatch(path, glob) for glob in globs):
             return role
-    pure = PurePosixPath(path) if pure is None else pure
-    folders = {part.lower() for part in pure.parts[:-1]}
-    name = pure.name.lower()
-    stem = pure.stem.lower()
+    view, sets = path_view(path), _sets(conventions)
+    folders = {part.lower() for part in view.parts[:-1]}
+    name = view.name.lower()
+    stem = view.stem.lower()
     if (
-        folders & set(conventions.test_dirs)
+        not folders.isdisjoint(sets.test_dirs)
         or name in conventions.test_file_names
-        or (pure.suffix in {".py", ".ipynb"} and (
-            stem.startswith(tuple(conventions.test_file_prefixes)) or stem.endswith(tuple(conventions.test_file_suffixes))
+        or (view.suffix in {".py", ".ipynb"} and (
+            stem.startswith(sets.test_file_prefixes) or stem.endswith(sets.test_file_suffixes)
         ))
     ):
         return "test"
-    if folders & set(conventions.docs_dirs):
+    if not folders.isdisjoint(sets.docs_dirs):
         return "docs"
-    if folders & set(conventions.ci_dirs) or name in conventions.ci_file_names:
+    if not folders.isdisjoint(sets.ci_dirs) or name in conventions.ci_file_names:
         return "ci"
-    if folders & set(conventions.example_dirs):
+    if not folders.isdisjoint(sets.example_dirs):
         return "example"
-    if len(pure.parts) > 1 and pure.parts[0].lower() in conventions.tool_dirs and pure.suffix in {".py", ".ipynb"}:
+    if len(view.parts) > 1 and view.parts[0].lower() in conventions.tool_dirs and view.suffix in {".py", ".ipynb"}:
         return "example"  # a developer tool at the top level (scripts/convert_*.py, utils/print_env.py)
-    if (beside_package and len(pure.parts) == 1 and pure.suffix in {".py", ".ipynb"}
-            and stem.startswith(tuple(conventions.root_example_prefixes))):
+    if (beside_package and len(view.parts) == 1 and view.suffix in {".py", ".ipynb"}
+            and stem.startswith(sets.root_example_prefixes)):
         return "example"
-    if name in conventions.build_file_names or name.startswith(tuple(conventions.build_file_prefixes)):
+    if name in conventions.build_file_names or name.startswith(sets.build_file_prefixes):
         return "build"
     return "product"
 
@@ -49,7 +92,9 @@ def has_root_package(paths) -> bool:
     """Does the project define an importable package at its top level (or under src/)? Then root-level scripts that
     train or demo it are examples; a project made of root-level scripts (nanoGPT's train.py) has no package."""
     for path in paths:
-        parts = PurePosixPath(path).parts
+        if not path.endswith("__init__.py"):
+            continue
+        parts = path_view(path).parts
         if parts[-1] == "__init__.py" and (len(parts) == 2 or (len(parts) == 3 and parts[0] == "src")):
             return True
     return False

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.config import ProjectConfig
-from ascend_feasibility.analyzer.context.roles import file_role, has_root_package
+from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
 from ascend_feasibility.analyzer.models import (
     PHASES,
     SEVERITIES,
@@ -108,7 +108,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     imported = set().union(*graph.values()) if graph else set()
     entry_paths = sorted(
         path for path, f in python.items()
-        if (f.main_guard or f.notebook or PurePosixPath(path).name in launched_names
+        if (f.main_guard or f.notebook or path_view(path).name in launched_names
             or f.module in console_modules or (f.top_level_code and path not in imported))
         and not _launcher(path, role_of)
     )
@@ -133,7 +133,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     for f in facts:  # shell scripts serve the phases of what they launch
         if f.launched_scripts:
             names = {PurePosixPath(s).name for s in f.launched_scripts}
-            by_path[f.path] = set().union(*(by_path.get(p, set()) for p in python if PurePosixPath(p).name in names))
+            by_path[f.path] = set().union(*(by_path.get(p, set()) for p in python if path_view(p).name in names))
     _config_phases(facts, by_path)
     return PhaseAssignment(present, dict(by_path), entries)
 
@@ -148,7 +148,7 @@ def _config_phases(facts: list[PhaseFacts], by_path: dict[str, set[str]]) -> Non
     for f in facts:
         if f.module or f.notebook or by_path.get(f.path):
             continue
-        phases = referrers.get(PurePosixPath(f.path).name)
+        phases = referrers.get(path_view(f.path).name)
         if phases:
             by_path[f.path] = set(phases)
 
@@ -161,7 +161,7 @@ def name_words(path: str) -> list[str]:
 @functools.lru_cache(maxsize=65536)
 def _stem_words(path: str) -> tuple[str, tuple[str, ...]]:
     """The lower-cased stem of a file's name and its words (asked for once per phase and entry)."""
-    stem = PurePosixPath(path).stem.lower()
+    stem = path_view(path).stem.lower()
     return stem, tuple(w for w in re.split(r"[^a-z]+", stem) if w)
 
 
