@@ -127,6 +127,30 @@ def names_device_family(node: Node) -> bool:
     return len(items) == 2 and items[0].id == node.id and items[1].type == "integer"
 
 
+# torch device types (and AWS Neuron's, which projects list beside them); "npu" is left out on purpose.
+DEVICE_TYPES = frozenset({"cuda", "cpu", "mps", "xpu", "hpu", "xla", "mlu", "musa", "meta", "ipu", "mtia", "neuron",
+                          "vulkan", "privateuseone", "rocm"})
+
+
+def device_collection(node: Node) -> Node | None:
+    """The list, tuple or set of device types this literal is one of (`("cuda", "neuron")`, `["cpu", "cuda"]`), when
+    every item is a plain device-type string and there are at least two: a collection of supported or tested devices,
+    where Ascend needs "npu" added, not "cuda" replaced. None otherwise."""
+    parent = node.parent
+    if parent is None or parent.type not in {"list", "tuple", "set"}:
+        return None
+    items = parent.named_children
+    if len(items) < 2 or any(item.type == "comment" for item in items):
+        return None  # (a comment inside would end up inside the suggested edit)
+    for item in items:
+        if item.type != "string" or item.child_count < 2:
+            return None
+        prefix, inner = string_parts(item)
+        if prefix or inner.split(":")[0] not in DEVICE_TYPES:
+            return None
+    return parent
+
+
 def already_npu_aware(node: Node) -> bool:
     """The literal sits beside an NPU one: a list of supported devices, a device-type table, an enum of
     device kinds. Such code already handles Ascend, and reporting it would be noise."""

@@ -199,6 +199,12 @@ class _FileScan(PythonScan):
         call = literals.inside(literal.node, {"call"})
         if call is not None and _method_name(call) in {"startswith", "endswith"}:
             return
+        collection = literals.device_collection(literal.node) if not literal.formatted else None
+        if collection is not None:
+            text = parsing.text(collection)
+            quote = '"' if parsing.text(literal.node).startswith('"') else "'"
+            self.hit("device-list", text, collection, f"{text[:-1].rstrip().rstrip(',')}, {quote}npu{quote}{text[-1]}")
+            return
         detector = "device-string-formatted" if literal.formatted else "device-string"
         self.hit(detector, parsing.text(literal.node), literal.node, literal.npu_text,
                   auto_when=self._callee_capabilities(literal.node))
