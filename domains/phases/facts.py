@@ -177,26 +177,30 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     package = facts.module.rsplit(".", 1)[0] if "." in facts.module else ""
     if PurePosixPath(unit.path).name == "__init__.py":
         package = facts.module
-    reaches: dict[str, set[str]] = defaultdict(set)
-    statement_reach: dict[int, str] = {}  # a statement importing several names is read once
-
-    def imported(module: str, statement: Node | None) -> None:
-        facts.imports.append(module)
-        if import_reach is not None and statement is not None:
-            reach = statement_reach.get(statement.id)
-            if reach is None:
-                reach = statement_reach[statement.id] = import_reach(unit, statement)
-            reaches[module].add(reach)
-
+    sites: list[tuple[str, Node | None]] = []  # (module, the statement importing it)
     for node in found.get("import", []):
-        imported("".join(parsing.text(node).split()), _statement(node))
+        sites.append(("".join(parsing.text(node).split()), _statement(node)))
     for node in found.get("from_module", []):
         text = "".join(parsing.text(node).split())
         module = _absolute(text, package)
         statement = node.parent  # `from pkg import sub` may import the submodule pkg.sub
-        imported(module, statement)
+        sites.append((module, statement))
         for name in statement.children_by_field_name("name") if statement is not None else []:
-            imported(f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."), statement)
+            sites.append((f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."), statement))
+    facts.imports = [module for module, _ in sites]
+    reaches: dict[str, set[str]] = defaultdict(set)
+    if import_reach is not None:
+        # A module imported at the module's top level runs wherever this file does: no guard to read for it.
+        top = {m for m, statement in sites if statement is not None and statement.parent is not None
+               and statement.parent.type == "module"}
+        statement_reach: dict[int, str] = {}  # a statement importing several names is read once
+        for module, statement in sites:
+            if module in top or statement is None:
+                continue
+            reach = statement_reach.get(statement.id)
+            if reach is None:
+                reach = statement_reach[statement.id] = import_reach(unit, statement)
+            reaches[module].add(reach)
     facts.guarded_imports = {m: min(r) for m, r in reaches.items() if "runs" not in r}
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
