@@ -88,9 +88,10 @@ def _path_reach(path: str, backends: BackendConventions, existing: set[str],
                 view: PathView | None = None) -> tuple[str, str | None]:
     view = path_view(path) if view is None else view
     parts = [*view.parts[:-1], view.stem]
-    npu, others = frozenset(backends.npu), frozenset(backends.other)
-    for part in parts:
-        named = _named_backend(part, npu, others)
+    npu, others = _backend_sets(backends)
+    for index, part in enumerate(parts):
+        # folders repeat across files and are remembered; a file's own stem is read once
+        named = _named_backend(part, npu, others) if index < len(parts) - 1 else _named_backend.__wrapped__(part, npu, others)
         if named == "npu":
             return "npu-path", f"{path}: NPU code by its name"
         if named is not None:
@@ -105,6 +106,18 @@ def _path_reach(path: str, backends: BackendConventions, existing: set[str],
     if engine is not None:
         return "other-backend", f"{path}: an NVIDIA-only engine beside {engine}, the engine to choose on Ascend"
     return "runs", None
+
+
+_BACKEND_SETS: dict[int, tuple[BackendConventions, tuple[frozenset[str], frozenset[str]]]] = {}
+
+
+def _backend_sets(backends: BackendConventions) -> tuple[frozenset[str], frozenset[str]]:
+    """The NPU and other-backend tokens as sets, built once per conventions object (a set built per call and kept
+    in _named_backend's cache key held a copy per cached folder name)."""
+    known = _BACKEND_SETS.get(id(backends))
+    if known is None or known[0] is not backends:
+        known = _BACKEND_SETS[id(backends)] = (backends, (frozenset(backends.npu), frozenset(backends.other)))
+    return known[1]
 
 
 @functools.lru_cache(maxsize=65536)
