@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ascend_feasibility.analyzer import budget, parsing
+from ascend_feasibility.analyzer import budget, parsing, transfer
 from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.guards import GuardReader, only_raises_or_warns, test_function
@@ -52,6 +52,12 @@ class FileResult:
     phases: PhaseFacts | None = None
     digest: str | None = None  # hash of the content analysed (the cache's key)
     cacheable: bool = True  # False when the result depends on timing or an analyzer error (never cached)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "findings": transfer.pack(self.findings)}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, findings=transfer.unpack(state["findings"]))
 
 
 class FileWorker:
@@ -380,6 +386,7 @@ def init_worker(torch_npu: str | None, context: ProjectContext | None = None) ->
     global _WORKER
     gc.enable()  # a forked worker inherits the parent's paused collector (pipeline.analyze)
     budget.arm_process()
+    transfer.start_sending()
     _WORKER = FileWorker(torch_npu, context)
 
 

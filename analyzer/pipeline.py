@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ascend_feasibility.analyzer import TOOL_NAME, __version__, budget
+from ascend_feasibility.analyzer import TOOL_NAME, __version__, budget, transfer
 from ascend_feasibility.analyzer.cache import DEFAULT_MAX_BYTES, FileCache
 from ascend_feasibility.analyzer.config import load_project_config
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
@@ -246,6 +246,7 @@ def _analyse(files: list[ProjectFile], worker: FileWorker, requested_jobs: int |
         with budget.armed():
             yield from (worker.process(f) for f in files)
         return
+    transfer.start_receiving()
     with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(worker.target.requested, context)) as pool:
         results: Iterable[FileResult] = pool.map(process_in_worker, files, chunksize=CHUNK_SIZE)  # in input order
         yield from results
