@@ -6,7 +6,7 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context.roles import PathView, file_role, has_root_package, path_view
+from ascend_feasibility.analyzer.context.roles import PathView, derived, file_role, has_root_package, path_view
 from ascend_feasibility.knowledge import load_context_conventions
 from ascend_feasibility.knowledge.models import BackendConventions
 
@@ -88,7 +88,7 @@ def _path_reach(path: str, backends: BackendConventions, existing: set[str],
                 view: PathView | None = None) -> tuple[str, str | None]:
     view = path_view(path) if view is None else view
     parts = [*view.parts[:-1], view.stem]
-    npu, others = _backend_sets(backends)
+    npu, others = derived(backends, _backend_sets)
     for index, part in enumerate(parts):
         # folders repeat across files and are remembered; a file's own stem is read once
         named = _named_backend(part, npu, others) if index < len(parts) - 1 else _named_backend.__wrapped__(part, npu, others)
@@ -108,16 +108,10 @@ def _path_reach(path: str, backends: BackendConventions, existing: set[str],
     return "runs", None
 
 
-_BACKEND_SETS: dict[int, tuple[BackendConventions, tuple[frozenset[str], frozenset[str]]]] = {}
-
-
 def _backend_sets(backends: BackendConventions) -> tuple[frozenset[str], frozenset[str]]:
-    """The NPU and other-backend tokens as sets, built once per conventions object (a set built per call and kept
-    in _named_backend's cache key held a copy per cached folder name)."""
-    known = _BACKEND_SETS.get(id(backends))
-    if known is None or known[0] is not backends:
-        known = _BACKEND_SETS[id(backends)] = (backends, (frozenset(backends.npu), frozenset(backends.other)))
-    return known[1]
+    """The NPU and other-backend tokens as sets (built once per conventions object by the caller: a set built per
+    call and kept in _named_backend's cache key held a copy per cached folder name)."""
+    return frozenset(backends.npu), frozenset(backends.other)
 
 
 @functools.lru_cache(maxsize=65536)

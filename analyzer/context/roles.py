@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+from collections.abc import Callable
 from pathlib import PurePosixPath
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from ascend_feasibility.knowledge.models import RoleConventions
+
+T = TypeVar("T")
 
 
 class PathView(NamedTuple):
@@ -38,18 +41,23 @@ class _RoleSets(NamedTuple):
     build_file_prefixes: tuple[str, ...]
 
 
-_COMPILED: dict[int, tuple[RoleConventions, _RoleSets]] = {}  # by the conventions object (kept alive here)
+_DERIVED: dict[tuple[int, Callable], tuple[object, object]] = {}  # (id of the source, build) → (source, result)
 
 
-def _sets(conventions: RoleConventions) -> _RoleSets:
-    compiled = _COMPILED.get(id(conventions))
-    if compiled is None or compiled[0] is not conventions:
-        c = conventions
-        compiled = _COMPILED[id(c)] = (c, _RoleSets(
-            frozenset(c.test_dirs), frozenset(c.docs_dirs), frozenset(c.ci_dirs), frozenset(c.example_dirs),
-            tuple(c.test_file_prefixes), tuple(c.test_file_suffixes), tuple(c.root_example_prefixes),
-            tuple(c.build_file_prefixes)))
-    return compiled[1]
+def derived(source: object, build: Callable[[Any], T]) -> T:
+    """`build(source)`, worked out once per source object: conventions are pydantic models, which cannot key an
+    lru_cache. The source is kept here, so its id is not reused while the result is."""
+    known = _DERIVED.get((id(source), build))
+    if known is None or known[0] is not source:
+        known = _DERIVED[(id(source), build)] = (source, build(source))
+    return known[1]  # type: ignore[return-value]
+
+
+def _compile(c: RoleConventions) -> _RoleSets:
+    return _RoleSets(
+        frozenset(c.test_dirs), frozenset(c.docs_dirs), frozenset(c.ci_dirs), frozenset(c.example_dirs),
+        tuple(c.test_file_prefixes), tuple(c.test_file_suffixes), tuple(c.root_example_prefixes),
+        tuple(c.build_file_prefixes))
 
 
 def file_role(path: str, conventions: RoleConventions, overrides: dict[str, list[str]] | None = None,
@@ -60,7 +68,7 @@ def file_role(path: str, conventions: RoleConventions, overrides: dict[str, list
     for role, globs in (overrides or {}).items():
         if any(fnmatch.fnmatch(path, glob) for glob in globs):
             return role
-    view, sets = path_view(path), _sets(conventions)
+    view, sets = path_view(path), derived(conventions, _compile)
     folders = {part.lower() for part in view.parts[:-1]}
     name = view.name.lower()
     stem = view.stem.lower()
