@@ -9,5 +9,5 @@ import os
 
 _here = os.path.dirname(os.path.abspath(__file__))
 _checkout = os.path.dirname(_here)
-if not os.path.isdir(os.path.join(_here, "analyzer")) and os.path.isfile(os.path.join(_checkout, "analyzer", "cli.py")):
+if not os.path.isdir(os.path.join(_here, "analyzer")) and os.path.isfile(os.path.join(_checkout, "analyzer", "core", "cli.py")):
     __path__.append(_checkout)  # noqa: F821 - a package's own __path__

@@ -15,6 +15,6 @@ def _drop_working_folder() -> None:
 
 _drop_working_folder()
 
-from ascend_feasibility.analyzer.cli import main  # noqa: E402 - after the path is made safe
+from ascend_feasibility.analyzer.core.cli import main  # noqa: E402 - after the path is made safe
 
 raise SystemExit(main())

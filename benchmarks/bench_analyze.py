@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze  # noqa: E402
-from ascend_feasibility.analyzer.render_json import write_json  # noqa: E402
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze  # noqa: E402
+from ascend_feasibility.analyzer.reporting.render_json import write_json  # noqa: E402
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_projects"
 # Ordinary library code without device usage, as most of a large tree is.
@@ -70,7 +70,7 @@ def synthesize(folder: Path, target_lines: int, device_share: int) -> None:
 
 
 def time_formats(report) -> dict[str, float]:
-    from ascend_feasibility.analyzer.outputs import OUTPUTS
+    from ascend_feasibility.analyzer.reporting.outputs import OUTPUTS
 
     seconds = {}
     for fmt in ("markdown", "html", "sarif", "csv"):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from ascend_feasibility.analyzer import dockerfile, parsing
-from ascend_feasibility.analyzer.python_names import IMPORT_QUERY, ImportTable
-from ascend_feasibility.analyzer.source import SourceText
+from ascend_feasibility.analyzer.reading import dockerfile, parsing
+from ascend_feasibility.analyzer.reading.python_names import IMPORT_QUERY, ImportTable
+from ascend_feasibility.analyzer.reading.source import SourceText
 from ascend_feasibility.domains import query_set, triggers
 from ascend_feasibility.knowledge import KnowledgeBase, Target
 from tree_sitter import Node

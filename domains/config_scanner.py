@@ -4,7 +4,7 @@ launch lines, DeepSpeed and accelerate configs, in shell scripts, Dockerfiles, n
 from __future__ import annotations
 
 import yaml
-from ascend_feasibility.analyzer import bounded_yaml, parsing
+from ascend_feasibility.analyzer.reading import bounded_yaml, parsing
 from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
 from ascend_feasibility.domains.rule_index import RuleIndex
 

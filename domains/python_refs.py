@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ascend_feasibility.analyzer import parsing
-from ascend_feasibility.analyzer.python_names import enclosing_call, outermost_chain, qualified_name
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.python_names import enclosing_call, outermost_chain, qualified_name
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
 from ascend_feasibility.domains.rule_index import RuleIndex

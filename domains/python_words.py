@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 

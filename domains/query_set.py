@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node, Query
 
 _PARTS: dict[str, str] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ascend_feasibility.analyzer.models import Confidence, Domain, Migration, Phase, Severity
+from ascend_feasibility.analyzer.core.models import Confidence, Domain, Migration, Phase, Severity
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 

@@ -10,10 +10,10 @@ import json
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ascend_feasibility.analyzer.outputs import render_to_string
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
-from ascend_feasibility.analyzer.render_csv import write_phase_matrix_csv
-from ascend_feasibility.analyzer.render_sarif import to_sarif
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.outputs import render_to_string
+from ascend_feasibility.analyzer.reporting.render_csv import write_phase_matrix_csv
+from ascend_feasibility.analyzer.reporting.render_sarif import to_sarif
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_projects"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ascend_feasibility.analyzer.discovery import ProjectFile
-from ascend_feasibility.analyzer.filework import FileResult, FileWorker
+from ascend_feasibility.analyzer.core.filework import FileResult, FileWorker
+from ascend_feasibility.analyzer.reading.discovery import ProjectFile
 
 FILE_NAME_BY_LANGUAGE = {
     "python": "snippet.py", "shell": "run.sh", "dockerfile": "Dockerfile", "yaml": "config.yaml", "cuda": "kernel.cu",
@@ -49,7 +49,7 @@ PROJECT_FILES = {"requirements": "requirements.txt", "python": "snippet.py"}
 def analyze_snippet_project(code: str, language: str):
     """The whole-project analysis on a one-file project: for rules judged across files (dependencies).
     A Python snippet gets a requirements file beside it that declares only numpy."""
-    from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+    from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI_TIMEOUT = 120

@@ -5,8 +5,8 @@ import os
 from pathlib import Path
 
 import pytest
-from ascend_feasibility.analyzer import source
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reading import source
 
 GOOD = "import torch\ntorch.cuda.synchronize()\n"
 
@@ -115,7 +115,7 @@ def test_json_configs_are_read_like_yaml_but_large_json_data_is_not(tmp_path):
 
 
 def test_an_analyzer_error_on_one_file_is_listed_and_the_rest_reported(tmp_path, monkeypatch):
-    from ascend_feasibility.analyzer import filework
+    from ascend_feasibility.analyzer.core import filework
 
     def broken(path, kind, units, import_reach=None):
         if path == "bad.py":

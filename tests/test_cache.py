@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from ascend_feasibility.analyzer import cache as cache_module
-from ascend_feasibility.analyzer.cache import FileCache, default_cache_dir
-from ascend_feasibility.analyzer.cli import main
-from ascend_feasibility.analyzer.filework import FileWorker
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.core import cache as cache_module
+from ascend_feasibility.analyzer.core.cache import FileCache, default_cache_dir
+from ascend_feasibility.analyzer.core.cli import main
+from ascend_feasibility.analyzer.core.filework import FileWorker
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
 from tests.hostile_helpers import MODULE, ROOT
 
@@ -117,7 +117,7 @@ def test_entry_of_another_file_with_the_same_content_is_not_taken(tmp_path):
     tree = _bigger_tree(tmp_path)
     worker = FileWorker(None)
     cache = FileCache(tmp_path / "cache", "t", worker.context)
-    from ascend_feasibility.analyzer.discovery import discover
+    from ascend_feasibility.analyzer.reading.discovery import discover
 
     files = {f.path: f for f in discover(tree, []).files}
     first, second = files["pkg0/m00.py"], files["pkg1/m04.py"]  # same content, other path
@@ -217,7 +217,7 @@ def test_planted_shard_link_is_not_written_through(tmp_path):
     folder = tree / ".ascend-cache"
     worker = FileWorker(None)
     cache = FileCache(folder, "t", worker.context)
-    from ascend_feasibility.analyzer.discovery import discover
+    from ascend_feasibility.analyzer.reading.discovery import discover
 
     project_file = next(f for f in discover(tree, []).files if f.path == "pkg0/m00.py")
     result = worker.process(project_file)

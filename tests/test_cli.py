@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from ascend_feasibility.analyzer.cli import main
+from ascend_feasibility.analyzer.core.cli import main
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_projects" / "llm_train"
 
@@ -137,7 +137,7 @@ def test_github_annotations(capsys):
 
 
 def test_github_annotations_escape_project_text():
-    from ascend_feasibility.analyzer.render_github import _data, _property
+    from ascend_feasibility.analyzer.reporting.render_github import _data, _property
 
     assert _property("a,b:c%\n\x1b") == "a%2Cb%3Ac%25%0A\\x1b"
     assert _data("50%\r\n::error::x") == "50%25%0D%0A::error::x"

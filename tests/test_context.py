@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from ascend_feasibility.analyzer.context import build_project_context
 from ascend_feasibility.analyzer.context.roles import file_role
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.knowledge import load_context_conventions
 
 from tests.helpers import scan, write_tree

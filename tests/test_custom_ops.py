@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
 from tests.helpers import scan
 

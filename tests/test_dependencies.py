@@ -1,8 +1,8 @@
 """Manifests read statically, and the project-level judgement of dependencies."""
 
 
-from ascend_feasibility.analyzer import manifests, parsing
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reading import manifests, parsing
 
 from tests.helpers import write_tree as write
 

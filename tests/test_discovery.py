@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from ascend_feasibility.analyzer.discovery import classify, discover
+from ascend_feasibility.analyzer.reading.discovery import classify, discover
 
 
 def paths(root, excludes=()):
@@ -43,7 +43,7 @@ def test_default_skips_virtualenvs_and_build_folders(tmp_path):
 
 
 def test_project_config_excludes(tmp_path):
-    from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+    from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
     make(tmp_path, "a.py", "legacy/b.py")
     (tmp_path / "a.py").write_text("x.cuda()\n")

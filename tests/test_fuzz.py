@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from ascend_feasibility.analyzer.discovery import discover
+from ascend_feasibility.analyzer.reading.discovery import discover
 
 from tests.fuzz_corpus import generate
 from tests.helpers import worker

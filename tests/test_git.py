@@ -8,8 +8,8 @@ import signal
 from pathlib import Path
 
 import pytest
-from ascend_feasibility.analyzer.cli import main
-from ascend_feasibility.analyzer.gitinfo import GitUnavailable, _added_lines, changed_since, read_revision
+from ascend_feasibility.analyzer.core.cli import main
+from ascend_feasibility.analyzer.reading.gitinfo import GitUnavailable, _added_lines, changed_since, read_revision
 from dulwich import porcelain
 
 from tests.hostile_helpers import make_fifo, reasons, run
@@ -82,7 +82,7 @@ def test_revision_in_every_report_header(tmp_path, capsys):
     first = read_revision(tree)[0].commit
     report = run(tree)
     assert report.project.project_revision.commit == first and ".git" not in reasons(report)
-    from ascend_feasibility.analyzer.outputs import render_to_string
+    from ascend_feasibility.analyzer.reporting.outputs import render_to_string
 
     assert f"commit {first} (master)" in render_to_string(report, "markdown", ("en",))
     assert f"commit {first} (master)" in render_to_string(report, "html", ("en",))

@@ -11,8 +11,9 @@ import sys
 import time
 
 import pytest
-from ascend_feasibility.analyzer import budget, parsing
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.core import budget
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reading import parsing
 
 from tests.hostile_helpers import MODULE, ROOT, SAFE_PATH, assert_clean, build_chain, cli, make_fifo, reasons, remove_chain, run
 
@@ -62,7 +63,7 @@ def test_links_to_devices_and_outside_files_are_not_followed(tmp_path):
 
 
 def test_a_file_replaced_by_a_fifo_after_discovery_is_refused_without_blocking(tmp_path):
-    from ascend_feasibility.analyzer.source import Unreadable, read_bytes
+    from ascend_feasibility.analyzer.reading.source import Unreadable, read_bytes
 
     make_fifo(tmp_path / "late.py")
     with pytest.raises(Unreadable, match="FIFO"):
@@ -123,7 +124,7 @@ def test_a_folder_listed_but_not_searched(tmp_path, monkeypatch):
     (tmp_path / "locked").mkdir()
     (tmp_path / "locked" / "x.py").write_text(GOOD)
     (tmp_path / "good.py").write_text(GOOD)
-    import ascend_feasibility.analyzer.discovery as discovery
+    import ascend_feasibility.analyzer.reading.discovery as discovery
 
     original = discovery._inspect
 
@@ -220,7 +221,7 @@ def test_a_requirement_with_a_5000_digit_version(tmp_path):
 
 
 def test_a_requirements_include_that_is_large_or_outside(tmp_path, monkeypatch):
-    from ascend_feasibility.analyzer import source
+    from ascend_feasibility.analyzer.reading import source
 
     monkeypatch.setattr(source, "MAX_FILE_BYTES", 64 * 1024)
     (tmp_path / "requirements.txt").write_text("-r big.txt\n-r ../outside.txt\n-r /etc/passwd\nnumpy\n")
@@ -443,7 +444,7 @@ def test_python_m_inside_the_tree_imports_nothing_from_it(tmp_path):
 
 
 def test_jobs_far_above_the_core_count_is_capped(tmp_path):
-    from ascend_feasibility.analyzer.pipeline import usable_jobs
+    from ascend_feasibility.analyzer.core.pipeline import usable_jobs
 
     assert usable_jobs(1_000_000) <= (os.cpu_count() or 1)
     for index in range(60):
@@ -604,7 +605,7 @@ def test_a_deep_notebook_cell_is_not_queried(tmp_path):
 def test_a_device_the_user_names_as_output_stays_a_device(tmp_path):
     import stat as stat_module
 
-    from ascend_feasibility.analyzer.cli import main
+    from ascend_feasibility.analyzer.core.cli import main
 
     (tmp_path / "a.py").write_text("import torch\ntorch.cuda.synchronize()\n")
     assert main(["analyze", str(tmp_path), "--format", "json", "-o", os.devnull]) == 0

@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from ascend_feasibility.analyzer.outputs import render_to_string
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.outputs import render_to_string
 
 from tests.golden_format import sample_report
 from tests.helpers import write_tree

@@ -5,7 +5,7 @@ name no training-only operator. Also pins the corrections of issue 13, each agai
 from __future__ import annotations
 
 import pytest
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge import availability, load_knowledge
 
 from tests.helpers import scan
@@ -277,7 +277,7 @@ def test_a_missing_operator_is_reported_once_not_per_keyword():
 
 
 def test_explain_shows_the_release_range_of_each_replacement():
-    from ascend_feasibility.analyzer.rule_docs import render_rule
+    from ascend_feasibility.analyzer.reporting.rule_docs import render_rule
 
     english = render_rule(KB.rules["DST022"], "en", KB)
     assert "`torch_npu.npu.use_compatible_impl`: from the 7.3.0 line on (13 of 34 releases)" in english

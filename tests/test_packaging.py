@@ -67,7 +67,7 @@ def test_the_wheel_sits_beside_other_analyzer_and_knowledge_packages(tmp_path):
         (site / other / "__init__.py").write_text(f"WHO = 'pypi-{other}'\n")
     script = (
         "import analyzer, knowledge, json, subprocess, sys\n"
-        "from ascend_feasibility.analyzer.cli import main\n"
+        "from ascend_feasibility.analyzer.core.cli import main\n"
         "import ascend_feasibility.knowledge as kb\n"
         "assert (analyzer.WHO, knowledge.WHO) == ('pypi-analyzer', 'pypi-knowledge')\n"
         "assert kb.__file__.startswith(sys.argv[1])\n"

@@ -7,8 +7,8 @@ import math
 from pathlib import Path
 
 import pytest
-from ascend_feasibility.analyzer.models import PHASES, CustomOpRow, EffortHours, Finding, PhaseEntry, ReplacementText, Text
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.core.models import PHASES, CustomOpRow, EffortHours, Finding, PhaseEntry, ReplacementText, Text
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
 from ascend_feasibility.domains.phases.estimate import estimate, kernel_hours
 from ascend_feasibility.domains.phases.plan import bottlenecks, plan_data, verdict
@@ -538,7 +538,7 @@ def test_phase_signals_are_knowledge_data():
 def test_only_npu_measurements_apply():
     from types import SimpleNamespace
 
-    from ascend_feasibility.analyzer.calibration import applies
+    from ascend_feasibility.analyzer.core.calibration import applies
 
     assert applies(SimpleNamespace(environment=SimpleNamespace(device_type="npu")))
     assert not applies(SimpleNamespace(environment=SimpleNamespace(device_type="cpu")))
@@ -548,7 +548,7 @@ def test_only_npu_measurements_apply():
 def test_a_slower_timing_within_its_spread_is_no_difference():
     from types import SimpleNamespace
 
-    from ascend_feasibility.analyzer.calibration import effective_verdict, timing_spread
+    from ascend_feasibility.analyzer.core.calibration import effective_verdict, timing_spread
 
     def result(speedup, p95):
         timing = SimpleNamespace(median_ms=10.0, p95_ms=p95)

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from ascend_feasibility.analyzer.cli import main
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.core.cli import main
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.port import PortOptions, port, summarize, unified_diff
 from ascend_feasibility.analyzer.port.verify import verify_script
 from ascend_feasibility.knowledge import load_device_module, load_knowledge

@@ -12,9 +12,9 @@ import warnings
 from pathlib import Path
 
 import pytest
-from ascend_feasibility.analyzer.calibration import Calibration, CalibrationError, load_calibration, rule_outcomes
-from ascend_feasibility.analyzer.cli import main
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.core.calibration import Calibration, CalibrationError, load_calibration, rule_outcomes
+from ascend_feasibility.analyzer.core.cli import main
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.probes import catalog, environment, runner
 from ascend_feasibility.analyzer.probes.export import compatibility_table, export_script
 from ascend_feasibility.knowledge import load_knowledge
@@ -293,8 +293,8 @@ def test_cann_version_from_the_toolkit_files(tmp_path, monkeypatch, relative, te
 
 
 def test_calibration_notes_and_details_have_chinese(cpu_run):
-    from ascend_feasibility.analyzer.calibration import calibration_section
-    from ascend_feasibility.analyzer.localize import phrase, recognised
+    from ascend_feasibility.analyzer.core.calibration import calibration_section
+    from ascend_feasibility.analyzer.reporting.localize import phrase, recognised
 
     calibration = Calibration.model_validate(cpu_run)
     section = calibration_section(calibration, "c.json", rule_outcomes(calibration))

@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-import ascend_feasibility.analyzer.filework  # noqa: F401  (imports every module that registers a query)
+import ascend_feasibility.analyzer.core.filework  # noqa: F401  (imports every module that registers a query)
 import pytest
-from ascend_feasibility.analyzer import parsing
-from ascend_feasibility.analyzer.source import SourceText
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.source import SourceText
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import Unit
 

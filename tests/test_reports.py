@@ -10,13 +10,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from ascend_feasibility.analyzer.cli import main
-from ascend_feasibility.analyzer.models import DOMAINS, MIGRATIONS, PHASES, SEVERITIES
-from ascend_feasibility.analyzer.outputs import render_to_string
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
-from ascend_feasibility.analyzer.render_sarif import FINGERPRINT_KEY, to_sarif
-from ascend_feasibility.analyzer.rule_docs import expected_docs, render_rule
-from ascend_feasibility.analyzer.ui_strings import LANGUAGES, load_strings, placeholders
+from ascend_feasibility.analyzer.core.cli import main
+from ascend_feasibility.analyzer.core.models import DOMAINS, MIGRATIONS, PHASES, SEVERITIES
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.outputs import render_to_string
+from ascend_feasibility.analyzer.reporting.render_sarif import FINGERPRINT_KEY, to_sarif
+from ascend_feasibility.analyzer.reporting.rule_docs import expected_docs, render_rule
+from ascend_feasibility.analyzer.reporting.ui_strings import LANGUAGES, load_strings, placeholders
 from ascend_feasibility.knowledge import load_knowledge
 from ascend_feasibility.report_templates import TEMPLATES_DIR
 
@@ -300,7 +300,7 @@ def test_markdown_of_hostile_project_parses_cleanly(tmp_path):
 # ---- Chinese for the phrases the analysis composes ----------------------------------------------------------------
 
 def test_composed_phrases_and_terms_have_chinese():
-    from ascend_feasibility.analyzer.localize import recognised
+    from ascend_feasibility.analyzer.reporting.localize import recognised
     from ascend_feasibility.domains.phases.plan import FAMILIES
 
     strings = load_strings("zh")
@@ -324,7 +324,7 @@ def test_composed_phrases_and_terms_have_chinese():
 def test_terminal_summary_shows_step0_and_the_largest_cost_drivers():
     import io
 
-    from ascend_feasibility.analyzer.render_text import render_text
+    from ascend_feasibility.analyzer.reporting.render_text import render_text
     from rich.console import Console
 
     from tests.golden_format import sample_report

@@ -4,20 +4,25 @@ import json
 from pathlib import Path
 
 import jsonschema
-from ascend_feasibility.analyzer.models import DOMAINS
-from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
-from ascend_feasibility.analyzer.render_json import to_json
-from ascend_feasibility.analyzer.schema import CALIBRATION_SCHEMA_PATH, SCHEMA_PATH, calibration_schema_text, schema_text
+from ascend_feasibility.analyzer.core.models import DOMAINS
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.render_json import to_json
+from ascend_feasibility.analyzer.reporting.schema import (
+    CALIBRATION_SCHEMA_PATH,
+    SCHEMA_PATH,
+    calibration_schema_text,
+    schema_text,
+)
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_projects"
 
 
 def test_committed_schema_is_current():
-    assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_text(), "run: python -m ascend_feasibility.analyzer.schema"
+    assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_text(), "run: python -m ascend_feasibility.analyzer.reporting.schema"
 
 
 def test_committed_calibration_schema_is_current():
-    assert CALIBRATION_SCHEMA_PATH.read_text(encoding="utf-8") == calibration_schema_text(), "run: python -m ascend_feasibility.analyzer.schema"
+    assert CALIBRATION_SCHEMA_PATH.read_text(encoding="utf-8") == calibration_schema_text(), "run: python -m ascend_feasibility.analyzer.reporting.schema"
 
 
 def test_report_validates_and_has_the_v1_fields():

@@ -79,7 +79,7 @@ def test_device_literals_passed_to_torch_functions_follow_the_wrapped_list():
 
 # Without --torch-npu the target follows the project's own torch requirement ------------------------------------
 def _project(tmp_path, files: dict[str, str]):
-    from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+    from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
     for name, text in files.items():
         (tmp_path / name).write_text(text)
@@ -110,7 +110,7 @@ def test_no_requirement_or_no_fit_keeps_the_default_and_says_why(tmp_path):
 
 
 def test_the_user_choice_wins_and_pins_that_conflict_are_reported(tmp_path):
-    from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+    from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
     (tmp_path / "requirements.txt").write_text("torch==2.1.0\n")
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\ndependencies = ["torch>=2.5"]\n')
@@ -142,7 +142,7 @@ def test_the_main_manifest_is_the_one_nearest_the_root_and_not_an_examples(tmp_p
 
 
 def analyze_again(tmp_path):
-    from ascend_feasibility.analyzer.pipeline import AnalyzeOptions, analyze
+    from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
     return analyze(tmp_path, AnalyzeOptions(jobs=1))
 

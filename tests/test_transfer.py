@@ -4,10 +4,9 @@ import pickle
 from pathlib import Path
 
 import pytest
-
-from ascend_feasibility.analyzer import transfer
-from ascend_feasibility.analyzer.discovery import discover
-from ascend_feasibility.analyzer.filework import FileWorker
+from ascend_feasibility.analyzer.core import transfer
+from ascend_feasibility.analyzer.core.filework import FileWorker
+from ascend_feasibility.analyzer.reading.discovery import discover
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_projects" / "llm_train"
 

@@ -18,7 +18,6 @@ purpose: the project already has its NPU path (`npu-path`).
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer import parsing
 from ascend_feasibility.analyzer.context.guards import (
     MAX_DEPTH,
     Guard,
@@ -28,6 +27,7 @@ from ascend_feasibility.analyzer.context.guards import (
     only_raises,
     only_raises_or_warns,
 )
+from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 MAX_SIBLINGS = 60

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge.models import BackendConventions, GuardConventions
 from tree_sitter import Node
 

@@ -235,7 +235,7 @@ def ci_built_dockerfiles(files, role_overrides: dict[str, list[str]] | None = No
     Dockerfile is the image its GitHub workflows build and run the tests in): CI images, not the product's build.
     `files`: the discovered files (path, absolute, size); workflows are read with the size limit, and only searched
     for the folder names."""
-    from ascend_feasibility.analyzer.source import Unreadable, read_bytes
+    from ascend_feasibility.analyzer.reading.source import Unreadable, read_bytes
 
     conventions = load_context_conventions().roles
     dockerfiles = [f.path for f in files if path_view(f.path).name.lower().startswith("dockerfile")

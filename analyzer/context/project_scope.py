@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ascend_feasibility.analyzer.models import Finding
+from ascend_feasibility.analyzer.core.models import Finding
 
 MAX_SITES = 100
 

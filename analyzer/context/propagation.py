@@ -14,8 +14,8 @@ from collections import defaultdict
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.project import ProjectContext
-from ascend_feasibility.analyzer.findings import FindingFactory, Place
-from ascend_feasibility.analyzer.models import COUNTED_ROLES, Finding
+from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
+from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.domains.phases.facts import NATIVE_SUFFIXES, PhaseFacts
 
 

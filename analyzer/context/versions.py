@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import operator
 
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from packaging.version import InvalidVersion, Version
 from tree_sitter import Node
 

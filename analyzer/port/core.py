@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ascend_feasibility.analyzer.context.roles import file_role
-from ascend_feasibility.analyzer.models import Finding, Report
-from ascend_feasibility.analyzer.parsing import parse
+from ascend_feasibility.analyzer.core.models import Finding, Report
 from ascend_feasibility.analyzer.port.edits import (
     Change,
     SiteOutcome,
@@ -36,7 +35,8 @@ from ascend_feasibility.analyzer.port.files import (
     imports_torch_npu,
 )
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
-from ascend_feasibility.analyzer.source import MAX_FILE_BYTES, Unreadable, read_contained
+from ascend_feasibility.analyzer.reading.parsing import parse
+from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
 from ascend_feasibility.knowledge import KnowledgeError, load_context_conventions, load_device_module, load_knowledge
 
 STYLES = ("agnostic", "npu")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ascend_feasibility.analyzer.models import Finding
-from ascend_feasibility.analyzer.parsing import text
+from ascend_feasibility.analyzer.core.models import Finding
+from ascend_feasibility.analyzer.reading.parsing import text
 from ascend_feasibility.knowledge.models import Edit
 from tree_sitter import Node
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ascend_feasibility.analyzer.parsing import parse, text
 from ascend_feasibility.analyzer.port.edits import MARK, Change, SiteOutcome
+from ascend_feasibility.analyzer.reading.parsing import parse, text
 from tree_sitter import Node
 
 IMPORT_TYPES = {"import_statement", "import_from_statement"}

@@ -4,9 +4,9 @@ gets `export ASCEND_RT_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES}"` after it; `CUD
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer.models import Finding
-from ascend_feasibility.analyzer.parsing import parse, text
+from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.port.edits import MARK, SiteOutcome, byte_offset, line_starts_of
+from ascend_feasibility.analyzer.reading.parsing import parse, text
 from ascend_feasibility.knowledge.models import Edit
 from tree_sitter import Node
 

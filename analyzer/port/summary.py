@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.roles import file_role
-from ascend_feasibility.analyzer.models import DaysRange, Report
+from ascend_feasibility.analyzer.core.models import DaysRange, Report
 from ascend_feasibility.analyzer.port.core import PortResult
 from ascend_feasibility.domains.phases.estimate import estimate
 from ascend_feasibility.domains.phases.plan import plan_data

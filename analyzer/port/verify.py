@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from ascend_feasibility.analyzer.models import Report
+from ascend_feasibility.analyzer.core.models import Report
 from ascend_feasibility.analyzer.port.core import PortResult
 from ascend_feasibility.analyzer.probes.catalog import PROBES
 from ascend_feasibility.analyzer.probes.export import script_text

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from ascend_feasibility.analyzer.calibration import Calibration
+from ascend_feasibility.analyzer.core.calibration import Calibration
 from ascend_feasibility.analyzer.probes import catalog, environment, runner, standalone
 from ascend_feasibility.analyzer.probes.export import compatibility_table, export_script
 from ascend_feasibility.knowledge import load_knowledge

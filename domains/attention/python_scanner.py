@@ -7,8 +7,8 @@ backward, npu_fusion_attention; inference can use the incremental/prompt operato
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer import parsing
 from ascend_feasibility.analyzer.context.guards import only_raises
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit, Unit
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references

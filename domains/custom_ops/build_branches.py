@@ -8,7 +8,7 @@ calling it."""
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.device.dispatch import CUDA_WORDS, chain_arms, lacks_npu_arm, selects_cuda_extension
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan

@@ -4,7 +4,7 @@ whose ops are called on the extension module."""
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer.models import CustomOpRow, Text
+from ascend_feasibility.analyzer.core.models import CustomOpRow, Text
 from ascend_feasibility.domains.custom_ops.native_scanner import HARD_FEATURES
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
 from ascend_feasibility.knowledge import KnowledgeBase

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
 from tree_sitter import Node
 

@@ -14,8 +14,8 @@ load a CUDA extension when constructed, are listed there too."""
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer import parsing
-from ascend_feasibility.analyzer.python_names import qualified_name
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Hit, Unit
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, keywords, unit_references
 from ascend_feasibility.knowledge import availability, load_fused_optimizers

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer import parsing
-from ascend_feasibility.analyzer.python_names import qualified_name
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.custom_ops.records import CallRecord, CustomOpFacts, ExtensionRecord, KernelRecord
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords, unit_references
 from tree_sitter import Node

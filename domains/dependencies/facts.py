@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ascend_feasibility.analyzer import manifests, parsing
-from ascend_feasibility.analyzer.manifests import Declaration, Problem
+from ascend_feasibility.analyzer.reading import manifests, parsing
+from ascend_feasibility.analyzer.reading.manifests import Declaration, Problem
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import Unit
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context import ProjectContext
-from ascend_feasibility.analyzer.findings import FindingFactory, Located, Place
-from ascend_feasibility.analyzer.manifests import Declaration
-from ascend_feasibility.analyzer.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
+from ascend_feasibility.analyzer.core.findings import FindingFactory, Located, Place
+from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
+from ascend_feasibility.analyzer.reading.manifests import Declaration
 from ascend_feasibility.domains.dependencies.facts import ImportFact
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.knowledge import KnowledgeBase

@@ -6,7 +6,7 @@ where transfer_to_npu redirects that name; a module import has the module as its
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
 

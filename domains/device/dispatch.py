@@ -8,7 +8,7 @@ the NPU (or Ascend)."""
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
 from ascend_feasibility.domains.python_words import words

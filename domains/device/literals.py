@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.python_refs import literal_is_docstring
 from tree_sitter import Node
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer import parsing
-from ascend_feasibility.analyzer.python_names import qualified_name
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument

@@ -13,8 +13,8 @@
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer import parsing
-from ascend_feasibility.analyzer.python_names import qualified_name
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, literal_is_docstring, unit_references
 from ascend_feasibility.domains.python_words import words

@@ -3,7 +3,7 @@ collectives with their HCCL status, DeepSpeed and Megatron entry points, NCCL en
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ascend_feasibility.analyzer.models import EffortHours, Finding
+from ascend_feasibility.analyzer.core.models import EffortHours, Finding
 from pydantic import BaseModel, ConfigDict
 
 Outcome = Literal["good", "slower", "missing", "wrong"]

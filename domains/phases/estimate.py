@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ascend_feasibility.analyzer.models import (
+from ascend_feasibility.analyzer.core.models import (
     COUNTED_ROLES,
     SEVERITIES,
     CustomOpRow,

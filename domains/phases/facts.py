@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer import parsing
-from ascend_feasibility.analyzer.models import PHASES
-from ascend_feasibility.analyzer.python_names import qualified_name
+from ascend_feasibility.analyzer.core.models import PHASES
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.python_refs import unit_references

@@ -14,9 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.config import ProjectConfig
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
-from ascend_feasibility.analyzer.models import (
+from ascend_feasibility.analyzer.core.models import (
     PHASES,
     SEVERITIES,
     Architecture,
@@ -35,6 +34,7 @@ from ascend_feasibility.analyzer.models import (
     Text,
     Verdict,
 )
+from ascend_feasibility.analyzer.reading.config import ProjectConfig
 from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
 from ascend_feasibility.domains.phases.estimate import estimate
 from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNALS, PhaseFacts

@@ -11,7 +11,7 @@ scope is a double-precision dtype: a name rebound to something else is left alon
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.precision.python_scanner import COMPLEX128, FLOAT64, _used_as_device_dtype
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, unit_references

@@ -8,7 +8,7 @@ float64 arrays and then cast them to float32 or int64 before `torch.from_numpy`,
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 FLOAT64 = ("float64", "np.double", "np.float_", "numpy.double", "dtype=float)", "dtype=float,", "astype(float)")

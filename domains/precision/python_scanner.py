@@ -6,7 +6,7 @@ and float64 work that stays on the CPU, are left alone."""
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer import parsing
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
 from ascend_feasibility.domains.python_refs import (

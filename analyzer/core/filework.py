@@ -1,0 +1,396 @@
+"""The work done on one file, in a worker process: read, split into units, scan, judge, suppress.
+
+It returns plain data (pydantic models) and keeps no syntax tree once the file is done.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ascend_feasibility.analyzer.context import ProjectContext
+from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
+from ascend_feasibility.analyzer.context.guards import GuardReader, only_raises_or_warns, test_function
+from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
+from ascend_feasibility.analyzer.core import budget, transfer
+from ascend_feasibility.analyzer.core.findings import FindingFactory, Place, occurrence_key
+from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding, SkippedFile, UnusedSuppression
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.discovery import ProjectFile
+from ascend_feasibility.analyzer.reading.notebooks import code_sources, python_cells, shell_cells
+from ascend_feasibility.analyzer.reading.python_names import ImportTable
+from ascend_feasibility.analyzer.reading.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
+from ascend_feasibility.analyzer.reading.suppressions import by_row as suppressions_by_row
+from ascend_feasibility.analyzer.reading.suppressions import collect as collect_suppressions
+from ascend_feasibility.domains import build_scanners, query_set
+from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Hit, Unit
+from ascend_feasibility.domains.config_scanner import YamlUnreadable
+from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
+from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY as IMPORTS_QUERY
+from ascend_feasibility.domains.dependencies.facts import DependencyFacts
+from ascend_feasibility.domains.dependencies.facts import collect as collect_dependency_facts
+from ascend_feasibility.domains.phases.facts import PhaseFacts
+from ascend_feasibility.domains.phases.facts import collect as collect_phase_facts
+from ascend_feasibility.domains.phases.facts import query_keys as phase_query_keys
+from ascend_feasibility.knowledge import load_context_conventions, load_knowledge
+
+DECORATED_QUERY = query_set.register("decorated_definitions", DECORATED_DEFINITIONS)
+
+
+@dataclass
+class FileResult:
+    path: str
+    scanned: bool = False
+    lines: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    unused_suppressions: list[UnusedSuppression] = field(default_factory=list)
+    dependencies: DependencyFacts = field(default_factory=DependencyFacts)
+    custom_ops: CustomOpFacts = field(default_factory=CustomOpFacts)
+    phases: PhaseFacts | None = None
+    digest: str | None = None  # hash of the content analysed (the cache's key)
+    cacheable: bool = True  # False when the result depends on timing or an analyzer error (never cached)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "findings": transfer.pack(self.findings)}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, findings=transfer.unpack(state["findings"]))
+
+
+class FileWorker:
+    """Holds what a process builds once: the knowledge base, the target, the scanners."""
+
+    def __init__(self, torch_npu: str | None, context: ProjectContext | None = None) -> None:
+        self.context = context or ProjectContext()
+        self._guarded_unit: Unit | None = None  # the unit the guard reader's per-unit memory is about
+        conventions = load_context_conventions()
+        self.guards = GuardReader(conventions.guards, conventions.backends)
+        self.gates = CudaGates(self.guards, self.context.npu_accelerator)
+        self.kb = load_knowledge()
+        self.target = self.kb.resolve_target(torch_npu)
+        self.guards.versions = VersionReader(self.target.release.torch, conventions.versions.torch_features,
+                                             conventions.versions.torch_version_helpers)
+        self.scanners = build_scanners(self.kb, self.target)
+        self.factory = FindingFactory(self.kb, self.target)
+        # Build files carry dependency declarations even though no scanner reads them line by line.
+        self.kinds = {kind for scanner in self.scanners for kind in scanner.kinds} | {"notebook", "build"}
+
+    def reads(self, kind: str) -> bool:
+        return kind in self.kinds
+
+    def process(self, project_file: ProjectFile) -> FileResult:
+        result = FileResult(project_file.path)
+        units: list[Unit] = []
+        seconds = budget.FILE_SECONDS
+        try:
+            with budget.time_budget(seconds):
+                try:
+                    data = read_bytes(Path(project_file.absolute), project_file.size)
+                    result.digest = content_digest(data)
+                    units = self._units(project_file, data, result)
+                except Unreadable as exc:
+                    result.skipped.append(SkippedFile(path=project_file.path, reason=str(exc)))
+                    return result
+                result.scanned = True
+                result.lines = _line_count(units)
+                try:
+                    self._analyze_units(project_file, units, result)
+                except Exception as exc:  # noqa: BLE001 - an analyzer bug on one file must not lose the whole report
+                    reason = f"analyzer error, file analysed partially (please report): {type(exc).__name__}: {exc}"
+                    result.skipped.append(SkippedFile(path=project_file.path, reason=reason[:500]))
+                    result.cacheable = False
+        except (budget.OverBudget, RecursionError, MemoryError) as exc:
+            result.skipped.append(SkippedFile(path=project_file.path, reason=_over_budget(exc, seconds)))
+            result.cacheable = False
+        for unit in units:
+            unit.release_tree()
+        self._guarded_unit = None
+        return result
+
+    def _analyze_units(self, project_file: ProjectFile, units: list[Unit], result: FileResult) -> None:
+        for unit in units:
+            self._start_unit(unit)
+            self._scan_unit(unit, result)
+        result.dependencies = collect_dependency_facts(_root_of(project_file), project_file.path, units)
+        for unit in units:
+            if "custom_ops" in unit.cache:
+                result.custom_ops.extend(unit.cache["custom_ops"])
+        result.phases = collect_phase_facts(project_file.path, project_file.kind, units, self._import_reach)
+        result.skipped += [SkippedFile(path=p.path, reason=p.reason) for p in result.dependencies.problems]
+
+    def _units(self, project_file: ProjectFile, data: bytes, result: FileResult) -> list[Unit]:
+        """The file's units whose syntax trees are within budget (the others are listed in `result`)."""
+        kind = project_file.kind
+        if kind == "python":
+            return _within_budget([Unit(project_file.path, "python", decode_python(data))], result)
+        if kind == "notebook":
+            sources = code_sources(data)
+            cells = _within_budget(
+                [Unit(project_file.path, "python", SourceText.from_text(text), cell=n) for n, text in python_cells(sources)],
+                result,
+            )
+            shared = ImportTable()
+            for cell in cells:
+                if any(scanner.wants(cell) for scanner in self.scanners) or "import" in cell.source.text:
+                    shared.add_tree(cell.tree())
+            for cell in cells:
+                cell.shared_imports = shared
+            shell = _within_budget(
+                [Unit(project_file.path, "shell", SourceText.from_text(text), cell=n) for n, text in shell_cells(sources)],
+                result,
+            )
+            return sorted(cells + shell, key=lambda unit: unit.cell)
+        return _within_budget([Unit(project_file.path, kind, decode_text(data))], result)  # shell, dockerfile, yaml, json, build
+
+    def _scan_unit(self, unit: Unit, result: FileResult) -> None:
+        hits = []
+        wanted = [scanner for scanner in self.scanners if scanner.wants(unit)]
+        if unit.kind == "python":
+            text = unit.source.text
+            keys = phase_query_keys(unit) | ({IMPORTS_QUERY, IMPORT_TABLE_QUERY} if "import" in text else set())
+            if "jit" in text:  # a Triton kernel's decorator: _legacy_triton may read the decorated definitions
+                keys.add(DECORATED_QUERY)
+            query_set.plan(unit, keys.union(*(scanner.query_keys(unit) for scanner in wanted)))
+        for scanner in wanted:
+            try:
+                hits.extend(scanner.scan(unit))
+            except YamlUnreadable as exc:
+                result.skipped.append(SkippedFile(path=_where(unit), reason=str(exc)))
+            except Exception as exc:  # a scanner bug must not lose the rest of the report
+                result.cacheable = False
+                result.skipped.append(
+                    SkippedFile(path=_where(unit), reason=f"{scanner.domain} scanner failed: {type(exc).__name__}: {exc}")
+                )
+        if unit.kind == "python" and unit.parsed:
+            error_row = parsing.first_error_row(unit.tree())
+            if error_row is not None:
+                result.skipped.append(
+                    SkippedFile(path=_where(unit), reason=f"syntax error at line {error_row + 1}: analysed partially")
+                )
+        occurrences: Counter = Counter()
+        findings = []
+        kept = self._distinct(hits)
+        places = {hit: self._place(hit, unit) for hit in kept}
+        self._cuda_only_checks(unit, kept, places)
+        self._legacy_triton(unit, kept, places)
+        for hit in kept:
+            key = occurrence_key(hit, unit)
+            findings.append((hit, self.factory.build(hit, unit, occurrences[key], places[hit])))
+            occurrences[key] += 1
+        self._apply_suppressions(unit, findings, result)
+
+    def _legacy_triton(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> None:
+        """A unit whose Triton kernels are all Triton 1.x code (`**meta` parameters): they cannot compile with the
+        Triton of torch 2.x, so its kernel findings (the kernels and the autograd Functions launching them) are dead
+        at a torch 2 target: the feature needs a rewrite, not a port (DeepSpeed's sparse attention, triton==1.0.0)."""
+        kernels = [h for h in hits if self.kb.rules[h.rule].domain == "custom_ops" and places[h].reach == "runs"]
+        if not kernels or unit.kind != "python" or not unit.parsed or self.guards.versions.torch.major < 2:
+            return
+        legacy, total = legacy_triton_kernels(query_set.unit_captures(unit, DECORATED_QUERY).get("definition", []))
+        if total == 0 or legacy != total:
+            return
+        reason = f"all {total} Triton kernels of this file take **meta (Triton 1.x); the Triton of torch 2.x rejects them"
+        for hit in kernels:
+            places[hit] = Place(places[hit].role, "dead-at-target", reason)
+
+    def _cuda_only_checks(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> None:
+        """A CUDA check whose body does only CUDA-only things (captures a CUDA graph, sets cuDNN switches, builds a
+        CUDA extension) is right as it is on Ascend: the body is skipped there."""
+        conventions = self.guards.guards
+        checks = [h for h in hits if h.rule in conventions.check_rules and places[h].reach == "runs"]
+        if not checks or unit.kind != "python" or not unit.parsed:
+            return
+        cuda_only = set(conventions.cuda_only_rules)
+        for check in checks:
+            span = check.span
+            statement = self.guards.checked_body(unit.tree(), (span.start_row, span.start_col), (span.end_row, span.end_col))
+            body = statement.child_by_field_name("consequence") if statement is not None else None
+            if body is None:
+                gates = self.gates.assigned_checks(unit.tree().descendant_for_point_range(
+                    (span.start_row, span.start_col), (span.end_row, span.end_col)))
+                if gates and all(self.gates.name_gate(g) for g in gates):
+                    reason = f"line {gates[0].start_point.row + 1}: the check's value gates only a CUDA-only feature"
+                    places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+                continue
+            inside = [h for h in hits if body.start_point.row <= h.span.start_row <= body.end_point.row]
+            if inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
+                reason = f"line {statement.start_point.row + 1}: guards only CUDA-only code ({', '.join(sorted({h.rule for h in inside}))})"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif not inside and only_raises_or_warns(body):
+                reason = f"line {statement.start_point.row + 1}: the check only raises or warns (a CUDA-only feature's gate)"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif all(h.rule in cuda_only or h.rule in conventions.check_rules for h in inside) and self.gates.gated_body(statement):
+                reason = f"line {statement.start_point.row + 1}: guards a CUDA-only package or function"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+
+    def _distinct(self, hits: list[Hit]) -> list[Hit]:
+        """One hit per line and meaning: a rule once per line, none that another hit on its line subsumes, none
+        whose rule needs a finding the unit does not have (Dynamo settings without a compile call), and none about
+        the project's own packages (a project importing itself is nothing to port)."""
+        rules = self.kb.rules
+        ordered = sorted(set(hits), key=_hit_order)
+        by_row: dict[int, set[str]] = {}
+        for hit in ordered:
+            by_row.setdefault(hit.span.start_row, set()).add(hit.rule)
+        in_unit = {hit.rule for hit in ordered}
+        symbols = {(hit.rule, hit.symbol) for hit in ordered}
+        kept, seen = [], set()
+        for hit in ordered:
+            row = hit.span.start_row
+            if (row, hit.rule) in seen:
+                continue
+            if any(hit.rule in rules[other].subsumes for other in by_row[row] if other != hit.rule):
+                continue
+            if rules[hit.rule].needs_in_file and not in_unit.intersection(rules[hit.rule].needs_in_file):
+                continue
+            covering = rules[hit.rule].same_fix_as.get(hit.symbol)
+            if covering is not None and (hit.rule, covering) in symbols:
+                continue
+            if not rules[hit.rule].match.env_vars and self.context.is_own(hit.symbol):
+                continue
+            seen.add((row, hit.rule))
+            kept.append(hit)
+        return kept
+
+    def _start_unit(self, unit: Unit) -> None:
+        """The guard readers remember what they learnt about one unit's tree: a new unit starts afresh."""
+        self.guards.start_unit()
+        self.gates.start_unit()
+        self._guarded_unit = unit
+
+    def _import_reach(self, unit: Unit, statement) -> str:
+        """The reach of an import statement, read as a CUDA-only feature would be (what a guarded kernel module gets)."""
+        if unit is not self._guarded_unit:
+            self._start_unit(unit)
+        guard = self.guards.guard_of_import(statement)
+        return "runs" if guard is None else guard.reach
+
+    def _place(self, hit: Hit, unit: Unit) -> Place:
+        """The site's role and reach: the file's, unless the code around the site decides (Python only)."""
+        file_context = self.context.of(unit.path)
+        if file_context.reach != "runs" or unit.kind != "python" or not unit.parsed:
+            return Place(file_context.role, file_context.reach, file_context.reason)
+        span = hit.span
+        domain = self.kb.rules[hit.rule].domain
+        node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+        if node is None:
+            return Place(file_context.role)
+        role, role_reason = file_context.role, None
+        test = test_function(node) if role in COUNTED_ROLES else None
+        if test is not None:  # `def test_compare_both_data_analyzers():` in a product module is a test
+            role, role_reason = "test", f"line {test.start_point.row + 1}: inside the test function {parsing.text(test.child_by_field_name('name'))}()"
+        guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
+                 or self.guards.guard_of_callers(node, domain, hit.rule))
+        if guard is None:
+            return Place(role, "runs", role_reason)
+        return Place(role, guard.reach, guard.reason())
+
+    def _gate(self, node, rule: str, domain: str):
+        """What only the code around a CUDA check shows (analyzer/context/cuda_gates.py). A CUDA-only feature itself
+        (a kernel, a fused attention library) after a check that raises on NPU stays a finding: Ascend gets the raise."""
+        conventions = self.guards.guards
+        guard = self.gates.accelerator_choice(node)
+        if guard is None and (rule in conventions.check_rules or rule in conventions.cuda_only_rules):
+            guard = self.gates.capability_pair(node)
+        if guard is None and domain not in self.guards.feature_domains:
+            guard = self.gates.excluded_before(node)
+        return guard or self.gates.detection_cascade(node) or self.gates.class_npu_branch(node)
+
+    def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
+        suppressions = collect_suppressions(unit)
+        file_level, by_row = suppressions_by_row(suppressions)
+        for hit, finding in findings:
+            candidates = file_level + by_row.get(hit.span.start_row, [])
+            covering = [s for s in candidates if s.covers(finding.rule, hit.span.start_row)]
+            for suppression in covering:
+                suppression.used.add(finding.rule)
+            result.findings.append(finding.model_copy(update={"suppressed": True}) if covering else finding)
+        for suppression in suppressions:
+            if not suppression.codes:  # a bare `# ascend: ignore`: codes must be named
+                result.unused_suppressions.append(
+                    UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code="", reason="invalid")
+                )
+            for code in suppression.codes:
+                if code in suppression.used:
+                    continue
+                reason = "unused" if code in self.kb.rules else "unknown-rule"
+                result.unused_suppressions.append(
+                    UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code=code, reason=reason)
+                )
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def _hit_order(hit) -> tuple:
+    """A total order: set iteration order depends on each process's string hashing, so ties on position and rule
+    are broken by everything else a hit holds (output must not depend on which process read the file)."""
+    span = hit.span
+    return (span.start_row, span.start_col, hit.rule, span.end_row, span.end_col, hit.symbol, hit.npu or "",
+            hit.auto_when or (), hit.context or "", hit.effort or ())
+
+
+def _within_budget(units: list[Unit], result: FileResult) -> list[Unit]:
+    """The units whose syntax trees are small and shallow enough to query; the others are listed as not analysed."""
+    kept = []
+    for unit in units:
+        too_big = parsing.over_budget(unit.tree()) if unit.kind in _TREE_KINDS else None
+        if too_big is None:
+            kept.append(unit)
+        else:
+            unit.release_tree()
+            result.skipped.append(SkippedFile(path=_where(unit), reason=too_big))
+    return kept
+
+
+def _over_budget(exc: BaseException, seconds: float) -> str:
+    if isinstance(exc, budget.OverBudget):
+        return f"over the {seconds:g} s time budget: analysed partially"
+    if isinstance(exc, RecursionError):
+        return "nested too deeply: analysed partially"
+    return "out of memory: analysed partially"
+
+
+def _root_of(project_file: ProjectFile) -> Path:
+    absolute = Path(project_file.absolute)
+    for _ in Path(project_file.path).parts:
+        absolute = absolute.parent
+    return absolute
+
+
+def _line_count(units: list[Unit]) -> int:
+    """A notebook cell can be both a Python and a shell unit: count each cell's lines once."""
+    counted: dict[int | None, int] = {}
+    total = 0
+    for unit in units:
+        if unit.cell is None:
+            total += unit.source.line_count
+        else:
+            counted[unit.cell] = max(counted.get(unit.cell, 0), unit.source.line_count)
+    return total + sum(counted.values())
+
+
+def _where(unit: Unit) -> str:
+    return f"{unit.path} (cell {unit.cell})" if unit.cell is not None else unit.path
+
+
+_TREE_KINDS = frozenset({"python", "shell", "dockerfile", "cuda", "cpp"})  # units that scanners query as syntax trees
+_WORKER: FileWorker | None = None
+
+
+def init_worker(torch_npu: str | None, context: ProjectContext | None = None) -> None:
+    global _WORKER
+    gc.enable()  # a forked worker inherits the parent's paused collector (pipeline.analyze)
+    budget.arm_process()
+    transfer.start_sending()
+    _WORKER = FileWorker(torch_npu, context)
+
+
+def process_in_worker(project_file: ProjectFile) -> FileResult:
+    assert _WORKER is not None, "init_worker was not called in this process"
+    return _WORKER.process(project_file)

@@ -1,0 +1,253 @@
+"""files → units → scanners → findings store → report. The one entry point is `analyze`."""
+
+from __future__ import annotations
+
+import gc
+import glob
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ascend_feasibility.analyzer import TOOL_NAME, __version__
+from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
+from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
+from ascend_feasibility.analyzer.context.project_scope import collapse_project_scoped
+from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
+from ascend_feasibility.analyzer.context.roles import path_view
+from ascend_feasibility.analyzer.core import budget, transfer
+from ascend_feasibility.analyzer.core.cache import DEFAULT_MAX_BYTES, FileCache
+from ascend_feasibility.analyzer.core.filework import FileResult, FileWorker, init_worker, process_in_worker
+from ascend_feasibility.analyzer.core.models import CalibrationSection, ProjectInfo, Report, SkippedFile, Target, ToolInfo
+from ascend_feasibility.analyzer.core.store import FindingStore, summarize
+from ascend_feasibility.analyzer.reading.config import load_project_config
+from ascend_feasibility.analyzer.reading.discovery import ProjectFile, discover, discover_file
+from ascend_feasibility.analyzer.reading.gitinfo import read_revision
+from ascend_feasibility.domains.custom_ops.inventory import build_inventory
+from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
+from ascend_feasibility.domains.dependencies.project import TargetChoice, analyze_dependencies, choose_target
+from ascend_feasibility.domains.phases.calibration import RuleCalibration
+from ascend_feasibility.domains.phases.facts import compact
+from ascend_feasibility.domains.phases.plan import plan_fields
+
+# Below this many files, worker processes cost more to start than they save.
+PARALLEL_THRESHOLD = 48
+CHUNK_SIZE = 8
+
+ProgressCallback = Callable[[int, int], None]
+
+
+class AnalysisError(Exception):
+    """A fatal problem with the run itself (not with a file of the project)."""
+
+
+@dataclass
+class AnalyzeOptions:
+    torch_npu: str | None = None
+    excludes: list[str] = field(default_factory=list)
+    jobs: int | None = None
+    calibration: list[RuleCalibration] = field(default_factory=list)  # measured outcomes per rule (probe runner)
+    calibration_section: CalibrationSection | None = None  # what the report shows of those measurements
+    own_outputs: tuple[Path, ...] = ()  # the run's report files and folders: never scanned
+    generated: str | None = None  # the report's date (YYYY-MM-DD); today (UTC) when not given
+    cache_dir: Path | None = None  # per-file results kept here for re-runs (analyzer/core/cache.py); None: no cache
+    cache_max_bytes: int = DEFAULT_MAX_BYTES
+    stats: dict | None = None  # filled with the scan's seconds and cache hits/misses when given (the benchmark reads it)
+
+
+def analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | None = None) -> Report:
+    with _collector_paused():
+        return _analyze(root, options, progress)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector is off while this process merges and plans: the run's data has no cycles to
+    free, yet each collection re-walked every finding held so far (a fifth of the main process's time on a
+    large tree). Workers switch it back on (`init_worker`)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc.get_freeze_count() == 0:
+            # Hand what the run built to the oldest generation at once (freeze, then unfreeze: no walk). Left
+            # young, the first collections after the run re-walked every object of the report up to three times.
+            gc.freeze()
+            gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
+def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | None) -> Report:
+    root = root.resolve()
+    single = None
+    if root.is_file():  # `analyze FILE`: that file alone, paths relative to its folder
+        root, single = root.parent, root.name
+    elif not root.is_dir():
+        raise AnalysisError(f"{root} is not a folder or a file")
+    config = load_project_config(root)
+    if single is not None:
+        found = discover_file(root, single)
+    else:
+        found = discover(root, [*config.exclude, *options.excludes], options.own_outputs)
+    ci_images = ci_built_dockerfiles(found.files, config.roles)
+    if ci_images:  # CI test images are ci, for the context and the plan alike; the project's own globs still win
+        config.roles = {**config.roles, "ci": [*config.roles.get("ci", []), *map(glob.escape, ci_images)]}
+    context = build_project_context([f.path for f in found.files], config.roles)
+    worker = FileWorker(options.torch_npu, context)  # validates the target and the knowledge base before any scan
+    files = [f for f in found.files if worker.reads(f.kind)]
+    choice = None
+    if options.torch_npu is None:
+        choice = _project_target(files, worker, context)
+        if choice.version is not None and choice.version != worker.target.requested:
+            worker = FileWorker(choice.version, context)
+    store = FindingStore()
+    store.skip(config.problems + found.skipped)
+    revision, revision_problem = read_revision(root)  # only a .git inside the analyzed root
+    if revision_problem is not None:
+        store.skip([SkippedFile(path=".git", reason=f"git revision not read: {revision_problem}")])
+    files_scanned = lines_scanned = 0
+    declarations, imports, phase_facts = [], [], []
+    custom_ops = CustomOpFacts()
+    # Results arrive in path order whatever the number of workers (output is the same for any --jobs) and are merged
+    # as they come: the run never holds every file's results at once.
+    cache = None
+    if options.cache_dir is not None:
+        target_key = f"{worker.target.requested}|{worker.target.release.torch_npu}"
+        cache = FileCache(options.cache_dir, target_key, context, options.cache_max_bytes)
+    started, cpu_started = time.perf_counter(), time.process_time()
+    ordered = sorted(files, key=lambda f: f.path)
+    for done, result in enumerate(_run(ordered, worker, options.jobs, context, cache), start=1):
+        if progress is not None:
+            progress(done, len(files))
+        store.add(result)
+        files_scanned += result.scanned
+        lines_scanned += result.lines
+        declarations += result.dependencies.declarations
+        imports += result.dependencies.imports
+        custom_ops.extend(result.custom_ops)
+        if result.phases is not None:
+            phase_facts.append(compact(result.phases))
+    if cache is not None:
+        cache.trim()
+    if options.stats is not None:
+        options.stats.update(scan_seconds=time.perf_counter() - started, files=len(files),
+                             scan_cpu_seconds=time.process_time() - cpu_started,  # this process only
+                             cache_hits=cache.hits if cache else 0, cache_misses=cache.misses if cache else 0)
+    guarded = guarded_modules(phase_facts, context)
+    dependencies = analyze_dependencies(
+        declarations, imports, context, worker.kb, worker.factory, has_manifest(found.files), frozenset(guarded),
+    )
+    store.add_findings(dependencies.findings)
+    project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
+    feature_domains = frozenset(worker.guards.feature_domains)
+    findings = propagate_reach(store.take_findings(), phase_facts, context, worker.factory, feature_domains, guarded)
+    findings = collapse_project_scoped(findings, project_rules)
+    kernels = build_inventory(custom_ops, worker.kb)
+    plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration, kernels,
+                       list(context.npu_files))
+    findings = plan.pop("findings")
+    target = worker.target
+    if choice is None:
+        choice = choose_target(declarations, worker.kb)  # for the pins' conflicts only: the user named the target
+    return Report(
+        tool=ToolInfo(name=TOOL_NAME, version=__version__),
+        generated=options.generated or datetime.now(timezone.utc).date().isoformat(),
+        target=Target(
+            torch_npu=target.requested,
+            release=target.release.torch_npu,
+            branch=target.release.branch,
+            torch=target.release.torch,
+            cann=target.release.cann,
+            note=target.note,
+            chosen_by="requested" if options.torch_npu else "project" if choice.version else "default",
+            reason=None if options.torch_npu else choice.reason,
+        ),
+        project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned,
+                            npu_code=list(context.npu_files), own_packages=sorted(context.own_packages),
+                            project_revision=revision),
+        findings=findings,
+        skipped=store.skipped(),
+        unused_suppressions=store.unused_suppressions(),
+        dependency_matrix=dependencies.matrix,
+        torch_fit=dependencies.torch_fit.model_copy(update={"conflicts": choice.conflicts}),
+        custom_ops=kernels,
+        **plan,
+        summary=summarize(findings),
+        calibration=options.calibration_section,
+    )
+
+
+def has_manifest(files: list[ProjectFile]) -> bool:
+    names = {"pyproject.toml", "setup.py", "setup.cfg"}
+    for project_file in files:
+        name = path_view(project_file.path).name.lower()
+        if name in names or (name.startswith("requirements") and project_file.kind == "build"):
+            return True
+        if name.startswith(("environment", "conda")) and name.endswith((".yml", ".yaml")):
+            return True
+    return False
+
+
+def usable_jobs(requested: int | None) -> int:
+    """Worker processes: what was asked for, never more than the cores this process may run on."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(requested or cores, cores))
+
+
+def _project_target(files: list[ProjectFile], worker: FileWorker, context: ProjectContext) -> TargetChoice:
+    """Read the build files' declarations once, before the scan, to target the release the project can install.
+    Examples', docs' and tests' manifests pin what a demo needs, not what the project installs."""
+    declarations = []
+    manifests = (f for f in files if f.kind == "build" and context.of(f.path).role in ("product", "build"))
+    for project_file in sorted(manifests, key=lambda f: f.path):
+        declarations += worker.process(project_file).dependencies.declarations
+    return choose_target(declarations, worker.kb)
+
+
+def _run(files: list[ProjectFile], worker: FileWorker, requested_jobs: int | None, context: ProjectContext,
+         cache: FileCache | None = None) -> Iterator[FileResult]:
+    """Each file's result, in the order of `files`: from the cache where it has one, else analysed (and stored)."""
+    if cache is None:
+        yield from _analyse(files, worker, requested_jobs, context)
+        return
+    # First the keys (reading and hashing each file, keeping only the key), so that the files to analyse go to the
+    # workers at once; then the results in path order, each cached one loaded only when its turn comes (the run never
+    # holds every file's results at once).
+    keys = {f.path: cache.key_for(f) for f in files}
+    stored = {path for path, key in keys.items() if cache.has(key)}
+    fresh = _analyse([f for f in files if f.path not in stored], worker, requested_jobs, context)
+    for project_file in files:
+        result = None
+        if project_file.path in stored:
+            result = cache.load(keys[project_file.path], project_file.path)
+            if result is None:  # removed or damaged since: analysed here
+                result = worker.process(project_file)
+                cache.store(project_file, result)
+        else:
+            result = next(fresh)
+            if keys[project_file.path] is not None:
+                cache.misses += 1
+            cache.store(project_file, result)
+        yield result
+
+
+def _analyse(files: list[ProjectFile], worker: FileWorker, requested_jobs: int | None,
+             context: ProjectContext) -> Iterator[FileResult]:
+    jobs = usable_jobs(requested_jobs)
+    if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
+        with budget.armed():
+            yield from (worker.process(f) for f in files)
+        return
+    transfer.start_receiving()
+    with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(worker.target.requested, context)) as pool:
+        results: Iterable[FileResult] = pool.map(process_in_worker, files, chunksize=CHUNK_SIZE)  # in input order
+        yield from results

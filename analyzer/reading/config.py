@@ -1,0 +1,92 @@
+"""Settings an analyzed project keeps in its own pyproject.toml under [tool.ascend-feasibility]."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ascend_feasibility.analyzer.core.models import PHASES, ROLES, SkippedFile
+from ascend_feasibility.analyzer.reading.source import Unreadable, read_contained
+
+MAX_SETTINGS_BYTES = 1024 * 1024
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+@dataclass
+class ProjectConfig:
+    exclude: list[str] = field(default_factory=list)
+    phases: dict[str, list[str]] = field(default_factory=dict)  # phase → globs of files that belong to it
+    console_modules: list[str] = field(default_factory=list)  # modules of [project.scripts] entry points
+    roles: dict[str, list[str]] = field(default_factory=dict)  # role → globs of files that have it
+    problems: list[SkippedFile] = field(default_factory=list)
+
+
+def load_project_config(root: Path) -> ProjectConfig:
+    """Read the table if present. A malformed file or table is reported, never fatal."""
+    config = ProjectConfig()
+    try:
+        os.lstat(root / "pyproject.toml")
+    except OSError:
+        return config
+    try:
+        text = read_contained(root, "pyproject.toml", MAX_SETTINGS_BYTES).decode("utf-8", errors="replace")
+        data = tomllib.loads(text)
+    except Unreadable as exc:
+        config.problems.append(SkippedFile(path="pyproject.toml", reason=f"settings not read: {exc}"))
+        return config
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else " ".join(str(exc).split())[:200]
+        config.problems.append(SkippedFile(path="pyproject.toml", reason=f"settings not read: {reason}"))
+        return config
+    project = data.get("project")
+    scripts = project.get("scripts", {}) if isinstance(project, dict) else {}
+    if isinstance(scripts, dict):
+        config.console_modules = sorted({str(v).split(":")[0].strip() for v in scripts.values() if isinstance(v, str)})
+    tool = data.get("tool", {})
+    table = tool.get("ascend-feasibility", {}) if isinstance(tool, dict) else {}
+    if not isinstance(tool, dict):
+        config.problems.append(SkippedFile(path="pyproject.toml", reason="settings not read: [tool] is not a table"))
+    if not isinstance(table, dict):
+        config.problems.append(SkippedFile(path="pyproject.toml", reason="[tool.ascend-feasibility] is not a table"))
+        return config
+    exclude = table.get("exclude", [])
+    if isinstance(exclude, list) and all(isinstance(item, str) for item in exclude):
+        config.exclude = list(exclude)  # bad globs are reported by discovery, pattern by pattern
+    else:
+        config.problems.append(
+            SkippedFile(path="pyproject.toml", reason="[tool.ascend-feasibility] exclude must be a list of strings")
+        )
+    config.phases = _glob_table(table, "phases", PHASES, config.problems)
+    config.roles = _glob_table(table, "roles", ROLES, config.problems)
+    return config
+
+
+def _valid_glob(glob: str) -> bool:
+    try:
+        re.compile(fnmatch.translate(glob))
+    except re.error:
+        return False
+    return True
+
+
+def _glob_table(table: dict, key: str, allowed: tuple[str, ...], problems: list[SkippedFile]) -> dict[str, list[str]]:
+    """[tool.ascend-feasibility.KEY]: NAME = [globs] for each allowed NAME; anything else is reported."""
+    result: dict[str, list[str]] = {}
+    entries = table.get(key, {})
+    for name, globs in entries.items() if isinstance(entries, dict) else []:
+        if name in allowed and isinstance(globs, list) and all(isinstance(g, str) and _valid_glob(g) for g in globs):
+            result[name] = list(globs)
+        else:
+            problems.append(SkippedFile(
+                path="pyproject.toml",
+                reason=f"[tool.ascend-feasibility.{key}] {name}: expected one of {', '.join(allowed)} with a list of globs",
+            ))
+    return result

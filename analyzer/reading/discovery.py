@@ -1,0 +1,258 @@
+"""Find the files of a project worth reading, honouring .gitignore and excludes, and say what kind each is."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import pathspec
+from ascend_feasibility.analyzer.core.models import SkippedFile
+from ascend_feasibility.analyzer.reading.source import Unreadable, file_type, read_contained
+
+MAX_SETTINGS_BYTES = 1024 * 1024  # .gitignore and pyproject.toml settings
+
+SKIPPED_DIR_NAMES = frozenset(
+    {
+        ".git", ".hg", ".svn", "__pycache__", "node_modules", "site-packages", "dist-packages", ".tox", ".nox",
+        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs", "build", "dist", ".venv", "venv", ".ipynb_checkpoints",
+    }
+)
+
+KIND_BY_SUFFIX = {
+    ".py": "python",
+    ".ipynb": "notebook",
+    ".cu": "cuda",
+    ".cuh": "cuda",
+    ".cpp": "cpp",
+    ".cc": "cpp",
+    ".cxx": "cpp",
+    ".c": "cpp",
+    ".h": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".slurm": "shell",
+    ".sbatch": "shell",
+    ".yml": "yaml",
+    ".yaml": "yaml",
+    ".json": "json",
+    ".cmake": "build",
+    ".cfg": "build",
+}
+BUILD_FILE_NAMES = frozenset({"CMakeLists.txt", "Makefile", "pyproject.toml", "setup.cfg", "environment.yml"})
+
+
+def classify(name: str) -> str | None:
+    """The kind of a file from its name, or None when no scanner reads it."""
+    lower = name.lower()
+    if lower in {"dockerfile", "containerfile"} or lower.startswith("dockerfile.") or lower.endswith(".dockerfile"):
+        return "dockerfile"
+    if name in BUILD_FILE_NAMES:
+        return "build" if name != "environment.yml" else "yaml"
+    if lower.startswith("requirements") and lower.endswith((".txt", ".in")):
+        return "build"
+    return KIND_BY_SUFFIX.get(os.path.splitext(lower)[1])
+
+
+@dataclass(frozen=True)
+class ProjectFile:
+    path: str  # POSIX, relative to the root
+    absolute: str
+    kind: str
+    size: int
+
+
+@dataclass
+class Discovery:
+    files: list[ProjectFile] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+
+
+def display_name(name: str) -> str:
+    """A name as reports show it: bytes that are not UTF-8 (kept by Python as surrogates) become \\xNN escapes."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return os.fsencode(name).decode("utf-8", errors="backslashreplace")
+
+
+def compile_patterns(lines: list[str], where: str) -> tuple[pathspec.PathSpec, list[SkippedFile]]:
+    """A gitignore-style spec of the lines that compile; each one that does not is a one-line problem."""
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines), []
+    except Exception:  # noqa: BLE001 - pathspec raises its own errors and re.error; find the bad lines below
+        good, problems = [], []
+        for line in lines:
+            try:
+                pathspec.GitIgnoreSpec.from_lines([line])
+                good.append(line)
+            except Exception as exc:  # noqa: BLE001
+                problems.append(SkippedFile(path=where, reason=f"pattern {line.strip()!r} ignored: {_one_line(exc)}"))
+        return pathspec.GitIgnoreSpec.from_lines(good), problems
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
+
+
+def _is_virtualenv(directory: str) -> bool:
+    def lstat_mode(name: str) -> int:
+        try:
+            return os.lstat(os.path.join(directory, name)).st_mode
+        except OSError:
+            return 0
+
+    return stat.S_ISREG(lstat_mode("pyvenv.cfg")) or stat.S_ISDIR(lstat_mode("conda-meta"))
+
+
+def _gitignore_spec(root: Path, relative: PurePosixPath, skipped: list[SkippedFile]) -> pathspec.PathSpec | None:
+    where = ".gitignore" if str(relative) == "." else f"{relative}/.gitignore"
+    try:
+        os.lstat(root / where)
+    except OSError:
+        return None
+    try:
+        lines = read_contained(root, where, MAX_SETTINGS_BYTES).decode("utf-8", errors="replace").splitlines()
+    except Unreadable as exc:
+        skipped.append(SkippedFile(path=display_name(where), reason=f"patterns not read: {exc}"))
+        return None
+    if str(relative) != ".":
+        lines = [_anchor(line, relative) for line in lines]
+    spec, problems = compile_patterns(lines, display_name(where))
+    skipped.extend(problems)
+    return spec
+
+
+def _anchor(line: str, base: PurePosixPath) -> str:
+    """Rewrite a nested .gitignore pattern so it applies below its own folder only."""
+    stripped = line.strip()
+    if not stripped or stripped.startswith("#"):
+        return line
+    negate = stripped.startswith("!")
+    pattern = stripped[1:] if negate else stripped
+    if "/" in pattern.rstrip("/"):
+        anchored = f"/{base}/{pattern.lstrip('/')}"
+    else:
+        anchored = f"/{base}/**/{pattern}"
+    return ("!" if negate else "") + anchored
+
+
+def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()) -> Discovery:
+    """Walk `root` iteratively, never following a link out of it and never opening anything but regular files;
+    never raises on unreadable entries. `own_outputs` (the run's output files and folders) are not scanned."""
+    result = Discovery()
+    root = Path(os.path.realpath(root))
+    exclude_spec, problems = compile_patterns(excludes, "--exclude / [tool.ascend-feasibility] exclude")
+    result.skipped += problems
+    outputs = _identities(own_outputs)
+    # An explicit stack instead of recursion (any depth): (folder, its relative path, the .gitignore specs in force
+    # there). The files are sorted by path at the end, so the order does not depend on the walk.
+    pending: list[tuple[str, PurePosixPath, tuple[pathspec.PathSpec, ...]]] = [(str(root), PurePosixPath("."), ())]
+    while pending:
+        directory, relative, inherited = pending.pop()
+        spec = _gitignore_spec(root, relative, result.skipped)
+        specs = inherited + ((spec,) if spec is not None else ())
+        folders: list[tuple[str, PurePosixPath, tuple[pathspec.PathSpec, ...]]] = []
+        for entry in _entries(directory, relative, result):
+            rel = entry.name if str(relative) == "." else f"{relative}/{entry.name}"
+            shown = display_name(rel)
+            try:
+                found = _inspect(root, entry, outputs)
+            except OSError as exc:
+                result.skipped.append(SkippedFile(path=shown, reason=f"cannot be inspected: {exc.strerror or exc}"))
+                continue
+            if found is None:
+                continue
+            if isinstance(found, str):
+                result.skipped.append(SkippedFile(path=shown, reason=found))
+                continue
+            is_dir, size, absolute = found
+            if is_dir:
+                if entry.name in SKIPPED_DIR_NAMES or entry.name.endswith(".egg-info"):
+                    continue
+                if _ignored(rel + "/", exclude_spec, specs) or _is_virtualenv(entry.path):
+                    continue
+                folders.append((entry.path, PurePosixPath(rel), specs))
+                continue
+            kind = classify(entry.name)
+            if kind is None or _ignored(rel, exclude_spec, specs):
+                continue
+            result.files.append(ProjectFile(path=shown, absolute=absolute, kind=kind, size=size))
+        pending.extend(reversed(folders))
+    result.files.sort(key=lambda f: f.path)
+    return result
+
+
+def _entries(directory: str, relative: PurePosixPath, result: Discovery) -> list[os.DirEntry]:
+    try:
+        with os.scandir(directory) as listing:
+            return sorted(listing, key=lambda e: e.name)
+    except OSError as exc:
+        result.skipped.append(
+            SkippedFile(path=display_name(str(relative)), reason=f"folder cannot be read: {exc.strerror or exc}")
+        )
+        return []
+
+
+def _ignored(candidate: str, exclude_spec: pathspec.PathSpec, specs: tuple[pathspec.PathSpec, ...]) -> bool:
+    return exclude_spec.match_file(candidate) or any(spec.match_file(candidate) for spec in specs)
+
+
+def _identities(paths: tuple[Path, ...]) -> set[tuple[int, int]]:
+    """(device, inode) of each path that exists: compared with each entry's lstat, at no extra system call."""
+    found = set()
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        found.add((info.st_dev, info.st_ino))
+    return found
+
+
+def _inspect(root: Path, entry: os.DirEntry, outputs: set[tuple[int, int]]) -> tuple[bool, int, str] | str | None:
+    """(is a folder, size, the path to open) of an entry worth walking or reading, a reason to list it as skipped,
+    or None to pass over it silently. Uses lstat/stat only: nothing is opened. A link inside the root is read at its
+    target (files are opened without following links)."""
+    info = entry.stat(follow_symlinks=False)
+    absolute = entry.path
+    if stat.S_ISLNK(info.st_mode):
+        target = absolute = os.path.realpath(entry.path)
+        if not Path(target).is_relative_to(root):
+            return "symbolic link that leaves the project"
+        try:
+            info = os.stat(target)
+        except OSError as exc:
+            return f"broken symbolic link ({exc.strerror or exc})"
+        if stat.S_ISDIR(info.st_mode):
+            return "symbolic link to a folder (not followed)"
+    if (info.st_dev, info.st_ino) in outputs:
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        return True, 0, absolute
+    if not stat.S_ISREG(info.st_mode):
+        return f"not a regular file ({file_type(info.st_mode)})" if classify(entry.name) is not None else None
+    return False, info.st_size, absolute
+
+
+def discover_file(root: Path, name: str) -> Discovery:
+    """One file given on the command line (`analyze FILE`), with the same checks as in a walk."""
+    result = Discovery()
+    path = os.path.join(root, name)
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        result.skipped.append(SkippedFile(path=display_name(name), reason=f"cannot be inspected: {exc.strerror or exc}"))
+        return result
+    kind = classify(name)
+    if not stat.S_ISREG(info.st_mode):
+        result.skipped.append(SkippedFile(path=display_name(name), reason=f"not a regular file ({file_type(info.st_mode)})"))
+    elif kind is None:
+        result.skipped.append(SkippedFile(path=display_name(name), reason="not a kind of file the analyzer reads"))
+    else:
+        result.files.append(ProjectFile(path=display_name(name), absolute=path, kind=kind, size=info.st_size))
+    return result
