@@ -1,45 +1,63 @@
-"""Domain scanners. Each is independent: it reads units and returns hits for its own rules."""
+"""The registry of domains: the one place that names every room. The core iterates `build_domains` and reaches a room
+only through domains.base.Domain; adding a domain is adding its door here."""
 
 from __future__ import annotations
 
-from ascend_feasibility.domains.attention.python_scanner import AttentionPythonScanner
-from ascend_feasibility.domains.base import Scanner
-from ascend_feasibility.domains.config_scanner import ShellConfigScanner, YamlConfigScanner
-from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
-from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
-from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
-from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
-from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
-from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
-from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
-from ascend_feasibility.domains.device.python_scanner import DevicePythonScanner
-from ascend_feasibility.domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
-from ascend_feasibility.domains.distributed.python_scanner import DistributedPythonScanner
-from ascend_feasibility.domains.precision.bf16_gates import Bf16GateScanner
-from ascend_feasibility.domains.precision.dtype_flow import PrecisionDtypeFlowScanner
-from ascend_feasibility.domains.precision.python_scanner import PrecisionPythonScanner
+import dataclasses
+from typing import Optional
 
-SCANNER_CLASSES: tuple[type[Scanner], ...] = (
-    DevicePythonScanner,
-    DeviceResourceScanner,
-    NvidiaSmiShellScanner,
-    CudaAmpImportScanner,
-    BackendDispatchScanner,
-    DistributedPythonScanner,
-    PrecisionPythonScanner,
-    PrecisionDtypeFlowScanner,
-    Bf16GateScanner,
-    AttentionPythonScanner,
-    CustomOpsPythonScanner,
-    FusedOptimizerScanner,
-    TritonGateScanner,
-    BuildBranchScanner,
-    NativeSourceScanner,
-    CMakeCudaScanner,
-    ShellConfigScanner,
-    YamlConfigScanner,
+from ascend_feasibility.analyzer.core.models import DaysRange, Finding, Report
+from ascend_feasibility.domains.attention import AttentionDomain
+from ascend_feasibility.domains.base import Domain
+from ascend_feasibility.domains.config_scanner import ConfigurationDomain
+from ascend_feasibility.domains.custom_ops import CustomOpsDomain
+from ascend_feasibility.domains.dependencies import DependenciesDomain
+from ascend_feasibility.domains.device import DeviceDomain
+from ascend_feasibility.domains.distributed import DistributedDomain
+from ascend_feasibility.domains.phases import PhasesDomain
+from ascend_feasibility.domains.precision import PrecisionDomain
+from ascend_feasibility.knowledge import KnowledgeBase, Target
+
+# Project-level passes run in this order: a room reads only what rooms before it published (the plan, last, reads
+# the dependency matrix and the kernel inventory).
+DOMAIN_CLASSES: tuple[type[Domain], ...] = (
+    DeviceDomain,
+    DistributedDomain,
+    PrecisionDomain,
+    AttentionDomain,
+    CustomOpsDomain,
+    ConfigurationDomain,
+    DependenciesDomain,
+    PhasesDomain,
 )
 
 
-def build_scanners(kb, target) -> list[Scanner]:
-    return [cls(kb, target) for cls in SCANNER_CLASSES]
+def build_domains(kb: KnowledgeBase, target: Target) -> list[Domain]:
+    return [cls(kb, target) for cls in DOMAIN_CLASSES]
+
+
+def file_facts_type(classes: tuple[type[Domain], ...]) -> type:
+    """One file's facts from every room that keeps some: a dataclass with a field per room, so that the cache stores
+    and checks them as typed JSON."""
+    fields = [(cls.name, Optional[cls.facts_type], dataclasses.field(default=None))  # noqa: UP045 - a runtime type
+              for cls in classes if cls.facts_type is not None]
+    made = dataclasses.make_dataclass("FileFacts", fields)
+    made.__module__ = __name__  # pickled between worker processes by this name
+    return made
+
+
+FileFacts = file_facts_type(DOMAIN_CLASSES)
+
+
+def new_file_facts():
+    """An empty FileFacts of the registry as it stands (a test may register a room of its own)."""
+    return FileFacts()
+
+
+def effort_left(report: Report, findings: list[Finding]) -> DaysRange | None:
+    """The required effort over `findings` alone, from the room that owns the estimate."""
+    for cls in DOMAIN_CLASSES:
+        left = cls.effort_left(report, findings)
+        if left is not None:
+            return left
+    return None

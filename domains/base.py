@@ -8,9 +8,12 @@ replacement knowledge of their own.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from ascend_feasibility.analyzer.core.models import DaysRange, Finding, Report, RuleCalibration, SkippedFile, Text
 from ascend_feasibility.analyzer.reading import dockerfile, parsing
 from ascend_feasibility.analyzer.reading.python_names import IMPORT_QUERY, ImportTable
 from ascend_feasibility.analyzer.reading.source import SourceText
@@ -18,8 +21,14 @@ from ascend_feasibility.domains import query_set, triggers
 from ascend_feasibility.knowledge import KnowledgeBase, Target
 from tree_sitter import Node
 
+if TYPE_CHECKING:  # these import this module themselves
+    from ascend_feasibility.analyzer.context import ProjectContext
+    from ascend_feasibility.analyzer.core.findings import FindingFactory
+    from ascend_feasibility.analyzer.reading.config import ProjectConfig
+
 # A Python unit's import table is read from its share of the unit's combined query (domains.query_set).
 IMPORT_TABLE_QUERY = query_set.register("import_table", IMPORT_QUERY)
+register_query = query_set.register  # (key, tree-sitter query source) -> key, for Unit.captures
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,14 @@ class Unit:
                 self._imports.add_captures(query_set.unit_captures(self, IMPORT_TABLE_QUERY))
         return self._imports
 
+    def plan_queries(self, keys: set[str]) -> None:
+        """The combined-query keys (domains.query_set) this unit will be asked for: one query answers them all."""
+        query_set.plan(self, keys)
+
+    def captures(self, key: str) -> dict[str, list[Node]]:
+        """The captures of a registered query over this unit's tree, each list in source order."""
+        return query_set.unit_captures(self, key)
+
     @property
     def parsed(self) -> bool:
         return self._tree is not None
@@ -117,3 +134,113 @@ class Scanner:
 
     def scan(self, unit: Unit) -> list[Hit]:
         raise NotImplementedError
+
+
+class UnitUnreadable(Exception):
+    """A scanner could not read its unit (a YAML document that does not compose, say): the message says where and
+    why, and the file is listed as skipped with it rather than as a scanner failure."""
+
+
+class ModuleFacts(Protocol):
+    """What the project context reads of one file's facts to settle reach (analyzer/context/propagation.py): the
+    import graph, imports made behind guards, functions the module exports, defaults its callers override and native
+    sources it names. The
+    room that collects them says so with `Domain.provides_modules`."""
+
+    path: str
+    module: str
+    imports: list[str]
+    guarded_imports: dict[str, str]
+    exported_functions: list[tuple[str, int, int]]
+    overridden_defaults: list[tuple[int, str, bool]]
+    source_refs: list[str]  # native sources or their folders named in strings (builders)
+
+
+@dataclass(frozen=True)
+class TargetChoice:
+    """The torch_npu release a run targets when the user names none, and why (both languages)."""
+
+    version: str | None  # None: the knowledge base's default release
+    reason: Text
+    conflicts: list[str]  # "path: specifier" of torch pins that admit none of the chosen requirement's releases
+
+
+@dataclass
+class FileView:
+    """One file as a room's per-file collection sees it, once every scanner has read its units."""
+
+    root: Path
+    path: str
+    kind: str
+    units: list[Unit]
+    import_reach: Callable[[Unit, Node], str]  # "runs", or the reach of a guarded import statement
+    skipped: list[SkippedFile] = field(default_factory=list)  # problems the collection met, listed in the report
+
+
+@dataclass
+class ProjectRun:
+    """What the project-level passes share. The core fills the inputs; each room reads the facts it collected per
+    file (`facts[name]`, in path order) and what earlier rooms published, adds findings, and sets report fields."""
+
+    kb: KnowledgeBase
+    target: Target
+    context: ProjectContext
+    factory: FindingFactory
+    config: ProjectConfig
+    calibration: list[RuleCalibration]
+    has_manifest: bool
+    choice: TargetChoice
+    facts: dict[str, list] = field(default_factory=dict)
+    guarded: dict[str, tuple[str, str]] = field(default_factory=dict)  # modules imported only behind guards
+    findings: list[Finding] = field(default_factory=list)  # project-level ones first, then every finding
+    published: dict[str, Any] = field(default_factory=dict)  # one room's results another reads, by name
+    report_fields: dict[str, Any] = field(default_factory=dict)  # Report fields the rooms set
+
+
+class Domain:
+    """One room behind one door: the scanners it runs on units, the facts it keeps per file, and its project-level
+    passes. The core iterates the registry (domains/__init__.py) and knows nothing else of a room.
+
+    Passes run in registry order, in two rounds: `add_findings` before the project context settles every finding's
+    reach (project-level findings such as the dependency matrix's), `report` after it (inventories, the plan)."""
+
+    name: ClassVar[str]
+    scanner_classes: ClassVar[tuple[type[Scanner], ...]] = ()
+    facts_type: ClassVar[type | None] = None  # per-file facts, kept in the cache as JSON
+    fact_kinds: ClassVar[frozenset[str]] = frozenset()  # file kinds `collect` reads beyond its scanners' kinds
+    provides_modules: ClassVar[bool] = False  # its facts are the ModuleFacts the context walks
+
+    def __init__(self, kb: KnowledgeBase, target: Target) -> None:
+        self.kb = kb
+        self.target = target
+
+    def scanners(self) -> list[Scanner]:
+        return [cls(self.kb, self.target) for cls in self.scanner_classes]
+
+    def query_keys(self, unit: Unit) -> set[str]:
+        """Keys of the combined Python query (domains.query_set) that `collect` reads of this unit."""
+        return set()
+
+    def collect(self, file: FileView) -> Any:
+        """This file's facts (an instance of `facts_type`), or None."""
+        return None
+
+    def keep(self, facts: Any) -> Any:
+        """What the main process keeps of one file's facts until the project-level passes."""
+        return facts
+
+    def choose_target(self, facts: list) -> TargetChoice | None:
+        """The release to target, from the facts of the project's own build files; None: this room has no say."""
+        return None
+
+    def add_findings(self, run: ProjectRun) -> None:
+        """Project-level findings, appended to `run.findings` before the context settles reach (the core then merges
+        them with the scanners' findings)."""
+
+    def report(self, run: ProjectRun) -> None:
+        """Report fields (and final findings), after reach is settled."""
+
+    @classmethod
+    def effort_left(cls, report: Report, findings: list[Finding]) -> DaysRange | None:
+        """The report's required effort over `findings` alone (what `port` left), when this room owns the estimate."""
+        return None

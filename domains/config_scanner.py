@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import yaml
 from ascend_feasibility.analyzer.reading import bounded_yaml, parsing
-from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
+from ascend_feasibility.domains.base import Domain, Hit, Scanner, Span, Unit, UnitUnreadable
 from ascend_feasibility.domains.rule_index import RuleIndex
 
 SHELL_QUERY = r"""
@@ -24,7 +24,7 @@ BACKEND_KEYS = {"backend", "dist_backend", "ddp_backend", "distributed_backend"}
 DEEPSPEED_KEYS = {"zero_optimization", "train_micro_batch_size_per_gpu"}
 
 
-class YamlUnreadable(Exception):
+class YamlUnreadable(UnitUnreadable):
     """The YAML could not be composed; the message says where and why."""
 
 
@@ -171,3 +171,11 @@ def _span(node: yaml.Node, unit: Unit, length: int | None = None) -> Span:
     else:
         end_row, end_col = node.end_mark.line, node.end_mark.column
     return Span(start_row, byte_column(start_row, start_col), end_row, byte_column(end_row, end_col))
+
+
+class ConfigurationDomain(Domain):
+    """Launch scripts, Dockerfiles and YAML configs: their settings belong to other domains' rules (an NCCL variable,
+    a device string), read here because the file kinds need their own scanners."""
+
+    name = "configuration"
+    scanner_classes = (ShellConfigScanner, YamlConfigScanner)

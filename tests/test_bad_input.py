@@ -115,14 +115,14 @@ def test_json_configs_are_read_like_yaml_but_large_json_data_is_not(tmp_path):
 
 
 def test_an_analyzer_error_on_one_file_is_listed_and_the_rest_reported(tmp_path, monkeypatch):
-    from ascend_feasibility.analyzer.core import filework
+    from ascend_feasibility.domains.phases import PhasesDomain
 
-    def broken(path, kind, units, import_reach=None):
-        if path == "bad.py":
+    def broken(self, file):
+        if file.path == "bad.py":
             raise RuntimeError("boom")
         return None
 
-    monkeypatch.setattr(filework, "collect_phase_facts", broken)
+    monkeypatch.setattr(PhasesDomain, "collect", broken)
     (tmp_path / "bad.py").write_text(GOOD)
     (tmp_path / "good.py").write_text(GOOD)
     report = run(tmp_path)

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
-from ascend_feasibility.domains.phases.facts import NATIVE_SUFFIXES, PhaseFacts
+from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
+
+if TYPE_CHECKING:
+    from ascend_feasibility.domains.base import ModuleFacts
 
 
-def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: ProjectContext,
+def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: ProjectContext,
                     factory: FindingFactory, feature_domains: frozenset[str],
                     guarded: dict[str, tuple[str, str]] | None = None) -> list[Finding]:
     """`guarded`: guarded_modules(facts, context) when the caller has it already."""
@@ -60,7 +64,7 @@ def propagate_reach(findings: list[Finding], facts: list[PhaseFacts], context: P
     return result
 
 
-def overridden_defaults(facts: list[PhaseFacts]) -> set[tuple[str, int]]:
+def overridden_defaults(facts: list[ModuleFacts]) -> set[tuple[str, int]]:
     """Device defaults ("cuda") that every call passes explicitly, of methods and of module-level functions no other
     file imports by name: (path, line). Nothing runs with them, so they are no finding."""
     imported = {name for f in facts for name in f.imports}
@@ -73,7 +77,7 @@ def overridden_defaults(facts: list[PhaseFacts]) -> set[tuple[str, int]]:
     return result
 
 
-def test_only_functions(facts: list[PhaseFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
+def test_only_functions(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
     """Module-level functions of product code that only tests import by name and their own file never calls
     (diffusers' utils/torch_utils.py `enable_full_determinism`, imported only by testing_utils.py): path → line ranges
     with the reason. Their findings are test code's."""
@@ -94,7 +98,7 @@ def test_only_functions(facts: list[PhaseFacts], context: ProjectContext) -> dic
     return result
 
 
-def guarded_modules(facts: list[PhaseFacts], context: ProjectContext) -> dict[str, tuple[str, str]]:
+def guarded_modules(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, tuple[str, str]]:
     """Python files that the project's product code imports, and only behind guards or from files that are themselves
     imported only behind guards (deepspeed.ops...triton/__init__.py imported where HAS_TRITON is checked): path →
     (reach, why). Imports in tests, examples and other backends' code do not count."""

@@ -32,7 +32,7 @@ from ascend_feasibility.analyzer.reading.discovery import ProjectFile
 from ascend_feasibility.analyzer.reading.source import Unreadable, read_bytes
 from pydantic import TypeAdapter
 
-CACHE_LAYOUT = "1"  # bump when the entry format changes
+CACHE_LAYOUT = "2"  # bump when the entry format changes
 DEFAULT_MAX_BYTES = 1024 * 1024 * 1024
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
 TOUCH_AFTER_SECONDS = 3600  # a hit refreshes an entry's time at most this often (least recently used, roughly)

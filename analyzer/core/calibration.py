@@ -11,9 +11,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Literal
 
-from ascend_feasibility.analyzer.core.models import CalibrationRow, CalibrationSection, RuleOutcome
+from ascend_feasibility.analyzer.core.models import CalibrationRow, CalibrationSection, RuleCalibration, RuleOutcome
 from ascend_feasibility.analyzer.reading.source import Unreadable, read_bytes
-from ascend_feasibility.domains.phases.calibration import RuleCalibration
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 CALIBRATION_SCHEMA_VERSION = "1"

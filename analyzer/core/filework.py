@@ -25,19 +25,11 @@ from ascend_feasibility.analyzer.reading.python_names import ImportTable
 from ascend_feasibility.analyzer.reading.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
 from ascend_feasibility.analyzer.reading.suppressions import by_row as suppressions_by_row
 from ascend_feasibility.analyzer.reading.suppressions import collect as collect_suppressions
-from ascend_feasibility.domains import build_scanners, query_set
-from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Hit, Unit
-from ascend_feasibility.domains.config_scanner import YamlUnreadable
-from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
-from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY as IMPORTS_QUERY
-from ascend_feasibility.domains.dependencies.facts import DependencyFacts
-from ascend_feasibility.domains.dependencies.facts import collect as collect_dependency_facts
-from ascend_feasibility.domains.phases.facts import PhaseFacts
-from ascend_feasibility.domains.phases.facts import collect as collect_phase_facts
-from ascend_feasibility.domains.phases.facts import query_keys as phase_query_keys
+from ascend_feasibility.domains import FileFacts, build_domains, new_file_facts
+from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, FileView, Hit, Unit, UnitUnreadable, register_query
 from ascend_feasibility.knowledge import load_context_conventions, load_knowledge
 
-DECORATED_QUERY = query_set.register("decorated_definitions", DECORATED_DEFINITIONS)
+DECORATED_QUERY = register_query("decorated_definitions", DECORATED_DEFINITIONS)
 
 
 @dataclass
@@ -48,9 +40,7 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
     unused_suppressions: list[UnusedSuppression] = field(default_factory=list)
-    dependencies: DependencyFacts = field(default_factory=DependencyFacts)
-    custom_ops: CustomOpFacts = field(default_factory=CustomOpFacts)
-    phases: PhaseFacts | None = None
+    facts: FileFacts = field(default_factory=new_file_facts)  # each room's facts of this file
     digest: str | None = None  # hash of the content analysed (the cache's key)
     cacheable: bool = True  # False when the result depends on timing or an analyzer error (never cached)
 
@@ -62,7 +52,7 @@ class FileResult:
 
 
 class FileWorker:
-    """Holds what a process builds once: the knowledge base, the target, the scanners."""
+    """Holds what a process builds once: the knowledge base, the target, the rooms and their scanners."""
 
     def __init__(self, torch_npu: str | None, context: ProjectContext | None = None) -> None:
         self.context = context or ProjectContext()
@@ -74,10 +64,11 @@ class FileWorker:
         self.target = self.kb.resolve_target(torch_npu)
         self.guards.versions = VersionReader(self.target.release.torch, conventions.versions.torch_features,
                                              conventions.versions.torch_version_helpers)
-        self.scanners = build_scanners(self.kb, self.target)
+        self.domains = build_domains(self.kb, self.target)
+        self.scanners = [scanner for domain in self.domains for scanner in domain.scanners()]
         self.factory = FindingFactory(self.kb, self.target)
-        # Build files carry dependency declarations even though no scanner reads them line by line.
-        self.kinds = {kind for scanner in self.scanners for kind in scanner.kinds} | {"notebook", "build"}
+        self.kinds = ({kind for scanner in self.scanners for kind in scanner.kinds} | {"notebook"}
+                      | {kind for domain in self.domains for kind in domain.fact_kinds})
 
     def reads(self, kind: str) -> bool:
         return kind in self.kinds
@@ -115,12 +106,11 @@ class FileWorker:
         for unit in units:
             self._start_unit(unit)
             self._scan_unit(unit, result)
-        result.dependencies = collect_dependency_facts(_root_of(project_file), project_file.path, units)
-        for unit in units:
-            if "custom_ops" in unit.cache:
-                result.custom_ops.extend(unit.cache["custom_ops"])
-        result.phases = collect_phase_facts(project_file.path, project_file.kind, units, self._import_reach)
-        result.skipped += [SkippedFile(path=p.path, reason=p.reason) for p in result.dependencies.problems]
+        view = FileView(_root_of(project_file), project_file.path, project_file.kind, units, self._import_reach)
+        for domain in self.domains:
+            if domain.facts_type is not None:
+                setattr(result.facts, domain.name, domain.collect(view))
+        result.skipped += view.skipped
 
     def _units(self, project_file: ProjectFile, data: bytes, result: FileResult) -> list[Unit]:
         """The file's units whose syntax trees are within budget (the others are listed in `result`)."""
@@ -151,14 +141,15 @@ class FileWorker:
         wanted = [scanner for scanner in self.scanners if scanner.wants(unit)]
         if unit.kind == "python":
             text = unit.source.text
-            keys = phase_query_keys(unit) | ({IMPORTS_QUERY, IMPORT_TABLE_QUERY} if "import" in text else set())
+            keys = {IMPORT_TABLE_QUERY} if "import" in text else set()
+            keys.update(*(domain.query_keys(unit) for domain in self.domains))
             if "jit" in text:  # a Triton kernel's decorator: _legacy_triton may read the decorated definitions
                 keys.add(DECORATED_QUERY)
-            query_set.plan(unit, keys.union(*(scanner.query_keys(unit) for scanner in wanted)))
+            unit.plan_queries(keys.union(*(scanner.query_keys(unit) for scanner in wanted)))
         for scanner in wanted:
             try:
                 hits.extend(scanner.scan(unit))
-            except YamlUnreadable as exc:
+            except UnitUnreadable as exc:
                 result.skipped.append(SkippedFile(path=_where(unit), reason=str(exc)))
             except Exception as exc:  # a scanner bug must not lose the rest of the report
                 result.cacheable = False
@@ -190,7 +181,7 @@ class FileWorker:
         kernels = [h for h in hits if self.kb.rules[h.rule].domain == "custom_ops" and places[h].reach == "runs"]
         if not kernels or unit.kind != "python" or not unit.parsed or self.guards.versions.torch.major < 2:
             return
-        legacy, total = legacy_triton_kernels(query_set.unit_captures(unit, DECORATED_QUERY).get("definition", []))
+        legacy, total = legacy_triton_kernels(unit.captures(DECORATED_QUERY).get("definition", []))
         if total == 0 or legacy != total:
             return
         reason = f"all {total} Triton kernels of this file take **meta (Triton 1.x); the Triton of torch 2.x rejects them"

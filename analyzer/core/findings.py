@@ -5,11 +5,14 @@ from __future__ import annotations
 import hashlib
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, EffortHours, Finding, ReplacementText, Text, severity_rank
-from ascend_feasibility.domains.base import Hit, Unit
 from ascend_feasibility.knowledge import KNOWLEDGE_DIR, KnowledgeBase, Target, availability
 from ascend_feasibility.knowledge.models import Rule
+
+if TYPE_CHECKING:  # the domains import this module
+    from ascend_feasibility.domains.base import Hit, Unit
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -114,6 +114,16 @@ class Finding(_Contract):
         return not self.suppressed and self.reach == "runs" and self.role in COUNTED_ROLES
 
 
+class RuleCalibration(BaseModel):
+    """A probe's measured outcome for one rule's replacement, as the plan reads it (domains/phases/calibration.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str
+    outcome: Literal["good", "slower", "missing", "wrong"]
+    detail: str = ""
+
+
 class SkippedFile(_Contract):
     path: str
     reason: str

@@ -22,17 +22,21 @@ from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.core import budget, transfer
 from ascend_feasibility.analyzer.core.cache import DEFAULT_MAX_BYTES, FileCache
 from ascend_feasibility.analyzer.core.filework import FileResult, FileWorker, init_worker, process_in_worker
-from ascend_feasibility.analyzer.core.models import CalibrationSection, ProjectInfo, Report, SkippedFile, Target, ToolInfo
+from ascend_feasibility.analyzer.core.models import (
+    CalibrationSection,
+    ProjectInfo,
+    Report,
+    RuleCalibration,
+    SkippedFile,
+    Target,
+    Text,
+    ToolInfo,
+)
 from ascend_feasibility.analyzer.core.store import FindingStore, summarize
 from ascend_feasibility.analyzer.reading.config import load_project_config
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile, discover, discover_file
 from ascend_feasibility.analyzer.reading.gitinfo import read_revision
-from ascend_feasibility.domains.custom_ops.inventory import build_inventory
-from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
-from ascend_feasibility.domains.dependencies.project import TargetChoice, analyze_dependencies, choose_target
-from ascend_feasibility.domains.phases.calibration import RuleCalibration
-from ascend_feasibility.domains.phases.facts import compact
-from ascend_feasibility.domains.phases.plan import plan_fields
+from ascend_feasibility.domains.base import Domain, ProjectRun, TargetChoice
 
 # Below this many files, worker processes cost more to start than they save.
 PARALLEL_THRESHOLD = 48
@@ -112,8 +116,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     if revision_problem is not None:
         store.skip([SkippedFile(path=".git", reason=f"git revision not read: {revision_problem}")])
     files_scanned = lines_scanned = 0
-    declarations, imports, phase_facts = [], [], []
-    custom_ops = CustomOpFacts()
+    keeping = [domain for domain in worker.domains if domain.facts_type is not None]
+    facts: dict[str, list] = {domain.name: [] for domain in keeping}
     # Results arrive in path order whatever the number of workers (output is the same for any --jobs) and are merged
     # as they come: the run never holds every file's results at once.
     cache = None
@@ -128,33 +132,34 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         store.add(result)
         files_scanned += result.scanned
         lines_scanned += result.lines
-        declarations += result.dependencies.declarations
-        imports += result.dependencies.imports
-        custom_ops.extend(result.custom_ops)
-        if result.phases is not None:
-            phase_facts.append(compact(result.phases))
+        for domain in keeping:
+            kept = getattr(result.facts, domain.name)
+            if kept is not None:
+                facts[domain.name].append(domain.keep(kept))
     if cache is not None:
         cache.trim()
     if options.stats is not None:
         options.stats.update(scan_seconds=time.perf_counter() - started, files=len(files),
                              scan_cpu_seconds=time.process_time() - cpu_started,  # this process only
                              cache_hits=cache.hits if cache else 0, cache_misses=cache.misses if cache else 0)
-    guarded = guarded_modules(phase_facts, context)
-    dependencies = analyze_dependencies(
-        declarations, imports, context, worker.kb, worker.factory, has_manifest(found.files), frozenset(guarded),
-    )
-    store.add_findings(dependencies.findings)
+    if choice is None:  # the user named the target: every declaration is read for the pins' conflicts only
+        choice = _target_choice(worker.domains, facts)
+    run = ProjectRun(kb=worker.kb, target=worker.target, context=context, factory=worker.factory, config=config,
+                     calibration=options.calibration, has_manifest=has_manifest(found.files), choice=choice, facts=facts)
+    modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
+    run.guarded = guarded_modules(modules, context)
+    for domain in worker.domains:
+        domain.add_findings(run)
+    store.add_findings(run.findings)  # beside the scanners' findings, sorted and each site once
+    run.findings = store.take_findings()
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
     feature_domains = frozenset(worker.guards.feature_domains)
-    findings = propagate_reach(store.take_findings(), phase_facts, context, worker.factory, feature_domains, guarded)
-    findings = collapse_project_scoped(findings, project_rules)
-    kernels = build_inventory(custom_ops, worker.kb)
-    plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration, kernels,
-                       list(context.npu_files))
-    findings = plan.pop("findings")
+    findings = propagate_reach(run.findings, modules, context, worker.factory, feature_domains, run.guarded)
+    run.findings = collapse_project_scoped(findings, project_rules)
+    for domain in worker.domains:
+        domain.report(run)
+    findings = run.findings
     target = worker.target
-    if choice is None:
-        choice = choose_target(declarations, worker.kb)  # for the pins' conflicts only: the user named the target
     return Report(
         tool=ToolInfo(name=TOOL_NAME, version=__version__),
         generated=options.generated or datetime.now(timezone.utc).date().isoformat(),
@@ -174,10 +179,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         findings=findings,
         skipped=store.skipped(),
         unused_suppressions=store.unused_suppressions(),
-        dependency_matrix=dependencies.matrix,
-        torch_fit=dependencies.torch_fit.model_copy(update={"conflicts": choice.conflicts}),
-        custom_ops=kernels,
-        **plan,
+        **run.report_fields,
         summary=summarize(findings),
         calibration=options.calibration_section,
     )
@@ -204,13 +206,26 @@ def usable_jobs(requested: int | None) -> int:
 
 
 def _project_target(files: list[ProjectFile], worker: FileWorker, context: ProjectContext) -> TargetChoice:
-    """Read the build files' declarations once, before the scan, to target the release the project can install.
+    """Read the build files' facts once, before the scan, to target the release the project can install.
     Examples', docs' and tests' manifests pin what a demo needs, not what the project installs."""
-    declarations = []
+    facts: dict[str, list] = {domain.name: [] for domain in worker.domains}
     manifests = (f for f in files if f.kind == "build" and context.of(f.path).role in ("product", "build"))
     for project_file in sorted(manifests, key=lambda f: f.path):
-        declarations += worker.process(project_file).dependencies.declarations
-    return choose_target(declarations, worker.kb)
+        result = worker.process(project_file)
+        for domain in worker.domains:
+            kept = getattr(result.facts, domain.name, None)
+            if kept is not None:
+                facts[domain.name].append(kept)
+    return _target_choice(worker.domains, facts)
+
+
+def _target_choice(domains: list[Domain], facts: dict[str, list]) -> TargetChoice:
+    for domain in domains:
+        choice = domain.choose_target(facts.get(domain.name, []))
+        if choice is not None:
+            return choice
+    return TargetChoice(None, Text(en="default release: no domain reads the project's torch requirement",
+                                  zh="默认发行版：没有领域读取项目的 torch 依赖"), [])
 
 
 def _run(files: list[ProjectFile], worker: FileWorker, requested_jobs: int | None, context: ProjectContext,

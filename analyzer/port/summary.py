@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.core.models import DaysRange, Report
 from ascend_feasibility.analyzer.port.core import PortResult
-from ascend_feasibility.domains.phases.estimate import estimate
-from ascend_feasibility.domains.phases.plan import plan_data
-from ascend_feasibility.knowledge import load_context_conventions, load_knowledge
+from ascend_feasibility.domains import effort_left
+from ascend_feasibility.knowledge import load_knowledge
 
 
 @dataclass(frozen=True)
@@ -51,15 +49,10 @@ def summarize(report: Report, result: PortResult) -> list[RuleTally]:
     return tallies
 
 
-def remaining_effort(report: Report, result: PortResult) -> DaysRange:
+def remaining_effort(report: Report, result: PortResult) -> DaysRange | None:
     """The report's required effort recomputed (the same estimate) over the findings the patch did not resolve."""
     done = rewritten_fingerprints(result)
-    left = [f for f in report.findings if f.fingerprint not in done]
-    conventions = load_context_conventions().roles
-    matrix = report.phase_matrix
-    work = estimate(left, matrix.phases if matrix else [], matrix.entries if matrix else [], report.custom_ops,
-                    report.project.npu_code, lambda path: file_role(path, conventions), plan_data())
-    return work.total
+    return effort_left(report, [f for f in report.findings if f.fingerprint not in done])
 
 
 def summary_lines(tallies: list[RuleTally], result: PortResult, report: Report | None = None) -> list[str]:
@@ -72,8 +65,9 @@ def summary_lines(tallies: list[RuleTally], result: PortResult, report: Report |
              f"{total - safe - unsafe} left for a human ({attempted} had a fix and ran in product code); "
              f"{len(result.rewrites)} files changed"
              + (f", device module {result.device_module}" if result.device_module else "")]
-    if report is not None and report.effort is not None:
-        before, after = report.effort.total, remaining_effort(report, result)
+    after = remaining_effort(report, result) if report is not None and report.effort is not None else None
+    if after is not None:
+        before = report.effort.total
         lines.append(f"  required effort: {before.low_days:g}-{before.high_days:g} person-days before, "
                      f"{after.low_days:g}-{after.high_days:g} left after the patch")
     for tally in tallies:

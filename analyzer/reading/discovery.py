@@ -20,6 +20,9 @@ SKIPPED_DIR_NAMES = frozenset(
     }
 )
 
+# Native sources as a string in code names them (a builder's source list, a reach through a binding).
+NATIVE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")
+
 KIND_BY_SUFFIX = {
     ".py": "python",
     ".ipynb": "notebook",

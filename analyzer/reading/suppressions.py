@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.base import Unit
+
+if TYPE_CHECKING:  # the domains import this module
+    from ascend_feasibility.domains.base import Unit
 
 MARKER = "ascend:"
 _DIRECTIVE = re.compile(r"ascend:\s*(ignore-file|ignore)\b(?:\[([^\]]*)\])?", re.IGNORECASE)

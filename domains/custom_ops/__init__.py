@@ -1,1 +1,36 @@
-"""The custom_ops domain: CUDA/C++ extensions, Triton kernels, autograd Functions, cupy and numba kernels."""
+"""The custom_ops domain: CUDA/C++ extensions, Triton kernels, autograd Functions, cupy and numba kernels.
+
+Its scanners leave records of kernels, bindings, extensions and calls in each unit's cache; the room keeps them per
+file and builds the kernel inventory (the report's `custom_ops`) from the whole project's records."""
+
+from __future__ import annotations
+
+from ascend_feasibility.domains.base import Domain, FileView, ProjectRun
+from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
+from ascend_feasibility.domains.custom_ops.inventory import build_inventory
+from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
+from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
+from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
+from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
+from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
+
+
+class CustomOpsDomain(Domain):
+    name = "custom_ops"
+    scanner_classes = (CustomOpsPythonScanner, FusedOptimizerScanner, TritonGateScanner, BuildBranchScanner,
+                       NativeSourceScanner, CMakeCudaScanner)
+    facts_type = CustomOpFacts
+
+    def collect(self, file: FileView) -> CustomOpFacts:
+        facts = CustomOpFacts()
+        for unit in file.units:
+            if "custom_ops" in unit.cache:
+                facts.extend(unit.cache["custom_ops"])
+        return facts
+
+    def report(self, run: ProjectRun) -> None:
+        merged = CustomOpFacts()
+        for facts in run.facts[self.name]:
+            merged.extend(facts)
+        kernels = build_inventory(merged, self.kb)
+        run.report_fields["custom_ops"] = run.published["kernels"] = kernels

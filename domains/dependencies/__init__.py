@@ -1,1 +1,40 @@
-"""The dependencies domain: declared and imported distributions, their Ascend status, the torch version fit."""
+"""The dependencies domain: declared and imported distributions, their Ascend status, the torch version fit.
+
+Per file it keeps the declarations of build files and the imports of code; for the project it classifies every
+distribution (the dependency matrix, published for the plan), reports what needs replacing, and chooses the torch_npu
+release the project's own torch requirement can install."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.core.models import SkippedFile
+from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, TargetChoice, Unit
+from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY, DependencyFacts, collect
+from ascend_feasibility.domains.dependencies.project import analyze_dependencies, choose_target
+
+
+class DependenciesDomain(Domain):
+    name = "dependencies"
+    facts_type = DependencyFacts
+    fact_kinds = frozenset({"build"})  # build files carry declarations though no scanner reads them line by line
+
+    def query_keys(self, unit: Unit) -> set[str]:
+        return {IMPORT_QUERY_KEY} if "import" in unit.source.text else set()
+
+    def collect(self, file: FileView) -> DependencyFacts:
+        facts = collect(file.root, file.path, file.units)
+        file.skipped += [SkippedFile(path=problem.path, reason=problem.reason) for problem in facts.problems]
+        return facts
+
+    def choose_target(self, facts: list[DependencyFacts]) -> TargetChoice:
+        return choose_target([d for f in facts for d in f.declarations], self.kb)
+
+    def add_findings(self, run: ProjectRun) -> None:
+        facts = run.facts[self.name]
+        analysis = analyze_dependencies(
+            [d for f in facts for d in f.declarations], [i for f in facts for i in f.imports], run.context, self.kb,
+            run.factory, run.has_manifest, frozenset(run.guarded),
+        )
+        run.findings += analysis.findings
+        run.published["dependency_matrix"] = analysis.matrix
+        run.report_fields["dependency_matrix"] = analysis.matrix
+        run.report_fields["torch_fit"] = analysis.torch_fit.model_copy(update={"conflicts": run.choice.conflicts})

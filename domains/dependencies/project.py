@@ -14,6 +14,7 @@ from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Located, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
 from ascend_feasibility.analyzer.reading.manifests import Declaration
+from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies.facts import ImportFact
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.knowledge import KnowledgeBase
@@ -197,15 +198,6 @@ def torch_fit(sites: list[Declaration], kb: KnowledgeBase) -> TorchFit:
     fitting = [r for r in ordered if specifier.contains(Version(r.torch), prereleases=True)]
     recommended = f"torch_npu {fitting[0].torch_npu} (torch {fitting[0].torch}, CANN {fitting[0].cann})" if fitting else None
     return TorchFit(declared=declared, releases=[r.torch_npu for r in fitting], recommended=recommended)
-
-
-@dataclass(frozen=True)
-class TargetChoice:
-    """The torch_npu release a run targets when the user names none, and why (both languages)."""
-
-    version: str | None  # None: the knowledge base's default release
-    reason: Text
-    conflicts: list[str]  # "path: specifier" of torch pins that admit none of the chosen requirement's releases
 
 
 def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetChoice:

@@ -7,20 +7,7 @@ items into blockers with manual migration, since the planned replacement cannot 
 
 from __future__ import annotations
 
-from typing import Literal
-
-from ascend_feasibility.analyzer.core.models import EffortHours, Finding
-from pydantic import BaseModel, ConfigDict
-
-Outcome = Literal["good", "slower", "missing", "wrong"]
-
-
-class RuleCalibration(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    rule: str
-    outcome: Outcome
-    detail: str = ""
+from ascend_feasibility.analyzer.core.models import EffortHours, Finding, RuleCalibration
 
 
 def calibrate(findings: list[Finding], measured: list[RuleCalibration], factors: dict) -> list[Finding]:
