@@ -4,6 +4,11 @@ empty cache, as a first run) and warm (the same tree again, every file's result 
     python benchmarks/bench_analyze.py PATH [--jobs N]
     python benchmarks/bench_analyze.py --synthesize 1000000 [--jobs N]   # a generated tree of ~1M lines
     python benchmarks/bench_analyze.py PATH --no-cache                    # one run without the cache
+    python benchmarks/bench_analyze.py PATH --grep                        # beside the seeds' grep battery
+
+The grep battery is what teams run today (shared/seeds: 000-architecture-analysis, 002-migration-analysis), extended
+to every domain: one `grep -rnE` per pattern over the tree's code, build and config files, run in turn. The goals
+(issue 27): cold at most 5x the battery, warm at most 0.75x, peak memory under 300 MB.
 
 The goal set for the device domain: 1 million lines of Python in under 60 s with 2 cores, peak memory under
 500 MB (each process counted). It is a measurement to read, not a test: timings depend on the machine.
@@ -14,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -92,6 +98,29 @@ def timed_run(root: Path, jobs: int, cache: Path | None):
     return report, time.perf_counter() - start, stats
 
 
+# The seeds' recipes (device placement, CUDA APIs, distributed), extended to the seven domains of seed 002.
+GREP_BATTERY = (
+    r"\.cuda\(\)", r"\.to\(['\"]cuda['\"]\)", r"device.*['\"]cuda['\"]", r"torch\.cuda\.", r"torch\.cuda\.amp",
+    r"DistributedDataParallel", r"init_process_group", r"nccl", r"init_device_mesh|DeviceMesh",
+    r"all_to_all|all_gather|broadcast|P2POp|batch_isend_irecv", r"flash_attn|flash_attn_interface", r"xformers",
+    r"scaled_dot_product_attention", r"@triton\.jit|import triton", r"CUDAExtension|cpp_extension", r"autograd\.Function",
+    r"__global__", r"torch\.compile", r"autocast", r"float64|complex128|\.double\(\)", r"bfloat16|float16",
+    r"assert .*dtype", r"allow_tf32", r"CUDA_VISIBLE_DEVICES|CUDA_LAUNCH_BLOCKING|NCCL_",
+    r"flash-attn|xformers|triton|nvidia-|cupy|apex|deepspeed|bitsandbytes",
+)
+GREP_INCLUDES = ("*.py", "*.ipynb", "*.cu", "*.cuh", "*.cpp", "*.h", "*.sh", "*.txt", "*.toml", "*.cfg", "*.yaml", "*.yml")
+
+
+def time_grep_battery(root: Path) -> float:
+    """Seconds for the grep battery over `root`, one grep after another (each reads the tree, as a script of them does)."""
+    includes = [f"--include={glob}" for glob in GREP_INCLUDES]
+    start = time.perf_counter()
+    for pattern in GREP_BATTERY:
+        subprocess.run(["grep", "-rnE", *includes, "--", pattern, str(root)], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
 def peak_rss_mb() -> tuple[float, float]:
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -109,6 +138,8 @@ def main() -> None:
     )
     parser.add_argument("--no-cache", dest="no_cache", action="store_true",
                         help="one run without the cache instead of a cold and a warm run (with a throwaway cache)")
+    parser.add_argument("--grep", action="store_true",
+                        help="also time the grep battery over the same tree, and print each run against it")
     parser.add_argument("--formats", action="store_true",
                         help="also time each report format (Markdown, HTML, SARIF, CSV) after the analysis")
     args = parser.parse_args()
@@ -121,6 +152,7 @@ def main() -> None:
             synthesize(root, args.synthesize, args.device_share)
         size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
         cache = None if args.no_cache else Path(scratch) / ".bench-cache"  # own output: never scanned
+        battery = time_grep_battery(root) if args.grep else None  # first: the files are read from disk once either way
         report, elapsed, stats = timed_run(root, args.jobs, cache)
         warm = timed_run(root, args.jobs, cache) if cache is not None else None
         format_seconds = time_formats(report) if args.formats else {}
@@ -140,6 +172,9 @@ def main() -> None:
            ("seconds scanning files, warm", f"{warm[2]['scan_seconds']:.2f}"),
            ("CPU seconds scanning files, warm", f"{warm[2]['scan_cpu_seconds']:.2f}"),
            ("files from the cache, warm", f"{warm[2]['cache_hits']} of {warm[2]['files']}")) if warm else ()),
+        *((("seconds, grep battery", f"{battery:.2f}"),
+           ("cold / grep battery", f"{elapsed / battery:.2f}x"),
+           *((("warm / grep battery", f"{warm[1] / battery:.2f}x"),) if warm else ())) if battery else ()),
         ("peak RSS main (MB)", f"{own:.0f}"),
         ("peak RSS largest worker (MB)", f"{workers:.0f}"),
         *((f"seconds to render {fmt}", f"{seconds:.2f}") for fmt, seconds in format_seconds.items()),
