@@ -111,6 +111,12 @@ def test_cuda_guard_covers_cuda_only_features_with_a_fallback_only():
         "def f(q, k, v):\n    if q.is_cuda:\n        return flash_attn_func(q, k, v)\n    raise RuntimeError('CUDA only')\n"
     )
     assert reach_of(no_fallback, "ATT001")[0][0] == "runs"  # Ascend gets the raise: a real finding
+    else_raises = (
+        "from flash_attn import flash_attn_func\n"
+        "def f(q, k, v):\n    if q.is_cuda:\n        return flash_attn_func(q, k, v)\n    else:\n"
+        "        raise RuntimeError('CUDA only')\n"
+    )
+    assert reach_of(else_raises, "ATT001")[0][0] == "runs"  # the raise as the else arm: still no fallback
     placement = "import torch\nif torch.cuda.is_available():\n    model.cuda()\n"
     assert reach_of(placement, "DEV004")[0][0] == "runs"  # device placement behind a CUDA check still needs porting
 

@@ -174,6 +174,16 @@ def test_a_kernel_with_an_npu_path_or_fallback_costs_only_validation():
         assert item.bucket == "optional" and item.centre_hours == EST["kernel"]["validation"]
 
 
+def test_validation_only_kernels_are_costed_once_per_kernel():
+    rows = [kernel_row(name=f"k{n}", line=n * 10 + 1, lines=200) for n in range(3)]
+    kernels = [finding("OPS002", migration="manual", severity="blocker", hours=(24, 80), path="k.cu", line=r.line,
+                       domain="custom_ops").model_copy(update={"reach": "npu-path", "symbol": r.kernel}) for r in rows]
+    work = effort(kernels, ["training"], kernels=rows)
+    validation = [i for i in work.items if i.kind == "validation"]
+    assert len(validation) == 1 and validation[0].count == 3
+    assert validation[0].centre_hours == pytest.approx(3 * EST["kernel"]["validation"])  # not one kernel's validation
+
+
 def test_required_optional_and_tests_are_estimated_apart_and_only_required_decides():
     runs = finding("ATT001", migration="manual", severity="medium", hours=(8, 16), domain="attention")
     optional = runs.model_copy(update={"reach": "optional", "line": 2, "symbol": "y"})
