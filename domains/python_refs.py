@@ -32,10 +32,13 @@ class Reference:
 def references(found: dict[str, list[Node]], unit: Unit) -> list[Reference]:
     """Each resolved reference once, in source order."""
     imports = unit.imports()
+    roots = imports.root_names()
     seen: set[int] = set()
     result = []
-    chains = [outermost_chain(root) for root in found.get("chain_root", [])]
-    for node in chains + found.get("called_name", []) + found.get("decorator_name", []):
+    # Only a name bound by an import resolves: most chains start at a local name, dropped before any walk.
+    chains = [outermost_chain(root) for root in found.get("chain_root", []) if root.text in roots]
+    named = [node for node in found.get("called_name", []) + found.get("decorator_name", []) if node.text in roots]
+    for node in chains + named:
         if node.id in seen or _is_definition_name(node):
             continue
         name = qualified_name(node, imports)  # before _is_not_a_use: most chains are local names, never resolved

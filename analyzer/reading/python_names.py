@@ -54,6 +54,10 @@ class ImportTable:
             first = _dotted(name).split(".")[0]
             self.bindings.setdefault(first, first)
 
+    def root_names(self) -> frozenset[bytes]:
+        """The names `resolve_root` resolves, as the bytes a syntax tree holds (to drop local names before reading them)."""
+        return frozenset(name.encode("utf-8") for name in (*self.bindings, *IMPLICIT_ROOTS))
+
     def resolve_root(self, name: str) -> str | None:
         return self.bindings.get(name) or IMPLICIT_ROOTS.get(name)
 
