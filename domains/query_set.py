@@ -37,6 +37,10 @@ def unit_captures(unit, key: str) -> dict[str, list[Node]]:
     done = unit.cache.setdefault("captures", {})
     if key not in done:
         keys = frozenset(({key} | unit.cache.get("query_keys", set())) - set(done))
+        if 2 * len(keys) > len(_PARTS):
+            # Most of the patterns: run them all. Every distinct set of keys is a query to compile (about 10 ms a
+            # key), and a large tree meets over a hundred sets; the few extra patterns cost less to match.
+            keys = frozenset(_PARTS) - set(done)
         for name in keys:
             done[name] = {}
         for name, nodes in parsing.captures(_combined(keys), unit.tree()).items():
