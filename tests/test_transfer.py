@@ -35,7 +35,7 @@ def test_findings_arrive_as_they_were_sent(results, sending):
     for sent, got in zip(results, received):
         assert got.findings == sent.findings
         assert [f.model_fields_set for f in got.findings] == [f.model_fields_set for f in sent.findings]
-        assert got.path == sent.path and got.phases == sent.phases
+        assert got.path == sent.path and got.facts == sent.facts
 
 
 def test_a_shared_text_crosses_once(results, sending):
