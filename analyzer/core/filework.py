@@ -54,6 +54,7 @@ class FileResult:
     phases: PhaseFacts | None = None
     digest: str | None = None  # hash of the content analysed (the cache's key)
     cacheable: bool = True  # False when the result depends on timing or an analyzer error (never cached)
+    generated: bool = False  # a file port wrote: no finding is reported in it, whichever pass makes it
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "findings": transfer.pack(self.findings)}
@@ -101,7 +102,7 @@ class FileWorker:
                 try:
                     self._analyze_units(project_file, units, result)
                     if written_by_port(project_file.path, data):  # context yes, findings no (reading/generated.py)
-                        result.findings, result.unused_suppressions = [], []
+                        result.generated = True
                         result.skipped.append(SkippedFile(path=project_file.path, reason=GENERATED_REASON))
                 except Exception as exc:  # noqa: BLE001 - an analyzer bug on one file must not lose the whole report
                     reason = f"analyzer error, file analysed partially (please report): {type(exc).__name__}: {exc}"

@@ -113,6 +113,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         store.skip([SkippedFile(path=".git", reason=f"git revision not read: {revision_problem}")])
     files_scanned = lines_scanned = 0
     declarations, imports, phase_facts = [], [], []
+    generated: set[str] = set()  # files port wrote (reading/generated.py)
     custom_ops = CustomOpFacts()
     # Results arrive in path order whatever the number of workers (output is the same for any --jobs) and are merged
     # as they come: the run never holds every file's results at once.
@@ -126,6 +127,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         if progress is not None:
             progress(done, len(files))
         store.add(result)
+        if result.generated:
+            generated.add(result.path)
         files_scanned += result.scanned
         lines_scanned += result.lines
         declarations += result.dependencies.declarations
@@ -146,7 +149,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     store.add_findings(dependencies.findings)
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
     feature_domains = frozenset(worker.guards.feature_domains)
-    findings = propagate_reach(store.take_findings(), phase_facts, context, worker.factory, feature_domains, guarded)
+    findings = [f for f in store.take_findings() if f.path not in generated]
+    findings = propagate_reach(findings, phase_facts, context, worker.factory, feature_domains, guarded)
     findings = collapse_project_scoped(findings, project_rules)
     kernels = build_inventory(custom_ops, worker.kb)
     plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration, kernels,
