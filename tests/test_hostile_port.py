@@ -115,6 +115,10 @@ def test_the_dirty_check_compares_bytes_staged_and_unstaged(tmp_path):
     (tree / "new.py").write_text("z = 3\n")  # untracked: not counted
     assert uncommitted_changes(tree) == ["b.py", "c.py"]
     assert uncommitted_changes(tmp_path) is None  # no .git
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    porcelain.init(str(fresh)).close()
+    assert uncommitted_changes(fresh) == []  # `git init`, nothing added: no index yet, nothing tracked
 
 
 # --- 2, 4, 5: port --apply goes through analyze's git checks --------------------------------------------------------
@@ -407,13 +411,13 @@ def test_a_cache_entry_edited_by_hand_is_a_miss(tmp_path):
     assert_clean(first)
     entries = [p for p in cache.rglob("*.json") if p.is_file()]
     assert entries
-    for entry in entries:
+    for entry in entries:  # still valid JSON of a valid result, only not what the analyzer wrote
         data = entry.read_bytes()
-        assert b"synchronize" in data
-        entry.write_bytes(data.replace(b"synchronize", b"synchronizX"))
+        assert b'"symbol":"torch.cuda.synchronize"' in data
+        entry.write_bytes(data.replace(b'"symbol":"torch.cuda.synchronize"', b'"symbol":"EDITED"'))
     again = cli("analyze", str(tree), "--format", "json", "--jobs", "1", "--cache-dir", str(cache))
     assert_clean(again)
-    assert b"synchronizX" not in again.stdout
+    assert b"EDITED" not in again.stdout
     assert json.loads(again.stdout)["findings"] == json.loads(first.stdout)["findings"]
     for entry in entries:  # cut short: a miss too, never a crash
         entry.write_bytes(entry.read_bytes()[:40])

@@ -22,7 +22,8 @@ from tests.hostile_helpers import MODULE, ROOT
 
 IDENTITY = b"Test <test@example.com>"
 TRAIN = "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n\n\nif __name__ == \"__main__\":\n    main()\n"
-OPENED = re.compile(r'^(?P<pid>\d+)\s+(?P<call>openat|open|execve)\((?:(?P<dirfd>AT_FDCWD|\d+<(?P<dir>[^>]*)>), )?'
+# `PID openat(AT_FDCWD</cwd>, "path", ...) = 3</path>` with -y; execve has no folder argument
+OPENED = re.compile(r'^(?P<pid>\d+)\s+(?P<call>openat|open|execve)\((?:(?:AT_FDCWD|\d+)(?:<(?P<dir>[^>]*)>)?, )?'
                     r'"(?P<path>(?:[^"\\]|\\.)*)"(?P<rest>.*)$')
 
 
@@ -74,7 +75,7 @@ def allowed_prefixes(extra: list[Path]) -> tuple[str, ...]:
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, str(ROOT), os.path.dirname(sys.executable),
              *(sysconfig.get_paths().values()), *map(str, extra)}
     system = ("/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/local/lib/", "/etc/ld.so", "/usr/share/zoneinfo/",
-              "/etc/localtime", "/usr/lib/locale/", "/proc/", "/sys/devices/system/cpu/", "/sys/fs/cgroup/", "/dev/null",
+              "/etc/localtime", "/usr/lib/locale/", "/usr/share/locale/", "/proc/", "/sys/devices/system/cpu/", "/sys/fs/cgroup/", "/dev/null",
               "/dev/urandom", "/dev/tty", "/etc/os-release", "/usr/lib/os-release", "/etc/nsswitch.conf", "/etc/passwd")
     return tuple(sorted({os.path.realpath(p) + os.sep for p in paths if p} | {p for p in system}))
 
@@ -84,6 +85,8 @@ def _unescape(text: str) -> str:
 
 
 def trace(command: list[str], cwd: Path, env: dict[str, str], log: Path) -> tuple[int, list[tuple[str, str]]]:
+    """The exit code and every (call, absolute path): execve, and each open that succeeded ("open-failed" for one
+    that did not: a name looked up and not there, nothing read)."""
     done = subprocess.run(["strace", "-f", "-y", "-qq", "-s", "4096", "-e", "trace=execve,openat,open", "-o", str(log),
                            *command], cwd=cwd, env=env, capture_output=True, timeout=300)
     calls = []
@@ -94,9 +97,11 @@ def trace(command: list[str], cwd: Path, env: dict[str, str], log: Path) -> tupl
         path = _unescape(match["path"])
         if not path.startswith("/"):
             path = os.path.join(_unescape(match["dir"]) if match["dir"] else str(cwd), path)
-        if match["call"] != "execve" and "= -1" in match["rest"]:
-            continue  # a failed open (a name looked up and not there) read nothing
-        calls.append((match["call"], os.path.normpath(path)))
+        call = match["call"]
+        if call != "execve":
+            call = "open-failed" if "= -1" in match["rest"] else "open"
+        calls.append((call, os.path.normpath(path)))
+    assert any(call == "open" for call, _ in calls), "no open seen: the trace was not parsed"
     return done.returncode, calls
 
 
@@ -122,8 +127,10 @@ def test_no_planted_program_runs_and_nothing_outside_the_tree_is_opened(tmp_path
     for name, arguments in commands.items():
         code, calls = trace([*MODULE, *arguments], tree, env, tmp_path / f"{name.split()[0]}.strace")
         programs = {path for call, path in calls if call == "execve"}
-        strangers = sorted({path for call, path in calls if call != "execve"
-                            and not (path + os.sep).startswith(tree_prefix) and not path.startswith(allowed)})
+        strangers = sorted({path for call, path in calls if call == "open"
+                            and not (path + os.sep).startswith((tree_prefix, *allowed))})
+        strangers += sorted({path for call, path in calls if call == "open-failed"
+                             and path.startswith((str(outside), str(home), str(sentinel)))})
         report.append((name, code, programs, strangers))
         assert {os.path.realpath(p) for p in programs} <= python | {os.path.realpath(sys.executable)}, (name, programs)
         assert not strangers, (name, strangers)
@@ -136,6 +143,6 @@ def test_no_planted_program_runs_and_nothing_outside_the_tree_is_opened(tmp_path
     code, calls = trace([*MODULE, "port", ".", "--apply"], tree, env, tmp_path / "apply.strace")
     assert code == 0 and "# ascend: port" in (tree / "pkg" / "train.py").read_text()  # (torch.py is the tree's own)
     assert {os.path.realpath(p) for call, p in calls if call == "execve"} <= python
-    assert not [p for call, p in calls if call != "execve" and not (p + os.sep).startswith(tree_prefix)
-                and not p.startswith(allowed)]
+    assert not [p for call, p in calls if call == "open" and not (p + os.sep).startswith(tree_prefix)
+                and not (p + os.sep).startswith(allowed)]
     assert not sentinel.exists()

@@ -8,8 +8,9 @@ parsers and libraries it uses). A change to any of them is a different key; stal
 aged out.
 
 Safe under concurrent runs: an entry is written to a temporary file in its folder and renamed into place, so a
-reader sees a whole entry or none. Each entry starts with a digest of its key and content, checked on read: an entry
-edited by hand, copied under another key, truncated, corrupt or from another version is a miss, never served. The folder is kept under a size bound: past it, the least recently used entries are removed. Results that
+reader sees a whole entry or none. Each entry starts with a digest of its key and content, checked on read: an
+entry edited by hand, copied under another key, truncated, corrupt or from another version is a miss, never
+served. The folder is kept under a size bound: past it, the least recently used entries are removed. Results that
 depend on timing or on other files (a file over its time budget, an analyzer error, a requirements file with `-r`
 includes) are not stored.
 """

@@ -303,6 +303,8 @@ def _changed_paths(root: Path, repo: Repository, head_tree: bytes | None):
         if os.lstat(index_path).st_size > MAX_INDEX_BYTES:
             raise GitUnavailable("git index too large (not read)")
     except FileNotFoundError:
+        if head_tree is None:
+            return  # `git init` and nothing added yet: nothing is tracked
         raise GitUnavailable("no git index (not a checkout)") from None
     index = Index(str(index_path))
     if len(index) > MAX_INDEX_ENTRIES:
