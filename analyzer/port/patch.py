@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from ascend_feasibility.analyzer.port.core import PortResult
+from ascend_feasibility.analyzer.reading.generated import written_by_port
 from ascend_feasibility.analyzer.reading.gitinfo import GitUnavailable, uncommitted_changes
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_bytes
 from ascend_feasibility.analyzer.reporting.outputs import safe_folder, write_safely
@@ -102,10 +103,8 @@ def apply(root: Path, result: PortResult, force: bool = False, extra: dict[str, 
 
 def _written_by_port(path: Path) -> bool:
     """A regular file (not a link) an earlier run of port wrote: its own verify_npu.py or device module."""
-    from ascend_feasibility.analyzer.port.core import MODULE_MARK
-
     try:
-        return MODULE_MARK.encode("utf-8") in read_bytes(path, limit=MAX_FILE_BYTES)
+        return written_by_port(path.name, read_bytes(path, limit=MAX_FILE_BYTES))
     except Unreadable:
         return False
 
