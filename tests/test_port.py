@@ -302,7 +302,7 @@ def _committed_copy(tmp_path: Path, name: str) -> Path:
     copy = tmp_path / name
     shutil.copytree(SAMPLES / name, copy, ignore=shutil.ignore_patterns("__pycache__"))
     porcelain.init(str(copy))
-    porcelain.add(str(copy), paths=[str(p) for p in copy.rglob("*") if p.is_file()])
+    porcelain.add(str(copy), paths=[str(p) for p in copy.rglob("*") if p.is_file() and ".git" not in p.parts])
     porcelain.commit(str(copy), message=b"init", author=b"t <t@t>", committer=b"t <t@t>")
     return copy
 

@@ -8,8 +8,9 @@ parsers and libraries it uses). A change to any of them is a different key; stal
 aged out.
 
 Safe under concurrent runs: an entry is written to a temporary file in its folder and renamed into place, so a
-reader sees a whole entry or none; an entry that does not load (truncated, corrupt, from another version) is
-ignored. The folder is kept under a size bound: past it, the least recently used entries are removed. Results that
+reader sees a whole entry or none. Each entry starts with a digest of its key and content, checked on read: an
+entry edited by hand, copied under another key, truncated, corrupt or from another version is a miss, never
+served. The folder is kept under a size bound: past it, the least recently used entries are removed. Results that
 depend on timing or on other files (a file over its time budget, an analyzer error, a requirements file with `-r`
 includes) are not stored.
 """
@@ -32,7 +33,7 @@ from ascend_feasibility.analyzer.reading.discovery import ProjectFile
 from ascend_feasibility.analyzer.reading.source import Unreadable, read_bytes
 from pydantic import TypeAdapter
 
-CACHE_LAYOUT = "2"  # bump when the entry format changes
+CACHE_LAYOUT = "2"  # bump when the entry format changes (2: a digest line before the JSON)
 DEFAULT_MAX_BYTES = 1024 * 1024 * 1024
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
 TOUCH_AFTER_SECONDS = 3600  # a hit refreshes an entry's time at most this often (least recently used, roughly)
@@ -75,6 +76,12 @@ def tool_fingerprint() -> str:
             digest.update(f"{library}={version}\0".encode())
         _TOOL_FINGERPRINT = digest.hexdigest()
     return _TOOL_FINGERPRINT
+
+
+def _seal(key: str, payload: bytes) -> bytes:
+    """The digest an entry carries: of its key and its JSON, so that an entry is served only as written, under the
+    key it was written for."""
+    return hashlib.blake2b(key.encode("ascii") + b"\0" + payload, digest_size=32).hexdigest().encode("ascii")
 
 
 class FileCache:
@@ -129,7 +136,10 @@ class FileCache:
     def _load(self, key: str, path: str) -> FileResult | None:
         entry = self._entry(key)
         try:
-            result = _ADAPTER.validate_json(read_bytes(entry, limit=MAX_ENTRY_BYTES))
+            stored, _, payload = read_bytes(entry, limit=MAX_ENTRY_BYTES).partition(b"\n")
+            if stored != _seal(key, payload):
+                return None  # edited, copied from another key, or cut short
+            result = _ADAPTER.validate_json(payload)
         except Exception:  # noqa: BLE001 - missing, truncated, corrupt or foreign: not a hit
             return None
         if result.path != path or result.digest is None:
@@ -143,7 +153,8 @@ class FileCache:
         """Keep a fresh result, keyed by the content the worker read (which a concurrent edit may have changed)."""
         if not (self.cacheable(project_file) and result.cacheable and result.digest is not None):
             return
-        entry = Path(self._entry(self.key(project_file, result.digest)))
+        key = self.key(project_file, result.digest)
+        entry = Path(self._entry(key))
         try:
             entry.parent.mkdir(parents=True, exist_ok=True)
             if os.path.realpath(entry.parent) != os.path.join(os.path.realpath(self.folder), entry.parent.name):
@@ -152,8 +163,9 @@ class FileCache:
             handle = tempfile.NamedTemporaryFile("wb", dir=entry.parent, prefix=f".{entry.name}.", suffix=".tmp",
                                                  delete=False)
             try:
+                payload = _ADAPTER.dump_json(result)
                 with handle:
-                    handle.write(_ADAPTER.dump_json(result))
+                    handle.write(_seal(key, payload) + b"\n" + payload)
                 os.replace(handle.name, entry)
             except BaseException:
                 with contextlib.suppress(OSError):

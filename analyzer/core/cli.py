@@ -23,7 +23,7 @@ from ascend_feasibility.analyzer.core.changes import only_changed
 from ascend_feasibility.analyzer.core.models import SEVERITIES, Finding, Report, severity_rank
 from ascend_feasibility.analyzer.core.pipeline import AnalysisError, AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.port import STYLES, ApplyError, PortOptions, apply, port, summarize, unified_diff
-from ascend_feasibility.analyzer.port.patch import write_text_atomic
+from ascend_feasibility.analyzer.port.patch import write_patch
 from ascend_feasibility.analyzer.port.summary import summary_lines
 from ascend_feasibility.analyzer.port.verify import VERIFY_NAME, test_folder, verify_script
 from ascend_feasibility.analyzer.probes.commands import ProbeError, add_probe_commands, run_probe_command
@@ -118,12 +118,30 @@ def add_port_command(commands) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    _reopen_closed_streams()
     err = Console(stderr=True, highlight=False)
     try:
         return _main(argv, err)
     except BrokenPipeError:  # `| head` closed standard output: nothing more to say, and nothing to say it to
         _silence_stdout()
         return EXIT_OK
+
+
+def _reopen_closed_streams() -> None:
+    """Started with standard output or error closed (`>&-`), Python sets sys.stdout/sys.stderr to None: they become
+    /dev/null instead, so the run ends as it would otherwise (its exit code, nothing written) instead of failing on
+    the first write. The descriptor is taken too, so that no file opened later becomes descriptor 1 or 2."""
+    for number, name in ((1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            fd = os.open(os.devnull, os.O_WRONLY)
+            if fd != number:
+                os.dup2(fd, number)
+                os.close(fd)
+            setattr(sys, name, open(number, "w", encoding="utf-8", errors="backslashreplace", closefd=False))
+        except OSError:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
 
 
 def _silence_stdout() -> None:
@@ -274,8 +292,7 @@ def _port(args: argparse.Namespace) -> int:
     else:
         patch = unified_diff(result)
         if args.output is not None:
-            write_text_atomic(args.output, patch)
-            write_text_atomic(args.output.parent / VERIFY_NAME, script)
+            write_patch(args.path, args.output, patch, script, VERIFY_NAME)
         else:
             sys.stdout.write(patch)
             sys.stdout.flush()

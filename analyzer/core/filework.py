@@ -20,6 +20,7 @@ from ascend_feasibility.analyzer.core.findings import FindingFactory, Place, occ
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding, SkippedFile, UnusedSuppression
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile
+from ascend_feasibility.analyzer.reading.generated import GENERATED_REASON, written_by_port
 from ascend_feasibility.analyzer.reading.notebooks import code_sources, python_cells, shell_cells
 from ascend_feasibility.analyzer.reading.python_names import ImportTable
 from ascend_feasibility.analyzer.reading.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
@@ -43,6 +44,7 @@ class FileResult:
     facts: FileFacts = field(default_factory=new_file_facts)  # each room's facts of this file
     digest: str | None = None  # hash of the content analysed (the cache's key)
     cacheable: bool = True  # False when the result depends on timing or an analyzer error (never cached)
+    generated: bool = False  # a file port wrote: no finding is reported in it, whichever pass makes it
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "findings": transfer.pack(self.findings)}
@@ -90,6 +92,9 @@ class FileWorker:
                 result.lines = _line_count(units)
                 try:
                     self._analyze_units(project_file, units, result)
+                    if written_by_port(project_file.path, data):  # context yes, findings no (reading/generated.py)
+                        result.generated = True
+                        result.skipped.append(SkippedFile(path=project_file.path, reason=GENERATED_REASON))
                 except Exception as exc:  # noqa: BLE001 - an analyzer bug on one file must not lose the whole report
                     reason = f"analyzer error, file analysed partially (please report): {type(exc).__name__}: {exc}"
                     result.skipped.append(SkippedFile(path=project_file.path, reason=reason[:500]))

@@ -118,6 +118,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     files_scanned = lines_scanned = 0
     keeping = [domain for domain in worker.domains if domain.facts_type is not None]
     facts: dict[str, list] = {domain.name: [] for domain in keeping}
+    generated: set[str] = set()  # files port wrote (reading/generated.py)
     # Results arrive in path order whatever the number of workers (output is the same for any --jobs) and are merged
     # as they come: the run never holds every file's results at once.
     cache = None
@@ -130,6 +131,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         if progress is not None:
             progress(done, len(files))
         store.add(result)
+        if result.generated:
+            generated.add(result.path)
         files_scanned += result.scanned
         lines_scanned += result.lines
         for domain in keeping:
@@ -154,7 +157,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     run.findings = store.take_findings()
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
     feature_domains = frozenset(worker.guards.feature_domains)
-    findings = propagate_reach(run.findings, modules, context, worker.factory, feature_domains, run.guarded)
+    findings = [f for f in run.findings if f.path not in generated]
+    findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded)
     run.findings = collapse_project_scoped(findings, project_rules)
     for domain in worker.domains:
         domain.report(run)

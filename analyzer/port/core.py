@@ -35,6 +35,7 @@ from ascend_feasibility.analyzer.port.files import (
     imports_torch_npu,
 )
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
+from ascend_feasibility.analyzer.reading.generated import PORT_MARK
 from ascend_feasibility.analyzer.reading.parsing import parse
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
 from ascend_feasibility.knowledge import KnowledgeError, load_context_conventions, load_device_module, load_knowledge
@@ -159,7 +160,7 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
     return result
 
 
-MODULE_MARK = "Written by ascend-feasibility port"  # in the device module and in verify_npu.py
+MODULE_MARK = PORT_MARK  # in the device module and in verify_npu.py
 
 
 def previous_module(root: Path, module_path: str) -> str | None:

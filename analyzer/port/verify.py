@@ -11,9 +11,9 @@ from ascend_feasibility.analyzer.core.models import Report
 from ascend_feasibility.analyzer.port.core import PortResult
 from ascend_feasibility.analyzer.probes.catalog import PROBES
 from ascend_feasibility.analyzer.probes.export import script_text
+from ascend_feasibility.analyzer.reading.generated import VERIFY_NAME  # noqa: F401 - the name port writes it under
 from ascend_feasibility.knowledge import load_knowledge
 
-VERIFY_NAME = "verify_npu.py"
 _MAIN_GUARD = 'if __name__ == "__main__":\n    sys.exit(standalone_main())\n'
 
 _VERIFY = '''

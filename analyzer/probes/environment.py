@@ -15,7 +15,7 @@ COMPATIBILITY: list[dict] = []
 
 _ENVIRONMENT_SNIPPET = r'''
 import json, os, platform, sys
-info = {"python": platform.python_version(), "platform": platform.platform(), "devices": {}, "device_names": {}}
+info = {"python": platform.python_version(), "devices": {}, "device_names": {}}
 try:
     import torch
     info["torch"] = torch.__version__
@@ -59,11 +59,14 @@ def detect_environment(python: str | None = None, env: dict | None = None, timeo
     """What this host has: Python, torch, torch_npu, CANN, driver, devices. torch is imported in a child process,
     because a torch_npu without CANN makes `import torch` itself fail and leaves the importing process unusable."""
     # What the child process does not report stays at these values; it reports only what it found.
-    info = {"python": platform.python_version(), "platform": platform.platform(), "torch": None, "torch_error": None,
+    info = {"python": platform.python_version(), "platform": host_platform(), "torch": None, "torch_error": None,
             "torch_npu": None, "torch_npu_error": None, "cuda": None, "devices": {}, "device_names": {}, "cann": None}
     try:
+        # Run from the file-system root with the safe path on: `python -c` would put the working folder (perhaps
+        # a project being checked, with a torch.py of its own) first on sys.path.
         done = subprocess.run([python or sys.executable, "-c", _ENVIRONMENT_SNIPPET], capture_output=True, text=True,
-                              timeout=timeout, env=env)
+                              timeout=timeout, env={**(os.environ if env is None else env), "PYTHONSAFEPATH": "1"},
+                              cwd=os.path.abspath(os.sep))
         marker = next((line for line in done.stdout.splitlines() if line.startswith("@@ENV@@")), None)
         if marker is None:
             info["torch_error"] = f"the environment check crashed (exit {done.returncode}): {_tail(done.stderr)}"
@@ -76,6 +79,18 @@ def detect_environment(python: str | None = None, env: dict | None = None, timeo
     info["problems"] = diagnose(info)
     info["compatibility"] = check_compatibility(info.get("torch"), info.get("torch_npu"), info["cann"], table)
     return info
+
+
+def host_platform() -> str:
+    """What platform.platform() says (`Linux-5.15.0-x86_64-with-glibc2.35`) without the `uname -p` process it starts
+    for the processor name."""
+    if hasattr(os, "uname"):
+        name = os.uname()
+        parts = [name.sysname, name.release, name.machine]
+    else:  # Windows: platform.uname() reads the processor from the environment there
+        parts = [platform.system(), platform.release(), platform.machine()]
+    libc, version = platform.libc_ver() if sys.platform.startswith("linux") else ("", "")
+    return "-".join(parts + (["with", f"{libc}{version}"] if libc else []))
 
 
 def _tail(text: str, lines: int = 5) -> str:

@@ -350,7 +350,7 @@ def run_probes(device: str = "auto", names: list[str] | None = None, sizes: tupl
         raise ValueError(f"unknown probe(s): {', '.join(unknown)}; known: {', '.join(probe_names())}")
     kind, count = pick_device(device, torch)
     environment = dict(environment, device_type=kind, device_count=count,
-                       device_name=environment.get("device_names", {}).get(kind) or platform.processor() or "cpu")
+                       device_name=environment.get("device_names", {}).get(kind) or platform.machine() or "cpu")  # not processor(): it starts `uname -p`
     total = sum(planned_runs(p) for p in chosen) * len(sizes)
     done = 0
 

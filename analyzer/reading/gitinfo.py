@@ -1,18 +1,24 @@
 """Git facts about the analyzed checkout, read with dulwich's plumbing (pure Python: no `git` process, so none of
-the project's hooks, configuration, filters or aliases run).
+the project's hooks, filters, attribute drivers, file-system monitor, pager or aliases run). Every command that reads
+git data (analyze's revision, --changed-since, port --apply's dirty check) opens it through `open_repository`, the
+one place that decides whether a checkout's git folder may be read at all.
 
 Only a `.git` inside the analyzed root is read: a checkout whose `.git` lies above the analyzed folder, or a
-`.git` file, `commondir` or object `alternates` that lead outside it, has no revision. Before dulwich opens
-anything, the git folder is walked (bounded): a symbolic link inside it that leaves the tree, a FIFO or a device
-refuses the whole folder (sockets, which git's file-system monitor leaves there, are passed over: they cannot be
-read). Working-tree files are read through the contained reader (regular files inside the tree, size limit).
-All of it runs under a time budget; any problem gives no revision and a one-line reason,
-never an exception out of this module other than GitUnavailable.
+`.git` file, `commondir` or object `alternates` that lead outside it, has no revision. Before anything is opened,
+the git folder is walked (bounded): a symbolic link inside it that leaves the tree, a FIFO or a device refuses the
+whole folder (sockets, which git's file-system monitor leaves there, are passed over: they cannot be read). Dulwich's
+`Repo` is never used (it reads `.git/config` with its `include`/`includeIf` files and the user's configuration):
+the references, object store and index are opened with their own readers, and `.git/config` is parsed here, with
+includes off, only to refuse a repository format this reader does not know. Working-tree files are compared by
+their bytes (blob ids), never through a filter. All of it runs under a time budget; any problem gives a one-line
+reason that names what failed, never the content of a file, and never an exception out of this module other than
+GitUnavailable.
 """
 
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import re
 import stat
@@ -26,9 +32,11 @@ from ascend_feasibility.analyzer.reading.source import Unreadable, read_containe
 MAX_GIT_ENTRIES = 200_000  # files and folders inside the git folder inspected before it is opened
 MAX_INDEX_BYTES = 256 * 1024 * 1024
 MAX_INDEX_ENTRIES = 1_000_000
+MAX_CONFIG_BYTES = 1024 * 1024
 MAX_BLOB_BYTES = 5 * 1024 * 1024  # as the analyzer's own file size limit: a larger file is taken as changed throughout
 GIT_SECONDS = 30.0  # opening the repository and reading the revision and dirty state
 DIFF_SECONDS = 5.0  # one file's line diff; past it the whole file counts as changed
+KNOWN_EXTENSIONS = frozenset({b"worktreeconfig", b"relativeworktrees"})  # and objectformat = sha1
 _SUFFIX = re.compile(r"(~\d*|\^\d*)$")
 
 
@@ -46,7 +54,7 @@ def git_dir(root: Path) -> Path | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise GitUnavailable(f".git cannot be inspected: {exc.strerror or exc}") from None
+        raise GitUnavailable(f".git cannot be inspected: {exc.strerror or type(exc).__name__}") from None
     if stat.S_ISDIR(info.st_mode):
         found = dotgit
     elif stat.S_ISLNK(info.st_mode):
@@ -73,17 +81,23 @@ def _inside(root: Path, resolved: Path, what: str) -> Path:
     return resolved
 
 
+def _common_dir(root: Path, folder: Path) -> Path:
+    """The folder holding objects, references and config: the git folder itself, or the one a worktree's
+    `commondir` names (inside the tree)."""
+    common = folder / "commondir"
+    if not os.path.lexists(common):
+        return folder
+    try:
+        named = read_contained(root, str(common.relative_to(root)), 4096).decode("utf-8", errors="replace").strip()
+    except Unreadable as exc:
+        raise GitUnavailable(f"git commondir: {exc}") from None
+    return _inside(root, Path(os.path.realpath(folder / named)), "the git commondir points")
+
+
 def _inspect(root: Path, folder: Path) -> None:
     """Walk the git folder (and the common folder of a worktree) without following links: every link must stay in
     the tree, every entry must be a file or a folder, alternates must not name other object stores."""
-    pending, seen, entries = [folder], set(), 0
-    common = folder / "commondir"
-    if common.is_file():
-        try:
-            named = read_contained(root, str(common.relative_to(root)), 4096).decode("utf-8", errors="replace").strip()
-        except Unreadable as exc:
-            raise GitUnavailable(f"git commondir: {exc}") from None
-        pending.append(_inside(root, Path(os.path.realpath(folder / named)), "the git commondir points"))
+    pending, seen, entries = [folder, _common_dir(root, folder)], set(), 0
     while pending:
         current = pending.pop()
         if current in seen:
@@ -93,7 +107,7 @@ def _inspect(root: Path, folder: Path) -> None:
             with os.scandir(current) as listing:
                 children = list(listing)
         except OSError as exc:
-            raise GitUnavailable(f"git folder cannot be listed: {exc.strerror or exc}") from None
+            raise GitUnavailable(f"git folder cannot be listed: {exc.strerror or type(exc).__name__}") from None
         for child in children:
             entries += 1
             if entries > MAX_GIT_ENTRIES:
@@ -105,7 +119,7 @@ def _inspect(root: Path, folder: Path) -> None:
                     _inside(root, target, "a symbolic link in the git folder leads")
                     mode = os.stat(target).st_mode
             except OSError as exc:
-                raise GitUnavailable(f"git folder entry cannot be inspected: {exc.strerror or exc}") from None
+                raise GitUnavailable(f"git folder entry cannot be inspected: {exc.strerror or type(exc).__name__}") from None
             if stat.S_ISDIR(mode):
                 if not stat.S_ISLNK(child.stat(follow_symlinks=False).st_mode):
                     pending.append(Path(child.path))
@@ -117,51 +131,170 @@ def _inspect(root: Path, folder: Path) -> None:
                 raise GitUnavailable("the repository borrows objects from elsewhere (alternates; not read)")
 
 
-def _open(root: Path):
-    from dulwich.repo import Repo
+def _check_config(root: Path, common: Path) -> None:
+    """Refuse a repository format this reader does not know (SHA-256 objects, reftable references, an unknown
+    extension). The config is parsed from its bytes with includes off: no `include.path` or `includeIf` file is
+    opened, and nothing of the config is shown."""
+    from dulwich.config import ConfigFile
 
+    path = common / "config"
+    if not os.path.lexists(path):
+        return
+    try:
+        data = read_contained(root, str(path.relative_to(root)), MAX_CONFIG_BYTES)
+    except Unreadable as exc:
+        raise GitUnavailable(f"git config: {exc}") from None
+    try:
+        config = ConfigFile.from_file(io.BytesIO(data), expand_includes=False)
+        version = int(config.get((b"core",), b"repositoryformatversion")) \
+            if config.has_section((b"core",)) and _has(config, (b"core",), b"repositoryformatversion") else 0
+        extensions = list(config.items((b"extensions",))) if config.has_section((b"extensions",)) else []
+    except (Exception, RecursionError) as exc:  # noqa: BLE001 - never quoted: a config line may be anything
+        raise GitUnavailable(f"git config does not parse ({type(exc).__name__}; not read)") from None
+    if version not in (0, 1):
+        raise GitUnavailable("unknown git repository format version (not read)")
+    for name, value in extensions:
+        name = name.lower()
+        if name == b"objectformat" and value.lower() == b"sha1":
+            continue
+        if name not in KNOWN_EXTENSIONS:
+            raise GitUnavailable("the repository uses a git extension this reader does not know (not read)")
+
+
+def _has(config, section: tuple[bytes, ...], name: bytes) -> bool:
+    try:
+        config.get(section, name)
+    except KeyError:
+        return False
+    return True
+
+
+class Repository:
+    """A checkout's git data opened read-only: references, object store and index path, nothing else (no config
+    stack, hooks, filters or working tree of dulwich's own)."""
+
+    def __init__(self, controldir: Path, commondir: Path) -> None:
+        from dulwich.object_store import DiskObjectStore
+        from dulwich.refs import DiskRefsContainer
+
+        self.controldir = controldir
+        self.refs = DiskRefsContainer(str(commondir), str(controldir))
+        self.object_store = DiskObjectStore(str(commondir / "objects"))
+
+    def __getitem__(self, name: bytes):
+        """An object by hex id, or a reference's object (what dulwich's objectspec asks of a repository)."""
+        if name == b"HEAD" or name.startswith(b"refs/"):
+            try:
+                return self.object_store[self.refs[name]]
+            except KeyError:
+                pass
+        if len(name) in (20, 40):
+            try:
+                return self.object_store[name]
+            except (KeyError, ValueError):
+                pass
+        raise KeyError(name)
+
+    def index_path(self) -> str:
+        return str(self.controldir / "index")
+
+    def close(self) -> None:
+        self.object_store.close()
+
+
+def open_repository(root: Path) -> Repository | None:
+    """The git data of the checkout at `root`, None without a `.git` in it; GitUnavailable (one line) when it
+    leaves the tree, holds something other than files and folders, or has a format this reader does not know.
+    The caller bounds the time (GIT_SECONDS) and closes it."""
+    root = Path(os.path.realpath(root))
     found = git_dir(root)
     if found is None:
-        raise GitUnavailable(f"{root} is not a git checkout (no .git in it)")
+        return None
+    common = _common_dir(root, found)
+    _check_config(root, common)
     try:
-        return Repo(str(found))  # the git folder itself: dulwich reads no working tree of its own
+        return Repository(found, common)
     except Exception as exc:  # noqa: BLE001 - a damaged repository is a reason, never a crash
         raise GitUnavailable(f"not a readable git repository: {_short(exc)}") from None
+
+
+def _open(root: Path) -> Repository:
+    repo = open_repository(root)
+    if repo is None:
+        raise GitUnavailable(f"{root} is not a git checkout (no .git in it)")
+    return repo
+
+
+def _guarded(work):
+    """Run `work()` under the git time budget; every failure becomes GitUnavailable with a one-line reason."""
+    try:
+        with budget.time_budget(GIT_SECONDS):
+            return work()
+    except GitUnavailable:
+        raise
+    except budget.OverBudget:
+        raise GitUnavailable(f"reading git took more than {GIT_SECONDS:g} s") from None
+    except (Exception, RecursionError, MemoryError) as exc:  # noqa: BLE001 - a hostile .git is a reason, never a crash
+        raise GitUnavailable(f"git data unreadable: {_short(exc)}") from None
+
+
+def _head(repo: Repository):
+    """HEAD's branch (None when detached) and commit (None before the first commit)."""
+    chain, commit_id = repo.refs.follow(b"HEAD")
+    branch = chain[-1].decode("utf-8", errors="replace") if len(chain) > 1 else None
+    if branch is not None and branch.startswith("refs/heads/"):
+        branch = branch[len("refs/heads/"):]
+    if commit_id is None:
+        return branch, None
+    head = repo[commit_id]
+    if head.type_name != b"commit":
+        raise GitUnavailable("HEAD is not a commit")
+    return branch, head
 
 
 def read_revision(root: Path) -> tuple[ProjectRevision | None, str | None]:
     """HEAD's commit, branch and whether tracked files differ from it; (None, None) without a `.git` in `root`,
     (None, reason) when there is one that cannot be read."""
+    def work():
+        repo = open_repository(root)
+        if repo is None:
+            return None, None
+        try:
+            branch, head = _head(repo)
+            if head is None:
+                return None, "no commit yet"
+            dirty = next(_changed_paths(Path(os.path.realpath(root)), repo, head.tree), None) is not None
+            return ProjectRevision(commit=head.id.decode("ascii"), dirty=dirty, branch=branch), None
+        finally:
+            repo.close()
+
     try:
-        with budget.time_budget(GIT_SECONDS):
-            if git_dir(root) is None:
-                return None, None
-            repo = _open(root)
-            try:
-                chain, commit = repo.refs.follow(b"HEAD")
-                if commit is None:
-                    return None, "no commit yet"
-                head = repo[commit]
-                if head.type_name != b"commit":
-                    raise GitUnavailable("HEAD is not a commit")
-                branch = chain[-1].decode("utf-8", errors="replace") if len(chain) > 1 else None
-                if branch is not None and branch.startswith("refs/heads/"):
-                    branch = branch[len("refs/heads/"):]
-                dirty = _dirty(Path(os.path.realpath(root)), repo, head.tree)
-            finally:
-                repo.close()
-            return ProjectRevision(commit=commit.decode("ascii"), dirty=dirty, branch=branch), None
+        return _guarded(work)
     except GitUnavailable as exc:
         return None, str(exc)
-    except budget.OverBudget:
-        return None, f"reading git took more than {GIT_SECONDS:g} s"
-    except (Exception, RecursionError, MemoryError) as exc:  # noqa: BLE001 - a hostile .git is a reason, never a crash
-        return None, f"git data unreadable: {_short(exc)}"
 
 
-def _dirty(root: Path, repo, head_tree: bytes) -> bool:
-    """Do the tracked files differ from HEAD (staged or not)? Untracked files do not count, as for `git describe
-    --dirty`. A file whose size and modification time match the index is taken as unchanged, as git does."""
+def uncommitted_changes(root: Path) -> list[str] | None:
+    """The tracked files that differ from HEAD (staged or not), in path order; None when `root` has no `.git`;
+    GitUnavailable (one line) when its git data cannot be read safely. Before the first commit every file in the
+    index counts as changed."""
+    def work():
+        repo = open_repository(root)
+        if repo is None:
+            return None
+        try:
+            _, head = _head(repo)
+            return sorted(set(_changed_paths(Path(os.path.realpath(root)), repo, head.tree if head else None)))
+        finally:
+            repo.close()
+
+    return _guarded(work)
+
+
+def _changed_paths(root: Path, repo: Repository, head_tree: bytes | None):
+    """The tracked files that differ from HEAD's tree (staged or not), lazily. Untracked files do not count, as for
+    `git describe --dirty`. A file whose size and modification time match the index is taken as unchanged, as git
+    does; any other is compared by the blob id of its bytes (no clean filter, no attribute, no fsmonitor)."""
     from dulwich.index import Index
     from dulwich.objects import Blob
 
@@ -170,37 +303,45 @@ def _dirty(root: Path, repo, head_tree: bytes) -> bool:
         if os.lstat(index_path).st_size > MAX_INDEX_BYTES:
             raise GitUnavailable("git index too large (not read)")
     except FileNotFoundError:
+        if head_tree is None:
+            return  # `git init` and nothing added yet: nothing is tracked
         raise GitUnavailable("no git index (not a checkout)") from None
     index = Index(str(index_path))
     if len(index) > MAX_INDEX_ENTRIES:
         raise GitUnavailable("git index has too many entries (not read)")
     entries = [(_relative(name), entry) for name, entry in index.iteritems()]  # a path outside refuses the index
-    if any(True for _ in index.changes_from_tree(repo.object_store, head_tree)):
-        return True
+    if head_tree is None:
+        yield from (relative for relative, _ in entries)
+        return
+    for (old, new), _, _ in index.changes_from_tree(repo.object_store, head_tree):
+        yield _relative(new if new is not None else old)
     for relative, entry in entries:
         if not hasattr(entry, "sha"):  # a merge conflict
-            return True
+            yield relative
+            continue
         if stat.S_ISDIR(entry.mode) or (entry.mode & 0o170000) == 0o160000:  # submodule
             continue
-        try:
-            info = os.lstat(root / relative)
-        except OSError:
-            return True  # deleted (or not reachable): changed
-        if stat.S_ISLNK(entry.mode):
-            if not stat.S_ISLNK(info.st_mode) or Blob.from_string(os.fsencode(os.readlink(root / relative))).id != entry.sha:
-                return True
-            continue
-        if not stat.S_ISREG(info.st_mode):
-            return True
-        if _stat_matches(info, entry):
-            continue
-        try:
-            data = read_contained(root, relative, MAX_BLOB_BYTES * 20)
-        except Unreadable:
-            return True
-        if Blob.from_string(data).id != entry.sha:
-            return True
-    return False
+        if _worktree_differs(root, relative, entry, Blob):
+            yield relative
+
+
+def _worktree_differs(root: Path, relative: str, entry, blob_type) -> bool:
+    try:
+        info = os.lstat(root / relative)
+    except OSError:
+        return True  # deleted (or not reachable): changed
+    if stat.S_ISLNK(entry.mode):
+        return not stat.S_ISLNK(info.st_mode) or \
+            blob_type.from_string(os.fsencode(os.readlink(root / relative))).id != entry.sha
+    if not stat.S_ISREG(info.st_mode):
+        return True
+    if _stat_matches(info, entry):
+        return False
+    try:
+        data = read_contained(root, relative, MAX_BLOB_BYTES * 20)
+    except Unreadable:
+        return True
+    return blob_type.from_string(data).id != entry.sha
 
 
 def _stat_matches(info: os.stat_result, entry) -> bool:
@@ -219,7 +360,10 @@ def _relative(name: bytes) -> str:
 
 
 def _short(exc: BaseException) -> str:
-    return " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+    """What failed, never with the exception's text: a parser's message may quote the bytes of a file."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{type(exc).__name__}: {exc.strerror}"
+    return type(exc).__name__
 
 
 ALL_LINES = None  # ChangedLines.lines() value for a file that is new or changed throughout
@@ -296,21 +440,16 @@ def _added_lines(before: bytes, after: bytes) -> frozenset[int]:
 def changed_since(root: Path, ref: str) -> ChangedLines:
     """What changed in the checkout at `root` since `ref` (a branch, tag, remote branch, commit id, optionally with
     `~N` / `^` suffixes); GitUnavailable with a one-line reason for an unknown ref or a tree that is not a checkout."""
-    try:
-        with budget.time_budget(GIT_SECONDS):
-            repo = _open(root)
-            try:
-                commit = _resolve(repo, ref)
-            except GitUnavailable:
-                repo.close()
-                raise
-            return ChangedLines(Path(os.path.realpath(root)), ref, commit.id.decode("ascii"), repo, commit.tree)
-    except budget.OverBudget:
-        raise GitUnavailable(f"reading git took more than {GIT_SECONDS:g} s") from None
-    except GitUnavailable:
-        raise
-    except (Exception, RecursionError, MemoryError) as exc:  # noqa: BLE001
-        raise GitUnavailable(f"git data unreadable: {_short(exc)}") from None
+    def work():
+        repo = _open(root)
+        try:
+            commit = _resolve(repo, ref)
+        except BaseException:
+            repo.close()
+            raise
+        return ChangedLines(Path(os.path.realpath(root)), ref, commit.id.decode("ascii"), repo, commit.tree)
+
+    return _guarded(work)
 
 
 def _resolve(repo, ref: str):

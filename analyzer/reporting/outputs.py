@@ -121,21 +121,25 @@ def write_output(report: Report, output: Output, path: Path, languages: tuple[st
 
 
 def _write_file(report: Report, output: Output, path: Path, languages: tuple[str, ...]) -> Path:
+    return write_safely(path, _tree(report), lambda stream: output.write(report, stream, languages))
+
+
+def write_safely(path: Path, tree: Path, write: Callable[[TextIO], None]) -> Path:
     """Write to a new temporary file beside `path`, then rename it into place: a link at `path` is replaced, never
     followed, and a reader never sees a half-written report. A character device or FIFO the user names (`-o /dev/null`,
-    `-o /dev/stdout`) outside the analyzed tree is written as it is: renaming over it would replace the device with a
+    `-o /dev/stdout`) outside the analyzed `tree` is written as it is: renaming over it would replace the device with a
     file. Inside the tree a path is always replaced, so a link the project ships never leads a report to a device."""
-    if _is_stream(path) and not Path(os.path.abspath(path)).is_relative_to(_tree(report)):
+    if _is_stream(path) and not Path(os.path.abspath(path)).is_relative_to(tree):
         with open(path, "w", encoding="utf-8", newline="") as stream:
-            output.write(report, stream, languages)
+            write(stream)
         return path
-    safe_folder(path.parent, _tree(report))
+    safe_folder(path.parent, tree)
     handle = tempfile.NamedTemporaryFile(
         "w", encoding="utf-8", newline="", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
     )
     try:
         with handle:
-            output.write(report, handle, languages)
+            write(handle)
         os.chmod(handle.name, 0o666 & ~_umask())
         os.replace(handle.name, path)
     except BaseException:

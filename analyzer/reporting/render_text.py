@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import unicodedata
 from collections import defaultdict
 
 from ascend_feasibility.analyzer.core.models import DOMAINS, SEVERITIES, Report
@@ -12,17 +14,27 @@ from rich.console import Console
 from rich.markup import escape as rich_escape
 from rich.table import Table
 
-# C0 and C1 control characters, DEL, and the bidirectional overrides/isolates that reorder what a terminal shows.
-_CONTROLS = {
-    code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-    for code in [*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
-}
+
+def _hiding_characters() -> list[int]:
+    """C0 and C1 control characters and DEL (Cc), the line and paragraph separators U+2028/U+2029 (Zl, Zp), and
+    every format character (Cf: bidirectional overrides and isolates, zero-width spaces and joiners, the soft
+    hyphen, the byte-order mark, interlinear annotations, tag characters): each can move, reorder or hide what a
+    terminal shows. Planes 0, 1 and 14 hold every such character Unicode assigns."""
+    return [code for code in (*range(0x20000), *range(0xE0000, 0xE1000))
+            if unicodedata.category(chr(code)) in ("Cc", "Cf", "Zl", "Zp")]
+
+
+@functools.cache
+def _escapes() -> dict[int, str]:  # built on first use: the scan takes a tenth of a second
+    return {code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+            for code in _hiding_characters()}
 
 
 def printable(text: str) -> str:
-    """Project text as a terminal may show it: control characters (escape sequences, OSC titles, bells, carriage
-    returns, bidi overrides) become visible \\xNN escapes instead of acting on the terminal."""
-    return text.translate(_CONTROLS)
+    """Project text as a terminal may show it: control, separator and format characters (escape sequences, OSC
+    titles, bells, carriage returns, U+2028, bidi overrides, zero-width characters) become visible escapes instead
+    of acting on the terminal."""
+    return text.translate(_escapes())
 
 
 def escape(text: str) -> str:
