@@ -50,6 +50,7 @@ class FileResult:
     unused_suppressions: list[UnusedSuppression] = field(default_factory=list)
     dependencies: DependencyFacts = field(default_factory=DependencyFacts)
     custom_ops: CustomOpFacts = field(default_factory=CustomOpFacts)
+    operators: list[str] = field(default_factory=list)  # ATen overloads the file's calls reach (domains/operators)
     phases: PhaseFacts | None = None
     digest: str | None = None  # hash of the content analysed (the cache's key)
     cacheable: bool = True  # False when the result depends on timing or an analyzer error (never cached)
@@ -119,6 +120,7 @@ class FileWorker:
         for unit in units:
             if "custom_ops" in unit.cache:
                 result.custom_ops.extend(unit.cache["custom_ops"])
+        result.operators = sorted(set().union(*(unit.cache.get("operators", ()) for unit in units)))
         result.phases = collect_phase_facts(project_file.path, project_file.kind, units, self._import_reach)
         result.skipped += [SkippedFile(path=p.path, reason=p.reason) for p in result.dependencies.problems]
 

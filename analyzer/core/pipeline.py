@@ -30,6 +30,7 @@ from ascend_feasibility.analyzer.reading.gitinfo import read_revision
 from ascend_feasibility.domains.custom_ops.inventory import build_inventory
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
 from ascend_feasibility.domains.dependencies.project import TargetChoice, analyze_dependencies, choose_target
+from ascend_feasibility.domains.operators.section import build_section as build_operator_section
 from ascend_feasibility.domains.phases.calibration import RuleCalibration
 from ascend_feasibility.domains.phases.facts import compact
 from ascend_feasibility.domains.phases.plan import plan_fields
@@ -114,6 +115,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     files_scanned = lines_scanned = 0
     declarations, imports, phase_facts = [], [], []
     custom_ops = CustomOpFacts()
+    operators: set[str] = set()
     # Results arrive in path order whatever the number of workers (output is the same for any --jobs) and are merged
     # as they come: the run never holds every file's results at once.
     cache = None
@@ -131,6 +133,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         declarations += result.dependencies.declarations
         imports += result.dependencies.imports
         custom_ops.extend(result.custom_ops)
+        operators.update(result.operators)
         if result.phases is not None:
             phase_facts.append(compact(result.phases))
     if cache is not None:
@@ -177,6 +180,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         dependency_matrix=dependencies.matrix,
         torch_fit=dependencies.torch_fit.model_copy(update={"conflicts": choice.conflicts}),
         custom_ops=kernels,
+        operator_coverage=build_operator_section(operators, findings, worker.kb, target),
         **plan,
         summary=summarize(findings),
         calibration=options.calibration_section,

@@ -101,10 +101,12 @@ class _OperatorScan(PythonScan):
         return (row.overload,)
 
     def _judge(self, overloads: tuple[str, ...], node: Node, reached: set[str], branch: str) -> None:
-        reached.add(overloads[0])
-        if any(self.coverage.runs(o, branch) for o in overloads) or in_message(node):
-            return  # one of the overloads the arguments allow runs on the NPU: never guess a fallback
-        self._report("aten-op-no-npu-kernel-hot" if _hot(node) else "aten-op-no-npu-kernel", overloads[0], node)
+        if in_message(node):
+            return
+        running = [o for o in overloads if self.coverage.runs(o, branch)]
+        reached.add(running[0] if running else overloads[0])
+        if not running:  # one of the overloads the arguments allow runs on the NPU: never guess a fallback
+            self._report("aten-op-no-npu-kernel-hot" if _hot(node) else "aten-op-no-npu-kernel", overloads[0], node)
 
     def _report(self, detector: str, overload: str, node: Node) -> None:
         kb, target = self.index.kb, self.target.release
