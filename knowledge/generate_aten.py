@@ -9,7 +9,9 @@ the NPU (dispatch key PrivateUse1) by
   branch): ``op_plugin/config/op_plugin_functions.yaml`` sections ``official``, ``autograd`` and ``symint`` (the last
   two also hold custom ``npu_*`` operators; only names that are ATen operators count), an entry counting when its
   ``acl_op`` or ``op_api`` version list holds the release's torch version; before 6.0.rc3 the per-version file
-  ``op_plugin/config/v<major>r<minor>/op_plugin_functions.yaml`` of the release's torch version;
+  ``op_plugin/config/v<major>r<minor>/op_plugin_functions.yaml`` of the release's torch version (sections ``tocpu``
+  and ``unsupported`` of the 6.0.rc3-7.1.0 lines name only torch 1.11 and 2.0; the generator stops if one names a
+  release's torch);
 - the branch's own ``torch_npu/csrc/aten/npu_native_functions.yaml`` (``supported``, ``autograd``, ``symint``);
 - the branch's code generator, which registers PyTorch's CPU kernel of every ``_foreach_*`` overload the yaml files
   leave out (``torchnpugen/gen_backend_stubs.py`` ``gen_foreach_register``; each of them loops over per-tensor ops
@@ -37,6 +39,7 @@ import yaml
 KNOWLEDGE_DIR = Path(__file__).resolve().parent
 OUTPUT_DIR = KNOWLEDGE_DIR / "operators"
 REGISTRATION_SECTIONS = ("official", "autograd", "symint")
+ROUTED_SECTIONS = ("tocpu", "unsupported")
 NPU_YAML = "torch_npu/csrc/aten/npu_native_functions.yaml"
 NPU_YAML_SECTIONS = ("supported", "autograd", "symint")
 FOREACH_GENERATOR = "gen_foreach_register"
@@ -178,6 +181,10 @@ def op_plugin_registrations(op_plugin: Path, commit: str, torch: str, aten: set[
         return found
     data = yaml.safe_load(_git(git_dir, "show", f"{commit}:op_plugin/config/op_plugin_functions.yaml"))
     versions = [str(v) for v in data["all_version"]]
+    for section in ROUTED_SECTIONS:  # 6.0.rc3-7.1.0 route some operators to the CPU or to an error: torch <= 2.0 only
+        for entry in data.get(section) or []:
+            if torch in parse_spec(entry.get("version"), versions):
+                raise SystemExit(f"{commit}: {section} names {entry['func']} for torch {torch}; teach the tables that outcome")
     for section in REGISTRATION_SECTIONS:
         for entry in data.get(section) or []:
             overload = overload_of(entry["func"])

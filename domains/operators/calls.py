@@ -5,7 +5,8 @@ how many positional arguments there are, and what a literal is (a number, a stri
 accepts those (a literal number never binds a Tensor parameter, a keyword must be one of its parameters, its
 required parameters must be given); among the survivors, those that take the non-literal arguments as Tensors come
 first (`torch.isin(a, b)` -> ``isin.Tensor_Tensor``). When the survivors disagree about the NPU, the caller gives
-no finding: a fallback is never guessed.
+no finding, and when no overload takes the arguments (`items.sort(key=len)` is a list's) the call is not one we
+know: a fallback is never guessed.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def select(coverage: Coverage, candidates: tuple[str, ...], call: Node, method: 
         if score is not None:
             scored.append((score, overload))
     if not scored:
-        return candidates
+        return ()  # no overload takes these arguments: not the call we know (a list's sort(key=...))
     best = max(score for score, _ in scored)
     return tuple(overload for score, overload in scored if score == best)
 
