@@ -247,7 +247,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--op-plugin", type=Path, required=True, help="a local git clone (bare or not) of Ascend/op-plugin")
     parser.add_argument("--output", type=Path, default=OUTPUT)
     parser.add_argument("--torch-npu", type=Path, help="a local git clone (bare or not) of Ascend/pytorch: also write knowledge/operators/")
-    parser.add_argument("--native-functions", type=Path, help="PyTorch's native_functions.yaml (default: the installed torchgen's)")
     args = parser.parse_args(argv)
     lines = {line: read_line(args.op_plugin, line) for line in release_lines()}
     args.output.write_text(render(lines), encoding="utf-8")
@@ -261,11 +260,11 @@ def main(argv: list[str] | None = None) -> int:
 def _generate_aten(args) -> str:
     import torch
     import torchgen
-
     from ascend_feasibility.knowledge import generate_aten
 
-    native = args.native_functions or Path(torchgen.__file__).parent / "packaged" / "ATen" / "native" / "native_functions.yaml"
-    version = torch.__version__.split("+")[0] if args.native_functions is None else "from " + native.name
+    # the installed torch's native_functions.yaml and Python surface (torch.functional, Tensor, torch.nn.functional)
+    native = Path(torchgen.__file__).parent / "packaged" / "ATen" / "native" / "native_functions.yaml"
+    version = torch.__version__.split("+")[0]
     with (KNOWLEDGE_DIR / "torch_npu" / "releases.toml").open("rb") as handle:
         releases = tomllib.load(handle)["release"]
     return generate_aten.generate(args.op_plugin, args.torch_npu, releases, native, version, parse_spec, torch_minor)
