@@ -112,3 +112,40 @@ def test_report_section_lists_fallbacks_with_first_release():
     assert section.on_npu < section.called
     encoder = next(f for f in section.fallbacks if f.operator == "aten::_transformer_encoder_layer_fwd")
     assert encoder.first_release is None and encoder.outcome == "cpu-fallback"
+
+
+def test_operator_probe_on_cpu_measures_nothing():
+    from ascend_feasibility.analyzer.probes.operators import run_operator_probe
+
+    document = run_operator_probe(["lgamma", "isin.Tensor_Tensor"], "auto")
+    assert document["device"] == "cpu"
+    assert [r["outcome"] for r in document["results"]] == ["not measured", "not measured"]
+
+
+def test_operator_probe_reads_fallback_warnings_and_unsupported_errors(monkeypatch):
+    import warnings
+
+    import torch
+    from ascend_feasibility.analyzer.probes import operators
+
+    def falls_back(*args):
+        warnings.warn("CAUTION: The operator 'aten::lgamma' is not currently supported on the NPU backend and will "
+                      "fall back to run on the CPU. This may have performance implications.")
+        return args[0]
+
+    def unsupported(*args):
+        raise RuntimeError("CAUTION: The operator 'aten::x' is not currently supported on the NPU backend.")
+
+    def wrong_inputs(*args):
+        raise RuntimeError("expected scalar type Long but found Float")
+
+    real = torch.ops.aten.lgamma.default
+    for packet, outcome in ((falls_back, "cpu-fallback"), (unsupported, "error"), (wrong_inputs, "inconclusive"), (real, "npu")):
+        class Packet:
+            _schema = real._schema
+
+            def __call__(self, *args, _run=packet):
+                return _run(*args)
+
+        monkeypatch.setattr(operators, "_packet", lambda overload, torch, _p=Packet(): _p)
+        assert operators.probe_operator("lgamma", "cpu", torch)["outcome"] == outcome
