@@ -6,8 +6,9 @@ Registrations (``npu_aten.toml``): for each torch_npu release of releases.toml, 
 the NPU (dispatch key PrivateUse1) by
 
 - op-plugin at the commit the release branch pins (the ``third_party/op-plugin`` gitlink of Ascend/pytorch's
-  branch): ``op_plugin/config/op_plugin_functions.yaml`` sections ``official``, ``autograd`` and ``symint`` (the last
-  two also hold custom ``npu_*`` operators; only names that are ATen operators count), an entry counting when its
+  branch): ``op_plugin/config/op_plugin_functions.yaml`` sections ``official``, ``autograd``, ``symint`` and ``quant``
+  (the last three also hold custom ``npu_*`` operators; only names that are ATen operators count; ``quant`` holds
+  ``dequantize.self``, whose dispatch key the yaml does not say: counted as registered), an entry counting when its
   ``acl_op`` or ``op_api`` version list holds the release's torch version; before 6.0.rc3 the per-version file
   ``op_plugin/config/v<major>r<minor>/op_plugin_functions.yaml`` of the release's torch version (sections ``tocpu``
   and ``unsupported`` of the 6.0.rc3-7.1.0 lines name only torch 1.11 and 2.0; the generator stops if one names a
@@ -38,7 +39,7 @@ import yaml
 
 KNOWLEDGE_DIR = Path(__file__).resolve().parent
 OUTPUT_DIR = KNOWLEDGE_DIR / "operators"
-REGISTRATION_SECTIONS = ("official", "autograd", "symint")
+REGISTRATION_SECTIONS = ("official", "autograd", "symint", "quant")
 ROUTED_SECTIONS = ("tocpu", "unsupported")
 NPU_YAML = "torch_npu/csrc/aten/npu_native_functions.yaml"
 NPU_YAML_SECTIONS = ("supported", "autograd", "symint")

@@ -29,7 +29,7 @@ NOT_TENSORS = frozenset({"self", "cls", "super"})
 def _method_words(coverage: Coverage) -> tuple[str, ...]:
     names = {n for n, overloads in coverage.methods.items() if any(coverage.maybe_missing(o) for o in overloads)}
     names |= {m for m, call in coverage.method_calls.items() if _call_may_miss(coverage, call)}
-    return tuple(sorted(names))
+    return tuple(sorted(names - coverage.untyped_methods))
 
 
 def _call_may_miss(coverage: Coverage, call: Call) -> bool:
@@ -69,12 +69,22 @@ class _OperatorScan(PythonScan):
         if not triggers.present(self.unit.source.text, self.unit.cache).isdisjoint(METHOD_TRIGGERS):
             found = self.captures()
             for obj, name in zip(found.get("object", []), found.get("name", [])):
-                if obj.type == "identifier" and (obj.text.decode() in NOT_TENSORS or self.imports.resolve_root(obj.text.decode())):
-                    continue  # a module's function or the class's own method, not a Tensor's
+                if self._not_a_tensor(obj):
+                    continue
                 overloads = self._method_overloads(name.text.decode(), name.parent.parent)
                 if overloads:
                     self._judge(overloads, name, reached, branch)
         return self.hits
+
+    def _not_a_tensor(self, receiver: Node) -> bool:
+        """`self.f()`, `np.sort(…)`, `torch.linalg.cholesky(…)`: the class's own method or a module's function."""
+        if receiver.type == "identifier":
+            name = receiver.text.decode()
+            return name in NOT_TENSORS or self.imports.resolve_root(name) is not None
+        root = receiver
+        while root.type == "attribute":
+            root = root.child_by_field_name("object")
+        return root.type == "identifier" and self.imports.resolve_root(root.text.decode()) is not None
 
     def _function_overloads(self, name: str, call: Node) -> tuple[str, ...]:
         coverage = self.coverage

@@ -36,7 +36,7 @@ class Model(nn.Module):
         l3 = torch.fmax(x, src)  # expect: 2.1.0 2.3.1 2.12.0
         l4 = F.huber_loss(x, src)  # expect: 2.1.0 2.3.1 2.12.0
         l5 = torch.polygamma(2, x)  # expect: 2.1.0 2.3.1 2.12.0
-        l6 = x.scatter(1, idx, src, reduce="add")  # expect: 2.1.0 2.3.1 2.12.0
+        l6 = torch.scatter(x, 1, idx, src, reduce="add")  # expect: 2.1.0 2.3.1 2.12.0
         l7 = torch.linalg.eig(m)  # expect: 2.1.0 2.3.1 2.12.0
         # controls: kernels on every release, or composite
         c01 = torch.relu(x)
@@ -78,3 +78,10 @@ class Model(nn.Module):
 
 def evaluate(model, x):
     return torch.special.i1e(model(x))  # expect: 2.1.0 2.3.1 2.12.0
+
+
+def sample(latent_dist, quantizer, cov, x):
+    mode = latent_dist.mode()
+    weights = quantizer.dequantize(x)
+    lower = torch.linalg.cholesky(cov)
+    return mode, weights, lower, np.linalg.cholesky(cov)
