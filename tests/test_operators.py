@@ -149,3 +149,18 @@ def test_operator_probe_reads_fallback_warnings_and_unsupported_errors(monkeypat
 
         monkeypatch.setattr(operators, "_packet", lambda overload, torch, _p=Packet(): _p)
         assert operators.probe_operator("lgamma", "cpu", torch)["outcome"] == outcome
+
+
+def test_markdown_and_html_show_the_fallbacks_in_both_languages():
+    from ascend_feasibility.analyzer.reporting.render_html import render_html
+    from ascend_feasibility.analyzer.reporting.render_markdown import render_markdown
+
+    from tests.helpers import analyze_snippet_project
+
+    report = analyze_snippet_project(FIXTURE.read_text(encoding="utf-8"), "python")
+    markdown, html = render_markdown(report), render_html(report)
+    for text in (markdown, html):
+        assert "Operator coverage" in text and "算子覆盖" in text
+        assert "aten::lgamma" in text and "aten::_transformer_encoder_layer_fwd" in text
+    assert "| `aten::lgamma` | CPU fallback" in markdown
+    assert 'id="operator-coverage"' in html

@@ -109,7 +109,6 @@ class Coverage:
             if row.get("method"):
                 self.method_calls[row["method"]] = call
         self.modules = {row["name"]: row["overload"] for row in calls.get("module", [])}
-        self.replacements = {row["overload"]: {"en": row["en"], "zh": row["zh"]} for row in calls.get("replacement", [])}
         self.untyped_methods = frozenset(calls["methods"]["untyped"])
         self.hot_functions = frozenset(calls["phase"]["hot_functions"])
         self.cold_functions = frozenset(calls["phase"]["cold_functions"])
