@@ -13,9 +13,9 @@ from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
 from ascend_feasibility.domains.device.python_scanner import DevicePythonScanner
-from ascend_feasibility.domains.operators.python_scanner import OperatorCoverageScanner
 from ascend_feasibility.domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
 from ascend_feasibility.domains.distributed.python_scanner import DistributedPythonScanner
+from ascend_feasibility.domains.operators.python_scanner import OperatorCoverageScanner
 from ascend_feasibility.domains.precision.bf16_gates import Bf16GateScanner
 from ascend_feasibility.domains.precision.dtype_flow import PrecisionDtypeFlowScanner
 from ascend_feasibility.domains.precision.python_scanner import PrecisionPythonScanner
