@@ -14,12 +14,13 @@ from ascend_feasibility.domains.custom_ops import CustomOpsDomain
 from ascend_feasibility.domains.dependencies import DependenciesDomain
 from ascend_feasibility.domains.device import DeviceDomain
 from ascend_feasibility.domains.distributed import DistributedDomain
+from ascend_feasibility.domains.operators import OperatorsDomain
 from ascend_feasibility.domains.phases import PhasesDomain
 from ascend_feasibility.domains.precision import PrecisionDomain
 from ascend_feasibility.knowledge import KnowledgeBase, Target
 
-# Project-level passes run in this order: a room reads only what rooms before it published (the plan, last, reads
-# the dependency matrix and the kernel inventory).
+# Project-level passes run in this order: a room reads only what rooms before it published (the plan reads the
+# dependency matrix and the kernel inventory; operator coverage reads the plan's final findings).
 DOMAIN_CLASSES: tuple[type[Domain], ...] = (
     DeviceDomain,
     DistributedDomain,
@@ -29,6 +30,7 @@ DOMAIN_CLASSES: tuple[type[Domain], ...] = (
     ConfigurationDomain,
     DependenciesDomain,
     PhasesDomain,
+    OperatorsDomain,
 )
 
 

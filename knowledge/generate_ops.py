@@ -15,7 +15,10 @@ of them on any release branch, so op-plugin is the whole answer.
 
 Run with a local clone (bare or not) of Ascend/op-plugin; the repository never needs the network at test time:
 
-    python -m knowledge.generate_ops --op-plugin /path/to/op-plugin.git
+    python -m knowledge.generate_ops --op-plugin /path/to/op-plugin.git --torch-npu /path/to/Ascend-pytorch.git
+
+With ``--torch-npu`` (a clone of Ascend/pytorch with its release branches) the same command also writes
+knowledge/operators/ (knowledge/generate_aten.py): the ATen operators each torch_npu release registers for the NPU.
 """
 
 from __future__ import annotations
@@ -243,12 +246,28 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--op-plugin", type=Path, required=True, help="a local git clone (bare or not) of Ascend/op-plugin")
     parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--torch-npu", type=Path, help="a local git clone (bare or not) of Ascend/pytorch: also write knowledge/operators/")
     args = parser.parse_args(argv)
     lines = {line: read_line(args.op_plugin, line) for line in release_lines()}
     args.output.write_text(render(lines), encoding="utf-8")
     rows = sum(len(ops) for _, ops, _ in lines.values())
     print(f"{args.output}: {rows} operator rows and the fused optimizer kernels over {len(lines)} lines")
+    if args.torch_npu is not None:
+        print(_generate_aten(args))
     return 0
+
+
+def _generate_aten(args) -> str:
+    import torch
+    import torchgen
+    from ascend_feasibility.knowledge import generate_aten
+
+    # the installed torch's native_functions.yaml and Python surface (torch.functional, Tensor, torch.nn.functional)
+    native = Path(torchgen.__file__).parent / "packaged" / "ATen" / "native" / "native_functions.yaml"
+    version = torch.__version__.split("+")[0]
+    with (KNOWLEDGE_DIR / "torch_npu" / "releases.toml").open("rb") as handle:
+        releases = tomllib.load(handle)["release"]
+    return generate_aten.generate(args.op_plugin, args.torch_npu, releases, native, version, parse_spec, torch_minor)
 
 
 if __name__ == "__main__":

@@ -163,6 +163,30 @@ class TorchFit(_Contract):
                                  "the releases the main manifest's requirement admits")
 
 
+class OperatorFallback(_Contract):
+    """One ATen operator the project calls that the target torch_npu does not run on the NPU."""
+
+    operator: str = Field(description="aten::NAME.overload")
+    outcome: Literal["cpu-fallback", "error"] = Field(
+        description="cpu-fallback: torch_npu runs it on the host with copies both ways; error: no CPU kernel to fall back to")
+    sites: list[str] = Field(description="path:line of each call")
+    counted_sites: int = Field(description="Sites in product code that runs on Ascend")
+    first_release: str | None = Field(description="The first torch_npu release that registers it for the project's torch, if any")
+    first_branch: str | None = None
+
+
+class OperatorCoverage(_Contract):
+    """The ATen operators the project's Python calls reach and which of them run on the NPU at the target."""
+
+    release: str
+    called: int = Field(description="Distinct operators reached by calls the analyzer resolves")
+    on_npu: int = Field(description="Of those, registered for the NPU at the target or composite (decomposed)")
+    fallbacks: list[OperatorFallback]
+    newest_release: str
+    fixed_by_newest: list[str] = Field(description="Fallback operators the newest release registers")
+    lost_by_newest: list[str] = Field(description="Operators that run at the target but not on the newest release")
+
+
 class CustomOpRow(_Contract):
     """One custom kernel of the project and its cheapest credible Ascend path."""
 
@@ -406,6 +430,7 @@ class Report(_Contract):
     dependency_matrix: list[DependencyRow]
     torch_fit: TorchFit
     custom_ops: list[CustomOpRow]
+    operator_coverage: OperatorCoverage | None = Field(default=None, description="Absent when the project's Python reaches no ATen operator")
     phase_matrix: PhaseMatrix
     effort: Effort
     verdict: Verdict

@@ -29,6 +29,11 @@ def add_probe_commands(commands) -> None:
     env.add_argument("--json", action="store_true", help="print the check as JSON")
     export = actions.add_parser("export", help="write a standalone probe script that needs only torch")
     export.add_argument("directory", type=Path)
+    operators = actions.add_parser("operators", help="run ATen operators once on the NPU: kernel, CPU fallback or error")
+    operators.add_argument("names", nargs="*", metavar="OPERATOR", help="aten::NAME.overload or NAME.overload")
+    operators.add_argument("--report", type=Path, help="also the fallbacks of this JSON report's operator coverage")
+    operators.add_argument("--device", choices=("auto", "npu", "cpu"), default="auto")
+    operators.add_argument("-o", "--output", type=Path, default=Path("operators.json"))
 
 
 def run_probe_command(args: argparse.Namespace) -> int:
@@ -36,6 +41,8 @@ def run_probe_command(args: argparse.Namespace) -> int:
     if args.probe_command == "list":
         print("\n".join(catalog.listing()))
         return 0
+    if args.probe_command == "operators":
+        return _operators(args, console)
     kb = load_knowledge()
     if args.probe_command == "export":
         path = export_script(args.directory, kb)
@@ -94,4 +101,33 @@ def _run(args: argparse.Namespace, found: dict, err: Console) -> int:
         verdicts[result["verdict"]] = verdicts.get(result["verdict"], 0) + 1
     err.print(f"wrote {output}: {len(document['results'])} results on {document['environment']['device_type']} "
               f"({', '.join(f'{k} {v}' for k, v in sorted(verdicts.items()))})")
+    return 0
+
+
+def _operators(args: argparse.Namespace, console: Console) -> int:
+    from ascend_feasibility.analyzer.probes.operators import run_operator_probe
+    from ascend_feasibility.knowledge.aten_coverage import load_coverage
+
+    names = [n.removeprefix("aten::") for n in args.names]
+    if args.report is not None:
+        try:
+            coverage = json.loads(args.report.read_text(encoding="utf-8")).get("operator_coverage") or {}
+        except (OSError, ValueError) as exc:
+            raise ProbeError(f"--report {args.report}: {exc}") from exc
+        names += [f["operator"].removeprefix("aten::") for f in coverage.get("fallbacks", [])]
+    if not names:  # every operator a Python name reaches that some release runs on the CPU
+        table = load_coverage()
+        reachable = {o for group in (*table.functions.values(), *table.methods.values()) for o in group}
+        names = sorted(o for o in reachable if table.maybe_missing(o))
+    names = list(dict.fromkeys(names))
+    try:
+        document = run_operator_probe(names, args.device)
+    except ImportError as exc:
+        raise ProbeError(f"the operator probe needs torch: {exc}") from exc
+    args.output.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    counts: dict[str, int] = {}
+    for row in document["results"]:
+        counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1
+    console.print(f"wrote {args.output}: {len(names)} operators on {document['device']} "
+                  f"({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})")
     return 0
