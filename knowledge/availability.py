@@ -2,11 +2,12 @@
 
 Two kinds of names appear in rule, catalog and kernel-class texts:
 
-- ``torch.npu.X`` / ``torch_npu.npu.X`` (``X`` possibly dotted): a module attribute or submodule listed in names.toml
-  by its first release line; otherwise against the release's profile in releases.toml:
+- ``torch.npu.X`` / ``torch_npu.npu.X`` (``X`` possibly dotted): a module attribute, submodule or member listed in
+  names.toml by its first release line; otherwise against the release's profile in releases.toml:
   ``amp.X`` against ``npu.amp.__all__``, ``random.X`` against ``npu.random.__all__``, the re-exporting submodules
-  (``memory``, ``streams``, ``graphs``, ``utils``) by the name they re-export into ``torch_npu.npu.__all__``, anything else
-  by its first part in ``torch_npu.npu.__all__`` (``torch.npu.matmul.allow_hf32`` needs ``matmul``).
+  (``memory``, ``streams``, ``graphs``, ``utils``) by the name they re-export into ``torch_npu.npu.__all__``, a plain
+  ``X`` in ``torch_npu.npu.__all__``. A deeper chain (``torch_npu.npu.mstx.range_push``, ``torch.npu.matmul.allow_hf32``)
+  is a member the profile cannot attest: it exists only where names.toml lists it.
 - ``torch_npu.<operator>`` / ``npu_<operator>``: judged against the generated operator table (ops.toml): the release's
   op-plugin line must register it for the release's torch version.
 - PyTorch's own fused optimizer kernels (``_fused_adamw_``, what ``torch.optim.AdamW(fused=True)`` calls) are not
@@ -156,20 +157,29 @@ def first_line(kb: "KnowledgeBase", name: str) -> str | None:
 
 
 def _has_npu_name(kb: "KnowledgeBase", name: str, release: "Release") -> bool:
+    """A listed name by its first line; else what the profile attests: ``amp.X``/``random.X`` by their ``__all__``,
+    ``memory.X`` and the other re-exporting submodules by ``npu.__all__``, a plain ``X`` by ``npu.__all__``. A
+    deeper chain (``mstx.range_push``: a member of a class or module) the profile cannot attest is present only
+    where names.toml lists it, and every listed prefix must be present too."""
     name = name.replace("torch_npu.npu.", "torch.npu.", 1)
-    listed = next((m for m in kb.operators.module_name if m.name == name), None)
-    if listed is not None:
-        return line_key(line_of(release.branch)) >= line_key(listed.since_line)
-    profile = kb.profiles[release.profile]
+    line = line_key(line_of(release.branch))
+    listed = {m.name: m for m in kb.operators.module_name}
     parts = name.split(".")[2:]
+    for depth in range(1, len(parts)):
+        prefix = "torch.npu." + ".".join(parts[:depth])
+        if prefix in listed and line < line_key(listed[prefix].since_line):
+            return False
+    if name in listed:
+        return line >= line_key(listed[name].since_line)
+    profile = kb.profiles[release.profile]
     head = parts[0]
     if head == "amp":
-        return len(parts) == 1 or parts[1] in profile.amp_all
+        return len(parts) == 1 or (len(parts) == 2 and parts[1] in profile.amp_all)
     if head == "random":
-        return len(parts) == 1 or parts[1] in profile.random_all
+        return len(parts) == 1 or (len(parts) == 2 and parts[1] in profile.random_all)
     if head in REEXPORTING:
-        return len(parts) > 1 and parts[1] in profile.npu_all
-    return head in profile.npu_all
+        return len(parts) == 2 and parts[1] in profile.npu_all
+    return len(parts) == 1 and head in profile.npu_all
 
 
 def _in_ranges(version: str, ranges: str) -> bool:
