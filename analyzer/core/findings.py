@@ -197,7 +197,7 @@ class FindingFactory:
             if at.role not in COUNTED_ROLES:
                 message[lang] += " " + self.role_note[lang].replace("{role}", self.role_label[lang][at.role])
         shape = replacement.shape_for(at.symbol)
-        rendered = replacement_code.render(shape, at.site or replacement_code.NO_SITE, at.symbol, npu)
+        rendered = replacement_code.render(shape, at.site or replacement_code.NO_SITE, at.symbol, at.npu)
         code = rendered.code
         for lang in ("en", "zh"):
             for parameter in rendered.said:

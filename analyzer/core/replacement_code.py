@@ -70,20 +70,38 @@ def site_at(unit, span) -> Site:
 
 
 def _python_site(node: Node) -> Site:
-    parent = node.parent
-    call = None
+    """The call the node is the callee of (`x.cuda` of `x.cuda(0)`) or an argument of (`"cuda"` of
+    `torch.autocast("cuda")`), and the value written where the node is assigned to or names an environment variable."""
+    if node.type == "identifier" and node.parent is not None and node.parent.type == "attribute":
+        if node.parent.child_by_field_name("attribute") == node:
+            node = node.parent  # `cuda` of `x.cuda`
+    value = _assigned(node)
+    call = _call_of(node)
+    site = _call_site(call) if call is not None else NO_SITE
+    return Site(site.arguments, site.receiver, value, site.opaque, site.is_call)
+
+
+def _call_of(node: Node) -> Node | None:
     if node.type == "call":
-        call = node
-    elif parent is not None and parent.type == "call" and parent.child_by_field_name("function") == node:
-        call = parent
-    if call is not None:
-        return _call_site(call)
+        return node
+    parent = node.parent
+    if parent is not None and parent.type == "call" and parent.child_by_field_name("function") == node:
+        return parent
+    if parent is not None and parent.type == "keyword_argument" and parent.child_by_field_name("value") == node:
+        parent = parent.parent
+    if parent is not None and parent.type == "argument_list" and parent.parent is not None and parent.parent.type == "call":
+        return parent.parent
+    return None
+
+
+def _assigned(node: Node) -> str | None:
+    parent = node.parent
     if parent is not None and parent.type in {"assignment", "augmented_assignment"} and parent.child_by_field_name("left") == node:
         right = parent.child_by_field_name("right")
-        return Site(value=parsing.text(right) if right is not None else None)
+        return parsing.text(right) if right is not None else None
     if node.type == "string":
-        return Site(value=_env_value(node))
-    return NO_SITE
+        return _env_value(node)
+    return None
 
 
 def _call_site(call: Node) -> Site:
@@ -151,9 +169,10 @@ def _unquoted(node: Node) -> str:
     return text
 
 
-def render(shape: CallShape, site: Site, symbol: str, npu: str) -> Rendered:
-    """The shape's code at the site; code None where it needs arguments the site does not give."""
-    if not shape.code:
+def render(shape: CallShape, site: Site, symbol: str, npu: str | None) -> Rendered:
+    """The shape's code at the site; code None where it needs arguments the site does not give, or the scanner's
+    replacement ({npu}) and the scanner found none."""
+    if not shape.code or ("{npu}" in shape.code and not npu):
         return Rendered(None)
     if not shape.uses_site():
         return Rendered(_fill(shape.code, symbol, npu))
@@ -197,7 +216,7 @@ def _passed(name: str, bound) -> bool:
 
 
 def _fill(template: str, symbol: str, npu: str) -> str:
-    return template.replace("{symbol}", symbol).replace("{npu}", npu)
+    return template.replace("{symbol}", symbol).replace("{npu}", npu or "")
 
 
 def _bind(shape: CallShape, site: Site) -> tuple[dict[str, tuple[int, Argument]], list[Argument]]:
