@@ -19,7 +19,7 @@ class BilingualText(_Record):
 
 
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
-OPTIONAL = re.compile(r"\[\?(\w+):(.*?)\?\]")  # [?param: text?]: the text only where the call passes param
+OPTIONAL = re.compile(r"\[([?!])(\w+):(.*?)\1\]")  # [?param: text?] where the call passes param, [!param: text!] where not
 FIXED_PLACEHOLDERS = {"npu", "symbol", "assigned", "rest", "receiver"}
 
 
@@ -28,7 +28,7 @@ class CallShape(_Record):
     ``{param}`` is the call's argument for that parameter of ``params`` (its default when the call leaves it out),
     ``{rest}`` the call's other arguments as written, ``{receiver}`` the object a method is called on, ``{assigned}``
     the value assigned (an attribute set, an environment variable written), ``{npu}``/``{symbol}`` what the scanner
-    found; ``[?param: text?]`` is the text only where the call passes ``param``. An argument the code cannot carry is
+    found; ``[?param: text?]`` is the text only where the call passes ``param``, ``[!param: text!]`` only where not. An argument the code cannot carry is
     named in ``dropped`` with why, one it carries on a condition in ``notes`` (both said where the call passes it);
     a device argument the code rewrites is named in ``replaced``."""
 
@@ -45,7 +45,7 @@ class CallShape(_Record):
 
     @model_validator(mode="after")
     def _placeholders_known(self) -> "CallShape":
-        names = set(PLACEHOLDER.findall(self.code or "")) | {m.group(1) for m in OPTIONAL.finditer(self.code or "")}
+        names = set(PLACEHOLDER.findall(self.code or "")) | {m.group(2) for m in OPTIONAL.finditer(self.code or "")}
         unknown = sorted(names - FIXED_PLACEHOLDERS - set(self.params))
         if unknown:
             raise ValueError(f"replacement code names {unknown}, which are no parameters of the call")

@@ -181,12 +181,12 @@ def render(shape: CallShape, site: Site, symbol: str, npu: str | None) -> Render
     bound, unknown = _bind(shape, site)
     if unknown:
         return Rendered(None, unbound=True)
-    template = OPTIONAL.sub(lambda m: m.group(2) if _passed(m.group(1), bound) else "", shape.code)
+    template = OPTIONAL.sub(lambda m: m.group(3) if _passed(m.group(2), bound) == (m.group(1) == "?") else "", shape.code)
     placed = set(PLACEHOLDER.findall(template))
     said = tuple(p for p in [*shape.dropped, *shape.notes] if p in bound and (p in shape.notes or p not in placed))
     notes = [shape.dropped.get(p) or shape.notes[p] for p in said]
     said = tuple(p for i, p in enumerate(said) if notes[i] not in notes[:i])  # one note said once
-    named = set(PLACEHOLDER.findall(shape.code)) | {m.group(1) for m in OPTIONAL.finditer(shape.code)}
+    named = set(PLACEHOLDER.findall(shape.code)) | {m.group(2) for m in OPTIONAL.finditer(shape.code)}
     rest = _rest(shape, site, bound, named | set(shape.replaced) | set(shape.dropped))
     if rest is None:
         return Rendered(None, said, unbound=True)
