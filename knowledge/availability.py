@@ -14,6 +14,8 @@ Two kinds of names appear in rule, catalog and kernel-class texts:
   names a text proposes: scanners ask ``has_kernel`` about them, against ops.toml's ``[aten]`` table.
 - a keyword argument of such an operator, written ``npu_rotary_mul(rotary_mode=…)``: the operator must have it on the
   release's line (ops.toml's signature, and param_since for parameters that older lines lack).
+- an environment variable of the ``HCCL_*`` / ``TORCH_HCCL_*`` form: one that names.toml lists (torch_npu reads it)
+  by its first line; the others are read by CANN's HCCL library, which no torch_npu release gates.
 
 The texts are knowledge-base data, not analysed source code, so plain patterns find the names in them.
 """
@@ -33,6 +35,7 @@ NPU_NAME = re.compile(r"\btorch(?:_npu)?\.npu\.[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 OPERATOR = re.compile(r"\b(?:torch_npu\.)?(npu_[a-z0-9_]*[a-z0-9]|fast_gelu)\b(?!\.py)")
 REEXPORTING = {"memory", "streams", "graphs", "utils"}
 KEYWORD_NAME = re.compile(r"^(\w+)\((\w+)=…\)$")
+ENV_NAME = re.compile(r"\b(?:TORCH_)?HCCL_[A-Z0-9_]*[A-Z0-9]\b")
 
 
 def line_of(branch: str) -> str:
@@ -56,6 +59,7 @@ def proposed_names(text: str | None) -> list[str]:
         return []
     found: list[tuple[int, str]] = [(m.start(), m.group(0)) for m in NPU_NAME.finditer(text)]
     covered = [(m.start(), m.end()) for m in NPU_NAME.finditer(text)]
+    found += [(m.start(), m.group(0)) for m in ENV_NAME.finditer(text)]
     for match in OPERATOR.finditer(text):
         if not any(start <= match.start() < end for start, end in covered):
             found.append((match.start(), match.group(1)))
@@ -91,10 +95,19 @@ def is_npu_name(name: str) -> bool:
     return NPU_NAME.fullmatch(name) is not None
 
 
+def is_env_name(name: str) -> bool:
+    return ENV_NAME.fullmatch(name) is not None
+
+
 def has(kb: "KnowledgeBase", name: str, release: "Release") -> bool:
-    """Does torch_npu `release` have `name` (a torch.npu name or an operator)?"""
+    """Does torch_npu `release` have `name` (a torch.npu name, an operator or an environment variable it reads)?"""
     if is_npu_name(name):
         return _has_npu_name(kb, name, release)
+    if is_env_name(name):
+        listed = next((e for e in kb.operators.env_name if e.name == name), None)
+        if listed is None:
+            return True  # read by CANN's HCCL, not by torch_npu
+        return bool(listed.since_line) and line_key(line_of(release.branch)) >= line_key(listed.since_line)
     keyword = KEYWORD_NAME.match(name)
     if keyword:
         operator, parameter = keyword.groups()

@@ -451,6 +451,15 @@ class ModuleName(_Record):
     source: str = Field(min_length=1)
 
 
+class EnvName(_Record):
+    """An environment variable torch_npu itself reads, by the first release line whose every branch reads it (empty:
+    no release reads it). HCCL_* variables that CANN's HCCL library reads are not listed: no torch_npu release gates them."""
+
+    name: str = Field(pattern=r"^[A-Z][A-Z0-9_]+$")
+    since_line: str
+    source: str = Field(min_length=1)
+
+
 class OperatorTable(_Record):
     """knowledge/torch_npu/ops.toml (generated) and names.toml (hand-checked facts)."""
 
@@ -466,6 +475,7 @@ class OperatorTable(_Record):
     training_only: list[SourcedName] = Field(default_factory=list)
     not_operator: list[SourcedName] = Field(default_factory=list)
     module_name: list[ModuleName] = Field(default_factory=list)
+    env_name: list[EnvName] = Field(default_factory=list)
 
 
 
