@@ -134,7 +134,8 @@ def test_an_operator_missing_at_the_target_is_reported():
     snippet = "from flash_attn import flash_attn_func\nimport torch\nwith torch.no_grad():\n    o = flash_attn_func(q, k, v)"
     finding = _finding(snippet, "ATT001", "2.1.0")  # v2.1.0-5.0.0: op-plugin 5.0.0 registers no fused infer attention
     assert finding.replacement.code.startswith("torch_npu.npu_fused_infer_attention_score(")
-    assert "`npu_fused_infer_attention_score` (from torch_npu 2.1.0.post6, branch v2.1.0-6.0.rc2)" in finding.message.en
+    # op-plugin 6.0.rc1 (v2r1/op_plugin_functions.yaml) registers it: torch_npu 2.1.0.post4 is the first release with it
+    assert "`npu_fused_infer_attention_score` (from torch_npu 2.1.0.post4, branch v2.1.0-6.0.rc1)" in finding.message.en
     assert "Not in torch_npu" not in _finding(snippet, "ATT001", "2.1.0.post6").message.en
 
 
@@ -288,8 +289,8 @@ def test_explain_shows_the_release_range_of_each_replacement():
     from ascend_feasibility.analyzer.reporting.rule_docs import render_rule
 
     english = render_rule(KB.rules["DST022"], "en", KB)
-    assert "`torch_npu.npu.use_compatible_impl`: from the 7.3.0 line on (13 of 34 releases)" in english
+    assert "`torch_npu.npu.use_compatible_impl`: from the 7.3.0 line on (13 of 36 releases)" in english
     assert "`torch_npu.npu.use_compatible_impl`：从 7.3.0 版本线起" in render_rule(KB.rules["DST022"], "zh", KB)
     attention = render_rule(KB.rules["ATT002"], "en", KB)
     assert "`npu_fusion_attention`: every release of the table" in attention
-    assert "`npu_fusion_attention(actual_seq_qlen=…)`: from the 6.0.rc2 line on" in attention
+    assert "`npu_fusion_attention(actual_seq_qlen=…)`: from the 6.0.rc1 line on" in attention
