@@ -10,6 +10,7 @@ from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanne
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
 from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
+from ascend_feasibility.domains.dependencies.calls import PackageCallScanner
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
 from ascend_feasibility.domains.device.python_scanner import DevicePythonScanner
@@ -30,6 +31,7 @@ SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     PrecisionDtypeFlowScanner,
     Bf16GateScanner,
     AttentionPythonScanner,
+    PackageCallScanner,
     CustomOpsPythonScanner,
     FusedOptimizerScanner,
     TritonGateScanner,

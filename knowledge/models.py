@@ -299,6 +299,12 @@ class Release(_Record):
     profile: str
 
 
+class PackageCall(Replacement):
+    """The replacement of calls into a package (causal_conv1d.causal_conv1d_fn), rendered from each call's arguments."""
+
+    names: list[str] = Field(min_length=1, description="qualified names of the package's functions this covers")
+
+
 class PackageRecord(_Record):
     name: str
     aliases: list[str] = Field(default_factory=list, description="glob patterns of other distribution names it covers")
@@ -317,6 +323,7 @@ class PackageRecord(_Record):
         default=False,
         description="importing it fails on an Ascend host: its modules load CUDA extensions that have no Ascend build",
     )
+    calls: list[PackageCall] = Field(default_factory=list, description="replacements of calls into the package")
 
     @model_validator(mode="after")
     def _replacement_when_needed(self) -> "PackageRecord":

@@ -20,7 +20,8 @@ else:  # pragma: no cover
 SNIPPET_LIMIT = 200
 CUDA_ALIAS = "cuda_alias"
 NATIVE = "native"  # supported by torch_npu as written: nothing to change and no shim involved
-NATIVE_SINCE = "native_since:"  # native_since:7.0.0: supported as written from that release line on
+NATIVE_SINCE = "native_since:"
+PACKAGE_CALL = "package-call"  # the finding's replacement is the called package's (packages.toml)  # native_since:7.0.0: supported as written from that release line on
 
 
 def _common_texts() -> dict:
@@ -182,6 +183,8 @@ class FindingFactory:
             judgement = Judgement(judgement.migration, uncounted_severity(judgement.severity), judgement.effort)
         use_inference = at.context == "inference" and rule.replacement_inference is not None
         replacement = rule.replacement_inference if use_inference else rule.replacement
+        if rule.match.detector == PACKAGE_CALL and at.npu:
+            replacement = self.kb.package_call(at.npu, at.symbol) or replacement
         npu = at.npu or replacement.code or ""
         message = {lang: _fill(getattr(rule.message, lang), at.symbol, npu) for lang in ("en", "zh")}
         if at.context is not None:
@@ -247,7 +250,7 @@ def rule_uses_site(rule: Rule) -> bool:
     replacements = [rule.replacement, rule.replacement_inference]
     replacements += [r for v in rule.at_release for r in (v.replacement, v.replacement_inference)]
     shapes = [s for r in replacements if r is not None for s in (r, *r.shapes)]
-    return any(shape.uses_site() for shape in shapes)
+    return rule.match.detector == PACKAGE_CALL or any(shape.uses_site() for shape in shapes)
 
 
 def in_range(variant, release) -> bool:

@@ -305,10 +305,33 @@ def _first_fold(root: Node) -> tuple[int, int, str] | None:
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if right is not None and right.type in {"float", "integer"} and _is_zero(parsing.text(right)):
                 return node.start_byte, node.end_byte, parsing.text(left)
+        if node.type == "comparison_operator":
+            constant = _constant_membership(node)
+            if constant is not None:
+                return node.start_byte, node.end_byte, constant
         if node.type == "keyword_argument" and _none_in_npu_call(node):
             return _removal(node)
         stack.extend(reversed(node.named_children))
     return None
+
+
+def _constant_membership(node: Node) -> str | None:
+    """`"silu" in ("silu", "swish")` -> "True", `None in (...)` -> "False": a literal tested against literals."""
+    operators = [parsing.text(c) for c in node.children if not c.is_named]
+    named = node.named_children
+    if operators != ["in"] or len(named) != 2 or named[1].type != "tuple":
+        return None
+    left, items = named[0], named[1].named_children
+    if left.type not in {"string", "none"} or not all(item.type == "string" for item in items):
+        return None
+    if left.type == "none":
+        return "False"
+    return str(_string_value(left) in {_string_value(item) for item in items})
+
+
+def _string_value(node: Node) -> str:
+    text = parsing.text(node)
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"" else text
 
 
 def _is_zero(text: str) -> bool:
