@@ -66,10 +66,10 @@ def site_at(unit, span) -> Site:
         return NO_SITE
     if unit.kind != "python":
         return _shell_site(node)
-    return _python_site(node)
+    return python_site(node)
 
 
-def _python_site(node: Node) -> Site:
+def python_site(node: Node) -> Site:
     """The call the node is the callee of (`x.cuda` of `x.cuda(0)`) or an argument of (`"cuda"` of
     `torch.autocast("cuda")`), and the value written where the node is assigned to or names an environment variable."""
     if node.type == "identifier" and node.parent is not None and node.parent.type == "attribute":
@@ -178,7 +178,7 @@ def render(shape: CallShape, site: Site, symbol: str, npu: str | None) -> Render
         return Rendered(_fill(shape.code, symbol, npu))
     if site.opaque:
         return Rendered(None, unbound=True)
-    bound, unknown = _bind(shape, site)
+    bound, unknown = bind(shape, site)
     if unknown:
         return Rendered(None, unbound=True)
     template = OPTIONAL.sub(lambda m: m.group(3) if _passed(m.group(2), bound) == (m.group(1) == "?") else "", shape.code)
@@ -219,7 +219,7 @@ def _fill(template: str, symbol: str, npu: str) -> str:
     return template.replace("{symbol}", symbol).replace("{npu}", npu or "")
 
 
-def _bind(shape: CallShape, site: Site) -> tuple[dict[str, tuple[int, Argument]], list[Argument]]:
+def bind(shape: CallShape, site: Site) -> tuple[dict[str, tuple[int, Argument]], list[Argument]]:
     """Parameter -> (position among the arguments, argument); the arguments no parameter takes."""
     bound: dict[str, tuple[int, Argument]] = {}
     unknown: list[Argument] = []
