@@ -14,8 +14,9 @@ Two kinds of names appear in rule, catalog and kernel-class texts:
   names a text proposes: scanners ask ``has_kernel`` about them, against ops.toml's ``[aten]`` table.
 - a keyword argument of such an operator, written ``npu_rotary_mul(rotary_mode=…)``: the operator must have it on the
   release's line (ops.toml's signature, and param_since for parameters that older lines lack).
-- an environment variable of the ``HCCL_*`` / ``TORCH_HCCL_*`` form: one that names.toml lists (torch_npu reads it)
-  by its first line; the others are read by CANN's HCCL library, which no torch_npu release gates.
+- an environment variable of the ``HCCL_*``, ``TORCH_HCCL_*``, ``P2P_HCCL_*``, ``TORCH_NPU_*``, ``PYTORCH_NPU_*`` or
+  ``ASCEND_*`` form: one that names.toml lists (torch_npu reads it from some line on) by its first line; the others
+  are read on every release or by CANN itself (HCCL_SOCKET_IFNAME by the HCCL library), which no torch_npu release gates.
 
 The texts are knowledge-base data, not analysed source code, so plain patterns find the names in them.
 """
@@ -35,7 +36,7 @@ NPU_NAME = re.compile(r"\btorch(?:_npu)?\.npu\.[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 OPERATOR = re.compile(r"\b(?:torch_npu\.)?(npu_[a-z0-9_]*[a-z0-9]|fast_gelu)\b(?!\.py)")
 REEXPORTING = {"memory", "streams", "graphs", "utils"}
 KEYWORD_NAME = re.compile(r"^(\w+)\((\w+)=…\)$")
-ENV_NAME = re.compile(r"\b(?:TORCH_)?HCCL_[A-Z0-9_]*[A-Z0-9]\b")
+ENV_NAME = re.compile(r"\b(?:(?:TORCH_|P2P_)?HCCL|TORCH_NPU|PYTORCH_NPU|ASCEND)_[A-Z0-9_]*[A-Z0-9]\b")
 
 
 def line_of(branch: str) -> str:

@@ -130,3 +130,11 @@ def test_9_examples_show_spellings_a_release_reads(code):
     assert availability.has(KB, "TORCH_HCCL_BLOCKING_WAIT", by["2.12.0"])
     assert not availability.has(KB, "TORCH_HCCL_BLOCKING_WAIT", by["2.10.0.post2"])
     assert availability.releases_with(KB, "TORCH_HCCL_DESYNC_DEBUG") == []
+
+
+def test_sample_p2p_buffer_size_is_gated_from_the_6_0_rc2_line():
+    """Found while checking DST023 in the fact sample: Ascend/pytorch torch_npu/csrc/core/npu/register/
+    OptionsManager.cpp reads P2P_HCCL_BUFFSIZE from v2.1.0-6.0.rc2 on, not on v2.1.0-6.0.rc1 or v2.1.0-5.0.0."""
+    snippet = "import torch.distributed as dist\nreqs = dist.batch_isend_irecv(ops)"
+    assert "`P2P_HCCL_BUFFSIZE` (from torch_npu 2.1.0.post6, branch v2.1.0-6.0.rc2)" in _render(snippet, "DST023", "2.1.0").message.en
+    assert "Not in torch_npu" not in _render(snippet, "DST023", "2.1.0.post6").message.en
