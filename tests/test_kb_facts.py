@@ -98,11 +98,15 @@ def test_the_parse_check_can_fail():
 TRAINING_ONLY = {entry.name for entry in KB.operators.training_only}
 
 
-@pytest.mark.parametrize("rule", [r for r in KB.rules.values() if r.replacement_inference is not None], ids=lambda r: r.code)
+def _inference_replacements(rule):
+    return [r for r in [rule.replacement_inference, *(v.replacement_inference for v in rule.at_release)] if r is not None]
+
+
+@pytest.mark.parametrize("rule", [r for r in KB.rules.values() if _inference_replacements(r)], ids=lambda r: r.code)
 def test_inference_replacements_name_no_training_only_operator(rule):
-    inference = rule.replacement_inference
-    for text in (inference.en, inference.zh, inference.code):
-        assert not TRAINING_ONLY & set(availability.proposed_names(text)), f"{rule.code}: {text}"
+    for inference in _inference_replacements(rule):
+        for text in (inference.en, inference.zh, inference.code, *(s.code for s in inference.shapes)):
+            assert not TRAINING_ONLY & set(availability.proposed_names(text)), f"{rule.code}: {text}"
 
 
 def test_training_only_operators_are_operators():

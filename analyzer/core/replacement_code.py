@@ -23,6 +23,7 @@ ATOMIC = {
     "false", "none", "parenthesized_expression", "list", "tuple", "dictionary", "set",
 }
 FOLD_LIMIT = 16
+CODE_LIMIT = 2000  # characters: a snippet built from arguments longer than this is not shown (and not folded)
 
 
 @dataclass(frozen=True)
@@ -57,11 +58,7 @@ def site_at(unit, span) -> Site:
     """The site a hit's span names in its unit (python and shell kinds; other kinds have no site)."""
     if unit.kind not in {"python", "shell", "dockerfile"}:
         return NO_SITE
-    try:
-        root = unit.tree()
-    except Exception:  # noqa: BLE001 - a unit that cannot be parsed again has no site; the template stays unrendered
-        return NO_SITE
-    node = root.descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+    node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
     if node is None:
         return NO_SITE
     if unit.kind != "python":
@@ -208,6 +205,8 @@ def render(shape: CallShape, site: Site, symbol: str, npu: str | None) -> Render
     code = PLACEHOLDER.sub(substitute, template)  # one pass: braces in what the user wrote are never placeholders
     if missing:
         return Rendered(None, said, unbound=site.is_call)
+    if len(code) > CODE_LIMIT:
+        return Rendered(None, said)
     return Rendered(fold(code), said)
 
 

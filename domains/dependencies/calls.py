@@ -1,7 +1,7 @@
-"""Calls into a package the dependency matrix says needs replacement (or has none on Ascend), flagged at the call
+"""Calls into a package the dependency matrix says needs replacement, flagged at the call
 (`causal_conv1d_fn(x, weight, bias, activation="silu")`), not only at its import and requirement.
 
-Which packages: every record of knowledge/dependencies/packages.toml classed needs_replacement or unsupported, by
+Which packages: every record of knowledge/dependencies/packages.toml classed needs_replacement, by
 the modules it installs. A call another rule already speaks for (flash_attn_func: ATT001) is left to that rule.
 The finding's replacement is the package's (its `calls` entry for that function, rendered from the call's
 arguments, else its replacement text)."""
@@ -13,7 +13,7 @@ from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonSc
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_knowledge
 
-REPLACED = frozenset({"needs_replacement", "unsupported"})
+REPLACED = frozenset({"needs_replacement"})
 DETECTOR = "package-call"
 
 
