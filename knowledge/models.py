@@ -234,6 +234,9 @@ class Rule(_Record):
         default_factory=list,
         description="qualified names whose call in the same file already does what the replacement asks: no finding",
     )
+    yields: bool = Field(
+        default=False, description="dropped where a finding of another rule is on the same line (it says more there)"
+    )
     same_fix_as: dict[str, str] = Field(
         default_factory=dict,
         description="symbol → symbol of this rule: a site of the first is dropped where the same file has a site of "
@@ -322,6 +325,11 @@ class PackageRecord(_Record):
     import_fails: bool = Field(
         default=False,
         description="importing it fails on an Ascend host: its modules load CUDA extensions that have no Ascend build",
+    )
+    calls_change: bool = Field(
+        default=False,
+        description="calls into it must be rewritten on Ascend (no Ascend build, fork or plugin of the same package keeps "
+        "them working): each call is a finding (DEP030)",
     )
     calls: list[PackageCall] = Field(default_factory=list, description="replacements of calls into the package")
 

@@ -247,6 +247,8 @@ class FileWorker:
                 continue
             if any(hit.rule in rules[other].subsumes for other in by_row[row] if other != hit.rule):
                 continue
+            if rules[hit.rule].yields and len(by_row[row]) > 1:
+                continue
             if rules[hit.rule].needs_in_file and not in_unit.intersection(rules[hit.rule].needs_in_file):
                 continue
             if called.intersection(rules[hit.rule].satisfied_by):

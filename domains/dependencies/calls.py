@@ -1,8 +1,9 @@
 """Calls into a package the dependency matrix says needs replacement, flagged at the call
 (`causal_conv1d_fn(x, weight, bias, activation="silu")`), not only at its import and requirement.
 
-Which packages: every record of knowledge/dependencies/packages.toml classed needs_replacement, by
-the modules it installs. A call another rule already speaks for (flash_attn_func: ATT001) is left to that rule.
+Which packages: every record of knowledge/dependencies/packages.toml classed needs_replacement whose calls change
+(`calls_change`: no Ascend build, fork or plugin of the same package keeps them working), by the modules it
+installs. A call another rule already speaks for (flash_attn_func: ATT001) is left to that rule.
 The finding's replacement is the package's (its `calls` entry for that function, rendered from the call's
 arguments, else its replacement text)."""
 
@@ -18,8 +19,10 @@ DETECTOR = "package-call"
 
 
 def replaced_modules(kb) -> frozenset[str]:
-    """Top-level modules of the packages that need replacement on Ascend."""
-    return frozenset(m.split(".")[0] for r in kb.packages.values() if r.classification in REPLACED for m in r.modules)
+    """Top-level modules of the packages whose calls have to be rewritten on Ascend."""
+    return frozenset(
+        m.split(".")[0] for r in kb.packages.values() if r.classification in REPLACED and r.calls_change for m in r.modules
+    )
 
 
 class _PackageCallScan(PythonScan):
@@ -35,7 +38,7 @@ class _PackageCallScan(PythonScan):
             if reference.call is None or root not in modules or self._spoken_for(reference):
                 continue
             record = kb.package(kb.distribution_of(root))
-            if record is None or record.classification not in REPLACED:
+            if record is None or record.classification not in REPLACED or not record.calls_change:
                 continue
             code = self.index.code_for(DETECTOR)
             self.hits.append(Hit(code, reference.name, Span.of(reference.node), record.name))
