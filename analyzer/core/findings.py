@@ -52,6 +52,7 @@ class FindingFactory:
         self.unbound_note = texts["unbound_note"]
         self._unavailable_cache: dict = {}
         self._at_release: dict[str, Rule] = {}
+        self._uses_site: dict[str, bool] = {}
 
     def judge(self, rule: Rule, symbol: str, auto_when: tuple[str, ...] | None = None) -> Judgement:
         if self._automatic(rule.auto_when if auto_when is None else auto_when, symbol):
@@ -77,8 +78,10 @@ class FindingFactory:
         """A finding from a scanner's hit in a unit, in its context (role and reach)."""
         place = place or PLAIN_PLACE
         source, span = unit.source, hit.span
-        rule = self.kb.rules[hit.rule]
-        site = replacement_code.site_at(unit, span) if rule_uses_site(rule) else None
+        uses_site = self._uses_site.get(hit.rule)
+        if uses_site is None:
+            uses_site = self._uses_site[hit.rule] = rule_uses_site(self.kb.rules[hit.rule])
+        site = replacement_code.site_at(unit, span) if uses_site else None
         located = Located(
             rule=hit.rule,
             symbol=hit.symbol,
