@@ -24,6 +24,9 @@ def _proposing_texts():
                 yield f"{rule.code} {label}", replacement.zh
                 if replacement.code:
                     yield f"{rule.code} {label}.code", replacement.code
+                for shape in replacement.shapes:
+                    if shape.code:
+                        yield f"{rule.code} {label}.shapes[{shape.names[0]}].code", shape.code
         yield f"{rule.code} message", rule.message.en
     for name, entry in KB.torch_cuda_api.items():
         if entry.npu:
@@ -34,6 +37,8 @@ def _proposing_texts():
         if package.replacement is not None:
             yield f"package {package.name}", package.replacement.en
         yield f"package {package.name} note", package.note.en
+        for call in package.calls:
+            yield f"package {package.name} call", " ".join(filter(None, (call.en, call.code)))
 
 
 PROPOSED = sorted({(name, where) for where, text in _proposing_texts() for name in availability.proposed_names(text)})
@@ -45,6 +50,25 @@ def test_every_proposed_name_exists_at_the_default_release(name, where):
     if where.endswith("message") and availability.is_env_name(name):
         return  # a message may name the spelling no release reads (TORCH_HCCL_DESYNC_DEBUG), to say so
     assert availability.has(KB, name, DEFAULT), f"{where} proposes {name}, which torch_npu {DEFAULT.torch_npu} lacks"
+
+
+VARIANT_NAMES = sorted({
+    (rule.code, index, name)
+    for rule in KB.rules.values()
+    for index, variant in enumerate(rule.at_release)
+    for replacement in (variant.replacement, variant.replacement_inference) if replacement is not None
+    for text in (replacement.en, replacement.code, *(s.code for s in replacement.shapes))
+    for name in availability.proposed_names(text)
+})
+
+
+@pytest.mark.parametrize("code, index, name", VARIANT_NAMES)
+def test_every_name_a_release_variant_proposes_exists_inside_its_range(code, index, name):
+    from ascend_feasibility.analyzer.core.findings import in_range
+
+    variant = KB.rules[code].at_release[index]
+    inside = [r for r in KB.releases if in_range(variant, r)]
+    assert any(availability.has(KB, name, r) for r in inside), f"{code} at_release[{index}] proposes {name}, absent in its range"
 
 
 def test_the_proposed_names_are_found():
