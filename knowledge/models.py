@@ -52,6 +52,10 @@ class CallShape(_Record):
         stray = sorted((set(self.defaults) | set(self.dropped) | set(self.notes) | set(self.replaced)) - set(self.params))
         if stray:
             raise ValueError(f"defaults/dropped/replaced name {stray}, which are not in params")
+        if self.code and "{rest}" not in self.code:
+            silent = sorted(set(self.params) - names - set(self.dropped) - set(self.replaced))
+            if silent:
+                raise ValueError(f"parameters {silent} are neither in the code, nor dropped with a reason, nor replaced")
         return self
 
     def uses_site(self) -> bool:

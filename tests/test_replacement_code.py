@@ -166,3 +166,12 @@ def test_the_property_catches_a_dropped_argument():
     shape = KB.rules["DEV140"].replacement
     site = replacement_code.Site((replacement_code.Argument("mystery", "1", True),), is_call=True)
     assert replacement_code.render(shape, site, "torch.cuda.amp.autocast", None).code is None
+
+
+def test_a_shape_cannot_leave_a_parameter_out_silently():
+    """Every parameter of a shape without {rest} is in its code, dropped with a reason or replaced: checked on load."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="neither in the code"):
+        replacement_code.CallShape(code="f({a})", params=["a", "b"])
+    replacement_code.CallShape(code="f({a})", params=["a", "b"], dropped={"b": {"en": "b: why", "zh": "b：原因"}})
