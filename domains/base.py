@@ -98,6 +98,12 @@ class Unit:
         """The captures of a registered query over this unit's tree, each list in source order."""
         return query_set.unit_captures(self, key)
 
+    def called_names(self) -> frozenset[str]:
+        """The qualified names this Python unit calls through its imports (`torch.use_deterministic_algorithms`)."""
+        from ascend_feasibility.domains.python_refs import unit_references  # it builds on this module
+
+        return frozenset(r.name for r in unit_references(self) if r.call is not None)
+
     @property
     def parsed(self) -> bool:
         return self._tree is not None

@@ -19,6 +19,7 @@ from ascend_feasibility.knowledge.models import (
     PackageRecord,
     PhaseSignals,
     Release,
+    Replacement,
     Rule,
     TorchCudaApi,
     TransferProfile,
@@ -81,6 +82,17 @@ class KnowledgeBase:
         if name in self.packages:
             return self.packages[name]
         return next((r for r in self.packages.values() if any(fnmatch.fnmatch(name, a) for a in r.aliases)), None)
+
+    def package_call(self, distribution: str, symbol: str) -> Replacement | None:
+        """The replacement a package record gives for a call of `symbol` into it: its own call entry, else the
+        package's replacement text (no code). None for a package that needs no replacement."""
+        record = self.package(distribution)
+        if record is None or record.replacement is None:
+            return None
+        entry = next((call for call in record.calls if symbol in call.names), None)
+        if entry is not None:
+            return entry
+        return Replacement(en=record.replacement.en, zh=record.replacement.zh)
 
     def distribution_of(self, module: str) -> str:
         """The distribution an import name comes from: the catalog's modules, its alias table, else the name."""

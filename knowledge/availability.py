@@ -2,17 +2,21 @@
 
 Two kinds of names appear in rule, catalog and kernel-class texts:
 
-- ``torch.npu.X`` / ``torch_npu.npu.X`` (``X`` possibly dotted): a module attribute or submodule listed in names.toml
-  by its first release line; otherwise against the release's profile in releases.toml:
+- ``torch.npu.X`` / ``torch_npu.npu.X`` (``X`` possibly dotted): a module attribute, submodule or member listed in
+  names.toml by its first release line; otherwise against the release's profile in releases.toml:
   ``amp.X`` against ``npu.amp.__all__``, ``random.X`` against ``npu.random.__all__``, the re-exporting submodules
-  (``memory``, ``streams``, ``graphs``, ``utils``) by the name they re-export into ``torch_npu.npu.__all__``, anything else
-  by its first part in ``torch_npu.npu.__all__`` (``torch.npu.matmul.allow_hf32`` needs ``matmul``).
+  (``memory``, ``streams``, ``graphs``, ``utils``) by the name they re-export into ``torch_npu.npu.__all__``, a plain
+  ``X`` in ``torch_npu.npu.__all__``. A deeper chain (``torch_npu.npu.mstx.range_push``, ``torch.npu.matmul.allow_hf32``)
+  is a member the profile cannot attest: it exists only where names.toml lists it.
 - ``torch_npu.<operator>`` / ``npu_<operator>``: judged against the generated operator table (ops.toml): the release's
   op-plugin line must register it for the release's torch version.
 - PyTorch's own fused optimizer kernels (``_fused_adamw_``, what ``torch.optim.AdamW(fused=True)`` calls) are not
   names a text proposes: scanners ask ``has_kernel`` about them, against ops.toml's ``[aten]`` table.
 - a keyword argument of such an operator, written ``npu_rotary_mul(rotary_mode=…)``: the operator must have it on the
   release's line (ops.toml's signature, and param_since for parameters that older lines lack).
+- an environment variable of the ``HCCL_*``, ``TORCH_HCCL_*``, ``P2P_HCCL_*``, ``TORCH_NPU_*``, ``PYTORCH_NPU_*`` or
+  ``ASCEND_*`` form: one that names.toml lists (torch_npu reads it from some line on) by its first line; the others
+  are read on every release or by CANN itself (HCCL_SOCKET_IFNAME by the HCCL library), which no torch_npu release gates.
 
 The texts are knowledge-base data, not analysed source code, so plain patterns find the names in them.
 """
@@ -32,6 +36,7 @@ NPU_NAME = re.compile(r"\btorch(?:_npu)?\.npu\.[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 OPERATOR = re.compile(r"\b(?:torch_npu\.)?(npu_[a-z0-9_]*[a-z0-9]|fast_gelu)\b(?!\.py)")
 REEXPORTING = {"memory", "streams", "graphs", "utils"}
 KEYWORD_NAME = re.compile(r"^(\w+)\((\w+)=…\)$")
+ENV_NAME = re.compile(r"\b(?:(?:TORCH_|P2P_)?HCCL|TORCH_NPU|PYTORCH_NPU|ASCEND)_[A-Z0-9_]*[A-Z0-9]\b")
 
 
 def line_of(branch: str) -> str:
@@ -55,6 +60,7 @@ def proposed_names(text: str | None) -> list[str]:
         return []
     found: list[tuple[int, str]] = [(m.start(), m.group(0)) for m in NPU_NAME.finditer(text)]
     covered = [(m.start(), m.end()) for m in NPU_NAME.finditer(text)]
+    found += [(m.start(), m.group(0)) for m in ENV_NAME.finditer(text)]
     for match in OPERATOR.finditer(text):
         if not any(start <= match.start() < end for start, end in covered):
             found.append((match.start(), match.group(1)))
@@ -90,10 +96,19 @@ def is_npu_name(name: str) -> bool:
     return NPU_NAME.fullmatch(name) is not None
 
 
+def is_env_name(name: str) -> bool:
+    return ENV_NAME.fullmatch(name) is not None
+
+
 def has(kb: "KnowledgeBase", name: str, release: "Release") -> bool:
-    """Does torch_npu `release` have `name` (a torch.npu name or an operator)?"""
+    """Does torch_npu `release` have `name` (a torch.npu name, an operator or an environment variable it reads)?"""
     if is_npu_name(name):
         return _has_npu_name(kb, name, release)
+    if is_env_name(name):
+        listed = next((e for e in kb.operators.env_name if e.name == name), None)
+        if listed is None:
+            return True  # read by CANN's HCCL, not by torch_npu
+        return bool(listed.since_line) and line_key(line_of(release.branch)) >= line_key(listed.since_line)
     keyword = KEYWORD_NAME.match(name)
     if keyword:
         operator, parameter = keyword.groups()
@@ -156,20 +171,29 @@ def first_line(kb: "KnowledgeBase", name: str) -> str | None:
 
 
 def _has_npu_name(kb: "KnowledgeBase", name: str, release: "Release") -> bool:
+    """A listed name by its first line; else what the profile attests: ``amp.X``/``random.X`` by their ``__all__``,
+    ``memory.X`` and the other re-exporting submodules by ``npu.__all__``, a plain ``X`` by ``npu.__all__``. A
+    deeper chain (``mstx.range_push``: a member of a class or module) the profile cannot attest is present only
+    where names.toml lists it, and every listed prefix must be present too."""
     name = name.replace("torch_npu.npu.", "torch.npu.", 1)
-    listed = next((m for m in kb.operators.module_name if m.name == name), None)
-    if listed is not None:
-        return line_key(line_of(release.branch)) >= line_key(listed.since_line)
-    profile = kb.profiles[release.profile]
+    line = line_key(line_of(release.branch))
+    listed = {m.name: m for m in kb.operators.module_name}
     parts = name.split(".")[2:]
+    for depth in range(1, len(parts)):
+        prefix = "torch.npu." + ".".join(parts[:depth])
+        if prefix in listed and line < line_key(listed[prefix].since_line):
+            return False
+    if name in listed:
+        return line >= line_key(listed[name].since_line)
+    profile = kb.profiles[release.profile]
     head = parts[0]
     if head == "amp":
-        return len(parts) == 1 or parts[1] in profile.amp_all
+        return len(parts) == 1 or (len(parts) == 2 and parts[1] in profile.amp_all)
     if head == "random":
-        return len(parts) == 1 or parts[1] in profile.random_all
+        return len(parts) == 1 or (len(parts) == 2 and parts[1] in profile.random_all)
     if head in REEXPORTING:
-        return len(parts) > 1 and parts[1] in profile.npu_all
-    return head in profile.npu_all
+        return len(parts) == 2 and parts[1] in profile.npu_all
+    return len(parts) == 1 and head in profile.npu_all
 
 
 def _in_ranges(version: str, ranges: str) -> bool:

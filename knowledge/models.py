@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from ascend_feasibility.analyzer.core.models import Confidence, Domain, Migration, Phase, Severity
@@ -17,10 +18,83 @@ class BilingualText(_Record):
     zh: str = Field(min_length=1)
 
 
-class Replacement(_Record):
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+OPTIONAL = re.compile(r"\[([?!])(\w+):(.*?)\1\]")  # [?param: text?] where the call passes param, [!param: text!] where not
+FIXED_PLACEHOLDERS = {"npu", "symbol", "assigned", "rest", "receiver"}
+
+
+class CallShape(_Record):
+    """How a replacement's code is rendered at a site (analyzer/core/replacement_code.py). In ``code``,
+    ``{param}`` is the call's argument for that parameter of ``params`` (its default when the call leaves it out),
+    ``{rest}`` the call's other arguments as written, ``{receiver}`` the object a method is called on, ``{assigned}``
+    the value assigned (an attribute set, an environment variable written), ``{npu}``/``{symbol}`` what the scanner
+    found; ``[?param: text?]`` is the text only where the call passes ``param``, ``[!param: text!]`` only where not. An argument the code cannot carry is
+    named in ``dropped`` with why, one it carries on a condition in ``notes`` (both said where the call passes it);
+    a device argument the code rewrites is named in ``replaced``."""
+
+    code: str | None = None
+    params: list[str] = Field(default_factory=list, description="the matched call's parameters, in positional order")
+    defaults: dict[str, str] = Field(default_factory=dict, description="parameter -> its value when the call omits it")
+    dropped: dict[str, BilingualText] = Field(
+        default_factory=dict, description="parameter -> why the code cannot carry it (said where the call passes it)"
+    )
+    notes: dict[str, BilingualText] = Field(
+        default_factory=dict, description="parameter -> the condition under which the code carries it right"
+    )
+    replaced: list[str] = Field(default_factory=list, description="device parameters the code rewrites (\"cuda\")")
+
+    @model_validator(mode="after")
+    def _placeholders_known(self) -> "CallShape":
+        names = set(PLACEHOLDER.findall(self.code or "")) | {m.group(2) for m in OPTIONAL.finditer(self.code or "")}
+        unknown = sorted(names - FIXED_PLACEHOLDERS - set(self.params))
+        if unknown:
+            raise ValueError(f"replacement code names {unknown}, which are no parameters of the call")
+        stray = sorted((set(self.defaults) | set(self.dropped) | set(self.notes) | set(self.replaced)) - set(self.params))
+        if stray:
+            raise ValueError(f"defaults/dropped/replaced name {stray}, which are not in params")
+        if self.code and "{rest}" not in self.code:
+            silent = sorted(set(self.params) - names - set(self.dropped) - set(self.replaced))
+            if silent:
+                raise ValueError(f"parameters {silent} are neither in the code, nor dropped with a reason, nor replaced")
+        return self
+
+    def uses_site(self) -> bool:
+        """Does the code need the site's arguments or value (not only the scanner's {npu}/{symbol})?"""
+        return bool(self.code) and bool(set(PLACEHOLDER.findall(self.code)) - {"npu", "symbol"})
+
+
+class NamedShape(CallShape):
+    names: list[str] = Field(min_length=1, description="the matched names (symbols) this shape is for")
+
+
+class Replacement(CallShape):
+    """A replacement's texts and the code rendered at each site; `shapes` give the code of matched names whose
+    call has another signature (flash_attn_qkvpacked_func beside flash_attn_func)."""
+
     en: str = Field(min_length=1)
     zh: str = Field(min_length=1)
-    code: str | None = None
+    shapes: list[NamedShape] = Field(default_factory=list)
+
+    def shape_for(self, symbol: str) -> CallShape:
+        return next((shape for shape in self.shapes if symbol in shape.names), self)
+
+
+class ReleaseVariant(_Record):
+    """What a rule says at the releases of a range of release lines, where that differs from its main text
+    (SDPA before op-plugin registered an NPU kernel for it; an environment variable a line does not read yet)."""
+
+    since_line: str | None = Field(default=None, description="first release line of the range (inclusive)")
+    before_line: str | None = Field(default=None, description="first release line after the range")
+    sources: list[str] = Field(min_length=1, description="release branch and path the difference was read from")
+    message: BilingualText | None = None
+    replacement: Replacement | None = None
+    replacement_inference: Replacement | None = None
+
+    @model_validator(mode="after")
+    def _bounded(self) -> "ReleaseVariant":
+        if self.since_line is None and self.before_line is None:
+            raise ValueError("a release variant names since_line, before_line or both")
+        return self
 
 
 class Match(_Record):
@@ -157,6 +231,16 @@ class Rule(_Record):
     needs_in_file: list[str] = Field(
         default_factory=list, description="Kept only where the same file has a finding of one of these rules"
     )
+    at_release: list[ReleaseVariant] = Field(
+        default_factory=list, description="texts that replace the rule's own at the releases of a range of lines"
+    )
+    satisfied_by: list[str] = Field(
+        default_factory=list,
+        description="qualified names whose call in the same file already does what the replacement asks: no finding",
+    )
+    yields: bool = Field(
+        default=False, description="dropped where a finding of another rule is on the same line (it says more there)"
+    )
     same_fix_as: dict[str, str] = Field(
         default_factory=dict,
         description="symbol → symbol of this rule: a site of the first is dropped where the same file has a site of "
@@ -222,6 +306,12 @@ class Release(_Record):
     profile: str
 
 
+class PackageCall(Replacement):
+    """The replacement of calls into a package (causal_conv1d.causal_conv1d_fn), rendered from each call's arguments."""
+
+    names: list[str] = Field(min_length=1, description="qualified names of the package's functions this covers")
+
+
 class PackageRecord(_Record):
     name: str
     aliases: list[str] = Field(default_factory=list, description="glob patterns of other distribution names it covers")
@@ -240,6 +330,12 @@ class PackageRecord(_Record):
         default=False,
         description="importing it fails on an Ascend host: its modules load CUDA extensions that have no Ascend build",
     )
+    calls_change: bool = Field(
+        default=False,
+        description="calls into it must be rewritten on Ascend (no Ascend build, fork or plugin of the same package keeps "
+        "them working): each call is a finding (DEP030)",
+    )
+    calls: list[PackageCall] = Field(default_factory=list, description="replacements of calls into the package")
 
     @model_validator(mode="after")
     def _replacement_when_needed(self) -> "PackageRecord":
@@ -374,6 +470,15 @@ class ModuleName(_Record):
     source: str = Field(min_length=1)
 
 
+class EnvName(_Record):
+    """An environment variable torch_npu itself reads, by the first release line whose every branch reads it (empty:
+    no release reads it). HCCL_* variables that CANN's HCCL library reads are not listed: no torch_npu release gates them."""
+
+    name: str = Field(pattern=r"^[A-Z][A-Z0-9_]+$")
+    since_line: str
+    source: str = Field(min_length=1)
+
+
 class OperatorTable(_Record):
     """knowledge/torch_npu/ops.toml (generated) and names.toml (hand-checked facts)."""
 
@@ -389,6 +494,7 @@ class OperatorTable(_Record):
     training_only: list[SourcedName] = Field(default_factory=list)
     not_operator: list[SourcedName] = Field(default_factory=list)
     module_name: list[ModuleName] = Field(default_factory=list)
+    env_name: list[EnvName] = Field(default_factory=list)
 
 
 

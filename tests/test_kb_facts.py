@@ -24,6 +24,9 @@ def _proposing_texts():
                 yield f"{rule.code} {label}", replacement.zh
                 if replacement.code:
                     yield f"{rule.code} {label}.code", replacement.code
+                for shape in replacement.shapes:
+                    if shape.code:
+                        yield f"{rule.code} {label}.shapes[{shape.names[0]}].code", shape.code
         yield f"{rule.code} message", rule.message.en
     for name, entry in KB.torch_cuda_api.items():
         if entry.npu:
@@ -34,6 +37,8 @@ def _proposing_texts():
         if package.replacement is not None:
             yield f"package {package.name}", package.replacement.en
         yield f"package {package.name} note", package.note.en
+        for call in package.calls:
+            yield f"package {package.name} call", " ".join(filter(None, (call.en, call.code)))
 
 
 PROPOSED = sorted({(name, where) for where, text in _proposing_texts() for name in availability.proposed_names(text)})
@@ -42,7 +47,28 @@ NOT_OPERATORS = {entry.name for entry in KB.operators.not_operator}
 
 @pytest.mark.parametrize("name, where", [p for p in PROPOSED if p[0] not in NOT_OPERATORS])
 def test_every_proposed_name_exists_at_the_default_release(name, where):
+    if where.endswith("message") and availability.is_env_name(name):
+        return  # a message may name the spelling no release reads (TORCH_HCCL_DESYNC_DEBUG), to say so
     assert availability.has(KB, name, DEFAULT), f"{where} proposes {name}, which torch_npu {DEFAULT.torch_npu} lacks"
+
+
+VARIANT_NAMES = sorted({
+    (rule.code, index, name)
+    for rule in KB.rules.values()
+    for index, variant in enumerate(rule.at_release)
+    for replacement in (variant.replacement, variant.replacement_inference) if replacement is not None
+    for text in (replacement.en, replacement.code, *(s.code for s in replacement.shapes))
+    for name in availability.proposed_names(text)
+})
+
+
+@pytest.mark.parametrize("code, index, name", VARIANT_NAMES)
+def test_every_name_a_release_variant_proposes_exists_inside_its_range(code, index, name):
+    from ascend_feasibility.analyzer.core.findings import in_range
+
+    variant = KB.rules[code].at_release[index]
+    inside = [r for r in KB.releases if in_range(variant, r)]
+    assert any(availability.has(KB, name, r) for r in inside), f"{code} at_release[{index}] proposes {name}, absent in its range"
 
 
 def test_the_proposed_names_are_found():
@@ -79,8 +105,8 @@ PYTHON_CODES = [
     (rule.code, replacement.code)
     for rule in KB.rules.values()
     for replacement in (rule.replacement, rule.replacement_inference)
-    if replacement is not None and replacement.code and rule.examples[0].language == "python"
-]
+    if replacement is not None and replacement.code and not replacement.uses_site() and rule.examples[0].language == "python"
+]  # codes rendered from a site's arguments are parsed as rendered, in tests/test_replacement_code.py
 
 
 @pytest.mark.parametrize("code, text", PYTHON_CODES)
@@ -96,11 +122,15 @@ def test_the_parse_check_can_fail():
 TRAINING_ONLY = {entry.name for entry in KB.operators.training_only}
 
 
-@pytest.mark.parametrize("rule", [r for r in KB.rules.values() if r.replacement_inference is not None], ids=lambda r: r.code)
+def _inference_replacements(rule):
+    return [r for r in [rule.replacement_inference, *(v.replacement_inference for v in rule.at_release)] if r is not None]
+
+
+@pytest.mark.parametrize("rule", [r for r in KB.rules.values() if _inference_replacements(r)], ids=lambda r: r.code)
 def test_inference_replacements_name_no_training_only_operator(rule):
-    inference = rule.replacement_inference
-    for text in (inference.en, inference.zh, inference.code):
-        assert not TRAINING_ONLY & set(availability.proposed_names(text)), f"{rule.code}: {text}"
+    for inference in _inference_replacements(rule):
+        for text in (inference.en, inference.zh, inference.code, *(s.code for s in inference.shapes)):
+            assert not TRAINING_ONLY & set(availability.proposed_names(text)), f"{rule.code}: {text}"
 
 
 def test_training_only_operators_are_operators():
@@ -132,7 +162,8 @@ def test_an_operator_missing_at_the_target_is_reported():
     snippet = "from flash_attn import flash_attn_func\nimport torch\nwith torch.no_grad():\n    o = flash_attn_func(q, k, v)"
     finding = _finding(snippet, "ATT001", "2.1.0")  # v2.1.0-5.0.0: op-plugin 5.0.0 registers no fused infer attention
     assert finding.replacement.code.startswith("torch_npu.npu_fused_infer_attention_score(")
-    assert "`npu_fused_infer_attention_score` (from torch_npu 2.1.0.post6, branch v2.1.0-6.0.rc2)" in finding.message.en
+    # op-plugin 6.0.rc1 (v2r1/op_plugin_functions.yaml) registers it: torch_npu 2.1.0.post4 is the first release with it
+    assert "`npu_fused_infer_attention_score` (from torch_npu 2.1.0.post4, branch v2.1.0-6.0.rc1)" in finding.message.en
     assert "Not in torch_npu" not in _finding(snippet, "ATT001", "2.1.0.post6").message.en
 
 
@@ -152,13 +183,17 @@ def _call_keyword(code: str, keyword: str):
 
 @pytest.mark.parametrize("code", ["ATT001", "ATT002", "ATT010"])
 def test_1_fused_attention_scale_is_computed_explicitly(code):
-    """npu_fusion_attention's scale is a float defaulting to 1.0 (op_plugin_functions.yaml `float scale=1.`)."""
-    rule = KB.rules[code]
-    for replacement in (rule.replacement, rule.replacement_inference):
-        scale = _call_keyword(replacement.code, "scale")
-        assert scale is not None and scale.type == "boolean_operator", f"{code}: {replacement.code}"
-        assert "math.sqrt(q.shape[-1])" in parsing.text(scale)
-    assert "1.0" in rule.message.en or "1.0" in rule.replacement.en
+    """npu_fusion_attention's scale is a float defaulting to 1.0 (op_plugin_functions.yaml `float scale=1.`): the
+    rendered code passes 1/sqrt(head_dim) where the call leaves the scale to the library, the call's own otherwise."""
+    call = {"ATT001": "flash_attn_func(q, k, v{})", "ATT002": "flash_attn_varlen_func(q, k, v, cq, ck, mq, mk{})",
+            "ATT010": "memory_efficient_attention(q, k, v{})"}[code]
+    keyword = "scale" if code == "ATT010" else "softmax_scale"
+    module = "xformers.ops" if code == "ATT010" else "flash_attn"
+    for extra, expected in (("", "1.0 / math.sqrt(q.shape[-1])"), (f", {keyword}=s", "s or 1.0 / math.sqrt(q.shape[-1])")):
+        snippet = f"from {module} import {call.split('(')[0]}\nout = {call.format(extra)}"
+        scale = _call_keyword(_finding(snippet, code, "2.12.0").replacement.code, "scale")
+        assert scale is not None and parsing.text(scale) == expected
+    assert "1.0" in KB.rules[code].message.en or "1.0" in KB.rules[code].replacement.en
 
 
 @pytest.mark.parametrize("code", ["ATT001", "ATT002", "ATT004", "ATT010"])
@@ -174,7 +209,8 @@ def test_2_flash_attn_package_row_splits_training_and_inference():
 
 def test_3_autocast_keeps_float16_and_bf16_needs_910b():
     dev140 = KB.rules["DEV140"]
-    assert dev140.replacement.code == 'torch.autocast("npu", dtype=torch.float16)'
+    code = _finding("import torch\nwith torch.cuda.amp.autocast():\n    pass", "DEV140", "2.12.0").replacement.code
+    assert code == 'torch.autocast("npu", dtype=torch.float16)'
     for rule in (dev140, KB.rules["DEV301"]):
         assert "910B" in rule.message.en and "310P" in rule.message.en and "910B" in rule.message.zh
 
@@ -194,7 +230,8 @@ def test_4_complex_rope_keeps_the_interleaved_pairing():
 def test_5_released_torch_npu_reads_the_hccl_spellings(code, variable):
     """OptionsManager.cpp on every release branch reads HCCL_*; TORCH_HCCL_* of these three are master-only
     (BLOCKING_WAIT from 26.1.0)."""
-    assert KB.rules[code].replacement.code == variable
+    finding = _finding(f"import os\nos.environ['{KB.rules[code].match.env_vars[0]}'] = '1'", code, "2.12.0")
+    assert finding.replacement.code == f"{variable}=1"
 
 
 def test_5_torch_hccl_twins_are_gated():
@@ -280,8 +317,8 @@ def test_explain_shows_the_release_range_of_each_replacement():
     from ascend_feasibility.analyzer.reporting.rule_docs import render_rule
 
     english = render_rule(KB.rules["DST022"], "en", KB)
-    assert "`torch_npu.npu.use_compatible_impl`: from the 7.3.0 line on (13 of 34 releases)" in english
+    assert "`torch_npu.npu.use_compatible_impl`: from the 7.3.0 line on (13 of 36 releases)" in english
     assert "`torch_npu.npu.use_compatible_impl`：从 7.3.0 版本线起" in render_rule(KB.rules["DST022"], "zh", KB)
     attention = render_rule(KB.rules["ATT002"], "en", KB)
     assert "`npu_fusion_attention`: every release of the table" in attention
-    assert "`npu_fusion_attention(actual_seq_qlen=…)`: from the 6.0.rc2 line on" in attention
+    assert "`npu_fusion_attention(actual_seq_qlen=…)`: from the 6.0.rc1 line on" in attention

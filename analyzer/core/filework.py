@@ -169,7 +169,7 @@ class FileWorker:
                 )
         occurrences: Counter = Counter()
         findings = []
-        kept = self._distinct(hits)
+        kept = self._distinct(hits, _called_names(unit, hits, self.kb.rules))
         places = {hit: self._place(hit, unit) for hit in kept}
         self._cuda_only_checks(unit, kept, places)
         self._legacy_triton(unit, kept, places)
@@ -223,10 +223,11 @@ class FileWorker:
                 reason = f"line {statement.start_point.row + 1}: guards a CUDA-only package or function"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
 
-    def _distinct(self, hits: list[Hit]) -> list[Hit]:
+    def _distinct(self, hits: list[Hit], called: frozenset[str] = frozenset()) -> list[Hit]:
         """One hit per line and meaning: a rule once per line, none that another hit on its line subsumes, none
-        whose rule needs a finding the unit does not have (Dynamo settings without a compile call), and none about
-        the project's own packages (a project importing itself is nothing to port)."""
+        whose rule needs a finding the unit does not have (Dynamo settings without a compile call), none whose
+        advice the unit already follows (a `satisfied_by` name it calls), and none about the project's own packages
+        (a project importing itself is nothing to port)."""
         rules = self.kb.rules
         ordered = sorted(set(hits), key=_hit_order)
         by_row: dict[int, set[str]] = {}
@@ -241,7 +242,11 @@ class FileWorker:
                 continue
             if any(hit.rule in rules[other].subsumes for other in by_row[row] if other != hit.rule):
                 continue
+            if rules[hit.rule].yields and len(by_row[row]) > 1:
+                continue
             if rules[hit.rule].needs_in_file and not in_unit.intersection(rules[hit.rule].needs_in_file):
+                continue
+            if called.intersection(rules[hit.rule].satisfied_by):
                 continue
             covering = rules[hit.rule].same_fix_as.get(hit.symbol)
             if covering is not None and (hit.rule, covering) in symbols:
@@ -321,6 +326,13 @@ class FileWorker:
 
 def content_digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
+
+
+def _called_names(unit: Unit, hits: list[Hit], rules) -> frozenset[str]:
+    """The qualified names the unit calls, read only where a hit's rule is satisfied by some."""
+    if unit.kind != "python" or not any(rules[hit.rule].satisfied_by for hit in hits):
+        return frozenset()
+    return unit.called_names()
 
 
 def _hit_order(hit) -> tuple:

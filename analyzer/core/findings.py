@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ascend_feasibility.analyzer.core import replacement_code
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, EffortHours, Finding, ReplacementText, Text, severity_rank
 from ascend_feasibility.knowledge import KNOWLEDGE_DIR, KnowledgeBase, Target, availability
 from ascend_feasibility.knowledge.models import Rule
@@ -22,7 +23,8 @@ else:  # pragma: no cover
 SNIPPET_LIMIT = 200
 CUDA_ALIAS = "cuda_alias"
 NATIVE = "native"  # supported by torch_npu as written: nothing to change and no shim involved
-NATIVE_SINCE = "native_since:"  # native_since:7.0.0: supported as written from that release line on
+NATIVE_SINCE = "native_since:"
+PACKAGE_CALL = "package-call"  # the finding's replacement is the called package's (packages.toml)  # native_since:7.0.0: supported as written from that release line on
 
 
 def _common_texts() -> dict:
@@ -50,7 +52,10 @@ class FindingFactory:
         self.role_note = texts["role_note"]
         self.role_label = texts["role_label"]
         self.unavailable_note = texts["unavailable_note"]
+        self.unbound_note = texts["unbound_note"]
         self._unavailable_cache: dict = {}
+        self._at_release: dict[str, Rule] = {}
+        self._uses_site: dict[str, bool] = {}
 
     def judge(self, rule: Rule, symbol: str, auto_when: tuple[str, ...] | None = None) -> Judgement:
         if self._automatic(rule.auto_when if auto_when is None else auto_when, symbol):
@@ -76,6 +81,10 @@ class FindingFactory:
         """A finding from a scanner's hit in a unit, in its context (role and reach)."""
         place = place or PLAIN_PLACE
         source, span = unit.source, hit.span
+        uses_site = self._uses_site.get(hit.rule)
+        if uses_site is None:
+            uses_site = self._uses_site[hit.rule] = rule_uses_site(self.kb.rules[hit.rule])
+        site = replacement_code.site_at(unit, span) if uses_site else None
         located = Located(
             rule=hit.rule,
             symbol=hit.symbol,
@@ -94,6 +103,7 @@ class FindingFactory:
             role=place.role,
             reach=place.reach,
             reach_reason=place.reason,
+            site=site,
         )
         return self.build_located(located, occurrence)
 
@@ -131,7 +141,7 @@ class FindingFactory:
 
     def build_located(self, at: "Located", occurrence: int) -> Finding:
         """A finding at a known place (also used by project-level analyses such as dependencies)."""
-        rule = self.kb.rules[at.rule]
+        rule = self.rule_at_target(at.rule)
         judgement, texts = self._judged_texts(rule, at)
         return Finding(
             rule=rule.code,
@@ -162,7 +172,7 @@ class FindingFactory:
     def _judged_texts(self, rule: Rule, at: "Located") -> tuple[Judgement, tuple]:
         """The judgement and texts of a finding: they depend only on what the key holds (the rule, what matched,
         its context, role and reach), and a project repeats the same few, so each is worked out once."""
-        key = (rule.code, at.symbol, at.npu, at.auto_when, at.effort, at.context, at.reach, at.role)
+        key = (rule.code, at.symbol, at.npu, at.auto_when, at.effort, at.context, at.reach, at.role, at.site)
         cached = self._judged_cache.get(key)
         if cached is None:
             cached = self._judge_texts(rule, at)
@@ -179,6 +189,8 @@ class FindingFactory:
             judgement = Judgement(judgement.migration, uncounted_severity(judgement.severity), judgement.effort)
         use_inference = at.context == "inference" and rule.replacement_inference is not None
         replacement = rule.replacement_inference if use_inference else rule.replacement
+        if rule.match.detector == PACKAGE_CALL and at.npu:
+            replacement = self.kb.package_call(at.npu, at.symbol) or replacement
         npu = at.npu or replacement.code or ""
         message = {lang: _fill(getattr(rule.message, lang), at.symbol, npu) for lang in ("en", "zh")}
         if at.context is not None:
@@ -193,10 +205,25 @@ class FindingFactory:
                 message[lang] += " " + self.reach_note[at.reach][lang]
             if at.role not in COUNTED_ROLES:
                 message[lang] += " " + self.role_note[lang].replace("{role}", self.role_label[lang][at.role])
-        code = _fill(replacement.code, at.symbol, npu) if replacement.code else None
+        shape = replacement.shape_for(at.symbol)
+        rendered = replacement_code.render(shape, at.site or replacement_code.NO_SITE, at.symbol, at.npu)
+        code = rendered.code
+        for lang in ("en", "zh"):
+            for parameter in rendered.said:
+                note = shape.dropped.get(parameter) or shape.notes[parameter]
+                message[lang] += " " + getattr(note, lang)
+            if rendered.unbound:
+                message[lang] += " " + self.unbound_note[lang]
         for lang, note in self._unavailable(npu, replacement, code).items():
             message[lang] += " " + note
         return judgement, self._texts(rule, at.symbol, npu, code, replacement, message, judgement)
+
+    def rule_at_target(self, code: str) -> Rule:
+        """The rule as it reads at the target release: a release variant's texts replace its own there."""
+        rule = self._at_release.get(code)
+        if rule is None:
+            rule = self._at_release[code] = rule_at(self.kb.rules[code], self.target.release)
+        return rule
 
     def _unavailable(self, npu: str, replacement, code: str | None) -> dict[str, str]:
         """The note for the names this replacement proposes that the target release lacks (empty when none)."""
@@ -222,6 +249,31 @@ class FindingFactory:
             separator = "; " if lang == "en" else "；"
             texts[lang] = self.unavailable_note[lang].format(release=release.torch_npu, names=separator.join(items))
         return texts
+
+
+def rule_uses_site(rule: Rule) -> bool:
+    """Is any code of the rule rendered from the site (its arguments or assigned value)?"""
+    replacements = [rule.replacement, rule.replacement_inference]
+    replacements += [r for v in rule.at_release for r in (v.replacement, v.replacement_inference)]
+    shapes = [s for r in replacements if r is not None for s in (r, *r.shapes)]
+    return rule.match.detector == PACKAGE_CALL or any(shape.uses_site() for shape in shapes)
+
+
+def in_range(variant, release) -> bool:
+    """Is the release's line inside the variant's range [since_line, before_line)?"""
+    line = availability.line_key(availability.line_of(release.branch))
+    if variant.since_line is not None and line < availability.line_key(variant.since_line):
+        return False
+    return variant.before_line is None or line < availability.line_key(variant.before_line)
+
+
+def rule_at(rule: Rule, release) -> Rule:
+    """The rule with the texts of its first release variant whose range holds the release."""
+    variant = next((v for v in rule.at_release if in_range(v, release)), None)
+    if variant is None:
+        return rule
+    update = {k: getattr(variant, k) for k in ("message", "replacement", "replacement_inference") if getattr(variant, k)}
+    return rule.model_copy(update=update)
 
 
 def is_native(capabilities) -> bool:
@@ -256,6 +308,7 @@ class Located:
     role: str = "product"
     reach: str = "runs"
     reach_reason: str | None = None
+    site: "replacement_code.Site | None" = None  # what the replacement's code is rendered from
 
 
 @dataclass(frozen=True)

@@ -80,10 +80,15 @@ def _with_placeholders_shown(rule: Rule) -> Rule:
             return None
         return text.model_copy(update={field: show_placeholders(value) for field, value in text if isinstance(value, str)})
 
+    variants = [
+        v.model_copy(update={k: show(getattr(v, k)) for k in ("message", "replacement", "replacement_inference")})
+        for v in rule.at_release
+    ]
     return rule.model_copy(update={
         "message": show(rule.message),
         "replacement": show(rule.replacement),
         "replacement_inference": show(rule.replacement_inference),
+        "at_release": variants,
     })
 
 
@@ -123,9 +128,9 @@ def _automatic(rule: Rule, language: str, kb: KnowledgeBase) -> str:
 def proposed_by(rule: Rule, kb: KnowledgeBase) -> list[str]:
     """The torch.npu names and torch_npu operators a rule proposes: its replacement texts and code, and for a
     torch.cuda-table rule the NPU names of the entries that table assigns to it."""
-    texts = [rule.replacement.en, rule.replacement.code]
-    if rule.replacement_inference is not None:
-        texts += [rule.replacement_inference.en, rule.replacement_inference.code]
+    replacements = [rule.replacement, rule.replacement_inference]
+    replacements += [r for v in rule.at_release for r in (v.replacement, v.replacement_inference)]
+    texts = [t for r in replacements if r is not None for t in (r.en, r.code, *(s.code for s in r.shapes))]
     names = availability.proposed_names(" ".join(filter(None, texts)))
     if rule.match.torch_cuda_api:
         table = sorted({entry.npu for entry in kb.torch_cuda_api.values() if entry.rule == rule.code and entry.npu})

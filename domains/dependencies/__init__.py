@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.models import SkippedFile
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, TargetChoice, Unit
+from ascend_feasibility.domains.dependencies.calls import PackageCallScanner
 from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY, DependencyFacts, collect
 from ascend_feasibility.domains.dependencies.project import analyze_dependencies, choose_target
 
 
 class DependenciesDomain(Domain):
     name = "dependencies"
+    scanner_classes = (PackageCallScanner,)  # calls into a package that needs replacing (DEP030)
     facts_type = DependencyFacts
     fact_kinds = frozenset({"build"})  # build files carry declarations though no scanner reads them line by line
 

@@ -132,8 +132,40 @@ class _PrecisionScan(PythonScan):
             source = parsing.text(definition)
             compact = "".join(source.split())
             if any(token in compact for token in UPCAST_TOKENS) and ("rsqrt" in compact or "pow(2)" in compact):
-                self.hit("rms-norm-upcast", f"{name}.forward", cls.child_by_field_name("name"))
+                self.hit("rms-norm-upcast", f"{name}.forward", cls.child_by_field_name("name"), _rms_norm_call(definition))
                 return
+
+
+def _rms_norm_call(forward: Node) -> str | None:
+    """npu_rms_norm over the forward's own names: its input parameter, its `self.*weight*`-like scale (Gemma's
+    `1 + self.weight` kept) and its `self.*eps*` attribute; None when one of them is not plain to see."""
+    parameters = forward.child_by_field_name("parameters")
+    names = [parsing.text(p) for p in (parameters.named_children if parameters is not None else []) if p.type == "identifier"]
+    if len(names) < 2:
+        return None
+    source = parsing.text(forward)
+    attributes = sorted(_self_attributes(forward))
+    weights = [a for a in attributes if any(t in a.lower() for t in ("weight", "scale", "gamma"))]
+    epsilons = [a for a in attributes if "eps" in a.lower()]
+    if len(weights) != 1 or len(epsilons) != 1:
+        return None
+    compact = "".join(source.split())
+    weight = f"self.{weights[0]}"
+    if f"(1+{weight})" in compact or f"(1.0+{weight})" in compact:
+        weight = f"1 + {weight}"
+    return f"torch_npu.npu_rms_norm({names[1]}, {weight}, epsilon=self.{epsilons[0]})[0]"
+
+
+def _self_attributes(node: Node) -> set[str]:
+    found, stack = set(), [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "attribute":
+            obj, attribute = current.child_by_field_name("object"), current.child_by_field_name("attribute")
+            if obj is not None and attribute is not None and obj.type == "identifier" and parsing.text(obj) == "self":
+                found.add(parsing.text(attribute))
+        stack.extend(current.named_children)
+    return found
 
 
 def _moves_to_device(to_call: Node) -> bool:

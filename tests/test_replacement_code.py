@@ -1,0 +1,177 @@
+"""A replacement's code keeps the call's meaning: rendered from the call's own arguments (analyzer/core/
+replacement_code.py), every argument the call passes is in the snippet or the finding says why not, and the snippet
+names no variable the call did not have. The property runs every flagged example of every rule with a code
+replacement, at the default release and inside each of its release variants (the facts of issue 24 are in
+tests/test_kb_release_facts.py)."""
+
+from __future__ import annotations
+
+import pytest
+from ascend_feasibility.analyzer.core import replacement_code
+from ascend_feasibility.analyzer.core.findings import in_range
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.knowledge import availability, load_knowledge
+from ascend_feasibility.knowledge.models import PLACEHOLDER
+
+from tests.helpers import analyze_snippet_project, scan
+
+KB = load_knowledge()
+import builtins
+
+ALLOWED_ROOTS = {"torch", "torch_npu", "math"} | set(dir(builtins))
+LITERALS = {"true", "false", "none", "string", "integer", "float"}
+
+
+def _replacements(rule):
+    found = [rule.replacement, rule.replacement_inference]
+    found += [r for v in rule.at_release for r in (v.replacement, v.replacement_inference)]
+    return [r for r in found if r is not None]
+
+
+def _has_code(rule) -> bool:
+    shapes = [s for r in _replacements(rule) for s in (r, *r.shapes)]
+    if rule.match.detector == "package-call":
+        shapes += [c for p in KB.packages.values() for c in p.calls]
+    return any(s.code for s in shapes)
+
+
+def _targets(rule) -> list[str]:
+    """The default release and, per release variant, the newest release inside its range."""
+    targets = [KB.default_release]
+    for variant in rule.at_release:
+        inside = [r for r in KB.releases if in_range(variant, r)]
+        assert inside, f"{rule.code}: a release variant whose range holds no release of the table"
+        targets.append(max(inside, key=lambda r: availability.line_key(availability.line_of(r.branch))).torch_npu)
+    return targets
+
+
+CODE_RULES = [rule for rule in KB.rules.values() if _has_code(rule)]
+CASES = [
+    pytest.param(rule.code, group.language, snippet, target, id=f"{rule.code}-{group.language}-{i}-{target}")
+    for rule in CODE_RULES
+    for group in rule.examples
+    for i, snippet in enumerate(group.invalid)
+    for target in _targets(rule)
+]
+
+
+def _findings(code: str, language: str, snippet: str, target: str):
+    if KB.rules[code].domain == "dependencies" and language != "python":
+        return [f for f in analyze_snippet_project(snippet, language).findings if f.rule == code]
+    return [f for f in scan(snippet, language, target).findings if f.rule == code]
+
+
+def _site_node(root, finding):
+    start = (finding.line - 1, finding.column - 1)
+    end = (finding.end_line - 1, finding.end_column - 1)
+    return root.descendant_for_point_range(start, end)
+
+
+def _identifiers(node) -> set[str]:
+    """Names a piece of code reads: identifiers that are no attribute field, keyword name or lambda parameter."""
+    names, bound, stack = set(), set(), [node]
+    while stack:
+        current = stack.pop()
+        parent = current.parent
+        if current.type == "lambda_parameters":
+            bound.update(parsing.text(c) for c in current.named_children)
+            continue
+        if current.type == "identifier":
+            if parent is not None and parent.type == "attribute" and parent.child_by_field_name("attribute") == current:
+                continue
+            if parent is not None and parent.type == "keyword_argument" and parent.child_by_field_name("name") == current:
+                continue
+            names.add(parsing.text(current))
+        stack.extend(current.named_children)
+    return names - bound
+
+
+def _shapes(rule, symbol: str):
+    shapes = [r.shape_for(symbol) for r in _replacements(rule)]
+    if rule.match.detector == "package-call":
+        shapes += [c for p in KB.packages.values() for c in p.calls if symbol in c.names]
+    return shapes
+
+
+def _whole_call(parsed) -> bool:
+    """Is the rendered code an expression that calls (a whole call rewritten), not a piece (a literal, a keyword)?"""
+    statement = parsed.named_children[0] if parsed.named_children else None
+    expression = statement.named_children[0] if statement is not None and statement.named_children else None
+    return expression is not None and expression.type in {"call", "subscript", "conditional_expression"}
+
+
+def _callee_only(code: str) -> bool:
+    """A bare dotted name (`torch.npu.manual_seed_all`): it replaces the callee, the arguments stay where they are."""
+    return all(part.isidentifier() for part in code.split("."))
+
+
+def _literal(text: str) -> bool:
+    parsed = parsing.parse("python", text.encode("utf-8"))
+    statement = parsed.named_children[0] if parsed.named_children else None
+    expression = statement.named_children[0] if statement is not None and statement.named_children else None
+    return expression is not None and expression.type in LITERALS
+
+
+@pytest.mark.parametrize("code, language, snippet, target", CASES)
+def test_rendered_code_keeps_every_argument_and_names_only_the_calls_variables(code, language, snippet, target):
+    findings = _findings(code, language, snippet, target)
+    assert findings, f"{code} should flag its own example at {target}:\n{snippet}"
+    rule = KB.rules[code]
+    for finding in findings:
+        rendered = finding.replacement.code
+        if rendered is None:
+            continue
+        own = {name for shape in _shapes(rule, finding.symbol) for name in shape.params} | {"npu", "symbol", "rest", "assigned", "receiver"}
+        assert not own & set(PLACEHOLDER.findall(rendered)) and "[?" not in rendered and "[!" not in rendered, rendered
+        if language != "python" or rule.match.env_vars or _callee_only(rendered) or rendered.startswith(("from ", "import ")):
+            continue
+        root = parsing.parse("python", snippet.encode("utf-8"))
+        node = _site_node(root, finding)
+        site = replacement_code.python_site(node)
+        text = ("x" + rendered) if rendered.startswith(".") else rendered
+        parsed = parsing.parse("python", text.encode("utf-8"))
+        assert not parsed.has_error, f"{code}: rendered code does not parse: {rendered}"
+        said = finding.message.en
+        shapes = _shapes(rule, finding.symbol)
+        if site.is_call and _whole_call(parsed):
+            producing = [sh for sh in shapes if sh.code and replacement_code.render(sh, site, finding.symbol, None).code == rendered]
+            for shape in producing or [replacement_code.CallShape()]:
+                bound, _ = replacement_code.bind(shape, site)
+                placed = set(PLACEHOLDER.findall(shape.code or "")) | {m.group(2) for m in replacement_code.OPTIONAL.finditer(shape.code or "")}
+                for argument in site.arguments:
+                    param = next((p for p, (_, a) in bound.items() if a is argument), None)
+                    carried = argument.text in rendered or (param in placed and _literal(argument.text))
+                    explained = param in shape.dropped and shape.dropped[param].en in said
+                    device = "cuda" in argument.text and (param in shape.replaced or not shape.params)
+                    assert carried or explained or device, f"{code}: {rendered!r} drops {argument.text!r} of:\n{snippet}"
+        if site.value is not None and not _whole_call(parsed) or (site.value is not None and "assigned" in str(shapes)):
+            assert site.value in rendered, f"{code}: {rendered!r} drops the value {site.value!r}"
+        call_text = parsing.text(node.parent if site.is_call and node.parent is not None else node)
+        scope = root if not site.is_call and site.value is None else parsing.parse("python", call_text.encode("utf-8"))
+        invented = _identifiers(parsed) - ALLOWED_ROOTS - ({"x"} if rendered.startswith(".") else set()) - _identifiers(scope)
+        assert not invented, f"{code}: {rendered!r} names {sorted(invented)}, which the call does not have"
+
+
+def test_every_rule_with_code_is_covered_by_a_flagged_example_that_renders_code():
+    rendered = set()
+    for param in CASES:
+        code, language, snippet, target = param.values
+        if any(f.replacement.code for f in _findings(code, language, snippet, target)):
+            rendered.add(code)
+    assert rendered == {rule.code for rule in CODE_RULES}, sorted({r.code for r in CODE_RULES} - rendered)
+
+
+def test_the_property_catches_a_dropped_argument():
+    """The renderer refuses to bind what it does not know rather than drop it: a keyword the shape lacks."""
+    shape = KB.rules["DEV140"].replacement
+    site = replacement_code.Site((replacement_code.Argument("mystery", "1", True),), is_call=True)
+    assert replacement_code.render(shape, site, "torch.cuda.amp.autocast", None).code is None
+
+
+def test_a_shape_cannot_leave_a_parameter_out_silently():
+    """Every parameter of a shape without {rest} is in its code, dropped with a reason or replaced: checked on load."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="neither in the code"):
+        replacement_code.CallShape(code="f({a})", params=["a", "b"])
+    replacement_code.CallShape(code="f({a})", params=["a", "b"], dropped={"b": {"en": "b: why", "zh": "b：原因"}})
