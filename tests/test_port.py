@@ -151,9 +151,9 @@ def test_cuda_checks_are_rewritten_only_where_they_pick_the_device(tmp_path):
         "    kind = \"cuda\" if \"cuda\" in device else \"cpu\"\n    return name, x, kind\n\n\n" + MAIN))
     assert "name = _device.DEVICE_TYPE if _device.is_available() else \"cpu\"" in new  # the idiom: both rewritten
     assert "    if _device.is_available():\n        # ascend: DEV001\n        x = torch.zeros(1, device=_device.DEVICE_TYPE)" in new
-    assert "if not torch.cuda.is_available():" in new  # guards CUDA-only code: left for a human
+    assert "if not torch.cuda.is_available():" in new  # guards the rest of the function: left for a human
     held = {o.finding.line: o.reason for o in result.outcomes if o.reason}
-    assert "guards CUDA-only code" in held[8]
+    assert "leaves the block early" in held[8]
 
 
 def test_npu_style_writes_torch_npu_directly(tmp_path):
@@ -183,11 +183,12 @@ def test_unsafe_and_only(tmp_path):
     assert "_device.synchronize()" in _new(only, "lib.py") and '"cuda"' in _new(only, "lib.py")
 
 
-def test_unsafe_adds_the_plan_above_display_only_sites(tmp_path):
+def test_plan_comments_come_only_with_their_flag(tmp_path):
     root = _project(tmp_path, {"lib.py": "import subprocess\n\n\ndef f():\n    return subprocess.run([\"nvidia-smi\"])\n"})
     _, safe = _port(root)
     assert not safe.rewrites
-    report, unsafe = _port(root, unsafe=True)
+    assert not _port(root, unsafe=True)[1].rewrites
+    report, unsafe = _port(root, unsafe=True, plan_comments=True)
     new = _new(unsafe, "lib.py")
     assert "    # ascend: DEV211 (display-only): " in new and 'subprocess.run(["nvidia-smi"])' in new
     assert all(t.safe == t.unsafe == 0 for t in summarize(report, unsafe) if t.rule == "DEV211")

@@ -7,6 +7,7 @@ its rule's edit spec. Nothing is written here: the caller turns the result into 
 
 from __future__ import annotations
 
+import builtins
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -17,6 +18,7 @@ from ascend_feasibility.analyzer.port.edits import (
     Change,
     SiteOutcome,
     Style,
+    byte_offset,
     cuda_literals,
     line_starts_of,
     plan_literal,
@@ -35,7 +37,7 @@ from ascend_feasibility.analyzer.port.files import (
     imports_torch_npu,
 )
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
-from ascend_feasibility.analyzer.reading.parsing import parse
+from ascend_feasibility.analyzer.reading.parsing import parse, text
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
 from ascend_feasibility.knowledge import KnowledgeError, load_context_conventions, load_device_module, load_knowledge
 
@@ -54,6 +56,7 @@ class PortOptions:
     unsafe: bool = False
     only: frozenset[str] = frozenset()
     transfer_to_npu: bool = False
+    plan_comments: bool = False  # a `# ascend: RULE (display-only): plan` comment above display-only sites
 
 
 @dataclass
@@ -72,7 +75,7 @@ def eligible(finding: Finding, options: PortOptions) -> str | None:
     rule = load_knowledge().rules.get(finding.rule)
     if rule is None:
         return "unknown rule"
-    if rule.edit is None and (not options.unsafe or finding.severity == "info"):
+    if rule.edit is None and (not options.plan_comments or finding.severity == "info"):
         return "display-only rule"
     if options.only and finding.rule not in options.only:
         return "not in --only"
@@ -94,7 +97,10 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
     kb = load_knowledge()
     result = PortResult()
     by_path: dict[str, list[Finding]] = {}
+    present: dict[str, list[Finding]] = {}  # every finding still to do, per file (what a guarded branch holds)
     for finding in report.findings:
+        if not finding.suppressed:
+            present.setdefault(finding.path, []).append(finding)
         why = eligible(finding, options)
         if why is None:
             by_path.setdefault(finding.path, []).append(finding)
@@ -135,7 +141,8 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         # in the npu style torch.npu needs torch_npu loaded: without entry points, each patched file loads it
         entry = "entry" if path in entries else "fallback" if options.style == "npu" and not entries else None
         located = module_path, relative, entry, _package_chain(root, path), own_abstraction
-        rewrite, file_uses = _rewrite_file(path, data, tree, by_path.get(path, []), options, located)
+        rewrite, file_uses = _rewrite_file(path, data, tree, by_path.get(path, []), options, located,
+                                           present.get(path, []))
         result.outcomes.extend(rewrite.sites)
         if rewrite.problem is not None:
             result.unpatched.append((path, rewrite.problem))
@@ -263,7 +270,7 @@ def _module_import(path: str, module_path: str, relative: bool, entry: str | Non
     return None
 
 
-def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRewrite, set[str]]:
+def _rewrite_file(path, data, tree, findings, options, located, present) -> tuple[FileRewrite, set[str]]:
     module_path, relative, entry, root_on_path, own_abstraction = located
     kb = load_knowledge()
     rewrite = FileRewrite(path, data.decode("utf-8"))
@@ -272,11 +279,16 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
     style = Style(options.style, alias or DEVICE_NAMES[0])
     starts = line_starts_of(data)
     notes: list[tuple[int, str]] = []
+    noted: set[tuple[int, str]] = set()  # (function, rule): one plan comment per function and rule
     for finding in sorted(findings, key=lambda f: (f.line, f.column, f.rule)):
-        if kb.rules[finding.rule].edit is None:  # display-only, with --unsafe: a comment with the plan
+        if kb.rules[finding.rule].edit is None:  # display-only, with --plan-comments: a comment with the plan
             note = plan_note(tree, data, starts, finding)
-            if note is not None:
+            scope = (_function_of(tree, data, starts, finding), finding.rule)
+            if note is not None and scope not in noted and note not in notes:
                 notes.append(note)
+                noted.add(scope)
+            else:
+                note = None
             rewrite.sites.append(SiteOutcome(finding, reason="display-only: a comment with the plan"
                                              if note is not None else "display-only"))
             continue
@@ -293,7 +305,9 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
                     outcome.reason = "the project has its own NPU code: route this through its device abstraction" \
                         if own_abstraction else "no import path from this file to the device module"
                     outcome.changes.clear()
-    _hold_cuda_checks(tree, rewrite.sites, kb, style)
+    guarded = Guarded(data, starts, present, tree)
+    _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
+    _absorb(rewrite.sites)
     done = [o for o in rewrite.sites if o.reason is None and o.changes]
     imports: list[str] = []
     if any(o.needs_torch for o in done) and not binds_torch(tree):
@@ -339,23 +353,32 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
     return rewrite, uses
 
 
-def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style) -> None:
+def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style, guarded: "Guarded") -> None:
     """Sites whose rewrite changes what a comparison or a CUDA check in the same statement sees (the edit's `guard`):
     `stays` holds a site when its statement keeps a "cuda" literal the patch does not rewrite; `selects` rewrites a
     CUDA check only where it selects a "cuda" literal that the patch rewrites (in `"cuda" if check else "cpu"` the
-    literal is rewritten with the check), since the rewritten check turns true on NPU."""
+    literal is rewritten with the check), since the rewritten check turns true on NPU, or where the code it guards
+    runs on NPU after the patch; `branch` (a device test) holds a site whose branch would send the NPU into code that
+    stays CUDA-only."""
     literal_edit = next((r.edit for r in kb.rules.values()
                          if r.edit is not None and r.edit.kind == "string" and "cuda" in r.edit.values), None)
     changed = True
     while changed:
         changed = False
-        rewritten = {(c.start, c.end) for o in sites if o.reason is None for c in o.changes}
+        rewritten = [(c.start, c.end) for o in sites if o.reason is None for c in o.changes]
         for outcome in sites:
             edit = kb.rules[outcome.finding.rule].edit
             if outcome.reason is not None or not outcome.changes or edit.guard is None or outcome.statement is None:
                 continue
+            if edit.guard == "branch":
+                outcome.reason = guarded.why_held(outcome, sites)
+                if outcome.reason is None:
+                    continue
+                outcome.changes.clear()
+                changed = True
+                break
             literals = cuda_literals(outcome.statement)
-            stays = [n for n in literals if (n.start_byte, n.end_byte) not in rewritten]
+            stays = [n for n in literals if not any(s <= n.start_byte and n.end_byte <= e for s, e in rewritten)]
             first = outcome.changes[0]
             picked = [n for n in stays if edit.guard == "selects" and _picked_by(n, first)]
             if picked and literal_edit is not None and len(picked) == len(stays):
@@ -371,12 +394,122 @@ def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style) -> None:
                 outcome.reason = "a \"cuda\" literal in the same statement stays: after the rewrite it would be " \
                                  "compared or picked on NPU"
             elif edit.guard == "selects" and len(literals) == 0:
-                outcome.reason = "the check guards CUDA-only code, not a device choice: review what it guards"
+                branch = guarded.why_held(outcome, sites)
+                if branch is None and guarded.branch_of(outcome) is not None:
+                    continue
+                outcome.reason = branch or "the check guards CUDA-only code, not a device choice: review what it guards"
             else:
                 continue
             outcome.changes.clear()
             changed = True
             break
+
+
+def _absorb(sites: list[SiteOutcome]) -> None:
+    """A site whose every change lies inside another site's change is rewritten by that one (the "cuda" literal of
+    `"cuda" if "cuda" in device else "cpu"`, rewritten as a whole by the device test)."""
+    done = [o for o in sites if o.reason is None and o.changes]
+    for outcome in done:
+        others = [c for o in done if o is not outcome and not o.absorbed for c in o.changes]
+        if all(any(o.start <= c.start and c.end <= o.end and (o.start, o.end) != (c.start, c.end) for o in others)
+               for c in outcome.changes):
+            outcome.changes.clear()
+            outcome.absorbed = True
+
+
+BRANCH_PARENTS = {"if_statement", "elif_clause", "while_statement", "conditional_expression"}
+TEST_PARTS = {"boolean_operator", "not_operator", "parenthesized_expression", "comparison_operator", "call",
+              "attribute", "argument_list"}
+
+
+class Guarded:
+    """What a device test or CUDA check decides: the code of the branch it is the condition of, and whether that code
+    runs on NPU after the patch."""
+
+    def __init__(self, data: bytes, starts: list[int], present: list[Finding], tree) -> None:
+        self.data, self.starts, self.tree = data, starts, tree
+        self.present = [(byte_offset(data, starts, f.line, f.column), f) for f in present]
+
+    def _node(self, outcome: SiteOutcome):
+        f = outcome.finding
+        begin = byte_offset(self.data, self.starts, f.line, f.column)
+        end = byte_offset(self.data, self.starts, f.end_line, f.end_column)
+        return self.tree.descendant_for_byte_range(begin, end) if 0 <= begin <= end else None
+
+    def branch_of(self, outcome: SiteOutcome):
+        """(the branching node, its condition) when the site is part of a branch's condition, else None."""
+        node = self._node(outcome)
+        while node is not None and node.parent is not None and node.parent.type in TEST_PARTS:
+            node = node.parent
+        parent = node.parent if node is not None else None
+        if parent is None or parent.type not in BRANCH_PARENTS:
+            return None
+        condition = parent.named_children[1] if parent.type == "conditional_expression" \
+            and parent.named_child_count == 3 else parent.child_by_field_name("condition")
+        if condition is None or not (condition.start_byte <= node.start_byte and node.end_byte <= condition.end_byte):
+            return None
+        branch = parent.parent if parent.type == "elif_clause" else parent
+        return branch, condition
+
+    def why_held(self, outcome: SiteOutcome, sites: list[SiteOutcome]) -> str | None:
+        """None when the branch the site decides may run on NPU after the patch, else why it is held."""
+        found = self.branch_of(outcome)
+        if found is None:
+            return None
+        branch, condition = found
+        done = {id(o.finding) for o in sites if o.rewritten}
+        for offset, finding in self.present:
+            if not branch.start_byte <= offset < branch.end_byte or finding is outcome.finding:
+                continue
+            if id(finding) not in done:
+                return f"the branch it decides keeps {finding.rule} at line {finding.line}: on NPU it would run CUDA-only code"
+        if branch.type != "conditional_expression" and _jumps(branch):
+            return "the branch it decides leaves the block early: the code after it is what it guards, review it"
+        risky = _opaque_call(branch, condition)
+        if risky is not None:
+            return f"the branch it decides calls {risky}, which may be CUDA-only: review it by hand"
+        return None
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _opaque_call(branch, condition) -> str | None:
+    """The first call in the branch (outside its condition and nested definitions) to a bare function that is not a
+    builtin, or through a subscript (a Triton launch `kernel[grid](...)`): code the NPU may not run."""
+    stack = [branch]
+    while stack:
+        node = stack.pop()
+        if node.type in {"function_definition", "class_definition", "lambda"} or node == condition:
+            continue
+        if node.type == "call":
+            function = node.child_by_field_name("function")
+            if function is not None and function.type == "subscript":
+                return text(function)
+            if function is not None and function.type == "identifier" and text(function) not in _BUILTINS:
+                return text(function)
+        stack.extend(node.children)
+    return None
+
+
+def _jumps(branch) -> bool:
+    """Does the branch return, raise, break or continue (outside nested definitions)?"""
+    stack = list(branch.children)
+    while stack:
+        node = stack.pop()
+        if node.type in {"return_statement", "raise_statement", "break_statement", "continue_statement"}:
+            return True
+        if node.type not in {"function_definition", "class_definition", "lambda"}:
+            stack.extend(node.children)
+    return False
+
+
+def _function_of(tree, data: bytes, starts: list[int], finding: Finding) -> int:
+    """The start byte of the function a finding is in (-1: module level)."""
+    node = tree.descendant_for_byte_range(*(2 * [byte_offset(data, starts, finding.line, finding.column)]))
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    return node.start_byte if node is not None else -1
 
 
 def _picked_by(literal, check: Change) -> bool:

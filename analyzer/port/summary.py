@@ -30,7 +30,7 @@ class RuleTally:
 def rewritten_fingerprints(result: PortResult) -> set[str]:
     patched = {r.path for r in result.rewrites}
     return {o.finding.fingerprint for o in result.outcomes
-            if o.reason is None and o.changes and o.finding.path in patched}
+            if o.rewritten and o.finding.path in patched}
 
 
 def summarize(report: Report, result: PortResult) -> list[RuleTally]:
