@@ -110,7 +110,7 @@ def test_device_strings_methods_and_backend(tmp_path):
     assert "dist.init_process_group(backend=_device.DIST_BACKEND)" in new
     assert 'torch.device(f"{_device.DEVICE_TYPE}:1")' in new
     assert "a = _device.move(model)" in new and "b = _device.move(model, non_blocking=True)" in new
-    assert "c = model.cuda(rank)" in new  # a positional device index is left for a human
+    assert "c = _device.move(model, rank)" in new  # the index goes to the picked device
     assert "from pkg import _device  # ascend: port (device module)" in new
     assert result.device_module == "pkg/_device.py"
 

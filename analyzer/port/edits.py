@@ -232,15 +232,13 @@ def _string(node, data, finding, edit, style, outcome) -> str | None:
     kept = False
     for literal in sorted(_strings(node), key=lambda n: n.start_byte):
         value = _plain_string(literal)
-        if value is None:
-            change = _formatted_change(literal, edit, style)
+        base, colon, index = (value or "").partition(":")
+        if value is None or base not in edit.values or (colon and not index.isdigit()) or value.count(":") > 1:
+            change = _formatted_change(literal, edit, style)  # "cuda:%d", "cuda:" + ..., f"cuda:{rank}"
             if change is not None and _registers_kernel(literal, edit.keep_in):
                 kept = True
             elif change is not None:
                 outcome.changes.append(change)
-            continue
-        base, _, index = value.partition(":")
-        if base not in edit.values or (index and not index.isdigit()) or (value.count(":") > 1):
             continue
         if _registers_kernel(literal, edit.keep_in):
             kept = True
