@@ -297,6 +297,27 @@ def test_verify_script_lists_matching_probes():
     assert "TEST_FOLDER = 'tests'" in script and "'rms-norm'" in script and "'matmul-precision'" in script
 
 
+def test_verify_without_an_npu_says_not_verified(tmp_path):
+    """This host has no torch_npu: the script claims nothing (exit 2), and --allow-cpu runs the steps as a dry run
+    that still says NOT VERIFIED on an NPU; --phases runs only the tests importing that phase's entries."""
+    copy = tmp_path / "llm_train"
+    shutil.copytree(SAMPLES / "llm_train", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    report = analyze(copy, AnalyzeOptions(jobs=1))
+    script = verify_script(report, port(copy, report, PortOptions()), "tests", copy)
+    assert script.startswith("#!/usr/bin/env python3\n# verify_npu.py: written by ascend-feasibility port")
+    assert "ascend_feasibility_probes.py run" not in script  # the probe script's usage is not this script's
+    assert "PHASE_TESTS = {'training': ['tests/test_smoke.py']}" in script
+    (copy / "verify_npu.py").write_text(script, encoding="utf-8")
+    run = [sys.executable, "verify_npu.py", "--skip-probes"]
+    plain = subprocess.run(run, cwd=copy, capture_output=True, text=True, timeout=300)
+    assert plain.returncode == 2 and "NOT VERIFIED on an NPU" in plain.stdout.splitlines()[-1]
+    dry = subprocess.run(run + ["--allow-cpu", "--skip-tests"], cwd=copy, capture_output=True, text=True, timeout=300)
+    assert "dry run" in dry.stdout and dry.stdout.splitlines()[-1].endswith("NOT VERIFIED on an NPU"), dry.stdout
+    phases = subprocess.run(run + ["--allow-cpu", "--phases", "training"], cwd=copy, capture_output=True, text=True,
+                            timeout=300)
+    assert "pytest tests/test_smoke.py exit" in phases.stdout, phases.stdout + phases.stderr
+
+
 def _committed_copy(tmp_path: Path, name: str) -> Path:
     from dulwich import porcelain
 
@@ -329,15 +350,17 @@ def test_port_is_idempotent_and_a_later_analysis_counts_nothing_it_wrote(tmp_pat
 def test_verify_script_passes_on_the_ported_sample_and_fails_on_a_missing_import(tmp_path):
     copy = _committed_copy(tmp_path, "llm_train")
     assert main(["port", str(copy), "--apply"]) == 0
-    done = subprocess.run([sys.executable, str(copy / "verify_npu.py"), "--skip-probes"], cwd=copy,
+    done = subprocess.run([sys.executable, str(copy / "verify_npu.py"), "--skip-probes", "--allow-cpu"], cwd=copy,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert done.stdout.splitlines()[-1] == "verify_npu: passed (environment, imports, tests)"
+    assert done.stdout.splitlines()[-1] == ("verify_npu: dry run passed (environment, imports, tests) on a host without "
+                                            "an NPU: NOT VERIFIED on an NPU")
     other = _committed_copy(tmp_path, "llm_infer")  # imports transformers, which this venv lacks
     assert main(["port", str(other), "--apply"]) == 0
-    done = subprocess.run([sys.executable, str(other / "verify_npu.py"), "--skip-probes", "--skip-tests"], cwd=other,
+    done = subprocess.run([sys.executable, str(other / "verify_npu.py"), "--skip-probes", "--skip-tests", "--allow-cpu"], cwd=other,
                           capture_output=True, text=True, timeout=300)
-    assert done.returncode == 1 and done.stdout.splitlines()[-1] == "verify_npu: FAILED: imports (environment, imports)"
+    assert done.returncode == 1 and done.stdout.splitlines()[-1] == (
+        "verify_npu: dry run FAILED: imports (environment, imports) on a host without an NPU: NOT VERIFIED on an NPU")
 
 
 def test_verify_script_compiles_but_never_imports_a_script_that_runs_at_import(tmp_path):
@@ -347,7 +370,7 @@ def test_verify_script_compiles_but_never_imports_a_script_that_runs_at_import(t
         "lib.py": "import torch\n\n\ndef sync():\n    torch.cuda.synchronize()\n",
     })
     assert main(["port", str(root), "--apply"]) == 0
-    done = subprocess.run([sys.executable, str(root / "verify_npu.py"), "--skip-probes", "--skip-tests"], cwd=root,
+    done = subprocess.run([sys.executable, str(root / "verify_npu.py"), "--skip-probes", "--skip-tests", "--allow-cpu"], cwd=root,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "2 patched modules imported, 1 scripts compiled only" in done.stdout  # lib.py and the device module

@@ -269,7 +269,7 @@ def _port(args: argparse.Namespace) -> int:
     options = PortOptions(style=args.style, unsafe=args.unsafe, only=frozenset(c.upper() for c in args.only),
                           transfer_to_npu=args.transfer_to_npu, plan_comments=args.plan_comments)
     result = port(args.path, report, options)
-    script = verify_script(report, result, test_folder(args.path))
+    script = verify_script(report, result, test_folder(args.path), args.path)
     if args.apply:
         written = apply(args.path, result, force=args.force, extra={VERIFY_NAME: script})
         print(f"wrote {len(written)} files in {args.path}", file=sys.stderr)
