@@ -86,9 +86,13 @@ class Edit(_Record):
       `t.startswith("cuda")`, `"cuda" if "cuda" in t else "cpu"`) becomes the same test accepting "npu" too
       (templates in analyzer/port/edits.py's DEVICE_TESTS, agnostic style only).
     - attribute: the matched attribute access ``x.name`` becomes the template with ``{object}`` = ``x`` (reads only).
+    - collection: a collection of accepted device types gets the template (``"npu"``) after its ``"cuda"``, only where
+      it is the value of a keyword or assigned to a name containing one of ``only_in`` (argparse ``choices=``,
+      ``SUPPORTED_DEVICES``): a list the code iterates over (the devices a test runs on) is left.
     """
 
-    kind: Literal["callee", "name", "string", "method", "autocast", "after", "guard_import", "device_test", "attribute"]
+    kind: Literal["callee", "name", "string", "method", "autocast", "after", "guard_import", "device_test", "attribute",
+                  "collection"]
     agnostic: str = Field(min_length=1, description="Replacement in the device-agnostic style")
     npu: str = Field(description="Replacement in the npu style (torch.npu / \"npu\" written directly); empty: this rule "
                      "has no rewrite in the npu style")
@@ -114,6 +118,8 @@ class Edit(_Record):
     keep_in: list[str] = Field(
         default_factory=list, description="string edits: a literal passed to a call of one of these names (its last "
         "part: custom_op, register_kernel) is left, since it registers a CUDA kernel that the NPU cannot run")
+    only_in: list[str] = Field(default_factory=list, description="collection edits: words of the keyword or target "
+                               "name that make a collection a set of accepted values")
     hold_paths: list[str] = Field(
         default_factory=list, description="a site in a file whose path has a part containing one of these words "
         "(numerics, debug) is left: the code is deliberate there")

@@ -230,8 +230,10 @@ def _device_module_path(root: Path, report: Report, by_path: dict[str, list[Find
     candidates = {base for package in report.project.own_packages
                   for base in (PurePosixPath(package), PurePosixPath("src") / package) if _is_package(root, base)}
     # a namespace package at the top (Megatron-LM's megatron/ without __init__.py) holding packages counts too
+    # (not src/: a layout folder, not a package; its packages are candidates through own_packages)
     candidates |= {PurePosixPath(PurePosixPath(path).parts[0]) for path in by_path
-                   if len(PurePosixPath(path).parts) > 2 and _package_chain(root, path)}
+                   if len(PurePosixPath(path).parts) > 2 and PurePosixPath(path).parts[0] != "src"
+                   and _package_chain(root, path)}
     counts = {base: sum(1 for path in by_path if path in parsed and _inside(path, base)) for base in candidates}
     best = sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
     if best and best[0][1] > 0:
@@ -262,6 +264,8 @@ def _module_import(path: str, module_path: str, relative: bool, entry: str | Non
     if str(package) == ".":  # a flat project: <name>_device.py at the root
         return f"import {name}{suffix}" if len(here.parts) == 1 or root_on_path else None
     dotted = ".".join(package.parts[1:] if package.parts[0] == "src" else package.parts)
+    if not dotted:
+        return None
     if _inside(path, package) and relative and not entry:
         level = len(here.parent.parts) - len(package.parts) + 1
         return f"from {'.' * level} import {name}{suffix}"

@@ -525,6 +525,33 @@ def _attribute(node, data, finding, edit, style, outcome) -> str | None:
     return None
 
 
+def _collection(node, data, finding, edit, style, outcome) -> str | None:
+    collection = node
+    while collection is not None and collection.type not in {"list", "tuple", "set"}:
+        collection = collection.parent
+    if collection is None:
+        return "not a collection literal"
+    holder = collection.parent
+    while holder is not None and holder.type == "parenthesized_expression":
+        holder = holder.parent
+    if holder is not None and holder.type == "keyword_argument":
+        name = text(holder.child_by_field_name("name"))
+    elif holder is not None and holder.type == "assignment" and holder.child_by_field_name("right") is not None:
+        target = holder.child_by_field_name("left")
+        name = text(target).rsplit(".", 1)[-1]
+    else:
+        return "a collection the code may iterate over (the devices it runs on): add an NPU path by hand"
+    if not any(word in name.lower() for word in edit.only_in):
+        return f"{name} is not a set of accepted device types: add an NPU path by hand"
+    cuda = next((item for item in collection.named_children if _plain_string(item) in edit.values), None)
+    if cuda is None:
+        return "no \"cuda\" element"
+    quote = text(cuda)[0]
+    added = _fill(style.template(edit), style).replace('"', quote)
+    outcome.changes.append(Change(cuda.end_byte, cuda.end_byte, f", {added}", "", 0))
+    return None
+
+
 _HANDLERS = {
     "callee": _callee,
     "name": _name,
@@ -535,6 +562,7 @@ _HANDLERS = {
     "guard_import": _guard_import,
     "device_test": _device_test,
     "attribute": _attribute,
+    "collection": _collection,
 }
 
 
