@@ -91,10 +91,10 @@ def _port_one(tmp_path: Path, name: str, source: str, **options):
 def test_torch_cuda_calls_go_through_the_device_module(tmp_path):
     result, new = _port_one(tmp_path, "run.py", (
         "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n    torch.cuda.empty_cache()\n"
-        "    n = torch.cuda.get_device_name(0)\n    return n\n\n\n" + MAIN))
+        "    n = torch.cuda.get_device_properties(0)\n    return n\n\n\n" + MAIN))
     assert "    # ascend: DEV101\n    _device.synchronize()\n" in new
     assert "    # ascend: DEV102\n    _device.empty_cache()\n" in new
-    assert "torch.cuda.get_device_name(0)" in new  # the device module offers no get_device_name: left for a human
+    assert "torch.cuda.get_device_properties(0)" in new  # the device module offers no get_device_properties: left
     assert "import proj_device as _device  # ascend: port (device module)" in new
     module = result.new_files["proj_device.py"]
     assert "def synchronize(" in module and "def empty_cache(" in module and "def manual_seed(" not in module

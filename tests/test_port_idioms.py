@@ -180,3 +180,30 @@ def test_plan_comments_one_per_function_whole_words(tmp_path):
 @pytest.mark.parametrize("piece", [p.name for p in load_device_module().function])
 def test_every_device_module_piece_compiles_alone(piece):
     compile(render_device_module({piece} | {"ACCELERATOR_TYPES"}), piece, "exec", dont_inherit=True)
+
+
+def test_a_site_inside_another_is_rewritten_through_it(tmp_path, monkeypatch):
+    body = "def f(batch):\n    return batch.cuda(device=torch.cuda.current_device())\n"
+    _, result, new = _ported(tmp_path, body)
+    assert "return _device.move(batch, device=_device.current_device())" in new
+    assert all(o.rewritten for o in result.outcomes if o.finding.line == 6)
+
+
+def test_accepted_device_choices_get_npu_and_iterated_lists_do_not(tmp_path):
+    body = ("def f(parser):\n    parser.add_argument('--device', choices=['cpu', 'cuda', 'mps'])\n"
+            "    SUPPORTED_DEVICES = ('cuda', 'xpu')\n    for device in ['cpu', 'cuda']:\n        print(device)\n"
+            "    return SUPPORTED_DEVICES\n")
+    _, result, new = _ported(tmp_path, body)
+    assert "choices=['cpu', 'cuda', 'npu', 'mps']" in new and "SUPPORTED_DEVICES = ('cuda', 'npu', 'xpu')" in new
+    assert "for device in ['cpu', 'cuda']:" in new
+
+
+def test_a_src_layout_gets_its_device_module_in_a_package(tmp_path):
+    root = _project(tmp_path, {
+        "pyproject.toml": "[project]\nname = \"two\"\n",
+        "src/one/__init__.py": "", "src/one/a.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n",
+        "src/two/__init__.py": "", "src/two/b.py": "import torch\n\n\ndef g():\n    torch.cuda.synchronize()\n",
+        "src/two/c.py": "import torch\n\n\ndef h():\n    torch.cuda.empty_cache()\n"})
+    result = port(root, analyze(root, AnalyzeOptions(jobs=1)), PortOptions())
+    assert result.device_module == "src/two/_device.py" and not result.unpatched
+    assert all("from  import" not in r.new for r in result.rewrites)

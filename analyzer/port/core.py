@@ -311,7 +311,7 @@ def _rewrite_file(path, data, tree, findings, options, located, present) -> tupl
                     outcome.changes.clear()
     guarded = Guarded(data, starts, present, tree)
     _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
-    _absorb(rewrite.sites)
+    _absorb(rewrite.sites, data)
     done = [o for o in rewrite.sites if o.reason is None and o.changes]
     imports: list[str] = []
     if any(o.needs_torch for o in done) and not binds_torch(tree):
@@ -409,16 +409,28 @@ def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style, guarded:
             break
 
 
-def _absorb(sites: list[SiteOutcome]) -> None:
-    """A site whose every change lies inside another site's change is rewritten by that one (the "cuda" literal of
-    `"cuda" if "cuda" in device else "cpu"`, rewritten as a whole by the device test)."""
+def _absorb(sites: list[SiteOutcome], data: bytes) -> None:
+    """A site whose changes lie inside another site's change (`torch.cuda.current_device()` in `x.cuda(device=...)`,
+    the "cuda" literal of `"cuda" if "cuda" in device else "cpu"`) is rewritten through that change: where the outer
+    replacement still carries the inner code, the inner replacement is made there; where it does not, the outer one
+    replaced it as a whole. Either way the inner site counts as rewritten."""
     done = [o for o in sites if o.reason is None and o.changes]
-    for outcome in done:
-        others = [c for o in done if o is not outcome and not o.absorbed for c in o.changes]
-        if all(any(o.start <= c.start and c.end <= o.end and (o.start, o.end) != (c.start, c.end) for o in others)
-               for c in outcome.changes):
-            outcome.changes.clear()
-            outcome.absorbed = True
+    for inner in done:
+        for change in list(inner.changes):
+            outer_site, outer = next(((o, c) for o in done if o is not inner for c in o.changes
+                                      if c.start <= change.start and change.end <= c.end
+                                      and (c.start, c.end) != (change.start, change.end)), (None, None))
+            if outer is None:
+                continue
+            original = data[change.start: change.end].decode("utf-8")
+            index = outer_site.changes.index(outer)
+            if original and original in outer.new:
+                outer_site.changes[index] = Change(outer.start, outer.end, outer.new.replace(original, change.new),
+                                                   outer.rule, outer.comment_at)
+                outer_site.uses |= inner.uses
+                outer_site.needs_torch |= inner.needs_torch
+            inner.changes.remove(change)
+            inner.absorbed = True
 
 
 BRANCH_PARENTS = {"if_statement", "elif_clause", "while_statement", "conditional_expression"}
