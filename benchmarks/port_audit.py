@@ -26,11 +26,13 @@ def hunks(root: Path) -> list[tuple[str, str]]:
     path, current, new_file = "", [], False
     for line in unified_diff(result).splitlines():
         if line.startswith("diff --git"):
-            path, new_file = line.split(" b/", 1)[-1], False
+            if current and not new_file:
+                found.append((path, "\n".join(current)))
+            path, new_file, current = line.split(" b/", 1)[-1], False, []
             continue
         if line.startswith("new file"):
             new_file = True
-        if line.startswith("@@") or line.startswith("diff --git"):
+        if line.startswith("@@"):
             if current and not new_file:
                 found.append((path, "\n".join(current)))
             current = [line]

@@ -118,6 +118,8 @@ class Edit(_Record):
     keep_in: list[str] = Field(
         default_factory=list, description="string edits: a literal passed to a call of one of these names (its last "
         "part: custom_op, register_kernel) is left, since it registers a CUDA kernel that the NPU cannot run")
+    hold_keywords: list[str] = Field(default_factory=list, description="string edits: a literal passed as one of "
+                                     "these keyword arguments is left (accelerator=: a framework's name, not a torch device)")
     only_in: list[str] = Field(default_factory=list, description="collection edits: words of the keyword or target "
                                "name that make a collection a set of accepted values")
     hold_paths: list[str] = Field(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -382,7 +383,9 @@ def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style, guarded:
                 changed = True
                 break
             literals = cuda_literals(outcome.statement)
-            stays = [n for n in literals if not any(s <= n.start_byte and n.end_byte <= e for s, e in rewritten)]
+            # a literal is handled when a change covers it, or adds "npu" right after it (a collection of names)
+            stays = [n for n in literals if not any(s <= n.start_byte and n.end_byte <= e or s == e == n.end_byte
+                                                    for s, e in rewritten)]
             first = outcome.changes[0]
             picked = [n for n in stays if edit.guard == "selects" and _picked_by(n, first)]
             if picked and literal_edit is not None and len(picked) == len(stays):
@@ -471,7 +474,11 @@ class Guarded:
         """None when the branch the site decides may run on NPU after the patch, else why it is held."""
         found = self.branch_of(outcome)
         if found is None:
-            return None
+            if outcome.test in {None, "value"} or (outcome.test == "widen" and outcome.statement is not None
+                                                   and outcome.statement.type == "assert_statement"):
+                return None
+            return "the test's answer is kept or passed on (an assignment, a return, an argument): where it leads " \
+                   "is not known here, review it"
         branch, condition = found
         done = {id(o.finding) for o in sites if o.rewritten}
         for offset, finding in self.present:
@@ -481,22 +488,43 @@ class Guarded:
                 return f"the branch it decides keeps {finding.rule} at line {finding.line}: on NPU it would run CUDA-only code"
         if branch.type != "conditional_expression" and _jumps(branch):
             return "the branch it decides leaves the block early: the code after it is what it guards, review it"
-        risky = _opaque_call(branch, condition)
+        rewritten = [(c.start, c.end) for o in sites if o.reason is None for c in o.changes]
+        risky = _opaque_call(branch, condition, rewritten)
         if risky is not None:
             return f"the branch it decides calls {risky}, which may be CUDA-only: review it by hand"
         return None
 
 
 _BUILTINS = frozenset(dir(builtins))
+# Calls a guarded branch may make and still run on NPU: modules whose functions are not kernels, and tensor, module
+# and container methods that torch_npu implements for NPU tensors as for CUDA ones.
+_SAFE_ROOTS = frozenset({"torch", "os", "sys", "math", "time", "logging", "logger", "log", "warnings", "np", "numpy",
+                         "json", "random", "dist", "_device", "_ascend_device", "_port_device"})
+_SAFE_METHODS = frozenset({
+    "to", "cpu", "float", "half", "bfloat16", "int", "long", "bool", "contiguous", "view", "reshape", "pin_memory",
+    "clone", "detach", "copy_", "record_stream", "item", "numpy", "tolist", "size", "dim", "fill_", "zero_",
+    "unsqueeze", "squeeze", "permute", "transpose", "type", "append", "extend", "update", "get", "pop", "format",
+    "join", "split", "strip", "keys", "values", "items", "info", "debug", "warning", "print", "add_", "mul_", "div_",
+    "sum", "mean", "max", "min", "eval", "train", "state_dict", "load_state_dict", "parameters", "requires_grad_",
+    "set_device", "synchronize", "empty_cache", "manual_seed", "manual_seed_all", "move",
+})
 
 
-def _opaque_call(branch, condition) -> str | None:
-    """The first call in the branch (outside its condition and nested definitions) to a bare function that is not a
-    builtin, or through a subscript (a Triton launch `kernel[grid](...)`): code the NPU may not run."""
+def _opaque_call(branch, condition, rewritten: list[tuple[int, int]]) -> str | None:
+    """The first call in the branch (outside its condition and nested definitions) that may run a CUDA-only kernel: a
+    bare function that is not a builtin, a launch through a subscript (Triton's `kernel[grid](...)`), or a method that
+    is not a known tensor, module or container method on an object outside the safe modules. Calls the patch
+    rewrites (rewritten: byte ranges of its changes) go through the device module."""
     stack = [branch]
     while stack:
         node = stack.pop()
         if node.type in {"function_definition", "class_definition", "lambda"} or node == condition:
+            continue
+        function = node.child_by_field_name("function") if node.type == "call" else None
+        if function is not None and {(node.start_byte, node.end_byte), (function.start_byte, function.end_byte)} \
+                & set(rewritten):
+            stack.extend(node.child_by_field_name("arguments").children if node.child_by_field_name("arguments") else [])
+            stack.append(function.child_by_field_name("object") or function)
             continue
         if node.type == "call":
             function = node.child_by_field_name("function")
@@ -504,6 +532,14 @@ def _opaque_call(branch, condition) -> str | None:
                 return text(function)
             if function is not None and function.type == "identifier" and text(function) not in _BUILTINS:
                 return text(function)
+            if function is not None and function.type == "attribute":
+                root = function
+                while root.type in {"attribute", "call", "subscript"} and root.named_child_count:
+                    root = root.named_children[0]
+                method = text(function.child_by_field_name("attribute"))
+                if text(root) not in _SAFE_ROOTS and text(root) not in sys.stdlib_module_names \
+                        and method not in _SAFE_METHODS:
+                    return text(function)
         stack.extend(node.children)
     return None
 

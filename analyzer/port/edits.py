@@ -37,6 +37,9 @@ class SiteOutcome:
     reads_flagged: bool = False
     reason: str | None = None  # why it was left for a human
     absorbed: bool = False  # rewritten inside another site's change (`"cuda" if "cuda" in d else "cpu"` as a whole)
+    # a device test's rewrite: "value" picks a device type (`"cuda" if "cuda" in d else "cpu"`), "widen" adds "npu" to
+    # a collection of accepted types, "test" answers true on NPU where the original answered false
+    test: str | None = None
 
     @property
     def rewritten(self) -> bool:
@@ -243,6 +246,13 @@ def _string(node, data, finding, edit, style, outcome) -> str | None:
         if _registers_kernel(literal, edit.keep_in):
             kept = True
             continue
+        if _in_names(literal) and index == "" and _accepts(literal.parent, edit.only_in) is None:
+            quote = text(literal)[0]
+            outcome.changes.append(Change(literal.end_byte, literal.end_byte, f", {quote}npu{quote}", "", 0))
+            continue
+        held = _held_literal(literal, edit.hold_keywords)
+        if held is not None:
+            return held
         if index:
             template = style.template(edit, indexed=True)
             if not template:
@@ -278,6 +288,42 @@ def _formatted_change(literal: Node, edit: Edit, style: Style) -> Change | None:
     quote = text(start)[len(prefix):]
     new = f"f{text(start)[:len(prefix)]}{quote}{_fill(replacement, style)}{rest.replace('{', '{{').replace('}', '}}')}{quote}"
     return Change(literal.start_byte, literal.end_byte, new, "", 0)
+
+
+def _held_literal(literal: Node, keywords: list[str]) -> str | None:
+    """Why a device literal is left: it is one name in a collection of names (`{"cpu", "cuda", "mps"}`: accepted
+    values, where "npu" belongs beside it), or the value of a keyword naming a framework's accelerator."""
+    parent = literal.parent
+    if _in_names(literal):
+        return "one name in a collection of device names that is not a set of accepted values: give NPU its own path"
+    if parent is not None and parent.type == "keyword_argument" and text(parent.child_by_field_name("name")) in keywords:
+        return f"{text(parent.child_by_field_name('name'))}= names a framework's accelerator, not a torch device: " \
+               "use that framework's NPU accelerator"
+    return None
+
+
+def _in_names(literal: Node) -> bool:
+    """Is the literal one string among others in a list, tuple or set?"""
+    parent = literal.parent
+    return parent is not None and parent.type in {"list", "tuple", "set"} \
+        and sum(1 for item in parent.named_children if item.type == "string") > 1
+
+
+def _accepts(collection: Node, words: list[str]) -> str | None:
+    """None when the collection is a set of accepted values: the value of a keyword or assigned to a name containing
+    one of words (argparse `choices=`, `SUPPORTED_DEVICES`); else why not."""
+    holder = collection.parent
+    while holder is not None and holder.type == "parenthesized_expression":
+        holder = holder.parent
+    if holder is not None and holder.type == "keyword_argument":
+        name = text(holder.child_by_field_name("name"))
+    elif holder is not None and holder.type == "assignment" and holder.child_by_field_name("right") is not None:
+        name = text(holder.child_by_field_name("left")).rsplit(".", 1)[-1]
+    else:
+        return "a collection the code may iterate over (the devices it runs on): add an NPU path by hand"
+    if not any(word in name.lower() for word in words):
+        return f"{name} is not a set of accepted device types: add an NPU path by hand"
+    return None
 
 
 def _registers_kernel(literal: Node, callees: list[str]) -> bool:
@@ -438,6 +484,11 @@ def _is_cuda_literal(node: Node | None) -> bool:
 
 
 def _device_test(node, data, finding, edit, style, outcome) -> str | None:
+    outcome.test = "test"
+    return _rewrite_test(node, style, outcome)
+
+
+def _rewrite_test(node, style, outcome) -> str | None:
     """`t == "cuda"` -> `t in {dev}.ACCELERATOR_TYPES`; `"cuda" in t` -> `{dev}.names_accelerator(t)`;
     `t in ("cuda", "xpu")` -> `t in ("cuda", "npu", "xpu")`; `t.startswith("cuda")` ->
     `t.startswith({dev}.ACCELERATOR_TYPES)`; `"cuda" if "cuda" in t else "cpu"` -> `{dev}.accelerator_type(t)`.
@@ -476,6 +527,7 @@ def _device_test(node, data, finding, edit, style, outcome) -> str | None:
             outcome.changes.append(Change(picked.start_byte, picked.end_byte,
                                           f"{dev}.accelerator_type({text(right)})", "", 0))
             outcome.uses |= {"ACCELERATOR_TYPES", "accelerator_type"}
+            outcome.test = "value"
             return None
         call = f"{dev}.names_accelerator({text(right)})"
         if operator == "not in":
@@ -492,6 +544,7 @@ def _device_test(node, data, finding, edit, style, outcome) -> str | None:
         return "the collection names \"cuda\" only inside another value"
     quote = text(cuda)[0]
     outcome.changes.append(Change(cuda.end_byte, cuda.end_byte, f", {quote}npu{quote}", "", 0))
+    outcome.test = "widen"
     return None
 
 
@@ -522,6 +575,7 @@ def _attribute(node, data, finding, edit, style, outcome) -> str | None:
     target = attribute.child_by_field_name("object")
     new = _fill(style.template(edit), style, object=text(target))
     outcome.changes.append(Change(attribute.start_byte, attribute.end_byte, new, "", 0))
+    outcome.test = "test" if edit.guard == "branch" else None
     return None
 
 
@@ -531,18 +585,9 @@ def _collection(node, data, finding, edit, style, outcome) -> str | None:
         collection = collection.parent
     if collection is None:
         return "not a collection literal"
-    holder = collection.parent
-    while holder is not None and holder.type == "parenthesized_expression":
-        holder = holder.parent
-    if holder is not None and holder.type == "keyword_argument":
-        name = text(holder.child_by_field_name("name"))
-    elif holder is not None and holder.type == "assignment" and holder.child_by_field_name("right") is not None:
-        target = holder.child_by_field_name("left")
-        name = text(target).rsplit(".", 1)[-1]
-    else:
-        return "a collection the code may iterate over (the devices it runs on): add an NPU path by hand"
-    if not any(word in name.lower() for word in edit.only_in):
-        return f"{name} is not a set of accepted device types: add an NPU path by hand"
+    why = _accepts(collection, edit.only_in)
+    if why is not None:
+        return why
     cuda = next((item for item in collection.named_children if _plain_string(item) in edit.values), None)
     if cuda is None:
         return "no \"cuda\" element"
