@@ -233,3 +233,39 @@ def test_a_device_name_among_accepted_names_gets_npu_beside_it(tmp_path):
     _, result, new = _ported(tmp_path, body)
     assert "allowed_accelerators = {'cpu', 'gpu', 'cuda', 'npu', 'mps'}" in new
     assert "for name in ['cuda', 'cpu']:" in new
+
+
+def test_a_function_that_launches_a_cuda_kernel_is_left_and_a_triton_wrapper_is_not(tmp_path):
+    """A CUDA C++ kernel cannot run on the NPU: the function launching it is left. A Triton kernel can, with
+    triton-ascend, so the buffers its wrapper allocates move to the NPU as porters do (xtuner)."""
+    from ascend_feasibility.analyzer.core.models import CustomOpRow
+
+    body = ("import triton\nimport my_ext\n\n\n@triton.jit\ndef _t(x_ptr):\n    pass\n\n\n"
+            "def launch(x):\n    out = torch.empty(4, device='cuda')\n    my_ext.k(out)\n    return out\n\n\n"
+            "def launch_triton(x):\n    out = torch.empty(4, device='cuda')\n    _t[(1,)](out)\n    return out\n")
+    root = _project(tmp_path, {"run.py": "import torch\n\n\n" + body + "\n\n" + MAIN})
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    assert {row.kind for row in report.custom_ops} == {"triton"}
+    row = report.custom_ops[0].model_dump()
+    row.update(kernel="k", path="csrc/k.cu", line=1, kind="cuda", callers=["run.py:16"], replacement_path="ascend-c")
+    report.custom_ops.append(CustomOpRow(**row))
+    result = port(root, report, PortOptions(unsafe=True))
+    new = _new(result, "run.py")
+    assert "    out = torch.empty(4, device='cuda')\n    my_ext.k(out)" in new
+    assert any("launches the project's own CUDA kernel" in (o.reason or "") for o in result.outcomes)
+    assert "    out = torch.empty(4, device=_device.DEVICE_TYPE)\n    _t[(1,)](out)" in new
+
+
+def test_a_site_under_a_cuda_check_the_patch_leaves_is_left_too(tmp_path):
+    body = ("def f():\n    if torch.cuda.is_available() and torch.cuda.get_device_capability()[0] >= 8:\n"
+            "        name = 'cuda'\n    else:\n        name = 'cpu'\n    return name\n")
+    _, result, new = _ported(tmp_path, body)
+    assert new is None or "name = 'cuda'" in new
+    assert any("runs only where the CUDA check" in (o.reason or "") for o in result.outcomes)
+
+
+def test_no_torch_npu_setup_in_another_backends_script(tmp_path):
+    root = _project(tmp_path, {"xla/train.py": "import torch\n\n\ndef main():\n    return torch.zeros(1)\n\n\n" + MAIN,
+                               "train.py": "import torch\n\n\ndef main():\n    return torch.zeros(1)\n\n\n" + MAIN})
+    result = port(root, analyze(root, AnalyzeOptions(jobs=1)), PortOptions())
+    assert "xla/train.py" not in result.entries and "train.py" in result.entries

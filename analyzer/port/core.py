@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ascend_feasibility.analyzer.context.project import _path_reach
 from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.core.models import Finding, Report
 from ascend_feasibility.analyzer.port.edits import (
@@ -108,10 +109,13 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         elif kb.rules.get(finding.rule) is not None:
             result.skipped_sites.append((finding, why))
     conventions = load_context_conventions().roles
+    backends = load_context_conventions().backends
     entries = sorted(
         e.path for e in report.phase_matrix.entries
         if e.path.endswith(".py") and file_role(e.path, conventions) == "product"
+        and _path_reach(e.path, backends, set())[0] == "runs"  # not an XLA/XPU/NPU script: no torch_npu setup there
     ) if report.phase_matrix is not None else []
+    launches = _kernel_launches(report)
     result.entries = entries
     parsed: dict[str, tuple[bytes, object]] = {}
     for path in sorted(p for p in by_path if p.endswith(SHELL_SUFFIXES)):
@@ -143,7 +147,7 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         entry = "entry" if path in entries else "fallback" if options.style == "npu" and not entries else None
         located = module_path, relative, entry, _package_chain(root, path), own_abstraction
         rewrite, file_uses = _rewrite_file(path, data, tree, by_path.get(path, []), options, located,
-                                           present.get(path, []))
+                                           present.get(path, []), launches.get(path, set()))
         result.outcomes.extend(rewrite.sites)
         if rewrite.problem is not None:
             result.unpatched.append((path, rewrite.problem))
@@ -275,7 +279,36 @@ def _module_import(path: str, module_path: str, relative: bool, entry: str | Non
     return None
 
 
-def _rewrite_file(path, data, tree, findings, options, located, present) -> tuple[FileRewrite, set[str]]:
+def _kernel_launches(report: Report) -> dict[str, set[int]]:
+    """Per file, the lines of the project's own CUDA C++, CuPy and Numba kernels and of their Python launches. Triton
+    kernels are not among them: triton-ascend runs them on the NPU, and their wrappers' buffers must move with them
+    (xtuner's port turned `device='cuda'` in its Triton wrappers into the NPU device)."""
+    found: dict[str, set[int]] = {}
+    for row in report.custom_ops:
+        if row.kind not in {"cuda", "cupy", "numba"}:
+            continue
+        if row.path.endswith(".py"):
+            found.setdefault(row.path, set()).add(row.line)
+        for caller in row.callers:
+            path, _, line = caller.rpartition(":")
+            if path.endswith(".py") and line.isdigit():
+                found.setdefault(path, set()).add(int(line))
+    return found
+
+
+def _kernel_functions(tree, lines: set[int]) -> list[tuple[int, int]]:
+    """Line spans (0-based rows) of the functions holding a kernel or its launch."""
+    spans = []
+    for line in lines:
+        node = tree.descendant_for_point_range((line - 1, 0), (line - 1, 0))
+        while node is not None and node.type != "function_definition":
+            node = node.parent
+        if node is not None:
+            spans.append((node.start_point[0], node.end_point[0]))
+    return spans
+
+
+def _rewrite_file(path, data, tree, findings, options, located, present, launches) -> tuple[FileRewrite, set[str]]:
     module_path, relative, entry, root_on_path, own_abstraction = located
     kb = load_knowledge()
     rewrite = FileRewrite(path, data.decode("utf-8"))
@@ -285,6 +318,7 @@ def _rewrite_file(path, data, tree, findings, options, located, present) -> tupl
     starts = line_starts_of(data)
     notes: list[tuple[int, str]] = []
     noted: set[tuple[int, str]] = set()  # (function, rule): one plan comment per function and rule
+    kernels = _kernel_functions(tree, launches)
     for finding in sorted(findings, key=lambda f: (f.line, f.column, f.rule)):
         if kb.rules[finding.rule].edit is None:  # display-only, with --plan-comments: a comment with the plan
             note = plan_note(tree, data, starts, finding)
@@ -298,6 +332,10 @@ def _rewrite_file(path, data, tree, findings, options, located, present) -> tupl
                                              if note is not None else "display-only"))
             continue
         rule = kb.rules[finding.rule]
+        if any(first <= finding.line - 1 <= last for first, last in kernels):
+            rewrite.sites.append(SiteOutcome(finding, reason="in a function that runs or launches the project's own "
+                                             "CUDA kernel: the NPU needs its own implementation of it"))
+            continue
         outcome = plan_site(tree, data, starts, finding, rule.edit, style, rule.match.env_vars is not None)
         rewrite.sites.append(outcome)
     device_import = None
@@ -312,6 +350,7 @@ def _rewrite_file(path, data, tree, findings, options, located, present) -> tupl
                     outcome.changes.clear()
     guarded = Guarded(data, starts, present, tree)
     _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
+    _hold_under_cuda_guards(rewrite.sites, kb, guarded)
     _absorb(rewrite.sites, data)
     done = [o for o in rewrite.sites if o.reason is None and o.changes]
     imports: list[str] = []
@@ -412,6 +451,43 @@ def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style, guarded:
             break
 
 
+def _hold_under_cuda_guards(sites: list[SiteOutcome], kb, guarded: "Guarded") -> None:
+    """A site in the body of `if torch.cuda.is_available():` (or `if ... and torch.cuda.is_available():`) whose check
+    the patch leaves runs only where CUDA is: rewriting it changes nothing on NPU until the guard is ported."""
+    bodies = []
+    done = {id(o.finding) for o in sites if o.reason is None and o.changes}
+    for _, finding in guarded.present:  # the checks this patch leaves, attempted or not (a guarded check is not)
+        edit = kb.rules[finding.rule].edit if finding.rule in kb.rules else None
+        if id(finding) in done or edit is None or edit.guard != "selects":
+            continue
+        found = guarded.branch_of(finding)
+        if found is None or found[0].type != "if_statement" or not _positive(found[1], guarded.node_of(finding)):
+            continue
+        body = found[0].child_by_field_name("consequence")
+        if body is not None:
+            bodies.append((body.start_byte, body.end_byte, finding.line))
+    for outcome in sites:
+        if outcome.reason is not None or not outcome.changes:
+            continue
+        start = outcome.changes[0].start
+        line = next((line for first, last, line in bodies if first <= start < last), None)
+        if line is not None:
+            outcome.reason = f"runs only where the CUDA check at line {line} holds, which the patch leaves: port " \
+                             "the check and its branch together"
+            outcome.changes.clear()
+
+
+def _positive(condition, node) -> bool:
+    """Is node (the check) the condition itself or a conjunct of it, not negated?"""
+    while node is not None and node != condition:
+        parent = node.parent
+        if parent is None or parent.type == "not_operator" or (
+                parent.type == "boolean_operator" and text(parent.child_by_field_name("operator")) != "and"):
+            return False
+        node = parent
+    return node == condition
+
+
 def _absorb(sites: list[SiteOutcome], data: bytes) -> None:
     """A site whose changes lie inside another site's change (`torch.cuda.current_device()` in `x.cuda(device=...)`,
     the "cuda" literal of `"cuda" if "cuda" in device else "cpu"`) is rewritten through that change: where the outer
@@ -450,14 +526,16 @@ class Guarded:
         self.present = [(byte_offset(data, starts, f.line, f.column), f) for f in present]
 
     def _node(self, outcome: SiteOutcome):
-        f = outcome.finding
+        return self.node_of(outcome.finding)
+
+    def node_of(self, f: Finding):
         begin = byte_offset(self.data, self.starts, f.line, f.column)
         end = byte_offset(self.data, self.starts, f.end_line, f.end_column)
         return self.tree.descendant_for_byte_range(begin, end) if 0 <= begin <= end else None
 
-    def branch_of(self, outcome: SiteOutcome):
+    def branch_of(self, outcome: SiteOutcome | Finding):
         """(the branching node, its condition) when the site is part of a branch's condition, else None."""
-        node = self._node(outcome)
+        node = self.node_of(outcome if isinstance(outcome, Finding) else outcome.finding)
         while node is not None and node.parent is not None and node.parent.type in TEST_PARTS:
             node = node.parent
         parent = node.parent if node is not None else None
