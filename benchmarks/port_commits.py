@@ -109,7 +109,9 @@ def patch_lines(result) -> dict[str, set[int]]:
                 lines.update(range(i1 + 1, i2 + 1))
     patched = {r.path for r in result.rewrites}
     for outcome in result.outcomes:
-        if outcome.rewritten and outcome.finding.path in patched:
+        # (an older port has no `rewritten`: this script also measures the release before issue 25)
+        rewritten = getattr(outcome, "rewritten", outcome.reason is None and bool(outcome.changes))
+        if rewritten and outcome.finding.path in patched:
             covered.setdefault(outcome.finding.path, set()).update(
                 range(outcome.finding.line, outcome.finding.end_line + 1))
     return covered
@@ -150,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     commits = tomllib.loads(args.list.read_text(encoding="utf-8"))["commit"]
     work = args.work or Path(tempfile.mkdtemp(prefix="port-commits-"))
     totals: dict[str, list[int]] = {}
+    shares: dict[str, list[float]] = {}  # per commit: a large commit (verl's) does not outweigh the rest
     print(f"{'set':<12} {'commit':<44} {'all lines':>12} {'product':>12}")
     for entry in commits:
         if args.set and entry["set"] != args.set:
@@ -162,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         row[1] += total
         row[2] += phit
         row[3] += ptotal
+        if total:
+            shares.setdefault(m.set, []).append(hit / total)
         print(f"{m.set:<12} {m.repo + ' ' + m.sha:<44} {hit:>5}/{total:<6} {phit:>5}/{ptotal:<6}")
         if args.show:
             for path in sorted(m.porter):
@@ -170,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"        {m.why.get((path, line), 'no finding on this line')[:150]}")
     for name, (hit, total, phit, ptotal) in totals.items():
         print(f"{name:<12} {'total':<44} {hit:>5}/{total:<6} {phit:>5}/{ptotal:<6} "
-              f"= {hit / total if total else 0:.0%} of all, {phit / ptotal if ptotal else 0:.0%} of product")
+              f"= {hit / total if total else 0:.0%} of all, {phit / ptotal if ptotal else 0:.0%} of product; "
+              f"mean per commit {sum(shares[name]) / len(shares[name]) if shares.get(name) else 0:.0%}")
     return 0
 
 

@@ -269,3 +269,23 @@ def test_no_torch_npu_setup_in_another_backends_script(tmp_path):
                                "train.py": "import torch\n\n\ndef main():\n    return torch.zeros(1)\n\n\n" + MAIN})
     result = port(root, analyze(root, AnalyzeOptions(jobs=1)), PortOptions())
     assert "xla/train.py" not in result.entries and "train.py" in result.entries
+
+
+def test_nanogpt_ddp_and_autocast_take_the_npu_path(tmp_path, monkeypatch):
+    """The lines of nanoGPT's train.py that decide DDP and autocast (88, 89, 109 and the backend default), as a
+    function: on an NPU host the rank's device is npu:N, the backend hccl and autocast's device type npu."""
+    body = ("def setup(ddp_local_rank):\n    backend = 'nccl' # 'nccl', 'gloo', etc.\n"
+            "    device = 'cuda'\n    if ddp_local_rank is not None:\n        device = f'cuda:{ddp_local_rank}'\n"
+            "        torch.cuda.set_device(device)\n"
+            "    device_type = 'cuda' if 'cuda' in device else 'cpu' # for later use in torch.autocast\n"
+            "    return backend, device, device_type\n")
+    _, result, new = _ported(tmp_path, body)
+    assert "device = f'{_device.DEVICE_TYPE}:{ddp_local_rank}'" in new
+    assert "device_type = _device.accelerator_type(device)" in new and "backend = _device.DIST_BACKEND" in new
+    module_text = result.new_files["proj_device.py"]
+    for host, expected in (("npu", ("hccl", "npu:3", "npu")), ("cuda", ("nccl", "cuda:3", "cuda"))):
+        namespace = _load(new, module_text, host, monkeypatch)
+        device_module = sys.modules["proj_device"]
+        device_module.DIST_BACKEND = {"npu": "hccl", "cuda": "nccl"}[host]
+        device_module._MODULE = SimpleNamespace(set_device=lambda device: None)
+        assert namespace["setup"](3) == expected
