@@ -156,9 +156,17 @@ class Edit(_Record):
     - after: a statement assigning to the match gets the template as a new statement after it.
     - guard_import: a module-level import of a package that fails on Ascend goes into try/except ImportError, whose
       handler runs the template with ``{names}`` (the names it binds, as `a = b = None`).
+    - device_test: a test for a CUDA device (`t == "cuda"`, `"cuda" in t`, `t in ("cuda", ...)`,
+      `t.startswith("cuda")`, `"cuda" if "cuda" in t else "cpu"`) becomes the same test accepting "npu" too
+      (templates in analyzer/port/edits.py's DEVICE_TESTS, agnostic style only).
+    - attribute: the matched attribute access ``x.name`` becomes the template with ``{object}`` = ``x`` (reads only).
+    - collection: a collection of accepted device types gets the template (``"npu"``) after its ``"cuda"``, only where
+      it is the value of a keyword or assigned to a name containing one of ``only_in`` (argparse ``choices=``,
+      ``SUPPORTED_DEVICES``): a list the code iterates over (the devices a test runs on) is left.
     """
 
-    kind: Literal["callee", "name", "string", "method", "autocast", "after", "guard_import"]
+    kind: Literal["callee", "name", "string", "method", "autocast", "after", "guard_import", "device_test", "attribute",
+                  "collection"]
     agnostic: str = Field(min_length=1, description="Replacement in the device-agnostic style")
     npu: str = Field(description="Replacement in the npu style (torch.npu / \"npu\" written directly); empty: this rule "
                      "has no rewrite in the npu style")
@@ -177,13 +185,29 @@ class Edit(_Record):
     shell_prefix: str | None = Field(
         default=None, description="Shell scripts: an assignment put before `VAR=value command` ({value}: the value)"
     )
-    guard: Literal["stays", "selects"] | None = Field(
+    formatted: str | None = Field(
+        default=None, description='string edits: what replaces "cuda" at the start of a formatted device name '
+        '(f"cuda:{rank}", "cuda:%d" % rank, "cuda:{}".format(rank), "cuda:" + str(rank)), which becomes an f-string')
+    npu_formatted: str | None = None
+    keep_in: list[str] = Field(
+        default_factory=list, description="string edits: a literal passed to a call of one of these names (its last "
+        "part: custom_op, register_kernel) is left, since it registers a CUDA kernel that the NPU cannot run")
+    hold_keywords: list[str] = Field(default_factory=list, description="string edits: a literal passed as one of "
+                                     "these keyword arguments is left (accelerator=: a framework's name, not a torch device)")
+    only_in: list[str] = Field(default_factory=list, description="collection edits: words of the keyword or target "
+                               "name that make a collection a set of accepted values")
+    hold_paths: list[str] = Field(
+        default_factory=list, description="a site in a file whose path has a part containing one of these words "
+        "(numerics, debug) is left: the code is deliberate there")
+    guard: Literal["stays", "selects", "branch"] | None = Field(
         default=None,
         description="stays: the site is left for a human when its statement keeps a \"cuda\" literal the patch does "
         "not rewrite (a comparison would stop matching). selects: a CUDA check, which turns true on NPU once "
         "rewritten: rewritten only where it selects a \"cuda\" literal the patch rewrites in the same statement "
         "(`\"cuda\" if check else \"cpu\"` gets the literal rewritten with it) and no \"cuda\" literal stays; a "
-        "check that guards other CUDA-only code is left for a human",
+        "check that guards other CUDA-only code is left for a human, unless the code it guards runs on NPU after the "
+        "patch (see branch). branch: a device test that decides which code runs; kept only where the code it guards "
+        "runs on NPU after the patch (every site in it rewritten, no call that may be CUDA-only)",
     )
 
     @model_validator(mode="after")

@@ -91,10 +91,10 @@ def _port_one(tmp_path: Path, name: str, source: str, **options):
 def test_torch_cuda_calls_go_through_the_device_module(tmp_path):
     result, new = _port_one(tmp_path, "run.py", (
         "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n    torch.cuda.empty_cache()\n"
-        "    n = torch.cuda.get_device_name(0)\n    return n\n\n\n" + MAIN))
+        "    n = torch.cuda.get_device_properties(0)\n    return n\n\n\n" + MAIN))
     assert "    # ascend: DEV101\n    _device.synchronize()\n" in new
     assert "    # ascend: DEV102\n    _device.empty_cache()\n" in new
-    assert "torch.cuda.get_device_name(0)" in new  # the device module offers no get_device_name: left for a human
+    assert "torch.cuda.get_device_properties(0)" in new  # the device module offers no get_device_properties: left
     assert "import proj_device as _device  # ascend: port (device module)" in new
     module = result.new_files["proj_device.py"]
     assert "def synchronize(" in module and "def empty_cache(" in module and "def manual_seed(" not in module
@@ -110,7 +110,7 @@ def test_device_strings_methods_and_backend(tmp_path):
     assert "dist.init_process_group(backend=_device.DIST_BACKEND)" in new
     assert 'torch.device(f"{_device.DEVICE_TYPE}:1")' in new
     assert "a = _device.move(model)" in new and "b = _device.move(model, non_blocking=True)" in new
-    assert "c = model.cuda(rank)" in new  # a positional device index is left for a human
+    assert "c = _device.move(model, rank)" in new  # the index goes to the picked device
     assert "from pkg import _device  # ascend: port (device module)" in new
     assert result.device_module == "pkg/_device.py"
 
@@ -151,9 +151,9 @@ def test_cuda_checks_are_rewritten_only_where_they_pick_the_device(tmp_path):
         "    kind = \"cuda\" if \"cuda\" in device else \"cpu\"\n    return name, x, kind\n\n\n" + MAIN))
     assert "name = _device.DEVICE_TYPE if _device.is_available() else \"cpu\"" in new  # the idiom: both rewritten
     assert "    if _device.is_available():\n        # ascend: DEV001\n        x = torch.zeros(1, device=_device.DEVICE_TYPE)" in new
-    assert "if not torch.cuda.is_available():" in new  # guards CUDA-only code: left for a human
+    assert "if not torch.cuda.is_available():" in new  # guards the rest of the function: left for a human
     held = {o.finding.line: o.reason for o in result.outcomes if o.reason}
-    assert "guards CUDA-only code" in held[8]
+    assert "leaves the block early" in held[8]
 
 
 def test_npu_style_writes_torch_npu_directly(tmp_path):
@@ -183,11 +183,12 @@ def test_unsafe_and_only(tmp_path):
     assert "_device.synchronize()" in _new(only, "lib.py") and '"cuda"' in _new(only, "lib.py")
 
 
-def test_unsafe_adds_the_plan_above_display_only_sites(tmp_path):
+def test_plan_comments_come_only_with_their_flag(tmp_path):
     root = _project(tmp_path, {"lib.py": "import subprocess\n\n\ndef f():\n    return subprocess.run([\"nvidia-smi\"])\n"})
     _, safe = _port(root)
     assert not safe.rewrites
-    report, unsafe = _port(root, unsafe=True)
+    assert not _port(root, unsafe=True)[1].rewrites
+    report, unsafe = _port(root, unsafe=True, plan_comments=True)
     new = _new(unsafe, "lib.py")
     assert "    # ascend: DEV211 (display-only): " in new and 'subprocess.run(["nvidia-smi"])' in new
     assert all(t.safe == t.unsafe == 0 for t in summarize(report, unsafe) if t.rule == "DEV211")
@@ -296,6 +297,27 @@ def test_verify_script_lists_matching_probes():
     assert "TEST_FOLDER = 'tests'" in script and "'rms-norm'" in script and "'matmul-precision'" in script
 
 
+def test_verify_without_an_npu_says_not_verified(tmp_path):
+    """This host has no torch_npu: the script claims nothing (exit 2), and --allow-cpu runs the steps as a dry run
+    that still says NOT VERIFIED on an NPU; --phases runs only the tests importing that phase's entries."""
+    copy = tmp_path / "llm_train"
+    shutil.copytree(SAMPLES / "llm_train", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    report = analyze(copy, AnalyzeOptions(jobs=1))
+    script = verify_script(report, port(copy, report, PortOptions()), "tests", copy)
+    assert script.startswith("#!/usr/bin/env python3\n# verify_npu.py: written by ascend-feasibility port")
+    assert "ascend_feasibility_probes.py run" not in script  # the probe script's usage is not this script's
+    assert "PHASE_TESTS = {'training': ['tests/test_smoke.py']}" in script
+    (copy / "verify_npu.py").write_text(script, encoding="utf-8")
+    run = [sys.executable, "verify_npu.py", "--skip-probes"]
+    plain = subprocess.run(run, cwd=copy, capture_output=True, text=True, timeout=300)
+    assert plain.returncode == 2 and "NOT VERIFIED on an NPU" in plain.stdout.splitlines()[-1]
+    dry = subprocess.run(run + ["--allow-cpu", "--skip-tests"], cwd=copy, capture_output=True, text=True, timeout=300)
+    assert "dry run" in dry.stdout and dry.stdout.splitlines()[-1].endswith("NOT VERIFIED on an NPU"), dry.stdout
+    phases = subprocess.run(run + ["--allow-cpu", "--phases", "training"], cwd=copy, capture_output=True, text=True,
+                            timeout=300)
+    assert "pytest tests/test_smoke.py exit" in phases.stdout, phases.stdout + phases.stderr
+
+
 def _committed_copy(tmp_path: Path, name: str) -> Path:
     from dulwich import porcelain
 
@@ -328,15 +350,17 @@ def test_port_is_idempotent_and_a_later_analysis_counts_nothing_it_wrote(tmp_pat
 def test_verify_script_passes_on_the_ported_sample_and_fails_on_a_missing_import(tmp_path):
     copy = _committed_copy(tmp_path, "llm_train")
     assert main(["port", str(copy), "--apply"]) == 0
-    done = subprocess.run([sys.executable, str(copy / "verify_npu.py"), "--skip-probes"], cwd=copy,
+    done = subprocess.run([sys.executable, str(copy / "verify_npu.py"), "--skip-probes", "--allow-cpu"], cwd=copy,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert done.stdout.splitlines()[-1] == "verify_npu: passed (environment, imports, tests)"
+    assert done.stdout.splitlines()[-1] == ("verify_npu: dry run passed (environment, imports, tests) on a host without "
+                                            "an NPU: NOT VERIFIED on an NPU")
     other = _committed_copy(tmp_path, "llm_infer")  # imports transformers, which this venv lacks
     assert main(["port", str(other), "--apply"]) == 0
-    done = subprocess.run([sys.executable, str(other / "verify_npu.py"), "--skip-probes", "--skip-tests"], cwd=other,
+    done = subprocess.run([sys.executable, str(other / "verify_npu.py"), "--skip-probes", "--skip-tests", "--allow-cpu"], cwd=other,
                           capture_output=True, text=True, timeout=300)
-    assert done.returncode == 1 and done.stdout.splitlines()[-1] == "verify_npu: FAILED: imports (environment, imports)"
+    assert done.returncode == 1 and done.stdout.splitlines()[-1] == (
+        "verify_npu: dry run FAILED: imports (environment, imports) on a host without an NPU: NOT VERIFIED on an NPU")
 
 
 def test_verify_script_compiles_but_never_imports_a_script_that_runs_at_import(tmp_path):
@@ -346,7 +370,7 @@ def test_verify_script_compiles_but_never_imports_a_script_that_runs_at_import(t
         "lib.py": "import torch\n\n\ndef sync():\n    torch.cuda.synchronize()\n",
     })
     assert main(["port", str(root), "--apply"]) == 0
-    done = subprocess.run([sys.executable, str(root / "verify_npu.py"), "--skip-probes", "--skip-tests"], cwd=root,
+    done = subprocess.run([sys.executable, str(root / "verify_npu.py"), "--skip-probes", "--skip-tests", "--allow-cpu"], cwd=root,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "2 patched modules imported, 1 scripts compiled only" in done.stdout  # lib.py and the device module

@@ -108,6 +108,8 @@ def add_port_command(commands) -> None:
     port.add_argument("--apply", action="store_true", help="write the changes in place (refuses a dirty git tree)")
     port.add_argument("--force", action="store_true", help="with --apply: write even into a dirty git tree")
     port.add_argument("--unsafe", action="store_true", help="also apply fixes that need review (fix = unsafe)")
+    port.add_argument("--plan-comments", dest="plan_comments", action="store_true",
+                      help="also put a comment with the plan above display-only sites (one per function and rule)")
     port.add_argument("--style", choices=STYLES, default="agnostic",
                       help="agnostic (default): a device module picks NPU, CUDA or CPU; npu: write torch.npu/\"npu\"")
     port.add_argument("--only", nargs="+", metavar="RULE", default=[], help="rewrite only these rules")
@@ -283,9 +285,9 @@ def _port(args: argparse.Namespace) -> int:
     own_outputs = (args.output,) if args.output is not None else ()
     report = analyze(args.path, AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, own_outputs=own_outputs))
     options = PortOptions(style=args.style, unsafe=args.unsafe, only=frozenset(c.upper() for c in args.only),
-                          transfer_to_npu=args.transfer_to_npu)
+                          transfer_to_npu=args.transfer_to_npu, plan_comments=args.plan_comments)
     result = port(args.path, report, options)
-    script = verify_script(report, result, test_folder(args.path))
+    script = verify_script(report, result, test_folder(args.path), args.path)
     if args.apply:
         written = apply(args.path, result, force=args.force, extra={VERIFY_NAME: script})
         print(f"wrote {len(written)} files in {args.path}", file=sys.stderr)

@@ -7,16 +7,20 @@ its rule's edit spec. Nothing is written here: the caller turns the result into 
 
 from __future__ import annotations
 
+import builtins
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ascend_feasibility.analyzer.context.project import _path_reach
 from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.core.models import Finding, Report
 from ascend_feasibility.analyzer.port.edits import (
     Change,
     SiteOutcome,
     Style,
+    byte_offset,
     cuda_literals,
     line_starts_of,
     plan_literal,
@@ -36,7 +40,7 @@ from ascend_feasibility.analyzer.port.files import (
 )
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK
-from ascend_feasibility.analyzer.reading.parsing import parse
+from ascend_feasibility.analyzer.reading.parsing import parse, text
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
 from ascend_feasibility.knowledge import KnowledgeError, load_context_conventions, load_device_module, load_knowledge
 
@@ -55,6 +59,7 @@ class PortOptions:
     unsafe: bool = False
     only: frozenset[str] = frozenset()
     transfer_to_npu: bool = False
+    plan_comments: bool = False  # a `# ascend: RULE (display-only): plan` comment above display-only sites
 
 
 @dataclass
@@ -73,7 +78,7 @@ def eligible(finding: Finding, options: PortOptions) -> str | None:
     rule = load_knowledge().rules.get(finding.rule)
     if rule is None:
         return "unknown rule"
-    if rule.edit is None and (not options.unsafe or finding.severity == "info"):
+    if rule.edit is None and (not options.plan_comments or finding.severity == "info"):
         return "display-only rule"
     if options.only and finding.rule not in options.only:
         return "not in --only"
@@ -95,17 +100,23 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
     kb = load_knowledge()
     result = PortResult()
     by_path: dict[str, list[Finding]] = {}
+    present: dict[str, list[Finding]] = {}  # every finding still to do, per file (what a guarded branch holds)
     for finding in report.findings:
+        if not finding.suppressed:
+            present.setdefault(finding.path, []).append(finding)
         why = eligible(finding, options)
         if why is None:
             by_path.setdefault(finding.path, []).append(finding)
         elif kb.rules.get(finding.rule) is not None:
             result.skipped_sites.append((finding, why))
     conventions = load_context_conventions().roles
+    backends = load_context_conventions().backends
     entries = sorted(
         e.path for e in report.phase_matrix.entries
         if e.path.endswith(".py") and file_role(e.path, conventions) == "product"
+        and _path_reach(e.path, backends, set())[0] == "runs"  # not an XLA/XPU/NPU script: no torch_npu setup there
     ) if report.phase_matrix is not None else []
+    launches = _kernel_launches(report)
     result.entries = entries
     parsed: dict[str, tuple[bytes, object]] = {}
     for path in sorted(p for p in by_path if p.endswith(SHELL_SUFFIXES)):
@@ -136,7 +147,8 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         # in the npu style torch.npu needs torch_npu loaded: without entry points, each patched file loads it
         entry = "entry" if path in entries else "fallback" if options.style == "npu" and not entries else None
         located = module_path, relative, entry, _package_chain(root, path), own_abstraction
-        rewrite, file_uses = _rewrite_file(path, data, tree, by_path.get(path, []), options, located)
+        rewrite, file_uses = _rewrite_file(path, data, tree, by_path.get(path, []), options, located,
+                                           present.get(path, []), launches.get(path, set()))
         result.outcomes.extend(rewrite.sites)
         if rewrite.problem is not None:
             result.unpatched.append((path, rewrite.problem))
@@ -224,8 +236,10 @@ def _device_module_path(root: Path, report: Report, by_path: dict[str, list[Find
     candidates = {base for package in report.project.own_packages
                   for base in (PurePosixPath(package), PurePosixPath("src") / package) if _is_package(root, base)}
     # a namespace package at the top (Megatron-LM's megatron/ without __init__.py) holding packages counts too
+    # (not src/: a layout folder, not a package; its packages are candidates through own_packages)
     candidates |= {PurePosixPath(PurePosixPath(path).parts[0]) for path in by_path
-                   if len(PurePosixPath(path).parts) > 2 and _package_chain(root, path)}
+                   if len(PurePosixPath(path).parts) > 2 and PurePosixPath(path).parts[0] != "src"
+                   and _package_chain(root, path)}
     counts = {base: sum(1 for path in by_path if path in parsed and _inside(path, base)) for base in candidates}
     best = sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
     if best and best[0][1] > 0:
@@ -256,6 +270,8 @@ def _module_import(path: str, module_path: str, relative: bool, entry: str | Non
     if str(package) == ".":  # a flat project: <name>_device.py at the root
         return f"import {name}{suffix}" if len(here.parts) == 1 or root_on_path else None
     dotted = ".".join(package.parts[1:] if package.parts[0] == "src" else package.parts)
+    if not dotted:
+        return None
     if _inside(path, package) and relative and not entry:
         level = len(here.parent.parts) - len(package.parts) + 1
         return f"from {'.' * level} import {name}{suffix}"
@@ -264,7 +280,36 @@ def _module_import(path: str, module_path: str, relative: bool, entry: str | Non
     return None
 
 
-def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRewrite, set[str]]:
+def _kernel_launches(report: Report) -> dict[str, set[int]]:
+    """Per file, the lines of the project's own CUDA C++, CuPy and Numba kernels and of their Python launches. Triton
+    kernels are not among them: triton-ascend runs them on the NPU, and their wrappers' buffers must move with them
+    (xtuner's port turned `device='cuda'` in its Triton wrappers into the NPU device)."""
+    found: dict[str, set[int]] = {}
+    for row in report.custom_ops:
+        if row.kind not in {"cuda", "cupy", "numba"}:
+            continue
+        if row.path.endswith(".py"):
+            found.setdefault(row.path, set()).add(row.line)
+        for caller in row.callers:
+            path, _, line = caller.rpartition(":")
+            if path.endswith(".py") and line.isdigit():
+                found.setdefault(path, set()).add(int(line))
+    return found
+
+
+def _kernel_functions(tree, lines: set[int]) -> list[tuple[int, int]]:
+    """Line spans (0-based rows) of the functions holding a kernel or its launch."""
+    spans = []
+    for line in lines:
+        node = tree.descendant_for_point_range((line - 1, 0), (line - 1, 0))
+        while node is not None and node.type != "function_definition":
+            node = node.parent
+        if node is not None:
+            spans.append((node.start_point[0], node.end_point[0]))
+    return spans
+
+
+def _rewrite_file(path, data, tree, findings, options, located, present, launches) -> tuple[FileRewrite, set[str]]:
     module_path, relative, entry, root_on_path, own_abstraction = located
     kb = load_knowledge()
     rewrite = FileRewrite(path, data.decode("utf-8"))
@@ -273,15 +318,25 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
     style = Style(options.style, alias or DEVICE_NAMES[0])
     starts = line_starts_of(data)
     notes: list[tuple[int, str]] = []
+    noted: set[tuple[int, str]] = set()  # (function, rule): one plan comment per function and rule
+    kernels = _kernel_functions(tree, launches)
     for finding in sorted(findings, key=lambda f: (f.line, f.column, f.rule)):
-        if kb.rules[finding.rule].edit is None:  # display-only, with --unsafe: a comment with the plan
+        if kb.rules[finding.rule].edit is None:  # display-only, with --plan-comments: a comment with the plan
             note = plan_note(tree, data, starts, finding)
-            if note is not None:
+            scope = (_function_of(tree, data, starts, finding), finding.rule)
+            if note is not None and scope not in noted and note not in notes:
                 notes.append(note)
+                noted.add(scope)
+            else:
+                note = None
             rewrite.sites.append(SiteOutcome(finding, reason="display-only: a comment with the plan"
                                              if note is not None else "display-only"))
             continue
         rule = kb.rules[finding.rule]
+        if any(first <= finding.line - 1 <= last for first, last in kernels):
+            rewrite.sites.append(SiteOutcome(finding, reason="in a function that runs or launches the project's own "
+                                             "CUDA kernel: the NPU needs its own implementation of it"))
+            continue
         outcome = plan_site(tree, data, starts, finding, rule.edit, style, rule.match.env_vars is not None)
         rewrite.sites.append(outcome)
     device_import = None
@@ -294,7 +349,10 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
                     outcome.reason = "the project has its own NPU code: route this through its device abstraction" \
                         if own_abstraction else "no import path from this file to the device module"
                     outcome.changes.clear()
-    _hold_cuda_checks(tree, rewrite.sites, kb, style)
+    guarded = Guarded(data, starts, present, tree)
+    _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
+    _hold_under_cuda_guards(rewrite.sites, kb, guarded)
+    _absorb(rewrite.sites, data)
     done = [o for o in rewrite.sites if o.reason is None and o.changes]
     imports: list[str] = []
     if any(o.needs_torch for o in done) and not binds_torch(tree):
@@ -340,23 +398,34 @@ def _rewrite_file(path, data, tree, findings, options, located) -> tuple[FileRew
     return rewrite, uses
 
 
-def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style) -> None:
+def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style, guarded: "Guarded") -> None:
     """Sites whose rewrite changes what a comparison or a CUDA check in the same statement sees (the edit's `guard`):
     `stays` holds a site when its statement keeps a "cuda" literal the patch does not rewrite; `selects` rewrites a
     CUDA check only where it selects a "cuda" literal that the patch rewrites (in `"cuda" if check else "cpu"` the
-    literal is rewritten with the check), since the rewritten check turns true on NPU."""
+    literal is rewritten with the check), since the rewritten check turns true on NPU, or where the code it guards
+    runs on NPU after the patch; `branch` (a device test) holds a site whose branch would send the NPU into code that
+    stays CUDA-only."""
     literal_edit = next((r.edit for r in kb.rules.values()
                          if r.edit is not None and r.edit.kind == "string" and "cuda" in r.edit.values), None)
     changed = True
     while changed:
         changed = False
-        rewritten = {(c.start, c.end) for o in sites if o.reason is None for c in o.changes}
+        rewritten = [(c.start, c.end) for o in sites if o.reason is None for c in o.changes]
         for outcome in sites:
             edit = kb.rules[outcome.finding.rule].edit
             if outcome.reason is not None or not outcome.changes or edit.guard is None or outcome.statement is None:
                 continue
+            if edit.guard == "branch":
+                outcome.reason = guarded.why_held(outcome, sites)
+                if outcome.reason is None:
+                    continue
+                outcome.changes.clear()
+                changed = True
+                break
             literals = cuda_literals(outcome.statement)
-            stays = [n for n in literals if (n.start_byte, n.end_byte) not in rewritten]
+            # a literal is handled when a change covers it, or adds "npu" right after it (a collection of names)
+            stays = [n for n in literals if not any(s <= n.start_byte and n.end_byte <= e or s == e == n.end_byte
+                                                    for s, e in rewritten)]
             first = outcome.changes[0]
             picked = [n for n in stays if edit.guard == "selects" and _picked_by(n, first)]
             if picked and literal_edit is not None and len(picked) == len(stays):
@@ -372,12 +441,206 @@ def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style) -> None:
                 outcome.reason = "a \"cuda\" literal in the same statement stays: after the rewrite it would be " \
                                  "compared or picked on NPU"
             elif edit.guard == "selects" and len(literals) == 0:
-                outcome.reason = "the check guards CUDA-only code, not a device choice: review what it guards"
+                branch = guarded.why_held(outcome, sites)
+                if branch is None and guarded.branch_of(outcome) is not None:
+                    continue
+                outcome.reason = branch or "the check guards CUDA-only code, not a device choice: review what it guards"
             else:
                 continue
             outcome.changes.clear()
             changed = True
             break
+
+
+def _hold_under_cuda_guards(sites: list[SiteOutcome], kb, guarded: "Guarded") -> None:
+    """A site in the body of `if torch.cuda.is_available():` (or `if ... and torch.cuda.is_available():`) whose check
+    the patch leaves runs only where CUDA is: rewriting it changes nothing on NPU until the guard is ported."""
+    bodies = []
+    done = {id(o.finding) for o in sites if o.reason is None and o.changes}
+    for _, finding in guarded.present:  # the checks this patch leaves, attempted or not (a guarded check is not)
+        edit = kb.rules[finding.rule].edit if finding.rule in kb.rules else None
+        if id(finding) in done or edit is None or edit.guard != "selects":
+            continue
+        found = guarded.branch_of(finding)
+        if found is None or found[0].type != "if_statement" or not _positive(found[1], guarded.node_of(finding)):
+            continue
+        body = found[0].child_by_field_name("consequence")
+        if body is not None:
+            bodies.append((body.start_byte, body.end_byte, finding.line))
+    for outcome in sites:
+        if outcome.reason is not None or not outcome.changes:
+            continue
+        start = outcome.changes[0].start
+        line = next((line for first, last, line in bodies if first <= start < last), None)
+        if line is not None:
+            outcome.reason = f"runs only where the CUDA check at line {line} holds, which the patch leaves: port " \
+                             "the check and its branch together"
+            outcome.changes.clear()
+
+
+def _positive(condition, node) -> bool:
+    """Is node (the check) the condition itself or a conjunct of it, not negated?"""
+    while node is not None and node != condition:
+        parent = node.parent
+        if parent is None or parent.type == "not_operator" or (
+                parent.type == "boolean_operator" and text(parent.child_by_field_name("operator")) != "and"):
+            return False
+        node = parent
+    return node == condition
+
+
+def _absorb(sites: list[SiteOutcome], data: bytes) -> None:
+    """A site whose changes lie inside another site's change (`torch.cuda.current_device()` in `x.cuda(device=...)`,
+    the "cuda" literal of `"cuda" if "cuda" in device else "cpu"`) is rewritten through that change: where the outer
+    replacement still carries the inner code, the inner replacement is made there; where it does not, the outer one
+    replaced it as a whole. Either way the inner site counts as rewritten."""
+    done = [o for o in sites if o.reason is None and o.changes]
+    for inner in done:
+        for change in list(inner.changes):
+            outer_site, outer = next(((o, c) for o in done if o is not inner for c in o.changes
+                                      if c.start <= change.start and change.end <= c.end
+                                      and (c.start, c.end) != (change.start, change.end)), (None, None))
+            if outer is None:
+                continue
+            original = data[change.start: change.end].decode("utf-8")
+            index = outer_site.changes.index(outer)
+            if original and original in outer.new:
+                outer_site.changes[index] = Change(outer.start, outer.end, outer.new.replace(original, change.new),
+                                                   outer.rule, outer.comment_at)
+                outer_site.uses |= inner.uses
+                outer_site.needs_torch |= inner.needs_torch
+            inner.changes.remove(change)
+            inner.absorbed = True
+
+
+BRANCH_PARENTS = {"if_statement", "elif_clause", "while_statement", "conditional_expression"}
+TEST_PARTS = {"boolean_operator", "not_operator", "parenthesized_expression", "comparison_operator", "call",
+              "attribute", "argument_list"}
+
+
+class Guarded:
+    """What a device test or CUDA check decides: the code of the branch it is the condition of, and whether that code
+    runs on NPU after the patch."""
+
+    def __init__(self, data: bytes, starts: list[int], present: list[Finding], tree) -> None:
+        self.data, self.starts, self.tree = data, starts, tree
+        self.present = [(byte_offset(data, starts, f.line, f.column), f) for f in present]
+
+    def _node(self, outcome: SiteOutcome):
+        return self.node_of(outcome.finding)
+
+    def node_of(self, f: Finding):
+        begin = byte_offset(self.data, self.starts, f.line, f.column)
+        end = byte_offset(self.data, self.starts, f.end_line, f.end_column)
+        return self.tree.descendant_for_byte_range(begin, end) if 0 <= begin <= end else None
+
+    def branch_of(self, outcome: SiteOutcome | Finding):
+        """(the branching node, its condition) when the site is part of a branch's condition, else None."""
+        node = self.node_of(outcome if isinstance(outcome, Finding) else outcome.finding)
+        while node is not None and node.parent is not None and node.parent.type in TEST_PARTS:
+            node = node.parent
+        parent = node.parent if node is not None else None
+        if parent is None or parent.type not in BRANCH_PARENTS:
+            return None
+        condition = parent.named_children[1] if parent.type == "conditional_expression" \
+            and parent.named_child_count == 3 else parent.child_by_field_name("condition")
+        if condition is None or not (condition.start_byte <= node.start_byte and node.end_byte <= condition.end_byte):
+            return None
+        branch = parent.parent if parent.type == "elif_clause" else parent
+        return branch, condition
+
+    def why_held(self, outcome: SiteOutcome, sites: list[SiteOutcome]) -> str | None:
+        """None when the branch the site decides may run on NPU after the patch, else why it is held."""
+        found = self.branch_of(outcome)
+        if found is None:
+            if outcome.test in {None, "value"} or (outcome.test == "widen" and outcome.statement is not None
+                                                   and outcome.statement.type == "assert_statement"):
+                return None
+            return "the test's answer is kept or passed on (an assignment, a return, an argument): where it leads " \
+                   "is not known here, review it"
+        branch, condition = found
+        done = {id(o.finding) for o in sites if o.rewritten}
+        for offset, finding in self.present:
+            if not branch.start_byte <= offset < branch.end_byte or finding is outcome.finding:
+                continue
+            if id(finding) not in done:
+                return f"the branch it decides keeps {finding.rule} at line {finding.line}: on NPU it would run CUDA-only code"
+        if branch.type != "conditional_expression" and _jumps(branch):
+            return "the branch it decides leaves the block early: the code after it is what it guards, review it"
+        rewritten = [(c.start, c.end) for o in sites if o.reason is None for c in o.changes]
+        risky = _opaque_call(branch, condition, rewritten)
+        if risky is not None:
+            return f"the branch it decides calls {risky}, which may be CUDA-only: review it by hand"
+        return None
+
+
+_BUILTINS = frozenset(dir(builtins))
+# Calls a guarded branch may make and still run on NPU: modules whose functions are not kernels, and tensor, module
+# and container methods that torch_npu implements for NPU tensors as for CUDA ones.
+_SAFE_ROOTS = frozenset({"torch", "os", "sys", "math", "time", "logging", "logger", "log", "warnings", "np", "numpy",
+                         "json", "random", "dist", "_device", "_ascend_device", "_port_device"})
+_SAFE_METHODS = frozenset({
+    "to", "cpu", "float", "half", "bfloat16", "int", "long", "bool", "contiguous", "view", "reshape", "pin_memory",
+    "clone", "detach", "copy_", "record_stream", "item", "numpy", "tolist", "size", "dim", "fill_", "zero_",
+    "unsqueeze", "squeeze", "permute", "transpose", "type", "append", "extend", "update", "get", "pop", "format",
+    "join", "split", "strip", "keys", "values", "items", "info", "debug", "warning", "print", "add_", "mul_", "div_",
+    "sum", "mean", "max", "min", "eval", "train", "state_dict", "load_state_dict", "parameters", "requires_grad_",
+    "set_device", "synchronize", "empty_cache", "manual_seed", "manual_seed_all", "move",
+})
+
+
+def _opaque_call(branch, condition, rewritten: list[tuple[int, int]]) -> str | None:
+    """The first call in the branch (outside its condition and nested definitions) that may run a CUDA-only kernel: a
+    bare function that is not a builtin, a launch through a subscript (Triton's `kernel[grid](...)`), or a method that
+    is not a known tensor, module or container method on an object outside the safe modules. Calls the patch
+    rewrites (rewritten: byte ranges of its changes) go through the device module."""
+    stack = [branch]
+    while stack:
+        node = stack.pop()
+        if node.type in {"function_definition", "class_definition", "lambda"} or node == condition:
+            continue
+        function = node.child_by_field_name("function") if node.type == "call" else None
+        if function is not None and {(node.start_byte, node.end_byte), (function.start_byte, function.end_byte)} \
+                & set(rewritten):
+            stack.extend(node.child_by_field_name("arguments").children if node.child_by_field_name("arguments") else [])
+            stack.append(function.child_by_field_name("object") or function)
+            continue
+        if node.type == "call":
+            function = node.child_by_field_name("function")
+            if function is not None and function.type == "subscript":
+                return text(function)
+            if function is not None and function.type == "identifier" and text(function) not in _BUILTINS:
+                return text(function)
+            if function is not None and function.type == "attribute":
+                root = function
+                while root.type in {"attribute", "call", "subscript"} and root.named_child_count:
+                    root = root.named_children[0]
+                method = text(function.child_by_field_name("attribute"))
+                if text(root) not in _SAFE_ROOTS and text(root) not in sys.stdlib_module_names \
+                        and method not in _SAFE_METHODS:
+                    return text(function)
+        stack.extend(node.children)
+    return None
+
+
+def _jumps(branch) -> bool:
+    """Does the branch return, raise, break or continue (outside nested definitions)?"""
+    stack = list(branch.children)
+    while stack:
+        node = stack.pop()
+        if node.type in {"return_statement", "raise_statement", "break_statement", "continue_statement"}:
+            return True
+        if node.type not in {"function_definition", "class_definition", "lambda"}:
+            stack.extend(node.children)
+    return False
+
+
+def _function_of(tree, data: bytes, starts: list[int], finding: Finding) -> int:
+    """The start byte of the function a finding is in (-1: module level)."""
+    node = tree.descendant_for_byte_range(*(2 * [byte_offset(data, starts, finding.line, finding.column)]))
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    return node.start_byte if node is not None else -1
 
 
 def _picked_by(literal, check: Change) -> bool:

@@ -5,6 +5,7 @@ regular expression touches the project's code; a site the spec cannot map is lef
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.reading.parsing import text
@@ -35,6 +36,14 @@ class SiteOutcome:
     statement: Node | None = None  # the statement the site belongs to
     reads_flagged: bool = False
     reason: str | None = None  # why it was left for a human
+    absorbed: bool = False  # rewritten inside another site's change (`"cuda" if "cuda" in d else "cpu"` as a whole)
+    # a device test's rewrite: "value" picks a device type (`"cuda" if "cuda" in d else "cpu"`), "widen" adds "npu" to
+    # a collection of accepted types, "test" answers true on NPU where the original answered false
+    test: str | None = None
+
+    @property
+    def rewritten(self) -> bool:
+        return self.reason is None and (bool(self.changes) or self.absorbed)
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,10 @@ def plan_site(root: Node, data: bytes, starts: list[int], finding: Finding, edit
     if not style.template(edit):
         outcome.reason = f"no rewrite in the {style.name} style"
         return outcome
+    held = _held_path(finding.path, edit.hold_paths)
+    if held is not None:
+        outcome.reason = f"a {held} tool: the code is deliberate there"
+        return outcome
     handler = _HANDLERS[edit.kind]
     outcome.reads_flagged = reads_flagged
     reason = handler(node, data, finding, edit, style, outcome)
@@ -125,9 +138,23 @@ def plan_note(root: Node, data: bytes, starts: list[int], finding: Finding) -> t
     offset = starts[anchor.start_point[0]]
     row = data[offset: anchor.start_byte]
     indent = row[: len(row) - len(row.lstrip(b" \t"))].decode("utf-8")
-    plan = " ".join(finding.replacement.en.split())
-    plan = plan if len(plan) <= MAX_NOTE else plan[: MAX_NOTE - 1] + "…"
-    return offset, f"{indent}{MARK} {finding.rule} (display-only): {plan}\n"
+    return offset, f"{indent}{MARK} {finding.rule} (display-only): {shorten(finding.replacement.en, MAX_NOTE)}\n"
+
+
+def shorten(plan: str, limit: int) -> str:
+    """plan on one line, cut at a word boundary before limit characters (with "…") when longer."""
+    plan = " ".join(plan.split())
+    if len(plan) <= limit:
+        return plan
+    cut = plan[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > 0 else cut).rstrip(" ,;:") + "…"
+
+
+def _held_path(path: str, words: list[str]) -> str | None:
+    """The word of `words` that a folder or the file name of path contains (numerics checkers, debugging tools)."""
+    parts = [part.lower() for part in PurePosixPath(path).with_suffix("").parts]
+    return next((word for word in words if any(word in part for part in parts)), None)
 
 
 def _api(finding: Finding) -> str:
@@ -205,13 +232,27 @@ def _strings(node: Node, limit: int = 200):
 
 
 def _string(node, data, finding, edit, style, outcome) -> str | None:
+    kept = False
     for literal in sorted(_strings(node), key=lambda n: n.start_byte):
         value = _plain_string(literal)
-        if value is None:
+        base, colon, index = (value or "").partition(":")
+        if value is None or base not in edit.values or (colon and not index.isdigit()) or value.count(":") > 1:
+            change = _formatted_change(literal, edit, style)  # "cuda:%d", "cuda:" + ..., f"cuda:{rank}"
+            if change is not None and _registers_kernel(literal, edit.keep_in):
+                kept = True
+            elif change is not None:
+                outcome.changes.append(change)
             continue
-        base, _, index = value.partition(":")
-        if base not in edit.values or (index and not index.isdigit()) or (value.count(":") > 1):
+        if _registers_kernel(literal, edit.keep_in):
+            kept = True
             continue
+        if _in_names(literal) and index == "" and _accepts(literal.parent, edit.only_in) is None:
+            quote = text(literal)[0]
+            outcome.changes.append(Change(literal.end_byte, literal.end_byte, f", {quote}npu{quote}", "", 0))
+            continue
+        held = _held_literal(literal, edit.hold_keywords)
+        if held is not None:
+            return held
         if index:
             template = style.template(edit, indexed=True)
             if not template:
@@ -220,7 +261,82 @@ def _string(node, data, finding, edit, style, outcome) -> str | None:
         else:
             new = _fill(style.template(edit), style)
         outcome.changes.append(Change(literal.start_byte, literal.end_byte, new, "", 0))
+    if kept and not outcome.changes:
+        return "registers a kernel for CUDA only (torch.library): the NPU needs its own implementation of the op"
     return None if outcome.changes else "no plain string literal to replace"
+
+
+def _formatted_change(literal: Node, edit: Edit, style: Style) -> Change | None:
+    """A device name built at run time from a literal that starts with "cuda:" (f"cuda:{rank}", "cuda:%d" % rank,
+    "cuda:{}".format(rank), "cuda:" + str(rank)): the literal as an f-string naming the picked device type."""
+    replacement = edit.formatted if style.name == "agnostic" else edit.npu_formatted
+    if replacement is None or literal.type != "string" or "cuda" not in edit.values:
+        return None
+    start = literal.child(0)
+    content = literal.child(1)
+    end = literal.children[-1]
+    if start is None or start.type != "string_start" or content is None or content.type != "string_content" \
+            or end.type != "string_end" or not text(content).startswith("cuda:"):
+        return None
+    prefix = text(start).rstrip("'\"").lower()
+    if not set(prefix) <= {"f", "r"}:  # bytes and u"" strings are left
+        return None
+    head = content.start_byte + len("cuda")
+    if "f" in prefix or style.name != "agnostic":
+        return Change(content.start_byte, head, _fill(replacement, style), "", 0)
+    rest = literal.text[head - literal.start_byte: end.start_byte - literal.start_byte].decode("utf-8")
+    quote = text(start)[len(prefix):]
+    new = f"f{text(start)[:len(prefix)]}{quote}{_fill(replacement, style)}{rest.replace('{', '{{').replace('}', '}}')}{quote}"
+    return Change(literal.start_byte, literal.end_byte, new, "", 0)
+
+
+def _held_literal(literal: Node, keywords: list[str]) -> str | None:
+    """Why a device literal is left: it is one name in a collection of names (`{"cpu", "cuda", "mps"}`: accepted
+    values, where "npu" belongs beside it), or the value of a keyword naming a framework's accelerator."""
+    parent = literal.parent
+    if _in_names(literal):
+        return "one name in a collection of device names that is not a set of accepted values: give NPU its own path"
+    if parent is not None and parent.type == "keyword_argument" and text(parent.child_by_field_name("name")) in keywords:
+        return f"{text(parent.child_by_field_name('name'))}= names a framework's accelerator, not a torch device: " \
+               "use that framework's NPU accelerator"
+    return None
+
+
+def _in_names(literal: Node) -> bool:
+    """Is the literal one string among others in a list, tuple or set?"""
+    parent = literal.parent
+    return parent is not None and parent.type in {"list", "tuple", "set"} \
+        and sum(1 for item in parent.named_children if item.type == "string") > 1
+
+
+def _accepts(collection: Node, words: list[str]) -> str | None:
+    """None when the collection is a set of accepted values: the value of a keyword or assigned to a name containing
+    one of words (argparse `choices=`, `SUPPORTED_DEVICES`); else why not."""
+    holder = collection.parent
+    while holder is not None and holder.type == "parenthesized_expression":
+        holder = holder.parent
+    if holder is not None and holder.type == "keyword_argument":
+        name = text(holder.child_by_field_name("name"))
+    elif holder is not None and holder.type == "assignment" and holder.child_by_field_name("right") is not None:
+        name = text(holder.child_by_field_name("left")).rsplit(".", 1)[-1]
+    else:
+        return "a collection the code may iterate over (the devices it runs on): add an NPU path by hand"
+    if not any(word in name.lower() for word in words):
+        return f"{name} is not a set of accepted device types: add an NPU path by hand"
+    return None
+
+
+def _registers_kernel(literal: Node, callees: list[str]) -> bool:
+    """Is the literal an argument (or inside one) of a call to one of callees (torch.library.custom_op(...,
+    device_types="cuda"), @op.register_kernel("cuda"))?"""
+    node = literal
+    while node.parent is not None and node.parent.type in {"keyword_argument", "tuple", "list", "parenthesized_expression"}:
+        node = node.parent
+    arguments = node.parent
+    if not callees or arguments is None or arguments.type != "argument_list" or arguments.parent is None:
+        return False
+    function = arguments.parent.child_by_field_name("function")
+    return function is not None and text(function).rsplit(".", 1)[-1] in callees
 
 
 def plan_literal(literal: Node, edit: Edit, style: Style, outcome: SiteOutcome) -> None:
@@ -258,9 +374,9 @@ def _method(node, data, finding, edit, style, outcome) -> str | None:
     if split is None:
         return "spread arguments"
     positional, keyword = split
-    if positional:
+    if len(positional) > 1 or (positional and "{comma_args}" not in style.template(edit)):
         return "a positional device argument: pick the device index by hand"
-    args = ", ".join(text(k) for k in keyword)
+    args = ", ".join([text(p) for p in positional] + [text(k) for k in keyword])
     target = function.child_by_field_name("object")
     new = _fill(style.template(edit), style, object=text(target), args=args, comma_args=f", {args}" if args else "")
     outcome.changes.append(Change(call.start_byte, call.end_byte, new, "", 0))
@@ -349,6 +465,138 @@ def _guard_import(node, data, finding, edit, style, outcome) -> str | None:
     return None
 
 
+# Where `not f(x)` may stand without parentheses (a comparison, arithmetic or `await` around it would bind tighter).
+_LOOSE_PARENTS = {
+    "if_statement", "elif_clause", "while_statement", "boolean_operator", "not_operator", "parenthesized_expression",
+    "assignment", "return_statement", "expression_statement", "assert_statement", "conditional_expression",
+    "keyword_argument", "argument_list", "lambda",
+}
+
+
+def _unwrap(node: Node) -> Node:
+    while node.type == "parenthesized_expression" and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node
+
+
+def _is_cuda_literal(node: Node | None) -> bool:
+    return node is not None and _plain_string(_unwrap(node)) == "cuda"
+
+
+def _device_test(node, data, finding, edit, style, outcome) -> str | None:
+    outcome.test = "test"
+    return _rewrite_test(node, style, outcome)
+
+
+def _rewrite_test(node, style, outcome) -> str | None:
+    """`t == "cuda"` -> `t in {dev}.ACCELERATOR_TYPES`; `"cuda" in t` -> `{dev}.names_accelerator(t)`;
+    `t in ("cuda", "xpu")` -> `t in ("cuda", "npu", "xpu")`; `t.startswith("cuda")` ->
+    `t.startswith({dev}.ACCELERATOR_TYPES)`; `"cuda" if "cuda" in t else "cpu"` -> `{dev}.accelerator_type(t)`.
+    Each answers as the original wherever no "npu" device exists (CUDA and CPU hosts)."""
+    dev = style.dev
+    if node.type == "call":
+        arguments = node.child_by_field_name("arguments")
+        literals = arguments.named_children if arguments is not None else []
+        if len(literals) != 1 or not _is_cuda_literal(literals[0]):
+            return "a prefix test other than \"cuda\""
+        outcome.changes.append(Change(literals[0].start_byte, literals[0].end_byte, f"{dev}.ACCELERATOR_TYPES", "", 0))
+        outcome.uses.add("ACCELERATOR_TYPES")
+        return None
+    if node.type != "comparison_operator":
+        return "not a comparison"
+    operators = [text(op) for op in node.children_by_field_name("operators")]
+    operands = node.named_children
+    if len(operators) != 1 or len(operands) != 2:
+        return "a chained comparison"
+    left, right = operands
+    operator = " ".join(operators[0].split())
+    if operator in {"==", "!="}:
+        tested = right if _is_cuda_literal(left) else left if _is_cuda_literal(right) else None
+        if tested is None:
+            return "compares with a device name other than \"cuda\""
+        membership = "in" if operator == "==" else "not in"
+        outcome.changes.append(Change(node.start_byte, node.end_byte,
+                                      f"{text(tested)} {membership} {dev}.ACCELERATOR_TYPES", "", 0))
+        outcome.uses.add("ACCELERATOR_TYPES")
+        return None
+    if operator not in {"in", "not in"}:
+        return "not an equality or membership test"
+    if _is_cuda_literal(left):
+        picked = _picked_type(node)
+        if picked is not None and operator == "in":
+            outcome.changes.append(Change(picked.start_byte, picked.end_byte,
+                                          f"{dev}.accelerator_type({text(right)})", "", 0))
+            outcome.uses |= {"ACCELERATOR_TYPES", "accelerator_type"}
+            outcome.test = "value"
+            return None
+        call = f"{dev}.names_accelerator({text(right)})"
+        if operator == "not in":
+            parent = node.parent
+            call = f"not {call}" if parent is not None and parent.type in _LOOSE_PARENTS else f"(not {call})"
+        outcome.changes.append(Change(node.start_byte, node.end_byte, call, "", 0))
+        outcome.uses |= {"ACCELERATOR_TYPES", "names_accelerator"}
+        return None
+    collection = _unwrap(right)
+    if collection.type not in {"tuple", "list", "set"}:
+        return "a membership test in something other than a literal collection"
+    cuda = next((item for item in collection.named_children if _is_cuda_literal(item)), None)
+    if cuda is None:
+        return "the collection names \"cuda\" only inside another value"
+    quote = text(cuda)[0]
+    outcome.changes.append(Change(cuda.end_byte, cuda.end_byte, f", {quote}npu{quote}", "", 0))
+    outcome.test = "widen"
+    return None
+
+
+def _picked_type(test: Node) -> Node | None:
+    """The conditional `"cuda" if <test> else "cpu"` whose condition is test, else None."""
+    node = test
+    while node.parent is not None and node.parent.type == "parenthesized_expression":
+        node = node.parent
+    parent = node.parent
+    if parent is None or parent.type != "conditional_expression" or len(parent.named_children) != 3:
+        return None
+    chosen, condition, other = parent.named_children
+    if condition != node or not _is_cuda_literal(chosen) or _plain_string(_unwrap(other)) != "cpu":
+        return None
+    return parent
+
+
+def _attribute(node, data, finding, edit, style, outcome) -> str | None:
+    attribute = node
+    while attribute is not None and attribute.type != "attribute":
+        attribute = attribute.parent
+    if attribute is None or text(attribute.child_by_field_name("attribute")) not in edit.apis:
+        return "not an attribute the edit rewrites"
+    parent = attribute.parent
+    if parent is not None and parent.type in {"assignment", "augmented_assignment"} \
+            and parent.child_by_field_name("left") == attribute:
+        return "the attribute is assigned, not read"
+    target = attribute.child_by_field_name("object")
+    new = _fill(style.template(edit), style, object=text(target))
+    outcome.changes.append(Change(attribute.start_byte, attribute.end_byte, new, "", 0))
+    outcome.test = "test" if edit.guard == "branch" else None
+    return None
+
+
+def _collection(node, data, finding, edit, style, outcome) -> str | None:
+    collection = node
+    while collection is not None and collection.type not in {"list", "tuple", "set"}:
+        collection = collection.parent
+    if collection is None:
+        return "not a collection literal"
+    why = _accepts(collection, edit.only_in)
+    if why is not None:
+        return why
+    cuda = next((item for item in collection.named_children if _plain_string(item) in edit.values), None)
+    if cuda is None:
+        return "no \"cuda\" element"
+    quote = text(cuda)[0]
+    added = _fill(style.template(edit), style).replace('"', quote)
+    outcome.changes.append(Change(cuda.end_byte, cuda.end_byte, f", {added}", "", 0))
+    return None
+
+
 _HANDLERS = {
     "callee": _callee,
     "name": _name,
@@ -357,6 +605,9 @@ _HANDLERS = {
     "autocast": _autocast,
     "after": _after,
     "guard_import": _guard_import,
+    "device_test": _device_test,
+    "attribute": _attribute,
+    "collection": _collection,
 }
 
 

@@ -28,7 +28,7 @@ class RuleTally:
 def rewritten_fingerprints(result: PortResult) -> set[str]:
     patched = {r.path for r in result.rewrites}
     return {o.finding.fingerprint for o in result.outcomes
-            if o.reason is None and o.changes and o.finding.path in patched}
+            if o.rewritten and o.finding.path in patched}
 
 
 def summarize(report: Report, result: PortResult) -> list[RuleTally]:
@@ -68,15 +68,30 @@ def summary_lines(tallies: list[RuleTally], result: PortResult, report: Report |
     after = remaining_effort(report, result) if report is not None and report.effort is not None else None
     if after is not None:
         before = report.effort.total
+        removed = 1 - (after.low_days + after.high_days) / (before.low_days + before.high_days) \
+            if before.low_days + before.high_days else 0.0
         lines.append(f"  required effort: {before.low_days:g}-{before.high_days:g} person-days before, "
-                     f"{after.low_days:g}-{after.high_days:g} left after the patch")
+                     f"{after.low_days:g}-{after.high_days:g} left after the patch (the patch removes {removed:.0%} "
+                     f"of the estimate)")
     for tally in tallies:
         if tally.safe or tally.unsafe or tally.fix != "display-only":
             lines.append(f"  {tally.rule} {tally.name:<32} {tally.fix:<12} sites {tally.sites:>4}  safe {tally.safe:>4}  "
                          f"unsafe {tally.unsafe:>4}  left {tally.left:>4}")
     for path, reason in result.unpatched:
         lines.append(f"  not patched: {path}: {reason}")
+    skipped: dict[str, list] = {}
+    for finding, why in result.skipped_sites:
+        if not finding.suppressed:
+            skipped.setdefault(why, []).append(finding.rule)
+    if skipped:
+        lines.append("  sites not attempted, by reason: " + "; ".join(
+            f"{len(rules)} {why} ({', '.join(sorted(set(rules))[:6])}{', ...' if len(set(rules)) > 6 else ''})"
+            for why, rules in sorted(skipped.items(), key=lambda item: (-len(item[1]), item[0]))))
     held = [o for o in result.outcomes if o.reason is not None]
+    if held:
+        lines.append(f"  sites left for a human, by reason ({len(held)}):")
+    for reason, rules, count in left_by_reason(held):
+        lines.append(f"    {count:>4}  {reason} ({', '.join(rules)})")
     for outcome in held[:MAX_HELD_LISTED]:
         f = outcome.finding
         lines.append(f"  left: {f.path}:{f.line} {f.rule}: {outcome.reason}")
@@ -86,3 +101,25 @@ def summary_lines(tallies: list[RuleTally], result: PortResult, report: Report |
 
 
 MAX_HELD_LISTED = 50
+
+
+def left_by_reason(held) -> list[tuple[str, list[str], int]]:
+    """(reason, its rules, how many sites) for the sites left, most frequent first; a reason's line number and the
+    name it quotes are dropped so that one cause is one row."""
+    groups: dict[str, tuple[set[str], list[int]]] = {}
+    for outcome in held:
+        key = _reason_class(outcome.reason)
+        rules, count = groups.setdefault(key, (set(), [0]))
+        rules.add(outcome.finding.rule)
+        count[0] += 1
+    return sorted(((key, sorted(rules), count[0]) for key, (rules, count) in groups.items()), key=lambda r: (-r[2], r[0]))
+
+
+def _reason_class(reason: str) -> str:
+    if reason.startswith("the branch it decides keeps"):
+        return "the branch it decides keeps a site the patch does not rewrite"
+    if reason.startswith("the branch it decides calls"):
+        return "the branch it decides calls a function that may be CUDA-only"
+    if reason.startswith("the device module offers no "):
+        return "the device module offers no equivalent"
+    return reason.split(": ", 1)[0] if reason.startswith("file left unpatched") else reason
