@@ -21,10 +21,10 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+import tomllib
 from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.port import PortOptions, port
