@@ -304,7 +304,7 @@ def test_verify_without_an_npu_says_not_verified(tmp_path):
     shutil.copytree(SAMPLES / "llm_train", copy, ignore=shutil.ignore_patterns("__pycache__"))
     report = analyze(copy, AnalyzeOptions(jobs=1))
     script = verify_script(report, port(copy, report, PortOptions()), "tests", copy)
-    assert script.startswith("#!/usr/bin/env python3\n# verify_npu.py: written by ascend-feasibility port")
+    assert script.startswith("#!/usr/bin/env python3\n# verify_npu.py: Written by ascend-feasibility port")
     assert "ascend_feasibility_probes.py run" not in script  # the probe script's usage is not this script's
     assert "PHASE_TESTS = {'training': ['tests/test_smoke.py']}" in script
     (copy / "verify_npu.py").write_text(script, encoding="utf-8")

@@ -13,7 +13,7 @@ from ascend_feasibility.analyzer.core.models import Report
 from ascend_feasibility.analyzer.port.core import PortResult
 from ascend_feasibility.analyzer.probes.catalog import PROBES
 from ascend_feasibility.analyzer.probes.export import script_text
-from ascend_feasibility.analyzer.reading.generated import VERIFY_NAME  # noqa: F401 - the name port writes it under
+from ascend_feasibility.analyzer.reading.generated import PORT_MARK, VERIFY_NAME  # noqa: F401 - the name port writes it under
 from ascend_feasibility.analyzer.reading.parsing import parse, text
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
 from ascend_feasibility.knowledge import load_knowledge
@@ -21,8 +21,8 @@ from ascend_feasibility.knowledge import load_knowledge
 _MAIN_GUARD = 'if __name__ == "__main__":\n    sys.exit(standalone_main())\n'
 
 _HEADER = """#!/usr/bin/env python3
-# verify_npu.py: written by ascend-feasibility port for this patch; needs Python 3.10+ and torch (plus torch_npu and
-# CANN on the Ascend host it is meant for). Usage, from the project's root (or --root):
+# verify_npu.py: """ + PORT_MARK + """ for this patch (port recognises its own file by this line); needs Python
+# 3.10+ and torch (plus torch_npu and CANN on the Ascend host it is meant for). Usage, from the project's root (or --root):
 #
 #     python verify_npu.py [--root DIR] [--skip-tests] [--skip-probes] [--phases PHASE ...] [--allow-cpu]
 #
