@@ -327,6 +327,9 @@ class GuardConventions(_Record):
     cuda_only_calls: list[str]
     capability_calls: list[str]
     accelerator_calls: list[str]
+    display_rules: list[str] = Field(description="rules whose findings only read state: cosmetic in a message")
+    message_calls: list[str] = Field(min_length=1)
+    backend_names: list[str] = Field(min_length=1)
 
 
 class VersionConventions(_Record):

@@ -374,7 +374,7 @@ class GuardReader:
         if node.type == "comparison_operator" and any(op.type in {"!=", "not in", "is not"} for op in node.children):
             negated = not negated
         text = parsing.text(node)
-        words = _words(node)
+        words = _legacy_types_dropped(_words(node))
         tokens = _tokens_of(words)
         cuda_build = any(name in text for name in self.guards.cuda_build)
         return Condition(
@@ -411,6 +411,13 @@ def _tokens_of(words: list[str]) -> set[str]:
     for word in words:
         tokens.update(t for t in word.lower().replace(":", "_").replace("-", "_").split("_") if t)
     return tokens
+
+
+def _legacy_types_dropped(words: list[str]) -> list[str]:
+    """`isinstance(t, torch.cuda.BoolTensor)` tests a tensor's dtype: the `cuda` before a legacy tensor type does not
+    make the condition a CUDA check (an NPU tensor needs the branch just as much)."""
+    return [w for i, w in enumerate(words)
+            if not (w == "cuda" and i + 1 < len(words) and words[i + 1].endswith(("Tensor", "Storage")))]
 
 
 def _words(node: Node) -> list[str]:

@@ -14,6 +14,8 @@ from pathlib import Path
 from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.guards import GuardReader, only_raises_or_warns, test_function
+from ascend_feasibility.analyzer.context.display import DisplaySites
+from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
 from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
 from ascend_feasibility.analyzer.core import budget, transfer
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place, occurrence_key
@@ -70,6 +72,7 @@ class FileWorker:
         conventions = load_context_conventions()
         self.guards = GuardReader(conventions.guards, conventions.backends)
         self.gates = CudaGates(self.guards, self.context.npu_accelerator)
+        self.display = DisplaySites(conventions.guards)
         self.kb = load_knowledge()
         self.target = self.kb.resolve_target(torch_npu)
         self.guards.versions = VersionReader(self.target.release.torch, conventions.versions.torch_features,
@@ -284,7 +287,7 @@ class FileWorker:
         if test is not None:  # `def test_compare_both_data_analyzers():` in a product module is a test
             role, role_reason = "test", f"line {test.start_point.row + 1}: inside the test function {parsing.text(test.child_by_field_name('name'))}()"
         guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
-                 or self.guards.guard_of_callers(node, domain, hit.rule))
+                 or self.guards.guard_of_callers(node, domain, hit.rule) or self.display.cosmetic(node, hit.rule))
         if guard is None:
             return Place(role, "runs", role_reason)
         return Place(role, guard.reach, guard.reason())
@@ -298,7 +301,8 @@ class FileWorker:
             guard = self.gates.capability_pair(node)
         if guard is None and domain not in self.guards.feature_domains:
             guard = self.gates.excluded_before(node)
-        return guard or self.gates.detection_cascade(node) or self.gates.class_npu_branch(node)
+        return (guard or self.gates.detection_cascade(node) or self.gates.class_npu_branch(node)
+                or (seeded_for_every_device(node) if rule == "DEV106" else None))
 
     def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
         suppressions = collect_suppressions(unit)

@@ -17,6 +17,7 @@ from tree_sitter import Node
 
 QUERY = r"""
 ((string) @attn_impl (#match? @attn_impl "flash_attention_[23]"))
+(keyword_argument name: (identifier) @fa2_keyword (#eq? @fa2_keyword "use_flash_attention_2") value: (true))
 (try_statement) @try
 ((call function: (attribute attribute: (identifier) @softmax)) (#eq? @softmax "softmax"))
 ((call function: (identifier) @softmax) (#eq? @softmax "softmax"))
@@ -50,6 +51,9 @@ class _AttentionScan(PythonScan):
             self._reference(reference)
         for node in found.get("attn_impl", []):
             self._attn_implementation(node)
+        for node in found.get("fa2_keyword", []):  # the older from_pretrained(..., use_flash_attention_2=True)
+            self.hit("hf-flash-attention-implementation", "use_flash_attention_2=True", node.parent,
+                     "attn_implementation=\"sdpa\"")
         for node in found.get("softmax", []):
             self._manual_attention(node)
         seen_modules = set()

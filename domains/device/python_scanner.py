@@ -45,6 +45,13 @@ WRAPPED_BY_FEATURE = {
     "torch.distributed.fsdp.FullyShardedDataParallel": ("feature:fsdp_wrap",),
     "torch.fft.fftfreq": ("feature:fft_wrap",),
     "torch.fft.rfftfreq": ("feature:fft_wrap",),
+    # device_types / dispatch keys of an operator registration: transfer_to_npu wraps no torch.library function,
+    # so a "cuda" registration stays CUDA's and the operator has no NPU kernel until one is registered
+    "torch.library.custom_op": (),
+    "torch.library.triton_op": (),
+    "torch.library.register_kernel": (),
+    "torch.library.impl": (),
+    "torch.library.register_autocast": (),
 }
 
 

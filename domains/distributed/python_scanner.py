@@ -12,7 +12,8 @@ from tree_sitter import Node
 
 QUERY = r"""
 ((string) @string (#match? @string "nccl"))
-((comparison_operator) @comparison (#match? @comparison "nccl"))
+((comparison_operator) @comparison (#match? @comparison "nccl|NCCL"))
+((identifier) @nccl_flag (#match? @nccl_flag "^(is|use|using|IS|USE)_(nccl|NCCL)(_backend|_BACKEND)?$"))
 ((string) @env_string (#match? @env_string "NCCL"))
 (import_statement name: (dotted_name) @imported_module)
 (import_statement name: (aliased_import name: (dotted_name) @imported_module))
@@ -44,7 +45,8 @@ class _DistributedScan(PythonScan):
         self.claimed: set[int] = set()  # string nodes already reported as backend or mesh arguments
         self.compares_nccl = False  # the file compares a backend name with "nccl" (the handler runs before strings)
 
-    HANDLERS = (("comparison", "_comparison"), ("string", "_string"), ("env_string", "env_string"))
+    HANDLERS = (("comparison", "_comparison"), ("string", "_string"), ("env_string", "env_string"),
+                ("nccl_flag", "_nccl_flag"))
 
     def finish(self, found) -> None:
         megatron = [n for n in found.get("imported_module", []) if parsing.text(n).split(".")[0].strip() == "megatron"]
@@ -80,6 +82,23 @@ class _DistributedScan(PythonScan):
             self.compares_nccl = True
             self.hit("nccl-backend-comparison", " ".join(parsing.text(comparison).split()), comparison)
 
+    def _nccl_flag(self, name: Node) -> None:
+        """`if self.is_nccl_backend:` / `x if use_nccl else y`: a flag saying the backend is NCCL, tested where the
+        backend is chosen; on Ascend it is false and the branch is skipped like a comparison with "nccl"."""
+        tested = name.parent if name.parent is not None and name.parent.type == "attribute" else name
+        if tested.parent is not None and tested.parent.type == "not_operator":
+            tested = tested.parent
+        holder = tested.parent
+        if holder is None:
+            return
+        if holder.type == "boolean_operator":
+            holder = holder.parent
+        is_condition = (holder is not None and holder.type in {"if_statement", "elif_clause", "conditional_expression", "while_statement"}
+                        and any(_same_node(c, tested) or _same_node(c, tested.parent) for c in _conditions_of(holder)))
+        if is_condition:
+            self.compares_nccl = True
+            self.hit("nccl-backend-comparison", parsing.text(tested), tested)
+
     def _string(self, node: Node) -> None:
         if node.id in self.claimed or not _names_nccl(node):
             return
@@ -92,7 +111,21 @@ class _DistributedScan(PythonScan):
         self.hit("nccl-string", parsing.text(node), node, parsing.text(node).replace("nccl", "hccl", 1), auto_when=auto_when)
 
 
+def _conditions_of(holder: Node) -> list[Node]:
+    if holder.type == "conditional_expression":
+        return holder.named_children[1:2]
+    condition = holder.child_by_field_name("condition")
+    return [condition] if condition is not None else []
+
+
+def _same_node(a: Node | None, b: Node | None) -> bool:
+    return a is not None and b is not None and a.start_byte == b.start_byte and a.end_byte == b.end_byte
+
+
 def _names_nccl(node: Node) -> bool:
+    if node.type == "attribute":  # Backend.NCCL, dist.Backend.NCCL
+        attribute = node.child_by_field_name("attribute")
+        return attribute is not None and parsing.text(attribute) == "NCCL"
     if node.type != "string" or node.child_count < 2:
         return False
     prefix, inner = literals.string_parts(node)
