@@ -512,3 +512,72 @@ def test_a_module_loaded_only_with_an_optional_feature_is_optional_in_every_doma
 def test_torch_is_no_optional_package(tmp_path, gate, reach):
     # diffusers imports its own modules under `if is_torch_available():`, which is true wherever it runs on Ascend
     assert _megatron_reach(tmp_path, GATED_TUNER.format(gate=gate), gate) == [("pkg/mb/workflow.py", reach)]
+
+
+# issue 28: classes found on repositories never used in development --------------------------------------------------
+def found(code: str) -> dict[str, list]:
+    result: dict[str, list] = {}
+    for f in scan(code).findings:
+        result.setdefault(f.rule, []).append(f)
+    return result
+
+
+def test_wrong_kind_findings_are_not_auto():
+    sm = found("import math, torch\ndef grid(x):\n    sm = torch.cuda.get_device_properties(x.device).multi_processor_count\n"
+               "    return math.ceil(x.shape[0] / sm)\n")
+    assert "DEV121" not in sm and sm["DEV122"][0].migration != "auto"  # the field is None on torch_npu, shim or not
+    graph = found("import torch\ng = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n    y = model(x)\n")
+    assert {f.migration for f in graph["DEV111"]} == {"manual"}  # training capture must be removed, not redirected
+    op = found("import torch\n@torch.library.custom_op('lib::f', mutates_args=(), device_types='cuda')\n"
+               "def f(x: torch.Tensor) -> torch.Tensor:\n    return x\n")
+    assert op["DEV001"][0].migration != "auto"  # transfer_to_npu does not touch operator registrations
+    assert found("import torch\nx = torch.ones(3, device='cuda')\n")["DEV001"][0].migration == "auto"
+
+
+def test_legacy_tensor_types_in_type_checks():
+    code = ("import torch\ndef f(t, x):\n    if isinstance(t, (torch.BoolTensor, torch.cuda.BoolTensor)):\n"
+            "        from flash_attn import flash_attn_func\n        return flash_attn_func(x, x, x)\n    return x\n")
+    findings = found(code)
+    assert "isinstance" in findings["DEV107"][0].replacement.en  # not only "create tensors with dtype and device"
+    assert {f.reach for f in findings["ATT001"]} == {"runs"}  # NPU tensors take that branch too: no CUDA check
+
+
+def test_cosmetic_sites_are_not_counted():
+    code = ('import torch\nprint("cuda:", torch.cuda.is_available(), torch.cuda.get_device_name(0))\n'
+            'info = {"GPU available": torch.cuda.is_available()}\n'
+            'seconds = 1800 if backend != "nccl" else 600\n'
+            'ALLOWED = ["nccl", "gloo", "mpi"]\n'
+            'x = torch.zeros(3).cuda() if torch.cuda.is_available() else None\n'
+            'if backend == "nccl":\n    torch.cuda.synchronize()\n')
+    by_line = {(f.line, f.rule): f for f in scan(code).findings}
+    for line, rule in ((2, "DEV104"), (2, "DEV100"), (3, "DEV104"), (4, "DST003"), (5, "DST002")):
+        assert by_line[(line, rule)].reach == "cosmetic" and not by_line[(line, rule)].counted, (line, rule)
+        assert by_line[(line, rule)].severity not in {"high", "blocker"}
+    assert by_line[(6, "DEV104")].reach == "runs" and by_line[(6, "DEV004")].reach == "runs"  # it picks a device
+    assert by_line[(7, "DST003")].reach == "runs"
+
+
+def test_cuda_seed_beside_torch_manual_seed():
+    seeded = found("import torch\ndef seed(s):\n    torch.manual_seed(s)\n    torch.cuda.manual_seed(s)\n")
+    assert seeded["DEV106"][0].reach == "npu-path" and "line 3" in seeded["DEV106"][0].reach_reason
+    alone = found("import torch\ndef seed(s):\n    torch.cuda.manual_seed(s)\n")
+    assert alone["DEV106"][0].reach == "runs"
+
+
+def test_cuda_check_returning_the_eager_path():
+    code = ("import torch\ndef wrap(fn, device_type):\n"
+            "    if not (device_type == 'cuda' and torch.cuda.is_available()):\n"
+            "        logger.warning('eager')\n        return fn\n"
+            "    g = torch.cuda.CUDAGraph()\n    return g\n")
+    findings = found(code)
+    assert {f.reach for f in findings["DEV007"] + findings["DEV104"] + findings["DEV111"]} == {"cuda-only-guarded"}
+    moves = found("import torch\ndef move(x):\n    if not torch.cuda.is_available():\n        return x\n    return x.cuda()\n")
+    assert moves["DEV104"][0].reach == "runs" and moves["DEV004"][0].reach == "runs"  # NPU tensors stay on the CPU
+
+
+def test_fsdp2_reminder_is_one_project_finding(tmp_path):
+    files = {"pkg/__init__.py": "", "pkg/a.py": "from torch.distributed.fsdp import fully_shard\nfully_shard(m, mesh=mesh)\n",
+             "pkg/b.py": "from torch.distributed.fsdp import fully_shard\nfully_shard(m.a, mesh=mesh)\nfully_shard(m, mesh=mesh)\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    fsdp2 = [f for f in report.findings if f.rule == "DST013"]
+    assert len(fsdp2) == 1 and len(fsdp2[0].sites) == 3

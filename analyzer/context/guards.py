@@ -62,6 +62,7 @@ class GuardReader:
         self.feature_domains = frozenset(guards.cuda_only_feature_domains)
         self.import_errors = frozenset(guards.import_errors)
         self.flag_rules = frozenset(guards.flag_rules)
+        self.cuda_only_rules = frozenset(guards.cuda_only_rules)  # CUDA-only things: guarded like a CUDA-only feature
         self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
         self._conditions: dict[tuple[int, int, int], Condition] = {}
         self._calls: dict[str, list[Node]] | None = None
@@ -125,7 +126,7 @@ class GuardReader:
                 if not condition.cuda or condition.npu:
                     return None
                 body = parent.child_by_field_name("consequence")
-                if condition.negated and not (body is not None and only_raises_or_warns(body)):
+                if condition.negated and not (body is not None and (only_raises_or_warns(body) or returns_input_unchanged(body))):
                     return None
                 return parent
             if parent.type in {"block", "module"}:
@@ -150,7 +151,7 @@ class GuardReader:
         Sites in one statement share most of their walk up the tree: what a walk found from each node it passed is
         kept for the unit, with how many steps further up it was decided, so a later walk reaching that node stops
         there (unless its own depth bound would have stopped it first)."""
-        feature = domain in self.feature_domains or rule in self.flag_rules
+        feature = domain in self.feature_domains or rule in self.flag_rules or rule in self.cuda_only_rules
         is_import = False
         passed: list[tuple[tuple[int, bool, bool], int]] = []
         child, parent, depth = node, node.parent, 0
@@ -479,6 +480,34 @@ def only_raises_or_warns(block: Node, depth: int = 0) -> bool:
             if depth < 8 and all(a is not None and a.type == "block" and only_raises_or_warns(a, depth + 1) for a in arms):
                 continue
             return False
+        call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        if function is None or parsing.text(function).rsplit(".", 1)[-1] not in WARNINGS:
+            return False
+    return True
+
+
+def returns_input_unchanged(block: Node) -> bool:
+    """`if not (device_type == "cuda" and torch.cuda.is_available()): logger.warning(...); return fwd_bwd_fn`: the
+    body warns at most and hands back one of its function's parameters, the eager path a CUDA-only wrapper falls back
+    to (torchtitan's wrap_with_cuda_graph)."""
+    statements = [c for c in block.named_children if c.type != "comment"]
+    if not statements or statements[-1].type != "return_statement" or not statements[-1].named_children:
+        return False
+    returned = statements[-1].named_children[0]
+    if returned.type != "identifier" or not only_raises_or_warns_block(statements[:-1]):
+        return False
+    function, depth = block.parent, 0
+    while function is not None and function.type != "function_definition" and depth < MAX_DEPTH:
+        function, depth = function.parent, depth + 1
+    parameters = function.child_by_field_name("parameters") if function is not None else None
+    names = {parsing.text(p.named_children[0] if p.type != "identifier" and p.named_children else p)
+             for p in (parameters.named_children if parameters is not None else [])}
+    return parsing.text(returned) in names
+
+
+def only_raises_or_warns_block(statements: list[Node]) -> bool:
+    for statement in statements:
         call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
         function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
         if function is None or parsing.text(function).rsplit(".", 1)[-1] not in WARNINGS:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
-from ascend_feasibility.analyzer.context.guards import GuardReader, only_raises_or_warns, test_function
+from ascend_feasibility.analyzer.context.guards import GuardReader, only_raises_or_warns, returns_input_unchanged, test_function
 from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
 from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
@@ -226,9 +226,23 @@ class FileWorker:
             elif not inside and only_raises_or_warns(body):
                 reason = f"line {statement.start_point.row + 1}: the check only raises or warns (a CUDA-only feature's gate)"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif not inside and returns_input_unchanged(body) and self._only_cuda_only_after(statement, hits, cuda_only):
+                reason = f"line {statement.start_point.row + 1}: elsewhere the check returns its input unchanged (the eager path)"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif all(h.rule in cuda_only or h.rule in conventions.check_rules for h in inside) and self.gates.gated_body(statement):
                 reason = f"line {statement.start_point.row + 1}: guards a CUDA-only package or function"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+
+    def _only_cuda_only_after(self, statement, hits: list[Hit], cuda_only: set[str]) -> bool:
+        """What follows an early exit in its function holds findings, all of CUDA-only things (graph capture)."""
+        function = statement.parent
+        while function is not None and function.type not in {"function_definition", "module"}:
+            function = function.parent
+        if function is None:
+            return False
+        after = [h for h in hits if statement.end_point.row < h.span.start_row <= function.end_point.row]
+        return bool(after) and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains
+                                   for h in after)
 
     def _distinct(self, hits: list[Hit]) -> list[Hit]:
         """One hit per line and meaning: a rule once per line, none that another hit on its line subsumes, none
