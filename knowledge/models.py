@@ -327,6 +327,7 @@ class GuardConventions(_Record):
     cuda_only_calls: list[str]
     capability_calls: list[str]
     accelerator_calls: list[str]
+    cuda_only_choices: list[str] = Field(description="config values naming a CUDA-only library: what they select is optional")
     display_rules: list[str] = Field(description="rules whose findings only read state: cosmetic in a message")
     message_calls: list[str] = Field(min_length=1)
     backend_names: list[str] = Field(min_length=1)

@@ -581,3 +581,22 @@ def test_fsdp2_reminder_is_one_project_finding(tmp_path):
     report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
     fsdp2 = [f for f in report.findings if f.rule == "DST013"]
     assert len(fsdp2) == 1 and len(fsdp2[0].sites) == 3
+
+
+def test_config_choice_of_a_cuda_only_backend_is_optional():
+    code = ("import torch\ndef pg(config):\n    if config.process_group == 'gloo':\n        pg = 1\n"
+            "    elif config.process_group == 'mccl':\n        comm = new_comm('mccl', device=torch.device('cuda'))\n"
+            "    if comm_backend in ('deepep', 'hybridep'):\n        torch.cuda.synchronize()\n"
+            "    if backend == 'standard':\n        torch.cuda.empty_cache()\n")
+    findings = found(code)
+    assert findings["DEV003"][0].reach == "optional" and findings["DEV101"][0].reach == "optional"
+    assert findings["DEV102"][0].reach == "runs"  # a choice that names no CUDA-only library runs everywhere
+
+
+def test_an_optional_features_import_is_reported_uncounted(tmp_path):
+    files = {"pkg/__init__.py": "", "requirements.txt": "torch\nflash-attn\n",
+             "pkg/attend.py": "class Attend:\n    def __init__(self, flash_pack_seq=False):\n        if flash_pack_seq:\n"
+                              "            from flash_attn import flash_attn_varlen_func\n            self.f = flash_attn_varlen_func\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    imports = [f for f in report.findings if f.rule == "DEP020" and f.path == "pkg/attend.py"]
+    assert len(imports) == 1 and imports[0].line == 4 and imports[0].reach == "optional" and not imports[0].counted

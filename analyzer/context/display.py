@@ -3,7 +3,7 @@ on the device does not depend on them, so they cost nothing to port (`cosmetic`)
 
 - an argument of a print, log or warning call (`print(torch.cuda.is_available())` in a notebook launcher);
 - a value of a report table, a dict whose keys are phrases (`{"GPU type": torch.cuda.get_device_name()}`);
-- the condition of a conditional expression that picks between two literals
+- the condition of a conditional expression that picks between two numbers
   (`seconds = 1800 if self.backend != "nccl" else 600`);
 - a backend name in a list of accepted names (`["nccl", "gloo", "mpi"]`).
 Only findings of rules that read state (checks, queries, names) qualify: a call that moves data or launches work in a
@@ -17,7 +17,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge.models import GuardConventions
 from tree_sitter import Node
 
-LITERALS = {"integer", "float", "string", "true", "false", "none", "concatenated_string", "unary_operator"}
+NUMBERS = {"integer", "float", "unary_operator"}  # a timeout or a size; a string can be the device chosen
 STATEMENTS = {"expression_statement", "return_statement", "if_statement", "for_statement", "while_statement",
               "function_definition", "class_definition", "block", "module", "with_statement"}
 
@@ -57,7 +57,7 @@ class DisplaySites:
 
 def _picks_literals(child: Node, expression: Node) -> bool:
     parts = expression.named_children
-    return len(parts) == 3 and _same(child, parts[1]) and all(p.type in LITERALS for p in (parts[0], parts[2]))
+    return len(parts) == 3 and _same(child, parts[1]) and all(p.type in NUMBERS for p in (parts[0], parts[2]))
 
 
 def _is_report_table(dictionary: Node | None) -> bool:

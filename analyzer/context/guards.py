@@ -63,6 +63,7 @@ class GuardReader:
         self.import_errors = frozenset(guards.import_errors)
         self.flag_rules = frozenset(guards.flag_rules)
         self.cuda_only_rules = frozenset(guards.cuda_only_rules)  # CUDA-only things: guarded like a CUDA-only feature
+        self.cuda_only_choices = frozenset(guards.cuda_only_choices)
         self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
         self._conditions: dict[tuple[int, int, int], Condition] = {}
         self._calls: dict[str, list[Node]] | None = None
@@ -382,10 +383,21 @@ class GuardReader:
             npu=bool(tokens & self.npu_tokens),
             other=bool(tokens & self.other_tokens) or cuda_build,
             cuda=bool(tokens & self.cuda_tokens) and not cuda_build,
-            gate=any(self._is_gate(word) for word in words),
+            gate=any(self._is_gate(word) for word in words) or self._chooses_cuda_only(node),
             flag=any(self._is_flag(word) for word in words),
             negated=negated,
         )
+
+    def _chooses_cuda_only(self, node: Node) -> bool:
+        """`comm_backend == "deepep"` / `impl in ("fa3", "flash_attention_3")`: a config value naming a CUDA-only
+        library selects this branch."""
+        if node.type != "comparison_operator" or not any(op.type in {"==", "in"} for op in node.children):
+            return False
+        strings = [c for c in node.named_children if c.type == "string"]
+        for collection in (c for c in node.named_children if c.type in {"tuple", "list", "set"}):
+            strings += [c for c in collection.named_children if c.type == "string"]
+        values = [parsing.text(s).strip("'\"").lower() for s in strings]
+        return bool(values) and all(v in self.cuda_only_choices for v in values)
 
     def _is_gate(self, word: str) -> bool:
         g = self.guards
