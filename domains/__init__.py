@@ -6,6 +6,7 @@ from ascend_feasibility.domains.attention.python_scanner import AttentionPythonS
 from ascend_feasibility.domains.base import Scanner
 from ascend_feasibility.domains.config_scanner import ShellConfigScanner, YamlConfigScanner
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
+from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
 from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
@@ -35,6 +36,7 @@ SCANNER_CLASSES: tuple[type[Scanner], ...] = (
     TritonGateScanner,
     BuildBranchScanner,
     NativeSourceScanner,
+    CudaRuntimeHostScanner,
     CMakeCudaScanner,
     ShellConfigScanner,
     YamlConfigScanner,

@@ -354,6 +354,19 @@ class FusedOptimizer(_Record):
     npu: str = Field(min_length=1)
 
 
+class AclCall(_Record):
+    acl: str = Field(pattern=r"^acl\w+$")
+    note: str
+
+
+class AclRuntimeTable(_Record):
+    """knowledge/custom_ops/acl_runtime.toml: the CUDA runtime API of host code and its AscendCL counterpart."""
+
+    calls: dict[str, AclCall] = Field(min_length=1)
+    types: dict[str, str] = Field(min_length=1)
+    includes: dict[str, str] = Field(min_length=1)
+
+
 class FusedOptimizers(_Record):
     """knowledge/custom_ops/fused_optimizers.toml: torch.optim's fused=True kernels and torch_npu's alternatives."""
 

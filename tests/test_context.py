@@ -600,3 +600,16 @@ def test_an_optional_features_import_is_reported_uncounted(tmp_path):
     report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
     imports = [f for f in report.findings if f.rule == "DEP020" and f.path == "pkg/attend.py"]
     assert len(imports) == 1 and imports[0].line == 4 and imports[0].reach == "optional" and not imports[0].counted
+
+
+def test_cuda_runtime_in_host_code_per_line_and_cann_branches():
+    code = ("#include <cuda_runtime.h>\nclass Adam {\n#if defined(__ENABLE_CANN__)\n"
+            "    void Sync() { aclrtSynchronizeStream(_stream); }\n#else\n    void Sync() { cudaStreamSynchronize(_stream); }\n"
+            "#endif\n};\nvoid copy(float* d, const float* h, size_t n, cudaStream_t s) {\n"
+            "    cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, s);\n}\n")
+    findings = {f.line: f for f in scan(code, "cpp").findings if f.rule == "OPS067"}
+    assert sorted(findings) == [1, 6, 9, 10]
+    assert findings[6].reach == "npu-path" and "__ENABLE_CANN__" in findings[6].reach_reason
+    assert "aclrtMemcpyAsync" in findings[10].replacement.en and "destMax" in findings[10].replacement.en
+    assert findings[9].replacement.code is None or "aclrtStream" in findings[9].replacement.en
+    assert findings[1].reach == "runs" and "acl/acl.h" in findings[1].replacement.en

@@ -15,6 +15,7 @@ from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.guards import GuardReader, only_raises_or_warns, returns_input_unchanged, test_function
 from ascend_feasibility.analyzer.context.display import DisplaySites
+from ascend_feasibility.analyzer.context.preprocessor import npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
 from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
 from ascend_feasibility.analyzer.core import budget, transfer
@@ -289,6 +290,12 @@ class FileWorker:
     def _place(self, hit: Hit, unit: Unit) -> Place:
         """The site's role and reach: the file's, unless the code around the site decides (Python only)."""
         file_context = self.context.of(unit.path)
+        if file_context.reach == "runs" and unit.kind in NATIVE_KINDS and unit.parsed:
+            span = hit.span
+            node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+            branch = npu_branch(node) if node is not None else None
+            if branch is not None:
+                return Place(file_context.role, branch.reach, branch.reason())
         if file_context.reach != "runs" or unit.kind != "python" or not unit.parsed:
             return Place(file_context.role, file_context.reach, file_context.reason)
         span = hit.span
@@ -339,6 +346,9 @@ class FileWorker:
                 result.unused_suppressions.append(
                     UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code=code, reason=reason)
                 )
+
+
+NATIVE_KINDS = frozenset({"cpp", "cuda"})
 
 
 def content_digest(data: bytes) -> str:
