@@ -157,6 +157,10 @@ class Rule(_Record):
     needs_in_file: list[str] = Field(
         default_factory=list, description="Kept only where the same file has a finding of one of these rules"
     )
+    needs_in_project: list[str] = Field(
+        default_factory=list, description="Rules one of which the project must have (a project-scoped reminder about "
+        "a DeviceMesh means nothing where no mesh names CUDA): without them this rule's findings are dropped"
+    )
     same_fix_as: dict[str, str] = Field(
         default_factory=dict,
         description="symbol → symbol of this rule: a site of the first is dropped where the same file has a site of "

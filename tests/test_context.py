@@ -575,12 +575,18 @@ def test_cuda_check_returning_the_eager_path():
     assert moves["DEV104"][0].reach == "runs" and moves["DEV004"][0].reach == "runs"  # NPU tensors stay on the CPU
 
 
-def test_fsdp2_reminder_is_one_project_finding(tmp_path):
-    files = {"pkg/__init__.py": "", "pkg/a.py": "from torch.distributed.fsdp import fully_shard\nfully_shard(m, mesh=mesh)\n",
+def test_fsdp2_reminder_is_one_project_finding_and_none_when_the_mesh_follows_the_device(tmp_path):
+    files = {"pkg/__init__.py": "",
+             "pkg/mesh.py": "from torch.distributed.device_mesh import init_device_mesh\nmesh = init_device_mesh('cuda', (8,))\n",
+             "pkg/a.py": "from torch.distributed.fsdp import fully_shard\nfully_shard(m, mesh=mesh)\n",
              "pkg/b.py": "from torch.distributed.fsdp import fully_shard\nfully_shard(m.a, mesh=mesh)\nfully_shard(m, mesh=mesh)\n"}
-    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    report = analyze(write_tree(tmp_path / "cuda", files), AnalyzeOptions(jobs=1))
     fsdp2 = [f for f in report.findings if f.rule == "DST013"]
     assert len(fsdp2) == 1 and len(fsdp2[0].sites) == 3
+    files["pkg/mesh.py"] = ("from torch.distributed.device_mesh import init_device_mesh\n"
+                            "mesh = init_device_mesh(device_type, (8,))\n")
+    report = analyze(write_tree(tmp_path / "follows", files), AnalyzeOptions(jobs=1))
+    assert not [f for f in report.findings if f.rule == "DST013"]
 
 
 def test_config_choice_of_a_cuda_only_backend_is_optional():

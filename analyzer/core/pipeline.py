@@ -16,7 +16,7 @@ from pathlib import Path
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
-from ascend_feasibility.analyzer.context.project_scope import collapse_project_scoped
+from ascend_feasibility.analyzer.context.project_scope import collapse_project_scoped, drop_without_cause
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.core import budget, transfer
@@ -147,6 +147,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
     feature_domains = frozenset(worker.guards.feature_domains)
     findings = propagate_reach(store.take_findings(), phase_facts, context, worker.factory, feature_domains, guarded)
+    findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
+                                             if rule.needs_in_project})
     findings = collapse_project_scoped(findings, project_rules)
     kernels = build_inventory(custom_ops, worker.kb)
     plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration, kernels,
