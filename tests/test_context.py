@@ -619,3 +619,11 @@ def test_cuda_runtime_in_host_code_per_line_and_cann_branches():
     assert "aclrtMemcpyAsync" in findings[10].replacement.en and "destMax" in findings[10].replacement.en
     assert findings[9].replacement.code is None or "aclrtStream" in findings[9].replacement.en
     assert findings[1].reach == "runs" and "acl/acl.h" in findings[1].replacement.en
+
+
+def test_per_backend_table_needs_an_npu_row_not_a_new_cuda_row():
+    code = ('import torch\nSYNC = {\n    "cuda": torch.cuda.synchronize,\n    "xpu": torch.xpu.synchronize,\n}\n'
+            'BACKEND = {"cuda": "nccl", "cpu": "gloo"}\n')
+    findings = found(code)
+    assert [f.line for f in findings["DEV009"]] == [2, 6]  # one finding per table: add the "npu" row
+    assert findings["DEV101"][0].reach == "other-backend" and findings["DST002"][0].reach == "other-backend"

@@ -189,6 +189,8 @@ class GuardReader:
             return self._try(parent, feature, is_import)
         if kind == "decorated_definition":
             return self._decorators(parent)
+        if kind == "pair":
+            return self._cuda_row(child, parent)
         if kind == "class_definition" and feature:
             return self._library_class(parent)
         if kind == "block" and feature:
@@ -295,6 +297,21 @@ class GuardReader:
                     if condition.negated and condition.cuda:
                         return Guard("cuda-only-guarded", sibling)
             sibling = sibling.prev_named_sibling
+        return None
+
+    def _cuda_row(self, child: Node, pair: Node) -> Guard | None:
+        """The value of the "cuda" row of a per-backend table (`{"cuda": torch.cuda.synchronize, "xpu": ...}`): only
+        CUDA looks it up; Ascend needs its own row (DEV009 at the table)."""
+        key, table = pair.child_by_field_name("key"), pair.parent
+        if key is None or _same(child, key) or key.type != "string" or table is None or table.type != "dictionary":
+            return None
+        if parsing.text(key).strip("'\"").lower() != "cuda":
+            return None
+        names = [parsing.text(p.child_by_field_name("key") or p).strip("'\"").lower().split(":")[0]
+                 for p in table.named_children if p.type == "pair"]
+        backends = self.other_tokens | self.npu_tokens | {"cuda", "cpu", "meta"}
+        if len(names) >= 2 and all(name in backends for name in names):
+            return Guard("other-backend", pair)
         return None
 
     # try / except, decorators --------------------------------------------------------------------------------
