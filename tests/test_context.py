@@ -627,3 +627,11 @@ def test_per_backend_table_needs_an_npu_row_not_a_new_cuda_row():
     findings = found(code)
     assert [f.line for f in findings["DEV009"]] == [2, 6]  # one finding per table: add the "npu" row
     assert findings["DEV101"][0].reach == "other-backend" and findings["DST002"][0].reach == "other-backend"
+
+
+def test_cuda_check_that_only_tries_a_cuda_path_with_a_fallback():
+    code = ("import warnings\nimport torch\ndef dtw(x):\n    if x.is_cuda:\n        try:\n            return dtw_cuda(x)\n"
+            "        except RuntimeError:\n            warnings.warn('falling back')\n    return dtw_cpu(x.cpu().numpy())\n")
+    assert found(code)["DEV006"][0].reach == "cuda-only-guarded"
+    reraises = code.replace("warnings.warn('falling back')", "raise")
+    assert found(reraises)["DEV006"][0].reach == "runs"

@@ -535,6 +535,25 @@ def returns_input_unchanged(block: Node) -> bool:
     return parsing.text(returned) in names
 
 
+def tries_with_fallback(block: Node) -> bool:
+    """`if x.is_cuda: try: return dtw_cuda(x) except (RuntimeError, ...): warnings.warn("falling back")` with the
+    fallback after the check (whisper's DTW and median filter): the body is one try whose handlers only warn or pass,
+    so skipping it on Ascend is what its own failure path does."""
+    statements = [c for c in block.named_children if c.type != "comment"]
+    if len(statements) != 1 or statements[0].type != "try_statement":
+        return False
+    handlers = [c for c in statements[0].children if c.type == "except_clause"]
+    if not handlers or any(c.type == "finally_clause" for c in statements[0].children):
+        return False
+    for handler in handlers:
+        blocks = [c for c in handler.named_children if c.type == "block"]
+        if not blocks or any(s.type == "raise_statement" for s in blocks[0].named_children):
+            return False
+        if not only_raises_or_warns(blocks[0]):
+            return False
+    return True
+
+
 def only_raises_or_warns_block(statements: list[Node]) -> bool:
     for statement in statements:
         call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None

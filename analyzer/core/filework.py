@@ -13,7 +13,13 @@ from pathlib import Path
 
 from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
-from ascend_feasibility.analyzer.context.guards import GuardReader, only_raises_or_warns, returns_input_unchanged, test_function
+from ascend_feasibility.analyzer.context.guards import (
+    GuardReader,
+    only_raises_or_warns,
+    returns_input_unchanged,
+    test_function,
+    tries_with_fallback,
+)
 from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.context.preprocessor import npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
@@ -226,6 +232,9 @@ class FileWorker:
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif not inside and only_raises_or_warns(body):
                 reason = f"line {statement.start_point.row + 1}: the check only raises or warns (a CUDA-only feature's gate)"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif not inside and tries_with_fallback(body):
+                reason = f"line {statement.start_point.row + 1}: the check only tries a CUDA path and falls back when it fails"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif not inside and returns_input_unchanged(body) and self._only_cuda_only_after(statement, hits, cuda_only):
                 reason = f"line {statement.start_point.row + 1}: elsewhere the check returns its input unchanged (the eager path)"
