@@ -9,7 +9,7 @@ from typing import ClassVar
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import enclosing_call, outermost_chain, qualified_name
 from ascend_feasibility.domains import query_set
-from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
+from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit, code_context
 from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
 
@@ -131,7 +131,10 @@ class PythonScan:
         return query_set.unit_captures(self.unit, self.query_key()) if self.QUERY else {}
 
     def hit(self, detector_or_code: str, symbol: str, node: Node, npu: str | None = None, **extra) -> None:
-        self.hits.append(Hit(self.index.code_for(detector_or_code), symbol, Span.of(node), npu, **extra))
+        code = self.index.code_for(detector_or_code)
+        if "context" not in extra and self.index.kb.rules[code].not_auto_in:  # not automatic in some contexts
+            extra["context"] = code_context(self.unit.source.text)
+        self.hits.append(Hit(code, symbol, Span.of(node), npu, **extra))
 
     def env_string(self, node: Node) -> None:
         """A string literal that names an environment variable one of this domain's rules knows."""

@@ -157,6 +157,10 @@ class Rule(_Record):
     needs_in_file: list[str] = Field(
         default_factory=list, description="Kept only where the same file has a finding of one of these rules"
     )
+    not_auto_in: list[Literal["training", "inference"]] = Field(
+        default_factory=list, description="auto_when does not hold where the code shows one of these contexts (CUDA "
+        "graphs: torch.npu.graph captures inference, not training)"
+    )
     needs_in_project: list[str] = Field(
         default_factory=list, description="Rules one of which the project must have (a project-scoped reminder about "
         "a DeviceMesh means nothing where no mesh names CUDA): without them this rule's findings are dropped"

@@ -526,8 +526,10 @@ def test_wrong_kind_findings_are_not_auto():
     sm = found("import math, torch\ndef grid(x):\n    sm = torch.cuda.get_device_properties(x.device).multi_processor_count\n"
                "    return math.ceil(x.shape[0] / sm)\n")
     assert "DEV121" not in sm and sm["DEV122"][0].migration != "auto"  # the field is None on torch_npu, shim or not
-    graph = found("import torch\ng = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n    y = model(x)\n")
+    graph = found("import torch\ng = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n    y = model(x)\nloss.backward()\n")
     assert {f.migration for f in graph["DEV111"]} == {"manual"}  # training capture must be removed, not redirected
+    serving = found("import torch\ng = torch.cuda.CUDAGraph()\nwith torch.no_grad(), torch.cuda.graph(g):\n    y = model(x)\n")
+    assert {f.migration for f in serving["DEV111"]} == {"auto"}  # torch.npu.graph captures inference
     op = found("import torch\n@torch.library.custom_op('lib::f', mutates_args=(), device_types='cuda')\n"
                "def f(x: torch.Tensor) -> torch.Tensor:\n    return x\n")
     assert op["DEV001"][0].migration != "auto"  # transfer_to_npu does not touch operator registrations
@@ -548,13 +550,16 @@ def test_cosmetic_sites_are_not_counted():
             'seconds = 1800 if backend != "nccl" else 600\n'
             'ALLOWED = ["nccl", "gloo", "mpi"]\n'
             'x = torch.zeros(3).cuda() if torch.cuda.is_available() else None\n'
-            'if backend == "nccl":\n    torch.cuda.synchronize()\n')
+            'if backend == "nccl":\n    torch.cuda.synchronize()\n'
+            'device = "cuda" if torch.cuda.is_available() else "cpu"\n')
     by_line = {(f.line, f.rule): f for f in scan(code).findings}
-    for line, rule in ((2, "DEV104"), (2, "DEV100"), (3, "DEV104"), (4, "DST003"), (5, "DST002")):
+    for line, rule in ((2, "DEV104"), (3, "DEV104"), (4, "DST003"), (5, "DST002")):
         assert by_line[(line, rule)].reach == "cosmetic" and not by_line[(line, rule)].counted, (line, rule)
         assert by_line[(line, rule)].severity not in {"high", "blocker"}
+    assert by_line[(2, "DEV100")].reach == "runs"  # get_device_name initialises CUDA: it raises there, printed or not
     assert by_line[(6, "DEV104")].reach == "runs" and by_line[(6, "DEV004")].reach == "runs"  # it picks a device
     assert by_line[(7, "DST003")].reach == "runs"
+    assert by_line[(9, "DEV104")].reach == "runs"  # a choice between two strings: the device itself
 
 
 def test_cuda_seed_beside_torch_manual_seed():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.guards import only_raises
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.base import Hit, Unit
+from ascend_feasibility.domains.base import Hit, Unit, code_context
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
 from ascend_feasibility.domains.rule_index import RuleIndex
@@ -37,10 +37,7 @@ class _AttentionScan(PythonScan):
 
     def __init__(self, index: RuleIndex, unit: Unit) -> None:
         super().__init__(index, unit)
-        text = unit.source.text
-        trains = ".backward(" in text or "optimizer.step" in text
-        infers = any(token in text for token in ("inference_mode", "no_grad", ".generate(", ".eval()"))
-        self.file_context = "inference" if infers and not trains else "training" if trains else None
+        self.file_context = code_context(unit.source.text)
 
     def run(self) -> list[Hit]:
         found = self.captures()
