@@ -37,6 +37,10 @@ class Match(_Record):
     calls_only: bool = Field(
         default=False, description="only calls of the names are findings (the rule judges a call's arguments)"
     )
+    type_tests_are_uses: bool = Field(
+        default=True, description="False: a name only tested against (isinstance(m, Name), a tuple of such classes "
+        "kept for isinstance) is no finding: the rule is about constructing it"
+    )
     not_decorators: list[str] = Field(
         default_factory=list,
         description="qualified names whose use as a function decorator (@torch.jit.script def helper) is no finding",

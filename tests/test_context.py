@@ -640,3 +640,21 @@ def test_cuda_check_that_only_tries_a_cuda_path_with_a_fallback():
     assert found(code)["DEV006"][0].reach == "cuda-only-guarded"
     reraises = code.replace("warnings.warn('falling back')", "raise")
     assert found(reraises)["DEV006"][0].reach == "runs"
+
+
+def test_environment_report_values_are_cosmetic():
+    code = ("import torch\ndef env():\n    pt_cuda_available = torch.cuda.is_available()\n"
+            "    info = {'PyTorch version (GPU?)': f'{torch.__version__} ({pt_cuda_available})', 'Platform': 'x'}\n"
+            "    print(info)\n"
+            "def pick():\n    use_cuda = torch.cuda.is_available()\n    print(use_cuda)\n"
+            "    return torch.device('cuda' if use_cuda else 'cpu')\n")
+    by_line = {f.line: f for f in found(code)["DEV104"]}
+    assert by_line[3].reach == "cosmetic" and by_line[7].reach == "runs"  # the second one also picks the device
+
+
+def test_wrapper_classes_in_type_tests_are_not_uses():
+    code = ("import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+            "options = (DDP, torch.nn.DataParallel)\nif isinstance(model, options) or isinstance(model, DDP):\n    pass\n"
+            "model = DDP(model)\n")
+    findings = found(code)
+    assert [f.line for f in findings["DST011"]] == [6] and "DST010" not in findings

@@ -5,7 +5,8 @@ on the device does not depend on them, so they cost nothing to port (`cosmetic`)
 - a value of a report table, a dict whose keys are phrases (`{"GPU type": torch.cuda.get_device_name()}`);
 - the condition of a conditional expression that picks between two numbers
   (`seconds = 1800 if self.backend != "nccl" else 600`);
-- a backend name in a list of accepted names (`["nccl", "gloo", "mpi"]`).
+- a backend name in a list of accepted names (`["nccl", "gloo", "mpi"]`);
+- a value assigned to a name that is only shown in those ways (an environment report).
 Only findings of rules that read state (checks, queries, names) qualify: a call that moves data or launches work in a
 print still runs.
 """
@@ -31,6 +32,32 @@ class DisplaySites:
     def cosmetic(self, node: Node, rule: str) -> Guard | None:
         if rule not in self.rules:
             return None
+        return self._shown(node) or self._shown_through_name(node)
+
+    def _shown_through_name(self, node: Node) -> Guard | None:
+        """`pt_cuda_available = torch.cuda.is_available()` whose every later use is shown (an environment report:
+        `info = {"PyTorch version (GPU?)": f"{pt_version} ({pt_cuda_available})"}`)."""
+        assignment, depth = node.parent, 0
+        while assignment is not None and assignment.type != "assignment" and assignment.type not in STATEMENTS and depth < 12:
+            assignment, depth = assignment.parent, depth + 1
+        left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
+        if left is None or left.type != "identifier":
+            return None
+        name, scope = parsing.text(left), assignment.parent
+        while scope is not None and scope.type not in {"function_definition", "module"}:
+            scope = scope.parent
+        uses, stack, seen = [], [scope] if scope is not None else [], 0
+        while stack and seen < 20000:
+            current = stack.pop()
+            seen += 1
+            if current.type == "identifier" and current.start_byte > left.end_byte and parsing.text(current) == name:
+                uses.append(current)
+            stack.extend(current.named_children)
+        if not uses or len(uses) > 20 or not all(self._shown(use) for use in uses):
+            return None
+        return Guard("cosmetic", assignment)
+
+    def _shown(self, node: Node) -> Guard | None:
         child, parent, depth = node, node.parent, 0
         while parent is not None and depth < MAX_DEPTH and child.type not in STATEMENTS:
             if parent.type == "argument_list" and self._is_message_call(parent.parent):
@@ -61,11 +88,13 @@ def _picks_literals(child: Node, expression: Node) -> bool:
 
 
 def _is_report_table(dictionary: Node | None) -> bool:
-    """A dict literal whose keys are all phrases (`"PyTorch version"`, `"GPU type"`): a table to show."""
+    """A dict literal whose keys are all strings, phrases among them (`"PyTorch version"`, `"GPU type"`): a table to
+    show."""
     if dictionary is None or dictionary.type != "dictionary":
         return False
     keys = [p.child_by_field_name("key") for p in dictionary.named_children if p.type == "pair"]
-    return bool(keys) and all(k is not None and k.type == "string" and " " in parsing.text(k) for k in keys)
+    return (bool(keys) and all(k is not None and k.type == "string" for k in keys)
+            and any(" " in parsing.text(k) for k in keys))
 
 
 def _same(a: Node | None, b: Node | None) -> bool:
