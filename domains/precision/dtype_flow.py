@@ -127,6 +127,9 @@ def _cpu_table(conditional: Node) -> bool:
             call = keyword.parent.parent if keyword is not None and keyword.type == "keyword_argument" and keyword.parent is not None else None
             if call is None or call.type != "call" or parsing.text(keyword.child_by_field_name("name")) != "dtype":
                 return False
+            function = call.child_by_field_name("function")
+            if function is None or not parsing.text(function).startswith("torch.") or parsing.text(function).endswith(".to"):
+                return False  # a torch factory builds on the CPU; `.to(sample.device, dtype=...)` moves to the device
             if any(k.type == "keyword_argument" and parsing.text(k.child_by_field_name("name")) == "device"
                    for k in keyword.parent.named_children):
                 return False
