@@ -237,22 +237,22 @@ class FileWorker:
                 reason = f"line {statement.start_point.row + 1}: the check only tries a CUDA path and falls back when it fails"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif not inside and returns_input_unchanged(body) and self._only_cuda_only_after(statement, hits, cuda_only):
-                reason = f"line {statement.start_point.row + 1}: elsewhere the check returns its input unchanged (the eager path)"
+                reason = f"line {statement.start_point.row + 1}: off CUDA the function returns its input unchanged (the eager path)"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif all(h.rule in cuda_only or h.rule in conventions.check_rules for h in inside) and self.gates.gated_body(statement):
                 reason = f"line {statement.start_point.row + 1}: guards a CUDA-only package or function"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
 
     def _only_cuda_only_after(self, statement, hits: list[Hit], cuda_only: set[str]) -> bool:
-        """What follows an early exit in its function holds findings, all of CUDA-only things (graph capture)."""
+        """What follows an early exit in its function holds no findings but of CUDA-only things (graph capture, or
+        nothing: a wrapper class built further down)."""
         function = statement.parent
         while function is not None and function.type not in {"function_definition", "module"}:
             function = function.parent
         if function is None:
             return False
         after = [h for h in hits if statement.end_point.row < h.span.start_row <= function.end_point.row]
-        return bool(after) and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains
-                                   for h in after)
+        return all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in after)
 
     def _distinct(self, hits: list[Hit]) -> list[Hit]:
         """One hit per line and meaning: a rule once per line, none that another hit on its line subsumes, none
