@@ -337,10 +337,12 @@ class GuardConventions(_Record):
     import_errors: list[str]
     cuda_only_packages: list[str]
     cuda_only_calls: list[str]
+    cuda_only_name_tokens: list[str] = Field(description="name parts of NVIDIA-only features (nvlink, cuda_graph)")
     capability_calls: list[str]
     accelerator_calls: list[str]
     cuda_only_choices: list[str] = Field(description="config values naming a CUDA-only library: what they select is optional")
     display_rules: list[str] = Field(description="rules whose findings only read state: cosmetic in a message")
+    display_symbols: list[str] = Field(description="torch.cuda queries that do not raise without CUDA")
     message_calls: list[str] = Field(min_length=1)
     backend_names: list[str] = Field(min_length=1)
 

@@ -661,3 +661,36 @@ def test_wrapper_classes_in_type_tests_are_not_uses():
             "model = DDP(model)\n")
     findings = found(code)
     assert [f.line for f in findings["DST011"]] == [6] and "DST010" not in findings
+
+
+def test_checks_that_keep_an_nvidia_only_feature_off_or_only_guard_a_message():
+    code = ("import torch\nclass ActionCudaGraphManager:\n    def can_use(self, x):\n        if x.device.type != 'cuda':\n"
+            "            return False\n        return True\n"
+            "def main(fabric, devices):\n    if torch.cuda.is_available() and devices > 1:\n        check_nvlink_connectivity(fabric)\n"
+            "    if fabric.device.type == 'cuda':\n        fabric.print(f'{torch.cuda.max_memory_allocated() / 1e9:.02f} GB')\n"
+            "    print(f'Memory used: {torch.cuda.max_memory_allocated() / 1e9:.02f} GB')\n"
+            "    if device_type == 'cuda':\n        assert torch.cuda.is_available(), 'no cuda'\n"
+            "    if device_type == 'npu':\n        assert torch.npu.is_available(), 'no npu'\n"
+            "    if device.type == 'cuda':\n        torch.cuda.synchronize()\n")
+    by_line = {(f.line, f.rule): f.reach for f in scan(code).findings}
+    assert by_line[(4, "DEV007")] == "cuda-only-guarded"  # inside a CUDA-graph manager
+    assert by_line[(8, "DEV104")] == "cuda-only-guarded"  # only calls an NVLink probe
+    assert by_line[(10, "DEV007")] == "cuda-only-guarded" and by_line[(11, "DEV105")] == "cosmetic"
+    assert by_line[(12, "DEV105")] == "cosmetic"  # memory statistics read 0 without CUDA: only the printout changes
+    assert by_line[(13, "DEV007")] == "npu-path" and by_line[(14, "DEV104")] == "npu-path"  # its NPU twin follows
+    assert by_line[(17, "DEV007")] == "runs"  # a check with no twin for its own subject
+
+
+def test_backend_tables_and_splatted_backends(tmp_path):
+    enum = 'class DeviceType:\n    CUDA = ("cuda", "GPU", "nccl")\n    NPU = ("npu", "NPU", "hccl")\n'
+    assert "DST002" not in found(enum)
+    assert "DST007" not in found("import torch.distributed as dist\ndist.init_process_group(**kwargs)\n")
+    assert "DST007" in found("import torch.distributed as dist\ndist.init_process_group()\n")
+
+
+def test_manifest_line_is_the_declaration_not_a_keyword(tmp_path):
+    files = {"pyproject.toml": '[project]\nname = "x"\nkeywords = ["pytorch", "vision"]\ndependencies = [\n  "torch",\n]\n',
+             "pkg/__init__.py": "import torch\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    assert [f.line for f in report.findings if f.rule == "DEP010"] == [5]
+    assert file_role(".lightning/workflows/tests.yaml", ROLES) == "ci"

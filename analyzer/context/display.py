@@ -26,11 +26,12 @@ STATEMENTS = {"expression_statement", "return_statement", "if_statement", "for_s
 class DisplaySites:
     def __init__(self, guards: GuardConventions) -> None:
         self.rules = frozenset(guards.display_rules)
+        self.symbols = frozenset(guards.display_symbols)
         self.message_calls = frozenset(guards.message_calls)
         self.backend_names = frozenset(guards.backend_names)
 
-    def cosmetic(self, node: Node, rule: str) -> Guard | None:
-        if rule not in self.rules:
+    def cosmetic(self, node: Node, rule: str, symbol: str = "") -> Guard | None:
+        if rule not in self.rules and symbol not in self.symbols:
             return None
         return self._shown(node) or self._shown_through_name(node)
 

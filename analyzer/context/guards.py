@@ -213,6 +213,10 @@ class GuardReader:
         conditions = [self.condition(c) for c, _ in arms if c is not None]
         if any(c.npu for c in conditions):
             return Guard("npu-path", statement)
+        if len(arms) == 1 and not others and conditions and conditions[0].cuda and not conditions[0].negated:
+            twin = self._npu_twin(statement)
+            if twin is not None:
+                return Guard("npu-path", twin)
         for (condition_node, body), condition in zip(arms, conditions):
             if body is None or condition_node is None or not _same(child, body):
                 continue
@@ -224,6 +228,22 @@ class GuardReader:
             first = conditions[0]
             held = Condition(first.npu, first.other, first.cuda, first.gate, first.flag, negated=False)
             return self._positive(held, statement, feature, fallback=not only_raises(arms[0][1]))
+        return None
+
+    def _npu_twin(self, statement: Node) -> Node | None:
+        """`if device_type == 'cuda': ...` followed by `if device_type == 'npu': ...` (two ifs, not one chain): the
+        NPU arm is there (timm's init_distributed_device)."""
+        subject = _compared(statement.child_by_field_name("condition"))
+        if subject is None:
+            return None
+        sibling, seen = statement.next_named_sibling, 0
+        while sibling is not None and seen < 3:
+            seen += 1
+            if sibling.type == "if_statement":
+                condition = sibling.child_by_field_name("condition")
+                if condition is not None and _compared(condition) == subject and self.condition(condition).npu:
+                    return sibling
+            sibling = sibling.next_named_sibling
         return None
 
     def _dead_arm(self, child: Node, statement: Node, arms, others: list[Node]) -> Guard | None:
@@ -441,6 +461,18 @@ def _tokens_of(words: list[str]) -> set[str]:
     for word in words:
         tokens.update(t for t in word.lower().replace(":", "_").replace("-", "_").split("_") if t)
     return tokens
+
+
+def _compared(condition: Node | None) -> str | None:
+    """What `device_type == 'cuda'` compares with a string (`device_type`), for an equality test."""
+    if condition is None or condition.type != "comparison_operator" or len(condition.named_children) != 2:
+        return None
+    left, right = condition.named_children
+    if right.type == "string" and left.type in {"identifier", "attribute"}:
+        return parsing.text(left)
+    if left.type == "string" and right.type in {"identifier", "attribute"}:
+        return parsing.text(right)
+    return None
 
 
 def _legacy_types_dropped(words: list[str]) -> list[str]:

@@ -217,6 +217,12 @@ class FileWorker:
         cuda_only = set(conventions.cuda_only_rules)
         for check in checks:
             span = check.span
+            node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+            named = self.gates.named_cuda_only(node) if node is not None else None
+            if named is not None:  # `if x.device.type != "cuda": return False` in ActionCudaGraphManager.can_use
+                reason = f"line {named.start_point.row + 1}: inside {parsing.text(named.child_by_field_name('name'))}, an NVIDIA-only feature"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+                continue
             statement = self.guards.checked_body(unit.tree(), (span.start_row, span.start_col), (span.end_row, span.end_col))
             body = statement.child_by_field_name("consequence") if statement is not None else None
             if body is None:
@@ -227,7 +233,10 @@ class FileWorker:
                     places[check] = Place(places[check].role, "cuda-only-guarded", reason)
                 continue
             inside = [h for h in hits if body.start_point.row <= h.span.start_row <= body.end_point.row]
-            if inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
+            if inside and only_raises_or_warns(body):
+                reason = f"line {statement.start_point.row + 1}: the check only guards a message"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
                 reason = f"line {statement.start_point.row + 1}: guards only CUDA-only code ({', '.join(sorted({h.rule for h in inside}))})"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif not inside and only_raises_or_warns(body):
@@ -317,7 +326,7 @@ class FileWorker:
         if test is not None:  # `def test_compare_both_data_analyzers():` in a product module is a test
             role, role_reason = "test", f"line {test.start_point.row + 1}: inside the test function {parsing.text(test.child_by_field_name('name'))}()"
         guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
-                 or self.guards.guard_of_callers(node, domain, hit.rule) or self.display.cosmetic(node, hit.rule))
+                 or self.guards.guard_of_callers(node, domain, hit.rule) or self.display.cosmetic(node, hit.rule, hit.symbol))
         if guard is None:
             return Place(role, "runs", role_reason)
         return Place(role, guard.reach, guard.reason())

@@ -59,7 +59,8 @@ class _DistributedScan(PythonScan):
             position, keyword, capabilities = BACKEND_CALLS[name]
             value = argument(call, position, keyword)
             if value is None and name == "torch.distributed.init_process_group":
-                self.hit("default-backend", f"{name}()", call)
+                if not _splats_keywords(call):  # `init_process_group(**kwargs)`: the caller may name the backend
+                    self.hit("default-backend", f"{name}()", call)
                 return
             if value is not None and value.type == "string" and "nccl" in literals.string_parts(value)[1]:
                 self.claimed.add(value.id)
@@ -106,6 +107,8 @@ class _DistributedScan(PythonScan):
             return
         if literals.inside(node, {"comparison_operator"}) is not None or _beside_hccl(node) or _names_its_constant(node):
             return
+        if _in_class_naming_hccl(node):
+            return  # `CUDA = ("cuda", "GPU", "nccl")` beside `NPU = ("npu", "NPU", "hccl")`: a table of backends
         # A default that feeds the file's own `== "nccl"` comparison is never rewritten by transfer_to_npu.
         auto_when = () if self.compares_nccl else None
         self.hit("nccl-string", parsing.text(node), node, parsing.text(node).replace("nccl", "hccl", 1), auto_when=auto_when)
@@ -140,6 +143,36 @@ def _names_its_constant(node: Node) -> bool:
         return False
     left = parent.child_by_field_name("left")
     return left is not None and left.type == "identifier" and "NCCL" in parsing.text(left).upper().split("_")
+
+
+def _splats_keywords(call: Node) -> bool:
+    arguments = call.child_by_field_name("arguments")
+    return arguments is not None and any(a.type == "dictionary_splat" for a in arguments.named_children)
+
+
+def _in_class_naming_hccl(node: Node) -> bool:
+    """The string is in a class body (an enum of device types) another assignment of which names "hccl"."""
+    current, depth = node.parent, 0
+    while current is not None and current.type not in {"block", "module"} and depth < 8:
+        current, depth = current.parent, depth + 1
+    if current is None or current.type != "block" or current.parent is None or current.parent.type != "class_definition":
+        return False
+    for statement in current.named_children[:200]:
+        for string in _strings(statement):
+            if literals.string_parts(string)[1] == "hccl":
+                return True
+    return False
+
+
+def _strings(node: Node, limit: int = 50) -> list[Node]:
+    found, stack = [], [node]
+    while stack and len(found) < limit:
+        current = stack.pop()
+        if current.type == "string":
+            found.append(current)
+        elif current.type not in {"function_definition", "class_definition"}:
+            stack.extend(current.named_children)
+    return found
 
 
 def _beside_hccl(node: Node) -> bool:
