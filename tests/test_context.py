@@ -694,3 +694,16 @@ def test_manifest_line_is_the_declaration_not_a_keyword(tmp_path):
     report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
     assert [f.line for f in report.findings if f.rule == "DEP010"] == [5]
     assert file_role(".lightning/workflows/tests.yaml", ROLES) == "ci"
+
+
+def test_classes_from_the_second_round_4_measurement():
+    kernel = "template <typename T>\n__global__ void modulated_deformable_col2im_gpu_kernel(const int n, const T* col) {}\n"
+    rules = {f.rule: f for f in scan(kernel, "cuda").findings}
+    assert "OPS002" not in rules and "npu_deformable_conv2d" in rules["OPS001"].replacement.en
+    nms = "__global__ void nms_rotated_cuda_kernel(const int n, const float* boxes) {}\n"
+    assert "npu_nms_rotated" in {f.rule: f for f in scan(nms, "cuda").findings}["OPS001"].replacement.en
+    assert "DST002" not in found('env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend="nccl"))\n')
+    assert "DST002" in found('backend = "nccl"\n')
+    assert "DEV210" not in found("import ray\n@ray.remote(num_gpus=0)\ndef f():\n    pass\n")
+    assert file_role("xtuner/_testing/testcase.py", ROLES) == "test"
+    assert file_role(".dev_scripts/ci_container_test.sh", ROLES) == "ci"

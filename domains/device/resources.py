@@ -56,6 +56,9 @@ class _ResourceScan(PythonScan):
         return self.hits
 
     def _num_gpus(self, argument: Node) -> None:
+        value = argument.child_by_field_name("value")
+        if value is not None and value.type in {"integer", "float"} and float(parsing.text(value).replace("_", "")) == 0:
+            return  # num_gpus=0 asks Ray for no GPU: nothing NVIDIA-specific
         call = argument.parent.parent if argument.parent is not None else None
         if call is None or call.type != "call" or _has_npu_arm(call):
             return

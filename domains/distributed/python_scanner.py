@@ -109,6 +109,8 @@ class _DistributedScan(PythonScan):
             return
         if _in_class_naming_hccl(node):
             return  # `CUDA = ("cuda", "GPU", "nccl")` beside `NPU = ("npu", "NPU", "hccl")`: a table of backends
+        if _framework_setting(node):
+            return  # mmengine's `dist_cfg=dict(backend="nccl")`: init_dist passes backend="hccl" itself on torch_npu
         # A default that feeds the file's own `== "nccl"` comparison is never rewritten by transfer_to_npu.
         auto_when = () if self.compares_nccl else None
         self.hit("nccl-string", parsing.text(node), node, parsing.text(node).replace("nccl", "hccl", 1), auto_when=auto_when)
@@ -143,6 +145,22 @@ def _names_its_constant(node: Node) -> bool:
         return False
     left = parent.child_by_field_name("left")
     return left is not None and left.type == "identifier" and "NCCL" in parsing.text(left).upper().split("_")
+
+
+# Settings that a framework reads and overrides on Ascend: mmengine's init_dist (mmengine/dist/utils.py) calls
+# init_process_group(backend='hccl') whenever torch_npu is available, whatever `env_cfg.dist_cfg.backend` says.
+FRAMEWORK_BACKEND_SETTINGS = frozenset({"dist_cfg"})
+
+
+def _framework_setting(node: Node) -> bool:
+    """`dist_cfg=dict(backend="nccl")` (an mmengine config's env_cfg)."""
+    keyword = node.parent
+    call = keyword.parent.parent if keyword is not None and keyword.type == "keyword_argument" and keyword.parent is not None else None
+    holder = call.parent if call is not None and call.type == "call" else None
+    if holder is None or holder.type not in {"keyword_argument", "assignment", "pair"}:
+        return False
+    name = holder.child_by_field_name("name") or holder.child_by_field_name("left") or holder.child_by_field_name("key")
+    return name is not None and parsing.text(name).strip("'\"") in FRAMEWORK_BACKEND_SETTINGS
 
 
 def _splats_keywords(call: Node) -> bool:
