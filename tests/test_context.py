@@ -707,3 +707,12 @@ def test_classes_from_the_second_round_4_measurement():
     assert "DEV210" not in found("import ray\n@ray.remote(num_gpus=0)\ndef f():\n    pass\n")
     assert file_role("xtuner/_testing/testcase.py", ROLES) == "test"
     assert file_role(".dev_scripts/ci_container_test.sh", ROLES) == "ci"
+
+
+def test_host_runtime_in_a_project_that_builds_its_native_ops_for_npu(tmp_path):
+    files = {"op_builder/__init__.py": "", "op_builder/npu/__init__.py": "", "op_builder/npu/builder.py": "x = 1\n",
+             "op_builder/builder.py": "x = 1\n",
+             "csrc/includes/Timer.h": "#include <cuda_runtime.h>\nclass T {\n  cudaEvent_t s;\n  void R() { cudaEventRecord(s); }\n};\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    sites = [f for f in report.findings if f.rule == "OPS067"]
+    assert sites and all(f.reach == "npu-path" and "op_builder/npu" in f.reach_reason for f in sites)

@@ -314,6 +314,11 @@ class FileWorker:
             branch = npu_branch(node) if node is not None else None
             if branch is not None:
                 return Place(file_context.role, branch.reach, branch.reason())
+            builder = self._npu_native_builder()
+            if builder is not None and hit.rule in HOST_RUNTIME_RULES:
+                # DeepSpeed's op_builder/npu: the project builds its native ops for NPU itself; the CUDA runtime in
+                # the sources only its CUDA builders compile is that side's code
+                return Place(file_context.role, "npu-path", f"the project builds its native ops for NPU ({builder})")
         if file_context.reach != "runs" or unit.kind != "python" or not unit.parsed:
             return Place(file_context.role, file_context.reach, file_context.reason)
         span = hit.span
@@ -330,6 +335,9 @@ class FileWorker:
         if guard is None:
             return Place(role, "runs", role_reason)
         return Place(role, guard.reach, guard.reason())
+
+    def _npu_native_builder(self) -> str | None:
+        return next((p for p in self.context.npu_files if "builder" in p.lower()), None)
 
     def _gate(self, node, rule: str, domain: str):
         """What only the code around a CUDA check shows (analyzer/context/cuda_gates.py). A CUDA-only feature itself
@@ -367,6 +375,7 @@ class FileWorker:
 
 
 NATIVE_KINDS = frozenset({"cpp", "cuda"})
+HOST_RUNTIME_RULES = frozenset({"OPS067"})
 
 
 def content_digest(data: bytes) -> str:
