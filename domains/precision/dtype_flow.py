@@ -109,8 +109,8 @@ def _visible_binding(use: Node, bindings: dict, bound: set[tuple[int, str]]) -> 
 
 def _cpu_table(conditional: Node) -> bool:
     """`sigmas_dtype = torch.float32 if torch.backends.mps.is_available() else torch.float64`, every later use of the
-    name a factory `dtype=` without a device (built on the CPU), and the function casting to float32 before use
-    (`sigmas = sigmas.to(torch.float32)`): float64 never reaches the NPU (diffusers' EDM scheduler tables)."""
+    name a factory `dtype=` without a device (built on the CPU), and every table so built cast to float32 in the
+    function (`sigmas = sigmas.to(torch.float32)`): float64 never reaches the NPU (diffusers' EDM scheduler tables)."""
     assignment = conditional.parent
     if assignment is None or assignment.type != "assignment":
         return False
@@ -118,7 +118,7 @@ def _cpu_table(conditional: Node) -> bool:
     if left is None or left.type != "identifier":
         return False
     name, scope = parsing.text(left), _scope(assignment)
-    uses, casts, stack, seen = 0, False, [scope], 0
+    uses, built, cast_objects, stack, seen = 0, set(), set(), [scope], 0
     while stack and seen < 20000:
         current = stack.pop()
         seen += 1
@@ -134,14 +134,19 @@ def _cpu_table(conditional: Node) -> bool:
                    for k in keyword.parent.named_children):
                 return False
             uses += 1
+            target = call.parent
+            if target is not None and target.type == "binary_operator":  # `sigmas = torch.arange(...) / n`
+                target = target.parent
+            if target is not None and target.type == "assignment" and target.child_by_field_name("left") is not None:
+                built.add(parsing.text(target.child_by_field_name("left")))
         elif current.type == "call":
             function = current.child_by_field_name("function")
             text = parsing.text(function) if function is not None else ""
             arguments = parsing.text(current.child_by_field_name("arguments") or current)
             if text.endswith(".float") or (text.endswith(".to") and "float32" in arguments):
-                casts = True
+                cast_objects.add(text.rsplit(".", 1)[0])
         stack.extend(current.named_children)
-    return uses > 0 and casts
+    return uses > 0 and bool(built) and built <= cast_objects  # every table built with it is cast to float32
 
 
 def _is_branch(conditional: Node, node: Node) -> bool:
