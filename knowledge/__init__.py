@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ascend_feasibility.knowledge.models import (
+    AclRuntimeTable,
     ContextConventions,
     DeviceModuleTemplate,
-    AclRuntimeTable,
     FusedOptimizers,
     KernelClass,
     OperatorTable,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
+from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.context.guards import (
     GuardReader,
     only_raises_or_warns,
@@ -20,7 +21,6 @@ from ascend_feasibility.analyzer.context.guards import (
     test_function,
     tries_with_fallback,
 )
-from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.context.preprocessor import npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
 from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
