@@ -45,6 +45,14 @@ class Span:
         return cls(node.start_point.row, node.start_point.column, node.end_point.row, node.end_point.column)
 
 
+def code_context(text: str) -> str | None:
+    """"training" or "inference" where a unit's code shows which (a backward pass or an optimizer step; no_grad,
+    inference_mode, generate, eval), else None."""
+    trains = any(token in text for token in (".backward(", "optimizer.step", "zero_grad(", "fwd_bwd"))
+    infers = any(token in text for token in ("inference_mode", "no_grad", ".generate(", ".eval()"))
+    return "inference" if infers and not trains else "training" if trains else None
+
+
 @dataclass(frozen=True)
 class Hit:
     rule: str

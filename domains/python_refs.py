@@ -9,7 +9,7 @@ from typing import ClassVar
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import enclosing_call, outermost_chain, qualified_name
 from ascend_feasibility.domains import query_set
-from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
+from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit, code_context
 from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
 
@@ -134,7 +134,10 @@ class PythonScan:
         return query_set.unit_captures(self.unit, self.query_key()) if self.QUERY else {}
 
     def hit(self, detector_or_code: str, symbol: str, node: Node, npu: str | None = None, **extra) -> None:
-        self.hits.append(Hit(self.index.code_for(detector_or_code), symbol, Span.of(node), npu, **extra))
+        code = self.index.code_for(detector_or_code)
+        if "context" not in extra and self.index.kb.rules[code].not_auto_in:  # not automatic in some contexts
+            extra["context"] = code_context(self.unit.source.text)
+        self.hits.append(Hit(code, symbol, Span.of(node), npu, **extra))
 
     def env_string(self, node: Node) -> None:
         """A string literal that names an environment variable one of this domain's rules knows."""
@@ -154,6 +157,8 @@ class PythonScan:
         if match is None:
             return False
         if reference.name in self.index.not_decorators and _decorates_function(reference.node):
+            return True
+        if reference.call is None and not self.index.kb.rules[match[0]].match.type_tests_are_uses and in_type_test(reference.node):
             return True
         self.hit(match[0], match[1], reference.node)
         return True
@@ -177,6 +182,29 @@ def in_message(node: Node) -> bool:
                 return True
         current, depth = current.parent, depth + 1
     return current is not None and current.type == "raise_statement"
+
+
+TYPE_TESTS = frozenset({"isinstance", "issubclass"})
+NAME_NODES = frozenset({"identifier", "attribute"})
+
+
+def in_type_test(node: Node) -> bool:
+    """`isinstance(model, DDP)`, `isinstance(model, (DDP, DP))`, or `options = (DDP, DP)`: a class tested against or
+    kept in a tuple of classes for such a test, not constructed."""
+    holder = node.parent
+    if holder is not None and holder.type == "tuple":
+        if not all(item.type in NAME_NODES for item in holder.named_children):
+            return False
+        if holder.parent is not None and holder.parent.type == "assignment":
+            return True
+        holder = holder.parent if holder.parent is not None and holder.parent.type == "argument_list" else holder
+        node = holder.named_children[-1] if holder.type == "argument_list" else node
+    if holder is None or holder.type != "argument_list" or holder.parent is None or holder.parent.type != "call":
+        return False
+    function = holder.parent.child_by_field_name("function")
+    arguments = holder.named_children
+    return (function is not None and parsing.text(function) in TYPE_TESTS and len(arguments) == 2
+            and arguments[1].start_byte <= node.start_byte < arguments[1].end_byte)
 
 
 def _decorates_function(node: Node) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ascend_feasibility.knowledge.models import (
+    AclRuntimeTable,
     ContextConventions,
     DeviceModuleTemplate,
     FusedOptimizers,
@@ -234,6 +235,12 @@ def load_phase_signals() -> PhaseSignals:
 def load_context_conventions() -> ContextConventions:
     """knowledge/context/conventions.toml, validated (read once per process)."""
     return _validate(ContextConventions, _read_toml(KNOWLEDGE_DIR / "context" / "conventions.toml"), "conventions.toml")
+
+
+@functools.cache
+def load_acl_runtime() -> AclRuntimeTable:
+    """knowledge/custom_ops/acl_runtime.toml, validated."""
+    return _validate(AclRuntimeTable, _read_toml(KNOWLEDGE_DIR / "custom_ops" / "acl_runtime.toml"), "acl_runtime.toml")
 
 
 @functools.cache

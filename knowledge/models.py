@@ -111,6 +111,10 @@ class Match(_Record):
     calls_only: bool = Field(
         default=False, description="only calls of the names are findings (the rule judges a call's arguments)"
     )
+    type_tests_are_uses: bool = Field(
+        default=True, description="False: a name only tested against (isinstance(m, Name), a tuple of such classes "
+        "kept for isinstance) is no finding: the rule is about constructing it"
+    )
     not_decorators: list[str] = Field(
         default_factory=list,
         description="qualified names whose use as a function decorator (@torch.jit.script def helper) is no finding",
@@ -264,6 +268,14 @@ class Rule(_Record):
     )
     yields: bool = Field(
         default=False, description="dropped where a finding of another rule is on the same line (it says more there)"
+    )
+    not_auto_in: list[Literal["training", "inference"]] = Field(
+        default_factory=list, description="auto_when does not hold where the code shows one of these contexts (CUDA "
+        "graphs: torch.npu.graph captures inference, not training)"
+    )
+    needs_in_project: list[str] = Field(
+        default_factory=list, description="Rules one of which the project must have (a project-scoped reminder about "
+        "a DeviceMesh means nothing where no mesh names CUDA): without them this rule's findings are dropped"
     )
     same_fix_as: dict[str, str] = Field(
         default_factory=dict,
@@ -445,8 +457,14 @@ class GuardConventions(_Record):
     import_errors: list[str]
     cuda_only_packages: list[str]
     cuda_only_calls: list[str]
+    cuda_only_name_tokens: list[str] = Field(description="name parts of NVIDIA-only features (nvlink, cuda_graph)")
     capability_calls: list[str]
     accelerator_calls: list[str]
+    cuda_only_choices: list[str] = Field(description="config values naming a CUDA-only library: what they select is optional")
+    display_rules: list[str] = Field(description="rules whose findings only read state: cosmetic in a message")
+    display_symbols: list[str] = Field(description="torch.cuda queries that do not raise without CUDA")
+    message_calls: list[str] = Field(min_length=1)
+    backend_names: list[str] = Field(min_length=1)
 
 
 class VersionConventions(_Record):
@@ -468,6 +486,19 @@ class FusedOptimizer(_Record):
     kernel: str = Field(pattern=r"^_fused_\w+_$")
     decoupled_kernel: str | None = Field(default=None, description="the kernel with decoupled_weight_decay=True")
     npu: str = Field(min_length=1)
+
+
+class AclCall(_Record):
+    acl: str = Field(pattern=r"^acl\w+$")
+    note: str
+
+
+class AclRuntimeTable(_Record):
+    """knowledge/custom_ops/acl_runtime.toml: the CUDA runtime API of host code and its AscendCL counterpart."""
+
+    calls: dict[str, AclCall] = Field(min_length=1)
+    types: dict[str, str] = Field(min_length=1)
+    includes: dict[str, str] = Field(min_length=1)
 
 
 class FusedOptimizers(_Record):

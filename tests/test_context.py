@@ -518,3 +518,207 @@ def test_a_module_loaded_only_with_an_optional_feature_is_optional_in_every_doma
 def test_torch_is_no_optional_package(tmp_path, gate, reach):
     # diffusers imports its own modules under `if is_torch_available():`, which is true wherever it runs on Ascend
     assert _megatron_reach(tmp_path, GATED_TUNER.format(gate=gate), gate) == [("pkg/mb/workflow.py", reach)]
+
+
+# issue 28: classes found on repositories never used in development --------------------------------------------------
+def found(code: str) -> dict[str, list]:
+    result: dict[str, list] = {}
+    for f in scan(code).findings:
+        result.setdefault(f.rule, []).append(f)
+    return result
+
+
+def test_wrong_kind_findings_are_not_auto():
+    sm = found("import math, torch\ndef grid(x):\n    sm = torch.cuda.get_device_properties(x.device).multi_processor_count\n"
+               "    return math.ceil(x.shape[0] / sm)\n")
+    assert "DEV121" not in sm and sm["DEV122"][0].migration != "auto"  # the field is None on torch_npu, shim or not
+    graph = found("import torch\ng = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n    y = model(x)\nloss.backward()\n")
+    assert {f.migration for f in graph["DEV111"]} == {"manual"}  # training capture must be removed, not redirected
+    serving = found("import torch\ng = torch.cuda.CUDAGraph()\nwith torch.no_grad(), torch.cuda.graph(g):\n    y = model(x)\n")
+    assert {f.migration for f in serving["DEV111"]} == {"auto"}  # torch.npu.graph captures inference
+    op = found("import torch\n@torch.library.custom_op('lib::f', mutates_args=(), device_types='cuda')\n"
+               "def f(x: torch.Tensor) -> torch.Tensor:\n    return x\n")
+    assert op["DEV001"][0].migration != "auto"  # transfer_to_npu does not touch operator registrations
+    assert found("import torch\nx = torch.ones(3, device='cuda')\n")["DEV001"][0].migration == "auto"
+
+
+def test_legacy_tensor_types_in_type_checks():
+    code = ("import torch\ndef f(t, x):\n    if isinstance(t, (torch.BoolTensor, torch.cuda.BoolTensor)):\n"
+            "        from flash_attn import flash_attn_func\n        return flash_attn_func(x, x, x)\n    return x\n")
+    findings = found(code)
+    assert "isinstance" in findings["DEV107"][0].replacement.en  # not only "create tensors with dtype and device"
+    assert {f.reach for f in findings["ATT001"]} == {"runs"}  # NPU tensors take that branch too: no CUDA check
+
+
+def test_cosmetic_sites_are_not_counted():
+    code = ('import torch\nprint("cuda:", torch.cuda.is_available(), torch.cuda.get_device_name(0))\n'
+            'info = {"GPU available": torch.cuda.is_available()}\n'
+            'seconds = 1800 if backend != "nccl" else 600\n'
+            'ALLOWED = ["nccl", "gloo", "mpi"]\n'
+            'x = torch.zeros(3).cuda() if torch.cuda.is_available() else None\n'
+            'if backend == "nccl":\n    torch.cuda.synchronize()\n'
+            'device = "cuda" if torch.cuda.is_available() else "cpu"\n')
+    by_line = {(f.line, f.rule): f for f in scan(code).findings}
+    for line, rule in ((2, "DEV104"), (3, "DEV104"), (4, "DST003"), (5, "DST002")):
+        assert by_line[(line, rule)].reach == "cosmetic" and not by_line[(line, rule)].counted, (line, rule)
+        assert by_line[(line, rule)].severity not in {"high", "blocker"}
+    assert by_line[(2, "DEV100")].reach == "runs"  # get_device_name initialises CUDA: it raises there, printed or not
+    assert by_line[(6, "DEV104")].reach == "runs" and by_line[(6, "DEV004")].reach == "runs"  # it picks a device
+    assert by_line[(7, "DST003")].reach == "runs"
+    assert by_line[(9, "DEV104")].reach == "runs"  # a choice between two strings: the device itself
+
+
+def test_cuda_seed_beside_torch_manual_seed():
+    seeded = found("import torch\ndef seed(s):\n    torch.manual_seed(s)\n    torch.cuda.manual_seed(s)\n")
+    assert seeded["DEV106"][0].reach == "npu-path" and "line 3" in seeded["DEV106"][0].reach_reason
+    alone = found("import torch\ndef seed(s):\n    torch.cuda.manual_seed(s)\n")
+    assert alone["DEV106"][0].reach == "runs"
+
+
+def test_cuda_check_returning_the_eager_path():
+    code = ("import torch\ndef wrap(fn, device_type):\n"
+            "    if not (device_type == 'cuda' and torch.cuda.is_available()):\n"
+            "        logger.warning('eager')\n        return fn\n"
+            "    g = torch.cuda.CUDAGraph()\n    return g\n")
+    findings = found(code)
+    assert {f.reach for f in findings["DEV007"] + findings["DEV104"] + findings["DEV111"]} == {"cuda-only-guarded"}
+    moves = found("import torch\ndef move(x):\n    if not torch.cuda.is_available():\n        return x\n    return x.cuda()\n")
+    assert moves["DEV104"][0].reach == "runs" and moves["DEV004"][0].reach == "runs"  # NPU tensors stay on the CPU
+
+
+def test_fsdp2_reminder_is_one_project_finding_and_none_when_the_mesh_follows_the_device(tmp_path):
+    files = {"pkg/__init__.py": "",
+             "pkg/mesh.py": "from torch.distributed.device_mesh import init_device_mesh\nmesh = init_device_mesh('cuda', (8,))\n",
+             "pkg/a.py": "from torch.distributed.fsdp import fully_shard\nfully_shard(m, mesh=mesh)\n",
+             "pkg/b.py": "from torch.distributed.fsdp import fully_shard\nfully_shard(m.a, mesh=mesh)\nfully_shard(m, mesh=mesh)\n"}
+    report = analyze(write_tree(tmp_path / "cuda", files), AnalyzeOptions(jobs=1))
+    fsdp2 = [f for f in report.findings if f.rule == "DST013"]
+    assert len(fsdp2) == 1 and len(fsdp2[0].sites) == 3
+    files["pkg/mesh.py"] = ("from torch.distributed.device_mesh import init_device_mesh\n"
+                            "mesh = init_device_mesh(device_type, (8,))\n")
+    report = analyze(write_tree(tmp_path / "follows", files), AnalyzeOptions(jobs=1))
+    assert not [f for f in report.findings if f.rule == "DST013"]
+
+
+def test_config_choice_of_a_cuda_only_backend_is_optional():
+    code = ("import torch\ndef pg(config):\n    if config.process_group == 'gloo':\n        pg = 1\n"
+            "    elif config.process_group == 'mccl':\n        comm = new_comm('mccl', device=torch.device('cuda'))\n"
+            "    if comm_backend in ('deepep', 'hybridep'):\n        torch.cuda.synchronize()\n"
+            "    if backend == 'standard':\n        torch.cuda.empty_cache()\n")
+    findings = found(code)
+    assert findings["DEV003"][0].reach == "optional" and findings["DEV101"][0].reach == "optional"
+    assert findings["DEV102"][0].reach == "runs"  # a choice that names no CUDA-only library runs everywhere
+
+
+def test_an_optional_features_import_is_reported_uncounted(tmp_path):
+    files = {"pkg/__init__.py": "", "requirements.txt": "torch\nflash-attn\n",
+             "pkg/attend.py": "class Attend:\n    def __init__(self, flash_pack_seq=False):\n        if flash_pack_seq:\n"
+                              "            from flash_attn import flash_attn_varlen_func\n            self.f = flash_attn_varlen_func\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    imports = [f for f in report.findings if f.rule == "DEP020" and f.path == "pkg/attend.py"]
+    assert len(imports) == 1 and imports[0].line == 4 and imports[0].reach == "optional" and not imports[0].counted
+
+
+def test_cuda_runtime_in_host_code_per_line_and_cann_branches():
+    code = ("#include <cuda_runtime.h>\nclass Adam {\n#if defined(__ENABLE_CANN__)\n"
+            "    void Sync() { aclrtSynchronizeStream(_stream); }\n#else\n    void Sync() { cudaStreamSynchronize(_stream); }\n"
+            "#endif\n};\nvoid copy(float* d, const float* h, size_t n, cudaStream_t s) {\n"
+            "    cudaMemcpyAsync(d, h, n, cudaMemcpyHostToDevice, s);\n}\n")
+    findings = {f.line: f for f in scan(code, "cpp").findings if f.rule == "OPS067"}
+    assert sorted(findings) == [1, 6, 10]  # the cudaStream_t parameter changes with the calls that use it
+    assert findings[6].reach == "npu-path" and "__ENABLE_CANN__" in findings[6].reach_reason
+    assert "aclrtMemcpyAsync" in findings[10].replacement.en and "destMax" in findings[10].replacement.en
+    assert findings[1].reach == "runs" and "acl/acl.h" in findings[1].replacement.en
+    header = "#include <cuda.h>\nvoid launch_gelu(const float* in, float* out, int n, cudaStream_t stream);\n"
+    assert not [f for f in scan(header, "cpp").findings if f.rule == "OPS067"]  # a kernel library's declarations
+    fields = "class T {\n  cudaEvent_t start;\n  void Record() { cudaEventRecord(start); }\n};\n"
+    assert sorted(f.line for f in scan(fields, "cpp").findings if f.rule == "OPS067") == [2, 3]
+
+
+def test_per_backend_table_needs_an_npu_row_not_a_new_cuda_row():
+    code = ('import torch\nSYNC = {\n    "cuda": torch.cuda.synchronize,\n    "xpu": torch.xpu.synchronize,\n}\n'
+            'BACKEND = {"cuda": "nccl", "cpu": "gloo"}\n')
+    findings = found(code)
+    assert [f.line for f in findings["DEV009"]] == [2, 6]  # one finding per table: add the "npu" row
+    assert findings["DEV101"][0].reach == "other-backend" and findings["DST002"][0].reach == "other-backend"
+
+
+def test_cuda_check_that_only_tries_a_cuda_path_with_a_fallback():
+    code = ("import warnings\nimport torch\ndef dtw(x):\n    if x.is_cuda:\n        try:\n            return dtw_cuda(x)\n"
+            "        except RuntimeError:\n            warnings.warn('falling back')\n    return dtw_cpu(x.cpu().numpy())\n")
+    assert found(code)["DEV006"][0].reach == "cuda-only-guarded"
+    reraises = code.replace("warnings.warn('falling back')", "raise")
+    assert found(reraises)["DEV006"][0].reach == "runs"
+
+
+def test_environment_report_values_are_cosmetic():
+    code = ("import torch\ndef env():\n    pt_cuda_available = torch.cuda.is_available()\n"
+            "    info = {'PyTorch version (GPU?)': f'{torch.__version__} ({pt_cuda_available})', 'Platform': 'x'}\n"
+            "    print(info)\n"
+            "def pick():\n    use_cuda = torch.cuda.is_available()\n    print(use_cuda)\n"
+            "    return torch.device('cuda' if use_cuda else 'cpu')\n")
+    by_line = {f.line: f for f in found(code)["DEV104"]}
+    assert by_line[3].reach == "cosmetic" and by_line[7].reach == "runs"  # the second one also picks the device
+
+
+def test_wrapper_classes_in_type_tests_are_not_uses():
+    code = ("import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n"
+            "options = (DDP, torch.nn.DataParallel)\nif isinstance(model, options) or isinstance(model, DDP):\n    pass\n"
+            "model = DDP(model)\n")
+    findings = found(code)
+    assert [f.line for f in findings["DST011"]] == [6] and "DST010" not in findings
+
+
+def test_checks_that_keep_an_nvidia_only_feature_off_or_only_guard_a_message():
+    code = ("import torch\nclass ActionCudaGraphManager:\n    def can_use(self, x):\n        if x.device.type != 'cuda':\n"
+            "            return False\n        return True\n"
+            "def main(fabric, devices):\n    if torch.cuda.is_available() and devices > 1:\n        check_nvlink_connectivity(fabric)\n"
+            "    if fabric.device.type == 'cuda':\n        fabric.print(f'{torch.cuda.max_memory_allocated() / 1e9:.02f} GB')\n"
+            "    print(f'Memory used: {torch.cuda.max_memory_allocated() / 1e9:.02f} GB')\n"
+            "    if device_type == 'cuda':\n        assert torch.cuda.is_available(), 'no cuda'\n"
+            "    if device_type == 'npu':\n        assert torch.npu.is_available(), 'no npu'\n"
+            "    if device.type == 'cuda':\n        torch.cuda.synchronize()\n")
+    by_line = {(f.line, f.rule): f.reach for f in scan(code).findings}
+    assert by_line[(4, "DEV007")] == "cuda-only-guarded"  # inside a CUDA-graph manager
+    assert by_line[(8, "DEV104")] == "cuda-only-guarded"  # only calls an NVLink probe
+    assert by_line[(10, "DEV007")] == "cuda-only-guarded" and by_line[(11, "DEV105")] == "cosmetic"
+    assert by_line[(12, "DEV105")] == "cosmetic"  # memory statistics read 0 without CUDA: only the printout changes
+    assert by_line[(13, "DEV007")] == "npu-path" and by_line[(14, "DEV104")] == "npu-path"  # its NPU twin follows
+    assert by_line[(17, "DEV007")] == "runs"  # a check with no twin for its own subject
+
+
+def test_backend_tables_and_splatted_backends(tmp_path):
+    enum = 'class DeviceType:\n    CUDA = ("cuda", "GPU", "nccl")\n    NPU = ("npu", "NPU", "hccl")\n'
+    assert "DST002" not in found(enum)
+    assert "DST007" not in found("import torch.distributed as dist\ndist.init_process_group(**kwargs)\n")
+    assert "DST007" in found("import torch.distributed as dist\ndist.init_process_group()\n")
+
+
+def test_manifest_line_is_the_declaration_not_a_keyword(tmp_path):
+    files = {"pyproject.toml": '[project]\nname = "x"\nkeywords = ["pytorch", "vision"]\ndependencies = [\n  "torch",\n]\n',
+             "pkg/__init__.py": "import torch\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    assert [f.line for f in report.findings if f.rule == "DEP010"] == [5]
+    assert file_role(".lightning/workflows/tests.yaml", ROLES) == "ci"
+
+
+def test_classes_from_the_second_round_4_measurement():
+    kernel = "template <typename T>\n__global__ void modulated_deformable_col2im_gpu_kernel(const int n, const T* col) {}\n"
+    rules = {f.rule: f for f in scan(kernel, "cuda").findings}
+    assert "OPS002" not in rules and "npu_deformable_conv2d" in rules["OPS001"].replacement.en
+    nms = "__global__ void nms_rotated_cuda_kernel(const int n, const float* boxes) {}\n"
+    assert "npu_nms_rotated" in {f.rule: f for f in scan(nms, "cuda").findings}["OPS001"].replacement.en
+    assert "DST002" not in found('env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend="nccl"))\n')
+    assert "DST002" in found('backend = "nccl"\n')
+    assert "DEV210" not in found("import ray\n@ray.remote(num_gpus=0)\ndef f():\n    pass\n")
+    assert file_role("xtuner/_testing/testcase.py", ROLES) == "test"
+    assert file_role(".dev_scripts/ci_container_test.sh", ROLES) == "ci"
+
+
+def test_host_runtime_in_a_project_that_builds_its_native_ops_for_npu(tmp_path):
+    files = {"op_builder/__init__.py": "", "op_builder/npu/__init__.py": "", "op_builder/npu/builder.py": "x = 1\n",
+             "op_builder/builder.py": "x = 1\n",
+             "csrc/includes/Timer.h": "#include <cuda_runtime.h>\nclass T {\n  cudaEvent_t s;\n  void R() { cudaEventRecord(s); }\n};\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    sites = [f for f in report.findings if f.rule == "OPS067"]
+    assert sites and all(f.reach == "npu-path" and "op_builder/npu" in f.reach_reason for f in sites)

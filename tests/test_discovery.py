@@ -51,3 +51,18 @@ def test_project_config_excludes(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.ascend-feasibility]\nexclude = ["legacy/"]\n')
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     assert [f.path for f in report.findings] == ["a.py"]
+
+
+def test_build_and_dist_folders_are_skipped_only_when_they_are_build_outputs(tmp_path):
+    make(tmp_path, "mmengine/__init__.py", "mmengine/dist/__init__.py", "mmengine/dist/utils.py",  # a source package
+         "build/lib.linux-x86_64/pkg/ops.py", "build/__init__.py",  # setuptools' output, package marker or not
+         "dist/pkg-1.0.tar.gz", "dist/notes.py", "docs/build/conf.py", "node_modules/x/index.py", ".git/hooks/pre.py")
+    found = discover(tmp_path, [])
+    read = [f.path for f in found.files]
+    assert "mmengine/dist/utils.py" in read and "mmengine/dist/__init__.py" in read
+    assert not any(p.startswith(("build/", "dist/", "docs/build/", "node_modules/", ".git/")) for p in read)
+    reasons = {s.path: s.reason for s in found.skipped}
+    assert "built artefacts" in reasons["build/"] and "built artefacts" in reasons["dist/"]
+    assert "not a Python package" in reasons["docs/build/"]
+    assert "virtual environment" in reasons["node_modules/"] and "version-control" in reasons[".git/"]
+    assert "mmengine/dist/" not in reasons

@@ -74,6 +74,7 @@ class CudaGates:
         self.calls = frozenset(guards.cuda_only_calls)
         self.capability = frozenset(guards.capability_calls)
         self.accelerator_calls = frozenset(guards.accelerator_calls)
+        self.name_tokens = tuple(guards.cuda_only_name_tokens)
         self.npu_accelerator = npu_accelerator  # the project's NPU accelerator file, when it has one
         self._excluding: dict[int, Guard | None] = {}  # per unit: node id → an earlier statement excluding NPU
         self._excludes: dict[int, bool] = {}  # per unit: statement id → does it exclude NPU
@@ -197,6 +198,22 @@ class CudaGates:
         if negated:
             return only_raises_or_warns(body)
         return self._uses_cuda_only(body)
+
+    def _names_cuda_only(self, name: str) -> bool:
+        lowered = name.lower()
+        return any(token in lowered for token in self.name_tokens)
+
+    def named_cuda_only(self, statement: Node) -> Node | None:
+        """The function or class around a check whose name marks an NVIDIA-only feature (ActionCudaGraphManager,
+        _capture_cuda_graph): the check decides whether that feature is used, and off CUDA it is not."""
+        current, depth = statement.parent, 0
+        while current is not None and depth < MAX_DEPTH:
+            if current.type in {"function_definition", "class_definition"}:
+                name = current.child_by_field_name("name")
+                if name is not None and self._names_cuda_only(parsing.text(name)):
+                    return current
+            current, depth = current.parent, depth + 1
+        return None
 
     def class_npu_branch(self, node: Node) -> Guard | None:
         """A finding about a whole class (a hand-written RMSNorm, reported on its `class` line) whose body already
@@ -369,5 +386,7 @@ class CudaGates:
                     text = parsing.text(function)
                     if text.rsplit(".", 1)[-1] in self.calls or text.split(".")[0] in self.packages:
                         return True
+                    if self._names_cuda_only(text.rsplit(".", 1)[-1]):
+                        return True  # check_nvlink_connectivity(fabric)
             stack.extend(current.named_children)
         return False

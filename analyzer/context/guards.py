@@ -62,6 +62,8 @@ class GuardReader:
         self.feature_domains = frozenset(guards.cuda_only_feature_domains)
         self.import_errors = frozenset(guards.import_errors)
         self.flag_rules = frozenset(guards.flag_rules)
+        self.cuda_only_rules = frozenset(guards.cuda_only_rules)  # CUDA-only things: guarded like a CUDA-only feature
+        self.cuda_only_choices = frozenset(guards.cuda_only_choices)
         self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
         self._conditions: dict[tuple[int, int, int], Condition] = {}
         self._calls: dict[str, list[Node]] | None = None
@@ -125,7 +127,7 @@ class GuardReader:
                 if not condition.cuda or condition.npu:
                     return None
                 body = parent.child_by_field_name("consequence")
-                if condition.negated and not (body is not None and only_raises_or_warns(body)):
+                if condition.negated and not (body is not None and (only_raises_or_warns(body) or returns_input_unchanged(body))):
                     return None
                 return parent
             if parent.type in {"block", "module"}:
@@ -150,7 +152,7 @@ class GuardReader:
         Sites in one statement share most of their walk up the tree: what a walk found from each node it passed is
         kept for the unit, with how many steps further up it was decided, so a later walk reaching that node stops
         there (unless its own depth bound would have stopped it first)."""
-        feature = domain in self.feature_domains or rule in self.flag_rules
+        feature = domain in self.feature_domains or rule in self.flag_rules or rule in self.cuda_only_rules
         is_import = False
         passed: list[tuple[tuple[int, bool, bool], int]] = []
         child, parent, depth = node, node.parent, 0
@@ -187,6 +189,8 @@ class GuardReader:
             return self._try(parent, feature, is_import)
         if kind == "decorated_definition":
             return self._decorators(parent)
+        if kind == "pair":
+            return self._cuda_row(child, parent)
         if kind == "class_definition" and feature:
             return self._library_class(parent)
         if kind == "block" and feature:
@@ -209,6 +213,10 @@ class GuardReader:
         conditions = [self.condition(c) for c, _ in arms if c is not None]
         if any(c.npu for c in conditions):
             return Guard("npu-path", statement)
+        if len(arms) == 1 and not others and conditions and conditions[0].cuda and not conditions[0].negated:
+            twin = self._npu_twin(statement)
+            if twin is not None:
+                return Guard("npu-path", twin)
         for (condition_node, body), condition in zip(arms, conditions):
             if body is None or condition_node is None or not _same(child, body):
                 continue
@@ -220,6 +228,22 @@ class GuardReader:
             first = conditions[0]
             held = Condition(first.npu, first.other, first.cuda, first.gate, first.flag, negated=False)
             return self._positive(held, statement, feature, fallback=not only_raises(arms[0][1]))
+        return None
+
+    def _npu_twin(self, statement: Node) -> Node | None:
+        """`if device_type == 'cuda': ...` followed by `if device_type == 'npu': ...` (two ifs, not one chain): the
+        NPU arm is there (timm's init_distributed_device)."""
+        subject = _compared(statement.child_by_field_name("condition"))
+        if subject is None:
+            return None
+        sibling, seen = statement.next_named_sibling, 0
+        while sibling is not None and seen < 3:
+            seen += 1
+            if sibling.type == "if_statement":
+                condition = sibling.child_by_field_name("condition")
+                if condition is not None and _compared(condition) == subject and self.condition(condition).npu:
+                    return sibling
+            sibling = sibling.next_named_sibling
         return None
 
     def _dead_arm(self, child: Node, statement: Node, arms, others: list[Node]) -> Guard | None:
@@ -293,6 +317,21 @@ class GuardReader:
                     if condition.negated and condition.cuda:
                         return Guard("cuda-only-guarded", sibling)
             sibling = sibling.prev_named_sibling
+        return None
+
+    def _cuda_row(self, child: Node, pair: Node) -> Guard | None:
+        """The value of the "cuda" row of a per-backend table (`{"cuda": torch.cuda.synchronize, "xpu": ...}`): only
+        CUDA looks it up; Ascend needs its own row (DEV009 at the table)."""
+        key, table = pair.child_by_field_name("key"), pair.parent
+        if key is None or _same(child, key) or key.type != "string" or table is None or table.type != "dictionary":
+            return None
+        if parsing.text(key).strip("'\"").lower() != "cuda":
+            return None
+        names = [parsing.text(p.child_by_field_name("key") or p).strip("'\"").lower().split(":")[0]
+                 for p in table.named_children if p.type == "pair"]
+        backends = self.other_tokens | self.npu_tokens | {"cuda", "cpu", "meta"}
+        if len(names) >= 2 and all(name in backends for name in names):
+            return Guard("other-backend", pair)
         return None
 
     # try / except, decorators --------------------------------------------------------------------------------
@@ -374,17 +413,28 @@ class GuardReader:
         if node.type == "comparison_operator" and any(op.type in {"!=", "not in", "is not"} for op in node.children):
             negated = not negated
         text = parsing.text(node)
-        words = _words(node)
+        words = _legacy_types_dropped(_words(node))
         tokens = _tokens_of(words)
         cuda_build = any(name in text for name in self.guards.cuda_build)
         return Condition(
             npu=bool(tokens & self.npu_tokens),
             other=bool(tokens & self.other_tokens) or cuda_build,
             cuda=bool(tokens & self.cuda_tokens) and not cuda_build,
-            gate=any(self._is_gate(word) for word in words),
+            gate=any(self._is_gate(word) for word in words) or self._chooses_cuda_only(node),
             flag=any(self._is_flag(word) for word in words),
             negated=negated,
         )
+
+    def _chooses_cuda_only(self, node: Node) -> bool:
+        """`comm_backend == "deepep"` / `impl in ("fa3", "flash_attention_3")`: a config value naming a CUDA-only
+        library selects this branch."""
+        if node.type != "comparison_operator" or not any(op.type in {"==", "in"} for op in node.children):
+            return False
+        strings = [c for c in node.named_children if c.type == "string"]
+        for collection in (c for c in node.named_children if c.type in {"tuple", "list", "set"}):
+            strings += [c for c in collection.named_children if c.type == "string"]
+        values = [parsing.text(s).strip("'\"").lower() for s in strings]
+        return bool(values) and all(v in self.cuda_only_choices for v in values)
 
     def _is_gate(self, word: str) -> bool:
         g = self.guards
@@ -413,6 +463,25 @@ def _tokens_of(words: list[str]) -> set[str]:
     return tokens
 
 
+def _compared(condition: Node | None) -> str | None:
+    """What `device_type == 'cuda'` compares with a string (`device_type`), for an equality test."""
+    if condition is None or condition.type != "comparison_operator" or len(condition.named_children) != 2:
+        return None
+    left, right = condition.named_children
+    if right.type == "string" and left.type in {"identifier", "attribute"}:
+        return parsing.text(left)
+    if left.type == "string" and right.type in {"identifier", "attribute"}:
+        return parsing.text(right)
+    return None
+
+
+def _legacy_types_dropped(words: list[str]) -> list[str]:
+    """`isinstance(t, torch.cuda.BoolTensor)` tests a tensor's dtype: the `cuda` before a legacy tensor type does not
+    make the condition a CUDA check (an NPU tensor needs the branch just as much)."""
+    return [w for i, w in enumerate(words)
+            if not (w == "cuda" and i + 1 < len(words) and words[i + 1].endswith(("Tensor", "Storage")))]
+
+
 def _words(node: Node) -> list[str]:
     """Identifiers and string contents under a node (bounded)."""
     words, stack, seen = [], [node], 0
@@ -432,6 +501,23 @@ def _names_npu_literal(node: Node, npu_tokens: frozenset[str]) -> bool:
     if node.type != "string":
         return False
     return any(word.lower().split(":")[0] in npu_tokens for word in _words(node))
+
+
+def import_is_caught(statement: Node, import_errors: frozenset[str]) -> bool:
+    """An import in the body of a `try` whose `except` catches its failure and does more than raise: it cannot stop the
+    program (`try: import xformers.ops as xops` / `except ImportError: xops = None`)."""
+    current = statement
+    while current.parent is not None and current.type not in {"function_definition", "class_definition"}:
+        parent = current.parent
+        body = parent.child_by_field_name("body") if parent.type == "try_statement" else None
+        if body is not None and body.id == current.id:
+            for clause in parent.children:
+                if clause.type == "except_clause":
+                    caught = _caught_names(clause)
+                    if (not caught or caught & import_errors) and not only_raises(clause):
+                        return True
+        current = parent
+    return False
 
 
 def _caught_names(clause: Node) -> set[str]:
@@ -472,6 +558,53 @@ def only_raises_or_warns(block: Node, depth: int = 0) -> bool:
             if depth < 8 and all(a is not None and a.type == "block" and only_raises_or_warns(a, depth + 1) for a in arms):
                 continue
             return False
+        call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        if function is None or parsing.text(function).rsplit(".", 1)[-1] not in WARNINGS:
+            return False
+    return True
+
+
+def returns_input_unchanged(block: Node) -> bool:
+    """`if not (device_type == "cuda" and torch.cuda.is_available()): logger.warning(...); return fwd_bwd_fn`: the
+    body warns at most and hands back one of its function's parameters, the eager path a CUDA-only wrapper falls back
+    to (torchtitan's wrap_with_cuda_graph)."""
+    statements = [c for c in block.named_children if c.type != "comment"]
+    if not statements or statements[-1].type != "return_statement" or not statements[-1].named_children:
+        return False
+    returned = statements[-1].named_children[0]
+    if returned.type != "identifier" or not only_raises_or_warns_block(statements[:-1]):
+        return False
+    function, depth = block.parent, 0
+    while function is not None and function.type != "function_definition" and depth < MAX_DEPTH:
+        function, depth = function.parent, depth + 1
+    parameters = function.child_by_field_name("parameters") if function is not None else None
+    names = {parsing.text(p.named_children[0] if p.type != "identifier" and p.named_children else p)
+             for p in (parameters.named_children if parameters is not None else [])}
+    return parsing.text(returned) in names
+
+
+def tries_with_fallback(block: Node) -> bool:
+    """`if x.is_cuda: try: return dtw_cuda(x) except (RuntimeError, ...): warnings.warn("falling back")` with the
+    fallback after the check (whisper's DTW and median filter): the body is one try whose handlers only warn or pass,
+    so skipping it on Ascend is what its own failure path does."""
+    statements = [c for c in block.named_children if c.type != "comment"]
+    if len(statements) != 1 or statements[0].type != "try_statement":
+        return False
+    handlers = [c for c in statements[0].children if c.type == "except_clause"]
+    if not handlers or any(c.type == "finally_clause" for c in statements[0].children):
+        return False
+    for handler in handlers:
+        blocks = [c for c in handler.named_children if c.type == "block"]
+        if not blocks or any(s.type == "raise_statement" for s in blocks[0].named_children):
+            return False
+        if not only_raises_or_warns(blocks[0]):
+            return False
+    return True
+
+
+def only_raises_or_warns_block(statements: list[Node]) -> bool:
+    for statement in statements:
         call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
         function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
         if function is None or parsing.text(function).rsplit(".", 1)[-1] not in WARNINGS:

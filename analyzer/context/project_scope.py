@@ -10,6 +10,14 @@ from ascend_feasibility.analyzer.core.models import Finding
 MAX_SITES = 100
 
 
+def drop_without_cause(findings: list[Finding], needs: dict[str, frozenset[str]]) -> list[Finding]:
+    """A rule's findings go when the project has none of the findings it needs (DST013, the FSDP2 mesh reminder,
+    where no DeviceMesh is built on "cuda": the default mesh of fully_shard follows the accelerator)."""
+    present = {f.rule for f in findings if not f.suppressed}
+    missing = {rule for rule, wanted in needs.items() if wanted and not present & wanted}
+    return [f for f in findings if f.rule not in missing] if missing else findings
+
+
 def collapse_project_scoped(findings: list[Finding], project_rules: set[str]) -> list[Finding]:
     """`findings` in report order; each project-scoped rule keeps one finding (the first site that counts, else the
     first site) carrying every site of the rule."""

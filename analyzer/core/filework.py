@@ -13,7 +13,16 @@ from pathlib import Path
 
 from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
-from ascend_feasibility.analyzer.context.guards import GuardReader, only_raises_or_warns, test_function
+from ascend_feasibility.analyzer.context.display import DisplaySites
+from ascend_feasibility.analyzer.context.guards import (
+    GuardReader,
+    only_raises_or_warns,
+    returns_input_unchanged,
+    test_function,
+    tries_with_fallback,
+)
+from ascend_feasibility.analyzer.context.preprocessor import npu_branch
+from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
 from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
 from ascend_feasibility.analyzer.core import budget, transfer
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place, occurrence_key
@@ -62,6 +71,7 @@ class FileWorker:
         conventions = load_context_conventions()
         self.guards = GuardReader(conventions.guards, conventions.backends)
         self.gates = CudaGates(self.guards, self.context.npu_accelerator)
+        self.display = DisplaySites(conventions.guards)
         self.kb = load_knowledge()
         self.target = self.kb.resolve_target(torch_npu)
         self.guards.versions = VersionReader(self.target.release.torch, conventions.versions.torch_features,
@@ -203,6 +213,12 @@ class FileWorker:
         cuda_only = set(conventions.cuda_only_rules)
         for check in checks:
             span = check.span
+            node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+            named = self.gates.named_cuda_only(node) if node is not None else None
+            if named is not None:  # `if x.device.type != "cuda": return False` in ActionCudaGraphManager.can_use
+                reason = f"line {named.start_point.row + 1}: inside {parsing.text(named.child_by_field_name('name'))}, an NVIDIA-only feature"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+                continue
             statement = self.guards.checked_body(unit.tree(), (span.start_row, span.start_col), (span.end_row, span.end_col))
             body = statement.child_by_field_name("consequence") if statement is not None else None
             if body is None:
@@ -213,15 +229,35 @@ class FileWorker:
                     places[check] = Place(places[check].role, "cuda-only-guarded", reason)
                 continue
             inside = [h for h in hits if body.start_point.row <= h.span.start_row <= body.end_point.row]
-            if inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
+            if inside and only_raises_or_warns(body):
+                reason = f"line {statement.start_point.row + 1}: the check only guards a message"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
                 reason = f"line {statement.start_point.row + 1}: guards only CUDA-only code ({', '.join(sorted({h.rule for h in inside}))})"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif not inside and only_raises_or_warns(body):
                 reason = f"line {statement.start_point.row + 1}: the check only raises or warns (a CUDA-only feature's gate)"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif not inside and tries_with_fallback(body):
+                reason = f"line {statement.start_point.row + 1}: the check only tries a CUDA path and falls back when it fails"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif not inside and returns_input_unchanged(body) and self._only_cuda_only_after(statement, hits, cuda_only):
+                reason = f"line {statement.start_point.row + 1}: off CUDA the function returns its input unchanged (the eager path)"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif all(h.rule in cuda_only or h.rule in conventions.check_rules for h in inside) and self.gates.gated_body(statement):
                 reason = f"line {statement.start_point.row + 1}: guards a CUDA-only package or function"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+
+    def _only_cuda_only_after(self, statement, hits: list[Hit], cuda_only: set[str]) -> bool:
+        """What follows an early exit in its function holds no findings but of CUDA-only things (graph capture, or
+        nothing: a wrapper class built further down)."""
+        function = statement.parent
+        while function is not None and function.type not in {"function_definition", "module"}:
+            function = function.parent
+        if function is None:
+            return False
+        after = [h for h in hits if statement.end_point.row < h.span.start_row <= function.end_point.row]
+        return all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in after)
 
     def _distinct(self, hits: list[Hit], called: frozenset[str] = frozenset()) -> list[Hit]:
         """One hit per line and meaning: a rule once per line, none that another hit on its line subsumes, none
@@ -273,6 +309,17 @@ class FileWorker:
     def _place(self, hit: Hit, unit: Unit) -> Place:
         """The site's role and reach: the file's, unless the code around the site decides (Python only)."""
         file_context = self.context.of(unit.path)
+        if file_context.reach == "runs" and unit.kind in NATIVE_KINDS and unit.parsed:
+            span = hit.span
+            node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+            branch = npu_branch(node) if node is not None else None
+            if branch is not None:
+                return Place(file_context.role, branch.reach, branch.reason())
+            builder = self._npu_native_builder()
+            if builder is not None and hit.rule in HOST_RUNTIME_RULES:
+                # DeepSpeed's op_builder/npu: the project builds its native ops for NPU itself; the CUDA runtime in
+                # the sources only its CUDA builders compile is that side's code
+                return Place(file_context.role, "npu-path", f"the project builds its native ops for NPU ({builder})")
         if file_context.reach != "runs" or unit.kind != "python" or not unit.parsed:
             return Place(file_context.role, file_context.reach, file_context.reason)
         span = hit.span
@@ -285,10 +332,13 @@ class FileWorker:
         if test is not None:  # `def test_compare_both_data_analyzers():` in a product module is a test
             role, role_reason = "test", f"line {test.start_point.row + 1}: inside the test function {parsing.text(test.child_by_field_name('name'))}()"
         guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
-                 or self.guards.guard_of_callers(node, domain, hit.rule))
+                 or self.guards.guard_of_callers(node, domain, hit.rule) or self.display.cosmetic(node, hit.rule, hit.symbol))
         if guard is None:
             return Place(role, "runs", role_reason)
         return Place(role, guard.reach, guard.reason())
+
+    def _npu_native_builder(self) -> str | None:
+        return next((p for p in self.context.npu_files if "builder" in p.lower()), None)
 
     def _gate(self, node, rule: str, domain: str):
         """What only the code around a CUDA check shows (analyzer/context/cuda_gates.py). A CUDA-only feature itself
@@ -299,7 +349,8 @@ class FileWorker:
             guard = self.gates.capability_pair(node)
         if guard is None and domain not in self.guards.feature_domains:
             guard = self.gates.excluded_before(node)
-        return guard or self.gates.detection_cascade(node) or self.gates.class_npu_branch(node)
+        return (guard or self.gates.detection_cascade(node) or self.gates.class_npu_branch(node)
+                or (seeded_for_every_device(node) if rule == "DEV106" else None))
 
     def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
         suppressions = collect_suppressions(unit)
@@ -322,6 +373,10 @@ class FileWorker:
                 result.unused_suppressions.append(
                     UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code=code, reason=reason)
                 )
+
+
+NATIVE_KINDS = frozenset({"cpp", "cuda"})
+HOST_RUNTIME_RULES = frozenset({"OPS067"})
 
 
 def content_digest(data: bytes) -> str:

@@ -181,7 +181,8 @@ class FindingFactory:
         return cached
 
     def _judge_texts(self, rule: Rule, at: "Located") -> tuple[Judgement, tuple]:
-        judgement = self.judge(rule, at.symbol, at.auto_when)
+        auto_when = () if at.context is not None and at.context in rule.not_auto_in else at.auto_when
+        judgement = self.judge(rule, at.symbol, auto_when)
         if at.effort is not None and judgement.migration != "auto":
             judgement = Judgement(judgement.migration, judgement.severity, at.effort)
         counted = at.reach == "runs" and at.role in COUNTED_ROLES

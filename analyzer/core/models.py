@@ -26,8 +26,8 @@ Confidence = Literal["high", "medium", "low"]
 
 Role = Literal["product", "test", "example", "docs", "build", "ci"]
 ROLES: tuple[str, ...] = ("product", "build", "test", "example", "docs", "ci")
-Reach = Literal["runs", "other-backend", "cuda-only-guarded", "optional", "npu-path", "dead-at-target"]
-REACHES: tuple[str, ...] = ("runs", "other-backend", "cuda-only-guarded", "optional", "npu-path", "dead-at-target")
+Reach = Literal["runs", "other-backend", "cuda-only-guarded", "optional", "npu-path", "dead-at-target", "cosmetic"]
+REACHES: tuple[str, ...] = ("runs", "other-backend", "cuda-only-guarded", "optional", "npu-path", "dead-at-target", "cosmetic")
 
 
 COUNTED_ROLES = frozenset({"product", "build"})
@@ -101,7 +101,8 @@ class Finding(_Contract):
         description="Whether the code runs on Ascend: runs, other-backend (only another accelerator loads it), "
         "cuda-only-guarded (a CUDA check with a fallback guards it), optional (an optional feature or import), "
         "npu-path (the project already has an NPU branch here), dead-at-target (a branch that cannot run at the "
-        "target torch: `if torch < 2.3`, a feature gate true there)",
+        "target torch: `if torch < 2.3`, a feature gate true there), cosmetic (only a message, a report, a timeout or "
+        "a list of accepted names depends on it)",
     )
     reach_reason: str | None = Field(default=None, description="The code that decided the reach, with its line")
     sites: list[str] = Field(

@@ -16,7 +16,7 @@ from pathlib import Path
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
-from ascend_feasibility.analyzer.context.project_scope import collapse_project_scoped
+from ascend_feasibility.analyzer.context.project_scope import collapse_project_scoped, drop_without_cause
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.core import budget, transfer
@@ -159,6 +159,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     feature_domains = frozenset(worker.guards.feature_domains)
     findings = [f for f in run.findings if f.path not in generated]
     findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded)
+    findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
+                                             if rule.needs_in_project})
     run.findings = collapse_project_scoped(findings, project_rules)
     for domain in worker.domains:
         domain.report(run)

@@ -1,7 +1,7 @@
 """`ascend-feasibility port`: from the report's findings to rewritten files, a device module and entry-point setup.
 
-Only sites in product code whose reach is `runs` are rewritten (tests, examples, guarded, other-backend and NPU-path
-code are left as they are), and only for rules whose fix is `safe` (plus `unsafe` ones with --unsafe), each through
+Only sites in product code that runs on Ascend are rewritten, reach `runs` or `cosmetic` (a printed memory figure
+is worth the NPU's number; tests, examples, guarded, other-backend and NPU-path code are left as they are), and only for rules whose fix is `safe` (plus `unsafe` ones with --unsafe), each through
 its rule's edit spec. Nothing is written here: the caller turns the result into a patch or applies it.
 """
 
@@ -52,6 +52,8 @@ TRANSFER_NOTE = (
     "disabled, torch.cuda.DoubleTensor becomes a float type, is_cuda and torch.cuda.is_available() turn true on NPU"
 )
 
+PORTED_REACHES = frozenset({"runs", "cosmetic"})
+
 
 @dataclass
 class PortOptions:
@@ -91,7 +93,7 @@ def eligible(finding: Finding, options: PortOptions) -> str | None:
         return "not a Python module"
     if finding.role != "product":
         return f"{finding.role} code"
-    if finding.reach != "runs":
+    if finding.reach not in PORTED_REACHES:
         return f"reach {finding.reach}"
     return None
 

@@ -13,12 +13,18 @@ from ascend_feasibility.analyzer.reading.source import Unreadable, file_type, re
 
 MAX_SETTINGS_BYTES = 1024 * 1024  # .gitignore and pyproject.toml settings
 
-SKIPPED_DIR_NAMES = frozenset(
-    {
-        ".git", ".hg", ".svn", "__pycache__", "node_modules", "site-packages", "dist-packages", ".tox", ".nox",
-        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs", "build", "dist", ".venv", "venv", ".ipynb_checkpoints",
-    }
-)
+# Folders never read, by name, with the reason each is listed under `skipped`.
+SKIPPED_DIR_NAMES = {
+    **dict.fromkeys((".git", ".hg", ".svn"), "version-control metadata"),
+    **dict.fromkeys(("__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".ipynb_checkpoints"), "tool cache"),
+    **dict.fromkeys(("node_modules", "site-packages", "dist-packages", ".eggs", ".tox", ".nox", ".venv", "venv"),
+                    "installed packages or a virtual environment"),
+}
+# Folders named like a build output are one only when they hold no package (`mmengine/dist/` is a source package)
+# or hold what a build leaves (wheels, archives, shared objects, setuptools' lib.*/bdist.*/temp.* folders).
+BUILD_OUTPUT_NAMES = frozenset({"build", "dist"})
+BUILT_ARTEFACTS = (".whl", ".tar.gz", ".so", ".egg", ".pyd", ".o")
+BUILD_FOLDER_PREFIXES = ("lib.", "bdist.", "temp.")
 
 # Native sources as a string in code names them (a builder's source list, a reach through a binding).
 NATIVE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")
@@ -102,6 +108,26 @@ def _one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())[:200] or type(exc).__name__
 
 
+def _skipped_folder(entry: os.DirEntry) -> str | None:
+    """Why a folder is not read, by what it is (its name, and for build/dist what it holds); None to read it."""
+    if entry.name in SKIPPED_DIR_NAMES:
+        return SKIPPED_DIR_NAMES[entry.name]
+    if entry.name.endswith(".egg-info"):
+        return "package metadata written by a build"
+    if entry.name not in BUILD_OUTPUT_NAMES:
+        return None
+    try:
+        with os.scandir(entry.path) as listing:
+            names = [(e.name, e.is_dir(follow_symlinks=False)) for _, e in zip(range(2000), listing)]
+    except OSError:
+        return "build output (unreadable)"
+    if any(name.endswith(BUILT_ARTEFACTS) or (is_dir and name.startswith(BUILD_FOLDER_PREFIXES)) for name, is_dir in names):
+        return "build output (holds built artefacts)"
+    if not any(name == "__init__.py" for name, _ in names):
+        return "build output (not a Python package)"
+    return None
+
+
 def _is_virtualenv(directory: str) -> bool:
     def lstat_mode(name: str) -> int:
         try:
@@ -175,9 +201,13 @@ def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()
                 continue
             is_dir, size, absolute = found
             if is_dir:
-                if entry.name in SKIPPED_DIR_NAMES or entry.name.endswith(".egg-info"):
-                    continue
-                if _ignored(rel + "/", exclude_spec, specs) or _is_virtualenv(entry.path):
+                reason = _skipped_folder(entry)
+                if reason is None and _ignored(rel + "/", exclude_spec, specs):
+                    reason = "excluded (--exclude, settings or .gitignore)"
+                if reason is None and _is_virtualenv(entry.path):
+                    reason = "installed packages or a virtual environment"
+                if reason is not None:
+                    result.skipped.append(SkippedFile(path=shown + "/", reason=f"folder not read: {reason}"))
                     continue
                 folders.append((entry.path, PurePosixPath(rel), specs))
                 continue

@@ -193,13 +193,27 @@ class LineFinder:
         self.position = 0
 
     def __call__(self, needle: str) -> int:
+        """A line holding the needle as a whole name (`'torch'`, not the `"pytorch"` of a keywords list) first,
+        else any line holding it."""
         count = len(self.lines)
-        for offset in range(count):
-            index = (self.position + offset) % count
-            if needle in self.lines[index]:
-                self.position = index
-                return index + 1
+        for whole in (True, False):
+            for offset in range(count):
+                index = (self.position + offset) % count
+                if _holds(self.lines[index], needle, whole):
+                    self.position = index
+                    return index + 1
         return 1
+
+
+def _holds(line: str, needle: str, whole: bool) -> bool:
+    start = line.find(needle)
+    while start >= 0:
+        before = line[start - 1] if start > 0 else " "
+        after = line[start + len(needle)] if start + len(needle) < len(line) else " "
+        if not whole or (not (before.isalnum() or before in "_-.") and not (after.isalnum() or after == "_")):
+            return True
+        start = line.find(needle, start + 1)
+    return False
 
 
 def _too_many_digits(version: str) -> bool:

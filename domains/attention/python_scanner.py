@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.guards import only_raises
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.base import Hit, Unit
+from ascend_feasibility.domains.base import Hit, Unit, code_context
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
 from ascend_feasibility.domains.rule_index import RuleIndex
@@ -17,6 +17,7 @@ from tree_sitter import Node
 
 QUERY = r"""
 ((string) @attn_impl (#match? @attn_impl "flash_attention_[23]"))
+(keyword_argument name: (identifier) @fa2_keyword (#eq? @fa2_keyword "use_flash_attention_2") value: (true))
 (try_statement) @try
 ((call function: (attribute attribute: (identifier) @softmax)) (#eq? @softmax "softmax"))
 ((call function: (identifier) @softmax) (#eq? @softmax "softmax"))
@@ -36,10 +37,7 @@ class _AttentionScan(PythonScan):
 
     def __init__(self, index: RuleIndex, unit: Unit) -> None:
         super().__init__(index, unit)
-        text = unit.source.text
-        trains = ".backward(" in text or "optimizer.step" in text
-        infers = any(token in text for token in ("inference_mode", "no_grad", ".generate(", ".eval()"))
-        self.file_context = "inference" if infers and not trains else "training" if trains else None
+        self.file_context = code_context(unit.source.text)
 
     def run(self) -> list[Hit]:
         found = self.captures()
@@ -50,6 +48,9 @@ class _AttentionScan(PythonScan):
             self._reference(reference)
         for node in found.get("attn_impl", []):
             self._attn_implementation(node)
+        for node in found.get("fa2_keyword", []):  # the older from_pretrained(..., use_flash_attention_2=True)
+            self.hit("hf-flash-attention-implementation", "use_flash_attention_2=True", node.parent,
+                     "attn_implementation=\"sdpa\"")
         for node in found.get("softmax", []):
             self._manual_attention(node)
         seen_modules = set()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
+from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.inventory import build_inventory
 from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
@@ -18,7 +19,7 @@ from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
 class CustomOpsDomain(Domain):
     name = "custom_ops"
     scanner_classes = (CustomOpsPythonScanner, FusedOptimizerScanner, TritonGateScanner, BuildBranchScanner,
-                       NativeSourceScanner, CMakeCudaScanner)
+                       NativeSourceScanner, CudaRuntimeHostScanner, CMakeCudaScanner)
     facts_type = CustomOpFacts
 
     def collect(self, file: FileView) -> CustomOpFacts:

@@ -84,6 +84,8 @@ class _CustomOpsScan(PythonScan):
             return
         if not any(n in TRITON_DECORATORS for n in names):
             return
+        if kernel not in launches and _is_device_helper(definition):
+            return  # `@triton.jit def silu(x): return ...`: inlined into the kernels that call it, ported with them
         record = self._record(kernel, definition, "triton")
         record.block_sizes = self._block_sizes(definition, decorators, launches.get(kernel, []))
         record.ub_estimate_bytes = _ub_estimate(definition, record.block_sizes)
@@ -248,6 +250,22 @@ _OPERATORS = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__, "//": int.__
 
 _MAX_CONSTANT = 1 << 40
 _MAX_OPERATIONS = 64  # nesting of the expression
+
+
+KERNEL_EFFECTS = ("tl.store", "tl.atomic_", "tl.program_id", "tl.device_print", ".store(", "atomic_")
+
+
+def _is_device_helper(definition: Node) -> bool:
+    """A @triton.jit function that returns a value and neither writes memory nor reads its program id: a device
+    function (`softplus`, `silu`) called from kernels, not a kernel launched on a grid."""
+    body = definition.child_by_field_name("body")
+    if body is None:
+        return False
+    text = "".join(parsing.text(body).split())
+    if any(effect.replace(" ", "") in text for effect in KERNEL_EFFECTS):
+        return False
+    returns = parsing.captures(parsing.query("python", "(return_statement (_)) @returned"), body).get("returned", [])
+    return bool(returns)
 
 
 def _evaluate(node: Node, constants: dict[str, int], depth: int = 0) -> int | None:

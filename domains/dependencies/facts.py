@@ -3,13 +3,16 @@ modules its Python imports. Collected per file in the workers, judged once for t
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ascend_feasibility.analyzer.context.guards import import_is_caught
 from ascend_feasibility.analyzer.reading import manifests, parsing
 from ascend_feasibility.analyzer.reading.manifests import Declaration, Problem
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import Unit
+from ascend_feasibility.knowledge import load_context_conventions
 
 IMPORT_QUERY = r"""
 (import_statement name: (dotted_name . (identifier) @module))
@@ -29,6 +32,7 @@ class ImportFact:
     cell: int | None
     snippet: str
     optional: bool = False  # inside a function, a class or a try block: an optional or lazy import
+    caught: bool = False  # in a try whose except catches its failure: it cannot stop the program
 
 
 @dataclass
@@ -81,6 +85,11 @@ def _nested(statement) -> bool:
     return False
 
 
+@functools.cache
+def _import_errors() -> frozenset[str]:
+    return frozenset(load_context_conventions().guards.import_errors)
+
+
 def _imports(unit: Unit) -> list[ImportFact]:
     if "import" not in unit.source.text:
         return []
@@ -107,6 +116,7 @@ def _imports(unit: Unit) -> list[ImportFact]:
                 cell=unit.cell,
                 snippet=unit.source.line_text(row).strip()[:200],
                 optional=_nested(statement),
+                caught=import_is_caught(statement, _import_errors()),
             )
         )
     return result

@@ -10,10 +10,12 @@ from ascend_feasibility.knowledge import KnowledgeBase
 
 
 def failing_imports(imported: dict[str, list[ImportFact]], kb: KnowledgeBase) -> list[tuple[str, ImportFact]]:
-    """(package, import) of each unguarded import of a package whose import fails on Ascend, in order."""
+    """(package, import) of each import of a package whose import fails on Ascend, in order, but those whose failure
+    a `try` catches; the caller reports the lazy or guarded ones (inside a function, a class or an opt-in branch) as
+    optional code, not as required."""
     result = []
     for name, facts in imported.items():
         record = kb.package(name)
         if record is not None and record.import_fails:
-            result += [(name, fact) for fact in facts if not fact.optional]
+            result += [(name, fact) for fact in facts if not fact.caught]
     return result

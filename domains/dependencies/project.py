@@ -92,7 +92,11 @@ def analyze_dependencies(
             emit.import_site("undeclared-import", name, required[0], required[0].module)
 
     for name, fact in failing_imports(imported, kb):
-        emit.import_site("cuda-only-import", name, fact)
+        # an optional feature's import (x-transformers' `if self.flash_pack_seq: from flash_attn import ...`) is
+        # shown, uncounted: the line a port changes, though not a step every user of the project needs
+        lazy = Place(reach="optional", reason=f"{fact.path}:{fact.line}: imported inside a function, class or try block, "
+                     "where an optional feature loads it") if fact.optional else None
+        emit.import_site("cuda-only-import", name, fact, place=lazy)
 
     torch_sites = by_package.get("torch", [])
     fit = torch_fit(_primary(torch_sites), kb)

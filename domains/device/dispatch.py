@@ -36,10 +36,44 @@ class _DispatchScan(PythonScan):
                 continue
             if any(selects_cuda_extension(body) for _, body in arms):
                 continue  # a build branch: the custom_ops domain reports it (OPS062)
+            if _generic_default(chain, arms):
+                continue  # `else: device = torch.device(try_device)`: any other device, "npu" included, is served
             names = ", ".join(sorted((named & (CUDA_WORDS | OTHER_BACKENDS))))
             head = arms[0][0]
             self.hit("backend-dispatch-without-npu", f"{' '.join(parsing.text(head).split())[:80]} ({names})", head)
         return self.hits
+
+
+def _generic_default(chain: Node, arms: list[tuple[Node, Node]]) -> bool:
+    """The chain's else branch builds a device from the very name the arms compare (lerobot's
+    get_safe_torch_device: `else: device = torch.device(try_device)`), so a device it does not list still works."""
+    others = [c for c in chain.children_by_field_name("alternative") if c.type == "else_clause"]
+    body = others[0].child_by_field_name("body") if others else None
+    if body is None:
+        return False
+    subjects = {parsing.text(n) for condition, _ in arms for n in _compared_names(condition)}
+    for call in parsing.captures(parsing.query("python", "(call) @call"), body).get("call", []):
+        function = call.child_by_field_name("function")
+        arguments = call.child_by_field_name("arguments")
+        if (function is not None and parsing.text(function).endswith("device") and arguments is not None
+                and arguments.named_children and parsing.text(arguments.named_children[0]) in subjects):
+            return True
+    return False
+
+
+def _compared_names(condition: Node) -> list[Node]:
+    """The names a condition tests (`try_device` of `try_device.startswith("cuda")` or `try_device == "mps"`)."""
+    found, stack = [], [condition]
+    while stack and len(found) < 20:
+        current = stack.pop()
+        if current.type == "identifier":
+            found.append(current)
+        elif current.type == "attribute":
+            found.append(current)
+            stack.append(current.child_by_field_name("object"))
+        else:
+            stack.extend(current.named_children)
+    return found
 
 
 def chain_arms(chain: Node) -> list[tuple[Node, Node]]:

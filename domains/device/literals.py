@@ -151,6 +151,24 @@ def device_collection(node: Node) -> Node | None:
     return parent
 
 
+def device_table(node: Node) -> Node | None:
+    """The dict this "cuda" key belongs to when its keys are device types, two or more, none of them "npu"
+    (`{"cuda": torch.cuda.synchronize, "xpu": torch.xpu.synchronize, "cpu": ...}`): a per-backend dispatch table
+    whose gap on Ascend is a missing "npu" row, not its "cuda" row."""
+    pair = node.parent
+    if pair is None or pair.type != "pair" or pair.child_by_field_name("key") is None or pair.child_by_field_name("key").id != node.id:
+        return None
+    table = pair.parent
+    if table is None or table.type != "dictionary":
+        return None
+    keys = [p.child_by_field_name("key") for p in table.named_children if p.type == "pair"]
+    names = [string_parts(k)[1].split(":")[0] for k in keys if k is not None and k.type == "string" and k.child_count >= 2]
+    known = [n for n in names if n in DEVICE_TYPES]
+    if len(known) < 2 or len(known) != len(keys) or "npu" in names:
+        return None
+    return table
+
+
 def already_npu_aware(node: Node) -> bool:
     """The literal sits beside an NPU one: a list of supported devices, a device-type table, an enum of
     device kinds. Such code already handles Ascend, and reporting it would be noise."""

@@ -45,6 +45,13 @@ WRAPPED_BY_FEATURE = {
     "torch.distributed.fsdp.FullyShardedDataParallel": ("feature:fsdp_wrap",),
     "torch.fft.fftfreq": ("feature:fft_wrap",),
     "torch.fft.rfftfreq": ("feature:fft_wrap",),
+    # device_types / dispatch keys of an operator registration: transfer_to_npu wraps no torch.library function,
+    # so a "cuda" registration stays CUDA's and the operator has no NPU kernel until one is registered
+    "torch.library.custom_op": (),
+    "torch.library.triton_op": (),
+    "torch.library.register_kernel": (),
+    "torch.library.impl": (),
+    "torch.library.register_autocast": (),
 }
 
 
@@ -183,7 +190,14 @@ class _FileScan(PythonScan):
 
     def _string(self, node: Node) -> None:
         literal = literals.device_literal(node)
-        if literal is None or literals.is_docstring(literal.node) or literals.is_lookup_key(literal.node):
+        if literal is None or literals.is_docstring(literal.node):
+            return
+        table = literals.device_table(literal.node) if not literal.formatted else None
+        if table is not None:
+            quote = '"' if parsing.text(literal.node).startswith('"') else "'"
+            self.hit("device-list", " ".join(parsing.text(table).split())[:80], table, f"{quote}npu{quote}: <the NPU entry>")
+            return
+        if literals.is_lookup_key(literal.node):
             return
         if literals.is_message_argument(literal.node) or self._claimed(literal.node):
             return

@@ -56,6 +56,9 @@ class _ResourceScan(PythonScan):
         return self.hits
 
     def _num_gpus(self, argument: Node) -> None:
+        value = argument.child_by_field_name("value")
+        if value is not None and value.type in {"integer", "float"} and float(parsing.text(value).replace("_", "")) == 0:
+            return  # num_gpus=0 asks Ray for no GPU: nothing NVIDIA-specific
         call = argument.parent.parent if argument.parent is not None else None
         if call is None or call.type != "call" or _has_npu_arm(call):
             return
@@ -87,14 +90,39 @@ class _ResourceScan(PythonScan):
     def _program(self, string: Node) -> None:
         if literal_is_docstring(string):
             return
-        argument = string.parent if string.parent is not None and string.parent.type == "list" else string
-        if argument.parent is None or argument.parent.type != "argument_list":
+        argument = string.parent if string.parent is not None and string.parent.type in {"list", "tuple"} else string
+        if argument.parent is not None and argument.parent.type == "assignment":
+            call = self._launch_of(argument.parent)
+        elif argument.parent is None or argument.parent.type != "argument_list" or argument.parent.named_children[0] != argument:
             return
-        if argument.parent.named_children[0] != argument:
-            return
-        call = argument.parent.parent
-        if qualified_name(call.child_by_field_name("function"), self.imports) in PROCESS_LAUNCHERS and not _npu_aware_function(call):
+        else:
+            call = argument.parent.parent
+            if qualified_name(call.child_by_field_name("function"), self.imports) not in PROCESS_LAUNCHERS:
+                return
+        if call is not None and not _npu_aware_function(call):
             self.hit("nvidia-smi-call", parsing.text(string)[:80], string)
+
+    def _launch_of(self, assignment: Node) -> Node | None:
+        """`command = "nvidia-smi --query-gpu=..."` then `subprocess.check_output(command.split())` in the same scope:
+        the launch that runs the command held by the name."""
+        left = assignment.child_by_field_name("left")
+        if left is None or left.type != "identifier":
+            return None
+        name, scope = parsing.text(left), assignment.parent
+        while scope is not None and scope.type not in {"function_definition", "module"}:
+            scope = scope.parent
+        stack, seen = [scope] if scope is not None else [], 0
+        while stack and seen < 5000:
+            current = stack.pop()
+            seen += 1
+            if current.type == "call" and current.start_byte > assignment.end_byte:
+                arguments = current.child_by_field_name("arguments")
+                first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+                head = parsing.text(first).split(".")[0] if first is not None else ""
+                if head == name and qualified_name(current.child_by_field_name("function"), self.imports) in PROCESS_LAUNCHERS:
+                    return current
+            stack.extend(current.named_children)
+        return None
 
 
 def _npu_aware_function(node: Node) -> bool:

@@ -12,7 +12,8 @@ from tree_sitter import Node
 
 QUERY = r"""
 ((string) @string (#match? @string "nccl"))
-((comparison_operator) @comparison (#match? @comparison "nccl"))
+((comparison_operator) @comparison (#match? @comparison "nccl|NCCL"))
+((identifier) @nccl_flag (#match? @nccl_flag "^(is|use|using|IS|USE)_(nccl|NCCL)(_backend|_BACKEND)?$"))
 ((string) @env_string (#match? @env_string "NCCL"))
 (import_statement name: (dotted_name) @imported_module)
 (import_statement name: (aliased_import name: (dotted_name) @imported_module))
@@ -44,7 +45,8 @@ class _DistributedScan(PythonScan):
         self.claimed: set[int] = set()  # string nodes already reported as backend or mesh arguments
         self.compares_nccl = False  # the file compares a backend name with "nccl" (the handler runs before strings)
 
-    HANDLERS = (("comparison", "_comparison"), ("string", "_string"), ("env_string", "env_string"))
+    HANDLERS = (("comparison", "_comparison"), ("string", "_string"), ("env_string", "env_string"),
+                ("nccl_flag", "_nccl_flag"))
 
     def finish(self, found) -> None:
         megatron = [n for n in found.get("imported_module", []) if parsing.text(n).split(".")[0].strip() == "megatron"]
@@ -57,7 +59,8 @@ class _DistributedScan(PythonScan):
             position, keyword, capabilities = BACKEND_CALLS[name]
             value = argument(call, position, keyword)
             if value is None and name == "torch.distributed.init_process_group":
-                self.hit("default-backend", f"{name}()", call)
+                if not _splats_keywords(call):  # `init_process_group(**kwargs)`: the caller may name the backend
+                    self.hit("default-backend", f"{name}()", call)
                 return
             if value is not None and value.type == "string" and "nccl" in literals.string_parts(value)[1]:
                 self.claimed.add(value.id)
@@ -80,6 +83,23 @@ class _DistributedScan(PythonScan):
             self.compares_nccl = True
             self.hit("nccl-backend-comparison", " ".join(parsing.text(comparison).split()), comparison)
 
+    def _nccl_flag(self, name: Node) -> None:
+        """`if self.is_nccl_backend:` / `x if use_nccl else y`: a flag saying the backend is NCCL, tested where the
+        backend is chosen; on Ascend it is false and the branch is skipped like a comparison with "nccl"."""
+        tested = name.parent if name.parent is not None and name.parent.type == "attribute" else name
+        if tested.parent is not None and tested.parent.type == "not_operator":
+            tested = tested.parent
+        holder = tested.parent
+        if holder is None:
+            return
+        if holder.type == "boolean_operator":
+            holder = holder.parent
+        is_condition = (holder is not None and holder.type in {"if_statement", "elif_clause", "conditional_expression", "while_statement"}
+                        and any(_same_node(c, tested) or _same_node(c, tested.parent) for c in _conditions_of(holder)))
+        if is_condition:
+            self.compares_nccl = True
+            self.hit("nccl-backend-comparison", parsing.text(tested), tested)
+
     def _string(self, node: Node) -> None:
         if node.id in self.claimed or not _names_nccl(node):
             return
@@ -87,12 +107,30 @@ class _DistributedScan(PythonScan):
             return
         if literals.inside(node, {"comparison_operator"}) is not None or _beside_hccl(node) or _names_its_constant(node):
             return
+        if _in_class_naming_hccl(node):
+            return  # `CUDA = ("cuda", "GPU", "nccl")` beside `NPU = ("npu", "NPU", "hccl")`: a table of backends
+        if _framework_setting(node):
+            return  # mmengine's `dist_cfg=dict(backend="nccl")`: init_dist passes backend="hccl" itself on torch_npu
         # A default that feeds the file's own `== "nccl"` comparison is never rewritten by transfer_to_npu.
         auto_when = () if self.compares_nccl else None
         self.hit("nccl-string", parsing.text(node), node, parsing.text(node).replace("nccl", "hccl", 1), auto_when=auto_when)
 
 
+def _conditions_of(holder: Node) -> list[Node]:
+    if holder.type == "conditional_expression":
+        return holder.named_children[1:2]
+    condition = holder.child_by_field_name("condition")
+    return [condition] if condition is not None else []
+
+
+def _same_node(a: Node | None, b: Node | None) -> bool:
+    return a is not None and b is not None and a.start_byte == b.start_byte and a.end_byte == b.end_byte
+
+
 def _names_nccl(node: Node) -> bool:
+    if node.type == "attribute":  # Backend.NCCL, dist.Backend.NCCL
+        attribute = node.child_by_field_name("attribute")
+        return attribute is not None and parsing.text(attribute) == "NCCL"
     if node.type != "string" or node.child_count < 2:
         return False
     prefix, inner = literals.string_parts(node)
@@ -107,6 +145,52 @@ def _names_its_constant(node: Node) -> bool:
         return False
     left = parent.child_by_field_name("left")
     return left is not None and left.type == "identifier" and "NCCL" in parsing.text(left).upper().split("_")
+
+
+# Settings that a framework reads and overrides on Ascend: mmengine's init_dist (mmengine/dist/utils.py) calls
+# init_process_group(backend='hccl') whenever torch_npu is available, whatever `env_cfg.dist_cfg.backend` says.
+FRAMEWORK_BACKEND_SETTINGS = frozenset({"dist_cfg"})
+
+
+def _framework_setting(node: Node) -> bool:
+    """`dist_cfg=dict(backend="nccl")` (an mmengine config's env_cfg)."""
+    keyword = node.parent
+    call = keyword.parent.parent if keyword is not None and keyword.type == "keyword_argument" and keyword.parent is not None else None
+    holder = call.parent if call is not None and call.type == "call" else None
+    if holder is None or holder.type not in {"keyword_argument", "assignment", "pair"}:
+        return False
+    name = holder.child_by_field_name("name") or holder.child_by_field_name("left") or holder.child_by_field_name("key")
+    return name is not None and parsing.text(name).strip("'\"") in FRAMEWORK_BACKEND_SETTINGS
+
+
+def _splats_keywords(call: Node) -> bool:
+    arguments = call.child_by_field_name("arguments")
+    return arguments is not None and any(a.type == "dictionary_splat" for a in arguments.named_children)
+
+
+def _in_class_naming_hccl(node: Node) -> bool:
+    """The string is in a class body (an enum of device types) another assignment of which names "hccl"."""
+    current, depth = node.parent, 0
+    while current is not None and current.type not in {"block", "module"} and depth < 8:
+        current, depth = current.parent, depth + 1
+    if current is None or current.type != "block" or current.parent is None or current.parent.type != "class_definition":
+        return False
+    for statement in current.named_children[:200]:
+        for string in _strings(statement):
+            if literals.string_parts(string)[1] == "hccl":
+                return True
+    return False
+
+
+def _strings(node: Node, limit: int = 50) -> list[Node]:
+    found, stack = [], [node]
+    while stack and len(found) < limit:
+        current = stack.pop()
+        if current.type == "string":
+            found.append(current)
+        elif current.type not in {"function_definition", "class_definition"}:
+            stack.extend(current.named_children)
+    return found
 
 
 def _beside_hccl(node: Node) -> bool:

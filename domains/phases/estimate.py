@@ -33,8 +33,8 @@ SHOWN_SITES = 10
 
 def bucket_of(finding: Finding) -> str | None:
     """required: counted (product code that runs); optional: guarded, optional, NPU-path code and examples;
-    tests: test code; None: suppressed, another backend's code, docs and CI."""
-    if finding.suppressed or finding.reach in {"other-backend", "dead-at-target"}:
+    tests: test code; None: suppressed, another backend's code, cosmetic sites, docs and CI."""
+    if finding.suppressed or finding.reach in {"other-backend", "dead-at-target", "cosmetic"}:
         return None
     if finding.role == "test":
         return "tests"

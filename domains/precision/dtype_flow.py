@@ -70,7 +70,7 @@ class _DtypeFlowScan(PythonScan):
         tokens = words(condition)
         if not tokens & NO_FLOAT64_BACKENDS:
             return False
-        if not tokens & NPU_TOKENS and conditional.id not in reported:
+        if not tokens & NPU_TOKENS and conditional.id not in reported and not _cpu_table(conditional):
             reported.add(conditional.id)
             self.hit("float64-backend-condition", " ".join(parsing.text(condition).split()), conditional)
         return True
@@ -105,6 +105,48 @@ def _visible_binding(use: Node, bindings: dict, bound: set[tuple[int, str]]) -> 
         if scope.parent is None:
             return None
         scope = _scope(scope)
+
+
+def _cpu_table(conditional: Node) -> bool:
+    """`sigmas_dtype = torch.float32 if torch.backends.mps.is_available() else torch.float64`, every later use of the
+    name a factory `dtype=` without a device (built on the CPU), and every table so built cast to float32 in the
+    function (`sigmas = sigmas.to(torch.float32)`): float64 never reaches the NPU (diffusers' EDM scheduler tables)."""
+    assignment = conditional.parent
+    if assignment is None or assignment.type != "assignment":
+        return False
+    left = assignment.child_by_field_name("left")
+    if left is None or left.type != "identifier":
+        return False
+    name, scope = parsing.text(left), _scope(assignment)
+    uses, built, cast_objects, stack, seen = 0, set(), set(), [scope], 0
+    while stack and seen < 20000:
+        current = stack.pop()
+        seen += 1
+        if current.type == "identifier" and parsing.text(current) == name and current.start_byte > left.end_byte:
+            keyword = current.parent
+            call = keyword.parent.parent if keyword is not None and keyword.type == "keyword_argument" and keyword.parent is not None else None
+            if call is None or call.type != "call" or parsing.text(keyword.child_by_field_name("name")) != "dtype":
+                return False
+            function = call.child_by_field_name("function")
+            if function is None or not parsing.text(function).startswith("torch.") or parsing.text(function).endswith(".to"):
+                return False  # a torch factory builds on the CPU; `.to(sample.device, dtype=...)` moves to the device
+            if any(k.type == "keyword_argument" and parsing.text(k.child_by_field_name("name")) == "device"
+                   for k in keyword.parent.named_children):
+                return False
+            uses += 1
+            target = call.parent
+            if target is not None and target.type == "binary_operator":  # `sigmas = torch.arange(...) / n`
+                target = target.parent
+            if target is not None and target.type == "assignment" and target.child_by_field_name("left") is not None:
+                built.add(parsing.text(target.child_by_field_name("left")))
+        elif current.type == "call":
+            function = current.child_by_field_name("function")
+            text = parsing.text(function) if function is not None else ""
+            arguments = parsing.text(current.child_by_field_name("arguments") or current)
+            if text.endswith(".float") or (text.endswith(".to") and "float32" in arguments):
+                cast_objects.add(text.rsplit(".", 1)[0])
+        stack.extend(current.named_children)
+    return uses > 0 and bool(built) and built <= cast_objects  # every table built with it is cast to float32
 
 
 def _is_branch(conditional: Node, node: Node) -> bool:

@@ -1,0 +1,102 @@
+"""Sites whose value only shows up in a message, a printed report, a timeout or a list of accepted names: what runs
+on the device does not depend on them, so they cost nothing to port (`cosmetic`).
+
+- an argument of a print, log or warning call (`print(torch.cuda.is_available())` in a notebook launcher);
+- a value of a report table, a dict whose keys are phrases (`{"GPU type": torch.cuda.get_device_name()}`);
+- the condition of a conditional expression that picks between two numbers
+  (`seconds = 1800 if self.backend != "nccl" else 600`);
+- a backend name in a list of accepted names (`["nccl", "gloo", "mpi"]`);
+- a value assigned to a name that is only shown in those ways (an environment report).
+Only findings of rules that read state (checks, queries, names) qualify: a call that moves data or launches work in a
+print still runs.
+"""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.context.guards import MAX_DEPTH, Guard
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.knowledge.models import GuardConventions
+from tree_sitter import Node
+
+NUMBERS = {"integer", "float", "unary_operator"}  # a timeout or a size; a string can be the device chosen
+STATEMENTS = {"expression_statement", "return_statement", "if_statement", "for_statement", "while_statement",
+              "function_definition", "class_definition", "block", "module", "with_statement"}
+
+
+class DisplaySites:
+    def __init__(self, guards: GuardConventions) -> None:
+        self.rules = frozenset(guards.display_rules)
+        self.symbols = frozenset(guards.display_symbols)
+        self.message_calls = frozenset(guards.message_calls)
+        self.backend_names = frozenset(guards.backend_names)
+
+    def cosmetic(self, node: Node, rule: str, symbol: str = "") -> Guard | None:
+        if rule not in self.rules and symbol not in self.symbols:
+            return None
+        return self._shown(node) or self._shown_through_name(node)
+
+    def _shown_through_name(self, node: Node) -> Guard | None:
+        """`pt_cuda_available = torch.cuda.is_available()` whose every later use is shown (an environment report:
+        `info = {"PyTorch version (GPU?)": f"{pt_version} ({pt_cuda_available})"}`)."""
+        assignment, depth = node.parent, 0
+        while assignment is not None and assignment.type != "assignment" and assignment.type not in STATEMENTS and depth < 12:
+            assignment, depth = assignment.parent, depth + 1
+        left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
+        if left is None or left.type != "identifier":
+            return None
+        name, scope = parsing.text(left), assignment.parent
+        while scope is not None and scope.type not in {"function_definition", "module"}:
+            scope = scope.parent
+        uses, stack, seen = [], [scope] if scope is not None else [], 0
+        while stack and seen < 20000:
+            current = stack.pop()
+            seen += 1
+            if current.type == "identifier" and current.start_byte > left.end_byte and parsing.text(current) == name:
+                uses.append(current)
+            stack.extend(current.named_children)
+        if not uses or len(uses) > 20 or not all(self._shown(use) for use in uses):
+            return None
+        return Guard("cosmetic", assignment)
+
+    def _shown(self, node: Node) -> Guard | None:
+        child, parent, depth = node, node.parent, 0
+        while parent is not None and depth < MAX_DEPTH and child.type not in STATEMENTS:
+            if parent.type == "argument_list" and self._is_message_call(parent.parent):
+                return Guard("cosmetic", parent.parent)
+            if parent.type == "pair" and _same(child, parent.child_by_field_name("value")) and _is_report_table(parent.parent):
+                return Guard("cosmetic", parent.parent)
+            if parent.type == "conditional_expression" and _picks_literals(child, parent):
+                return Guard("cosmetic", parent)
+            if parent.type in {"list", "tuple", "set"} and child.type == "string" and self._backend_list(parent):
+                return Guard("cosmetic", parent)
+            child, parent, depth = parent, parent.parent, depth + 1
+        return None
+
+    def _is_message_call(self, call: Node | None) -> bool:
+        function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        return function is not None and parsing.text(function).rsplit(".", 1)[-1] in self.message_calls
+
+    def _backend_list(self, collection: Node) -> bool:
+        """Two or more process-group backend names, at least one not NCCL's (`["nccl", "gloo", "mpi"]`)."""
+        names = [parsing.text(c).strip("'\"").lower() for c in collection.named_children if c.type == "string"]
+        known = [n for n in names if n in self.backend_names]
+        return len(known) >= 2 and len(known) == len(names) and any(n != "nccl" for n in known)
+
+
+def _picks_literals(child: Node, expression: Node) -> bool:
+    parts = expression.named_children
+    return len(parts) == 3 and _same(child, parts[1]) and all(p.type in NUMBERS for p in (parts[0], parts[2]))
+
+
+def _is_report_table(dictionary: Node | None) -> bool:
+    """A dict literal whose keys are all strings, phrases among them (`"PyTorch version"`, `"GPU type"`): a table to
+    show."""
+    if dictionary is None or dictionary.type != "dictionary":
+        return False
+    keys = [p.child_by_field_name("key") for p in dictionary.named_children if p.type == "pair"]
+    return (bool(keys) and all(k is not None and k.type == "string" for k in keys)
+            and any(" " in parsing.text(k) for k in keys))
+
+
+def _same(a: Node | None, b: Node | None) -> bool:
+    return a is not None and b is not None and a.start_byte == b.start_byte and a.end_byte == b.end_byte and a.type == b.type

@@ -1,0 +1,77 @@
+"""The CUDA runtime API in host C/C++ code, one finding per line with its AscendCL counterpart: calls
+(`cudaStreamSynchronize(stream)` → aclrtSynchronizeStream), and in a file that makes such calls, the types of its
+variables and fields (`cudaStream_t _streams[2]` → aclrtStream) and its includes (`#include <cuda_runtime.h>` →
+acl/acl.h). A file that only declares CUDA types in signatures (a kernel library's header) is left to its kernels. Code inside a preprocessor branch on the NPU (`#if defined(__ENABLE_CANN__)`
+... `#else` ...) is the project's own NPU port: analyzer/context/preprocessor.py gives it the npu-path reach."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
+from ascend_feasibility.domains.rule_index import RuleIndex
+from ascend_feasibility.knowledge import load_acl_runtime
+
+QUERY = r"""
+((call_expression function: (identifier) @call) (#match? @call "^cuda[A-Z]"))
+((type_identifier) @type (#match? @type "^cuda[A-Z][A-Za-z]*_t$"))
+(preproc_include path: (_) @include)
+"""
+NO_COUNTERPART = "no one-to-one AscendCL call: see the runtime interfaces of acl/acl_rt.h"
+SIGNATURES = {"parameter_declaration", "optional_parameter_declaration", "function_declarator", "parameter_list"}
+
+
+class CudaRuntimeHostScanner(Scanner):
+    domain = "custom_ops"
+    kinds = frozenset({"cuda", "cpp"})
+    triggers = ("cuda",)
+
+    def __init__(self, kb, target) -> None:
+        super().__init__(kb, target)
+        self.code = RuleIndex(kb, "custom_ops").code_for("cuda-runtime-host-call")
+        self.table = load_acl_runtime()
+
+    def scan(self, unit: Unit) -> list[Hit]:
+        if unit.kind == "cuda" and "__global__" in unit.source.text:
+            return []  # a kernel file: its kernel findings carry the port of the whole file
+        found = parsing.captures(parsing.query(unit.kind, QUERY), unit.tree())
+        hits, rows = [], set()
+        calls = [(n, self._call(n)) for n in found.get("call", [])]
+        if not calls:
+            return []  # declarations alone (a kernel library's header: `cudaStream_t stream);`) go with its kernels
+        sites = calls + [(n, self._type(n)) for n in found.get("type", []) if not _in_signature(n)]
+        sites += [(n, self._include(n)) for n in found.get("include", [])]
+        for node, (symbol, npu) in sorted(((n, s) for n, s in sites if s is not None), key=lambda item: item[0].start_byte):
+            row = node.start_point.row
+            if row in rows:  # one finding per line: `CHECK(cudaMemcpyAsync(..., stream))` with its cudaStream_t
+                continue
+            rows.add(row)
+            hits.append(Hit(self.code, symbol, Span.of(node), npu))
+        return hits
+
+    def _call(self, node) -> tuple[str, str] | None:
+        name = parsing.text(node)
+        entry = self.table.calls.get(name)
+        if entry is None:
+            return f"{name}()", NO_COUNTERPART
+        return f"{name}()", entry.acl + (f" ({entry.note})" if entry.note else "")
+
+    def _type(self, node) -> tuple[str, str] | None:
+        name = parsing.text(node)
+        return (name, self.table.types[name]) if name in self.table.types else None
+
+    def _include(self, node) -> tuple[str, str] | None:
+        header = parsing.text(node).strip("<>\"")
+        return (f"#include <{header}>", self.table.includes[header]) if header in self.table.includes else None
+
+
+def _in_signature(node) -> bool:
+    """A type in a function's parameters or its declared return type: it changes with the calls that use it."""
+    current, depth = node.parent, 0
+    while current is not None and depth < 6:
+        if current.type in SIGNATURES:
+            return True
+        if current.type in {"function_definition", "declaration"}:
+            declarator = current.child_by_field_name("declarator")
+            return declarator is not None and declarator.type == "function_declarator"
+        current, depth = current.parent, depth + 1
+    return False
