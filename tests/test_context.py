@@ -722,3 +722,23 @@ def test_host_runtime_in_a_project_that_builds_its_native_ops_for_npu(tmp_path):
     report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
     sites = [f for f in report.findings if f.rule == "OPS067"]
     assert sites and all(f.reach == "npu-path" and "op_builder/npu" in f.reach_reason for f in sites)
+
+
+def test_a_name_an_import_error_handler_binds_to_none_is_an_availability_gate():
+    guarded = (
+        "try:\n    import xformers.ops as xops\nexcept ImportError:\n    xops = None\n\n"
+        "def attention(q, k, v, backend):\n    if backend == 'xformers' and xops is not None:\n"
+        "        return xops.memory_efficient_attention(q, k, v)\n    return q\n"
+    )
+    assert reach_of(guarded, "ATT010")[0][0] == "optional"
+    # near miss: the same test of a name no ImportError handler sets to None (a parameter) gates nothing
+    parameter = (
+        "import xformers.ops\n\n"
+        "def attention(q, k, v, xops):\n    if xops is not None:\n"
+        "        return xformers.ops.memory_efficient_attention(q, k, v)\n    return q\n"
+    )
+    assert reach_of(parameter, "ATT010")[0][0] == "runs"
+    # near miss: the handler re-raises, so nothing falls back
+    raising = guarded.replace("    xops = None\n", "    xops = None\n    raise\n")
+    assert reach_of(raising, "ATT010")[0][0] == "runs"
+

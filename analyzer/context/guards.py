@@ -366,6 +366,7 @@ class GuardReader:
     def start_unit(self) -> None:
         """Forget what was learnt about the previous unit's tree."""
         self._registers_npu_here = None
+        self._fallbacks: set[str] | None = None  # names an ImportError handler binds to None (read once per unit)
         self._conditions.clear()
         self._walks.clear()
         self._calls = None
@@ -420,10 +421,30 @@ class GuardReader:
             npu=bool(tokens & self.npu_tokens),
             other=bool(tokens & self.other_tokens) or cuda_build,
             cuda=bool(tokens & self.cuda_tokens) and not cuda_build,
-            gate=any(self._is_gate(word) for word in words) or self._chooses_cuda_only(node),
+            gate=any(self._is_gate(word) for word in words) or self._chooses_cuda_only(node) or self._import_fallback(node),
             flag=any(self._is_flag(word) for word in words),
             negated=negated,
         )
+
+    def _import_fallback(self, node: Node) -> bool:
+        """`xops is not None` / `if xops:` where a module-level `try: import xformers.ops as xops` binds `xops = None`
+        in its ImportError handler: the name is the import's availability, a gate like HAS_XFORMERS (also as one
+        operand of an `and`)."""
+        if node.type == "boolean_operator" and any(op.type == "and" for op in node.children):
+            return any(self._import_fallback(part) for part in node.named_children)
+        if node.type == "comparison_operator":
+            operands = node.named_children
+            if len(operands) != 2 or operands[1].type != "none" or not any(op.type in {"is", "is not"} for op in node.children):
+                return False
+            node = operands[0]
+        if node.type != "identifier":
+            return False
+        if self._fallbacks is None:
+            root = node
+            while root.parent is not None:
+                root = root.parent
+            self._fallbacks = _import_fallback_names(root, self.import_errors)
+        return parsing.text(node) in self._fallbacks
 
     def _chooses_cuda_only(self, node: Node) -> bool:
         """`comm_backend == "deepep"` / `impl in ("fa3", "flash_attention_3")`: a config value naming a CUDA-only
@@ -501,6 +522,44 @@ def _names_npu_literal(node: Node, npu_tokens: frozenset[str]) -> bool:
     if node.type != "string":
         return False
     return any(word.lower().split(":")[0] in npu_tokens for word in _words(node))
+
+
+def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> set[str]:
+    """Names a module-level `try` binds by import and its ImportError handler binds to None."""
+    names: set[str] = set()
+    for statement in root.named_children:
+        body = statement.child_by_field_name("body") if statement.type == "try_statement" else None
+        if body is None:
+            continue
+        imported = {_bound_name(line, name) for line in body.named_children
+                    if line.type in {"import_statement", "import_from_statement"}
+                    for name in line.children_by_field_name("name")}
+        for clause in statement.children:
+            caught = _caught_names(clause) if clause.type == "except_clause" else None
+            if caught is None or (caught and not caught & import_errors):
+                continue
+            block = next((c for c in clause.named_children if c.type == "block"), None)
+            if block is None or any(line.type == "raise_statement" for line in block.named_children):
+                continue  # the failure goes on: nothing falls back
+            for line in block.named_children:
+                assignment = line.named_children[0] if line.type == "expression_statement" and line.named_children else None
+                if assignment is None or assignment.type != "assignment":
+                    continue
+                left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+                if left is not None and right is not None and left.type == "identifier" and right.type == "none":
+                    if parsing.text(left) in imported:
+                        names.add(parsing.text(left))
+    return names
+
+
+def _bound_name(statement: Node, name: Node) -> str:
+    """The name an import binds: its alias, else the first part of `import a.b`, else the last of `from m import a`."""
+    if name.type == "aliased_import":
+        alias = name.child_by_field_name("alias")
+        if alias is not None:
+            return parsing.text(alias)
+    dotted = parsing.text(name.child_by_field_name("name") if name.type == "aliased_import" else name)
+    return dotted.split(".")[0] if statement.type == "import_statement" else dotted.split(".")[-1]
 
 
 def import_is_caught(statement: Node, import_errors: frozenset[str]) -> bool:
