@@ -334,6 +334,22 @@ class VersionConventions(_Record):
     torch_version_helpers: list[str]
 
 
+class OptInConventions(_Record):
+    """Code that runs only when a user opts in: an integration of another framework, a configuration choice."""
+
+    integration_packages: list[str] = Field(min_length=1, description="frameworks a project integrates as an option "
+                                            "(accelerate's DeepSpeed and Megatron plugins)")
+    integration_class_words: list[str] = Field(min_length=1, description="class-name words of an integration "
+                                               "(MegatronLMPlugin)")
+    default_choices: list[str] = Field(min_length=1, description="configuration values that name the default path "
+                                       "(comm_backend == \"standard\"): a chain with one lets the others be options")
+    disabled_values: list[str] = Field(min_length=1, description="values that switch a feature off: `x != NO` is an "
+                                       "opt-in flag")
+    type_check_calls: list[str] = Field(min_length=1)
+    type_check_domains: list[Domain] = Field(min_length=1, description="domains whose class names in a type check are "
+                                             "no use of the class (isinstance(model, DataParallel))")
+
+
 class ContextConventions(_Record):
     """knowledge/context/conventions.toml: file roles, per-backend code and guards."""
 
@@ -341,6 +357,7 @@ class ContextConventions(_Record):
     backends: BackendConventions
     guards: GuardConventions
     versions: VersionConventions
+    opt_in: OptInConventions
 
 
 class FusedOptimizer(_Record):

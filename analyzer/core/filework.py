@@ -14,6 +14,7 @@ from pathlib import Path
 from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.guards import GuardReader, only_raises_or_warns, test_function
+from ascend_feasibility.analyzer.context.opt_in import OptInReader
 from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
 from ascend_feasibility.analyzer.core import budget, transfer
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place, occurrence_key
@@ -68,8 +69,9 @@ class FileWorker:
         self.context = context or ProjectContext()
         self._guarded_unit: Unit | None = None  # the unit the guard reader's per-unit memory is about
         conventions = load_context_conventions()
-        self.guards = GuardReader(conventions.guards, conventions.backends)
+        self.guards = GuardReader(conventions.guards, conventions.backends, tuple(conventions.opt_in.disabled_values))
         self.gates = CudaGates(self.guards, self.context.npu_accelerator)
+        self.opt_in = OptInReader(conventions.opt_in, self.guards)
         self.kb = load_knowledge()
         self.target = self.kb.resolve_target(torch_npu)
         self.guards.versions = VersionReader(self.target.release.torch, conventions.versions.torch_features,
@@ -284,7 +286,7 @@ class FileWorker:
         if test is not None:  # `def test_compare_both_data_analyzers():` in a product module is a test
             role, role_reason = "test", f"line {test.start_point.row + 1}: inside the test function {parsing.text(test.child_by_field_name('name'))}()"
         guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
-                 or self.guards.guard_of_callers(node, domain, hit.rule))
+                 or self.guards.guard_of_callers(node, domain, hit.rule) or self.opt_in.guard(node, domain, hit.symbol, hit.rule))
         if guard is None:
             return Place(role, "runs", role_reason)
         return Place(role, guard.reach, guard.reason())
