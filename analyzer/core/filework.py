@@ -98,7 +98,9 @@ class FileWorker:
                     result.skipped.append(SkippedFile(path=project_file.path, reason=str(exc)))
                     return result
                 result.scanned = True
-                result.lines = _line_count(units)
+                # JSON fixtures and examples' data are no code to port: their lines are not counted as scanned
+                counts = project_file.kind != "json" or self.context.of(project_file.path).role in COUNTED_ROLES
+                result.lines = _line_count(units) if counts else 0
                 try:
                     self._analyze_units(project_file, units, result)
                 except Exception as exc:  # noqa: BLE001 - an analyzer bug on one file must not lose the whole report

@@ -194,7 +194,7 @@ class PhaseMatrix(_Contract):
     minimal_sets: dict[str, list[str]] = Field(description="Per phase, the items that must change for it alone")
 
 
-Bucket = Literal["required", "optional", "tests"]
+Bucket = Literal["required", "other-phases", "optional", "tests"]
 ItemKind = Literal["adoption", "mechanical", "engineering", "kernel", "validation"]
 
 
@@ -211,7 +211,8 @@ class EffortItem(_Contract):
     hours: EffortHours
     kind: ItemKind = Field(default="engineering", description="adoption (once per project), mechanical (per file), "
                            "engineering (per API or call pattern), kernel (sized by its code), validation (an NPU path or fallback exists)")
-    bucket: Bucket = Field(default="required", description="required (counts toward total and verdict), optional, tests")
+    bucket: Bucket = Field(default="required", description="required (the main phase's work: the total and the verdict), "
+                           "other-phases (required work only other phases need), optional, tests")
     step0: bool = Field(default=False, description="Part of Step 0: environment and entry points")
     files: int = Field(default=0, description="Distinct files of its sites")
     patterns: int = Field(default=0, description="Distinct APIs or call patterns (engineering) or kernels (kernel)")
@@ -240,7 +241,11 @@ class Effort(_Contract):
     items: list[EffortItem] = Field(description="Required items first, by high-end cost; then optional; then tests")
     by_domain: dict[str, DaysRange] = Field(description="Required work per domain")
     by_phase: dict[str, DaysRange] = Field(description="Required work per phase")
-    total: DaysRange = Field(description="Required work: the total the verdict reads")
+    total: DaysRange = Field(description="Required work of the main phase: the total the verdict reads")
+    main_phase: str | None = Field(default=None, description="The phase the total is for: training when an entry point "
+                                   "trains, else inference; None: the project has neither, the total is all required work")
+    whole: DaysRange | None = Field(default=None, description="All required work, every phase together (when the total "
+                                    "is one phase's)")
     optional: DaysRange = Field(default=DaysRange(low_days=0, high_days=0),
                                 description="Optional features, guarded code, fallbacks and examples, apart from the total")
     tests: DaysRange = Field(default=DaysRange(low_days=0, high_days=0), description="Test code, apart from the total")
@@ -249,7 +254,7 @@ class Effort(_Contract):
 
 
 class Verdict(_Contract):
-    verdict: Literal["feasible", "needs adaptation", "difficult", "infeasible"]
+    verdict: Literal["feasible", "needs adaptation", "difficult", "infeasible", "not-applicable"]
     label: Text
     drivers: list[Text] = Field(description="The rules that decided it, with the items behind them")
 

@@ -27,13 +27,15 @@ from ascend_feasibility.analyzer.core.models import (
     Text,
 )
 
-BUCKETS = ("required", "optional", "tests")
+BUCKETS = ("required", "other-phases", "optional", "tests")
 SHOWN_SITES = 10
+MAIN_PHASES = ("training", "inference")  # the headline's phase: training when an entry point trains, else inference
 
 
 def bucket_of(finding: Finding) -> str | None:
     """required: counted (product code that runs); optional: guarded, optional, NPU-path code and examples;
-    tests: test code; None: suppressed, another backend's code, docs and CI."""
+    tests: test code; None: suppressed, another backend's code, docs and CI. (Required work outside the main phase
+    is split off by `estimate`.)"""
     if finding.suppressed or finding.reach in {"other-backend", "dead-at-target"}:
         return None
     if finding.role == "test":
@@ -43,6 +45,13 @@ def bucket_of(finding: Finding) -> str | None:
     if finding.role not in COUNTED_ROLES:
         return None
     return "required" if finding.reach == "runs" else "optional"
+
+
+def main_phase(entries: list[PhaseEntry], role_of: Callable[[str], str]) -> str | None:
+    """Training when an entry point of product or example code trains, else inference; None when neither (a library
+    without entry points: the headline is all its required work)."""
+    phases = {p for entry in entries if role_of(entry.path) in {"product", "example"} for p in entry.phases}
+    return next((p for p in MAIN_PHASES if p in phases), None)
 
 
 def centre(hours: EffortHours) -> float:
@@ -68,17 +77,21 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
         if bucket is not None:
             by_bucket[bucket].append(f)
     entry_files = _entry_files(entries, role_of)
-    items: list[EffortItem] = []
-    required_items: list[EffortItem] = []
-    required_groups: dict[tuple, _Group] = {}
-    for bucket in BUCKETS:
-        groups = _groups(by_bucket[bucket], bucket, rows, est)
-        bucket_items = _costed(groups, bucket, rows, entry_files, est)
-        items += bucket_items
-        if bucket == "required":
-            required_items, required_groups = bucket_items, groups
-    required = [i for i in items if i.bucket == "required"]
-    total_high = sum(i.hours.high for i in required) or 1.0
+    main = main_phase(entries, role_of) if phases else None
+    all_required = by_bucket["required"]
+    whole_groups = _groups(all_required, "required", rows, est)
+    whole_items = _costed(whole_groups, "required", rows, entry_files, est)
+    if main is not None:
+        in_main = [f for f in all_required if main in f.phases]
+        required_items = _costed(_in_phase(whole_groups, in_main, main, est), "required", rows, entry_files, est)
+        elsewhere = [f for f in all_required if main not in f.phases]
+        other_items = _costed(_groups(elsewhere, "other-phases", rows, est), "other-phases", rows, entry_files, est)
+    else:
+        required_items, other_items = whole_items, []
+    items = list(required_items) + other_items
+    for bucket in BUCKETS[2:]:
+        items += _costed(_groups(by_bucket[bucket], bucket, rows, est), bucket, rows, entry_files, est)
+    total_high = sum(i.hours.high for i in required_items) or 1.0
     items = [i.model_copy(update={"share": round(i.hours.high / total_high, 3)}) if i.bucket == "required" else i
              for i in items]
     items.sort(key=lambda i: (BUCKETS.index(i.bucket), not i.step0, -i.hours.high, i.item))
@@ -89,11 +102,13 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
             by_domain[item.domain][1] += item.hours.high
     by_phase = {}
     for phase in phases:
-        in_phase = [f for f in by_bucket["required"] if phase in f.phases]
-        if len(in_phase) == len(by_bucket["required"]):  # the phase needs all the required work: items as above
+        in_phase = [f for f in all_required if phase in f.phases]
+        if phase == main:
             phase_items = required_items
+        elif len(in_phase) == len(all_required):  # the phase needs all the required work: items as above
+            phase_items = whole_items
         else:
-            phase_items = _costed(_in_phase(required_groups, in_phase, phase, est), "required", rows, entry_files, est)
+            phase_items = _costed(_in_phase(whole_groups, in_phase, phase, est), "required", rows, entry_files, est)
         by_phase[phase] = _days(phase_items, per_day)
     runs = [f for f in findings if not f.suppressed and f.role in COUNTED_ROLES and f.reach in {"runs", "npu-path"}]
     ported = sum(1 for f in runs if f.reach == "npu-path")
@@ -104,7 +119,9 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
         items=items,
         by_domain={d: _range(low, high, per_day) for d, (low, high) in sorted(by_domain.items())},
         by_phase=by_phase,
-        total=_days(required, per_day),
+        total=_days(required_items, per_day),
+        main_phase=main,
+        whole=_days(whole_items, per_day) if main is not None else None,
         optional=_days([i for i in items if i.bucket == "optional"], per_day),
         tests=_days([i for i in items if i.bucket == "tests"], per_day),
         assumptions=assumptions,
