@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ascend_feasibility.knowledge.models import (
+    Routes,
     ContextConventions,
     DeviceModuleTemplate,
     FusedOptimizers,
@@ -248,3 +249,9 @@ def load_device_module() -> DeviceModuleTemplate:
         if missing:
             raise KnowledgeError(f"device_module.toml: {rule.code} uses {missing}, which the device module does not offer")
     return template
+
+
+@functools.cache
+def load_routes() -> Routes:
+    """knowledge/routes/routes.toml: the routes to Ascend of widely used projects, validated."""
+    return _validate(Routes, _read_toml(KNOWLEDGE_DIR / "routes" / "routes.toml"), "routes.toml")

@@ -227,6 +227,8 @@ class PackageRecord(_Record):
     aliases: list[str] = Field(default_factory=list, description="glob patterns of other distribution names it covers")
     modules: list[str] = Field(default_factory=list)
     classification: Literal["compatible", "needs_replacement", "unsupported", "not_involved"] = Field(alias="class")
+    runtime_only: bool = Field(default=False, description="a runtime a CUDA build of torch pulls in: its line is deleted "
+                               "on Ascend (DEP014), no feature is rebuilt")
     confidence: Confidence
     references: list[str] = Field(min_length=1)
     replacement: BilingualText | None = None
@@ -348,6 +350,27 @@ class OptInConventions(_Record):
     type_check_calls: list[str] = Field(min_length=1)
     type_check_domains: list[Domain] = Field(min_length=1, description="domains whose class names in a type check are "
                                              "no use of the class (isinstance(model, DataParallel))")
+
+
+class Route(_Record):
+    """One route to Ascend for a widely used project or library (knowledge/routes/routes.toml)."""
+
+    id: str = Field(pattern=r"^[a-z0-9-]+$")
+    project: str = Field(min_length=1)
+    packages: list[str] = Field(min_length=1, description="top-level packages: a project defining one IS the project")
+    modules: list[str] = Field(min_length=1, description="import prefixes: a project importing one BUILDS ON it")
+    status: Literal["supported", "partial", "reference", "none"]
+    hours: float = Field(ge=0, description="centre hours of adopting the route once, Step 0 apart")
+    confidence: Literal["high", "medium", "low"]
+    source: str = Field(min_length=1, description="where the facts were read: repository, commit, files")
+    releases: str = Field(min_length=1)
+    route: BilingualText
+    note: BilingualText
+    covers: list[str] = Field(default_factory=list, description="the project's modules the route replaces or patches")
+
+
+class Routes(_Record):
+    route: list[Route] = Field(min_length=1)
 
 
 class ContextConventions(_Record):

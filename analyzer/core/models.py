@@ -253,10 +253,29 @@ class Effort(_Contract):
     ported: PortedSites | None = Field(default=None, description="Present when the project already has NPU paths")
 
 
+class RouteNote(_Contract):
+    """A route to Ascend that exists for the project (it IS the project) or for what it builds on
+    (knowledge/routes/routes.toml)."""
+
+    id: str
+    project: str
+    relation: Literal["is", "builds-on"]
+    status: Literal["supported", "partial", "reference", "none"]
+    route: Text
+    note: Text
+    source: str
+    releases: str
+    estimate: DaysRange | None = Field(default=None, description="By the route (relation is): Step 0 and adopting it")
+    outside: DaysRange | None = Field(default=None, description="Required work of the main phase in modules the route "
+                                      "does not cover")
+
+
 class Verdict(_Contract):
     verdict: Literal["feasible", "needs adaptation", "difficult", "infeasible", "not-applicable"]
     label: Text
     drivers: list[Text] = Field(description="The rules that decided it, with the items behind them")
+    routes: list[RouteNote] = Field(default_factory=list, description="Routes to Ascend that exist for the project or "
+                                    "what it builds on; for the project itself, with the estimate by the route")
 
 
 class Bottleneck(_Contract):

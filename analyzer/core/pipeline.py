@@ -150,7 +150,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     findings = collapse_project_scoped(findings, project_rules)
     kernels = build_inventory(custom_ops, worker.kb)
     plan = plan_fields(findings, dependencies.matrix, phase_facts, config, options.calibration, kernels,
-                       list(context.npu_files))
+                       list(context.npu_files), context.own_packages)
     findings = plan.pop("findings")
     target = worker.target
     if choice is None:
@@ -207,7 +207,9 @@ def _project_target(files: list[ProjectFile], worker: FileWorker, context: Proje
     """Read the build files' declarations once, before the scan, to target the release the project can install.
     Examples', docs' and tests' manifests pin what a demo needs, not what the project installs."""
     declarations = []
-    manifests = (f for f in files if f.kind == "build" and context.of(f.path).role in ("product", "build"))
+    # setup.py (Python) and environment.yml (YAML) are build files by role, whatever their kind: they name torch too
+    manifests = (f for f in files if context.of(f.path).role == "build"
+                 or (f.kind == "build" and context.of(f.path).role == "product"))
     for project_file in sorted(manifests, key=lambda f: f.path):
         declarations += worker.process(project_file).dependencies.declarations
     return choose_target(declarations, worker.kb)

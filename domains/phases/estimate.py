@@ -375,3 +375,18 @@ def _days(items: list[EffortItem], per_day: float) -> DaysRange:
 
 def _range(low: float, high: float, per_day: float) -> DaysRange:
     return DaysRange(low_days=round(low / per_day, 2), high_days=round(high / per_day, 2))
+
+
+def work_days(findings: list[Finding], kernels: list[CustomOpRow], data: dict) -> DaysRange:
+    """What the required findings given cost as work items, one-time adoption items left out (the work of modules
+    a route does not cover)."""
+    est = data["estimate"]
+    rows = {(row.path, row.line): row for row in kernels}
+    groups = {k: g for k, g in _groups(findings, "other-phases", rows, est).items() if g.kind != "adoption"}
+    return _days(_costed(groups, "other-phases", rows, [], est), data["effort"]["hours_per_day"])
+
+
+def step0_days(work: Effort) -> tuple[float, float]:
+    """Step 0 (environment, entry points) of the required work, in days."""
+    step0 = [i for i in work.items if i.bucket == "required" and i.step0]
+    return sum(i.hours.low for i in step0) / work.hours_per_day, sum(i.hours.high for i in step0) / work.hours_per_day

@@ -38,6 +38,7 @@ from ascend_feasibility.analyzer.reading.config import ProjectConfig
 from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
 from ascend_feasibility.domains.phases.estimate import estimate
 from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNALS, PhaseFacts
+from ascend_feasibility.domains.phases.routes import builds_on_driver, route_driver, route_notes
 from ascend_feasibility.knowledge import KNOWLEDGE_DIR, load_context_conventions
 
 if sys.version_info >= (3, 11):
@@ -54,7 +55,7 @@ def plan_data() -> dict:
 
 def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], facts: list[PhaseFacts],
                 config: ProjectConfig, calibration: list[RuleCalibration], kernels: list[CustomOpRow] | None = None,
-                npu_code: list[str] | None = None) -> dict:
+                npu_code: list[str] | None = None, own_packages: frozenset[str] = frozenset()) -> dict:
     """The report's planning fields, with each finding's phases (and measured calibration) applied."""
     npu_code = npu_code or []
     conventions = load_context_conventions().roles
@@ -78,11 +79,18 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         object.__setattr__(finding, "phases", shared.setdefault(phases, list(phases)))
     work = estimate(findings, assignment.phases, assignment.entries, kernels or [], npu_code, role_of, plan_data())
     items = bottlenecks(work)
+    routes = route_notes(facts, own_packages, findings, work, kernels or [], role_of, plan_data())
+    judged = verdict(findings, work, assignment.phases, npu_code, assessable(facts, findings, kernels or []))
+    if judged.verdict != "not-applicable":
+        own_routes = [route_driver(n, work) for n in routes if n.relation == "is"]
+        builds_on = builds_on_driver(routes)
+        judged = judged.model_copy(update={"routes": routes,
+                                           "drivers": own_routes + judged.drivers + ([builds_on] if builds_on else [])})
     return {
         "findings": findings,
         "phase_matrix": phase_matrix(findings, dependencies, assignment),
         "effort": work,
-        "verdict": verdict(findings, work, assignment.phases, npu_code, assessable(facts, findings, kernels or [])),
+        "verdict": judged,
         "bottlenecks": items,
         "risk_matrix": risk_matrix(items),
         "roadmap": roadmap(items),
