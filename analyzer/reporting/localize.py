@@ -19,6 +19,7 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^models loaded from libraries: (?P<names>.+)$", "evidence.library_models"),
     (r"^layers: (?P<layers>.+)$", "evidence.layers"),
     (r"^no entry point in product code: a library, not a model$", "evidence.library_no_model"),
+    (r"^defines a backward pass \(torch\.autograd\.Function\): the library's training path$", "evidence.library_backward"),
     (r"^runs on (?P<devices>[a-z/]+) only$", "evidence.runs_only_on"),
     (r"^needs (?P<needed>\d+) devices, (?P<count>\d+) (?P<device>\w+) device\(s\) here$", "evidence.needs_devices"),
     (r"^(?P<name>\S+) is not available in this installation$", "evidence.not_available"),

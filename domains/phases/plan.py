@@ -311,12 +311,12 @@ def _entry_phases(entry: PhaseFacts, reached: list[PhaseFacts]) -> tuple[set[str
 
 
 def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
-    """A finding belongs to the phases of its file; environment files (manifests, images, native sources) belong to
-    all. Python code that no entry point imports belongs to none when the project has entry points: a phase holds
+    """A finding belongs to the phases of its file; environment files (manifests, setup.py, images, native sources)
+    belong to all. Python code that no entry point imports belongs to none when the project has entry points: a phase holds
     only what its entries import."""
     phases = assignment.by_path.get(finding.path)
     if not phases:
-        if assignment.entries and finding.path.endswith(PYTHON_SUFFIXES):
+        if assignment.entries and finding.path.endswith(PYTHON_SUFFIXES) and finding.role != "build":
             return []
         return list(assignment.phases)
     return [p for p in PHASES if p in phases]
