@@ -22,6 +22,15 @@ from tree_sitter import Node
 IMPORT_TABLE_QUERY = query_set.register("import_table", IMPORT_QUERY)
 
 
+# A hit's `npu` text in both languages (a kernel class's replacement): English, this separator, Chinese; the finding
+# takes the side of each text's language.
+BILINGUAL = "\u241e"
+
+
+def bilingual(en: str, zh: str) -> str:
+    return f"{en}{BILINGUAL}{zh}"
+
+
 @dataclass(frozen=True)
 class Span:
     """0-based rows, byte columns, as tree-sitter reports them."""

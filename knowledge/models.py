@@ -362,8 +362,8 @@ class Route(_Record):
     status: Literal["supported", "partial", "reference", "none"]
     hours: float = Field(ge=0, description="centre hours of adopting the route once, Step 0 apart")
     confidence: Literal["high", "medium", "low"]
-    source: str = Field(min_length=1, description="where the facts were read: repository, commit, files")
-    releases: str = Field(min_length=1)
+    source: str = Field(min_length=1, description="where the facts were read: repository, commit, files (a citation)")
+    releases: BilingualText
     route: BilingualText
     note: BilingualText
     covers: list[str] = Field(default_factory=list, description="the project's modules the route replaces or patches")

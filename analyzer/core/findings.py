@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, EffortHours, Finding, ReplacementText, Text, severity_rank
-from ascend_feasibility.domains.base import Hit, Unit
+from ascend_feasibility.domains.base import BILINGUAL, Hit, Unit
 from ascend_feasibility.knowledge import KNOWLEDGE_DIR, KnowledgeBase, Target, availability
 from ascend_feasibility.knowledge.models import Rule
 
@@ -101,7 +101,7 @@ class FindingFactory:
         if cached is None:
             cached = (
                 Text(**message),
-                ReplacementText(en=_fill(replacement.en, symbol, npu), zh=_fill(replacement.zh, symbol, npu), code=code),
+                ReplacementText(en=_fill(replacement.en, symbol, npu), zh=_fill(replacement.zh, symbol, npu, "zh"), code=code),
                 EffortHours(low=judgement.effort[0], high=judgement.effort[1]),
             )
             if len(self._text_cache) < 50_000:
@@ -177,7 +177,7 @@ class FindingFactory:
         use_inference = at.context == "inference" and rule.replacement_inference is not None
         replacement = rule.replacement_inference if use_inference else rule.replacement
         npu = at.npu or replacement.code or ""
-        message = {lang: _fill(getattr(rule.message, lang), at.symbol, npu) for lang in ("en", "zh")}
+        message = {lang: _fill(getattr(rule.message, lang), at.symbol, npu, lang) for lang in ("en", "zh")}
         if at.context is not None:
             for lang in ("en", "zh"):
                 message[lang] += " " + self.context_note[at.context][lang]
@@ -272,7 +272,12 @@ def uncounted_severity(severity: str) -> str:
     return "low" if severity_rank(severity) < severity_rank("low") else severity
 
 
-def _fill(template: str, symbol: str, npu: str) -> str:
+def _fill(template: str, symbol: str, npu: str, language: str = "en") -> str:
+    """The template with the symbol and the replacement filled in; a bilingual replacement in the template's language
+    (the Chinese report printed the English kernel-class advice inside its Chinese sentence)."""
+    if BILINGUAL in npu:
+        en, zh = npu.split(BILINGUAL, 1)
+        npu = zh if language == "zh" else en
     return template.replace("{symbol}", symbol).replace("{npu}", npu)
 
 

@@ -263,8 +263,8 @@ class RouteNote(_Contract):
     status: Literal["supported", "partial", "reference", "none"]
     route: Text
     note: Text
-    source: str
-    releases: str
+    source: str = Field(description="Where the facts were read: repository, commit, files")
+    releases: Text
     estimate: DaysRange | None = Field(default=None, description="By the route (relation is): Step 0 and adopting it")
     outside: DaysRange | None = Field(default=None, description="Required work of the main phase in modules the route "
                                       "does not cover")

@@ -51,6 +51,7 @@ class ReportView:
     files_with_findings: int
     blockers: int
     dependencies: list[DependencyRow]
+    folded_dependencies: list[str]  # packages not involved in the migration, named on one line
     findings_chart: Chart
     effort_phase_chart: Chart
     effort_domain_chart: Chart
@@ -95,6 +96,9 @@ def build_view(report: Report, languages: tuple[str, ...], row_limit: int) -> Re
         by_domain.setdefault(finding.domain, []).append(finding)
     uncounted = [f for f in active if not f.counted]
     dependencies = sorted(report.dependency_matrix, key=lambda row: (CLASS_ORDER.index(row.classification), row.package))
+    # packages with no accelerator code (documentation and build tools, pure-Python libraries) fold into one line
+    folded = [row.package for row in dependencies if row.classification == "not_involved"]
+    dependencies = [row for row in dependencies if row.classification != "not_involved"]
     effort_domains = {d: days for d, days in report.effort.by_domain.items() if days.high_days > 0}
     return ReportView(
         report=report,
@@ -110,6 +114,7 @@ def build_view(report: Report, languages: tuple[str, ...], row_limit: int) -> Re
         files_with_findings=len({f.path for f in counted}),
         blockers=sum(f.severity == "blocker" for f in counted),
         dependencies=dependencies,
+        folded_dependencies=folded,
         findings_chart=findings_chart(ordered_counts),
         effort_phase_chart=effort_chart(report.effort.by_phase),
         effort_domain_chart=effort_chart(effort_domains),

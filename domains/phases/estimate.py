@@ -26,6 +26,7 @@ from ascend_feasibility.analyzer.core.models import (
     PortedSites,
     Text,
 )
+from ascend_feasibility.analyzer.reporting.localize import term
 
 BUCKETS = ("required", "other-phases", "optional", "tests")
 SHOWN_SITES = 10
@@ -269,9 +270,9 @@ def _sublinear(group: list[Finding], data: dict, unit_key: str, units: int, word
     return hours, texts[0], texts[1]
 
 
-def kernel_hours(row: CustomOpRow, est: dict) -> tuple[float, str]:
-    """One kernel's central hours and how: tier centre + per-line × lines + its hard features; a trivial class
-    (a PyTorch composition) at the low tier without feature hours."""
+def kernel_hours(row: CustomOpRow, est: dict) -> tuple[float, str, str]:
+    """One kernel's central hours and how, in English and Chinese: tier centre + per-line × lines + its hard features;
+    a trivial class (a PyTorch composition) at the low tier without feature hours."""
     data = est["kernel"]
     trivial = row.classification in data["trivial_classes"]
     tier = "low" if trivial else row.effort_tier
@@ -279,9 +280,15 @@ def kernel_hours(row: CustomOpRow, est: dict) -> tuple[float, str]:
         tier = data["triton_max_tier"]
     features = [] if trivial else [f for f in row.features if f in data["features"]]
     hours = data["tier_centre"][tier] + data["per_line"][tier] * row.lines_of_code + sum(data["features"][f] for f in features)
-    how = f"{data['tier_centre'][tier]:g} + {data['per_line'][tier]:g} × {row.lines_of_code} lines"
-    how += "".join(f" + {data['features'][f]:g} ({f})" for f in features)
-    return hours, how + (" (trivial class)" if trivial else f" ({tier} tier)")
+    sum_of = f"{data['tier_centre'][tier]:g} + {data['per_line'][tier]:g} × {row.lines_of_code}"
+    en = f"{sum_of} lines" + "".join(f" + {data['features'][f]:g} ({f})" for f in features)
+    en += " (trivial class)" if trivial else f" ({tier} tier)"
+    zh = f"{sum_of} 行" + "".join(f" + {data['features'][f]:g}（{term('zh', f)}）" for f in features)
+    zh += "（简单类别）" if trivial else f"（{_TIER_ZH[tier]}档）"
+    return hours, en, zh
+
+
+_TIER_ZH = {"low": "低", "medium": "中", "high": "高"}
 
 
 def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucket: str, est: dict) -> EffortItem:
@@ -292,11 +299,14 @@ def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucke
         zh = f"只需验证（已有 NPU 路径或回退实现）：{data['validation']:g} 小时 × {len(rows)} 个算子 = {hours:g} 小时"
     else:
         sized = [kernel_hours(row, est) for row in rows]
-        hours = sum(h for h, _ in sized)
-        parts = "; ".join(f"{row.kernel}: {how} = {h:.1f} h" for row, (h, how) in list(zip(rows, sized))[:6])
-        more = f"; … {len(rows) - 6} more" if len(rows) > 6 else ""
-        en = f"sum over {len(rows)} kernels, each tier + per-line × lines + hard features: {parts}{more}; total {hours:.1f} h"
-        zh = f"{len(rows)} 个算子逐个相加（档位 + 每行 × 行数 + 难点特性）：{parts}{more}；合计 {hours:.1f} 小时"
+        hours = sum(h for h, _, _ in sized)
+        shown = list(zip(rows, sized))[:6]
+        parts_en = "; ".join(f"{row.kernel}: {how} = {h:.1f} h" for row, (h, how, _) in shown)
+        parts_zh = "；".join(f"{row.kernel}：{how} = {h:.1f} 小时" for row, (h, _, how) in shown)
+        more_en = f"; … {len(rows) - 6} more" if len(rows) > 6 else ""
+        more_zh = f"；… 另 {len(rows) - 6} 个" if len(rows) > 6 else ""
+        en = f"sum over {len(rows)} kernels, each tier + per-line × lines + hard features: {parts_en}{more_en}; total {hours:.1f} h"
+        zh = f"{len(rows)} 个算子逐个相加（档位 + 每行 × 行数 + 难点特性）：{parts_zh}{more_zh}；合计 {hours:.1f} 小时"
     first = group[0]
     name = f"{first.rule} {first.name} [{rows[0].classification}]"
     return _item(name=name, rule=first.rule, domain=first.domain, group=group, migration=_hardest(group),

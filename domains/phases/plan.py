@@ -388,7 +388,9 @@ def bottlenecks(work: Effort) -> list[Bottleneck]:
             Bottleneck(
                 id=_bottleneck_id(item, per_rule[item.rule] > 1),
                 rule=item.rule,
-                title=Text(en=f"{item.item} ({item.count}×)", zh=f"{item.item}（{item.count} 处）"),
+                # a one-time adoption item is named by its title, in each language (its item name is the English title)
+                title=Text(en=f"{item.item} ({item.count}×)",
+                           zh=f"{item.replacement.zh if item.kind == 'adoption' and item.replacement else item.item}（{item.count} 处）"),
                 domain=item.domain,
                 severity=severity,
                 count=item.count,

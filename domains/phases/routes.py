@@ -55,7 +55,7 @@ def builds_on_driver(notes: list[RouteNote]) -> Text | None:
 def _note(route: Route, relation: str, estimate: DaysRange | None = None, outside: DaysRange | None = None) -> RouteNote:
     return RouteNote(id=route.id, project=route.project, relation=relation, status=route.status,
                      route=Text(en=route.route.en, zh=route.route.zh), note=Text(en=route.note.en, zh=route.note.zh),
-                     source=route.source, releases=route.releases, estimate=estimate, outside=outside)
+                     source=route.source, releases=Text(en=route.releases.en, zh=route.releases.zh), estimate=estimate, outside=outside)
 
 
 def _is(route: Route, findings: list[Finding], work: Effort, kernels: list[CustomOpRow], data: dict) -> RouteNote:
