@@ -236,9 +236,10 @@ def _local_targets(facts: PhaseFacts, by_module: dict[str, str], resolved: dict[
     resolved = {} if resolved is None else resolved
     reexports = {} if reexports is None else reexports
     names = set(facts.imports)
-    for name in facts.imports:
+    for name in names:  # all first: whether a package is a target depends on how its names resolve
         if name not in resolved:
             resolved[name] = _resolve(name, by_module, reexports)
+    for name in names:
         target = resolved[name]
         if target is None:
             continue
