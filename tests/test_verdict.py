@@ -118,3 +118,16 @@ def test_explain_suggests_the_nearest_rule(capsys):
 
     assert main(["explain", "torch-cuda-synchronise"]) != 0
     assert "did you mean torch-cuda-synchronize" in capsys.readouterr().err
+
+
+def test_a_library_used_through_its_examples_is_judged_on_all_its_required_work(tmp_path):
+    write_tree(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='lib', install_requires=['torch'])\n",
+        "lib/__init__.py": "",
+        "lib/ops.py": KERNEL.format(name="lib_kernel"),
+        "examples/train.py": "import torch\nimport lib\nif __name__ == '__main__':\n    loss.backward()\n",
+    })
+    report = _analyze(tmp_path)
+    assert report.effort.main_phase is None and report.effort.whole is None
+    required = [i for i in report.effort.items if i.bucket == "required" and not i.step0]
+    assert required and report.effort.total.high_days > 0

@@ -37,6 +37,16 @@ class SiteGroup:
 
 
 @dataclass(frozen=True)
+class MechanicalKind:
+    """Mechanical sites of one rule, as a count: how many `port` rewrites by itself."""
+
+    rule: str
+    name: str
+    sites: int
+    port: int
+
+
+@dataclass(frozen=True)
 class ReportView:
     report: Report
     languages: tuple[str, ...]
@@ -57,7 +67,9 @@ class ReportView:
     effort_domain_chart: Chart
     row_limit: int
     step0: list[EffortItem]  # environment and entry points
-    top_drivers: list[EffortItem]  # the largest required items after Step 0
+    top_drivers: list[EffortItem]  # the largest required items, Step 0's included
+    engineering: list[Finding]  # counted manual and unsupported sites above info: what a manager reads first
+    mechanical: list[MechanicalKind]  # counted auto and rewrite sites, as counts per rule
     changes: list[Finding]  # counted mechanical sites: the change table
 
     @property
@@ -121,8 +133,27 @@ def build_view(report: Report, languages: tuple[str, ...], row_limit: int) -> Re
         row_limit=row_limit,
         step0=step0_items(report),
         top_drivers=top_cost_drivers(report),
+        engineering=[f for f in listed if f.migration in {"manual", "unsupported"}],
+        mechanical=mechanical_kinds(counted),
         changes=[f for f in listed if f.migration in {"auto", "rewrite"}],
     )
+
+
+def mechanical_kinds(counted: list[Finding]) -> list[MechanicalKind]:
+    """Counted sites a rewrite fixes (auto, rewrite), per rule, with how many `port` rewrites itself; most sites first."""
+    from ascend_feasibility.analyzer.port.core import PortOptions, eligible  # port reads reports: imported when used
+
+    options = PortOptions()
+    sites: Counter = Counter()
+    ported: Counter = Counter()
+    names: dict[str, str] = {}
+    for f in counted:
+        if f.migration in {"auto", "rewrite"}:
+            sites[f.rule] += 1
+            names[f.rule] = f.name
+            ported[f.rule] += eligible(f, options) is None
+    return [MechanicalKind(rule, names[rule], count, ported[rule])
+            for rule, count in sorted(sites.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def step0_items(report: Report) -> list[EffortItem]:

@@ -49,9 +49,10 @@ def bucket_of(finding: Finding) -> str | None:
 
 
 def main_phase(entries: list[PhaseEntry], role_of: Callable[[str], str]) -> str | None:
-    """Training when an entry point of product or example code trains, else inference; None when neither (a library
-    without entry points: the headline is all its required work)."""
-    phases = {p for entry in entries if role_of(entry.path) in {"product", "example"} for p in entry.phases}
+    """Training when an entry point of the product trains, else inference; None when neither: a library used through
+    its examples (which modules an example uses is not known statically, diffusers loads its own lazily), whose
+    headline is all its required work."""
+    phases = {p for entry in entries if role_of(entry.path) == "product" for p in entry.phases}
     return next((p for p in MAIN_PHASES if p in phases), None)
 
 
@@ -82,6 +83,8 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
     all_required = by_bucket["required"]
     whole_groups = _groups(all_required, "required", rows, est)
     whole_items = _costed(whole_groups, "required", rows, entry_files, est)
+    if main is not None and all_required and not any(main in f.phases for f in all_required):
+        main = None  # the entry points reach none of the required work (imports made at run time): the whole counts
     if main is not None:
         in_main = [f for f in all_required if main in f.phases]
         required_items = _costed(_in_phase(whole_groups, in_main, main, est), "required", rows, entry_files, est)
