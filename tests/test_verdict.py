@@ -131,3 +131,23 @@ def test_a_library_used_through_its_examples_is_judged_on_all_its_required_work(
     assert report.effort.main_phase is None and report.effort.whole is None
     required = [i for i in report.effort.items if i.bucket == "required" and not i.step0]
     assert required and report.effort.total.high_days > 0
+
+
+def test_every_reason_the_context_gives_reads_in_chinese():
+    from ascend_feasibility.analyzer.reporting.localize import phrase
+
+    reasons = [
+        "pkg/npu_ops.py: NPU code by its name", "a/cuda_x.py: runs as a/npu_x.py on Ascend",
+        "imported only behind guards with a fallback: a.py, b.py", "built only by other backends' builders: b.py and 2 more",
+        "helper() is imported only by tests: tests/t.py", "selected by configuration: `backend == \"fancy\"` (pkg/c.py:4)",
+        "loaded by name only, when a configuration lists it: 'pkg.o.f' is named at pkg/p.py:1; no product code imports it",
+        "line 12: if torch.cuda.is_available():", "line 3: inside the test function test_x()",
+        "imported only in optional, guarded, test or other backends' code: examples/x.py",
+        "pyproject.toml:40: declared in the optional group 'dev'", "syntax error at line 9: analysed partially",
+    ]
+    for reason in reasons:
+        zh = phrase("zh", reason)
+        assert zh != reason, reason
+        english = [w for w in zh.replace("`", " ").split() if w.isascii() and w.isalpha() and len(w) > 3
+                   and w not in {"torch", "cuda", "backend", "fancy", "test", "dev"}]
+        assert not english or "is_available" in zh or "test_x" in zh, (reason, zh)
