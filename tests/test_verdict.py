@@ -151,3 +151,18 @@ def test_every_reason_the_context_gives_reads_in_chinese():
         english = [w for w in zh.replace("`", " ").split() if w.isascii() and w.isalpha() and len(w) > 3
                    and w not in {"torch", "cuda", "backend", "fancy", "test", "dev"}]
         assert not english or "is_available" in zh or "test_x" in zh, (reason, zh)
+
+
+def test_a_backward_pass_in_a_serving_project_does_not_make_it_a_training_project(tmp_path):
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/grad.py": ("import torch\nclass GradMultiply(torch.autograd.Function):\n"
+                        "    @staticmethod\n    def forward(ctx, x):\n        return x\n"
+                        "    @staticmethod\n    def backward(ctx, g):\n        return g\n"),
+        "pkg/model.py": "import torch\nfrom pkg.grad import GradMultiply\nx = torch.ones(1).cuda()\n",
+        "infer.py": "import torch\nfrom pkg import model\nif __name__ == '__main__':\n    with torch.no_grad():\n        model.generate()\n",
+        "requirements.txt": "torch\n",
+    })
+    report = _analyze(tmp_path)
+    assert report.effort.main_phase == "inference"
+    assert all("backward pass" not in " ".join(e.evidence) for e in report.phase_matrix.entries)

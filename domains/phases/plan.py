@@ -132,8 +132,10 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     by_path: dict[str, set[str]] = defaultdict(set)
     entries = []
     found = {path: _entry_phases(python[path], [python[p] for p in _reachable(path, graph)]) for path in entry_paths}
-    if not any("training" in phases for phases, _ in found.values()):
-        # a library trains through what it defines: its autograd Functions' backward passes are its training path
+    served = {p for path, (phases, _) in found.items() if role_of(path) == "product" for p in phases}
+    if not served & {"training", "inference"}:
+        # a library (its product entries neither train nor serve: none, or an evaluation harness) trains through what it
+        # defines: its autograd Functions' backward passes are its training path
         for path, f in python.items():
             if path not in found and role_of(path) == "product" and any(m.backward for m in f.models):
                 found[path] = ({"training"}, ["defines a backward pass (torch.autograd.Function): the library's training path"])
