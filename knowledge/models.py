@@ -345,6 +345,8 @@ class OptInConventions(_Record):
                                                "(MegatronLMPlugin)")
     default_choices: list[str] = Field(min_length=1, description="configuration values that name the default path "
                                        "(comm_backend == \"standard\"): a chain with one lets the others be options")
+    mode_choices: list[str] = Field(default_factory=list, description="values naming a mode or a data split "
+                                    "(`mode == \"train\"`): never an option's module")
     disabled_values: list[str] = Field(min_length=1, description="values that switch a feature off: `x != NO` is an "
                                        "opt-in flag")
     type_check_calls: list[str] = Field(min_length=1)

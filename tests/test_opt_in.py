@@ -100,3 +100,16 @@ def test_modules_a_configuration_selects_or_names_are_optional(tmp_path):
     assert "comm_backend == 'fancy_ep'" in kernels["pkg/fancy_ep/kernels.py"][1]
     assert kernels["pkg/overrides/fused.py"][0] == "optional"
     assert "pkg/presets.py" in kernels["pkg/overrides/fused.py"][1]
+
+
+def test_a_mode_is_no_configuration_choice(tmp_path):
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/run.py": ("def run(mode):\n    if mode == 'train':\n        return 1\n"
+                       "    elif mode == 'standard':\n        return 2\n"),
+        "pkg/train.py": KERNEL,
+        "main.py": "import torch\nfrom pkg import run, train\nif __name__ == '__main__':\n    loss.backward()\n",
+        "requirements.txt": "torch\ntriton\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert {f.reach for f in report.findings if f.rule == "OPS030"} == {"runs"}

@@ -199,7 +199,7 @@ def opt_in_modules(facts, context: ProjectContext, conventions: OptInConventions
 
 
 def _choices(counted, conventions: OptInConventions) -> dict[str, tuple[str, int, str]]:
-    defaults = {d.lower() for d in conventions.default_choices}
+    defaults = {d.lower() for d in (*conventions.default_choices, *conventions.mode_choices)}
     found: dict[str, tuple[str, int, str]] = {}
     for f in counted:
         for value, line, condition, has_default in f.choices:
