@@ -166,3 +166,16 @@ def test_a_backward_pass_in_a_serving_project_does_not_make_it_a_training_projec
     report = _analyze(tmp_path)
     assert report.effort.main_phase == "inference"
     assert all("backward pass" not in " ".join(e.evidence) for e in report.phase_matrix.entries)
+
+
+def test_a_partial_route_says_what_it_leaves_to_port(tmp_path):
+    write_tree(tmp_path, {
+        "liger_kernel/__init__.py": "",
+        "liger_kernel/ops/__init__.py": "",
+        "liger_kernel/ops/attention.py": "import torch\n" + KERNEL.format(name="attn_fwd_kernel"),
+        "requirements.txt": "torch\ntriton\n",
+    })
+    report = _analyze(tmp_path)
+    [note] = [n for n in report.verdict.routes if n.relation == "is"]
+    assert note.id == "liger-ascend" and note.outside is not None and note.outside.high_days > 0
+    assert "leaves" in report.verdict.drivers[0].en

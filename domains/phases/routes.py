@@ -67,7 +67,9 @@ def _is(route: Route, findings: list[Finding], work: Effort, kernels: list[Custo
     estimate = DaysRange(low_days=round(low0 + route.hours / spread / per_day, 2),
                          high_days=round(high0 + route.hours * spread / per_day, 2))
     outside = None
-    if route.covers:
+    if route.covers or route.status in {"partial", "reference"}:
+        # a partial route (Liger-Kernel's Ascend backend) or a reference path leaves the code's remaining work to port:
+        # all of it when the route does not list the modules it covers
         covered = set(route.covers)
         main = work.main_phase
         left = [f for f in findings if bucket_of(f) == "required" and (main is None or main in f.phases)
@@ -84,7 +86,11 @@ def route_driver(note: RouteNote, work: Effort) -> Text:
     zh = (f"可用路径：{note.route.zh}——按该路径 {est.low_days:g}–{est.high_days:g} 人天（第 0 步与一次性采用），"
           f"直接移植代码 {total.low_days:g}–{total.high_days:g} 人天")
     if note.outside is not None and note.outside.high_days:
-        en += (f"; the route does not cover {note.outside.low_days:g}–{note.outside.high_days:g} person-days of that work "
-               f"(modules it does not patch)")
-        zh += f"；其中 {note.outside.low_days:g}–{note.outside.high_days:g} 人天的工作不在该路径覆盖范围（未打补丁的模块）"
+        low, high = f"{note.outside.low_days:g}", f"{note.outside.high_days:g}"
+        if note.status == "supported":
+            en += f"; the route does not cover {low}–{high} person-days of that work (modules it does not patch)"
+            zh += f"；其中 {low}–{high} 人天的工作不在该路径覆盖范围（未打补丁的模块）"
+        else:
+            en += f"; the route leaves {low}–{high} person-days of that work to port (its kernels and features it lacks)"
+            zh += f"；该路径仍留下 {low}–{high} 人天的工作需要移植（其缺少的算子与功能）"
     return Text(en=en, zh=zh)
