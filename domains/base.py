@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from ascend_feasibility.analyzer.core.models import DaysRange, Finding, Report, RuleCalibration, SkippedFile, Text
+from ascend_feasibility.analyzer.core.models import BILINGUAL, DaysRange, Finding, Report, RuleCalibration, SkippedFile, Text
 from ascend_feasibility.analyzer.reading import dockerfile, parsing
 from ascend_feasibility.analyzer.reading.python_names import IMPORT_QUERY, ImportTable
 from ascend_feasibility.analyzer.reading.source import SourceText
@@ -29,6 +29,10 @@ if TYPE_CHECKING:  # these import this module themselves
 # A Python unit's import table is read from its share of the unit's combined query (domains.query_set).
 IMPORT_TABLE_QUERY = query_set.register("import_table", IMPORT_QUERY)
 register_query = query_set.register  # (key, tree-sitter query source) -> key, for Unit.captures
+
+
+def bilingual(en: str, zh: str) -> str:
+    return f"{en}{BILINGUAL}{zh}"
 
 
 @dataclass(frozen=True)
@@ -168,6 +172,9 @@ class ModuleFacts(Protocol):
     exported_functions: list[tuple[str, int, int]]
     overridden_defaults: list[tuple[int, str, bool]]
     source_refs: list[str]  # native sources or their folders named in strings (builders)
+    main_guard: bool  # has `if __name__ == "__main__":`
+    choices: list[tuple[str, int, str, bool]]  # string values an if/elif chain compares with (opt-in modules)
+    module_strings: list[tuple[str, int]]  # strings naming dotted modules (modules loaded by name)
 
 
 @dataclass(frozen=True)

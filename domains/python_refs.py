@@ -196,7 +196,7 @@ def in_type_test(node: Node) -> bool:
         if not all(item.type in NAME_NODES for item in holder.named_children):
             return False
         if holder.parent is not None and holder.parent.type == "assignment":
-            return True
+            return _only_type_tested(holder.parent)
         holder = holder.parent if holder.parent is not None and holder.parent.type == "argument_list" else holder
         node = holder.named_children[-1] if holder.type == "argument_list" else node
     if holder is None or holder.type != "argument_list" or holder.parent is None or holder.parent.type != "call":
@@ -205,6 +205,38 @@ def in_type_test(node: Node) -> bool:
     arguments = holder.named_children
     return (function is not None and parsing.text(function) in TYPE_TESTS and len(arguments) == 2
             and arguments[1].start_byte <= node.start_byte < arguments[1].end_byte)
+
+
+def _only_type_tested(assignment: Node) -> bool:
+    """`options = (DDP, DP)` whose name, in its function (or module), is only extended (`options += ...`) and tested
+    against (`isinstance(model, options)`): kept for type tests. Called or indexed (`options[1](model)`), it is a use."""
+    left = assignment.child_by_field_name("left")
+    if left is None or left.type != "identifier":
+        return False
+    name = left.text
+    scope = assignment.parent
+    while scope is not None and scope.type not in {"function_definition", "module"}:
+        scope = scope.parent
+    stack = [scope] if scope is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier" and node.text == name and node.id != left.id and not _tested_or_extended(node):
+            return False
+        stack.extend(node.named_children)
+    return True
+
+
+def _tested_or_extended(name: Node) -> bool:
+    parent = name.parent
+    if parent is not None and parent.type == "augmented_assignment":
+        target = parent.child_by_field_name("left")
+        return target is not None and target.id == name.id
+    if parent is None or parent.type != "argument_list" or parent.parent is None or parent.parent.type != "call":
+        return False
+    function = parent.parent.child_by_field_name("function")
+    arguments = parent.named_children
+    return (function is not None and parsing.text(function) in TYPE_TESTS and len(arguments) == 2
+            and arguments[1].id == name.id)
 
 
 def _decorates_function(node: Node) -> bool:

@@ -21,6 +21,7 @@ from ascend_feasibility.knowledge.models import (
     PhaseSignals,
     Release,
     Replacement,
+    Routes,
     Rule,
     TorchCudaApi,
     TransferProfile,
@@ -107,11 +108,32 @@ class KnowledgeBase:
     def resolve_target(self, requested: str | None) -> Target:
         """Map a torch_npu version to the known release whose behaviour applies (see README)."""
         wanted_text = requested or self.default_release
+        by_version = sorted(self.releases, key=lambda r: Version(r.torch_npu))
+        lines = {r.branch.split("-", 1)[1]: [] for r in by_version if "-" in r.branch}
+        for r in by_version:
+            if "-" in r.branch:
+                lines[r.branch.split("-", 1)[1]].append(r)
+        if wanted_text in lines:  # a release line (7.2.0): its newest release, the others named
+            line = sorted(lines[wanted_text], key=lambda r: (Version(r.torch), Version(r.torch_npu)))
+            release = line[-1]
+            others = ", ".join(f"{r.torch_npu} (torch {r.torch})" for r in line[:-1])
+            note = (f"release line {wanted_text}: torch_npu {release.torch_npu} (torch {release.torch}, {release.branch})"
+                    + (f"; the line also has {others}" if others else ""))
+            return Target(requested=release.torch_npu, release=release, profile=self.profiles[release.profile], note=note)
         try:
             wanted = Version(wanted_text)
         except InvalidVersion as exc:
-            raise KnowledgeError(f"--torch-npu {wanted_text!r} is not a version (expected e.g. 2.6.0.post3)") from exc
-        by_version = sorted(self.releases, key=lambda r: Version(r.torch_npu))
+            raise KnowledgeError(f"--torch-npu {wanted_text!r} is not a version (expected e.g. 2.6.0.post3) nor a release "
+                                 f"line ({', '.join(sorted(lines, key=_line_order))})") from exc
+        if wanted.major > 2 and wanted > Version(by_version[-1].torch_npu):  # 7.x, 26.x: not a torch_npu version
+            raise KnowledgeError(f"--torch-npu {wanted_text!r} is neither a torch_npu version nor a known release line; "
+                                 f"release lines: {', '.join(sorted(lines, key=_line_order))}")
+        if len(wanted.release) == 2:  # `2.5`: the newest release for torch 2.5 (2.5.1.post1), not the one below 2.5.0
+            same = [r for r in by_version if Version(r.torch).release[:2] == wanted.release]
+            if same:
+                release = max(same, key=lambda r: Version(r.torch_npu))
+                note = f"torch_npu {wanted_text}: the newest release for torch {wanted_text}, {release.torch_npu} ({release.branch})"
+                return Target(requested=release.torch_npu, release=release, profile=self.profiles[release.profile], note=note)
         exact = [r for r in by_version if Version(r.torch_npu) == wanted]
         if exact:
             release, note = exact[0], None
@@ -145,6 +167,13 @@ class KnowledgeBase:
         if module == "torch.cuda.random":
             return profile.has("feature:patch_cuda_random") and name in profile.random_all
         return False
+
+
+def _line_order(name: str) -> tuple:
+    try:
+        return (0, Version(name))
+    except InvalidVersion:
+        return (1, name)
 
 
 def _read_toml(path: Path) -> dict:
@@ -267,3 +296,9 @@ def load_device_module() -> DeviceModuleTemplate:
         if missing:
             raise KnowledgeError(f"device_module.toml: {rule.code} uses {missing}, which the device module does not offer")
     return template
+
+
+@functools.cache
+def load_routes() -> Routes:
+    """knowledge/routes/routes.toml: the routes to Ascend of widely used projects, validated."""
+    return _validate(Routes, _read_toml(KNOWLEDGE_DIR / "routes" / "routes.toml"), "routes.toml")

@@ -353,6 +353,8 @@ class PackageRecord(_Record):
     aliases: list[str] = Field(default_factory=list, description="glob patterns of other distribution names it covers")
     modules: list[str] = Field(default_factory=list)
     classification: Literal["compatible", "needs_replacement", "unsupported", "not_involved"] = Field(alias="class")
+    runtime_only: bool = Field(default=False, description="a runtime a CUDA build of torch pulls in: its line is deleted "
+                               "on Ascend (DEP014), no feature is rebuilt")
     confidence: Confidence
     references: list[str] = Field(min_length=1)
     replacement: BilingualText | None = None
@@ -472,6 +474,45 @@ class VersionConventions(_Record):
     torch_version_helpers: list[str]
 
 
+class OptInConventions(_Record):
+    """Code that runs only when a user opts in: an integration of another framework, a configuration choice."""
+
+    integration_packages: list[str] = Field(min_length=1, description="frameworks a project integrates as an option "
+                                            "(accelerate's DeepSpeed and Megatron plugins)")
+    integration_class_words: list[str] = Field(min_length=1, description="class-name words of an integration "
+                                               "(MegatronLMPlugin)")
+    default_choices: list[str] = Field(min_length=1, description="configuration values that name the default path "
+                                       "(comm_backend == \"standard\"): a chain with one lets the others be options")
+    mode_choices: list[str] = Field(default_factory=list, description="values naming a mode or a data split "
+                                    "(`mode == \"train\"`): never an option's module")
+    disabled_values: list[str] = Field(min_length=1, description="values that switch a feature off: `x != NO` is an "
+                                       "opt-in flag")
+    type_check_calls: list[str] = Field(min_length=1)
+    type_check_domains: list[Domain] = Field(min_length=1, description="domains whose class names in a type check are "
+                                             "no use of the class (isinstance(model, DataParallel))")
+
+
+class Route(_Record):
+    """One route to Ascend for a widely used project or library (knowledge/routes/routes.toml)."""
+
+    id: str = Field(pattern=r"^[a-z0-9-]+$")
+    project: str = Field(min_length=1)
+    packages: list[str] = Field(min_length=1, description="top-level packages: a project defining one IS the project")
+    modules: list[str] = Field(min_length=1, description="import prefixes: a project importing one BUILDS ON it")
+    status: Literal["supported", "partial", "reference", "none"]
+    hours: float = Field(ge=0, description="centre hours of adopting the route once, Step 0 apart")
+    confidence: Literal["high", "medium", "low"]
+    source: str = Field(min_length=1, description="where the facts were read: repository, commit, files (a citation)")
+    releases: BilingualText
+    route: BilingualText
+    note: BilingualText
+    covers: list[str] = Field(default_factory=list, description="the project's modules the route replaces or patches")
+
+
+class Routes(_Record):
+    route: list[Route] = Field(min_length=1)
+
+
 class ContextConventions(_Record):
     """knowledge/context/conventions.toml: file roles, per-backend code and guards."""
 
@@ -479,6 +520,7 @@ class ContextConventions(_Record):
     backends: BackendConventions
     guards: GuardConventions
     versions: VersionConventions
+    opt_in: OptInConventions
 
 
 class FusedOptimizer(_Record):

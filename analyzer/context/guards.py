@@ -54,7 +54,7 @@ class Condition:
 
 
 class GuardReader:
-    def __init__(self, guards: GuardConventions, backends: BackendConventions) -> None:
+    def __init__(self, guards: GuardConventions, backends: BackendConventions, disabled_values: tuple[str, ...] = ()) -> None:
         self.guards = guards
         self.npu_tokens = frozenset(backends.npu)
         self.other_tokens = frozenset(backends.other)
@@ -64,6 +64,7 @@ class GuardReader:
         self.flag_rules = frozenset(guards.flag_rules)
         self.cuda_only_rules = frozenset(guards.cuda_only_rules)  # CUDA-only things: guarded like a CUDA-only feature
         self.cuda_only_choices = frozenset(guards.cuda_only_choices)
+        self.disabled_values = frozenset(disabled_values)  # values that switch a setting off (`!= NO`: opt-in)
         self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
         self._conditions: dict[tuple[int, int, int], Condition] = {}
         self._calls: dict[str, list[Node]] | None = None
@@ -85,7 +86,7 @@ class GuardReader:
         name = function.child_by_field_name("name") if function is not None else None
         if name is None:
             return None
-        calls = self._calls_named(function).get(parsing.text(name), [])
+        calls = self.calls_named(function).get(parsing.text(name), [])
         guards = [self.guard_of(call, "custom_ops") for call in calls[:50]]
         if not guards or any(g is None for g in guards):
             return None
@@ -106,7 +107,7 @@ class GuardReader:
         name = parsing.text(name_node)
         if not name.startswith("_") or name.startswith("__"):
             return None
-        calls = [c for c in self._calls_named(function).get(name, [])
+        calls = [c for c in self.calls_named(function).get(name, [])
                  if not (function.start_byte <= c.start_byte < function.end_byte)]
         if not calls or len(calls) > 50:
             return None
@@ -135,7 +136,7 @@ class GuardReader:
             node, depth = parent, depth + 1
         return None
 
-    def _calls_named(self, node: Node) -> dict[str, list[Node]]:
+    def calls_named(self, node: Node) -> dict[str, list[Node]]:
         """Calls in the unit by the called name (read once per unit)."""
         if self._calls is None:
             root = node
@@ -411,8 +412,10 @@ class GuardReader:
                 node = node.named_children[0] if node.named_children else node
                 if node.type == "parenthesized_expression" and not node.named_children:
                     break
+        # `plugin.backend != DynamoBackend.NO` switches a feature on: an opt-in flag, not a negated check
+        switched_on = not negated and self._switches_on(node)
         if node.type == "comparison_operator" and any(op.type in {"!=", "not in", "is not"} for op in node.children):
-            negated = not negated
+            negated = not negated and not switched_on
         text = parsing.text(node)
         words = _legacy_types_dropped(_words(node))
         tokens = _tokens_of(words)
@@ -422,7 +425,7 @@ class GuardReader:
             other=bool(tokens & self.other_tokens) or cuda_build,
             cuda=bool(tokens & self.cuda_tokens) and not cuda_build,
             gate=any(self._is_gate(word) for word in words) or self._chooses_cuda_only(node) or self._import_fallback(node),
-            flag=any(self._is_flag(word) for word in words),
+            flag=switched_on or any(self.is_flag(word) for word in words),
             negated=negated,
         )
 
@@ -457,6 +460,22 @@ class GuardReader:
         values = [parsing.text(s).strip("'\"").lower() for s in strings]
         return bool(values) and all(v in self.cuda_only_choices for v in values)
 
+    def _switches_on(self, node: Node, depth: int = 0) -> bool:
+        """`x != NO` (alone or as a term of an `and`): true when a setting is anything but off."""
+        if node.type == "boolean_operator" and depth < 8:
+            operator = node.child_by_field_name("operator")
+            if operator is not None and parsing.text(operator) == "and":
+                return any(self._switches_on(side, depth + 1) for side in (node.child_by_field_name("left"), node.child_by_field_name("right")) if side is not None)
+            return False
+        if node.type != "comparison_operator" or not any(op.type == "!=" for op in node.children):
+            return False
+        operands = node.named_children
+        if len(operands) != 2:
+            return False
+        last = operands[1]
+        word = parsing.text(last.child_by_field_name("attribute") if last.type == "attribute" else last).strip("'\"")
+        return word in self.disabled_values
+
     def _is_gate(self, word: str) -> bool:
         g = self.guards
         if word in g.always_available:
@@ -468,7 +487,7 @@ class GuardReader:
             return True
         return False
 
-    def _is_flag(self, word: str) -> bool:
+    def is_flag(self, word: str) -> bool:
         lowered = word.lower()
         return lowered in self.guards.flag_words or lowered.startswith(tuple(self.guards.flag_prefixes))
 

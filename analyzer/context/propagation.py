@@ -14,10 +14,12 @@ from collections import defaultdict
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from ascend_feasibility.analyzer.context.opt_in import opt_in_modules
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
+from ascend_feasibility.knowledge import load_context_conventions
 
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
@@ -100,7 +102,7 @@ def test_only_functions(facts: list[ModuleFacts], context: ProjectContext) -> di
 
 def guarded_modules(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, tuple[str, str]]:
     """Python files that the project's product code imports, and only behind guards or from files that are themselves
-    imported only behind guards (deepspeed.ops...triton/__init__.py imported where HAS_TRITON is checked): path →
+    imported only behind guards or opt-in modules (deepspeed.ops...triton/__init__.py imported where HAS_TRITON is checked): path →
     (reach, why). Imports in tests, examples and other backends' code do not count."""
     by_module = {f.module: f.path for f in facts if f.module}
     imports: dict[str, list[tuple[str, str]]] = defaultdict(list)  # path → (importer, reach) of each import
@@ -117,7 +119,8 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext) -> dict[s
             for path in paths:  # the module and the packages Python initialises for it
                 if path != f.path and not _inside_package(f.path, path):
                     imports[path].append((f.path, reach))
-    result: dict[str, tuple[str, str]] = {}
+    # modules that configuration selects or names (analyzer/context/opt_in.py) are optional, and so is what only they load
+    result: dict[str, tuple[str, str]] = opt_in_modules(facts, context, load_context_conventions().opt_in)
     changed = True
     while changed:
         changed = False

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 import time
@@ -317,7 +318,11 @@ def _explain(args: argparse.Namespace) -> int:
     wanted = args.code.strip()
     rule = kb.rules.get(wanted.upper()) or next((r for r in kb.rules.values() if r.name == wanted.lower()), None)
     if rule is None:
-        raise UsageError(f"unknown rule {args.code}; `{TOOL_NAME} rules` lists them by code and name")
+        names = [*kb.rules, *(r.name for r in kb.rules.values())]
+        near = difflib.get_close_matches(wanted.upper(), list(kb.rules), n=3, cutoff=0.6) or \
+            difflib.get_close_matches(wanted.lower(), names, n=3, cutoff=0.6)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        raise UsageError(f"unknown rule {args.code}{hint}; `{TOOL_NAME} rules` lists them by code and name")
     text = render_rule(rule, args.lang, kb)
     if sys.stdout.isatty():  # on a terminal: rendered as text (headings, bold, code blocks), without Markdown escapes
         Console(file=sys.stdout, highlight=False).print(Markdown(text, code_theme="ansi_dark"))

@@ -21,6 +21,7 @@ from ascend_feasibility.analyzer.context.guards import (
     test_function,
     tries_with_fallback,
 )
+from ascend_feasibility.analyzer.context.opt_in import OptInReader
 from ascend_feasibility.analyzer.context.preprocessor import npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
 from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
@@ -69,9 +70,10 @@ class FileWorker:
         self.context = context or ProjectContext()
         self._guarded_unit: Unit | None = None  # the unit the guard reader's per-unit memory is about
         conventions = load_context_conventions()
-        self.guards = GuardReader(conventions.guards, conventions.backends)
+        self.guards = GuardReader(conventions.guards, conventions.backends, tuple(conventions.opt_in.disabled_values))
         self.gates = CudaGates(self.guards, self.context.npu_accelerator)
         self.display = DisplaySites(conventions.guards)
+        self.opt_in = OptInReader(conventions.opt_in, self.guards)
         self.kb = load_knowledge()
         self.target = self.kb.resolve_target(torch_npu)
         self.guards.versions = VersionReader(self.target.release.torch, conventions.versions.torch_features,
@@ -99,7 +101,9 @@ class FileWorker:
                     result.skipped.append(SkippedFile(path=project_file.path, reason=str(exc)))
                     return result
                 result.scanned = True
-                result.lines = _line_count(units)
+                # JSON fixtures and examples' data are no code to port: their lines are not counted as scanned
+                counts = project_file.kind != "json" or self.context.of(project_file.path).role in COUNTED_ROLES
+                result.lines = _line_count(units) if counts else 0
                 try:
                     self._analyze_units(project_file, units, result)
                     if written_by_port(project_file.path, data):  # context yes, findings no (reading/generated.py)
@@ -332,7 +336,8 @@ class FileWorker:
         if test is not None:  # `def test_compare_both_data_analyzers():` in a product module is a test
             role, role_reason = "test", f"line {test.start_point.row + 1}: inside the test function {parsing.text(test.child_by_field_name('name'))}()"
         guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
-                 or self.guards.guard_of_callers(node, domain, hit.rule) or self.display.cosmetic(node, hit.rule, hit.symbol))
+                 or self.guards.guard_of_callers(node, domain, hit.rule) or self.display.cosmetic(node, hit.rule, hit.symbol)
+                 or self.opt_in.guard(node, domain, hit.symbol, hit.rule))
         if guard is None:
             return Place(role, "runs", role_reason)
         return Place(role, guard.reach, guard.reason())

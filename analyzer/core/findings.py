@@ -8,7 +8,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.core import replacement_code
-from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, EffortHours, Finding, ReplacementText, Text, severity_rank
+from ascend_feasibility.analyzer.core.models import (
+    BILINGUAL,
+    COUNTED_ROLES,
+    EffortHours,
+    Finding,
+    ReplacementText,
+    Text,
+    severity_rank,
+)
 from ascend_feasibility.knowledge import KNOWLEDGE_DIR, KnowledgeBase, Target, availability
 from ascend_feasibility.knowledge.models import Rule
 
@@ -114,7 +122,7 @@ class FindingFactory:
         if cached is None:
             cached = (
                 Text(**message),
-                ReplacementText(en=_fill(replacement.en, symbol, npu), zh=_fill(replacement.zh, symbol, npu), code=code),
+                ReplacementText(en=_fill(replacement.en, symbol, npu), zh=_fill(replacement.zh, symbol, npu, "zh"), code=code),
                 EffortHours(low=judgement.effort[0], high=judgement.effort[1]),
             )
             if len(self._text_cache) < 50_000:
@@ -193,7 +201,7 @@ class FindingFactory:
         if rule.match.detector == PACKAGE_CALL and at.npu:
             replacement = self.kb.package_call(at.npu, at.symbol) or replacement
         npu = at.npu or replacement.code or ""
-        message = {lang: _fill(getattr(rule.message, lang), at.symbol, npu) for lang in ("en", "zh")}
+        message = {lang: _fill(getattr(rule.message, lang), at.symbol, npu, lang) for lang in ("en", "zh")}
         if at.context is not None:
             for lang in ("en", "zh"):
                 message[lang] += " " + self.context_note[at.context][lang]
@@ -329,7 +337,12 @@ def uncounted_severity(severity: str) -> str:
     return "low" if severity_rank(severity) < severity_rank("low") else severity
 
 
-def _fill(template: str, symbol: str, npu: str) -> str:
+def _fill(template: str, symbol: str, npu: str, language: str = "en") -> str:
+    """The template with the symbol and the replacement filled in; a bilingual replacement in the template's language
+    (the Chinese report printed the English kernel-class advice inside its Chinese sentence)."""
+    if BILINGUAL in npu:
+        en, zh = npu.split(BILINGUAL, 1)
+        npu = zh if language == "zh" else en
     return template.replace("{symbol}", symbol).replace("{npu}", npu)
 
 

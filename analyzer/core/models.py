@@ -42,6 +42,11 @@ class _Contract(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, json_schema_serialization_defaults_required=True)
 
 
+# A hit's `npu` text in both languages (a kernel class's replacement): English, this separator, Chinese; the finding
+# takes the side of each text's language (domains.base.bilingual writes it).
+BILINGUAL = "\u241e"
+
+
 class Text(_Contract):
     en: str
     zh: str
@@ -213,6 +218,8 @@ class PhaseEntry(_Contract):
     path: str
     phases: list[Phase]
     evidence: list[str] = Field(description="Why: signals in the entry and its name")
+    script: bool = Field(True, description="False for a library's training path (a module defining autograd Functions): "
+                         "nothing runs it directly, so it is no place to load torch_npu")
 
 
 class PhaseMatrixRow(_Contract):
@@ -229,7 +236,7 @@ class PhaseMatrix(_Contract):
     minimal_sets: dict[str, list[str]] = Field(description="Per phase, the items that must change for it alone")
 
 
-Bucket = Literal["required", "optional", "tests"]
+Bucket = Literal["required", "other-phases", "optional", "tests"]
 ItemKind = Literal["adoption", "mechanical", "engineering", "kernel", "validation"]
 
 
@@ -246,7 +253,8 @@ class EffortItem(_Contract):
     hours: EffortHours
     kind: ItemKind = Field(default="engineering", description="adoption (once per project), mechanical (per file), "
                            "engineering (per API or call pattern), kernel (sized by its code), validation (an NPU path or fallback exists)")
-    bucket: Bucket = Field(default="required", description="required (counts toward total and verdict), optional, tests")
+    bucket: Bucket = Field(default="required", description="required (the main phase's work: the total and the verdict), "
+                           "other-phases (required work only other phases need), optional, tests")
     step0: bool = Field(default=False, description="Part of Step 0: environment and entry points")
     files: int = Field(default=0, description="Distinct files of its sites")
     patterns: int = Field(default=0, description="Distinct APIs or call patterns (engineering) or kernels (kernel)")
@@ -275,7 +283,11 @@ class Effort(_Contract):
     items: list[EffortItem] = Field(description="Required items first, by high-end cost; then optional; then tests")
     by_domain: dict[str, DaysRange] = Field(description="Required work per domain")
     by_phase: dict[str, DaysRange] = Field(description="Required work per phase")
-    total: DaysRange = Field(description="Required work: the total the verdict reads")
+    total: DaysRange = Field(description="Required work of the main phase: the total the verdict reads")
+    main_phase: str | None = Field(default=None, description="The phase the total is for: training when an entry point "
+                                   "trains, else inference; None: the project has neither, the total is all required work")
+    whole: DaysRange | None = Field(default=None, description="All required work, every phase together (when the total "
+                                    "is one phase's)")
     optional: DaysRange = Field(default=DaysRange(low_days=0, high_days=0),
                                 description="Optional features, guarded code, fallbacks and examples, apart from the total")
     tests: DaysRange = Field(default=DaysRange(low_days=0, high_days=0), description="Test code, apart from the total")
@@ -283,10 +295,29 @@ class Effort(_Contract):
     ported: PortedSites | None = Field(default=None, description="Present when the project already has NPU paths")
 
 
+class RouteNote(_Contract):
+    """A route to Ascend that exists for the project (it IS the project) or for what it builds on
+    (knowledge/routes/routes.toml)."""
+
+    id: str
+    project: str
+    relation: Literal["is", "builds-on"]
+    status: Literal["supported", "partial", "reference", "none"]
+    route: Text
+    note: Text
+    source: str = Field(description="Where the facts were read: repository, commit, files")
+    releases: Text
+    estimate: DaysRange | None = Field(default=None, description="By the route (relation is): Step 0 and adopting it")
+    outside: DaysRange | None = Field(default=None, description="Required work of the main phase in modules the route "
+                                      "does not cover")
+
+
 class Verdict(_Contract):
-    verdict: Literal["feasible", "needs adaptation", "difficult", "infeasible"]
+    verdict: Literal["feasible", "needs adaptation", "difficult", "infeasible", "not-applicable"]
     label: Text
     drivers: list[Text] = Field(description="The rules that decided it, with the items behind them")
+    routes: list[RouteNote] = Field(default_factory=list, description="Routes to Ascend that exist for the project or "
+                                    "what it builds on; for the project itself, with the estimate by the route")
 
 
 class Bottleneck(_Contract):

@@ -215,7 +215,9 @@ def _project_target(files: list[ProjectFile], worker: FileWorker, context: Proje
     """Read the build files' facts once, before the scan, to target the release the project can install.
     Examples', docs' and tests' manifests pin what a demo needs, not what the project installs."""
     facts: dict[str, list] = {domain.name: [] for domain in worker.domains}
-    manifests = (f for f in files if f.kind == "build" and context.of(f.path).role in ("product", "build"))
+    # setup.py (Python) and environment.yml (YAML) are build files by role, whatever their kind: they name torch too
+    manifests = (f for f in files if context.of(f.path).role == "build"
+                 or (f.kind == "build" and context.of(f.path).role == "product"))
     for project_file in sorted(manifests, key=lambda f: f.path):
         result = worker.process(project_file)
         for domain in worker.domains:

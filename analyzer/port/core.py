@@ -115,7 +115,7 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
     backends = load_context_conventions().backends
     entries = sorted(
         e.path for e in report.phase_matrix.entries
-        if e.path.endswith(".py") and file_role(e.path, conventions) == "product"
+        if e.script and e.path.endswith(".py") and file_role(e.path, conventions) == "product"
         and _path_reach(e.path, backends, set())[0] == "runs"  # not an XLA/XPU/NPU script: no torch_npu setup there
     ) if report.phase_matrix is not None else []
     launches = _kernel_launches(report)

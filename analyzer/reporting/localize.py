@@ -19,10 +19,39 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^models loaded from libraries: (?P<names>.+)$", "evidence.library_models"),
     (r"^layers: (?P<layers>.+)$", "evidence.layers"),
     (r"^no entry point in product code: a library, not a model$", "evidence.library_no_model"),
+    (r"^defines a backward pass \(torch\.autograd\.Function\): the library's training path$", "evidence.library_backward"),
     (r"^runs on (?P<devices>[a-z/]+) only$", "evidence.runs_only_on"),
     (r"^needs (?P<needed>\d+) devices, (?P<count>\d+) (?P<device>\w+) device\(s\) here$", "evidence.needs_devices"),
     (r"^(?P<name>\S+) is not available in this installation$", "evidence.not_available"),
     (r"^CPU fallback$", "evidence.cpu_fallback"),
+    # why a finding's code does not count (reach reasons, analyzer/context); the generic `line N: code` comes last
+    (r"^(?P<path>\S+): NPU code by its name$", "reason.npu_by_name"),
+    (r"^(?P<path>\S+): (?P<backend>\S+) code by its name$", "reason.backend_by_name"),
+    (r"^(?P<path>\S+): runs as (?P<twin>\S+) on Ascend$", "reason.npu_twin"),
+    (r"^(?P<path>\S+): the default \(CUDA\) variant beside (?P<folder>\S+)/, which Ascend uses$", "reason.dispatch_folder"),
+    (r"^(?P<path>\S+): an NVIDIA-only engine beside (?P<engine>\S+), the engine to choose on Ascend$", "reason.engine"),
+    (r"^(?P<path>\S+): integration of the CUDA-only (?P<library>\S+) library, used only when it is chosen$",
+     "reason.library_folder"),
+    (r"^imported only behind guards with a fallback: (?P<importers>.+)$", "reason.guarded_import"),
+    (r"^built only by other backends' builders: (?P<first>\S+?)(?: and (?P<more>\d+) more)?$", "reason.other_builders"),
+    (r"^(?P<name>\S+)\(\) is imported only by tests: (?P<first>\S+?)(?: and (?P<more>\d+) more)?$", "reason.test_only"),
+    (r"^selected by configuration: `(?P<condition>.+)` \((?P<where>\S+)\)$", "reason.selected_by_configuration"),
+    (r"^loaded by name only, when a configuration lists it: '(?P<module>\S+)' is named at (?P<where>\S+); no product "
+     r"code imports it$", "reason.loaded_by_name"),
+    (r"^line (?P<line>\d+): the check's value gates only a CUDA-only feature$", "reason.gates_cuda_only"),
+    (r"^line (?P<line>\d+): guards only CUDA-only code \((?P<rules>[^)]+)\)$", "reason.guards_cuda_only_code"),
+    (r"^line (?P<line>\d+): the check only raises or warns \(a CUDA-only feature's gate\)$", "reason.only_raises"),
+    (r"^line (?P<line>\d+): guards a CUDA-only package or function$", "reason.guards_cuda_only_package"),
+    (r"^line (?P<line>\d+): inside the test function (?P<name>\S+)\(\)$", "reason.test_function"),
+    (r"^all (?P<count>\d+) Triton kernels of this file take \*\*meta \(Triton 1\.x\); the Triton of torch 2\.x "
+     r"rejects them$", "reason.triton_1"),
+    (r"^syntax error at line (?P<line>\d+): analysed partially$", "reason.syntax_error"),
+    (r"^imported only in optional, guarded, test or other backends' code: (?P<where>.+)$", "reason.optional_imports"),
+    (r"^(?P<where>\S+): declared in the optional group '(?P<group>[^']+)'$", "reason.optional_group"),
+    (r"^(?P<where>\S+): an optional requirements file \((?P<extra>[^)]+)\)$", "reason.optional_requirements"),
+    (r"^symbolic link to a folder \(not followed\)$", "reason.symlink_folder"),
+    (r"^symbolic link that leaves the project$", "reason.symlink_outside"),
+    (r"^line (?P<line>\d+): (?P<code>.*)$", "reason.line"),
     (r"^(?P<probe>[a-z0-9-]+): (?P<candidate>.+) (?P<verdict>good|slower|fallback|wrong|error|missing) on "
      r"(?P<device>cpu|cuda|npu) \((?P<dtypes>[^;]+); (?P<sizes>[^)]+)\)$", "evidence.measured"),
 ))
@@ -42,6 +71,8 @@ def phrase(language: str, text: str) -> str:
         if match:
             values = {name: _phases_in(language, value) if name in ("phases", "signals") else value
                       for name, value in match.groupdict().items()}
+            if "more" in values:  # "and N more", when there are more
+                values["more"] = ui_text(language, "reason.more", count=values["more"]) if values["more"] else ""
             if "verdict" in values:
                 values["verdict"] = ui_text(language, f"verdict.{values['verdict']}")
             return ui_text(language, key, **values)

@@ -45,7 +45,7 @@ def escape(text: str) -> str:
 SEVERITY_STYLE = {"blocker": "bold red", "high": "red", "medium": "yellow", "low": "cyan", "info": "dim"}
 MAX_LISTED = 300
 MAX_BOTTLENECKS = 10
-VERDICT_STYLE = {"feasible": "bold green", "needs adaptation": "bold yellow", "difficult": "bold red", "infeasible": "bold red"}
+VERDICT_STYLE = {"feasible": "bold green", "needs adaptation": "bold yellow", "difficult": "bold red", "infeasible": "bold red", "not-applicable": "bold"}
 
 
 class _Words:

@@ -37,6 +37,16 @@ class SiteGroup:
 
 
 @dataclass(frozen=True)
+class MechanicalKind:
+    """Mechanical sites of one rule, as a count: how many `port` rewrites by itself."""
+
+    rule: str
+    name: str
+    sites: int
+    port: int
+
+
+@dataclass(frozen=True)
 class ReportView:
     report: Report
     languages: tuple[str, ...]
@@ -51,12 +61,15 @@ class ReportView:
     files_with_findings: int
     blockers: int
     dependencies: list[DependencyRow]
+    folded_dependencies: list[str]  # packages not involved in the migration, named on one line
     findings_chart: Chart
     effort_phase_chart: Chart
     effort_domain_chart: Chart
     row_limit: int
     step0: list[EffortItem]  # environment and entry points
-    top_drivers: list[EffortItem]  # the largest required items after Step 0
+    top_drivers: list[EffortItem]  # the largest required items, Step 0's included
+    engineering: list[Finding]  # counted manual and unsupported sites above info: what a manager reads first
+    mechanical: list[MechanicalKind]  # counted auto and rewrite sites, as counts per rule
     changes: list[Finding]  # counted mechanical sites: the change table
 
     @property
@@ -95,6 +108,9 @@ def build_view(report: Report, languages: tuple[str, ...], row_limit: int) -> Re
         by_domain.setdefault(finding.domain, []).append(finding)
     uncounted = [f for f in active if not f.counted]
     dependencies = sorted(report.dependency_matrix, key=lambda row: (CLASS_ORDER.index(row.classification), row.package))
+    # packages with no accelerator code (documentation and build tools, pure-Python libraries) fold into one line
+    folded = [row.package for row in dependencies if row.classification == "not_involved"]
+    dependencies = [row for row in dependencies if row.classification != "not_involved"]
     effort_domains = {d: days for d, days in report.effort.by_domain.items() if days.high_days > 0}
     return ReportView(
         report=report,
@@ -110,14 +126,34 @@ def build_view(report: Report, languages: tuple[str, ...], row_limit: int) -> Re
         files_with_findings=len({f.path for f in counted}),
         blockers=sum(f.severity == "blocker" for f in counted),
         dependencies=dependencies,
+        folded_dependencies=folded,
         findings_chart=findings_chart(ordered_counts),
         effort_phase_chart=effort_chart(report.effort.by_phase),
         effort_domain_chart=effort_chart(effort_domains),
         row_limit=row_limit,
         step0=step0_items(report),
         top_drivers=top_cost_drivers(report),
+        engineering=[f for f in listed if f.migration in {"manual", "unsupported"}],
+        mechanical=mechanical_kinds(counted),
         changes=[f for f in listed if f.migration in {"auto", "rewrite"}],
     )
+
+
+def mechanical_kinds(counted: list[Finding]) -> list[MechanicalKind]:
+    """Counted sites a rewrite fixes (auto, rewrite), per rule, with how many `port` rewrites itself; most sites first."""
+    from ascend_feasibility.analyzer.port.core import PortOptions, eligible  # port reads reports: imported when used
+
+    options = PortOptions()
+    sites: Counter = Counter()
+    ported: Counter = Counter()
+    names: dict[str, str] = {}
+    for f in counted:
+        if f.migration in {"auto", "rewrite"}:
+            sites[f.rule] += 1
+            names[f.rule] = f.name
+            ported[f.rule] += eligible(f, options) is None
+    return [MechanicalKind(rule, names[rule], count, ported[rule])
+            for rule, count in sorted(sites.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 def step0_items(report: Report) -> list[EffortItem]:
@@ -126,8 +162,8 @@ def step0_items(report: Report) -> list[EffortItem]:
 
 
 def top_cost_drivers(report: Report) -> list[EffortItem]:
-    """The largest required items after Step 0, by high-end cost."""
-    return sorted((i for i in report.effort.items if i.bucket == "required" and not i.step0),
+    """The largest required items by high-end cost, Step 0's included: it can be most of a small port (whisper's 97 %)."""
+    return sorted((i for i in report.effort.items if i.bucket == "required"),
                   key=lambda i: (-i.hours.high, i.item))[:TOP_DRIVERS]
 
 

@@ -44,8 +44,16 @@ def html_environment() -> jinja2.Environment:
 def markdown_helpers(language: str) -> dict:
     """`t(key, **values)` and `tx(text)` for a one-language Markdown document."""
 
-    def t(key: str, **values) -> str:
-        return ui_text(language, key, **values)
+    def t(key: str, **values) -> str | Markup:
+        if not any(isinstance(v, Markup) for v in values.values()):
+            return ui_text(language, key, **values)
+        # a value already escaped (a knowledge-base text through tx) is spliced in as it is: escaping the filled string
+        # again printed `DS\\\_ACCELERATOR`
+        marks = {name: f"\x00{index}\x00" for index, name in enumerate(values)}
+        text = markdown_text(ui_text(language, key, **marks))
+        for name, value in values.items():
+            text = text.replace(marks[name], value if isinstance(value, Markup) else markdown_text(value))
+        return Markup(text)
 
     def tx(text) -> Markup:
         return markdown_prose(getattr(text, language))

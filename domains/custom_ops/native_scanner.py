@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
+from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit, bilingual
 from ascend_feasibility.domains.custom_ops.native import analyze_native
 from ascend_feasibility.domains.custom_ops.records import BindingRecord, CustomOpFacts, ExtensionRecord, KernelRecord
 from ascend_feasibility.domains.rule_index import RuleIndex
@@ -44,7 +44,7 @@ class NativeSourceScanner(Scanner):
             detector = "cuda-kernel-no-equivalent" if kernel_class.path == "ascend-c" else "cuda-kernel"
             detail = f"{kernel.name} ({kernel_class.name}" + (f"; {', '.join(features)}" if features else "") + ")"
             span = Span(kernel.line - 1, 0, kernel.line - 1, len(unit.source.line_bytes(kernel.line - 1)))
-            hits.append(Hit(self.index.code_for(detector), detail, span, kernel_class.replacement.en,
+            hits.append(Hit(self.index.code_for(detector), detail, span, bilingual(kernel_class.replacement.en, kernel_class.replacement.zh),
                             effort=self.kb.effort_tiers[tier]))
         for binding in native.bindings:
             facts.bindings.append(BindingRecord(unit.path, binding.line, binding.macro, binding.module, binding.ops))

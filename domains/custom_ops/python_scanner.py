@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
+from ascend_feasibility.domains.base import bilingual
 from ascend_feasibility.domains.custom_ops.records import CallRecord, CustomOpFacts, ExtensionRecord, KernelRecord
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords, unit_references
 from tree_sitter import Node
@@ -94,7 +95,7 @@ class _CustomOpsScan(PythonScan):
         kernel_class = self.index.kb.classify_kernel(kernel, *_launchers(launches.get(kernel, [])), PurePosixPath(self.unit.path).stem)
         record.kernel_class = kernel_class.name
         self.hit("triton-kernel", f"{kernel} ({kernel_class.name})", definition.child_by_field_name("name"),
-                 kernel_class.replacement.en, effort=self.index.kb.effort_tiers[_tier(kernel_class.tier, bump=0)])
+                 bilingual(kernel_class.replacement.en, kernel_class.replacement.zh), effort=self.index.kb.effort_tiers[_tier(kernel_class.tier, bump=0)])
         uses_cube = "tl.dot(" in "".join(parsing.text(definition).split())  # operands go to the cube unit, not the UB
         if record.ub_estimate_bytes is not None and record.ub_estimate_bytes > UB_BYTES_SMALLEST and not uses_cube:
             self.hit("triton-ub-overflow-risk", f"{kernel}: ~{record.ub_estimate_bytes // 1024} KiB per program",

@@ -65,6 +65,8 @@ def analyze_dependencies(
                 place = _declared_optional(site) or only_optional
                 if record.npu_fork and site.specifier:  # a pin of the upstream line: the fork has its own versions
                     emit.declaration("fork-version-pin", f"{name}{site.specifier}", site, record.npu_fork, place=place)
+                elif record.runtime_only:  # pytorch-cuda=11.8, nvidia-cudnn-cu12: a line to delete, nothing to rebuild
+                    emit.declaration("cuda-runtime-package", name, site, place=place)
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place)
         if record is not None and record.npu_aware_since:

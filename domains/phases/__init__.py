@@ -31,7 +31,7 @@ class PhasesDomain(Domain):
 
     def report(self, run: ProjectRun) -> None:
         plan = plan_fields(run.findings, run.published["dependency_matrix"], run.facts[self.name], run.config,
-                           run.calibration, run.published["kernels"], list(run.context.npu_files))
+                           run.calibration, run.published["kernels"], list(run.context.npu_files), run.context.own_packages)
         run.findings = plan.pop("findings")
         run.report_fields.update(plan)
 

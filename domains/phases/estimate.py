@@ -26,14 +26,17 @@ from ascend_feasibility.analyzer.core.models import (
     PortedSites,
     Text,
 )
+from ascend_feasibility.analyzer.reporting.localize import term
 
-BUCKETS = ("required", "optional", "tests")
+BUCKETS = ("required", "other-phases", "optional", "tests")
 SHOWN_SITES = 10
+MAIN_PHASES = ("training", "inference")  # the headline's phase: training when an entry point trains, else inference
 
 
 def bucket_of(finding: Finding) -> str | None:
     """required: counted (product code that runs); optional: guarded, optional, NPU-path code and examples;
-    tests: test code; None: suppressed, another backend's code, cosmetic sites, docs and CI."""
+    tests: test code; None: suppressed, another backend's code, cosmetic sites, docs and CI. (Required work outside
+    the main phase is split off by `estimate`.)"""
     if finding.suppressed or finding.reach in {"other-backend", "dead-at-target", "cosmetic"}:
         return None
     if finding.role == "test":
@@ -43,6 +46,14 @@ def bucket_of(finding: Finding) -> str | None:
     if finding.role not in COUNTED_ROLES:
         return None
     return "required" if finding.reach == "runs" else "optional"
+
+
+def main_phase(entries: list[PhaseEntry], role_of: Callable[[str], str]) -> str | None:
+    """Training when an entry point of the product trains, else inference; None when neither: a library used through
+    its examples (which modules an example uses is not known statically, diffusers loads its own lazily), whose
+    headline is all its required work."""
+    phases = {p for entry in entries if role_of(entry.path) == "product" for p in entry.phases}
+    return next((p for p in MAIN_PHASES if p in phases), None)
 
 
 def centre(hours: EffortHours) -> float:
@@ -68,17 +79,23 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
         if bucket is not None:
             by_bucket[bucket].append(f)
     entry_files = _entry_files(entries, role_of)
-    items: list[EffortItem] = []
-    required_items: list[EffortItem] = []
-    required_groups: dict[tuple, _Group] = {}
-    for bucket in BUCKETS:
-        groups = _groups(by_bucket[bucket], bucket, rows, est)
-        bucket_items = _costed(groups, bucket, rows, entry_files, est)
-        items += bucket_items
-        if bucket == "required":
-            required_items, required_groups = bucket_items, groups
-    required = [i for i in items if i.bucket == "required"]
-    total_high = sum(i.hours.high for i in required) or 1.0
+    main = main_phase(entries, role_of) if phases else None
+    all_required = by_bucket["required"]
+    whole_groups = _groups(all_required, "required", rows, est)
+    whole_items = _costed(whole_groups, "required", rows, entry_files, est)
+    if main is not None and all_required and not any(main in f.phases for f in all_required):
+        main = None  # the entry points reach none of the required work (imports made at run time): the whole counts
+    if main is not None:
+        in_main = [f for f in all_required if main in f.phases]
+        required_items = _costed(_in_phase(whole_groups, in_main, main, est), "required", rows, entry_files, est)
+        elsewhere = [f for f in all_required if main not in f.phases]
+        other_items = _costed(_groups(elsewhere, "other-phases", rows, est), "other-phases", rows, entry_files, est)
+    else:
+        required_items, other_items = whole_items, []
+    items = list(required_items) + other_items
+    for bucket in BUCKETS[2:]:
+        items += _costed(_groups(by_bucket[bucket], bucket, rows, est), bucket, rows, entry_files, est)
+    total_high = sum(i.hours.high for i in required_items) or 1.0
     items = [i.model_copy(update={"share": round(i.hours.high / total_high, 3)}) if i.bucket == "required" else i
              for i in items]
     items.sort(key=lambda i: (BUCKETS.index(i.bucket), not i.step0, -i.hours.high, i.item))
@@ -89,11 +106,13 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
             by_domain[item.domain][1] += item.hours.high
     by_phase = {}
     for phase in phases:
-        in_phase = [f for f in by_bucket["required"] if phase in f.phases]
-        if len(in_phase) == len(by_bucket["required"]):  # the phase needs all the required work: items as above
+        in_phase = [f for f in all_required if phase in f.phases]
+        if phase == main:
             phase_items = required_items
+        elif len(in_phase) == len(all_required):  # the phase needs all the required work: items as above
+            phase_items = whole_items
         else:
-            phase_items = _costed(_in_phase(required_groups, in_phase, phase, est), "required", rows, entry_files, est)
+            phase_items = _costed(_in_phase(whole_groups, in_phase, phase, est), "required", rows, entry_files, est)
         by_phase[phase] = _days(phase_items, per_day)
     runs = [f for f in findings if not f.suppressed and f.role in COUNTED_ROLES and f.reach in {"runs", "npu-path"}]
     ported = sum(1 for f in runs if f.reach == "npu-path")
@@ -104,7 +123,9 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
         items=items,
         by_domain={d: _range(low, high, per_day) for d, (low, high) in sorted(by_domain.items())},
         by_phase=by_phase,
-        total=_days(required, per_day),
+        total=_days(required_items, per_day),
+        main_phase=main,
+        whole=_days(whole_items, per_day) if main is not None else None,
         optional=_days([i for i in items if i.bucket == "optional"], per_day),
         tests=_days([i for i in items if i.bucket == "tests"], per_day),
         assumptions=assumptions,
@@ -252,9 +273,9 @@ def _sublinear(group: list[Finding], data: dict, unit_key: str, units: int, word
     return hours, texts[0], texts[1]
 
 
-def kernel_hours(row: CustomOpRow, est: dict) -> tuple[float, str]:
-    """One kernel's central hours and how: tier centre + per-line × lines + its hard features; a trivial class
-    (a PyTorch composition) at the low tier without feature hours."""
+def kernel_hours(row: CustomOpRow, est: dict) -> tuple[float, str, str]:
+    """One kernel's central hours and how, in English and Chinese: tier centre + per-line × lines + its hard features;
+    a trivial class (a PyTorch composition) at the low tier without feature hours."""
     data = est["kernel"]
     trivial = row.classification in data["trivial_classes"]
     tier = "low" if trivial else row.effort_tier
@@ -262,9 +283,15 @@ def kernel_hours(row: CustomOpRow, est: dict) -> tuple[float, str]:
         tier = data["triton_max_tier"]
     features = [] if trivial else [f for f in row.features if f in data["features"]]
     hours = data["tier_centre"][tier] + data["per_line"][tier] * row.lines_of_code + sum(data["features"][f] for f in features)
-    how = f"{data['tier_centre'][tier]:g} + {data['per_line'][tier]:g} × {row.lines_of_code} lines"
-    how += "".join(f" + {data['features'][f]:g} ({f})" for f in features)
-    return hours, how + (" (trivial class)" if trivial else f" ({tier} tier)")
+    sum_of = f"{data['tier_centre'][tier]:g} + {data['per_line'][tier]:g} × {row.lines_of_code}"
+    en = f"{sum_of} lines" + "".join(f" + {data['features'][f]:g} ({f})" for f in features)
+    en += " (trivial class)" if trivial else f" ({tier} tier)"
+    zh = f"{sum_of} 行" + "".join(f" + {data['features'][f]:g}（{term('zh', f)}）" for f in features)
+    zh += "（简单类别）" if trivial else f"（{_TIER_ZH[tier]}档）"
+    return hours, en, zh
+
+
+_TIER_ZH = {"low": "低", "medium": "中", "high": "高"}
 
 
 def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucket: str, est: dict) -> EffortItem:
@@ -275,11 +302,14 @@ def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucke
         zh = f"只需验证（已有 NPU 路径或回退实现）：{data['validation']:g} 小时 × {len(rows)} 个算子 = {hours:g} 小时"
     else:
         sized = [kernel_hours(row, est) for row in rows]
-        hours = sum(h for h, _ in sized)
-        parts = "; ".join(f"{row.kernel}: {how} = {h:.1f} h" for row, (h, how) in list(zip(rows, sized))[:6])
-        more = f"; … {len(rows) - 6} more" if len(rows) > 6 else ""
-        en = f"sum over {len(rows)} kernels, each tier + per-line × lines + hard features: {parts}{more}; total {hours:.1f} h"
-        zh = f"{len(rows)} 个算子逐个相加（档位 + 每行 × 行数 + 难点特性）：{parts}{more}；合计 {hours:.1f} 小时"
+        hours = sum(h for h, _, _ in sized)
+        shown = list(zip(rows, sized))[:6]
+        parts_en = "; ".join(f"{row.kernel}: {how} = {h:.1f} h" for row, (h, how, _) in shown)
+        parts_zh = "；".join(f"{row.kernel}：{how} = {h:.1f} 小时" for row, (h, _, how) in shown)
+        more_en = f"; … {len(rows) - 6} more" if len(rows) > 6 else ""
+        more_zh = f"；… 另 {len(rows) - 6} 个" if len(rows) > 6 else ""
+        en = f"sum over {len(rows)} kernels, each tier + per-line × lines + hard features: {parts_en}{more_en}; total {hours:.1f} h"
+        zh = f"{len(rows)} 个算子逐个相加（档位 + 每行 × 行数 + 难点特性）：{parts_zh}{more_zh}；合计 {hours:.1f} 小时"
     first = group[0]
     name = f"{first.rule} {first.name} [{rows[0].classification}]"
     return _item(name=name, rule=first.rule, domain=first.domain, group=group, migration=_hardest(group),
@@ -358,3 +388,18 @@ def _days(items: list[EffortItem], per_day: float) -> DaysRange:
 
 def _range(low: float, high: float, per_day: float) -> DaysRange:
     return DaysRange(low_days=round(low / per_day, 2), high_days=round(high / per_day, 2))
+
+
+def work_days(findings: list[Finding], kernels: list[CustomOpRow], data: dict) -> DaysRange:
+    """What the required findings given cost as work items, one-time adoption items left out (the work of modules
+    a route does not cover)."""
+    est = data["estimate"]
+    rows = {(row.path, row.line): row for row in kernels}
+    groups = {k: g for k, g in _groups(findings, "other-phases", rows, est).items() if g.kind != "adoption"}
+    return _days(_costed(groups, "other-phases", rows, [], est), data["effort"]["hours_per_day"])
+
+
+def step0_days(work: Effort) -> tuple[float, float]:
+    """Step 0 (environment, entry points) of the required work, in days."""
+    step0 = [i for i in work.items if i.bucket == "required" and i.step0]
+    return sum(i.hours.low for i in step0) / work.hours_per_day, sum(i.hours.high for i in step0) / work.hours_per_day

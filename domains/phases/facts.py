@@ -25,6 +25,8 @@ QUERY = r"""
 (import_statement name: (aliased_import name: (dotted_name) @import))
 (import_from_statement module_name: (_) @from_module)
 (if_statement condition: (comparison_operator) @condition)
+(elif_clause condition: (comparison_operator) @condition)
+((string_content) @dotted (#match? @dotted "^[A-Za-z_][A-Za-z0-9_]*([.][A-Za-z_][A-Za-z0-9_]*){2,}$"))
 (call function: (attribute attribute: (identifier) @method))
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
@@ -109,6 +111,10 @@ class PhaseFacts:
     exported_functions: list[tuple[str, int, int]] = field(default_factory=list)
     # string defaults naming a device ("cuda") that every call in this file overrides: (line, function, module-level)
     overridden_defaults: list[tuple[int, str, bool]] = field(default_factory=list)
+    # string values compared with == in if/elif chains: (value, line, condition, whether the chain has a default arm)
+    choices: list[tuple[str, int, str, bool]] = field(default_factory=list)
+    # strings that look like dotted module names ("pkg.overrides.fused_swiglu.fused_swiglu"): (text, line)
+    module_strings: list[tuple[str, int]] = field(default_factory=list)
 
 
     def absorb(self, other: PhaseFacts) -> None:
@@ -119,6 +125,8 @@ class PhaseFacts:
         self.model_refs += other.model_refs
         self.config_refs += other.config_refs
         self.source_refs += other.source_refs
+        self.choices += other.choices
+        self.module_strings += other.module_strings
         for module, reach in other.guarded_imports.items():
             if module in self.imports and module not in self.guarded_imports:
                 continue  # imported plainly in an earlier cell
@@ -162,6 +170,43 @@ def compact(facts: PhaseFacts) -> PhaseFacts:
         model.bases = [sys.intern(b) for b in model.bases]
         model.layers = {sys.intern(k): v for k, v in model.layers.items()}
     return facts
+
+
+MAX_MODULE_STRINGS = 200
+MAX_CHOICES = 200
+
+
+def _choices(conditions: list[Node]) -> list[tuple[str, int, str, bool]]:
+    """`x == "value"` conditions of if/elif chains, with whether their chain has a default arm (a value such as
+    "standard", or an else that does more than raise): what picks one of several implementations by configuration."""
+    from ascend_feasibility.analyzer.context.guards import only_raises
+    from ascend_feasibility.knowledge import load_context_conventions
+
+    defaults = {d.lower() for d in load_context_conventions().opt_in.default_choices}
+    chains: dict[int, list[tuple[str, int, str]]] = defaultdict(list)
+    statements: dict[int, Node] = {}
+    for condition in conditions[:MAX_CHOICES]:
+        if not any(child.type == "==" for child in condition.children):
+            continue
+        strings = [c for c in condition.named_children if c.type == "string"]
+        if len(strings) != 1 or len(condition.named_children) != 2:
+            continue
+        content = [c for c in strings[0].named_children if c.type == "string_content"]
+        if len(content) != 1:
+            continue
+        statement = condition.parent if condition.parent.type == "if_statement" else condition.parent.parent
+        if statement is None or statement.type != "if_statement":
+            continue
+        statements[statement.id] = statement
+        text = " ".join(parsing.text(condition).split())
+        chains[statement.id].append((parsing.text(content[0]), condition.start_point.row + 1, text[:120]))
+    result = []
+    for key, arms in chains.items():
+        statement = statements[key]
+        others = [c for c in statement.children if c.type == "else_clause"]
+        has_default = any(v.lower() in defaults for v, _, _ in arms) or any(not only_raises(e) for e in others)
+        result += [(value, line, text, has_default) for value, line, text in arms]
+    return result
 
 
 def module_name(path: str) -> str:
@@ -216,6 +261,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.main_guard = any(
         "__name__" in parsing.text(c) and "__main__" in parsing.text(c) for c in found.get("condition", [])
     )
+    facts.choices = _choices(found.get("condition", []))
+    facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     evidence = {phase: 0 for phase in PHASES}
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
     resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)

@@ -38,6 +38,7 @@ from ascend_feasibility.analyzer.reading.config import ProjectConfig
 from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
 from ascend_feasibility.domains.phases.estimate import estimate
 from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNALS, PhaseFacts
+from ascend_feasibility.domains.phases.routes import builds_on_driver, route_driver, route_notes
 from ascend_feasibility.knowledge import KNOWLEDGE_DIR, load_context_conventions
 
 if sys.version_info >= (3, 11):
@@ -54,7 +55,7 @@ def plan_data() -> dict:
 
 def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], facts: list[PhaseFacts],
                 config: ProjectConfig, calibration: list[RuleCalibration], kernels: list[CustomOpRow] | None = None,
-                npu_code: list[str] | None = None) -> dict:
+                npu_code: list[str] | None = None, own_packages: frozenset[str] = frozenset()) -> dict:
     """The report's planning fields, with each finding's phases (and measured calibration) applied."""
     npu_code = npu_code or []
     conventions = load_context_conventions().roles
@@ -78,16 +79,31 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         object.__setattr__(finding, "phases", shared.setdefault(phases, list(phases)))
     work = estimate(findings, assignment.phases, assignment.entries, kernels or [], npu_code, role_of, plan_data())
     items = bottlenecks(work)
+    routes = route_notes(facts, own_packages, findings, work, kernels or [], role_of, plan_data())
+    judged = verdict(findings, work, assignment.phases, npu_code, assessable(facts, findings, kernels or []))
+    if judged.verdict != "not-applicable":
+        own_routes = [route_driver(n, work) for n in routes if n.relation == "is"]
+        builds_on = builds_on_driver(routes)
+        judged = judged.model_copy(update={"routes": routes,
+                                           "drivers": own_routes + judged.drivers + ([builds_on] if builds_on else [])})
     return {
         "findings": findings,
         "phase_matrix": phase_matrix(findings, dependencies, assignment),
         "effort": work,
-        "verdict": verdict(findings, work, assignment.phases, npu_code),
+        "verdict": judged,
         "bottlenecks": items,
         "risk_matrix": risk_matrix(items),
         "roadmap": roadmap(items),
         "architecture": architecture(facts, findings, role_of, assignment.entries),
     }
+
+
+def assessable(facts: list[PhaseFacts], findings: list[Finding], kernels: list[CustomOpRow]) -> bool:
+    """Is there PyTorch or CUDA code to assess: a file importing torch, a native kernel, or a finding outside the
+    dependency declarations? A folder of documents or of another framework's code has nothing to port."""
+    if kernels or any(name == "torch" or name.startswith("torch.") for f in facts for name in f.imports):
+        return True
+    return any(not f.suppressed and f.domain != "dependencies" for f in findings)
 
 
 # Phases ---------------------------------------------------------------------------------------------------
@@ -103,7 +119,8 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     python = {f.path: f for f in facts if f.module or f.notebook}
     by_module = {f.module: f.path for f in python.values() if f.module}
     resolved: dict[str, str | None] = {}  # import name → the project file it names: files import the same names
-    graph = {path: _local_targets(f, by_module, resolved) for path, f in python.items()}
+    reexports = _reexports(python)
+    graph = {path: _local_targets(f, by_module, resolved, reexports) for path, f in python.items()}
     launched_names = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}  # paths are cwd-relative
     imported = set().union(*graph.values()) if graph else set()
     entry_paths = sorted(
@@ -114,14 +131,25 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     )
     by_path: dict[str, set[str]] = defaultdict(set)
     entries = []
-    for path in entry_paths:
+    found = {path: _entry_phases(python[path], [python[p] for p in _reachable(path, graph)]) for path in entry_paths}
+    served = {p for path, (phases, _) in found.items() if role_of(path) == "product" for p in phases}
+    library_paths: set[str] = set()
+    if not served & {"training", "inference"}:
+        # a library (its product entries neither train nor serve: none, or an evaluation harness) trains through what it
+        # defines: its autograd Functions' backward passes are its training path
+        for path, f in python.items():
+            if path not in found and role_of(path) == "product" and any(m.backward for m in f.models):
+                found[path] = ({"training"}, ["defines a backward pass (torch.autograd.Function): the library's training path"])
+                library_paths.add(path)
+    for path in sorted(found):
         reach = _reachable(path, graph)
-        phases, evidence = _entry_phases(python[path], [python[p] for p in reach])
+        phases, evidence = found[path]
         if not phases:
             continue
-        entries.append(PhaseEntry(path=path, phases=[p for p in PHASES if p in phases], evidence=evidence))
+        entries.append(PhaseEntry(path=path, phases=[p for p in PHASES if p in phases], evidence=evidence,
+                                  script=path not in library_paths))
         for reached in reach:
-            by_path[reached] |= phases
+            by_path[reached] |= phases if reached == path else _served(reached, phases)
     for path, f in python.items():  # code no entry reaches: its own evidence
         if not by_path.get(path) and f.evidence:
             by_path[path] = set(f.evidence)
@@ -136,6 +164,22 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
             by_path[f.path] = set().union(*(by_path.get(p, set()) for p in python if path_view(p).name in names))
     _config_phases(facts, by_path)
     return PhaseAssignment(present, dict(by_path), entries)
+
+
+@functools.lru_cache(maxsize=65536)
+def _folder_phases(folder: str) -> frozenset[str]:
+    """The phases the folders of a path name (megatron/core/inference/ is inference code), below its top folder."""
+    parts = PurePosixPath(folder).parts[1:]
+    return frozenset(phase for phase, hints in NAME_HINTS.items() for part in parts if hinted(part + ".py", hints))
+
+
+def _served(path: str, phases: set[str]) -> set[str]:
+    """The phases an entry of `phases` gives a module it imports: a module in a folder named for a phase serves that
+    phase only (a training entry loads megatron/core/inference/ through the package's imports, and uses none of it)."""
+    named = _folder_phases(str(PurePosixPath(path).parent))
+    if not named:
+        return phases
+    return (phases & named) or set(named)
 
 
 def _config_phases(facts: list[PhaseFacts], by_path: dict[str, set[str]]) -> None:
@@ -178,23 +222,69 @@ def hinted(path: str, hints: tuple[str, ...]) -> bool:
 
 
 def _launcher(path: str, role_of: Callable[[str], str]) -> bool:
-    """setup.py and build files, launchers and runners are not entries of a phase."""
-    return role_of(path) == "build" or any(w in SIGNALS.entries.launcher_words for w in name_words(path))
+    """setup.py and build files, launchers and runners, tests and tool folders (.claude/, .github/) are not entries
+    of a phase: a test script reaching a kernel does not put the kernel in a phase the product serves."""
+    return role_of(path) in NOT_ENTRY_ROLES or any(w in SIGNALS.entries.launcher_words for w in name_words(path))
 
 
-def _local_targets(facts: PhaseFacts, by_module: dict[str, str], resolved: dict[str, str | None] | None = None) -> set[str]:
+NOT_ENTRY_ROLES = frozenset({"build", "test", "docs", "ci"})
+
+
+def _local_targets(facts: PhaseFacts, by_module: dict[str, str], resolved: dict[str, str | None] | None = None,
+                   reexports: dict[str, dict[str, str]] | None = None) -> set[str]:
     """The project files a file imports: each name's longest prefix that is a project module (`resolved`
-    remembers the answers across files)."""
+    remembers the answers across files). A name a package's __init__.py re-exports (`from megatron.core import
+    ModelParallelConfig`) leads to the module that defines it, not to every module the __init__ imports: a package
+    that re-exports its whole API would otherwise put every kernel of it in every phase. The package named by a
+    from-import whose names are read this way (`megatron.core` itself) is not a target of its own."""
     targets = set()
     resolved = {} if resolved is None else resolved
-    for name in facts.imports:
+    reexports = {} if reexports is None else reexports
+    names = set(facts.imports)
+    for name in names:  # all first: whether a package is a target depends on how its names resolve
         if name not in resolved:
-            parts = name.split(".")
-            ends = range(len(parts), 0, -1)
-            resolved[name] = next((by_module[m] for m in (".".join(parts[:end]) for end in ends) if m in by_module), None)
-        if resolved[name] is not None:
-            targets.add(resolved[name])
+            resolved[name] = _resolve(name, by_module, reexports)
+    for name in names:
+        target = resolved[name]
+        if target is None:
+            continue
+        if target.endswith("__init__.py") and name in by_module and any(
+                other.startswith(name + ".") and resolved.get(other) not in (None, target) for other in names):
+            continue  # `from pkg import a, b`: the names are followed, not the package's whole __init__
+        targets.add(target)
     return targets
+
+
+def _resolve(name: str, by_module: dict[str, str], reexports: dict[str, dict[str, str]], depth: int = 0) -> str | None:
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        module = ".".join(parts[:end])
+        path = by_module.get(module)
+        if path is None:
+            continue
+        if end < len(parts) and path.endswith("__init__.py") and depth < 8:
+            source = reexports.get(module, {}).get(parts[end])
+            if source is not None and source != name:
+                found = _resolve(source, by_module, reexports, depth + 1)
+                if found is not None:
+                    return found
+        return path
+    return None
+
+
+def _reexports(python: dict[str, PhaseFacts]) -> dict[str, dict[str, str]]:
+    """Per package: the names its __init__.py imports, each with the dotted name it imports it as."""
+    result: dict[str, dict[str, str]] = {}
+    for path, f in python.items():
+        if not f.module or not path.endswith("__init__.py"):
+            continue
+        names: dict[str, str] = {}
+        for imported in f.imports:
+            last = imported.rsplit(".", 1)[-1]
+            if imported != f.module and not imported.startswith(f.module + "." + last + "."):
+                names.setdefault(last, imported)
+        result[f.module] = names
+    return result
 
 
 def _reachable(start: str, graph: dict[str, set[str]]) -> set[str]:
@@ -227,11 +317,18 @@ def _entry_phases(entry: PhaseFacts, reached: list[PhaseFacts]) -> tuple[set[str
 
 
 def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
-    """A finding belongs to the phases of its file; environment files and unplaced code belong to all."""
+    """A finding belongs to the phases of its file; environment files (manifests, setup.py, images, native sources)
+    belong to all. Python code that no entry point imports belongs to none when the project has entry points: a phase holds
+    only what its entries import."""
     phases = assignment.by_path.get(finding.path)
     if not phases:
+        if assignment.entries and finding.path.endswith(PYTHON_SUFFIXES) and finding.role != "build":
+            return []
         return list(assignment.phases)
     return [p for p in PHASES if p in phases]
+
+
+PYTHON_SUFFIXES = (".py", ".pyi", ".ipynb")
 
 
 # Phase matrix ---------------------------------------------------------------------------------------------
@@ -297,7 +394,9 @@ def bottlenecks(work: Effort) -> list[Bottleneck]:
             Bottleneck(
                 id=_bottleneck_id(item, per_rule[item.rule] > 1),
                 rule=item.rule,
-                title=Text(en=f"{item.item} ({item.count}×)", zh=f"{item.item}（{item.count} 处）"),
+                # a one-time adoption item is named by its title, in each language (its item name is the English title)
+                title=Text(en=f"{item.item} ({item.count}×)",
+                           zh=f"{item.replacement.zh if item.kind == 'adoption' and item.replacement else item.item}（{item.count} 处）"),
                 domain=item.domain,
                 severity=severity,
                 count=item.count,
@@ -339,15 +438,19 @@ def roadmap(items: list[Bottleneck]) -> list[RoadmapStep]:
     return steps
 
 
-def verdict(findings: list[Finding], work: Effort, phases: list[str], npu_code: list[str]) -> Verdict:
+def verdict(findings: list[Finding], work: Effort, phases: list[str], npu_code: list[str], assessable: bool = True) -> Verdict:
     """The first level any of whose reasons holds; each reason that holds becomes a driver. Only required work
     (counted findings) decides; a project with its own NPU backend is never infeasible."""
     data = plan_data()["verdict"]
+    if not assessable:
+        return Verdict(verdict="not-applicable", label=Text(**data["labels"]["not-applicable"]), drivers=[
+            Text(en="nothing to assess: no PyTorch or CUDA code found", zh="无可评估内容：未发现 PyTorch 或 CUDA 代码")])
     blocking, rebuilding, engineering_items, needed_everywhere = set(), set(), set(), set()
     all_phases = set(phases)
+    main = work.main_phase
     for f in findings:  # one pass: a large project has 100k+ findings
-        if not f.counted:
-            continue
+        if not f.counted or (main is not None and main not in f.phases):
+            continue  # the verdict is the main phase's: other phases' items are estimated beside it
         severity, migration = f.severity, f.migration
         if severity == "blocker":
             blocking.add(_item(f))
@@ -383,8 +486,9 @@ def verdict(findings: list[Finding], work: Effort, phases: list[str], npu_code: 
             break
     else:
         name = "feasible"
-        drivers = [_driver(f"no blocker, nothing unsupported, no high-severity engineering item, estimate up to {high_days:g} person-days",
-                           f"无阻塞项、无不受支持项、无高严重度工程项，估算最多 {high_days:g} 人天", [])]
+        # what was checked, not more: high-severity findings with a planned rewrite may remain (a notebook's)
+        drivers = [_driver(f"no blocker, nothing to rebuild, no kernel or port to design, estimate up to {high_days:g} person-days",
+                           f"无阻塞项、无需重建项、无需设计的算子或移植，估算最多 {high_days:g} 人天", [])]
     if name == "infeasible" and npu_code:
         name = "difficult"
         drivers.append(Text(en=f"not infeasible: the project has its own NPU backend ({len(npu_code)} files)",

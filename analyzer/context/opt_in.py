@@ -1,0 +1,245 @@
+"""Code that runs only when a user opts in: `optional`, with the switch that turns it on as the reason.
+
+Per site (OptInReader, asked after the guards):
+- an integration of another framework: a site about DeepSpeed inside a function every call of which in the file sits
+  under a condition naming DeepSpeed (`if self.distributed_type == DistributedType.DEEPSPEED: self._prepare_deepspeed()`),
+  or inside a class named for the framework's integration (`class MegatronLMPlugin`);
+- a helper named for an opt-in feature (`def compile_regions(...)` around torch.compile) runs when its caller turns
+  the feature on;
+- a type check naming a class (`isinstance(model, (DistributedDataParallel, DataParallel))`) is no use of the class.
+
+Per module (opt_in_modules, from every file's facts):
+- a module named like a configuration choice of a chain that has a default arm (torchtitan's
+  `elif comm_backend == "minimal_async_ep":` beside "standard" selects distributed/minimal_async_ep/);
+- a module no product code imports that a string of the project names (torchtitan's overrides/fused_swiglu.py, loaded
+  by name when `--override.imports` or a preset lists "torchtitan.overrides.fused_swiglu.fused_swiglu").
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import PurePosixPath
+
+from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same, _tokens_of, _words
+from ascend_feasibility.analyzer.context.project import ProjectContext
+from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.knowledge.models import OptInConventions
+from tree_sitter import Node
+
+MAX_DEPTH = 400
+MAX_CALLS = 50
+MAX_NAME_USES = 200
+TYPE_CHECK_CARRIERS = {"attribute", "identifier", "tuple", "parenthesized_expression", "list", "expression_list"}
+
+
+class OptInReader:
+    def __init__(self, conventions: OptInConventions, guards: GuardReader) -> None:
+        self.conventions = conventions
+        self.guards = guards
+        self.packages = tuple(conventions.integration_packages)
+        self.class_words = tuple(conventions.integration_class_words)
+        self.type_checks = frozenset(conventions.type_check_calls)
+        self.type_check_domains = frozenset(conventions.type_check_domains)
+
+    def guard(self, node: Node, domain: str, symbol: str, rule: str = "") -> Guard | None:
+        if rule in self.guards.flag_rules:
+            found = self._feature_helper(node)
+            if found is not None:
+                return found
+        package = self._package(symbol)
+        if package is not None:
+            found = self._integration(node, package)
+            if found is not None:
+                return found
+        if domain in self.type_check_domains:
+            return self._type_check(node)
+        return None
+
+    def _feature_helper(self, node: Node) -> Guard | None:
+        """A site inside a function named for the opt-in feature itself (`def compile_regions(module):` around
+        torch.compile): the function is the feature, and runs only when its caller turns the feature on."""
+        current, depth = node.parent, 0
+        while current is not None and depth < MAX_DEPTH:
+            if current.type == "function_definition":
+                name = current.child_by_field_name("name")
+                words = [w for w in parsing.text(name).lower().split("_") if w] if name is not None else []
+                if any(self.guards.is_flag(w) for w in words):
+                    return Guard("optional", name)
+            current, depth = current.parent, depth + 1
+        return None
+
+    def _package(self, symbol: str) -> str | None:
+        root = symbol.split(".", 1)[0].lower()
+        return next((p for p in self.packages if root == p or root.startswith(p + "_")), None)
+
+    # integrations ----------------------------------------------------------------------------------------------
+    def _integration(self, node: Node, package: str) -> Guard | None:
+        token = package.replace("_", "")
+        current, depth = node.parent, 0
+        while current is not None and depth < MAX_DEPTH:
+            if current.type == "class_definition":
+                name = current.child_by_field_name("name")
+                lowered = parsing.text(name).lower() if name is not None else ""
+                if token in lowered.replace("_", "") and any(w in lowered for w in self.class_words):
+                    return Guard("optional", name)
+            if current.type == "function_definition":
+                switch = self._callers_switch(current, token)
+                if switch is not None:
+                    return switch
+            current, depth = current.parent, depth + 1
+        return None
+
+    def _callers_switch(self, function: Node, token: str) -> Guard | None:
+        """The condition every call of this function (in the file) sits under, when it names the framework."""
+        name = function.child_by_field_name("name")
+        if name is None:
+            return None
+        calls = [c for c in self.guards.calls_named(function).get(parsing.text(name), [])
+                 if not (function.start_byte <= c.start_byte < function.end_byte)]
+        if not calls or len(calls) > MAX_CALLS:
+            return None
+        switches = [self._switch_above(call, token) for call in calls]
+        if any(s is None for s in switches):
+            return None
+        return Guard("optional", switches[0])
+
+    @staticmethod
+    def _switch_above(node: Node, token: str) -> Node | None:
+        """The nearest if/elif condition above `node`, when the branch holding `node` is the one it selects and it
+        names the framework (`DistributedType.DEEPSPEED`)."""
+        child, parent, depth = node, node.parent, 0
+        while parent is not None and depth < MAX_DEPTH and parent.type not in {"function_definition", "module"}:
+            if parent.type in {"if_statement", "elif_clause"}:
+                condition = parent.child_by_field_name("condition")
+                body = parent.child_by_field_name("consequence") if parent.type == "if_statement" else parent
+                inside = body is not None and body.start_byte <= child.start_byte and child.end_byte <= body.end_byte
+                if condition is not None and inside and not _same(condition, child):
+                    if token in {t.replace("_", "") for t in _tokens_of(_words(condition))} or token in parsing.text(condition).lower().replace("_", ""):
+                        return condition
+                    return None
+            child, parent, depth = parent, parent.parent, depth + 1
+        return None
+
+    # type checks -----------------------------------------------------------------------------------------------
+    def _type_check(self, node: Node) -> Guard | None:
+        """A class named only as a type to test against: in isinstance/issubclass's arguments, or in a tuple bound to
+        a name that is used only there."""
+        child, parent = node, node.parent
+        while parent is not None and parent.type in TYPE_CHECK_CARRIERS:
+            child, parent = parent, parent.parent
+        if parent is None:
+            return None
+        if parent.type == "argument_list" and self._is_type_check(parent.parent):
+            return Guard("optional", parent.parent)
+        right = parent.child_by_field_name("right") if parent.type == "assignment" else None
+        if right is not None and _same(right, child):
+            target = parent.child_by_field_name("left")
+            if target is not None and target.type == "identifier" and self._only_type_checked(parent, parsing.text(target)):
+                return Guard("optional", parent)
+        return None
+
+    def _is_type_check(self, call: Node | None) -> bool:
+        if call is None or call.type != "call":
+            return False
+        function = call.child_by_field_name("function")
+        return function is not None and parsing.text(function) in self.type_checks
+
+    def _only_type_checked(self, assignment: Node, name: str) -> bool:
+        scope = assignment.parent
+        while scope is not None and scope.type not in {"function_definition", "module"}:
+            scope = scope.parent
+        if scope is None:
+            return False
+        uses, stack, seen = [], [scope], 0
+        while stack and seen < 20000:
+            current = stack.pop()
+            seen += 1
+            if current.type == "identifier" and parsing.text(current) == name:
+                uses.append(current)
+                if len(uses) > MAX_NAME_USES:
+                    return False
+            stack.extend(current.children)
+        uses = [u for u in uses if not (assignment.start_byte <= u.start_byte < assignment.end_byte)]
+        return bool(uses) and all(self._type_check_use(u) for u in uses) and any(
+            u.parent is not None and u.parent.type == "argument_list" for u in uses)
+
+    def _type_check_use(self, use: Node) -> bool:
+        """An argument of isinstance/issubclass, or the tuple growing (`options += (DeepSpeedEngine,)`)."""
+        parent = use.parent
+        if parent is None:
+            return False
+        if parent.type == "argument_list":
+            return self._is_type_check(parent.parent)
+        return parent.type == "augmented_assignment" and parent.child_by_field_name("left") is not None and \
+            parent.child_by_field_name("left").start_byte == use.start_byte
+
+
+# Modules ---------------------------------------------------------------------------------------------------------
+def opt_in_modules(facts, context: ProjectContext, conventions: OptInConventions) -> dict[str, tuple[str, str]]:
+    """path → ("optional", the switch) for modules that run only when configuration selects or names them."""
+    counted = [f for f in facts if context.of(f.path).role in COUNTED_ROLES and context.of(f.path).reach == "runs"]
+    result: dict[str, tuple[str, str]] = {}
+    choices = _choices(counted, conventions)
+    for f in counted:
+        if not f.module:
+            continue
+        view = PurePosixPath(f.path)
+        parts = [*view.parts[:-1], view.stem]
+        for part in reversed(parts[1:]):  # the most specific part first (deepep/hybridep.py is hybridep's)
+            choice = choices.get(part.lower())
+            if choice is not None and choice[0] != f.path:
+                path, line, condition = choice
+                result[f.path] = ("optional", f"selected by configuration: `{condition}` ({path}:{line})")
+                break
+    named = _named_only(facts, counted, context)
+    for path, reason in named.items():
+        result.setdefault(path, ("optional", reason))
+    return result
+
+
+def _choices(counted, conventions: OptInConventions) -> dict[str, tuple[str, int, str]]:
+    defaults = {d.lower() for d in (*conventions.default_choices, *conventions.mode_choices)}
+    found: dict[str, tuple[str, int, str]] = {}
+    for f in counted:
+        for value, line, condition, has_default in f.choices:
+            lowered = value.lower()
+            if has_default and lowered not in defaults and len(lowered) >= 4 and lowered.isidentifier():
+                found.setdefault(lowered, (f.path, line, condition))
+    return found
+
+
+def _named_only(facts, counted, context: ProjectContext) -> dict[str, str]:
+    """Modules of product code that no product code imports and a string of the project names by their dotted
+    name: plugins and overrides loaded by name."""
+    imported: set[str] = set()
+    for f in counted:
+        for name in f.imports:
+            if not name.startswith(f.module + ".") or not f.module:
+                imported.add(name)
+    names: dict[str, tuple[str, int]] = {}
+    for f in facts:
+        for text, line in f.module_strings:
+            names.setdefault(text, (f.path, line))
+    if not names:
+        return {}
+    by_prefix: dict[str, tuple[str, int]] = {}
+    for text, where in names.items():
+        parts = text.split(".")
+        for end in range(2, len(parts) + 1):
+            by_prefix.setdefault(".".join(parts[:end]), where)
+    imported_prefixes = defaultdict(bool)
+    for name in imported:
+        parts = name.split(".")
+        for end in range(1, len(parts) + 1):
+            imported_prefixes[".".join(parts[:end])] = True
+    result = {}
+    for f in counted:
+        if (not f.module or PurePosixPath(f.path).name == "__init__.py" or f.main_guard
+                or f.module not in by_prefix or imported_prefixes.get(f.module)):
+            continue
+        path, line = by_prefix[f.module]
+        if path == f.path:
+            continue
+        result[f.path] = f"loaded by name only, when a configuration lists it: '{f.module}' is named at {path}:{line}; no product code imports it"
+    return result

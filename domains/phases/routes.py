@@ -1,0 +1,96 @@
+"""The routes to Ascend that exist for the analysed project or for what it builds on (knowledge/routes/routes.toml):
+which applies, and for a project that is one of them, the estimate by that route beside porting its code."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, CustomOpRow, DaysRange, Effort, Finding, RouteNote, Text
+from ascend_feasibility.domains.phases.estimate import bucket_of, step0_days, work_days
+from ascend_feasibility.domains.phases.facts import PhaseFacts, module_name
+from ascend_feasibility.knowledge import load_routes
+from ascend_feasibility.knowledge.models import Route
+
+MAX_BUILDS_ON = 6
+
+
+def route_notes(facts: list[PhaseFacts], own_packages: frozenset[str], findings: list[Finding], work: Effort,
+                kernels: list[CustomOpRow], role_of: Callable[[str], str], data: dict) -> list[RouteNote]:
+    routes = load_routes().route
+    own = set(own_packages) | _root_folders(facts, role_of)
+    notes = [_is(route, findings, work, kernels, data) for route in routes if own & set(route.packages)]
+    imported = {name for f in facts if role_of(f.path) in {*COUNTED_ROLES, "example"} for name in f.imports}
+    mine = {n.id for n in notes}
+    for route in routes:
+        if route.id in mine or len(notes) >= len(mine) + MAX_BUILDS_ON:
+            continue
+        if any(name == m or name.startswith(m + ".") for m in route.modules for name in imported):
+            notes.append(_note(route, "builds-on"))
+    return notes
+
+
+def _root_folders(facts: list[PhaseFacts], role_of: Callable[[str], str]) -> set[str]:
+    """Top folders of product Python code (a namespace package such as Megatron-LM's megatron/ has no __init__.py, so
+    it is not among the own packages the context finds)."""
+    roots = set()
+    for f in facts:
+        parts = f.path.split("/")
+        if f.module and len(parts) > 1 and role_of(f.path) in COUNTED_ROLES:
+            roots.add(parts[1] if parts[0] == "src" and len(parts) > 2 else parts[0])
+    return roots
+
+
+def builds_on_driver(notes: list[RouteNote]) -> Text | None:
+    """One line naming what the project builds on that has a route (or has none) on Ascend."""
+    others = [n for n in notes if n.relation == "builds-on"]
+    if not others:
+        return None
+    words = {"supported": ("route", "有路径"), "partial": ("partial route", "部分路径"),
+             "reference": ("reference path", "参考实现路径"), "none": ("no route on Ascend", "昇腾上无可用路径")}
+    en = "; ".join(f"{n.project} ({words[n.status][0]})" for n in others)
+    zh = "；".join(f"{n.project}（{words[n.status][1]}）" for n in others)
+    return Text(en=f"builds on: {en} — see Routes", zh=f"依赖：{zh}——见“可用路径”")
+
+
+def _note(route: Route, relation: str, estimate: DaysRange | None = None, outside: DaysRange | None = None) -> RouteNote:
+    return RouteNote(id=route.id, project=route.project, relation=relation, status=route.status,
+                     route=Text(en=route.route.en, zh=route.route.zh), note=Text(en=route.note.en, zh=route.note.zh),
+                     source=route.source, releases=Text(en=route.releases.en, zh=route.releases.zh), estimate=estimate, outside=outside)
+
+
+def _is(route: Route, findings: list[Finding], work: Effort, kernels: list[CustomOpRow], data: dict) -> RouteNote:
+    """By the route: Step 0 and adopting the route once (spread by its confidence). When the route lists the modules it
+    covers, the main phase's required work in the others is given apart (features the route leaves out)."""
+    per_day = data["effort"]["hours_per_day"]
+    spread = data["estimate"]["spread"][route.confidence]
+    low0, high0 = step0_days(work)
+    estimate = DaysRange(low_days=round(low0 + route.hours / spread / per_day, 2),
+                         high_days=round(high0 + route.hours * spread / per_day, 2))
+    outside = None
+    if route.covers or route.status in {"partial", "reference"}:
+        # a partial route (Liger-Kernel's Ascend backend) or a reference path leaves the code's remaining work to port:
+        # all of it when the route does not list the modules it covers
+        covered = set(route.covers)
+        main = work.main_phase
+        left = [f for f in findings if bucket_of(f) == "required" and (main is None or main in f.phases)
+                and module_name(f.path) not in covered]
+        outside = work_days(left, kernels, data)
+    return _note(route, "is", estimate, outside)
+
+
+def route_driver(note: RouteNote, work: Effort) -> Text:
+    """The verdict's line naming the route, with its estimate beside porting the code itself."""
+    est, total = note.estimate, work.total
+    en = (f"route: {note.route.en} — by that route {est.low_days:g}–{est.high_days:g} person-days (Step 0 and adopting "
+          f"it once), porting the code itself {total.low_days:g}–{total.high_days:g}")
+    zh = (f"可用路径：{note.route.zh}——按该路径 {est.low_days:g}–{est.high_days:g} 人天（第 0 步与一次性采用），"
+          f"直接移植代码 {total.low_days:g}–{total.high_days:g} 人天")
+    if note.outside is not None and note.outside.high_days:
+        low, high = f"{note.outside.low_days:g}", f"{note.outside.high_days:g}"
+        if note.status == "supported":
+            en += f"; the route does not cover {low}–{high} person-days of that work (modules it does not patch)"
+            zh += f"；其中 {low}–{high} 人天的工作不在该路径覆盖范围（未打补丁的模块）"
+        else:
+            en += f"; the route leaves {low}–{high} person-days of that work to port (its kernels and features it lacks)"
+            zh += f"；该路径仍留下 {low}–{high} 人天的工作需要移植（其缺少的算子与功能）"
+    return Text(en=en, zh=zh)
