@@ -226,3 +226,59 @@ def test_planted_shard_link_is_not_written_through(tmp_path):
     shard.symlink_to(outside)
     cache.store(project_file, result)
     assert not list(outside.iterdir()) and cache.written == 0
+
+
+def _aged_tree(tmp_path: Path) -> Path:
+    """A tree whose files were last changed an hour ago (older than the stat index's racy window)."""
+    tree = _bigger_tree(tmp_path)
+    old = os.stat(tree).st_mtime - 3600
+    for path in tree.rglob("*"):
+        os.utime(path, (old, old))
+    return tree
+
+
+def _project_reads(monkeypatch, tree: Path) -> list[str]:
+    reads: list[str] = []
+    real = cache_module.read_bytes
+
+    def counting(path, *args, **kwargs):
+        if str(path).startswith(str(tree)):
+            reads.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(cache_module, "read_bytes", counting)
+    return reads
+
+
+def test_a_warm_run_reads_no_file_whose_stat_is_unchanged(tmp_path, monkeypatch):
+    tree, folder = _aged_tree(tmp_path), tmp_path / "cache"
+    cold = analyze(tree, AnalyzeOptions(jobs=1, cache_dir=folder))
+    reads = _project_reads(monkeypatch, tree)
+    warm = analyze(tree, AnalyzeOptions(jobs=1, cache_dir=folder))
+    assert reads == [] and warm.model_dump() == cold.model_dump()
+
+
+def test_a_file_changed_in_place_is_read_again_even_with_its_old_size_and_mtime(tmp_path, monkeypatch):
+    tree, folder = _aged_tree(tmp_path), tmp_path / "cache"
+    analyze(tree, AnalyzeOptions(jobs=1, cache_dir=folder))
+    target = tree / "pkg0" / "m00.py"
+    before = os.stat(target)
+    text = target.read_text()
+    target.write_text(text.replace("synchronize", "empty_cache"[: len("synchronize")].ljust(len("synchronize"), "_")))
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))  # same size and mtime: only ctime tells
+    reads = _project_reads(monkeypatch, tree)
+    warm = analyze(tree, AnalyzeOptions(jobs=1, cache_dir=folder))
+    assert str(target) in reads
+    assert warm.model_dump() == analyze(tree, AnalyzeOptions(jobs=1)).model_dump()
+
+
+def test_a_damaged_stat_index_is_an_empty_one(tmp_path):
+    tree, folder = _aged_tree(tmp_path), tmp_path / "cache"
+    plain = analyze(tree, AnalyzeOptions(jobs=1)).model_dump()
+    analyze(tree, AnalyzeOptions(jobs=1, cache_dir=folder))
+    (index,) = list(folder.rglob("stat/*.json"))
+    stored, _, payload = index.read_bytes().partition(b"\n")
+    index.write_bytes(stored + b"\n" + payload.replace(b'"pkg0/m00.py"', b'"pkg0/m04.py"', 1))  # digests swapped
+    assert analyze(tree, AnalyzeOptions(jobs=1, cache_dir=folder)).model_dump() == plain
+    index.write_bytes(b"\x00garbage")
+    assert analyze(tree, AnalyzeOptions(jobs=1, cache_dir=folder)).model_dump() == plain

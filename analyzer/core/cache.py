@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -84,11 +86,80 @@ def _seal(key: str, payload: bytes) -> bytes:
     return hashlib.blake2b(key.encode("ascii") + b"\0" + payload, digest_size=32).hexdigest().encode("ascii")
 
 
+class StatIndex:
+    """The content digest of each file a run read, by the file's stat (size, mtime, ctime, inode), as git's index and
+    ruff's cache keep them: a warm run trusts a file whose stat is unchanged and reads only the others. One sealed
+    JSON file per analyzed root in the cache folder; one that does not load is an empty index (every file is read).
+    A file modified in the last seconds before the run is not recorded: a second edit in the same clock tick would keep
+    its stat (git's racy-clean case); its ctime, which any later write or utime changes, is part of the match."""
+
+    RACY_NS = 2_000_000_000
+
+    def __init__(self, folder: Path, root: Path) -> None:
+        name = hashlib.blake2b(os.fsencode(os.path.realpath(root)), digest_size=16).hexdigest()
+        self.path = folder / "stat" / f"{name}.json"
+        self._key = f"stat-{name}"
+        self._started_ns = time.time_ns()
+        self._entries: dict[str, list] = {}
+        self._changed = False
+        try:
+            stored, _, payload = read_bytes(str(self.path), limit=MAX_ENTRY_BYTES).partition(b"\n")
+            if stored == _seal(self._key, payload):
+                entries = json.loads(payload)
+                if isinstance(entries, dict):
+                    self._entries = entries
+        except Exception:  # noqa: BLE001 - missing, truncated, corrupt or foreign: an empty index
+            self._entries = {}
+
+    @staticmethod
+    def stat_of(absolute: str) -> list[int] | None:
+        try:
+            info = os.stat(absolute)
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
+
+    def digest(self, path: str, stat_now: list[int] | None) -> str | None:
+        entry = self._entries.get(path)
+        if stat_now is None or not isinstance(entry, list) or len(entry) != 5 or entry[:4] != stat_now:
+            return None
+        return entry[4] if isinstance(entry[4], str) else None
+
+    def record(self, path: str, stat_now: list[int] | None, digest: str) -> None:
+        if stat_now is None or self._started_ns - stat_now[1] < self.RACY_NS:
+            return
+        self._entries[path] = [*stat_now, digest]
+        self._changed = True
+
+    def save(self) -> None:
+        if not self._changed:
+            return
+        payload = json.dumps(self._entries, separators=(",", ":"), sort_keys=True).encode("utf-8")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = tempfile.NamedTemporaryFile("wb", dir=self.path.parent, prefix=f".{self.path.name}.",
+                                                 suffix=".tmp", delete=False)
+            try:
+                with handle:
+                    handle.write(_seal(self._key, payload) + b"\n" + payload)
+                os.replace(handle.name, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(handle.name)
+                raise
+        except OSError:
+            return  # a read-only or full cache folder: the next run reads the files again
+
+
 class FileCache:
     """Per-file results of one run's settings (target, project context) in `folder`."""
 
-    def __init__(self, folder: Path, target: str, context: ProjectContext, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, folder: Path, target: str, context: ProjectContext, max_bytes: int = DEFAULT_MAX_BYTES,
+                 root: Path | None = None) -> None:
         self.folder = folder / f"v{CACHE_LAYOUT}"
+        self.stats = StatIndex(self.folder, root) if root is not None else None
         self.context = context
         self.max_bytes = max_bytes
         self.hits = self.misses = self.written = 0
@@ -112,11 +183,17 @@ class FileCache:
         """The file's key, from its content; None when the file cannot be cached or read (the worker will say why)."""
         if not self.cacheable(project_file):
             return None
-        try:
-            data = read_bytes(project_file.absolute, project_file.size)
-        except Unreadable:
-            return None
-        return self.key(project_file, content_digest(data))
+        stat_now = StatIndex.stat_of(project_file.absolute) if self.stats is not None else None
+        digest = self.stats.digest(project_file.path, stat_now) if self.stats is not None else None
+        if digest is None:
+            try:
+                data = read_bytes(project_file.absolute, project_file.size)
+            except Unreadable:
+                return None
+            digest = content_digest(data)
+            if self.stats is not None:
+                self.stats.record(project_file.path, stat_now, digest)
+        return self.key(project_file, digest)
 
     def has(self, key: str | None) -> bool:
         return key is not None and os.path.isfile(self._entry(key))
@@ -177,7 +254,10 @@ class FileCache:
         self.written += 1
 
     def trim(self) -> None:
-        """Past the size bound, remove the least recently used entries (and temporary files of runs that died)."""
+        """Past the size bound, remove the least recently used entries (and temporary files of runs that died); keep
+        the stat index for the next run."""
+        if self.stats is not None and self._usable:
+            self.stats.save()
         if not self.written:
             return
         entries, total = [], 0

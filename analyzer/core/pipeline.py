@@ -124,7 +124,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     cache = None
     if options.cache_dir is not None:
         target_key = f"{worker.target.requested}|{worker.target.release.torch_npu}"
-        cache = FileCache(options.cache_dir, target_key, context, options.cache_max_bytes)
+        cache = FileCache(options.cache_dir, target_key, context, options.cache_max_bytes, root)
     started, cpu_started = time.perf_counter(), time.process_time()
     ordered = sorted(files, key=lambda f: f.path)
     for done, result in enumerate(_run(ordered, worker, options.jobs, context, cache), start=1):
