@@ -742,3 +742,39 @@ def test_a_name_an_import_error_handler_binds_to_none_is_an_availability_gate():
     raising = guarded.replace("    xops = None\n", "    xops = None\n    raise\n")
     assert reach_of(raising, "ATT010")[0][0] == "runs"
 
+
+
+def _project_findings(tmp_path, files):
+    from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    return analyze(tmp_path, AnalyzeOptions(jobs=1)).findings
+
+
+SELF_TEST = ("import torch\n\ndef block(x):\n    return x * 2\n\n\n"
+             "if __name__ == '__main__':\n    x = torch.randn(2).cuda()\n    print(block(x))\n")
+
+
+def test_the_main_block_of_a_library_module_the_project_imports_is_its_self_test(tmp_path):
+    found = _project_findings(tmp_path, {
+        "lib/__init__.py": "", "lib/unet.py": SELF_TEST,
+        "train.py": "from lib.unet import block\n\nif __name__ == '__main__':\n    print(block(1))\n",
+    })
+    site = next(f for f in found if f.path == "lib/unet.py" and f.rule == "DEV004")
+    assert site.role == "test" and "self-test" in site.reach_reason
+
+
+def test_a_script_nothing_imports_or_outside_a_package_keeps_its_main_block(tmp_path):
+    found = _project_findings(tmp_path / "a", {"lib/__init__.py": "", "lib/unet.py": SELF_TEST})  # nothing imports it
+    assert next(f for f in found if f.rule == "DEV004").role == "product"
+    found = _project_findings(tmp_path / "b", {  # imported, but a top-level script, not a package's module
+        "unet.py": SELF_TEST, "train.py": "from unet import block\n",
+    })
+    assert next(f for f in found if f.path == "unet.py" and f.rule == "DEV004").role == "product"
+    found = _project_findings(tmp_path / "c", {  # a package's module that a launch script runs
+        "lib/__init__.py": "", "lib/unet.py": SELF_TEST, "train.py": "from lib.unet import block\n",
+        "run.sh": "python lib/unet.py\n",
+    })
+    assert next(f for f in found if f.path == "lib/unet.py" and f.rule == "DEV004").role == "product"

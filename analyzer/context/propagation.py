@@ -36,6 +36,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     if guarded is None:
         guarded = guarded_modules(facts, context)
     test_only = test_only_functions(facts, context)
+    for path, ranges in self_test_blocks(facts, context).items():
+        test_only.setdefault(path, []).extend(ranges)
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
@@ -97,6 +99,34 @@ def test_only_functions(facts: list[ModuleFacts], context: ProjectContext) -> di
                 first = sorted(users)[0]
                 more = f" and {len(users) - 1} more" if len(users) > 1 else ""
                 result[f.path].append((start, end, f"{name}() is imported only by tests: {first}{more}"))
+    return result
+
+
+def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
+    """The `if __name__ == "__main__":` block of a package's module that the project's product code imports (sd-scripts'
+    library/sdxl_original_unet.py): the module is a library, the block its self-test or demo. A script nothing imports,
+    or one a launch script runs, keeps its block as product code."""
+    packages = {f.path[: -len("__init__.py")] for f in facts if f.path.endswith("__init__.py")}
+    launched = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}
+    importers: dict[str, set[str]] = defaultdict(set)  # a module (or a name in it) → the product files importing it
+    for f in facts:
+        if context.of(f.path).role in COUNTED_ROLES:
+            for name in f.imports:
+                parts = name.split(".")
+                for end in range(1, len(parts) + 1):
+                    importers[".".join(parts[:end])].add(f.path)
+    result: dict[str, list[tuple[int, int, str]]] = {}
+    for f in facts:
+        if f.main_block is None or not f.module or context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        folder = f.path[: f.path.rfind("/") + 1]
+        if not folder or folder not in packages or PurePosixPath(f.path).name in launched:
+            continue
+        users = sorted(importers.get(f.module, set()) - {f.path})
+        if users:
+            start, end = f.main_block
+            result[f.path] = [(start, end, f"line {start}: the self-test under `if __name__ == \"__main__\":` of a "
+                                           f"module the project imports ({users[0]})")]
     return result
 
 

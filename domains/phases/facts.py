@@ -97,6 +97,7 @@ class PhaseFacts:
     module: str = ""  # dotted module name of a Python file
     imports: list[str] = field(default_factory=list)  # absolute dotted names imported (relative ones resolved)
     main_guard: bool = False
+    main_block: tuple[int, int] | None = None  # 1-based first and last line of the `if __name__ == "__main__":` block
     top_level_code: bool = False  # runs work at import time (a script without a __main__ guard)
     evidence: dict[str, int] = field(default_factory=dict)  # phase → signals
     models: list[ModelClass] = field(default_factory=list)
@@ -132,6 +133,7 @@ class PhaseFacts:
                 continue  # imported plainly in an earlier cell
             self.guarded_imports.setdefault(module, reach)
         self.main_guard |= other.main_guard
+        self.main_block = self.main_block or other.main_block
         self.top_level_code |= other.top_level_code
         for phase, count in other.evidence.items():
             self.evidence[phase] = self.evidence.get(phase, 0) + count
@@ -258,9 +260,11 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
             if parsing.text(name) not in called and function is not None:
                 facts.exported_functions.append((parsing.text(name), function.start_point.row + 1, function.end_point.row + 1))
     facts.top_level_code = _runs_at_top_level(unit.tree())
-    facts.main_guard = any(
-        "__name__" in parsing.text(c) and "__main__" in parsing.text(c) for c in found.get("condition", [])
-    )
+    guards = [c for c in found.get("condition", []) if "__name__" in parsing.text(c) and "__main__" in parsing.text(c)]
+    facts.main_guard = bool(guards)
+    block = guards[0].parent if guards else None
+    if block is not None and block.type == "if_statement" and block.parent is not None and block.parent.type == "module":
+        facts.main_block = (block.start_point.row + 1, block.end_point.row + 1)
     facts.choices = _choices(found.get("condition", []))
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     evidence = {phase: 0 for phase in PHASES}
