@@ -573,6 +573,10 @@ def test_cuda_seed_beside_torch_manual_seed():
     assert seeded["DEV106"][0].reach == "npu-path" and "line 3" in seeded["DEV106"][0].reach_reason
     alone = found("import torch\ndef seed(s):\n    torch.cuda.manual_seed(s)\n")
     assert alone["DEV106"][0].reach == "runs"
+    random = found("import torch\ndef seed():\n    s = torch.seed()\n    torch.cuda.seed()\n    return s\n")
+    assert random["DEV106"][0].reach == "npu-path"  # torch.seed() seeds every device with the same random seed
+    mixed = found("import torch\ndef seed():\n    torch.seed()\n    torch.cuda.manual_seed(42)\n")
+    assert mixed["DEV106"][0].reach == "runs"  # a fixed CUDA seed beside a random one: the NPU lacks the fixed seed
 
 
 def test_cuda_check_returning_the_eager_path():
