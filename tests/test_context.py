@@ -782,3 +782,13 @@ def test_a_script_nothing_imports_or_outside_a_package_keeps_its_main_block(tmp_
         "run.sh": "python lib/unet.py\n",
     })
     assert next(f for f in found if f.path == "lib/unet.py" and f.rule == "DEV004").role == "product"
+
+
+def test_an_attention_mode_naming_a_cuda_only_library_is_an_opt_in_choice():
+    code = ("from flash_attn import flash_attn_func\nimport torch.nn.functional as F\n"
+            "def attention(q, k, v, attn_mode='torch'):\n    if attn_mode == 'flash':\n"
+            "        return flash_attn_func(q, k, v)\n    return F.scaled_dot_product_attention(q, k, v)\n")
+    assert reach_of(code, "ATT001")[0][0] != "runs"  # the user picks flash-attn; the default path runs on Ascend
+    chosen_always = code.replace("    if attn_mode == 'flash':\n        return flash_attn_func(q, k, v)\n",
+                                 "    return flash_attn_func(q, k, v)\n")
+    assert reach_of(chosen_always, "ATT001")[0][0] == "runs"
