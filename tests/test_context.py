@@ -792,3 +792,11 @@ def test_an_attention_mode_naming_a_cuda_only_library_is_an_opt_in_choice():
     chosen_always = code.replace("    if attn_mode == 'flash':\n        return flash_attn_func(q, k, v)\n",
                                  "    return flash_attn_func(q, k, v)\n")
     assert reach_of(chosen_always, "ATT001")[0][0] == "runs"
+
+
+def test_a_use_of_an_import_that_falls_back_to_a_local_definition_is_optional():
+    code = ("import torch\ntry:\n    from apex.normalization import FusedRMSNorm as RMSNorm\nexcept ImportError:\n"
+            "    class RMSNorm(torch.nn.Module):\n        pass\n\n\ndef block(dim):\n    return RMSNorm(dim)\n")
+    assert {r for r, _ in reach_of(code, "OPS066")} == {"optional"}
+    no_fallback = code.replace("    class RMSNorm(torch.nn.Module):\n        pass\n", "    RMSNorm = None\n")
+    assert "runs" in {r for r, _ in reach_of(no_fallback, "OPS066")}  # None is no implementation: the call fails

@@ -367,7 +367,8 @@ class GuardReader:
     def start_unit(self) -> None:
         """Forget what was learnt about the previous unit's tree."""
         self._registers_npu_here = None
-        self._fallbacks: set[str] | None = None  # names an ImportError handler binds to None (read once per unit)
+        # names an ImportError handler binds to None, and those it defines again (read once per unit)
+        self._fallbacks: tuple[set[str], dict[str, Node]] | None = None
         self._conditions.clear()
         self._walks.clear()
         self._calls = None
@@ -447,7 +448,25 @@ class GuardReader:
             while root.parent is not None:
                 root = root.parent
             self._fallbacks = _import_fallback_names(root, self.import_errors)
-        return parsing.text(node) in self._fallbacks
+        return parsing.text(node) in self._fallbacks[0]
+
+    def fallback_definition(self, node: Node) -> Guard | None:
+        """A use of a name whose import falls back to a definition of the project's own when it fails (apex's
+        FusedRMSNorm imported as RMSNorm, else a local RMSNorm class): on Ascend the local one runs."""
+        root_name = node
+        while root_name.type in {"call", "attribute"}:
+            root_name = root_name.child_by_field_name("function" if root_name.type == "call" else "object")
+            if root_name is None:
+                return None
+        if root_name.type != "identifier":
+            return None
+        if self._fallbacks is None:
+            root = node
+            while root.parent is not None:
+                root = root.parent
+            self._fallbacks = _import_fallback_names(root, self.import_errors)
+        handler = self._fallbacks[1].get(parsing.text(root_name))
+        return Guard("optional", handler) if handler is not None else None
 
     def _chooses_cuda_only(self, node: Node) -> bool:
         """`comm_backend == "deepep"` / `impl in ("fa3", "flash_attention_3")`: a config value naming a CUDA-only
@@ -543,9 +562,12 @@ def _names_npu_literal(node: Node, npu_tokens: frozenset[str]) -> bool:
     return any(word.lower().split(":")[0] in npu_tokens for word in _words(node))
 
 
-def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> set[str]:
-    """Names a module-level `try` binds by import and its ImportError handler binds to None."""
-    names: set[str] = set()
+def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[set[str], dict[str, Node]]:
+    """What module-level `try` imports fall back to when the import fails: the names the ImportError handler binds to
+    None (an availability flag) and the names it defines again, with the handler (a fallback implementation:
+    `except ImportError: class RMSNorm(nn.Module): ...`)."""
+    to_none: set[str] = set()
+    redefined: dict[str, Node] = {}
     for statement in root.named_children:
         body = statement.child_by_field_name("body") if statement.type == "try_statement" else None
         if body is None:
@@ -561,14 +583,23 @@ def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> set[str
             if block is None or any(line.type == "raise_statement" for line in block.named_children):
                 continue  # the failure goes on: nothing falls back
             for line in block.named_children:
+                definition = line.child_by_field_name("definition") if line.type == "decorated_definition" else line
+                if definition.type in {"class_definition", "function_definition"}:
+                    name = definition.child_by_field_name("name")
+                    if name is not None and parsing.text(name) in imported:
+                        redefined[parsing.text(name)] = clause
+                    continue
                 assignment = line.named_children[0] if line.type == "expression_statement" and line.named_children else None
                 if assignment is None or assignment.type != "assignment":
                     continue
                 left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
-                if left is not None and right is not None and left.type == "identifier" and right.type == "none":
-                    if parsing.text(left) in imported:
-                        names.add(parsing.text(left))
-    return names
+                if left is None or right is None or left.type != "identifier" or parsing.text(left) not in imported:
+                    continue
+                if right.type == "none":
+                    to_none.add(parsing.text(left))
+                else:
+                    redefined[parsing.text(left)] = clause
+    return to_none, redefined
 
 
 def _bound_name(statement: Node, name: Node) -> str:

@@ -337,7 +337,7 @@ class FileWorker:
             role, role_reason = "test", f"line {test.start_point.row + 1}: inside the test function {parsing.text(test.child_by_field_name('name'))}()"
         guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
                  or self.guards.guard_of_callers(node, domain, hit.rule) or self.display.cosmetic(node, hit.rule, hit.symbol)
-                 or self.opt_in.guard(node, domain, hit.symbol, hit.rule))
+                 or self.opt_in.guard(node, domain, hit.symbol, hit.rule) or self.guards.fallback_definition(node))
         if guard is None:
             return Place(role, "runs", role_reason)
         return Place(role, guard.reach, guard.reason())

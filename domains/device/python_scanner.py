@@ -194,8 +194,7 @@ class _FileScan(PythonScan):
             return
         table = literals.device_table(literal.node) if not literal.formatted else None
         if table is not None:
-            quote = '"' if parsing.text(literal.node).startswith('"') else "'"
-            self.hit("device-list", " ".join(parsing.text(table).split())[:80], table, f"{quote}npu{quote}: <the NPU entry>")
+            self.hit("device-list", " ".join(parsing.text(table).split())[:80], table, _with_npu_entry(table, literal.node))
             return
         if literals.is_lookup_key(literal.node):
             return
@@ -293,3 +292,16 @@ class DevicePythonScanner(PythonDomainScanner):
         "device", ".to(", "GradScaler", "multi_processor_count", "profiler",
     )
     scan_class = _FileScan
+
+
+def _with_npu_entry(table: Node, key: Node) -> str:
+    """The dispatch table with an `"npu"` row added after its last entry, its value left to fill (`...`): the gap is
+    the missing row, not the `cuda` one. A table too long to show gets the row alone, as a comment."""
+    quote = '"' if parsing.text(key).startswith('"') else "'"
+    row = f"{quote}npu{quote}: ..."
+    text = " ".join(parsing.text(table).split())
+    if len(text) > 200 or not text.endswith("}"):
+        return f"# add to the table: {row}"
+    body = text[:-1].rstrip().rstrip(",")
+    return f"{body}, {row}}}"
+
