@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-STAGE = ROOT / "mutants" / "stage"
+STAGE = ROOT / "mutants" / "stage"  # --stage NAME: mutants/NAME, for two runs side by side
 PACKAGES = ("analyzer", "domains", "knowledge", "report_templates")
 MUTATED_ROOTS = ("analyzer", "domains", "knowledge")
 PACKAGE = "ascend_feasibility"
@@ -90,16 +90,18 @@ def stage() -> None:
         shutil.move(STAGE / name, STAGE / PACKAGE / name)
 
 
-def write_config(path: str, tests: list[str]) -> None:
-    text = (STAGE / "pyproject.toml").read_text(encoding="utf-8")
-    data = tomllib.loads(text)
-    data.get("tool", {}).pop("mutmut", None)
+def toml_list(items: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(item) for item in items) + "]"  # a JSON string is a TOML basic string
+
+
+def write_config(path: str, tests: list[str], deselect: list[str]) -> None:
+    text = (STAGE / "pyproject.toml").read_text(encoding="utf-8")  # the repository's has no [tool.mutmut] of its own
     config = "\n".join([
         "[tool.mutmut]",
         f'source_paths = ["{PACKAGE}"]',
         f'only_mutate = ["{PACKAGE}/{path}"]',
-        f"pytest_add_cli_args_test_selection = {tests!r}".replace("'", '"'),
-        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q"]',
+        f"pytest_add_cli_args_test_selection = {toml_list(tests)}",
+        f"pytest_add_cli_args = {toml_list(['-p', 'no:cacheprovider', '-q', *(f'--deselect={d}' for d in deselect)])}",
         'also_copy = ["sample_projects", "schemas", "docs", "benchmarks", "README.md"]',
         "use_git_change_detection = false",
         "",
@@ -107,8 +109,8 @@ def write_config(path: str, tests: list[str]) -> None:
     (STAGE / "pyproject.toml").write_text(text + "\n" + config, encoding="utf-8")
 
 
-def run(path: str, tests: list[str], children: int) -> int:
-    write_config(path, tests)
+def run(path: str, tests: list[str], children: int, deselect: list[str]) -> int:
+    write_config(path, tests, deselect)
     shutil.rmtree(STAGE / "mutants", ignore_errors=True)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     code = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(children)], cwd=STAGE,
@@ -124,7 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tests", nargs="+", default=[], help="test files to run instead of the discovered ones")
     parser.add_argument("--max-children", type=int, default=2, help="parallel mutant runs (default 2)")
     parser.add_argument("--list", action="store_true", help="print each file's tests and stop")
+    parser.add_argument("--deselect", action="append", default=[], metavar="NODEID",
+                        help="a test to leave out: one that starts the tool in a subprocess from another folder cannot "
+                             "import mutmut's trampolines (mutmut reads its settings from the working folder)")
+    parser.add_argument("--stage", default="stage", help="folder under mutants/ to stage in (default: stage)")
     args = parser.parse_args(argv)
+    global STAGE
+    STAGE = ROOT / "mutants" / Path(args.stage).name
     if not args.base and not args.files:
         parser.error("give BASE or --files")
     files = args.files or changed_files(args.base)
@@ -138,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     for path, tests in plan:
         if tests:
             print(f"\n== mutating {path}", flush=True)
-            worst = max(worst, run(path, tests, args.max_children))
+            worst = max(worst, run(path, tests, args.max_children, args.deselect))
     return worst
 
 
