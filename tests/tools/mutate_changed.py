@@ -136,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.base and not args.files:
         parser.error("give BASE or --files")
     files = args.files or changed_files(args.base)
+    if not files:
+        print(f"no Python file under {', '.join(MUTATED_ROOTS)} changed since {args.base}")
+        return 0
     plan = [(path, args.tests or tests_for(path)) for path in files]
     for path, tests in plan:
         print(f"{path}: {' '.join(tests) or 'no tests found'}")
