@@ -1,0 +1,263 @@
+"""The version gating of analyzer/context/versions.py, condition by condition: what each reads as true or false at the
+target torch, and what it leaves unknown (None)."""
+
+import pytest
+from ascend_feasibility.analyzer.context.versions import (
+    DECORATED_DEFINITIONS,
+    MAX_NODES,
+    VersionReader,
+    legacy_triton_kernels,
+)
+from ascend_feasibility.analyzer.reading import parsing
+
+FEATURES = {"torch.accelerator": "2.6", "torch.compiler": "2.1"}
+HELPERS = ["is_torch_version", "required_torch_version"]
+
+
+def evaluate(condition: str, torch: str = "2.5.1", before: str = "") -> bool | None:
+    """The last `if` condition of `before` + `if condition: pass`, read at `torch`."""
+    root = parsing.parse("python", f"{before}if {condition}:\n    pass\n".encode())
+    statement = root.named_children[-1]
+    reader = VersionReader(torch, FEATURES, HELPERS)
+    reader.start_unit()
+    return reader.evaluate(statement.child_by_field_name("condition"))
+
+
+@pytest.mark.parametrize(("condition", "expected"), [
+    ('torch.__version__ < "2.3"', False),
+    ('torch.__version__ <= "2.5.1"', True),
+    ('torch.__version__ > "2.5"', True),
+    ('torch.__version__ >= "2.6"', False),
+    ('torch.__version__ == "2.5.1"', True),
+    ('torch.__version__ != "2.5.1"', False),
+    ('"2.6" > torch.__version__', True),  # the literal on the left: the comparison read the other way
+    ('"2.6" <= torch.__version__', False),
+    ('"2.5.1" >= torch.__version__', True),
+    ('"2.3" < torch.__version__', True),
+    ('"2.5.1" == torch.__version__', True),
+    ('"2.5" != torch.__version__', True),
+    ('torch.version.__version__ >= "2"', True),
+    ("torch.__version__ >= 2", True),  # a number as the version
+    ("torch.__version__ < 2.6", True),
+    ('version.parse(torch.__version__) >= version.parse("2.3")', True),
+    ('Version(torch.__version__) < Version("2.3")', False),
+    ('version.parse(version.parse(torch.__version__).base_version) >= version.parse("2.5")', True),
+    ('version.parse(torch.__version__).public < "2.6"', True),
+    ('Version(torch.__version__).release < (2, 3)', None),  # a tuple is not read
+    ('"2.0" < torch.__version__ < "3"', None),  # a chain
+    ('torch.__version__ >= "not a version"', None),
+    ('torch.__version__ >= ""', None),
+    (f'torch.__version__ >= "{"1" * 41}"', None),  # longer than any version
+    ('other.__version__ >= "2"', None),
+    ('torch.__version__ >= other', None),
+    ("torch.__version__", None),
+    (f'torch.__version__ < "{"1" * 40}"', True),  # 40 characters are still read
+    ('torch.__version__ in "2.5.1"', None),  # not a comparison of versions
+    ("version.parse(torch.__version__).major >= 2", None),  # only .base_version and .public keep the version
+    ('str(torch.__version__) >= "2"', None),  # only the version parsers pass their argument through
+    ('packaging.version.parse(torch.__version__) >= "2.5"', True),
+    ('version.parse(  # the running torch\n    torch.__version__) >= "2.5"', True),
+])
+def test_comparisons_with_torchs_version(condition, expected):
+    assert evaluate(condition) is expected
+
+
+@pytest.mark.parametrize(("condition", "expected"), [
+    ('not torch.__version__ < "2"', True),
+    ('(torch.__version__ < "2")', False),
+    ('torch.__version__ > "2" and torch.__version__ < "3"', True),
+    ('torch.__version__ > "2" and torch.__version__ > "3"', False),
+    ('unknown and torch.__version__ < "2"', False),  # a false operand decides `and`
+    ('unknown and torch.__version__ > "2"', None),
+    ('torch.__version__ < "2" or torch.__version__ < "1"', False),
+    ('unknown or torch.__version__ > "2"', True),  # a true operand decides `or`
+    ('unknown or torch.__version__ < "2"', None),
+    ("not unknown", None),
+])
+def test_not_and_or(condition, expected):
+    assert evaluate(condition) is expected
+
+
+@pytest.mark.parametrize(("condition", "torch", "expected"), [
+    ('hasattr(torch, "accelerator")', "2.5.1", False),
+    ('hasattr(torch, "accelerator")', "2.6.0", True),
+    ('hasattr(torch, "compiler")', "2.1.0", True),
+    ('hasattr(torch, "unlisted")', "2.6.0", None),
+    ("hasattr(torch, name)", "2.6.0", None),
+    ('is_torch_version(">=", "2.1")', "2.5.1", True),
+    ('utils.is_torch_version("<", "2.1")', "2.5.1", False),
+    ('is_torch_version("~=", "2.1")', "2.5.1", None),
+    ('is_torch_version(">=", other)', "2.5.1", None),
+    ("required_torch_version(min_version=2.6)", "2.5.1", False),
+    ("required_torch_version(min_version=2.1)", "2.5.1", True),
+    ("required_torch_version(2.1)", "2.5.1", True),
+    ("required_torch_version(min_version=2.1, max_version=2.5)", "2.5.1", False),
+    ("required_torch_version(min_version=2.1, max_version=2.6)", "2.5.1", True),
+    ("required_torch_version(max_version=2.6)", "2.5.1", True),
+    ("required_torch_version(max_version=2.6)", "2.7.0", False),
+    ("required_torch_version(min_version=low)", "2.5.1", None),
+    ("required_torch_version()", "2.5.1", None),
+    ("other_helper(min_version=2.1)", "2.5.1", None),
+    ('diffusers.utils.is_torch_version(">=", "2.1")', "2.5.1", True),
+    ('is_torch_version(">=", 2.1)', "2.5.1", True),
+    ('is_torch_version(">=", version.parse("2.6"))', "2.5.1", False),
+    ('required_torch_version(min_version=Version("2.1"))', "2.5.1", True),
+    ('is_torch_version(  # at least\n    ">=", "2.1")', "2.5.1", True),
+])
+def test_feature_gates_and_version_helpers(condition, torch, expected):
+    assert evaluate(condition, torch) is expected
+
+
+def test_names_assigned_in_the_unit():
+    parsed = "import torch\nfrom packaging import version\ntv = version.parse(torch.__version__)\n"
+    assert evaluate('tv >= version.parse("2.6")', before=parsed) is False
+    assert evaluate('tv >= version.parse("2.5")', before=parsed) is True
+    assert evaluate('version.parse("2.6") > tv', before=parsed) is True
+    assert evaluate('limit <= torch.__version__', before='limit = "2.6"\n') is False
+    assert evaluate("NEW", before='NEW = torch.__version__ >= "2.1"\n') is True
+    assert evaluate("not NEW", before='NEW = torch.__version__ >= "2.1"\n') is False
+    assert evaluate("NEW", before="NEW = 1\n") is None  # a name is read only as a version or a decided condition
+    assert evaluate('tv >= "2"', before="tv = torch.__version__\ntv = other\n") is None  # assigned twice
+    assert evaluate('a >= "2"', before="a = b\nb = a\n") is None  # a cycle decides nothing
+    inner = 'def f():\n    tv = torch.__version__\n    if tv >= "2.6":\n        pass\n'
+    root = parsing.parse("python", inner.encode())
+    condition = root.named_children[0].child_by_field_name("body").named_children[1].child_by_field_name("condition")
+    reader = VersionReader("2.5.1", FEATURES, HELPERS)
+    assert reader.evaluate(condition) is False  # a name assigned in the function's own body
+
+
+def test_which_assignment_a_name_reads():
+    assert evaluate('tv >= "2"', before='print(1)\ntv = torch.__version__\n') is True
+    assert evaluate("tv < limit", before='limit = "3.0"\ntv = torch.__version__\n') is True  # two names, two values
+    assert evaluate('tv >= "2" and tv < "3"', before="tv = torch.__version__\n") is True  # read twice
+    nested = 'def f():\n    tv = torch.__version__\n    if ((((((((((tv >= "2")))))))))):\n        pass\n'
+    root = parsing.parse("python", nested.encode())
+    condition = root.named_children[0].child_by_field_name("body").named_children[1].child_by_field_name("condition")
+    assert VersionReader("2.5.1", FEATURES, HELPERS).evaluate(condition) is True
+
+
+def condition_of(code: str, *names: str):
+    """The condition of the `if` whose body is `pass  # marker` for each marker name, in one parsed tree."""
+    root = parsing.parse("python", code.encode())
+    found = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "if_statement":
+            body = parsing.text(node.child_by_field_name("consequence"))
+            for name in names:
+                if f"# {name}" in body:
+                    found[name] = node.child_by_field_name("condition")
+        stack.extend(node.named_children)
+    return [found[name] for name in names]
+
+
+def test_a_name_is_looked_up_in_its_own_function_and_the_module_only():
+    code = ("def outer():\n    tv = torch.__version__\n    def inner():\n        if tv >= '2':\n            pass  # inner\n"
+            "if True:\n    tc = torch.__version__\n    class C:\n        if tc >= '2':\n            pass  # klass\n"
+            "def f():\n    v = '1.0'\n    if v >= '2':\n        pass  # f\n"
+            "def g():\n    v = torch.__version__\n    if v >= '2':\n        pass  # g\n")
+    inner, klass, in_f, in_g = condition_of(code, "inner", "klass", "f", "g")
+    reader = VersionReader("2.5.1", FEATURES, HELPERS)
+    reader.start_unit()
+    assert reader.evaluate(inner) is None  # the enclosing function's name is not this function's
+    assert reader.evaluate(klass) is None  # nor the block around a class
+    assert reader.evaluate(in_f) is None and reader.evaluate(in_g) is True  # same name, two functions
+
+
+def test_a_name_nested_deeper_than_the_lookup_reads_is_unknown():
+    deep = 'tv = torch.__version__\n' + "".join("    " * i + "if x:\n" for i in range(210))
+    code = deep + "    " * 210 + 'if tv >= "2":\n' + "    " * 211 + "pass  # deep\n"
+    shallow = 'tv = torch.__version__\n' + "".join("    " * i + "if x:\n" for i in range(120))
+    shallow += "    " * 120 + 'if tv >= "2":\n' + "    " * 121 + "pass  # shallow\n"
+    reader = VersionReader("2.5.1", FEATURES, HELPERS)
+    assert reader.evaluate(condition_of(code, "deep")[0]) is None
+    assert reader.evaluate(condition_of(shallow, "shallow")[0]) is True
+
+
+def test_names_are_read_once_per_unit():
+    reader = VersionReader("2.5.1", FEATURES, HELPERS)
+    first = parsing.parse("python", b'tv = torch.__version__\nif tv >= "2":\n    pass\n')
+    second = parsing.parse("python", b'tv = "1.0"\nif tv >= "2":\n    pass\n')
+    reader.start_unit()
+    assert reader.evaluate(first.named_children[-1].child_by_field_name("condition")) is True
+    reader.start_unit()  # a new unit forgets the names of the last one
+    assert reader.evaluate(second.named_children[-1].child_by_field_name("condition")) is None
+
+
+def test_a_condition_past_the_node_budget_decides_nothing():
+    deep = "not " * (MAX_NODES + 10) + 'torch.__version__ >= "2"'
+    assert evaluate(deep) is None
+    assert evaluate("not " * 20 + 'torch.__version__ >= "2"') is True
+    # the budget is one for the whole condition: parentheses, `and`/`or` sides and names share it
+    assert evaluate("(" * (MAX_NODES + 10) + 'torch.__version__ >= "2"' + ")" * (MAX_NODES + 10)) is None
+    chain = 'torch.__version__ > "2"'
+    for _ in range(60):
+        chain = f'torch.__version__ > "2" and ({chain})'
+    assert evaluate(chain) is None
+    assert evaluate("not " * 100 + "NEW", before="NEW = " + "not " * 150 + 'torch.__version__ >= "2"\n') is None
+
+
+def test_legacy_triton_kernels_take_meta():
+    code = (b"import triton\n"
+            b"@triton.jit\nclass NotAFunction:\n    pass\n"
+            b"@functools.cache\ndef other(**kwargs):\n    pass\n"
+            b"@triton.jit\ndef old(x, **meta):\n    pass\n"
+            b"@triton.jit(debug=True)\ndef new(x, BLOCK: tl.constexpr):\n    pass\n"
+            b"@triton.jit\ndef older(x, **META):\n    pass\n")
+    root = parsing.parse("python", code)
+    definitions = parsing.captures(parsing.query("python", DECORATED_DEFINITIONS), root).get("definition", [])
+    assert legacy_triton_kernels(definitions) == (2, 3)
+    assert legacy_triton_kernels(definitions[2:3]) == (1, 1)
+
+
+def test_the_bounds_are_where_they_are_said_to_be():
+    # MAX_NODES steps of reading: each `not`, comparison and call one step, each operand read one more
+    at_tp26 = 'hasattr(torch, "accelerator")'
+    assert evaluate("not " * (MAX_NODES - 1) + at_tp26, "2.6.0") is False  # the 200th step is still read
+    assert evaluate("not " * MAX_NODES + at_tp26, "2.6.0") is None
+    comparison = 'torch.__version__ >= "2"'  # 1 step and 2 operands
+    assert evaluate("not " * (MAX_NODES - 3) + comparison) is False
+    assert evaluate("not " * (MAX_NODES - 2) + comparison) is None
+    assert evaluate("not " * 120 + comparison) is True
+    assert evaluate('(torch.__version__ >= "2") and ((torch.__version__ < "3"))') is True
+    chain = "v0 = torch.__version__\n" + "".join(f"v{i} = v{i - 1}\n" for i in range(1, 121))
+    assert evaluate('v120 >= "2"', before=chain) is True  # a name read through 120 others
+
+
+def test_a_name_is_read_in_the_first_2000_statements_of_a_block_and_8_blocks_up():
+    assert evaluate('tv >= "2"', before="pass\n" * 1999 + "tv = torch.__version__\n") is True
+    assert evaluate('tv >= "2"', before="pass\n" * 2000 + "tv = torch.__version__\n") is None
+
+    def nested(levels: int) -> bool | None:
+        code = "def f():\n    tv = torch.__version__\n"
+        code += "".join("    " * (i + 1) + "if x:\n" for i in range(levels))
+        code += "    " * (levels + 1) + 'if tv >= "2":\n' + "    " * (levels + 2) + "pass  # here\n"
+        return VersionReader("2.5.1", FEATURES, HELPERS).evaluate(condition_of(code, "here")[0])
+
+    assert nested(7) is True  # 7 `if` bodies, then the function's body: the 8th block up
+    assert nested(8) is None
+
+
+def test_a_name_is_read_within_400_ancestors():
+    def at(levels: int, test: str = 'tv >= "2"') -> tuple[int, bool | None]:
+        code = "tv = torch.__version__\n" + "".join(" " * i + "if x:\n" for i in range(levels))
+        code += " " * levels + f"if {test}:\n" + " " * (levels + 1) + "pass  # here\n"
+        condition = condition_of(code, "here")[0]
+        identifier = condition
+        while identifier.type != "identifier":
+            identifier = identifier.named_children[0]
+        up, node = 0, identifier.parent
+        while node.type != "module":
+            node, up = node.parent, up + 1
+        return up, VersionReader("2.5.1", FEATURES, HELPERS).evaluate(condition)
+
+    assert at(198, '(tv >= "2")') == (399, True)  # the module is the 400th ancestor: read
+    assert at(199) == (400, None)  # the 401st: not
+
+
+def test_only_the_first_2000_decorated_definitions_are_read():
+    code = "".join(f"@cache\ndef f{i}():\n    pass\n" for i in range(2000)) + "@triton.jit\ndef k(**meta):\n    pass\n"
+    root = parsing.parse("python", code.encode())
+    definitions = parsing.captures(parsing.query("python", DECORATED_DEFINITIONS), root).get("definition", [])
+    assert len(definitions) == 2001 and legacy_triton_kernels(definitions) == (0, 0)
