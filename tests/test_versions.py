@@ -261,3 +261,9 @@ def test_only_the_first_2000_decorated_definitions_are_read():
     root = parsing.parse("python", code.encode())
     definitions = parsing.captures(parsing.query("python", DECORATED_DEFINITIONS), root).get("definition", [])
     assert len(definitions) == 2001 and legacy_triton_kernels(definitions) == (0, 0)
+
+
+def test_a_formatted_string_is_no_version():
+    # f"2{x}.1" is known only at run time: the comparison decides nothing (it once read as version 2.1)
+    assert evaluate('version.parse(torch.__version__) >= version.parse(f"2{x}.1")') is None
+    assert evaluate('version.parse(torch.__version__) >= version.parse("2.1")') is True

@@ -207,6 +207,8 @@ def _string(node: Node) -> str:
 
 def _version(node: Node) -> Version | None:
     if node.type == "string":
+        if any(c.type == "interpolation" for c in node.named_children):
+            return None  # f"2{x}.1": the value is known only at run time
         text = _string(node)
     elif node.type in {"float", "integer"}:
         text = parsing.text(node)
