@@ -443,12 +443,16 @@ class GuardReader:
             node = operands[0]
         if node.type != "identifier":
             return False
+        return parsing.text(node) in self._unit_fallbacks(node)[0]
+
+    def _unit_fallbacks(self, node: Node) -> tuple[set[str], dict[str, Node]]:
+        """What the unit's import fallbacks bind (_import_fallback_names), read once per unit."""
         if self._fallbacks is None:
             root = node
             while root.parent is not None:
                 root = root.parent
             self._fallbacks = _import_fallback_names(root, self.import_errors)
-        return parsing.text(node) in self._fallbacks[0]
+        return self._fallbacks
 
     def fallback_definition(self, node: Node) -> Guard | None:
         """A use of a name whose import falls back to a definition of the project's own when it fails (apex's
@@ -460,12 +464,7 @@ class GuardReader:
                 return None
         if root_name.type != "identifier":
             return None
-        if self._fallbacks is None:
-            root = node
-            while root.parent is not None:
-                root = root.parent
-            self._fallbacks = _import_fallback_names(root, self.import_errors)
-        handler = self._fallbacks[1].get(parsing.text(root_name))
+        handler = self._unit_fallbacks(node)[1].get(parsing.text(root_name))
         return Guard("optional", handler) if handler is not None else None
 
     def _chooses_cuda_only(self, node: Node) -> bool:
