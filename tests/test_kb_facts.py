@@ -322,3 +322,12 @@ def test_explain_shows_the_release_range_of_each_replacement():
     attention = render_rule(KB.rules["ATT002"], "en", KB)
     assert "`npu_fusion_attention`: every release of the table" in attention
     assert "`npu_fusion_attention(actual_seq_qlen=…)`: from the 6.0.rc1 line on" in attention
+
+
+def test_a_cuda_device_test_is_widened_to_the_accelerators_it_was_written_for():
+    """Round 5 (sd-scripts custom_offloading_utils.py): `!= "cpu"` sends MPS and XPU tensors into a branch of
+    torch.cuda calls; the advice names CUDA and NPU, and says why not `!= "cpu"`, in both languages."""
+    replacement = KB.rules["DEV007"].replacement
+    for text in (replacement.en, replacement.zh):
+        assert '("cuda", "npu")' in text and 'MPS' in text
+    assert "Not device.type != \"cpu\"" in replacement.en
