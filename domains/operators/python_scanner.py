@@ -63,7 +63,7 @@ class _OperatorScan(PythonScan):
                 if not coverage.runs(overload, branch):
                     self._report("nn-fast-path-no-npu-kernel", overload, reference.node)
                 continue
-            overloads = self._function_overloads(reference.name, call)
+            overloads = self._overloads(reference.name, call, method=False)
             if overloads:
                 self._judge(overloads, reference.node, reached, branch)
         if not triggers.present(self.unit.source.text, self.unit.cache).isdisjoint(METHOD_TRIGGERS):
@@ -71,7 +71,7 @@ class _OperatorScan(PythonScan):
             for obj, name in zip(found.get("object", []), found.get("name", [])):
                 if self._not_a_tensor(obj):
                     continue
-                overloads = self._method_overloads(name.text.decode(), name.parent.parent)
+                overloads = self._overloads(name.text.decode(), name.parent.parent, method=True)
                 if overloads:
                     self._judge(overloads, name, reached, branch)
         return self.hits
@@ -86,21 +86,15 @@ class _OperatorScan(PythonScan):
             root = root.child_by_field_name("object")
         return root.type == "identifier" and self.imports.resolve_root(root.text.decode()) is not None
 
-    def _function_overloads(self, name: str, call: Node) -> tuple[str, ...]:
+    def _overloads(self, name: str, call: Node, method: bool) -> tuple[str, ...]:
+        """The overloads a call of `name` (a function, or a Tensor method) selects: the hand table first, then the
+        generated one."""
         coverage = self.coverage
-        special = coverage.calls.get(name)
+        special = (coverage.method_calls if method else coverage.calls).get(name)
         if special is not None:
-            return self._special(special, call, method=False)
-        candidates = coverage.functions.get(name)
-        return calls.select(coverage, candidates, call, method=False) if candidates else ()
-
-    def _method_overloads(self, name: str, call: Node) -> tuple[str, ...]:
-        coverage = self.coverage
-        special = coverage.method_calls.get(name)
-        if special is not None:
-            return self._special(special, call, method=True)
-        candidates = coverage.methods.get(name)
-        return calls.select(coverage, candidates, call, method=True) if candidates else ()
+            return self._special(special, call, method=method)
+        candidates = (coverage.methods if method else coverage.functions).get(name)
+        return calls.select(coverage, candidates, call, method=method) if candidates else ()
 
     @staticmethod
     def _special(row, call: Node, method: bool) -> tuple[str, ...]:
