@@ -176,7 +176,7 @@ def _folder_phases(folder: str) -> frozenset[str]:
 def _served(path: str, phases: set[str]) -> set[str]:
     """The phases an entry of `phases` gives a module it imports: a module in a folder named for a phase serves that
     phase only (a training entry loads megatron/core/inference/ through the package's imports, and uses none of it)."""
-    named = _folder_phases(str(PurePosixPath(path).parent))
+    named = _folder_phases(path.rpartition("/")[0] or ".")  # the parent folder (paths are relative, POSIX)
     if not named:
         return phases
     return (phases & named) or set(named)
