@@ -3,6 +3,7 @@ qualified names, and the scaffolding of one scan over one unit."""
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -20,6 +21,7 @@ REFERENCE_PATTERNS = r"""
 (decorator (identifier) @decorator_name)
 """
 REFERENCES = query_set.register("references", REFERENCE_PATTERNS)
+_START_BYTE = operator.attrgetter("start_byte")
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,9 @@ class PythonScan:
     """The state of one scan of one unit; domain scanners subclass it."""
 
     QUERY: str = ""  # the domain's own patterns; references come from unit_references()
+    # Patterns whose text predicates can only hold in a unit that spells one of the words, as ((words...), patterns):
+    # matched only in such units (a text predicate is tested at every string or identifier of every unit otherwise).
+    GATED: ClassVar[tuple[tuple[tuple[str, ...], str], ...]] = ()
     # (capture name, method) pairs that run() feeds, in order, after every reference went to on_reference()
     HANDLERS: ClassVar[tuple[tuple[str, str], ...]] = ()
 
@@ -102,10 +107,21 @@ class PythonScan:
         super().__init_subclass__(**kwargs)
         if cls.QUERY:
             query_set.register(cls.query_key(), cls.QUERY)
+        for number, (_, patterns) in enumerate(cls.GATED):
+            query_set.register(f"{cls.query_key()}_gated{number}", patterns)
 
     @classmethod
     def query_key(cls) -> str:
         return cls.__name__
+
+    @classmethod
+    def query_keys(cls, unit: Unit) -> set[str]:
+        """The keys of this scan's patterns that can match in `unit`."""
+        keys = {cls.query_key()} if cls.QUERY else set()
+        text = unit.source.text
+        keys.update(f"{cls.query_key()}_gated{number}" for number, (words, _) in enumerate(cls.GATED)
+                    if any(word in text for word in words))
+        return keys
 
     def __init__(self, index: RuleIndex, unit: Unit) -> None:
         self.index = index
@@ -131,7 +147,14 @@ class PythonScan:
         """Work over the whole unit once the handlers ran."""
 
     def captures(self) -> dict[str, list[Node]]:
-        return query_set.unit_captures(self.unit, self.query_key()) if self.QUERY else {}
+        keys = sorted(self.query_keys(self.unit))
+        if len(keys) == 1:
+            return query_set.unit_captures(self.unit, keys[0])
+        merged: dict[str, list[Node]] = {}
+        for key in keys:
+            for name, nodes in query_set.unit_captures(self.unit, key).items():
+                merged[name] = sorted(merged.get(name, []) + nodes, key=_START_BYTE) if name in merged else nodes
+        return merged
 
     def hit(self, detector_or_code: str, symbol: str, node: Node, npu: str | None = None, **extra) -> None:
         code = self.index.code_for(detector_or_code)
@@ -290,7 +313,7 @@ class PythonDomainScanner(Scanner):
         self.index = RuleIndex(kb, self.domain)
 
     def query_keys(self, unit: Unit) -> set[str]:
-        return {REFERENCES, self.scan_class.query_key()} if self.scan_class.QUERY else {REFERENCES}
+        return {REFERENCES} | self.scan_class.query_keys(unit)
 
     def scan(self, unit: Unit) -> list[Hit]:
         return self.scan_class(self.index, unit).run()

@@ -39,3 +39,71 @@ def test_keys_are_checked():
         query_set.register("bad.key", "(identifier) @x")
     with pytest.raises(ValueError):
         query_set.register("references", "(identifier) @x")
+
+
+def _scan_classes():
+    from ascend_feasibility.domains.python_refs import PythonScan
+
+    pending, found = [PythonScan], []
+    while pending:
+        for sub in pending.pop().__subclasses__():
+            found.append(sub)
+            pending.append(sub)
+    return found
+
+
+GATED_PARTS = [(cls, number, words, patterns) for cls in _scan_classes()
+               for number, (words, patterns) in enumerate(cls.GATED)]
+
+
+def _corpus() -> list[bytes]:
+    """Every sample and test file, and every Python example of the knowledge base's rules."""
+    from ascend_feasibility.knowledge import load_knowledge
+
+    paths = sorted(SAMPLES.rglob("*.py")) + sorted(Path(__file__).resolve().parent.rglob("*.py"))
+    examples = [snippet if isinstance(snippet, str) else snippet.code
+                for rule in load_knowledge().rules.values() for group in rule.examples if group.language == "python"
+                for snippet in (*group.invalid, *group.valid)]
+    return [p.read_bytes() for p in paths] + [e.encode("utf-8") for e in examples]
+
+
+CORPUS = _corpus()
+
+
+def test_text_gated_patterns_exist():
+    names = {cls.__name__ for cls, *_ in GATED_PARTS}
+    assert {"_FileScan", "_DistributedScan", "_AttentionScan", "_ResourceScan"} <= names
+
+
+@pytest.mark.parametrize("cls, number, words, patterns", GATED_PARTS,
+                         ids=[f"{c.__name__}-{n}" for c, n, *_ in GATED_PARTS])
+def test_a_gate_never_hides_a_match(cls, number, words, patterns):
+    """A gated pattern captures only text that spells one of its words: over every sample and test-data file, each
+    capture's own text holds a word (so a unit without the words cannot have a capture)."""
+    compiled = parsing.query("python", patterns)
+    captured = 0
+    for source in CORPUS:
+        tree = parsing.parse("python", source)
+        for nodes in parsing.captures(compiled, tree).values():
+            for node in nodes:
+                captured += 1
+                # the match may be on an enclosing node: the word is in the statement the capture belongs to
+                holder = node
+                while holder.parent is not None and holder.type not in {"string", "comparison_operator", "identifier",
+                                                                         "keyword_argument", "call"}:
+                    holder = holder.parent
+                assert any(word in parsing.text(holder) for word in words), parsing.text(holder)
+    assert captured, f"{cls.__name__} gate {number}: the corpus exercises none of its patterns"
+
+
+def test_a_gated_key_is_planned_only_where_its_words_are():
+    from ascend_feasibility.domains.distributed.python_scanner import _DistributedScan
+
+    with_word = Unit("a.py", "python", SourceText.from_text('import torch.distributed as dist\ndist.init_process_group("nccl")\n'))
+    without = Unit("b.py", "python", SourceText.from_text('import torch.distributed as dist\ndist.init_process_group("gloo")\n'))
+    assert "_DistributedScan_gated0" in _DistributedScan.query_keys(with_word)
+    assert _DistributedScan.query_keys(without) == {"_DistributedScan"}
+    scan = _DistributedScan.__new__(_DistributedScan)
+    scan.unit = with_word
+    assert [parsing.text(n) for n in scan.captures()["string"]] == ['"nccl"']
+    assert [parsing.text(n) for n in scan.captures()["imported_module"]] == ["torch.distributed"]

@@ -15,12 +15,16 @@ from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonSc
 from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
 
-QUERY = r"""
+IMPLEMENTATION_QUERY = r"""
 ((string) @attn_impl (#match? @attn_impl "flash_attention_[23]"))
 (keyword_argument name: (identifier) @fa2_keyword (#eq? @fa2_keyword "use_flash_attention_2") value: (true))
-(try_statement) @try
+"""
+SOFTMAX_QUERY = r"""
 ((call function: (attribute attribute: (identifier) @softmax)) (#eq? @softmax "softmax"))
 ((call function: (identifier) @softmax) (#eq? @softmax "softmax"))
+"""
+QUERY = r"""
+(try_statement) @try
 (import_statement name: (dotted_name) @imported_module)
 (import_statement name: (aliased_import name: (dotted_name) @imported_module))
 (import_from_statement module_name: (dotted_name) @imported_module)
@@ -34,6 +38,7 @@ MATMUL_CALLS = ("matmul", "bmm", "einsum", "baddbmm")
 
 class _AttentionScan(PythonScan):
     QUERY = QUERY
+    GATED = ((("flash_attention_",), IMPLEMENTATION_QUERY), (("softmax",), SOFTMAX_QUERY))
 
     def __init__(self, index: RuleIndex, unit: Unit) -> None:
         super().__init__(index, unit)

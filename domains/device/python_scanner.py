@@ -10,13 +10,17 @@ from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonSc
 from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
 
-QUERY = r"""
+CUDA_TEXT_QUERY = r"""
 ((string) @string (#match? @string "cuda"))
 ((comparison_operator) @comparison (#match? @comparison "cuda"))
+"""
+ENV_QUERY = r"""
+((string) @env_string (#match? @env_string "(CUDA|CUDNN|CUBLAS|NVIDIA|NVTE)"))
+"""
+QUERY = r"""
 ((call function: (attribute attribute: (identifier) @method)) (#any-of? @method "cuda" "to" "startswith"))
 ((attribute attribute: (identifier) @member) (#any-of? @member "is_cuda" "multi_processor_count" "major" "minor"))
 ((keyword_argument name: (identifier) @kwname) (#any-of? @kwname "device" "device_id" "map_location" "device_map"))
-((string) @env_string (#match? @env_string "(CUDA|CUDNN|CUBLAS|NVIDIA|NVTE)"))
 """
 
 AUTOCAST_BY_SPELLING = {
@@ -59,6 +63,7 @@ class _FileScan(PythonScan):
     """Also remembers call nodes whose literals another rule reported."""
 
     QUERY = QUERY
+    GATED = ((("cuda",), CUDA_TEXT_QUERY), (("CUDA", "CUDNN", "CUBLAS", "NVIDIA", "NVTE"), ENV_QUERY))
 
     def __init__(self, index: RuleIndex, unit: Unit) -> None:
         super().__init__(index, unit)

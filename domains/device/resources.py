@@ -38,7 +38,7 @@ STATEMENTS = {"expression_statement", "return_statement", "assignment", "if_stat
 
 
 class _ResourceScan(PythonScan):
-    QUERY = QUERY
+    GATED = ((("num_gpus", "GPU", "nvidia-smi"), QUERY),)
 
     def run(self) -> list[Hit]:
         found = self.captures()

@@ -10,11 +10,13 @@ from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonSc
 from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
 
-QUERY = r"""
+NCCL_QUERY = r"""
 ((string) @string (#match? @string "nccl"))
 ((comparison_operator) @comparison (#match? @comparison "nccl|NCCL"))
 ((identifier) @nccl_flag (#match? @nccl_flag "^(is|use|using|IS|USE)_(nccl|NCCL)(_backend|_BACKEND)?$"))
 ((string) @env_string (#match? @env_string "NCCL"))
+"""
+QUERY = r"""
 (import_statement name: (dotted_name) @imported_module)
 (import_statement name: (aliased_import name: (dotted_name) @imported_module))
 (import_from_statement module_name: (dotted_name) @imported_module)
@@ -39,6 +41,7 @@ MESH_CAPABILITIES = {"torch.distributed.device_mesh.init_device_mesh": ("feature
 
 class _DistributedScan(PythonScan):
     QUERY = QUERY
+    GATED = ((("nccl", "NCCL"), NCCL_QUERY),)
 
     def __init__(self, index: RuleIndex, unit: Unit) -> None:
         super().__init__(index, unit)
