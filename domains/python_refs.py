@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import enclosing_call, outermost_chain, qualified_name
-from ascend_feasibility.domains import query_set
+from ascend_feasibility.domains import query_set, triggers
 from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit, code_context
 from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
@@ -107,8 +107,9 @@ class PythonScan:
         super().__init_subclass__(**kwargs)
         if cls.QUERY:
             query_set.register(cls.query_key(), cls.QUERY)
-        for number, (_, patterns) in enumerate(cls.GATED):
-            query_set.register(f"{cls.query_key()}_gated{number}", patterns)
+        for number, (words, patterns) in enumerate(cls.GATED):
+            query_set.register(f"{cls.query_key()}_gated{number}", patterns, gated=True)
+            triggers.register(words)
 
     @classmethod
     def query_key(cls) -> str:
@@ -118,9 +119,10 @@ class PythonScan:
     def query_keys(cls, unit: Unit) -> set[str]:
         """The keys of this scan's patterns that can match in `unit`."""
         keys = {cls.query_key()} if cls.QUERY else set()
-        text = unit.source.text
-        keys.update(f"{cls.query_key()}_gated{number}" for number, (words, _) in enumerate(cls.GATED)
-                    if any(word in text for word in words))
+        if cls.GATED:
+            present = triggers.present(unit.source.text, unit.cache)
+            keys.update(f"{cls.query_key()}_gated{number}" for number, (words, _) in enumerate(cls.GATED)
+                        if not present.isdisjoint(words))
         return keys
 
     def __init__(self, index: RuleIndex, unit: Unit) -> None:

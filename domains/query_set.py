@@ -1,9 +1,12 @@
 """One tree-sitter query run per Python unit for all the domains that need it.
 
-Each domain registers its query under a key; before a unit is scanned the file worker plans which keys the unit
-needs (the scanners whose triggers matched, the fact collectors), and the first domain that asks runs one
-combined query for all of them: walking a tree once for eight sets of patterns costs about half of walking it
-eight times. Capture names are prefixed with the key, so each domain gets back exactly its own captures.
+Each domain registers its query under a key, and the first domain that asks runs one combined query of every key:
+walking a tree once for eight sets of patterns costs about half of walking it eight times, and one query compiled
+once per process costs less than a query per distinct set of keys (a tree like diffusers meets two hundred sets, each
+a compile of about 15 ms). Patterns registered as *gated* (text predicates that can only hold where the unit spells a
+word: PythonScan.GATED) are left out of it; the unit's plan names the gated keys whose words it holds, and those run
+together in a second query. Capture names are prefixed with the key, so each domain gets back exactly its own
+captures.
 """
 
 from __future__ import annotations
@@ -18,17 +21,22 @@ _PARTS: dict[str, str] = {}
 _CAPTURE = re.compile(r"@([A-Za-z_][\w\-]*)")
 
 
-def register(key: str, source: str) -> str:
+_GATED: set[str] = set()
+
+
+def register(key: str, source: str, gated: bool = False) -> str:
     if "." in key:
         raise ValueError(f"query key {key!r} must not contain '.'")
     if _PARTS.get(key, source) != source:
         raise ValueError(f"query key {key!r} registered twice with different patterns")
     _PARTS[key] = source
+    if gated:
+        _GATED.add(key)
     return key
 
 
 def plan(unit, keys: set[str]) -> None:
-    """The keys this unit will ask for; they are answered by one query."""
+    """The keys this unit will ask for: the gated ones among them are matched together."""
     unit.cache["query_keys"] = set(keys)
 
 
@@ -36,11 +44,10 @@ def unit_captures(unit, key: str) -> dict[str, list[Node]]:
     """The captures of `key`'s patterns over the unit's tree, each list in source order."""
     done = unit.cache.setdefault("captures", {})
     if key not in done:
-        keys = frozenset(({key} | unit.cache.get("query_keys", set())) - set(done))
-        if 2 * len(keys) > len(_PARTS):
-            # Most of the patterns: run them all. Every distinct set of keys is a query to compile (about 10 ms a
-            # key), and a large tree meets over a hundred sets; the few extra patterns cost less to match.
-            keys = frozenset(_PARTS) - set(done)
+        if key in _GATED:
+            keys = frozenset(({key} | unit.cache.get("query_keys", set())) & _GATED - set(done))
+        else:
+            keys = frozenset(_PARTS) - _GATED - set(done)
         for name in keys:
             done[name] = {}
         for name, nodes in parsing.captures(_combined(keys), unit.tree()).items():
