@@ -59,14 +59,16 @@ def rules_found(code: str, language: str = "python", torch_npu: str | None = Non
 PROJECT_FILES = {"requirements": "requirements.txt", "python": "snippet.py"}
 
 
-def analyze_snippet_project(code: str, language: str):
+def analyze_snippet_project(code: str, language: str, path: str | None = None):
     """The whole-project analysis on a one-file project: for rules judged across files (dependencies).
-    A Python snippet gets a requirements file beside it that declares only numpy."""
+    A Python snippet gets a requirements file beside it that declares only numpy. `path`: where the snippet lies."""
     from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        (root / PROJECT_FILES[language]).write_text(code, encoding="utf-8")
+        snippet = root / (path or PROJECT_FILES[language])
+        snippet.parent.mkdir(parents=True, exist_ok=True)
+        snippet.write_text(code, encoding="utf-8")
         if language == "python":
             (root / "requirements.txt").write_text("numpy\n", encoding="utf-8")
         return analyze(root, AnalyzeOptions(jobs=1))
