@@ -76,8 +76,9 @@ def test_every_rule_has_both_kinds_of_example():
         assert any(e.invalid for e in rule.examples) and any(e.valid for e in rule.examples), rule.code
 
 
-def test_every_rule_has_a_pinned_flagged_example():
-    unpinned = [rule.code for rule in KB.rules.values() if not any(c.pinned for e in rule.examples for c in e.invalid)]
+def test_every_flagged_example_is_pinned():
+    """The TOML still reads a plain string (an example being written); the knowledge base ships none."""
+    unpinned = [f"{rule.code}: {c.code!r}" for rule in KB.rules.values() for e in rule.examples for c in e.invalid if not c.pinned]
     assert not unpinned
 
 
