@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from ascend_feasibility.analyzer.core.models import Confidence, Domain, Migration, Phase, Severity
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from ascend_feasibility.analyzer.core.models import Confidence, Domain, Migration, Phase, Reach, Role, Severity
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Record(BaseModel):
@@ -131,12 +131,58 @@ class Match(_Record):
         return self
 
 
-class Examples(_Record):
-    """Code that must be flagged (invalid) and code that must not (valid), run by the rule meta-test."""
+class Flagged(_Record):
+    """Code the rule must flag. Pinned (``line`` set): the rule's finding on that line has these fields, written
+    from the rule and the snippet, and its English replacement contains ``says``. A string in the TOML is an
+    unpinned example (only that the rule fires)."""
 
-    invalid: list[str] = Field(min_length=1)
-    valid: list[str] = Field(min_length=1)
+    code: str = Field(min_length=1)
+    line: int | None = Field(default=None, ge=1, description="1-based line of the finding the example pins")
+    severity: Severity | None = None
+    migration: Migration | None = None
+    reach: Reach = "runs"
+    says: str | None = Field(default=None, min_length=1, description="a word the English replacement contains")
+    path: str | None = Field(default=None, description="the path the snippet is scanned as (its role and reach)")
+    known_wrong: str | None = Field(
+        default=None, description="why the tool's answer differs from the pinned one: a known bug, listed by a test"
+    )
+
+    @property
+    def pinned(self) -> bool:
+        return self.line is not None
+
+    @model_validator(mode="after")
+    def _pinned_whole(self) -> "Flagged":
+        fields = (self.line, self.severity, self.migration, self.says)
+        if any(f is not None for f in fields) and any(f is None for f in fields):
+            raise ValueError("a pinned example states line, severity, migration and says")
+        if self.known_wrong is not None and not self.pinned:
+            raise ValueError("known_wrong belongs to a pinned example")
+        return self
+
+
+class NotFlagged(_Record):
+    """Code the rule must not count. Without ``reach``/``role``: the rule makes no finding there. With them: a near
+    miss the rule reports for information only, every finding of it with that reach (and role), none counted."""
+
+    code: str = Field(min_length=1)
+    path: str | None = Field(default=None, description="the path the snippet is scanned as (its role and reach)")
+    reach: Reach | None = None
+    role: Role | None = None
+
+
+class Examples(_Record):
+    """Code that must be flagged (invalid) and code that must not (valid), run by the rule meta-test.
+    In the TOML an entry is a string or a table (Flagged, NotFlagged); here every entry is the model."""
+
+    invalid: list[Flagged] = Field(min_length=1)
+    valid: list[NotFlagged] = Field(min_length=1)
     language: Literal["python", "shell", "dockerfile", "yaml", "requirements", "cuda", "cpp", "cmake"] = "python"
+
+    @field_validator("invalid", "valid", mode="before")
+    @classmethod
+    def _strings_are_code(cls, entries: list) -> list:
+        return [{"code": e} if isinstance(e, str) else e for e in entries]
 
 
 Fix = Literal["safe", "unsafe", "display-only"]

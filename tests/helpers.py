@@ -17,26 +17,39 @@ KIND_BY_LANGUAGE = {
     "cmake": "build",
 }
 
-_WORKERS: dict[str | None, FileWorker] = {}
+_WORKERS: dict[tuple[str | None, str | None], FileWorker] = {}
 
 
-def worker(torch_npu: str | None = None) -> FileWorker:
-    if torch_npu not in _WORKERS:
-        _WORKERS[torch_npu] = FileWorker(torch_npu)
-    return _WORKERS[torch_npu]
+def worker(torch_npu: str | None = None, project_path: str | None = None) -> FileWorker:
+    """The worker for a target; with `project_path`, one whose project context is a project of that one file (its
+    role and reach by its path: tests/test_x.py is a test, a file named for another backend is other-backend)."""
+    key = (torch_npu, project_path)
+    if key not in _WORKERS:
+        if project_path is None:
+            _WORKERS[key] = FileWorker(torch_npu)
+        else:
+            from ascend_feasibility.analyzer.context.project import build_project_context
+
+            _WORKERS[key] = FileWorker(torch_npu, build_project_context([project_path]))
+    return _WORKERS[key]
 
 
-def scan_bytes(data: bytes, language: str = "python", torch_npu: str | None = None, name: str | None = None) -> FileResult:
+def scan_bytes(data: bytes, language: str = "python", torch_npu: str | None = None, name: str | None = None,
+               in_project: bool = False) -> FileResult:
+    """The file's findings; `in_project`: judged as the one file of a project at `name` (its path decides its role)."""
+    project_path = name if in_project else None
     name = name or FILE_NAME_BY_LANGUAGE[language]
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         project_file = ProjectFile(path=name, absolute=str(path), kind=KIND_BY_LANGUAGE.get(language, language), size=len(data))
-        return worker(torch_npu).process(project_file)
+        return worker(torch_npu, project_path).process(project_file)
 
 
-def scan(code: str, language: str = "python", torch_npu: str | None = None) -> FileResult:
-    return scan_bytes(code.encode("utf-8"), language, torch_npu)
+def scan(code: str, language: str = "python", torch_npu: str | None = None, path: str | None = None) -> FileResult:
+    """`path`: scan the code as the one file of a project at that path (see scan_bytes)."""
+    return scan_bytes(code.encode("utf-8"), language, torch_npu, path, in_project=path is not None)
 
 
 def rules_found(code: str, language: str = "python", torch_npu: str | None = None) -> list[str]:
@@ -46,14 +59,16 @@ def rules_found(code: str, language: str = "python", torch_npu: str | None = Non
 PROJECT_FILES = {"requirements": "requirements.txt", "python": "snippet.py"}
 
 
-def analyze_snippet_project(code: str, language: str):
+def analyze_snippet_project(code: str, language: str, path: str | None = None):
     """The whole-project analysis on a one-file project: for rules judged across files (dependencies).
-    A Python snippet gets a requirements file beside it that declares only numpy."""
+    A Python snippet gets a requirements file beside it that declares only numpy. `path`: where the snippet lies."""
     from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        (root / PROJECT_FILES[language]).write_text(code, encoding="utf-8")
+        snippet = root / (path or PROJECT_FILES[language])
+        snippet.parent.mkdir(parents=True, exist_ok=True)
+        snippet.write_text(code, encoding="utf-8")
         if language == "python":
             (root / "requirements.txt").write_text("numpy\n", encoding="utf-8")
         return analyze(root, AnalyzeOptions(jobs=1))

@@ -123,7 +123,7 @@ def test_9_examples_show_spellings_a_release_reads(code):
     """Ascend/pytorch torch_npu/csrc on every release branch reads HCCL_*; TORCH_HCCL_BLOCKING_WAIT only from the
     v*-26.1.0 branches, the other two TORCH_HCCL_ spellings on no release branch."""
     for group in KB.rules[code].examples:
-        for snippet in group.valid + group.invalid:
+        for snippet in (case.code for case in group.valid + group.invalid):
             for name in availability.ENV_NAME.findall(snippet):
                 assert all(availability.has(KB, name, r) for r in KB.releases), f"{code}: {name} in {snippet!r}"
     by = {r.torch_npu: r for r in KB.releases}

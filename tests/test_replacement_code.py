@@ -52,7 +52,7 @@ CASES = [
     pytest.param(rule.code, group.language, snippet, target, id=f"{rule.code}-{group.language}-{i}-{target}")
     for rule in CODE_RULES
     for group in rule.examples
-    for i, snippet in enumerate(group.invalid)
+    for i, snippet in enumerate(case.code for case in group.invalid)
     for target in _targets(rule)
 ]
 

@@ -239,7 +239,7 @@ def test_rule_docs_show_the_rules_own_examples():
         text = render_rule(rule, "en", kb)
         for group in rule.examples:
             for case in (*group.invalid, *group.valid):
-                assert case.rstrip("\n") in text, f"{rule.code}: example missing from its doc"
+                assert case.code.rstrip("\n") in text, f"{rule.code}: example missing from its doc"
 
 
 # ---- Markdown structure, parsed as GitHub would -------------------------------------------------------------------

@@ -31,7 +31,7 @@ class ImportFact:
     end_column: int
     cell: int | None
     snippet: str
-    optional: bool = False  # inside a function, a class or a try block: an optional or lazy import
+    optional: bool = False  # inside a function, a class or an if, or caught by a try: an optional or lazy import
     caught: bool = False  # in a try whose except catches its failure: it cannot stop the program
 
 
@@ -77,9 +77,12 @@ def _is_conda_environment(name: str, text: str) -> bool:
 
 
 def _nested(statement) -> bool:
+    """Inside a function, a class or an if. A try block alone is no such place: the import is optional there only
+    where its except catches the failure and does more than raise (import_is_caught); `except ImportError: raise
+    SystemExit("install flash-attn")` makes the package required."""
     current = statement.parent
     while current is not None:
-        if current.type in {"function_definition", "class_definition", "try_statement", "if_statement"}:
+        if current.type in {"function_definition", "class_definition", "if_statement"}:
             return True
         current = current.parent
     return False
@@ -115,7 +118,7 @@ def _imports(unit: Unit) -> list[ImportFact]:
                 if statement.end_point.row == row else len(unit.source.line_text(row)) + 1,
                 cell=unit.cell,
                 snippet=unit.source.line_text(row).strip()[:200],
-                optional=_nested(statement),
+                optional=_nested(statement) or import_is_caught(statement, _import_errors()),
                 caught=import_is_caught(statement, _import_errors()),
             )
         )
