@@ -51,6 +51,8 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^(?P<where>\S+): an optional requirements file \((?P<extra>[^)]+)\)$", "reason.optional_requirements"),
     (r"^symbolic link to a folder \(not followed\)$", "reason.symlink_folder"),
     (r"^symbolic link that leaves the project$", "reason.symlink_outside"),
+    # effort items that are not a rule's (domains/phases/plan.py TRANSFER_TO_NPU_ITEM)
+    (r"^transfer_to_npu \(informational auto sites\)$", "item.transfer_to_npu_info"),
     (r"^line (?P<line>\d+): (?P<code>.*)$", "reason.line"),
     (r"^(?P<probe>[a-z0-9-]+): (?P<candidate>.+) (?P<verdict>good|slower|fallback|wrong|error|missing) on "
      r"(?P<device>cpu|cuda|npu) \((?P<dtypes>[^;]+); (?P<sizes>[^)]+)\)$", "evidence.measured"),
