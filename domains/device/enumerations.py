@@ -87,7 +87,7 @@ class _EnumerationScan(PythonScan):
         for collection in found.get("collection", []):
             if _device_type_collection(collection):
                 continue  # plain device-type strings: DEV009's device-list reports it, with the "npu" item to add
-            if _default_serves_cuda_alike(collection, platforms):
+            if _default_serves_cuda_alike(collection, platforms) or _looked_up_with_itself(collection):
                 continue
             self._report(names.kind("choices"), platforms, _choice_items(collection, platforms), collection)
         helpers = [Item(n, platforms.of_words(_words(parsing.text(n)))) for n in found.get("helper", [])
@@ -158,6 +158,18 @@ def _default_serves_cuda_alike(table: Node, platforms: _Platforms) -> bool:
             values.setdefault(role, " ".join(parsing.text(value).split()))
     cuda, default = values.get(CUDA), values.get("default")
     return cuda is not None and default is not None and default in {cuda, cuda.replace("torch.cuda.", "torch.")}
+
+
+def _looked_up_with_itself(table: Node) -> bool:
+    """`{"cuda": "cuda", "hip": "cuda", "xpu": "xpu"}.get(backend, backend)`: a key it does not list maps to
+    itself, so the NPU's own name comes back."""
+    attribute = table.parent
+    call = attribute.parent if attribute is not None and attribute.type == "attribute" else None
+    if call is None or call.type != "call" or parsing.text(attribute.child_by_field_name("attribute")) != "get":
+        return False
+    arguments = call.child_by_field_name("arguments")
+    values = arguments.named_children if arguments is not None else []
+    return len(values) == 2 and parsing.text(values[0]) == parsing.text(values[1])
 
 
 def _constant_item(value: Node, platforms: _Platforms) -> Item | None:
