@@ -85,7 +85,7 @@ class _EnumerationScan(PythonScan):
         platforms = _Platforms(names)
         found = self.captures()
         for collection in found.get("collection", []):
-            if _device_type_collection(collection):
+            if collection.named_child_count < names.kind("choices").min_items or _device_type_collection(collection):
                 continue  # plain device-type strings: DEV009's device-list reports it, with the "npu" item to add
             if _default_serves_cuda_alike(collection, platforms) or _looked_up_with_itself(collection):
                 continue
@@ -123,6 +123,8 @@ def _choice_items(collection: Node, platforms: _Platforms) -> list[Item]:
         elements = [pair.child_by_field_name("key") for pair in elements if pair.type == "pair"]
     items = []
     for element in elements:
+        if element is not None and element.type == "comment":
+            continue
         if element is None or element.type not in {"string", "identifier", "attribute"}:
             return []
         if element.type == "string" and any(c.type == "interpolation" for c in element.named_children):
@@ -188,8 +190,14 @@ def _string_value(node: Node) -> str:
     return "".join(parsing.text(c) for c in node.named_children if c.type == "string_content")
 
 
+def _triggers() -> tuple[str, ...]:
+    """An accelerator's word as it starts a name or a value (`"xpu`, `'ccl`, `_xla`, `.mps`, `-hpu`) or in capitals
+    (MULTI_XPU, "TPU"): a bare lower-case word would let in every file that says `output`, `dumps` or `ship`."""
+    words = {w for p in load_accelerator_names().platform if p.accelerator for w in p.words + p.collectives}
+    return tuple(sorted({f"{lead}{w}" for w in words for lead in "\"'_.-"} | {w.upper() for w in words}))
+
+
 class AcceleratorEnumerationScanner(PythonDomainScanner):
     domain = "device"
-    triggers = tuple(sorted({spelled for p in load_accelerator_names().platform if p.accelerator
-                             for word in p.words + p.collectives for spelled in (word, word.upper())}))
+    triggers = _triggers()
     scan_class = _EnumerationScan
