@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ascend_feasibility.knowledge.models import (
+    AcceleratorNames,
     AclRuntimeTable,
     ContextConventions,
     DeviceModuleTemplate,
@@ -302,3 +303,9 @@ def load_device_module() -> DeviceModuleTemplate:
 def load_routes() -> Routes:
     """knowledge/routes/routes.toml: the routes to Ascend of widely used projects, validated."""
     return _validate(Routes, _read_toml(KNOWLEDGE_DIR / "routes" / "routes.toml"), "routes.toml")
+
+
+@functools.cache
+def load_accelerator_names() -> AcceleratorNames:
+    """knowledge/device/accelerators.toml: the accelerator platforms code enumerates beside CUDA, validated."""
+    return _validate(AcceleratorNames, _read_toml(KNOWLEDGE_DIR / "device" / "accelerators.toml"), "accelerators.toml")

@@ -651,3 +651,38 @@ class DeviceModuleTemplate(_Record):
 
     header: str = Field(min_length=1)
     function: list[DeviceFunction] = Field(min_length=1)
+
+
+class AcceleratorPlatform(_Record):
+    """A device platform other than CUDA and the NPU, by the words code spells it with."""
+
+    name: str = Field(pattern=r"^[a-z]+$")
+    vendor: str = Field(min_length=1)
+    accelerator: bool = Field(default=True, description="false: the host (CPU), named beside accelerators")
+    words: list[str] = Field(default_factory=list, description="lower-case words naming it in names and values")
+    collectives: list[str] = Field(default_factory=list, description="its torch.distributed backend names")
+    source: str = Field(min_length=1)
+
+
+class EnumerationKind(_Record):
+    """One shape of an enumeration of accelerators (DEV221) and what it needs for the NPU."""
+
+    kind: Literal["choices", "availability-helpers", "backend-constants"]
+    min_items: int = Field(ge=2, description="items of the enumeration that name a platform")
+    min_other: int = Field(ge=1, description="distinct accelerators other than CUDA and the NPU it must name")
+    requires_cuda: bool = Field(description="it must name CUDA too")
+    npu_word: str = Field(min_length=1, description="the NPU's word put in place of another accelerator's")
+    add: str | None = Field(default=None, description="the code to add; none: an item of the enumeration respelled")
+
+
+class AcceleratorNames(_Record):
+    """knowledge/device/accelerators.toml: the accelerator platforms code enumerates, and the enumeration shapes."""
+
+    cuda_words: list[str] = Field(min_length=1)
+    npu_words: list[str] = Field(min_length=1)
+    cuda_collectives: list[str] = Field(min_length=1)
+    platform: list[AcceleratorPlatform] = Field(min_length=2)
+    enumeration: list[EnumerationKind] = Field(min_length=1)
+
+    def kind(self, name: str) -> EnumerationKind:
+        return next(k for k in self.enumeration if k.kind == name)

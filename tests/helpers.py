@@ -41,7 +41,7 @@ def scan_bytes(data: bytes, language: str = "python", torch_npu: str | None = No
     name = name or FILE_NAME_BY_LANGUAGE[language]
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / name
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)  # a name with folders (a test file's role comes from them)
         path.write_bytes(data)
         project_file = ProjectFile(path=name, absolute=str(path), kind=KIND_BY_LANGUAGE.get(language, language), size=len(data))
         return worker(torch_npu, project_path).process(project_file)

@@ -336,3 +336,15 @@ def test_terminal_summary_shows_step0_and_the_largest_cost_drivers():
         text = out.getvalue()
         assert step0 in text and drivers in text
         assert "train.py" in text.split(step0, 1)[1].split(drivers, 1)[0]  # the entry file is named in Step 0
+
+
+def test_the_chinese_report_translates_item_names_suppression_reasons_and_route_sentences():
+    report = sample_report("llm_infer")  # a transfer_to_npu item, an unused suppression, the transformers route
+    assert any(row.item == "transfer_to_npu (informational auto sites)" for row in report.phase_matrix.rows)
+    assert report.unused_suppressions and report.verdict.routes
+    for format_name in ("markdown", "html"):
+        chinese = render_to_string(report, format_name, ("zh",))
+        assert "informational auto sites" not in chinese and "transfer_to_npu（提示级自动位置）" in chinese
+        assert "(unused)" not in chinese and "(未生效)" in chinese
+        tail = report.verdict.routes[0].route.zh.rsplit("`", 1)[-1]  # after the last code span, as written
+        assert tail + "。" in chinese and tail + ". " not in chinese

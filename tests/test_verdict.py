@@ -81,6 +81,28 @@ def test_the_verdict_names_the_route_of_the_project_it_is_with_the_estimate_by_i
     assert routes["torchao-float8"].relation == "builds-on" and routes["torchao-float8"].status == "none"
 
 
+def test_a_project_that_runs_by_its_own_route_says_so_in_the_verdict(tmp_path):
+    write_tree(tmp_path, {
+        "deepspeed/__init__.py": "from deepspeed.runtime import engine\n",
+        "deepspeed/runtime/__init__.py": "",
+        "deepspeed/runtime/engine.py": "import torch\nclass Engine(torch.nn.Module):\n    pass\n",
+        "deepspeed/inference/__init__.py": "",
+        "deepspeed/inference/kernels.py": KERNEL.format(name="decode_kernel"),
+        "train.py": ("import torch\nimport deepspeed\nif __name__ == '__main__':\n    loss.backward()\n"
+                     "    optimizer.step()\n"),
+        "generate.py": ("import torch\nfrom deepspeed.inference import kernels\nif __name__ == '__main__':\n"
+                        "    model.generate()\n"),
+        "requirements.txt": "torch\ntriton\n",
+    })
+    report = _analyze(tmp_path)
+    assert report.effort.main_phase == "training" and report.verdict.verdict == "feasible"
+    why = [d for d in report.verdict.drivers if d.en.startswith("why feasible")]
+    assert len(why) == 1 and "DeepSpeed runs on Ascend by its own route" in why[0].en
+    assert "training phase's, the main phase" in why[0].en and "only other phases need" in why[0].en
+    assert why[0].zh.startswith("判定为可行的原因：DeepSpeed") and "训练" in why[0].zh
+    assert "判定为可行的原因" in render_to_string(report, "markdown", ("zh",))
+
+
 @pytest.mark.parametrize("manifest, text", [
     ("setup.py", "from setuptools import setup\nsetup(name='p', install_requires=['torch>=2.1.0'])\n"),
     ("environment.yml", "name: p\ndependencies:\n  - pytorch>=2.1\n  - pytorch-cuda=11.8\n"),
@@ -144,12 +166,17 @@ def test_every_reason_the_context_gives_reads_in_chinese():
         "line 12: if torch.cuda.is_available():", "line 3: inside the test function test_x()",
         "imported only in optional, guarded, test or other backends' code: examples/x.py",
         "pyproject.toml:40: declared in the optional group 'dev'", "syntax error at line 9: analysed partially",
+        "line 3: inside fp8_autocast, an NVIDIA-only feature", "line 4: the check only guards a message",
+        "line 5: the check only tries a CUDA path and falls back when it fails",
+        "line 6: off CUDA the function returns its input unchanged (the eager path)",
+        "line 7: the self-test under `if __name__ == \"__main__\":` of a module the project imports (pkg/a.py)",
+        "tools/x.py:141: imported inside a function, class or try block, where an optional feature loads it",
     ]
     for reason in reasons:
         zh = phrase("zh", reason)
         assert zh != reason, reason
         english = [w for w in zh.replace("`", " ").split() if w.isascii() and w.isalpha() and len(w) > 3
-                   and w not in {"torch", "cuda", "backend", "fancy", "test", "dev"}]
+                   and w.lower() not in {"torch", "cuda", "backend", "fancy", "test", "dev", "eager", "nvidia"}]
         assert not english or "is_available" in zh or "test_x" in zh, (reason, zh)
 
 

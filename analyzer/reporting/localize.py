@@ -43,6 +43,14 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^line (?P<line>\d+): the check only raises or warns \(a CUDA-only feature's gate\)$", "reason.only_raises"),
     (r"^line (?P<line>\d+): guards a CUDA-only package or function$", "reason.guards_cuda_only_package"),
     (r"^line (?P<line>\d+): inside the test function (?P<name>\S+)\(\)$", "reason.test_function"),
+    (r"^line (?P<line>\d+): inside (?P<name>\S+), an NVIDIA-only feature$", "reason.nvidia_only_feature"),
+    (r"^line (?P<line>\d+): the check only guards a message$", "reason.guards_message"),
+    (r"^line (?P<line>\d+): the check only tries a CUDA path and falls back when it fails$", "reason.tries_cuda_path"),
+    (r"^line (?P<line>\d+): off CUDA the function returns its input unchanged \(the eager path\)$", "reason.eager_path"),
+    (r"^line (?P<line>\d+): the self-test under `if __name__ == \"__main__\":` of a module the project imports "
+     r"\((?P<user>\S+)\)$", "reason.self_test"),
+    (r"^(?P<where>\S+:\d+): imported inside a function, class or try block, where an optional feature loads it$",
+     "reason.lazy_import"),
     (r"^all (?P<count>\d+) Triton kernels of this file take \*\*meta \(Triton 1\.x\); the Triton of torch 2\.x "
      r"rejects them$", "reason.triton_1"),
     (r"^syntax error at line (?P<line>\d+): analysed partially$", "reason.syntax_error"),
@@ -51,6 +59,10 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^(?P<where>\S+): an optional requirements file \((?P<extra>[^)]+)\)$", "reason.optional_requirements"),
     (r"^symbolic link to a folder \(not followed\)$", "reason.symlink_folder"),
     (r"^symbolic link that leaves the project$", "reason.symlink_outside"),
+    # effort items that are not a rule's (domains/phases/plan.py TRANSFER_TO_NPU_ITEM), and a rule's kernels of one
+    # class (domains/phases/estimate.py: `OPS030 triton-kernel [scan]`)
+    (r"^transfer_to_npu \(informational auto sites\)$", "item.transfer_to_npu_info"),
+    (r"^(?P<rule>[A-Z]{3}\d{3} [a-z0-9-]+) \[(?P<kind>[a-z_]+)\]$", "item.kernel_class"),
     (r"^line (?P<line>\d+): (?P<code>.*)$", "reason.line"),
     (r"^(?P<probe>[a-z0-9-]+): (?P<candidate>.+) (?P<verdict>good|slower|fallback|wrong|error|missing) on "
      r"(?P<device>cpu|cuda|npu) \((?P<dtypes>[^;]+); (?P<sizes>[^)]+)\)$", "evidence.measured"),
@@ -69,7 +81,8 @@ def phrase(language: str, text: str) -> str:
     for pattern, key in _PATTERNS:
         match = pattern.match(text)
         if match:
-            values = {name: _phases_in(language, value) if name in ("phases", "signals") else value
+            values = {name: _phases_in(language, value) if name in ("phases", "signals")
+                      else term(language, value) if name == "kind" else value
                       for name, value in match.groupdict().items()}
             if "more" in values:  # "and N more", when there are more
                 values["more"] = ui_text(language, "reason.more", count=values["more"]) if values["more"] else ""

@@ -186,7 +186,7 @@ def _step0_and_drivers(report: Report, console: Console, t: _Words) -> None:
     if step0:
         console.print(f"[bold]{t('summary.step0')}[/bold]")
         for item in step0:
-            what = t.text(item.replacement) if item.replacement else item.item
+            what = t.text(item.replacement) if item.replacement else phrase(t.language, item.item)
             console.print(f"  {escape(what)} ({t('summary.hours_range', low=f'{item.hours.low:g}', high=f'{item.hours.high:g}')})")
         files = entry_files(step0)
         console.print(f"  {t('summary.step0_entries')}: " + (escape(", ".join(files)) if files else t("summary.step0_none")))
@@ -194,7 +194,7 @@ def _step0_and_drivers(report: Report, console: Console, t: _Words) -> None:
     if drivers:
         console.print(f"[bold]{t('summary.top_drivers')}[/bold]")
         for number, item in enumerate(drivers, start=1):
-            what = t.text(item.replacement) if item.kind == "adoption" and item.replacement else item.item
+            what = t.text(item.replacement) if item.kind == "adoption" and item.replacement else phrase(t.language, item.item)
             console.print(f"  {number}. " + escape(t("summary.driver_line", item=what, low=f"{item.hours.low:g}",
                                                        high=f"{item.hours.high:g}", share=f"{int(item.share * 100)}%")))
 

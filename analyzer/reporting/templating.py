@@ -90,4 +90,7 @@ def html_helpers(languages: tuple[str, ...]) -> dict:
     def tphrase(value: str) -> Markup:
         return spans({lang: escape(phrase(lang, value)) for lang in languages})
 
-    return {"t": t, "tx": tx, "t_in": t_in, "term": tterm, "phrase": tphrase}
+    def phrase_in(language: str, value: str) -> str:
+        return phrase(language, value)
+
+    return {"t": t, "tx": tx, "t_in": t_in, "term": tterm, "phrase": tphrase, "phrase_in": phrase_in}

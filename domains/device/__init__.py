@@ -5,6 +5,7 @@ from __future__ import annotations
 from ascend_feasibility.domains.base import Domain
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
+from ascend_feasibility.domains.device.enumerations import AcceleratorEnumerationScanner
 from ascend_feasibility.domains.device.python_scanner import DevicePythonScanner
 from ascend_feasibility.domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
 
@@ -12,4 +13,4 @@ from ascend_feasibility.domains.device.resources import DeviceResourceScanner, N
 class DeviceDomain(Domain):
     name = "device"
     scanner_classes = (DevicePythonScanner, DeviceResourceScanner, NvidiaSmiShellScanner, CudaAmpImportScanner,
-                       BackendDispatchScanner)
+                       BackendDispatchScanner, AcceleratorEnumerationScanner)

@@ -38,7 +38,7 @@ from ascend_feasibility.analyzer.reading.config import ProjectConfig
 from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
 from ascend_feasibility.domains.phases.estimate import estimate
 from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNALS, PhaseFacts
-from ascend_feasibility.domains.phases.routes import builds_on_driver, route_driver, route_notes
+from ascend_feasibility.domains.phases.routes import builds_on_driver, route_driver, route_notes, route_reason
 from ascend_feasibility.knowledge import KNOWLEDGE_DIR, load_context_conventions
 
 if sys.version_info >= (3, 11):
@@ -82,7 +82,9 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
     routes = route_notes(facts, own_packages, findings, work, kernels or [], role_of, plan_data())
     judged = verdict(findings, work, assignment.phases, npu_code, assessable(facts, findings, kernels or []))
     if judged.verdict != "not-applicable":
-        own_routes = [route_driver(n, work) for n in routes if n.relation == "is"]
+        own = [n for n in routes if n.relation == "is"]
+        reasons = [route_reason(n, work, judged.label, plan_data()) for n in own]
+        own_routes = [route_driver(n, work) for n in own] + [r for r in reasons if r is not None]
         builds_on = builds_on_driver(routes)
         judged = judged.model_copy(update={"routes": routes,
                                            "drivers": own_routes + judged.drivers + ([builds_on] if builds_on else [])})

@@ -40,6 +40,27 @@ def _root_folders(facts: list[PhaseFacts], role_of: Callable[[str], str]) -> set
     return roots
 
 
+def route_reason(note: RouteNote, work: Effort, label: Text, data: dict) -> Text | None:
+    """Why the verdict is what it is when the project runs on Ascend by its own route (DeepSpeed on its NPU
+    accelerator): the route carries the main phase, and work only other phases need is estimated beside it. None
+    for a route that does not run the project (partial, reference, none) or when no phase is the main one."""
+    main = work.main_phase
+    if note.relation != "is" or note.status != "supported" or main is None:
+        return None
+    phase = data["verdict"]["phases"].get(main, {"en": main, "zh": main})
+    total = work.total
+    en = (f"why {label.en.lower()}: {note.project} runs on Ascend by its own route (above), and the verdict is its "
+          f"{phase['en']} phase's, the main phase ({total.low_days:g}–{total.high_days:g} person-days)")
+    zh = (f"判定为{label.zh}的原因：{note.project} 可通过其自身路径（见上）在昇腾上运行，且判定依据其主要阶段"
+          f"（{phase['zh']}，{total.low_days:g}–{total.high_days:g} 人天）")
+    whole = work.whole
+    if whole is not None and whole.high_days > total.high_days:
+        low, high = round(max(whole.low_days - total.low_days, 0), 2), round(whole.high_days - total.high_days, 2)
+        en += f"; {low:g}–{high:g} person-days that only other phases need are estimated beside it"
+        zh += f"；仅其他阶段需要的 {low:g}–{high:g} 人天另行估算"
+    return Text(en=en, zh=zh)
+
+
 def builds_on_driver(notes: list[RouteNote]) -> Text | None:
     """One line naming what the project builds on that has a route (or has none) on Ascend."""
     others = [n for n in notes if n.relation == "builds-on"]
