@@ -6,7 +6,11 @@ Per site (OptInReader, asked after the guards):
   or inside a class named for the framework's integration (`class MegatronLMPlugin`);
 - a helper named for an opt-in feature (`def compile_regions(...)` around torch.compile) runs when its caller turns
   the feature on;
-- a type check naming a class (`isinstance(model, (DistributedDataParallel, DataParallel))`) is no use of the class.
+- a type check naming a class (`isinstance(model, (DistributedDataParallel, DataParallel))`) is no use of the class;
+- a site reached only while an off-by-default switch is on (`--xformers`, `use_flash_attn=False`): switches.py;
+- FlashAttention-3 in a file that also offers FlashAttention-2 or SDPA: an alternative, ported once at the FA2/SDPA site;
+- code inside a profiler (`class NsysProfiler`, `def start_profiling`): runs only when someone profiles;
+- code that drives another inference runtime (TensorRT, ONNX Runtime, Paddle): runtimes.py (`other-backend`).
 
 Per module (opt_in_modules, from every file's facts):
 - a module named like a configuration choice of a chain that has a default arm (torchtitan's
@@ -22,6 +26,8 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same, _tokens_of, _words
 from ascend_feasibility.analyzer.context.project import ProjectContext
+from ascend_feasibility.analyzer.context.runtimes import RuntimeReader
+from ascend_feasibility.analyzer.context.switches import SwitchGuard, SwitchReader
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge.models import OptInConventions
@@ -31,6 +37,7 @@ MAX_DEPTH = 400
 MAX_CALLS = 50
 MAX_NAME_USES = 200
 TYPE_CHECK_CARRIERS = {"attribute", "identifier", "tuple", "parenthesized_expression", "list", "expression_list"}
+IMPORTS = "(import_statement) @import (import_from_statement) @import"
 
 
 class OptInReader:
@@ -41,8 +48,18 @@ class OptInReader:
         self.class_words = tuple(conventions.integration_class_words)
         self.type_checks = frozenset(conventions.type_check_calls)
         self.type_check_domains = frozenset(conventions.type_check_domains)
+        self.switches = SwitchReader(guards, conventions.argument_objects, conventions.mainstream_switch_tokens)
+        self.runtimes = RuntimeReader(conventions.other_runtimes)
+        self.fa3 = tuple(conventions.flash_attn_3_packages)
+        self.fa2 = tuple(conventions.flash_attn_2_packages)
+        self.sdpa_calls = tuple(conventions.sdpa_calls)
+        self.profiler_tokens = tuple(conventions.profiler_name_tokens)
+        self._offers: tuple[tuple[int, int], Node | None] | None = None
 
     def guard(self, node: Node, domain: str, symbol: str, rule: str = "") -> Guard | None:
+        found = self._alternative(node, symbol) or self._profiler(node) or self.runtimes.guard(node) or self.switches.guard(node)
+        if found is not None:
+            return found
         if rule in self.guards.flag_rules:
             found = self._feature_helper(node)
             if found is not None:
@@ -54,6 +71,49 @@ class OptInReader:
                 return found
         if domain in self.type_check_domains:
             return self._type_check(node)
+        return None
+
+    # alternatives, profilers ----------------------------------------------------------------------------------
+    def _alternative(self, node: Node, symbol: str) -> Guard | None:
+        """FlashAttention-3 (flash_attn_interface, hopper) in a file that also imports FlashAttention-2 or calls SDPA:
+        one attention path with a Hopper-only variant, ported once where FA2/SDPA is (no second item)."""
+        root = symbol.split(".", 1)[0]
+        if root not in self.fa3:
+            return None
+        other = self._offers_fa2_or_sdpa(node)
+        return SwitchGuard("optional", other, "a FlashAttention-3 alternative to the FA2/SDPA path the file also offers") \
+            if other is not None else None
+
+    def _offers_fa2_or_sdpa(self, node: Node) -> Node | None:
+        unit = node
+        while unit.parent is not None:
+            unit = unit.parent
+        span = (unit.start_byte, unit.end_byte)
+        if self._offers is None or self._offers[0] != span:
+            found = None
+            for statement in parsing.captures(parsing.query("python", IMPORTS), unit).get("import", [])[:2000]:
+                names = [parsing.text(n) for n in (statement.child_by_field_name("module_name"),
+                                                   *statement.children_by_field_name("name")) if n is not None]
+                if any(n.split(" ")[0].split(".")[0] in self.fa2 for n in names):
+                    found = statement
+                    break
+            if found is None:
+                calls = self.guards.calls_named(node)
+                found = next((calls[c][0] for c in self.sdpa_calls if calls.get(c)), None)
+            self._offers = (span, found)
+        return self._offers[1]
+
+    def _profiler(self, node: Node) -> Guard | None:
+        """A site in a class or function named for a profiler (NsysProfiler, NsysRange, start_profiling): it runs only
+        when someone profiles."""
+        current, depth = node.parent, 0
+        while current is not None and depth < MAX_DEPTH:
+            if current.type in {"class_definition", "function_definition"}:
+                name = current.child_by_field_name("name")
+                lowered = parsing.text(name).lower() if name is not None else ""
+                if any(token in lowered for token in self.profiler_tokens):
+                    return SwitchGuard("optional", name, f"inside the profiler {parsing.text(name)}: it runs only when profiling is switched on")
+            current, depth = current.parent, depth + 1
         return None
 
     def _feature_helper(self, node: Node) -> Guard | None:
