@@ -291,7 +291,60 @@ def test_cuda_settings_of_another_inference_runtime_are_no_torch_port_item():
     trt = findings[(13, "DEV003")]
     assert trt.reach == "other-backend" and "TensorRT" in trt.reach_reason
     flag = findings[(3, "DEV104")]
-    assert flag.reach == "other-backend" and "ONNX Runtime" in flag.reach_reason
+    assert flag.reach == "other-backend" and "another inference runtime (ONNX Runtime)" in flag.reach_reason
     torch_too = OTHER_RUNTIMES.replace("        model = torch.load(w).to(device)\n",
                                        "        model = torch.load(w).to('cuda' if cuda else 'cpu')\n")
     assert [f.reach for f in scan(torch_too).findings if f.rule == "DEV104"] == ["runs"]  # torch reads the flag too
+
+
+def _fp8_project(tmp_path, declaration: str, launch: str | None = None):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/train_util.py": ("import argparse\n"
+                              "def add_arguments(parser: argparse.ArgumentParser):\n"
+                              f"    parser.add_argument({declaration})\n"),
+        "sd3_train_network.py": ("import torch\n"
+                             "from pkg import train_util\n"
+                             "def load(args, mmdit):\n"
+                             "    if args.fp8_base:\n"
+                             "        mmdit.to(torch.float8_e4m3fn)\n"
+                             "    return mmdit\n"),
+        "requirements.txt": "torch\n",
+    }
+    if launch is not None:
+        files["run.sh"] = launch
+    write_tree(tmp_path, files)
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    return [(f.reach, f.reach_reason) for f in report.findings if f.rule == "PRC004" and f.path == "sd3_train_network.py"]
+
+
+def test_a_command_line_option_declared_off_in_another_file_makes_its_arm_optional(tmp_path):
+    # sd-scripts sd3_train_network.py:106 (`if args.fp8_base:`), `--fp8_base` store_true in library/train_util.py
+    [(reach, reason)] = _fp8_project(tmp_path, "'--fp8_base', action='store_true'")
+    assert reach == "optional"
+    assert "`--fp8_base` is off unless given (pkg/train_util.py:3)" in reason and "line 4: if args.fp8_base:" in reason
+
+
+def test_an_option_on_by_default_or_passed_by_the_projects_launch_script_is_no_opt_in(tmp_path):
+    assert [r for r, _ in _fp8_project(tmp_path / "a", "'--fp8_base', action='store_true', default=True")] == ["runs"]
+    launched = _fp8_project(tmp_path / "b", "'--fp8_base', action='store_true'",
+                            "#!/bin/bash\naccelerate launch sd3_train_network.py --fp8_base --lr 1e-4\n")
+    assert [r for r, _ in launched] == ["runs"]
+
+
+def test_a_call_of_another_objects_method_of_the_same_name_is_no_caller():
+    # diffusers commands/run.py: `sbx.run(...)` after `if not args.remote: return False` is the sandbox's run, not
+    # the command's own run() (whose body reaches the device code)
+    code = ("import argparse\n"
+            "import torch\n"
+            "def submit(args, sbx):\n"
+            "    if not args.remote:\n"
+            "        return False\n"
+            "    sbx.run(['x'])\n"
+            "class RunCommand:\n"
+            "    def run(self):\n"
+            "        torch.cuda.set_device(0)\n"
+            "def main():\n"
+            "    parser = argparse.ArgumentParser()\n"
+            "    parser.add_argument('--remote', action='store_true')\n")
+    assert [r for _, r, _ in _reach(code, "DEV103")] == ["runs"]

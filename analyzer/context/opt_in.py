@@ -258,6 +258,30 @@ def opt_in_modules(facts, context: ProjectContext, conventions: OptInConventions
     return result
 
 
+def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
+    """path → line ranges (with the reason) of arms a command-line option turns on, where the project declares the
+    option off by default wherever it declares it (`--fp8_base`, store_true, in library/train_util.py; `if
+    args.fp8_base:` in sd3_train_network.py) and no launch script of the project passes it."""
+    declared: dict[str, tuple[bool, str, str]] = {}
+    for f in facts:
+        for dest, off, flag, line in f.options:
+            before = declared.get(dest)
+            declared[dest] = (off and (before is None or before[0]), flag, before[2] if before else f"{f.path}:{line}")
+    if not declared:
+        return {}
+    launched = {flag.replace("-", "_") for f in facts for flag in f.launch_flags}
+    result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+    for f in facts:
+        if context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        for first, last, dest, condition in f.option_arms:
+            option = declared.get(dest)
+            if option is None or not option[0] or option[1].replace("-", "_") in launched:
+                continue
+            result[f.path].append((first, last, f"`{option[1]}` is off unless given ({option[2]}); {condition}"))
+    return result
+
+
 def _choices(counted, conventions: OptInConventions) -> dict[str, tuple[str, int, str]]:
     defaults = {d.lower() for d in (*conventions.default_choices, *conventions.mode_choices)}
     found: dict[str, tuple[str, int, str]] = {}

@@ -25,9 +25,14 @@ SCOPES = {"if_statement", "elif_clause", "else_clause", "function_definition"}
 @dataclass(frozen=True)
 class RuntimeGuard(Guard):
     runtime: str = ""
+    readers: bool = False  # a name set here and read only by the runtimes' branches
 
     def reason(self) -> str:
-        return f"drives {self.runtime}, not torch: its CUDA settings are that runtime's, no torch_npu port item; {Guard.reason(self)}"
+        if self.readers:
+            return (f"read only by code for another inference runtime ({self.runtime}), not torch: no torch_npu port "
+                    f"item; {Guard.reason(self)}")
+        return (f"code for another inference runtime ({self.runtime}), not torch: its CUDA settings are that runtime's, "
+                f"no torch_npu port item; {Guard.reason(self)}")
 
 
 class RuntimeReader:
@@ -99,10 +104,11 @@ class RuntimeReader:
             stack.extend(current.children)
         if not uses:
             return None
-        found = [self._scope_of(use) for use in uses]
+        found = [self._scope_of(use) for use in sorted(uses, key=lambda u: u.start_byte)]
         if any(f is None for f in found):
             return None
-        return RuntimeGuard("other-backend", found[0].node, found[0].runtime)
+        runtimes = ", ".join(dict.fromkeys(f.runtime for f in found))
+        return RuntimeGuard("other-backend", assignment, runtimes, readers=True)
 
 
 def _read(identifier: Node) -> bool:

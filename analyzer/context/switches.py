@@ -90,11 +90,20 @@ class SwitchReader:
         return None
 
     def _called(self, function: Node) -> list[Node]:
+        """The calls of `function` in the file, outside it: `self.name(...)` for a method, `name(...)` for a function
+        (`sbx.run(...)` is no call of a method `run`)."""
         name = function.child_by_field_name("name")
         if name is None:
             return []
-        return [c for c in self.guards.calls_named(function).get(parsing.text(name), [])
-                if not (function.start_byte <= c.start_byte < function.end_byte)]
+        method = _enclosing(function, "class_definition") is not None and _is_method(function)
+        calls = []
+        for callee in self.guards.calls_named(function).get(parsing.text(name), []):
+            if function.start_byte <= callee.start_byte < function.end_byte:
+                continue
+            holder = callee.parent.child_by_field_name("object") if callee.parent is not None and callee.parent.type == "attribute" else None
+            if (holder is not None and parsing.text(holder) in {"self", "cls"}) if method else holder is None:
+                calls.append(callee)
+        return calls
 
     def _callers(self, function: Node, depth: int) -> SwitchGuard | None:
         """Every call of this function in the file is reached only with a switch on (the first one's switch)."""
@@ -235,7 +244,7 @@ class SwitchReader:
             options: dict[str, tuple[bool, int, str]] = {}
             for callee in self.guards.calls_named(node).get("add_argument", []):
                 call = callee.parent.parent if callee.parent is not None and callee.parent.type == "attribute" else None
-                declared = _declared_option(call) if call is not None and call.type == "call" else None
+                declared = declared_option(call) if call is not None and call.type == "call" else None
                 if declared is not None:
                     dest, off, flag = declared
                     options[dest] = (off and options.get(dest, (True,))[0], call.start_point.row + 1, flag)
@@ -243,7 +252,26 @@ class SwitchReader:
         return self._options[1]
 
 
-def _declared_option(call: Node) -> tuple[str, bool, str] | None:
+def argument_switch(condition: Node, objects: frozenset[str], mainstream: frozenset[str], depth: int = 0) -> str | None:
+    """The option `if args.fp8_base:` (or one term of an `and`) needs on, whatever file declares it."""
+    while condition.type == "parenthesized_expression" and condition.named_children:
+        condition = condition.named_children[0]
+    if condition.type == "boolean_operator" and depth < 8:
+        operator = condition.child_by_field_name("operator")
+        if operator is None or parsing.text(operator) != "and":
+            return None
+        sides = (condition.child_by_field_name("left"), condition.child_by_field_name("right"))
+        return next((d for d in (argument_switch(s, objects, mainstream, depth + 1) for s in sides if s is not None) if d), None)
+    if condition.type != "attribute":
+        return None
+    holder, attribute = condition.child_by_field_name("object"), condition.child_by_field_name("attribute")
+    if holder is None or attribute is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
+        return None
+    name = parsing.text(attribute)
+    return None if {t for t in name.lower().split("_") if t} & mainstream else name
+
+
+def declared_option(call: Node) -> tuple[str, bool, str] | None:
     arguments = call.child_by_field_name("arguments")
     if arguments is None:
         return None
