@@ -348,3 +348,27 @@ def test_a_call_of_another_objects_method_of_the_same_name_is_no_caller():
             "    parser = argparse.ArgumentParser()\n"
             "    parser.add_argument('--remote', action='store_true')\n")
     assert [r for _, r, _ in _reach(code, "DEV103")] == ["runs"]
+
+
+def test_an_opt_in_flag_that_defaults_on_guards_required_code():
+    # `if self.use_flash_attn:` around a flash_attn call is an opt-in flag (optional) unless the class turns it on
+    code = ("import torch\n"
+            "from flash_attn import flash_attn_func\n"
+            "class Attention(torch.nn.Module):\n"
+            "    def __init__(self, use_flash_attn=False):\n"
+            "        super().__init__()\n"
+            "        self.use_flash_attn = use_flash_attn\n"
+            "    def forward(self, q, k, v):\n"
+            "        if self.use_flash_attn:\n"
+            "            return flash_attn_func(q, k, v)\n"
+            "        return q\n")
+    assert [r for _, r, _ in _reach(code, "ATT001")] == ["optional"]
+    on = code.replace("use_flash_attn=False", "use_flash_attn=True")
+    assert [r for _, r, _ in _reach(on, "ATT001")] == ["runs"]
+    parameter_on = ("import torch\n"
+                    "from flash_attn import flash_attn_func\n"
+                    "def attention(q, k, v, use_flash_attn=True):\n"
+                    "    if use_flash_attn:\n"
+                    "        return flash_attn_func(q, k, v)\n"
+                    "    return q\n")
+    assert [r for _, r, _ in _reach(parameter_on, "ATT001")] == ["runs"]

@@ -15,6 +15,7 @@ The else branch of a check runs wherever the check is false, Ascend included: it
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.reading import parsing
@@ -70,6 +71,8 @@ class GuardReader:
         self._calls: dict[str, list[Node]] | None = None
         self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
         self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
+        # does an opt-in flag's condition default on (`use_flash_attn=True`)? then it is no opt-in (switches.py)
+        self.on_by_default: Callable[[Node], bool] | None = None
 
     def guard_of_import(self, statement: Node) -> Guard | None:
         """An import of a CUDA-only feature: guarded where it stands, or inside a helper function every call of
@@ -222,7 +225,7 @@ class GuardReader:
             if body is None or condition_node is None or not _same(child, body):
                 continue
             fallback = self._fallback(statement, arms, others, body)
-            return self._positive(condition, statement, feature, fallback)
+            return self._positive(condition, statement, feature, fallback, condition_node)
         if len(conditions) == 1 and conditions[0].negated and others and _same(child, others[0]):
             # `if not get_accelerator().is_triton_supported(): return fallback(...) else: from .kernels import k`:
             # the else branch of a negated check is the branch the check guards (the if-branch is its fallback)
@@ -283,14 +286,15 @@ class GuardReader:
         if condition.npu or any(_names_npu_literal(p, self.npu_tokens) for p in (parts[0], parts[2])):
             return Guard("npu-path", expression)
         if _same(child, parts[0]):
-            return self._positive(condition, expression, feature, fallback=True)
+            return self._positive(condition, expression, feature, fallback=True, condition_node=parts[1])
         if _same(child, parts[2]):
             flipped = Condition(condition.npu, condition.other, condition.cuda, condition.gate, condition.flag,
                                 not condition.negated)
             return self._positive(flipped, expression, feature, fallback=True)
         return None
 
-    def _positive(self, condition: Condition, statement: Node, feature: bool, fallback: bool) -> Guard | None:
+    def _positive(self, condition: Condition, statement: Node, feature: bool, fallback: bool,
+                  condition_node: Node | None = None) -> Guard | None:
         """The guard a site inside the branch taken when `condition` holds gets."""
         if condition.negated:
             return None
@@ -298,9 +302,12 @@ class GuardReader:
             return Guard("other-backend", statement)
         if condition.cuda and feature and fallback:
             return Guard("cuda-only-guarded", statement)
-        if (condition.gate or (condition.flag and feature)) and not condition.cuda:
+        if (condition.gate or (condition.flag and feature and not self._defaults_on(condition_node))) and not condition.cuda:
             return Guard("optional", statement)
         return None
+
+    def _defaults_on(self, condition_node: Node | None) -> bool:
+        return condition_node is not None and self.on_by_default is not None and self.on_by_default(condition_node)
 
     def _early_exit(self, child: Node, block: Node) -> Guard | None:
         """`if not x.is_cuda: return fallback(x)` before a kernel guards what follows it."""

@@ -46,9 +46,56 @@ class SwitchReader:
         self.argument_objects = frozenset(argument_objects)
         self.mainstream = frozenset(mainstream_tokens)
         self._options: tuple[tuple[int, int], dict[str, tuple[bool, int, str]]] | None = None
+        guards.on_by_default = self.on_by_default
 
     def guard(self, node: Node) -> SwitchGuard | None:
         return self._reached(node, 0)
+
+    def on_by_default(self, condition: Node) -> bool:
+        """A flag the file turns on by default (`use_flash_attn=True`, `self.flash = True`, `--flash` with
+        default=True): what it guards is no opt-in."""
+        while condition.type == "parenthesized_expression" and condition.named_children:
+            condition = condition.named_children[0]
+        if condition.type == "identifier":
+            name, function = parsing.text(condition), _enclosing(condition, "function_definition")
+            while function is not None:
+                parameter = _parameter(function, name)
+                if parameter is not None:
+                    return parameter[1] is not None and parsing.text(parameter[1]) == "True"
+                function = _enclosing(function, "function_definition")
+            return False
+        if condition.type != "attribute":
+            return False
+        holder, attribute = condition.child_by_field_name("object"), condition.child_by_field_name("attribute")
+        if holder is None or attribute is None:
+            return False
+        name = parsing.text(attribute)
+        if parsing.text(holder) == "self":
+            return self._self_switch(condition, name, 0) is None and self._self_set_on(condition, name)
+        if parsing.text(holder).rsplit(".", 1)[-1] in self.argument_objects:
+            option = self._options_of(condition).get(name)
+            return option is not None and not option[0]
+        return False
+
+    def _self_set_on(self, node: Node, name: str) -> bool:
+        """The class sets `self.X` to True, or to a parameter defaulting to True."""
+        cls = _enclosing(node, "class_definition")
+        stack, seen = [cls] if cls is not None else [], 0
+        while stack and seen < MAX_CLASS_NODES:
+            current = stack.pop()
+            seen += 1
+            if current.type == "assignment":
+                left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+                if left is not None and right is not None and parsing.text(left) == f"self.{name}":
+                    if parsing.text(right) == "True":
+                        return True
+                    function = _enclosing(right, "function_definition") if right.type == "identifier" else None
+                    parameter = _parameter(function, parsing.text(right)) if function is not None else None
+                    if parameter is not None and parameter[1] is not None and parsing.text(parameter[1]) == "True":
+                        return True
+                continue
+            stack.extend(current.children)
+        return False
 
     # where the site sits ---------------------------------------------------------------------------------------
     def _reached(self, node: Node, depth: int) -> SwitchGuard | None:
