@@ -372,3 +372,22 @@ def test_an_opt_in_flag_that_defaults_on_guards_required_code():
                     "        return flash_attn_func(q, k, v)\n"
                     "    return q\n")
     assert [r for _, r, _ in _reach(parameter_on, "ATT001")] == ["runs"]
+
+
+def test_a_function_named_for_a_cuda_only_library_that_nothing_calls_is_optional():
+    # sd-scripts sdxl_gen_img.py:176/201: `replace_vae_attn_to_xformers()` is called only in a comment under
+    # `elif xformers:`
+    code = ("import torch\n"
+            "def replace_vae_modules(vae, xformers):\n"
+            "    if xformers:\n"
+            "        # replace_vae_attn_to_xformers()\n"
+            "        vae.set_use_memory_efficient_attention_xformers(True)\n"
+            "def replace_vae_attn_to_xformers():\n"
+            "    import xformers.ops\n"
+            "    def forward_xformers(self, x):\n"
+            "        return xformers.ops.memory_efficient_attention(x, x, x)\n"
+            "    torch.nn.Module.forward = forward_xformers\n")
+    [(line, reach, reason)] = _reach(code, "ATT010")
+    assert reach == "optional" and "replace_vae_attn_to_xformers()" in reason
+    called = code + "replace_vae_attn_to_xformers()\n"
+    assert [r for _, r, _ in _reach(called, "ATT010")] == ["runs"]

@@ -58,6 +58,8 @@ class OptInReader:
 
     def guard(self, node: Node, domain: str, symbol: str, rule: str = "") -> Guard | None:
         found = self._alternative(node, symbol) or self._profiler(node) or self.runtimes.guard(node) or self.switches.guard(node)
+        if found is None and domain in self.guards.feature_domains:
+            found = self._library_function(node)
         if found is not None:
             return found
         if rule in self.guards.flag_rules:
@@ -102,6 +104,24 @@ class OptInReader:
                 found = next((calls[c][0] for c in self.sdpa_calls if calls.get(c)), None)
             self._offers = (span, found)
         return self._offers[1]
+
+    def _library_function(self, node: Node) -> Guard | None:
+        """A CUDA-only feature inside a function named for a third-party CUDA-only library that nothing in the file
+        calls (sd-scripts' `def replace_vae_attn_to_xformers():`, whose one call is commented out under `elif
+        xformers:`): the function analogue of guards' library classes (XFormersAttnProcessor), an alternative a user
+        opts into."""
+        outermost, current, depth = None, node.parent, 0
+        while current is not None and depth < MAX_DEPTH:  # a nested function runs when its outer function does
+            if current.type == "function_definition":
+                outermost = current
+            current, depth = current.parent, depth + 1
+        name = outermost.child_by_field_name("name") if outermost is not None else None
+        lowered = parsing.text(name).lower() if name is not None else ""
+        library = next((t for t in self.guards.guards.library_class_tokens if t in lowered), None)
+        if library is None or "npu" in lowered or self.switches.called(outermost):
+            return None
+        return SwitchGuard("optional", name, f"inside {parsing.text(name)}(), named for {library} and called nowhere "
+                                             "in this file: an alternative a user opts into")
 
     def _profiler(self, node: Node) -> Guard | None:
         """A site in a class or function named for a profiler (NsysProfiler, NsysRange, start_profiling): it runs only

@@ -112,7 +112,7 @@ class SwitchReader:
                 found = self._after_early_exit(child)
             elif parent.type == "function_definition":
                 found = self._callers(parent, depth)
-                if found is None and (self._called(parent) or not _nested(parent)):
+                if found is None and (self.called(parent) or not _nested(parent)):
                     return None  # called unswitched somewhere, or a top-level function nobody here calls
             if found is not None:
                 return found
@@ -136,7 +136,7 @@ class SwitchReader:
             sibling = sibling.prev_named_sibling
         return None
 
-    def _called(self, function: Node) -> list[Node]:
+    def called(self, function: Node) -> list[Node]:
         """The calls of `function` in the file, outside it: `self.name(...)` for a method, `name(...)` for a function
         (`sbx.run(...)` is no call of a method `run`)."""
         name = function.child_by_field_name("name")
@@ -156,7 +156,7 @@ class SwitchReader:
         """Every call of this function in the file is reached only with a switch on (the first one's switch)."""
         if depth >= MAX_CALLER_DEPTH:
             return None
-        calls = self._called(function)
+        calls = self.called(function)
         if not calls or len(calls) > MAX_CALLS:
             return None
         found = [self._reached(call, depth + 1) for call in calls]
@@ -209,7 +209,7 @@ class SwitchReader:
             return f"`{name}={value}` by default ({function_name}())" if value.lower() in FALSY else None
         if depth >= 4:
             return None
-        calls = self._called(function)
+        calls = self.called(function)
         if not calls or len(calls) > MAX_CALLS:
             return None
         found = []
