@@ -391,3 +391,15 @@ def test_a_function_named_for_a_cuda_only_library_that_nothing_calls_is_optional
     assert reach == "optional" and "replace_vae_attn_to_xformers()" in reason
     called = code + "replace_vae_attn_to_xformers()\n"
     assert [r for _, r, _ in _reach(called, "ATT010")] == ["runs"]
+
+
+def test_a_value_not_given_is_no_switch():
+    # diffusers modular_pipelines/components_manager.py: `if collection:` with `collection=None` is a value the caller
+    # may pass, not a feature switched on
+    code = ("import torch\n"
+            "def add(name, component, collection=None):\n"
+            "    if collection:\n"
+            "        torch.cuda.empty_cache()\n")
+    assert [r for _, r, _ in _reach(code, "DEV102")] == ["runs"]
+    flag = code.replace("collection=None", "use_cache_release=None").replace("if collection:", "if use_cache_release:")
+    assert [r for _, r, _ in _reach(flag, "DEV102")] == ["optional"]

@@ -30,6 +30,12 @@ MAX_CLASS_NODES = 20000
 FALSY = {"false", "none"}
 
 
+def _off(value: str, flag_shaped: bool) -> bool:
+    """A default that leaves a switch off: False, or None for a name shaped like a flag (use_/enable_/with_...):
+    `collection=None` is a value not given, not a switch."""
+    return value == "False" or (value == "None" and flag_shaped)
+
+
 @dataclass(frozen=True)
 class SwitchGuard(Guard):
     """A guard whose reason names the switch, not only the line."""
@@ -206,7 +212,7 @@ class SwitchReader:
         function_name = parsing.text(function.child_by_field_name("name"))
         if default is not None:
             value = parsing.text(default)
-            return f"`{name}={value}` by default ({function_name}())" if value.lower() in FALSY else None
+            return f"`{name}={value}` by default ({function_name}())" if _off(value, self.guards.is_flag(name)) else None
         if depth >= 4:
             return None
         calls = self.called(function)
@@ -261,8 +267,10 @@ class SwitchReader:
         """What one assignment of the attribute says: a reason (off by default), None (a setter's argument: says
         nothing), False (on, or not known: no opt-in)."""
         value = parsing.text(right)
-        if value.lower() in FALSY:
+        if _off(value, self.guards.is_flag(name)):
             return f"`self.{name} = {value}` by default (line {right.start_point.row + 1})"
+        if value.lower() in FALSY:
+            return False  # `self.collection = None`: a value not set yet, not a switch
         if right.type != "identifier":
             return False
         function = _enclosing(right, "function_definition")
@@ -337,10 +345,8 @@ def declared_option(call: Node) -> tuple[str, bool, str] | None:
     action = keywords.get("action", "").strip("'\"")
     if action == "store_true":
         off = keywords.get("default", "False").lower() in FALSY
-    elif action:
-        off = False  # store_false, store_const, count, append: not a plain off switch
-    else:
-        off = keywords.get("default", "None").lower() in FALSY
+    else:  # store_false, store_const, count, append, or an option taking a value: no plain off switch
+        off = not action and keywords.get("default") == "False"
     return dest, off, long
 
 
