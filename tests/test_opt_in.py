@@ -401,5 +401,36 @@ def test_a_value_not_given_is_no_switch():
             "    if collection:\n"
             "        torch.cuda.empty_cache()\n")
     assert [r for _, r, _ in _reach(code, "DEV102")] == ["runs"]
-    flag = code.replace("collection=None", "use_cache_release=None").replace("if collection:", "if use_cache_release:")
+    flag = code.replace("collection=None", "use_xformers=None").replace("if collection:", "if use_xformers:")
     assert [r for _, r, _ in _reach(flag, "DEV102")] == ["optional"]
+
+
+def test_a_switch_naming_no_opt_in_feature_leaves_device_code_required():
+    # timm 234f9757: the porters changed `if args.synchronize_step and device.type == 'cuda': torch.cuda.synchronize()`
+    # (--synchronize-step is store_true): the option must work on NPU too, so the site stays a port item
+    code = ("import argparse\n"
+            "import torch\n"
+            "parser = argparse.ArgumentParser()\n"
+            "parser.add_argument('--synchronize-step', action='store_true')\n"
+            "def train(args):\n"
+            "    if args.synchronize_step:\n"
+            "        torch.cuda.synchronize()\n")
+    assert [r for _, r, _ in _reach(code, "DEV101")] == ["runs"]
+    feature = code.replace("synchronize-step", "xformers").replace("synchronize_step", "xformers")
+    assert [r for _, r, _ in _reach(feature, "DEV101")] == ["optional"]
+
+
+def test_a_parameter_a_caller_in_the_file_turns_on_is_no_opt_in():
+    # accelerate accelerator.py: `_prepare_one(obj, first_pass=False)` is called with first_pass=True by prepare()
+    code = ("import torch\n"
+            "from flash_attn import flash_attn_func\n"
+            "class Runner:\n"
+            "    def prepare(self, q):\n"
+            "        return self._attend(q, use_flash=True)\n"
+            "    def _attend(self, q, use_flash=False):\n"
+            "        if use_flash:\n"
+            "            return flash_attn_func(q, q, q)\n"
+            "        return q\n")
+    assert [r for _, r, _ in _reach(code, "ATT001")] == ["runs"]
+    not_turned_on = code.replace("use_flash=True)", "use_flash=False)")
+    assert [r for _, r, _ in _reach(not_turned_on, "ATT001")] == ["optional"]

@@ -150,13 +150,17 @@ class GuardReader:
                 self._calls[parsing.text(callee)].append(callee)
         return self._calls
 
+    def is_feature(self, domain: str, rule: str = "") -> bool:
+        """A CUDA-only feature (a kernel, a fused library), an opt-in flag's rule or a CUDA-only thing."""
+        return domain in self.feature_domains or rule in self.flag_rules or rule in self.cuda_only_rules
+
     def guard_of(self, node: Node, domain: str, rule: str = "") -> Guard | None:
         """The guard that decides the reach of a finding of `domain` (and `rule`) at `node`.
 
         Sites in one statement share most of their walk up the tree: what a walk found from each node it passed is
         kept for the unit, with how many steps further up it was decided, so a later walk reaching that node stops
         there (unless its own depth bound would have stopped it first)."""
-        feature = domain in self.feature_domains or rule in self.flag_rules or rule in self.cuda_only_rules
+        feature = self.is_feature(domain, rule)
         is_import = False
         passed: list[tuple[tuple[int, bool, bool], int]] = []
         child, parent, depth = node, node.parent, 0

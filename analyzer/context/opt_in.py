@@ -48,7 +48,8 @@ class OptInReader:
         self.class_words = tuple(conventions.integration_class_words)
         self.type_checks = frozenset(conventions.type_check_calls)
         self.type_check_domains = frozenset(conventions.type_check_domains)
-        self.switches = SwitchReader(guards, conventions.argument_objects, conventions.mainstream_switch_tokens)
+        self.switches = SwitchReader(guards, conventions.argument_objects, conventions.mainstream_switch_tokens,
+                                     conventions.feature_switch_tokens)
         self.runtimes = RuntimeReader(conventions.other_runtimes)
         self.fa3 = tuple(conventions.flash_attn_3_packages)
         self.fa2 = tuple(conventions.flash_attn_2_packages)
@@ -57,8 +58,10 @@ class OptInReader:
         self._offers: tuple[tuple[int, int], Node | None] | None = None
 
     def guard(self, node: Node, domain: str, symbol: str, rule: str = "") -> Guard | None:
-        found = self._alternative(node, symbol) or self._profiler(node) or self.runtimes.guard(node) or self.switches.guard(node)
-        if found is None and domain in self.guards.feature_domains:
+        feature = self.guards.is_feature(domain, rule)
+        found = (self._alternative(node, symbol) or self._profiler(node) or self.runtimes.guard(node)
+                 or self.switches.guard(node, feature))
+        if found is None and domain in self.guards.feature_domains:  # a kernel or fused library, not a flag rule
             found = self._library_function(node)
         if found is not None:
             return found
@@ -118,7 +121,7 @@ class OptInReader:
         name = outermost.child_by_field_name("name") if outermost is not None else None
         lowered = parsing.text(name).lower() if name is not None else ""
         library = next((t for t in self.guards.guards.library_class_tokens if t in lowered), None)
-        if library is None or "npu" in lowered or self.switches.called(outermost):
+        if library is None or "npu" in lowered or lowered.startswith("test") or self.switches.called(outermost):
             return None
         return SwitchGuard("optional", name, f"inside {parsing.text(name)}(), named for {library} and called nowhere "
                                              "in this file: an alternative a user opts into")
@@ -278,8 +281,8 @@ def opt_in_modules(facts, context: ProjectContext, conventions: OptInConventions
     return result
 
 
-def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
-    """path → line ranges (with the reason) of arms a command-line option turns on, where the project declares the
+def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int, int, str, str]]]:
+    """path → line ranges (with the option and the reason) of arms a command-line option turns on, where the project declares the
     option off by default wherever it declares it (`--fp8_base`, store_true, in library/train_util.py; `if
     args.fp8_base:` in sd3_train_network.py) and no launch script of the project passes it."""
     declared: dict[str, tuple[bool, str, str]] = {}
@@ -298,7 +301,7 @@ def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int
             option = declared.get(dest)
             if option is None or not option[0] or option[1].replace("-", "_") in launched:
                 continue
-            result[f.path].append((first, last, f"`{option[1]}` is off unless given ({option[2]}); {condition}"))
+            result[f.path].append((first, last, dest, f"`{option[1]}` is off unless given ({option[2]}); {condition}"))
     return result
 
 

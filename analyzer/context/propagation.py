@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
+from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
@@ -39,6 +40,10 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for path, ranges in self_test_blocks(facts, context).items():
         test_only.setdefault(path, []).extend(ranges)
     switched = switched_options(facts, context)
+    if switched:
+        conventions = load_context_conventions()
+        switch_rules = frozenset((*conventions.guards.flag_rules, *conventions.guards.cuda_only_rules))
+        switch_takes = switch_rule(conventions.opt_in)
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
@@ -61,7 +66,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             reach, reason = guarded[finding.path]
             place = Place(finding.role, reach, reason)
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in switched:
-            reason = next((r for start, end, r in switched[finding.path] if start <= finding.line <= end), None)
+            reason = next((r for start, end, dest, r in switched[finding.path] if start <= finding.line <= end
+                           and switch_takes(dest, finding.domain in feature_domains or finding.rule in switch_rules)), None)
             if reason is not None:
                 place = Place(finding.role, "optional", reason)
         if place is None and finding.role in COUNTED_ROLES and finding.path in test_only:

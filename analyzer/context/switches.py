@@ -47,14 +47,18 @@ class SwitchGuard(Guard):
 
 
 class SwitchReader:
-    def __init__(self, guards: GuardReader, argument_objects: list[str], mainstream_tokens: list[str]) -> None:
+    def __init__(self, guards: GuardReader, argument_objects: list[str], mainstream_tokens: list[str],
+                 feature_tokens: list[str]) -> None:
         self.guards = guards
         self.argument_objects = frozenset(argument_objects)
         self.mainstream = frozenset(mainstream_tokens)
+        self.feature_tokens = frozenset(feature_tokens)
+        self._feature = False  # is the site asked about a CUDA-only feature itself?
         self._options: tuple[tuple[int, int], dict[str, tuple[bool, int, str]]] | None = None
         guards.on_by_default = self.on_by_default
 
-    def guard(self, node: Node) -> SwitchGuard | None:
+    def guard(self, node: Node, feature: bool) -> SwitchGuard | None:
+        self._feature = feature
         return self._reached(node, 0)
 
     def on_by_default(self, condition: Node) -> bool:
@@ -67,7 +71,12 @@ class SwitchReader:
             while function is not None:
                 parameter = _parameter(function, name)
                 if parameter is not None:
-                    return parameter[1] is not None and parsing.text(parameter[1]) == "True"
+                    index, default = parameter
+                    if default is None:
+                        return False
+                    value = parsing.text(default)
+                    return value == "True" or (value in {"False", "None"}
+                                               and not self._callers_leave_off(function, index, name, 0))
                 function = _enclosing(function, "function_definition")
             return False
         if condition.type != "attribute":
@@ -193,7 +202,11 @@ class SwitchReader:
         return None
 
     def _mainstream(self, name: str) -> bool:
-        return bool({t for t in name.lower().split("_") if t} & self.mainstream)
+        """A switch this reader does not take: one of a mainstream choice (use_cuda, use_amp), or, for a site that is
+        no CUDA-only feature itself, one that names no opt-in feature (`--synchronize-step` guards a
+        torch.cuda.synchronize() the port must keep working; `--xformers`, `use_flash_attn`, `--fp8_base` do not)."""
+        tokens = {t for t in name.lower().replace("-", "_").split("_") if t}
+        return bool(tokens & self.mainstream) or not (self._feature or tokens & self.feature_tokens)
 
     def _parameter_switch(self, node: Node, depth: int) -> str | None:
         name = parsing.text(node)
@@ -212,7 +225,9 @@ class SwitchReader:
         function_name = parsing.text(function.child_by_field_name("name"))
         if default is not None:
             value = parsing.text(default)
-            return f"`{name}={value}` by default ({function_name}())" if _off(value, self.guards.is_flag(name)) else None
+            if not _off(value, self.guards.is_flag(name)) or not self._callers_leave_off(function, index, name, depth):
+                return None
+            return f"`{name}={value}` by default ({function_name}())"
         if depth >= 4:
             return None
         calls = self.called(function)
@@ -226,6 +241,17 @@ class SwitchReader:
                 return None
             found.append(why)
         return found[0]
+
+    def _callers_leave_off(self, function: Node, index: int, name: str, depth: int) -> bool:
+        """No call in the file turns the parameter on (accelerate's `self._prepare_one(obj, first_pass=True)`): each
+        leaves it out, passes False/None, or passes an off-by-default switch."""
+        for callee in self.called(function)[:MAX_CALLS]:
+            argument = _argument(callee, index - (1 if _is_method(function) else 0), name)
+            if argument is None or parsing.text(argument) in {"False", "None"}:
+                continue
+            if depth >= 4 or self._switch(argument, depth + 1) is None:
+                return False
+        return True
 
     def _attribute_switch(self, node: Node, depth: int) -> str | None:
         holder, attribute = node.child_by_field_name("object"), node.child_by_field_name("attribute")
@@ -305,6 +331,17 @@ class SwitchReader:
                     options[dest] = (off and options.get(dest, (True,))[0], call.start_point.row + 1, flag)
             self._options = (span, options)
         return self._options[1]
+
+
+def switch_rule(conventions):
+    """`takes(option, feature)`: does an off-by-default option make a site optional (the project pass's form of
+    SwitchReader._mainstream)?"""
+    mainstream, features = frozenset(conventions.mainstream_switch_tokens), frozenset(conventions.feature_switch_tokens)
+
+    def takes(name: str, feature: bool) -> bool:
+        tokens = {t for t in name.lower().replace("-", "_").split("_") if t}
+        return not tokens & mainstream and bool(feature or tokens & features)
+    return takes
 
 
 def argument_switch(condition: Node, objects: frozenset[str], mainstream: frozenset[str], depth: int = 0) -> str | None:
