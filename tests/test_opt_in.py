@@ -434,3 +434,16 @@ def test_a_parameter_a_caller_in_the_file_turns_on_is_no_opt_in():
     assert [r for _, r, _ in _reach(code, "ATT001")] == ["runs"]
     not_turned_on = code.replace("use_flash=True)", "use_flash=False)")
     assert [r for _, r, _ in _reach(not_turned_on, "ATT001")] == ["optional"]
+
+
+def test_a_cuda_only_setting_under_a_generic_switch_stays_a_port_item():
+    # diffusers examples: `if args.allow_tf32: torch.backends.cuda.matmul.allow_tf32 = True` — on Ascend the switch
+    # should turn on HF32, so the port rewrites it
+    code = ("import argparse\n"
+            "import torch\n"
+            "parser = argparse.ArgumentParser()\n"
+            "parser.add_argument('--allow_tf32', action='store_true')\n"
+            "def main(args):\n"
+            "    if args.allow_tf32:\n"
+            "        torch.backends.cuda.matmul.allow_tf32 = True\n")
+    assert [r for _, r, _ in _reach(code, "PRC010")] == ["runs"]

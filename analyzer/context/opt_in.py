@@ -58,7 +58,9 @@ class OptInReader:
         self._offers: tuple[tuple[int, int], Node | None] | None = None
 
     def guard(self, node: Node, domain: str, symbol: str, rule: str = "") -> Guard | None:
-        feature = self.guards.is_feature(domain, rule)
+        # a kernel, a fused library or torch.compile: any off-by-default switch makes it optional; a CUDA-only setting
+        # (TF32, cuDNN) under `--allow_tf32` is no opt-in feature: the port makes the switch work on NPU (HF32)
+        feature = domain in self.guards.feature_domains or rule in self.guards.flag_rules
         found = (self._alternative(node, symbol) or self._profiler(node) or self.runtimes.guard(node)
                  or self.switches.guard(node, feature))
         if found is None and domain in self.guards.feature_domains:  # a kernel or fused library, not a flag rule

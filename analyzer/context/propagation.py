@@ -42,7 +42,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     switched = switched_options(facts, context)
     if switched:
         conventions = load_context_conventions()
-        switch_rules = frozenset((*conventions.guards.flag_rules, *conventions.guards.cuda_only_rules))
+        switch_rules = frozenset(conventions.guards.flag_rules)  # as OptInReader.guard: torch.compile, not TF32
         switch_takes = switch_rule(conventions.opt_in)
     overridden = overridden_defaults(facts)
     if overridden:
