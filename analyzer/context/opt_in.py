@@ -27,7 +27,7 @@ from pathlib import PurePosixPath
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same, _tokens_of, _words
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.runtimes import RuntimeReader
-from ascend_feasibility.analyzer.context.switches import SwitchGuard, SwitchReader
+from ascend_feasibility.analyzer.context.switches import ExplainedGuard, SwitchReader
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge.models import OptInConventions
@@ -88,7 +88,7 @@ class OptInReader:
         if root not in self.fa3:
             return None
         other = self._offers_fa2_or_sdpa(node)
-        return SwitchGuard("optional", other, "a FlashAttention-3 alternative to the FA2/SDPA path the file also offers") \
+        return ExplainedGuard("optional", other, "a FlashAttention-3 alternative to the FA2/SDPA path the file also offers") \
             if other is not None else None
 
     def _offers_fa2_or_sdpa(self, node: Node) -> Node | None:
@@ -125,7 +125,7 @@ class OptInReader:
         library = next((t for t in self.guards.guards.library_class_tokens if t in lowered), None)
         if library is None or "npu" in lowered or lowered.startswith("test") or self.switches.called(outermost):
             return None
-        return SwitchGuard("optional", name, f"inside {parsing.text(name)}(), named for {library} and called nowhere "
+        return ExplainedGuard("optional", name, f"inside {parsing.text(name)}(), named for {library} and called nowhere "
                                              "in this file: an alternative a user opts into")
 
     def _profiler(self, node: Node) -> Guard | None:
@@ -137,7 +137,7 @@ class OptInReader:
                 name = current.child_by_field_name("name")
                 lowered = parsing.text(name).lower() if name is not None else ""
                 if any(token in lowered for token in self.profiler_tokens):
-                    return SwitchGuard("optional", name, f"inside the profiler {parsing.text(name)}: it runs only when profiling is switched on")
+                    return ExplainedGuard("optional", name, f"inside the profiler {parsing.text(name)}: it runs only when profiling is switched on")
             current, depth = current.parent, depth + 1
         return None
 

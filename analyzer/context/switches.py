@@ -37,8 +37,8 @@ def _off(value: str, flag_shaped: bool) -> bool:
 
 
 @dataclass(frozen=True)
-class SwitchGuard(Guard):
-    """A guard whose reason names the switch, not only the line."""
+class ExplainedGuard(Guard):
+    """A guard whose reason says why (the switch, the alternative, the profiler), not only the line."""
 
     why: str = ""
 
@@ -57,7 +57,7 @@ class SwitchReader:
         self._options: tuple[tuple[int, int], dict[str, tuple[bool, int, str]]] | None = None
         guards.on_by_default = self.on_by_default
 
-    def guard(self, node: Node, feature: bool) -> SwitchGuard | None:
+    def guard(self, node: Node, feature: bool) -> ExplainedGuard | None:
         self._feature = feature
         return self._reached(node, 0)
 
@@ -113,7 +113,7 @@ class SwitchReader:
         return False
 
     # where the site sits ---------------------------------------------------------------------------------------
-    def _reached(self, node: Node, depth: int) -> SwitchGuard | None:
+    def _reached(self, node: Node, depth: int) -> ExplainedGuard | None:
         child, parent, steps = node, node.parent, 0
         while parent is not None and steps < MAX_DEPTH:
             found = None
@@ -134,7 +134,7 @@ class SwitchReader:
             child, parent, steps = parent, parent.parent, steps + 1
         return None
 
-    def _after_early_exit(self, child: Node) -> SwitchGuard | None:
+    def _after_early_exit(self, child: Node) -> ExplainedGuard | None:
         """`if not self.enabled: return` before the site: what follows runs only with the switch on."""
         sibling, seen = child.prev_named_sibling, 0
         while sibling is not None and seen < 50:
@@ -167,7 +167,7 @@ class SwitchReader:
                 calls.append(callee)
         return calls
 
-    def _callers(self, function: Node, depth: int) -> SwitchGuard | None:
+    def _callers(self, function: Node, depth: int) -> ExplainedGuard | None:
         """Every call of this function in the file is reached only with a switch on (the first one's switch)."""
         if depth >= MAX_CALLER_DEPTH:
             return None
@@ -178,10 +178,10 @@ class SwitchReader:
         return None if any(f is None for f in found) else found[0]
 
     # what the condition tests ----------------------------------------------------------------------------------
-    def _on(self, condition: Node | None, statement: Node) -> SwitchGuard | None:
+    def _on(self, condition: Node | None, statement: Node) -> ExplainedGuard | None:
         """The guard when `condition` holds only while an off-by-default switch is on."""
         why = self._switch(condition, 0) if condition is not None else None
-        return SwitchGuard("optional", statement, why) if why is not None else None
+        return ExplainedGuard("optional", statement, why) if why is not None else None
 
     def _switch(self, node: Node, depth: int) -> str | None:
         while node.type == "parenthesized_expression" and node.named_children:
