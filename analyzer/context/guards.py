@@ -73,6 +73,7 @@ class GuardReader:
         self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
         # does an opt-in flag's condition default on (`use_flash_attn=True`)? then it is no opt-in (switches.py)
         self.on_by_default: Callable[[Node], bool] | None = None
+        self.unit_resets: list[Callable[[], None]] = []  # readers built on this one that remember a unit too
 
     def guard_of_import(self, statement: Node) -> Guard | None:
         """An import of a CUDA-only feature: guarded where it stands, or inside a helper function every call of
@@ -383,6 +384,8 @@ class GuardReader:
         self._conditions.clear()
         self._walks.clear()
         self._calls = None
+        for reset in self.unit_resets:
+            reset()
         if self.versions is not None:
             self.versions.start_unit()
 

@@ -55,7 +55,8 @@ class OptInReader:
         self.fa2 = tuple(conventions.flash_attn_2_packages)
         self.sdpa_calls = tuple(conventions.sdpa_calls)
         self.profiler_tokens = tuple(conventions.profiler_name_tokens)
-        self._offers: tuple[tuple[int, int], Node | None] | None = None
+        self._offers: tuple[Node | None] | None = None  # the unit's FA2 import or SDPA call, read once per unit
+        guards.unit_resets.append(self._forget_unit)
 
     def guard(self, node: Node, domain: str, symbol: str, rule: str = "") -> Guard | None:
         # a kernel, a fused library or torch.compile: any off-by-default switch makes it optional; a CUDA-only setting
@@ -91,12 +92,14 @@ class OptInReader:
         return ExplainedGuard("optional", other, "a FlashAttention-3 alternative to the FA2/SDPA path the file also offers") \
             if other is not None else None
 
+    def _forget_unit(self) -> None:
+        self._offers = None
+
     def _offers_fa2_or_sdpa(self, node: Node) -> Node | None:
         unit = node
         while unit.parent is not None:
             unit = unit.parent
-        span = (unit.start_byte, unit.end_byte)
-        if self._offers is None or self._offers[0] != span:
+        if self._offers is None:
             found = None
             for statement in parsing.captures(parsing.query("python", IMPORTS), unit).get("import", [])[:2000]:
                 names = [parsing.text(n) for n in (statement.child_by_field_name("module_name"),
@@ -107,8 +110,8 @@ class OptInReader:
             if found is None:
                 calls = self.guards.calls_named(node)
                 found = next((calls[c][0] for c in self.sdpa_calls if calls.get(c)), None)
-            self._offers = (span, found)
-        return self._offers[1]
+            self._offers = (found,)
+        return self._offers[0]
 
     def _library_function(self, node: Node) -> Guard | None:
         """A CUDA-only feature inside a function named for a third-party CUDA-only library that nothing in the file

@@ -54,7 +54,8 @@ class SwitchReader:
         self.mainstream = frozenset(mainstream_tokens)
         self.feature_tokens = frozenset(feature_tokens)
         self._feature = False  # is the site asked about a CUDA-only feature itself?
-        self._options: tuple[tuple[int, int], dict[str, tuple[bool, int, str]]] | None = None
+        self._options: dict[str, tuple[bool, int, str]] | None = None  # the unit's command-line options
+        guards.unit_resets.append(self._forget_unit)
         guards.on_by_default = self.on_by_default
 
     def guard(self, node: Node, feature: bool) -> ExplainedGuard | None:
@@ -315,13 +316,12 @@ class SwitchReader:
         off, line, flag = option
         return f"`{flag}` is off unless given (line {line})" if off else None
 
+    def _forget_unit(self) -> None:
+        self._options = None
+
     def _options_of(self, node: Node) -> dict[str, tuple[bool, int, str]]:
         """The file's command-line options: dest → (off by default, line, flag), read once per unit."""
-        root = node
-        while root.parent is not None:
-            root = root.parent
-        span = (root.start_byte, root.end_byte)
-        if self._options is None or self._options[0] != span:
+        if self._options is None:
             options: dict[str, tuple[bool, int, str]] = {}
             for callee in self.guards.calls_named(node).get("add_argument", []):
                 call = callee.parent.parent if callee.parent is not None and callee.parent.type == "attribute" else None
@@ -329,8 +329,8 @@ class SwitchReader:
                 if declared is not None:
                     dest, off, flag = declared
                     options[dest] = (off and options.get(dest, (True,))[0], call.start_point.row + 1, flag)
-            self._options = (span, options)
-        return self._options[1]
+            self._options = options
+        return self._options
 
 
 def switch_rule(conventions):
