@@ -94,6 +94,7 @@ class OptInReader:
 
     def _forget_unit(self) -> None:
         self._offers = None
+        self.runtimes.memo.clear()
 
     def _offers_fa2_or_sdpa(self, node: Node) -> Node | None:
         unit = node

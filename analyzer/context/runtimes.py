@@ -38,6 +38,7 @@ class RuntimeGuard(Guard):
 class RuntimeReader:
     def __init__(self, runtimes: dict[str, str]) -> None:
         self.runtimes = runtimes  # top-level package → the runtime's name
+        self.memo: dict[tuple[str, int], RuntimeGuard | None] = {}  # per unit: cleared by the owner's unit reset
 
     def guard(self, node: Node) -> RuntimeGuard | None:
         found = self._scope_of(node)
@@ -54,7 +55,10 @@ class RuntimeReader:
             elif parent.type in {"elif_clause", "else_clause", "function_definition"} and child.type == "block":
                 body = child
             if body is not None and body.id == child.id:
-                found = self._imports_runtime(body)
+                key = ("block", body.id)
+                if key not in self.memo:
+                    self.memo[key] = self._imports_runtime(body)
+                found = self.memo[key]
                 if found is not None:
                     return found
             if parent.type in {"class_definition", "module"}:
@@ -85,6 +89,12 @@ class RuntimeReader:
             assignment, depth = assignment.parent, depth + 1
         if assignment is None or assignment.type != "assignment":
             return None
+        key = ("readers", assignment.id)
+        if key not in self.memo:
+            self.memo[key] = self._readers_in_runtimes(assignment)
+        return self.memo[key]
+
+    def _readers_in_runtimes(self, assignment: Node) -> RuntimeGuard | None:
         target = assignment.child_by_field_name("left")
         if target is None or target.type != "identifier":
             return None

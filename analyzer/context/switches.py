@@ -55,6 +55,7 @@ class SwitchReader:
         self.feature_tokens = frozenset(feature_tokens)
         self._feature = False  # is the site asked about a CUDA-only feature itself?
         self._options: dict[str, tuple[bool, int, str]] | None = None  # the unit's command-line options
+        self._memo: dict[tuple, object] = {}  # what was read of the unit, by (question, node id, feature)
         guards.unit_resets.append(self._forget_unit)
         guards.on_by_default = self.on_by_default
 
@@ -137,6 +138,9 @@ class SwitchReader:
 
     def _after_early_exit(self, child: Node) -> ExplainedGuard | None:
         """`if not self.enabled: return` before the site: what follows runs only with the switch on."""
+        return self._remember(("exit", child.id, self._feature), lambda: self._early_exit(child))
+
+    def _early_exit(self, child: Node) -> ExplainedGuard | None:
         sibling, seen = child.prev_named_sibling, 0
         while sibling is not None and seen < 50:
             seen += 1
@@ -155,6 +159,9 @@ class SwitchReader:
     def called(self, function: Node) -> list[Node]:
         """The calls of `function` in the file, outside it: `self.name(...)` for a method, `name(...)` for a function
         (`sbx.run(...)` is no call of a method `run`)."""
+        return self._remember(("called", function.id), lambda: self._calls_of(function))
+
+    def _calls_of(self, function: Node) -> list[Node]:
         name = function.child_by_field_name("name")
         if name is None:
             return []
@@ -172,6 +179,9 @@ class SwitchReader:
         """Every call of this function in the file is reached only with a switch on (the first one's switch)."""
         if depth >= MAX_CALLER_DEPTH:
             return None
+        return self._remember(("callers", function.id, depth, self._feature), lambda: self._all_callers(function, depth))
+
+    def _all_callers(self, function: Node, depth: int) -> ExplainedGuard | None:
         calls = self.called(function)
         if not calls or len(calls) > MAX_CALLS:
             return None
@@ -181,7 +191,9 @@ class SwitchReader:
     # what the condition tests ----------------------------------------------------------------------------------
     def _on(self, condition: Node | None, statement: Node) -> ExplainedGuard | None:
         """The guard when `condition` holds only while an off-by-default switch is on."""
-        why = self._switch(condition, 0) if condition is not None else None
+        if condition is None:
+            return None
+        why = self._remember(("on", condition.id, self._feature), lambda: self._switch(condition, 0))
         return ExplainedGuard("optional", statement, why) if why is not None else None
 
     def _switch(self, node: Node, depth: int) -> str | None:
@@ -318,6 +330,13 @@ class SwitchReader:
 
     def _forget_unit(self) -> None:
         self._options = None
+        self._memo.clear()
+
+    def _remember(self, key: tuple, compute):
+        """One answer per question and node in a unit: sites of one function share their callers' walks."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     def _options_of(self, node: Node) -> dict[str, tuple[bool, int, str]]:
         """The file's command-line options: dest → (off by default, line, flag), read once per unit."""
