@@ -177,6 +177,9 @@ class ModuleFacts(Protocol):
     launched_scripts: list[str]  # shell: python/torchrun ... SCRIPT.py
     choices: list[tuple[str, int, str, bool]]  # string values an if/elif chain compares with (opt-in modules)
     module_strings: list[tuple[str, int]]  # strings naming dotted modules (modules loaded by name)
+    options: list[tuple[str, bool, str, int]]  # command-line options declared: (dest, off by default, flag, line)
+    option_arms: list[tuple[int, int, str, str]]  # arms a command-line option turns on: (first, last, dest, condition)
+    launch_flags: list[str]  # shell: options a launch command passes
 
 
 @dataclass(frozen=True)

@@ -476,6 +476,8 @@ class RoleConventions(_Record):
     root_example_prefixes: list[str]
     build_file_names: list[str]
     build_file_prefixes: list[str]
+    tool_file_stems: list[str] = Field(default_factory=list, description="file stems of developer tools at any depth "
+                                       "(collect_env_details.py): examples, not product")
 
 
 class BackendConventions(_Record):
@@ -536,6 +538,20 @@ class OptInConventions(_Record):
     type_check_calls: list[str] = Field(min_length=1)
     type_check_domains: list[Domain] = Field(min_length=1, description="domains whose class names in a type check are "
                                              "no use of the class (isinstance(model, DataParallel))")
+    argument_objects: list[str] = Field(default_factory=list, description="names of the parsed command line "
+                                        "(`args.xformers`): their options are switches the file may declare")
+    mainstream_switch_tokens: list[str] = Field(default_factory=list, description="switch-name words of mainstream "
+                                                "choices (use_cuda, use_amp): what they guard every port needs")
+    feature_switch_tokens: list[str] = Field(default_factory=list, description="switch-name words of opt-in "
+                                             "features (xformers, flash, fp8): such a switch makes any site optional")
+    flash_attn_3_packages: list[str] = Field(default_factory=list, description="FlashAttention-3 packages")
+    flash_attn_2_packages: list[str] = Field(default_factory=list, description="FlashAttention-2 packages: beside "
+                                             "them FA3 is an alternative")
+    sdpa_calls: list[str] = Field(default_factory=list, description="PyTorch SDPA call names")
+    profiler_name_tokens: list[str] = Field(default_factory=list, description="class/function-name parts of a "
+                                            "profiler (NsysProfiler)")
+    other_runtimes: dict[str, str] = Field(default_factory=dict, description="top-level packages of other inference "
+                                           "runtimes → their names (tensorrt → TensorRT)")
 
 
 class Route(_Record):

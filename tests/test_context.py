@@ -800,3 +800,10 @@ def test_a_use_of_an_import_that_falls_back_to_a_local_definition_is_optional():
     assert {r for r, _ in reach_of(code, "OPS066")} == {"optional"}
     no_fallback = code.replace("    class RMSNorm(torch.nn.Module):\n        pass\n", "    RMSNorm = None\n")
     assert "runs" in {r for r, _ in reach_of(no_fallback, "OPS066")}  # None is no implementation: the call fails
+
+
+def test_environment_reports_are_tools_at_any_depth():
+    # pytorch-lightning requirements/collect_env_details.py (round 5, A15/A59)
+    assert file_role("requirements/collect_env_details.py", ROLES) == "example"
+    assert file_role("src/pkg/collect_env.py", ROLES) == "example"
+    assert file_role("src/pkg/environment.py", ROLES) == "product"

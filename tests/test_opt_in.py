@@ -114,3 +114,336 @@ def test_a_mode_is_no_configuration_choice(tmp_path):
     })
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     assert {f.reach for f in report.findings if f.rule == "OPS030"} == {"runs"}
+
+
+# Off-by-default switches, alternatives, profilers, other runtimes (issue 28, round 5) --------------------------------
+XFORMERS_UNET = (
+    "import torch\n"
+    "class CrossAttention(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.use_memory_efficient_attention_xformers = False\n"
+    "    def set_use_memory_efficient_attention(self, xformers):\n"
+    "        self.use_memory_efficient_attention_xformers = xformers\n"
+    "    def forward(self, x):\n"
+    "        if self.use_memory_efficient_attention_xformers:\n"
+    "            return self.forward_memory_efficient_xformers(x)\n"
+    "        return x\n"
+    "    def forward_memory_efficient_xformers(self, x):\n"
+    "        import xformers.ops\n"
+    "        return xformers.ops.memory_efficient_attention(x, x, x, attn_bias=None)\n"
+)
+
+
+def test_a_method_called_only_under_an_attribute_switch_that_defaults_off_is_optional():
+    # sd-scripts library/sdxl_original_unet.py:442/506: xformers only after --xformers reaches the setter
+    [(line, reach, reason)] = _reach(XFORMERS_UNET, "ATT010")
+    assert (line, reach) == (14, "optional")
+    assert "self.use_memory_efficient_attention_xformers = False" in reason and "line 9" in reason
+    on_by_default = XFORMERS_UNET.replace("_xformers = False\n", "_xformers = True\n")
+    assert [r for _, r, _ in _reach(on_by_default, "ATT010")] == ["runs"]
+
+
+FLASH_PARAMETER = (
+    "import torch\n"
+    "from flash_attn import flash_attn_varlen_func\n"
+    "class JointAttention(torch.nn.Module):\n"
+    "    def __init__(self, dim, use_flash_attn=False):\n"
+    "        super().__init__()\n"
+    "        self.use_flash_attn = use_flash_attn\n"
+    "    def forward(self, q, k, v):\n"
+    "        if self.use_flash_attn:\n"
+    "            return self.flash_attn(q, k, v)\n"
+    "        return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n"
+    "    def flash_attn(self, q, k, v):\n"
+    "        return flash_attn_varlen_func(q, k, v, None, None, 1, 1)\n"
+)
+
+
+def test_a_parameter_switch_defaulting_to_false_makes_its_path_optional_and_true_does_not():
+    # sd-scripts library/lumina_models.py:378/531
+    [(line, reach, reason)] = _reach(FLASH_PARAMETER, "ATT002")
+    assert (line, reach) == (12, "optional")
+    assert "`use_flash_attn=False` by default" in reason
+    default_true = FLASH_PARAMETER.replace("use_flash_attn=False", "use_flash_attn=True")
+    assert [r for _, r, _ in _reach(default_true, "ATT002")] == ["runs"]
+    also_set_on = FLASH_PARAMETER.replace("        return torch.nn.functional", "        self.use_flash_attn = True\n        return torch.nn.functional")
+    assert [r for _, r, _ in _reach(also_set_on, "ATT002")] == ["runs"]
+
+
+COMMAND_LINE = (
+    "import argparse\n"
+    "import torch\n"
+    "def replace_vae_modules(vae, xformers):\n"
+    "    if xformers:\n"
+    "        import xformers.ops\n"
+    "        vae.forward = lambda x: xformers.ops.memory_efficient_attention(x, x, x)\n"
+    "def main():\n"
+    "    parser = argparse.ArgumentParser()\n"
+    "    parser.add_argument('--xformers', action='store_true')\n"
+    "    args = parser.parse_args()\n"
+    "    replace_vae_modules(None, args.xformers)\n"
+)
+
+
+def test_a_command_line_switch_declared_off_is_named_and_one_declared_on_is_no_opt_in():
+    [(line, reach, reason)] = _reach(COMMAND_LINE, "ATT010")
+    assert reach == "optional" and "`--xformers` is off unless given (line 9)" in reason
+    declared_on = COMMAND_LINE.replace("action='store_true'", "action='store_true', default=True")
+    assert [r for _, r, _ in _reach(declared_on, "ATT010")] == ["runs"]
+    store_false = COMMAND_LINE.replace("action='store_true'", "action='store_false'")
+    assert [r for _, r, _ in _reach(store_false, "ATT010")] == ["runs"]
+    called_on = COMMAND_LINE.replace("replace_vae_modules(None, args.xformers)", "replace_vae_modules(None, True)")
+    assert [r for _, r, _ in _reach(called_on, "ATT010")] == ["runs"]
+
+
+def test_a_mainstream_switch_is_no_opt_in_even_when_it_defaults_off():
+    code = ("import torch\n"
+            "def run(model, use_cuda=False):\n"
+            "    if use_cuda:\n"
+            "        model = model.cuda()\n"
+            "    return model\n")
+    assert [r for _, r, _ in _reach(code, "DEV004")] == ["runs"]
+
+
+def test_an_optional_feature_import_under_a_switch_is_reported_not_dropped(tmp_path):
+    # Open-Sora's `if self.enable_flash_attn: from flash_attn import flash_attn_func` (the lines its porters changed)
+    code = ("import torch\n"
+            "class Attention(torch.nn.Module):\n"
+            "    def __init__(self, dim, enable_flash_attn: bool = False):\n"
+            "        super().__init__()\n"
+            "        self.enable_flash_attn = enable_flash_attn\n"
+            "    def forward(self, q, k, v):\n"
+            "        if self.enable_flash_attn:\n"
+            "            from flash_attn import flash_attn_func\n"
+            "            return flash_attn_func(q, k, v)\n"
+            "        return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n")
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/attention.py": code, "requirements.txt": "torch\nflash-attn\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    found = {(f.rule, f.line): f for f in report.findings if f.path == "pkg/attention.py" and f.line in (8, 9)}
+    call = found[("ATT001", 9)]
+    assert call.reach == "optional" and "enable_flash_attn" in call.reach_reason
+    imports = [f for (rule, line), f in found.items() if rule.startswith("DEP") and line == 8]
+    assert imports and all(f.reach == "optional" for f in imports)  # reported, uncounted
+
+
+FA3_BESIDE_FA2 = (
+    "import torch\n"
+    "from flash_attn import flash_attn_func as flash_attn_func_v2\n"
+    "try:\n"
+    "    from flash_attn_interface import flash_attn_func as flash_attn_func_v3\n"
+    "    SUPPORT_FA3 = True\n"
+    "except:\n"
+    "    SUPPORT_FA3 = False\n"
+    "def attention(q, k, v):\n"
+    "    if SUPPORT_FA3:\n"
+    "        return flash_attn_func_v3(q, k, v)[0]\n"
+    "    return flash_attn_func_v2(q, k, v)\n"
+)
+
+
+def test_flash_attention_3_beside_flash_attention_2_is_an_alternative_not_a_second_item():
+    # Open-Sora opensora/models/mmdit/math.py:18 (FA3) beside :19 (FA2)
+    findings = {(f.line, f.rule): f for f in scan(FA3_BESIDE_FA2).findings}
+    fa3 = findings[(10, "ATT004")]
+    assert fa3.reach == "optional" and "FlashAttention-3 alternative" in fa3.reach_reason and "line 2" in fa3.reach_reason
+    assert findings[(11, "ATT001")].reach == "runs"  # the FA2 call stays the port item
+    alone = FA3_BESIDE_FA2.replace("from flash_attn import flash_attn_func as flash_attn_func_v2\n", "") \
+        .replace("    return flash_attn_func_v2(q, k, v)\n", "    return q\n")
+    assert [f.reach for f in scan(alone).findings if f.rule == "ATT004"] == ["runs"]
+
+
+def test_a_profiler_class_is_optional():
+    code = ("import torch\n"
+            "class NsysProfiler:\n"
+            "    def __init__(self, enabled=True):\n"
+            "        self.enabled = enabled\n"
+            "    def step(self):\n"
+            "        torch.cuda.cudart().cudaProfilerStart()\n")
+    [(line, reach, reason)] = _reach(code, "DEV123")
+    assert reach == "optional" and "NsysProfiler" in reason
+    plain = code.replace("class NsysProfiler:", "class Trainer:")
+    assert [r for _, r, _ in _reach(plain, "DEV123")] == ["runs"]
+
+
+OTHER_RUNTIMES = (
+    "import torch\n"
+    "def load(w, device, engine, onnx, pt):\n"
+    "    cuda = torch.cuda.is_available() and device.type != 'cpu'\n"
+    "    if pt:\n"
+    "        model = torch.load(w).to(device)\n"
+    "    elif onnx:\n"
+    "        import onnxruntime\n"
+    "        providers = ['CUDAExecutionProvider'] if cuda else ['CPUExecutionProvider']\n"
+    "        model = onnxruntime.InferenceSession(w, providers=providers)\n"
+    "    elif engine:\n"
+    "        import tensorrt as trt\n"
+    "        if device.type == 'cpu':\n"
+    "            device = torch.device('cuda:0')\n"
+    "        model = trt.Runtime(trt.Logger())\n"
+    "    return model\n"
+)
+
+
+def test_cuda_settings_of_another_inference_runtime_are_no_torch_port_item():
+    # yolov5 models/common.py:481 (the cuda flag read only by ONNX Runtime/Paddle) and :539 (TensorRT's cuda:0)
+    findings = {(f.line, f.rule): f for f in scan(OTHER_RUNTIMES).findings}
+    trt = findings[(13, "DEV003")]
+    assert trt.reach == "other-backend" and "TensorRT" in trt.reach_reason
+    flag = findings[(3, "DEV104")]
+    assert flag.reach == "other-backend" and "another inference runtime (ONNX Runtime)" in flag.reach_reason
+    torch_too = OTHER_RUNTIMES.replace("        model = torch.load(w).to(device)\n",
+                                       "        model = torch.load(w).to('cuda' if cuda else 'cpu')\n")
+    assert [f.reach for f in scan(torch_too).findings if f.rule == "DEV104"] == ["runs"]  # torch reads the flag too
+
+
+def _fp8_project(tmp_path, declaration: str, launch: str | None = None):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/train_util.py": ("import argparse\n"
+                              "def add_arguments(parser: argparse.ArgumentParser):\n"
+                              f"    parser.add_argument({declaration})\n"),
+        "sd3_train_network.py": ("import torch\n"
+                             "from pkg import train_util\n"
+                             "def load(args, mmdit):\n"
+                             "    if args.fp8_base:\n"
+                             "        mmdit.to(torch.float8_e4m3fn)\n"
+                             "    return mmdit\n"),
+        "requirements.txt": "torch\n",
+    }
+    if launch is not None:
+        files["run.sh"] = launch
+    write_tree(tmp_path, files)
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    return [(f.reach, f.reach_reason) for f in report.findings if f.rule == "PRC004" and f.path == "sd3_train_network.py"]
+
+
+def test_a_command_line_option_declared_off_in_another_file_makes_its_arm_optional(tmp_path):
+    # sd-scripts sd3_train_network.py:106 (`if args.fp8_base:`), `--fp8_base` store_true in library/train_util.py
+    [(reach, reason)] = _fp8_project(tmp_path, "'--fp8_base', action='store_true'")
+    assert reach == "optional"
+    assert "`--fp8_base` is off unless given (pkg/train_util.py:3)" in reason and "line 4: if args.fp8_base:" in reason
+
+
+def test_an_option_on_by_default_or_passed_by_the_projects_launch_script_is_no_opt_in(tmp_path):
+    assert [r for r, _ in _fp8_project(tmp_path / "a", "'--fp8_base', action='store_true', default=True")] == ["runs"]
+    launched = _fp8_project(tmp_path / "b", "'--fp8_base', action='store_true'",
+                            "#!/bin/bash\naccelerate launch sd3_train_network.py --fp8_base --lr 1e-4\n")
+    assert [r for r, _ in launched] == ["runs"]
+
+
+def test_a_call_of_another_objects_method_of_the_same_name_is_no_caller():
+    # diffusers commands/run.py: `sbx.run(...)` after `if not args.remote: return False` is the sandbox's run, not
+    # the command's own run() (whose body reaches the device code)
+    code = ("import argparse\n"
+            "import torch\n"
+            "def submit(args, sbx):\n"
+            "    if not args.remote:\n"
+            "        return False\n"
+            "    sbx.run(['x'])\n"
+            "class RunCommand:\n"
+            "    def run(self):\n"
+            "        torch.cuda.set_device(0)\n"
+            "def main():\n"
+            "    parser = argparse.ArgumentParser()\n"
+            "    parser.add_argument('--remote', action='store_true')\n")
+    assert [r for _, r, _ in _reach(code, "DEV103")] == ["runs"]
+
+
+def test_an_opt_in_flag_that_defaults_on_guards_required_code():
+    # `if self.use_flash_attn:` around a flash_attn call is an opt-in flag (optional) unless the class turns it on
+    code = ("import torch\n"
+            "from flash_attn import flash_attn_func\n"
+            "class Attention(torch.nn.Module):\n"
+            "    def __init__(self, use_flash_attn=False):\n"
+            "        super().__init__()\n"
+            "        self.use_flash_attn = use_flash_attn\n"
+            "    def forward(self, q, k, v):\n"
+            "        if self.use_flash_attn:\n"
+            "            return flash_attn_func(q, k, v)\n"
+            "        return q\n")
+    assert [r for _, r, _ in _reach(code, "ATT001")] == ["optional"]
+    on = code.replace("use_flash_attn=False", "use_flash_attn=True")
+    assert [r for _, r, _ in _reach(on, "ATT001")] == ["runs"]
+    parameter_on = ("import torch\n"
+                    "from flash_attn import flash_attn_func\n"
+                    "def attention(q, k, v, use_flash_attn=True):\n"
+                    "    if use_flash_attn:\n"
+                    "        return flash_attn_func(q, k, v)\n"
+                    "    return q\n")
+    assert [r for _, r, _ in _reach(parameter_on, "ATT001")] == ["runs"]
+
+
+def test_a_function_named_for_a_cuda_only_library_that_nothing_calls_is_optional():
+    # sd-scripts sdxl_gen_img.py:176/201: `replace_vae_attn_to_xformers()` is called only in a comment under
+    # `elif xformers:`
+    code = ("import torch\n"
+            "def replace_vae_modules(vae, xformers):\n"
+            "    if xformers:\n"
+            "        # replace_vae_attn_to_xformers()\n"
+            "        vae.set_use_memory_efficient_attention_xformers(True)\n"
+            "def replace_vae_attn_to_xformers():\n"
+            "    import xformers.ops\n"
+            "    def forward_xformers(self, x):\n"
+            "        return xformers.ops.memory_efficient_attention(x, x, x)\n"
+            "    torch.nn.Module.forward = forward_xformers\n")
+    [(line, reach, reason)] = _reach(code, "ATT010")
+    assert reach == "optional" and "replace_vae_attn_to_xformers()" in reason
+    called = code + "replace_vae_attn_to_xformers()\n"
+    assert [r for _, r, _ in _reach(called, "ATT010")] == ["runs"]
+
+
+def test_a_value_not_given_is_no_switch():
+    # diffusers modular_pipelines/components_manager.py: `if collection:` with `collection=None` is a value the caller
+    # may pass, not a feature switched on
+    code = ("import torch\n"
+            "def add(name, component, collection=None):\n"
+            "    if collection:\n"
+            "        torch.cuda.empty_cache()\n")
+    assert [r for _, r, _ in _reach(code, "DEV102")] == ["runs"]
+    flag = code.replace("collection=None", "use_xformers=None").replace("if collection:", "if use_xformers:")
+    assert [r for _, r, _ in _reach(flag, "DEV102")] == ["optional"]
+
+
+def test_a_switch_naming_no_opt_in_feature_leaves_device_code_required():
+    # timm 234f9757: the porters changed `if args.synchronize_step and device.type == 'cuda': torch.cuda.synchronize()`
+    # (--synchronize-step is store_true): the option must work on NPU too, so the site stays a port item
+    code = ("import argparse\n"
+            "import torch\n"
+            "parser = argparse.ArgumentParser()\n"
+            "parser.add_argument('--synchronize-step', action='store_true')\n"
+            "def train(args):\n"
+            "    if args.synchronize_step:\n"
+            "        torch.cuda.synchronize()\n")
+    assert [r for _, r, _ in _reach(code, "DEV101")] == ["runs"]
+    feature = code.replace("synchronize-step", "xformers").replace("synchronize_step", "xformers")
+    assert [r for _, r, _ in _reach(feature, "DEV101")] == ["optional"]
+
+
+def test_a_parameter_a_caller_in_the_file_turns_on_is_no_opt_in():
+    # accelerate accelerator.py: `_prepare_one(obj, first_pass=False)` is called with first_pass=True by prepare()
+    code = ("import torch\n"
+            "from flash_attn import flash_attn_func\n"
+            "class Runner:\n"
+            "    def prepare(self, q):\n"
+            "        return self._attend(q, use_flash=True)\n"
+            "    def _attend(self, q, use_flash=False):\n"
+            "        if use_flash:\n"
+            "            return flash_attn_func(q, q, q)\n"
+            "        return q\n")
+    assert [r for _, r, _ in _reach(code, "ATT001")] == ["runs"]
+    not_turned_on = code.replace("use_flash=True)", "use_flash=False)")
+    assert [r for _, r, _ in _reach(not_turned_on, "ATT001")] == ["optional"]
+
+
+def test_a_cuda_only_setting_under_a_generic_switch_stays_a_port_item():
+    # diffusers examples: `if args.allow_tf32: torch.backends.cuda.matmul.allow_tf32 = True` — on Ascend the switch
+    # should turn on HF32, so the port rewrites it
+    code = ("import argparse\n"
+            "import torch\n"
+            "parser = argparse.ArgumentParser()\n"
+            "parser.add_argument('--allow_tf32', action='store_true')\n"
+            "def main(args):\n"
+            "    if args.allow_tf32:\n"
+            "        torch.backends.cuda.matmul.allow_tf32 = True\n")
+    assert [r for _, r, _ in _reach(code, "PRC010")] == ["runs"]

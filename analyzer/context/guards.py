@@ -15,6 +15,7 @@ The else branch of a check runs wherever the check is false, Ascend included: it
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.reading import parsing
@@ -70,6 +71,9 @@ class GuardReader:
         self._calls: dict[str, list[Node]] | None = None
         self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
         self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
+        # does an opt-in flag's condition default on (`use_flash_attn=True`)? then it is no opt-in (switches.py)
+        self.on_by_default: Callable[[Node], bool] | None = None
+        self.unit_resets: list[Callable[[], None]] = []  # readers built on this one that remember a unit too
 
     def guard_of_import(self, statement: Node) -> Guard | None:
         """An import of a CUDA-only feature: guarded where it stands, or inside a helper function every call of
@@ -147,13 +151,17 @@ class GuardReader:
                 self._calls[parsing.text(callee)].append(callee)
         return self._calls
 
+    def is_feature(self, domain: str, rule: str = "") -> bool:
+        """A CUDA-only feature (a kernel, a fused library), an opt-in flag's rule or a CUDA-only thing."""
+        return domain in self.feature_domains or rule in self.flag_rules or rule in self.cuda_only_rules
+
     def guard_of(self, node: Node, domain: str, rule: str = "") -> Guard | None:
         """The guard that decides the reach of a finding of `domain` (and `rule`) at `node`.
 
         Sites in one statement share most of their walk up the tree: what a walk found from each node it passed is
         kept for the unit, with how many steps further up it was decided, so a later walk reaching that node stops
         there (unless its own depth bound would have stopped it first)."""
-        feature = domain in self.feature_domains or rule in self.flag_rules or rule in self.cuda_only_rules
+        feature = self.is_feature(domain, rule)
         is_import = False
         passed: list[tuple[tuple[int, bool, bool], int]] = []
         child, parent, depth = node, node.parent, 0
@@ -222,7 +230,7 @@ class GuardReader:
             if body is None or condition_node is None or not _same(child, body):
                 continue
             fallback = self._fallback(statement, arms, others, body)
-            return self._positive(condition, statement, feature, fallback)
+            return self._positive(condition, statement, feature, fallback, condition_node)
         if len(conditions) == 1 and conditions[0].negated and others and _same(child, others[0]):
             # `if not get_accelerator().is_triton_supported(): return fallback(...) else: from .kernels import k`:
             # the else branch of a negated check is the branch the check guards (the if-branch is its fallback)
@@ -283,14 +291,15 @@ class GuardReader:
         if condition.npu or any(_names_npu_literal(p, self.npu_tokens) for p in (parts[0], parts[2])):
             return Guard("npu-path", expression)
         if _same(child, parts[0]):
-            return self._positive(condition, expression, feature, fallback=True)
+            return self._positive(condition, expression, feature, fallback=True, condition_node=parts[1])
         if _same(child, parts[2]):
             flipped = Condition(condition.npu, condition.other, condition.cuda, condition.gate, condition.flag,
                                 not condition.negated)
             return self._positive(flipped, expression, feature, fallback=True)
         return None
 
-    def _positive(self, condition: Condition, statement: Node, feature: bool, fallback: bool) -> Guard | None:
+    def _positive(self, condition: Condition, statement: Node, feature: bool, fallback: bool,
+                  condition_node: Node | None = None) -> Guard | None:
         """The guard a site inside the branch taken when `condition` holds gets."""
         if condition.negated:
             return None
@@ -298,9 +307,12 @@ class GuardReader:
             return Guard("other-backend", statement)
         if condition.cuda and feature and fallback:
             return Guard("cuda-only-guarded", statement)
-        if (condition.gate or (condition.flag and feature)) and not condition.cuda:
+        if (condition.gate or (condition.flag and feature and not self._defaults_on(condition_node))) and not condition.cuda:
             return Guard("optional", statement)
         return None
+
+    def _defaults_on(self, condition_node: Node | None) -> bool:
+        return condition_node is not None and self.on_by_default is not None and self.on_by_default(condition_node)
 
     def _early_exit(self, child: Node, block: Node) -> Guard | None:
         """`if not x.is_cuda: return fallback(x)` before a kernel guards what follows it."""
@@ -372,6 +384,8 @@ class GuardReader:
         self._conditions.clear()
         self._walks.clear()
         self._calls = None
+        for reset in self.unit_resets:
+            reset()
         if self.versions is not None:
             self.versions.start_unit()
 

@@ -6,7 +6,11 @@ Per site (OptInReader, asked after the guards):
   or inside a class named for the framework's integration (`class MegatronLMPlugin`);
 - a helper named for an opt-in feature (`def compile_regions(...)` around torch.compile) runs when its caller turns
   the feature on;
-- a type check naming a class (`isinstance(model, (DistributedDataParallel, DataParallel))`) is no use of the class.
+- a type check naming a class (`isinstance(model, (DistributedDataParallel, DataParallel))`) is no use of the class;
+- a site reached only while an off-by-default switch is on (`--xformers`, `use_flash_attn=False`): switches.py;
+- FlashAttention-3 in a file that also offers FlashAttention-2 or SDPA: an alternative, ported once at the FA2/SDPA site;
+- code inside a profiler (`class NsysProfiler`, `def start_profiling`): runs only when someone profiles;
+- code that drives another inference runtime (TensorRT, ONNX Runtime, Paddle): runtimes.py (`other-backend`).
 
 Per module (opt_in_modules, from every file's facts):
 - a module named like a configuration choice of a chain that has a default arm (torchtitan's
@@ -22,6 +26,8 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same, _tokens_of, _words
 from ascend_feasibility.analyzer.context.project import ProjectContext
+from ascend_feasibility.analyzer.context.runtimes import RuntimeReader
+from ascend_feasibility.analyzer.context.switches import ExplainedGuard, SwitchReader
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge.models import OptInConventions
@@ -31,6 +37,7 @@ MAX_DEPTH = 400
 MAX_CALLS = 50
 MAX_NAME_USES = 200
 TYPE_CHECK_CARRIERS = {"attribute", "identifier", "tuple", "parenthesized_expression", "list", "expression_list"}
+IMPORTS = "(import_statement) @import (import_from_statement) @import"
 
 
 class OptInReader:
@@ -41,8 +48,26 @@ class OptInReader:
         self.class_words = tuple(conventions.integration_class_words)
         self.type_checks = frozenset(conventions.type_check_calls)
         self.type_check_domains = frozenset(conventions.type_check_domains)
+        self.switches = SwitchReader(guards, conventions.argument_objects, conventions.mainstream_switch_tokens,
+                                     conventions.feature_switch_tokens)
+        self.runtimes = RuntimeReader(conventions.other_runtimes)
+        self.fa3 = tuple(conventions.flash_attn_3_packages)
+        self.fa2 = tuple(conventions.flash_attn_2_packages)
+        self.sdpa_calls = tuple(conventions.sdpa_calls)
+        self.profiler_tokens = tuple(conventions.profiler_name_tokens)
+        self._offers: tuple[Node | None] | None = None  # the unit's FA2 import or SDPA call, read once per unit
+        guards.unit_resets.append(self._forget_unit)
 
     def guard(self, node: Node, domain: str, symbol: str, rule: str = "") -> Guard | None:
+        # a kernel, a fused library or torch.compile: any off-by-default switch makes it optional; a CUDA-only setting
+        # (TF32, cuDNN) under `--allow_tf32` is no opt-in feature: the port makes the switch work on NPU (HF32)
+        feature = domain in self.guards.feature_domains or rule in self.guards.flag_rules
+        found = (self._alternative(node, symbol) or self._profiler(node) or self.runtimes.guard(node)
+                 or self.switches.guard(node, feature))
+        if found is None and domain in self.guards.feature_domains:  # a kernel or fused library, not a flag rule
+            found = self._library_function(node)
+        if found is not None:
+            return found
         if rule in self.guards.flag_rules:
             found = self._feature_helper(node)
             if found is not None:
@@ -54,6 +79,70 @@ class OptInReader:
                 return found
         if domain in self.type_check_domains:
             return self._type_check(node)
+        return None
+
+    # alternatives, profilers ----------------------------------------------------------------------------------
+    def _alternative(self, node: Node, symbol: str) -> Guard | None:
+        """FlashAttention-3 (flash_attn_interface, hopper) in a file that also imports FlashAttention-2 or calls SDPA:
+        one attention path with a Hopper-only variant, ported once where FA2/SDPA is (no second item)."""
+        root = symbol.split(".", 1)[0]
+        if root not in self.fa3:
+            return None
+        other = self._offers_fa2_or_sdpa(node)
+        return ExplainedGuard("optional", other, "a FlashAttention-3 alternative to the FA2/SDPA path the file also offers") \
+            if other is not None else None
+
+    def _forget_unit(self) -> None:
+        self._offers = None
+        self.runtimes.memo.clear()
+
+    def _offers_fa2_or_sdpa(self, node: Node) -> Node | None:
+        unit = node
+        while unit.parent is not None:
+            unit = unit.parent
+        if self._offers is None:
+            found = None
+            for statement in parsing.captures(parsing.query("python", IMPORTS), unit).get("import", [])[:2000]:
+                names = [parsing.text(n) for n in (statement.child_by_field_name("module_name"),
+                                                   *statement.children_by_field_name("name")) if n is not None]
+                if any(n.split(" ")[0].split(".")[0] in self.fa2 for n in names):
+                    found = statement
+                    break
+            if found is None:
+                calls = self.guards.calls_named(node)
+                found = next((calls[c][0] for c in self.sdpa_calls if calls.get(c)), None)
+            self._offers = (found,)
+        return self._offers[0]
+
+    def _library_function(self, node: Node) -> Guard | None:
+        """A CUDA-only feature inside a function named for a third-party CUDA-only library that nothing in the file
+        calls (sd-scripts' `def replace_vae_attn_to_xformers():`, whose one call is commented out under `elif
+        xformers:`): the function analogue of guards' library classes (XFormersAttnProcessor), an alternative a user
+        opts into."""
+        outermost, current, depth = None, node.parent, 0
+        while current is not None and depth < MAX_DEPTH:  # a nested function runs when its outer function does
+            if current.type == "function_definition":
+                outermost = current
+            current, depth = current.parent, depth + 1
+        name = outermost.child_by_field_name("name") if outermost is not None else None
+        lowered = parsing.text(name).lower() if name is not None else ""
+        library = next((t for t in self.guards.guards.library_class_tokens if t in lowered), None)
+        if library is None or "npu" in lowered or lowered.startswith("test") or self.switches.called(outermost):
+            return None
+        return ExplainedGuard("optional", name, f"inside {parsing.text(name)}(), named for {library} and called nowhere "
+                                             "in this file: an alternative a user opts into")
+
+    def _profiler(self, node: Node) -> Guard | None:
+        """A site in a class or function named for a profiler (NsysProfiler, NsysRange, start_profiling): it runs only
+        when someone profiles."""
+        current, depth = node.parent, 0
+        while current is not None and depth < MAX_DEPTH:
+            if current.type in {"class_definition", "function_definition"}:
+                name = current.child_by_field_name("name")
+                lowered = parsing.text(name).lower() if name is not None else ""
+                if any(token in lowered for token in self.profiler_tokens):
+                    return ExplainedGuard("optional", name, f"inside the profiler {parsing.text(name)}: it runs only when profiling is switched on")
+            current, depth = current.parent, depth + 1
         return None
 
     def _feature_helper(self, node: Node) -> Guard | None:
@@ -195,6 +284,30 @@ def opt_in_modules(facts, context: ProjectContext, conventions: OptInConventions
     named = _named_only(facts, counted, context)
     for path, reason in named.items():
         result.setdefault(path, ("optional", reason))
+    return result
+
+
+def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int, int, str, str]]]:
+    """path → line ranges (with the option and the reason) of arms a command-line option turns on, where the project declares the
+    option off by default wherever it declares it (`--fp8_base`, store_true, in library/train_util.py; `if
+    args.fp8_base:` in sd3_train_network.py) and no launch script of the project passes it."""
+    declared: dict[str, tuple[bool, str, str]] = {}
+    for f in facts:
+        for dest, off, flag, line in f.options:
+            before = declared.get(dest)
+            declared[dest] = (off and (before is None or before[0]), flag, before[2] if before else f"{f.path}:{line}")
+    if not declared:
+        return {}
+    launched = {flag.replace("-", "_") for f in facts for flag in f.launch_flags}
+    result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+    for f in facts:
+        if context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        for first, last, dest, condition in f.option_arms:
+            option = declared.get(dest)
+            if option is None or not option[0] or option[1].replace("-", "_") in launched:
+                continue
+            result[f.path].append((first, last, dest, f"`{option[1]}` is off unless given ({option[2]}); {condition}"))
     return result
 
 

@@ -14,8 +14,9 @@ from collections import defaultdict
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from ascend_feasibility.analyzer.context.opt_in import opt_in_modules
+from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
+from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -38,10 +39,15 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     test_only = test_only_functions(facts, context)
     for path, ranges in self_test_blocks(facts, context).items():
         test_only.setdefault(path, []).extend(ranges)
+    switched = switched_options(facts, context)
+    if switched:
+        conventions = load_context_conventions()
+        switch_rules = frozenset(conventions.guards.flag_rules)  # as OptInReader.guard: torch.compile, not TF32
+        switch_takes = switch_rule(conventions.opt_in)
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
-    if not referrers and not guarded and not test_only:
+    if not referrers and not guarded and not test_only and not switched:
         return findings
     decided: dict[str, Place | None] = {}
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
@@ -59,6 +65,11 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                 or guarded[finding.path][0] == "optional"):  # loaded only with an optional package: all of it is
             reach, reason = guarded[finding.path]
             place = Place(finding.role, reach, reason)
+        if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in switched:
+            reason = next((r for start, end, dest, r in switched[finding.path] if start <= finding.line <= end
+                           and switch_takes(dest, finding.domain in feature_domains or finding.rule in switch_rules)), None)
+            if reason is not None:
+                place = Place(finding.role, "optional", reason)
         if place is None and finding.role in COUNTED_ROLES and finding.path in test_only:
             for start, end, reason in test_only[finding.path]:
                 if start <= finding.line <= end:

@@ -88,6 +88,8 @@ def file_role(path: str, conventions: RoleConventions, overrides: dict[str, list
         return "example"
     if len(view.parts) > 1 and view.parts[0].lower() in conventions.tool_dirs and view.suffix in {".py", ".ipynb"}:
         return "example"  # a developer tool at the top level (scripts/convert_*.py, utils/print_env.py)
+    if view.suffix == ".py" and stem in conventions.tool_file_stems:
+        return "example"  # an environment report anywhere (requirements/collect_env_details.py)
     if (beside_package and len(view.parts) == 1 and view.suffix in {".py", ".ipynb"}
             and stem.startswith(sets.root_example_prefixes)):
         return "example"

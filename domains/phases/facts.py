@@ -26,6 +26,8 @@ QUERY = r"""
 (import_from_statement module_name: (_) @from_module)
 (if_statement condition: (comparison_operator) @condition)
 (elif_clause condition: (comparison_operator) @condition)
+(if_statement condition: [(attribute) (boolean_operator)] @switch)
+(elif_clause condition: [(attribute) (boolean_operator)] @switch)
 ((string_content) @dotted (#match? @dotted "^[A-Za-z_][A-Za-z0-9_]*([.][A-Za-z_][A-Za-z0-9_]*){2,}$"))
 (call function: (attribute attribute: (identifier) @method))
 (default_parameter value: (string) @device_default)
@@ -116,6 +118,13 @@ class PhaseFacts:
     choices: list[tuple[str, int, str, bool]] = field(default_factory=list)
     # strings that look like dotted module names ("pkg.overrides.fused_swiglu.fused_swiglu"): (text, line)
     module_strings: list[tuple[str, int]] = field(default_factory=list)
+    # command-line options the file declares: (dest, off by default, flag, line)
+    options: list[tuple[str, bool, str, int]] = field(default_factory=list)
+    # if/elif arms taken only while a command-line option is on (`if args.fp8_base:`): (first line, last line, dest,
+    # the condition as "line N: ...")
+    option_arms: list[tuple[int, int, str, str]] = field(default_factory=list)
+    # shell: the options a launch command passes (`--xformers`): the project's own launch sets them on
+    launch_flags: list[str] = field(default_factory=list)
 
 
     def absorb(self, other: PhaseFacts) -> None:
@@ -128,6 +137,9 @@ class PhaseFacts:
         self.source_refs += other.source_refs
         self.choices += other.choices
         self.module_strings += other.module_strings
+        self.options += other.options
+        self.option_arms += other.option_arms
+        self.launch_flags += other.launch_flags
         for module, reach in other.guarded_imports.items():
             if module in self.imports and module not in self.guarded_imports:
                 continue  # imported plainly in an earlier cell
@@ -176,6 +188,33 @@ def compact(facts: PhaseFacts) -> PhaseFacts:
 
 MAX_MODULE_STRINGS = 200
 MAX_CHOICES = 200
+
+
+def _options(methods: list[Node], switches: list[Node]) -> tuple[list[tuple[str, bool, str, int]], list[tuple[int, int, str, str]]]:
+    """Command-line options the file declares (`parser.add_argument("--xformers", action="store_true")`) and the
+    arms a command-line option turns on (`if args.fp8_base:`), for the project's switch pass."""
+    from ascend_feasibility.analyzer.context.switches import argument_switch, declared_option
+    from ascend_feasibility.knowledge import load_context_conventions
+
+    options = []
+    for method in methods:
+        call = method.parent.parent if method.parent is not None else None
+        if parsing.text(method) == "add_argument" and call is not None and call.type == "call":
+            declared = declared_option(call)
+            if declared is not None:
+                options.append((*declared, call.start_point.row + 1))
+    arms = []
+    if switches:
+        conventions = load_context_conventions().opt_in
+        objects, mainstream = frozenset(conventions.argument_objects), frozenset(conventions.mainstream_switch_tokens)
+        for condition in switches[:MAX_CHOICES]:
+            dest = argument_switch(condition, objects, mainstream)
+            body = condition.parent.child_by_field_name("consequence") if condition.parent is not None else None
+            if dest is not None and body is not None:
+                first = " ".join(parsing.text(condition.parent).splitlines()[0].split())[:100]
+                arms.append((body.start_point.row + 1, body.end_point.row + 1, dest,
+                             f"line {condition.start_point.row + 1}: {first}"))
+    return options, arms
 
 
 def _choices(conditions: list[Node]) -> list[tuple[str, int, str, bool]]:
@@ -266,6 +305,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if block is not None and block.type == "if_statement" and block.parent is not None and block.parent.type == "module":
         facts.main_block = (block.start_point.row + 1, block.end_point.row + 1)
     facts.choices = _choices(found.get("condition", []))
+    facts.options, facts.option_arms = _options(found.get("method", []), found.get("switch", []))
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     evidence = {phase: 0 for phase in PHASES}
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
@@ -394,6 +434,7 @@ def collect_shell(unit: Unit) -> PhaseFacts:
         facts.config_refs += [w.split("=", 1)[-1] for w in words if _is_config_name(w.split("=", 1)[-1])]
         if program.startswith("python") or program in {"torchrun", "deepspeed", "accelerate"}:
             facts.launched_scripts += [w for w in words if w.endswith(".py")][:1]
+            facts.launch_flags += [w.split("=", 1)[0] for w in words if w.startswith("--")][:MAX_CHOICES]
     return facts
 
 

@@ -1,0 +1,143 @@
+"""Code that drives another inference runtime (TensorRT, ONNX Runtime, Paddle Inference, OpenVINO, TensorFlow): a
+CUDA device string or a GPU switch there is that runtime's, not a torch_npu port item (`other-backend`).
+
+- a site in a branch or function whose own statements import the runtime (yolov5's `elif engine:  # TensorRT` arm
+  with `import tensorrt as trt`, `export_saved_model` importing tensorflow);
+- a name assigned at the site that only such branches read (yolov5's `cuda = torch.cuda.is_available() and ...`,
+  read only to pick ONNX Runtime's CUDAExecutionProvider and Paddle's GPU).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ascend_feasibility.analyzer.context.guards import Guard
+from ascend_feasibility.analyzer.reading import parsing
+from tree_sitter import Node
+
+MAX_DEPTH = 400
+MAX_USES = 50
+MAX_SCOPE_NODES = 20000
+IMPORTS = {"import_statement", "import_from_statement"}
+SCOPES = {"if_statement", "elif_clause", "else_clause", "function_definition"}
+
+
+@dataclass(frozen=True)
+class RuntimeGuard(Guard):
+    runtime: str = ""
+    readers: bool = False  # a name set here and read only by the runtimes' branches
+
+    def reason(self) -> str:
+        if self.readers:
+            return (f"read only by code for another inference runtime ({self.runtime}), not torch: no torch_npu port "
+                    f"item; {Guard.reason(self)}")
+        return (f"code for another inference runtime ({self.runtime}), not torch: its CUDA settings are that runtime's, "
+                f"no torch_npu port item; {Guard.reason(self)}")
+
+
+class RuntimeReader:
+    def __init__(self, runtimes: dict[str, str]) -> None:
+        self.runtimes = runtimes  # top-level package → the runtime's name
+        self.memo: dict[tuple[str, int], RuntimeGuard | None] = {}  # per unit: cleared by the owner's unit reset
+
+    def guard(self, node: Node) -> RuntimeGuard | None:
+        found = self._scope_of(node)
+        if found is not None:
+            return found
+        return self._read_only_there(node)
+
+    def _scope_of(self, node: Node) -> RuntimeGuard | None:
+        child, parent, depth = node, node.parent, 0
+        while parent is not None and depth < MAX_DEPTH:
+            body = None
+            if parent.type == "if_statement" and child.type == "block":
+                body = parent.child_by_field_name("consequence")
+            elif parent.type in {"elif_clause", "else_clause", "function_definition"} and child.type == "block":
+                body = child
+            if body is not None and body.id == child.id:
+                key = ("block", body.id)
+                if key not in self.memo:
+                    self.memo[key] = self._imports_runtime(body)
+                found = self.memo[key]
+                if found is not None:
+                    return found
+            if parent.type in {"class_definition", "module"}:
+                return None
+            child, parent, depth = parent, parent.parent, depth + 1
+        return None
+
+    def _imports_runtime(self, block: Node) -> RuntimeGuard | None:
+        """An import of a runtime among the block's own statements (or those of a try/with directly in it)."""
+        statements = list(block.named_children)
+        for statement in list(statements):
+            if statement.type in {"try_statement", "with_statement"}:
+                inner = statement.child_by_field_name("body")
+                statements.extend(inner.named_children if inner is not None else [])
+        for statement in statements:
+            if statement.type not in IMPORTS:
+                continue
+            for name in _imported_roots(statement):
+                runtime = self.runtimes.get(name)
+                if runtime is not None:
+                    return RuntimeGuard("other-backend", statement, runtime)
+        return None
+
+    def _read_only_there(self, node: Node) -> RuntimeGuard | None:
+        """`cuda = torch.cuda.is_available() and ...` whose every reader is in a runtime's branch."""
+        assignment, depth = node.parent, 0
+        while assignment is not None and assignment.type not in {"assignment", "block", "module"} and depth < 20:
+            assignment, depth = assignment.parent, depth + 1
+        if assignment is None or assignment.type != "assignment":
+            return None
+        key = ("readers", assignment.id)
+        if key not in self.memo:
+            self.memo[key] = self._readers_in_runtimes(assignment)
+        return self.memo[key]
+
+    def _readers_in_runtimes(self, assignment: Node) -> RuntimeGuard | None:
+        target = assignment.child_by_field_name("left")
+        if target is None or target.type != "identifier":
+            return None
+        scope = assignment.parent
+        while scope is not None and scope.type not in {"function_definition", "module"}:
+            scope = scope.parent
+        if scope is None:
+            return None
+        name, uses, stack, seen = parsing.text(target), [], [scope], 0
+        while stack and seen < MAX_SCOPE_NODES:
+            current = stack.pop()
+            seen += 1
+            if current.type == "identifier" and parsing.text(current) == name and current.id != target.id and _read(current):
+                uses.append(current)
+                if len(uses) > MAX_USES:
+                    return None
+            stack.extend(current.children)
+        if not uses:
+            return None
+        found = [self._scope_of(use) for use in sorted(uses, key=lambda u: u.start_byte)]
+        if any(f is None for f in found):
+            return None
+        runtimes = ", ".join(dict.fromkeys(f.runtime for f in found))
+        return RuntimeGuard("other-backend", assignment, runtimes, readers=True)
+
+
+def _read(identifier: Node) -> bool:
+    """A read of the variable, not `torch.cuda`'s attribute nor a keyword's name."""
+    parent = identifier.parent
+    if parent is not None and parent.type == "attribute" and parent.child_by_field_name("attribute") is not None \
+            and parent.child_by_field_name("attribute").id == identifier.id:
+        return False
+    return not (parent is not None and parent.type == "keyword_argument" and parent.child_by_field_name("name") is not None
+                and parent.child_by_field_name("name").id == identifier.id)
+
+
+def _imported_roots(statement: Node) -> list[str]:
+    if statement.type == "import_from_statement":
+        module = statement.child_by_field_name("module_name")
+        return [parsing.text(module).split(".")[0]] if module is not None else []
+    roots = []
+    for name in statement.children_by_field_name("name"):
+        dotted = name.child_by_field_name("name") if name.type == "aliased_import" else name
+        if dotted is not None:
+            roots.append(parsing.text(dotted).split(".")[0])
+    return roots

@@ -1,0 +1,461 @@
+"""Switches a user turns on: a site reached only while an off-by-default switch is on is `optional`, and the reason
+names the switch.
+
+A switch is off by default when the file says so:
+- a parameter with a False/None default (`def __init__(self, use_flash_attn=False)`), or one without a default whose
+  every call in the file passes such a switch (`replace_unet_modules(unet, mem_eff, args.xformers, args.sdpa)`);
+- an attribute the class sets only to False/None or to such a parameter (`self.use_memory_efficient_attention_xformers
+  = False` in __init__, set from a setter's argument);
+- a command-line option the file declares with `action="store_true"` or a False/None default (`--xformers`).
+A default of True, `action="store_false"`, or an attribute set to True anywhere is no opt-in.
+
+The site is reached only while the switch is on when it sits in the branch a true switch takes (`if self.use_flash_attn:`,
+one term of an `and`, `x if switch else y`), after `if not switch: return`, or in a function every call of which in the
+file is so reached (sd-scripts' `forward_memory_efficient_xformers`, called under `if self.use_..._xformers:`).
+Switches named for mainstream choices (use_cuda, use_amp, fp16) guard code every port needs: never these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same
+from ascend_feasibility.analyzer.reading import parsing
+from tree_sitter import Node
+
+MAX_DEPTH = 400
+MAX_CALLS = 50
+MAX_CALLER_DEPTH = 3
+MAX_CLASS_NODES = 20000
+FALSY = {"false", "none"}
+
+
+def _off(value: str, flag_shaped: bool) -> bool:
+    """A default that leaves a switch off: False, or None for a name shaped like a flag (use_/enable_/with_...):
+    `collection=None` is a value not given, not a switch."""
+    return value == "False" or (value == "None" and flag_shaped)
+
+
+@dataclass(frozen=True)
+class ExplainedGuard(Guard):
+    """A guard whose reason says why (the switch, the alternative, the profiler), not only the line."""
+
+    why: str = ""
+
+    def reason(self) -> str:
+        return f"{self.why}; {Guard.reason(self)}" if self.why else Guard.reason(self)
+
+
+class SwitchReader:
+    def __init__(self, guards: GuardReader, argument_objects: list[str], mainstream_tokens: list[str],
+                 feature_tokens: list[str]) -> None:
+        self.guards = guards
+        self.argument_objects = frozenset(argument_objects)
+        self.mainstream = frozenset(mainstream_tokens)
+        self.feature_tokens = frozenset(feature_tokens)
+        self._feature = False  # is the site asked about a CUDA-only feature itself?
+        self._options: dict[str, tuple[bool, int, str]] | None = None  # the unit's command-line options
+        self._memo: dict[tuple, object] = {}  # what was read of the unit, by (question, node id, feature)
+        guards.unit_resets.append(self._forget_unit)
+        guards.on_by_default = self.on_by_default
+
+    def guard(self, node: Node, feature: bool) -> ExplainedGuard | None:
+        self._feature = feature
+        return self._reached(node, 0)
+
+    def on_by_default(self, condition: Node) -> bool:
+        """A flag the file turns on by default (`use_flash_attn=True`, `self.flash = True`, `--flash` with
+        default=True): what it guards is no opt-in."""
+        while condition.type == "parenthesized_expression" and condition.named_children:
+            condition = condition.named_children[0]
+        if condition.type == "identifier":
+            name, function = parsing.text(condition), _enclosing(condition, "function_definition")
+            while function is not None:
+                parameter = _parameter(function, name)
+                if parameter is not None:
+                    index, default = parameter
+                    if default is None:
+                        return False
+                    value = parsing.text(default)
+                    return value == "True" or (value in {"False", "None"}
+                                               and not self._callers_leave_off(function, index, name, 0))
+                function = _enclosing(function, "function_definition")
+            return False
+        if condition.type != "attribute":
+            return False
+        holder, attribute = condition.child_by_field_name("object"), condition.child_by_field_name("attribute")
+        if holder is None or attribute is None:
+            return False
+        name = parsing.text(attribute)
+        if parsing.text(holder) == "self":
+            return self._self_switch(condition, name, 0) is None and self._self_set_on(condition, name)
+        if parsing.text(holder).rsplit(".", 1)[-1] in self.argument_objects:
+            option = self._options_of(condition).get(name)
+            return option is not None and not option[0]
+        return False
+
+    def _self_set_on(self, node: Node, name: str) -> bool:
+        """The class sets `self.X` to True, or to a parameter defaulting to True."""
+        cls = _enclosing(node, "class_definition")
+        stack, seen = [cls] if cls is not None else [], 0
+        while stack and seen < MAX_CLASS_NODES:
+            current = stack.pop()
+            seen += 1
+            if current.type == "assignment":
+                left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+                if left is not None and right is not None and parsing.text(left) == f"self.{name}":
+                    if parsing.text(right) == "True":
+                        return True
+                    function = _enclosing(right, "function_definition") if right.type == "identifier" else None
+                    parameter = _parameter(function, parsing.text(right)) if function is not None else None
+                    if parameter is not None and parameter[1] is not None and parsing.text(parameter[1]) == "True":
+                        return True
+                continue
+            stack.extend(current.children)
+        return False
+
+    # where the site sits ---------------------------------------------------------------------------------------
+    def _reached(self, node: Node, depth: int) -> ExplainedGuard | None:
+        child, parent, steps = node, node.parent, 0
+        while parent is not None and steps < MAX_DEPTH:
+            found = None
+            if parent.type == "if_statement" and _same(child, parent.child_by_field_name("consequence") or parent):
+                found = self._on(parent.child_by_field_name("condition"), parent)
+            elif parent.type == "elif_clause" and _same(child, parent.child_by_field_name("consequence") or parent):
+                found = self._on(parent.child_by_field_name("condition"), parent)
+            elif parent.type == "conditional_expression" and len(parent.named_children) >= 3 and _same(child, parent.named_children[0]):
+                found = self._on(parent.named_children[1], parent)
+            elif parent.type == "block":
+                found = self._after_early_exit(child)
+            elif parent.type == "function_definition":
+                found = self._callers(parent, depth)
+                if found is None and (self.called(parent) or not _nested(parent)):
+                    return None  # called unswitched somewhere, or a top-level function nobody here calls
+            if found is not None:
+                return found
+            child, parent, steps = parent, parent.parent, steps + 1
+        return None
+
+    def _after_early_exit(self, child: Node) -> ExplainedGuard | None:
+        """`if not self.enabled: return` before the site: what follows runs only with the switch on."""
+        return self._remember(("exit", child.id, self._feature), lambda: self._early_exit(child))
+
+    def _early_exit(self, child: Node) -> ExplainedGuard | None:
+        sibling, seen = child.prev_named_sibling, 0
+        while sibling is not None and seen < 50:
+            seen += 1
+            if sibling.type == "if_statement" and not any(c.type in {"elif_clause", "else_clause"} for c in sibling.children):
+                condition, body = sibling.child_by_field_name("condition"), sibling.child_by_field_name("consequence")
+                statements = [s for s in (body.named_children if body is not None else []) if s.type != "comment"]
+                if (condition is not None and condition.type == "not_operator" and statements
+                        and statements[-1].type in {"return_statement", "raise_statement"}):
+                    argument = condition.child_by_field_name("argument")
+                    found = self._on(argument, sibling) if argument is not None else None
+                    if found is not None:
+                        return found
+            sibling = sibling.prev_named_sibling
+        return None
+
+    def called(self, function: Node) -> list[Node]:
+        """The calls of `function` in the file, outside it: `self.name(...)` for a method, `name(...)` for a function
+        (`sbx.run(...)` is no call of a method `run`)."""
+        return self._remember(("called", function.id), lambda: self._calls_of(function))
+
+    def _calls_of(self, function: Node) -> list[Node]:
+        name = function.child_by_field_name("name")
+        if name is None:
+            return []
+        method = _enclosing(function, "class_definition") is not None and _is_method(function)
+        calls = []
+        for callee in self.guards.calls_named(function).get(parsing.text(name), []):
+            if function.start_byte <= callee.start_byte < function.end_byte:
+                continue
+            holder = callee.parent.child_by_field_name("object") if callee.parent is not None and callee.parent.type == "attribute" else None
+            if (holder is not None and parsing.text(holder) in {"self", "cls"}) if method else holder is None:
+                calls.append(callee)
+        return calls
+
+    def _callers(self, function: Node, depth: int) -> ExplainedGuard | None:
+        """Every call of this function in the file is reached only with a switch on (the first one's switch)."""
+        if depth >= MAX_CALLER_DEPTH:
+            return None
+        return self._remember(("callers", function.id, depth, self._feature), lambda: self._all_callers(function, depth))
+
+    def _all_callers(self, function: Node, depth: int) -> ExplainedGuard | None:
+        calls = self.called(function)
+        if not calls or len(calls) > MAX_CALLS:
+            return None
+        found = [self._reached(call, depth + 1) for call in calls]
+        return None if any(f is None for f in found) else found[0]
+
+    # what the condition tests ----------------------------------------------------------------------------------
+    def _on(self, condition: Node | None, statement: Node) -> ExplainedGuard | None:
+        """The guard when `condition` holds only while an off-by-default switch is on."""
+        if condition is None:
+            return None
+        why = self._remember(("on", condition.id, self._feature), lambda: self._switch(condition, 0))
+        return ExplainedGuard("optional", statement, why) if why is not None else None
+
+    def _switch(self, node: Node, depth: int) -> str | None:
+        while node.type == "parenthesized_expression" and node.named_children:
+            node = node.named_children[0]
+        if node.type == "boolean_operator" and depth < 8:
+            operator = node.child_by_field_name("operator")
+            if operator is None or parsing.text(operator) != "and":
+                return None
+            for side in (node.child_by_field_name("left"), node.child_by_field_name("right")):
+                why = self._switch(side, depth + 1) if side is not None else None
+                if why is not None:
+                    return why
+            return None
+        if node.type == "identifier":
+            return self._parameter_switch(node, depth)
+        if node.type == "attribute":
+            return self._attribute_switch(node, depth)
+        return None
+
+    def _mainstream(self, name: str) -> bool:
+        """A switch this reader does not take: one of a mainstream choice (use_cuda, use_amp), or, for a site that is
+        no CUDA-only feature itself, one that names no opt-in feature (`--synchronize-step` guards a
+        torch.cuda.synchronize() the port must keep working; `--xformers`, `use_flash_attn`, `--fp8_base` do not)."""
+        tokens = {t for t in name.lower().replace("-", "_").split("_") if t}
+        return bool(tokens & self.mainstream) or not (self._feature or tokens & self.feature_tokens)
+
+    def _parameter_switch(self, node: Node, depth: int) -> str | None:
+        name = parsing.text(node)
+        if self._mainstream(name):
+            return None
+        function = _enclosing(node, "function_definition")
+        while function is not None:
+            parameter = _parameter(function, name)
+            if parameter is not None:
+                return self._parameter_default(function, parameter, name, depth)
+            function = _enclosing(function, "function_definition")
+        return None
+
+    def _parameter_default(self, function: Node, parameter: tuple[int, Node | None], name: str, depth: int) -> str | None:
+        index, default = parameter
+        function_name = parsing.text(function.child_by_field_name("name"))
+        if default is not None:
+            value = parsing.text(default)
+            if not _off(value, self.guards.is_flag(name)) or not self._callers_leave_off(function, index, name, depth):
+                return None
+            return f"`{name}={value}` by default ({function_name}())"
+        if depth >= 4:
+            return None
+        calls = self.called(function)
+        if not calls or len(calls) > MAX_CALLS:
+            return None
+        found = []
+        for callee in calls:
+            argument = _argument(callee, index - (1 if _is_method(function) else 0), name)
+            why = self._switch(argument, depth + 1) if argument is not None else None
+            if why is None:
+                return None
+            found.append(why)
+        return found[0]
+
+    def _callers_leave_off(self, function: Node, index: int, name: str, depth: int) -> bool:
+        """No call in the file turns the parameter on (accelerate's `self._prepare_one(obj, first_pass=True)`): each
+        leaves it out, passes False/None, or passes an off-by-default switch."""
+        for callee in self.called(function)[:MAX_CALLS]:
+            argument = _argument(callee, index - (1 if _is_method(function) else 0), name)
+            if argument is None or parsing.text(argument) in {"False", "None"}:
+                continue
+            if depth >= 4 or self._switch(argument, depth + 1) is None:
+                return False
+        return True
+
+    def _attribute_switch(self, node: Node, depth: int) -> str | None:
+        holder, attribute = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+        if holder is None or attribute is None:
+            return None
+        name = parsing.text(attribute)
+        if self._mainstream(name):
+            return None
+        owner = parsing.text(holder)
+        if owner == "self":
+            return self._self_switch(node, name, depth)
+        if owner.rsplit(".", 1)[-1] in self.argument_objects:
+            return self._option_switch(node, name)
+        return None
+
+    def _self_switch(self, node: Node, name: str, depth: int) -> str | None:
+        """`self.X` that its class sets only to False/None, or to a parameter whose default is that (a setter's
+        argument with no default keeps the class's own default)."""
+        cls = _enclosing(node, "class_definition")
+        if cls is None:
+            return None
+        defaults, stack, seen = [], [cls], 0
+        while stack and seen < MAX_CLASS_NODES:
+            current = stack.pop()
+            seen += 1
+            if current.type == "assignment":
+                left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+                if left is not None and right is not None and parsing.text(left) == f"self.{name}":
+                    value = self._assigned(right, name, depth)
+                    if value is False:
+                        return None
+                    if isinstance(value, str):
+                        defaults.append(value)
+                continue
+            stack.extend(current.children)
+        return defaults[0] if defaults else None
+
+    def _assigned(self, right: Node, name: str, depth: int) -> str | bool | None:
+        """What one assignment of the attribute says: a reason (off by default), None (a setter's argument: says
+        nothing), False (on, or not known: no opt-in)."""
+        value = parsing.text(right)
+        if _off(value, self.guards.is_flag(name)):
+            return f"`self.{name} = {value}` by default (line {right.start_point.row + 1})"
+        if value.lower() in FALSY:
+            return False  # `self.collection = None`: a value not set yet, not a switch
+        if right.type != "identifier":
+            return False
+        function = _enclosing(right, "function_definition")
+        parameter = _parameter(function, value) if function is not None else None
+        if parameter is None:
+            return False
+        if parameter[1] is None:
+            return None
+        why = self._parameter_default(function, parameter, value, depth)
+        return why if why is not None else False
+
+    def _option_switch(self, node: Node, name: str) -> str | None:
+        option = self._options_of(node).get(name)
+        if option is None:
+            return None
+        off, line, flag = option
+        return f"`{flag}` is off unless given (line {line})" if off else None
+
+    def _forget_unit(self) -> None:
+        self._options = None
+        self._memo.clear()
+
+    def _remember(self, key: tuple, compute):
+        """One answer per question and node in a unit: sites of one function share their callers' walks."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    def _options_of(self, node: Node) -> dict[str, tuple[bool, int, str]]:
+        """The file's command-line options: dest → (off by default, line, flag), read once per unit."""
+        if self._options is None:
+            options: dict[str, tuple[bool, int, str]] = {}
+            for callee in self.guards.calls_named(node).get("add_argument", []):
+                call = callee.parent.parent if callee.parent is not None and callee.parent.type == "attribute" else None
+                declared = declared_option(call) if call is not None and call.type == "call" else None
+                if declared is not None:
+                    dest, off, flag = declared
+                    options[dest] = (off and options.get(dest, (True,))[0], call.start_point.row + 1, flag)
+            self._options = options
+        return self._options
+
+
+def switch_rule(conventions):
+    """`takes(option, feature)`: does an off-by-default option make a site optional (the project pass's form of
+    SwitchReader._mainstream)?"""
+    mainstream, features = frozenset(conventions.mainstream_switch_tokens), frozenset(conventions.feature_switch_tokens)
+
+    def takes(name: str, feature: bool) -> bool:
+        tokens = {t for t in name.lower().replace("-", "_").split("_") if t}
+        return not tokens & mainstream and bool(feature or tokens & features)
+    return takes
+
+
+def argument_switch(condition: Node, objects: frozenset[str], mainstream: frozenset[str], depth: int = 0) -> str | None:
+    """The option `if args.fp8_base:` (or one term of an `and`) needs on, whatever file declares it."""
+    while condition.type == "parenthesized_expression" and condition.named_children:
+        condition = condition.named_children[0]
+    if condition.type == "boolean_operator" and depth < 8:
+        operator = condition.child_by_field_name("operator")
+        if operator is None or parsing.text(operator) != "and":
+            return None
+        sides = (condition.child_by_field_name("left"), condition.child_by_field_name("right"))
+        return next((d for d in (argument_switch(s, objects, mainstream, depth + 1) for s in sides if s is not None) if d), None)
+    if condition.type != "attribute":
+        return None
+    holder, attribute = condition.child_by_field_name("object"), condition.child_by_field_name("attribute")
+    if holder is None or attribute is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
+        return None
+    name = parsing.text(attribute)
+    return None if {t for t in name.lower().split("_") if t} & mainstream else name
+
+
+def declared_option(call: Node) -> tuple[str, bool, str] | None:
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None:
+        return None
+    flags, keywords = [], {}
+    for argument in arguments.named_children:
+        if argument.type == "string":
+            flags.append(parsing.text(argument).strip("'\""))
+        elif argument.type == "keyword_argument":
+            key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
+            if key is not None and value is not None:
+                keywords[parsing.text(key)] = parsing.text(value)
+    long = next((f for f in flags if f.startswith("--")), None)
+    if long is None:
+        return None
+    dest = keywords.get("dest", "").strip("'\"") or long[2:].replace("-", "_")
+    action = keywords.get("action", "").strip("'\"")
+    if action == "store_true":
+        off = keywords.get("default", "False").lower() in FALSY
+    else:  # store_false, store_const, count, append, or an option taking a value: no plain off switch
+        off = not action and keywords.get("default") == "False"
+    return dest, off, long
+
+
+def _enclosing(node: Node, kind: str) -> Node | None:
+    current, depth = node.parent, 0
+    while current is not None and depth < MAX_DEPTH:
+        if current.type == kind:
+            return current
+        current, depth = current.parent, depth + 1
+    return None
+
+
+def _nested(function: Node) -> bool:
+    return _enclosing(function, "function_definition") is not None
+
+
+def _is_method(function: Node) -> bool:
+    parameters = function.child_by_field_name("parameters")
+    first = parameters.named_children[0] if parameters is not None and parameters.named_children else None
+    return first is not None and parsing.text(first).split(":")[0].strip() in {"self", "cls"}
+
+
+def _parameter(function: Node, name: str) -> tuple[int, Node | None] | None:
+    """(position, default) of a parameter of `function` named `name`."""
+    parameters = function.child_by_field_name("parameters")
+    for index, parameter in enumerate(parameters.named_children if parameters is not None else []):
+        if parameter.type == "identifier" and parsing.text(parameter) == name:
+            return index, None
+        if parameter.type == "typed_parameter":
+            first = parameter.named_children[0] if parameter.named_children else None
+            if first is not None and parsing.text(first) == name:
+                return index, None
+        if parameter.type in {"default_parameter", "typed_default_parameter"}:
+            key = parameter.child_by_field_name("name")
+            if key is not None and parsing.text(key) == name:
+                return index, parameter.child_by_field_name("value")
+    return None
+
+
+def _argument(callee: Node, index: int, name: str) -> Node | None:
+    """The argument a call passes for the parameter at `index` named `name`."""
+    call = callee.parent
+    while call is not None and call.type == "attribute":
+        call = call.parent
+    arguments = call.child_by_field_name("arguments") if call is not None and call.type == "call" else None
+    if arguments is None:
+        return None
+    positional = [a for a in arguments.named_children if a.type not in {"keyword_argument", "comment"}]
+    for argument in arguments.named_children:
+        if argument.type == "keyword_argument":
+            key = argument.child_by_field_name("name")
+            if key is not None and parsing.text(key) == name:
+                return argument.child_by_field_name("value")
+    if any(a.type in {"list_splat", "dictionary_splat"} for a in positional):
+        return None
+    return positional[index] if 0 <= index < len(positional) else None
