@@ -16,6 +16,7 @@ from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.context.guards import (
     GuardReader,
+    only_calls,
     only_raises_or_warns,
     returns_input_unchanged,
     test_function,
@@ -233,7 +234,12 @@ class FileWorker:
                     places[check] = Place(places[check].role, "cuda-only-guarded", reason)
                 continue
             inside = [h for h in hits if body.start_point.row <= h.span.start_row <= body.end_point.row]
-            if inside and only_raises_or_warns(body):
+            if inside and only_calls(body) and all(h.rule in conventions.release_rules for h in inside):
+                # `if torch.cuda.is_available(): torch.cuda.empty_cache()`: on Ascend only the release is skipped,
+                # and the release's own finding (torch.npu.empty_cache under an NPU check) is the whole fix
+                reason = f"line {statement.start_point.row + 1}: the check guards only a cache release ({', '.join(sorted({h.rule for h in inside}))} at its call)"
+                places[check] = Place(places[check].role, "cosmetic", reason)
+            elif inside and only_raises_or_warns(body):
                 reason = f"line {statement.start_point.row + 1}: the check only guards a message"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):

@@ -1,0 +1,144 @@
+"""Round-5 precision classes about guards, dispatch and counting (issue 28): per-backend dispatch chains, cosmetic
+memory reads and cache-release guards, one package call counted once, the first line of a statement that spans
+lines, CUDA-only wrappers. Each class has a flagged and a not-flagged case."""
+
+from __future__ import annotations
+
+from tests.helpers import scan
+
+
+def findings(code: str, rule: str | None = None):
+    return [f for f in scan(code).findings if rule is None or f.rule == rule]
+
+
+def reach(code: str, rule: str) -> list[tuple[int, str]]:
+    return [(f.line, f.reach) for f in findings(code, rule)]
+
+
+# 1. per-backend dispatch chains: one finding at the chain, for the missing npu arm ----------------------------------
+
+SEPARATE_IFS = """import torch
+def clean_memory_on_device(device):
+    if device is None:
+        return
+    # device may be "cuda" or "cuda:0"
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+    if device.type == "xpu":
+        torch.xpu.empty_cache()
+    if device.type == "mps":
+        torch.mps.empty_cache()
+"""
+
+FLAGS = """import torch
+try:
+    HAS_CUDA = torch.cuda.is_available()
+except Exception:
+    HAS_CUDA = False
+HAS_MPS = torch.backends.mps.is_available()
+def clean_memory():
+    if HAS_CUDA:
+        torch.cuda.empty_cache()
+    if HAS_MPS:
+        torch.mps.empty_cache()
+def get_preferred_device():
+    if HAS_CUDA:
+        device = torch.device("cuda")
+    elif HAS_MPS:
+        device = torch.device("mps")
+    else:
+        device = torch.device("cpu")
+    return device
+"""
+
+CUDA_SECOND = """import torch
+def pick():
+    if torch.backends.mps.is_available():
+        d = "mps"
+    elif torch.cuda.is_available():
+        d = "cuda"
+    return d
+"""
+
+
+def test_a_run_of_separate_backend_ifs_is_one_chain_reported_once_for_its_missing_npu_arm():
+    chain = findings(SEPARATE_IFS, "DEV220")
+    assert [(f.line, f.reach) for f in chain] == [(6, "runs")]  # the first backend arm, not `if device is None`
+    assert chain[0].replacement.code == 'if device.type == "npu":\n    ...'
+    assert "keep the CUDA arm" in chain[0].replacement.en
+    assert reach(SEPARATE_IFS, "DEV102") == [(7, "other-backend")]  # the cuda arm's own call: not counted apart
+    assert not findings(SEPARATE_IFS, "DEV007")  # the head's device test is the chain's finding (subsumed)
+
+
+def test_availability_flag_chains_are_dispatch_chains_and_their_cuda_arm_is_not_counted_apart():
+    chain = findings(FLAGS, "DEV220")
+    # a flag of the project's own has no NPU twin yet: the arm tests torch_npu itself (no invented HAS_NPU)
+    arm = "if torch.npu.is_available():\n    ..."
+    assert [(f.line, f.replacement.code) for f in chain] == [(8, arm), (13, arm)]
+    assert reach(FLAGS, "DEV102") == [(9, "other-backend")]
+    assert reach(FLAGS, "DEV003") == [(14, "other-backend")]
+    assert "missing npu arm" in findings(FLAGS, "DEV003")[0].reach_reason
+
+
+def test_a_cuda_arm_after_another_backend_arm_is_covered_condition_and_body():
+    assert [(f.line, f.replacement.code) for f in findings(CUDA_SECOND, "DEV220")] == [(3, "if torch.npu.is_available():\n    ...")]
+    assert reach(CUDA_SECOND, "DEV104") == [(5, "other-backend")]
+
+
+def test_chains_with_an_npu_arm_or_without_another_backend_stay_as_they_were():
+    with_npu = SEPARATE_IFS.replace('"xpu"', '"npu"').replace("torch.xpu", "torch.npu")
+    assert not findings(with_npu, "DEV220")
+    assert reach(with_npu, "DEV102") == [(7, "npu-path")]
+    only_cuda = "import torch\ndef f(device):\n    if device.type == \"cuda\":\n        torch.cuda.empty_cache()\n"
+    assert not findings(only_cuda, "DEV220")
+    assert reach(only_cuda, "DEV102") == [(4, "runs")]
+    broken = SEPARATE_IFS.replace('    if device.type == "xpu"', '    n = 1\n    if device.type == "xpu"')
+    assert not findings(broken, "DEV220")  # a statement between the arms ends the run: xpu and mps after it name no cuda
+    assert reach(broken, "DEV102") == [(7, "runs")]
+
+
+# 2. cosmetic memory reads and cache-release guards --------------------------------------------------------------
+
+PROGRESS = """import torch
+def train(pbar, epoch):
+    mem = f"{torch.cuda.memory_reserved() / 1e9 if torch.cuda.is_available() else 0:.3g}G"
+    pbar.set_description(("%11s" * 2) % (f"{epoch}", mem))
+    mem2 = "%.3gG" % (torch.cuda.memory_reserved() / 1e9 if torch.cuda.is_available() else 0)
+    pbar.desc = f"{epoch:>10}{mem2:>10}"
+def log_cuda_max_memory(stage):
+    max_memory_allocated = torch.cuda.max_memory_allocated()
+    log_message("max memory allocated at " + stage + ": %.1f GB", max_memory_allocated / 1e9)
+def budget():
+    used = torch.cuda.memory_allocated()
+    return used * 2
+"""
+
+
+def test_memory_figures_only_shown_in_a_progress_bar_or_a_log_are_cosmetic():
+    assert reach(PROGRESS, "DEV105") == [(3, "cosmetic"), (5, "cosmetic"), (8, "cosmetic"), (11, "runs")]
+    assert reach(PROGRESS, "DEV104") == [(3, "cosmetic"), (5, "cosmetic")]
+
+
+RELEASE = """import gc
+import torch
+def free():
+    if torch.cuda.is_available():
+        gc.collect()
+        torch.cuda.empty_cache()
+def to_device(x):
+    if torch.cuda.is_available():
+        x = x.cuda()
+    return x
+"""
+
+
+def test_a_cuda_check_guarding_only_a_cache_release_is_not_one_more_finding():
+    assert reach(RELEASE, "DEV104") == [(4, "cosmetic"), (8, "runs")]  # the second check guards a device move
+    assert reach(RELEASE, "DEV102") == [(6, "runs")]  # the release itself is the fix
+    assert "cache release" in findings(RELEASE, "DEV104")[0].reach_reason
+
+
+def test_the_availability_message_says_what_is_skipped_not_that_a_cpu_fallback_runs():
+    message = findings(RELEASE, "DEV104")[1].message
+    assert "CPU fallback runs" not in message.en and "what it guards is skipped" in message.en
+    assert "被跳过" in message.zh
