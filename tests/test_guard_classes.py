@@ -142,3 +142,31 @@ def test_the_availability_message_says_what_is_skipped_not_that_a_cpu_fallback_r
     message = findings(RELEASE, "DEV104")[1].message
     assert "CPU fallback runs" not in message.en and "what it guards is skipped" in message.en
     assert "被跳过" in message.zh
+
+
+# 3. one package call counted once, not per argument object -------------------------------------------------------
+
+XFORMERS = """import torch
+from xformers.ops.fmha import Context, Inputs, _memory_efficient_attention_backward, _memory_efficient_attention_forward_requires_grad
+def _attn_fwd(q, k, v, attn_bias, scale):
+    inp = Inputs(q, k, v, attn_bias, p=0, scale=scale, is_partial=False)
+    out, ctx = _memory_efficient_attention_forward_requires_grad(inp, None)
+    return out, ctx.lse
+def _attn_bwd(grad, q, k, v, out, lse, rng_state, attn_bias, scale):
+    inp = Inputs(q, k, v, attn_bias, p=0, scale=scale, output_dtype=q.dtype)
+    ctx = Context(lse, out, rng_state=rng_state)
+    grads = _memory_efficient_attention_backward(ctx, inp=inp, grad=grad, op=None)
+    return grads.dq
+def nested(q, k, v, lse, out, grad):
+    return _memory_efficient_attention_backward(Context(lse, out), Inputs(q, k, v), grad, None)
+def kept(q, k, v):
+    inp = Inputs(q, k, v)
+    print(inp.query.shape)
+    return _memory_efficient_attention_forward_requires_grad(inp, None)
+"""
+
+
+def test_argument_objects_of_one_package_call_are_counted_at_that_call_only():
+    lines = [f.line for f in findings(XFORMERS, "DEP030")]
+    # line 4/8/9 feed the calls of 5 and 10; 13 is one call with two objects built in it; 15 is also read elsewhere
+    assert lines == [5, 10, 13, 15, 17]
