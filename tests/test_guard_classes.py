@@ -170,3 +170,58 @@ def test_argument_objects_of_one_package_call_are_counted_at_that_call_only():
     lines = [f.line for f in findings(XFORMERS, "DEP030")]
     # line 4/8/9 feed the calls of 5 and 10; 13 is one call with two objects built in it; 15 is also read elsewhere
     assert lines == [5, 10, 13, 15, 17]
+
+
+# 4. a finding on a statement that spans lines starts on its first line -----------------------------------------
+
+SPANNING = """import torch
+import torch.distributed as dist
+x = (torch.zeros(3)
+     .cuda()
+     .half())
+@torch.autocast(
+    "cuda", enabled=False)
+def f(a):
+    return a
+torch.cuda.synchronize(
+)
+s = torch.cuda.Stream(
+    device=0)
+dist.init_process_group(
+    backend="nccl",
+    init_method="env://",
+)
+"""
+
+
+def test_findings_on_statements_that_span_lines_start_on_their_first_line():
+    spans = {(f.rule, f.line, f.end_line) for f in findings(SPANNING)}
+    assert ("DEV004", 3, 4) in spans  # a chained call: from the chain's first line to the `.cuda()` it is about
+    assert ("DEV301", 6, 7) in spans  # a decorator: its `@` line
+    assert ("DEV101", 10, 10) in spans  # a call whose arguments are on the next line: the callee's line
+    assert ("DEV110", 12, 12) in spans
+    # a keyword argument is its own site, on its own line: the line a porter edits (device=0, backend="nccl")
+    assert ("DEV005", 13, 13) in spans and ("DST001", 15, 15) in spans
+
+
+SPANNING_MORE = """import torch
+from flash_attn import (
+    flash_attn_func,
+)
+def g(x, q, k, v):
+    if (x.device.type
+            == "cuda"):
+        pass
+    with torch.cuda.amp.autocast(
+            dtype=torch.float16):
+        pass
+    o = flash_attn_func(
+        q, k, v, causal=True)
+    return torch.cuda.get_device_properties(
+        0).multi_processor_count
+"""
+
+
+def test_imports_comparisons_and_calls_spanning_lines_start_on_their_first_line():
+    spans = {(f.rule, f.line, f.end_line) for f in findings(SPANNING_MORE)}
+    assert {("DEV007", 6, 7), ("DEV140", 9, 9), ("ATT001", 12, 12), ("DEV122", 14, 15)} <= spans
