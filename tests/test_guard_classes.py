@@ -225,3 +225,50 @@ def g(x, q, k, v):
 def test_imports_comparisons_and_calls_spanning_lines_start_on_their_first_line():
     spans = {(f.rule, f.line, f.end_line) for f in findings(SPANNING_MORE)}
     assert {("DEV007", 6, 7), ("DEV140", 9, 9), ("ATT001", 12, 12), ("DEV122", 14, 15)} <= spans
+
+
+# 5. a CUDA-graph wrapper class used only after the function's CUDA exit -------------------------------------------
+
+WRAPPER = """import torch
+import logging
+logger = logging.getLogger(__name__)
+class _GraphManager:
+    def maybe_initialize(self):
+        self.stream = torch.cuda.Stream()
+        self.pool = torch.cuda.graph_pool_handle()
+_manager = _GraphManager()
+class CUDAGraphWrapper:
+    def __init__(self, fn):
+        self._fn = fn
+        _manager.maybe_initialize()
+    def __call__(self, *args):
+        self._graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self._graph):
+            self._out = self._fn(*args)
+        self._graph.replay()
+        return self._out
+def wrap_with_cuda_graph(fwd_bwd_fn):
+    if not (device_type == "cuda" and torch.cuda.is_available() and torch.version.hip is None):
+        logger.warning("CUDA graph capture is only supported on NVIDIA CUDA; using eager execution.")
+        return fwd_bwd_fn
+    wrapper = None
+    def run(*args):
+        nonlocal wrapper
+        if wrapper is None:
+            wrapper = CUDAGraphWrapper(fwd_bwd_fn)
+        return wrapper(*args)
+    return run
+"""
+
+
+def test_a_wrapper_class_built_only_after_a_cuda_exit_is_cuda_only_guarded():
+    assert reach(WRAPPER, "DEV111") == [(7, "cuda-only-guarded"), (14, "cuda-only-guarded"), (15, "cuda-only-guarded")]
+    assert reach(WRAPPER, "DEV110") == [(6, "cuda-only-guarded")]  # the manager's method, called only by the wrapper
+    assert "used only where this CUDA check has passed" in findings(WRAPPER, "DEV110")[0].reach_reason
+
+
+def test_a_class_also_built_without_the_check_or_a_public_class_of_another_name_still_runs():
+    also_eager = WRAPPER + "eager = CUDAGraphWrapper(print)\n"
+    assert {r for _, r in reach(also_eager, "DEV111")} == {"runs"}
+    public = WRAPPER.replace("CUDAGraphWrapper", "StepRunner")
+    assert reach(public, "DEV111")[1:] == [(14, "runs"), (15, "runs")]  # another file may build a public class
