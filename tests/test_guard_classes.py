@@ -272,3 +272,32 @@ def test_a_class_also_built_without_the_check_or_a_public_class_of_another_name_
     assert {r for _, r in reach(also_eager, "DEV111")} == {"runs"}
     public = WRAPPER.replace("CUDAGraphWrapper", "StepRunner")
     assert reach(public, "DEV111")[1:] == [(14, "runs"), (15, "runs")]  # another file may build a public class
+
+
+PROBES = """import torch
+cuda_version = hip_version = "0.0"
+if torch.version.cuda is not None:
+    cuda_version = ".".join(torch.version.cuda.split(".")[:2])
+    bf16 = torch.cuda.is_bf16_supported()
+if torch.version.hip is not None:
+    hip_version = ".".join(torch.version.hip.split(".")[:2])
+def to(device_type, offloaded, logger):
+    if offloaded and device_type in ["cuda", "xpu"]:
+        logger.warning("offloading is lost")
+    if device_type == "hpu":
+        import habana_frameworks.torch
+"""
+
+
+def test_separate_ifs_that_do_different_things_per_backend_are_no_dispatch_chain():
+    # DeepSpeed's setup.py reads each backend's version; diffusers warns for cuda/xpu, then sets up Gaudi
+    assert not findings(PROBES, "DEV220")
+
+
+def test_a_device_count_stored_through_a_chained_assignment_is_not_cosmetic():
+    code = """import torch
+def init(sp_size, plugin_config):
+    plugin_config["sp_size"] = sp_size = min(sp_size, torch.cuda.device_count())
+    log_message(f"Using SP with size {sp_size}")
+"""
+    assert reach(code, "DEV100") == [(3, "runs")]  # the value goes into the plugin's config, not only a message

@@ -105,6 +105,8 @@ def dispatch_chain(statement: Node, backends: BackendWords) -> Chain | None:
         arms = [arm for member in sibling_run(statement, backends.cuda | backends.others | backends.npu)
                 for arm in chain_arms(member)]
         else_body = None
+        if not _parallel([body for _, body in arms], backends):
+            return None  # separate ifs that do different things (a version probe per backend, a warning): no dispatch
     per_arm = [words(condition) for condition, _ in arms]
     backend_words = backends.cuda | backends.others
     named = set().union(*per_arm) if per_arm else set()
@@ -117,6 +119,37 @@ def dispatch_chain(statement: Node, backends: BackendWords) -> Chain | None:
     if _generic_default(arms, else_body):
         return None  # `else: device = torch.device(try_device)`: any other device, "npu" included, is served
     return Chain(arms[0][0], tuple(arms), frozenset(named & backend_words), else_body)
+
+
+def _parallel(bodies: list[Node], backends: BackendWords) -> bool:
+    """Do two of the bodies do the same thing for their backends: assign the same name (`device = ...`), return, or
+    call the same function of their backends' torch modules (`torch.cuda.empty_cache()` / `torch.xpu.empty_cache()`;
+    not `torch.version.cuda.split(...)`, a version string's method)?"""
+    every = backends.cuda | backends.others | backends.npu
+    seen: set[str] = set()
+    for body in bodies:
+        done: set[str] = set()
+        stack, count = [body], 0
+        while stack and count < MAX_WORD_NODES * 4:
+            current = stack.pop()
+            count += 1
+            if current.type == "assignment":
+                left = current.child_by_field_name("left")
+                if left is not None and left.type in {"identifier", "attribute"}:
+                    done.add("=" + parsing.text(left))
+            elif current.type == "return_statement":
+                done.add("return")
+            elif current.type == "call":
+                function = current.child_by_field_name("function")
+                owner = function.child_by_field_name("object") if function is not None and function.type == "attribute" else None
+                parts = parsing.text(owner).split(".") if owner is not None else []
+                if len(parts) >= 2 and parts[0] == "torch" and parts[1] in every:  # torch.cuda.*, torch.xpu.*
+                    done.add(parsing.text(function.child_by_field_name("attribute")) + "()")
+            stack.extend(current.named_children)
+        if done & seen:
+            return True
+        seen |= done
+    return False
 
 
 def _generic_default(arms, else_body: Node | None) -> bool:

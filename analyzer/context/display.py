@@ -45,8 +45,8 @@ class DisplaySites:
         while assignment is not None and assignment.type != "assignment" and assignment.type not in STATEMENTS and depth < 12:
             assignment, depth = assignment.parent, depth + 1
         left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
-        if left is None or left.type != "identifier":
-            return None
+        if left is None or left.type != "identifier" or assignment.parent is None or assignment.parent.type == "assignment":
+            return None  # `config["sp"] = sp = min(sp, torch.cuda.device_count())` also stores the value
         name, scope = parsing.text(left), assignment.parent
         while scope is not None and scope.type not in {"function_definition", "module"}:
             scope = scope.parent
