@@ -301,3 +301,20 @@ def init(sp_size, plugin_config):
     log_message(f"Using SP with size {sp_size}")
 """
     assert reach(code, "DEV100") == [(3, "runs")]  # the value goes into the plugin's config, not only a message
+
+
+# 6. the rest of the issue's guard classes ------------------------------------------------------------------------
+
+RTX40 = """import os, torch
+def setup():
+    if torch.cuda.is_available() and "RTX 40" in torch.cuda.get_device_name():
+        os.environ["NCCL_P2P_DISABLE"] = "1"
+        os.environ["NCCL_IB_DISABLE"] = "1"
+    run()
+"""
+
+
+def test_an_nccl_setting_behind_a_cuda_check_is_cuda_only_guarded_and_unguarded_it_still_counts():
+    assert reach(RTX40, "DST039") == [(4, "cuda-only-guarded"), (5, "cuda-only-guarded")]
+    assert reach(RTX40, "DEV104") == [(3, "cuda-only-guarded")]  # the check keeps an NVIDIA-only tuning off Ascend
+    assert reach('import os\nos.environ["NCCL_P2P_DISABLE"] = "1"\n', "DST039") == [(2, "runs")]
