@@ -318,3 +318,24 @@ def test_an_nccl_setting_behind_a_cuda_check_is_cuda_only_guarded_and_unguarded_
     assert reach(RTX40, "DST039") == [(4, "cuda-only-guarded"), (5, "cuda-only-guarded")]
     assert reach(RTX40, "DEV104") == [(3, "cuda-only-guarded")]  # the check keeps an NVIDIA-only tuning off Ascend
     assert reach('import os\nos.environ["NCCL_P2P_DISABLE"] = "1"\n', "DST039") == [(2, "runs")]
+
+
+def test_a_release_on_the_current_device_and_a_redundant_seed_are_not_one_more_check():
+    release = """import torch
+def sample():
+    if torch.cuda.is_available():
+        with torch.cuda.device(torch.cuda.current_device()):
+            torch.cuda.empty_cache()
+"""
+    assert reach(release, "DEV104") == [(3, "cosmetic")]
+    seed = """import torch
+def sample(seed):
+    if seed is None:
+        torch.seed()
+        if torch.cuda.is_available():
+            torch.cuda.seed()
+"""
+    assert reach(seed, "DEV106") == [(6, "npu-path")]  # torch.seed() seeds every device (torch/random.py)
+    assert reach(seed, "DEV104") == [(5, "npu-path")]  # so the check around it changes nothing on Ascend
+    fixed = seed.replace("torch.cuda.seed()", "torch.cuda.manual_seed(1234)")
+    assert reach(fixed, "DEV104") == [(5, "runs")]  # a fixed CUDA seed beside a random torch.seed() still matters

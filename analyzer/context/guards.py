@@ -698,11 +698,21 @@ def only_raises_or_warns(block: Node, depth: int = 0) -> bool:
     return True
 
 
-def only_calls(block: Node) -> bool:
-    """A body of nothing but call statements (`gc.collect()`, `torch.cuda.empty_cache()`)."""
+def only_calls(block: Node, depth: int = 0) -> bool:
+    """A body of nothing but call statements (`gc.collect()`, `torch.cuda.empty_cache()`), also inside a `with` block
+    (`with torch.cuda.device(i): torch.cuda.empty_cache()`)."""
     statements = [c for c in block.named_children if c.type != "comment"]
-    return bool(statements) and all(
-        s.type == "expression_statement" and s.named_children and s.named_children[0].type == "call" for s in statements)
+    if not statements:
+        return False
+    for statement in statements:
+        if statement.type == "with_statement" and depth < 4:
+            inner = statement.child_by_field_name("body")
+            if inner is None or not only_calls(inner, depth + 1):
+                return False
+        elif not (statement.type == "expression_statement" and statement.named_children
+                  and statement.named_children[0].type == "call"):
+            return False
+    return True
 
 
 def returns_input_unchanged(block: Node) -> bool:
