@@ -38,12 +38,12 @@ class Chain:
 
 
 def words(node: Node) -> set[str]:
-    """The lower-case words of the identifiers and string contents under `node` (identifiers split at `_`)."""
+    """The lower-case words of the identifiers and string contents under `node` (identifiers split at `_`); the
+    domains read conditions with it too (domains/python_words.py)."""
     found: set[str] = set()
-    stack, seen = [node], 0
-    while stack and seen < MAX_WORD_NODES:
+    stack = [node]
+    while stack:
         current = stack.pop()
-        seen += 1
         if current.type in {"identifier", "string_content"}:
             found.update(parsing.text(current).lower().replace(":", "_").split("_"))
         stack.extend(current.named_children)
