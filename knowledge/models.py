@@ -482,6 +482,7 @@ class RoleConventions(_Record):
 
 class BackendConventions(_Record):
     other: list[str] = Field(min_length=1)
+    dispatch: list[str] = Field(min_length=1, description="accelerators a per-backend dispatch chain tests beside CUDA")
     npu: list[str] = Field(min_length=1)
     twin: list[str]
     cuda_engines: list[str] = Field(default_factory=list, description="engines that run on NVIDIA GPUs only")
@@ -514,6 +515,12 @@ class GuardConventions(_Record):
     display_rules: list[str] = Field(description="rules whose findings only read state: cosmetic in a message")
     display_symbols: list[str] = Field(description="torch.cuda queries that do not raise without CUDA")
     message_calls: list[str] = Field(min_length=1)
+    message_call_prefixes: list[str] = Field(default_factory=list, description="name prefixes of calls that only show "
+                                             "their arguments (log_message, print_rank0)")
+    message_attributes: list[str] = Field(default_factory=list, description="attributes whose value is only shown "
+                                          "(a progress bar's desc)")
+    release_rules: list[str] = Field(default_factory=list, description="rules of cache releases: a CUDA check guarding "
+                                     "only these skips a release on Ascend, which their own finding reports")
     backend_names: list[str] = Field(min_length=1)
 
 

@@ -31,6 +31,9 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 MAX_SIBLINGS = 60
+MAX_USER_DEPTH = 3  # a class used by a class used by ... a guarded function
+MAX_USERS = 20
+FEATURE_DOMAIN = "custom_ops"  # uses of a CUDA-only class are read as a CUDA-only feature's sites
 MAX_BODY_NODES = 4000
 ASSIGNMENTS = {"assignment", "augmented_assignment"}
 
@@ -78,11 +81,13 @@ class CudaGates:
         self.npu_accelerator = npu_accelerator  # the project's NPU accelerator file, when it has one
         self._excluding: dict[int, Guard | None] = {}  # per unit: node id → an earlier statement excluding NPU
         self._excludes: dict[int, bool] = {}  # per unit: statement id → does it exclude NPU
+        self._users: dict[tuple[int, int], Guard | None] = {}  # per unit: (site, depth) → its users' guard
 
     def start_unit(self) -> None:
         """Forget what was learnt about the previous unit's tree."""
         self._excluding.clear()
         self._excludes.clear()
+        self._users.clear()
 
     # the check's own statement -----------------------------------------------------------------------------------
     def accelerator_choice(self, node: Node) -> Guard | None:
@@ -214,6 +219,53 @@ class CudaGates:
                     return current
             current, depth = current.parent, depth + 1
         return None
+
+    def users_guarded(self, node: Node, depth: int = 0) -> Guard | None:
+        """A site in a class, or a method, that the unit uses only where a CUDA check has already passed: torchtitan's
+        CUDAGraphWrapper is built only in wrap_with_cuda_graph after `if not (device_type == "cuda" and ...): return
+        fwd_bwd_fn`, and _CUDAGraphManager.maybe_initialize is called only from that wrapper. Every use of the class
+        (or call of the method) is read as a CUDA-only feature's would be; the class must be module-private or named
+        for an NVIDIA-only feature (another file may build a public class)."""
+        if depth > MAX_USER_DEPTH:
+            return None
+        key = (node.id, depth)
+        if key in self._users:
+            return self._users[key]
+        self._users[key] = None  # a use inside its own users: undecided
+        decided = None
+        for scope in self._scopes(node):
+            name = scope.child_by_field_name("name")
+            text = parsing.text(name) if name is not None else ""
+            uses = [use for use in self.reader.calls_named(node).get(text, [])
+                    if not (scope.start_byte <= use.start_byte < scope.end_byte)]
+            if not uses or len(uses) > MAX_USERS:
+                continue
+            guards = [self.reader.guard_of(use, FEATURE_DOMAIN) or self.users_guarded(use, depth + 1) for use in uses]
+            if all(g is not None and g.reach == "cuda-only-guarded" for g in guards):
+                decided = Guard("cuda-only-guarded", guards[0].node, f"{text} is used only where this CUDA check has passed")
+                break
+        self._users[key] = decided
+        return decided
+
+    def _scopes(self, node: Node):
+        """The method and the module-level class around a site that may be asked about their uses: a method of a
+        class that qualifies, and the class itself when it is module-private or named for an NVIDIA-only feature."""
+        function, current, depth = None, node.parent, 0
+        while current is not None and depth < MAX_DEPTH:
+            if current.type == "function_definition" and function is None:
+                function = current
+            if current.type == "class_definition":
+                outer = current.parent.parent if current.parent is not None and current.parent.type == "decorated_definition" else current.parent
+                name = current.child_by_field_name("name")
+                text = parsing.text(name) if name is not None else ""
+                if outer is None or outer.type != "module" or not (text.startswith("_") or self._names_cuda_only(text)):
+                    return
+                body = current.child_by_field_name("body")
+                if function is not None and body is not None and function.parent is not None and function.parent.id == body.id:
+                    yield function
+                yield current
+                return
+            current, depth = current.parent, depth + 1
 
     def class_npu_branch(self, node: Node) -> Guard | None:
         """A finding about a whole class (a hand-written RMSNorm, reported on its `class` line) whose body already

@@ -1,7 +1,8 @@
 """Sites whose value only shows up in a message, a printed report, a timeout or a list of accepted names: what runs
 on the device does not depend on them, so they cost nothing to port (`cosmetic`).
 
-- an argument of a print, log or warning call (`print(torch.cuda.is_available())` in a notebook launcher);
+- an argument of a print, log or warning call (`print(torch.cuda.is_available())` in a notebook launcher, a project's
+  own `log_message(...)`, a progress bar's `set_description(...)`) or a progress bar's text (`pbar.desc = ...`);
 - a value of a report table, a dict whose keys are phrases (`{"GPU type": torch.cuda.get_device_name()}`);
 - the condition of a conditional expression that picks between two numbers
   (`seconds = 1800 if self.backend != "nccl" else 600`);
@@ -28,6 +29,8 @@ class DisplaySites:
         self.rules = frozenset(guards.display_rules)
         self.symbols = frozenset(guards.display_symbols)
         self.message_calls = frozenset(guards.message_calls)
+        self.message_prefixes = tuple(guards.message_call_prefixes)
+        self.message_attributes = frozenset(guards.message_attributes)
         self.backend_names = frozenset(guards.backend_names)
 
     def cosmetic(self, node: Node, rule: str, symbol: str = "") -> Guard | None:
@@ -42,8 +45,8 @@ class DisplaySites:
         while assignment is not None and assignment.type != "assignment" and assignment.type not in STATEMENTS and depth < 12:
             assignment, depth = assignment.parent, depth + 1
         left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
-        if left is None or left.type != "identifier":
-            return None
+        if left is None or left.type != "identifier" or assignment.parent is None or assignment.parent.type == "assignment":
+            return None  # `config["sp"] = sp = min(sp, torch.cuda.device_count())` also stores the value
         name, scope = parsing.text(left), assignment.parent
         while scope is not None and scope.type not in {"function_definition", "module"}:
             scope = scope.parent
@@ -51,7 +54,7 @@ class DisplaySites:
         while stack and seen < 20000:
             current = stack.pop()
             seen += 1
-            if current.type == "identifier" and current.start_byte > left.end_byte and parsing.text(current) == name:
+            if current.type == "identifier" and current.start_byte >= assignment.end_byte and parsing.text(current) == name:
                 uses.append(current)
             stack.extend(current.named_children)
         if not uses or len(uses) > 20 or not all(self._shown(use) for use in uses):
@@ -63,6 +66,8 @@ class DisplaySites:
         while parent is not None and depth < MAX_DEPTH and child.type not in STATEMENTS:
             if parent.type == "argument_list" and self._is_message_call(parent.parent):
                 return Guard("cosmetic", parent.parent)
+            if parent.type == "assignment" and _same(child, parent.child_by_field_name("right")) and self._shown_attribute(parent):
+                return Guard("cosmetic", parent)
             if parent.type == "pair" and _same(child, parent.child_by_field_name("value")) and _is_report_table(parent.parent):
                 return Guard("cosmetic", parent.parent)
             if parent.type == "conditional_expression" and _picks_literals(child, parent):
@@ -74,7 +79,16 @@ class DisplaySites:
 
     def _is_message_call(self, call: Node | None) -> bool:
         function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
-        return function is not None and parsing.text(function).rsplit(".", 1)[-1] in self.message_calls
+        if function is None:
+            return False
+        name = parsing.text(function).rsplit(".", 1)[-1]
+        return name in self.message_calls or name.startswith(self.message_prefixes)
+
+    def _shown_attribute(self, assignment: Node) -> bool:
+        """`pbar.desc = f"{mem:>10}..."`: the value goes to a progress bar's text."""
+        left = assignment.child_by_field_name("left")
+        attribute = left.child_by_field_name("attribute") if left is not None and left.type == "attribute" else None
+        return attribute is not None and parsing.text(attribute) in self.message_attributes
 
     def _backend_list(self, collection: Node) -> bool:
         """Two or more process-group backend names, at least one not NCCL's (`["nccl", "gloo", "mpi"]`)."""

@@ -18,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, cuda_arm, dispatch_chain
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge.models import BackendConventions, GuardConventions
 from tree_sitter import Node
@@ -36,12 +37,13 @@ DECORATORS = "(decorator) @decorator"
 class Guard:
     reach: str
     node: Node  # the statement that decided
+    note: str = ""  # why that statement decides, where its first line does not say it
 
     def reason(self) -> str:
         first = parsing.text(self.node).splitlines()[0].strip() if self.node.text else ""
         if len(first) > 100:
             first = first[:97] + "..."
-        return f"line {self.node.start_point.row + 1}: {first}"
+        return f"line {self.node.start_point.row + 1}: {first}" + (f" ({self.note})" if self.note else "")
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ class GuardReader:
         self.npu_tokens = frozenset(backends.npu)
         self.other_tokens = frozenset(backends.other)
         self.cuda_tokens = frozenset(t for name in guards.cuda for t in name.lower().split("_") if t != "is" and t != "use")
+        self.dispatch_words = backend_words(guards, backends)
         self.feature_domains = frozenset(guards.cuda_only_feature_domains)
         self.import_errors = frozenset(guards.import_errors)
         self.flag_rules = frozenset(guards.flag_rules)
@@ -222,6 +225,9 @@ class GuardReader:
         conditions = [self.condition(c) for c, _ in arms if c is not None]
         if any(c.npu for c in conditions):
             return Guard("npu-path", statement)
+        dispatch = self._dispatch_cuda_arm(child, statement)
+        if dispatch is not None:
+            return dispatch
         if len(arms) == 1 and not others and conditions and conditions[0].cuda and not conditions[0].negated:
             twin = self._npu_twin(statement)
             if twin is not None:
@@ -238,6 +244,25 @@ class GuardReader:
             held = Condition(first.npu, first.other, first.cuda, first.gate, first.flag, negated=False)
             return self._positive(held, statement, feature, fallback=not only_raises(arms[0][1]))
         return None
+
+    def _dispatch_cuda_arm(self, child: Node, statement: Node) -> Guard | None:
+        """The CUDA arm of a per-backend dispatch chain without an NPU arm (`if device.type == "cuda":
+        torch.cuda.empty_cache()` beside `if device.type == "xpu": ...`, `if HAS_CUDA: device = torch.device("cuda")
+        elif HAS_MPS: ...`): only CUDA takes it, and the gap is the missing NPU arm, reported once at the chain
+        (DEV220), not the CUDA arm's own calls."""
+        if child.type == "elif_clause":  # the arm's condition or its body
+            body = child.child_by_field_name("consequence")
+        elif _same(child, statement.child_by_field_name("condition")):
+            body = statement.child_by_field_name("consequence")
+        else:
+            body = child if child.type == "block" else None
+        if body is None:
+            return None
+        chain = dispatch_chain(statement, self.dispatch_words)
+        if chain is None or _same(child, chain.head) or not cuda_arm(chain, body, self.dispatch_words):
+            return None  # the chain's first condition holds its own finding (DEV220, which subsumes the check there)
+        return Guard("other-backend", chain.head,
+                     f"the CUDA arm of a per-backend chain ({', '.join(sorted(chain.named))}); its gap is a missing npu arm")
 
     def _npu_twin(self, statement: Node) -> Node | None:
         """`if device_type == 'cuda': ...` followed by `if device_type == 'npu': ...` (two ifs, not one chain): the
@@ -683,6 +708,23 @@ def only_raises_or_warns(block: Node, depth: int = 0) -> bool:
         call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
         function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
         if function is None or parsing.text(function).rsplit(".", 1)[-1] not in WARNINGS:
+            return False
+    return True
+
+
+def only_calls(block: Node, depth: int = 0) -> bool:
+    """A body of nothing but call statements (`gc.collect()`, `torch.cuda.empty_cache()`), also inside a `with` block
+    (`with torch.cuda.device(i): torch.cuda.empty_cache()`)."""
+    statements = [c for c in block.named_children if c.type != "comment"]
+    if not statements:
+        return False
+    for statement in statements:
+        if statement.type == "with_statement" and depth < 4:
+            inner = statement.child_by_field_name("body")
+            if inner is None or not only_calls(inner, depth + 1):
+                return False
+        elif not (statement.type == "expression_statement" and statement.named_children
+                  and statement.named_children[0].type == "call"):
             return False
     return True
 

@@ -1,7 +1,8 @@
 """`torch.cuda.manual_seed(s)` beside `torch.manual_seed(s)`, `torch.cuda.seed()` beside `torch.seed()`: the torch
 call already seeds every device, the registered custom backend included (torch/random.py `_seed_custom_device` calls
 torch.npu.manual_seed_all), so on Ascend the CUDA call adds nothing and NPU seeding is already in place. The pairs
-stay apart: a fixed CUDA seed beside `torch.seed()` (a random one) leaves the NPU without the fixed seed."""
+stay apart: a fixed CUDA seed beside `torch.seed()` (a random one) leaves the NPU without the fixed seed. The CUDA call
+may sit alone in an `if` (`torch.seed()` / `if torch.cuda.is_available(): torch.cuda.seed()`)."""
 
 from __future__ import annotations
 
@@ -27,11 +28,18 @@ def seeded_for_every_device(node: Node) -> Guard | None:
     statement = call.parent
     if statement is None or statement.type != "expression_statement" or statement.parent is None:
         return None
-    for sibling in statement.parent.named_children[:MAX_SIBLINGS * 2]:
-        inner = sibling.named_children[0] if sibling.type == "expression_statement" and sibling.named_children else None
-        if inner is not None and inner.type == "assignment":  # `s = torch.seed()`
-            inner = inner.child_by_field_name("right")
-        callee = inner.child_by_field_name("function") if inner is not None and inner.type == "call" else None
-        if callee is not None and parsing.text(callee) == every_device:
-            return Guard("npu-path", sibling)
+    block = statement.parent
+    for _ in range(2):  # the call's block, then the block around `if torch.cuda.is_available(): torch.cuda.seed()`
+        for sibling in block.named_children[:MAX_SIBLINGS * 2]:
+            inner = sibling.named_children[0] if sibling.type == "expression_statement" and sibling.named_children else None
+            if inner is not None and inner.type == "assignment":  # `s = torch.seed()`
+                inner = inner.child_by_field_name("right")
+            callee = inner.child_by_field_name("function") if inner is not None and inner.type == "call" else None
+            if callee is not None and parsing.text(callee) == every_device:
+                return Guard("npu-path", sibling)
+        guard = block.parent
+        if (guard is None or guard.type != "if_statement" or guard.children_by_field_name("alternative")
+                or guard.parent is None or len([c for c in block.named_children if c.type != "comment"]) != 1):
+            return None
+        block = guard.parent
     return None

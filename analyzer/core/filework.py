@@ -16,6 +16,7 @@ from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.context.guards import (
     GuardReader,
+    only_calls,
     only_raises_or_warns,
     returns_input_unchanged,
     test_function,
@@ -233,7 +234,19 @@ class FileWorker:
                     places[check] = Place(places[check].role, "cuda-only-guarded", reason)
                 continue
             inside = [h for h in hits if body.start_point.row <= h.span.start_row <= body.end_point.row]
-            if inside and only_raises_or_warns(body):
+            settled = {places[h].reach for h in inside}
+            if inside and only_calls(body) and self._releases_only(body, inside):
+                # `if torch.cuda.is_available(): torch.cuda.empty_cache()`: on Ascend only the release is skipped,
+                # and the release's own finding (torch.npu.empty_cache under an NPU check) is the whole fix
+                reason = f"line {statement.start_point.row + 1}: the check guards only a cache release ({', '.join(sorted({h.rule for h in inside if h.rule in conventions.release_rules}))} at its call)"
+                places[check] = Place(places[check].role, "cosmetic", reason)
+            elif inside and only_calls(body) and len(settled) == 1 and settled <= {"npu-path", "dead-at-target"}:
+                # `torch.seed()` then `if torch.cuda.is_available(): torch.cuda.seed()`: the body is already covered
+                # on Ascend (torch.seed() seeds every device), so skipping it there changes nothing
+                reach = next(iter(settled))
+                reason = f"line {statement.start_point.row + 1}: the check guards only code that is {reach} ({places[inside[0]].reason})"
+                places[check] = Place(places[check].role, reach, reason)
+            elif inside and only_raises_or_warns(body):
                 reason = f"line {statement.start_point.row + 1}: the check only guards a message"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
@@ -251,6 +264,17 @@ class FileWorker:
             elif all(h.rule in cuda_only or h.rule in conventions.check_rules for h in inside) and self.gates.gated_body(statement):
                 reason = f"line {statement.start_point.row + 1}: guards a CUDA-only package or function"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+
+    def _releases_only(self, body, inside: list[Hit]) -> bool:
+        """The findings in a body of calls are cache releases (DEV102), and any other one sits in the header of a
+        `with torch.cuda.device(torch.cuda.current_device()):` that only picks the device for the release."""
+        releases = [h for h in inside if h.rule in self.guards.guards.release_rules]
+        if not releases:
+            return False
+        headers = {row for statement in body.named_children if statement.type == "with_statement"
+                   for clause in statement.named_children if clause.type == "with_clause"
+                   for row in range(clause.start_point.row, clause.end_point.row + 1)}
+        return all(h in releases or h.span.start_row in headers for h in inside)
 
     def _only_cuda_only_after(self, statement, hits: list[Hit], cuda_only: set[str]) -> bool:
         """What follows an early exit in its function holds no findings but of CUDA-only things (graph capture, or
@@ -355,7 +379,7 @@ class FileWorker:
         if guard is None and domain not in self.guards.feature_domains:
             guard = self.gates.excluded_before(node)
         return (guard or self.gates.detection_cascade(node) or self.gates.class_npu_branch(node)
-                or (seeded_for_every_device(node) if rule == "DEV106" else None))
+                or (seeded_for_every_device(node) if rule == "DEV106" else None) or self.gates.users_guarded(node))
 
     def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
         suppressions = collect_suppressions(unit)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
-from ascend_feasibility.domains.device.dispatch import CUDA_WORDS, chain_arms, lacks_npu_arm, selects_cuda_extension
+from ascend_feasibility.analyzer.context.dispatch_chains import chain_arms, lacks_npu_arm, selects_cuda_extension, words
+from ascend_feasibility.domains.device.dispatch import backends_read
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
-from ascend_feasibility.domains.python_words import words
 
 QUERY = r"""
 (if_statement) @build_chain
@@ -23,9 +23,10 @@ class _BuildBranchScan(PythonScan):
     QUERY = QUERY
 
     def run(self) -> list[Hit]:
+        backends = backends_read()
         for chain in self.captures().get("build_chain", []):
             for condition, body in chain_arms(chain):
-                if words(condition) & CUDA_WORDS and selects_cuda_extension(body) and lacks_npu_arm(chain):
+                if words(condition) & backends.cuda and selects_cuda_extension(body) and lacks_npu_arm(chain, backends.npu):
                     self.hit("cuda-extension-build-branch", " ".join(parsing.text(condition).split())[:100], condition)
                     break
         return self.hits

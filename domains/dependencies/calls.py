@@ -3,16 +3,20 @@
 
 Which packages: every record of knowledge/dependencies/packages.toml classed needs_replacement whose calls change
 (`calls_change`: no Ascend build, fork or plugin of the same package keeps them working), by the modules it
-installs. A call another rule already speaks for (flash_attn_func: ATT001) is left to that rule.
+installs. A call another rule already speaks for (flash_attn_func: ATT001) is left to that rule, and a call whose value
+only goes into another such call (xformers' `Inputs(...)` / `Context(...)` objects passed to
+`_memory_efficient_attention_backward`) is counted once, at the call it feeds.
 The finding's replacement is the package's (its `calls` entry for that function, rendered from the call's
 arguments, else its replacement text)."""
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit, Span, Unit
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_knowledge
+from tree_sitter import Node
 
 REPLACED = frozenset({"needs_replacement"})
 DETECTOR = "package-call"
@@ -33,6 +37,7 @@ class _PackageCallScan(PythonScan):
     def run(self) -> list[Hit]:
         kb = self.index.kb
         modules = replaced_modules(kb)
+        found: list[tuple[Reference, str]] = []
         for reference in unit_references(self.unit):
             root = reference.name.split(".")[0]
             if reference.call is None or root not in modules or self._spoken_for(reference):
@@ -40,12 +45,54 @@ class _PackageCallScan(PythonScan):
             record = kb.package(kb.distribution_of(root))
             if record is None or record.classification not in REPLACED or not record.calls_change:
                 continue
-            code = self.index.code_for(DETECTOR)
-            self.hits.append(Hit(code, reference.name, Span.of(reference.node), record.name))
+            found.append((reference, record.name))
+        calls = {reference.call.id for reference, _ in found}
+        code = self.index.code_for(DETECTOR)
+        for reference, package in found:
+            if feeds_another_call(reference.call, calls):
+                continue  # an argument object (xformers' Inputs(...), Context(...)): the call it goes into is the site
+            self.hits.append(Hit(code, reference.name, Span.of(reference.node), package))
         return self.hits
 
     def _spoken_for(self, reference: Reference) -> bool:
         return self.every_rule.match_name(reference.name) is not None
+
+
+MAX_USE_NODES = 20000
+
+
+def feeds_another_call(call: Node, calls: set[int]) -> bool:
+    """Is this package call's value only an argument of other package calls: passed straight in
+    (`backward(Context(lse, out), grad)`), or bound to a name whose every later use in its function is such an
+    argument (`ctx = Context(lse, out)` ... `_memory_efficient_attention_backward(ctx, inp, grad, None)`)? One
+    rewrite of the call it feeds replaces it."""
+    if _argument_of(call, calls):
+        return True
+    assignment = call.parent
+    left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
+    if left is None or left.type != "identifier" or assignment.child_by_field_name("right") != call:
+        return False
+    scope = assignment.parent
+    while scope is not None and scope.type not in {"function_definition", "module"}:
+        scope = scope.parent
+    name, uses, stack, seen = parsing.text(left), [], [scope] if scope is not None else [], 0
+    while stack and seen < MAX_USE_NODES:
+        current = stack.pop()
+        seen += 1
+        if (current.type == "identifier" and current.start_byte >= assignment.end_byte and parsing.text(current) == name
+                and not (current.parent is not None and current.parent.type == "keyword_argument"
+                         and current.parent.child_by_field_name("name") == current)):
+            uses.append(current)
+        stack.extend(current.named_children)
+    return bool(uses) and seen < MAX_USE_NODES and all(_argument_of(use, calls) for use in uses)
+
+
+def _argument_of(node: Node, calls: set[int]) -> bool:
+    parent = node.parent
+    if parent is not None and parent.type == "keyword_argument" and parent.child_by_field_name("value") == node:
+        node, parent = parent, parent.parent
+    return (parent is not None and parent.type == "argument_list" and parent.parent is not None
+            and parent.parent.id in calls and parent.parent.id != node.id)
 
 
 class PackageCallScanner(PythonDomainScanner):
