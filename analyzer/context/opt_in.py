@@ -89,7 +89,7 @@ class OptInReader:
         if root not in self.fa3:
             return None
         other = self._offers_fa2_or_sdpa(node)
-        return ExplainedGuard("optional", other, "a FlashAttention-3 alternative to the FA2/SDPA path the file also offers") \
+        return ExplainedGuard("optional", other, why="a FlashAttention-3 alternative to the FA2/SDPA path the file also offers") \
             if other is not None else None
 
     def _forget_unit(self) -> None:
@@ -129,7 +129,7 @@ class OptInReader:
         library = next((t for t in self.guards.guards.library_class_tokens if t in lowered), None)
         if library is None or "npu" in lowered or lowered.startswith("test") or self.switches.called(outermost):
             return None
-        return ExplainedGuard("optional", name, f"inside {parsing.text(name)}(), named for {library} and called nowhere "
+        return ExplainedGuard("optional", name, why=f"inside {parsing.text(name)}(), named for {library} and called nowhere "
                                              "in this file: an alternative a user opts into")
 
     def _profiler(self, node: Node) -> Guard | None:
@@ -141,7 +141,7 @@ class OptInReader:
                 name = current.child_by_field_name("name")
                 lowered = parsing.text(name).lower() if name is not None else ""
                 if any(token in lowered for token in self.profiler_tokens):
-                    return ExplainedGuard("optional", name, f"inside the profiler {parsing.text(name)}: it runs only when profiling is switched on")
+                    return ExplainedGuard("optional", name, why=f"inside the profiler {parsing.text(name)}: it runs only when profiling is switched on")
             current, depth = current.parent, depth + 1
         return None
 

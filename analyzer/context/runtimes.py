@@ -79,7 +79,7 @@ class RuntimeReader:
             for name in _imported_roots(statement):
                 runtime = self.runtimes.get(name)
                 if runtime is not None:
-                    return RuntimeGuard("other-backend", statement, runtime)
+                    return RuntimeGuard("other-backend", statement, runtime=runtime)
         return None
 
     def _read_only_there(self, node: Node) -> RuntimeGuard | None:
@@ -118,7 +118,7 @@ class RuntimeReader:
         if any(f is None for f in found):
             return None
         runtimes = ", ".join(dict.fromkeys(f.runtime for f in found))
-        return RuntimeGuard("other-backend", assignment, runtimes, readers=True)
+        return RuntimeGuard("other-backend", assignment, runtime=runtimes, readers=True)
 
 
 def _read(identifier: Node) -> bool:

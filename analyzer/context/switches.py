@@ -194,7 +194,7 @@ class SwitchReader:
         if condition is None:
             return None
         why = self._remember(("on", condition.id, self._feature), lambda: self._switch(condition, 0))
-        return ExplainedGuard("optional", statement, why) if why is not None else None
+        return ExplainedGuard("optional", statement, why=why) if why is not None else None
 
     def _switch(self, node: Node, depth: int) -> str | None:
         while node.type == "parenthesized_expression" and node.named_children:
