@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from ascend_feasibility.analyzer.context import FileContext, ProjectContext
@@ -72,12 +74,17 @@ def _cache(tmp_path: Path, context: ProjectContext | None = None, target: str = 
 
 
 BASE = dict(path=PATH, kind="python", role="product", reach="runs", reason=None, digest="d" * 40, target="2.6.0",
-            own=frozenset({"pkg"}), npu_files=())
+            own=frozenset({"pkg"}), npu_files=("accelerator/npu_accelerator.py",))
 CHANGES = {  # each thing the docstring says a key depends on, changed alone
     "path": "pkg/other.py", "kind": "notebook", "role": "test", "reach": "optional", "reason": "behind HAS_TRITON",
     "digest": "e" * 40, "target": "2.7.0", "own": frozenset({"pkg", "extra"}),
-    "npu_files": ("accelerator/npu_accelerator.py",),
+    "npu_files": ("ops/accelerator/npu.py",),
 }
+
+
+def test_the_key_changes_when_the_project_gains_or_loses_its_npu_accelerator(tmp_path):
+    assert _key(tmp_path, npu_files=()) != _key(tmp_path)
+    assert _key(tmp_path, npu_files=("models/npu/ops.py",)) == _key(tmp_path, npu_files=())  # not an accelerator
 
 
 def _key(tmp_path: Path, **changed) -> str:
@@ -111,18 +118,77 @@ def test_the_key_changes_with_the_analyzer(tmp_path, monkeypatch):
     assert _key(tmp_path) != before
 
 
-def test_the_tool_fingerprint_hashes_the_code_and_the_library_versions(monkeypatch):
+def _fingerprint(monkeypatch) -> str:
     monkeypatch.setattr(cache_module, "_TOOL_FINGERPRINT", None)
-    first = cache_module.tool_fingerprint()
+    return cache_module.tool_fingerprint()
+
+
+def test_the_tool_fingerprint_follows_the_version_the_layout_python_and_the_libraries(monkeypatch):
+    first = _fingerprint(monkeypatch)
     assert len(first) == 32 and cache_module.tool_fingerprint() == first  # blake2b of 16 bytes, kept once computed
-    monkeypatch.setattr(cache_module, "_TOOL_FINGERPRINT", None)
+    with monkeypatch.context() as m:
+        m.setattr(cache_module, "__version__", "0.0.0-other")
+        assert _fingerprint(m) != first
+    with monkeypatch.context() as m:
+        m.setattr(cache_module, "CACHE_LAYOUT", "other")
+        assert _fingerprint(m) != first
     real = cache_module.metadata.version
-    monkeypatch.setattr(cache_module.metadata, "version",
-                        lambda name: "0.0-other" if name == "tree-sitter-python" else real(name))
-    assert cache_module.tool_fingerprint() != first
-    monkeypatch.setattr(cache_module, "_TOOL_FINGERPRINT", None)
-    monkeypatch.setattr(cache_module, "__version__", "0.0.0-other")
-    assert cache_module.tool_fingerprint() != first
+    with monkeypatch.context() as m:
+        m.setattr(cache_module.metadata, "version", lambda name: "0.0-other" if name == "tree-sitter-python" else real(name))
+        assert _fingerprint(m) != first
+    assert _fingerprint(monkeypatch) == first
+
+
+def test_the_tool_fingerprint_follows_python_minor_releases_not_micro_ones(monkeypatch):
+    first = _fingerprint(monkeypatch)
+    major, minor, micro = sys.version_info[:3]
+    with monkeypatch.context() as m:
+        m.setattr(cache_module, "sys", SimpleNamespace(version_info=(major, minor, micro + 1, "final", 0)))
+        assert _fingerprint(m) == first  # a bug-fix release of Python parses and pickles nothing differently
+    with monkeypatch.context() as m:
+        m.setattr(cache_module, "sys", SimpleNamespace(version_info=(major, minor + 1, 0, "final", 0)))
+        assert _fingerprint(m) != first
+
+
+@pytest.fixture
+def fake_checkout(tmp_path, monkeypatch):
+    """A checkout of three files whose cache.py the fingerprint is taken from."""
+    top = tmp_path / "checkout"
+    for path, text in {"analyzer/core/cache.py": "x = 1\n", "domains/d/rules.toml": "a = 1\n",
+                       "knowledge/q/calls.scm": "(call)\n", "knowledge/names.json": "{}\n"}.items():
+        (top / path).parent.mkdir(parents=True, exist_ok=True)
+        (top / path).write_text(text)
+    monkeypatch.setattr(cache_module, "__file__", str(top / "analyzer" / "core" / "cache.py"))
+    return top
+
+
+@pytest.mark.parametrize("path", ["analyzer/core/cache.py", "domains/d/rules.toml", "knowledge/q/calls.scm",
+                                  "knowledge/names.json"])
+def test_the_tool_fingerprint_follows_each_code_and_knowledge_file(fake_checkout, monkeypatch, path):
+    first = _fingerprint(monkeypatch)
+    (fake_checkout / path).write_text((fake_checkout / path).read_text() + " ")
+    assert _fingerprint(monkeypatch) != first
+
+
+def test_the_tool_fingerprint_follows_a_moved_file(fake_checkout, monkeypatch):
+    first = _fingerprint(monkeypatch)
+    (fake_checkout / "knowledge" / "names.json").rename(fake_checkout / "knowledge" / "other.json")
+    assert _fingerprint(monkeypatch) != first
+
+
+@pytest.mark.parametrize("path", ["analyzer/core/__pycache__/cache.cpython-312.pyc", "analyzer/__pycache__/x.py",
+                                  "knowledge/README.md", "domains/d/notes.txt", "README.py"])
+def test_the_tool_fingerprint_ignores_what_is_not_code_or_knowledge(fake_checkout, monkeypatch, path):
+    first = _fingerprint(monkeypatch)
+    (fake_checkout / path).parent.mkdir(parents=True, exist_ok=True)
+    (fake_checkout / path).write_text("anything\n")
+    assert _fingerprint(monkeypatch) == first
+
+
+def test_the_tool_fingerprint_of_a_folder_named_like_a_code_file_is_not_read(fake_checkout, monkeypatch):
+    first = _fingerprint(monkeypatch)
+    (fake_checkout / "knowledge" / "folder.toml").mkdir()
+    assert _fingerprint(monkeypatch) == first
 
 
 def test_key_for_reads_the_content_and_refuses_build_files_and_unreadable_ones(tmp_path):
@@ -198,7 +264,7 @@ def test_a_hit_refreshes_an_old_entry_time_but_not_a_recent_one(tmp_path):
     recent = time.time() - 60
     os.utime(entry, (recent, recent))
     cache.load(key, PATH)
-    assert os.stat(entry).st_mtime == pytest.approx(recent)  # touched at most once an hour
+    assert os.stat(entry).st_mtime == pytest.approx(recent, abs=1)  # touched at most once an hour
     old = time.time() - 2 * 3600
     os.utime(entry, (old, old))
     cache.load(key, PATH)
@@ -350,3 +416,229 @@ def test_a_file_cache_with_a_root_uses_the_stat_index_and_keeps_it(tmp_path):
     stored.save()
     trusting = _cache(tmp_path, root=tmp_path / "tree")  # what the index says is trusted without reading the file
     assert trusting.key_for(one) == trusting.key(one, "f" * 40) != key
+
+
+# edges found by mutation testing ---------------------------------------------------------------------------------
+def test_a_file_name_that_is_not_utf8_has_a_key(tmp_path):
+    project_file = ProjectFile(path="pkg/\udcff.py", absolute="/nowhere", kind="python", size=1)  # os.fsdecode's form
+    key = _cache(tmp_path).key(project_file, "d" * 40)
+    assert key != _cache(tmp_path).key(ProjectFile(path="pkg/\udcfe.py", absolute="/nowhere", kind="python", size=1),
+                                        "d" * 40)
+
+
+def test_entries_and_the_stat_index_are_read_past_the_source_file_limit(tmp_path, monkeypatch):
+    from ascend_feasibility.analyzer.reading import source
+
+    one = _file(tmp_path)
+    past = time.time() - 60
+    os.utime(one.absolute, (past, past))
+    cache = _cache(tmp_path, root=tmp_path / "tree")
+    key = cache.key_for(one)
+    cache.store(one, _result())
+    cache.trim()
+    monkeypatch.setattr(source, "MAX_FILE_BYTES", 16)  # an entry is not a project file: its own bound (MAX_ENTRY_BYTES)
+    assert cache.load(key, PATH) == _result()
+    assert StatIndex(tmp_path / "cache" / "v2", tmp_path / "tree").digest(PATH, StatIndex.stat_of(one.absolute))
+
+
+def test_key_for_records_the_digest_it_read_in_the_stat_index(tmp_path):
+    one = _file(tmp_path)
+    past = time.time() - 60
+    os.utime(one.absolute, (past, past))
+    cache = _cache(tmp_path, root=tmp_path / "tree")
+    cache.key_for(one)
+    assert cache.stats.digest(PATH, StatIndex.stat_of(one.absolute)) == content_digest(b"import torch\n")
+
+
+def test_a_file_modified_exactly_the_racy_interval_before_the_run_is_recorded(tmp_path):
+    index = StatIndex(tmp_path / "cache", tmp_path / "tree")
+    started = index._started_ns
+    index.record("a.py", [1, started - StatIndex.RACY_NS, 0, 0], "abc")
+    index.record("b.py", [1, started - StatIndex.RACY_NS + 1, 0, 0], "abc")
+    assert index.digest("a.py", [1, started - StatIndex.RACY_NS, 0, 0]) == "abc"
+    assert index.digest("b.py", [1, started - StatIndex.RACY_NS + 1, 0, 0]) is None
+
+
+def test_hits_and_misses_count_every_load(tmp_path):
+    cache, one = _cache(tmp_path), _file(tmp_path)
+    key = cache.key_for(one)
+    cache.load(key, PATH)
+    cache.load(key, PATH)
+    cache.store(one, _result())
+    cache.load(key, PATH)
+    cache.load(key, PATH)
+    assert (cache.hits, cache.misses) == (2, 2)
+
+
+def test_the_touch_is_for_entries_older_than_the_interval_only(tmp_path):
+    cache, one = _cache(tmp_path), _file(tmp_path)
+    key = cache.key_for(one)
+    cache.store(one, _result())
+    entry = cache._entry(key)
+    cache._now = 100_000.0
+    os.utime(entry, (100_000 - 3600, 100_000 - 3600))  # exactly the interval: not older
+    cache.load(key, PATH)
+    assert os.stat(entry).st_mtime == 100_000 - 3600
+    os.utime(entry, (100_000 - 3601, 100_000 - 3601))
+    cache.load(key, PATH)
+    assert os.stat(entry).st_mtime > 100_000
+
+
+def test_an_entry_whose_time_cannot_be_refreshed_is_still_served(tmp_path, monkeypatch):
+    cache, one = _cache(tmp_path), _file(tmp_path)
+    key = cache.key_for(one)
+    cache.store(one, _result())
+    old = time.time() - 2 * 3600
+    os.utime(cache._entry(key), (old, old))
+
+    def refused(*args, **kwargs):
+        raise PermissionError("read-only cache")
+
+    monkeypatch.setattr(cache_module.os, "utime", refused)
+    assert cache.load(key, PATH) == _result()
+
+
+def test_every_store_is_counted(tmp_path):
+    cache = _cache(tmp_path)
+    for index in range(3):
+        one = _file(tmp_path, f"m{index}.py", text=f"x = {index}\n")
+        cache.store(one, _result(one.path, content_digest(f"x = {index}\n".encode())))
+    assert cache.written == 3
+
+
+def test_a_cache_folder_that_cannot_be_written_stops_storing_for_the_run(tmp_path):
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "v2").write_text("a file where the folder should be")
+    cache, one = _cache(tmp_path), _file(tmp_path)
+    cache.store(one, _result())
+    assert cache.written == 0 and not cache.cacheable(one) and cache.key_for(one) is None
+
+
+@pytest.fixture
+def replaced(monkeypatch):
+    """What os.replace was asked to move where (the temporary file renamed into place)."""
+    moves = []
+    real = os.replace
+
+    def spy(src, dst):
+        moves.append((str(src), str(dst)))
+        return real(src, dst)
+
+    monkeypatch.setattr(cache_module.os, "replace", spy)
+    return moves
+
+
+def test_an_entry_and_the_stat_index_are_written_beside_their_place_and_renamed_into_it(tmp_path, replaced):
+    # a reader sees a whole file or none, and a run that dies leaves a `.tmp` that trim removes
+    one = _file(tmp_path)
+    past = time.time() - 60
+    os.utime(one.absolute, (past, past))
+    cache = _cache(tmp_path, root=tmp_path / "tree")
+    key = cache.key_for(one)
+    cache.store(one, _result())
+    cache.trim()
+    entry = cache._entry(key)
+    assert [dst for _, dst in replaced] == [entry, str(cache.stats.path)]
+    for src, dst in replaced:
+        name = os.path.basename(dst)
+        assert os.path.dirname(src) == os.path.dirname(dst)
+        assert os.path.basename(src).startswith(f".{name}.") and src.endswith(".tmp")
+
+
+@pytest.mark.parametrize("gone", [False, True])
+def test_a_failed_rename_leaves_no_temporary_file_and_does_not_stop_the_run(tmp_path, monkeypatch, gone):
+    def failing(src, dst):
+        if gone:
+            os.unlink(src)  # and the temporary file is already gone: nothing left to clean, no error either
+        raise OSError("disk full")
+
+    monkeypatch.setattr(cache_module.os, "replace", failing)
+    one = _file(tmp_path)
+    past = time.time() - 60
+    os.utime(one.absolute, (past, past))
+    cache = _cache(tmp_path, root=tmp_path / "tree")
+    cache.key_for(one)
+    cache.store(one, _result())
+    cache.stats.save()
+    assert cache.written == 0 and not list((tmp_path / "cache").rglob("*.tmp"))
+
+
+# trim on a folder laid out by hand: one shard of same-sized entries
+def _shard(tmp_path: Path, count: int, size: int = 100) -> tuple[FileCache, list[Path]]:
+    cache = _cache(tmp_path)
+    cache.written = 1
+    shard = tmp_path / "cache" / "v2" / "aa"
+    shard.mkdir(parents=True)
+    entries = []
+    for index in range(count):
+        path = shard / f"aa{index:02d}.json"
+        path.write_bytes(b"x" * size)
+        os.utime(path, (50_000 + index, 50_000 + index))  # aa00 the least recently used
+        entries.append(path)
+    return cache, entries
+
+
+def test_trim_stops_as_soon_as_the_folder_is_within_its_share(tmp_path):
+    cache, entries = _shard(tmp_path, 10)
+    cache.max_bytes = 500  # 1000 bytes, trimmed to 500 × 0.8 = 400 exactly: six removed, not seven
+    cache.trim()
+    assert [p.exists() for p in entries] == [False] * 6 + [True] * 4
+
+
+def test_trim_counts_every_entry_of_a_shard_holding_old_temporary_files(tmp_path):
+    cache, entries = _shard(tmp_path, 10)
+    for index in range(10):
+        tmp = entries[0].parent / f".aa{index:02d}.json.{index}.tmp"
+        tmp.write_bytes(b"x")
+        os.utime(tmp, (1000, 1000))
+    cache.max_bytes = 500
+    cache.trim()
+    assert [p.exists() for p in entries] == [False] * 6 + [True] * 4
+    assert not list(entries[0].parent.glob("*.tmp"))
+
+
+def test_a_temporary_file_is_old_only_past_an_hour(tmp_path, monkeypatch):
+    cache, entries = _shard(tmp_path, 1)
+    shard = entries[0].parent
+    monkeypatch.setattr(cache_module.time, "time", lambda: 20_000.0)
+    hour, over = shard / ".a.json.1.tmp", shard / ".b.json.2.tmp"
+    hour.write_bytes(b"x")
+    over.write_bytes(b"x")
+    os.utime(hour, (20_000 - 3600, 20_000 - 3600))
+    os.utime(over, (20_000 - 3600.5, 20_000 - 3600.5))
+    cache.trim()
+    assert hour.exists() and not over.exists()
+
+
+def test_trim_goes_on_when_a_file_it_removes_is_already_gone(tmp_path, monkeypatch):
+    cache, entries = _shard(tmp_path, 10)
+    tmp = entries[0].parent / ".x.json.1.tmp"
+    tmp.write_bytes(b"x")
+    os.utime(tmp, (1000, 1000))
+    real = os.unlink
+    refused = {str(tmp), str(entries[0])}
+
+    def unlink(path, *args, **kwargs):
+        if str(path) in refused:
+            raise FileNotFoundError(path)  # removed by a concurrent run
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(cache_module.os, "unlink", unlink)
+    cache.max_bytes = 500
+    cache.trim()
+    assert [p.exists() for p in entries[1:]] == [False] * 5 + [True] * 4  # aa00's 100 bytes are counted as gone
+
+
+def test_trim_does_not_follow_links(tmp_path):
+    cache, entries = _shard(tmp_path, 10)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for index in range(5):
+        (outside / f"keep{index}.json").write_bytes(b"y" * 1000)
+        os.utime(outside / f"keep{index}.json", (1000, 1000))
+    (tmp_path / "cache" / "v2" / "bb").symlink_to(outside)  # a planted shard link
+    (entries[0].parent / "dangling.json").symlink_to(tmp_path / "nowhere")
+    cache.max_bytes = 500
+    cache.trim()
+    assert len(list(outside.iterdir())) == 5
+    assert sum(p.exists() for p in entries) <= 4
