@@ -270,3 +270,136 @@ def test_items_of_a_phase_come_in_the_order_of_their_first_finding_there():
     assert [i.rule for i in required(work) if not i.step0] == ["ATT002", "ATT003"]  # equal cost: by name
     other = [i.rule for i in work.items if i.bucket == "other-phases" and not i.rule.startswith("adoption:")]
     assert other == ["ATT001"]
+
+
+# the whole estimate (from the second mutation run's survivors) -----------------------------------------------------
+TRAIN = [PhaseEntry(path="train.py", phases=["training"], evidence=[])]
+
+
+def test_totals_shares_order_and_domains_of_the_required_items():
+    big = manual("ATT001", hours=(16, 16))
+    small = manual("ATT002", line=2, hours=(4, 4))
+    hccl = finding("DST001", migration="manual", severity="high", hours=(2, 4), domain="distributed", line=3)
+    work = effort([small, hccl, big], ["training"])
+    req = required(work)
+    assert [i.rule for i in req] == ["adoption:environment", "adoption:entry-points", "ATT001", "ATT002", "adoption:hccl"]
+    total_high = sum(i.hours.high for i in req)
+    assert all(i.share == round(i.hours.high / total_high, 3) for i in req)
+    assert item(work, "ATT002").share == round(4 * 1.4 / total_high, 3) != round(4 * 1.4 / total_high, 4)
+    attention = [i for i in req if i.domain == "attention"]
+    assert work.by_domain["attention"].low_days == round(sum(i.hours.low for i in attention) / DAY, 2)
+    assert work.by_domain["attention"].high_days == round(sum(i.hours.high for i in attention) / DAY, 2)
+    assert work.total.high_days == round(total_high / DAY, 2)
+
+
+def test_optional_and_test_work_have_their_own_days_and_no_share():
+    runs = manual("ATT001", hours=(8, 8))
+    optional = manual("ATT002", hours=(4, 4)).model_copy(update={"reach": "optional"})
+    test = manual("ATT003", hours=(2, 2), path="tests/test_a.py").model_copy(update={"role": "test"})
+    work = effort([runs, optional, test], ["training"])
+    assert item(work, "ATT002").bucket == "optional" and item(work, "ATT002").share == 0
+    assert work.optional.high_days == round(round(4 * 1.4, 2) / DAY, 2)
+    assert work.tests.high_days == round(round(2 * 1.4, 2) / DAY, 2)
+    assert [i.bucket for i in work.items] == ["required"] * 3 + ["optional", "tests"]
+
+
+def test_informational_auto_sites_cost_nothing_outside_the_required_work():
+    info = finding("DEV101", migration="auto", severity="info", hours=(0, 0.25)).model_copy(update={"reach": "optional"})
+    later = manual("ATT002", line=2, hours=(4, 4)).model_copy(update={"reach": "optional"})
+    work = effort([info, later], ["training"])
+    assert [i.rule for i in work.items if i.bucket == "optional"] == ["ATT002"]  # the info site skipped, not the rest
+    required_info = finding("DEV101", migration="auto", severity="info", hours=(0, 0.25))
+    assert item(effort([required_info], ["training"]), "adoption:entry-points").count == 1  # transfer_to_npu's sites
+    auto = finding("DEV101", migration="auto", severity="low", hours=(0, 0.25))
+    assert item(effort([auto], ["training"]), "DEV101").kind == "mechanical"  # auto but not info: an edit pass
+
+
+def test_only_kernel_rules_are_sized_from_the_inventory():
+    rows, sites = kernels(1)
+    attention = manual("ATT001", path="k.cu", line=rows[0].line)  # another rule at the kernel's line
+    work = effort([attention, *sites], ["training"], kernels=rows)
+    assert item(work, "ATT001").kind == "engineering"
+    two = [kernel_row(name="a", line=1, cls="softmax"), kernel_row(name="b", line=11, cls="other")]
+    found = [finding("OPS002", migration="manual", severity="blocker", hours=(24, 80), path="k.cu", line=r.line,
+                     domain="custom_ops") for r in two]
+    assert len([i for i in effort(found, ["training"], kernels=two).items if i.kind == "kernel"]) == 2  # one per class
+    mixed = [found[0], found[0].model_copy(update={"line": 11, "reach": "npu-path"})]
+    both = [kernel_row(name="a", line=1), kernel_row(name="b", line=11)]
+    kinds = sorted(i.kind for i in effort(mixed, ["training"], kernels=both).items if i.rule == "OPS002")
+    assert kinds == ["kernel", "validation"]
+
+
+def test_kernels_inside_and_outside_the_main_phase_are_sized():
+    rows, sites = kernels(2)
+    sites = [sites[0], sites[1].model_copy(update={"phases": ["inference"]})]
+    work = effort(sites, ["training", "inference"], kernels=rows, entries=TRAIN)
+    assert work.main_phase == "training"
+    assert [i.kind for i in work.items if i.rule == "OPS002"] == ["kernel", "kernel"]
+    assert {i.bucket for i in work.items if i.rule == "OPS002"} == {"required", "other-phases"}
+    assert work.by_phase["inference"].high_days > 0 and work.whole.high_days > work.total.high_days
+
+
+def test_the_whole_is_given_only_beside_a_main_phase():
+    runs = manual(hours=(8, 8))
+    assert effort([runs], ["training"]).whole is None
+    work = effort([runs], ["training"], entries=TRAIN)
+    assert work.main_phase == "training" and work.whole == work.total
+    assert effort([runs], [], entries=TRAIN).main_phase is None  # no phases asked for: no main phase
+
+
+def test_a_main_phase_that_reaches_none_of_the_required_work_gives_way_to_the_whole():
+    serving = manual(phases=("inference",), hours=(8, 8))
+    work = effort([serving], ["training", "inference"], entries=TRAIN)
+    assert work.main_phase is None and work.whole is None
+    assert work.total.high_days == round(sum(i.hours.high for i in required(work)) / DAY, 2)
+    mixed = [serving, manual("ATT002", line=2, hours=(8, 8))]
+    assert effort(mixed, ["training", "inference"], entries=TRAIN).main_phase == "training"
+
+
+def test_a_phase_that_needs_part_of_the_work_is_costed_on_its_own():
+    a = manual("ATT001", hours=(8, 8), phases=("training", "inference"))
+    b = manual("ATT002", line=2, hours=(16, 16), phases=("training",))
+    work = effort([a, b], ["training", "inference"], entries=TRAIN)
+    inference = [i for i in required(work) if i.rule != "ATT002"]
+    assert work.by_phase["inference"].high_days == round(sum(i.hours.high for i in inference) / DAY, 2)
+    assert work.by_phase["training"] == work.total
+
+
+def test_ported_sites_count_the_running_code_that_already_has_an_npu_path():
+    runs = manual()
+    ported = manual(line=2).model_copy(update={"reach": "npu-path"})
+    test = manual(line=3, path="tests/test_a.py").model_copy(update={"reach": "npu-path", "role": "test"})
+    suppressed = manual(line=4).model_copy(update={"suppressed": True, "reach": "npu-path"})
+    optional = manual(line=5).model_copy(update={"reach": "optional"})
+    work = effort([runs, ported, test, suppressed, optional], ["training"])
+    assert (work.ported.npu_path, work.ported.total) == (1, 2)
+    assert effort([runs], ["training"]).ported is None
+    assert effort([runs], ["training"], npu_code=["npu/ops.py"]).ported.total == 1  # said once the tree has NPU code
+
+
+def test_the_assumptions_name_the_hours_per_day_in_both_languages():
+    work = effort([manual()], ["training"])
+    assert len(work.assumptions) == len(EST["assumptions"])
+    assert f"{DAY:g} working hours per person-day" in work.assumptions[1].en
+    assert f"每人天 {DAY:g} 个工作小时" in work.assumptions[1].zh
+
+
+def test_texts_without_a_tail():
+    from ascend_feasibility.analyzer.reporting.localize import term
+
+    rows, sites = kernels(6)
+    six = next(i for i in effort(sites, ["training"], kernels=rows).items if i.kind == "kernel")
+    assert "(low tier) = 2.2 h; total 13.2 h;" in six.scaling and "（低档） = 2.2 小时；合计 13.2 小时；" in six.arithmetic.zh
+    texts = ["use a", "use b"]
+    sites = [manual("DEV101", migration="rewrite", replacement=t, line=n) for n, t in enumerate(texts, start=1)]
+    assert item(effort(sites, ["training"]), "DEV101").replacement.zh == "use a；use b"
+    row = kernel_row(lines=100, tier="high", features=["shared memory", "atomics"])
+    zh = e.kernel_hours(row, EST)[2]
+    assert zh == f"12 + 0.1 × 100 行 + 3（{term('zh', 'shared memory')}） + 1（{term('zh', 'atomics')}）（高档）"
+
+
+def test_sites_past_the_shown_ten():
+    eleven = [manual(line=n) for n in range(1, 12)]
+    assert item(effort(eleven, ["training"]), "ATT001").sites[-1] == "... 1 more"
+    ten = [manual(line=n) for n in range(1, 10)] + [manual(line=10).model_copy(update={"sites": ["s.py:1", "s.py:2"]})]
+    assert item(effort(ten, ["training"]), "ATT001").sites == [f"a.py:{n}" for n in range(1, 11)] + ["... 2 more"]
