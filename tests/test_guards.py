@@ -569,3 +569,167 @@ def test_sites_in_one_statement_share_the_walk_and_get_the_same_answer():
     reader_ = reader()
     assert reader_.guard_of(node_at(unguarded, "a(q)"), "attention") is None
     assert reader_.guard_of(node_at(unguarded, "b(q)"), "attention") is None
+
+
+# from the mutation run's survivors --------------------------------------------------------------------------------
+def deep(expression: str, levels: int) -> str:
+    return "(" * levels + expression + ")" * levels
+
+
+def test_a_reason_of_exactly_a_hundred_characters_is_not_cut():
+    for length, cut in ((100, False), (101, True)):
+        text = "if " + "a" * (length - 4) + ":"
+        statement = parsing.parse("python", f"{text}\n    pass\n".encode()).named_children[0]
+        reason = g.Guard("optional", statement).reason()
+        assert reason.endswith("...") is cut and (reason == f"line 1: {text}") is not cut
+
+
+def test_guards_name_the_statement_that_decided():
+    dead = "if torch.__version__ >= '2.3':\n    new_api(x)\nelse:\n    old_api(x)\n"
+    assert guard(dead, "old_api(x)", "device", torch="2.5.0").reason() == "line 1: torch.__version__ >= '2.3'"
+    assert guard(dead, "new_api(x)", "device", torch="2.1.0").reason() == "line 1: torch.__version__ >= '2.3'"
+    expression = "y = (new_api(x)\n     if torch.__version__ >= '2.3'\n     else old_api(x))\n"
+    found = guard(expression, "old_api(x)", "device", torch="2.5.0")
+    assert found.node.type != "call" and parsing.text(found.node) == "torch.__version__ >= '2.3'"
+    npu = "d = 'npu' if flag else torch.cuda.current_device()\n"
+    assert guard(npu, "torch.cuda.current_device()", "device").node.type == "conditional_expression"
+    cuda = "o = flash_attn_func(q) if q.is_cuda else sdpa(q)\n"
+    assert guard(cuda, "flash_attn_func(q)").node.type == "conditional_expression"
+    flipped = "o = sdpa(q) if not q.is_cuda else flash_attn_func(q)\n"
+    assert guard(flipped, "flash_attn_func(q)").node.type == "conditional_expression"
+    feature = f"try:\n    o = {FLASH}\nexcept RuntimeError:\n    o = sdpa(q, k, v)\n"
+    assert guard(feature, FLASH).reason() == "line 3: except RuntimeError:"
+
+
+def test_an_arm_is_dead_when_a_later_known_arm_is_true_too():
+    code = "if torch.__version__ < '2.0':\n    a(x)\nelif torch.__version__ >= '2.3':\n    b(x)\nelse:\n    c(x)\n"
+    assert reach(code, "c(x)", "device", torch="2.5.0") == "dead-at-target"
+    assert reach(code, "b(x)", "device", torch="2.5.0") == "runs"
+    assert reach(code, "a(x)", "device", torch="2.5.0") == "dead-at-target"
+
+
+def test_an_npu_literal_in_either_branch_of_a_conditional_is_the_npu_path():
+    assert reach("dev = 'npu' if flag else torch.cuda.current_device()\n", "torch.cuda.current_device()", "device") == "npu-path"
+    assert reach("dev = 'npu:0' if flag else torch.cuda.current_device()\n", "torch.cuda.current_device()", "device") == "npu-path"
+    assert reach("dev = torch.cuda.current_device() if flag else 'NPU'\n", "torch.cuda.current_device()", "device") == "npu-path"
+    assert reach("dev = 'cuda' if flag else 'cpu'\n", "'cuda'", "device") == "runs"
+    assert reach("dev = torch.cuda.current_device() if flag else npu_device\n", "torch.cuda.current_device()", "device") == "runs"
+
+
+def test_the_else_side_of_a_negated_conditional_takes_the_positive_reading():
+    hip = "a = cpu_path() if not torch.version.hip else torch.cuda.synchronize()\n"
+    assert reach(hip, "torch.cuda.synchronize()", "device") == "other-backend"
+    assert reach("o = sdpa(q) if not HAS_FLASH else flash(q)\n", "flash(q)") == "optional"
+    assert reach("o = slow(q) if not config.use_triton else flash(q)\n", "flash(q)") == "optional"
+
+
+def test_an_import_in_a_cuda_branch_with_a_fallback_is_guarded_as_a_cuda_only_feature():
+    code = "def f(x):\n    if x.is_cuda:\n        from .kernels import kern\n    else:\n        kern = None\n"
+    found = reader().guard_of_import(node_at(code, "from .kernels import kern"))
+    assert found is not None and found.reach == "cuda-only-guarded"
+
+
+def test_a_private_helper_takes_the_guard_its_domain_and_rule_give_at_its_callers():
+    cuda = (f"def _kernel(q, k, v):\n    return {FLASH}\n\n"
+            "def f(q, k, v):\n    if q.is_cuda:\n        return _kernel(q, k, v)\n    return sdpa(q)\n")
+    assert reader().guard_of_callers(node_at(cuda, FLASH), "attention").reach == "cuda-only-guarded"
+    assert reader().guard_of_callers(node_at(cuda, FLASH), "device", "DEV004") is None
+    flag = ("def _compiled(x):\n    return torch.compile(x)\n\n"
+            "def f(x):\n    if config.use_triton:\n        return _compiled(x)\n    return x\n")
+    assert reader().guard_of_callers(node_at(flag, "torch.compile(x)"), "device", "DEV501").reach == "optional"
+    assert reader().guard_of_callers(node_at(flag, "torch.compile(x)"), "device", "DEV004") is None
+
+
+def test_an_npu_if_two_statements_after_a_cuda_if_is_its_twin():
+    code = ("if device_type == 'cuda':\n    torch.cuda.set_device(rank)\nx = 1\ny = 2\n"
+            "if device_type == 'npu':\n    torch.npu.set_device(rank)\n")
+    assert reach(code, "torch.cuda.set_device(rank)", "device") == "npu-path"
+    attribute = code.replace("device_type", "args.device")
+    assert reach(attribute, "torch.cuda.set_device(rank)", "device") == "npu-path"
+    reversed_attribute = attribute.replace("args.device == 'npu'", "'npu' == args.device")
+    assert reach(reversed_attribute, "torch.cuda.set_device(rank)", "device") == "npu-path"
+    two_strings = code.replace("device_type == 'npu'", "'npu' == 'npu'")
+    assert reach(two_strings, "torch.cuda.set_device(rank)", "device") == "runs"
+    chained = code.replace("device_type == 'cuda'", "device_type == 'cuda' == other")
+    assert reach(chained, "torch.cuda.set_device(rank)", "device") == "runs"  # not a plain equality test
+    called = code.replace("device_type == 'cuda'", "is_cuda(device_type)")
+    assert reach(called, "torch.cuda.set_device(rank)", "device") == "runs"
+
+
+def test_an_early_exit_is_looked_for_fifty_statements_back():
+    def code(fillers):
+        return (f"def f(q, k, v):\n    if not q.is_cuda:\n        return sdpa(q, k, v)\n"
+                + "".join(f"    x{n} = {n}\n" for n in range(fillers)) + f"    return {FLASH}\n")
+    assert reach(code(49), FLASH) == "cuda-only-guarded"
+    assert reach(code(50), FLASH) == "runs"
+    elif_ = f"def f(q, k, v):\n    if not q.is_cuda:\n        return sdpa(q)\n    elif ready:\n        pass\n    return {FLASH}\n"
+    assert reach(elif_, FLASH) == "runs"
+    commented = f"def f(q, k, v):\n    if not q.is_cuda:\n        return sdpa(q)\n        # done\n    return {FLASH}\n"
+    assert reach(commented, FLASH) == "cuda-only-guarded"
+
+
+def test_per_backend_table_keys_are_read_whole():
+    def table(keys):
+        rows = ", ".join(f"{k}: f{n}" for n, k in enumerate(keys))
+        return reach(f"t = {{{rows}}}\n", "f0", "device")
+    assert table(['"cuda"', '"cpu"']) == "other-backend"
+    assert table(['"cuda"', '"meta"']) == "other-backend"
+    assert table(['"cudaX"', '"xpu"']) == "runs"
+    assert table(['"cuda"', '"xpuX"']) == "runs"
+    assert table(["cuda", '"xpu"']) == "runs"  # a name, not the string "cuda"
+
+
+def test_a_comment_between_decorators_does_not_hide_a_skip():
+    code = ("@pytest.mark.slow\n# needs a GPU\n@pytest.mark.skipif(not torch.cuda.is_available(), reason='x')\n"
+            "def test_k():\n    torch.cuda.synchronize()\n")
+    assert reach(code, "torch.cuda.synchronize()", "device") == "cuda-only-guarded"
+
+
+def test_config_values_in_lists_and_sets_choose_cuda_only_libraries():
+    assert reach(f"if impl in ['fa3', 'flash_attention_3']:\n    o = {FLASH}\n", FLASH, "device") == "optional"
+    assert reach(f"if impl in {{'fa3', 'xformers'}}:\n    o = {FLASH}\n", FLASH, "device") == "optional"
+    assert reach(f"if impl in ('fa3', 'sdpa'):\n    o = {FLASH}\n", FLASH, "device") == "runs"
+    assert reach(f"if impl == 'fa3X':\n    o = {FLASH}\n", FLASH, "device") == "runs"
+
+
+def test_import_fallbacks_read_every_try_and_every_handler():
+    code = ("import os\n"
+            "try:\n    import flash_attn\n    import xformers\n    from a import b, c, k\n"
+            "except ModuleNotFoundError:\n    raise\n"
+            "except ImportError:\n    pass\n    print('no flash')\n    d = None\n    flash_attn = None\n"
+            "    xformers: object\n    def other():\n        pass\n    def k():\n        pass\n    c = fallback_c\n")
+    to_none, redefined = g._import_fallback_names(parsing.parse("python", code.encode()), frozenset({"ImportError"}))
+    assert to_none == {"flash_attn"} and set(redefined) == {"k", "c"}
+
+
+def test_an_import_in_a_function_or_class_inside_a_try_is_not_caught_by_it():
+    errors = frozenset(CONVENTIONS.guards.import_errors)
+    for wrapper in ("def f():\n", "class F:\n"):
+        code = f"try:\n    {wrapper}        import x\nexcept ImportError:\n    pass\n"
+        assert not g.import_is_caught(node_at(code, "import x"), errors)
+
+
+def test_comments_are_not_statements():
+    assert g.only_raises(_block("if c:\n    raise E()\n    # why\n    raise F()\n"))
+    assert g.tries_with_fallback(_block("if x.is_cuda:\n    # the kernel, else the slow path\n    try:\n        return k(x)\n"
+                                        "    except RuntimeError:\n        pass\n"))
+
+    def body(code):
+        function = parsing.parse("python", code.encode()).named_children[0]
+        return function.child_by_field_name("body").named_children[0].child_by_field_name("consequence")
+    assert g.returns_input_unchanged(body("def w(fn):\n    if c:\n        return fn\n        # eager\n"))
+    assert not g.returns_input_unchanged(body("def w(fn):\n    if c:\n        fn\n"))
+    assert not g.returns_input_unchanged(body("def w(fn):\n    if c:\n        pass\n        return fn\n"))
+    assert g.returns_input_unchanged(body("def w(fn):\n    if c:\n        self.logger.warning('x')\n        return fn\n"))
+
+
+def test_walks_up_stop_at_their_bound():
+    for levels, found in ((150, True), (g.MAX_DEPTH + 5, False)):
+        test = f"def test_a():\n    y = {deep('f(x)', levels)}\n"
+        assert (g.test_function(node_at(test, "f(x)")) is not None) is found
+        condition = f"if {deep('torch.cuda.is_available()', levels)}:\n    x = 1\n"
+        site = node_at(condition, "torch.cuda.is_available()")
+        root = parsing.parse("python", condition.encode())
+        assert (reader().checked_body(root, site.start_point, site.end_point) is not None) is found
+        helper = f"def _k(q):\n    return {deep('flash(q)', levels)}\n\ndef f(q):\n    if HAS_TRITON:\n        _k(q)\n"
+        assert (reader().guard_of_callers(node_at(helper, "flash(q)"), "attention") is not None) is found
