@@ -733,3 +733,39 @@ def test_walks_up_stop_at_their_bound():
         assert (reader().checked_body(root, site.start_point, site.end_point) is not None) is found
         helper = f"def _k(q):\n    return {deep('flash(q)', levels)}\n\ndef f(q):\n    if HAS_TRITON:\n        _k(q)\n"
         assert (reader().guard_of_callers(node_at(helper, "flash(q)"), "attention") is not None) is found
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("if a:\n        raise ValueError()\n    elif b:\n        raise TypeError()", True),
+    ("if a:\n        raise ValueError()\n    elif b:\n        warnings.warn('x')\n    else:\n        pass", True),
+    ("if a:\n        raise ValueError()\n    else:\n        x = 1", False),
+    ("if a:\n        raise ValueError()\n    x = 1", False),
+    ("pass\n    x = 1", False),
+    ("if a:\n        if b:\n            raise ValueError()\n        else:\n            logger.info('x')", True),
+    ("self.logger.warning('x')", True),
+    ("# misuse\n    raise ValueError()", True),
+])
+def test_only_raises_or_warns_nested_and_sequenced(body, expected):
+    assert g.only_raises_or_warns(_block(f"if c:\n    {body}\n")) is expected
+
+
+def test_the_else_of_a_negated_check_takes_each_kind_of_positive_reading():
+    hip = "if not torch.version.hip:\n    cpu_path()\nelse:\n    torch.cuda.synchronize()\n"
+    found = guard(hip, "torch.cuda.synchronize()", "device")
+    assert found.reach == "other-backend" and found.reason() == "line 1: if not torch.version.hip:"
+    assert reach(f"if not HAS_TRITON:\n    o = sdpa(q)\nelse:\n    o = {FLASH}\n", FLASH) == "optional"
+    assert reach(f"if not config.use_triton:\n    o = sdpa(q)\nelse:\n    o = {FLASH}\n", FLASH) == "optional"
+
+
+def test_a_site_in_a_later_arm_takes_that_arms_guard():
+    code = f"if q.is_cpu:\n    o = sdpa(q)\nelif q.is_cuda:\n    o = {FLASH}\nelse:\n    o = sdpa(q)\n"
+    assert reach(code, FLASH) == "cuda-only-guarded"
+    assert guard("if torch.version.hip:\n    torch.cuda.synchronize()\n", "torch.cuda.synchronize()",
+                 "device").reason() == "line 1: if torch.version.hip:"
+    npu = f"def f(q, k, v):\n    if q.is_npu:\n        return npu_attention(q)\n    return {FLASH}\n"
+    assert guard(npu, FLASH).reason() == "line 2: if q.is_npu:"
+
+
+def test_a_plain_call_in_a_try_is_not_an_import():
+    code = "try:\n    torch.cuda.synchronize()\nexcept ImportError:\n    pass\n"
+    assert reach(code, "torch.cuda.synchronize()", "device", "DEV004") == "runs"
