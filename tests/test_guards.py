@@ -769,3 +769,23 @@ def test_a_site_in_a_later_arm_takes_that_arms_guard():
 def test_a_plain_call_in_a_try_is_not_an_import():
     code = "try:\n    torch.cuda.synchronize()\nexcept ImportError:\n    pass\n"
     assert reach(code, "torch.cuda.synchronize()", "device", "DEV004") == "runs"
+
+
+def test_more_condition_readings():
+    fallback = "try:\n    import xformers.ops as xops\nexcept ImportError:\n    xops = None\n"
+    assert reach(fallback + f"if ready or xops:\n    o = {FLASH}\n", FLASH) == "runs"  # only as a term of an `and`
+    assert reach(fallback + f"if xops == None:\n    o = {FLASH}\n", FLASH) == "runs"  # `is` / `is not` only
+    assert reach(f"if flash_available:\n    o = {FLASH}\n", FLASH) == "runs"  # a lower-case gate needs is_/has_
+    read = reader().condition
+    assert read(node_at("if ((not q.is_cuda)):\n    pass\n", "((not q.is_cuda))")).negated
+    assert read(node_at("if mode != 'off' and ready:\n    pass\n", "mode != 'off' and ready")).flag
+    assert not read(node_at("if mode == 'off':\n    pass\n", "mode == 'off'")).flag
+    assert not read(node_at("if mode != 'Xoff':\n    pass\n", "mode != 'Xoff'")).flag
+
+
+def test_a_condition_is_read_up_to_its_node_budget():
+    def cuda_after(terms):
+        text = " or ".join(f"a{n}" for n in range(terms)) + " or q.is_cuda"
+        return reader().condition(node_at(f"if {text}:\n    pass\n", text)).cuda
+    assert cuda_after(100)  # about 300 nodes: inside MAX_CONDITION_NODES
+    assert not cuda_after(300)  # past it: the rest of the condition is not read
