@@ -724,7 +724,7 @@ def test_comments_are_not_statements():
 
 
 def test_walks_up_stop_at_their_bound():
-    for levels, found in ((150, True), (g.MAX_DEPTH + 5, False)):
+    for levels, found in ((250, True), (g.MAX_DEPTH + 5, False)):  # 250: within the bound, not within half of it
         test = f"def test_a():\n    y = {deep('f(x)', levels)}\n"
         assert (g.test_function(node_at(test, "f(x)")) is not None) is found
         condition = f"if {deep('torch.cuda.is_available()', levels)}:\n    x = 1\n"
@@ -789,3 +789,11 @@ def test_a_condition_is_read_up_to_its_node_budget():
         return reader().condition(node_at(f"if {text}:\n    pass\n", text)).cuda
     assert cuda_after(100)  # about 300 nodes: inside MAX_CONDITION_NODES
     assert not cuda_after(300)  # past it: the rest of the condition is not read
+
+
+def test_trailing_comments_in_a_block_are_not_statements():
+    root = parsing.parse("python", b"try:\n    a()\nexcept E:\n    raise\n    # then\n    raise\n")
+    assert g.only_raises([c for c in root.named_children[0].children if c.type == "except_clause"][0])
+    assert g.only_raises_or_warns(_block("if c:\n    raise ValueError()\n    # misuse\n"))
+    assert g.tries_with_fallback(_block("if x.is_cuda:\n    try:\n        return k(x)\n    except RuntimeError:\n"
+                                        "        pass\n    # fall through to the slow path\n"))
