@@ -561,8 +561,10 @@ def test_a_too_deep_nesting_is_read_as_ordinary_code():
 def test_sites_in_one_statement_share_the_walk_and_get_the_same_answer():
     code = f"def f(q, k, v):\n    if HAS_TRITON:\n        o = {FLASH} + flash_attn_func(k, q, v)\n"
     reader_ = reader()
-    first = reader_.guard_of(node_at(code, FLASH), "attention")
-    second = reader_.guard_of(node_at(code, "flash_attn_func(k, q, v)"), "attention")
+    root = parsing.parse("python", code.encode())  # one tree: the second walk meets the first one's memory
+    sites = [root.descendant_for_byte_range(code.index(s), code.index(s) + len(s)) for s in (FLASH, "flash_attn_func(k, q, v)")]
+    first = reader_.guard_of(sites[0], "attention")
+    second = reader_.guard_of(sites[1], "attention")
     assert first.reach == second.reach == "optional" and first.reason() == second.reason() == "line 2: if HAS_TRITON:"
     assert reader_.guard_of(node_at(code, FLASH), "device", "DEV004").reach == "optional"  # a gate guards any domain
     unguarded = "def f(q):\n    o = a(q) + b(q)\n"
@@ -698,7 +700,8 @@ def test_import_fallbacks_read_every_try_and_every_handler():
             "except ModuleNotFoundError:\n    raise\n"
             "except ImportError:\n    pass\n    print('no flash')\n    d = None\n    flash_attn = None\n"
             "    xformers: object\n    def other():\n        pass\n    def k():\n        pass\n    c = fallback_c\n")
-    to_none, redefined = g._import_fallback_names(parsing.parse("python", code.encode()), frozenset({"ImportError"}))
+    errors = frozenset(CONVENTIONS.guards.import_errors)  # ModuleNotFoundError among them: its handler re-raises
+    to_none, redefined = g._import_fallback_names(parsing.parse("python", code.encode()), errors)
     assert to_none == {"flash_attn"} and set(redefined) == {"k", "c"}
 
 
@@ -779,6 +782,7 @@ def test_more_condition_readings():
     read = reader().condition
     assert read(node_at("if ((not q.is_cuda)):\n    pass\n", "((not q.is_cuda))")).negated
     assert read(node_at("if mode != 'off' and ready:\n    pass\n", "mode != 'off' and ready")).flag
+    assert read(node_at("if a and b and mode != 'off':\n    pass\n", "a and b and mode != 'off'")).flag
     assert not read(node_at("if mode == 'off':\n    pass\n", "mode == 'off'")).flag
     assert not read(node_at("if mode != 'Xoff':\n    pass\n", "mode != 'Xoff'")).flag
 
