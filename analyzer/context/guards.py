@@ -454,7 +454,9 @@ class GuardReader:
                     break
         # `plugin.backend != DynamoBackend.NO` switches a feature on: an opt-in flag, not a negated check
         switched_on = not negated and self._switches_on(node)
-        if node.type == "comparison_operator" and any(op.type in {"!=", "not in", "is not"} for op in node.children):
+        # `xops is not None`, where an ImportError handler binds xops to None, tests that the import worked: a gate
+        present = self._import_fallback(node)
+        if node.type == "comparison_operator" and any(op.type in {"!=", "not in", "is not"} for op in node.children) and not present:
             negated = not negated and not switched_on
         text = parsing.text(node)
         words = _legacy_types_dropped(_words(node))
@@ -464,7 +466,7 @@ class GuardReader:
             npu=bool(tokens & self.npu_tokens),
             other=bool(tokens & self.other_tokens) or cuda_build,
             cuda=bool(tokens & self.cuda_tokens) and not cuda_build,
-            gate=any(self._is_gate(word) for word in words) or self._chooses_cuda_only(node) or self._import_fallback(node),
+            gate=present or any(self._is_gate(word) for word in words) or self._chooses_cuda_only(node),
             flag=switched_on or any(self.is_flag(word) for word in words),
             negated=negated,
         )

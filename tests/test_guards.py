@@ -1,0 +1,803 @@
+"""The guard reader on small parsed snippets (analyzer/context/guards.py): for a site, which statement around it
+decides its reach, and what reach. Each expectation is read from the module's docstrings; tests/test_context.py runs
+the same reader through whole analyses."""
+
+from __future__ import annotations
+
+import pytest
+from ascend_feasibility.analyzer.context import guards as g
+from ascend_feasibility.analyzer.context.guards import GuardReader
+from ascend_feasibility.analyzer.context.versions import VersionReader
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.knowledge import load_context_conventions
+
+CONVENTIONS = load_context_conventions()
+
+
+def reader(torch: str | None = None) -> GuardReader:
+    guards = GuardReader(CONVENTIONS.guards, CONVENTIONS.backends, tuple(CONVENTIONS.opt_in.disabled_values))
+    if torch is not None:
+        guards.versions = VersionReader(torch, CONVENTIONS.versions.torch_features,
+                                        CONVENTIONS.versions.torch_version_helpers)
+    guards.start_unit()
+    return guards
+
+
+def node_at(code: str, needle: str, occurrence: int = 0):
+    """The smallest node spanning the `occurrence`-th `needle` in the code."""
+    root = parsing.parse("python", code.encode())
+    start = -1
+    for _ in range(occurrence + 1):
+        start = code.index(needle, start + 1)
+    return root.descendant_for_byte_range(start, start + len(needle))
+
+
+def guard(code: str, needle: str, domain: str = "attention", rule: str = "", occurrence: int = 0, torch=None):
+    return reader(torch).guard_of(node_at(code, needle, occurrence), domain, rule)
+
+
+def reach(code: str, needle: str, domain: str = "attention", rule: str = "", occurrence: int = 0, torch=None) -> str:
+    """The reach the guard gives, `runs` when nothing decides."""
+    found = guard(code, needle, domain, rule, occurrence, torch)
+    return found.reach if found is not None else "runs"
+
+
+FLASH = "flash_attn_func(q, k, v)"
+
+
+# if / elif / else --------------------------------------------------------------------------------------------
+def test_a_cuda_check_around_a_cuda_only_feature_with_a_fallback_after_it_is_cuda_only_guarded():
+    code = f"def f(q, k, v):\n    if q.is_cuda:\n        return {FLASH}\n    return sdpa(q, k, v)\n"
+    found = guard(code, FLASH)
+    assert found.reach == "cuda-only-guarded" and found.reason() == "line 2: if q.is_cuda:"
+
+
+@pytest.mark.parametrize("code", [
+    f"def f(q, k, v):\n    if q.is_cuda:\n        return {FLASH}\n    raise RuntimeError('CUDA only')\n",
+    f"def f(q, k, v):\n    if q.is_cuda:\n        return {FLASH}\n    else:\n        raise RuntimeError('CUDA only')\n",
+    f"def f(q, k, v):\n    if q.is_cuda:\n        return {FLASH}\n    else:\n        # no fallback\n        raise RuntimeError('x')\n",
+    f"def f(q, k, v):\n    if q.is_cuda:\n        return {FLASH}\n    elif q.is_cpu:\n        raise RuntimeError('no')\n",
+    f"def f(q, k, v):\n    if q.is_cuda:\n        return {FLASH}\n",  # nothing after the check: no fallback either
+])
+def test_a_cuda_check_whose_other_branch_only_raises_guards_nothing(code):
+    # Ascend takes the raise: the feature still has to be ported, so the site runs (counted, full severity)
+    assert reach(code, FLASH) == "runs"
+
+
+@pytest.mark.parametrize("code", [
+    f"def f(q, k, v):\n    if q.is_cuda:\n        return {FLASH}\n    else:\n        return sdpa(q, k, v)\n",
+    f"def f(q, k, v):\n    if q.is_cuda:\n        return {FLASH}\n    elif q.is_cpu:\n        return sdpa(q, k, v)\n",
+    f"def f(q, k, v):\n    if torch.cuda.is_available():\n        o = {FLASH}\n    else:\n        o = sdpa(q, k, v)\n",
+    f"def f(q, k, v):\n    if q.device.type == 'cuda':\n        return {FLASH}\n    return sdpa(q, k, v)\n",
+])
+def test_a_cuda_check_with_a_fallback_branch_guards_the_feature(code):
+    assert reach(code, FLASH) == "cuda-only-guarded"
+
+
+def test_a_cuda_check_guards_only_cuda_only_features_not_device_code():
+    code = "import torch\nif torch.cuda.is_available():\n    model.cuda()\nelse:\n    model.cpu()\n"
+    assert reach(code, "model.cuda()", domain="device", rule="DEV004") == "runs"  # placement still needs porting
+    assert reach(code, "model.cuda()", domain="device", rule="DEV111") == "cuda-only-guarded"  # a CUDA-only thing
+    assert reach(code, "model.cuda()", domain="custom_ops") == "cuda-only-guarded"
+
+
+def test_the_else_branch_of_a_check_decides_nothing():
+    code = f"def f(q, k, v):\n    if q.is_cuda:\n        return sdpa(q, k, v)\n    else:\n        return {FLASH}\n"
+    assert reach(code, FLASH) == "runs"
+    hip = "if torch.version.hip:\n    torch.cuda.synchronize()\nelse:\n    torch.cuda.empty_cache()\n"
+    assert reach(hip, "torch.cuda.synchronize()", "device") == "other-backend"
+    assert reach(hip, "torch.cuda.empty_cache()", "device") == "runs"
+
+
+def test_a_site_in_the_condition_itself_is_not_guarded_by_it():
+    code = f"def f(q):\n    if {FLASH}:\n        return 1\n    return 2\n"
+    assert reach(code, FLASH) == "runs"
+
+
+@pytest.mark.parametrize("arm", [0, 1, 2])
+def test_any_arm_of_a_chain_with_an_npu_check_is_the_npu_path(arm):
+    code = ("if q.is_npu:\n    o = npu_fusion_attention(q)\nelif q.is_cuda:\n    o = flash_attn_func(q, k, v)\n"
+            "else:\n    o = flash_attn_func(q, k, v)\n")
+    found = guard(code, FLASH, occurrence=min(arm, 1)) if arm < 2 else guard(code, FLASH, occurrence=1)
+    assert found.reach == "npu-path" and found.reason() == "line 1: if q.is_npu:"
+    chained = "if device == 'cuda':\n    torch.cuda.synchronize()\nelif device == 'npu':\n    torch.npu.synchronize()\n"
+    assert reach(chained, "torch.cuda.synchronize()", "device") == "npu-path"
+
+
+@pytest.mark.parametrize("condition", [
+    "torch.version.hip", "x.device.type == 'mps'", "is_xpu_available()", "torch.version.cuda",
+    "torch.backends.cudnn.is_available()",
+])
+def test_a_check_for_another_accelerator_or_a_cuda_build_is_another_backend(condition):
+    code = f"if {condition}:\n    torch.cuda.synchronize()\n"
+    assert reach(code, "torch.cuda.synchronize()", "device") == "other-backend"
+
+
+def test_a_negated_check_guards_nothing_in_its_body_but_its_else_is_the_guarded_branch():
+    body = f"if not q.is_cuda:\n    o = sdpa(q, k, v)\nelse:\n    o = {FLASH}\n"
+    assert reach(body, "sdpa(q, k, v)", "custom_ops") == "runs"
+    assert reach(body, FLASH) == "cuda-only-guarded"
+    raising = f"if not q.is_cuda:\n    raise RuntimeError('cuda')\nelse:\n    o = {FLASH}\n"
+    assert reach(raising, FLASH) == "runs"  # the if-branch is the fallback, and it only raises
+    inequality = f"if q.device.type != 'cuda':\n    o = sdpa(q, k, v)\nelse:\n    o = {FLASH}\n"
+    assert reach(inequality, FLASH) == "cuda-only-guarded"
+
+
+def test_availability_gates_and_opt_in_flags_make_optional_code():
+    gate = f"if is_flash_attn_2_available():\n    o = {FLASH}\n"
+    assert reach(gate, FLASH) == "optional"
+    assert reach(f"if HAS_TRITON:\n    o = {FLASH}\n", FLASH) == "optional"
+    assert reach(f"if FLASH_ATTN_AVAILABLE:\n    o = {FLASH}\n", FLASH) == "optional"
+    assert reach(f"if is_torch_available():\n    o = {FLASH}\n", FLASH) == "runs"  # always available: not a gate
+    assert reach(f"if is_flash_attn_2_available():\n    o = {FLASH}\n", FLASH, "device", "DEV004") == "optional"
+    flag = f"if config.use_triton:\n    o = {FLASH}\n"
+    assert reach(flag, FLASH) == "optional"
+    assert reach(flag, FLASH, "device", "DEV004") == "runs"  # a flag such as use_amp guards mainstream code
+    assert reach(flag, FLASH, "device", "DEV501") == "optional"  # flag_rules
+    assert reach(f"if args.compile:\n    o = {FLASH}\n", FLASH) == "optional"
+    assert reach(f"if HAS_TRITON and q.is_cuda:\n    o = {FLASH}\n", FLASH) == "runs"  # a gate with a CUDA check,
+    # no fallback: the CUDA check decides
+    assert reach(f"if comm_backend == 'deepep':\n    o = {FLASH}\n", FLASH, "device") == "optional"
+    assert reach(f"if impl in ('fa3', 'flash_attention_3'):\n    o = {FLASH}\n", FLASH, "device") == "optional"
+    assert reach(f"if impl in ('fa3', 'sdpa'):\n    o = {FLASH}\n", FLASH, "device") == "runs"  # not all CUDA-only
+    assert reach(f"if impl != 'fa3':\n    o = {FLASH}\n", FLASH, "device") == "runs"
+
+
+def test_a_setting_compared_with_its_off_value_is_an_opt_in_flag():
+    reader_ = reader()
+    switched = reader_.condition(node_at("if plugin.backend != DynamoBackend.NO:\n    pass\n",
+                                         "plugin.backend != DynamoBackend.NO"))
+    assert switched.flag and not switched.negated
+    both = reader_.condition(node_at("if ready and mode != 'off':\n    pass\n", "ready and mode != 'off'"))
+    assert both.flag
+    either = reader_.condition(node_at("if ready or mode != 'off':\n    pass\n", "ready or mode != 'off'"))
+    assert not either.flag  # only a term of an `and` switches it on
+    other = reader_.condition(node_at("if mode != 'fast':\n    pass\n", "mode != 'fast'"))
+    assert other.negated and not other.flag
+    three = reader_.condition(node_at("if a != b != NO:\n    pass\n", "a != b != NO"))
+    assert not three.flag
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("q.is_cuda", dict(cuda=True)),
+    ("not q.is_cuda", dict(cuda=True, negated=True)),
+    ("not not q.is_cuda", dict(cuda=True)),
+    ("(not (q.is_cuda))", dict(cuda=True, negated=True)),
+    ("not (q.device.type == 'cuda')", dict(cuda=True, negated=True)),
+    ("q.device.type != 'cuda'", dict(cuda=True, negated=True)),
+    ("not q.device.type != 'cuda'", dict(cuda=True)),  # `not` binds looser than `!=`: not (x != 'cuda')
+    ("'cuda' not in devices", dict(cuda=True, negated=True)),
+    ("q.device is not cuda_device", dict(cuda=True, negated=True)),
+    ("torch.version.cuda", dict(other=True)),
+    ("torch.version.cuda and q.is_cuda", dict(other=True)),
+    ("isinstance(t, torch.cuda.BoolTensor)", dict()),
+    ("isinstance(t, torch.cuda.FloatStorage)", dict()),
+    ("device.type == 'npu:0'", dict(npu=True)),
+    ("is_torch_npu_available()", dict(npu=True, gate=True)),
+    ("xops is not None", dict(negated=True)),  # no import handler binds xops to None here: a negated test
+    ("xops is None", dict()),
+])
+def test_what_a_condition_checks(text, expected):
+    condition = reader().condition(node_at(f"if {text}:\n    pass\n", text))
+    fields = {**dict(npu=False, other=False, cuda=False, gate=False, flag=False, negated=False), **expected}
+    assert condition == g.Condition(**fields)
+
+
+def test_a_name_an_import_handler_binds_to_none_is_the_import_availability():
+    code = ("try:\n    import xformers.ops as xops\nexcept ImportError:\n    xops = None\n"
+            f"def f(q, k, v):\n    if xops is not None:\n        return {FLASH}\n    return sdpa(q)\n")
+    assert reach(code, FLASH) == "optional"
+    truthy = code.replace("if xops is not None:", "if xops:")
+    assert reach(truthy, FLASH) == "optional"
+    missing = code.replace("if xops is not None:", "if not (xops is not None):")
+    assert reach(missing, FLASH) == "runs"  # the branch taken when the import failed
+    both = code.replace("if xops is not None:", "if ready and xops is not None:")
+    assert reach(both, FLASH) == "optional"
+    reraised = code.replace("    xops = None\n", "    xops = None\n    raise\n")
+    assert reach(reraised, FLASH) == "runs"  # the failure goes on: nothing falls back
+    other_error = code.replace("except ImportError:", "except KeyError:")
+    assert reach(other_error, FLASH) == "runs"
+    not_imported = code.replace("    xops = None\n", "    yops = None\n").replace("if xops is not None:", "if yops is not None:")
+    assert reach(not_imported, FLASH) == "runs"
+    compared = code.replace("if xops is not None:", "if xops is not 3:")
+    assert reach(compared, FLASH) == "runs"  # only a comparison with None
+
+
+def test_import_fallback_names_binds_and_redefinitions():
+    code = ("try:\n    from apex.normalization import FusedRMSNorm as RMSNorm\n    import flash_attn\n"
+            "    from a import b, c\nexcept (ImportError, KeyError):\n    flash_attn = None\n"
+            "    class RMSNorm:\n        pass\n    def b():\n        pass\n    c = fallback_c\n    d = None\n"
+            "    unrelated = 1\n")
+    root = parsing.parse("python", code.encode())
+    to_none, redefined = g._import_fallback_names(root, frozenset({"ImportError"}))
+    assert to_none == {"flash_attn"} and set(redefined) == {"RMSNorm", "b", "c"}
+    assert all(handler.type == "except_clause" for handler in redefined.values())
+    bare = code.replace("except (ImportError, KeyError):", "except:")
+    assert g._import_fallback_names(parsing.parse("python", bare.encode()), frozenset({"ImportError"}))[0] == {"flash_attn"}
+    decorated = ("try:\n    from a import k\nexcept ImportError:\n    @cache\n    def k():\n        pass\n")
+    assert set(g._import_fallback_names(parsing.parse("python", decorated.encode()), frozenset({"ImportError"}))[1]) == {"k"}
+
+
+def test_a_use_of_a_name_whose_import_falls_back_to_a_local_definition_is_optional():
+    code = ("try:\n    from apex.normalization import FusedRMSNorm as RMSNorm\nexcept ImportError:\n"
+            "    class RMSNorm:\n        pass\nnorm = RMSNorm(4).cuda()\nother = Other(4)\n")
+    reader_ = reader()
+    found = reader_.fallback_definition(node_at(code, "RMSNorm(4).cuda()"))
+    assert found.reach == "optional" and found.reason() == "line 3: except ImportError:"
+    assert reader_.fallback_definition(node_at(code, "Other(4)")) is None
+    assert reader_.fallback_definition(node_at(code, "(4)")) is None  # not a name
+
+
+def test_bound_names_of_imports():
+    def bound(code):
+        statement = parsing.parse("python", code.encode()).named_children[0]
+        return [g._bound_name(statement, n) for n in statement.children_by_field_name("name")]
+    assert bound("import a.b.c\n") == ["a"]
+    assert bound("import a.b as ab\n") == ["ab"]
+    assert bound("from m.n import a, b as c\n") == ["a", "c"]
+
+
+# conditional expressions, tables, classes, early exits -------------------------------------------------------------
+def test_conditional_expressions():
+    code = "o = flash_attn_func(q) if q.is_cuda else sdpa(q)\n"
+    assert reach(code, "flash_attn_func(q)") == "cuda-only-guarded"
+    assert reach(code, "sdpa(q)") == "runs"
+    flipped = "o = sdpa(q) if not q.is_cuda else flash_attn_func(q)\n"
+    assert reach(flipped, "flash_attn_func(q)") == "cuda-only-guarded"
+    assert reach(flipped, "sdpa(q)") == "runs"
+    device = 'device = "npu" if on_ascend() else torch.cuda.current_device()\n'
+    assert reach(device, "torch.cuda.current_device()", "device") == "npu-path"
+    assert reach("d = 'cuda' if q.is_npu else 'cpu'\n", "'cuda'", "device") == "npu-path"
+    assert reach("o = flash(q) if HAS_FLASH else sdpa(q)\n", "flash(q)") == "optional"
+    assert reach("o = f(flash(q) if HAS_FLASH else sdpa(q))\n", "HAS_FLASH") == "runs"  # the condition itself
+
+
+def test_the_cuda_row_of_a_per_backend_table_is_another_backend():
+    code = 'table = {"cuda": torch.cuda.synchronize, "xpu": torch.xpu.synchronize}\n'
+    found = guard(code, "torch.cuda.synchronize", "device")
+    assert found.reach == "other-backend" and found.node.type == "pair"
+    assert reach(code, '"cuda"', "device") == "runs"  # the key itself
+    assert reach('t = {"cuda": torch.cuda.synchronize}\n', "torch.cuda.synchronize", "device") == "runs"  # one row
+    assert reach('t = {"cuda": torch.cuda.synchronize, "fast": g}\n', "torch.cuda.synchronize", "device") == "runs"
+    assert reach('t = {"xpu": torch.cuda.synchronize, "cpu": g}\n', "torch.cuda.synchronize", "device") == "runs"
+    assert reach('t = {"CUDA": torch.cuda.synchronize, "npu:0": g}\n', "torch.cuda.synchronize", "device") == "other-backend"
+    assert reach('t = {name: torch.cuda.synchronize, "xpu": g}\n', "torch.cuda.synchronize", "device") == "runs"
+    assert reach('t = f(cuda=torch.cuda.synchronize, xpu=g)\n', "torch.cuda.synchronize", "device") == "runs"
+
+
+def test_a_cuda_only_feature_in_a_library_class_is_optional():
+    code = f"class FlashAttention2(Attention):\n    def forward(self, q, k, v):\n        return {FLASH}\n"
+    found = guard(code, FLASH)
+    assert found.reach == "optional" and found.reason() == "line 1: FlashAttention2"
+    assert reach(code.replace("FlashAttention2", "NpuFlashAttention"), FLASH) == "runs"
+    assert reach(code.replace("FlashAttention2", "Attention2"), FLASH) == "runs"
+    assert reach(code, FLASH, "device", "DEV004") == "runs"  # only for CUDA-only features
+
+
+def test_an_early_return_for_non_cuda_devices_guards_what_follows():
+    code = f"def f(q, k, v):\n    if not q.is_cuda:\n        return sdpa(q, k, v)\n    x = 1\n    return {FLASH}\n"
+    found = guard(code, FLASH)
+    assert found.reach == "cuda-only-guarded" and found.reason() == "line 2: if not q.is_cuda:"
+    npu = f"def f(q, k, v):\n    if q.is_npu:\n        return npu_attention(q)\n    return {FLASH}\n"
+    assert reach(npu, FLASH) == "npu-path"
+    raises = f"def f(q, k, v):\n    if not q.is_cuda:\n        raise RuntimeError('x')\n    return {FLASH}\n"
+    assert reach(raises, FLASH) == "runs"
+    positive = f"def f(q, k, v):\n    if q.is_cuda:\n        return sdpa(q, k, v)\n    return {FLASH}\n"
+    assert reach(positive, FLASH) == "runs"
+    with_else = f"def f(q, k, v):\n    if not q.is_cuda:\n        return sdpa(q)\n    else:\n        pass\n    return {FLASH}\n"
+    assert reach(with_else, FLASH) == "runs"
+    assert reach(code, FLASH, "device", "DEV004") == "runs"  # only for CUDA-only features
+
+
+def test_an_if_for_cuda_followed_by_one_for_npu_is_the_npu_path():
+    code = ("if device_type == 'cuda':\n    torch.cuda.set_device(rank)\nx = 1\n"
+            "if device_type == 'npu':\n    torch.npu.set_device(rank)\n")
+    found = guard(code, "torch.cuda.set_device(rank)", "device")
+    assert found.reach == "npu-path" and found.reason() == "line 4: if device_type == 'npu':"
+    reversed_operands = code.replace("device_type == 'npu'", "'npu' == device_type")
+    assert reach(reversed_operands, "torch.cuda.set_device(rank)", "device") == "npu-path"
+    other_subject = code.replace("if device_type == 'npu'", "if other == 'npu'")
+    assert reach(other_subject, "torch.cuda.set_device(rank)", "device") == "runs"
+    far = code.replace("x = 1\n", "x = 1\ny = 2\nz = 3\n")
+    assert reach(far, "torch.cuda.set_device(rank)", "device") == "runs"  # at most three statements on
+    with_else = code.replace("    torch.cuda.set_device(rank)\n", "    torch.cuda.set_device(rank)\nelse:\n    pass\n")
+    assert reach(with_else, "torch.cuda.set_device(rank)", "device") == "runs"
+
+
+# try / except ------------------------------------------------------------------------------------------------
+def test_an_import_or_a_feature_in_a_try_whose_handler_falls_back_is_optional():
+    imported = "def f():\n    try:\n        import flash_attn\n    except ImportError:\n        flash_attn = None\n"
+    found = guard(imported, "import flash_attn", "device")
+    assert found.reach == "optional" and found.reason() == "line 4: except ImportError:"
+    assert reach(imported.replace("ImportError", "KeyError"), "import flash_attn", "device") == "runs"
+    assert reach(imported.replace("except ImportError:", "except:"), "import flash_attn", "device") == "optional"
+    reraised = imported.replace("flash_attn = None", "raise")
+    assert reach(reraised, "import flash_attn", "device") == "runs"
+    feature = f"try:\n    o = {FLASH}\nexcept RuntimeError:\n    o = sdpa(q, k, v)\n"
+    assert reach(feature, FLASH) == "optional"
+    assert reach(feature, FLASH, "device", "DEV004") == "runs"
+    assert reach(feature.replace("o = sdpa(q, k, v)", "raise"), FLASH) == "runs"
+    in_handler = f"try:\n    o = sdpa(q)\nexcept RuntimeError:\n    o = {FLASH}\n"
+    assert reach(in_handler, FLASH) == "runs"  # the handler is not the try's body
+
+
+def test_import_is_caught():
+    code = ("def f():\n    try:\n        import xformers.ops as xops\n    except ImportError:\n        xops = None\n"
+            "    try:\n        import a\n    except ImportError:\n        raise\n"
+            "    try:\n        import b\n    except KeyError:\n        pass\n"
+            "    try:\n        import c\n    except:\n        pass\n"
+            "    try:\n        x = 1\n    except ImportError:\n        pass\n    finally:\n        import d\n")
+    errors = frozenset(CONVENTIONS.guards.import_errors)
+
+    def caught(needle):
+        return g.import_is_caught(node_at(code, needle).parent, errors)
+    assert caught("xformers.ops")
+    assert not caught("import a")
+    assert not caught("import b")
+    assert caught("import c")
+    assert not caught("import d")
+
+
+# decorators ------------------------------------------------------------------------------------------------
+def test_test_skips_that_need_cuda_guard_the_test():
+    code = ("@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')\n"
+            "def test_kernel():\n    torch.cuda.synchronize()\n")
+    found = guard(code, "torch.cuda.synchronize()", "device")
+    assert found.reach == "cuda-only-guarded" and found.reason().startswith("line 1: @pytest.mark.skipif")
+    assert reach("@require_torch_gpu\ndef test_k():\n    torch.cuda.synchronize()\n", "torch.cuda.synchronize()",
+                 "device") == "runs"  # a skip without a CUDA word
+    assert reach(code.replace("skipif", "parametrize"), "torch.cuda.synchronize()", "device") == "runs"
+    other = "@pytest.mark.skipif(not has_xpu(), reason='x')\ndef test_k():\n    torch.cuda.synchronize()\n"
+    assert reach(other, "torch.cuda.synchronize()", "device") == "runs"
+
+
+def test_a_registration_beside_an_npu_registration_is_the_npu_path():
+    code = ("@register_backend('flash')\ndef _flash(q):\n    return flash_attn_func(q)\n\n"
+            "@register_backend('_native_npu')\ndef _npu(q):\n    return npu_fusion_attention(q)\n")
+    assert reach(code, "flash_attn_func(q)") == "npu-path"
+    alone = code.split("\n\n")[0] + "\n"
+    assert reach(alone, "flash_attn_func(q)") == "runs"
+    assert reach(code.replace("@register_backend('flash')", "@cache"), "flash_attn_func(q)") == "runs"
+    reader_ = reader()  # remembered per tree: another unit asks again
+    assert reader_.guard_of(node_at(code, "flash_attn_func(q)"), "attention").reach == "npu-path"
+    assert reader_.guard_of(node_at(alone, "flash_attn_func(q)"), "attention") is None
+
+
+# helpers and imports in functions -------------------------------------------------------------------------------
+def test_a_private_helper_called_only_under_one_kind_of_guard_takes_it():
+    code = (f"def _kernel(q, k, v):\n    return {FLASH}\n\n"
+            "def f(q, k, v):\n    if HAS_TRITON:\n        return _kernel(q, k, v)\n    return sdpa(q)\n")
+    reader_ = reader()
+    site = node_at(code, FLASH)
+    assert reader_.guard_of(site, "attention") is None
+    assert reader_.guard_of_callers(site, "attention").reach == "optional"
+    public = code.replace("_kernel", "kernel")
+    assert reader().guard_of_callers(node_at(public, FLASH), "attention") is None  # called from anywhere
+    dunder = code.replace("_kernel", "__kernel__")
+    assert reader().guard_of_callers(node_at(dunder, FLASH), "attention") is None
+    unguarded = code + "\n\ndef g(q, k, v):\n    return _kernel(q, k, v)\n"
+    assert reader().guard_of_callers(node_at(unguarded, FLASH), "attention") is None
+    mixed = code + "\n\ndef g(q, k, v):\n    if q.is_cuda:\n        return _kernel(q, k, v)\n    return sdpa(q)\n"
+    assert reader().guard_of_callers(node_at(mixed, FLASH), "attention") is None  # two kinds of guard
+    uncalled = f"def _kernel(q, k, v):\n    return {FLASH}\n"
+    assert reader().guard_of_callers(node_at(uncalled, FLASH), "attention") is None
+    recursive = f"def _kernel(q, k, v):\n    return _kernel({FLASH})\n"
+    assert reader().guard_of_callers(node_at(recursive, FLASH), "attention") is None  # its own calls do not count
+    assert reader().guard_of_callers(node_at(f"x = {FLASH}\n", FLASH), "attention") is None  # not in a function
+
+
+def test_a_helper_decorator_argument_belongs_to_its_function():
+    code = ("@triton.autotune(configs=make_configs())\ndef _kernel(x):\n    pass\n\n"
+            "def f(x):\n    if HAS_TRITON:\n        _kernel(x)\n")
+    assert reader().guard_of_callers(node_at(code, "make_configs()"), "custom_ops").reach == "optional"
+
+
+def test_too_many_callers_decide_nothing():
+    calls = "".join(f"    if HAS_TRITON:\n        _kernel(x{i})\n" for i in range(51))
+    code = f"def _kernel(q):\n    return {FLASH}\n\ndef f():\n{calls}"
+    assert reader().guard_of_callers(node_at(code, FLASH), "attention") is None
+    fifty = f"def _kernel(q):\n    return {FLASH}\n\ndef f():\n" + "".join(
+        f"    if HAS_TRITON:\n        _kernel(x{i})\n" for i in range(50))
+    assert reader().guard_of_callers(node_at(fifty, FLASH), "attention").reach == "optional"
+
+
+def test_an_import_in_a_helper_every_call_of_which_is_guarded():
+    code = ("def dtw_cuda(x):\n    from .triton_ops import dtw_kernel\n    return dtw_kernel(x)\n\n"
+            "def dtw(x):\n    if x.is_cuda:\n        try:\n            return dtw_cuda(x)\n"
+            "        except RuntimeError:\n            warnings.warn('falling back')\n    return dtw_cpu(x)\n")
+    statement = node_at(code, "from .triton_ops import dtw_kernel")
+    assert statement.type == "import_from_statement"
+    found = reader().guard_of_import(statement)
+    assert found is not None and found.reach in {"optional", "cuda-only-guarded"}
+    unguarded = code + "\ny = dtw_cuda(z)\n"
+    assert reader().guard_of_import(node_at(unguarded, "from .triton_ops import dtw_kernel")) is None
+    module_level = "from .triton_ops import dtw_kernel\n"
+    assert reader().guard_of_import(node_at(module_level, module_level.strip())) is None
+    uncalled = "def dtw_cuda(x):\n    from .triton_ops import dtw_kernel\n"
+    assert reader().guard_of_import(node_at(uncalled, "from .triton_ops import dtw_kernel")) is None
+    in_class = "class K:\n    from .triton_ops import dtw_kernel\n"
+    assert reader().guard_of_import(node_at(in_class, "from .triton_ops import dtw_kernel")) is None
+    guarded_here = "def f():\n    if HAS_TRITON:\n        from .triton_ops import dtw_kernel\n"
+    assert reader().guard_of_import(node_at(guarded_here, "from .triton_ops import dtw_kernel")).reach == "optional"
+
+
+def test_checked_body_is_the_if_statement_whose_cuda_condition_holds_the_site():
+    code = "if torch.cuda.is_available():\n    x = 1\n"
+    root = parsing.parse("python", code.encode())
+    site = node_at(code, "torch.cuda.is_available()")
+    body = reader().checked_body(root, site.start_point, site.end_point)
+    assert body is not None and body.type == "if_statement"
+    assert reader().checked_body(root, (1, 4), (1, 9)) is None  # in the body, not the condition
+    negated = "if x.device.type != 'cuda':\n    raise ValueError('needs CUDA')\n"
+    site = node_at(negated, "x.device.type")
+    assert reader().checked_body(parsing.parse("python", negated.encode()), site.start_point, site.end_point) is not None
+    doing = "if x.device.type != 'cuda':\n    x = x.cuda()\n"
+    site = node_at(doing, "x.device.type")
+    assert reader().checked_body(parsing.parse("python", doing.encode()), site.start_point, site.end_point) is None
+    passthrough = "def w(fn):\n    if not torch.cuda.is_available():\n        logger.warning('eager')\n        return fn\n"
+    site = node_at(passthrough, "torch.cuda.is_available()")
+    assert reader().checked_body(parsing.parse("python", passthrough.encode()), site.start_point, site.end_point) is not None
+    npu = "if torch.cuda.is_available() or torch.npu.is_available():\n    x = 1\n"
+    site = node_at(npu, "torch.cuda.is_available()")
+    assert reader().checked_body(parsing.parse("python", npu.encode()), site.start_point, site.end_point) is None
+    elif_ = "if a:\n    pass\nelif torch.cuda.is_available():\n    x = 1\n"
+    site = node_at(elif_, "torch.cuda.is_available()")
+    found = reader().checked_body(parsing.parse("python", elif_.encode()), site.start_point, site.end_point)
+    assert found is not None and found.type == "elif_clause"
+    plain = "if ready:\n    x = 1\n"
+    site = node_at(plain, "ready")
+    assert reader().checked_body(parsing.parse("python", plain.encode()), site.start_point, site.end_point) is None
+
+
+# version gating --------------------------------------------------------------------------------------------
+def test_an_arm_that_cannot_run_at_the_target_torch_is_dead():
+    code = ("if torch.__version__ >= '2.3':\n    new_api(x)\nelse:\n    old_api(x)\n")
+    assert reach(code, "old_api(x)", "device", torch="2.5.0") == "dead-at-target"
+    assert reach(code, "new_api(x)", "device", torch="2.5.0") == "runs"
+    assert reach(code, "new_api(x)", "device", torch="2.1.0") == "dead-at-target"
+    assert reach(code, "old_api(x)", "device", torch="2.1.0") == "runs"
+    assert reach(code, "old_api(x)", "device") == "runs"  # no target torch: nothing is dead
+    unknown = "if ready:\n    a(x)\nelif torch.__version__ >= '2.3':\n    new_api(x)\n"
+    assert reach(unknown, "new_api(x)", "device", torch="2.5.0") == "runs"
+    in_condition = "if torch.__version__ >= '2.3' and f(x):\n    pass\n"
+    assert reach(in_condition, "f(x)", "device", torch="2.1.0") == "runs"
+    expression = "y = new_api(x) if torch.__version__ >= '2.3' else old_api(x)\n"
+    assert reach(expression, "old_api(x)", "device", torch="2.5.0") == "dead-at-target"
+    assert reach(expression, "new_api(x)", "device", torch="2.1.0") == "dead-at-target"
+    assert reach(expression, "new_api(x)", "device", torch="2.5.0") == "runs"
+
+
+# small helpers ----------------------------------------------------------------------------------------------
+def _block(code: str):
+    statement = parsing.parse("python", code.encode()).named_children[0]
+    return statement.child_by_field_name("consequence")
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("raise ValueError()", True), ("# why\n    raise ValueError()", True), ("pass", True),
+    ("warnings.warn('x')", True), ("logger.warning_once('x')", True), ("print('x')", True),
+    ("x = 1", False), ("f(x)", False),
+    ("if a:\n        raise ValueError()\n    else:\n        logger.info('x')", True),
+    ("if a:\n        raise ValueError()\n    elif b:\n        x = 1", False),
+])
+def test_only_raises_or_warns(body, expected):
+    assert g.only_raises_or_warns(_block(f"if c:\n    {body}\n")) is expected
+
+
+def test_only_raises():
+    root = parsing.parse("python", b"try:\n    a()\nexcept E:\n    # x\n    raise\nexcept F:\n    pass\n")
+    first, second = [c for c in root.named_children[0].children if c.type == "except_clause"]
+    assert g.only_raises(first) and not g.only_raises(second)
+    assert g.only_raises(_block("if c:\n    raise E()\n    raise F()\n"))
+    assert not g.only_raises(_block("if c:\n    raise E()\n    f()\n"))
+    assert not g.only_raises(_block("if c:\n    # only a comment\n    pass\n"))
+
+
+def test_returns_input_unchanged():
+    def body(code):
+        function = parsing.parse("python", code.encode()).named_children[0]
+        return function.child_by_field_name("body").named_children[0].child_by_field_name("consequence")
+    assert g.returns_input_unchanged(body("def w(fn, x=1):\n    if c:\n        logger.warning('e')\n        return fn\n"))
+    assert g.returns_input_unchanged(body("def w(fn, x=1):\n    if c:\n        return x\n"))
+    assert g.returns_input_unchanged(body("def w(*, fn: int):\n    if c:\n        return fn\n"))
+    assert not g.returns_input_unchanged(body("def w(fn):\n    if c:\n        return other\n"))
+    assert not g.returns_input_unchanged(body("def w(fn):\n    if c:\n        return fn()\n"))
+    assert not g.returns_input_unchanged(body("def w(fn):\n    if c:\n        f(fn)\n        return fn\n"))
+    assert not g.returns_input_unchanged(body("def w(fn):\n    if c:\n        return\n"))
+    assert not g.returns_input_unchanged(body("def w(fn):\n    if c:\n        return fn\n        x = 1\n"))
+    assert not g.returns_input_unchanged(_block("if c:\n    return fn\n"))  # not in a function
+
+
+def test_tries_with_fallback():
+    def block(body):
+        return _block(f"if x.is_cuda:\n{body}")
+    warn = "    try:\n        return dtw_cuda(x)\n    except (RuntimeError, ValueError):\n        warnings.warn('fall back')\n"
+    assert g.tries_with_fallback(block(warn))
+    assert g.tries_with_fallback(block(warn.replace("warnings.warn('fall back')", "pass")))
+    assert not g.tries_with_fallback(block(warn.replace("warnings.warn('fall back')", "raise")))
+    assert not g.tries_with_fallback(block(warn.replace("warnings.warn('fall back')", "return slow(x)")))
+    assert not g.tries_with_fallback(block(warn + "    y = 1\n"))
+    assert not g.tries_with_fallback(block(warn + "    finally:\n        pass\n"))
+    assert not g.tries_with_fallback(block("    y = dtw_cuda(x)\n"))
+    assert not g.tries_with_fallback(block("    try:\n        y = 1\n    finally:\n        pass\n"))
+
+
+def test_test_function_is_the_outermost_module_level_test():
+    code = "def test_a():\n    def inner():\n        f(x)\n\ndef helper():\n    g(x)\n\nclass T:\n    def test_b(self):\n        h(x)\n"
+    found = g.test_function(node_at(code, "f(x)"))
+    assert found is not None and parsing.text(found.child_by_field_name("name")) == "test_a"
+    assert g.test_function(node_at(code, "g(x)")) is None
+    assert g.test_function(node_at(code, "h(x)")) is None  # a test method: a test file's business
+    assert g.test_function(node_at("k(x)\n", "k(x)")) is None
+
+
+def test_a_guard_reason_is_its_first_line_cut_at_a_hundred_characters():
+    long_condition = "a" * 120
+    code = f"if {long_condition}:\n    pass\n"
+    statement = parsing.parse("python", code.encode()).named_children[0]
+    reason = g.Guard("optional", statement).reason()
+    assert reason == f"line 1: if {'a' * 94}..." and len(reason) == len("line 1: ") + 100
+    short = parsing.parse("python", b"if b:\n    pass\n").named_children[0]
+    assert g.Guard("optional", short).reason() == "line 1: if b:"
+
+
+def test_tokens_and_words():
+    assert g._tokens_of(["is_torch_npu_available", "npu:0", "flash-attn", "__x__"]) == {
+        "is", "torch", "npu", "available", "0", "flash", "attn", "x"}
+    words = g._words(node_at("f(a.b, 'c-d', x=1)\n", "f(a.b, 'c-d', x=1)"))
+    assert words == ["f", "a", "b", "c-d", "x"]
+    assert g._legacy_types_dropped(["torch", "cuda", "BoolTensor", "cuda", "is_available"]) == [
+        "torch", "BoolTensor", "cuda", "is_available"]
+
+
+def test_a_too_deep_nesting_is_read_as_ordinary_code():
+    depth = g.MAX_DEPTH + 5
+    code = "if HAS_TRITON:\n    y = " + "(" * depth + "flash(q)" + ")" * depth + "\n"
+    assert reach(code, "flash(q)") == "runs"
+    shallow = "if HAS_TRITON:\n    y = " + "(" * 10 + "flash(q)" + ")" * 10 + "\n"
+    assert reach(shallow, "flash(q)") == "optional"
+
+
+def test_sites_in_one_statement_share_the_walk_and_get_the_same_answer():
+    code = f"def f(q, k, v):\n    if HAS_TRITON:\n        o = {FLASH} + flash_attn_func(k, q, v)\n"
+    reader_ = reader()
+    root = parsing.parse("python", code.encode())  # one tree: the second walk meets the first one's memory
+    sites = [root.descendant_for_byte_range(code.index(s), code.index(s) + len(s)) for s in (FLASH, "flash_attn_func(k, q, v)")]
+    first = reader_.guard_of(sites[0], "attention")
+    second = reader_.guard_of(sites[1], "attention")
+    assert first.reach == second.reach == "optional" and first.reason() == second.reason() == "line 2: if HAS_TRITON:"
+    assert reader_.guard_of(node_at(code, FLASH), "device", "DEV004").reach == "optional"  # a gate guards any domain
+    unguarded = "def f(q):\n    o = a(q) + b(q)\n"
+    reader_ = reader()
+    assert reader_.guard_of(node_at(unguarded, "a(q)"), "attention") is None
+    assert reader_.guard_of(node_at(unguarded, "b(q)"), "attention") is None
+
+
+# from the mutation run's survivors --------------------------------------------------------------------------------
+def deep(expression: str, levels: int) -> str:
+    return "(" * levels + expression + ")" * levels
+
+
+def test_a_reason_of_exactly_a_hundred_characters_is_not_cut():
+    for length, cut in ((100, False), (101, True)):
+        text = "if " + "a" * (length - 4) + ":"
+        statement = parsing.parse("python", f"{text}\n    pass\n".encode()).named_children[0]
+        reason = g.Guard("optional", statement).reason()
+        assert reason.endswith("...") is cut and (reason == f"line 1: {text}") is not cut
+
+
+def test_guards_name_the_statement_that_decided():
+    dead = "if torch.__version__ >= '2.3':\n    new_api(x)\nelse:\n    old_api(x)\n"
+    assert guard(dead, "old_api(x)", "device", torch="2.5.0").reason() == "line 1: torch.__version__ >= '2.3'"
+    assert guard(dead, "new_api(x)", "device", torch="2.1.0").reason() == "line 1: torch.__version__ >= '2.3'"
+    expression = "y = (new_api(x)\n     if torch.__version__ >= '2.3'\n     else old_api(x))\n"
+    found = guard(expression, "old_api(x)", "device", torch="2.5.0")
+    assert found.node.type != "call" and parsing.text(found.node) == "torch.__version__ >= '2.3'"
+    npu = "d = 'npu' if flag else torch.cuda.current_device()\n"
+    assert guard(npu, "torch.cuda.current_device()", "device").node.type == "conditional_expression"
+    cuda = "o = flash_attn_func(q) if q.is_cuda else sdpa(q)\n"
+    assert guard(cuda, "flash_attn_func(q)").node.type == "conditional_expression"
+    flipped = "o = sdpa(q) if not q.is_cuda else flash_attn_func(q)\n"
+    assert guard(flipped, "flash_attn_func(q)").node.type == "conditional_expression"
+    feature = f"try:\n    o = {FLASH}\nexcept RuntimeError:\n    o = sdpa(q, k, v)\n"
+    assert guard(feature, FLASH).reason() == "line 3: except RuntimeError:"
+
+
+def test_an_arm_is_dead_when_a_later_known_arm_is_true_too():
+    code = "if torch.__version__ < '2.0':\n    a(x)\nelif torch.__version__ >= '2.3':\n    b(x)\nelse:\n    c(x)\n"
+    assert reach(code, "c(x)", "device", torch="2.5.0") == "dead-at-target"
+    assert reach(code, "b(x)", "device", torch="2.5.0") == "runs"
+    assert reach(code, "a(x)", "device", torch="2.5.0") == "dead-at-target"
+
+
+def test_an_npu_literal_in_either_branch_of_a_conditional_is_the_npu_path():
+    assert reach("dev = 'npu' if flag else torch.cuda.current_device()\n", "torch.cuda.current_device()", "device") == "npu-path"
+    assert reach("dev = 'npu:0' if flag else torch.cuda.current_device()\n", "torch.cuda.current_device()", "device") == "npu-path"
+    assert reach("dev = torch.cuda.current_device() if flag else 'NPU'\n", "torch.cuda.current_device()", "device") == "npu-path"
+    assert reach("dev = 'cuda' if flag else 'cpu'\n", "'cuda'", "device") == "runs"
+    assert reach("dev = torch.cuda.current_device() if flag else npu_device\n", "torch.cuda.current_device()", "device") == "runs"
+
+
+def test_the_else_side_of_a_negated_conditional_takes_the_positive_reading():
+    hip = "a = cpu_path() if not torch.version.hip else torch.cuda.synchronize()\n"
+    assert reach(hip, "torch.cuda.synchronize()", "device") == "other-backend"
+    assert reach("o = sdpa(q) if not HAS_FLASH else flash(q)\n", "flash(q)") == "optional"
+    assert reach("o = slow(q) if not config.use_triton else flash(q)\n", "flash(q)") == "optional"
+
+
+def test_an_import_in_a_cuda_branch_with_a_fallback_is_guarded_as_a_cuda_only_feature():
+    code = "def f(x):\n    if x.is_cuda:\n        from .kernels import kern\n    else:\n        kern = None\n"
+    found = reader().guard_of_import(node_at(code, "from .kernels import kern"))
+    assert found is not None and found.reach == "cuda-only-guarded"
+
+
+def test_a_private_helper_takes_the_guard_its_domain_and_rule_give_at_its_callers():
+    cuda = (f"def _kernel(q, k, v):\n    return {FLASH}\n\n"
+            "def f(q, k, v):\n    if q.is_cuda:\n        return _kernel(q, k, v)\n    return sdpa(q)\n")
+    assert reader().guard_of_callers(node_at(cuda, FLASH), "attention").reach == "cuda-only-guarded"
+    assert reader().guard_of_callers(node_at(cuda, FLASH), "device", "DEV004") is None
+    flag = ("def _compiled(x):\n    return torch.compile(x)\n\n"
+            "def f(x):\n    if config.use_triton:\n        return _compiled(x)\n    return x\n")
+    assert reader().guard_of_callers(node_at(flag, "torch.compile(x)"), "device", "DEV501").reach == "optional"
+    assert reader().guard_of_callers(node_at(flag, "torch.compile(x)"), "device", "DEV004") is None
+
+
+def test_an_npu_if_two_statements_after_a_cuda_if_is_its_twin():
+    code = ("if device_type == 'cuda':\n    torch.cuda.set_device(rank)\nx = 1\ny = 2\n"
+            "if device_type == 'npu':\n    torch.npu.set_device(rank)\n")
+    assert reach(code, "torch.cuda.set_device(rank)", "device") == "npu-path"
+    attribute = code.replace("device_type", "args.device")
+    assert reach(attribute, "torch.cuda.set_device(rank)", "device") == "npu-path"
+    reversed_attribute = attribute.replace("args.device == 'npu'", "'npu' == args.device")
+    assert reach(reversed_attribute, "torch.cuda.set_device(rank)", "device") == "npu-path"
+    two_strings = code.replace("device_type == 'npu'", "'npu' == 'npu'")
+    assert reach(two_strings, "torch.cuda.set_device(rank)", "device") == "runs"
+    chained = code.replace("device_type == 'cuda'", "device_type == 'cuda' == other")
+    assert reach(chained, "torch.cuda.set_device(rank)", "device") == "runs"  # not a plain equality test
+    called = code.replace("device_type == 'cuda'", "is_cuda(device_type)")
+    assert reach(called, "torch.cuda.set_device(rank)", "device") == "runs"
+
+
+def test_an_early_exit_is_looked_for_fifty_statements_back():
+    def code(fillers):
+        return (f"def f(q, k, v):\n    if not q.is_cuda:\n        return sdpa(q, k, v)\n"
+                + "".join(f"    x{n} = {n}\n" for n in range(fillers)) + f"    return {FLASH}\n")
+    assert reach(code(49), FLASH) == "cuda-only-guarded"
+    assert reach(code(50), FLASH) == "runs"
+    elif_ = f"def f(q, k, v):\n    if not q.is_cuda:\n        return sdpa(q)\n    elif ready:\n        pass\n    return {FLASH}\n"
+    assert reach(elif_, FLASH) == "runs"
+    commented = f"def f(q, k, v):\n    if not q.is_cuda:\n        return sdpa(q)\n        # done\n    return {FLASH}\n"
+    assert reach(commented, FLASH) == "cuda-only-guarded"
+
+
+def test_per_backend_table_keys_are_read_whole():
+    def table(keys):
+        rows = ", ".join(f"{k}: f{n}" for n, k in enumerate(keys))
+        return reach(f"t = {{{rows}}}\n", "f0", "device")
+    assert table(['"cuda"', '"cpu"']) == "other-backend"
+    assert table(['"cuda"', '"meta"']) == "other-backend"
+    assert table(['"cudaX"', '"xpu"']) == "runs"
+    assert table(['"cuda"', '"xpuX"']) == "runs"
+    assert table(["cuda", '"xpu"']) == "runs"  # a name, not the string "cuda"
+
+
+def test_a_comment_between_decorators_does_not_hide_a_skip():
+    code = ("@pytest.mark.slow\n# needs a GPU\n@pytest.mark.skipif(not torch.cuda.is_available(), reason='x')\n"
+            "def test_k():\n    torch.cuda.synchronize()\n")
+    assert reach(code, "torch.cuda.synchronize()", "device") == "cuda-only-guarded"
+
+
+def test_config_values_in_lists_and_sets_choose_cuda_only_libraries():
+    assert reach(f"if impl in ['fa3', 'flash_attention_3']:\n    o = {FLASH}\n", FLASH, "device") == "optional"
+    assert reach(f"if impl in {{'fa3', 'xformers'}}:\n    o = {FLASH}\n", FLASH, "device") == "optional"
+    assert reach(f"if impl in ('fa3', 'sdpa'):\n    o = {FLASH}\n", FLASH, "device") == "runs"
+    assert reach(f"if impl == 'fa3X':\n    o = {FLASH}\n", FLASH, "device") == "runs"
+
+
+def test_import_fallbacks_read_every_try_and_every_handler():
+    code = ("import os\n"
+            "try:\n    import flash_attn\n    import xformers\n    from a import b, c, k\n"
+            "except ModuleNotFoundError:\n    raise\n"
+            "except ImportError:\n    pass\n    print('no flash')\n    d = None\n    flash_attn = None\n"
+            "    xformers: object\n    def other():\n        pass\n    def k():\n        pass\n    c = fallback_c\n")
+    errors = frozenset(CONVENTIONS.guards.import_errors)  # ModuleNotFoundError among them: its handler re-raises
+    to_none, redefined = g._import_fallback_names(parsing.parse("python", code.encode()), errors)
+    assert to_none == {"flash_attn"} and set(redefined) == {"k", "c"}
+
+
+def test_an_import_in_a_function_or_class_inside_a_try_is_not_caught_by_it():
+    errors = frozenset(CONVENTIONS.guards.import_errors)
+    for wrapper in ("def f():\n", "class F:\n"):
+        code = f"try:\n    {wrapper}        import x\nexcept ImportError:\n    pass\n"
+        assert not g.import_is_caught(node_at(code, "import x"), errors)
+
+
+def test_comments_are_not_statements():
+    assert g.only_raises(_block("if c:\n    raise E()\n    # why\n    raise F()\n"))
+    assert g.tries_with_fallback(_block("if x.is_cuda:\n    # the kernel, else the slow path\n    try:\n        return k(x)\n"
+                                        "    except RuntimeError:\n        pass\n"))
+
+    def body(code):
+        function = parsing.parse("python", code.encode()).named_children[0]
+        return function.child_by_field_name("body").named_children[0].child_by_field_name("consequence")
+    assert g.returns_input_unchanged(body("def w(fn):\n    if c:\n        return fn\n        # eager\n"))
+    assert not g.returns_input_unchanged(body("def w(fn):\n    if c:\n        fn\n"))
+    assert not g.returns_input_unchanged(body("def w(fn):\n    if c:\n        pass\n        return fn\n"))
+    assert g.returns_input_unchanged(body("def w(fn):\n    if c:\n        self.logger.warning('x')\n        return fn\n"))
+
+
+def test_walks_up_stop_at_their_bound():
+    for levels, found in ((250, True), (g.MAX_DEPTH + 5, False)):  # 250: within the bound, not within half of it
+        test = f"def test_a():\n    y = {deep('f(x)', levels)}\n"
+        assert (g.test_function(node_at(test, "f(x)")) is not None) is found
+        condition = f"if {deep('torch.cuda.is_available()', levels)}:\n    x = 1\n"
+        site = node_at(condition, "torch.cuda.is_available()")
+        root = parsing.parse("python", condition.encode())
+        assert (reader().checked_body(root, site.start_point, site.end_point) is not None) is found
+        helper = f"def _k(q):\n    return {deep('flash(q)', levels)}\n\ndef f(q):\n    if HAS_TRITON:\n        _k(q)\n"
+        assert (reader().guard_of_callers(node_at(helper, "flash(q)"), "attention") is not None) is found
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("if a:\n        raise ValueError()\n    elif b:\n        raise TypeError()", True),
+    ("if a:\n        raise ValueError()\n    elif b:\n        warnings.warn('x')\n    else:\n        pass", True),
+    ("if a:\n        raise ValueError()\n    else:\n        x = 1", False),
+    ("if a:\n        raise ValueError()\n    x = 1", False),
+    ("pass\n    x = 1", False),
+    ("if a:\n        if b:\n            raise ValueError()\n        else:\n            logger.info('x')", True),
+    ("self.logger.warning('x')", True),
+    ("# misuse\n    raise ValueError()", True),
+])
+def test_only_raises_or_warns_nested_and_sequenced(body, expected):
+    assert g.only_raises_or_warns(_block(f"if c:\n    {body}\n")) is expected
+
+
+def test_the_else_of_a_negated_check_takes_each_kind_of_positive_reading():
+    hip = "if not torch.version.hip:\n    cpu_path()\nelse:\n    torch.cuda.synchronize()\n"
+    found = guard(hip, "torch.cuda.synchronize()", "device")
+    assert found.reach == "other-backend" and found.reason() == "line 1: if not torch.version.hip:"
+    assert reach(f"if not HAS_TRITON:\n    o = sdpa(q)\nelse:\n    o = {FLASH}\n", FLASH) == "optional"
+    assert reach(f"if not config.use_triton:\n    o = sdpa(q)\nelse:\n    o = {FLASH}\n", FLASH) == "optional"
+
+
+def test_a_site_in_a_later_arm_takes_that_arms_guard():
+    code = f"if q.is_cpu:\n    o = sdpa(q)\nelif q.is_cuda:\n    o = {FLASH}\nelse:\n    o = sdpa(q)\n"
+    assert reach(code, FLASH) == "cuda-only-guarded"
+    assert guard("if torch.version.hip:\n    torch.cuda.synchronize()\n", "torch.cuda.synchronize()",
+                 "device").reason() == "line 1: if torch.version.hip:"
+    npu = f"def f(q, k, v):\n    if q.is_npu:\n        return npu_attention(q)\n    return {FLASH}\n"
+    assert guard(npu, FLASH).reason() == "line 2: if q.is_npu:"
+
+
+def test_a_plain_call_in_a_try_is_not_an_import():
+    code = "try:\n    torch.cuda.synchronize()\nexcept ImportError:\n    pass\n"
+    assert reach(code, "torch.cuda.synchronize()", "device", "DEV004") == "runs"
+
+
+def test_more_condition_readings():
+    fallback = "try:\n    import xformers.ops as xops\nexcept ImportError:\n    xops = None\n"
+    assert reach(fallback + f"if ready or xops:\n    o = {FLASH}\n", FLASH) == "runs"  # only as a term of an `and`
+    assert reach(fallback + f"if xops == None:\n    o = {FLASH}\n", FLASH) == "runs"  # `is` / `is not` only
+    assert reach(f"if flash_available:\n    o = {FLASH}\n", FLASH) == "runs"  # a lower-case gate needs is_/has_
+    read = reader().condition
+    assert read(node_at("if ((not q.is_cuda)):\n    pass\n", "((not q.is_cuda))")).negated
+    assert read(node_at("if mode != 'off' and ready:\n    pass\n", "mode != 'off' and ready")).flag
+    assert read(node_at("if a and b and mode != 'off':\n    pass\n", "a and b and mode != 'off'")).flag
+    assert not read(node_at("if mode == 'off':\n    pass\n", "mode == 'off'")).flag
+    assert not read(node_at("if mode != 'Xoff':\n    pass\n", "mode != 'Xoff'")).flag
+
+
+def test_a_condition_is_read_up_to_its_node_budget():
+    def cuda_after(terms):
+        text = " or ".join(f"a{n}" for n in range(terms)) + " or q.is_cuda"
+        return reader().condition(node_at(f"if {text}:\n    pass\n", text)).cuda
+    assert cuda_after(100)  # about 300 nodes: inside MAX_CONDITION_NODES
+    assert not cuda_after(300)  # past it: the rest of the condition is not read
+
+
+def test_trailing_comments_in_a_block_are_not_statements():
+    root = parsing.parse("python", b"try:\n    a()\nexcept E:\n    raise\n    # then\n    raise\n")
+    assert g.only_raises([c for c in root.named_children[0].children if c.type == "except_clause"][0])
+    assert g.only_raises_or_warns(_block("if c:\n    raise ValueError()\n    # misuse\n"))
+    assert g.tries_with_fallback(_block("if x.is_cuda:\n    try:\n        return k(x)\n    except RuntimeError:\n"
+                                        "        pass\n    # fall through to the slow path\n"))
