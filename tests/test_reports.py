@@ -348,3 +348,15 @@ def test_the_chinese_report_translates_item_names_suppression_reasons_and_route_
         assert "(unused)" not in chinese and "(未生效)" in chinese
         tail = report.verdict.routes[0].route.zh.rsplit("`", 1)[-1]  # after the last code span, as written
         assert tail + "。" in chinese and tail + ". " not in chinese
+
+
+def test_a_kernel_class_bottleneck_is_titled_in_chinese():
+    report = sample_report("fused_kernels")  # OPS001 kernels of the rms_norm and gather_scatter classes
+    titles = [b.title for b in report.bottlenecks if b.title.en.startswith("OPS001 cuda-kernel [rms_norm]")]
+    assert titles and titles[0].en == "OPS001 cuda-kernel [rms_norm] (1×)"
+    for format_name in ("markdown", "html", "text"):
+        chinese = render_to_string(report, format_name, ("zh",))
+        assert "OPS001 cuda-kernel（RMSNorm）（1 处）" in chinese, format_name
+        assert "[rms_norm]" not in chinese.replace("\\[rms\\_norm\\]", "[rms_norm]"), format_name
+    english = render_to_string(report, "markdown", ("en",))
+    assert "OPS001 cuda-kernel \\[rms\\_norm\\] (1×)" in english

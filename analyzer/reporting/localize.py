@@ -63,6 +63,7 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     # class (domains/phases/estimate.py: `OPS030 triton-kernel [scan]`)
     (r"^transfer_to_npu \(informational auto sites\)$", "item.transfer_to_npu_info"),
     (r"^(?P<rule>[A-Z]{3}\d{3} [a-z0-9-]+) \[(?P<kind>[a-z_]+)\]$", "item.kernel_class"),
+    (r"^(?P<rule>[A-Z]{3}\d{3} [a-z0-9-]+) \[(?P<kind>[a-z_]+)\] \((?P<count>\d+)×\)$", "item.kernel_class_count"),
     (r"^line (?P<line>\d+): (?P<code>.*)$", "reason.line"),
     (r"^(?P<probe>[a-z0-9-]+): (?P<candidate>.+) (?P<verdict>good|slower|fallback|wrong|error|missing) on "
      r"(?P<device>cpu|cuda|npu) \((?P<dtypes>[^;]+); (?P<sizes>[^)]+)\)$", "evidence.measured"),
@@ -72,6 +73,15 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
 def term(language: str, value: str) -> str:
     """A fixed term (model family, kernel class, kernel feature) in `language`; unknown terms unchanged."""
     return load_strings(language).get(f"term.{value}", value)
+
+
+def titled(language: str, text) -> str:
+    """A bilingual title composed in a room (a bottleneck's `OPS001 cuda-kernel [rms_norm] (1×)`): its English read
+    as a phrase where a pattern knows it (the room cannot reach the report's terms), else the room's own text."""
+    if language == "en":
+        return text.en
+    localized = phrase(language, text.en)
+    return localized if localized != text.en else getattr(text, language)
 
 
 def phrase(language: str, text: str) -> str:

@@ -7,7 +7,7 @@ import unicodedata
 from collections import defaultdict
 
 from ascend_feasibility.analyzer.core.models import DOMAINS, SEVERITIES, Report
-from ascend_feasibility.analyzer.reporting.localize import phrase, term
+from ascend_feasibility.analyzer.reporting.localize import phrase, term, titled
 from ascend_feasibility.analyzer.reporting.report_view import entry_files, step0_items, top_cost_drivers
 from ascend_feasibility.analyzer.reporting.ui_strings import ui_text
 from rich.console import Console
@@ -59,6 +59,9 @@ class _Words:
 
     def text(self, bilingual) -> str:
         return getattr(bilingual, self.language)
+
+    def title(self, bilingual) -> str:
+        return titled(self.language, bilingual)
 
     def label(self, group: str, value: str) -> str:
         return value if self.language == "en" else ui_text(self.language, f"{group}.{value}")
@@ -172,7 +175,7 @@ def _plan(report: Report, console: Console, t: _Words) -> None:
         for item in report.bottlenecks[:MAX_BOTTLENECKS]:
             console.print(f"  {item.id} [{SEVERITY_STYLE[item.severity]}]{t.label('severity', item.severity)}[/] "
                           f"{t('text.days', low=f'{item.estimate.low_days:g}', high=f'{item.estimate.high_days:g}')}  "
-                          f"{escape(t.text(item.title))}")
+                          f"{escape(t.title(item.title))}")
         if len(report.bottlenecks) > MAX_BOTTLENECKS:
             console.print(f"  [dim]{t('text.more_bottlenecks', count=len(report.bottlenecks) - MAX_BOTTLENECKS)}[/dim]")
     models = ", ".join(f"{m.name} ({m.forward or m.path})" for m in arch.models[:4])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 import jinja2
-from ascend_feasibility.analyzer.reporting.localize import phrase, term
+from ascend_feasibility.analyzer.reporting.localize import phrase, term, titled
 from ascend_feasibility.analyzer.reporting.markup import html_prose, markdown_code, markdown_prose, markdown_text, number
 from ascend_feasibility.analyzer.reporting.ui_strings import ui_text
 from ascend_feasibility.report_templates import TEMPLATES_DIR
@@ -58,13 +58,16 @@ def markdown_helpers(language: str) -> dict:
     def tx(text) -> Markup:
         return markdown_prose(getattr(text, language))
 
+    def ttitle(text) -> Markup:
+        return markdown_prose(titled(language, text))
+
     def tterm(value: str) -> str:
         return term(language, value)
 
     def tphrase(value: str) -> str:
         return phrase(language, value)
 
-    return {"t": t, "tx": tx, "term": tterm, "phrase": tphrase, "lang": language}
+    return {"t": t, "tx": tx, "title": ttitle, "term": tterm, "phrase": tphrase, "lang": language}
 
 
 def html_helpers(languages: tuple[str, ...]) -> dict:
@@ -81,6 +84,9 @@ def html_helpers(languages: tuple[str, ...]) -> dict:
     def tx(text) -> Markup:
         return spans({lang: html_prose(getattr(text, lang)) for lang in languages})
 
+    def ttitle(text) -> Markup:
+        return spans({lang: html_prose(titled(lang, text)) for lang in languages})
+
     def t_in(language: str, key: str, **values) -> str:
         return ui_text(language, key, **values)
 
@@ -93,4 +99,4 @@ def html_helpers(languages: tuple[str, ...]) -> dict:
     def phrase_in(language: str, value: str) -> str:
         return phrase(language, value)
 
-    return {"t": t, "tx": tx, "t_in": t_in, "term": tterm, "phrase": tphrase, "phrase_in": phrase_in}
+    return {"t": t, "tx": tx, "title": ttitle, "t_in": t_in, "term": tterm, "phrase": tphrase, "phrase_in": phrase_in}
