@@ -478,6 +478,9 @@ class RoleConventions(_Record):
     build_file_prefixes: list[str]
     tool_file_stems: list[str] = Field(default_factory=list, description="file stems of developer tools at any depth "
                                        "(collect_env_details.py): examples, not product")
+    test_script_stems: list[str] = Field(default_factory=list, description="file stems of a module that is a test when "
+                                         "it imports a testing module (test.py beside a kernel)")
+    testing_modules: list[str] = Field(default_factory=list, description="modules (or names in them) only tests import")
 
 
 class BackendConventions(_Record):

@@ -786,6 +786,25 @@ def test_a_script_nothing_imports_or_outside_a_package_keeps_its_main_block(tmp_
     assert next(f for f in found if f.path == "lib/unet.py" and f.rule == "DEV004").role == "product"
 
 
+KERNEL_CHECK = ("import torch\nfrom torch.autograd import gradcheck\nfrom ops.func import DCNFunction\n\n"
+                "def check_backward():\n    x = torch.randn(2, device='cuda', requires_grad=True)\n"
+                "    print(gradcheck(DCNFunction.apply, (x,)))\n\n\nif __name__ == '__main__':\n    check_backward()\n")
+
+
+def test_a_test_script_is_known_by_its_name_and_its_testing_import(tmp_path):
+    # mmpretrain projects/internimage_classification/ops_dcnv3/test.py: gradcheck of the kernel against PyTorch
+    found = _project_findings(tmp_path / "a", {"ops/__init__.py": "", "ops/func.py": "", "ops/test.py": KERNEL_CHECK})
+    site = next(f for f in found if f.path == "ops/test.py" and f.rule == "DEV001")
+    assert site.role == "test" and "test script" in site.reach_reason and "gradcheck" in site.reach_reason
+    # the evaluation entry of a model zoo (mm*'s tools/test.py) imports no testing module: it stays product code
+    evaluation = KERNEL_CHECK.replace("from torch.autograd import gradcheck\n", "").replace("gradcheck(", "run(")
+    found = _project_findings(tmp_path / "b", {"ops/__init__.py": "", "ops/func.py": "", "ops/test.py": evaluation})
+    assert next(f for f in found if f.path == "ops/test.py" and f.rule == "DEV001").role == "product"
+    # the same import in a module of another name is no test script by this rule
+    found = _project_findings(tmp_path / "c", {"ops/__init__.py": "", "ops/func.py": "", "ops/check.py": KERNEL_CHECK})
+    assert next(f for f in found if f.path == "ops/check.py" and f.rule == "DEV001").role == "product"
+
+
 def test_an_attention_mode_naming_a_cuda_only_library_is_an_opt_in_choice():
     code = ("from flash_attn import flash_attn_func\nimport torch.nn.functional as F\n"
             "def attention(q, k, v, attn_mode='torch'):\n    if attn_mode == 'flash':\n"

@@ -39,6 +39,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     test_only = test_only_functions(facts, context)
     for path, ranges in self_test_blocks(facts, context).items():
         test_only.setdefault(path, []).extend(ranges)
+    for path, ranges in test_scripts(facts, context).items():
+        test_only.setdefault(path, []).extend(ranges)
     switched = switched_options(facts, context)
     if switched:
         conventions = load_context_conventions()
@@ -110,6 +112,21 @@ def test_only_functions(facts: list[ModuleFacts], context: ProjectContext) -> di
                 first = sorted(users)[0]
                 more = f" and {len(users) - 1} more" if len(users) > 1 else ""
                 result[f.path].append((start, end, f"{name}() is imported only by tests: {first}{more}"))
+    return result
+
+
+def test_scripts(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
+    """A product-role module named like a test script (`test.py` beside a kernel) that imports a testing module
+    (gradcheck, pytest, unittest): all of it is test code. One without (mm*'s tools/test.py evaluates a model) is not."""
+    roles = load_context_conventions().roles
+    stems, testing = set(roles.test_script_stems), tuple(roles.testing_modules)
+    result: dict[str, list[tuple[int, int, str]]] = {}
+    for f in facts:
+        if PurePosixPath(f.path).stem.lower() not in stems or context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        used = next((name for name in f.imports if name in testing or name.startswith(tuple(f"{t}." for t in testing))), None)
+        if used is not None:
+            result[f.path] = [(1, 10**9, f"a test script: {PurePosixPath(f.path).name} imports {used}")]
     return result
 
 
