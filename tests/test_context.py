@@ -570,6 +570,17 @@ def test_cosmetic_sites_are_not_counted():
     assert by_line[(9, "DEV104")].reach == "runs"  # a choice between two strings: the device itself
 
 
+def test_a_cuda_query_inside_the_message_of_a_raise_is_cosmetic():
+    # nanotron distributed.py:264: the raise is the else of the CUDA check (:255), the query only fills its message
+    code = ('import torch\nif torch.cuda.is_available():\n    backend = "nccl"\nelse:\n'
+            '    raise NotImplementedError(f"CUDA was not found: {torch.cuda.is_available()}")\n'
+            'ok = check(torch.cuda.is_available())\n')
+    by_line = {(f.line, f.rule): f for f in scan(code).findings}
+    assert by_line[(5, "DEV104")].reach == "cosmetic" and not by_line[(5, "DEV104")].counted
+    assert by_line[(2, "DEV104")].reach == "runs"  # the check that decides
+    assert by_line[(6, "DEV104")].reach == "runs"  # handed to a function that is no raise nor message
+
+
 def test_cuda_seed_beside_torch_manual_seed():
     seeded = found("import torch\ndef seed(s):\n    torch.manual_seed(s)\n    torch.cuda.manual_seed(s)\n")
     assert seeded["DEV106"][0].reach == "npu-path" and "line 3" in seeded["DEV106"][0].reach_reason

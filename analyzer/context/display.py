@@ -3,6 +3,8 @@ on the device does not depend on them, so they cost nothing to port (`cosmetic`)
 
 - an argument of a print, log or warning call (`print(torch.cuda.is_available())` in a notebook launcher, a project's
   own `log_message(...)`, a progress bar's `set_description(...)`) or a progress bar's text (`pbar.desc = ...`);
+- an argument of the exception a `raise` builds (`raise NotImplementedError(f"... {torch.cuda.is_available()}")`):
+  the raise happens whatever the value, which only goes into its message;
 - a value of a report table, a dict whose keys are phrases (`{"GPU type": torch.cuda.get_device_name()}`);
 - the condition of a conditional expression that picks between two numbers
   (`seconds = 1800 if self.backend != "nccl" else 600`);
@@ -81,6 +83,8 @@ class DisplaySites:
         function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
         if function is None:
             return False
+        if call.parent is not None and call.parent.type == "raise_statement":
+            return True
         name = parsing.text(function).rsplit(".", 1)[-1]
         return name in self.message_calls or name.startswith(self.message_prefixes)
 
