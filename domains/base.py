@@ -50,9 +50,11 @@ class Span:
 
 
 def code_context(text: str) -> str | None:
-    """"training" or "inference" where a unit's code shows which (a backward pass or an optimizer step; no_grad,
-    inference_mode, generate, eval), else None."""
-    trains = any(token in text for token in (".backward(", "optimizer.step", "zero_grad(", "fwd_bwd"))
+    """"training" or "inference" where a unit's code shows which (a backward pass, an optimizer step, or a module that
+    behaves differently while training: `dropout_p=self.dropout if self.training else 0.0`; no_grad, inference_mode,
+    generate, eval), else None. A model file that trains elsewhere (its trainer calls backward) and also generates
+    under no_grad is training code: the training operator serves inference too, the inference one has no backward."""
+    trains = any(token in text for token in (".backward(", "optimizer.step", "zero_grad(", "fwd_bwd", "self.training"))
     infers = any(token in text for token in ("inference_mode", "no_grad", ".generate(", ".eval()"))
     return "inference" if infers and not trains else "training" if trains else None
 
