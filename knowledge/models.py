@@ -524,6 +524,8 @@ class GuardConventions(_Record):
                                           "(a progress bar's desc)")
     release_rules: list[str] = Field(default_factory=list, description="rules of cache releases: a CUDA check guarding "
                                      "only these skips a release on Ascend, which their own finding reports")
+    release_calls: list[str] = Field(default_factory=list, description="APIs that release memory under a general rule "
+                                     "(torch.cuda.ipc_collect is DEV100's): releases all the same")
     backend_names: list[str] = Field(min_length=1)
 
 

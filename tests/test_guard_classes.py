@@ -138,6 +138,15 @@ def test_a_cuda_check_guarding_only_a_cache_release_is_not_one_more_finding():
     assert "cache release" in findings(RELEASE, "DEV104")[0].reach_reason
 
 
+def test_an_ipc_collect_beside_the_cache_release_is_a_release_too():
+    # CogVideo finetune/utils/memory_utils.py:46 free_memory(): gc.collect, empty_cache and ipc_collect under the check
+    code = ("import gc\nimport torch\ndef free_memory():\n    if torch.cuda.is_available():\n        gc.collect()\n"
+            "        torch.cuda.empty_cache()\n        torch.cuda.ipc_collect()\n")
+    assert reach(code, "DEV104") == [(4, "cosmetic")]
+    moved = code.replace("        torch.cuda.ipc_collect()\n", "        torch.cuda.synchronize()\n")
+    assert reach(moved, "DEV104") == [(4, "runs")]  # a synchronize is no release: the check guards more than that
+
+
 def test_the_availability_message_says_what_is_skipped_not_that_a_cpu_fallback_runs():
     message = findings(RELEASE, "DEV104")[1].message
     assert "CPU fallback runs" not in message.en and "what it guards is skipped" in message.en

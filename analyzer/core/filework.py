@@ -238,7 +238,8 @@ class FileWorker:
             if inside and only_calls(body) and self._releases_only(body, inside):
                 # `if torch.cuda.is_available(): torch.cuda.empty_cache()`: on Ascend only the release is skipped,
                 # and the release's own finding (torch.npu.empty_cache under an NPU check) is the whole fix
-                reason = f"line {statement.start_point.row + 1}: the check guards only a cache release ({', '.join(sorted({h.rule for h in inside if h.rule in conventions.release_rules}))} at its call)"
+                released = sorted({h.rule for h in inside if self._is_release(h)})
+                reason = f"line {statement.start_point.row + 1}: the check guards only a cache release ({', '.join(released)} at its call)"
                 places[check] = Place(places[check].role, "cosmetic", reason)
             elif inside and only_calls(body) and len(settled) == 1 and settled <= {"npu-path", "dead-at-target"}:
                 # `torch.seed()` then `if torch.cuda.is_available(): torch.cuda.seed()`: the body is already covered
@@ -268,13 +269,17 @@ class FileWorker:
     def _releases_only(self, body, inside: list[Hit]) -> bool:
         """The findings in a body of calls are cache releases (DEV102), and any other one sits in the header of a
         `with torch.cuda.device(torch.cuda.current_device()):` that only picks the device for the release."""
-        releases = [h for h in inside if h.rule in self.guards.guards.release_rules]
+        releases = [h for h in inside if self._is_release(h)]
         if not releases:
             return False
         headers = {row for statement in body.named_children if statement.type == "with_statement"
                    for clause in statement.named_children if clause.type == "with_clause"
                    for row in range(clause.start_point.row, clause.end_point.row + 1)}
         return all(h in releases or h.span.start_row in headers for h in inside)
+
+    def _is_release(self, hit: Hit) -> bool:
+        conventions = self.guards.guards
+        return hit.rule in conventions.release_rules or hit.symbol in conventions.release_calls
 
     def _only_cuda_only_after(self, statement, hits: list[Hit], cuda_only: set[str]) -> bool:
         """What follows an early exit in its function holds no findings but of CUDA-only things (graph capture, or
