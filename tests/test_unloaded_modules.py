@@ -93,3 +93,16 @@ def test_the_reasons_read_in_chinese():
                    "in mylib/fp8/, a package imported only by tests (tests/t.py): no product code loads it",
                    "imported by nothing the scripts beside app/rife/ load: no product code loads it"):
         assert phrase("zh", reason) != reason
+
+
+def test_a_library_no_entry_point_drives_keeps_what_only_its_tests_import(tmp_path):
+    write_tree(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='kern')\n",
+        "kern/__init__.py": "",
+        "kern/ops.py": CUDA,
+        "tests/test_ops.py": "from kern.ops import x\n",
+    })
+    assert {r for r, _ in _reach_by_path(tmp_path)["kern/ops.py"]} == {"runs"}  # its users import kern.ops
+    write_tree(tmp_path, {"train.py": "import kern.core\n", "kern/core.py": "import torch\n"})
+    assert {r for r, _ in _reach_by_path(tmp_path)["kern/ops.py"]} == {"optional"}  # the project's entry drives kern
+

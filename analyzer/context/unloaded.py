@@ -2,7 +2,9 @@
 
 Python loads a package module only when something imports it (or names it in a string it imports by). Walking the
 project's import graph from what the product runs (scripts, entry points, the top-level packages a user imports,
-examples) leaves the modules nothing running reaches:
+examples) leaves the modules nothing running reaches. Only in a package the project's own entry points drive (nanotron's
+run_train.py loads nanotron.trainer): a library with no entry point of its own (fused_kernels: setup.py, tests and an
+empty __init__.py) is loaded by its users, module by module, and keeps `runs` throughout.
 - one that tests reach (nanotron's src/nanotron/fp8/, imported only by tests/fp8/*): "imported only by tests";
 - one that nothing imports, inside a subpackage whose __init__.py only tests reach (nanotron/fp8/utils.py): the
   subpackage is a feature the product never loads;
@@ -40,42 +42,60 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext,
         for name in known:
             by_name[name].add(path)
     edges = {f.path: _targets(f.imports, by_name) - {f.path} for f in python}
+    imported = set().union(*edges.values()) if edges else set()
     launched = {path_view(s).name for f in facts for s in f.launched_scripts}
     entries = set(console_modules)
-    roots = [f.path for f in python if context.of(f.path).role in LIVE_ROLES and (
-        path_view(f.path).parent not in packages or _top_package(f.path, packages) or f.main_guard
-        or path_view(f.path).name in launched or names[f.path] & entries)]
-    live = set(_reach(roots, edges))
-    tests = _reach(sorted(f.path for f in python if context.of(f.path).role == "test"), edges)
-    named = _named_prefixes(facts, context)
+    roles = {f.path: context.of(f.path).role for f in python}
     # folders of an application's scripts, below the top level: a package at the top level or under src/ is a
     # library's, whose users may import what the project itself does not
     beside_scripts = {path_view(f.path).parent for f in python if path_view(f.path).parent not in packages
-                      and context.of(f.path).role == "product"} - {".", "src"}
+                      and roles[f.path] == "product"} - {".", "src"}
+    roots = [f.path for f in python if roles[f.path] in LIVE_ROLES and (
+        path_view(f.path).parent not in packages or _top_package(f.path, packages) or f.main_guard
+        or path_view(f.path).name in launched or names[f.path] & entries)]
+    tests = _reach(sorted(p for p, role in roles.items() if role == "test"), edges)
+    # a library module nothing imports is its users' to import, and what it imports runs with it; not so inside a
+    # subpackage that only tests load (nanotron/fp8/utils.py beside the fp8/__init__.py only tests/fp8 import)
+    first = set(_reach(roots, edges))
+    test_packages = {p for p in tests if p not in first and path_view(p).name == "__init__.py"
+                     and not _top_package(p, packages)}
+    orphans = [p for p, role in roles.items() if role in COUNTED_ROLES and p not in imported
+               and path_view(p).parent in packages and _package_root(p, packages) not in beside_scripts]
+    inside_tests_only = {p: package for p in orphans if (package := _tests_only_package(p, packages, test_packages))}
+    live = set(_reach(roots + [p for p in orphans if p not in inside_tests_only], edges))
+    # a library no entry point of the project drives (fused_kernels: setup.py, tests and an empty __init__.py) is
+    # loaded by its users, module by module: what only its tests import is still its API
+    driven = {_top_folder(p, packages) for p in _reach([r for r in roots if not _top_package(r, packages)], edges)
+              if path_view(p).parent in packages}
+    named = _named_prefixes(facts, context)
     result: dict[str, tuple[str, str]] = {}
-    undecided: list[str] = []  # candidates nothing reaches, in a library's package
     for f in python:
         own = context.of(f.path)
         if (f.path in live or own.role not in COUNTED_ROLES or own.reach != "runs"
-                or path_view(f.path).parent not in packages or names[f.path] & named):
+                or path_view(f.path).parent not in packages or names[f.path] & named
+                or _top_folder(f.path, packages) not in driven):
             continue
         if f.path in tests:
             result[f.path] = ("optional", f"imported only by tests ({tests[f.path]}): no product code loads it")
+        elif f.path in inside_tests_only:
+            package = inside_tests_only[f.path]
+            result[f.path] = ("optional", f"in {path_view(package).parent}/, a package imported only by tests "
+                                          f"({tests[package]}): no product code loads it")
         elif _package_root(f.path, packages) in beside_scripts:
             result[f.path] = ("optional", f"imported by nothing the scripts beside {_top_folder(f.path, packages)}/ "
                                           "load: no product code loads it")
-        else:
-            undecided.append(f.path)
-    for path in undecided:  # imported by nothing, inside a subpackage only tests load (nanotron/fp8/utils.py)
-        folder = path_view(path).parent
-        while folder in packages and path_view(folder).parent in packages and folder != ".":
-            package = f"{folder}/__init__.py"
-            if package in tests and package in result:
-                result[path] = ("optional", f"in {folder}/, a package imported only by tests ({tests[package]}): "
-                                            "no product code loads it")
-                break
-            folder = path_view(folder).parent
     return result
+
+
+def _tests_only_package(path: str, packages: set[str], test_packages: set[str]) -> str | None:
+    """The __init__.py of the nearest subpackage holding `path` that only tests load, if any."""
+    folder = path_view(path).parent
+    while folder in packages and folder != ".":
+        package = f"{folder}/__init__.py"
+        if package in test_packages:
+            return package
+        folder = path_view(folder).parent
+    return None
 
 
 def _import_names(path: str, module: str, packages: set[str]) -> set[str]:
