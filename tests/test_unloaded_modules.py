@@ -105,4 +105,6 @@ def test_a_library_no_entry_point_drives_keeps_what_only_its_tests_import(tmp_pa
     assert {r for r, _ in _reach_by_path(tmp_path)["kern/ops.py"]} == {"runs"}  # its users import kern.ops
     write_tree(tmp_path, {"train.py": "import kern.core\n", "kern/core.py": "import torch\n"})
     assert {r for r, _ in _reach_by_path(tmp_path)["kern/ops.py"]} == {"optional"}  # the project's entry drives kern
+    write_tree(tmp_path, {"kern/__init__.py": "from kern.core import *\n"})  # a published API: a library's users
+    assert {r for r, _ in _reach_by_path(tmp_path)["kern/ops.py"]} == {"runs"}  # import kern.ops as well
 

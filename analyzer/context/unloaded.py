@@ -2,9 +2,11 @@
 
 Python loads a package module only when something imports it (or names it in a string it imports by). Walking the
 project's import graph from what the product runs (scripts, entry points, the top-level packages a user imports,
-examples) leaves the modules nothing running reaches. Only in a package the project's own entry points drive (nanotron's
-run_train.py loads nanotron.trainer): a library with no entry point of its own (fused_kernels: setup.py, tests and an
-empty __init__.py) is loaded by its users, module by module, and keeps `runs` throughout.
+examples) leaves the modules nothing running reaches. Only in a package that is the code of the project's own programs:
+one its entry points drive and whose __init__.py publishes no API (nanotron: run_train.py loads nanotron.trainer, and
+nanotron/__init__.py holds `__version__`), or an application's package beside its scripts. A library is loaded by its
+users module by module and keeps `runs`: one with no entry point of its own (fused_kernels: setup.py, tests and an
+empty __init__.py), or one whose __init__.py publishes an API (deepspeed, x_transformers).
 - one that tests reach (nanotron's src/nanotron/fp8/, imported only by tests/fp8/*): "imported only by tests";
 - one that nothing imports, inside a subpackage whose __init__.py only tests reach (nanotron/fp8/utils.py): the
   subpackage is a feature the product never loads;
@@ -67,13 +69,20 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext,
     # loaded by its users, module by module: what only its tests import is still its API
     driven = {_top_folder(p, packages) for p in _reach([r for r in roots if not _top_package(r, packages)], edges)
               if path_view(p).parent in packages}
+    # a package whose __init__.py publishes an API (x_transformers, deepspeed: `from .engine import ...`) is a library
+    # its users import piece by piece (deepspeed/sequence/fpdt_layer.py, which Megatron-DeepSpeed imports); one whose
+    # __init__.py publishes nothing (nanotron's holds `__version__`) is the code its own scripts run
+    publishing = {_top_folder(p, packages) for p in roles if _top_package(p, packages)
+                  and any(_top_folder(t, packages) == _top_folder(p, packages) for t in edges[p])}
+    driven -= publishing
     named = _named_prefixes(facts, context)
     result: dict[str, tuple[str, str]] = {}
     for f in python:
         own = context.of(f.path)
         if (f.path in live or own.role not in COUNTED_ROLES or own.reach != "runs"
                 or path_view(f.path).parent not in packages or names[f.path] & named
-                or _top_folder(f.path, packages) not in driven):
+                or (_top_folder(f.path, packages) not in driven
+                    and _package_root(f.path, packages) not in beside_scripts)):
             continue
         if f.path in tests:
             result[f.path] = ("optional", f"imported only by tests ({tests[f.path]}): no product code loads it")
