@@ -182,6 +182,7 @@ class ModuleFacts(Protocol):
     options: list[tuple[str, bool, str, int]]  # command-line options declared: (dest, off by default, flag, line)
     option_arms: list[tuple[int, int, str, str]]  # arms a command-line option turns on: (first, last, dest, condition)
     launch_flags: list[str]  # shell: options a launch command passes
+    lazy_submodules: list[str]  # a package __init__.py's submodules loaded lazily by name (_LazyModule tables)
 
 
 @dataclass(frozen=True)

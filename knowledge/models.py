@@ -564,6 +564,9 @@ class OptInConventions(_Record):
                                             "profiler (NsysProfiler)")
     other_runtimes: dict[str, str] = Field(default_factory=dict, description="top-level packages of other inference "
                                            "runtimes → their names (tensorrt → TensorRT)")
+    lazy_loader_markers: list[str] = Field(default_factory=list, description="text of a package __init__.py that "
+                                           "loads its submodules by name (diffusers' _LazyModule and _import_structure): "
+                                           "its strings naming submodules load them")
 
 
 class Route(_Record):

@@ -3,6 +3,7 @@
 - Native sources that only another backend's builders compile: DeepSpeed's CUDA op builders (op_builder/fused_adam.py,
   other-backend beside op_builder/npu/) name 'csrc/adam/multi_tensor_adam.cu'; when every file that names a source
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
+- Modules of the project's packages that nothing the product runs loads (only tests import them): unloaded.py.
 - Modules of CUDA-only features that the project imports only behind guards: whisper imports its Triton kernels
   (triton_ops.py) only `if x.is_cuda:` inside a try with a fallback, so those kernels never run on Ascend; the other
   findings of such a kernel module (a Triton autotune hook's capability query) go with them.
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.switches import switch_rule
+from ascend_feasibility.analyzer.context.unloaded import unloaded_modules
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -158,7 +160,8 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
     return result
 
 
-def guarded_modules(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, tuple[str, str]]:
+def guarded_modules(facts: list[ModuleFacts], context: ProjectContext,
+                    console_modules: tuple[str, ...] = ()) -> dict[str, tuple[str, str]]:
     """Python files that the project's product code imports, and only behind guards or from files that are themselves
     imported only behind guards or opt-in modules (deepspeed.ops...triton/__init__.py imported where HAS_TRITON is checked): path →
     (reach, why). Imports in tests, examples and other backends' code do not count."""
@@ -179,6 +182,8 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext) -> dict[s
                     imports[path].append((f.path, reach))
     # modules that configuration selects or names (analyzer/context/opt_in.py) are optional, and so is what only they load
     result: dict[str, tuple[str, str]] = opt_in_modules(facts, context, load_context_conventions().opt_in)
+    for path, unloaded in unloaded_modules(facts, context, console_modules).items():  # and modules nothing running loads
+        result.setdefault(path, unloaded)
     changed = True
     while changed:
         changed = False

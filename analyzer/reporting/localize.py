@@ -35,6 +35,10 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^imported only behind guards with a fallback: (?P<importers>.+)$", "reason.guarded_import"),
     (r"^built only by other backends' builders: (?P<first>\S+?)(?: and (?P<more>\d+) more)?$", "reason.other_builders"),
     (r"^(?P<name>\S+)\(\) is imported only by tests: (?P<first>\S+?)(?: and (?P<more>\d+) more)?$", "reason.test_only"),
+    (r"^imported only by tests \((?P<first>\S+)\): no product code loads it$", "reason.tests_only_module"),
+    (r"^in (?P<folder>\S+)/, a package imported only by tests \((?P<first>\S+)\): no product code loads it$",
+     "reason.package_tests_only_module"),
+    (r"^imported by nothing the scripts beside (?P<package>\S+)/ load: no product code loads it$", "reason.unreached_module"),
     (r"^selected by configuration: `(?P<condition>.+)` \((?P<where>\S+)\)$", "reason.selected_by_configuration"),
     (r"^loaded by name only, when a configuration lists it: '(?P<module>\S+)' is named at (?P<where>\S+); no product "
      r"code imports it$", "reason.loaded_by_name"),

@@ -125,6 +125,8 @@ class PhaseFacts:
     option_arms: list[tuple[int, int, str, str]] = field(default_factory=list)
     # shell: the options a launch command passes (`--xformers`): the project's own launch sets them on
     launch_flags: list[str] = field(default_factory=list)
+    # a package __init__.py that loads submodules lazily by name: the dotted modules its strings may name
+    lazy_submodules: list[str] = field(default_factory=list)
 
 
     def absorb(self, other: PhaseFacts) -> None:
@@ -137,6 +139,7 @@ class PhaseFacts:
         self.source_refs += other.source_refs
         self.choices += other.choices
         self.module_strings += other.module_strings
+        self.lazy_submodules += other.lazy_submodules
         self.options += other.options
         self.option_arms += other.option_arms
         self.launch_flags += other.launch_flags
@@ -174,6 +177,27 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
     if merged is None and kind in {"yaml", "json"}:
         merged = PhaseFacts(path=path)
     return merged
+
+
+MAX_LAZY_NAMES = 20000
+STRINGS = "(string_content) @string"
+
+
+def _lazy_submodules(unit: Unit, package: str) -> list[str]:
+    """The submodules a package's __init__.py may load by name (`_import_structure = {"models.unet_2d": [...]}` for
+    `_LazyModule`): every string of it that is a dotted name, read from the package. Only when the file has a lazy
+    loader (knowledge/context/conventions.toml, opt_in.lazy_loader_markers)."""
+    from ascend_feasibility.knowledge import load_context_conventions
+
+    text = unit.source.text
+    if not any(marker in text for marker in load_context_conventions().opt_in.lazy_loader_markers):
+        return []
+    names = set()
+    for node in parsing.captures(parsing.query("python", STRINGS), unit.tree()).get("string", [])[:MAX_LAZY_NAMES]:
+        value = parsing.text(node).lstrip(".")
+        if value and all(part.isidentifier() for part in value.split(".")):
+            names.add(f"{package}.{value}" if package else value)
+    return sorted(names)
 
 
 def compact(facts: PhaseFacts) -> PhaseFacts:
@@ -307,6 +331,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.choices = _choices(found.get("condition", []))
     facts.options, facts.option_arms = _options(found.get("method", []), found.get("switch", []))
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
+    if PurePosixPath(unit.path).name == "__init__.py":
+        facts.lazy_submodules = _lazy_submodules(unit, facts.module)
     evidence = {phase: 0 for phase in PHASES}
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
     resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)

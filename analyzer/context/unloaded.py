@@ -1,0 +1,184 @@
+"""Modules of the project's own packages that no product code loads: `optional`, with the files that do load them.
+
+Python loads a package module only when something imports it (or names it in a string it imports by). Walking the
+project's import graph from what the product runs (scripts, entry points, the top-level packages a user imports,
+examples) leaves the modules nothing running reaches. Only in a package that is the code of the project's own programs:
+one its entry points drive and whose __init__.py publishes no API (nanotron: run_train.py loads nanotron.trainer, and
+nanotron/__init__.py holds `__version__`), or an application's package beside its scripts. A library is loaded by its
+users module by module and keeps `runs`: one with no entry point of its own (fused_kernels: setup.py, tests and an
+empty __init__.py), or one whose __init__.py publishes an API (deepspeed, x_transformers).
+- one that tests reach (nanotron's src/nanotron/fp8/, imported only by tests/fp8/*): "imported only by tests";
+- one that nothing imports, inside a subpackage whose __init__.py only tests reach (nanotron/fp8/utils.py): the
+  subpackage is a feature the product never loads;
+- one that nothing reaches, in a package that sits beside an application's scripts below the top level (CogVideo's
+  inference/gradio_composite_demo/rife/RIFE.py and the refine.py only it imports, beside app.py): an application's
+  helper package is loaded only from its scripts, so what they never import never runs. A package at the top level or
+  under src/ is a library's: a module of it that nothing imports may be imported by its users and stays `runs`.
+A module that is itself an entry point (`if __name__ == "__main__":`, launched by a shell script, a console entry),
+or whose dotted name a string of product code holds (registries, lazy import tables), is never one.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from typing import TYPE_CHECKING
+
+from ascend_feasibility.analyzer.context.project import ProjectContext
+from ascend_feasibility.analyzer.context.roles import path_view
+from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
+
+if TYPE_CHECKING:
+    from ascend_feasibility.domains.base import ModuleFacts
+
+LIVE_ROLES = COUNTED_ROLES | {"example"}  # an example is the library's user: what it imports is a feature in use
+
+
+def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext,
+                     console_modules: tuple[str, ...] = ()) -> dict[str, tuple[str, str]]:
+    """path → ("optional", why) for the product modules of the project's packages that nothing the product runs loads."""
+    python = [f for f in facts if f.module and f.path.endswith(".py")]
+    packages = {path_view(f.path).parent for f in python if path_view(f.path).name == "__init__.py"}
+    names = {f.path: _import_names(f.path, f.module, packages) for f in python}
+    by_name: dict[str, set[str]] = defaultdict(set)
+    for path, known in names.items():
+        for name in known:
+            by_name[name].add(path)
+    edges = {f.path: _targets(f.imports, by_name) - {f.path} for f in python}
+    imported = set().union(*edges.values()) if edges else set()
+    launched = {path_view(s).name for f in facts for s in f.launched_scripts}
+    entries = set(console_modules)
+    roles = {f.path: context.of(f.path).role for f in python}
+    # folders of an application's scripts, below the top level: a package at the top level or under src/ is a
+    # library's, whose users may import what the project itself does not
+    beside_scripts = {path_view(f.path).parent for f in python if path_view(f.path).parent not in packages
+                      and roles[f.path] == "product"} - {".", "src"}
+    roots = [f.path for f in python if roles[f.path] in LIVE_ROLES and (
+        path_view(f.path).parent not in packages or _top_package(f.path, packages) or f.main_guard
+        or path_view(f.path).name in launched or names[f.path] & entries)]
+    tests = _reach(sorted(p for p, role in roles.items() if role == "test"), edges)
+    # a library module nothing imports is its users' to import, and what it imports runs with it; not so inside a
+    # subpackage that only tests load (nanotron/fp8/utils.py beside the fp8/__init__.py only tests/fp8 import)
+    first = set(_reach(roots, edges))
+    test_packages = {p for p in tests if p not in first and path_view(p).name == "__init__.py"
+                     and not _top_package(p, packages)}
+    orphans = [p for p, role in roles.items() if role in COUNTED_ROLES and p not in imported
+               and path_view(p).parent in packages and _package_root(p, packages) not in beside_scripts]
+    inside_tests_only = {p: package for p in orphans if (package := _tests_only_package(p, packages, test_packages))}
+    live = set(_reach(roots + [p for p in orphans if p not in inside_tests_only], edges))
+    # a library no entry point of the project drives (fused_kernels: setup.py, tests and an empty __init__.py) is
+    # loaded by its users, module by module: what only its tests import is still its API
+    driven = {_top_folder(p, packages) for p in _reach([r for r in roots if not _top_package(r, packages)], edges)
+              if path_view(p).parent in packages}
+    # a package whose __init__.py publishes an API (x_transformers, deepspeed: `from .engine import ...`) is a library
+    # its users import piece by piece (deepspeed/sequence/fpdt_layer.py, which Megatron-DeepSpeed imports); one whose
+    # __init__.py publishes nothing (nanotron's holds `__version__`) is the code its own scripts run
+    publishing = {_top_folder(p, packages) for p in roles if _top_package(p, packages)
+                  and any(_top_folder(t, packages) == _top_folder(p, packages) for t in edges[p])}
+    driven -= publishing
+    named = _named_prefixes(facts, context)
+    result: dict[str, tuple[str, str]] = {}
+    for f in python:
+        own = context.of(f.path)
+        if (f.path in live or own.role not in COUNTED_ROLES or own.reach != "runs"
+                or path_view(f.path).parent not in packages or names[f.path] & named
+                or (_top_folder(f.path, packages) not in driven
+                    and _package_root(f.path, packages) not in beside_scripts)):
+            continue
+        if f.path in tests:
+            result[f.path] = ("optional", f"imported only by tests ({tests[f.path]}): no product code loads it")
+        elif f.path in inside_tests_only:
+            package = inside_tests_only[f.path]
+            result[f.path] = ("optional", f"in {path_view(package).parent}/, a package imported only by tests "
+                                          f"({tests[package]}): no product code loads it")
+        elif _package_root(f.path, packages) in beside_scripts:
+            result[f.path] = ("optional", f"imported by nothing the scripts beside {_top_folder(f.path, packages)}/ "
+                                          "load: no product code loads it")
+    return result
+
+
+def _tests_only_package(path: str, packages: set[str], test_packages: set[str]) -> str | None:
+    """The __init__.py of the nearest subpackage holding `path` that only tests load, if any."""
+    folder = path_view(path).parent
+    while folder in packages and folder != ".":
+        package = f"{folder}/__init__.py"
+        if package in test_packages:
+            return package
+        folder = path_view(folder).parent
+    return None
+
+
+def _import_names(path: str, module: str, packages: set[str]) -> set[str]:
+    """The dotted names Python may load a file by: its path's name from the analysed root, and its name from the
+    topmost package folder holding it (src/nanotron/fp8/linear.py is `nanotron.fp8.linear`; a script's sibling
+    import names the bare stem)."""
+    view = path_view(path)
+    parts = module.split(".")
+    depth, folder = 0, view.parent  # package folders holding the file, counted from its own folder upwards
+    while folder in packages and folder != ".":
+        depth, folder = depth + 1, path_view(folder).parent
+    keep = depth if view.name == "__init__.py" else depth + 1
+    return {module, ".".join(parts[-keep:])} if keep and parts else {module}
+
+
+def _targets(imports: list[str], by_name: dict[str, set[str]]) -> set[str]:
+    """The files an import loads: the longest name prefix that is a project module, and each package above it (Python
+    runs every package's __init__.py on the way down)."""
+    found: set[str] = set()
+    for name in imports:
+        parts = name.split(".")
+        for end in range(len(parts), 0, -1):
+            paths = by_name.get(".".join(parts[:end]))
+            if paths:
+                found |= paths
+                for above in range(1, end):
+                    found |= by_name.get(".".join(parts[:above]), set())
+                break
+    return found
+
+
+def _reach(starts: list[str], edges: dict[str, set[str]]) -> dict[str, str]:
+    """Every file reachable from `starts` → the first start that reaches it (breadth first, in the order given)."""
+    origin = {s: s for s in starts}
+    queue = deque(starts)
+    while queue:
+        current = queue.popleft()
+        for target in edges.get(current, ()):
+            if target not in origin:
+                origin[target] = origin[current]
+                queue.append(target)
+    return origin
+
+
+def _named_prefixes(facts: list[ModuleFacts], context: ProjectContext) -> set[str]:
+    """Every dotted prefix of the module names product code writes in strings (`"pkg.overrides.fused_swiglu.fn"`), and
+    of the submodules a package's lazy loader names (`_import_structure = {"models.unet_2d": [...]}`)."""
+    prefixes: set[str] = set()
+    for f in facts:
+        if context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        for text in [text for text, _ in f.module_strings] + f.lazy_submodules:
+            parts = text.split(".")
+            prefixes.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
+    return prefixes
+
+
+def _package_root(path: str, packages: set[str]) -> str:
+    """The folder holding the topmost package the file belongs to."""
+    folder = path_view(path).parent
+    while folder in packages and folder != ".":
+        folder = path_view(folder).parent
+    return folder
+
+
+def _top_folder(path: str, packages: set[str]) -> str:
+    """The folder of the topmost package the file belongs to."""
+    folder = path_view(path).parent
+    while path_view(folder).parent in packages and path_view(folder).parent != ".":
+        folder = path_view(folder).parent
+    return folder
+
+
+def _top_package(path: str, packages: set[str]) -> bool:
+    """The __init__.py of a topmost package: what a user of the library imports."""
+    view = path_view(path)
+    return view.name == "__init__.py" and _package_root(path, packages) == path_view(view.parent).parent

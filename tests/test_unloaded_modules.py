@@ -1,0 +1,110 @@
+"""Modules of the project's packages that nothing the product runs loads are optional (analyzer/context/unloaded.py):
+a subpackage only tests import (nanotron's fp8/), and helper modules of an application's package that its scripts never
+reach (CogVideo's rife/RIFE.py). A module product code imports, one a string of product code names, an entry script,
+a launched script, a console entry and an unimported module of a library package keep `runs`."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.localize import phrase
+
+from tests.helpers import write_tree
+
+CUDA = "import torch\nx = torch.ones(1).cuda()\n"
+
+
+def _reach_by_path(root) -> dict[str, set[tuple[str, str | None]]]:
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    found: dict[str, set[tuple[str, str | None]]] = {}
+    for f in report.findings:
+        if f.role == "product":
+            found.setdefault(f.path, set()).add((f.reach, f.reach_reason))
+    return found
+
+
+def test_package_modules_only_tests_load_are_optional_and_loaded_ones_run(tmp_path):
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "mylib"\n[project.scripts]\nmylib-cli = "mylib.cli:main"\n',
+        "run_train.sh": "python mylib/serve.py --port 1\n",
+        "run_train.py": "from mylib.trainer import train\nfrom mylib.models import LazyModel\ntrain()\n",
+        "mylib/__init__.py": "",
+        "mylib/trainer.py": CUDA + "def train():\n    return x\n",
+        "mylib/fp8/__init__.py": "from mylib.fp8.linear import FP8Linear\n",
+        "mylib/fp8/linear.py": CUDA + "class FP8Linear:\n    pass\n",
+        "mylib/fp8/utils.py": CUDA,  # nothing imports it, inside a subpackage only tests load
+        "mylib/models/__init__.py": ("from mylib.utils import _LazyModule\n"
+                                     "_import_structure = {'lazy_model': ['LazyModel']}\n"
+                                     "sys.modules[__name__] = _LazyModule(__name__, _import_structure)\n"),
+        "mylib/utils.py": "class _LazyModule:\n    pass\n",
+        "mylib/models/lazy_model.py": CUDA + "class LazyModel:\n    pass\n",
+        "mylib/convert.py": CUDA + "if __name__ == '__main__':\n    print(x)\n",
+        "mylib/serve.py": CUDA,
+        "mylib/cli.py": CUDA + "def main():\n    return x\n",
+        "mylib/public_api.py": CUDA,  # a library's module nothing imports: its users may
+        "tests/__init__.py": "",
+        "tests/fp8/test_linear.py": "from mylib.fp8 import FP8Linear\n",
+        "tests/test_rest.py": ("from mylib.models.lazy_model import LazyModel\nfrom mylib import convert, serve, cli\n"
+                               "from mylib.trainer import train\n"),
+    })
+    reach = _reach_by_path(tmp_path)
+    only_tests = "imported only by tests (tests/fp8/test_linear.py): no product code loads it"
+    assert reach["mylib/fp8/linear.py"] == {("optional", only_tests)}
+    assert reach["mylib/fp8/utils.py"] == {
+        ("optional", "in mylib/fp8/, a package imported only by tests (tests/fp8/test_linear.py): no product code loads it")}
+    for loaded in ("mylib/trainer.py", "mylib/models/lazy_model.py", "mylib/convert.py", "mylib/serve.py",
+                   "mylib/cli.py", "mylib/public_api.py"):
+        assert {r for r, _ in reach[loaded]} == {"runs"}, loaded
+
+
+def test_a_src_layout_package_is_read_by_its_import_name(tmp_path):
+    write_tree(tmp_path, {
+        "src/mylib/__init__.py": "",
+        "src/mylib/core.py": CUDA,
+        "src/mylib/fp8/__init__.py": "",
+        "src/mylib/fp8/kernel.py": CUDA,
+        "train.py": "from mylib.core import x\n",
+        "tests/test_fp8.py": "from mylib.fp8.kernel import x\nfrom mylib.core import x\n",
+    })
+    reach = _reach_by_path(tmp_path)
+    assert {r for r, _ in reach["src/mylib/core.py"]} == {"runs"}
+    assert {r for r, _ in reach["src/mylib/fp8/kernel.py"]} == {"optional"}
+
+
+def test_an_application_package_module_its_scripts_never_reach_is_optional(tmp_path):
+    write_tree(tmp_path, {
+        "app/server.py": "import rife_model\n",
+        "app/rife_model.py": "from rife.RIFE_HDv3 import Model\n",
+        "app/rife/__init__.py": "",
+        "app/rife/RIFE_HDv3.py": CUDA + "from .warplayer import warp\nclass Model:\n    pass\n",
+        "app/rife/warplayer.py": CUDA + "def warp():\n    return x\n",
+        "app/rife/RIFE.py": CUDA + "from .refine import *\n",  # nothing imports it
+        "app/rife/refine.py": CUDA + "from .warplayer import warp\n",  # only RIFE.py imports it
+    })
+    reach = _reach_by_path(tmp_path)
+    for live in ("app/rife/RIFE_HDv3.py", "app/rife/warplayer.py"):
+        assert {r for r, _ in reach[live]} == {"runs"}, live
+    unreached = "imported by nothing the scripts beside app/rife/ load: no product code loads it"
+    assert reach["app/rife/RIFE.py"] == {("optional", unreached)}
+    assert reach["app/rife/refine.py"] == {("optional", unreached)}
+
+
+def test_the_reasons_read_in_chinese():
+    for reason in ("imported only by tests (tests/fp8/test_linear.py): no product code loads it",
+                   "in mylib/fp8/, a package imported only by tests (tests/t.py): no product code loads it",
+                   "imported by nothing the scripts beside app/rife/ load: no product code loads it"):
+        assert phrase("zh", reason) != reason
+
+
+def test_a_library_no_entry_point_drives_keeps_what_only_its_tests_import(tmp_path):
+    write_tree(tmp_path, {
+        "setup.py": "from setuptools import setup\nsetup(name='kern')\n",
+        "kern/__init__.py": "",
+        "kern/ops.py": CUDA,
+        "tests/test_ops.py": "from kern.ops import x\n",
+    })
+    assert {r for r, _ in _reach_by_path(tmp_path)["kern/ops.py"]} == {"runs"}  # its users import kern.ops
+    write_tree(tmp_path, {"train.py": "import kern.core\n", "kern/core.py": "import torch\n"})
+    assert {r for r, _ in _reach_by_path(tmp_path)["kern/ops.py"]} == {"optional"}  # the project's entry drives kern
+    write_tree(tmp_path, {"kern/__init__.py": "from kern.core import *\n"})  # a published API: a library's users
+    assert {r for r, _ in _reach_by_path(tmp_path)["kern/ops.py"]} == {"runs"}  # import kern.ops as well
+
