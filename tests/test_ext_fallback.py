@@ -85,7 +85,7 @@ def test_dcnv3_is_not_sent_to_the_dcnv2_operator():
     v3 = "template <typename T>\n__global__ void dcnv3_im2col_gpu_kernel(const int n, const T* data_im) {}\n"
     finding = {f.rule: f for f in scan(v3, "cuda").findings}["OPS001"]
     text = finding.replacement.en
-    assert "no torch_npu operator computes DCNv3" in text and "DCNv3_pytorch" in text
+    assert "pure-PyTorch DCNv3" in text and "no torch_npu operator computes DCNv3" in text and "DCNv3_pytorch" in text
     assert "npu_deformable_conv2d is DCNv1/v2" in text and "modulated=True" not in text
     v2 = "template <typename T>\n__global__ void modulated_deformable_col2im_gpu_kernel(const int n, const T* col) {}\n"
     text = {f.rule: f for f in scan(v2, "cuda").findings}["OPS001"].replacement.en
@@ -116,3 +116,13 @@ def test_a_cuda_only_check_with_a_fallback_after_it_selects_the_extension(tmp_pa
     kernels = [f for f in _native(report) if f.path.endswith(".cu")]
     assert kernels and all(f.reach == "optional" for f in kernels)
     assert "falls back to LightweightConv1dTBC (pkg/lightweight_convolution.py:5)" in kernels[0].reach_reason
+
+
+def test_one_deformable_operator_is_counted_once(tmp_path):
+    kernels = "".join(f"template <typename T>\n__global__ void dcnv3_{name}_gpu_kernel(const int n, const T* d) {{}}\n"
+                      for name in ("im2col", "col2im", "col2im_shm"))
+    report = analyze(write_tree(tmp_path, {"pkg/__init__.py": "", "ops_dcnv3/src/cuda/dcnv3_im2col_cuda.cuh": kernels}),
+                     AnalyzeOptions(jobs=1))
+    item = next(i for i in report.effort.items if i.rule == "OPS001")
+    assert item.patterns == 3 and "counted once" in item.arithmetic.en
+    assert item.arithmetic.en.count("= 0.0 h") == 2
