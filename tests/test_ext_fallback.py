@@ -101,9 +101,13 @@ def test_a_module_level_flag_is_no_named_fallback():
         found = parsing.captures(parsing.query("python", "(import_from_statement) @i"), root)
         return import_fallback(found["i"][0])
 
-    # fairseq/ngram_repeat_block.py: the handler sets a flag; the def after the try is no fallback
-    assert read("try:\n    from pkg import ext_cuda\n    BUILT = True\nexcept ImportError:\n    BUILT = False\n\n\n"
-                "def usable():\n    return torch.cuda.is_available()\n") is None
+    # fairseq/ngram_repeat_block.py: the handler sets a flag that a check reads; the def after the try is no fallback
+    flag = "try:\n    from pkg import ext_cuda\n    BUILT = True\nexcept ImportError:\n    BUILT = False\n\n\n"
+    assert read(flag + "def usable():\n    if not BUILT or not torch.cuda.is_available():\n        return False\n"
+                "    return True\n") == (9, "the code that checks BUILT")
+    assert read(flag + "def usable():\n    return torch.cuda.is_available()\n") is None  # never checked
+    assert read(flag + "def forward(x):\n    if not BUILT:\n        raise RuntimeError('build ext_cuda')\n"
+                "    return ext_cuda.forward(x)\n") is None  # the check only raises
     assert read("try:\n    from apex.normalization import FusedLayerNorm\nexcept ImportError:\n"
                 "    FusedLayerNorm = torch.nn.LayerNorm\n") == (1, "torch.nn.LayerNorm")
 

@@ -3,9 +3,10 @@
 and otherwise returns the pure-PyTorch `LightweightConv1dTBC(...)`; load_libnat's handler imports the CPU `libnat`.
 
 The fallback is read from the syntax only: the first name the ImportError handler imports, calls (other than logging)
-or binds in the import's place, else, in a function, the first call or returned name of the statement after the
-guard. A handler that re-raises or only sets a flag, and a guard with nothing after it, give none: the import then
-counts as required."""
+or binds in the import's place; a module-level handler that only sets a flag (`EXTENSION_BUILT = False`) falls back
+to the code that checks the flag, unless a check of it only raises; else, in a function, the first call or returned
+name of the statement after the guard. A handler that re-raises, and a guard with nothing after it, give none: the
+import then counts as required."""
 
 from __future__ import annotations
 
@@ -42,7 +43,53 @@ def import_fallback(statement: Node, cuda_only: bool = False) -> tuple[int, str]
         name = _named_in(_statements(handler))
         if name is not None:
             return guard.start_point.row + 1, name
+    flags = [flag for handler in handlers for flag in _flags(_statements(handler))]
+    if flags and not _in_function(guard):
+        return _checked(flags, guard)
     return _following(guard)
+
+
+def _flags(statements: list[Node]) -> list[str]:
+    """`EXTENSION_BUILT = False` / `ext = None`: names a handler that does nothing else sets to say the import failed."""
+    names = []
+    for statement in statements:
+        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        if assignment is None or assignment.type != "assignment":
+            return []
+        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        if left is None or right is None or left.type != "identifier" or right.type not in {"false", "none"}:
+            return []
+        names.append(parsing.text(left))
+    return names
+
+
+def _checked(flags: list[str], guard: Node) -> tuple[int, str] | None:
+    """fairseq's ngram_repeat_block.py: `if not EXTENSION_BUILT or not torch.cuda.is_available(): return False` and
+    the module's Python path runs instead. The flag is a fallback when the module checks it and no check of it only
+    raises; the reason names the first check."""
+    root = guard
+    while root.parent is not None:
+        root = root.parent
+    checks = [node for node in _walk(root, 20000) if node.type in {"if_statement", "elif_clause"}
+              and _mentions(node.child_by_field_name("condition"), flags)]
+    if not checks:
+        return None
+    for check in checks:
+        branches = [check.child_by_field_name("consequence")] + [c for c in check.children if c.type == "else_clause"]
+        if any(b is not None and _raises_only(b) for b in branches):
+            return None
+    first = checks[0]
+    return first.start_point.row + 1, f"the code that checks {flags[0]}"
+
+
+def _mentions(condition: Node | None, flags: list[str]) -> bool:
+    return condition is not None and any(n.type == "identifier" and parsing.text(n) in flags for n in _walk(condition))
+
+
+def _raises_only(branch: Node) -> bool:
+    body = branch if branch.type == "block" else next((c for c in branch.children if c.type == "block"), None)
+    statements = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+    return bool(statements) and all(s.type == "raise_statement" for s in statements)
 
 
 def _following(guard: Node) -> tuple[int, str] | None:
