@@ -130,3 +130,20 @@ def test_one_deformable_operator_is_counted_once(tmp_path):
     item = next(i for i in report.effort.items if i.rule == "OPS001")
     assert item.patterns == 3 and "counted once" in item.arithmetic.en
     assert item.arithmetic.en.count("= 0.0 h") == 2
+
+
+def test_what_follows_a_guard_is_a_fallback_only_when_the_guarded_block_returns():
+    from ascend_feasibility.analyzer.context.import_fallbacks import import_fallback
+    from ascend_feasibility.analyzer.reading import parsing
+
+    def read(source: str, cuda_only: bool = False):
+        root = parsing.parse("python", source.encode())
+        found = parsing.captures(parsing.query("python", "(import_from_statement) @i"), root)
+        return import_fallback(found["i"][0], cuda_only)
+
+    returns = "def make():\n    if torch.cuda.is_available():\n        from ext import Layer\n        return Layer()\n"
+    assert read(returns + "    return TorchLayer()\n", cuda_only=True) == (2, "TorchLayer")
+    goes_on = "def make():\n    if torch.cuda.is_available():\n        from ext import Layer\n        layer = Layer()\n"
+    assert read(goes_on + "    return compute(layer)\n", cuda_only=True) is None
+    assert read(returns + "    raise RuntimeError('needs CUDA')\n", cuda_only=True) is None
+    assert read("def make():\n    try:\n        from ext import Layer\n    except ImportError:\n        sys.exit(1)\n") is None

@@ -14,6 +14,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+STOPS = {"exit", "_exit", "abort", "fail", "skip", "importorskip", "require_version", "require_version_core"}
 REPORTING = {"print", "warn", "warning", "info", "debug", "error", "exception", "write", "format", "str", "repr"}
 
 
@@ -24,7 +25,7 @@ def import_fallback(statement: Node, cuda_only: bool = False) -> tuple[int, str]
     attempt = _enclosing_try(statement)
     if attempt is None:
         branch = _enclosing_if(statement) if cuda_only else None
-        return _following(branch) if branch is not None else None
+        return _following(branch, branch.child_by_field_name("consequence")) if branch is not None else None
     handlers = [c for c in attempt.children if c.type == "except_clause" and _catches_import_error(c)]
     if not handlers:
         return None
@@ -46,7 +47,7 @@ def import_fallback(statement: Node, cuda_only: bool = False) -> tuple[int, str]
     flags = [flag for handler in handlers for flag in _flags(_statements(handler))]
     if flags and not _in_function(guard):
         return _checked(flags, guard)
-    return _following(guard)
+    return _following(guard, attempt.child_by_field_name("body"))
 
 
 def _flags(statements: list[Node]) -> list[str]:
@@ -92,14 +93,18 @@ def _raises_only(branch: Node) -> bool:
     return bool(statements) and all(s.type == "raise_statement" for s in statements)
 
 
-def _following(guard: Node) -> tuple[int, str] | None:
-    """The fallback after a guard inside a function: the first call or returned name of the next statement."""
-    if not _in_function(guard):
+def _following(guard: Node, taken: Node | None) -> tuple[int, str] | None:
+    """The fallback after a guard inside a function whose guarded block returns (LightweightConv: `return
+    LightconvLayer(...)` in the try, `return LightweightConv1dTBC(...)` after it): the first call or returned name of
+    the next statement. A guarded block that goes on, and a raise after the guard, have none."""
+    if not _in_function(guard) or taken is None:
         return None  # after a module-level try come the module's definitions, not a fallback
+    if not any(c.type == "return_statement" for c in taken.named_children):
+        return None
     following = guard.next_named_sibling
     while following is not None and following.type == "comment":
         following = following.next_named_sibling
-    if following is None:
+    if following is None or following.type == "raise_statement":
         return None
     name = _named_in([following])
     return (guard.start_point.row + 1, name) if name is not None else None
@@ -166,7 +171,7 @@ def _named_in(statements: list[Node]) -> str | None:
             elif node.type == "call":
                 function = node.child_by_field_name("function")
                 name = parsing.text(function).rsplit(".", 1)[-1] if function is not None else ""
-                if name and name not in REPORTING:
+                if name and name not in REPORTING and name not in STOPS and not name.endswith(("Error", "Exception")):
                     return parsing.text(function)
             elif node.type == "assignment" and statement.type == "expression_statement":
                 # `except ImportError: FusedLayerNorm = torch.nn.LayerNorm` binds another implementation; a flag
