@@ -171,6 +171,7 @@ class ModuleFacts(Protocol):
     module: str
     imports: list[str]
     guarded_imports: dict[str, str]
+    import_fallbacks: dict[str, tuple[int, str]]  # guarded module → (the guard's line, what the code falls back to)
     exported_functions: list[tuple[str, int, int]]
     overridden_defaults: list[tuple[int, str, bool]]
     source_refs: list[str]  # native sources or their folders named in strings (builders)
@@ -221,6 +222,7 @@ class ProjectRun:
     choice: TargetChoice
     facts: dict[str, list] = field(default_factory=dict)
     guarded: dict[str, tuple[str, str]] = field(default_factory=dict)  # modules imported only behind guards
+    modules: list[ModuleFacts] = field(default_factory=list)  # the import graph's facts (Domain.provides_modules)
     findings: list[Finding] = field(default_factory=list)  # project-level ones first, then every finding
     published: dict[str, Any] = field(default_factory=dict)  # one room's results another reads, by name
     report_fields: dict[str, Any] = field(default_factory=dict)  # Report fields the rooms set

@@ -64,7 +64,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             if finding.path not in decided:
                 decided[finding.path] = _built_only_by_other_backends(finding.path, referrers, context)
             place = decided[finding.path]
-        elif finding.reach == "runs" and finding.path in guarded and (
+        if place is None and finding.reach == "runs" and finding.path in guarded and (
                 finding.domain in feature_domains or finding.path in kernel_modules
                 or guarded[finding.path][0] == "optional"):  # loaded only with an optional package: all of it is
             reach, reason = guarded[finding.path]
@@ -198,6 +198,55 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext,
             result[path] = (reach, f"imported only behind guards with a fallback: {', '.join(importers[:3])}")
             changed = True
     return result
+
+
+def extension_fallback(names: set[str], facts: list[ModuleFacts], context: ProjectContext,
+                       guarded: dict[str, tuple[str, str]]) -> str | None:
+    """Why a native extension imported as one of `names` ("lightconv_cuda", "fairseq.libnat_cuda") never has to run:
+    every product import of it falls back where it fails, directly (load_libnat's `except ImportError:` imports the CPU
+    libnat) or through modules imported only so (lightconv_layer.py, imported only by LightweightConv's guarded try).
+    None when nothing imports it, or an import runs with no fallback: the extension is then required."""
+    fallback = None
+    imported = False
+    for f in facts:
+        importer = context.of(f.path)
+        if importer.role not in COUNTED_ROLES or importer.reach != "runs":
+            continue
+        for module in f.imports:
+            if not any(module == n or module.endswith(f".{n}") or module.startswith(f"{n}.") for n in names):
+                continue
+            imported = True
+            found = f.import_fallbacks.get(module)
+            if found is not None:
+                found = (f.path, *found)
+            elif f.path in guarded:
+                found = _fallback_of(f.path, facts, guarded, 0)
+            if found is None:
+                return None
+            fallback = fallback or found
+    if not imported or fallback is None:
+        return None
+    path, line, name = fallback
+    return f"the project falls back to {name} ({path}:{line}) where the extension does not import"
+
+
+def _fallback_of(path: str, facts: list[ModuleFacts], guarded: dict[str, tuple[str, str]],
+                 depth: int) -> tuple[str, int, str] | None:
+    """The fallback of a guarded module's nearest guarded import (following importers that are guarded themselves)."""
+    if depth > 6:
+        return None
+    by_module = {f.module: f.path for f in facts if f.module}
+    for f in facts:
+        for module in f.imports:
+            if path not in _loaded_by(module, by_module) or f.path == path:
+                continue
+            if module in f.import_fallbacks:
+                return (f.path, *f.import_fallbacks[module])
+            if f.path in guarded and not _inside_package(f.path, path):
+                found = _fallback_of(f.path, facts, guarded, depth + 1)
+                if found is not None:
+                    return found
+    return None
 
 
 def _inside_package(importer: str, target: str) -> bool:

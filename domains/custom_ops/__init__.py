@@ -8,6 +8,7 @@ from __future__ import annotations
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
+from ascend_feasibility.domains.custom_ops.fallbacks import fallback_extensions
 from ascend_feasibility.domains.custom_ops.inventory import build_inventory
 from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
@@ -28,6 +29,14 @@ class CustomOpsDomain(Domain):
             if "custom_ops" in unit.cache:
                 facts.extend(unit.cache["custom_ops"])
         return facts
+
+    def add_findings(self, run: ProjectRun) -> None:
+        # extensions with a fallback: their native files take the fallback's reach where reach is settled
+        merged = CustomOpFacts()
+        for facts in run.facts[self.name]:
+            merged.extend(facts)
+        for path, place in fallback_extensions(merged, run).items():
+            run.guarded.setdefault(path, place)
 
     def report(self, run: ProjectRun) -> None:
         merged = CustomOpFacts()

@@ -301,7 +301,7 @@ def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucke
         en = f"validation only (an NPU path or fallback exists): {data['validation']:g} h × {len(rows)} kernels = {hours:g} h"
         zh = f"只需验证（已有 NPU 路径或回退实现）：{data['validation']:g} 小时 × {len(rows)} 个算子 = {hours:g} 小时"
     else:
-        sized = [kernel_hours(row, est) for row in rows]
+        sized = _once_per_operator(rows, [kernel_hours(row, est) for row in rows], data)
         hours = sum(h for h, _, _ in sized)
         shown = list(zip(rows, sized))[:6]
         parts_en = "; ".join(f"{row.kernel}: {how} = {h:.1f} h" for row, (h, how, _) in shown)
@@ -316,6 +316,28 @@ def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucke
                  confidence=_weakest(group), hours=hours, kind=kind, bucket=bucket, en=en, zh=zh, est=est,
                  files=len({f.path for f in group}), patterns=len(rows),
                  replacement=Text(en=rows[0].replacement.en, zh=rows[0].replacement.zh), base=_base(group))
+
+
+def _once_per_operator(rows: list[CustomOpRow], sized: list[tuple[float, str, str]], data: dict) -> list[tuple[float, str, str]]:
+    """Kernels of a one-operator class in one folder (mmpretrain's 7 DCNv3 im2col/col2im kernels) cost the largest
+    of them once; the others are listed at 0 h."""
+    classes = set(data.get("one_operator_classes", []))
+    largest: dict[tuple[str, str], int] = {}
+    for index, (row, (hours, _, _)) in enumerate(zip(rows, sized)):
+        if row.classification in classes:
+            key = (row.classification, row.path.rpartition("/")[0])
+            if key not in largest or hours > sized[largest[key]][0]:
+                largest[key] = index
+    if not largest:
+        return sized
+    result = []
+    for index, (row, entry) in enumerate(zip(rows, sized)):
+        key = (row.classification, row.path.rpartition("/")[0])
+        if key in largest and largest[key] != index:
+            kept = rows[largest[key]].kernel
+            entry = (0.0, f"the same operator as {kept}, counted once", f"与 {kept} 是同一个算子，只计一次")
+        result.append(entry)
+    return result
 
 
 def _item(*, name: str, rule: str, domain: str, group: list[Finding], migration: str, confidence: str, hours: float,

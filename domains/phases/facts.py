@@ -110,6 +110,8 @@ class PhaseFacts:
     source_refs: list[str] = field(default_factory=list)  # native sources or their folders named in strings (builders)
     # modules every import of which in this file is guarded (reach other than runs: optional, cuda-only-guarded ...)
     guarded_imports: dict[str, str] = field(default_factory=dict)
+    # guarded imports with a fallback where they fail: module → (the guard's first line, what the code falls back to)
+    import_fallbacks: dict[str, tuple[int, str]] = field(default_factory=dict)
     # module-level functions this file defines and does not call itself: (name, first line, last line)
     exported_functions: list[tuple[str, int, int]] = field(default_factory=list)
     # string defaults naming a device ("cuda") that every call in this file overrides: (line, function, module-level)
@@ -147,6 +149,9 @@ class PhaseFacts:
             if module in self.imports and module not in self.guarded_imports:
                 continue  # imported plainly in an earlier cell
             self.guarded_imports.setdefault(module, reach)
+        for module, fallback in other.import_fallbacks.items():
+            if module in self.guarded_imports:
+                self.import_fallbacks.setdefault(module, fallback)
         self.main_guard |= other.main_guard
         self.main_block = self.main_block or other.main_block
         self.top_level_code |= other.top_level_code
@@ -312,6 +317,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
                 reach = statement_reach[statement.id] = import_reach(unit, statement)
             reaches[module].add(reach)
     facts.guarded_imports = {m: min(r) for m, r in reaches.items() if "runs" not in r}
+    if facts.guarded_imports:
+        facts.import_fallbacks = _import_fallbacks(sites, facts.guarded_imports)
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
         facts.overridden_defaults = _overridden_defaults(defaults, _calls(unit) + found.get("method", []))
@@ -394,6 +401,21 @@ def _runs_at_top_level(root: Node) -> bool:
             return True
     return False
 
+
+
+def _import_fallbacks(sites: list[tuple[str, Node | None]], guarded: dict[str, str]) -> dict[str, tuple[int, str]]:
+    """Guarded modules every import of which falls back (analyzer/context/import_fallbacks.py) to the same code."""
+    from ascend_feasibility.analyzer.context.import_fallbacks import import_fallback
+
+    found: dict[str, tuple[int, str] | None] = {}
+    read: dict[int, tuple[int, str] | None] = {}
+    for module, statement in sites:
+        if module not in guarded or statement is None or found.get(module, ()) is None:
+            continue
+        if statement.id not in read:
+            read[statement.id] = import_fallback(statement, guarded[module] == "cuda-only-guarded")
+        found[module] = read[statement.id] if found.get(module) in (None, read[statement.id]) else None
+    return {m: f for m, f in found.items() if f is not None}
 
 
 def _statement(node: Node) -> Node | None:

@@ -1,0 +1,194 @@
+"""What a guarded import falls back to where it fails: fairseq's LightweightConv tries the CUDA LightconvLayer
+`if torch.cuda.is_available(): try: from ...lightconv_layer import LightconvLayer ... except ImportError: print(e)`
+and otherwise returns the pure-PyTorch `LightweightConv1dTBC(...)`; load_libnat's handler imports the CPU `libnat`.
+
+The fallback is read from the syntax only: the first name the ImportError handler imports, calls (other than logging)
+or binds in the import's place; a module-level handler that only sets a flag (`EXTENSION_BUILT = False`) falls back
+to the code that checks the flag, unless a check of it only raises; else, in a function, the first call or returned
+name of the statement after the guard. A handler that re-raises, and a guard with nothing after it, give none: the
+import then counts as required."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.reading import parsing
+from tree_sitter import Node
+
+IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+STOPS = {"exit", "_exit", "abort", "fail", "skip", "importorskip", "require_version", "require_version_core"}
+REPORTING = {"print", "warn", "warning", "info", "debug", "error", "exception", "write", "format", "str", "repr"}
+
+
+def import_fallback(statement: Node, cuda_only: bool = False) -> tuple[int, str] | None:
+    """(the first line of the outermost guard, the fallback's name) of an import statement inside a try whose
+    ImportError handler falls back, or, with `cuda_only` (the import's reach is cuda-only-guarded), inside an if with
+    no else that a fallback follows; else None."""
+    attempt = _enclosing_try(statement)
+    if attempt is None:
+        branch = _enclosing_if(statement) if cuda_only else None
+        return _following(branch, branch.child_by_field_name("consequence")) if branch is not None else None
+    handlers = [c for c in attempt.children if c.type == "except_clause" and _catches_import_error(c)]
+    if not handlers:
+        return None
+    guard = attempt
+    # `if torch.cuda.is_available(): try: ...`: the if whose whole body is the try is the guard
+    block = guard.parent
+    if block is not None and block.type == "block" and len(block.named_children) == 1:
+        owner = block.parent
+        if owner is not None and owner.type == "if_statement" and not any(
+                c.type in {"else_clause", "elif_clause"} for c in owner.children):
+            guard = owner
+    for handler in handlers:
+        if any(c.type == "raise_statement" for c in _statements(handler)):
+            return None
+    for handler in handlers:
+        name = _named_in(_statements(handler))
+        if name is not None:
+            return guard.start_point.row + 1, name
+    flags = [flag for handler in handlers for flag in _flags(_statements(handler))]
+    if flags and not _in_function(guard):
+        return _checked(flags, guard)
+    return _following(guard, attempt.child_by_field_name("body"))
+
+
+def _flags(statements: list[Node]) -> list[str]:
+    """`EXTENSION_BUILT = False` / `ext = None`: names a handler that does nothing else sets to say the import failed."""
+    names = []
+    for statement in statements:
+        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        if assignment is None or assignment.type != "assignment":
+            return []
+        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        if left is None or right is None or left.type != "identifier" or right.type not in {"false", "none"}:
+            return []
+        names.append(parsing.text(left))
+    return names
+
+
+def _checked(flags: list[str], guard: Node) -> tuple[int, str] | None:
+    """fairseq's ngram_repeat_block.py: `if not EXTENSION_BUILT or not torch.cuda.is_available(): return False` and
+    the module's Python path runs instead. The flag is a fallback when the module checks it and no check of it only
+    raises; the reason names the first check."""
+    root = guard
+    while root.parent is not None:
+        root = root.parent
+    checks = [node for node in _walk(root, 20000) if node.type in {"if_statement", "elif_clause"}
+              and _mentions(node.child_by_field_name("condition"), flags)]
+    if not checks:
+        return None
+    for check in checks:
+        branches = [check.child_by_field_name("consequence")] + [c for c in check.children if c.type == "else_clause"]
+        if any(b is not None and _raises_only(b) for b in branches):
+            return None
+    first = checks[0]
+    return first.start_point.row + 1, f"the code that checks {flags[0]}"
+
+
+def _mentions(condition: Node | None, flags: list[str]) -> bool:
+    return condition is not None and any(n.type == "identifier" and parsing.text(n) in flags for n in _walk(condition))
+
+
+def _raises_only(branch: Node) -> bool:
+    body = branch if branch.type == "block" else next((c for c in branch.children if c.type == "block"), None)
+    statements = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+    return bool(statements) and all(s.type == "raise_statement" for s in statements)
+
+
+def _following(guard: Node, taken: Node | None) -> tuple[int, str] | None:
+    """The fallback after a guard inside a function whose guarded block returns (LightweightConv: `return
+    LightconvLayer(...)` in the try, `return LightweightConv1dTBC(...)` after it): the first call or returned name of
+    the next statement. A guarded block that goes on, and a raise after the guard, have none."""
+    if not _in_function(guard) or taken is None:
+        return None  # after a module-level try come the module's definitions, not a fallback
+    if not any(c.type == "return_statement" for c in taken.named_children):
+        return None
+    following = guard.next_named_sibling
+    while following is not None and following.type == "comment":
+        following = following.next_named_sibling
+    if following is None or following.type == "raise_statement":
+        return None
+    name = _named_in([following])
+    return (guard.start_point.row + 1, name) if name is not None else None
+
+
+def _enclosing_if(node: Node) -> Node | None:
+    """The nearest if statement around the import, when the import is in its body and it has no else."""
+    current = node.parent
+    while current is not None and current.type not in {"function_definition", "class_definition", "module"}:
+        if current.type == "if_statement":
+            if any(c.type in {"else_clause", "elif_clause"} for c in current.children):
+                return None
+            return current
+        current = current.parent
+    return None
+
+
+def _enclosing_try(node: Node) -> Node | None:
+    current = node.parent
+    while current is not None and current.type not in {"function_definition", "class_definition", "module"}:
+        if current.type == "block" and current.parent is not None and current.parent.type == "try_statement" \
+                and current.parent.child_by_field_name("body") == current:
+            return current.parent
+        current = current.parent
+    return None
+
+
+def _in_function(node: Node) -> bool:
+    current = node.parent
+    while current is not None:
+        if current.type == "function_definition":
+            return True
+        if current.type in {"class_definition", "module"}:
+            return False
+        current = current.parent
+    return False
+
+
+def _catches_import_error(handler: Node) -> bool:
+    caught = [c for c in handler.named_children if c.type != "block"]
+    if not caught:
+        return True  # a bare except
+    words = {parsing.text(n) for n in _walk(caught[0]) if n.type == "identifier"}
+    return bool(words & IMPORT_ERRORS)
+
+
+def _statements(handler: Node) -> list[Node]:
+    body = next((c for c in handler.children if c.type == "block"), None)
+    return body.named_children if body is not None else []
+
+
+def _named_in(statements: list[Node]) -> str | None:
+    """The first imported name, called name or returned name of these statements that is not logging."""
+    for statement in statements:
+        for node in _walk(statement):
+            if node.type == "import_from_statement":
+                names = node.children_by_field_name("name")
+                if names:
+                    return parsing.text(names[0]).split(" as ")[0].strip()
+            elif node.type == "import_statement":
+                names = node.children_by_field_name("name")
+                if names:
+                    return parsing.text(names[0]).split(" as ")[0].strip()
+            elif node.type == "call":
+                function = node.child_by_field_name("function")
+                name = parsing.text(function).rsplit(".", 1)[-1] if function is not None else ""
+                if name and name not in REPORTING and name not in STOPS and not name.endswith(("Error", "Exception")):
+                    return parsing.text(function)
+            elif node.type == "assignment" and statement.type == "expression_statement":
+                # `except ImportError: FusedLayerNorm = torch.nn.LayerNorm` binds another implementation; a flag
+                # (`EXTENSION_BUILT = False`, `xops = None`) is none
+                value = node.child_by_field_name("right")
+                if value is not None and value.type in {"identifier", "attribute"}:
+                    return parsing.text(value)
+            elif node.type == "return_statement" and node.named_children and node.named_children[0].type == "identifier":
+                return parsing.text(node.named_children[0])
+    return None
+
+
+def _walk(node: Node, limit: int = 400):
+    """Pre-order, bounded: a handler is a few statements."""
+    stack, seen = [node], 0
+    while stack and seen < limit:
+        current = stack.pop()
+        seen += 1
+        yield current
+        stack.extend(reversed(current.named_children))

@@ -1,0 +1,149 @@
+"""Native extensions the project falls back from (fairseq's lightconv_cuda, libnat_cuda) are optional; one some code
+needs without a fallback stays counted; DCNv3 is not sent to npu_deformable_conv2d."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
+from tests.helpers import scan, write_tree
+
+KERNEL = "__global__ void lightconv_forward_kernel(const float* input, float* output) {\n  __shared__ float t[32];\n}\n"
+BINDING = ("#include <torch/extension.h>\n"
+           "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def(\"forward\", &lightconv_forward);\n}\n")
+SETUP = ("from setuptools import setup\nfrom torch.utils.cpp_extension import BuildExtension, CUDAExtension\n"
+         "setup(name='lightconv_layer', ext_modules=[CUDAExtension('lightconv_cuda', "
+         "['lightconv_cuda.cpp', 'lightconv_cuda_kernel.cu'])], cmdclass={'build_ext': BuildExtension})\n")
+LAYER = "import torch\nimport lightconv_cuda\n\n\nclass LightconvLayer(torch.nn.Module):\n    pass\n"
+GUARDED = """import torch
+
+
+def LightweightConv(input_size):
+    if torch.cuda.is_available():
+        try:
+            from pkg.lightconv_layer import LightconvLayer
+
+            return LightconvLayer(input_size)
+        except ImportError as e:
+            print(e)
+    return LightweightConv1dTBC(input_size)
+
+
+class LightweightConv1dTBC(torch.nn.Module):
+    pass
+"""
+PLAIN = "from pkg.lightconv_layer import LightconvLayer\n\n\ndef LightweightConv(input_size):\n    return LightconvLayer(input_size)\n"
+
+
+def _tree(tmp_path, user: str) -> dict[str, str]:
+    return {"setup.py": "from setuptools import setup\nsetup(name='pkg', packages=['pkg'])\n",
+            "pkg/__init__.py": "", "pkg/model.py": "from pkg.lightweight_convolution import LightweightConv\n",
+            "pkg/lightweight_convolution.py": user,
+            "pkg/lightconv_layer/__init__.py": "from .lightconv_layer import LightconvLayer\n",
+            "pkg/lightconv_layer/lightconv_layer.py": LAYER,
+            "pkg/lightconv_layer/setup.py": SETUP,
+            "pkg/lightconv_layer/lightconv_cuda.cpp": BINDING,
+            "pkg/lightconv_layer/lightconv_cuda_kernel.cu": KERNEL}
+
+
+def _native(report):
+    return [f for f in report.findings if f.path.startswith("pkg/lightconv_layer/") and f.rule.startswith("OPS")]
+
+
+def test_an_extension_with_a_fallback_is_optional_and_names_it(tmp_path):
+    report = analyze(write_tree(tmp_path, _tree(tmp_path, GUARDED)), AnalyzeOptions(jobs=1))
+    kernels = [f for f in _native(report) if f.path.endswith(".cu")]
+    assert kernels and all(f.reach == "optional" for f in kernels)
+    assert "falls back to LightweightConv1dTBC (pkg/lightweight_convolution.py:5)" in kernels[0].reach_reason
+    assert all(f.reach != "runs" for f in _native(report)), [(f.rule, f.path, f.reach) for f in _native(report)]
+
+
+def test_an_extension_imported_without_a_fallback_stays_counted(tmp_path):
+    report = analyze(write_tree(tmp_path, _tree(tmp_path, PLAIN)), AnalyzeOptions(jobs=1))
+    kernels = [f for f in _native(report) if f.path.endswith(".cu")]
+    assert kernels and all(f.reach == "runs" for f in kernels)
+
+
+def test_a_handler_that_imports_a_cpu_build_is_the_fallback(tmp_path):
+    files = {"setup.py": ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
+                          "setup(name='pkg', ext_modules=[CppExtension('pkg.libnat', ['pkg/clib/libnat/edit_dist.cpp']),\n"
+                          "    CUDAExtension('pkg.libnat_cuda', ['pkg/clib/libnat_cuda/edit_dist.cu', 'pkg/clib/libnat_cuda/binding.cpp'])])\n"),
+             "pkg/__init__.py": "", "pkg/clib/libnat_cuda/edit_dist.cu": KERNEL.replace("lightconv_forward", "levenshtein"),
+             "pkg/utils.py": ("def load_libnat():\n    try:\n        from pkg import libnat_cuda\n        return libnat_cuda, True\n"
+                              "    except ImportError as e:\n        print(str(e))\n        from pkg import libnat\n"
+                              "        return libnat, False\n")}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    kernels = [f for f in report.findings if f.path.endswith(".cu")]
+    assert kernels and all(f.reach == "optional" for f in kernels)
+    assert "falls back to libnat (pkg/utils.py:2)" in kernels[0].reach_reason
+    # a handler that re-raises is no fallback
+    files["pkg/utils.py"] = "def load_libnat():\n    try:\n        from pkg import libnat_cuda\n    except ImportError:\n        raise\n"
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    assert all(f.reach == "runs" for f in report.findings if f.path.endswith(".cu"))
+
+
+def test_dcnv3_is_not_sent_to_the_dcnv2_operator():
+    v3 = "template <typename T>\n__global__ void dcnv3_im2col_gpu_kernel(const int n, const T* data_im) {}\n"
+    finding = {f.rule: f for f in scan(v3, "cuda").findings}["OPS001"]
+    text = finding.replacement.en
+    assert "pure-PyTorch DCNv3" in text and "no torch_npu operator computes DCNv3" in text and "DCNv3_pytorch" in text
+    assert "npu_deformable_conv2d is DCNv1/v2" in text and "modulated=True" not in text
+    v2 = "template <typename T>\n__global__ void modulated_deformable_col2im_gpu_kernel(const int n, const T* col) {}\n"
+    text = {f.rule: f for f in scan(v2, "cuda").findings}["OPS001"].replacement.en
+    assert "npu_deformable_conv2d" in text and "modulated=True with the mask for DCNv2" in text
+
+
+def test_a_module_level_flag_is_no_named_fallback():
+    from ascend_feasibility.analyzer.context.import_fallbacks import import_fallback
+    from ascend_feasibility.analyzer.reading import parsing
+
+    def read(source: str):
+        root = parsing.parse("python", source.encode())
+        found = parsing.captures(parsing.query("python", "(import_from_statement) @i"), root)
+        return import_fallback(found["i"][0])
+
+    # fairseq/ngram_repeat_block.py: the handler sets a flag that a check reads; the def after the try is no fallback
+    flag = "try:\n    from pkg import ext_cuda\n    BUILT = True\nexcept ImportError:\n    BUILT = False\n\n\n"
+    assert read(flag + "def usable():\n    if not BUILT or not torch.cuda.is_available():\n        return False\n"
+                "    return True\n") == (9, "the code that checks BUILT")
+    assert read(flag + "def usable():\n    return torch.cuda.is_available()\n") is None  # never checked
+    assert read(flag + "def forward(x):\n    if not BUILT:\n        raise RuntimeError('build ext_cuda')\n"
+                "    return ext_cuda.forward(x)\n") is None  # the check only raises
+    assert read("try:\n    from apex.normalization import FusedLayerNorm\nexcept ImportError:\n"
+                "    FusedLayerNorm = torch.nn.LayerNorm\n") == (1, "torch.nn.LayerNorm")
+
+
+def test_a_cuda_only_check_with_a_fallback_after_it_selects_the_extension(tmp_path):
+    user = ("import torch\n\n\ndef LightweightConv(input_size):\n    if torch.cuda.is_available():\n"
+            "        from pkg.lightconv_layer import LightconvLayer\n        return LightconvLayer(input_size)\n"
+            "    return LightweightConv1dTBC(input_size)\n")
+    report = analyze(write_tree(tmp_path, _tree(tmp_path, user)), AnalyzeOptions(jobs=1))
+    kernels = [f for f in _native(report) if f.path.endswith(".cu")]
+    assert kernels and all(f.reach == "optional" for f in kernels)
+    assert "falls back to LightweightConv1dTBC (pkg/lightweight_convolution.py:5)" in kernels[0].reach_reason
+
+
+def test_one_deformable_operator_is_counted_once(tmp_path):
+    kernels = "".join(f"template <typename T>\n__global__ void dcnv3_{name}_gpu_kernel(const int n, const T* d) {{}}\n"
+                      for name in ("im2col", "col2im", "col2im_shm"))
+    report = analyze(write_tree(tmp_path, {"pkg/__init__.py": "", "ops_dcnv3/src/cuda/dcnv3_im2col_cuda.cuh": kernels}),
+                     AnalyzeOptions(jobs=1))
+    item = next(i for i in report.effort.items if i.rule == "OPS001")
+    assert item.patterns == 3 and "counted once" in item.arithmetic.en
+    assert item.arithmetic.en.count("= 0.0 h") == 2
+
+
+def test_what_follows_a_guard_is_a_fallback_only_when_the_guarded_block_returns():
+    from ascend_feasibility.analyzer.context.import_fallbacks import import_fallback
+    from ascend_feasibility.analyzer.reading import parsing
+
+    def read(source: str, cuda_only: bool = False):
+        root = parsing.parse("python", source.encode())
+        found = parsing.captures(parsing.query("python", "(import_from_statement) @i"), root)
+        return import_fallback(found["i"][0], cuda_only)
+
+    returns = "def make():\n    if torch.cuda.is_available():\n        from ext import Layer\n        return Layer()\n"
+    assert read(returns + "    return TorchLayer()\n", cuda_only=True) == (2, "TorchLayer")
+    goes_on = "def make():\n    if torch.cuda.is_available():\n        from ext import Layer\n        layer = Layer()\n"
+    assert read(goes_on + "    return compute(layer)\n", cuda_only=True) is None
+    assert read(returns + "    raise RuntimeError('needs CUDA')\n", cuda_only=True) is None
+    assert read("def make():\n    try:\n        from ext import Layer\n    except ImportError:\n        sys.exit(1)\n") is None
