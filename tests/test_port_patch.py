@@ -46,6 +46,19 @@ def test_a_last_line_without_newline_is_marked_as_git_marks_it():
     assert NO_NEWLINE == "\\ No newline at end of file\n"
 
 
+def test_a_last_line_that_starts_like_a_header_is_still_marked(tmp_path):
+    """A removed `--y` is the diff line `---y`, an added `++z` the line `+++z`: neither is the file header, and a
+    last line without newline needs its marker or `git apply` refuses the patch."""
+    result = PortResult(rewrites=[FileRewrite("a.py", "x = 1\n--y", "x = 2\n++z")])
+    diff = unified_diff(result)
+    assert diff.endswith("-x = 1\n---y\n" + NO_NEWLINE + "+x = 2\n+++z\n" + NO_NEWLINE)
+    (tmp_path / "a.py").write_text("x = 1\n--y", encoding="utf-8")
+    (tmp_path / "p.patch").write_text(diff, encoding="utf-8")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "apply", "p.patch")
+    assert (tmp_path / "a.py").read_text() == "x = 2\n++z"
+
+
 def test_three_lines_of_context():
     old = "".join(f"{i}\n" for i in range(10))
     new = old.replace("5\n", "five\n")

@@ -29,8 +29,8 @@ def _lines(content: str) -> list[str]:
 
 def _hunks(old: str, new: str, old_name: str, new_name: str) -> str:
     out = []
-    for line in difflib.unified_diff(_lines(old), _lines(new), old_name, new_name, n=3):
-        if line.startswith(("---", "+++")):
+    for number, line in enumerate(difflib.unified_diff(_lines(old), _lines(new), old_name, new_name, n=3)):
+        if number < 2:  # the ---/+++ header (a removed "--x" or added "++x" line starts the same way)
             out.append(line.rstrip("\n") + "\n")
         elif not line.endswith("\n"):
             out.append(line + "\n" + NO_NEWLINE)
