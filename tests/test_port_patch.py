@@ -225,3 +225,35 @@ def test_write_patch_refusals(tmp_path):
     (tree / "verify_npu.py").write_text(f"# {PORT_MARK}\n")
     write_patch(tree, tree / "new.patch", "P", "S", "verify_npu.py")
     assert (tree / "verify_npu.py").read_text() == "S"
+
+
+def test_a_git_folder_that_cannot_be_read_safely_is_a_one_line_refusal_unless_forced(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / ".git").write_text("gitdir: /nowhere\n")
+    with pytest.raises(ApplyError) as caught:
+        apply(tmp_path, _result())
+    assert str(caught.value) == ("cannot tell whether the git tree has uncommitted changes (the .git file points "
+                                 "outside the analyzed tree (not read)); pass --force to write anyway")
+    assert (tmp_path / "a.py").read_text() == "x = 1\n"
+    assert apply(tmp_path, _result(), force=True) == ["a.py"]
+
+
+def test_a_write_that_fails_removes_the_temporary_files_already_written(tmp_path, monkeypatch):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("y\n")
+    real = os.fdopen
+    calls = []
+
+    def failing(handle, *args, **kwargs):
+        calls.append(handle)
+        if len(calls) == 2:
+            os.close(handle)
+            raise OSError("disk full")
+        return real(handle, *args, **kwargs)
+
+    monkeypatch.setattr(os, "fdopen", failing)
+    result = PortResult(rewrites=[FileRewrite("a.py", "x = 1\n", "x = 2\n"), FileRewrite("b.py", "y\n", "z\n")])
+    with pytest.raises(ApplyError, match=r"^disk full$"):
+        apply(tmp_path, result, force=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py", "b.py"]
+    assert (tmp_path / "a.py").read_text() == "x = 1\n"

@@ -85,13 +85,13 @@ def apply(root: Path, result: PortResult, force: bool = False, extra: dict[str, 
                     not Path(os.path.realpath(target.parent)).is_relative_to(tree):
                 raise ApplyError(f"{path}: not a regular file in the tree")
             handle, temporary = tempfile.mkstemp(prefix=".ascend-port-", dir=target.parent)
+            staged.append((temporary, target))  # before writing: a failed write removes it too
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
                 stream.write(content)
             if target.exists():
                 os.chmod(temporary, target.stat().st_mode & 0o7777)
             else:
                 os.chmod(temporary, 0o644)
-            staged.append((temporary, target))
     except (OSError, ApplyError) as exc:
         for temporary, _ in staged:
             Path(temporary).unlink(missing_ok=True)
