@@ -704,3 +704,23 @@ def test_shorten_cuts_at_a_word_before_the_limit():
     assert shorten("alpha, beta gamma", 11) == "alpha…"
     assert shorten("alphabetagamma", 6) == "alpha…"
     assert shorten(" alpha beta", 8) == "alpha…"
+
+
+def test_guard_import_reads_its_own_line_among_others():
+    """The import found from its module name; its row is the line it stands on, not the file's first or last."""
+    source = "import os\n\nimport apex  # fast\nx = 1\n"
+    outcome, new = _plan(source, "apex", Edit(**GUARD))
+    assert new == ("import os\n\ntry:\n    import apex  # fast\nexcept ImportError:  # not built for Ascend\n"
+                   "    apex = None\nx = 1\n")
+    _, new = _plan("\nimport apex\n", "apex", Edit(**GUARD))
+    assert new == "\ntry:\n    import apex\nexcept ImportError:  # not built for Ascend\n    apex = None\n"
+
+
+def test_after_reads_its_own_line_among_others():
+    source = "import os\n\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\nx = 1\n"
+    _, new = _plan(source, "'CUDA_VISIBLE_DEVICES'", Edit(**VISIBLE))
+    assert new == ("import os\n\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n"
+                   "os.environ[\"ASCEND_RT_VISIBLE_DEVICES\"] = os.environ['CUDA_VISIBLE_DEVICES']\nx = 1\n")
+    _, new = _plan("\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n", "'CUDA_VISIBLE_DEVICES'", Edit(**VISIBLE))
+    assert new == ("\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n"
+                   "os.environ[\"ASCEND_RT_VISIBLE_DEVICES\"] = os.environ['CUDA_VISIBLE_DEVICES']\n")
