@@ -59,6 +59,11 @@ def test_a_last_line_that_starts_like_a_header_is_still_marked(tmp_path):
     assert (tmp_path / "a.py").read_text() == "x = 2\n++z"
 
 
+def test_header_lines_keep_every_character_of_the_path():
+    diff = unified_diff(PortResult(new_files={"bin/runX": "Z\n"}))
+    assert diff.startswith("diff --git a/bin/runX b/bin/runX\nnew file mode 100644\n--- /dev/null\n+++ b/bin/runX\n")
+
+
 def test_three_lines_of_context():
     old = "".join(f"{i}\n" for i in range(10))
     new = old.replace("5\n", "five\n")
@@ -159,8 +164,10 @@ def test_apply_on_a_dirty_tree_lists_five_files_and_force_skips_the_check(tmp_pa
         apply(tmp_path, _result())
     assert str(caught.value) == ("the git tree has uncommitted changes (f0.py, f1.py, f2.py, f3.py, f4.py ...); "
                                  "commit them or pass --force")
-    (tmp_path / "f5.py").write_text("1\n")
     (tmp_path / "f6.py").write_text("1\n")
+    with pytest.raises(ApplyError, match=r"\(f0.py, f1.py, f2.py, f3.py, f4.py \.\.\.\)"):
+        apply(tmp_path, _result())  # six: five listed
+    (tmp_path / "f5.py").write_text("1\n")
     with pytest.raises(ApplyError) as caught:
         apply(tmp_path, _result())
     assert str(caught.value) == ("the git tree has uncommitted changes (f0.py, f1.py, f2.py, f3.py, f4.py); "
@@ -214,7 +221,8 @@ def test_write_patch_refusals(tmp_path):
     with pytest.raises(ApplyError, match="that is the name of the verify script written beside the patch"):
         write_patch(tree, tree / "verify_npu.py", "P", "S", "verify_npu.py")
     (tree / "verify_npu.py").write_text("the project's\n")
-    with pytest.raises(ApplyError, match="exists and was not written by port; not overwriting it"):
+    with pytest.raises(ApplyError, match=r"verify_npu.py exists and was not written by port; not overwriting it "
+                       r"\(write the patch into another folder\)$"):
         write_patch(tree, tree / "new.patch", "P", "S", "verify_npu.py")
     assert not (tree / "new.patch").exists()
     outside = tmp_path / "outside"
