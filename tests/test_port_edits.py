@@ -724,3 +724,52 @@ def test_after_reads_its_own_line_among_others():
     _, new = _plan("\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n", "'CUDA_VISIBLE_DEVICES'", Edit(**VISIBLE))
     assert new == ("\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n"
                    "os.environ[\"ASCEND_RT_VISIBLE_DEVICES\"] = os.environ['CUDA_VISIBLE_DEVICES']\n")
+
+
+def test_literals_after_a_kept_or_widened_one_are_still_rewritten():
+    source = "f(custom_op('l::o', device_types=['cuda']), x.to('cuda'))\n"
+    _, new = _plan(source, source[:-1], Edit(**PLACEMENT))
+    assert new == "f(custom_op('l::o', device_types=['cuda']), x.to(_device.DEVICE_TYPE))\n"
+    source = "f(register_kernel(('cuda')), x.to('cuda'))\n"
+    _, new = _plan(source, source[:-1], Edit(**PLACEMENT))
+    assert new == "f(register_kernel(('cuda')), x.to(_device.DEVICE_TYPE))\n"
+    source = "p.add(choices=['cpu', 'cuda'], default='cuda')\n"
+    _, new = _plan(source, source[:-1], Edit(**PLACEMENT))
+    assert new == "p.add(choices=['cpu', 'cuda', 'npu'], default=_device.DEVICE_TYPE)\n"
+
+
+def test_the_held_collection_reason_in_full():
+    outcome, _ = _plan("DEVICES = ['cpu', 'cuda']\n", "'cuda'", Edit(**PLACEMENT))
+    assert outcome.reason == ("one name in a collection of device names that is not a set of accepted values: give NPU "
+                              "its own path")
+
+
+def test_an_fr_string_is_a_formatted_name():
+    _, new = _plan('x = fr"cuda:{i}"\n', 'fr"cuda:{i}"', Edit(**PLACEMENT))
+    assert new == 'x = fr"{_device.DEVICE_TYPE}:{i}"\n'
+
+
+def test_accepted_values_read_only_the_last_part_of_the_target():
+    outcome, new = _plan("a.choices.devices = ['cpu', 'cuda']\n", "'cuda'", Edit(**COLLECTION))
+    assert outcome.reason == "devices is not a set of accepted device types: add an NPU path by hand"
+
+
+def test_a_generator_argument_is_not_an_argument_list():
+    edit = Edit(kind="method", agnostic="{dev}.move({object}{comma_args})", npu="{object}.npu({args})")
+    assert _plan("y = x.cuda(d for d in ds)\n", "x.cuda", edit)[0].reason == "spread arguments"
+
+
+def test_plan_note_at_the_start_of_the_file_and_on_an_empty_span():
+    source = "x = torch.cuda.amp.GradScaler()\n"
+    data = source.encode()
+    finding = _finding(source, "x", rule="DEV150", plan="Use torch.npu.amp")
+    assert plan_note(parse("python", data), data, line_starts_of(data), finding) == \
+        (0, "# ascend: DEV150 (display-only): Use torch.npu.amp\n")
+    finding.end_column = finding.column
+    assert plan_note(parse("python", data), data, line_starts_of(data), finding) == \
+        (0, "# ascend: DEV150 (display-only): Use torch.npu.amp\n")
+
+
+def test_shorten_keeps_a_one_letter_word_and_letters_the_cut_does_not_strip():
+    assert shorten("a bcdefgh", 8) == "a…"
+    assert shorten("abcX defgh", 8) == "abcX…"
