@@ -27,6 +27,7 @@ def test_identifiers_are_every_name_in_the_file_up_to_the_limit():
     ("import torch.nn\n", True),
     ("import os, torch\n", True),
     ("import numpy as torch\n", True),
+    ("x = 1\nimport torch\n", True),
     ("import torch as th\n", False),
     ("import torchvision\n", False),
     ("from torch import nn\n", False),
@@ -41,6 +42,8 @@ def test_binds_torch_reads_module_level_imports_only(source, expected):
     ("import torch_npu\n", True),
     ("import torch_npu.contrib\n", True),
     ("import torch_npu as tn\n", True),
+    ("import torch_npu\tas tn\n", True),
+    ("import torch_npu\nimport os\n", True),
     ("from torch_npu.contrib import transfer_to_npu\n", True),
     ("def f():\n    if x:\n        import torch_npu\n", True),
     ("from x import torch_npu\n", True),
@@ -77,6 +80,8 @@ def test_has_relative_import_at_module_level(source, expected):
     ("x = 1\nimport os\n", "x = 1"),
     ('x = 1\n"""not a docstring"""\n', "x = 1"),
     ("import os\n# a comment\nimport sys\nx = 1\n", "x = 1"),
+    ("import os\n# a comment\nx = 1\n", "# a comment"),
+    ('import os\n"""not a docstring"""\n', '"""not'),
     ("import os", None),
     ("", None),
 ])
@@ -174,3 +179,33 @@ def test_compose_comment_on_a_last_line_without_newline_keeps_its_tabs():
 ])
 def test_check_parses_then_compiles(source, problem):
     assert check("run.py", source) == problem
+
+
+def test_the_walks_stop_at_their_budget_exactly():
+    root = _root("a")  # module, expression_statement, identifier
+    assert identifiers(root, limit=3) == {"a"}
+    assert identifiers(root, limit=2) == set()
+    root = _root("import torch_npu")  # module, import_statement
+    assert imports_torch_npu(root, limit=2) is True
+    assert imports_torch_npu(root, limit=1) is False
+
+
+def test_compose_keeps_changes_after_a_merged_or_dropped_one():
+    data = b"x = 'cuda'; y = 1\n"
+    changes = [Change(4, 10, "D", "DEV001", 0), Change(4, 10, "D", "DEV003", 0), Change(16, 17, "2", "DEV009", 0)]
+    new, _ = compose(data, changes, [])
+    assert new == "# ascend: DEV001, DEV003, DEV009\nx = D; y = 2\n"
+    changes = [Change(4, 10, "D", "DEV001", 0), Change(5, 9, "E", "DEV003", 0), Change(16, 17, "2", "DEV009", 0)]
+    new, dropped = compose(data, changes, [])
+    assert new == "# ascend: DEV001, DEV009\nx = D; y = 2\n" and dropped == [changes[1]]
+
+
+def test_compose_lists_every_completed_rule_on_one_line():
+    new, _ = compose(b"x = 1\n", [Change(5, 5, "\na", "ignore[PRC011]", 0), Change(5, 5, "\na", "ignore[PRC010]", 0)], [])
+    assert new.startswith("# ascend: ignore[PRC010, PRC011] (port: completed by the statement after it)\n")
+
+
+def test_check_compiles_without_this_modules_future_flags():
+    """`x: (yield)` in a function is valid Python, but not under `from __future__ import annotations` (which
+    files.py itself has): the rewrite is compiled as the file itself would be."""
+    assert check("run.py", "def f():\n    x: (yield) = 1\n") is None
