@@ -773,3 +773,36 @@ def test_plan_note_at_the_start_of_the_file_and_on_an_empty_span():
 def test_shorten_keeps_a_one_letter_word_and_letters_the_cut_does_not_strip():
     assert shorten("a bcdefgh", 8) == "a…"
     assert shorten("abcX defgh", 8) == "abcX…"
+
+
+def test_byte_offset_clamps_a_column_past_the_end_of_its_row():
+    data = b"ab\ncd\n"
+    assert byte_offset(data, line_starts_of(data), 1, 10) == 2
+    data = b"\nab"
+    assert byte_offset(data, line_starts_of(data), 1, 5) == 0
+
+
+def test_a_finding_spanning_the_whole_file_has_no_statement():
+    source = "x = 'cuda'\n"
+    outcome, new = _plan(source, source, Edit(**PLACEMENT))
+    assert outcome.reason == "the site is not inside a statement" and new == source
+
+
+def test_an_empty_string_is_a_plain_literal_of_no_device():
+    assert cuda_literals(parse("python", b"x = ['', 'cuda']\n"))[0].text == b"'cuda'"
+
+
+def test_an_indexed_literal_without_a_template_leaves_the_next_one_rewritten():
+    source = "f('cuda:3', 'cuda')\n"
+    _, new = _plan(source, source[:-1], Edit(**{**PLACEMENT, "agnostic_indexed": None}))
+    assert new == "f('cuda:3', _device.DEVICE_TYPE)\n"
+
+
+def test_a_test_among_three_call_arguments_picks_nothing():
+    _, new = _plan("ok = f('cuda', 'cuda' in d, 'cpu')\n", "'cuda' in d", Edit(**TEST))
+    assert new == "ok = f('cuda', _device.names_accelerator(d), 'cpu')\n"
+
+
+def test_collection_in_a_set_literal():
+    _, new = _plan('SUPPORTED = {"cuda", "cpu"}\n', '"cuda"', Edit(**COLLECTION))
+    assert new == 'SUPPORTED = {"cuda", "npu", "cpu"}\n'
