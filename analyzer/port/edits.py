@@ -197,8 +197,9 @@ def _name(node, data, finding, edit, style, outcome) -> str | None:
 
 
 def _plain_string(node: Node) -> str | None:
-    """The value of a string literal without prefix, escapes or interpolation, else None."""
-    if node.type != "string":
+    """The value of a string literal without prefix, escapes or interpolation, else None. A part of an implicit
+    concatenation (`"cuda" ":0"`) has no value of its own: an expression put in its place would not parse."""
+    if node.type != "string" or (node.parent is not None and node.parent.type == "concatenated_string"):
         return None
     start = node.child(0)
     if start is None or start.type != "string_start" or text(start).lower() not in {'"', "'"}:

@@ -54,7 +54,7 @@ def imports_torch_npu(root: Node, limit: int = 200_000) -> bool:
         if node.type in IMPORT_TYPES:
             names = [text(n) for n in node.children_by_field_name("name")] + \
                 [text(node.child_by_field_name("module_name") or node)]
-            if any(name.split(" ")[0].split(".")[0] == "torch_npu" for name in names):
+            if any(name.split()[0].split(".")[0] == "torch_npu" for name in names):  # "torch_npu\tas tn" too
                 return True
             continue
         stack.extend(node.children)

@@ -29,8 +29,8 @@ def _lines(content: str) -> list[str]:
 
 def _hunks(old: str, new: str, old_name: str, new_name: str) -> str:
     out = []
-    for line in difflib.unified_diff(_lines(old), _lines(new), old_name, new_name, n=3):
-        if line.startswith(("---", "+++")):
+    for number, line in enumerate(difflib.unified_diff(_lines(old), _lines(new), old_name, new_name, n=3)):
+        if number < 2:  # the ---/+++ header (a removed "--x" or added "++x" line starts the same way)
             out.append(line.rstrip("\n") + "\n")
         elif not line.endswith("\n"):
             out.append(line + "\n" + NO_NEWLINE)
@@ -85,13 +85,13 @@ def apply(root: Path, result: PortResult, force: bool = False, extra: dict[str, 
                     not Path(os.path.realpath(target.parent)).is_relative_to(tree):
                 raise ApplyError(f"{path}: not a regular file in the tree")
             handle, temporary = tempfile.mkstemp(prefix=".ascend-port-", dir=target.parent)
+            staged.append((temporary, target))  # before writing: a failed write removes it too
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
                 stream.write(content)
             if target.exists():
                 os.chmod(temporary, target.stat().st_mode & 0o7777)
             else:
                 os.chmod(temporary, 0o644)
-            staged.append((temporary, target))
     except (OSError, ApplyError) as exc:
         for temporary, _ in staged:
             Path(temporary).unlink(missing_ok=True)
