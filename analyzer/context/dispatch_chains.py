@@ -105,8 +105,6 @@ def dispatch_chain(statement: Node, backends: BackendWords) -> Chain | None:
         arms = [arm for member in sibling_run(statement, backends.cuda | backends.others | backends.npu)
                 for arm in chain_arms(member)]
         else_body = None
-        if not _parallel([body for _, body in arms], backends):
-            return None  # separate ifs that do different things (a version probe per backend, a warning): no dispatch
     per_arm = [words(condition) for condition, _ in arms]
     backend_words = backends.cuda | backends.others
     named = set().union(*per_arm) if per_arm else set()
@@ -114,6 +112,8 @@ def dispatch_chain(statement: Node, backends: BackendWords) -> Chain | None:
         return None
     if named & backends.npu or inside_npu_branch(statement, backends.npu):
         return None
+    if not statement.children_by_field_name("alternative") and not _parallel([body for _, body in arms], backends):
+        return None  # separate ifs that do different things (a version probe per backend, a warning): no dispatch
     if any(selects_cuda_extension(body) for _, body in arms):
         return None  # a build branch: the custom_ops domain reports it (OPS062)
     if _generic_default(arms, else_body):
