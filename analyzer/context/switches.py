@@ -96,22 +96,13 @@ class SwitchReader:
 
     def _self_set_on(self, node: Node, name: str) -> bool:
         """The class sets `self.X` to True, or to a parameter defaulting to True."""
-        cls = _enclosing(node, "class_definition")
-        stack, seen = [cls] if cls is not None else [], 0
-        while stack and seen < MAX_CLASS_NODES:
-            current = stack.pop()
-            seen += 1
-            if current.type == "assignment":
-                left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
-                if left is not None and right is not None and parsing.text(left) == f"self.{name}":
-                    if parsing.text(right) == "True":
-                        return True
-                    function = _enclosing(right, "function_definition") if right.type == "identifier" else None
-                    parameter = _parameter(function, parsing.text(right)) if function is not None else None
-                    if parameter is not None and parameter[1] is not None and parsing.text(parameter[1]) == "True":
-                        return True
-                continue
-            stack.extend(current.children)
+        for right in _self_assignments(_enclosing(node, "class_definition"), name):
+            if parsing.text(right) == "True":
+                return True
+            function = _enclosing(right, "function_definition") if right.type == "identifier" else None
+            parameter = _parameter(function, parsing.text(right)) if function is not None else None
+            if parameter is not None and parameter[1] is not None and parsing.text(parameter[1]) == "True":
+                return True
         return False
 
     # where the site sits ---------------------------------------------------------------------------------------
@@ -283,23 +274,13 @@ class SwitchReader:
     def _self_switch(self, node: Node, name: str, depth: int) -> str | None:
         """`self.X` that its class sets only to False/None, or to a parameter whose default is that (a setter's
         argument with no default keeps the class's own default)."""
-        cls = _enclosing(node, "class_definition")
-        if cls is None:
-            return None
-        defaults, stack, seen = [], [cls], 0
-        while stack and seen < MAX_CLASS_NODES:
-            current = stack.pop()
-            seen += 1
-            if current.type == "assignment":
-                left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
-                if left is not None and right is not None and parsing.text(left) == f"self.{name}":
-                    value = self._assigned(right, name, depth)
-                    if value is False:
-                        return None
-                    if isinstance(value, str):
-                        defaults.append(value)
-                continue
-            stack.extend(current.children)
+        defaults = []
+        for right in _self_assignments(_enclosing(node, "class_definition"), name):
+            value = self._assigned(right, name, depth)
+            if value is False:
+                return None
+            if isinstance(value, str):
+                defaults.append(value)
         return defaults[0] if defaults else None
 
     def _assigned(self, right: Node, name: str, depth: int) -> str | bool | None:
@@ -405,6 +386,20 @@ def declared_option(call: Node) -> tuple[str, bool, str] | None:
         off = not action and keywords.get("default") == "False"
     return dest, off, long
 
+
+
+def _self_assignments(cls: Node | None, name: str):
+    """The right sides of the class's `self.<name> = ...` assignments (a bounded walk that does not enter them)."""
+    stack, seen = [cls] if cls is not None else [], 0
+    while stack and seen < MAX_CLASS_NODES:
+        current = stack.pop()
+        seen += 1
+        if current.type == "assignment":
+            left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+            if left is not None and right is not None and parsing.text(left) == f"self.{name}":
+                yield right
+            continue
+        stack.extend(current.children)
 
 def _enclosing(node: Node, kind: str) -> Node | None:
     current, depth = node.parent, 0
