@@ -660,7 +660,7 @@ def test_an_npu_if_two_statements_after_a_cuda_if_is_its_twin():
 
 def test_an_early_exit_is_looked_for_fifty_statements_back():
     def code(fillers):
-        return (f"def f(q, k, v):\n    if not q.is_cuda:\n        return sdpa(q, k, v)\n"
+        return ("def f(q, k, v):\n    if not q.is_cuda:\n        return sdpa(q, k, v)\n"
                 + "".join(f"    x{n} = {n}\n" for n in range(fillers)) + f"    return {FLASH}\n")
     assert reach(code(49), FLASH) == "cuda-only-guarded"
     assert reach(code(50), FLASH) == "runs"

@@ -9,7 +9,16 @@ from types import SimpleNamespace
 import pytest
 from ascend_feasibility.analyzer.port import edits
 from ascend_feasibility.analyzer.port.edits import (
-    Change, SiteOutcome, Style, byte_offset, cuda_literals, line_starts_of, plan_literal, plan_note, plan_site, shorten,
+    Change,
+    SiteOutcome,
+    Style,
+    byte_offset,
+    cuda_literals,
+    line_starts_of,
+    plan_literal,
+    plan_note,
+    plan_site,
+    shorten,
 )
 from ascend_feasibility.analyzer.reading.parsing import parse
 from ascend_feasibility.knowledge.models import Edit

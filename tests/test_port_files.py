@@ -4,10 +4,17 @@
 from __future__ import annotations
 
 import pytest
-from ascend_feasibility.analyzer.port.files import (
-    after_torch_import, binds_torch, check, compose, has_relative_import, identifiers, import_point, imports_torch_npu,
-)
 from ascend_feasibility.analyzer.port.edits import Change
+from ascend_feasibility.analyzer.port.files import (
+    after_torch_import,
+    binds_torch,
+    check,
+    compose,
+    has_relative_import,
+    identifiers,
+    import_point,
+    imports_torch_npu,
+)
 from ascend_feasibility.analyzer.reading.parsing import parse
 
 

@@ -11,7 +11,14 @@ import pytest
 from ascend_feasibility.analyzer.port.core import PortResult
 from ascend_feasibility.analyzer.port.files import FileRewrite
 from ascend_feasibility.analyzer.port.patch import (
-    NO_NEWLINE, ApplyError, _lines, _previous_patch, _written_by_port, apply, unified_diff, write_patch,
+    NO_NEWLINE,
+    ApplyError,
+    _lines,
+    _previous_patch,
+    _written_by_port,
+    apply,
+    unified_diff,
+    write_patch,
 )
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK
 

@@ -8,9 +8,9 @@ calling it."""
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.dispatch_chains import chain_arms, lacks_npu_arm, selects_cuda_extension, words
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
-from ascend_feasibility.analyzer.context.dispatch_chains import chain_arms, lacks_npu_arm, selects_cuda_extension, words
 from ascend_feasibility.domains.device.dispatch import backends_read
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
 
