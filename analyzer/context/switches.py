@@ -188,17 +188,9 @@ class SwitchReader:
         return ExplainedGuard("optional", statement, why=why) if why is not None else None
 
     def _switch(self, node: Node, depth: int) -> str | None:
-        while node.type == "parenthesized_expression" and node.named_children:
-            node = node.named_children[0]
-        if node.type == "boolean_operator" and depth < 8:
-            operator = node.child_by_field_name("operator")
-            if operator is None or parsing.text(operator) != "and":
-                return None
-            for side in (node.child_by_field_name("left"), node.child_by_field_name("right")):
-                why = self._switch(side, depth + 1) if side is not None else None
-                if why is not None:
-                    return why
-            return None
+        return first_term(node, self._switch_term, depth)
+
+    def _switch_term(self, node: Node, depth: int) -> str | None:
         if node.type == "identifier":
             return self._parameter_switch(node, depth)
         if node.type == "attribute":
@@ -344,16 +336,29 @@ def switch_rule(conventions):
     return takes
 
 
-def argument_switch(condition: Node, objects: frozenset[str], mainstream: frozenset[str], depth: int = 0) -> str | None:
-    """The option `if args.fp8_base:` (or one term of an `and`) needs on, whatever file declares it."""
+def first_term(condition: Node, read, depth: int = 0) -> str | None:
+    """`read(term, depth)` of the first term of a condition's `and`s (parentheses unwrapped, 8 levels) it says
+    something of; None for an `or`, which no one term decides."""
     while condition.type == "parenthesized_expression" and condition.named_children:
         condition = condition.named_children[0]
     if condition.type == "boolean_operator" and depth < 8:
         operator = condition.child_by_field_name("operator")
         if operator is None or parsing.text(operator) != "and":
             return None
-        sides = (condition.child_by_field_name("left"), condition.child_by_field_name("right"))
-        return next((d for d in (argument_switch(s, objects, mainstream, depth + 1) for s in sides if s is not None) if d), None)
+        for side in (condition.child_by_field_name("left"), condition.child_by_field_name("right")):
+            found = first_term(side, read, depth + 1) if side is not None else None
+            if found is not None:
+                return found
+        return None
+    return read(condition, depth)
+
+
+def argument_switch(condition: Node, objects: frozenset[str], mainstream: frozenset[str]) -> str | None:
+    """The option `if args.fp8_base:` (or one term of an `and`) needs on, whatever file declares it."""
+    return first_term(condition, lambda term, _: _argument_term(term, objects, mainstream))
+
+
+def _argument_term(condition: Node, objects: frozenset[str], mainstream: frozenset[str]) -> str | None:
     if condition.type != "attribute":
         return None
     holder, attribute = condition.child_by_field_name("object"), condition.child_by_field_name("attribute")
