@@ -267,6 +267,8 @@ LAUGHS = "device: cuda\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
             f"  CUDA_{i}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))),
         ("deep.yaml", "device: cuda\nx: " + "[" * 50_000 + "]" * 50_000 + "\n"),
         ("deep.json", '{"device": "cuda", "x": ' + "[" * 50_000 + "]" * 50_000 + "}\n"),
+        ("loop.yaml", "device: cuda\nx: &a [*a]\n"),  # a node that contains itself: an endless walk, never a scanner error
+        ("loop_map.yaml", "device: cuda\nx: &a {y: *a}\n"),
     ],
 )
 def test_yaml_bombs_and_deep_documents_are_refused_in_bounded_time(tmp_path, name, text):
@@ -277,6 +279,7 @@ def test_yaml_bombs_and_deep_documents_are_refused_in_bounded_time(tmp_path, nam
     assert time.monotonic() - started < 30
     assert device_paths(report) == ["good.py"]
     assert name in reasons(report), report.skipped
+    assert "scanner failed" not in reasons(report)[name]  # refused by the reader, not an error of a scanner
 
 
 def test_json_is_read_as_json(tmp_path):

@@ -48,6 +48,9 @@ class _Budget:
             self._aliases += 1
             if self._aliases > self.max_aliases:
                 raise YamlBudgetError(f"more than {self.max_aliases} aliases (refused)")
+            target = self.anchors.get(self.peek_event().anchor)
+            if target is not None and id(target) not in self._sizes:  # its anchor's node is still being composed
+                raise YamlBudgetError("an alias inside the node it names (a document that contains itself, refused)")
             return super().compose_node(parent, index)
         self._depth += 1
         if self._depth > MAX_DEPTH:
