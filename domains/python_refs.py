@@ -97,6 +97,9 @@ class PythonScan:
     """The state of one scan of one unit; domain scanners subclass it."""
 
     QUERY: str = ""  # the domain's own patterns; references come from unit_references()
+    # True for a scan whose scanner's trigger words are rare and whose patterns capture much: its patterns are matched
+    # by themselves, only in the units it runs in, not in every unit's combined query (domains.query_set)
+    QUERY_ALONE: ClassVar[bool] = False
     # Patterns whose text predicates can only hold in a unit that spells one of the words, as ((words...), patterns):
     # matched only in such units (a text predicate is tested at every string or identifier of every unit otherwise).
     GATED: ClassVar[tuple[tuple[tuple[str, ...], str], ...]] = ()
@@ -106,7 +109,7 @@ class PythonScan:
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         if cls.QUERY:
-            query_set.register(cls.query_key(), cls.QUERY)
+            query_set.register(cls.query_key(), cls.QUERY, alone=cls.QUERY_ALONE)
         for number, (words, patterns) in enumerate(cls.GATED):
             query_set.register(f"{cls.query_key()}_gated{number}", patterns, gated=True)
             triggers.register(words)

@@ -5,7 +5,8 @@ walking a tree once for eight sets of patterns costs about half of walking it ei
 once per process costs less than a query per distinct set of keys (a tree like diffusers meets two hundred sets, each
 a compile of about 15 ms). Patterns registered as *gated* (text predicates that can only hold where the unit spells a
 word: PythonScan.GATED) are left out of it; the unit's plan names the gated keys whose words it holds, and those run
-together in a second query. Capture names are prefixed with the key, so each domain gets back exactly its own
+together in a second query. Patterns registered *alone* (a scan that runs only in the few units holding its trigger
+words, yet captures most identifiers where it runs) are matched by themselves, only in the units that ask. Capture names are prefixed with the key, so each domain gets back exactly its own
 captures.
 """
 
@@ -22,9 +23,10 @@ _CAPTURE = re.compile(r"@([A-Za-z_][\w\-]*)")
 
 
 _GATED: set[str] = set()
+_ALONE: set[str] = set()
 
 
-def register(key: str, source: str, gated: bool = False) -> str:
+def register(key: str, source: str, gated: bool = False, alone: bool = False) -> str:
     if "." in key:
         raise ValueError(f"query key {key!r} must not contain '.'")
     if _PARTS.get(key, source) != source:
@@ -32,6 +34,8 @@ def register(key: str, source: str, gated: bool = False) -> str:
     _PARTS[key] = source
     if gated:
         _GATED.add(key)
+    if alone:
+        _ALONE.add(key)
     return key
 
 
@@ -44,10 +48,12 @@ def unit_captures(unit, key: str) -> dict[str, list[Node]]:
     """The captures of `key`'s patterns over the unit's tree, each list in source order."""
     done = unit.cache.setdefault("captures", {})
     if key not in done:
-        if key in _GATED:
+        if key in _ALONE:
+            keys = frozenset({key})
+        elif key in _GATED:
             keys = frozenset(({key} | unit.cache.get("query_keys", set())) & _GATED - set(done))
         else:
-            keys = frozenset(_PARTS) - _GATED - set(done)
+            keys = frozenset(_PARTS) - _GATED - _ALONE - set(done)
         for name in keys:
             done[name] = {}
         for name, nodes in parsing.captures(_combined(keys), unit.tree()).items():

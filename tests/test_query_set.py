@@ -34,6 +34,21 @@ def test_an_unplanned_key_is_still_answered():
     assert "phase_facts" in unit.cache["captures"]
 
 
+def test_an_alone_key_is_matched_only_for_the_unit_that_asks():
+    """The float64 flow scan's patterns (every assignment and argument name) stay out of the combined query: a unit
+    that never asks for them never pays for them, and one that asks gets exactly their own captures."""
+    assert {"_DtypeFlowScan", "_OperatorScan"} <= query_set._ALONE
+    source = "import torch\nx = torch.zeros(3, dtype=torch.float64)\nf(x, dtype=wide)\n"
+    unit = Unit("m.py", "python", SourceText.from_text(source))
+    query_set.plan(unit, set(query_set._PARTS))
+    query_set.unit_captures(unit, "references")
+    assert "references" in unit.cache["captures"] and not {"_DtypeFlowScan", "_OperatorScan"} & set(unit.cache["captures"])
+    found = query_set.unit_captures(unit, "_DtypeFlowScan")
+    assert [parsing.text(n) for n in found["bound_name"]] == ["x"]
+    assert [parsing.text(n) for n in found["dtype_name"]] == ["x", "wide"]
+    assert "_OperatorScan" not in unit.cache["captures"]
+
+
 def test_keys_are_checked():
     with pytest.raises(ValueError):
         query_set.register("bad.key", "(identifier) @x")

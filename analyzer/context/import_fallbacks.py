@@ -15,13 +15,14 @@ from tree_sitter import Node
 
 IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
 STOPS = {"exit", "_exit", "abort", "fail", "skip", "importorskip", "require_version", "require_version_core"}
+CONDITIONS = "(if_statement condition: (_) @condition) (elif_clause condition: (_) @condition)"
 REPORTING = {"print", "warn", "warning", "info", "debug", "error", "exception", "write", "format", "str", "repr"}
 
 
-def import_fallback(statement: Node, cuda_only: bool = False) -> tuple[int, str] | None:
+def import_fallback(statement: Node, cuda_only: bool = False, memo: dict | None = None) -> tuple[int, str] | None:
     """(the first line of the outermost guard, the fallback's name) of an import statement inside a try whose
     ImportError handler falls back, or, with `cuda_only` (the import's reach is cuda-only-guarded), inside an if with
-    no else that a fallback follows; else None."""
+    no else that a fallback follows; else None. `memo`: kept by the caller for the statements of one syntax tree."""
     attempt = _enclosing_try(statement)
     if attempt is None:
         branch = _enclosing_if(statement) if cuda_only else None
@@ -46,7 +47,7 @@ def import_fallback(statement: Node, cuda_only: bool = False) -> tuple[int, str]
             return guard.start_point.row + 1, name
     flags = [flag for handler in handlers for flag in _flags(_statements(handler))]
     if flags and not _in_function(guard):
-        return _checked(flags, guard)
+        return _checked(flags, guard, {} if memo is None else memo)
     return _following(guard, attempt.child_by_field_name("body"))
 
 
@@ -64,15 +65,16 @@ def _flags(statements: list[Node]) -> list[str]:
     return names
 
 
-def _checked(flags: list[str], guard: Node) -> tuple[int, str] | None:
+def _checked(flags: list[str], guard: Node, memo: dict) -> tuple[int, str] | None:
     """fairseq's ngram_repeat_block.py: `if not EXTENSION_BUILT or not torch.cuda.is_available(): return False` and
     the module's Python path runs instead. The flag is a fallback when the module checks it and no check of it only
     raises; the reason names the first check."""
     root = guard
     while root.parent is not None:
         root = root.parent
-    checks = [node for node in _walk(root, 20000) if node.type in {"if_statement", "elif_clause"}
-              and _mentions(node.child_by_field_name("condition"), flags)]
+    if root.id not in memo:
+        memo[root.id] = parsing.captures(parsing.query("python", CONDITIONS), root).get("condition", [])
+    checks = [condition.parent for condition in memo[root.id] if _mentions(condition, flags)]
     if not checks:
         return None
     for check in checks:
@@ -83,8 +85,11 @@ def _checked(flags: list[str], guard: Node) -> tuple[int, str] | None:
     return first.start_point.row + 1, f"the code that checks {flags[0]}"
 
 
-def _mentions(condition: Node | None, flags: list[str]) -> bool:
-    return condition is not None and any(n.type == "identifier" and parsing.text(n) in flags for n in _walk(condition))
+def _mentions(condition: Node, flags: list[str]) -> bool:
+    spelled = parsing.text(condition)
+    if not any(flag in spelled for flag in flags):
+        return False
+    return any(n.type == "identifier" and parsing.text(n) in flags for n in _walk(condition))
 
 
 def _raises_only(branch: Node) -> bool:

@@ -38,13 +38,25 @@ class RuntimeGuard(Guard):
 class RuntimeReader:
     def __init__(self, runtimes: dict[str, str]) -> None:
         self.runtimes = runtimes  # top-level package → the runtime's name
-        self.memo: dict[tuple[str, int], RuntimeGuard | None] = {}  # per unit: cleared by the owner's unit reset
+        self.memo: dict[tuple[str, int], object] = {}  # per unit: cleared by the owner's unit reset
 
     def guard(self, node: Node) -> RuntimeGuard | None:
+        if not self._mentions_a_runtime(node):
+            return None  # no import of a runtime can be in a unit that never spells one's name
         found = self._scope_of(node)
         if found is not None:
             return found
         return self._read_only_there(node)
+
+    def _mentions_a_runtime(self, node: Node) -> bool:
+        root = node
+        while root.parent is not None:
+            root = root.parent
+        key = ("mentions", root.id)
+        if key not in self.memo:
+            spelled = root.text or b""
+            self.memo[key] = any(name.encode() in spelled for name in self.runtimes)
+        return self.memo[key]
 
     def _scope_of(self, node: Node) -> RuntimeGuard | None:
         child, parent, depth = node, node.parent, 0
@@ -94,6 +106,12 @@ class RuntimeReader:
             self.memo[key] = self._readers_in_runtimes(assignment)
         return self.memo[key]
 
+    def _reads_in(self, scope: Node) -> dict[str, list[Node]]:
+        key = ("reads", scope.id)
+        if key not in self.memo:
+            self.memo[key] = _reads_by_name(scope)
+        return self.memo[key]
+
     def _readers_in_runtimes(self, assignment: Node) -> RuntimeGuard | None:
         target = assignment.child_by_field_name("left")
         if target is None or target.type != "identifier":
@@ -103,22 +121,28 @@ class RuntimeReader:
             scope = scope.parent
         if scope is None:
             return None
-        name, uses, stack, seen = parsing.text(target), [], [scope], 0
-        while stack and seen < MAX_SCOPE_NODES:
-            current = stack.pop()
-            seen += 1
-            if current.type == "identifier" and parsing.text(current) == name and current.id != target.id and _read(current):
-                uses.append(current)
-                if len(uses) > MAX_USES:
-                    return None
-            stack.extend(current.children)
-        if not uses:
+        name = parsing.text(target)
+        uses = [use for use in self._reads_in(scope).get(name, ()) if use.id != target.id]
+        if not uses or len(uses) > MAX_USES:
             return None
         found = [self._scope_of(use) for use in sorted(uses, key=lambda u: u.start_byte)]
         if any(f is None for f in found):
             return None
         runtimes = ", ".join(dict.fromkeys(f.runtime for f in found))
         return RuntimeGuard("other-backend", assignment, runtime=runtimes, readers=True)
+
+
+def _reads_by_name(scope: Node) -> dict[str, list[Node]]:
+    """Every read of a name in the scope (its first MAX_SCOPE_NODES nodes, pre-order), by name."""
+    reads: dict[str, list[Node]] = {}
+    stack, seen = [scope], 0
+    while stack and seen < MAX_SCOPE_NODES:
+        current = stack.pop()
+        seen += 1
+        if current.type == "identifier" and _read(current):
+            reads.setdefault(parsing.text(current), []).append(current)
+        stack.extend(current.children)
+    return reads
 
 
 def _read(identifier: Node) -> bool:

@@ -46,6 +46,7 @@ METHOD_TRIGGERS = tuple(f".{name}(" for name in METHOD_NAMES)
 
 class _OperatorScan(PythonScan):
     QUERY = METHOD_QUERY
+    QUERY_ALONE = True  # read only where a method some release lacks a kernel for is called (METHOD_TRIGGERS)
     target = None  # the scanner's target release
 
     def run(self) -> list[Hit]:

@@ -409,11 +409,12 @@ def _import_fallbacks(sites: list[tuple[str, Node | None]], guarded: dict[str, s
 
     found: dict[str, tuple[int, str] | None] = {}
     read: dict[int, tuple[int, str] | None] = {}
+    memo: dict = {}
     for module, statement in sites:
         if module not in guarded or statement is None or found.get(module, ()) is None:
             continue
         if statement.id not in read:
-            read[statement.id] = import_fallback(statement, guarded[module] == "cuda-only-guarded")
+            read[statement.id] = import_fallback(statement, guarded[module] == "cuda-only-guarded", memo)
         found[module] = read[statement.id] if found.get(module) in (None, read[statement.id]) else None
     return {m: f for m, f in found.items() if f is not None}
 

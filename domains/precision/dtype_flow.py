@@ -33,9 +33,9 @@ NPU_TOKENS = {"npu"}
 
 class _DtypeFlowScan(PythonScan):
     QUERY = QUERY
+    QUERY_ALONE = True  # every assignment and argument name, needed only where float64 is spelled
 
     def run(self) -> list[Hit]:
-        found = self.captures()
         wide_values: dict[int, str] = {}  # id of a value node that is a double-precision dtype → its name
         reported_conditions: set[int] = set()
         for reference in unit_references(self.unit):
@@ -53,6 +53,7 @@ class _DtypeFlowScan(PythonScan):
                 wide_values[node.id] = reference.name
         if not wide_values:
             return self.hits
+        found = self.captures()
         bindings, bound = self._bindings(found.get("bound_name", []), wide_values)
         for use in found.get("dtype_name", []):
             binding = _visible_binding(use, bindings, bound)
