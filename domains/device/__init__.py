@@ -7,10 +7,11 @@ from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
 from ascend_feasibility.domains.device.enumerations import AcceleratorEnumerationScanner
 from ascend_feasibility.domains.device.python_scanner import DevicePythonScanner
+from ascend_feasibility.domains.device.rng_state import DeviceRngStateScanner
 from ascend_feasibility.domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
 
 
 class DeviceDomain(Domain):
     name = "device"
     scanner_classes = (DevicePythonScanner, DeviceResourceScanner, NvidiaSmiShellScanner, CudaAmpImportScanner,
-                       BackendDispatchScanner, AcceleratorEnumerationScanner)
+                       BackendDispatchScanner, AcceleratorEnumerationScanner, DeviceRngStateScanner)
