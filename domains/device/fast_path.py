@@ -9,7 +9,8 @@ medium), which subsumes DEV007 on its line.
 The test decides between the arms when it is the if statement's whole condition (through parentheses and `not`), or
 a term of an `and` when it is positive (`==`, `in`, `startswith`): then the consequence runs only on CUDA. A negative
 test (`!=`, `not in`) swaps the arms. The other arm is generic code for the same results when it is an `else` (no
-`elif`), does not only raise, warn or pass, and produces what the CUDA arm produces: the names it binds, extends or
+`elif`), does not only raise, warn or pass, does not move data to the CPU (`.cpu()`, a "cpu" string: on Ascend that
+is the whole run on the host, DEV007's slow CPU path), and produces what the CUDA arm produces: the names it binds, extends or
 returns are among the CUDA arm's (`x, w, b` in both arms; `norms.append(...)` beside `norms += [...]`), or both arms
 return."""
 
@@ -50,10 +51,23 @@ def chooses_fast_path(test: Node) -> bool:
     if consequence is None or other is None:
         return False
     cuda_arm, generic = (other, consequence) if negated else (consequence, other)
-    if only_raises_or_warns(generic):
+    if only_raises_or_warns(generic) or _moves_to_cpu(generic):
         return False
     produced, generic_produced = _produces(cuda_arm), _produces(generic)
     return bool(generic_produced) and generic_produced <= produced
+
+
+def _moves_to_cpu(block: Node) -> bool:
+    stack, seen = [block], 0
+    while stack and seen < MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        if node.type == "string" and parsing.text(node).strip("'\"").lower().startswith("cpu"):
+            return True
+        if node.type == "attribute" and parsing.text(node.child_by_field_name("attribute")) == "cpu":
+            return True
+        stack.extend(node.named_children)
+    return False
 
 
 def _negative(test: Node) -> bool:
