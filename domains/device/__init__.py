@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun
-from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device import enum_strings
+from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
 from ascend_feasibility.domains.device.enumerations import AcceleratorEnumerationScanner
 from ascend_feasibility.domains.device.python_scanner import DevicePythonScanner
-from ascend_feasibility.domains.device.rng_state import DeviceRngStateScanner
 from ascend_feasibility.domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
+from ascend_feasibility.domains.device.rng_state import DeviceRngStateScanner
 
 
 class DeviceDomain(Domain):
