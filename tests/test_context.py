@@ -839,3 +839,45 @@ def test_environment_reports_are_tools_at_any_depth():
     assert file_role("requirements/collect_env_details.py", ROLES) == "example"
     assert file_role("src/pkg/collect_env.py", ROLES) == "example"
     assert file_role("src/pkg/environment.py", ROLES) == "product"
+
+
+TIMERS = '''import os
+from enum import Enum
+import torch
+
+
+class TimerType(Enum):
+    CPU = "cpu"
+    CUDA = "cuda"
+
+
+class Timers:
+    def __call__(self, name, timer_type=TimerType.CUDA, cuda_sync=False):
+        if isinstance(timer_type, str):
+            timer_type = TimerType(timer_type)
+        return (name, timer_type)
+
+
+nanotron_timer = Timers()
+'''
+TRAINER = '''import torch
+from pkg.timers import nanotron_timer
+
+
+def step(model, x):
+    nanotron_timer("sync_gradients", "cuda").start()
+    return model(x).to("cuda")
+'''
+
+
+def test_a_cuda_string_a_project_enum_takes_is_no_device_string(tmp_path):
+    # nanotron: `nanotron_timer(name, "cuda")` reaches TimerType(timer_type) in another file; "npu" would raise there
+    write_tree(tmp_path / "a", {"pkg/__init__.py": "", "pkg/timers.py": TIMERS, "pkg/trainer.py": TRAINER})
+    found = [(f.path, f.line) for f in analyze(tmp_path / "a", AnalyzeOptions(jobs=1)).findings if f.rule == "DEV001"]
+    assert ("pkg/trainer.py", 6) not in found
+    assert ("pkg/trainer.py", 7) in found  # a device string on the next line stays
+    # the Enum's value handed to torch as a device: the strings are devices after all
+    devices = TIMERS.replace("        return (name, timer_type)", "        return torch.device(timer_type.value)")
+    write_tree(tmp_path / "b", {"pkg/__init__.py": "", "pkg/timers.py": devices, "pkg/trainer.py": TRAINER})
+    found = [(f.path, f.line) for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings if f.rule == "DEV001"]
+    assert ("pkg/trainer.py", 6) in found

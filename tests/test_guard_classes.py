@@ -348,3 +348,35 @@ def sample(seed):
     assert reach(seed, "DEV104") == [(5, "npu-path")]  # so the check around it changes nothing on Ascend
     fixed = seed.replace("torch.cuda.seed()", "torch.cuda.manual_seed(1234)")
     assert reach(fixed, "DEV104") == [(5, "runs")]  # a fixed CUDA seed beside a random torch.seed() still matters
+
+
+# 6. a module-level availability flag: its definition is judged by its uses ------------------------------------------
+
+FLAG_FOR_CUDA_ONLY = """import torch
+try:
+    HAS_CUDA = torch.cuda.is_available()
+except Exception:
+    HAS_CUDA = False
+
+
+def mark(name):
+    if HAS_CUDA:
+        torch.cuda.nvtx.range_push(name)
+    return name
+
+
+def tune():
+    if HAS_CUDA:
+        torch.backends.cudnn.benchmark = True
+    return None
+"""
+
+
+def test_a_flag_whose_every_use_gates_cuda_only_code_is_not_counted_at_its_definition():
+    assert reach(FLAG_FOR_CUDA_ONLY, "DEV104") == [(3, "cuda-only-guarded")]
+    # one use that places tensors: the flag decides where the model runs, and its definition counts
+    placing = FLAG_FOR_CUDA_ONLY + "\n\ndef place(x):\n    if HAS_CUDA:\n        x = x.cuda()\n    return x\n"
+    assert reach(placing, "DEV104") == [(3, "runs")]
+    # a use that is no test (a keyword value) cannot be judged: the definition counts
+    handed = FLAG_FOR_CUDA_ONLY + "\n\nloader = make_loader(pin_memory=HAS_CUDA)\n"
+    assert reach(handed, "DEV104") == [(3, "runs")]

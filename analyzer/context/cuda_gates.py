@@ -36,6 +36,8 @@ MAX_USERS = 20
 FEATURE_DOMAIN = "custom_ops"  # uses of a CUDA-only class are read as a CUDA-only feature's sites
 MAX_BODY_NODES = 4000
 ASSIGNMENTS = {"assignment", "augmented_assignment"}
+MAX_FLAG_USES = 200
+CONDITION_PARTS = {"boolean_operator", "not_operator", "parenthesized_expression"}
 
 
 def _enclosing(node: Node):
@@ -182,6 +184,8 @@ class CudaGates:
             return []
         name = parsing.text(left)
         statement = assignment.parent if assignment.parent is not None and assignment.parent.type == "expression_statement" else assignment
+        if _module_level(statement):
+            return self.flag_uses(statement, name)
         found, sibling, seen = [], statement.next_named_sibling, 0
         while sibling is not None and seen < MAX_SIBLINGS:
             seen += 1
@@ -191,6 +195,28 @@ class CudaGates:
                     found.append(sibling)
             sibling = sibling.next_named_sibling
         return found
+
+    def flag_uses(self, statement: Node, name: str) -> list[Node]:
+        """A module-level flag (`HAS_CUDA = torch.cuda.is_available()`, also in a try/except): the if-statements of
+        the unit that test it, when every other mention of the name is one of those tests or a new value for it
+        (`HAS_CUDA = False` in the handler). Empty when some use is anything else (`pin_memory=HAS_CUDA`, a choice
+        of device, an import elsewhere cannot be seen): then the definition is judged as a check of its own."""
+        root = statement
+        while root.parent is not None:
+            root = root.parent
+        mentions = parsing.captures(parsing.query("python", f'((identifier) @name (#eq? @name "{name}"))'), root).get("name", [])
+        if len(mentions) > MAX_FLAG_USES:
+            return []
+        tests: dict[int, Node] = {}
+        for mention in mentions:
+            parent = mention.parent
+            if parent is not None and parent.type in ASSIGNMENTS and _same(parent.child_by_field_name("left"), mention):
+                continue  # the definition, or another value for the flag
+            test = _tested_by(mention)
+            if test is None:
+                return []
+            tests[test.id] = test
+        return sorted(tests.values(), key=lambda t: t.start_byte)
 
     def name_gate(self, statement: Node) -> bool:
         """An if-statement testing a CUDA check's name: right on Ascend when it only raises/warns when the name is
@@ -442,3 +468,25 @@ class CudaGates:
                         return True  # check_nvlink_connectivity(fabric)
             stack.extend(current.named_children)
         return False
+
+
+def _module_level(statement: Node) -> bool:
+    """A statement of the module itself, also inside a module-level try or if (no function or class around it)."""
+    current = statement.parent
+    while current is not None:
+        if current.type in {"function_definition", "class_definition", "lambda"}:
+            return False
+        if current.type == "module":
+            return True
+        current = current.parent
+    return False
+
+
+def _tested_by(name: Node) -> Node | None:
+    """The if-statement whose condition is this name (alone, negated, or a term of and/or), else None."""
+    child, parent = name, name.parent
+    while parent is not None and parent.type in CONDITION_PARTS:
+        child, parent = parent, parent.parent
+    if parent is not None and parent.type in {"if_statement", "elif_clause"} and _same(parent.child_by_field_name("condition"), child):
+        return parent if parent.type == "if_statement" else None
+    return None

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ascend_feasibility.analyzer.context.constexpr_flags import is_constexpr_parameter, off_flag, read_sites
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
@@ -211,6 +212,9 @@ class SwitchReader:
         function = _enclosing(node, "function_definition")
         while function is not None:
             parameter = _parameter(function, name)
+            if parameter is not None and is_constexpr_parameter(function, name):
+                # a Triton kernel's flag: followed by name (its values pass through ctx and positional launches)
+                return off_flag(self._remember(("flag_sites",), lambda: read_sites(node)), name)
             if parameter is not None:
                 return self._parameter_default(function, parameter, name, depth)
             function = _enclosing(function, "function_definition")

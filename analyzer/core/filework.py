@@ -229,7 +229,7 @@ class FileWorker:
             if body is None:
                 gates = self.gates.assigned_checks(unit.tree().descendant_for_point_range(
                     (span.start_row, span.start_col), (span.end_row, span.end_col)))
-                if gates and all(self.gates.name_gate(g) for g in gates):
+                if gates and all(self.gates.name_gate(g) or self._gates_cuda_only_hits(g, hits, cuda_only) for g in gates):
                     reason = f"line {gates[0].start_point.row + 1}: the check's value gates only a CUDA-only feature"
                     places[check] = Place(places[check].role, "cuda-only-guarded", reason)
                 continue
@@ -265,6 +265,16 @@ class FileWorker:
             elif all(h.rule in cuda_only or h.rule in conventions.check_rules for h in inside) and self.gates.gated_body(statement):
                 reason = f"line {statement.start_point.row + 1}: guards a CUDA-only package or function"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+
+    def _gates_cuda_only_hits(self, test, hits: list[Hit], cuda_only: set[str]) -> bool:
+        """`if HAS_CUDA:` whose body holds findings, all of CUDA-only things (NVTX, cuDNN switches, kernels): the
+        flag's test keeps a CUDA-only path CUDA-only there."""
+        condition, body = test.child_by_field_name("condition"), test.child_by_field_name("consequence")
+        if condition is None or body is None or condition.type == "not_operator":
+            return False
+        inside = [h for h in hits if body.start_point.row <= h.span.start_row <= body.end_point.row]
+        return bool(inside) and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains
+                                    for h in inside)
 
     def _releases_only(self, body, inside: list[Hit]) -> bool:
         """The findings in a body of calls are cache releases (DEV102), and any other one sits in the header of a

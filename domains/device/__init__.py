@@ -2,15 +2,38 @@
 
 from __future__ import annotations
 
-from ascend_feasibility.domains.base import Domain
+from ascend_feasibility.domains.base import Domain, FileView, ProjectRun
+from ascend_feasibility.domains.device import enum_strings
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
 from ascend_feasibility.domains.device.enumerations import AcceleratorEnumerationScanner
 from ascend_feasibility.domains.device.python_scanner import DevicePythonScanner
 from ascend_feasibility.domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
+from ascend_feasibility.domains.device.rng_state import DeviceRngStateScanner
 
 
 class DeviceDomain(Domain):
     name = "device"
     scanner_classes = (DevicePythonScanner, DeviceResourceScanner, NvidiaSmiShellScanner, CudaAmpImportScanner,
-                       BackendDispatchScanner, AcceleratorEnumerationScanner)
+                       BackendDispatchScanner, AcceleratorEnumerationScanner, DeviceRngStateScanner)
+    facts_type = enum_strings.DeviceFacts
+
+    def collect(self, file: FileView) -> enum_strings.DeviceFacts | None:
+        """The file's project Enums with a "cuda" member, the parameters converted to them and the "cuda" literals
+        it passes to calls (domains/device/enum_strings.py)."""
+        facts = enum_strings.DeviceFacts(path=file.path)
+        for unit in file.units:
+            if unit.kind == "python" and unit.cell is None and unit.parsed and enum_strings.wanted(unit.source.text):
+                found = enum_strings.collect(file.path, unit.tree())
+                facts.cuda_enums += found.cuda_enums
+                facts.device_enums += found.device_enums
+                facts.enum_parameters += found.enum_parameters
+                facts.cuda_arguments += found.cuda_arguments
+        return None if facts.empty() else facts
+
+    def report(self, run: ProjectRun) -> None:
+        # a "cuda" literal that a project function turns into its own Enum's member is no device string
+        sites = enum_strings.enum_strings([f for f in run.facts[self.name] if f is not None])
+        if sites:
+            run.findings = [f for f in run.findings
+                            if not (f.rule in enum_strings.DEVICE_STRING_RULES and (f.path, f.line) in sites)]

@@ -6,6 +6,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.device.fast_path import chooses_fast_path
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument
 from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
@@ -155,7 +156,7 @@ class _FileScan(PythonScan):
         elif method_name == "to" and first is not None and first.type == "integer":
             self.hit("integer-device", f".to({parsing.text(first)})", call, f'.to("npu:{parsing.text(first)}")')
         elif method_name == "startswith" and first is not None and literals.device_literal(first) is not None:
-            self.hit("device-type-comparison", parsing.text(call), call)
+            self._device_test(parsing.text(call), call)
 
     def _member(self, member: Node) -> None:
         attribute = member.parent
@@ -191,7 +192,11 @@ class _FileScan(PythonScan):
             return
         operands = comparison.named_children
         if any(literals.cuda_literal_in(o) is not None for o in operands) and not any(_mentions_npu(o) for o in operands):
-            self.hit("device-type-comparison", " ".join(parsing.text(comparison).split()), comparison)
+            self._device_test(" ".join(parsing.text(comparison).split()), comparison)
+
+    def _device_test(self, symbol: str, test: Node) -> None:
+        detector = "device-type-fast-path" if chooses_fast_path(test) else "device-type-comparison"
+        self.hit(detector, symbol, test)
 
     def _string(self, node: Node) -> None:
         literal = literals.device_literal(node)

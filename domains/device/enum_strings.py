@@ -1,0 +1,285 @@
+"""A "cuda" string that is a value of the project's own Enum, not a device.
+
+nanotron's `nanotron_timer("sync_gradients", "cuda")`: Timers.__call__ converts its `timer_type` parameter with
+`TimerType(timer_type)`, an Enum whose member CUDA = "cuda" picks CUDA-event timing (with its own CPU fallback). The
+string never reaches torch; the advised "npu" would raise ValueError in TimerType("npu"). Such a literal is no device
+string: DEV001 is dropped there.
+
+Each file contributes facts (DeviceFacts): the Enum classes it defines with a member equal to "cuda"; the parameters
+its functions convert to a class by calling it on the parameter alone (`TimerType(timer_type)`) or annotate with it,
+under the names a call reaches them by (the function's name; for `__call__`, the module-level instances of its class,
+`nanotron_timer = Timers()`); and the "cuda" literals it passes as call arguments (callee's last name, position or
+keyword). The project pass (DeviceDomain.report) links them by name: a literal passed where a callable of that name
+converts the parameter to an Enum with a "cuda" member loses its DEV001. An Enum whose `.value` a file hands to a
+device API (`torch.device(kind.value)`, `.to(kind.value)`, `device=kind.value`) is a device after all: its strings
+stay findings (a holder that is a variable, `self.kind.value`, cannot be told apart: then every Enum the file defines
+or converts to stays).
+
+Only files that spell a "cuda" literal or "Enum" are read (GATE): a conversion in a file with neither is not seen, and
+its literals keep their finding."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.device.literals import string_parts
+from tree_sitter import Node
+
+QUERY = """
+(class_definition) @class
+(function_definition) @function
+(call) @call
+"""
+ENUM_BASES = frozenset({"Enum", "StrEnum", "IntEnum", "enum.Enum", "enum.StrEnum"})
+DEVICE_CALLEES = frozenset({"device", "to"})  # torch.device(...), x.to(...)
+CUDA = "cuda"
+DEVICE_STRING_RULES = frozenset({"DEV001"})  # the device-string rule (device-string detector)
+GATE = ('"cuda"', "'cuda'", "Enum")
+ANY = "*"  # a device API gets some Enum's .value through a variable
+MAX_RECORDS = 2_000  # per file and kind: a generated file must not swell the facts
+
+
+@dataclass
+class EnumParameter:
+    callable: str  # the name a call reaches it by: a function's, or an instance's of a class with __call__
+    index: int  # the parameter's position among a call's arguments (self excluded)
+    name: str
+    enum: str  # the class it is converted to
+
+
+@dataclass
+class CudaArgument:
+    line: int  # 1-based, the literal's
+    callee: str  # the called name's last part
+    index: int  # position among the call's arguments, -1 when passed by keyword
+    keyword: str = ""
+
+
+@dataclass
+class DeviceFacts:
+    path: str = ""
+    cuda_enums: list[str] = field(default_factory=list)
+    device_enums: list[str] = field(default_factory=list)  # enums whose .value this file hands to a device API
+    enum_parameters: list[EnumParameter] = field(default_factory=list)
+    cuda_arguments: list[CudaArgument] = field(default_factory=list)
+
+    def empty(self) -> bool:
+        return not (self.cuda_enums or self.enum_parameters or self.cuda_arguments or self.device_enums)
+
+
+def wanted(text: str) -> bool:
+    return any(word in text for word in GATE)
+
+
+def collect(path: str, root: Node) -> DeviceFacts:
+    facts = DeviceFacts(path=path)
+    found = parsing.captures(parsing.query("python", QUERY), root)
+    instances = _module_instances(root)
+    for cls in found.get("class", []):
+        if _is_enum(cls) and _has_cuda_member(cls):
+            facts.cuda_enums.append(parsing.text(cls.child_by_field_name("name")))
+    for function in found.get("function", [])[:MAX_RECORDS]:
+        facts.enum_parameters.extend(_converted_parameters(function, instances))
+    for call in found.get("call", []):
+        facts.cuda_arguments.extend(_cuda_arguments(call))
+        enum = _device_value(call)
+        if enum is not None and enum not in facts.device_enums:
+            facts.device_enums.append(enum)
+    facts.cuda_arguments = facts.cuda_arguments[:MAX_RECORDS]
+    facts.enum_parameters = facts.enum_parameters[:MAX_RECORDS]
+    return facts
+
+
+def enum_strings(all_facts: list[DeviceFacts]) -> dict[tuple[str, int], str]:
+    """(path, line) of each "cuda" literal passed where a callable converts it to a project Enum with a "cuda"
+    member, with that Enum's name."""
+    device_used = {e for f in all_facts for e in f.device_enums if e != ANY}
+    for facts in all_facts:
+        if ANY in facts.device_enums:
+            device_used.update(facts.cuda_enums)
+            device_used.update(p.enum for p in facts.enum_parameters)
+    enums = {e for f in all_facts for e in f.cuda_enums} - device_used
+    by_position: dict[tuple[str, int], str] = {}
+    by_keyword: dict[tuple[str, str], str] = {}
+    for facts in all_facts:
+        for parameter in facts.enum_parameters:
+            if parameter.enum in enums:
+                by_position.setdefault((parameter.callable, parameter.index), parameter.enum)
+                by_keyword.setdefault((parameter.callable, parameter.name), parameter.enum)
+    sites = {}
+    for facts in all_facts:
+        for argument in facts.cuda_arguments:
+            enum = (by_keyword.get((argument.callee, argument.keyword)) if argument.index < 0
+                    else by_position.get((argument.callee, argument.index)))
+            if enum is not None:
+                sites[(facts.path, argument.line)] = enum
+    return sites
+
+
+def _is_enum(cls: Node) -> bool:
+    bases = cls.child_by_field_name("superclasses")
+    return bases is not None and any(parsing.text(b) in ENUM_BASES for b in bases.named_children)
+
+
+def _has_cuda_member(cls: Node) -> bool:
+    body = cls.child_by_field_name("body")
+    for statement in body.named_children if body is not None else []:
+        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        right = assignment.child_by_field_name("right") if assignment is not None and assignment.type == "assignment" else None
+        if right is not None and right.type == "string" and _plain_value(right) == CUDA:
+            return True
+    return False
+
+
+def _plain_value(string: Node) -> str | None:
+    prefix, inner = string_parts(string)
+    return None if "f" in prefix.lower() or "b" in prefix.lower() else inner
+
+
+def _module_instances(root: Node) -> dict[str, list[str]]:
+    """Class name → the module-level names bound to an instance of it (`nanotron_timer = Timers()`)."""
+    instances: dict[str, list[str]] = {}
+    for statement in root.named_children:
+        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        if assignment is None or assignment.type != "assignment":
+            continue
+        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        function = right.child_by_field_name("function") if right is not None and right.type == "call" else None
+        if left is not None and left.type == "identifier" and function is not None and function.type == "identifier":
+            instances.setdefault(parsing.text(function), []).append(parsing.text(left))
+    return instances
+
+
+def _parameters(function: Node) -> list[tuple[str, Node | None]]:
+    """(name, annotation) of each parameter a call passes (self and cls dropped; splats end the list)."""
+    parameters = function.child_by_field_name("parameters")
+    result = []
+    for parameter in parameters.named_children if parameters is not None else []:
+        if parameter.type in {"list_splat_pattern", "dictionary_splat_pattern", "keyword_separator", "positional_separator"}:
+            break
+        if parameter.type == "identifier":
+            name, annotation = parsing.text(parameter), None
+        else:
+            key = parameter.child_by_field_name("name") or (parameter.named_children[0] if parameter.named_children else None)
+            if key is None or key.type != "identifier":
+                break
+            name, annotation = parsing.text(key), parameter.child_by_field_name("type")
+        result.append((name, annotation))
+    if result and result[0][0] in {"self", "cls"}:
+        result = result[1:]
+    return result
+
+
+def _converted_parameters(function: Node, instances: dict[str, list[str]]) -> list[EnumParameter]:
+    name_node = function.child_by_field_name("name")
+    if name_node is None:
+        return []
+    name = parsing.text(name_node)
+    if name == "__call__":
+        cls = function.parent.parent if function.parent is not None else None
+        if cls is None or cls.type != "class_definition":
+            return []
+        callables = instances.get(parsing.text(cls.child_by_field_name("name")), [])
+    else:
+        callables = [name]
+    if not callables:
+        return []
+    parameters = _parameters(function)
+    converted = _conversions(function, {p for p, _ in parameters})
+    result = []
+    for index, (parameter, annotation) in enumerate(parameters):
+        classes = set(converted.get(parameter, []))
+        if annotation is not None:
+            classes.update(parsing.text(n) for n in _identifiers(annotation))
+        for enum in sorted(classes):
+            result.extend(EnumParameter(c, index, parameter, enum) for c in callables)
+    return result
+
+
+def _conversions(function: Node, parameters: set[str]) -> dict[str, list[str]]:
+    """Parameter → the names of the classes the body calls on it alone (`TimerType(timer_type)`)."""
+    body = function.child_by_field_name("body")
+    converted: dict[str, list[str]] = {}
+    stack, seen = [body] if body is not None else [], 0
+    while stack and seen < 20_000:
+        node = stack.pop()
+        seen += 1
+        if node.type in {"function_definition", "class_definition"}:
+            continue
+        if node.type == "call":
+            callee, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+            values = arguments.named_children if arguments is not None and arguments.type == "argument_list" else []
+            if (callee is not None and callee.type == "identifier" and len(values) == 1 and values[0].type == "identifier"
+                    and parsing.text(values[0]) in parameters and parsing.text(callee)[:1].isupper()):
+                converted.setdefault(parsing.text(values[0]), []).append(parsing.text(callee))
+        stack.extend(node.named_children)
+    return converted
+
+
+def _identifiers(node: Node) -> list[Node]:
+    found, stack = [], [node]
+    while stack and len(found) < 20:
+        current = stack.pop()
+        if current.type == "identifier":
+            found.append(current)
+        stack.extend(current.named_children)
+    return found
+
+
+def _callee_name(call: Node) -> str | None:
+    function = call.child_by_field_name("function")
+    if function is None:
+        return None
+    if function.type == "identifier":
+        return parsing.text(function)
+    if function.type == "attribute":
+        return parsing.text(function.child_by_field_name("attribute"))
+    return None
+
+
+def _cuda_arguments(call: Node) -> list[CudaArgument]:
+    callee = _callee_name(call)
+    arguments = call.child_by_field_name("arguments")
+    if callee is None or arguments is None or arguments.type != "argument_list":
+        return []
+    found, index = [], 0
+    for argument in arguments.named_children:
+        if argument.type == "comment":
+            continue
+        if argument.type in {"list_splat", "dictionary_splat"}:
+            break
+        if argument.type == "keyword_argument":
+            value, key = argument.child_by_field_name("value"), argument.child_by_field_name("name")
+            if value is not None and key is not None and value.type == "string" and _plain_value(value) == CUDA:
+                found.append(CudaArgument(value.start_point.row + 1, callee, -1, parsing.text(key)))
+            continue
+        if argument.type == "string" and _plain_value(argument) == CUDA:
+            found.append(CudaArgument(argument.start_point.row + 1, callee, index))
+        index += 1
+    return found
+
+
+def _device_value(call: Node) -> str | None:
+    """`torch.device(x.value)`, `t.to(x.value)` or `device=x.value`: the name before `.value` (an Enum member's
+    holder, `TimerType.CUDA.value` → TimerType; a variable, `self.kind.value` → ANY)."""
+    callee = _callee_name(call)
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None or arguments.type != "argument_list":
+        return None
+    for argument in arguments.named_children:
+        value = argument
+        if argument.type == "keyword_argument":
+            key = argument.child_by_field_name("name")
+            if key is None or parsing.text(key) != "device":
+                continue
+            value = argument.child_by_field_name("value")
+        elif callee not in DEVICE_CALLEES:
+            continue
+        if value is not None and value.type == "attribute" and parsing.text(value.child_by_field_name("attribute")) == "value":
+            holder = value.child_by_field_name("object")
+            while holder is not None and holder.type == "attribute":
+                holder = holder.child_by_field_name("object")
+            name = parsing.text(holder) if holder is not None and holder.type == "identifier" else ""
+            return name if name[:1].isupper() else ANY
+    return None

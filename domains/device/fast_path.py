@@ -1,0 +1,103 @@
+"""A device-type test that only chooses a CUDA fast path over generic code computing the same results.
+
+`if self.use_float16 and 'cuda' in self.w.device.type: <fp16 cast> else: <fp32>` (mmpretrain's DALL-E encoder),
+`if device.type == "cuda": <apex multi_tensor_l2norm> else: <torch.norm per tensor>` (fairseq's grad norm): on Ascend
+the test is False and the other arm runs, which is correct, only slower. That is not DEV007's high "silently takes
+the non-CUDA branch" (an assert, a flag handed on, an arm that raises or skips work): it gets its own rule (DEV145,
+medium), which subsumes DEV007 on its line.
+
+The test decides between the arms when it is the if statement's whole condition (through parentheses and `not`), or
+a term of an `and` when it is positive (`==`, `in`, `startswith`): then the consequence runs only on CUDA. A negative
+test (`!=`, `not in`) swaps the arms. The other arm is generic code for the same results when it is an `else` (no
+`elif`), does not only raise, warn or pass, does not move data to the CPU (`.cpu()`, a "cpu" string: on Ascend that
+is the whole run on the host, DEV007's slow CPU path), and produces what the CUDA arm produces: the names it binds, extends or
+returns are among the CUDA arm's (`x, w, b` in both arms; `norms.append(...)` beside `norms += [...]`), or both arms
+return."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.context.guards import only_raises_or_warns
+from ascend_feasibility.analyzer.reading import parsing
+from tree_sitter import Node
+
+NEGATIVE = frozenset({"!=", "not in"})
+MUTATORS = frozenset({"append", "extend", "update", "add", "insert", "copy_", "add_"})
+RETURNS = "<return>"
+MAX_NODES = 2_000  # the walk over one arm's statements
+
+
+def chooses_fast_path(test: Node) -> bool:
+    """`test` (a comparison or `.startswith("cuda")` call naming "cuda") picks a CUDA arm whose `else` computes the
+    same results generically."""
+    negated = _negative(test)
+    child, parent, through_and = test, test.parent, False
+    while parent is not None and parent.type in {"parenthesized_expression", "not_operator", "boolean_operator"}:
+        if parent.type == "not_operator":
+            negated = not negated
+        elif parent.type == "boolean_operator":
+            if parsing.text(parent.child_by_field_name("operator")) != "and":
+                return False
+            through_and = True
+        child, parent = parent, parent.parent
+    if parent is None or parent.type != "if_statement" or parent.child_by_field_name("condition") != child:
+        return False
+    if through_and and negated:
+        return False  # `if flag and device.type != "cuda"`: its else also runs on CUDA without the flag
+    alternatives = parent.children_by_field_name("alternative")
+    if len(alternatives) != 1 or alternatives[0].type != "else_clause":
+        return False
+    consequence = parent.child_by_field_name("consequence")
+    other = alternatives[0].child_by_field_name("body")
+    if consequence is None or other is None:
+        return False
+    cuda_arm, generic = (other, consequence) if negated else (consequence, other)
+    if only_raises_or_warns(generic) or _moves_to_cpu(generic):
+        return False
+    produced, generic_produced = _produces(cuda_arm), _produces(generic)
+    return bool(generic_produced) and generic_produced <= produced
+
+
+def _moves_to_cpu(block: Node) -> bool:
+    stack, seen = [block], 0
+    while stack and seen < MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        if node.type == "string" and parsing.text(node).strip("'\"").lower().startswith("cpu"):
+            return True
+        if node.type == "attribute" and parsing.text(node.child_by_field_name("attribute")) == "cpu":
+            return True
+        stack.extend(node.named_children)
+    return False
+
+
+def _negative(test: Node) -> bool:
+    if test.type != "comparison_operator":
+        return False  # `.startswith("cuda")`
+    operators = {parsing.text(o) for o in test.children_by_field_name("operators")}
+    return bool(operators & NEGATIVE)
+
+
+def _produces(block: Node) -> set[str]:
+    """What an arm leaves behind: the names and attributes it assigns, those it mutates in place (`x.append(...)`),
+    and whether it returns (nested functions and classes are their own scopes)."""
+    produced: set[str] = set()
+    stack, seen = [block], 0
+    while stack and seen < MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        if node.type in {"function_definition", "class_definition", "lambda"}:
+            continue
+        if node.type in {"assignment", "augmented_assignment"}:
+            left = node.child_by_field_name("left")
+            targets = left.named_children if left is not None and left.type in {"pattern_list", "tuple_pattern"} else [left]
+            produced.update(parsing.text(t) for t in targets if t is not None)
+        elif node.type == "return_statement":
+            produced.add(RETURNS)
+        elif node.type == "call":
+            function = node.child_by_field_name("function")
+            if function is not None and function.type == "attribute":
+                method = parsing.text(function.child_by_field_name("attribute"))
+                if method in MUTATORS:
+                    produced.add(parsing.text(function.child_by_field_name("object")))
+        stack.extend(node.named_children)
+    return produced
