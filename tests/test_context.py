@@ -839,3 +839,40 @@ def test_environment_reports_are_tools_at_any_depth():
     assert file_role("requirements/collect_env_details.py", ROLES) == "example"
     assert file_role("src/pkg/collect_env.py", ROLES) == "example"
     assert file_role("src/pkg/environment.py", ROLES) == "product"
+
+
+# issue 28, round-7 scouting classes ------------------------------------------------------------------------------------
+COMMS = ("import torch.distributed as dist\n\n\ndef exchange(outs, ins, group):\n    dist.all_to_all(outs, ins, group=group)\n"
+         "    dist.all_to_all_single(outs[0], ins[0], group=group)\n    return outs\n")
+NPU_SPLIT = (  # Open-Sora-Plan's train scripts and models
+    "try:\n    import torch_npu\n    from pkg.acceleration.comms import exchange\nexcept {caught}:\n    torch_npu = None\n"
+    "    from pkg.utils.comms import exchange\n    dist_backend = 'nccl'\n    import torch\n    torch.cuda.set_device(0)\n"
+)
+
+
+@pytest.mark.parametrize("caught", ["ImportError", ""])
+def test_the_except_arm_of_a_torch_npu_import_is_the_other_backends_code(tmp_path, caught):
+    found = _project_findings(tmp_path, {
+        "pkg/__init__.py": "", "pkg/acceleration/__init__.py": "", "pkg/acceleration/comms.py": COMMS,
+        "pkg/utils/__init__.py": "", "pkg/utils/comms.py": COMMS,
+        "train.py": NPU_SPLIT.format(caught=f"except {caught}".split(" ", 1)[1] if caught else "").replace("except :", "except:"),
+    })
+    non_npu = [f for f in found if f.path == "pkg/utils/comms.py"]
+    assert non_npu and all(f.reach == "other-backend" and "never on Ascend" in f.reach_reason and "train.py" in f.reach_reason
+                           for f in non_npu)
+    in_arm = next(f for f in found if f.path == "train.py" and f.rule == "DEV103")  # torch.cuda.set_device in the arm
+    assert in_arm.reach == "other-backend" and "torch_npu does not import" in in_arm.reach_reason
+    # the NPU arm's module runs on Ascend (its import is not an optional one), and the project-wide finding that
+    # merges both arms is anchored there
+    merged = next(f for f in found if f.rule == "DST022")
+    assert (merged.path, merged.reach) == ("pkg/acceleration/comms.py", "runs")
+    assert "pkg/utils/comms.py:5" in merged.sites
+    assert next(f for f in found if f.path == "pkg/acceleration/comms.py" and f.rule == "DST021").reach == "runs"
+
+
+def test_an_except_arm_of_another_import_still_runs(tmp_path):
+    found = _project_findings(tmp_path, {
+        "pkg/__init__.py": "", "pkg/utils/__init__.py": "", "pkg/utils/comms.py": COMMS,
+        "train.py": "try:\n    import apex\nexcept ImportError:\n    from pkg.utils.comms import exchange\n",
+    })
+    assert {f.reach for f in found if f.path == "pkg/utils/comms.py"} == {"runs"}

@@ -4,6 +4,8 @@
   other-backend beside op_builder/npu/) name 'csrc/adam/multi_tensor_adam.cu'; when every file that names a source
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
 - Modules of the project's packages that nothing the product runs loads (only tests import them): unloaded.py.
+- Modules that only other backends' branches import (the except arm of `try: import torch_npu`): all their code is
+  other-backend.
 - Modules of CUDA-only features that the project imports only behind guards: whisper imports its Triton kernels
   (triton_ops.py) only `if x.is_cuda:` inside a try with a fallback, so those kernels never run on Ascend; the other
   findings of such a kernel module (a Triton autotune hook's capability query) go with them.
@@ -66,7 +68,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             place = decided[finding.path]
         if place is None and finding.reach == "runs" and finding.path in guarded and (
                 finding.domain in feature_domains or finding.path in kernel_modules
-                or guarded[finding.path][0] == "optional"):  # loaded only with an optional package: all of it is
+                or guarded[finding.path][0] in {"optional", "other-backend"}):  # loaded only so: all of it is
             reach, reason = guarded[finding.path]
             place = Place(finding.role, reach, reason)
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in switched:
@@ -194,8 +196,11 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext,
             if "runs" in reaches:
                 continue
             reach = reaches.pop() if len(reaches) == 1 else "optional"
-            importers = sorted({importer for importer, _ in sites})
-            result[path] = (reach, f"imported only behind guards with a fallback: {', '.join(importers[:3])}")
+            importers = ", ".join(sorted({importer for importer, _ in sites})[:3])
+            # opensora/utils/communications.py, imported only in the except arm of `try: import torch_npu`
+            why = (f"imported only in other backends' branches (never on Ascend): {importers}" if reach == "other-backend"
+                   else f"imported only behind guards with a fallback: {importers}")
+            result[path] = (reach, why)
             changed = True
     return result
 
