@@ -876,3 +876,31 @@ def test_an_except_arm_of_another_import_still_runs(tmp_path):
         "train.py": "try:\n    import apex\nexcept ImportError:\n    from pkg.utils.comms import exchange\n",
     })
     assert {f.reach for f in found if f.path == "pkg/utils/comms.py"} == {"runs"}
+
+
+FLASH_PATCH = (  # InternVL's internvl/patch/llama2_flash_attn_monkey_patch.py
+    "import torch\nimport transformers\n\n\ndef forward(self, hidden_states):\n"
+    "    return flash_attn_varlen_qkvpacked_func(hidden_states.cuda(), 0.0)\n\n\n"
+    "def replace_llama_attn_with_flash_attn():\n    major, _ = torch.cuda.get_device_capability()\n"
+    "    transformers.models.llama.modeling_llama.LlamaAttention.forward = forward\n\n\n"
+    "def test():\n    print(forward(None, torch.zeros(1)))\n\n\nif __name__ == '__main__':\n    test()\n"
+)
+
+
+@pytest.mark.parametrize("caller, reached", [
+    ("# from pkg.patch import replace_llama_attn_with_flash_attn\n# replace_llama_attn_with_flash_attn()\n", False),
+    ("from pkg.patch import replace_llama_attn_with_flash_attn\n\nreplace_llama_attn_with_flash_attn()\n", True),
+    ("from pkg.patch.llama_patch import replace_llama_attn_with_flash_attn\n\nreplace_llama_attn_with_flash_attn()\n", True),
+])
+def test_a_monkey_patch_installer_nobody_calls_installs_nothing(tmp_path, caller, reached):
+    found = _project_findings(tmp_path, {
+        "pkg/__init__.py": "", "pkg/patch/__init__.py": "from .llama_patch import replace_llama_attn_with_flash_attn\n",
+        "pkg/patch/llama_patch.py": FLASH_PATCH, "train.py": "import pkg.patch\n" + caller,
+    })
+    patched = [f for f in found if f.path == "pkg/patch/llama_patch.py" and f.line in (6, 10)]  # forward, installer
+    assert {f.line for f in patched} == {6, 10}
+    if reached:
+        assert all(f.reach == "runs" for f in patched)
+    else:
+        assert all(f.reach == "optional" and "nothing in the project calls" in f.reach_reason for f in patched)
+        assert "installed only by replace_llama_attn_with_flash_attn()" in next(f for f in patched if f.line == 6).reach_reason
