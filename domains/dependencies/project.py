@@ -67,6 +67,8 @@ def analyze_dependencies(
                     emit.declaration("fork-version-pin", f"{name}{site.specifier}", site, record.npu_fork, place=place)
                 elif record.runtime_only:  # pytorch-cuda=11.8, nvidia-cudnn-cu12: a line to delete, nothing to rebuild
                     emit.declaration("cuda-runtime-package", name, site, place=place)
+                elif name not in imported:  # Open-Sora-Plan's xformers pin: nothing to replace, a line to drop
+                    emit.declaration("declared-not-imported", name, site, place=place)
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place)
         if record is not None and record.npu_aware_since:
