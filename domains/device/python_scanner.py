@@ -32,6 +32,13 @@ GRAD_SCALERS = {"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler"}
 PROFILERS = {"torch.autograd.profiler.profile", "torch.profiler.profile", "torch.autograd.profile"}
 INTEGER_DEVICE_KWARGS = {"device", "device_id", "map_location"}
 # Calls whose device literals the distributed domain reports (process groups and device meshes).
+# Lightning's entry points that take an accelerator name (Fabric's and Trainer's first argument)
+LIGHTNING_ENTRIES = frozenset({
+    "lightning.Fabric", "lightning.fabric.Fabric", "lightning.fabric.fabric.Fabric", "lightning_fabric.Fabric",
+    "lightning.Trainer", "lightning.pytorch.Trainer", "lightning.pytorch.trainer.trainer.Trainer",
+    "pytorch_lightning.Trainer", "pytorch_lightning.trainer.trainer.Trainer",
+})
+CUDA_ACCELERATORS = frozenset({"cuda", "gpu"})
 OTHER_DOMAIN_CALLEES = {
     "torch.distributed.init_process_group",
     "torch.distributed.new_group",
@@ -97,7 +104,17 @@ class _FileScan(PythonScan):
         if name in PROFILERS and call is not None:
             self._profiler(name, call)
             return
+        if name in LIGHTNING_ENTRIES and call is not None:
+            self._lightning(name, call)
+            return
         self.name_rule(reference)
+
+    def _lightning(self, name: str, call: Node) -> None:
+        """`L.Fabric(accelerator="cuda")`, `Trainer(accelerator="gpu")`: Lightning has no NPU accelerator of its own."""
+        value = argument(call, 0, "accelerator")
+        if value is not None and value.type == "string" and literals.string_parts(value)[1].strip().lower() in CUDA_ACCELERATORS:
+            self.claimed_calls.add(call.id)
+            self.hit("lightning-cuda-accelerator", f"{name}(accelerator={parsing.text(value)})", value)
 
     def _autocast(self, detector: str, name: str, call: Node) -> None:
         device = _device_argument(call, "device_type")
