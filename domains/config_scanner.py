@@ -31,7 +31,7 @@ class YamlUnreadable(UnitUnreadable):
 class ShellConfigScanner(Scanner):
     domain = "configuration"
     kinds = frozenset({"shell", "dockerfile"})
-    triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate")
+    triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate", "--device")
 
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)
@@ -49,7 +49,34 @@ class ShellConfigScanner(Scanner):
             launcher = _launcher(node)
             if launcher is not None:
                 hits.append(Hit(self.index.code_for("launcher-line"), launcher, Span.of(node.parent)))
+            device = _device_option(node)
+            if device is not None:
+                hits.append(Hit(self.index.code_for("launch-device-cuda"), parsing.text(device), Span.of(device)))
         return hits
+
+
+CUDA_DEVICE_WORDS = ("cuda", "gpu")
+PROGRAMS = ("python", "torchrun", "deepspeed", "accelerate")
+
+
+def _device_option(command_name):
+    """`python examples/rec_image.py ... --device cuda` (Open-Sora-Plan's scripts/causalvae/rec_image.sh): the
+    launcher names the device the script runs on; the word after `--device` (or `--device=cuda:0`), else None."""
+    name = parsing.text(command_name).rsplit("/", 1)[-1]
+    if not name.startswith(PROGRAMS):
+        return None
+    words = command_name.parent.children_by_field_name("argument")
+    for index, word in enumerate(words):
+        text = parsing.text(word).strip("'\"")
+        value, node = None, word
+        if text == "--device" and index + 1 < len(words):
+            node = words[index + 1]
+            value = parsing.text(node).strip("'\"")
+        elif text.startswith("--device="):
+            value = text.split("=", 1)[1]
+        if value is not None and value.lower().split(":", 1)[0] in CUDA_DEVICE_WORDS:
+            return node
+    return None
 
 
 def _launcher(command_name) -> str | None:
