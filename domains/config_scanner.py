@@ -43,6 +43,8 @@ class ShellConfigScanner(Scanner):
         for node in found.get("name", []):
             name = parsing.text(node)
             code = self.index.env_rule(name)
+            if code is not None and name == "CUDA_VISIBLE_DEVICES" and _default_pin(node):
+                code = self.index.code_for("cuda-visible-devices-default-pin")
             if code is not None:
                 hits.append(Hit(code, name, Span.of(node)))
         for node in found.get("command", []):
@@ -53,6 +55,31 @@ class ShellConfigScanner(Scanner):
             if device is not None:
                 hits.append(Hit(self.index.code_for("launch-device-cuda"), parsing.text(device), Span.of(device)))
         return hits
+
+
+LOOPS = {"for_statement", "c_style_for_statement", "while_statement"}
+
+
+def _default_pin(name) -> bool:
+    """`CUDA_VISIBLE_DEVICES=0 python x.py` as one foreground command (Open-Sora-Plan's rec_image.sh): device 0 is
+    the device an NPU process uses anyway. Not a pin in a loop or of a background job (`... &`: each job its own
+    device), not torchrun/deepspeed/accelerate (they start one process per visible device)."""
+    assignment = name.parent
+    command = assignment.parent if assignment is not None else None
+    if assignment is None or assignment.type != "variable_assignment" or command is None or command.type != "command":
+        return False
+    value = assignment.child_by_field_name("value")
+    program = command.child_by_field_name("name")
+    if value is None or parsing.text(value).strip("'\"") != "0" or program is None:
+        return False
+    if not parsing.text(program).rsplit("/", 1)[-1].startswith("python"):
+        return False
+    node = command
+    while node is not None and node.type != "program":
+        if node.type in LOOPS or (node.next_sibling is not None and node.next_sibling.type == "&"):
+            return False
+        node = node.parent
+    return True
 
 
 CUDA_DEVICE_WORDS = ("cuda", "gpu")
