@@ -420,6 +420,12 @@ class PackageRecord(_Record):
         "them working): each call is a finding (DEP030)",
     )
     calls: list[PackageCall] = Field(default_factory=list, description="replacements of calls into the package")
+    used_through: list[str] = Field(
+        default_factory=list,
+        description="names in the project's Python (identifiers, keywords, strings) through which another library "
+        "loads this package for the project (transformers' BitsAndBytesConfig loads bitsandbytes): a declared package "
+        "the project never imports is still in use where one of them appears",
+    )
 
     @model_validator(mode="after")
     def _replacement_when_needed(self) -> "PackageRecord":

@@ -134,6 +134,20 @@ def test_a_declared_package_needing_replacement_is_a_rewrite_only_where_the_proj
     assert not matrix["xformers"].imported and matrix["flash-attn"].imported
 
 
+def test_a_declared_package_another_library_loads_for_the_project_is_in_use(tmp_path):
+    # llama-recipes declares bitsandbytes and never imports it: transformers' BitsAndBytesConfig loads it
+    files = {
+        "requirements.txt": "torch==2.6.0\nbitsandbytes\n", "mylib/__init__.py": "",
+        "mylib/quant.py": "from transformers import BitsAndBytesConfig\n\nconfig = BitsAndBytesConfig(load_in_8bit=True)\n",
+        "train.py": "from mylib.quant import config\n",
+    }
+    write(tmp_path / "a", files)
+    assert [f.rule for f in analyze(tmp_path / "a", AnalyzeOptions(jobs=1)).findings if f.symbol == "bitsandbytes"] == ["DEP001"]
+    files["mylib/quant.py"] = "# BitsAndBytesConfig(load_in_8bit=True) once ran here\nconfig = None\n"
+    write(tmp_path / "b", files)
+    assert [f.rule for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings if f.symbol == "bitsandbytes"] == ["DEP015"]
+
+
 def test_torch_pins_are_fitted_per_file_and_the_main_manifest_answers(tmp_path):
     write(tmp_path, {
         "requirements.txt": "torch>=2.4\n",
