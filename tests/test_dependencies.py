@@ -146,6 +146,14 @@ def test_a_declared_package_another_library_loads_for_the_project_is_in_use(tmp_
     files["mylib/quant.py"] = "# BitsAndBytesConfig(load_in_8bit=True) once ran here\nconfig = None\n"
     write(tmp_path / "b", files)
     assert [f.rule for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings if f.symbol == "bitsandbytes"] == ["DEP015"]
+    # InternVL's requirements/segmentation.txt declares mmcv-full, the catalog's mmcv by an alias, which its code imports
+    write(tmp_path / "c", {"requirements.txt": "torch==2.6.0\nmmcv-full==1.6.2\n", "mylib/__init__.py": "",
+                           "mylib/data.py": "import mmcv\n", "train.py": "import mylib.data\n"})
+    assert [f.rule for f in analyze(tmp_path / "c", AnalyzeOptions(jobs=1)).findings if f.symbol == "mmcv-full"] == ["DEP001"]
+    # a declaration by one of a record's alias names (cupy-cuda12x is the cupy record's), imported as the record's module
+    write(tmp_path / "d", {"requirements.txt": "cupy-cuda12x\n", "mylib/__init__.py": "", "mylib/data.py": "import cupy\n",
+                           "train.py": "import mylib.data\n"})
+    assert [f.rule for f in analyze(tmp_path / "d", AnalyzeOptions(jobs=1)).findings if f.symbol == "cupy-cuda12x"] == ["DEP002"]
 
 
 def test_torch_pins_are_fitted_per_file_and_the_main_manifest_answers(tmp_path):

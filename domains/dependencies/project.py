@@ -69,9 +69,11 @@ def analyze_dependencies(
                     emit.declaration("fork-version-pin", f"{name}{site.specifier}", site, record.npu_fork, place=place)
                 elif record.runtime_only:  # pytorch-cuda=11.8, nvidia-cudnn-cu12: a line to delete, nothing to rebuild
                     emit.declaration("cuda-runtime-package", name, site, place=place)
-                elif name not in imported and not used_through.intersection(record.used_through):
+                elif record.modules and not {name, record.name} & imported.keys() \
+                        and not used_through.intersection(record.used_through):
                     # Open-Sora-Plan's xformers pin: nothing to replace, a line to drop (llama-recipes' bitsandbytes,
-                    # which transformers' BitsAndBytesConfig loads, is in use though never imported)
+                    # which transformers' BitsAndBytesConfig loads, is in use though never imported). A record that
+                    # names no module of its own (mmcv-full installs `mmcv`, the mmcv record's) cannot be told unused.
                     emit.declaration("declared-not-imported", name, site, place=place)
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place)
