@@ -395,9 +395,10 @@ def _patch_installers(unit: Unit, defined: list[Node], patched: list[Node],
         return next((name for name, (start, end) in lines.items() if start <= node.start_point.row + 1 <= end), None)
 
     installs: dict[str, set[str]] = defaultdict(set)  # installer → the functions it assigns to attributes
-    for value in patched:
-        name, installer = parsing.text(value), owner(value)
-        if name in functions and installer is not None and installer != name:
+    for value in patched:  # most are `self.x = x` in methods: the name test comes first
+        name = parsing.text(value)
+        installer = owner(value) if name in functions else None
+        if installer is not None and installer != name:
             installs[installer].add(name)
     if not installs:
         return []
