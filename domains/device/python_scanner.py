@@ -6,7 +6,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
-from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument
+from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
 from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
 
@@ -110,11 +110,21 @@ class _FileScan(PythonScan):
         self.name_rule(reference)
 
     def _lightning(self, name: str, call: Node) -> None:
-        """`L.Fabric(accelerator="cuda")`, `Trainer(accelerator="gpu")`: Lightning has no NPU accelerator of its own."""
-        value = argument(call, 0, "accelerator")
-        if value is not None and value.type == "string" and literals.string_parts(value)[1].strip().lower() in CUDA_ACCELERATORS:
+        """`L.Fabric(accelerator="cuda")`, `Trainer(accelerator="gpu")`: Lightning has no NPU accelerator of its own;
+        `L.Fabric(devices=1)` (accelerator "auto", the default) picks the CPU on Ascend. The accelerator is a keyword
+        (Fabric's and Trainer's are keyword-only; Lightning 1.x Trainer's first positional argument is the logger)."""
+        value = keywords(call).get("accelerator")
+        if value is None:
+            arguments = call.child_by_field_name("arguments")
+            if arguments is not None and not any(c.type in {"dictionary_splat", "list_splat"} for c in arguments.named_children):
+                self.hit("lightning-auto-accelerator", f"{name}()", call)
+            return
+        word = literals.string_parts(value)[1].strip().lower() if value.type == "string" else None
+        if word in CUDA_ACCELERATORS:
             self.claimed_calls.add(call.id)
             self.hit("lightning-cuda-accelerator", f"{name}(accelerator={parsing.text(value)})", value)
+        elif word == "auto":
+            self.hit("lightning-auto-accelerator", f"{name}(accelerator={parsing.text(value)})", value)
 
     def _autocast(self, detector: str, name: str, call: Node) -> None:
         device = _device_argument(call, "device_type")
@@ -311,7 +321,7 @@ class DevicePythonScanner(PythonDomainScanner):
     domain = "device"
     triggers = (
         "cuda", "CUDA", "cudnn", "CUDNN", "CUBLAS", "NVIDIA", "NVTE", "nvtx", "compile", "jit", "_dynamo",
-        "device", ".to(", "GradScaler", "multi_processor_count", "profiler",
+        "device", ".to(", "GradScaler", "multi_processor_count", "profiler", "Fabric", "Trainer",
     )
     scan_class = _FileScan
 
