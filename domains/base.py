@@ -173,6 +173,8 @@ class ModuleFacts(Protocol):
     guarded_imports: dict[str, str]
     import_fallbacks: dict[str, tuple[int, str]]  # guarded module → (the guard's line, what the code falls back to)
     exported_functions: list[tuple[str, int, int]]
+    # monkey-patch installers: (installer, first line, last line, ((installed function, first, last), ...))
+    patch_installers: list[tuple[str, int, int, tuple[tuple[str, int, int], ...]]]
     overridden_defaults: list[tuple[int, str, bool]]
     source_refs: list[str]  # native sources or their folders named in strings (builders)
     main_guard: bool  # has `if __name__ == "__main__":`

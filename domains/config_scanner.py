@@ -31,7 +31,7 @@ class YamlUnreadable(UnitUnreadable):
 class ShellConfigScanner(Scanner):
     domain = "configuration"
     kinds = frozenset({"shell", "dockerfile"})
-    triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate")
+    triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate", "--device")
 
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)
@@ -43,13 +43,67 @@ class ShellConfigScanner(Scanner):
         for node in found.get("name", []):
             name = parsing.text(node)
             code = self.index.env_rule(name)
+            if code is not None and name == "CUDA_VISIBLE_DEVICES" and _default_pin(node):
+                code = self.index.code_for("cuda-visible-devices-default-pin")
             if code is not None:
                 hits.append(Hit(code, name, Span.of(node)))
         for node in found.get("command", []):
             launcher = _launcher(node)
             if launcher is not None:
                 hits.append(Hit(self.index.code_for("launcher-line"), launcher, Span.of(node.parent)))
+            device = _device_option(node)
+            if device is not None:
+                hits.append(Hit(self.index.code_for("launch-device-cuda"), parsing.text(device), Span.of(device)))
         return hits
+
+
+LOOPS = {"for_statement", "c_style_for_statement", "while_statement"}
+
+
+def _default_pin(name) -> bool:
+    """`CUDA_VISIBLE_DEVICES=0 python x.py` as one foreground command (Open-Sora-Plan's rec_image.sh): device 0 is
+    the device an NPU process uses anyway. Not a pin in a loop or of a background job (`... &`: each job its own
+    device), not torchrun/deepspeed/accelerate (they start one process per visible device)."""
+    assignment = name.parent
+    command = assignment.parent if assignment is not None else None
+    if assignment is None or assignment.type != "variable_assignment" or command is None or command.type != "command":
+        return False
+    value = assignment.child_by_field_name("value")
+    program = command.child_by_field_name("name")
+    if value is None or parsing.text(value).strip("'\"") != "0" or program is None:
+        return False
+    if not parsing.text(program).rsplit("/", 1)[-1].startswith("python"):
+        return False
+    node = command
+    while node is not None and node.type != "program":
+        if node.type in LOOPS or (node.next_sibling is not None and node.next_sibling.type == "&"):
+            return False
+        node = node.parent
+    return True
+
+
+CUDA_DEVICE_WORDS = ("cuda", "gpu")
+PROGRAMS = ("python", "torchrun", "deepspeed", "accelerate")
+
+
+def _device_option(command_name):
+    """`python examples/rec_image.py ... --device cuda` (Open-Sora-Plan's scripts/causalvae/rec_image.sh): the
+    launcher names the device the script runs on; the word after `--device` (or `--device=cuda:0`), else None."""
+    name = parsing.text(command_name).rsplit("/", 1)[-1]
+    if not name.startswith(PROGRAMS):
+        return None
+    words = command_name.parent.children_by_field_name("argument")
+    for index, word in enumerate(words):
+        text = parsing.text(word).strip("'\"")
+        value, node = None, word
+        if text == "--device" and index + 1 < len(words):
+            node = words[index + 1]
+            value = parsing.text(node).strip("'\"")
+        elif text.startswith("--device="):
+            value = text.split("=", 1)[1]
+        if value is not None and value.lower().split(":", 1)[0] in CUDA_DEVICE_WORDS:
+            return node
+    return None
 
 
 def _launcher(command_name) -> str | None:

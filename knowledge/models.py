@@ -420,6 +420,12 @@ class PackageRecord(_Record):
         "them working): each call is a finding (DEP030)",
     )
     calls: list[PackageCall] = Field(default_factory=list, description="replacements of calls into the package")
+    used_through: list[str] = Field(
+        default_factory=list,
+        description="names in the project's Python (identifiers, keywords, strings) through which another library "
+        "loads this package for the project (transformers' BitsAndBytesConfig loads bitsandbytes): a declared package "
+        "the project never imports is still in use where one of them appears",
+    )
 
     @model_validator(mode="after")
     def _replacement_when_needed(self) -> "PackageRecord":
@@ -490,6 +496,9 @@ class BackendConventions(_Record):
     twin: list[str]
     cuda_engines: list[str] = Field(default_factory=list, description="engines that run on NVIDIA GPUs only")
     npu_engines: list[str] = Field(default_factory=list, description="engines with an Ascend build")
+    npu_packages: list[str] = Field(default_factory=list, description="packages that import wherever the project runs "
+                                    "on Ascend and nowhere else: a try that imports one is the NPU arm, its except arm "
+                                    "the other")
 
 
 class GuardConventions(_Record):

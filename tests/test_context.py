@@ -881,3 +881,68 @@ def test_a_cuda_string_a_project_enum_takes_is_no_device_string(tmp_path):
     write_tree(tmp_path / "b", {"pkg/__init__.py": "", "pkg/timers.py": devices, "pkg/trainer.py": TRAINER})
     found = [(f.path, f.line) for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings if f.rule == "DEV001"]
     assert ("pkg/trainer.py", 6) in found
+
+
+# issue 28, round-7 scouting classes ------------------------------------------------------------------------------------
+COMMS = ("import torch.distributed as dist\n\n\ndef exchange(outs, ins, group):\n    dist.all_to_all(outs, ins, group=group)\n"
+         "    dist.all_to_all_single(outs[0], ins[0], group=group)\n    return outs\n")
+NPU_SPLIT = (  # Open-Sora-Plan's train scripts and models
+    "try:\n    import torch_npu\n    from pkg.acceleration.comms import exchange\nexcept {caught}:\n    torch_npu = None\n"
+    "    from pkg.utils.comms import exchange\n    dist_backend = 'nccl'\n    import torch\n    torch.cuda.set_device(0)\n"
+)
+
+
+@pytest.mark.parametrize("caught", ["ImportError", ""])
+def test_the_except_arm_of_a_torch_npu_import_is_the_other_backends_code(tmp_path, caught):
+    found = _project_findings(tmp_path, {
+        "pkg/__init__.py": "", "pkg/acceleration/__init__.py": "", "pkg/acceleration/comms.py": COMMS,
+        "pkg/utils/__init__.py": "", "pkg/utils/comms.py": COMMS,
+        "train.py": NPU_SPLIT.format(caught=f"except {caught}".split(" ", 1)[1] if caught else "").replace("except :", "except:"),
+    })
+    non_npu = [f for f in found if f.path == "pkg/utils/comms.py"]
+    assert non_npu and all(f.reach == "other-backend" and "never on Ascend" in f.reach_reason and "train.py" in f.reach_reason
+                           for f in non_npu)
+    in_arm = next(f for f in found if f.path == "train.py" and f.rule == "DEV103")  # torch.cuda.set_device in the arm
+    assert in_arm.reach == "other-backend" and "torch_npu does not import" in in_arm.reach_reason
+    # the NPU arm's module runs on Ascend (its import is not an optional one), and the project-wide finding that
+    # merges both arms is anchored there
+    merged = next(f for f in found if f.rule == "DST022")
+    assert (merged.path, merged.reach) == ("pkg/acceleration/comms.py", "runs")
+    assert "pkg/utils/comms.py:5" in merged.sites
+    assert next(f for f in found if f.path == "pkg/acceleration/comms.py" and f.rule == "DST021").reach == "runs"
+
+
+def test_an_except_arm_of_another_import_still_runs(tmp_path):
+    found = _project_findings(tmp_path, {
+        "pkg/__init__.py": "", "pkg/utils/__init__.py": "", "pkg/utils/comms.py": COMMS,
+        "train.py": "try:\n    import apex\nexcept ImportError:\n    from pkg.utils.comms import exchange\n",
+    })
+    assert {f.reach for f in found if f.path == "pkg/utils/comms.py"} == {"runs"}
+
+
+FLASH_PATCH = (  # InternVL's internvl/patch/llama2_flash_attn_monkey_patch.py
+    "import torch\nimport transformers\n\n\ndef forward(self, hidden_states):\n"
+    "    return flash_attn_varlen_qkvpacked_func(hidden_states.cuda(), 0.0)\n\n\n"
+    "def replace_llama_attn_with_flash_attn():\n    major, _ = torch.cuda.get_device_capability()\n"
+    "    transformers.models.llama.modeling_llama.LlamaAttention.forward = forward\n\n\n"
+    "def test():\n    print(forward(None, torch.zeros(1)))\n\n\nif __name__ == '__main__':\n    test()\n"
+)
+
+
+@pytest.mark.parametrize("caller, reached", [
+    ("# from pkg.patch import replace_llama_attn_with_flash_attn\n# replace_llama_attn_with_flash_attn()\n", False),
+    ("from pkg.patch import replace_llama_attn_with_flash_attn\n\nreplace_llama_attn_with_flash_attn()\n", True),
+    ("from pkg.patch.llama_patch import replace_llama_attn_with_flash_attn\n\nreplace_llama_attn_with_flash_attn()\n", True),
+])
+def test_a_monkey_patch_installer_nobody_calls_installs_nothing(tmp_path, caller, reached):
+    found = _project_findings(tmp_path, {
+        "pkg/__init__.py": "", "pkg/patch/__init__.py": "from .llama_patch import replace_llama_attn_with_flash_attn\n",
+        "pkg/patch/llama_patch.py": FLASH_PATCH, "train.py": "import pkg.patch\n" + caller,
+    })
+    patched = [f for f in found if f.path == "pkg/patch/llama_patch.py" and f.line in (6, 10)]  # forward, installer
+    assert {f.line for f in patched} == {6, 10}
+    if reached:
+        assert all(f.reach == "runs" for f in patched)
+    else:
+        assert all(f.reach == "optional" and "nothing in the project calls" in f.reach_reason for f in patched)
+        assert "installed only by replace_llama_attn_with_flash_attn()" in next(f for f in patched if f.line == 6).reach_reason

@@ -112,7 +112,48 @@ def test_project_matrix_undeclared_imports_and_torch_fit(tmp_path):
     assert "torch" in {row.package for row in report.dependency_matrix}
     assert report.torch_fit.releases == ["2.6.0.post5", "2.6.0.post3", "2.6.0"]
     assert report.torch_fit.recommended == "torch_npu 2.6.0.post5 (torch 2.6.0, CANN 8.5.0)"
-    assert {f.rule for f in report.findings if f.domain == "dependencies"} >= {"DEP001", "DEP003", "DEP010"}
+    assert {f.rule for f in report.findings if f.domain == "dependencies"} >= {"DEP015", "DEP003", "DEP010"}
+    # flash-attn is declared and imported nowhere: a line to drop (DEP015), not a package to replace (DEP001)
+    assert [(f.rule, f.severity) for f in report.findings if f.symbol == "flash-attn"] == [("DEP015", "low")]
+
+
+def test_a_declared_package_needing_replacement_is_a_rewrite_only_where_the_project_imports_it(tmp_path):
+    # Open-Sora-Plan's pyproject pins xformers, which its code names only in comments
+    write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "demo"\ndependencies = ["torch==2.6.0", "xformers", "flash-attn", "cupy-cuda12x"]\n',
+        "mylib/__init__.py": "",
+        "mylib/model.py": "import torch\n# import xformers.ops\nfrom flash_attn import flash_attn_func\n",
+        "train.py": "from mylib.model import flash_attn_func\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    declared = {(f.symbol, f.rule, f.severity, f.path) for f in report.findings if f.path == "pyproject.toml" and f.rule.startswith("DEP0")
+                and f.symbol in {"xformers", "flash-attn", "cupy-cuda12x"}}
+    assert declared == {("xformers", "DEP015", "low", "pyproject.toml"), ("cupy-cuda12x", "DEP015", "low", "pyproject.toml"),
+                        ("flash-attn", "DEP001", "high", "pyproject.toml")}
+    matrix = {row.package: row for row in report.dependency_matrix}
+    assert not matrix["xformers"].imported and matrix["flash-attn"].imported
+
+
+def test_a_declared_package_another_library_loads_for_the_project_is_in_use(tmp_path):
+    # llama-recipes declares bitsandbytes and never imports it: transformers' BitsAndBytesConfig loads it
+    files = {
+        "requirements.txt": "torch==2.6.0\nbitsandbytes\n", "mylib/__init__.py": "",
+        "mylib/quant.py": "from transformers import BitsAndBytesConfig\n\nconfig = BitsAndBytesConfig(load_in_8bit=True)\n",
+        "train.py": "from mylib.quant import config\n",
+    }
+    write(tmp_path / "a", files)
+    assert [f.rule for f in analyze(tmp_path / "a", AnalyzeOptions(jobs=1)).findings if f.symbol == "bitsandbytes"] == ["DEP001"]
+    files["mylib/quant.py"] = "# BitsAndBytesConfig(load_in_8bit=True) once ran here\nconfig = None\n"
+    write(tmp_path / "b", files)
+    assert [f.rule for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings if f.symbol == "bitsandbytes"] == ["DEP015"]
+    # InternVL's requirements/segmentation.txt declares mmcv-full, the catalog's mmcv by an alias, which its code imports
+    write(tmp_path / "c", {"requirements.txt": "torch==2.6.0\nmmcv-full==1.6.2\n", "mylib/__init__.py": "",
+                           "mylib/data.py": "import mmcv\n", "train.py": "import mylib.data\n"})
+    assert [f.rule for f in analyze(tmp_path / "c", AnalyzeOptions(jobs=1)).findings if f.symbol == "mmcv-full"] == ["DEP001"]
+    # a declaration by one of a record's alias names (cupy-cuda12x is the cupy record's), imported as the record's module
+    write(tmp_path / "d", {"requirements.txt": "cupy-cuda12x\n", "mylib/__init__.py": "", "mylib/data.py": "import cupy\n",
+                           "train.py": "import mylib.data\n"})
+    assert [f.rule for f in analyze(tmp_path / "d", AnalyzeOptions(jobs=1)).findings if f.symbol == "cupy-cuda12x"] == ["DEP002"]
 
 
 def test_torch_pins_are_fitted_per_file_and_the_main_manifest_answers(tmp_path):

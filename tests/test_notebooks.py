@@ -29,6 +29,6 @@ def test_findings_map_to_cell_and_line_and_imports_carry_across_cells():
 
 
 def test_shell_escapes_and_env_magic_are_read_as_shell():
-    data = notebook(code(["!CUDA_VISIBLE_DEVICES=0 python train.py\n", "%env CUDA_LAUNCH_BLOCKING=1\n", "x = 1\n"]))
+    data = notebook(code(["!CUDA_VISIBLE_DEVICES=1 python train.py\n", "%env CUDA_LAUNCH_BLOCKING=1\n", "x = 1\n"]))
     result = scan_bytes(data, "notebook", name="demo.ipynb")
     assert [(f.rule, f.cell, f.line, f.column) for f in result.findings] == [("DEV201", 1, 1, 2), ("DEV202", 1, 2, 6)]

@@ -184,3 +184,32 @@ def test_a_shape_cannot_leave_a_parameter_out_silently():
     with pytest.raises(ValidationError, match="neither in the code"):
         replacement_code.CallShape(code="f({a})", params=["a", "b"])
     replacement_code.CallShape(code="f({a})", params=["a", "b"], dropped={"b": {"en": "b: why", "zh": "b：原因"}})
+
+
+RMS_NORMS = [  # InternVL clip_benchmark's LlamaRMSNorm (forward names the attribute), one whose forward delegates
+    "    def forward(self, hidden_states):\n"
+    "        variance = hidden_states.to(torch.float32).pow(2).mean(-1, keepdim=True)\n"
+    "        return self.weight * (hidden_states * torch.rsqrt(variance + self.variance_epsilon))\n",
+    "    def forward(self, hidden_states):\n"
+    "        variance = hidden_states.to(torch.float32).pow(2).mean(-1, keepdim=True)\n"
+    "        return self.weight * (hidden_states * torch.rsqrt(self._add(variance)))\n",
+]
+
+
+@pytest.mark.parametrize("forward", RMS_NORMS)
+def test_rms_norm_replacement_names_the_classs_own_epsilon_attribute(forward):
+    code = ("import torch\nclass LlamaRMSNorm(torch.nn.Module):\n    def __init__(self, hidden_size, eps=1e-6):\n"
+            "        super().__init__()\n        self.weight = torch.nn.Parameter(torch.ones(hidden_size))\n"
+            "        self.variance_epsilon = eps\n" + forward)
+    finding = next(f for f in scan(code).findings if f.rule == "PRC020")
+    assert finding.replacement.code == "torch_npu.npu_rms_norm(hidden_states, self.weight, epsilon=self.variance_epsilon)[0]"
+    assert "self.eps" not in finding.replacement.en and "self.eps" not in finding.replacement.zh
+
+
+def test_rms_norm_with_a_literal_epsilon_names_no_attribute():
+    code = ("import torch\nclass LlamaRMSNorm(torch.nn.Module):\n    def __init__(self, hidden_size, eps=1e-6):\n"
+            "        super().__init__()\n        self.weight = torch.nn.Parameter(torch.ones(hidden_size))\n"
+            "        self.variance_epsilon = eps\n    def forward(self, x):\n"
+            "        return self.weight * (x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6))\n")
+    finding = next(f for f in scan(code).findings if f.rule == "PRC020")
+    assert finding.replacement.code is None and "self.eps" not in finding.replacement.en

@@ -8,7 +8,9 @@ Walking up from the site, the first guard that decides wins:
   feature (a kernel, a fused attention library) whose other branch is a fallback, not a `raise`; and test-skip
   decorators that need CUDA: `cuda-only-guarded`;
 - the body of an availability gate (`is_flash_attn_2_available()`, `HAS_TRITON`), an import inside
-  `try: ... except ImportError:`, a CUDA-only feature inside a `try` whose handler falls back: `optional`.
+  `try: ... except ImportError:`, a CUDA-only feature inside a `try` whose handler falls back: `optional`;
+- the project's own NPU split, `try: import torch_npu ... except ImportError: ...`: the try body is what runs on
+  Ascend (its imports are not optional there), the except arm is the other backends' code: `other-backend`.
 The else branch of a check runs wherever the check is false, Ascend included: it decides nothing.
 """
 
@@ -60,6 +62,7 @@ class GuardReader:
     def __init__(self, guards: GuardConventions, backends: BackendConventions, disabled_values: tuple[str, ...] = ()) -> None:
         self.guards = guards
         self.npu_tokens = frozenset(backends.npu)
+        self.npu_packages = frozenset(backends.npu_packages)
         self.other_tokens = frozenset(backends.other)
         self.cuda_tokens = frozenset(t for name in guards.cuda for t in name.lower().split("_") if t != "is" and t != "use")
         self.dispatch_words = backend_words(guards, backends)
@@ -199,6 +202,8 @@ class GuardReader:
             return self._conditional(child, parent, feature)
         if kind == "try_statement" and child.type == "block":
             return self._try(parent, feature, is_import)
+        if kind == "except_clause" and child.type == "block":
+            return self._npu_split_fallback(parent)
         if kind == "decorated_definition":
             return self._decorators(parent)
         if kind == "pair":
@@ -375,8 +380,8 @@ class GuardReader:
     # try / except, decorators --------------------------------------------------------------------------------
     def _try(self, statement: Node, feature: bool, is_import: bool) -> Guard | None:
         body = statement.child_by_field_name("body")
-        if body is None:
-            return None
+        if body is None or self._npu_import(statement) is not None:
+            return None  # the try body of `try: import torch_npu`: what runs on Ascend, decided further up
         for clause in statement.children:
             if clause.type != "except_clause":
                 continue
@@ -386,6 +391,30 @@ class GuardReader:
             if feature and not only_raises(clause):
                 return Guard("optional", clause)
         return None
+
+    def _npu_import(self, attempt: Node) -> Node | None:
+        """The statement of a try body that imports a package only Ascend has (`import torch_npu`), if any."""
+        body = attempt.child_by_field_name("body")
+        for statement in body.named_children if body is not None else ():
+            if statement.type in IMPORTS and _imported_roots(statement) & self.npu_packages:
+                return statement
+        return None
+
+    def _npu_split_fallback(self, clause: Node) -> Guard | None:
+        """The ImportError arm of `try: import torch_npu ... except ImportError: from .utils.comm import ...`: taken
+        only where torch_npu does not import, so never on Ascend, where the try body runs instead."""
+        attempt = clause.parent
+        if attempt is None or attempt.type != "try_statement":
+            return None
+        caught = _caught_names(clause)
+        if caught and not caught & self.import_errors:
+            return None
+        npu = self._npu_import(attempt)
+        if npu is None:
+            return None
+        name = sorted(_imported_roots(npu) & self.npu_packages)[0]
+        return Guard("other-backend", clause,
+                     f"taken only where {name} does not import; on Ascend the NPU arm at line {npu.start_point.row + 1} runs")
 
     def _decorators(self, definition: Node) -> Guard | None:
         """Test-skip decorators that need CUDA; registrations into a backend registry that also registers an NPU
@@ -667,6 +696,16 @@ def import_is_caught(statement: Node, import_errors: frozenset[str]) -> bool:
                         return True
         current = parent
     return False
+
+
+def _imported_roots(statement: Node) -> set[str]:
+    """The top-level packages an import statement loads (`import torch_npu as tn`, `from torch_npu.contrib import x`)."""
+    if statement.type == "import_from_statement":
+        module = statement.child_by_field_name("module_name")
+        names = [module] if module is not None else []
+    else:
+        names = statement.children_by_field_name("name")
+    return {parsing.text(n).split(" as ")[0].strip().split(".")[0] for n in names}
 
 
 def _caught_names(clause: Node) -> set[str]:

@@ -4,6 +4,8 @@
   other-backend beside op_builder/npu/) name 'csrc/adam/multi_tensor_adam.cu'; when every file that names a source
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
 - Modules of the project's packages that nothing the product runs loads (only tests import them): unloaded.py.
+- Modules that only other backends' branches import (the except arm of `try: import torch_npu`): all their code is
+  other-backend.
 - Modules of CUDA-only features that the project imports only behind guards: whisper imports its Triton kernels
   (triton_ops.py) only `if x.is_cuda:` inside a try with a fallback, so those kernels never run on Ascend; the other
   findings of such a kernel module (a Triton autotune hook's capability query) go with them.
@@ -43,6 +45,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         test_only.setdefault(path, []).extend(ranges)
     for path, ranges in test_scripts(facts, context).items():
         test_only.setdefault(path, []).extend(ranges)
+    uninstalled = uninstalled_patches(facts, context)
     switched = switched_options(facts, context)
     if switched:
         conventions = load_context_conventions()
@@ -51,7 +54,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
-    if not referrers and not guarded and not test_only and not switched:
+    if not referrers and not guarded and not test_only and not switched and not uninstalled:
         return findings
     decided: dict[str, Place | None] = {}
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
@@ -66,12 +69,16 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             place = decided[finding.path]
         if place is None and finding.reach == "runs" and finding.path in guarded and (
                 finding.domain in feature_domains or finding.path in kernel_modules
-                or guarded[finding.path][0] == "optional"):  # loaded only with an optional package: all of it is
+                or guarded[finding.path][0] in {"optional", "other-backend"}):  # loaded only so: all of it is
             reach, reason = guarded[finding.path]
             place = Place(finding.role, reach, reason)
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in switched:
             reason = next((r for start, end, dest, r in switched[finding.path] if start <= finding.line <= end
                            and switch_takes(dest, finding.domain in feature_domains or finding.rule in switch_rules)), None)
+            if reason is not None:
+                place = Place(finding.role, "optional", reason)
+        if place is None and finding.reach == "runs" and finding.path in uninstalled:
+            reason = next((r for start, end, r in uninstalled[finding.path] if start <= finding.line <= end), None)
             if reason is not None:
                 place = Place(finding.role, "optional", reason)
         if place is None and finding.role in COUNTED_ROLES and finding.path in test_only:
@@ -114,6 +121,40 @@ def test_only_functions(facts: list[ModuleFacts], context: ProjectContext) -> di
                 first = sorted(users)[0]
                 more = f" and {len(users) - 1} more" if len(users) > 1 else ""
                 result[f.path].append((start, end, f"{name}() is imported only by tests: {first}{more}"))
+    return result
+
+
+def uninstalled_patches(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
+    """Monkey-patch installers nothing in the project calls (InternVL's `replace_llama_attn_with_flash_attn`, only
+    re-exported by internvl/patch/__init__.py, its callers commented out): the installer and the functions only it
+    installs (`forward`) never run, though the module is imported. path → line ranges with the reason.
+    An installer stays reached when any file but its own module and the package __init__.py files re-exporting it
+    imports it by name, or imports its module, or names the module in a string."""
+    importers: dict[str, set[str]] = defaultdict(set)
+    for f in facts:
+        for name in f.imports:
+            importers[name].add(f.path)
+    modules = {f.path: f.module for f in facts if f.module}
+    named = {text for f in facts for text, _ in f.module_strings}
+    result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+    for f in facts:
+        if not f.patch_installers or not f.module or f.module in named or context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        for installer, start, end, installed in f.patch_installers:
+            names, reexports = {f"{f.module}.{installer}"}, set()
+            while True:  # `from .llama_patch import replace_x` in pkg/__init__.py makes it pkg.replace_x too
+                more = {p for n in names for p in importers.get(n, ()) if p.endswith("__init__.py") and p in modules} - reexports
+                if not more:
+                    break
+                reexports |= more
+                names |= {f"{modules[p]}.{installer}" for p in more}
+            users = set().union(*(importers.get(n, set()) for n in names | {f.module})) - reexports - {f.path}
+            if users:
+                continue
+            where = f"{installer}() ({f.path}:{start}), which nothing in the project calls"
+            result[f.path].append((start, end, f"{installer}() installs a patch, and nothing in the project calls it"))
+            for name, first, last in installed:
+                result[f.path].append((first, last, f"{name}() is installed only by {where}"))
     return result
 
 
@@ -194,8 +235,11 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext,
             if "runs" in reaches:
                 continue
             reach = reaches.pop() if len(reaches) == 1 else "optional"
-            importers = sorted({importer for importer, _ in sites})
-            result[path] = (reach, f"imported only behind guards with a fallback: {', '.join(importers[:3])}")
+            importers = ", ".join(sorted({importer for importer, _ in sites})[:3])
+            # opensora/utils/communications.py, imported only in the except arm of `try: import torch_npu`
+            why = (f"imported only in other backends' branches (never on Ascend): {importers}" if reach == "other-backend"
+                   else f"imported only behind guards with a fallback: {importers}")
+            result[path] = (reach, why)
             changed = True
     return result
 

@@ -34,7 +34,7 @@ class DependenciesDomain(Domain):
         facts = run.facts[self.name]
         analysis = analyze_dependencies(
             [d for f in facts for d in f.declarations], [i for f in facts for i in f.imports], run.context, self.kb,
-            run.factory, run.has_manifest, frozenset(run.guarded),
+            run.factory, run.has_manifest, frozenset(run.guarded), frozenset(n for f in facts for n in f.used_through),
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix

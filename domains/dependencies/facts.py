@@ -40,6 +40,7 @@ class DependencyFacts:
     declarations: list[Declaration] = field(default_factory=list)
     imports: list[ImportFact] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    used_through: list[str] = field(default_factory=list)  # the catalog's used_through names this file's code holds
 
 
 def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
@@ -51,6 +52,7 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
                 _add(facts, manifests.parse_setup_py(relative, unit.tree()))
             else:
                 facts.imports += _imports(unit)
+                facts.used_through += [n for n in _used_through(unit) if n not in facts.used_through]
         elif unit.kind in {"shell", "dockerfile"} and "install" in unit.source.text:
             _add(facts, manifests.parse_install_commands(relative, unit.tree()))
         elif unit.kind == "build":
@@ -91,6 +93,27 @@ def _nested(statement) -> bool:
 @functools.cache
 def _import_errors() -> frozenset[str]:
     return frozenset(load_context_conventions().guards.import_errors)
+
+
+WORDS_QUERY = "(identifier) @word (string_content) @word"
+
+
+@functools.cache
+def _through_names() -> frozenset[str]:
+    from ascend_feasibility.knowledge import load_knowledge
+
+    return frozenset(name for record in load_knowledge().packages.values() for name in record.used_through)
+
+
+def _used_through(unit: Unit) -> list[str]:
+    """`BitsAndBytesConfig(load_in_8bit=True)`, `attn_implementation="flash_attention_2"`: names through which a library
+    loads a package for the project (read from the syntax tree, only in files whose text holds one)."""
+    text = unit.source.text
+    candidates = {name for name in _through_names() if name in text}
+    if not candidates:
+        return []
+    words = parsing.captures(parsing.query("python", WORDS_QUERY), unit.tree()).get("word", [])
+    return sorted(candidates & {parsing.text(w).strip() for w in words})
 
 
 def _imports(unit: Unit) -> list[ImportFact]:

@@ -41,11 +41,13 @@ def analyze_dependencies(
     factory: FindingFactory,
     has_manifest: bool,
     guarded_paths: frozenset[str] = frozenset(),
+    used_through: frozenset[str] = frozenset(),
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
     dependencies. `guarded_paths`: modules the project imports only behind guards; imports made there, like imports
-    in optional blocks, tests or other backends' code, make a package optional rather than required."""
+    in optional blocks, tests or other backends' code, make a package optional rather than required. `used_through`:
+    the catalog's used_through names the project's code holds (a package another library loads for it)."""
     by_package: dict[str, list[Declaration]] = defaultdict(list)
     for declaration in sorted(set(declarations), key=lambda d: (d.path, d.line, d.name)):
         by_package[declaration.name].append(declaration)
@@ -67,6 +69,12 @@ def analyze_dependencies(
                     emit.declaration("fork-version-pin", f"{name}{site.specifier}", site, record.npu_fork, place=place)
                 elif record.runtime_only:  # pytorch-cuda=11.8, nvidia-cudnn-cu12: a line to delete, nothing to rebuild
                     emit.declaration("cuda-runtime-package", name, site, place=place)
+                elif record.modules and not {name, record.name} & imported.keys() \
+                        and not used_through.intersection(record.used_through):
+                    # Open-Sora-Plan's xformers pin: nothing to replace, a line to drop (llama-recipes' bitsandbytes,
+                    # which transformers' BitsAndBytesConfig loads, is in use though never imported). A record that
+                    # names no module of its own (mmcv-full installs `mmcv`, the mmcv record's) cannot be told unused.
+                    emit.declaration("declared-not-imported", name, site, place=place)
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place)
         if record is not None and record.npu_aware_since:

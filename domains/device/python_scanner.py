@@ -7,7 +7,7 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.device.fast_path import chooses_fast_path
-from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument
+from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
 from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
 
@@ -33,6 +33,13 @@ GRAD_SCALERS = {"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler"}
 PROFILERS = {"torch.autograd.profiler.profile", "torch.profiler.profile", "torch.autograd.profile"}
 INTEGER_DEVICE_KWARGS = {"device", "device_id", "map_location"}
 # Calls whose device literals the distributed domain reports (process groups and device meshes).
+# Lightning's entry points that take an accelerator name (Fabric's and Trainer's first argument)
+LIGHTNING_ENTRIES = frozenset({
+    "lightning.Fabric", "lightning.fabric.Fabric", "lightning.fabric.fabric.Fabric", "lightning_fabric.Fabric",
+    "lightning.Trainer", "lightning.pytorch.Trainer", "lightning.pytorch.trainer.trainer.Trainer",
+    "pytorch_lightning.Trainer", "pytorch_lightning.trainer.trainer.Trainer",
+})
+CUDA_ACCELERATORS = frozenset({"cuda", "gpu"})
 OTHER_DOMAIN_CALLEES = {
     "torch.distributed.init_process_group",
     "torch.distributed.new_group",
@@ -98,7 +105,27 @@ class _FileScan(PythonScan):
         if name in PROFILERS and call is not None:
             self._profiler(name, call)
             return
+        if name in LIGHTNING_ENTRIES and call is not None:
+            self._lightning(name, call)
+            return
         self.name_rule(reference)
+
+    def _lightning(self, name: str, call: Node) -> None:
+        """`L.Fabric(accelerator="cuda")`, `Trainer(accelerator="gpu")`: Lightning has no NPU accelerator of its own;
+        `L.Fabric(devices=1)` (accelerator "auto", the default) picks the CPU on Ascend. The accelerator is a keyword
+        (Fabric's and Trainer's are keyword-only; Lightning 1.x Trainer's first positional argument is the logger)."""
+        value = keywords(call).get("accelerator")
+        if value is None:
+            arguments = call.child_by_field_name("arguments")
+            if arguments is not None and not any(c.type in {"dictionary_splat", "list_splat"} for c in arguments.named_children):
+                self.hit("lightning-auto-accelerator", f"{name}()", call)
+            return
+        word = literals.string_parts(value)[1].strip().lower() if value.type == "string" else None
+        if word in CUDA_ACCELERATORS:
+            self.claimed_calls.add(call.id)
+            self.hit("lightning-cuda-accelerator", f"{name}(accelerator={parsing.text(value)})", value)
+        elif word == "auto":
+            self.hit("lightning-auto-accelerator", f"{name}(accelerator={parsing.text(value)})", value)
 
     def _autocast(self, detector: str, name: str, call: Node) -> None:
         device = _device_argument(call, "device_type")
@@ -299,7 +326,7 @@ class DevicePythonScanner(PythonDomainScanner):
     domain = "device"
     triggers = (
         "cuda", "CUDA", "cudnn", "CUDNN", "CUBLAS", "NVIDIA", "NVTE", "nvtx", "compile", "jit", "_dynamo",
-        "device", ".to(", "GradScaler", "multi_processor_count", "profiler",
+        "device", ".to(", "GradScaler", "multi_processor_count", "profiler", "Fabric", "Trainer",
     )
     scan_class = _FileScan
 

@@ -38,6 +38,10 @@ MESH_CALLS = {
 # capability (DeviceMesh.__init__ wrapped, 7.2.0 on) covers every spelling.
 MESH_CAPABILITIES = {"torch.distributed.device_mesh.init_device_mesh": ("feature:device_mesh_wrap", "feature:device_mesh_init_wrap")}
 
+DATA_PARALLEL = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
+                           "torch.nn.parallel.data_parallel.DataParallel"})
+TRAINING_ATTRIBUTES = frozenset({"backward", "zero_grad", "train"})  # `loss.backward()`, `optimizer.zero_grad()`, `m.train()`
+
 
 class _DistributedScan(PythonScan):
     QUERY = QUERY
@@ -78,6 +82,9 @@ class _DistributedScan(PythonScan):
                 self.hit("device-mesh-cuda", f"{name}({parsing.text(value)})", call, literal.npu_text,
                          auto_when=MESH_CAPABILITIES.get(name))
             return
+        if name in DATA_PARALLEL and call is not None and _wraps_an_eval_model(call):
+            self.hit("data-parallel-inference", name, reference.node)
+            return
         self.name_rule(reference)
 
     def _comparison(self, comparison: Node) -> None:
@@ -117,6 +124,51 @@ class _DistributedScan(PythonScan):
         # A default that feeds the file's own `== "nccl"` comparison is never rewritten by transfer_to_npu.
         auto_when = () if self.compares_nccl else None
         self.hit("nccl-string", parsing.text(node), node, parsing.text(node).replace("nccl", "hccl", 1), auto_when=auto_when)
+
+
+def _wraps_an_eval_model(call: Node) -> bool:
+    """`i3d = InceptionI3d(...).eval().to(device); i3d = torch.nn.DataParallel(i3d)` in a file that never trains
+    (Open-Sora-Plan's FVD feature extractors): a model put in eval mode in the same function, no `device_ids` naming
+    several devices, and no backward, zero_grad, train() or optimizer anywhere in the file."""
+    wrapped = argument(call, 0, "module")
+    ids = argument(call, 1, "device_ids")
+    if wrapped is None or wrapped.type != "identifier" or (ids is not None and (ids.type not in {"list", "tuple"}
+                                                                                 or len(ids.named_children) > 1)):
+        return False
+    name = parsing.text(wrapped)
+    scope, root = call, call
+    while scope.parent is not None and scope.type != "function_definition":
+        scope = scope.parent
+    while root.parent is not None:
+        root = root.parent
+    evaluated = False
+    for node in _walk(scope, 20000):
+        if node.type == "call" and node.start_byte < call.start_byte:
+            function = node.child_by_field_name("function")
+            if function is not None and function.type == "attribute" and parsing.text(function.child_by_field_name("attribute")) == "eval":
+                holder = node
+                while holder.parent is not None and holder.type not in {"assignment", "expression_statement"}:
+                    holder = holder.parent
+                target = holder.child_by_field_name("left") if holder.type == "assignment" else None
+                obj = function.child_by_field_name("object")
+                evaluated |= (target is not None and parsing.text(target) == name) or (obj is not None and parsing.text(obj) == name)
+    if not evaluated:
+        return False
+    for node in _walk(root, 200000):
+        if node.type == "attribute" and parsing.text(node.child_by_field_name("attribute")) in TRAINING_ATTRIBUTES:
+            return False
+        if node.type == "identifier" and "optim" in parsing.text(node).lower():
+            return False
+    return True
+
+
+def _walk(node: Node, limit: int):
+    stack, seen = [node], 0
+    while stack and seen < limit:
+        current = stack.pop()
+        seen += 1
+        yield current
+        stack.extend(current.named_children)
 
 
 def _conditions_of(holder: Node) -> list[Node]:

@@ -33,6 +33,7 @@ QUERY = r"""
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
 (class_definition superclasses: (argument_list)) @class
+(assignment left: (attribute) right: (identifier) @patched)
 ((string_content) @string_content (#match? @string_content "CONFIG_PATTERN"))
 """
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
@@ -114,6 +115,11 @@ class PhaseFacts:
     import_fallbacks: dict[str, tuple[int, str]] = field(default_factory=dict)
     # module-level functions this file defines and does not call itself: (name, first line, last line)
     exported_functions: list[tuple[str, int, int]] = field(default_factory=list)
+    # monkey-patch installers: module-level functions that assign another module-level function of this file to an
+    # attribute (`LlamaAttention.forward = forward`), with the functions they install that nothing else in this file
+    # calls (outside the installer, the main block and functions only the main block calls):
+    # (installer, first line, last line, ((function, first line, last line), ...))
+    patch_installers: list[tuple[str, int, int, tuple[tuple[str, int, int], ...]]] = field(default_factory=list)
     # string defaults naming a device ("cuda") that every call in this file overrides: (line, function, module-level)
     overridden_defaults: list[tuple[int, str, bool]] = field(default_factory=list)
     # string values compared with == in if/elif chains: (value, line, condition, whether the chain has a default arm)
@@ -335,6 +341,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     block = guards[0].parent if guards else None
     if block is not None and block.type == "if_statement" and block.parent is not None and block.parent.type == "module":
         facts.main_block = (block.start_point.row + 1, block.end_point.row + 1)
+    if found.get("patched") and defined:
+        facts.patch_installers = _patch_installers(unit, defined, found["patched"], facts.main_block)
     facts.choices = _choices(found.get("condition", []))
     facts.options, facts.option_arms = _options(found.get("method", []), found.get("switch", []))
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
@@ -373,6 +381,42 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
 
 
 SCRIPT_STATEMENTS = {"for_statement", "while_statement", "with_statement"}
+
+
+def _patch_installers(unit: Unit, defined: list[Node], patched: list[Node],
+                      main_block: tuple[int, int] | None) -> list[tuple[str, int, int, tuple[tuple[str, int, int], ...]]]:
+    """InternVL's `def replace_llama_attn_with_flash_attn(): LlamaAttention.forward = forward`: the installer and the
+    module-level functions it installs that this file runs no other way (a call outside installers, the main block
+    and the functions only the main block calls, such as the self-test `test()` that calls `forward` directly)."""
+    functions = {parsing.text(name): name.parent for name in defined if name.parent is not None}
+    lines = {name: (node.start_point.row + 1, node.end_point.row + 1) for name, node in functions.items()}
+
+    def owner(node: Node) -> str | None:  # the module-level function holding a node
+        return next((name for name, (start, end) in lines.items() if start <= node.start_point.row + 1 <= end), None)
+
+    installs: dict[str, set[str]] = defaultdict(set)  # installer → the functions it assigns to attributes
+    for value in patched:  # most are `self.x = x` in methods: the name test comes first
+        name = parsing.text(value)
+        installer = owner(value) if name in functions else None
+        if installer is not None and installer != name:
+            installs[installer].add(name)
+    if not installs:
+        return []
+    in_main = (lambda node: main_block is not None and main_block[0] <= node.start_point.row + 1 <= main_block[1])
+    calls = defaultdict(list)  # called name → the module-level function holding the call ("" at the top level)
+    for call in _calls(unit):
+        calls[parsing.text(call)].append("__main__" if in_main(call) else owner(call) or "")
+    main_only = {name for name in functions if calls.get(name) and set(calls[name]) == {"__main__"}}
+    quiet = set(installs) | main_only | {"__main__"}
+    result = []
+    for installer, names in sorted(installs.items()):
+        if calls.get(installer):
+            continue  # this file installs the patch itself
+        kept = tuple((name, *lines[name]) for name in sorted(names)
+                     if all(where in quiet or where == name for where in calls.get(name, [])))
+        if kept:
+            result.append((installer, *lines[installer], kept))
+    return result
 
 
 def _module_functions(unit: Unit) -> list[Node]:

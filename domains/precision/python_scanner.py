@@ -132,13 +132,15 @@ class _PrecisionScan(PythonScan):
             source = parsing.text(definition)
             compact = "".join(source.split())
             if any(token in compact for token in UPCAST_TOKENS) and ("rsqrt" in compact or "pow(2)" in compact):
-                self.hit("rms-norm-upcast", f"{name}.forward", cls.child_by_field_name("name"), _rms_norm_call(definition))
+                self.hit("rms-norm-upcast", f"{name}.forward", cls.child_by_field_name("name"), _rms_norm_call(definition, body))
                 return
 
 
-def _rms_norm_call(forward: Node) -> str | None:
+def _rms_norm_call(forward: Node, body: Node | None = None) -> str | None:
     """npu_rms_norm over the forward's own names: its input parameter, its `self.*weight*`-like scale (Gemma's
-    `1 + self.weight` kept) and its `self.*eps*` attribute; None when one of them is not plain to see."""
+    `1 + self.weight` kept) and its `self.*eps*` attribute (`self.variance_epsilon` in LLaMA's, `self.eps` elsewhere).
+    Where the forward does not name one, the class's own `__init__` assignments do (the epsilon stored from the `eps`
+    argument); None when one of them is not plain to see: the advice then names no attribute."""
     parameters = forward.child_by_field_name("parameters")
     names = [parsing.text(p) for p in (parameters.named_children if parameters is not None else []) if p.type == "identifier"]
     if len(names) < 2:
@@ -147,6 +149,12 @@ def _rms_norm_call(forward: Node) -> str | None:
     attributes = sorted(_self_attributes(forward))
     weights = [a for a in attributes if any(t in a.lower() for t in ("weight", "scale", "gamma"))]
     epsilons = [a for a in attributes if "eps" in a.lower()]
+    if not epsilons or not weights:
+        stored = _init_attributes(body)
+        weights = weights or [a for a in stored if any(t in a.lower() for t in ("weight", "scale", "gamma"))]
+        # a forward that adds its own literal (`+ 1e-6`) keeps it: the stored epsilon is not what it uses
+        literal = any(n.type == "float" for n in _descendants(forward))
+        epsilons = epsilons or ([] if literal else [a for a in stored if "eps" in a.lower()])
     if len(weights) != 1 or len(epsilons) != 1:
         return None
     compact = "".join(source.split())
@@ -154,6 +162,31 @@ def _rms_norm_call(forward: Node) -> str | None:
     if f"(1+{weight})" in compact or f"(1.0+{weight})" in compact:
         weight = f"1 + {weight}"
     return f"torch_npu.npu_rms_norm({names[1]}, {weight}, epsilon=self.{epsilons[0]})[0]"
+
+
+def _descendants(node: Node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.named_children)
+
+
+def _init_attributes(body: Node | None) -> list[str]:
+    """The `self.<name>` attributes the class's `__init__` assigns, sorted."""
+    for method in body.named_children if body is not None else []:
+        if method.type == "function_definition" and parsing.text(method.child_by_field_name("name")) == "__init__":
+            found, stack = set(), [method]
+            while stack:
+                current = stack.pop()
+                if current.type == "assignment":
+                    left = current.child_by_field_name("left")
+                    if left is not None and left.type == "attribute":
+                        found |= _self_attributes(left)
+                stack.extend(c for c in current.named_children if c.type not in {"function_definition", "class_definition"}
+                             or c is method)
+            return sorted(found)
+    return []
 
 
 def _self_attributes(node: Node) -> set[str]:
