@@ -596,3 +596,140 @@ def test_a_method_of_a_nested_function_is_not_the_methods_scope():
     found = gates().users_guarded(node_at(code, "launch(x)"))
     # the site's nearest function is `inner`, not a method of the class: only the class's uses are read (none)
     assert found is None
+
+
+# answers the first mutation run left open ------------------------------------------------------------------------------
+def test_enclosing_stops_at_a_class_around_a_site_in_its_body():
+    code = "import flash_attn\nclass A:\n    y = flash()\n"
+    assert [p.type for _, p in cg._enclosing(node_at(code, "flash()"))][-1] == "class_definition"
+    assert excluded(code) is None  # the module's statements before the class are not read for a class-level site
+
+
+def test_the_accelerator_walk_reads_max_depth_nodes():
+    def code(m: int) -> str:
+        return ("if get_accelerator().device_name() == 'cuda':\n    x = " + "(" * m + "flash()" + ")" * m + "\n")
+    # the site is node 0; the if is its (m + 4)-th ancestor, read while that number is under MAX_DEPTH
+    assert gates(ACCELERATOR).accelerator_choice(node_at(code(cg.MAX_DEPTH - 5), "flash()")) is not None
+    assert gates(ACCELERATOR).accelerator_choice(node_at(code(cg.MAX_DEPTH - 4), "flash()")) is None
+
+
+def test_names_accelerator_looks_for_the_function_max_depth_ancestors_up():
+    def comparison(m: int):
+        code = ("def f():\n    accelerator = get_accelerator()\n    x = "
+                + "(" * m + "accelerator.device_name() == 'cuda'" + ")" * m + "\n")
+        return node_at(code, "accelerator.device_name() == 'cuda'")
+    # the function is the comparison's (m + 4)-th ancestor; the walk stops at the (MAX_DEPTH + 1)-th
+    assert gates(ACCELERATOR)._names_accelerator(comparison(cg.MAX_DEPTH - 3))
+    assert not gates(ACCELERATOR)._names_accelerator(comparison(cg.MAX_DEPTH - 2))
+
+
+def test_statements_other_than_assignments_are_passed_over():
+    code = ("def f():\n    pass\n    log('x')\n    accelerator = get_accelerator()\n"
+            "    if accelerator.device_name() == 'cuda':\n        flash()\n")
+    assert gates(ACCELERATOR).accelerator_choice(node_at(code, "flash()")) is not None
+
+
+def test_only_the_called_function_names_the_accelerator():
+    code = ("def f():\n    accelerator = make_accelerator(get_accelerator)\n"
+            "    if accelerator.device_name() == 'cuda':\n        flash()\n")
+    assert gates(ACCELERATOR).accelerator_choice(node_at(code, "flash()")) is None
+
+
+def test_compares_accelerator_reads_two_hundred_nodes_exactly():
+    def condition(terms: int):
+        text = "(get_accelerator().device_name() == 'cuda'" + " and x" * terms + ")"
+        return around(f"if {text}:\n    pass\n", "if", "if_statement").child_by_field_name("condition")
+    # the parentheses (1), then per `and` its node and its right term, then the comparison: node 2 * terms + 2
+    assert gates(ACCELERATOR)._compares_accelerator(condition(99))
+    assert not gates(ACCELERATOR)._compares_accelerator(condition(100))
+
+
+def test_a_comparison_not_naming_the_accelerator_does_not_end_the_search():
+    code = "if get_accelerator().device_name() == 'cuda' and x == 1:\n    flash()\n"
+    assert gates(ACCELERATOR).accelerator_choice(node_at(code, "flash()")) is not None
+
+
+@pytest.mark.parametrize("condition, needle", [
+    ("q.is_cuda and get_device_capability()[0] >= 7", "q.is_cuda"),  # an attribute site
+    ("get_device_capability(torch.cuda.current_device())[0] >= 7 and torch.cuda.is_available()",
+     "torch.cuda.current_device()"),  # through an argument list, a subscript and a comparison
+    ("not torch.cuda.is_available() and get_device_capability()[0] >= 7", "torch.cuda.is_available()"),
+    ("HAS_CUDA and get_device_capability()[0] >= 7", "HAS_CUDA"),  # an identifier site
+    ("torch.cuda.is_available() and get_device_capability()[0] >= 70", "70"),  # an integer in the pair
+])
+def test_the_capability_walk_passes_through_parts_of_the_pair(condition, needle):
+    code = f"if {condition}:\n    pass\n"
+    assert decided(gates().capability_pair(node_at(code, needle))) == ("cuda-only-guarded", condition)
+
+
+def test_only_a_plain_name_assigned_is_tested_by_later_ifs():
+    code = "self.ok = torch.cuda.is_available()\nif flags['self.ok']:\n    pass\n"
+    assert gates().assigned_checks(node_at(code, "torch.cuda.is_available()")) == []
+
+
+def test_named_cuda_only_walks_max_depth_ancestors():
+    def code(m: int) -> str:
+        return "def _capture_cuda_graph():\n    x = " + "(" * m + "site()" + ")" * m + "\n"
+    # the function is the site's (m + 4)-th ancestor
+    assert gates().named_cuda_only(node_at(code(cg.MAX_DEPTH - 4), "site()")) is not None
+    assert gates().named_cuda_only(node_at(code(cg.MAX_DEPTH - 3), "site()")) is None
+
+
+def test_a_site_in_a_class_body_outside_its_methods_is_read_through_the_class():
+    code = ("class _CudaGraphRunner:\n    y = launch(x)\n"
+            "def wrap(fn):\n    if torch.cuda.is_available():\n        return _CudaGraphRunner()\n    return fn\n")
+    assert users_guard(code).note == "_CudaGraphRunner is used only where this CUDA check has passed"
+
+
+def test_a_function_nested_in_a_method_is_no_method():
+    code = ("class _Runner:\n    def run(self, x):\n        def inner():\n            return launch(x)\n"
+            "        if torch.cuda.is_available():\n            return inner()\n        return x\n")
+    assert users_guard(code) is None  # inner is not asked about: only a method of the class and the class are
+
+
+def test_scopes_walk_max_depth_ancestors():
+    def code(m: int) -> str:
+        return ("class _CudaGraphRunner:\n    def run(self, x):\n        return " + "(" * m + "launch(x)" + ")" * m + "\n"
+                "def wrap(fn):\n    if torch.cuda.is_available():\n        return _CudaGraphRunner()\n    return fn\n")
+    # the class is the site's (m + 5)-th ancestor
+    assert users_guard(code(cg.MAX_DEPTH - 5)) is not None
+    assert users_guard(code(cg.MAX_DEPTH - 4)) is None
+
+
+def test_a_while_loop_is_no_step_of_a_detection_cascade():
+    code = CASCADE.replace("if accelerator_name is None:\n    if torch", "while accelerator_name is None:\n    if torch")
+    assert gates().detection_cascade(node_at(code, "torch.cuda.is_available()")) is None
+
+
+def test_a_check_with_an_elif_arm_excludes_nothing_after_it():
+    assert excluded("if not torch.cuda.is_available():\n    raise RuntimeError()\nelif x:\n    pass\nflash()\n") is None
+
+
+def test_a_cuda_only_from_import_in_a_try_that_raises_excludes_npu():
+    code = "try:\n    from flash_attn import f\nexcept ImportError:\n    raise\nflash()\n"
+    assert excluded(code) == ("cuda-only-guarded", "try:")
+
+
+def test_only_a_call_statement_is_read_as_a_call_of_a_check():
+    code = "def _check(q):\n    if not q.is_cuda:\n        raise ValueError()\ndef f(q):\n    return _check(q)\n    flash()\n"
+    assert excluded(code) is None
+
+
+def test_the_helper_called_is_found_by_its_name():
+    code = ("def other(q):\n    if not q.is_cuda:\n        raise ValueError()\n"
+            "def _check(q):\n    return q\n_check(q)\nflash()\n")
+    assert excluded(code) is None
+
+
+@pytest.mark.parametrize("statement, expected", [
+    ("import flash_attn as fa", True), ("import xformers as xf, os", True), ("import Xflash_attn", False),
+])
+def test_imports_cuda_only_reads_aliases(statement, expected):
+    assert gates()._imports_cuda_only(around(f"{statement}\n", "import", "import_statement")) is expected
+
+
+def test_the_called_names_last_part_names_an_nvidia_only_feature():
+    code = "if torch.cuda.is_available():\n    torch.cuda.nvtx.range_push('step')\n"
+    assert not gates().gated_body(around(code, "if", "if_statement"))  # range_push names nothing NVIDIA-only
+    code = "if torch.cuda.is_available():\n    torch.cuda.nvtx_range()\n"
+    assert gates().gated_body(around(code, "if", "if_statement"))

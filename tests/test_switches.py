@@ -617,3 +617,153 @@ def test_self_assignments_reads_the_class_without_entering_assignments():
     cls = definition(code, "class A", "class_definition")
     assert sorted(parsing.text(r) for r in s._self_assignments(cls, "x")) == ["1", "self.y = 2"]
     assert list(s._self_assignments(None, "x")) == []
+
+
+# answers the first mutation run left open ------------------------------------------------------------------------------
+def test_the_reader_registers_its_on_by_default_with_the_guards():
+    switches = reader()
+    assert switches.guards.on_by_default == switches.on_by_default
+    assert switches._forget_unit in switches.guards.unit_resets
+
+
+def test_before_any_site_a_switch_naming_no_feature_is_not_taken():
+    # on_by_default may be asked before guard(): the reader then reads no site as a CUDA-only feature, so a caller
+    # passing `use_stream` (no feature word) is read as turning the parameter on
+    code = ("def f(q, use_stream=False):\n    if use_stream:\n        pass\n"
+            "def g(use_stream=False):\n    f(1, use_stream)\n")
+    assert on_by_default(code, "use_stream", 1)
+
+
+def test_a_keyword_argument_turning_the_parameter_on_is_read():
+    code = "def f(q, use_flash=False):\n    if use_flash:\n        pass\nf(1, use_flash=True)\n"
+    assert on_by_default(code, "use_flash", 1)
+    assert switched(_param("False") + "attend(q, k, v, use_xformers=True)\n") is None
+
+
+def test_a_setter_turning_the_attribute_on_is_read():
+    code = ("class A:\n    def set_flash(self, use_flash=False):\n        self.use_flash = use_flash\n"
+            "    def enable(self):\n        self.set_flash(True)\n"
+            "    def f(self):\n        if self.use_flash:\n            pass\n")
+    assert not on_by_default(code, "self.use_flash", 1)  # set only from the setter's parameter, which defaults off
+    code = ("class Attn:\n    def set_x(self, use_xformers=False):\n        self.use_xformers = use_xformers\n"
+            "    def setup(self, args):\n        self.set_x(args.xformers)\n"
+            f"    def forward(self, q, k, v):\n        if self.use_xformers:\n            return {SITE}\n"
+            "parser.add_argument('--xformers', action='store_true')\n")
+    assert switched(code) == ("if self.use_xformers:", "`use_xformers=False` by default (set_x())")
+    assert switched(code.replace("self.set_x(args.xformers)", "self.set_x(True)")) is None
+
+
+def test_a_nested_args_object_is_read_by_its_last_name():
+    code = "parser.add_argument('--flash', action='store_true', default=True)\nif self.cfg.args.flash:\n    pass\n"
+    assert on_by_default(code, "self.cfg.args.flash")
+    assert switched(_cli("'--xformers', action='store_true'", "self.cfg.args.xformers")) is not None
+    node = node_at("if self.cfg.args.fp8:\n    pass\n", "self.cfg.args.fp8")
+    assert s.argument_switch(node, OBJECTS, MAINSTREAM) == "fp8"
+
+
+def _pass_through(levels: int) -> str:
+    """f's switch passed down from `levels` functions, the last called with an option declared off."""
+    lines = ["def f(q, use_flash=False):\n    if use_flash:\n        pass\n"]
+    names = ["f"] + [f"g{i}" for i in range(1, levels + 1)]
+    for i in range(1, levels + 1):
+        lines.append(f"def {names[i]}(q, use_flash=False):\n    {names[i - 1]}(q, use_flash)\n")
+    lines.append(f"parser.add_argument('--flash', action='store_true')\n{names[-1]}(q, args.flash)\n")
+    return "".join(lines)
+
+
+def test_callers_passing_a_switch_on_are_followed_four_levels():
+    # each level passes its own off-by-default parameter; the last is called with `args.flash`, declared off: read
+    # down to depth 4, every caller leaves the switch off; one level more and the reader stops, not knowing
+    assert not on_by_default(_pass_through(3), "use_flash", 1)
+    assert on_by_default(_pass_through(4), "use_flash", 1)
+
+
+def test_a_nested_function_called_unswitched_is_not_read_in_its_outer_function():
+    code = (f"def outer(q, use_xformers=False):\n    if use_xformers:\n        def inner(q):\n            return {SITE}\n"
+            "    return inner(q)\n")
+    assert switched(code) is None
+
+
+def test_answers_are_remembered_per_question_and_node():
+    switches = reader()
+    code = (f"def a(q, use_xformers=False):\n    if not use_xformers:\n        return q\n    return {SITE}\n"
+            f"def b(q):\n    x = 1\n    return {SITE}\n")
+    assert switches.guard(node_at(code, SITE, 0), True) is not None
+    assert switches.guard(node_at(code, SITE, 1), True) is None  # b: no exit before it, and nobody calls b
+    code = (f"def h1(q):\n    return {SITE}\ndef h2(q):\n    return {SITE}\n"
+            "def attend(q, use_xformers=False):\n    if use_xformers:\n        h1(q)\n    h2(q)\n")
+    switches = reader()
+    assert switches.guard(node_at(code, SITE, 0), True) is not None
+    assert switches.guard(node_at(code, SITE, 1), True) is None  # h2 is called unswitched
+
+
+def test_a_function_outside_a_class_is_called_by_its_bare_name_whatever_its_first_parameter():
+    code = (f"def helper_xformers(self, q):\n    return {SITE}\n"
+            "def attend(obj, q, use_xformers=False):\n    if use_xformers:\n        return helper_xformers(obj, q)\n")
+    assert switched(code) == ("if use_xformers:", "`use_xformers=False` by default (attend())")
+
+
+def test_a_classmethod_is_called_through_cls():
+    code = ("class Attn:\n"
+            f"    @classmethod\n    def forward_xformers(cls, q):\n        return {SITE}\n"
+            "    @classmethod\n    def forward(cls, q, use_xformers=False):\n"
+            "        if use_xformers:\n            return cls.forward_xformers(q)\n        return q\n")
+    assert switched(code) == ("if use_xformers:", "`use_xformers=False` by default (forward())")
+
+
+def test_a_method_caller_passing_the_switch_on_is_read_after_self():
+    code = ("class Attn:\n"
+            f"    def attend(self, q, use_xformers=False):\n        if use_xformers:\n            return {SITE}\n"
+            "    def run(self, q):\n        return self.attend(q, {value})\n")
+    assert switched(code.format(value="True")) is None
+    assert switched(code.format(value="False")) is not None
+
+
+def test_every_caller_is_read_not_only_the_first():
+    assert switched(_param("False") + "attend(q, k, v, False)\nattend(q, k, v, True)\n") is None
+
+
+def test_a_parameter_without_default_reads_at_most_fifty_calls():
+    def code(calls: int) -> str:
+        return (f"def replace(unet, xformers):\n    if xformers:\n        {SITE}\n"
+                "parser.add_argument('--xformers', action='store_true')\n" + "replace(unet, args.xformers)\n" * calls)
+    assert switched(code(s.MAX_CALLS)) is not None
+    assert switched(code(s.MAX_CALLS + 1)) is None
+
+
+def test_an_attribute_also_set_to_a_value_not_set_yet_or_unknown_is_no_switch():
+    more = "    def reset(self):\n        self.xformers_op = None\n"
+    assert switched(_cls("self.xformers_op = False", more, condition="self.xformers_op")) is None
+    more = "    def reset(self):\n        self.use_xformers = GLOBAL\n"
+    assert switched(_cls("self.use_xformers = False", more)) is None
+
+
+def test_an_attribute_assigned_outside_a_method_is_not_known():
+    code = ("class Attn:\n    self.use_xformers = GLOBAL\n"
+            f"    def forward(self, q, k, v):\n        if self.use_xformers:\n            return {SITE}\n")
+    assert switched(code) is None
+
+
+def test_a_file_declaring_no_option_has_none():
+    assert switched(f"if args.xformers:\n    {SITE}\n") is None
+
+
+def test_an_option_declared_on_then_off_stays_on():
+    code = ("parser.add_argument('--xformers', action='store_true', default=True)\n"
+            "parser.add_argument('--xformers', action='store_true')\n"
+            f"if args.xformers:\n    {SITE}\n")
+    assert switched(code) is None
+
+
+def test_declared_option_strips_only_quotes():
+    assert s.declared_option(_call("p.add_argument('--use_X', action='store_true')")) == ("use_X", True, "--use_X")
+    assert s.declared_option(_call("p.add_argument('--a', dest='X_b', action='store_true')")) == ("X_b", True, "--a")
+
+
+def test_reached_walks_at_most_max_depth_ancestors():
+    def code(m: int) -> str:
+        return f"def attend(q, use_xformers=False):\n    if use_xformers:\n        x = {'(' * m}{SITE}{')' * m}\n"
+    # the site, m parentheses, the assignment, the statement, the block, then the if: its (m + 4)-th ancestor,
+    # read at step m + 3 while the step is under MAX_DEPTH
+    assert switched(code(s.MAX_DEPTH - 4)) is not None
+    assert switched(code(s.MAX_DEPTH - 3)) is None
