@@ -640,8 +640,14 @@ def test_compares_accelerator_reads_two_hundred_nodes_exactly():
         text = "(get_accelerator().device_name() == 'cuda'" + " and x" * terms + ")"
         return around(f"if {text}:\n    pass\n", "if", "if_statement").child_by_field_name("condition")
     # the parentheses (1), then per `and` its node and its right term, then the comparison: node 2 * terms + 2
-    assert gates(ACCELERATOR)._compares_accelerator(condition(99))
+    assert gates(ACCELERATOR)._compares_accelerator(condition(99))  # node 200
     assert not gates(ACCELERATOR)._compares_accelerator(condition(100))
+
+    def bare(terms: int):  # without the parentheses: node 2 * terms + 1
+        text = "get_accelerator().device_name() == 'cuda'" + " and x" * terms
+        return around(f"if {text}:\n    pass\n", "if", "if_statement").child_by_field_name("condition")
+    assert gates(ACCELERATOR)._compares_accelerator(bare(99))  # node 199
+    assert not gates(ACCELERATOR)._compares_accelerator(bare(100))  # node 201
 
 
 def test_a_comparison_not_naming_the_accelerator_does_not_end_the_search():
