@@ -565,3 +565,78 @@ def test_arms_of_undeclared_options_or_in_files_not_counted_are_not():
     context = ProjectContext(files={"tests/t.py": FileContext(role="test")})
     assert oi.switched_options([declare, use], context) == {}
     assert oi.switched_options([facts("x.py", option_arms=[(1, 2, "fp8_base", "c")])], ProjectContext()) == {}
+
+
+# answers the first mutation run left open ------------------------------------------------------------------------------
+def test_code_for_another_inference_runtime_is_read_through_the_runtime_reader():
+    code = "if engine:\n    import tensorrt as trt\n    device = torch.device('cuda:0')\n"
+    found = reader().guard(node_at(code, "torch.device('cuda:0')"), "device", "torch.device", "DEV001")
+    assert found is not None and found.reach == "other-backend" and found.runtime == "TensorRT"
+
+
+def test_a_switch_naming_no_feature_makes_only_a_cuda_only_feature_optional():
+    code = "def attend(q, use_stream=False):\n    if use_stream:\n        flash_attn_func(q)\n"
+    assert opt(code, "flash_attn_func(q)", domain="attention") == (
+        "if use_stream:", "`use_stream=False` by default (attend()); line 2: if use_stream:")
+    assert opt(code, "flash_attn_func(q)", domain="device") is None
+    assert opt(code, "flash_attn_func(q)", domain="device", rule="DEV501") is not None  # a flag rule is a feature
+
+
+def test_the_fa3_package_is_the_symbols_first_part():
+    code = f"import flash_attn\n{FA3}\n"
+    assert opt(code, FA3, symbol="hopper.flash_attn_interface.f") is not None
+    assert opt(code, FA3, symbol="x.hopper.f") is None
+
+
+def test_an_sdpa_call_in_a_file_without_imports_is_an_offer():
+    code = f"{FA3}\nout = scaled_dot_product_attention(q, k, v)\n"
+    assert opt(code, FA3, symbol="hopper.f") is not None
+
+
+def test_an_aliased_flash_attention_2_import_is_an_offer():
+    assert opt(f"import flash_attn as fa\n{FA3}\n", FA3, symbol="hopper.f") is not None
+
+
+def _deep(header: str, m: int) -> str:
+    return header + "\n    x = " + "(" * m + "site(q)" + ")" * m + "\n"
+
+
+# the definition is the site's (m + 4)-th ancestor: the site, m parentheses, the assignment, the statement, the block
+@pytest.mark.parametrize("header, domain, symbol, rule", [
+    ("def start_profiling():", "device", "", ""),
+    ("def compile_regions(module):", "graph", "", "DEV501"),
+    ("class DeepSpeedPlugin:", "device", "deepspeed.initialize", ""),
+])
+def test_the_walks_up_to_the_definition_read_max_depth_ancestors(header, domain, symbol, rule):
+    assert opt(_deep(header, oi.MAX_DEPTH - 4), "site(q)", domain, symbol, rule) is not None
+    assert opt(_deep(header, oi.MAX_DEPTH - 3), "site(q)", domain, symbol, rule) is None
+
+
+def test_a_file_without_a_module_name_does_not_end_the_choice_pass():
+    chooser = facts("pkg/config.py", choices=[CHOICE])
+    nameless = facts("notebook.py", module="")
+    module = facts("pkg/minimal_async_ep.py")
+    assert module.path in oi.opt_in_modules([chooser, nameless, module], ProjectContext(), OPT_IN)
+
+
+def test_a_four_letter_choice_selects_a_module():
+    chooser = facts("pkg/config.py", choices=[("flux", 3, "c", True)])
+    module = facts("pkg/flux.py")
+    assert module.path in oi.opt_in_modules([chooser, module], ProjectContext(), OPT_IN)
+
+
+def test_skipped_modules_do_not_end_the_named_pass():
+    init = facts("pkg/overrides/__init__.py", "pkg.overrides")
+    own = facts("pkg/overrides/own.py", module_strings=[("pkg.overrides.own", 1)])
+    override = facts("pkg/overrides/fused_swiglu.py")
+    preset = facts("pkg/presets.py", module_strings=[("pkg.overrides.fused_swiglu", 7), ("pkg.overrides", 8)])
+    found = oi.opt_in_modules([init, own, override, preset], ProjectContext(), OPT_IN)
+    assert list(found) == [override.path]
+
+
+def test_every_file_and_arm_is_read_for_switched_options():
+    declare = facts("a.py", options=[("fp8_base", True, "--fp8_base", 1)])
+    test = facts("tests/t.py", option_arms=[(1, 2, "fp8_base", "c")])
+    product = facts("train.py", option_arms=[(3, 4, "other", "c"), (10, 12, "fp8_base", "c")])
+    context = ProjectContext(files={"tests/t.py": FileContext(role="test")})
+    assert [arm[:3] for arm in oi.switched_options([declare, test, product], context)["train.py"]] == [(10, 12, "fp8_base")]
