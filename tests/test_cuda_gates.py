@@ -560,8 +560,7 @@ def test_a_method_called_only_under_a_cuda_check_is_cuda_only():
 
 
 def test_a_use_inside_the_class_itself_is_no_use():
-    code = users(more="") + ""
-    code = code.replace("        return launch(x)\n", "        return launch(x)\n    def again(self):\n        return _CudaGraphRunner()\n")
+    code = users().replace("        return launch(x)\n", "        return launch(x)\n    def again(self):\n        return _CudaGraphRunner()\n")
     assert users_guard(code) is not None
 
 
