@@ -640,3 +640,18 @@ def test_every_file_and_arm_is_read_for_switched_options():
     product = facts("train.py", option_arms=[(3, 4, "other", "c"), (10, 12, "fp8_base", "c")])
     context = ProjectContext(files={"tests/t.py": FileContext(role="test")})
     assert [arm[:3] for arm in oi.switched_options([declare, test, product], context)["train.py"]] == [(10, 12, "fp8_base")]
+
+
+def test_uses_are_looked_for_among_the_first_twenty_thousand_nodes_of_the_scope():
+    # The walk pops the last child first and counts every node, anonymous tokens included: the module (1),
+    # `isinstance(m, w)` (9 nodes), K `pass` statements of two nodes each, a comment when there is one, then
+    # `w[0](m)`, whose `w` (a use that is no type check) is its 11th node: node 2K + 21, or 2K + 22 after a comment.
+    def only_checked(passes: int, comment: bool) -> bool:
+        code = ("w = (DistributedDataParallel,)\nw[0](m)\n" + ("# c\n" if comment else "") + "pass\n" * passes
+                + "isinstance(m, w)\n")
+        assignment = node_at(code, "w = (DistributedDataParallel,)")
+        while assignment.type != "assignment":
+            assignment = assignment.parent
+        return reader()._only_type_checked(assignment, "w")
+    assert not only_checked(9989, comment=True)  # node 20,000: the use as a class is read
+    assert only_checked(9990, comment=False)  # node 20,001: past the budget, only the type check is read

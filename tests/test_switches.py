@@ -767,3 +767,15 @@ def test_reached_walks_at_most_max_depth_ancestors():
     # read at step m + 3 while the step is under MAX_DEPTH
     assert switched(code(s.MAX_DEPTH - 4)) is not None
     assert switched(code(s.MAX_DEPTH - 3)) is None
+
+
+def test_self_assignments_walk_twenty_thousand_nodes():
+    # The walk pops the last child first and counts every node, anonymous tokens included: the class (1), its block
+    # (2), K `pass` statements of two nodes each (the statement and its `pass` token), a comment when there is one,
+    # then the assignment's statement and the assignment: node 2K + 4, or 2K + 5 after a comment.
+    def rights(passes: int, comment: bool) -> list[str]:
+        code = "class A:\n    self.x = False\n" + ("    # c\n" if comment else "") + "    pass\n" * passes
+        return [parsing.text(r) for r in s._self_assignments(definition(code, "class A", "class_definition"), "x")]
+    assert rights(9998, comment=False) == ["False"]  # node 20,000
+    assert rights(9998, comment=True) == []  # node 20,001
+    assert s.MAX_CLASS_NODES == 20000
