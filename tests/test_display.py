@@ -1,0 +1,291 @@
+"""Sites whose value is only shown (analyzer/context/display.py) on small parsed snippets: a message or raise
+argument, a progress bar's text, a report table's value, a conditional that picks between numbers, a list of backend
+names, or a name whose every later use is one of those. Each expectation is read from the module's docstrings;
+tests/test_context.py runs the same reader through whole analyses."""
+
+from __future__ import annotations
+
+import pytest
+from ascend_feasibility.analyzer.context import display
+from ascend_feasibility.analyzer.context.display import DisplaySites
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.knowledge import load_context_conventions
+
+CONVENTIONS = load_context_conventions()
+AVAILABLE = "torch.cuda.is_available()"
+DISPLAY_RULE = "DEV006"  # in display_rules (conventions.toml)
+OTHER_RULE = "DEV004"  # a placement: moves data, not shown
+
+
+def sites() -> DisplaySites:
+    return DisplaySites(CONVENTIONS.guards)  # built in each test, so that a changed constructor is seen
+
+
+def node_at(code: str, needle: str, occurrence: int = 0):
+    """The smallest node spanning the `occurrence`-th `needle` in the code."""
+    root = parsing.parse("python", code.encode())
+    start = -1
+    for _ in range(occurrence + 1):
+        start = code.index(needle, start + 1)
+    return root.descendant_for_byte_range(start, start + len(needle))
+
+
+def shown(code: str, needle: str = AVAILABLE, rule: str = DISPLAY_RULE, symbol: str = "", occurrence: int = 0):
+    """The deciding node's type and text when the site is cosmetic, else None."""
+    found = sites().cosmetic(node_at(code, needle, occurrence), rule, symbol)
+    if found is None:
+        return None
+    assert found.reach == "cosmetic"
+    return found.node.type, parsing.text(found.node)
+
+
+# which findings qualify ------------------------------------------------------------------------------------------
+def test_only_display_rules_or_display_symbols_qualify():
+    code = f"print({AVAILABLE})\n"
+    assert sites().cosmetic(node_at(code, AVAILABLE), OTHER_RULE) is None  # no symbol given
+    assert shown(code, rule=DISPLAY_RULE) == ("call", code.strip())
+    assert shown(code, rule=OTHER_RULE) is None  # a rule that is neither, with no symbol
+    assert shown(code, rule=OTHER_RULE, symbol="torch.cuda.is_available") == ("call", code.strip())
+    assert shown(code, rule=OTHER_RULE, symbol="torch.cuda.synchronize") is None
+
+
+def test_the_conventions_are_read_into_the_sites():
+    read = sites()
+    assert read.rules == frozenset(CONVENTIONS.guards.display_rules)
+    assert read.symbols == frozenset(CONVENTIONS.guards.display_symbols)
+    assert read.message_calls == frozenset(CONVENTIONS.guards.message_calls)
+    assert read.message_prefixes == tuple(CONVENTIONS.guards.message_call_prefixes)
+    assert read.message_attributes == frozenset(CONVENTIONS.guards.message_attributes)
+    assert read.backend_names == frozenset(CONVENTIONS.guards.backend_names)
+
+
+# message calls -------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("call", [
+    f"print({AVAILABLE})",
+    f"logger.info('cuda: %s', {AVAILABLE})",
+    f"self.log.warning_once({AVAILABLE})",
+    f"log_message({AVAILABLE})",  # a prefix
+    f"utils.print_once({AVAILABLE})",  # a prefix after the last dot
+    f"pbar.set_description(f'{{{AVAILABLE}}}')",  # inside an f-string's interpolation
+    f"print(str({AVAILABLE}))",  # nested in another call inside the message
+])
+def test_an_argument_of_a_message_call_is_shown(call):
+    assert shown(f"{call}\n") == ("call", call)
+
+
+@pytest.mark.parametrize("call", [
+    f"run({AVAILABLE})",
+    f"logprob({AVAILABLE})",  # starts with `log`, not with the prefix `log_`
+    f"reprint({AVAILABLE})",  # ends with a message name, but the name is not it
+    f"printer.setup({AVAILABLE})",  # the last part is what is called
+    f"info_table.build({AVAILABLE})",
+])
+def test_an_argument_of_another_call_is_not_shown(call):
+    assert shown(f"{call}\n") is None
+
+
+def test_the_message_is_the_innermost_call_that_shows_and_the_walk_stops_at_it():
+    code = f"run(print({AVAILABLE}))\n"
+    assert shown(code) == ("call", f"print({AVAILABLE})")
+
+
+def test_an_argument_of_the_exception_a_raise_builds_is_shown():
+    code = f"def f():\n    raise NotImplementedError(f'cuda {{{AVAILABLE}}}')\n"
+    assert shown(code) == ("call", f"NotImplementedError(f'cuda {{{AVAILABLE}}}')")
+    # the same exception built but not raised is a value like any other
+    assert shown(f"error = NotImplementedError({AVAILABLE})\nuse(error)\n") is None
+
+
+def test_a_superclass_is_no_message_call():
+    code = f"class Info(Base({AVAILABLE})):\n    pass\n"
+    assert shown(code) is None
+
+
+# a progress bar's text ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("attribute", ["desc", "postfix"])
+def test_a_value_assigned_to_a_progress_bars_text_is_shown(attribute):
+    code = f"pbar.{attribute} = f'{{{AVAILABLE}}}'\n"
+    assert shown(code) == ("assignment", code.strip())
+
+
+def test_a_value_assigned_to_another_attribute_is_not_shown():
+    assert shown(f"pbar.total = {AVAILABLE}\n") is None
+    assert shown(f"pbar[desc] = {AVAILABLE}\n") is None  # a subscript, not an attribute
+
+
+def test_the_object_whose_text_is_set_is_not_the_value_shown():
+    # the site is on the left of `.desc = ...`: it is the progress bar, not its text
+    code = "torch.cuda.current_stream().desc = 'x'\n"
+    assert shown(code, needle="torch.cuda.current_stream()") is None
+
+
+# report tables ------------------------------------------------------------------------------------------------
+def test_a_value_of_a_dict_keyed_by_phrases_is_shown():
+    code = f"info = {{'GPU available': {AVAILABLE}, 'torch': torch.__version__}}\n"
+    table = code.split(" = ", 1)[1].strip()
+    assert shown(code) == ("dictionary", table)
+    code = f"info = {{'torch': torch.__version__, 'GPU available': {AVAILABLE}}}\n"
+    assert shown(code) is not None  # one phrase among the keys is enough
+
+
+@pytest.mark.parametrize("code", [
+    f"config = {{'cuda': {AVAILABLE}, 'device': 'x'}}\n",  # keys are names, not phrases
+    f"config = {{name: {AVAILABLE}, 'GPU type': 1}}\n",  # a key that is not a string
+    f"config = {{**base, 'GPU type': {AVAILABLE}}}\n",  # a splat is no pair, but the rest are phrases: shown
+    f"config = {{'GPU type': x for x in [{AVAILABLE}]}}\n",
+    f"config = {{'GPU type': {AVAILABLE} for x in y}}\n",  # a comprehension is no table
+])
+def test_other_dicts_are_not_report_tables(code):
+    expected = ("dictionary", code.split(" = ", 1)[1].strip()) if "**base" in code else None
+    assert shown(code) == expected
+
+
+def test_a_key_of_a_report_table_is_not_one_of_its_values():
+    code = f"table = {{f'{{{AVAILABLE}}} GPUs': 1}}\n"
+    assert shown(code) is None
+
+
+# conditionals that pick numbers -------------------------------------------------------------------------------
+@pytest.mark.parametrize("picks", ["1800 if {c} else 600", "1.5 if {c} else 2", "-1 if {c} else 1"])
+def test_the_condition_of_a_conditional_picking_numbers_is_shown(picks):
+    value = picks.format(c=AVAILABLE)
+    assert shown(f"timeout = {value}\nuse(timeout)\n") == ("conditional_expression", value)
+
+
+@pytest.mark.parametrize("picks", ["'cuda' if {c} else 'cpu'", "1 if {c} else size", "n if {c} else 1"])
+def test_a_conditional_picking_anything_else_is_not_shown(picks):
+    value = picks.format(c=AVAILABLE)
+    assert shown(f"device = {value}\nuse(device)\n") is None
+
+
+def test_a_number_picked_is_not_the_condition():
+    # `-count if c else 1`: the site is a picked value (a unary operator, one of the number types), not the condition
+    code = "size = -torch.cuda.device_count() if c else 1\nuse(size)\n"
+    assert shown(code, needle="torch.cuda.device_count()") is None
+
+
+# lists of backend names ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("collection", [
+    '["nccl", "gloo", "mpi"]',
+    "('nccl', 'gloo')",  # single quotes stripped
+    '{"NCCL", "Gloo"}',  # case ignored
+    '["XCCL", "gloo"]',
+    '["cpu:gloo", "cuda:nccl"]',
+    '["nccl", "gloo", backend]',  # only the strings are names
+])
+def test_a_list_of_backend_names_is_shown(collection):
+    code = f"assert backend in {collection}\n"
+    needle = collection[1:].split(",")[0].strip()
+    assert shown(code, needle=needle, rule="DST002") == (node_at(code, collection).type, collection)
+
+
+@pytest.mark.parametrize("collection", [
+    '["nccl"]',  # one name
+    '["nccl", "nccl"]',  # NCCL's only
+    '["nccl", "gloo", "fsdp"]',  # a string that is no backend name
+])
+def test_other_lists_of_strings_are_not_shown(collection):
+    code = f"assert backend in {collection}\n"
+    assert shown(code, needle='"nccl"', rule="DST002") is None
+
+
+def test_a_list_of_backend_names_shows_only_its_strings():
+    code = 'choices = [torch.distributed.get_backend(), "nccl", "gloo"]\nuse(choices)\n'
+    assert shown(code, needle="torch.distributed.get_backend()", rule="DST002") is None
+    assert shown('d = {"nccl": 1, "gloo": 2}\nuse(d)\n', needle='"nccl"', rule="DST002") is None  # a dict is no list
+
+
+# the walk's bound ----------------------------------------------------------------------------------------------
+def test_the_walk_from_a_site_ends_after_max_depth_ancestors():
+    # with n parentheses around the site, the argument list is its (n + 1)-th ancestor: read while n < MAX_DEPTH
+    inside = "(" * (display.MAX_DEPTH - 1) + AVAILABLE + ")" * (display.MAX_DEPTH - 1)
+    assert shown(f"print({inside})\n") is not None
+    outside = "(" * display.MAX_DEPTH + AVAILABLE + ")" * display.MAX_DEPTH
+    assert shown(f"print({outside})\n") is None
+
+
+# names whose every use is shown -------------------------------------------------------------------------------
+def test_a_name_whose_every_later_use_is_shown_is_cosmetic():
+    code = (f"pt_cuda = {AVAILABLE}\n"
+            "print(pt_cuda)\n"
+            "info = {'PyTorch version (GPU?)': f'{version} ({pt_cuda})'}\n")
+    assert shown(code) == ("assignment", f"pt_cuda = {AVAILABLE}")
+
+
+@pytest.mark.parametrize("code", [
+    f"pt_cuda = {AVAILABLE}\n",  # never used
+    f"pt_cuda = {AVAILABLE}\nprint(pt_cuda)\nif pt_cuda:\n    model.cuda()\n",  # one use decides
+    f"pt_cuda = {AVAILABLE}\ndef g():\n    return pt_cuda\nprint(pt_cuda)\n",  # a module name read in a function
+    f"a, b = {AVAILABLE}, 1\nprint(a)\n",  # not one name
+    f"self.cuda = {AVAILABLE}\nprint(self.cuda)\n",
+    f"config['x'] = x = {AVAILABLE}\nprint(x)\n",  # the value is also stored
+    f"x = y = {AVAILABLE}\nprint(x)\nprint(y)\n",
+    f"if {AVAILABLE}:\n    x = 1\nprint(x)\n",  # the site is a condition, not a value assigned
+    f"for i in range({AVAILABLE}):\n    pass\nprint(i)\n",  # a loop's target is no assignment of the value
+])
+def test_a_name_with_a_use_that_is_not_shown_or_no_use_is_not(code):
+    assert shown(code) is None
+
+
+def test_only_uses_after_the_assignment_count():
+    code = f"if pt_cuda:\n    pass\npt_cuda = {AVAILABLE}\nprint(pt_cuda)\n"
+    assert shown(code) == ("assignment", f"pt_cuda = {AVAILABLE}")
+
+
+def test_uses_are_read_in_the_function_that_assigns_the_name():
+    code = (f"def f():\n    pt_cuda = {AVAILABLE}\n    print(pt_cuda)\n"
+            "def g(pt_cuda):\n    if pt_cuda:\n        model.cuda()\n")
+    assert shown(code) == ("assignment", f"pt_cuda = {AVAILABLE}")
+
+
+def test_at_most_twenty_uses_are_read():
+    twenty = f"n = {AVAILABLE}\n" + "print(n)\n" * 20
+    assert shown(twenty) == ("assignment", f"n = {AVAILABLE}")
+    assert shown(twenty + "print(n)\n") is None
+
+
+def test_the_assignment_is_looked_for_at_most_thirteen_ancestors_up():
+    # with m parentheses around the site, the assignment is its (m + 1)-th ancestor
+    def code(m: int) -> str:
+        return "n = " + "(" * m + AVAILABLE + ")" * m + "\nprint(n)\n"
+    assert shown(code(12)) is not None
+    assert shown(code(13)) is None
+
+
+def test_uses_are_looked_for_among_the_first_20000_nodes_of_the_scope():
+    # The walk pops the last child first: the module (1), `print(n)` (5 nodes, the shown use), the K `pass`
+    # statements (1 each), then the `if` (1), its block (1), `pass` (1) and its condition `n`: node K + 10.
+    def code(passes: int) -> str:
+        return f"n = {AVAILABLE}\nif n:\n    pass\n" + "pass\n" * passes + "print(n)\n"
+    assert shown(code(20000 - 10)) is None  # the `if n:` is read: a use that is not shown
+    assert shown(code(20000 - 9)) == ("assignment", f"n = {AVAILABLE}")  # past the budget: only print(n) is read
+
+
+def test_a_value_assigned_through_a_call_is_still_the_names():
+    code = f"count = int({AVAILABLE})\nlogger.info(count)\n"
+    assert shown(code) == ("assignment", f"count = int({AVAILABLE})")
+
+
+# helpers --------------------------------------------------------------------------------------------------------
+def test_same_compares_span_and_type():
+    root = parsing.parse("python", b"(x)\n")
+    statement = root.named_children[0]
+    paren = statement.named_children[0]
+    assert display._same(paren, paren) and display._same(statement, statement)
+    assert not display._same(statement, paren)  # same span here (no newline in the statement), other type
+    assert not display._same(paren, paren.named_children[0])
+    assert not display._same(None, paren) and not display._same(paren, None) and not display._same(None, None)
+
+
+def test_is_report_table_needs_a_dictionary():
+    assert not display._is_report_table(None)
+    root = parsing.parse("python", b"['a b']\n")
+    assert not display._is_report_table(root.named_children[0].named_children[0])
+    table = parsing.parse("python", b"{'a b': 1}\n").named_children[0].named_children[0]
+    assert display._is_report_table(table)
+
+
+def test_is_message_call_needs_a_call():
+    assert not sites()._is_message_call(None)
+    statement = parsing.parse("python", b"print\n").named_children[0]
+    assert not sites()._is_message_call(statement.named_children[0])
