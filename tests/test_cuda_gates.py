@@ -265,12 +265,26 @@ def test_named_cuda_only(code, expected):
 
 # names a check is assigned to ---------------------------------------------------------------------------------------
 def test_the_ifs_testing_a_checks_name_after_it():
-    code = ("if cuda_ok:\n    pass\n"
-            "cuda_ok = torch.cuda.is_available()\nx = 1\n"
-            "if cuda_ok:\n    import flash_attn\nif not (cuda_ok and y):\n    raise RuntimeError()\nif other:\n    pass\n"
-            "while cuda_ok:\n    pass\n")
+    code = ("def f():\n    if cuda_ok:\n        pass\n"
+            "    cuda_ok = torch.cuda.is_available()\n    x = 1\n"
+            "    if cuda_ok:\n        import flash_attn\n    if not (cuda_ok and y):\n        raise RuntimeError()\n"
+            "    if other:\n        pass\n    while cuda_ok:\n        pass\n")
     found = gates().assigned_checks(node_at(code, "torch.cuda.is_available()"))
     assert [parsing.text(f).splitlines()[0] for f in found] == ["if cuda_ok:", "if not (cuda_ok and y):"]
+    assert found[0].start_point.row == 5
+
+
+def test_a_module_level_flag_is_read_through_every_mention_in_the_unit():
+    """HAS_CUDA-style flags: at module level every mention of the name counts (before the definition too), and one
+    mention that is no if-test (a while, an argument) makes the definition a check of its own (no tests)."""
+    code = ("if cuda_ok:\n    pass\n"
+            "try:\n    cuda_ok = torch.cuda.is_available()\nexcept Exception:\n    cuda_ok = False\n"
+            "if cuda_ok:\n    import flash_attn\nif not (cuda_ok and y):\n    raise RuntimeError()\n"
+            "if not cuda_ok or z:\n    pass\n")
+    found = gates().assigned_checks(node_at(code, "torch.cuda.is_available()"))
+    assert [f.start_point.row for f in found] == [0, 6, 8, 10]
+    for other_use in ("while cuda_ok:\n    pass\n", "loader(pin_memory=cuda_ok)\n", "x = [cuda_ok]\n"):
+        assert gates().assigned_checks(node_at(code + other_use, "torch.cuda.is_available()")) == []
 
 
 def test_a_check_inside_a_larger_value_or_augmented_assignment_is_read():
@@ -292,12 +306,12 @@ def test_no_assigned_checks(code):
 
 def test_assigned_checks_look_sixty_statements_ahead_and_twelve_ancestors_up():
     def ahead(between: int) -> str:
-        return "ok = torch.cuda.is_available()\n" + "x = 1\n" * between + "if ok:\n    pass\n"
+        return "def f():\n    ok = torch.cuda.is_available()\n" + "    x = 1\n" * between + "    if ok:\n        pass\n"
     assert len(gates().assigned_checks(node_at(ahead(cg.MAX_SIBLINGS - 1), "torch.cuda.is_available()"))) == 1
     assert gates().assigned_checks(node_at(ahead(cg.MAX_SIBLINGS), "torch.cuda.is_available()")) == []
 
     def up(m: int) -> str:
-        return "ok = " + "(" * m + "torch.cuda.is_available()" + ")" * m + "\nif ok:\n    pass\n"
+        return "def f():\n    ok = " + "(" * m + "torch.cuda.is_available()" + ")" * m + "\n    if ok:\n        pass\n"
     # the walk reads the site and its ancestors up to the 11th; the assignment is the (m + 1)-th
     assert len(gates().assigned_checks(node_at(up(10), "torch.cuda.is_available()"))) == 1
     assert gates().assigned_checks(node_at(up(11), "torch.cuda.is_available()")) == []
