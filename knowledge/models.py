@@ -433,6 +433,10 @@ class KernelClass(_Record):
     tokens: list[str]
     path: Literal["fused-op", "pytorch", "triton-ascend", "ascend-c"]
     tier: Literal["low", "medium", "high"]
+    # The tl.* calls a Triton kernel's body (with the @triton.jit helpers it calls) makes when it computes this class:
+    # "a|b" is either, a repeated entry needs as many calls. Its names classify a Triton kernel only when the body makes
+    # them; where a name was refuted so, the first class whose calls the body makes decides (an empty list: any body).
+    body: list[str] | None = None
     references: list[str] = Field(min_length=1)
     replacement: BilingualText
 

@@ -71,10 +71,31 @@ def test_autograd_function_reads_code_not_comments():
 def test_triton_kernels_are_classified_by_their_launchers_too():
     from tests.helpers import scan
 
-    code = ("import torch, triton\nimport triton.language as tl\n@triton.jit\ndef _fwd_kernel(Q, Out, BLOCK: tl.constexpr):\n"
-            "    x = tl.load(Q + tl.arange(0, BLOCK))\n    tl.store(Out + tl.arange(0, BLOCK), x)\n"
-            "class triton_flash_attn(torch.nn.Module):\n    def forward(self, q):\n        o = torch.empty_like(q)\n"
-            "        _fwd_kernel[(1,)](q, o, BLOCK=128)\n        return o\n")
+    code = ("import torch, triton\nimport triton.language as tl\n@triton.jit\ndef _fwd_kernel(Q, K, V, Out, BLOCK: tl.constexpr):\n"
+            "    q = tl.load(Q + tl.arange(0, BLOCK))\n    k = tl.load(K + tl.arange(0, BLOCK))\n"
+            "    p = tl.exp(tl.dot(q, k))\n    o = tl.dot(p, tl.load(V + tl.arange(0, BLOCK)))\n"
+            "    tl.store(Out + tl.arange(0, BLOCK), o)\n"
+            "class triton_flash_attn(torch.nn.Module):\n    def forward(self, q, k, v):\n        o = torch.empty_like(q)\n"
+            "        _fwd_kernel[(1,)](q, k, v, o, BLOCK=128)\n        return o\n")
     assert [f.symbol for f in scan(code).findings if f.rule == "OPS030"] == ["_fwd_kernel (attention)"]
-    plain = code.replace("triton_flash_attn", "Runner")
+    copy = code.replace("    p = tl.exp(tl.dot(q, k))\n    o = tl.dot(p, tl.load(V + tl.arange(0, BLOCK)))\n", "    o = q + k\n")
+    plain = copy.replace("triton_flash_attn", "Runner")
     assert [f.symbol for f in scan(plain).findings if f.rule == "OPS030"] == ["_fwd_kernel (other)"]
+
+
+def test_a_triton_kernel_is_attention_only_where_its_body_computes_it():
+    """nanotron nn/ring_attention.py:298 flatten_kernel: a masked copy of the LSE into another layout, named attention
+    only by its file. It is a copy (low tier), not npu_fusion_attention at 8-24 h; a kernel that computes attention
+    through a @triton.jit helper of its file (flash-attention's _bwd_kernel) stays attention."""
+    copy = ("import triton\nimport triton.language as tl\n@triton.jit\ndef flatten_kernel(OUT, LSE, n, BLOCK_M: tl.constexpr):\n"
+            "    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)\n    x = tl.load(LSE + rm, mask=rm < n, other=0.0)\n"
+            "    tl.store(OUT + rm, x, mask=rm < n)\n")
+    found = [f for f in scan(copy, path="nn/ring_attention.py").findings if f.rule == "OPS030"]
+    assert [f.symbol for f in found] == ["flatten_kernel (copy_fill)"]
+    assert (found[0].effort_hours.low, found[0].effort_hours.high) == (2.0, 8.0) and "npu_fusion_attention" not in found[0].replacement.en
+    helper = ("import triton\nimport triton.language as tl\n@triton.jit\ndef _inner(acc, q, K, V, offs):\n"
+              "    p = tl.exp(tl.dot(q, tl.load(K + offs)))\n    return acc + tl.dot(p, tl.load(V + offs))\n"
+              "@triton.jit\ndef _bwd_kernel(Q, K, V, OUT, BLOCK: tl.constexpr):\n    offs = tl.arange(0, BLOCK)\n"
+              "    acc = _inner(tl.zeros([BLOCK], dtype=tl.float32), tl.load(Q + offs), K, V, offs)\n    tl.store(OUT + offs, acc)\n")
+    found = [f for f in scan(helper, path="nn/ring_attention.py").findings if f.rule == "OPS030"]
+    assert [f.symbol for f in found] == ["_bwd_kernel (attention)"] and "npu_fusion_attention" in found[0].replacement.en

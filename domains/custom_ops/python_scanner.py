@@ -5,6 +5,7 @@ It also records kernels, launches and calls for the project-level inventory."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.reading import parsing
@@ -55,6 +56,12 @@ class _CustomOpsScan(PythonScan):
             if number is not None:
                 self.constants[parsing.text(name)] = number
         launches = self._launches(found.get("launch", []))
+        self.jit_functions = {}  # @triton.jit functions of this unit by name: the helpers a kernel's body calls
+        for node in found.get("decorated", []):
+            definition = node.child_by_field_name("definition")
+            if definition is not None and definition.type == "function_definition" and "triton" in "".join(
+                    parsing.text(d) for d in node.named_children if d.type == "decorator"):
+                self.jit_functions[parsing.text(definition.child_by_field_name("name"))] = definition
         for node in found.get("decorated", []):
             self._decorated(node, launches)
         for reference in unit_references(self.unit):
@@ -92,7 +99,8 @@ class _CustomOpsScan(PythonScan):
         record.ub_estimate_bytes = _ub_estimate(definition, record.block_sizes)
         # Its own name first, then the classes and functions that launch it (DeepSpeed's `_fwd_kernel` is launched
         # by `triton_flash_attn.forward`), then the file's name.
-        kernel_class = self.index.kb.classify_kernel(kernel, *_launchers(launches.get(kernel, [])), PurePosixPath(self.unit.path).stem)
+        kernel_class = self.index.kb.classify_kernel(kernel, *_launchers(launches.get(kernel, [])), PurePosixPath(self.unit.path).stem,
+                                                     body=_triton_calls(definition, self.jit_functions))
         record.kernel_class = kernel_class.name
         self.hit("triton-kernel", f"{kernel} ({kernel_class.name})", definition.child_by_field_name("name"),
                  bilingual(kernel_class.replacement.en, kernel_class.replacement.zh), effort=self.index.kb.effort_tiers[_tier(kernel_class.tier, bump=0)])
@@ -251,6 +259,28 @@ _OPERATORS = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__, "//": int.__
 
 _MAX_CONSTANT = 1 << 40
 _MAX_OPERATIONS = 64  # nesting of the expression
+
+
+TRITON_CALLS_QUERY = "(call function: (attribute attribute: (identifier) @called)) (call function: (identifier) @called)"
+MAX_HELPERS = 32
+
+
+def _triton_calls(definition: Node, helpers: dict[str, Node]) -> Counter[str]:
+    """The calls a Triton kernel's body makes, by last name (`tl.dot` → dot), with those of the @triton.jit helpers of
+    the same file it calls (flash-attention's `_bwd_kernel` computes through `_bwd_kernel_one_col_block`)."""
+    calls: Counter[str] = Counter()
+    pending, seen = [definition], set()
+    while pending and len(seen) < MAX_HELPERS:
+        current = pending.pop()
+        if current.id in seen:
+            continue
+        seen.add(current.id)
+        for node in parsing.captures(parsing.query("python", TRITON_CALLS_QUERY), current).get("called", []):
+            name = parsing.text(node)
+            calls[name] += 1
+            if node.parent.type == "call" and name in helpers:  # a plain call of a helper in this file
+                pending.append(helpers[name])
+    return calls
 
 
 KERNEL_EFFECTS = ("tl.store", "tl.atomic_", "tl.program_id", "tl.device_print", ".store(", "atomic_")
