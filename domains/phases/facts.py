@@ -33,6 +33,7 @@ QUERY = r"""
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
 (class_definition superclasses: (argument_list)) @class
+(function_definition name: (identifier) @function_name)
 ((string_content) @string_content (#match? @string_content "CONFIG_PATTERN"))
 """
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
@@ -129,6 +130,8 @@ class PhaseFacts:
     launch_flags: list[str] = field(default_factory=list)
     # a package __init__.py that loads submodules lazily by name: the dotted modules its strings may name
     lazy_submodules: list[str] = field(default_factory=list)
+    # functions whose name says one phase (`_forward_inference`, `_forward_training`): (phase, first line, last line)
+    phase_functions: list[tuple[str, int, int]] = field(default_factory=list)
 
 
     def absorb(self, other: PhaseFacts) -> None:
@@ -142,6 +145,7 @@ class PhaseFacts:
         self.choices += other.choices
         self.module_strings += other.module_strings
         self.lazy_submodules += other.lazy_submodules
+        self.phase_functions += other.phase_functions
         self.options += other.options
         self.option_arms += other.option_arms
         self.launch_flags += other.launch_flags
@@ -279,6 +283,20 @@ def _choices(conditions: list[Node]) -> list[tuple[str, int, str, bool]]:
     return result
 
 
+FUNCTION_PHASE = {word: phase for phase, words in SIGNALS.function_phases.items() for word in words}
+
+
+def _phase_functions(names: list[Node]) -> list[tuple[str, int, int]]:
+    """(phase, first line, last line) of each function whose name has a word of exactly one phase."""
+    result = []
+    for name in names:
+        phases = {FUNCTION_PHASE[w] for w in parsing.text(name).lower().split("_") if w in FUNCTION_PHASE}
+        if len(phases) == 1:
+            definition = name.parent
+            result.append((phases.pop(), definition.start_point.row + 1, definition.end_point.row + 1))
+    return result
+
+
 def module_name(path: str) -> str:
     parts = list(PurePosixPath(path).with_suffix("").parts)
     if parts and parts[-1] == "__init__":
@@ -338,6 +356,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.choices = _choices(found.get("condition", []))
     facts.options, facts.option_arms = _options(found.get("method", []), found.get("switch", []))
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
+    if unit.cell is None:  # a notebook's lines are its cells'
+        facts.phase_functions = _phase_functions(found.get("function_name", []))
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)
     evidence = {phase: 0 for phase in PHASES}
