@@ -99,3 +99,29 @@ def test_a_triton_kernel_is_attention_only_where_its_body_computes_it():
               "    acc = _inner(tl.zeros([BLOCK], dtype=tl.float32), tl.load(Q + offs), K, V, offs)\n    tl.store(OUT + offs, acc)\n")
     found = [f for f in scan(helper, path="nn/ring_attention.py").findings if f.rule == "OPS030"]
     assert [f.symbol for f in found] == ["_bwd_kernel (attention)"] and "npu_fusion_attention" in found[0].replacement.en
+
+
+def test_an_unconditional_import_of_the_projects_own_cuda_extension_is_reported(tmp_path):
+    """mmpretrain projects/internimage_classification/ops_dcnv3 (round-6 A2 n69/n72): setup.py builds DCNv3 through
+    `extension = CUDAExtension` ... `extension('DCNv3', sources, ...)`, and functions/dcnv3_func.py:13 `import DCNv3`
+    is what stops the package importing on Ascend; it was not reported. A guarded import with a fallback is optional."""
+    from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
+    from tests.helpers import write_tree
+
+    setup = ("import torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension\n\n\n"
+             "def get_extensions():\n    sources = ['src/vision.cpp']\n    extension = CppExtension\n"
+             "    if torch.cuda.is_available() and CUDA_HOME is not None:\n        extension = CUDAExtension\n"
+             "        sources += ['src/cuda/dcnv3_cuda.cu']\n    else:\n        raise NotImplementedError('Cuda is not available')\n"
+             "    return [extension('DCNv3', sources)]\n\n\nsetup(name='DCNv3', ext_modules=get_extensions())\n")
+    func = ("import DCNv3\nimport torch\nfrom torch.autograd import Function\n\n\nclass DCNv3Function(Function):\n"
+            "    @staticmethod\n    def forward(ctx, x):\n        return DCNv3.dcnv3_forward(x)\n")
+    guarded = ("try:\n    import DCNv3\nexcept ImportError:\n    from ops_dcnv3.reference import dcnv3_core_pytorch as DCNv3\n")
+    root = write_tree(tmp_path, {"ops_dcnv3/setup.py": setup, "ops_dcnv3/functions/__init__.py": "from .dcnv3_func import DCNv3Function\n",
+                                 "ops_dcnv3/functions/dcnv3_func.py": func, "ops_dcnv3/guarded.py": guarded,
+                                 "ops_dcnv3/reference.py": "def dcnv3_core_pytorch(x):\n    return x\n"})
+    found = {(f.path, f.line): f for f in analyze(root, AnalyzeOptions(jobs=1)).findings if f.rule == "OPS013"}
+    plain = found[("ops_dcnv3/functions/dcnv3_func.py", 1)]
+    assert plain.severity == "high" and plain.reach == "runs" and plain.counted and "ops_dcnv3/setup.py:14" in plain.symbol
+    assert found[("ops_dcnv3/guarded.py", 2)].reach == "optional" and not found[("ops_dcnv3/guarded.py", 2)].counted
+    assert set(found) == {("ops_dcnv3/functions/dcnv3_func.py", 1), ("ops_dcnv3/guarded.py", 2)}

@@ -20,6 +20,7 @@ QUERY = r"""
 (call function: (subscript value: [(identifier) (attribute)] @launched)) @launch
 (class_definition superclasses: (argument_list) @bases) @class
 (module (expression_statement (assignment left: (identifier) @constant right: [(integer) (binary_operator)] @value)))
+(assignment left: (identifier) right: (identifier) @aliased)
 """
 
 TRITON_DECORATORS = {"triton.jit", "triton.autotune", "triton.heuristics", "triton.runtime.jit.jit"}
@@ -68,7 +69,66 @@ class _CustomOpsScan(PythonScan):
             self._reference(reference)
         for node in found.get("class", []):
             self._autograd_function(node)
+        for node in found.get("aliased", []):
+            self._aliased_builder(node)
         return self.hits
+
+    def _aliased_builder(self, node: Node) -> None:
+        """`extension = CUDAExtension` ... `extension('DCNv3', sources, ...)` (InternImage's setup.py): the extension is
+        recorded at the call; the build itself is reported where the toolkit is checked."""
+        builder = EXTENSION_BUILDERS.get(qualified_name(node, self.imports) or "")
+        if builder is None:
+            return
+        for call in _alias_calls(node):
+            ext = _string(argument(call, 0, "name")) or "?"
+            line = call.start_point.row + 1
+            known = next((e for e in self.facts.extensions if e.line == line and e.name == ext), None)
+            if known is not None:  # `extension = CppExtension` first, `extension = CUDAExtension` where CUDA is found
+                known.cuda |= builder == "CUDAExtension"
+                continue
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, line, _strings(argument(call, 1, "sources")),
+                                                         builder == "CUDAExtension"))
+
+    def _aliased_builder(self, node: Node) -> None:
+        """`extension = CUDAExtension` ... `extension('DCNv3', sources, ...)` (InternImage's setup.py): the extension is
+        recorded at the call; the build itself is reported where the toolkit is checked."""
+        builder = EXTENSION_BUILDERS.get(qualified_name(node, self.imports) or "")
+        if builder is None:
+            return
+        for call in _alias_calls(node):
+            ext = _string(argument(call, 0, "name")) or "?"
+            line = call.start_point.row + 1
+            known = next((e for e in self.facts.extensions if e.line == line and e.name == ext), None)
+            if known is not None:  # `extension = CppExtension` first, `extension = CUDAExtension` where CUDA is found
+                known.cuda |= builder == "CUDAExtension"
+                continue
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, line, _strings(argument(call, 1, "sources")),
+                                                         builder == "CUDAExtension"))
+
+    def _import_sites(self, statement: Node) -> None:
+        """The modules an import statement loads, each with its place (a CUDA extension the project builds is known
+        only across files: custom_ops' project pass matches them)."""
+        modules = []
+        if statement.type == "import_statement":
+            for name in statement.children_by_field_name("name"):
+                dotted = name.child_by_field_name("name") if name.type == "aliased_import" else name
+                modules.append(parsing.text(dotted))
+        else:
+            base = statement.child_by_field_name("module_name")
+            if base is None or base.type != "dotted_name":
+                return  # relative imports name the project's own Python modules
+            for name in statement.children_by_field_name("name"):
+                dotted = name.child_by_field_name("name") if name.type == "aliased_import" else name
+                modules.append(f"{parsing.text(base)}.{parsing.text(dotted)}")
+        row = statement.start_point.row
+        line = self.unit.source.line_text(row)
+        for module in modules:
+            module = "".join(module.split())
+            if module.split(".")[0] in KNOWN_ROOTS:
+                continue
+            self.facts.imports.append(ImportSite(
+                module, self.unit.path, row + 1, self.unit.source.char_column(row, statement.start_point.column),
+                len(line) + 1, line.strip()[:200], self.unit.cell))
 
     # Triton -------------------------------------------------------------------------------------------
     def _launches(self, calls: list[Node]) -> dict[str, list[Node]]:
@@ -170,18 +230,20 @@ class _CustomOpsScan(PythonScan):
         elif name in EXTENSION_BUILDERS and call is not None:
             ext = _string(argument(call, 0, "name")) or "?"
             sources = _strings(argument(call, 1, "sources"))
-            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources))
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources,
+                                                         EXTENSION_BUILDERS[name] == "CUDAExtension"))
             if EXTENSION_BUILDERS[name] == "CUDAExtension":  # a CppExtension builds with the host compiler
                 detector = "cuda-home-guarded-extension" if _under_cuda_home_check(call) else "native-extension-build"
                 self.hit(detector, f"CUDAExtension({ext})", call)
         elif name == JIT_LOADER and call is not None:
             ext = _string(argument(call, 0, "name")) or "?"
             sources = _strings(argument(call, 1, "sources"))
-            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources))
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources,
+                                                         any(s.endswith(".cu") for s in sources)))
             self.hit("cpp-extension-jit-load", f"load({ext})", call)
         elif name == INLINE_LOADER and call is not None and "cuda_sources" in keywords(call):
             ext = _string(argument(call, 0, "name")) or "?"
-            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, []))
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, [], True))
             self.hit("native-extension-build", f"load_inline({ext}, cuda_sources=...)", call)
         elif call is not None and "." in name and name.split(".")[0] not in KNOWN_ROOTS:
             self.facts.calls.append(CallRecord(name, self.unit.path, call.start_point.row + 1, self.unit.cell))
@@ -205,6 +267,26 @@ class _CustomOpsScan(PythonScan):
 
 
 UB_BYTES_SMALLEST = 192 * 1024  # Ascend910B4: 1,572,864 bits (Liger-Kernel ascend-ub-manager-design.md)
+
+
+ALIAS_CALLS_QUERY = "(call function: (identifier) @function) @call"
+
+
+def _alias_calls(builder: Node) -> list[Node]:
+    """Calls of the name a builder is assigned to (`extension = CUDAExtension` ... `extension(...)`), in its function."""
+    assignment = builder.parent
+    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") is None \
+            or assignment.child_by_field_name("right").id != builder.id:
+        return []
+    target = assignment.child_by_field_name("left")
+    if target is None or target.type != "identifier":
+        return []
+    scope = assignment
+    while scope.parent is not None and scope.type not in {"function_definition", "module"}:
+        scope = scope.parent
+    found = parsing.captures(parsing.query("python", ALIAS_CALLS_QUERY), scope)
+    name = parsing.text(target)
+    return [call for function, call in zip(found.get("function", []), found.get("call", [])) if parsing.text(function) == name]
 
 
 def _tier(tier: str, bump: int) -> str:
