@@ -468,8 +468,8 @@ class PhaseSignals(_Record):
     # Rules whose sites serve one phase whatever else their file serves: a KV-cache attention call (flash_attn_with_kvcache)
     # has no backward and runs only while decoding, though its model file also trains.
     site_phases: dict[Phase, list[str]] = Field(default_factory=dict)
-    # Words of a function's name (split at _) that say the phase its code serves: `_forward_inference`'s findings are
-    # inference's where its file serves inference (nanotron llama.py, which the trainer imports too).
+    # The last word of a function's name (split at _) that says the phase its code serves: `_forward_inference`'s
+    # findings are inference's where its file serves inference (nanotron llama.py, which the trainer imports too).
     function_phases: dict[Phase, list[str]] = Field(default_factory=dict)
 
 

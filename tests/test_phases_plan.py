@@ -630,14 +630,21 @@ def test_a_demo_helper_package_imported_beside_the_app_serves_the_apps_phase(tmp
     """CogVideo (round-6 B15): the gradio app imports `rife.RIFE_HDv3` from the package beside it; the module, whose
     own code builds an optimizer and DDP, was labelled training because the import did not name it."""
     report = run(write(tmp_path, {
-        "inference/demo/app.py": "import gradio as gr\nfrom rife.RIFE_HDv3 import Model\nModel()\ngr.Interface(fn=print).launch()\n",
+        "inference/demo/app.py": ("import gradio as gr\nimport utils\nfrom rife.RIFE_HDv3 import Model\nModel()\n"
+                                  "gr.Interface(fn=print).launch()\n"),
         "inference/demo/rife/__init__.py": "",
         "inference/demo/rife/RIFE_HDv3.py": ("import torch\nfrom torch.optim import AdamW\n\n\nclass Model:\n"
                                              "    def __init__(self):\n        self.optimG = AdamW([], lr=1e-6)\n"
                                              "        self.device = torch.device('cuda')\n\n    def update(self, loss):\n"
                                              "        self.optimG.zero_grad()\n        loss.backward()\n"),
+        # `import utils` is the utils.py beside the app, not the training package finetune/utils/
+        "inference/demo/utils.py": "import torch\nDEVICE = torch.device('cuda')\n",
+        "finetune/train.py": "import torch\nfrom utils.memory_utils import free\nfree()\ntorch.ones(1).backward()\n",
+        "finetune/utils/__init__.py": "from .memory_utils import free\n",
+        "finetune/utils/memory_utils.py": "import torch\n\n\ndef free():\n    torch.cuda.empty_cache()\n",
     }))
     assert phases_of(report, "inference/demo/rife/RIFE_HDv3.py") == {("inference",)}
+    assert phases_of(report, "finetune/utils/memory_utils.py") == {("training",)}
 
 
 def test_a_kv_cache_attention_call_serves_inference_only(tmp_path):
@@ -659,12 +666,13 @@ def test_a_kv_cache_attention_call_serves_inference_only(tmp_path):
 
 def test_findings_inside_a_function_named_for_a_phase_serve_that_phase(tmp_path):
     """nanotron llama.py (round-6 A): `_forward_inference` (the KV-cache path) and `_forward_training` sit in one model
-    file that the trainer and the generator both import; the function's name says which phase its code serves. A word
-    that only contains a phase's word (`retrain_cache`'s `retrain`) says nothing."""
+    file that the trainer and the generator both import; the last word of the function's name says which phase its code
+    serves. A word that only contains a phase's word (`retrain_cache`'s `retrain`) says nothing."""
     model = ("import torch\n\n\nclass Attention(torch.nn.Module):\n"
              "    def _forward_inference(self, x):\n        torch.cuda.synchronize()\n        return x\n\n"
              "    def _forward_training(self, x):\n        return x.cuda()\n\n"
-             "    def retrain_cache(self, x):\n        return torch.cuda.current_device()\n")
+             "    def retrain_cache(self, x):\n        return torch.cuda.current_device()\n\n"
+             "    def infer_init_method(self, x):\n        return torch.cuda.device_count()\n")
     report = run(write(tmp_path, {
         "train.py": "import torch\nfrom model import Attention\nAttention()._forward_training(1).backward()\n",
         "generate.py": "import torch\nfrom model import Attention\nwith torch.no_grad():\n    Attention()._forward_inference(1)\n",
@@ -672,3 +680,4 @@ def test_findings_inside_a_function_named_for_a_phase_serve_that_phase(tmp_path)
     }))
     by_line = {f.line: tuple(f.phases) for f in report.findings if f.path == "model.py"}
     assert by_line[6] == ("inference",) and by_line[10] == ("training",) and by_line[13] == ("training", "inference")
+    assert by_line[16] == ("training", "inference")  # fairseq's infer_init_method: `infer` the verb, not a phase

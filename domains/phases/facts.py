@@ -287,13 +287,15 @@ FUNCTION_PHASE = {word: phase for phase, words in SIGNALS.function_phases.items(
 
 
 def _phase_functions(names: list[Node]) -> list[tuple[str, int, int]]:
-    """(phase, first line, last line) of each function whose name has a word of exactly one phase."""
+    """(phase, first line, last line) of each function whose name ends with a word of a phase (`_forward_inference`,
+    `generate`, `train`): a word inside the name says less (`infer_init_method`, `add_distributed_training_args`)."""
     result = []
     for name in names:
-        phases = {FUNCTION_PHASE[w] for w in parsing.text(name).lower().split("_") if w in FUNCTION_PHASE}
-        if len(phases) == 1:
+        words = [w for w in parsing.text(name).lower().split("_") if w]
+        phase = FUNCTION_PHASE.get(words[-1]) if words else None
+        if phase is not None:
             definition = name.parent
-            result.append((phases.pop(), definition.start_point.row + 1, definition.end_point.row + 1))
+            result.append((phase, definition.start_point.row + 1, definition.end_point.row + 1))
     return result
 
 

@@ -121,10 +121,11 @@ class PhaseAssignment:
 def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], console_modules: list[str],
                   role_of: Callable[[str], str] = lambda path: "product") -> PhaseAssignment:
     python = {f.path: f for f in facts if f.module or f.notebook}
-    by_module = _modules_by_name(python)
+    by_module, by_folder = _modules_by_name(python)
     resolved: dict[str, str | None] = {}  # import name → the project file it names: files import the same names
     reexports = _reexports(python, by_module)
-    graph = {path: _local_targets(f, by_module, resolved, reexports) for path, f in python.items()}
+    graph = {path: _local_targets(f, by_module, resolved, reexports) | _nearby_targets(path, f, by_folder)
+             for path, f in python.items()}
     launched_names = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}  # paths are cwd-relative
     imported = set().union(*graph.values()) if graph else set()
     entry_paths = sorted(
@@ -260,18 +261,44 @@ def _local_targets(facts: PhaseFacts, by_module: dict[str, str], resolved: dict[
     return targets
 
 
-def _modules_by_name(python: dict[str, PhaseFacts]) -> dict[str, str]:
-    """Each file by the dotted names an import may load it by: its path from the analysed root, and its name from the
-    topmost package holding it, so a src layout's `nanotron.models.llama` (src/nanotron/models/llama.py, which
-    trainer.py imports) and a demo's `rife.RIFE_HDv3` (imported beside app.py) reach their entries' phases. A bare
-    stem outside any package is left out: another folder's script may name a different file by it."""
+def _modules_by_name(python: dict[str, PhaseFacts]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """Each file by the dotted names an import may load it by: its path from the analysed root everywhere, and its name
+    from the topmost package holding it: everywhere where that package sits at the root or under src/ (a src layout's
+    `nanotron.models.llama`, which trainer.py imports), and for importers below the package's folder only where it sits
+    deeper (CogVideo's `rife.RIFE_HDv3`, imported by the gradio app beside it; finetune/utils/ is no `utils` to the
+    app, whose `import utils` is the utils.py beside it). A bare stem outside any package is left out."""
     by_module = {f.module: path for path, f in python.items() if f.module}
+    by_folder: dict[str, dict[str, str]] = defaultdict(dict)
     packages = {path_view(path).parent for path in python if path_view(path).name == "__init__.py"}
     for path, f in python.items():
-        if f.module and path_view(path).parent in packages:
-            for name in sorted(import_names(path, f.module, packages)):
-                by_module.setdefault(name, path)
-    return by_module
+        if not f.module or path_view(path).parent not in packages:
+            continue
+        top = path_view(path).parent
+        while path_view(top).parent in packages:
+            top = path_view(top).parent
+        folder = str(path_view(top).parent)
+        names = by_module if folder in {".", "src"} or folder.endswith("/src") else by_folder[folder]
+        for name in sorted(import_names(path, f.module, packages)):
+            names.setdefault(name, path)
+    return by_module, dict(by_folder)
+
+
+def _nearby_targets(path: str, facts: PhaseFacts, by_folder: dict[str, dict[str, str]]) -> set[str]:
+    """The files a file's imports name through packages that sit in a folder above it (see _modules_by_name)."""
+    targets: set[str] = set()
+    folder = path_view(path).parent
+    while True:
+        names = by_folder.get(str(folder))
+        if names:
+            for name in facts.imports:
+                parts = name.split(".")
+                found = next((names[".".join(parts[:end])] for end in range(len(parts), 0, -1)
+                              if ".".join(parts[:end]) in names), None)
+                if found is not None and found != path:
+                    targets.add(found)
+        if str(folder) in {".", ""}:
+            return targets
+        folder = path_view(folder).parent
 
 
 def _resolve(name: str, by_module: dict[str, str], reexports: dict[str, dict[str, str]], depth: int = 0) -> str | None:
