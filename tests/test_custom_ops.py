@@ -125,3 +125,19 @@ def test_an_unconditional_import_of_the_projects_own_cuda_extension_is_reported(
     assert plain.severity == "high" and plain.reach == "runs" and plain.counted and "ops_dcnv3/setup.py:14" in plain.symbol
     assert found[("ops_dcnv3/guarded.py", 2)].reach == "optional" and not found[("ops_dcnv3/guarded.py", 2)].counted
     assert set(found) == {("ops_dcnv3/functions/dcnv3_func.py", 1), ("ops_dcnv3/guarded.py", 2)}
+
+
+def test_a_cpp_extension_built_from_cuda_sources_is_a_cuda_extension(tmp_path):
+    """fairseq setup.py:109 builds fairseq.libnat_cuda with CppExtension over edit_dist.cu; a C++-only build is not."""
+    from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
+    from tests.helpers import write_tree
+
+    setup = ("from setuptools import setup\nfrom torch.utils import cpp_extension\n"
+             "setup(name='pkg', ext_modules=[\n"
+             "    cpp_extension.CppExtension('pkg.libnat_cuda', sources=['pkg/clib/edit_dist.cu', 'pkg/clib/binding.cpp']),\n"
+             "    cpp_extension.CppExtension('pkg.libnat', sources=['pkg/clib/edit_dist.cpp']),\n])\n")
+    root = write_tree(tmp_path, {"setup.py": setup, "pkg/__init__.py": "",
+                                 "pkg/nat.py": "from pkg import libnat_cuda\nfrom pkg import libnat\n"})
+    found = [(f.path, f.line) for f in analyze(root, AnalyzeOptions(jobs=1)).findings if f.rule == "OPS013"]
+    assert found == [("pkg/nat.py", 1)]

@@ -86,8 +86,9 @@ class _CustomOpsScan(PythonScan):
             if known is not None:  # `extension = CppExtension` first, `extension = CUDAExtension` where CUDA is found
                 known.cuda |= builder == "CUDAExtension"
                 continue
-            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, line, _strings(argument(call, 1, "sources")),
-                                                         builder == "CUDAExtension"))
+            sources = _strings(argument(call, 1, "sources"))
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, line, sources,
+                                                         builder == "CUDAExtension" or _cuda_sources(sources)))
 
     def _aliased_builder(self, node: Node) -> None:
         """`extension = CUDAExtension` ... `extension('DCNv3', sources, ...)` (InternImage's setup.py): the extension is
@@ -102,8 +103,9 @@ class _CustomOpsScan(PythonScan):
             if known is not None:  # `extension = CppExtension` first, `extension = CUDAExtension` where CUDA is found
                 known.cuda |= builder == "CUDAExtension"
                 continue
-            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, line, _strings(argument(call, 1, "sources")),
-                                                         builder == "CUDAExtension"))
+            sources = _strings(argument(call, 1, "sources"))
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, line, sources,
+                                                         builder == "CUDAExtension" or _cuda_sources(sources)))
 
     def _import_sites(self, statement: Node) -> None:
         """The modules an import statement loads, each with its place (a CUDA extension the project builds is known
@@ -231,7 +233,7 @@ class _CustomOpsScan(PythonScan):
             ext = _string(argument(call, 0, "name")) or "?"
             sources = _strings(argument(call, 1, "sources"))
             self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources,
-                                                         EXTENSION_BUILDERS[name] == "CUDAExtension"))
+                                                         EXTENSION_BUILDERS[name] == "CUDAExtension" or _cuda_sources(sources)))
             if EXTENSION_BUILDERS[name] == "CUDAExtension":  # a CppExtension builds with the host compiler
                 detector = "cuda-home-guarded-extension" if _under_cuda_home_check(call) else "native-extension-build"
                 self.hit(detector, f"CUDAExtension({ext})", call)
@@ -239,7 +241,7 @@ class _CustomOpsScan(PythonScan):
             ext = _string(argument(call, 0, "name")) or "?"
             sources = _strings(argument(call, 1, "sources"))
             self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources,
-                                                         any(s.endswith(".cu") for s in sources)))
+                                                         _cuda_sources(sources)))
             self.hit("cpp-extension-jit-load", f"load({ext})", call)
         elif name == INLINE_LOADER and call is not None and "cuda_sources" in keywords(call):
             ext = _string(argument(call, 0, "name")) or "?"
@@ -267,6 +269,11 @@ class _CustomOpsScan(PythonScan):
 
 
 UB_BYTES_SMALLEST = 192 * 1024  # Ascend910B4: 1,572,864 bits (Liger-Kernel ascend-ub-manager-design.md)
+
+
+def _cuda_sources(sources: list[str]) -> bool:
+    """A build given .cu sources compiles CUDA whatever its builder (fairseq's CppExtension("fairseq.libnat_cuda", ...))."""
+    return any(source.endswith((".cu", ".cuh")) for source in sources)
 
 
 ALIAS_CALLS_QUERY = "(call function: (identifier) @function) @call"
