@@ -66,7 +66,7 @@ def extension_import_findings(facts: CustomOpFacts, run: ProjectRun) -> list[Fin
                 reach, reason = "optional", f"falls back to {fallback[1]} (line {fallback[0]}) where the import fails"
             elif site.module in module_facts.guarded_imports:
                 reach = module_facts.guarded_imports[site.module]
-        symbol = f"{site.module} (CUDAExtension {extension.name}, {extension.path}:{extension.line})"
+        symbol = f"{site.module} (CUDA extension {extension.name}, built at {extension.path}:{extension.line})"
         located = Located(code, symbol, site.path, site.line, site.column, site.end_column, site.snippet, site.cell,
                           matched=site.module, role=place.role, reach=reach, reach_reason=reason)
         findings.append(run.factory.build_located(located, 0))
