@@ -627,11 +627,13 @@ def test_a_src_layout_module_its_trainer_imports_serves_training(tmp_path):
 
 
 def test_a_demo_helper_package_imported_beside_the_app_serves_the_apps_phase(tmp_path):
-    """CogVideo (round-6 B15): the gradio app imports `rife.RIFE_HDv3` from the package beside it; the module, whose
-    own code builds an optimizer and DDP, was labelled training because the import did not name it."""
+    """CogVideo (round-6 B15): the gradio app imports rife_model beside it, which imports `rife.RIFE_HDv3` from the
+    package beside them; the module, whose own code builds an optimizer and DDP, was labelled training because neither
+    import named a file."""
     report = run(write(tmp_path, {
-        "inference/demo/app.py": ("import gradio as gr\nimport utils\nfrom rife.RIFE_HDv3 import Model\nModel()\n"
+        "inference/demo/app.py": ("import gradio as gr\nimport utils\nfrom rife_model import load\nload()\n"
                                   "gr.Interface(fn=print).launch()\n"),
+        "inference/demo/rife_model.py": "from rife.RIFE_HDv3 import Model\n\n\ndef load():\n    return Model()\n",
         "inference/demo/rife/__init__.py": "",
         "inference/demo/rife/RIFE_HDv3.py": ("import torch\nfrom torch.optim import AdamW\n\n\nclass Model:\n"
                                              "    def __init__(self):\n        self.optimG = AdamW([], lr=1e-6)\n"

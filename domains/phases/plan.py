@@ -266,11 +266,15 @@ def _modules_by_name(python: dict[str, PhaseFacts]) -> tuple[dict[str, str], dic
     from the topmost package holding it: everywhere where that package sits at the root or under src/ (a src layout's
     `nanotron.models.llama`, which trainer.py imports), and for importers below the package's folder only where it sits
     deeper (CogVideo's `rife.RIFE_HDv3`, imported by the gradio app beside it; finetune/utils/ is no `utils` to the
-    app, whose `import utils` is the utils.py beside it). A bare stem outside any package is left out."""
+    app, whose `import utils` is the utils.py beside it). A module outside any package is its bare stem to the files
+    of its own folder only (app.py's `import rife_model`)."""
     by_module = {f.module: path for path, f in python.items() if f.module}
     by_folder: dict[str, dict[str, str]] = defaultdict(dict)
     packages = {path_view(path).parent for path in python if path_view(path).name == "__init__.py"}
     for path, f in python.items():
+        if f.module and path_view(path).parent not in packages and "." in f.module:
+            # a script's sibling: `import rife_model` beside app.py, for the files of that folder only
+            by_folder[SIBLINGS + path_view(path).parent][path_view(path).stem] = path
         if not f.module or path_view(path).parent not in packages:
             continue
         top = path_view(path).parent
@@ -283,10 +287,15 @@ def _modules_by_name(python: dict[str, PhaseFacts]) -> tuple[dict[str, str], dic
     return by_module, dict(by_folder)
 
 
+SIBLINGS = "\0"  # by_folder keys of a folder's loose modules (a key no path spells)
+
+
 def _nearby_targets(path: str, facts: PhaseFacts, by_folder: dict[str, dict[str, str]]) -> set[str]:
     """The files a file's imports name through packages that sit in a folder above it (see _modules_by_name)."""
     targets: set[str] = set()
     folder = path_view(path).parent
+    siblings = by_folder.get(SIBLINGS + folder, {})
+    targets |= {siblings[name.split(".")[0]] for name in facts.imports if name.split(".")[0] in siblings} - {path}
     while True:
         names = by_folder.get(str(folder))
         if names:
