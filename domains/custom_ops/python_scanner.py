@@ -90,48 +90,6 @@ class _CustomOpsScan(PythonScan):
             self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, line, sources,
                                                          builder == "CUDAExtension" or _cuda_sources(sources)))
 
-    def _aliased_builder(self, node: Node) -> None:
-        """`extension = CUDAExtension` ... `extension('DCNv3', sources, ...)` (InternImage's setup.py): the extension is
-        recorded at the call; the build itself is reported where the toolkit is checked."""
-        builder = EXTENSION_BUILDERS.get(qualified_name(node, self.imports) or "")
-        if builder is None:
-            return
-        for call in _alias_calls(node):
-            ext = _string(argument(call, 0, "name")) or "?"
-            line = call.start_point.row + 1
-            known = next((e for e in self.facts.extensions if e.line == line and e.name == ext), None)
-            if known is not None:  # `extension = CppExtension` first, `extension = CUDAExtension` where CUDA is found
-                known.cuda |= builder == "CUDAExtension"
-                continue
-            sources = _strings(argument(call, 1, "sources"))
-            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, line, sources,
-                                                         builder == "CUDAExtension" or _cuda_sources(sources)))
-
-    def _import_sites(self, statement: Node) -> None:
-        """The modules an import statement loads, each with its place (a CUDA extension the project builds is known
-        only across files: custom_ops' project pass matches them)."""
-        modules = []
-        if statement.type == "import_statement":
-            for name in statement.children_by_field_name("name"):
-                dotted = name.child_by_field_name("name") if name.type == "aliased_import" else name
-                modules.append(parsing.text(dotted))
-        else:
-            base = statement.child_by_field_name("module_name")
-            if base is None or base.type != "dotted_name":
-                return  # relative imports name the project's own Python modules
-            for name in statement.children_by_field_name("name"):
-                dotted = name.child_by_field_name("name") if name.type == "aliased_import" else name
-                modules.append(f"{parsing.text(base)}.{parsing.text(dotted)}")
-        row = statement.start_point.row
-        line = self.unit.source.line_text(row)
-        for module in modules:
-            module = "".join(module.split())
-            if module.split(".")[0] in KNOWN_ROOTS:
-                continue
-            self.facts.imports.append(ImportSite(
-                module, self.unit.path, row + 1, self.unit.source.char_column(row, statement.start_point.column),
-                len(line) + 1, line.strip()[:200], self.unit.cell))
-
     # Triton -------------------------------------------------------------------------------------------
     def _launches(self, calls: list[Node]) -> dict[str, list[Node]]:
         launches: dict[str, list[Node]] = {}
