@@ -32,7 +32,7 @@ class YamlUnreadable(UnitUnreadable):
 class ShellConfigScanner(Scanner):
     domain = "configuration"
     kinds = frozenset({"shell", "dockerfile"})
-    triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate", "FROM")
+    triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate", "FROM", "from")
 
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)
@@ -47,7 +47,7 @@ class ShellConfigScanner(Scanner):
             if code is not None:
                 hits.append(Hit(code, name, Span.of(node)))
         for node in found.get("command", []):
-            if unit.kind == "dockerfile" and parsing.text(node) == "FROM":
+            if unit.kind == "dockerfile" and parsing.text(node).upper() == "FROM":
                 image = _cuda_base_image(node)
                 if image is not None:
                     hits.append(Hit(self.index.code_for("cuda-base-image"), image, Span.of(node.parent)))
@@ -61,9 +61,9 @@ class ShellConfigScanner(Scanner):
 def _cuda_base_image(command_name) -> str | None:
     """The image of `FROM nvidia/cuda:12.1.0-devel`, `FROM pytorch/pytorch:${PYTORCH}-cuda${CUDA}-cudnn8-devel` or
     `FROM nvcr.io/nvidia/pytorch:24.01-py3`: an NVIDIA registry or a CUDA tag. None for another base image."""
-    words = command_name.parent.children_by_field_name("argument")
+    words = [w for w in command_name.parent.children_by_field_name("argument") if not parsing.text(w).startswith("--")]
     if not words:
-        return None
+        return None  # `FROM --platform=$BUILDPLATFORM image`: the flags come before the image
     image = parsing.text(words[0])
     name = image.lower()
     if name.startswith(NVIDIA_REGISTRIES) or "cuda" in name.rpartition("/")[2]:
