@@ -18,6 +18,7 @@ SHELL_QUERY = r"""
 """
 
 ENV_TRIGGERS = ("CUDA", "CUDNN", "CUBLAS", "NVIDIA", "NVTE", "NCCL")
+NVIDIA_REGISTRIES = ("nvidia/", "nvcr.io/nvidia/", "docker.io/nvidia/")  # base images whose whole stack is CUDA
 LAUNCHERS = {"torchrun", "deepspeed", "accelerate"}
 DEVICE_KEYS = {"device", "device_type", "map_location", "accelerator_device"}
 BACKEND_KEYS = {"backend", "dist_backend", "ddp_backend", "distributed_backend"}
@@ -31,7 +32,7 @@ class YamlUnreadable(UnitUnreadable):
 class ShellConfigScanner(Scanner):
     domain = "configuration"
     kinds = frozenset({"shell", "dockerfile"})
-    triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate", "--device")
+    triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate", "--device", "FROM", "from")
 
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)
@@ -48,6 +49,11 @@ class ShellConfigScanner(Scanner):
             if code is not None:
                 hits.append(Hit(code, name, Span.of(node)))
         for node in found.get("command", []):
+            if unit.kind == "dockerfile" and parsing.text(node).upper() == "FROM":
+                image = _cuda_base_image(node)
+                if image is not None:
+                    hits.append(Hit(self.index.code_for("cuda-base-image"), image, Span.of(node.parent)))
+                continue
             launcher = _launcher(node)
             if launcher is not None:
                 hits.append(Hit(self.index.code_for("launcher-line"), launcher, Span.of(node.parent)))
@@ -103,6 +109,19 @@ def _device_option(command_name):
             value = text.split("=", 1)[1]
         if value is not None and value.lower().split(":", 1)[0] in CUDA_DEVICE_WORDS:
             return node
+    return None
+
+
+def _cuda_base_image(command_name) -> str | None:
+    """The image of `FROM nvidia/cuda:12.1.0-devel`, `FROM pytorch/pytorch:${PYTORCH}-cuda${CUDA}-cudnn8-devel` or
+    `FROM nvcr.io/nvidia/pytorch:24.01-py3`: an NVIDIA registry or a CUDA tag. None for another base image."""
+    words = [w for w in command_name.parent.children_by_field_name("argument") if not parsing.text(w).startswith("--")]
+    if not words:
+        return None  # `FROM --platform=$BUILDPLATFORM image`: the flags come before the image
+    image = parsing.text(words[0])
+    name = image.lower()
+    if name.startswith(NVIDIA_REGISTRIES) or "cuda" in name.rpartition("/")[2]:
+        return image
     return None
 
 

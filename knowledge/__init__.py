@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,13 +69,24 @@ class KnowledgeBase:
     def kernel_class(self, name: str) -> KernelClass:
         return next(c for c in self.kernel_classes if c.name == name)
 
-    def classify_kernel(self, *names: str) -> KernelClass:
+    def classify_kernel(self, *names: str, body: Counter[str] | None = None) -> KernelClass:
         """The class of a kernel: its own name decides first, then the related names in the order given
-        (callers, bound ops, the file's name); the catch-all when none says anything."""
+        (callers, bound ops, the file's name); the catch-all when none says anything. With `body`, the tl.* calls of a
+        Triton kernel, a class that says what its body computes is taken only where the body computes it (ring
+        attention's `flatten_kernel`, a masked copy of the LSE, is no attention for its file's name), and where a name
+        said something the body refutes, the body decides."""
+        refuted = False
         for name in names:
             text = (name or "").lower()
             for kernel_class in self.kernel_classes[:-1]:
                 if any(token in text for token in kernel_class.tokens):
+                    if _computes(kernel_class, body):
+                        return kernel_class
+                    refuted = True
+        if refuted:  # a name said what the body does not compute: the body says what it is
+            shown = [c for c in self.kernel_classes[:-1] if c.body is not None]
+            for kernel_class in sorted(shown, key=lambda c: not c.body):  # an empty list, any body, comes last
+                if _computes(kernel_class, body):
                     return kernel_class
         return self.kernel_classes[-1]
 
@@ -168,6 +180,14 @@ class KnowledgeBase:
         if module == "torch.cuda.random":
             return profile.has("feature:patch_cuda_random") and name in profile.random_all
         return False
+
+
+def _computes(kernel_class: KernelClass, body: Counter[str] | None) -> bool:
+    """Does a Triton body (its tl.* calls by name) make the calls that show the class? True where either is unknown."""
+    if body is None or kernel_class.body is None:
+        return True
+    needed = Counter(kernel_class.body)
+    return all(sum(body[name] for name in entry.split("|")) >= count for entry, count in needed.items())
 
 
 def _line_order(name: str) -> tuple:

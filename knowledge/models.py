@@ -439,6 +439,10 @@ class KernelClass(_Record):
     tokens: list[str]
     path: Literal["fused-op", "pytorch", "triton-ascend", "ascend-c"]
     tier: Literal["low", "medium", "high"]
+    # The tl.* calls a Triton kernel's body (with the @triton.jit helpers it calls) makes when it computes this class:
+    # "a|b" is either, a repeated entry needs as many calls. Its names classify a Triton kernel only when the body makes
+    # them; where a name was refuted so, the first class whose calls the body makes decides (an empty list: any body).
+    body: list[str] | None = None
     references: list[str] = Field(min_length=1)
     replacement: BilingualText
 
@@ -467,6 +471,12 @@ class PhaseSignals(_Record):
     models: PhaseModels
     family: list[ModelFamily] = Field(min_length=1)
     attention_by_rule: dict[str, str]
+    # Rules whose sites serve one phase whatever else their file serves: a KV-cache attention call (flash_attn_with_kvcache)
+    # has no backward and runs only while decoding, though its model file also trains.
+    site_phases: dict[Phase, list[str]] = Field(default_factory=dict)
+    # The last word of a function's name (split at _) that says the phase its code serves: `_forward_inference`'s
+    # findings are inference's where its file serves inference (nanotron llama.py, which the trainer imports too).
+    function_phases: dict[Phase, list[str]] = Field(default_factory=dict)
 
 
 class RoleConventions(_Record):

@@ -604,3 +604,82 @@ def test_whisper_like_models_are_speech_encoder_decoders(tmp_path):
     root = write(tmp_path, {"whisper/model.py": model,
                             "transcribe.py": "from whisper.model import Whisper\nif __name__ == '__main__':\n    Whisper()\n"})
     assert run(root).architecture.family == "speech (encoder-decoder)"
+
+
+def test_a_src_layout_module_its_trainer_imports_serves_training(tmp_path):
+    """nanotron (round-6 A89, B26): run_train.py imports nanotron.trainer, which imports nanotron.models.llama, all
+    under src/; the module was labelled inference only (its own no_grad) because `nanotron.models.llama` did not name
+    src/nanotron/models/llama.py."""
+    report = run(write(tmp_path, {
+        "run_train.py": "from nanotron.trainer import Trainer\nTrainer().train()\n",
+        "run_generate.py": "import torch\nfrom nanotron.models.llama import Llama\nwith torch.no_grad():\n    Llama().generate()\n",
+        "src/nanotron/__init__.py": "__version__ = '0'\n",
+        "src/nanotron/trainer.py": ("import torch\nfrom nanotron.models.llama import Llama\n\n\nclass Trainer:\n"
+                                    "    def train(self):\n        loss = Llama()(torch.ones(1))\n        loss.backward()\n"),
+        "src/nanotron/models/__init__.py": "",
+        "src/nanotron/models/llama.py": ("import torch\n\n\nclass Llama(torch.nn.Module):\n    def forward(self, x):\n"
+                                         "        return x.cuda()\n\n    @torch.no_grad()\n    def generate(self):\n"
+                                         "        torch.cuda.synchronize()\n"),
+    }))
+    by_line = {f.line: tuple(f.phases) for f in report.findings if f.path == "src/nanotron/models/llama.py"}
+    assert by_line[6] == ("training", "inference")  # forward: both entries run it
+    assert by_line[10] == ("inference",)  # inside generate
+
+
+def test_a_demo_helper_package_imported_beside_the_app_serves_the_apps_phase(tmp_path):
+    """CogVideo (round-6 B15): the gradio app imports rife_model beside it, which imports `rife.RIFE_HDv3` from the
+    package beside them; the module, whose own code builds an optimizer and DDP, was labelled training because neither
+    import named a file."""
+    report = run(write(tmp_path, {
+        "inference/demo/app.py": ("import gradio as gr\nimport utils\nfrom rife_model import load\nload()\n"
+                                  "gr.Interface(fn=print).launch()\n"),
+        "inference/demo/rife_model.py": "from rife.RIFE_HDv3 import Model\n\n\ndef load():\n    return Model()\n",
+        "inference/demo/rife/__init__.py": "",
+        "inference/demo/rife/RIFE_HDv3.py": ("import torch\nfrom torch.optim import AdamW\n\n\nclass Model:\n"
+                                             "    def __init__(self):\n        self.optimG = AdamW([], lr=1e-6)\n"
+                                             "        self.device = torch.device('cuda')\n\n    def update(self, loss):\n"
+                                             "        self.optimG.zero_grad()\n        loss.backward()\n"),
+        # `import utils` is the utils.py beside the app, not the training package finetune/utils/
+        "inference/demo/utils.py": "import torch\nDEVICE = torch.device('cuda')\n",
+        "finetune/train.py": "import torch\nfrom utils.memory_utils import free\nfree()\ntorch.ones(1).backward()\n",
+        "finetune/utils/__init__.py": "from .memory_utils import free\n",
+        "finetune/utils/memory_utils.py": "import torch\n\n\ndef free():\n    torch.cuda.empty_cache()\n",
+    }))
+    assert phases_of(report, "inference/demo/rife/RIFE_HDv3.py") == {("inference",)}
+    assert phases_of(report, "finetune/utils/memory_utils.py") == {("training",)}
+
+
+def test_a_kv_cache_attention_call_serves_inference_only(tmp_path):
+    """nanotron starcoder2.py:832 (round-6 A3, B24): flash_attn_with_kvcache in the q_length=1 decode step of a model
+    file that both the trainer and the generator import has no backward: its finding is inference's, the file's
+    other findings both phases'."""
+    model = ("import torch\nfrom flash_attn import flash_attn_func, flash_attn_with_kvcache\n\n\n"
+             "def attend(q, k, v, store):\n    if store is None:\n        return flash_attn_func(q, k, v)\n"
+             "    return flash_attn_with_kvcache(q, store['k'], store['v'])\n")
+    report = run(write(tmp_path, {
+        "train.py": "import torch\nfrom model import attend\nattend(1, 2, 3, None).backward()\n",
+        "generate.py": "import torch\nfrom model import attend\nwith torch.no_grad():\n    attend(1, 2, 3, {})\n",
+        "model.py": model,
+    }))
+    by_rule = {f.rule: tuple(f.phases) for f in report.findings if f.path == "model.py" and f.rule.startswith("ATT")}
+    assert by_rule["ATT003"] == ("inference",)
+    assert by_rule["ATT001"] == ("training", "inference")
+
+
+def test_findings_inside_a_function_named_for_a_phase_serve_that_phase(tmp_path):
+    """nanotron llama.py (round-6 A): `_forward_inference` (the KV-cache path) and `_forward_training` sit in one model
+    file that the trainer and the generator both import; the last word of the function's name says which phase its code
+    serves. A word that only contains a phase's word (`retrain_cache`'s `retrain`) says nothing."""
+    model = ("import torch\n\n\nclass Attention(torch.nn.Module):\n"
+             "    def _forward_inference(self, x):\n        torch.cuda.synchronize()\n        return x\n\n"
+             "    def _forward_training(self, x):\n        return x.cuda()\n\n"
+             "    def retrain_cache(self, x):\n        return torch.cuda.current_device()\n\n"
+             "    def infer_init_method(self, x):\n        return torch.cuda.device_count()\n")
+    report = run(write(tmp_path, {
+        "train.py": "import torch\nfrom model import Attention\nAttention()._forward_training(1).backward()\n",
+        "generate.py": "import torch\nfrom model import Attention\nwith torch.no_grad():\n    Attention()._forward_inference(1)\n",
+        "model.py": model,
+    }))
+    by_line = {f.line: tuple(f.phases) for f in report.findings if f.path == "model.py"}
+    assert by_line[6] == ("inference",) and by_line[10] == ("training",) and by_line[13] == ("training", "inference")
+    assert by_line[16] == ("training", "inference")  # fairseq's infer_init_method: `infer` the verb, not a phase

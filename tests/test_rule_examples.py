@@ -36,8 +36,12 @@ GENERIC = {"torch", "cuda", "nn", "functional", "utils", "_C", "ops"}
 BUILTINS = set(dir(builtins))
 
 
+# Rules a project pass emits (across files) besides the dependency matrix: their examples run as one-file projects.
+PROJECT_PASS_DETECTORS = {"cuda-extension-import"}
+
+
 def _rule_findings(code: str, language: str, snippet: str, path: str | None):
-    if KB.rules[code].domain == "dependencies":
+    if KB.rules[code].domain == "dependencies" or KB.rules[code].match.detector in PROJECT_PASS_DETECTORS:
         result = analyze_snippet_project(snippet, language, path)
     else:
         result = scan(snippet, language, path=path)

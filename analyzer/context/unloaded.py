@@ -38,7 +38,7 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext,
     """path → ("optional", why) for the product modules of the project's packages that nothing the product runs loads."""
     python = [f for f in facts if f.module and f.path.endswith(".py")]
     packages = {path_view(f.path).parent for f in python if path_view(f.path).name == "__init__.py"}
-    names = {f.path: _import_names(f.path, f.module, packages) for f in python}
+    names = {f.path: import_names(f.path, f.module, packages) for f in python}
     by_name: dict[str, set[str]] = defaultdict(set)
     for path, known in names.items():
         for name in known:
@@ -107,7 +107,7 @@ def _tests_only_package(path: str, packages: set[str], test_packages: set[str]) 
     return None
 
 
-def _import_names(path: str, module: str, packages: set[str]) -> set[str]:
+def import_names(path: str, module: str, packages: set[str]) -> set[str]:
     """The dotted names Python may load a file by: its path's name from the analysed root, and its name from the
     topmost package folder holding it (src/nanotron/fp8/linear.py is `nanotron.fp8.linear`; a script's sibling
     import names the bare stem)."""

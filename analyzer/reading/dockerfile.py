@@ -1,4 +1,5 @@
-"""Dockerfiles seen as shell: RUN, ENV and ARG instructions become shell text at their own rows and columns.
+"""Dockerfiles seen as shell: RUN, ENV and ARG instructions become shell text at their own rows and columns, and
+FROM a command named FROM whose argument is the base image.
 
 The result is parsed with the bash grammar, so scanners that read shell scripts read Dockerfiles too, and
 positions found there are positions in the Dockerfile.
@@ -7,6 +8,8 @@ positions found there are positions in the Dockerfile.
 from __future__ import annotations
 
 SHELL_INSTRUCTIONS = {"RUN", "ENV", "ARG"}
+# Kept whole, keyword included: `FROM image [AS stage]` reads as a command named FROM, so the base image is seen.
+WHOLE_INSTRUCTIONS = {"FROM"}
 
 
 def _instructions(lines: list[str]) -> list[tuple[str, list[int]]]:
@@ -32,6 +35,10 @@ def shell_view(text: str) -> str:
     lines = text.split("\n")
     view = [line if line.lstrip().startswith("#") else "" for line in lines]
     for keyword, rows in _instructions(lines):
+        if keyword in WHOLE_INSTRUCTIONS:
+            for row in rows:
+                view[row] = lines[row]
+            continue
         if keyword not in SHELL_INSTRUCTIONS:
             continue
         first = lines[rows[0]]

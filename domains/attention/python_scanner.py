@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.guards import only_raises
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.python_names import qualified_name
+from ascend_feasibility.domains.attention.facts import AttentionFacts, AttentionSelection
 from ascend_feasibility.domains.base import Hit, Unit, code_context
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
@@ -34,6 +36,7 @@ GATED_MODULES = ("flash_attn", "flash_attn_interface", "xformers")
 SEQUENCE_PARALLEL_MODULES = ("yunchang", "ring_flash_attn")
 INFERENCE_CONTEXTS = ("no_grad", "inference_mode")
 MATMUL_CALLS = ("matmul", "bmm", "einsum", "baddbmm")
+HF_LOADERS = ("from_pretrained", "from_config")  # Hugging Face loaders: their attn_implementation is transformers'
 
 
 class _AttentionScan(PythonScan):
@@ -43,6 +46,8 @@ class _AttentionScan(PythonScan):
     def __init__(self, index: RuleIndex, unit: Unit) -> None:
         super().__init__(index, unit)
         self.file_context = code_context(unit.source.text)
+        self.facts = AttentionFacts()
+        unit.cache["attention"] = self.facts
 
     def run(self) -> list[Hit]:
         found = self.captures()
@@ -116,7 +121,28 @@ class _AttentionScan(PythonScan):
             return
         if _in_type_literal(node) or _is_class_constant(node):
             return  # Literal["sdpa", "flash_attention_2"] annotations and enum members only name the option
+        if _registry_key(node):  # {"flash_attention_2": flash_attention_forward, "sdpa": ...}: the project's own table
+            self.facts.registry_keys.append(inner)
+            self.hit("attention-registry-key", inner, node)
+            return
+        if not self._reaches_transformers(node):  # may select the project's own registry entry (settled per project)
+            self.facts.selections.append(AttentionSelection(self.unit.path, node.start_point.row + 1, inner))
         self.hit("hf-flash-attention-implementation", inner, node, "\"sdpa\"")
+
+    def _reaches_transformers(self, node: Node) -> bool:
+        """Is the string an argument of a call into transformers (`from_pretrained(..., attn_implementation=...)`,
+        `transformers.AutoConfig(...)`)? A call of a project's own config class, an assignment or a default may name
+        the project's own attention registry instead."""
+        call = literals.inside(node, {"call"})
+        if call is None:
+            return False
+        function = call.child_by_field_name("function")
+        if function is None:
+            return False
+        if function.type == "attribute" and parsing.text(function.child_by_field_name("attribute")) in HF_LOADERS:
+            return True
+        name = qualified_name(function, self.imports) if function.type in {"identifier", "attribute"} else None
+        return name is not None and name.split(".")[0] == "transformers"
 
     def _manual_attention(self, name: Node) -> None:
         method = name.parent.type == "attribute"
@@ -128,6 +154,15 @@ class _AttentionScan(PythonScan):
         if not any(c is not None and _is_qk_product(c) for c in candidates):
             return
         self.hit("manual-attention", " ".join(parsing.text(call).split())[:80], call)
+
+
+def _registry_key(node: Node) -> bool:
+    """The key of a dict entry whose value is code, not data: a function, a lambda or a call (a dispatch table)."""
+    pair = node.parent
+    if pair is None or pair.type != "pair" or pair.child_by_field_name("key") is None or pair.child_by_field_name("key").id != node.id:
+        return False
+    value = pair.child_by_field_name("value")
+    return value is not None and value.type in {"identifier", "attribute", "lambda", "call"}
 
 
 def _condition_mentions_npu(node: Node) -> bool:

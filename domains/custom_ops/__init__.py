@@ -5,9 +5,10 @@ file and builds the kernel inventory (the report's `custom_ops`) from the whole 
 
 from __future__ import annotations
 
-from ascend_feasibility.domains.base import Domain, FileView, ProjectRun
+from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView, ProjectRun, Unit
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
+from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
 from ascend_feasibility.domains.custom_ops.fallbacks import fallback_extensions
 from ascend_feasibility.domains.custom_ops.inventory import build_inventory
 from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
@@ -23,11 +24,15 @@ class CustomOpsDomain(Domain):
                        NativeSourceScanner, CudaRuntimeHostScanner, CMakeCudaScanner)
     facts_type = CustomOpFacts
 
+    def query_keys(self, unit: Unit) -> set[str]:
+        return {IMPORT_TABLE_QUERY} if unit.kind == "python" and "import" in unit.source.text else set()
+
     def collect(self, file: FileView) -> CustomOpFacts:
         facts = CustomOpFacts()
         for unit in file.units:
             if "custom_ops" in unit.cache:
                 facts.extend(unit.cache["custom_ops"])
+            facts.imports += import_sites(unit)  # matched with the project's CUDA extensions (extension_imports)
         return facts
 
     def add_findings(self, run: ProjectRun) -> None:
@@ -37,6 +42,7 @@ class CustomOpsDomain(Domain):
             merged.extend(facts)
         for path, place in fallback_extensions(merged, run).items():
             run.guarded.setdefault(path, place)
+        run.findings += extension_import_findings(merged, run)
 
     def report(self, run: ProjectRun) -> None:
         merged = CustomOpFacts()

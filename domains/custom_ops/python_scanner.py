@@ -5,6 +5,7 @@ It also records kernels, launches and calls for the project-level inventory."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.reading import parsing
@@ -19,6 +20,7 @@ QUERY = r"""
 (call function: (subscript value: [(identifier) (attribute)] @launched)) @launch
 (class_definition superclasses: (argument_list) @bases) @class
 (module (expression_statement (assignment left: (identifier) @constant right: [(integer) (binary_operator)] @value)))
+(assignment left: (identifier) right: (identifier) @aliased)
 """
 
 TRITON_DECORATORS = {"triton.jit", "triton.autotune", "triton.heuristics", "triton.runtime.jit.jit"}
@@ -55,13 +57,38 @@ class _CustomOpsScan(PythonScan):
             if number is not None:
                 self.constants[parsing.text(name)] = number
         launches = self._launches(found.get("launch", []))
+        self.jit_functions = {}  # @triton.jit functions of this unit by name: the helpers a kernel's body calls
+        for node in found.get("decorated", []):
+            definition = node.child_by_field_name("definition")
+            if definition is not None and definition.type == "function_definition" and "triton" in "".join(
+                    parsing.text(d) for d in node.named_children if d.type == "decorator"):
+                self.jit_functions[parsing.text(definition.child_by_field_name("name"))] = definition
         for node in found.get("decorated", []):
             self._decorated(node, launches)
         for reference in unit_references(self.unit):
             self._reference(reference)
         for node in found.get("class", []):
             self._autograd_function(node)
+        for node in found.get("aliased", []):
+            self._aliased_builder(node)
         return self.hits
+
+    def _aliased_builder(self, node: Node) -> None:
+        """`extension = CUDAExtension` ... `extension('DCNv3', sources, ...)` (InternImage's setup.py): the extension is
+        recorded at the call; the build itself is reported where the toolkit is checked."""
+        builder = EXTENSION_BUILDERS.get(qualified_name(node, self.imports) or "")
+        if builder is None:
+            return
+        for call in _alias_calls(node):
+            ext = _string(argument(call, 0, "name")) or "?"
+            line = call.start_point.row + 1
+            known = next((e for e in self.facts.extensions if e.line == line and e.name == ext), None)
+            if known is not None:  # `extension = CppExtension` first, `extension = CUDAExtension` where CUDA is found
+                known.cuda |= builder == "CUDAExtension"
+                continue
+            sources = _strings(argument(call, 1, "sources"))
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, line, sources,
+                                                         builder == "CUDAExtension" or _cuda_sources(sources)))
 
     # Triton -------------------------------------------------------------------------------------------
     def _launches(self, calls: list[Node]) -> dict[str, list[Node]]:
@@ -92,7 +119,8 @@ class _CustomOpsScan(PythonScan):
         record.ub_estimate_bytes = _ub_estimate(definition, record.block_sizes)
         # Its own name first, then the classes and functions that launch it (DeepSpeed's `_fwd_kernel` is launched
         # by `triton_flash_attn.forward`), then the file's name.
-        kernel_class = self.index.kb.classify_kernel(kernel, *_launchers(launches.get(kernel, [])), PurePosixPath(self.unit.path).stem)
+        kernel_class = self.index.kb.classify_kernel(kernel, *_launchers(launches.get(kernel, [])), PurePosixPath(self.unit.path).stem,
+                                                     body=_triton_calls(definition, self.jit_functions))
         record.kernel_class = kernel_class.name
         self.hit("triton-kernel", f"{kernel} ({kernel_class.name})", definition.child_by_field_name("name"),
                  bilingual(kernel_class.replacement.en, kernel_class.replacement.zh), effort=self.index.kb.effort_tiers[_tier(kernel_class.tier, bump=0)])
@@ -162,18 +190,20 @@ class _CustomOpsScan(PythonScan):
         elif name in EXTENSION_BUILDERS and call is not None:
             ext = _string(argument(call, 0, "name")) or "?"
             sources = _strings(argument(call, 1, "sources"))
-            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources))
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources,
+                                                         EXTENSION_BUILDERS[name] == "CUDAExtension" or _cuda_sources(sources)))
             if EXTENSION_BUILDERS[name] == "CUDAExtension":  # a CppExtension builds with the host compiler
                 detector = "cuda-home-guarded-extension" if _under_cuda_home_check(call) else "native-extension-build"
                 self.hit(detector, f"CUDAExtension({ext})", call)
         elif name == JIT_LOADER and call is not None:
             ext = _string(argument(call, 0, "name")) or "?"
             sources = _strings(argument(call, 1, "sources"))
-            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources))
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources,
+                                                         _cuda_sources(sources)))
             self.hit("cpp-extension-jit-load", f"load({ext})", call)
         elif name == INLINE_LOADER and call is not None and "cuda_sources" in keywords(call):
             ext = _string(argument(call, 0, "name")) or "?"
-            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, []))
+            self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, [], True))
             self.hit("native-extension-build", f"load_inline({ext}, cuda_sources=...)", call)
         elif call is not None and "." in name and name.split(".")[0] not in KNOWN_ROOTS:
             self.facts.calls.append(CallRecord(name, self.unit.path, call.start_point.row + 1, self.unit.cell))
@@ -197,6 +227,31 @@ class _CustomOpsScan(PythonScan):
 
 
 UB_BYTES_SMALLEST = 192 * 1024  # Ascend910B4: 1,572,864 bits (Liger-Kernel ascend-ub-manager-design.md)
+
+
+def _cuda_sources(sources: list[str]) -> bool:
+    """A build given .cu sources compiles CUDA whatever its builder (fairseq's CppExtension("fairseq.libnat_cuda", ...))."""
+    return any(source.endswith((".cu", ".cuh")) for source in sources)
+
+
+ALIAS_CALLS_QUERY = "(call function: (identifier) @function) @call"
+
+
+def _alias_calls(builder: Node) -> list[Node]:
+    """Calls of the name a builder is assigned to (`extension = CUDAExtension` ... `extension(...)`), in its function."""
+    assignment = builder.parent
+    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") is None \
+            or assignment.child_by_field_name("right").id != builder.id:
+        return []
+    target = assignment.child_by_field_name("left")
+    if target is None or target.type != "identifier":
+        return []
+    scope = assignment
+    while scope.parent is not None and scope.type not in {"function_definition", "module"}:
+        scope = scope.parent
+    found = parsing.captures(parsing.query("python", ALIAS_CALLS_QUERY), scope)
+    name = parsing.text(target)
+    return [call for function, call in zip(found.get("function", []), found.get("call", [])) if parsing.text(function) == name]
 
 
 def _tier(tier: str, bump: int) -> str:
@@ -251,6 +306,28 @@ _OPERATORS = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__, "//": int.__
 
 _MAX_CONSTANT = 1 << 40
 _MAX_OPERATIONS = 64  # nesting of the expression
+
+
+TRITON_CALLS_QUERY = "(call function: (attribute attribute: (identifier) @called)) (call function: (identifier) @called)"
+MAX_HELPERS = 32
+
+
+def _triton_calls(definition: Node, helpers: dict[str, Node]) -> Counter[str]:
+    """The calls a Triton kernel's body makes, by last name (`tl.dot` → dot), with those of the @triton.jit helpers of
+    the same file it calls (flash-attention's `_bwd_kernel` computes through `_bwd_kernel_one_col_block`)."""
+    calls: Counter[str] = Counter()
+    pending, seen = [definition], set()
+    while pending and len(seen) < MAX_HELPERS:
+        current = pending.pop()
+        if current.id in seen:
+            continue
+        seen.add(current.id)
+        for node in parsing.captures(parsing.query("python", TRITON_CALLS_QUERY), current).get("called", []):
+            name = parsing.text(node)
+            calls[name] += 1
+            if node.parent.type == "call" and name in helpers:  # a plain call of a helper in this file
+                pending.append(helpers[name])
+    return calls
 
 
 KERNEL_EFFECTS = ("tl.store", "tl.atomic_", "tl.program_id", "tl.device_print", ".store(", "atomic_")

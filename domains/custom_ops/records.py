@@ -37,6 +37,21 @@ class ExtensionRecord:
     path: str
     line: int
     sources: list[str]
+    cuda: bool = False  # builds CUDA code (CUDAExtension, or a loader given CUDA sources)
+
+
+@dataclass
+class ImportSite:
+    """An absolute import in Python code, by the dotted name it loads (`from fairseq import libnat_cuda`:
+    fairseq.libnat_cuda), kept where it may name an extension the project builds."""
+
+    module: str
+    path: str
+    line: int
+    column: int  # 1-based
+    end_column: int
+    snippet: str
+    cell: int | None = None
 
 
 @dataclass
@@ -56,9 +71,11 @@ class CustomOpFacts:
     bindings: list[BindingRecord] = field(default_factory=list)
     extensions: list[ExtensionRecord] = field(default_factory=list)
     calls: list[CallRecord] = field(default_factory=list)
+    imports: list[ImportSite] = field(default_factory=list)
 
     def extend(self, other: "CustomOpFacts") -> None:
         self.kernels += other.kernels
         self.bindings += other.bindings
         self.extensions += other.extensions
         self.calls += other.calls
+        self.imports += other.imports

@@ -34,6 +34,7 @@ QUERY = r"""
 (typed_default_parameter value: (string) @device_default)
 (class_definition superclasses: (argument_list)) @class
 (assignment left: (attribute) right: (identifier) @patched)
+(function_definition name: (identifier) @function_name)
 ((string_content) @string_content (#match? @string_content "CONFIG_PATTERN"))
 """
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
@@ -135,6 +136,8 @@ class PhaseFacts:
     launch_flags: list[str] = field(default_factory=list)
     # a package __init__.py that loads submodules lazily by name: the dotted modules its strings may name
     lazy_submodules: list[str] = field(default_factory=list)
+    # functions whose name says one phase (`_forward_inference`, `_forward_training`): (phase, first line, last line)
+    phase_functions: list[tuple[str, int, int]] = field(default_factory=list)
 
 
     def absorb(self, other: PhaseFacts) -> None:
@@ -148,6 +151,7 @@ class PhaseFacts:
         self.choices += other.choices
         self.module_strings += other.module_strings
         self.lazy_submodules += other.lazy_submodules
+        self.phase_functions += other.phase_functions
         self.options += other.options
         self.option_arms += other.option_arms
         self.launch_flags += other.launch_flags
@@ -285,6 +289,22 @@ def _choices(conditions: list[Node]) -> list[tuple[str, int, str, bool]]:
     return result
 
 
+FUNCTION_PHASE = {word: phase for phase, words in SIGNALS.function_phases.items() for word in words}
+
+
+def _phase_functions(names: list[Node]) -> list[tuple[str, int, int]]:
+    """(phase, first line, last line) of each function whose name ends with a word of a phase (`_forward_inference`,
+    `generate`, `train`): a word inside the name says less (`infer_init_method`, `add_distributed_training_args`)."""
+    result = []
+    for name in names:
+        words = [w for w in parsing.text(name).lower().split("_") if w]
+        phase = FUNCTION_PHASE.get(words[-1]) if words else None
+        if phase is not None:
+            definition = name.parent
+            result.append((phase, definition.start_point.row + 1, definition.end_point.row + 1))
+    return result
+
+
 def module_name(path: str) -> str:
     parts = list(PurePosixPath(path).with_suffix("").parts)
     if parts and parts[-1] == "__init__":
@@ -346,6 +366,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.choices = _choices(found.get("condition", []))
     facts.options, facts.option_arms = _options(found.get("method", []), found.get("switch", []))
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
+    if unit.cell is None:  # a notebook's lines are its cells'
+        facts.phase_functions = _phase_functions(found.get("function_name", []))
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)
     evidence = {phase: 0 for phase in PHASES}

@@ -11,10 +11,11 @@ import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
+from ascend_feasibility.analyzer.context.unloaded import import_names
 from ascend_feasibility.analyzer.core.models import (
     PHASES,
     SEVERITIES,
@@ -114,15 +115,17 @@ class PhaseAssignment:
     phases: list[str]  # the phases the project has, in canonical order
     by_path: dict[str, set[str]]
     entries: list[PhaseEntry]
+    functions: dict[str, list[tuple[str, int, int]]] = field(default_factory=dict)  # PhaseFacts.phase_functions by path
 
 
 def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], console_modules: list[str],
                   role_of: Callable[[str], str] = lambda path: "product") -> PhaseAssignment:
     python = {f.path: f for f in facts if f.module or f.notebook}
-    by_module = {f.module: f.path for f in python.values() if f.module}
+    by_module, by_folder = _modules_by_name(python)
     resolved: dict[str, str | None] = {}  # import name → the project file it names: files import the same names
-    reexports = _reexports(python)
-    graph = {path: _local_targets(f, by_module, resolved, reexports) for path, f in python.items()}
+    reexports = _reexports(python, by_module)
+    graph = {path: _local_targets(f, by_module, resolved, reexports) | _nearby_targets(path, f, by_folder)
+             for path, f in python.items()}
     launched_names = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}  # paths are cwd-relative
     imported = set().union(*graph.values()) if graph else set()
     entry_paths = sorted(
@@ -165,7 +168,8 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
             names = {PurePosixPath(s).name for s in f.launched_scripts}
             by_path[f.path] = set().union(*(by_path.get(p, set()) for p in python if path_view(p).name in names))
     _config_phases(facts, by_path)
-    return PhaseAssignment(present, dict(by_path), entries)
+    functions = {f.path: f.phase_functions for f in facts if f.phase_functions}
+    return PhaseAssignment(present, dict(by_path), entries, functions)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -257,6 +261,55 @@ def _local_targets(facts: PhaseFacts, by_module: dict[str, str], resolved: dict[
     return targets
 
 
+def _modules_by_name(python: dict[str, PhaseFacts]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """Each file by the dotted names an import may load it by: its path from the analysed root everywhere, and its name
+    from the topmost package holding it: everywhere where that package sits at the root or under src/ (a src layout's
+    `nanotron.models.llama`, which trainer.py imports), and for importers below the package's folder only where it sits
+    deeper (CogVideo's `rife.RIFE_HDv3`, imported by the gradio app beside it; finetune/utils/ is no `utils` to the
+    app, whose `import utils` is the utils.py beside it). A module outside any package is its bare stem to the files
+    of its own folder only (app.py's `import rife_model`)."""
+    by_module = {f.module: path for path, f in python.items() if f.module}
+    by_folder: dict[str, dict[str, str]] = defaultdict(dict)
+    packages = {path_view(path).parent for path in python if path_view(path).name == "__init__.py"}
+    for path, f in python.items():
+        if f.module and path_view(path).parent not in packages and "." in f.module:
+            # a script's sibling: `import rife_model` beside app.py, for the files of that folder only
+            by_folder[SIBLINGS + path_view(path).parent][path_view(path).stem] = path
+        if not f.module or path_view(path).parent not in packages:
+            continue
+        top = path_view(path).parent
+        while path_view(top).parent in packages:
+            top = path_view(top).parent
+        folder = str(path_view(top).parent)
+        names = by_module if folder in {".", "src"} or folder.endswith("/src") else by_folder[folder]
+        for name in sorted(import_names(path, f.module, packages)):
+            names.setdefault(name, path)
+    return by_module, dict(by_folder)
+
+
+SIBLINGS = "\0"  # by_folder keys of a folder's loose modules (a key no path spells)
+
+
+def _nearby_targets(path: str, facts: PhaseFacts, by_folder: dict[str, dict[str, str]]) -> set[str]:
+    """The files a file's imports name through packages that sit in a folder above it (see _modules_by_name)."""
+    targets: set[str] = set()
+    folder = path_view(path).parent
+    siblings = by_folder.get(SIBLINGS + folder, {})
+    targets |= {siblings[name.split(".")[0]] for name in facts.imports if name.split(".")[0] in siblings} - {path}
+    while True:
+        names = by_folder.get(str(folder))
+        if names:
+            for name in facts.imports:
+                parts = name.split(".")
+                found = next((names[".".join(parts[:end])] for end in range(len(parts), 0, -1)
+                              if ".".join(parts[:end]) in names), None)
+                if found is not None and found != path:
+                    targets.add(found)
+        if str(folder) in {".", ""}:
+            return targets
+        folder = path_view(folder).parent
+
+
 def _resolve(name: str, by_module: dict[str, str], reexports: dict[str, dict[str, str]], depth: int = 0) -> str | None:
     parts = name.split(".")
     for end in range(len(parts), 0, -1):
@@ -274,8 +327,9 @@ def _resolve(name: str, by_module: dict[str, str], reexports: dict[str, dict[str
     return None
 
 
-def _reexports(python: dict[str, PhaseFacts]) -> dict[str, dict[str, str]]:
-    """Per package: the names its __init__.py imports, each with the dotted name it imports it as."""
+def _reexports(python: dict[str, PhaseFacts], by_module: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Per package (by each name it is imported by): the names its __init__.py imports, each with the dotted name it
+    imports it as."""
     result: dict[str, dict[str, str]] = {}
     for path, f in python.items():
         if not f.module or not path.endswith("__init__.py"):
@@ -286,6 +340,9 @@ def _reexports(python: dict[str, PhaseFacts]) -> dict[str, dict[str, str]]:
             if imported != f.module and not imported.startswith(f.module + "." + last + "."):
                 names.setdefault(last, imported)
         result[f.module] = names
+    for name, path in by_module.items():
+        if name not in result and path.endswith("__init__.py") and python[path].module in result:
+            result[name] = result[python[path].module]
     return result
 
 
@@ -319,15 +376,27 @@ def _entry_phases(entry: PhaseFacts, reached: list[PhaseFacts]) -> tuple[set[str
 
 
 def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
-    """A finding belongs to the phases of its file; environment files (manifests, setup.py, images, native sources)
-    belong to all. Python code that no entry point imports belongs to none when the project has entry points: a phase holds
+    """A finding belongs to the phases of its file (a rule that serves one phase only, to that one where its file
+    serves it); environment files (manifests, setup.py, images, native sources) belong to all. Python code that no entry point imports belongs to none when the project has entry points: a phase holds
     only what its entries import."""
     phases = assignment.by_path.get(finding.path)
     if not phases:
         if assignment.entries and finding.path.endswith(PYTHON_SUFFIXES) and finding.role != "build":
             return []
         return list(assignment.phases)
+    only = SITE_PHASE.get(finding.rule) or _function_phase(finding, assignment.functions.get(finding.path, ()))
+    if only is not None and only in phases:
+        return [only]
     return [p for p in PHASES if p in phases]
+
+
+def _function_phase(finding: Finding, functions) -> str | None:
+    """The phase the innermost phase-named function around the finding says (`_forward_inference`), if any."""
+    inside = [(last - first, phase) for phase, first, last in functions if first <= finding.line <= last]
+    return min(inside)[1] if inside else None
+
+
+SITE_PHASE = {rule: phase for phase, rules in SIGNALS.site_phases.items() for rule in rules}
 
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".ipynb")
