@@ -946,3 +946,22 @@ def test_a_monkey_patch_installer_nobody_calls_installs_nothing(tmp_path, caller
     else:
         assert all(f.reach == "optional" and "nothing in the project calls" in f.reach_reason for f in patched)
         assert "installed only by replace_llama_attn_with_flash_attn()" in next(f for f in patched if f.line == 6).reach_reason
+
+
+def test_a_class_built_only_behind_a_try_import_flag_is_optional():
+    """InternVL's modeling_intern_vit.py: `has_flash_attn` is True after `from flash_attn import ...` and False in
+    the handler; the FlashAttention class is built only `if self.use_flash_attn:`, where that attribute is
+    `config.use_flash_attn and has_flash_attn`: on Ascend the class never exists, so its assert is no task."""
+    code = ("import torch\ntry:\n    from flash_attn import flash_attn_func\n    has_flash_attn = True\nexcept:\n"
+            "    has_flash_attn = False\n\nclass FlashAttention(torch.nn.Module):\n    def forward(self, qkv):\n"
+            "        assert qkv.is_cuda\n        return flash_attn_func(qkv)\n\nclass Attention(torch.nn.Module):\n"
+            "    def __init__(self, config):\n        self.use_flash_attn = config.use_flash_attn and has_flash_attn\n"
+            "        if self.use_flash_attn:\n            self.inner_attn = FlashAttention()\n")
+    reach, reason = reach_of(code, "DEV006")[0]
+    assert reach == "optional" and "line 16: if self.use_flash_attn:" in reason
+    # the same flag set elsewhere without the import flag: a user's switch, not the import's availability
+    unflagged = code.replace("config.use_flash_attn and has_flash_attn", "config.use_flash_attn")
+    assert reach_of(unflagged, "DEV006")[0][0] == "runs"
+    # built once outside the check as well: it runs on Ascend
+    built_always = code + "        self.other = FlashAttention()\n"
+    assert reach_of(built_always, "DEV006")[0][0] == "runs"

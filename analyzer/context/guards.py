@@ -33,6 +33,7 @@ CALLS_BY_NAME = """
 (call function: (attribute attribute: (identifier) @callee))
 """
 DECORATORS = "(decorator) @decorator"
+ASSIGNMENTS = "(assignment) @assignment"
 
 
 @dataclass(frozen=True)
@@ -435,6 +436,7 @@ class GuardReader:
         self._registers_npu_here = None
         # names an ImportError handler binds to None, and those it defines again (read once per unit)
         self._fallbacks: tuple[set[str], dict[str, Node]] | None = None
+        self._derived: set[str] | None = None  # names assigned `... and <availability flag>`
         self._conditions.clear()
         self._walks.clear()
         self._calls = None
@@ -511,9 +513,31 @@ class GuardReader:
             if len(operands) != 2 or operands[1].type != "none" or not any(op.type in {"is", "is not"} for op in node.children):
                 return False
             node = operands[0]
-        if node.type != "identifier":
-            return False
-        return parsing.text(node) in self._unit_fallbacks(node)[0]
+        if node.type == "identifier" and parsing.text(node) in self._unit_fallbacks(node)[0]:
+            return True
+        return node.type in {"identifier", "attribute"} and parsing.text(node) in self._requires_fallback(node)
+
+    def _requires_fallback(self, node: Node) -> set[str]:
+        """Names every assignment of which in the unit `and`s an availability flag in (`self.use_flash_attn =
+        config.use_flash_attn and has_flash_attn`): true only where the import worked, so a gate as well."""
+        if self._derived is None:
+            root = node
+            while root.parent is not None:
+                root = root.parent
+            flags = self._unit_fallbacks(node)[0]
+            gated: dict[str, bool] = {}
+            if flags:
+                for assignment in parsing.captures(parsing.query("python", ASSIGNMENTS), root).get("assignment", [])[:5000]:
+                    left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+                    if left is None or right is None or left.type not in {"identifier", "attribute"}:
+                        continue
+                    name = parsing.text(left)
+                    conjunct = right.type == "boolean_operator" and any(
+                        op.type == "and" for op in right.children) and any(
+                        part.type == "identifier" and parsing.text(part) in flags for part in right.named_children)
+                    gated[name] = gated.get(name, True) and conjunct
+            self._derived = {name for name, all_gated in gated.items() if all_gated}
+        return self._derived
 
     def _unit_fallbacks(self, node: Node) -> tuple[set[str], dict[str, Node]]:
         """What the unit's import fallbacks bind (_import_fallback_names), read once per unit."""
@@ -633,7 +657,8 @@ def _names_npu_literal(node: Node, npu_tokens: frozenset[str]) -> bool:
 
 def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[set[str], dict[str, Node]]:
     """What module-level `try` imports fall back to when the import fails: the names the ImportError handler binds to
-    None (an availability flag) and the names it defines again, with the handler (a fallback implementation:
+    None, or to False where the try body set them True after the import (`has_flash_attn = True` / `has_flash_attn =
+    False`): availability flags; and the names it defines again, with the handler (a fallback implementation:
     `except ImportError: class RMSNorm(nn.Module): ...`)."""
     to_none: set[str] = set()
     redefined: dict[str, Node] = {}
@@ -644,6 +669,7 @@ def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[s
         imported = {_bound_name(line, name) for line in body.named_children
                     if line.type in {"import_statement", "import_from_statement"}
                     for name in line.children_by_field_name("name")}
+        set_true = {name for name, value in _constant_assignments(body) if value == "true"} if imported else set()
         for clause in statement.children:
             caught = _caught_names(clause) if clause.type == "except_clause" else None
             if caught is None or (caught and not caught & import_errors):
@@ -662,13 +688,31 @@ def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[s
                 if assignment is None or assignment.type != "assignment":
                     continue
                 left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
-                if left is None or right is None or left.type != "identifier" or parsing.text(left) not in imported:
+                if left is None or right is None or left.type != "identifier":
+                    continue
+                if parsing.text(left) in set_true and right.type in {"false", "none"}:
+                    to_none.add(parsing.text(left))
+                    continue
+                if parsing.text(left) not in imported:
                     continue
                 if right.type == "none":
                     to_none.add(parsing.text(left))
                 else:
                     redefined[parsing.text(left)] = clause
     return to_none, redefined
+
+
+def _constant_assignments(block: Node) -> list[tuple[str, str]]:
+    """`name = True` / `name = False` / `name = None` statements directly in a block: (name, node type of the value)."""
+    found = []
+    for line in block.named_children:
+        assignment = line.named_children[0] if line.type == "expression_statement" and line.named_children else None
+        if assignment is None or assignment.type != "assignment":
+            continue
+        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        if left is not None and right is not None and left.type == "identifier" and right.type in {"true", "false", "none"}:
+            found.append((parsing.text(left), right.type))
+    return found
 
 
 def _bound_name(statement: Node, name: Node) -> str:
