@@ -296,8 +296,9 @@ class Rule(_Record):
     )
     references: list[str] = Field(min_length=1)
     examples: list[Examples] = Field(min_length=1)
-    scope: Literal["site", "project"] = Field(
-        default="site", description="project: a one-time step; its sites make one finding that lists them"
+    scope: Literal["site", "file", "project"] = Field(
+        default="site", description="project: a one-time step; its sites make one finding that lists them; file: one "
+                                    "edit per file (deleting a pip freeze's nvidia-* lines), one finding per file"
     )
     subsumes: list[str] = Field(
         default_factory=list, description="Rules whose finding on the same line says less: dropped beside this one"

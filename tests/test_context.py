@@ -965,3 +965,18 @@ def test_a_class_built_only_behind_a_try_import_flag_is_optional():
     # built once outside the check as well: it runs on Ascend
     built_always = code + "        self.other = FlashAttention()\n"
     assert reach_of(built_always, "DEV006")[0][0] == "runs"
+
+
+def test_a_pip_freezes_cuda_runtime_lines_are_one_deletion_per_file(tmp_path):
+    """InternVL's internvl_chat_gpt_oss/requirements.txt, a pip freeze, lists 15 nvidia-* packages: deleting them is
+    one edit of that file, one DEP014 with its lines as sites; another file's lines are another edit."""
+    write_tree(tmp_path, {
+        "train.py": "import torch\n",
+        "requirements.txt": "torch==2.7.0\nnvidia-cublas-cu12==12.6.4.1\nnumpy==1.26.4\nnvidia-cudnn-cu12==9.5.1.17\n"
+                            "nvidia-nccl-cu12==2.21.5\n",
+        "serve/requirements.txt": "nvidia-nccl-cu12==2.21.5\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    found = sorted((f.path, f.line, f.sites) for f in report.findings if f.rule == "DEP014")
+    assert found == [("requirements.txt", 2, ["requirements.txt:2", "requirements.txt:4", "requirements.txt:5"]),
+                     ("serve/requirements.txt", 1, [])]
