@@ -488,6 +488,8 @@ class RoleConventions(_Record):
     test_script_stems: list[str] = Field(default_factory=list, description="file stems of a module that is a test when "
                                          "it imports a testing module (test.py beside a kernel)")
     testing_modules: list[str] = Field(default_factory=list, description="modules (or names in them) only tests import")
+    complexity_counters: list[str] = Field(default_factory=list, description="modules (or names in them) that count a "
+                                           "model's FLOPs or parameters: a script built around one is a diagnostic tool")
 
 
 class BackendConventions(_Record):

@@ -980,3 +980,21 @@ def test_a_pip_freezes_cuda_runtime_lines_are_one_deletion_per_file(tmp_path):
     found = sorted((f.path, f.line, f.sites) for f in report.findings if f.rule == "DEP014")
     assert found == [("requirements.txt", 2, ["requirements.txt:2", "requirements.txt:4", "requirements.txt:5"]),
                      ("serve/requirements.txt", 1, [])]
+
+
+def test_a_script_that_only_counts_a_models_flops_is_a_diagnostic_tool(tmp_path):
+    """InternVL's classification/gflops.py builds a model, counts it with mmcv's get_model_complexity_info and times a
+    few forwards: a developer's diagnostic (the count does not depend on the device), not product code. A training
+    script that also logs FLOPs stays product."""
+    counter = ("import torch\nfrom mmcv.cnn import get_model_complexity_info\nfrom models.net import Net\n"
+               "model = Net().cuda()\nflops, params = get_model_complexity_info(model, (3, 224, 224))\n"
+               "torch.cuda.synchronize()\nprint(flops, params)\n")
+    write_tree(tmp_path, {"models/__init__.py": "", "models/net.py": "import torch\nclass Net(torch.nn.Module):\n    pass\n",
+                          "classification/gflops.py": counter,
+                          "train.py": counter + "opt = torch.optim.AdamW(model.parameters())\nloss = model(x).sum()\n"
+                                      "loss.backward()\nopt.step()\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    roles = {(f.path, f.role) for f in report.findings if f.rule == "DEV101"}
+    assert roles == {("classification/gflops.py", "example"), ("train.py", "product")}
+    reason = next(f.reach_reason for f in report.findings if f.rule == "DEV101" and f.path == "classification/gflops.py")
+    assert "mmcv.cnn.get_model_complexity_info" in reason
