@@ -508,6 +508,8 @@ class GuardConventions(_Record):
     cuda: list[str] = Field(min_length=1)
     cuda_build: list[str]
     test_skips: list[str]
+    broad_errors: list[str] = Field(default_factory=lambda: ["Exception", "BaseException", "RuntimeError"],
+                                    description="exception classes a CUDA error class (torch.cuda.CudaError) is a kind of")
     gate_prefixes: list[str]
     gate_suffixes: list[str]
     gate_upper_prefixes: list[str]

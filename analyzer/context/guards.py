@@ -69,6 +69,7 @@ class GuardReader:
         self.dispatch_words = backend_words(guards, backends)
         self.feature_domains = frozenset(guards.cuda_only_feature_domains)
         self.import_errors = frozenset(guards.import_errors)
+        self.broad_errors = frozenset(guards.broad_errors)  # handlers that catch whatever a CUDA error class would
         self.flag_rules = frozenset(guards.flag_rules)
         self.cuda_only_rules = frozenset(guards.cuda_only_rules)  # CUDA-only things: guarded like a CUDA-only feature
         self.cuda_only_choices = frozenset(guards.cuda_only_choices)
@@ -205,6 +206,8 @@ class GuardReader:
             return self._try(parent, feature, is_import)
         if kind == "except_clause" and child.type == "block":
             return self._npu_split_fallback(parent)
+        if kind == "except_clause":
+            return self._cuda_error_clause(parent)
         if kind == "decorated_definition":
             return self._decorators(parent)
         if kind == "pair":
@@ -392,6 +395,29 @@ class GuardReader:
             if feature and not only_raises(clause):
                 return Guard("optional", clause)
         return None
+
+    def _cuda_error_clause(self, clause: Node) -> Guard | None:
+        """`except torch.cuda.CudaError as e:` followed, in the same try, by a broader handler (`except Exception`)
+        doing the same (InternVL's model_worker.py): on NPU the CUDA clause never matches and the broader one gives
+        the same result, so the CUDA exception type needs no change."""
+        if not self._tokens_of_clause(clause) & self.cuda_tokens:
+            return None
+        body = next((c for c in clause.named_children if c.type == "block"), None)
+        if body is None:
+            return None
+        later = clause.next_named_sibling
+        while later is not None and later.type == "except_clause":
+            caught = _caught_names(later)
+            if not caught or caught & self.broad_errors:
+                other = next((c for c in later.named_children if c.type == "block"), None)
+                if other is not None and _shape(body, _alias(clause)) == _shape(other, _alias(later)):
+                    return Guard("cuda-only-guarded", clause,
+                                 f"never matches on NPU; the handler at line {later.start_point.row + 1} does the same")
+            later = later.next_named_sibling
+        return None
+
+    def _tokens_of_clause(self, clause: Node) -> set[str]:
+        return _tokens_of(sorted(_caught_names(clause)))
 
     def _npu_import(self, attempt: Node) -> Node | None:
         """The statement of a try body that imports a package only Ascend has (`import torch_npu`), if any."""
@@ -759,6 +785,35 @@ def _caught_names(clause: Node) -> set[str]:
             break
         names.update(_words(child))
     return names
+
+
+def _alias(clause: Node) -> str:
+    """The name an except clause binds (`except E as e`: e), or ""."""
+    for child in clause.named_children:
+        if child.type == "as_pattern":
+            target = child.child_by_field_name("alias")
+            if target is not None:
+                return parsing.text(target).strip()
+        if child.type == "block":
+            break
+    return ""
+
+
+def _shape(block: Node, alias: str) -> list[tuple[str, str]]:
+    """A handler body's leaves, with strings (its messages) and the clause's bound name blanked: two handlers of the
+    same shape differ only in what they print."""
+    leaves, stack, seen = [], [block], 0
+    while stack and seen < MAX_CONDITION_NODES * 10:
+        current = stack.pop()
+        seen += 1
+        if current.type == "string":
+            leaves.append(("string", ""))
+        elif current.child_count == 0:
+            text = parsing.text(current)
+            leaves.append((current.type, "" if alias and text == alias else text))
+        else:
+            stack.extend(reversed(current.children))
+    return leaves
 
 
 def only_raises(branch: Node) -> bool:
