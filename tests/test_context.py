@@ -958,7 +958,7 @@ def test_a_class_built_only_behind_a_try_import_flag_is_optional():
             "    def __init__(self, config):\n        self.use_flash_attn = config.use_flash_attn and has_flash_attn\n"
             "        if self.use_flash_attn:\n            self.inner_attn = FlashAttention()\n")
     reach, reason = reach_of(code, "DEV006")[0]
-    assert reach == "optional" and "line 16: if self.use_flash_attn:" in reason
+    assert reach == "optional" and "line 16: if self.use_flash_attn:" in reason and "import flag has_flash_attn" in reason
     # the same flag set elsewhere without the import flag: a user's switch, not the import's availability
     unflagged = code.replace("config.use_flash_attn and has_flash_attn", "config.use_flash_attn")
     assert reach_of(unflagged, "DEV006")[0][0] == "runs"

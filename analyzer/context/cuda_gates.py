@@ -276,25 +276,31 @@ class CudaGates:
             if all(g is not None and g.reach == "cuda-only-guarded" for g in guards):
                 decided = Guard("cuda-only-guarded", guards[0].node, f"{text} is used only where this CUDA check has passed")
                 break
-            if all(g is not None and g.reach == "optional" and self._gated(g.node) for g in guards):
+            flags = [self._gated(g.node) if g is not None and g.reach == "optional" else None for g in guards]
+            if all(flags):
                 # InternVL's FlashAttention, built only `if self.use_flash_attn:` (= config.use_flash_attn and
                 # has_flash_attn, the flag of a try-import of flash_attn): what the class holds is optional as well
-                decided = Guard("optional", guards[0].node, f"{text} is built only where this availability check holds")
+                flag = next((f for f in flags if f is not True), None)
+                decided = Guard("optional", guards[0].node, f"{text} is built only where "
+                                + (f"the import flag {flag} holds" if flag else "this availability check holds"))
                 break
         self._users[key] = decided
         return decided
 
-    def _gated(self, statement: Node) -> bool:
+    def _gated(self, statement: Node) -> str | bool:
         """Is this if-chain (or conditional expression) an availability gate (is_X_available(), HAS_X, a try-import's
-        flag), not an opt-in flag a user may turn on wherever the library is missing?"""
+        flag), not an opt-in flag a user may turn on wherever the library is missing? The try-import flag it tests
+        where there is one, else True or False."""
         if statement.type == "conditional_expression":
             parts = statement.named_children
-            return len(parts) >= 3 and self.reader.condition(parts[1]).gate
-        if statement.type != "if_statement":
+            conditions = [parts[1]] if len(parts) >= 3 else []
+        elif statement.type == "if_statement":
+            conditions = [statement.child_by_field_name("condition")] + [
+                c.child_by_field_name("condition") for c in statement.children if c.type == "elif_clause"]
+        else:
             return False
-        conditions = [statement.child_by_field_name("condition")] + [
-            c.child_by_field_name("condition") for c in statement.children if c.type == "elif_clause"]
-        return any(c is not None and self.reader.condition(c).gate for c in conditions)
+        gates = [c for c in conditions if c is not None and self.reader.condition(c).gate]
+        return next((f for f in map(self.reader.availability_flag, gates) if f), bool(gates))
 
     def _scopes(self, node: Node):
         """The method and the module-level class around a site that may be asked about their uses: a method of a

@@ -462,7 +462,7 @@ class GuardReader:
         self._registers_npu_here = None
         # names an ImportError handler binds to None, and those it defines again (read once per unit)
         self._fallbacks: tuple[set[str], dict[str, Node]] | None = None
-        self._derived: set[str] | None = None  # names assigned `... and <availability flag>`
+        self._derived: dict[str, str] | None = None  # names assigned `... and <availability flag>` → the flag
         self._conditions.clear()
         self._walks.clear()
         self._calls = None
@@ -543,7 +543,25 @@ class GuardReader:
             return True
         return node.type in {"identifier", "attribute"} and parsing.text(node) in self._requires_fallback(node)
 
-    def _requires_fallback(self, node: Node) -> set[str]:
+    def availability_flag(self, condition: Node) -> str | None:
+        """The try-import flag a condition tests (`has_flash_attn`, also through `self.use_flash_attn = ... and
+        has_flash_attn`), or None."""
+        stack, seen = [condition], 0
+        while stack and seen < MAX_CONDITION_NODES:
+            current = stack.pop()
+            seen += 1
+            if current.type in {"identifier", "attribute"}:
+                text = parsing.text(current)
+                if current.type == "identifier" and text in self._unit_fallbacks(current)[0]:
+                    return text
+                derived = self._requires_fallback(current).get(text)
+                if derived is not None:
+                    return derived
+            if current.type != "attribute":
+                stack.extend(current.named_children)
+        return None
+
+    def _requires_fallback(self, node: Node) -> dict[str, str]:
         """Names every assignment of which in the unit `and`s an availability flag in (`self.use_flash_attn =
         config.use_flash_attn and has_flash_attn`): true only where the import worked, so a gate as well."""
         if self._derived is None:
@@ -551,18 +569,18 @@ class GuardReader:
             while root.parent is not None:
                 root = root.parent
             flags = self._unit_fallbacks(node)[0]
-            gated: dict[str, bool] = {}
+            gated: dict[str, str | None] = {}  # name → the flag every assignment of it and-s in, None if not all do
             if flags:
                 for assignment in parsing.captures(parsing.query("python", ASSIGNMENTS), root).get("assignment", [])[:5000]:
                     left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
                     if left is None or right is None or left.type not in {"identifier", "attribute"}:
                         continue
                     name = parsing.text(left)
-                    conjunct = right.type == "boolean_operator" and any(
-                        op.type == "and" for op in right.children) and any(
-                        part.type == "identifier" and parsing.text(part) in flags for part in right.named_children)
-                    gated[name] = gated.get(name, True) and conjunct
-            self._derived = {name for name, all_gated in gated.items() if all_gated}
+                    flag = next((parsing.text(part) for part in right.named_children
+                                 if part.type == "identifier" and parsing.text(part) in flags), None) if (
+                        right.type == "boolean_operator" and any(op.type == "and" for op in right.children)) else None
+                    gated[name] = flag if gated.get(name, flag) == flag else None
+            self._derived = {name: flag for name, flag in gated.items() if flag is not None}
         return self._derived
 
     def _unit_fallbacks(self, node: Node) -> tuple[set[str], dict[str, Node]]:
