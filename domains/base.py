@@ -178,6 +178,8 @@ class ModuleFacts(Protocol):
     overridden_defaults: list[tuple[int, str, bool]]
     source_refs: list[str]  # native sources or their folders named in strings (builders)
     main_guard: bool  # has `if __name__ == "__main__":`
+    top_level_code: bool  # runs work at import time (a script without a __main__ guard)
+    evidence: dict[str, int]  # phase → signals (training: backward, optimizer steps ...)
     main_block: tuple[int, int] | None  # the lines of that block, when it is at the module's top level
     launched_scripts: list[str]  # shell: python/torchrun ... SCRIPT.py
     choices: list[tuple[str, int, str, bool]]  # string values an if/elif chain compares with (opt-in modules)

@@ -296,8 +296,9 @@ class Rule(_Record):
     )
     references: list[str] = Field(min_length=1)
     examples: list[Examples] = Field(min_length=1)
-    scope: Literal["site", "project"] = Field(
-        default="site", description="project: a one-time step; its sites make one finding that lists them"
+    scope: Literal["site", "file", "project"] = Field(
+        default="site", description="project: a one-time step; its sites make one finding that lists them; file: one "
+                                    "edit per file (deleting a pip freeze's nvidia-* lines), one finding per file"
     )
     subsumes: list[str] = Field(
         default_factory=list, description="Rules whose finding on the same line says less: dropped beside this one"
@@ -497,6 +498,8 @@ class RoleConventions(_Record):
     test_script_stems: list[str] = Field(default_factory=list, description="file stems of a module that is a test when "
                                          "it imports a testing module (test.py beside a kernel)")
     testing_modules: list[str] = Field(default_factory=list, description="modules (or names in them) only tests import")
+    complexity_counters: list[str] = Field(default_factory=list, description="modules (or names in them) that count a "
+                                           "model's FLOPs or parameters: a script built around one is a diagnostic tool")
 
 
 class BackendConventions(_Record):
@@ -515,6 +518,8 @@ class GuardConventions(_Record):
     cuda: list[str] = Field(min_length=1)
     cuda_build: list[str]
     test_skips: list[str]
+    broad_errors: list[str] = Field(default_factory=lambda: ["Exception", "BaseException", "RuntimeError"],
+                                    description="exception classes a CUDA error class (torch.cuda.CudaError) is a kind of")
     gate_prefixes: list[str]
     gate_suffixes: list[str]
     gate_upper_prefixes: list[str]

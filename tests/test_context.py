@@ -946,3 +946,55 @@ def test_a_monkey_patch_installer_nobody_calls_installs_nothing(tmp_path, caller
     else:
         assert all(f.reach == "optional" and "nothing in the project calls" in f.reach_reason for f in patched)
         assert "installed only by replace_llama_attn_with_flash_attn()" in next(f for f in patched if f.line == 6).reach_reason
+
+
+def test_a_class_built_only_behind_a_try_import_flag_is_optional():
+    """InternVL's modeling_intern_vit.py: `has_flash_attn` is True after `from flash_attn import ...` and False in
+    the handler; the FlashAttention class is built only `if self.use_flash_attn:`, where that attribute is
+    `config.use_flash_attn and has_flash_attn`: on Ascend the class never exists, so its assert is no task."""
+    code = ("import torch\ntry:\n    from flash_attn import flash_attn_func\n    has_flash_attn = True\nexcept:\n"
+            "    has_flash_attn = False\n\nclass FlashAttention(torch.nn.Module):\n    def forward(self, qkv):\n"
+            "        assert qkv.is_cuda\n        return flash_attn_func(qkv)\n\nclass Attention(torch.nn.Module):\n"
+            "    def __init__(self, config):\n        self.use_flash_attn = config.use_flash_attn and has_flash_attn\n"
+            "        if self.use_flash_attn:\n            self.inner_attn = FlashAttention()\n")
+    reach, reason = reach_of(code, "DEV006")[0]
+    assert reach == "optional" and "line 16: if self.use_flash_attn:" in reason and "import flag has_flash_attn" in reason
+    # the same flag set elsewhere without the import flag: a user's switch, not the import's availability
+    unflagged = code.replace("config.use_flash_attn and has_flash_attn", "config.use_flash_attn")
+    assert reach_of(unflagged, "DEV006")[0][0] == "runs"
+    # built once outside the check as well: it runs on Ascend
+    built_always = code + "        self.other = FlashAttention()\n"
+    assert reach_of(built_always, "DEV006")[0][0] == "runs"
+
+
+def test_a_pip_freezes_cuda_runtime_lines_are_one_deletion_per_file(tmp_path):
+    """InternVL's internvl_chat_gpt_oss/requirements.txt, a pip freeze, lists 15 nvidia-* packages: deleting them is
+    one edit of that file, one DEP014 with its lines as sites; another file's lines are another edit."""
+    write_tree(tmp_path, {
+        "train.py": "import torch\n",
+        "requirements.txt": "torch==2.7.0\nnvidia-cublas-cu12==12.6.4.1\nnumpy==1.26.4\nnvidia-cudnn-cu12==9.5.1.17\n"
+                            "nvidia-nccl-cu12==2.21.5\n",
+        "serve/requirements.txt": "nvidia-nccl-cu12==2.21.5\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    found = sorted((f.path, f.line, f.sites) for f in report.findings if f.rule == "DEP014")
+    assert found == [("requirements.txt", 2, ["requirements.txt:2", "requirements.txt:4", "requirements.txt:5"]),
+                     ("serve/requirements.txt", 1, [])]
+
+
+def test_a_script_that_only_counts_a_models_flops_is_a_diagnostic_tool(tmp_path):
+    """InternVL's classification/gflops.py builds a model, counts it with mmcv's get_model_complexity_info and times a
+    few forwards: a developer's diagnostic (the count does not depend on the device), not product code. A training
+    script that also logs FLOPs stays product."""
+    counter = ("import torch\nfrom mmcv.cnn import get_model_complexity_info\nfrom models.net import Net\n"
+               "model = Net().cuda()\nflops, params = get_model_complexity_info(model, (3, 224, 224))\n"
+               "torch.cuda.synchronize()\nprint(flops, params)\n")
+    write_tree(tmp_path, {"models/__init__.py": "", "models/net.py": "import torch\nclass Net(torch.nn.Module):\n    pass\n",
+                          "classification/gflops.py": counter,
+                          "train.py": counter + "opt = torch.optim.AdamW(model.parameters())\nloss = model(x).sum()\n"
+                                      "loss.backward()\nopt.step()\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    roles = {(f.path, f.role) for f in report.findings if f.rule == "DEV101"}
+    assert roles == {("classification/gflops.py", "example"), ("train.py", "product")}
+    reason = next(f.reach_reason for f in report.findings if f.rule == "DEV101" and f.path == "classification/gflops.py")
+    assert "mmcv.cnn.get_model_complexity_info" in reason

@@ -80,6 +80,7 @@ class CudaGates:
         self.capability = frozenset(guards.capability_calls)
         self.accelerator_calls = frozenset(guards.accelerator_calls)
         self.name_tokens = tuple(guards.cuda_only_name_tokens)
+        self.library_tokens = tuple(guards.library_class_tokens)
         self.npu_accelerator = npu_accelerator  # the project's NPU accelerator file, when it has one
         self._excluding: dict[int, Guard | None] = {}  # per unit: node id → an earlier statement excluding NPU
         self._excludes: dict[int, bool] = {}  # per unit: statement id → does it exclude NPU
@@ -230,6 +231,11 @@ class CudaGates:
             return only_raises_or_warns(body)
         return self._uses_cuda_only(body)
 
+    def _names_library(self, name: str) -> bool:
+        """A class named for a CUDA-only library (FlashAttention, XFormersAttention): an alternative implementation."""
+        lowered = name.lower()
+        return "npu" not in lowered and any(token in lowered for token in self.library_tokens)
+
     def _names_cuda_only(self, name: str) -> bool:
         lowered = name.lower()
         return any(token in lowered for token in self.name_tokens)
@@ -270,8 +276,31 @@ class CudaGates:
             if all(g is not None and g.reach == "cuda-only-guarded" for g in guards):
                 decided = Guard("cuda-only-guarded", guards[0].node, f"{text} is used only where this CUDA check has passed")
                 break
+            flags = [self._gated(g.node) if g is not None and g.reach == "optional" else None for g in guards]
+            if all(flags):
+                # InternVL's FlashAttention, built only `if self.use_flash_attn:` (= config.use_flash_attn and
+                # has_flash_attn, the flag of a try-import of flash_attn): what the class holds is optional as well
+                flag = next((f for f in flags if f is not True), None)
+                decided = Guard("optional", guards[0].node, f"{text} is built only where "
+                                + (f"the import flag {flag} holds" if flag else "this availability check holds"))
+                break
         self._users[key] = decided
         return decided
+
+    def _gated(self, statement: Node) -> str | bool:
+        """Is this if-chain (or conditional expression) an availability gate (is_X_available(), HAS_X, a try-import's
+        flag), not an opt-in flag a user may turn on wherever the library is missing? The try-import flag it tests
+        where there is one, else True or False."""
+        if statement.type == "conditional_expression":
+            parts = statement.named_children
+            conditions = [parts[1]] if len(parts) >= 3 else []
+        elif statement.type == "if_statement":
+            conditions = [statement.child_by_field_name("condition")] + [
+                c.child_by_field_name("condition") for c in statement.children if c.type == "elif_clause"]
+        else:
+            return False
+        gates = [c for c in conditions if c is not None and self.reader.condition(c).gate]
+        return next((f for f in map(self.reader.availability_flag, gates) if f), bool(gates))
 
     def _scopes(self, node: Node):
         """The method and the module-level class around a site that may be asked about their uses: a method of a
@@ -284,7 +313,8 @@ class CudaGates:
                 outer = current.parent.parent if current.parent is not None and current.parent.type == "decorated_definition" else current.parent
                 name = current.child_by_field_name("name")
                 text = parsing.text(name) if name is not None else ""
-                if outer is None or outer.type != "module" or not (text.startswith("_") or self._names_cuda_only(text)):
+                if outer is None or outer.type != "module" or not (text.startswith("_") or self._names_cuda_only(text)
+                                                                   or self._names_library(text)):
                     return
                 body = current.child_by_field_name("body")
                 if function is not None and body is not None and function.parent is not None and function.parent.id == body.id:

@@ -33,6 +33,7 @@ CALLS_BY_NAME = """
 (call function: (attribute attribute: (identifier) @callee))
 """
 DECORATORS = "(decorator) @decorator"
+ASSIGNMENTS = "(assignment) @assignment"
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class GuardReader:
         self.dispatch_words = backend_words(guards, backends)
         self.feature_domains = frozenset(guards.cuda_only_feature_domains)
         self.import_errors = frozenset(guards.import_errors)
+        self.broad_errors = frozenset(guards.broad_errors)  # handlers that catch whatever a CUDA error class would
         self.flag_rules = frozenset(guards.flag_rules)
         self.cuda_only_rules = frozenset(guards.cuda_only_rules)  # CUDA-only things: guarded like a CUDA-only feature
         self.cuda_only_choices = frozenset(guards.cuda_only_choices)
@@ -204,6 +206,8 @@ class GuardReader:
             return self._try(parent, feature, is_import)
         if kind == "except_clause" and child.type == "block":
             return self._npu_split_fallback(parent)
+        if kind == "except_clause":
+            return self._cuda_error_clause(parent)
         if kind == "decorated_definition":
             return self._decorators(parent)
         if kind == "pair":
@@ -392,6 +396,29 @@ class GuardReader:
                 return Guard("optional", clause)
         return None
 
+    def _cuda_error_clause(self, clause: Node) -> Guard | None:
+        """`except torch.cuda.CudaError as e:` followed, in the same try, by a broader handler (`except Exception`)
+        doing the same (InternVL's model_worker.py): on NPU the CUDA clause never matches and the broader one gives
+        the same result, so the CUDA exception type needs no change."""
+        if not self._tokens_of_clause(clause) & self.cuda_tokens:
+            return None
+        body = next((c for c in clause.named_children if c.type == "block"), None)
+        if body is None:
+            return None
+        later = clause.next_named_sibling
+        while later is not None and later.type == "except_clause":
+            caught = _caught_names(later)
+            if not caught or caught & self.broad_errors:
+                other = next((c for c in later.named_children if c.type == "block"), None)
+                if other is not None and _shape(body, _alias(clause)) == _shape(other, _alias(later)):
+                    return Guard("cuda-only-guarded", clause,
+                                 f"never matches on NPU; the handler at line {later.start_point.row + 1} does the same")
+            later = later.next_named_sibling
+        return None
+
+    def _tokens_of_clause(self, clause: Node) -> set[str]:
+        return _tokens_of(sorted(_caught_names(clause)))
+
     def _npu_import(self, attempt: Node) -> Node | None:
         """The statement of a try body that imports a package only Ascend has (`import torch_npu`), if any."""
         body = attempt.child_by_field_name("body")
@@ -435,6 +462,7 @@ class GuardReader:
         self._registers_npu_here = None
         # names an ImportError handler binds to None, and those it defines again (read once per unit)
         self._fallbacks: tuple[set[str], dict[str, Node]] | None = None
+        self._derived: dict[str, str] | None = None  # names assigned `... and <availability flag>` → the flag
         self._conditions.clear()
         self._walks.clear()
         self._calls = None
@@ -511,9 +539,49 @@ class GuardReader:
             if len(operands) != 2 or operands[1].type != "none" or not any(op.type in {"is", "is not"} for op in node.children):
                 return False
             node = operands[0]
-        if node.type != "identifier":
-            return False
-        return parsing.text(node) in self._unit_fallbacks(node)[0]
+        if node.type == "identifier" and parsing.text(node) in self._unit_fallbacks(node)[0]:
+            return True
+        return node.type in {"identifier", "attribute"} and parsing.text(node) in self._requires_fallback(node)
+
+    def availability_flag(self, condition: Node) -> str | None:
+        """The try-import flag a condition tests (`has_flash_attn`, also through `self.use_flash_attn = ... and
+        has_flash_attn`), or None."""
+        stack, seen = [condition], 0
+        while stack and seen < MAX_CONDITION_NODES:
+            current = stack.pop()
+            seen += 1
+            if current.type in {"identifier", "attribute"}:
+                text = parsing.text(current)
+                if current.type == "identifier" and text in self._unit_fallbacks(current)[0]:
+                    return text
+                derived = self._requires_fallback(current).get(text)
+                if derived is not None:
+                    return derived
+            if current.type != "attribute":
+                stack.extend(current.named_children)
+        return None
+
+    def _requires_fallback(self, node: Node) -> dict[str, str]:
+        """Names every assignment of which in the unit `and`s an availability flag in (`self.use_flash_attn =
+        config.use_flash_attn and has_flash_attn`): true only where the import worked, so a gate as well."""
+        if self._derived is None:
+            root = node
+            while root.parent is not None:
+                root = root.parent
+            flags = self._unit_fallbacks(node)[0]
+            gated: dict[str, str | None] = {}  # name → the flag every assignment of it and-s in, None if not all do
+            if flags:
+                for assignment in parsing.captures(parsing.query("python", ASSIGNMENTS), root).get("assignment", [])[:5000]:
+                    left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+                    if left is None or right is None or left.type not in {"identifier", "attribute"}:
+                        continue
+                    name = parsing.text(left)
+                    flag = next((parsing.text(part) for part in right.named_children
+                                 if part.type == "identifier" and parsing.text(part) in flags), None) if (
+                        right.type == "boolean_operator" and any(op.type == "and" for op in right.children)) else None
+                    gated[name] = flag if gated.get(name, flag) == flag else None
+            self._derived = {name: flag for name, flag in gated.items() if flag is not None}
+        return self._derived
 
     def _unit_fallbacks(self, node: Node) -> tuple[set[str], dict[str, Node]]:
         """What the unit's import fallbacks bind (_import_fallback_names), read once per unit."""
@@ -633,7 +701,8 @@ def _names_npu_literal(node: Node, npu_tokens: frozenset[str]) -> bool:
 
 def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[set[str], dict[str, Node]]:
     """What module-level `try` imports fall back to when the import fails: the names the ImportError handler binds to
-    None (an availability flag) and the names it defines again, with the handler (a fallback implementation:
+    None, or to False where the try body set them True after the import (`has_flash_attn = True` / `has_flash_attn =
+    False`): availability flags; and the names it defines again, with the handler (a fallback implementation:
     `except ImportError: class RMSNorm(nn.Module): ...`)."""
     to_none: set[str] = set()
     redefined: dict[str, Node] = {}
@@ -644,6 +713,7 @@ def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[s
         imported = {_bound_name(line, name) for line in body.named_children
                     if line.type in {"import_statement", "import_from_statement"}
                     for name in line.children_by_field_name("name")}
+        set_true = {name for name, value in _constant_assignments(body) if value == "true"} if imported else set()
         for clause in statement.children:
             caught = _caught_names(clause) if clause.type == "except_clause" else None
             if caught is None or (caught and not caught & import_errors):
@@ -662,13 +732,31 @@ def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[s
                 if assignment is None or assignment.type != "assignment":
                     continue
                 left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
-                if left is None or right is None or left.type != "identifier" or parsing.text(left) not in imported:
+                if left is None or right is None or left.type != "identifier":
+                    continue
+                if parsing.text(left) in set_true and right.type in {"false", "none"}:
+                    to_none.add(parsing.text(left))
+                    continue
+                if parsing.text(left) not in imported:
                     continue
                 if right.type == "none":
                     to_none.add(parsing.text(left))
                 else:
                     redefined[parsing.text(left)] = clause
     return to_none, redefined
+
+
+def _constant_assignments(block: Node) -> list[tuple[str, str]]:
+    """`name = True` / `name = False` / `name = None` statements directly in a block: (name, node type of the value)."""
+    found = []
+    for line in block.named_children:
+        assignment = line.named_children[0] if line.type == "expression_statement" and line.named_children else None
+        if assignment is None or assignment.type != "assignment":
+            continue
+        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        if left is not None and right is not None and left.type == "identifier" and right.type in {"true", "false", "none"}:
+            found.append((parsing.text(left), right.type))
+    return found
 
 
 def _bound_name(statement: Node, name: Node) -> str:
@@ -715,6 +803,35 @@ def _caught_names(clause: Node) -> set[str]:
             break
         names.update(_words(child))
     return names
+
+
+def _alias(clause: Node) -> str:
+    """The name an except clause binds (`except E as e`: e), or ""."""
+    for child in clause.named_children:
+        if child.type == "as_pattern":
+            target = child.child_by_field_name("alias")
+            if target is not None:
+                return parsing.text(target).strip()
+        if child.type == "block":
+            break
+    return ""
+
+
+def _shape(block: Node, alias: str) -> list[tuple[str, str]]:
+    """A handler body's leaves, with strings (its messages) and the clause's bound name blanked: two handlers of the
+    same shape differ only in what they print."""
+    leaves, stack, seen = [], [block], 0
+    while stack and seen < MAX_CONDITION_NODES * 10:
+        current = stack.pop()
+        seen += 1
+        if current.type == "string":
+            leaves.append(("string", ""))
+        elif current.child_count == 0:
+            text = parsing.text(current)
+            leaves.append((current.type, "" if alias and text == alias else text))
+        else:
+            stack.extend(reversed(current.children))
+    return leaves
 
 
 def only_raises(branch: Node) -> bool:

@@ -1,5 +1,6 @@
 """One-time steps (adopting DeepSpeed's NPU accelerator, MindSpeed for Megatron, a DeepSpeed config review):
-one finding per project that lists its sites, not one per call site or config file."""
+one finding per project that lists its sites, not one per call site or config file; one edit of a file (deleting
+the nvidia-* lines of a pip freeze): one finding per file."""
 
 from __future__ import annotations
 
@@ -18,13 +19,18 @@ def drop_without_cause(findings: list[Finding], needs: dict[str, frozenset[str]]
     return [f for f in findings if f.rule not in missing] if missing else findings
 
 
-def collapse_project_scoped(findings: list[Finding], project_rules: set[str]) -> list[Finding]:
+def collapse_project_scoped(findings: list[Finding], project_rules: set[str],
+                            file_rules: frozenset[str] = frozenset()) -> list[Finding]:
     """`findings` in report order; each project-scoped rule keeps one finding (the first site that counts, else the
-    first site) carrying every site of the rule."""
-    groups: dict[str, list[Finding]] = defaultdict(list)
+    first site) carrying every site of the rule; each file-scoped rule one such finding per file."""
+    groups: dict[tuple[str, str], list[Finding]] = defaultdict(list)
     for finding in findings:
-        if finding.rule in project_rules and not finding.suppressed:
-            groups[finding.rule].append(finding)
+        if finding.suppressed:
+            continue
+        if finding.rule in project_rules:
+            groups[(finding.rule, "")].append(finding)
+        elif finding.rule in file_rules:
+            groups[(finding.rule, finding.path)].append(finding)
     kept: dict[int, Finding] = {}
     dropped: set[int] = set()
     for group in groups.values():

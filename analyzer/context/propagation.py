@@ -45,6 +45,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         test_only.setdefault(path, []).extend(ranges)
     for path, ranges in test_scripts(facts, context).items():
         test_only.setdefault(path, []).extend(ranges)
+    tools = diagnostic_scripts(facts, context)
     uninstalled = uninstalled_patches(facts, context)
     switched = switched_options(facts, context)
     if switched:
@@ -54,7 +55,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
-    if not referrers and not guarded and not test_only and not switched and not uninstalled:
+    if not referrers and not guarded and not test_only and not switched and not uninstalled and not tools:
         return findings
     decided: dict[str, Place | None] = {}
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
@@ -86,6 +87,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                 if start <= finding.line <= end:
                     place = Place("test", finding.reach, reason)
                     break
+        if place is None and finding.role in COUNTED_ROLES and finding.path in tools:
+            place = Place("example", finding.reach, tools[finding.path])
         result.append(finding if place is None else factory.relocate(finding, place))
     return result
 
@@ -170,6 +173,27 @@ def test_scripts(facts: list[ModuleFacts], context: ProjectContext) -> dict[str,
         used = next((name for name in f.imports if name in testing or name.startswith(tuple(f"{t}." for t in testing))), None)
         if used is not None:
             result[f.path] = [(1, 10**9, f"a test script: {PurePosixPath(f.path).name} imports {used}")]
+    return result
+
+
+def diagnostic_scripts(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, str]:
+    """A product-role script (a __main__ guard or top-level code) that no module of the project imports, with no
+    training in it, built around a model-complexity counter (InternVL's classification/gflops.py): it prints FLOPs,
+    parameters or timings of a model it builds, a developer's diagnostic like an environment report. Path → reason."""
+    counters = tuple(load_context_conventions().roles.complexity_counters)
+    if not counters:
+        return {}
+    imported = {name for f in facts for name in f.imports}
+    result: dict[str, str] = {}
+    for f in facts:
+        if not (f.main_guard or f.top_level_code) or context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        if f.evidence.get("training", 0) or (f.module and any(n == f.module or n.startswith(f.module + ".") for n in imported)):
+            continue
+        used = next((name for name in f.imports if name.startswith(counters) and
+                     any(name == c or name.startswith(c + ".") for c in counters)), None)
+        if used is not None:
+            result[f.path] = f"a diagnostic script: it imports the complexity counter {used} and trains nothing"
     return result
 
 

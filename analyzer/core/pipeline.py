@@ -161,7 +161,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded)
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
-    run.findings = collapse_project_scoped(findings, project_rules)
+    file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")
+    run.findings = collapse_project_scoped(findings, project_rules, file_rules)
     for domain in worker.domains:
         domain.report(run)
     findings = run.findings

@@ -53,6 +53,8 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^line (?P<line>\d+): off CUDA the function returns its input unchanged \(the eager path\)$", "reason.eager_path"),
     (r"^line (?P<line>\d+): the self-test under `if __name__ == \"__main__\":` of a module the project imports "
      r"\((?P<user>\S+)\)$", "reason.self_test"),
+    (r"^a diagnostic script: it imports the complexity counter (?P<counter>\S+) and trains nothing$",
+     "reason.diagnostic_script"),
     (r"^(?P<where>\S+:\d+): imported inside a function, class or try block, where an optional feature loads it$",
      "reason.lazy_import"),
     (r"^all (?P<count>\d+) Triton kernels of this file take \*\*meta \(Triton 1\.x\); the Triton of torch 2\.x "
