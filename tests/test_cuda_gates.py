@@ -752,3 +752,20 @@ def test_the_called_names_last_part_names_an_nvidia_only_feature():
     assert not gates().gated_body(around(code, "if", "if_statement"))  # range_push names nothing NVIDIA-only
     code = "if torch.cuda.is_available():\n    torch.cuda.nvtx_range()\n"
     assert gates().gated_body(around(code, "if", "if_statement"))
+
+
+def test_a_check_assigned_in_a_class_body_is_read_by_its_siblings_not_as_a_module_flag():
+    # a class attribute is no module-level flag: the ifs after it in the class body count, another use does not matter
+    code = "class A:\n    ok = torch.cuda.is_available()\n    if ok:\n        pass\n    x = [ok]\n"
+    found = gates().assigned_checks(node_at(code, "torch.cuda.is_available()"))
+    assert [f.start_point.row for f in found] == [2]
+    module = "ok = torch.cuda.is_available()\nif ok:\n    pass\nx = [ok]\n"
+    assert gates().assigned_checks(node_at(module, "torch.cuda.is_available()")) == []
+
+
+def test_a_module_flag_is_read_up_to_its_mention_limit():
+    def flag(tests: int) -> str:
+        return "ok = torch.cuda.is_available()\n" + "if ok:\n    pass\n" * tests
+    # the definition is one mention: MAX_FLAG_USES mentions in all are read, one more gives none
+    assert len(gates().assigned_checks(node_at(flag(cg.MAX_FLAG_USES - 1), "torch.cuda.is_available()"))) == cg.MAX_FLAG_USES - 1
+    assert gates().assigned_checks(node_at(flag(cg.MAX_FLAG_USES), "torch.cuda.is_available()")) == []
