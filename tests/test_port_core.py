@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 
 import pytest
+from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.port import core
 from ascend_feasibility.analyzer.port.core import (
     MODULE_MARK,
@@ -60,7 +61,7 @@ def _site(source: str, match: str, rule: str, occurrence: int = 0, path: str = "
                   symbol=match, severity="info", role="product", reach="runs", suppressed=False, cell=None,
                   fingerprint=f"fp{next(_ids)}", replacement=SimpleNamespace(en="use the NPU's own"))
     values.update(fields)
-    return SimpleNamespace(**values)
+    return Finding.model_construct(**values)  # a Finding: Guarded.branch_of tells one from a SiteOutcome
 
 
 def _report(findings=(), entries=(), name="proj", own_packages=(), npu_code=(), custom_ops=()):
@@ -396,3 +397,395 @@ def test_entry_setup_in_each_style():
     assert _entry_setup(PortOptions(transfer_to_npu=True))[4:] == [
         f"    # ascend: port --transfer-to-npu. {core.TRANSFER_NOTE}",
         "    from torch_npu.contrib import transfer_to_npu  # noqa: F401", ""]
+
+
+# port, end to end on a project written here
+
+def _port(tmp_path, files, sites, report=None, **options):
+    root = _tree(tmp_path / "proj", files)
+    return port(root, report or _report(sites), PortOptions(**options))
+
+
+def test_a_torch_cuda_call_goes_through_a_new_device_module(tmp_path):
+    result = _port(tmp_path, {"run.py": SYNC}, [_site(SYNC, "torch.cuda.synchronize", "DEV101")])
+    assert _new(result, "run.py") == ("import torch\nimport proj_device as _device  # ascend: port (device module)\n\n\n"
+                                     "def f():\n    # ascend: DEV101\n    _device.synchronize()\n")
+    assert result.new_files == {"proj_device.py": render_device_module({"synchronize"})}
+    assert result.device_module == "proj_device.py" and result.entries == [] and not result.unpatched
+    assert [(o.finding.rule, o.reason, o.rewritten) for o in result.outcomes] == [("DEV101", None, True)]
+    assert [r.path for r in result.rewrites] == ["run.py"]
+
+
+CHECKS = ('import torch\n\n\ndef f(device, x):\n    name = "cuda" if torch.cuda.is_available() else "cpu"\n'
+          '    if torch.cuda.is_available():\n        y = torch.zeros(1, device="cuda")\n'
+          '    if not torch.cuda.is_available():\n        return None\n    ok = torch.cuda.is_available()\n'
+          '    if torch.cuda.is_available():\n        torch.cuda.synchronize()\n    return name, y\n')
+
+
+def _check_sites():
+    return [_site(CHECKS, "torch.cuda.is_available", "DEV104", i) for i in range(5)] + [
+        _site(CHECKS, '"cuda"', "DEV001", 1), _site(CHECKS, "torch.cuda.synchronize", "DEV101")]
+
+
+def test_cuda_checks_are_rewritten_where_they_pick_the_device_or_guard_code_the_patch_ports(tmp_path):
+    result = _port(tmp_path, {"run.py": CHECKS}, _check_sites())
+    assert _new(result, "run.py") == (
+        'import torch\nimport proj_device as _device  # ascend: port (device module)\n\n\ndef f(device, x):\n'
+        '    # ascend: DEV104\n    name = _device.DEVICE_TYPE if _device.is_available() else "cpu"\n'
+        '    # ascend: DEV104\n    if _device.is_available():\n'
+        '        # ascend: DEV001\n        y = torch.zeros(1, device=_device.DEVICE_TYPE)\n'
+        '    if not torch.cuda.is_available():\n        return None\n    ok = torch.cuda.is_available()\n'
+        '    # ascend: DEV104\n    if _device.is_available():\n        # ascend: DEV101\n        _device.synchronize()\n'
+        '    return name, y\n')
+    assert _reasons(result) == {
+        ("DEV104", 5): None, ("DEV104", 6): None, ("DEV001", 7): None, ("DEV104", 11): None, ("DEV101", 12): None,
+        ("DEV104", 8): "the branch it decides leaves the block early: the code after it is what it guards, review it",
+        ("DEV104", 10): "the check guards CUDA-only code, not a device choice: review what it guards"}
+    assert result.new_files["proj_device.py"] == render_device_module({"DEVICE_TYPE", "is_available", "synchronize"})
+
+
+def test_in_the_npu_style_the_picked_literal_is_npu_and_each_file_loads_torch_npu(tmp_path):
+    result = _port(tmp_path, {"run.py": CHECKS}, _check_sites(), style="npu")
+    new = _new(result, "run.py")
+    assert new.startswith("import torch\nimport torch_npu  # noqa: F401  # ascend: port (Step 0: registers the NPU "
+                          "device)\n\n\ndef f(device, x):\n")
+    assert '    name = "npu" if torch.npu.is_available() else "cpu"\n' in new
+    assert '        y = torch.zeros(1, device="npu")\n' in new and "        torch.npu.synchronize()\n" in new
+    assert not result.new_files and result.device_module is None
+
+
+def test_a_site_under_a_cuda_check_the_patch_leaves_is_held(tmp_path):
+    result = _port(tmp_path, {"run.py": CHECKS}, _check_sites(), only=frozenset({"DEV001", "DEV101"}))
+    assert not result.rewrites and not result.new_files
+    assert _reasons(result) == {
+        ("DEV001", 7): "runs only where the CUDA check at line 6 holds, which the patch leaves: port the check and its "
+                       "branch together",
+        ("DEV101", 12): "runs only where the CUDA check at line 11 holds, which the patch leaves: port the check and "
+                        "its branch together"}
+    assert [(f.rule, f.line, why) for f, why in result.skipped_sites] == [
+        ("DEV104", line, "not in --only") for line in (5, 6, 8, 10, 11)]
+
+
+def test_a_site_under_a_negated_or_alternative_cuda_check_is_not_held_by_it(tmp_path):
+    source = ('import torch\n\n\ndef f():\n    if not torch.cuda.is_available():\n        torch.cuda.synchronize()\n'
+              '    if x or torch.cuda.is_available():\n        torch.cuda.synchronize()\n'
+              '    while torch.cuda.is_available():\n        torch.cuda.synchronize()\n'
+              '    if ok and torch.cuda.is_available():\n        torch.cuda.synchronize()\n'
+              '    else:\n        torch.cuda.synchronize()\n')
+    sites = [_site(source, "torch.cuda.is_available", "DEV104", i) for i in range(4)] + [
+        _site(source, "torch.cuda.synchronize", "DEV101", i) for i in range(5)]
+    result = _port(tmp_path, {"run.py": source}, sites, only=frozenset({"DEV101"}))
+    assert _reasons(result) == {
+        ("DEV101", 6): None, ("DEV101", 8): None, ("DEV101", 10): None,  # a while loop is no if
+        ("DEV101", 12): "runs only where the CUDA check at line 11 holds, which the patch leaves: port the check and "
+                        "its branch together",
+        ("DEV101", 14): None}  # the else branch
+
+
+DEVICE_TESTS = ('import torch\n\n\ndef f(device, x, y):\n    if device.type == "cuda":\n        x = x.cuda()\n'
+                '    if x.is_cuda:\n        run(x)\n    flag = y.is_cuda\n'
+                '    z = torch.zeros(1, device="cuda") if device == "cuda" else None\n'
+                '    w = x.cuda(device=torch.cuda.current_device())\n    return x, flag, z, w\n')
+
+
+def _device_test_sites():
+    return [_site(DEVICE_TESTS, 'device.type == "cuda"', "DEV007"), _site(DEVICE_TESTS, ".cuda()", "DEV004"),
+            _site(DEVICE_TESTS, ".is_cuda", "DEV006"), _site(DEVICE_TESTS, ".is_cuda", "DEV006", 1),
+            _site(DEVICE_TESTS, '"cuda"', "DEV001", 2),
+            _site(DEVICE_TESTS, ".cuda(device=torch.cuda.current_device())", "DEV004"),
+            _site(DEVICE_TESTS, "torch.cuda.current_device", "DEV100")]
+
+
+def test_device_tests_and_the_branches_they_decide(tmp_path):
+    result = _port(tmp_path, {"run.py": DEVICE_TESTS}, _device_test_sites(), unsafe=True)
+    assert _new(result, "run.py") == (
+        'import torch\nimport proj_device as _device  # ascend: port (device module)\n\n\ndef f(device, x, y):\n'
+        '    # ascend: DEV007\n    if device.type in _device.ACCELERATOR_TYPES:\n'
+        '        # ascend: DEV004\n        x = _device.move(x)\n    if x.is_cuda:\n        run(x)\n    flag = y.is_cuda\n'
+        '    z = torch.zeros(1, device="cuda") if device == "cuda" else None\n'
+        '    # ascend: DEV004\n    w = _device.move(x, device=_device.current_device())\n    return x, flag, z, w\n')
+    assert _reasons(result) == {
+        ("DEV007", 5): None, ("DEV004", 6): None, ("DEV004", 11): None, ("DEV100", 11): None,
+        ("DEV006", 7): "the branch it decides calls run, which may be CUDA-only: review it by hand",
+        ("DEV006", 9): "the test's answer is kept or passed on (an assignment, a return, an argument): where it leads "
+                       "is not known here, review it",
+        ("DEV001", 10): 'a "cuda" literal in the same statement stays: after the rewrite it would be compared or '
+                        'picked on NPU'}
+    inner = next(o for o in result.outcomes if o.finding.rule == "DEV100")
+    assert inner.absorbed and inner.changes == [] and inner.rewritten  # made inside DEV004's change
+    assert {"move", "current_device", "ACCELERATOR_TYPES"} <= offered_by(result.new_files["proj_device.py"])
+
+
+def test_a_device_test_whose_branch_keeps_a_site_is_held(tmp_path):
+    result = _port(tmp_path, {"run.py": DEVICE_TESTS}, _device_test_sites(), unsafe=True,
+                   only=frozenset({"DEV007", "DEV006"}))
+    assert not result.rewrites
+    assert _reasons(result)[("DEV007", 5)] == ("the branch it decides keeps DEV004 at line 6: on NPU it would run "
+                                               "CUDA-only code")
+
+
+MAIN = "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n"
+SETUP = ('import importlib.util  # ascend: port (Step 0: load torch_npu where it is installed)\n\n'
+         'if importlib.util.find_spec("torch_npu") is not None:\n    import torch_npu  # noqa: F401\n\n')
+
+
+def _entries_report(sites):
+    report = _report(sites, entries=["train.py", "serve.py", "plain.py", "tests/train2.py", "npu/train3.py", "run.sh"])
+    report.phase_matrix.entries.append(SimpleNamespace(path="lib.py", script=False, phases=[]))
+    return report
+
+
+ENTRY_FILES = {"train.py": MAIN, "serve.py": "import torch\nX = 1\n", "plain.py": "X = 1\n", "tests/train2.py": MAIN,
+               "npu/train3.py": MAIN, "run.sh": "echo\n", "lib.py": MAIN}
+
+
+def test_entry_points_load_torch_npu_where_they_import_torch(tmp_path):
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path=p) for p in ("train.py", "lib.py")]
+    result = _port(tmp_path, ENTRY_FILES, sites, report=_entries_report(sites))
+    # product scripts that run on Ascend: not a test, not an NPU backend's file, not a library path, not a shell script
+    assert result.entries == ["plain.py", "serve.py", "train.py"]
+    assert _new(result, "train.py") == ("import torch\n" + SETUP + "import proj_device as _device  # ascend: port "
+                                        "(device module)\n\n\ndef main():\n    # ascend: DEV101\n    _device.synchronize()\n")
+    assert _new(result, "serve.py") == "import torch\n" + SETUP + "X = 1\n"  # an entry with nothing to rewrite
+    assert _new(result, "plain.py") is None  # does not import torch
+    assert _new(result, "lib.py") == ("import torch\nimport proj_device as _device  # ascend: port (device module)\n"
+                                      "\n\ndef main():\n    # ascend: DEV101\n    _device.synchronize()\n")
+    assert [r.path for r in result.rewrites] == ["lib.py", "serve.py", "train.py"]
+
+
+def test_entry_points_in_the_npu_style_with_transfer_to_npu(tmp_path):
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path=p) for p in ("train.py", "lib.py")]
+    result = _port(tmp_path, ENTRY_FILES, sites, report=_entries_report(sites), style="npu", transfer_to_npu=True)
+    setup = "".join(f"{line}\n" for line in _entry_setup(PortOptions(style="npu", transfer_to_npu=True)))
+    assert _new(result, "serve.py") == "import torch\n" + setup + "X = 1\n"
+    assert _new(result, "lib.py") == "import torch\n\n\ndef main():\n    # ascend: DEV101\n    torch.npu.synchronize()\n"
+
+
+def test_the_setup_goes_after_import_torch_and_the_device_import_after_the_imports(tmp_path):
+    source = "import torch\nimport os\n\n\ndef main():\n    torch.cuda.synchronize()\n"
+    sites = [_site(source, "torch.cuda.synchronize", "DEV101", path="train.py")]
+    result = _port(tmp_path, {"train.py": source}, sites, report=_report(sites, entries=["train.py"]))
+    assert _new(result, "train.py") == ("import torch\n" + SETUP + "import os\nimport proj_device as _device  # ascend: "
+                                        "port (device module)\n\n\ndef main():\n    # ascend: DEV101\n"
+                                        "    _device.synchronize()\n")
+
+
+def test_an_entry_without_import_torch_gets_the_setup_with_the_imports(tmp_path):
+    source = "import os\n\n\ndef main(m):\n    return m.cuda()\n"
+    sites = [_site(source, ".cuda()", "DEV004", path="train.py")]
+    result = _port(tmp_path, {"train.py": source}, sites, report=_report(sites, entries=["train.py"]))
+    assert _new(result, "train.py") == ("import os\n" + SETUP + "import proj_device as _device  # ascend: port (device "
+                                        "module)\n\n\ndef main(m):\n    # ascend: DEV004\n    return _device.move(m)\n")
+
+
+def test_an_entry_that_loads_torch_npu_already_gets_no_setup(tmp_path):
+    source = "import torch\nimport torch_npu\n\nX = 1\n"
+    result = _port(tmp_path, {"train.py": source}, [], report=_report([], entries=["train.py"]))
+    assert result.rewrites == [] and result.entries == ["train.py"]
+
+
+def test_no_phase_matrix_no_entries(tmp_path):
+    report = _report([])
+    report.phase_matrix = None
+    result = _port(tmp_path, {"train.py": "import torch\n"}, [], report=report)
+    assert result.entries == [] and result.rewrites == []
+
+
+def test_a_project_with_its_own_npu_code_gets_no_device_module(tmp_path):
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path="train.py")]
+    report = _report(sites, entries=["train.py"], npu_code=["acc/npu_acc.py"])
+    result = _port(tmp_path, {"train.py": MAIN, "acc/npu_acc.py": "x = 1\n"}, sites, report=report)
+    assert result.rewrites == [] and result.new_files == {} and result.device_module is None
+    assert _reasons(result) == {("DEV101", 5): "the project has its own NPU code: route this through its device "
+                                               "abstraction"}  # and no torch_npu setup: its own code loads it
+
+
+def test_the_npu_code_of_an_earlier_port_is_not_an_abstraction_of_the_project(tmp_path):
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path="train.py")]
+    earlier = render_device_module({"synchronize"})
+    report = _report(sites, entries=["train.py"], npu_code=["proj_device.py"])
+    result = _port(tmp_path, {"train.py": MAIN, "proj_device.py": earlier}, sites, report=report)
+    assert _new(result, "train.py").startswith("import torch\n" + SETUP + "import proj_device as _device")
+    assert result.device_module == "proj_device.py"
+    assert result.new_files == {} and [r.path for r in result.rewrites] == ["train.py"]  # the same module: unchanged
+
+
+def test_an_earlier_ports_module_gains_what_this_run_uses(tmp_path):
+    source = "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n    torch.cuda.empty_cache()\n"
+    sites = [_site(source, "torch.cuda.synchronize", "DEV101"), _site(source, "torch.cuda.empty_cache", "DEV102")]
+    earlier = render_device_module({"synchronize", "manual_seed"})
+    result = _port(tmp_path, {"run.py": source, "proj_device.py": earlier}, sites)
+    assert result.new_files == {}
+    assert [(r.path, r.old, r.new) for r in result.rewrites if r.path == "proj_device.py"] == [
+        ("proj_device.py", earlier, render_device_module({"synchronize", "manual_seed", "empty_cache"}))]
+    assert [r.path for r in result.rewrites] == ["proj_device.py", "run.py"]
+    assert result.device_module == "proj_device.py"
+
+
+def test_a_project_file_where_the_module_would_go_moves_it_aside(tmp_path):
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101")]
+    result = _port(tmp_path, {"run.py": MAIN, "proj_device.py": "X = 1\n"}, sites)
+    assert result.device_module == "_ascend_device.py" and list(result.new_files) == ["_ascend_device.py"]
+    assert "import _ascend_device as _device  # ascend: port (device module)\n" in _new(result, "run.py")
+    result = _port(tmp_path / "two", {"run.py": MAIN, "proj_device.py": "X = 1\n", "_ascend_device.py": "Y = 1\n"},
+                   [_site(MAIN, "torch.cuda.synchronize", "DEV101")])
+    assert result.device_module is None and result.rewrites == [] and result.new_files == {}
+    assert _reasons(result) == {("DEV101", 5): "no import path from this file to the device module"}
+
+
+def test_an_earlier_port_module_aside_is_reused(tmp_path):
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101")]
+    earlier = render_device_module({"synchronize"})
+    result = _port(tmp_path, {"run.py": MAIN, "proj_device.py": "X = 1\n", "_ascend_device.py": earlier}, sites)
+    assert result.device_module == "_ascend_device.py" and result.new_files == {}
+    assert [r.path for r in result.rewrites] == ["run.py"]
+
+
+def test_the_device_module_in_a_package_and_a_relative_import(tmp_path):
+    files = {"pkg/__init__.py": "", "pkg/a.py": "X = 1\n", "pkg/sub/__init__.py": "",
+             "pkg/sub/b.py": "import torch\n\nfrom ..a import X\n\n\ndef f():\n    torch.cuda.synchronize()\n",
+             "pkg/c.py": MAIN}
+    sites = [_site(files["pkg/sub/b.py"], "torch.cuda.synchronize", "DEV101", path="pkg/sub/b.py"),
+             _site(MAIN, "torch.cuda.synchronize", "DEV101", path="pkg/c.py")]
+    result = _port(tmp_path, files, sites, report=_report(sites, own_packages=["pkg"]))
+    assert result.device_module == "pkg/_device.py"
+    assert "from .. import _device  # ascend: port (device module)\n" in _new(result, "pkg/sub/b.py")
+    assert "from . import _device  # ascend: port (device module)\n" in _new(result, "pkg/c.py")
+    files["pkg/sub/b.py"] = "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n"  # no relative import
+    sites[0] = _site(files["pkg/sub/b.py"], "torch.cuda.synchronize", "DEV101", path="pkg/sub/b.py")
+    result = _port(tmp_path / "abs", files, sites, report=_report(sites, own_packages=["pkg"]))
+    assert "from pkg import _device  # ascend: port (device module)\n" in _new(result, "pkg/sub/b.py")
+    assert "from pkg import _device  # ascend: port (device module)\n" in _new(result, "pkg/c.py")
+
+
+def test_a_relative_import_outside_the_modules_package_does_not_count(tmp_path):
+    files = {"pkg/__init__.py": "", "pkg/c.py": MAIN, "other/__init__.py": "", "other/x.py": "from . import y\n"}
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path="pkg/c.py")]
+    result = _port(tmp_path, files, sites, report=_report(sites + [_site("from . import y\n", "y", "DEV001",
+                                                                         path="other/x.py", role="test")],
+                                                          own_packages=["pkg"]))
+    assert "from pkg import _device  # ascend: port (device module)\n" in _new(result, "pkg/c.py")
+
+
+def test_the_local_name_of_the_device_module_avoids_the_files_names(tmp_path):
+    taken = MAIN + "_device = 1\n"
+    result = _port(tmp_path, {"run.py": taken}, [_site(taken, "torch.cuda.synchronize", "DEV101")])
+    new = _new(result, "run.py")
+    assert "import proj_device as _ascend_device  # ascend: port (device module)\n" in new
+    assert "    _ascend_device.synchronize()\n" in new
+    both = MAIN + "_device = _ascend_device = 1\n"
+    new = _new(_port(tmp_path / "b", {"run.py": both}, [_site(both, "torch.cuda.synchronize", "DEV101")]), "run.py")
+    assert "import proj_device as _port_device" in new and "    _port_device.synchronize()\n" in new
+    all_three = MAIN + "_device = _ascend_device = _port_device = 1\n"
+    result = _port(tmp_path / "c", {"run.py": all_three}, [_site(all_three, "torch.cuda.synchronize", "DEV101")])
+    assert result.rewrites == [] and result.new_files == {}
+    assert _reasons(result) == {("DEV101", 5): "no import path from this file to the device module"}
+
+
+def test_a_file_outside_any_import_path_is_held(tmp_path):
+    files = {"scripts/run.py": MAIN}
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path="scripts/run.py")]
+    result = _port(tmp_path, files, sites)
+    assert _reasons(result) == {("DEV101", 5): "no import path from this file to the device module"}
+    assert result.rewrites == [] and result.new_files == {} and result.device_module is None
+
+
+def test_sites_not_attempted_and_files_not_read(tmp_path):
+    crlf = "import torch\r\ntorch.cuda.synchronize()\r\n"
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path="tests/test_x.py", role="test"),
+             _site(MAIN, "torch.cuda.synchronize", "XYZ999"),  # unknown to the knowledge base: not listed
+             _site(crlf, "torch.cuda.synchronize", "DEV101", path="win.py"),
+             _site(MAIN, "torch.cuda.synchronize", "DEV101", path="missing.py")]
+    root = _tree(tmp_path / "proj", {"tests/test_x.py": MAIN})
+    (root / "win.py").write_bytes(crlf.encode())
+    result = port(root, _report(sites), PortOptions())
+    assert [(f.path, why) for f, why in result.skipped_sites] == [("tests/test_x.py", "test code")]
+    assert result.unpatched[0] == ("missing.py", result.unpatched[0][1]) and result.unpatched[0][1]
+    assert result.unpatched[1] == ("win.py", "carriage returns in line endings")
+    assert {o.finding.path: o.reason for o in result.outcomes} == {
+        "missing.py": f"file left unpatched: {result.unpatched[0][1]}",
+        "win.py": "file left unpatched: carriage returns in line endings"}
+    assert result.rewrites == [] and result.new_files == {}
+
+
+def test_shell_scripts_are_completed_through_shell_py(tmp_path):
+    script = "export CUDA_VISIBLE_DEVICES=0\n"
+    sites = [_site(script, "CUDA_VISIBLE_DEVICES", "DEV201", path="run.sh"),
+             _site(script, "CUDA_VISIBLE_DEVICES", "DEV201", path="bad.sh")]
+    root = _tree(tmp_path / "proj", {"run.sh": script})
+    (root / "bad.sh").write_bytes(b"export CUDA_VISIBLE_DEVICES=0\r\n")
+    result = port(root, _report(sites), PortOptions())
+    (rewrite,) = result.rewrites
+    assert rewrite.path == "run.sh" and rewrite.old == script
+    assert rewrite.new == ("# ascend: ignore[DEV201] (port: completed for Ascend)\nexport CUDA_VISIBLE_DEVICES=0\n"
+                           'export ASCEND_RT_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES}"  # ascend: ignore[DEV201] (port)\n')
+    assert [o.finding.path for o in rewrite.sites] == ["run.sh"]
+    assert result.unpatched == [("bad.sh", "carriage returns in line endings")]
+    assert {o.finding.path: o.reason for o in result.outcomes} == {
+        "bad.sh": "file left unpatched: carriage returns in line endings", "run.sh": None}
+    assert result.new_files == {} and result.device_module is None
+
+
+def test_a_script_whose_only_site_is_a_read_is_not_rewritten(tmp_path):
+    script = "echo $CUDA_VISIBLE_DEVICES\n"
+    result = _port(tmp_path, {"run.sh": script}, [_site(script, "CUDA_VISIBLE_DEVICES", "DEV201", path="run.sh")])
+    assert result.rewrites == [] and len(result.outcomes) == 1 and result.outcomes[0].reason
+
+
+def test_functions_running_the_projects_own_kernels_are_held(tmp_path):
+    source = ("import torch\n\n\ndef launch(x):\n    torch.cuda.synchronize()\n    return k(x)\n\n\n"
+              "def other():\n    torch.cuda.synchronize()\n")
+    sites = [_site(source, "torch.cuda.synchronize", "DEV101", i) for i in range(2)]
+    ops = [SimpleNamespace(kind="cuda", path="k.cu", line=1, callers=["run.py:6"])]
+    result = _port(tmp_path, {"run.py": source}, sites, report=_report(sites, custom_ops=ops))
+    assert _reasons(result) == {
+        ("DEV101", 5): "in a function that runs or launches the project's own CUDA kernel: the NPU needs its own "
+                       "implementation of it",
+        ("DEV101", 10): None}
+
+
+def test_plan_comments_one_per_function_and_rule(tmp_path):
+    source = ('import subprocess\n\n\ndef f():\n    subprocess.run(["nvidia-smi"])\n    subprocess.run(["nvidia-smi"])\n'
+              '\n\ndef g():\n    subprocess.run(["nvidia-smi"])\n')
+    sites = [_site(source, "subprocess.run", "DEV211", i, severity="low") for i in range(3)]
+    result = _port(tmp_path, {"run.py": source}, sites, plan_comments=True)
+    new = _new(result, "run.py")
+    assert new.count("# ascend: DEV211 (display-only): ") == 2
+    assert new.startswith('import subprocess\n\n\ndef f():\n    # ascend: DEV211 (display-only): ')
+    assert _reasons(result) == {("DEV211", 5): "display-only: a comment with the plan", ("DEV211", 6): "display-only",
+                                ("DEV211", 10): "display-only: a comment with the plan"}
+    assert result.new_files == {} and result.device_module is None
+    assert _port(tmp_path / "off", {"run.py": source}, sites).rewrites == []
+
+
+def test_import_torch_is_added_where_a_rewrite_needs_it(tmp_path):
+    source = "from torch.cuda.amp import autocast\n\n\ndef f(x):\n    with autocast():\n        return x\n"
+    result = _port(tmp_path, {"run.py": source}, [_site(source, "autocast()", "DEV140")])
+    assert _new(result, "run.py").startswith("from torch.cuda.amp import autocast\nimport torch  # ascend: port\n"
+                                             "import proj_device as _device  # ascend: port (device module)\n")
+    result = _port(tmp_path / "npu", {"run.py": source}, [_site(source, "autocast()", "DEV140")], style="npu")
+    assert _new(result, "run.py") == (  # no entry points: the file loads torch_npu itself, before torch
+        "from torch.cuda.amp import autocast\nimport torch_npu  # noqa: F401  # ascend: port (Step 0: registers the NPU "
+        'device)\nimport torch  # ascend: port\n\n\ndef f(x):\n    # ascend: DEV140\n'
+        '    with torch.autocast("npu", dtype=torch.float16):\n        return x\n')
+
+
+def test_a_rewrite_that_does_not_compile_leaves_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(core, "check", lambda path, new: "the rewrite does not parse" if path == "run.py" else None)
+    result = _port(tmp_path, {"run.py": MAIN}, [_site(MAIN, "torch.cuda.synchronize", "DEV101")])
+    assert result.unpatched == [("run.py", "the rewrite does not parse")]
+    assert _reasons(result) == {("DEV101", 5): "file left unpatched: the rewrite does not parse"}
+    assert result.rewrites == [] and result.new_files == {} and result.device_module is None
+
+
+def test_a_broken_device_module_template_is_never_written(tmp_path, monkeypatch):
+    monkeypatch.setattr(core, "render_device_module", lambda uses: "def (:\n")
+    with pytest.raises(KnowledgeError, match="knowledge/port/device_module.toml: the device module"):
+        _port(tmp_path, {"run.py": MAIN}, [_site(MAIN, "torch.cuda.synchronize", "DEV101")])
+
+
+def test_a_last_line_without_newline_gets_its_import_on_a_line_of_its_own(tmp_path):
+    source = "import torch\ntorch.cuda.synchronize()"
+    result = _port(tmp_path, {"run.py": source}, [_site(source, "torch.cuda.synchronize", "DEV101")])
+    assert _new(result, "run.py") == ("import torch\nimport proj_device as _device  # ascend: port (device module)\n"
+                                      "# ascend: DEV101\n_device.synchronize()")
