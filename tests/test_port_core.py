@@ -789,3 +789,85 @@ def test_a_last_line_without_newline_gets_its_import_on_a_line_of_its_own(tmp_pa
     result = _port(tmp_path, {"run.py": source}, [_site(source, "torch.cuda.synchronize", "DEV101")])
     assert _new(result, "run.py") == ("import torch\nimport proj_device as _device  # ascend: port (device module)\n"
                                       "# ascend: DEV101\n_device.synchronize()")
+
+
+MIXED = ('import argparse\n\n\ndef f(parser, device, x):\n'
+         '    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"])\n'
+         '    a = "cuda" if torch.cuda.is_available() else "cuda:1"\n    if torch.cuda.is_available():\n        run(x)\n'
+         '    kind = "cuda" if "cuda" in device else "cpu"\n    assert device.type in ("cuda", "cpu")\n'
+         '    ok = device.type == "cuda"\n    y = 1 if x.is_cuda else 2\n    if a:\n        pass\n'
+         '    elif device.type == "cuda":\n        x = x.cuda()\n')
+
+
+def _mixed_sites():
+    return [_site(MIXED, '"cuda"', "DEV001", 0), _site(MIXED, '["cuda", "cpu"]', "DEV009"),
+            _site(MIXED, "torch.cuda.is_available", "DEV104", 0), _site(MIXED, "torch.cuda.is_available", "DEV104", 1),
+            _site(MIXED, '"cuda" in device', "DEV007"), _site(MIXED, '"cuda"', "DEV001", 4),
+            _site(MIXED, 'device.type in ("cuda", "cpu")', "DEV007"), _site(MIXED, 'device.type == "cuda"', "DEV007", 0),
+            _site(MIXED, ".is_cuda", "DEV006"), _site(MIXED, 'device.type == "cuda"', "DEV007", 1),
+            _site(MIXED, ".cuda()", "DEV004")]
+
+
+def test_literals_widened_picked_or_absorbed_and_tests_by_where_their_answer_goes(tmp_path):
+    result = _port(tmp_path, {"run.py": MIXED}, _mixed_sites(), unsafe=True)
+    assert _new(result, "run.py") == (
+        'import argparse\nimport proj_device as _device  # ascend: port (device module)\n\n\n'
+        'def f(parser, device, x):\n    # ascend: DEV001, DEV009\n'
+        '    parser.add_argument("--device", default=_device.DEVICE_TYPE, choices=["cuda", "npu", "cpu"])\n'
+        '    a = "cuda" if torch.cuda.is_available() else "cuda:1"\n    if torch.cuda.is_available():\n        run(x)\n'
+        '    # ascend: DEV007\n    kind = _device.accelerator_type(device)\n'
+        '    # ascend: DEV007\n    assert device.type in ("cuda", "npu", "cpu")\n    ok = device.type == "cuda"\n'
+        '    # ascend: DEV006\n    y = 1 if _device.is_accelerator(x) else 2\n'
+        '    # ascend: DEV007\n    if a:\n        pass\n    elif device.type in _device.ACCELERATOR_TYPES:\n'
+        '        # ascend: DEV004\n        x = _device.move(x)\n')
+    stays = 'a "cuda" literal in the same statement stays: after the rewrite it would be compared or picked on NPU'
+    assert _reasons(result) == {
+        ("DEV001", 5): None, ("DEV009", 5): None,  # the choices' "cuda" gains "npu" right after it
+        ("DEV104", 6): stays,  # picks "cuda", but "cuda:1" stays
+        ("DEV104", 7): "the branch it decides calls run, which may be CUDA-only: review it by hand",
+        ("DEV001", 9): None, ("DEV007", 9): None,  # a value test: the literal goes with the whole expression
+        ("DEV007", 10): None,  # an assert that only widens
+        ("DEV007", 11): "the test's answer is kept or passed on (an assignment, a return, an argument): where it "
+                        "leads is not known here, review it",
+        ("DEV006", 12): None, ("DEV007", 15): None, ("DEV004", 16): None}
+    absorbed = next(o for o in result.outcomes if o.finding.rule == "DEV001" and o.finding.line == 9)
+    assert absorbed.absorbed and absorbed.rewritten
+
+
+def test_without_the_widening_the_default_is_held_and_an_elif_keeps_its_arm(tmp_path):
+    result = _port(tmp_path, {"run.py": MIXED}, _mixed_sites(), unsafe=True,
+                   only=frozenset({"DEV001", "DEV007", "DEV104"}))
+    stays = 'a "cuda" literal in the same statement stays: after the rewrite it would be compared or picked on NPU'
+    reasons = _reasons(result)
+    assert reasons[("DEV001", 5)] == stays
+    assert reasons[("DEV007", 15)] == "the branch it decides keeps DEV004 at line 16: on NPU it would run CUDA-only code"
+    assert reasons[("DEV007", 9)] is None and reasons[("DEV007", 10)] is None
+
+
+def test_a_suppressed_site_in_a_branch_does_not_hold_its_test(tmp_path):
+    source = 'import torch\n\n\ndef f(device):\n    if device.type == "cuda":\n        torch.cuda.synchronize()\n'
+    test = _site(source, 'device.type == "cuda"', "DEV007")
+    sync = _site(source, "torch.cuda.synchronize", "DEV101", suppressed=True)
+    result = _port(tmp_path, {"run.py": source}, [test, sync], unsafe=True)
+    assert _reasons(result) == {("DEV007", 5): None}
+    assert '    if device.type in _device.ACCELERATOR_TYPES:\n        torch.cuda.synchronize()\n' in _new(result, "run.py")
+    test = _site(source, 'device.type == "cuda"', "DEV007")
+    sync = _site(source, "torch.cuda.synchronize", "DEV101")
+    result = _port(tmp_path / "b", {"run.py": source}, [test, sync], unsafe=True, only=frozenset({"DEV007"}))
+    assert _reasons(result) == {("DEV007", 5): "the branch it decides keeps DEV101 at line 6: on NPU it would run "
+                                               "CUDA-only code"}
+
+
+def test_an_edit_that_uses_no_device_module_writes_none(tmp_path):
+    source = "import os\n\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n"
+    result = _port(tmp_path, {"run.py": source}, [_site(source, "CUDA_VISIBLE_DEVICES", "DEV201")])
+    assert _new(result, "run.py") == (
+        "import os\n\n# ascend: ignore[DEV201] (port: completed by the statement after it)\n"
+        "os.environ['CUDA_VISIBLE_DEVICES'] = '0'\n"
+        "os.environ[\"ASCEND_RT_VISIBLE_DEVICES\"] = os.environ['CUDA_VISIBLE_DEVICES']  # ascend: ignore[DEV201] (port)\n")
+    assert result.new_files == {} and result.device_module is None
+
+
+def test_an_entry_of_one_import_without_newline_gets_the_setup_after_it(tmp_path):
+    result = _port(tmp_path, {"train.py": "import torch"}, [], report=_report([], entries=["train.py"]))
+    assert _new(result, "train.py") == "import torch\n" + SETUP.rstrip("\n")
