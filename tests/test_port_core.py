@@ -118,6 +118,7 @@ def test_each_reason_a_site_is_not_attempted():
     assert _eligible(path="run.pyi") == "not a Python module"
     assert _eligible(path="kernel.cu") == "not a Python module"
     assert _eligible("DEV101", path="run.sh") == "not a Python module"  # no shell edit for this rule
+    assert _eligible("DEV211", PortOptions(plan_comments=True), severity="low", path="run.sh") == "not a Python module"
     assert _eligible(role="test") == "test code"
     assert _eligible(role="example") == "example code"
     assert _eligible(reach="guarded") == "reach guarded"
@@ -181,6 +182,8 @@ def test_the_device_module_goes_into_the_package_with_most_files_to_rewrite(tmp_
     assert where(["src/gamma/a.py", "src/gamma/b.py", "alpha/a.py"]) == "src/gamma/_device.py"
     assert where(["mega/core/a.py", "mega/core/b.py"], own=()) == "mega/_device.py"  # a namespace package at the top
     assert where(["mega/a.py"], own=()) == "proj_device.py"  # a file directly in it: no package below
+    assert where(["alpha/a.py"], own=()) == "proj_device.py"  # a package that is not the project's own
+    assert where(["src/gamma/a.py"], own=()) == "proj_device.py"  # src/ is a layout folder, never the package
     assert where(["loose/sub/x.py"], own=()) == "proj_device.py"  # no __init__.py on the way
     assert where(["run.py"]) == "proj_device.py"
     assert where(["run.py"], name="My Project-2") == "my_project_2_device.py"
@@ -188,6 +191,7 @@ def test_the_device_module_goes_into_the_package_with_most_files_to_rewrite(tmp_
     assert where(["run.py"], name="") == "project_device.py"
     assert where(["run.py"], name=None) == "project_device.py"
     assert where(["run.py"], name="!!") == "project_device.py"
+    assert where(["run.py"], name="_x_") == "x_device.py"
     parsed_only = _device_module_path(root, _report(own_packages=("alpha", "beta")),
                                       {"alpha/a.py": [], "beta/b.py": [], "beta/c.py": []}, {"alpha/a.py": None})
     assert parsed_only == "alpha/_device.py"  # files that could not be read do not count
@@ -744,6 +748,16 @@ def test_functions_running_the_projects_own_kernels_are_held(tmp_path):
         ("DEV101", 10): None}
 
 
+def test_a_kernel_functions_span_runs_from_its_def_to_its_last_line(tmp_path):
+    source = ("import torch\n\n\ndef launch(x, d=torch.cuda.synchronize()):\n    k(x)\n    torch.cuda.synchronize()\n"
+              "torch.cuda.synchronize()\n")
+    sites = [_site(source, "torch.cuda.synchronize", "DEV101", i) for i in range(3)]
+    ops = [SimpleNamespace(kind="numba", path="k.py", line=1, callers=["run.py:5"])]
+    result = _port(tmp_path, {"run.py": source}, sites, report=_report(sites, custom_ops=ops))
+    held = "in a function that runs or launches the project's own CUDA kernel: the NPU needs its own implementation of it"
+    assert _reasons(result) == {("DEV101", 4): held, ("DEV101", 6): held, ("DEV101", 7): None}
+
+
 def test_plan_comments_one_per_function_and_rule(tmp_path):
     source = ('import subprocess\n\n\ndef f():\n    subprocess.run(["nvidia-smi"])\n    subprocess.run(["nvidia-smi"])\n'
               '\n\ndef g():\n    subprocess.run(["nvidia-smi"])\n')
@@ -768,6 +782,13 @@ def test_import_torch_is_added_where_a_rewrite_needs_it(tmp_path):
         "from torch.cuda.amp import autocast\nimport torch_npu  # noqa: F401  # ascend: port (Step 0: registers the NPU "
         'device)\nimport torch  # ascend: port\n\n\ndef f(x):\n    # ascend: DEV140\n'
         '    with torch.autocast("npu", dtype=torch.float16):\n        return x\n')
+
+
+def test_no_second_import_torch(tmp_path):
+    source = "import torch\nfrom torch.cuda.amp import autocast\n\n\ndef f(x):\n    with autocast():\n        return x\n"
+    result = _port(tmp_path, {"run.py": source}, [_site(source, "autocast()", "DEV140")])
+    assert _new(result, "run.py").startswith("import torch\nfrom torch.cuda.amp import autocast\n"
+                                             "import proj_device as _device  # ascend: port (device module)\n\n\n")
 
 
 def test_a_rewrite_that_does_not_compile_leaves_the_file(tmp_path, monkeypatch):
