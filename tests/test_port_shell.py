@@ -203,3 +203,35 @@ def test_a_rewrite_that_does_not_parse_leaves_the_script_and_says_why():
 def test_no_sites_no_script():
     new, outcomes = plan_shell(b"echo hi\n", parse("bash", b"echo hi\n"), [])
     assert new is None and outcomes == []
+
+
+def test_an_empty_span_at_the_variable_finds_its_assignment():
+    source = "export CUDA_VISIBLE_DEVICES=0\n"
+    finding = _finding(source)
+    finding.end_column = finding.column  # begin == end
+    new, (outcome,) = _plan(source, (finding, 0))
+    assert outcome.reason is None and new == f"{COMMENT}export CUDA_VISIBLE_DEVICES=0\nexport {TWIN}{AFTER}\n"
+
+
+def test_the_row_of_an_assignment_after_several_lines_and_after_a_leading_blank_line():
+    new, (outcome,) = _plan("a=1\nb=2\nexport CUDA_VISIBLE_DEVICES=0\n")
+    assert outcome.reason is None
+    assert new == f"a=1\nb=2\n{COMMENT}export CUDA_VISIBLE_DEVICES=0\nexport {TWIN}{AFTER}\n"
+    new, _ = _plan("\nexport CUDA_VISIBLE_DEVICES=0\n")
+    assert new == f"\n{COMMENT}export CUDA_VISIBLE_DEVICES=0\nexport {TWIN}{AFTER}\n"
+    new, _ = _plan("\nCUDA_VISIBLE_DEVICES=0 python x.py\n")
+    assert new == f"\n{COMMENT}ASCEND_RT_VISIBLE_DEVICES=0 CUDA_VISIBLE_DEVICES=0 python x.py\n"
+
+
+def test_a_site_left_does_not_stop_the_sites_after_it():
+    source = "export CUDA_VISIBLE_DEVICES=0; echo\nexport CUDA_VISIBLE_DEVICES=1\n"
+    new, (left, done) = _plan(source, (VAR, 0), (VAR, 1))
+    assert left.reason == "the assignment shares its line" and done.reason is None
+    assert new == f"export CUDA_VISIBLE_DEVICES=0; echo\n{COMMENT}export CUDA_VISIBLE_DEVICES=1\nexport {TWIN}{AFTER}\n"
+    source = "CUDA_VISIBLE_DEVICES=0 python x.py\nexport CUDA_VISIBLE_DEVICES=1\n"
+    data = source.encode()
+    bare = _edit(shell=None, shell_prefix=None)
+    new, (left, done) = plan_shell(data, parse("bash", data),
+                                   [(_finding(source, VAR, 0), bare), (_finding(source, VAR, 1), _edit())])
+    assert left.reason == "no shell rewrite for this form" and done.reason is None
+    assert new == f"CUDA_VISIBLE_DEVICES=0 python x.py\n{COMMENT}export CUDA_VISIBLE_DEVICES=1\nexport {TWIN}{AFTER}\n"
