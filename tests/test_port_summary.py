@@ -217,3 +217,35 @@ def test_reasons_sort_by_count_then_text_and_list_each_rule_once():
             _left(_f("C"), "c")]
     assert left_by_reason(held) == [("c", ["C", "D"], 4), ("a", ["A"], 1), ("b", ["B"], 1)]
     assert left_by_reason([]) == []
+
+
+def test_a_suppressed_or_unknown_finding_does_not_end_the_count():
+    findings = [_f("DEV001", line=1, suppressed=True), _f("XYZ999", line=2), _f("DEV101", line=3)]
+    tallies = summarize(SimpleNamespace(findings=findings), _result([_done(findings[2])]))
+    assert [(t.rule, t.sites, t.safe) for t in tallies] == [("DEV101", 1, 1)]
+
+
+def test_remaining_effort_is_asked_of_the_report_itself(monkeypatch):
+    asked = []
+    monkeypatch.setattr(summary, "effort_left", lambda report, findings: asked.append(report))
+    report = SimpleNamespace(findings=[])
+    remaining_effort(report, _result([]))
+    assert asked == [report]
+
+
+def test_an_estimate_of_equal_bounds(monkeypatch):
+    report = _effort_report([], 2, 2, monkeypatch, DaysRange(low_days=1, high_days=1))
+    assert summary_lines([], _result([], paths=()), report)[1] == (
+        "  required effort: 2-2 person-days before, 1-1 left after the patch (the patch removes 50% of the estimate)")
+
+
+def test_seven_rules_of_one_reason_show_six_and_a_mark():
+    seven = [(_f(f"R{i}"), "x") for i in range(7)]
+    assert summary_lines([], _result([], paths=(), skipped_sites=seven))[1] == \
+        "  sites not attempted, by reason: 7 x (R0, R1, R2, R3, R4, R5, ...)"
+
+
+def test_reasons_of_equal_count_sort_by_their_text_not_their_rules():
+    skipped = [(_f("ZZZ001"), "a reason"), (_f("AAA001"), "b reason")]
+    assert summary_lines([], _result([], paths=(), skipped_sites=skipped))[1] == \
+        "  sites not attempted, by reason: 1 a reason (ZZZ001); 1 b reason (AAA001)"
