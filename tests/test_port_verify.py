@@ -106,11 +106,12 @@ def test_phase_tests_need_a_folder_and_a_phase_matrix(tmp_path):
 
 
 def test_phase_tests_skip_links_and_files_too_big_to_read(tmp_path):
-    root = _write(tmp_path, {"tests/test_a.py": "import train\n", "outside.py": "import train\n"})
+    root = _write(tmp_path, {"tests/test_a.py": "import train\n", "outside.py": "import train\n",
+                             "tests/test_c.py": "import train\n"})
     os.symlink(root / "outside.py", root / "tests" / "test_link.py")
     (root / "tests" / "test_big.py").write_bytes(b"import train\n" + b"#" * (verify.MAX_FILE_BYTES + 1))
     found = phase_tests(root, _report([("train.py", ["training"])]), "tests")
-    assert found["training"][0] == "tests/test_a.py"
+    assert found["training"] == ["tests/test_a.py", "tests/test_c.py"]  # the big file is skipped, not the end
     assert "tests/test_link.py" not in found["training"] and "tests/test_big.py" not in found["training"]
 
 
@@ -178,3 +179,16 @@ def test_a_probe_matches_when_any_of_its_rules_is_reported(rules):
     expected = {("ATT010",): ["attention-training", "attention-diffusion"],
                 ("ATT050", "ATT003"): ["attention-training", "attention-diffusion", "attention-inference"]}[rules]
     assert probes == expected
+
+
+def test_a_package_entry_is_its_package_and_only_python_entries_count(tmp_path):
+    root = _write(tmp_path, {"tests/test_pkg.py": "import pkg\n", "tests/test_run.py": "import run\n"})
+    report = _report([("pkg/__init__.py", ["training"]), ("run.sh", ["inference"])])
+    assert phase_tests(root, report, "tests") == {"training": ["tests/test_pkg.py"]}
+
+
+def test_the_header_lists_every_phase_with_tests(tmp_path):
+    root = _write(tmp_path, {"tests/test_train.py": "import train\n", "tests/test_serve.py": "import serve\n"})
+    report = _report([("train.py", ["training"]), ("serve.py", ["inference"])])
+    script = verify_script(report, _result(), "tests", root)
+    assert "# --phases only those of these phases: inference, training), the probes" in script
