@@ -214,6 +214,7 @@ def test_the_device_module_goes_into_the_package_with_most_files_to_rewrite(tmp_
     ("tools/train.py", "pkg/_device.py", False, None, "_device", False, None),
     ("train.py", "src/pkg/_device.py", False, None, "_device", True, None),  # src/ is not on the path
     ("src/a.py", "src/_device.py", False, None, "_device", True, None),  # src/ itself is no package
+    ("pkg/sub/a.py", "pkg/sub/_device.py", False, None, "_device", True, "from pkg.sub import _device"),
 ])
 def test_the_import_of_the_device_module_from_each_file(path, module, relative, entry, alias, on_path, expected):
     assert _module_import(path, module, relative, entry, alias, on_path) == expected
@@ -264,6 +265,7 @@ def test_jumps_are_return_raise_break_continue_outside_nested_definitions():
     for body, jumps in [("return 1", True), ("raise X", True), ("break", True), ("continue", True),
                         ("if y:\n        return", True), ("x = 1", False), ("def g():\n        return 1", False),
                         ("class C:\n        def m(self):\n            return 1", False), ("f = lambda: 1", False),
+                        ("class C:\n        raise X", False),
                         ("pass", False)]:
         source = f"for i in r:\n  if x:\n    {body}\n"
         assert _jumps(_node(source, "if x", kind="if_statement")) is jumps, body
@@ -300,6 +302,12 @@ def test_picked_by_the_check_of_a_conditional_expression():
     wide = 'd = "cuda" if torch.cuda.is_available() and ok else "cpu"\n'
     assert _picked_by(_node(wide, '"cuda"'), check)
     assert not _picked_by(_node('d = x if "cuda" else "cpu"\n', '"cuda"'), Change(9, 15, "x", "DEV104", 0))
+    compared = 'd = "cuda" == torch.cuda.is_available()\n'  # first of three children, but no conditional
+    at = compared.index("torch")
+    assert not _picked_by(_node(compared, '"cuda"'), Change(at, at + len("torch.cuda.is_available"), "x", "DEV104", 0))
+    bare = 'd = "cuda" if torch.cuda.is_available else "cpu"\n'  # the check is the whole condition
+    at = bare.index("torch")
+    assert _picked_by(_node(bare, '"cuda"'), Change(at, at + len("torch.cuda.is_available"), "x", "DEV104", 0))
 
 
 def _opaque(body: str, rewritten=()):
@@ -330,9 +338,21 @@ def _opaque(body: str, rewritten=()):
     ("    _device.synchronize()\n", None),
     ("    torch.cuda.synchronize().fused()\n", None),  # rooted at torch
     ("    x = 1\n    x.move(y)\n", None),
+    ("    run(x)\n    def g():\n        pass\n", "run"),  # a nested definition after it does not end the walk
+    ("    (torch.zeros(1)).fused(x)\n", "(torch.zeros(1)).fused"),  # a parenthesized object is not looked into
+    ("    os.environ['X'].fused(x)\n", None),  # through a subscript to a safe module
+    ("    sys.argv[0].fused(x)\n", None),
 ])
 def test_opaque_call_finds_the_first_call_that_may_be_cuda_only(body, found):
     assert _opaque(body) == found
+
+
+def test_a_rewritten_call_of_a_bare_name_is_not_opaque():
+    source = "if c:\n    flash_attn_func(q, k, v)\n"
+    branch = _node(source, "if ", kind="if_statement")
+    at = source.index("flash_attn_func")
+    assert _opaque_call(branch, branch.child_by_field_name("condition"), [(at, at + len("flash_attn_func"))]) is None
+    assert _opaque_call(branch, branch.child_by_field_name("condition"), []) == "flash_attn_func"
 
 
 def test_the_condition_itself_is_not_looked_at():
@@ -892,3 +912,137 @@ def test_an_edit_that_uses_no_device_module_writes_none(tmp_path):
 def test_an_entry_of_one_import_without_newline_gets_the_setup_after_it(tmp_path):
     result = _port(tmp_path, {"train.py": "import torch"}, [], report=_report([], entries=["train.py"]))
     assert _new(result, "train.py") == "import torch\n" + SETUP.rstrip("\n")
+
+
+# cases the first mutation run showed unpinned
+
+def test_every_unreadable_shell_script_keeps_its_sites(tmp_path):
+    script = "export CUDA_VISIBLE_DEVICES=0\n"
+    root = _tree(tmp_path / "proj", {"run.py": ""})
+    for name in ("a.sh", "b.sh"):
+        (root / name).write_bytes(script.replace("\n", "\r\n").encode())
+    sites = [_site(script, "CUDA_VISIBLE_DEVICES", "DEV201", path=p) for p in ("a.sh", "b.sh")]
+    result = port(root, _report(sites), PortOptions())
+    assert [(o.finding.path, o.reason) for o in result.outcomes] == [
+        ("a.sh", "file left unpatched: carriage returns in line endings"),
+        ("b.sh", "file left unpatched: carriage returns in line endings")]
+
+
+def test_a_rewrite_keeps_the_original_text(tmp_path):
+    result = _port(tmp_path, {"run.py": MAIN}, [_site(MAIN, "torch.cuda.synchronize", "DEV101")])
+    assert [(r.path, r.old) for r in result.rewrites] == [("run.py", MAIN)]
+
+
+def test_an_entry_inside_the_package_imports_the_module_absolutely(tmp_path):
+    files = {"pkg/__init__.py": "", "pkg/a.py": "X = 1\n", "pkg/train.py": "import torch\n\nfrom .a import X\n" + MAIN[12:]}
+    sites = [_site(files["pkg/train.py"], "torch.cuda.synchronize", "DEV101", path="pkg/train.py")]
+    result = _port(tmp_path, files, sites, report=_report(sites, entries=["pkg/train.py"], own_packages=["pkg"]))
+    assert "from pkg import _device  # ascend: port (device module)\n" in _new(result, "pkg/train.py")
+
+
+def test_a_file_in_a_package_imports_a_module_at_the_root(tmp_path):
+    files = {"pkg/__init__.py": "", "pkg/a.py": MAIN}
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path="pkg/a.py")]
+    result = _port(tmp_path, files, sites)  # pkg is not among the project's own packages
+    assert result.device_module == "proj_device.py"
+    assert "import proj_device as _device  # ascend: port (device module)\n" in _new(result, "pkg/a.py")
+
+
+def test_without_a_local_name_sites_that_need_no_module_are_still_done(tmp_path):
+    source = ("import os\n\nimport torch\n\n_device = _ascend_device = _port_device = 1\n"
+              "os.environ['CUDA_VISIBLE_DEVICES'] = '0'\ntorch.cuda.synchronize()\n")
+    sites = [_site(source, "CUDA_VISIBLE_DEVICES", "DEV201"), _site(source, "torch.cuda.synchronize", "DEV101")]
+    result = _port(tmp_path, {"run.py": source}, sites)
+    assert _reasons(result) == {("DEV201", 6): None,
+                                ("DEV101", 7): "no import path from this file to the device module"}
+    new = _new(result, "run.py")
+    assert "os.environ[\"ASCEND_RT_VISIBLE_DEVICES\"]" in new and "import proj_device" not in new
+    assert result.new_files == {}
+
+
+def test_no_device_import_when_the_sites_using_it_are_held(tmp_path):
+    source = ("import os\n\nimport torch\n\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n"
+              "if torch.cuda.is_available():\n    torch.cuda.synchronize()\n")
+    sites = [_site(source, "CUDA_VISIBLE_DEVICES", "DEV201"), _site(source, "torch.cuda.is_available", "DEV104"),
+             _site(source, "torch.cuda.synchronize", "DEV101")]
+    result = _port(tmp_path, {"run.py": source}, sites, only=frozenset({"DEV201", "DEV101"}))
+    assert _reasons(result)[("DEV201", 5)] is None and _reasons(result)[("DEV101", 7)].startswith("runs only where")
+    assert "proj_device" not in _new(result, "run.py") and result.new_files == {} and result.device_module is None
+
+
+def test_an_entry_of_imports_only_gets_the_setup_at_its_end(tmp_path):
+    result = _port(tmp_path, {"train.py": "import torch\n"}, [], report=_report([], entries=["train.py"]))
+    assert _new(result, "train.py") == "import torch\n" + SETUP
+
+
+def test_a_change_dropped_as_overlapping_leaves_its_site(tmp_path, monkeypatch):
+    real = core.compose
+
+    def compose(data, changes, headers):  # as if the first change overlapped another
+        new, _ = real(data, changes[1:], headers)
+        return new, changes[:1]
+
+    monkeypatch.setattr(core, "compose", compose)
+    source = "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n    torch.cuda.empty_cache()\n"
+    sites = [_site(source, "torch.cuda.synchronize", "DEV101"), _site(source, "torch.cuda.empty_cache", "DEV102")]
+    result = _port(tmp_path, {"run.py": source}, sites)
+    assert _reasons(result) == {("DEV101", 5): "overlaps another rewrite on the same code", ("DEV102", 6): None}
+    assert result.new_files == {"proj_device.py": render_device_module({"empty_cache"})}
+
+
+def test_checks_with_odd_positions_are_ignored_not_fatal(tmp_path):
+    check = _site(MAIN, "torch.cuda.synchronize", "DEV104")
+    past = check.model_copy(update=dict(line=40, end_line=40))
+    whole = check.model_copy(update=dict(line=1, column=1, end_line=6, end_column=1))
+    sync = _site(MAIN, "torch.cuda.synchronize", "DEV101")
+    result = _port(tmp_path, {"run.py": MAIN}, [past, whole, sync], only=frozenset({"DEV101"}))
+    assert _reasons(result) == {("DEV101", 5): None}
+
+
+def test_an_empty_span_still_names_its_check(tmp_path):
+    source = "import torch\n\n\ndef f():\n    if torch.cuda.is_available():\n        torch.cuda.synchronize()\n"
+    check = _site(source, "torch.cuda.is_available", "DEV104")
+    check = check.model_copy(update=dict(end_column=check.column))
+    result = _port(tmp_path, {"run.py": source}, [check, _site(source, "torch.cuda.synchronize", "DEV101")],
+                   only=frozenset({"DEV101"}))
+    assert _reasons(result)[("DEV101", 6)].startswith("runs only where the CUDA check at line 5 holds")
+
+
+def test_a_test_in_the_picked_arm_is_no_condition(tmp_path):
+    source = "def f(x, flag):\n    return x.is_cuda if flag else False\n"
+    result = _port(tmp_path, {"run.py": source}, [_site(source, ".is_cuda", "DEV006")], unsafe=True)
+    assert _reasons(result)[("DEV006", 2)].startswith("the test's answer is kept or passed on")
+
+
+def test_an_elif_test_decides_the_whole_if_statement(tmp_path):
+    source = ('import torch\n\n\ndef f(device, a):\n    if a:\n        torch.cuda.synchronize()\n'
+              '    elif device.type == "cuda":\n        pass\n')
+    sites = [_site(source, "torch.cuda.synchronize", "DEV101"), _site(source, 'device.type == "cuda"', "DEV007")]
+    result = _port(tmp_path, {"run.py": source}, sites, unsafe=True, only=frozenset({"DEV007"}))
+    assert _reasons(result) == {("DEV007", 7): "the branch it decides keeps DEV101 at line 6: on NPU it would run "
+                                               "CUDA-only code"}
+
+
+def test_a_test_outside_a_branch_is_held_unless_it_widens_an_assert(tmp_path):
+    source = ('def f(device):\n    assert device.type == "cuda"\n    ok = device.type in ("cuda", "cpu")\n'
+              '    assert device.type in ("cuda", "cpu")\n')
+    sites = [_site(source, 'device.type == "cuda"', "DEV007"), _site(source, 'device.type in ("cuda", "cpu")', "DEV007"),
+             _site(source, 'device.type in ("cuda", "cpu")', "DEV007", 1)]
+    result = _port(tmp_path, {"run.py": source}, sites, unsafe=True)
+    kept = ("the test's answer is kept or passed on (an assignment, a return, an argument): where it leads is not "
+            "known here, review it")
+    assert _reasons(result) == {("DEV007", 2): kept, ("DEV007", 3): kept, ("DEV007", 4): None}
+
+
+def test_a_site_at_the_first_byte_of_a_conditional_is_inside_it(tmp_path):
+    source = 'def f(device):\n    return "cuda" if device.type == "cuda" else "cpu"\n'
+    sites = [_site(source, '"cuda"', "DEV001"), _site(source, 'device.type == "cuda"', "DEV007")]
+    result = _port(tmp_path, {"run.py": source}, sites, unsafe=True, only=frozenset({"DEV007"}))
+    assert _reasons(result) == {("DEV007", 2): "the branch it decides keeps DEV001 at line 2: on NPU it would run "
+                                               "CUDA-only code"}
+
+
+def test_calls_in_the_condition_are_not_the_branchs(tmp_path):
+    source = 'def f(device):\n    if device.type == "cuda" and ready():\n        pass\n'
+    result = _port(tmp_path, {"run.py": source}, [_site(source, 'device.type == "cuda"', "DEV007")], unsafe=True)
+    assert _reasons(result) == {("DEV007", 2): None}
