@@ -1046,3 +1046,10 @@ def test_calls_in_the_condition_are_not_the_branchs(tmp_path):
     source = 'def f(device):\n    if device.type == "cuda" and ready():\n        pass\n'
     result = _port(tmp_path, {"run.py": source}, [_site(source, 'device.type == "cuda"', "DEV007")], unsafe=True)
     assert _reasons(result) == {("DEV007", 2): None}
+
+
+def test_a_site_whose_edit_has_no_guard_ignores_cuda_literals_in_its_statement(tmp_path):
+    source = 'def f(x, device):\n    return x.cuda() if device == "cuda" else x\n'
+    result = _port(tmp_path, {"run.py": source}, [_site(source, ".cuda()", "DEV004")])
+    assert _reasons(result) == {("DEV004", 2): None}
+    assert '    return _device.move(x) if device == "cuda" else x\n' in _new(result, "run.py")
