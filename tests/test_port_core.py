@@ -1053,3 +1053,87 @@ def test_a_site_whose_edit_has_no_guard_ignores_cuda_literals_in_its_statement(t
     result = _port(tmp_path, {"run.py": source}, [_site(source, ".cuda()", "DEV004")])
     assert _reasons(result) == {("DEV004", 2): None}
     assert '    return _device.move(x) if device == "cuda" else x\n' in _new(result, "run.py")
+
+
+def test_an_insertion_at_the_end_of_a_cuda_checks_body_is_held_with_it(tmp_path):
+    # the statement DEV201 adds goes right after the body's last statement, at the body's end byte: it is still in
+    # the body, and runs only where the check the patch leaves holds
+    source = 'import os\nimport torch\n\nif torch.cuda.is_available():\n    os.environ["CUDA_VISIBLE_DEVICES"] = "0"\n'
+    sites = [_site(source, "torch.cuda.is_available", "DEV104"), _site(source, "CUDA_VISIBLE_DEVICES", "DEV201")]
+    result = _port(tmp_path, {"run.py": source}, sites, only=frozenset({"DEV201"}))
+    assert _reasons(result) == {("DEV201", 5): "runs only where the CUDA check at line 4 holds, which the patch "
+                                               "leaves: port the check and its branch together"}
+    assert result.rewrites == []
+    after = source + "x = 1\n"  # the body ends before the next statement: the same
+    result = _port(tmp_path / "b", {"run.py": after}, sites, only=frozenset({"DEV201"}))
+    assert _reasons(result)[("DEV201", 5)].startswith("runs only where the CUDA check at line 4 holds")
+
+
+def test_a_site_after_a_cuda_checks_body_is_not_held_by_it(tmp_path):
+    source = ('import os\nimport torch\n\nif torch.cuda.is_available():\n    pass\n'
+              'os.environ["CUDA_VISIBLE_DEVICES"] = "0"\n')
+    sites = [_site(source, "torch.cuda.is_available", "DEV104"), _site(source, "CUDA_VISIBLE_DEVICES", "DEV201")]
+    result = _port(tmp_path, {"run.py": source}, sites, only=frozenset({"DEV201"}))
+    assert _reasons(result) == {("DEV201", 6): None}
+
+
+def test_checks_and_sites_are_held_whatever_order_the_report_lists_them_in(tmp_path):
+    result = _port(tmp_path, {"run.py": CHECKS}, list(reversed(_check_sites())), only=frozenset({"DEV001", "DEV101"}))
+    assert _reasons(result) == {
+        ("DEV001", 7): "runs only where the CUDA check at line 6 holds, which the patch leaves: port the check and its "
+                       "branch together",
+        ("DEV101", 12): "runs only where the CUDA check at line 11 holds, which the patch leaves: port the check and "
+                        "its branch together"}
+
+
+def test_a_site_left_earlier_does_not_end_the_hold_under_checks(tmp_path):
+    source = ('import subprocess\nimport torch\n\n\ndef f():\n    subprocess.run(["nvidia-smi"])\n'
+              '    if torch.cuda.is_available():\n        torch.cuda.synchronize()\n')
+    sites = [_site(source, "subprocess.run", "DEV211", severity="low"), _site(source, "torch.cuda.is_available", "DEV104"),
+             _site(source, "torch.cuda.synchronize", "DEV101")]
+    result = _port(tmp_path, {"run.py": source}, sites, plan_comments=True, only=frozenset({"DEV211", "DEV101"}))
+    assert _reasons(result)[("DEV101", 8)].startswith("runs only where the CUDA check at line 7 holds")
+
+
+def test_an_unknown_rule_in_the_file_is_no_check(tmp_path):
+    sites = [_site(MAIN, "torch.cuda.synchronize", "XYZ999"), _site(MAIN, "torch.cuda.synchronize", "DEV101")]
+    result = _port(tmp_path, {"run.py": MAIN}, sites)
+    assert _reasons(result) == {("DEV101", 5): None}
+
+
+def test_a_check_kept_as_the_condition_of_its_branch_does_not_stop_the_others(tmp_path):
+    source = ('import torch\n\n\ndef f():\n    if torch.cuda.is_available():\n        torch.cuda.synchronize()\n'
+              '    ok = torch.cuda.is_available()\n    return ok\n')
+    sites = [_site(source, "torch.cuda.is_available", "DEV104", i) for i in range(2)] + [
+        _site(source, "torch.cuda.synchronize", "DEV101")]
+    result = _port(tmp_path, {"run.py": source}, sites)
+    assert _reasons(result) == {("DEV104", 5): None, ("DEV101", 6): None,
+                                ("DEV104", 7): "the check guards CUDA-only code, not a device choice: review what it "
+                                               "guards"}
+
+
+def test_the_picked_literal_alone_still_brings_the_checks_piece(tmp_path):
+    source = 'import torch\n\nname = "cuda" if torch.cuda.is_available() else "cpu"\n'
+    result = _port(tmp_path, {"run.py": source}, [_site(source, "torch.cuda.is_available", "DEV104")])
+    assert 'name = _device.DEVICE_TYPE if _device.is_available() else "cpu"\n' in _new(result, "run.py")
+    assert result.new_files == {"proj_device.py": render_device_module({"is_available"})}
+
+
+def test_a_formatted_device_name_is_rewritten(tmp_path):
+    source = 'import torch\n\n\ndef f(rank):\n    return torch.device(f"cuda:{rank}")\n'
+    result = _port(tmp_path, {"run.py": source}, [_site(source, 'f"cuda:{rank}"', "DEV001")])
+    assert _reasons(result) == {("DEV001", 5): None}
+    assert '    return torch.device(f"{_device.DEVICE_TYPE}:{rank}")\n' in _new(result, "run.py")
+
+
+def test_literals_at_either_end_of_another_sites_change_are_absorbed(tmp_path):
+    source = ('def f(device):\n    if device.type == "cuda":\n        pass\n'
+              '    return "cuda" if "cuda" in device else "cpu"\n')
+    sites = [_site(source, 'device.type == "cuda"', "DEV007"), _site(source, '"cuda"', "DEV001", 0),
+             _site(source, '"cuda"', "DEV001", 1), _site(source, '"cuda" in device', "DEV007")]
+    result = _port(tmp_path, {"run.py": source}, sites, unsafe=True)
+    assert _new(result, "run.py").endswith(
+        'def f(device):\n    # ascend: DEV007\n    if device.type in _device.ACCELERATOR_TYPES:\n        pass\n'
+        '    # ascend: DEV007\n    return _device.accelerator_type(device)\n')
+    assert [(o.finding.rule, o.finding.line, o.reason, o.absorbed) for o in result.outcomes] == [
+        ("DEV007", 2, None, False), ("DEV001", 2, None, True), ("DEV001", 4, None, True), ("DEV007", 4, None, False)]
