@@ -148,7 +148,9 @@ def test_load_refuses_what_a_patch_cannot_carry(tmp_path):
     assert _load(root, "latin.py") == "not UTF-8"
     assert _load(root, "crlf.py") == "carriage returns in line endings"
     assert _load(root, "broken.py") == "does not parse"
-    assert isinstance(_load(root, "missing.py"), str)
+    with pytest.raises(core.Unreadable) as refused:
+        core.read_contained(root, "missing.py", core.MAX_FILE_BYTES)
+    assert _load(root, "missing.py") == str(refused.value) and str(refused.value)
     assert _load(root, "run.sh", "bash")[0] == b"echo hi\n"
     assert _load(root, "run.sh") == "does not parse"  # read as Python
 
@@ -226,6 +228,7 @@ def test_kernel_launches_are_the_cuda_cupy_numba_kernels_and_their_callers():
             SimpleNamespace(kind="cupy", path="ops/cp.py", line=5, callers=[]),
             SimpleNamespace(kind="numba", path="ops/nb.py", line=9, callers=["ops/nb.py:20"]),
             SimpleNamespace(kind="triton", path="ops/tr.py", line=2, callers=["ops/use.py:30"])]
+    rows.insert(0, SimpleNamespace(kind="triton", path="ops/tr2.py", line=1, callers=[]))  # skipped, not the end
     assert _kernel_launches(SimpleNamespace(custom_ops=rows)) == {
         "ops/use.py": {12}, "a:b/c.py": {7}, "ops/cp.py": {5}, "ops/nb.py": {9, 20}}
 
@@ -1137,3 +1140,47 @@ def test_literals_at_either_end_of_another_sites_change_are_absorbed(tmp_path):
         '    # ascend: DEV007\n    return _device.accelerator_type(device)\n')
     assert [(o.finding.rule, o.finding.line, o.reason, o.absorbed) for o in result.outcomes] == [
         ("DEV007", 2, None, False), ("DEV001", 2, None, True), ("DEV001", 4, None, True), ("DEV007", 4, None, False)]
+
+
+def test_an_absorbing_change_keeps_its_own_pieces_and_gains_the_inners(tmp_path):
+    source = "def f(x):\n    return x.cuda(device=torch.cuda.current_device())\n"
+    sites = [_site(source, ".cuda(device=torch.cuda.current_device())", "DEV004"),
+             _site(source, "torch.cuda.current_device", "DEV100")]
+    result = _port(tmp_path, {"run.py": source}, sites)
+    assert "    return _device.move(x, device=_device.current_device())\n" in _new(result, "run.py")
+    assert result.new_files == {"proj_device.py": render_device_module({"move", "current_device"})}
+
+
+def test_an_absorbing_change_that_writes_torch_still_imports_it(tmp_path):
+    source = ("from torch.cuda.amp import autocast\n\n\ndef f(x):\n"
+              "    with autocast(enabled=torch.cuda.is_bf16_supported()):\n        return x\n")
+    sites = [_site(source, "autocast(enabled=torch.cuda.is_bf16_supported())", "DEV140"),
+             _site(source, "torch.cuda.is_bf16_supported", "DEV100")]
+    result = _port(tmp_path, {"run.py": source}, sites)
+    new = _new(result, "run.py")
+    assert "import torch  # ascend: port\n" in new
+    assert "with torch.autocast(_device.DEVICE_TYPE, enabled=_device.is_bf16_supported()" in new
+
+
+def test_the_device_module_holds_what_every_file_uses(tmp_path):
+    first = "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n"
+    second = "import torch\n\n\ndef g():\n    torch.cuda.empty_cache()\n"
+    sites = [_site(first, "torch.cuda.synchronize", "DEV101", path="a.py"),
+             _site(second, "torch.cuda.empty_cache", "DEV102", path="b.py")]
+    result = _port(tmp_path, {"a.py": first, "b.py": second}, sites)
+    assert result.new_files == {"proj_device.py": render_device_module({"synchronize", "empty_cache"})}
+
+
+def test_a_file_left_unpatched_does_not_stop_the_files_after_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(core, "check", lambda path, new: "the rewrite does not parse" if path == "a.py" else None)
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path=p) for p in ("a.py", "b.py")]
+    result = _port(tmp_path, {"a.py": MAIN, "b.py": MAIN}, sites)
+    assert result.unpatched == [("a.py", "the rewrite does not parse")]
+    assert [r.path for r in result.rewrites] == ["b.py"]
+
+
+def test_an_unreadable_entry_without_findings_is_listed(tmp_path):
+    root = _tree(tmp_path / "proj", {"run.py": ""})
+    (root / "train.py").write_bytes(b"import torch\r\n")
+    result = port(root, _report([], entries=["train.py"]), PortOptions())
+    assert result.unpatched == [("train.py", "carriage returns in line endings")] and result.outcomes == []

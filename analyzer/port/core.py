@@ -529,9 +529,6 @@ class Guarded:
         self.data, self.starts, self.tree = data, starts, tree
         self.present = [(byte_offset(data, starts, f.line, f.column), f) for f in present]
 
-    def _node(self, outcome: SiteOutcome):
-        return self.node_of(outcome.finding)
-
     def node_of(self, f: Finding):
         begin = byte_offset(self.data, self.starts, f.line, f.column)
         end = byte_offset(self.data, self.starts, f.end_line, f.end_column)
