@@ -15,7 +15,6 @@ import pytest
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.port import core
 from ascend_feasibility.analyzer.port.core import (
-    MODULE_MARK,
     PortOptions,
     PortResult,
     _device_module_path,
