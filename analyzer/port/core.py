@@ -473,7 +473,8 @@ def _hold_under_cuda_guards(sites: list[SiteOutcome], kb, guarded: "Guarded") ->
         if outcome.reason is not None or not outcome.changes:
             continue
         start = outcome.changes[0].start
-        line = next((line for first, last, line in bodies if first <= start < last), None)
+        # `<= last`: a statement added after the body's last one (DEV201's twin) is inserted at the body's end byte
+        line = next((line for first, last, line in bodies if first <= start <= last), None)
         if line is not None:
             outcome.reason = f"runs only where the CUDA check at line {line} holds, which the patch leaves: port " \
                              "the check and its branch together"
@@ -527,9 +528,6 @@ class Guarded:
     def __init__(self, data: bytes, starts: list[int], present: list[Finding], tree) -> None:
         self.data, self.starts, self.tree = data, starts, tree
         self.present = [(byte_offset(data, starts, f.line, f.column), f) for f in present]
-
-    def _node(self, outcome: SiteOutcome):
-        return self.node_of(outcome.finding)
 
     def node_of(self, f: Finding):
         begin = byte_offset(self.data, self.starts, f.line, f.column)
