@@ -120,3 +120,10 @@ def test_a_cell_zero_is_not_written():
     # cells are counted from 1; a falsy cell says no notebook
     assert ps._site(finding("DST001", "n.ipynb", 2, cell=1)) == "n.ipynb:2 (cell 1)"
     assert ps._site(finding("DST001", "a.py", 2)) == "a.py:2"
+
+
+def test_a_single_site_rule_before_another_does_not_stop_the_grouping():
+    findings = [finding("DST002", "a.py", 1), finding("DST001", "b.py", 2), finding("DST001", "c.py", 3)]
+    result = ps.collapse_project_scoped(findings, {"DST001", "DST002"})
+    assert keys(result) == [("DST002", "a.py", 1), ("DST001", "b.py", 2)]
+    assert result[0].sites == [] and result[1].sites == ["b.py:2", "c.py:3"]

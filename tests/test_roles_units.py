@@ -11,6 +11,12 @@ from ascend_feasibility.knowledge import load_context_conventions
 CONVENTIONS = load_context_conventions().roles
 
 
+@pytest.fixture(autouse=True)
+def _fresh_derived(monkeypatch):
+    """Each test compiles the conventions itself, not from a cache an earlier caller filled."""
+    monkeypatch.setattr(roles, "_DERIVED", {})
+
+
 def role(path: str, overrides=None, beside_package: bool = False) -> str:
     return roles.file_role(path, CONVENTIONS, overrides, beside_package)
 
@@ -105,3 +111,8 @@ def test_derived_rebuilds_when_an_id_is_reused(monkeypatch):
 ])
 def test_a_root_package_is_one_at_the_top_or_under_src(paths, expected):
     assert roles.has_root_package(paths) is expected
+
+
+def test_a_root_script_is_product_unless_the_caller_says_a_package_is_beside_it():
+    assert roles.file_role("train_copy.py", CONVENTIONS) == "product"
+    assert roles.file_role("train_copy.py", CONVENTIONS, None, True) == "example"

@@ -124,3 +124,11 @@ def test_the_siblings_read_are_bounded():
     # at the boundary, the 120th statement is still read
     edge = "x = 1\n" * (seeding.MAX_SIBLINGS * 2 - 2) + "torch.cuda.seed()\ntorch.seed()\n"
     assert decided(edge, "torch.cuda.seed") == f"line {seeding.MAX_SIBLINGS * 2}: torch.seed()"
+
+
+def test_only_expression_statements_are_read_as_the_torch_call():
+    # an assert is skipped under `python -O`: it seeds nothing for sure
+    assert decided("assert torch.manual_seed(0)\ntorch.cuda.manual_seed(0)\n", "torch.cuda.manual_seed") is None
+    # statements without children and comments beside the call are passed over
+    code = "def f():\n    pass\n    # seeds\n    torch.cuda.seed()\n    torch.seed()\n"
+    assert decided(code, "torch.cuda.seed") == "line 5: torch.seed()"
