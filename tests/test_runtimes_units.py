@@ -226,3 +226,15 @@ def test_imported_roots():
     assert roots("from a.b import c\n") == ["a"]
     assert roots("from . import c\n") == [""]
     assert roots("from .x.y import c\n") == [""]
+
+
+def test_a_class_body_stops_the_walk_even_inside_a_runtimes_arm():
+    code = "if engine:\n    import tensorrt\n    class A:\n        x = 'cuda'\n"
+    assert reason(code, "'cuda'") is None
+    method = "if engine:\n    import tensorrt\n    class A:\n        def f(self):\n            x = 'cuda'\n"
+    assert reason(method, "'cuda'") is None
+
+
+def test_the_module_itself_is_no_site():
+    root = parsing.parse("python", b"cuda = torch.cuda.is_available()\n")
+    assert RuntimeReader(RUNTIMES).guard(root) is None
