@@ -307,3 +307,84 @@ def test_the_walk_of_a_handler_is_bounded():
     assert [n.type for n in fb._walk(parsing.parse("python", b"a(b)\n"))] == [
         "module", "expression_statement", "call", "identifier", "argument_list", "identifier"]
     assert len(list(fb._walk(parsing.parse("python", b"x = 1\n" * 10), 3))) == 3
+
+
+def test_an_import_is_read_without_a_cuda_only_guard_by_default():
+    code = "def f(x):\n    if x.is_cuda:\n        from .k import kernel\n        return kernel(x)\n    return fallback(x)\n"
+    assert fb.import_fallback(statement(code, "from .k")) is None
+
+
+def test_a_flag_handler_with_a_target_that_is_no_name_or_no_value_has_no_flag():
+    checked = "if B:\n    x = 1\n"
+    code = f"try:\n    import a_cuda\nexcept ImportError:\n    self.a = None\n    B = None\n{checked}"
+    assert fallback(code) is None
+    code = f"try:\n    import a_cuda\nexcept ImportError:\n    A: bool\n    B = None\n{checked}"
+    assert fallback(code) is None
+
+
+def test_flag_checks_are_found_far_down_the_module():
+    code = FLAG.replace("def is_cuda", "y = 1\n" * 200 + "def is_cuda")
+    assert fallback(code) == (210, "the code that checks EXTENSION_BUILT")
+
+
+def _check_index(code: str) -> int:
+    root = parsing.parse("python", code.encode())
+    return next(i for i, n in enumerate(fb._walk(root, 10**7)) if n.type == "if_statement")
+
+
+def test_flag_checks_are_read_among_the_first_twenty_thousand_nodes():
+    head = "try:\n    import a_cuda\nexcept ImportError:\n    A = None\n"
+    tail = "if A:\n    x = 1\n"
+    base = _check_index(head + tail)
+    last = head + "pass\n" * (19999 - base) + tail  # each pass is one node before the check
+    assert _check_index(last) == 19999
+    assert fallback(last) == (4 + 19999 - base + 1, "the code that checks A")
+    beyond = head + "pass\n" * (20000 - base) + tail
+    assert fallback(beyond) is None
+
+
+def test_a_comment_among_raises_still_only_raises():
+    code = FLAG + "if not EXTENSION_BUILT:\n    raise ImportError('a')\n    # unreachable\n    raise ImportError('b')\n"
+    assert fallback(code) is None
+
+
+def test_a_module_level_try_is_never_followed_even_when_its_body_returns():
+    # not valid Python, but parsed: the docstring's rule holds
+    code = "try:\n    import a_cuda\n    return a_cuda\nexcept ImportError:\n    pass\nslow()\n"
+    assert fallback(code) is None
+
+
+def test_a_raise_after_the_guard_is_no_fallback_whatever_it_calls():
+    code = ("def f(x):\n    try:\n        import a_cuda\n        return a_cuda.run(x)\n    except ImportError:\n"
+            "        pass\n    raise make_error()\n")
+    assert fallback(code) is None
+
+
+def test_a_class_stops_the_search_for_the_cuda_only_if():
+    code = ("def f(x):\n    if x.is_cuda:\n        class K:\n            from .k import kernel\n        return K\n"
+            "    return fallback(x)\n")
+    assert fallback(code, "from .k", cuda_only=True) is None
+
+
+@pytest.mark.parametrize("other", ["else:\n        y = 1\n", "elif y:\n        y = 1\n"])
+def test_a_cuda_only_if_with_another_arm_and_code_after_it(other):
+    code = (f"def f(x):\n    if x.is_cuda:\n        from .k import kernel\n        return kernel(x)\n    {other}"
+            "    return fallback(x)\n")
+    assert fallback(code, "from .k", cuda_only=True) is None
+
+
+def test_a_try_in_a_class_body_inside_a_function_reads_flags_like_a_module():
+    code = ("def outer():\n    class A:\n        try:\n            import a_cuda\n        except ImportError:\n"
+            "            A_OK = False\n        if A_OK:\n            x = 1\n")
+    assert fallback(code) == (7, "the code that checks A_OK")
+
+
+@pytest.mark.parametrize("body, name", [
+    ("    import a_cpu\tas cpu\n", "a_cpu"),
+    ("    from b import a_cpu\tas cpu\n", "a_cpu"),
+    ("    import a_cpu  as  cpu\n", "a_cpu"),
+    ("    from b import (a_cpu as\n        cpu)\n", "a_cpu"),
+])
+def test_an_aliased_import_is_named_by_its_name_whatever_the_spacing(body, name):
+    code = f"try:\n    import a_cuda\nexcept ImportError:\n{body}"
+    assert fallback(code) == (1, name)
