@@ -378,3 +378,73 @@ def test_chain_arms_reads_if_and_elif_not_else():
     code = 'if a:\n    x = 1\nelif b:\n    x = 2\nelif c:\n    x = 3\nelse:\n    x = 4\n'
     arms = dc.chain_arms(parsed(code).named_children[0])
     assert [(text(c), text(b)) for c, b in arms] == [("a", "x = 1"), ("b", "x = 2"), ("c", "x = 3")]
+
+
+def test_two_arms_must_each_name_a_backend():
+    assert chain('if d == "cuda" or d == "xpu":\n    a = 1\nelif x:\n    a = 2\n') is None
+
+
+def test_cuda_in_two_arms_is_no_dispatch_without_another_accelerator():
+    assert chain('if d == "cuda:0":\n    a = 1\nelif d == "cuda:1":\n    a = 2\n') is None
+
+
+def test_an_if_elif_chain_needs_no_parallel_bodies():
+    found = chain('if d == "cuda":\n    a = 1\nelif d == "xpu":\n    b = 2\n')
+    assert found is not None and found.named == frozenset({"cuda", "xpu"})
+    # separate ifs do
+    assert chain('if d == "cuda":\n    a = 1\nif d == "xpu":\n    b = 2\n') is None
+
+
+def test_importing_something_as_cuda_extension_is_no_selection():
+    for body in ("from x import y as CUDAExtension", "import y as CUDAExtension"):
+        root = parsed(f"if ok:\n    {body}\n")
+        assert dc.selects_cuda_extension(root.named_children[0].child_by_field_name("consequence")) is False
+
+
+def test_an_if_that_does_not_name_the_npu_is_no_npu_branch():
+    code = 'if ok:\n    if d == "cuda":\n        a = 1\n'
+    assert dc.inside_npu_branch(node_at(parsed(code), code, "if d", "if_statement"), WORDS.npu) is False
+
+
+def test_npu_text_of_undecodable_bytes_replaces_them():
+    root = parsing.parse("python", b'x = "\xff" + "cuda"\n')
+    assert dc.npu_text(root.named_children[0], WORDS) == 'x = "\ufffd" + "npu"'
+
+
+def _order(node) -> list:
+    """The nodes in the order the module's bounded walks take them (the last child first)."""
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(current.named_children)
+    return found
+
+
+def _filler(size: int) -> str:
+    """A statement of exactly `size` named nodes: `x = [a, ...]` is 4 nodes and one per element."""
+    return "x = [" + ", ".join("a" for _ in range(size - 4)) + "]"
+
+
+@pytest.mark.parametrize("position, found", [(1600, True), (1601, False)])
+def test_each_body_is_walked_for_its_first_1600_nodes(position, found):
+    # the body's block, the filler (taken first: it is the last statement), then `device = 1`'s statement and the
+    # assignment: the assignment is node number size(filler) + 3
+    code = f'if d == "cuda":\n    device = 1\n    {_filler(position - 3)}\nif d == "xpu":\n    device = 2\n'
+    root = parsed(code)
+    body = root.named_children[0].child_by_field_name("consequence")
+    assignment = next(i for i, n in enumerate(_order(body)) if n.type == "assignment" and text(n) == "device = 1")
+    assert assignment + 1 == position
+    assert (chain(code) is not None) is found
+
+
+@pytest.mark.parametrize("position, renamed", [(1600, True), (1601, False)])
+def test_npu_text_reads_the_first_1600_nodes(position, renamed):
+    def source(elements: int) -> str:
+        return "['cuda', " + ", ".join("a" for _ in range(elements)) + "]"
+    base = _order(parsed(source(0) + "\n").named_children[0])
+    content = next(i for i, n in enumerate(base) if n.type == "string_content")
+    code = source(position - 1 - content)  # each element is one node taken before the string
+    node = parsed(code + "\n").named_children[0]
+    assert next(i for i, n in enumerate(_order(node)) if n.type == "string_content") + 1 == position
+    assert (dc.npu_text(node, WORDS) == code.replace("cuda", "npu")) is renamed
