@@ -318,3 +318,11 @@ def test_tests_only_package_is_the_nearest_one():
     assert u._tests_only_package("a/m.py", packages, {"a/b/__init__.py"}) is None
     assert u._tests_only_package("x/m.py", packages, {"x/__init__.py"}) is None
     assert u._tests_only_package("m.py", packages | {"."}, {"./__init__.py", "__init__.py"}) is None
+
+
+def test_a_subpackage_product_code_loads_is_no_tests_only_package():
+    facts = nanotron()
+    facts[3].imports = ["mylib.fp8"]  # the trainer loads mylib/fp8/__init__.py (and so linear.py); tests do too
+    result = unloaded(facts, console=("mylib.cli",))
+    assert "mylib/fp8/utils.py" not in result and "mylib/fp8/__init__.py" not in result
+    assert "mylib/fp8/linear.py" not in result
