@@ -294,3 +294,33 @@ def test_the_workflows_read_are_bounded(tmp_path, monkeypatch):
     assert p.ci_built_dockerfiles(found) == ["docker/unnamed-image/Dockerfile"]  # the 200th is read
     extra = files(tmp_path, {".github/workflows/w999.yml": "x\n"})
     assert p.ci_built_dockerfiles(found[:-1] + extra + found[-1:]) == []  # the 201st is not
+
+
+def test_only_the_engine_tokens_of_a_part_are_replaced():
+    assert p._engine_alternative(["x", "trtllm_tensorrtx"], BACKENDS, {"x/trtllm_vllmx"}) is None
+    assert p._engine_alternative(["x", "trtllm_tensorrtx"], BACKENDS, {"x/vllm_tensorrtx"}) == "x/vllm_tensorrtx"
+
+
+def test_a_twin_folder_must_exist():
+    assert of(["kernels/cuda/a.py"])[1] == "runs"
+    assert of(["kernels/cuda/a.py", "kernels/npu_x/b.py"])[1] == "runs"
+
+
+def test_a_stem_or_folder_called_init_is_no_import_name():
+    assert p._import_names(["__init__.ipynb"]) == (frozenset(), frozenset())
+    assert p._import_names(["__init__/__init__.py", "__init__/m.py"]) == (frozenset(), frozenset())
+
+
+def test_a_folder_name_of_six_characters_is_searched(tmp_path):
+    tree = {"docker/abcdef/Dockerfile": "FROM x\n", "docker/abcde/Dockerfile": "FROM x\n",
+            ".github/workflows/ci.yml": "build abcdef and abcde\n"}
+    assert p.ci_built_dockerfiles(files(tmp_path, tree)) == ["docker/abcdef/Dockerfile"]
+
+
+def test_a_workflow_that_is_not_utf8_is_still_searched(tmp_path):
+    found = files(tmp_path, {"docker/unnamed-image/Dockerfile": "FROM x\n"})
+    target = tmp_path / ".github/workflows/ci.yml"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"\xff\xfe unnamed-image\n")
+    workflow = File(".github/workflows/ci.yml", target, target.stat().st_size)
+    assert p.ci_built_dockerfiles(found + [workflow]) == ["docker/unnamed-image/Dockerfile"]
