@@ -84,7 +84,8 @@ def test_overridden_device_defaults_are_dropped_for_device_rules_only():
     facts = [Facts("m.py", overridden_defaults=[(5, "fn", False)])]
     findings = [finding("m.py", 5), finding("m.py", 5, rule="ATT101", domain="attention"), finding("m.py", 6),
                 finding("n.py", 5)]
-    assert places(propagate(findings, facts)) == places(findings[1:])
+    assert [(f.rule, f.path, f.line) for f in propagate(findings, facts)] == [
+        ("ATT101", "m.py", 5), ("DEV101", "m.py", 6), ("DEV101", "n.py", 5)]
 
 
 # test-only functions -----------------------------------------------------------------------------------------------
@@ -423,3 +424,72 @@ def test_loaded_by_and_local_path():
 def test_nothing_to_propagate_returns_the_findings():
     findings = [finding("a.py", 1)]
     assert propagate(findings, [], guarded={}) is findings
+
+
+def test_a_source_reference_is_read_without_its_slashes_only():
+    facts = [Facts("op_builder/x.py", source_refs=["/csrc/kernelX/"])]
+    ctx = context(reach={"op_builder/x.py": "other-backend"})
+    assert propagate([finding("csrc/kernelX/a.cu", 1)], facts, ctx)[0].reach == "other-backend"
+
+
+def test_files_without_exports_or_tests_before_others_do_not_stop_the_readers():
+    facts = [Facts("0.py"), Facts("pkg/utils.py", exported_functions=[("enable", 3, 9)]),
+             Facts("tests/a.py", imports=["pkg.utils.enable"])]
+    assert pr.test_only_functions(facts, context({"tests/a.py": "test"})) != {}
+    scripts = [Facts("kernels/other.py"), Facts("kernels/test.py", imports=["pytest"])]
+    assert pr.test_scripts(scripts, context()) != {}
+
+
+def test_a_self_test_of_a_module_imported_by_a_name_inside_it():
+    facts = [Facts("script.py", main_block=(1, 2)), Facts("pkg/__init__.py"), Facts("pkg/unet.py", main_block=(40, 50)),
+             Facts("train.py", imports=["pkg.unet.UNet"])]
+    assert pr.self_test_blocks(facts, context()) == {"pkg/unet.py": [(40, 50, SELF_TEST.format("train.py"))]}
+
+
+def test_a_self_test_in_a_folder_that_is_not_a_package_stays():
+    facts = [Facts("pkg/__init__.py"), Facts("pkg/sub/unet.py", main_block=(40, 50)),
+             Facts("train.py", imports=["pkg.sub.unet"])]
+    assert pr.self_test_blocks(facts, context()) == {}
+
+
+def test_a_test_importer_listed_first_does_not_stop_the_guarded_reading():
+    facts = [Facts("tests/t.py", imports=["pkg.helper"])] + kernels()
+    assert "pkg/kernels.py" in pr.guarded_modules(facts, context({"tests/t.py": "test"}))
+
+
+def test_a_module_already_known_does_not_stop_the_others():
+    facts = [Facts("app/only_tests.py", imports=["app.helper2"]), Facts("app/helper2.py"), Facts("app/__init__.py"),
+             Facts("run.py", imports=["app.core"]), Facts("app/core.py"),
+             Facts("tests/t.py", imports=["app.only_tests"])] + kernels()
+    result = pr.guarded_modules(facts, context({"tests/t.py": "test"}))
+    assert result["app/helper2.py"][0] == "optional" and result["pkg/kernels.py"][0] == "cuda-only-guarded"
+
+
+def test_extension_importers_and_modules_listed_first_do_not_stop_the_search():
+    facts = [Facts("tests/t.py", imports=["libnat_cuda"]),
+             Facts("pkg/libnat.py", imports=["torch", "libnat_cuda"], import_fallbacks={"libnat_cuda": (12, "libnat")})]
+    found = pr.extension_fallback({"libnat_cuda"}, facts, context({"tests/t.py": "test"}), {})
+    assert found == "the project falls back to libnat (pkg/libnat.py:12) where the extension does not import"
+
+
+def test_an_extension_fallback_found_through_two_guarded_modules():
+    facts = [Facts("use.py", imports=["pkg.mid"], import_fallbacks={"pkg.mid": (4, "slow")}),
+             Facts("pkg/mid.py", imports=["pkg.layer"]), Facts("pkg/layer.py", imports=["ext_cuda"])]
+    guarded = {"pkg/mid.py": ("optional", ""), "pkg/layer.py": ("optional", "")}
+    assert pr.extension_fallback({"ext_cuda"}, facts, context(), guarded) == (
+        "the project falls back to slow (use.py:4) where the extension does not import")
+
+
+def test_an_extension_fallback_six_guarded_modules_up():
+    facts = [Facts("m0.py", imports=["os", "m1"], import_fallbacks={"m1": (7, "slow")})]
+    facts += [Facts(f"m{i}.py", imports=[f"m{i + 1}"]) for i in range(1, 7)] + [Facts("m7.py", imports=["x_cuda"])]
+    guarded = {f"m{i}.py": ("optional", "") for i in range(1, 8)}
+    assert pr.extension_fallback({"x_cuda"}, facts, context(), guarded) == (
+        "the project falls back to slow (m0.py:7) where the extension does not import")
+
+
+def test_fallback_of_a_guarded_package_through_an_outside_importer():
+    facts = [Facts("pkg/__init__.py"), Facts("outer.py", imports=["pkg"]),
+             Facts("use.py", imports=["outer"], import_fallbacks={"outer": (2, "slow")})]
+    guarded = {"pkg/__init__.py": ("optional", ""), "outer.py": ("optional", "")}
+    assert pr._fallback_of("pkg/__init__.py", facts, guarded, 0) == ("use.py", 2, "slow")
