@@ -278,8 +278,6 @@ def test_a_body_that_is_no_arm_is_not_the_cuda_arm():
 
 
 def test_an_arm_that_starts_where_the_cuda_arm_starts_but_ends_elsewhere_is_not_it():
-    found = chain(ELIF)
-    body = found.arms[0][1]
     other = chain('if d == "cuda":\n    a = 1\n    b = 2\nelif d == "xpu":\n    a = 2\n')
     first = other.arms[0][1].named_children[0]
     assert first.start_byte == other.arms[0][1].start_byte and dc.cuda_arm(other, first, WORDS) is False
