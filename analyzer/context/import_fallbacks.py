@@ -165,14 +165,10 @@ def _named_in(statements: list[Node]) -> str | None:
     """The first imported name, called name or returned name of these statements that is not logging."""
     for statement in statements:
         for node in _walk(statement):
-            if node.type == "import_from_statement":
+            if node.type in {"import_from_statement", "import_statement"}:
                 names = node.children_by_field_name("name")
                 if names:
-                    return parsing.text(names[0]).split(" as ")[0].strip()
-            elif node.type == "import_statement":
-                names = node.children_by_field_name("name")
-                if names:
-                    return parsing.text(names[0]).split(" as ")[0].strip()
+                    return _imported_name(names[0])
             elif node.type == "call":
                 function = node.child_by_field_name("function")
                 name = parsing.text(function).rsplit(".", 1)[-1] if function is not None else ""
@@ -187,6 +183,12 @@ def _named_in(statements: list[Node]) -> str | None:
             elif node.type == "return_statement" and node.named_children and node.named_children[0].type == "identifier":
                 return parsing.text(node.named_children[0])
     return None
+
+
+def _imported_name(name: Node) -> str:
+    """`a.b` of `a.b` and of `a.b as c` (read from the alias's `name` field: any whitespace may stand before `as`)."""
+    dotted = name.child_by_field_name("name") if name.type == "aliased_import" else name
+    return parsing.text(dotted if dotted is not None else name)
 
 
 def _walk(node: Node, limit: int = 400):

@@ -1,0 +1,390 @@
+"""What a guarded import falls back to (analyzer/context/import_fallbacks.py), on parsed snippets: the first name an
+ImportError handler imports, calls or binds, the code that checks a module-level flag, or the call after a guard in a
+function. Each expectation is read from the module's docstrings; tests/test_ext_fallback.py runs it through whole
+analyses."""
+
+from __future__ import annotations
+
+import pytest
+from ascend_feasibility.analyzer.context import import_fallbacks as fb
+from ascend_feasibility.analyzer.reading import parsing
+
+
+def statement(code: str, needle: str, occurrence: int = 0):
+    """The import statement at the `occurrence`-th `needle`."""
+    root = parsing.parse("python", code.encode())
+    start = -1
+    for _ in range(occurrence + 1):
+        start = code.index(needle, start + 1)
+    node = root.descendant_for_byte_range(start, start + len(needle))
+    while node.type not in {"import_statement", "import_from_statement"}:
+        node = node.parent
+    return node
+
+
+def fallback(code: str, needle: str = "import", cuda_only: bool = False, occurrence: int = 0):
+    return fb.import_fallback(statement(code, needle, occurrence), cuda_only)
+
+
+LIGHTCONV = """def LightweightConv(input_size):
+    if torch.cuda.is_available():
+        try:
+            from .lightconv_layer import LightconvLayer
+            return LightconvLayer(input_size)
+        except ImportError as e:
+            print(e)
+    return LightweightConv1dTBC(input_size)
+"""
+
+LIBNAT = """def load_libnat():
+    try:
+        from fairseq import libnat_cuda
+        return libnat_cuda, True
+    except ImportError as e:
+        print(str(e) + "... falling back to CPU version")
+        try:
+            from fairseq import libnat
+            return libnat, False
+        except ImportError as e:
+            import sys
+            sys.stderr.write("ERROR: missing libnat_cuda")
+            raise e
+"""
+
+FLAG = """try:
+    from fairseq import ngram_repeat_block_cuda
+    EXTENSION_BUILT = True
+except ImportError:
+    EXTENSION_BUILT = False
+
+
+def is_cuda_extension_usable() -> bool:
+    x = 1
+    if not EXTENSION_BUILT or not torch.cuda.is_available():
+        return False
+    return True
+"""
+
+
+def test_lightweight_conv_falls_back_to_the_call_after_the_if_around_its_try():
+    assert fallback(LIGHTCONV) == (2, "LightweightConv1dTBC")
+
+
+def test_load_libnat_falls_back_to_the_cpu_module_its_handler_imports():
+    assert fallback(LIBNAT, "from fairseq import libnat_cuda") == (2, "libnat")
+
+
+def test_the_inner_import_whose_handler_raises_has_none():
+    assert fallback(LIBNAT, "from fairseq import libnat", occurrence=1) is None
+
+
+def test_a_module_level_flag_falls_back_to_the_code_that_checks_it():
+    assert fallback(FLAG) == (10, "the code that checks EXTENSION_BUILT")
+
+
+@pytest.mark.parametrize("check", [
+    "if not EXTENSION_BUILT:\n    raise ImportError('build it')\n",
+    "if EXTENSION_BUILT:\n    pass\nelse:\n    raise ImportError('build it')\n",
+    "if EXTENSION_BUILT:\n    pass\nelse:\n    # no way on\n    raise ImportError('build it')\n",
+    "if x:\n    pass\nelif not EXTENSION_BUILT:\n    raise ImportError('build it')\n",
+])
+def test_a_flag_a_check_of_which_only_raises_is_no_fallback(check):
+    assert fallback(FLAG + check) is None
+
+
+@pytest.mark.parametrize("check, line", [
+    ("if not EXTENSION_BUILT:\n    raise ImportError('a')\n    y = 1\n", 10),  # a raise among other statements
+    ("if not EXTENSION_BUILT:\n    # only a comment\n    pass\n", 10),
+    ("if EXTENSION_BUILT:\n    pass\nelse:\n    y = 1\n", 10),
+])
+def test_other_checks_of_the_flag_keep_the_fallback(check, line):
+    assert fallback(FLAG + check) == (line, "the code that checks EXTENSION_BUILT")
+
+
+def test_an_elif_is_a_check():
+    code = FLAG.split("def is_cuda")[0] + "if x:\n    pass\nelif EXTENSION_BUILT:\n    y = 2\n"
+    assert fallback(code) == (10, "the code that checks EXTENSION_BUILT")
+
+
+def test_a_flag_nobody_checks_is_no_fallback():
+    code = "try:\n    import xformers.ops as xops\nexcept ImportError:\n    xops = None\n\nprint(xops)\n"
+    assert fallback(code) is None
+
+
+def test_every_flag_a_handler_sets_is_looked_for_and_the_first_is_named():
+    code = ("try:\n    import a_cuda\nexcept ImportError:\n    A = None\n    B = False\n"
+            "def f():\n    if B:\n        return 1\n")
+    assert fallback(code) == (7, "the code that checks A")
+
+
+@pytest.mark.parametrize("handler", [
+    "    A = None\n    print('no')\n",  # more than a flag
+    "    A = 0\n",  # not False or None
+    "    self.a = None\n",
+    "    A = B = None\n",
+])
+def test_a_handler_that_does_more_than_set_a_flag_has_no_flag(handler):
+    code = f"try:\n    import a_cuda\nexcept ImportError:\n{handler}def f():\n    if A:\n        return 1\n"
+    found = fallback(code)
+    assert found is None or found[1] != "the code that checks A"
+
+
+def test_a_flag_set_inside_a_function_is_read_by_what_follows_instead():
+    code = "def f():\n    try:\n        import a_cuda\n    except ImportError:\n        a_cuda = None\n    if a_cuda:\n        g()\n"
+    assert fallback(code) is None  # the try's body does not return
+
+
+def test_the_flag_checks_are_read_in_a_bounded_walk(monkeypatch):
+    many = "y = 1\n" * 30
+    code = FLAG.replace("def is_cuda", many + "def is_cuda")
+    assert fallback(code) == (40, "the code that checks EXTENSION_BUILT")
+    original = fb._walk
+    monkeypatch.setattr(fb, "_walk", lambda node, limit=400: original(node, min(limit, 100)))
+    assert fallback(code) is None
+
+
+@pytest.mark.parametrize("clause", ["except ImportError:", "except ModuleNotFoundError:", "except Exception:",
+                                     "except BaseException:", "except:", "except (OSError, ImportError):",
+                                     "except ImportError as e:", "except errors.ImportError:"])
+def test_handlers_that_catch_an_import_error(clause):
+    code = f"try:\n    import a_cuda\n{clause}\n    import a_cpu\n"
+    assert fallback(code) == (1, "a_cpu")
+
+
+@pytest.mark.parametrize("clause", ["except OSError:", "except (OSError, ValueError):", "except ImportErrorX:"])
+def test_handlers_that_catch_something_else(clause):
+    code = f"try:\n    import a_cuda\n{clause}\n    import a_cpu\n"
+    assert fallback(code) is None
+
+
+def test_the_first_handler_that_names_something_wins():
+    code = ("try:\n    import a_cuda\nexcept OSError:\n    import b\nexcept ImportError:\n    print('x')\n"
+            "except ModuleNotFoundError:\n    import a_cpu\n")
+    assert fallback(code) == (1, "a_cpu")
+
+
+def test_a_raise_in_any_handler_gives_none():
+    code = "try:\n    import a_cuda\nexcept ImportError:\n    import a_cpu\nexcept Exception:\n    raise\n"
+    assert fallback(code) is None
+    nested = "try:\n    import a_cuda\nexcept ImportError:\n    if x:\n        raise\n    import a_cpu\n"
+    assert fallback(nested) == (1, "a_cpu")  # only the handler's own statements count
+
+
+@pytest.mark.parametrize("body, name", [
+    ("    from apex.normalization import FusedLayerNorm as LN\n", "FusedLayerNorm"),
+    ("    import apex.normalization as n, b\n", "apex.normalization"),
+    ("    import a_cpu\n", "a_cpu"),
+    ("    x = a.b()\n", "a.b"),
+    ("    x: bool = use_cpu\n", "use_cpu"),
+    ("    FusedLayerNorm = torch.nn.LayerNorm\n", "torch.nn.LayerNorm"),
+    ("    FusedLayerNorm = LayerNorm\n", "LayerNorm"),
+    ("    logger.warning('x')\n    use_cpu_kernel()\n", "use_cpu_kernel"),
+    ("    warnings.warn('x')\n    kernels.cpu_version(1)\n", "kernels.cpu_version"),
+    ("    print('no');\n    x = repr(1) + str(2) + format(3)\n    y = make()\n", "make"),
+    ("    raise_later = MissingError('x')\n    k = Impl()\n", "Impl"),
+    ("    e = WrongException(1)\n    k = Impl()\n", "Impl"),
+])
+def test_what_a_handler_names(body, name):
+    code = f"try:\n    import a_cuda\nexcept ImportError:\n{body}"
+    assert fallback(code) == (1, name)
+
+
+@pytest.mark.parametrize("body", [
+    "    sys.exit(1)\n", "    os._exit(1)\n", "    pytest.skip('x')\n", "    pytest.importorskip('x')\n",
+    "    require_version('x')\n", "    logger.error('x')\n", "    logging.exception('x')\n", "    log.info('x')\n",
+    "    log.debug('x')\n", "    sys.stderr.write('x')\n", "    abort()\n", "    self.fail('x')\n",
+    "    require_version_core('x')\n", "    x = 1\n", "    x = 'a'\n",
+])
+def test_what_a_handler_does_not_name(body):
+    code = f"try:\n    import a_cuda\nexcept ImportError:\n{body}"
+    assert fallback(code) is None
+
+
+def test_a_returned_name_in_a_handler_is_the_fallback():
+    code = "def f():\n    try:\n        import a_cuda\n    except ImportError:\n        return cpu_impl\n"
+    assert fallback(code) == (2, "cpu_impl")
+    code = "def f():\n    try:\n        import a_cuda\n    except ImportError:\n        return\n"
+    assert fallback(code) is None
+    code = "def f():\n    try:\n        import a_cuda\n    except ImportError:\n        return 'cpu'\n"
+    assert fallback(code) is None
+
+
+def test_an_assignment_counts_only_as_a_statement_of_its_own():
+    code = "try:\n    import a_cuda\nexcept ImportError:\n    f(lambda: (x := cpu))\n"
+    assert fallback(code) == (1, "f")
+    code = "try:\n    import a_cuda\nexcept ImportError:\n    with ctx:\n        Norm = torch.nn.LayerNorm\n"
+    assert fallback(code) is None  # the with statement is not an expression statement
+
+
+def test_the_if_whose_whole_body_is_the_try_is_the_guard():
+    code = "if ok:\n    try:\n        import a_cuda\n    except ImportError:\n        import a_cpu\n"
+    assert fallback(code) == (1, "a_cpu")
+    not_alone = "if ok:\n    x = 1\n    try:\n        import a_cuda\n    except ImportError:\n        import a_cpu\n"
+    assert fallback(not_alone) == (3, "a_cpu")
+    with_else = ("if ok:\n    try:\n        import a_cuda\n    except ImportError:\n        import a_cpu\n"
+                 "else:\n    pass\n")
+    assert fallback(with_else) == (2, "a_cpu")
+    with_elif = ("if ok:\n    try:\n        import a_cuda\n    except ImportError:\n        import a_cpu\n"
+                 "elif b:\n    pass\n")
+    assert fallback(with_elif) == (2, "a_cpu")
+    in_loop = "for i in r:\n    try:\n        import a_cuda\n    except ImportError:\n        import a_cpu\n"
+    assert fallback(in_loop) == (2, "a_cpu")
+
+
+def test_only_the_try_body_is_the_attempt():
+    # an import in the handler or else of a try is not what the try attempts
+    code = "try:\n    import a\nexcept ImportError:\n    import b\n"
+    assert fallback(code, "import b") is None
+    code = "try:\n    x = 1\nexcept ImportError:\n    pass\nelse:\n    import b\n"
+    assert fallback(code, "import b") is None
+    outer = "try:\n    if x:\n        import a_cuda\nexcept ImportError:\n    import a_cpu\n"
+    assert fallback(outer) == (1, "a_cpu")
+
+
+def test_a_try_around_a_function_does_not_guard_its_imports():
+    code = "try:\n    def f():\n        import a_cuda\nexcept ImportError:\n    import a_cpu\n"
+    assert fallback(code) is None
+    code = "try:\n    class A:\n        import a_cuda\nexcept ImportError:\n    import a_cpu\n"
+    assert fallback(code) is None
+
+
+# after the guard, in a function ------------------------------------------------------------------------------
+def test_what_follows_a_try_whose_body_returns():
+    code = ("def f(x):\n    try:\n        import a_cuda\n        return a_cuda.run(x)\n    except ImportError:\n"
+            "        pass\n    # the CPU path\n    return slow(x)\n")
+    assert fallback(code) == (2, "slow")
+
+
+@pytest.mark.parametrize("after", [
+    "    raise RuntimeError('x')\n", "    # nothing\n", "", "    return 1\n",
+])
+def test_nothing_usable_after_the_guard_is_none(after):
+    code = "def f(x):\n    try:\n        import a_cuda\n        return a_cuda.run(x)\n    except ImportError:\n        pass\n" + after
+    assert fallback(code) is None
+
+
+def test_a_guarded_block_that_goes_on_has_no_fallback_after_it():
+    code = ("def f(x):\n    try:\n        import a_cuda\n        y = a_cuda.run(x)\n    except ImportError:\n"
+            "        pass\n    return slow(x)\n")
+    assert fallback(code) is None
+    nested = ("def f(x):\n    try:\n        import a_cuda\n        if x:\n            return a_cuda.run(x)\n"
+              "    except ImportError:\n        pass\n    return slow(x)\n")
+    assert fallback(nested) is None  # only the block's own return counts
+
+
+def test_after_a_module_level_try_come_definitions_not_a_fallback():
+    code = "try:\n    import a_cuda\nexcept ImportError:\n    pass\nslow()\n"
+    assert fallback(code) is None
+    method = ("class A:\n    def f(self, x):\n        try:\n            import a_cuda\n            return a_cuda.run(x)\n"
+              "        except ImportError:\n            pass\n        return slow(x)\n")
+    assert fallback(method) == (3, "slow")
+
+
+def test_a_cuda_only_if_with_a_fallback_after_it():
+    code = "def f(x):\n    if x.is_cuda:\n        from .k import kernel\n        return kernel(x)\n    return fallback(x)\n"
+    assert fallback(code, cuda_only=True) == (2, "fallback")
+    assert fallback(code) is None  # only with cuda_only
+    nested = ("def f(x):\n    if x.is_cuda:\n        for i in r:\n            from .k import kernel\n"
+              "        return kernel(x)\n    return fallback(x)\n")
+    assert fallback(nested, cuda_only=True) == (2, "fallback")
+
+
+@pytest.mark.parametrize("code", [
+    "def f(x):\n    if x.is_cuda:\n        from .k import kernel\n        return kernel(x)\n    else:\n        return g(x)\n",
+    "def f(x):\n    if x.is_cuda:\n        from .k import kernel\n        return kernel(x)\n    elif y:\n        return g(x)\n",
+    "def f(x):\n    if x.is_cuda:\n        from .k import kernel\n        y = kernel(x)\n    return fallback(x)\n",
+    "def f(x):\n    from .k import kernel\n    return kernel(x)\n",
+    "if cuda:\n    from .k import kernel\nfallback()\n",
+    "def f(x):\n    if x.is_cuda:\n        def g():\n            from .k import kernel\n        return g\n    return h(x)\n",
+])
+def test_cuda_only_ifs_without_a_fallback(code):
+    assert fallback(code, cuda_only=True) is None
+
+
+def test_the_walk_of_a_handler_is_bounded():
+    nodes = list(fb._walk(parsing.parse("python", b"x = [" + b"1, " * 500 + b"]\n")))
+    assert len(nodes) == 400
+    assert [n.type for n in fb._walk(parsing.parse("python", b"a(b)\n"))] == [
+        "module", "expression_statement", "call", "identifier", "argument_list", "identifier"]
+    assert len(list(fb._walk(parsing.parse("python", b"x = 1\n" * 10), 3))) == 3
+
+
+def test_an_import_is_read_without_a_cuda_only_guard_by_default():
+    code = "def f(x):\n    if x.is_cuda:\n        from .k import kernel\n        return kernel(x)\n    return fallback(x)\n"
+    assert fb.import_fallback(statement(code, "from .k")) is None
+
+
+def test_a_flag_handler_with_a_target_that_is_no_name_or_no_value_has_no_flag():
+    checked = "if B:\n    x = 1\n"
+    code = f"try:\n    import a_cuda\nexcept ImportError:\n    self.a = None\n    B = None\n{checked}"
+    assert fallback(code) is None
+    code = f"try:\n    import a_cuda\nexcept ImportError:\n    A: bool\n    B = None\n{checked}"
+    assert fallback(code) is None
+
+
+def test_flag_checks_are_found_far_down_the_module():
+    code = FLAG.replace("def is_cuda", "y = 1\n" * 200 + "def is_cuda")
+    assert fallback(code) == (210, "the code that checks EXTENSION_BUILT")
+
+
+def _check_index(code: str) -> int:
+    root = parsing.parse("python", code.encode())
+    return next(i for i, n in enumerate(fb._walk(root, 10**7)) if n.type == "if_statement")
+
+
+def test_flag_checks_are_read_among_the_first_twenty_thousand_nodes():
+    head = "try:\n    import a_cuda\nexcept ImportError:\n    A = None\n"
+    tail = "if A:\n    x = 1\n"
+    base = _check_index(head + tail)
+    last = head + "pass\n" * (19999 - base) + tail  # each pass is one node before the check
+    assert _check_index(last) == 19999
+    assert fallback(last) == (4 + 19999 - base + 1, "the code that checks A")
+    beyond = head + "pass\n" * (20000 - base) + tail
+    assert fallback(beyond) is None
+
+
+def test_a_comment_among_raises_still_only_raises():
+    code = FLAG + "if not EXTENSION_BUILT:\n    raise ImportError('a')\n    # unreachable\n    raise ImportError('b')\n"
+    assert fallback(code) is None
+
+
+def test_a_module_level_try_is_never_followed_even_when_its_body_returns():
+    # not valid Python, but parsed: the docstring's rule holds
+    code = "try:\n    import a_cuda\n    return a_cuda\nexcept ImportError:\n    pass\nslow()\n"
+    assert fallback(code) is None
+
+
+def test_a_raise_after_the_guard_is_no_fallback_whatever_it_calls():
+    code = ("def f(x):\n    try:\n        import a_cuda\n        return a_cuda.run(x)\n    except ImportError:\n"
+            "        pass\n    raise make_error()\n")
+    assert fallback(code) is None
+
+
+def test_a_class_stops_the_search_for_the_cuda_only_if():
+    code = ("def f(x):\n    if x.is_cuda:\n        class K:\n            from .k import kernel\n        return K\n"
+            "    return fallback(x)\n")
+    assert fallback(code, "from .k", cuda_only=True) is None
+
+
+@pytest.mark.parametrize("other", ["else:\n        y = 1\n", "elif y:\n        y = 1\n"])
+def test_a_cuda_only_if_with_another_arm_and_code_after_it(other):
+    code = (f"def f(x):\n    if x.is_cuda:\n        from .k import kernel\n        return kernel(x)\n    {other}"
+            "    return fallback(x)\n")
+    assert fallback(code, "from .k", cuda_only=True) is None
+
+
+def test_a_try_in_a_class_body_inside_a_function_reads_flags_like_a_module():
+    code = ("def outer():\n    class A:\n        try:\n            import a_cuda\n        except ImportError:\n"
+            "            A_OK = False\n        if A_OK:\n            x = 1\n")
+    assert fallback(code) == (7, "the code that checks A_OK")
+
+
+@pytest.mark.parametrize("body, name", [
+    ("    import a_cpu\tas cpu\n", "a_cpu"),
+    ("    from b import a_cpu\tas cpu\n", "a_cpu"),
+    ("    import a_cpu  as  cpu\n", "a_cpu"),
+    ("    from b import (a_cpu as\n        cpu)\n", "a_cpu"),
+])
+def test_an_aliased_import_is_named_by_its_name_whatever_the_spacing(body, name):
+    code = f"try:\n    import a_cuda\nexcept ImportError:\n{body}"
+    assert fallback(code) == (1, name)

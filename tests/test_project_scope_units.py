@@ -1,0 +1,129 @@
+"""One-time steps reported once per project (analyzer/context/project_scope.py), on plain findings: a rule's findings
+dropped when the project has none of the findings it needs, and each project-scoped rule collapsed into one finding
+that lists every site."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.context import project_scope as ps
+from ascend_feasibility.analyzer.core.models import EffortHours, Finding, ReplacementText, Text
+
+
+def finding(rule: str, path: str = "a.py", line: int = 1, *, suppressed: bool = False, reach: str = "runs",
+            role: str = "product", cell: int | None = None) -> Finding:
+    return Finding(
+        rule=rule, name="some-rule", domain="device", path=path, line=line, column=1, end_line=line, end_column=2,
+        cell=cell, snippet="x", symbol="x", severity="low", migration="auto", confidence="high",
+        message=Text(en="m", zh="m"), replacement=ReplacementText(en="r", zh="r", code=None),
+        effort_hours=EffortHours(low=0.0, high=0.25), references=[], fingerprint=f"{rule}{path}{line}",
+        suppressed=suppressed, role=role, reach=reach)
+
+
+def keys(findings: list[Finding]) -> list[tuple[str, str, int]]:
+    return [(f.rule, f.path, f.line) for f in findings]
+
+
+# drop_without_cause ------------------------------------------------------------------------------------------
+def test_a_rule_stays_when_the_project_has_a_finding_it_needs():
+    findings = [finding("DST013", "a.py", 1), finding("DEV101", "b.py", 2), finding("DEV102", "c.py", 3)]
+    assert keys(ps.drop_without_cause(findings, {"DST013": frozenset({"DEV101", "DEV999"})})) == keys(findings)
+
+
+def test_a_rule_goes_when_none_of_the_findings_it_needs_is_there():
+    findings = [finding("DST013", "a.py", 1), finding("DEV102", "c.py", 3), finding("DST013", "d.py", 4)]
+    assert keys(ps.drop_without_cause(findings, {"DST013": frozenset({"DEV101"})})) == [("DEV102", "c.py", 3)]
+
+
+def test_a_suppressed_finding_is_no_cause():
+    findings = [finding("DST013"), finding("DEV101", "b.py", 2, suppressed=True)]
+    assert keys(ps.drop_without_cause(findings, {"DST013": frozenset({"DEV101"})})) == [("DEV101", "b.py", 2)]
+
+
+def test_an_uncounted_but_unsuppressed_finding_is_a_cause():
+    findings = [finding("DST013"), finding("DEV101", "tests/b.py", 2, role="test", reach="optional")]
+    assert len(ps.drop_without_cause(findings, {"DST013": frozenset({"DEV101"})})) == 2
+
+
+def test_a_rule_that_needs_nothing_always_stays():
+    findings = [finding("DST013"), finding("DEV102", "c.py", 3)]
+    assert keys(ps.drop_without_cause(findings, {"DST013": frozenset()})) == keys(findings)
+    assert keys(ps.drop_without_cause(findings, {})) == keys(findings)
+
+
+def test_only_the_rules_missing_their_cause_go():
+    findings = [finding("DST013"), finding("DST014", "b.py"), finding("DEV101", "c.py")]
+    needs = {"DST013": frozenset({"DEV101"}), "DST014": frozenset({"DEV555"})}
+    assert keys(ps.drop_without_cause(findings, needs)) == [("DST013", "a.py", 1), ("DEV101", "c.py", 1)]
+
+
+# collapse_project_scoped -------------------------------------------------------------------------------------
+def test_a_project_scoped_rule_keeps_its_first_site_listing_every_site():
+    findings = [finding("DEV101", "z.py", 9), finding("DST001", "a.py", 3), finding("DEV102", "b.py", 1),
+                finding("DST001", "c.py", 7, cell=4), finding("DST001", "d.py", 2)]
+    result = ps.collapse_project_scoped(findings, {"DST001"})
+    assert keys(result) == [("DEV101", "z.py", 9), ("DST001", "a.py", 3), ("DEV102", "b.py", 1)]
+    assert result[1].sites == ["a.py:3", "c.py:7 (cell 4)", "d.py:2"]
+    assert result[0].sites == [] and result[2].sites == []
+    assert findings[1].sites == []  # a copy is changed, not the caller's finding
+
+
+def test_the_first_site_that_counts_is_kept():
+    findings = [finding("DST001", "tests/a.py", 1, role="test"), finding("DST001", "b.py", 2, reach="optional"),
+                finding("DST001", "c.py", 3), finding("DST001", "d.py", 4)]
+    result = ps.collapse_project_scoped(findings, {"DST001"})
+    assert keys(result) == [("DST001", "c.py", 3)]
+    assert result[0].sites == ["tests/a.py:1", "b.py:2", "c.py:3", "d.py:4"]
+
+
+def test_without_a_counted_site_the_first_is_kept():
+    findings = [finding("DST001", "tests/a.py", 1, role="test"), finding("DST001", "tests/b.py", 2, role="test")]
+    result = ps.collapse_project_scoped(findings, {"DST001"})
+    assert keys(result) == [("DST001", "tests/a.py", 1)]
+    assert result[0].sites == ["tests/a.py:1", "tests/b.py:2"]
+
+
+def test_a_single_site_is_left_as_it_is():
+    findings = [finding("DST001", "a.py", 1), finding("DEV101", "b.py", 2)]
+    result = ps.collapse_project_scoped(findings, {"DST001"})
+    assert result == findings and result[0].sites == []
+
+
+def test_suppressed_sites_are_neither_grouped_nor_dropped():
+    findings = [finding("DST001", "a.py", 1, suppressed=True), finding("DST001", "b.py", 2),
+                finding("DST001", "c.py", 3)]
+    result = ps.collapse_project_scoped(findings, {"DST001"})
+    assert keys(result) == [("DST001", "a.py", 1), ("DST001", "b.py", 2)]
+    assert result[0].sites == [] and result[1].sites == ["b.py:2", "c.py:3"]
+    only_one_left = [finding("DST001", "a.py", 1, suppressed=True), finding("DST001", "b.py", 2)]
+    assert ps.collapse_project_scoped(only_one_left, {"DST001"}) == only_one_left
+
+
+def test_rules_not_project_scoped_are_untouched_and_each_rule_groups_apart():
+    findings = [finding("DEV101", "a.py", 1), finding("DEV101", "b.py", 2), finding("DST001", "c.py", 3),
+                finding("DST002", "d.py", 4), finding("DST001", "e.py", 5), finding("DST002", "f.py", 6)]
+    result = ps.collapse_project_scoped(findings, {"DST001", "DST002"})
+    assert keys(result) == [("DEV101", "a.py", 1), ("DEV101", "b.py", 2), ("DST001", "c.py", 3), ("DST002", "d.py", 4)]
+    assert result[2].sites == ["c.py:3", "e.py:5"] and result[3].sites == ["d.py:4", "f.py:6"]
+    assert result[0].sites == [] and result[1].sites == []
+
+
+def test_the_sites_listed_are_bounded():
+    exactly = [finding("DST001", f"m{i}.py", i + 1) for i in range(ps.MAX_SITES)]
+    result = ps.collapse_project_scoped(exactly, {"DST001"})
+    assert len(result) == 1 and len(result[0].sites) == ps.MAX_SITES and result[0].sites[-1] == "m99.py:100"
+    over = [finding("DST001", f"m{i}.py", i + 1) for i in range(ps.MAX_SITES + 3)]
+    sites = ps.collapse_project_scoped(over, {"DST001"})[0].sites
+    assert len(sites) == ps.MAX_SITES + 1
+    assert sites[ps.MAX_SITES - 1] == "m99.py:100" and sites[-1] == "... 3 more"
+
+
+def test_a_cell_zero_is_not_written():
+    # cells are counted from 1; a falsy cell says no notebook
+    assert ps._site(finding("DST001", "n.ipynb", 2, cell=1)) == "n.ipynb:2 (cell 1)"
+    assert ps._site(finding("DST001", "a.py", 2)) == "a.py:2"
+
+
+def test_a_single_site_rule_before_another_does_not_stop_the_grouping():
+    findings = [finding("DST002", "a.py", 1), finding("DST001", "b.py", 2), finding("DST001", "c.py", 3)]
+    result = ps.collapse_project_scoped(findings, {"DST001", "DST002"})
+    assert keys(result) == [("DST002", "a.py", 1), ("DST001", "b.py", 2)]
+    assert result[0].sites == [] and result[1].sites == ["b.py:2", "c.py:3"]

@@ -1,0 +1,495 @@
+"""Reach that only the whole project shows (analyzer/context/propagation.py), on plain facts and findings: native
+sources only other backends' builders name, modules imported only behind guards, product functions only tests import,
+test scripts, self-test blocks, overridden defaults, off-by-default options and extension fallbacks. Each expectation
+is read from the module's docstrings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+from ascend_feasibility.analyzer.context import propagation as pr
+from ascend_feasibility.analyzer.context.project import FileContext, ProjectContext
+from ascend_feasibility.analyzer.core.findings import Place
+from ascend_feasibility.analyzer.core.models import EffortHours, Finding, ReplacementText, Text
+from ascend_feasibility.domains.phases.facts import module_name
+
+FEATURES = frozenset({"attention"})
+
+
+@dataclass
+class Facts:
+    path: str
+    imports: list[str] = field(default_factory=list)
+    guarded_imports: dict[str, str] = field(default_factory=dict)
+    import_fallbacks: dict[str, tuple[int, str]] = field(default_factory=dict)
+    exported_functions: list[tuple[str, int, int]] = field(default_factory=list)
+    overridden_defaults: list[tuple[int, str, bool]] = field(default_factory=list)
+    source_refs: list[str] = field(default_factory=list)
+    main_guard: bool = False
+    main_block: tuple[int, int] | None = None
+    launched_scripts: list[str] = field(default_factory=list)
+    choices: list = field(default_factory=list)
+    module_strings: list = field(default_factory=list)
+    options: list = field(default_factory=list)
+    option_arms: list = field(default_factory=list)
+    launch_flags: list = field(default_factory=list)
+    lazy_submodules: list = field(default_factory=list)
+    module: str | None = None
+
+    def __post_init__(self):
+        if self.module is None:
+            self.module = module_name(self.path) if self.path.endswith(".py") else ""
+
+
+def context(roles: dict[str, str] | None = None, reach: dict[str, str] | None = None) -> ProjectContext:
+    files = {}
+    for path in {*(roles or {}), *(reach or {})}:
+        files[path] = FileContext((roles or {}).get(path, "product"), (reach or {}).get(path, "runs"))
+    return ProjectContext(files=files)
+
+
+def finding(path: str, line: int = 1, rule: str = "DEV101", domain: str = "device", reach: str = "runs",
+            role: str = "product") -> Finding:
+    return Finding(
+        rule=rule, name="some-rule", domain=domain, path=path, line=line, column=1, end_line=line, end_column=2,
+        snippet="x", symbol="x", severity="low", migration="auto", confidence="high",
+        message=Text(en="m", zh="m"), replacement=ReplacementText(en="r", zh="r", code=None),
+        effort_hours=EffortHours(low=0.0, high=0.25), references=[], fingerprint=f"{rule}{path}{line}",
+        suppressed=False, role=role, reach=reach)
+
+
+class Factory:
+    def relocate(self, f: Finding, place: Place) -> Finding:
+        return f.model_copy(update={"role": place.role, "reach": place.reach, "reach_reason": place.reason})
+
+
+def places(findings: list[Finding]) -> list[tuple[str, int, str, str, str | None]]:
+    return [(f.path, f.line, f.role, f.reach, f.reach_reason) for f in findings]
+
+
+def propagate(findings, facts, ctx=None, guarded=None):
+    return pr.propagate_reach(findings, facts, ctx or context(), Factory(), FEATURES, guarded)
+
+
+# overridden defaults ---------------------------------------------------------------------------------------------
+def test_overridden_defaults():
+    facts = [Facts("pkg/m.py", overridden_defaults=[(5, "fn", True), (9, "method", False), (12, "other", True)]),
+             Facts("b.py", imports=["pkg.m.fn"]),
+             Facts("c.py", overridden_defaults=[(3, "g", True)], module="")]
+    assert pr.overridden_defaults(facts) == {("pkg/m.py", 9), ("pkg/m.py", 12), ("c.py", 3)}
+
+
+def test_overridden_device_defaults_are_dropped_for_device_rules_only():
+    facts = [Facts("m.py", overridden_defaults=[(5, "fn", False)])]
+    findings = [finding("m.py", 5), finding("m.py", 5, rule="ATT101", domain="attention"), finding("m.py", 6),
+                finding("n.py", 5)]
+    assert [(f.rule, f.path, f.line) for f in propagate(findings, facts)] == [
+        ("ATT101", "m.py", 5), ("DEV101", "m.py", 6), ("DEV101", "n.py", 5)]
+
+
+# test-only functions -----------------------------------------------------------------------------------------------
+def test_a_product_function_only_tests_import_is_test_code():
+    facts = [Facts("pkg/utils.py", exported_functions=[("enable", 3, 9), ("used", 11, 20), ("alone", 21, 30)]),
+             Facts("tests/b.py", imports=["pkg.utils.enable"]), Facts("tests/a.py", imports=["pkg.utils.enable"]),
+             Facts("tests/c.py", imports=["pkg.utils.used"]), Facts("train.py", imports=["pkg.utils.used"])]
+    ctx = context({"tests/a.py": "test", "tests/b.py": "test", "tests/c.py": "test"})
+    assert pr.test_only_functions(facts, ctx) == {
+        "pkg/utils.py": [(3, 9, "enable() is imported only by tests: tests/a.py and 1 more")]}
+    one = facts[:2]
+    assert pr.test_only_functions(one, ctx) == {"pkg/utils.py": [(3, 9, "enable() is imported only by tests: tests/b.py")]}
+
+
+def test_what_makes_no_test_only_function():
+    facts = [Facts("pkg/utils.py", exported_functions=[("enable", 3, 9)], imports=["pkg.utils.enable"]),
+             Facts("tests/a.py", imports=["pkg.utils.enable"])]
+    ctx = context({"tests/a.py": "test"})
+    assert pr.test_only_functions(facts, ctx) == {"pkg/utils.py": [(3, 9, "enable() is imported only by tests: tests/a.py")]}
+    assert pr.test_only_functions(facts, context({"tests/a.py": "test", "pkg/utils.py": "example"})) == {}
+    assert pr.test_only_functions(facts, context({"tests/a.py": "example"})) == {}
+    assert pr.test_only_functions(facts, context({"tests/a.py": "test", "pkg/utils.py": "build"})) != {}
+    no_module = [Facts("pkg/utils.py", exported_functions=[("enable", 3, 9)], module=""), facts[1]]
+    assert pr.test_only_functions(no_module, ctx) == {}
+    assert pr.test_only_functions([facts[0]], ctx) == {}  # only itself
+
+
+def test_findings_in_a_test_only_function_are_test_code():
+    facts = [Facts("pkg/utils.py", exported_functions=[("enable", 3, 9)]), Facts("tests/a.py", imports=["pkg.utils.enable"])]
+    ctx = context({"tests/a.py": "test"})
+    findings = [finding("pkg/utils.py", 2), finding("pkg/utils.py", 3), finding("pkg/utils.py", 9),
+                finding("pkg/utils.py", 10), finding("pkg/utils.py", 5, role="example"),
+                finding("pkg/utils.py", 5, reach="optional")]
+    reason = "enable() is imported only by tests: tests/a.py"
+    assert places(propagate(findings, facts, ctx)) == [
+        ("pkg/utils.py", 2, "product", "runs", None), ("pkg/utils.py", 3, "test", "runs", reason),
+        ("pkg/utils.py", 9, "test", "runs", reason), ("pkg/utils.py", 10, "product", "runs", None),
+        ("pkg/utils.py", 5, "example", "runs", None), ("pkg/utils.py", 5, "test", "optional", reason)]
+
+
+# test scripts and self-test blocks ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("path, imports, expected", [
+    ("kernels/test.py", ["torch.autograd.gradcheck"], "a test script: test.py imports torch.autograd.gradcheck"),
+    ("kernels/Tests.py", ["os", "pytest.mark"], "a test script: Tests.py imports pytest.mark"),
+    ("kernels/test.py", ["unittest"], "a test script: test.py imports unittest"),
+    ("tools/test.py", ["mmcv"], None),
+    ("tools/test.py", ["unittestx", "pytestx.y"], None),
+    ("tools/test_x.py", ["pytest"], None),
+])
+def test_test_scripts(path, imports, expected):
+    found = pr.test_scripts([Facts(path, imports=imports)], context())
+    assert found == ({path: [(1, 10**9, expected)]} if expected else {})
+
+
+def test_a_test_script_of_another_role_is_left_alone():
+    assert pr.test_scripts([Facts("kernels/test.py", imports=["pytest"])], context({"kernels/test.py": "example"})) == {}
+
+
+def test_findings_in_a_test_script_are_test_code():
+    findings = [finding("kernels/test.py", 500)]
+    assert places(propagate(findings, [Facts("kernels/test.py", imports=["pytest"])])) == [
+        ("kernels/test.py", 500, "test", "runs", "a test script: test.py imports pytest")]
+
+
+SELF_TEST = 'line 40: the self-test under `if __name__ == "__main__":` of a module the project imports ({})'
+
+
+def test_the_self_test_block_of_an_imported_package_module():
+    facts = [Facts("pkg/__init__.py"), Facts("pkg/unet.py", main_block=(40, 50)),
+             Facts("train.py", imports=["pkg.unet.UNet"]), Facts("a_first.py", imports=["pkg.unet"])]
+    assert pr.self_test_blocks(facts, context()) == {"pkg/unet.py": [(40, 50, SELF_TEST.format("a_first.py"))]}
+    findings = [finding("pkg/unet.py", 39), finding("pkg/unet.py", 40), finding("pkg/unet.py", 50),
+                finding("pkg/unet.py", 51)]
+    assert [f.role for f in propagate(findings, facts)] == ["product", "test", "test", "product"]
+
+
+@pytest.mark.parametrize("change", ["launched", "no package", "top level", "test importer", "no block", "no module",
+                                    "example", "imports the package only", "self"])
+def test_what_keeps_a_main_block_product_code(change):
+    facts = [Facts("pkg/__init__.py"), Facts("pkg/unet.py", main_block=(40, 50)),
+             Facts("train.py", imports=["pkg.unet.UNet"])]
+    ctx = context()
+    if change == "launched":
+        facts.append(Facts("run.sh", launched_scripts=["scripts/unet.py"]))
+    elif change == "no package":
+        facts[0] = Facts("other/__init__.py")
+    elif change == "top level":
+        facts = [Facts("unet.py", main_block=(40, 50)), Facts("train.py", imports=["unet.UNet"]), Facts("__init__.py")]
+    elif change == "test importer":
+        ctx = context({"train.py": "test"})
+    elif change == "no block":
+        facts[1].main_block = None
+    elif change == "no module":
+        facts[1].module = ""
+    elif change == "example":
+        ctx = context({"pkg/unet.py": "example"})
+    elif change == "imports the package only":
+        facts[2].imports = ["pkg"]
+    elif change == "self":
+        facts[2].imports = []
+        facts[1].imports = ["pkg.unet"]
+    assert pr.self_test_blocks(facts, ctx) == {}
+
+
+# guarded modules ---------------------------------------------------------------------------------------------------
+def kernels(first_reach: str = "cuda-only-guarded") -> list[Facts]:
+    return [Facts("pkg/kernels.py", imports=["pkg.helper.fn"]), Facts("pkg/helper.py"), Facts("pkg/__init__.py"),
+            Facts("model.py", imports=["pkg.kernels"], guarded_imports={"pkg.kernels": first_reach})]
+
+
+def test_modules_imported_only_behind_guards_and_what_only_they_load():
+    why = "imported only behind guards with a fallback: "
+    assert pr.guarded_modules(kernels(), context()) == {
+        "pkg/kernels.py": ("cuda-only-guarded", why + "model.py"),
+        "pkg/__init__.py": ("cuda-only-guarded", why + "model.py"),
+        "pkg/helper.py": ("cuda-only-guarded", why + "pkg/kernels.py")}
+
+
+def test_a_plain_import_anywhere_keeps_the_module_running():
+    facts = kernels() + [Facts("train.py", imports=["pkg.helper"])]
+    result = pr.guarded_modules(facts, context())
+    assert "pkg/helper.py" not in result and "pkg/__init__.py" not in result and "pkg/kernels.py" in result
+
+
+@pytest.mark.parametrize("roles, reach", [({"train.py": "test"}, {}), ({"train.py": "example"}, {}),
+                                          ({}, {"train.py": "other-backend"}), ({}, {"train.py": "optional"})])
+def test_imports_in_tests_examples_and_other_backends_do_not_count(roles, reach):
+    facts = kernels() + [Facts("train.py", imports=["pkg.helper"])]
+    assert "pkg/helper.py" in pr.guarded_modules(facts, context(roles, reach))
+
+
+def test_mixed_guards_make_a_module_optional_and_importers_are_listed_sorted_three_at_most():
+    facts = kernels() + [Facts(f"{name}.py", imports=["pkg.kernels"], guarded_imports={"pkg.kernels": "optional"})
+                         for name in ("e", "d", "c", "b")]
+    reach, why = pr.guarded_modules(facts, context())["pkg/kernels.py"]
+    assert reach == "optional" and why == "imported only behind guards with a fallback: b.py, c.py, d.py"
+
+
+def test_an_import_guarded_the_same_way_everywhere_keeps_that_reach():
+    facts = kernels("optional") + [Facts("b.py", imports=["pkg.kernels"], guarded_imports={"pkg.kernels": "optional"})]
+    assert pr.guarded_modules(facts, context())["pkg/kernels.py"][0] == "optional"
+
+
+def test_a_package_importing_itself_does_not_guard_it():
+    facts = [Facts("pkg/__init__.py", imports=["pkg.kernels"], guarded_imports={"pkg.kernels": "optional"}),
+             Facts("pkg/kernels.py"), Facts("train.py", imports=["pkg"])]
+    # pkg/__init__.py's import of its own package module does not load the package again
+    assert pr.guarded_modules(facts, context()) == {
+        "pkg/kernels.py": ("optional", "imported only behind guards with a fallback: pkg/__init__.py")}
+    lone = [Facts("m.py", imports=["m.x"], guarded_imports={"m.x": "optional"})]
+    assert pr.guarded_modules(lone, context()) == {}
+
+
+def test_unloaded_modules_count_as_guarded():
+    facts = [Facts("run.py", imports=["app.core"]), Facts("app/__init__.py"), Facts("app/core.py"),
+             Facts("app/only_tests.py"), Facts("tests/t.py", imports=["app.only_tests"])]
+    result = pr.guarded_modules(facts, context({"tests/t.py": "test"}))
+    assert result == {"app/only_tests.py": ("optional", "imported only by tests (tests/t.py): no product code loads it")}
+
+
+def test_console_modules_are_entries():
+    facts = [Facts("run.py", imports=["app.core"]), Facts("app/__init__.py"), Facts("app/core.py"),
+             Facts("app/cli.py"), Facts("tests/t.py", imports=["app.cli"])]
+    assert "app/cli.py" in pr.guarded_modules(facts, context({"tests/t.py": "test"}))
+    assert pr.guarded_modules(facts, context({"tests/t.py": "test"}), ("app.cli",)) == {}
+
+
+def test_findings_in_guarded_modules_take_their_reach():
+    guarded = {"k.py": ("cuda-only-guarded", "why k"), "o.py": ("optional", "why o"), "d.py": ("cuda-only-guarded", "why d")}
+    findings = [finding("k.py", 1, "ATT101", "attention"), finding("k.py", 2), finding("o.py", 3),
+                finding("d.py", 4), finding("k.py", 5, "ATT101", "attention", reach="npu-path"), finding("x.py", 6)]
+    # k.py holds a CUDA-only feature: all its findings go with it; d.py does not, and is not optional
+    assert places(propagate(findings, [], guarded=guarded)) == [
+        ("k.py", 1, "product", "cuda-only-guarded", "why k"), ("k.py", 2, "product", "cuda-only-guarded", "why k"),
+        ("o.py", 3, "product", "optional", "why o"), ("d.py", 4, "product", "runs", None),
+        ("k.py", 5, "product", "npu-path", None), ("x.py", 6, "product", "runs", None)]
+    # a feature finding that no longer runs still marks its module as a kernel module
+    marked = [finding("d.py", 4), finding("d.py", 5, "ATT101", "attention", reach="npu-path")]
+    assert [f.reach for f in propagate(marked, [], guarded=guarded)] == ["cuda-only-guarded", "npu-path"]
+
+
+def test_guarded_modules_are_worked_out_when_not_given():
+    findings = [finding("pkg/kernels.py", 1, "ATT101", "attention")]
+    assert places(propagate(findings, kernels())) == [
+        ("pkg/kernels.py", 1, "product", "cuda-only-guarded", "imported only behind guards with a fallback: model.py")]
+
+
+def test_a_test_file_is_kept_as_found():
+    findings = [finding("tests/t.py", 1, "ATT101", "attention", role="test")]
+    guarded = {"tests/t.py": ("optional", "why")}
+    assert places(propagate(findings, [], guarded=guarded)) == [("tests/t.py", 1, "test", "optional", "why")]
+
+
+# native sources ----------------------------------------------------------------------------------------------------
+def test_a_native_source_only_other_backends_build_is_other_backend():
+    facts = [Facts("op_builder/fused_adam.py", source_refs=["csrc/adam/"]),
+             Facts("op_builder/cpu_adam.py", source_refs=["csrc/adam/multi_tensor_adam.cu"])]
+    ctx = context(reach={"op_builder/fused_adam.py": "other-backend", "op_builder/cpu_adam.py": "other-backend"})
+    findings = [finding("csrc/adam/multi_tensor_adam.cu", 3), finding("csrc/adam/multi_tensor_adam.cu", 4),
+                finding("csrc/adam/fused.cu", 5), finding("csrc/other/k.cu", 6), finding("csrc/adam/x.py", 7),
+                finding("csrc/adam/m.cu", 8, reach="optional")]
+    both = "built only by other backends' builders: op_builder/cpu_adam.py and 1 more"
+    one = "built only by other backends' builders: op_builder/fused_adam.py"
+    assert places(propagate(findings, facts, ctx)) == [
+        ("csrc/adam/multi_tensor_adam.cu", 3, "product", "other-backend", both),
+        ("csrc/adam/multi_tensor_adam.cu", 4, "product", "other-backend", both),
+        ("csrc/adam/fused.cu", 5, "product", "other-backend", one),
+        ("csrc/other/k.cu", 6, "product", "runs", None), ("csrc/adam/x.py", 7, "product", "runs", None),
+        ("csrc/adam/m.cu", 8, "product", "optional", None)]
+
+
+def test_a_source_one_running_builder_names_runs():
+    facts = [Facts("op_builder/fused_adam.py", source_refs=["csrc/adam"]), Facts("setup.py", source_refs=["csrc/adam"])]
+    ctx = context(reach={"op_builder/fused_adam.py": "other-backend"})
+    assert places(propagate([finding("csrc/adam/k.cu", 1)], facts, ctx)) == [("csrc/adam/k.cu", 1, "product", "runs", None)]
+
+
+def test_the_source_keeps_its_own_role():
+    facts = [Facts("op_builder/fused_adam.py", source_refs=["tests/k.cu"])]
+    ctx = context({"tests/k.cu": "test"}, {"op_builder/fused_adam.py": "other-backend"})
+    result = propagate([finding("tests/k.cu", 1, role="test")], facts, ctx)
+    assert places(result) == [("tests/k.cu", 1, "test", "other-backend",
+                               "built only by other backends' builders: op_builder/fused_adam.py")]
+
+
+def test_names_of_a_source():
+    assert pr._names_of("a/b/c.cu") == ["a/b", "a/b/c.cu", "b/c.cu"]
+    assert pr._names_of("k.cu") == []
+    assert pr._names_of("a/k.cu") == ["a/k.cu"]
+
+
+# off-by-default options --------------------------------------------------------------------------------------------
+def options(flag: str = "--fp8", launched: tuple[str, ...] = ()) -> list[Facts]:
+    dest = flag.lstrip("-").replace("-", "_")
+    return [Facts("train_util.py", options=[(dest, True, flag, 3)]),
+            Facts("train.py", option_arms=[(10, 20, dest, "if args.x:")]),
+            Facts("run.sh", launch_flags=list(launched))]
+
+
+def test_a_site_in_an_arm_of_an_off_by_default_feature_option_is_optional():
+    findings = [finding("train.py", 9), finding("train.py", 10), finding("train.py", 20), finding("train.py", 21),
+                finding("train.py", 15, role="example"), finding("train.py", 15, reach="npu-path")]
+    reason = "`--fp8` is off unless given (train_util.py:3); if args.x:"
+    assert places(propagate(findings, options())) == [
+        ("train.py", 9, "product", "runs", None), ("train.py", 10, "product", "optional", reason),
+        ("train.py", 20, "product", "optional", reason), ("train.py", 21, "product", "runs", None),
+        ("train.py", 15, "example", "runs", None), ("train.py", 15, "product", "npu-path", None)]
+
+
+def test_which_options_make_which_sites_optional():
+    assert propagate([finding("train.py", 15)], options("--fp8", ("--fp8",)))[0].reach == "runs"  # launched
+    assert propagate([finding("train.py", 15)], options("--use-cuda"))[0].reach == "runs"  # a mainstream switch
+    assert propagate([finding("train.py", 15)], options("--foo"))[0].reach == "runs"  # no feature named
+    feature = finding("train.py", 15, "ATT101", "attention")
+    assert propagate([feature], options("--foo"))[0].reach == "optional"  # a feature's site
+    flagged = finding("train.py", 15, "DEV501")
+    assert propagate([flagged], options("--foo"))[0].reach == "optional"  # a flag rule's site
+
+
+# extension fallbacks -----------------------------------------------------------------------------------------------
+def test_an_extension_every_import_of_which_falls_back():
+    facts = [Facts("pkg/libnat.py", imports=["fairseq.libnat_cuda"],
+                   import_fallbacks={"fairseq.libnat_cuda": (12, "libnat")}),
+             Facts("pkg/other.py", imports=["libnat_cuda.ops"], import_fallbacks={"libnat_cuda.ops": (3, "cpu_ops")})]
+    assert pr.extension_fallback({"libnat_cuda"}, facts, context(), {}) == (
+        "the project falls back to libnat (pkg/libnat.py:12) where the extension does not import")
+
+
+@pytest.mark.parametrize("extra, roles, expected", [
+    (Facts("pkg/plain.py", imports=["libnat_cuda"]), {}, None),  # one import without a fallback
+    (Facts("pkg/plain.py", imports=["libnat_cuda"]), {"pkg/plain.py": "test"}, "libnat"),
+    (Facts("pkg/plain.py", imports=["libnat_cuda"]), {"pkg/plain.py": "example"}, "libnat"),
+    (Facts("pkg/plain.py", imports=["libnat_cudax", "xlibnat_cuda"]), {}, "libnat"),  # other names
+])
+def test_what_an_extension_fallback_depends_on(extra, roles, expected):
+    facts = [Facts("pkg/libnat.py", imports=["libnat_cuda"], import_fallbacks={"libnat_cuda": (12, "libnat")}), extra]
+    found = pr.extension_fallback({"libnat_cuda"}, facts, context(roles), {})
+    assert (found is not None and f"falls back to {expected} " in found) if expected else found is None
+
+
+def test_an_extension_nothing_imports_has_no_fallback():
+    assert pr.extension_fallback({"x_cuda"}, [Facts("a.py", imports=["torch"])], context(), {}) is None
+    other_backend = [Facts("a.py", imports=["x_cuda"], import_fallbacks={"x_cuda": (1, "cpu")})]
+    assert pr.extension_fallback({"x_cuda"}, other_backend, context(reach={"a.py": "other-backend"}), {}) is None
+
+
+def test_an_extension_imported_by_a_guarded_module_falls_back_with_its_importer():
+    facts = [Facts("pkg/lightweight.py", imports=["pkg.layer"], import_fallbacks={"pkg.layer": (5, "LightweightConv1dTBC")}),
+             Facts("pkg/__init__.py"), Facts("pkg/layer.py", imports=["lightconv_cuda"])]
+    guarded = {"pkg/layer.py": ("cuda-only-guarded", "why")}
+    assert pr.extension_fallback({"lightconv_cuda"}, facts, context(), guarded) == (
+        "the project falls back to LightweightConv1dTBC (pkg/lightweight.py:5) where the extension does not import")
+    assert pr.extension_fallback({"lightconv_cuda"}, facts, context(), {}) is None  # not guarded: required
+
+
+def test_fallback_of_follows_guarded_importers_six_levels_deep():
+    def chain(length: int) -> list[Facts]:
+        facts = [Facts("m0.py", imports=["m1"], import_fallbacks={"m1": (7, "slow")})]
+        facts += [Facts(f"m{i}.py", imports=[f"m{i + 1}"]) for i in range(1, length)]
+        return facts + [Facts(f"m{length}.py")]
+    guarded = {f"m{i}.py": ("optional", "why") for i in range(1, 20)}
+    assert pr._fallback_of("m1.py", chain(1), guarded, 0) == ("m0.py", 7, "slow")
+    assert pr._fallback_of("m7.py", chain(7), guarded, 0) == ("m0.py", 7, "slow")
+    assert pr._fallback_of("m8.py", chain(8), guarded, 0) is None
+    assert pr._fallback_of("m3.py", chain(3), {"m3.py": ("optional", "")}, 0) is None  # m2 is not guarded
+    assert pr._fallback_of("m1.py", [Facts("m1.py", imports=["m1"], import_fallbacks={"m1": (1, "x")})], guarded, 0) is None
+
+
+def test_fallback_of_skips_a_package_loading_its_own_module():
+    facts = [Facts("pkg/__init__.py", imports=["pkg.k"]), Facts("pkg/k.py"),
+             Facts("use.py", imports=["pkg.k"], import_fallbacks={"pkg.k": (2, "slow")})]
+    guarded = {"pkg/__init__.py": ("optional", ""), "pkg/k.py": ("optional", "")}
+    assert pr._fallback_of("pkg/k.py", facts, guarded, 0) == ("use.py", 2, "slow")
+
+
+# small helpers -----------------------------------------------------------------------------------------------------
+def test_inside_package():
+    assert pr._inside_package("a/b.py", "__init__.py") is True
+    assert pr._inside_package("pkg/x.py", "pkg/__init__.py") is True
+    assert pr._inside_package("pkg/sub/x.py", "pkg/__init__.py") is True
+    assert pr._inside_package("pkgx/y.py", "pkg/__init__.py") is False
+    assert pr._inside_package("pkg/x.py", "pkg/m.py") is False
+    assert pr._inside_package("other.py", "pkg/__init__.py") is False
+
+
+def test_loaded_by_and_local_path():
+    by_module = {"a": "a/__init__.py", "a.b": "a/b/__init__.py", "a.b.c": "a/b/c.py", "x": "x.py"}
+    assert pr._loaded_by("a.b.c.fn", by_module) == ["a/__init__.py", "a/b/__init__.py", "a/b/c.py"]
+    assert pr._loaded_by("a.b", by_module) == ["a/__init__.py", "a/b/__init__.py"]
+    assert pr._loaded_by("a.zz.q", by_module) == ["a/__init__.py"]
+    assert pr._loaded_by("zz", by_module) == []
+    assert pr._local_path("a.b.zz", by_module) == "a/b/__init__.py"
+    assert pr._local_path("x", by_module) == "x.py" and pr._local_path("y.x", by_module) is None
+
+
+def test_nothing_to_propagate_returns_the_findings():
+    findings = [finding("a.py", 1)]
+    assert propagate(findings, [], guarded={}) is findings
+
+
+def test_a_source_reference_is_read_without_its_slashes_only():
+    facts = [Facts("op_builder/x.py", source_refs=["/csrc/kernelX/"])]
+    ctx = context(reach={"op_builder/x.py": "other-backend"})
+    assert propagate([finding("csrc/kernelX/a.cu", 1)], facts, ctx)[0].reach == "other-backend"
+
+
+def test_files_without_exports_or_tests_before_others_do_not_stop_the_readers():
+    facts = [Facts("0.py"), Facts("pkg/utils.py", exported_functions=[("enable", 3, 9)]),
+             Facts("tests/a.py", imports=["pkg.utils.enable"])]
+    assert pr.test_only_functions(facts, context({"tests/a.py": "test"})) != {}
+    scripts = [Facts("kernels/other.py"), Facts("kernels/test.py", imports=["pytest"])]
+    assert pr.test_scripts(scripts, context()) != {}
+
+
+def test_a_self_test_of_a_module_imported_by_a_name_inside_it():
+    facts = [Facts("script.py", main_block=(1, 2)), Facts("pkg/__init__.py"), Facts("pkg/unet.py", main_block=(40, 50)),
+             Facts("train.py", imports=["pkg.unet.UNet"])]
+    assert pr.self_test_blocks(facts, context()) == {"pkg/unet.py": [(40, 50, SELF_TEST.format("train.py"))]}
+
+
+def test_a_self_test_in_a_folder_that_is_not_a_package_stays():
+    facts = [Facts("pkg/__init__.py"), Facts("pkg/sub/unet.py", main_block=(40, 50)),
+             Facts("train.py", imports=["pkg.sub.unet"])]
+    assert pr.self_test_blocks(facts, context()) == {}
+
+
+def test_a_test_importer_listed_first_does_not_stop_the_guarded_reading():
+    facts = [Facts("tests/t.py", imports=["pkg.helper"])] + kernels()
+    assert "pkg/kernels.py" in pr.guarded_modules(facts, context({"tests/t.py": "test"}))
+
+
+def test_a_module_already_known_does_not_stop_the_others():
+    facts = [Facts("app/only_tests.py", imports=["app.helper2"]), Facts("app/helper2.py"), Facts("app/__init__.py"),
+             Facts("run.py", imports=["app.core"]), Facts("app/core.py"),
+             Facts("tests/t.py", imports=["app.only_tests"])] + kernels()
+    result = pr.guarded_modules(facts, context({"tests/t.py": "test"}))
+    assert result["app/helper2.py"][0] == "optional" and result["pkg/kernels.py"][0] == "cuda-only-guarded"
+
+
+def test_extension_importers_and_modules_listed_first_do_not_stop_the_search():
+    facts = [Facts("tests/t.py", imports=["libnat_cuda"]),
+             Facts("pkg/libnat.py", imports=["torch", "libnat_cuda"], import_fallbacks={"libnat_cuda": (12, "libnat")})]
+    found = pr.extension_fallback({"libnat_cuda"}, facts, context({"tests/t.py": "test"}), {})
+    assert found == "the project falls back to libnat (pkg/libnat.py:12) where the extension does not import"
+
+
+def test_an_extension_fallback_found_through_two_guarded_modules():
+    facts = [Facts("use.py", imports=["pkg.mid"], import_fallbacks={"pkg.mid": (4, "slow")}),
+             Facts("pkg/mid.py", imports=["pkg.layer"]), Facts("pkg/layer.py", imports=["ext_cuda"])]
+    guarded = {"pkg/mid.py": ("optional", ""), "pkg/layer.py": ("optional", "")}
+    assert pr.extension_fallback({"ext_cuda"}, facts, context(), guarded) == (
+        "the project falls back to slow (use.py:4) where the extension does not import")
+
+
+def test_an_extension_fallback_six_guarded_modules_up():
+    facts = [Facts("m0.py", imports=["os", "m1"], import_fallbacks={"m1": (7, "slow")})]
+    facts += [Facts(f"m{i}.py", imports=[f"m{i + 1}"]) for i in range(1, 7)] + [Facts("m7.py", imports=["x_cuda"])]
+    guarded = {f"m{i}.py": ("optional", "") for i in range(1, 8)}
+    assert pr.extension_fallback({"x_cuda"}, facts, context(), guarded) == (
+        "the project falls back to slow (m0.py:7) where the extension does not import")
+
+
+def test_fallback_of_a_guarded_package_through_an_outside_importer():
+    facts = [Facts("pkg/__init__.py"), Facts("outer.py", imports=["pkg"]),
+             Facts("use.py", imports=["outer"], import_fallbacks={"outer": (2, "slow")})]
+    guarded = {"pkg/__init__.py": ("optional", ""), "outer.py": ("optional", "")}
+    assert pr._fallback_of("pkg/__init__.py", facts, guarded, 0) == ("use.py", 2, "slow")

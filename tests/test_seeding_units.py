@@ -1,0 +1,134 @@
+"""The seeding reader on parsed snippets (analyzer/context/seeding.py): a CUDA seeding call beside the torch call that
+already seeds every device is `npu-path`, decided by that torch call. Each expectation is read from the module's
+docstring."""
+
+from __future__ import annotations
+
+import pytest
+from ascend_feasibility.analyzer.context import seeding
+from ascend_feasibility.analyzer.reading import parsing
+
+
+def node_at(code: str, needle: str, occurrence: int = 0):
+    root = parsing.parse("python", code.encode())
+    start = -1
+    for _ in range(occurrence + 1):
+        start = code.index(needle, start + 1)
+    return root.descendant_for_byte_range(start, start + len(needle))
+
+
+def decided(code: str, needle: str, occurrence: int = 0) -> str | None:
+    """The reason of the guard found for the node at `needle`, None when there is none."""
+    found = seeding.seeded_for_every_device(node_at(code, needle, occurrence))
+    if found is None:
+        return None
+    assert found.reach == "npu-path"
+    return found.reason()
+
+
+@pytest.mark.parametrize("cuda, torch_call", [
+    ("torch.cuda.manual_seed(0)", "torch.manual_seed(0)"),
+    ("torch.cuda.manual_seed_all(0)", "torch.manual_seed(0)"),
+    ("torch.cuda.seed()", "torch.seed()"),
+    ("torch.cuda.seed_all()", "torch.seed()"),
+])
+def test_each_cuda_seeding_call_pairs_with_its_torch_call(cuda, torch_call):
+    code = f"import torch\n{torch_call}\n{cuda}\n"
+    assert decided(code, cuda) == f"line 2: {torch_call}"
+    # the torch call after the CUDA one counts as well
+    code = f"import torch\n{cuda}\n{torch_call}\n"
+    assert decided(code, cuda) == f"line 3: {torch_call}"
+
+
+@pytest.mark.parametrize("cuda, other", [
+    ("torch.cuda.manual_seed(0)", "torch.seed()"),  # a fixed CUDA seed beside a random one: the NPU lacks it
+    ("torch.cuda.seed()", "torch.manual_seed(0)"),
+    ("torch.cuda.manual_seed(0)", "torch.cuda.manual_seed_all(0)"),
+    ("torch.cuda.manual_seed(0)", "random.seed(0)"),
+])
+def test_the_pairs_stay_apart(cuda, other):
+    assert decided(f"{other}\n{cuda}\n", cuda) is None
+
+
+def test_a_torch_call_that_is_not_a_call_does_not_count():
+    assert decided("f = torch.manual_seed\ntorch.cuda.manual_seed(0)\n", "torch.cuda.manual_seed") is None
+    assert decided("torch.manual_seed\ntorch.cuda.manual_seed(0)\n", "torch.cuda.manual_seed") is None
+
+
+def test_an_assigned_torch_seed_counts():
+    code = "s = torch.seed()\ntorch.cuda.seed()\n"
+    assert decided(code, "torch.cuda.seed") == "line 1: s = torch.seed()"
+    # the right side must be the call itself
+    assert decided("s = g(torch.seed())\ntorch.cuda.seed()\n", "torch.cuda.seed") is None
+    assert decided("s = 1\ntorch.cuda.seed()\n", "torch.cuda.seed") is None
+
+
+@pytest.mark.parametrize("needle", ["torch.cuda.manual_seed(0)", "torch.cuda.manual_seed", "torch", "cuda",
+                                     "manual_seed", "0", "(0)"])
+def test_any_node_of_the_call_finds_it(needle):
+    code = "torch.manual_seed(0)\ntorch.cuda.manual_seed(0)\n"
+    occurrence = 1 if needle in {"torch", "manual_seed", "0", "(0)"} else 0
+    if needle == "torch":
+        occurrence = 1
+    assert decided(code, needle, occurrence) == "line 1: torch.manual_seed(0)"
+
+
+def test_the_call_is_looked_for_at_most_four_levels_up():
+    four = "torch.manual_seed(0)\ntorch.cuda.manual_seed(qq.b.c)\n"  # qq → qq.b → qq.b.c → (…) → call
+    assert decided(four, "qq", 0) == "line 1: torch.manual_seed(0)"
+    five = "torch.manual_seed(0)\ntorch.cuda.manual_seed(qq.b.c.d)\n"
+    assert decided(five, "qq", 0) is None
+
+
+def test_no_call_above_the_node_is_none():
+    root = parsing.parse("python", b"torch.manual_seed(0)\n")
+    assert seeding.seeded_for_every_device(root) is None
+    assert decided("x = 1\n", "1") is None
+
+
+def test_the_cuda_call_must_be_a_statement_of_its_own():
+    assert decided("torch.manual_seed(0)\ns = torch.cuda.seed()\n", "torch.cuda.seed") is None
+    assert decided("torch.manual_seed(0)\nf(torch.cuda.manual_seed(0))\n", "torch.cuda.manual_seed") is None
+    assert decided("def f():\n    torch.seed()\n    return torch.cuda.seed()\n", "torch.cuda.seed") is None
+
+
+def test_the_cuda_call_alone_in_an_if_looks_at_the_block_around_it():
+    code = "torch.seed()\nif torch.cuda.is_available():\n    torch.cuda.seed()\n"
+    assert decided(code, "torch.cuda.seed") == "line 1: torch.seed()"
+    commented = "torch.seed()\nif torch.cuda.is_available():\n    # seed\n    torch.cuda.seed()\n"
+    assert decided(commented, "torch.cuda.seed") == "line 1: torch.seed()"
+    inside = "def f():\n    x = 1\n    if ok:\n        torch.cuda.seed()\n    torch.seed()\n"
+    assert decided(inside, "torch.cuda.seed") == "line 5: torch.seed()"
+    # the torch call inside the if is found in the first round
+    both = "if ok:\n    torch.cuda.seed()\n    torch.seed()\n"
+    assert decided(both, "torch.cuda.seed") == "line 3: torch.seed()"
+
+
+@pytest.mark.parametrize("code", [
+    "torch.seed()\nif ok:\n    torch.cuda.seed()\nelse:\n    pass\n",  # an else: the if decides something else
+    "torch.seed()\nif ok:\n    torch.cuda.seed()\nelif other:\n    pass\n",
+    "torch.seed()\nif ok:\n    torch.cuda.seed()\n    x = 1\n",  # not alone in the if
+    "torch.seed()\nif a:\n    if b:\n        torch.cuda.seed()\n",  # two ifs up: only the block around one is read
+    "torch.seed()\nfor i in r:\n    torch.cuda.seed()\n",  # a loop is no if
+    "torch.seed()\nwhile ok:\n    torch.cuda.seed()\n",
+])
+def test_other_blocks_around_the_call_find_nothing(code):
+    assert decided(code, "torch.cuda.seed") is None
+
+
+def test_the_siblings_read_are_bounded():
+    near = "x = 1\n" * (seeding.MAX_SIBLINGS * 2 - 2) + "torch.seed()\ntorch.cuda.seed()\n"
+    assert decided(near, "torch.cuda.seed") == f"line {seeding.MAX_SIBLINGS * 2 - 1}: torch.seed()"
+    far = "x = 1\n" * (seeding.MAX_SIBLINGS * 2 - 1) + "torch.cuda.seed()\ntorch.seed()\n"
+    assert decided(far, "torch.cuda.seed") is None
+    # at the boundary, the 120th statement is still read
+    edge = "x = 1\n" * (seeding.MAX_SIBLINGS * 2 - 2) + "torch.cuda.seed()\ntorch.seed()\n"
+    assert decided(edge, "torch.cuda.seed") == f"line {seeding.MAX_SIBLINGS * 2}: torch.seed()"
+
+
+def test_only_expression_statements_are_read_as_the_torch_call():
+    # an assert is skipped under `python -O`: it seeds nothing for sure
+    assert decided("assert torch.manual_seed(0)\ntorch.cuda.manual_seed(0)\n", "torch.cuda.manual_seed") is None
+    # statements without children and comments beside the call are passed over
+    code = "def f():\n    pass\n    # seeds\n    torch.cuda.seed()\n    torch.seed()\n"
+    assert decided(code, "torch.cuda.seed") == "line 5: torch.seed()"
