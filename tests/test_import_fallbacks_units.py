@@ -134,13 +134,16 @@ def test_a_flag_set_inside_a_function_is_read_by_what_follows_instead():
     assert fallback(code) is None  # the try's body does not return
 
 
-def test_the_flag_checks_are_read_in_a_bounded_walk(monkeypatch):
+def test_a_flag_check_is_read_in_its_condition_only_up_to_the_walk_bound(monkeypatch):
     many = "y = 1\n" * 30
     code = FLAG.replace("def is_cuda", many + "def is_cuda")
     assert fallback(code) == (40, "the code that checks EXTENSION_BUILT")
     original = fb._walk
-    monkeypatch.setattr(fb, "_walk", lambda node, limit=400: original(node, min(limit, 100)))
+    # `not EXTENSION_BUILT or ...`: the flag is the 3rd node of the condition's walk
+    monkeypatch.setattr(fb, "_walk", lambda node, limit=400: original(node, min(limit, 2)))
     assert fallback(code) is None
+    monkeypatch.setattr(fb, "_walk", lambda node, limit=400: original(node, min(limit, 3)))
+    assert fallback(code) == (40, "the code that checks EXTENSION_BUILT")
 
 
 @pytest.mark.parametrize("clause", ["except ImportError:", "except ModuleNotFoundError:", "except Exception:",
@@ -327,20 +330,14 @@ def test_flag_checks_are_found_far_down_the_module():
     assert fallback(code) == (210, "the code that checks EXTENSION_BUILT")
 
 
-def _check_index(code: str) -> int:
-    root = parsing.parse("python", code.encode())
-    return next(i for i, n in enumerate(fb._walk(root, 10**7)) if n.type == "if_statement")
-
-
-def test_flag_checks_are_read_among_the_first_twenty_thousand_nodes():
+def test_flag_checks_are_read_anywhere_in_the_module():
+    """The module's if/elif conditions come from one query of its tree, so a check after 20,000 nodes (where the
+    earlier bounded walk stopped) is read as well."""
     head = "try:\n    import a_cuda\nexcept ImportError:\n    A = None\n"
-    tail = "if A:\n    x = 1\n"
-    base = _check_index(head + tail)
-    last = head + "pass\n" * (19999 - base) + tail  # each pass is one node before the check
-    assert _check_index(last) == 19999
-    assert fallback(last) == (4 + 19999 - base + 1, "the code that checks A")
-    beyond = head + "pass\n" * (20000 - base) + tail
-    assert fallback(beyond) is None
+    far = head + "pass\n" * 20000 + "if A:\n    x = 1\n"
+    assert fallback(far) == (4 + 20000 + 1, "the code that checks A")
+    unchecked = head + "pass\n" * 10 + "if B:\n    x = 1\n"
+    assert fallback(unchecked) is None
 
 
 def test_a_comment_among_raises_still_only_raises():

@@ -35,6 +35,9 @@ class Facts:
     option_arms: list = field(default_factory=list)
     launch_flags: list = field(default_factory=list)
     lazy_submodules: list = field(default_factory=list)
+    top_level_code: bool = False
+    evidence: dict = field(default_factory=dict)
+    patch_installers: list = field(default_factory=list)
     module: str | None = None
 
     def __post_init__(self):

@@ -247,7 +247,7 @@ def test_the_top_package_imported_by_a_driven_root_is_no_driver_of_its_own():
     ("src/p/q/r.py", "src.p.q.r", {"src/p", "src/p/q"}, {"src.p.q.r", "p.q.r"}),
 ])
 def test_import_names(path, module, packages, expected):
-    assert u._import_names(path, module, packages) == expected
+    assert u.import_names(path, module, packages) == expected
 
 
 BY_NAME = {"a": {"a/__init__.py"}, "a.b": {"a/b/__init__.py"}, "a.b.c": {"a/b/c.py"}, "b.c": {"a/b/c.py"},
