@@ -11,6 +11,8 @@ from ascend_feasibility.analyzer.context.guards import GuardReader
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge import load_context_conventions
 
+from tests.snippets import node_at
+
 CONVENTIONS = load_context_conventions()
 ACCELERATOR = "accelerator/npu_accelerator.py"
 
@@ -19,14 +21,6 @@ def gates(npu_accelerator: str | None = None) -> CudaGates:
     reader = GuardReader(CONVENTIONS.guards, CONVENTIONS.backends, tuple(CONVENTIONS.opt_in.disabled_values))
     reader.start_unit()
     return CudaGates(reader, npu_accelerator)
-
-
-def node_at(code: str, needle: str, occurrence: int = 0):
-    root = parsing.parse("python", code.encode())
-    start = -1
-    for _ in range(occurrence + 1):
-        start = code.index(needle, start + 1)
-    return root.descendant_for_byte_range(start, start + len(needle))
 
 
 def around(code: str, needle: str, kind: str, occurrence: int = 0):

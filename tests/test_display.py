@@ -11,6 +11,8 @@ from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge import load_context_conventions
 
+from tests.snippets import node_at
+
 CONVENTIONS = load_context_conventions()
 AVAILABLE = "torch.cuda.is_available()"
 DISPLAY_RULE = "DEV006"  # in display_rules (conventions.toml)
@@ -19,15 +21,6 @@ OTHER_RULE = "DEV004"  # a placement: moves data, not shown
 
 def sites() -> DisplaySites:
     return DisplaySites(CONVENTIONS.guards)  # built in each test, so that a changed constructor is seen
-
-
-def node_at(code: str, needle: str, occurrence: int = 0):
-    """The smallest node spanning the `occurrence`-th `needle` in the code."""
-    root = parsing.parse("python", code.encode())
-    start = -1
-    for _ in range(occurrence + 1):
-        start = code.index(needle, start + 1)
-    return root.descendant_for_byte_range(start, start + len(needle))
 
 
 def shown(code: str, needle: str = AVAILABLE, rule: str = DISPLAY_RULE, symbol: str = "", occurrence: int = 0):

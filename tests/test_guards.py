@@ -11,6 +11,8 @@ from ascend_feasibility.analyzer.context.versions import VersionReader
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge import load_context_conventions
 
+from tests.snippets import node_at
+
 CONVENTIONS = load_context_conventions()
 
 
@@ -21,15 +23,6 @@ def reader(torch: str | None = None) -> GuardReader:
                                         CONVENTIONS.versions.torch_version_helpers)
     guards.start_unit()
     return guards
-
-
-def node_at(code: str, needle: str, occurrence: int = 0):
-    """The smallest node spanning the `occurrence`-th `needle` in the code."""
-    root = parsing.parse("python", code.encode())
-    start = -1
-    for _ in range(occurrence + 1):
-        start = code.index(needle, start + 1)
-    return root.descendant_for_byte_range(start, start + len(needle))
 
 
 def guard(code: str, needle: str, domain: str = "attention", rule: str = "", occurrence: int = 0, torch=None):

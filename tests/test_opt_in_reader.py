@@ -15,6 +15,8 @@ from ascend_feasibility.analyzer.context.project import FileContext, ProjectCont
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge import load_context_conventions
 
+from tests.snippets import node_at
+
 CONVENTIONS = load_context_conventions()
 OPT_IN = CONVENTIONS.opt_in
 
@@ -24,14 +26,6 @@ def reader() -> OptInReader:
     read = OptInReader(OPT_IN, guards)
     guards.start_unit()
     return read
-
-
-def node_at(code: str, needle: str, occurrence: int = 0):
-    root = parsing.parse("python", code.encode())
-    start = -1
-    for _ in range(occurrence + 1):
-        start = code.index(needle, start + 1)
-    return root.descendant_for_byte_range(start, start + len(needle))
 
 
 def opt(code: str, needle: str, domain: str = "attention", symbol: str = "", rule: str = ""):

@@ -9,16 +9,10 @@ from ascend_feasibility.analyzer.context import runtimes
 from ascend_feasibility.analyzer.context.runtimes import RuntimeReader
 from ascend_feasibility.analyzer.reading import parsing
 
+from tests.snippets import node_at
+
 RUNTIMES = {"tensorrt": "TensorRT", "onnxruntime": "ONNX Runtime", "paddle": "Paddle Inference"}
 TRT = "code for another inference runtime (TensorRT), not torch: its CUDA settings are that runtime's, no torch_npu port item; "
-
-
-def node_at(code: str, needle: str, occurrence: int = 0):
-    root = parsing.parse("python", code.encode())
-    start = -1
-    for _ in range(occurrence + 1):
-        start = code.index(needle, start + 1)
-    return root.descendant_for_byte_range(start, start + len(needle))
 
 
 def reason(code: str, needle: str, occurrence: int = 0) -> str | None:

@@ -8,13 +8,7 @@ import pytest
 from ascend_feasibility.analyzer.context import seeding
 from ascend_feasibility.analyzer.reading import parsing
 
-
-def node_at(code: str, needle: str, occurrence: int = 0):
-    root = parsing.parse("python", code.encode())
-    start = -1
-    for _ in range(occurrence + 1):
-        start = code.index(needle, start + 1)
-    return root.descendant_for_byte_range(start, start + len(needle))
+from tests.snippets import node_at
 
 
 def decided(code: str, needle: str, occurrence: int = 0) -> str | None:

@@ -12,6 +12,8 @@ from ascend_feasibility.analyzer.context.switches import ExplainedGuard, SwitchR
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge import load_context_conventions
 
+from tests.snippets import node_at
+
 CONVENTIONS = load_context_conventions()
 OPT_IN = CONVENTIONS.opt_in
 SITE = "xformers_attention(q, k, v)"
@@ -23,14 +25,6 @@ def reader() -> SwitchReader:
                             OPT_IN.feature_switch_tokens)
     guards.start_unit()
     return switches
-
-
-def node_at(code: str, needle: str, occurrence: int = 0):
-    root = parsing.parse("python", code.encode())
-    start = -1
-    for _ in range(occurrence + 1):
-        start = code.index(needle, start + 1)
-    return root.descendant_for_byte_range(start, start + len(needle))
 
 
 def definition(code: str, needle: str, kind: str = "function_definition"):
