@@ -75,6 +75,15 @@ def test_a_getattr_lookup_keeps_the_arm(tmp_path):
     assert all(f.reach == "runs" for f in found)
 
 
+@pytest.mark.parametrize("construct", ["cls(local_rank=rank)", "self.__class__(rank)"])
+def test_a_class_constructing_itself_with_the_parameter_keeps_the_arm(tmp_path, construct):
+    method = ("\n    @classmethod\n    def on(cls, rank):\n        return " + construct + "\n" if construct.startswith("cls")
+              else "\n    def on(self, rank):\n        return " + construct + "\n")
+    found = findings(tmp_path, {"pkg/model.py": RIFE + method,
+                                "pkg/app.py": "from pkg.model import Model\n\nm = Model().on(0)\n"}, DDP_LINE)
+    assert all(f.reach == "runs" for f in found)
+
+
 def test_an_exported_class_keeps_the_arm(tmp_path):
     model = "__all__ = [\"Model\"]\n" + RIFE
     found = findings(tmp_path, {"pkg/model.py": model, "pkg/app.py": "from pkg.model import Model\n\nm = Model()\n"},

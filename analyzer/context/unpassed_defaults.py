@@ -331,7 +331,11 @@ def _called_name(callee: Node, bound: dict[str, str], modules: set[str], star: b
     `pkg.parallel.ParallelContext(...)` through an imported module."""
     if callee.type == "identifier" and callee.parent is not None and callee.parent.type == "call":
         name = parsing.text(callee)
+        if name == "cls":  # a classmethod's `cls(...)` constructs its class
+            return _class_name(callee)
         return bound.get(name, name if star else None)
+    if parsing.text(callee) == "__class__":  # `self.__class__(...)`
+        return _class_name(callee)
     attribute = callee.parent  # a method capture: the attribute's name
     holder = attribute.child_by_field_name("object") if attribute is not None and attribute.type == "attribute" else None
     root = holder
@@ -340,6 +344,12 @@ def _called_name(callee: Node, bound: dict[str, str], modules: set[str], star: b
     if root is None or root.type != "identifier" or parsing.text(root) not in modules:
         return None
     return parsing.text(callee)
+
+
+def _class_name(node: Node) -> str | None:
+    cls = _enclosing(node, "class_definition")
+    name = cls.child_by_field_name("name") if cls is not None else None
+    return parsing.text(name) if name is not None else None
 
 
 def _call_of(attribute_name: Node) -> Node | None:

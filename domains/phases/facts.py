@@ -236,6 +236,8 @@ def compact(facts: PhaseFacts) -> PhaseFacts:
     for model in facts.models:
         model.bases = [sys.intern(b) for b in model.bases]
         model.layers = {sys.intern(k): v for k, v in model.layers.items()}
+    facts.default_calls = {sys.intern(k): (n, most, [sys.intern(w) for w in words], splat)
+                           for k, (n, most, words, splat) in facts.default_calls.items()}
     return facts
 
 
