@@ -144,3 +144,11 @@ def test_comparisons_with_a_literal(tmp_path, signature, condition, taken):
     assert reach, "no finding in either arm"
     assert reach.get(6, "runs" if taken else "optional") == ("runs" if taken else "optional")
     assert reach.get(8, "optional" if taken else "runs") == ("optional" if taken else "runs")
+
+
+def test_a_class_a_package_exports_in_all_keeps_the_arm(tmp_path):
+    files = {"pkg/model.py": RIFE, "pkg/__init__.py": "from pkg.model import Model\n\n__all__ = [\"Model\"]\n",
+             "pkg/app.py": "from pkg.model import Model\n\nm = Model()\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    found = [f for f in report.findings if f.path == "pkg/model.py" and f.line == DDP_LINE]
+    assert found and all(f.reach == "runs" for f in found)

@@ -13,10 +13,10 @@ decides, and every call of a name the file binds (defines, or imports) with the 
 passes the default literal.
 
 Conservative: nothing is decided for a function or class that may be called from outside what the project shows:
-exported in `__all__`, decorated (a registry, a command-line entry), subclassed, passed as a value (`partial(Model,
-...)`, a registry dict, `getattr(module, "Model")`), called with `*args`/`**kwargs`, never called, or a parameter the
-function assigns itself. Only module-level functions and the `__init__` of module-level classes are read (a method's
-calls cannot be told apart by name).
+named in any module's `__all__`, decorated (a registry, a command-line entry), subclassed, passed as a value
+(`partial(Model, ...)`, a registry dict, `getattr(module, "Model")`), called with `*args`/`**kwargs`, never called, or
+a parameter the function assigns itself. Only module-level functions and the `__init__` of module-level classes are
+read (a method's calls cannot be told apart by name); a class's own `cls(...)` and `self.__class__(...)` are its calls.
 """
 
 from __future__ import annotations
@@ -71,11 +71,10 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     """One unit's arms decided by a parameter's default, and its calls of the names it binds. `escapes()`: the
     captures of ESCAPES over the unit (read only when the file binds a name)."""
     facts = DefaultFacts()
-    exported = _exported(tree) if "__all__" in text else set()
     for condition in conditions[:MAX_CONDITIONS]:
-        facts.arms += _arms(condition, exported)
+        facts.arms += _arms(condition)
     for statement in asserts[:MAX_CONDITIONS]:
-        facts.arms += _assert(statement, exported)
+        facts.arms += _assert(statement)
     bound, modules, star = _bindings(tree)
     calls: dict[str, list] = {}
     for callee in (called + methods)[:MAX_CALLS]:
@@ -87,7 +86,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         count, most, before, any_splat = calls.get(name, (0, 0, [], False))
         calls[name] = (count + 1, max(most, positional), sorted(set(before) | keywords), any_splat or splat)
     facts.calls = calls
-    escaped = set()
+    escaped = _exported(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
     if bound:
         found = escapes()
         for node in found.get("value", []):
@@ -141,15 +140,15 @@ def _passes(shape: tuple[int, int, list[str], bool], parameter: str, index: int,
 
 
 # per file ----------------------------------------------------------------------------------------------------------
-def _arms(condition: Node, exported: set[str]) -> list[tuple[int, int, str, str, int, str, str, bool]]:
+def _arms(condition: Node) -> list[tuple[int, int, str, str, int, str, str, bool]]:
     statement = condition.parent
     if statement is None or statement.type not in {"if_statement", "elif_clause"}:
         return []
-    found = first_term(condition, lambda term, _: _decided(term, exported, False))
+    found = first_term(condition, lambda term, _: _decided(term, False))
     if found is not None:  # a term false by default: the branch is not taken
         body = statement.child_by_field_name("consequence")
         return [_arm(body, found, statement)] if body is not None else []
-    found = _decided(condition, exported, True)
+    found = _decided(condition, True)
     if found is None or statement.type != "if_statement":  # true by default: the rest of the chain is not taken
         return []
     rest = [c for c in statement.children if c.type in {"elif_clause", "else_clause"}]
@@ -163,10 +162,10 @@ def _arm(body: Node, found: tuple[str, str, int, str], statement: Node) -> tuple
             f"line {statement.start_point.row + 1}: {line}", False)
 
 
-def _assert(test: Node, exported: set[str]) -> list[tuple]:
+def _assert(test: Node) -> list[tuple]:
     """`assert backend == "nccl"` (the comparison an assert tests) that the default passes."""
     statement = test.parent
-    found = _decided(test, exported, True) if statement is not None and statement.type == "assert_statement" else None
+    found = _decided(test, True) if statement is not None and statement.type == "assert_statement" else None
     if found is None:
         return []
     name, parameter, index, default = found
@@ -175,7 +174,7 @@ def _assert(test: Node, exported: set[str]) -> list[tuple]:
              f"line {statement.start_point.row + 1}: {line}", True)]
 
 
-def _decided(term: Node, exported: set[str], holds: bool) -> tuple[str, str, int, str] | None:
+def _decided(term: Node, holds: bool) -> tuple[str, str, int, str] | None:
     """(function or class, parameter, position, default) when `term` compares a parameter with a literal and, at the
     parameter's default, is `holds`."""
     if term.type != "comparison_operator" or len(term.named_children) != 2:
@@ -191,7 +190,7 @@ def _decided(term: Node, exported: set[str], holds: bool) -> tuple[str, str, int
     if name_node.type != "identifier" or literal.type not in LITERAL_TYPES:
         return None
     value = _value(parsing.text(literal))
-    target = _target(name_node, exported)
+    target = _target(name_node)
     if value is UNKNOWN or target is None:
         return None
     default = _value(target[3])
@@ -204,9 +203,9 @@ def _decided(term: Node, exported: set[str], holds: bool) -> tuple[str, str, int
     return target if bool(result) == holds else None
 
 
-def _target(name: Node, exported: set[str]) -> tuple[str, str, int, str] | None:
+def _target(name: Node) -> tuple[str, str, int, str] | None:
     """(callee name, parameter, position in a call, default text) of the parameter `name` reads, when its function is
-    a module-level function or a module-level class's __init__ (neither decorated nor exported) and never assigns it."""
+    a module-level function or a module-level class's undecorated __init__ and never assigns it."""
     parameter = parsing.text(name)
     function = _enclosing(name, "function_definition")
     while function is not None and _parameter(function, parameter) is None:
@@ -228,7 +227,7 @@ def _target(name: Node, exported: set[str]) -> tuple[str, str, int, str] | None:
         callee, index = parsing.text(cls.child_by_field_name("name")), index - 1
     else:
         return None
-    if callee in exported or index < 0:
+    if index < 0:
         return None
     return callee, parameter, index, parsing.text(default)
 
