@@ -189,6 +189,7 @@ class ModuleFacts(Protocol):
     default_arms: list[tuple[int, int, str, str, int, str, str, bool]]  # arms a parameter's default decides
     default_calls: dict[str, tuple[int, int, list[str], bool]]  # calls of the names the file binds, by shape
     default_escaped: list[str]  # names the file passes as values or subclasses
+    star_imports: list[str]  # modules imported with `from module import *`
 
 
 @dataclass(frozen=True)

@@ -152,3 +152,11 @@ def test_a_class_a_package_exports_in_all_keeps_the_arm(tmp_path):
     report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
     found = [f for f in report.findings if f.path == "pkg/model.py" and f.line == DDP_LINE]
     assert found and all(f.reach == "runs" for f in found)
+
+
+def test_a_module_a_package_re_exports_with_a_star_keeps_its_arms(tmp_path):
+    files = {"pkg/model.py": RIFE, "pkg/__init__.py": "from .model import *\n",
+             "pkg/app.py": "from pkg.model import Model\n\nm = Model()\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    found = [f for f in report.findings if f.path == "pkg/model.py" and f.line == DDP_LINE]
+    assert found and all(f.reach == "runs" for f in found)

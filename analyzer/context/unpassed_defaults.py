@@ -13,10 +13,11 @@ decides, and every call of a name the file binds (defines, or imports) with the 
 passes the default literal.
 
 Conservative: nothing is decided for a function or class that may be called from outside what the project shows:
-named in any module's `__all__`, decorated (a registry, a command-line entry), subclassed, passed as a value
-(`partial(Model, ...)`, a registry dict, `getattr(module, "Model")`), called with `*args`/`**kwargs`, never called, or
-a parameter the function assigns itself. Only module-level functions and the `__init__` of module-level classes are
-read (a method's calls cannot be told apart by name); a class's own `cls(...)` and `self.__class__(...)` are its calls.
+named in any module's `__all__`, defined in a module another one imports with `*`, decorated (a registry, a
+command-line entry), subclassed, passed as a value (`partial(Model, ...)`, a registry dict, `getattr(module,
+"Model")`), called with `*args`/`**kwargs`, never called, or a parameter the function assigns itself. Only
+module-level functions and the `__init__` of module-level classes are read (a method's calls cannot be told apart by
+name); a class's own `cls(...)` and `self.__class__(...)` are its calls.
 """
 
 from __future__ import annotations
@@ -32,14 +33,13 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 MAX_CONDITIONS = 200
-MAX_CALLS = 5000
 MAX_LITERAL = 100
 MAX_BODY_NODES = 20000
 LITERAL_TYPES = {"integer", "float", "string", "none", "true", "false", "unary_operator"}
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
            ">=": operator.ge, "is": operator.is_, "is not": operator.is_not}
 TYPE_CHECKS = {"isinstance", "issubclass"}
-UNKNOWN = "?"
+UNKNOWN = object()  # a text that is no literal
 
 # Identifiers used as values (what may call them later, out of sight): an argument (partial(Model, ...)), a keyword's
 # value, a dict or list entry, an assignment's right side, a return value. isinstance(x, Model) is no use.
@@ -76,16 +76,12 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     for statement in asserts[:MAX_CONDITIONS]:
         facts.arms += _assert(statement)
     bound, modules, star = _bindings(tree)
-    calls: dict[str, list] = {}
-    for callee in (called + methods)[:MAX_CALLS]:
-        name = _called_name(callee, bound, modules, star)
-        call = callee.parent if callee.type == "identifier" and callee.parent.type == "call" else _call_of(callee)
-        if name is None or call is None:
-            continue
+    calls: dict[str, tuple[int, int, set[str], bool]] = {}
+    for callee, call in _calls(called, methods, bound, modules, star):
         positional, keywords, splat = _shape(call)
-        count, most, before, any_splat = calls.get(name, (0, 0, [], False))
-        calls[name] = (count + 1, max(most, positional), sorted(set(before) | keywords), any_splat or splat)
-    facts.calls = calls
+        count, most, before, any_splat = calls.get(callee, (0, 0, set(), False))
+        calls[callee] = (count + 1, max(most, positional), before | keywords, any_splat or splat)
+    facts.calls = {name: (count, most, sorted(keywords), splat) for name, (count, most, keywords, splat) in calls.items()}
     escaped = _exported(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
     if bound:
         found = escapes()
@@ -111,9 +107,10 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
         for name, shape in f.default_calls.items():
             calls[name].append((f.path, shape))
         escaped.update(f.default_escaped)
+    starred = {module for f in facts for module in f.star_imports}
     result: dict[str, list[tuple[int, int, str, bool]]] = defaultdict(list)
     for f in facts:
-        if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES:
+        if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or _re_exported(f.module, starred):
             continue
         for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
             found = calls.get(name, [])
@@ -126,6 +123,12 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
                       f"passes {parameter} ({where[0]}{more}); {condition}")
             result[f.path].append((first, last, reason, is_assert))
     return result
+
+
+def _re_exported(module: str, starred: set[str]) -> bool:
+    """A module another one re-exports whole (`from .comm import *` in deepspeed/comm/__init__.py): its names are the
+    package's public ones. A module under src/ is imported without the `src.`."""
+    return bool(module) and any(module == m or module.endswith("." + m) for m in starred)
 
 
 def _passes(shape: tuple[int, int, list[str], bool], parameter: str, index: int, default: str) -> bool:
@@ -189,23 +192,23 @@ def _decided(term: Node, holds: bool) -> tuple[str, str, int, str] | None:
     name_node, literal = (right, left) if swapped else (left, right)
     if name_node.type != "identifier" or literal.type not in LITERAL_TYPES:
         return None
-    value = _value(parsing.text(literal))
-    target = _target(name_node)
-    if value is UNKNOWN or target is None:
+    found = _target(name_node)
+    if found is None:
         return None
-    default = _value(target[3])
-    if default is UNKNOWN or (compare in {operator.is_, operator.is_not} and not _singleton(value, default)):
+    function, target = found
+    value, default = _value(parsing.text(literal)), _value(target[3])
+    if UNKNOWN in (value, default) or (compare in {operator.is_, operator.is_not} and not _singleton(value, default)):
         return None
     try:
         result = compare(value, default) if swapped else compare(default, value)
     except TypeError:
         return None
-    return target if bool(result) == holds else None
+    return target if bool(result) == holds and not _assigns(function, target[1]) else None
 
 
-def _target(name: Node) -> tuple[str, str, int, str] | None:
-    """(callee name, parameter, position in a call, default text) of the parameter `name` reads, when its function is
-    a module-level function or a module-level class's undecorated __init__ and never assigns it."""
+def _target(name: Node) -> tuple[Node, tuple[str, str, int, str]] | None:
+    """The function and (callee name, parameter, position in a call, default text) of the parameter `name` reads, when
+    its function is a module-level function or a module-level class's undecorated __init__."""
     parameter = parsing.text(name)
     function = _enclosing(name, "function_definition")
     while function is not None and _parameter(function, parameter) is None:
@@ -213,7 +216,7 @@ def _target(name: Node) -> tuple[str, str, int, str] | None:
     if function is None:
         return None
     index, default = _parameter(function, parameter)
-    if default is None or default.type not in LITERAL_TYPES or _assigns(function, parameter):
+    if default is None or default.type not in LITERAL_TYPES:
         return None
     holder = function.parent
     if holder is not None and holder.type == "decorated_definition":
@@ -229,7 +232,7 @@ def _target(name: Node) -> tuple[str, str, int, str] | None:
         return None
     if index < 0:
         return None
-    return callee, parameter, index, parsing.text(default)
+    return function, (callee, parameter, index, parsing.text(default))
 
 
 def _assigns(function: Node, name: str) -> bool:
@@ -325,36 +328,34 @@ def _alias(imported: Node) -> tuple[str, str]:
     return parsing.text(imported), parsing.text(imported)
 
 
-def _called_name(callee: Node, bound: dict[str, str], modules: set[str], star: bool) -> str | None:
-    """The name a call is recorded under: `Model(...)` of a bound name (any name after a star import), or
-    `pkg.parallel.ParallelContext(...)` through an imported module."""
-    if callee.type == "identifier" and callee.parent is not None and callee.parent.type == "call":
+def _calls(called: list[Node], methods: list[Node], bound: dict[str, str], modules: set[str], star: bool):
+    """(the name a call is recorded under, the call): `Model(...)` of a bound name (any name after a star import),
+    `pkg.parallel.ParallelContext(...)` through an imported module, a class's `cls(...)` and `self.__class__(...)`."""
+    for callee in called:  # (call function: (identifier))
         name = parsing.text(callee)
-        if name == "cls":  # a classmethod's `cls(...)` constructs its class
-            return _class_name(callee)
-        return bound.get(name, name if star else None)
-    if parsing.text(callee) == "__class__":  # `self.__class__(...)`
-        return _class_name(callee)
-    attribute = callee.parent  # a method capture: the attribute's name
-    holder = attribute.child_by_field_name("object") if attribute is not None and attribute.type == "attribute" else None
-    root = holder
-    while root is not None and root.type == "attribute":
-        root = root.child_by_field_name("object")
-    if root is None or root.type != "identifier" or parsing.text(root) not in modules:
-        return None
-    return parsing.text(callee)
+        recorded = _class_name(callee) if name == "cls" else bound.get(name, name if star else None)
+        if recorded is not None:
+            yield recorded, callee.parent
+    for callee in methods:  # (call function: (attribute attribute: (identifier)))
+        attribute = callee.parent
+        root = attribute.child_by_field_name("object")
+        while root is not None and root.type == "attribute":
+            root = root.child_by_field_name("object")
+        name = parsing.text(callee)
+        if name == "__class__":
+            recorded = _class_name(callee)
+        elif root is not None and root.type == "identifier" and parsing.text(root) in modules:
+            recorded = name
+        else:
+            continue
+        if recorded is not None and attribute.parent is not None and attribute.parent.type == "call":
+            yield recorded, attribute.parent
 
 
 def _class_name(node: Node) -> str | None:
     cls = _enclosing(node, "class_definition")
     name = cls.child_by_field_name("name") if cls is not None else None
     return parsing.text(name) if name is not None else None
-
-
-def _call_of(attribute_name: Node) -> Node | None:
-    attribute = attribute_name.parent
-    call = attribute.parent if attribute is not None else None
-    return call if call is not None and call.type == "call" and call.child_by_field_name("function") == attribute else None
 
 
 def _shape(call: Node) -> tuple[int, set[str], bool]:

@@ -146,6 +146,7 @@ class PhaseFacts:
     default_arms: list[tuple[int, int, str, str, int, str, str, bool]] = field(default_factory=list)
     default_calls: dict[str, tuple[int, int, list[str], bool]] = field(default_factory=dict)
     default_escaped: list[str] = field(default_factory=list)
+    star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
 
 
     def absorb(self, other: PhaseFacts) -> None:
@@ -165,6 +166,7 @@ class PhaseFacts:
         self.launch_flags += other.launch_flags
         self.default_arms += other.default_arms
         self.default_escaped += other.default_escaped
+        self.star_imports += other.star_imports
         for name, (count, most, keywords, splat) in other.default_calls.items():
             before = self.default_calls.get(name, (0, 0, [], False))
             self.default_calls[name] = (before[0] + count, max(before[1], most), sorted({*before[2], *keywords}),
@@ -342,6 +344,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         module = _absolute(text, package)
         statement = node.parent  # `from pkg import sub` may import the submodule pkg.sub
         sites.append((module, statement))
+        if statement is not None and any(c.type == "wildcard_import" for c in statement.children):
+            facts.star_imports.append(module)
         for name in statement.children_by_field_name("name") if statement is not None else []:
             sites.append((f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."), statement))
     facts.imports = [module for module, _ in sites]
