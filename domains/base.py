@@ -188,6 +188,10 @@ class ModuleFacts(Protocol):
     option_arms: list[tuple[int, int, str, str]]  # arms a command-line option turns on: (first, last, dest, condition)
     launch_flags: list[str]  # shell: options a launch command passes
     lazy_submodules: list[str]  # a package __init__.py's submodules loaded lazily by name (_LazyModule tables)
+    default_arms: list[tuple[int, int, str, str, int, str, str, bool]]  # arms a parameter's default decides
+    default_calls: dict[str, tuple[int, int, list[str], bool]]  # calls of the names the file binds, by shape
+    default_escaped: list[str]  # names the file passes as values or subclasses
+    star_imports: list[str]  # modules imported with `from module import *`
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unloaded import unloaded_modules
+from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -47,6 +48,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         test_only.setdefault(path, []).extend(ranges)
     tools = diagnostic_scripts(facts, context)
     uninstalled = uninstalled_patches(facts, context)
+    unpassed = unpassed_defaults(facts, context)
     switched = switched_options(facts, context)
     if switched:
         conventions = load_context_conventions()
@@ -55,7 +57,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
-    if not referrers and not guarded and not test_only and not switched and not uninstalled and not tools:
+    if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed):
         return findings
     decided: dict[str, Place | None] = {}
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
@@ -82,6 +84,12 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             reason = next((r for start, end, r in uninstalled[finding.path] if start <= finding.line <= end), None)
             if reason is not None:
                 place = Place(finding.role, "optional", reason)
+        if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in unpassed:
+            arm = next(((r, a) for start, end, r, a in unpassed[finding.path] if start <= finding.line <= end), None)
+            if arm is not None:  # an assert the default passes is no concern at all: info
+                relocated = factory.relocate(finding, Place(finding.role, "cosmetic" if arm[1] else "optional", arm[0]))
+                result.append(relocated.model_copy(update={"severity": "info"}) if arm[1] else relocated)
+                continue
         if place is None and finding.role in COUNTED_ROLES and finding.path in test_only:
             for start, end, reason in test_only[finding.path]:
                 if start <= finding.line <= end:

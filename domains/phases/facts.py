@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from ascend_feasibility.analyzer.context import unpassed_defaults
 from ascend_feasibility.analyzer.core.models import PHASES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -35,6 +36,7 @@ QUERY = r"""
 (class_definition superclasses: (argument_list)) @class
 (assignment left: (attribute) right: (identifier) @patched)
 (function_definition name: (identifier) @function_name)
+(assert_statement (comparison_operator) @assert)
 ((string_content) @string_content (#match? @string_content "CONFIG_PATTERN"))
 """
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
@@ -47,6 +49,7 @@ QUERY_KEY = query_set.register("phase_facts", QUERY)
 # Calls by plain name, read only where they can matter: a module-level function named again after its definition
 # (exported_functions), or a "cuda" device default (overridden_defaults). Most modules need neither.
 CALLS_KEY = query_set.register("phase_calls", "(call function: (identifier) @called)")
+ESCAPES_KEY = query_set.register("phase_escapes", unpassed_defaults.ESCAPES)  # names passed as values
 
 
 def query_keys(unit: Unit) -> set[str]:
@@ -138,6 +141,12 @@ class PhaseFacts:
     lazy_submodules: list[str] = field(default_factory=list)
     # functions whose name says one phase (`_forward_inference`, `_forward_training`): (phase, first line, last line)
     phase_functions: list[tuple[str, int, int]] = field(default_factory=list)
+    # arms a parameter's default decides, the file's calls of the names it binds, the names it passes as values
+    # (analyzer/context/unpassed_defaults.py)
+    default_arms: list[tuple[int, int, str, str, int, str, str, bool]] = field(default_factory=list)
+    default_calls: dict[str, tuple[int, int, list[str], bool]] = field(default_factory=dict)
+    default_escaped: list[str] = field(default_factory=list)
+    star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
 
 
     def absorb(self, other: PhaseFacts) -> None:
@@ -155,6 +164,13 @@ class PhaseFacts:
         self.options += other.options
         self.option_arms += other.option_arms
         self.launch_flags += other.launch_flags
+        self.default_arms += other.default_arms
+        self.default_escaped += other.default_escaped
+        self.star_imports += other.star_imports
+        for name, (count, most, keywords, splat) in other.default_calls.items():
+            before = self.default_calls.get(name, (0, 0, [], False))
+            self.default_calls[name] = (before[0] + count, max(before[1], most), sorted({*before[2], *keywords}),
+                                        before[3] or splat)
         for module, reach in other.guarded_imports.items():
             if module in self.imports and module not in self.guarded_imports:
                 continue  # imported plainly in an earlier cell
@@ -222,6 +238,8 @@ def compact(facts: PhaseFacts) -> PhaseFacts:
     for model in facts.models:
         model.bases = [sys.intern(b) for b in model.bases]
         model.layers = {sys.intern(k): v for k, v in model.layers.items()}
+    facts.default_calls = {sys.intern(k): (n, most, [sys.intern(w) for w in words], splat)
+                           for k, (n, most, words, splat) in facts.default_calls.items()}
     return facts
 
 
@@ -326,6 +344,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         module = _absolute(text, package)
         statement = node.parent  # `from pkg import sub` may import the submodule pkg.sub
         sites.append((module, statement))
+        if statement is not None and any(c.type == "wildcard_import" for c in statement.children):
+            facts.star_imports.append(module)
         for name in statement.children_by_field_name("name") if statement is not None else []:
             sites.append((f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."), statement))
     facts.imports = [module for module, _ in sites]
@@ -365,6 +385,11 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.patch_installers = _patch_installers(unit, defined, found["patched"], facts.main_block)
     facts.choices = _choices(found.get("condition", []))
     facts.options, facts.option_arms = _options(found.get("method", []), found.get("switch", []))
+    by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", []),
+                                        found.get("assert", []), query_set.unit_captures(unit, CALLS_KEY).get("called", []),
+                                        found.get("method", []), found.get("class", []),
+                                        lambda: query_set.unit_captures(unit, ESCAPES_KEY))
+    facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
         facts.phase_functions = _phase_functions(found.get("function_name", []))

@@ -1,0 +1,383 @@
+"""A parameter no caller in the project passes keeps its default: the branch the default does not take never runs.
+
+CogVideo's RIFE `Model.__init__(self, local_rank=-1)` wraps its network in DDP under `if local_rank != -1:`, and its
+one caller, `Model()`, passes no local_rank: the DDP arm is `optional`. nanotron's `ParallelContext(...,
+backend="nccl")` asserts `backend == "nccl"`, and no caller passes backend: the assert passes unchanged on Ascend (the
+backend is chosen elsewhere), so its finding is `cosmetic` at info.
+
+This is switches.py's reading of an off-by-default switch (a parameter whose callers leave it off) carried to a
+comparison of a parameter with a literal (`!= -1`, `== "nccl"`, `is not None`, `> 0`), with the callers read across the
+project, since a constructor is called from other files. Per file (`read`): the arms and asserts such a comparison
+decides, and every call of a name the file binds (defines, or imports) with the arguments it passes. Per project
+(`unpassed_defaults`): an arm whose function or class every call of which in the project leaves the parameter out or
+passes the default literal.
+
+Conservative: nothing is decided for a function or class that may be called from outside what the project shows:
+named in any module's `__all__`, defined in a module another one imports with `*`, decorated (a registry, a
+command-line entry), subclassed, passed as a value (`partial(Model, ...)`, a registry dict, `getattr(module,
+"Model")`), called with `*args`/`**kwargs`, never called, or a parameter the function assigns itself. Only
+module-level functions and the `__init__` of module-level classes are read (a method's calls cannot be told apart by
+name); a class's own `cls(...)` and `self.__class__(...)` are its calls.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ascend_feasibility.analyzer.context.switches import _enclosing, _parameter, first_term
+from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
+from ascend_feasibility.analyzer.reading import parsing
+from tree_sitter import Node
+
+MAX_CONDITIONS = 200
+MAX_LITERAL = 100
+MAX_BODY_NODES = 20000
+LITERAL_TYPES = {"integer", "float", "string", "none", "true", "false", "unary_operator"}
+COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+           ">=": operator.ge, "is": operator.is_, "is not": operator.is_not}
+TYPE_CHECKS = {"isinstance", "issubclass"}
+UNKNOWN = object()  # a text that is no literal
+
+# Identifiers used as values (what may call them later, out of sight): an argument (partial(Model, ...)), a keyword's
+# value, a dict or list entry, an assignment's right side, a return value. isinstance(x, Model) is no use.
+ESCAPES = """
+(argument_list (identifier) @value)
+(keyword_argument value: (identifier) @value)
+(pair value: (identifier) @value)
+(list (identifier) @value)
+(tuple (identifier) @value)
+(assignment right: (identifier) @value)
+(return_statement (identifier) @value)
+((call function: (identifier) @getattr arguments: (argument_list (_) (string (string_content) @attribute)))
+ (#eq? @getattr "getattr"))
+"""
+
+
+@dataclass
+class DefaultFacts:
+    # (first line, last line, function or class, parameter, position among the call's arguments, default, condition,
+    # whether it is an assert that the default passes)
+    arms: list[tuple[int, int, str, str, int, str, str, bool]] = field(default_factory=list)
+    # name → (calls, most positional arguments, keywords passed as "key" or "key=literal", any *args/**kwargs)
+    calls: dict[str, tuple[int, int, list[str], bool]] = field(default_factory=dict)
+    escaped: list[str] = field(default_factory=list)  # bound names used as values, or subclassed
+
+
+def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
+         classes: list[Node], escapes) -> DefaultFacts:
+    """One unit's arms decided by a parameter's default, and its calls of the names it binds. `escapes()`: the
+    captures of ESCAPES over the unit (read only when the file binds a name)."""
+    facts = DefaultFacts()
+    for condition in conditions[:MAX_CONDITIONS]:
+        facts.arms += _arms(condition)
+    for statement in asserts[:MAX_CONDITIONS]:
+        facts.arms += _assert(statement)
+    bound, modules, star = _bindings(tree)
+    calls: dict[str, tuple[int, int, set[str], bool]] = {}
+    for callee, call in _calls(called, methods, bound, modules, star):
+        positional, keywords, splat = _shape(call)
+        count, most, before, any_splat = calls.get(callee, (0, 0, set(), False))
+        calls[callee] = (count + 1, max(most, positional), before | keywords, any_splat or splat)
+    facts.calls = {name: (count, most, sorted(keywords), splat) for name, (count, most, keywords, splat) in calls.items()}
+    escaped = _exported(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
+    if bound:
+        found = escapes()
+        for node in found.get("value", []):
+            name = parsing.text(node)
+            if name in bound and not _type_check(node):
+                escaped.add(bound[name])
+        escaped.update(parsing.text(node) for node in found.get("attribute", []))
+    for cls in classes:
+        bases = cls.child_by_field_name("superclasses")
+        for base in bases.named_children if bases is not None else []:
+            if base.type in {"identifier", "attribute"}:
+                escaped.add(parsing.text(base).rsplit(".", 1)[-1])
+    facts.escaped = sorted(escaped)
+    return facts
+
+
+def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, bool]]]:
+    """path → (first line, last line, reason, assert) of product code's arms that no call in the project takes."""
+    calls: dict[str, list[tuple[str, tuple[int, int, list[str], bool]]]] = defaultdict(list)
+    escaped: set[str] = set()
+    for f in facts:
+        for name, shape in f.default_calls.items():
+            calls[name].append((f.path, shape))
+        escaped.update(f.default_escaped)
+    starred = {module for f in facts for module in f.star_imports}
+    result: dict[str, list[tuple[int, int, str, bool]]] = defaultdict(list)
+    for f in facts:
+        if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or _re_exported(f.module, starred):
+            continue
+        for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
+            found = calls.get(name, [])
+            if name in escaped or not found or any(_passes(shape, parameter, index, default) for _, shape in found):
+                continue
+            count = sum(shape[0] for _, shape in found)
+            where = sorted({path for path, _ in found})
+            more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
+            reason = (f"`{parameter}={default}` by default ({name}()), and none of its {count} calls in the project "
+                      f"passes {parameter} ({where[0]}{more}); {condition}")
+            result[f.path].append((first, last, reason, is_assert))
+    return result
+
+
+def _re_exported(module: str, starred: set[str]) -> bool:
+    """A module another one re-exports whole (`from .comm import *` in deepspeed/comm/__init__.py): its names are the
+    package's public ones. A module under src/ is imported without the `src.`."""
+    return bool(module) and any(module == m or module.endswith("." + m) for m in starred)
+
+
+def _passes(shape: tuple[int, int, list[str], bool], parameter: str, index: int, default: str) -> bool:
+    _, positional, keywords, splat = shape
+    if splat or positional > index:
+        return True
+    for keyword in keywords:
+        key, _, value = keyword.partition("=")
+        if key == parameter and (not value or _value(value) != _value(default) or _value(value) is UNKNOWN):
+            return True
+    return False
+
+
+# per file ----------------------------------------------------------------------------------------------------------
+def _arms(condition: Node) -> list[tuple[int, int, str, str, int, str, str, bool]]:
+    statement = condition.parent
+    if statement is None or statement.type not in {"if_statement", "elif_clause"}:
+        return []
+    found = first_term(condition, lambda term, _: _decided(term, False))
+    if found is not None:  # a term false by default: the branch is not taken
+        body = statement.child_by_field_name("consequence")
+        return [_arm(body, found, statement)] if body is not None else []
+    found = _decided(condition, True)
+    if found is None or statement.type != "if_statement":  # true by default: the rest of the chain is not taken
+        return []
+    rest = [c for c in statement.children if c.type in {"elif_clause", "else_clause"}]
+    return [_arm(c, found, statement) for c in rest]
+
+
+def _arm(body: Node, found: tuple[str, str, int, str], statement: Node) -> tuple:
+    name, parameter, index, default = found
+    line = " ".join(parsing.text(statement).splitlines()[0].split())[:100]
+    return (body.start_point.row + 1, body.end_point.row + 1, name, parameter, index, default,
+            f"line {statement.start_point.row + 1}: {line}", False)
+
+
+def _assert(test: Node) -> list[tuple]:
+    """`assert backend == "nccl"` (the comparison an assert tests) that the default passes."""
+    statement = test.parent
+    found = _decided(test, True) if statement is not None and statement.type == "assert_statement" else None
+    if found is None:
+        return []
+    name, parameter, index, default = found
+    line = " ".join(parsing.text(statement).splitlines()[0].split())[:100]
+    return [(statement.start_point.row + 1, statement.end_point.row + 1, name, parameter, index, default,
+             f"line {statement.start_point.row + 1}: {line}", True)]
+
+
+def _decided(term: Node, holds: bool) -> tuple[str, str, int, str] | None:
+    """(function or class, parameter, position, default) when `term` compares a parameter with a literal and, at the
+    parameter's default, is `holds`."""
+    if term.type != "comparison_operator" or len(term.named_children) != 2:
+        return None
+    operators = term.children_by_field_name("operators")
+    spelled = " ".join(parsing.text(operators[0]).split()) if len(operators) == 1 else ""
+    if spelled not in COMPARE:
+        return None
+    compare = COMPARE[spelled]
+    left, right = term.named_children
+    swapped = left.type != "identifier"
+    name_node, literal = (right, left) if swapped else (left, right)
+    if name_node.type != "identifier" or literal.type not in LITERAL_TYPES:
+        return None
+    found = _target(name_node)
+    if found is None:
+        return None
+    function, target = found
+    value, default = _value(parsing.text(literal)), _value(target[3])
+    if UNKNOWN in (value, default) or (compare in {operator.is_, operator.is_not} and not _singleton(value, default)):
+        return None
+    try:
+        result = compare(value, default) if swapped else compare(default, value)
+    except TypeError:
+        return None
+    return target if bool(result) == holds and not _assigns(function, target[1]) else None
+
+
+def _target(name: Node) -> tuple[Node, tuple[str, str, int, str]] | None:
+    """The function and (callee name, parameter, position in a call, default text) of the parameter `name` reads, when
+    its function is a module-level function or a module-level class's undecorated __init__."""
+    parameter = parsing.text(name)
+    function = _enclosing(name, "function_definition")
+    while function is not None and _parameter(function, parameter) is None:
+        function = _enclosing(function, "function_definition")
+    if function is None:
+        return None
+    index, default = _parameter(function, parameter)
+    if default is None or default.type not in LITERAL_TYPES:
+        return None
+    holder = function.parent
+    if holder is not None and holder.type == "decorated_definition":
+        return None
+    if holder is not None and holder.type == "module":
+        callee = parsing.text(function.child_by_field_name("name"))
+    elif holder is not None and holder.type == "block" and parsing.text(function.child_by_field_name("name")) == "__init__":
+        cls = holder.parent
+        if cls is None or cls.type != "class_definition" or cls.parent is None or cls.parent.type != "module":
+            return None
+        callee, index = parsing.text(cls.child_by_field_name("name")), index - 1
+    else:
+        return None
+    if index < 0:
+        return None
+    return function, (callee, parameter, index, parsing.text(default))
+
+
+def _assigns(function: Node, name: str) -> bool:
+    """Does the function rebind the parameter (`local_rank = int(os.environ[...])`, `for backend in ...`)?"""
+    body = function.child_by_field_name("body")
+    stack, seen = [body] if body is not None else [], 0
+    while stack and seen < MAX_BODY_NODES:
+        node = stack.pop()
+        seen += 1
+        if node.type in {"assignment", "augmented_assignment", "for_statement", "with_item", "named_expression"}:
+            left = node.child_by_field_name("left") or node.child_by_field_name("name") or node.child_by_field_name("value")
+            if left is not None and name in {parsing.text(n) for n in _names(left)}:
+                return True
+        if node.type in {"global_statement", "nonlocal_statement"} and name in parsing.text(node).split():
+            return True
+        stack.extend(node.children)
+    return seen >= MAX_BODY_NODES
+
+
+def _names(node: Node) -> list[Node]:
+    if node.type == "identifier":
+        return [node]
+    if node.type in {"pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "as_pattern", "as_pattern_target"}:
+        return [n for child in node.named_children for n in _names(child)]
+    return []
+
+
+def _value(text: str):
+    """A literal's value (ast.literal_eval evaluates literals only), or UNKNOWN."""
+    if len(text) > MAX_LITERAL:
+        return UNKNOWN
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return UNKNOWN
+
+
+def _singleton(*values) -> bool:
+    return all(v is None or isinstance(v, bool) for v in values)
+
+
+def _exported(tree: Node) -> set[str]:
+    """Names in the module's `__all__` (a list or tuple of strings at the top level)."""
+    names = set()
+    for statement in tree.named_children:
+        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        if assignment is None or assignment.type not in {"assignment", "augmented_assignment"}:
+            continue
+        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        if left is not None and right is not None and parsing.text(left) == "__all__":
+            for item in right.named_children:
+                if item.type == "string":
+                    names.add(parsing.text(item).strip("'\""))
+    return names
+
+
+def _bindings(tree: Node) -> tuple[dict[str, str], set[str], bool]:
+    """The module-level names the file binds to functions and classes (local name → original name: defined, or
+    imported by name), the names bound to imported modules, and whether it has a star import."""
+    bound: dict[str, str] = {}
+    modules: set[str] = set()
+    star = False
+    stack = list(tree.named_children)
+    while stack:
+        statement = stack.pop()
+        if statement.type in {"if_statement", "try_statement", "block", "else_clause", "except_clause", "elif_clause",
+                              "finally_clause"}:
+            stack.extend(statement.named_children)  # imports behind a guard
+        elif statement.type == "decorated_definition":
+            stack.extend(c for c in statement.named_children if c.type != "decorator")
+        elif statement.type in {"function_definition", "class_definition"}:
+            name = statement.child_by_field_name("name")
+            if name is not None:
+                bound[parsing.text(name)] = parsing.text(name)
+        elif statement.type == "import_from_statement":
+            star |= any(c.type == "wildcard_import" for c in statement.children)
+            for imported in statement.children_by_field_name("name"):
+                original, local = _alias(imported)
+                bound[local] = original.rsplit(".", 1)[-1]
+                modules.add(local)  # `from pkg import module` binds a module
+        elif statement.type == "import_statement":
+            for imported in statement.children_by_field_name("name"):
+                original, local = _alias(imported)
+                modules.add(local if imported.type == "aliased_import" else original.split(".", 1)[0])
+    return bound, modules, star
+
+
+def _alias(imported: Node) -> tuple[str, str]:
+    if imported.type == "aliased_import":
+        name, alias = imported.child_by_field_name("name"), imported.child_by_field_name("alias")
+        original = parsing.text(name) if name is not None else ""
+        return original, parsing.text(alias) if alias is not None else original
+    return parsing.text(imported), parsing.text(imported)
+
+
+def _calls(called: list[Node], methods: list[Node], bound: dict[str, str], modules: set[str], star: bool):
+    """(the name a call is recorded under, the call): `Model(...)` of a bound name (any name after a star import),
+    `pkg.parallel.ParallelContext(...)` through an imported module, a class's `cls(...)` and `self.__class__(...)`."""
+    for callee in called:  # (call function: (identifier))
+        name = parsing.text(callee)
+        recorded = _class_name(callee) if name == "cls" else bound.get(name, name if star else None)
+        if recorded is not None:
+            yield recorded, callee.parent
+    for callee in methods:  # (call function: (attribute attribute: (identifier)))
+        attribute = callee.parent
+        root = attribute.child_by_field_name("object")
+        while root is not None and root.type == "attribute":
+            root = root.child_by_field_name("object")
+        name = parsing.text(callee)
+        if name == "__class__":
+            recorded = _class_name(callee)
+        elif root is not None and root.type == "identifier" and parsing.text(root) in modules:
+            recorded = name
+        else:
+            continue
+        if recorded is not None and attribute.parent is not None and attribute.parent.type == "call":
+            yield recorded, attribute.parent
+
+
+def _class_name(node: Node) -> str | None:
+    cls = _enclosing(node, "class_definition")
+    name = cls.child_by_field_name("name") if cls is not None else None
+    return parsing.text(name) if name is not None else None
+
+
+def _shape(call: Node) -> tuple[int, set[str], bool]:
+    """(positional arguments, keywords as "key=literal" or "key", whether it unpacks *args or **kwargs)."""
+    arguments = call.child_by_field_name("arguments")
+    positional, keywords, splat = 0, set(), False
+    for argument in arguments.named_children if arguments is not None else []:
+        if argument.type in {"list_splat", "dictionary_splat"}:
+            splat = True
+        elif argument.type == "keyword_argument":
+            key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
+            if key is None or value is None:
+                continue
+            literal = value.type in LITERAL_TYPES and _value(parsing.text(value)) is not UNKNOWN
+            keywords.add(f"{parsing.text(key)}={parsing.text(value)}" if literal else parsing.text(key))
+        elif argument.type != "comment":
+            positional += 1
+    return positional, keywords, splat
+
+
+def _type_check(node: Node) -> bool:
+    arguments = node.parent
+    call = arguments.parent if arguments is not None and arguments.type == "argument_list" else None
+    function = call.child_by_field_name("function") if call is not None else None
+    return function is not None and parsing.text(function) in TYPE_CHECKS

@@ -1,0 +1,162 @@
+"""A parameter no caller in the project passes keeps its default (analyzer/context/unpassed_defaults.py): the branch the
+default does not take is optional, an assert the default passes is info. Cases written from CogVideo's RIFE
+`Model.__init__(self, local_rank=-1)` (`if local_rank != -1:` DDP) and nanotron's `ParallelContext(...,
+backend="nccl")` (`assert backend == "nccl"`)."""
+
+from __future__ import annotations
+
+import pytest
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
+from tests.helpers import write_tree
+
+RIFE = (
+    "import torch\n"
+    "from torch.nn.parallel import DistributedDataParallel as DDP\n\n\n"
+    "class Model:\n"
+    "    def __init__(self, local_rank=-1):\n"
+    "        self.flownet = torch.nn.Linear(2, 2)\n"
+    "        if local_rank != -1:\n"
+    "            self.flownet = DDP(self.flownet, device_ids=[local_rank], output_device=local_rank)\n"
+)
+DDP_LINE = 9
+CONTEXT = (
+    "import torch.distributed as dist\n\n\n"
+    "class ParallelContext:\n"
+    "    def __init__(self, tensor_parallel_size: int, backend: str = \"nccl\"):\n"
+    "        self.size = tensor_parallel_size\n"
+    "        assert backend == \"nccl\", \"Only nccl backend is supported for now.\"\n"
+    "        dist.init_process_group(backend=\"nccl\")\n"
+)
+ASSERT_LINE = 7
+
+
+def findings(tmp_path, files: dict[str, str], line: int, path: str = "pkg/model.py"):
+    files = {"pkg/__init__.py": "", **files}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    found = [f for f in report.findings if f.path == path and f.line == line]
+    assert found, f"no finding at {path}:{line}"
+    return found
+
+
+@pytest.mark.parametrize("caller", ["model = Model()\n", "model = Model(local_rank=-1)\n"])
+def test_an_arm_no_caller_takes_is_optional(tmp_path, caller):
+    found = findings(tmp_path, {"pkg/model.py": RIFE, "pkg/app.py": "from pkg.model import Model\n\n" + caller}, DDP_LINE)
+    assert all(f.reach == "optional" for f in found)
+    reason = found[0].reach_reason
+    assert "`local_rank=-1` by default (Model())" in reason and "pkg/app.py" in reason and "line 8" in reason
+
+
+def test_a_call_through_the_module_is_read(tmp_path):
+    app = "import pkg.model\n\nmodel = pkg.model.Model()\n"
+    found = findings(tmp_path, {"pkg/model.py": RIFE, "pkg/app.py": app}, DDP_LINE)
+    assert all(f.reach == "optional" for f in found)
+
+
+@pytest.mark.parametrize("caller", [
+    "model = Model(local_rank=0)\n",  # a caller passing another value
+    "model = Model(3)\n",  # positionally
+    "model = Model(**options)\n",  # **kwargs: what it passes is not known
+    "model = Model(*args)\n",
+    "import functools\n\nmake = functools.partial(Model, local_rank=1)\n",  # a call through partial
+    "MODELS = {'rife': Model}\n",  # a registry entry: called out of sight
+    "class Mine(Model):\n    pass\n\n\nmodel = Mine()\n",  # a subclass may pass it
+    "import pkg.model as m\n\nmodel = m.Model(local_rank=2)\n",  # through the module, with a value
+])
+def test_a_caller_that_may_pass_the_parameter_keeps_the_arm(tmp_path, caller):
+    app = "from pkg.model import Model\n\n" + caller
+    found = findings(tmp_path, {"pkg/model.py": RIFE, "pkg/app.py": app}, DDP_LINE)
+    assert all(f.reach == "runs" for f in found)
+
+
+def test_a_getattr_lookup_keeps_the_arm(tmp_path):
+    app = "import pkg.model\n\nmodel = getattr(pkg.model, \"Model\")(local_rank=0)\n"
+    found = findings(tmp_path, {"pkg/model.py": RIFE, "pkg/app.py": app}, DDP_LINE)
+    assert all(f.reach == "runs" for f in found)
+
+
+@pytest.mark.parametrize("construct", ["cls(local_rank=rank)", "self.__class__(rank)"])
+def test_a_class_constructing_itself_with_the_parameter_keeps_the_arm(tmp_path, construct):
+    method = ("\n    @classmethod\n    def on(cls, rank):\n        return " + construct + "\n" if construct.startswith("cls")
+              else "\n    def on(self, rank):\n        return " + construct + "\n")
+    found = findings(tmp_path, {"pkg/model.py": RIFE + method,
+                                "pkg/app.py": "from pkg.model import Model\n\nm = Model().on(0)\n"}, DDP_LINE)
+    assert all(f.reach == "runs" for f in found)
+
+
+def test_an_exported_class_keeps_the_arm(tmp_path):
+    model = "__all__ = [\"Model\"]\n" + RIFE
+    found = findings(tmp_path, {"pkg/model.py": model, "pkg/app.py": "from pkg.model import Model\n\nm = Model()\n"},
+                     DDP_LINE + 1)
+    assert all(f.reach == "runs" for f in found)
+
+
+def test_a_decorated_class_keeps_the_arm(tmp_path):
+    model = RIFE.replace("class Model:", "@MODELS.register_module()\nclass Model:")
+    found = findings(tmp_path, {"pkg/model.py": "MODELS = None\n" + model,
+                                "pkg/app.py": "from pkg.model import Model\n\nm = Model()\n"}, DDP_LINE + 2)
+    assert all(f.reach == "runs" for f in found)
+
+
+def test_a_class_nothing_calls_keeps_the_arm(tmp_path):
+    found = findings(tmp_path, {"pkg/model.py": RIFE}, DDP_LINE)
+    assert all(f.reach == "runs" for f in found)
+
+
+def test_a_parameter_the_function_rebinds_keeps_the_arm(tmp_path):
+    model = RIFE.replace("        self.flownet = torch.nn.Linear(2, 2)\n",
+                         "        local_rank = int(os.environ.get('LOCAL_RANK', -1))\n")
+    found = findings(tmp_path, {"pkg/model.py": "import os\n" + model,
+                                "pkg/app.py": "from pkg.model import Model\n\nm = Model()\n"}, DDP_LINE + 1)
+    assert all(f.reach == "runs" for f in found)
+
+
+def test_an_assert_the_default_passes_is_info(tmp_path):
+    app = "from pkg.model import ParallelContext\n\ncontext = ParallelContext(tensor_parallel_size=2)\n"
+    found = findings(tmp_path, {"pkg/model.py": CONTEXT, "pkg/app.py": app}, ASSERT_LINE)
+    assert all(f.severity == "info" and f.reach != "runs" for f in found)
+    assert "`backend=\"nccl\"` by default (ParallelContext())" in found[0].reach_reason
+
+
+def test_an_assert_a_caller_can_fail_stays(tmp_path):
+    app = "from pkg.model import ParallelContext\n\ncontext = ParallelContext(2, backend=\"gloo\")\n"
+    found = findings(tmp_path, {"pkg/model.py": CONTEXT, "pkg/app.py": app}, ASSERT_LINE)
+    assert all(f.reach == "runs" for f in found)
+
+
+@pytest.mark.parametrize(("signature", "condition", "taken"), [
+    ("cache=None", "cache is not None", False),
+    ("steps=0", "steps > 0", False),
+    ("mode='eager'", "mode == 'graph'", False),
+    ("local_rank=-1", "local_rank == -1", True),  # the default takes it: its else arm is the optional one
+])
+def test_comparisons_with_a_literal(tmp_path, signature, condition, taken):
+    model = ("import torch\n\n\n"
+             f"def build({signature}):\n"
+             f"    if {condition}:\n"
+             "        torch.cuda.synchronize()\n"
+             "    else:\n"
+             "        torch.cuda.empty_cache()\n")
+    app = "from pkg.model import build\n\nbuild()\n"
+    report = analyze(write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/model.py": model, "pkg/app.py": app}),
+                     AnalyzeOptions(jobs=1))
+    reach = {f.line: f.reach for f in report.findings if f.path == "pkg/model.py" and f.line in {6, 8}}
+    assert reach, "no finding in either arm"
+    assert reach.get(6, "runs" if taken else "optional") == ("runs" if taken else "optional")
+    assert reach.get(8, "optional" if taken else "runs") == ("optional" if taken else "runs")
+
+
+def test_a_class_a_package_exports_in_all_keeps_the_arm(tmp_path):
+    files = {"pkg/model.py": RIFE, "pkg/__init__.py": "from pkg.model import Model\n\n__all__ = [\"Model\"]\n",
+             "pkg/app.py": "from pkg.model import Model\n\nm = Model()\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    found = [f for f in report.findings if f.path == "pkg/model.py" and f.line == DDP_LINE]
+    assert found and all(f.reach == "runs" for f in found)
+
+
+def test_a_module_a_package_re_exports_with_a_star_keeps_its_arms(tmp_path):
+    files = {"pkg/model.py": RIFE, "pkg/__init__.py": "from .model import *\n",
+             "pkg/app.py": "from pkg.model import Model\n\nm = Model()\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    found = [f for f in report.findings if f.path == "pkg/model.py" and f.line == DDP_LINE]
+    assert found and all(f.reach == "runs" for f in found)
