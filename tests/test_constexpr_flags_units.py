@@ -117,3 +117,10 @@ def test_the_reason_names_the_first_false_default():
     code = "def g(x, FLAG=None):\n    pass\n\n\ndef f(flag=False):\n    pass\n\n\ndef h(FLAG=False):\n    pass\n"
     assert cf.off_flag(sites(code), "FLAG") == ("`FLAG` (tl.constexpr) is off unless set: `flag=False` by default "
                                                 "(line 5) and nothing in the file turns it on")
+
+
+def test_an_annotation_without_a_value_is_no_assignment_and_the_ones_after_it_are_read():
+    code = KERNEL + "annotated: int\nsoftclamp_qk_sim = True\n"
+    found = cf.read_sites(node_at(code, "SOFTCLAMP_QK_SIM:"))
+    assert "annotated" not in found
+    assert cf.off_flag(found, "SOFTCLAMP_QK_SIM") is None
