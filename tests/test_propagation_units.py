@@ -38,6 +38,10 @@ class Facts:
     top_level_code: bool = False
     evidence: dict = field(default_factory=dict)
     patch_installers: list = field(default_factory=list)
+    default_arms: list = field(default_factory=list)
+    default_calls: dict = field(default_factory=dict)
+    default_escaped: list = field(default_factory=list)
+    star_imports: list = field(default_factory=list)
     module: str | None = None
 
     def __post_init__(self):
