@@ -30,18 +30,22 @@ def import_sites(unit: Unit) -> list[ImportSite]:
         base = statement.child_by_field_name("module_name")
         if statement.type == "import_from_statement" and (base is None or base.type != "dotted_name"):
             continue  # relative imports name the project's own Python modules
+        if base is not None and "".join(parsing.text(base).split()).split(".")[0] in SKIPPED_ROOTS:
+            continue
         for name in statement.children_by_field_name("name"):
             dotted = name.child_by_field_name("name") if name.type == "aliased_import" else name
             if dotted is None:
                 continue
             text = "".join(parsing.text(dotted).split())
             modules.append(text if base is None else "".join(parsing.text(base).split()) + "." + text)
+        modules = [module for module in modules if module.split(".")[0] not in SKIPPED_ROOTS]
+        if not modules:
+            continue
         row = statement.start_point.row
         line = unit.source.line_text(row)
         for module in modules:
-            if module.split(".")[0] not in SKIPPED_ROOTS:
-                sites.append(ImportSite(module, unit.path, row + 1, unit.source.char_column(row, statement.start_point.column),
-                                        len(line) + 1, line.strip()[:200], unit.cell))
+            sites.append(ImportSite(module, unit.path, row + 1, unit.source.char_column(row, statement.start_point.column),
+                                    len(line) + 1, line.strip()[:200], unit.cell))
     return sites
 
 
