@@ -71,10 +71,12 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     """One unit's arms decided by a parameter's default, and its calls of the names it binds. `escapes()`: the
     captures of ESCAPES over the unit (read only when the file binds a name)."""
     facts = DefaultFacts()
-    for condition in conditions[:MAX_CONDITIONS]:
-        facts.arms += _arms(condition)
-    for statement in asserts[:MAX_CONDITIONS]:
-        facts.arms += _assert(statement)
+    reading = _Reading(_defaulted_parameters(tree))
+    if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
+        for condition in conditions[:MAX_CONDITIONS]:
+            facts.arms += _arms(condition, reading)
+        for statement in asserts[:MAX_CONDITIONS]:
+            facts.arms += _assert(statement, reading)
     bound, modules, star = _bindings(tree)
     calls: dict[str, tuple[int, int, set[str], bool]] = {}
     for callee, call in _calls(called, methods, bound, modules, star):
@@ -143,15 +145,15 @@ def _passes(shape: tuple[int, int, list[str], bool], parameter: str, index: int,
 
 
 # per file ----------------------------------------------------------------------------------------------------------
-def _arms(condition: Node) -> list[tuple[int, int, str, str, int, str, str, bool]]:
+def _arms(condition: Node, reading: _Reading) -> list[tuple[int, int, str, str, int, str, str, bool]]:
     statement = condition.parent
     if statement is None or statement.type not in {"if_statement", "elif_clause"}:
         return []
-    found = first_term(condition, lambda term, _: _decided(term, False))
+    found = first_term(condition, lambda term, _: _decided(term, False, reading))
     if found is not None:  # a term false by default: the branch is not taken
         body = statement.child_by_field_name("consequence")
         return [_arm(body, found, statement)] if body is not None else []
-    found = _decided(condition, True)
+    found = _decided(condition, True, reading)
     if found is None or statement.type != "if_statement":  # true by default: the rest of the chain is not taken
         return []
     rest = [c for c in statement.children if c.type in {"elif_clause", "else_clause"}]
@@ -165,10 +167,10 @@ def _arm(body: Node, found: tuple[str, str, int, str], statement: Node) -> tuple
             f"line {statement.start_point.row + 1}: {line}", False)
 
 
-def _assert(test: Node) -> list[tuple]:
+def _assert(test: Node, reading: _Reading) -> list[tuple]:
     """`assert backend == "nccl"` (the comparison an assert tests) that the default passes."""
     statement = test.parent
-    found = _decided(test, True) if statement is not None and statement.type == "assert_statement" else None
+    found = _decided(test, True, reading) if statement is not None and statement.type == "assert_statement" else None
     if found is None:
         return []
     name, parameter, index, default = found
@@ -177,7 +179,7 @@ def _assert(test: Node) -> list[tuple]:
              f"line {statement.start_point.row + 1}: {line}", True)]
 
 
-def _decided(term: Node, holds: bool) -> tuple[str, str, int, str] | None:
+def _decided(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int, str] | None:
     """(function or class, parameter, position, default) when `term` compares a parameter with a literal and, at the
     parameter's default, is `holds`."""
     if term.type != "comparison_operator" or len(term.named_children) != 2:
@@ -190,7 +192,7 @@ def _decided(term: Node, holds: bool) -> tuple[str, str, int, str] | None:
     left, right = term.named_children
     swapped = left.type != "identifier"
     name_node, literal = (right, left) if swapped else (left, right)
-    if name_node.type != "identifier" or literal.type not in LITERAL_TYPES:
+    if name_node.type != "identifier" or literal.type not in LITERAL_TYPES or parsing.text(name_node) not in reading.parameters:
         return None
     found = _target(name_node)
     if found is None:
@@ -203,7 +205,46 @@ def _decided(term: Node, holds: bool) -> tuple[str, str, int, str] | None:
         result = compare(value, default) if swapped else compare(default, value)
     except TypeError:
         return None
-    return target if bool(result) == holds and not _assigns(function, target[1]) else None
+    if bool(result) != holds:
+        return None
+    key = (function.id, target[1])
+    if key not in reading.assigned:
+        reading.assigned[key] = _assigns(function, target[1])
+    return None if reading.assigned[key] else target
+
+
+@dataclass
+class _Reading:
+    """One unit's reading: the parameters _target can read, and _assigns's answers by (function, name)."""
+    parameters: frozenset[str]
+    assigned: dict[tuple[int, str], bool] = field(default_factory=dict)
+
+
+def _defaulted_parameters(tree: Node) -> frozenset[str]:
+    """The parameters with a literal default that _target can read: of a module-level function, or of the `__init__`
+    of a module-level class (neither decorated)."""
+    names: set[str] = set()
+    for statement in tree.named_children:
+        if statement.type == "function_definition":
+            names.update(_literal_defaults(statement))
+        elif statement.type == "class_definition":
+            body = statement.child_by_field_name("body")
+            for member in body.named_children if body is not None else []:
+                name = member.child_by_field_name("name") if member.type == "function_definition" else None
+                if name is not None and parsing.text(name) == "__init__":
+                    names.update(_literal_defaults(member))
+    return frozenset(names)
+
+
+def _literal_defaults(function: Node) -> list[str]:
+    parameters = function.child_by_field_name("parameters")
+    names = []
+    for parameter in parameters.named_children if parameters is not None else []:
+        if parameter.type in {"default_parameter", "typed_default_parameter"}:
+            key, value = parameter.child_by_field_name("name"), parameter.child_by_field_name("value")
+            if key is not None and value is not None and value.type in LITERAL_TYPES:
+                names.append(parsing.text(key))
+    return names
 
 
 def _target(name: Node) -> tuple[Node, tuple[str, str, int, str]] | None:

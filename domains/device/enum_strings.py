@@ -26,10 +26,17 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.device.literals import string_parts
 from tree_sitter import Node
 
+# Only the calls that can hold a "cuda" literal argument or hand over an Enum's `.value` (_cuda_arguments and
+# _device_value find nothing in any other call), and the calls converting a name (`TimerType(timer_type)`).
 QUERY = """
 (class_definition) @class
 (function_definition) @function
-(call) @call
+((call arguments: (argument_list (string) @cuda_string)) @call (#match? @cuda_string "cuda"))
+((call arguments: (argument_list (keyword_argument value: (string) @cuda_keyword))) @call (#match? @cuda_keyword "cuda"))
+((call arguments: (argument_list (attribute attribute: (identifier) @value_name))) @call (#eq? @value_name "value"))
+((call arguments: (argument_list (keyword_argument value: (attribute attribute: (identifier) @value_keyword))))
+ @call (#eq? @value_keyword "value"))
+(call function: (identifier) arguments: (argument_list (identifier))) @conversion
 """
 ENUM_BASES = frozenset({"Enum", "StrEnum", "IntEnum", "enum.Enum", "enum.StrEnum"})
 DEVICE_CALLEES = frozenset({"device", "to"})  # torch.device(...), x.to(...)
@@ -79,9 +86,10 @@ def collect(path: str, root: Node) -> DeviceFacts:
     for cls in found.get("class", []):
         if _is_enum(cls) and _has_cuda_member(cls):
             facts.cuda_enums.append(parsing.text(cls.child_by_field_name("name")))
+    conversions = _conversions_by_function(found.get("conversion", []))
     for function in found.get("function", [])[:MAX_RECORDS]:
-        facts.enum_parameters.extend(_converted_parameters(function, instances))
-    for call in found.get("call", []):
+        facts.enum_parameters.extend(_converted_parameters(function, instances, conversions))
+    for call in _distinct(found.get("call", [])):
         facts.cuda_arguments.extend(_cuda_arguments(call))
         enum = _device_value(call)
         if enum is not None and enum not in facts.device_enums:
@@ -171,7 +179,8 @@ def _parameters(function: Node) -> list[tuple[str, Node | None]]:
     return result
 
 
-def _converted_parameters(function: Node, instances: dict[str, list[str]]) -> list[EnumParameter]:
+def _converted_parameters(function: Node, instances: dict[str, list[str]],
+                          conversions: dict[int, list[Node]]) -> list[EnumParameter]:
     name_node = function.child_by_field_name("name")
     if name_node is None:
         return []
@@ -186,7 +195,7 @@ def _converted_parameters(function: Node, instances: dict[str, list[str]]) -> li
     if not callables:
         return []
     parameters = _parameters(function)
-    converted = _conversions(function, {p for p, _ in parameters})
+    converted = _conversions(conversions.get(function.id, []), {p for p, _ in parameters})
     result = []
     for index, (parameter, annotation) in enumerate(parameters):
         classes = set(converted.get(parameter, []))
@@ -197,23 +206,37 @@ def _converted_parameters(function: Node, instances: dict[str, list[str]]) -> li
     return result
 
 
-def _conversions(function: Node, parameters: set[str]) -> dict[str, list[str]]:
+def _distinct(calls: list[Node]) -> list[Node]:
+    """Each call once (several patterns may capture it), in source order."""
+    seen, result = set(), []
+    for call in calls:
+        if (call.start_byte, call.end_byte) not in seen:
+            seen.add((call.start_byte, call.end_byte))
+            result.append(call)
+    return result
+
+
+def _conversions_by_function(calls: list[Node]) -> dict[int, list[Node]]:
+    """`Name(name)` calls by the function whose own body holds them (not a nested function's or class's)."""
+    owned: dict[int, list[Node]] = {}
+    for call in calls:
+        owner = call.parent
+        while owner is not None and owner.type not in {"function_definition", "class_definition"}:
+            owner = owner.parent
+        if owner is not None and owner.type == "function_definition":
+            owned.setdefault(owner.id, []).append(call)
+    return owned
+
+
+def _conversions(calls: list[Node], parameters: set[str]) -> dict[str, list[str]]:
     """Parameter → the names of the classes the body calls on it alone (`TimerType(timer_type)`)."""
-    body = function.child_by_field_name("body")
     converted: dict[str, list[str]] = {}
-    stack, seen = [body] if body is not None else [], 0
-    while stack and seen < 20_000:
-        node = stack.pop()
-        seen += 1
-        if node.type in {"function_definition", "class_definition"}:
-            continue
-        if node.type == "call":
-            callee, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
-            values = arguments.named_children if arguments is not None and arguments.type == "argument_list" else []
-            if (callee is not None and callee.type == "identifier" and len(values) == 1 and values[0].type == "identifier"
-                    and parsing.text(values[0]) in parameters and parsing.text(callee)[:1].isupper()):
-                converted.setdefault(parsing.text(values[0]), []).append(parsing.text(callee))
-        stack.extend(node.named_children)
+    for call in calls:
+        callee, arguments = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+        values = arguments.named_children if arguments is not None and arguments.type == "argument_list" else []
+        if (callee is not None and callee.type == "identifier" and len(values) == 1 and values[0].type == "identifier"
+                and parsing.text(values[0]) in parameters and parsing.text(callee)[:1].isupper()):
+            converted.setdefault(parsing.text(values[0]), []).append(parsing.text(callee))
     return converted
 
 
