@@ -100,8 +100,8 @@ class DisplaySites:
         return bool(words & self.timing_words)
 
     def _before_clock(self, statement: Node) -> Guard | None:
-        """`torch.cuda.synchronize()` (alone, or as all an `if` does) right before a clock read: it only makes the time
-        printed next honest."""
+        """`if torch.cuda.is_available(): torch.cuda.synchronize()` right before a clock read: skipped without CUDA,
+        it only makes the time printed next honest."""
         outer = statement
         if statement.type == "expression_statement" and statement.parent is not None and statement.parent.parent is not None:
             holder = statement.parent.parent
@@ -109,13 +109,12 @@ class DisplaySites:
             if (body is not None and _same(body, statement.parent) and len(body.named_children) == 1
                     and not any(c.type in {"elif_clause", "else_clause"} for c in holder.children)):
                 outer = holder  # `if torch.cuda.is_available(): torch.cuda.synchronize()`
-        if outer.type == "if_statement":
-            body = outer.child_by_field_name("consequence")
-            only = body.named_children if body is not None else []
-            if (len(only) != 1 or not _synchronizes(only[0])
-                    or any(c.type in {"elif_clause", "else_clause"} for c in outer.children)):
-                return None
-        elif not _synchronizes(statement):
+        if outer.type != "if_statement" or not _checks_cuda(outer.child_by_field_name("condition")):
+            return None  # a bare synchronize raises on a host without CUDA: it must change, whatever it is for
+        body = outer.child_by_field_name("consequence")
+        only = body.named_children if body is not None else []
+        if (len(only) != 1 or not _synchronizes(only[0])
+                or any(c.type in {"elif_clause", "else_clause"} for c in outer.children)):
             return None
         following = outer.next_named_sibling
         while following is not None and following.type == "comment":
@@ -195,6 +194,16 @@ class DisplaySites:
         names = [parsing.text(c).strip("'\"").lower() for c in collection.named_children if c.type == "string"]
         known = [n for n in names if n in self.backend_names]
         return len(known) >= 2 and len(known) == len(names) and any(n != "nccl" for n in known)
+
+
+def _checks_cuda(condition: Node | None) -> bool:
+    """`torch.cuda.is_available()` or `x.is_cuda`: false on a host without CUDA."""
+    if condition is None:
+        return False
+    if condition.type == "call":
+        function = condition.child_by_field_name("function")
+        return function is not None and parsing.text(function) == "torch.cuda.is_available"
+    return condition.type == "attribute" and parsing.text(condition.child_by_field_name("attribute")) == "is_cuda"
 
 
 def _synchronizes(statement: Node) -> bool:
