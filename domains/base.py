@@ -186,7 +186,11 @@ class ModuleFacts(Protocol):
     module_strings: list[tuple[str, int]]  # strings naming dotted modules (modules loaded by name)
     options: list[tuple[str, bool, str, int]]  # command-line options declared: (dest, off by default, flag, line)
     option_arms: list[tuple[int, int, str, str]]  # arms a command-line option turns on: (first, last, dest, condition)
+    option_values: list[tuple[str, str, int]]  # options with a string default: (dest, the default, line)
+    # arms an option holding one of some strings takes: (first, last, dest, the strings, condition)
+    option_value_arms: list[tuple[int, int, str, tuple[str, ...], str]]
     launch_flags: list[str]  # shell: options a launch command passes
+    launch_values: list[tuple[str, str]]  # shell: (option, value) a launch command passes
     lazy_submodules: list[str]  # a package __init__.py's submodules loaded lazily by name (_LazyModule tables)
     default_arms: list[tuple[int, int, str, str, int, str, str, bool]]  # arms a parameter's default decides
     default_calls: dict[str, tuple[int, int, list[str], bool]]  # calls of the names the file binds, by shape

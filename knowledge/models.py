@@ -551,6 +551,12 @@ class GuardConventions(_Record):
     release_calls: list[str] = Field(default_factory=list, description="APIs that release memory under a general rule "
                                      "(torch.cuda.ipc_collect is DEV100's): releases all the same")
     backend_names: list[str] = Field(min_length=1)
+    timing_symbols: list[str] = Field(default_factory=list, description="CUDA timing calls (events, synchronize, the "
+                                      "check around a synchronize): cosmetic when they only time what a print shows")
+    timing_words: list[str] = Field(default_factory=list, description="words of an environment variable or debug switch "
+                                    "that turns timing on (TIME_BENCH)")
+    environment_reads: list[str] = Field(default_factory=list, description="calls that read an environment variable")
+    clock_calls: list[str] = Field(default_factory=list, description="calls that read a wall clock (time.perf_counter)")
 
 
 class VersionConventions(_Record):

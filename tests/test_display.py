@@ -282,3 +282,68 @@ def test_is_message_call_needs_a_call():
     assert not sites()._is_message_call(None)
     statement = parsing.parse("python", b"print\n").named_children[0]
     assert not sites()._is_message_call(statement.named_children[0])
+
+
+# timing diagnostics (issue 28, round 8 rows A11, A21, A24, A40, A42, A59, A88, A98) ----------------------------------
+EVENT = "torch.cuda.Event(enable_timing=True)"
+TIME_BENCH = ("import os, torch\n"
+              "def forward(x):\n"
+              "    time_bench = os.getenv(\"TIME_BENCH\")\n"
+              "    if time_bench:\n"
+              f"        start = {EVENT}\n"
+              "    return x\n")
+
+
+def timed(code: str, needle: str, symbol: str):
+    found = sites().cosmetic(node_at(code, needle), "DEV110", symbol)
+    return None if found is None else (found.reach, found.node.start_point.row + 1)
+
+
+def test_a_cuda_event_under_an_environment_switch_for_timing_is_cosmetic():
+    # VILA b760c34 llava/model/qlinear_te.py:98-101
+    assert timed(TIME_BENCH, EVENT, "torch.cuda.Event") == ("cosmetic", 4)
+    direct = "import os, torch\nif os.environ.get('TIMING') and rank == 0:\n    e = torch.cuda.Event(enable_timing=True)\n"
+    assert timed(direct, EVENT, "torch.cuda.Event") == ("cosmetic", 2)
+    keyed = "import os, torch\nif 'BENCHMARK' in os.environ:\n    e = torch.cuda.Event(enable_timing=True)\n"
+    assert timed(keyed, EVENT, "torch.cuda.Event") == ("cosmetic", 2)
+
+
+def test_other_switches_or_sites_are_not_timing():
+    other_variable = TIME_BENCH.replace("TIME_BENCH", "USE_FP8")
+    assert timed(other_variable, EVENT, "torch.cuda.Event") is None
+    negated = TIME_BENCH.replace("if time_bench:", "if not time_bench:")
+    assert timed(negated, EVENT, "torch.cuda.Event") is None
+    not_env = TIME_BENCH.replace('os.getenv("TIME_BENCH")', "config.time_bench")
+    assert timed(not_env, EVENT, "torch.cuda.Event") is None
+    moved = TIME_BENCH.replace(EVENT, "x.cuda()")
+    assert sites().cosmetic(node_at(moved, "x.cuda()"), "DEV004", "torch.Tensor.cuda") is None  # data moves: runs
+
+
+def test_a_synchronize_right_before_a_clock_read_is_cosmetic():
+    # flux 802fb47 src/flux/cli_fill.py:309-312
+    code = ("import time, torch\n"
+            "def main(t0):\n"
+            "    if torch.cuda.is_available():\n"
+            "        torch.cuda.synchronize()\n"
+            "    t1 = time.perf_counter()\n"
+            "    print(f'Done in {t1 - t0:.1f}s')\n")
+    assert timed(code, "torch.cuda.synchronize()", "torch.cuda.synchronize") == ("cosmetic", 5)
+    assert timed(code, "torch.cuda.is_available()", "torch.cuda.is_available") == ("cosmetic", 5)
+    commented = code.replace("    t1 = time.perf_counter()", "    # done\n    t1 = time.perf_counter()")
+    assert timed(commented, "torch.cuda.synchronize()", "torch.cuda.synchronize") == ("cosmetic", 6)
+
+
+def test_a_synchronize_not_followed_by_a_clock_or_a_check_doing_more_is_not():
+    then_work = "import torch\nif torch.cuda.is_available():\n    torch.cuda.synchronize()\nout = model(x)\n"
+    assert timed(then_work, "torch.cuda.synchronize()", "torch.cuda.synchronize") is None
+    # a bare synchronize raises without CUDA (sample_projects/llm_infer/generate.py:36): it must change
+    bare = "import time, torch\ntorch.cuda.synchronize()\nt1 = time.time()\n"
+    assert timed(bare, "torch.cuda.synchronize()", "torch.cuda.synchronize") is None
+    flagged = "import time, torch\nif args.sync:\n    torch.cuda.synchronize()\nt1 = time.time()\n"
+    assert timed(flagged, "torch.cuda.synchronize()", "torch.cuda.synchronize") is None
+    more = ("import time, torch\nif torch.cuda.is_available():\n    torch.cuda.synchronize()\n    x = x.cuda()\n"
+            "t1 = time.perf_counter()\n")
+    assert timed(more, "torch.cuda.is_available()", "torch.cuda.is_available") is None
+    with_else = ("import time, torch\nif torch.cuda.is_available():\n    torch.cuda.synchronize()\nelse:\n    pass\n"
+                 "t1 = time.perf_counter()\n")
+    assert timed(with_else, "torch.cuda.is_available()", "torch.cuda.is_available") is None

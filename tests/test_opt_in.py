@@ -453,3 +453,73 @@ def test_a_cuda_only_setting_under_a_generic_switch_stays_a_port_item():
             "    if args.allow_tf32:\n"
             "        torch.backends.cuda.matmul.allow_tf32 = True\n")
     assert [r for _, r, _ in _reach(code, "PRC010")] == ["runs"]
+
+
+def _dataclass_project(tmp_path, field_line: str, condition: str, launch: str | None = None):
+    # VILA b760c34: llava/train/args.py `quantize_model: str = field(default="false")` (HfArgumentParser), read in
+    # llava/train/train.py as `model_args.quantize_model`; transformers' `optim` (default "adamw_torch")
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/args.py": ("from dataclasses import dataclass, field\n"
+                        "@dataclass\n"
+                        "class ModelArguments:\n"
+                        f"    {field_line}\n"),
+        "train.py": ("import torch\n"
+                     "from pkg.args import ModelArguments\n"
+                     "def load(model_args, mmdit):\n"
+                     f"    if {condition}:\n"
+                     "        mmdit.to(torch.float8_e4m3fn)\n"
+                     "    return mmdit\n"),
+        "requirements.txt": "torch\n",
+    }
+    if launch is not None:
+        files["run.sh"] = launch
+    write_tree(tmp_path, files)
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    return [(f.reach, f.reach_reason) for f in report.findings if f.rule == "PRC004" and f.path == "train.py"]
+
+
+def test_a_dataclass_field_off_by_default_is_a_switch(tmp_path):
+    [(reach, reason)] = _dataclass_project(tmp_path, "fp8_base: bool = field(default=False)", "model_args.fp8_base")
+    assert reach == "optional" and "`--fp8_base` is off unless given (pkg/args.py:4)" in reason
+    assert [r for r, _ in _dataclass_project(tmp_path / "on", "fp8_base: bool = True", "model_args.fp8_base")] == ["runs"]
+
+
+def test_a_string_field_compared_with_another_string_is_a_switch_unless_a_launcher_passes_that_string(tmp_path):
+    field_line = 'quantize_model: str = field(default="false", metadata={"help": "fp8"})'
+    condition = 'model_args.quantize_model in ["fp8Activation_qwen2", "fp8ActivationResidual_qwen2"]'
+    [(reach, reason)] = _dataclass_project(tmp_path / "a", field_line, condition)
+    assert reach == "optional"
+    assert '`--quantize_model` is "false" unless given (pkg/args.py:4)' in reason and '"fp8Activation_qwen2"' in reason
+    other = "#!/bin/bash\ntorchrun train.py --quantize_model fp8Linear_qwen2 \\\n  --bf16 True\n"
+    assert [r for r, _ in _dataclass_project(tmp_path / "b", field_line, condition, other)] == ["optional"]
+    chosen = "#!/bin/bash\ntorchrun train.py --quantize_model=fp8Activation_qwen2\n"
+    assert [r for r, _ in _dataclass_project(tmp_path / "c", field_line, condition, chosen)] == ["runs"]
+    default = 'model_args.quantize_model.lower() == "false"'  # the arm the default takes
+    assert [r for r, _ in _dataclass_project(tmp_path / "d", field_line, default)] == ["runs"]
+
+
+def test_a_backend_imported_in_the_else_arm_of_a_negated_tensorrt_switch_is_optional_in_a_src_layout(tmp_path):
+    # flux 802fb47 src/flux/cli.py: `def main(..., trt: bool = False)`, `if not trt: ... else: from
+    # flux.trt.trt_manager import TRTManager` (a src/ layout: the import names `flux.trt`, the file is src/flux/trt/)
+    write_tree(tmp_path, {
+        "src/flux/__init__.py": "",
+        "src/flux/cli.py": ("import torch\n"
+                            "def main(name, trt: bool = False):\n"
+                            "    if not trt:\n"
+                            "        model = torch.nn.Linear(2, 2)\n"
+                            "    else:\n"
+                            "        from flux.trt.trt_manager import TRTManager\n"
+                            "        model = TRTManager()\n"
+                            "    return model\n"),
+        "src/flux/trt/__init__.py": "from flux.trt.trt_manager import TRTManager\n",
+        "src/flux/trt/trt_manager.py": ("import torch\n"
+                                        "class TRTManager:\n"
+                                        "    def run(self):\n"
+                                        "        torch.cuda.synchronize()\n"),
+        "pyproject.toml": "[project]\nname = 'flux'\ndependencies = ['torch']\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    found = [(f.reach, f.reach_reason) for f in report.findings if f.path == "src/flux/trt/trt_manager.py"]
+    assert found and all(reach == "optional" for reach, _ in found)
+    assert "src/flux/cli.py" in found[0][1]

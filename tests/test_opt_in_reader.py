@@ -390,7 +390,8 @@ def test_a_type_check_node_without_a_parent_is_none():
 # modules a configuration selects or names ----------------------------------------------------------------------
 def facts(path: str, module: str | None = None, **more):
     values = dict(path=path, module=module if module is not None else path[:-3].replace("/", "."), choices=[],
-                  imports=[], module_strings=[], main_guard=False, options=[], launch_flags=[], option_arms=[])
+                  imports=[], module_strings=[], main_guard=False, options=[], launch_flags=[], option_arms=[],
+                  option_values=[], option_value_arms=[], launch_values=[])
     values.update(more)
     return SimpleNamespace(**values)
 
@@ -649,3 +650,25 @@ def test_uses_are_looked_for_among_the_first_twenty_thousand_nodes_of_the_scope(
         return reader()._only_type_checked(assignment, "w")
     assert not only_checked(9989, comment=True)  # node 20,000: the use as a class is read
     assert only_checked(9990, comment=False)  # node 20,001: past the budget, only the type check is read
+
+
+# dataclass fields and string-valued options (issue 28, round 8: VILA's `--quantize_model`, transformers' `--optim`) ----
+def test_an_arm_needing_a_string_the_option_does_not_default_to_is_switched_unless_a_launcher_passes_it():
+    declare = facts("train/args.py", option_values=[("optim", "adamw_torch", 12)])
+    use = facts("trainer.py", option_value_arms=[(30, 33, "optim", ("adamw_bnb_8bit",), "line 29: if args.optim == ...")])
+    found = oi.switched_options([declare, use], ProjectContext())["trainer.py"]
+    assert found == [(30, 33, "optim_adamw_bnb_8bit", '`--optim` is "adamw_torch" unless given (train/args.py:12), and '
+                      'no launch script passes "adamw_bnb_8bit"; line 29: if args.optim == ...')]
+    other = facts("sft.sh", launch_values=[("--optim", "adamw_torch_fused")])
+    assert oi.switched_options([declare, use, other], ProjectContext())["trainer.py"]  # another value: still off
+    for value in ("adamw_bnb_8bit", "ADAMW_BNB_8BIT", "$OPTIM"):  # the arm's value, or one only the shell knows
+        launch = facts("sft.sh", launch_values=[("--optim", value)])
+        assert oi.switched_options([declare, use, launch], ProjectContext()) == {}
+
+
+def test_an_arm_taking_the_default_string_or_of_an_undeclared_option_is_not_switched():
+    declare = facts("args.py", option_values=[("quantize_model", "false", 3)])
+    default = facts("train.py", option_value_arms=[(5, 6, "quantize_model", ("false", "fp8"), "c")])
+    assert oi.switched_options([declare, default], ProjectContext()) == {}
+    undeclared = facts("train.py", option_value_arms=[(5, 6, "other", ("fp8",), "c")])
+    assert oi.switched_options([declare, undeclared], ProjectContext()) == {}

@@ -34,6 +34,9 @@ class Facts:
     options: list = field(default_factory=list)
     option_arms: list = field(default_factory=list)
     launch_flags: list = field(default_factory=list)
+    option_values: list = field(default_factory=list)
+    option_value_arms: list = field(default_factory=list)
+    launch_values: list = field(default_factory=list)
     lazy_submodules: list = field(default_factory=list)
     top_level_code: bool = False
     evidence: dict = field(default_factory=dict)

@@ -9,7 +9,10 @@ on the device does not depend on them, so they cost nothing to port (`cosmetic`)
 - the condition of a conditional expression that picks between two numbers
   (`seconds = 1800 if self.backend != "nccl" else 600`);
 - a backend name in a list of accepted names (`["nccl", "gloo", "mpi"]`);
-- a value assigned to a name that is only shown in those ways (an environment report).
+- a value assigned to a name that is only shown in those ways (an environment report);
+- a CUDA timing call (an event, a synchronize) in the arm of an environment or debug switch for timing (`time_bench =
+  os.getenv("TIME_BENCH")`, `if time_bench:`), or a synchronize (and a check guarding only it) right before a clock
+  read (`torch.cuda.synchronize()`, then `t1 = time.perf_counter()` for a printed time).
 Only findings of rules that read state (checks, queries, names) qualify: a call that moves data or launches work in a
 print still runs.
 """
@@ -34,11 +37,103 @@ class DisplaySites:
         self.message_prefixes = tuple(guards.message_call_prefixes)
         self.message_attributes = frozenset(guards.message_attributes)
         self.backend_names = frozenset(guards.backend_names)
+        self.timing_symbols = frozenset(guards.timing_symbols)
+        self.timing_words = frozenset(guards.timing_words)
+        self.environment_reads = frozenset(guards.environment_reads)
+        self.clock_calls = frozenset(guards.clock_calls)
 
     def cosmetic(self, node: Node, rule: str, symbol: str = "") -> Guard | None:
+        timing = self._timing(node) if symbol in self.timing_symbols else None
+        if timing is not None:
+            return timing
         if rule not in self.rules and symbol not in self.symbols:
             return None
         return self._shown(node) or self._shown_through_name(node)
+
+    # timing diagnostics ----------------------------------------------------------------------------------------
+    def _timing(self, node: Node) -> Guard | None:
+        child, parent, depth = node, node.parent, 0
+        statement = None  # the statement holding the site, directly in a block or the module
+        while parent is not None and depth < MAX_DEPTH and parent.type != "function_definition":
+            if statement is None and parent.type in {"block", "module"}:
+                statement = child
+            if parent.type in {"if_statement", "elif_clause"} and _same(child, parent.child_by_field_name("consequence")):
+                condition = parent.child_by_field_name("condition")
+                if condition is not None and self._timing_switch(condition):
+                    return Guard("cosmetic", parent, "a timing switch: the events and synchronizes only time what is printed")
+            child, parent, depth = parent, parent.parent, depth + 1
+        return self._before_clock(statement) if statement is not None else None
+
+    def _timing_switch(self, condition: Node) -> bool:
+        """`os.getenv("TIME_BENCH")`, `"TIMING" in os.environ`, or a name assigned one in the function (`time_bench`),
+        alone or as one term of an `and`."""
+        while condition.type in {"parenthesized_expression", "not_operator"} and condition.named_children:
+            if condition.type == "not_operator":
+                return False
+            condition = condition.named_children[0]
+        if condition.type == "boolean_operator":
+            operator = condition.child_by_field_name("operator")
+            return operator is not None and parsing.text(operator) == "and" and any(
+                self._timing_switch(side) for side in condition.named_children)
+        if condition.type == "identifier":
+            right = _assigned_before(condition)
+            return right is not None and self._environment_read(right)
+        return self._environment_read(condition)
+
+    def _environment_read(self, node: Node) -> bool:
+        if node.type == "call":
+            function, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+            first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+            return (function is not None and parsing.text(function) in self.environment_reads and first is not None
+                    and first.type == "string" and self._names_timing(parsing.text(first)))
+        if node.type == "subscript":  # os.environ["TIME_BENCH"]
+            value, index = node.child_by_field_name("value"), node.child_by_field_name("subscript")
+            return (value is not None and parsing.text(value).endswith("environ") and index is not None
+                    and self._names_timing(parsing.text(index)))
+        if node.type == "comparison_operator" and len(node.named_children) == 2:  # "TIME_BENCH" in os.environ
+            key, holder = node.named_children
+            return parsing.text(holder).endswith("environ") and key.type == "string" and self._names_timing(parsing.text(key))
+        return False
+
+    def _names_timing(self, text: str) -> bool:
+        words = {w for w in text.strip("'\"").lower().replace("-", "_").split("_") if w}
+        return bool(words & self.timing_words)
+
+    def _before_clock(self, statement: Node) -> Guard | None:
+        """`if torch.cuda.is_available(): torch.cuda.synchronize()` right before a clock read: skipped without CUDA,
+        it only makes the time printed next honest."""
+        outer = statement
+        if statement.type == "expression_statement" and statement.parent is not None and statement.parent.parent is not None:
+            holder = statement.parent.parent
+            body = holder.child_by_field_name("consequence") if holder.type == "if_statement" else None
+            if (body is not None and _same(body, statement.parent) and len(body.named_children) == 1
+                    and not any(c.type in {"elif_clause", "else_clause"} for c in holder.children)):
+                outer = holder  # `if torch.cuda.is_available(): torch.cuda.synchronize()`
+        if outer.type != "if_statement" or not _checks_cuda(outer.child_by_field_name("condition")):
+            return None  # a bare synchronize raises on a host without CUDA: it must change, whatever it is for
+        body = outer.child_by_field_name("consequence")
+        only = body.named_children if body is not None else []
+        if (len(only) != 1 or not _synchronizes(only[0])
+                or any(c.type in {"elif_clause", "else_clause"} for c in outer.children)):
+            return None
+        following = outer.next_named_sibling
+        while following is not None and following.type == "comment":
+            following = following.next_named_sibling
+        if following is None or not self._reads_clock(following):
+            return None
+        return Guard("cosmetic", following, "a synchronize before a clock read: it only times what is printed")
+
+    def _reads_clock(self, statement: Node) -> bool:
+        stack, seen = [statement], 0
+        while stack and seen < 200:
+            current = stack.pop()
+            seen += 1
+            if current.type == "call":
+                function = current.child_by_field_name("function")
+                if function is not None and parsing.text(function) in self.clock_calls:
+                    return True
+            stack.extend(current.named_children)
+        return False
 
     def _shown_through_name(self, node: Node) -> Guard | None:
         """`pt_cuda_available = torch.cuda.is_available()` whose every later use is shown (an environment report:
@@ -99,6 +194,41 @@ class DisplaySites:
         names = [parsing.text(c).strip("'\"").lower() for c in collection.named_children if c.type == "string"]
         known = [n for n in names if n in self.backend_names]
         return len(known) >= 2 and len(known) == len(names) and any(n != "nccl" for n in known)
+
+
+def _checks_cuda(condition: Node | None) -> bool:
+    """`torch.cuda.is_available()` or `x.is_cuda`: false on a host without CUDA."""
+    if condition is None:
+        return False
+    if condition.type == "call":
+        function = condition.child_by_field_name("function")
+        return function is not None and parsing.text(function) == "torch.cuda.is_available"
+    return condition.type == "attribute" and parsing.text(condition.child_by_field_name("attribute")) == "is_cuda"
+
+
+def _synchronizes(statement: Node) -> bool:
+    """`torch.cuda.synchronize()`, `stream.synchronize()`: a statement that only waits for the device."""
+    call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+    function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+    return function is not None and parsing.text(function).rsplit(".", 1)[-1] == "synchronize"
+
+
+def _assigned_before(name: Node) -> Node | None:
+    """The right side of the last `name = ...` before `name` in its function (or module), searched statement by
+    statement up the blocks holding it."""
+    text, current, depth = parsing.text(name), name, 0
+    while current is not None and depth < MAX_DEPTH and current.type not in {"function_definition", "module"}:
+        sibling, seen = current.prev_named_sibling, 0
+        while sibling is not None and seen < 200:
+            seen += 1
+            if sibling.type == "expression_statement" and sibling.named_children:
+                assignment = sibling.named_children[0]
+                left = assignment.child_by_field_name("left") if assignment.type == "assignment" else None
+                if left is not None and left.type == "identifier" and parsing.text(left) == text:
+                    return assignment.child_by_field_name("right")
+            sibling = sibling.prev_named_sibling
+        current, depth = current.parent, depth + 1
+    return None
 
 
 def _picks_literals(child: Node, expression: Node) -> bool:

@@ -290,16 +290,28 @@ def opt_in_modules(facts, context: ProjectContext, conventions: OptInConventions
 def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int, int, str, str]]]:
     """path → line ranges (with the option and the reason) of arms a command-line option turns on, where the project declares the
     option off by default wherever it declares it (`--fp8_base`, store_true, in library/train_util.py; `if
-    args.fp8_base:` in sd3_train_network.py) and no launch script of the project passes it."""
+    args.fp8_base:` in sd3_train_network.py) and no launch script of the project passes it. An option is also a field
+    of a `@dataclass` (HfArgumentParser's `TrainingArguments`), and an arm may need the option to hold one of some
+    strings its default is not (`--optim` "adamw_torch"; `if args.optim == "adamw_bnb_8bit":`), which no launch
+    script passes it. The option in each range is named with the strings an arm needs (`optim_adamw_bnb_8bit`), for
+    the caller's test of whether the switch names an opt-in feature."""
     declared: dict[str, tuple[bool, str, str]] = {}
     for f in facts:
         for dest, off, flag, line in f.options:
             before = declared.get(dest)
             declared[dest] = (off and (before is None or before[0]), flag, before[2] if before else f"{f.path}:{line}")
-    if not declared:
+    defaults: dict[str, tuple[set[str], str]] = {}  # dest → (its string defaults, where the first is declared)
+    for f in facts:
+        for dest, value, line in f.option_values:
+            defaults.setdefault(dest, (set(), f"{f.path}:{line}"))[0].add(value.lower())
+    if not declared and not defaults:
         return {}
     launched = {flag.replace("-", "_") for f in facts for flag in f.launch_flags}
-    result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+    passed: dict[str, set[str]] = defaultdict(set)
+    for f in facts:
+        for flag, value in f.launch_values:
+            passed[flag.lstrip("-").replace("-", "_")].add(value.lower())
+    result: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
     for f in facts:
         if context.of(f.path).role not in COUNTED_ROLES:
             continue
@@ -308,6 +320,18 @@ def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int
             if option is None or not option[0] or option[1].replace("-", "_") in launched:
                 continue
             result[f.path].append((first, last, dest, f"`{option[1]}` is off unless given ({option[2]}); {condition}"))
+        for first, last, dest, values, condition in f.option_value_arms:
+            default = defaults.get(dest)
+            needed = {v.lower() for v in values}
+            if default is None or default[0] & needed or dest in declared:
+                continue  # an option declared as a switch somewhere, or defaulting to a value the arm takes
+            given = passed.get(dest)
+            if given is not None and (given & needed or any(not v.replace("_", "").replace("-", "").isalnum() for v in given)):
+                continue  # a launch script passes a value the arm takes, or one only the shell knows (`$OPTIM`)
+            shown = ", ".join(f'"{v}"' for v in values[:3]) + (", ..." if len(values) > 3 else "")
+            result[f.path].append((first, last, "_".join((dest, *values)),
+                                   f"`--{dest}` is \"{sorted(default[0])[0]}\" unless given ({default[1]}), and no "
+                                   f"launch script passes {shown}; {condition}"))
     return result
 
 

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.switches import switch_rule
-from ascend_feasibility.analyzer.context.unloaded import unloaded_modules
+from ascend_feasibility.analyzer.context.roles import path_view
+from ascend_feasibility.analyzer.context.unloaded import import_names, unloaded_modules
 from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
@@ -238,7 +239,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext,
     """Python files that the project's product code imports, and only behind guards or from files that are themselves
     imported only behind guards or opt-in modules (deepspeed.ops...triton/__init__.py imported where HAS_TRITON is checked): path →
     (reach, why). Imports in tests, examples and other backends' code do not count."""
-    by_module = {f.module: f.path for f in facts if f.module}
+    by_module = _modules_by_name(facts)
     imports: dict[str, list[tuple[str, str]]] = defaultdict(list)  # path → (importer, reach) of each import
     loaded: dict[str, list[str]] = {}  # module → _loaded_by(module): files import the same modules
     for f in facts:
@@ -331,6 +332,18 @@ def _inside_package(importer: str, target: str) -> bool:
         return True  # a package at the analyzed root holds every file
     # project paths are normalised POSIX strings: string tests, not pathlib (this runs for every import edge)
     return target.endswith("/__init__.py") and importer.startswith(target[: -len("__init__.py")])
+
+
+def _modules_by_name(facts: list[ModuleFacts]) -> dict[str, str]:
+    """Dotted name → path, by the name from the analysed root and by the one from the topmost package folder
+    (src/flux/trt/trt_manager.py is also `flux.trt.trt_manager`, the name flux's own imports use)."""
+    packages = {path_view(f.path).parent for f in facts if f.module and path_view(f.path).name == "__init__.py"}
+    by_module = {f.module: f.path for f in facts if f.module}
+    for f in facts:
+        if f.module:
+            for name in import_names(f.path, f.module, packages):
+                by_module.setdefault(name, f.path)
+    return by_module
 
 
 def _loaded_by(module: str, by_module: dict[str, str]) -> list[str]:

@@ -335,9 +335,19 @@ def switch_rule(conventions):
     mainstream, features = frozenset(conventions.mainstream_switch_tokens), frozenset(conventions.feature_switch_tokens)
 
     def takes(name: str, feature: bool) -> bool:
-        tokens = {t for t in name.lower().replace("-", "_").split("_") if t}
+        tokens = {t for t in _words_of(name).replace("-", "_").split("_") if t}
         return not tokens & mainstream and bool(feature or tokens & features)
     return takes
+
+
+def _words_of(name: str) -> str:
+    """`fp8Activation_qwen2` → `fp8_activation_qwen2`: the values an arm compares with are often camel-cased."""
+    out = []
+    for index, char in enumerate(name):
+        if char.isupper() and index and (name[index - 1].islower() or name[index - 1].isdigit()):
+            out.append("_")
+        out.append(char.lower())
+    return "".join(out)
 
 
 def first_term(condition: Node, read, depth: int = 0) -> str | None:
@@ -394,6 +404,87 @@ def declared_option(call: Node) -> tuple[str, bool, str] | None:
     else:  # store_false, store_const, count, append, or an option taking a value: no plain off switch
         off = not action and keywords.get("default") == "False"
     return dest, off, long
+
+
+def option_string_default(call: Node) -> tuple[str, str] | None:
+    """`add_argument("--optim", type=str, default="adamw_torch")`: (dest, "adamw_torch"); None for other options."""
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None:
+        return None
+    flags, keywords = [], {}
+    for argument in arguments.named_children:
+        if argument.type == "string":
+            flags.append(parsing.text(argument).strip("'\""))
+        elif argument.type == "keyword_argument":
+            key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
+            if key is not None and value is not None:
+                keywords[parsing.text(key)] = value
+    long = next((f for f in flags if f.startswith("--")), None)
+    default = keywords.get("default")
+    if long is None or default is None or default.type != "string" or "action" in keywords:
+        return None
+    dest = keywords["dest"] if "dest" in keywords else None
+    name = parsing.text(dest).strip("'\"") if dest is not None else long[2:].replace("-", "_")
+    return name, _string_value(default)
+
+
+def dataclass_field(assignment: Node) -> tuple[str, str, int] | None:
+    """`name: T = value` or `name: T = field(default=value, ...)` in a dataclass body: (name, the default's text,
+    line). A field with no default, or a default_factory, says nothing."""
+    left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+    if left is None or right is None or left.type != "identifier" or assignment.child_by_field_name("type") is None:
+        return None
+    if right.type == "call":
+        function, arguments = right.child_by_field_name("function"), right.child_by_field_name("arguments")
+        if function is None or arguments is None or parsing.text(function).rsplit(".", 1)[-1] != "field":
+            return None
+        right = next((a.child_by_field_name("value") for a in arguments.named_children if a.type == "keyword_argument"
+                      and a.child_by_field_name("name") is not None
+                      and parsing.text(a.child_by_field_name("name")) == "default"), None)
+        if right is None:
+            return None
+    if right.type in {"true", "false", "none"}:
+        return parsing.text(left), parsing.text(right), assignment.start_point.row + 1
+    if right.type == "string" and not any(c.type == "interpolation" for c in right.named_children):
+        return parsing.text(left), '"' + _string_value(right) + '"', assignment.start_point.row + 1
+    return None
+
+
+def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:
+    """`args.optim == "adamw_bnb_8bit"` or `model_args.quantize_model.lower() in ["a", "b"]`: (dest, the strings the
+    arm needs); None for `!=`/`not in` (which hold by default) and for anything but an option of the command line."""
+    operands = condition.named_children
+    operators = [c.type for c in condition.children if not c.is_named]
+    if condition.type != "comparison_operator" or len(operands) != 2 or operators not in (["=="], ["in"]):
+        return None
+    subject, values = operands
+    if operators == ["=="] and subject.type == "string":
+        subject, values = values, subject
+    if subject.type == "call":  # `.lower()`, `.upper()`, `.strip()`: the option's value, normalised
+        function = subject.child_by_field_name("function")
+        arguments = subject.child_by_field_name("arguments")
+        if (function is None or function.type != "attribute" or arguments is None or arguments.named_children
+                or parsing.text(function.child_by_field_name("attribute")) not in {"lower", "upper", "strip"}):
+            return None
+        subject = function.child_by_field_name("object")
+    if subject is None or subject.type != "attribute":
+        return None
+    holder, attribute = subject.child_by_field_name("object"), subject.child_by_field_name("attribute")
+    if holder is None or attribute is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
+        return None
+    if values.type == "string":
+        strings = [values]
+    elif values.type in {"list", "tuple", "set"}:
+        strings = values.named_children
+    else:
+        return None
+    if not strings or any(s.type != "string" or any(c.type == "interpolation" for c in s.named_children) for s in strings):
+        return None
+    return parsing.text(attribute), tuple(_string_value(s) for s in strings)
+
+
+def _string_value(node: Node) -> str:
+    return "".join(parsing.text(c) for c in node.named_children if c.type == "string_content")
 
 
 

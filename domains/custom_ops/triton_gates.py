@@ -1,9 +1,15 @@
-"""Triton version gates that choose NVIDIA's libdevice import path.
+"""Triton version gates that choose NVIDIA's libdevice import path, and plain module-level imports of it.
 
 `if compare_version("triton", operator.ge, "3.0.0"): from triton.language.extra(.cuda).libdevice import tanh`
 `else: from triton.language.math import tanh`: triton-ascend has its own version line, so the gate holds on Ascend
 too and takes the NVIDIA path. The gate is reported once, at its condition, unless the condition already names the
-NPU."""
+NPU.
+
+`from triton.language.extra.cuda import libdevice` at a module's top level (VILA b760c34 llava/model/realquantize/
+division_transpose.py:6, imported on every `import llava.model`): triton-ascend has no such module, so importing the
+module fails on Ascend, and with it every module that imports it, whether or not a kernel using libdevice ever runs.
+The import line is reported (the uses of libdevice inside kernels are OPS032's); an import inside a try, an if or a
+function is not this (it has a fallback, or runs only when called)."""
 
 from __future__ import annotations
 
@@ -15,9 +21,12 @@ from tree_sitter import Node
 
 QUERY = r"""
 (if_statement) @gate
+(module (import_from_statement) @module_import)
+(module (import_statement) @module_import)
 """
 
 NVIDIA_PATH = "triton.language.extra"
+CUDA_LIBDEVICE = "triton.language.extra.cuda"  # the module and its libdevice: NVIDIA's only
 
 
 class _TritonGateScan(PythonScan):
@@ -34,6 +43,9 @@ class _TritonGateScan(PythonScan):
                 continue
             if _imports_from(body, NVIDIA_PATH):
                 self.hit("triton-version-gate", " ".join(parsing.text(condition).split())[:120], condition)
+        for statement in found.get("module_import", []):
+            if _imports_from(statement, CUDA_LIBDEVICE):
+                self.hit("triton-cuda-libdevice-import", " ".join(parsing.text(statement).split())[:120], statement)
         return self.hits
 
 

@@ -57,6 +57,52 @@ def chooses_fast_path(test: Node) -> bool:
     return bool(generic_produced) and generic_produced <= produced
 
 
+LAYOUT_METHODS = frozenset({"contiguous"})
+
+
+def only_fixes_layout(test: Node) -> bool:
+    """`test` is an if statement's whole positive condition, or a term of its `and`, and the arm it opens, with no
+    elif or else, only makes tensors contiguous (`q = q.contiguous()`): a workaround for a CUDA kernel's layout bug
+    (transformers' SDPA paths, pytorch#112577). On NPU the arm is skipped and the results are the same."""
+    if _negative(test):
+        return False
+    child, parent = test, test.parent
+    while parent is not None and parent.type in {"parenthesized_expression", "boolean_operator"}:
+        if parent.type == "boolean_operator" and parsing.text(parent.child_by_field_name("operator")) != "and":
+            return False
+        child, parent = parent, parent.parent
+    if parent is None or parent.type != "if_statement" or parent.child_by_field_name("condition") != child:
+        return False
+    if parent.children_by_field_name("alternative"):
+        return False
+    body = parent.child_by_field_name("consequence")
+    statements = [s for s in (body.named_children if body is not None else []) if s.type != "comment"]
+    return bool(statements) and all(_made_contiguous(s) for s in statements)
+
+
+def _made_contiguous(statement: Node) -> bool:
+    """`x = x.contiguous()` or `a, b = a.contiguous(), b.contiguous()`: each name rebound to its own contiguous copy."""
+    assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+    if assignment is None or assignment.type != "assignment":
+        return False
+    left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+    if left is None or right is None:
+        return False
+    targets = left.named_children if left.type in {"pattern_list", "tuple_pattern"} else [left]
+    values = right.named_children if right.type in {"expression_list", "tuple"} else [right]
+    if len(targets) != len(values):
+        return False
+    for target, value in zip(targets, values):
+        function = value.child_by_field_name("function") if value.type == "call" else None
+        if function is None or function.type != "attribute":
+            return False
+        holder, method = function.child_by_field_name("object"), function.child_by_field_name("attribute")
+        if (method is None or parsing.text(method) not in LAYOUT_METHODS or holder is None
+                or parsing.text(holder) != parsing.text(target)):
+            return False
+    return True
+
+
 def _moves_to_cpu(block: Node) -> bool:
     stack, seen = [block], 0
     while stack and seen < MAX_NODES:

@@ -34,6 +34,7 @@ QUERY = r"""
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
 (class_definition superclasses: (argument_list)) @class
+(decorated_definition definition: (class_definition) @decorated_class)
 (assignment left: (attribute) right: (identifier) @patched)
 (function_definition name: (identifier) @function_name)
 (assert_statement (comparison_operator) @assert)
@@ -135,8 +136,17 @@ class PhaseFacts:
     # if/elif arms taken only while a command-line option is on (`if args.fp8_base:`): (first line, last line, dest,
     # the condition as "line N: ...")
     option_arms: list[tuple[int, int, str, str]] = field(default_factory=list)
+    # options whose default is a string: (dest, the default, line) (`--optim` default "adamw_torch", a dataclass field
+    # `quantize_model: str = field(default="false")`)
+    option_values: list[tuple[str, str, int]] = field(default_factory=list)
+    # if/elif arms taken only while an option holds one of some strings (`if args.optim == "adamw_bnb_8bit":`,
+    # `model_args.quantize_model in ["fp8Activation_qwen2", ...]`): (first line, last line, dest, the strings, the
+    # condition as "line N: ...")
+    option_value_arms: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list)
     # shell: the options a launch command passes (`--xformers`): the project's own launch sets them on
     launch_flags: list[str] = field(default_factory=list)
+    # shell: the values a launch command passes them (`--optim adamw_bnb_8bit`, `--trt=True`): (flag, value)
+    launch_values: list[tuple[str, str]] = field(default_factory=list)
     # a package __init__.py that loads submodules lazily by name: the dotted modules its strings may name
     lazy_submodules: list[str] = field(default_factory=list)
     # functions whose name says one phase (`_forward_inference`, `_forward_training`): (phase, first line, last line)
@@ -163,7 +173,10 @@ class PhaseFacts:
         self.phase_functions += other.phase_functions
         self.options += other.options
         self.option_arms += other.option_arms
+        self.option_values += other.option_values
+        self.option_value_arms += other.option_value_arms
         self.launch_flags += other.launch_flags
+        self.launch_values += other.launch_values
         self.default_arms += other.default_arms
         self.default_escaped += other.default_escaped
         self.star_imports += other.star_imports
@@ -272,6 +285,81 @@ def _options(methods: list[Node], switches: list[Node]) -> tuple[list[tuple[str,
                 arms.append((body.start_point.row + 1, body.end_point.row + 1, dest,
                              f"line {condition.start_point.row + 1}: {first}"))
     return options, arms
+
+
+def _string_options(methods: list[Node]) -> list[tuple[str, str, int]]:
+    """`parser.add_argument("--optim", default="adamw_torch")`: (dest, "adamw_torch", line)."""
+    from ascend_feasibility.analyzer.context.switches import option_string_default
+
+    found = []
+    for method in methods:
+        call = method.parent.parent if method.parent is not None else None
+        if parsing.text(method) == "add_argument" and call is not None and call.type == "call":
+            declared = option_string_default(call)
+            if declared is not None:
+                found.append((*declared, call.start_point.row + 1))
+    return found
+
+
+def dataclass_options(cls: Node) -> tuple[list[tuple[str, bool, str, int]], list[tuple[str, str, int]]]:
+    """The fields of a `@dataclass` class, read as the command-line options HfArgumentParser makes of them
+    (`quantize_model: str = field(default="false")` is `--quantize_model`): switches (dest, off by default, flag, line)
+    from False/None/True defaults, and string defaults (dest, value, line)."""
+    from ascend_feasibility.analyzer.context.switches import dataclass_field
+
+    decorated = cls.parent
+    decorators = [parsing.text(d).lstrip("@").split("(")[0].strip() for d in decorated.children
+                  if d.type == "decorator"] if decorated is not None else []
+    if not any(d.rsplit(".", 1)[-1] == "dataclass" for d in decorators):
+        return [], []
+    body = cls.child_by_field_name("body")
+    switches, values = [], []
+    for statement in (body.named_children if body is not None else [])[:MAX_CHOICES]:
+        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        read = dataclass_field(assignment) if assignment is not None and assignment.type == "assignment" else None
+        if read is None:
+            continue
+        name, default, line = read
+        if default in {"False", "None", "True"}:
+            switches.append((name, default != "True", f"--{name}", line))
+        elif default.startswith("\"") or default.startswith("'"):
+            values.append((name, default.strip("'\""), line))
+    return switches, values
+
+
+def _option_value_arms(conditions: list[Node]) -> list[tuple[int, int, str, tuple[str, ...], str]]:
+    """Arms of `if args.optim == "adamw_bnb_8bit":` / `elif model_args.quantize_model in ["a", "b"]:`."""
+    from ascend_feasibility.analyzer.context.switches import option_value_test
+    from ascend_feasibility.knowledge import load_context_conventions
+
+    if not conditions:
+        return []
+    objects = frozenset(load_context_conventions().opt_in.argument_objects)
+    arms = []
+    for condition in conditions[:MAX_CHOICES]:
+        tested = option_value_test(condition, objects)
+        holder = condition.parent
+        body = holder.child_by_field_name("consequence") if holder is not None else None
+        if tested is None or body is None:
+            continue
+        first = " ".join(parsing.text(holder).splitlines()[0].split())[:100]
+        arms.append((body.start_point.row + 1, body.end_point.row + 1, tested[0], tested[1],
+                     f"line {condition.start_point.row + 1}: {first}"))
+    return arms
+
+
+def _launch_values(words: list[str]) -> list[tuple[str, str]]:
+    """`--optim adamw_bnb_8bit` and `--optim=adamw_bnb_8bit`: (flag, value); a flag followed by another flag has none."""
+    found = []
+    for index, word in enumerate(words):
+        if not word.startswith("--"):
+            continue
+        if "=" in word:
+            flag, value = word.split("=", 1)
+            found.append((flag, value))
+        elif index + 1 < len(words) and not words[index + 1].startswith("-"):
+            found.append((word, words[index + 1]))
+    return found
 
 
 def _choices(conditions: list[Node]) -> list[tuple[str, int, str, bool]]:
@@ -385,6 +473,12 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.patch_installers = _patch_installers(unit, defined, found["patched"], facts.main_block)
     facts.choices = _choices(found.get("condition", []))
     facts.options, facts.option_arms = _options(found.get("method", []), found.get("switch", []))
+    facts.option_values = _string_options(found.get("method", []))
+    for cls in found.get("decorated_class", []):
+        options, values = dataclass_options(cls)
+        facts.options += options
+        facts.option_values += values
+    facts.option_value_arms = _option_value_arms(found.get("condition", []))
     by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", []),
                                         found.get("assert", []), query_set.unit_captures(unit, CALLS_KEY).get("called", []),
                                         found.get("method", []), found.get("class", []),
@@ -575,6 +669,7 @@ def collect_shell(unit: Unit) -> PhaseFacts:
         if program.startswith("python") or program in {"torchrun", "deepspeed", "accelerate"}:
             facts.launched_scripts += [w for w in words if w.endswith(".py")][:1]
             facts.launch_flags += [w.split("=", 1)[0] for w in words if w.startswith("--")][:MAX_CHOICES]
+            facts.launch_values += _launch_values(words)[:MAX_CHOICES]
     return facts
 
 
