@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
-from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.roles import path_view
+from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unloaded import import_names, unloaded_modules
 from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
