@@ -233,8 +233,8 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
     return result
 
 
-def guarded_modules(facts: list[ModuleFacts], context: ProjectContext,
-                    console_modules: tuple[str, ...] = ()) -> dict[str, tuple[str, str]]:
+def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_modules: tuple[str, ...] = (),
+                    distribution: str = "") -> dict[str, tuple[str, str]]:
     """Python files that the project's product code imports, and only behind guards or from files that are themselves
     imported only behind guards or opt-in modules (deepspeed.ops...triton/__init__.py imported where HAS_TRITON is checked): path →
     (reach, why). Imports in tests, examples and other backends' code do not count."""
@@ -255,7 +255,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext,
                     imports[path].append((f.path, reach))
     # modules that configuration selects or names (analyzer/context/opt_in.py) are optional, and so is what only they load
     result: dict[str, tuple[str, str]] = opt_in_modules(facts, context, load_context_conventions().opt_in)
-    for path, unloaded in unloaded_modules(facts, context, console_modules).items():  # and modules nothing running loads
+    for path, unloaded in unloaded_modules(facts, context, console_modules, distribution).items():  # and modules nothing running loads
         result.setdefault(path, unloaded)
     changed = True
     while changed:

@@ -150,7 +150,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     run = ProjectRun(kb=worker.kb, target=worker.target, context=context, factory=worker.factory, config=config,
                      calibration=options.calibration, has_manifest=has_manifest(found.files), choice=choice, facts=facts)
     modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
-    run.guarded, run.modules = guarded_modules(modules, context, tuple(config.console_modules)), modules
+    run.guarded, run.modules = guarded_modules(modules, context, tuple(config.console_modules),
+                                                 config.distribution), modules
     for domain in worker.domains:
         domain.add_findings(run)
     store.add_findings(run.findings)  # beside the scanners' findings, sorted and each site once

@@ -39,6 +39,8 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^in (?P<folder>\S+)/, a package imported only by tests \((?P<first>\S+)\): no product code loads it$",
      "reason.package_tests_only_module"),
     (r"^imported by nothing the scripts beside (?P<package>\S+)/ load: no product code loads it$", "reason.unreached_module"),
+    (r"^imported by nothing the launchers and entry points of the application package (?P<package>\S+)/ load: no "
+     r"product code loads it$", "reason.unreached_application_module"),
     (r"^selected by configuration: `(?P<condition>.+)` \((?P<where>\S+)\)$", "reason.selected_by_configuration"),
     (r"^loaded by name only, when a configuration lists it: '(?P<module>\S+)' is named at (?P<where>\S+); no product "
      r"code imports it$", "reason.loaded_by_name"),
