@@ -192,6 +192,8 @@ class ModuleFacts(Protocol):
     default_calls: dict[str, tuple[int, int, list[str], bool]]  # calls of the names the file binds, by shape
     default_escaped: list[str]  # names the file passes as values or subclasses
     star_imports: list[str]  # modules imported with `from module import *`
+    unnamed_symbols: list[tuple[str, int, int, str]]  # module-level functions/classes the file never names again
+    words: list[str]  # identifier-like words the file writes (code, strings, comments, configs)
 
 
 @dataclass(frozen=True)

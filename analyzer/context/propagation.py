@@ -4,6 +4,7 @@
   other-backend beside op_builder/npu/) name 'csrc/adam/multi_tensor_adam.cu'; when every file that names a source
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
 - Modules of the project's packages that nothing the product runs loads (only tests import them): unloaded.py.
+- Module-level functions and classes nothing in the project names: unreferenced.py.
 - Modules that only other backends' branches import (the except arm of `try: import torch_npu`): all their code is
   other-backend.
 - Modules of CUDA-only features that the project imports only behind guards: whisper imports its Triton kernels
@@ -22,6 +23,7 @@ from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unloaded import unloaded_modules
 from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
+from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -33,8 +35,9 @@ if TYPE_CHECKING:
 
 def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: ProjectContext,
                     factory: FindingFactory, feature_domains: frozenset[str],
-                    guarded: dict[str, tuple[str, str]] | None = None) -> list[Finding]:
-    """`guarded`: guarded_modules(facts, context) when the caller has it already."""
+                    guarded: dict[str, tuple[str, str]] | None = None, distribution: str = "") -> list[Finding]:
+    """`guarded`: guarded_modules(facts, context) when the caller has it already; `distribution`: the name the
+    project publishes (pyproject's [project] name)."""
     referrers: dict[str, set[str]] = defaultdict(set)  # a named source or folder → the files that name it
     for f in facts:
         for ref in f.source_refs:
@@ -48,6 +51,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         test_only.setdefault(path, []).extend(ranges)
     tools = diagnostic_scripts(facts, context)
     uninstalled = uninstalled_patches(facts, context)
+    for path, ranges in unreferenced_symbols(facts, context, distribution).items():  # both: nothing calls them
+        uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
     switched = switched_options(facts, context)
     if switched:

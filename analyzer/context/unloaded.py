@@ -43,7 +43,7 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     """path → ("optional", why) for the product modules of the project's packages that nothing the product runs loads.
     `distribution`: the name the project publishes (pyproject's [project] name), "" when it names none."""
     python = [f for f in facts if f.module and f.path.endswith(".py")]
-    packages = {path_view(f.path).parent for f in python if path_view(f.path).name == "__init__.py"}
+    packages = package_folders(facts)
     names = {f.path: import_names(f.path, f.module, packages) for f in python}
     by_name: dict[str, set[str]] = defaultdict(set)
     for path, known in names.items():
@@ -67,21 +67,21 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     first = set(_reach(roots, edges))
     test_packages = {p for p in tests if p not in first and path_view(p).name == "__init__.py"
                      and not _top_package(p, packages)}
-    applications = _application_packages(facts, context, packages, distribution)
+    applications = application_packages(facts, context, distribution)
     orphans = [p for p, role in roles.items() if role in COUNTED_ROLES and p not in imported
                and path_view(p).parent in packages and _package_root(p, packages) not in beside_scripts
-               and _top_folder(p, packages) not in applications]
+               and top_folder(p, packages) not in applications]
     inside_tests_only = {p: package for p in orphans if (package := _tests_only_package(p, packages, test_packages))}
     live = set(_reach(roots + [p for p in orphans if p not in inside_tests_only], edges))
     # a library no entry point of the project drives (fused_kernels: setup.py, tests and an empty __init__.py) is
     # loaded by its users, module by module: what only its tests import is still its API
-    driven = {_top_folder(p, packages) for p in _reach([r for r in roots if not _top_package(r, packages)], edges)
+    driven = {top_folder(p, packages) for p in _reach([r for r in roots if not _top_package(r, packages)], edges)
               if path_view(p).parent in packages}
     # a package whose __init__.py publishes an API (x_transformers, deepspeed: `from .engine import ...`) is a library
     # its users import piece by piece (deepspeed/sequence/fpdt_layer.py, which Megatron-DeepSpeed imports); one whose
     # __init__.py publishes nothing (nanotron's holds `__version__`) is the code its own scripts run
-    publishing = {_top_folder(p, packages) for p in roles if _top_package(p, packages)
-                  and any(_top_folder(t, packages) == _top_folder(p, packages) for t in edges[p])}
+    publishing = {top_folder(p, packages) for p in roles if _top_package(p, packages)
+                  and any(top_folder(t, packages) == top_folder(p, packages) for t in edges[p])}
     driven -= publishing
     named = _named_prefixes(facts, context)
     result: dict[str, tuple[str, str]] = {}
@@ -89,7 +89,7 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
         own = context.of(f.path)
         if (f.path in live or own.role not in COUNTED_ROLES or own.reach != "runs"
                 or path_view(f.path).parent not in packages or names[f.path] & named
-                or (_top_folder(f.path, packages) not in driven | applications
+                or (top_folder(f.path, packages) not in driven | applications
                     and _package_root(f.path, packages) not in beside_scripts)):
             continue
         if f.path in tests:
@@ -99,20 +99,25 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
             result[f.path] = ("optional", f"in {path_view(package).parent}/, a package imported only by tests "
                                           f"({tests[package]}): no product code loads it")
         elif _package_root(f.path, packages) in beside_scripts:
-            result[f.path] = ("optional", f"imported by nothing the scripts beside {_top_folder(f.path, packages)}/ "
+            result[f.path] = ("optional", f"imported by nothing the scripts beside {top_folder(f.path, packages)}/ "
                                           "load: no product code loads it")
-        elif _top_folder(f.path, packages) in applications:
+        elif top_folder(f.path, packages) in applications:
             result[f.path] = ("optional", f"imported by nothing the launchers and entry points of the application "
-                                          f"package {_top_folder(f.path, packages)}/ load: no product code loads it")
+                                          f"package {top_folder(f.path, packages)}/ load: no product code loads it")
     return result
 
 
-def _application_packages(facts: list[ModuleFacts], context: ProjectContext, packages: set[str],
-                          distribution: str) -> set[str]:
+def package_folders(facts: list[ModuleFacts]) -> set[str]:
+    """The folders holding an __init__.py."""
+    return {path_view(f.path).parent for f in facts if f.module and path_view(f.path).name == "__init__.py"}
+
+
+def application_packages(facts: list[ModuleFacts], context: ProjectContext, distribution: str) -> set[str]:
     """Top package folders that are an application's code: the project's shell launchers run modules inside them
     (`torchrun llava/train/train_mem.py`), and the project publishes them under another name than their own."""
     if not distribution:
         return set()
+    packages = package_folders(facts)
     launched = {s.removeprefix("./") for f in facts if context.of(f.path).role in LIVE_ROLES
                 for s in f.launched_scripts}
     published = _plain_name(distribution)
@@ -120,7 +125,7 @@ def _application_packages(facts: list[ModuleFacts], context: ProjectContext, pac
     for path in {f.path for f in facts if f.path.endswith(".py") and path_view(f.path).parent in packages}:
         if not any(path == s or s.endswith("/" + path) for s in launched):
             continue
-        top = _top_folder(path, packages)
+        top = top_folder(path, packages)
         own = _plain_name(path_view(top).name)
         if own not in published and published not in own:
             result.add(top)
@@ -206,7 +211,7 @@ def _package_root(path: str, packages: set[str]) -> str:
     return folder
 
 
-def _top_folder(path: str, packages: set[str]) -> str:
+def top_folder(path: str, packages: set[str]) -> str:
     """The folder of the topmost package the file belongs to."""
     folder = path_view(path).parent
     while path_view(folder).parent in packages and path_view(folder).parent != ".":

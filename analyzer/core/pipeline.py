@@ -159,7 +159,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
     feature_domains = frozenset(worker.guards.feature_domains)
     findings = [f for f in run.findings if f.path not in generated]
-    findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded)
+    findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded,
+                               config.distribution)
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")

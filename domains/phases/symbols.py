@@ -1,0 +1,42 @@
+"""Module-level functions and classes a Python file defines and never names again, and the words every file writes
+(Python, shell, YAML, JSON, build files): the project pass (analyzer/context/unreferenced.py) keeps such a symbol
+wherever any other file writes its name.
+
+The words are read from the text, not the syntax tree, on purpose: a name in a comment, a docstring, a YAML `target:`,
+a Makefile or a shell line keeps the symbol too. Reading more than code only ever keeps more, so the test errs towards
+`runs`."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.base import Unit
+
+MIN_NAME = 4  # shorter names (`fn`, `run`) are too common to judge by
+DEFINITIONS = {"function_definition": "function", "class_definition": "class"}
+_SPACES = str.maketrans({chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")})
+
+
+def words(text: str) -> set[str]:
+    """The identifier-like words of a text (runs of letters, digits and `_`) at least MIN_NAME long."""
+    return {w for w in text.translate(_SPACES).split() if len(w) >= MIN_NAME and not w[0].isdigit()}
+
+
+def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
+    """Undecorated module-level functions and classes whose name the file writes nowhere but in its definition:
+    (name, first line, last line, "function" or "class"). A decorator may register the symbol, so those are left out."""
+    found = []
+    for statement in unit.tree().named_children:
+        kind = DEFINITIONS.get(statement.type)
+        name = statement.child_by_field_name("name") if kind else None
+        if name is None or name.type != "identifier":
+            continue
+        text = parsing.text(name)
+        if len(text) >= MIN_NAME and not text.startswith("__"):
+            found.append((text, statement.start_point.row + 1, statement.end_point.row + 1, kind))
+    if not found:
+        return []
+    counts = Counter(w for w in unit.source.text.translate(_SPACES).split())
+    defined = Counter(name for name, *_ in found)
+    return [s for s in found if counts[s[0]] <= defined[s[0]]]
