@@ -5,6 +5,7 @@
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
 - Modules of the project's packages that nothing the product runs loads (only tests import them): unloaded.py.
 - Module-level functions and classes nothing in the project names: unreferenced.py.
+- Native sources no build names: unbuilt.py.
 - Modules that only other backends' branches import (the except arm of `try: import torch_npu`): all their code is
   other-backend.
 - Modules of CUDA-only features that the project imports only behind guards: whisper imports its Triton kernels
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.switches import switch_rule
+from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unloaded import unloaded_modules
 from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
 from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
@@ -59,10 +61,12 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         conventions = load_context_conventions()
         switch_rules = frozenset(conventions.guards.flag_rules)  # as OptInReader.guard: torch.compile, not TF32
         switch_takes = switch_rule(conventions.opt_in)
+    unbuilt = unbuilt_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES}, facts,
+                              set(referrers))
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
-    if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed):
+    if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt):
         return findings
     decided: dict[str, Place | None] = {}
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
@@ -75,6 +79,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             if finding.path not in decided:
                 decided[finding.path] = _built_only_by_other_backends(finding.path, referrers, context)
             place = decided[finding.path]
+        if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in unbuilt:
+            place = Place(finding.role, "optional", unbuilt[finding.path])
         if place is None and finding.reach == "runs" and finding.path in guarded and (
                 finding.domain in feature_domains or finding.path in kernel_modules
                 or guarded[finding.path][0] in {"optional", "other-backend"}):  # loaded only so: all of it is
