@@ -194,6 +194,7 @@ class ModuleFacts(Protocol):
     star_imports: list[str]  # modules imported with `from module import *`
     unnamed_symbols: list[tuple[str, int, int, str]]  # module-level functions/classes the file never names again
     words: list[str]  # identifier-like words the file writes (code, strings, comments, configs)
+    dotted_words: list[str]  # dotted names of three parts or more it writes
 
 
 @dataclass(frozen=True)

@@ -147,3 +147,21 @@ def test_a_package_published_under_its_own_name_is_a_library_whose_users_import_
     reach = _reach_by_path(tmp_path)
     for path in ("llava/model/realqmemllama.py", "llava/model/fake_quant.py", "llava/model/qmemllama.py"):
         assert {r for r, _ in reach[path]} == {"runs"}, path
+
+
+def test_an_application_reads_namespace_subpackages_and_modules_named_in_any_string(tmp_path):
+    _vila_like(tmp_path, "vila")
+    write_tree(tmp_path, {
+        "llava/model/language_model/qwen.py": CUDA,  # no __init__.py: a namespace subpackage builder imports from
+        "llava/model/language_model/realqwen.py": CUDA,  # ... beside a copy nothing imports
+        "llava/model/builder.py": ("from llava.model.qmemllama import QMemLlama\n"
+                                   "from llava.model.language_model.qwen import x\ndef build(p):\n    return QMemLlama()\n"),
+        "llava/train/args.py": "encoder: str = '{\"_target_\": \"llava.model.encoders.BasicEncoder\"}'\n",
+        "llava/model/encoders/__init__.py": "from .image import *\n",  # loaded by the JSON string's target
+        "llava/model/encoders/image/__init__.py": "from .basic import *\n",
+        "llava/model/encoders/image/basic.py": CUDA,
+    })
+    reach = _reach_by_path(tmp_path)
+    assert {r for r, _ in reach["llava/model/language_model/realqwen.py"]} == {"optional"}
+    for live in ("llava/model/language_model/qwen.py", "llava/model/encoders/image/basic.py"):
+        assert {r for r, _ in reach[live]} == {"runs"}, live

@@ -68,11 +68,17 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     test_packages = {p for p in tests if p not in first and path_view(p).name == "__init__.py"
                      and not _top_package(p, packages)}
     applications = application_packages(facts, context, distribution)
+    named = _named_prefixes(facts, context)
+    # any file of the project but a test may name an application's module (a JSON `_target_` in a default string, a
+    # YAML config): strings of product code alone are too few there. What they name is loaded, and so is what it imports
+    written = {".".join(parts[:end]) for f in facts if context.of(f.path).role != "test" for word in f.dotted_words
+               for parts in [word.split(".")] for end in range(2, len(parts) + 1)} if applications else set()
     orphans = [p for p, role in roles.items() if role in COUNTED_ROLES and p not in imported
                and path_view(p).parent in packages and _package_root(p, packages) not in beside_scripts
                and top_folder(p, packages) not in applications]
     inside_tests_only = {p: package for p in orphans if (package := _tests_only_package(p, packages, test_packages))}
-    live = set(_reach(roots + [p for p in orphans if p not in inside_tests_only], edges))
+    by_string = [p for p in roles if names[p] & (written | named) and top_folder(p, packages) in applications]
+    live = set(_reach(roots + by_string + [p for p in orphans if p not in inside_tests_only], edges))
     # a library no entry point of the project drives (fused_kernels: setup.py, tests and an empty __init__.py) is
     # loaded by its users, module by module: what only its tests import is still its API
     driven = {top_folder(p, packages) for p in _reach([r for r in roots if not _top_package(r, packages)], edges)
@@ -83,7 +89,6 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     publishing = {top_folder(p, packages) for p in roles if _top_package(p, packages)
                   and any(top_folder(t, packages) == top_folder(p, packages) for t in edges[p])}
     driven -= publishing
-    named = _named_prefixes(facts, context)
     result: dict[str, tuple[str, str]] = {}
     for f in python:
         own = context.of(f.path)
@@ -108,8 +113,26 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
 
 
 def package_folders(facts: list[ModuleFacts]) -> set[str]:
-    """The folders holding an __init__.py."""
-    return {path_view(f.path).parent for f in facts if f.module and path_view(f.path).name == "__init__.py"}
+    """The folders holding an __init__.py, and the namespace subpackages below them that the project imports by dotted
+    name (VILA's llava/model/language_model/ has no __init__.py; builder.py imports llava.model.language_model.qmemllama)."""
+    python = [f for f in facts if f.module and f.path.endswith(".py")]
+    packages = {path_view(f.path).parent for f in python if path_view(f.path).name == "__init__.py"}
+    by_folder: dict[str, list[ModuleFacts]] = defaultdict(list)
+    for f in python:
+        if path_view(f.path).parent not in packages:
+            by_folder[path_view(f.path).parent].append(f)
+    if not by_folder:
+        return packages
+    imported = {".".join(name.split(".")[:end]) for f in python for name in f.imports
+                for end in range(1, name.count(".") + 1)}
+    for folder in sorted(by_folder, key=lambda folder: folder.count("/")):  # a parent is settled before its children
+        if path_view(folder).parent not in packages or path_view(folder).parent == ".":
+            continue
+        first = by_folder[folder][0]
+        if any(name.rsplit(".", 1)[0] in imported
+               for name in import_names(first.path, first.module, packages | {folder}) if "." in name):
+            packages.add(folder)
+    return packages
 
 
 def application_packages(facts: list[ModuleFacts], context: ProjectContext, distribution: str) -> set[str]:

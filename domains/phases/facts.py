@@ -151,6 +151,7 @@ class PhaseFacts:
     # module-level functions and classes the file never names again: (name, first, last, kind) (symbols.py)
     unnamed_symbols: list[tuple[str, int, int, str]] = field(default_factory=list)
     words: list[str] = field(default_factory=list)  # the identifier-like words the file writes (symbols.py)
+    dotted_words: list[str] = field(default_factory=list)  # the dotted names of 3+ parts it writes (symbols.py)
 
 
     def absorb(self, other: PhaseFacts) -> None:
@@ -160,6 +161,7 @@ class PhaseFacts:
         self.launched_scripts += other.launched_scripts
         self.unnamed_symbols += other.unnamed_symbols
         self.words = sorted(set(self.words) | set(other.words))
+        self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
         self.model_refs += other.model_refs
         self.config_refs += other.config_refs
         self.source_refs += other.source_refs
@@ -208,6 +210,7 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
         if unit.kind == "python":
             facts.unnamed_symbols = symbols.unnamed_symbols(unit)
         facts.words = sorted(symbols.words(unit.source.text))
+        facts.dotted_words = sorted(symbols.dotted_words(unit.source.text))
         if merged is None:
             merged = facts
         else:
@@ -215,7 +218,8 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
     if merged is not None and kind == "notebook":
         merged.module, merged.notebook, merged.path = "", True, path
     if merged is None and kind in {"yaml", "json", "build"}:  # configs and build files name symbols too
-        merged = PhaseFacts(path=path, words=sorted(set().union(*(symbols.words(u.source.text) for u in units))))
+        merged = PhaseFacts(path=path, words=sorted(set().union(*(symbols.words(u.source.text) for u in units))),
+                            dotted_words=sorted(set().union(*(symbols.dotted_words(u.source.text) for u in units))))
     return merged
 
 

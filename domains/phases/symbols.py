@@ -16,11 +16,24 @@ from ascend_feasibility.domains.base import Unit
 MIN_NAME = 4  # shorter names (`fn`, `run`) are too common to judge by
 DEFINITIONS = {"function_definition": "function", "class_definition": "class"}
 _SPACES = str.maketrans({chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")})
+_DOTTED = str.maketrans({chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) in "_.")})
 
 
 def words(text: str) -> set[str]:
     """The identifier-like words of a text (runs of letters, digits and `_`) at least MIN_NAME long."""
     return {w for w in text.translate(_SPACES).split() if len(w) >= MIN_NAME and not w[0].isdigit()}
+
+
+def dotted_words(text: str) -> set[str]:
+    """The dotted names of three parts or more a text writes (`"_target_": "llava.model.encoders.BasicImageEncoder"` in
+    a string, a YAML `target:`), but attribute chains on `self`: the modules a config or registry may load by name."""
+    found = set()
+    for word in text.translate(_DOTTED).split():
+        word = word.strip(".")
+        parts = word.split(".")
+        if len(parts) >= 3 and parts[0] != "self" and all(p and not p[0].isdigit() for p in parts):
+            found.add(word)
+    return found
 
 
 def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
