@@ -95,3 +95,13 @@ def test_unnamed_symbols_leave_out_what_the_file_names_again(tmp_path):
             "def lonely():\n    pass\nclass Alone:\n    pass\n@register\ndef decorated():\n    pass\n")
     found = unnamed_symbols(Unit("m.py", "python", SourceText.from_text(text)))
     assert found == [("lonely", 7, 8, "function"), ("Alone", 9, 10, "class")]
+
+
+def test_a_file_calling_globals_names_everything_but_one_importing_a_globals_module_does_not():
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+
+    def found(text):
+        return [s[0] for s in unnamed_symbols(Unit("m.py", "python", SourceText.from_text(text)))]
+    assert found("from .globals import get_group\nclass AsyncAttention:\n    pass\n") == ["AsyncAttention"]
+    assert found("class AsyncAttention:\n    pass\ncls = globals()[name]\n") == []

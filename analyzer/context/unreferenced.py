@@ -10,7 +10,7 @@ name it either:
 - a private name (`_helper`) anywhere: a library's users do not call it.
 A library's public function that the project itself never calls is its users' API and keeps `runs`. Decorated
 definitions (a decorator may register them) are never candidates, and neither is a module whose code may look its
-names up at run time: `globals()`, `fire.Fire()` with no component, `inspect` over the module.
+names up at run time: `globals()`, `fire.Fire()`, `inspect.getmembers` (symbols.py).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
 
-LOOKUPS = frozenset({"globals", "Fire", "inspect", "getmembers"})  # a module that may find its own names at run time
 
 
 def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext,
@@ -37,7 +36,7 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext,
     candidates: list[tuple[str, tuple[str, int, int, str]]] = []
     for f in facts:
         own = context.of(f.path)
-        if not f.unnamed_symbols or own.role not in COUNTED_ROLES or own.reach != "runs" or LOOKUPS.intersection(f.words):
+        if not f.unnamed_symbols or own.role not in COUNTED_ROLES or own.reach != "runs":
             continue
         judged_whole = path_view(f.path).parent not in packages or top_folder(f.path, packages) in applications
         candidates += [(f.path, s) for s in f.unnamed_symbols if judged_whole or s[0].startswith("_")]

@@ -36,9 +36,20 @@ def dotted_words(text: str) -> set[str]:
     return found
 
 
+LOOKUP_CALLS = frozenset({"globals", "Fire", "getmembers"})  # globals()[name], fire.Fire(), inspect.getmembers(module)
+_CALLED = "(call function: [(identifier) @called (attribute attribute: (identifier) @called)])"
+
+
+def _looks_names_up(unit: Unit) -> bool:
+    """Whether the file may find its own functions by name at run time."""
+    called = parsing.captures(parsing.query("python", _CALLED), unit.tree()).get("called", [])
+    return any(parsing.text(node) in LOOKUP_CALLS for node in called)
+
+
 def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
     """Undecorated module-level functions and classes whose name the file writes nowhere but in its definition:
-    (name, first line, last line, "function" or "class"). A decorator may register the symbol, so those are left out."""
+    (name, first line, last line, "function" or "class"). A decorator may register the symbol, so those are left out,
+    and so is every symbol of a file that looks names up (`globals()`, `fire.Fire()`, `inspect.getmembers`)."""
     found = []
     for statement in unit.tree().named_children:
         kind = DEFINITIONS.get(statement.type)
@@ -48,7 +59,7 @@ def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
         text = parsing.text(name)
         if len(text) >= MIN_NAME and not text.startswith("__"):
             found.append((text, statement.start_point.row + 1, statement.end_point.row + 1, kind))
-    if not found:
+    if not found or _looks_names_up(unit):
         return []
     counts = Counter(w for w in unit.source.text.translate(_SPACES).split())
     defined = Counter(name for name, *_ in found)
