@@ -105,3 +105,12 @@ def test_a_file_calling_globals_names_everything_but_one_importing_a_globals_mod
         return [s[0] for s in unnamed_symbols(Unit("m.py", "python", SourceText.from_text(text)))]
     assert found("from .globals import get_group\nclass AsyncAttention:\n    pass\n") == ["AsyncAttention"]
     assert found("class AsyncAttention:\n    pass\ncls = globals()[name]\n") == []
+
+
+def test_a_symbol_named_only_inside_itself_is_named_nowhere_else():
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+    text = ("class AsyncAttention(Base):\n    def __init__(self):\n        super(AsyncAttention, self).__init__()\n"
+            "def countdown(n):\n    return countdown(n - 1) if n else 0\n")
+    assert [s[0] for s in unnamed_symbols(Unit("m.py", "python", SourceText.from_text(text)))] == [
+        "AsyncAttention", "countdown"]

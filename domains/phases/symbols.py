@@ -58,9 +58,12 @@ def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
             continue
         text = parsing.text(name)
         if len(text) >= MIN_NAME and not text.startswith("__"):
-            found.append((text, statement.start_point.row + 1, statement.end_point.row + 1, kind))
+            found.append((text, statement.start_point.row + 1, statement.end_point.row + 1, kind, statement))
     if not found or _looks_names_up(unit):
         return []
-    counts = Counter(w for w in unit.source.text.translate(_SPACES).split())
-    defined = Counter(name for name, *_ in found)
-    return [s for s in found if counts[s[0]] <= defined[s[0]]]
+    counts = Counter(unit.source.text.translate(_SPACES).split())
+    # its own body may name it (`super(AsyncHybridAttention, self).__init__()`, a recursive call): that reaches nothing
+    inside: Counter[str] = Counter()
+    for name, _, _, _, statement in found:
+        inside[name] += parsing.text(statement).translate(_SPACES).split().count(name)
+    return [(name, start, end, kind) for name, start, end, kind, _ in found if counts[name] <= inside[name]]
