@@ -15,21 +15,29 @@ from ascend_feasibility.domains.base import Unit
 
 MIN_NAME = 4  # shorter names (`fn`, `run`) are too common to judge by
 DEFINITIONS = {"function_definition": "function", "class_definition": "class"}
-_SPACES = str.maketrans({chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")})
-_DOTTED = str.maketrans({chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) in "_.")})
+# byte tables (bytes.translate runs at memory speed; UTF-8 bytes of non-ASCII letters are kept, so names stay whole)
+_SPACES = bytes(c if c >= 128 or chr(c).isalnum() or chr(c) == "_" else 32 for c in range(256))
+_DOTTED = bytes(c if c >= 128 or chr(c).isalnum() or chr(c) in "_." else 32 for c in range(256))
+
+
+def _split(text: str, table: bytes) -> set[str]:
+    return {w.decode("utf-8", "replace") for w in set(text.encode("utf-8", "replace").translate(table).split())}
+
+
+def _tokens(text: str) -> list[str]:
+    return text.encode("utf-8", "replace").translate(_SPACES).decode("utf-8", "replace").split()
 
 
 def words(text: str) -> set[str]:
     """The identifier-like words of a text (runs of letters, digits and `_`) at least MIN_NAME long."""
-    return {w for w in text.translate(_SPACES).split() if len(w) >= MIN_NAME and not w[0].isdigit()}
+    return {w for w in _split(text, _SPACES) if len(w) >= MIN_NAME and not w[0].isdigit()}
 
 
 def dotted_words(text: str) -> set[str]:
     """The dotted names of three parts or more a text writes (`"_target_": "llava.model.encoders.BasicImageEncoder"` in
     a string, a YAML `target:`), but attribute chains on `self`: the modules a config or registry may load by name."""
     found = set()
-    for word in text.translate(_DOTTED).split():
-        word = word.strip(".")
+    for word in {w.strip(".") for w in _split(text, _DOTTED) if w.count(".") >= 2}:
         parts = word.split(".")
         if len(parts) >= 3 and parts[0] != "self" and all(p and not p[0].isdigit() for p in parts):
             found.add(word)
@@ -61,9 +69,9 @@ def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
             found.append((text, statement.start_point.row + 1, statement.end_point.row + 1, kind, statement))
     if not found or _looks_names_up(unit):
         return []
-    counts = Counter(unit.source.text.translate(_SPACES).split())
+    counts = Counter(_tokens(unit.source.text))
     # its own body may name it (`super(AsyncHybridAttention, self).__init__()`, a recursive call): that reaches nothing
     inside: Counter[str] = Counter()
     for name, _, _, _, statement in found:
-        inside[name] += parsing.text(statement).translate(_SPACES).split().count(name)
+        inside[name] += _tokens(parsing.text(statement)).count(name)
     return [(name, start, end, kind) for name, start, end, kind, _ in found if counts[name] <= inside[name]]
