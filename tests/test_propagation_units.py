@@ -45,6 +45,9 @@ class Facts:
     default_calls: dict = field(default_factory=dict)
     default_escaped: list = field(default_factory=list)
     star_imports: list = field(default_factory=list)
+    unnamed_symbols: list = field(default_factory=list)
+    words: list = field(default_factory=list)
+    dotted_words: list = field(default_factory=list)
     module: str | None = None
 
     def __post_init__(self):

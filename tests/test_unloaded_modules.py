@@ -108,3 +108,60 @@ def test_a_library_no_entry_point_drives_keeps_what_only_its_tests_import(tmp_pa
     write_tree(tmp_path, {"kern/__init__.py": "from kern.core import *\n"})  # a published API: a library's users
     assert {r for r, _ in _reach_by_path(tmp_path)["kern/ops.py"]} == {"runs"}  # import kern.ops as well
 
+
+
+def _vila_like(tmp_path, distribution: str) -> None:
+    """VILA's shape: pyproject names the project `vila`, its package is `llava` (whose __init__.py publishes `load`),
+    shell launchers run llava/train/train_mem.py, and realqmemllama.py is a copy nothing imports."""
+    write_tree(tmp_path, {
+        "pyproject.toml": f'[project]\nname = "{distribution}"\n',
+        "scripts/sft.sh": "torchrun --nproc_per_node 8 llava/train/train_mem.py --model qwen\n",
+        "llava/__init__.py": "from .entry import *\n",
+        "llava/entry.py": "__all__ = ['load']\ndef load(path):\n    from llava.model.builder import build\n    return build(path)\n",
+        "llava/train/__init__.py": "",
+        "llava/train/train_mem.py": "from llava.model.builder import build\nbuild('x')\n",
+        "llava/model/__init__.py": "",
+        "llava/model/builder.py": "from llava.model.qmemllama import QMemLlama\ndef build(p):\n    return QMemLlama()\n",
+        "llava/model/qmemllama.py": CUDA + "class QMemLlama:\n    pass\n",
+        "llava/model/realqmemllama.py": CUDA + "from .fake_quant import q\nclass QMemLlama:\n    pass\n",
+        "llava/model/fake_quant.py": CUDA + "def q():\n    return x\n",  # only the unimported copy imports it
+        "llava/model/registry_only.py": CUDA,  # a string of product code names it: loaded by name
+        "llava/model/table.py": "MODELS = {'r': 'llava.model.registry_only'}\n",
+    })
+
+
+def test_an_application_package_module_nothing_imports_is_optional(tmp_path):
+    _vila_like(tmp_path, "vila")
+    reach = _reach_by_path(tmp_path)
+    unreached = ("imported by nothing the launchers and entry points of the application package llava/ load: "
+                 "no product code loads it")
+    assert reach["llava/model/realqmemllama.py"] == {("optional", unreached)}
+    assert reach["llava/model/fake_quant.py"] == {("optional", unreached)}
+    assert {r for r, _ in reach["llava/model/qmemllama.py"]} == {"runs"}
+    assert unreached not in {why for _, why in reach["llava/model/registry_only.py"]}  # loaded by its name (opt_in.py)
+    assert phrase("zh", unreached) != unreached
+
+
+def test_a_package_published_under_its_own_name_is_a_library_whose_users_import_any_module(tmp_path):
+    _vila_like(tmp_path, "llava-torch")  # pip install llava-torch; import llava: its users may import realqmemllama
+    reach = _reach_by_path(tmp_path)
+    for path in ("llava/model/realqmemllama.py", "llava/model/fake_quant.py", "llava/model/qmemllama.py"):
+        assert {r for r, _ in reach[path]} == {"runs"}, path
+
+
+def test_an_application_reads_namespace_subpackages_and_modules_named_in_any_string(tmp_path):
+    _vila_like(tmp_path, "vila")
+    write_tree(tmp_path, {
+        "llava/model/language_model/qwen.py": CUDA,  # no __init__.py: a namespace subpackage builder imports from
+        "llava/model/language_model/realqwen.py": CUDA,  # ... beside a copy nothing imports
+        "llava/model/builder.py": ("from llava.model.qmemllama import QMemLlama\n"
+                                   "from llava.model.language_model.qwen import x\ndef build(p):\n    return QMemLlama()\n"),
+        "llava/train/args.py": "encoder: str = '{\"_target_\": \"llava.model.encoders.BasicEncoder\"}'\n",
+        "llava/model/encoders/__init__.py": "from .image import *\n",  # loaded by the JSON string's target
+        "llava/model/encoders/image/__init__.py": "from .basic import *\n",
+        "llava/model/encoders/image/basic.py": CUDA,
+    })
+    reach = _reach_by_path(tmp_path)
+    assert {r for r, _ in reach["llava/model/language_model/realqwen.py"]} == {"optional"}
+    for live in ("llava/model/language_model/qwen.py", "llava/model/encoders/image/basic.py"):
+        assert {r for r, _ in reach[live]} == {"runs"}, live

@@ -294,13 +294,13 @@ def test_named_prefixes_of_product_strings_and_lazy_tables():
 def test_package_root_and_top_folder(path, root, top):
     packages = {"a", "a/b", "src/a", "src/a/b", "app/a"}
     assert u._package_root(path, packages) == root
-    assert u._top_folder(path, packages) == top
+    assert u.top_folder(path, packages) == top
 
 
 def test_package_root_stops_at_the_analysed_folder():
     assert u._package_root("a/b.py", {".", "a"}) == "."
-    assert u._top_folder("a/b.py", {".", "a"}) == "a"
-    assert u._top_folder("b.py", {"."}) == "."
+    assert u.top_folder("a/b.py", {".", "a"}) == "a"
+    assert u.top_folder("b.py", {"."}) == "."
 
 
 @pytest.mark.parametrize("path, expected", [

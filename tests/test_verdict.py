@@ -171,6 +171,11 @@ def test_every_reason_the_context_gives_reads_in_chinese():
         "line 6: off CUDA the function returns its input unchanged (the eager path)",
         "line 7: the self-test under `if __name__ == \"__main__\":` of a module the project imports (pkg/a.py)",
         "tools/x.py:141: imported inside a function, class or try block, where an optional feature loads it",
+        "imported by nothing the launchers and entry points of the application package llava/ load: no product code "
+        "loads it",
+        "line 38: function get_local_rank is named nowhere else in the project (no call, reference, export or config "
+        "entry): nothing reaches it",
+        "no build of the project names it (setup.py or load() sources, CMakeLists, Makefile, shell): it is not compiled",
     ]
     for reason in reasons:
         zh = phrase("zh", reason)

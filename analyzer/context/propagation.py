@@ -4,6 +4,8 @@
   other-backend beside op_builder/npu/) name 'csrc/adam/multi_tensor_adam.cu'; when every file that names a source
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
 - Modules of the project's packages that nothing the product runs loads (only tests import them): unloaded.py.
+- Module-level functions and classes nothing in the project names: unreferenced.py.
+- Native sources no build names: unbuilt.py.
 - Modules that only other backends' branches import (the except arm of `try: import torch_npu`): all their code is
   other-backend.
 - Modules of CUDA-only features that the project imports only behind guards: whisper imports its Triton kernels
@@ -21,8 +23,10 @@ from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.switches import switch_rule
+from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unloaded import import_names, unloaded_modules
 from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
+from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -34,8 +38,9 @@ if TYPE_CHECKING:
 
 def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: ProjectContext,
                     factory: FindingFactory, feature_domains: frozenset[str],
-                    guarded: dict[str, tuple[str, str]] | None = None) -> list[Finding]:
-    """`guarded`: guarded_modules(facts, context) when the caller has it already."""
+                    guarded: dict[str, tuple[str, str]] | None = None, distribution: str = "") -> list[Finding]:
+    """`guarded`: guarded_modules(facts, context) when the caller has it already; `distribution`: the name the
+    project publishes (pyproject's [project] name)."""
     referrers: dict[str, set[str]] = defaultdict(set)  # a named source or folder → the files that name it
     for f in facts:
         for ref in f.source_refs:
@@ -49,16 +54,20 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         test_only.setdefault(path, []).extend(ranges)
     tools = diagnostic_scripts(facts, context)
     uninstalled = uninstalled_patches(facts, context)
+    for path, ranges in unreferenced_symbols(facts, context, distribution).items():  # both: nothing calls them
+        uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
     switched = switched_options(facts, context)
     if switched:
         conventions = load_context_conventions()
         switch_rules = frozenset(conventions.guards.flag_rules)  # as OptInReader.guard: torch.compile, not TF32
         switch_takes = switch_rule(conventions.opt_in)
+    unbuilt = unbuilt_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES}, facts,
+                              set(referrers))
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
-    if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed):
+    if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt):
         return findings
     decided: dict[str, Place | None] = {}
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
@@ -71,6 +80,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             if finding.path not in decided:
                 decided[finding.path] = _built_only_by_other_backends(finding.path, referrers, context)
             place = decided[finding.path]
+        if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in unbuilt:
+            place = Place(finding.role, "optional", unbuilt[finding.path])
         if place is None and finding.reach == "runs" and finding.path in guarded and (
                 finding.domain in feature_domains or finding.path in kernel_modules
                 or guarded[finding.path][0] in {"optional", "other-backend"}):  # loaded only so: all of it is
@@ -234,8 +245,8 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
     return result
 
 
-def guarded_modules(facts: list[ModuleFacts], context: ProjectContext,
-                    console_modules: tuple[str, ...] = ()) -> dict[str, tuple[str, str]]:
+def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_modules: tuple[str, ...] = (),
+                    distribution: str = "") -> dict[str, tuple[str, str]]:
     """Python files that the project's product code imports, and only behind guards or from files that are themselves
     imported only behind guards or opt-in modules (deepspeed.ops...triton/__init__.py imported where HAS_TRITON is checked): path →
     (reach, why). Imports in tests, examples and other backends' code do not count."""
@@ -256,7 +267,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext,
                     imports[path].append((f.path, reach))
     # modules that configuration selects or names (analyzer/context/opt_in.py) are optional, and so is what only they load
     result: dict[str, tuple[str, str]] = opt_in_modules(facts, context, load_context_conventions().opt_in)
-    for path, unloaded in unloaded_modules(facts, context, console_modules).items():  # and modules nothing running loads
+    for path, unloaded in unloaded_modules(facts, context, console_modules, distribution).items():  # and modules nothing running loads
         result.setdefault(path, unloaded)
     changed = True
     while changed:

@@ -13,13 +13,18 @@ empty __init__.py), or one whose __init__.py publishes an API (deepspeed, x_tran
 - one that nothing reaches, in a package that sits beside an application's scripts below the top level (CogVideo's
   inference/gradio_composite_demo/rife/RIFE.py and the refine.py only it imports, beside app.py): an application's
   helper package is loaded only from its scripts, so what they never import never runs. A package at the top level or
-  under src/ is a library's: a module of it that nothing imports may be imported by its users and stays `runs`.
+  under src/ is a library's: a module of it that nothing imports may be imported by its users and stays `runs`;
+- one that nothing reaches, in an application's package: one the project's own shell launchers run modules of and
+  that the project does not publish under its own name (VILA: `name = "vila"` ships `llava`, whose train_mem.py the
+  scripts launch; realqmemllama.py and the COAT copy of its FP8 code are imported by nothing). A library is installed
+  and imported by its name (peft, deepspeed, openai-whisper's whisper), so this holds only where the names differ.
 A module that is itself an entry point (`if __name__ == "__main__":`, launched by a shell script, a console entry),
 or whose dotted name a string of product code holds (registries, lazy import tables), is never one.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict, deque
 from typing import TYPE_CHECKING
 
@@ -33,11 +38,12 @@ if TYPE_CHECKING:
 LIVE_ROLES = COUNTED_ROLES | {"example"}  # an example is the library's user: what it imports is a feature in use
 
 
-def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext,
-                     console_modules: tuple[str, ...] = ()) -> dict[str, tuple[str, str]]:
-    """path → ("optional", why) for the product modules of the project's packages that nothing the product runs loads."""
+def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_modules: tuple[str, ...] = (),
+                     distribution: str = "") -> dict[str, tuple[str, str]]:
+    """path → ("optional", why) for the product modules of the project's packages that nothing the product runs loads.
+    `distribution`: the name the project publishes (pyproject's [project] name), "" when it names none."""
     python = [f for f in facts if f.module and f.path.endswith(".py")]
-    packages = {path_view(f.path).parent for f in python if path_view(f.path).name == "__init__.py"}
+    packages = package_folders(facts)
     names = {f.path: import_names(f.path, f.module, packages) for f in python}
     by_name: dict[str, set[str]] = defaultdict(set)
     for path, known in names.items():
@@ -61,27 +67,34 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext,
     first = set(_reach(roots, edges))
     test_packages = {p for p in tests if p not in first and path_view(p).name == "__init__.py"
                      and not _top_package(p, packages)}
+    applications = application_packages(facts, context, distribution)
+    named = _named_prefixes(facts, context)
+    # any file of the project but a test may name an application's module (a JSON `_target_` in a default string, a
+    # YAML config): strings of product code alone are too few there. What they name is loaded, and so is what it imports
+    written = {".".join(parts[:end]) for f in facts if context.of(f.path).role != "test" for word in f.dotted_words
+               for parts in [word.split(".")] for end in range(2, len(parts) + 1)} if applications else set()
     orphans = [p for p, role in roles.items() if role in COUNTED_ROLES and p not in imported
-               and path_view(p).parent in packages and _package_root(p, packages) not in beside_scripts]
+               and path_view(p).parent in packages and _package_root(p, packages) not in beside_scripts
+               and top_folder(p, packages) not in applications]
     inside_tests_only = {p: package for p in orphans if (package := _tests_only_package(p, packages, test_packages))}
-    live = set(_reach(roots + [p for p in orphans if p not in inside_tests_only], edges))
+    by_string = [p for p in roles if names[p] & (written | named) and top_folder(p, packages) in applications]
+    live = set(_reach(roots + by_string + [p for p in orphans if p not in inside_tests_only], edges))
     # a library no entry point of the project drives (fused_kernels: setup.py, tests and an empty __init__.py) is
     # loaded by its users, module by module: what only its tests import is still its API
-    driven = {_top_folder(p, packages) for p in _reach([r for r in roots if not _top_package(r, packages)], edges)
+    driven = {top_folder(p, packages) for p in _reach([r for r in roots if not _top_package(r, packages)], edges)
               if path_view(p).parent in packages}
     # a package whose __init__.py publishes an API (x_transformers, deepspeed: `from .engine import ...`) is a library
     # its users import piece by piece (deepspeed/sequence/fpdt_layer.py, which Megatron-DeepSpeed imports); one whose
     # __init__.py publishes nothing (nanotron's holds `__version__`) is the code its own scripts run
-    publishing = {_top_folder(p, packages) for p in roles if _top_package(p, packages)
-                  and any(_top_folder(t, packages) == _top_folder(p, packages) for t in edges[p])}
+    publishing = {top_folder(p, packages) for p in roles if _top_package(p, packages)
+                  and any(top_folder(t, packages) == top_folder(p, packages) for t in edges[p])}
     driven -= publishing
-    named = _named_prefixes(facts, context)
     result: dict[str, tuple[str, str]] = {}
     for f in python:
         own = context.of(f.path)
         if (f.path in live or own.role not in COUNTED_ROLES or own.reach != "runs"
                 or path_view(f.path).parent not in packages or names[f.path] & named
-                or (_top_folder(f.path, packages) not in driven
+                or (top_folder(f.path, packages) not in driven | applications
                     and _package_root(f.path, packages) not in beside_scripts)):
             continue
         if f.path in tests:
@@ -91,9 +104,60 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext,
             result[f.path] = ("optional", f"in {path_view(package).parent}/, a package imported only by tests "
                                           f"({tests[package]}): no product code loads it")
         elif _package_root(f.path, packages) in beside_scripts:
-            result[f.path] = ("optional", f"imported by nothing the scripts beside {_top_folder(f.path, packages)}/ "
+            result[f.path] = ("optional", f"imported by nothing the scripts beside {top_folder(f.path, packages)}/ "
                                           "load: no product code loads it")
+        elif top_folder(f.path, packages) in applications:
+            result[f.path] = ("optional", f"imported by nothing the launchers and entry points of the application "
+                                          f"package {top_folder(f.path, packages)}/ load: no product code loads it")
     return result
+
+
+def package_folders(facts: list[ModuleFacts]) -> set[str]:
+    """The folders holding an __init__.py, and the namespace subpackages below them that the project imports by dotted
+    name (VILA's llava/model/language_model/ has no __init__.py; builder.py imports llava.model.language_model.qmemllama)."""
+    python = [f for f in facts if f.module and f.path.endswith(".py")]
+    packages = {path_view(f.path).parent for f in python if path_view(f.path).name == "__init__.py"}
+    by_folder: dict[str, list[ModuleFacts]] = defaultdict(list)
+    for f in python:
+        if path_view(f.path).parent not in packages:
+            by_folder[path_view(f.path).parent].append(f)
+    if not by_folder:
+        return packages
+    imported = {".".join(name.split(".")[:end]) for f in python for name in f.imports
+                for end in range(1, name.count(".") + 1)}
+    for folder in sorted(by_folder, key=lambda folder: folder.count("/")):  # a parent is settled before its children
+        if path_view(folder).parent not in packages or path_view(folder).parent == ".":
+            continue
+        first = by_folder[folder][0]
+        if any(name.rsplit(".", 1)[0] in imported
+               for name in import_names(first.path, first.module, packages | {folder}) if "." in name):
+            packages.add(folder)
+    return packages
+
+
+def application_packages(facts: list[ModuleFacts], context: ProjectContext, distribution: str) -> set[str]:
+    """Top package folders that are an application's code: the project's shell launchers run modules inside them
+    (`torchrun llava/train/train_mem.py`), and the project publishes them under another name than their own."""
+    if not distribution:
+        return set()
+    packages = package_folders(facts)
+    launched = {s.removeprefix("./") for f in facts if context.of(f.path).role in LIVE_ROLES
+                for s in f.launched_scripts}
+    published = _plain_name(distribution)
+    result = set()
+    for path in {f.path for f in facts if f.path.endswith(".py") and path_view(f.path).parent in packages}:
+        if not any(path == s or s.endswith("/" + path) for s in launched):
+            continue
+        top = top_folder(path, packages)
+        own = _plain_name(path_view(top).name)
+        if own not in published and published not in own:
+            result.add(top)
+    return result
+
+
+def _plain_name(name: str) -> str:
+    """A distribution or package name as Python would import it: lower case, runs of `-_.` as one `_`."""
+    return re.sub(r"[-_.]+", "_", name.lower())
 
 
 def _tests_only_package(path: str, packages: set[str], test_packages: set[str]) -> str | None:
@@ -170,7 +234,7 @@ def _package_root(path: str, packages: set[str]) -> str:
     return folder
 
 
-def _top_folder(path: str, packages: set[str]) -> str:
+def top_folder(path: str, packages: set[str]) -> str:
     """The folder of the topmost package the file belongs to."""
     folder = path_view(path).parent
     while path_view(folder).parent in packages and path_view(folder).parent != ".":

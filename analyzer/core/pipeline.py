@@ -150,7 +150,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     run = ProjectRun(kb=worker.kb, target=worker.target, context=context, factory=worker.factory, config=config,
                      calibration=options.calibration, has_manifest=has_manifest(found.files), choice=choice, facts=facts)
     modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
-    run.guarded, run.modules = guarded_modules(modules, context, tuple(config.console_modules)), modules
+    run.guarded, run.modules = guarded_modules(modules, context, tuple(config.console_modules),
+                                                 config.distribution), modules
     for domain in worker.domains:
         domain.add_findings(run)
     store.add_findings(run.findings)  # beside the scanners' findings, sorted and each site once
@@ -158,7 +159,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
     feature_domains = frozenset(worker.guards.feature_domains)
     findings = [f for f in run.findings if f.path not in generated]
-    findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded)
+    findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded,
+                               config.distribution)
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")

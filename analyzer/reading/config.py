@@ -25,6 +25,7 @@ class ProjectConfig:
     exclude: list[str] = field(default_factory=list)
     phases: dict[str, list[str]] = field(default_factory=dict)  # phase → globs of files that belong to it
     console_modules: list[str] = field(default_factory=list)  # modules of [project.scripts] entry points
+    distribution: str = ""  # [project] name: what the project publishes itself as
     roles: dict[str, list[str]] = field(default_factory=dict)  # role → globs of files that have it
     problems: list[SkippedFile] = field(default_factory=list)
 
@@ -47,6 +48,8 @@ def load_project_config(root: Path) -> ProjectConfig:
         config.problems.append(SkippedFile(path="pyproject.toml", reason=f"settings not read: {reason}"))
         return config
     project = data.get("project")
+    if isinstance(project, dict) and isinstance(project.get("name"), str):
+        config.distribution = project["name"]
     scripts = project.get("scripts", {}) if isinstance(project, dict) else {}
     if isinstance(scripts, dict):
         config.console_modules = sorted({str(v).split(":")[0].strip() for v in scripts.values() if isinstance(v, str)})

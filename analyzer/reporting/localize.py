@@ -39,6 +39,12 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^in (?P<folder>\S+)/, a package imported only by tests \((?P<first>\S+)\): no product code loads it$",
      "reason.package_tests_only_module"),
     (r"^imported by nothing the scripts beside (?P<package>\S+)/ load: no product code loads it$", "reason.unreached_module"),
+    (r"^no build of the project names it \(setup\.py or load\(\) sources, CMakeLists, Makefile, shell\): it is not "
+     r"compiled$", "reason.unbuilt_source"),
+    (r"^line (?P<line>\d+): (?P<kind>function|class) (?P<name>\S+) is named nowhere else in the project \(no call, "
+     r"reference, export or config entry\): nothing reaches it$", "reason.unnamed_symbol"),
+    (r"^imported by nothing the launchers and entry points of the application package (?P<package>\S+)/ load: no "
+     r"product code loads it$", "reason.unreached_application_module"),
     (r"^selected by configuration: `(?P<condition>.+)` \((?P<where>\S+)\)$", "reason.selected_by_configuration"),
     (r"^loaded by name only, when a configuration lists it: '(?P<module>\S+)' is named at (?P<where>\S+); no product "
      r"code imports it$", "reason.loaded_by_name"),

@@ -17,6 +17,7 @@ from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import Unit
+from ascend_feasibility.domains.phases import symbols
 from ascend_feasibility.domains.python_refs import unit_references
 from ascend_feasibility.knowledge import load_phase_signals
 from tree_sitter import Node
@@ -157,6 +158,10 @@ class PhaseFacts:
     default_calls: dict[str, tuple[int, int, list[str], bool]] = field(default_factory=dict)
     default_escaped: list[str] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
+    # module-level functions and classes the file never names again: (name, first, last, kind) (symbols.py)
+    unnamed_symbols: list[tuple[str, int, int, str]] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)  # the identifier-like words the file writes (symbols.py)
+    dotted_words: list[str] = field(default_factory=list)  # the dotted names of 3+ parts it writes (symbols.py)
 
 
     def absorb(self, other: PhaseFacts) -> None:
@@ -164,6 +169,9 @@ class PhaseFacts:
         self.imports += other.imports
         self.models += other.models
         self.launched_scripts += other.launched_scripts
+        self.unnamed_symbols += other.unnamed_symbols
+        self.words = sorted(set(self.words) | set(other.words))
+        self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
         self.model_refs += other.model_refs
         self.config_refs += other.config_refs
         self.source_refs += other.source_refs
@@ -212,14 +220,19 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             facts = collect_shell(unit)
         else:
             continue
+        if unit.kind == "python":
+            facts.unnamed_symbols = symbols.unnamed_symbols(unit)
+        facts.words = sorted(symbols.words(unit.source.text))
+        facts.dotted_words = sorted(symbols.dotted_words(unit.source.text))
         if merged is None:
             merged = facts
         else:
             merged.absorb(facts)
     if merged is not None and kind == "notebook":
         merged.module, merged.notebook, merged.path = "", True, path
-    if merged is None and kind in {"yaml", "json"}:
-        merged = PhaseFacts(path=path)
+    if merged is None and kind in {"yaml", "json", "build"}:  # configs and build files name symbols too
+        merged = PhaseFacts(path=path, words=sorted(set().union(*(symbols.words(u.source.text) for u in units))),
+                            dotted_words=sorted(set().union(*(symbols.dotted_words(u.source.text) for u in units))))
     return merged
 
 
@@ -247,6 +260,7 @@ def _lazy_submodules(unit: Unit, package: str) -> list[str]:
 def compact(facts: PhaseFacts) -> PhaseFacts:
     """Share the strings many files repeat (`torch`, `torch.nn`, ...): the main process keeps every file's facts."""
     facts.imports = sorted({sys.intern(name) for name in facts.imports})
+    facts.words = [sys.intern(word) for word in facts.words]
     facts.model_refs = [sys.intern(name) for name in facts.model_refs]
     for model in facts.models:
         model.bases = [sys.intern(b) for b in model.bases]

@@ -1,0 +1,55 @@
+"""Native sources no build of the project names are not compiled: their findings are optional
+(analyzer/context/unbuilt.py). A source named by a setup.py, a load() call, a shell nvcc line, a folder string or a glob,
+or sitting under a CMakeLists.txt/Makefile, keeps `runs`; so does every source of a project whose builds name none."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.context.unbuilt import WHY
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.localize import phrase
+
+from tests.helpers import write_tree
+
+KERNEL = "#include <cuda_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 0; }\n"
+SETUP = ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+         "setup(name='qoptim', ext_modules=[CUDAExtension('qoptim', sources=['fp8_adamw_kernel.cu'])])\n")
+
+
+def _reach_by_path(root) -> dict[str, set[tuple[str, str | None]]]:
+    found: dict[str, set[tuple[str, str | None]]] = {}
+    for f in analyze(root, AnalyzeOptions(jobs=1)).findings:
+        found.setdefault(f.path, set()).add((f.reach, f.reach_reason))
+    return found
+
+
+def test_a_source_no_build_names_is_not_compiled(tmp_path):
+    write_tree(tmp_path, {
+        "kernels/setup.py": SETUP,
+        "kernels/fp8_adamw_kernel.cu": KERNEL,
+        "kernels/csrc_expand/nvcc_qoptim.cu": KERNEL,  # beside the extension, named by nothing
+        "ops/loader.py": "from torch.utils.cpp_extension import load\nm = load('m', sources=['ops/csrc/fused.cu'])\n",
+        "ops/csrc/fused.cu": KERNEL,
+        "tools/build.sh": "nvcc standalone.cu -o standalone\n",
+        "tools/standalone.cu": KERNEL,
+    })
+    reach = _reach_by_path(tmp_path)
+    assert reach["kernels/csrc_expand/nvcc_qoptim.cu"] == {("optional", WHY)}
+    for built in ("kernels/fp8_adamw_kernel.cu", "ops/csrc/fused.cu", "tools/standalone.cu"):
+        assert {r for r, _ in reach[built]} == {"runs"}, built
+    assert phrase("zh", WHY) != WHY
+
+
+def test_globs_folders_cmake_and_unnamed_builds_keep_their_sources(tmp_path):
+    write_tree(tmp_path, {
+        "kernels/setup.py": SETUP,
+        "kernels/fp8_adamw_kernel.cu": KERNEL,
+        "glob/setup.py": "import glob\nsources = glob.glob('glob/csrc/*.cu')\n",
+        "glob/csrc/any_name.cu": KERNEL,
+        "cm/CMakeLists.txt": "file(GLOB SRC *.cu)\nadd_library(x ${SRC})\n",
+        "cm/sub/globbed.cu": KERNEL,
+    })
+    reach = _reach_by_path(tmp_path)
+    for built in ("glob/csrc/any_name.cu", "cm/sub/globbed.cu"):
+        assert {r for r, _ in reach[built]} == {"runs"}, built
+    write_tree(tmp_path / "other", {"csrc/unlisted.cu": KERNEL, "setup.py": "import glob\nglob.glob('**/*.cu')\n"})
+    assert {r for r, _ in _reach_by_path(tmp_path / "other")["csrc/unlisted.cu"]} == {"runs"}  # names no source

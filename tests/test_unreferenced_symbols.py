@@ -1,0 +1,116 @@
+"""Module-level functions and classes nothing in the project names are optional (analyzer/context/unreferenced.py):
+in an application's package, in scripts outside any package, and private names anywhere. A name written anywhere else
+(a call, an import, `__all__`, a string, a YAML config, a comment) keeps `runs`, and so do decorated definitions, a
+library's public functions and modules that look their names up at run time."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.localize import phrase
+from ascend_feasibility.domains.phases.symbols import unnamed_symbols, words
+
+from tests.helpers import write_tree
+
+CUDA = "    return torch.ones(1).cuda()\n"
+
+
+def _reach_by_line(root) -> dict[tuple[str, int], tuple[str, str | None]]:
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return {(f.path, f.line): (f.reach, f.reach_reason) for f in report.findings if f.rule == "DEV004"}
+
+
+def _application(tmp_path, extra: dict[str, str] | None = None) -> None:
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "vila"\n',
+        "scripts/train.sh": "torchrun llava/train/train_mem.py\n",
+        "llava/__init__.py": "",
+        "llava/train/__init__.py": "",
+        "llava/train/train_mem.py": "from llava.train.attn import HybridAttention\nHybridAttention()\n",
+        "llava/train/attn.py": ("import torch\n"
+                                "class HybridAttention:\n    def forward(self):\n" + CUDA.replace("    ", "        ") +
+                                "class AsyncHybridAttention:\n    def forward(self):\n" + CUDA.replace("    ", "        ") +
+                                "def validity_check():\n" + CUDA +
+                                "@torch.no_grad()\ndef registered():\n" + CUDA +
+                                "def in_config():\n" + CUDA +
+                                "def in_comment():\n" + CUDA),
+        "configs/model.yaml": "model:\n  target: llava.train.attn.in_config\n",
+        "llava/train/notes.py": "# in_comment() was the old entry\n",
+        **(extra or {}),
+    })
+
+
+def test_functions_and_classes_nothing_names_in_an_application_are_optional(tmp_path):
+    _application(tmp_path)
+    reach = _reach_by_line(tmp_path)
+    assert reach[("llava/train/attn.py", 4)] == ("runs", None)  # HybridAttention, which train_mem.py uses
+    assert reach[("llava/train/attn.py", 7)] == (
+        "optional", "line 5: class AsyncHybridAttention is named nowhere else in the project (no call, reference, "
+                    "export or config entry): nothing reaches it")
+    assert reach[("llava/train/attn.py", 9)][0] == "optional"  # validity_check()
+    for kept in (12, 14, 16):  # decorated, named in a YAML target, named in a comment
+        assert reach[("llava/train/attn.py", kept)] == ("runs", None), kept
+    why = reach[("llava/train/attn.py", 9)][1]
+    assert phrase("zh", why) != why and "函数" in phrase("zh", why)
+
+
+def test_a_module_that_looks_its_names_up_keeps_them(tmp_path):
+    _application(tmp_path, {"llava/train/attn_cli.py": "", "llava/train/train_mem.py":
+                            "from llava.train.attn import HybridAttention\nHybridAttention()\n"})
+    with open(tmp_path / "llava/train/attn.py", "a") as handle:
+        handle.write("if __name__ == '__main__':\n    import fire\n    fire.Fire()\n")
+    reach = _reach_by_line(tmp_path)
+    assert {reach[("llava/train/attn.py", line)][0] for line in (7, 9)} == {"runs"}
+
+
+def test_a_library_keeps_its_public_functions_and_judges_private_ones(tmp_path):
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "mylib"\n',
+        "mylib/__init__.py": "from mylib.ops import used\n",
+        "mylib/ops.py": ("import torch\ndef used():\n" + CUDA + "def public_helper():\n" + CUDA +
+                         "def _private_helper():\n" + CUDA),
+        "train.py": "from mylib import used\nused()\n",
+    })
+    reach = _reach_by_line(tmp_path)
+    assert reach[("mylib/ops.py", 3)] == ("runs", None)
+    assert reach[("mylib/ops.py", 5)] == ("runs", None)  # its users may call it
+    assert reach[("mylib/ops.py", 7)][0] == "optional"
+
+
+def test_a_script_function_nothing_calls_is_optional(tmp_path):
+    write_tree(tmp_path, {"serve.py": "import torch\ndef serve_main():\n" + CUDA + "def old_serve():\n" + CUDA +
+                                            "serve_main()\n"})
+    reach = _reach_by_line(tmp_path)
+    assert reach[("serve.py", 3)] == ("runs", None)
+    assert reach[("serve.py", 5)][0] == "optional"
+
+
+def test_words_are_the_identifier_runs_of_code_strings_and_comments():
+    assert words("x = fn(a.b_c, 'LongName/other.cu')  # note 9abc") == {"LongName", "other", "note"}
+
+
+def test_unnamed_symbols_leave_out_what_the_file_names_again(tmp_path):
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+    text = ("__all__ = ['exported']\ndef exported():\n    pass\ndef called():\n    pass\ncalled()\n"
+            "def lonely():\n    pass\nclass Alone:\n    pass\n@register\ndef decorated():\n    pass\n")
+    found = unnamed_symbols(Unit("m.py", "python", SourceText.from_text(text)))
+    assert found == [("lonely", 7, 8, "function"), ("Alone", 9, 10, "class")]
+
+
+def test_a_file_calling_globals_names_everything_but_one_importing_a_globals_module_does_not():
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+
+    def found(text):
+        return [s[0] for s in unnamed_symbols(Unit("m.py", "python", SourceText.from_text(text)))]
+    assert found("from .globals import get_group\nclass AsyncAttention:\n    pass\n") == ["AsyncAttention"]
+    assert found("class AsyncAttention:\n    pass\ncls = globals()[name]\n") == []
+
+
+def test_a_symbol_named_only_inside_itself_is_named_nowhere_else():
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+    text = ("class AsyncAttention(Base):\n    def __init__(self):\n        super(AsyncAttention, self).__init__()\n"
+            "def countdown(n):\n    return countdown(n - 1) if n else 0\n")
+    assert [s[0] for s in unnamed_symbols(Unit("m.py", "python", SourceText.from_text(text)))] == [
+        "AsyncAttention", "countdown"]
