@@ -314,7 +314,9 @@ def _fp8_project(tmp_path, declaration: str, launch: str | None = None):
                              "def load(args, mmdit):\n"
                              "    if args.fp8_base:\n"
                              "        mmdit.to(torch.float8_e4m3fn)\n"
-                             "    return mmdit\n"),
+                             "    return mmdit\n"
+                             "\n\n"
+                             "model = load(train_util.parse(), None)\n"),  # a script's function nothing calls is unreached
         "requirements.txt": "torch\n",
     }
     if launch is not None:
@@ -469,7 +471,9 @@ def _dataclass_project(tmp_path, field_line: str, condition: str, launch: str | 
                      "def load(model_args, mmdit):\n"
                      f"    if {condition}:\n"
                      "        mmdit.to(torch.float8_e4m3fn)\n"
-                     "    return mmdit\n"),
+                     "    return mmdit\n"
+                     "\n\n"
+                     "model = load(ModelArguments(), None)\n"),  # a script's function nothing calls is unreached
         "requirements.txt": "torch\n",
     }
     if launch is not None:
