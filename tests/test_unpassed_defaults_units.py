@@ -81,6 +81,12 @@ def test_an_assert_over_lines_ends_on_its_last_line():
     assert arms(code) == [(2, 3, "f", "backend", 0, "'nccl'", "line 2: assert backend == 'nccl', (", True)]
 
 
+def test_a_long_assert_is_cut_at_100_characters():
+    message = "m" * 120
+    code = f"def f(backend='nccl'):\n    assert backend == 'nccl', '{message}'\n"
+    assert arms(code)[0][6] == "line 2: " + f"assert backend == 'nccl', '{message}'"[:100]
+
+
 def test_an_assert_the_default_fails_is_not_read():
     assert arms("def f(backend='nccl'):\n    assert backend == 'gloo'\n") == []
 
@@ -250,6 +256,22 @@ def test_what_keeps_the_arm(change):
         assert [arm[-1] for arm in found] == [True]  # the assert stays read: only Model's arm is kept
 
 
+def test_a_file_left_out_does_not_stop_the_next():
+    facts = [Facts("tests/test_model.py", "tests.test_model", [ARM]), model(),
+             Facts("pkg/app.py", default_calls={"Model": (1, 0, [], False)})]
+    assert list(u.unpassed_defaults(facts, context({"tests/test_model.py": "tests"}))) == ["pkg/model.py"]
+
+
+def test_two_files_calling_name_the_first_and_one_more():
+    facts = [model(), Facts("pkg/b.py", default_calls={"Model": (1, 0, [], False)}),
+             Facts("pkg/a.py", default_calls={"Model": (1, 0, [], False)})]
+    [(_, _, reason, _)] = u.unpassed_defaults(facts, context())["pkg/model.py"]
+    assert "(pkg/a.py and 1 more files)" in reason
+    facts = [model(), Facts("pkg/a.py", default_calls={"Model": (1, 0, [], False)})]
+    [(_, _, reason, _)] = u.unpassed_defaults(facts, context())["pkg/model.py"]
+    assert "(pkg/a.py);" in reason and "more files" not in reason
+
+
 def test_a_build_file_is_counted():
     facts = [model(), Facts("pkg/app.py", default_calls={"Model": (1, 0, [], False)})]
     assert list(u.unpassed_defaults(facts, context({"pkg/model.py": "build"}))) == ["pkg/model.py"]
@@ -364,6 +386,8 @@ def test_the_condition_is_its_first_line_with_spaces_collapsed_and_cut_at_100():
     ("a=0", "a in (1, 2)", False, None),  # no comparison with a literal
     ("a=0", "a not in (1, 2)", True, None),
     ("a=0", "a == b", False, None),
+    ("a=0", "a == [1]", False, None),  # a list is no literal read here
+    ("a=0", "a != (1, 2)", True, None),
     ("a=0", "0 == 1", False, None),
     ("a=0", "a.x == 1", False, None),
     ("a=0", "a == -b", False, None),  # a unary operator that is no literal
@@ -453,6 +477,8 @@ def function_of(body: str):
     "    x, (y, a) = 1, (2, 3)\n",
     "    for a in range(2):\n        pass\n",
     "    with open(p) as a:\n        pass\n",
+    "    with open(p) as (x, a):\n        pass\n",
+    "    with open(p) as [x, a]:\n        pass\n",
     "    if (a := 2):\n        pass\n",
     "    global a\n",
     "    def g():\n        nonlocal a\n",
@@ -530,9 +556,12 @@ def test_exported_reads_the_top_level_all():
             "__all__: list = ['D']\n"
             "__other__ = ['E']\n"
             "if x:\n    __all__ = ['F']\n"
+            "pass\n"
+            "__all__ += ['XModelX']\n"
             "print(1)\n"
             "import os\n")
-    assert u._exported(tree_of(code)) == {"A", "B", "C", "D"}
+    assert u._exported(tree_of(code)) == {"A", "B", "C", "D", "XModelX"}
+    assert u._exported(tree_of("import os\n__all__ = ['A']\n")) == {"A"}  # read past other statements
 
 
 # _bindings --------------------------------------------------------------------------------------------------------
@@ -556,6 +585,12 @@ def test_bindings():
                      "T": "T", "E": "E", "L": "L", "F": "F", "I": "I", "V": "V"}
     assert modules == {"os", "a", "cd", "Model", "make", "sub", "T", "E", "L", "F", "I", "V", "s"}
     assert star is False
+
+
+def test_a_dotted_import_binds_its_root_and_a_dotted_name_its_last_part():
+    bound, modules, _ = u._bindings(tree_of("import a.b.c\nfrom x import p.q.r\n"))
+    assert modules == {"a", "p.q.r"}
+    assert bound == {"p.q.r": "r"}  # tree-sitter reads `from x import p.q.r`, which Python refuses
 
 
 def test_a_star_import_is_seen_even_after_another():
@@ -592,6 +627,11 @@ def test_calls_of_bound_names_and_through_modules():
             "make().Model(5)\n"
             "unknown(6)\n")
     assert calls(code) == [("Model", "M(1)"), ("Model", "pkg.model.Model(2)"), ("build", "o.build(3)")]
+
+
+def test_calls_through_other_objects_do_not_stop_the_reading():
+    code = "import pkg\nobj.Model(1)\nmake().Model(2)\npkg.Model(3)\n"
+    assert calls(code) == [("Model", "pkg.Model(3)")]
 
 
 def test_a_class_constructing_itself():
