@@ -848,6 +848,16 @@ def test_a_try_without_a_torch_npu_import_is_no_npu_split(body):
     assert reach(code, FLASH) == "runs"
 
 
+def test_the_npu_package_is_named_among_other_imports():
+    code = f"try:\n    import abc, torch_npu, zlib\nexcept ImportError:\n    out = {FLASH}\n"
+    assert guard(code, FLASH).note.startswith("taken only where torch_npu does not import")
+
+
+def test_a_torch_npu_import_spelled_with_a_tab_is_the_npu_split():
+    code = f"try:\n    import torch_npu\tas tn\nexcept ImportError:\n    out = {FLASH}\n"
+    assert reach(code, FLASH) == "other-backend"
+
+
 def test_imports_in_the_try_body_of_a_torch_npu_try_run():
     plain = "try:\n    import flash_attn\nexcept ImportError:\n    flash_attn = None\n"
     assert reach(plain, "import flash_attn", "device") == "optional"
@@ -862,6 +872,10 @@ def test_imports_in_the_try_body_of_a_torch_npu_try_run():
     ("from torch_npu.contrib import x\n", {"torch_npu"}),
     ("from torch_npu import x as y\n", {"torch_npu"}),
     ("from .utils import x\n", {""}),
+    ("from . import x\n", {""}),
+    ("import torch_npu\tas tn\n", {"torch_npu"}),  # spacing Python accepts
+    ("import torch_npu .npu\n", {"torch_npu"}),
+    ("from torch_npu . contrib import x\n", {"torch_npu"}),
 ])
 def test_imported_roots(code, roots):
     assert g._imported_roots(parsing.parse("python", code.encode()).named_children[0]) == roots
@@ -1006,6 +1020,13 @@ def test_what_is_no_availability_flag(old, new):
     assert g._import_fallback_names(parsing.parse("python", code.encode()), frozenset(["ImportError"]))[0] == set()
 
 
+def test_every_flag_of_a_handler_is_read():
+    code = FLAG_CODE.replace("has_flash_attn = True\n", "has_flash_attn = True\n    has_x = True\n").replace(
+        "has_flash_attn = False\n", "has_flash_attn = False\n    has_x = False\n")
+    assert g._import_fallback_names(parsing.parse("python", code.encode()), frozenset(["ImportError"]))[0] == \
+        {"has_flash_attn", "has_x"}
+
+
 def test_constant_assignments():
     code = "try:\n    a = True\n    b = False\n    c = None\n    d = 1\n    e.f = True\n    g: bool = True\n    pass\n" \
            "    h, i = True, False\n    j = k = True\nexcept ImportError:\n    pass\n"
@@ -1045,6 +1066,13 @@ def test_availability_flag_reads_at_most_400_nodes():
     assert flag(199) == "has_flash_attn"
     assert flag(200) is None
 
+    def parenthesized(n):  # one node more: the flag is popped at step 2n + 2
+        condition = "(" + " and ".join(["has_flash_attn"] + [f"x{i}" for i in range(1, n + 1)]) + ")"
+        code = FLAG_CODE.replace("if self.use_flash_attn:", f"if {condition}:")
+        return reader().availability_flag(node_at(code, condition))
+    assert parenthesized(199) == "has_flash_attn"
+    assert parenthesized(200) is None
+
 
 @pytest.mark.parametrize(("assignments", "derived"), [
     ("        self.use_flash_attn = config.use_flash_attn and has_flash_attn\n", {"self.use_flash_attn": "has_flash_attn"}),
@@ -1057,6 +1085,10 @@ def test_availability_flag_reads_at_most_400_nodes():
     ("        self.use_flash_attn = config.x and has_flash_attn\n"
      "        self.use_flash_attn = config.y and has_flash_attn\n", {"self.use_flash_attn": "has_flash_attn"}),
     ("        d[0] = config.x and has_flash_attn\n", {}),
+    ("        d[0] = 1\n        self.use_flash_attn = config.x and has_flash_attn\n",
+     {"self.use_flash_attn": "has_flash_attn"}),  # read past an assignment to something else
+    ("        self.use_flash_attn: bool\n        self.use_flash_attn = config.x and has_flash_attn\n",
+     {"self.use_flash_attn": "has_flash_attn"}),  # a declaration without a value assigns nothing
     ("        a, b = config.x and has_flash_attn, 1\n", {}),
 ])
 def test_requires_fallback(assignments, derived):
