@@ -653,3 +653,26 @@ def test_findings_in_an_arm_no_caller_takes_are_optional_and_in_a_passing_assert
     assert result[1].reach_reason.startswith("`local_rank=-1` by default (Model())")
     assert result[3].reach_reason.startswith('`backend="nccl"` by default (Model())')
     assert result[5].reach_reason is None
+
+
+def test_a_module_some_import_other_backend_and_some_cuda_only_guarded_is_optional():
+    facts = kernels("other-backend") + [Facts("b.py", imports=["pkg.kernels"],
+                                              guarded_imports={"pkg.kernels": "cuda-only-guarded"})]
+    assert pr.guarded_modules(facts, context())["pkg/kernels.py"][0] == "optional"
+
+
+def test_the_first_and_last_lines_of_an_uninstalled_range_are_in_it():
+    findings = [finding(PATCH, 10), finding(PATCH, 20), finding(PATCH, 30), finding(PATCH, 40), finding(PATCH, 41)]
+    assert [f.reach for f in propagate(findings, patch_facts())] == ["optional"] * 4 + ["runs"]
+
+
+def test_files_left_out_before_the_installer_do_not_stop_the_reading():
+    facts = [Facts("pkg/plain.py"), Facts("tests/t.py", patch_installers=[("p", 1, 2, [])])] + patch_facts()
+    assert list(pr.uninstalled_patches(facts, context({"tests/t.py": "test"}))) == [PATCH]
+
+
+def test_files_left_out_before_the_diagnostic_script_do_not_stop_the_reading():
+    facts = [Facts("lib.py", imports=["thop"]), Facts("train.py", imports=["thop"], main_guard=True,
+                                                      evidence={"training": 3}),
+             Facts(GFLOPS, imports=["thop"], main_guard=True)]
+    assert list(pr.diagnostic_scripts(facts, context())) == [GFLOPS]
