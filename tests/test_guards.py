@@ -794,3 +794,343 @@ def test_trailing_comments_in_a_block_are_not_statements():
     assert g.only_raises_or_warns(_block("if c:\n    raise ValueError()\n    # misuse\n"))
     assert g.tries_with_fallback(_block("if x.is_cuda:\n    try:\n        return k(x)\n    except RuntimeError:\n"
                                         "        pass\n    # fall through to the slow path\n"))
+
+
+# the project's own NPU split: try: import torch_npu ... except ImportError: ... ----------------------------------
+NPU_SPLIT = ("try:\n"
+             "    import torch_npu\n"
+             "    from torch_npu.contrib import transfer_to_npu\n"
+             "except ImportError:\n"
+             "    from .comm import flash_attn_func\n"
+             f"    out = {FLASH}\n")
+
+
+def test_the_import_error_arm_of_a_torch_npu_try_is_another_backend():
+    found = guard(NPU_SPLIT, FLASH)
+    assert found.reach == "other-backend" and found.node.type == "except_clause"
+    assert found.note == "taken only where torch_npu does not import; on Ascend the NPU arm at line 2 runs"
+    assert reach(NPU_SPLIT, "from .comm import flash_attn_func", "device") == "other-backend"
+
+
+@pytest.mark.parametrize("clause", ["except (ImportError, ModuleNotFoundError):", "except ModuleNotFoundError as e:",
+                                    "except:", "except Exception:"])
+def test_any_handler_that_catches_the_failed_import_is_the_other_arm(clause):
+    assert reach(NPU_SPLIT.replace("except ImportError:", clause), FLASH) == "other-backend"
+
+
+@pytest.mark.parametrize("clause", ["except RuntimeError:", "except (KeyError, ValueError):"])
+def test_a_handler_that_cannot_catch_the_import_decides_nothing(clause):
+    assert reach(NPU_SPLIT.replace("except ImportError:", clause), FLASH) == "runs"
+
+
+@pytest.mark.parametrize(("body", "line"), [
+    ("    import torch_npu as tn\n", 2),
+    ("    import os, torch_npu\n", 2),
+    ("    import torch_npu.npu\n", 2),
+    ("    from torch_npu.contrib import transfer_to_npu\n", 2),
+    ("    x = 1\n    import torch_npu\n", 3),  # not the first statement
+])
+def test_the_npu_import_is_found_in_any_spelling_and_its_line_is_named(body, line):
+    code = f"try:\n{body}except ImportError:\n    out = {FLASH}\n"
+    found = guard(code, FLASH)
+    assert found.reach == "other-backend" and found.note.endswith(f"the NPU arm at line {line} runs")
+
+
+@pytest.mark.parametrize("body", [
+    "    import torch_npu_helpers\n",  # another package
+    "    import npu_tools\n",
+    "    if ok:\n        import torch_npu\n",  # not directly in the try body
+    "    x = torch_npu\n",  # no import
+    "    import flash_attn\n",
+])
+def test_a_try_without_a_torch_npu_import_is_no_npu_split(body):
+    code = f"try:\n{body}except ImportError:\n    out = {FLASH}\n"
+    assert reach(code, FLASH) == "runs"
+
+
+def test_the_npu_package_is_named_among_other_imports():
+    code = f"try:\n    import abc, torch_npu, zlib\nexcept ImportError:\n    out = {FLASH}\n"
+    assert guard(code, FLASH).note.startswith("taken only where torch_npu does not import")
+
+
+def test_a_torch_npu_import_spelled_with_a_tab_is_the_npu_split():
+    code = f"try:\n    import torch_npu\tas tn\nexcept ImportError:\n    out = {FLASH}\n"
+    assert reach(code, FLASH) == "other-backend"
+
+
+def test_imports_in_the_try_body_of_a_torch_npu_try_run():
+    plain = "try:\n    import flash_attn\nexcept ImportError:\n    flash_attn = None\n"
+    assert reach(plain, "import flash_attn", "device") == "optional"
+    split = "try:\n    import torch_npu\n    import flash_attn\nexcept ImportError:\n    flash_attn = None\n"
+    assert reach(split, "import flash_attn", "device") == "runs"
+    assert reach(split, "import torch_npu", "device") == "runs"
+
+
+@pytest.mark.parametrize(("code", "roots"), [
+    ("import torch_npu as tn\n", {"torch_npu"}),
+    ("import a.b, c as d\n", {"a", "c"}),
+    ("from torch_npu.contrib import x\n", {"torch_npu"}),
+    ("from torch_npu import x as y\n", {"torch_npu"}),
+    ("from .utils import x\n", {""}),
+    ("from . import x\n", {""}),
+    ("import torch_npu\tas tn\n", {"torch_npu"}),  # spacing Python accepts
+    ("import torch_npu .npu\n", {"torch_npu"}),
+    ("from torch_npu . contrib import x\n", {"torch_npu"}),
+])
+def test_imported_roots(code, roots):
+    assert g._imported_roots(parsing.parse("python", code.encode()).named_children[0]) == roots
+
+
+def test_npu_import_reads_only_a_try_body():
+    r = reader()
+    code = "try:\n    import os\n    import torch_npu\nexcept ImportError:\n    pass\n"
+    assert parsing.text(r._npu_import(node_at(code, "try:"))) == "import torch_npu"
+    assert r._npu_import(node_at("try:\n    import os\nexcept ImportError:\n    pass\n", "try:")) is None
+
+
+# a CUDA error handler beside a broader one doing the same ---------------------------------------------------------
+CUDA_ERROR = ("def f():\n"
+              "    try:\n"
+              "        run()\n"
+              "    except torch.cuda.CudaError as e:\n"
+              "        logger.error(f'CUDA failed: {e}')\n"
+              "        return None\n"
+              "    except Exception as err:\n"
+              "        logger.error(f'failed: {err}')\n"
+              "        return None\n")
+CUDA_TYPE = "torch.cuda.CudaError"
+
+
+def test_a_cuda_error_handler_a_broader_one_repeats_needs_no_change():
+    found = guard(CUDA_ERROR, CUDA_TYPE, "device")
+    assert found.reach == "cuda-only-guarded" and found.node.type == "except_clause"
+    assert found.note == "never matches on NPU; the handler at line 7 does the same"
+
+
+@pytest.mark.parametrize("broad", ["except:", "except BaseException as err:", "except RuntimeError as err:",
+                                   "except (ValueError, Exception) as err:"])
+def test_any_broad_handler_repeats_it(broad):
+    code = CUDA_ERROR.replace("except Exception as err:", broad)
+    code = code.replace("{err}", "{e}") if broad == "except:" else code
+    assert reach(code.replace("{e}')", "')") if broad == "except:" else code, CUDA_TYPE, "device") == \
+        "cuda-only-guarded"
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("except Exception as err:", "except ValueError as err:"),  # narrower: does not catch what CudaError is
+    ("        logger.error(f'failed: {err}')\n        return None\n",
+     "        logger.error(f'failed: {err}')\n        return 1\n"),  # another result
+    ("        logger.error(f'failed: {err}')\n", "        logger.warning(f'failed: {err}')\n"),
+    ("except Exception as err:\n        logger.error(f'failed: {err}')\n",
+     "except Exception:\n        logger.error(e)\n"),  # `e` is the CUDA handler's own name there, not here
+])
+def test_a_handler_that_differs_or_catches_less_repeats_nothing(old, new):
+    code = CUDA_ERROR.replace(old, new)
+    if "logger.error(e)" in code:
+        code = code.replace("logger.error(f'CUDA failed: {e}')", "logger.error(e)")
+    assert code != CUDA_ERROR
+    assert reach(code, CUDA_TYPE, "device") == "runs"
+
+
+def test_the_same_handler_with_the_same_name_bound_repeats_it():
+    code = CUDA_ERROR.replace("{err}", "{e}").replace("as err", "as e").replace("f'CUDA failed: {e}'", "e")
+    code = code.replace("f'failed: {e}'", "e")
+    assert reach(code, CUDA_TYPE, "device") == "cuda-only-guarded"
+
+
+def test_a_later_handler_after_a_different_one_is_found():
+    code = CUDA_ERROR.replace("    except Exception as err:\n",
+                              "    except ValueError:\n        raise\n    except Exception as err:\n")
+    assert guard(code, CUDA_TYPE, "device").note == "never matches on NPU; the handler at line 9 does the same"
+
+
+def test_a_non_cuda_handler_is_no_cuda_error_clause():
+    code = CUDA_ERROR.replace("torch.cuda.CudaError", "torch.xpu.XpuError")
+    assert reach(code, "torch.xpu.XpuError", "device") == "runs"
+    clause = node_at(CUDA_ERROR, "except torch.cuda.CudaError")
+    assert clause.type == "except_clause"
+    assert reader()._cuda_error_clause(clause).reach == "cuda-only-guarded"
+    assert reader()._cuda_error_clause(clause.next_named_sibling) is None  # `except Exception` itself
+
+
+def test_a_site_in_the_cuda_handler_body_is_not_decided_by_it():
+    code = CUDA_ERROR.replace("        return None\n    except Exception", "        torch.cuda.empty_cache()\n"
+                              "        return None\n    except Exception")
+    assert reach(code, "torch.cuda.empty_cache()", "device") == "runs"
+
+
+def test_alias_of_an_except_clause():
+    def alias(code):
+        return g._alias(node_at(code, "except").parent)
+    assert alias("try:\n    x\nexcept E as e:\n    pass\n") == "e"
+    assert alias("try:\n    x\nexcept (A, B) as err:\n    pass\n") == "err"
+    assert alias("try:\n    x\nexcept E:\n    pass\n") == ""
+    assert alias("try:\n    x\nexcept:\n    with a as b:\n        pass\n") == ""
+
+
+def test_shape_blanks_strings_and_the_bound_name():
+    def body(code):
+        return node_at(code, "except").parent.named_children[-1]
+    code = "try:\n    x\nexcept E as e:\n    log('a', e)\n    return None\n"
+    assert g._shape(body(code), "e") == [("identifier", "log"), ("(", "("), ("string", ""), (",", ","),
+                                         ("identifier", ""), (")", ")"), ("return", "return"), ("none", "None")]
+    assert g._shape(body(code), "") == g._shape(body(code.replace("'a'", "'b'")), "e")[:4] + \
+        [("identifier", "e"), (")", ")"), ("return", "return"), ("none", "None")]
+
+
+def test_shape_reads_at_most_4000_nodes():
+    # the block is node 1; each `x = 1` 5 nodes (statement, assignment, x, =, 1), 3 of them leaves: node 4000 is the
+    # `=` of the 800th statement
+    code = "try:\n    x\nexcept E:\n" + "    x = 1\n" * 900
+    block = node_at(code, "except").parent.named_children[-1]
+    assert len(g._shape(block, "")) == 799 * 3 + 2
+
+
+# availability flags set True in the try body, and names derived from them -----------------------------------------
+FLAG_CODE = ("try:\n"
+             "    from flash_attn import flash_attn_func\n"
+             "    has_flash_attn = True\n"
+             "except ImportError:\n"
+             "    has_flash_attn = False\n\n"
+             "class A:\n"
+             "    def __init__(self, config):\n"
+             "        self.use_flash_attn = config.use_flash_attn and has_flash_attn\n\n"
+             "    def forward(self, q, k, v):\n"
+             "        if self.use_flash_attn:\n"
+             f"            return {FLASH}\n"
+             "        return sdpa(q)\n")
+
+
+def test_a_flag_set_true_after_the_import_and_false_in_the_handler_is_a_gate():
+    names, _ = g._import_fallback_names(parsing.parse("python", FLAG_CODE.encode()), frozenset(["ImportError"]))
+    assert names == {"has_flash_attn"}
+    none = FLAG_CODE.replace("has_flash_attn = False", "has_flash_attn = None")
+    assert g._import_fallback_names(parsing.parse("python", none.encode()), frozenset(["ImportError"]))[0] == \
+        {"has_flash_attn"}
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("    has_flash_attn = True\n", ""),  # never set True: a plain assignment in the handler
+    ("    has_flash_attn = True\n", "    has_flash_attn = 1\n"),
+    ("    has_flash_attn = False\n", "    has_flash_attn = 0\n"),
+    ("    from flash_attn import flash_attn_func\n", "    x = 1\n"),  # no import in the try
+])
+def test_what_is_no_availability_flag(old, new):
+    code = FLAG_CODE.replace(old, new)
+    assert g._import_fallback_names(parsing.parse("python", code.encode()), frozenset(["ImportError"]))[0] == set()
+
+
+def test_every_flag_of_a_handler_is_read():
+    code = FLAG_CODE.replace("has_flash_attn = True\n", "has_flash_attn = True\n    has_x = True\n").replace(
+        "has_flash_attn = False\n", "has_flash_attn = False\n    has_x = False\n")
+    assert g._import_fallback_names(parsing.parse("python", code.encode()), frozenset(["ImportError"]))[0] == \
+        {"has_flash_attn", "has_x"}
+
+
+def test_constant_assignments():
+    code = "try:\n    a = True\n    b = False\n    c = None\n    d = 1\n    e.f = True\n    g: bool = True\n    pass\n" \
+           "    h, i = True, False\n    j = k = True\nexcept ImportError:\n    pass\n"
+    block = node_at(code, "a = True").parent.parent
+    assert g._constant_assignments(block) == [("a", "true"), ("b", "false"), ("c", "none"), ("g", "true")]
+
+
+def test_a_name_every_assignment_of_which_ands_the_flag_is_a_gate():
+    assert reach(FLAG_CODE, FLASH) == "optional"
+    condition = node_at(FLAG_CODE, "self.use_flash_attn", 1)
+    assert reader().availability_flag(condition) == "has_flash_attn"
+    assert reader()._requires_fallback(condition) == {"self.use_flash_attn": "has_flash_attn"}
+
+
+@pytest.mark.parametrize("condition", ["has_flash_attn", "not has_flash_attn", "ok and has_flash_attn",
+                                       "(self.use_flash_attn)", "self.use_flash_attn and ok"])
+def test_availability_flag_of_a_condition(condition):
+    code = FLAG_CODE.replace("if self.use_flash_attn:", f"if {condition}:")
+    found = node_at(code, f"if {condition}:").child_by_field_name("condition")
+    assert reader().availability_flag(found) == "has_flash_attn"
+
+
+@pytest.mark.parametrize("condition", ["self.other", "use_flash_attn", "config.has_flash_attn", "has_flash_attn()"])
+def test_a_condition_naming_no_flag_has_none(condition):
+    code = FLAG_CODE.replace("if self.use_flash_attn:", f"if {condition}:")
+    found = node_at(code, f"if {condition}:").child_by_field_name("condition")
+    expected = "has_flash_attn" if condition == "has_flash_attn()" else None  # the name inside the call is the flag
+    assert reader().availability_flag(found) == expected
+
+
+def test_availability_flag_reads_at_most_400_nodes():
+    # `has_flash_attn and x1 and ... and xn`: the flag is popped at step 2n + 1
+    def flag(n):
+        condition = " and ".join(["has_flash_attn"] + [f"x{i}" for i in range(1, n + 1)])
+        code = FLAG_CODE.replace("if self.use_flash_attn:", f"if {condition}:")
+        return reader().availability_flag(node_at(code, condition))
+    assert flag(199) == "has_flash_attn"
+    assert flag(200) is None
+
+    def parenthesized(n):  # one node more: the flag is popped at step 2n + 2
+        condition = "(" + " and ".join(["has_flash_attn"] + [f"x{i}" for i in range(1, n + 1)]) + ")"
+        code = FLAG_CODE.replace("if self.use_flash_attn:", f"if {condition}:")
+        return reader().availability_flag(node_at(code, condition))
+    assert parenthesized(199) == "has_flash_attn"
+    assert parenthesized(200) is None
+
+
+@pytest.mark.parametrize(("assignments", "derived"), [
+    ("        self.use_flash_attn = config.use_flash_attn and has_flash_attn\n", {"self.use_flash_attn": "has_flash_attn"}),
+    ("        self.use_flash_attn = has_flash_attn and config.x\n", {"self.use_flash_attn": "has_flash_attn"}),
+    ("        use = a and b and has_flash_attn\n", {"use": "has_flash_attn"}),
+    ("        self.use_flash_attn = config.use_flash_attn or has_flash_attn\n", {}),
+    ("        self.use_flash_attn = config.use_flash_attn\n", {}),
+    ("        self.use_flash_attn = config.x and other\n", {}),
+    ("        self.use_flash_attn = config.x and has_flash_attn\n        self.use_flash_attn = False\n", {}),
+    ("        self.use_flash_attn = config.x and has_flash_attn\n"
+     "        self.use_flash_attn = config.y and has_flash_attn\n", {"self.use_flash_attn": "has_flash_attn"}),
+    ("        d[0] = config.x and has_flash_attn\n", {}),
+    ("        d[0] = 1\n        self.use_flash_attn = config.x and has_flash_attn\n",
+     {"self.use_flash_attn": "has_flash_attn"}),  # read past an assignment to something else
+    ("        self.use_flash_attn: bool\n        self.use_flash_attn = config.x and has_flash_attn\n",
+     {"self.use_flash_attn": "has_flash_attn"}),  # a declaration without a value assigns nothing
+    ("        a, b = config.x and has_flash_attn, 1\n", {}),
+])
+def test_requires_fallback(assignments, derived):
+    code = FLAG_CODE.replace("        self.use_flash_attn = config.use_flash_attn and has_flash_attn\n", assignments)
+    assert reader()._requires_fallback(node_at(code, "class A")) == derived
+
+
+def test_two_flags_for_one_name_decide_nothing():
+    code = FLAG_CODE.replace("has_flash_attn = True\n", "has_flash_attn = True\n    has_x = True\n").replace(
+        "has_flash_attn = False\n", "has_flash_attn = False\n    has_x = False\n")
+    code = code.replace("        self.use_flash_attn = config.use_flash_attn and has_flash_attn\n",
+                        "        self.use_flash_attn = config.a and has_flash_attn\n"
+                        "        self.use_flash_attn = config.b and has_x\n")
+    assert reader()._requires_fallback(node_at(code, "class A")) == {}
+
+
+def test_no_flag_in_the_unit_derives_nothing():
+    code = FLAG_CODE.replace("    has_flash_attn = False\n", "    raise\n")
+    assert reader()._requires_fallback(node_at(code, "class A")) == {}
+
+
+def test_only_the_first_5000_assignments_are_read():
+    def derived(fillers):
+        code = FLAG_CODE.replace("class A:\n", "x = 0\n" * fillers + "class A:\n")
+        return reader()._requires_fallback(node_at(code, "class A"))
+    # the try's own two assignments come first: the derived one is assignment number fillers + 3
+    assert derived(4997) == {"self.use_flash_attn": "has_flash_attn"}
+    assert derived(4998) == {}
+
+
+def test_a_derived_name_compared_with_none_or_in_an_and_is_a_gate():
+    code = FLAG_CODE.replace("self.use_flash_attn", "self.ready")  # a name that is no opt-in flag of its own
+    for condition in ("self.ready", "self.ready is not None", "ok and self.ready"):
+        assert reach(code.replace("if self.ready:", f"if {condition}:"), FLASH) == "optional"
+    assert reach(code.replace("and has_flash_attn", "and other"), FLASH) == "runs"
+    assert reach(code.replace("self.ready = config.use_flash_attn and has_flash_attn", "ready = ok and has_flash_attn")
+                 .replace("if self.ready:", "if ready:"), FLASH) == "optional"
+
+
+def test_the_derived_names_are_read_again_for_each_unit():
+    r = reader()
+    assert r.availability_flag(node_at(FLAG_CODE, "self.use_flash_attn", 1)) == "has_flash_attn"
+    r.start_unit()
+    other = FLAG_CODE.replace("and has_flash_attn", "and other")
+    assert r.availability_flag(node_at(other, "self.use_flash_attn", 1)) is None

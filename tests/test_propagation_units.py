@@ -506,3 +506,179 @@ def test_fallback_of_a_guarded_package_through_an_outside_importer():
              Facts("use.py", imports=["outer"], import_fallbacks={"outer": (2, "slow")})]
     guarded = {"pkg/__init__.py": ("optional", ""), "outer.py": ("optional", "")}
     assert pr._fallback_of("pkg/__init__.py", facts, guarded, 0) == ("use.py", 2, "slow")
+
+
+# modules only other backends' branches import ------------------------------------------------------------------------
+def test_a_module_imported_only_in_other_backends_branches_is_other_backend():
+    reason = "imported only in other backends' branches (never on Ascend): model.py"
+    assert pr.guarded_modules(kernels("other-backend"), context())["pkg/kernels.py"] == ("other-backend", reason)
+    guarded = {"o.py": ("other-backend", "why o")}
+    # not a kernel module and no feature: its findings still go with it
+    assert places(propagate([finding("o.py", 3)], [], guarded=guarded)) == [("o.py", 3, "product", "other-backend",
+                                                                             "why o")]
+
+
+# monkey-patch installers nothing calls ------------------------------------------------------------------------------
+PATCH = "pkg/patch/llama_patch.py"
+
+
+def patch_facts(*users: Facts) -> list[Facts]:
+    return [Facts(PATCH, patch_installers=[("replace_attn", 10, 20, [("forward", 30, 40), ("helper", 50, 52)])]),
+            Facts("pkg/patch/__init__.py", imports=["pkg.patch.llama_patch.replace_attn"]),
+            Facts("pkg/__init__.py"), *users]
+
+
+def test_a_patch_installer_nothing_calls_and_what_it_installs_never_run():
+    where = f"replace_attn() ({PATCH}:10), which nothing in the project calls"
+    assert pr.uninstalled_patches(patch_facts(), context()) == {PATCH: [
+        (10, 20, "replace_attn() installs a patch, and nothing in the project calls it"),
+        (30, 40, f"forward() is installed only by {where}"), (50, 52, f"helper() is installed only by {where}")]}
+
+
+@pytest.mark.parametrize("user", [
+    Facts("train.py", imports=["pkg.patch.replace_attn"]),  # through the package's re-export
+    Facts("train.py", imports=["pkg.patch.llama_patch.replace_attn"]),
+    Facts("train.py", imports=["pkg.patch.llama_patch"]),  # the module itself
+    Facts("pkg/patch/other.py", imports=["pkg.patch.replace_attn"]),
+    Facts("train.py", module_strings=[("pkg.patch.llama_patch", 3)]),  # named in a string
+])
+def test_an_installer_anything_imports_or_names_may_run(user):
+    assert pr.uninstalled_patches(patch_facts(user), context()) == {}
+
+
+def test_re_exports_are_followed_through_every_package():
+    facts = patch_facts(Facts("train.py", imports=["pkg.replace_attn"]))
+    facts[2].imports = ["pkg.patch.replace_attn"]  # pkg/__init__.py re-exports pkg.patch's re-export
+    assert pr.uninstalled_patches(facts, context()) == {}
+    facts[3].imports = []
+    assert list(pr.uninstalled_patches(facts, context())) == [PATCH]
+
+
+def test_an_init_outside_the_packages_is_a_user():
+    facts = patch_facts(Facts("__init__.py", module="", imports=["pkg.patch.replace_attn"]))
+    assert pr.uninstalled_patches(facts, context()) == {}
+
+
+def test_the_installer_s_own_file_is_no_user():
+    facts = patch_facts()
+    facts[0].imports = ["pkg.patch.llama_patch.replace_attn", "pkg.patch.llama_patch"]
+    assert list(pr.uninstalled_patches(facts, context())) == [PATCH]
+
+
+@pytest.mark.parametrize("change", ["test role", "no module", "no installers"])
+def test_what_has_no_uninstalled_patch(change):
+    facts = patch_facts()
+    roles = {PATCH: "test"} if change == "test role" else None
+    if change == "no module":
+        facts[0].module = ""
+    if change == "no installers":
+        facts[0].patch_installers = []
+    assert pr.uninstalled_patches(facts, context(roles)) == {}
+
+
+def test_each_installer_of_a_file_is_read():
+    facts = patch_facts(Facts("train.py", imports=["pkg.patch.llama_patch.replace_attn"]))
+    facts[0].patch_installers.insert(0, ("replace_attn", 10, 20, []))
+    facts[0].patch_installers.append(("replace_mlp", 60, 70, []))
+    assert pr.uninstalled_patches(facts, context()) == {PATCH: [
+        (60, 70, "replace_mlp() installs a patch, and nothing in the project calls it")]}
+
+
+def test_findings_in_an_uninstalled_patch_are_optional():
+    findings = [finding(PATCH, 12), finding(PATCH, 35), finding(PATCH, 45), finding(PATCH, 36, reach="npu-path")]
+    assert places(propagate(findings, patch_facts())) == [
+        (PATCH, 12, "product", "optional", "replace_attn() installs a patch, and nothing in the project calls it"),
+        (PATCH, 35, "product", "optional",
+         f"forward() is installed only by replace_attn() ({PATCH}:10), which nothing in the project calls"),
+        (PATCH, 45, "product", "runs", None), (PATCH, 36, "product", "npu-path", None)]
+
+
+# diagnostic scripts ---------------------------------------------------------------------------------------------
+GFLOPS = "classification/gflops.py"
+DIAGNOSTIC = "a diagnostic script: it imports the complexity counter {} and trains nothing"
+
+
+@pytest.mark.parametrize(("facts", "used"), [
+    (Facts(GFLOPS, imports=["torch", "fvcore.nn.FlopCountAnalysis"], main_guard=True), "fvcore.nn.FlopCountAnalysis"),
+    (Facts(GFLOPS, imports=["thop"], top_level_code=True), "thop"),
+    (Facts(GFLOPS, imports=["thop.profile"], main_guard=True), "thop.profile"),
+    (Facts(GFLOPS, imports=["mmcv.cnn.get_model_complexity_info"], main_guard=True, evidence={"inference": 2}),
+     "mmcv.cnn.get_model_complexity_info"),
+])
+def test_a_script_built_around_a_complexity_counter_is_a_diagnostic(facts, used):
+    assert pr.diagnostic_scripts([facts], context()) == {GFLOPS: DIAGNOSTIC.format(used)}
+
+
+@pytest.mark.parametrize("change", [
+    {"main_guard": False},  # a library module
+    {"evidence": {"training": 1}},
+    {"imports": ["thopx", "fvcore.nn"]},  # no counter: a longer name, a parent package
+    {"role": "test"},
+    {"imported": "classification.gflops"},  # another module imports it
+    {"imported": "classification.gflops.main"},
+])
+def test_what_is_no_diagnostic_script(change):
+    script = Facts(GFLOPS, imports=change.get("imports", ["thop"]), main_guard=change.get("main_guard", True),
+                   evidence=change.get("evidence", {}))
+    facts = [script] + ([Facts("run.py", imports=[change["imported"]])] if "imported" in change else [])
+    roles = {GFLOPS: change["role"]} if "role" in change else None
+    assert pr.diagnostic_scripts(facts, context(roles)) == {}
+
+
+def test_a_script_imported_under_a_longer_name_is_still_a_diagnostic():
+    facts = [Facts(GFLOPS, imports=["thop"], main_guard=True), Facts("run.py", imports=["classification.gflops_x"])]
+    assert list(pr.diagnostic_scripts(facts, context())) == [GFLOPS]
+
+
+def test_a_script_without_a_module_name_is_read():
+    facts = [Facts("gflops.ipynb", imports=["thop"], top_level_code=True), Facts("run.py", imports=["x"])]
+    assert list(pr.diagnostic_scripts(facts, context())) == ["gflops.ipynb"]
+
+
+def test_findings_in_a_diagnostic_script_are_example_code():
+    findings = [finding(GFLOPS, 3), finding(GFLOPS, 4, reach="optional"), finding(GFLOPS, 5, role="test")]
+    assert places(propagate(findings, [Facts(GFLOPS, imports=["thop"], main_guard=True)])) == [
+        (GFLOPS, 3, "example", "runs", DIAGNOSTIC.format("thop")),
+        (GFLOPS, 4, "example", "optional", DIAGNOSTIC.format("thop")), (GFLOPS, 5, "test", "runs", None)]
+
+
+# arms a parameter's default decides (analyzer/context/unpassed_defaults.py) -----------------------------------------
+def test_findings_in_an_arm_no_caller_takes_are_optional_and_in_a_passing_assert_info():
+    arm = (9, 10, "Model", "local_rank", 0, "-1", "line 8: if local_rank != -1:", False)
+    check = (12, 12, "Model", "backend", 1, '"nccl"', 'line 12: assert backend == "nccl"', True)
+    facts = [Facts("pkg/model.py", default_arms=[arm, check]),
+             Facts("pkg/app.py", default_calls={"Model": (1, 0, [], False)})]
+    findings = [finding("pkg/model.py", 8), finding("pkg/model.py", 9), finding("pkg/model.py", 10),
+                finding("pkg/model.py", 12), finding("pkg/model.py", 11, reach="npu-path"),
+                finding("pkg/model.py", 9, reach="optional"), finding("pkg/model.py", 10, role="test")]
+    result = propagate(findings, facts)
+    assert [(f.line, f.role, f.reach, f.severity) for f in result] == [
+        (8, "product", "runs", "low"), (9, "product", "optional", "low"), (10, "product", "optional", "low"),
+        (12, "product", "cosmetic", "info"), (11, "product", "npu-path", "low"), (9, "product", "optional", "low"),
+        (10, "test", "runs", "low")]
+    assert result[1].reach_reason.startswith("`local_rank=-1` by default (Model())")
+    assert result[3].reach_reason.startswith('`backend="nccl"` by default (Model())')
+    assert result[5].reach_reason is None
+
+
+def test_a_module_some_import_other_backend_and_some_cuda_only_guarded_is_optional():
+    facts = kernels("other-backend") + [Facts("b.py", imports=["pkg.kernels"],
+                                              guarded_imports={"pkg.kernels": "cuda-only-guarded"})]
+    assert pr.guarded_modules(facts, context())["pkg/kernels.py"][0] == "optional"
+
+
+def test_the_first_and_last_lines_of_an_uninstalled_range_are_in_it():
+    findings = [finding(PATCH, 10), finding(PATCH, 20), finding(PATCH, 30), finding(PATCH, 40), finding(PATCH, 41)]
+    assert [f.reach for f in propagate(findings, patch_facts())] == ["optional"] * 4 + ["runs"]
+
+
+def test_files_left_out_before_the_installer_do_not_stop_the_reading():
+    facts = [Facts("pkg/plain.py"), Facts("tests/t.py", patch_installers=[("p", 1, 2, [])])] + patch_facts()
+    assert list(pr.uninstalled_patches(facts, context({"tests/t.py": "test"}))) == [PATCH]
+
+
+def test_files_left_out_before_the_diagnostic_script_do_not_stop_the_reading():
+    facts = [Facts("lib.py", imports=["thop"]), Facts("train.py", imports=["thop"], main_guard=True,
+                                                      evidence={"training": 3}),
+             Facts(GFLOPS, imports=["thop"], main_guard=True)]
+    assert list(pr.diagnostic_scripts(facts, context())) == [GFLOPS]

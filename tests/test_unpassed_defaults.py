@@ -160,3 +160,11 @@ def test_a_module_a_package_re_exports_with_a_star_keeps_its_arms(tmp_path):
     report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
     found = [f for f in report.findings if f.path == "pkg/model.py" and f.line == DDP_LINE]
     assert found and all(f.reach == "runs" for f in found)
+
+
+def test_a_getattr_lookup_in_a_file_binding_no_function_keeps_the_arm(tmp_path):
+    # the file binds only a module: the lookup by name must still count as a use out of sight
+    app = ("import pkg.model\n\nmodel = pkg.model.Model()\n"
+           "make = getattr(pkg.model, \"Model\")\nother = make(local_rank=0)\n")
+    found = findings(tmp_path, {"pkg/model.py": RIFE, "pkg/app.py": app}, DDP_LINE)
+    assert all(f.reach == "runs" for f in found)

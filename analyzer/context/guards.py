@@ -792,8 +792,12 @@ def _imported_roots(statement: Node) -> set[str]:
         module = statement.child_by_field_name("module_name")
         names = [module] if module is not None else []
     else:
-        names = statement.children_by_field_name("name")
-    return {parsing.text(n).split(" as ")[0].strip().split(".")[0] for n in names}
+        names = [n.child_by_field_name("name") if n.type == "aliased_import" else n
+                 for n in statement.children_by_field_name("name")]
+    # the first identifier of the dotted name, read from the tree (`import torch_npu<TAB>as tn`, `import torch_npu .npu`
+    # are the same import); a relative module (`from .utils import x`) has none: ""
+    return {parsing.text(n.named_children[0]) if n.type == "dotted_name" and n.named_children else ""
+            for n in names if n is not None}
 
 
 def _caught_names(clause: Node) -> set[str]:

@@ -69,7 +69,7 @@ class DefaultFacts:
 def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
          classes: list[Node], escapes) -> DefaultFacts:
     """One unit's arms decided by a parameter's default, and its calls of the names it binds. `escapes()`: the
-    captures of ESCAPES over the unit (read only when the file binds a name)."""
+    captures of ESCAPES over the unit (read only when the file binds a name or spells getattr)."""
     facts = DefaultFacts()
     reading = _Reading(_defaulted_parameters(tree))
     if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
@@ -85,7 +85,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         calls[callee] = (count + 1, max(most, positional), before | keywords, any_splat or splat)
     facts.calls = {name: (count, most, sorted(keywords), splat) for name, (count, most, keywords, splat) in calls.items()}
     escaped = _exported(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
-    if bound:
+    if bound or "getattr" in text:  # a lookup by name needs no binding: `import pkg.model` then getattr(pkg.model, ...)
         found = escapes()
         for node in found.get("value", []):
             name = parsing.text(node)
