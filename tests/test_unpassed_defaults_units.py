@@ -59,8 +59,17 @@ def arms(code: str) -> list[tuple]:
     return read(code).arms
 
 
+def reading(node) -> "u._Reading":
+    """The unit's reading as read() makes it: the parameters _target can read, from the node's own tree."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    return u._Reading(u._defaulted_parameters(root))
+
+
 def decided(code: str, needle: str, holds: bool):
-    return u._decided(node_at(code, needle), holds)
+    node = node_at(code, needle)
+    return u._decided(node, holds, reading(node))
 
 
 # read: arms -------------------------------------------------------------------------------------------------------
@@ -93,7 +102,8 @@ def test_an_assert_the_default_fails_is_not_read():
 
 def test_a_comparison_outside_an_assert_statement_is_not_an_assert():
     code = "def f(a=0):\n    x = a == 0\n"
-    assert u._assert(node_at(code, "a == 0")) == []
+    node = node_at(code, "a == 0")
+    assert u._assert(node, reading(node)) == []
 
 
 @pytest.mark.parametrize("kind", ["if", "assert"])
@@ -317,7 +327,8 @@ def test_an_unknown_default_is_passed_by_any_keyword():
 # _arms ------------------------------------------------------------------------------------------------------------
 def test_a_comparison_outside_an_if_gives_no_arm():
     code = "def f(a=0):\n    while a == 1:\n        pass\n"
-    assert u._arms(node_at(code, "a == 1")) == []
+    node = node_at(code, "a == 1")
+    assert u._arms(node, reading(node)) == []
 
 
 def test_an_arm_the_default_takes_gives_the_rest_of_the_chain():
@@ -355,7 +366,8 @@ def test_an_or_decides_nothing():
 
 def test_the_condition_is_its_first_line_with_spaces_collapsed_and_cut_at_100():
     code = "def f(a=-1):\n    if (a   !=  -1\n            and ok):\n        pass\n"
-    assert u._arms(node_at(code, "(a   !=  -1\n            and ok)"))[0][6] == "line 2: if (a != -1"
+    node = node_at(code, "(a   !=  -1\n            and ok)")
+    assert u._arms(node, reading(node))[0][6] == "line 2: if (a != -1"
     name = "v" * 120
     code = f"def f(a=-1):\n    if a != -1 and {name}:\n        pass\n"
     condition = arms(code)[0][6]
@@ -698,3 +710,20 @@ def test_shape(arguments, expected):
 ])
 def test_type_check(code, expected):
     assert u._type_check(node_at(code, "Model")) is expected
+
+
+def test_the_parameters_a_unit_can_decide_are_literal_defaults_of_module_functions_and_class_inits():
+    code = ("def f(a, b=1, c=None, d=x, *, e='s', g: int = -1):\n    pass\n"
+            "class M:\n    def __init__(self, rank=-1, size=n):\n        pass\n    def other(self, flag=False):\n        pass\n"
+            "@register\ndef g(h=1):\n    pass\n"
+            "if cond:\n    def k(i=1):\n        pass\n"
+            "def outer():\n    def inner(j=1):\n        pass\n")
+    root = parsing.parse("python", code.encode())
+    assert u._defaulted_parameters(root) == frozenset({"b", "c", "e", "g", "rank"})
+    assert u._defaulted_parameters(parsing.parse("python", b"def f(a, b=x):\n    pass\n")) == frozenset()
+
+
+def test_a_unit_without_such_parameters_reads_no_arm():
+    # the comparison is of a parameter with a literal, but its default is no literal: nothing can be decided
+    assert arms("def f(a=DEFAULT):\n    if a != -1:\n        pass\n") == []
+    assert arms("def f(a=-1):\n    if a != -1:\n        pass\n") != []
