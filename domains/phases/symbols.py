@@ -50,6 +50,8 @@ _CALLED = "(call function: [(identifier) @called (attribute attribute: (identifi
 
 def _looks_names_up(unit: Unit) -> bool:
     """Whether the file may find its own functions by name at run time."""
+    if not any(name in unit.source.text for name in LOOKUP_CALLS):
+        return False  # a call of one spells its name: most files need no query
     called = parsing.captures(parsing.query("python", _CALLED), unit.tree()).get("called", [])
     return any(parsing.text(node) in LOOKUP_CALLS for node in called)
 
