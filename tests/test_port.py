@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -83,9 +84,21 @@ MAIN = 'if __name__ == "__main__":\n    main()\n'
 
 
 def _port_one(tmp_path: Path, name: str, source: str, **options):
-    """Port a one-file project; the result and the file's new text."""
-    _, result = _port(_project(tmp_path, {name: source}), **options)
+    """Port a one-file project; the result and the file's new text. A second file names the module's functions and
+    classes (a function nothing in the project names is unreached, and port leaves unreached code)."""
+    _, result = _port(_project(tmp_path, {name: source, **uses(source)}), **options)
     return result, _new(result, name)
+
+
+def uses(source: str) -> dict[str, str]:
+    """`uses.py`: a comment naming the module-level functions and classes of a Python source, as the rest of a
+    project would (call them, import them)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    return {"uses.py": "# " + " ".join(names) + "\n"} if names else {}
 
 
 def test_torch_cuda_calls_go_through_the_device_module(tmp_path):
@@ -368,6 +381,7 @@ def test_verify_script_compiles_but_never_imports_a_script_that_runs_at_import(t
     root = _project(tmp_path, {
         "train.py": "import torch\nopen('RAN', 'w').write('x')\ntorch.cuda.synchronize()\n",
         "lib.py": "import torch\n\n\ndef sync():\n    torch.cuda.synchronize()\n",
+        "uses.py": "# sync\n",  # the rest of the project names it (a function nothing names is unreached)
     })
     assert main(["port", str(root), "--apply"]) == 0
     done = subprocess.run([sys.executable, str(root / "verify_npu.py"), "--skip-probes", "--skip-tests", "--allow-cpu"], cwd=root,

@@ -15,14 +15,15 @@ from ascend_feasibility.analyzer.port import PortOptions, port, render_device_mo
 from ascend_feasibility.analyzer.port.summary import summary_lines
 from ascend_feasibility.knowledge import load_device_module
 
-from tests.test_port import MAIN, _new, _project
+from tests.test_port import MAIN, _new, _project, uses
 
 HOSTS = ("cuda", "cpu")
 
 
 def _ported(tmp_path, body: str, **options):
     """Port a one-file project (run.py: `import torch` + body + a main guard) with --unsafe; (result, new text)."""
-    root = _project(tmp_path, {"run.py": "import torch\n\n\n" + body + "\n\n" + MAIN})
+    source = "import torch\n\n\n" + body + "\n\n" + MAIN
+    root = _project(tmp_path, {"run.py": source, **uses(source)})
     report = analyze(root, AnalyzeOptions(jobs=1))
     result = port(root, report, PortOptions(unsafe=True, **options))
     return report, result, _new(result, "run.py")
@@ -243,7 +244,8 @@ def test_a_function_that_launches_a_cuda_kernel_is_left_and_a_triton_wrapper_is_
     body = ("import triton\nimport my_ext\n\n\n@triton.jit\ndef _t(x_ptr):\n    pass\n\n\n"
             "def launch(x):\n    out = torch.empty(4, device='cuda')\n    my_ext.k(out)\n    return out\n\n\n"
             "def launch_triton(x):\n    out = torch.empty(4, device='cuda')\n    _t[(1,)](out)\n    return out\n")
-    root = _project(tmp_path, {"run.py": "import torch\n\n\n" + body + "\n\n" + MAIN})
+    source = "import torch\n\n\n" + body + "\n\n" + MAIN
+    root = _project(tmp_path, {"run.py": source, **uses(source)})
     report = analyze(root, AnalyzeOptions(jobs=1))
     assert {row.kind for row in report.custom_ops} == {"triton"}
     row = report.custom_ops[0].model_dump()

@@ -1,0 +1,101 @@
+"""analyzer/context/unreferenced.py and unbuilt.py on plain facts: symbols nothing names and native sources nothing
+builds, each expectation read from the modules' docstrings (VILA b760c34: AsyncHybridAttention, nvcc_qoptim.cu)."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.context import unbuilt as b
+from ascend_feasibility.analyzer.context import unreferenced as r
+
+from tests.test_propagation_units import Facts, context
+
+SYMBOL = ("AsyncHybridAttention", 10, 40, "class")
+REASON = ("line 10: class AsyncHybridAttention is named nowhere else in the project (no call, reference, export or "
+          "config entry): nothing reaches it")
+
+
+def script_project(**other_words) -> list[Facts]:
+    """A script outside any package defining the symbol, and a second script that writes `other_words`."""
+    return [Facts("attention.py", unnamed_symbols=[SYMBOL], words=["HybridAttention", "torch"]),
+            Facts("train.py", words=list(other_words.get("words", ["HybridAttention"])))]
+
+
+def test_a_scripts_symbol_no_other_file_names_is_unreached_with_its_lines():
+    assert r.unreferenced_symbols(script_project(), context()) == {"attention.py": [(10, 40, REASON)]}
+
+
+def test_a_symbol_another_file_writes_anywhere_is_kept():
+    assert r.unreferenced_symbols(script_project(words=["AsyncHybridAttention"]), context()) == {}
+
+
+def test_its_own_file_writing_the_name_does_not_keep_it():
+    facts = script_project()
+    facts[0].words.append("AsyncHybridAttention")  # the definition itself
+    assert r.unreferenced_symbols(facts, context()) == {"attention.py": [(10, 40, REASON)]}
+
+
+def test_only_product_and_build_code_that_runs_is_judged():
+    assert r.unreferenced_symbols(script_project(), context(roles={"attention.py": "test"})) == {}
+    assert r.unreferenced_symbols(script_project(), context(reach={"attention.py": "optional"})) == {}
+    assert r.unreferenced_symbols(script_project(), context(roles={"attention.py": "build"})) != {}
+
+
+def test_a_library_packages_public_symbol_is_kept_and_a_private_one_judged():
+    facts = [Facts("lib/__init__.py"),
+             Facts("lib/attention.py", unnamed_symbols=[SYMBOL, ("_helper", 50, 60, "function")], words=[])]
+    found = r.unreferenced_symbols(facts, context())
+    assert [(start, end) for start, end, _ in found["lib/attention.py"]] == [(50, 60)]
+    assert "function _helper is named nowhere else" in found["lib/attention.py"][0][2]
+
+
+def test_an_application_packages_public_symbol_is_judged():
+    # llava/ is launched by the project's shell script and published as "vila": an application's code
+    facts = [Facts("llava/__init__.py"),
+             Facts("llava/train/__init__.py"),
+             Facts("llava/train/train.py", unnamed_symbols=[SYMBOL]),
+             Facts("scripts/train.sh", launched_scripts=["llava/train/train.py"])]
+    assert r.unreferenced_symbols(facts, context(), "vila") == {"llava/train/train.py": [(10, 40, REASON)]}
+    assert r.unreferenced_symbols(facts, context(), "llava") == {}  # published under its own name: a library
+    assert r.unreferenced_symbols(facts, context(), "") == {}
+
+
+def test_no_candidate_reads_no_word():
+    assert r.unreferenced_symbols([Facts("a.py", words=["x"])], context()) == {}
+
+
+# unbuilt sources -----------------------------------------------------------------------------------------------------
+SOURCES = {"kernels/fp8_adamw.cu", "kernels/csrc/nvcc_qoptim.cu", "kernels/common.h"}
+
+
+def test_a_source_no_build_names_is_not_compiled_in_a_project_whose_builds_name_sources():
+    facts = [Facts("kernels/setup.py", words=["fp8_adamw", "CUDAExtension"])]
+    assert b.unbuilt_sources(SOURCES, facts, set()) == {"kernels/csrc/nvcc_qoptim.cu": b.WHY}
+
+
+def test_a_project_whose_builds_name_no_source_is_not_judged():
+    assert b.unbuilt_sources(SOURCES, [Facts("kernels/setup.py", words=["CUDAExtension"])], set()) == {}
+    assert b.unbuilt_sources({"kernels/common.h"}, [Facts("x.py", words=["common"])], set()) == {}  # no unit
+    assert b.unbuilt_sources(SOURCES, [], set()) == {}
+
+
+def test_a_stem_written_anywhere_a_named_folder_or_a_globbing_build_keeps_the_source():
+    named = [Facts("kernels/setup.py", words=["fp8_adamw", "nvcc_qoptim"])]
+    assert b.unbuilt_sources(SOURCES, named, set()) == {}
+    written = [Facts("kernels/setup.py", words=["fp8_adamw"])]
+    assert b.unbuilt_sources(SOURCES, written, {"kernels/csrc"}) == {}
+    assert b.unbuilt_sources(SOURCES, written, {"csrc/*.cu"}) == {}  # relative to a builder's own folder, a glob
+    assert b.unbuilt_sources(SOURCES, written, {"kernels/csrc/nvcc_qoptim.cu"}) == {}
+    assert b.unbuilt_sources(SOURCES, written + [Facts("kernels/CMakeLists.txt")], set()) == {}
+    assert b.unbuilt_sources(SOURCES, written + [Facts("Makefile")], set()) == {}  # the root's
+    assert b.unbuilt_sources(SOURCES, written + [Facts("other/Makefile")], set()) == {"kernels/csrc/nvcc_qoptim.cu": b.WHY}
+    assert b.unbuilt_sources(SOURCES, written, {"kernels/csrcx"}) == {"kernels/csrc/nvcc_qoptim.cu": b.WHY}
+
+
+def test_every_translation_unit_kind_and_never_a_header():
+    written = [Facts("setup.py", words=["built"])]
+    paths = {"built.cu", "a.cpp", "b.cc", "c.cxx", "d.c", "e.h", "f.cuh", "g.hpp"}
+    assert set(b.unbuilt_sources(paths, written, set())) == {"a.cpp", "b.cc", "c.cxx", "d.c"}
+
+
+def test_the_folders_holding_a_file_and_their_relative_paths():
+    assert b._folders("a/b/c.cu") == [".", "a", "a/b", "b"]
+    assert b._folders("c.cu") == ["."]
