@@ -99,3 +99,22 @@ def test_every_translation_unit_kind_and_never_a_header():
 def test_the_folders_holding_a_file_and_their_relative_paths():
     assert b._folders("a/b/c.cu") == [".", "a", "a/b", "b"]
     assert b._folders("c.cu") == ["."]
+
+
+def test_every_candidate_of_every_file_is_judged_on_its_own():
+    facts = [Facts("a.py", unnamed_symbols=[("KeptByName", 1, 2, "class"), ("AloneHere", 3, 4, "function")]),
+             Facts("b.py", unnamed_symbols=[("AloneThere", 5, 6, "function")], words=["KeptByName"])]
+    found = r.unreferenced_symbols(facts, context())
+    assert {path: [start for start, _, _ in rows] for path, rows in found.items()} == {"a.py": [3], "b.py": [5]}
+
+
+def test_without_a_distribution_no_package_is_an_application():
+    facts = [Facts("llava/__init__.py"), Facts("llava/train.py", unnamed_symbols=[SYMBOL]),
+             Facts("run.sh", launched_scripts=["llava/train.py"])]
+    assert r.unreferenced_symbols(facts, context()) == {}
+
+
+def test_a_glob_is_read_up_to_its_first_star_and_a_folder_only_loses_its_slashes():
+    written = [Facts("kernels/setup.py", words=["fp8_adamw"])]
+    assert b.unbuilt_sources(SOURCES, written, {"kernels/csrc/**/*.cu"}) == {}
+    assert b.unbuilt_sources(SOURCES, written, {"kernels/csrcX"}) == {"kernels/csrc/nvcc_qoptim.cu": b.WHY}
