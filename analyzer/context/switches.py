@@ -382,32 +382,9 @@ def _argument_term(condition: Node, objects: frozenset[str], mainstream: frozens
     return None if {t for t in name.lower().split("_") if t} & mainstream else name
 
 
-def declared_option(call: Node) -> tuple[str, bool, str] | None:
-    arguments = call.child_by_field_name("arguments")
-    if arguments is None:
-        return None
-    flags, keywords = [], {}
-    for argument in arguments.named_children:
-        if argument.type == "string":
-            flags.append(parsing.text(argument).strip("'\""))
-        elif argument.type == "keyword_argument":
-            key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
-            if key is not None and value is not None:
-                keywords[parsing.text(key)] = parsing.text(value)
-    long = next((f for f in flags if f.startswith("--")), None)
-    if long is None:
-        return None
-    dest = keywords.get("dest", "").strip("'\"") or long[2:].replace("-", "_")
-    action = keywords.get("action", "").strip("'\"")
-    if action == "store_true":
-        off = keywords.get("default", "False").lower() in FALSY
-    else:  # store_false, store_const, count, append, or an option taking a value: no plain off switch
-        off = not action and keywords.get("default") == "False"
-    return dest, off, long
-
-
-def option_string_default(call: Node) -> tuple[str, str] | None:
-    """`add_argument("--optim", type=str, default="adamw_torch")`: (dest, "adamw_torch"); None for other options."""
+def _option_parts(call: Node) -> tuple[str | None, dict[str, Node]] | None:
+    """An `add_argument(...)` call's first long flag (`--fp8_base`, None without one) and its keyword values by
+    name; None when the call has no argument list."""
     arguments = call.child_by_field_name("arguments")
     if arguments is None:
         return None
@@ -419,7 +396,29 @@ def option_string_default(call: Node) -> tuple[str, str] | None:
             key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
             if key is not None and value is not None:
                 keywords[parsing.text(key)] = value
-    long = next((f for f in flags if f.startswith("--")), None)
+    return next((f for f in flags if f.startswith("--")), None), keywords
+
+
+def declared_option(call: Node) -> tuple[str, bool, str] | None:
+    parts = _option_parts(call)
+    if parts is None or parts[0] is None:
+        return None
+    long, keywords = parts[0], {key: parsing.text(value) for key, value in parts[1].items()}
+    dest = keywords.get("dest", "").strip("'\"") or long[2:].replace("-", "_")
+    action = keywords.get("action", "").strip("'\"")
+    if action == "store_true":
+        off = keywords.get("default", "False").lower() in FALSY
+    else:  # store_false, store_const, count, append, or an option taking a value: no plain off switch
+        off = not action and keywords.get("default") == "False"
+    return dest, off, long
+
+
+def option_string_default(call: Node) -> tuple[str, str] | None:
+    """`add_argument("--optim", type=str, default="adamw_torch")`: (dest, "adamw_torch"); None for other options."""
+    parts = _option_parts(call)
+    if parts is None:
+        return None
+    long, keywords = parts
     default = keywords.get("default")
     if long is None or default is None or default.type != "string" or "action" in keywords:
         return None

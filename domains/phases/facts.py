@@ -274,19 +274,17 @@ MAX_MODULE_STRINGS = 200
 MAX_CHOICES = 200
 
 
-def _options(methods: list[Node], switches: list[Node]) -> tuple[list[tuple[str, bool, str, int]], list[tuple[int, int, str, str]]]:
+def _options(calls: list[Node], switches: list[Node]) -> tuple[list[tuple[str, bool, str, int]], list[tuple[int, int, str, str]]]:
     """Command-line options the file declares (`parser.add_argument("--xformers", action="store_true")`) and the
     arms a command-line option turns on (`if args.fp8_base:`), for the project's switch pass."""
     from ascend_feasibility.analyzer.context.switches import argument_switch, declared_option
     from ascend_feasibility.knowledge import load_context_conventions
 
     options = []
-    for method in methods:
-        call = method.parent.parent if method.parent is not None else None
-        if parsing.text(method) == "add_argument" and call is not None and call.type == "call":
-            declared = declared_option(call)
-            if declared is not None:
-                options.append((*declared, call.start_point.row + 1))
+    for call in calls:
+        declared = declared_option(call)
+        if declared is not None:
+            options.append((*declared, call.start_point.row + 1))
     arms = []
     if switches:
         conventions = load_context_conventions().opt_in
@@ -301,18 +299,26 @@ def _options(methods: list[Node], switches: list[Node]) -> tuple[list[tuple[str,
     return options, arms
 
 
-def _string_options(methods: list[Node]) -> list[tuple[str, str, int]]:
+def _string_options(calls: list[Node]) -> list[tuple[str, str, int]]:
     """`parser.add_argument("--optim", default="adamw_torch")`: (dest, "adamw_torch", line)."""
     from ascend_feasibility.analyzer.context.switches import option_string_default
 
     found = []
+    for call in calls:
+        declared = option_string_default(call)
+        if declared is not None:
+            found.append((*declared, call.start_point.row + 1))
+    return found
+
+
+def _add_argument_calls(methods: list[Node]) -> list[Node]:
+    """The `parser.add_argument(...)` calls among the unit's method names."""
+    calls = []
     for method in methods:
         call = method.parent.parent if method.parent is not None else None
-        if parsing.text(method) == "add_argument" and call is not None and call.type == "call":
-            declared = option_string_default(call)
-            if declared is not None:
-                found.append((*declared, call.start_point.row + 1))
-    return found
+        if call is not None and call.type == "call" and parsing.text(method) == "add_argument":
+            calls.append(call)
+    return calls
 
 
 def dataclass_options(cls: Node) -> tuple[list[tuple[str, bool, str, int]], list[tuple[str, str, int]]]:
@@ -486,8 +492,9 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if found.get("patched") and defined:
         facts.patch_installers = _patch_installers(unit, defined, found["patched"], facts.main_block)
     facts.choices = _choices(found.get("condition", []))
-    facts.options, facts.option_arms = _options(found.get("method", []), found.get("switch", []))
-    facts.option_values = _string_options(found.get("method", []))
+    declarations = _add_argument_calls(found.get("method", []))
+    facts.options, facts.option_arms = _options(declarations, found.get("switch", []))
+    facts.option_values = _string_options(declarations)
     for cls in found.get("decorated_class", []):
         options, values = dataclass_options(cls)
         facts.options += options
