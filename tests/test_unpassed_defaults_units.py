@@ -13,6 +13,7 @@ from ascend_feasibility.analyzer.context import unpassed_defaults as u
 from ascend_feasibility.analyzer.reading import parsing
 
 from tests.snippets import node_at
+from tests.test_unpassed_defaults import RIFE  # CogVideo's RIFE_HDv3 Model, the module's own case
 
 # The captures domains/phases/facts.py hands to `read`.
 QUERY = parsing.query("python", """
@@ -27,15 +28,6 @@ QUERY = parsing.query("python", """
 """)
 ESCAPES = parsing.query("python", u.ESCAPES)
 
-RIFE = (
-    "import torch\n"
-    "from torch.nn.parallel import DistributedDataParallel as DDP\n\n\n"
-    "class Model:\n"
-    "    def __init__(self, local_rank=-1):\n"
-    "        self.flownet = torch.nn.Linear(2, 2)\n"
-    "        if local_rank != -1:\n"
-    "            self.flownet = DDP(self.flownet, device_ids=[local_rank], output_device=local_rank)\n"
-)
 
 
 def tree_of(code: str):
