@@ -1,0 +1,43 @@
+"""Round-9 precision classes about CUDA checks whose guarded code only makes sense on NVIDIA (issue 28): an early
+exit before a CUDA-only part (TORCH_CUDA_ARCH_LIST built from get_device_capability), GPU spec tables keyed by the
+CUDA device name. Each class has a flagged and a not-flagged case."""
+
+from __future__ import annotations
+
+from tests.helpers import scan
+
+
+def findings(code: str, rule: str | None = None):
+    return [f for f in scan(code).findings if rule is None or f.rule == rule]
+
+
+def reach(code: str, rule: str) -> list[tuple[int, str]]:
+    return [(f.line, f.reach) for f in findings(code, rule)]
+
+
+# 1. an early exit off CUDA before a CUDA-only part: the check is right as it is ------------------------------------
+
+ARCH_LIST = """import torch
+def get_cuda_arch_list() -> str:
+    if not torch.cuda.is_available():
+        return ""
+    caps = []
+    for i in range(torch.cuda.device_count()):
+        major, minor = torch.cuda.get_device_capability(i)
+        caps.append(f"{major}.{minor}")
+    return ";".join(sorted(set(caps)))
+"""
+
+
+def test_an_early_exit_before_only_capability_queries_keeps_the_check_cuda_only():
+    assert reach(ARCH_LIST, "DEV104") == [(3, "cuda-only-guarded")]
+    assert "returns early" in findings(ARCH_LIST, "DEV104")[0].reach_reason
+
+
+def test_an_early_exit_before_device_work_or_before_nothing_still_runs():
+    device_work = ARCH_LIST.replace("caps.append(f\"{major}.{minor}\")", "caps.append(torch.zeros(1).cuda())")
+    assert reach(device_work, "DEV104") == [(3, "runs")]
+    nothing_after = "import torch\ndef has_gpu():\n    if not torch.cuda.is_available():\n        return False\n    return True\n"
+    assert reach(nothing_after, "DEV104") == [(3, "runs")]
+    positive = ARCH_LIST.replace("if not torch.cuda.is_available():", "if torch.cuda.is_available():")
+    assert reach(positive, "DEV104") == [(3, "runs")]
