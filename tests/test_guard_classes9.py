@@ -41,3 +41,27 @@ def test_an_early_exit_before_device_work_or_before_nothing_still_runs():
     assert reach(nothing_after, "DEV104") == [(3, "runs")]
     positive = ARCH_LIST.replace("if not torch.cuda.is_available():", "if torch.cuda.is_available():")
     assert reach(positive, "DEV104") == [(3, "runs")]
+
+
+# 3. except torch.cuda.OutOfMemoryError: the class torch_npu's allocator raises from the 26.0.0 line on --------------
+
+OOM_BACKOFF = """import torch
+def generate(batch):
+    try:
+        return model(batch)
+    except torch.cuda.OutOfMemoryError:
+        half = len(batch) // 2
+        return generate(batch[:half]) + generate(batch[half:])
+"""
+
+
+def test_an_oom_handler_works_as_it_is_from_the_26_0_0_line_on():
+    found = [f for f in scan(OOM_BACKOFF).findings if f.line == 5]
+    assert [(f.rule, f.severity, f.migration) for f in found] == [("DEV150", "info", "auto")]
+    assert "No change" in found[0].replacement.en and "DEV135" not in {f.rule for f in scan(OOM_BACKOFF).findings}
+
+
+def test_before_the_26_0_0_line_the_handler_misses_the_npus_runtime_error():
+    found = [f for f in scan(OOM_BACKOFF, torch_npu="2.9.0").findings if f.line == 5]
+    assert [f.rule for f in found] == ["DEV150"]
+    assert "plain RuntimeError" in found[0].message.en and "out of memory" in found[0].replacement.en
