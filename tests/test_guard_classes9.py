@@ -65,3 +65,8 @@ def test_before_the_26_0_0_line_the_handler_misses_the_npus_runtime_error():
     found = [f for f in scan(OOM_BACKOFF, torch_npu="2.9.0").findings if f.line == 5]
     assert [f.rule for f in found] == ["DEV150"]
     assert "plain RuntimeError" in found[0].message.en and "out of memory" in found[0].replacement.en
+
+
+def test_before_the_26_0_0_line_the_handler_is_work_to_do():
+    found = [f for f in scan(OOM_BACKOFF, torch_npu="2.9.0").findings if f.line == 5]
+    assert [(f.severity, f.migration) for f in found] == [("medium", "rewrite")]
