@@ -70,3 +70,37 @@ def test_before_the_26_0_0_line_the_handler_misses_the_npus_runtime_error():
 def test_before_the_26_0_0_line_the_handler_is_work_to_do():
     found = [f for f in scan(OOM_BACKOFF, torch_npu="2.9.0").findings if f.line == 5]
     assert [(f.severity, f.migration) for f in found] == [("medium", "rewrite")]
+
+
+# 5. a memory reading under a CUDA check that is only logged, through a function of the module -------------------------
+
+MEMORY_LOG = """import logging
+import torch
+logger = logging.getLogger(__name__)
+def main():
+    init_gpu_memory = None
+    if torch.cuda.is_available():
+        init_gpu_memory = torch.cuda.mem_get_info()[0]
+    train()
+    gpu_stats(init_gpu_memory)
+def gpu_stats(init_gpu_memory):
+    if torch.cuda.is_available():
+        free_gpu_memory, total_gpu_memory = torch.cuda.mem_get_info()
+        peak_memory = init_gpu_memory - free_gpu_memory
+        logger.info(f"Peak memory usage: {peak_memory / 1024**3:.2f} GB")
+"""
+
+
+def test_a_guarded_memory_reading_only_logged_through_a_function_is_cosmetic():
+    assert (7, "cosmetic") in reach(MEMORY_LOG, "DEV105")
+    named_for_printing = MEMORY_LOG.replace("gpu_stats", "print_gpu_stats")  # the call itself only shows
+    assert (7, "cosmetic") in reach(named_for_printing, "DEV105")
+
+
+def test_a_memory_reading_that_sizes_work_or_is_unguarded_still_runs():
+    sizing = MEMORY_LOG.replace('logger.info(f"Peak memory usage: {peak_memory / 1024**3:.2f} GB")',
+                                "batch = make_batch(peak_memory)")
+    assert (7, "runs") in reach(sizing, "DEV105")
+    unguarded = MEMORY_LOG.replace("    if torch.cuda.is_available():\n        init_gpu_memory = torch.cuda.mem_get_info()[0]",
+                                   "    init_gpu_memory = torch.cuda.mem_get_info()[0]")
+    assert (6, "runs") in reach(unguarded, "DEV105")
