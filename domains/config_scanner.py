@@ -162,26 +162,30 @@ class YamlConfigScanner(Scanner):
         for document in compose_documents(unit.source.text, json_document=unit.kind == "json"):
             if isinstance(document, yaml.MappingNode):
                 self._deepspeed_config(document, unit, hits)
-            self._walk(document, unit, hits)
+            self._walk(document, unit, hits, "")
         return hits
 
-    def _walk(self, node: yaml.Node, unit: Unit, hits: list[Hit]) -> None:
+    def _walk(self, node: yaml.Node, unit: Unit, hits: list[Hit], where: str) -> None:
+        """`where` is the key path of `node` (`run`, `trainer.devices[]`): a setting's symbol names its whole path,
+        so that the same setting repeated across config files is recognised as one (project_scope)."""
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
+                inner = where
                 if isinstance(key, yaml.ScalarNode):
-                    self._key(key, value, unit, hits)
-                self._walk(key, unit, hits)
-                self._walk(value, unit, hits)
+                    inner = f"{where}.{key.value}" if where else str(key.value)
+                    self._key(key, value, unit, hits, inner)
+                self._walk(key, unit, hits, where)
+                self._walk(value, unit, hits, inner)
         elif isinstance(node, yaml.SequenceNode):
             for item in node.value:
-                self._walk(item, unit, hits)
+                self._walk(item, unit, hits, f"{where}[]")
         elif isinstance(node, yaml.ScalarNode) and "=" in str(node.value):
             name = str(node.value).split("=", 1)[0]
             code = self.index.env_rule(name)
             if code is not None:  # docker-compose style "NAME=value" list items
                 hits.append(Hit(code, name, _span(node, unit, len(name))))
 
-    def _key(self, key: yaml.ScalarNode, value: yaml.Node, unit: Unit, hits: list[Hit]) -> None:
+    def _key(self, key: yaml.ScalarNode, value: yaml.Node, unit: Unit, hits: list[Hit], where: str) -> None:
         name = str(key.value)
         scalar = str(value.value) if isinstance(value, yaml.ScalarNode) else None
         code = self.index.env_rule(name)
@@ -194,13 +198,13 @@ class YamlConfigScanner(Scanner):
             return
         elif name in DEVICE_KEYS and _is_cuda_device(scalar):
             hits.append(
-                Hit(self.index.code_for("device-string"), f"{name}: {scalar}", _span(value, unit),
+                Hit(self.index.code_for("device-string"), f"{where}: {scalar}", _span(value, unit),
                     scalar.replace("cuda", "npu", 1))
             )
         elif name in BACKEND_KEYS and scalar == "nccl":
-            hits.append(Hit(self.index.code_for("nccl-string"), f"{name}: {scalar}", _span(value, unit), "hccl"))
+            hits.append(Hit(self.index.code_for("nccl-string"), f"{where}: {scalar}", _span(value, unit), "hccl"))
         elif name == "distributed_type" and scalar == "MULTI_GPU":
-            hits.append(Hit(self.index.code_for("accelerate-multi-gpu"), f"{name}: {scalar}", _span(value, unit)))
+            hits.append(Hit(self.index.code_for("accelerate-multi-gpu"), f"{where}: {scalar}", _span(value, unit)))
 
     def _deepspeed_config(self, document: yaml.MappingNode, unit: Unit, hits: list[Hit]) -> None:
         keys = {str(k.value): (k, v) for k, v in document.value if isinstance(k, yaml.ScalarNode)}

@@ -541,6 +541,9 @@ class GuardConventions(_Record):
     cuda_only_choices: list[str] = Field(description="config values naming a CUDA-only library: what they select is optional")
     display_rules: list[str] = Field(description="rules whose findings only read state: cosmetic in a message")
     display_symbols: list[str] = Field(description="torch.cuda queries that do not raise without CUDA")
+    guarded_display_symbols: list[str] = Field(
+        default_factory=list, description="torch.cuda queries that raise without CUDA: cosmetic where a "
+        "torch.cuda.is_available() check guards them and their value is only shown")
     message_calls: list[str] = Field(min_length=1)
     message_call_prefixes: list[str] = Field(default_factory=list, description="name prefixes of calls that only show "
                                              "their arguments (log_message, print_rank0)")

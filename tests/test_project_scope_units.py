@@ -127,3 +127,37 @@ def test_a_single_site_rule_before_another_does_not_stop_the_grouping():
     result = ps.collapse_project_scoped(findings, {"DST001", "DST002"})
     assert keys(result) == [("DST002", "a.py", 1), ("DST001", "b.py", 2)]
     assert result[0].sites == [] and result[1].sites == ["b.py:2", "c.py:3"]
+
+
+# fold_repeated_settings --------------------------------------------------------------------------------------
+def setting(path: str, symbol: str = "run.device: cuda", line: int = 3, *, rule: str = "DEV001",
+            role: str = "product", reach: str = "runs", suppressed: bool = False) -> Finding:
+    return finding(rule, path, line, role=role, reach=reach, suppressed=suppressed).model_copy(
+        update={"symbol": symbol, "message": Text(en="Device literal.", zh="设备字面量。")})
+
+
+def test_one_setting_in_many_config_files_is_one_finding_with_its_sites_and_count():
+    findings = [setting("configs/a.yaml"), setting("configs/b.yml", line=7), setting("configs/c.json", line=2),
+                finding("DEV001", "train.py", 4)]
+    folded = ps.fold_repeated_settings(findings)
+    assert keys(folded) == [("DEV001", "configs/a.yaml", 3), ("DEV001", "train.py", 4)]
+    assert folded[0].sites == ["configs/a.yaml:3", "configs/b.yml:7", "configs/c.json:2"]
+    assert "3 config files" in folded[0].message.en and "3 个配置文件" in folded[0].message.zh
+    assert folded[0].counted
+
+
+def test_different_key_paths_or_values_stay_apart():
+    findings = [setting("a.yaml"), setting("b.yaml", "model.device: cuda"), setting("c.yaml", "run.device: cuda:1")]
+    assert ps.fold_repeated_settings(findings) == findings
+
+
+def test_one_config_file_or_python_sites_are_not_folded():
+    same_file = [setting("a.yaml", line=3), setting("a.yaml", line=9)]
+    assert ps.fold_repeated_settings(same_file) == same_file
+    python = [setting("a.py"), setting("b.py")]
+    assert ps.fold_repeated_settings(python) == python
+
+
+def test_a_test_or_suppressed_config_never_folds_into_a_counted_one():
+    findings = [setting("a.yaml"), setting("tests/b.yaml", role="test"), setting("c.yaml", suppressed=True)]
+    assert ps.fold_repeated_settings(findings) == findings

@@ -169,6 +169,16 @@ def test_sarif_fingerprints_survive_moved_lines_and_suppressions_are_kept(tmp_pa
     assert len(suppressed) == 1 and suppressed[0]["suppressions"][0]["kind"] == "inSource"
 
 
+def test_sarif_gives_a_folded_finding_one_result_with_its_other_sites_as_related_locations(tmp_path):
+    write_tree(tmp_path, {"cfg/a.yaml": "run:\n  device: cuda\n", "cfg/b.yaml": "x: 1\nrun:\n  device: cuda\n"})
+    results = [r for r in to_sarif(analyze(tmp_path, AnalyzeOptions(jobs=1)))["runs"][0]["results"]
+               if r["ruleId"] == "DEV001"]
+    assert len(results) == 1 and results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "cfg/a.yaml"
+    related = results[0]["relatedLocations"]
+    assert [(r["physicalLocation"]["artifactLocation"]["uri"], r["physicalLocation"]["region"]["startLine"])
+            for r in related] == [("cfg/b.yaml", 3)]
+
+
 # ---- CSV ----------------------------------------------------------------------------------------------------------
 
 def test_findings_csv_has_one_row_per_finding_and_defuses_formulas(tmp_path):

@@ -33,6 +33,7 @@ class DisplaySites:
     def __init__(self, guards: GuardConventions) -> None:
         self.rules = frozenset(guards.display_rules)
         self.symbols = frozenset(guards.display_symbols)
+        self.guarded_symbols = frozenset(guards.guarded_display_symbols)
         self.message_calls = frozenset(guards.message_calls)
         self.message_prefixes = tuple(guards.message_call_prefixes)
         self.message_attributes = frozenset(guards.message_attributes)
@@ -46,6 +47,8 @@ class DisplaySites:
         timing = self._timing(node) if symbol in self.timing_symbols else None
         if timing is not None:
             return timing
+        if symbol in self.guarded_symbols and _under_cuda_check(node):
+            return self._shown(node) or self._shown_through_name(node, through_calls=True)
         if rule not in self.rules and symbol not in self.symbols:
             return None
         return self._shown(node) or self._shown_through_name(node)
@@ -135,9 +138,11 @@ class DisplaySites:
             stack.extend(current.named_children)
         return False
 
-    def _shown_through_name(self, node: Node) -> Guard | None:
+    def _shown_through_name(self, node: Node, through_calls: bool = False) -> Guard | None:
         """`pt_cuda_available = torch.cuda.is_available()` whose every later use is shown (an environment report:
-        `info = {"PyTorch version (GPU?)": f"{pt_version} ({pt_cuda_available})"}`)."""
+        `info = {"PyTorch version (GPU?)": f"{pt_version} ({pt_cuda_available})"}`). `through_calls`: a use may also
+        be an argument of a function of the module whose parameter is only shown, directly or through one name
+        (`print_gpu_stats(init_gpu_memory)`, whose `peak = init_gpu_memory - free` is only logged)."""
         assignment, depth = node.parent, 0
         while assignment is not None and assignment.type != "assignment" and assignment.type not in STATEMENTS and depth < 12:
             assignment, depth = assignment.parent, depth + 1
@@ -154,9 +159,54 @@ class DisplaySites:
             if current.type == "identifier" and current.start_byte >= assignment.end_byte and parsing.text(current) == name:
                 uses.append(current)
             stack.extend(current.named_children)
-        if not uses or len(uses) > 20 or not all(self._shown(use) for use in uses):
+        if not uses or len(uses) > 20:
+            return None
+        if not all(self._shown(use) or (through_calls and self._shown_by_callee(use)) for use in uses):
             return None
         return Guard("cosmetic", assignment)
+
+    def _shown_by_callee(self, use: Node) -> bool:
+        """`use` is the i-th positional argument of a call of a function defined at the module's top level, whose
+        i-th parameter is only shown there, or only assigned into names that are only shown."""
+        arguments = use.parent
+        call = arguments.parent if arguments is not None and arguments.type == "argument_list" else None
+        function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        if function is None or function.type != "identifier":
+            return False
+        position = [c for c in arguments.named_children].index(use) if use in arguments.named_children else -1
+        root = call
+        while root.parent is not None:
+            root = root.parent
+        name = parsing.text(function)
+        definition = next((d for d in root.named_children if d.type == "function_definition"
+                           and parsing.text(d.child_by_field_name("name")) == name), None)
+        parameters = definition.child_by_field_name("parameters") if definition is not None else None
+        if parameters is None or position < 0 or position >= len(parameters.named_children):
+            return False
+        parameter = parameters.named_children[position]
+        if parameter.type not in {"identifier", "typed_parameter"}:
+            return False
+        ident = parameter if parameter.type == "identifier" else parameter.named_children[0]
+        body = definition.child_by_field_name("body")
+        return body is not None and self._only_shown_in(body, parsing.text(ident), depth=1)
+
+    def _only_shown_in(self, body: Node, name: str, depth: int) -> bool:
+        uses, stack, seen = [], [body], 0
+        while stack and seen < 5000:
+            current = stack.pop()
+            seen += 1
+            if current.type == "identifier" and parsing.text(current) == name and not _assigned_here(current):
+                uses.append(current)
+            stack.extend(current.named_children)
+        if not uses or len(uses) > 20:
+            return False
+        for use in uses:
+            if self._shown(use):
+                continue
+            target = _assigned_name(use) if depth > 0 else None
+            if target is None or not self._only_shown_in(body, target, depth - 1):
+                return False
+        return True
 
     def _shown(self, node: Node) -> Guard | None:
         child, parent, depth = node, node.parent, 0
@@ -244,6 +294,37 @@ def _is_report_table(dictionary: Node | None) -> bool:
     keys = [p.child_by_field_name("key") for p in dictionary.named_children if p.type == "pair"]
     return (bool(keys) and all(k is not None and k.type == "string" for k in keys)
             and any(" " in parsing.text(k) for k in keys))
+
+
+def _under_cuda_check(node: Node) -> bool:
+    """The site is in the body of `if torch.cuda.is_available():` (or `x.is_cuda`), so it never runs without CUDA."""
+    child, parent, depth = node, node.parent, 0
+    while parent is not None and depth < MAX_DEPTH and parent.type not in {"function_definition", "module"}:
+        if parent.type in {"if_statement", "elif_clause"} and _same(child, parent.child_by_field_name("consequence")) \
+                and _checks_cuda(parent.child_by_field_name("condition")):
+            return True
+        child, parent, depth = parent, parent.parent, depth + 1
+    return False
+
+
+def _assigned_here(identifier: Node) -> bool:
+    """`peak = ...`: the name being bound, not a use of it."""
+    parent = identifier.parent
+    return parent is not None and parent.type == "assignment" and _same(identifier, parent.child_by_field_name("left"))
+
+
+def _assigned_name(node: Node) -> str | None:
+    """The plain name the statement holding `node` assigns its value to (`peak = init - free` for `init`)."""
+    current, depth = node, 0
+    while current.parent is not None and current.parent.type not in STATEMENTS and depth < 12:
+        current, depth = current.parent, depth + 1
+        if current.type == "assignment":
+            left = current.child_by_field_name("left")
+            right = current.child_by_field_name("right")
+            if left is not None and left.type == "identifier" and right is not None and right.start_byte <= node.start_byte:
+                return parsing.text(left)
+            return None
+    return None
 
 
 def _same(a: Node | None, b: Node | None) -> bool:

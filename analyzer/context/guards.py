@@ -140,7 +140,7 @@ class GuardReader:
                 if not condition.cuda or condition.npu:
                     return None
                 body = parent.child_by_field_name("consequence")
-                if condition.negated and not (body is not None and (only_raises_or_warns(body) or returns_input_unchanged(body))):
+                if condition.negated and not (body is not None and (only_raises_or_warns(body) or exits_early(body))):
                     return None
                 return parent
             if parent.type in {"block", "module"}:
@@ -908,6 +908,13 @@ def returns_input_unchanged(block: Node) -> bool:
     names = {parsing.text(p.named_children[0] if p.type != "identifier" and p.named_children else p)
              for p in (parameters.named_children if parameters is not None else [])}
     return parsing.text(returned) in names
+
+
+def exits_early(block: Node) -> bool:
+    """`if not torch.cuda.is_available(): return ""`: the body warns at most and returns (any value, or none): the
+    function's own answer for a host without CUDA, given before its CUDA-only part."""
+    statements = [c for c in block.named_children if c.type != "comment"]
+    return bool(statements) and statements[-1].type == "return_statement" and only_raises_or_warns_block(statements[:-1])
 
 
 def tries_with_fallback(block: Node) -> bool:

@@ -4,11 +4,14 @@ the nvidia-* lines of a pip freeze): one finding per file."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
-from ascend_feasibility.analyzer.core.models import Finding
+from ascend_feasibility.analyzer.core.models import Finding, Text
+from ascend_feasibility.analyzer.reading.discovery import classify
 
 MAX_SITES = 100
+CONFIG_KINDS = frozenset({"yaml", "json"})
 
 
 def drop_without_cause(findings: list[Finding], needs: dict[str, frozenset[str]]) -> list[Finding]:
@@ -47,5 +50,47 @@ def collapse_project_scoped(findings: list[Finding], project_rules: set[str],
     return [kept.get(id(f), f) for f in findings if id(f) not in dropped]
 
 
+_SITE = re.compile(r"^(?P<path>.+):(?P<line>\d+)(?: \(cell (?P<cell>\d+)\))?$")
+
+
 def _site(finding: Finding) -> str:
     return f"{finding.path}:{finding.line}" + (f" (cell {finding.cell})" if finding.cell else "")
+
+
+def parse_site(site: str) -> tuple[str, int, int | None] | None:
+    """(path, line, cell) of a site written by `_site`; None for the "... N more" tail."""
+    match = _SITE.match(site)
+    if match is None:
+        return None
+    return match["path"], int(match["line"]), int(match["cell"]) if match["cell"] else None
+
+
+def fold_repeated_settings(findings: list[Finding]) -> list[Finding]:
+    """The same setting (one rule, one key path and value: the symbol `run.device: cuda`) in several YAML/JSON
+    config files is one decision, made once (edit them all with one substitution, or adopt transfer_to_npu): one
+    finding at its first file, every file listed as a site and counted in the message. Only findings alike in what
+    the report counts (severity, reach, role) fold together, so a test config never hides behind a product one."""
+    groups: dict[tuple, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        if not finding.suppressed and not finding.sites and classify(finding.path.rsplit("/", 1)[-1]) in CONFIG_KINDS:
+            groups[(finding.rule, finding.symbol, finding.severity, finding.reach, finding.role)].append(finding)
+    kept: dict[int, Finding] = {}
+    dropped: set[int] = set()
+    for group in groups.values():
+        files = {f.path for f in group}
+        if len(files) < 2:
+            continue
+        first = group[0]
+        sites = [_site(f) for f in group]
+        if len(sites) > MAX_SITES:
+            sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
+        message = Text(
+            en=f"{first.message.en} The same setting is in {len(files)} config files (every site listed); "
+               "one change decides them all.",
+            zh=f"{first.message.zh} 同一设置出现在 {len(files)} 个配置文件中（已列出全部位置），一次修改即可统一处理。",
+        )
+        kept[id(first)] = first.model_copy(update={"sites": sites, "message": message})
+        dropped.update(id(f) for f in group if f is not first)
+    if not kept:
+        return findings
+    return [kept.get(id(f), f) for f in findings if id(f) not in dropped]

@@ -4,13 +4,10 @@ only the findings on lines changed since REF are kept, in every output format; t
 
 from __future__ import annotations
 
-import re
-
+from ascend_feasibility.analyzer.context.project_scope import parse_site
 from ascend_feasibility.analyzer.core.models import ChangedSince, Report
 from ascend_feasibility.analyzer.core.store import summarize
 from ascend_feasibility.analyzer.reading.gitinfo import ChangedLines
-
-_SITE = re.compile(r"^(?P<path>.+):(?P<line>\d+)(?P<cell> \(cell \d+\))?$")  # project_scope._site's form
 
 
 def only_changed(report: Report, changes: ChangedLines) -> Report:
@@ -31,7 +28,8 @@ def _spans(finding) -> list[tuple[str, int, int, bool]]:
     `path:line (cell N)`), so that it is kept when one of them changed."""
     spans = [(finding.path, finding.line, finding.end_line, finding.cell is not None)]
     for site in finding.sites:
-        match = _SITE.match(site)
-        if match:
-            spans.append((match["path"], int(match["line"]), int(match["line"]), match["cell"] is not None))
+        parsed = parse_site(site)
+        if parsed is not None:
+            path, line, cell = parsed
+            spans.append((path, line, line, cell is not None))
     return spans

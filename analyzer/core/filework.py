@@ -16,6 +16,7 @@ from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.context.guards import (
     GuardReader,
+    exits_early,
     only_calls,
     only_raises_or_warns,
     returns_input_unchanged,
@@ -262,6 +263,13 @@ class FileWorker:
             elif not inside and returns_input_unchanged(body) and self._only_cuda_only_after(statement, hits, cuda_only):
                 reason = f"line {statement.start_point.row + 1}: off CUDA the function returns its input unchanged (the eager path)"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif not inside and exits_early(body) and self.guards.condition(statement.child_by_field_name("condition")).negated \
+                    and self._only_cuda_only_after(statement, hits, cuda_only, reads=True):
+                # `if not torch.cuda.is_available(): return ""` before building TORCH_CUDA_ARCH_LIST from
+                # get_device_capability: the early answer is right on Ascend; torch.npu.is_available() (or
+                # transfer_to_npu) would run the CUDA-only part there, where the capability is None
+                reason = f"line {statement.start_point.row + 1}: off CUDA the function returns early, and what follows does only CUDA-only things"
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif all(h.rule in cuda_only or h.rule in conventions.check_rules for h in inside) and self.gates.gated_body(statement):
                 reason = f"line {statement.start_point.row + 1}: guards a CUDA-only package or function"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
@@ -291,7 +299,7 @@ class FileWorker:
         conventions = self.guards.guards
         return hit.rule in conventions.release_rules or hit.symbol in conventions.release_calls
 
-    def _only_cuda_only_after(self, statement, hits: list[Hit], cuda_only: set[str]) -> bool:
+    def _only_cuda_only_after(self, statement, hits: list[Hit], cuda_only: set[str], reads: bool = False) -> bool:
         """What follows an early exit in its function holds no findings but of CUDA-only things (graph capture, or
         nothing: a wrapper class built further down)."""
         function = statement.parent
@@ -300,6 +308,14 @@ class FileWorker:
         if function is None:
             return False
         after = [h for h in hits if statement.end_point.row < h.span.start_row <= function.end_point.row]
+        if reads:
+            # at least one CUDA-only thing, beside which only reads of state (a check, the device count to loop
+            # over the devices) are allowed
+            conventions = self.guards.guards
+            state = [h for h in after if h.rule in conventions.check_rules or h.symbol in conventions.display_symbols]
+            after = [h for h in after if h not in state]
+            if not after:
+                return False
         return all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in after)
 
     def _distinct(self, hits: list[Hit], called: frozenset[str] = frozenset()) -> list[Hit]:

@@ -16,7 +16,8 @@ from pathlib import Path
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
-from ascend_feasibility.analyzer.context.project_scope import collapse_project_scoped, drop_without_cause
+from ascend_feasibility.analyzer.context.project_scope import (collapse_project_scoped, drop_without_cause,
+                                                        fold_repeated_settings)
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.core import budget, transfer
@@ -164,7 +165,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")
-    run.findings = collapse_project_scoped(findings, project_rules, file_rules)
+    run.findings = fold_repeated_settings(collapse_project_scoped(findings, project_rules, file_rules))
     for domain in worker.domains:
         domain.report(run)
     findings = run.findings

@@ -8,6 +8,7 @@ from typing import TextIO
 from urllib.parse import quote
 
 from ascend_feasibility.analyzer import TOOL_NAME
+from ascend_feasibility.analyzer.context.project_scope import parse_site
 from ascend_feasibility.analyzer.core.models import Finding, Report
 from ascend_feasibility.analyzer.reporting.rule_docs import render_rule, show_placeholders
 from ascend_feasibility.knowledge import load_knowledge
@@ -101,6 +102,9 @@ def _result(finding: Finding, rule_index: int) -> dict:
             "zh": {"message": finding.message.zh, "replacement": finding.replacement.zh},
         },
     }
+    related = _related(finding)
+    if related:
+        result["relatedLocations"] = related
     if finding.suppressed:
         result["suppressions"] = [{"kind": "inSource", "justification": "ascend: ignore comment"}]
     return result
@@ -123,6 +127,25 @@ def _location(finding: Finding) -> dict:
             "snippet": {"text": finding.snippet},
         },
     }}
+
+
+def _related(finding: Finding) -> list[dict]:
+    """The other sites a project-level or folded finding stands for (one result, not one per site: the report
+    counts it once, and code scanning shows the sites beside it)."""
+    related = []
+    for index, site in enumerate(finding.sites):
+        parsed = parse_site(site)
+        if parsed is None or (parsed[0], parsed[1]) == (finding.path, finding.line):
+            continue
+        path, line, cell = parsed
+        location = _artifact_only(path)
+        location["id"] = index
+        if cell is None:
+            location["physicalLocation"]["region"] = {"startLine": line}
+        else:
+            location["message"] = {"text": f"cell {cell}, line {line}"}
+        related.append(location)
+    return related
 
 
 def _artifact_only(path: str) -> dict:

@@ -119,8 +119,8 @@ class _AttentionScan(PythonScan):
             return
         if literals.is_message_argument(node) or literals.inside(node, {"comparison_operator"}) is not None:
             return
-        if _in_type_literal(node) or _is_class_constant(node):
-            return  # Literal["sdpa", "flash_attention_2"] annotations and enum members only name the option
+        if _in_type_literal(node) or _is_class_constant(node) or _in_translation_table(node):
+            return  # Literal["sdpa", "flash_attention_2"] annotations, enum members and name tables only name the option
         if _registry_key(node):  # {"flash_attention_2": flash_attention_forward, "sdpa": ...}: the project's own table
             self.facts.registry_keys.append(inner)
             self.hit("attention-registry-key", inner, node)
@@ -222,6 +222,26 @@ def _in_type_literal(node: Node) -> bool:
         if current.type == "subscript" and parsing.text(current.child_by_field_name("value")).endswith("Literal"):
             return True
         current = current.parent
+    return False
+
+
+PORTABLE_IMPLEMENTATIONS = frozenset({"sdpa", "eager"})
+
+
+def _in_translation_table(node: Node) -> bool:
+    """`{Backend.flash_2: "flash_attention_2", Backend.torch: "sdpa"}` (open-instruct's _OLMO_CORE_TO_HF_ATTN): a
+    value of a dict that also maps a key to "sdpa" or "eager" translates one naming of the options into
+    transformers' names; whatever picks the key makes the choice (and is reported where it names flash-attn)."""
+    pair = node.parent
+    if pair is None or pair.type != "pair" or pair.child_by_field_name("value") != node:
+        return False
+    table = pair.parent
+    if table is None or table.type != "dictionary":
+        return False
+    for other in table.named_children:
+        value = other.child_by_field_name("value") if other.type == "pair" else None
+        if value is not None and value.type == "string" and literals.string_parts(value)[1] in PORTABLE_IMPLEMENTATIONS:
+            return True
     return False
 
 

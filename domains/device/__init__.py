@@ -10,12 +10,14 @@ from ascend_feasibility.domains.device.enumerations import AcceleratorEnumeratio
 from ascend_feasibility.domains.device.python_scanner import DevicePythonScanner
 from ascend_feasibility.domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
 from ascend_feasibility.domains.device.rng_state import DeviceRngStateScanner
+from ascend_feasibility.domains.device.spec_table import GpuSpecTableScanner
 
 
 class DeviceDomain(Domain):
     name = "device"
     scanner_classes = (DevicePythonScanner, DeviceResourceScanner, NvidiaSmiShellScanner, CudaAmpImportScanner,
-                       BackendDispatchScanner, AcceleratorEnumerationScanner, DeviceRngStateScanner)
+                       BackendDispatchScanner, AcceleratorEnumerationScanner, DeviceRngStateScanner,
+                       GpuSpecTableScanner)
     facts_type = enum_strings.DeviceFacts
 
     def collect(self, file: FileView) -> enum_strings.DeviceFacts | None:

@@ -129,7 +129,7 @@ def _choice_items(collection: Node, platforms: _Platforms) -> list[Item]:
             return []
         if element.type == "string" and any(c.type == "interpolation" for c in element.named_children):
             return []
-        text = _string_value(element) if element.type == "string" else parsing.text(element)
+        text = string_value(element) if element.type == "string" else parsing.text(element)
         words = _words(text)
         items.append(Item(element, platforms.of_words(words) if len(words) <= MAX_ITEM_WORDS else None))
     return items
@@ -155,7 +155,7 @@ def _default_serves_cuda_alike(table: Node, platforms: _Platforms) -> bool:
     for pair in table.named_children:
         key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
         if pair.type == "pair" and key is not None and value is not None and key.type == "string":
-            name = _string_value(key).lower()
+            name = string_value(key).lower()
             role = "default" if name == "default" else platforms.of_words(_words(name))
             values.setdefault(role, " ".join(parsing.text(value).split()))
     cuda, default = values.get(CUDA), values.get("default")
@@ -180,13 +180,13 @@ def _constant_item(value: Node, platforms: _Platforms) -> Item | None:
     string = assignment.child_by_field_name("right") if assignment is not None else None
     if string is None or string.type != "string":
         return None
-    platform = platforms.by_collective.get(_string_value(string).lower())
+    platform = platforms.by_collective.get(string_value(string).lower())
     if platform is None:
         return None
     return Item(assignment, platform)
 
 
-def _string_value(node: Node) -> str:
+def string_value(node: Node) -> str:
     return "".join(parsing.text(c) for c in node.named_children if c.type == "string_content")
 
 

@@ -135,7 +135,7 @@ def _wraps_an_eval_model(call: Node) -> bool:
     if wrapped is None or wrapped.type != "identifier" or (ids is not None and (ids.type not in {"list", "tuple"}
                                                                                  or len(ids.named_children) > 1)):
         return False
-    name = parsing.text(wrapped)
+    names = {parsing.text(wrapped)} | _owners_of_loop_variable(wrapped, call)
     scope, root = call, call
     while scope.parent is not None and scope.type != "function_definition":
         scope = scope.parent
@@ -151,7 +151,7 @@ def _wraps_an_eval_model(call: Node) -> bool:
                     holder = holder.parent
                 target = holder.child_by_field_name("left") if holder.type == "assignment" else None
                 obj = function.child_by_field_name("object")
-                evaluated |= (target is not None and parsing.text(target) == name) or (obj is not None and parsing.text(obj) == name)
+                evaluated |= (target is not None and parsing.text(target) in names) or (obj is not None and parsing.text(obj) in names)
     if not evaluated:
         return False
     for node in _walk(root, 200000):
@@ -160,6 +160,29 @@ def _wraps_an_eval_model(call: Node) -> bool:
         if node.type == "identifier" and "optim" in parsing.text(node).lower():
             return False
     return True
+
+
+def _owners_of_loop_variable(name_node: Node, call: Node) -> set[str]:
+    """`for key, module in model._modules.items(): model._modules[key] = DataParallel(module)` (open-instruct's
+    embedding model): the wrapped name is bound by a loop over the parts of `model`, so what is wrapped is the
+    submodules of `model`; the name the loop's iterable starts at, else nothing."""
+    name = parsing.text(name_node)
+    loop = call.parent
+    while loop is not None and loop.type not in {"for_statement", "function_definition", "module"}:
+        loop = loop.parent
+    if loop is None or loop.type != "for_statement":
+        return set()
+    left, right = loop.child_by_field_name("left"), loop.child_by_field_name("right")
+    if left is None or right is None or not any(n.type == "identifier" and parsing.text(n) == name for n in _walk(left, 50)):
+        return set()
+    root = right
+    while root.type in {"call", "attribute", "subscript"}:
+        inner = root.child_by_field_name("function") if root.type == "call" else \
+            root.child_by_field_name("object") if root.type == "attribute" else root.child_by_field_name("value")
+        if inner is None:
+            return set()
+        root = inner
+    return {parsing.text(root)} if root.type == "identifier" else set()
 
 
 def _walk(node: Node, limit: int):
