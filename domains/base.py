@@ -170,6 +170,7 @@ class ModuleFacts(Protocol):
     path: str
     module: str
     imports: list[str]
+    nested_imports: list[str]  # imported by no unconditional module-level statement
     guarded_imports: dict[str, str]
     import_fallbacks: dict[str, tuple[int, str]]  # guarded module → (the guard's line, what the code falls back to)
     exported_functions: list[tuple[str, int, int]]

@@ -6,6 +6,7 @@
 - Modules of the project's packages that nothing the product runs loads (only tests import them): unloaded.py.
 - Module-level functions and classes nothing in the project names: unreferenced.py.
 - Native sources no build names: unbuilt.py.
+- Vendored copies of another project's package whose own absolute imports cannot resolve here: vendored.py.
 - Modules that only other backends' branches import (the except arm of `try: import torch_npu`): all their code is
   other-backend.
 - Modules of CUDA-only features that the project imports only behind guards: whisper imports its Triton kernels
@@ -27,6 +28,7 @@ from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unloaded import import_names, unloaded_modules
 from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
 from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
+from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -269,6 +271,11 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     result: dict[str, tuple[str, str]] = opt_in_modules(facts, context, load_context_conventions().opt_in)
     for path, unloaded in unloaded_modules(facts, context, console_modules, distribution).items():  # and modules nothing running loads
         result.setdefault(path, unloaded)
+    # vendored copies that cannot be imported (vendored.py), where nothing outside the copy imports them
+    unimportable = unimportable_modules(facts, context)
+    for path, why in unimportable.items():
+        if all(importer in unimportable for importer, _ in imports.get(path, ())):
+            result.setdefault(path, ("optional", why))
     changed = True
     while changed:
         changed = False

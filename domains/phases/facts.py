@@ -105,6 +105,9 @@ class PhaseFacts:
     path: str = ""
     module: str = ""  # dotted module name of a Python file
     imports: list[str] = field(default_factory=list)  # absolute dotted names imported (relative ones resolved)
+    # those of them no unconditional module-level statement imports (inside a function, a try, an if): a module whose
+    # import fails there still loads (analyzer/context/vendored.py)
+    nested_imports: list[str] = field(default_factory=list)
     main_guard: bool = False
     main_block: tuple[int, int] | None = None  # 1-based first and last line of the `if __name__ == "__main__":` block
     top_level_code: bool = False  # runs work at import time (a script without a __main__ guard)
@@ -167,6 +170,7 @@ class PhaseFacts:
     def absorb(self, other: PhaseFacts) -> None:
         """Add another unit's facts of the same file (a notebook's next cell)."""
         self.imports += other.imports
+        self.nested_imports += other.nested_imports
         self.models += other.models
         self.launched_scripts += other.launched_scripts
         self.unnamed_symbols += other.unnamed_symbols
@@ -260,6 +264,7 @@ def _lazy_submodules(unit: Unit, package: str) -> list[str]:
 def compact(facts: PhaseFacts) -> PhaseFacts:
     """Share the strings many files repeat (`torch`, `torch.nn`, ...): the main process keeps every file's facts."""
     facts.imports = sorted({sys.intern(name) for name in facts.imports})
+    facts.nested_imports = [sys.intern(name) for name in facts.nested_imports]
     facts.words = [sys.intern(word) for word in facts.words]
     facts.model_refs = [sys.intern(name) for name in facts.model_refs]
     for model in facts.models:
@@ -457,11 +462,12 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         for name in statement.children_by_field_name("name") if statement is not None else []:
             sites.append((f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."), statement))
     facts.imports = [module for module, _ in sites]
+    # A module imported at the module's top level runs wherever this file does: no guard to read for it.
+    top = {m for m, statement in sites if statement is not None and statement.parent is not None
+           and statement.parent.type == "module"}
+    facts.nested_imports = sorted({m for m, _ in sites if m not in top})
     reaches: dict[str, set[str]] = defaultdict(set)
     if import_reach is not None:
-        # A module imported at the module's top level runs wherever this file does: no guard to read for it.
-        top = {m for m, statement in sites if statement is not None and statement.parent is not None
-               and statement.parent.type == "module"}
         statement_reach: dict[int, str] = {}  # a statement importing several names is read once
         for module, statement in sites:
             if module in top or statement is None:
