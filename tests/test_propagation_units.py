@@ -30,6 +30,7 @@ class Facts:
     main_guard: bool = False
     main_block: tuple[int, int] | None = None
     launched_scripts: list[str] = field(default_factory=list)
+    launches: list[tuple[str, str]] = field(default_factory=list)
     choices: list = field(default_factory=list)
     module_strings: list = field(default_factory=list)
     options: list = field(default_factory=list)

@@ -7,6 +7,7 @@
 - Module-level functions and classes nothing in the project names: unreferenced.py.
 - Native sources no build names: unbuilt.py.
 - Vendored copies of another project's package whose own absolute imports cannot resolve here: vendored.py.
+- Shell launchers whose every launch names a script or project module the tree does not have: stale_launchers.py.
 - Modules that only other backends' branches import (the except arm of `try: import torch_npu`): all their code is
   other-backend.
 - Modules of CUDA-only features that the project imports only behind guards: whisper imports its Triton kernels
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
+from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
 from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unloaded import import_names, unloaded_modules
@@ -40,9 +42,10 @@ if TYPE_CHECKING:
 
 def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: ProjectContext,
                     factory: FindingFactory, feature_domains: frozenset[str],
-                    guarded: dict[str, tuple[str, str]] | None = None, distribution: str = "") -> list[Finding]:
+                    guarded: dict[str, tuple[str, str]] | None = None, distribution: str = "",
+                    declared: frozenset[str] = frozenset()) -> list[Finding]:
     """`guarded`: guarded_modules(facts, context) when the caller has it already; `distribution`: the name the
-    project publishes (pyproject's [project] name)."""
+    project publishes (pyproject's [project] name); `declared`: the distributions it declares or imports."""
     referrers: dict[str, set[str]] = defaultdict(set)  # a named source or folder → the files that name it
     for f in facts:
         for ref in f.source_refs:
@@ -66,10 +69,11 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         switch_takes = switch_rule(conventions.opt_in)
     unbuilt = unbuilt_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES}, facts,
                               set(referrers))
+    stale = stale_launchers(facts, declared)
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
-    if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt):
+    if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale):
         return findings
     decided: dict[str, Place | None] = {}
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
@@ -82,6 +86,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             if finding.path not in decided:
                 decided[finding.path] = _built_only_by_other_backends(finding.path, referrers, context)
             place = decided[finding.path]
+        if place is None and finding.reach == "runs" and finding.path in stale:
+            place = Place(finding.role, "optional", stale[finding.path])
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in unbuilt:
             place = Place(finding.role, "optional", unbuilt[finding.path])
         if place is None and finding.reach == "runs" and finding.path in guarded and (

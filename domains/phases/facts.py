@@ -114,6 +114,8 @@ class PhaseFacts:
     evidence: dict[str, int] = field(default_factory=dict)  # phase → signals
     models: list[ModelClass] = field(default_factory=list)
     launched_scripts: list[str] = field(default_factory=list)  # shell: python/torchrun ... SCRIPT.py
+    # shell: each launch command's (module after -m, first .py word), "" where it has none (stale_launchers.py)
+    launches: list[tuple[str, str]] = field(default_factory=list)
     notebook: bool = False
     model_refs: list[str] = field(default_factory=list)  # models loaded from libraries (transformers Auto classes ...)
     config_refs: list[str] = field(default_factory=list)  # config files named in strings or launch arguments
@@ -173,6 +175,7 @@ class PhaseFacts:
         self.nested_imports += other.nested_imports
         self.models += other.models
         self.launched_scripts += other.launched_scripts
+        self.launches += other.launches
         self.unnamed_symbols += other.unnamed_symbols
         self.words = sorted(set(self.words) | set(other.words))
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
@@ -695,9 +698,16 @@ def collect_shell(unit: Unit) -> PhaseFacts:
         facts.config_refs += [w.split("=", 1)[-1] for w in words if _is_config_name(w.split("=", 1)[-1])]
         if program.startswith("python") or program in {"torchrun", "deepspeed", "accelerate"}:
             facts.launched_scripts += [w for w in words if w.endswith(".py")][:1]
+            facts.launches.append(_launch(words))
             facts.launch_flags += [w.split("=", 1)[0] for w in words if w.startswith("--")][:MAX_CHOICES]
             facts.launch_values += _launch_values(words)[:MAX_CHOICES]
     return facts
+
+
+def _launch(words: list[str]) -> tuple[str, str]:
+    """(the module after `-m`/`--module`, the first .py word) of one launch command's arguments, "" where absent."""
+    module = next((words[i + 1] for i, w in enumerate(words[:-1]) if w in {"-m", "--module"}), "")
+    return module, next((w for w in words if w.endswith(".py")), "")
 
 
 def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> list[tuple[int, str, bool]]:
