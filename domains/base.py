@@ -171,6 +171,7 @@ class ModuleFacts(Protocol):
     module: str
     imports: list[str]
     nested_imports: list[str]  # imported by no unconditional module-level statement
+    extension_loads: list[str]  # compiled extensions it loads by name at its top level (load_ext('_ext', ...))
     guarded_imports: dict[str, str]
     import_fallbacks: dict[str, tuple[int, str]]  # guarded module → (the guard's line, what the code falls back to)
     exported_functions: list[tuple[str, int, int]]

@@ -5,7 +5,7 @@
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
 - Modules of the project's packages that nothing the product runs loads (only tests import them): unloaded.py.
 - Module-level functions and classes nothing in the project names: unreferenced.py.
-- Native sources no build names: unbuilt.py.
+- Native sources no build names: unbuilt.py; modules loading a compiled extension nothing builds: unbuilt_extensions.py.
 - Vendored copies of another project's package whose own absolute imports cannot resolve here: vendored.py.
 - Shell launchers whose every launch names a script or project module the tree does not have: stale_launchers.py.
 - Modules that only other backends' branches import (the except arm of `try: import torch_npu`): all their code is
@@ -27,6 +27,7 @@ from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
 from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
+from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
 from ascend_feasibility.analyzer.context.unloaded import import_names, unloaded_modules
 from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
 from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
@@ -277,6 +278,9 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     result: dict[str, tuple[str, str]] = opt_in_modules(facts, context, load_context_conventions().opt_in)
     for path, unloaded in unloaded_modules(facts, context, console_modules, distribution).items():  # and modules nothing running loads
         result.setdefault(path, unloaded)
+    # modules needing a compiled extension nothing provides, that no entry point needs (unbuilt_extensions.py)
+    for path, why in unbuilt_extension_modules(facts, context, console_modules).items():
+        result.setdefault(path, ("optional", why))
     # vendored copies that cannot be imported (vendored.py), where nothing outside the copy imports them
     unimportable = unimportable_modules(facts, context)
     for path, why in unimportable.items():

@@ -114,6 +114,8 @@ class PhaseFacts:
     evidence: dict[str, int] = field(default_factory=dict)  # phase → signals
     models: list[ModelClass] = field(default_factory=list)
     launched_scripts: list[str] = field(default_factory=list)  # shell: python/torchrun ... SCRIPT.py
+    # compiled extensions the module loads by name at its top level (`load_ext('_ext', ...)`: unbuilt_extensions.py)
+    extension_loads: list[str] = field(default_factory=list)
     # shell: each launch command's (module after -m, first .py word), "" where it has none (stale_launchers.py)
     launches: list[tuple[str, str]] = field(default_factory=list)
     notebook: bool = False
@@ -173,6 +175,7 @@ class PhaseFacts:
         """Add another unit's facts of the same file (a notebook's next cell)."""
         self.imports += other.imports
         self.nested_imports += other.nested_imports
+        self.extension_loads += other.extension_loads
         self.models += other.models
         self.launched_scripts += other.launched_scripts
         self.launches += other.launches
@@ -241,6 +244,30 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
         merged = PhaseFacts(path=path, words=sorted(set().union(*(symbols.words(u.source.text) for u in units))),
                             dotted_words=sorted(set().union(*(symbols.dotted_words(u.source.text) for u in units))))
     return merged
+
+
+def _extension_loads(unit: Unit) -> list[str]:
+    """The names a module-level `load_ext('_ext', [...])` (an extension loader of the conventions) imports when the
+    module loads: a plain call or the value of an assignment, not one inside a function, an if or a try."""
+    from ascend_feasibility.knowledge import load_context_conventions
+
+    loaders = load_context_conventions().opt_in.extension_loaders
+    if not any(loader in unit.source.text for loader in loaders):
+        return []
+    found = []
+    for statement in unit.tree().named_children:
+        value = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        if value is not None and value.type == "assignment":
+            value = value.child_by_field_name("right")
+        function = value.child_by_field_name("function") if value is not None and value.type == "call" else None
+        if function is None or parsing.text(function).rsplit(".", 1)[-1] not in loaders:
+            continue
+        arguments = value.child_by_field_name("arguments")
+        first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        content = [c for c in first.named_children if c.type == "string_content"] if first is not None else []
+        if first is not None and first.type == "string" and len(content) == 1:
+            found.append(parsing.text(content[0]))
+    return found
 
 
 MAX_LAZY_NAMES = 20000
@@ -519,6 +546,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.phase_functions = _phase_functions(found.get("function_name", []))
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)
+    facts.extension_loads = _extension_loads(unit)
     evidence = {phase: 0 for phase in PHASES}
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
     resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)
