@@ -41,9 +41,13 @@ def unimportable_modules(facts: list[ModuleFacts], context: ProjectContext) -> d
     roots = _root_names(python)
     # (path, name) of the unconditional module-level imports whose first part no import root provides: most files
     # have none, and the rest of the test runs only for them
-    candidates = [(path, name) for path, f in python.items() for name in sorted(set(f.imports) - set(f.nested_imports))
-                  if "." in name and (first := name.split(".", 1)[0]) not in roots and len(first) >= MIN_WORD
-                  and first in path_view(path).parts[1:-1]]
+    candidates = []
+    for path, f in python.items():
+        folders = set(path_view(path).parts[1:-1])  # a copy names itself by a folder holding it, below the top
+        if folders - roots:
+            candidates += [(path, name) for name in sorted(set(f.imports) - set(f.nested_imports))
+                           if "." in name and (first := name.split(".", 1)[0]) in folders and first not in roots
+                           and len(first) >= MIN_WORD]
     if not candidates:
         return {}
     packages = package_folders(facts)
