@@ -9,6 +9,7 @@ shell (`$SCRIPT`, absolute), and when one of its launches is live."""
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.localize import phrase
 
 from tests.helpers import write_tree
 
@@ -32,11 +33,13 @@ def test_launchers_of_missing_targets_are_optional(tmp_path):
     })
     reach = _reach(tmp_path)
     assert reach["scripts/eval/gsm.sh"] == (
-        "optional", "it launches only what the project does not have: `-m eval.gsm.run_eval`, and the project has no "
-        "eval/gsm/run_eval.py (and 1 more launches like it); no code of the project runs through it")
+        "optional", "it launches only what the project does not have (launch commands: 2), first "
+        "`-m eval.gsm.run_eval`: the project has no eval/gsm/run_eval.py; no code of the project runs through it")
     assert reach["exp/test.sh"] == (
-        "optional", "it launches only what the project does not have: tools/test.py, which is not in the project; "
-        "no code of the project runs through it")
+        "optional", "it launches only what the project does not have (launch commands: 1), first tools/test.py: not "
+        "in the project; no code of the project runs through it")
+    for _, why in (reach["scripts/eval/gsm.sh"], reach["exp/test.sh"]):
+        assert phrase("zh", why).startswith("它启动的都是项目中没有的目标")
 
 
 def test_launchers_of_present_installed_or_unknown_targets_run(tmp_path):

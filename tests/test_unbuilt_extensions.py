@@ -8,6 +8,7 @@ where an entry point needs them."""
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.localize import phrase
 
 from tests.helpers import write_tree
 
@@ -34,7 +35,7 @@ def _tree(extra: dict[str, str] | None = None) -> dict[str, str]:
         "vendor/mmcv/heads.py": ("try:\n    from vendor.mmcv.ops import carafe\nexcept ImportError:\n    carafe = None\n"
                                  "def head():\n    return 1\n"),
         # a head nothing imports (its import is commented out upstream), importing the ops unguarded
-        "vendor/mmcv/point_head.py": "from vendor.mmcv.ops import carafe\n",
+        "vendor/mmcv/point_head.py": "from vendor.mmcv.ops import carafe\ndef point(x):\n    return x.cuda()\n",
         **(extra or {}),
     }
 
@@ -46,6 +47,11 @@ def test_an_extension_module_only_guarded_imports_reach_is_optional(tmp_path):
     assert reach == "optional"
     assert why == ("needs the compiled extension `_ext` when it loads, which the project neither builds nor declares; "
                    "no entry point of the project imports it unconditionally")
+    assert phrase("zh", why).startswith("加载时需要已编译的扩展 `_ext`")
+    reach, why = found["vendor/mmcv/point_head.py"]
+    assert reach == "optional"
+    assert why.startswith("imports vendor/mmcv/ops/carafe.py at its top level, which needs the compiled extension")
+    assert phrase("zh", why).startswith("在模块顶层导入 vendor/mmcv/ops/carafe.py，而后者加载时需要已编译的扩展 `_ext`")
 
 
 def test_an_extension_module_built_declared_or_needed_by_an_entry_runs(tmp_path):

@@ -9,6 +9,7 @@ a dependency file names the package (installed), and where the import sits insid
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.localize import phrase
 
 from tests.helpers import write_tree
 
@@ -64,10 +65,13 @@ def test_a_copy_importing_itself_by_its_old_name_is_optional(tmp_path):
     (_, why), = reach["lib/common/annotator/uniformer/__init__.py"]
     assert why.startswith("cannot be imported: it imports `annotator.uniformer.apis`")
     assert "lib/common/annotator/" in why and "lib/common/" in why
+    assert phrase("zh", why).startswith("无法被导入：它导入 `annotator.uniformer.apis`")
     (_, why), = reach["lib/common/annotator/uniformer/ops/kernel.py"]
+    assert phrase("zh", why) == "无法被导入：它所在的包 lib/common/annotator/uniformer/__init__.py 无法被导入"
     assert why == "cannot be imported: its package lib/common/annotator/uniformer/__init__.py cannot be"
     (_, why), = reach["lib/common/annotator/midas/__init__.py"]
     assert "it imports lib/common/annotator/midas/api.py at its top level" in why
+    assert phrase("zh", why) == "无法被导入：它在模块顶层导入的 lib/common/annotator/midas/api.py 无法被导入"
     # what the library imports through its own name runs: canny and util import nothing by the old name
     assert reach["lib/common/annotator/util.py"] == {("runs", None)}
     assert reach["lib/common/annotator/canny/__init__.py"] == {("runs", None)}

@@ -51,9 +51,8 @@ def stale_launchers(facts: list[ModuleFacts], declared: frozenset[str] = frozens
         folder = path_view(f.path).parent
         reasons = [_dead(module, script, folder, by_name, folders | root_modules, installed) for module, script in f.launches]
         if all(reasons):
-            more = f" (and {len(reasons) - 1} more launches like it)" if len(reasons) > 1 else ""
-            result[f.path] = (f"it launches only what the project does not have: {reasons[0]}{more}; no code of the "
-                              "project runs through it")
+            result[f.path] = (f"it launches only what the project does not have (launch commands: {len(reasons)}), "
+                              f"first {reasons[0]}; no code of the project runs through it")
     return result
 
 
@@ -65,11 +64,11 @@ def _dead(module: str, script: str, folder: str, paths: dict[str, set[str]], nam
         target = module.replace(".", "/")
         if _exists(f"{target}.py", folder, paths) or _exists(f"{target}/__main__.py", folder, paths):
             return None
-        return f"`-m {module}`, and the project has no {target}.py"
+        return f"`-m {module}`: the project has no {target}.py"
     if not script or UNJUDGED.search(script):
         return None  # an installed module with no script, or a script only the shell knows
     script = script.removeprefix("./")
-    return None if _exists(script, folder, paths) else f"{script}, which is not in the project"
+    return None if _exists(script, folder, paths) else f"{script}: not in the project"
 
 
 def _exists(relative: str, folder: str, paths: dict[str, set[str]]) -> bool:
