@@ -86,6 +86,7 @@ def test_the_same_copy_at_an_import_root_runs(tmp_path):
 
 def test_a_copy_whose_folder_a_script_or_a_path_edit_puts_on_sys_path_runs(tmp_path):
     for extra in ({"lib/common/demo.py": "if __name__ == '__main__':\n    print(1)\n"},
+                  {"lib/common/run_all.py": "import torch\nprint(torch.ones(1))\n"},
                   {"tools/run.py": "import sys\nsys.path.insert(0, 'lib/common')\n"},
                   {"requirements.txt": "annotator==1.0\n"}):
         root = tmp_path / str(len(list(tmp_path.iterdir())))

@@ -8,10 +8,11 @@ ModuleNotFoundError and none of its code runs. A module is judged so when one of
 - the module lies inside a folder `c/` whose parent R is a package folder (imported by dotted name through its own
   package, never put on sys.path), and `c/x` exists there: the import is the copy naming itself by its old name;
 - no import root provides `c`: neither the analysed root nor src/ holds a `c` module or package;
-- nothing can put R on sys.path: no script, notebook or test lies in R (running one puts its folder first), and no file
-  that edits the path (`sys.path.insert/append/extend`, `site.addsitedir`, PYTHONPATH) lies in R or names R's folder
-  (of the copy's own files, only one editing it relative to its own place, `__file__`; of shell scripts, only one that
-  launches a Python file of the project; documentation builds never run the product);
+- nothing can put R on sys.path: no script (a __main__ guard, or top-level work in a file nothing imports), notebook
+  or test lies in R (running one puts its folder first), and no file that edits the path (`sys.path.insert/append/
+  extend`, `site.addsitedir`, PYTHONPATH) lies in R or names R's folder (of the copy's own files, only one editing it
+  relative to its own place, `__file__`; of shell scripts, only one that launches a Python file of the project;
+  documentation builds never run the product);
 - no build or dependency file names `c` (an installed distribution of that name would satisfy the import).
 What cannot be imported spreads: every module below a package whose __init__.py cannot be imported, and every module
 of the copy that imports one unconditionally at its top level. A module outside the copy that imports it is left as it
@@ -53,8 +54,11 @@ def unimportable_modules(facts: list[ModuleFacts], context: ProjectContext) -> d
     packages = package_folders(facts)
     existing = {str(p) for path in python for p in PurePosixPath(path).parents} | {
         path.removesuffix(".py") for path in python}
+    imported = {name for f in python.values() for name in f.imports}
+    # folders of scripts (a __main__ guard, or top-level work in a file nothing imports), notebooks and tests
     runnable = {path_view(f.path).parent for f in facts
-                if f.path.endswith(".ipynb") or f.main_guard or context.of(f.path).role == "test"}
+                if f.path.endswith(".ipynb") or f.main_guard or context.of(f.path).role == "test"
+                or (f.top_level_code and f.path in python and f.module not in imported)}
     for f in facts:  # a launched script's path is the shell's working folder's: the root or the shell script's own
         for script in f.launched_scripts:
             runnable |= {path_view(script.removeprefix("./")).parent,
