@@ -51,9 +51,13 @@ def unimportable_modules(facts: list[ModuleFacts], context: ProjectContext) -> d
                            and len(first) >= MIN_WORD]
     if not candidates:
         return {}
-    packages = package_folders(facts)
     existing = {str(p) for path in python for p in PurePosixPath(path).parents} | {
         path.removesuffix(".py") for path in python}
+    # the copy's folder c/ must hold c/x: checked before the costlier package folders are worked out
+    candidates = [(path, name) for path, name in candidates if _copy_folder(path, name.split("."), None, existing)]
+    if not candidates:
+        return {}
+    packages = package_folders(facts)
     imported = {name for f in python.values() for name in f.imports}
     # folders of scripts (a __main__ guard, or top-level work in a file nothing imports), notebooks and tests
     runnable = {path_view(f.path).parent for f in facts
@@ -97,12 +101,14 @@ def _root_names(python: dict[str, ModuleFacts]) -> set[str]:
     return names
 
 
-def _copy_folder(path: str, parts: list[str], packages: set[str], existing: set[str]) -> str | None:
+def _copy_folder(path: str, parts: list[str], packages: set[str] | None, existing: set[str]) -> str | None:
     """The folder `c/` holding `path` that the import `c.x...` names, when its parent is a package folder below the
-    root and `c/x` exists: the copy importing itself by the name it had in its own repository."""
+    root (any folder below the root, for `packages` None) and `c/x` exists: the copy importing itself by the name it
+    had in its own repository."""
     for folder in PurePosixPath(path).parents:
         name, holder = folder.name, str(folder.parent)
-        if name == parts[0] and holder != "." and holder in packages and f"{folder}/{parts[1]}" in existing:
+        if (name == parts[0] and holder != "." and (packages is None or holder in packages)
+                and f"{folder}/{parts[1]}" in existing):
             return str(folder)
     return None
 
