@@ -8,6 +8,9 @@ shell (`$SCRIPT`, absolute), and when one of its launches is live."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reporting.localize import phrase
 
@@ -57,7 +60,11 @@ def test_launchers_of_present_installed_or_unknown_targets_run(tmp_path):
         "scripts/local.sh": PIN + "cd app && python train.py\n",
         "scripts/var.sh": PIN + "python $SCRIPT\npython /opt/run.py\n",
         "scripts/mixed.sh": PIN + "python tools/missing.py\npython app/train.py\n",
+        "scripts/fetch.sh": PIN + "wget https://bootstrap.pypa.io/get-pip.py\npython get-pip.py\n",
+        "scripts/Dockerfile": "FROM ubuntu\nENV CUDA_VISIBLE_DEVICES=0\nRUN python3 get-pip.py\n",
     })
     reach = _reach(tmp_path)
-    for name in ("train", "serve", "dist", "vllm", "pip", "local", "var", "mixed"):
+    for name in ("train", "serve", "dist", "vllm", "pip", "local", "var", "mixed", "fetch"):
         assert reach[f"scripts/{name}.sh"] == ("runs", None), name
+    assert stale_launchers([SimpleNamespace(path="scripts/Dockerfile", launches=[("", "get-pip.py")], words=[],
+                                            imports=[])]) == {}

@@ -13,7 +13,9 @@ launch command is dead when
   base's package catalog knows (`-m torch.distributed.run`, `-m vllm...`, `-m pip` are installed; open-instruct's
   own scripts/eval/*.py import `eval.utils`, which puts an undeclared, unknown `eval` in the dependency matrix), and
   no file of the project is that module (`eval/gsm/run_eval.py`, `.../__main__.py`) anywhere.
-A command with an installed `-m` module is judged by its script (`python -m torch.distributed.run ... train.py`); one
+Judged are shell scripts (.sh, .bash, .zsh) that fetch nothing: a Dockerfile's `RUN python3 get-pip.py` runs what its
+`wget` just downloaded, and its CUDA base image is a finding of its own. A command with an installed `-m` module is
+judged by its script (`python -m torch.distributed.run ... train.py`); one
 with a project module by that module only (the .py words are its arguments). A script with one live launch is kept.
 """
 
@@ -31,12 +33,14 @@ if TYPE_CHECKING:
 
 UNJUDGED = re.compile(r"^(/|~|\.\./)|[$*?{}\[\]`]")  # outside the project, or only known when the shell runs
 STANDARD = frozenset(getattr(sys, "stdlib_module_names", ()))
+SHELL_SUFFIXES = (".sh", ".bash", ".zsh")  # a Dockerfile's RUN lines build an image, whose findings stand on their own
+FETCHES = frozenset({"wget", "curl", "clone"})  # a script that fetches code may run what it fetched (get-pip.py)
 
 
 def stale_launchers(facts: list[ModuleFacts], declared: frozenset[str] = frozenset()) -> dict[str, str]:
     """path → why, for the shell scripts and Dockerfiles whose every launch command names a missing project target.
     `declared`: the distributions the project declares in a manifest or the package catalog knows."""
-    shells = [f for f in facts if f.launches]
+    shells = [f for f in facts if f.launches and f.path.endswith(SHELL_SUFFIXES) and not FETCHES.intersection(f.words)]
     if not shells:
         return {}
     paths = {f.path for f in facts}
