@@ -170,6 +170,8 @@ class ModuleFacts(Protocol):
     path: str
     module: str
     imports: list[str]
+    nested_imports: list[str]  # imported by no unconditional module-level statement
+    extension_loads: list[str]  # compiled extensions it loads by name at its top level (load_ext('_ext', ...))
     guarded_imports: dict[str, str]
     import_fallbacks: dict[str, tuple[int, str]]  # guarded module → (the guard's line, what the code falls back to)
     exported_functions: list[tuple[str, int, int]]
@@ -182,6 +184,7 @@ class ModuleFacts(Protocol):
     evidence: dict[str, int]  # phase → signals (training: backward, optimizer steps ...)
     main_block: tuple[int, int] | None  # the lines of that block, when it is at the module's top level
     launched_scripts: list[str]  # shell: python/torchrun ... SCRIPT.py
+    launches: list[tuple[str, str]]  # shell: each launch command's (module after -m, first .py word), "" if none
     choices: list[tuple[str, int, str, bool]]  # string values an if/elif chain compares with (opt-in modules)
     module_strings: list[tuple[str, int]]  # strings naming dotted modules (modules loaded by name)
     options: list[tuple[str, bool, str, int]]  # command-line options declared: (dest, off by default, flag, line)

@@ -576,6 +576,11 @@ class OptInConventions(_Record):
                                                "(MegatronLMPlugin)")
     default_choices: list[str] = Field(min_length=1, description="configuration values that name the default path "
                                        "(comm_backend == \"standard\"): a chain with one lets the others be options")
+    extension_loaders: list[str] = Field(default_factory=list, description="functions that import a compiled "
+                                         "extension by name when a module loads (mmcv's ext_loader.load_ext('_ext', "
+                                         "[...])): the module needs the extension to import")
+    extension_builds: list[str] = Field(default_factory=list, description="words a build file writes when it "
+                                        "compiles an extension (setup.py's CUDAExtension, CMake's add_library)")
     mode_choices: list[str] = Field(default_factory=list, description="values naming a mode or a data split "
                                     "(`mode == \"train\"`): never an option's module")
     disabled_values: list[str] = Field(min_length=1, description="values that switch a feature off: `x != NO` is an "

@@ -21,6 +21,8 @@ FEATURES = frozenset({"attention"})
 class Facts:
     path: str
     imports: list[str] = field(default_factory=list)
+    nested_imports: list[str] = field(default_factory=list)
+    extension_loads: list[str] = field(default_factory=list)
     guarded_imports: dict[str, str] = field(default_factory=dict)
     import_fallbacks: dict[str, tuple[int, str]] = field(default_factory=dict)
     exported_functions: list[tuple[str, int, int]] = field(default_factory=list)
@@ -29,6 +31,7 @@ class Facts:
     main_guard: bool = False
     main_block: tuple[int, int] | None = None
     launched_scripts: list[str] = field(default_factory=list)
+    launches: list[tuple[str, str]] = field(default_factory=list)
     choices: list = field(default_factory=list)
     module_strings: list = field(default_factory=list)
     options: list = field(default_factory=list)

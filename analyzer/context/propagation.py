@@ -5,7 +5,9 @@
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
 - Modules of the project's packages that nothing the product runs loads (only tests import them): unloaded.py.
 - Module-level functions and classes nothing in the project names: unreferenced.py.
-- Native sources no build names: unbuilt.py.
+- Native sources no build names: unbuilt.py; modules loading a compiled extension nothing builds: unbuilt_extensions.py.
+- Vendored copies of another project's package whose own absolute imports cannot resolve here: vendored.py.
+- Shell launchers whose every launch names a script or project module the tree does not have: stale_launchers.py.
 - Modules that only other backends' branches import (the except arm of `try: import torch_npu`): all their code is
   other-backend.
 - Modules of CUDA-only features that the project imports only behind guards: whisper imports its Triton kernels
@@ -22,11 +24,14 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
+from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
 from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
+from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
 from ascend_feasibility.analyzer.context.unloaded import import_names, unloaded_modules
 from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
 from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
+from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -38,9 +43,10 @@ if TYPE_CHECKING:
 
 def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: ProjectContext,
                     factory: FindingFactory, feature_domains: frozenset[str],
-                    guarded: dict[str, tuple[str, str]] | None = None, distribution: str = "") -> list[Finding]:
+                    guarded: dict[str, tuple[str, str]] | None = None, distribution: str = "",
+                    declared: frozenset[str] = frozenset()) -> list[Finding]:
     """`guarded`: guarded_modules(facts, context) when the caller has it already; `distribution`: the name the
-    project publishes (pyproject's [project] name)."""
+    project publishes (pyproject's [project] name); `declared`: the distributions it declares or imports."""
     referrers: dict[str, set[str]] = defaultdict(set)  # a named source or folder → the files that name it
     for f in facts:
         for ref in f.source_refs:
@@ -64,10 +70,11 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         switch_takes = switch_rule(conventions.opt_in)
     unbuilt = unbuilt_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES}, facts,
                               set(referrers))
+    stale = stale_launchers(facts, declared)
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
-    if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt):
+    if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale):
         return findings
     decided: dict[str, Place | None] = {}
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
@@ -80,6 +87,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             if finding.path not in decided:
                 decided[finding.path] = _built_only_by_other_backends(finding.path, referrers, context)
             place = decided[finding.path]
+        if place is None and finding.reach == "runs" and finding.path in stale:
+            place = Place(finding.role, "optional", stale[finding.path])
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in unbuilt:
             place = Place(finding.role, "optional", unbuilt[finding.path])
         if place is None and finding.reach == "runs" and finding.path in guarded and (
@@ -269,6 +278,14 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     result: dict[str, tuple[str, str]] = opt_in_modules(facts, context, load_context_conventions().opt_in)
     for path, unloaded in unloaded_modules(facts, context, console_modules, distribution).items():  # and modules nothing running loads
         result.setdefault(path, unloaded)
+    # modules needing a compiled extension nothing provides, that no entry point needs (unbuilt_extensions.py)
+    for path, why in unbuilt_extension_modules(facts, context, console_modules).items():
+        result.setdefault(path, ("optional", why))
+    # vendored copies that cannot be imported (vendored.py), where nothing outside the copy imports them
+    unimportable = unimportable_modules(facts, context)
+    for path, why in unimportable.items():
+        if all(importer in unimportable for importer, _ in imports.get(path, ())):
+            result.setdefault(path, ("optional", why))
     changed = True
     while changed:
         changed = False

@@ -161,7 +161,9 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     feature_domains = frozenset(worker.guards.feature_domains)
     findings = [f for f in run.findings if f.path not in generated]
     findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded,
-                               config.distribution)
+                               config.distribution,
+                               frozenset(row.package for row in run.published.get("dependency_matrix", ())
+                                         if row.sources or row.classification != "unknown"))
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")

@@ -41,6 +41,21 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^imported by nothing the scripts beside (?P<package>\S+)/ load: no product code loads it$", "reason.unreached_module"),
     (r"^no build of the project names it \(setup\.py or load\(\) sources, CMakeLists, Makefile, shell\): it is not "
      r"compiled$", "reason.unbuilt_source"),
+    (r"^cannot be imported: it imports `(?P<name>[^`]+)`, and no import root of the project holds the package "
+     r"`(?P<top>[^`]+)` \(only (?P<copy>\S+)/, a copy vendored inside the package (?P<holder>\S+)/\)$",
+     "reason.vendored_copy"),
+    (r"^cannot be imported: its package (?P<package>\S+) cannot be$", "reason.vendored_package"),
+    (r"^cannot be imported: it imports (?P<target>\S+) at its top level, which cannot be$", "reason.vendored_importer"),
+    (r"^it launches only what the project does not have \(launch commands: (?P<count>\d+)\), first `-m "
+     r"(?P<module>[^`]+)`: the project has no (?P<target>\S+); no code of the project runs through it$",
+     "reason.stale_module_launcher"),
+    (r"^it launches only what the project does not have \(launch commands: (?P<count>\d+)\), first (?P<script>\S+): "
+     r"not in the project; no code of the project runs through it$", "reason.stale_script_launcher"),
+    (r"^needs the compiled extension `(?P<extension>[^`]+)` when it loads, which the project neither builds nor "
+     r"declares; no entry point of the project imports it unconditionally$", "reason.unbuilt_extension"),
+    (r"^imports (?P<through>\S+) at its top level, which needs the compiled extension `(?P<extension>[^`]+)` when it "
+     r"loads, which the project neither builds nor declares; no entry point of the project imports it "
+     r"unconditionally$", "reason.unbuilt_extension_importer"),
     (r"^line (?P<line>\d+): (?P<kind>function|class) (?P<name>\S+) is named nowhere else in the project \(no call, "
      r"reference, export or config entry\): nothing reaches it$", "reason.unnamed_symbol"),
     (r"^imported by nothing the launchers and entry points of the application package (?P<package>\S+)/ load: no "

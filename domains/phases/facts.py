@@ -105,12 +105,19 @@ class PhaseFacts:
     path: str = ""
     module: str = ""  # dotted module name of a Python file
     imports: list[str] = field(default_factory=list)  # absolute dotted names imported (relative ones resolved)
+    # those of them no unconditional module-level statement imports (inside a function, a try, an if): a module whose
+    # import fails there still loads (analyzer/context/vendored.py)
+    nested_imports: list[str] = field(default_factory=list)
     main_guard: bool = False
     main_block: tuple[int, int] | None = None  # 1-based first and last line of the `if __name__ == "__main__":` block
     top_level_code: bool = False  # runs work at import time (a script without a __main__ guard)
     evidence: dict[str, int] = field(default_factory=dict)  # phase → signals
     models: list[ModelClass] = field(default_factory=list)
     launched_scripts: list[str] = field(default_factory=list)  # shell: python/torchrun ... SCRIPT.py
+    # compiled extensions the module loads by name at its top level (`load_ext('_ext', ...)`: unbuilt_extensions.py)
+    extension_loads: list[str] = field(default_factory=list)
+    # shell: each launch command's (module after -m, first .py word), "" where it has none (stale_launchers.py)
+    launches: list[tuple[str, str]] = field(default_factory=list)
     notebook: bool = False
     model_refs: list[str] = field(default_factory=list)  # models loaded from libraries (transformers Auto classes ...)
     config_refs: list[str] = field(default_factory=list)  # config files named in strings or launch arguments
@@ -167,8 +174,11 @@ class PhaseFacts:
     def absorb(self, other: PhaseFacts) -> None:
         """Add another unit's facts of the same file (a notebook's next cell)."""
         self.imports += other.imports
+        self.nested_imports += other.nested_imports
+        self.extension_loads += other.extension_loads
         self.models += other.models
         self.launched_scripts += other.launched_scripts
+        self.launches += other.launches
         self.unnamed_symbols += other.unnamed_symbols
         self.words = sorted(set(self.words) | set(other.words))
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
@@ -236,6 +246,30 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
     return merged
 
 
+def _extension_loads(unit: Unit) -> list[str]:
+    """The names a module-level `load_ext('_ext', [...])` (an extension loader of the conventions) imports when the
+    module loads: a plain call or the value of an assignment, not one inside a function, an if or a try."""
+    from ascend_feasibility.knowledge import load_context_conventions
+
+    loaders = load_context_conventions().opt_in.extension_loaders
+    if not any(loader in unit.source.text for loader in loaders):
+        return []
+    found = []
+    for statement in unit.tree().named_children:
+        value = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        if value is not None and value.type == "assignment":
+            value = value.child_by_field_name("right")
+        function = value.child_by_field_name("function") if value is not None and value.type == "call" else None
+        if function is None or parsing.text(function).rsplit(".", 1)[-1] not in loaders:
+            continue
+        arguments = value.child_by_field_name("arguments")
+        first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        content = [c for c in first.named_children if c.type == "string_content"] if first is not None else []
+        if first is not None and first.type == "string" and len(content) == 1:
+            found.append(parsing.text(content[0]))
+    return found
+
+
 MAX_LAZY_NAMES = 20000
 STRINGS = "(string_content) @string"
 
@@ -260,6 +294,7 @@ def _lazy_submodules(unit: Unit, package: str) -> list[str]:
 def compact(facts: PhaseFacts) -> PhaseFacts:
     """Share the strings many files repeat (`torch`, `torch.nn`, ...): the main process keeps every file's facts."""
     facts.imports = sorted({sys.intern(name) for name in facts.imports})
+    facts.nested_imports = [sys.intern(name) for name in facts.nested_imports]
     facts.words = [sys.intern(word) for word in facts.words]
     facts.model_refs = [sys.intern(name) for name in facts.model_refs]
     for model in facts.models:
@@ -457,11 +492,12 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         for name in statement.children_by_field_name("name") if statement is not None else []:
             sites.append((f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."), statement))
     facts.imports = [module for module, _ in sites]
+    # A module imported at the module's top level runs wherever this file does: no guard to read for it.
+    top = {m for m, statement in sites if statement is not None and statement.parent is not None
+           and statement.parent.type == "module"}
+    facts.nested_imports = sorted({m for m, _ in sites if m not in top})
     reaches: dict[str, set[str]] = defaultdict(set)
     if import_reach is not None:
-        # A module imported at the module's top level runs wherever this file does: no guard to read for it.
-        top = {m for m, statement in sites if statement is not None and statement.parent is not None
-               and statement.parent.type == "module"}
         statement_reach: dict[int, str] = {}  # a statement importing several names is read once
         for module, statement in sites:
             if module in top or statement is None:
@@ -510,6 +546,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.phase_functions = _phase_functions(found.get("function_name", []))
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)
+    facts.extension_loads = _extension_loads(unit)
     evidence = {phase: 0 for phase in PHASES}
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
     resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)
@@ -689,9 +726,16 @@ def collect_shell(unit: Unit) -> PhaseFacts:
         facts.config_refs += [w.split("=", 1)[-1] for w in words if _is_config_name(w.split("=", 1)[-1])]
         if program.startswith("python") or program in {"torchrun", "deepspeed", "accelerate"}:
             facts.launched_scripts += [w for w in words if w.endswith(".py")][:1]
+            facts.launches.append(_launch(words))
             facts.launch_flags += [w.split("=", 1)[0] for w in words if w.startswith("--")][:MAX_CHOICES]
             facts.launch_values += _launch_values(words)[:MAX_CHOICES]
     return facts
+
+
+def _launch(words: list[str]) -> tuple[str, str]:
+    """(the module after `-m`/`--module`, the first .py word) of one launch command's arguments, "" where absent."""
+    module = next((words[i + 1] for i, w in enumerate(words[:-1]) if w in {"-m", "--module"}), "")
+    return module, next((w for w in words if w.endswith(".py")), "")
 
 
 def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> list[tuple[int, str, bool]]:
