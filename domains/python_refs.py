@@ -176,8 +176,15 @@ class PythonScan:
             return
         name = node.text[start.end_byte - node.start_byte : end.start_byte - node.start_byte].decode("utf-8", "replace")
         code = self.index.env_rule(name)
-        if code is not None:
-            self.hit(code, name, node)
+        if code is None:
+            return
+        listed = names_listed_with(node)
+        if listed is not None and name in NAME_LIST_TWINS:
+            detector, twin = NAME_LIST_TWINS[name]
+            if twin in listed:
+                return
+            code = self.index.code_for(detector)
+        self.hit(code, name, node)
 
     def name_rule(self, reference: Reference) -> bool:
         """Report a reference whose qualified name a rule of this domain matches. True if it did."""
@@ -190,6 +197,24 @@ class PythonScan:
             return True
         self.hit(match[0], match[1], reference.node)
         return True
+
+
+# A variable named in a collection of variable names (`EXCLUDED_ENV_VARS = {"CUDA_VISIBLE_DEVICES", ...}`, filtered
+# out of or copied into a child's environment) is not set there: the port adds its Ascend twin to the collection.
+NAME_LIST_TWINS = {"CUDA_VISIBLE_DEVICES": ("visible-devices-name-list", "ASCEND_RT_VISIBLE_DEVICES")}
+
+
+def names_listed_with(literal: Node) -> set[str] | None:
+    """The names of the list, tuple or set literal of plain strings that holds `literal`, else None."""
+    holder = literal.parent
+    if holder is None or holder.type not in {"list", "tuple", "set"}:
+        return None
+    names = set()
+    for item in holder.named_children:
+        if item.type != "string" or any(part.type == "interpolation" for part in item.named_children):
+            return None
+        names.add(parsing.text(item)[1:-1].strip("'\""))
+    return names
 
 
 MESSAGE_CALLS = frozenset({"print", "warn", "warning", "warning_once", "info", "info_once", "debug", "error", "exception",

@@ -312,7 +312,10 @@ def _in_names(literal: Node) -> bool:
 
 def _accepts(collection: Node, words: list[str]) -> str | None:
     """None when the collection is a set of accepted values: the value of a keyword or assigned to a name containing
-    one of words (argparse `choices=`, `SUPPORTED_DEVICES`); else why not."""
+    one of words (argparse `choices=`, `SUPPORTED_DEVICES`); else why not. With no words, every collection (a list of
+    environment-variable names takes its Ascend twin wherever it is used)."""
+    if not words:
+        return None
     holder = collection.parent
     while holder is not None and holder.type == "parenthesized_expression":
         holder = holder.parent

@@ -39,7 +39,8 @@ def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]]) ->
             statement = holder
         elif edit.shell:
             statement = holder if holder is not None and holder.type == "declaration_command" else assignment
-            keyword = "export " if statement.type == "declaration_command" and text(statement).startswith("export") else ""
+            exported = statement.type == "declaration_command" and text(statement).startswith("export")
+            keyword = "export " if exported or _exported_later(root, finding.symbol, statement) else ""
             row_end = data.find(b"\n", statement.end_byte)
             row_end = len(data) if row_end < 0 else row_end
             rest = data[statement.end_byte: row_end].strip()
@@ -74,3 +75,16 @@ def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]]) ->
                 outcome.changes = []
         return None, outcomes
     return result.decode("utf-8"), outcomes
+
+
+def _exported_later(root: Node, name: str, assignment: Node) -> bool:
+    """`NAME=value` then `export NAME` on a later line: the twin written after the assignment is exported too."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if (node.type == "declaration_command" and node.start_byte > assignment.end_byte
+                and text(node).split(None, 1)[0] == "export"
+                and any(child.type == "variable_name" and text(child) == name for child in node.named_children)):
+            return True
+        stack.extend(node.named_children)
+    return False
