@@ -200,7 +200,8 @@ def _rewrite_script(root: Path, path: str, findings: list[Finding], result: Port
         result.outcomes += [SiteOutcome(f, reason=f"file left unpatched: {loaded}") for f in findings]
         return
     data, tree = loaded
-    new, outcomes = plan_shell(data, tree, [(f, kb.rules[f.rule].edit) for f in findings])
+    read_rules = {name: rule.code for rule in kb.rules.values() for name in rule.match.env_vars or []}
+    new, outcomes = plan_shell(data, tree, [(f, kb.rules[f.rule].edit) for f in findings], read_rules)
     result.outcomes += outcomes
     if new is not None:
         result.rewrites.append(FileRewrite(path, data.decode("utf-8"), new, outcomes))

@@ -13,8 +13,11 @@ from tree_sitter import Node
 SHELL_SUFFIXES = (".sh", ".bash")
 
 
-def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]]) -> tuple[str | None, list[SiteOutcome]]:
-    """The rewritten script (None when nothing changes) and each site's outcome."""
+def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]],
+               read_rules: dict[str, str] | None = None) -> tuple[str | None, list[SiteOutcome]]:
+    """The rewritten script (None when nothing changes) and each site's outcome. `read_rules` names the rule that
+    reports a read of each variable: the line added after an assignment reads it, so its marker names that rule (a
+    DEV703 pin's twin reads CUDA_VISIBLE_DEVICES, which DEV201 reports); by default the finding's own."""
     starts = line_starts_of(data)
     pieces: list[tuple[int, bytes]] = []
     outcomes = []
@@ -48,7 +51,8 @@ def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]]) ->
             if indent.strip() or (rest and not rest.startswith(b"#")) or statement.start_point[0] != statement.end_point[0]:
                 outcome.reason = "the assignment shares its line"
                 continue
-            added = edit.shell.format(keyword=keyword) + f"  {MARK} ignore[{finding.rule}] (port)"
+            marked = (read_rules or {}).get(finding.symbol, finding.rule)
+            added = edit.shell.format(keyword=keyword) + f"  {MARK} ignore[{marked}] (port)"
             pieces.append((row_end, b"\n" + indent + added.encode("utf-8")))
         else:
             outcome.reason = "no shell rewrite for this form"
