@@ -53,7 +53,8 @@ class ShellConfigScanner(Scanner):
                 assigned[name] = frozenset({name} if shell_pins.standalone_assignments(root, name) else ())
             if shell_pins.export_of_assignment(node, assigned[name]):
                 continue
-            if name == "CUDA_VISIBLE_DEVICES" and shell_pins.leading_devices_pin(node, root, unit.kind == "shell"):
+            if name == "CUDA_VISIBLE_DEVICES" and shell_pins.leading_devices_pin(
+                    node, root, whole_script=unit.kind == "shell" and unit.cell is None):
                 code = self.index.code_for("cuda-visible-devices-default-pin")
             hits.append(Hit(code, name, Span.of(node)))
         for node in found.get("command", []):

@@ -81,7 +81,7 @@ def standalone_assignments(root: Node, variable: str) -> list[Node]:
 def leading_devices_pin(name: Node, root: Node, whole_script: bool = True) -> bool:
     """The assignment of `name` selects devices 0..k-1, and every program the script starts under it takes the
     same devices on Ascend without it (see the module docstring). `whole_script` False (a Dockerfile, whose `ENV`
-    reaches a command the file does not show) judges only command prefixes."""
+    reaches a command the file does not show, a notebook's `%env` or `%%bash` cell) judges only command prefixes."""
     assignment = name.parent
     if assignment is None or assignment.type != "variable_assignment" or not _leading_devices(
             assignment.child_by_field_name("value")):
@@ -108,7 +108,12 @@ def _leading_devices(value: Node | None) -> bool:
     if value.type not in {"word", "number", "string", "raw_string"} or any(
             child.type in READS or child.type == "command_substitution" for child in value.named_children):
         return False
-    devices = parsing.text(value).strip("'\"").split(",")
+    return leading_devices(parsing.text(value).strip("'\""))
+
+
+def leading_devices(value: str) -> bool:
+    """`0`, `0,1,2,3`: the devices from 0 up, in order."""
+    devices = value.split(",")
     return devices == [str(index) for index in range(len(devices))]
 
 
