@@ -238,9 +238,10 @@ def module_pin_of_leading_devices(literal: Node) -> bool:
 
 
 def names_listed_with(literal: Node) -> set[str] | None:
-    """The names of the list, tuple or set literal of plain strings that holds `literal`, else None."""
+    """The names of the list, tuple or set literal of plain strings that holds `literal` and others, else None. A
+    one-name list is an answer, not a collection (an accelerator class's `return ['CUDA_VISIBLE_DEVICES']`)."""
     holder = literal.parent
-    if holder is None or holder.type not in {"list", "tuple", "set"}:
+    if holder is None or holder.type not in {"list", "tuple", "set"} or holder.named_child_count < 2:
         return None
     names = set()
     for item in holder.named_children:
