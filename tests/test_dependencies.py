@@ -220,3 +220,14 @@ def test_a_pin_outside_the_range_a_ranged_lock_or_a_nested_file_leaves_the_newes
 def test_an_exact_pin_in_the_top_level_requirements_decides_the_target(tmp_path):
     write(tmp_path, {"pyproject.toml": PYPROJECT, "requirements.txt": "torch==2.10.0\n", "train.py": "import torch\n"})
     assert analyze(tmp_path, AnalyzeOptions(jobs=1)).target.torch_npu == "2.10.0.post4"
+
+
+def test_the_range_the_lock_pins_inside_recommends_the_pinned_release(tmp_path):
+    """The report does not tell the manifest's range to install 2.12.0 while the target is the lock's 2.10.0.post4."""
+    write(tmp_path, {"pyproject.toml": PYPROJECT, "requirements.txt": UV_EXPORT, "train.py": "import torch\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    fits = {f.path: f.replacement.en for f in report.findings if f.rule == "DEP010"}
+    assert fits["pyproject.toml"].startswith("Install torch_npu 2.10.0.post4 (torch 2.10.0")
+    assert "[requirements.txt: torch==2.10.0]" in fits["pyproject.toml"]
+    assert fits["requirements.txt"].startswith("Install torch_npu 2.10.0.post4")
+    assert report.torch_fit.recommended.startswith("torch_npu 2.10.0.post4")

@@ -115,12 +115,21 @@ def analyze_dependencies(
         emit.import_site("cuda-only-import", name, fact, place=lazy)
 
     torch_sites = by_package.get("torch", [])
-    fit = torch_fit(_primary(torch_sites), kb)
+    primary = _primary(torch_sites)
+    fit = torch_fit(primary, kb)
+    pinned = _exact_pin(torch_sites, primary, fit, kb)
+    if pinned is not None:  # the target follows the torch the project pins inside its range (choose_target)
+        pin_fit, pin_sites = pinned
+        pin_note = f"{pin_fit.recommended} [{pin_sites[0].path}: torch{_version_of(pin_sites)}]"
+        fit = TorchFit(declared=fit.declared, releases=fit.releases, recommended=pin_note)
     for path in sorted({s.path for s in torch_sites}):
         in_file = [s for s in torch_sites if s.path == path]
         file_fit = torch_fit(in_file, kb)
         code = "torch-version-fit" if file_fit.releases else "torch-version-no-fit"
-        emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], file_fit.recommended or _table_range(kb))
+        recommended = file_fit.recommended
+        if pinned is not None and path != pinned[1][0].path and set(pinned[0].releases) <= set(file_fit.releases):
+            recommended = pin_note  # a range holding the pinned torch: the pin's release, not the newest one
+        emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], recommended or _table_range(kb))
     if not torch_sites and "torch" in imported:
         emit.import_site("torch-not-declared", "torch", imported["torch"][0], fit.recommended or "")
 
