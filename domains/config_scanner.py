@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import yaml
 from ascend_feasibility.analyzer.reading import bounded_yaml, parsing
+from ascend_feasibility.domains import shell_pins
 from ascend_feasibility.domains.base import Domain, Hit, Scanner, Span, Unit, UnitUnreadable
 from ascend_feasibility.domains.rule_index import RuleIndex
 
@@ -39,15 +40,23 @@ class ShellConfigScanner(Scanner):
         self.index = RuleIndex(kb)
 
     def scan(self, unit: Unit) -> list[Hit]:
-        found = parsing.captures(parsing.query("bash", SHELL_QUERY), unit.tree())
+        root = unit.tree()
+        found = parsing.captures(parsing.query("bash", SHELL_QUERY), root)
         hits = []
+        assigned: dict[str, frozenset[str]] = {}  # names each env rule's variables are assigned on their own line
         for node in found.get("name", []):
             name = parsing.text(node)
             code = self.index.env_rule(name)
-            if code is not None and name == "CUDA_VISIBLE_DEVICES" and _default_pin(node):
+            if code is None or shell_pins.shown_only(node):
+                continue
+            if name not in assigned:
+                assigned[name] = frozenset({name} if shell_pins.standalone_assignments(root, name) else ())
+            if shell_pins.export_of_assignment(node, assigned[name]):
+                continue
+            if name == "CUDA_VISIBLE_DEVICES" and shell_pins.leading_devices_pin(
+                    node, root, whole_script=unit.kind == "shell" and unit.cell is None):
                 code = self.index.code_for("cuda-visible-devices-default-pin")
-            if code is not None:
-                hits.append(Hit(code, name, Span.of(node)))
+            hits.append(Hit(code, name, Span.of(node)))
         for node in found.get("command", []):
             if unit.kind == "dockerfile" and parsing.text(node).upper() == "FROM":
                 image = _cuda_base_image(node)
@@ -61,31 +70,6 @@ class ShellConfigScanner(Scanner):
             if device is not None:
                 hits.append(Hit(self.index.code_for("launch-device-cuda"), parsing.text(device), Span.of(device)))
         return hits
-
-
-LOOPS = {"for_statement", "c_style_for_statement", "while_statement"}
-
-
-def _default_pin(name) -> bool:
-    """`CUDA_VISIBLE_DEVICES=0 python x.py` as one foreground command (Open-Sora-Plan's rec_image.sh): device 0 is
-    the device an NPU process uses anyway. Not a pin in a loop or of a background job (`... &`: each job its own
-    device), not torchrun/deepspeed/accelerate (they start one process per visible device)."""
-    assignment = name.parent
-    command = assignment.parent if assignment is not None else None
-    if assignment is None or assignment.type != "variable_assignment" or command is None or command.type != "command":
-        return False
-    value = assignment.child_by_field_name("value")
-    program = command.child_by_field_name("name")
-    if value is None or parsing.text(value).strip("'\"") != "0" or program is None:
-        return False
-    if not parsing.text(program).rsplit("/", 1)[-1].startswith("python"):
-        return False
-    node = command
-    while node is not None and node.type != "program":
-        if node.type in LOOPS or (node.next_sibling is not None and node.next_sibling.type == "&"):
-            return False
-        node = node.parent
-    return True
 
 
 CUDA_DEVICE_WORDS = ("cuda", "gpu")

@@ -12,6 +12,7 @@ from ascend_feasibility.analyzer.reading.python_names import enclosing_call, out
 from ascend_feasibility.domains import query_set, triggers
 from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit, code_context
 from ascend_feasibility.domains.rule_index import RuleIndex
+from ascend_feasibility.domains.shell_pins import leading_devices
 from tree_sitter import Node
 
 # Include these patterns in a domain's query to receive references.
@@ -176,8 +177,17 @@ class PythonScan:
             return
         name = node.text[start.end_byte - node.start_byte : end.start_byte - node.start_byte].decode("utf-8", "replace")
         code = self.index.env_rule(name)
-        if code is not None:
-            self.hit(code, name, node)
+        if code is None:
+            return
+        listed = names_listed_with(node)
+        if listed is not None and name in NAME_LIST_TWINS:
+            detector, twin = NAME_LIST_TWINS[name]
+            if twin in listed:
+                return
+            code = self.index.code_for(detector)
+        elif name in LEADING_PIN_DETECTORS and module_pin_of_leading_devices(node):
+            code = self.index.code_for(LEADING_PIN_DETECTORS[name])
+        self.hit(code, name, node)
 
     def name_rule(self, reference: Reference) -> bool:
         """Report a reference whose qualified name a rule of this domain matches. True if it did."""
@@ -190,6 +200,55 @@ class PythonScan:
             return True
         self.hit(match[0], match[1], reference.node)
         return True
+
+
+# A variable named in a collection of variable names (`EXCLUDED_ENV_VARS = {"CUDA_VISIBLE_DEVICES", ...}`, filtered
+# out of or copied into a child's environment) is not set there: the port adds its Ascend twin to the collection.
+NAME_LIST_TWINS = {"CUDA_VISIBLE_DEVICES": ("visible-devices-name-list", "ASCEND_RT_VISIBLE_DEVICES")}
+
+
+# The process pinning itself to the leading devices, which it takes anyway on Ascend (domains/shell_pins.py).
+LEADING_PIN_DETECTORS = {"CUDA_VISIBLE_DEVICES": "cuda-visible-devices-default-pin"}
+
+
+def module_pin_of_leading_devices(literal: Node) -> bool:
+    """`os.environ["CUDA_VISIBLE_DEVICES"] = "0"` (or `"0,1"`, or `os.environ.setdefault(NAME, "0")`) as a statement
+    of the module itself: the process pins its own leading devices. Not in a function (a child's environment, a
+    worker's device), not a value computed at run time."""
+    holder = literal.parent
+    value = None
+    if holder is not None and holder.type == "subscript" and parsing.text(holder.child_by_field_name("value")) \
+            in {"os.environ", "environ"}:
+        statement = holder.parent
+        if statement is not None and statement.type == "assignment" and statement.child_by_field_name("left").id == holder.id:
+            value = statement.child_by_field_name("right")
+    elif holder is not None and holder.type == "argument_list" and holder.named_children[:1] == [literal]:
+        statement = holder.parent
+        function = statement.child_by_field_name("function") if statement is not None else None
+        if function is not None and parsing.text(function) in {"os.environ.setdefault", "environ.setdefault"} \
+                and len(holder.named_children) == 2:
+            value = holder.named_children[1]
+    if value is None or value.type != "string" or any(part.type == "interpolation" for part in value.named_children):
+        return False
+    expression = statement.parent
+    if expression is None or expression.type != "expression_statement" or expression.parent is None \
+            or expression.parent.type != "module":
+        return False
+    return leading_devices(parsing.text(value)[1:-1].strip("'\""))
+
+
+def names_listed_with(literal: Node) -> set[str] | None:
+    """The names of the list, tuple or set literal of plain strings that holds `literal` and others, else None. A
+    one-name list is an answer, not a collection (an accelerator class's `return ['CUDA_VISIBLE_DEVICES']`)."""
+    holder = literal.parent
+    if holder is None or holder.type not in {"list", "tuple", "set"} or holder.named_child_count < 2:
+        return None
+    names = set()
+    for item in holder.named_children:
+        if item.type != "string" or any(part.type == "interpolation" for part in item.named_children):
+            return None
+        names.add(parsing.text(item)[1:-1].strip("'\""))
+    return names
 
 
 MESSAGE_CALLS = frozenset({"print", "warn", "warning", "warning_once", "info", "info_once", "debug", "error", "exception",

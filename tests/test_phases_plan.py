@@ -423,7 +423,7 @@ def test_phases_propagate_through_absolute_and_relative_imports(tmp_path):
 
 
 def test_phase_specific_items_are_p1_and_only_in_their_minimal_set(tmp_path):
-    serve = SERVE + "\nimport os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n"
+    serve = SERVE + "\nimport os\nos.environ['CUDA_VISIBLE_DEVICES'] = '1'\n"
     report = run(phase_project(tmp_path, {"serve.py": serve}))
     rows = {r.item.split()[0]: r for r in report.phase_matrix.rows}
     specific = [r for r in rows.values() if r.cells.get("training") == "-"]

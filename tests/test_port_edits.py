@@ -683,6 +683,19 @@ def test_collection_names_are_matched_without_case_on_their_last_part():
     assert outcome.reason.startswith("devices is not a set of accepted device types")
 
 
+def test_a_collection_edit_without_words_completes_every_collection():
+    """DEV204's edit (knowledge/device/rules_runtime.toml): a list of environment-variable names gets the Ascend twin
+    wherever it is, iterated over or kept under any name."""
+    from ascend_feasibility.knowledge import load_knowledge
+    edit = load_knowledge().rules["DEV204"].edit
+    outcome, new = _plan('EXCLUDED_ENV_VARS = {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}\n',
+                         '"CUDA_VISIBLE_DEVICES"', edit, rule="DEV204")
+    assert outcome.reason is None
+    assert new == 'EXCLUDED_ENV_VARS = {"CUDA_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}\n'
+    _, new = _plan("for k in ['CUDA_VISIBLE_DEVICES']:\n    env.pop(k)\n", "'CUDA_VISIBLE_DEVICES'", edit, rule="DEV204")
+    assert new == "for k in ['CUDA_VISIBLE_DEVICES', 'ASCEND_RT_VISIBLE_DEVICES']:\n    env.pop(k)\n"
+
+
 # notes
 
 def test_plan_note_is_a_comment_above_the_statement_with_its_indent():

@@ -54,6 +54,21 @@ def test_a_plain_assignment_gets_a_plain_twin():
     assert new == f"{COMMENT}CUDA_VISIBLE_DEVICES=3\n{TWIN}{AFTER}\n"
 
 
+def test_an_assignment_exported_on_a_later_line_gets_an_exported_twin():
+    """`VAR=$(seq ...)` then `export VAR`: the analyzer reports the assignment only, so its twin must be exported too
+    or the launcher after it never sees ASCEND_RT_VISIBLE_DEVICES."""
+    source = "CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((N-1)))\nexport CUDA_VISIBLE_DEVICES\naccelerate launch x.py\n"
+    new, (outcome,) = _plan(source)
+    assert outcome.reason is None
+    assert new == (f"{COMMENT}CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((N-1)))\nexport {TWIN}{AFTER}\n"
+                   "export CUDA_VISIBLE_DEVICES\naccelerate launch x.py\n")
+
+
+def test_an_export_before_the_assignment_does_not_export_the_twin():
+    new, _ = _plan("export CUDA_VISIBLE_DEVICES\nCUDA_VISIBLE_DEVICES=3\n", (VAR, 1))
+    assert new == f"export CUDA_VISIBLE_DEVICES\n{COMMENT}CUDA_VISIBLE_DEVICES=3\n{TWIN}{AFTER}\n"
+
+
 def test_declarations_other_than_export_are_not_exported():
     for keyword in ("readonly", "declare -x", "local"):
         source = f"f() {{\n  {keyword} CUDA_VISIBLE_DEVICES=1\n}}\n"

@@ -200,7 +200,7 @@ def _rewrite_script(root: Path, path: str, findings: list[Finding], result: Port
         result.outcomes += [SiteOutcome(f, reason=f"file left unpatched: {loaded}") for f in findings]
         return
     data, tree = loaded
-    new, outcomes = plan_shell(data, tree, [(f, kb.rules[f.rule].edit) for f in findings])
+    new, outcomes = plan_shell(data, tree, [(f, kb.rules[f.rule].edit) for f in findings], _read_rules(kb))
     result.outcomes += outcomes
     if new is not None:
         result.rewrites.append(FileRewrite(path, data.decode("utf-8"), new, outcomes))
@@ -299,6 +299,12 @@ def _kernel_launches(report: Report) -> dict[str, set[int]]:
     return found
 
 
+def _read_rules(kb) -> dict[str, str]:
+    """The rule that reports a read of each environment variable a rule names (CUDA_VISIBLE_DEVICES: DEV201): a
+    statement port adds after a site reads the variable again, and its marker names that rule."""
+    return {name: rule.code for rule in kb.rules.values() for name in rule.match.env_vars or []}
+
+
 def _kernel_functions(tree, lines: set[int]) -> list[tuple[int, int]]:
     """Line spans (0-based rows) of the functions holding a kernel or its launch."""
     spans = []
@@ -322,6 +328,7 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
     notes: list[tuple[int, str]] = []
     noted: set[tuple[int, str]] = set()  # (function, rule): one plan comment per function and rule
     kernels = _kernel_functions(tree, launches)
+    read_rules = _read_rules(kb)
     for finding in sorted(findings, key=lambda f: (f.line, f.column, f.rule)):
         if kb.rules[finding.rule].edit is None:  # display-only, with --plan-comments: a comment with the plan
             note = plan_note(tree, data, starts, finding)
@@ -339,7 +346,9 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
             rewrite.sites.append(SiteOutcome(finding, reason="in a function that runs or launches the project's own "
                                              "CUDA kernel: the NPU needs its own implementation of it"))
             continue
-        outcome = plan_site(tree, data, starts, finding, rule.edit, style, rule.match.env_vars is not None)
+        read_rule = read_rules.get(finding.symbol)
+        outcome = plan_site(tree, data, starts, finding, rule.edit, style,
+                            rule.match.env_vars is not None or read_rule is not None, read_rule)
         rewrite.sites.append(outcome)
     device_import = None
     if any(o.uses for o in rewrite.sites if o.reason is None):

@@ -35,6 +35,7 @@ class SiteOutcome:
     needs_torch: bool = False
     statement: Node | None = None  # the statement the site belongs to
     reads_flagged: bool = False
+    read_rule: str = ""  # the rule named on a statement added after the site that reads the name again
     reason: str | None = None  # why it was left for a human
     absorbed: bool = False  # rewritten inside another site's change (`"cuda" if "cuda" in d else "cpu"` as a whole)
     # a device test's rewrite: "value" picks a device type (`"cuda" if "cuda" in d else "cpu"`), "widen" adds "npu" to
@@ -79,10 +80,12 @@ def line_starts_of(data: bytes) -> list[int]:
 
 
 def plan_site(root: Node, data: bytes, starts: list[int], finding: Finding, edit: Edit, style: Style,
-              reads_flagged: bool = False) -> SiteOutcome:
-    """One site's changes. reads_flagged: the rule also flags reads of the name (an environment variable), so a
-    statement added after the site that reads it again carries `# ascend: ignore[RULE]`."""
+              reads_flagged: bool = False, read_rule: str | None = None) -> SiteOutcome:
+    """One site's changes. reads_flagged: a rule flags reads of the name (an environment variable), so a statement
+    added after the site that reads it again carries `# ascend: ignore[RULE]`, RULE being `read_rule` (the rule that
+    reports the read: DEV201 after a DEV703 pin), else the finding's own."""
     outcome = SiteOutcome(finding)
+    outcome.read_rule = read_rule or finding.rule
     begin = byte_offset(data, starts, finding.line, finding.column)
     end = byte_offset(data, starts, finding.end_line, finding.end_column)
     if begin < 0 or end < begin:
@@ -312,7 +315,10 @@ def _in_names(literal: Node) -> bool:
 
 def _accepts(collection: Node, words: list[str]) -> str | None:
     """None when the collection is a set of accepted values: the value of a keyword or assigned to a name containing
-    one of words (argparse `choices=`, `SUPPORTED_DEVICES`); else why not."""
+    one of words (argparse `choices=`, `SUPPORTED_DEVICES`); else why not. With no words, every collection (a list of
+    environment-variable names takes its Ascend twin wherever it is used)."""
+    if not words:
+        return None
     holder = collection.parent
     while holder is not None and holder.type == "parenthesized_expression":
         holder = holder.parent
@@ -431,7 +437,7 @@ def _after(node, data, finding, edit, style, outcome) -> str | None:
     container = left.child_by_field_name("value") if left.type == "subscript" else None
     new = _fill(style.template(edit), style, lhs=text(left), container=text(container) if container else text(left))
     # the added statement reads the matched name again: mark it so that a later analysis does not count it
-    mark = f"  {MARK} ignore[{finding.rule}] (port)" if outcome.reads_flagged else ""
+    mark = f"  {MARK} ignore[{outcome.read_rule}] (port)" if outcome.reads_flagged else ""
     outcome.changes.append(Change(row_end, row_end, "\n" + indent.decode("utf-8") + new + mark, "", 0))
     return None
 

@@ -13,8 +13,11 @@ from tree_sitter import Node
 SHELL_SUFFIXES = (".sh", ".bash")
 
 
-def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]]) -> tuple[str | None, list[SiteOutcome]]:
-    """The rewritten script (None when nothing changes) and each site's outcome."""
+def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]],
+               read_rules: dict[str, str] | None = None) -> tuple[str | None, list[SiteOutcome]]:
+    """The rewritten script (None when nothing changes) and each site's outcome. `read_rules` names the rule that
+    reports a read of each variable: the line added after an assignment reads it, so its marker names that rule (a
+    DEV703 pin's twin reads CUDA_VISIBLE_DEVICES, which DEV201 reports); by default the finding's own."""
     starts = line_starts_of(data)
     pieces: list[tuple[int, bytes]] = []
     outcomes = []
@@ -39,7 +42,8 @@ def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]]) ->
             statement = holder
         elif edit.shell:
             statement = holder if holder is not None and holder.type == "declaration_command" else assignment
-            keyword = "export " if statement.type == "declaration_command" and text(statement).startswith("export") else ""
+            exported = statement.type == "declaration_command" and text(statement).startswith("export")
+            keyword = "export " if exported or _exported_later(root, finding.symbol, statement) else ""
             row_end = data.find(b"\n", statement.end_byte)
             row_end = len(data) if row_end < 0 else row_end
             rest = data[statement.end_byte: row_end].strip()
@@ -47,7 +51,8 @@ def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]]) ->
             if indent.strip() or (rest and not rest.startswith(b"#")) or statement.start_point[0] != statement.end_point[0]:
                 outcome.reason = "the assignment shares its line"
                 continue
-            added = edit.shell.format(keyword=keyword) + f"  {MARK} ignore[{finding.rule}] (port)"
+            marked = (read_rules or {}).get(finding.symbol, finding.rule)
+            added = edit.shell.format(keyword=keyword) + f"  {MARK} ignore[{marked}] (port)"
             pieces.append((row_end, b"\n" + indent + added.encode("utf-8")))
         else:
             outcome.reason = "no shell rewrite for this form"
@@ -74,3 +79,16 @@ def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]]) ->
                 outcome.changes = []
         return None, outcomes
     return result.decode("utf-8"), outcomes
+
+
+def _exported_later(root: Node, name: str, assignment: Node) -> bool:
+    """`NAME=value` then `export NAME` on a later line: the twin written after the assignment is exported too."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if (node.type == "declaration_command" and node.start_byte > assignment.end_byte
+                and text(node).split(None, 1)[0] == "export"
+                and any(child.type == "variable_name" and text(child) == name for child in node.named_children)):
+            return True
+        stack.extend(node.named_children)
+    return False

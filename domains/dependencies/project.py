@@ -59,7 +59,8 @@ def analyze_dependencies(
 
     findings: list[Finding] = []
     emit = _Emitter(factory, findings, context)
-    for name, sites in by_package.items():
+    for name, declared in by_package.items():
+        sites = _reported_sites(declared)
         record = kb.package(name)
         if record is not None and record.classification in RULE_BY_CLASS:
             only_optional = _optional_use(imported.get(name, []), context, guarded_paths)
@@ -81,9 +82,14 @@ def analyze_dependencies(
             for site in sites:
                 if _below(site.specifier, record.npu_aware_since):
                     emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since)
-        for site in sites:
+        builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
+        for site in declared:
             if site.local_version.startswith(("+cu", "+rocm")):
-                emit.declaration("cuda-build-pin", f"{name}{site.specifier}", site)
+                builds[site.path].append(site)
+        for lines in builds.values():
+            emit.declaration("cuda-build-pin", f"{name}{lines[0].specifier}", lines[0],
+                             sites=[f"{s.path}:{s.line}" for s in lines] if len(lines) > 1 else None)
+        for site in sites:
             if name == "torch-npu":
                 emit.declaration("torch-npu-declared", f"{name}{site.specifier}", site)
     has_manifest = has_manifest or bool(by_package)
@@ -109,12 +115,21 @@ def analyze_dependencies(
         emit.import_site("cuda-only-import", name, fact, place=lazy)
 
     torch_sites = by_package.get("torch", [])
-    fit = torch_fit(_primary(torch_sites), kb)
+    primary = _primary(torch_sites)
+    fit = torch_fit(primary, kb)
+    pinned = _exact_pin(torch_sites, primary, fit, kb)
+    if pinned is not None:  # the target follows the torch the project pins inside its range (choose_target)
+        pin_fit, pin_sites = pinned
+        pin_note = f"{pin_fit.recommended} [{pin_sites[0].path}: torch{_version_of(pin_sites)}]"
+        fit = TorchFit(declared=fit.declared, releases=fit.releases, recommended=pin_note)
     for path in sorted({s.path for s in torch_sites}):
         in_file = [s for s in torch_sites if s.path == path]
         file_fit = torch_fit(in_file, kb)
         code = "torch-version-fit" if file_fit.releases else "torch-version-no-fit"
-        emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], file_fit.recommended or _table_range(kb))
+        recommended = file_fit.recommended
+        if pinned is not None and path != pinned[1][0].path and set(pinned[0].releases) <= set(file_fit.releases):
+            recommended = pin_note  # a range holding the pinned torch: the pin's release, not the newest one
+        emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], recommended or _table_range(kb))
     if not torch_sites and "torch" in imported:
         emit.import_site("torch-not-declared", "torch", imported["torch"][0], fit.recommended or "")
 
@@ -130,19 +145,21 @@ class _Emitter:
         self.findings = findings
         self.occurrences: dict[tuple, int] = defaultdict(int)
 
-    def _emit(self, located: Located, place: Place | None = None) -> None:
+    def _emit(self, located: Located, place: Place | None = None, sites: list[str] | None = None) -> None:
         file_context = self.context.of(located.path)
         reach, reason = file_context.reach, file_context.reason
         if place is not None and reach == "runs":
             reach, reason = place.reach, place.reason
         located = replace(located, rule=self.codes[located.rule], role=file_context.role, reach=reach, reach_reason=reason)
         key = (located.rule, located.path, located.symbol)
-        self.findings.append(self.factory.build_located(located, self.occurrences[key]))
+        finding = self.factory.build_located(located, self.occurrences[key])
+        self.findings.append(finding.model_copy(update={"sites": sites}) if sites else finding)
         self.occurrences[key] += 1
 
-    def declaration(self, code: str, symbol: str, site: Declaration, npu: str | None = None, place: Place | None = None) -> None:
+    def declaration(self, code: str, symbol: str, site: Declaration, npu: str | None = None, place: Place | None = None,
+                    sites: list[str] | None = None) -> None:
         snippet = site.text[:200]
-        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu), place)
+        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu), place, sites)
 
     def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None) -> None:
         self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu),
@@ -150,6 +167,19 @@ class _Emitter:
 
 
 MAIN_REQUIREMENTS = {"", "base", "main", "core", "common", "prod", "runtime", "install"}
+
+
+def _reported_sites(sites: list[Declaration]) -> list[Declaration]:
+    """Where a package's findings go: its declarations in the manifests people write. A resolver's export of them
+    (`uv export`, pip-compile: the same package again, one line per platform) adds no work of its own; a package only
+    the export names (pulled in by another) is reported there once per file, at its first line."""
+    written = [s for s in sites if not s.exported]
+    if written:
+        return written
+    first: dict[str, Declaration] = {}
+    for site in sites:
+        first.setdefault(site.path, site)
+    return list(first.values())
 
 
 def _declared_optional(site: Declaration) -> Place | None:
@@ -216,16 +246,24 @@ def torch_fit(sites: list[Declaration], kb: KnowledgeBase) -> TorchFit:
 
 def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetChoice:
     """The newest torch_npu release that fits the project's own torch requirement (its main manifest), so that
-    a project pinning torch 2.1.0 is judged against the 2.1.0 line it can install, not the newest release."""
+    a project pinning torch 2.1.0 is judged against the 2.1.0 line it can install, not the newest release. Where
+    the manifest gives a range and the project pins one torch inside it (its exported lock, or an `==` in its
+    top-level requirements.txt), the target follows that pin: it is the torch the project runs and the one its
+    other pins (vLLM, flash-attn wheels) are built against."""
     sites = [d for d in declarations if d.name == "torch"]
     primary = _primary(sites)
     fit = torch_fit(primary, kb)
-    conflicts = []
-    for path in sorted({s.path for s in sites} - {s.path for s in primary}):
-        in_file = [s for s in sites if s.path == path]
-        other = torch_fit(in_file, kb)
-        if fit.releases and other.declared and not set(other.releases) & set(fit.releases):
-            conflicts.append(f"{path}: torch{other.declared}")
+    pinned = _exact_pin(sites, primary, fit, kb)
+    if pinned is not None:
+        pin_fit, pin_sites = pinned
+        where = f"torch{_version_of(pin_sites)} ({pin_sites[0].path})"
+        chosen = pin_fit.releases[0]
+        return TargetChoice(chosen, Text(
+            en=f"newest torch_npu release for the torch the project pins, {where}, within its requirement "
+               f"torch{fit.declared} ({primary[0].path})",
+            zh=f"与项目固定的 {where} 匹配的最新 torch_npu 发行版（在其依赖 torch{fit.declared} ({primary[0].path}) 范围内）"),
+            _conflicts(sites, pin_sites, pin_fit, kb))
+    conflicts = _conflicts(sites, primary, fit, kb)
     default = kb.default_release
     if not primary:
         return TargetChoice(None, Text(
@@ -240,6 +278,47 @@ def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetC
     return TargetChoice(chosen, Text(
         en=f"newest torch_npu release that fits the project's requirement {where}",
         zh=f"与项目依赖 {where} 匹配的最新 torch_npu 发行版"), conflicts)
+
+
+def _conflicts(sites: list[Declaration], chosen: list[Declaration], fit: TorchFit, kb: KnowledgeBase) -> list[str]:
+    conflicts = []
+    for path in sorted({s.path for s in sites} - {s.path for s in chosen}):
+        in_file = [s for s in sites if s.path == path]
+        other = torch_fit(in_file, kb)
+        if fit.releases and other.declared and not set(other.releases) & set(fit.releases):
+            conflicts.append(f"{path}: torch{other.declared}")
+    return conflicts
+
+
+def _exact_pin(sites: list[Declaration], primary: list[Declaration], fit: TorchFit,
+               kb: KnowledgeBase) -> tuple[TorchFit, list[Declaration]] | None:
+    """The fit of the one torch version the project pins inside its manifest's range, and that pin's lines; None
+    when the manifest pins exactly itself, nothing pins, the pin lies outside the range or fits no release."""
+    if not primary or not fit.releases or _version_of(primary) is not None:
+        return None
+    depth = len(PurePosixPath(primary[0].path).parts)
+    candidates = [s for s in sites if s.path != primary[0].path and len(PurePosixPath(s.path).parts) <= depth
+                  and (s.exported or PurePosixPath(s.path).name.lower() == "requirements.txt")]
+    for path in sorted({s.path for s in candidates}, key=lambda p: (not any(s.exported for s in candidates
+                                                                             if s.path == p), p)):
+        in_file = [s for s in candidates if s.path == path]
+        if _version_of(in_file) is None:
+            continue
+        pin_fit = torch_fit(in_file, kb)
+        if pin_fit.releases and set(pin_fit.releases) <= set(fit.releases):
+            return pin_fit, in_file
+    return None
+
+
+def _version_of(sites: list[Declaration]) -> str | None:
+    """`==2.10.0` when every line pins that one version exactly (a `+cu128` build label aside), else None."""
+    versions = set()
+    for site in sites:
+        items = [item for item in re.split(r"\s*,\s*", re.sub(r"\+[A-Za-z0-9.]+", "", site.specifier)) if item]
+        if len(items) != 1 or not items[0].startswith("==") or "*" in items[0]:
+            return None
+        versions.add(items[0].lstrip("="))
+    return f"=={versions.pop()}" if len(versions) == 1 else None
 
 
 def _table_range(kb: KnowledgeBase) -> str:
