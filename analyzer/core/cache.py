@@ -106,7 +106,8 @@ def write_sealed(path: Path, key: str, payload: bytes) -> None:
     handle = tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False)
     try:
         with handle:
-            handle.write(_seal(key, payload) + b"\n" + payload)
+            handle.write(_seal(key, payload) + b"\n")
+            handle.write(payload)  # not joined first: a report is tens of MB
         os.replace(handle.name, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -61,7 +61,7 @@ class ReportCache:
             return None
 
     def store(self, key: str, report: Report) -> None:
-        payload = report.model_dump_json().encode("utf-8")
+        payload = to_json(report)  # bytes at once: a large project's report is tens of MB
         if len(payload) <= MAX_ENTRY_BYTES:
             try:
                 write_sealed(self.path, f"report-{key}", payload)
