@@ -498,11 +498,23 @@ def test_config_files_take_the_phases_of_what_names_them(tmp_path):
         "train.py": TRAIN + "\nDS_CONFIG = 'configs/ds.json'\n",
         # NCCL variables: a site-scoped rule (DeepSpeed configs make one project-level finding)
         "configs/ds.json": '{"env": {"NCCL_SOCKET_IFNAME": "eth0"}, "train_micro_batch_size_per_gpu": 4}\n',
-        "configs/unnamed.json": '{"env": {"NCCL_SOCKET_IFNAME": "eth1"}}\n',
+        "configs/unnamed.json": '{"env": {"NCCL_IB_DISABLE": "1"}}\n',
     })
     report = run(project)
     assert phases_of(report, "configs/ds.json") == {("training",)}
     assert phases_of(report, "configs/unnamed.json") == {("training", "inference")}  # unplaced: every phase
+
+
+def test_a_setting_folded_from_several_configs_takes_the_phases_of_every_file(tmp_path):
+    project = phase_project(tmp_path, {
+        "train.py": TRAIN + "\nDS_CONFIG = 'configs/ds.json'\n",
+        "configs/ds.json": '{"env": {"NCCL_SOCKET_IFNAME": "eth0"}, "train_micro_batch_size_per_gpu": 4}\n',
+        "configs/unnamed.json": '{"env": {"NCCL_SOCKET_IFNAME": "eth1"}}\n',
+    })
+    report = run(project)
+    [folded] = [f for f in report.findings if f.symbol and "NCCL_SOCKET_IFNAME" in f.symbol]
+    assert folded.path == "configs/ds.json" and len(folded.sites) == 2
+    assert folded.phases == ["training", "inference"]  # ds.json's training and the unplaced file's every phase
 
 
 def test_scripts_without_a_main_guard_are_entries_but_imported_modules_are_not(tmp_path):

@@ -16,7 +16,7 @@ from ascend_feasibility.analyzer.reporting.localize import phrase
 
 from tests.helpers import write_tree
 
-PIN = "export CUDA_VISIBLE_DEVICES=0\n"
+PIN = "export CUDA_VISIBLE_DEVICES=3\n"  # not the leading device: DEV201, not DEV703 (prec9b)
 
 
 def _reach(root) -> dict[str, tuple[str, str | None]]:

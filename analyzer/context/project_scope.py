@@ -65,6 +65,18 @@ def parse_site(site: str) -> tuple[str, int, int | None] | None:
     return match["path"], int(match["line"]), int(match["cell"]) if match["cell"] else None
 
 
+def _config_file(path: str) -> bool:
+    return classify(path.rsplit("/", 1)[-1]) in CONFIG_KINDS
+
+
+def setting_files(finding: Finding) -> list[str]:
+    """The files a finding stands for: every file of a setting `fold_repeated_settings` folded, else its own."""
+    if not (finding.sites and _config_file(finding.path)):
+        return [finding.path]
+    paths = [where[0] for where in map(parse_site, finding.sites) if where is not None]
+    return list(dict.fromkeys([finding.path, *paths]))
+
+
 def fold_repeated_settings(findings: list[Finding]) -> list[Finding]:
     """The same setting (one rule, one key path and value: the symbol `run.device: cuda`) in several YAML/JSON
     config files is one decision, made once (edit them all with one substitution, or adopt transfer_to_npu): one
@@ -72,7 +84,7 @@ def fold_repeated_settings(findings: list[Finding]) -> list[Finding]:
     the report counts (severity, reach, role) fold together, so a test config never hides behind a product one."""
     groups: dict[tuple, list[Finding]] = defaultdict(list)
     for finding in findings:
-        if not finding.suppressed and not finding.sites and classify(finding.path.rsplit("/", 1)[-1]) in CONFIG_KINDS:
+        if not finding.suppressed and not finding.sites and _config_file(finding.path):
             groups[(finding.rule, finding.symbol, finding.severity, finding.reach, finding.role)].append(finding)
     kept: dict[int, Finding] = {}
     dropped: set[int] = set()

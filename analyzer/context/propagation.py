@@ -28,7 +28,7 @@ from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
 from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
-from ascend_feasibility.analyzer.context.unloaded import import_names, unloaded_modules
+from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders, unloaded_modules
 from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
 from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
@@ -44,15 +44,17 @@ if TYPE_CHECKING:
 def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: ProjectContext,
                     factory: FindingFactory, feature_domains: frozenset[str],
                     guarded: dict[str, tuple[str, str]] | None = None, distribution: str = "",
-                    declared: frozenset[str] = frozenset()) -> list[Finding]:
+                    declared: frozenset[str] = frozenset(), packages: set[str] | None = None) -> list[Finding]:
     """`guarded`: guarded_modules(facts, context) when the caller has it already; `distribution`: the name the
-    project publishes (pyproject's [project] name); `declared`: the distributions it declares or imports."""
+    project publishes (pyproject's [project] name); `declared`: the distributions it declares or imports;
+    `packages`: unloaded.package_folders(facts), likewise."""
+    packages = package_folders(facts) if packages is None else packages
     referrers: dict[str, set[str]] = defaultdict(set)  # a named source or folder → the files that name it
     for f in facts:
         for ref in f.source_refs:
             referrers[ref.strip("/")].add(f.path)
     if guarded is None:
-        guarded = guarded_modules(facts, context)
+        guarded = guarded_modules(facts, context, packages=packages)
     test_only = test_only_functions(facts, context)
     for path, ranges in self_test_blocks(facts, context).items():
         test_only.setdefault(path, []).extend(ranges)
@@ -60,7 +62,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         test_only.setdefault(path, []).extend(ranges)
     tools = diagnostic_scripts(facts, context)
     uninstalled = uninstalled_patches(facts, context)
-    for path, ranges in unreferenced_symbols(facts, context, distribution).items():  # both: nothing calls them
+    for path, ranges in unreferenced_symbols(facts, context, distribution, packages).items():  # both: nothing calls them
         uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
     switched = switched_options(facts, context)
@@ -255,10 +257,11 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
 
 
 def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_modules: tuple[str, ...] = (),
-                    distribution: str = "") -> dict[str, tuple[str, str]]:
+                    distribution: str = "", packages: set[str] | None = None) -> dict[str, tuple[str, str]]:
     """Python files that the project's product code imports, and only behind guards or from files that are themselves
     imported only behind guards or opt-in modules (deepspeed.ops...triton/__init__.py imported where HAS_TRITON is checked): path →
-    (reach, why). Imports in tests, examples and other backends' code do not count."""
+    (reach, why). Imports in tests, examples and other backends' code do not count. `packages`:
+    unloaded.package_folders(facts) when the caller has it already."""
     by_module = _modules_by_name(facts)
     imports: dict[str, list[tuple[str, str]]] = defaultdict(list)  # path → (importer, reach) of each import
     loaded: dict[str, list[str]] = {}  # module → _loaded_by(module): files import the same modules
@@ -276,7 +279,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
                     imports[path].append((f.path, reach))
     # modules that configuration selects or names (analyzer/context/opt_in.py) are optional, and so is what only they load
     result: dict[str, tuple[str, str]] = opt_in_modules(facts, context, load_context_conventions().opt_in)
-    for path, unloaded in unloaded_modules(facts, context, console_modules, distribution).items():  # and modules nothing running loads
+    for path, unloaded in unloaded_modules(facts, context, console_modules, distribution, packages).items():  # and modules nothing running loads
         result.setdefault(path, unloaded)
     # modules needing a compiled extension nothing provides, that no entry point needs (unbuilt_extensions.py)
     for path, why in unbuilt_extension_modules(facts, context, console_modules).items():

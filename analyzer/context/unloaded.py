@@ -39,11 +39,12 @@ LIVE_ROLES = COUNTED_ROLES | {"example"}  # an example is the library's user: wh
 
 
 def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_modules: tuple[str, ...] = (),
-                     distribution: str = "") -> dict[str, tuple[str, str]]:
+                     distribution: str = "", packages: set[str] | None = None) -> dict[str, tuple[str, str]]:
     """path → ("optional", why) for the product modules of the project's packages that nothing the product runs loads.
-    `distribution`: the name the project publishes (pyproject's [project] name), "" when it names none."""
+    `distribution`: the name the project publishes (pyproject's [project] name), "" when it names none; `packages`:
+    package_folders(facts) when the caller has it already."""
     python = [f for f in facts if f.module and f.path.endswith(".py")]
-    packages = package_folders(facts)
+    packages = package_folders(facts) if packages is None else packages
     names = {f.path: import_names(f.path, f.module, packages) for f in python}
     by_name: dict[str, set[str]] = defaultdict(set)
     for path, known in names.items():
@@ -67,7 +68,7 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     first = set(_reach(roots, edges))
     test_packages = {p for p in tests if p not in first and path_view(p).name == "__init__.py"
                      and not _top_package(p, packages)}
-    applications = application_packages(facts, context, distribution)
+    applications = application_packages(facts, context, distribution, packages)
     named = _named_prefixes(facts, context)
     # any file of the project but a test may name an application's module (a JSON `_target_` in a default string, a
     # YAML config): strings of product code alone are too few there. What they name is loaded, and so is what it imports
@@ -123,8 +124,8 @@ def package_folders(facts: list[ModuleFacts]) -> set[str]:
             by_folder[path_view(f.path).parent].append(f)
     if not by_folder:
         return packages
-    imported = {".".join(name.split(".")[:end]) for f in python for name in f.imports
-                for end in range(1, name.count(".") + 1)}
+    names = {name for f in python for name in f.imports if "." in name}  # files import the same names
+    imported = {".".join(name.split(".")[:end]) for name in names for end in range(1, name.count(".") + 1)}
     for folder in sorted(by_folder, key=lambda folder: folder.count("/")):  # a parent is settled before its children
         if path_view(folder).parent not in packages or path_view(folder).parent == ".":
             continue
@@ -135,12 +136,13 @@ def package_folders(facts: list[ModuleFacts]) -> set[str]:
     return packages
 
 
-def application_packages(facts: list[ModuleFacts], context: ProjectContext, distribution: str) -> set[str]:
+def application_packages(facts: list[ModuleFacts], context: ProjectContext, distribution: str,
+                         packages: set[str] | None = None) -> set[str]:
     """Top package folders that are an application's code: the project's shell launchers run modules inside them
     (`torchrun llava/train/train_mem.py`), and the project publishes them under another name than their own."""
     if not distribution:
         return set()
-    packages = package_folders(facts)
+    packages = package_folders(facts) if packages is None else packages
     launched = {s.removeprefix("./") for f in facts if context.of(f.path).role in LIVE_ROLES
                 for s in f.launched_scripts}
     published = _plain_name(distribution)

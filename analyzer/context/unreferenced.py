@@ -28,11 +28,12 @@ if TYPE_CHECKING:
 
 
 
-def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext,
-                         distribution: str = "") -> dict[str, list[tuple[int, int, str]]]:
-    """path → (first line, last line, why) of the module-level symbols nothing in the project names."""
-    packages = package_folders(facts)
-    applications = application_packages(facts, context, distribution)
+def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, distribution: str = "",
+                         packages: set[str] | None = None) -> dict[str, list[tuple[int, int, str]]]:
+    """path → (first line, last line, why) of the module-level symbols nothing in the project names. `packages`:
+    unloaded.package_folders(facts) when the caller has it already."""
+    packages = package_folders(facts) if packages is None else packages
+    applications = application_packages(facts, context, distribution, packages)
     candidates: list[tuple[str, tuple[str, int, int, str]]] = []
     for f in facts:
         own = context.of(f.path)

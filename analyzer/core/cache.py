@@ -86,6 +86,35 @@ def _seal(key: str, payload: bytes) -> bytes:
     return hashlib.blake2b(key.encode("ascii") + b"\0" + payload, digest_size=32).hexdigest().encode("ascii")
 
 
+def read_sealed(path: Path, key: str, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
+    """The payload of a file `write_sealed` wrote under `key`; None when it is missing, cut short, edited or another
+    key's."""
+    try:
+        stored, _, payload = read_bytes(str(path), limit=limit).partition(b"\n")
+    except Unreadable:
+        return None
+    return payload if stored == _seal(key, payload) else None
+
+
+def write_sealed(path: Path, key: str, payload: bytes) -> None:
+    """Write `payload` with its seal, whole or not at all (a temporary file renamed into place). Nothing is written
+    when the file's folder is a link out of the cache folder above it (planted in a cache kept inside a project).
+    Raises OSError."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if os.path.realpath(path.parent) != os.path.join(os.path.realpath(path.parent.parent), path.parent.name):
+        raise OSError(f"{path.parent} is a link")
+    handle = tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False)
+    try:
+        with handle:
+            handle.write(_seal(key, payload) + b"\n")
+            handle.write(payload)  # not joined first: a report is tens of MB
+        os.replace(handle.name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(handle.name)
+        raise
+
+
 class StatIndex:
     """The content digest of each file a run read, by the file's stat (size, mtime, ctime, inode), as git's index and
     ruff's cache keep them: a warm run trusts a file whose stat is unchanged and reads only the others. One sealed
@@ -103,12 +132,11 @@ class StatIndex:
         self._entries: dict[str, list] = {}
         self._changed = False
         try:
-            stored, _, payload = read_bytes(str(self.path), limit=MAX_ENTRY_BYTES).partition(b"\n")
-            if stored == _seal(self._key, payload):
-                entries = json.loads(payload)
-                if isinstance(entries, dict):
-                    self._entries = entries
-        except Exception:  # noqa: BLE001 - missing, truncated, corrupt or foreign: an empty index
+            payload = read_sealed(self.path, self._key)
+            entries = json.loads(payload) if payload is not None else None
+            if isinstance(entries, dict):
+                self._entries = entries
+        except Exception:  # noqa: BLE001 - corrupt or foreign: an empty index
             self._entries = {}
 
     @staticmethod
@@ -137,20 +165,8 @@ class StatIndex:
         if not self._changed:
             return
         payload = json.dumps(self._entries, separators=(",", ":"), sort_keys=True).encode("utf-8")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle = tempfile.NamedTemporaryFile("wb", dir=self.path.parent, prefix=f".{self.path.name}.",
-                                                 suffix=".tmp", delete=False)
-            try:
-                with handle:
-                    handle.write(_seal(self._key, payload) + b"\n" + payload)
-                os.replace(handle.name, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(handle.name)
-                raise
-        except OSError:
-            return  # a read-only or full cache folder: the next run reads the files again
+        with contextlib.suppress(OSError):  # a read-only or full cache folder: the next run reads the files again
+            write_sealed(self.path, self._key, payload)
 
 
 class FileCache:
@@ -169,6 +185,10 @@ class FileCache:
         self._usable = True
         self._root = str(self.folder)
         self._now = time.time()
+
+    @property
+    def salt(self) -> str:
+        return self._salt
 
     def cacheable(self, project_file: ProjectFile) -> bool:
         return self._usable and project_file.kind != "build"  # build files read their `-r` includes: other files
@@ -194,6 +214,22 @@ class FileCache:
             if self.stats is not None:
                 self.stats.record(project_file.path, stat_now, digest)
         return self.key(project_file, digest)
+
+    def run_part(self, project_file: ProjectFile, key: str | None, result: FileResult | None = None) -> str | None:
+        """What a report's run key (report_cache.py) takes of one file: its key, or (a file never cached) a hash of
+        its result. `result`: the result this run made or loaded of the file, None before the scan (the key alone
+        stands for it). None when the part cannot be told: a file never cached whose result is not at hand, or a result
+        that depends on timing or an analyzer error, or that was made of other content than the key's (the file
+        changed during the run)."""
+        if not self._usable or (result is not None and not result.cacheable):
+            return None
+        if key is None:
+            if result is None:
+                return None
+            return f"{project_file.path}\0=" + hashlib.blake2b(_ADAPTER.dump_json(result), digest_size=20).hexdigest()
+        if result is not None and (result.digest is None or self.key(project_file, result.digest) != key):
+            return None
+        return f"{project_file.path}\0{key}"
 
     def has(self, key: str | None) -> bool:
         return key is not None and os.path.isfile(self._entry(key))

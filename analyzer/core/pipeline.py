@@ -20,6 +20,7 @@ from ascend_feasibility.analyzer.context.project_scope import (collapse_project_
                                                         fold_repeated_settings)
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
 from ascend_feasibility.analyzer.context.roles import path_view
+from ascend_feasibility.analyzer.context.unloaded import package_folders
 from ascend_feasibility.analyzer.core import budget, transfer
 from ascend_feasibility.analyzer.core.cache import DEFAULT_MAX_BYTES, FileCache
 from ascend_feasibility.analyzer.core.filework import FileResult, FileWorker, init_worker, process_in_worker
@@ -33,6 +34,7 @@ from ascend_feasibility.analyzer.core.models import (
     Text,
     ToolInfo,
 )
+from ascend_feasibility.analyzer.core.report_cache import ReportCache, run_settings
 from ascend_feasibility.analyzer.core.store import FindingStore, summarize
 from ascend_feasibility.analyzer.reading.config import load_project_config
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile, discover, discover_file
@@ -122,15 +124,43 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     generated: set[str] = set()  # files port wrote (reading/generated.py)
     # Results arrive in path order whatever the number of workers (output is the same for any --jobs) and are merged
     # as they come: the run never holds every file's results at once.
-    cache = None
+    cache = last = None
+    settings = b""
+    keys: dict[str, str | None] = {}
+    ready: dict[str, FileResult] = {}  # results made before the scan (the files never cached, for the run key)
+    parts: list[str | None] = []  # each file's share of the run key
     if options.cache_dir is not None:
         target_key = f"{worker.target.requested}|{worker.target.release.torch_npu}"
         cache = FileCache(options.cache_dir, target_key, context, options.cache_max_bytes, root)
+        last = ReportCache(cache.folder, root)
+        # what the report depends on besides the files' results (ReportCache)
+        settings = run_settings(cache, root=str(root), config=config, torch_npu=options.torch_npu,
+                                excludes=options.excludes, calibration=options.calibration,
+                                calibration_section=options.calibration_section, skipped=found.skipped,
+                                files=[(f.path, f.kind) for f in found.files], revision=[revision, revision_problem])
     started, cpu_started = time.perf_counter(), time.process_time()
     ordered = sorted(files, key=lambda f: f.path)
-    for done, result in enumerate(_run(ordered, worker, options.jobs, context, cache), start=1):
+    if cache is not None:
+        keys = {f.path: cache.key_for(f) for f in ordered}
+        if last.exists():  # the report of a run with the same inputs, if this is one
+            uncached = [f for f in ordered if keys[f.path] is None]
+            ready = dict(zip((f.path for f in uncached), _analyse(uncached, worker, 1, context)))
+            parts = [cache.run_part(f, keys[f.path], ready.get(f.path)) for f in ordered]
+            report = last.load(ReportCache.run_key(settings, parts)) if None not in parts else None
+            if report is not None:
+                cache.hits += len(ordered) - len(uncached)
+                cache.trim()
+                _record_stats(options, started, cpu_started, len(files), cache)
+                if progress is not None:
+                    progress(len(files), len(files))
+                return report.model_copy(update={"generated": _report_date(options)})
+            parts = []
+    for done, (project_file, result) in enumerate(zip(ordered, _run(ordered, worker, options.jobs, context, cache,
+                                                                    keys, ready)), start=1):
         if progress is not None:
             progress(done, len(files))
+        if cache is not None:
+            parts.append(cache.run_part(project_file, keys[project_file.path], result))
         store.add(result)
         if result.generated:
             generated.add(result.path)
@@ -140,19 +170,15 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
             kept = getattr(result.facts, domain.name)
             if kept is not None:
                 facts[domain.name].append(domain.keep(kept))
-    if cache is not None:
-        cache.trim()
-    if options.stats is not None:
-        options.stats.update(scan_seconds=time.perf_counter() - started, files=len(files),
-                             scan_cpu_seconds=time.process_time() - cpu_started,  # this process only
-                             cache_hits=cache.hits if cache else 0, cache_misses=cache.misses if cache else 0)
+    _record_stats(options, started, cpu_started, len(files), cache)
     if choice is None:  # the user named the target: every declaration is read for the pins' conflicts only
         choice = _target_choice(worker.domains, facts)
     run = ProjectRun(kb=worker.kb, target=worker.target, context=context, factory=worker.factory, config=config,
                      calibration=options.calibration, has_manifest=has_manifest(found.files), choice=choice, facts=facts)
     modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
+    packages = package_folders(modules)  # read by several of the project passes below
     run.guarded, run.modules = guarded_modules(modules, context, tuple(config.console_modules),
-                                                 config.distribution), modules
+                                                 config.distribution, packages), modules
     for domain in worker.domains:
         domain.add_findings(run)
     store.add_findings(run.findings)  # beside the scanners' findings, sorted and each site once
@@ -163,7 +189,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded,
                                config.distribution,
                                frozenset(row.package for row in run.published.get("dependency_matrix", ())
-                                         if row.sources or row.classification != "unknown"))
+                                         if row.sources or row.classification != "unknown"), packages)
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")
@@ -172,9 +198,9 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         domain.report(run)
     findings = run.findings
     target = worker.target
-    return Report(
+    report = Report(
         tool=ToolInfo(name=TOOL_NAME, version=__version__),
-        generated=options.generated or datetime.now(timezone.utc).date().isoformat(),
+        generated=_report_date(options),
         target=Target(
             torch_npu=target.requested,
             release=target.release.torch_npu,
@@ -195,6 +221,23 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         summary=summarize(findings),
         calibration=options.calibration_section,
     )
+    if cache is not None:
+        if parts and None not in parts:
+            last.store(ReportCache.run_key(settings, parts), report)
+        cache.trim()  # the report too is an entry
+    return report
+
+
+def _report_date(options: AnalyzeOptions) -> str:
+    return options.generated or datetime.now(timezone.utc).date().isoformat()
+
+
+def _record_stats(options: AnalyzeOptions, started: float, cpu_started: float, files: int,
+                  cache: FileCache | None) -> None:
+    if options.stats is not None:
+        options.stats.update(scan_seconds=time.perf_counter() - started, files=files,
+                             scan_cpu_seconds=time.process_time() - cpu_started,  # this process only
+                             cache_hits=cache.hits if cache else 0, cache_misses=cache.misses if cache else 0)
 
 
 def has_manifest(files: list[ProjectFile]) -> bool:
@@ -243,20 +286,26 @@ def _target_choice(domains: list[Domain], facts: dict[str, list]) -> TargetChoic
 
 
 def _run(files: list[ProjectFile], worker: FileWorker, requested_jobs: int | None, context: ProjectContext,
-         cache: FileCache | None = None) -> Iterator[FileResult]:
-    """Each file's result, in the order of `files`: from the cache where it has one, else analysed (and stored)."""
+         cache: FileCache | None = None, keys: dict[str, str | None] | None = None,
+         ready: dict[str, FileResult] | None = None) -> Iterator[FileResult]:
+    """Each file's result, in the order of `files`: from the cache where it has one, else analysed (and stored).
+    `keys`: each file's cache key (FileCache.key_for) when the caller has them; `ready`: results already made."""
     if cache is None:
         yield from _analyse(files, worker, requested_jobs, context)
         return
     # First the keys (reading and hashing each file, keeping only the key), so that the files to analyse go to the
     # workers at once; then the results in path order, each cached one loaded only when its turn comes (the run never
     # holds every file's results at once).
-    keys = {f.path: cache.key_for(f) for f in files}
-    stored = {path for path, key in keys.items() if cache.has(key)}
-    fresh = _analyse([f for f in files if f.path not in stored], worker, requested_jobs, context)
+    keys = {f.path: cache.key_for(f) for f in files} if keys is None else keys
+    ready = ready or {}
+    stored = {path for path, key in keys.items() if path not in ready and cache.has(key)}
+    fresh = _analyse([f for f in files if f.path not in stored and f.path not in ready], worker, requested_jobs,
+                     context)
     for project_file in files:
         result = None
-        if project_file.path in stored:
+        if project_file.path in ready:
+            result = ready[project_file.path]
+        elif project_file.path in stored:
             result = cache.load(keys[project_file.path], project_file.path)
             if result is None:  # removed or damaged since: analysed here
                 result = worker.process(project_file)

@@ -10,10 +10,11 @@ import hashlib
 import re
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from ascend_feasibility.analyzer.context.project_scope import setting_files
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
 from ascend_feasibility.analyzer.context.unloaded import import_names
 from ascend_feasibility.analyzer.core.models import (
@@ -39,6 +40,7 @@ from ascend_feasibility.analyzer.reading.config import ProjectConfig
 from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
 from ascend_feasibility.domains.phases.estimate import estimate
 from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNALS, PhaseFacts
+from ascend_feasibility.domains.phases.reach import ImportReach
 from ascend_feasibility.domains.phases.routes import builds_on_driver, route_driver, route_notes, route_reason
 from ascend_feasibility.knowledge import KNOWLEDGE_DIR, load_context_conventions
 
@@ -136,7 +138,8 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     )
     by_path: dict[str, set[str]] = defaultdict(set)
     entries = []
-    found = {path: _entry_phases(python[path], [python[p] for p in _reachable(path, graph)]) for path in entry_paths}
+    reach = ImportReach(graph)
+    found = {path: _entry_phases(python[path], (python[p] for p in reach.paths(reach.mask(path)))) for path in entry_paths}
     served = {p for path, (phases, _) in found.items() if role_of(path) == "product" for p in phases}
     library_paths: set[str] = set()
     if not served & {"training", "inference"}:
@@ -146,15 +149,19 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
             if path not in found and role_of(path) == "product" and any(m.backward for m in f.models):
                 found[path] = ({"training"}, ["defines a backward pass (torch.autograd.Function): the library's training path"])
                 library_paths.add(path)
+    imported_by: dict[frozenset[str], int] = defaultdict(int)  # an entry's phases → what entries of them import
     for path in sorted(found):
-        reach = _reachable(path, graph)
         phases, evidence = found[path]
         if not phases:
             continue
         entries.append(PhaseEntry(path=path, phases=[p for p in PHASES if p in phases], evidence=evidence,
                                   script=path not in library_paths))
-        for reached in reach:
-            by_path[reached] |= phases if reached == path else _served(reached, phases)
+        by_path[path] |= phases
+        imported_by[frozenset(phases)] |= reach.mask(path) & ~reach.bit(path)
+    for shared, mask in imported_by.items():  # a few distinct phase sets: each module served once per set
+        phases = set(shared)
+        for reached in reach.paths(mask):
+            by_path[reached] |= _served(reached, phases)
     for path, f in python.items():  # code no entry reaches: its own evidence
         if not by_path.get(path) and f.evidence:
             by_path[path] = set(f.evidence)
@@ -346,17 +353,7 @@ def _reexports(python: dict[str, PhaseFacts], by_module: dict[str, str]) -> dict
     return result
 
 
-def _reachable(start: str, graph: dict[str, set[str]]) -> set[str]:
-    seen, stack = {start}, [start]
-    while stack:
-        for target in graph.get(stack.pop(), ()):
-            if target not in seen:
-                seen.add(target)
-                stack.append(target)
-    return seen
-
-
-def _entry_phases(entry: PhaseFacts, reached: list[PhaseFacts]) -> tuple[set[str], list[str]]:
+def _entry_phases(entry: PhaseFacts, reached: Iterable[PhaseFacts]) -> tuple[set[str], list[str]]:
     phases = {phase for phase, hints in NAME_HINTS.items() if hinted(entry.path, hints)}
     evidence = [f"name suggests {', '.join(sorted(phases))}"] if phases else []
     if entry.evidence:  # weak signals (a no_grad evaluation inside a training loop) do not add a phase
@@ -378,10 +375,17 @@ def _entry_phases(entry: PhaseFacts, reached: list[PhaseFacts]) -> tuple[set[str
 def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
     """A finding belongs to the phases of its file (a rule that serves one phase only, to that one where its file
     serves it); environment files (manifests, setup.py, images, native sources) belong to all. Python code that no entry point imports belongs to none when the project has entry points: a phase holds
-    only what its entries import."""
-    phases = assignment.by_path.get(finding.path)
+    only what its entries import. A setting folded from several config files belongs to the phases of every file."""
+    found: set[str] = set()
+    for path in setting_files(finding):
+        found.update(_path_phases(finding, path, assignment))
+    return [p for p in PHASES if p in found]
+
+
+def _path_phases(finding: Finding, path: str, assignment: PhaseAssignment) -> list[str]:
+    phases = assignment.by_path.get(path)
     if not phases:
-        if assignment.entries and finding.path.endswith(PYTHON_SUFFIXES) and finding.role != "build":
+        if assignment.entries and path.endswith(PYTHON_SUFFIXES) and finding.role != "build":
             return []
         return list(assignment.phases)
     only = SITE_PHASE.get(finding.rule) or _function_phase(finding, assignment.functions.get(finding.path, ()))
