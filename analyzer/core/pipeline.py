@@ -16,8 +16,7 @@ from pathlib import Path
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
-from ascend_feasibility.analyzer.context.project_scope import (collapse_project_scoped, drop_without_cause,
-                                                        fold_repeated_settings)
+from ascend_feasibility.analyzer.context.project_scope import collapse_project_scoped, drop_without_cause, fold_repeated_settings
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import package_folders
