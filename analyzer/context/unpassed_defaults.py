@@ -207,17 +207,17 @@ def _decided(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int,
         return None
     if bool(result) != holds:
         return None
-    key = (function.id, target[1])
-    if key not in reading.assigned:
-        reading.assigned[key] = _assigns(function, target[1])
-    return None if reading.assigned[key] else target
+    if function.id not in reading.rebound:
+        reading.rebound[function.id] = _rebound(function)
+    rebound = reading.rebound[function.id]
+    return None if rebound is None or target[1] in rebound else target
 
 
 @dataclass
 class _Reading:
-    """One unit's reading: the parameters _target can read, and _assigns's answers by (function, name)."""
+    """One unit's reading: the parameters _target can read, and _rebound's answer by function."""
     parameters: frozenset[str]
-    assigned: dict[tuple[int, str], bool] = field(default_factory=dict)
+    rebound: dict[int, set[str] | None] = field(default_factory=dict)
 
 
 def _defaulted_parameters(tree: Node) -> frozenset[str]:
@@ -276,21 +276,22 @@ def _target(name: Node) -> tuple[Node, tuple[str, str, int, str]] | None:
     return function, (callee, parameter, index, parsing.text(default))
 
 
-def _assigns(function: Node, name: str) -> bool:
-    """Does the function rebind the parameter (`local_rank = int(os.environ[...])`, `for backend in ...`)?"""
+def _rebound(function: Node) -> set[str] | None:
+    """The names the function's body rebinds (`local_rank = int(os.environ[...])`, `for backend in ...`, `global`),
+    read in one walk for all its parameters; None for a body too big to read (every parameter counts as rebound)."""
     body = function.child_by_field_name("body")
-    stack, seen = [body] if body is not None else [], 0
+    stack, seen, names = [body] if body is not None else [], 0, set()
     while stack and seen < MAX_BODY_NODES:
         node = stack.pop()
         seen += 1
         if node.type in {"assignment", "augmented_assignment", "for_statement", "with_item", "named_expression"}:
             left = node.child_by_field_name("left") or node.child_by_field_name("name") or node.child_by_field_name("value")
-            if left is not None and name in {parsing.text(n) for n in _names(left)}:
-                return True
-        if node.type in {"global_statement", "nonlocal_statement"} and name in parsing.text(node).split():
-            return True
+            if left is not None:
+                names.update(parsing.text(n) for n in _names(left))
+        if node.type in {"global_statement", "nonlocal_statement"}:
+            names.update(parsing.text(node).split())
         stack.extend(node.children)
-    return seen >= MAX_BODY_NODES
+    return None if seen >= MAX_BODY_NODES else names
 
 
 def _names(node: Node) -> list[Node]:
@@ -377,18 +378,18 @@ def _calls(called: list[Node], methods: list[Node], bound: dict[str, str], modul
         recorded = _class_name(callee) if name == "cls" else bound.get(name, name if star else None)
         if recorded is not None:
             yield recorded, callee.parent
+    module_names = {module.encode("utf-8") for module in modules}  # compared as bytes: most calls are not recorded
     for callee in methods:  # (call function: (attribute attribute: (identifier)))
         attribute = callee.parent
-        root = attribute.child_by_field_name("object")
-        while root is not None and root.type == "attribute":
-            root = root.child_by_field_name("object")
-        name = parsing.text(callee)
-        if name == "__class__":
+        if callee.text == b"__class__":
             recorded = _class_name(callee)
-        elif root is not None and root.type == "identifier" and parsing.text(root) in modules:
-            recorded = name
         else:
-            continue
+            root = attribute.child_by_field_name("object")
+            while root is not None and root.type == "attribute":
+                root = root.child_by_field_name("object")
+            if root is None or root.type != "identifier" or root.text not in module_names:
+                continue
+            recorded = parsing.text(callee)
         if recorded is not None and attribute.parent is not None and attribute.parent.type == "call":
             yield recorded, attribute.parent
 

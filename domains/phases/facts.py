@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context import unpassed_defaults
+from ascend_feasibility.analyzer.context.written_names import word_set, word_string
 from ascend_feasibility.analyzer.core.models import PHASES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -160,7 +161,7 @@ class PhaseFacts:
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
     # module-level functions and classes the file never names again: (name, first, last, kind) (symbols.py)
     unnamed_symbols: list[tuple[str, int, int, str]] = field(default_factory=list)
-    words: list[str] = field(default_factory=list)  # the identifier-like words the file writes (symbols.py)
+    words: str = ""  # the identifier-like words the file writes, each between spaces (symbols.py, written_names.py)
     dotted_words: list[str] = field(default_factory=list)  # the dotted names of 3+ parts it writes (symbols.py)
 
 
@@ -170,7 +171,7 @@ class PhaseFacts:
         self.models += other.models
         self.launched_scripts += other.launched_scripts
         self.unnamed_symbols += other.unnamed_symbols
-        self.words = sorted(set(self.words) | set(other.words))
+        self.words = word_string(word_set(self.words) | word_set(other.words))
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
         self.model_refs += other.model_refs
         self.config_refs += other.config_refs
@@ -222,8 +223,8 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             continue
         if unit.kind == "python":
             facts.unnamed_symbols = symbols.unnamed_symbols(unit)
-        facts.words = sorted(symbols.words(unit.source.text))
-        facts.dotted_words = sorted(symbols.dotted_words(unit.source.text))
+        facts.words, dotted = symbols.read_words(unit.source.data)
+        facts.dotted_words = sorted(dotted)
         if merged is None:
             merged = facts
         else:
@@ -231,8 +232,9 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
     if merged is not None and kind == "notebook":
         merged.module, merged.notebook, merged.path = "", True, path
     if merged is None and kind in {"yaml", "json", "build"}:  # configs and build files name symbols too
-        merged = PhaseFacts(path=path, words=sorted(set().union(*(symbols.words(u.source.text) for u in units))),
-                            dotted_words=sorted(set().union(*(symbols.dotted_words(u.source.text) for u in units))))
+        read = [symbols.read_words(u.source.data) for u in units]
+        merged = PhaseFacts(path=path, words=word_string(set().union(*(word_set(w) for w, _ in read))),
+                            dotted_words=sorted(set().union(*(d for _, d in read))))
     return merged
 
 
@@ -260,7 +262,6 @@ def _lazy_submodules(unit: Unit, package: str) -> list[str]:
 def compact(facts: PhaseFacts) -> PhaseFacts:
     """Share the strings many files repeat (`torch`, `torch.nn`, ...): the main process keeps every file's facts."""
     facts.imports = sorted({sys.intern(name) for name in facts.imports})
-    facts.words = [sys.intern(word) for word in facts.words]
     facts.model_refs = [sys.intern(name) for name in facts.model_refs]
     for model in facts.models:
         model.bases = [sys.intern(b) for b in model.bases]
@@ -492,10 +493,11 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if found.get("patched") and defined:
         facts.patch_installers = _patch_installers(unit, defined, found["patched"], facts.main_block)
     facts.choices = _choices(found.get("condition", []))
-    declarations = _add_argument_calls(found.get("method", []))
+    # a call of add_argument and a @dataclass decorator spell their names: most files have neither
+    declarations = _add_argument_calls(found.get("method", [])) if "add_argument" in unit.source.text else []
     facts.options, facts.option_arms = _options(declarations, found.get("switch", []))
     facts.option_values = _string_options(declarations)
-    for cls in found.get("decorated_class", []):
+    for cls in found.get("decorated_class", []) if "dataclass" in unit.source.text else []:
         options, values = dataclass_options(cls)
         facts.options += options
         facts.option_values += values
