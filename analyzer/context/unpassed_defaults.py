@@ -23,6 +23,7 @@ name); a class's own `cls(...)` and `self.__class__(...)` are its calls.
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -276,22 +277,31 @@ def _target(name: Node) -> tuple[Node, tuple[str, str, int, str]] | None:
     return function, (callee, parameter, index, parsing.text(default))
 
 
+# What rebinds a name in a body: the targets of assignments, loops, `with ... as`, `:=`; and global/nonlocal
+REBINDINGS = """
+(assignment left: (_) @target)
+(augmented_assignment left: (_) @target)
+(for_statement left: (_) @target)
+(with_item value: (_) @target)
+(named_expression name: (_) @target)
+[(global_statement) (nonlocal_statement)] @scope
+"""
+
+
 def _rebound(function: Node) -> set[str] | None:
     """The names the function's body rebinds (`local_rank = int(os.environ[...])`, `for backend in ...`, `global`),
-    read in one walk for all its parameters; None for a body too big to read (every parameter counts as rebound)."""
+    read in one query for all its parameters; None for a body of MAX_BODY_NODES nodes or more (every parameter counts
+    as rebound there)."""
     body = function.child_by_field_name("body")
-    stack, seen, names = [body] if body is not None else [], 0, set()
-    while stack and seen < MAX_BODY_NODES:
-        node = stack.pop()
-        seen += 1
-        if node.type in {"assignment", "augmented_assignment", "for_statement", "with_item", "named_expression"}:
-            left = node.child_by_field_name("left") or node.child_by_field_name("name") or node.child_by_field_name("value")
-            if left is not None:
-                names.update(parsing.text(n) for n in _names(left))
-        if node.type in {"global_statement", "nonlocal_statement"}:
-            names.update(parsing.text(node).split())
-        stack.extend(node.children)
-    return None if seen >= MAX_BODY_NODES else names
+    if body is None:
+        return set()
+    if body.descendant_count >= MAX_BODY_NODES:
+        return None
+    found = parsing.captures(parsing.query("python", REBINDINGS), body)
+    names = {parsing.text(n) for target in found.get("target", []) for n in _names(target)}
+    for statement in found.get("scope", []):
+        names.update(parsing.text(statement).split())
+    return names
 
 
 def _names(node: Node) -> list[Node]:
@@ -302,8 +312,9 @@ def _names(node: Node) -> list[Node]:
     return []
 
 
+@functools.lru_cache(maxsize=4096)  # a project repeats its literals (`True`, `"nccl"`, `-1`); each evaluation compiles
 def _value(text: str):
-    """A literal's value (ast.literal_eval evaluates literals only), or UNKNOWN."""
+    """A literal's value (ast.literal_eval evaluates literals only: immutable ones here), or UNKNOWN."""
     if len(text) > MAX_LITERAL:
         return UNKNOWN
     try:
@@ -331,6 +342,10 @@ def _exported(tree: Node) -> set[str]:
     return names
 
 
+_GUARDING = frozenset({"if_statement", "try_statement", "block", "else_clause", "except_clause", "elif_clause",
+                       "finally_clause"})
+
+
 def _bindings(tree: Node) -> tuple[dict[str, str], set[str], bool]:
     """The module-level names the file binds to functions and classes (local name → original name: defined, or
     imported by name), the names bound to imported modules, and whether it has a star import."""
@@ -340,22 +355,23 @@ def _bindings(tree: Node) -> tuple[dict[str, str], set[str], bool]:
     stack = list(tree.named_children)
     while stack:
         statement = stack.pop()
-        if statement.type in {"if_statement", "try_statement", "block", "else_clause", "except_clause", "elif_clause",
-                              "finally_clause"}:
+        kind = statement.type
+        if kind in _GUARDING:
             stack.extend(statement.named_children)  # imports behind a guard
-        elif statement.type == "decorated_definition":
+        elif kind == "decorated_definition":
             stack.extend(c for c in statement.named_children if c.type != "decorator")
-        elif statement.type in {"function_definition", "class_definition"}:
+        elif kind in {"function_definition", "class_definition"}:
             name = statement.child_by_field_name("name")
             if name is not None:
-                bound[parsing.text(name)] = parsing.text(name)
-        elif statement.type == "import_from_statement":
+                text = parsing.text(name)
+                bound[text] = text
+        elif kind == "import_from_statement":
             star |= any(c.type == "wildcard_import" for c in statement.children)
             for imported in statement.children_by_field_name("name"):
                 original, local = _alias(imported)
                 bound[local] = original.rsplit(".", 1)[-1]
                 modules.add(local)  # `from pkg import module` binds a module
-        elif statement.type == "import_statement":
+        elif kind == "import_statement":
             for imported in statement.children_by_field_name("name"):
                 original, local = _alias(imported)
                 modules.add(local if imported.type == "aliased_import" else original.split(".", 1)[0])
@@ -367,18 +383,23 @@ def _alias(imported: Node) -> tuple[str, str]:
         name, alias = imported.child_by_field_name("name"), imported.child_by_field_name("alias")
         original = parsing.text(name) if name is not None else ""
         return original, parsing.text(alias) if alias is not None else original
-    return parsing.text(imported), parsing.text(imported)
+    text = parsing.text(imported)
+    return text, text
 
 
 def _calls(called: list[Node], methods: list[Node], bound: dict[str, str], modules: set[str], star: bool):
     """(the name a call is recorded under, the call): `Model(...)` of a bound name (any name after a star import),
     `pkg.parallel.ParallelContext(...)` through an imported module, a class's `cls(...)` and `self.__class__(...)`."""
+    # names compared as bytes: most calls are not recorded, and their text need not be decoded
+    bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
     for callee in called:  # (call function: (identifier))
-        name = parsing.text(callee)
-        recorded = _class_name(callee) if name == "cls" else bound.get(name, name if star else None)
+        name = callee.text
+        recorded = _class_name(callee) if name == b"cls" else bound_names.get(name)
+        if recorded is None and star and name != b"cls":
+            recorded = parsing.text(callee)
         if recorded is not None:
             yield recorded, callee.parent
-    module_names = {module.encode("utf-8") for module in modules}  # compared as bytes: most calls are not recorded
+    module_names = {module.encode("utf-8") for module in modules}
     for callee in methods:  # (call function: (attribute attribute: (identifier)))
         attribute = callee.parent
         if callee.text == b"__class__":
