@@ -5,7 +5,7 @@ shell scripts) the Python scripts it launches."""
 from __future__ import annotations
 
 import sys
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -49,30 +49,19 @@ QUERY = QUERY.replace(
     "[.](" + "|".join(s[1:] for s in CONFIG_SUFFIXES + NATIVE_SUFFIXES) + ")$|^(" + "|".join(NATIVE_FOLDER_HINTS) + ")/",
 )
 QUERY_KEY = query_set.register("phase_facts", QUERY)
-# Calls by plain name, read only where they can matter: a module-level function named again after its definition
-# (exported_functions), or a "cuda" device default (overridden_defaults). Most modules need neither.
+# Calls by plain name: of module-level functions (exported_functions), overriding a "cuda" default
+# (overridden_defaults), of the names the file binds (the unpassed-default reading, which reads every file's).
 CALLS_KEY = query_set.register("phase_calls", "(call function: (identifier) @called)")
 ESCAPES_KEY = query_set.register("phase_escapes", unpassed_defaults.ESCAPES)  # names passed as values
 
 
 def query_keys(unit: Unit) -> set[str]:
     """The keys of the combined Python query (domains.query_set) collect_python reads from this unit."""
-    return {QUERY_KEY, CALLS_KEY} if _reads_calls(unit) else {QUERY_KEY}
-
-
-def _reads_calls(unit: Unit) -> bool:
-    cached = unit.cache.get("reads_calls")
-    if cached is None:
-        text = unit.source.text
-        defined = Counter(parsing.text(name) for name in _module_functions(unit))
-        # A function is called only where its name is written again after its definition.
-        cached = unit.cache["reads_calls"] = "cuda" in text or any(
-            text.count(name) > definitions for name, definitions in defined.items())
-    return cached
+    return {QUERY_KEY, CALLS_KEY}
 
 
 def _calls(unit: Unit) -> list[Node]:
-    return query_set.unit_captures(unit, CALLS_KEY).get("called", []) if _reads_calls(unit) else []
+    return query_set.unit_captures(unit, CALLS_KEY).get("called", [])
 
 # What shows a phase, from knowledge/phases/signals.toml.
 SIGNALS = load_phase_signals()
@@ -479,10 +468,10 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.overridden_defaults = _overridden_defaults(defaults, _calls(unit) + found.get("method", []))
     defined = _module_functions(unit)
     if defined:
-        called = {parsing.text(c) for c in _calls(unit)}
+        called = {c.text for c in _calls(unit)}  # as bytes: most are never compared
         for name in defined:
             function = name.parent
-            if parsing.text(name) not in called and function is not None:
+            if name.text not in called and function is not None:
                 facts.exported_functions.append((parsing.text(name), function.start_point.row + 1, function.end_point.row + 1))
     facts.top_level_code = _runs_at_top_level(unit.tree())
     guards = [c for c in found.get("condition", []) if "__name__" in parsing.text(c) and "__main__" in parsing.text(c)]
@@ -503,7 +492,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.option_values += values
     facts.option_value_arms = _option_value_arms(found.get("condition", []))
     by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", []),
-                                        found.get("assert", []), query_set.unit_captures(unit, CALLS_KEY).get("called", []),
+                                        found.get("assert", []), _calls(unit),
                                         found.get("method", []), found.get("class", []),
                                         lambda: query_set.unit_captures(unit, ESCAPES_KEY))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
