@@ -626,7 +626,8 @@ def calls(code: str) -> list[tuple[str, str]]:
     found = parsing.captures(QUERY, tree)
     bound, modules, star = u._bindings(tree)
     return [(name, parsing.text(call)) for name, call in
-            u._calls(found.get("called", []), found.get("method", []), bound, modules, star)]
+            u._calls(found.get("called", []), found.get("method", []), {k.encode(): v for k, v in bound.items()},
+                     modules, star)]
 
 
 def test_calls_of_bound_names_and_through_modules():

@@ -79,19 +79,27 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         for statement in asserts[:MAX_CONDITIONS]:
             facts.arms += _assert(statement, reading)
     bound, modules, star = _bindings(tree)
-    calls: dict[str, tuple[int, int, set[str], bool]] = {}
-    for callee, call in _calls(called, methods, bound, modules, star):
+    # names compared as bytes: most calls and values are of no bound name, and their text need not be decoded
+    bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
+    calls: dict[str, list] = {}  # name → [calls, most positional arguments, keywords, any *args/**kwargs]
+    for callee, call in _calls(called, methods, bound_names, modules, star):
         positional, keywords, splat = _shape(call)
-        count, most, before, any_splat = calls.get(callee, (0, 0, set(), False))
-        calls[callee] = (count + 1, max(most, positional), before | keywords, any_splat or splat)
+        record = calls.get(callee)
+        if record is None:
+            calls[callee] = [1, positional, keywords, splat]
+        else:
+            record[0] += 1
+            record[1] = max(record[1], positional)
+            record[2] |= keywords
+            record[3] = record[3] or splat
     facts.calls = {name: (count, most, sorted(keywords), splat) for name, (count, most, keywords, splat) in calls.items()}
     escaped = _exported(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
     if bound or "getattr" in text:  # a lookup by name needs no binding: `import pkg.model` then getattr(pkg.model, ...)
         found = escapes()
         for node in found.get("value", []):
-            name = parsing.text(node)
-            if name in bound and not _type_check(node):
-                escaped.add(bound[name])
+            original = bound_names.get(node.text)
+            if original is not None and not _type_check(node):
+                escaped.add(original)
         escaped.update(parsing.text(node) for node in found.get("attribute", []))
     for cls in classes:
         bases = cls.child_by_field_name("superclasses")
@@ -366,7 +374,7 @@ def _bindings(tree: Node) -> tuple[dict[str, str], set[str], bool]:
                 text = parsing.text(name)
                 bound[text] = text
         elif kind == "import_from_statement":
-            star |= any(c.type == "wildcard_import" for c in statement.children)
+            star |= b"*" in statement.text and any(c.type == "wildcard_import" for c in statement.children)
             for imported in statement.children_by_field_name("name"):
                 original, local = _alias(imported)
                 bound[local] = original.rsplit(".", 1)[-1]
@@ -387,11 +395,9 @@ def _alias(imported: Node) -> tuple[str, str]:
     return text, text
 
 
-def _calls(called: list[Node], methods: list[Node], bound: dict[str, str], modules: set[str], star: bool):
+def _calls(called: list[Node], methods: list[Node], bound_names: dict[bytes, str], modules: set[str], star: bool):
     """(the name a call is recorded under, the call): `Model(...)` of a bound name (any name after a star import),
     `pkg.parallel.ParallelContext(...)` through an imported module, a class's `cls(...)` and `self.__class__(...)`."""
-    # names compared as bytes: most calls are not recorded, and their text need not be decoded
-    bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
     for callee in called:  # (call function: (identifier))
         name = callee.text
         recorded = _class_name(callee) if name == b"cls" else bound_names.get(name)

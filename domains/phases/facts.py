@@ -413,8 +413,8 @@ def _phase_functions(names: list[Node]) -> list[tuple[str, int, int]]:
     `generate`, `train`): a word inside the name says less (`infer_init_method`, `add_distributed_training_args`)."""
     result = []
     for name in names:
-        words = [w for w in parsing.text(name).lower().split("_") if w]
-        phase = FUNCTION_PHASE.get(words[-1]) if words else None
+        last = parsing.text(name).lower().rstrip("_").rsplit("_", 1)[-1]  # the last word of the name
+        phase = FUNCTION_PHASE.get(last) if last else None
         if phase is not None:
             definition = name.parent
             result.append((phase, definition.start_point.row + 1, definition.end_point.row + 1))
@@ -442,7 +442,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         module = _absolute(text, package)
         statement = node.parent  # `from pkg import sub` may import the submodule pkg.sub
         sites.append((module, statement))
-        if statement is not None and any(c.type == "wildcard_import" for c in statement.children):
+        if statement is not None and b"*" in statement.text and any(c.type == "wildcard_import" for c in statement.children):
             facts.star_imports.append(module)
         for name in statement.children_by_field_name("name") if statement is not None else []:
             sites.append((f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."), statement))

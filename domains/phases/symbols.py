@@ -8,7 +8,8 @@ a Makefile or a shell line keeps the symbol too. Reading more than code only eve
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+import bisect
+from collections import Counter
 
 import ahocorasick_rs
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, word_string_of_bytes
@@ -91,17 +92,19 @@ def _named_elsewhere(unit: Unit, found: list[tuple[str, int, int, str, Node]]) -
     if unit.tree().has_error or (not text.isascii() and any(space in text for space in _OTHER_SPACES)):
         return _named_elsewhere_by_count(unit, found)
     # One pass of an automaton of the names over the text's words (the bytes split where the text does: it holds no
-    # space but ASCII ones); a match inside its own definition does not count.
-    spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
-    for name, _, _, _, statement in found:
-        spans[name].append((statement.start_byte, statement.end_byte))
-    names = sorted(spans)
+    # space but ASCII ones); a match inside its own definition does not count. The definitions are module-level
+    # statements in source order: a match lies in at most one, found by bisection.
+    starts = [statement.start_byte for _, _, _, _, statement in found]
+    names = sorted({name for name, _, _, _, _ in found})
     automaton = ahocorasick_rs.BytesAhoCorasick([f" {name} ".encode("utf-8", "replace") for name in names])
     haystack = b" " + unit.source.data.translate(_SPACES) + b" "  # a match at `start` names data[start:]
     named = set()
     for index, start, end in automaton.find_matches_as_indexes(haystack, overlapping=True):
         name = names[index]
-        if name not in named and not any(first <= start and end - 2 <= last for first, last in spans[name]):
+        if name in named:
+            continue
+        holder = bisect.bisect_right(starts, start) - 1
+        if holder < 0 or found[holder][0] != name or end - 2 > found[holder][4].end_byte:
             named.add(name)
     return named
 
