@@ -36,7 +36,10 @@ def read_words(data: bytes) -> tuple[str, set[str]]:
     dotted names `dotted_words` keeps. A run with dots splits into the same words, so one set difference (in C, like
     the splits) leaves the few runs that hold a dot."""
     plain = set(data.translate(_SPACES).split())
-    return word_string_of_bytes(plain), _dotted_names(set(data.translate(_DOTTED).split()) - plain)
+    # no name asked of the words is shorter or starts with a digit (written_names.writers): leaving those out halves
+    # the string (numbers in configs); counted in bytes, a non-ASCII word may stay in and is never asked
+    words = {word for word in plain if len(word) >= MIN_NAME and not word[:1].isdigit()}
+    return word_string_of_bytes(words), _dotted_names(set(data.translate(_DOTTED).split()) - plain)
 
 
 def _dotted_names(tokens: set[bytes]) -> set[str]:
