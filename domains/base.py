@@ -200,7 +200,7 @@ class ModuleFacts(Protocol):
     default_escaped: list[str]  # names the file passes as values or subclasses
     star_imports: list[str]  # modules imported with `from module import *`
     unnamed_symbols: list[tuple[str, int, int, str]]  # module-level functions/classes the file never names again
-    words: list[str]  # identifier-like words the file writes (code, strings, comments, configs)
+    words: str  # identifier-like words the file writes (code, strings, comments, configs), each between spaces
     dotted_words: list[str]  # dotted names of three parts or more it writes
 
 

@@ -66,5 +66,5 @@ def test_launchers_of_present_installed_or_unknown_targets_run(tmp_path):
     reach = _reach(tmp_path)
     for name in ("train", "serve", "dist", "vllm", "pip", "local", "var", "mixed", "fetch"):
         assert reach[f"scripts/{name}.sh"] == ("runs", None), name
-    assert stale_launchers([SimpleNamespace(path="scripts/Dockerfile", launches=[("", "get-pip.py")], words=[],
+    assert stale_launchers([SimpleNamespace(path="scripts/Dockerfile", launches=[("", "get-pip.py")], words="",
                                             imports=[])]) == {}

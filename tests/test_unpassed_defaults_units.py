@@ -466,9 +466,18 @@ def test_the_function_found_is_returned():
     assert function.type == "function_definition" and parsing.text(function.child_by_field_name("name")) == "f"
 
 
-# _assigns ---------------------------------------------------------------------------------------------------------
+# _rebound ---------------------------------------------------------------------------------------------------------
 def function_of(body: str):
     return tree_of("def f(a=0, b=0):\n" + body).named_children[0]
+
+
+def rebinds(function, name: str) -> bool:
+    rebound = u._rebound(function)
+    return rebound is None or name in rebound
+
+
+def test_one_walk_reads_every_rebound_name():
+    assert u._rebound(function_of("    a = 1\n    for b, c in x:\n        pass\n    print(d)\n")) == {"a", "b", "c"}
 
 
 @pytest.mark.parametrize("body", [
@@ -489,7 +498,7 @@ def function_of(body: str):
     "    if x:\n        a = 1\n",
 ])
 def test_a_rebinding_is_found(body):
-    assert u._assigns(function_of(body), "a") is True
+    assert rebinds(function_of(body), "a") is True
 
 
 @pytest.mark.parametrize("body", [
@@ -503,7 +512,7 @@ def test_a_rebinding_is_found(body):
     "    ab = 1\n",
 ])
 def test_a_read_is_no_rebinding(body):
-    assert u._assigns(function_of(body), "a") is False
+    assert rebinds(function_of(body), "a") is False
 
 
 def _count(node) -> int:
@@ -523,12 +532,12 @@ def body_of(nodes: int):
 
 
 def test_a_body_of_20000_nodes_is_taken_as_rebinding():
-    assert u._assigns(body_of(19999), "a") is False
-    assert u._assigns(body_of(20000), "a") is True
+    assert rebinds(body_of(19999), "a") is False
+    assert rebinds(body_of(20000), "a") is True
 
 
 def test_a_rebinding_past_the_bound_is_not_read_but_still_rebinds():
-    assert u._assigns(body_of(25001), "a") is True
+    assert rebinds(body_of(25001), "a") is True
 
 
 # _names, _value, _singleton ---------------------------------------------------------------------------------------
@@ -617,7 +626,8 @@ def calls(code: str) -> list[tuple[str, str]]:
     found = parsing.captures(QUERY, tree)
     bound, modules, star = u._bindings(tree)
     return [(name, parsing.text(call)) for name, call in
-            u._calls(found.get("called", []), found.get("method", []), bound, modules, star)]
+            u._calls(found.get("called", []), found.get("method", []), {k.encode(): v for k, v in bound.items()},
+                     modules, star)]
 
 
 def test_calls_of_bound_names_and_through_modules():

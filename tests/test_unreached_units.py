@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.context import unbuilt as b
 from ascend_feasibility.analyzer.context import unreferenced as r
+from ascend_feasibility.analyzer.context.written_names import word_string
 
 from tests.test_propagation_units import Facts, context
 
@@ -13,10 +14,15 @@ REASON = ("line 10: class AsyncHybridAttention is named nowhere else in the proj
           "config entry): nothing reaches it")
 
 
+def ws(*words: str) -> str:
+    """A file's words as the facts keep them (written_names.word_string)."""
+    return word_string(set(words))
+
+
 def script_project(**other_words) -> list[Facts]:
     """A script outside any package defining the symbol, and a second script that writes `other_words`."""
-    return [Facts("attention.py", unnamed_symbols=[SYMBOL], words=["HybridAttention", "torch"]),
-            Facts("train.py", words=list(other_words.get("words", ["HybridAttention"])))]
+    return [Facts("attention.py", unnamed_symbols=[SYMBOL], words=ws("HybridAttention", "torch")),
+            Facts("train.py", words=ws(*other_words.get("words", ["HybridAttention"])))]
 
 
 def test_a_scripts_symbol_no_other_file_names_is_unreached_with_its_lines():
@@ -29,7 +35,7 @@ def test_a_symbol_another_file_writes_anywhere_is_kept():
 
 def test_its_own_file_writing_the_name_does_not_keep_it():
     facts = script_project()
-    facts[0].words.append("AsyncHybridAttention")  # the definition itself
+    facts[0].words += ws("AsyncHybridAttention")  # the definition itself
     assert r.unreferenced_symbols(facts, context()) == {"attention.py": [(10, 40, REASON)]}
 
 
@@ -41,7 +47,7 @@ def test_only_product_and_build_code_that_runs_is_judged():
 
 def test_a_library_packages_public_symbol_is_kept_and_a_private_one_judged():
     facts = [Facts("lib/__init__.py"),
-             Facts("lib/attention.py", unnamed_symbols=[SYMBOL, ("_helper", 50, 60, "function")], words=[])]
+             Facts("lib/attention.py", unnamed_symbols=[SYMBOL, ("_helper", 50, 60, "function")], words=ws())]
     found = r.unreferenced_symbols(facts, context())
     assert [(start, end) for start, end, _ in found["lib/attention.py"]] == [(50, 60)]
     assert "function _helper is named nowhere else" in found["lib/attention.py"][0][2]
@@ -59,7 +65,7 @@ def test_an_application_packages_public_symbol_is_judged():
 
 
 def test_no_candidate_reads_no_word():
-    assert r.unreferenced_symbols([Facts("a.py", words=["x"])], context()) == {}
+    assert r.unreferenced_symbols([Facts("a.py", words=ws("x"))], context()) == {}
 
 
 # unbuilt sources -----------------------------------------------------------------------------------------------------
@@ -67,20 +73,20 @@ SOURCES = {"kernels/fp8_adamw.cu", "kernels/csrc/nvcc_qoptim.cu", "kernels/commo
 
 
 def test_a_source_no_build_names_is_not_compiled_in_a_project_whose_builds_name_sources():
-    facts = [Facts("kernels/setup.py", words=["fp8_adamw", "CUDAExtension"])]
+    facts = [Facts("kernels/setup.py", words=ws("fp8_adamw", "CUDAExtension"))]
     assert b.unbuilt_sources(SOURCES, facts, set()) == {"kernels/csrc/nvcc_qoptim.cu": b.WHY}
 
 
 def test_a_project_whose_builds_name_no_source_is_not_judged():
-    assert b.unbuilt_sources(SOURCES, [Facts("kernels/setup.py", words=["CUDAExtension"])], set()) == {}
-    assert b.unbuilt_sources({"kernels/common.h"}, [Facts("x.py", words=["common"])], set()) == {}  # no unit
+    assert b.unbuilt_sources(SOURCES, [Facts("kernels/setup.py", words=ws("CUDAExtension"))], set()) == {}
+    assert b.unbuilt_sources({"kernels/common.h"}, [Facts("x.py", words=ws("common"))], set()) == {}  # no unit
     assert b.unbuilt_sources(SOURCES, [], set()) == {}
 
 
 def test_a_stem_written_anywhere_a_named_folder_or_a_globbing_build_keeps_the_source():
-    named = [Facts("kernels/setup.py", words=["fp8_adamw", "nvcc_qoptim"])]
+    named = [Facts("kernels/setup.py", words=ws("fp8_adamw", "nvcc_qoptim"))]
     assert b.unbuilt_sources(SOURCES, named, set()) == {}
-    written = [Facts("kernels/setup.py", words=["fp8_adamw"])]
+    written = [Facts("kernels/setup.py", words=ws("fp8_adamw"))]
     assert b.unbuilt_sources(SOURCES, written, {"kernels/csrc"}) == {}
     assert b.unbuilt_sources(SOURCES, written, {"csrc/*.cu"}) == {}  # relative to a builder's own folder, a glob
     assert b.unbuilt_sources(SOURCES, written, {"kernels/csrc/nvcc_qoptim.cu"}) == {}
@@ -91,7 +97,7 @@ def test_a_stem_written_anywhere_a_named_folder_or_a_globbing_build_keeps_the_so
 
 
 def test_every_translation_unit_kind_and_never_a_header():
-    written = [Facts("setup.py", words=["built"])]
+    written = [Facts("setup.py", words=ws("built"))]
     paths = {"built.cu", "a.cpp", "b.cc", "c.cxx", "d.c", "e.h", "f.cuh", "g.hpp"}
     assert set(b.unbuilt_sources(paths, written, set())) == {"a.cpp", "b.cc", "c.cxx", "d.c"}
 
@@ -103,7 +109,7 @@ def test_the_folders_holding_a_file_and_their_relative_paths():
 
 def test_every_candidate_of_every_file_is_judged_on_its_own():
     facts = [Facts("a.py", unnamed_symbols=[("KeptByName", 1, 2, "class"), ("AloneHere", 3, 4, "function")]),
-             Facts("b.py", unnamed_symbols=[("AloneThere", 5, 6, "function")], words=["KeptByName"])]
+             Facts("b.py", unnamed_symbols=[("AloneThere", 5, 6, "function")], words=ws("KeptByName"))]
     found = r.unreferenced_symbols(facts, context())
     assert {path: [start for start, _, _ in rows] for path, rows in found.items()} == {"a.py": [3], "b.py": [5]}
 
@@ -115,6 +121,6 @@ def test_without_a_distribution_no_package_is_an_application():
 
 
 def test_a_glob_is_read_up_to_its_first_star_and_a_folder_only_loses_its_slashes():
-    written = [Facts("kernels/setup.py", words=["fp8_adamw"])]
+    written = [Facts("kernels/setup.py", words=ws("fp8_adamw"))]
     assert b.unbuilt_sources(SOURCES, written, {"kernels/csrc/**/*.cu"}) == {}
     assert b.unbuilt_sources(SOURCES, written, {"kernels/csrcX"}) == {"kernels/csrc/nvcc_qoptim.cu": b.WHY}

@@ -5,9 +5,12 @@ library's public functions and modules that look their names up at run time."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+from ascend_feasibility.analyzer.context.written_names import writers
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reporting.localize import phrase
-from ascend_feasibility.domains.phases.symbols import unnamed_symbols, words
+from ascend_feasibility.domains.phases.symbols import read_words, unnamed_symbols
 
 from tests.helpers import write_tree
 
@@ -85,7 +88,17 @@ def test_a_script_function_nothing_calls_is_optional(tmp_path):
 
 
 def test_words_are_the_identifier_runs_of_code_strings_and_comments():
-    assert words("x = fn(a.b_c, 'LongName/other.cu')  # note 9abc") == {"LongName", "other", "note"}
+    written, _ = read_words("x = fn(a.b_c, 'LongName/other.cu')  # note 9abc".encode())
+    asked = ["LongName", "other", "note", "9abc", "b_c", "Long", "fn", "a.b_c", "other.cu"]
+    assert set(writers(asked, [SimpleNamespace(path="m.py", words=written)])) == {"LongName", "other", "note"}
+
+
+def test_a_name_beside_a_non_ascii_space_is_a_word_of_its_own():
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+    text = "def lonely():\n    pass\ndef named():\n    pass\n# named\u00a0here, lonely\u00e9 not\n"
+    found = unnamed_symbols(Unit("m.py", "python", SourceText.from_text(text)))
+    assert found == [("lonely", 1, 2, "function")]
 
 
 def test_unnamed_symbols_leave_out_what_the_file_names_again(tmp_path):

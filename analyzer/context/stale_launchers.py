@@ -27,6 +27,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.roles import path_view
+from ascend_feasibility.analyzer.context.written_names import writes_any
 
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
@@ -40,7 +41,7 @@ FETCHES = frozenset({"wget", "curl", "clone"})  # a script that fetches code may
 def stale_launchers(facts: list[ModuleFacts], declared: frozenset[str] = frozenset()) -> dict[str, str]:
     """path → why, for the shell scripts and Dockerfiles whose every launch command names a missing project target.
     `declared`: the distributions the project declares in a manifest or the package catalog knows."""
-    shells = [f for f in facts if f.launches and f.path.endswith(SHELL_SUFFIXES) and not FETCHES.intersection(f.words)]
+    shells = [f for f in facts if f.launches and f.path.endswith(SHELL_SUFFIXES) and not writes_any(f.words, FETCHES)]
     if not shells:
         return {}
     paths = {f.path for f in facts}

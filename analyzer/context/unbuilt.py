@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.roles import path_view
+from ascend_feasibility.analyzer.context.written_names import writers
 
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
@@ -29,8 +30,8 @@ def unbuilt_sources(paths: set[str], facts: list[ModuleFacts], named_paths: set[
     sources = sorted(p for p in paths if p.endswith(TRANSLATION_UNITS))
     if not sources:
         return {}
-    written: set[str] = set().union(*(f.words for f in facts)) if facts else set()
     stems = {p: path_view(p).stem for p in sources}
+    written = set(writers(stems.values(), facts))
     if not any(stem in written for stem in stems.values()):
         return {}  # this project's builds do not name their sources (globs, folders): nothing to judge by
     globbed = {path_view(f.path).parent for f in facts if path_view(f.path).name in GLOBBING_BUILDS}

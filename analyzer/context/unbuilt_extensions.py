@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders
+from ascend_feasibility.analyzer.context.written_names import word_set
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.knowledge import load_context_conventions
 
@@ -38,7 +39,7 @@ def unbuilt_extension_modules(facts: list[ModuleFacts], context: ProjectContext,
     if not loaders:
         return {}
     builds = frozenset(load_context_conventions().opt_in.extension_builds)
-    build_words = {word for f in facts if context.of(f.path).role == "build" for word in f.words}
+    build_words = {word for f in facts if context.of(f.path).role == "build" for word in word_set(f.words)}
     if builds & build_words:
         return {}
     # a folder holding the module that a dependency file names (`mmcv-full` in requirements.txt: mmcv) may be installed

@@ -23,6 +23,7 @@ name); a class's own `cls(...)` and `self.__class__(...)` are its calls.
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -78,19 +79,27 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         for statement in asserts[:MAX_CONDITIONS]:
             facts.arms += _assert(statement, reading)
     bound, modules, star = _bindings(tree)
-    calls: dict[str, tuple[int, int, set[str], bool]] = {}
-    for callee, call in _calls(called, methods, bound, modules, star):
+    # names compared as bytes: most calls and values are of no bound name, and their text need not be decoded
+    bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
+    calls: dict[str, list] = {}  # name → [calls, most positional arguments, keywords, any *args/**kwargs]
+    for callee, call in _calls(called, methods, bound_names, modules, star):
         positional, keywords, splat = _shape(call)
-        count, most, before, any_splat = calls.get(callee, (0, 0, set(), False))
-        calls[callee] = (count + 1, max(most, positional), before | keywords, any_splat or splat)
+        record = calls.get(callee)
+        if record is None:
+            calls[callee] = [1, positional, keywords, splat]
+        else:
+            record[0] += 1
+            record[1] = max(record[1], positional)
+            record[2] |= keywords
+            record[3] = record[3] or splat
     facts.calls = {name: (count, most, sorted(keywords), splat) for name, (count, most, keywords, splat) in calls.items()}
     escaped = _exported(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
     if bound or "getattr" in text:  # a lookup by name needs no binding: `import pkg.model` then getattr(pkg.model, ...)
         found = escapes()
         for node in found.get("value", []):
-            name = parsing.text(node)
-            if name in bound and not _type_check(node):
-                escaped.add(bound[name])
+            original = bound_names.get(node.text)
+            if original is not None and not _type_check(node):
+                escaped.add(original)
         escaped.update(parsing.text(node) for node in found.get("attribute", []))
     for cls in classes:
         bases = cls.child_by_field_name("superclasses")
@@ -207,17 +216,17 @@ def _decided(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int,
         return None
     if bool(result) != holds:
         return None
-    key = (function.id, target[1])
-    if key not in reading.assigned:
-        reading.assigned[key] = _assigns(function, target[1])
-    return None if reading.assigned[key] else target
+    if function.id not in reading.rebound:
+        reading.rebound[function.id] = _rebound(function)
+    rebound = reading.rebound[function.id]
+    return None if rebound is None or target[1] in rebound else target
 
 
 @dataclass
 class _Reading:
-    """One unit's reading: the parameters _target can read, and _assigns's answers by (function, name)."""
+    """One unit's reading: the parameters _target can read, and _rebound's answer by function."""
     parameters: frozenset[str]
-    assigned: dict[tuple[int, str], bool] = field(default_factory=dict)
+    rebound: dict[int, set[str] | None] = field(default_factory=dict)
 
 
 def _defaulted_parameters(tree: Node) -> frozenset[str]:
@@ -276,21 +285,31 @@ def _target(name: Node) -> tuple[Node, tuple[str, str, int, str]] | None:
     return function, (callee, parameter, index, parsing.text(default))
 
 
-def _assigns(function: Node, name: str) -> bool:
-    """Does the function rebind the parameter (`local_rank = int(os.environ[...])`, `for backend in ...`)?"""
+# What rebinds a name in a body: the targets of assignments, loops, `with ... as`, `:=`; and global/nonlocal
+REBINDINGS = """
+(assignment left: (_) @target)
+(augmented_assignment left: (_) @target)
+(for_statement left: (_) @target)
+(with_item value: (_) @target)
+(named_expression name: (_) @target)
+[(global_statement) (nonlocal_statement)] @scope
+"""
+
+
+def _rebound(function: Node) -> set[str] | None:
+    """The names the function's body rebinds (`local_rank = int(os.environ[...])`, `for backend in ...`, `global`),
+    read in one query for all its parameters; None for a body of MAX_BODY_NODES nodes or more (every parameter counts
+    as rebound there)."""
     body = function.child_by_field_name("body")
-    stack, seen = [body] if body is not None else [], 0
-    while stack and seen < MAX_BODY_NODES:
-        node = stack.pop()
-        seen += 1
-        if node.type in {"assignment", "augmented_assignment", "for_statement", "with_item", "named_expression"}:
-            left = node.child_by_field_name("left") or node.child_by_field_name("name") or node.child_by_field_name("value")
-            if left is not None and name in {parsing.text(n) for n in _names(left)}:
-                return True
-        if node.type in {"global_statement", "nonlocal_statement"} and name in parsing.text(node).split():
-            return True
-        stack.extend(node.children)
-    return seen >= MAX_BODY_NODES
+    if body is None:
+        return set()
+    if body.descendant_count >= MAX_BODY_NODES:
+        return None
+    found = parsing.captures(parsing.query("python", REBINDINGS), body)
+    names = {parsing.text(n) for target in found.get("target", []) for n in _names(target)}
+    for statement in found.get("scope", []):
+        names.update(parsing.text(statement).split())
+    return names
 
 
 def _names(node: Node) -> list[Node]:
@@ -301,8 +320,9 @@ def _names(node: Node) -> list[Node]:
     return []
 
 
+@functools.lru_cache(maxsize=4096)  # a project repeats its literals (`True`, `"nccl"`, `-1`); each evaluation compiles
 def _value(text: str):
-    """A literal's value (ast.literal_eval evaluates literals only), or UNKNOWN."""
+    """A literal's value (ast.literal_eval evaluates literals only: immutable ones here), or UNKNOWN."""
     if len(text) > MAX_LITERAL:
         return UNKNOWN
     try:
@@ -330,6 +350,10 @@ def _exported(tree: Node) -> set[str]:
     return names
 
 
+_GUARDING = frozenset({"if_statement", "try_statement", "block", "else_clause", "except_clause", "elif_clause",
+                       "finally_clause"})
+
+
 def _bindings(tree: Node) -> tuple[dict[str, str], set[str], bool]:
     """The module-level names the file binds to functions and classes (local name → original name: defined, or
     imported by name), the names bound to imported modules, and whether it has a star import."""
@@ -339,22 +363,23 @@ def _bindings(tree: Node) -> tuple[dict[str, str], set[str], bool]:
     stack = list(tree.named_children)
     while stack:
         statement = stack.pop()
-        if statement.type in {"if_statement", "try_statement", "block", "else_clause", "except_clause", "elif_clause",
-                              "finally_clause"}:
+        kind = statement.type
+        if kind in _GUARDING:
             stack.extend(statement.named_children)  # imports behind a guard
-        elif statement.type == "decorated_definition":
+        elif kind == "decorated_definition":
             stack.extend(c for c in statement.named_children if c.type != "decorator")
-        elif statement.type in {"function_definition", "class_definition"}:
+        elif kind in {"function_definition", "class_definition"}:
             name = statement.child_by_field_name("name")
             if name is not None:
-                bound[parsing.text(name)] = parsing.text(name)
-        elif statement.type == "import_from_statement":
-            star |= any(c.type == "wildcard_import" for c in statement.children)
+                text = parsing.text(name)
+                bound[text] = text
+        elif kind == "import_from_statement":
+            star |= b"*" in statement.text and any(c.type == "wildcard_import" for c in statement.children)
             for imported in statement.children_by_field_name("name"):
                 original, local = _alias(imported)
                 bound[local] = original.rsplit(".", 1)[-1]
                 modules.add(local)  # `from pkg import module` binds a module
-        elif statement.type == "import_statement":
+        elif kind == "import_statement":
             for imported in statement.children_by_field_name("name"):
                 original, local = _alias(imported)
                 modules.add(local if imported.type == "aliased_import" else original.split(".", 1)[0])
@@ -366,29 +391,32 @@ def _alias(imported: Node) -> tuple[str, str]:
         name, alias = imported.child_by_field_name("name"), imported.child_by_field_name("alias")
         original = parsing.text(name) if name is not None else ""
         return original, parsing.text(alias) if alias is not None else original
-    return parsing.text(imported), parsing.text(imported)
+    text = parsing.text(imported)
+    return text, text
 
 
-def _calls(called: list[Node], methods: list[Node], bound: dict[str, str], modules: set[str], star: bool):
+def _calls(called: list[Node], methods: list[Node], bound_names: dict[bytes, str], modules: set[str], star: bool):
     """(the name a call is recorded under, the call): `Model(...)` of a bound name (any name after a star import),
     `pkg.parallel.ParallelContext(...)` through an imported module, a class's `cls(...)` and `self.__class__(...)`."""
     for callee in called:  # (call function: (identifier))
-        name = parsing.text(callee)
-        recorded = _class_name(callee) if name == "cls" else bound.get(name, name if star else None)
+        name = callee.text
+        recorded = _class_name(callee) if name == b"cls" else bound_names.get(name)
+        if recorded is None and star and name != b"cls":
+            recorded = parsing.text(callee)
         if recorded is not None:
             yield recorded, callee.parent
+    module_names = {module.encode("utf-8") for module in modules}
     for callee in methods:  # (call function: (attribute attribute: (identifier)))
         attribute = callee.parent
-        root = attribute.child_by_field_name("object")
-        while root is not None and root.type == "attribute":
-            root = root.child_by_field_name("object")
-        name = parsing.text(callee)
-        if name == "__class__":
+        if callee.text == b"__class__":
             recorded = _class_name(callee)
-        elif root is not None and root.type == "identifier" and parsing.text(root) in modules:
-            recorded = name
         else:
-            continue
+            root = attribute.child_by_field_name("object")
+            while root is not None and root.type == "attribute":
+                root = root.child_by_field_name("object")
+            if root is None or root.type != "identifier" or root.text not in module_names:
+                continue
+            recorded = parsing.text(callee)
         if recorded is not None and attribute.parent is not None and attribute.parent.type == "call":
             yield recorded, attribute.parent
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import application_packages, package_folders, top_folder
+from ascend_feasibility.analyzer.context.written_names import writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 
 if TYPE_CHECKING:
@@ -43,14 +44,10 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         candidates += [(f.path, s) for s in f.unnamed_symbols if judged_whole or s[0].startswith("_")]
     if not candidates:
         return {}
-    names = {symbol[0] for _, symbol in candidates}
-    writers: dict[str, set[str]] = defaultdict(set)
-    for f in facts:
-        for word in names.intersection(f.words):
-            writers[word].add(f.path)
+    written = writers((symbol[0] for _, symbol in candidates), facts)
     result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
     for path, (name, start, end, kind) in candidates:
-        if writers[name] - {path}:
+        if written.get(name, set()) - {path}:
             continue
         result[path].append((start, end, f"line {start}: {kind} {name} is named nowhere else in the project (no call, "
                                          "reference, export or config entry): nothing reaches it"))

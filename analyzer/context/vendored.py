@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import package_folders
+from ascend_feasibility.analyzer.context.written_names import word_set, writes_any, writes_word
 
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
@@ -67,9 +68,9 @@ def unimportable_modules(facts: list[ModuleFacts], context: ProjectContext) -> d
         for script in f.launched_scripts:
             runnable |= {path_view(script.removeprefix("./")).parent,
                          path_view(f"{path_view(f.path).parent}/{script.removeprefix('./')}").parent}
-    editors = [f for f in facts if (PATH_EDITS.intersection(f.dotted_words) or PATH_WORDS.intersection(f.words))
+    editors = [f for f in facts if (PATH_EDITS.intersection(f.dotted_words) or writes_any(f.words, PATH_WORDS))
                and context.of(f.path).role != "docs" and (f.path.endswith(".py") or _launches(f, python))]
-    installed = {word for f in facts if context.of(f.path).role == "build" for word in f.words}
+    installed = {word for f in facts if context.of(f.path).role == "build" for word in word_set(f.words)}
     failing: dict[str, str] = {}
     copies: set[str] = set()  # the folders c/ of the copies found
     for path, name in candidates:
@@ -118,8 +119,8 @@ def _edits_path_to(holder: str, copy: str, editors: list[ModuleFacts]) -> bool:
     its folder's name; one inside the copy that edits it relative to its own place (`__file__`): the copy's own edits
     were written for its old layout and name nothing of this project."""
     name = path_view(holder).name
-    return any((path_view(f.path).parent == holder or len(name) < MIN_WORD or name in f.words)
-               if not f.path.startswith(copy + "/") else "__file__" in f.words for f in editors)
+    return any((path_view(f.path).parent == holder or len(name) < MIN_WORD or writes_word(f.words, name))
+               if not f.path.startswith(copy + "/") else writes_word(f.words, "__file__") for f in editors)
 
 
 def _launches(shell: ModuleFacts, python: dict[str, ModuleFacts]) -> bool:

@@ -5,12 +5,13 @@ shell scripts) the Python scripts it launches."""
 from __future__ import annotations
 
 import sys
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context import unpassed_defaults
+from ascend_feasibility.analyzer.context.written_names import word_set, word_string
 from ascend_feasibility.analyzer.core.models import PHASES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -48,30 +49,19 @@ QUERY = QUERY.replace(
     "[.](" + "|".join(s[1:] for s in CONFIG_SUFFIXES + NATIVE_SUFFIXES) + ")$|^(" + "|".join(NATIVE_FOLDER_HINTS) + ")/",
 )
 QUERY_KEY = query_set.register("phase_facts", QUERY)
-# Calls by plain name, read only where they can matter: a module-level function named again after its definition
-# (exported_functions), or a "cuda" device default (overridden_defaults). Most modules need neither.
+# Calls by plain name: of module-level functions (exported_functions), overriding a "cuda" default
+# (overridden_defaults), of the names the file binds (the unpassed-default reading, which reads every file's).
 CALLS_KEY = query_set.register("phase_calls", "(call function: (identifier) @called)")
 ESCAPES_KEY = query_set.register("phase_escapes", unpassed_defaults.ESCAPES)  # names passed as values
 
 
 def query_keys(unit: Unit) -> set[str]:
     """The keys of the combined Python query (domains.query_set) collect_python reads from this unit."""
-    return {QUERY_KEY, CALLS_KEY} if _reads_calls(unit) else {QUERY_KEY}
-
-
-def _reads_calls(unit: Unit) -> bool:
-    cached = unit.cache.get("reads_calls")
-    if cached is None:
-        text = unit.source.text
-        defined = Counter(parsing.text(name) for name in _module_functions(unit))
-        # A function is called only where its name is written again after its definition.
-        cached = unit.cache["reads_calls"] = "cuda" in text or any(
-            text.count(name) > definitions for name, definitions in defined.items())
-    return cached
+    return {QUERY_KEY, CALLS_KEY}
 
 
 def _calls(unit: Unit) -> list[Node]:
-    return query_set.unit_captures(unit, CALLS_KEY).get("called", []) if _reads_calls(unit) else []
+    return query_set.unit_captures(unit, CALLS_KEY).get("called", [])
 
 # What shows a phase, from knowledge/phases/signals.toml.
 SIGNALS = load_phase_signals()
@@ -167,7 +157,7 @@ class PhaseFacts:
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
     # module-level functions and classes the file never names again: (name, first, last, kind) (symbols.py)
     unnamed_symbols: list[tuple[str, int, int, str]] = field(default_factory=list)
-    words: list[str] = field(default_factory=list)  # the identifier-like words the file writes (symbols.py)
+    words: str = ""  # the identifier-like words the file writes, each between spaces (symbols.py, written_names.py)
     dotted_words: list[str] = field(default_factory=list)  # the dotted names of 3+ parts it writes (symbols.py)
 
 
@@ -180,7 +170,7 @@ class PhaseFacts:
         self.launched_scripts += other.launched_scripts
         self.launches += other.launches
         self.unnamed_symbols += other.unnamed_symbols
-        self.words = sorted(set(self.words) | set(other.words))
+        self.words = word_string(word_set(self.words) | word_set(other.words))
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
         self.model_refs += other.model_refs
         self.config_refs += other.config_refs
@@ -232,8 +222,8 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             continue
         if unit.kind == "python":
             facts.unnamed_symbols = symbols.unnamed_symbols(unit)
-        facts.words = sorted(symbols.words(unit.source.text))
-        facts.dotted_words = sorted(symbols.dotted_words(unit.source.text))
+        facts.words, dotted = symbols.read_words(unit.source.data)
+        facts.dotted_words = sorted(dotted)
         if merged is None:
             merged = facts
         else:
@@ -241,8 +231,9 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
     if merged is not None and kind == "notebook":
         merged.module, merged.notebook, merged.path = "", True, path
     if merged is None and kind in {"yaml", "json", "build"}:  # configs and build files name symbols too
-        merged = PhaseFacts(path=path, words=sorted(set().union(*(symbols.words(u.source.text) for u in units))),
-                            dotted_words=sorted(set().union(*(symbols.dotted_words(u.source.text) for u in units))))
+        read = [symbols.read_words(u.source.data) for u in units]
+        merged = PhaseFacts(path=path, words=word_string(set().union(*(word_set(w) for w, _ in read))),
+                            dotted_words=sorted(set().union(*(d for _, d in read))))
     return merged
 
 
@@ -295,7 +286,6 @@ def compact(facts: PhaseFacts) -> PhaseFacts:
     """Share the strings many files repeat (`torch`, `torch.nn`, ...): the main process keeps every file's facts."""
     facts.imports = sorted({sys.intern(name) for name in facts.imports})
     facts.nested_imports = [sys.intern(name) for name in facts.nested_imports]
-    facts.words = [sys.intern(word) for word in facts.words]
     facts.model_refs = [sys.intern(name) for name in facts.model_refs]
     for model in facts.models:
         model.bases = [sys.intern(b) for b in model.bases]
@@ -458,8 +448,8 @@ def _phase_functions(names: list[Node]) -> list[tuple[str, int, int]]:
     `generate`, `train`): a word inside the name says less (`infer_init_method`, `add_distributed_training_args`)."""
     result = []
     for name in names:
-        words = [w for w in parsing.text(name).lower().split("_") if w]
-        phase = FUNCTION_PHASE.get(words[-1]) if words else None
+        last = parsing.text(name).lower().rstrip("_").rsplit("_", 1)[-1]  # the last word of the name
+        phase = FUNCTION_PHASE.get(last) if last else None
         if phase is not None:
             definition = name.parent
             result.append((phase, definition.start_point.row + 1, definition.end_point.row + 1))
@@ -487,7 +477,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         module = _absolute(text, package)
         statement = node.parent  # `from pkg import sub` may import the submodule pkg.sub
         sites.append((module, statement))
-        if statement is not None and any(c.type == "wildcard_import" for c in statement.children):
+        if statement is not None and b"*" in statement.text and any(c.type == "wildcard_import" for c in statement.children):
             facts.star_imports.append(module)
         for name in statement.children_by_field_name("name") if statement is not None else []:
             sites.append((f"{module}.{parsing.text(name).split(' as ')[0].strip()}".strip("."), statement))
@@ -514,10 +504,10 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.overridden_defaults = _overridden_defaults(defaults, _calls(unit) + found.get("method", []))
     defined = _module_functions(unit)
     if defined:
-        called = {parsing.text(c) for c in _calls(unit)}
+        called = {c.text for c in _calls(unit)}  # as bytes: most are never compared
         for name in defined:
             function = name.parent
-            if parsing.text(name) not in called and function is not None:
+            if name.text not in called and function is not None:
                 facts.exported_functions.append((parsing.text(name), function.start_point.row + 1, function.end_point.row + 1))
     facts.top_level_code = _runs_at_top_level(unit.tree())
     guards = [c for c in found.get("condition", []) if "__name__" in parsing.text(c) and "__main__" in parsing.text(c)]
@@ -528,16 +518,17 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if found.get("patched") and defined:
         facts.patch_installers = _patch_installers(unit, defined, found["patched"], facts.main_block)
     facts.choices = _choices(found.get("condition", []))
-    declarations = _add_argument_calls(found.get("method", []))
+    # a call of add_argument and a @dataclass decorator spell their names: most files have neither
+    declarations = _add_argument_calls(found.get("method", [])) if "add_argument" in unit.source.text else []
     facts.options, facts.option_arms = _options(declarations, found.get("switch", []))
     facts.option_values = _string_options(declarations)
-    for cls in found.get("decorated_class", []):
+    for cls in found.get("decorated_class", []) if "dataclass" in unit.source.text else []:
         options, values = dataclass_options(cls)
         facts.options += options
         facts.option_values += values
     facts.option_value_arms = _option_value_arms(found.get("condition", []))
     by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", []),
-                                        found.get("assert", []), query_set.unit_captures(unit, CALLS_KEY).get("called", []),
+                                        found.get("assert", []), _calls(unit),
                                         found.get("method", []), found.get("class", []),
                                         lambda: query_set.unit_captures(unit, ESCAPES_KEY))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped

@@ -8,40 +8,53 @@ a Makefile or a shell line keeps the symbol too. Reading more than code only eve
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 
+import ahocorasick_rs
+from ascend_feasibility.analyzer.context.written_names import MIN_NAME, word_string_of_bytes
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
+from tree_sitter import Node
 
-MIN_NAME = 4  # shorter names (`fn`, `run`) are too common to judge by
 DEFINITIONS = {"function_definition": "function", "class_definition": "class"}
 # byte tables (bytes.translate runs at memory speed; UTF-8 bytes of non-ASCII letters are kept, so names stay whole)
 _SPACES = bytes(c if c >= 128 or chr(c).isalnum() or chr(c) == "_" else 32 for c in range(256))
 _DOTTED = bytes(c if c >= 128 or chr(c).isalnum() or chr(c) in "_." else 32 for c in range(256))
 
 
-def _split(text: str, table: bytes) -> set[str]:
-    return {w.decode("utf-8", "replace") for w in set(text.encode("utf-8", "replace").translate(table).split())}
+# what str.split() splits on beyond ASCII (U+00A0, U+2028 ...): a name's bytes may sit between them in a word
+_OTHER_SPACES = tuple(chr(c) for c in range(128, 0x10000) if chr(c).isspace())
 
 
 def _tokens(text: str) -> list[str]:
     return text.encode("utf-8", "replace").translate(_SPACES).decode("utf-8", "replace").split()
 
 
-def words(text: str) -> set[str]:
-    """The identifier-like words of a text (runs of letters, digits and `_`) at least MIN_NAME long."""
-    return {w for w in _split(text, _SPACES) if len(w) >= MIN_NAME and not w[0].isdigit()}
+def read_words(data: bytes) -> tuple[str, set[str]]:
+    """(words, dotted names) of a text's UTF-8 bytes: every word once as a word string (written_names.py), and the
+    dotted names `dotted_words` keeps. A run with dots splits into the same words, so one set difference (in C, like
+    the splits) leaves the few runs that hold a dot."""
+    plain = set(data.translate(_SPACES).split())
+    # no name asked of the words is shorter or starts with a digit (written_names.writers): leaving those out halves
+    # the string (numbers in configs); counted in bytes, a non-ASCII word may stay in and is never asked
+    words = {word for word in plain if len(word) >= MIN_NAME and not word[:1].isdigit()}
+    return word_string_of_bytes(words), _dotted_names(set(data.translate(_DOTTED).split()) - plain)
+
+
+def _dotted_names(tokens: set[bytes]) -> set[str]:
+    found = set()
+    for word in {t.decode("utf-8", "replace").strip(".") for t in tokens if t.count(b".") >= 2}:
+        parts = word.split(".")
+        if len(parts) >= 3 and parts[0] != "self" and all(p and not p[0].isdigit() for p in parts):
+            found.add(word)
+    return found
 
 
 def dotted_words(text: str) -> set[str]:
     """The dotted names of three parts or more a text writes (`"_target_": "llava.model.encoders.BasicImageEncoder"` in
     a string, a YAML `target:`), but attribute chains on `self`: the modules a config or registry may load by name."""
-    found = set()
-    for word in {w.strip(".") for w in _split(text, _DOTTED) if w.count(".") >= 2}:
-        parts = word.split(".")
-        if len(parts) >= 3 and parts[0] != "self" and all(p and not p[0].isdigit() for p in parts):
-            found.add(word)
-    return found
+    return read_words(text.encode("utf-8", "replace"))[1]
 
 
 LOOKUP_CALLS = frozenset({"globals", "Fire", "getmembers"})  # globals()[name], fire.Fire(), inspect.getmembers(module)
@@ -71,9 +84,38 @@ def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
             found.append((text, statement.start_point.row + 1, statement.end_point.row + 1, kind, statement))
     if not found or _looks_names_up(unit):
         return []
+    named = _named_elsewhere(unit, found)
+    return [(name, start, end, kind) for name, start, end, kind, _ in found if name not in named]
+
+
+def _named_elsewhere(unit: Unit, found: list[tuple[str, int, int, str, Node]]) -> set[str]:
+    """The names among `found` the file writes outside their own definitions: its own body may name one
+    (`super(AsyncHybridAttention, self).__init__()`, a recursive call), and that reaches nothing."""
+    text = unit.source.text
+    if unit.tree().has_error or (not text.isascii() and any(space in text for space in _OTHER_SPACES)):
+        return _named_elsewhere_by_count(unit, found)
+    # One pass of an automaton of the names over the text's words (the bytes split where the text does: it holds no
+    # space but ASCII ones); a match inside its own definition does not count. The definitions are module-level
+    # statements in source order: a match lies in at most one, found by bisection.
+    starts = [statement.start_byte for _, _, _, _, statement in found]
+    names = sorted({name for name, _, _, _, _ in found})
+    automaton = ahocorasick_rs.BytesAhoCorasick([f" {name} ".encode("utf-8", "replace") for name in names])
+    haystack = b" " + unit.source.data.translate(_SPACES) + b" "  # a match at `start` names data[start:]
+    named = set()
+    for index, start, end in automaton.find_matches_as_indexes(haystack, overlapping=True):
+        name = names[index]
+        if name in named:
+            continue
+        holder = bisect.bisect_right(starts, start) - 1
+        if holder < 0 or found[holder][0] != name or end - 2 > found[holder][4].end_byte:
+            named.add(name)
+    return named
+
+
+def _named_elsewhere_by_count(unit: Unit, found: list[tuple[str, int, int, str, Node]]) -> set[str]:
+    """The same by counting tokens (a text with non-ASCII spaces; a tree with errors may end a definition in a word)."""
     counts = Counter(_tokens(unit.source.text))
-    # its own body may name it (`super(AsyncHybridAttention, self).__init__()`, a recursive call): that reaches nothing
     inside: Counter[str] = Counter()
     for name, _, _, _, statement in found:
         inside[name] += _tokens(parsing.text(statement)).count(name)
-    return [(name, start, end, kind) for name, start, end, kind, _ in found if counts[name] <= inside[name]]
+    return {name for name, _, _, _, _ in found if counts[name] > inside[name]}

@@ -1,0 +1,59 @@
+"""The words a file writes, kept as one string per file, and which files write which of a few names.
+
+A file's words (domains/phases/symbols.py reads them from code, strings, comments, shell, YAML, JSON and build files)
+are asked about only at the project level, and only for a few names: the symbols nothing seems to name
+(unreferenced.py) and the native sources' file names (unbuilt.py). So each file keeps its words as one string, every
+word between two spaces (` fuse_adam  load_model `): cheap to send from a worker and to cache, and one Aho-Corasick
+automaton of the asked names, each between spaces, finds whole words only, in every file in one pass each."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import ahocorasick_rs
+
+if TYPE_CHECKING:
+    from ascend_feasibility.domains.base import ModuleFacts
+
+
+MIN_NAME = 4  # shorter names (`fn`, `run`) are too common to judge by; so is a name that starts with a digit
+
+
+def word_string(words: set[str]) -> str:
+    """The words as one string, sorted (a cached entry must not depend on the process's string hashing)."""
+    return f" {'  '.join(sorted(words))} " if words else ""
+
+
+def word_string_of_bytes(words: set[bytes]) -> str:
+    """word_string of UTF-8 words, decoded once: byte order is code point order in UTF-8, so the string is the same."""
+    return (b" " + b"  ".join(sorted(words)) + b" ").decode("utf-8", "replace") if words else ""
+
+
+def writes_word(written: str, word: str) -> bool:
+    """Is `word` (no spaces) one of the words of `written`, a word_string?"""
+    return f" {word} " in written
+
+
+def writes_any(written: str, words) -> bool:
+    return any(f" {word} " in written for word in words)
+
+
+def word_set(written: str) -> set[str]:
+    return {word for word in written.split(" ") if word}  # a word may hold other spaces than " " (U+00A0)
+
+
+def writers(names: Iterable[str], facts: list[ModuleFacts]) -> dict[str, set[str]]:
+    """name → the paths of the files that write it as a whole word. A name shorter than MIN_NAME or starting with a
+    digit is never found, nor is one holding a " " (no word does)."""
+    asked = sorted({name for name in names if len(name) >= MIN_NAME and not name[0].isdigit() and " " not in name})
+    found: dict[str, set[str]] = defaultdict(set)
+    if not asked:
+        return found
+    automaton = ahocorasick_rs.AhoCorasick([f" {name} " for name in asked])
+    for f in facts:
+        if f.words:
+            for index, _, _ in automaton.find_matches_as_indexes(f.words):
+                found[asked[index]].add(f.path)
+    return found
