@@ -209,3 +209,6 @@ def test_caught_calls_needs_a_handler_that_catches_an_import_error_and_carries_o
     assert read("def f():\n    try:\n        helper()\n    except Exception:\n        raise\n") == {}
     assert read("def f():\n    try:\n        helper()\n    except Exception:\n        pass\n    helper()\n") == {}
     assert read("def f():\n    try:\n        pass\n    except Exception:\n        helper()\n") == {}  # a handler is no body
+    # the failure escapes the try as a mark that later code reads: that code decides
+    assert read("def f():\n    try:\n        ext = helper()\n    except Exception:\n        warn('x')\n        ext = None\n") == {}
+    assert read("def f():\n    try:\n        helper()\n    except ImportError:\n        ok = False\n") == {}

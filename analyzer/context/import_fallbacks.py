@@ -221,11 +221,13 @@ def caught_calls(calls: list[Node], names: set[str]) -> dict[str, int]:
 
 def _catching_handler(node: Node) -> Node | None:
     """The first except clause, of the trys around `node` in its function, that catches an import error and carries
-    on: it neither raises nor stops (sys.exit, pytest.skip)."""
+    on: it neither raises nor stops (sys.exit, pytest.skip), nor marks the failure for later code (`ext = None`,
+    `available = False`: what reads the mark decides, as with a module-level flag)."""
     attempt = _enclosing_try(node)
     while attempt is not None:
         for handler in attempt.children:
-            if handler.type == "except_clause" and _catches_import_error(handler) and not _stops(handler):
+            if handler.type == "except_clause" and _catches_import_error(handler) and not _stops(handler) \
+                    and not _marks(handler):
                 return handler
         attempt = _enclosing_try(attempt)
     return None
@@ -239,5 +241,16 @@ def _stops(handler: Node) -> bool:
             if node.type == "call":
                 function = node.child_by_field_name("function")
                 if function is not None and parsing.text(function).rsplit(".", 1)[-1] in STOPS:
+                    return True
+    return False
+
+
+def _marks(handler: Node) -> bool:
+    """The handler binds None or False to a name."""
+    for statement in _statements(handler):
+        for node in _walk(statement):
+            if node.type == "assignment":
+                value = node.child_by_field_name("right")
+                if value is not None and value.type in {"none", "false"}:
                     return True
     return False
