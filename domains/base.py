@@ -174,6 +174,8 @@ class ModuleFacts(Protocol):
     extension_loads: list[str]  # compiled extensions it loads by name at its top level (load_ext('_ext', ...))
     guarded_imports: dict[str, str]
     import_fallbacks: dict[str, tuple[int, str]]  # guarded module → (the guard's line, what the code falls back to)
+    helper_imports: dict[str, str]  # module → the one module-level function that imports it
+    caught_calls: dict[str, int]  # names every call of which is in a try whose handler carries on → its line
     exported_functions: list[tuple[str, int, int]]
     # monkey-patch installers: (installer, first line, last line, ((installed function, first, last), ...))
     patch_installers: list[tuple[str, int, int, tuple[tuple[str, int, int], ...]]]

@@ -147,3 +147,68 @@ def test_what_follows_a_guard_is_a_fallback_only_when_the_guarded_block_returns(
     assert read(goes_on + "    return compute(layer)\n", cuda_only=True) is None
     assert read(returns + "    raise RuntimeError('needs CUDA')\n", cuda_only=True) is None
     assert read("def make():\n    try:\n        from ext import Layer\n    except ImportError:\n        sys.exit(1)\n") is None
+
+
+HELPER = ("import torch\n\n\ndef connected_components(mask):\n    from pkg import _C\n\n"
+          "    return _C.get_connected_componnets(mask.contiguous())\n\n\n"
+          "def fill_holes(mask):\n    try:\n        labels = connected_components(mask)\n        mask = labels > 0\n"
+          "    except Exception as e:\n        warnings.warn(f'{e}: skipping the post-processing step')\n    return mask\n")
+CALLER = ("import torch\n\n\nclass Transforms:\n    def postprocess(self, masks):\n"
+          "        from pkg.misc import connected_components\n\n        try:\n            labels = connected_components(masks)\n"
+          "            masks = labels > 0\n        except Exception as e:\n            warnings.warn(str(e))\n        return masks\n")
+
+
+def _skipping_tree(caller: str, helper: str = HELPER) -> dict[str, str]:
+    # sam2's setup.py: the sources are a list bound to a name, the build allows errors
+    return {"setup.py": ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n\n\n"
+                         "def get_extensions():\n    try:\n        srcs = ['pkg/csrc/cc.cu']\n"
+                         "        return [CUDAExtension('pkg._C', srcs)]\n    except Exception as e:\n        print(e)\n"
+                         "        return []\n\n\nsetup(name='pkg', packages=['pkg'], ext_modules=get_extensions())\n"),
+            "pkg/__init__.py": "", "pkg/misc.py": helper, "pkg/transforms.py": caller,
+            "pkg/predictor.py": "from pkg.misc import fill_holes\nfrom pkg.transforms import Transforms\n",
+            "pkg/csrc/cc.cu": KERNEL + BINDING.replace("#include <torch/extension.h>\n", "")}
+
+
+def test_an_extension_whose_helper_every_caller_catches_is_optional_the_step_skipped(tmp_path):
+    report = analyze(write_tree(tmp_path, _skipping_tree(CALLER)), AnalyzeOptions(jobs=1))
+    native = [f for f in report.findings if f.path == "pkg/csrc/cc.cu" and f.rule.startswith("OPS")]
+    assert {f.rule for f in native} >= {"OPS002", "OPS010"}
+    assert all(f.reach == "optional" for f in native), [(f.rule, f.reach) for f in native]
+    reason = native[0].reach_reason
+    assert "connected_components()" in reason and "that step is skipped" in reason
+    assert "pkg/misc.py:14" in reason and "pkg/transforms.py:11" in reason
+
+
+def test_a_call_of_the_helper_outside_a_catching_try_keeps_the_extension_required(tmp_path):
+    uncaught = ("import torch\n\n\nclass Transforms:\n    def postprocess(self, masks):\n"
+                "        from pkg.misc import connected_components\n\n        return connected_components(masks) > 0\n")
+    reraised = CALLER.replace("warnings.warn(str(e))", "raise")
+    in_own_file = HELPER + "\n\ndef labels_of(mask):\n    return connected_components(mask)\n"
+    for caller, helper in ((uncaught, HELPER), (reraised, HELPER), (CALLER, in_own_file)):
+        report = analyze(write_tree(tmp_path, _skipping_tree(caller, helper)), AnalyzeOptions(jobs=1))
+        native = [f for f in report.findings if f.path == "pkg/csrc/cc.cu" and f.rule.startswith("OPS")]
+        assert native and all(f.reach == "runs" for f in native), [(f.rule, f.reach) for f in native]
+
+
+def test_caught_calls_needs_a_handler_that_catches_an_import_error_and_carries_on():
+    from ascend_feasibility.analyzer.context.import_fallbacks import caught_calls
+    from ascend_feasibility.analyzer.reading import parsing
+
+    def read(source: str) -> dict[str, int]:
+        root = parsing.parse("python", source.encode())
+        calls = parsing.captures(parsing.query("python", "(call function: (identifier) @c)"), root)["c"]
+        return caught_calls(calls, {"helper"})
+
+    assert read("def f():\n    try:\n        helper()\n    except Exception:\n        pass\n") == {"helper": 4}
+    assert read("def f():\n    try:\n        helper()\n    except:\n        log('x')\n") == {"helper": 4}
+    # an outer try catches what the inner one lets through
+    assert read("def f():\n    try:\n        try:\n            helper()\n        except ValueError:\n            pass\n"
+                "    except ImportError:\n        pass\n") == {"helper": 7}
+    assert read("def f():\n    try:\n        helper()\n    except ValueError:\n        pass\n") == {}
+    assert read("def f():\n    try:\n        helper()\n    except Exception:\n        sys.exit(1)\n") == {}
+    assert read("def f():\n    try:\n        helper()\n    except Exception:\n        raise\n") == {}
+    assert read("def f():\n    try:\n        helper()\n    except Exception:\n        pass\n    helper()\n") == {}
+    assert read("def f():\n    try:\n        pass\n    except Exception:\n        helper()\n") == {}  # a handler is no body
+    # the failure escapes the try as a mark that later code reads: that code decides
+    assert read("def f():\n    try:\n        ext = helper()\n    except Exception:\n        warn('x')\n        ext = None\n") == {}
+    assert read("def f():\n    try:\n        helper()\n    except ImportError:\n        ok = False\n") == {}

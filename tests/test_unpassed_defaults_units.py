@@ -573,8 +573,8 @@ def test_exported_reads_the_top_level_all():
             "__all__ += ['XModelX']\n"
             "print(1)\n"
             "import os\n")
-    assert u._exported(tree_of(code)) == {"A", "B", "C", "D", "XModelX"}
-    assert u._exported(tree_of("import os\n__all__ = ['A']\n")) == {"A"}  # read past other statements
+    assert u.exported_names(tree_of(code)) == {"A", "B", "C", "D", "XModelX"}
+    assert u.exported_names(tree_of("import os\n__all__ = ['A']\n")) == {"A"}  # read past other statements
 
 
 # _bindings --------------------------------------------------------------------------------------------------------

@@ -199,3 +199,58 @@ def _walk(node: Node, limit: int = 400):
         seen += 1
         yield current
         stack.extend(reversed(current.named_children))
+
+
+def caught_calls(calls: list[Node], names: set[str]) -> dict[str, int]:
+    """Of `names`, those every call of which (`calls`: the called identifiers of one unit) sits in the body of a try,
+    in the same function, whose handler catches an import error and carries on (raises nothing): name → the line of
+    the first such handler. A helper that imports a missing extension raises there, and the caller's handler skips
+    the rest of its try (sam2's fill_holes_in_mask_scores around get_connected_components, which imports sam2._C)."""
+    seen: dict[str, int | None] = {}
+    for call in calls:
+        name = parsing.text(call)
+        if name not in names or seen.get(name, 0) is None:
+            continue
+        handler = _catching_handler(call)
+        if handler is None:
+            seen[name] = None
+        else:
+            seen.setdefault(name, handler.start_point.row + 1)
+    return {name: line for name, line in seen.items() if line is not None}
+
+
+def _catching_handler(node: Node) -> Node | None:
+    """The first except clause, of the trys around `node` in its function, that catches an import error and carries
+    on: it neither raises nor stops (sys.exit, pytest.skip), nor marks the failure for later code (`ext = None`,
+    `available = False`: what reads the mark decides, as with a module-level flag)."""
+    attempt = _enclosing_try(node)
+    while attempt is not None:
+        for handler in attempt.children:
+            if handler.type == "except_clause" and _catches_import_error(handler) and not _stops(handler) \
+                    and not _marks(handler):
+                return handler
+        attempt = _enclosing_try(attempt)
+    return None
+
+
+def _stops(handler: Node) -> bool:
+    for statement in _statements(handler):
+        for node in _walk(statement):
+            if node.type == "raise_statement":
+                return True
+            if node.type == "call":
+                function = node.child_by_field_name("function")
+                if function is not None and parsing.text(function).rsplit(".", 1)[-1] in STOPS:
+                    return True
+    return False
+
+
+def _marks(handler: Node) -> bool:
+    """The handler binds None or False to a name."""
+    for statement in _statements(handler):
+        for node in _walk(statement):
+            if node.type == "assignment":
+                value = node.child_by_field_name("right")
+                if value is not None and value.type in {"none", "false"}:
+                    return True
+    return False

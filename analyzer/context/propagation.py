@@ -312,9 +312,13 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
                        guarded: dict[str, tuple[str, str]]) -> str | None:
     """Why a native extension imported as one of `names` ("lightconv_cuda", "fairseq.libnat_cuda") never has to run:
     every product import of it falls back where it fails, directly (load_libnat's `except ImportError:` imports the CPU
-    libnat) or through modules imported only so (lightconv_layer.py, imported only by LightweightConv's guarded try).
-    None when nothing imports it, or an import runs with no fallback: the extension is then required."""
+    libnat), through modules imported only so (lightconv_layer.py, imported only by LightweightConv's guarded try), or
+    through the callers of the helper that imports it, each of which catches the failure and skips the step (sam2's
+    get_connected_components, called only in trys that warn and carry on). None when nothing imports it, or an import
+    runs with no fallback: the extension is then required."""
     fallback = None
+    skipped: list[tuple[str, int]] = []
+    helpers: list[str] = []
     imported = False
     for f in facts:
         importer = context.of(f.path)
@@ -329,13 +333,48 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
                 found = (f.path, *found)
             elif f.path in guarded:
                 found = _fallback_of(f.path, facts, guarded, 0)
-            if found is None:
+            if found is not None:
+                fallback = fallback or found
+                continue
+            helper = f.helper_imports.get(module)
+            sites = _caught_everywhere(helper, f, facts, context) if helper else None
+            if sites is None:
                 return None
-            fallback = fallback or found
-    if not imported or fallback is None:
+            skipped += sites
+            helpers.append(helper)
+    if not imported:
         return None
-    path, line, name = fallback
-    return f"the project falls back to {name} ({path}:{line}) where the extension does not import"
+    if fallback is not None:
+        path, line, name = fallback
+        return f"the project falls back to {name} ({path}:{line}) where the extension does not import"
+    if not skipped:
+        return None
+    where = ", ".join(f"{path}:{line}" for path, line in sorted(set(skipped))[:4])
+    called = ", ".join(f"{name}()" for name in sorted(set(helpers)))
+    return (f"every call of {called}, which imports the extension, sits in a try whose handler carries on without it "
+            f"({where}): where the extension is absent that step is skipped")
+
+
+def _caught_everywhere(helper: str, owner: ModuleFacts, facts: list[ModuleFacts],
+                       context: ProjectContext) -> list[tuple[str, int]] | None:
+    """The handlers (path, line) around every call of `owner`'s module-level function `helper` in the project's
+    product code, where each call is caught (import_fallbacks.caught_calls); None where some file calls it, or names
+    it (an attribute call, a reference passed on), outside such a try, and where nothing calls it."""
+    sites = []
+    if helper in owner.caught_calls:
+        sites.append((owner.path, owner.caught_calls[helper]))
+    elif helper not in {name for name, _, _ in owner.exported_functions}:
+        return None  # called in its own file outside a catching try
+    for f in facts:
+        if f is owner or helper not in f.words:
+            continue
+        place = context.of(f.path)
+        if place.role not in COUNTED_ROLES or place.reach != "runs":
+            continue
+        if helper not in f.caught_calls:
+            return None
+        sites.append((f.path, f.caught_calls[helper]))
+    return sites or None
 
 
 def _fallback_of(path: str, facts: list[ModuleFacts], guarded: dict[str, tuple[str, str]],

@@ -93,7 +93,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             record[2] |= keywords
             record[3] = record[3] or splat
     facts.calls = {name: (count, most, sorted(keywords), splat) for name, (count, most, keywords, splat) in calls.items()}
-    escaped = _exported(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
+    escaped = exported_names(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
     if bound or "getattr" in text:  # a lookup by name needs no binding: `import pkg.model` then getattr(pkg.model, ...)
         found = escapes()
         for node in found.get("value", []):
@@ -335,7 +335,7 @@ def _singleton(*values) -> bool:
     return all(v is None or isinstance(v, bool) for v in values)
 
 
-def _exported(tree: Node) -> set[str]:
+def exported_names(tree: Node) -> set[str]:
     """Names in the module's `__all__` (a list or tuple of strings at the top level)."""
     names = set()
     for statement in tree.named_children:

@@ -448,9 +448,35 @@ def _string(node: Node | None) -> str | None:
 
 
 def _strings(node: Node | None) -> list[str]:
+    if node is not None and node.type == "identifier":
+        node = _bound_literal(node)
     if node is None or node.type not in {"list", "tuple"}:
         return []
     return [s for s in (_string(item) for item in node.named_children) if s]
+
+
+def _bound_literal(name: Node) -> Node | None:
+    """The list or tuple a name is bound to where it is used (`srcs = ["sam2/csrc/connected_components.cu"]` ...
+    `CUDAExtension("sam2._C", srcs)`): the one assignment of the name in the enclosing function (or module) body,
+    when its value is a literal; None when it is assigned more than once or otherwise."""
+    scope = name.parent
+    while scope is not None and scope.type not in {"function_definition", "module"}:
+        scope = scope.parent
+    if scope is None:
+        return None
+    body = scope.child_by_field_name("body") if scope.type == "function_definition" else scope
+    text = parsing.text(name)
+    values, stack = [], [body] if body is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type in {"function_definition", "class_definition", "lambda"}:
+            continue
+        if node.type in {"assignment", "augmented_assignment"}:
+            left = node.child_by_field_name("left")
+            if left is not None and parsing.text(left) == text:
+                values.append(node.child_by_field_name("right") if node.type == "assignment" else None)
+        stack.extend(node.named_children)
+    return values[0] if len(values) == 1 else None
 
 
 class CustomOpsPythonScanner(PythonDomainScanner):

@@ -1,14 +1,23 @@
 """The import line of CUDA AMP names: `from torch.cuda.amp import autocast, GradScaler` (and `import
 torch.cuda.amp as amp`). Their uses are torch.cuda findings (DEV140-142); a port changes this line too.
 
-The symbol is the first name the line imports (`torch.cuda.amp.autocast`), so that the line is automatic exactly
-where transfer_to_npu redirects that name; a module import has the module as its symbol."""
+The symbol is the first name the line imports that the file uses (`torch.cuda.amp.autocast`), so that the line is
+automatic exactly where transfer_to_npu redirects that name; a module import has the module as its symbol.
+
+A line none of whose names the file uses is no port item: the import itself works on a CPU or NPU torch (a deprecated
+alias), and a port that never names the binding changes nothing by editing it (MiniGPT-4 imports `autocast` and
+autocasts through `self.maybe_autocast()`). A name is used when the file writes it again outside the import lines,
+lists it in `__all__`, or is a package `__init__.py` (whose imports are its public names)."""
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
+from ascend_feasibility.analyzer.context.unpassed_defaults import exported_names
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
+from tree_sitter import Node
 
 QUERY = r"""
 (import_from_statement module_name: (dotted_name) @amp_module)
@@ -16,28 +25,61 @@ QUERY = r"""
 """
 
 CUDA_AMP_MODULES = {"torch.cuda.amp", "torch.cuda.amp.autocast_mode", "torch.cuda.amp.grad_scaler"}
+IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement"})
 
 
 class _AmpImportScan(PythonScan):
     QUERY = QUERY
 
     def run(self) -> list[Hit]:
+        used: set[str] | bool | None = None  # read once, in the few files that import CUDA AMP
         for module in self.captures().get("amp_module", []):
             name = "".join(parsing.text(module).split())
             if name not in CUDA_AMP_MODULES:
                 continue
             statement = module.parent
             if statement.type == "import_from_statement":
-                names = statement.children_by_field_name("name")
-                first = names[0] if names else None
-                if first is not None and first.type == "aliased_import":
-                    first = first.child_by_field_name("name")
-                if first is not None:
-                    name = f"{name}.{parsing.text(first)}"
+                bound = [(parsing.text(n.child_by_field_name("name") if n.type == "aliased_import" else n),
+                          _bound_name(n)) for n in statement.children_by_field_name("name")]
             else:
+                bound = [("", _bound_name(statement))]
                 statement = statement.parent
+            if used is None:
+                used = self._used_names()
+            if bound and used is not True:
+                bound = [(imported, local) for imported, local in bound if local in used]
+                if not bound:
+                    continue  # the file never names what the line binds
+            if bound and bound[0][0]:
+                name = f"{name}.{bound[0][0]}"
             self.hit("torch-cuda-amp-import", name, statement)
         return self.hits
+
+    def _used_names(self) -> set[str] | bool:
+        """The names the file writes outside its import lines and lists in `__all__`; True for a package's
+        `__init__.py`, whose every import is public, and for a notebook cell, whose names later cells use."""
+        if self.unit.cell is not None or PurePosixPath(self.unit.path).name == "__init__.py":
+            return True
+        root = self.unit.tree()
+        names, stack = set(), [root]
+        while stack:
+            node = stack.pop()
+            if node.type in IMPORTS:
+                continue
+            if node.type == "identifier":
+                names.add(parsing.text(node))
+            stack.extend(node.children)
+        if "__all__" in names:
+            names |= exported_names(root)
+        return names
+
+
+def _bound_name(node: Node) -> str:
+    """The local name an imported name (`autocast`, `autocast as ac`) or module (`torch.cuda.amp as amp`) binds."""
+    alias = node.child_by_field_name("alias") if node.type == "aliased_import" else None
+    if alias is not None:
+        return parsing.text(alias)
+    return parsing.text(node).split(".")[0] if node.type == "dotted_name" else ""
 
 
 class CudaAmpImportScanner(PythonDomainScanner):

@@ -116,6 +116,12 @@ class PhaseFacts:
     guarded_imports: dict[str, str] = field(default_factory=dict)
     # guarded imports with a fallback where they fail: module → (the guard's first line, what the code falls back to)
     import_fallbacks: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # modules every import of which here sits in one module-level function: module → that function (a helper that
+    # loads an extension where it is called: sam2's get_connected_components imports sam2._C)
+    helper_imports: dict[str, str] = field(default_factory=dict)
+    # names (imported by name or defined here) every call of which here is inside a try whose handler catches an
+    # import error and carries on: name → the handler's line (read only in files with an `except`; not in notebooks)
+    caught_calls: dict[str, int] = field(default_factory=dict)
     # module-level functions this file defines and does not call itself: (name, first line, last line)
     exported_functions: list[tuple[str, int, int]] = field(default_factory=list)
     # monkey-patch installers: module-level functions that assign another module-level function of this file to an
@@ -499,6 +505,10 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.guarded_imports = {m: min(r) for m, r in reaches.items() if "runs" not in r}
     if facts.guarded_imports:
         facts.import_fallbacks = _import_fallbacks(sites, facts.guarded_imports)
+    if unit.cell is None:  # a notebook's cells share their names: read per file, not per cell
+        facts.helper_imports = _helper_imports(sites, top)
+        if "except" in unit.source.text:
+            facts.caught_calls = _caught_calls(unit, sites)
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
         facts.overridden_defaults = _overridden_defaults(defaults, _calls(unit) + found.get("method", []))
@@ -651,6 +661,45 @@ def _import_fallbacks(sites: list[tuple[str, Node | None]], guarded: dict[str, s
             read[statement.id] = import_fallback(statement, guarded[module] == "cuda-only-guarded", memo)
         found[module] = read[statement.id] if found.get(module) in (None, read[statement.id]) else None
     return {m: f for m, f in found.items() if f is not None}
+
+
+def _helper_imports(sites: list[tuple[str, Node | None]], top: set[str]) -> dict[str, str]:
+    """Modules imported only inside one module-level function: module → the function's name."""
+    found: dict[str, str | None] = {}
+    for module, statement in sites:
+        if module in top or statement is None or (module in found and found[module] is None):
+            continue
+        function = statement.parent
+        while function is not None and function.type not in {"function_definition", "class_definition", "module"}:
+            function = function.parent
+        owner = function.parent if function is not None else None
+        if owner is not None and owner.type == "decorated_definition":
+            owner = owner.parent
+        name = function.child_by_field_name("name") if function is not None and function.type == "function_definition" \
+            and owner is not None and owner.type == "module" else None
+        helper = parsing.text(name) if name is not None else None
+        if module not in found:
+            found[module] = helper
+        elif found[module] != helper:
+            found[module] = None  # imported in two places, or once outside a module-level function
+    return {m: h for m, h in found.items() if h is not None}
+
+
+def _caught_calls(unit: Unit, sites: list[tuple[str, Node | None]]) -> dict[str, int]:
+    """Names the unit imports by name or defines at its top level, every call of which sits in a try whose handler
+    catches an import error and carries on (analyzer/context/import_fallbacks.caught_calls)."""
+    from ascend_feasibility.analyzer.context.import_fallbacks import caught_calls
+
+    names = {parsing.text(n) for n in _module_functions(unit)}
+    statements = {statement.id: statement for _, statement in sites
+                  if statement is not None and statement.type == "import_from_statement"}
+    for statement in statements.values():
+        for name in statement.children_by_field_name("name"):
+            bound = name.child_by_field_name("alias") if name.type == "aliased_import" else name
+            if bound is not None:
+                names.add(parsing.text(bound))
+    calls = query_set.unit_captures(unit, CALLS_KEY).get("called", []) if names else []
+    return caught_calls(calls, names)
 
 
 def _statement(node: Node) -> Node | None:
