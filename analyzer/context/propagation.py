@@ -32,6 +32,7 @@ from ascend_feasibility.analyzer.context.unloaded import import_names, package_f
 from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
 from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
+from ascend_feasibility.analyzer.context.written_names import writes_word
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -366,7 +367,7 @@ def _caught_everywhere(helper: str, owner: ModuleFacts, facts: list[ModuleFacts]
     elif helper not in {name for name, _, _ in owner.exported_functions}:
         return None  # called in its own file outside a catching try
     for f in facts:
-        if f is owner or helper not in f.words:
+        if f is owner or not writes_word(f.words, helper):
             continue
         place = context.of(f.path)
         if place.role not in COUNTED_ROLES or place.reach != "runs":
