@@ -7,6 +7,7 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.device.fast_path import chooses_fast_path, only_fixes_layout
+from ascend_feasibility.domains.device.scripted_use import only_called
 from ascend_feasibility.domains.device.test_arms import facets
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
 from ascend_feasibility.domains.rule_index import RuleIndex
@@ -108,6 +109,9 @@ class _FileScan(PythonScan):
             return
         if name in LIGHTNING_ENTRIES and call is not None:
             self._lightning(name, call)
+            return
+        if name == "torch.jit.script" and call is not None and only_called(call):
+            self.hit("torch-jit-script-only-called", f"{name}(...)", call)
             return
         self.name_rule(reference)
 
