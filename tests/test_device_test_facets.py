@@ -60,3 +60,8 @@ def test_a_backend_chosen_by_a_device_string_needs_an_npu_arm():
 def test_str_of_a_device_is_not_a_setting():
     finding = _dev007('import torch\ndef f(device):\n    if "cuda" in str(device):\n        torch.cuda.synchronize()\n')
     assert "setting" not in finding.message.en
+
+
+def test_a_parenthesised_test_with_a_cuda_arm():
+    finding = _dev007('import torch\ndef f(x):\n    if (x.device.type == "cuda"):\n        torch.cuda.synchronize()\n')
+    assert "arm of its own" in finding.replacement.en

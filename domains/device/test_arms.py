@@ -38,7 +38,7 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
     while parent is not None and parent.type in {"parenthesized_expression", "not_operator", "boolean_operator"}:
         if parent.type == "not_operator":
             negated = not negated
-        elif parsing.text(parent.child_by_field_name("operator")) != "and":
+        elif parent.type == "boolean_operator" and parsing.text(parent.child_by_field_name("operator")) != "and":
             parent = None  # `a or x == "cuda"`: which arm runs on NPU depends on `a`
             break
         child, parent = parent, parent.parent
