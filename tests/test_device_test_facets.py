@@ -65,3 +65,11 @@ def test_str_of_a_device_is_not_a_setting():
 def test_a_parenthesised_test_with_a_cuda_arm():
     finding = _dev007('import torch\ndef f(x):\n    if (x.device.type == "cuda"):\n        torch.cuda.synchronize()\n')
     assert "arm of its own" in finding.replacement.en
+
+
+def test_an_assert_with_an_or_fails_loudly_and_an_if_with_an_or_says_nothing_of_it():
+    finding = _dev007('def f(device=None):\n    assert "cuda" in device or device is None, "CUDA only"\n')
+    assert "fails loudly" in finding.message.en and "only once the setting" in finding.message.en
+    finding = _dev007('def f(device, cpu_ok):\n    if cpu_ok or device == "cuda":\n        return 1\n    else:\n'
+                      '        raise ValueError(device)\n')
+    assert "fails loudly" not in finding.message.en

@@ -1,6 +1,7 @@
 """What a CUDA device test decides, read from the code around it: the facets that choose DEV007's texts.
 
-- `raises`: on NPU the test sends the code to a `raise` (an `assert x.device.type == "cuda"`; an if/elif chain whose
+- `raises`: on NPU the test sends the code to a `raise` (an `assert x.device.type == "cuda"`, also one whose other
+  `or` terms may let it pass, as `assert "cuda" in device or device is None`; an if/elif chain whose
   final `else` only raises and no arm of which names the NPU; `if x != "cuda": raise`). The failure is loud, not the
   silent non-CUDA branch of the rule's main text.
 - `cuda-arm`: the arm the test opens is CUDA-specific (torch.cuda.*, cuDNN switches, get_autocast_gpu_dtype, a "cuda"
@@ -33,15 +34,16 @@ MAX_NODES = 2_000  # the walk over one arm
 def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
     """The facets of `test`, a comparison naming "cuda" or a `.startswith("cuda")` call."""
     found = []
-    negated = _negative(test)
+    negated, through_or = _negative(test), False
     child, parent = test, test.parent
     while parent is not None and parent.type in {"parenthesized_expression", "not_operator", "boolean_operator"}:
         if parent.type == "not_operator":
             negated = not negated
         elif parent.type == "boolean_operator" and parsing.text(parent.child_by_field_name("operator")) != "and":
-            parent = None  # `a or x == "cuda"`: which arm runs on NPU depends on `a`
-            break
+            through_or = True
         child, parent = parent, parent.parent
+    if through_or and (parent is None or parent.type != "assert_statement"):
+        parent = None  # `if a or x == "cuda"`: which arm runs on NPU depends on `a`; an assert still fails loudly
     cuda_arm, npu_path = _arms(child, parent, negated)
     if npu_path is not None and _raises_on_npu(npu_path, parent):
         found.append(RAISES)
