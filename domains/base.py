@@ -70,6 +70,7 @@ class Hit:
     auto_when: tuple[str, ...] | None = None
     context: str | None = None  # "training" or "inference" where the code shows it
     effort: tuple[float, float] | None = None  # hours, when the occurrence's size decides them (kernels)
+    facets: tuple[str, ...] = ()  # what the detector saw at the site, which picks the rule's variant texts
 
 
 @dataclass

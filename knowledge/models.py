@@ -97,6 +97,21 @@ class ReleaseVariant(_Record):
         return self
 
 
+class SiteVariant(_Record):
+    """What a rule says where its detector saw something about the site (facets such as `raises`: the test's other
+    arm raises; `setting`: it compares a setting, not a device's type), where that differs from its main text."""
+
+    when: list[str] = Field(min_length=1, description="facets the site must all show (the first variant that holds wins)")
+    message: BilingualText | None = None
+    replacement: Replacement | None = None
+
+    @model_validator(mode="after")
+    def _says_something(self) -> "SiteVariant":
+        if self.message is None and self.replacement is None:
+            raise ValueError("a site variant gives a message, a replacement or both")
+        return self
+
+
 class Match(_Record):
     """What a rule matches. Exactly one kind is set.
 
@@ -308,6 +323,10 @@ class Rule(_Record):
     )
     at_release: list[ReleaseVariant] = Field(
         default_factory=list, description="texts that replace the rule's own at the releases of a range of lines"
+    )
+    variants: list[SiteVariant] = Field(
+        default_factory=list, description="texts chosen by what the detector saw at the site (its facets); message "
+        "and replacement are each taken from the first variant that holds and gives one"
     )
     satisfied_by: list[str] = Field(
         default_factory=list,

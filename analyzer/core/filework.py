@@ -455,7 +455,7 @@ def _hit_order(hit) -> tuple:
     are broken by everything else a hit holds (output must not depend on which process read the file)."""
     span = hit.span
     return (span.start_row, span.start_col, hit.rule, span.end_row, span.end_col, hit.symbol, hit.npu or "",
-            hit.auto_when or (), hit.context or "", hit.effort or ())
+            hit.auto_when or (), hit.context or "", hit.effort or (), hit.facets)
 
 
 def _within_budget(units: list[Unit], result: FileResult) -> list[Unit]:

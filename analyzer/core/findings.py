@@ -108,6 +108,7 @@ class FindingFactory:
             context=hit.context,
             matched=_matched_text(source, span),
             effort=hit.effort,
+            facets=hit.facets,
             role=place.role,
             reach=place.reach,
             reach_reason=place.reason,
@@ -117,7 +118,7 @@ class FindingFactory:
 
     def _texts(self, rule, symbol, npu, code, replacement, message, judgement):
         """The texts of a finding, built once per distinct content: a project repeats the same few."""
-        key = (rule.code, symbol, npu, code, message["en"], judgement)
+        key = (rule.code, symbol, npu, code, message["en"], replacement.en, judgement)
         cached = self._text_cache.get(key)
         if cached is None:
             cached = (
@@ -180,7 +181,7 @@ class FindingFactory:
     def _judged_texts(self, rule: Rule, at: "Located") -> tuple[Judgement, tuple]:
         """The judgement and texts of a finding: they depend only on what the key holds (the rule, what matched,
         its context, role and reach), and a project repeats the same few, so each is worked out once."""
-        key = (rule.code, at.symbol, at.npu, at.auto_when, at.effort, at.context, at.reach, at.role, at.site)
+        key = (rule.code, at.symbol, at.npu, at.auto_when, at.effort, at.context, at.facets, at.reach, at.role, at.site)
         cached = self._judged_cache.get(key)
         if cached is None:
             cached = self._judge_texts(rule, at)
@@ -198,10 +199,15 @@ class FindingFactory:
             judgement = Judgement(judgement.migration, uncounted_severity(judgement.severity), judgement.effort)
         use_inference = at.context == "inference" and rule.replacement_inference is not None
         replacement = rule.replacement_inference if use_inference else rule.replacement
+        texts = rule.message
+        if at.facets:
+            held = [v for v in rule.variants if set(v.when) <= set(at.facets)]
+            texts = next((v.message for v in held if v.message is not None), texts)
+            replacement = next((v.replacement for v in held if v.replacement is not None), replacement)
         if rule.match.detector == PACKAGE_CALL and at.npu:
             replacement = self.kb.package_call(at.npu, at.symbol) or replacement
         npu = at.npu or replacement.code or ""
-        message = {lang: _fill(getattr(rule.message, lang), at.symbol, npu, lang) for lang in ("en", "zh")}
+        message = {lang: _fill(getattr(texts, lang), at.symbol, npu, lang) for lang in ("en", "zh")}
         if at.context is not None:
             for lang in ("en", "zh"):
                 message[lang] += " " + self.context_note[at.context][lang]
@@ -264,6 +270,7 @@ def rule_uses_site(rule: Rule) -> bool:
     """Is any code of the rule rendered from the site (its arguments or assigned value)?"""
     replacements = [rule.replacement, rule.replacement_inference]
     replacements += [r for v in rule.at_release for r in (v.replacement, v.replacement_inference)]
+    replacements += [v.replacement for v in rule.variants]
     shapes = [s for r in replacements if r is not None for s in (r, *r.shapes)]
     return rule.match.detector == PACKAGE_CALL or any(shape.uses_site() for shape in shapes)
 
@@ -314,6 +321,7 @@ class Located:
     context: str | None = None
     matched: str | None = None
     effort: tuple[float, float] | None = None
+    facets: tuple[str, ...] = ()
     role: str = "product"
     reach: str = "runs"
     reach_reason: str | None = None

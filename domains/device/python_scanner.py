@@ -7,6 +7,8 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.device.fast_path import chooses_fast_path, only_fixes_layout
+from ascend_feasibility.domains.device.scripted_use import only_called
+from ascend_feasibility.domains.device.test_arms import facets
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
 from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
@@ -107,6 +109,9 @@ class _FileScan(PythonScan):
             return
         if name in LIGHTNING_ENTRIES and call is not None:
             self._lightning(name, call)
+            return
+        if name == "torch.jit.script" and call is not None and only_called(call):
+            self.hit("torch-jit-script-only-called", f"{name}(...)", call)
             return
         self.name_rule(reference)
 
@@ -222,9 +227,12 @@ class _FileScan(PythonScan):
             self._device_test(" ".join(parsing.text(comparison).split()), comparison)
 
     def _device_test(self, symbol: str, test: Node) -> None:
-        detector = ("device-type-fast-path" if chooses_fast_path(test) else
-                    "device-type-layout-workaround" if only_fixes_layout(test) else "device-type-comparison")
-        self.hit(detector, symbol, test)
+        if chooses_fast_path(test):
+            self.hit("device-type-fast-path", symbol, test)
+        elif only_fixes_layout(test):
+            self.hit("device-type-layout-workaround", symbol, test)
+        else:
+            self.hit("device-type-comparison", symbol, test, facets=facets(test, self.imports))
 
     def _string(self, node: Node) -> None:
         literal = literals.device_literal(node)

@@ -1,0 +1,153 @@
+"""What a CUDA device test decides, read from the code around it: the facets that choose DEV007's texts.
+
+- `raises`: on NPU the test sends the code to a `raise` (an `assert x.device.type == "cuda"`, also one whose other
+  `or` terms may let it pass, as `assert "cuda" in device or device is None`; an if/elif chain whose
+  final `else` only raises and no arm of which names the NPU; `if x != "cuda": raise`). The failure is loud, not the
+  silent non-CUDA branch of the rule's main text.
+- `cuda-arm`: the arm the test opens is CUDA-specific (torch.cuda.*, cuDNN switches, get_autocast_gpu_dtype, a "cuda"
+  device literal, the "nccl" backend): widening the test to ("cuda", "npu") would run CUDA code on the NPU, so the
+  advice is an NPU arm of its own.
+- `setting`: the compared value is a string the program is given (`accelerator == "cuda"`, `"cuda" in args.device`),
+  not a device's `.type` or `str(device)` (a torch.device never equals a string, so a name compared with "cuda" holds
+  one). Under transfer_to_npu such a setting stays "cuda" and the CUDA arm runs with its torch calls mapped; the test
+  breaks only once the setting says "npu".
+"""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.context.guards import only_raises
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
+from ascend_feasibility.domains.device import literals
+from tree_sitter import Node
+
+RAISES = "raises"
+CUDA_ARM = "cuda-arm"
+SETTING = "setting"
+NEGATIVE = frozenset({"!=", "not in"})
+CUDA_NAMESPACES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
+CUDA_FUNCTIONS = frozenset({"torch.get_autocast_gpu_dtype", "torch.set_autocast_gpu_dtype"})
+CUDA_BACKENDS = frozenset({"nccl"})
+MAX_NODES = 2_000  # the walk over one arm
+
+
+def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
+    """The facets of `test`, a comparison naming "cuda" or a `.startswith("cuda")` call."""
+    found = []
+    negated, through_or = _negative(test), False
+    child, parent = test, test.parent
+    while parent is not None and parent.type in {"parenthesized_expression", "not_operator", "boolean_operator"}:
+        if parent.type == "not_operator":
+            negated = not negated
+        elif parent.type == "boolean_operator" and parsing.text(parent.child_by_field_name("operator")) != "and":
+            through_or = True
+        child, parent = parent, parent.parent
+    if through_or and (parent is None or parent.type != "assert_statement"):
+        parent = None  # `if a or x == "cuda"`: which arm runs on NPU depends on `a`; an assert still fails loudly
+    cuda_arm, npu_path = _arms(child, parent, negated)
+    if npu_path is not None and _raises_on_npu(npu_path, parent):
+        found.append(RAISES)
+    if cuda_arm is not None and _cuda_specific(cuda_arm, imports):
+        found.append(CUDA_ARM)
+    if _compares_setting(test):
+        found.append(SETTING)
+    return tuple(found)
+
+
+def _arms(condition: Node, parent: Node | None, negated: bool) -> tuple[Node | None, Node | None]:
+    """(the code the test opens on CUDA, what runs instead on NPU), as far as the statement holding it says."""
+    if parent is None:
+        return None, None
+    if parent.type == "assert_statement":
+        return None, (None if negated else parent)
+    if parent.type == "conditional_expression":
+        parts = parent.named_children
+        if len(parts) == 3 and parts[1] == condition:
+            return (parts[2], None) if negated else (parts[0], None)
+        return None, None
+    if parent.type not in {"if_statement", "elif_clause"} or parent.child_by_field_name("condition") != condition:
+        return None, None
+    consequence = parent.child_by_field_name("consequence")
+    if negated:
+        return None, consequence
+    return consequence, parent
+
+
+def _raises_on_npu(path: Node, holder: Node | None) -> bool:
+    if path.type == "assert_statement":
+        return True
+    if path.type == "block":  # a negated test's own arm
+        return only_raises(path)
+    chain = holder.parent if holder is not None and holder.type == "elif_clause" else holder
+    if chain is None or chain.type != "if_statement":
+        return False
+    conditions = [chain.child_by_field_name("condition")]
+    final = None
+    for clause in chain.children_by_field_name("alternative"):
+        if clause.type == "elif_clause":
+            conditions.append(clause.child_by_field_name("condition"))
+        elif clause.type == "else_clause":
+            final = clause
+    if final is None or any(c is not None and _names_npu(c) for c in conditions):
+        return False
+    return only_raises(final)
+
+
+def _names_npu(node: Node) -> bool:
+    stack, seen = [node], 0
+    while stack and seen < MAX_NODES:
+        current = stack.pop()
+        seen += 1
+        if current.type == "string" and literals.names_npu(current):
+            return True
+        if current.type == "identifier" and "npu" in parsing.text(current).lower():
+            return True
+        stack.extend(current.named_children)
+    return False
+
+
+def _cuda_specific(arm: Node, imports: ImportTable) -> bool:
+    stack, seen = [arm], 0
+    while stack and seen < MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        if node.type in {"function_definition", "class_definition", "lambda"}:
+            continue
+        if node.type == "attribute":
+            name = qualified_name(node, imports)
+            if name is not None and (name in CUDA_FUNCTIONS or any(
+                    name == space or name.startswith(space + ".") for space in CUDA_NAMESPACES)):
+                return True
+        elif node.type == "string":
+            if literals.is_message_argument(node) or literals.is_docstring(node):
+                continue
+            if literals.string_parts(node)[1].strip().lower() in CUDA_BACKENDS or literals.device_literal(node) is not None:
+                return True
+            continue
+        stack.extend(node.named_children)
+    return False
+
+
+def _compares_setting(test: Node) -> bool:
+    """Is the value tested a name or attribute holding a string (not `.type`, not a call such as str(device))?"""
+    if test.type == "call":  # `<value>.startswith("cuda")`
+        function = test.child_by_field_name("function")
+        operands = [function.child_by_field_name("object")] if function is not None else []
+    else:
+        operands = [o for o in test.named_children if o.type not in {"string", "tuple", "list", "set"}]
+    if len(operands) != 1 or operands[0] is None:
+        return False
+    operand = operands[0]
+    if operand.type == "identifier":
+        last = parsing.text(operand)
+    elif operand.type == "attribute":
+        last = parsing.text(operand.child_by_field_name("attribute"))
+    else:
+        return False
+    return "type" not in last.lower()
+
+
+def _negative(test: Node) -> bool:
+    if test.type != "comparison_operator":
+        return False
+    return bool({parsing.text(o) for o in test.children_by_field_name("operators")} & NEGATIVE)
