@@ -23,6 +23,8 @@ class Facts:
     imports: list[str] = field(default_factory=list)
     nested_imports: list[str] = field(default_factory=list)
     extension_loads: list[str] = field(default_factory=list)
+    helper_imports: dict[str, str] = field(default_factory=dict)
+    caught_calls: dict[str, int] = field(default_factory=dict)
     guarded_imports: dict[str, str] = field(default_factory=dict)
     import_fallbacks: dict[str, tuple[int, str]] = field(default_factory=dict)
     exported_functions: list[tuple[str, int, int]] = field(default_factory=list)
