@@ -296,7 +296,7 @@ def _registered_only(facts, counted) -> dict[str, str]:
     """Modules whose classes product code imports only to register them under string keys (`callbacks.register(
     'env_logging', func=EnvironmentLoggingCallback)`), where no other file (code, YAML, JSON, shell, docs) writes a
     key or a class name, and nothing else imports the module: a configuration naming the key turns them on."""
-    registered = [(f, r) for f in counted for r in getattr(f, "registrations", ())]
+    registered = [(f, r) for f in counted for r in f.registrations]
     if not registered:
         return {}
     by_module = {f.module: f for f in counted if f.module}
