@@ -573,3 +573,6 @@ def test_a_registered_class_stays_runs_where_anything_else_names_its_key_or_impo
     assert _device_names(tmp_path / "b", used)["pkg/callbacks/env_logging_callback.py"][0] == "runs"
     defaults = {**REGISTERED_TREE, "pkg/defaults.py": "DEFAULT_CALLBACKS = ['env_logging']\n"}
     assert _device_names(tmp_path / "c", defaults)["pkg/callbacks/env_logging_callback.py"][0] == "runs"
+    registrar = REGISTERED_TREE["pkg/callbacks/__init__.py"] + "DEFAULTS = [EnvironmentLoggingCallback]\n"
+    listed = {**REGISTERED_TREE, "pkg/callbacks/__init__.py": registrar}
+    assert _device_names(tmp_path / "d", listed)["pkg/callbacks/env_logging_callback.py"][0] == "runs"

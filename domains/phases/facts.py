@@ -350,7 +350,7 @@ def _string_options(calls: list[Node]) -> list[tuple[str, str, int]]:
 def _registrations(text: str, methods: list[Node], sites: list[tuple[str, Node | None]]
                    ) -> list[tuple[str, str, str, tuple[str, ...], int, str]]:
     """`registry.register("key", func=Class)` / `registry.register("key", Class)` calls whose class this file imports
-    at its top level with `from module import Class`, and whose key it writes once."""
+    at its top level with `from module import Class`, whose key it writes once and whose class it names nowhere else."""
     imported: dict[str, tuple[str, tuple[str, ...]]] = {}  # name → (its module, the names that statement imports)
     for module, statement in sites:
         if statement is None or statement.type != "import_from_statement" or statement.parent is None \
@@ -376,7 +376,8 @@ def _registrations(text: str, methods: list[Node], sites: list[tuple[str, Node |
         if len(classes) != 1 or not key.isidentifier() or text.count(f"'{key}'") + text.count(f'"{key}"') != 1:
             continue
         name = parsing.text(classes[0])
-        if name in imported:
+        # the import and this call are its only uses here (a string in `__all__` aside): no default list holds it
+        if name in imported and text.count(name) - text.count(f"'{name}'") - text.count(f'"{name}"') == 2:
             module, names = imported[name]
             registry = parsing.text(method.parent.child_by_field_name("object"))
             found.append((key, name, module, names, call.start_point.row + 1, registry))
