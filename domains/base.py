@@ -198,6 +198,8 @@ class ModuleFacts(Protocol):
     launch_flags: list[str]  # shell: options a launch command passes
     launch_values: list[tuple[str, str]]  # shell: (option, value) a launch command passes
     lazy_submodules: list[str]  # a package __init__.py's submodules loaded lazily by name (_LazyModule tables)
+    # classes registered under a string key: (key, class, its module, names imported from it, line, registry)
+    registrations: list[tuple[str, str, str, tuple[str, ...], int, str]]
     default_arms: list[tuple[int, int, str, str, int, str, str, bool]]  # arms a parameter's default decides
     default_calls: dict[str, tuple[int, int, list[str], bool]]  # calls of the names the file binds, by shape
     default_escaped: list[str]  # names the file passes as values or subclasses

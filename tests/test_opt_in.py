@@ -527,3 +527,52 @@ def test_a_backend_imported_in_the_else_arm_of_a_negated_tensorrt_switch_is_opti
     found = [(f.reach, f.reach_reason) for f in report.findings if f.path == "src/flux/trt/trt_manager.py"]
     assert found and all(reach == "optional" for reach, _ in found)
     assert "src/flux/cli.py" in found[0][1]
+
+
+REGISTERED_TREE = {
+    "pkg/__init__.py": "",
+    "pkg/registry.py": "class Registry:\n    def register(self, name, func=None):\n        self.entries[name] = func\n",
+    "pkg/callbacks/__init__.py": ("from pkg.registry import Registry\n"
+                                  "from pkg.callbacks.env_logging_callback import EnvironmentLoggingCallback\n"
+                                  "from pkg.callbacks.speed import SpeedMonitor\n"
+                                  "callbacks = Registry()\n"
+                                  "callbacks.register('env_logging', func=EnvironmentLoggingCallback)\n"
+                                  "callbacks.register('speed_monitor', func=SpeedMonitor)\n"),
+    "pkg/callbacks/env_logging_callback.py": ("import torch\n"
+                                              "class EnvironmentLoggingCallback:\n"
+                                              "    def fit_start(self, state):\n"
+                                              "        return torch.cuda.get_device_name(0)\n"),
+    "pkg/callbacks/speed.py": ("import torch\n"
+                               "class SpeedMonitor:\n"
+                               "    def fit_start(self, state):\n"
+                               "        return torch.cuda.get_device_name(0)\n"),
+    "train.py": "import torch\nimport pkg.callbacks\nif __name__ == '__main__':\n    loss.backward()\n",
+    "yamls/pretrain.yaml": "callbacks:\n  speed_monitor:\n    window_size: 10\n",
+    "requirements.txt": "torch\n",
+}
+
+
+def _device_names(tmp_path, files):
+    write_tree(tmp_path, files)
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    return {f.path: (f.reach, f.reach_reason) for f in report.findings if f.symbol == "torch.cuda.get_device_name"}
+
+
+def test_a_class_registered_under_a_key_no_configuration_names_is_optional(tmp_path):
+    found = _device_names(tmp_path, REGISTERED_TREE)
+    reach, reason = found["pkg/callbacks/env_logging_callback.py"]
+    assert reach == "optional"
+    assert "`env_logging`" in reason and "`callbacks`" in reason and "pkg/callbacks/__init__.py:5" in reason
+    assert found["pkg/callbacks/speed.py"][0] == "runs"  # a YAML names `speed_monitor`
+
+
+def test_a_registered_class_stays_runs_where_anything_else_names_its_key_or_imports_it(tmp_path):
+    configured = {**REGISTERED_TREE, "yamls/env.yaml": "callbacks:\n  env_logging: {}\n"}
+    assert _device_names(tmp_path / "a", configured)["pkg/callbacks/env_logging_callback.py"][0] == "runs"
+    used = {**REGISTERED_TREE, "tools/probe.py": "from pkg.callbacks import EnvironmentLoggingCallback\n"}
+    assert _device_names(tmp_path / "b", used)["pkg/callbacks/env_logging_callback.py"][0] == "runs"
+    defaults = {**REGISTERED_TREE, "pkg/defaults.py": "DEFAULT_CALLBACKS = ['env_logging']\n"}
+    assert _device_names(tmp_path / "c", defaults)["pkg/callbacks/env_logging_callback.py"][0] == "runs"
+    registrar = REGISTERED_TREE["pkg/callbacks/__init__.py"] + "DEFAULTS = [EnvironmentLoggingCallback]\n"
+    listed = {**REGISTERED_TREE, "pkg/callbacks/__init__.py": registrar}
+    assert _device_names(tmp_path / "d", listed)["pkg/callbacks/env_logging_callback.py"][0] == "runs"

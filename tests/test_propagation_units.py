@@ -43,6 +43,7 @@ class Facts:
     option_value_arms: list = field(default_factory=list)
     launch_values: list = field(default_factory=list)
     lazy_submodules: list = field(default_factory=list)
+    registrations: list = field(default_factory=list)
     top_level_code: bool = False
     evidence: dict = field(default_factory=dict)
     patch_installers: list = field(default_factory=list)

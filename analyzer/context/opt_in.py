@@ -16,7 +16,9 @@ Per module (opt_in_modules, from every file's facts):
 - a module named like a configuration choice of a chain that has a default arm (torchtitan's
   `elif comm_backend == "minimal_async_ep":` beside "standard" selects distributed/minimal_async_ep/);
 - a module no product code imports that a string of the project names (torchtitan's overrides/fused_swiglu.py, loaded
-  by name when `--override.imports` or a preset lists "torchtitan.overrides.fused_swiglu.fused_swiglu").
+  by name when `--override.imports` or a preset lists "torchtitan.overrides.fused_swiglu.fused_swiglu");
+- a module whose classes are imported only to be registered under string keys no other file of the project writes
+  (llm-foundry's `callbacks.register('env_logging', func=EnvironmentLoggingCallback)`: a YAML's `callbacks:` turns it on).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.runtimes import RuntimeReader
 from ascend_feasibility.analyzer.context.switches import ExplainedGuard, SwitchReader
+from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge.models import OptInConventions
@@ -284,6 +287,46 @@ def opt_in_modules(facts, context: ProjectContext, conventions: OptInConventions
     named = _named_only(facts, counted, context)
     for path, reason in named.items():
         result.setdefault(path, ("optional", reason))
+    for path, reason in _registered_only(facts, counted).items():
+        result.setdefault(path, ("optional", reason))
+    return result
+
+
+def _registered_only(facts, counted) -> dict[str, str]:
+    """Modules whose classes product code imports only to register them under string keys (`callbacks.register(
+    'env_logging', func=EnvironmentLoggingCallback)`), where no other file (code, YAML, JSON, shell, docs) writes a
+    key or a class name, and nothing else imports the module: a configuration naming the key turns them on."""
+    registered = [(f, r) for f in counted for r in f.registrations]
+    if not registered:
+        return {}
+    by_module = {f.module: f for f in counted if f.module}
+    per_module: dict[str, list[tuple[str, tuple]]] = defaultdict(list)  # module → (registering file, registration)
+    for f, r in registered:
+        if r[2] in by_module and by_module[r[2]].path != f.path:
+            per_module[r[2]].append((f.path, r))
+    if not per_module:
+        return {}
+    importers: dict[str, set[str]] = defaultdict(set)
+    for f in counted:
+        for name in f.imports:
+            for module in per_module:
+                if name == module or name.startswith(module + "."):
+                    importers[module].add(f.path)
+    written = writers({n for entries in per_module.values() for _, r in entries for n in r[:2]}, facts)
+    result = {}
+    for module, entries in per_module.items():
+        target = by_module[module]
+        registrars = {path for path, _ in entries}
+        classes = {r[1] for _, r in entries}
+        if (target.top_level_code or target.main_guard or importers[module] - registrars
+                or any(set(r[3]) - classes for _, r in entries)
+                or any(len(r[0]) < MIN_NAME or written.get(r[0], set()) - {path} for path, r in entries)
+                or any(written.get(r[1], set()) - {path, target.path} for path, r in entries)):
+            continue
+        path, (_, _, _, _, line, registry) = entries[0]
+        keys = ", ".join(f"`{r[0]}`" for _, r in entries)
+        result[target.path] = (f"enabled only when a configuration names {keys} under the registry `{registry}` "
+                               f"({path}:{line}); no other file of the project names it")
     return result
 
 

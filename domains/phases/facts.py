@@ -153,6 +153,10 @@ class PhaseFacts:
     launch_values: list[tuple[str, str]] = field(default_factory=list)
     # a package __init__.py that loads submodules lazily by name: the dotted modules its strings may name
     lazy_submodules: list[str] = field(default_factory=list)
+    # classes registered under a string key (`callbacks.register('env_logging', func=EnvironmentLoggingCallback)`),
+    # imported by name from another module: (key, class, its module, every name that import takes from the module,
+    # line, registry); only where the file writes the key once (analyzer/context/opt_in.py)
+    registrations: list[tuple[str, str, str, tuple[str, ...], int, str]] = field(default_factory=list)
     # functions whose name says one phase (`_forward_inference`, `_forward_training`): (phase, first line, last line)
     phase_functions: list[tuple[str, int, int]] = field(default_factory=list)
     # arms a parameter's default decides, the file's calls of the names it binds, the names it passes as values
@@ -184,6 +188,7 @@ class PhaseFacts:
         self.choices += other.choices
         self.module_strings += other.module_strings
         self.lazy_submodules += other.lazy_submodules
+        self.registrations += other.registrations
         self.phase_functions += other.phase_functions
         self.options += other.options
         self.option_arms += other.option_arms
@@ -339,6 +344,43 @@ def _string_options(calls: list[Node]) -> list[tuple[str, str, int]]:
         declared = option_string_default(call)
         if declared is not None:
             found.append((*declared, call.start_point.row + 1))
+    return found
+
+
+def _registrations(text: str, methods: list[Node], sites: list[tuple[str, Node | None]]
+                   ) -> list[tuple[str, str, str, tuple[str, ...], int, str]]:
+    """`registry.register("key", func=Class)` / `registry.register("key", Class)` calls whose class this file imports
+    at its top level with `from module import Class`, whose key it writes once and whose class it names nowhere else."""
+    imported: dict[str, tuple[str, tuple[str, ...]]] = {}  # name → (its module, the names that statement imports)
+    for module, statement in sites:
+        if statement is None or statement.type != "import_from_statement" or statement.parent is None \
+                or statement.parent.type != "module":
+            continue
+        names = tuple(parsing.text(n) for n in statement.children_by_field_name("name"))
+        if all(n.isidentifier() for n in names):  # no `as` aliases
+            for name in names:
+                imported.setdefault(name, (module.rsplit(".", 1)[0] if module.endswith("." + name) else module, names))
+    found = []
+    for method in methods:
+        call = method.parent.parent if method.parent is not None else None
+        if call is None or call.type != "call" or parsing.text(method) != "register":
+            continue
+        arguments = call.child_by_field_name("arguments")
+        args = [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
+        if not args or args[0].type != "string" or any(c.type == "interpolation" for c in args[0].children):
+            continue
+        key = "".join(parsing.text(c) for c in args[0].children if c.type == "string_content")
+        classes = [a for a in args[1:] if a.type == "identifier"]
+        classes += [a.child_by_field_name("value") for a in args[1:] if a.type == "keyword_argument"]
+        classes = [c for c in classes if c is not None and c.type == "identifier"]
+        if len(classes) != 1 or not key.isidentifier() or text.count(f"'{key}'") + text.count(f'"{key}"') != 1:
+            continue
+        name = parsing.text(classes[0])
+        # the import and this call are its only uses here (a string in `__all__` aside): no default list holds it
+        if name in imported and text.count(name) - text.count(f"'{name}'") - text.count(f'"{name}"') == 2:
+            module, names = imported[name]
+            registry = parsing.text(method.parent.child_by_field_name("object"))
+            found.append((key, name, module, names, call.start_point.row + 1, registry))
     return found
 
 
@@ -547,6 +589,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.phase_functions = _phase_functions(found.get("function_name", []))
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)
+    if ".register(" in unit.source.text:  # most files register nothing
+        facts.registrations = _registrations(unit.source.text, found.get("method", []), sites)
     facts.extension_loads = _extension_loads(unit)
     evidence = {phase: 0 for phase in PHASES}
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
