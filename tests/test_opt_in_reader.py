@@ -391,7 +391,7 @@ def test_a_type_check_node_without_a_parent_is_none():
 def facts(path: str, module: str | None = None, **more):
     values = dict(path=path, module=module if module is not None else path[:-3].replace("/", "."), choices=[],
                   imports=[], module_strings=[], main_guard=False, options=[], launch_flags=[], option_arms=[],
-                  option_values=[], option_value_arms=[], launch_values=[])
+                  option_values=[], option_value_arms=[], launch_values=[], registrations=[])
     values.update(more)
     return SimpleNamespace(**values)
 
