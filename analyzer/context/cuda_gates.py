@@ -121,8 +121,8 @@ class CudaGates:
             function, depth = function.parent, depth + 1
         body = function.child_by_field_name("body") if function is not None else None
         for statement in body.named_children[:MAX_SIBLINGS] if body is not None else []:
-            assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-            if assignment is None or assignment.type != "assignment":
+            assignment = parsing.statement_assignment(statement)
+            if assignment is None:
                 continue
             left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
             if (left is not None and right is not None and left.type == "identifier" and parsing.text(left) in words

@@ -728,8 +728,8 @@ def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[s
                     if name is not None and parsing.text(name) in imported:
                         redefined[parsing.text(name)] = clause
                     continue
-                assignment = line.named_children[0] if line.type == "expression_statement" and line.named_children else None
-                if assignment is None or assignment.type != "assignment":
+                assignment = parsing.statement_assignment(line)
+                if assignment is None:
                     continue
                 left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
                 if left is None or right is None or left.type != "identifier":
@@ -750,8 +750,8 @@ def _constant_assignments(block: Node) -> list[tuple[str, str]]:
     """`name = True` / `name = False` / `name = None` statements directly in a block: (name, node type of the value)."""
     found = []
     for line in block.named_children:
-        assignment = line.named_children[0] if line.type == "expression_statement" and line.named_children else None
-        if assignment is None or assignment.type != "assignment":
+        assignment = parsing.statement_assignment(line)
+        if assignment is None:
             continue
         left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
         if left is not None and right is not None and left.type == "identifier" and right.type in {"true", "false", "none"}:

@@ -55,8 +55,8 @@ def _flags(statements: list[Node]) -> list[str]:
     """`EXTENSION_BUILT = False` / `ext = None`: names a handler that does nothing else sets to say the import failed."""
     names = []
     for statement in statements:
-        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-        if assignment is None or assignment.type != "assignment":
+        assignment = parsing.statement_assignment(statement)
+        if assignment is None:
             return []
         left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
         if left is None or right is None or left.type != "identifier" or right.type not in {"false", "none"}:

@@ -298,8 +298,8 @@ def parse_setup_py(relative: str, root_node: Node):
     list/dict assignments that those arguments name are followed."""
     assignments = {}
     for statement in root_node.named_children:
-        target = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-        if target is not None and target.type == "assignment":
+        target = parsing.statement_assignment(statement)
+        if target is not None:
             left, right = target.child_by_field_name("left"), target.child_by_field_name("right")
             if left is not None and right is not None and left.type == "identifier":
                 assignments[parsing.text(left)] = right

@@ -60,6 +60,12 @@ MAX_DEPTH = 1000  # CPython refuses far shallower code; queries over deeper tree
 MAX_NODES = 4_000_000
 
 
+def statement_assignment(statement: Node) -> Node | None:
+    """The plain assignment (`x = ...`) a statement is, else None."""
+    inner = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+    return inner if inner is not None and inner.type == "assignment" else None
+
+
 def over_budget(root: Node) -> str | None:
     """Why a tree is too big or too deep to query (a reason for `skipped`), or None. Iterative; stops at the limit."""
     count = root.descendant_count

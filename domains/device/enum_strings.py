@@ -133,8 +133,8 @@ def _is_enum(cls: Node) -> bool:
 def _has_cuda_member(cls: Node) -> bool:
     body = cls.child_by_field_name("body")
     for statement in body.named_children if body is not None else []:
-        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-        right = assignment.child_by_field_name("right") if assignment is not None and assignment.type == "assignment" else None
+        assignment = parsing.statement_assignment(statement)
+        right = assignment.child_by_field_name("right") if assignment is not None else None
         if right is not None and right.type == "string" and _plain_value(right) == CUDA:
             return True
     return False

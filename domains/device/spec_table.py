@@ -34,8 +34,8 @@ def gpu_tables(root) -> list[str]:
     """Names bound at module level to a dict literal whose string keys all name NVIDIA GPU models (no Ascend row)."""
     names = []
     for statement in root.named_children:
-        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-        if assignment is None or assignment.type != "assignment":
+        assignment = parsing.statement_assignment(statement)
+        if assignment is None:
             continue
         left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
         if left is None or right is None or left.type != "identifier" or right.type != "dictionary":

@@ -408,8 +408,8 @@ def dataclass_options(cls: Node) -> tuple[list[tuple[str, bool, str, int]], list
     body = cls.child_by_field_name("body")
     switches, values = [], []
     for statement in (body.named_children if body is not None else [])[:MAX_CHOICES]:
-        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-        read = dataclass_field(assignment) if assignment is not None and assignment.type == "assignment" else None
+        assignment = parsing.statement_assignment(statement)
+        read = dataclass_field(assignment) if assignment is not None else None
         if read is None:
             continue
         name, default, line = read
