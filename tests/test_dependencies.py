@@ -134,6 +134,22 @@ def test_a_declared_package_needing_replacement_is_a_rewrite_only_where_the_proj
     assert not matrix["xformers"].imported and matrix["flash-attn"].imported
 
 
+def test_the_projects_own_namespace_package_is_not_the_library_sharing_its_import_name(tmp_path):
+    # llm-awq publishes itself as `awq` from a folder without __init__.py; AutoAWQ's modules are also `awq`
+    write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "awq"\ndependencies = ["torch==2.6.0"]\n',
+        "awq/quantize/quantizer.py": "import torch\ndef real_quantize_model_weight(model):\n    return model\n",
+        "awq/entry.py": "from awq.quantize.quantizer import real_quantize_model_weight\nreal_quantize_model_weight(None)\n",
+        "demo/run.py": "import awq\nfrom awq.quantize.quantizer import real_quantize_model_weight\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert not [f for f in report.findings if f.rule in {"DEP001", "DEP030"}]
+    assert "autoawq" not in {row.package for row in report.dependency_matrix}
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "demo"\ndependencies = ["torch==2.6.0"]\n')
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))  # published as another name: AutoAWQ's `awq` wins on import
+    assert {f.rule for f in report.findings if f.symbol and "awq" in f.symbol} >= {"DEP001", "DEP030"}
+
+
 def test_a_declared_package_another_library_loads_for_the_project_is_in_use(tmp_path):
     # llama-recipes declares bitsandbytes and never imports it: transformers' BitsAndBytesConfig loads it
     files = {

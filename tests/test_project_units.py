@@ -201,6 +201,22 @@ def test_import_names():
     assert local == {"train", "tool", "run", "pkg", "torch", "lib", "nb", "pkg2"}
 
 
+def test_namespace_folders_holding_modules_in_folders_are_own_packages():
+    paths = ["awq/entry.py", "awq/quantize/quantizer.py", "tinychat/models/llama.py", "scripts/run.py",
+             "src/ns/sub/m.py", "pkg/__init__.py", "pkg/sub/m.py", "3rd/x/y.py"]
+    context = build_project_context(paths, distribution="awq")
+    assert {"awq", "tinychat", "ns", "pkg"} <= context.own_packages
+    assert not {"scripts", "3rd", "src"} & context.own_packages  # scripts/run.py: a folder of scripts, no subfolder
+    assert context.is_own("awq.quantize.quantizer.real_quantize_model_weight") and "awq" in context.local_modules
+
+
+def test_a_namespace_folder_named_like_a_library_is_own_only_when_the_project_publishes_it():
+    paths = ["awq/quantize/quantizer.py", "transformers/models/llama/modeling_llama.py", "megatron/core/m.py"]
+    assert not {"awq", "transformers", "megatron"} & build_project_context(paths).own_packages
+    assert build_project_context(paths, distribution="AWQ").own_packages == {"awq"}
+    assert build_project_context(paths, distribution="megatron-core").own_packages == {"megatron"}  # the library's name
+
+
 def test_a_package_at_the_analysed_root_names_nothing():
     own, local = p._import_names(["__init__.py", "a.py", "sub/__init__.py", "sub/b.py"])
     assert own == set() and local == set()

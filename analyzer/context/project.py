@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 from ascend_feasibility.analyzer.context.roles import PathView, derived, file_role, has_root_package, path_view
 from ascend_feasibility.knowledge import load_context_conventions
 from ascend_feasibility.knowledge.models import BackendConventions
+from packaging.utils import canonicalize_name
 
 SEPARATORS = str.maketrans({"-": "_", ".": "_"})
 
@@ -47,13 +48,18 @@ class ProjectContext:
 PLAIN = FileContext()
 
 
-def build_project_context(paths: list[str], role_overrides: dict[str, list[str]] | None = None) -> ProjectContext:
+def build_project_context(paths: list[str], role_overrides: dict[str, list[str]] | None = None,
+                          distribution: str = "") -> ProjectContext:
+    """`distribution`: the name pyproject.toml's [project] publishes the project as (a namespace folder of that name is
+    the project's own package even where a library's modules share the name)."""
     conventions = load_context_conventions()
     views = {path: path_view(path) for path in paths}  # each path parsed once
     existing = set(paths).union(*(_folders(folder) for folder in {view.parent for view in views.values()}))
     files: dict[str, FileContext] = {}
     npu_files = []
     own, local = _import_names(paths)
+    namespaces = _namespace_packages(paths, _library_modules(), distribution)
+    own, local = own | namespaces, local | namespaces
     libraries = [name for name in conventions.guards.cuda_only_packages if name not in own]
     beside_package = has_root_package(paths)
     for path in sorted(paths):
@@ -224,6 +230,38 @@ def _import_names(paths: list[str]) -> tuple[frozenset[str], frozenset[str]]:
     own -= {"__init__", ""}  # "": the analysed folder is itself a package, whose name the paths do not say
     local -= {"__init__", ""}
     return frozenset(own), frozenset(local)
+
+
+def _namespace_packages(paths: list[str], library_modules: dict[str, str], distribution: str) -> frozenset[str]:
+    """Top-level folders (at the root or under src/) without `__init__.py` that hold modules in folders of their own:
+    namespace packages (PEP 420), imported by their dotted paths from the root (llm-awq's awq/quantize/quantizer.py
+    as `awq.quantize.quantizer`, Megatron-LM's megatron/core/). A folder named like a known library's module
+    (knowledge/dependencies/packages.toml) is the project's own only when the project publishes itself under that
+    name (Megatron-LM's `megatron-core`) or as the folder's name (llm-awq's `awq`, which AutoAWQ's modules share): an
+    installed library's regular package wins over a namespace folder of the same name on import."""
+    packaged = {path_view(p).parent for p in paths if path_view(p).name == "__init__.py"}
+    mine = canonicalize_name(distribution) if distribution else ""
+    found = set()
+    for path in paths:
+        parts = PurePosixPath(path).parts
+        layout = parts[:1] if parts and parts[0] == "src" else ()
+        parts = parts[len(layout):]
+        if len(parts) < 3 or not parts[-1].endswith(".py") or not parts[0].isidentifier():
+            continue
+        top = "/".join((*layout, parts[0]))
+        if top in packaged or parts[0] in found:
+            continue
+        library = library_modules.get(parts[0])
+        if library is None or mine in {canonicalize_name(parts[0]), canonicalize_name(library)}:
+            found.add(parts[0])
+    return frozenset(found)
+
+
+def _library_modules() -> dict[str, str]:
+    """Import name -> the library distribution the catalog knows it from."""
+    from ascend_feasibility.knowledge import load_knowledge
+
+    return load_knowledge().module_to_distribution
 
 
 MAX_WORKFLOW_BYTES = 1 << 20

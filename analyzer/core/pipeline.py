@@ -104,7 +104,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     ci_images = ci_built_dockerfiles(found.files, config.roles)
     if ci_images:  # CI test images are ci, for the context and the plan alike; the project's own globs still win
         config.roles = {**config.roles, "ci": [*config.roles.get("ci", []), *map(glob.escape, ci_images)]}
-    context = build_project_context([f.path for f in found.files], config.roles)
+    context = build_project_context([f.path for f in found.files], config.roles, config.distribution)
     worker = FileWorker(options.torch_npu, context)  # validates the target and the knowledge base before any scan
     files = [f for f in found.files if worker.reads(f.kind)]
     choice = None
