@@ -150,6 +150,19 @@ def test_the_projects_own_namespace_package_is_not_the_library_sharing_its_impor
     assert {f.rule for f in report.findings if f.symbol and "awq" in f.symbol} >= {"DEP001", "DEP030"}
 
 
+def test_a_package_import_is_shown_where_it_is_plain_not_where_it_is_caught(tmp_path):
+    write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "demo"\ndependencies = ["torch==2.6.0"]\n',
+        "mypkg/__init__.py": "",
+        "mypkg/a_model.py": "try:\n    import cupy\n    HAS = True\nexcept:\n    HAS = False\n",
+        "mypkg/b_model.py": "import torch\nimport cupy\n",
+        "train.py": "from mypkg import a_model, b_model\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    sites = [(f.path, f.reach) for f in report.findings if f.rule.startswith("DEP") and f.symbol and "cupy" in f.symbol]
+    assert sites == [("mypkg/b_model.py", "runs")]
+
+
 def test_a_declared_package_another_library_loads_for_the_project_is_in_use(tmp_path):
     # llama-recipes declares bitsandbytes and never imports it: transformers' BitsAndBytesConfig loads it
     files = {

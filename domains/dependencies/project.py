@@ -98,7 +98,10 @@ def analyze_dependencies(
             continue
         record = kb.package(name)
         if record is not None and record.classification in RULE_BY_CLASS:
-            emit.import_site(RULE_BY_CLASS[record.classification], name, facts[0],
+            # the site shown is a plain import where there is one: llm-awq imports flash_attn inside try/except in
+            # one model and plainly in four others, and the plain ones are what breaks
+            emit.import_site(RULE_BY_CLASS[record.classification], name,
+                             _required_site(facts, context, guarded_paths) or facts[0],
                              place=_optional_use(facts, context, guarded_paths))
             continue
         required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
@@ -197,15 +200,20 @@ def _declared_optional(site: Declaration) -> Place | None:
 def _optional_use(facts: list[ImportFact], context: ProjectContext, guarded_paths: frozenset[str]) -> Place | None:
     """Imported, but nowhere plainly in product code that runs on Ascend: in try blocks or functions, behind guards,
     in tests, examples or other backends' code."""
-    if not facts:
+    if not facts or _required_site(facts, context, guarded_paths) is not None:
         return None
+    where = ", ".join(sorted({f.path for f in facts})[:3])
+    return Place(reach="optional", reason=f"imported only in optional, guarded, test or other backends' code: {where}")
+
+
+def _required_site(facts: list[ImportFact], context: ProjectContext, guarded_paths: frozenset[str]) -> ImportFact | None:
+    """The first import of the package that runs plainly in product code on Ascend (no try, function or guard)."""
     for fact in facts:
         file_context = context.of(fact.path)
         plain = not fact.optional and fact.path not in guarded_paths
         if plain and file_context.reach == "runs" and file_context.role in COUNTED_ROLES:
-            return None
-    where = ", ".join(sorted({f.path for f in facts})[:3])
-    return Place(reach="optional", reason=f"imported only in optional, guarded, test or other backends' code: {where}")
+            return fact
+    return None
 
 
 def _may_be_cuda_build(name: str, record, kb: KnowledgeBase) -> bool:
