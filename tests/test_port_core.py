@@ -1183,3 +1183,14 @@ def test_an_unreadable_entry_without_findings_is_listed(tmp_path):
     (root / "train.py").write_bytes(b"import torch\r\n")
     result = port(root, _report([], entries=["train.py"]), PortOptions())
     assert result.unpatched == [("train.py", "carriage returns in line endings")] and result.outcomes == []
+
+
+DECORATED = ("import torch\n\n\n@register\n@command(name=\"x\")\ndef stats(n, device=torch.device(\"cuda\")):\n"
+             "    return n\n")
+
+
+def test_a_site_on_a_decorated_definitions_own_line_is_marked_above_the_def_not_the_first_decorator(tmp_path):
+    result = _port(tmp_path, {"run.py": DECORATED}, [_site(DECORATED, "torch.device(\"cuda\")", "DEV003")])
+    lines = _new(result, "run.py").splitlines()
+    marker = next(i for i, line in enumerate(lines) if "# ascend: DEV003" in line)
+    assert lines[marker - 1] == "@command(name=\"x\")" and lines[marker + 1].startswith("def stats(n, device=torch.device(")

@@ -115,7 +115,7 @@ def plan_site(root: Node, data: bytes, starts: list[int], finding: Finding, edit
         outcome.changes.clear()
         return outcome
     outcome.statement = anchor
-    comment_at = starts[anchor.start_point[0]]
+    comment_at = starts[_marked_line(anchor, node)]
     # an edit that leaves the matched code in place (a statement added after it) marks it handled: a later analysis
     # then reports it as suppressed, not as work still to do
     rule = f"ignore[{finding.rule}]" if edit.kind == "after" else finding.rule
@@ -616,6 +616,15 @@ _HANDLERS = {
     "attribute": _attribute,
     "collection": _collection,
 }
+
+
+def _marked_line(statement: Node, site: Node) -> int:
+    """The row the `# ascend:` comment goes above: the statement's first, except for a site in a decorated
+    definition's own line (a parameter default), whose comment goes between the decorators and the `def`."""
+    definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else None
+    if definition is not None and definition.start_byte <= site.start_byte:
+        return definition.start_point[0]
+    return statement.start_point[0]
 
 
 def _anchor(node: Node) -> Node | None:
