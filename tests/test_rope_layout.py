@@ -28,6 +28,9 @@ def _walk(node):
     ("x = torch.view_as_complex(xq.float().reshape(b, s, h, 2, d // 2).transpose(-1, -2))", HALVES),
     ("def f(xq):\n    xq_ = xq.float().reshape(*xq.shape[:-1], 2, -1).transpose(-2, -1)\n    return torch.view_as_complex(xq_)", HALVES),
     ("def f(xq):\n    xq_ = xq.float().reshape(*xq.shape[:-1], -1, 2)\n    return torch.view_as_complex(xq_)", ADJACENT),
+    # nanotron llama.py: view(..., d // 2, 2), then a dtype change in an if: still adjacent
+    ("def f(x):\n    x = x.view(b, s, h, d // 2, 2)\n    if x.dtype == torch.bfloat16:\n        x = x.float()\n    return torch.view_as_complex(x)", ADJACENT),
+    ("def f(x):\n    x = x.view(b, s, h, d // 2, 2)\n    if halves:\n        x = x.reshape(b, s, h, 2, -1).transpose(-2, -1)\n    return torch.view_as_complex(x)", None),
     # not read: a tensor from elsewhere, a transpose that is not of the last two, a reshape ending in 2 after a transpose
     ("x = torch.view_as_complex(y)", None),
     ("x = torch.view_as_complex(xq.reshape(*xq.shape[:-1], 2, -1).transpose(1, 2))", None),

@@ -82,16 +82,36 @@ def _int(node: Node) -> int | None:
 
 
 def _assigned_before(name: Node, call: Node) -> Node | None:
-    """The value last assigned to `name` by a plain statement of the block that holds the call's statement, before it."""
+    """The value last assigned to `name` by a plain statement of the block that holds the call's statement, before it;
+    None where a statement between them may assign it otherwise (`if ...: x = x.reshape(...)`), though a nested
+    `x = x.float()` keeps the order."""
     statement = call
     while statement.parent is not None and statement.parent.type not in {"block", "module"}:
         statement = statement.parent
-    target, value = parsing.text(name), None
+    target, value, later = parsing.text(name), None, []
     for sibling in statement.parent.named_children if statement.parent is not None else []:
         if sibling.start_byte >= statement.start_byte:
             break
         assignment = parsing.statement_assignment(sibling)
         left = assignment.child_by_field_name("left") if assignment is not None else None
         if left is not None and parsing.text(left) == target:
-            value = assignment.child_by_field_name("right")
+            value, later = assignment.child_by_field_name("right"), []
+        else:
+            later.append(sibling)
+    if any(_reassigns(node, target) for node in later):
+        return None
     return value
+
+
+def _reassigns(node: Node, target: str) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in {"assignment", "augmented_assignment"}:
+            left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
+            if left is not None and parsing.text(left) == target:
+                kept = _through_order_keepers(right) if current.type == "assignment" else None
+                if kept is None or kept.type != "identifier" or parsing.text(kept) != target:
+                    return True
+        stack.extend(current.named_children)
+    return False
