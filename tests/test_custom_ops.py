@@ -154,7 +154,8 @@ def test_a_kernel_is_classed_by_its_specific_name_before_the_generic_one():
         "generalT5LayerNorm": "rms_norm", "RMSNormKernel": "rms_norm", "fused_add_rms_kernel": "rms_norm",
         "generalLayerNorm": "layer_norm", "layer_norms_fwd": "layer_norm", "rmsprop_step_kernel": "optimizer",
         "ms_deformable_im2col_gpu_kernel": "ms_deform_attn", "MSDeformAttnForward": "ms_deform_attn",
-        "msda_backward_kernel": "ms_deform_attn", "modulated_deformable_im2col_gpu_kernel": "deformable_conv",
+        "msda_backward_kernel": "ms_deform_attn", "deformable_attn_fwd_kernel": "ms_deform_attn",
+        "modulated_deformable_im2col_gpu_kernel": "deformable_conv", "deform_conv_backward_kernel": "deformable_conv",
         "filtered_lrelu_act_kernel": "leaky_relu", "fused_leaky_relu_kernel": "leaky_relu", "gelu_kernel": "gelu",
         "bias_act_kernel": "activation", "extract_patches_kernel": "other",
     }
