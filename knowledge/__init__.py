@@ -6,6 +6,7 @@ Scanners read replacements from here; they never hard-code them.
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -69,22 +70,33 @@ class KnowledgeBase:
     def kernel_class(self, name: str) -> KernelClass:
         return next(c for c in self.kernel_classes if c.name == name)
 
-    def classify_kernel(self, *names: str, body: Counter[str] | None = None) -> KernelClass:
+    def classify_kernel(self, *names: str, body: Counter[str] | None = None, signature: str = "") -> KernelClass:
         """The class of a kernel: its own name decides first, then the related names in the order given
         (callers, bound ops, the file's name); the catch-all when none says anything. With `body`, the tl.* calls of a
         Triton kernel, a class that says what its body computes is taken only where the body computes it (ring
         attention's `flatten_kernel`, a masked copy of the LSE, is no attention for its file's name), and where a name
-        said something the body refutes, the body decides."""
+        said something the body refutes, the body decides. A class found so is narrowed where a narrower class's
+        tokens appear in any of the names or in `signature`, the kernel's parameter list (a GEMM over int8_t operands
+        is a quantised GEMM)."""
+        found = self._classify_by_name(names, body)
+        text = " ".join([*(name.lower() for name in names if name), signature.lower()])
+        for kernel_class in self.kernel_classes:
+            if kernel_class.narrows == found.name and any(token in text for token in kernel_class.tokens):
+                return kernel_class
+        return found
+
+    def _classify_by_name(self, names: tuple[str, ...], body: Counter[str] | None) -> KernelClass:
         refuted = False
+        named = [c for c in self.kernel_classes[:-1] if c.narrows is None]
         for name in names:
-            text = (name or "").lower()
-            for kernel_class in self.kernel_classes[:-1]:
-                if any(token in text for token in kernel_class.tokens):
+            text, words = (name or "").lower(), _name_words(name or "")
+            for kernel_class in named:
+                if any(token in text for token in kernel_class.tokens) or words & set(kernel_class.words):
                     if _computes(kernel_class, body):
                         return kernel_class
                     refuted = True
         if refuted:  # a name said what the body does not compute: the body says what it is
-            shown = [c for c in self.kernel_classes[:-1] if c.body is not None]
+            shown = [c for c in named if c.body is not None]
             for kernel_class in sorted(shown, key=lambda c: not c.body):  # an empty list, any body, comes last
                 if _computes(kernel_class, body):
                     return kernel_class
@@ -182,6 +194,11 @@ class KnowledgeBase:
         return False
 
 
+def _name_words(name: str) -> set[str]:
+    """The words of an identifier, lower-cased: `fusedRMSNorm_fwd2` -> {fused, rms, norm, fwd, 2}."""
+    return {word.lower() for word in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", name)}
+
+
 def _computes(kernel_class: KernelClass, body: Counter[str] | None) -> bool:
     """Does a Triton body (its tl.* calls by name) make the calls that show the class? True where either is unknown."""
     if body is None or kernel_class.body is None:
@@ -258,8 +275,11 @@ def load_knowledge() -> KnowledgeBase:
             modules.setdefault(module, record.name)
     kernels = _read_toml(KNOWLEDGE_DIR / "custom_ops" / "kernel_classes.toml")
     kernel_classes = [_validate(KernelClass, raw, f"kernel_classes.toml: {raw.get('name', '?')}") for raw in kernels.get("class", [])]
-    if not kernel_classes or kernel_classes[-1].tokens:
+    if not kernel_classes or kernel_classes[-1].tokens or kernel_classes[-1].words:
         raise KnowledgeError("kernel_classes.toml: the last class must be the catch-all with no tokens")
+    narrowing = [c for c in kernel_classes if c.narrows is not None]
+    if any(c.narrows not in {k.name for k in kernel_classes if k.narrows is None} or not c.tokens for c in narrowing):
+        raise KnowledgeError("kernel_classes.toml: a class that narrows another names a class found by name, and tokens")
     tiers = {name: tuple(bounds) for name, bounds in kernels.get("tiers", {}).items()}
     operators = _validate(
         OperatorTable,

@@ -457,6 +457,13 @@ class PackageRecord(_Record):
 class KernelClass(_Record):
     name: str
     tokens: list[str]
+    # Names that say this class only as a whole word of the kernel's name (split at underscores, digits and camelCase):
+    # `rms` is RMSNorm in fused_rms_kernel or RMSNormKernel, never inside `layer_norms`.
+    words: list[str] = Field(default_factory=list)
+    # The generic class this one narrows: a kernel classed so is this class where one of `tokens` appears in any of its
+    # names (its own, its callers', its file's) or in its parameter list (a GEMM with int8_t operands or group scales
+    # and zeros is a quantised GEMM). Such a class is never chosen by a name alone.
+    narrows: str | None = None
     path: Literal["fused-op", "pytorch", "triton-ascend", "ascend-c"]
     tier: Literal["low", "medium", "high"]
     # The tl.* calls a Triton kernel's body (with the @triton.jit helpers it calls) makes when it computes this class:

@@ -141,3 +141,44 @@ def test_a_cpp_extension_built_from_cuda_sources_is_a_cuda_extension(tmp_path):
                                  "pkg/nat.py": "from pkg import libnat_cuda\nfrom pkg import libnat\n"})
     found = [(f.path, f.line) for f in analyze(root, AnalyzeOptions(jobs=1)).findings if f.rule == "OPS013"]
     assert found == [("pkg/nat.py", 1)]
+
+
+def test_a_kernel_is_classed_by_its_specific_name_before_the_generic_one():
+    """Round 11: llm-awq's generalT5LayerNorm (no mean, no beta) was told to become F.layer_norm, GroundingDINO's
+    ms_deformable_im2col a deformable convolution, stylegan3's filtered_lrelu GELU. The specific name wins, and the
+    generic class keeps the kernels it names: a real LayerNorm, a deformable convolution, `norms` that are no RMS."""
+    from ascend_feasibility.knowledge import load_knowledge
+
+    kb = load_knowledge()
+    named = {
+        "generalT5LayerNorm": "rms_norm", "RMSNormKernel": "rms_norm", "fused_add_rms_kernel": "rms_norm",
+        "generalLayerNorm": "layer_norm", "layer_norms_fwd": "layer_norm", "rmsprop_step_kernel": "optimizer",
+        "ms_deformable_im2col_gpu_kernel": "ms_deform_attn", "MSDeformAttnForward": "ms_deform_attn",
+        "msda_backward_kernel": "ms_deform_attn", "deformable_attn_fwd_kernel": "ms_deform_attn",
+        "modulated_deformable_im2col_gpu_kernel": "deformable_conv", "deform_conv_backward_kernel": "deformable_conv",
+        "filtered_lrelu_act_kernel": "leaky_relu", "fused_leaky_relu_kernel": "leaky_relu", "gelu_kernel": "gelu",
+        "bias_act_kernel": "activation", "extract_patches_kernel": "other",
+    }
+    assert {name: kb.classify_kernel(name).name for name in named} == named
+    assert kb.classify_kernel("setup_filters_kernel", "filtered_lrelu").name == "leaky_relu"  # its file's name
+
+
+def test_a_gemm_is_quantised_where_its_names_or_parameters_say_so():
+    """Round 11 (llm-awq rows 11, 37): gemm_w4a16_T1 (int4 weights, group scales and zeros) and dense_kernel0 (int8_t
+    operands) were told to become torch.matmul. A float GEMM stays a matmul; a quantizer with no GEMM stays a quantizer."""
+    from ascend_feasibility.knowledge import load_knowledge
+
+    kb = load_knowledge()
+    assert kb.classify_kernel("gemm_w4a16_T1").name == "quant_matmul"
+    assert kb.classify_kernel("awq_gemm_kernel").name == "quant_matmul"
+    assert kb.classify_kernel("dense_kernel0", "w8a8_gemm_fuse_bias_forward_cuda").name == "quant_matmul"
+    assert kb.classify_kernel("dense_kernel0", signature="(int8_t *A, int8_t *B, half2 *wscales, half *C)").name == "quant_matmul"
+    assert kb.classify_kernel("gemv_kernel", signature="(const T* in, const uint32_t* weight, const T* scales, const T* zeros)").name == "quant_matmul"
+    assert kb.classify_kernel("dense_kernel0", signature="(float *A, float *B, float *C, float alpha)").name == "matmul"
+    assert kb.classify_kernel("quant_kernel", signature="(const half* in, int8_t* out, half* scales)").name == "quantize"
+    assert kb.classify_kernel("fp8_gemm_kernel").name == "fp_quantize"
+    text = kb.kernel_class("quant_matmul").replacement.en
+    assert "npu_weight_quant_batchmatmul" in text and "npu_quant_matmul" in text and "dequantise" in text
+    triton = ("import triton\nimport triton.language as tl\n@triton.jit\ndef gemm_kernel(a_ptr, b_ptr, scales_ptr, zeros_ptr, c_ptr, BLOCK: tl.constexpr):\n"
+              "    offs = tl.arange(0, BLOCK)\n    tl.store(c_ptr + offs, tl.dot(tl.load(a_ptr + offs), tl.load(b_ptr + offs)))\n")
+    assert [f.symbol for f in scan(triton).findings if f.rule == "OPS030"] == ["gemm_kernel (quant_matmul)"]

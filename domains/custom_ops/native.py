@@ -42,6 +42,7 @@ class NativeKernel:
     line: int  # 1-based
     end_line: int
     features: list[str] = field(default_factory=list)
+    parameters: str = ""  # the parameter list as written: its types and names say what the kernel takes (int8_t *A)
 
 
 @dataclass
@@ -118,7 +119,9 @@ def _function(function: Node, result: NativeFile, language: str, kernel_macros: 
         name = parsing.text(first) if first is not None else name
     elif not any(child.type == "__global__" or parsing.text(child) == "__global__" for child in function.children[:3]):
         return
-    kernel = NativeKernel(name, function.start_point.row + 1, function.end_point.row + 1)
+    params = declarator.child_by_field_name("parameters")
+    kernel = NativeKernel(name, function.start_point.row + 1, function.end_point.row + 1,
+                          parameters=parsing.text(params) if params is not None else "")
     body_text = parsing.text(function.child_by_field_name("body")) if function.child_by_field_name("body") else ""
     if "__shared__" in body_text or "extern __shared__" in body_text:
         kernel.features.append("shared memory")

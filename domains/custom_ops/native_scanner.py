@@ -34,7 +34,7 @@ class NativeSourceScanner(Scanner):
         for kernel in native.kernels:
             features = kernel.features + native.file_features
             related = [*callers_of.get(kernel.name, []), *(bound_ops if len(native.kernels) == 1 else [])]
-            kernel_class = self.kb.classify_kernel(kernel.name, *related, PurePosixPath(unit.path).stem)
+            kernel_class = self.kb.classify_kernel(kernel.name, *related, PurePosixPath(unit.path).stem, signature=kernel.parameters)
             facts.kernels.append(
                 KernelRecord(kernel.name, unit.path, kernel.line, kernel.end_line, "cuda", features,
                              callers_of.get(kernel.name, []), kernel_class=kernel_class.name)

@@ -120,7 +120,8 @@ class _CustomOpsScan(PythonScan):
         # Its own name first, then the classes and functions that launch it (DeepSpeed's `_fwd_kernel` is launched
         # by `triton_flash_attn.forward`), then the file's name.
         kernel_class = self.index.kb.classify_kernel(kernel, *_launchers(launches.get(kernel, [])), PurePosixPath(self.unit.path).stem,
-                                                     body=_triton_calls(definition, self.jit_functions))
+                                                     body=_triton_calls(definition, self.jit_functions),
+                                                     signature=parsing.text(definition.child_by_field_name("parameters")))
         record.kernel_class = kernel_class.name
         self.hit("triton-kernel", f"{kernel} ({kernel_class.name})", definition.child_by_field_name("name"),
                  bilingual(kernel_class.replacement.en, kernel_class.replacement.zh), effort=self.index.kb.effort_tiers[_tier(kernel_class.tier, bump=0)])

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
+from ascend_feasibility.domains.precision.rope_layout import pairing
 from ascend_feasibility.domains.python_refs import (
     REFERENCE_PATTERNS,
     PythonDomainScanner,
@@ -84,6 +85,12 @@ class _PrecisionScan(PythonScan):
         if reference.name in {"torch.view_as_complex", "torch.polar"} and reference.call is None:
             return
         if reference.name == "torch.view_as_complex" and _restores_complex(reference.call):
+            return
+        if reference.name == "torch.view_as_complex":
+            match = self.index.match_name(reference.name)
+            layout = pairing(reference.call)
+            if match is not None:
+                self.hit(match[0], match[1], reference.node, facets=(layout,) if layout else ())
             return
         if reference.name in TF32_SWITCHES:
             self._tf32_switch(reference)
