@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ascend_feasibility.analyzer.context.import_fallbacks import _catching_handler, _walk
+from ascend_feasibility.analyzer.context.import_fallbacks import REPORTING, _catching_handler, _walk
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -45,7 +45,7 @@ def gated_handles(root: Node, text: str) -> list[Handle]:
     CUDA arm of a device test with a PyTorch other arm."""
     if "cuda" not in text or not any(m in text for m in CUDA_TESTS) or not any(m in text for m in BINDINGS):
         return []
-    candidates = _imported(root) + _loaded(root)
+    candidates = (_imported(root) if "try:" in text else []) + (_loaded(root) if "global " in text else [])
     if not candidates:
         return []
     identifiers: dict[str, list[Node]] = defaultdict(list)
@@ -262,9 +262,11 @@ def _other_arm(statement: Node) -> str | None:
         block = statement.next_named_sibling
     if block is None or (block.type == "block" and only_raises_or_warns(block)) or block.type == "raise_statement":
         return None
-    call = next((n for n in _walk(block, 400) if n.type == "call"), None)
-    function = call.child_by_field_name("function") if call is not None else None
-    return parsing.text(function) if function is not None else None
+    for node in _walk(block, 400):
+        function = node.child_by_field_name("function") if node.type == "call" else None
+        if function is not None and parsing.text(function).rsplit(".", 1)[-1] not in REPORTING:
+            return parsing.text(function)
+    return None  # it only logs: the step is skipped, nothing computes it
 
 
 def _owner(node: Node) -> str | None:

@@ -83,6 +83,11 @@ def gated_extensions(facts: CustomOpFacts, run: ProjectRun) -> list[GatedExtensi
     """The extensions whose every use is behind a CUDA test with a PyTorch other arm: one record per handle."""
     found = []
     bindings = {b.path: b for b in facts.bindings}
+
+    def built_elsewhere(path: str) -> set[str]:
+        return {str(PurePosixPath(e.path).parent / source) for e in facts.extensions if e.path != path
+                for source in e.sources} | {source for e in facts.extensions if e.path != path for source in e.sources}
+
     gated_names: set[str] = set()
     for f in run.modules:
         if not f.gated_handles:
@@ -98,6 +103,8 @@ def gated_extensions(facts: CustomOpFacts, run: ProjectRun) -> list[GatedExtensi
                     continue
                 here = PurePosixPath(f.path).parent
                 natives = frozenset(str(here / source) for source in sources) | frozenset(sources)
+                if natives & built_elsewhere(f.path):
+                    continue  # another file builds the same sources, with no test before it
                 found.append(GatedExtension(f.path, handle, gate_reason(f.path, handle), natives, frozenset(),
                                             frozenset(), frozenset()))
                 continue
