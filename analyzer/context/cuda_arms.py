@@ -29,8 +29,9 @@ CUDA_TESTS = ("is_cuda", "device.type", "cuda.is_available")
 BINDINGS = ("try:", "global ")
 NATIVE_SOURCES = (".cu", ".cpp", ".cc", ".cxx")
 DEFINITIONS = {"function_definition", "class_definition", "decorated_definition"}
-IMPORTS = "(import_statement) @import (import_from_statement) @import"
 IDENTIFIERS = "(identifier) @name"
+GLOBALS = "(global_statement (identifier) @name)"
+LOADS = "(assignment left: (identifier) @left right: (call) @right)"
 MAX_IDENTIFIERS = 50000
 
 # (handle, module it imports or "", native sources its loader names, ops called on it, the module-level definitions
@@ -48,9 +49,10 @@ def gated_handles(root: Node, text: str) -> list[Handle]:
     candidates = (_imported(root) if "try:" in text else []) + (_loaded(root) if "global " in text else [])
     if not candidates:
         return []
-    identifiers: dict[str, list[Node]] = defaultdict(list)
+    by_bytes: dict[bytes, list[Node]] = defaultdict(list)  # decoded only for the names asked about
     for node in parsing.captures(parsing.query("python", IDENTIFIERS), root).get("name", [])[:MAX_IDENTIFIERS]:
-        identifiers[parsing.text(node)].append(node)
+        by_bytes[node.text].append(node)
+    identifiers = _Names(by_bytes)
     definitions = _definitions(root)
     gates = _gated_definitions(definitions, identifiers)
     result = []
@@ -84,11 +86,25 @@ def gated_handles(root: Node, text: str) -> list[Handle]:
     return result
 
 
+class _Names:
+    """Identifier nodes by their text, looked up by str."""
+
+    def __init__(self, by_bytes: dict[bytes, list[Node]]) -> None:
+        self.by_bytes = by_bytes
+
+    def get(self, name: str, default: list[Node]) -> list[Node]:
+        return self.by_bytes.get(name.encode("utf-8"), default)
+
+
 def _imported(root: Node) -> list[tuple[str, str, tuple[str, ...], Node]]:
     """Names bound by module-level imports inside a try whose handler catches the import error and carries on."""
     found = []
-    for statement in parsing.captures(parsing.query("python", IMPORTS), root).get("import", []):
-        if _owner(statement) is not None or _catching_handler(statement) is None:
+    statements = [statement for attempt in root.named_children if attempt.type == "try_statement"
+                  for statement in (attempt.child_by_field_name("body").named_children
+                                    if attempt.child_by_field_name("body") is not None else ())
+                  if statement.type in {"import_statement", "import_from_statement"}]
+    for statement in statements:
+        if _catching_handler(statement) is None:
             continue
         base = statement.child_by_field_name("module_name")
         for name in statement.children_by_field_name("name"):
@@ -113,20 +129,20 @@ def _loaded(root: Node) -> list[tuple[str, str, tuple[str, ...], Node]]:
     """Globals a module-level function assigns from a call given native sources (`global _plugin` ... `_plugin =
     custom_ops.get_plugin(module_name=..., sources=['bias_act.cpp', 'bias_act.cu'])`: a lazy JIT build)."""
     found = []
+    slots = {parsing.text(a.child_by_field_name("left")) for statement in root.named_children
+             if (a := parsing.statement_assignment(statement)) is not None and a.child_by_field_name("left") is not None}
     for definition in root.named_children:
         function = definition.child_by_field_name("definition") if definition.type == "decorated_definition" else definition
         if function is None or function.type != "function_definition":
             continue
-        names = {parsing.text(n) for statement in _walk(function, 4000) if statement.type == "global_statement"
-                 for n in statement.named_children if n.type == "identifier"}
+        if b"global " not in function.text:
+            continue
+        names = {parsing.text(n) for n in parsing.captures(parsing.query("python", GLOBALS), function).get("name", [])} & slots
         if not names:
             continue
-        for node in _walk(function, 4000):
-            assignment = parsing.statement_assignment(node) if node.type == "expression_statement" else None
-            if assignment is None:
-                continue
-            left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
-            if left is None or right is None or right.type != "call" or parsing.text(left) not in names:
+        found_here = parsing.captures(parsing.query("python", LOADS), function)
+        for left, right in zip(found_here.get("left", []), found_here.get("right", [])):
+            if parsing.text(left) not in names:
                 continue
             sources = _native_strings(right.child_by_field_name("arguments"))
             if sources:
@@ -155,7 +171,7 @@ def _definitions(root: Node) -> dict[str, Node]:
     return result
 
 
-def _gated_definitions(definitions: dict[str, Node], identifiers: dict[str, list[Node]]) -> dict[str, tuple[int, str, str, bool]]:
+def _gated_definitions(definitions: dict[str, Node], identifiers: _Names) -> dict[str, tuple[int, str, str, bool]]:
     """Module-level definitions this file names only in CUDA arms with a PyTorch other arm, or only inside such
     definitions: name → (the gate's line, its test, the other arm's function, shim). Names nothing here uses are not
     among them (another file may call them)."""
