@@ -388,6 +388,11 @@ def test_gated_handles_reads_the_arm_and_the_test():
         16, "impl == 'cuda' and x.device.type == 'cuda' and _init()", "_fused_ref", False)
     (handle,) = read(ATTN)
     assert handle[1] == "pkg._C" and handle[6:] == ("torch.cuda.is_available() and value.is_cuda", "ms_deform_attn_pytorch", True)
+    # `torch._C` and a method's `self._init()` are other names than the module's own `_C` and `_init`
+    (handle,) = read(ATTN.replace("    def forward(self, value, locations):\n",
+                                  "    def forward(self, value, locations):\n        torch._C._log_api_usage_once('x')\n"))
+    assert handle[1] == "pkg._C"
+    assert read(LAZY + "\n\nclass Op:\n    def _init(self):\n        pass\n\n    def run(self):\n        self._init()\n")
     # an `or`, a negated test, an elif chain, and a module-level import that is not caught: no arm to trust
     assert not read(LAZY.replace("x.device.type == 'cuda' and _init()", "(x.device.type == 'cuda' or x.is_cpu) and _init()"))
     assert not read(ATTN.replace("if torch.cuda.is_available() and value.is_cuda:", "if not value.is_cuda:"))

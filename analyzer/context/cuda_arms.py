@@ -51,6 +51,12 @@ def gated_handles(root: Node, text: str) -> list[Handle]:
         return []
     by_bytes: dict[bytes, list[Node]] = defaultdict(list)  # decoded only for the names asked about
     for node in parsing.captures(parsing.query("python", IDENTIFIERS), root).get("name", [])[:MAX_IDENTIFIERS]:
+        parent = node.parent
+        if parent is not None and parent.type in {"attribute", "keyword_argument"} and node != parent.named_children[0]:
+            continue  # `torch._C`, `self._init()`, `f(_C=...)`: another name than the module's own
+        if parent is not None and parent.type in {"function_definition", "class_definition"} \
+                and parent.child_by_field_name("name") == node and parent.parent is not None and parent.parent.type != "module":
+            continue  # a method or nested function of that name declares its own
         by_bytes[node.text].append(node)
     identifiers = _Names(by_bytes)
     definitions = _definitions(root)
