@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context import unpassed_defaults
-from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle, gated_handles
+from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
+from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.written_names import word_set, word_string
 from ascend_feasibility.analyzer.core.models import PHASES
 from ascend_feasibility.analyzer.reading import parsing
