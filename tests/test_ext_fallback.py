@@ -212,3 +212,190 @@ def test_caught_calls_needs_a_handler_that_catches_an_import_error_and_carries_o
     # the failure escapes the try as a mark that later code reads: that code decides
     assert read("def f():\n    try:\n        ext = helper()\n    except Exception:\n        warn('x')\n        ext = None\n") == {}
     assert read("def f():\n    try:\n        helper()\n    except ImportError:\n        ok = False\n") == {}
+
+
+# An extension every use of which sits in the CUDA arm of a device test whose other arm runs PyTorch (round 11:
+# stylegan3's lazily built plugins, GroundingDINO's _C behind `torch.cuda.is_available() and value.is_cuda`).
+LAZY = """import os
+import torch
+from torch.utils.cpp_extension import load
+
+_plugin = None
+
+
+def _init():
+    global _plugin
+    if _plugin is None:
+        _plugin = load(name='fused_plugin', sources=['fused.cpp', 'fused.cu'])
+    return True
+
+
+def fused(x, impl='cuda'):
+    if impl == 'cuda' and x.device.type == 'cuda' and _init():
+        return _fused_cuda().apply(x)
+    return _fused_ref(x)
+
+
+def _fused_ref(x):
+    return torch.nn.functional.leaky_relu(x, 0.2)
+
+
+def _fused_cuda():
+    class FusedCuda(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return _plugin.fused(x)
+    return FusedCuda
+"""
+
+
+def _lazy_tree(ops: str) -> dict[str, str]:
+    return {"pkg/__init__.py": "", "pkg/ops/__init__.py": "", "pkg/ops/fused.py": ops,
+            "pkg/model.py": "from pkg.ops.fused import fused\n\n\ndef run(x):\n    return fused(x)\n",
+            "pkg/ops/fused.cpp": BINDING.replace("forward", "fused").replace("&lightconv_fused", "&fused_cuda"),
+            "pkg/ops/fused.cu": KERNEL.replace("lightconv_forward_kernel", "fused_kernel"),
+            "pkg/ops/other.cu": KERNEL.replace("lightconv_forward_kernel", "other_kernel")}
+
+
+def test_an_extension_only_a_device_type_arm_reaches_is_optional_with_one_finding_at_the_test(tmp_path):
+    report = analyze(write_tree(tmp_path, _lazy_tree(LAZY)), AnalyzeOptions(jobs=1))
+    native = [f for f in report.findings if f.path in {"pkg/ops/fused.cu", "pkg/ops/fused.cpp"} and f.rule.startswith("OPS")]
+    assert {f.rule for f in native} >= {"OPS002", "OPS010"}
+    assert all(f.reach == "optional" for f in native), [(f.rule, f.path, f.reach) for f in native]
+    reason = native[0].reach_reason
+    assert "CUDA arm of `impl == 'cuda' and x.device.type == 'cuda' and _init()` (pkg/ops/fused.py:16)" in reason
+    assert "_fused_ref()" in reason and "only for speed" in reason and "stays false for NPU tensors" in reason
+    # a kernel beside it that the loader does not name is not this extension's (nothing builds it: unbuilt.py)
+    assert all("CUDA arm" not in (f.reach_reason or "") for f in report.findings if f.path == "pkg/ops/other.cu")
+    # and the lazy build (OPS021 at the load) goes with the definition only the arm reaches
+    assert [f.reach for f in report.findings if f.rule == "OPS021"] == ["optional"]
+    gate = [f for f in report.findings if f.rule in {"OPS090", "OPS091"}]
+    assert [(f.rule, f.path, f.line, f.severity, f.reach) for f in gate] == [("OPS090", "pkg/ops/fused.py", 16, "low", "runs")]
+    assert "_fused_ref()" in gate[0].replacement.en
+
+
+def test_an_extension_some_path_reaches_without_a_pytorch_arm_stays_required(tmp_path):
+    raising = LAZY.replace("    return _fused_ref(x)\n\n\ndef _fused_ref", "    raise RuntimeError('needs CUDA')\n\n\ndef _fused_ref")
+    elsewhere = LAZY + "\n\ndef fused_anywhere(x):\n    _init()\n    return _plugin.fused(x)\n"
+    imported = LAZY.replace("def _fused_cuda", "def fused_cuda").replace("_fused_cuda()", "fused_cuda()")
+    for ops, extra in ((raising, {}), (elsewhere, {}),
+                       (imported, {"pkg/direct.py": "from pkg.ops.fused import fused_cuda\n\n\ndef run(x):\n"
+                                                    "    return fused_cuda().apply(x)\n"})):
+        report = analyze(write_tree(tmp_path, {**_lazy_tree(ops), **extra}), AnalyzeOptions(jobs=1))
+        native = [f for f in report.findings if f.path == "pkg/ops/fused.cu" and f.rule.startswith("OPS")]
+        assert native and all(f.reach == "runs" for f in native), [(f.rule, f.reach) for f in native]
+        assert not [f for f in report.findings if f.rule in {"OPS090", "OPS091"}]
+        for path in extra:
+            (tmp_path / path).unlink()
+
+
+ATTN = """import warnings
+import torch
+from torch.autograd import Function
+
+try:
+    from pkg import _C
+except:
+    warnings.warn("Failed to load custom C++ ops. Running on CPU mode Only!")
+
+
+class MSDeformAttnFunction(Function):
+    @staticmethod
+    def forward(ctx, value, locations):
+        return _C.ms_deform_attn_forward(value, locations)
+
+
+def ms_deform_attn_pytorch(value, locations):
+    return torch.nn.functional.grid_sample(value, locations)
+
+
+class MSDeformAttn(torch.nn.Module):
+    def forward(self, value, locations):
+        if torch.cuda.is_available() and value.is_cuda:
+            output = MSDeformAttnFunction.apply(value, locations)
+        else:
+            output = ms_deform_attn_pytorch(value, locations)
+        return output
+"""
+GLOB_SETUP = """import glob
+import os
+import torch
+from setuptools import setup
+from torch.utils.cpp_extension import CUDA_HOME, CppExtension, CUDAExtension
+
+
+def get_extensions():
+    extensions_dir = os.path.join(os.path.dirname(__file__), "pkg", "csrc")
+    sources = glob.glob(os.path.join(extensions_dir, "**", "*.cpp"))
+    extension = CppExtension
+    if CUDA_HOME is not None and torch.cuda.is_available():
+        extension = CUDAExtension
+        sources += glob.glob(os.path.join(extensions_dir, "**", "*.cu"))
+    else:
+        return None
+    return [extension("pkg._C", sources)]
+
+
+setup(name="pkg", packages=["pkg"], ext_modules=get_extensions())
+"""
+
+
+def _attn_tree(attn: str) -> dict[str, str]:
+    return {"setup.py": GLOB_SETUP, "pkg/__init__.py": "", "pkg/attn.py": attn,
+            "pkg/model.py": "from pkg.attn import MSDeformAttn\n\n\ndef build():\n    return MSDeformAttn()\n",
+            "pkg/csrc/vision.cpp": ("#include <torch/extension.h>\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
+                                    "  m.def(\"ms_deform_attn_forward\", &ms_deform_attn_forward_cuda);\n}\n"),
+            "pkg/csrc/attn/attn_cuda.cu": KERNEL.replace("lightconv_forward_kernel", "ms_deformable_im2col_kernel")}
+
+
+def test_an_is_cuda_gate_before_an_absent_extension_is_the_finding_to_act_on(tmp_path):
+    report = analyze(write_tree(tmp_path, _attn_tree(ATTN)), AnalyzeOptions(jobs=1))
+    own = [f for f in report.findings if f.rule.startswith("OPS") and f.rule not in {"OPS013", "OPS090", "OPS091"}
+           and (f.path.startswith("pkg/csrc/") or f.path in {"pkg/attn.py", "setup.py"})]
+    assert {f.rule for f in own} >= {"OPS001", "OPS010", "OPS040", "OPS062"}, [(f.rule, f.path) for f in own]
+    assert all(f.reach == "optional" for f in own), [(f.rule, f.path, f.line, f.reach) for f in own]
+    reason = own[0].reach_reason
+    assert "torch.cuda.is_available() and value.is_cuda` (pkg/attn.py:23)" in reason
+    assert "ms_deform_attn_pytorch()" in reason and "under transfer_to_npu this test is true" in reason
+    gate = [f for f in report.findings if f.rule in {"OPS090", "OPS091"}]
+    assert [(f.rule, f.path, f.line, f.severity, f.reach) for f in gate] == [("OPS091", "pkg/attn.py", 23, "medium", "runs")]
+    assert "x.device.type == \"cuda\"" in gate[0].replacement.en
+    # the device type instead: false for NPU tensors under transfer_to_npu too, so only the low note remains
+    fixed = ATTN.replace("torch.cuda.is_available() and value.is_cuda", "value.device.type == 'cuda'")
+    report = analyze(write_tree(tmp_path, _attn_tree(fixed)), AnalyzeOptions(jobs=1))
+    gate = [f for f in report.findings if f.rule in {"OPS090", "OPS091"}]
+    assert [(f.rule, f.severity) for f in gate] == [("OPS090", "low")]
+
+
+def test_an_autograd_function_applied_outside_the_arm_keeps_the_extension_required(tmp_path):
+    direct = "from pkg.attn import MSDeformAttnFunction\n\n\ndef run(value, locations):\n    return MSDeformAttnFunction.apply(value, locations)\n"
+    report = analyze(write_tree(tmp_path, {**_attn_tree(ATTN), "pkg/direct.py": direct}), AnalyzeOptions(jobs=1))
+    kernels = [f for f in report.findings if f.path == "pkg/csrc/attn/attn_cuda.cu"]
+    assert kernels and all(f.reach == "runs" for f in kernels)
+    assert not [f for f in report.findings if f.rule in {"OPS090", "OPS091"}]
+
+
+def test_gated_handles_reads_the_arm_and_the_test():
+    from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
+    from ascend_feasibility.analyzer.reading import parsing
+
+    def read(source: str):
+        return gated_handles(parsing.parse("python", source.encode()), source)
+
+    (handle,) = read(LAZY)
+    assert handle[:4] == ("_plugin", "", ("fused.cpp", "fused.cu"), ("fused",))
+    assert handle[4] == (("_fused_cuda", 25, 30), ("_init", 8, 12)) and handle[5:] == (
+        16, "impl == 'cuda' and x.device.type == 'cuda' and _init()", "_fused_ref", False)
+    (handle,) = read(ATTN)
+    assert handle[1] == "pkg._C" and handle[6:] == ("torch.cuda.is_available() and value.is_cuda", "ms_deform_attn_pytorch", True)
+    # `torch._C` and a method's `self._init()` are other names than the module's own `_C` and `_init`
+    (handle,) = read(ATTN.replace("    def forward(self, value, locations):\n",
+                                  "    def forward(self, value, locations):\n        torch._C._log_api_usage_once('x')\n"))
+    assert handle[1] == "pkg._C"
+    assert read(LAZY + "\n\nclass Op:\n    def _init(self):\n        pass\n\n    def run(self):\n        self._init()\n")
+    # an `or`, a negated test, an elif chain, and a module-level import that is not caught: no arm to trust
+    assert not read(LAZY.replace("x.device.type == 'cuda' and _init()", "(x.device.type == 'cuda' or x.is_cpu) and _init()"))
+    assert not read(ATTN.replace("if torch.cuda.is_available() and value.is_cuda:", "if not value.is_cuda:"))
+    assert not read(ATTN.replace("        else:\n", "        elif value.is_cpu:\n"))
+    assert not read(ATTN.replace("try:\n    from pkg import _C\nexcept:\n    warnings.warn(\"Failed to load custom C++ ops. Running on CPU mode Only!\")",
+                                 "from pkg import _C"))

@@ -21,6 +21,7 @@ from collections import defaultdict
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
@@ -32,7 +33,7 @@ from ascend_feasibility.analyzer.context.unloaded import import_names, package_f
 from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
 from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
-from ascend_feasibility.analyzer.context.written_names import writes_word
+from ascend_feasibility.analyzer.context.written_names import writes_any, writes_word
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -320,6 +321,7 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
     fallback = None
     skipped: list[tuple[str, int]] = []
     helpers: list[str] = []
+    gates: list[tuple[str, tuple]] = []
     imported = False
     for f in facts:
         importer = context.of(f.path)
@@ -337,6 +339,10 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
             if found is not None:
                 fallback = fallback or found
                 continue
+            gate = gated_handle(f, module, facts, context)
+            if gate is not None:
+                gates.append((f.path, gate))
+                continue
             helper = f.helper_imports.get(module)
             sites = _caught_everywhere(helper, f, facts, context) if helper else None
             if sites is None:
@@ -348,12 +354,38 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
     if fallback is not None:
         path, line, name = fallback
         return f"the project falls back to {name} ({path}:{line}) where the extension does not import"
+    if gates:
+        return gate_reason(*min(gates, key=lambda g: (g[0], g[1][5])))
     if not skipped:
         return None
     where = ", ".join(f"{path}:{line}" for path, line in sorted(set(skipped))[:4])
     called = ", ".join(f"{name}()" for name in sorted(set(helpers)))
     return (f"every call of {called}, which imports the extension, sits in a try whose handler carries on without it "
             f"({where}): where the extension is absent that step is skipped")
+
+
+def gated_handle(owner: ModuleFacts, module: str, facts: list[ModuleFacts], context: ProjectContext) -> tuple | None:
+    """`owner`'s handle bound by importing `module` (or, with `module` "", the one at that index of its handles) that
+    only CUDA arms with a PyTorch other arm reach (cuda_arms.py), where no other product file names the definitions
+    using it (a call from there is not behind the test: conservative, read from the files' words)."""
+    handle = next((h for h in owner.gated_handles if h[1] == module), None)
+    if handle is None:
+        return None
+    return handle if not named_elsewhere(owner, [name for name, _, _ in handle[4]], facts, context) else None
+
+
+def named_elsewhere(owner: ModuleFacts, names: list[str], facts: list[ModuleFacts], context: ProjectContext) -> bool:
+    """Does another product file name one of `owner`'s module-level definitions: by its word, or, for a private
+    `_name` (which every sibling module may define for itself: stylegan3's ops each have `_init`), by importing it?"""
+    public = [name for name in names if not name.startswith("_")]
+    private = {f"{owner.module}.{name}" for name in names if name.startswith("_")} if owner.module else set()
+    for f in facts:
+        if f is owner or not (writes_any(f.words, public) or private.intersection(f.imports)):
+            continue
+        place = context.of(f.path)
+        if place.role in COUNTED_ROLES and place.reach == "runs":
+            return True
+    return False
 
 
 def _caught_everywhere(helper: str, owner: ModuleFacts, facts: list[ModuleFacts],

@@ -9,7 +9,7 @@ from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
-from ascend_feasibility.domains.custom_ops.fallbacks import fallback_extensions
+from ascend_feasibility.domains.custom_ops.fallbacks import fallback_extensions, gate_findings, gated_extensions, relocate_gated
 from ascend_feasibility.domains.custom_ops.inventory import build_inventory
 from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
@@ -43,8 +43,12 @@ class CustomOpsDomain(Domain):
         for path, place in fallback_extensions(merged, run).items():
             run.guarded.setdefault(path, place)
         run.findings += extension_import_findings(merged, run)
+        # extensions only CUDA arms with a PyTorch other arm reach: one finding at the test; the rest is optional
+        run.published["gated_extensions"] = gated = gated_extensions(merged, run)
+        run.findings += gate_findings(gated, run)
 
     def report(self, run: ProjectRun) -> None:
+        run.findings = relocate_gated(run.findings, run.published.get("gated_extensions", []), run)
         merged = CustomOpFacts()
         for facts in run.facts[self.name]:
             merged.extend(facts)

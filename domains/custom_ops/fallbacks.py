@@ -2,15 +2,30 @@
 in a try with a working fallback (fairseq's lightconv_cuda behind LightweightConv's `except ImportError` with the
 pure-PyTorch LightweightConv1dTBC after it; libnat_cuda with the CPU libnat) never has to run on Ascend. Its kernels,
 binding and own build file take that reach (optional), with the fallback as the reason; an extension some import
-needs without a fallback stays required."""
+needs without a fallback stays required.
+
+The same holds for an extension every use of which sits in the CUDA arm of a device test whose other arm runs the
+project's PyTorch implementation (analyzer/context/cuda_arms.py: stylegan3's bias_act plugin, GroundingDINO's _C).
+Its kernels, binding, host code, the build file that builds only such extensions and the Python definitions only the
+CUDA arm reaches (the autograd Function, the lazy build) are optional; one finding at the test remains, OPS069 (low:
+the PyTorch arm runs) or, where transfer_to_npu makes the test true for NPU tensors, OPS091 (medium: change the test)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context.propagation import extension_fallback
+from ascend_feasibility.analyzer.context.cuda_arms import Handle, gate_reason
+from ascend_feasibility.analyzer.context.propagation import extension_fallback, named_elsewhere
+from ascend_feasibility.analyzer.core.findings import Located, Place
+from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
+from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.domains.base import ProjectRun
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, ExtensionRecord
+
+BUILD_DETECTORS = frozenset({"native-extension-build", "cuda-extension-build-branch", "cuda-home-guarded-extension",
+                             "cpp-extension-jit-load"})
+PYTORCH_ARM, TRUE_UNDER_TRANSFER = "cuda-extension-pytorch-arm", "cuda-extension-gate-true-under-transfer"
 
 
 def fallback_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[str, str]]:
@@ -49,3 +64,121 @@ def _source_folders(extension: ExtensionRecord) -> set[str]:
         for base in (PurePosixPath(), here):
             folders.add(str((base / source).parent))
     return folders
+
+
+@dataclass(frozen=True)
+class GatedExtension:
+    """An extension only CUDA arms with a PyTorch other arm reach, and what of the project is its own."""
+
+    path: str  # the Python file holding the handle and the test
+    handle: Handle
+    reason: str
+    natives: frozenset[str]  # its native files, by path
+    folders: frozenset[str]  # folders whose native files are its own (sources the build reads by glob)
+    others: frozenset[str]  # folders of the project's other bindings (their files are theirs)
+    builders: frozenset[str]  # build files that build nothing else
+
+
+def gated_extensions(facts: CustomOpFacts, run: ProjectRun) -> list[GatedExtension]:
+    """The extensions whose every use is behind a CUDA test with a PyTorch other arm: one record per handle."""
+    found = []
+    bindings = {b.path: b for b in facts.bindings}
+
+    def built_elsewhere(path: str) -> set[str]:
+        return {str(PurePosixPath(e.path).parent / source) for e in facts.extensions if e.path != path
+                for source in e.sources} | {source for e in facts.extensions if e.path != path for source in e.sources}
+
+    gated_names: set[str] = set()
+    for f in run.modules:
+        if not f.gated_handles:
+            continue
+        place = run.context.of(f.path)
+        if place.role not in COUNTED_ROLES or place.reach != "runs":
+            continue
+        for handle in f.gated_handles:
+            module, sources, ops = handle[1], handle[2], set(handle[3])
+            if not module:  # a lazy build in this file given its sources
+                if not any(source.endswith(".cu") for source in sources) or \
+                        named_elsewhere(f, [user for user, _, _ in handle[4]], run.modules, run.context):
+                    continue
+                here = PurePosixPath(f.path).parent
+                natives = frozenset(str(here / source) for source in sources) | frozenset(sources)
+                if natives & built_elsewhere(f.path):
+                    continue  # another file builds the same sources, with no test before it
+                found.append(GatedExtension(f.path, handle, gate_reason(f.path, handle), natives, frozenset(),
+                                            frozenset(), frozenset()))
+                continue
+            extension = next((e for e in facts.extensions if e.cuda and e.name not in {"", "?"} and (
+                module == e.name or module.endswith("." + e.name) or e.name.endswith("." + module))), None)
+            if extension is None:
+                continue
+            reason = extension_fallback({extension.name, extension.name.rsplit(".", 1)[-1]}, run.modules, run.context,
+                                        run.guarded)
+            if reason is None or "CUDA arm" not in reason:
+                continue
+            own = {path for path, b in bindings.items() if ops & set(b.ops)}
+            folders = frozenset(_source_folders(extension)) if extension.sources else \
+                frozenset(str(PurePosixPath(path).parent) for path in own)
+            others = frozenset(str(PurePosixPath(path).parent) for path in bindings if path not in own)
+            gated_names.add(extension.name)
+            found.append(GatedExtension(f.path, handle, reason, frozenset(own), folders, others, frozenset()))
+    if not gated_names:
+        return found
+    by_builder: dict[str, set[str]] = {}
+    for extension in facts.extensions:
+        if extension.cuda:
+            by_builder.setdefault(extension.path, set()).add(extension.name)
+    builders = frozenset(path for path, names in by_builder.items() if names <= gated_names)
+    return [GatedExtension(g.path, g.handle, g.reason, g.natives, g.folders, g.others, builders) if g.handle[1] else g
+            for g in found]
+
+
+def gate_findings(gated: list[GatedExtension], run: ProjectRun) -> list[Finding]:
+    """One finding per gated extension, at its test: OPS090 where the PyTorch arm runs, OPS091 where transfer_to_npu
+    makes the test true for NPU tensors."""
+    codes = {r.match.detector: r.code for r in run.kb.rules.values() if r.match.detector in {PYTORCH_ARM, TRUE_UNDER_TRANSFER}}
+    findings = []
+    for g in gated:
+        name, module, sources, _, _, line, test, fallback, shim = g.handle
+        place = run.context.of(g.path)
+        snippet = f"if {test}:"
+        symbol = module or f"{name} ({', '.join(sources[:4])})"
+        located = Located(codes[TRUE_UNDER_TRANSFER if shim else PYTORCH_ARM], symbol, g.path, line, 1,
+                          len(snippet) + 1, snippet, matched=test, npu=f"{fallback}()", role=place.role,
+                          reach=place.reach, reach_reason=place.reason)
+        findings.append(run.factory.build_located(located, 0))
+    return findings
+
+
+def relocate_gated(findings: list[Finding], gated: list[GatedExtension], run: ProjectRun) -> list[Finding]:
+    """The gated extensions' own findings, still counted as running, made optional with the reason: in their native
+    files, in the Python definitions only the CUDA arm reaches, and the build findings of builders of nothing else."""
+    if not gated:
+        return findings
+    build_codes = {r.code for r in run.kb.rules.values() if r.match.detector in BUILD_DETECTORS}
+    gate_codes = {r.code for r in run.kb.rules.values() if r.match.detector in {PYTORCH_ARM, TRUE_UNDER_TRANSFER}}
+    result = []
+    for finding in findings:
+        reason = None
+        if finding.reach == "runs" and finding.rule not in gate_codes:
+            reason = next((g.reason for g in gated if _owns(g, finding, build_codes)), None)
+        result.append(finding if reason is None else run.factory.relocate(finding, Place(finding.role, "optional", reason)))
+    return result
+
+
+def _owns(g: GatedExtension, finding: Finding, build_codes: set[str]) -> bool:
+    path = finding.path
+    if path == g.path:
+        return any(start <= finding.line <= end for _, start, end in g.handle[4])
+    if path in g.builders:
+        return finding.rule in build_codes
+    if not path.endswith(NATIVE_SUFFIXES):
+        return False
+    if path in g.natives:
+        return True
+    folder = str(PurePosixPath(path).parent)
+    if not g.folders:
+        return False
+    owner = max((f for f in g.folders | g.others if f == "." or folder == f or folder.startswith(f + "/")),
+                key=len, default=None)
+    return owner in g.folders

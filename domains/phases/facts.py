@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context import unpassed_defaults
+from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
+from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.written_names import word_set, word_string
 from ascend_feasibility.analyzer.core.models import PHASES
 from ascend_feasibility.analyzer.reading import parsing
@@ -122,6 +124,9 @@ class PhaseFacts:
     # names (imported by name or defined here) every call of which here is inside a try whose handler catches an
     # import error and carries on: name → the handler's line (read only in files with an `except`; not in notebooks)
     caught_calls: dict[str, int] = field(default_factory=dict)
+    # names bound to a native extension that only CUDA arms with a PyTorch other arm reach (analyzer/context/cuda_arms.py;
+    # read only in files with a CUDA test and a try or a global; not in notebooks)
+    gated_handles: list[GatedHandle] = field(default_factory=list)
     # module-level functions this file defines and does not call itself: (name, first line, last line)
     exported_functions: list[tuple[str, int, int]] = field(default_factory=list)
     # monkey-patch installers: module-level functions that assign another module-level function of this file to an
@@ -551,6 +556,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.helper_imports = _helper_imports(sites, top)
         if "except" in unit.source.text:
             facts.caught_calls = _caught_calls(unit, sites)
+        facts.gated_handles = gated_handles(unit.tree(), unit.source.text)
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
         facts.overridden_defaults = _overridden_defaults(defaults, _calls(unit) + found.get("method", []))
