@@ -883,6 +883,34 @@ def test_a_cuda_string_a_project_enum_takes_is_no_device_string(tmp_path):
     assert ("pkg/trainer.py", 6) in found
 
 
+EVAL_SCRIPT = 'import torch\n\nDEVICE = "cuda:0"\n\n\ndef main(model):\n    return model.eval()\n'
+
+
+def test_a_device_constant_nothing_reads_is_no_device_string(tmp_path):
+    # Qwen's eval scripts: `DEVICE = "cuda:0"` is never read; the model loads with device_map="auto"
+    def dev001(files):
+        root = write_tree(tmp_path / str(len(list(tmp_path.iterdir()))), files)
+        return [(f.path, f.line) for f in analyze(root, AnalyzeOptions(jobs=1)).findings if f.rule == "DEV001"]
+
+    assert dev001({"eval/run.py": EVAL_SCRIPT}) == []
+    read_here = EVAL_SCRIPT.replace("return model.eval()", "return model.to(DEVICE)")
+    assert dev001({"eval/run.py": read_here}) == [("eval/run.py", 3)]
+    globals_name = EVAL_SCRIPT.replace("return model.eval()", 'return model.to(globals()["DEVICE"])')
+    assert dev001({"eval/run.py": globals_name}) == [("eval/run.py", 3)]
+    twice = EVAL_SCRIPT.replace('DEVICE = "cuda:0"\n', 'DEVICE = "cuda:0"\nDEVICE = "cuda:1"\n')
+    assert ("eval/run.py", 3) in dev001({"eval/run.py": twice})  # rebound: not judged
+    pkg = {"pkg/__init__.py": "", "pkg/consts.py": EVAL_SCRIPT}
+    assert dev001(pkg) == []
+    imported = {**pkg, "pkg/use.py": "from pkg.consts import DEVICE\nx = DEVICE\n"}
+    assert ("pkg/consts.py", 3) in dev001(imported)
+    starred = {**pkg, "pkg/use.py": "from pkg.consts import *\nx = 1\n"}
+    assert ("pkg/consts.py", 3) in dev001(starred)
+    through_module = {**pkg, "pkg/use.py": "import pkg.consts\nx = pkg.consts.DEVICE\n"}
+    assert ("pkg/consts.py", 3) in dev001(through_module)
+    other_module = {**pkg, "pkg/use.py": "import pkg.other\nDEVICE = 1\nx = DEVICE\n"}
+    assert dev001(other_module) == []  # its own DEVICE, not the constants module's
+
+
 # issue 28, round-7 scouting classes ------------------------------------------------------------------------------------
 COMMS = ("import torch.distributed as dist\n\n\ndef exchange(outs, ins, group):\n    dist.all_to_all(outs, ins, group=group)\n"
          "    dist.all_to_all_single(outs[0], ins[0], group=group)\n    return outs\n")
