@@ -308,7 +308,8 @@ def test_branches_that_cannot_run_at_the_target_torch():
     gated = ("import torch\nfrom packaging import version\ntorch_version = version.parse(torch.__version__)\n"
              "if torch_version >= version.parse('2.3'):\n    m = torch.nn.attention.sdpa_kernel\n"
              "else:\n    m = torch.backends.cuda.sdp_kernel\n")
-    assert reach_of(gated, "ATT021")[0] == ("dead-at-target", "line 4: torch_version >= version.parse('2.3')")
+    assert reach_of(gated, "ATT021")[0] == (
+        "dead-at-target", "line 4: torch_version >= version.parse('2.3') (true at the target torch 2.12.0, so this later arm never runs)")
     old = "import torch\nif version.parse(torch.__version__) < version.parse('2.0'):\n    torch.cuda.synchronize()\n"
     assert reach_of(old, "DEV101")[0][0] == "dead-at-target"
     older = "import torch\nif version.parse(torch.__version__) < version.parse('2.2'):\n    torch.cuda.synchronize()\n"
