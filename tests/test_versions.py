@@ -372,9 +372,12 @@ GRADFIX = ('_new_api = parse_version(torch.__version__) >= parse_version("1.11.0
     ("def f():\n    return f()\n", "f()", "2.12.0", None),  # recursion decides nothing
     ("class C:\n    def f(self):\n        return False\n", "f()", "2.12.0", None),  # a method, not a module function
     ("def f():\n    return False\n", "m.f()", "2.12.0", None),  # another module's f
-    ("def f():\n    return False\n", "f()", "2.12.0", False),
-    ("def f():\n    def g():\n        return True\n    return False\n", "f()", "2.12.0", False),  # g's return is g's
-    ("def f():\n    with lock:\n        x = 1\n    return False\n", "f()", "2.12.0", False),
+    ("def f():\n    return False\n", "f()", "2.12.0", None),  # a constant no version test decides
+    ("V = torch.__version__ >= '2'\ndef f():\n    return False\n", "f()", "2.12.0", None),
+    ("def f():\n    if torch.__version__ < '2':\n        return True\n    return False\n", "f()", "2.12.0", False),
+    ("def f():\n    def g():\n        return True\n    if torch.__version__ >= '2':\n        return False\n"
+     "    return True\n", "f()", "2.12.0", False),  # g's return is g's
+    ("def f():\n    with lock:\n        x = 1\n    return torch.__version__ >= '3'\n", "f()", "2.12.0", False),
     ("def f():\n    with lock:\n        return False\n", "f()", "2.12.0", None),
 ])
 def test_a_call_of_the_units_own_function(before, condition, torch, expected):

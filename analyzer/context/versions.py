@@ -15,9 +15,11 @@ A condition is evaluated only when it is made of what the analyzer can read with
 - feature gates on torch's own attributes that exist at the target (`hasattr(torch, "accelerator")`), from the table
   in knowledge/context/conventions.toml;
 - a call of a function defined once at the module level of the same unit, with no decorator but a cache, whose every
-  way out returns the same decided value (`def _should_use_custom_op(x): ... if _use_pytorch_1_11_api: return False`):
-  its arms are read as an if-chain is, a `return` of a literal True/False/None or of a decided condition counts, and
-  anything it cannot follow (a return in a loop or a try, a value it cannot decide, a generator) leaves it unknown;
+  way out returns the same value and a version test decides which ways are taken or what one returns
+  (`def _should_use_custom_op(x): ... if _use_pytorch_1_11_api: return False`): its arms are read as an if-chain is,
+  a `return` of a literal True/False/None or of a decided condition counts, and anything it cannot follow (a return in
+  a loop or a try, a value it cannot decide, a generator) leaves it unknown; a function that returns a constant no
+  test decides is not switched off by the version (`def f(): return False`);
 - `not`, `and`, `or` of those (an unknown operand makes `and` false only through a false operand, `or` true only
   through a true one).
 Anything else is unknown and decides nothing. A name that is a parameter of its function is unknown too: the caller
@@ -47,11 +49,25 @@ class VersionReader:
         self._names: dict[tuple[int, str], object] = {}
         self._functions: dict[int, tuple[bool | None, Node | None]] = {}  # a definition's value and the test deciding it
         self._definitions: dict[str, Node | None] | None = None  # the unit's module-level functions, None if bound twice
+        self._relevant: bool | None = None
+        self._words = tuple(w.encode() for w in {"version", "hasattr", *helpers})
 
     def start_unit(self) -> None:
         self._names.clear()
         self._functions.clear()
         self._definitions = None
+        self._relevant = None
+
+    def _reads_versions(self, node: Node) -> bool:
+        """Does the unit spell anything a condition is decided by (a version, a feature test, a helper)? Read once per
+        unit: most units spell none, and then no condition of theirs is read at all."""
+        if self._relevant is None:
+            root = node
+            while root.parent is not None:
+                root = root.parent
+            text = root.text or b""
+            self._relevant = any(word in text for word in self._words)
+        return self._relevant
 
     def note(self, condition: Node, value: bool) -> str:
         """Why a decided condition decides, for a guard's reason: its value at the target and, for a call of the
@@ -71,6 +87,8 @@ class VersionReader:
 
     def evaluate(self, condition: Node, budget: list[int] | None = None) -> bool | None:
         """True or False at the target torch, or None when the condition is not only about torch's version."""
+        if budget is None and not self._reads_versions(condition):
+            return None
         budget = budget if budget is not None else [MAX_NODES]
         budget[0] -= 1
         if budget[0] < 0:
@@ -300,13 +318,15 @@ class VersionReader:
                 if decided is None:
                     return None
                 values.add(decided)
-        result = values.pop() if len(values) == 1 else None
-        self._functions[key] = (result, deciding[0] if deciding and result is not None else None)
+                deciding.append(value.parent)
+        # only a value a version test decides: `def f(): return False` is switched off by no test
+        result = values.pop() if len(values) == 1 and deciding else None
+        self._functions[key] = (result, deciding[0] if result is not None else None)
         return result
 
     def _leaves(self, block: Node, budget: list[int], returned: list, deciding: list) -> bool | None:
         """Does the block fall through (True) or always leave (False)? The values it returns go to `returned`, the
-        conditions decided true on the way to `deciding`; None when a way out cannot be followed."""
+        arms whose condition the target decides to `deciding`; None when a way out cannot be followed."""
         for statement in block.named_children[:200]:
             budget[0] -= 1
             if budget[0] < 0:
@@ -339,6 +359,7 @@ class VersionReader:
                 return None
             value = self.evaluate(condition, budget)
             if value is False:
+                deciding.append(arm)
                 continue
             leaves = self._leaves(body, budget, returned, deciding)
             if leaves is None:
