@@ -588,6 +588,10 @@ def test_guards_name_the_statement_that_decided():
     expression = "y = (new_api(x)\n     if torch.__version__ >= '2.3'\n     else old_api(x))\n"
     found = guard(expression, "old_api(x)", "device", torch="2.5.0")
     assert found.node.type != "call" and parsing.text(found.node) == "torch.__version__ >= '2.3'"
+    assert found.reason() == ("line 2: torch.__version__ >= '2.3' (true at the target torch 2.5.0, so the value after "
+                              "`else` is never taken)")
+    assert guard(expression, "new_api(x)", "device", torch="2.1.0").reason().endswith(
+        "(false at the target torch 2.1.0, so the value before `if` is never taken)")
     npu = "d = 'npu' if flag else torch.cuda.current_device()\n"
     assert guard(npu, "torch.cuda.current_device()", "device").node.type == "conditional_expression"
     cuda = "o = flash_attn_func(q) if q.is_cuda else sdpa(q)\n"

@@ -338,7 +338,8 @@ class GuardReader:
         if self.versions is not None and (_same(child, parts[0]) or _same(child, parts[2])):
             value = self.versions.evaluate(parts[1])
             if value is not None and value != _same(child, parts[0]):
-                return Guard("dead-at-target", parts[1], self.versions.note(parts[1], value))
+                other = "the value after `else`" if value else "the value before `if`"
+                return Guard("dead-at-target", parts[1], f"{self.versions.note(parts[1], value)}, so {other} is never taken")
         condition = self.condition(parts[1])
         if condition.npu or any(_names_npu_literal(p, self.npu_tokens) for p in (parts[0], parts[2])):
             return Guard("npu-path", expression)
