@@ -308,7 +308,8 @@ def test_branches_that_cannot_run_at_the_target_torch():
     gated = ("import torch\nfrom packaging import version\ntorch_version = version.parse(torch.__version__)\n"
              "if torch_version >= version.parse('2.3'):\n    m = torch.nn.attention.sdpa_kernel\n"
              "else:\n    m = torch.backends.cuda.sdp_kernel\n")
-    assert reach_of(gated, "ATT021")[0] == ("dead-at-target", "line 4: torch_version >= version.parse('2.3')")
+    assert reach_of(gated, "ATT021")[0] == (
+        "dead-at-target", "line 4: torch_version >= version.parse('2.3') (true at the target torch 2.12.0, so this later arm never runs)")
     old = "import torch\nif version.parse(torch.__version__) < version.parse('2.0'):\n    torch.cuda.synchronize()\n"
     assert reach_of(old, "DEV101")[0][0] == "dead-at-target"
     older = "import torch\nif version.parse(torch.__version__) < version.parse('2.2'):\n    torch.cuda.synchronize()\n"
@@ -881,6 +882,34 @@ def test_a_cuda_string_a_project_enum_takes_is_no_device_string(tmp_path):
     write_tree(tmp_path / "b", {"pkg/__init__.py": "", "pkg/timers.py": devices, "pkg/trainer.py": TRAINER})
     found = [(f.path, f.line) for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings if f.rule == "DEV001"]
     assert ("pkg/trainer.py", 6) in found
+
+
+EVAL_SCRIPT = 'import torch\n\nDEVICE = "cuda:0"\n\n\ndef main(model):\n    return model.eval()\n'
+
+
+def test_a_device_constant_nothing_reads_is_no_device_string(tmp_path):
+    # Qwen's eval scripts: `DEVICE = "cuda:0"` is never read; the model loads with device_map="auto"
+    def dev001(files):
+        root = write_tree(tmp_path / str(len(list(tmp_path.iterdir()))), files)
+        return [(f.path, f.line) for f in analyze(root, AnalyzeOptions(jobs=1)).findings if f.rule == "DEV001"]
+
+    assert dev001({"eval/run.py": EVAL_SCRIPT}) == []
+    read_here = EVAL_SCRIPT.replace("return model.eval()", "return model.to(DEVICE)")
+    assert dev001({"eval/run.py": read_here}) == [("eval/run.py", 3)]
+    globals_name = EVAL_SCRIPT.replace("return model.eval()", 'return model.to(globals()["DEVICE"])')
+    assert dev001({"eval/run.py": globals_name}) == [("eval/run.py", 3)]
+    twice = EVAL_SCRIPT.replace('DEVICE = "cuda:0"\n', 'DEVICE = "cuda:0"\nDEVICE = "cuda:1"\n')
+    assert ("eval/run.py", 3) in dev001({"eval/run.py": twice})  # rebound: not judged
+    pkg = {"pkg/__init__.py": "", "pkg/consts.py": EVAL_SCRIPT}
+    assert dev001(pkg) == []
+    imported = {**pkg, "pkg/use.py": "from pkg.consts import DEVICE\nx = DEVICE\n"}
+    assert ("pkg/consts.py", 3) in dev001(imported)
+    starred = {**pkg, "pkg/use.py": "from pkg.consts import *\nx = 1\n"}
+    assert ("pkg/consts.py", 3) in dev001(starred)
+    through_module = {**pkg, "pkg/use.py": "import pkg.consts\nx = pkg.consts.DEVICE\n"}
+    assert ("pkg/consts.py", 3) in dev001(through_module)
+    other_module = {**pkg, "pkg/use.py": "import pkg.other\nDEVICE = 1\nx = DEVICE\n"}
+    assert dev001(other_module) == []  # its own DEVICE, not the constants module's
 
 
 # issue 28, round-7 scouting classes ------------------------------------------------------------------------------------

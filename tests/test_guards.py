@@ -581,11 +581,17 @@ def test_a_reason_of_exactly_a_hundred_characters_is_not_cut():
 
 def test_guards_name_the_statement_that_decided():
     dead = "if torch.__version__ >= '2.3':\n    new_api(x)\nelse:\n    old_api(x)\n"
-    assert guard(dead, "old_api(x)", "device", torch="2.5.0").reason() == "line 1: torch.__version__ >= '2.3'"
-    assert guard(dead, "new_api(x)", "device", torch="2.1.0").reason() == "line 1: torch.__version__ >= '2.3'"
+    assert guard(dead, "old_api(x)", "device", torch="2.5.0").reason() == (
+        "line 1: torch.__version__ >= '2.3' (true at the target torch 2.5.0, so this later arm never runs)")
+    assert guard(dead, "new_api(x)", "device", torch="2.1.0").reason() == (
+        "line 1: torch.__version__ >= '2.3' (false at the target torch 2.1.0)")
     expression = "y = (new_api(x)\n     if torch.__version__ >= '2.3'\n     else old_api(x))\n"
     found = guard(expression, "old_api(x)", "device", torch="2.5.0")
     assert found.node.type != "call" and parsing.text(found.node) == "torch.__version__ >= '2.3'"
+    assert found.reason() == ("line 2: torch.__version__ >= '2.3' (true at the target torch 2.5.0, so the value after "
+                              "`else` is never taken)")
+    assert guard(expression, "new_api(x)", "device", torch="2.1.0").reason().endswith(
+        "(false at the target torch 2.1.0, so the value before `if` is never taken)")
     npu = "d = 'npu' if flag else torch.cuda.current_device()\n"
     assert guard(npu, "torch.cuda.current_device()", "device").node.type == "conditional_expression"
     cuda = "o = flash_attn_func(q) if q.is_cuda else sdpa(q)\n"
@@ -594,6 +600,76 @@ def test_guards_name_the_statement_that_decided():
     assert guard(flipped, "flash_attn_func(q)").node.type == "conditional_expression"
     feature = f"try:\n    o = {FLASH}\nexcept RuntimeError:\n    o = sdpa(q, k, v)\n"
     assert guard(feature, FLASH).reason() == "line 3: except RuntimeError:"
+
+
+GRADFIX = (
+    "_new_api = parse_version(torch.__version__) >= parse_version('1.11.0a')\n"
+    "def conv2d(x, w):\n"
+    "    if _use_custom(x):\n"
+    "        return _gradfix(w.shape).apply(x, w)\n"
+    "    return F.conv2d(x, w)\n"
+    "def _use_custom(x):\n"
+    "    if not enabled:\n"
+    "        return False\n"
+    "    if _new_api:\n"
+    "        return False\n"
+    "    if x.device.type != 'cuda':\n"
+    "        return False\n"
+    "    return True\n"
+    "def _gradfix(shape):\n"
+    "    class GradWeight(torch.autograd.Function):\n"
+    "        @staticmethod\n"
+    "        def forward(ctx, g, x):\n"
+    "            flags = [torch.backends.cudnn.benchmark]\n"
+    "            return g\n"
+    "        def backward(ctx, g):\n"
+    "            return _gradfix(shape).apply(g)\n"
+    "    return GradWeight\n"
+)
+
+
+def test_code_after_a_return_taken_at_the_target_torch_is_dead():
+    found = guard(GRADFIX, "x.device.type", "device", torch="2.12.0")
+    assert found.reach == "dead-at-target"
+    assert found.reason() == "line 9: if _new_api: (true at the target torch 2.12.0, and the block is left there first)"
+    assert reach(GRADFIX, "x.device.type", "device", torch="1.9.1") == "runs"  # the custom op's own torch
+    assert reach(GRADFIX, "not enabled", "device", torch="2.12.0") == "runs"  # before the return
+    for body in ("raise RuntimeError('old')", "continue", "break"):
+        code = f"for x in xs:\n    if torch.__version__ >= '2':\n        {body}\n    torch.cuda.synchronize()\n"
+        assert reach(code, "torch.cuda.synchronize()", "device", torch="2.12.0") == "dead-at-target"
+    kept = [
+        "def f(x):\n    if torch.__version__ < '2':\n        return x\n    torch.cuda.synchronize()\n",  # false there
+        "def f(x):\n    if torch.__version__ >= '2':\n        log(x)\n    torch.cuda.synchronize()\n",  # stays
+        "def f(x):\n    if torch.__version__ >= '2':\n        return x\n    else:\n        pass\n    torch.cuda.synchronize()\n",
+        "def f(x):\n    if ready:\n        return x\n    torch.cuda.synchronize()\n",  # not about the version
+        "def f(x):\n    torch.cuda.synchronize()\n    if torch.__version__ >= '2':\n        return x\n",  # before it
+        "def f(x):\n    if torch.__version__ >= '2':\n        if ready:\n            return x\n    torch.cuda.synchronize()\n",
+    ]
+    for code in kept:
+        assert reach(code, "torch.cuda.synchronize()", "device", torch="2.12.0") == "runs", code
+
+
+def test_a_call_of_a_function_that_returns_false_at_the_target_is_a_dead_arm():
+    found = guard(GRADFIX, "_gradfix(w.shape)", "device", torch="2.12.0")
+    assert found.reach == "dead-at-target"
+    assert found.reason() == ("line 3: _use_custom(x) (false at the target torch 2.12.0: _use_custom() returns False there "
+                              "(line 9: if _new_api:))")
+    assert reach(GRADFIX, "F.conv2d(x, w)", "device", torch="2.12.0") == "runs"
+    assert reach(GRADFIX, "_gradfix(w.shape)", "device", torch="1.9.1") == "runs"
+
+
+def test_what_a_private_helper_defines_runs_only_where_its_callers_do():
+    # the class built inside _gradfix: the helper is called only in the dead arm (and from itself)
+    site = node_at(GRADFIX, "torch.backends.cudnn.benchmark")
+    guards = reader("2.12.0")
+    assert guards.guard_of(site, "device") is None  # nothing around the site itself decides
+    found = guards.guard_of_callers(site, "device")
+    assert found is not None and found.reach == "dead-at-target"
+    assert reader("1.9.1").guard_of_callers(node_at(GRADFIX, "torch.backends.cudnn.benchmark"), "device") is None
+    public = GRADFIX.replace("_gradfix", "gradfix")  # a public helper may be called from anywhere
+    assert reader("2.12.0").guard_of_callers(node_at(public, "torch.backends.cudnn.benchmark"), "device") is None
+    called = GRADFIX + "def other(x):\n    return _gradfix(x.shape)\n"  # also called where nothing decides
+    assert reader("2.12.0").guard_of_callers(node_at(called, "torch.backends.cudnn.benchmark"), "device") is None
 
 
 def test_an_arm_is_dead_when_a_later_known_arm_is_true_too():

@@ -43,7 +43,10 @@ def evaluate(condition: str, torch: str = "2.5.1", before: str = "") -> bool | N
     ('Version(torch.__version__) < Version("2.3")', False),
     ('version.parse(version.parse(torch.__version__).base_version) >= version.parse("2.5")', True),
     ('version.parse(torch.__version__).public < "2.6"', True),
-    ('Version(torch.__version__).release < (2, 3)', None),  # a tuple is not read
+    ('Version(torch.__version__).release < (2, 3)', False),  # the parsed version's parts, as Python compares them
+    ("version.parse(torch.__version__).major >= 2", True),
+    ("version.parse(torch.__version__).minor == 5", True),
+    ('version.parse(torch.__version__).release >= [2, 5]', None),  # a tuple and a list: Python raises
     ('"2.0" < torch.__version__ < "3"', None),  # a chain
     ('torch.__version__ >= "not a version"', None),
     ('torch.__version__ >= ""', None),
@@ -53,7 +56,8 @@ def evaluate(condition: str, torch: str = "2.5.1", before: str = "") -> bool | N
     ("torch.__version__", None),
     (f'torch.__version__ < "{"1" * 40}"', True),  # 40 characters are still read
     ('torch.__version__ in "2.5.1"', None),  # not a comparison of versions
-    ("version.parse(torch.__version__).major >= 2", None),  # only .base_version and .public keep the version
+    ("torch.__version__.major >= 2", True),  # a TorchVersion has no .major; read as the parsed version's
+    ("version.parse(torch.__version__).epoch == 0", None),  # only release, major, minor, micro are read
     ('str(torch.__version__) >= "2"', None),  # only the version parsers pass their argument through
     ('packaging.version.parse(torch.__version__) >= "2.5"', True),
     ('version.parse(  # the running torch\n    torch.__version__) >= "2.5"', True),
@@ -267,3 +271,125 @@ def test_a_formatted_string_is_no_version():
     # f"2{x}.1" is known only at run time: the comparison decides nothing (it once read as version 2.1)
     assert evaluate('version.parse(torch.__version__) >= version.parse(f"2{x}.1")') is None
     assert evaluate('version.parse(torch.__version__) >= version.parse("2.1")') is True
+
+
+@pytest.mark.parametrize(("condition", "torch", "expected"), [
+    # torch.__version__ taken apart into Python values: what Python computes from the target's version
+    ("tuple(int(x) for x in torch.__version__.split('.')[:2]) >= (1, 11)", "2.12.0", True),
+    ('tuple(map(int, torch.__version__.split(".")[:2])) < (2, 13)', "2.12.0", True),
+    ('[int(v) for v in torch.__version__.split(".")[:2]] >= [2, 13]', "2.12.0", False),
+    ('list(int(v) for v in torch.__version__.split(".")[0:1]) == [2]', "2.12.0", True),
+    ('int(torch.__version__.split(".")[0]) >= 2', "2.12.0", True),
+    ('int(torch.__version__.split(".")[1]) < 10', "2.12.0", False),  # 12, not the 1 of a string
+    ('torch.__version__.split(".")[1] == "12"', "2.12.0", True),
+    ('int(torch.__version__.split(".")[2]) == 0', "2.12.0", None),  # the third part may be `0+cpu`
+    ('tuple(map(int, torch.__version__.split("."))) >= (2, 1)', "2.12.0", None),  # all the parts: not known
+    ('tuple(map(int, torch.__version__.split(".")[:3])) >= (2, 1)', "2.12.0", None),
+    ('tuple(int(x) for x in torch.__version__.split(".")[:2] if x) >= (2, 1)', "2.12.0", None),
+    ('tuple(float(x) for x in torch.__version__.split(".")[:2]) >= (2, 1)', "2.12.0", None),
+    ('tuple(map(int, torch.__version__.split("+")[:2])) >= (2, 1)', "2.12.0", None),
+    ('tuple(map(int, torch.__version__.split(".")[:2])) >= [2, 1]', "2.12.0", None),  # Python raises
+    ('tuple(map(int, torch.__version__.split(".")[::2])) >= (2, 1)', "2.12.0", None),
+    ('torch.__version__.split(".") == "2"', "2.12.0", None),
+    ('tuple(map(int, other.__version__.split(".")[:2])) >= (2, 1)', "2.12.0", None),
+    ("tuple(map(int, [1, 2])) >= (2, 1)", "2.12.0", None),  # nothing about torch
+    ("1 < 2", "2.12.0", None),
+    # .base_version and .public are strings, compared as strings
+    ('version.parse(torch.__version__).base_version < "2.3"', "2.12.0", True),
+    ('version.parse(torch.__version__).base_version < "2.3"', "2.1.0", True),
+    ('version.parse(version.parse(torch.__version__).base_version) < version.parse("2.3")', "2.12.0", False),
+    ('version.parse(torch.__version__).base_version.split(".")[1] == "12"', "2.12.0", True),
+    # TorchVersion compares a tuple as a version, and a name that is no version as a string
+    ("torch.__version__ >= (2, 1)", "2.12.0", True),
+    ("torch.__version__ < (2, 1, 1)", "2.1.0", True),
+    ('torch.__version__ == "parrots"', "2.12.0", False),
+    ('torch.__version__ != "parrots"', "2.12.0", True),
+    ('"parrots" == torch.__version__', "2.12.0", False),
+    ('torch.__version__ < "parrots"', "2.12.0", None),
+    ('torch.__version__ == ""', "2.12.0", None),
+])
+def test_a_version_taken_apart(condition, torch, expected):
+    assert evaluate(condition, torch) is expected
+
+
+def test_names_bound_to_parts_of_the_version():
+    before = ('TORCH_MAJOR = int(torch.__version__.split(".")[0])\n'
+              'TORCH_MINOR = int(torch.__version__.split(".")[1])\n')
+    assert evaluate("TORCH_MAJOR > 1 or (TORCH_MAJOR == 1 and TORCH_MINOR >= 10)", "2.12.0", before) is True
+    assert evaluate("TORCH_MAJOR == 2 and TORCH_MINOR < 4", "2.12.0", before) is False
+    parts = 'version = torch.__version__.split(".")\nTV = tuple(int(x) for x in version[:2])\n'
+    assert evaluate("TV >= (1, 11)", "2.12.0", parts) is True
+
+
+def test_a_parameter_is_not_the_module_name_it_shadows():
+    code = ('tv = torch.__version__\n'
+            'def f(tv):\n    if tv >= "2":\n        pass  # parameter\n'
+            'def g(x, *, tv=None):\n    if tv >= "2":\n        pass  # keyword\n'
+            'def h(x):\n    if tv >= "2":\n        pass  # module\n')
+    parameter, keyword, module = condition_of(code, "parameter", "keyword", "module")
+    reader = VersionReader("2.5.1", FEATURES, HELPERS)
+    reader.start_unit()
+    assert reader.evaluate(parameter) is None and reader.evaluate(keyword) is None
+    assert reader.evaluate(module) is True
+
+
+GRADFIX = ('_new_api = parse_version(torch.__version__) >= parse_version("1.11.0a")\n'
+           "def _use_custom(x):\n"
+           "    assert isinstance(x, torch.Tensor)\n"
+           "    if (not enabled) or (not torch.backends.cudnn.enabled):\n"
+           "        return False\n"
+           "    if _new_api:\n"
+           "        # the work-around does not work on 1.11 onwards\n"
+           "        return False\n"
+           "    if x.device.type != 'cuda':\n"
+           "        return False\n"
+           "    return True\n")
+
+
+@pytest.mark.parametrize(("before", "condition", "torch", "expected"), [
+    (GRADFIX, "_use_custom(x)", "2.12.0", False),  # every way out at 2.12 returns False
+    (GRADFIX, "not _use_custom(x)", "2.12.0", True),
+    (GRADFIX, "_use_custom(x)", "1.9.1", None),  # at 1.9 the CUDA test decides: unknown
+    ("def f():\n    return torch.__version__ >= '2.1'\n", "f()", "2.12.0", True),
+    ("def f():\n    if torch.__version__ >= '2.1':\n        return True\n    return False\n", "f()", "2.12.0", True),
+    ("def f():\n    if torch.__version__ < '2.1':\n        return True\n", "f()", "2.12.0", False),  # falls through: None
+    ("def f():\n    if torch.__version__ < '2.1':\n        return True\n    elif ready:\n        return None\n"
+     "    else:\n        return False\n", "f()", "2.12.0", False),
+    ("@functools.lru_cache()\ndef f():\n    return torch.__version__ >= '2.1'\n", "f()", "2.12.0", True),
+    ("@cache\ndef f():\n    return torch.__version__ >= '2.1'\n", "f()", "2.12.0", True),
+    ("def f(x):\n    if ready:\n        return True\n    return False\n", "f(x)", "2.12.0", None),  # mixed values
+    ("def f(x):\n    return x\n", "f(True)", "2.12.0", None),
+    ("def f(tv):\n    return tv >= '2.1'\n", "f(torch.__version__)", "2.12.0", None),  # the caller's value
+    ("def f():\n    for x in y:\n        return False\n    return False\n", "f()", "2.12.0", None),
+    ("def f():\n    try:\n        return g()\n    except E:\n        return False\n", "f()", "2.12.0", None),
+    ("def f():\n    yield False\n    return False\n", "f()", "2.12.0", None),  # a generator is truthy
+    ("async def f():\n    return False\n", "f()", "2.12.0", None),  # a coroutine too
+    ("@register\ndef f():\n    return False\n", "f()", "2.12.0", None),  # a decorator may return anything
+    ("def f():\n    return False\ndef f():\n    return True\n", "f()", "2.12.0", None),  # defined twice
+    ("def f():\n    return False\nf = other\n", "f()", "2.12.0", None),  # bound again
+    ("from m import f\ndef f():\n    return False\n", "f()", "2.12.0", None),
+    ("def f():\n    raise RuntimeError('no')\n", "f()", "2.12.0", None),  # never returns
+    ("def f():\n    return f()\n", "f()", "2.12.0", None),  # recursion decides nothing
+    ("class C:\n    def f(self):\n        return False\n", "f()", "2.12.0", None),  # a method, not a module function
+    ("def f():\n    return False\n", "m.f()", "2.12.0", None),  # another module's f
+    ("def f():\n    return False\n", "f()", "2.12.0", None),  # a constant no version test decides
+    ("V = torch.__version__ >= '2'\ndef f():\n    return False\n", "f()", "2.12.0", None),
+    ("def f():\n    if torch.__version__ < '2':\n        return True\n    return False\n", "f()", "2.12.0", False),
+    ("def f():\n    def g():\n        return True\n    if torch.__version__ >= '2':\n        return False\n"
+     "    return True\n", "f()", "2.12.0", False),  # g's return is g's
+    ("def f():\n    with lock:\n        x = 1\n    return torch.__version__ >= '3'\n", "f()", "2.12.0", False),
+    ("def f():\n    with lock:\n        return False\n", "f()", "2.12.0", None),
+])
+def test_a_call_of_the_units_own_function(before, condition, torch, expected):
+    assert evaluate(condition, torch, before) is expected
+
+
+def test_a_note_names_the_target_and_the_test_a_function_returns_on():
+    root = parsing.parse("python", f"{GRADFIX}if _use_custom(x):\n    pass\n".encode())
+    condition = root.named_children[-1].child_by_field_name("condition")
+    reader = VersionReader("2.12.0", FEATURES, HELPERS)
+    reader.start_unit()
+    assert reader.evaluate(condition) is False
+    assert reader.note(condition, False) == "false at the target torch 2.12.0: _use_custom() returns False there (line 6: if _new_api:)"
+    plain = parsing.parse("python", b"if torch.__version__ >= '2.3':\n    pass\n").named_children[0]
+    assert reader.note(plain.child_by_field_name("condition"), True) == "true at the target torch 2.12.0"

@@ -107,13 +107,25 @@ class GuardReader:
     def guard_of_callers(self, node: Node, domain: str, rule: str = "") -> Guard | None:
         """A site in a module-private helper (`def _triton_autotune(...)`) every call of which in the unit is behind
         the same kind of guard (`if HAS_TRITON and config.use_triton: ... _triton_autotune(...)`): the helper runs only
-        where its callers' guard lets it."""
-        function, depth = node.parent, 0
-        while function is not None and function.type not in {"function_definition", "decorated_definition"} and depth < MAX_DEPTH:
-            function, depth = function.parent, depth + 1
-        if function is not None and function.type == "decorated_definition":  # a decorator's argument: its function
-            function = function.child_by_field_name("definition")
-        name_node = function.child_by_field_name("name") if function is not None and function.type == "function_definition" else None
+        where its callers' guard lets it. The site may sit deeper, in a function or class the helper defines (the
+        `forward` of an autograd Function built inside `def _conv2d_gradfix(...)`): nothing the helper defines runs
+        unless it runs."""
+        current, depth = node.parent, 0
+        while current is not None and depth < MAX_DEPTH:
+            function = current
+            if current.type == "decorated_definition":  # a decorator's argument: its function
+                function = current.child_by_field_name("definition") or current
+            if function.type == "function_definition" and not (
+                    current.type == "function_definition" and current.parent is not None
+                    and current.parent.type == "decorated_definition"):  # read once, from its decorated_definition
+                guard = self._callers_guard(function, domain, rule)
+                if guard is not None:
+                    return guard
+            current, depth = current.parent, depth + 1
+        return None
+
+    def _callers_guard(self, function: Node, domain: str, rule: str) -> Guard | None:
+        name_node = function.child_by_field_name("name")
         if name_node is None:
             return None
         name = parsing.text(name_node)
@@ -214,6 +226,10 @@ class GuardReader:
             return self._cuda_row(child, parent)
         if kind == "class_definition" and feature:
             return self._library_class(parent)
+        if kind == "block" and self.versions is not None:
+            left = self._left_at_target(child, parent)
+            if left is not None:
+                return left
         if kind == "block" and feature:
             return self._early_exit(child, parent)
         return None
@@ -298,9 +314,11 @@ class GuardReader:
             here = _same(child, body) or _same(child, condition_node)
             value = self.versions.evaluate(condition_node)
             if value is True and not here:
-                return Guard("dead-at-target", condition_node)
+                return Guard("dead-at-target", condition_node, self.versions.note(condition_node, True) + ", so this later arm never runs")
             if here:
-                return Guard("dead-at-target", condition_node) if value is False and not _same(child, condition_node) else None
+                if value is False and not _same(child, condition_node):
+                    return Guard("dead-at-target", condition_node, self.versions.note(condition_node, False))
+                return None
             if value is None:
                 return None  # an unknown earlier arm: later arms may run
         return None
@@ -320,7 +338,8 @@ class GuardReader:
         if self.versions is not None and (_same(child, parts[0]) or _same(child, parts[2])):
             value = self.versions.evaluate(parts[1])
             if value is not None and value != _same(child, parts[0]):
-                return Guard("dead-at-target", parts[1])
+                other = "the value after `else`" if value else "the value before `if`"
+                return Guard("dead-at-target", parts[1], f"{self.versions.note(parts[1], value)}, so {other} is never taken")
         condition = self.condition(parts[1])
         if condition.npu or any(_names_npu_literal(p, self.npu_tokens) for p in (parts[0], parts[2])):
             return Guard("npu-path", expression)
@@ -347,6 +366,22 @@ class GuardReader:
 
     def _defaults_on(self, condition_node: Node | None) -> bool:
         return condition_node is not None and self.on_by_default is not None and self.on_by_default(condition_node)
+
+    def _left_at_target(self, child: Node, block: Node) -> Guard | None:
+        """A statement after `if <true at the target torch>: return ...` (or raise, continue, break) in the same block
+        never runs there: `if _use_pytorch_1_11_api: return False` before `if input.device.type != 'cuda':`."""
+        sibling, seen = child.prev_named_sibling, 0
+        while sibling is not None and seen < 50:
+            seen += 1
+            if sibling.type == "if_statement" and not any(c.type in {"elif_clause", "else_clause"} for c in sibling.children):
+                condition_node = sibling.child_by_field_name("condition")
+                body = sibling.child_by_field_name("consequence")
+                if (condition_node is not None and body is not None and _leaves_block(body)
+                        and self.versions.evaluate(condition_node) is True):
+                    return Guard("dead-at-target", sibling,
+                                 self.versions.note(condition_node, True) + ", and the block is left there first")
+            sibling = sibling.prev_named_sibling
+        return None
 
     def _early_exit(self, child: Node, block: Node) -> Guard | None:
         """`if not x.is_cuda: return fallback(x)` before a kernel guards what follows it."""
@@ -943,6 +978,15 @@ def only_raises_or_warns_block(statements: list[Node]) -> bool:
         if function is None or parsing.text(function).rsplit(".", 1)[-1] not in WARNINGS:
             return False
     return True
+
+
+LEAVES = frozenset({"return_statement", "raise_statement", "continue_statement", "break_statement"})
+
+
+def _leaves_block(block: Node) -> bool:
+    """Does the block always leave the one around it: its last statement returns, raises, continues or breaks."""
+    statements = [c for c in block.named_children if c.type != "comment"]
+    return bool(statements) and statements[-1].type in LEAVES
 
 
 def _ends_in(block: Node, kind: str) -> bool:

@@ -1,20 +1,35 @@
 """Branches that cannot run at the target torch: `dead-at-target`.
 
 A condition is evaluated only when it is made of what the analyzer can read without running anything:
-- comparisons of torch's version with a literal version: `torch.__version__ < "2.3"`,
-  `version.parse(torch.__version__) >= version.parse("2.3")`, `Version(torch.__version__).release < (2, 3)`
-  is not read; a name assigned such a value in the same unit (`torch_version = version.parse(torch.__version__)`),
-  and the version helpers of common libraries (`is_torch_version(">=", "2.1")`, `required_torch_version(min_version=2.6)`);
+- comparisons of torch's version with a literal version: `torch.__version__ < "2.3"` (torch.__version__ is a
+  TorchVersion, which compares as a version), `version.parse(torch.__version__) >= version.parse("2.3")` (also
+  pkg_resources' parse_version, LooseVersion), a name assigned such a value in the same unit
+  (`torch_version = version.parse(torch.__version__)`), and the version helpers of common libraries
+  (`is_torch_version(">=", "2.1")`, `required_torch_version(min_version=2.6)`);
+- the Python values a version is taken apart into, read the way Python computes them: the parsed version's
+  `.release`, `.major`, `.minor`, `.micro`; `.base_version`/`.public` (plain strings: `"2.12.0" < "2.3"` is true);
+  `torch.__version__.split(".")` with its first two parts, `int(...)` of a part, and the tuples and lists of ints built
+  from them (`tuple(int(x) for x in torch.__version__.split(".")[:2]) >= (1, 11)`, `TORCH_MAJOR > 1`); the third
+  part is not read (`0+cpu` on some builds);
+- `torch.__version__ == "parrots"`: a name that is no version is never torch's (TorchVersion compares it as a string);
 - feature gates on torch's own attributes that exist at the target (`hasattr(torch, "accelerator")`), from the table
   in knowledge/context/conventions.toml;
+- a call of a function defined once at the module level of the same unit, with no decorator but a cache, whose every
+  way out returns the same value and a version test decides which ways are taken or what one returns
+  (`def _should_use_custom_op(x): ... if _use_pytorch_1_11_api: return False`): its arms are read as an if-chain is,
+  a `return` of a literal True/False/None or of a decided condition counts, and anything it cannot follow (a return in
+  a loop or a try, a value it cannot decide, a generator) leaves it unknown; a function that returns a constant no
+  test decides is not switched off by the version (`def f(): return False`);
 - `not`, `and`, `or` of those (an unknown operand makes `and` false only through a false operand, `or` true only
   through a true one).
-Anything else is unknown and decides nothing.
+Anything else is unknown and decides nothing. A name that is a parameter of its function is unknown too: the caller
+gives its value, whatever the module binds to the same name.
 """
 
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.reading import parsing
 from packaging.version import InvalidVersion, Version
@@ -32,12 +47,48 @@ class VersionReader:
         self.features = {name: Version(first) for name, first in features.items()}
         self.helpers = frozenset(helpers)
         self._names: dict[tuple[int, str], object] = {}
+        self._functions: dict[int, tuple[bool | None, Node | None]] = {}  # a definition's value and the test deciding it
+        self._definitions: dict[str, Node | None] | None = None  # the unit's module-level functions, None if bound twice
+        self._relevant: bool | None = None
+        self._words = tuple(w.encode() for w in {"version", "hasattr", *helpers})
 
     def start_unit(self) -> None:
         self._names.clear()
+        self._functions.clear()
+        self._definitions = None
+        self._relevant = None
+
+    def _reads_versions(self, node: Node) -> bool:
+        """Does the unit spell anything a condition is decided by (a version, a feature test, a helper)? Read once per
+        unit: most units spell none, and then no condition of theirs is read at all."""
+        if self._relevant is None:
+            root = node
+            while root.parent is not None:
+                root = root.parent
+            text = root.text or b""
+            self._relevant = any(word in text for word in self._words)
+        return self._relevant
+
+    def note(self, condition: Node, value: bool) -> str:
+        """Why a decided condition decides, for a guard's reason: its value at the target and, for a call of the
+        unit's own function, the test that fixes what the function returns."""
+        said = f"{'true' if value else 'false'} at the target torch {self.torch}"
+        for call in _calls_in(condition):
+            function = call.child_by_field_name("function")
+            definition = self._definition(call, parsing.text(function)) if function is not None else None
+            known = self._functions.get(definition.start_byte) if definition is not None else None
+            if known is not None and known[0] is not None:
+                name = parsing.text(function)
+                said += f": {name}() returns {known[0]} there"
+                if known[1] is not None:
+                    said += f" (line {known[1].start_point.row + 1}: {_first_line(known[1])})"
+                break
+        return said
 
     def evaluate(self, condition: Node, budget: list[int] | None = None) -> bool | None:
         """True or False at the target torch, or None when the condition is not only about torch's version."""
+        if budget is None and not self._reads_versions(condition):
+            return None
         budget = budget if budget is not None else [MAX_NODES]
         budget[0] -= 1
         if budget[0] < 0:
@@ -72,11 +123,24 @@ class VersionReader:
             return None
         left, right = (self._value(o, budget) for o in operands)
         op = operators[0]
-        if left == TORCH and isinstance(right, Version):
-            return COMPARE[op](self.torch, right)
-        if right == TORCH and isinstance(left, Version):
-            return COMPARE[FLIPPED[op]](self.torch, left)
-        return None
+        if right == TORCH and left != TORCH:
+            left, right, op, operands = right, left, FLIPPED[op], operands[::-1]
+        if left == TORCH:
+            if isinstance(right, Version):
+                return COMPARE[op](self.torch, right)
+            numbers = _literal(operands[1])
+            if isinstance(numbers, tuple):  # TorchVersion compares with a tuple of ints as with a version: >= (2, 1)
+                return COMPARE[op](self.torch, Version(".".join(map(str, numbers))))
+            if op in {"==", "!="} and operands[1].type == "string" and right is None and _string(operands[1]):
+                return op == "!="  # `== "parrots"`: no version is that name
+            return None
+        sides = [v.value if isinstance(v, Derived) else _literal(o) for v, o in zip((left, right), operands)]
+        if not any(isinstance(v, Derived) for v in (left, right)) or any(s is None or isinstance(s, Parts) for s in sides):
+            return None
+        try:
+            return bool(COMPARE[op](*sides))
+        except TypeError:  # `[2, 1] < (2, 1)`: Python raises, the code never decides
+            return None
 
     def _call(self, call: Node, budget: list[int]) -> bool | None:
         function = call.child_by_field_name("function")
@@ -91,7 +155,7 @@ class VersionReader:
             first = self.features.get(f"{owner}.{attribute}")
             return None if first is None else self.torch >= first
         if name.rsplit(".", 1)[-1] not in self.helpers:
-            return None
+            return self._returned(call, name, budget) if function.type == "identifier" else None
         positional = [a for a in args if a.type != "keyword_argument"]
         keywords = {parsing.text(a.child_by_field_name("name")): a.child_by_field_name("value")
                     for a in args if a.type == "keyword_argument" and a.child_by_field_name("name") is not None}
@@ -126,18 +190,203 @@ class VersionReader:
             return literal
         parsed = _parsed_argument(node)
         if parsed is not None:
-            return self._value(parsed, budget)
-        if node.type == "attribute" and parsing.text(node).endswith((".base_version", ".public")):
+            value = self._value(parsed, budget)
+            return TORCH if value == TORCH or (isinstance(value, Derived) and isinstance(value.value, str)) else None
+        kind = node.type
+        if kind == "attribute":
             inner = node.child_by_field_name("object")
-            return self._value(inner, budget) if inner is not None else None
-        if node.type == "identifier":
+            attribute = node.child_by_field_name("attribute")
+            if inner is None or attribute is None or self._value(inner, budget) != TORCH:
+                return None
+            return self._part_of_version(parsing.text(attribute))
+        if kind == "identifier":
             value = self._named(node, budget)
-            return value if value == TORCH or isinstance(value, Version) else None
+            return value if value == TORCH or isinstance(value, (Version, Derived)) else None
+        if kind == "call":
+            return self._taken_apart(node, budget)
+        if kind == "subscript":
+            return self._subscript(node, budget)
+        if kind == "list_comprehension":
+            ints = self._ints_of(node, budget)
+            return None if ints is None else Derived(list(ints))
         return None
+
+    def _part_of_version(self, attribute: str):
+        """`.release`, `.major`, ... of torch's parsed version, as Python has them."""
+        if attribute == "release":
+            return Derived(tuple(self.torch.release))
+        if attribute in {"major", "minor", "micro"}:
+            return Derived(getattr(self.torch, attribute))
+        if attribute in {"base_version", "public"}:
+            return Derived(self.torch.base_version)  # the target names no local version: both are the base
+        return None
+
+    def _taken_apart(self, call: Node, budget: list[int]):
+        """`torch.__version__.split(".")`, `int(part)`, `tuple(map(int, parts))`, `tuple(int(x) for x in parts)`."""
+        function = call.child_by_field_name("function")
+        arguments = call.child_by_field_name("arguments")
+        if function is None or arguments is None:
+            return None
+        name = parsing.text(function)
+        args = [a for a in arguments.named_children if a.type != "comment"] if arguments.type == "argument_list" else [arguments]
+        if function.type == "attribute" and name.endswith(".split") and len(args) == 1 and _literal(args[0]) == ".":
+            owner = self._value(function.child_by_field_name("object"), budget)
+            if owner == TORCH:  # "2.12.0+cpu": the third part is not known
+                return Derived(Parts(tuple(str(n) for n in self.torch.release[:2]), complete=False))
+            if isinstance(owner, Derived) and isinstance(owner.value, str):
+                return Derived(Parts(tuple(owner.value.split(".")), complete=True))
+            return None
+        if name == "int" and len(args) == 1:
+            value = self._value(args[0], budget)
+            return Derived(int(value.value)) if isinstance(value, Derived) and _digits(value.value) else None
+        if name in {"tuple", "list"} and len(args) == 1:
+            ints = self._ints_of(args[0], budget)
+            return None if ints is None else Derived(tuple(ints) if name == "tuple" else list(ints))
+        return None
+
+    def _ints_of(self, node: Node, budget: list[int]) -> tuple[int, ...] | None:
+        """The ints of `map(int, parts)`, `int(x) for x in parts`, `[int(x) for x in parts]` over all the parts."""
+        if node.type == "call" and parsing.text(node.child_by_field_name("function") or node) == "map":
+            arguments = node.child_by_field_name("arguments")
+            args = [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
+            if len(args) != 2 or parsing.text(args[0]) != "int":
+                return None
+            source = args[1]
+        elif node.type in {"generator_expression", "list_comprehension"}:
+            body = node.child_by_field_name("body")
+            clauses = [c for c in node.named_children if body is not None and c.id != body.id and c.type != "comment"]
+            if body is None or len(clauses) != 1 or clauses[0].type != "for_in_clause":
+                return None  # an `if` clause, a second `for`
+            variable, source = clauses[0].child_by_field_name("left"), clauses[0].child_by_field_name("right")
+            if variable is None or source is None or parsing.text(body) != f"int({parsing.text(variable)})":
+                return None
+        else:
+            return None
+        parts = self._value(source, budget)
+        if not (isinstance(parts, Derived) and isinstance(parts.value, Parts) and parts.value.complete):
+            return None
+        if not all(_digits(p) for p in parts.value.prefix):
+            return None
+        return tuple(int(p) for p in parts.value.prefix)
+
+    def _subscript(self, node: Node, budget: list[int]):
+        """`parts[1]`, `parts[:2]`, `parts[0:2]` of the known parts."""
+        inner, index = node.child_by_field_name("value"), node.child_by_field_name("subscript")
+        value = self._value(inner, budget) if inner is not None else None
+        if index is None or not (isinstance(value, Derived) and isinstance(value.value, Parts)):
+            return None
+        parts = value.value
+        if index.type == "integer":
+            at = _literal(index)
+            return Derived(parts.prefix[at]) if isinstance(at, int) and at < len(parts.prefix) else None
+        if index.type != "slice":
+            return None
+        pieces = [c for c in index.children if c.type != "comment"]
+        texts = [parsing.text(c) for c in pieces]
+        if texts.count(":") != 1:
+            return None  # a step
+        before, after = pieces[:texts.index(":")], pieces[texts.index(":") + 1:]
+        start = _literal(before[0]) if before else 0
+        stop = _literal(after[0]) if after else None
+        if start != 0 or len(before) > 1 or len(after) > 1 or not isinstance(stop, int) or stop > len(parts.prefix):
+            return None  # only the first parts are known
+        return Derived(Parts(parts.prefix[:stop], complete=True))
+
+    def _returned(self, call: Node, name: str, budget: list[int]) -> bool | None:
+        """The one value a call of the unit's own function returns at the target, if every way out gives it."""
+        definition = self._definition(call, name)
+        if definition is None:
+            return None
+        key = definition.start_byte
+        if key in self._functions:
+            return self._functions[key][0]
+        self._functions[key] = (None, None)  # no recursion
+        body = definition.child_by_field_name("body")
+        returned: list[Node | None] = []
+        deciding: list[Node] = []
+        falls = self._leaves(body, budget, returned, deciding) if body is not None and _plain(definition) else None
+        values: set[bool] = set()
+        if falls is None:
+            return None
+        for value in returned + ([None] if falls else []):
+            if value is None or value.type in {"none", "false"}:
+                values.add(False)
+            elif value.type == "true":
+                values.add(True)
+            else:
+                decided = self.evaluate(value, budget)
+                if decided is None:
+                    return None
+                values.add(decided)
+                deciding.append(value.parent)
+        # only a value a version test decides: `def f(): return False` is switched off by no test
+        result = values.pop() if len(values) == 1 and deciding else None
+        self._functions[key] = (result, deciding[0] if result is not None else None)
+        return result
+
+    def _leaves(self, block: Node, budget: list[int], returned: list, deciding: list) -> bool | None:
+        """Does the block fall through (True) or always leave (False)? The values it returns go to `returned`, the
+        arms whose condition the target decides to `deciding`; None when a way out cannot be followed."""
+        for statement in block.named_children[:200]:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return None
+            kind = statement.type
+            if kind == "return_statement":
+                returned.append(statement.named_children[0] if statement.named_children else None)
+                return False
+            if kind == "raise_statement":
+                return False
+            if kind == "if_statement":
+                falls = self._if_leaves(statement, budget, returned, deciding)
+                if not falls:
+                    return falls
+            elif kind not in {"function_definition", "class_definition", "decorated_definition"} and _holds(statement, LEAVING):
+                return None  # a return inside a loop, a try, a with
+        return True if len(block.named_children) <= 200 else None
+
+    def _if_leaves(self, statement: Node, budget: list[int], returned: list, deciding: list) -> bool | None:
+        arms = [(statement.child_by_field_name("condition"), statement.child_by_field_name("consequence"), statement)]
+        otherwise = None
+        for clause in statement.children:
+            if clause.type == "elif_clause":
+                arms.append((clause.child_by_field_name("condition"), clause.child_by_field_name("consequence"), clause))
+            elif clause.type == "else_clause":
+                otherwise = clause.child_by_field_name("body")
+        falls = False
+        for condition, body, arm in arms:
+            if condition is None or body is None:
+                return None
+            value = self.evaluate(condition, budget)
+            if value is False:
+                deciding.append(arm)
+                continue
+            leaves = self._leaves(body, budget, returned, deciding)
+            if leaves is None:
+                return None
+            falls = falls or leaves
+            if value is True:
+                deciding.append(arm)
+                return falls
+        if otherwise is None:
+            return True
+        leaves = self._leaves(otherwise, budget, returned, deciding)
+        return None if leaves is None else falls or leaves
+
+    def _definition(self, call: Node, name: str) -> Node | None:
+        """The function `name` defined once at the unit's module level and bound by nothing else there."""
+        if self._definitions is None:
+            root = call
+            while root.parent is not None:
+                root = root.parent
+            self._definitions = _module_functions(root)
+        return self._definitions.get(name)
 
     def _named(self, identifier: Node, budget: list[int]):
         """The value of a module-level (or same-block) assignment to this name, read once per unit."""
         name = parsing.text(identifier)
+        if name in _parameters_around(identifier):
+            return None  # the caller's value
         scopes = _scopes(identifier)
         key = (scopes[0].start_byte if scopes else -1, name)
         if key in self._names:
@@ -185,6 +434,146 @@ def _assignment(scope: Node, name: str) -> Node | None:
                 return None
             found = right
     return found
+
+
+@dataclass(frozen=True)
+class Parts:
+    """`torch.__version__.split(".")`: its first parts; `complete` once sliced to them (`[:2]`)."""
+    prefix: tuple[str, ...]
+    complete: bool
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A Python value computed from torch's version (an int, a tuple or list of ints, a string, Parts)."""
+    value: object
+
+
+LEAVING = frozenset({"return_statement", "yield", "await"})
+FUNCTION_SCOPES = frozenset({"function_definition", "lambda", "class_definition"})
+CACHES = frozenset({"cache", "lru_cache", "functools.cache", "functools.lru_cache"})
+
+
+def _holds(node: Node, kinds: frozenset[str], limit: int = 2000) -> bool:
+    """Is there a node of these kinds in `node`, outside nested functions and classes (None past `limit` nodes: yes)?"""
+    stack = [node]
+    while stack:
+        limit -= 1
+        if limit < 0:
+            return True
+        current = stack.pop()
+        if current.type in kinds:
+            return True
+        stack.extend(c for c in current.named_children if c.type not in FUNCTION_SCOPES)
+    return False
+
+
+def _plain(definition: Node) -> bool:
+    """Neither async nor a generator, and decorated with a cache at most: a call gives what the body returns."""
+    if definition.children and definition.children[0].type == "async":
+        return False
+    body = definition.child_by_field_name("body")
+    if body is None or _holds(body, frozenset({"yield", "await"})):
+        return False
+    decorated = definition.parent
+    if decorated is not None and decorated.type == "decorated_definition":
+        for decorator in decorated.children:
+            if decorator.type == "decorator":
+                text = parsing.text(decorator).lstrip("@").strip()
+                if text.split("(", 1)[0].strip() not in CACHES:
+                    return False
+    return True
+
+
+def _module_functions(root: Node) -> dict[str, Node | None]:
+    """The functions defined at the module level, by name; None for a name bound twice or bound otherwise too."""
+    found: dict[str, Node | None] = {}
+    for statement in root.named_children[:2000]:
+        definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
+        if definition is not None and definition.type == "function_definition":
+            name = definition.child_by_field_name("name")
+            if name is not None:
+                key = parsing.text(name)
+                found[key] = None if key in found else definition
+        elif statement.type == "expression_statement" and statement.named_children:
+            left = statement.named_children[0].child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                found[parsing.text(left)] = None
+        elif statement.type in {"import_statement", "import_from_statement", "class_definition"}:
+            for name in _bound_names(statement):
+                found[name] = None
+    return found
+
+
+def _bound_names(statement: Node) -> list[str]:
+    if statement.type == "class_definition":
+        name = statement.child_by_field_name("name")
+        return [parsing.text(name)] if name is not None else []
+    names = []
+    for child in statement.children_by_field_name("name"):
+        alias = child.child_by_field_name("alias") if child.type == "aliased_import" else None
+        target = alias or (child.child_by_field_name("name") if child.type == "aliased_import" else child)
+        if target is not None:
+            names.append(parsing.text(target).split(".")[0])
+    return names
+
+
+def _parameters_around(identifier: Node) -> frozenset[str]:
+    """The parameter names of the function the identifier is in (an empty set at the module level)."""
+    current, depth = identifier.parent, 0
+    while current is not None and depth < 400 and current.type not in {"function_definition", "lambda", "module"}:
+        current, depth = current.parent, depth + 1
+    parameters = current.child_by_field_name("parameters") if current is not None and current.type != "module" else None
+    names = set()
+    for parameter in parameters.named_children if parameters is not None else []:
+        key = parameter.child_by_field_name("name") if parameter.type not in {"identifier"} else parameter
+        if key is None and parameter.named_children:
+            key = parameter.named_children[0]  # `*args`, `**kwargs`, `x: int`
+        if key is not None and key.type == "identifier":
+            names.add(parsing.text(key))
+    return frozenset(names)
+
+
+def _calls_in(node: Node, limit: int = 200) -> list[Node]:
+    calls, stack = [], [node]
+    while stack and limit > 0:
+        limit -= 1
+        current = stack.pop()
+        if current.type == "call":
+            calls.append(current)
+        stack.extend(reversed(current.named_children))
+    return calls
+
+
+def _first_line(node: Node) -> str:
+    first = parsing.text(node).splitlines()[0].strip() if node.text else ""
+    return first if len(first) <= 100 else first[:97] + "..."
+
+
+def _digits(value: object) -> bool:
+    return isinstance(value, str) and value.isdigit() and value.isascii()
+
+
+def _literal(node: Node):
+    """A literal's Python value: an int, a string without interpolation, a tuple or list of ints; else None."""
+    kind = node.type
+    if kind == "integer":
+        try:
+            return int(parsing.text(node), 0)
+        except ValueError:
+            return None
+    if kind == "string":
+        if any(c.type == "interpolation" for c in node.named_children):
+            return None
+        return _string(node)
+    if kind in {"tuple", "list"}:
+        items = [_literal(c) for c in node.named_children if c.type != "comment"]
+        if not items or any(type(i) is not int for i in items):
+            return None
+        return tuple(items) if kind == "tuple" else items
+    if kind == "parenthesized_expression" and len(node.named_children) == 1:
+        return _literal(node.named_children[0])
+    return None
 
 
 PARSERS = frozenset({"parse", "Version", "LooseVersion", "StrictVersion", "parse_version"})

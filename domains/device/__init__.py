@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun
-from ascend_feasibility.domains.device import enum_strings
+from ascend_feasibility.domains.device import enum_strings, unread_constants
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
 from ascend_feasibility.domains.device.enumerations import AcceleratorEnumerationScanner
@@ -25,17 +25,23 @@ class DeviceDomain(Domain):
         it passes to calls (domains/device/enum_strings.py)."""
         facts = enum_strings.DeviceFacts(path=file.path)
         for unit in file.units:
-            if unit.kind == "python" and unit.cell is None and unit.parsed and enum_strings.wanted(unit.source.text):
+            if unit.kind != "python" or unit.cell is not None or not unit.parsed or "cuda" not in unit.source.text:
+                continue
+            if enum_strings.wanted(unit.source.text):
                 found = enum_strings.collect(file.path, unit.tree())
                 facts.cuda_enums += found.cuda_enums
                 facts.device_enums += found.device_enums
                 facts.enum_parameters += found.enum_parameters
                 facts.cuda_arguments += found.cuda_arguments
+            facts.unread_constants += unread_constants.read(unit.tree())
         return None if facts.empty() else facts
 
     def report(self, run: ProjectRun) -> None:
         # a "cuda" literal that a project function turns into its own Enum's member is no device string
-        sites = enum_strings.enum_strings([f for f in run.facts[self.name] if f is not None])
+        collected = [f for f in run.facts[self.name] if f is not None]
+        sites = set(enum_strings.enum_strings(collected))
+        # a module-level device constant that nothing reads takes effect nowhere
+        sites |= unread_constants.unread({f.path: f.unread_constants for f in collected if f.unread_constants}, run.modules)
         if sites:
             run.findings = [f for f in run.findings
                             if not (f.rule in enum_strings.DEVICE_STRING_RULES and (f.path, f.line) in sites)]

@@ -70,9 +70,11 @@ class DeviceFacts:
     device_enums: list[str] = field(default_factory=list)  # enums whose .value this file hands to a device API
     enum_parameters: list[EnumParameter] = field(default_factory=list)
     cuda_arguments: list[CudaArgument] = field(default_factory=list)
+    unread_constants: list[tuple[int, str]] = field(default_factory=list)  # domains/device/unread_constants.py
 
     def empty(self) -> bool:
-        return not (self.cuda_enums or self.enum_parameters or self.cuda_arguments or self.device_enums)
+        return not (self.cuda_enums or self.enum_parameters or self.cuda_arguments or self.device_enums
+                    or self.unread_constants)
 
 
 def wanted(text: str) -> bool:

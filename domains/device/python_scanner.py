@@ -5,7 +5,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
-from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.device import literals, selectors
 from ascend_feasibility.domains.device.fast_path import chooses_fast_path, only_fixes_layout
 from ascend_feasibility.domains.device.scripted_use import only_called
 from ascend_feasibility.domains.device.test_arms import facets
@@ -224,6 +224,8 @@ class _FileScan(PythonScan):
             return
         operands = comparison.named_children
         if any(literals.cuda_literal_in(o) is not None for o in operands) and not any(_mentions_npu(o) for o in operands):
+            if selectors.is_selector_test(comparison):
+                return  # `impl in ['ref', 'cuda']`: a choice of implementation, not a device test
             self._device_test(" ".join(parsing.text(comparison).split()), comparison)
 
     def _device_test(self, symbol: str, test: Node) -> None:
@@ -264,6 +266,8 @@ class _FileScan(PythonScan):
             quote = '"' if parsing.text(literal.node).startswith('"') else "'"
             self.hit("device-list", text, collection, f"{text[:-1].rstrip().rstrip(',')}, {quote}npu{quote}{text[-1]}")
             return
+        if not literal.formatted and selectors.is_selector_value(literal.node):
+            return  # `impl='cuda'` beside `assert impl in ['ref', 'cuda']`: an implementation's name, not a device
         detector = "device-string-formatted" if literal.formatted else "device-string"
         self.hit(detector, parsing.text(literal.node), literal.node, literal.npu_text,
                   auto_when=self._callee_capabilities(literal.node))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
+from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.python_scanner import COMPLEX128, FLOAT64, _used_as_device_dtype
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, unit_references
 from ascend_feasibility.domains.python_words import words
@@ -59,7 +60,11 @@ class _DtypeFlowScan(PythonScan):
             binding = _visible_binding(use, bindings, bound)
             if binding is None or use.start_byte < binding[0].end_byte or not _used_as_device_dtype(use):
                 continue
-            self.hit("float64-dtype-variable", f"{parsing.text(use)} = {binding[1]}", use)
+            where = fate_hit(use) if binding[1] in FLOAT64 else None
+            if where is not None:  # reduced across NPUs (HCCL rejects float64) or only reported
+                self.hit(where[0], where[1], use)
+            else:
+                self.hit("float64-dtype-variable", f"{parsing.text(use)} = {binding[1]}", use)
         return self.hits
 
     def _backend_condition(self, conditional: Node, reported: set[int]) -> bool:

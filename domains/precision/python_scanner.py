@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
+from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
 from ascend_feasibility.domains.precision.rope_layout import pairing
 from ascend_feasibility.domains.python_refs import (
@@ -79,7 +80,12 @@ class _PrecisionScan(PythonScan):
 
     def _reference(self, reference: Reference) -> None:
         if reference.name in DTYPE_REFERENCES:
-            if _used_as_device_dtype(reference.node):
+            if not _used_as_device_dtype(reference.node):
+                return
+            where = fate_hit(reference.node) if reference.name in FLOAT64 else None
+            if where is not None:  # reduced across NPUs (HCCL rejects float64) or only reported
+                self.hit(where[0], where[1], reference.node)
+            else:
                 self.name_rule(reference)
             return
         if reference.name in {"torch.view_as_complex", "torch.polar"} and reference.call is None:

@@ -1,0 +1,86 @@
+"""A module-level device constant nothing reads: `DEVICE = "cuda:0"` in an evaluation script that loads its model with
+`device_map="auto"` and never names DEVICE again (Qwen's eval/evaluate_chat_humaneval.py). The literal takes effect
+nowhere, so it is no device string to port (DEV001 is not reported).
+
+Per file (`read`): the module-level plain assignments of a CUDA device literal to a name that no other identifier of
+the file (outside a member name or a keyword) and no string of it spells. Per project (`unread`): such a constant
+stays a finding when another file may read it: one importing it by name (`from pkg.mod import DEVICE`), importing its
+module with `*`, or importing the module and writing the name anywhere (`mod.DEVICE`). A file without a module name
+(outside any package root) is judged by its own reads alone only when no file writes the name.
+"""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writes_word
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.device.literals import device_literal
+from tree_sitter import Node
+
+MAX_STATEMENTS = 2000
+MAX_NODES = 200_000
+
+
+def read(root: Node) -> list[tuple[int, str]]:
+    """(line, name) of the unit's module-level device constants that the unit itself never reads."""
+    candidates: dict[str, int] = {}
+    assigned: dict[str, int] = {}
+    for statement in root.named_children[:MAX_STATEMENTS]:
+        assignment = parsing.statement_assignment(statement)
+        left = assignment.child_by_field_name("left") if assignment is not None else None
+        right = assignment.child_by_field_name("right") if assignment is not None else None
+        if left is None or right is None or left.type != "identifier":
+            continue
+        name = parsing.text(left)
+        assigned[name] = assigned.get(name, 0) + 1
+        literal = device_literal(right) if right.type == "string" else None
+        if literal is not None and not literal.formatted:
+            candidates[name] = right.start_point.row + 1
+    candidates = {name: line for name, line in candidates.items() if assigned[name] == 1}
+    if not candidates:
+        return []
+    uses = {name: 0 for name in candidates}
+    stack, seen = [root], 0
+    while stack:
+        seen += 1
+        if seen > MAX_NODES:
+            return []
+        node = stack.pop()
+        if node.type == "identifier":
+            name = parsing.text(node)
+            if name in uses and not _named_field(node):
+                uses[name] += 1
+        elif node.type == "string_content":
+            name = parsing.text(node)
+            if name in uses:
+                uses[name] += 2  # `globals()["DEVICE"]`: read by name
+        stack.extend(node.children)
+    return sorted((line, name) for name, line in candidates.items() if uses[name] == 1)  # the assignment's own
+
+
+def _named_field(node: Node) -> bool:
+    parent = node.parent
+    field = {"attribute": "attribute", "keyword_argument": "name"}.get(parent.type) if parent is not None else None
+    return field is not None and parent.child_by_field_name(field) == node
+
+
+def unread(candidates: dict[str, list[tuple[int, str]]], modules) -> set[tuple[str, int]]:
+    """(path, line) of the candidates no other file may read (`modules`: every file's ModuleFacts)."""
+    by_path = {m.path: m for m in modules}
+    result = set()
+    for path, constants in candidates.items():
+        own = by_path.get(path)
+        module = own.module if own is not None else ""
+        for line, name in constants:
+            if not any(_may_read(other, module, name) for other in modules if other.path != path):
+                result.add((path, line))
+    return result
+
+
+def _may_read(other, module: str, name: str) -> bool:
+    if len(name) < MIN_NAME or name[0].isdigit():
+        return True  # the words keep no such name: it cannot be looked for
+    if not module:
+        return writes_word(other.words, name)  # no module name to import it by: any writer may
+    if f"{module}.{name}" in other.imports or module in other.star_imports:
+        return True
+    return module in other.imports and writes_word(other.words, name)

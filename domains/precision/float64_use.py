@@ -1,0 +1,231 @@
+"""Where a float64 tensor made on the device goes, read in the function that makes it.
+
+`t = torch.tensor([count, total], dtype=torch.float64, device="cuda")` is followed by name, in source order, to the
+end of its function:
+- `reduced`: it (or a list it is appended to and the tensor stacked or concatenated from that list) is passed to a
+  reducing collective, `dist.all_reduce` / `reduce` / `reduce_scatter` (and their coalesced and tensor forms). torch_npu's
+  HCCL process group rejects float64 there (ProcessGroupHCCL.cpp checkSupportedDataType), so a multi-NPU run raises.
+- `reported`: every use hands a number back to the host (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `float(t)`,
+  `int(t)`, `print`), reads the tensor's metadata (`.device`, `.shape`), or passes it to a collective that takes any
+  dtype (`broadcast`, `all_gather`): the float64 value only feeds reporting. Nothing is computed on it on the device.
+- None otherwise: any other use (arithmetic, returning it, storing it, passing it to another function) or a tensor
+  that is not made on the device (a factory without `device=`, a cast of an existing tensor: `.to(torch.float64)` of
+  an NPU tensor is replaced by float32 there, so no collective sees float64).
+"""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.python_refs import keywords
+from tree_sitter import Node
+
+FACTORIES = {"tensor", "as_tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "randn", "rand",
+             "randint", "eye"}
+REDUCING = {"all_reduce", "reduce", "reduce_scatter", "all_reduce_coalesced", "reduce_scatter_tensor",
+            "_reduce_scatter_base", "reduce_scatter_tensor_coalesced", "all_reduce_multigpu", "reduce_multigpu"}
+ANY_DTYPE = {"broadcast", "all_gather", "all_gather_into_tensor", "_all_gather_base", "gather", "scatter", "send",
+             "recv", "isend", "irecv", "broadcast_multigpu", "all_gather_multigpu"}
+HOST_READS = {"item", "tolist", "cpu", "numpy"}
+HOST_CALLS = {"float", "int", "str", "print", "repr", "round"}
+METADATA = {"device", "shape", "dtype", "ndim", "is_cuda", "size", "numel", "dim"}
+SAME_TENSOR = {"view", "reshape", "flatten", "clone", "contiguous", "detach", "squeeze", "unsqueeze"}
+GROUPING = {"stack", "cat", "concat", "concatenate"}
+SCOPES = {"function_definition", "lambda", "class_definition"}
+MAX_NODES = 20000
+
+
+DETECTORS = {"reduced": "float64-reduced-collective", "reported": "float64-reported-value"}
+
+
+def fate_hit(dtype: Node) -> tuple[str, str] | None:
+    """(detector, symbol) for a float64 dtype whose tensor is reduced or only reported, else None (the dtype's own
+    rule applies)."""
+    call = _making_call(dtype)
+    kind = fate(dtype, call) if call is not None else None
+    if kind is None:
+        return None
+    return DETECTORS[kind], " ".join(parsing.text(call).split())[:100]
+
+
+def fate(dtype: Node, call: Node | None = None) -> str | None:
+    """`reduced`, `reported` or None for the tensor made by the call this dtype argument belongs to."""
+    call = call or _making_call(dtype)
+    if call is None:
+        return None
+    assignment = call.parent
+    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != call:
+        return None
+    left = assignment.child_by_field_name("left")
+    if left is None or left.type != "identifier":
+        return None
+    scope = assignment.parent
+    while scope is not None and scope.type not in SCOPES | {"module"}:
+        scope = scope.parent
+    if scope is None:
+        return None
+    return _follow(scope, parsing.text(left), assignment.end_byte)
+
+
+def _making_call(dtype: Node) -> Node | None:
+    """The factory call that makes a tensor on a device with this dtype: `torch.zeros(n, dtype=..., device=d)`."""
+    parent = dtype.parent
+    if parent is not None and parent.type == "keyword_argument":
+        parent = parent.parent
+    call = parent.parent if parent is not None and parent.type == "argument_list" else None
+    if call is None or call.type != "call":
+        return None
+    function = call.child_by_field_name("function")
+    if function is None or parsing.text(function).rsplit(".", 1)[-1] not in FACTORIES:
+        return None
+    device = keywords(call).get("device")
+    if device is None or "cpu" in parsing.text(device):
+        return None
+    return call
+
+
+def _follow(scope: Node, name: str, after: int) -> str | None:
+    """Follow the tensor's names through the scope after byte `after`."""
+    held = {name}  # names that hold the tensor (or a list of such tensors)
+    pending: list[tuple[int, str, bool]] = []  # (end of an assignment, name, holds after it)
+    reduced = computed = False
+    read = 0
+    identifiers = _identifiers_after(scope, after)
+    if identifiers is None:
+        return None
+    for node in identifiers:
+        while pending and pending[0][0] <= node.start_byte:
+            _, bound, holds = pending.pop(0)
+            (held.add if holds else held.discard)(bound)
+        text = parsing.text(node)
+        parent = node.parent
+        if parent is not None and _named_field(parent, node):
+            continue  # `x.t`, `f(t=...)`: a member or a keyword, not the name
+        if parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node:
+            right = parent.child_by_field_name("right")
+            pending.append((parent.end_byte, text, right is not None and _derived(right, held)))
+            pending.sort()
+            continue
+        if text not in held:
+            continue
+        use = _use(node)
+        if use == "keep" and parent is not None and parent.type == "argument_list":
+            owner = _appended_to(parent.parent)
+            if owner is not None:
+                held.add(owner)  # `deltas.append(delta)`: the list holds it now
+        if use is None:
+            return None
+        if use == "reduce":
+            reduced = True
+        elif use == "compute":
+            computed = True
+        elif use == "read":
+            read += 1
+    if reduced:
+        return "reduced"
+    return "reported" if read and not computed else None
+
+
+def _use(node: Node) -> str | None:
+    """What one occurrence of a held name does: reduce, read (to the host), keep (metadata, a collective that takes
+    any dtype, grouping into a list or a stack), compute (in place), or None for anything else."""
+    parent = node.parent
+    if parent is None:
+        return None
+    if parent.type == "attribute" and parent.child_by_field_name("object") == node:
+        member = parsing.text(parent.child_by_field_name("attribute"))
+        called = parent.parent is not None and parent.parent.type == "call"
+        if member in METADATA or (called and member in {"append", "extend"}):
+            return "keep"  # metadata; a list of such tensors growing
+        if member in HOST_READS and called:
+            return "read"
+        if called and member.endswith("_") and not member.startswith("_"):
+            return "compute"  # `delta.add_(x)`: the tensor stays float64 on the device
+        if called and member in SAME_TENSOR and _assigned_value(parent.parent):
+            return "keep"
+        return None
+    if parent.type == "keyword_argument":
+        parent = parent.parent
+    if parent is None or parent.type != "argument_list" or parent.parent is None or parent.parent.type != "call":
+        return None
+    function = parent.parent.child_by_field_name("function")
+    if function is None:
+        return None
+    callee = parsing.text(function)
+    last = callee.rsplit(".", 1)[-1]
+    if _distributed(function) and last in REDUCING:
+        return "reduce"
+    if _distributed(function) and last in ANY_DTYPE:
+        return "keep"
+    if callee in HOST_CALLS or last in {"info", "warning", "debug", "log"}:
+        return "read"
+    if _appended_to(parent.parent) is not None:
+        return "keep"  # the list now holds it (_follow follows the list)
+    if last in GROUPING and _assigned_value(parent.parent):
+        return "keep"
+    return None
+
+
+def _derived(right: Node, held: set[str]) -> bool:
+    """Does the assigned value hold the tensor: `torch.stack(deltas)`, `t.view(-1)`, `t`?"""
+    if right.type == "identifier":
+        return parsing.text(right) in held
+    if right.type != "call":
+        return False
+    function = right.child_by_field_name("function")
+    arguments = right.child_by_field_name("arguments")
+    if function is None or arguments is None:
+        return False
+    last = parsing.text(function).rsplit(".", 1)[-1]
+    if last in GROUPING:
+        values = [a for a in arguments.named_children if a.type != "comment"]
+        return bool(values) and values[0].type == "identifier" and parsing.text(values[0]) in held
+    if function.type == "attribute" and last in SAME_TENSOR:
+        owner = function.child_by_field_name("object")
+        return owner is not None and owner.type == "identifier" and parsing.text(owner) in held
+    return False
+
+
+def _named_field(parent: Node, node: Node) -> bool:
+    field = {"attribute": "attribute", "keyword_argument": "name"}.get(parent.type)
+    return field is not None and parent.child_by_field_name(field) == node
+
+
+def _appended_to(call: Node | None) -> str | None:
+    """`deltas.append(delta)`: the list's name."""
+    function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+    if function is None or function.type != "attribute":
+        return None
+    owner = function.child_by_field_name("object")
+    member = parsing.text(function.child_by_field_name("attribute"))
+    return parsing.text(owner) if member in {"append", "extend"} and owner is not None and owner.type == "identifier" else None
+
+
+def _assigned_value(call: Node | None) -> bool:
+    return call is not None and call.parent is not None and call.parent.type == "assignment" and call.parent.child_by_field_name("right") == call
+
+
+def _distributed(function: Node) -> bool:
+    """`dist.all_reduce`, `torch.distributed.all_reduce`, or a bare imported `all_reduce` (never `functools.reduce`)."""
+    if function.type == "identifier":
+        return parsing.text(function) != "reduce"
+    owner = function.child_by_field_name("object") if function.type == "attribute" else None
+    text = parsing.text(owner) if owner is not None else ""
+    return text.endswith(("dist", "distributed"))
+
+
+def _identifiers_after(scope: Node, after: int) -> list[Node] | None:
+    """The identifiers of the scope after a byte, in source order, outside nested functions and classes (None for a
+    scope too large to read whole)."""
+    found, stack, seen = [], [scope], 0
+    while stack:
+        seen += 1
+        if seen > MAX_NODES:
+            return None
+        node = stack.pop()
+        if node.end_byte <= after:
+            continue
+        if node.type == "identifier" and node.start_byte >= after:
+            found.append(node)
+        if node is scope or node.type not in SCOPES:
+            stack.extend(reversed(node.named_children))
+    return sorted(found, key=lambda n: n.start_byte)
