@@ -49,6 +49,7 @@ class Facts:
     patch_installers: list = field(default_factory=list)
     default_arms: list = field(default_factory=list)
     default_calls: dict = field(default_factory=dict)
+    gated_handles: list = field(default_factory=list)
     default_escaped: list = field(default_factory=list)
     star_imports: list = field(default_factory=list)
     unnamed_symbols: list = field(default_factory=list)

@@ -1,7 +1,6 @@
 """Which elements a complex RoPE pairs, read from the reshape in front of torch.view_as_complex (PRC030's facets)."""
 
 import pytest
-
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.precision.rope_layout import ADJACENT, HALVES, pairing
 
