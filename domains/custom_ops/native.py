@@ -3,6 +3,7 @@ launch them, and the Python bindings (PYBIND11_MODULE, TORCH_LIBRARY, TORCH_LIBR
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from ascend_feasibility.analyzer.reading import parsing
@@ -18,8 +19,11 @@ QUERY = r"""
 (type_qualifier) @qualifier
 (call_expression function: (identifier) @called)
 (call_expression function: (qualified_identifier) @called)
+(call_expression function: (template_function name: (_) @called_template))
 (qualified_identifier) @qualified
 """
+NESTING = 4  # functions inside functions (a local class's methods) looked through to find a name's own
+MENTIONS = "(identifier) @identifier"  # a file's own functions named in its bodies (pointers, template arguments)
 
 LIBRARIES = {
     "cublas": "cuBLAS", "cublasLt": "cuBLASLt", "cudnn": "cuDNN", "cutlass": "CUTLASS", "cute": "CuTe",
@@ -62,6 +66,10 @@ class NativeFile:
     runtime_calls: dict[str, int] = field(default_factory=dict)  # family → count
     cuda_includes: bool = False  # includes a CUDA header (cuda_runtime.h, ATen/cuda/..., c10/cuda/...)
     storage_includes: bool = False  # includes cuFile (GPUDirect Storage)
+    includes: list[str] = field(default_factory=list)  # the headers it includes, as written
+    # every function it defines, bindings left out: (name, first line, last line, the names its body calls or launches
+    # and the file's own functions it names): what custom_ops/binding_reach.py follows from a binding to a kernel
+    functions: list[tuple[str, int, int, list[str]]] = field(default_factory=list)
 
     @property
     def uses_cuda(self) -> bool:
@@ -78,7 +86,8 @@ def analyze_native(unit: Unit) -> NativeFile:
     found = parsing.captures(parsing.query(unit.kind, source), unit.tree())
     libraries = sorted({label for node in found.get("include", []) for key, label in LIBRARIES.items() if key in parsing.text(node)})
     result.file_features += libraries
-    included = [parsing.text(node).lower() for node in found.get("include", [])]
+    result.includes = [parsing.text(node).strip('<>"') for node in found.get("include", [])]
+    included = [include.lower() for include in result.includes]
     result.cuda_includes = any("cuda" in text for text in included)
     result.storage_includes = any("cufile" in text for text in included)
     if any("at::cuda" in parsing.text(n) or "c10::cuda" in parsing.text(n) for n in found.get("qualified", [])):
@@ -99,6 +108,7 @@ def analyze_native(unit: Unit) -> NativeFile:
         host = _enclosing_function_name(node)
         if host:
             result.launches.setdefault(host, []).append(parsing.text(node).split("<")[0].strip())
+    result.functions = _function_mentions(unit, found)
     unit.cache["native"] = result
     return result
 
@@ -133,6 +143,49 @@ def _function(function: Node, result: NativeFile, language: str, kernel_macros: 
     if function.parent is not None and function.parent.type == "template_declaration":
         kernel.features.append("templates")
     result.kernels.append(kernel)
+
+
+def _function_mentions(unit: Unit, found: dict[str, list[Node]]) -> list[tuple[str, int, int, list[str]]]:
+    """Each function the file defines (bindings left out) with what its body calls, launches, or names of the file's
+    own functions. Only a file with kernels or bindings gets here (the scanner's triggers)."""
+    spans = []  # (start byte, end byte, name, first line, last line), in source order
+    for function in found.get("function", []):
+        name_node = _declarator_name(function.child_by_field_name("declarator"))
+        if name_node is None:
+            continue
+        name = _plain_name(parsing.text(name_node))
+        if name in BINDING_MACROS:
+            continue
+        spans.append((function.start_byte, function.end_byte, name, function.start_point.row + 1, function.end_point.row + 1))
+    if not spans:
+        return []
+    starts = [span[0] for span in spans]
+    mentions: list[set[str]] = [set() for _ in spans]
+
+    def owner(node: Node) -> int | None:
+        index = bisect.bisect_right(starts, node.start_byte) - 1
+        for candidate in range(index, max(index - NESTING, -1), -1):  # a local class's method ends before its host
+            if node.end_byte <= spans[candidate][1]:
+                return candidate
+        return None
+
+    for node in found.get("called", []) + found.get("called_template", []) + found.get("launched", []):
+        index = owner(node)
+        if index is not None:
+            mentions[index].add(_plain_name(parsing.text(node)))
+    own = {span[2] for span in spans}
+    for node in parsing.captures(parsing.query(unit.kind, MENTIONS), unit.tree()).get("identifier", []):
+        index = owner(node)
+        if index is not None:
+            name = parsing.text(node)
+            if name in own:
+                mentions[index].add(name)
+    return [(name, first, last, sorted(mentions[i] - {name})) for i, (_, _, name, first, last) in enumerate(spans)]
+
+
+def _plain_name(name: str) -> str:
+    """`vllm::silu_and_mul_kernel<scalar_t>` → silu_and_mul_kernel."""
+    return name.split("<", 1)[0].split("::")[-1].strip()
 
 
 def _declarator_name(declarator: Node | None) -> Node | None:
