@@ -193,7 +193,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")
-    run.findings = fold_repeated_settings(collapse_project_scoped(findings, project_rules, file_rules))
+    symbol_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "symbol")
+    run.findings = fold_repeated_settings(collapse_project_scoped(findings, project_rules, file_rules, symbol_rules))
     for domain in worker.domains:
         domain.report(run)
     findings = run.findings
