@@ -48,7 +48,7 @@ def unreached_by_bindings(facts: CustomOpFacts, run: ProjectRun) -> dict[str, li
     for extension in facts.extensions:
         bindings = _bindings_of(extension, sources[id(extension)], facts.bindings)
         if (extension.cuda and bindings and len(sources[id(extension)]) == len(set(extension.sources))
-                and _imported(extension, facts) and not _looked_up(extension, python)):
+                and _imported(extension, facts) and not _looked_up(extension, facts, python)):
             judged.append((extension, bindings))  # every source's words known: no caller out of view
     if not judged:
         return {}
@@ -161,15 +161,21 @@ def _bindings_of(extension: ExtensionRecord, sources: set[str], bindings: list[B
 
 
 def _imported(extension: ExtensionRecord, facts: CustomOpFacts) -> bool:
+    return any(_names(extension, site.module) for site in facts.imports)
+
+
+def _names(extension: ExtensionRecord, module: str) -> bool:
+    """Does an import of `module` load the extension (`import pkg._C`, `from pkg import _C`, `import _C`)?"""
     name, last = extension.name, extension.name.rsplit(".", 1)[-1]
-    return any(site.module in {name, last} or site.module.startswith(name + ".") or site.module.endswith("." + last)
-               for site in facts.imports)
+    return module in {name, last} or module.startswith(name + ".") or module.endswith("." + last)
 
 
-def _looked_up(extension: ExtensionRecord, python: list[ModuleFacts]) -> bool:
-    """Does a Python file that names the extension look attributes up by name?"""
-    names = {extension.name.rsplit(".", 1)[-1], *extension.name.split(".")}
-    return any(writes_any(m.words, names) and writes_any(m.words, DYNAMIC_LOOKUPS) for m in python)
+def _looked_up(extension: ExtensionRecord, facts: CustomOpFacts, python: list[ModuleFacts]) -> bool:
+    """Does a Python file that imports or names the extension look attributes up by name?"""
+    importers = {site.path for site in facts.imports if _names(extension, site.module)}
+    names = [name for name in extension.name.split(".") if _judgeable(name)]
+    return any((m.path in importers or writes_any(m.words, names)) and writes_any(m.words, DYNAMIC_LOOKUPS)
+               for m in python)
 
 
 def _included(record: NativeUnitRecord, paths: set[str]) -> set[str]:
@@ -198,7 +204,7 @@ def redundant_builds(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[s
     for extension in facts.extensions:
         own = sources[id(extension)]
         reason = None
-        if (extension.name not in {"", "?"} and own and run.context.of(extension.path).role == "build"
+        if (_judgeable(extension.name.rsplit(".", 1)[-1]) and own and run.context.of(extension.path).role == "build"
                 and not _imported(extension, facts)
                 and not any(writes_word(m.words, extension.name.rsplit(".", 1)[-1]) for m in python)):
             twin = next((e for e in imported if e is not extension and own <= sources[id(e)]), None)
