@@ -5,6 +5,7 @@ file and builds the kernel inventory (the report's `custom_ops`) from the whole 
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.written_names import plain_words, word_string_of_bytes
 from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView, ProjectRun, Unit
 from ascend_feasibility.domains.custom_ops.binding_reach import redundant_builds, unreached_by_bindings
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
@@ -17,7 +18,6 @@ from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScann
 from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, NativeWords
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
-from ascend_feasibility.domains.phases.symbols import read_words
 
 NATIVE_KINDS = frozenset({"cuda", "cpp"})
 # a native file without these words is no part of a torch extension's CUDA code: its words are not kept
@@ -40,7 +40,7 @@ class CustomOpsDomain(Domain):
                 facts.extend(unit.cache["custom_ops"])
             facts.imports += import_sites(unit)  # matched with the project's CUDA extensions (extension_imports)
             if unit.kind in NATIVE_KINDS and any(word in unit.source.text for word in EXTENSION_WORDS):
-                facts.native_words.append(NativeWords(unit.path, read_words(unit.source.data)[0]))
+                facts.native_words.append(NativeWords(unit.path, word_string_of_bytes(plain_words(unit.source.data))))
         return facts
 
     def add_findings(self, run: ProjectRun) -> None:

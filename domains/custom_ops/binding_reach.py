@@ -85,8 +85,7 @@ def unreached_by_bindings(facts: CustomOpFacts, run: ProjectRun) -> dict[str, li
         # a file with kernels or bindings is read by its syntax (what its functions call or launch: a kernel named in
         # a comment calls nothing); any other by its words
         others = writers(defined, [t for t in texts if t.path not in allowed and t.path not in natives])
-        callers_elsewhere = {n for r in facts.natives if r.path != path for _, _, _, mentions in r.functions
-                             for n in mentions}
+        callers_elsewhere = {n for r in facts.natives if r.path != path for n in r.called}
         ranges = _unreached(record.functions, dead_bound, live, others, callers_elsewhere, uncalled)
         if ranges:
             result[path] = ranges

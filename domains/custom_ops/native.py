@@ -3,9 +3,9 @@ launch them, and the Python bindings (PYBIND11_MODULE, TORCH_LIBRARY, TORCH_LIBR
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 
+from ascend_feasibility.analyzer.context.written_names import NAME_BYTES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
 from tree_sitter import Node
@@ -22,8 +22,6 @@ QUERY = r"""
 (call_expression function: (template_function name: (_) @called_template))
 (qualified_identifier) @qualified
 """
-NESTING = 4  # functions inside functions (a local class's methods) looked through to find a name's own
-MENTIONS = "(identifier) @identifier"  # a file's own functions named in its bodies (pointers, template arguments)
 
 LIBRARIES = {
     "cublas": "cuBLAS", "cublasLt": "cuBLASLt", "cudnn": "cuDNN", "cutlass": "CUTLASS", "cute": "CuTe",
@@ -67,9 +65,10 @@ class NativeFile:
     cuda_includes: bool = False  # includes a CUDA header (cuda_runtime.h, ATen/cuda/..., c10/cuda/...)
     storage_includes: bool = False  # includes cuFile (GPUDirect Storage)
     includes: list[str] = field(default_factory=list)  # the headers it includes, as written
-    # every function it defines, bindings left out: (name, first line, last line, the names its body calls or launches
-    # and the file's own functions it names): what custom_ops/binding_reach.py follows from a binding to a kernel
+    # every function it defines, bindings left out: (name, first line, last line, the file's own functions its body
+    # names): what custom_ops/binding_reach.py follows from a binding to a kernel
     functions: list[tuple[str, int, int, list[str]]] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)  # what its code calls or launches, by plain name
 
     @property
     def uses_cuda(self) -> bool:
@@ -109,6 +108,7 @@ def analyze_native(unit: Unit) -> NativeFile:
         if host:
             result.launches.setdefault(host, []).append(parsing.text(node).split("<")[0].strip())
     result.functions = _function_mentions(unit, found)
+    result.called = _called(found)
     unit.cache["native"] = result
     return result
 
@@ -146,41 +146,31 @@ def _function(function: Node, result: NativeFile, language: str, kernel_macros: 
 
 
 def _function_mentions(unit: Unit, found: dict[str, list[Node]]) -> list[tuple[str, int, int, list[str]]]:
-    """Each function the file defines (bindings left out) with what its body calls, launches, or names of the file's
-    own functions. Only a file with kernels or bindings gets here (the scanner's triggers)."""
-    spans = []  # (start byte, end byte, name, first line, last line), in source order
+    """Each function the file defines (bindings left out) with the file's own functions its body names: calls, launches,
+    a kernel's address, a template argument. Read from the body's words (bytes.translate, at memory speed; a name in a
+    comment counts too, which only keeps more code reached). Only a file with kernels or bindings gets here."""
+    spans = []  # (start byte, end byte, name, first line, last line)
     for function in found.get("function", []):
         name_node = _declarator_name(function.child_by_field_name("declarator"))
         if name_node is None:
             continue
         name = _plain_name(parsing.text(name_node))
-        if name in BINDING_MACROS:
-            continue
-        spans.append((function.start_byte, function.end_byte, name, function.start_point.row + 1, function.end_point.row + 1))
-    if not spans:
-        return []
-    starts = [span[0] for span in spans]
-    mentions: list[set[str]] = [set() for _ in spans]
+        if name not in BINDING_MACROS:
+            spans.append((function.start_byte, function.end_byte, name, function.start_point.row + 1,
+                          function.end_point.row + 1))
+    own = {span[2].encode("utf-8") for span in spans}
+    data = unit.source.data
+    result = []
+    for start, end, name, first, last in spans:
+        named = own.intersection(data[start:end].translate(NAME_BYTES).split())
+        result.append((name, first, last, sorted(word.decode("utf-8") for word in named if word != name.encode("utf-8"))))
+    return result
 
-    def owner(node: Node) -> int | None:
-        index = bisect.bisect_right(starts, node.start_byte) - 1
-        for candidate in range(index, max(index - NESTING, -1), -1):  # a local class's method ends before its host
-            if node.end_byte <= spans[candidate][1]:
-                return candidate
-        return None
 
-    for node in found.get("called", []) + found.get("called_template", []) + found.get("launched", []):
-        index = owner(node)
-        if index is not None:
-            mentions[index].add(_plain_name(parsing.text(node)))
-    own = {span[2] for span in spans}
-    for node in parsing.captures(parsing.query(unit.kind, MENTIONS), unit.tree()).get("identifier", []):
-        index = owner(node)
-        if index is not None:
-            name = parsing.text(node)
-            if name in own:
-                mentions[index].add(name)
-    return [(name, first, last, sorted(mentions[i] - {name})) for i, (_, _, name, first, last) in enumerate(spans)]
+def _called(found: dict[str, list[Node]]) -> list[str]:
+    """The functions and kernels the file's code calls or launches, by their plain names (not a name in a comment)."""
+    nodes = found.get("called", []) + found.get("called_template", []) + found.get("launched", [])
+    return sorted({_plain_name(parsing.text(node)) for node in nodes})
 
 
 def _plain_name(name: str) -> str:

@@ -28,7 +28,7 @@ class NativeSourceScanner(Scanner):
         facts = unit.cache.setdefault("custom_ops", CustomOpFacts())
         hits = []
         if native.functions:
-            facts.natives.append(NativeUnitRecord(unit.path, native.includes, native.functions))
+            facts.natives.append(NativeUnitRecord(unit.path, native.includes, native.functions, native.called))
         callers_of: dict[str, list[str]] = {}
         for host, kernels in native.launches.items():
             for kernel in kernels:

@@ -67,12 +67,13 @@ class CallRecord:
 
 @dataclass
 class NativeUnitRecord:
-    """A CUDA/C++ file with kernels or bindings: the headers it includes and each function it defines with the names
-    its body calls, launches or names of the file's own functions (native.NativeFile.functions)."""
+    """A CUDA/C++ file with kernels or bindings: the headers it includes, each function it defines with the file's own
+    functions it names, and what its code calls or launches (native.NativeFile)."""
 
     path: str
     includes: list[str]
-    functions: list[tuple[str, int, int, list[str]]]
+    functions: list[tuple[str, int, int, list[str]]]  # (name, first line, last line, the file's own functions it names)
+    called: list[str]  # the functions and kernels its code calls or launches
 
 
 @dataclass
