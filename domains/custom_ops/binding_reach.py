@@ -9,11 +9,15 @@ everything that could reach them is in view:
   extension's name or TORCH_EXTENSION_NAME), and the project's Python imports it by that name;
 - an op is called when any Python file writes its name (a call `ext.op(`, an alias, a string), and no Python file
   that names the extension looks attributes up by name (`getattr`): then every op counts as called;
+- every source the build lists is in view with its words (a C++ function can be called only by code linked into the
+  same extension, and only where its name is written);
 - in a source of such extensions (and of no other build), the roots are the functions bound to a called op or by any
-  other binding, the functions a file other than the source itself, the binding files and the headers it includes
-  writes (another file may call them), those nothing in the file names (an unknown entry), and names too short to
-  judge by their words; whatever those roots call, launch or name within the file runs. A function or kernel reached
-  from a binding of an uncalled op and from no root is `optional`, with the op in the reason.
+  other binding, those another file with kernels or bindings calls or launches (read by syntax: llm-awq's new
+  gemv_cuda.cu names the old kernel in a comment only), those any other native or Python file writes (besides the
+  source, the binding files and the headers the source includes, which declare them), those nothing in the file
+  names (an unknown entry), and names too short to judge by words; whatever the roots name within the file runs. A
+  function or kernel reached from a binding of an uncalled op and from no root is `optional`, the op in the reason.
+  A header the source includes that defines an inline caller is the case this cannot see.
 A standalone build (a setup.py's CUDAExtension) of an extension no Python file imports, whose sources another build
 of the project compiles into an extension that is imported (llm-awq's csrc/attention/setup.py builds ft_attention
 from sources awq_inference_engine compiles too), is `optional` as a whole builder file.
