@@ -315,7 +315,7 @@ class Rule(_Record):
         default="site", description="project: a one-time step; its sites make one finding that lists them; file: one "
                                     "edit per file (deleting a pip freeze's nvidia-* lines), one finding per file; "
                                     "symbol: one piece of work per symbol (one CUDA extension imported by ten modules), "
-                                    "its sites alike in reach and role make one finding that lists them"
+                                    "its sites alike in reach, role and reason make one finding that lists them"
     )
     subsumes: list[str] = Field(
         default_factory=list, description="Rules whose finding on the same line says less: dropped beside this one"

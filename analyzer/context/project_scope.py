@@ -27,7 +27,8 @@ def collapse_project_scoped(findings: list[Finding], project_rules: set[str],
                             symbol_rules: frozenset[str] = frozenset()) -> list[Finding]:
     """`findings` in report order; each project-scoped rule keeps one finding (the first site that counts, else the
     first site) carrying every site of the rule; each file-scoped rule one such finding per file; each symbol-scoped
-    rule one per symbol among the sites alike in what the report counts (reach, role), its message saying how many."""
+    rule one per symbol among the sites alike in what the report counts and says of them (reach, role, why), its
+    message saying how many."""
     groups: dict[tuple[str, ...], list[Finding]] = defaultdict(list)
     for finding in findings:
         if finding.suppressed:
@@ -37,7 +38,7 @@ def collapse_project_scoped(findings: list[Finding], project_rules: set[str],
         elif finding.rule in file_rules:
             groups[(finding.rule, finding.path)].append(finding)
         elif finding.rule in symbol_rules:
-            groups[(finding.rule, "symbol", finding.symbol, finding.reach, finding.role)].append(finding)
+            groups[(finding.rule, "symbol", finding.symbol, finding.reach, finding.role, finding.reach_reason or "")].append(finding)
     kept: dict[int, Finding] = {}
     dropped: set[int] = set()
     for key, group in groups.items():
