@@ -57,7 +57,8 @@ LINEAR = ("import torch\nimport quant_engine\n\n\nclass QLinear(torch.nn.Module)
 MLP = "import torch\nimport quant_engine\n\n\ndef mlp(x):\n    return quant_engine.gemv_forward_new(x) * 2\n"
 
 
-def _tree(**changes: str) -> dict[str, str]:
+def _tree(**changes: str | None) -> dict[str, str]:
+    """The project with `changes` (None: the file is left out)."""
     files = {"kernels/setup.py": SETUP, "kernels/csrc/pybind.cpp": BINDING,
              "kernels/csrc/gemv.cu": OLD, "kernels/csrc/gemv.h": "#pragma once\n#include <torch/extension.h>\n"
                                                                "torch::Tensor gemv_forward(torch::Tensor a);\n",
@@ -66,7 +67,7 @@ def _tree(**changes: str) -> dict[str, str]:
              "pkg/__init__.py": "", "pkg/linear.py": LINEAR, "pkg/mlp.py": MLP,
              "run.py": "from pkg.linear import QLinear\nfrom pkg.mlp import mlp\n\nif __name__ == '__main__':\n    print(QLinear, mlp)\n"}
     files.update(changes)
-    return files
+    return {name: text for name, text in files.items() if text is not None}
 
 
 def _kernels(report) -> dict[str, object]:
@@ -134,3 +135,20 @@ def test_one_extension_imported_by_many_modules_is_one_finding_with_its_sites(tm
     report = analyze(write_tree(tmp_path / "guarded", _tree(**{"pkg/mlp.py": guarded})), AnalyzeOptions(jobs=1))
     imports = sorted((f.path, f.reach, f.sites) for f in report.findings if f.rule == "OPS013")
     assert imports == [("pkg/linear.py", "runs", []), ("pkg/mlp.py", "optional", [])], imports
+
+
+def test_declarations_in_a_header_the_binding_file_includes_keep_the_judgement(tmp_path):
+    """csrc/ops.h declares what pybind.cpp binds; the sources include only torch. Another header that names the old
+    launcher (an inline caller, perhaps) keeps its kernel."""
+    ops = ("#pragma once\n#include <torch/extension.h>\ntorch::Tensor gemv_forward(torch::Tensor a);\n"
+           "torch::Tensor gemv_forward_new(torch::Tensor a);\n")
+    changes = {"kernels/csrc/ops.h": ops, "kernels/csrc/pybind.cpp": BINDING.replace('#include "gemv.h"\n#include "gemv_new.h"\n', '#include "ops.h"\n'),
+               "kernels/csrc/gemv.cu": OLD.replace('#include "gemv.h"\n', ""),
+               "kernels/csrc/gemv_new.cu": NEW.replace('#include "gemv_new.h"\n', ""),
+               "kernels/csrc/gemv.h": None, "kernels/csrc/gemv_new.h": None}
+    kernels = _kernels(analyze(write_tree(tmp_path / "declared", _tree(**changes)), AnalyzeOptions(jobs=1)))
+    assert kernels["gemv.cu"].reach == "optional"
+    inline = "#pragma once\n#include <torch/extension.h>\ninline torch::Tensor twice(torch::Tensor a) { return gemv_forward(a); }\n"
+    changes["kernels/csrc/inline_ops.h"] = inline
+    kernels = _kernels(analyze(write_tree(tmp_path / "inline", _tree(**changes)), AnalyzeOptions(jobs=1)))
+    assert kernels["gemv.cu"].reach == "runs"

@@ -14,7 +14,7 @@ everything that could reach them is in view:
 - in a source of such extensions (and of no other build), the roots are the functions bound to a called op or by any
   other binding, those another file with kernels or bindings calls or launches (read by syntax: llm-awq's new
   gemv_cuda.cu names the old kernel in a comment only), those any other native or Python file writes (besides the
-  source, the binding files and the headers the source includes, which declare them), those nothing in the file
+  source, the binding files and the headers the source or a binding file includes, which declare them), those nothing in the file
   names (an unknown entry), and names too short to judge by words; whatever the roots name within the file runs. A
   function or kernel reached from a binding of an uncalled op and from no root is `optional`, the op in the reason.
   A header the source includes that defines an inline caller is the case this cannot see.
@@ -78,6 +78,8 @@ def unreached_by_bindings(facts: CustomOpFacts, run: ProjectRun) -> dict[str, li
     judged_ids = {id(e) for e, _ in judged}
     binding_files = {b.path for _, bindings in judged for b in bindings}
     natives = {record.path: record for record in facts.natives}
+    # the headers the binding files include declare what they bind (a csrc/ops.h beside pybind.cpp)
+    declarations = {h for b in binding_files if b in natives for h in _included(natives[b], paths)}
     result: dict[str, list[tuple[int, int, str]]] = {}
     for path, record in natives.items():
         if not built_by.get(path) or any(id(e) not in judged_ids for e in built_by[path]):
@@ -85,7 +87,7 @@ def unreached_by_bindings(facts: CustomOpFacts, run: ProjectRun) -> dict[str, li
         defined = {name for name, _, _, _ in record.functions}
         if not defined & dead_bound:
             continue
-        allowed = {path, *binding_files, *_included(record, paths)}
+        allowed = {path, *binding_files, *declarations}.union(_included(record, paths))
         # a file with kernels or bindings is read by its syntax (what its functions call or launch: a kernel named in
         # a comment calls nothing); any other by its words
         others = writers(defined, [t for t in texts if t.path not in allowed and t.path not in natives])

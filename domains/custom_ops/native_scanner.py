@@ -27,7 +27,7 @@ class NativeSourceScanner(Scanner):
         native = analyze_native(unit)
         facts = unit.cache.setdefault("custom_ops", CustomOpFacts())
         hits = []
-        if native.functions:
+        if native.functions or native.bindings:  # a binding file's includes declare what it binds
             facts.natives.append(NativeUnitRecord(unit.path, native.includes, native.functions, native.called))
         callers_of: dict[str, list[str]] = {}
         for host, kernels in native.launches.items():
