@@ -152,3 +152,12 @@ def test_declarations_in_a_header_the_binding_file_includes_keep_the_judgement(t
     changes["kernels/csrc/inline_ops.h"] = inline
     kernels = _kernels(analyze(write_tree(tmp_path / "inline", _tree(**changes)), AnalyzeOptions(jobs=1)))
     assert kernels["gemv.cu"].reach == "runs"
+
+
+def test_a_kernel_the_top_level_names_may_run_from_anywhere(tmp_path):
+    """A `#define` that launches the old kernel (used by a called op's code) or a table of kernel pointers names it
+    outside any function: it stays reached."""
+    macro = OLD.replace("__global__ void gemv_kernel_old", "#define LAUNCH_OLD(a, b) gemv_kernel_old<<<1, 32>>>(a, b)\n\n"
+                        "__global__ void gemv_kernel_old")
+    kernels = _kernels(analyze(write_tree(tmp_path, _tree(**{"kernels/csrc/gemv.cu": macro})), AnalyzeOptions(jobs=1)))
+    assert kernels["gemv.cu"].reach == "runs"

@@ -84,7 +84,7 @@ def unreached_by_bindings(facts: CustomOpFacts, run: ProjectRun) -> dict[str, li
     for path, record in natives.items():
         if not built_by.get(path) or any(id(e) not in judged_ids for e in built_by[path]):
             continue
-        defined = {name for name, _, _, _ in record.functions}
+        defined = {name for name, _, _, _ in record.functions if name}
         if not defined & dead_bound:
             continue
         allowed = {path, *binding_files, *declarations}.union(_included(record, paths))
@@ -103,12 +103,13 @@ def _unreached(functions: list[tuple[str, int, int, list[str]]], dead_bound: set
                uncalled: dict[str, list[str]]) -> list[tuple[int, int, str]]:
     """The functions of one file only dead bindings reach, with the ops that reach them."""
     calls: dict[str, set[str]] = defaultdict(set)
+    top: set[str] = set()  # named by the file's top level (a launching macro, a table of pointers): may run from anywhere
     for name, _, _, mentions in functions:
-        calls[name].update(mentions)
+        (calls[name] if name else top).update(mentions)
     defined = set(calls)
     named = {n for mentions in calls.values() for n in mentions if n in defined}
     roots = {name for name in defined
-             if name in live or others.get(name) or name in callers_elsewhere or not _judgeable(name)
+             if name in live or name in top or others.get(name) or name in callers_elsewhere or not _judgeable(name)
              or (name not in named and name not in dead_bound)}
     reached = _closure(roots, calls, defined)
     through: dict[str, list[str]] = defaultdict(list)  # an unreached function → the uncalled ops reaching it
@@ -117,7 +118,7 @@ def _unreached(functions: list[tuple[str, int, int, list[str]]], dead_bound: set
             through[name] += [op for op in uncalled[bound] if op not in through[name]]
     return [(first, last, f"line {first}: {name} runs only through {', '.join(through[name])}, which no Python code "
                           "of the project calls")
-            for name, first, last, _ in functions if name in through]
+            for name, first, last, _ in functions if name and name in through]
 
 
 def _closure(start: set[str], calls: dict[str, set[str]], defined: set[str]) -> set[str]:

@@ -147,8 +147,9 @@ def _function(function: Node, result: NativeFile, language: str, kernel_macros: 
 
 def _function_mentions(unit: Unit, found: dict[str, list[Node]]) -> list[tuple[str, int, int, list[str]]]:
     """Each function the file defines (bindings left out) with the file's own functions its body names: calls, launches,
-    a kernel's address, a template argument. Read from the body's words (bytes.translate, at memory speed; a name in a
-    comment counts too, which only keeps more code reached). Only a file with kernels or bindings gets here."""
+    a kernel's address, a template argument; and an entry named "" with those the top level names. Read from the
+    words (bytes.translate, at memory speed; a name in a comment counts too, which only keeps more code reached). Only
+    a file with kernels or bindings gets here."""
     spans = []  # (start byte, end byte, name, first line, last line)
     for function in found.get("function", []):
         name_node = _declarator_name(function.child_by_field_name("declarator"))
@@ -161,9 +162,19 @@ def _function_mentions(unit: Unit, found: dict[str, list[Node]]) -> list[tuple[s
     own = {span[2].encode("utf-8") for span in spans}
     data = unit.source.data
     result = []
-    for start, end, name, first, last in spans:
+    outside, position = [], 0  # the text between the functions: macros, tables of kernels, prototypes
+    for start, end, name, first, last in sorted(spans):
         named = own.intersection(data[start:end].translate(NAME_BYTES).split())
         result.append((name, first, last, sorted(word.decode("utf-8") for word in named if word != name.encode("utf-8"))))
+        if start >= position:
+            outside.append(data[position:start])
+            position = end
+    outside.append(data[position:])
+    # a name the file's top level writes (a `#define` that launches a kernel, a table of function pointers) may run
+    # from anywhere: an entry named "" holds those names
+    top = own.intersection(b" ".join(outside).translate(NAME_BYTES).split())
+    if top:
+        result.append(("", 0, 0, sorted(word.decode("utf-8") for word in top)))
     return result
 
 
