@@ -161,3 +161,11 @@ def test_a_kernel_the_top_level_names_may_run_from_anywhere(tmp_path):
                         "__global__ void gemv_kernel_old")
     kernels = _kernels(analyze(write_tree(tmp_path, _tree(**{"kernels/csrc/gemv.cu": macro})), AnalyzeOptions(jobs=1)))
     assert kernels["gemv.cu"].reach == "runs"
+
+
+def test_a_build_whose_sources_are_joined_at_run_time_is_not_judged(tmp_path):
+    """A source the list joins at run time may be one that calls the old launcher."""
+    joined = SETUP.replace("'csrc/gemv_new.cu']", "'csrc/gemv_new.cu', os.path.join('csrc', 'extra.cu')]").replace(
+        "from setuptools import setup\n", "import os\nfrom setuptools import setup\n")
+    kernels = _kernels(analyze(write_tree(tmp_path, _tree(**{"kernels/setup.py": joined})), AnalyzeOptions(jobs=1)))
+    assert kernels["gemv.cu"].reach == "runs"

@@ -51,7 +51,7 @@ def unreached_by_bindings(facts: CustomOpFacts, run: ProjectRun) -> dict[str, li
     judged: list[tuple[ExtensionRecord, list[BindingRecord]]] = []
     for extension in facts.extensions:
         bindings = _bindings_of(extension, sources[id(extension)], facts.bindings)
-        if (extension.cuda and bindings and len(sources[id(extension)]) == len(set(extension.sources))
+        if (extension.cuda and extension.listed and bindings and len(sources[id(extension)]) == len(set(extension.sources))
                 and _imported(extension, facts) and not _looked_up(extension, facts, python)):
             judged.append((extension, bindings))  # every source's words known: no caller out of view
     if not judged:
@@ -210,7 +210,8 @@ def redundant_builds(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[s
     for extension in facts.extensions:
         own = sources[id(extension)]
         reason = None
-        if (_judgeable(extension.name.rsplit(".", 1)[-1]) and own and run.context.of(extension.path).role == "build"
+        if (_judgeable(extension.name.rsplit(".", 1)[-1]) and extension.listed and own
+                and run.context.of(extension.path).role == "build"
                 and not _imported(extension, facts)
                 and not any(writes_word(m.words, extension.name.rsplit(".", 1)[-1]) for m in python)):
             twin = next((e for e in imported if e is not extension and own <= sources[id(e)]), None)

@@ -38,6 +38,7 @@ class ExtensionRecord:
     line: int
     sources: list[str]
     cuda: bool = False  # builds CUDA code (CUDAExtension, or a loader given CUDA sources)
+    listed: bool = False  # `sources` is the whole list: every source a plain string, none joined at run time
 
 
 @dataclass
