@@ -311,9 +311,11 @@ class Rule(_Record):
     )
     references: list[str] = Field(min_length=1)
     examples: list[Examples] = Field(min_length=1)
-    scope: Literal["site", "file", "project"] = Field(
+    scope: Literal["site", "file", "symbol", "project"] = Field(
         default="site", description="project: a one-time step; its sites make one finding that lists them; file: one "
-                                    "edit per file (deleting a pip freeze's nvidia-* lines), one finding per file"
+                                    "edit per file (deleting a pip freeze's nvidia-* lines), one finding per file; "
+                                    "symbol: one piece of work per symbol (one CUDA extension imported by ten modules), "
+                                    "its sites alike in reach, role and reason make one finding that lists them"
     )
     subsumes: list[str] = Field(
         default_factory=list, description="Rules whose finding on the same line says less: dropped beside this one"

@@ -23,10 +23,13 @@ def drop_without_cause(findings: list[Finding], needs: dict[str, frozenset[str]]
 
 
 def collapse_project_scoped(findings: list[Finding], project_rules: set[str],
-                            file_rules: frozenset[str] = frozenset()) -> list[Finding]:
+                            file_rules: frozenset[str] = frozenset(),
+                            symbol_rules: frozenset[str] = frozenset()) -> list[Finding]:
     """`findings` in report order; each project-scoped rule keeps one finding (the first site that counts, else the
-    first site) carrying every site of the rule; each file-scoped rule one such finding per file."""
-    groups: dict[tuple[str, str], list[Finding]] = defaultdict(list)
+    first site) carrying every site of the rule; each file-scoped rule one such finding per file; each symbol-scoped
+    rule one per symbol among the sites alike in what the report counts and says of them (reach, role, why), its
+    message saying how many."""
+    groups: dict[tuple[str, ...], list[Finding]] = defaultdict(list)
     for finding in findings:
         if finding.suppressed:
             continue
@@ -34,16 +37,26 @@ def collapse_project_scoped(findings: list[Finding], project_rules: set[str],
             groups[(finding.rule, "")].append(finding)
         elif finding.rule in file_rules:
             groups[(finding.rule, finding.path)].append(finding)
+        elif finding.rule in symbol_rules:
+            groups[(finding.rule, "symbol", finding.symbol, finding.reach, finding.role, finding.reach_reason or "")].append(finding)
     kept: dict[int, Finding] = {}
     dropped: set[int] = set()
-    for group in groups.values():
+    for key, group in groups.items():
         if len(group) < 2:
             continue
         first = next((f for f in group if f.counted), group[0])
         sites = [_site(f) for f in group]
         if len(sites) > MAX_SITES:
             sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
-        kept[id(first)] = first.model_copy(update={"sites": sites})
+        update: dict = {"sites": sites}
+        if key[1:2] == ("symbol",):
+            files = len({f.path for f in group})
+            update["message"] = Text(
+                en=f"{first.message.en} The same is at {len(group)} sites in {files} files (every site listed), "
+                   "counted once: one piece of work settles them all.",
+                zh=f"{first.message.zh} 同样的情况出现在 {files} 个文件的 {len(group)} 处（已列出全部位置），"
+                   "只计一次：一项工作即可全部解决。")
+        kept[id(first)] = first.model_copy(update=update)
         dropped.update(id(f) for f in group if f is not first)
     if not kept:
         return findings

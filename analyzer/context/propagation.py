@@ -46,10 +46,12 @@ if TYPE_CHECKING:
 def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: ProjectContext,
                     factory: FindingFactory, feature_domains: frozenset[str],
                     guarded: dict[str, tuple[str, str]] | None = None, distribution: str = "",
-                    declared: frozenset[str] = frozenset(), packages: set[str] | None = None) -> list[Finding]:
+                    declared: frozenset[str] = frozenset(), packages: set[str] | None = None,
+                    unreached: dict[str, list[tuple[int, int, str]]] | None = None) -> list[Finding]:
     """`guarded`: guarded_modules(facts, context) when the caller has it already; `distribution`: the name the
     project publishes (pyproject's [project] name); `declared`: the distributions it declares or imports;
-    `packages`: unloaded.package_folders(facts), likewise."""
+    `packages`: unloaded.package_folders(facts), likewise; `unreached`: path → (first line, last line, why) of code
+    the rooms found nothing reaches (native code only uncalled bindings reach: custom_ops/binding_reach.py)."""
     packages = package_folders(facts) if packages is None else packages
     referrers: dict[str, set[str]] = defaultdict(set)  # a named source or folder → the files that name it
     for f in facts:
@@ -65,6 +67,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     tools = diagnostic_scripts(facts, context)
     uninstalled = uninstalled_patches(facts, context)
     for path, ranges in unreferenced_symbols(facts, context, distribution, packages).items():  # both: nothing calls them
+        uninstalled.setdefault(path, []).extend(ranges)
+    for path, ranges in (unreached or {}).items():
         uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
     switched = switched_options(facts, context)

@@ -19,11 +19,19 @@ if TYPE_CHECKING:
 
 
 MIN_NAME = 4  # shorter names (`fn`, `run`) are too common to judge by; so is a name that starts with a digit
+# bytes.translate table turning every byte but a name's into a space (runs at memory speed; UTF-8 bytes of non-ASCII
+# letters are kept, so names stay whole)
+NAME_BYTES = bytes(c if c >= 128 or chr(c).isalnum() or chr(c) == "_" else 32 for c in range(256))
 
 
 def word_string(words: set[str]) -> str:
     """The words as one string, sorted (a cached entry must not depend on the process's string hashing)."""
     return f" {'  '.join(sorted(words))} " if words else ""
+
+
+def plain_words(data: bytes) -> set[bytes]:
+    """The names a text's UTF-8 bytes write that words are asked about (MIN_NAME or longer, no leading digit)."""
+    return {word for word in set(data.translate(NAME_BYTES).split()) if len(word) >= MIN_NAME and not word[:1].isdigit()}
 
 
 def word_string_of_bytes(words: set[bytes]) -> str:

@@ -188,11 +188,13 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded,
                                config.distribution,
                                frozenset(row.package for row in run.published.get("dependency_matrix", ())
-                                         if row.sources or row.classification != "unknown"), packages)
+                                         if row.sources or row.classification != "unknown"), packages,
+                               run.published.get("unreached_code"))
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")
-    run.findings = fold_repeated_settings(collapse_project_scoped(findings, project_rules, file_rules))
+    symbol_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "symbol")
+    run.findings = fold_repeated_settings(collapse_project_scoped(findings, project_rules, file_rules, symbol_rules))
     for domain in worker.domains:
         domain.report(run)
     findings = run.findings

@@ -5,7 +5,9 @@ file and builds the kernel inventory (the report's `custom_ops`) from the whole 
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.written_names import plain_words, word_string_of_bytes
 from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView, ProjectRun, Unit
+from ascend_feasibility.domains.custom_ops.binding_reach import redundant_builds, unreached_by_bindings
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
@@ -14,8 +16,12 @@ from ascend_feasibility.domains.custom_ops.inventory import build_inventory
 from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
 from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
-from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
+from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, NativeWords
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
+
+NATIVE_KINDS = frozenset({"cuda", "cpp"})
+# a native file without these words is no part of a torch extension's CUDA code: its words are not kept
+EXTENSION_WORDS = ("torch", "pybind", "PYBIND", "cuda", "__global__", "<<<")
 
 
 class CustomOpsDomain(Domain):
@@ -33,6 +39,8 @@ class CustomOpsDomain(Domain):
             if "custom_ops" in unit.cache:
                 facts.extend(unit.cache["custom_ops"])
             facts.imports += import_sites(unit)  # matched with the project's CUDA extensions (extension_imports)
+            if unit.kind in NATIVE_KINDS and any(word in unit.source.text for word in EXTENSION_WORDS):
+                facts.native_words.append(NativeWords(unit.path, word_string_of_bytes(plain_words(unit.source.data))))
         return facts
 
     def add_findings(self, run: ProjectRun) -> None:
@@ -42,6 +50,9 @@ class CustomOpsDomain(Domain):
             merged.extend(facts)
         for path, place in fallback_extensions(merged, run).items():
             run.guarded.setdefault(path, place)
+        for path, place in redundant_builds(merged, run).items():
+            run.guarded.setdefault(path, place)
+        run.published["unreached_code"] = unreached_by_bindings(merged, run)  # line ranges: context.propagation
         run.findings += extension_import_findings(merged, run)
         # extensions only CUDA arms with a PyTorch other arm reach: one finding at the test; the rest is optional
         run.published["gated_extensions"] = gated = gated_extensions(merged, run)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ascend_feasibility.analyzer.context.written_names import NAME_BYTES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
 from tree_sitter import Node
@@ -18,6 +19,7 @@ QUERY = r"""
 (type_qualifier) @qualifier
 (call_expression function: (identifier) @called)
 (call_expression function: (qualified_identifier) @called)
+(call_expression function: (template_function name: (_) @called_template))
 (qualified_identifier) @qualified
 """
 
@@ -63,6 +65,11 @@ class NativeFile:
     runtime_calls: dict[str, int] = field(default_factory=dict)  # family → count
     cuda_includes: bool = False  # includes a CUDA header (cuda_runtime.h, ATen/cuda/..., c10/cuda/...)
     storage_includes: bool = False  # includes cuFile (GPUDirect Storage)
+    includes: list[str] = field(default_factory=list)  # the headers it includes, as written
+    # every function it defines, bindings left out: (name, first line, last line, the file's own functions its body
+    # names): what custom_ops/binding_reach.py follows from a binding to a kernel
+    functions: list[tuple[str, int, int, list[str]]] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)  # what its code calls or launches, by plain name
 
     @property
     def uses_cuda(self) -> bool:
@@ -79,7 +86,8 @@ def analyze_native(unit: Unit) -> NativeFile:
     found = parsing.captures(parsing.query(unit.kind, source), unit.tree())
     libraries = sorted({label for node in found.get("include", []) for key, label in LIBRARIES.items() if key in parsing.text(node)})
     result.file_features += libraries
-    included = [parsing.text(node).lower() for node in found.get("include", [])]
+    result.includes = [parsing.text(node).strip('<>"') for node in found.get("include", [])]
+    included = [include.lower() for include in result.includes]
     result.cuda_includes = any("cuda" in text for text in included)
     result.storage_includes = any("cufile" in text for text in included)
     if any("at::cuda" in parsing.text(n) or "c10::cuda" in parsing.text(n) for n in found.get("qualified", [])):
@@ -100,6 +108,8 @@ def analyze_native(unit: Unit) -> NativeFile:
         host = _enclosing_function_name(node)
         if host:
             result.launches.setdefault(host, []).append(parsing.text(node).split("<")[0].strip())
+    result.functions = _function_mentions(unit, found)
+    result.called = _called(found)
     unit.cache["native"] = result
     return result
 
@@ -136,6 +146,50 @@ def _function(function: Node, result: NativeFile, language: str, kernel_macros: 
     if function.parent is not None and function.parent.type == "template_declaration":
         kernel.features.append("templates")
     result.kernels.append(kernel)
+
+
+def _function_mentions(unit: Unit, found: dict[str, list[Node]]) -> list[tuple[str, int, int, list[str]]]:
+    """Each function the file defines (bindings left out) with the file's own functions its body names: calls, launches,
+    a kernel's address, a template argument; and an entry named "" with those the top level names. Read from the
+    words (bytes.translate, at memory speed; a name in a comment counts too, which only keeps more code reached). Only
+    a file with kernels or bindings gets here."""
+    spans = []  # (start byte, end byte, name, first line, last line)
+    for function in found.get("function", []):
+        name_node = _declarator_name(function.child_by_field_name("declarator"))
+        if name_node is None:
+            continue
+        name = _plain_name(parsing.text(name_node))
+        if name not in BINDING_MACROS:
+            spans.append((function.start_byte, function.end_byte, name, function.start_point.row + 1,
+                          function.end_point.row + 1))
+    own = {span[2].encode("utf-8") for span in spans}
+    data = unit.source.data
+    result = []
+    outside, position = [], 0  # the text between the functions: macros, tables of kernels, prototypes
+    for start, end, name, first, last in sorted(spans):
+        named = own.intersection(data[start:end].translate(NAME_BYTES).split())
+        result.append((name, first, last, sorted(word.decode("utf-8") for word in named if word != name.encode("utf-8"))))
+        if start >= position:
+            outside.append(data[position:start])
+            position = end
+    outside.append(data[position:])
+    # a name the file's top level writes (a `#define` that launches a kernel, a table of function pointers) may run
+    # from anywhere: an entry named "" holds those names
+    top = own.intersection(b" ".join(outside).translate(NAME_BYTES).split())
+    if top:
+        result.append(("", 0, 0, sorted(word.decode("utf-8") for word in top)))
+    return result
+
+
+def _called(found: dict[str, list[Node]]) -> list[str]:
+    """The functions and kernels the file's code calls or launches, by their plain names (not a name in a comment)."""
+    nodes = found.get("called", []) + found.get("called_template", []) + found.get("launched", [])
+    return sorted({_plain_name(parsing.text(node)) for node in nodes})
+
+
+def _plain_name(name: str) -> str:
+    """`vllm::silu_and_mul_kernel<scalar_t>` → silu_and_mul_kernel."""
+    return name.split("<", 1)[0].split("::")[-1].strip()
 
 
 def _declarator_name(declarator: Node | None) -> Node | None:

@@ -6,7 +6,8 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit, bilingual
 from ascend_feasibility.domains.custom_ops.native import analyze_native
-from ascend_feasibility.domains.custom_ops.records import BindingRecord, CustomOpFacts, ExtensionRecord, KernelRecord
+from ascend_feasibility.domains.custom_ops.records import (BindingRecord, CustomOpFacts, ExtensionRecord, KernelRecord,
+                                                           NativeUnitRecord)
 from ascend_feasibility.domains.rule_index import RuleIndex
 
 HARD_FEATURES = {"tensor-core MMA", "inline PTX", "CUTLASS", "CuTe"}
@@ -26,6 +27,8 @@ class NativeSourceScanner(Scanner):
         native = analyze_native(unit)
         facts = unit.cache.setdefault("custom_ops", CustomOpFacts())
         hits = []
+        if native.functions or native.bindings:  # a binding file's includes declare what it binds
+            facts.natives.append(NativeUnitRecord(unit.path, native.includes, native.functions, native.called))
         callers_of: dict[str, list[str]] = {}
         for host, kernels in native.launches.items():
             for kernel in kernels:

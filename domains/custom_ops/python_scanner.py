@@ -88,7 +88,8 @@ class _CustomOpsScan(PythonScan):
                 continue
             sources = _strings(argument(call, 1, "sources"))
             self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, line, sources,
-                                                         builder == "CUDAExtension" or _cuda_sources(sources)))
+                                                         builder == "CUDAExtension" or _cuda_sources(sources),
+                                                         _all_literal(argument(call, 1, "sources"))))
 
     # Triton -------------------------------------------------------------------------------------------
     def _launches(self, calls: list[Node]) -> dict[str, list[Node]]:
@@ -192,7 +193,8 @@ class _CustomOpsScan(PythonScan):
             ext = _string(argument(call, 0, "name")) or "?"
             sources = _strings(argument(call, 1, "sources"))
             self.facts.extensions.append(ExtensionRecord(ext, self.unit.path, call.start_point.row + 1, sources,
-                                                         EXTENSION_BUILDERS[name] == "CUDAExtension" or _cuda_sources(sources)))
+                                                         EXTENSION_BUILDERS[name] == "CUDAExtension" or _cuda_sources(sources),
+                                                         _all_literal(argument(call, 1, "sources"))))
             if EXTENSION_BUILDERS[name] == "CUDAExtension":  # a CppExtension builds with the host compiler
                 detector = "cuda-home-guarded-extension" if _under_cuda_home_check(call) else "native-extension-build"
                 self.hit(detector, f"CUDAExtension({ext})", call)
@@ -454,6 +456,16 @@ def _strings(node: Node | None) -> list[str]:
     if node is None or node.type not in {"list", "tuple"}:
         return []
     return [s for s in (_string(item) for item in node.named_children) if s]
+
+
+def _all_literal(node: Node | None) -> bool:
+    """Is every source of a builder's list a plain string (none joined or formatted at run time)?"""
+    if node is not None and node.type == "identifier":
+        node = _bound_literal(node)
+    if node is None or node.type not in {"list", "tuple"}:
+        return False
+    return all(item.type == "string" and not any(c.type == "interpolation" for c in item.named_children)
+               for item in node.named_children)
 
 
 def _bound_literal(name: Node) -> Node | None:

@@ -38,6 +38,7 @@ class ExtensionRecord:
     line: int
     sources: list[str]
     cuda: bool = False  # builds CUDA code (CUDAExtension, or a loader given CUDA sources)
+    listed: bool = False  # `sources` is the whole list: every source a plain string, none joined at run time
 
 
 @dataclass
@@ -66,12 +67,34 @@ class CallRecord:
 
 
 @dataclass
+class NativeUnitRecord:
+    """A CUDA/C++ file with kernels or bindings: the headers it includes, each function it defines with the file's own
+    functions it names, and what its code calls or launches (native.NativeFile)."""
+
+    path: str
+    includes: list[str]
+    functions: list[tuple[str, int, int, list[str]]]  # (name, first line, last line, the file's own functions it names)
+    called: list[str]  # the functions and kernels its code calls or launches
+
+
+@dataclass
+class NativeWords:
+    """The words a CUDA/C++ file that may belong to a torch extension writes (written_names.word_string): who may call
+    a host function, which only a file writing its name can (binding_reach.py)."""
+
+    path: str
+    words: str
+
+
+@dataclass
 class CustomOpFacts:
     kernels: list[KernelRecord] = field(default_factory=list)
     bindings: list[BindingRecord] = field(default_factory=list)
     extensions: list[ExtensionRecord] = field(default_factory=list)
     calls: list[CallRecord] = field(default_factory=list)
     imports: list[ImportSite] = field(default_factory=list)
+    natives: list[NativeUnitRecord] = field(default_factory=list)
+    native_words: list[NativeWords] = field(default_factory=list)
 
     def extend(self, other: "CustomOpFacts") -> None:
         self.kernels += other.kernels
@@ -79,3 +102,5 @@ class CustomOpFacts:
         self.extensions += other.extensions
         self.calls += other.calls
         self.imports += other.imports
+        self.natives += other.natives
+        self.native_words += other.native_words

@@ -12,14 +12,14 @@ import bisect
 from collections import Counter
 
 import ahocorasick_rs
-from ascend_feasibility.analyzer.context.written_names import MIN_NAME, word_string_of_bytes
+from ascend_feasibility.analyzer.context.written_names import MIN_NAME, NAME_BYTES, word_string_of_bytes
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
 from tree_sitter import Node
 
 DEFINITIONS = {"function_definition": "function", "class_definition": "class"}
 # byte tables (bytes.translate runs at memory speed; UTF-8 bytes of non-ASCII letters are kept, so names stay whole)
-_SPACES = bytes(c if c >= 128 or chr(c).isalnum() or chr(c) == "_" else 32 for c in range(256))
+_SPACES = NAME_BYTES
 _DOTTED = bytes(c if c >= 128 or chr(c).isalnum() or chr(c) in "_." else 32 for c in range(256))
 
 

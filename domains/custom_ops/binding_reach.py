@@ -1,0 +1,222 @@
+"""Kernels reached only through bindings no Python code calls, and builds of extensions nothing imports.
+
+A CUDA kernel runs when Python calls an op of its extension whose bound C++ function launches it, directly or through
+the host functions it calls. llm-awq's awq_inference_engine binds `gemv_forward_cuda` and `gemm_forward_cuda` beside
+their `*_new` successors (awq/kernels/csrc/pybind.cpp); the project's Python calls only the new ones, so the old
+kernels (quantization/gemv_cuda.cu, gemm_cuda_gen.cu) and their launchers never run. Judged per extension only where
+everything that could reach them is in view:
+- a setup.py/builder names the extension and its sources, one of which binds it (PYBIND11_MODULE under the
+  extension's name or TORCH_EXTENSION_NAME), and the project's Python imports it by that name;
+- an op is called when any Python file writes its name (a call `ext.op(`, an alias, a string), and no Python file
+  that names the extension looks attributes up by name (`getattr`): then every op counts as called;
+- every source the build lists is in view with its words (a C++ function can be called only by code linked into the
+  same extension, and only where its name is written);
+- in a source of such extensions (and of no other build), the roots are the functions bound to a called op or by any
+  other binding, those another file with kernels or bindings calls or launches (read by syntax: llm-awq's new
+  gemv_cuda.cu names the old kernel in a comment only), those any other native or Python file writes (besides the
+  source, the binding files and the headers the source or a binding file includes, which declare them), those nothing in the file
+  names (an unknown entry), and names too short to judge by words; whatever the roots name within the file runs. A
+  function or kernel reached from a binding of an uncalled op and from no root is `optional`, the op in the reason.
+  A header the source includes that defines an inline caller is the case this cannot see.
+A standalone build (a setup.py's CUDAExtension) of an extension no Python file imports, whose sources another build
+of the project compiles into an extension that is imported (llm-awq's csrc/attention/setup.py builds ft_attention
+from sources awq_inference_engine compiles too), is `optional` as a whole builder file.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+
+from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
+from ascend_feasibility.domains.custom_ops.records import BindingRecord, CustomOpFacts, ExtensionRecord, NativeUnitRecord
+
+if TYPE_CHECKING:
+    from ascend_feasibility.domains.base import ModuleFacts, ProjectRun
+
+PYTHON_SUFFIXES = (".py", ".pyi", ".pyx", ".ipynb")
+DYNAMIC_LOOKUPS = ("getattr", "__dict__", "__getattribute__")  # an op may be looked up by a name built at run time
+EXTENSION_MACRO_NAME = "TORCH_EXTENSION_NAME"  # the name the build gives (CUDAExtension(name=...))
+
+
+def unreached_by_bindings(facts: CustomOpFacts, run: ProjectRun) -> dict[str, list[tuple[int, int, str]]]:
+    """path → (first line, last line, why) of the native functions and kernels only uncalled ops reach."""
+    if not (facts.extensions and facts.bindings and facts.natives and facts.imports):
+        return {}
+    python = [m for m in run.modules if m.path.endswith(PYTHON_SUFFIXES)]
+    texts = [*run.modules, *facts.native_words]  # every file whose words are known
+    paths = {t.path for t in texts}
+    sources = {id(e): _resolved(e, paths) for e in facts.extensions}
+    judged: list[tuple[ExtensionRecord, list[BindingRecord]]] = []
+    for extension in facts.extensions:
+        bindings = _bindings_of(extension, sources[id(extension)], facts.bindings)
+        if (extension.cuda and extension.listed and bindings and len(sources[id(extension)]) == len(set(extension.sources))
+                and _imported(extension, facts) and not _looked_up(extension, facts, python)):
+            judged.append((extension, bindings))  # every source's words known: no caller out of view
+    if not judged:
+        return {}
+    ops = {op for _, bindings in judged for b in bindings for op in b.ops}
+    written = writers(ops, python)
+    uncalled: dict[str, list[str]] = defaultdict(list)  # bound C++ function → the uncalled ops binding it, as written
+    live: set[str] = set()  # C++ functions some called op or some other binding binds
+    judged_bindings = {id(b) for _, bindings in judged for b in bindings}
+    extension_of = {id(b): e for e, bindings in judged for b in bindings}
+    for binding in facts.bindings:
+        for op, function in binding.ops.items():
+            if id(binding) in judged_bindings and _judgeable(op) and op not in written:
+                uncalled[function].append(f"`{extension_of[id(binding)].name}.{op}` (bound at {binding.path}:{binding.line})")
+            else:
+                live.add(function)
+    dead_bound = {function for function in uncalled if function not in live}
+    if not dead_bound:
+        return {}
+    built_by = defaultdict(list)
+    for extension in facts.extensions:
+        for path in sources[id(extension)]:
+            built_by[path].append(extension)
+    judged_ids = {id(e) for e, _ in judged}
+    binding_files = {b.path for _, bindings in judged for b in bindings}
+    natives = {record.path: record for record in facts.natives}
+    # the headers the binding files include declare what they bind (a csrc/ops.h beside pybind.cpp)
+    declarations = {h for b in binding_files if b in natives for h in _included(natives[b], paths)}
+    result: dict[str, list[tuple[int, int, str]]] = {}
+    for path, record in natives.items():
+        if not built_by.get(path) or any(id(e) not in judged_ids for e in built_by[path]):
+            continue
+        defined = {name for name, _, _, _ in record.functions if name}
+        if not defined & dead_bound:
+            continue
+        allowed = {path, *binding_files, *declarations}.union(_included(record, paths))
+        # a file with kernels or bindings is read by its syntax (what its functions call or launch: a kernel named in
+        # a comment calls nothing); any other by its words
+        others = writers(defined, [t for t in texts if t.path not in allowed and t.path not in natives])
+        callers_elsewhere = {n for r in facts.natives if r.path != path for n in r.called}
+        ranges = _unreached(record.functions, dead_bound, live, others, callers_elsewhere, uncalled)
+        if ranges:
+            result[path] = ranges
+    return result
+
+
+def _unreached(functions: list[tuple[str, int, int, list[str]]], dead_bound: set[str], live: set[str],
+               others: dict[str, set[str]], callers_elsewhere: set[str],
+               uncalled: dict[str, list[str]]) -> list[tuple[int, int, str]]:
+    """The functions of one file only dead bindings reach, with the ops that reach them."""
+    calls: dict[str, set[str]] = defaultdict(set)
+    top: set[str] = set()  # named by the file's top level (a launching macro, a table of pointers): may run from anywhere
+    for name, _, _, mentions in functions:
+        (calls[name] if name else top).update(mentions)
+    defined = set(calls)
+    named = {n for mentions in calls.values() for n in mentions if n in defined}
+    roots = {name for name in defined
+             if name in live or name in top or others.get(name) or name in callers_elsewhere or not _judgeable(name)
+             or (name not in named and name not in dead_bound)}
+    reached = _closure(roots, calls, defined)
+    through: dict[str, list[str]] = defaultdict(list)  # an unreached function → the uncalled ops reaching it
+    for bound in sorted(dead_bound & defined - reached):
+        for name in _closure({bound}, calls, defined) - reached:
+            through[name] += [op for op in uncalled[bound] if op not in through[name]]
+    return [(first, last, f"line {first}: {name} runs only through {', '.join(through[name])}, which no Python code "
+                          "of the project calls")
+            for name, first, last, _ in functions if name and name in through]
+
+
+def _closure(start: set[str], calls: dict[str, set[str]], defined: set[str]) -> set[str]:
+    seen, stack = set(start), list(start)
+    while stack:
+        for name in calls.get(stack.pop(), ()):
+            if name in defined and name not in seen:
+                seen.add(name)
+                stack.append(name)
+    return seen
+
+
+def _judgeable(name: str) -> bool:
+    """A name whose files the words can tell (written_names.writers never finds a shorter one)."""
+    return len(name) >= MIN_NAME and not name[0].isdigit()
+
+
+def _resolved(extension: ExtensionRecord, paths: set[str]) -> set[str]:
+    """The project paths among `paths` of an extension's sources, named from the builder's folder or from the root."""
+    here = PurePosixPath(extension.path).parent
+    found = set()
+    for source in extension.sources:
+        for base in (here, PurePosixPath()):
+            candidate = _normal(base / source)
+            if candidate in paths:
+                found.add(candidate)
+                break
+    return found
+
+
+def _normal(path: PurePosixPath) -> str:
+    parts: list[str] = []
+    for part in path.parts:
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return "/".join(parts)
+
+
+def _bindings_of(extension: ExtensionRecord, sources: set[str], bindings: list[BindingRecord]) -> list[BindingRecord]:
+    last = extension.name.rsplit(".", 1)[-1]
+    return [b for b in bindings if b.path in sources and b.macro == "PYBIND11_MODULE"
+            and b.module in {EXTENSION_MACRO_NAME, last, extension.name}]
+
+
+def _imported(extension: ExtensionRecord, facts: CustomOpFacts) -> bool:
+    return any(_names(extension, site.module) for site in facts.imports)
+
+
+def _names(extension: ExtensionRecord, module: str) -> bool:
+    """Does an import of `module` load the extension (`import pkg._C`, `from pkg import _C`, `import _C`)?"""
+    name, last = extension.name, extension.name.rsplit(".", 1)[-1]
+    return module in {name, last} or module.startswith(name + ".") or module.endswith("." + last)
+
+
+def _looked_up(extension: ExtensionRecord, facts: CustomOpFacts, python: list[ModuleFacts]) -> bool:
+    """Does a Python file that imports or names the extension look attributes up by name?"""
+    importers = {site.path for site in facts.imports if _names(extension, site.module)}
+    names = [name for name in extension.name.split(".") if _judgeable(name)]
+    return any((m.path in importers or writes_any(m.words, names)) and writes_any(m.words, DYNAMIC_LOOKUPS)
+               for m in python)
+
+
+def _included(record: NativeUnitRecord, paths: set[str]) -> set[str]:
+    """The project files a native file's includes name: from its folder, or by the include's trailing path."""
+    here = PurePosixPath(record.path).parent
+    found = set()
+    for include in record.includes:
+        beside = _normal(here / include)
+        if beside in paths:
+            found.add(beside)
+            continue
+        found.update(p for p in paths if p.endswith("/" + include.lstrip("./")))
+    return found
+
+
+def redundant_builds(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[str, str]]:
+    """Builder files (role build) whose every extension no Python file imports and another, imported build of the
+    project compiles from the same sources: builder path → ("optional", why)."""
+    if len(facts.extensions) < 2 or not facts.imports:
+        return {}
+    paths = {t.path for t in (*run.modules, *facts.native_words)}
+    sources = {id(e): _resolved(e, paths) for e in facts.extensions}
+    imported = [e for e in facts.extensions if e.name not in {"", "?"} and _imported(e, facts) and sources[id(e)]]
+    python = [m for m in run.modules if m.path.endswith(PYTHON_SUFFIXES) and run.context.of(m.path).role != "build"]
+    verdicts: dict[str, list[str | None]] = defaultdict(list)
+    for extension in facts.extensions:
+        own = sources[id(extension)]
+        reason = None
+        if (_judgeable(extension.name.rsplit(".", 1)[-1]) and extension.listed and own
+                and run.context.of(extension.path).role == "build"
+                and not _imported(extension, facts)
+                and not any(writes_word(m.words, extension.name.rsplit(".", 1)[-1]) for m in python)):
+            twin = next((e for e in imported if e is not extension and own <= sources[id(e)]), None)
+            if twin is not None:
+                reason = (f"builds {extension.name}, which no Python file of the project imports; its sources are "
+                          f"compiled into {twin.name} ({twin.path}:{twin.line}), the extension the project imports")
+        verdicts[extension.path].append(reason)
+    return {path: ("optional", reasons[0]) for path, reasons in verdicts.items() if all(reasons)}
