@@ -6,8 +6,13 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit, bilingual
 from ascend_feasibility.domains.custom_ops.native import analyze_native
-from ascend_feasibility.domains.custom_ops.records import (BindingRecord, CustomOpFacts, ExtensionRecord, KernelRecord,
-                                                           NativeUnitRecord)
+from ascend_feasibility.domains.custom_ops.records import (
+    BindingRecord,
+    CustomOpFacts,
+    ExtensionRecord,
+    KernelRecord,
+    NativeUnitRecord,
+)
 from ascend_feasibility.domains.rule_index import RuleIndex
 
 HARD_FEATURES = {"tensor-core MMA", "inline PTX", "CUTLASS", "CuTe"}
