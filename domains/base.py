@@ -18,6 +18,7 @@ from ascend_feasibility.analyzer.reading import dockerfile, parsing
 from ascend_feasibility.analyzer.reading.python_names import IMPORT_QUERY, ImportTable
 from ascend_feasibility.analyzer.reading.source import SourceText
 from ascend_feasibility.domains import query_set, triggers
+from ascend_feasibility.domains.shell_python import Embedded, python_strings
 from ascend_feasibility.knowledge import KnowledgeBase, Target
 from tree_sitter import Node
 
@@ -85,6 +86,9 @@ class Unit:
     _imports: ImportTable | None = field(default=None, repr=False)
     shared_imports: ImportTable | None = field(default=None, repr=False)
     cache: dict = field(default_factory=dict, repr=False)  # per-unit results shared by scanners; dropped with the tree
+    # Python a shell unit runs as a string, `python -c CODE`: where its bytes sit in the script, what the script does
+    # with its output (domains/shell_python.py)
+    embedded: Embedded | None = field(default=None, repr=False)
 
     def tree(self) -> Node:
         if self._tree is None:
@@ -118,6 +122,14 @@ class Unit:
         from ascend_feasibility.domains.python_refs import unit_references  # it builds on this module
 
         return frozenset(r.name for r in unit_references(self) if r.call is not None)
+
+    def python_strings(self) -> list["Unit"]:
+        """The Python units of a shell unit's `python -c CODE` strings, none for other kinds."""
+        text = self.source.text
+        if self.kind not in {"shell", "dockerfile"} or "python" not in text or "-" not in text:
+            return []
+        return [Unit(self.path, "python", embedded.source, cell=self.cell, embedded=embedded)
+                for embedded in python_strings(self.tree(), self.source)]
 
     @property
     def parsed(self) -> bool:

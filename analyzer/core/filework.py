@@ -8,7 +8,7 @@ from __future__ import annotations
 import gc
 import hashlib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ascend_feasibility.analyzer.context import ProjectContext
@@ -28,7 +28,7 @@ from ascend_feasibility.analyzer.context.preprocessor import npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
 from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
 from ascend_feasibility.analyzer.core import budget, transfer
-from ascend_feasibility.analyzer.core.findings import FindingFactory, Place, occurrence_key
+from ascend_feasibility.analyzer.core.findings import PYTHON_STRING, FindingFactory, Place, is_native, occurrence_key
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding, SkippedFile, UnusedSuppression
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile
@@ -158,6 +158,16 @@ class FileWorker:
         return _within_budget([Unit(project_file.path, kind, decode_text(data))], result)  # shell, dockerfile, yaml, json, build
 
     def _scan_unit(self, unit: Unit, result: FileResult) -> None:
+        occurrences: Counter = Counter()  # shared with the unit's `python -c` strings: one file, one count per match
+        findings = self._unit_findings(unit, result, occurrences)
+        for embedded in unit.python_strings():  # `python -c CODE` in a script: its findings sit on the script's lines
+            self._start_unit(embedded)
+            findings += self._unit_findings(embedded, result, occurrences)
+            embedded.release_tree()
+            self._start_unit(unit)
+        self._apply_suppressions(unit, findings, result)
+
+    def _unit_findings(self, unit: Unit, result: FileResult, occurrences: Counter) -> list[tuple[Hit, Finding]]:
         hits = []
         wanted = [scanner for scanner in self.scanners if scanner.wants(unit)]
         if unit.kind == "python":
@@ -177,15 +187,14 @@ class FileWorker:
                 result.skipped.append(
                     SkippedFile(path=_where(unit), reason=f"{scanner.domain} scanner failed: {type(exc).__name__}: {exc}")
                 )
-        if unit.kind == "python" and unit.parsed:
+        if unit.kind == "python" and unit.parsed and unit.embedded is None:
             error_row = parsing.first_error_row(unit.tree())
             if error_row is not None:
                 result.skipped.append(
                     SkippedFile(path=_where(unit), reason=f"syntax error at line {error_row + 1}: analysed partially")
                 )
-        occurrences: Counter = Counter()
         findings = []
-        kept = self._distinct(hits, _called_names(unit, hits, self.kb.rules))
+        kept = _in_own_interpreter(unit, self._distinct(hits, _called_names(unit, hits, self.kb.rules)), self.kb.rules)
         places = {hit: self._place(hit, unit) for hit in kept}
         self._cuda_only_checks(unit, kept, places)
         self._legacy_triton(unit, kept, places)
@@ -193,7 +202,7 @@ class FileWorker:
             key = occurrence_key(hit, unit)
             findings.append((hit, self.factory.build(hit, unit, occurrences[key], places[hit])))
             occurrences[key] += 1
-        self._apply_suppressions(unit, findings, result)
+        return findings
 
     def _legacy_triton(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> None:
         """A unit whose Triton kernels are all Triton 1.x code (`**meta` parameters): they cannot compile with the
@@ -391,7 +400,8 @@ class FileWorker:
         if test is not None:  # `def test_compare_both_data_analyzers():` in a product module is a test
             role, role_reason = "test", f"line {test.start_point.row + 1}: inside the test function {parsing.text(test.child_by_field_name('name'))}()"
         guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
-                 or self.guards.guard_of_callers(node, domain, hit.rule) or self.display.cosmetic(node, hit.rule, hit.symbol)
+                 or self.guards.guard_of_callers(node, domain, hit.rule)
+                 or (self.display.cosmetic(node, hit.rule, hit.symbol) if _output_shown(unit) else None)
                  or self.opt_in.guard(node, domain, hit.symbol, hit.rule) or self.guards.fallback_definition(node))
         if guard is None:
             return Place(role, "runs", role_reason)
@@ -496,6 +506,28 @@ def _line_count(units: list[Unit]) -> int:
         else:
             counted[unit.cell] = max(counted.get(unit.cell, 0), unit.source.line_count)
     return total + sum(counted.values())
+
+
+def _output_shown(unit: Unit) -> bool:
+    """A print is a report on the terminal, unless the unit is a `python -c` string whose output the script captures:
+    there what it prints is the value the script goes on with (a device count that becomes a process count)."""
+    return unit.embedded is None or unit.embedded.use == "shown"
+
+
+def _in_own_interpreter(unit: Unit, hits: list[Hit], rules) -> list[Hit]:
+    """A `python -c` string is an interpreter of its own: transfer_to_npu opted in at the project's entry points does
+    not reach it, so what only the shim handles is a change to the string, unless the string imports the shim. Its
+    hits carry the facet that says so in the finding's text."""
+    if unit.embedded is None:
+        return hits
+    shimmed = "transfer_to_npu" in unit.source.text
+    kept = []
+    for hit in hits:
+        capabilities = tuple(rules[hit.rule].auto_when if hit.auto_when is None else hit.auto_when)
+        if not shimmed:
+            capabilities = tuple(c for c in capabilities if is_native((c,)))
+        kept.append(replace(hit, auto_when=capabilities, facets=(*hit.facets, PYTHON_STRING)))
+    return kept
 
 
 def _where(unit: Unit) -> str:

@@ -32,6 +32,7 @@ SNIPPET_LIMIT = 200
 CUDA_ALIAS = "cuda_alias"
 NATIVE = "native"  # supported by torch_npu as written: nothing to change and no shim involved
 NATIVE_SINCE = "native_since:"
+PYTHON_STRING = "python-string"  # the facet of a site in a shell script's `python -c` string
 PACKAGE_CALL = "package-call"  # the finding's replacement is the called package's (packages.toml)  # native_since:7.0.0: supported as written from that release line on
 
 
@@ -61,6 +62,7 @@ class FindingFactory:
         self.role_label = texts["role_label"]
         self.unavailable_note = texts["unavailable_note"]
         self.unbound_note = texts["unbound_note"]
+        self.python_string_note = texts["python_string_note"]
         self._unavailable_cache: dict = {}
         self._at_release: dict[str, Rule] = {}
         self._uses_site: dict[str, bool] = {}
@@ -93,20 +95,26 @@ class FindingFactory:
         if uses_site is None:
             uses_site = self._uses_site[hit.rule] = rule_uses_site(self.kb.rules[hit.rule])
         site = replacement_code.site_at(unit, span) if uses_site else None
+        matched = _matched_text(source, span)
+        (start_row, start_col), (end_row, end_col) = (span.start_row, span.start_col), (span.end_row, span.end_col)
+        if unit.embedded is not None:  # a `python -c` string: the finding sits where its code is in the script
+            source = unit.embedded.host
+            start_row, start_col = unit.embedded.point(start_row, start_col)
+            end_row, end_col = unit.embedded.point(end_row, end_col)
         located = Located(
             rule=hit.rule,
             symbol=hit.symbol,
             path=unit.path,
-            line=span.start_row + 1,
-            column=source.char_column(span.start_row, span.start_col),
-            end_column=source.char_column(span.end_row, span.end_col),
-            snippet=source.line_text(span.start_row).strip()[:SNIPPET_LIMIT],
+            line=start_row + 1,
+            column=source.char_column(start_row, start_col),
+            end_column=source.char_column(end_row, end_col),
+            snippet=source.line_text(start_row).strip()[:SNIPPET_LIMIT],
             cell=unit.cell,
             npu=hit.npu,
-            end_line=span.end_row + 1,
+            end_line=end_row + 1,
             auto_when=hit.auto_when,
             context=hit.context,
-            matched=_matched_text(source, span),
+            matched=matched,
             effort=hit.effort,
             facets=hit.facets,
             role=place.role,
@@ -211,6 +219,9 @@ class FindingFactory:
         if at.context is not None:
             for lang in ("en", "zh"):
                 message[lang] += " " + self.context_note[at.context][lang]
+        if PYTHON_STRING in at.facets:
+            for lang in ("en", "zh"):
+                message[lang] += " " + self.python_string_note[lang]
         if judgement.migration == "auto" and not is_native(rule.auto_when):
             release = self.target.release.torch_npu
             for lang in ("en", "zh"):

@@ -42,6 +42,7 @@ LIGHTNING_ENTRIES = frozenset({
     "pytorch_lightning.Trainer", "pytorch_lightning.trainer.trainer.Trainer",
 })
 CUDA_ACCELERATORS = frozenset({"cuda", "gpu"})
+PROCESS_COUNTS = frozenset({"torch.cuda.device_count"})  # torch.cuda reads a script takes as its number of workers
 OTHER_DOMAIN_CALLEES = {
     "torch.distributed.init_process_group",
     "torch.distributed.new_group",
@@ -91,7 +92,10 @@ class _FileScan(PythonScan):
             self.claimed_calls.add(call.id)  # their device literals are reported by that domain
         if name.startswith("torch.cuda."):
             entry_name, entry = self.index.cuda_entry(name)
-            self.hit(entry.rule, entry_name, chain, entry.npu)
+            if call is not None and entry_name in PROCESS_COUNTS and _counts_launched_processes(self.unit):
+                self.hit("shell-process-count-cuda", entry_name, chain, entry.npu)
+            else:
+                self.hit(entry.rule, entry_name, chain, entry.npu)
             if call is not None:
                 self.claimed_calls.add(call.id)
             return
@@ -300,6 +304,13 @@ class _FileScan(PythonScan):
             current = current.parent
         return False
 
+
+
+def _counts_launched_processes(unit: Unit) -> bool:
+    """A `python -c` string whose printed value a script passes to a launcher as its process count, in an interpreter
+    without transfer_to_npu (domains/shell_python.py)."""
+    return (unit.embedded is not None and unit.embedded.use == "process_count"
+            and "transfer_to_npu" not in unit.source.text)
 
 
 def _mentions_npu(operand: Node) -> bool:
