@@ -1,9 +1,10 @@
 """Python a shell script runs as a string, `python -c CODE` (`python3 -c`, `python3.10 -Bc`, in a Dockerfile's RUN as
-well), read as Python units of its own: the rules that read modules read the one-liner too, and a finding lands on the
-shell file's line and column.
+well) or a here-document fed to `python -` / `python <<EOF`, read as Python units of their own: the rules that read
+modules read the one-liner too, and a finding lands on the shell file's line and column.
 
 The code string is decoded the way bash does it: a single-quoted string is literal; a double-quoted one drops the
-backslash before `$`, `` ` ``, `"` and `\\`, and its expansions (`$HOME`, `${N}`, `$(cmd)`) are no Python: each
+backslash before `$`, `` ` ``, `"` and `\\` (a here-document: as double quotes without `"`, literal under a quoted
+delimiter), and its expansions (`$HOME`, `${N}`, `$(cmd)`) are no Python: each
 becomes an opaque name of underscores, so `x = "$HOME"` stays a string and `print($N)` a call. Every byte of the
 Python text keeps the position of the byte it came from (`Embedded.point`), and the text keeps the script's rows
 (blank lines before it, its own newlines), so a suppression comment on the script's line covers it.
@@ -29,6 +30,7 @@ MAX_CODE_BYTES = 64 * 1024
 MAX_UNITS = 64  # code strings read from one script
 _PYTHON = re.compile(r"^(?:.*/)?python(?:[23](?:\.\d+)?)?$")
 _DOUBLE_QUOTED_ESCAPES = frozenset(b'$`"\\')
+_HEREDOC_ESCAPES = frozenset(b"$`\\")
 _EXPANSIONS = frozenset({"simple_expansion", "expansion", "command_substitution", "arithmetic_expansion"})
 _WRAPPERS = frozenset({"pipeline", "redirected_statement", "list", "subshell", "compound_statement"})
 PROCESS_COUNT_OPTIONS = frozenset({*TORCHRUN_COUNT, *(o for options in COUNT_OPTIONS.values() for o in options
@@ -77,6 +79,13 @@ def python_strings(root: Node, host: SourceText) -> list[Embedded]:
                 embedded = _decode(code, host, _use(node, root))
                 if embedded is not None:
                     found.append(embedded)
+        elif node.type == "heredoc_redirect":
+            command = _stdin_interpreter(node)
+            body = next((c for c in node.named_children if c.type == "heredoc_body"), None)
+            if command is not None and body is not None and body.end_byte - body.start_byte <= MAX_CODE_BYTES:
+                embedded = _heredoc(node, body, host, _use(command, root))
+                if embedded is not None:
+                    found.append(embedded)
         stack.extend(reversed(node.named_children))
     return found
 
@@ -97,6 +106,32 @@ def _code_argument(command: Node) -> Node | None:
     return None
 
 
+def _stdin_interpreter(redirect: Node) -> Node | None:
+    """The `python` (`python -`, `python3 -u`) command that reads this here-document as its program."""
+    statement = redirect.parent
+    command = statement.child_by_field_name("body") if statement is not None else None
+    if command is None or command.type != "command":
+        return None
+    name = command.child_by_field_name("name")
+    if name is None or not _PYTHON.match(parsing.text(name)):
+        return None
+    words = [parsing.text(a) for a in command.children_by_field_name("argument")]
+    return command if all(w == "-" or re.fullmatch(r"-[BEIOqsSuv]+", w) for w in words) else None
+
+
+def _heredoc(redirect: Node, body: Node, host: SourceText, use: str) -> Embedded | None:
+    """A here-document's text: literal under a quoted delimiter (`<<'EOF'`), else expanded as in double quotes,
+    without the quote escape."""
+    start = next((c for c in redirect.named_children if c.type == "heredoc_start"), None)
+    text, origins = bytearray(), []
+    if start is not None and parsing.text(start)[:1] in {"'", '"'}:
+        text += host.data[body.start_byte:body.end_byte]
+        origins.extend(range(body.start_byte, body.end_byte))
+    else:
+        _expanded(body, body.start_byte, body.end_byte, host.data, text, origins, _HEREDOC_ESCAPES)
+    return _embedded(body, text, origins, host, use)
+
+
 def _decode(code: Node, host: SourceText, use: str) -> Embedded | None:
     pieces = code.named_children if code.type == "concatenation" else [code]
     text, origins = bytearray(), []
@@ -107,12 +142,16 @@ def _decode(code: Node, host: SourceText, use: str) -> Embedded | None:
             text += data[start:end]
             origins.extend(range(start, end))
         elif piece.type == "string":
-            _double_quoted(piece, data, text, origins)
+            _expanded(piece, piece.start_byte + 1, piece.end_byte - 1, data, text, origins, _DOUBLE_QUOTED_ESCAPES)
         elif piece.type == "word":
             text += data[piece.start_byte:piece.end_byte]
             origins.extend(range(piece.start_byte, piece.end_byte))
         else:
             return None  # $'...', or an expansion as the whole code: nothing to read
+    return _embedded(code, text, origins, host, use)
+
+
+def _embedded(code: Node, text: bytearray, origins: list[int], host: SourceText, use: str) -> Embedded | None:
     if not text.strip():
         return None
     row = code.start_point.row
@@ -124,10 +163,10 @@ def _decode(code: Node, host: SourceText, use: str) -> Embedded | None:
     return Embedded(source, host, origins, len(prefix), use)
 
 
-def _double_quoted(string: Node, data: bytes, text: bytearray, origins: list[int]) -> None:
-    """The bytes between the quotes as bash hands them to the program, expansions as underscores."""
-    expansions = [(c.start_byte, c.end_byte) for c in string.named_children if c.type in _EXPANSIONS]
-    position, end = string.start_byte + 1, string.end_byte - 1
+def _expanded(node: Node, position: int, end: int, data: bytes, text: bytearray, origins: list[int],
+              escapes: frozenset[int]) -> None:
+    """The bytes from `position` to `end` as bash hands them to the program, expansions as underscores."""
+    expansions = [(c.start_byte, c.end_byte) for c in node.named_children if c.type in _EXPANSIONS]
     index = 0
     while position < end:
         if index < len(expansions) and position >= expansions[index][0]:
@@ -138,7 +177,7 @@ def _double_quoted(string: Node, data: bytes, text: bytearray, origins: list[int
             position, index = stop, index + 1
             continue
         byte = data[position]
-        if byte == 92 and position + 1 < end and data[position + 1] in _DOUBLE_QUOTED_ESCAPES:
+        if byte == 92 and position + 1 < end and data[position + 1] in escapes:
             position += 1
             byte = data[position]
         text.append(byte)

@@ -109,3 +109,16 @@ def test_a_count_handed_on_in_a_string_of_launcher_arguments_is_a_process_count(
               "torchrun $DISTRIBUTED_ARGS finetune.py\n")
     assert [e.use for e in strings(script)] == ["process_count"]
     assert [e.use for e in strings(script.replace("--nproc_per_node", "--log_dir"))] == ["captured"]
+
+
+def test_a_here_document_fed_to_the_interpreter_is_read():
+    script = ("python - <<EOF\nimport torch\nprint(torch.cuda.device_count(), \"$HOME\")\nEOF\n"
+              "python3 <<'PY' > out.txt\nimport torch\nx = torch.zeros(1).cuda()  # $literal\nPY\n"
+              "cat <<EOF\nimport torch\ntorch.cuda.synchronize()\nEOF\n")
+    found = strings(script)
+    assert [e.source.text.split("\n")[e.source.text.count("\n", 0, e.prefix):][:2] for e in found] == [
+        ["import torch", 'print(torch.cuda.device_count(), "_____")'],
+        ["import torch", "x = torch.zeros(1).cuda()  # $literal"],
+    ]
+    result = counted(script)
+    assert [(rule, line) for rule, line, *_ in result] == [("DEV100", 3), ("DEV004", 7)]
