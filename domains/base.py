@@ -126,7 +126,8 @@ class Unit:
     def python_strings(self) -> list["Unit"]:
         """The Python units of a shell unit's `python -c CODE` strings, none for other kinds."""
         text = self.source.text
-        if self.kind not in {"shell", "dockerfile"} or "python" not in text or "-" not in text:
+        if self.kind not in {"shell", "dockerfile"} or "python" not in text or not any(
+                mark in text for mark in ("c ", "c'", 'c"', "<<")):  # -c CODE, or a here-document
             return []
         return [Unit(self.path, "python", embedded.source, cell=self.cell, embedded=embedded)
                 for embedded in python_strings(self.tree(), self.source)]
