@@ -137,6 +137,8 @@ def _decode(code: Node, host: SourceText, use: str) -> Embedded | None:
     text, origins = bytearray(), []
     data = host.data
     for piece in pieces:
+        if not _closed(piece):
+            return None  # an unterminated quote: bash would not run it either
         if piece.type == "raw_string":
             start, end = piece.start_byte + 1, piece.end_byte - 1
             text += data[start:end]
@@ -151,9 +153,20 @@ def _decode(code: Node, host: SourceText, use: str) -> Embedded | None:
     return _embedded(code, text, origins, host, use)
 
 
+def _closed(piece: Node) -> bool:
+    if piece.has_error:
+        return False
+    if piece.type == "raw_string":
+        return piece.end_byte - piece.start_byte >= 2 and piece.text.endswith(b"'")
+    if piece.type == "string":
+        last = piece.children[-1] if piece.children else None
+        return piece.child_count >= 2 and last is not None and last.type == '"' and not last.is_missing
+    return True
+
+
 def _embedded(code: Node, text: bytearray, origins: list[int], host: SourceText, use: str) -> Embedded | None:
-    if not text.strip():
-        return None
+    if not text.replace(b"_", b"").strip():
+        return None  # nothing, or only expansions (`python -c "$CODE"`): no Python to read
     row = code.start_point.row
     prefix = b"\n" * row
     try:
