@@ -260,3 +260,27 @@ def test_the_range_the_lock_pins_inside_recommends_the_pinned_release(tmp_path):
     assert "[requirements.txt: torch==2.10.0]" in fits["pyproject.toml"]
     assert fits["requirements.txt"].startswith("Install torch_npu 2.10.0.post4")
     assert report.torch_fit.recommended.startswith("torch_npu 2.10.0.post4")
+
+
+def test_a_calibration_script_is_told_where_to_calibrate_and_a_loader_how_to_serve(tmp_path):
+    # Qwen's run_gptq.py (round 11, B rows 9 and 41): from_pretrained with a quantize config, quantize, save_quantized
+    # produce a GPTQ checkpoint; only from_quantized serves one (AutoGPTQ auto_gptq/modeling/auto.py says so)
+    write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "demo"\ndependencies = ["torch==2.6.0", "auto-gptq", "autoawq"]\n',
+        "run_gptq.py": ("from auto_gptq import AutoGPTQForCausalLM, BaseQuantizeConfig\n"
+                        "quantize_config = BaseQuantizeConfig(bits=4, group_size=128)\n"
+                        "model = AutoGPTQForCausalLM.from_pretrained('m', quantize_config, device_map='auto')\n"
+                        "model.quantize(data)\nmodel.save_quantized('out')\n"),
+        "serve.py": "from auto_gptq import AutoGPTQForCausalLM\nmodel = AutoGPTQForCausalLM.from_quantized('out')\n",
+        "run_awq.py": "from awq import AutoAWQForCausalLM\nmodel = AutoAWQForCausalLM.from_pretrained('m')\nmodel.quantize(tok)\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    calls = {(f.path, f.line): f.replacement for f in report.findings if f.rule == "DEP030"}
+    for site in (("run_gptq.py", 3), ("run_awq.py", 2)):
+        text = calls[site]
+        assert "calibration on a CUDA or CPU host" in text.en and "msModelSlim" in text.en and "msModelSlim" in text.zh
+        assert "serves none" in text.en
+    assert "quantised inference path with NPU kernels" in calls[("serve.py", 2)].en
+    assert "calibration" not in calls[("serve.py", 2)].en
+    row = next(r for r in report.dependency_matrix if r.package == "auto-gptq")
+    assert "from_quantized" in row.replacement.en and "msModelSlim" in row.replacement.en

@@ -316,6 +316,9 @@ class MSDeformAttn(torch.nn.Module):
         else:
             output = ms_deform_attn_pytorch(value, locations)
         return output
+
+
+USE_GPU = torch.cuda.is_available()
 """
 GLOB_SETUP = """import glob
 import os
@@ -360,6 +363,10 @@ def test_an_is_cuda_gate_before_an_absent_extension_is_the_finding_to_act_on(tmp
     gate = [f for f in report.findings if f.rule in {"OPS090", "OPS091"}]
     assert [(f.rule, f.path, f.line, f.severity, f.reach) for f in gate] == [("OPS091", "pkg/attn.py", 23, "medium", "runs")]
     assert "x.device.type == \"cuda\"" in gate[0].replacement.en
+    # DEV104/DEV006 would call this very test `auto` (transfer_to_npu aliases both names): OPS091 speaks there alone,
+    # while the same check elsewhere in the file keeps its own finding
+    device = [(f.rule, f.line) for f in report.findings if f.path == "pkg/attn.py" and f.rule in {"DEV104", "DEV006"}]
+    assert device == [("DEV104", 30)], device
     # the device type instead: false for NPU tensors under transfer_to_npu too, so only the low note remains
     fixed = ATTN.replace("torch.cuda.is_available() and value.is_cuda", "value.device.type == 'cuda'")
     report = analyze(write_tree(tmp_path, _attn_tree(fixed)), AnalyzeOptions(jobs=1))

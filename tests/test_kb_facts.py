@@ -215,23 +215,28 @@ def test_3_autocast_keeps_float16_and_bf16_needs_910b():
         assert "910B" in rule.message.en and "310P" in rule.message.en and "910B" in rule.message.zh
 
 
+# the rotation that makes a complex view RoPE (domains/precision/rotary_use.py)
+ROTATION = "\nout = torch.view_as_real(x * freqs_cis)"
+
+
 def test_4_interleave_mode_is_gated_to_the_7_0_line():
-    finding = _finding("import torch\nx = torch.view_as_complex(y)", "PRC030", "2.1.0.post10")
+    finding = _finding(f"import torch\nx = torch.view_as_complex(y){ROTATION}", "PRC030", "2.1.0.post10")
     assert "`npu_rotary_mul(rotary_mode=…)` (from torch_npu 2.1.0.post12, branch v2.1.0-7.0.0)" in finding.message.en
 
 
 def test_4_complex_rope_keeps_the_pairing_its_reshape_makes():
     """reshape(..., -1, 2) pairs neighbours (interleave); reshape(..., 2, -1).transpose(-2, -1) pairs halves (llm-awq's
     tinychat qwen2.py: half mode, which every release has); a layout not read names both and how to tell them apart."""
-    adjacent = _finding("import torch\nx = torch.view_as_complex(y.float().reshape(*y.shape[:-1], -1, 2))", "PRC030", "2.12.0")
+    adjacent = _finding(f"import torch\nx = torch.view_as_complex(y.float().reshape(*y.shape[:-1], -1, 2)){ROTATION}", "PRC030",
+                        "2.12.0")
     assert 'npu_rotary_mul(x, cos, sin, rotary_mode="interleave")' in adjacent.replacement.en
     assert "Wq/Wk" in adjacent.replacement.en and "adjacent" in adjacent.message.en
-    halves = _finding("import torch\nx = torch.view_as_complex(y.float().reshape(*y.shape[:-1], 2, -1).transpose(-2, -1))",
+    halves = _finding(f"import torch\nx = torch.view_as_complex(y.float().reshape(*y.shape[:-1], 2, -1).transpose(-2, -1)){ROTATION}",
                       "PRC030", "2.1.0.post10")
     assert "torch.cat((freqs, freqs), -1)" in halves.replacement.en and "two halves" in halves.message.en
     assert 'rotary_mode="interleave")' not in halves.replacement.en and "repeat_interleave(2" not in halves.replacement.en
     assert "rotary_mode=…" not in halves.message.en  # half mode needs no release gate
-    unread = _finding("import torch\nx = torch.view_as_complex(y)", "PRC030", "2.12.0")
+    unread = _finding(f"import torch\nx = torch.view_as_complex(y){ROTATION}", "PRC030", "2.12.0")
     assert "repeat_interleave(2, -1)" in unread.replacement.en and "torch.cat((freqs, freqs), -1)" in unread.replacement.en
     assert "adjacent elements (x[..., 0::2]" not in unread.message.en
 

@@ -16,7 +16,12 @@ from pathlib import Path
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
-from ascend_feasibility.analyzer.context.project_scope import collapse_project_scoped, drop_without_cause, fold_repeated_settings
+from ascend_feasibility.analyzer.context.project_scope import (
+    collapse_project_scoped,
+    drop_subsumed,
+    drop_without_cause,
+    fold_repeated_settings,
+)
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import package_folders
@@ -181,7 +186,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     for domain in worker.domains:
         domain.add_findings(run)
     store.add_findings(run.findings)  # beside the scanners' findings, sorted and each site once
-    run.findings = store.take_findings()
+    run.findings = drop_subsumed(store.take_findings(), run.findings,
+                                 {code: frozenset(rule.subsumes) for code, rule in worker.kb.rules.items() if rule.subsumes})
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
     feature_domains = frozenset(worker.guards.feature_domains)
     findings = [f for f in run.findings if f.path not in generated]

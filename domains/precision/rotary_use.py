@@ -1,0 +1,131 @@
+"""Whether a complex view (torch.view_as_complex) or a complex table (torch.polar) is a rotary embedding.
+
+RoPE in complex arithmetic multiplies the query/key, viewed as complex, by a table of unit rotations and turns the
+product back to real: `torch.view_as_real(xq_ * freqs_cis)` (LLaMA, SAM 2), the table made by `torch.polar(ones,
+freqs)`. Other complex code has other shapes: a complex buffer restored after a transfer (nanotron's p2p
+`torch.view_as_complex(buffer) if dtype.is_complex else buffer`), an FFT global filter whose complex weight
+multiplies `torch.fft.rfft2(x)` before `irfft2` (HorNet, GFNet). Those are no RoPE, and RoPE advice does not fit them.
+
+A call is read as RoPE where its function (the module, for a top-level statement) uses no FFT, and either
+- turns a product back to real: `view_as_real(a * b)`, or `view_as_real(out)` after `out = a * b`;
+- or names rotary embedding: the function, its class or parameters, or the names in the call's statement (or in the
+  statement of a torch.polar table beside it), hold a word part `rope`/`rotary`/`rotate`/`freq`/`freqs`/`cis`/`theta`
+  (`apply_rotary_emb`, `freqs_cis`, `RoPEAttention`)."""
+
+from __future__ import annotations
+
+import re
+
+from ascend_feasibility.analyzer.reading import parsing
+from tree_sitter import Node
+
+ROTARY_PARTS = frozenset({"rope", "rotary", "rotate", "freq", "freqs", "cis", "theta", "thetas"})
+ROTARY_PREFIXES = ("rope", "rotary")  # RoPEAttention, ropeattn: one word once lowered
+FFT_CALLS = frozenset({"fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn",
+                       "irfftn", "hfft", "ihfft", "stft", "istft"})
+SCOPES = {"function_definition", "module"}
+MAX_NODES = 20000
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def is_rotary(call: Node) -> bool:
+    """Is this view_as_complex/polar call part of a rotary embedding (see the module's docstring)?"""
+    scope = _scope(call)
+    nodes = _nodes(scope)
+    if any(_callee(n) in FFT_CALLS for n in nodes if n.type == "call"):
+        return False
+    if any(_real_of_product(n, nodes) for n in nodes if n.type == "call" and _callee(n) == "view_as_real"):
+        return True
+    tables = [n for n in nodes if n.type == "call" and _callee(n) == "polar" and n.id != call.id]
+    return any(_rotary_word(name) for site in (call, *tables) for name in _names(site, scope))
+
+
+def _scope(node: Node) -> Node:
+    current = node.parent
+    while current is not None and current.type not in SCOPES:
+        current = current.parent
+    return current if current is not None else node
+
+
+def _nodes(scope: Node) -> list[Node]:
+    """The scope's nodes, not those of functions or classes defined inside it."""
+    found, stack = [], [scope]
+    while stack and len(found) < MAX_NODES:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(c for c in current.named_children
+                     if c.type not in {"function_definition", "class_definition", "decorated_definition"})
+    return found
+
+
+def _callee(call: Node) -> str | None:
+    function = call.child_by_field_name("function")
+    if function is None:
+        return None
+    if function.type == "attribute":
+        return parsing.text(function.child_by_field_name("attribute"))
+    return parsing.text(function) if function.type == "identifier" else None
+
+
+def _real_of_product(view_as_real: Node, nodes: list[Node]) -> bool:
+    arguments = view_as_real.child_by_field_name("arguments")
+    values = [a for a in (arguments.named_children if arguments is not None else []) if a.type != "comment"]
+    if not values:
+        return False
+    value = values[0]
+    while value.type == "parenthesized_expression" and value.named_children:
+        value = value.named_children[0]
+    if _product(value):
+        return True
+    if value.type != "identifier":
+        return False
+    name = parsing.text(value)
+    for node in nodes:
+        if node.type == "assignment" and node.start_byte < view_as_real.start_byte:
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and right is not None and parsing.text(left) == name and _product(right):
+                return True
+    return False
+
+
+def _product(node: Node) -> bool:
+    if node.type == "binary_operator":
+        operator = node.child_by_field_name("operator")
+        return operator is not None and parsing.text(operator) == "*"
+    return node.type == "call" and _callee(node) == "mul"
+
+
+def _names(call: Node, scope: Node) -> list[str]:
+    """The function's and its class's names and parameters, and the identifiers of the call's statement."""
+    names = []
+    if scope.type == "function_definition":
+        names.append(parsing.text(scope.child_by_field_name("name")))
+        parameters = scope.child_by_field_name("parameters")
+        for parameter in parameters.named_children if parameters is not None else []:
+            identifier = parameter if parameter.type == "identifier" else next(
+                (c for c in parameter.named_children if c.type == "identifier"), None)
+            if identifier is not None:
+                names.append(parsing.text(identifier))
+        owner = scope.parent
+        while owner is not None and owner.type not in {"class_definition", "module"}:
+            owner = owner.parent
+        if owner is not None and owner.type == "class_definition":
+            names.append(parsing.text(owner.child_by_field_name("name")))
+    statement = call
+    while statement.parent is not None and statement.parent.type not in {"block", "module"}:
+        statement = statement.parent
+    stack = [statement]
+    while stack:
+        current = stack.pop()
+        if current.type == "identifier":
+            names.append(parsing.text(current))
+        stack.extend(current.named_children)
+    return names
+
+
+def _rotary_word(name: str) -> bool:
+    lowered = name.lower()
+    if lowered.startswith(ROTARY_PREFIXES) or any(f"_{p}" in lowered for p in ROTARY_PREFIXES):
+        return True
+    parts = [p.lower() for chunk in name.split("_") for p in _CAMEL.findall(chunk)]
+    return any(p in ROTARY_PARTS for p in parts)
