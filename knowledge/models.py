@@ -23,6 +23,27 @@ OPTIONAL = re.compile(r"\[([?!])(\w+):(.*?)\1\]")  # [?param: text?] where the c
 FIXED_PLACEHOLDERS = {"npu", "symbol", "assigned", "rest", "receiver"}
 
 
+class ValueConversion(_Record):
+    """How a value written to a variable becomes its twin's value where their units differ (NCCL_BUFFSIZE counts
+    bytes, HCCL_BUFFSIZE MB): ``{assigned}`` is the literal integer divided by ``divisor``, rounded up, at least 1.
+    Where that is at or below the twin's ``default``, setting it would only shrink what the twin has unset, so the
+    replacement says ``at_default`` and shows no code; a value that is no literal integer (a shell variable, an
+    expression) cannot be converted here, so the replacement says ``not_literal`` and shows no code either (copying the
+    expression would carry the old unit). ``{converted}`` in either text is the converted value."""
+
+    divisor: int = Field(ge=1, description="the variable's unit over the twin's (bytes per MB: 1048576)")
+    default: int | None = Field(default=None, ge=0, description="the twin's value when unset, in its unit")
+    at_default: BilingualText | None = None
+    not_literal: BilingualText
+    source: str = Field(min_length=1, description="release branch and path the twin's unit and default were read from")
+
+    @model_validator(mode="after")
+    def _default_said(self) -> "ValueConversion":
+        if (self.default is None) != (self.at_default is None):
+            raise ValueError("a conversion with a default says what to do at or below it (at_default), and only then")
+        return self
+
+
 class CallShape(_Record):
     """How a replacement's code is rendered at a site (analyzer/core/replacement_code.py). In ``code``,
     ``{param}`` is the call's argument for that parameter of ``params`` (its default when the call leaves it out),
@@ -42,6 +63,9 @@ class CallShape(_Record):
         default_factory=dict, description="parameter -> the condition under which the code carries it right"
     )
     replaced: list[str] = Field(default_factory=list, description="device parameters the code rewrites (\"cuda\")")
+    convert: ValueConversion | None = Field(
+        default=None, description="how {assigned} is converted to the twin's unit (units differ)"
+    )
 
     @model_validator(mode="after")
     def _placeholders_known(self) -> "CallShape":
@@ -56,6 +80,8 @@ class CallShape(_Record):
             silent = sorted(set(self.params) - names - set(self.dropped) - set(self.replaced))
             if silent:
                 raise ValueError(f"parameters {silent} are neither in the code, nor dropped with a reason, nor replaced")
+        if self.convert is not None and "{assigned}" not in (self.code or ""):
+            raise ValueError("a value conversion needs {assigned} in the code")
         return self
 
     def uses_site(self) -> bool:
@@ -157,6 +183,10 @@ class Flagged(_Record):
     migration: Migration | None = None
     reach: Reach = "runs"
     says: str | None = Field(default=None, min_length=1, description="a word the English replacement contains")
+    emits: str | None = Field(
+        default=None, description="the replacement code the finding shows, exactly (\"\": none); for rules whose code "
+        "carries the site's value"
+    )
     path: str | None = Field(default=None, description="the path the snippet is scanned as (its role and reach)")
     known_wrong: str | None = Field(
         default=None, description="why the tool's answer differs from the pinned one: a known bug, listed by a test"

@@ -213,3 +213,31 @@ def test_rms_norm_with_a_literal_epsilon_names_no_attribute():
             "        return self.weight * (x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6))\n")
     finding = next(f for f in scan(code).findings if f.rule == "PRC020")
     assert finding.replacement.code is None and "self.eps" not in finding.replacement.en
+
+
+# Environment-variable twins whose values are host-specific (interfaces, host names, addresses, paths): the value of
+# the GPU cluster means nothing on the Ascend host, so a twin's code never carries it.
+HOST_SPECIFIC = re.compile(r"(IFNAME|_HCA|_HOST|_ADDR|_IP|_PATH|_HOME|_DIR|_FILE)$")
+
+
+def test_no_twin_copies_a_host_specific_value():
+    for rule in KB.rules.values():
+        names = [n for n in rule.match.env_vars or [] if HOST_SPECIFIC.search(n)]
+        codes = [r.code or "" for r in _replacements(rule)] + [s.code or "" for r in _replacements(rule) for s in r.shapes]
+        assert not names or not any("{assigned}" in code for code in codes), (rule.code, names)
+
+
+def test_a_unit_conversion_never_copies_the_value():
+    """DST034: NCCL_BUFFSIZE counts bytes, HCCL_BUFFSIZE MB (default 200): converted up, dropped at or below the
+    default, never copied when it is no literal integer."""
+    shape = KB.rules["DST034"].replacement
+
+    def rendered(value):
+        return replacement_code.render(shape, replacement_code.Site(value=value), "NCCL_BUFFSIZE", None)
+
+    assert rendered("536870912").code == "HCCL_BUFFSIZE=512"
+    assert rendered("209715201").code == "HCCL_BUFFSIZE=201"  # one byte over 200 MB rounds up
+    assert rendered("209715200").code is None and "200 MB" in rendered("209715200").text.en
+    assert rendered("8388608").code is None and "Drop it" in rendered("8388608").text.en
+    for expression in ("$BUF", "${BUF:-8388608}", "$((1<<29))", "8M", "-1", ""):
+        assert rendered(expression).code is None and "convert" in rendered(expression).text.en, expression

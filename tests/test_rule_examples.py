@@ -1,7 +1,8 @@
 """Every rule carries code that must be flagged and code that must not; this runs them all (Fixit style).
 
 A pinned flagged example states the line of its finding, the severity, migration kind and reach, and a word the
-replacement says, all written by reading the rule and the snippet: the finding must have exactly those. A near miss is
+replacement says (and, for a rule whose code carries the site's value, the code it emits), all written by reading the
+rule and the snippet: the finding must have exactly those. A near miss is
 a not-flagged example of the rule's own API (see api_words): behind an NPU check, with an npu arm, in a test, in another
 backend's file or spelled for NPU already."""
 
@@ -54,12 +55,13 @@ def test_flagged_example(code, language, case):
     assert found, f"{code} should flag:\n{case.code}\nfound {rules}"
     if not case.pinned:
         return
-    want = (case.line, case.severity, case.migration, case.reach, True)
-    got = [(f.line, f.severity, f.migration, f.reach, case.says.lower() in f.replacement.en.lower()) for f in found]
+    want = (case.line, case.severity, case.migration, case.reach, True, True)
+    got = [(f.line, f.severity, f.migration, f.reach, case.says.lower() in f.replacement.en.lower(),
+            case.emits is None or (f.replacement.code or "") == case.emits) for f in found]
     if case.known_wrong:
         assert want not in got, f"{code}: the known_wrong example now gives the pinned answer; drop its mark"
     else:
-        assert want in got, f"{code} on\n{case.code}\nwant (line, severity, migration, reach, says {case.says!r}) {want}, got {got}"
+        assert want in got, f"{code} on\n{case.code}\nwant (line, severity, migration, reach, says {case.says!r}, emits {case.emits!r}) {want}, got {got}"
 
 
 @pytest.mark.parametrize("code, language, case", NOT_FLAGGED)

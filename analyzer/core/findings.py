@@ -234,6 +234,8 @@ class FindingFactory:
         shape = replacement.shape_for(at.symbol)
         rendered = replacement_code.render(shape, at.site or replacement_code.NO_SITE, at.symbol, at.npu)
         code = rendered.code
+        if rendered.text is not None:  # the value written decides what to do (a unit conversion)
+            replacement = replacement.model_copy(update={"en": rendered.text.en, "zh": rendered.text.zh})
         for lang in ("en", "zh"):
             for parameter in rendered.said:
                 note = shape.dropped.get(parameter) or shape.notes[parameter]

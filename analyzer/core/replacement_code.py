@@ -6,15 +6,17 @@ a method is called on, ``{assigned}`` the value assigned. Rendering binds the si
 parameters, so a dtype, a mask, an activation or a value written to an environment variable reaches the snippet
 as the user wrote it; an argument the replacement cannot carry is reported (``dropped``) instead of silently lost,
 and when the arguments cannot be bound (``*args``, a keyword the shape does not know) no code is shown at all.
-Constant branches the defaults leave behind (``x if False else y``, ``None or y``) are folded away.
+Constant branches the defaults leave behind (``x if False else y``, ``None or y``) are folded away. Where the
+variable and its twin count in different units (a shape's ``convert``), the value is converted, never copied.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.knowledge.models import OPTIONAL, PLACEHOLDER, CallShape
+from ascend_feasibility.knowledge.models import OPTIONAL, PLACEHOLDER, BilingualText, CallShape, ValueConversion
 from tree_sitter import Node
 
 # Argument texts that need no parentheses where the template puts them (`{q}.shape[2]`, `1.0 - {p}`).
@@ -49,6 +51,7 @@ class Rendered:
     code: str | None
     said: tuple[str, ...] = ()  # parameters the call passes whose note (dropped or notes) the finding adds
     unbound: bool = False  # the call's arguments could not be bound: no code, and the finding says so
+    text: BilingualText | None = None  # the replacement's texts where the site's value decides them (a conversion)
 
 
 NO_SITE = Site()
@@ -191,6 +194,11 @@ def render(shape: CallShape, site: Site, symbol: str, npu: str | None) -> Render
         template = template.replace(", {rest}", "").replace("{rest}, ", "")
     if site.value is None:
         template = template.replace("={assigned}", "")
+    elif shape.convert is not None:
+        value, text = convert(shape.convert, site.value)
+        if value is None:
+            return Rendered(None, said, text=text)
+        site = Site(site.arguments, site.receiver, value, site.opaque, site.is_call)
     values = {"npu": npu, "symbol": symbol, "rest": rest}
     missing = []
 
@@ -208,6 +216,20 @@ def render(shape: CallShape, site: Site, symbol: str, npu: str | None) -> Render
     if len(code) > CODE_LIMIT:
         return Rendered(None, said)
     return Rendered(fold(code), said)
+
+
+def convert(conversion: ValueConversion, written: str) -> tuple[str | None, BilingualText | None]:
+    """The twin's value for what the site writes, or None and the texts that say why none is shown: the written
+    value is no literal integer, or converted it is at or below the twin's default."""
+    digits = written.strip()
+    if not digits.isascii() or not digits.isdigit():
+        return None, conversion.not_literal
+    converted = max(1, math.ceil(int(digits) / conversion.divisor))
+    if conversion.default is not None and converted <= conversion.default:
+        said = conversion.at_default
+        return None, BilingualText(en=said.en.replace("{converted}", str(converted)),
+                                   zh=said.zh.replace("{converted}", str(converted)))
+    return str(converted), None
 
 
 def _passed(name: str, bound) -> bool:
