@@ -1027,3 +1027,19 @@ def test_a_script_that_only_counts_a_models_flops_is_a_diagnostic_tool(tmp_path)
     assert roles == {("classification/gflops.py", "example"), ("train.py", "product")}
     reason = next(f.reach_reason for f in report.findings if f.rule == "DEV101" and f.path == "classification/gflops.py")
     assert "mmcv.cnn.get_model_complexity_info" in reason
+
+
+def test_one_nccl_setting_in_many_launch_scripts_is_one_finding_counted_once(tmp_path):
+    """The same variable with the same value exported in several launch scripts is one decision: one finding with
+    the other scripts as sites, and the estimate counts it once; another value of the variable stays its own."""
+    script = "#!/bin/bash\nexport NCCL_IB_HCA=mlx5_0\nexport NCCL_PROTO=Simple\ntorchrun --nproc_per_node 8 train.py\n"
+    files = {f"scripts/run{i}.sh": script for i in range(3)}
+    files["scripts/other.sh"] = "#!/bin/bash\nexport NCCL_IB_HCA=mlx5_1\ntorchrun train.py\n"
+    files["train.py"] = "import torch\nprint(torch.ones(1))\n"
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    hca = sorted((f.path, f.sites) for f in report.findings if f.rule == "DST039" and f.symbol == "NCCL_IB_HCA")
+    assert hca == [("scripts/other.sh", []), ("scripts/run0.sh", ["scripts/run0.sh:2", "scripts/run1.sh:2",
+                                                                   "scripts/run2.sh:2"])]
+    assert [f.path for f in report.findings if f.symbol == "NCCL_PROTO"] == ["scripts/run0.sh"]
+    item = next(i for i in report.effort.items if i.rule == "DST039")
+    assert item.count == 3  # NCCL_IB_HCA twice (two values), NCCL_PROTO once

@@ -161,3 +161,38 @@ def test_one_config_file_or_python_sites_are_not_folded():
 def test_a_test_or_suppressed_config_never_folds_into_a_counted_one():
     findings = [setting("a.yaml"), setting("tests/b.yaml", role="test"), setting("c.yaml", suppressed=True)]
     assert ps.fold_repeated_settings(findings) == findings
+
+
+# fold_repeated_settings: launch scripts -----------------------------------------------------------------------
+def exported(path: str, line_text: str, symbol: str, line: int = 5, *, rule: str = "DST039", role: str = "product",
+             severity: str = "info") -> Finding:
+    return finding(rule, path, line, role=role).model_copy(
+        update={"symbol": symbol, "snippet": line_text, "severity": severity,
+                "message": Text(en=f"{symbol} tunes NCCL.", zh="调优 NCCL。")})
+
+
+def test_one_variable_with_one_value_in_many_launch_scripts_is_one_finding_with_its_sites():
+    findings = [exported("scripts/a.sh", "export NCCL_IB_HCA=\"^=mlx5_bond_0\"", "NCCL_IB_HCA"),
+                exported("scripts/b.sh", "export NCCL_IB_HCA='^=mlx5_bond_0'", "NCCL_IB_HCA", 9),
+                exported("scripts/c.sbatch", "NCCL_IB_HCA=^=mlx5_bond_0", "NCCL_IB_HCA", 2),
+                exported("scripts/a.sh", "export NCCL_PROTO=Simple", "NCCL_PROTO", 6)]
+    folded = ps.fold_repeated_settings(findings)
+    assert keys(folded) == [("DST039", "scripts/a.sh", 5), ("DST039", "scripts/a.sh", 6)]
+    assert folded[0].sites == ["scripts/a.sh:5", "scripts/b.sh:9", "scripts/c.sbatch:2"]
+    assert "3 launch scripts" in folded[0].message.en and "3 个启动脚本" in folded[0].message.zh
+    assert ps.setting_files(folded[0]) == ["scripts/a.sh", "scripts/b.sh", "scripts/c.sbatch"]
+
+
+def test_different_values_reads_tests_and_port_edited_rules_stay_apart_in_scripts():
+    values = [exported("a.sh", "export NCCL_SOCKET_IFNAME=ib", "NCCL_SOCKET_IFNAME"),
+              exported("b.sh", "export NCCL_SOCKET_IFNAME=enp0s12", "NCCL_SOCKET_IFNAME")]
+    assert ps.fold_repeated_settings(values) == values
+    reads = [exported("a.sh", "echo $NCCL_DEBUG", "NCCL_DEBUG"), exported("b.sh", "echo $NCCL_DEBUG", "NCCL_DEBUG")]
+    assert ps.fold_repeated_settings(reads) == reads
+    roles = [exported("a.sh", "export NCCL_DEBUG=INFO", "NCCL_DEBUG"),
+             exported("tests/b.sh", "export NCCL_DEBUG=INFO", "NCCL_DEBUG", role="test")]
+    assert ps.fold_repeated_settings(roles) == roles
+    pins = [exported("a.sh", "export CUDA_VISIBLE_DEVICES=0", "CUDA_VISIBLE_DEVICES", rule="DEV201"),
+            exported("b.sh", "export CUDA_VISIBLE_DEVICES=0", "CUDA_VISIBLE_DEVICES", rule="DEV201")]
+    assert ps.fold_repeated_settings(pins, frozenset({"DEV201"})) == pins  # port edits each script
+    assert len(ps.fold_repeated_settings(pins)) == 1

@@ -1,6 +1,7 @@
 """One-time steps (adopting DeepSpeed's NPU accelerator, MindSpeed for Megatron, a DeepSpeed config review):
 one finding per project that lists its sites, not one per call site or config file; one edit of a file (deleting
-the nvidia-* lines of a pip freeze): one finding per file."""
+the nvidia-* lines of a pip freeze): one finding per file; one setting repeated in config files or launch scripts:
+one finding with its sites."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import re
 from collections import defaultdict
 
 from ascend_feasibility.analyzer.core.models import Finding, Text
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import classify
 
 MAX_SITES = 100
 CONFIG_KINDS = frozenset({"yaml", "json"})
+SHELL_KIND = "shell"
 
 
 def drop_without_cause(findings: list[Finding], needs: dict[str, frozenset[str]]) -> list[Finding]:
@@ -96,26 +99,59 @@ def _config_file(path: str) -> bool:
     return classify(path.rsplit("/", 1)[-1]) in CONFIG_KINDS
 
 
+def _shell_file(path: str) -> bool:
+    return classify(path.rsplit("/", 1)[-1]) == SHELL_KIND
+
+
 def setting_files(finding: Finding) -> list[str]:
     """The files a finding stands for: every file of a setting `fold_repeated_settings` folded, else its own."""
-    if not (finding.sites and _config_file(finding.path)):
+    if not (finding.sites and (_config_file(finding.path) or _shell_file(finding.path))):
         return [finding.path]
     paths = [where[0] for where in map(parse_site, finding.sites) if where is not None]
     return list(dict.fromkeys([finding.path, *paths]))
 
 
-def fold_repeated_settings(findings: list[Finding]) -> list[Finding]:
-    """The same setting (one rule, one key path and value: the symbol `run.device: cuda`) in several YAML/JSON
-    config files is one decision, made once (edit them all with one substitution, or adopt transfer_to_npu): one
-    finding at its first file, every file listed as a site and counted in the message. Only findings alike in what
-    the report counts (severity, reach, role) fold together, so a test config never hides behind a product one."""
+def shell_setting(finding: Finding) -> str | None:
+    """The value a launch script's line gives the finding's variable (`export NCCL_IB_HCA="^=mlx5_0"` -> `^=mlx5_0`,
+    quotes dropped), or None where the line assigns it no single value of its own (a read, a cut-off line)."""
+    root = parsing.parse("bash", finding.snippet.encode("utf-8"))
+    if root.has_error:
+        return None
+    values: set[str] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "variable_assignment":
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            if name is not None and parsing.text(name) == finding.symbol:
+                text = parsing.text(value) if value is not None else ""
+                quoted = len(text) >= 2 and text[0] == text[-1] and text[0] in "'\""
+                values.add(text[1:-1] if quoted else text)
+        stack.extend(node.named_children)
+    return values.pop() if len(values) == 1 else None
+
+
+def fold_repeated_settings(findings: list[Finding], edited: frozenset[str] = frozenset()) -> list[Finding]:
+    """The same setting in several files is one decision, made once, so one finding at its first file, every file
+    listed as a site and counted in the message: one rule, one key path and value (the symbol `run.device: cuda`) in
+    YAML/JSON config files (edit them all with one substitution, or adopt transfer_to_npu); one variable with one value
+    (`export NCCL_IB_HCA=mlx5_0`) in launch scripts, with the same advice, where port does not rewrite the rule's sites
+    (`edited`: each script needs its own edit). Only findings alike in what the report counts (severity, reach, role)
+    fold together, so a test config never hides behind a product one; different values of a variable stay apart."""
     groups: dict[tuple, list[Finding]] = defaultdict(list)
     for finding in findings:
-        if not finding.suppressed and not finding.sites and _config_file(finding.path):
-            groups[(finding.rule, finding.symbol, finding.severity, finding.reach, finding.role)].append(finding)
+        if finding.suppressed or finding.sites:
+            continue
+        alike = (finding.rule, finding.symbol, finding.severity, finding.reach, finding.role)
+        if _config_file(finding.path):
+            groups[("config", *alike)].append(finding)
+        elif finding.rule not in edited and _shell_file(finding.path):
+            value = shell_setting(finding)
+            if value is not None:
+                groups[("shell", *alike, value, finding.replacement.en, finding.replacement.code)].append(finding)
     kept: dict[int, Finding] = {}
     dropped: set[int] = set()
-    for group in groups.values():
+    for key, group in groups.items():
         files = {f.path for f in group}
         if len(files) < 2:
             continue
@@ -123,11 +159,19 @@ def fold_repeated_settings(findings: list[Finding]) -> list[Finding]:
         sites = [_site(f) for f in group]
         if len(sites) > MAX_SITES:
             sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
-        message = Text(
-            en=f"{first.message.en} The same setting is in {len(files)} config files (every site listed); "
-               "one change decides them all.",
-            zh=f"{first.message.zh} 同一设置出现在 {len(files)} 个配置文件中（已列出全部位置），一次修改即可统一处理。",
-        )
+        if key[0] == "config":
+            message = Text(
+                en=f"{first.message.en} The same setting is in {len(files)} config files (every site listed); "
+                   "one change decides them all.",
+                zh=f"{first.message.zh} 同一设置出现在 {len(files)} 个配置文件中（已列出全部位置），一次修改即可统一处理。",
+            )
+        else:
+            message = Text(
+                en=f"{first.message.en} The same setting ({first.symbol} with the same value) is in {len(files)} "
+                   "launch scripts (every site listed); one decision settles them all.",
+                zh=f"{first.message.zh} 同一设置（取值相同的 {first.symbol}）出现在 {len(files)} 个启动脚本中"
+                   "（已列出全部位置），一次决定即可统一处理。",
+            )
         kept[id(first)] = first.model_copy(update={"sites": sites, "message": message})
         dropped.update(id(f) for f in group if f is not first)
     if not kept:

@@ -200,7 +200,9 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")
     symbol_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "symbol")
-    run.findings = fold_repeated_settings(collapse_project_scoped(findings, project_rules, file_rules, symbol_rules))
+    edited = frozenset(code for code, rule in worker.kb.rules.items() if rule.edit is not None)
+    run.findings = fold_repeated_settings(collapse_project_scoped(findings, project_rules, file_rules, symbol_rules),
+                                          edited)
     for domain in worker.domains:
         domain.report(run)
     findings = run.findings
