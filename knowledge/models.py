@@ -24,23 +24,32 @@ FIXED_PLACEHOLDERS = {"npu", "symbol", "assigned", "rest", "receiver"}
 
 
 class ValueConversion(_Record):
-    """How a value written to a variable becomes its twin's value where their units differ (NCCL_BUFFSIZE counts
-    bytes, HCCL_BUFFSIZE MB): ``{assigned}`` is the literal integer divided by ``divisor``, rounded up, at least 1.
-    Where that is at or below the twin's ``default``, setting it would only shrink what the twin has unset, so the
-    replacement says ``at_default`` and shows no code; a value that is no literal integer (a shell variable, an
-    expression) cannot be converted here, so the replacement says ``not_literal`` and shows no code either (copying the
-    expression would carry the old unit). ``{converted}`` in either text is the converted value."""
+    """How a value written to a variable becomes its twin's value where their units or vocabularies differ, so that it
+    is never copied blindly. A number (``divisor``: NCCL_BUFFSIZE counts bytes, HCCL_BUFFSIZE MB): ``{assigned}`` is
+    the literal integer divided by ``divisor``, rounded up, at least 1; at or below the twin's ``default`` setting it
+    would only shrink what the twin has unset, so the replacement says ``at_default`` and shows no code. A list of
+    ``key:value`` options (``options``: PYTORCH_CUDA_ALLOC_CONF): copied only where every key is one the twin reads at
+    every release; else the replacement says ``unknown_option`` and shows no code. A value that is no literal (a shell
+    variable, an expression) cannot be converted here: the replacement says ``not_literal`` and shows no code (copying
+    the expression would carry the old unit). ``{converted}`` in the texts is the converted value, ``{options}`` the
+    keys the twin does not read."""
 
-    divisor: int = Field(ge=1, description="the variable's unit over the twin's (bytes per MB: 1048576)")
+    divisor: int | None = Field(default=None, ge=1, description="the variable's unit over the twin's (bytes per MB)")
     default: int | None = Field(default=None, ge=0, description="the twin's value when unset, in its unit")
     at_default: BilingualText | None = None
+    options: list[str] = Field(default_factory=list, description="option keys the twin reads at every release")
+    unknown_option: BilingualText | None = None
     not_literal: BilingualText
     source: str = Field(min_length=1, description="release branch and path the twin's unit and default were read from")
 
     @model_validator(mode="after")
-    def _default_said(self) -> "ValueConversion":
-        if (self.default is None) != (self.at_default is None):
-            raise ValueError("a conversion with a default says what to do at or below it (at_default), and only then")
+    def _one_kind(self) -> "ValueConversion":
+        if (self.divisor is None) == (not self.options):
+            raise ValueError("a conversion is by a divisor or by a list of options, one of them")
+        if (self.default is None) != (self.at_default is None) or (self.default is not None and self.divisor is None):
+            raise ValueError("a number conversion with a default says what to do at or below it (at_default)")
+        if bool(self.options) != (self.unknown_option is not None):
+            raise ValueError("an options conversion says what to do with an option the twin does not read")
         return self
 
 

@@ -232,8 +232,8 @@ def test_a_unit_conversion_never_copies_the_value():
     default, never copied when it is no literal integer."""
     shape = KB.rules["DST034"].replacement
 
-    def rendered(value):
-        return replacement_code.render(shape, replacement_code.Site(value=value), "NCCL_BUFFSIZE", None)
+    def rendered(value, literal=True):
+        return replacement_code.render(shape, replacement_code.Site(value=value, literal=literal), "NCCL_BUFFSIZE", None)
 
     assert rendered("536870912").code == "HCCL_BUFFSIZE=512"
     assert rendered("209715201").code == "HCCL_BUFFSIZE=201"  # one byte over 200 MB rounds up
@@ -241,3 +241,19 @@ def test_a_unit_conversion_never_copies_the_value():
     assert rendered("8388608").code is None and "Drop it" in rendered("8388608").text.en
     for expression in ("$BUF", "${BUF:-8388608}", "$((1<<29))", "8M", "-1", ""):
         assert rendered(expression).code is None and "convert" in rendered(expression).text.en, expression
+    assert rendered("536870912", literal=False).code is None  # a name or expression that looks like a number
+
+
+def test_an_options_conversion_copies_only_options_every_release_reads():
+    """DEV203: torch_npu stops on an allocator option it does not read, so such a value is never copied."""
+    shape = KB.rules["DEV203"].replacement
+
+    def rendered(value):
+        return replacement_code.render(shape, replacement_code.Site(value=value, literal=True), "PYTORCH_CUDA_ALLOC_CONF", None)
+
+    assert rendered("expandable_segments:True,max_split_size_mb:512").code == \
+        "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True,max_split_size_mb:512"
+    backend = rendered("expandable_segments:True,backend:cudaMallocAsync")
+    assert backend.code is None and "not every release reads backend" in backend.text.en
+    bracketed = rendered("roundup_power2_divisions:[256:1,512:2],max_split_size_mb:64")
+    assert bracketed.code is None and "reads roundup_power2_divisions (" in bracketed.text.en

@@ -44,6 +44,7 @@ class Site:
     value: str | None = None
     opaque: bool = False  # *args / **kwargs: the arguments cannot be bound
     is_call: bool = False
+    literal: bool = False  # the value is written out (a literal), not computed (a variable, an expression)
 
 
 @dataclass(frozen=True)
@@ -75,10 +76,10 @@ def python_site(node: Node) -> Site:
     if node.type == "identifier" and node.parent is not None and node.parent.type == "attribute":
         if node.parent.child_by_field_name("attribute") == node:
             node = node.parent  # `cuda` of `x.cuda`
-    value = _assigned(node)
+    value, literal = _assigned(node) or (None, False)
     call = _call_of(node)
     site = _call_site(call) if call is not None else NO_SITE
-    return Site(site.arguments, site.receiver, value, site.opaque, site.is_call)
+    return Site(site.arguments, site.receiver, value, site.opaque, site.is_call, literal)
 
 
 def _call_of(node: Node) -> Node | None:
@@ -94,11 +95,11 @@ def _call_of(node: Node) -> Node | None:
     return None
 
 
-def _assigned(node: Node) -> str | None:
+def _assigned(node: Node) -> tuple[str, bool] | None:
     parent = node.parent
     if parent is not None and parent.type in {"assignment", "augmented_assignment"} and parent.child_by_field_name("left") == node:
         right = parent.child_by_field_name("right")
-        return parsing.text(right) if right is not None else None
+        return (parsing.text(right), _is_literal(right)) if right is not None else None
     if node.type == "string":
         return _env_value(node)
     return None
@@ -127,7 +128,7 @@ def _call_site(call: Node) -> Site:
     return Site(tuple(arguments), receiver, None, opaque, True)
 
 
-def _env_value(string: Node) -> str | None:
+def _env_value(string: Node) -> tuple[str, bool] | None:
     """The value written to the environment variable a string names: `os.environ["X"] = v`,
     `os.environ.setdefault("X", v)`, `{"X": v}`."""
     parent = string.parent
@@ -157,16 +158,37 @@ def _shell_site(node: Node) -> Site:
             break
         if current.type == "variable_assignment":
             value = current.child_by_field_name("value")
-            return Site(value=_unquoted(value) if value is not None else "")
+            return Site(value=_unquoted(value)[0], literal=_unquoted(value)[1]) if value is not None \
+                else Site(value="", literal=True)
         current = current.parent
     return NO_SITE
 
 
-def _unquoted(node: Node) -> str:
+def _unquoted(node: Node) -> tuple[str, bool]:
+    """The value as written, quotes dropped, and whether it is a literal (no variable, expansion or expression)."""
     text = parsing.text(node)
     if node.type in {"string", "raw_string"} and len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return text[1:-1]
-    return text
+        return text[1:-1], _is_literal(node)
+    return text, _is_literal(node)
+
+
+# Python literals and shell words: the values a conversion may read, where nothing in them is computed.
+LITERAL_TYPES = {"string", "integer", "float", "word", "raw_string", "number", "concatenation"}
+COMPUTED_TYPES = {"interpolation", "simple_expansion", "expansion", "command_substitution", "arithmetic_expansion",
+                  "process_substitution"}
+
+
+def _is_literal(node: Node) -> bool:
+    """A literal: a Python string without interpolation, a number, a shell word or string without expansions."""
+    if node.type not in LITERAL_TYPES:
+        return False
+    stack = list(node.children)
+    while stack:
+        child = stack.pop()
+        if child.type in COMPUTED_TYPES:
+            return False
+        stack.extend(child.children)
+    return True
 
 
 def render(shape: CallShape, site: Site, symbol: str, npu: str | None) -> Rendered:
@@ -195,10 +217,10 @@ def render(shape: CallShape, site: Site, symbol: str, npu: str | None) -> Render
     if site.value is None:
         template = template.replace("={assigned}", "")
     elif shape.convert is not None:
-        value, text = convert(shape.convert, site.value)
+        value, text = convert(shape.convert, site.value) if site.literal else (None, shape.convert.not_literal)
         if value is None:
             return Rendered(None, said, text=text)
-        site = Site(site.arguments, site.receiver, value, site.opaque, site.is_call)
+        site = Site(site.arguments, site.receiver, value, site.opaque, site.is_call, site.literal)
     values = {"npu": npu, "symbol": symbol, "rest": rest}
     missing = []
 
@@ -220,16 +242,36 @@ def render(shape: CallShape, site: Site, symbol: str, npu: str | None) -> Render
 
 def convert(conversion: ValueConversion, written: str) -> tuple[str | None, BilingualText | None]:
     """The twin's value for what the site writes, or None and the texts that say why none is shown: the written
-    value is no literal integer, or converted it is at or below the twin's default."""
+    value is no literal, converted it is at or below the twin's default, or it names options the twin does not read."""
+    if conversion.options:
+        return _options(conversion, written.strip())
     digits = written.strip()
     if not digits.isascii() or not digits.isdigit():
         return None, conversion.not_literal
     converted = max(1, math.ceil(int(digits) / conversion.divisor))
     if conversion.default is not None and converted <= conversion.default:
-        said = conversion.at_default
-        return None, BilingualText(en=said.en.replace("{converted}", str(converted)),
-                                   zh=said.zh.replace("{converted}", str(converted)))
+        return None, _said(conversion.at_default, "{converted}", str(converted))
     return str(converted), None
+
+
+def _options(conversion: ValueConversion, written: str) -> tuple[str | None, BilingualText | None]:
+    """`key:value,key:value` (a value may hold a bracketed list with commas): copied where the twin reads every key."""
+    if not written or any(mark in written for mark in "$`(){}") or written[0] in "'\"":
+        return None, conversion.not_literal
+    keys, depth, start = [], 0, 0
+    for index, char in enumerate(written + ","):
+        depth += (char == "[") - (char == "]")
+        if char == "," and depth == 0:
+            keys.append(written[start:index].split(":", 1)[0].strip())
+            start = index + 1
+    unknown = [key for key in keys if key not in conversion.options]
+    if unknown:
+        return None, _said(conversion.unknown_option, "{options}", ", ".join(dict.fromkeys(unknown)))
+    return written, None
+
+
+def _said(text: BilingualText, placeholder: str, value: str) -> BilingualText:
+    return BilingualText(en=text.en.replace(placeholder, value), zh=text.zh.replace(placeholder, value))
 
 
 def _passed(name: str, bound) -> bool:
