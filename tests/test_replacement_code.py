@@ -257,3 +257,19 @@ def test_an_options_conversion_copies_only_options_every_release_reads():
     assert backend.code is None and "not every release reads backend" in backend.text.en
     bracketed = rendered("roundup_power2_divisions:[256:1,512:2],max_split_size_mb:64")
     assert bracketed.code is None and "reads roundup_power2_divisions (" in bracketed.text.en
+
+
+def test_async_error_handling_modes_two_and_three_are_copied_only_where_the_release_reads_them():
+    """DST031: torch_npu before the 7.3.0 line stops on HCCL_ASYNC_ERROR_HANDLING=2 or 3 ('should be 0 or 1')."""
+    from ascend_feasibility.knowledge.availability import line_key
+
+    rule = KB.rules["DST031"]
+    older = next(v for v in rule.at_release if v.before_line == "7.3.0").replacement
+    site = replacement_code.Site(value="3", literal=True)
+    assert replacement_code.render(rule.replacement, site, "TORCH_NCCL_ASYNC_ERROR_HANDLING", None).code == \
+        "HCCL_ASYNC_ERROR_HANDLING=3"
+    before = replacement_code.render(older, site, "TORCH_NCCL_ASYNC_ERROR_HANDLING", None)
+    assert before.code is None and "stops at start-up on 3" in before.text.en
+    assert replacement_code.render(older, replacement_code.Site(value="1", literal=True), "X", None).code == \
+        "HCCL_ASYNC_ERROR_HANDLING=1"
+    assert line_key("7.2.0") < line_key("7.3.0") < line_key("26.0.0")
