@@ -53,6 +53,10 @@ class ImportSite:
     end_column: int
     snippet: str
     cell: int | None = None
+    function: str = ""  # the function the import sits in ("" at module level: it runs when the module loads)
+    gate: str = ""  # in a function, the condition of the `if` whose body holds the import (`model_uses_exllama`)
+    gate_line: int = 0
+    caught: bool = False  # in a try whose handler catches the ImportError and carries on
 
 
 @dataclass
