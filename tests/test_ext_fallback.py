@@ -456,3 +456,23 @@ def test_an_extension_some_module_imports_plainly_stays_required_behind_its_swit
     report = analyze(write_tree(tmp_path, {**_switch_tree(**{"pkg/direct.py": ""}),
                                            "pkg/qlinear.py": "import torch\n"}), AnalyzeOptions(jobs=1))
     assert all(f.reach == "runs" for f in report.findings if f.path == "csrc/quant_kernel.cu")
+
+
+def test_a_kernel_compiled_from_two_copies_is_counted_once_in_the_estimate(tmp_path):
+    """AutoGPTQ's cuda_64 and cuda_256 extensions compile the same kernels from two files that differ in spacing,
+    comments and the constants they read (scout 12 A row 5): one port. A kernel of the same name but other code is not."""
+    kernel = ("__global__ void vec_quant_kernel(const float* in, float* out, int n) {\n  __shared__ float t[BLOCKWIDTH];\n"
+              "  int i = blockIdx.x * BLOCKWIDTH + threadIdx.x;\n  if (i < n) { t[threadIdx.x] = in[i]; out[i] = t[threadIdx.x]; }\n}\n")
+    copy = kernel.replace("  int i", "  // the same index\n  int i").replace("(i < n) {", "(i < n)  {")
+    other = kernel.replace("out[i] = t[threadIdx.x];", "out[i] = 2 * t[threadIdx.x];")
+    files = {"pkg/__init__.py": "", "csrc/a/kernel.cu": "const int BLOCKWIDTH = 64;\n" + kernel,
+             "csrc/b/kernel.cu": "const int BLOCKWIDTH = 256;\n\n" + copy}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    rows = {row.path: row for row in report.custom_ops}
+    assert rows["csrc/b/kernel.cu"].same_code_as == "csrc/a/kernel.cu:2" and rows["csrc/a/kernel.cu"].same_code_as is None
+    item = next(i for i in report.effort.items if i.rule in {"OPS001", "OPS002"})
+    assert item.patterns == 2 and "the same code as csrc/a/kernel.cu:2, counted once" in item.arithmetic.en
+    files["csrc/b/kernel.cu"] = other
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    assert all(row.same_code_as is None for row in report.custom_ops)
+    assert "counted once" not in next(i for i in report.effort.items if i.rule in {"OPS001", "OPS002"}).arithmetic.en

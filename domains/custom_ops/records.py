@@ -18,6 +18,7 @@ class KernelRecord:
     block_sizes: dict[str, int] = field(default_factory=dict)
     cell: int | None = None
     kernel_class: str = "other"  # what it computes, as the scanner classified it
+    code: str = ""  # a hash of its tokens, comments and spacing aside (native.code_digest); "" where not read
 
 
 @dataclass
