@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import sys
 
-from tree_sitter import Node
-
 from ascend_feasibility.analyzer.context.import_fallbacks import caught_import
 from ascend_feasibility.analyzer.core.findings import Located
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, ModuleFacts, ProjectRun, Unit
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, ImportSite
+from tree_sitter import Node
 
 DETECTOR = "cuda-extension-import"
 IN_FUNCTION = "in-function"  # the import runs when its function does, not when the module loads

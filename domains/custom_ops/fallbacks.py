@@ -21,7 +21,7 @@ from ascend_feasibility.analyzer.core.findings import Located, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.domains.base import ProjectRun
-from ascend_feasibility.domains.custom_ops.binding_reach import _names, _resolved
+from ascend_feasibility.domains.custom_ops.binding_reach import loads_extension, resolved_sources
 from ascend_feasibility.domains.custom_ops.extension_imports import site_reach
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, ExtensionRecord
 
@@ -226,10 +226,10 @@ def switched_extensions(facts: CustomOpFacts, findings: list[Finding], run: Proj
     if not candidates:
         return []
     switched_names = {name for name, *_ in candidates}
-    others = {source for e in facts.extensions if e.name not in switched_names for source in _resolved(e, paths)}
+    others = {source for e in facts.extensions if e.name not in switched_names for source in resolved_sources(e, paths)}
     result = []
     for name, build, sites, gated in candidates:
-        own = {source for e in by_name[name] for source in _resolved(e, paths)} - others
+        own = {source for e in by_name[name] for source in resolved_sources(e, paths)} - others
         folders = {str(PurePosixPath(p).parent) for p in own}
         natives = own | {p for p in paths if p.endswith(NATIVE_SUFFIXES) and p not in others
                          and str(PurePosixPath(p).parent) in folders
@@ -248,7 +248,7 @@ def _handled_imports(extension: ExtensionRecord, facts: CustomOpFacts, modules: 
     judged by its callers, elsewhere) or none is caught."""
     sites, gated, caught = [], set(), False
     for site in facts.imports:
-        if not _names(extension, site.module):
+        if not loads_extension(extension, site.module):
             continue
         place = run.context.of(site.path)
         if place.role not in COUNTED_ROLES or place.reach != "runs":

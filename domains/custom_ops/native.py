@@ -4,7 +4,6 @@ launch them, and the Python bindings (PYBIND11_MODULE, TORCH_LIBRARY, TORCH_LIBR
 from __future__ import annotations
 
 import hashlib
-
 from dataclasses import dataclass, field
 
 from ascend_feasibility.analyzer.context.written_names import NAME_BYTES
