@@ -406,3 +406,73 @@ def test_gated_handles_reads_the_arm_and_the_test():
     assert not read(ATTN.replace("        else:\n", "        elif value.is_cpu:\n"))
     assert not read(ATTN.replace("try:\n    from pkg import _C\nexcept:\n    warnings.warn(\"Failed to load custom C++ ops. Running on CPU mode Only!\")",
                                  "from pkg import _C"))
+
+
+# OLMo's vendored AutoGPTQ (scout 12 A class 1, B W1): setup.py builds the extension only `if BUILD_CUDA_EXT:`,
+# qlinear_cuda.py catches its ImportError (logging, then a flag its forward's PyTorch arm reads), and
+# autogptq_post_init imports it in a function behind `if model_uses_exllama:`.
+SWITCH_SETUP = ("import os\nfrom setuptools import setup\n\nBUILD_CUDA_EXT = int(os.environ.get('BUILD_CUDA_EXT', '1')) == 1\n"
+                "extensions = []\nif BUILD_CUDA_EXT:\n    from torch.utils import cpp_extension\n\n    extensions = [\n"
+                "        cpp_extension.CUDAExtension('quant_cuda', ['csrc/quant.cpp', 'csrc/quant_kernel.cu']),\n    ]\n"
+                "setup(name='pkg', packages=['pkg'], ext_modules=extensions)\n")
+CAUGHT = ("import logging\nimport torch\n\nlogger = logging.getLogger(__name__)\ntry:\n    import quant_cuda\n\n"
+          "    _available = True\nexcept ImportError:\n    logger.warning('CUDA extension not installed.')\n"
+          "    quant_cuda = None\n    _available = False\n\n\nclass QuantLinear(torch.nn.Module):\n"
+          "    def forward(self, x):\n        if _available:\n            return quant_cuda.matmul(x)\n        return x @ self.weight\n")
+POST = ("def post_init(model):\n    uses_kernels = False\n    for module in model.modules():\n"
+        "        if getattr(module, 'QUANT_TYPE', '') == 'gptq':\n            uses_kernels = True\n"
+        "    if uses_kernels:\n        from quant_cuda import prepare_buffers\n\n        prepare_buffers()\n    return model\n")
+
+
+def _switch_tree(**extra: str) -> dict[str, str]:
+    return {"setup.py": SWITCH_SETUP, "pkg/__init__.py": "from pkg.qlinear import QuantLinear\nfrom pkg.post import post_init\n",
+            "pkg/qlinear.py": CAUGHT, "pkg/post.py": POST,
+            "csrc/quant.cpp": BINDING.replace("&lightconv_forward", "&quant_matmul"),
+            "csrc/quant_kernel.cu": KERNEL.replace("lightconv_forward_kernel", "quant_matmul_kernel"), **extra}
+
+
+def test_an_extension_built_behind_a_switch_and_imported_only_where_caught_is_optional(tmp_path):
+    report = analyze(write_tree(tmp_path, _switch_tree()), AnalyzeOptions(jobs=1))
+    native = [f for f in report.findings if f.path.startswith("csrc/") and f.rule.startswith("OPS")]
+    assert {f.rule for f in native} >= {"OPS001"}
+    assert all(f.reach == "optional" for f in native), [(f.rule, f.path, f.reach) for f in native]
+    assert "quant_cuda is built only behind a switch (setup.py:10, line 6: if BUILD_CUDA_EXT:)" in native[0].reach_reason
+    assert "pkg/qlinear.py:6 caught" in native[0].reach_reason
+    # the import in a function behind a flag: optional, and it does not stop its module loading
+    local = next(f for f in report.findings if f.rule == "OPS013" and f.path == "pkg/post.py")
+    assert local.reach == "optional" and "fails to load" not in local.message.en and "each time the function" in local.message.en
+    # one finding at the build says what to do; the build's own finding goes
+    build = [(f.rule, f.line, f.severity, f.reach) for f in report.findings if f.path == "setup.py" and f.rule.startswith("OPS")]
+    assert build == [("OPS092", 10, "low", "runs")], build
+
+
+def test_an_extension_some_module_imports_plainly_stays_required_behind_its_switch(tmp_path):
+    plain = "import quant_cuda\n\n\ndef run(x):\n    return quant_cuda.matmul(x)\n"
+    report = analyze(write_tree(tmp_path, _switch_tree(**{"pkg/direct.py": plain})), AnalyzeOptions(jobs=1))
+    kernels = [f for f in report.findings if f.path == "csrc/quant_kernel.cu"]
+    assert kernels and all(f.reach == "runs" for f in kernels)
+    assert not [f for f in report.findings if f.rule == "OPS092"]
+    # and a flagged import in a function alone (nothing catches the absence anywhere) proves nothing either
+    report = analyze(write_tree(tmp_path, {**_switch_tree(**{"pkg/direct.py": ""}),
+                                           "pkg/qlinear.py": "import torch\n"}), AnalyzeOptions(jobs=1))
+    assert all(f.reach == "runs" for f in report.findings if f.path == "csrc/quant_kernel.cu")
+
+
+def test_a_kernel_compiled_from_two_copies_is_counted_once_in_the_estimate(tmp_path):
+    """AutoGPTQ's cuda_64 and cuda_256 extensions compile the same kernels from two files that differ in spacing,
+    comments and the constants they read (scout 12 A row 5): one port. A kernel of the same name but other code is not."""
+    kernel = ("__global__ void vec_quant_kernel(const float* in, float* out, int n) {\n  __shared__ float t[BLOCKWIDTH];\n"
+              "  int i = blockIdx.x * BLOCKWIDTH + threadIdx.x;\n  if (i < n) { t[threadIdx.x] = in[i]; out[i] = t[threadIdx.x]; }\n}\n")
+    copy = kernel.replace("  int i", "  // the same index\n  int i").replace("(i < n) {", "(i < n)  {")
+    other = kernel.replace("out[i] = t[threadIdx.x];", "out[i] = 2 * t[threadIdx.x];")
+    files = {"pkg/__init__.py": "", "csrc/a/kernel.cu": "const int BLOCKWIDTH = 64;\n" + kernel,
+             "csrc/b/kernel.cu": "const int BLOCKWIDTH = 256;\n\n" + copy}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    rows = {row.path: row for row in report.custom_ops}
+    assert rows["csrc/b/kernel.cu"].same_code_as == "csrc/a/kernel.cu:2" and rows["csrc/a/kernel.cu"].same_code_as is None
+    item = next(i for i in report.effort.items if i.rule in {"OPS001", "OPS002"})
+    assert item.patterns == 2 and "the same code as csrc/a/kernel.cu:2, counted once" in item.arithmetic.en
+    files["csrc/b/kernel.cu"] = other
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    assert all(row.same_code_as is None for row in report.custom_ops)
+    assert "counted once" not in next(i for i in report.effort.items if i.rule in {"OPS001", "OPS002"}).arithmetic.en

@@ -508,3 +508,13 @@ def test_port_over_mutated_files_never_crashes_and_every_patched_file_compiles(t
             compile(content, path, "exec", dont_inherit=True)
         assert all(reason and "\n" not in reason for _, reason in result.unpatched)
         assert unified_diff(result) == unified_diff(port(root, report, options))
+
+
+def test_a_byte_identical_copy_counted_once_is_still_rewritten(tmp_path):
+    """The report folds a copied file's findings into its first path (the copies as sites); port edits every copy."""
+    source = "import torch\n\n\ndef run(x):\n    torch.cuda.empty_cache()\n    return x\n"
+    root = _project(tmp_path, {"ops_a.py": source, "ops_b.py": source, "uses.py": "# run\n"})
+    report, result = _port(root)
+    syncs = [f for f in report.findings if "empty_cache" in f.symbol]
+    assert [f.path for f in syncs] == ["ops_a.py"] and syncs[0].sites == ["ops_a.py:5", "ops_b.py:5"]
+    assert "_device.empty_cache()" in (_new(result, "ops_a.py") or "") and _new(result, "ops_a.py") == _new(result, "ops_b.py")

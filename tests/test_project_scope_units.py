@@ -196,3 +196,23 @@ def test_different_values_reads_tests_and_port_edited_rules_stay_apart_in_script
             exported("b.sh", "export CUDA_VISIBLE_DEVICES=0", "CUDA_VISIBLE_DEVICES", rule="DEV201")]
     assert ps.fold_repeated_settings(pins, frozenset({"DEV201"})) == pins  # port edits each script
     assert len(ps.fold_repeated_settings(pins)) == 1
+
+
+# fold_identical_files ----------------------------------------------------------------------------------------
+def test_a_finding_in_byte_identical_copies_is_reported_once_with_the_copies_as_sites():
+    """OLMo vendors lm_eval twice (scout 12 B N1: the same models/gpt2.py under two folders, DEV007 on line 23 twice)."""
+    digests = {"a/gpt2.py": "d1", "b/gpt2.py": "d1", "c/other.py": "d2", "tests/gpt2.py": "d1"}
+    findings = [finding("DEV007", "a/gpt2.py", 23), finding("DEV007", "b/gpt2.py", 23), finding("DEV007", "c/other.py", 23),
+                finding("DEV007", "tests/gpt2.py", 23, role="test")]
+    folded = ps.fold_identical_files(findings, digests)
+    assert keys(folded) == [("DEV007", "a/gpt2.py", 23), ("DEV007", "c/other.py", 23), ("DEV007", "tests/gpt2.py", 23)]
+    assert folded[0].sites == ["a/gpt2.py:23", "b/gpt2.py:23"] and "copied byte for byte at 1 more path" in folded[0].message.en
+    assert not folded[1].sites and not folded[2].sites  # another file; a copy the report counts otherwise (a test)
+
+
+def test_files_that_differ_keep_their_own_findings():
+    findings = [finding("DEV007", "a/gpt2.py", 23), finding("DEV007", "b/gpt2.py", 23)]
+    assert keys(ps.fold_identical_files(findings, {"a/gpt2.py": "d1", "b/gpt2.py": "d2"})) == keys(findings)
+    # the same digest, another line: no counterpart to fold into
+    findings = [finding("DEV007", "a/gpt2.py", 23), finding("DEV007", "b/gpt2.py", 24)]
+    assert keys(ps.fold_identical_files(findings, {"a/gpt2.py": "d1", "b/gpt2.py": "d1"})) == keys(findings)

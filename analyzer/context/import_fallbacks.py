@@ -51,6 +51,22 @@ def import_fallback(statement: Node, cuda_only: bool = False, memo: dict | None 
     return _following(guard, attempt.child_by_field_name("body"))
 
 
+def caught_import(statement: Node) -> bool:
+    """Does the import sit in a try whose handler catches its ImportError and carries on (neither raises nor exits)?
+    AutoGPTQ's qlinear_cuda.py: `except ImportError: logger.warning(...); _autogptq_cuda_available = False`."""
+    attempt = _enclosing_try(statement)
+    handlers = [c for c in attempt.children if c.type == "except_clause" and _catches_import_error(c)] if attempt else []
+    if not handlers:
+        return False
+    for handler in handlers:
+        for node in (n for s in _statements(handler) for n in _walk(s)):
+            if node.type == "raise_statement":
+                return False
+            if node.type == "call" and parsing.text(node.child_by_field_name("function")).rsplit(".", 1)[-1] in STOPS:
+                return False
+    return True
+
+
 def _flags(statements: list[Node]) -> list[str]:
     """`EXTENSION_BUILT = False` / `ext = None`: names a handler that does nothing else sets to say the import failed."""
     names = []

@@ -177,3 +177,45 @@ def fold_repeated_settings(findings: list[Finding], edited: frozenset[str] = fro
     if not kept:
         return findings
     return [kept.get(id(f), f) for f in findings if id(f) not in dropped]
+
+
+def fold_identical_files(findings: list[Finding], digests: dict[str, str | None]) -> list[Finding]:
+    """Byte-identical copies of a file (OLMo vendors lm_eval twice: efficiency_benchmark/dependencies and
+    previous_version/.../dependencies hold the same models/gpt2.py) are one piece of work, done once and copied: each
+    finding of the copies is reported once, at the first path, the others listed as its sites. Only findings alike in
+    where they sit and what the report counts of them (rule, line, column, symbol, severity, reach, role) fold, so a
+    copy whose context differs (a test copy, an unreached one) keeps its own."""
+    paths_of: dict[str, list[str]] = defaultdict(list)
+    for path, digest in digests.items():
+        if digest:
+            paths_of[digest].append(path)
+    digest_of = {path: digest for digest, paths in paths_of.items() if len(paths) > 1 for path in paths}
+    if not digest_of:
+        return findings
+    firsts: dict[tuple, Finding] = {}
+    copies: dict[int, list[str]] = defaultdict(list)
+    dropped: set[int] = set()
+    for finding in findings:
+        digest = digest_of.get(finding.path)
+        if digest is None or finding.suppressed or finding.sites:
+            continue
+        key = (digest, finding.rule, finding.cell, finding.line, finding.column, finding.symbol, finding.severity,
+               finding.reach, finding.role)
+        first = firsts.setdefault(key, finding)
+        if first is not finding and first.path != finding.path:
+            copies[id(first)].append(_site(finding))
+            dropped.add(id(finding))
+    if not copies:
+        return findings
+    result = []
+    for finding in findings:
+        if id(finding) in dropped:
+            continue
+        more = copies.get(id(finding))
+        if more:
+            message = Text(en=f"{finding.message.en} The same file is copied byte for byte at {len(more)} more "
+                              f"{'path' if len(more) == 1 else 'paths'} (listed as sites), counted once.",
+                           zh=f"{finding.message.zh} 同一文件另有 {len(more)} 份逐字节相同的副本（已列为位置），只计一次。")
+            finding = finding.model_copy(update={"sites": [_site(finding), *more][:MAX_SITES], "message": message})
+        result.append(finding)
+    return result

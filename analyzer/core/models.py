@@ -208,6 +208,8 @@ class CustomOpRow(_Contract):
     replacement: Text
     effort_tier: Literal["low", "medium", "high"]
     ub_estimate_bytes: int | None = Field(default=None, description="Triton: estimated on-chip bytes per program")
+    same_code_as: str | None = Field(default=None, description="path:line of the first kernel of the same name and the "
+                                     "same code (comments and spacing aside) in another file: one port, counted once")
 
 
 Phase = Literal["training", "inference", "evaluation", "data", "export"]

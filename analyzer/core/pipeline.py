@@ -20,6 +20,7 @@ from ascend_feasibility.analyzer.context.project_scope import (
     collapse_project_scoped,
     drop_subsumed,
     drop_without_cause,
+    fold_identical_files,
     fold_repeated_settings,
 )
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
@@ -126,6 +127,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     keeping = [domain for domain in worker.domains if domain.facts_type is not None]
     facts: dict[str, list] = {domain.name: [] for domain in keeping}
     generated: set[str] = set()  # files port wrote (reading/generated.py)
+    digests: dict[str, str | None] = {}  # each file's content hash: byte-identical copies fold (fold_identical_files)
     # Results arrive in path order whatever the number of workers (output is the same for any --jobs) and are merged
     # as they come: the run never holds every file's results at once.
     cache = last = None
@@ -166,6 +168,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         if cache is not None:
             parts.append(cache.run_part(project_file, keys[project_file.path], result))
         store.add(result)
+        digests[result.path] = result.digest
         if result.generated:
             generated.add(result.path)
         files_scanned += result.scanned
@@ -201,8 +204,9 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")
     symbol_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "symbol")
     edited = frozenset(code for code, rule in worker.kb.rules.items() if rule.edit is not None)
-    run.findings = fold_repeated_settings(collapse_project_scoped(findings, project_rules, file_rules, symbol_rules),
-                                          edited)
+    run.findings = fold_identical_files(
+        fold_repeated_settings(collapse_project_scoped(findings, project_rules, file_rules, symbol_rules), edited),
+        digests)
     for domain in worker.domains:
         domain.report(run)
     findings = run.findings

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ascend_feasibility.analyzer.context.project import _path_reach
+from ascend_feasibility.analyzer.context.project_scope import parse_site
 from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.core.models import Finding, Report
 from ascend_feasibility.analyzer.port.edits import (
@@ -103,7 +104,7 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
     result = PortResult()
     by_path: dict[str, list[Finding]] = {}
     present: dict[str, list[Finding]] = {}  # every finding still to do, per file (what a guarded branch holds)
-    for finding in report.findings:
+    for finding in (copy for f in report.findings for copy in _with_identical_copies(root, f)):
         if not finding.suppressed:
             present.setdefault(finding.path, []).append(finding)
         why = eligible(finding, options)
@@ -204,6 +205,29 @@ def _rewrite_script(root: Path, path: str, findings: list[Finding], result: Port
     result.outcomes += outcomes
     if new is not None:
         result.rewrites.append(FileRewrite(path, data.decode("utf-8"), new, outcomes))
+
+
+def _with_identical_copies(root: Path, finding: Finding) -> list[Finding]:
+    """The finding, and one per site of it on the same line of a byte-identical copy of its file (the report counts
+    a copied file's findings once, the copies as sites: each copy still needs the same edit)."""
+    copies = [finding]
+    sites = [parse_site(site) for site in finding.sites]
+    wanted = [where for where in sites if where is not None and where[0] != finding.path and where[1] == finding.line
+              and where[2] == finding.cell]
+    if not wanted:
+        return copies
+    try:
+        data = read_contained(root, finding.path, MAX_FILE_BYTES)
+    except Unreadable:
+        return copies
+    for path, _, _ in wanted:
+        try:
+            same = read_contained(root, path, MAX_FILE_BYTES) == data
+        except Unreadable:
+            continue
+        if same:
+            copies.append(finding.model_copy(update={"path": path, "sites": []}))
+    return copies
 
 
 def _load(root: Path, path: str, language: str = "python") -> tuple[bytes, object] | str:

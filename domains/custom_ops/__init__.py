@@ -11,7 +11,14 @@ from ascend_feasibility.domains.custom_ops.binding_reach import redundant_builds
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
-from ascend_feasibility.domains.custom_ops.fallbacks import fallback_extensions, gate_findings, gated_extensions, relocate_gated
+from ascend_feasibility.domains.custom_ops.fallbacks import (
+    fallback_extensions,
+    gate_findings,
+    gated_extensions,
+    relocate_gated,
+    relocate_switched,
+    switched_extensions,
+)
 from ascend_feasibility.domains.custom_ops.inventory import build_inventory
 from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
@@ -63,5 +70,7 @@ class CustomOpsDomain(Domain):
         merged = CustomOpFacts()
         for facts in run.facts[self.name]:
             merged.extend(facts)
+        # extensions built only behind a switch whose imports the project catches: optional, one finding at the build
+        run.findings = relocate_switched(run.findings, switched_extensions(merged, run.findings, run), run)
         kernels = build_inventory(merged, self.kb)
         run.report_fields["custom_ops"] = run.published["kernels"] = kernels

@@ -47,7 +47,7 @@ def unreached_by_bindings(facts: CustomOpFacts, run: ProjectRun) -> dict[str, li
     python = [m for m in run.modules if m.path.endswith(PYTHON_SUFFIXES)]
     texts = [*run.modules, *facts.native_words]  # every file whose words are known
     paths = {t.path for t in texts}
-    sources = {id(e): _resolved(e, paths) for e in facts.extensions}
+    sources = {id(e): resolved_sources(e, paths) for e in facts.extensions}
     judged: list[tuple[ExtensionRecord, list[BindingRecord]]] = []
     for extension in facts.extensions:
         bindings = _bindings_of(extension, sources[id(extension)], facts.bindings)
@@ -136,7 +136,7 @@ def _judgeable(name: str) -> bool:
     return len(name) >= MIN_NAME and not name[0].isdigit()
 
 
-def _resolved(extension: ExtensionRecord, paths: set[str]) -> set[str]:
+def resolved_sources(extension: ExtensionRecord, paths: set[str]) -> set[str]:
     """The project paths among `paths` of an extension's sources, named from the builder's folder or from the root."""
     here = PurePosixPath(extension.path).parent
     found = set()
@@ -167,10 +167,10 @@ def _bindings_of(extension: ExtensionRecord, sources: set[str], bindings: list[B
 
 
 def _imported(extension: ExtensionRecord, facts: CustomOpFacts) -> bool:
-    return any(_names(extension, site.module) for site in facts.imports)
+    return any(loads_extension(extension, site.module) for site in facts.imports)
 
 
-def _names(extension: ExtensionRecord, module: str) -> bool:
+def loads_extension(extension: ExtensionRecord, module: str) -> bool:
     """Does an import of `module` load the extension (`import pkg._C`, `from pkg import _C`, `import _C`)?"""
     name, last = extension.name, extension.name.rsplit(".", 1)[-1]
     return module in {name, last} or module.startswith(name + ".") or module.endswith("." + last)
@@ -178,7 +178,7 @@ def _names(extension: ExtensionRecord, module: str) -> bool:
 
 def _looked_up(extension: ExtensionRecord, facts: CustomOpFacts, python: list[ModuleFacts]) -> bool:
     """Does a Python file that imports or names the extension look attributes up by name?"""
-    importers = {site.path for site in facts.imports if _names(extension, site.module)}
+    importers = {site.path for site in facts.imports if loads_extension(extension, site.module)}
     names = [name for name in extension.name.split(".") if _judgeable(name)]
     return any((m.path in importers or writes_any(m.words, names)) and writes_any(m.words, DYNAMIC_LOOKUPS)
                for m in python)
@@ -203,7 +203,7 @@ def redundant_builds(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[s
     if len(facts.extensions) < 2 or not facts.imports:
         return {}
     paths = {t.path for t in (*run.modules, *facts.native_words)}
-    sources = {id(e): _resolved(e, paths) for e in facts.extensions}
+    sources = {id(e): resolved_sources(e, paths) for e in facts.extensions}
     imported = [e for e in facts.extensions if e.name not in {"", "?"} and _imported(e, facts) and sources[id(e)]]
     python = [m for m in run.modules if m.path.endswith(PYTHON_SUFFIXES) and run.context.of(m.path).role != "build"]
     verdicts: dict[str, list[str | None]] = defaultdict(list)

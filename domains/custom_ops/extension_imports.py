@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import sys
 
+from ascend_feasibility.analyzer.context.import_fallbacks import caught_import
 from ascend_feasibility.analyzer.core.findings import Located
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, ProjectRun, Unit
+from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, ModuleFacts, ProjectRun, Unit
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, ImportSite
+from tree_sitter import Node
 
 DETECTOR = "cuda-extension-import"
+IN_FUNCTION = "in-function"  # the import runs when its function does, not when the module loads
 SKIPPED_ROOTS = frozenset(sys.stdlib_module_names) | {"torch", "numpy", "triton", "transformers", "einops", "setuptools"}
 
 
@@ -43,10 +46,32 @@ def import_sites(unit: Unit) -> list[ImportSite]:
             continue
         row = statement.start_point.row
         line = unit.source.line_text(row)
+        function, gate, gate_line = _enclosing(statement)
+        caught = caught_import(statement)
         for module in modules:
             sites.append(ImportSite(module, unit.path, row + 1, unit.source.char_column(row, statement.start_point.column),
-                                    len(line) + 1, line.strip()[:200], unit.cell))
+                                    len(line) + 1, line.strip()[:200], unit.cell, function, gate, gate_line, caught))
     return sites
+
+
+def _enclosing(statement: Node) -> tuple[str, str, int]:
+    """(the function holding an import, the condition of the nearest `if` in it whose body holds the import, its line):
+    `if model_uses_exllama: from exllama_kernels import prepare_buffers` in autogptq_post_init. Empty where the import
+    runs when the module loads; no gate where no `if` body holds it (an else arm is no gate: it runs when a test fails)."""
+    gate, gate_line = "", 0
+    current = statement.parent
+    while current is not None and current.type not in {"function_definition", "class_definition", "module"}:
+        parent = current.parent
+        if not gate and current.type == "block" and parent is not None and parent.type == "if_statement" \
+                and parent.child_by_field_name("consequence") == current:
+            condition = parent.child_by_field_name("condition")
+            if condition is not None:
+                gate, gate_line = " ".join(parsing.text(condition).split())[:120], condition.start_point.row + 1
+        current = parent
+    if current is None or current.type != "function_definition":
+        return "", "", 0
+    name = current.child_by_field_name("name")
+    return (parsing.text(name) if name is not None else "?"), gate, gate_line
 
 
 def extension_import_findings(facts: CustomOpFacts, run: ProjectRun) -> list[Finding]:
@@ -62,16 +87,22 @@ def extension_import_findings(facts: CustomOpFacts, run: ProjectRun) -> list[Fin
             continue
         extension = built[name]
         place = run.context.of(site.path)
-        reach, reason = place.reach, place.reason
-        module_facts = modules.get(site.path)
-        if reach == "runs" and module_facts is not None:
-            fallback = module_facts.import_fallbacks.get(site.module)
-            if fallback is not None:
-                reach, reason = "optional", f"falls back to {fallback[1]} (line {fallback[0]}) where the import fails"
-            elif site.module in module_facts.guarded_imports:
-                reach = module_facts.guarded_imports[site.module]
+        reach, reason = site_reach(site, modules.get(site.path), place.reach, place.reason)
         symbol = f"{site.module} (CUDA extension {extension.name}, built at {extension.path}:{extension.line})"
         located = Located(code, symbol, site.path, site.line, site.column, site.end_column, site.snippet, site.cell,
-                          matched=site.module, role=place.role, reach=reach, reach_reason=reason)
+                          matched=site.module, role=place.role, reach=reach, reach_reason=reason,
+                          facets=(IN_FUNCTION,) if site.function else ())
         findings.append(run.factory.build_located(located, 0))
     return findings
+
+
+def site_reach(site: ImportSite, module_facts: ModuleFacts | None, reach: str, reason: str | None) -> tuple[str, str | None]:
+    """The reach of an import of an extension: its file's, unless the import is caught (a handler that falls back
+    gives the fallback as the reason) or guarded."""
+    if reach == "runs" and module_facts is not None:
+        fallback = module_facts.import_fallbacks.get(site.module)
+        if fallback is not None:
+            return "optional", f"falls back to {fallback[1]} (line {fallback[0]}) where the import fails"
+        if site.module in module_facts.guarded_imports:
+            return module_facts.guarded_imports[site.module], reason
+    return reach, reason

@@ -21,6 +21,8 @@ from ascend_feasibility.analyzer.core.findings import Located, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.domains.base import ProjectRun
+from ascend_feasibility.domains.custom_ops.binding_reach import loads_extension, resolved_sources
+from ascend_feasibility.domains.custom_ops.extension_imports import site_reach
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, ExtensionRecord
 
 BUILD_DETECTORS = frozenset({"native-extension-build", "cuda-extension-build-branch", "cuda-home-guarded-extension",
@@ -182,3 +184,110 @@ def _owns(g: GatedExtension, finding: Finding, build_codes: set[str]) -> bool:
     owner = max((f for f in g.folders | g.others if f == "." or folder == f or folder.startswith(f + "/")),
                 key=len, default=None)
     return owner in g.folders
+
+
+SWITCHED = "cuda-extension-behind-build-switch"
+SWITCH_REACHES = frozenset({"cuda-only-guarded", "optional"})  # a build the installer can leave out
+
+
+@dataclass(frozen=True)
+class SwitchedExtension:
+    """An extension built only behind a switch whose every import the project catches or gates by a flag."""
+
+    name: str
+    build: Finding  # the build's own finding (its reach names the switch); the first where it is built twice
+    natives: frozenset[str]  # its native files, by path
+    gated_imports: frozenset[tuple[str, int]]  # imports in a function behind a flag, otherwise counted as running
+    sites: str  # how each import is handled, for the reason and the finding
+    reason: str
+
+
+def switched_extensions(facts: CustomOpFacts, findings: list[Finding], run: ProjectRun) -> list[SwitchedExtension]:
+    """The CUDA extensions whose every build sits behind a switch the report rates as not running (OLMo's AutoGPTQ:
+    `if BUILD_CUDA_EXT:`) and whose every import in product code that runs is caught (a try whose handler carries
+    on, a guard) or sits in a function behind a flag (`if model_uses_exllama:`); at least one import is caught."""
+    build_codes = {r.code for r in run.kb.rules.values() if r.match.detector in BUILD_DETECTORS}
+    builds_at = {(f.path, f.line): f for f in findings if f.rule in build_codes}
+    modules = {f.path: f for f in run.modules}
+    paths = {t.path for t in (*run.modules, *facts.native_words)}
+    by_name: dict[str, list[ExtensionRecord]] = {}
+    for extension in facts.extensions:
+        if extension.name not in {"", "?"}:
+            by_name.setdefault(extension.name, []).append(extension)
+    candidates: list[tuple[str, Finding, list[str], frozenset[tuple[str, int]]]] = []
+    for name, builds in by_name.items():
+        found = [builds_at.get((e.path, e.line)) for e in builds]
+        if not all(e.cuda and e.sources for e in builds) or any(
+                f is None or f.reach not in SWITCH_REACHES or f.role not in COUNTED_ROLES for f in found):
+            continue
+        handled = _handled_imports(builds[0], facts, modules, run)
+        if handled is not None:
+            candidates.append((name, found[0], *handled))
+    if not candidates:
+        return []
+    switched_names = {name for name, *_ in candidates}
+    others = {source for e in facts.extensions if e.name not in switched_names for source in resolved_sources(e, paths)}
+    result = []
+    for name, build, sites, gated in candidates:
+        own = {source for e in by_name[name] for source in resolved_sources(e, paths)} - others
+        folders = {str(PurePosixPath(p).parent) for p in own}
+        natives = own | {p for p in paths if p.endswith(NATIVE_SUFFIXES) and p not in others
+                         and str(PurePosixPath(p).parent) in folders
+                         and not any(str(PurePosixPath(o).parent) == str(PurePosixPath(p).parent) for o in others)}
+        shown = "; ".join(sites[:4]) + (f"; {len(sites) - 4} more" if len(sites) > 4 else "")
+        reason = (f"{name} is built only behind a switch ({build.path}:{build.line}, {build.reach_reason or build.reach}) "
+                  f"and every import of it is caught or behind a flag ({shown}): without it the project's own code runs")
+        result.append(SwitchedExtension(name, build, frozenset(natives), gated, shown, reason))
+    return result
+
+
+def _handled_imports(extension: ExtensionRecord, facts: CustomOpFacts, modules: dict, run: ProjectRun
+                     ) -> tuple[list[str], frozenset[tuple[str, int]]] | None:
+    """How each import of the extension in product code that runs copes with its absence, and the imports gated by a
+    flag in a function; None where one does not (a plain import stops its module loading; a helper's import is
+    judged by its callers, elsewhere) or none is caught."""
+    sites, gated, caught = [], set(), False
+    for site in facts.imports:
+        if not loads_extension(extension, site.module):
+            continue
+        place = run.context.of(site.path)
+        if place.role not in COUNTED_ROLES or place.reach != "runs":
+            continue
+        reach, reason = site_reach(site, modules.get(site.path), place.reach, place.reason)
+        if site.caught or (reach != "runs" and reason):  # a handler that carries on, or one that falls back
+            caught = True
+            sites.append(f"{site.path}:{site.line} caught")
+        elif site.function and site.gate:
+            gated.add((site.path, site.line))
+            sites.append(f"{site.path}:{site.line} in {site.function}() behind `if {site.gate}:`")
+        elif not site.function and reach != "runs":
+            sites.append(f"{site.path}:{site.line} behind a guard")
+        else:
+            return None
+    return (sites, frozenset(gated)) if caught else None
+
+
+def relocate_switched(findings: list[Finding], switched: list[SwitchedExtension], run: ProjectRun) -> list[Finding]:
+    """The switched extensions' native findings and gated imports, still counted as running, made optional; each
+    extension's build finding replaced by one OPS092 finding that says what to do."""
+    if not switched:
+        return findings
+    code = next(r.code for r in run.kb.rules.values() if r.match.detector == SWITCHED)
+    builds = {id(s.build): s for s in switched}
+    result = []
+    for finding in findings:
+        owner = builds.get(id(finding))
+        if owner is not None:
+            build = owner.build
+            located = Located(code, f"{owner.name} (built at {build.path}:{build.line})", build.path, build.line,
+                              build.column, build.end_column, build.snippet, build.cell, npu=owner.sites,
+                              matched=owner.name, role=build.role)
+            result.append(run.factory.build_located(located, 0))
+            continue
+        if finding.reach == "runs":
+            reason = next((s.reason for s in switched if finding.path in s.natives
+                           or (finding.path, finding.line) in s.gated_imports), None)
+            if reason is not None:
+                finding = run.factory.relocate(finding, Place(finding.role, "optional", reason))
+        result.append(finding)
+    return result

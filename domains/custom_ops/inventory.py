@@ -39,7 +39,10 @@ def build_inventory(facts: CustomOpFacts, kb: KnowledgeBase) -> list[CustomOpRow
                 kernel_callers.setdefault(key, []).extend(python_callers_of_op.get(op, []))
 
     rows = []
+    first_of: dict[tuple[str, str, str], str] = {}  # (kind, name, code) → where the first copy is
     for record in sorted(facts.kernels, key=lambda r: (r.path, r.line)):
+        first = first_of.setdefault((record.kind, record.name, record.code), _where(record.path, record.line, record.cell)) \
+            if record.code else None
         callers = list(record.host_callers)
         if record.kind == "triton":
             callers += triton_callers.get((record.path, record.name), []) + triton_callers.get((None, record.name), [])
@@ -68,6 +71,7 @@ def build_inventory(facts: CustomOpFacts, kb: KnowledgeBase) -> list[CustomOpRow
                 replacement=Text(en=kernel_class.replacement.en, zh=kernel_class.replacement.zh),
                 effort_tier=tier,
                 ub_estimate_bytes=record.ub_estimate_bytes,
+                same_code_as=first if first is not None and not first.startswith(f"{record.path}:") else None,
             )
         )
     return rows

@@ -3,6 +3,7 @@ launch them, and the Python bindings (PYBIND11_MODULE, TORCH_LIBRARY, TORCH_LIBR
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from ascend_feasibility.analyzer.context.written_names import NAME_BYTES
@@ -45,6 +46,7 @@ class NativeKernel:
     end_line: int
     features: list[str] = field(default_factory=list)
     parameters: str = ""  # the parameter list as written: its types and names say what the kernel takes (int8_t *A)
+    code: str = ""  # a hash of its tokens, comments and spacing aside: the same kernel copied into another file
 
 
 @dataclass
@@ -131,7 +133,7 @@ def _function(function: Node, result: NativeFile, language: str, kernel_macros: 
         return
     params = declarator.child_by_field_name("parameters")
     kernel = NativeKernel(name, function.start_point.row + 1, function.end_point.row + 1,
-                          parameters=parsing.text(params) if params is not None else "")
+                          parameters=parsing.text(params) if params is not None else "", code=code_digest(function))
     body_text = parsing.text(function.child_by_field_name("body")) if function.child_by_field_name("body") else ""
     if "__shared__" in body_text or "extern __shared__" in body_text:
         kernel.features.append("shared memory")
@@ -218,6 +220,22 @@ def _binding(macro: str, function: Node, language: str) -> Binding:
         ops[op] = target
     key = args[1] if macro == "TORCH_LIBRARY_IMPL" and len(args) > 1 else ""
     return Binding(macro, args[0] if args else "", key, ops, function.start_point.row + 1)
+
+
+def code_digest(node: Node) -> str:
+    """A hash of a definition's tokens, comments and spacing aside: AutoGPTQ's cuda_64 and cuda_256 extensions compile
+    the same kernels from two files that differ only there (and in the constants the kernels read)."""
+    digest = hashlib.blake2b(digest_size=12)
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "comment":
+            continue
+        if current.child_count == 0:
+            digest.update(current.text + b"\0")
+        else:
+            stack.extend(reversed(current.children))
+    return digest.hexdigest()
 
 
 def _enclosing_function_name(node: Node) -> str | None:

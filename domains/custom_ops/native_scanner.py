@@ -45,7 +45,7 @@ class NativeSourceScanner(Scanner):
             kernel_class = self.kb.classify_kernel(kernel.name, *related, PurePosixPath(unit.path).stem, signature=kernel.parameters)
             facts.kernels.append(
                 KernelRecord(kernel.name, unit.path, kernel.line, kernel.end_line, "cuda", features,
-                             callers_of.get(kernel.name, []), kernel_class=kernel_class.name)
+                             callers_of.get(kernel.name, []), kernel_class=kernel_class.name, code=kernel.code)
             )
             bump = 1 if HARD_FEATURES & set(features) else 0
             tier = ["low", "medium", "high"][min(["low", "medium", "high"].index(kernel_class.tier) + bump, 2)]

@@ -18,6 +18,7 @@ class KernelRecord:
     block_sizes: dict[str, int] = field(default_factory=dict)
     cell: int | None = None
     kernel_class: str = "other"  # what it computes, as the scanner classified it
+    code: str = ""  # a hash of its tokens, comments and spacing aside (native.code_digest); "" where not read
 
 
 @dataclass
@@ -53,6 +54,10 @@ class ImportSite:
     end_column: int
     snippet: str
     cell: int | None = None
+    function: str = ""  # the function the import sits in ("" at module level: it runs when the module loads)
+    gate: str = ""  # in a function, the condition of the `if` whose body holds the import (`model_uses_exllama`)
+    gate_line: int = 0
+    caught: bool = False  # in a try whose handler catches the ImportError and carries on
 
 
 @dataclass

@@ -297,11 +297,16 @@ _TIER_ZH = {"low": "低", "medium": "中", "high": "高"}
 def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucket: str, est: dict) -> EffortItem:
     data = est["kernel"]
     if kind == "validation":
-        hours = data["validation"] * len(rows)
-        en = f"validation only (an NPU path or fallback exists): {data['validation']:g} h × {len(rows)} kernels = {hours:g} h"
-        zh = f"只需验证（已有 NPU 路径或回退实现）：{data['validation']:g} 小时 × {len(rows)} 个算子 = {hours:g} 小时"
+        here = {f"{row.path}:{row.line}" for row in rows}
+        distinct = sum(1 for row in rows if row.same_code_as not in here)  # a copy is validated with its original
+        hours = data["validation"] * distinct
+        en = f"validation only (an NPU path or fallback exists): {data['validation']:g} h × {distinct} kernels = {hours:g} h"
+        zh = f"只需验证（已有 NPU 路径或回退实现）：{data['validation']:g} 小时 × {distinct} 个算子 = {hours:g} 小时"
+        if distinct < len(rows):
+            en += f" ({len(rows) - distinct} copies of the same code counted once)"
+            zh += f"（{len(rows) - distinct} 个代码相同的副本只计一次）"
     else:
-        sized = _once_per_operator(rows, [kernel_hours(row, est) for row in rows], data)
+        sized = _once_per_copy(rows, _once_per_operator(rows, [kernel_hours(row, est) for row in rows], data))
         hours = sum(h for h, _, _ in sized)
         shown = list(zip(rows, sized))[:6]
         parts_en = "; ".join(f"{row.kernel}: {how} = {h:.1f} h" for row, (h, how, _) in shown)
@@ -338,6 +343,14 @@ def _once_per_operator(rows: list[CustomOpRow], sized: list[tuple[float, str, st
             entry = (0.0, f"the same operator as {kept}, counted once", f"与 {kept} 是同一个算子，只计一次")
         result.append(entry)
     return result
+
+
+def _once_per_copy(rows: list[CustomOpRow], sized: list[tuple[float, str, str]]) -> list[tuple[float, str, str]]:
+    """A kernel whose code another file of the item holds too (AutoGPTQ's cuda_64 and cuda_256 extensions compile the
+    same 11 kernels) is ported once: the copies are listed at 0 h."""
+    here = {f"{row.path}:{row.line}" for row in rows}
+    return [(0.0, f"the same code as {row.same_code_as}, counted once", f"与 {row.same_code_as} 代码相同，只计一次")
+            if row.same_code_as in here else entry for row, entry in zip(rows, sized)]
 
 
 def _item(*, name: str, rule: str, domain: str, group: list[Finding], migration: str, confidence: str, hours: float,
