@@ -28,7 +28,7 @@ def fold_into_cuda_images(findings: list[Finding], factory: FindingFactory) -> l
         if image is not None and finding.domain == DOMAIN and finding.counted:
             finding = factory.relocate(finding, Place(
                 finding.role, "other-backend",
-                f"{finding.path}:{image.line}: a package line of the CUDA image built FROM {image.symbol}, which the "
-                f"port replaces by a CANN image ({code} at that line)"))
+                f"{finding.path}:{image.line}: a package line of the CUDA image this file builds ({image.symbol}), "
+                f"which the port replaces by a CANN image ({code} at that line)"))
         result.append(finding)
     return result
