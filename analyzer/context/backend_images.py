@@ -51,7 +51,6 @@ def backend_evidence(text: str, image_tokens: list[str]) -> str | None:
     for command in parsing.captures(parsing.query("bash", COMMANDS), root).get("command", []):
         name = parsing.text(command.child_by_field_name("name"))
         words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
-        candidates = []
         if name.upper() == "FROM":
             images = [w for w in words if not w.startswith("--")]
             candidates = images[:1]
