@@ -57,18 +57,26 @@ class ShellConfigScanner(Scanner):
                     node, root, whole_script=unit.kind == "shell" and unit.cell is None):
                 code = self.index.code_for("cuda-visible-devices-default-pin")
             hits.append(Hit(code, name, Span.of(node)))
+        cuda_image, cuda_packages = False, None
         for node in found.get("command", []):
             if unit.kind == "dockerfile" and parsing.text(node).upper() == "FROM":
                 image = _cuda_base_image(node)
                 if image is not None:
+                    cuda_image = True
                     hits.append(Hit(self.index.code_for("cuda-base-image"), image, Span.of(node.parent)))
                 continue
+            if unit.kind == "dockerfile" and cuda_packages is None:
+                word = _cuda_package_source(node)
+                cuda_packages = None if word is None else (word, node)
             launcher = _launcher(node)
             if launcher is not None:
                 hits.append(Hit(self.index.code_for("launcher-line"), launcher, Span.of(node.parent)))
             device = _device_option(node)
             if device is not None:
                 hits.append(Hit(self.index.code_for("launch-device-cuda"), parsing.text(device), Span.of(device)))
+        if cuda_packages is not None and not cuda_image:  # FROM ubuntu, then CUDA's torch: a CUDA image all the same
+            word, node = cuda_packages
+            hits.append(Hit(self.index.code_for("cuda-base-image"), word, Span.of(node.parent), facets=("cuda-packages",)))
         return hits
 
 
@@ -107,6 +115,33 @@ def _cuda_base_image(command_name) -> str | None:
     if name.startswith(NVIDIA_REGISTRIES) or "cuda" in name.rpartition("/")[2]:
         return image
     return None
+
+
+CUDA_CHANNELS = ("nvidia",)  # conda channels of CUDA's runtime (conda install ... -c nvidia)
+CUDA_TORCH_PACKAGES = ("pytorch-cuda",)  # conda's CUDA build of torch (pytorch-cuda=11.8)
+CHANNEL_OPTIONS = ("-c", "--channel")
+INDEX_OPTIONS = ("--index-url", "--extra-index-url", "-i")
+
+
+def _cuda_package_source(command_name) -> str | None:
+    """The word of an install command that takes torch's CUDA build or CUDA's runtime: `-c nvidia`, `pytorch-cuda=11.8`,
+    `--index-url https://download.pytorch.org/whl/cu118`; None for another command."""
+    words = [parsing.text(w).strip("'\"") for w in command_name.parent.children_by_field_name("argument")]
+    for index, word in enumerate(words):
+        following = words[index + 1] if index + 1 < len(words) else ""
+        if word in CHANNEL_OPTIONS and following in CUDA_CHANNELS:
+            return f"{word} {following}"
+        if word.split("=", 1)[0] in CUDA_TORCH_PACKAGES and "=" in word:
+            return word
+        if word in INDEX_OPTIONS and _cuda_wheel_index(following):
+            return f"{word} {following}"
+    return None
+
+
+def _cuda_wheel_index(url: str) -> bool:
+    """download.pytorch.org/whl/cu118: the last path part is `cu` and digits."""
+    last = url.rstrip("/").rpartition("/")[2].lower()
+    return last.startswith("cu") and last[2:].isdigit()
 
 
 def _launcher(command_name) -> str | None:

@@ -576,6 +576,8 @@ class BackendConventions(_Record):
     twin: list[str]
     cuda_engines: list[str] = Field(default_factory=list, description="engines that run on NVIDIA GPUs only")
     npu_engines: list[str] = Field(default_factory=list, description="engines with an Ascend build")
+    images: list[str] = Field(default_factory=list, description="tokens of a Dockerfile's base image, package index "
+                              "URL or build label that name another accelerator's image (a token starting so: rocm6.0)")
     npu_packages: list[str] = Field(default_factory=list, description="packages that import wherever the project runs "
                                     "on Ascend and nowhere else: a try that imports one is the NPU arm, its except arm "
                                     "the other")

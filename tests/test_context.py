@@ -1043,3 +1043,24 @@ def test_one_nccl_setting_in_many_launch_scripts_is_one_finding_counted_once(tmp
     assert [f.path for f in report.findings if f.symbol == "NCCL_PROTO"] == ["scripts/run0.sh"]
     item = next(i for i in report.effort.items if i.rule == "DST039")
     assert item.count == 3  # NCCL_IB_HCA twice (two values), NCCL_PROTO once
+
+
+def test_a_rocm_dockerfile_is_another_backends_image(tmp_path):
+    """A Dockerfile whose base image, package index or build label is ROCm's builds AMD's image: other-backend, and
+    its torch pin chooses no target. A CUDA image stays the build the port replaces (counted)."""
+    write_tree(tmp_path, {
+        "pyproject.toml": "[project]\nname = \"pkg\"\ndependencies = [\"torch>=2.1\"]\n",
+        "pkg/__init__.py": "",
+        "docker/Dockerfile.lumi": "FROM ubuntu:jammy\nRUN pip install torch==2.3.1 --index-url https://download.pytorch.org/whl/rocm6.0\n",
+        "docker/Dockerfile.amd": "FROM rocm/pytorch:latest\nENV CUDA_HOME=/opt/rocm\n",
+        "docker/Dockerfile.gpu": "FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\nRUN pip install torch==2.5.1 --index-url https://download.pytorch.org/whl/cu121\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch_npu == "2.12.0"
+    by_path = {}
+    for f in report.findings:
+        by_path.setdefault(f.path, set()).add((f.rule, f.reach))
+    assert by_path["docker/Dockerfile.lumi"] == {("DEP016", "other-backend")}
+    assert by_path["docker/Dockerfile.amd"] and {r for _, r in by_path["docker/Dockerfile.amd"]} == {"other-backend"}
+    # the CUDA image: one counted item at its FROM; its torch line is that image's (dependencies/images.py)
+    assert by_path["docker/Dockerfile.gpu"] == {("DEV212", "runs"), ("DEP016", "other-backend")}

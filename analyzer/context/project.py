@@ -49,9 +49,10 @@ PLAIN = FileContext()
 
 
 def build_project_context(paths: list[str], role_overrides: dict[str, list[str]] | None = None,
-                          distribution: str = "") -> ProjectContext:
+                          distribution: str = "", other_backend: dict[str, str] | None = None) -> ProjectContext:
     """`distribution`: the name pyproject.toml's [project] publishes the project as (a namespace folder of that name is
-    the project's own package even where a library's modules share the name)."""
+    the project's own package even where a library's modules share the name). `other_backend`: path → why, for files
+    their contents show to be another backend's (a ROCm Dockerfile: context/backend_images.py)."""
     conventions = load_context_conventions()
     views = {path: path_view(path) for path in paths}  # each path parsed once
     existing = set(paths).union(*(_folders(folder) for folder in {view.parent for view in views.values()}))
@@ -67,6 +68,8 @@ def build_project_context(paths: list[str], role_overrides: dict[str, list[str]]
         reach, reason = _path_reach(path, conventions.backends, existing, views[path])
         if reach == "runs":
             reach, reason = _library_folder(path, libraries, views[path])
+        if reach == "runs" and other_backend and path in other_backend:
+            reach, reason = "other-backend", other_backend[path]
         if reach == "npu-path":
             npu_files.append(path)
         if role != "product" or reach != "runs":

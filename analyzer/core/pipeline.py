@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
+from ascend_feasibility.analyzer.context.backend_images import other_backend_images
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
 from ascend_feasibility.analyzer.context.project_scope import (
     collapse_project_scoped,
@@ -110,7 +111,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     ci_images = ci_built_dockerfiles(found.files, config.roles)
     if ci_images:  # CI test images are ci, for the context and the plan alike; the project's own globs still win
         config.roles = {**config.roles, "ci": [*config.roles.get("ci", []), *map(glob.escape, ci_images)]}
-    context = build_project_context([f.path for f in found.files], config.roles, config.distribution)
+    context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
+                                    other_backend_images(found.files))
     worker = FileWorker(options.torch_npu, context)  # validates the target and the knowledge base before any scan
     files = [f for f in found.files if worker.reads(f.kind)]
     choice = None
@@ -278,8 +280,9 @@ def _project_target(files: list[ProjectFile], worker: FileWorker, context: Proje
     Examples', docs' and tests' manifests pin what a demo needs, not what the project installs."""
     facts: dict[str, list] = {domain.name: [] for domain in worker.domains}
     # setup.py (Python) and environment.yml (YAML) are build files by role, whatever their kind: they name torch too
-    manifests = (f for f in files if context.of(f.path).role == "build"
+    manifests = (f for f in files if (context.of(f.path).role == "build"
                  or (f.kind == "build" and context.of(f.path).role == "product"))
+                 and context.of(f.path).reach != "other-backend")  # a ROCm image's torch is ROCm's, no requirement
     for project_file in sorted(manifests, key=lambda f: f.path):
         result = worker.process(project_file)
         for domain in worker.domains:

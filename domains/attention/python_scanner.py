@@ -10,6 +10,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.context.guards import only_raises
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
+from ascend_feasibility.domains.attention import sdp_selection
 from ascend_feasibility.domains.attention.facts import AttentionFacts, AttentionSelection
 from ascend_feasibility.domains.base import Hit, Unit, code_context
 from ascend_feasibility.domains.device import literals
@@ -54,8 +55,10 @@ class _AttentionScan(PythonScan):
         gated = set()
         for node in found.get("try", []):
             gated.update(self._import_gate(node))
-        for reference in unit_references(self.unit):
-            self._reference(reference)
+        references = unit_references(self.unit)
+        switches = sdp_selection.switch_values([(r.name, r.call) for r in references if r.call is not None])
+        for reference in references:
+            self._reference(reference, switches)
         for node in found.get("attn_impl", []):
             self._attn_implementation(node)
         for node in found.get("fa2_keyword", []):  # the older from_pretrained(..., use_flash_attention_2=True)
@@ -71,7 +74,12 @@ class _AttentionScan(PythonScan):
                 self.hit("sequence-parallel-attention", module, node.parent)
         return self.hits
 
-    def _reference(self, reference: Reference) -> None:
+    def _reference(self, reference: Reference, switches: set[tuple[str, str]]) -> None:
+        if (reference.call is not None and reference.name in sdp_selection.SELECTORS
+                and sdp_selection.asks_for_math(reference.name, reference.call, self.imports, switches)
+                and not _condition_mentions_npu(reference.node)):
+            self.hit("sdp-math-request", reference.name, reference.node)  # the one selection the NPU can honour
+            return
         match = self.index.match_name(reference.name)
         if match is None:
             return

@@ -10,6 +10,7 @@ from ascend_feasibility.analyzer.core.models import SkippedFile
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, TargetChoice, Unit
 from ascend_feasibility.domains.dependencies.calls import PackageCallScanner
 from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY, DependencyFacts, collect
+from ascend_feasibility.domains.dependencies.images import fold_into_cuda_images
 from ascend_feasibility.domains.dependencies.project import analyze_dependencies, choose_target
 
 
@@ -40,3 +41,6 @@ class DependenciesDomain(Domain):
         run.published["dependency_matrix"] = analysis.matrix
         run.report_fields["dependency_matrix"] = analysis.matrix
         run.report_fields["torch_fit"] = analysis.torch_fit.model_copy(update={"conflicts": run.choice.conflicts})
+
+    def report(self, run: ProjectRun) -> None:
+        run.findings = fold_into_cuda_images(run.findings, run.factory)

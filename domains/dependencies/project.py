@@ -125,6 +125,8 @@ def analyze_dependencies(
         pin_fit, pin_sites = pinned
         pin_note = f"{pin_fit.recommended} [{pin_sites[0].path}: torch{_version_of(pin_sites)}]"
         fit = TorchFit(declared=fit.declared, releases=fit.releases, recommended=pin_note)
+    target = factory.target.release
+    target_note = f"torch_npu {target.torch_npu} (torch {target.torch}, CANN {target.cann})"
     for path in sorted({s.path for s in torch_sites}):
         in_file = [s for s in torch_sites if s.path == path]
         file_fit = torch_fit(in_file, kb)
@@ -132,6 +134,11 @@ def analyze_dependencies(
         recommended = file_fit.recommended
         if pinned is not None and path != pinned[1][0].path and set(pinned[0].releases) <= set(file_fit.releases):
             recommended = pin_note  # a range holding the pinned torch: the pin's release, not the newest one
+        elif target.torch_npu in file_fit.releases:
+            recommended = target_note  # the report's target, which this file admits (not the newest it admits)
+        elif file_fit.releases:  # OLMo scripts/augusta/Dockerfile torch==2.5.1 beside a target of torch 2.12.0
+            code = "torch-pin-off-target"
+            recommended = f"{target_note}, the report's target (this pin fits only {file_fit.recommended})"
         emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], recommended or _table_range(kb))
     if not torch_sites and "torch" in imported:
         emit.import_site("torch-not-declared", "torch", imported["torch"][0], fit.recommended or "")
