@@ -81,3 +81,15 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+def reported_at(finding) -> list[str]:
+    """The paths a finding stands for: its own and, where it was folded from byte-identical copies of its file
+    (analyzer/context/project_scope.fold_identical_files), each copy's, listed in its sites at the same line."""
+    paths = [finding.path]
+    for site in finding.sites or []:
+        path, _, line = site.rpartition(":")
+        if path and line == str(finding.line) and path not in paths:
+            paths.append(path)
+    return paths
+

@@ -8,6 +8,8 @@ import pytest
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import source
 
+from tests.helpers import reported_at
+
 GOOD = "import torch\ntorch.cuda.synchronize()\n"
 
 
@@ -16,7 +18,7 @@ def run(tmp_path: Path):
 
 
 def device_paths(report):
-    return [f.path for f in report.findings if f.domain == "device"]
+    return [path for f in report.findings if f.domain == "device" for path in reported_at(f)]
 
 
 def reasons(report):

@@ -8,7 +8,7 @@ from ascend_feasibility.analyzer.context.unbuilt import WHY
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reporting.localize import phrase
 
-from tests.helpers import write_tree
+from tests.helpers import reported_at, write_tree
 
 KERNEL = "#include <cuda_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 0; }\n"
 SETUP = ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
@@ -18,7 +18,8 @@ SETUP = ("from setuptools import setup\nfrom torch.utils.cpp_extension import CU
 def _reach_by_path(root) -> dict[str, set[tuple[str, str | None]]]:
     found: dict[str, set[tuple[str, str | None]]] = {}
     for f in analyze(root, AnalyzeOptions(jobs=1)).findings:
-        found.setdefault(f.path, set()).add((f.reach, f.reach_reason))
+        for path in reported_at(f):  # byte-identical copies fold into one finding
+            found.setdefault(path, set()).add((f.reach, f.reach_reason))
     return found
 
 

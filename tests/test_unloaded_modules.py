@@ -8,7 +8,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reporting.localize import phrase
 
-from tests.helpers import write_tree
+from tests.helpers import reported_at, write_tree
 
 CUDA = "import torch\nx = torch.ones(1).cuda()\n"
 
@@ -18,7 +18,8 @@ def _reach_by_path(root) -> dict[str, set[tuple[str, str | None]]]:
     found: dict[str, set[tuple[str, str | None]]] = {}
     for f in report.findings:
         if f.role == "product":
-            found.setdefault(f.path, set()).add((f.reach, f.reach_reason))
+            for path in reported_at(f):  # byte-identical copies fold into one finding
+                found.setdefault(path, set()).add((f.reach, f.reach_reason))
     return found
 
 

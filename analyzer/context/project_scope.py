@@ -183,8 +183,8 @@ def fold_identical_files(findings: list[Finding], digests: dict[str, str | None]
     """Byte-identical copies of a file (OLMo vendors lm_eval twice: efficiency_benchmark/dependencies and
     previous_version/.../dependencies hold the same models/gpt2.py) are one piece of work, done once and copied: each
     finding of the copies is reported once, at the first path, the others listed as its sites. Only findings alike in
-    where they sit and what the report counts of them (rule, line, column, symbol, severity, reach, role) fold, so a
-    copy whose context differs (a test copy, an unreached one) keeps its own."""
+    where they sit and what the report says of them (rule, line, column, symbol, severity, reach and its reason,
+    role) fold, so a copy whose context differs (a test copy, an unreached one) keeps its own."""
     paths_of: dict[str, list[str]] = defaultdict(list)
     for path, digest in digests.items():
         if digest:
@@ -200,7 +200,7 @@ def fold_identical_files(findings: list[Finding], digests: dict[str, str | None]
         if digest is None or finding.suppressed or finding.sites:
             continue
         key = (digest, finding.rule, finding.cell, finding.line, finding.column, finding.symbol, finding.severity,
-               finding.reach, finding.role)
+               finding.reach, finding.reach_reason, finding.role)
         first = firsts.setdefault(key, finding)
         if first is not finding and first.path != finding.path:
             copies[id(first)].append(_site(finding))
