@@ -14,7 +14,7 @@ from collections import Counter
 import ahocorasick_rs
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, word_string_of_bytes
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.base import Unit
+from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, Unit
 from tree_sitter import Node
 
 DEFINITIONS = {"function_definition": "function", "class_definition": "class"}
@@ -58,15 +58,14 @@ def dotted_words(text: str) -> set[str]:
 
 
 LOOKUP_CALLS = frozenset({"globals", "Fire", "getmembers"})  # globals()[name], fire.Fire(), inspect.getmembers(module)
-_CALLED = "(call function: [(identifier) @called (attribute attribute: (identifier) @called)])"
 
 
 def _looks_names_up(unit: Unit) -> bool:
     """Whether the file may find its own functions by name at run time."""
     if not any(name in unit.source.text for name in LOOKUP_CALLS):
         return False  # a call of one spells its name: most files need no query
-    called = parsing.captures(parsing.query("python", _CALLED), unit.tree()).get("called", [])
-    return any(parsing.text(node) in LOOKUP_CALLS for node in called)
+    found = unit.captures(CALLS_BY_NAME_QUERY)
+    return any(parsing.text(node) in LOOKUP_CALLS for node in found.get("called", []) + found.get("method", []))
 
 
 def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
