@@ -59,7 +59,7 @@ def unit_captures(unit, key: str) -> dict[str, list[Node]]:
             done[name] = {}
         if key in _GATED:
             words = frozenset().union(*(_GATED[name] for name in keys))
-            found = parsing.captures_around(_combined(keys), unit.tree(), unit.source.data, words)
+            found = parsing.captures_around(_combined(keys), unit.tree(), words)
         else:
             found = parsing.captures(_combined(keys), unit.tree())
         for name, nodes in found.items():

@@ -51,15 +51,18 @@ def captures(compiled: Query, node: Node) -> dict[str, list[Node]]:
     return {name: sorted(nodes, key=_START_BYTE) for name, nodes in found.items()}
 
 
-def captures_around(compiled: Query, root: Node, data: bytes, words: frozenset[bytes]) -> dict[str, list[Node]]:
+def captures_around(compiled: Query, node: Node, words: frozenset[bytes]) -> dict[str, list[Node]]:
     """The captures `captures` gives, for patterns each of whose captures spells one of `words` in its own text:
-    the cursor visits only the nodes that overlap an occurrence of a word in `data` (the bytes `root` was parsed
-    from), not the whole tree. Most of a query's cost is the walk over every node."""
+    the cursor visits only the nodes that overlap an occurrence of a word, not the whole tree. Most of a query's
+    cost is the walk over every node."""
+    data = node.text
+    if data is None:  # a tree parsed without its bytes kept
+        return captures(compiled, node)
     cursor = QueryCursor(compiled)
     found: dict[str, dict[Node, None]] = {}
     for start, end in _near(data, words):
-        cursor.set_byte_range(start, end)
-        for name, nodes in cursor.captures(root).items():
+        cursor.set_byte_range(node.start_byte + start, node.start_byte + end)  # a module starts after leading blanks
+        for name, nodes in cursor.captures(node).items():
             found.setdefault(name, {}).update(dict.fromkeys(nodes))  # a node over two ranges is captured twice
     return {name: sorted(nodes, key=_START_BYTE) for name, nodes in found.items()}
 
