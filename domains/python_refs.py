@@ -15,9 +15,11 @@ from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.domains.shell_pins import leading_devices
 from tree_sitter import Node
 
-# Include these patterns in a domain's query to receive references.
+# Include these patterns in a domain's query to receive references. A chain on `self` or `cls` is captured too (a
+# text predicate costs a text read at every attribute of the tree; the `#not-any-of?` this pattern carried never
+# filtered under tree-sitter 0.26 anyway): references() drops every chain whose root no import binds.
 REFERENCE_PATTERNS = r"""
-((attribute object: (identifier) @chain_root) (#not-any-of? @chain_root "self" "cls"))
+(attribute object: (identifier) @chain_root)
 (call function: (identifier) @called_name)
 (decorator (identifier) @decorator_name)
 """
