@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ascend_feasibility.analyzer.core.models import BILINGUAL, DaysRange, Finding, Report, RuleCalibration, SkippedFile, Text
 from ascend_feasibility.analyzer.reading import dockerfile, parsing
-from ascend_feasibility.analyzer.reading.python_names import IMPORT_QUERY, ImportTable
+from ascend_feasibility.analyzer.reading.python_names import CALLS_QUERY, IMPORT_QUERY, ImportTable
 from ascend_feasibility.analyzer.reading.source import SourceText
 from ascend_feasibility.domains import query_set, triggers
 from ascend_feasibility.domains.shell_python import Embedded, python_strings
@@ -29,6 +29,8 @@ if TYPE_CHECKING:  # these import this module themselves
 
 # A Python unit's import table is read from its share of the unit's combined query (domains.query_set).
 IMPORT_TABLE_QUERY = query_set.register("import_table", IMPORT_QUERY)
+# Every call by the name it calls, read by the phase facts and the guard readers alike (analyzer.context.guards).
+CALLS_BY_NAME_QUERY = query_set.register("calls", CALLS_QUERY)
 register_query = query_set.register  # (key, tree-sitter query source) -> key, for Unit.captures
 
 

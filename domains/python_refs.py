@@ -15,9 +15,11 @@ from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.domains.shell_pins import leading_devices
 from tree_sitter import Node
 
-# Include these patterns in a domain's query to receive references.
+# Include these patterns in a domain's query to receive references. A chain on `self` or `cls` is captured too (a
+# text predicate costs a text read at every attribute of the tree; the `#not-any-of?` this pattern carried never
+# filtered under tree-sitter 0.26 anyway): references() drops every chain whose root no import binds.
 REFERENCE_PATTERNS = r"""
-((attribute object: (identifier) @chain_root) (#not-any-of? @chain_root "self" "cls"))
+(attribute object: (identifier) @chain_root)
 (call function: (identifier) @called_name)
 (decorator (identifier) @decorator_name)
 """
@@ -101,8 +103,9 @@ class PythonScan:
     # True for a scan whose scanner's trigger words are rare and whose patterns capture much: its patterns are matched
     # by themselves, only in the units it runs in, not in every unit's combined query (domains.query_set)
     QUERY_ALONE: ClassVar[bool] = False
-    # Patterns whose text predicates can only hold in a unit that spells one of the words, as ((words...), patterns):
-    # matched only in such units (a text predicate is tested at every string or identifier of every unit otherwise).
+    # Patterns whose every capture spells one of the words in its own text, as ((words...), patterns): matched only in
+    # units that spell one, and there only around the words (a text predicate is tested at every string or identifier
+    # of every unit otherwise).
     GATED: ClassVar[tuple[tuple[tuple[str, ...], str], ...]] = ()
     # (capture name, method) pairs that run() feeds, in order, after every reference went to on_reference()
     HANDLERS: ClassVar[tuple[tuple[str, str], ...]] = ()
@@ -112,7 +115,7 @@ class PythonScan:
         if cls.QUERY:
             query_set.register(cls.query_key(), cls.QUERY, alone=cls.QUERY_ALONE)
         for number, (words, patterns) in enumerate(cls.GATED):
-            query_set.register(f"{cls.query_key()}_gated{number}", patterns, gated=True)
+            query_set.register(f"{cls.query_key()}_gated{number}", patterns, gate=words)
             triggers.register(words)
 
     @classmethod

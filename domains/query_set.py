@@ -5,7 +5,8 @@ walking a tree once for eight sets of patterns costs about half of walking it ei
 once per process costs less than a query per distinct set of keys (a tree like diffusers meets two hundred sets, each
 a compile of about 15 ms). Patterns registered as *gated* (text predicates that can only hold where the unit spells a
 word: PythonScan.GATED) are left out of it; the unit's plan names the gated keys whose words it holds, and those run
-together in a second query. Patterns registered *alone* (a scan that runs only in the few units holding its trigger
+together in a second query, over the words' occurrences only (every capture of a gated pattern spells one of its
+words, so the rest of the tree cannot hold one). Patterns registered *alone* (a scan that runs only in the few units holding its trigger
 words, yet captures most identifiers where it runs) are matched by themselves, only in the units that ask. Capture names are prefixed with the key, so each domain gets back exactly its own
 captures.
 """
@@ -22,18 +23,18 @@ _PARTS: dict[str, str] = {}
 _CAPTURE = re.compile(r"@([A-Za-z_][\w\-]*)")
 
 
-_GATED: set[str] = set()
+_GATED: dict[str, frozenset[bytes]] = {}  # gated key -> the words one of which each of its captures spells
 _ALONE: set[str] = set()
 
 
-def register(key: str, source: str, gated: bool = False, alone: bool = False) -> str:
+def register(key: str, source: str, gate: tuple[str, ...] = (), alone: bool = False) -> str:
     if "." in key:
         raise ValueError(f"query key {key!r} must not contain '.'")
     if _PARTS.get(key, source) != source:
         raise ValueError(f"query key {key!r} registered twice with different patterns")
     _PARTS[key] = source
-    if gated:
-        _GATED.add(key)
+    if gate:
+        _GATED[key] = frozenset(word.encode("utf-8") for word in gate)
     if alone:
         _ALONE.add(key)
     return key
@@ -51,12 +52,17 @@ def unit_captures(unit, key: str) -> dict[str, list[Node]]:
         if key in _ALONE:
             keys = frozenset({key})
         elif key in _GATED:
-            keys = frozenset(({key} | unit.cache.get("query_keys", set())) & _GATED - set(done))
+            keys = frozenset(({key} | unit.cache.get("query_keys", set())) & _GATED.keys() - set(done))
         else:
-            keys = frozenset(_PARTS) - _GATED - _ALONE - set(done)
+            keys = frozenset(_PARTS.keys() - _GATED.keys() - _ALONE - set(done))
         for name in keys:
             done[name] = {}
-        for name, nodes in parsing.captures(_combined(keys), unit.tree()).items():
+        if key in _GATED:
+            words = frozenset().union(*(_GATED[name] for name in keys))
+            found = parsing.captures_around(_combined(keys), unit.tree(), words)
+        else:
+            found = parsing.captures(_combined(keys), unit.tree())
+        for name, nodes in found.items():
             part, _, capture = name.partition(".")
             done[part][capture] = nodes
     return done[key]

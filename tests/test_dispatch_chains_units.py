@@ -446,3 +446,23 @@ def test_npu_text_reads_the_first_1600_nodes(position, renamed):
     node = parsed(code + "\n").named_children[0]
     assert next(i for i, n in enumerate(_order(node)) if n.type == "string_content") + 1 == position
     assert (dc.npu_text(node, WORDS) == code.replace("cuda", "npu")) is renamed
+
+
+def test_a_condition_whose_words_name_a_backend_spells_it():
+    """may_name lets a chain skip the walk of a condition whose text spells no backend word: it must hold wherever the
+    words do, over every if/elif condition of the samples and the tests (identifiers split at `_`, `cuda:0` strings,
+    upper case, attribute chains)."""
+    from pathlib import Path
+
+    every = WORDS.cuda | WORDS.others | WORDS.npu
+    query = parsing.query("python", "(if_statement condition: (_) @c) (elif_clause condition: (_) @c)")
+    here = Path(__file__).resolve().parent
+    named = 0
+    for path in sorted(here.parent.joinpath("sample_projects").rglob("*.py")) + sorted(here.rglob("*.py")):
+        for condition in parsing.captures(query, parsing.parse("python", path.read_bytes())).get("c", []):
+            for word in every:
+                if word in dc.words(condition):
+                    named += 1
+                    assert dc.may_name(condition, frozenset({word})), parsing.text(condition)
+    assert named >= 10
+    assert not dc.may_name(parsed("if args.fp16 and step > 0:\n    pass\n").children[0].child_by_field_name("condition"), every)

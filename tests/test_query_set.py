@@ -93,8 +93,9 @@ def test_text_gated_patterns_exist():
 @pytest.mark.parametrize("cls, number, words, patterns", GATED_PARTS,
                          ids=[f"{c.__name__}-{n}" for c, n, *_ in GATED_PARTS])
 def test_a_gate_never_hides_a_match(cls, number, words, patterns):
-    """A gated pattern captures only text that spells one of its words: over every sample and test-data file, each
-    capture's own text holds a word (so a unit without the words cannot have a capture)."""
+    """A gated pattern captures only nodes whose own text spells one of its words: over every sample and test-data
+    file, each capture holds a word (so a unit without the words cannot have a capture, and in a unit with them only
+    the nodes over an occurrence can be one)."""
     compiled = parsing.query("python", patterns)
     captured = 0
     for source in CORPUS:
@@ -102,13 +103,27 @@ def test_a_gate_never_hides_a_match(cls, number, words, patterns):
         for nodes in parsing.captures(compiled, tree).values():
             for node in nodes:
                 captured += 1
-                # the match may be on an enclosing node: the word is in the statement the capture belongs to
-                holder = node
-                while holder.parent is not None and holder.type not in {"string", "comparison_operator", "identifier",
-                                                                         "keyword_argument", "call"}:
-                    holder = holder.parent
-                assert any(word in parsing.text(holder) for word in words), parsing.text(holder)
+                assert any(word in parsing.text(node) for word in words), parsing.text(node)
     assert captured, f"{cls.__name__} gate {number}: the corpus exercises none of its patterns"
+
+
+@pytest.mark.parametrize("cls, number, words, patterns", GATED_PARTS,
+                         ids=[f"{c.__name__}-{n}" for c, n, *_ in GATED_PARTS])
+def test_a_gated_query_over_its_words_finds_what_the_whole_tree_gives(cls, number, words, patterns):
+    compiled = parsing.query("python", patterns)
+    encoded = frozenset(word.encode("utf-8") for word in words)
+    for source in CORPUS:
+        tree = parsing.parse("python", source)
+        assert _spans(parsing.captures_around(compiled, tree, encoded)) == _spans(parsing.captures(compiled, tree))
+
+
+def test_captures_around_visits_only_the_words():
+    source = b'\n\n# leading blanks: the module node starts after them\nx = "cuda"\n' + b"y = 1\n" * 50 + \
+        b'z = "cuda:0" if a == "cuda" else "cpu"\nw = "not here"\n'
+    tree = parsing.parse("python", source)
+    assert tree.start_byte > 0
+    found = parsing.captures_around(parsing.query("python", "(string) @s"), tree, frozenset({b"cuda"}))
+    assert [parsing.text(n) for n in found["s"]] == ['"cuda"', '"cuda:0"', '"cuda"']  # not "cpu", though it is close
 
 
 def test_a_gated_key_is_planned_only_where_its_words_are():

@@ -93,6 +93,20 @@ def test_words_are_the_identifier_runs_of_code_strings_and_comments():
     assert set(writers(asked, [SimpleNamespace(path="m.py", words=written)])) == {"LongName", "other", "note"}
 
 
+def test_dotted_names_are_runs_of_three_parts_or_more_and_a_text_without_two_dots_in_a_run_has_none():
+    from ascend_feasibility.domains.phases import symbols
+
+    cases = {
+        b'{"loss": [1.25, 2.5], "lr": 3e-4}': set(),  # numbers: one dot per run, so the runs are not even split
+        b"a.b-c.d 1.2.3 x.y.z .p.q.r. self.a.b m..n": {"x.y.z", "p.q.r"},
+        "model: llava.model.Enc\u00e9 # pkg.mod.Cls".encode(): {"llava.model.Enc\u00e9", "pkg.mod.Cls"},
+    }
+    for data, dotted in cases.items():
+        assert read_words(data)[1] == dotted
+        plain = set(data.translate(symbols._SPACES).split())  # what the two-dot gate lets be skipped
+        assert symbols._dotted_names(set(data.translate(symbols._DOTTED).split()) - plain) == dotted
+
+
 def test_a_name_beside_a_non_ascii_space_is_a_word_of_its_own():
     from ascend_feasibility.analyzer.reading.source import SourceText
     from ascend_feasibility.domains.base import Unit

@@ -50,6 +50,13 @@ def words(node: Node) -> set[str]:
     return found
 
 
+def may_name(node: Node, wanted: frozenset[str]) -> bool:
+    """Whether words(node) can hold one of `wanted`: each word is a lower-cased piece of the node's text, so a node
+    whose text spells none of them (most conditions) needs no walk."""
+    text = parsing.text(node).lower()
+    return any(word in text for word in wanted)
+
+
 def chain_arms(statement: Node) -> list[tuple[Node, Node]]:
     """(condition, body) of the `if` and each `elif` of an if-statement."""
     arms = []
@@ -65,7 +72,7 @@ def _backend_if(node: Node | None, backend_words: frozenset[str]) -> bool:
     if node is None or node.type != "if_statement" or node.children_by_field_name("alternative"):
         return False
     condition = node.child_by_field_name("condition")
-    return condition is not None and bool(words(condition) & backend_words)
+    return condition is not None and may_name(condition, backend_words) and bool(words(condition) & backend_words)
 
 
 def sibling_run(statement: Node, backend_words: frozenset[str]) -> list[Node]:
@@ -105,8 +112,10 @@ def dispatch_chain(statement: Node, backends: BackendWords) -> Chain | None:
         arms = [arm for member in sibling_run(statement, backends.cuda | backends.others | backends.npu)
                 for arm in chain_arms(member)]
         else_body = None
-    per_arm = [words(condition) for condition, _ in arms]
     backend_words = backends.cuda | backends.others
+    if sum(1 for condition, _ in arms if may_name(condition, backend_words)) < 2:
+        return None  # fewer than two arms name a backend (checked below), seen without walking each condition
+    per_arm = [words(condition) for condition, _ in arms]
     named = set().union(*per_arm) if per_arm else set()
     if sum(1 for arm in per_arm if arm & backend_words) < 2 or not named & backends.cuda or not named & backends.others:
         return None

@@ -22,16 +22,13 @@ from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, cuda_arm, dispatch_chain
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.python_names import CALLS_QUERY
 from ascend_feasibility.knowledge.models import BackendConventions, GuardConventions
 from tree_sitter import Node
 
 MAX_DEPTH = 400  # ancestors walked from a site; deeper nesting is read as ordinary code
 MAX_CONDITION_NODES = 400
 IMPORTS = {"import_statement", "import_from_statement", "future_import_statement"}
-CALLS_BY_NAME = """
-(call function: (identifier) @callee)
-(call function: (attribute attribute: (identifier) @callee))
-"""
 DECORATORS = "(decorator) @decorator"
 ASSIGNMENTS = "(assignment) @assignment"
 
@@ -77,6 +74,8 @@ class GuardReader:
         self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
         self._conditions: dict[tuple[int, int, int], Condition] = {}
         self._calls: dict[str, list[Node]] | None = None
+        # the unit's CALLS_QUERY captures, when its combined query has them (set per unit by the core)
+        self.unit_calls: Callable[[], dict[str, list[Node]]] | None = None
         self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
         self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
         # does an opt-in flag's condition default on (`use_flash_attn=True`)? then it is no opt-in (switches.py)
@@ -166,8 +165,9 @@ class GuardReader:
             root = node
             while root.parent is not None:
                 root = root.parent
+            found = self.unit_calls() if self.unit_calls is not None else parsing.captures(parsing.query("python", CALLS_QUERY), root)
             self._calls = defaultdict(list)
-            for callee in parsing.captures(parsing.query("python", CALLS_BY_NAME), root).get("callee", []):
+            for callee in sorted(found.get("called", []) + found.get("method", []), key=lambda callee: callee.start_byte):
                 self._calls[parsing.text(callee)].append(callee)
         return self._calls
 

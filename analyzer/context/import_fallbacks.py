@@ -88,9 +88,11 @@ def _checked(flags: list[str], guard: Node, memo: dict) -> tuple[int, str] | Non
     root = guard
     while root.parent is not None:
         root = root.parent
-    if root.id not in memo:
-        memo[root.id] = parsing.captures(parsing.query("python", CONDITIONS), root).get("condition", [])
-    checks = [condition.parent for condition in memo[root.id] if _mentions(condition, flags)]
+    key = (root.id, tuple(flags))
+    if key not in memo:  # a condition that mentions a flag spells it: only those around the flags are read
+        spelled = frozenset(flag.encode("utf-8") for flag in flags)
+        memo[key] = parsing.captures_around(parsing.query("python", CONDITIONS), root, spelled).get("condition", [])
+    checks = [condition.parent for condition in memo[key] if _mentions(condition, flags)]
     if not checks:
         return None
     for check in checks:

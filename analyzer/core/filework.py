@@ -39,7 +39,15 @@ from ascend_feasibility.analyzer.reading.source import SourceText, Unreadable, d
 from ascend_feasibility.analyzer.reading.suppressions import by_row as suppressions_by_row
 from ascend_feasibility.analyzer.reading.suppressions import collect as collect_suppressions
 from ascend_feasibility.domains import FileFacts, build_domains, new_file_facts
-from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, FileView, Hit, Unit, UnitUnreadable, register_query
+from ascend_feasibility.domains.base import (
+    CALLS_BY_NAME_QUERY,
+    IMPORT_TABLE_QUERY,
+    FileView,
+    Hit,
+    Unit,
+    UnitUnreadable,
+    register_query,
+)
 from ascend_feasibility.knowledge import load_context_conventions, load_knowledge
 
 DECORATED_QUERY = register_query("decorated_definitions", DECORATED_DEFINITIONS)
@@ -121,6 +129,7 @@ class FileWorker:
         for unit in units:
             unit.release_tree()
         self._guarded_unit = None
+        self.guards.unit_calls = None
         return result
 
     def _analyze_units(self, project_file: ProjectFile, units: list[Unit], result: FileResult) -> None:
@@ -366,6 +375,8 @@ class FileWorker:
         self.guards.start_unit()
         self.gates.start_unit()
         self._guarded_unit = unit
+        # the guard readers' calls by name come from the unit's combined query instead of a walk of their own
+        self.guards.unit_calls = (lambda: unit.captures(CALLS_BY_NAME_QUERY)) if unit.kind == "python" else None
 
     def _import_reach(self, unit: Unit, statement) -> str:
         """The reach of an import statement, read as a CUDA-only feature would be (what a guarded kernel module gets)."""

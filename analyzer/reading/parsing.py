@@ -51,6 +51,42 @@ def captures(compiled: Query, node: Node) -> dict[str, list[Node]]:
     return {name: sorted(nodes, key=_START_BYTE) for name, nodes in found.items()}
 
 
+def captures_around(compiled: Query, node: Node, words: frozenset[bytes]) -> dict[str, list[Node]]:
+    """The captures `captures` gives, for patterns each of whose captures spells one of `words` in its own text:
+    the cursor visits only the nodes that overlap an occurrence of a word, not the whole tree. Most of a query's
+    cost is the walk over every node."""
+    data = node.text
+    if data is None:  # a tree parsed without its bytes kept
+        return captures(compiled, node)
+    cursor = QueryCursor(compiled)
+    found: dict[str, dict[Node, None]] = {}
+    for start, end in _near(data, words):
+        cursor.set_byte_range(node.start_byte + start, node.start_byte + end)  # a module starts after leading blanks
+        for name, nodes in cursor.captures(node).items():
+            found.setdefault(name, {}).update(dict.fromkeys(nodes))  # a node over two ranges is captured twice
+    return {name: sorted(nodes, key=_START_BYTE) for name, nodes in found.items()}
+
+
+_NEAR = 64  # occurrences closer than this share one range: a cursor call costs more than the bytes between them
+
+
+def _near(data: bytes, words: frozenset[bytes]) -> list[tuple[int, int]]:
+    """The byte ranges of the words' occurrences in `data`, in order, with close ones merged."""
+    spans = []
+    for word in words:
+        at = data.find(word)
+        while at >= 0:
+            spans.append((at, at + len(word)))
+            at = data.find(word, at + 1)
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1] + _NEAR:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
 def text(node: Node) -> str:
     data = node.text  # each access copies the bytes out of the tree: read it once
     return data.decode("utf-8", "replace") if data is not None else ""

@@ -13,6 +13,8 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 IMPORT_QUERY = "(import_statement) @import (import_from_statement) @import_from"
+# Calls by the name they call: `f(...)` (called) and `x.f(...)` (method, the attribute's last name).
+CALLS_QUERY = "(call function: (identifier) @called) (call function: (attribute attribute: (identifier) @method))"
 
 # A root name used without an import (a notebook cell, a star import) still means the package.
 IMPLICIT_ROOTS = {"torch": "torch"}

@@ -112,7 +112,9 @@ def _used_through(unit: Unit) -> list[str]:
     candidates = {name for name in _through_names() if name in text}
     if not candidates:
         return []
-    words = parsing.captures(parsing.query("python", WORDS_QUERY), unit.tree()).get("word", [])
+    # a word that is a candidate spells it: only the words over the candidates' occurrences are read
+    spelled = frozenset(name.encode("utf-8") for name in candidates)
+    words = parsing.captures_around(parsing.query("python", WORDS_QUERY), unit.tree(), spelled).get("word", [])
     return sorted(candidates & {parsing.text(w).strip() for w in words})
 
 

@@ -19,7 +19,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
-from ascend_feasibility.domains.base import Unit
+from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, Unit
 from ascend_feasibility.domains.phases import symbols
 from ascend_feasibility.domains.python_refs import unit_references
 from ascend_feasibility.knowledge import load_phase_signals
@@ -34,7 +34,6 @@ QUERY = r"""
 (if_statement condition: [(attribute) (boolean_operator)] @switch)
 (elif_clause condition: [(attribute) (boolean_operator)] @switch)
 ((string_content) @dotted (#match? @dotted "^[A-Za-z_][A-Za-z0-9_]*([.][A-Za-z_][A-Za-z0-9_]*){2,}$"))
-(call function: (attribute attribute: (identifier) @method))
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
 (class_definition superclasses: (argument_list)) @class
@@ -51,9 +50,10 @@ QUERY = QUERY.replace(
     "[.](" + "|".join(s[1:] for s in CONFIG_SUFFIXES + NATIVE_SUFFIXES) + ")$|^(" + "|".join(NATIVE_FOLDER_HINTS) + ")/",
 )
 QUERY_KEY = query_set.register("phase_facts", QUERY)
-# Calls by plain name: of module-level functions (exported_functions), overriding a "cuda" default
-# (overridden_defaults), of the names the file binds (the unpassed-default reading, which reads every file's).
-CALLS_KEY = query_set.register("phase_calls", "(call function: (identifier) @called)")
+# Calls by plain name (called): of module-level functions (exported_functions), overriding a "cuda" default
+# (overridden_defaults), of the names the file binds (the unpassed-default reading, which reads every file's); and by
+# method name (method): phase evidence (`backward`, `step`), add_argument declarations, registrations.
+CALLS_KEY = CALLS_BY_NAME_QUERY
 ESCAPES_KEY = query_set.register("phase_escapes", unpassed_defaults.ESCAPES)  # names passed as values
 
 
@@ -64,6 +64,10 @@ def query_keys(unit: Unit) -> set[str]:
 
 def _calls(unit: Unit) -> list[Node]:
     return query_set.unit_captures(unit, CALLS_KEY).get("called", [])
+
+
+def _methods(unit: Unit) -> list[Node]:
+    return query_set.unit_captures(unit, CALLS_KEY).get("method", [])
 
 # What shows a phase, from knowledge/phases/signals.toml.
 SIGNALS = load_phase_signals()
@@ -559,7 +563,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.gated_handles = gated_handles(unit.tree(), unit.source.text)
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
-        facts.overridden_defaults = _overridden_defaults(defaults, _calls(unit) + found.get("method", []))
+        facts.overridden_defaults = _overridden_defaults(defaults, _calls(unit) + _methods(unit))
     defined = _module_functions(unit)
     if defined:
         called = {c.text for c in _calls(unit)}  # as bytes: most are never compared
@@ -577,7 +581,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.patch_installers = _patch_installers(unit, defined, found["patched"], facts.main_block)
     facts.choices = _choices(found.get("condition", []))
     # a call of add_argument and a @dataclass decorator spell their names: most files have neither
-    declarations = _add_argument_calls(found.get("method", [])) if "add_argument" in unit.source.text else []
+    declarations = _add_argument_calls(_methods(unit)) if "add_argument" in unit.source.text else []
     facts.options, facts.option_arms = _options(declarations, found.get("switch", []))
     facts.option_values = _string_options(declarations)
     for cls in found.get("decorated_class", []) if "dataclass" in unit.source.text else []:
@@ -587,7 +591,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.option_value_arms = _option_value_arms(found.get("condition", []))
     by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", []),
                                         found.get("assert", []), _calls(unit),
-                                        found.get("method", []), found.get("class", []),
+                                        _methods(unit), found.get("class", []),
                                         lambda: query_set.unit_captures(unit, ESCAPES_KEY))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
@@ -596,7 +600,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)
     if ".register(" in unit.source.text:  # most files register nothing
-        facts.registrations = _registrations(unit.source.text, found.get("method", []), sites)
+        facts.registrations = _registrations(unit.source.text, _methods(unit), sites)
     facts.extension_loads = _extension_loads(unit)
     evidence = {phase: 0 for phase in PHASES}
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
@@ -614,7 +618,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     strings = {parsing.text(node) for node in found.get("string_content", [])}
     facts.config_refs = sorted(t for t in strings if _is_config_name(t))
     facts.source_refs = sorted(t for t in strings if _is_source_ref(t))
-    for node in found.get("method", []):
+    for node in _methods(unit):
         name = parsing.text(node)
         if name in PHASE_OF_METHOD:
             evidence[PHASE_OF_METHOD[name]] += 1

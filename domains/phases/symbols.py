@@ -9,18 +9,21 @@ a Makefile or a shell line keeps the symbol too. Reading more than code only eve
 from __future__ import annotations
 
 import bisect
+import re
 from collections import Counter
 
 import ahocorasick_rs
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, NAME_BYTES, word_string_of_bytes
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.base import Unit
+from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, Unit
 from tree_sitter import Node
 
 DEFINITIONS = {"function_definition": "function", "class_definition": "class"}
 # byte tables (bytes.translate runs at memory speed; UTF-8 bytes of non-ASCII letters are kept, so names stay whole)
 _SPACES = NAME_BYTES
 _DOTTED = bytes(c if c >= 128 or chr(c).isalnum() or chr(c) in "_." else 32 for c in range(256))
+# two dots in one run of _DOTTED's bytes: a text without any (a JSON of numbers) holds no dotted name of three parts
+_TWO_DOTS = re.compile(rb"\.[A-Za-z0-9_\x80-\xff]*\.")
 
 
 # what str.split() splits on beyond ASCII (U+00A0, U+2028 ...): a name's bytes may sit between them in a word
@@ -39,7 +42,8 @@ def read_words(data: bytes) -> tuple[str, set[str]]:
     # no name asked of the words is shorter or starts with a digit (written_names.writers): leaving those out halves
     # the string (numbers in configs); counted in bytes, a non-ASCII word may stay in and is never asked
     words = {word for word in plain if len(word) >= MIN_NAME and not word[:1].isdigit()}
-    return word_string_of_bytes(words), _dotted_names(set(data.translate(_DOTTED).split()) - plain)
+    dotted = _dotted_names(set(data.translate(_DOTTED).split()) - plain) if _TWO_DOTS.search(data) else set()
+    return word_string_of_bytes(words), dotted
 
 
 def _dotted_names(tokens: set[bytes]) -> set[str]:
@@ -58,15 +62,14 @@ def dotted_words(text: str) -> set[str]:
 
 
 LOOKUP_CALLS = frozenset({"globals", "Fire", "getmembers"})  # globals()[name], fire.Fire(), inspect.getmembers(module)
-_CALLED = "(call function: [(identifier) @called (attribute attribute: (identifier) @called)])"
 
 
 def _looks_names_up(unit: Unit) -> bool:
     """Whether the file may find its own functions by name at run time."""
     if not any(name in unit.source.text for name in LOOKUP_CALLS):
         return False  # a call of one spells its name: most files need no query
-    called = parsing.captures(parsing.query("python", _CALLED), unit.tree()).get("called", [])
-    return any(parsing.text(node) in LOOKUP_CALLS for node in called)
+    found = unit.captures(CALLS_BY_NAME_QUERY)
+    return any(parsing.text(node) in LOOKUP_CALLS for node in found.get("called", []) + found.get("method", []))
 
 
 def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
