@@ -163,6 +163,21 @@ def test_a_package_import_is_shown_where_it_is_plain_not_where_it_is_caught(tmp_
     assert sites == [("mypkg/b_model.py", "runs")]
 
 
+def test_xformers_helpers_that_are_not_attention_get_their_own_replacement(tmp_path):
+    # round 12 (audiocraft, open_lm): xops.unbind and xops.SwiGLU were told to become attention calls
+    write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "demo"\ndependencies = ["torch==2.6.0", "xformers"]\n',
+        "model.py": ("import torch\nimport xformers.ops as xops\n\n\ndef f(qkv):\n    q, k, v = xops.unbind(qkv, dim=2)\n"
+                     "    return xops.SwiGLU(8, 16)\n"),
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    advice = {f.symbol: f.replacement.en for f in report.findings if f.rule == "DEP030"}
+    assert advice.keys() == {"xformers.ops.unbind", "xformers.ops.SwiGLU"}
+    assert advice["xformers.ops.unbind"].startswith("torch.unbind(x, dim)")
+    assert "npu_swiglu" in advice["xformers.ops.SwiGLU"] and "w3(F.silu(x1) * x2)" in advice["xformers.ops.SwiGLU"]
+    assert not any("scaled_dot_product_attention" in text for text in advice.values())
+
+
 def test_a_declared_package_another_library_loads_for_the_project_is_in_use(tmp_path):
     # llama-recipes declares bitsandbytes and never imports it: transformers' BitsAndBytesConfig loads it
     files = {
