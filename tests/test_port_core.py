@@ -1194,3 +1194,20 @@ def test_a_site_on_a_decorated_definitions_own_line_is_marked_above_the_def_not_
     lines = _new(result, "run.py").splitlines()
     marker = next(i for i, line in enumerate(lines) if "# ascend: DEV003" in line)
     assert lines[marker - 1] == "@command(name=\"x\")" and lines[marker + 1].startswith("def stats(n, device=torch.device(")
+
+
+PICKS = ("import torch\nimport xformers.ops as xops\n\n\ndef xformers_attn(q, k, v):\n"
+         "    return xops.memory_efficient_attention(q, k, v)\n\n\ndef torch_attn(q, k, v):\n"
+         "    return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n\n\n"
+         "def pick(use):\n    chosen = xformers_attn if torch.cuda.is_available() else torch_attn\n"
+         "    device = \"cuda\" if torch.cuda.is_available() else \"cpu\"\n    return chosen, device\n")
+
+
+def test_an_availability_test_that_picks_a_function_keeping_cuda_only_code_is_held(tmp_path):
+    # round 12 port hunk 3 (open_lm): widening the test made the NPU pick xformers, which does not build there
+    sites = [_site(PICKS, "torch.cuda.is_available", "DEV104", 0), _site(PICKS, "torch.cuda.is_available", "DEV104", 1),
+             _site(PICKS, "xops.memory_efficient_attention", "ATT010"), _site(PICKS, '"cuda"', "DEV001")]
+    reasons = _reasons(_port(tmp_path, {"run.py": PICKS}, sites))
+    assert reasons[("DEV104", 14)] == ("the branch it decides selects xformers_attn, which keeps ATT010 at line 6: "
+                                       "on NPU it would run CUDA-only code")
+    assert reasons[("DEV104", 15)] is None  # a device choice: both arms run on NPU
