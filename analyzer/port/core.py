@@ -8,6 +8,7 @@ its rule's edit spec. Nothing is written here: the caller turns the result into 
 from __future__ import annotations
 
 import builtins
+import functools
 import re
 import sys
 from dataclasses import dataclass, field
@@ -582,9 +583,9 @@ class Guarded:
         branch = parent.parent if parent.type == "elif_clause" else parent
         return branch, condition
 
-    def _selected_definitions(self, branch, condition):
-        """(name, definition) of this file's module-level functions and classes the branch names outside its
-        condition: `xformers_attn if torch.cuda.is_available() else torch_attn` picks a function, not a call."""
+    @functools.cached_property
+    def _definitions(self) -> dict:
+        """name → node of the file's module-level functions and classes (decorators included)."""
         definitions = {}
         for child in self.tree.named_children:  # the module node
             node = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
@@ -592,6 +593,12 @@ class Guarded:
                 name = node.child_by_field_name("name")
                 if name is not None:
                     definitions[self.data[name.start_byte:name.end_byte].decode("utf-8", "replace")] = child
+        return definitions
+
+    def _selected_definitions(self, branch, condition):
+        """(name, definition) of this file's module-level functions and classes the branch names outside its
+        condition: `xformers_attn if torch.cuda.is_available() else torch_attn` picks a function, not a call."""
+        definitions = self._definitions
         if not definitions:
             return []
         chosen, stack = [], [branch]

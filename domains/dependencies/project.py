@@ -100,9 +100,9 @@ def analyze_dependencies(
         if record is not None and record.classification in RULE_BY_CLASS:
             # the site shown is a plain import where there is one: llm-awq imports flash_attn inside try/except in
             # one model and plainly in four others, and the plain ones are what breaks
-            emit.import_site(RULE_BY_CLASS[record.classification], name,
-                             _required_site(facts, context, guarded_paths) or facts[0],
-                             place=_optional_use(facts, context, guarded_paths))
+            required = _required_site(facts, context, guarded_paths)
+            emit.import_site(RULE_BY_CLASS[record.classification], name, required or facts[0],
+                             place=None if required else _optional_use(facts, context, guarded_paths))
             continue
         required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
         # Only a package that may ship CUDA-only builds is an Ascend concern when undeclared (an undeclared torch
