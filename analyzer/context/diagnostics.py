@@ -7,10 +7,13 @@ audiocraft 896ec7c solvers/musicgen.py:365: `check_synchronization_points = idx 
 (`if self.device == "cuda" and check_synchronization_points:`, :321 and :346).
 
 A statement is diagnostic when it calls a debugging or profiling aid (the conventions' diagnostic_calls), shows a
-message (display.py's message calls), reads a clock into a name, waits for the device where a clock read times it, or
-releases a cache (whose own finding reports the release); a `for` loop of such statements is one too. A gate's code
-is a debugging aid when every statement is diagnostic and at least one calls an aid or times (a body of messages alone
-is guards.py's "only guards a message").
+message (display.py's message calls), reads a clock into a name, or releases a cache (whose own finding reports the
+release); a `for` loop of such statements is one too. A gate's code is a debugging aid when every statement is
+diagnostic and at least one calls an aid (a body of messages alone is guards.py's "only guards a message"). A
+synchronize is none, even before a clock read: porters give it an NPU arm (timm 234f9757 train.py:1057, `if
+args.synchronize_step and device.type == 'cuda': torch.cuda.synchronize()` before `time_now = time.time()`, a line of
+benchmarks/port_commits.toml); display.py's `if torch.cuda.is_available(): torch.cuda.synchronize()` right before a
+clock read is its own narrower case.
 
 The test must hold only on CUDA where the aid runs: a positive CUDA test that is the if-statement's condition or one
 term of its `and` (not under `or` or `not`), with no elif or else, directly or through a name assigned such a test
@@ -26,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ascend_feasibility.analyzer.context.display import DisplaySites, synchronizes
+from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.context.guards import Condition, _same
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
@@ -36,7 +39,6 @@ from tree_sitter import Node
 MAX_NODES = 4000  # a walk over one function or body
 MAX_USES = 20  # uses of a flag
 MAX_LOOP_DEPTH = 3
-TIMING = "torch.cuda.synchronize (timing)"
 ASSIGNMENT_PARTS = {"boolean_operator", "parenthesized_expression", "comparison_operator", "call", "attribute",
                     "argument_list", "not_operator", "identifier", "string", "integer", "subscript"}
 
@@ -99,29 +101,23 @@ class DebugAids:
         if body is None:
             return None
         aids: set[str] = set()
-        if not self._diagnostic(body, imports, released, aids, statement, 0) or not aids:
+        if not self._diagnostic(body, imports, released, aids, 0) or not aids:
             return None
         return tuple(sorted(aids))
 
-    def _diagnostic(self, block: Node, imports: ImportTable, released: frozenset[int], aids: set[str], gate: Node,
-                    depth: int) -> bool:
-        statements = [s for s in block.named_children if s.type != "comment"]
-        timed = any(self._reads_clock_into_name(s) for s in statements) or self._clock_follows(gate)
-        for statement in statements:
+    def _diagnostic(self, block: Node, imports: ImportTable, released: frozenset[int], aids: set[str], depth: int) -> bool:
+        for statement in (s for s in block.named_children if s.type != "comment"):
             if statement.type == "pass_statement" or self._reads_clock_into_name(statement):
                 continue
             if statement.type == "for_statement" and depth < MAX_LOOP_DEPTH:
                 body = statement.child_by_field_name("body")
-                if body is None or not self._diagnostic(body, imports, released, aids, gate, depth + 1):
+                if body is None or not self._diagnostic(body, imports, released, aids, depth + 1):
                     return False
                 continue
             call = _call_statement(statement)
             if call is None:
                 return False
             if statement.start_point.row in released:
-                continue
-            if synchronizes(statement) and timed:
-                aids.add(TIMING)
                 continue
             name = self._aid(call, imports)
             if name is not None:
@@ -160,12 +156,6 @@ class DebugAids:
         right = assignment.child_by_field_name("right") if assignment is not None else None
         function = right.child_by_field_name("function") if right is not None and right.type == "call" else None
         return function is not None and parsing.text(function) in self.clock_calls
-
-    def _clock_follows(self, gate: Node) -> bool:
-        following = gate.next_named_sibling
-        while following is not None and following.type == "comment":
-            following = following.next_named_sibling
-        return following is not None and self.display.reads_clock(following)
 
     # the test ------------------------------------------------------------------------------------------------
     def _cuda_term(self, test: Node, top: Node | None) -> bool:

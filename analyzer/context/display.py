@@ -116,17 +116,17 @@ class DisplaySites:
             return None  # a bare synchronize raises on a host without CUDA: it must change, whatever it is for
         body = outer.child_by_field_name("consequence")
         only = body.named_children if body is not None else []
-        if (len(only) != 1 or not synchronizes(only[0])
+        if (len(only) != 1 or not _synchronizes(only[0])
                 or any(c.type in {"elif_clause", "else_clause"} for c in outer.children)):
             return None
         following = outer.next_named_sibling
         while following is not None and following.type == "comment":
             following = following.next_named_sibling
-        if following is None or not self.reads_clock(following):
+        if following is None or not self._reads_clock(following):
             return None
         return Guard("cosmetic", following, "a synchronize before a clock read: it only times what is printed")
 
-    def reads_clock(self, statement: Node) -> bool:
+    def _reads_clock(self, statement: Node) -> bool:
         stack, seen = [statement], 0
         while stack and seen < 200:
             current = stack.pop()
@@ -256,7 +256,7 @@ def _checks_cuda(condition: Node | None) -> bool:
     return condition.type == "attribute" and parsing.text(condition.child_by_field_name("attribute")) == "is_cuda"
 
 
-def synchronizes(statement: Node) -> bool:
+def _synchronizes(statement: Node) -> bool:
     """`torch.cuda.synchronize()`, `stream.synchronize()`: a statement that only waits for the device."""
     call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
     function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
