@@ -26,8 +26,8 @@ and the test stays what it is; the aids behind its own gates still run only on C
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.context.guards import Condition, _same
