@@ -171,6 +171,9 @@ class Match(_Record):
     )
     torch_cuda_api: bool | None = None
     env_vars: list[str] | None = None
+    env_defaults: dict[str, str] = Field(
+        default_factory=dict, description="env_vars: the value a variable has when unset; a site that sets it to that "
+        "value changes nothing (reach cosmetic)")
     detector: str | None = None
 
     @model_validator(mode="after")
@@ -629,6 +632,9 @@ class GuardConventions(_Record):
                                     "that turns timing on (TIME_BENCH)")
     environment_reads: list[str] = Field(default_factory=list, description="calls that read an environment variable")
     clock_calls: list[str] = Field(default_factory=list, description="calls that read a wall clock (time.perf_counter)")
+    diagnostic_calls: list[str] = Field(default_factory=list, description="calls that only help debug or profile "
+                                        "(set_sync_debug_mode, nvtx, memory statistics; a trailing .* names a namespace): "
+                                        "a CUDA test whose guarded code only calls these skips a debugging aid on Ascend")
 
 
 class VersionConventions(_Record):

@@ -279,9 +279,9 @@ def test_is_report_table_needs_a_dictionary():
 
 
 def test_is_message_call_needs_a_call():
-    assert not sites()._is_message_call(None)
+    assert not sites().is_message_call(None)
     statement = parsing.parse("python", b"print\n").named_children[0]
-    assert not sites()._is_message_call(statement.named_children[0])
+    assert not sites().is_message_call(statement.named_children[0])
 
 
 # timing diagnostics (issue 28, round 8 rows A11, A21, A24, A40, A42, A59, A88, A98) ----------------------------------

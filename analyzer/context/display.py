@@ -211,7 +211,7 @@ class DisplaySites:
     def _shown(self, node: Node) -> Guard | None:
         child, parent, depth = node, node.parent, 0
         while parent is not None and depth < MAX_DEPTH and child.type not in STATEMENTS:
-            if parent.type == "argument_list" and self._is_message_call(parent.parent):
+            if parent.type == "argument_list" and self.is_message_call(parent.parent):
                 return Guard("cosmetic", parent.parent)
             if parent.type == "assignment" and _same(child, parent.child_by_field_name("right")) and self._shown_attribute(parent):
                 return Guard("cosmetic", parent)
@@ -224,7 +224,7 @@ class DisplaySites:
             child, parent, depth = parent, parent.parent, depth + 1
         return None
 
-    def _is_message_call(self, call: Node | None) -> bool:
+    def is_message_call(self, call: Node | None) -> bool:
         function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
         if function is None:
             return False

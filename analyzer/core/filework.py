@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
+from ascend_feasibility.analyzer.context.diagnostics import DebugAids
 from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.context.guards import (
     GuardReader,
@@ -27,7 +28,7 @@ from ascend_feasibility.analyzer.context.opt_in import OptInReader
 from ascend_feasibility.analyzer.context.preprocessor import npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
 from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
-from ascend_feasibility.analyzer.core import budget, transfer
+from ascend_feasibility.analyzer.core import budget, replacement_code, transfer
 from ascend_feasibility.analyzer.core.findings import PYTHON_STRING, FindingFactory, Place, is_native, occurrence_key
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding, SkippedFile, UnusedSuppression
 from ascend_feasibility.analyzer.reading import parsing
@@ -83,6 +84,7 @@ class FileWorker:
         self.guards = GuardReader(conventions.guards, conventions.backends, tuple(conventions.opt_in.disabled_values))
         self.gates = CudaGates(self.guards, self.context.npu_accelerator)
         self.display = DisplaySites(conventions.guards)
+        self.aids = DebugAids(conventions.guards, self.display, self.guards.condition)
         self.opt_in = OptInReader(conventions.opt_in, self.guards)
         self.kb = load_knowledge()
         self.target = self.kb.resolve_target(torch_npu)
@@ -251,15 +253,21 @@ class FileWorker:
                 if gates and all(self.gates.name_gate(g) or self._gates_cuda_only_hits(g, hits, cuda_only) for g in gates):
                     reason = f"line {gates[0].start_point.row + 1}: the check's value gates only a CUDA-only feature"
                     places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+                else:
+                    self._debug_aid(unit, check, node, None, hits, places)
                 continue
             inside = [h for h in hits if body.start_point.row <= h.span.start_row <= body.end_point.row]
             settled = {places[h].reach for h in inside}
             if inside and only_calls(body) and self._releases_only(body, inside):
                 # `if torch.cuda.is_available(): torch.cuda.empty_cache()`: on Ascend only the release is skipped,
-                # and the release's own finding (torch.npu.empty_cache under an NPU check) is the whole fix
+                # and the release's own finding (torch.npu.empty_cache under an NPU check) is the whole fix; a
+                # `with torch.cuda.device(...)` around it only picks the device to release on
                 released = sorted({h.rule for h in inside if self._is_release(h)})
                 reason = f"line {statement.start_point.row + 1}: the check guards only a cache release ({', '.join(released)} at its call)"
                 places[check] = Place(places[check].role, "cosmetic", reason)
+                for hit in inside:
+                    if not self._is_release(hit) and places[hit].reach == "runs":
+                        places[hit] = Place(places[hit].role, "cosmetic", f"{reason}; the device context only scopes it")
             elif inside and only_calls(body) and len(settled) == 1 and settled <= {"npu-path", "dead-at-target"}:
                 # `torch.seed()` then `if torch.cuda.is_available(): torch.cuda.seed()`: the body is already covered
                 # on Ascend (torch.seed() seeds every device), so skipping it there changes nothing
@@ -291,6 +299,25 @@ class FileWorker:
             elif all(h.rule in cuda_only or h.rule in conventions.check_rules for h in inside) and self.gates.gated_body(statement):
                 reason = f"line {statement.start_point.row + 1}: guards a CUDA-only package or function"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif inside:
+                self._debug_aid(unit, check, node, statement, hits, places)
+
+    def _debug_aid(self, unit: Unit, check: Hit, node, statement, hits: list[Hit], places: dict[Hit, Place]) -> None:
+        """A CUDA test whose guarded code is only a debugging aid (analyzer/context/diagnostics.py): the aids behind it
+        run only on CUDA, and the test, where it decides nothing else, is cosmetic."""
+        released = frozenset(h.span.start_row for h in hits if self._is_release(h))
+        found = self.aids.guarded(node, statement, unit.imports(), released) if node is not None else None
+        if found is None:
+            return
+        for gate in found.gates:
+            body = gate.child_by_field_name("consequence")
+            reason = f"line {gate.start_point.row + 1}: a debugging aid behind a test that holds only on CUDA"
+            for hit in hits:
+                if (body.start_point.row <= hit.span.start_row <= body.end_point.row and hit.span.start_row not in released
+                        and places[hit].reach == "runs"):
+                    places[hit] = Place(places[hit].role, "cuda-only-guarded", reason)
+        if found.whole:
+            places[check] = Place(places[check].role, "cosmetic", found.reason(node))
 
     def _gates_cuda_only_hits(self, test, hits: list[Hit], cuda_only: set[str]) -> bool:
         """`if HAS_CUDA:` whose body holds findings, all of CUDA-only things (NVTX, cuDNN switches, kernels): the
@@ -388,6 +415,9 @@ class FileWorker:
     def _place(self, hit: Hit, unit: Unit) -> Place:
         """The site's role and reach: the file's, unless the code around the site decides (Python only)."""
         file_context = self.context.of(unit.path)
+        default = self.kb.rules[hit.rule].match.env_defaults.get(hit.symbol)
+        if default is not None and file_context.reach == "runs" and _sets_to(unit, hit, default):
+            return Place(file_context.role, "cosmetic", f"{hit.symbol}={default} is the value it has when unset: setting it changes nothing")
         if file_context.reach == "runs" and unit.kind in NATIVE_KINDS and unit.parsed:
             span = hit.span
             node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
@@ -454,6 +484,12 @@ class FileWorker:
                 result.unused_suppressions.append(
                     UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code=code, reason=reason)
                 )
+
+
+def _sets_to(unit: Unit, hit: Hit, value: str) -> bool:
+    """Does the site write this literal value into its environment variable (`export CUDA_LAUNCH_BLOCKING=0`)?"""
+    site = replacement_code.site_at(unit, hit.span)
+    return site.literal and site.value is not None and site.value.strip() == value
 
 
 NATIVE_KINDS = frozenset({"cpp", "cuda"})
