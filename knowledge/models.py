@@ -679,6 +679,9 @@ class OptInConventions(_Record):
                                             "profiler (NsysProfiler)")
     other_runtimes: dict[str, str] = Field(default_factory=dict, description="top-level packages of other inference "
                                            "runtimes → their names (tensorrt → TensorRT)")
+    other_framework_tools: dict[str, str] = Field(default_factory=dict, description="modules (or packages above "
+                                                  "them) and programs that run on another framework, not torch, as a "
+                                                  "child process → that framework (analyzer/context/child_processes.py)")
     lazy_loader_markers: list[str] = Field(default_factory=list, description="text of a package __init__.py that "
                                            "loads its submodules by name (diffusers' _LazyModule and _import_structure): "
                                            "its strings naming submodules load them")
