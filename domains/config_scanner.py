@@ -4,10 +4,12 @@ launch lines, DeepSpeed and accelerate configs, in shell scripts, Dockerfiles, n
 from __future__ import annotations
 
 import yaml
+from ascend_feasibility.analyzer.context.backend_images import cloud_gpu_vendor
 from ascend_feasibility.analyzer.reading import bounded_yaml, parsing
 from ascend_feasibility.domains import shell_pins
 from ascend_feasibility.domains.base import Domain, Hit, Scanner, Span, Unit, UnitUnreadable
 from ascend_feasibility.domains.rule_index import RuleIndex
+from ascend_feasibility.knowledge import load_context_conventions
 
 SHELL_QUERY = r"""
 (variable_assignment name: (variable_name) @name)
@@ -114,6 +116,8 @@ def _cuda_base_image(command_name) -> str | None:
     name = image.lower()
     if name.startswith(NVIDIA_REGISTRIES) or "cuda" in name.rpartition("/")[2]:
         return image
+    if cloud_gpu_vendor(image, load_context_conventions().backends.cloud_gpu_images) is not None:
+        return image  # `...dkr.ecr...amazonaws.com/pytorch-training:2.1.0-gpu-py310-cu121`: a cloud's CUDA image
     return None
 
 

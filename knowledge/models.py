@@ -572,6 +572,12 @@ class RoleConventions(_Record):
                                            "model's FLOPs or parameters: a script built around one is a diagnostic tool")
 
 
+class CloudGpuImage(_Record):
+    vendor: str = Field(min_length=1)
+    hosts: list[str] = Field(min_length=1, description="substrings of the image's registry host")
+    repositories: list[str] = Field(min_length=1, description="prefixes of the image's repository path")
+
+
 class BackendConventions(_Record):
     other: list[str] = Field(min_length=1)
     dispatch: list[str] = Field(min_length=1, description="accelerators a per-backend dispatch chain tests beside CUDA")
@@ -584,6 +590,8 @@ class BackendConventions(_Record):
     npu_packages: list[str] = Field(default_factory=list, description="packages that import wherever the project runs "
                                     "on Ascend and nowhere else: a try that imports one is the NPU arm, its except arm "
                                     "the other")
+    cloud_gpu_images: list[CloudGpuImage] = Field(default_factory=list, description="cloud vendors' GPU training "
+                                                  "images: a Dockerfile FROM one builds that cloud's GPU container")
 
 
 class GuardConventions(_Record):
@@ -677,6 +685,9 @@ class OptInConventions(_Record):
                                             "profiler (NsysProfiler)")
     other_runtimes: dict[str, str] = Field(default_factory=dict, description="top-level packages of other inference "
                                            "runtimes → their names (tensorrt → TensorRT)")
+    other_framework_tools: dict[str, str] = Field(default_factory=dict, description="modules (or packages above "
+                                                  "them) and programs that run on another framework, not torch, as a "
+                                                  "child process → that framework (analyzer/context/child_processes.py)")
     lazy_loader_markers: list[str] = Field(default_factory=list, description="text of a package __init__.py that "
                                            "loads its submodules by name (diffusers' _LazyModule and _import_structure): "
                                            "its strings naming submodules load them")

@@ -1064,3 +1064,43 @@ def test_a_rocm_dockerfile_is_another_backends_image(tmp_path):
     assert by_path["docker/Dockerfile.amd"] and {r for _, r in by_path["docker/Dockerfile.amd"]} == {"other-backend"}
     # the CUDA image: one counted item at its FROM; its torch line is that image's (dependencies/images.py)
     assert by_path["docker/Dockerfile.gpu"] == {("DEV212", "runs"), ("DEP016", "other-backend")}
+
+
+def test_a_cloud_vendors_gpu_training_image_is_that_clouds_container(tmp_path):
+    """open_lm's sagemaker_train/Dockerfile is FROM an AWS Deep Learning Container (`pytorch-training:...-gpu-...-cu121`):
+    the container for SageMaker's GPU instances, which no Ascend host runs. The whole file is other-backend (one DEV212
+    at its FROM, shown uncounted with the vendor); its flash-attn line is that image's. The project's own image in the
+    same registry, or an AWS CPU image, is no vendor GPU image: its flash-attn line stays counted."""
+    ecr = "763104351884.dkr.ecr.${AWS_REGION}.amazonaws.com"
+    write_tree(tmp_path, {
+        "pyproject.toml": "[project]\nname = \"pkg\"\ndependencies = [\"torch>=2.1\"]\n",
+        "pkg/__init__.py": "",
+        "sagemaker/Dockerfile": f"ARG AWS_REGION\nFROM {ecr}/pytorch-training:2.1.0-gpu-py310-cu121-ubuntu20.04-sagemaker\n"
+                                "RUN pip install flash-attn>=2.2\n",
+        "own/Dockerfile": "FROM 123456789012.dkr.ecr.us-east-1.amazonaws.com/pkg-gpu-base:latest\n"
+                          "RUN pip install flash-attn>=2.2\n",
+        "cpu/Dockerfile": f"FROM {ecr}/pytorch-training:2.1.0-cpu-py310-ubuntu20.04-sagemaker\n"
+                          "RUN pip install flash-attn>=2.2\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    by_path = {}
+    for f in report.findings:
+        by_path.setdefault(f.path, {})[f.rule] = f
+    vendor = by_path["sagemaker/Dockerfile"]
+    assert {rule: f.reach for rule, f in vendor.items()} == {"DEV212": "other-backend", "DEP015": "other-backend"}
+    assert "AWS" in vendor["DEV212"].reach_reason and "CANN image" in vendor["DEV212"].reach_reason
+    assert by_path["own/Dockerfile"]["DEP015"].counted and "DEV212" not in by_path["own/Dockerfile"]
+    assert by_path["cpu/Dockerfile"]["DEP015"].counted and "DEV212" not in by_path["cpu/Dockerfile"]
+
+
+def test_cloud_gpu_vendor_reads_registry_repository_and_a_gpu_token():
+    from ascend_feasibility.analyzer.context.backend_images import cloud_gpu_vendor
+    from ascend_feasibility.knowledge import load_context_conventions
+
+    images = load_context_conventions().backends.cloud_gpu_images
+    assert cloud_gpu_vendor("us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-1.py310:latest", images).startswith("Google")
+    assert cloud_gpu_vendor("gcr.io/deeplearning-platform-release/pytorch-cu121.2-2.py310", images).startswith("Google")
+    assert cloud_gpu_vendor("mcr.microsoft.com/azureml/openmpi4.1.0-cuda11.8-cudnn8-ubuntu22.04", images) == "Azure Machine Learning"
+    assert cloud_gpu_vendor("gcr.io/deeplearning-platform-release/pytorch-cpu.2-1", images) is None
+    assert cloud_gpu_vendor("mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu22.04", images) is None
+    assert cloud_gpu_vendor("pytorch/pytorch:2.1.0-cuda12.1-cudnn8-devel", images) is None  # Docker Hub: DEV212 as ever

@@ -10,7 +10,8 @@ Per site (OptInReader, asked after the guards):
 - a site reached only while an off-by-default switch is on (`--xformers`, `use_flash_attn=False`): switches.py;
 - FlashAttention-3 in a file that also offers FlashAttention-2 or SDPA: an alternative, ported once at the FA2/SDPA site;
 - code inside a profiler (`class NsysProfiler`, `def start_profiling`): runs only when someone profiles;
-- code that drives another inference runtime (TensorRT, ONNX Runtime, Paddle): runtimes.py (`other-backend`).
+- code that drives another inference runtime (TensorRT, ONNX Runtime, Paddle): runtimes.py (`other-backend`);
+- a CUDA variable set only for a child process of another framework's tool: child_processes.py (`other-backend`).
 
 Per module (opt_in_modules, from every file's facts):
 - a module named like a configuration choice of a chain that has a default arm (torchtitan's
@@ -26,6 +27,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import PurePosixPath
 
+from ascend_feasibility.analyzer.context.child_processes import ChildProcessReader
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same, _tokens_of, _words
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.runtimes import RuntimeReader
@@ -54,6 +56,7 @@ class OptInReader:
         self.switches = SwitchReader(guards, conventions.argument_objects, conventions.mainstream_switch_tokens,
                                      conventions.feature_switch_tokens)
         self.runtimes = RuntimeReader(conventions.other_runtimes)
+        self.children = ChildProcessReader({**conventions.other_runtimes, **conventions.other_framework_tools})
         self.fa3 = tuple(conventions.flash_attn_3_packages)
         self.fa2 = tuple(conventions.flash_attn_2_packages)
         self.sdpa_calls = tuple(conventions.sdpa_calls)
@@ -66,7 +69,7 @@ class OptInReader:
         # (TF32, cuDNN) under `--allow_tf32` is no opt-in feature: the port makes the switch work on NPU (HF32)
         feature = domain in self.guards.feature_domains or rule in self.guards.flag_rules
         found = (self._alternative(node, symbol) or self._profiler(node) or self.runtimes.guard(node)
-                 or self.switches.guard(node, feature))
+                 or self.children.guard(node) or self.switches.guard(node, feature))
         if found is None and domain in self.guards.feature_domains:  # a kernel or fused library, not a flag rule
             found = self._library_function(node)
         if found is not None:
@@ -98,6 +101,7 @@ class OptInReader:
     def _forget_unit(self) -> None:
         self._offers = None
         self.runtimes.memo.clear()
+        self.children.memo.clear()
 
     def _offers_fa2_or_sdpa(self, node: Node) -> Node | None:
         unit = node
