@@ -172,6 +172,7 @@ class PhaseFacts:
     # arms a parameter's default decides, the file's calls of the names it binds, the names it passes as values
     # (analyzer/context/unpassed_defaults.py)
     default_arms: list[tuple[int, int, str, str, int, str, str, bool]] = field(default_factory=list)
+    default_taken: list[tuple[str, str, int, str, str, tuple[str, ...]]] = field(default_factory=list)
     default_calls: dict[str, tuple[int, int, list[str], bool]] = field(default_factory=dict)
     default_escaped: list[str] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
@@ -207,6 +208,7 @@ class PhaseFacts:
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
         self.default_arms += other.default_arms
+        self.default_taken += other.default_taken
         self.default_escaped += other.default_escaped
         self.star_imports += other.star_imports
         for name, (count, most, keywords, splat) in other.default_calls.items():
@@ -610,6 +612,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
                                         _methods(unit), found.get("class", []),
                                         lambda: query_set.unit_captures(unit, ESCAPES_KEY))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
+    facts.default_taken = by_default.taken
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
         facts.phase_functions = _phase_functions(found.get("function_name", []))
