@@ -188,6 +188,7 @@ UNET = (
     "            self.attention = torch.nn.Identity()\n"
 )
 FLASH_IMPORT_LINE = 6
+FLASH_CALL_LINE = 8
 SETUP = "from setuptools import setup\n\nsetup(name='pkg', install_requires=['torch', 'flash-attn==0.2.8'])\n"
 
 
@@ -204,3 +205,8 @@ def test_an_import_in_code_a_default_calls_runs(tmp_path, caller, reach):
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     declared = [f for f in report.findings if f.path == "setup.py" and f.rule == "DEP001"]
     assert declared and all(f.reach == reach for f in declared)
+    # the call in the class named for the library (GuardReader._library_class) runs too, as a plain site reads
+    call = next(f for f in report.findings if f.path == "pkg/unet.py" and f.line == FLASH_CALL_LINE and f.rule == "DEP030")
+    assert call.reach == reach
+    if reach == "runs":
+        assert call.severity == "high" and call.reach_reason is None and "optional" not in call.message.en
