@@ -190,7 +190,7 @@ def _passes(shape: tuple[int, int, list[str], bool], parameter: str, index: int,
 
 
 # per file ----------------------------------------------------------------------------------------------------------
-def _arms(condition: Node, reading: _Reading, taken: list) -> list[tuple[int, int, str, str, int, str, str, bool]]:
+def _arms(condition: Node, reading: _Reading, taken: list | None = None) -> list[tuple[int, int, str, str, int, str, str, bool]]:
     """The arms the condition's default turns away; the arm it takes goes into `taken` (body, found, statement)."""
     statement = condition.parent
     if statement is None or statement.type not in {"if_statement", "elif_clause"}:
@@ -203,7 +203,7 @@ def _arms(condition: Node, reading: _Reading, taken: list) -> list[tuple[int, in
     if found is None or statement.type != "if_statement":  # true by default: the rest of the chain is not taken
         return []
     body = statement.child_by_field_name("consequence")
-    if body is not None:
+    if body is not None and taken is not None:
         taken.append((body, found, statement))
     rest = [c for c in statement.children if c.type in {"elif_clause", "else_clause"}]
     return [_arm(c, found, statement) for c in rest]
