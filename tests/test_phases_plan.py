@@ -734,7 +734,7 @@ def pack(batch):
 def test_a_training_loop_is_training_whichever_entry_reaches_it(tmp_path):
     report = run(write(tmp_path, {"main.py": FINETUNE, "trainer.py": TRAINER}))
     entry = next(e for e in report.phase_matrix.entries if e.path == "main.py")
-    assert "training" in entry.phases and any("reaches a training loop: trainer.py" in e for e in entry.evidence)
+    assert "training" in entry.phases and any("imports a training loop: trainer.py" in e for e in entry.evidence)
     assert all("training" in phases for phases in phases_of(report, "trainer.py"))
     assert ("training", "data") in phases_of(report, "trainer.py")
     assert report.effort.main_phase == "training"
@@ -746,3 +746,15 @@ def test_an_entry_reaching_no_training_loop_keeps_its_own_phase(tmp_path):
     entry = next(e for e in report.phase_matrix.entries if e.path == "main.py")
     assert entry.phases == ["data"]
     assert report.effort.main_phase is None
+
+
+def test_an_evaluation_entry_or_one_reaching_a_loop_through_a_package_keeps_its_phase(tmp_path):
+    evaluate = "import evaluate\nfrom trainer import Trainer\n\nif __name__ == \"__main__\":\n" \
+               "    evaluate.load(\"rouge\")\n    Trainer().evaluate()\n"
+    download = "import datasets\nfrom pkg import utils\n\nif __name__ == \"__main__\":\n" \
+               "    datasets.load_dataset(\"json\").map(len).map(len)\n"
+    report = run(write(tmp_path, {"evaluate_model.py": evaluate, "download.py": download, "trainer.py": TRAINER,
+                                  "pkg/__init__.py": "from pkg import runner, utils\n", "pkg/utils.py": HELPER,
+                                  "pkg/runner.py": TRAINER}))
+    entries = {e.path: e.phases for e in report.phase_matrix.entries}
+    assert entries["evaluate_model.py"] == ["evaluation"] and entries["download.py"] == ["data"]

@@ -142,7 +142,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     found = {path: _entry_phases(python[path], (python[p] for p in reach.paths(reach.mask(path)))) for path in entry_paths}
     loops = {path for path, f in python.items() if f.training_loop}
     if loops:
-        _training_loops(found, loops, reach)
+        _training_loops(found, loops, graph)
     served = {p for path, (phases, _) in found.items() if role_of(path) == "product" for p in phases}
     library_paths: set[str] = set()
     if not served & {"training", "inference"}:
@@ -378,17 +378,18 @@ def _entry_phases(entry: PhaseFacts, reached: Iterable[PhaseFacts]) -> tuple[set
     return phases, evidence
 
 
-def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str], reach: ImportReach) -> None:
-    """An entry that neither trains nor serves by its own signals (a fine-tuning script whose own calls map datasets,
-    ChatGLM-6B's ptuning/main.py) and reaches a training loop trains through it. An inference entry that imports a
-    module with a training step keeps its phase: serving code often shares a model file with the trainer."""
+def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str], graph: dict[str, set[str]]) -> None:
+    """An entry that neither trains, serves nor evaluates by its own signals (a fine-tuning script whose own calls map
+    datasets, ChatGLM-6B's ptuning/main.py) and imports a training loop itself trains through it. Only its own imports:
+    a package's __init__ that loads every module reaches its runner from any script (LAVIS' download scripts). An
+    inference or evaluation entry keeps its phases: it may use a trainer's evaluation loop or share a model file."""
     for path, (phases, evidence) in found.items():
-        if phases & {"training", "inference"}:
+        if phases & {"training", "inference", "evaluation"}:
             continue
-        reached = sorted(p for p in reach.paths(reach.mask(path)) if p in loops)
-        if reached:
+        imported = sorted((graph.get(path, set()) | {path}) & loops)
+        if imported:
             phases.add("training")
-            evidence.append(f"reaches a training loop: {', '.join(reached[:3])}")
+            evidence.append(f"imports a training loop: {', '.join(imported[:3])}")
 
 
 def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
