@@ -17,7 +17,6 @@ The else branch of a check runs wherever the check is false, Ascend included: it
 from __future__ import annotations
 
 import re
-
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
