@@ -217,6 +217,7 @@ class ModuleFacts(Protocol):
     # classes registered under a string key: (key, class, its module, names imported from it, line, registry)
     registrations: list[tuple[str, str, str, tuple[str, ...], int, str]]
     default_arms: list[tuple[int, int, str, str, int, str, str, bool]]  # arms a parameter's default decides
+    default_taken: list[tuple[str, str, int, str, str, tuple[str, ...]]]  # arms a default takes, their calls
     default_calls: dict[str, tuple[int, int, list[str], bool]]  # calls of the names the file binds, by shape
     default_escaped: list[str]  # names the file passes as values or subclasses
     star_imports: list[str]  # modules imported with `from module import *`

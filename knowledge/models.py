@@ -532,6 +532,11 @@ class EntryWords(_Record):
     launcher_words: list[str]
 
 
+class TrainingLoop(_Record):
+    defines: list[str] = Field(default_factory=list)
+    base_suffixes: list[str] = Field(default_factory=list)
+
+
 class PhaseSignals(_Record):
     """knowledge/phases/signals.toml: what shows a phase, and which names point to a model family."""
 
@@ -548,6 +553,7 @@ class PhaseSignals(_Record):
     # The last word of a function's name (split at _) that says the phase its code serves: `_forward_inference`'s
     # findings are inference's where its file serves inference (nanotron llama.py, which the trainer imports too).
     function_phases: dict[Phase, list[str]] = Field(default_factory=dict)
+    training_loop: TrainingLoop = Field(default_factory=TrainingLoop)
 
 
 class RoleConventions(_Record):

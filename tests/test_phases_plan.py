@@ -695,3 +695,66 @@ def test_findings_inside_a_function_named_for_a_phase_serve_that_phase(tmp_path)
     by_line = {f.line: tuple(f.phases) for f in report.findings if f.path == "model.py"}
     assert by_line[6] == ("inference",) and by_line[10] == ("training",) and by_line[13] == ("training", "inference")
     assert by_line[16] == ("training", "inference")  # fairseq's infer_init_method: `infer` the verb, not a phase
+
+
+# A fine-tuning script whose own calls map datasets, running a vendored trainer (ChatGLM-6B ptuning/main.py with
+# ptuning/trainer.py: `training_step`, `loss.backward()`, `self.optimizer.step()`).
+FINETUNE = """import datasets
+from trainer import Trainer
+
+if __name__ == "__main__":
+    data = datasets.load_dataset("json").map(len).map(len).shuffle()
+    Trainer().train()
+"""
+TRAINER = """import torch
+
+
+class Trainer:
+    def train(self):
+        for batch in range(3):
+            loss = self.training_step(batch)
+            torch.cuda.synchronize()
+
+    def training_step(self, batch):
+        loss = self.model(batch)
+        loss.backward()
+        self.optimizer.step()
+        return loss
+"""
+# A data-preparation script whose helper module has no training step stays a data entry.
+HELPER = """import torch
+
+
+def pack(batch):
+    torch.cuda.synchronize()
+    return batch
+"""
+
+
+def test_a_training_loop_is_training_whichever_entry_reaches_it(tmp_path):
+    report = run(write(tmp_path, {"main.py": FINETUNE, "trainer.py": TRAINER}))
+    entry = next(e for e in report.phase_matrix.entries if e.path == "main.py")
+    assert "training" in entry.phases and any("imports a training loop: trainer.py" in e for e in entry.evidence)
+    assert all("training" in phases for phases in phases_of(report, "trainer.py"))
+    assert ("training", "data") in phases_of(report, "trainer.py")
+    assert report.effort.main_phase == "training"
+
+
+def test_an_entry_reaching_no_training_loop_keeps_its_own_phase(tmp_path):
+    report = run(write(tmp_path, {"main.py": FINETUNE.replace("trainer import Trainer", "trainer import pack")
+                                  .replace("Trainer().train()", "pack(data)"), "trainer.py": HELPER}))
+    entry = next(e for e in report.phase_matrix.entries if e.path == "main.py")
+    assert entry.phases == ["data"]
+    assert report.effort.main_phase is None
+
+
+def test_an_evaluation_entry_or_one_reaching_a_loop_through_a_package_keeps_its_phase(tmp_path):
+    evaluate = "import evaluate\nfrom trainer import Trainer\n\nif __name__ == \"__main__\":\n" \
+               "    evaluate.load(\"rouge\")\n    Trainer().evaluate()\n"
+    download = "import datasets\nfrom pkg import utils\n\nif __name__ == \"__main__\":\n" \
+               "    datasets.load_dataset(\"json\").map(len).map(len)\n"
+    report = run(write(tmp_path, {"evaluate_model.py": evaluate, "download.py": download, "trainer.py": TRAINER,
+                                  "pkg/__init__.py": "from pkg import runner, utils\n", "pkg/utils.py": HELPER,
+                                  "pkg/runner.py": TRAINER}))
+    entries = {e.path: e.phases for e in report.phase_matrix.entries}
+    assert entries["evaluate_model.py"] == ["evaluation"] and entries["download.py"] == ["data"]

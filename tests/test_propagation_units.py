@@ -48,6 +48,7 @@ class Facts:
     evidence: dict = field(default_factory=dict)
     patch_installers: list = field(default_factory=list)
     default_arms: list = field(default_factory=list)
+    default_taken: list = field(default_factory=list)
     default_calls: dict = field(default_factory=dict)
     gated_handles: list = field(default_factory=list)
     default_escaped: list = field(default_factory=list)

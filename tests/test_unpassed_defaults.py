@@ -168,3 +168,45 @@ def test_a_getattr_lookup_in_a_file_binding_no_function_keeps_the_arm(tmp_path):
            "make = getattr(pkg.model, \"Model\")\nother = make(local_rank=0)\n")
     found = findings(tmp_path, {"pkg/model.py": RIFE, "pkg/app.py": app}, DDP_LINE)
     assert all(f.reach == "runs" for f in found)
+
+
+# consistency_models cm/unet.py: `AttentionBlock(attention_type="flash")` builds QKVFlashAttention, whose __init__
+# imports flash_attn, and none of the block's calls passes attention_type: the import runs by default.
+UNET = (
+    "import torch\n\n\n"
+    "class QKVFlashAttention(torch.nn.Module):\n"
+    "    def __init__(self, width):\n"
+    "        from flash_attn.flash_attention import FlashAttention\n"
+    "        super().__init__()\n"
+    "        self.inner = FlashAttention()\n\n\n"
+    "class AttentionBlock(torch.nn.Module):\n"
+    "    def __init__(self, width, attention_type=\"flash\"):\n"
+    "        super().__init__()\n"
+    "        if attention_type == \"flash\":\n"
+    "            self.attention = QKVFlashAttention(width)\n"
+    "        else:\n"
+    "            self.attention = torch.nn.Identity()\n"
+)
+FLASH_IMPORT_LINE = 6
+FLASH_CALL_LINE = 8
+SETUP = "from setuptools import setup\n\nsetup(name='pkg', install_requires=['torch', 'flash-attn==0.2.8'])\n"
+
+
+@pytest.mark.parametrize("caller, reach", [
+    ("block = AttentionBlock(64)\n", "runs"),  # the default builds the flash module
+    ("block = AttentionBlock(64, attention_type=\"flash\")\n", "runs"),
+    ("block = AttentionBlock(64, attention_type=\"legacy\")\n", "optional"),  # a caller turns it away
+    ("block = AttentionBlock(64, **options)\n", "optional"),  # not known what it passes
+])
+def test_an_import_in_code_a_default_calls_runs(tmp_path, caller, reach):
+    files = {"pkg/unet.py": UNET, "pkg/app.py": "from pkg.unet import AttentionBlock\n\n" + caller, "setup.py": SETUP}
+    found = [f for f in findings(tmp_path, files, FLASH_IMPORT_LINE, "pkg/unet.py") if f.rule == "DEP020"]
+    assert found and all(f.reach == reach for f in found)
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    declared = [f for f in report.findings if f.path == "setup.py" and f.rule == "DEP001"]
+    assert declared and all(f.reach == reach for f in declared)
+    # the call in the class named for the library (GuardReader._library_class) runs too, as a plain site reads
+    call = next(f for f in report.findings if f.path == "pkg/unet.py" and f.line == FLASH_CALL_LINE and f.rule == "DEP030")
+    assert call.reach == reach
+    if reach == "runs":
+        assert call.severity == "high" and call.reach_reason is None and "optional" not in call.message.en

@@ -192,6 +192,7 @@ class Facts:
     path: str
     module: str = ""
     default_arms: list = field(default_factory=list)
+    default_taken: list = field(default_factory=list)
     default_calls: dict = field(default_factory=dict)
     default_escaped: list = field(default_factory=list)
     star_imports: list = field(default_factory=list)
@@ -214,6 +215,32 @@ def test_an_arm_no_call_takes_is_given_with_its_reason():
     assert u.unpassed_defaults(facts, context()) == {"pkg/model.py": [(9, 9, (
         "`local_rank=-1` by default (Model()), and none of its 2 calls in the project passes local_rank (pkg/app.py); "
         "line 8: if local_rank != -1:"), False)]}
+
+
+TAKEN = ("AttentionBlock", "attention_type", 3, '"flash"', 'line 14: if attention_type == "flash":', ("QKVFlashAttention",))
+
+
+@pytest.mark.parametrize("calls, on_path", [
+    ((3, 1, [], False), True),  # the default, three times
+    ((1, 1, ['attention_type="flash"'], False), True),  # the default passed by name
+    ((1, 1, ['attention_type="legacy"'], False), False),  # another value
+    ((1, 4, [], False), False),  # positionally: not known
+])
+def test_names_an_arm_taken_by_default_calls_are_on_the_default_path(calls, on_path):
+    facts = [Facts("pkg/unet.py", "pkg.unet", default_taken=[TAKEN], default_calls={"AttentionBlock": calls})]
+    found = u.default_path(facts, context())
+    assert ("QKVFlashAttention" in found) == on_path
+    if on_path:
+        assert "`attention_type=\"flash\"` by default (AttentionBlock())" in found["QKVFlashAttention"]
+        assert 'pkg/unet.py line 14: if attention_type == "flash": calls QKVFlashAttention()' in found["QKVFlashAttention"]
+
+
+def test_an_arm_a_default_takes_is_read_with_the_names_it_calls():
+    facts = read("class Block:\n    def __init__(self, kind=\"flash\"):\n        if kind == \"flash\":\n"
+                 "            self.a = Flash()\n        else:\n            self.a = Plain()\n\n\n"
+                 "class Flash:\n    pass\n\n\nclass Plain:\n    pass\n")
+    assert [(name, callees) for name, _, _, _, _, callees in facts.taken] == [("Block", ("Flash",))]
+    assert [(first, name) for first, _, name, *_ in facts.arms] == [(5, "Block")]  # the else arm, turned away
 
 
 def test_calls_from_several_files_are_summed_and_counted():

@@ -16,6 +16,7 @@ The else branch of a check runs wherever the check is false, Ascend included: it
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,6 +45,15 @@ class Guard:
         if len(first) > 100:
             first = first[:97] + "..."
         return f"line {self.node.start_point.row + 1}: {first}" + (f" ({self.note})" if self.note else "")
+
+
+LIBRARY_CLASS_REASON = re.compile(r"line \d+: ([A-Za-z_][A-Za-z_0-9]*)")
+
+
+def library_class_of(reason: str | None) -> str | None:
+    """The class a library-class guard's reason names (GuardReader._library_class: `line 331: QKVFlashAttention`)."""
+    found = LIBRARY_CLASS_REASON.fullmatch(reason or "")
+    return found.group(1) if found else None
 
 
 @dataclass(frozen=True)
@@ -519,6 +529,8 @@ class GuardReader:
         return self._registers_npu_here[1]
 
     def _library_class(self, definition: Node) -> Guard | None:
+        """A class named for a CUDA-only library (`class QKVFlashAttention`): loaded where the library is. Its reason
+        is `line N: ClassName` (library_class_of reads the name back)."""
         name = definition.child_by_field_name("name")
         lowered = parsing.text(name).lower() if name is not None else ""
         if any(token in lowered for token in self.guards.library_class_tokens) and "npu" not in lowered:

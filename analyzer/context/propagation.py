@@ -22,6 +22,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
+from ascend_feasibility.analyzer.context.guards import library_class_of
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
@@ -30,7 +31,7 @@ from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
 from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders, unloaded_modules
-from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
+from ascend_feasibility.analyzer.context.unpassed_defaults import default_path, unpassed_defaults
 from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.context.written_names import writes_any, writes_word
@@ -71,6 +72,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for path, ranges in (unreached or {}).items():
         uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
+    on_default = default_path(facts, context)
     switched = switched_options(facts, context)
     if switched:
         conventions = load_context_conventions()
@@ -82,7 +84,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
-    if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale):
+    if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale
+            or on_default):
         return findings
     decided: dict[str, Place | None] = {}
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
@@ -91,6 +94,10 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     result = []
     for finding in findings:
         place = None
+        if on_default and finding.reach == "optional" and finding.role in COUNTED_ROLES \
+                and library_class_of(finding.reach_reason) in on_default:
+            # a class named for a library that a parameter's default builds (unpassed_defaults.default_path): it runs
+            finding = factory.restore(finding)
         if finding.reach == "runs" and finding.path.endswith(NATIVE_SUFFIXES) and referrers:
             if finding.path not in decided:
                 decided[finding.path] = _built_only_by_other_backends(finding.path, referrers, context)

@@ -65,6 +65,9 @@ class DefaultFacts:
     # name → (calls, most positional arguments, keywords passed as "key" or "key=literal", any *args/**kwargs)
     calls: dict[str, tuple[int, int, list[str], bool]] = field(default_factory=dict)
     escaped: list[str] = field(default_factory=list)  # bound names used as values, or subclassed
+    # arms a parameter's default takes: (function or class, parameter, position, default, condition, the bound names
+    # called in the arm)
+    taken: list[tuple[str, str, int, str, str, tuple[str, ...]]] = field(default_factory=list)
 
 
 def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
@@ -73,16 +76,20 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     captures of ESCAPES over the unit (read only when the file binds a name or spells getattr)."""
     facts = DefaultFacts()
     reading = _Reading(_defaulted_parameters(tree))
+    taken: list[tuple[Node, tuple[str, str, int, str], Node]] = []
     if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
         for condition in conditions[:MAX_CONDITIONS]:
-            facts.arms += _arms(condition, reading)
+            facts.arms += _arms(condition, reading, taken)
         for statement in asserts[:MAX_CONDITIONS]:
             facts.arms += _assert(statement, reading)
     bound, modules, star = _bindings(tree)
     # names compared as bytes: most calls and values are of no bound name, and their text need not be decoded
     bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
     calls: dict[str, list] = {}  # name → [calls, most positional arguments, keywords, any *args/**kwargs]
+    located: list[tuple[str, Node]] = []  # the calls, kept only where an arm is taken by default
     for callee, call in _calls(called, methods, bound_names, modules, star):
+        if taken:
+            located.append((callee, call))
         positional, keywords, splat = _shape(call)
         record = calls.get(callee)
         if record is None:
@@ -93,6 +100,8 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             record[2] |= keywords
             record[3] = record[3] or splat
     facts.calls = {name: (count, most, sorted(keywords), splat) for name, (count, most, keywords, splat) in calls.items()}
+    if taken:
+        facts.taken = _taken(taken, located)
     escaped = exported_names(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
     if bound or "getattr" in text:  # a lookup by name needs no binding: `import pkg.model` then getattr(pkg.model, ...)
         found = escapes()
@@ -112,28 +121,55 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
 
 def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, bool]]]:
     """path → (first line, last line, reason, assert) of product code's arms that no call in the project takes."""
+    calls, escaped, starred = _project_calls(facts)
+    result: dict[str, list[tuple[int, int, str, bool]]] = defaultdict(list)
+    for f in facts:
+        if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or _re_exported(f.module, starred):
+            continue
+        for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
+            kept = _kept(name, parameter, index, default, calls, escaped)
+            if kept is not None:
+                result[f.path].append((first, last, f"{kept}; {condition}", is_assert))
+    return result
+
+
+def default_path(facts, context) -> dict[str, str]:
+    """What product code runs because a parameter's default takes an arm that no call in the project turns away
+    (consistency_models' `AttentionBlock(attention_type="flash")`, whose `if attention_type == "flash":` builds
+    `QKVFlashAttention` and none of whose calls passes attention_type): the names called there → why. A function or
+    class of these names is on the default path, not an optional feature's, though a lazy import sits in it."""
+    calls, escaped, starred = _project_calls(facts)
+    names: dict[str, str] = {}
+    for f in facts:
+        if not f.default_taken or context.of(f.path).role not in COUNTED_ROLES or _re_exported(f.module, starred):
+            continue
+        for name, parameter, index, default, condition, callees in f.default_taken:
+            kept = _kept(name, parameter, index, default, calls, escaped)
+            if kept is not None:
+                for callee in callees:
+                    names.setdefault(callee, f"{kept}; {f.path} {condition} calls {callee}()")
+    return names
+
+
+def _project_calls(facts) -> tuple[dict[str, list], set[str], set[str]]:
     calls: dict[str, list[tuple[str, tuple[int, int, list[str], bool]]]] = defaultdict(list)
     escaped: set[str] = set()
     for f in facts:
         for name, shape in f.default_calls.items():
             calls[name].append((f.path, shape))
         escaped.update(f.default_escaped)
-    starred = {module for f in facts for module in f.star_imports}
-    result: dict[str, list[tuple[int, int, str, bool]]] = defaultdict(list)
-    for f in facts:
-        if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or _re_exported(f.module, starred):
-            continue
-        for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
-            found = calls.get(name, [])
-            if name in escaped or not found or any(_passes(shape, parameter, index, default) for _, shape in found):
-                continue
-            count = sum(shape[0] for _, shape in found)
-            where = sorted({path for path, _ in found})
-            more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
-            reason = (f"`{parameter}={default}` by default ({name}()), and none of its {count} calls in the project "
-                      f"passes {parameter} ({where[0]}{more}); {condition}")
-            result[f.path].append((first, last, reason, is_assert))
-    return result
+    return calls, escaped, {module for f in facts for module in f.star_imports}
+
+
+def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, list], escaped: set[str]) -> str | None:
+    """Why every call of `name` in the project keeps `parameter` at its default, or None where one may not."""
+    found = calls.get(name, [])
+    if name in escaped or not found or any(_passes(shape, parameter, index, default) for _, shape in found):
+        return None
+    count = sum(shape[0] for _, shape in found)
+    where = sorted({path for path, _ in found})
+    more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
+    return f"`{parameter}={default}` by default ({name}()), and none of its {count} calls in the project passes {parameter} ({where[0]}{more})"
 
 
 def _re_exported(module: str, starred: set[str]) -> bool:
@@ -154,7 +190,8 @@ def _passes(shape: tuple[int, int, list[str], bool], parameter: str, index: int,
 
 
 # per file ----------------------------------------------------------------------------------------------------------
-def _arms(condition: Node, reading: _Reading) -> list[tuple[int, int, str, str, int, str, str, bool]]:
+def _arms(condition: Node, reading: _Reading, taken: list | None = None) -> list[tuple[int, int, str, str, int, str, str, bool]]:
+    """The arms the condition's default turns away; the arm it takes goes into `taken` (body, found, statement)."""
     statement = condition.parent
     if statement is None or statement.type not in {"if_statement", "elif_clause"}:
         return []
@@ -165,6 +202,9 @@ def _arms(condition: Node, reading: _Reading) -> list[tuple[int, int, str, str, 
     found = _decided(condition, True, reading)
     if found is None or statement.type != "if_statement":  # true by default: the rest of the chain is not taken
         return []
+    body = statement.child_by_field_name("consequence")
+    if body is not None and taken is not None:
+        taken.append((body, found, statement))
     rest = [c for c in statement.children if c.type in {"elif_clause", "else_clause"}]
     return [_arm(c, found, statement) for c in rest]
 
@@ -174,6 +214,18 @@ def _arm(body: Node, found: tuple[str, str, int, str], statement: Node) -> tuple
     line = " ".join(parsing.text(statement).splitlines()[0].split())[:100]
     return (body.start_point.row + 1, body.end_point.row + 1, name, parameter, index, default,
             f"line {statement.start_point.row + 1}: {line}", False)
+
+
+def _taken(taken: list[tuple[Node, tuple[str, str, int, str], Node]], located: list[tuple[str, Node]]
+           ) -> list[tuple[str, str, int, str, str, tuple[str, ...]]]:
+    """The bound names each arm taken by default calls."""
+    result = []
+    for body, (name, parameter, index, default), statement in taken:
+        callees = sorted({callee for callee, call in located if body.start_byte <= call.start_byte < body.end_byte})
+        if callees:
+            line = " ".join(parsing.text(statement).splitlines()[0].split())[:100]
+            result.append((name, parameter, index, default, f"line {statement.start_point.row + 1}: {line}", tuple(callees)))
+    return result
 
 
 def _assert(test: Node, reading: _Reading) -> list[tuple]:

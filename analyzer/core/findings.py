@@ -156,6 +156,19 @@ class FindingFactory:
             update={"reach": place.reach, "reach_reason": place.reason, "severity": severity, "message": message}
         )
 
+    def restore(self, finding: Finding) -> Finding:
+        """The finding back in code that runs, where the whole project showed that the guard its file read does not
+        hold (relocate's converse): the reach note comes off its message and the rule's severity returns."""
+        rule = self.rule_at_target(finding.rule)
+        judged = rule.auto_severity if finding.migration == "auto" else rule.severity
+        severity = judged if uncounted_severity(judged) == finding.severity else finding.severity
+        note = self.reach_note.get(finding.reach)
+        message = {lang: getattr(finding.message, lang) for lang in ("en", "zh")}
+        if note is not None:
+            message = {lang: text.removesuffix(" " + note[lang]) for lang, text in message.items()}
+        return finding.model_copy(update={"reach": "runs", "reach_reason": None, "severity": severity,
+                                          "message": Text(**message)})
+
     def build_located(self, at: "Located", occurrence: int) -> Finding:
         """A finding at a known place (also used by project-level analyses such as dependencies)."""
         rule = self.rule_at_target(at.rule)

@@ -6,6 +6,7 @@ release the project's own torch requirement can install."""
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.unpassed_defaults import default_path
 from ascend_feasibility.analyzer.core.models import SkippedFile
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, TargetChoice, Unit
 from ascend_feasibility.domains.dependencies.calls import PackageCallScanner
@@ -36,6 +37,7 @@ class DependenciesDomain(Domain):
         analysis = analyze_dependencies(
             [d for f in facts for d in f.declarations], [i for f in facts for i in f.imports], run.context, self.kb,
             run.factory, run.has_manifest, frozenset(run.guarded), frozenset(n for f in facts for n in f.used_through),
+            default_path(run.modules, run.context),
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix

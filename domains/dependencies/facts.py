@@ -33,6 +33,7 @@ class ImportFact:
     snippet: str
     optional: bool = False  # inside a function, a class or an if, or caught by a try: an optional or lazy import
     caught: bool = False  # in a try whose except catches its failure: it cannot stop the program
+    holder: str = ""  # the module-level function, or module-level class by its __init__, holding it plainly
 
 
 @dataclass
@@ -90,6 +91,24 @@ def _nested(statement) -> bool:
     return False
 
 
+def _holder(statement) -> str:
+    """The name whose call runs the import: a module-level function whose body holds it directly, or a module-level
+    class whose `__init__` does (no if, try or with in between); "" elsewhere."""
+    block = statement.parent
+    function = block.parent if block is not None and block.type == "block" else None
+    if function is None or function.type != "function_definition":
+        return ""
+    name = parsing.text(function.child_by_field_name("name"))
+    owner = function.parent
+    if owner is not None and owner.type == "module":
+        return name
+    cls = owner.parent if owner is not None and owner.type == "block" else None
+    if name == "__init__" and cls is not None and cls.type == "class_definition" and cls.parent is not None \
+            and cls.parent.type == "module":
+        return parsing.text(cls.child_by_field_name("name"))
+    return ""
+
+
 @functools.cache
 def _import_errors() -> frozenset[str]:
     return frozenset(load_context_conventions().guards.import_errors)
@@ -145,6 +164,7 @@ def _imports(unit: Unit) -> list[ImportFact]:
                 snippet=unit.source.line_text(row).strip()[:200],
                 optional=_nested(statement) or import_is_caught(statement, _import_errors()),
                 caught=import_is_caught(statement, _import_errors()),
+                holder=_holder(statement),
             )
         )
     return result

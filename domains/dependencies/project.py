@@ -42,12 +42,17 @@ def analyze_dependencies(
     has_manifest: bool,
     guarded_paths: frozenset[str] = frozenset(),
     used_through: frozenset[str] = frozenset(),
+    default_path: dict[str, str] | None = None,
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
     dependencies. `guarded_paths`: modules the project imports only behind guards; imports made there, like imports
     in optional blocks, tests or other backends' code, make a package optional rather than required. `used_through`:
-    the catalog's used_through names the project's code holds (a package another library loads for it)."""
+    the catalog's used_through names the project's code holds (a package another library loads for it).
+    `default_path`: functions and classes a parameter's default calls (unpassed_defaults.default_path): an import
+    inside one runs by default, as a plain one does."""
+    if default_path:
+        imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
     for declaration in sorted(set(declarations), key=lambda d: (d.path, d.line, d.name)):
         by_package[declaration.name].append(declaration)
@@ -202,6 +207,13 @@ def _declared_optional(site: Declaration) -> Place | None:
         if extra not in MAIN_REQUIREMENTS:
             return Place(reach="optional", reason=f"{site.path}: an optional requirements file ({extra})")
     return None
+
+
+def _on_default_path(fact: ImportFact, default_path: dict[str, str]) -> ImportFact:
+    """An import inside a function or class that a parameter's default calls is no optional feature's: it runs."""
+    if not fact.optional or fact.caught or fact.holder not in default_path:
+        return fact
+    return replace(fact, optional=False)
 
 
 def _optional_use(facts: list[ImportFact], context: ProjectContext, guarded_paths: frozenset[str]) -> Place | None:

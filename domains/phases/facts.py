@@ -108,6 +108,7 @@ class PhaseFacts:
     main_block: tuple[int, int] | None = None  # 1-based first and last line of the `if __name__ == "__main__":` block
     top_level_code: bool = False  # runs work at import time (a script without a __main__ guard)
     evidence: dict[str, int] = field(default_factory=dict)  # phase → signals
+    training_loop: bool = False  # runs a training step itself (knowledge/phases/signals.toml [training_loop])
     models: list[ModelClass] = field(default_factory=list)
     launched_scripts: list[str] = field(default_factory=list)  # shell: python/torchrun ... SCRIPT.py
     # compiled extensions the module loads by name at its top level (`load_ext('_ext', ...)`: unbuilt_extensions.py)
@@ -171,6 +172,7 @@ class PhaseFacts:
     # arms a parameter's default decides, the file's calls of the names it binds, the names it passes as values
     # (analyzer/context/unpassed_defaults.py)
     default_arms: list[tuple[int, int, str, str, int, str, str, bool]] = field(default_factory=list)
+    default_taken: list[tuple[str, str, int, str, str, tuple[str, ...]]] = field(default_factory=list)
     default_calls: dict[str, tuple[int, int, list[str], bool]] = field(default_factory=dict)
     default_escaped: list[str] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
@@ -206,6 +208,7 @@ class PhaseFacts:
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
         self.default_arms += other.default_arms
+        self.default_taken += other.default_taken
         self.default_escaped += other.default_escaped
         self.star_imports += other.star_imports
         for name, (count, most, keywords, splat) in other.default_calls.items():
@@ -222,6 +225,7 @@ class PhaseFacts:
         self.main_guard |= other.main_guard
         self.main_block = self.main_block or other.main_block
         self.top_level_code |= other.top_level_code
+        self.training_loop |= other.training_loop
         for phase, count in other.evidence.items():
             self.evidence[phase] = self.evidence.get(phase, 0) + count
 
@@ -500,6 +504,20 @@ def _choices(conditions: list[Node]) -> list[tuple[str, int, str, bool]]:
 FUNCTION_PHASE = {word: phase for phase, words in SIGNALS.function_phases.items() for word in words}
 
 
+def _defines_training_step(found: dict[str, list[Node]]) -> bool:
+    """A function named for a training step, or a class derived from a trainer (`class Seq2SeqTrainer(Trainer):`)."""
+    loop = SIGNALS.training_loop
+    if any(parsing.text(name) in loop.defines for name in found.get("function_name", [])):
+        return True
+    for cls in found.get("class", []):
+        bases = cls.child_by_field_name("superclasses")
+        for base in bases.named_children if bases is not None else []:
+            if base.type in {"identifier", "attribute"} and parsing.text(base).rsplit(".", 1)[-1].endswith(
+                    tuple(loop.base_suffixes)):
+                return True
+    return False
+
+
 def _phase_functions(names: list[Node]) -> list[tuple[str, int, int]]:
     """(phase, first line, last line) of each function whose name ends with a word of a phase (`_forward_inference`,
     `generate`, `train`): a word inside the name says less (`infer_init_method`, `add_distributed_training_args`)."""
@@ -594,6 +612,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
                                         _methods(unit), found.get("class", []),
                                         lambda: query_set.unit_captures(unit, ESCAPES_KEY))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
+    facts.default_taken = by_default.taken
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
         facts.phase_functions = _phase_functions(found.get("function_name", []))
@@ -618,12 +637,16 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     strings = {parsing.text(node) for node in found.get("string_content", [])}
     facts.config_refs = sorted(t for t in strings if _is_config_name(t))
     facts.source_refs = sorted(t for t in strings if _is_source_ref(t))
+    backward = stepped = False
     for node in _methods(unit):
         name = parsing.text(node)
         if name in PHASE_OF_METHOD:
             evidence[PHASE_OF_METHOD[name]] += 1
         if name == "step" and "opt" in parsing.text(node.parent.child_by_field_name("object")).lower():
             evidence["training"] += 1
+            stepped = True
+        backward = backward or name == "backward"
+    facts.training_loop = (backward and stepped) or _defines_training_step(found)
     for cls in found.get("class", []):
         model = _model_class(cls, unit, layers)
         if model is not None:

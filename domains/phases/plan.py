@@ -140,6 +140,9 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     entries = []
     reach = ImportReach(graph)
     found = {path: _entry_phases(python[path], (python[p] for p in reach.paths(reach.mask(path)))) for path in entry_paths}
+    loops = {path for path, f in python.items() if f.training_loop}
+    if loops:
+        _training_loops(found, loops, graph)
     served = {p for path, (phases, _) in found.items() if role_of(path) == "product" for p in phases}
     library_paths: set[str] = set()
     if not served & {"training", "inference"}:
@@ -162,6 +165,9 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
         phases = set(shared)
         for reached in reach.paths(mask):
             by_path[reached] |= _served(reached, phases)
+    for path in loops:  # a training step is training code, whichever entry reaches it
+        if by_path.get(path):
+            by_path[path].add("training")
     for path, f in python.items():  # code no entry reaches: its own evidence
         if not by_path.get(path) and f.evidence:
             by_path[path] = set(f.evidence)
@@ -370,6 +376,20 @@ def _entry_phases(entry: PhaseFacts, reached: Iterable[PhaseFacts]) -> tuple[set
             phases = {p for p, c in totals.items() if c == best}
             evidence.append("signals in the modules it imports: " + ", ".join(f"{p} {totals[p]}" for p in PHASES if p in totals))
     return phases, evidence
+
+
+def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str], graph: dict[str, set[str]]) -> None:
+    """An entry that neither trains, serves nor evaluates by its own signals (a fine-tuning script whose own calls map
+    datasets, ChatGLM-6B's ptuning/main.py) and imports a training loop itself trains through it. Only its own imports:
+    a package's __init__ that loads every module reaches its runner from any script (LAVIS' download scripts). An
+    inference or evaluation entry keeps its phases: it may use a trainer's evaluation loop or share a model file."""
+    for path, (phases, evidence) in found.items():
+        if phases & {"training", "inference", "evaluation"}:
+            continue
+        imported = sorted((graph.get(path, set()) | {path}) & loops)
+        if imported:
+            phases.add("training")
+            evidence.append(f"imports a training loop: {', '.join(imported[:3])}")
 
 
 def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
