@@ -8,7 +8,13 @@ numbers (other dropout masks). That is a silent wrong result, not the harmless s
 general, so the check gets its own rule (DEV144), which subsumes DEV104 on its line.
 
 Only a positive check is read (`if torch.cuda.is_available():`, `x if torch.cuda.is_available() else y`, a check
-and-ed with others): under `not torch.cuda.is_available()` the body is the CPU side."""
+and-ed with others): under `not torch.cuda.is_available()` the body is the CPU side.
+
+A checkpoint's RNG snapshot is another matter (a Trainer's `_save_checkpoint` / `_load_rng_state`, OLMo's
+`trainer_state_dict` / `restore_rng_state`): the function that holds the check also captures or restores Python's or
+NumPy's generator, or writes or reads the state file (torch.save / torch.load). Neither is part of a recomputation,
+which replays only torch's generators around a forward. There the skip costs a bit-exact resume, no result: the
+site gets the facet `resume`, which picks the rule's low variant."""
 
 from __future__ import annotations
 
@@ -24,6 +30,12 @@ RNG_STATE = frozenset({
     "torch.cuda.random.get_rng_state_all", "torch.cuda.random.set_rng_state_all", "torch.random.fork_rng",
     "torch.fork_rng",
 })
+# calls that only a checkpoint's snapshot of the generators makes beside the device one: a recomputation (torch.utils.
+# checkpoint, Megatron's CheckpointFunction and RNG tracker, fork_rng) replays torch's generators only
+RESUME = frozenset({
+    "random.getstate", "random.setstate", "numpy.random.get_state", "numpy.random.set_state", "torch.save", "torch.load",
+})
+FORK = frozenset({"torch.random.fork_rng", "torch.fork_rng"})
 # the nodes a positive check may sit in between the call and its if / conditional expression
 TRANSPARENT = frozenset({"boolean_operator", "parenthesized_expression"})
 
@@ -56,9 +68,22 @@ class _RngStateScan(PythonScan):
                 continue
             inside = [r for r in states if body.start_byte <= r.call.start_byte and r.call.end_byte <= body.end_byte]
             if inside:
+                resume = not any(r.name in FORK for r in inside) and _snapshots_for_resume(check.call, found)
                 # the symbol stays the check's name: DEV104's edit (port) and transfer_to_npu's redirect read it
-                self.hit("device-rng-state-behind-cuda-check", check.name, check.node, "torch.npu.is_available")
+                self.hit("device-rng-state-behind-cuda-check", check.name, check.node, "torch.npu.is_available",
+                         facets=("resume",) if resume else ())
         return self.hits
+
+
+def _snapshots_for_resume(check_call, found) -> bool:
+    """Does the function holding the check also capture or restore Python's or NumPy's generator, or save or load a
+    file (RESUME)? A check outside any function says nothing of its use."""
+    function = check_call.parent
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    if function is None:
+        return False
+    return any(r.name in RESUME and function.start_byte <= r.node.start_byte < function.end_byte for r in found)
 
 
 class DeviceRngStateScanner(PythonDomainScanner):
