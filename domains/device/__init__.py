@@ -7,6 +7,7 @@ from ascend_feasibility.domains.device import enum_strings, unread_constants
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
 from ascend_feasibility.domains.device.enumerations import AcceleratorEnumerationScanner
+from ascend_feasibility.domains.device.library_choice import LibraryChoiceScanner
 from ascend_feasibility.domains.device.python_scanner import DevicePythonScanner
 from ascend_feasibility.domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
 from ascend_feasibility.domains.device.rng_state import DeviceRngStateScanner
@@ -17,7 +18,7 @@ class DeviceDomain(Domain):
     name = "device"
     scanner_classes = (DevicePythonScanner, DeviceResourceScanner, NvidiaSmiShellScanner, CudaAmpImportScanner,
                        BackendDispatchScanner, AcceleratorEnumerationScanner, DeviceRngStateScanner,
-                       GpuSpecTableScanner)
+                       GpuSpecTableScanner, LibraryChoiceScanner)
     facts_type = enum_strings.DeviceFacts
 
     def collect(self, file: FileView) -> enum_strings.DeviceFacts | None:
