@@ -42,6 +42,14 @@ def test_an_rng_state_for_recomputation_stays_a_silent_wrong_result():
     assert finding.severity == "medium" and "activation checkpointing" in finding.message.en
 
 
+def test_host_generators_kept_in_step_across_ranks_stay_medium():
+    # nanotron's snapshot of all four generators, swapped in and out around tensor-parallel dropout: not a checkpoint
+    code = ('import random\nimport numpy as np\nimport torch\ndef get_current_random_state():\n'
+            '    return dict(random=random.getstate(), numpy=np.random.get_state(),\n'
+            '                cuda=torch.cuda.get_rng_state() if torch.cuda.is_available() else None)\n')
+    assert _one(code, "DEV144").severity == "medium"
+
+
 def test_fork_rng_is_a_recomputation_even_beside_a_state_file():
     code = ('import torch\ndef replay(fn, path):\n    state = torch.load(path)\n    if torch.cuda.is_available():\n'
             '        with torch.random.fork_rng(devices=[0]):\n            return fn(state)\n')

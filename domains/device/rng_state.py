@@ -11,13 +11,16 @@ Only a positive check is read (`if torch.cuda.is_available():`, `x if torch.cuda
 and-ed with others): under `not torch.cuda.is_available()` the body is the CPU side.
 
 A checkpoint's RNG snapshot is another matter (a Trainer's `_save_checkpoint` / `_load_rng_state`, OLMo's
-`trainer_state_dict` / `restore_rng_state`): the function that holds the check also captures or restores Python's or
-NumPy's generator, or writes or reads the state file (torch.save / torch.load). Neither is part of a recomputation,
-which replays only torch's generators around a forward. There the skip costs a bit-exact resume, no result: the
-site gets the facet `resume`, which picks the rule's low variant."""
+`trainer_state_dict` / `restore_rng_state`): the function that holds the check writes or reads the state file
+(torch.save / torch.load), or it is named for a checkpoint (save, load, restore, resume, checkpoint, state_dict) and
+also captures or restores Python's or NumPy's generator, which no recomputation replays. There the skip costs a
+bit-exact resume, no result: the site gets the facet `resume`, which picks the rule's low variant. Python's and
+NumPy's generators alone are not enough: nanotron's `get_current_random_state` / `set_random_state` snapshot all
+four to keep tensor-parallel ranks drawing the same dropout masks, a silent wrong result when skipped."""
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, unit_references
 
@@ -32,9 +35,9 @@ RNG_STATE = frozenset({
 })
 # calls that only a checkpoint's snapshot of the generators makes beside the device one: a recomputation (torch.utils.
 # checkpoint, Megatron's CheckpointFunction and RNG tracker, fork_rng) replays torch's generators only
-RESUME = frozenset({
-    "random.getstate", "random.setstate", "numpy.random.get_state", "numpy.random.set_state", "torch.save", "torch.load",
-})
+HOST_GENERATORS = frozenset({"random.getstate", "random.setstate", "numpy.random.get_state", "numpy.random.set_state"})
+STATE_FILES = frozenset({"torch.save", "torch.load"})
+CHECKPOINT_WORDS = frozenset({"save", "load", "restore", "resume", "checkpoint", "ckpt"})
 FORK = frozenset({"torch.random.fork_rng", "torch.fork_rng"})
 # the nodes a positive check may sit in between the call and its if / conditional expression
 TRANSPARENT = frozenset({"boolean_operator", "parenthesized_expression"})
@@ -76,14 +79,20 @@ class _RngStateScan(PythonScan):
 
 
 def _snapshots_for_resume(check_call, found) -> bool:
-    """Does the function holding the check also capture or restore Python's or NumPy's generator, or save or load a
-    file (RESUME)? A check outside any function says nothing of its use."""
+    """Does the function holding the check save or load the state file, or, named for a checkpoint, also capture or
+    restore the host generators? A check outside any function says nothing of its use."""
     function = check_call.parent
     while function is not None and function.type != "function_definition":
         function = function.parent
     if function is None:
         return False
-    return any(r.name in RESUME and function.start_byte <= r.node.start_byte < function.end_byte for r in found)
+    names = {r.name for r in found if function.start_byte <= r.node.start_byte < function.end_byte}
+    if names & STATE_FILES:
+        return True
+    name = function.child_by_field_name("name")
+    spelled = parsing.text(name).lower() if name is not None else ""
+    named = bool(set(spelled.split("_")) & CHECKPOINT_WORDS) or "state_dict" in spelled
+    return named and bool(names & HOST_GENERATORS)
 
 
 class DeviceRngStateScanner(PythonDomainScanner):
