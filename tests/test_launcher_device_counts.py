@@ -46,3 +46,13 @@ def test_device_map_auto_in_the_entry_counts(tmp_path):
     })
     pin = _pins(tmp_path)["run.sh"]
     assert pin.severity == "low" and 'device_map="auto" at infer.py:2' in pin.message.en
+
+
+def test_a_rank_taken_modulo_the_count_is_no_count(tmp_path):
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "run.sh": "CUDA_VISIBLE_DEVICES=0,1 torchrun --nproc_per_node 2 train.py\n",
+        "train.py": "import os\nimport torch\nrank = int(os.environ['LOCAL_RANK'])\n"
+                    "torch.cuda.set_device(rank % torch.cuda.device_count())\n",
+    })
+    assert _pins(tmp_path)["run.sh"].severity == "info"

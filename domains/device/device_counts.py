@@ -2,8 +2,9 @@
 
 DEV703 says a `CUDA_VISIBLE_DEVICES=0` pin changes nothing on Ascend (torch_npu reads ASCEND_RT_VISIBLE_DEVICES only)
 unless the program counts the visible devices. That exception is resolved here: the Python entry a launcher runs,
-and the project modules it imports (transitively), are read for a count: `torch.cuda.device_count()`,
-`nn.DataParallel` (over every visible device by default), `device_map="auto"`. ChatGLM-6B's ptuning/train.sh runs
+and the project modules it imports (transitively), are read for a count: `torch.cuda.device_count()` (not as
+`rank % device_count()`, which picks the same device either way), `nn.DataParallel` (over every visible device by
+default), `device_map="auto"`. ChatGLM-6B's ptuning/train.sh runs
 main.py, which imports a copy of HF's Trainer that wraps the model in DataParallel when it sees more than one device:
 on a multi-NPU host the pin to one device is lost and DataParallel spans every NPU. Such a pin is rebuilt with the
 facet `counts-devices`, whose variant says ASCEND_RT_VISIBLE_DEVICES is required and names the counting site.
@@ -37,7 +38,8 @@ def counting_sites(unit) -> list[tuple[int, str]]:
     """(line, what) of the unit's device counts, the first few."""
     if not any(word in unit.source.text for word in GATE):
         return []
-    sites = [(r.node.start_point[0] + 1, COUNTERS[r.name]) for r in unit_references(unit) if r.name in COUNTERS]
+    sites = [(r.node.start_point[0] + 1, COUNTERS[r.name]) for r in unit_references(unit)
+             if r.name in COUNTERS and r.call is not None and not _picks_by_rank(r.call)]
     stack = [unit.tree()] if "device_map" in unit.source.text else []
     while stack and len(sites) < MAX_SITES:
         node = stack.pop()
@@ -49,6 +51,15 @@ def counting_sites(unit) -> list[tuple[int, str]]:
             continue
         stack.extend(node.named_children)
     return sorted(sites)[:MAX_SITES]
+
+
+def _picks_by_rank(call) -> bool:
+    """`local_rank % torch.cuda.device_count()`: the device a rank takes, the same devices with the pin or without."""
+    parent = call.parent if call is not None else None
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    return (parent is not None and parent.type == "binary_operator"
+            and parsing.text(parent.child_by_field_name("operator")) == "%")
 
 
 def counted_pins(findings: list[Finding], counts: dict[str, list], modules: list, factory: FindingFactory) -> list[Finding]:
