@@ -139,6 +139,10 @@ class SiteVariant(_Record):
     when: list[str] = Field(min_length=1, description="facets the site must all show (the first variant that holds wins)")
     message: BilingualText | None = None
     replacement: Replacement | None = None
+    severity: Severity | None = Field(
+        default=None, description="the site's severity, with or without transfer_to_npu, where what the guarded code "
+        "does there makes the rule's own wrong (a checkpoint's RNG snapshot beside a recompute's)"
+    )
 
     @model_validator(mode="after")
     def _says_something(self) -> "SiteVariant":

@@ -213,6 +213,10 @@ class FindingFactory:
     def _judge_texts(self, rule: Rule, at: "Located") -> tuple[Judgement, tuple]:
         auto_when = () if at.context is not None and at.context in rule.not_auto_in else at.auto_when
         judgement = self.judge(rule, at.symbol, auto_when)
+        held = [v for v in rule.variants if set(v.when) <= set(at.facets)] if at.facets else []
+        severity = next((v.severity for v in held if v.severity is not None), None)
+        if severity is not None:
+            judgement = Judgement(judgement.migration, severity, judgement.effort)
         if at.effort is not None and judgement.migration != "auto":
             judgement = Judgement(judgement.migration, judgement.severity, at.effort)
         counted = at.reach == "runs" and at.role in COUNTED_ROLES
@@ -221,8 +225,7 @@ class FindingFactory:
         use_inference = at.context == "inference" and rule.replacement_inference is not None
         replacement = rule.replacement_inference if use_inference else rule.replacement
         texts = rule.message
-        if at.facets:
-            held = [v for v in rule.variants if set(v.when) <= set(at.facets)]
+        if held:
             texts = next((v.message for v in held if v.message is not None), texts)
             replacement = next((v.replacement for v in held if v.replacement is not None), replacement)
         if rule.match.detector == PACKAGE_CALL and at.npu:

@@ -25,6 +25,7 @@ ATOMIC = {
     "false", "none", "parenthesized_expression", "list", "tuple", "dictionary", "set",
 }
 FOLD_LIMIT = 16
+MAX_SCOPE_NODES = 20_000  # the walk over a function for the calls of a name a callable is bound to
 CODE_LIMIT = 2000  # characters: a snippet built from arguments longer than this is not shown (and not folded)
 
 
@@ -45,6 +46,9 @@ class Site:
     opaque: bool = False  # *args / **kwargs: the arguments cannot be bound
     is_call: bool = False
     literal: bool = False  # the value is written out (a literal), not computed (a variable, an expression)
+    # a callable named, not called (`fn = torch.cuda.amp.autocast if c else ...`), whose call is not found: the
+    # arguments are passed where it is called, so no default stands in for them
+    reference: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,8 +82,41 @@ def python_site(node: Node) -> Site:
             node = node.parent  # `cuda` of `x.cuda`
     value, literal = _assigned(node) or (None, False)
     call = _call_of(node)
+    if call is None and value is None and node.type in {"attribute", "identifier"}:
+        call = _bound_call(node)
+        if call is None:
+            return Site(reference=True)
     site = _call_site(call) if call is not None else NO_SITE
     return Site(site.arguments, site.receiver, value, site.opaque, site.is_call, literal)
+
+
+def _bound_call(node: Node) -> Node | None:
+    """Where a callable is named and bound to a name (`autocast_fn = torch.cuda.amp.autocast if c else
+    torch.cpu.amp.autocast`), the call of that name in the same function (`autocast_fn(dtype=torch.bfloat16)`, a
+    lambda's included), when every such call passes the same arguments; else None."""
+    current = node
+    while current.parent is not None and current.parent.type in {"conditional_expression", "parenthesized_expression"}:
+        current = current.parent
+    assignment = current.parent
+    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != current:
+        return None
+    left = assignment.child_by_field_name("left")
+    if left is None or left.type != "identifier":
+        return None
+    name, scope = parsing.text(left), assignment.parent
+    while scope is not None and scope.type not in {"function_definition", "module"}:
+        scope = scope.parent
+    calls, stack, seen = [], [scope] if scope is not None else [], 0
+    while stack and seen < MAX_SCOPE_NODES:
+        current = stack.pop()
+        seen += 1
+        if current.type == "call":
+            function = current.child_by_field_name("function")
+            if function is not None and function.type == "identifier" and parsing.text(function) == name:
+                calls.append(current)
+        stack.extend(current.named_children)
+    arguments = {parsing.text(c.child_by_field_name("arguments")) for c in calls if c.child_by_field_name("arguments")}
+    return calls[0] if calls and len(arguments) == 1 else None
 
 
 def _call_of(node: Node) -> Node | None:
@@ -330,7 +367,7 @@ def _placeholder(name: str, shape: CallShape, site: Site, bound) -> str | None:
     if name in bound:
         argument = bound[name][1]
         return argument.text if argument.atomic else f"({argument.text})"
-    return shape.defaults.get(name)
+    return None if site.reference else shape.defaults.get(name)
 
 
 def fold(code: str) -> str:

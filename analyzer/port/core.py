@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from ascend_feasibility.analyzer.context.project import _path_reach
 from ascend_feasibility.analyzer.context.project_scope import parse_site
 from ascend_feasibility.analyzer.context.roles import file_role
+from ascend_feasibility.analyzer.context.selected_definitions import module_definitions, named_definitions
 from ascend_feasibility.analyzer.core.models import Finding, Report
 from ascend_feasibility.analyzer.port.edits import (
     Change,
@@ -586,32 +587,7 @@ class Guarded:
     @functools.cached_property
     def _definitions(self) -> dict:
         """name → node of the file's module-level functions and classes (decorators included)."""
-        definitions = {}
-        for child in self.tree.named_children:  # the module node
-            node = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
-            if node is not None and node.type in {"function_definition", "class_definition"}:
-                name = node.child_by_field_name("name")
-                if name is not None:
-                    definitions[self.data[name.start_byte:name.end_byte].decode("utf-8", "replace")] = child
-        return definitions
-
-    def _selected_definitions(self, branch, condition):
-        """(name, definition) of this file's module-level functions and classes the branch names outside its
-        condition: `xformers_attn if torch.cuda.is_available() else torch_attn` picks a function, not a call."""
-        definitions = self._definitions
-        if not definitions:
-            return []
-        chosen, stack = [], [branch]
-        while stack:
-            node = stack.pop()
-            if node.start_byte >= condition.start_byte and node.end_byte <= condition.end_byte:
-                continue
-            if node.type == "identifier":
-                name = self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
-                if name in definitions and not (definitions[name].start_byte <= node.start_byte < definitions[name].end_byte):
-                    chosen.append((name, definitions[name]))
-            stack.extend(node.named_children)
-        return chosen
+        return module_definitions(self.tree)
 
     def why_held(self, outcome: SiteOutcome, sites: list[SiteOutcome]) -> str | None:
         """None when the branch the site decides may run on NPU after the patch, else why it is held."""
@@ -629,7 +605,7 @@ class Guarded:
                 continue
             if id(finding) not in done:
                 return f"the branch it decides keeps {finding.rule} at line {finding.line}: on NPU it would run CUDA-only code"
-        for name, definition in self._selected_definitions(branch, condition):
+        for name, definition in named_definitions(branch, self._definitions, skip=condition):
             for offset, finding in self.present:
                 if definition.start_byte <= offset < definition.end_byte and id(finding) not in done:
                     return (f"the branch it decides selects {name}, which keeps {finding.rule} at line {finding.line}: "

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun
-from ascend_feasibility.domains.device import enum_strings, unread_constants
+from ascend_feasibility.domains.device import device_counts, enum_strings, unread_constants
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
 from ascend_feasibility.domains.device.enumerations import AcceleratorEnumerationScanner
+from ascend_feasibility.domains.device.library_choice import LibraryChoiceScanner
 from ascend_feasibility.domains.device.python_scanner import DevicePythonScanner
 from ascend_feasibility.domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
 from ascend_feasibility.domains.device.rng_state import DeviceRngStateScanner
@@ -17,15 +18,19 @@ class DeviceDomain(Domain):
     name = "device"
     scanner_classes = (DevicePythonScanner, DeviceResourceScanner, NvidiaSmiShellScanner, CudaAmpImportScanner,
                        BackendDispatchScanner, AcceleratorEnumerationScanner, DeviceRngStateScanner,
-                       GpuSpecTableScanner)
+                       GpuSpecTableScanner, LibraryChoiceScanner)
     facts_type = enum_strings.DeviceFacts
 
     def collect(self, file: FileView) -> enum_strings.DeviceFacts | None:
         """The file's project Enums with a "cuda" member, the parameters converted to them and the "cuda" literals
-        it passes to calls (domains/device/enum_strings.py)."""
+        it passes to calls (domains/device/enum_strings.py), and where it counts the visible devices
+        (domains/device/device_counts.py)."""
         facts = enum_strings.DeviceFacts(path=file.path)
         for unit in file.units:
-            if unit.kind != "python" or unit.cell is not None or not unit.parsed or "cuda" not in unit.source.text:
+            if unit.kind != "python" or unit.cell is not None or not unit.parsed:
+                continue
+            facts.device_counts += device_counts.counting_sites(unit)
+            if "cuda" not in unit.source.text:
                 continue
             if enum_strings.wanted(unit.source.text):
                 found = enum_strings.collect(file.path, unit.tree())
@@ -45,3 +50,6 @@ class DeviceDomain(Domain):
         if sites:
             run.findings = [f for f in run.findings
                             if not (f.rule in enum_strings.DEVICE_STRING_RULES and (f.path, f.line) in sites)]
+        # a launcher's device pin matters where the program it runs counts the visible devices
+        counts = {f.path: f.device_counts for f in collected if f.device_counts}
+        run.findings = device_counts.counted_pins(run.findings, counts, run.modules, run.factory)

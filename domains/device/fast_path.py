@@ -12,7 +12,12 @@ test (`!=`, `not in`) swaps the arms. The other arm is generic code for the same
 `elif`), does not only raise, warn or pass, does not move data to the CPU (`.cpu()`, a "cpu" string: on Ascend that
 is the whole run on the host, DEV007's slow CPU path), and produces what the CUDA arm produces: the names it binds, extends or
 returns are among the CUDA arm's (`x, w, b` in both arms; `norms.append(...)` beside `norms += [...]`), or both arms
-return."""
+return.
+
+The CUDA arm may instead be a precision guard: it computes in float32 where the other arm does not (`with
+torch.autocast(..., dtype=torch.float32)` or `enabled=False` around the step, a `.float()` cast). On NPU the other
+arm runs at the autocast dtype: the results are close, not the same (`precision_guard`, the facet that picks DEV145's
+variant text)."""
 
 from __future__ import annotations
 
@@ -26,9 +31,21 @@ RETURNS = "<return>"
 MAX_NODES = 2_000  # the walk over one arm's statements
 
 
-def chooses_fast_path(test: Node) -> bool:
-    """`test` (a comparison or `.startswith("cuda")` call naming "cuda") picks a CUDA arm whose `else` computes the
-    same results generically."""
+PRECISION_GUARD = "precision-guard"
+UPCASTS = frozenset({"float", "double"})
+FULL_PRECISION = frozenset({"torch.float32", "torch.float", "torch.float64", "torch.double"})
+
+
+def fast_path_facets(arms: tuple[Node, Node]) -> tuple[str, ...]:
+    """`precision-guard` where the CUDA arm of a fast path computes in full precision (an autocast region in float32
+    or disabled, a `.float()`/`.double()` cast) and the generic arm does not."""
+    cuda_arm, generic = arms
+    return (PRECISION_GUARD,) if _full_precision(cuda_arm) and not _full_precision(generic) else ()
+
+
+def fast_path_arms(test: Node) -> tuple[Node, Node] | None:
+    """(the CUDA arm, the generic arm) where `test` (a comparison or `.startswith("cuda")` call naming "cuda") picks
+    a CUDA arm whose `else` computes the same results generically, else None."""
     negated = _negative(test)
     child, parent, through_and = test, test.parent, False
     while parent is not None and parent.type in {"parenthesized_expression", "not_operator", "boolean_operator"}:
@@ -36,25 +53,58 @@ def chooses_fast_path(test: Node) -> bool:
             negated = not negated
         elif parent.type == "boolean_operator":
             if parsing.text(parent.child_by_field_name("operator")) != "and":
-                return False
+                return None
             through_and = True
         child, parent = parent, parent.parent
     if parent is None or parent.type != "if_statement" or parent.child_by_field_name("condition") != child:
-        return False
+        return None
     if through_and and negated:
-        return False  # `if flag and device.type != "cuda"`: its else also runs on CUDA without the flag
+        return None  # `if flag and device.type != "cuda"`: its else also runs on CUDA without the flag
     alternatives = parent.children_by_field_name("alternative")
     if len(alternatives) != 1 or alternatives[0].type != "else_clause":
-        return False
+        return None
     consequence = parent.child_by_field_name("consequence")
     other = alternatives[0].child_by_field_name("body")
     if consequence is None or other is None:
-        return False
+        return None
     cuda_arm, generic = (other, consequence) if negated else (consequence, other)
     if only_raises_or_warns(generic) or _moves_to_cpu(generic):
-        return False
+        return None
     produced, generic_produced = _produces(cuda_arm), _produces(generic)
-    return bool(generic_produced) and generic_produced <= produced
+    return (cuda_arm, generic) if generic_produced and generic_produced <= produced else None
+
+
+def _full_precision(block: Node) -> bool:
+    """Does the arm compute in full precision: `.float()`/`.double()`, or a call of an `autocast` (a `with` item)
+    given a float32/float64 dtype or `enabled=False`?"""
+    stack, seen = [block], 0
+    while stack and seen < MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        if node.type in {"function_definition", "class_definition", "lambda"}:
+            continue
+        if node.type == "call":
+            function = node.child_by_field_name("function")
+            last = function.child_by_field_name("attribute") if function is not None and function.type == "attribute" else function
+            name = parsing.text(last) if last is not None else ""
+            arguments = node.child_by_field_name("arguments")
+            if name in UPCASTS and arguments is not None and not arguments.named_children:
+                return True
+            if name == "autocast" and arguments is not None and any(_full_precision_argument(a) for a in arguments.named_children):
+                return True
+        stack.extend(node.named_children)
+    return False
+
+
+def _full_precision_argument(argument: Node) -> bool:
+    if argument.type != "keyword_argument":
+        return False
+    key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
+    if key is None or value is None:
+        return False
+    if parsing.text(key) == "dtype":
+        return parsing.text(value) in FULL_PRECISION
+    return parsing.text(key) == "enabled" and parsing.text(value) == "False"
 
 
 LAYOUT_METHODS = frozenset({"contiguous"})

@@ -6,7 +6,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals, selectors
-from ascend_feasibility.domains.device.fast_path import chooses_fast_path, only_fixes_layout
+from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.scripted_use import only_called
 from ascend_feasibility.domains.device.test_arms import facets
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
@@ -233,8 +233,9 @@ class _FileScan(PythonScan):
             self._device_test(" ".join(parsing.text(comparison).split()), comparison)
 
     def _device_test(self, symbol: str, test: Node) -> None:
-        if chooses_fast_path(test):
-            self.hit("device-type-fast-path", symbol, test)
+        arms = fast_path_arms(test)
+        if arms is not None:
+            self.hit("device-type-fast-path", symbol, test, facets=fast_path_facets(arms))
         elif only_fixes_layout(test):
             self.hit("device-type-layout-workaround", symbol, test)
         else:

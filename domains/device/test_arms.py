@@ -11,6 +11,11 @@
   not a device's `.type` or `str(device)` (a torch.device never equals a string, so a name compared with "cuda" holds
   one). Under transfer_to_npu such a setting stays "cuda" and the CUDA arm runs with its torch calls mapped; the test
   breaks only once the setting says "npu".
+- `cuda-autocast-gate`: the test sits in the body of `if torch.is_autocast_enabled():` with no device type (or after
+  `if not torch.is_autocast_enabled(): return ...`). Called so, it reports CUDA autocast only (torch 2.4 and later
+  read it as device "cuda"; transfer_to_npu leaves it alone), so under NPU autocast the gate is False and the test is
+  never reached: no arm of it runs and nothing raises; what the CUDA arm does (a cast to the autocast dtype) is
+  silently skipped.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ from tree_sitter import Node
 RAISES = "raises"
 CUDA_ARM = "cuda-arm"
 SETTING = "setting"
+AUTOCAST_GATE = "cuda-autocast-gate"
+# called with no device type these report CUDA autocast only (torch/amp/autocast_mode.py; torch.cuda's are CUDA's)
+CUDA_AUTOCAST_GATES = frozenset({"torch.is_autocast_enabled", "torch.cuda.is_autocast_enabled"})
 NEGATIVE = frozenset({"!=", "not in"})
 CUDA_NAMESPACES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 CUDA_FUNCTIONS = frozenset({"torch.get_autocast_gpu_dtype", "torch.set_autocast_gpu_dtype"})
@@ -51,7 +59,56 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.append(CUDA_ARM)
     if _compares_setting(test):
         found.append(SETTING)
+    if _under_cuda_autocast_gate(test, imports):
+        found.append(AUTOCAST_GATE)
     return tuple(found)
+
+
+def _under_cuda_autocast_gate(test: Node, imports: ImportTable) -> bool:
+    """Is `test` reached only where the no-argument autocast query is True: inside the body of an if (or an `and`)
+    testing it, or after an earlier `if not <query>: return` of its block (up to the enclosing function)?"""
+    child, parent = test, test.parent
+    while parent is not None and parent.type not in {"function_definition", "class_definition", "module"}:
+        if parent.type in {"if_statement", "elif_clause"} and parent.child_by_field_name("consequence") == child:
+            if _gate_terms(parent.child_by_field_name("condition"), imports, negated=False):
+                return True
+        if parent.type == "boolean_operator" and parsing.text(parent.child_by_field_name("operator")) == "and":
+            left = parent.child_by_field_name("left")
+            if left is not child and _gate_terms(left, imports, negated=False):
+                return True
+        if parent.type == "block":
+            sibling = child.prev_named_sibling
+            while sibling is not None:
+                if (sibling.type == "if_statement" and not sibling.children_by_field_name("alternative")
+                        and _gate_terms(sibling.child_by_field_name("condition"), imports, negated=True)
+                        and _leaves(sibling.child_by_field_name("consequence"))):
+                    return True
+                sibling = sibling.prev_named_sibling
+        child, parent = parent, parent.parent
+    return False
+
+
+def _gate_terms(condition: Node | None, imports: ImportTable, negated: bool) -> bool:
+    """`condition` is the no-argument query, alone or a term of an `and`; when `negated`, `not <query>` alone."""
+    while condition is not None and condition.type == "parenthesized_expression":
+        condition = condition.named_children[0] if condition.named_children else None
+    if condition is None:
+        return False
+    if negated:
+        return condition.type == "not_operator" and _gate_terms(condition.child_by_field_name("argument"), imports, False)
+    if condition.type == "boolean_operator" and parsing.text(condition.child_by_field_name("operator")) == "and":
+        return any(_gate_terms(condition.child_by_field_name(side), imports, False) for side in ("left", "right"))
+    if condition.type != "call":
+        return False
+    arguments = condition.child_by_field_name("arguments")
+    function = condition.child_by_field_name("function")
+    return (arguments is not None and not arguments.named_children and function is not None
+            and qualified_name(function, imports) in CUDA_AUTOCAST_GATES)
+
+
+def _leaves(block: Node | None) -> bool:
+    statements = [s for s in (block.named_children if block is not None else []) if s.type != "comment"]
+    return bool(statements) and statements[-1].type in {"return_statement", "raise_statement", "continue_statement"}
 
 
 def _arms(condition: Node, parent: Node | None, negated: bool) -> tuple[Node | None, Node | None]:

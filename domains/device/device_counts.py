@@ -1,0 +1,115 @@
+"""Programs that count the visible devices, and the launcher pins (DEV703) that matter because of them.
+
+DEV703 says a `CUDA_VISIBLE_DEVICES=0` pin changes nothing on Ascend (torch_npu reads ASCEND_RT_VISIBLE_DEVICES only)
+unless the program counts the visible devices. That exception is resolved here: the Python entry a launcher runs,
+and the project modules it imports (transitively), are read for a count: `torch.cuda.device_count()` (not as
+`rank % device_count()`, which picks the same device either way), `nn.DataParallel` (over every visible device by
+default), `device_map="auto"`. ChatGLM-6B's ptuning/train.sh runs
+main.py, which imports a copy of HF's Trainer that wraps the model in DataParallel when it sees more than one device:
+on a multi-NPU host the pin to one device is lost and DataParallel spans every NPU. Such a pin is rebuilt with the
+facet `counts-devices`, whose variant says ASCEND_RT_VISIBLE_DEVICES is required and names the counting site.
+
+Only files that spell one of the GATE words pay for the read; the walk stays inside the project."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from ascend_feasibility.analyzer.context.propagation import _modules_by_name
+from ascend_feasibility.analyzer.core.findings import FindingFactory, Located
+from ascend_feasibility.analyzer.core.models import Finding
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.python_refs import unit_references
+
+GATE = ("device_count", "DataParallel", "device_map")
+COUNTERS = {
+    "torch.cuda.device_count": "torch.cuda.device_count()",
+    "torch.nn.DataParallel": "nn.DataParallel",
+    "torch.nn.parallel.DataParallel": "nn.DataParallel",
+    "torch.nn.parallel.data_parallel.DataParallel": "nn.DataParallel",
+}
+PIN_RULE = "DEV703"
+COUNTS = "counts-devices"
+MAX_SITES = 3
+MAX_MODULES = 500  # the walk over the import graph from one entry
+
+
+def counting_sites(unit) -> list[tuple[int, str]]:
+    """(line, what) of the unit's device counts, the first few."""
+    if not any(word in unit.source.text for word in GATE):
+        return []
+    sites = [(r.node.start_point[0] + 1, COUNTERS[r.name]) for r in unit_references(unit)
+             if r.name in COUNTERS and r.call is not None and not _picks_by_rank(r.call)]
+    stack = [unit.tree()] if "device_map" in unit.source.text else []
+    while stack and len(sites) < MAX_SITES:
+        node = stack.pop()
+        if node.type == "keyword_argument":
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            if (name is not None and value is not None and parsing.text(name) == "device_map"
+                    and value.type == "string" and parsing.text(value).strip("'\"") == "auto"):
+                sites.append((node.start_point[0] + 1, 'device_map="auto"'))
+            continue
+        stack.extend(node.named_children)
+    return sorted(sites)[:MAX_SITES]
+
+
+def _picks_by_rank(call) -> bool:
+    """`local_rank % torch.cuda.device_count()`: the device a rank takes, the same devices with the pin or without."""
+    parent = call.parent if call is not None else None
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    return (parent is not None and parent.type == "binary_operator"
+            and parsing.text(parent.child_by_field_name("operator")) == "%")
+
+
+def counted_pins(findings: list[Finding], counts: dict[str, list], modules: list, factory: FindingFactory) -> list[Finding]:
+    """`findings` with each DEV703 pin whose launched program counts devices rebuilt with the facet COUNTS."""
+    if not counts or not any(f.rule == PIN_RULE for f in findings):
+        return findings
+    by_path = {m.path: m for m in modules}
+    by_module = _modules_by_name(modules)
+    result, found = [], {}
+    for finding in findings:
+        if finding.rule == PIN_RULE and finding.path in by_path:
+            if finding.path not in found:
+                found[finding.path] = _count_reached(by_path[finding.path], by_path, by_module, counts)
+            site = found[finding.path]
+            if site is not None:
+                located = Located(finding.rule, finding.symbol, finding.path, finding.line, finding.column,
+                                  finding.end_column, finding.snippet, finding.cell, npu=site,
+                                  end_line=finding.end_line, facets=(COUNTS,), role=finding.role, reach=finding.reach,
+                                  reach_reason=finding.reach_reason)
+                finding = factory.build_located(located, 0).model_copy(
+                    update={"suppressed": finding.suppressed, "fingerprint": finding.fingerprint})
+        result.append(finding)
+    return result
+
+
+def _count_reached(launcher, by_path: dict, by_module: dict[str, str], counts: dict[str, list]) -> str | None:
+    """`what at path:line` of the first device count the launcher's Python entries reach through project imports."""
+    folder = PurePosixPath(launcher.path).parent
+    queue = []
+    for script in launcher.launched_scripts:
+        for candidate in (str(PurePosixPath(folder, script)), script.lstrip("./")):
+            if candidate in by_path:
+                queue.append(candidate)
+                break
+    queue += [by_module[module] for module, _ in launcher.launches if module and module in by_module]
+    seen: set[str] = set()
+    while queue and len(seen) < MAX_MODULES:
+        path = queue.pop(0)
+        if path in seen:
+            continue
+        seen.add(path)
+        if counts.get(path):
+            line, what = counts[path][0]
+            return f"{what} at {path}:{line}"
+        module = by_path.get(path)
+        importer = PurePosixPath(path).parent
+        for name in getattr(module, "imports", []) or []:
+            # the entry's own folder is on sys.path when a script runs: `import trainer_seq2seq` beside main.py
+            local = ".".join((*importer.parts, name)) if importer.parts else name
+            target = by_module.get(name) or by_module.get(local)
+            if target is not None and target not in seen:
+                queue.append(target)
+    return None

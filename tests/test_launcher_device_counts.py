@@ -1,0 +1,58 @@
+"""A launcher's `CUDA_VISIBLE_DEVICES=0` pin (DEV703) changes nothing on Ascend unless the program counts the visible
+devices: that exception is resolved by following the launched entry through the project modules it imports
+(domains/device/device_counts.py). ChatGLM-6B's ptuning/train.sh runs main.py, which imports a copy of HF's Trainer
+that wraps the model in nn.DataParallel: the pin is required there (low), with the counting site named; a program
+that takes one device by `.cuda()` keeps the info note."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
+from tests.helpers import write_tree
+
+TRAINER = "import torch\nfrom torch import nn\nclass Trainer:\n    def wrap(self, model):\n        if self.n_gpu > 1:\n" \
+          "            model = nn.DataParallel(model)\n        return model\n"
+
+
+def _pins(root) -> dict[str, object]:
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return {f.path: f for f in report.findings if f.rule == "DEV703"}
+
+
+def test_a_pin_for_a_program_that_reaches_dataparallel_is_required(tmp_path):
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "ptuning/train.sh": "CUDA_VISIBLE_DEVICES=0 python main.py --do_train\n",
+        "ptuning/main.py": "from trainer_seq2seq import Seq2SeqTrainer\nSeq2SeqTrainer().wrap(None)\n",
+        "ptuning/trainer_seq2seq.py": "from trainer import Trainer\nclass Seq2SeqTrainer(Trainer):\n    pass\n",
+        "ptuning/trainer.py": TRAINER,
+        "ptuning/web_demo.sh": "CUDA_VISIBLE_DEVICES=0 python web_demo.py\n",
+        "ptuning/web_demo.py": "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n",
+    })
+    pins = _pins(tmp_path)
+    required = pins["ptuning/train.sh"]
+    assert required.severity == "low"
+    assert "nn.DataParallel at ptuning/trainer.py:6" in required.message.en
+    assert "required here" in required.replacement.en
+    kept = pins["ptuning/web_demo.sh"]
+    assert kept.severity == "info" and "Nothing is needed" in kept.replacement.en
+
+
+def test_device_map_auto_in_the_entry_counts(tmp_path):
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\ntransformers\n",
+        "run.sh": "export CUDA_VISIBLE_DEVICES=0\npython infer.py\n",
+        "infer.py": "from transformers import AutoModel\nmodel = AutoModel.from_pretrained('m', device_map=\"auto\")\n",
+    })
+    pin = _pins(tmp_path)["run.sh"]
+    assert pin.severity == "low" and 'device_map="auto" at infer.py:2' in pin.message.en
+
+
+def test_a_rank_taken_modulo_the_count_is_no_count(tmp_path):
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "run.sh": "CUDA_VISIBLE_DEVICES=0,1 torchrun --nproc_per_node 2 train.py\n",
+        "train.py": "import os\nimport torch\nrank = int(os.environ['LOCAL_RANK'])\n"
+                    "torch.cuda.set_device(rank % torch.cuda.device_count())\n",
+    })
+    assert _pins(tmp_path)["run.sh"].severity == "info"
