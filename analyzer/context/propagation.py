@@ -30,7 +30,7 @@ from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
 from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders, unloaded_modules
-from ascend_feasibility.analyzer.context.unpassed_defaults import unpassed_defaults
+from ascend_feasibility.analyzer.context.unpassed_defaults import _re_exported, unpassed_defaults
 from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.context.written_names import writes_any, writes_word
@@ -131,8 +131,12 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
 
 
 def overridden_defaults(facts: list[ModuleFacts]) -> set[tuple[str, int]]:
-    """Device defaults ("cuda") that every call passes explicitly, of methods and of module-level functions no other
-    file imports by name: (path, line). Nothing runs with them, so they are no finding."""
+    """Device defaults ("cuda") that every call passes explicitly: (path, line). Nothing runs with them, so they are
+    no finding. Of a method, and of a module-level function no other file imports by name, the calls in its file
+    decide; of a module-level function or class's __init__, every call in the project (audiocraft's
+    `NoiseSchedule(**cfg.schedule, device=device)` in two other modules, `NoiseSchedule(device='cpu')` in a test),
+    unless it may be called out of sight, as unpassed_defaults.py judges (passed as a value, subclassed, exported
+    through `__all__` or a star import, called with neither the keyword nor the position after a `*args`)."""
     imported = {name for f in facts for name in f.imports}
     result = set()
     for f in facts:
@@ -140,6 +144,21 @@ def overridden_defaults(facts: list[ModuleFacts]) -> set[tuple[str, int]]:
             if module_level and f.module and f"{f.module}.{function}" in imported:
                 continue  # another file may call it without the argument
             result.add((f.path, line))
+    if any(f.device_defaults for f in facts):
+        passed: dict[str, list[tuple[int, list[str]]]] = defaultdict(list)
+        for f in facts:
+            for name, record in f.default_passed.items():
+                passed[name].append(record)
+        escaped = {name for f in facts for name in f.default_escaped}
+        starred = {module for f in facts for module in f.star_imports}
+        for f in facts:
+            if not f.device_defaults or _re_exported(f.module, starred):
+                continue
+            for line, callee, parameter, index in f.device_defaults:
+                calls = passed.get(callee)
+                if calls and callee not in escaped and all(parameter in keywords or fewest > index
+                                                           for fewest, keywords in calls):
+                    result.add((f.path, line))
     return result
 
 
