@@ -54,6 +54,7 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^it launches only what the project does not have \(launch commands: (?P<count>\d+)\), first `-m "
      r"(?P<module>[^`]+)`: no such module in the project or its dependencies, though the options it is given are the "
      r"project's \((?P<options>[^)]+)\); no code of the project runs through it$", "reason.stale_unknown_launcher"),
+    (r"^line (?P<line>\d+): stored in self\.(?P<name>\w+), which nothing in the project reads$", "reason.unread_store"),
     (r"^needs the compiled extension `(?P<extension>[^`]+)` when it loads, which the project neither builds nor "
      r"declares; no entry point of the project imports it unconditionally$", "reason.unbuilt_extension"),
     (r"^imports (?P<through>\S+) at its top level, which needs the compiled extension `(?P<extension>[^`]+)` when it "
