@@ -1227,7 +1227,8 @@ def test_an_availability_test_that_picks_an_imported_function_keeping_cuda_only_
     for module, where in (("pkg.attention", "pkg/attention.py"), (".attention", "pkg/attention.py")):
         model = MODEL.format(module=module)
         sites = [_site(model, "torch.cuda.is_available", "DEV104", 0, path="pkg/model.py"),
-                 _site(ATTENTION, "xops.memory_efficient_attention", "ATT010", path="pkg/attention.py")]
+                 _site(ATTENTION, "xops.memory_efficient_attention", "ATT010", path="pkg/attention.py", severity="high"),
+                 _site(ATTENTION, "torch.nn.functional.scaled_dot_product_attention", "ATT020", path="pkg/attention.py")]
         files = {"pkg/__init__.py": "", "pkg/attention.py": ATTENTION, "pkg/model.py": model}
         reasons = _reasons(_port(tmp_path / module.strip("."), files, sites))
         assert reasons[("DEV104", 6)] == (f"the branch it decides selects xformers_attn, which keeps ATT010 at "
@@ -1235,11 +1236,12 @@ def test_an_availability_test_that_picks_an_imported_function_keeping_cuda_only_
 
 
 def test_an_imported_function_with_nothing_kept_or_unresolved_does_not_hold(tmp_path):
-    # torch_attn keeps nothing: `torch_attn if torch.cuda.is_available() else ...` is widened as before; an import
-    # of a module the report has no file for (xformers itself) is not followed
+    # torch_attn keeps only an info note (ATT020: SDPA runs on NPU): `torch_attn if torch.cuda.is_available() else
+    # ...` is widened as before; an import of a module the report has no file for (xformers itself) is not followed
     model = MODEL.format(module="pkg.attention").replace("xformers_attn if", "torch_attn if")
     sites = [_site(model, "torch.cuda.is_available", "DEV104", 0, path="pkg/model.py"),
-             _site(ATTENTION, "xops.memory_efficient_attention", "ATT010", path="pkg/attention.py")]
+             _site(ATTENTION, "xops.memory_efficient_attention", "ATT010", path="pkg/attention.py", severity="high"),
+             _site(ATTENTION, "torch.nn.functional.scaled_dot_product_attention", "ATT020", path="pkg/attention.py")]
     files = {"pkg/__init__.py": "", "pkg/attention.py": ATTENTION, "pkg/model.py": model}
     assert _reasons(_port(tmp_path / "a", files, sites))[("DEV104", 6)] is None
     other = MODEL.format(module="xformers.ops").replace("xformers_attn if", "torch_attn if")

@@ -147,8 +147,9 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         has_relative_import(tree) for path, (_, tree) in parsed.items() if _inside(path, PurePosixPath(module_path).parent)
     )
     uses: set[str] = set()
-    # what a guarded branch may select from another module: the findings port leaves there (no rewrite for them)
-    elsewhere = ImportedDefinitions(root, {path: [f for f in found if eligible(f, options) is not None]
+    # what a guarded branch may select from another module: the findings port leaves there (no rewrite for them),
+    # above info (an info note such as ATT020's "SDPA runs on NPU" is no CUDA-only code)
+    elsewhere = ImportedDefinitions(root, {path: [f for f in found if f.severity != "info" and eligible(f, options) is not None]
                                            for path, found in present.items()}, _load)
     for path in sorted(parsed):
         data, tree = parsed[path]
