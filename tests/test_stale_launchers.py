@@ -82,6 +82,9 @@ def test_launcher_of_a_module_nowhere_with_the_projects_options_is_optional(tmp_
         "scripts/bench.sh": PIN + "torchrun --nproc-per-node 1 -m benchmark.main --train-data x --fsdp --model m\n",
         "scripts/serve.sh": PIN + "python -m sglang.launch_server --model m --port 30000 --tp 2\n",
         "scripts/one.sh": PIN + "python -m benchmark.main --model m\n",  # one option of the project's: too little
+        # VILA's lmms.sh: `-m lmms_eval --model ... --tasks ...`, a package the project's code imports
+        "app/plugin.py": "from lmms_eval.api.model import lmms\n",
+        "scripts/lmms.sh": PIN + "torchrun -m lmms_eval --train-data x --fsdp --model m\n",
     })
     reach = _reach(tmp_path)
     assert reach["scripts/bench.sh"] == (
@@ -92,3 +95,4 @@ def test_launcher_of_a_module_nowhere_with_the_projects_options_is_optional(tmp_
     assert "项目及其依赖中都没有这个模块" in phrase("zh", reach["scripts/bench.sh"][1])
     assert reach["scripts/serve.sh"] == ("runs", None)
     assert reach["scripts/one.sh"] == ("runs", None)
+    assert reach["scripts/lmms.sh"] == ("runs", None)

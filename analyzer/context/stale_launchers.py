@@ -14,10 +14,11 @@ launch command is dead when
   own scripts/eval/*.py import `eval.utils`, which puts an undeclared, unknown `eval` in the dependency matrix), and
   no file of the project is that module (`eval/gsm/run_eval.py`, `.../__main__.py`) anywhere; or
 - its `-m` module is nowhere: no folder, file or standard-library module of that name, no distribution the project
-  declares or imports, and the options the script passes are the project's own (most of them, at least two, declared
-  by an `add_argument` of the project): open_lm's run_bench.sh runs `torchrun -m benchmark.main --train-data ...
-  --fsdp`, options of open_lm's own params.py, with no `benchmark` anywhere. A launch of another tool the project
-  neither declares nor imports, with options of its own (`-m sglang.launch_server --port ...`), stays live.
+  declares, no package its code imports (VILA's lmms.sh runs `-m lmms_eval`, which llava/eval/lmms/ imports), and
+  the options the script passes are the project's own (most of them, at least two, declared by an `add_argument` of
+  the project): open_lm's run_bench.sh runs `torchrun -m benchmark.main --train-data ... --fsdp`, options of
+  open_lm's own params.py, with no `benchmark` anywhere. A launch of another tool the project neither declares nor
+  imports, with options of its own (`-m sglang.launch_server --port ...`), stays live.
 Judged are shell scripts (.sh, .bash, .zsh) that fetch nothing: a Dockerfile's `RUN python3 get-pip.py` runs what its
 `wget` just downloaded, and its CUDA base image is a finding of its own. A command with an installed `-m` module is
 judged by its script (`python -m torch.distributed.run ... train.py`); one
@@ -57,11 +58,15 @@ def stale_launchers(facts: list[ModuleFacts], declared: frozenset[str] = frozens
     root_modules = {path_view(p).stem for p in paths if p.endswith(".py") and "/" not in p}
     installed = {_plain(name) for name in declared}
     options = {_plain(flag.lstrip("-")) for f in facts for _, _, flag, _ in f.options}
+    # what the project's code imports is installed beside it (VILA imports lmms_eval, which its lmms.sh runs), though
+    # the dependency matrix may know it as neither declared nor catalogued
+    imported = {_plain(name.split(".", 1)[0]) for f in facts for name in f.imports}
     result = {}
     for f in shells:
         folder = path_view(f.path).parent
         own = _own_options(f.launch_flags, options)
-        reasons = [_dead(module, script, folder, by_name, folders | root_modules, installed, own)
+        reasons = [_dead(module, script, folder, by_name, folders | root_modules, installed,
+                         [] if _plain(module.split(".", 1)[0]) in imported else own)
                    for module, script in f.launches]
         if all(reasons):
             result[f.path] = (f"it launches only what the project does not have (launch commands: {len(reasons)}), "
