@@ -140,8 +140,8 @@ class PhaseFacts:
     patch_installers: list[tuple[str, int, int, tuple[tuple[str, int, int], ...]]] = field(default_factory=list)
     # string defaults naming a device ("cuda") that every call in this file overrides: (line, function, module-level)
     overridden_defaults: list[tuple[int, str, bool]] = field(default_factory=list)
-    # such defaults of module-level functions and classes' __init__, judged by every call in the project (the
-    # unpassed-default reading's default_passed): (line, function or class, parameter, position in a call)
+    # such defaults of module-level functions and classes' __init__, for every call in the project (the unpassed-
+    # default reading's default_passed): (line, function or class, parameter, position in a call)
     device_defaults: list[tuple[int, str, str, int]] = field(default_factory=list)
     # string values compared with == in if/elif chains: (value, line, condition, whether the chain has a default arm)
     choices: list[tuple[str, int, str, bool]] = field(default_factory=list)
@@ -846,8 +846,8 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[lis
                                                                             list[tuple[int, str, str, int]]]:
     """`def get_mask(..., device="cuda")` whose every call in the file passes `device=`: the default never applies.
     (line, function name, whether the function is module-level); functions called nowhere in the file are left out.
-    Second, the defaults of undecorated module-level functions and of module-level classes' __init__ that this file
-    does not decide, for the project's calls: (line, function or class, parameter, position in a call)."""
+    Second, the defaults of undecorated module-level functions and of module-level classes' __init__, for the
+    project's calls: (line, function or class, parameter, position in a call)."""
     calls: dict[str, list[Node]] = defaultdict(list)
     for callee in callees:
         call = callee.parent if callee.type == "identifier" and callee.parent is not None and callee.parent.type == "call" else None
@@ -872,10 +872,10 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[lis
         first = parsing.text(parameters[0]).split(":")[0].strip() if parameters else ""
         if first in {"self", "cls"}:
             index -= 1  # called as self.method(...)
+        callee = _module_callee(function, function_name) if index >= 0 else None
+        if callee is not None:  # the project's calls decide it where this file's do not (or another file imports it)
+            undecided.append((default.start_point.row + 1, callee, parameter_name, index))
         if not uses or index < 0 or not all(_passes(call, parameter_name, index) for call in uses):
-            callee = _module_callee(function, function_name) if index >= 0 else None
-            if callee is not None:
-                undecided.append((default.start_point.row + 1, callee, parameter_name, index))
             continue
         owner = function.parent.parent if function.parent is not None and function.parent.type == "decorated_definition" else function.parent
         result.append((default.start_point.row + 1, function_name, owner is not None and owner.type == "module"))
