@@ -27,11 +27,7 @@ from tree_sitter import Node
 MAX_STATEMENTS = 2000
 MAX_NODES = 200_000
 MAX_STORES = 200
-# `self.X = <value>` as a statement of its own
-STORES = """
-(expression_statement (assignment left: (attribute object: (identifier) @object attribute: (identifier) @attribute)
-                                  right: (_) @value) @store)
-"""
+MAX_DEPTH = 12  # from a "cuda" up to the statement holding it
 
 
 def read(root: Node) -> list[tuple[int, str]]:
@@ -102,23 +98,44 @@ def _may_read(other, module: str, name: str) -> bool:
 
 def unread_stores(root: Node, text: str) -> list[tuple[int, int, str]]:
     """(first line, last line, attribute) of the unit's `self.X = ...` stores of a value spelling "cuda" whose X the
-    unit writes only there."""
-    found = parsing.captures(parsing.query("python", STORES), root)
-    candidates = []
-    for obj, attribute, value in zip(found.get("object", []), found.get("attribute", []), found.get("value", [])):
-        if obj.text == b"self" and b"cuda" in (value.text or b"") and len(attribute.text or b"") >= MIN_NAME:
-            candidates.append((attribute.parent.parent, parsing.text(attribute)))
-        if len(candidates) >= MAX_STORES:
-            break
+    unit writes only there. Read from each "cuda" of the text up to its statement, not over the whole tree."""
+    data = root.text or b""
+    candidates: dict[int, tuple[Node, str]] = {}
+    at = data.find(b"cuda")
+    while at >= 0 and len(candidates) < MAX_STORES:
+        store = _store_around(root.descendant_for_byte_range(at, at + 4))
+        if store is not None:
+            candidates[store[0].start_byte] = store
+        at = data.find(b"cuda", at + 4)
     if not candidates:
         return []
     counts: dict[bytes, int] = {}
-    names = {name.encode() for _, name in candidates}
+    names = {name.encode() for _, name in candidates.values()}
     for word in text.encode("utf-8", "replace").translate(NAME_BYTES).split():
         if word in names:
             counts[word] = counts.get(word, 0) + 1
-    return [(store.start_point.row + 1, store.end_point.row + 1, name) for store, name in candidates
+    return [(store.start_point.row + 1, store.end_point.row + 1, name) for store, name in candidates.values()
             if counts.get(name.encode(), 0) == 1]
+
+
+def _store_around(node: Node | None) -> tuple[Node, str] | None:
+    """(the statement, X) when `node` is in the value of a statement `self.X = value` (X of MIN_NAME or more)."""
+    start = node.start_byte if node is not None else -1
+    for _ in range(MAX_DEPTH):
+        if node is None or node.type in {"function_definition", "class_definition", "block", "module"}:
+            return None
+        if node.type == "assignment":
+            statement = node.parent
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if statement is None or statement.type != "expression_statement" or left is None or right is None \
+                    or left.type != "attribute" or start < right.start_byte:  # "cuda" in the value, not the name
+                return None
+            obj, attribute = left.child_by_field_name("object"), left.child_by_field_name("attribute")
+            if obj is None or attribute is None or obj.text != b"self" or len(attribute.text or b"") < MIN_NAME:
+                return None
+            return statement, parsing.text(attribute)
+        node = node.parent
+    return None
 
 
 def unread_attributes(candidates: dict[str, list[tuple[int, int, str]]], modules) -> dict[str, list[tuple[int, int, str]]]:
