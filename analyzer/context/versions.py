@@ -58,12 +58,15 @@ class VersionReader:
         # a flag is imported from its module by name: the module's last part is spelled
         modules = {name.rsplit(".", 2)[-2] for name in self.flags if name.count(".") >= 2}
         self._words = tuple(w.encode() for w in {"version", "hasattr", *helpers, *modules})
+        self._flag_modules = tuple(m.encode() for m in modules)
+        self._imports_flags: bool | None = None  # does the unit spell a flag's module (read once per unit)
 
     def start_unit(self) -> None:
         self._names.clear()
         self._functions.clear()
         self._definitions = None
         self._relevant = None
+        self._imports_flags = None
 
     def _reads_versions(self, node: Node) -> bool:
         """Does the unit spell anything a condition is decided by (a version, a feature test, a helper)? Read once per
@@ -408,7 +411,11 @@ class VersionReader:
                     value = self.evaluate(assigned, budget)
                 break
         if value is None and self.flags and scopes and scopes[-1].type == "module":
-            value = self.flags.get(_imported_name(scopes[-1], name))
+            if self._imports_flags is None:
+                text = scopes[-1].text or b""
+                self._imports_flags = any(module in text for module in self._flag_modules)
+            if self._imports_flags:
+                value = self.flags.get(_imported_name(scopes[-1], name))
         self._names[key] = value
         return value
 
