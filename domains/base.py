@@ -197,6 +197,7 @@ class ModuleFacts(Protocol):
     # monkey-patch installers: (installer, first line, last line, ((installed function, first, last), ...))
     patch_installers: list[tuple[str, int, int, tuple[tuple[str, int, int], ...]]]
     overridden_defaults: list[tuple[int, str, bool]]
+    device_defaults: list[tuple[int, str, str, int]]  # "cuda" defaults the project's calls decide (line, callee, ...)
     source_refs: list[str]  # native sources or their folders named in strings (builders)
     main_guard: bool  # has `if __name__ == "__main__":`
     top_level_code: bool  # runs work at import time (a script without a __main__ guard)
@@ -220,6 +221,7 @@ class ModuleFacts(Protocol):
     default_taken: list[tuple[str, str, int, str, str, tuple[str, ...]]]  # arms a default takes, their calls
     default_calls: dict[str, tuple[int, int, list[str], bool]]  # calls of the names the file binds, by shape
     default_escaped: list[str]  # names the file passes as values or subclasses
+    default_passed: dict[str, tuple[int, list[str]]]  # per bound name: fewest positional, keywords every call passes
     star_imports: list[str]  # modules imported with `from module import *`
     unnamed_symbols: list[tuple[str, int, int, str]]  # module-level functions/classes the file never names again
     words: str  # identifier-like words the file writes (code, strings, comments, configs), each between spaces

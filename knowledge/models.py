@@ -658,6 +658,8 @@ class GuardConventions(_Record):
 class VersionConventions(_Record):
     torch_features: dict[str, str]
     torch_version_helpers: list[str]
+    library_flags: dict[str, str] = Field(default_factory=dict, description="a library's flag computed from torch's "
+                                          "version (qualified name) → the versions it is true at, as a specifier")
 
 
 class OptInConventions(_Record):

@@ -1211,3 +1211,39 @@ def test_an_availability_test_that_picks_a_function_keeping_cuda_only_code_is_he
     assert reasons[("DEV104", 14)] == ("the branch it decides selects xformers_attn, which keeps ATT010 at line 6: "
                                        "on NPU it would run CUDA-only code")
     assert reasons[("DEV104", 15)] is None  # a device choice: both arms run on NPU
+
+
+ATTENTION = ("import torch\nimport xformers.ops as xops\n\n\ndef xformers_attn(q, k, v):\n"
+             "    return xops.memory_efficient_attention(q, k, v)\n\n\ndef torch_attn(q, k, v):\n"
+             "    return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n")
+MODEL = ("import torch\nfrom {module} import xformers_attn, torch_attn\n\n\n"
+         "def pick(use):\n    chosen = xformers_attn if torch.cuda.is_available() else torch_attn\n"
+         "    plain = torch_attn if torch.cuda.is_available() else xformers_attn\n"
+         "    return chosen, plain\n")
+
+
+def test_an_availability_test_that_picks_an_imported_function_keeping_cuda_only_code_is_held(tmp_path):
+    # round 12 port hunk 9 (open_lm model.py picks xformers_attn imported from open_lm/attention.py)
+    for module, where in (("pkg.attention", "pkg/attention.py"), (".attention", "pkg/attention.py")):
+        model = MODEL.format(module=module)
+        sites = [_site(model, "torch.cuda.is_available", "DEV104", 0, path="pkg/model.py"),
+                 _site(ATTENTION, "xops.memory_efficient_attention", "ATT010", path="pkg/attention.py", severity="high"),
+                 _site(ATTENTION, "torch.nn.functional.scaled_dot_product_attention", "ATT020", path="pkg/attention.py")]
+        files = {"pkg/__init__.py": "", "pkg/attention.py": ATTENTION, "pkg/model.py": model}
+        reasons = _reasons(_port(tmp_path / module.strip("."), files, sites))
+        assert reasons[("DEV104", 6)] == (f"the branch it decides selects xformers_attn, which keeps ATT010 at "
+                                          f"{where}:6: on NPU it would run CUDA-only code")
+
+
+def test_an_imported_function_with_nothing_kept_or_unresolved_does_not_hold(tmp_path):
+    # torch_attn keeps only an info note (ATT020: SDPA runs on NPU): `torch_attn if torch.cuda.is_available() else
+    # ...` is widened as before; an import of a module the report has no file for (xformers itself) is not followed
+    model = MODEL.format(module="pkg.attention").replace("xformers_attn if", "torch_attn if")
+    sites = [_site(model, "torch.cuda.is_available", "DEV104", 0, path="pkg/model.py"),
+             _site(ATTENTION, "xops.memory_efficient_attention", "ATT010", path="pkg/attention.py", severity="high"),
+             _site(ATTENTION, "torch.nn.functional.scaled_dot_product_attention", "ATT020", path="pkg/attention.py")]
+    files = {"pkg/__init__.py": "", "pkg/attention.py": ATTENTION, "pkg/model.py": model}
+    assert _reasons(_port(tmp_path / "a", files, sites))[("DEV104", 6)] is None
+    other = MODEL.format(module="xformers.ops").replace("xformers_attn if", "torch_attn if")
+    sites = [_site(other, "torch.cuda.is_available", "DEV104", 0, path="pkg/model.py")]
+    assert _reasons(_port(tmp_path / "b", {"pkg/__init__.py": "", "pkg/model.py": other}, sites))[("DEV104", 6)] is None

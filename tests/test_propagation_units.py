@@ -29,6 +29,8 @@ class Facts:
     import_fallbacks: dict[str, tuple[int, str]] = field(default_factory=dict)
     exported_functions: list[tuple[str, int, int]] = field(default_factory=list)
     overridden_defaults: list[tuple[int, str, bool]] = field(default_factory=list)
+    device_defaults: list = field(default_factory=list)
+    default_passed: dict = field(default_factory=dict)
     source_refs: list[str] = field(default_factory=list)
     main_guard: bool = False
     main_block: tuple[int, int] | None = None

@@ -68,3 +68,31 @@ def test_launchers_of_present_installed_or_unknown_targets_run(tmp_path):
         assert reach[f"scripts/{name}.sh"] == ("runs", None), name
     assert stale_launchers([SimpleNamespace(path="scripts/Dockerfile", launches=[("", "get-pip.py")], words="",
                                             imports=[])]) == {}
+
+
+def test_launcher_of_a_module_nowhere_with_the_projects_options_is_optional(tmp_path):
+    # open_lm's run_bench.sh: `torchrun -m benchmark.main --train-data ... --fsdp`, options of open_lm's params.py, and
+    # no benchmark package anywhere; a tool the project does not declare, given options of its own, stays live
+    params = ('import argparse\np = argparse.ArgumentParser()\np.add_argument("--train-data")\n'
+              'p.add_argument("--fsdp", action="store_true")\np.add_argument("--model")\n')
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "app/__init__.py": "",
+        "app/params.py": params,
+        "scripts/bench.sh": PIN + "torchrun --nproc-per-node 1 -m benchmark.main --train-data x --fsdp --model m\n",
+        "scripts/serve.sh": PIN + "python -m sglang.launch_server --model m --port 30000 --tp 2\n",
+        "scripts/one.sh": PIN + "python -m benchmark.main --model m\n",  # one option of the project's: too little
+        # VILA's lmms.sh: `-m lmms_eval --model ... --tasks ...`, a package the project's code imports
+        "app/plugin.py": "from lmms_eval.api.model import lmms\n",
+        "scripts/lmms.sh": PIN + "torchrun -m lmms_eval --train-data x --fsdp --model m\n",
+    })
+    reach = _reach(tmp_path)
+    assert reach["scripts/bench.sh"] == (
+        "optional", "it launches only what the project does not have (launch commands: 1), first `-m benchmark.main`: "
+        "no such module in the project or its dependencies, though the options it is given are the project's "
+        "(--fsdp, --model, --train-data); no code of the project runs through it")
+    assert phrase("zh", reach["scripts/bench.sh"][1]).startswith("它启动的都是项目中没有的目标")
+    assert "项目及其依赖中都没有这个模块" in phrase("zh", reach["scripts/bench.sh"][1])
+    assert reach["scripts/serve.sh"] == ("runs", None)
+    assert reach["scripts/one.sh"] == ("runs", None)
+    assert reach["scripts/lmms.sh"] == ("runs", None)

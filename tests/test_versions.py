@@ -393,3 +393,48 @@ def test_a_note_names_the_target_and_the_test_a_function_returns_on():
     assert reader.note(condition, False) == "false at the target torch 2.12.0: _use_custom() returns False there (line 6: if _new_api:)"
     plain = parsing.parse("python", b"if torch.__version__ >= '2.3':\n    pass\n").named_children[0]
     assert reader.note(plain.child_by_field_name("condition"), True) == "true at the target torch 2.12.0"
+
+
+FLAGS = {"transformers.pytorch_utils.is_torch_greater_or_equal_than_1_10": ">=1.10",
+         "transformers.pytorch_utils.is_torch_less_than_1_11": "<1.11",
+         "transformers.pytorch_utils.is_torch_greater_or_equal_than_2_4": ">=2.4"}
+
+
+def evaluate_flags(condition: str, before: str, torch: str = "2.12.0") -> bool | None:
+    root = parsing.parse("python", f"{before}if {condition}:\n    pass\n".encode())
+    reader = VersionReader(torch, FEATURES, HELPERS, FLAGS)
+    reader.start_unit()
+    return reader.evaluate(root.named_children[-1].child_by_field_name("condition"))
+
+
+IMPORT = "from transformers.pytorch_utils import ALL_LAYERNORM_LAYERS, is_torch_greater_or_equal_than_1_10, is_torch_less_than_1_11\n"
+
+
+@pytest.mark.parametrize(("condition", "before", "torch", "expected"), [
+    # ChatGLM-6B ptuning/trainer.py:77 and 2608: a library's flag imported by name, read at the target torch
+    ("is_torch_greater_or_equal_than_1_10", IMPORT, "2.12.0", True),
+    ("is_torch_less_than_1_11 or sampler", IMPORT, "2.12.0", None),
+    ("is_torch_less_than_1_11", IMPORT, "2.12.0", False),
+    ("not is_torch_greater_or_equal_than_1_10", IMPORT, "1.9.1", True),
+    ("flag", "from transformers.pytorch_utils import is_torch_greater_or_equal_than_2_4 as flag\n", "2.3.1", False),
+    ("native", IMPORT + "native = is_torch_greater_or_equal_than_1_10\n", "2.12.0", True),  # through a module name
+    # not flagged: a flag of another module, a name the module also assigns, one imported only behind a guard
+    ("is_torch_greater_or_equal_than_1_10", "from mylib.utils import is_torch_greater_or_equal_than_1_10\n", "2.12.0", None),
+    ("is_torch_greater_or_equal_than_1_10", IMPORT + "is_torch_greater_or_equal_than_1_10 = check()\n", "2.12.0", None),
+    ("is_torch_greater_or_equal_than_1_10",
+     "try:\n    from transformers.pytorch_utils import is_torch_greater_or_equal_than_1_10\nexcept ImportError:\n"
+     "    is_torch_greater_or_equal_than_1_10 = False\n", "2.12.0", None),
+    ("is_torch_greater_or_equal_than_1_10", "", "2.12.0", None),  # not imported at all
+])
+def test_library_version_flags(condition, before, torch, expected):
+    assert evaluate_flags(condition, before, torch) is expected
+
+
+def test_library_flags_inside_a_function_read_the_module_import():
+    code = IMPORT + "def f(self):\n    if is_torch_greater_or_equal_than_1_10:\n        a = 1\n    else:\n        b = 2\n"
+    root = parsing.parse("python", code.encode())
+    condition = next(n for n in parsing.captures(parsing.query("python", "(if_statement condition: (_) @c)"), root)["c"])
+    reader = VersionReader("2.12.0", FEATURES, HELPERS, FLAGS)
+    reader.start_unit()
+    assert reader.evaluate(condition) is True
+    assert VersionReader("2.12.0", FEATURES, HELPERS).evaluate(condition) is None  # without the table: unknown

@@ -31,10 +31,10 @@ from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
 from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders, unloaded_modules
-from ascend_feasibility.analyzer.context.unpassed_defaults import default_path, unpassed_defaults
+from ascend_feasibility.analyzer.context.unpassed_defaults import _re_exported, default_path, unpassed_defaults
 from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
-from ascend_feasibility.analyzer.context.written_names import writes_any, writes_word
+from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -84,8 +84,9 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
+    unused_defaults = project_overridden_defaults(facts, overridden)
     if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale
-            or on_default):
+            or on_default or unused_defaults):
         return findings
     decided: dict[str, Place | None] = {}
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
@@ -102,6 +103,12 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             if finding.path not in decided:
                 decided[finding.path] = _built_only_by_other_backends(finding.path, referrers, context)
             place = decided[finding.path]
+        if place is None and finding.reach == "runs" and finding.rule.startswith("DEV") and unused_defaults:
+            why = unused_defaults.get((finding.path, finding.line))
+            if why is not None:  # a default no call leaves in place changes nothing that runs
+                result.append(factory.relocate(finding, Place(finding.role, "cosmetic", why)).model_copy(
+                    update={"severity": "info"}))
+                continue
         if place is None and finding.reach == "runs" and finding.path in stale:
             place = Place(finding.role, "optional", stale[finding.path])
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in unbuilt:
@@ -138,8 +145,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
 
 
 def overridden_defaults(facts: list[ModuleFacts]) -> set[tuple[str, int]]:
-    """Device defaults ("cuda") that every call passes explicitly, of methods and of module-level functions no other
-    file imports by name: (path, line). Nothing runs with them, so they are no finding."""
+    """Device defaults ("cuda") that every call in their file passes explicitly, of methods and of module-level
+    functions no other file imports by name: (path, line). Nothing runs with them, so they are no finding."""
     imported = {name for f in facts for name in f.imports}
     result = set()
     for f in facts:
@@ -147,6 +154,39 @@ def overridden_defaults(facts: list[ModuleFacts]) -> set[tuple[str, int]]:
             if module_level and f.module and f"{f.module}.{function}" in imported:
                 continue  # another file may call it without the argument
             result.add((f.path, line))
+    return result
+
+
+def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str, int]]) -> dict[tuple[str, int], str]:
+    """Device defaults ("cuda") of module-level functions and classes' __init__ that every call in the project passes
+    (audiocraft's `NoiseSchedule(**cfg.schedule, device=device)` in two other modules, `NoiseSchedule(device='cpu')`
+    in a test): (path, line) → why the default is never used. Not decided where it may be called out of sight, as
+    unpassed_defaults.py judges (passed as a value, subclassed, exported through `__all__` or a star import, a
+    position after `*args`), or where a file that neither defines nor calls it writes its name: ControlNet's
+    cldm_v15.yaml builds `target: ldm.modules.encoders.modules.FrozenCLIPEmbedder` with the default device."""
+    candidates = [(f, entry) for f in facts for entry in f.device_defaults if (f.path, entry[0]) not in decided]
+    if not candidates:
+        return {}
+    passed: dict[str, list[tuple[str, tuple[int, list[str]]]]] = defaultdict(list)
+    for f in facts:
+        for name, record in f.default_passed.items():
+            passed[name].append((f.path, record))
+    escaped = {name for f in facts for name in f.default_escaped}
+    starred = {module for f in facts for module in f.star_imports}
+    written = writers({callee for _, (_, callee, _, _) in candidates}, facts)
+    result = {}
+    for f, (line, callee, parameter, index) in candidates:
+        calls = passed.get(callee)
+        if not calls or callee in escaped or _re_exported(f.module, starred) or len(callee) < MIN_NAME:
+            continue  # (a name too short for the words is not looked for where it is written)
+        callers = {path for path, _ in calls}
+        if written.get(callee, set()) - callers - {f.path}:
+            continue  # named where it is not called: a config, a registry, a string
+        if all(parameter in keywords or fewest > index for _, (fewest, keywords) in calls):
+            where = sorted(callers)
+            more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
+            result[(f.path, line)] = (f"every call of {callee}() in the project passes {parameter} ({where[0]}{more}): "
+                                      "the default is never used")
     return result
 
 

@@ -24,9 +24,10 @@ def module_definitions(module: Node) -> dict[str, Node]:
     return definitions
 
 
-def named_definitions(code: Node, definitions: dict[str, Node], skip: Node | None = None) -> list[tuple[str, Node]]:
+def named_definitions(code: Node, definitions: dict, skip: Node | None = None) -> list[tuple[str, object]]:
     """(name, definition) of each of `definitions` an identifier in `code` names, outside `skip` (the branch's own
-    condition) and outside the named definition itself (a recursive call selects nothing)."""
+    condition) and outside the named definition itself (a recursive call selects nothing). A definition that is not a
+    node (an imported function: where it comes from) is selected wherever it is named."""
     if not definitions:
         return []
     chosen, stack, seen = [], [code], 0
@@ -38,7 +39,8 @@ def named_definitions(code: Node, definitions: dict[str, Node], skip: Node | Non
         if node.type == "identifier":
             name = parsing.text(node)
             definition = definitions.get(name)
-            if definition is not None and not definition.start_byte <= node.start_byte < definition.end_byte:
+            if definition is not None and not (isinstance(definition, Node)
+                                               and definition.start_byte <= node.start_byte < definition.end_byte):
                 chosen.append((name, definition))
         stack.extend(node.named_children)
     return chosen

@@ -12,7 +12,13 @@ launch command is dead when
   project, is no standard-library module and no distribution the project declares in a manifest or the knowledge
   base's package catalog knows (`-m torch.distributed.run`, `-m vllm...`, `-m pip` are installed; open-instruct's
   own scripts/eval/*.py import `eval.utils`, which puts an undeclared, unknown `eval` in the dependency matrix), and
-  no file of the project is that module (`eval/gsm/run_eval.py`, `.../__main__.py`) anywhere.
+  no file of the project is that module (`eval/gsm/run_eval.py`, `.../__main__.py`) anywhere; or
+- its `-m` module is nowhere: no folder, file or standard-library module of that name, no distribution the project
+  declares, no package its code imports (VILA's lmms.sh runs `-m lmms_eval`, which llava/eval/lmms/ imports), and
+  the options the script passes are the project's own (most of them, at least two, declared by an `add_argument` of
+  the project): open_lm's run_bench.sh runs `torchrun -m benchmark.main --train-data ... --fsdp`, options of
+  open_lm's own params.py, with no `benchmark` anywhere. A launch of another tool the project neither declares nor
+  imports, with options of its own (`-m sglang.launch_server --port ...`), stays live.
 Judged are shell scripts (.sh, .bash, .zsh) that fetch nothing: a Dockerfile's `RUN python3 get-pip.py` runs what its
 `wget` just downloaded, and its CUDA base image is a finding of its own. A command with an installed `-m` module is
 judged by its script (`python -m torch.distributed.run ... train.py`); one
@@ -51,10 +57,17 @@ def stale_launchers(facts: list[ModuleFacts], declared: frozenset[str] = frozens
     folders = {part for path in paths for part in path_view(path).parts[:-1]}
     root_modules = {path_view(p).stem for p in paths if p.endswith(".py") and "/" not in p}
     installed = {_plain(name) for name in declared}
+    options = {_plain(flag.lstrip("-")) for f in facts for _, _, flag, _ in f.options}
+    # what the project's code imports is installed beside it (VILA imports lmms_eval, which its lmms.sh runs), though
+    # the dependency matrix may know it as neither declared nor catalogued
+    imported = {_plain(name.split(".", 1)[0]) for f in facts for name in f.imports}
     result = {}
     for f in shells:
         folder = path_view(f.path).parent
-        reasons = [_dead(module, script, folder, by_name, folders | root_modules, installed) for module, script in f.launches]
+        own = _own_options(f.launch_flags, options)
+        reasons = [_dead(module, script, folder, by_name, folders | root_modules, installed,
+                         [] if _plain(module.split(".", 1)[0]) in imported else own)
+                   for module, script in f.launches]
         if all(reasons):
             result[f.path] = (f"it launches only what the project does not have (launch commands: {len(reasons)}), "
                               f"first {reasons[0]}; no code of the project runs through it")
@@ -62,14 +75,19 @@ def stale_launchers(facts: list[ModuleFacts], declared: frozenset[str] = frozens
 
 
 def _dead(module: str, script: str, folder: str, paths: dict[str, set[str]], names: set[str],
-          installed: set[str]) -> str | None:
-    """Why one launch command cannot run, or None when it may."""
+          installed: set[str], own_options: list[str]) -> str | None:
+    """Why one launch command cannot run, or None when it may. `own_options`: the project's options the script
+    passes, when most of its options are the project's."""
     first = module.split(".", 1)[0]
-    if module and first in names and first not in STANDARD and _plain(first) not in installed:
+    if module and first not in STANDARD and _plain(first) not in installed and (first in names or own_options):
         target = module.replace(".", "/")
         if _exists(f"{target}.py", folder, paths) or _exists(f"{target}/__main__.py", folder, paths):
             return None
-        return f"`-m {module}`: the project has no {target}.py"
+        if first in names:
+            return f"`-m {module}`: the project has no {target}.py"
+        shown = ", ".join(own_options[:3])
+        return (f"`-m {module}`: no such module in the project or its dependencies, though the options it is given "
+                f"are the project's ({shown})")
     if not script or UNJUDGED.search(script):
         return None  # an installed module with no script, or a script only the shell knows
     script = script.removeprefix("./")
@@ -81,6 +99,14 @@ def _exists(relative: str, folder: str, paths: dict[str, set[str]]) -> bool:
     project's paths by file name."""
     same = paths.get(path_view(relative).name, set())
     return relative in same or f"{folder}/{relative}" in same or any(p.endswith("/" + relative) for p in same)
+
+
+def _own_options(flags: list[str], options: set[str]) -> list[str]:
+    """The script's options (`--train-data`) that the project declares, when they are at least two and most of the
+    script's options; else none."""
+    passed = sorted({flag for flag in flags if len(flag) > 2})
+    own = [flag for flag in passed if _plain(flag.lstrip("-")) in options]
+    return own if len(own) >= 2 and 2 * len(own) > len(passed) else []
 
 
 def _plain(name: str) -> str:

@@ -68,6 +68,9 @@ class DefaultFacts:
     # arms a parameter's default takes: (function or class, parameter, position, default, condition, the bound names
     # called in the arm)
     taken: list[tuple[str, str, int, str, str, tuple[str, ...]]] = field(default_factory=list)
+    # name → (fewest positional arguments of a call, keywords every call passes): whether every call passes a
+    # parameter, for a "cuda" default no call leaves in place (propagation.overridden_defaults)
+    passed: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
 
 
 def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
@@ -87,21 +90,27 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
     calls: dict[str, list] = {}  # name → [calls, most positional arguments, keywords, any *args/**kwargs]
     located: list[tuple[str, Node]] = []  # the calls, kept only where an arm is taken by default
+    passed: dict[str, list] = {}  # name → [fewest positional arguments, keyword names every call passes]
     for callee, call in _calls(called, methods, bound_names, modules, star):
         if taken:
             located.append((callee, call))
         positional, keywords, splat = _shape(call)
+        names = {keyword.partition("=")[0] for keyword in keywords}  # passed whatever a splat holds
+        known = 0 if splat else positional  # after a *args, no position is known
         record = calls.get(callee)
         if record is None:
             calls[callee] = [1, positional, keywords, splat]
+            passed[callee] = [known, names]
         else:
             record[0] += 1
             record[1] = max(record[1], positional)
             record[2] |= keywords
             record[3] = record[3] or splat
+            passed[callee] = [min(passed[callee][0], known), passed[callee][1] & names]
     facts.calls = {name: (count, most, sorted(keywords), splat) for name, (count, most, keywords, splat) in calls.items()}
     if taken:
         facts.taken = _taken(taken, located)
+    facts.passed = {name: (fewest, sorted(names)) for name, (fewest, names) in passed.items()}
     escaped = exported_names(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
     if bound or "getattr" in text:  # a lookup by name needs no binding: `import pkg.model` then getattr(pkg.model, ...)
         found = escapes()

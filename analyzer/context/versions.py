@@ -14,6 +14,8 @@ A condition is evaluated only when it is made of what the analyzer can read with
 - `torch.__version__ == "parrots"`: a name that is no version is never torch's (TorchVersion compares it as a string);
 - feature gates on torch's own attributes that exist at the target (`hasattr(torch, "accelerator")`), from the table
   in knowledge/context/conventions.toml;
+- a library's flag computed from torch's version, imported by name at the module level (`from transformers.pytorch_utils
+  import is_torch_greater_or_equal_than_1_10`), from the same file's table of flags and the versions they hold at;
 - a call of a function defined once at the module level of the same unit, with no decorator but a cache, whose every
   way out returns the same value and a version test decides which ways are taken or what one returns
   (`def _should_use_custom_op(x): ... if _use_pytorch_1_11_api: return False`): its arms are read as an if-chain is,
@@ -32,6 +34,7 @@ import operator
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.reading import parsing
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 from tree_sitter import Node
 
@@ -42,21 +45,28 @@ TORCH = "torch"  # the marker of "torch's version" while reading an expression
 
 
 class VersionReader:
-    def __init__(self, torch: str, features: dict[str, str], helpers: list[str]) -> None:
+    def __init__(self, torch: str, features: dict[str, str], helpers: list[str],
+                 flags: dict[str, str] | None = None) -> None:
         self.torch = Version(torch)
         self.features = {name: Version(first) for name, first in features.items()}
         self.helpers = frozenset(helpers)
+        self.flags = {name: _holds_at(self.torch, versions) for name, versions in (flags or {}).items()}
         self._names: dict[tuple[int, str], object] = {}
         self._functions: dict[int, tuple[bool | None, Node | None]] = {}  # a definition's value and the test deciding it
         self._definitions: dict[str, Node | None] | None = None  # the unit's module-level functions, None if bound twice
         self._relevant: bool | None = None
-        self._words = tuple(w.encode() for w in {"version", "hasattr", *helpers})
+        # a flag is imported from its module by name: the module's last part is spelled
+        modules = {name.rsplit(".", 2)[-2] for name in self.flags if name.count(".") >= 2}
+        self._words = tuple(w.encode() for w in {"version", "hasattr", *helpers, *modules})
+        self._flag_modules = tuple(m.encode() for m in modules)
+        self._imports_flags: bool | None = None  # does the unit spell a flag's module (read once per unit)
 
     def start_unit(self) -> None:
         self._names.clear()
         self._functions.clear()
         self._definitions = None
         self._relevant = None
+        self._imports_flags = None
 
     def _reads_versions(self, node: Node) -> bool:
         """Does the unit spell anything a condition is decided by (a version, a feature test, a helper)? Read once per
@@ -400,6 +410,12 @@ class VersionReader:
                 if value is None:
                     value = self.evaluate(assigned, budget)
                 break
+        if value is None and self.flags and scopes and scopes[-1].type == "module":
+            if self._imports_flags is None:
+                text = scopes[-1].text or b""
+                self._imports_flags = any(module in text for module in self._flag_modules)
+            if self._imports_flags:
+                value = self.flags.get(_imported_name(scopes[-1], name))
         self._names[key] = value
         return value
 
@@ -434,6 +450,69 @@ def _assignment(scope: Node, name: str) -> Node | None:
                 return None
             found = right
     return found
+
+
+def _imported_name(module: Node, name: str) -> str:
+    """`pkg.mod.flag` when the module's only binding of `name` is a top-level `from pkg.mod import flag [as name]`
+    (none behind a guard, no assignment): "" otherwise."""
+    found = ""
+    for statement in module.named_children[:2000]:
+        kind = statement.type
+        if kind == "import_from_statement":
+            source = statement.child_by_field_name("module_name")
+            for imported in statement.children_by_field_name("name"):
+                original = imported.child_by_field_name("name") if imported.type == "aliased_import" else imported
+                alias = imported.child_by_field_name("alias") if imported.type == "aliased_import" else imported
+                if alias is not None and parsing.text(alias) == name:
+                    if found or source is None or original is None:
+                        return ""
+                    found = f"{parsing.text(source)}.{parsing.text(original)}"
+        elif kind in {"if_statement", "try_statement", "with_statement", "for_statement", "while_statement"}:
+            if _binds(statement, name):
+                return ""  # a guarded import or assignment: its value depends on what runs
+        elif kind == "expression_statement" and _binds(statement, name):
+            return ""
+    return found
+
+
+# What binds a name inside a statement (a guarded import or assignment makes a flag's value depend on what runs)
+BINDINGS = """
+(assignment left: (_) @target)
+(augmented_assignment left: (_) @target)
+(for_statement left: (_) @target)
+(as_pattern alias: (_) @target)
+(named_expression name: (_) @target)
+(import_from_statement name: (_) @target)
+(import_statement name: (_) @target)
+"""
+
+
+def _binds(statement: Node, name: str) -> bool:
+    """Does the statement (or a block in it) assign or import `name`?"""
+    if name.encode() not in (statement.text or b""):
+        return False
+    targets = parsing.captures(parsing.query("python", BINDINGS), statement).get("target", [])
+    return any(parsing.text(n) == name for target in targets for n in _identifiers(target))
+
+
+def _identifiers(node: Node, limit: int = 500) -> list[Node]:
+    found, stack = [], [node]
+    while stack and limit > 0:
+        current = stack.pop()
+        limit -= 1
+        if current.type == "identifier":
+            found.append(current)
+        else:
+            stack.extend(current.children)
+    return found
+
+
+def _holds_at(torch: Version, versions: str) -> bool | None:
+    """Is `torch` (its base version, as transformers reads it) one of `versions` (a specifier such as ">=1.10")?"""
+    try:
+        return Version(torch.base_version) in SpecifierSet(versions)
+    except InvalidSpecifier:
+        return None
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,8 @@ class FileWorker:
         self.kb = load_knowledge()
         self.target = self.kb.resolve_target(torch_npu)
         self.guards.versions = VersionReader(self.target.release.torch, conventions.versions.torch_features,
-                                             conventions.versions.torch_version_helpers)
+                                             conventions.versions.torch_version_helpers,
+                                             conventions.versions.library_flags)
         self.domains = build_domains(self.kb, self.target)
         self.scanners = [scanner for domain in self.domains for scanner in domain.scanners()]
         self.factory = FindingFactory(self.kb, self.target)

@@ -41,6 +41,7 @@ from ascend_feasibility.analyzer.port.files import (
     import_point,
     imports_torch_npu,
 )
+from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK
 from ascend_feasibility.analyzer.reading.parsing import parse, text
@@ -147,13 +148,17 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         has_relative_import(tree) for path, (_, tree) in parsed.items() if _inside(path, PurePosixPath(module_path).parent)
     )
     uses: set[str] = set()
+    # what a guarded branch may select from another module: the findings port leaves there (no rewrite for them),
+    # above info (an info note such as ATT020's "SDPA runs on NPU" is no CUDA-only code)
+    elsewhere = ImportedDefinitions(root, {path: [f for f in found if f.severity != "info" and eligible(f, options) is not None]
+                                           for path, found in present.items()}, _load)
     for path in sorted(parsed):
         data, tree = parsed[path]
         # in the npu style torch.npu needs torch_npu loaded: without entry points, each patched file loads it
         entry = "entry" if path in entries else "fallback" if options.style == "npu" and not entries else None
         located = module_path, relative, entry, _package_chain(root, path), own_abstraction
         rewrite, file_uses = _rewrite_file(path, data, tree, by_path.get(path, []), options, located,
-                                           present.get(path, []), launches.get(path, set()))
+                                           present.get(path, []), launches.get(path, set()), elsewhere)
         result.outcomes.extend(rewrite.sites)
         if rewrite.problem is not None:
             result.unpatched.append((path, rewrite.problem))
@@ -343,7 +348,8 @@ def _kernel_functions(tree, lines: set[int]) -> list[tuple[int, int]]:
     return spans
 
 
-def _rewrite_file(path, data, tree, findings, options, located, present, launches) -> tuple[FileRewrite, set[str]]:
+def _rewrite_file(path, data, tree, findings, options, located, present, launches,
+                  elsewhere: ImportedDefinitions | None = None) -> tuple[FileRewrite, set[str]]:
     module_path, relative, entry, root_on_path, own_abstraction = located
     kb = load_knowledge()
     rewrite = FileRewrite(path, data.decode("utf-8"))
@@ -386,7 +392,7 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
                     outcome.reason = "the project has its own NPU code: route this through its device abstraction" \
                         if own_abstraction else "no import path from this file to the device module"
                     outcome.changes.clear()
-    guarded = Guarded(data, starts, present, tree)
+    guarded = Guarded(data, starts, present, tree, path, elsewhere)
     _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
     _hold_under_cuda_guards(rewrite.sites, kb, guarded)
     _absorb(rewrite.sites, data)
@@ -560,9 +566,11 @@ class Guarded:
     """What a device test or CUDA check decides: the code of the branch it is the condition of, and whether that code
     runs on NPU after the patch."""
 
-    def __init__(self, data: bytes, starts: list[int], present: list[Finding], tree) -> None:
+    def __init__(self, data: bytes, starts: list[int], present: list[Finding], tree, path: str = "",
+                 elsewhere: ImportedDefinitions | None = None) -> None:
         self.data, self.starts, self.tree = data, starts, tree
         self.present = [(byte_offset(data, starts, f.line, f.column), f) for f in present]
+        self.path, self.elsewhere = path, elsewhere
 
     def node_of(self, f: Finding):
         begin = byte_offset(self.data, self.starts, f.line, f.column)
@@ -589,6 +597,25 @@ class Guarded:
         """name → node of the file's module-level functions and classes (decorators included)."""
         return module_definitions(self.tree)
 
+    @functools.cached_property
+    def _imported(self) -> dict:
+        """local name → the module it is imported from (as written, dots included) and its name there, of the file's
+        top-level `from module import name [as local]` statements."""
+        imported = {}
+        for child in self.tree.named_children:
+            if child.type != "import_from_statement":
+                continue
+            module = child.child_by_field_name("module_name")
+            for item in child.children_by_field_name("name"):
+                original = item.child_by_field_name("name") if item.type == "aliased_import" else item
+                local = item.child_by_field_name("alias") if item.type == "aliased_import" else item
+                if module is not None and original is not None and local is not None:
+                    imported[self._text(local)] = (self._text(module), self._text(original))
+        return imported
+
+    def _text(self, node) -> str:
+        return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
     def why_held(self, outcome: SiteOutcome, sites: list[SiteOutcome]) -> str | None:
         """None when the branch the site decides may run on NPU after the patch, else why it is held."""
         found = self.branch_of(outcome)
@@ -610,6 +637,12 @@ class Guarded:
                 if definition.start_byte <= offset < definition.end_byte and id(finding) not in done:
                     return (f"the branch it decides selects {name}, which keeps {finding.rule} at line {finding.line}: "
                             "on NPU it would run CUDA-only code")
+        if self.elsewhere is not None and self._imported:
+            for name, (module, original) in named_definitions(branch, self._imported, skip=condition):
+                finding = self.elsewhere.kept_in(self.path, module, original)
+                if finding is not None:
+                    return (f"the branch it decides selects {name}, which keeps {finding.rule} at "
+                            f"{finding.path}:{finding.line}: on NPU it would run CUDA-only code")
         if branch.type != "conditional_expression" and _jumps(branch):
             return "the branch it decides leaves the block early: the code after it is what it guards, review it"
         rewritten = [(c.start, c.end) for o in sites if o.reason is None for c in o.changes]

@@ -51,6 +51,12 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
      "reason.stale_module_launcher"),
     (r"^it launches only what the project does not have \(launch commands: (?P<count>\d+)\), first (?P<script>\S+): "
      r"not in the project; no code of the project runs through it$", "reason.stale_script_launcher"),
+    (r"^it launches only what the project does not have \(launch commands: (?P<count>\d+)\), first `-m "
+     r"(?P<module>[^`]+)`: no such module in the project or its dependencies, though the options it is given are the "
+     r"project's \((?P<options>[^)]+)\); no code of the project runs through it$", "reason.stale_unknown_launcher"),
+    (r"^line (?P<line>\d+): stored in self\.(?P<name>\w+), which nothing in the project reads$", "reason.unread_store"),
+    (r"^every call of (?P<callee>\S+)\(\) in the project passes (?P<parameter>\w+) \((?P<where>\S+)(?: and "
+     r"(?P<more>\d+) more files)?\): the default is never used$", "reason.overridden_default"),
     (r"^needs the compiled extension `(?P<extension>[^`]+)` when it loads, which the project neither builds nor "
      r"declares; no entry point of the project imports it unconditionally$", "reason.unbuilt_extension"),
     (r"^imports (?P<through>\S+) at its top level, which needs the compiled extension `(?P<extension>[^`]+)` when it "

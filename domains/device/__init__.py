@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.core.findings import Place
+from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun
 from ascend_feasibility.domains.device import device_counts, enum_strings, unread_constants
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
@@ -12,6 +14,7 @@ from ascend_feasibility.domains.device.python_scanner import DevicePythonScanner
 from ascend_feasibility.domains.device.resources import DeviceResourceScanner, NvidiaSmiShellScanner
 from ascend_feasibility.domains.device.rng_state import DeviceRngStateScanner
 from ascend_feasibility.domains.device.spec_table import GpuSpecTableScanner
+from ascend_feasibility.knowledge import load_context_conventions
 
 
 class DeviceDomain(Domain):
@@ -39,6 +42,8 @@ class DeviceDomain(Domain):
                 facts.enum_parameters += found.enum_parameters
                 facts.cuda_arguments += found.cuda_arguments
             facts.unread_constants += unread_constants.read(unit.tree())
+            if "self." in unit.source.text:
+                facts.unread_stores += unread_constants.unread_stores(unit.tree(), unit.source.text)
         return None if facts.empty() else facts
 
     def report(self, run: ProjectRun) -> None:
@@ -53,3 +58,22 @@ class DeviceDomain(Domain):
         # a launcher's device pin matters where the program it runs counts the visible devices
         counts = {f.path: f.device_counts for f in collected if f.device_counts}
         run.findings = device_counts.counted_pins(run.findings, counts, run.modules, run.factory)
+        # a query's value or a device string stored in an attribute nothing reads changes nothing that runs
+        stores = unread_constants.unread_attributes({f.path: f.unread_stores for f in collected if f.unread_stores},
+                                                    run.modules)
+        if stores:
+            run.findings = _unread_stores(run.findings, stores, run)
+
+
+def _unread_stores(findings: list[Finding], stores: dict[str, list[tuple[int, int, str]]], run: ProjectRun) -> list[Finding]:
+    rules = frozenset(load_context_conventions().guards.display_rules) | enum_strings.DEVICE_STRING_RULES
+    result = []
+    for finding in findings:
+        store = next(((first, name) for first, last, name in stores.get(finding.path, ())
+                      if first <= finding.line <= last), None) if finding.rule in rules and finding.reach == "runs" else None
+        if store is not None:
+            reason = f"line {store[0]}: stored in self.{store[1]}, which nothing in the project reads"
+            finding = run.factory.relocate(finding, Place(finding.role, "cosmetic", reason)).model_copy(
+                update={"severity": "info"})
+        result.append(finding)
+    return result

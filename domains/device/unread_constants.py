@@ -1,4 +1,4 @@
-"""A module-level device constant nothing reads: `DEVICE = "cuda:0"` in an evaluation script that loads its model with
+"""A module-level device constant, or an attribute store, nothing reads: `DEVICE = "cuda:0"` in an evaluation script that loads its model with
 `device_map="auto"` and never names DEVICE again (Qwen's eval/evaluate_chat_humaneval.py). The literal takes effect
 nowhere, so it is no device string to port (DEV001 is not reported).
 
@@ -7,17 +7,27 @@ the file (outside a member name or a keyword) and no string of it spells. Per pr
 stays a finding when another file may read it: one importing it by name (`from pkg.mod import DEVICE`), importing its
 module with `*`, or importing the module and writing the name anywhere (`mod.DEVICE`). A file without a module name
 (outside any package root) is judged by its own reads alone only when no file writes the name.
+
+The same for an attribute: `self.sync_cuda = th.cuda.is_available()` in consistency_models' TrainLoop, with no other
+`sync_cuda` in the project (round 12 A1 row 16). Per file (`unread_stores`): the plain `self.X = ...` statements
+whose value spells "cuda", where X is written once in the file (whole words of its text: a comment, a string,
+`getattr(self, "X")` or a subclass's read all count). Per project (`unread`): no other file writes X at all. The
+store's device findings of a query or a literal (the display rules: is_available, device names, versions; a device
+string) change nothing that runs: `cosmetic` at info. A store of a call that acts (`self.m = model.cuda()` moves
+the model in place) is not judged.
 """
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writes_word
+from ascend_feasibility.analyzer.context.written_names import MIN_NAME, NAME_BYTES, writes_word
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.device.literals import device_literal
 from tree_sitter import Node
 
 MAX_STATEMENTS = 2000
 MAX_NODES = 200_000
+MAX_STORES = 200
+MAX_DEPTH = 12  # from a "cuda" up to the statement holding it
 
 
 def read(root: Node) -> list[tuple[int, str]]:
@@ -84,3 +94,55 @@ def _may_read(other, module: str, name: str) -> bool:
     if f"{module}.{name}" in other.imports or module in other.star_imports:
         return True
     return module in other.imports and writes_word(other.words, name)
+
+
+def unread_stores(root: Node, text: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, attribute) of the unit's `self.X = ...` stores of a value spelling "cuda" whose X the
+    unit writes only there. Read from each "cuda" of the text up to its statement, not over the whole tree."""
+    data = root.text or b""
+    candidates: dict[int, tuple[Node, str]] = {}
+    at = data.find(b"cuda")
+    while at >= 0 and len(candidates) < MAX_STORES:
+        store = _store_around(root.descendant_for_byte_range(at, at + 4))
+        if store is not None:
+            candidates[store[0].start_byte] = store
+        at = data.find(b"cuda", at + 4)
+    if not candidates:
+        return []
+    counts: dict[bytes, int] = {}
+    names = {name.encode() for _, name in candidates.values()}
+    for word in text.encode("utf-8", "replace").translate(NAME_BYTES).split():
+        if word in names:
+            counts[word] = counts.get(word, 0) + 1
+    return [(store.start_point.row + 1, store.end_point.row + 1, name) for store, name in candidates.values()
+            if counts.get(name.encode(), 0) == 1]
+
+
+def _store_around(node: Node | None) -> tuple[Node, str] | None:
+    """(the statement, X) when `node` is in the value of a statement `self.X = value` (X of MIN_NAME or more)."""
+    start = node.start_byte if node is not None else -1
+    for _ in range(MAX_DEPTH):
+        if node is None or node.type in {"function_definition", "class_definition", "block", "module"}:
+            return None
+        if node.type == "assignment":
+            statement = node.parent
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if statement is None or statement.type != "expression_statement" or left is None or right is None \
+                    or left.type != "attribute" or start < right.start_byte:  # "cuda" in the value, not the name
+                return None
+            obj, attribute = left.child_by_field_name("object"), left.child_by_field_name("attribute")
+            if obj is None or attribute is None or obj.text != b"self" or len(attribute.text or b"") < MIN_NAME:
+                return None
+            return statement, parsing.text(attribute)
+        node = node.parent
+    return None
+
+
+def unread_attributes(candidates: dict[str, list[tuple[int, int, str]]], modules) -> dict[str, list[tuple[int, int, str]]]:
+    """path → (first, last, attribute) of the stores no other file writes the attribute's name in."""
+    result: dict[str, list[tuple[int, int, str]]] = {}
+    for path, stores in candidates.items():
+        for first, last, name in stores:
+            if not any(writes_word(other.words, name) for other in modules if other.path != path):
+                result.setdefault(path, []).append((first, last, name))
+    return result

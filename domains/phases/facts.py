@@ -141,6 +141,9 @@ class PhaseFacts:
     patch_installers: list[tuple[str, int, int, tuple[tuple[str, int, int], ...]]] = field(default_factory=list)
     # string defaults naming a device ("cuda") that every call in this file overrides: (line, function, module-level)
     overridden_defaults: list[tuple[int, str, bool]] = field(default_factory=list)
+    # such defaults of module-level functions and classes' __init__, for every call in the project (the unpassed-
+    # default reading's default_passed): (line, function or class, parameter, position in a call)
+    device_defaults: list[tuple[int, str, str, int]] = field(default_factory=list)
     # string values compared with == in if/elif chains: (value, line, condition, whether the chain has a default arm)
     choices: list[tuple[str, int, str, bool]] = field(default_factory=list)
     # strings that look like dotted module names ("pkg.overrides.fused_swiglu.fused_swiglu"): (text, line)
@@ -175,6 +178,7 @@ class PhaseFacts:
     default_taken: list[tuple[str, str, int, str, str, tuple[str, ...]]] = field(default_factory=list)
     default_calls: dict[str, tuple[int, int, list[str], bool]] = field(default_factory=dict)
     default_escaped: list[str] = field(default_factory=list)
+    default_passed: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
     # module-level functions and classes the file never names again: (name, first, last, kind) (symbols.py)
     unnamed_symbols: list[tuple[str, int, int, str]] = field(default_factory=list)
@@ -211,6 +215,11 @@ class PhaseFacts:
         self.default_taken += other.default_taken
         self.default_escaped += other.default_escaped
         self.star_imports += other.star_imports
+        self.device_defaults += other.device_defaults
+        for name, (fewest, keywords) in other.default_passed.items():
+            before = self.default_passed.get(name)
+            self.default_passed[name] = (fewest, keywords) if before is None else (
+                min(before[0], fewest), sorted(set(before[1]) & set(keywords)))
         for name, (count, most, keywords, splat) in other.default_calls.items():
             before = self.default_calls.get(name, (0, 0, [], False))
             self.default_calls[name] = (before[0] + count, max(before[1], most), sorted({*before[2], *keywords}),
@@ -581,7 +590,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.gated_handles = gated_handles(unit.tree(), unit.source.text)
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
-        facts.overridden_defaults = _overridden_defaults(defaults, _calls(unit) + _methods(unit))
+        facts.overridden_defaults, facts.device_defaults = _overridden_defaults(defaults, _calls(unit) + _methods(unit))
     defined = _module_functions(unit)
     if defined:
         called = {c.text for c in _calls(unit)}  # as bytes: most are never compared
@@ -613,6 +622,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
                                         lambda: query_set.unit_captures(unit, ESCAPES_KEY))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
     facts.default_taken = by_default.taken
+    facts.default_passed = by_default.passed
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
         facts.phase_functions = _phase_functions(found.get("function_name", []))
@@ -855,9 +865,12 @@ def _launch(words: list[str]) -> tuple[str, str]:
     return module, next((w for w in words if w.endswith(".py")), "")
 
 
-def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> list[tuple[int, str, bool]]:
+def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[list[tuple[int, str, bool]],
+                                                                            list[tuple[int, str, str, int]]]:
     """`def get_mask(..., device="cuda")` whose every call in the file passes `device=`: the default never applies.
-    (line, function name, whether the function is module-level); functions called nowhere in the file are left out."""
+    (line, function name, whether the function is module-level); functions called nowhere in the file are left out.
+    Second, the defaults of undecorated module-level functions and of module-level classes' __init__, for the
+    project's calls: (line, function or class, parameter, position in a call)."""
     calls: dict[str, list[Node]] = defaultdict(list)
     for callee in callees:
         call = callee.parent if callee.type == "identifier" and callee.parent is not None and callee.parent.type == "call" else None
@@ -865,7 +878,7 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> list[tupl
             call = callee.parent.parent  # attribute → call
         if call is not None and call.type == "call":
             calls[parsing.text(callee)].append(call)
-    result = []
+    result, undecided = [], []
     for default in defaults[:200]:
         parameter = default.parent
         name_node = parameter.child_by_field_name("name") if parameter is not None else None
@@ -882,11 +895,27 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> list[tupl
         first = parsing.text(parameters[0]).split(":")[0].strip() if parameters else ""
         if first in {"self", "cls"}:
             index -= 1  # called as self.method(...)
+        callee = _module_callee(function, function_name) if index >= 0 else None
+        if callee is not None:  # the project's calls decide it where this file's do not (or another file imports it)
+            undecided.append((default.start_point.row + 1, callee, parameter_name, index))
         if not uses or index < 0 or not all(_passes(call, parameter_name, index) for call in uses):
             continue
         owner = function.parent.parent if function.parent is not None and function.parent.type == "decorated_definition" else function.parent
         result.append((default.start_point.row + 1, function_name, owner is not None and owner.type == "module"))
-    return result
+    return result, undecided
+
+
+def _module_callee(function: Node, name: str) -> str | None:
+    """The name a call of this undecorated function uses: its own at the module level, its class's for the __init__
+    of a module-level class; None for a method or a decorated definition (a registry, a command line)."""
+    holder = function.parent
+    if holder is not None and holder.type == "module":
+        return name
+    cls = holder.parent if holder is not None and holder.type == "block" and name == "__init__" else None
+    if cls is not None and cls.type == "class_definition" and cls.parent is not None and cls.parent.type == "module":
+        cls_name = cls.child_by_field_name("name")
+        return parsing.text(cls_name) if cls_name is not None else None
+    return None
 
 
 def _passes(call: Node, name: str, index: int) -> bool:

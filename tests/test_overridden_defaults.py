@@ -1,0 +1,77 @@
+"""A "cuda" parameter default that every call in the project overrides is never used: its finding is cosmetic at
+info (analyzer/context/propagation.py project_overridden_defaults). audiocraft's NoiseSchedule.__init__(..., device='cuda') is
+called by two other modules with `**cfg.schedule, device=device` and by a test with device='cpu' (round 12 A2 row
+98). A default some call leaves in place, or of a class that may be called out of sight (a registry, a config that
+names it), stays a finding."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.localize import phrase
+
+from tests.helpers import write_tree
+
+SCHEDULE = ("import torch\n\n\n"
+            "class NoiseSchedule:\n"
+            "    def __init__(self, beta=1e-4, num_steps=1000, device='cuda', **kwargs):\n"
+            "        self.betas = torch.zeros(num_steps, device=device)\n\n\n"
+            "def make_noise(n, device='cuda'):\n"
+            "    return torch.randn(n, device=device)\n")
+
+
+def _defaults(root, path="pkg/schedule.py") -> dict[int, tuple[str, str, str | None]]:
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return {f.line: (f.reach, f.severity, f.reach_reason) for f in report.findings
+            if f.path == path and f.rule.startswith("DEV") and f.line in (5, 9)}
+
+
+def _default_lines(root) -> set[int]:
+    """The lines of the defaults still counted."""
+    return {line for line, (reach, _, _) in _defaults(root).items() if reach == "runs"}
+
+
+def test_defaults_every_call_across_modules_overrides_are_no_finding(tmp_path):
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "pkg/__init__.py": "",
+        "pkg/schedule.py": SCHEDULE,
+        "pkg/solver.py": ("from .schedule import NoiseSchedule, make_noise\n\n\n"
+                          "def build(cfg, device):\n"
+                          "    make_noise(4, device)\n"
+                          "    return NoiseSchedule(**cfg, device=device)\n"),
+        "pkg/models.py": ("from pkg import schedule as sched\n\n\n"
+                          "def load(device):\n    return sched.NoiseSchedule(1e-4, 10, device)\n"),
+        "tests/test_schedule.py": "from pkg.schedule import NoiseSchedule\n\n\ndef test_it():\n    NoiseSchedule(device='cpu')\n",
+    })
+    found = _defaults(tmp_path)
+    assert found[5] == ("cosmetic", "info", "every call of NoiseSchedule() in the project passes device "
+                                            "(pkg/models.py and 2 more files): the default is never used")
+    assert found[9] == ("cosmetic", "info", "every call of make_noise() in the project passes device (pkg/solver.py): "
+                                            "the default is never used")
+    assert phrase("zh", found[9][2]) == "项目中对 make_noise() 的每次调用都传入了 device（pkg/solver.py）：默认值从未被使用"
+
+
+def test_defaults_a_call_leaves_in_place_or_escaping_stay(tmp_path):
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "pkg/__init__.py": "",
+        "pkg/schedule.py": SCHEDULE,
+        "pkg/solver.py": ("from .schedule import NoiseSchedule, make_noise\n\n\n"
+                          "def build(cfg, device, args):\n"
+                          "    make_noise(*args)\n"  # a position only *args knows
+                          "    NoiseSchedule(device=device)\n"
+                          "    return NoiseSchedule(**cfg)\n"),  # the default, unless cfg holds a device
+    })
+    assert _default_lines(tmp_path) == {5, 9}
+    write_tree(tmp_path, {
+        "pkg/solver.py": ("from .schedule import NoiseSchedule, make_noise\n\n\n"
+                          "REGISTRY = {'noise': NoiseSchedule}\n\n\n"  # called out of sight
+                          "def build(device):\n    make_noise(4, device=device)\n    return NoiseSchedule(device=device)\n"),
+    })
+    assert _default_lines(tmp_path) == {5}
+    write_tree(tmp_path, {  # ControlNet's cldm_v15.yaml: `target: ...FrozenCLIPEmbedder`, built with the default
+        "pkg/solver.py": ("from .schedule import NoiseSchedule, make_noise\n\n\n"
+                          "def build(device):\n    make_noise(4, device=device)\n    return NoiseSchedule(device=device)\n"),
+        "configs/model.yaml": "schedule:\n  target: pkg.schedule.NoiseSchedule\n",
+    })
+    assert _default_lines(tmp_path) == {5}
