@@ -19,7 +19,9 @@ def route_notes(facts: list[PhaseFacts], own_packages: frozenset[str], findings:
     routes = load_routes().route
     own = set(own_packages) | _root_folders(facts, role_of)
     notes = [_is(route, findings, work, kernels, data) for route in routes if own & set(route.packages)]
-    imported = {name for f in facts if role_of(f.path) in {*COUNTED_ROLES, "example"} for name in f.imports}
+    optional = optional_packages(findings)
+    imported = {name for f in facts if role_of(f.path) in {*COUNTED_ROLES, "example"} for name in f.imports
+                if _package_key(name.split(".", 1)[0]) not in optional}
     mine = {n.id for n in notes}
     for route in routes:
         if route.id in mine or len(notes) >= len(mine) + MAX_BUILDS_ON:
@@ -27,6 +29,28 @@ def route_notes(facts: list[PhaseFacts], own_packages: frozenset[str], findings:
         if any(name == m or name.startswith(m + ".") for m in route.modules for name in imported):
             notes.append(_note(route, "builds-on"))
     return notes
+
+
+def optional_packages(findings: list[Finding]) -> frozenset[str]:
+    """Packages the dependency room reported (their imports, DEP001; calls into them, DEP030) none of whose findings
+    counts: imported behind guards and called only in optional or other backends' code (a copied HF Trainer's apex
+    and bitsandbytes arms). The project builds on them only when a user opts in: no route or matrix row of its own.
+    Keys as `_package_key` spells them."""
+    counted: dict[str, bool] = {}
+    for f in findings:
+        if f.domain == "dependencies" and f.symbol:
+            key = _package_key(f.symbol.split(".", 1)[0])
+            counted[key] = counted.get(key, False) or (f.reach == "runs" and f.role in COUNTED_ROLES)
+    return frozenset(key for key, any_counted in counted.items() if not any_counted)
+
+
+def _package_key(name: str) -> str:
+    """flash-attn and flash_attn, Apex and apex: one key."""
+    return name.lower().replace("-", "_")
+
+
+def package_is_optional(package: str, optional: frozenset[str]) -> bool:
+    return _package_key(package) in optional
 
 
 def _root_folders(facts: list[PhaseFacts], role_of: Callable[[str], str]) -> set[str]:
