@@ -41,8 +41,14 @@ from ascend_feasibility.domains.phases.calibration import RuleCalibration, calib
 from ascend_feasibility.domains.phases.estimate import estimate
 from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNALS, PhaseFacts
 from ascend_feasibility.domains.phases.reach import ImportReach
-from ascend_feasibility.domains.phases.routes import (builds_on_driver, optional_packages, package_is_optional,
-                                                      route_driver, route_notes, route_reason)
+from ascend_feasibility.domains.phases.routes import (
+    builds_on_driver,
+    optional_packages,
+    package_is_optional,
+    route_driver,
+    route_notes,
+    route_reason,
+)
 from ascend_feasibility.knowledge import KNOWLEDGE_DIR, load_context_conventions
 
 if sys.version_info >= (3, 11):

@@ -32,16 +32,20 @@ def route_notes(facts: list[PhaseFacts], own_packages: frozenset[str], findings:
 
 
 def optional_packages(findings: list[Finding]) -> frozenset[str]:
-    """Packages the dependency room reported (their imports, DEP001; calls into them, DEP030) none of whose findings
-    counts: imported behind guards and called only in optional or other backends' code (a copied HF Trainer's apex
-    and bitsandbytes arms). The project builds on them only when a user opts in: no route or matrix row of its own.
-    Keys as `_package_key` spells them."""
-    counted: dict[str, bool] = {}
+    """Packages the dependency room reported in product or build code (their imports, DEP001; calls into them,
+    DEP030) none of whose findings there, of any room, runs: imported behind guards and called only in optional or
+    other backends' code (a copied HF Trainer's apex and bitsandbytes arms). The project needs them only when a user
+    opts in: no route driver or matrix row of their own. A package only examples use keeps its route (what the
+    examples build on). Keys as `_package_key` spells them."""
+    reported, runs = set(), set()
     for f in findings:
-        if f.domain == "dependencies" and f.symbol:
+        if f.symbol and f.role in COUNTED_ROLES:
             key = _package_key(f.symbol.split(".", 1)[0])
-            counted[key] = counted.get(key, False) or (f.reach == "runs" and f.role in COUNTED_ROLES)
-    return frozenset(key for key, any_counted in counted.items() if not any_counted)
+            if f.domain == "dependencies":
+                reported.add(key)
+            if f.reach == "runs":  # any room's: llm-foundry's `flash_attn.losses.CrossEntropyLoss` (ATT005) runs
+                runs.add(key)
+    return frozenset(reported - runs)
 
 
 def _package_key(name: str) -> str:
