@@ -1159,6 +1159,9 @@ def test_the_apex_and_bitsandbytes_arms_of_a_copied_hf_trainer_are_optional_unle
         "ptuning/trainer.py": VENDORED_TRAINER, "ptuning/train.sh": "python main.py --half_precision_backend apex\n"})
     assert calls["apex.amp.scale_loss"][0] == "runs"  # the project's launcher selects it
     assert "package apex" in matrix
+    calls, _, _ = _dependency_reach(tmp_path / "config", {
+        "ptuning/trainer.py": VENDORED_TRAINER, "ptuning/args.json": '{"optim": "adamw_bnb_8bit"}\n'})
+    assert calls["bitsandbytes.optim.GlobalOptimManager.get_instance"][0] == "runs"  # a config selects it
     calls, _, _ = _dependency_reach(tmp_path / "bnb", {
         "ptuning/trainer.py": VENDORED_TRAINER, "ptuning/train.sh": "python main.py --optim adamw_bnb_8bit\n"})
     assert calls["bitsandbytes.optim.GlobalOptimManager.get_instance"][0] == "runs"  # any value but the default

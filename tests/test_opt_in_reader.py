@@ -392,7 +392,7 @@ def facts(path: str, module: str | None = None, **more):
     values = dict(path=path, module=module if module is not None else path[:-3].replace("/", "."), choices=[],
                   imports=[], module_strings=[], main_guard=False, options=[], launch_flags=[], option_arms=[],
                   option_values=[], option_value_arms=[], option_else_arms=[], marker_arms=[], launch_values=[],
-                  registrations=[])
+                  registrations=[], words="")
     values.update(more)
     return SimpleNamespace(**values)
 
@@ -708,6 +708,8 @@ def test_the_else_of_a_chain_on_an_option_needs_the_choices_its_arms_leave():
     assert oi.switched_options([taken], ProjectContext()) == {}  # cpu_amp, a default path's value, takes it too
     launch = facts("run.sh", launch_values=[("--half_precision_backend", "apex")])
     assert oi.switched_options([otherwise, launch], ProjectContext()) == {}
+    config = facts("configs/train_args.json", words=" apex  half_precision_backend ")  # a Trainer's JSON arguments
+    assert oi.switched_options([otherwise, config], ProjectContext()) == {}
     no_choices = facts("trainer.py", imports=["transformers.TrainingArguments"],
                        option_else_arms=[(20, 21, "optim", ("adamw_hf",), "c")])
     assert oi.switched_options([no_choices], ProjectContext()) == {}  # its values are not all known

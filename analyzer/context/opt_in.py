@@ -39,6 +39,7 @@ from tree_sitter import Node
 
 MAX_DEPTH = 400
 MAX_CALLS = 50
+CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_NAME_USES = 200
 TYPE_CHECK_CARRIERS = {"attribute", "identifier", "tuple", "parenthesized_expression", "list", "expression_list"}
 IMPORTS = "(import_statement) @import (import_from_statement) @import"
@@ -361,6 +362,7 @@ def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int
     for f in facts:
         for flag, value in f.launch_values:
             passed[flag.lstrip("-").replace("-", "_")].add(value.lower())
+    configs = [f.words for f in facts if f.path.endswith(CONFIG_SUFFIXES) and f.words]
     result: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
     for f in facts:
         if context.of(f.path).role not in COUNTED_ROLES:
@@ -383,7 +385,7 @@ def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int
             # member or an else arm, any value but the default may be the one
             unsure = otherwise or any("." in v for v in values)
             if given & needed or any(not v.replace("_", "").replace("-", "").isalnum() for v in given) or (
-                    unsure and given - default[0]):
+                    unsure and given - default[0]) or _configured(needed, unsure, configs):
                 continue
             shown = ", ".join(v if "." in v else f'"{v}"' for v in values[:3]) + (", ..." if len(values) > 3 else "")
             named = sorted(needed) if set(dest.lower().split("_")) & mainstream else [dest, *sorted(needed)]
@@ -396,6 +398,12 @@ def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int
                 result[f.path].append((first, last, sources[0][2], f"{condition}, set only at line "
                                        f"{', '.join(map(str, lines))}, under: {sources[0][3]}"))
     return result
+
+
+def _configured(needed: set[str], unsure: bool, configs: list[str]) -> bool:
+    """A YAML/JSON config of the project writes a value the arm takes (`"optim": "adamw_bnb_8bit"` in a Trainer's JSON
+    arguments); an enum member's string is out of sight, so any word it starts (adamw_bnb → adamw_bnb_8bit)."""
+    return any((f" {value}" if unsure else f" {value} ") in words for value in needed for words in configs)
 
 
 def _value(text: str) -> str:
