@@ -212,6 +212,10 @@ class ModuleFacts(Protocol):
     option_values: list[tuple[str, str, int]]  # options with a string default: (dest, the default, line)
     # arms an option holding one of some strings takes: (first, last, dest, the strings, condition)
     option_value_arms: list[tuple[int, int, str, tuple[str, ...], str]]
+    # the else of a chain every arm of which tests one option: (first, last, dest, the strings the arms before take,
+    # condition)
+    option_else_arms: list[tuple[int, int, str, tuple[str, ...], str]]
+    marker_arms: list[tuple[int, int, tuple[int, ...], str]]  # arms a value only option arms set decides
     launch_flags: list[str]  # shell: options a launch command passes
     launch_values: list[tuple[str, str]]  # shell: (option, value) a launch command passes
     lazy_submodules: list[str]  # a package __init__.py's submodules loaded lazily by name (_LazyModule tables)

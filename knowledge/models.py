@@ -602,6 +602,9 @@ class BackendConventions(_Record):
                                     "the other")
     cloud_gpu_images: list[CloudGpuImage] = Field(default_factory=list, description="cloud vendors' GPU training "
                                                   "images: a Dockerfile FROM one builds that cloud's GPU container")
+    platform_gates: list[str] = Field(default_factory=list, description="calls of known frameworks that test for a "
+                                      "platform Ascend never is (is_sagemaker_dp_enabled, is_torch_tpu_available): "
+                                      "their branch is other-backend code")
 
 
 class GuardConventions(_Record):
@@ -662,6 +665,23 @@ class VersionConventions(_Record):
                                           "version (qualified name) → the versions it is true at, as a specifier")
 
 
+class FrameworkOption(_Record):
+    """An option of a known framework's arguments class that a project reads without declaring it (a vendored HF
+    Trainer's `args.optim`): its default, read from the framework's source, not the project's."""
+
+    option: str = Field(min_length=1, description="the field (`optim`)")
+    classes: list[str] = Field(min_length=1, description="arguments classes declaring it; a project importing one "
+                               "from `package` reads the option with this default")
+    package: str = Field(min_length=1)
+    defaults: list[str] = Field(min_length=1, description="values the default path holds, across the releases in "
+                                "`versions` (adamw_hf, then adamw_torch)")
+    choices: list[str] = Field(default_factory=list, description="every value an arm of the framework's own code "
+                               "can see: the else arm of a chain takes those its conditions leave; empty: else arms "
+                               "are not read")
+    versions: str = Field(min_length=1, description="the framework releases this holds for")
+    source: str = Field(min_length=1, description="file and release where the default and choices were read")
+
+
 class OptInConventions(_Record):
     """Code that runs only when a user opts in: an integration of another framework, a configuration choice."""
 
@@ -703,6 +723,8 @@ class OptInConventions(_Record):
     lazy_loader_markers: list[str] = Field(default_factory=list, description="text of a package __init__.py that "
                                            "loads its submodules by name (diffusers' _LazyModule and _import_structure): "
                                            "its strings naming submodules load them")
+    framework_options: list[FrameworkOption] = Field(default_factory=list, description="options of known "
+                                                     "frameworks' arguments classes, with their defaults")
 
 
 class Route(_Record):

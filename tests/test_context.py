@@ -1104,3 +1104,114 @@ def test_cloud_gpu_vendor_reads_registry_repository_and_a_gpu_token():
     assert cloud_gpu_vendor("gcr.io/deeplearning-platform-release/pytorch-cpu.2-1", images) is None
     assert cloud_gpu_vendor("mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu22.04", images) is None
     assert cloud_gpu_vendor("pytorch/pytorch:2.1.0-cuda12.1-cudnn8-devel", images) is None  # Docker Hub: DEV212 as ever
+
+
+# platform gates of known frameworks (issue 28, round 12: a copied HF Trainer's SageMaker and TPU arms) -----------
+def test_a_known_frameworks_platform_gate_makes_its_branch_other_backend():
+    sagemaker = ("import torch\nif self.sharded_ddp is not None:\n    pass\nelif is_sagemaker_dp_enabled():\n"
+                 "    torch.cuda.synchronize()\nelse:\n    torch.cuda.empty_cache()\n")
+    assert reach_of(sagemaker, "DEV101")[0][0] == "other-backend"
+    assert reach_of(sagemaker, "DEV102")[0][0] == "runs"  # the else arm runs on Ascend
+    neuron = "import torch\nif is_torch_neuroncore_available():\n    torch.cuda.synchronize()\n"
+    assert reach_of(neuron, "DEV101")[0][0] == "other-backend"
+    mine = "import torch\nif is_sagemaker_dp_ready():\n    torch.cuda.synchronize()\n"  # no known gate: decides nothing
+    assert reach_of(mine, "DEV101")[0][0] == "runs"
+
+
+def test_a_platform_or_library_the_condition_rules_out_is_no_guard():
+    # transformers 4.27 Trainer.__init__: the GPU path of mixed precision, which names TPU and SageMaker only to skip them
+    ruled_out = ("import torch\nif (fp16 or bf16) and not (deepspeed or is_sagemaker_mp_enabled() or "
+                 "is_torch_tpu_available()):\n    torch.cuda.synchronize()\n")
+    assert reach_of(ruled_out, "DEV101")[0][0] == "runs"
+    unequal = "import torch\nif ready and device.type != 'mps':\n    torch.cuda.synchronize()\n"
+    assert reach_of(unequal, "DEV101")[0][0] == "runs"
+    asked = "import torch\nif ready and is_torch_tpu_available():\n    torch.cuda.synchronize()\n"
+    assert reach_of(asked, "DEV101")[0][0] == "other-backend"
+
+
+# options of a copied framework file that no launcher selects (issue 28, round 12: ChatGLM-6B ptuning/trainer.py) --
+VENDORED_TRAINER = '''
+from transformers import TrainingArguments
+from transformers.training_args import OptimizerNames
+from transformers.utils import is_apex_available
+
+if is_apex_available():
+    from apex import amp
+
+
+class Trainer:
+    def __init__(self, args: TrainingArguments):
+        self.args = args
+        self.use_apex = False
+        if args.half_precision_backend == "cuda_amp":
+            self.use_cuda_amp = True
+        elif args.half_precision_backend == "cpu_amp":
+            self.use_cpu_amp = True
+        else:
+            self.use_apex = True
+
+    @staticmethod
+    def get_optimizer_cls(args):
+        if args.optim == OptimizerNames.ADAMW_TORCH:
+            from torch.optim import AdamW
+            return AdamW
+        elif args.optim == OptimizerNames.ADAMW_BNB:
+            from bitsandbytes.optim import Adam8bit
+            return Adam8bit
+
+    def create_optimizer(self, params):
+        optimizer_cls = Trainer.get_optimizer_cls(self.args)
+        self.optimizer = optimizer_cls(params)
+        if optimizer_cls.__name__ == "Adam8bit":
+            import bitsandbytes
+            manager = bitsandbytes.optim.GlobalOptimManager.get_instance()
+
+    def training_step(self, loss):
+        if self.use_apex:
+            with amp.scale_loss(loss, self.optimizer) as scaled_loss:
+                scaled_loss.backward()
+        else:
+            loss.backward()
+'''
+
+
+def _dependency_reach(tmp_path, files):
+    files = {"ptuning/main.py": "from trainer import Trainer\nTrainer(args).training_step(loss)\n", **files}
+    write_tree(tmp_path, files)
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    calls = {f.symbol: (f.reach, f.reach_reason) for f in report.findings if f.rule == "DEP030"}
+    matrix = {row.item for row in report.phase_matrix.rows}
+    return calls, matrix, report
+
+
+def test_the_apex_and_bitsandbytes_arms_of_a_copied_hf_trainer_are_optional_unless_a_launcher_selects_them(tmp_path):
+    calls, matrix, report = _dependency_reach(tmp_path / "quiet", {
+        "ptuning/trainer.py": VENDORED_TRAINER, "ptuning/train.sh": "python main.py --fp16 --optim adamw_torch\n",
+        "requirements.txt": "transformers==4.27.1\n"})
+    assert calls["apex.amp.scale_loss"][0] == "optional"
+    assert '"apex"' in calls["apex.amp.scale_loss"][1] and "self.use_apex" in calls["apex.amp.scale_loss"][1]
+    assert calls["bitsandbytes.optim.GlobalOptimManager.get_instance"][0] == "optional"
+    assert "OptimizerNames.ADAMW_BNB" in calls["bitsandbytes.optim.GlobalOptimManager.get_instance"][1]
+    assert not {"package apex", "package bitsandbytes"} & matrix  # no use of them counts: no row of work
+    assert "apex" not in " ".join(d.en for d in report.verdict.drivers)
+
+    calls, matrix, _ = _dependency_reach(tmp_path / "apex", {
+        "ptuning/trainer.py": VENDORED_TRAINER, "ptuning/train.sh": "python main.py --half_precision_backend apex\n"})
+    assert calls["apex.amp.scale_loss"][0] == "runs"  # the project's launcher selects it
+    assert "package apex" in matrix
+    calls, _, _ = _dependency_reach(tmp_path / "config", {
+        "ptuning/trainer.py": VENDORED_TRAINER, "ptuning/args.json": '{"optim": "adamw_bnb_8bit"}\n'})
+    assert calls["bitsandbytes.optim.GlobalOptimManager.get_instance"][0] == "runs"  # a config selects it
+    calls, _, _ = _dependency_reach(tmp_path / "bnb", {
+        "ptuning/trainer.py": VENDORED_TRAINER, "ptuning/train.sh": "python main.py --optim adamw_bnb_8bit\n"})
+    assert calls["bitsandbytes.optim.GlobalOptimManager.get_instance"][0] == "runs"  # any value but the default
+
+
+def test_an_option_whose_default_cannot_be_read_leaves_its_arms_required(tmp_path):
+    own_args = VENDORED_TRAINER.replace("from transformers import TrainingArguments\n", "from .args import TrainingArguments\n")
+    calls, matrix, _ = _dependency_reach(tmp_path, {"ptuning/trainer.py": own_args, "ptuning/args.py": "class TrainingArguments:\n    pass\n"})
+    assert calls["apex.amp.scale_loss"][0] == "runs"
+    assert calls["bitsandbytes.optim.GlobalOptimManager.get_instance"][0] == "runs"
+    set_anywhere = VENDORED_TRAINER.replace("        self.use_apex = False\n", "        self.use_apex = True\n")
+    calls, _, _ = _dependency_reach(tmp_path / "on", {"ptuning/trainer.py": set_anywhere})
+    assert calls["apex.amp.scale_loss"][0] == "runs"  # set True outside the option's arm too

@@ -391,7 +391,8 @@ def test_a_type_check_node_without_a_parent_is_none():
 def facts(path: str, module: str | None = None, **more):
     values = dict(path=path, module=module if module is not None else path[:-3].replace("/", "."), choices=[],
                   imports=[], module_strings=[], main_guard=False, options=[], launch_flags=[], option_arms=[],
-                  option_values=[], option_value_arms=[], launch_values=[], registrations=[])
+                  option_values=[], option_value_arms=[], option_else_arms=[], marker_arms=[], launch_values=[],
+                  registrations=[], words="")
     values.update(more)
     return SimpleNamespace(**values)
 
@@ -672,3 +673,82 @@ def test_an_arm_taking_the_default_string_or_of_an_undeclared_option_is_not_swit
     assert oi.switched_options([declare, default], ProjectContext()) == {}
     undeclared = facts("train.py", option_value_arms=[(5, 6, "other", ("fp8",), "c")])
     assert oi.switched_options([declare, undeclared], ProjectContext()) == {}
+
+
+# known frameworks' options, else arms and markers (issue 28, round 12: a copied HF Trainer's apex and bnb arms) ------
+HF = facts("trainer.py", imports=["transformers.training_args.TrainingArguments"])
+
+
+def test_a_known_frameworks_option_has_its_default_from_knowledge_when_the_project_imports_its_class():
+    use = facts("trainer.py", imports=["transformers.training_args.TrainingArguments"],
+                option_value_arms=[(30, 33, "optim", ("OptimizerNames.ADAMW_BNB",), "line 29: elif args.optim == ...")])
+    found = oi.switched_options([use], ProjectContext())["trainer.py"]
+    assert [(a, b, name) for a, b, name, _ in found] == [(30, 33, "optim_adamw_bnb")]
+    assert "transformers TrainingArguments" in found[0][3] and "OptimizerNames.ADAMW_BNB" in found[0][3]
+    default = facts("trainer.py", imports=["transformers.TrainingArguments"],
+                    option_value_arms=[(30, 33, "optim", ("OptimizerNames.ADAMW_TORCH",), "c")])
+    assert oi.switched_options([default], ProjectContext()) == {}  # the member named like a default
+    unread = facts("trainer.py", imports=["mytrainer.TrainingArguments"], option_value_arms=use.option_value_arms)
+    assert oi.switched_options([unread], ProjectContext()) == {}  # no known framework: its default is unknown
+    for value in ("adamw_bnb_8bit", "lion_8bit"):  # an enum's string is out of sight: any value but a default may be it
+        launch = facts("run.sh", launch_values=[("--optim", value)])
+        assert oi.switched_options([use, launch], ProjectContext()) == {}
+    launch = facts("run.sh", launch_values=[("--optim", "adamw_torch")])
+    assert oi.switched_options([use, launch], ProjectContext())
+
+
+def test_the_else_of_a_chain_on_an_option_needs_the_choices_its_arms_leave():
+    otherwise = facts("trainer.py", imports=["transformers.TrainingArguments"],
+                      option_else_arms=[(20, 21, "half_precision_backend", ("cuda_amp", "cpu_amp"), "line 19: else of if ...")])
+    found = oi.switched_options([otherwise], ProjectContext())["trainer.py"]
+    assert [(a, b, name) for a, b, name, _ in found] == [(20, 21, "apex")]  # named by the value: the option is mainstream
+    assert '"apex"' in found[0][3]
+    taken = facts("trainer.py", imports=["transformers.TrainingArguments"],
+                  option_else_arms=[(20, 21, "half_precision_backend", ("cuda_amp",), "c")])
+    assert oi.switched_options([taken], ProjectContext()) == {}  # cpu_amp, a default path's value, takes it too
+    launch = facts("run.sh", launch_values=[("--half_precision_backend", "apex")])
+    assert oi.switched_options([otherwise, launch], ProjectContext()) == {}
+    config = facts("configs/train_args.json", words=" apex  half_precision_backend ")  # a Trainer's JSON arguments
+    assert oi.switched_options([otherwise, config], ProjectContext()) == {}
+    no_choices = facts("trainer.py", imports=["transformers.TrainingArguments"],
+                       option_else_arms=[(20, 21, "optim", ("adamw_hf",), "c")])
+    assert oi.switched_options([no_choices], ProjectContext()) == {}  # its values are not all known
+
+
+def test_an_arm_a_marker_decides_follows_the_option_arms_that_set_the_marker():
+    arms = dict(imports=["transformers.TrainingArguments"],
+                option_else_arms=[(20, 21, "half_precision_backend", ("cuda_amp", "cpu_amp"), "line 19: else of if ...")])
+    inside = facts("trainer.py", marker_arms=[(50, 52, (21,), "line 49: elif self.use_apex:")], **arms)
+    found = oi.switched_options([inside], ProjectContext())["trainer.py"]
+    assert found[1][:3] == (50, 52, "apex") and found[1][3].startswith("line 49: elif self.use_apex:, set only at line 21")
+    outside = facts("trainer.py", marker_arms=[(50, 52, (21, 40), "line 49: elif self.use_apex:")], **arms)
+    assert len(oi.switched_options([outside], ProjectContext())["trainer.py"]) == 1  # set at line 40 too
+
+
+def test_markers_are_values_only_option_arms_set():
+    from ascend_feasibility.analyzer.context.option_markers import marker_arms
+
+    code = (b"from x import y\n"                                           # 1
+            b"class T:\n"                                                 # 2
+            b"    def __init__(self, args):\n"                            # 3
+            b"        self.use_apex = False\n"                            # 4
+            b"        self.on = True\n"                                   # 5
+            b"        if args.backend == 'apex':\n"                       # 6
+            b"            self.use_apex = True\n"                         # 7
+            b"            from bitsandbytes.optim import Adam8bit\n"      # 8
+            b"    def step(self, loss, cls):\n"                           # 9
+            b"        if self.use_apex and loss:\n"                       # 10
+            b"            a()\n"                                          # 11
+            b"        b = c() if self.use_apex else d()\n"                # 12
+            b"        if not self.use_apex:\n"                            # 13
+            b"            e()\n"                                          # 14
+            b"        if self.on:\n"                                      # 15
+            b"            f()\n"                                          # 16
+            b"        if cls.__name__ == 'Adam8bit':\n"                   # 17
+            b"            g()\n"                                          # 18
+            b"        if self.use_apex or loss:\n"                        # 19
+            b"            h()\n")                                         # 20
+    root = parsing.parse("python", code)
+    arms = {(first, lines) for first, _, lines, _ in marker_arms(root, [(7, 8)])}
+    assert arms == {(11, (7,)), (12, (7,)), (18, (8,))}  # not the `not`, the `or`, nor a flag set outside the arm
+    assert marker_arms(root, [(20, 20)]) == []

@@ -758,3 +758,24 @@ def test_an_evaluation_entry_or_one_reaching_a_loop_through_a_package_keeps_its_
                                   "pkg/runner.py": TRAINER}))
     entries = {e.path: e.phases for e in report.phase_matrix.entries}
     assert entries["evaluate_model.py"] == ["evaluation"] and entries["download.py"] == ["data"]
+
+
+def test_a_package_is_optional_for_the_matrix_only_when_every_use_of_it_is():
+    from types import SimpleNamespace
+
+    from ascend_feasibility.domains.phases.routes import optional_packages
+
+    def finding(symbol, reach, domain="dependencies", role="product"):
+        return SimpleNamespace(symbol=symbol, reach=reach, domain=domain, role=role)
+
+    apex = [finding("apex", "optional"), finding("apex.amp.scale_loss", "optional")]  # a copied Trainer's opt-in arm
+    assert optional_packages(apex) == {"apex"}
+    assert optional_packages([*apex, finding("apex.amp.initialize", "runs")]) == frozenset()
+    # Megatron's `try: import transformer_engine`: an import alone says nothing of the default path
+    assert optional_packages([finding("transformer-engine", "optional")]) == frozenset()
+    # another room's use that runs keeps it (llm-foundry's flash_attn.losses.cross_entropy under attn_impl "flash")
+    flash = [finding("flash-attn", "optional"), finding("flash_attn.flash_attn_func", "optional", "attention"),
+             finding("flash_attn.losses.cross_entropy.CrossEntropyLoss", "runs", "attention")]
+    assert optional_packages(flash) == frozenset()
+    assert optional_packages(flash[:2]) == {"flash_attn"}
+    assert optional_packages([finding("vllm", "optional", role="example"), finding("vllm.LLM", "optional", role="example")]) == frozenset()

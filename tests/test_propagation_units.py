@@ -43,6 +43,8 @@ class Facts:
     launch_flags: list = field(default_factory=list)
     option_values: list = field(default_factory=list)
     option_value_arms: list = field(default_factory=list)
+    option_else_arms: list = field(default_factory=list)
+    marker_arms: list = field(default_factory=list)
     launch_values: list = field(default_factory=list)
     lazy_submodules: list = field(default_factory=list)
     registrations: list = field(default_factory=list)

@@ -72,6 +72,7 @@ class GuardReader:
         self.npu_tokens = frozenset(backends.npu)
         self.npu_packages = frozenset(backends.npu_packages)
         self.other_tokens = frozenset(backends.other)
+        self.platform_gates = frozenset(backends.platform_gates)
         self.cuda_tokens = frozenset(t for name in guards.cuda for t in name.lower().split("_") if t != "is" and t != "use")
         self.dispatch_words = backend_words(guards, backends)
         self.feature_domains = frozenset(guards.cuda_only_feature_domains)
@@ -566,11 +567,14 @@ class GuardReader:
         words = _legacy_types_dropped(_words(node))
         tokens = _tokens_of(words)
         cuda_build = any(name in text for name in self.guards.cuda_build)
+        # another platform or a library is what the branch needs only where the condition asks for it, not where it
+        # rules it out: `(fp16 or bf16) and not (deepspeed or is_torch_tpu_available())` is the GPU path
+        asked = _words(node, skip_negated=True)
         return Condition(
             npu=bool(tokens & self.npu_tokens),
-            other=bool(tokens & self.other_tokens) or cuda_build,
+            other=bool(_tokens_of(asked) & self.other_tokens) or any(w in self.platform_gates for w in asked) or cuda_build,
             cuda=bool(tokens & self.cuda_tokens) and not cuda_build,
-            gate=present or any(self._is_gate(word) for word in words) or self._chooses_cuda_only(node),
+            gate=present or any(self._is_gate(word) for word in asked) or self._chooses_cuda_only(node),
             flag=switched_on or any(self.is_flag(word) for word in words),
             negated=negated,
         )
@@ -725,12 +729,16 @@ def _legacy_types_dropped(words: list[str]) -> list[str]:
             if not (w == "cuda" and i + 1 < len(words) and words[i + 1].endswith(("Tensor", "Storage")))]
 
 
-def _words(node: Node) -> list[str]:
-    """Identifiers and string contents under a node (bounded)."""
+def _words(node: Node, skip_negated: bool = False) -> list[str]:
+    """Identifiers and string contents under a node (bounded); with `skip_negated`, none under an inner `not`,
+    `!=` or `not in` (what the condition rules out)."""
     words, stack, seen = [], [node], 0
     while stack and seen < MAX_CONDITION_NODES:
         current = stack.pop()
         seen += 1
+        if skip_negated and seen > 1 and (current.type == "not_operator" or (
+                current.type == "comparison_operator" and any(op.type in {"!=", "not in"} for op in current.children))):
+            continue
         if current.type == "identifier":
             words.append(parsing.text(current))
         elif current.type == "string_content":

@@ -35,11 +35,13 @@ from ascend_feasibility.analyzer.context.switches import ExplainedGuard, SwitchR
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.knowledge import load_context_conventions
 from ascend_feasibility.knowledge.models import OptInConventions
 from tree_sitter import Node
 
 MAX_DEPTH = 400
 MAX_CALLS = 50
+CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_NAME_USES = 200
 TYPE_CHECK_CARRIERS = {"attribute", "identifier", "tuple", "parenthesized_expression", "list", "expression_list"}
 IMPORTS = "(import_statement) @import (import_from_statement) @import"
@@ -338,10 +340,13 @@ def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int
     """path → line ranges (with the option and the reason) of arms a command-line option turns on, where the project declares the
     option off by default wherever it declares it (`--fp8_base`, store_true, in library/train_util.py; `if
     args.fp8_base:` in sd3_train_network.py) and no launch script of the project passes it. An option is also a field
-    of a `@dataclass` (HfArgumentParser's `TrainingArguments`), and an arm may need the option to hold one of some
-    strings its default is not (`--optim` "adamw_torch"; `if args.optim == "adamw_bnb_8bit":`), which no launch
-    script passes it. The option in each range is named with the strings an arm needs (`optim_adamw_bnb_8bit`), for
-    the caller's test of whether the switch names an opt-in feature."""
+    of a `@dataclass` (HfArgumentParser's `TrainingArguments`), or of a known framework's arguments class the project
+    imports (knowledge: framework_options), and an arm may need the option to hold one of some strings its default is
+    not (`--optim` "adamw_torch"; `if args.optim == "adamw_bnb_8bit":`, `== OptimizerNames.ADAMW_BNB`, or the `else`
+    after the arms of every other choice), which no launch script passes it. Arms decided by a value only such arms
+    set (`if self.use_apex:`, option_markers.py) follow them. The option in each range is named with the strings an arm
+    needs (`optim_adamw_bnb_8bit`; the strings alone for an option of a mainstream choice: `apex` for
+    `half_precision_backend`), for the caller's test of whether the switch names an opt-in feature."""
     declared: dict[str, tuple[bool, str, str]] = {}
     for f in facts:
         for dest, off, flag, line in f.options:
@@ -351,13 +356,17 @@ def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int
     for f in facts:
         for dest, value, line in f.option_values:
             defaults.setdefault(dest, (set(), f"{f.path}:{line}"))[0].add(value.lower())
+    conventions = load_context_conventions().opt_in
+    choices = _framework_options(facts, conventions, declared, defaults)
     if not declared and not defaults:
         return {}
+    mainstream = frozenset(conventions.mainstream_switch_tokens)
     launched = {flag.replace("-", "_") for f in facts for flag in f.launch_flags}
     passed: dict[str, set[str]] = defaultdict(set)
     for f in facts:
         for flag, value in f.launch_values:
             passed[flag.lstrip("-").replace("-", "_")].add(value.lower())
+    configs = [f.words for f in facts if f.path.endswith(CONFIG_SUFFIXES) and f.words]
     result: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
     for f in facts:
         if context.of(f.path).role not in COUNTED_ROLES:
@@ -367,19 +376,63 @@ def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int
             if option is None or not option[0] or option[1].replace("-", "_") in launched:
                 continue
             result[f.path].append((first, last, dest, f"`{option[1]}` is off unless given ({option[2]}); {condition}"))
-        for first, last, dest, values, condition in f.option_value_arms:
+        arms = [(first, last, dest, values, condition, False) for first, last, dest, values, condition in f.option_value_arms]
+        arms += [(first, last, dest, tuple(sorted(choices[dest] - {_value(v) for v in taken})), condition, True)
+                 for first, last, dest, taken, condition in f.option_else_arms if dest in choices]
+        for first, last, dest, values, condition, otherwise in arms:
             default = defaults.get(dest)
-            needed = {v.lower() for v in values}
-            if default is None or default[0] & needed or dest in declared:
+            needed = {_value(v) for v in values}
+            if default is None or not needed or default[0] & needed or dest in declared:
                 continue  # an option declared as a switch somewhere, or defaulting to a value the arm takes
-            given = passed.get(dest)
-            if given is not None and (given & needed or any(not v.replace("_", "").replace("-", "").isalnum() for v in given)):
-                continue  # a launch script passes a value the arm takes, or one only the shell knows (`$OPTIM`)
-            shown = ", ".join(f'"{v}"' for v in values[:3]) + (", ..." if len(values) > 3 else "")
-            result[f.path].append((first, last, "_".join((dest, *values)),
+            given = passed.get(dest, set())
+            # a launch script passes a value the arm takes, or one only the shell knows (`$OPTIM`); for an enum's
+            # member or an else arm, any value but the default may be the one
+            unsure = otherwise or any("." in v for v in values)
+            if given & needed or any(not v.replace("_", "").replace("-", "").isalnum() for v in given) or (
+                    unsure and given - default[0]) or _configured(needed, unsure, configs):
+                continue
+            shown = ", ".join(v if "." in v else f'"{v}"' for v in values[:3]) + (", ..." if len(values) > 3 else "")
+            named = sorted(needed) if set(dest.lower().split("_")) & mainstream else [dest, *sorted(needed)]
+            result[f.path].append((first, last, "_".join(named),
                                    f"`--{dest}` is \"{sorted(default[0])[0]}\" unless given ({default[1]}), and no "
                                    f"launch script passes {shown}; {condition}"))
+        for first, last, lines, condition in f.marker_arms:
+            sources = [next((r for r in result.get(f.path, []) if r[0] <= line <= r[1]), None) for line in lines]
+            if sources and all(r is not None for r in sources):
+                result[f.path].append((first, last, sources[0][2], f"{condition}, set only at line "
+                                       f"{', '.join(map(str, lines))}, under: {sources[0][3]}"))
     return result
+
+
+def _configured(needed: set[str], unsure: bool, configs: list[str]) -> bool:
+    """A YAML/JSON config of the project writes a value the arm takes (`"optim": "adamw_bnb_8bit"` in a Trainer's JSON
+    arguments); an enum member's string is out of sight, so any word it starts (adamw_bnb → adamw_bnb_8bit)."""
+    return any((f" {value}" if unsure else f" {value} ") in words for value in needed for words in configs)
+
+
+def _value(text: str) -> str:
+    """An arm's value as a launch script would pass it: `OptimizerNames.ADAMW_BNB` → adamw_bnb (its string is the
+    enum's, out of sight; the member's name is what the defaults are compared with)."""
+    return text.rsplit(".", 1)[-1].lower() if "." in text and text.rsplit(".", 1)[-1].isupper() else text.lower()
+
+
+def _framework_options(facts, conventions: OptInConventions, declared: dict, defaults: dict) -> dict[str, set[str]]:
+    """Adds to `defaults` the options of known frameworks' arguments classes the project imports and does not declare
+    itself; returns the choices of those that list them (for else arms)."""
+    choices: dict[str, set[str]] = {}
+    if not conventions.framework_options:
+        return choices
+    imported = {(name.split(".", 1)[0], name.rsplit(".", 1)[-1]) for f in facts for name in f.imports}
+    for option in conventions.framework_options:
+        if option.option in declared or option.option in defaults:
+            continue
+        if not any((option.package, cls) in imported for cls in option.classes):
+            continue
+        defaults[option.option] = ({v.lower() for v in option.defaults},
+                                   f"{option.package} {option.classes[0]}, {option.versions}")
+        if option.choices:
+            choices[option.option] = {v.lower() for v in option.choices}
+    return choices
 
 
 def _choices(counted, conventions: OptInConventions) -> dict[str, tuple[str, int, str]]:

@@ -471,15 +471,43 @@ def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tu
     holder, attribute = subject.child_by_field_name("object"), subject.child_by_field_name("attribute")
     if holder is None or attribute is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
         return None
-    if values.type == "string":
+    if values.type in {"string", "attribute"}:
         strings = [values]
     elif values.type in {"list", "tuple", "set"}:
         strings = values.named_children
     else:
         return None
-    if not strings or any(s.type != "string" or any(c.type == "interpolation" for c in s.named_children) for s in strings):
+    if not strings or not all(_is_member(s) or (s.type == "string" and not any(c.type == "interpolation" for c in s.named_children))
+                              for s in strings):
         return None
-    return parsing.text(attribute), tuple(_string_value(s) for s in strings)
+    return parsing.text(attribute), tuple(parsing.text(s) if _is_member(s) else _string_value(s) for s in strings)
+
+
+def _is_member(node: Node) -> bool:
+    """`OptimizerNames.ADAMW_BNB`: an enum's member, kept dotted (its string is the enum's, out of sight)."""
+    holder = node.child_by_field_name("object") if node.type == "attribute" else None
+    return holder is not None and holder.type == "identifier" and parsing.text(node.child_by_field_name("attribute")).isupper()
+
+
+def option_else_arm(condition: Node, objects: frozenset[str]) -> tuple[int, int, str, tuple[str, ...], int] | None:
+    """The `else` of a chain every arm of which tests one option for values (`if args.x == "cuda_amp": ... elif
+    args.x == "cpu_amp": ... else: ...`), asked at the chain's first condition: (first line, last line, the option,
+    the values the arms before take, the line of `else:`)."""
+    statement = condition.parent
+    if statement is None or statement.type != "if_statement" or not _same(condition, statement.child_by_field_name("condition") or statement):
+        return None
+    tests = [option_value_test(condition, objects)]
+    otherwise, line = None, 0
+    for clause in statement.children:
+        if clause.type == "elif_clause":
+            test = clause.child_by_field_name("condition")
+            tests.append(option_value_test(test, objects) if test is not None else None)
+        elif clause.type == "else_clause":
+            otherwise, line = clause.child_by_field_name("body"), clause.start_point.row + 1
+    if otherwise is None or any(t is None for t in tests) or len({t[0] for t in tests}) != 1:
+        return None
+    return (otherwise.start_point.row + 1, otherwise.end_point.row + 1, tests[0][0],
+            tuple(v for t in tests for v in t[1]), line)
 
 
 def _string_value(node: Node) -> str:

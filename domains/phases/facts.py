@@ -160,6 +160,12 @@ class PhaseFacts:
     # `model_args.quantize_model in ["fp8Activation_qwen2", ...]`): (first line, last line, dest, the strings, the
     # condition as "line N: ...")
     option_value_arms: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list)
+    # the else of a chain every arm of which tests one option for strings: (first, last, dest, the strings the arms
+    # before take, condition)
+    option_else_arms: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list)
+    # arms decided by a value only option arms set (`elif self.use_apex:`): (first, last, the lines setting it,
+    # condition); read only in a file with option arms (analyzer/context/option_markers.py)
+    marker_arms: list[tuple[int, int, tuple[int, ...], str]] = field(default_factory=list)
     # shell: the options a launch command passes (`--xformers`): the project's own launch sets them on
     launch_flags: list[str] = field(default_factory=list)
     # shell: the values a launch command passes them (`--optim adamw_bnb_8bit`, `--trt=True`): (flag, value)
@@ -209,6 +215,8 @@ class PhaseFacts:
         self.option_arms += other.option_arms
         self.option_values += other.option_values
         self.option_value_arms += other.option_value_arms
+        self.option_else_arms += other.option_else_arms
+        self.marker_arms += other.marker_arms
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
         self.default_arms += other.default_arms
@@ -442,15 +450,17 @@ def dataclass_options(cls: Node) -> tuple[list[tuple[str, bool, str, int]], list
     return switches, values
 
 
-def _option_value_arms(conditions: list[Node]) -> list[tuple[int, int, str, tuple[str, ...], str]]:
-    """Arms of `if args.optim == "adamw_bnb_8bit":` / `elif model_args.quantize_model in ["a", "b"]:`."""
-    from ascend_feasibility.analyzer.context.switches import option_value_test
+def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str, tuple[str, ...], str]],
+                                                        list[tuple[int, int, str, tuple[str, ...], str]]]:
+    """Arms of `if args.optim == "adamw_bnb_8bit":` / `elif model_args.quantize_model in ["a", "b"]:`, and the `else`
+    of a chain all of whose arms test one option so."""
+    from ascend_feasibility.analyzer.context.switches import option_else_arm, option_value_test
     from ascend_feasibility.knowledge import load_context_conventions
 
     if not conditions:
-        return []
+        return [], []
     objects = frozenset(load_context_conventions().opt_in.argument_objects)
-    arms = []
+    arms, others = [], []
     for condition in conditions[:MAX_CHOICES]:
         tested = option_value_test(condition, objects)
         holder = condition.parent
@@ -460,7 +470,10 @@ def _option_value_arms(conditions: list[Node]) -> list[tuple[int, int, str, tupl
         first = " ".join(parsing.text(holder).splitlines()[0].split())[:100]
         arms.append((body.start_point.row + 1, body.end_point.row + 1, tested[0], tested[1],
                      f"line {condition.start_point.row + 1}: {first}"))
-    return arms
+        otherwise = option_else_arm(condition, objects)
+        if otherwise is not None:
+            others.append((*otherwise[:4], f"line {otherwise[4]}: else of {first}"))
+    return arms, others
 
 
 def _launch_values(words: list[str]) -> list[tuple[str, str]]:
@@ -615,7 +628,11 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         options, values = dataclass_options(cls)
         facts.options += options
         facts.option_values += values
-    facts.option_value_arms = _option_value_arms(found.get("condition", []))
+    facts.option_value_arms, facts.option_else_arms = _option_value_arms(found.get("condition", []))
+    if facts.option_arms or facts.option_value_arms or facts.option_else_arms:
+        from ascend_feasibility.analyzer.context.option_markers import marker_arms
+        ranges = [(a[0], a[1]) for a in (*facts.option_arms, *facts.option_value_arms, *facts.option_else_arms)]
+        facts.marker_arms = marker_arms(unit.tree(), ranges)
     by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", []),
                                         found.get("assert", []), _calls(unit),
                                         _methods(unit), found.get("class", []),

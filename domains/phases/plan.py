@@ -41,7 +41,14 @@ from ascend_feasibility.domains.phases.calibration import RuleCalibration, calib
 from ascend_feasibility.domains.phases.estimate import estimate
 from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNALS, PhaseFacts
 from ascend_feasibility.domains.phases.reach import ImportReach
-from ascend_feasibility.domains.phases.routes import builds_on_driver, route_driver, route_notes, route_reason
+from ascend_feasibility.domains.phases.routes import (
+    builds_on_driver,
+    optional_packages,
+    package_is_optional,
+    route_driver,
+    route_notes,
+    route_reason,
+)
 from ascend_feasibility.knowledge import KNOWLEDGE_DIR, load_context_conventions
 
 if sys.version_info >= (3, 11):
@@ -442,8 +449,9 @@ def phase_matrix(findings: list[Finding], dependencies: list[DependencyRow], ass
         counts[item] += 1
         for phase in f.phases:
             pairs[(item, "rule", phase)] += 1
+    optional = optional_packages(findings)
     for row in dependencies:
-        if row.classification in {"needs_replacement", "unsupported"}:
+        if row.classification in {"needs_replacement", "unsupported"} and not package_is_optional(row.package, optional):
             counts[f"package {row.package}"] = 1
             for phase in phases:
                 pairs[(f"package {row.package}", "dependency", phase)] += 1

@@ -20,13 +20,46 @@ def route_notes(facts: list[PhaseFacts], own_packages: frozenset[str], findings:
     own = set(own_packages) | _root_folders(facts, role_of)
     notes = [_is(route, findings, work, kernels, data) for route in routes if own & set(route.packages)]
     imported = {name for f in facts if role_of(f.path) in {*COUNTED_ROLES, "example"} for name in f.imports}
+    optional = optional_packages(findings)
     mine = {n.id for n in notes}
     for route in routes:
         if route.id in mine or len(notes) >= len(mine) + MAX_BUILDS_ON:
             continue
-        if any(name == m or name.startswith(m + ".") for m in route.modules for name in imported):
+        names = [name for m in route.modules for name in imported if name == m or name.startswith(m + ".")]
+        # a package only opted into is named only where its route is full: "apex (partial route)" would read as work
+        if names and (route.status == "supported" or any(_package_key(n.split(".", 1)[0]) not in optional for n in names)):
             notes.append(_note(route, "builds-on"))
     return notes
+
+
+def optional_packages(findings: list[Finding]) -> frozenset[str]:
+    """Packages the dependency room reported in product or build code that the code uses (a finding at a name inside
+    the package: `apex.amp.scale_loss`, DEP030; `flash_attn.flash_attn_func`) only where it does not run: called only
+    in optional or other backends' code (a copied HF Trainer's apex and bitsandbytes arms). The project needs them
+    only when a user opts in: no matrix row of their own. Imports alone decide nothing (Megatron's `try: import
+    transformer_engine` serves its default `--transformer-impl`), nor do uses in examples. Keys as `_package_key`
+    spells them."""
+    reported, used, runs = set(), set(), set()
+    for f in findings:
+        if f.symbol and f.role in COUNTED_ROLES:
+            root, _, inside = f.symbol.partition(".")
+            key = _package_key(root)
+            if f.domain == "dependencies":
+                reported.add(key)
+            if inside:
+                used.add(key)
+            if f.reach == "runs":  # any room's: llm-foundry's `flash_attn.losses.CrossEntropyLoss` (ATT005) runs
+                runs.add(key)
+    return frozenset((reported & used) - runs)
+
+
+def _package_key(name: str) -> str:
+    """flash-attn and flash_attn, Apex and apex: one key."""
+    return name.lower().replace("-", "_")
+
+
+def package_is_optional(package: str, optional: frozenset[str]) -> bool:
+    return _package_key(package) in optional
 
 
 def _root_folders(facts: list[PhaseFacts], role_of: Callable[[str], str]) -> set[str]:
