@@ -56,3 +56,49 @@ def test_a_rank_taken_modulo_the_count_is_no_count(tmp_path):
                     "torch.cuda.set_device(rank % torch.cuda.device_count())\n",
     })
     assert _pins(tmp_path)["run.sh"].severity == "info"
+
+
+def _data_parallel(root) -> object:
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return next(f for f in report.findings if f.rule == "DST010")
+
+
+def test_a_dataparallel_built_only_for_several_devices_is_the_pins_work(tmp_path):
+    """The HF Trainer's `if self.n_gpu > 1: nn.DataParallel(model)` under a launcher that pins one device: on Ascend
+    the pin (carried over to ASCEND_RT_VISIBLE_DEVICES, DEV703) keeps it from running, so DataParallel being
+    unsupported is no rebuild: optional, the pin named. The pin itself stays a counted finding."""
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "train.sh": "CUDA_VISIBLE_DEVICES=0 python main.py\n",
+        "main.py": "from trainer import Trainer\nTrainer().wrap(None)\n",
+        "trainer.py": TRAINER,
+    })
+    data_parallel = _data_parallel(tmp_path)
+    assert data_parallel.reach == "optional" and "train.sh:1" in data_parallel.reach_reason
+    assert _pins(tmp_path)["train.sh"].counted
+
+
+def test_a_dataparallel_built_whatever_the_count_or_without_a_pin_stays(tmp_path):
+    always = TRAINER.replace("        if self.n_gpu > 1:\n            model", "        model")
+    write_tree(tmp_path / "always", {
+        "requirements.txt": "torch\n",
+        "train.sh": "CUDA_VISIBLE_DEVICES=0 python main.py\n",
+        "main.py": "from trainer import Trainer\nTrainer().wrap(None)\n",
+        "trainer.py": always,
+    })
+    assert _data_parallel(tmp_path / "always").reach == "runs"
+    write_tree(tmp_path / "unpinned", {
+        "requirements.txt": "torch\n",
+        "train.sh": "python main.py\n",
+        "main.py": "from trainer import Trainer\nTrainer().wrap(None)\n",
+        "trainer.py": TRAINER,
+    })
+    assert _data_parallel(tmp_path / "unpinned").reach == "runs"
+    other_test = TRAINER.replace("self.n_gpu > 1", "self.use_dp")  # a switch, not a count
+    write_tree(tmp_path / "switch", {
+        "requirements.txt": "torch\n",
+        "train.sh": "CUDA_VISIBLE_DEVICES=0 python main.py\n",
+        "main.py": "from trainer import Trainer\nTrainer().wrap(None)\n",
+        "trainer.py": other_test,
+    })
+    assert _data_parallel(tmp_path / "switch").reach == "runs"

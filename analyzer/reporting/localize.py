@@ -55,6 +55,8 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
      r"(?P<module>[^`]+)`: no such module in the project or its dependencies, though the options it is given are the "
      r"project's \((?P<options>[^)]+)\); no code of the project runs through it$", "reason.stale_unknown_launcher"),
     (r"^line (?P<line>\d+): stored in self\.(?P<name>\w+), which nothing in the project reads$", "reason.unread_store"),
+    (r"^built only when one process sees more than one device; the launcher pins one \((?P<pin>\S+), DEV703\), so with "
+     r"that pin carried over to ASCEND_RT_VISIBLE_DEVICES it never runs$", "reason.pinned_data_parallel"),
     (r"^every call of (?P<callee>\S+)\(\) in the project passes (?P<parameter>\w+) \((?P<where>\S+)(?: and "
      r"(?P<more>\d+) more files)?\): the default is never used$", "reason.overridden_default"),
     (r"^needs the compiled extension `(?P<extension>[^`]+)` when it loads, which the project neither builds nor "

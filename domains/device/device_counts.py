@@ -9,6 +9,11 @@ main.py, which imports a copy of HF's Trainer that wraps the model in DataParall
 on a multi-NPU host the pin to one device is lost and DataParallel spans every NPU. Such a pin is rebuilt with the
 facet `counts-devices`, whose variant says ASCEND_RT_VISIBLE_DEVICES is required and names the counting site.
 
+The DataParallel such a pin reaches is built only when one process sees more than one device (`if self.args.n_gpu > 1:
+model = nn.DataParallel(model)`, the HF Trainer's): with the pin carried over to ASCEND_RT_VISIBLE_DEVICES it never
+runs, so its DST010 (DataParallel is unsupported on NPU) is the pin's work, not a rebuild: optional, with the pin named.
+A DataParallel built whatever the count, or that no pinning launcher reaches, keeps its finding.
+
 Only files that spell one of the GATE words pay for the read; the walk stays inside the project."""
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.propagation import _modules_by_name
-from ascend_feasibility.analyzer.core.findings import FindingFactory, Located
+from ascend_feasibility.analyzer.core.findings import FindingFactory, Located, Place
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.python_refs import unit_references
@@ -29,6 +34,9 @@ COUNTERS = {
     "torch.nn.parallel.data_parallel.DataParallel": "nn.DataParallel",
 }
 PIN_RULE = "DEV703"
+DATA_PARALLEL_RULE = "DST010"
+SEVERAL = " when more than one device is visible"  # the suffix of a DataParallel built only then
+COUNT_WORDS = ("gpu", "device", "npu", "count")  # a compared name that counts devices: n_gpu, num_gpus, device_count()
 COUNTS = "counts-devices"
 MAX_SITES = 3
 MAX_MODULES = 500  # the walk over the import graph from one entry
@@ -38,8 +46,8 @@ def counting_sites(unit) -> list[tuple[int, str]]:
     """(line, what) of the unit's device counts, the first few."""
     if not any(word in unit.source.text for word in GATE):
         return []
-    sites = [(r.node.start_point[0] + 1, COUNTERS[r.name]) for r in unit_references(unit)
-             if r.name in COUNTERS and r.call is not None and not _picks_by_rank(r.call)]
+    sites = [(r.node.start_point[0] + 1, COUNTERS[r.name] + (SEVERAL if _built_for_several(r) else ""))
+             for r in unit_references(unit) if r.name in COUNTERS and r.call is not None and not _picks_by_rank(r.call)]
     stack = [unit.tree()] if "device_map" in unit.source.text else []
     while stack and len(sites) < MAX_SITES:
         node = stack.pop()
@@ -62,6 +70,38 @@ def _picks_by_rank(call) -> bool:
             and parsing.text(parent.child_by_field_name("operator")) == "%")
 
 
+def _built_for_several(reference) -> bool:
+    """A DataParallel call inside the body of an `if` that asks for more than one device (`n_gpu > 1`,
+    `torch.cuda.device_count() >= 2`), in the same function."""
+    if COUNTERS[reference.name] != "nn.DataParallel":
+        return False
+    node = reference.call
+    while node.parent is not None and node.type not in {"function_definition", "class_definition"}:
+        parent = node.parent
+        if parent.type == "if_statement" and node != parent.child_by_field_name("condition"):
+            condition = parent.child_by_field_name("condition")
+            if condition is not None and node.start_byte >= condition.end_byte and _asks_several(condition):
+                return True
+        node = parent
+    return False
+
+
+def _asks_several(condition) -> bool:
+    """`count > 1` or `count >= 2` among the condition's terms, the count named for devices."""
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if node.type == "comparison_operator" and node.named_child_count == 2:
+            left, right = node.named_children
+            operator = parsing.text(node)[left.end_byte - node.start_byte:right.start_byte - node.start_byte].strip()
+            if ((operator, parsing.text(right)) in {(">", "1"), (">=", "2")}
+                    and any(word in parsing.text(left).lower() for word in COUNT_WORDS)):
+                return True
+        elif node.type in {"boolean_operator", "parenthesized_expression"}:
+            stack.extend(node.named_children)
+    return False
+
+
 def counted_pins(findings: list[Finding], counts: dict[str, list], modules: list, factory: FindingFactory) -> list[Finding]:
     """`findings` with each DEV703 pin whose launched program counts devices rebuilt with the facet COUNTS."""
     if not counts or not any(f.rule == PIN_RULE for f in findings):
@@ -69,11 +109,15 @@ def counted_pins(findings: list[Finding], counts: dict[str, list], modules: list
     by_path = {m.path: m for m in modules}
     by_module = _modules_by_name(modules)
     result, found = [], {}
+    several: dict[tuple[str, int], str] = {}  # a DataParallel built only for several devices → a pin that reaches it
     for finding in findings:
         if finding.rule == PIN_RULE and finding.path in by_path:
             if finding.path not in found:
                 found[finding.path] = _count_reached(by_path[finding.path], by_path, by_module, counts)
-            site = found[finding.path]
+            reached = found[finding.path]
+            site = None if reached is None else f"{reached[0].removesuffix(SEVERAL)} at {reached[1]}:{reached[2]}"
+            if reached is not None and reached[0].endswith(SEVERAL):
+                several.setdefault((reached[1], reached[2]), f"{finding.path}:{finding.line}")
             if site is not None:
                 located = Located(finding.rule, finding.symbol, finding.path, finding.line, finding.column,
                                   finding.end_column, finding.snippet, finding.cell, npu=site,
@@ -82,11 +126,19 @@ def counted_pins(findings: list[Finding], counts: dict[str, list], modules: list
                 finding = factory.build_located(located, 0).model_copy(
                     update={"suppressed": finding.suppressed, "fingerprint": finding.fingerprint})
         result.append(finding)
-    return result
+    return [_pinned_data_parallel(f, several[(f.path, f.line)], factory)
+            if f.rule == DATA_PARALLEL_RULE and f.reach == "runs" and (f.path, f.line) in several else f for f in result]
 
 
-def _count_reached(launcher, by_path: dict, by_module: dict[str, str], counts: dict[str, list]) -> str | None:
-    """`what at path:line` of the first device count the launcher's Python entries reach through project imports."""
+def _pinned_data_parallel(finding: Finding, pin: str, factory: FindingFactory) -> Finding:
+    reason = (f"built only when one process sees more than one device; the launcher pins one ({pin}, DEV703), so "
+              "with that pin carried over to ASCEND_RT_VISIBLE_DEVICES it never runs")
+    return factory.relocate(finding, Place(finding.role, "optional", reason))
+
+
+def _count_reached(launcher, by_path: dict, by_module: dict[str, str], counts: dict[str, list]
+                   ) -> tuple[str, str, int] | None:
+    """(what, path, line) of the first device count the launcher's Python entries reach through project imports."""
     folder = PurePosixPath(launcher.path).parent
     queue = []
     for script in launcher.launched_scripts:
@@ -103,7 +155,7 @@ def _count_reached(launcher, by_path: dict, by_module: dict[str, str], counts: d
         seen.add(path)
         if counts.get(path):
             line, what = counts[path][0]
-            return f"{what} at {path}:{line}"
+            return what, path, line
         module = by_path.get(path)
         importer = PurePosixPath(path).parent
         for name in getattr(module, "imports", []) or []:
