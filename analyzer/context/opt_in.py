@@ -392,7 +392,9 @@ def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int
                     unsure and given - default[0]) or _configured(needed, unsure, configs):
                 continue
             shown = ", ".join(v if "." in v else f'"{v}"' for v in values[:3]) + (", ..." if len(values) > 3 else "")
-            named = sorted(needed) if set(dest.lower().split("_")) & mainstream else [dest, *sorted(needed)]
+            # the values as written: the caller splits the name into words, camelCase included (fp8Activation)
+            written = [_value(v) if "." in v else v for v in values]
+            named = sorted(needed) if set(dest.lower().split("_")) & mainstream else [dest, *written]
             result[f.path].append((first, last, "_".join(named),
                                    f"`--{dest}` is \"{sorted(default[0])[0]}\" unless given ({default[1]}), and no "
                                    f"launch script passes {shown}; {condition}"))
