@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ascend_feasibility.domains.base import Domain, FileView, ProjectRun
+from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, Unit
 from ascend_feasibility.domains.device import enum_strings, unread_constants
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
@@ -20,6 +20,10 @@ class DeviceDomain(Domain):
                        GpuSpecTableScanner)
     facts_type = enum_strings.DeviceFacts
 
+    def query_keys(self, unit: Unit) -> set[str]:
+        text = unit.source.text
+        return enum_strings.query_keys() if unit.cell is None and "cuda" in text and enum_strings.wanted(text) else set()
+
     def collect(self, file: FileView) -> enum_strings.DeviceFacts | None:
         """The file's project Enums with a "cuda" member, the parameters converted to them and the "cuda" literals
         it passes to calls (domains/device/enum_strings.py)."""
@@ -28,7 +32,7 @@ class DeviceDomain(Domain):
             if unit.kind != "python" or unit.cell is not None or not unit.parsed or "cuda" not in unit.source.text:
                 continue
             if enum_strings.wanted(unit.source.text):
-                found = enum_strings.collect(file.path, unit.tree())
+                found = enum_strings.collect(file.path, unit)
                 facts.cuda_enums += found.cuda_enums
                 facts.device_enums += found.device_enums
                 facts.enum_parameters += found.enum_parameters
