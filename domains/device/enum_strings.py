@@ -96,8 +96,10 @@ def collect(path: str, unit: Unit) -> DeviceFacts:
     for cls in definitions.get("class", []):  # an Enum has a base
         if _is_enum(cls) and _has_cuda_member(cls):
             facts.cuda_enums.append(parsing.text(cls.child_by_field_name("name")))
-    calls = [callee.parent for callee in unit.captures(CALLS_BY_NAME_QUERY).get("called", [])]
-    conversions = _conversions_by_function([call for call in calls if _converts_a_name(call)])
+    # a conversion calls a class, whose name _conversions wants capitalised: the calls of lower-case names (most) are
+    # left out before their arguments and functions are read
+    conversions = _conversions_by_function([callee.parent for callee in unit.captures(CALLS_BY_NAME_QUERY).get("called", [])
+                                            if not _lower_case(callee) and _converts_a_name(callee.parent)])
     for function in [name.parent for name in definitions.get("function_name", [])][:MAX_RECORDS]:
         facts.enum_parameters.extend(_converted_parameters(function, instances, conversions))
     for call in _distinct(found.get("call", [])):
@@ -225,6 +227,12 @@ def _distinct(calls: list[Node]) -> list[Node]:
             seen.add((call.start_byte, call.end_byte))
             result.append(call)
     return result
+
+
+def _lower_case(name: Node) -> bool:
+    """A name starting with an ASCII lower-case letter or "_" (its first byte tells; str.isupper is False for both)."""
+    first = name.text[:1]
+    return first.islower() or first == b"_"
 
 
 def _converts_a_name(call: Node) -> bool:
