@@ -152,5 +152,9 @@ def test_the_enum_strings_calls_over_their_words_equal_the_whole_tree():
         captured += sum(len(nodes) for nodes in whole.values())
         for nodes in whole.values():
             assert all(any(word in node.text for word in enum_strings.QUERY_WORDS) for node in nodes)
-        assert _spans(parsing.captures_around(compiled, tree, enum_strings.QUERY_WORDS)) == _spans(whole)
+        # as sets of spans: tree-sitter's order of two captures that start at one byte (`a.replace("x_cuda",
+        # "y").replace(...)`, the inner call and the outer) differs between processes, whole tree or not
+        around = parsing.captures_around(compiled, tree, enum_strings.QUERY_WORDS)
+        assert {name: sorted(spans) for name, spans in _spans(around).items()} == \
+            {name: sorted(spans) for name, spans in _spans(whole).items()}
     assert captured
