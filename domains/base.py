@@ -31,6 +31,11 @@ if TYPE_CHECKING:  # these import this module themselves
 IMPORT_TABLE_QUERY = query_set.register("import_table", IMPORT_QUERY)
 # Every call by the name it calls, read by the phase facts and the guard readers alike (analyzer.context.guards).
 CALLS_BY_NAME_QUERY = query_set.register("calls", CALLS_QUERY)
+# Classes with bases and functions by their name, read by the phase facts (models, phase functions, subclassed names)
+# and the device room's Enums and their conversions (domains/device/enum_strings.py).
+DEFINITIONS_QUERY = query_set.register(
+    "definitions", "(class_definition superclasses: (argument_list)) @class\n(function_definition name: (identifier) @function_name)"
+)
 register_query = query_set.register  # (key, tree-sitter query source) -> key, for Unit.captures
 
 

@@ -137,3 +137,24 @@ def test_a_gated_key_is_planned_only_where_its_words_are():
     scan.unit = with_word
     assert [parsing.text(n) for n in scan.captures()["string"]] == ['"nccl"']
     assert [parsing.text(n) for n in scan.captures()["imported_module"]] == ["torch.distributed"]
+
+
+def test_the_enum_strings_calls_over_their_words_equal_the_whole_tree():
+    """domains/device/enum_strings.py matches its call patterns only around "cuda" and "value": every capture spells
+    one, so over every sample, test file and rule example the captures are those of the whole tree."""
+    from ascend_feasibility.domains.device import enum_strings
+
+    compiled = parsing.query("python", enum_strings.QUERY)
+    captured = 0
+    for source in CORPUS:
+        tree = parsing.parse("python", source)
+        whole = parsing.captures(compiled, tree)
+        captured += sum(len(nodes) for nodes in whole.values())
+        for nodes in whole.values():
+            assert all(any(word in node.text for word in enum_strings.QUERY_WORDS) for node in nodes)
+        # as sets of spans: tree-sitter's order of two captures that start at one byte (`a.replace("x_cuda",
+        # "y").replace(...)`, the inner call and the outer) differs between processes, whole tree or not
+        around = parsing.captures_around(compiled, tree, enum_strings.QUERY_WORDS)
+        assert {name: sorted(spans) for name, spans in _spans(around).items()} == \
+            {name: sorted(spans) for name, spans in _spans(whole).items()}
+    assert captured

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.findings import Place
 from ascend_feasibility.analyzer.core.models import Finding
-from ascend_feasibility.domains.base import Domain, FileView, ProjectRun
+from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, Unit
 from ascend_feasibility.domains.device import device_counts, enum_strings, unread_constants
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
@@ -24,6 +24,10 @@ class DeviceDomain(Domain):
                        GpuSpecTableScanner, LibraryChoiceScanner)
     facts_type = enum_strings.DeviceFacts
 
+    def query_keys(self, unit: Unit) -> set[str]:
+        text = unit.source.text
+        return enum_strings.query_keys() if unit.cell is None and "cuda" in text and enum_strings.wanted(text) else set()
+
     def collect(self, file: FileView) -> enum_strings.DeviceFacts | None:
         """The file's project Enums with a "cuda" member, the parameters converted to them and the "cuda" literals
         it passes to calls (domains/device/enum_strings.py), and where it counts the visible devices
@@ -36,7 +40,7 @@ class DeviceDomain(Domain):
             if "cuda" not in unit.source.text:
                 continue
             if enum_strings.wanted(unit.source.text):
-                found = enum_strings.collect(file.path, unit.tree())
+                found = enum_strings.collect(file.path, unit)
                 facts.cuda_enums += found.cuda_enums
                 facts.device_enums += found.device_enums
                 facts.enum_parameters += found.enum_parameters

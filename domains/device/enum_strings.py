@@ -23,21 +23,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUERY, Unit
 from ascend_feasibility.domains.device.literals import string_parts
 from tree_sitter import Node
 
 # Only the calls that can hold a "cuda" literal argument or hand over an Enum's `.value` (_cuda_arguments and
-# _device_value find nothing in any other call), and the calls converting a name (`TimerType(timer_type)`).
+# _device_value find nothing in any other call). Each capture spells "cuda" or "value", so the query runs only around
+# those words (parsing.captures_around); the classes, functions and name conversions (`TimerType(timer_type)`) come
+# from the unit's combined query (domains.base.DEFINITIONS_QUERY, CALLS_BY_NAME_QUERY), which every Python unit runs.
 QUERY = """
-(class_definition) @class
-(function_definition) @function
 ((call arguments: (argument_list (string) @cuda_string)) @call (#match? @cuda_string "cuda"))
 ((call arguments: (argument_list (keyword_argument value: (string) @cuda_keyword))) @call (#match? @cuda_keyword "cuda"))
 ((call arguments: (argument_list (attribute attribute: (identifier) @value_name))) @call (#eq? @value_name "value"))
 ((call arguments: (argument_list (keyword_argument value: (attribute attribute: (identifier) @value_keyword))))
  @call (#eq? @value_keyword "value"))
-(call function: (identifier) arguments: (argument_list (identifier))) @conversion
 """
+QUERY_WORDS = frozenset({b"cuda", b"value"})
 ENUM_BASES = frozenset({"Enum", "StrEnum", "IntEnum", "enum.Enum", "enum.StrEnum"})
 DEVICE_CALLEES = frozenset({"device", "to"})  # torch.device(...), x.to(...)
 CUDA = "cuda"
@@ -83,15 +84,25 @@ def wanted(text: str) -> bool:
     return any(word in text for word in GATE)
 
 
-def collect(path: str, root: Node) -> DeviceFacts:
+def query_keys() -> set[str]:
+    """The keys of the unit's combined query (domains.query_set) `collect` reads."""
+    return {DEFINITIONS_QUERY, CALLS_BY_NAME_QUERY}
+
+
+def collect(path: str, unit: Unit) -> DeviceFacts:
     facts = DeviceFacts(path=path)
-    found = parsing.captures(parsing.query("python", QUERY), root)
+    root = unit.tree()
+    found = parsing.captures_around(parsing.query("python", QUERY), root, QUERY_WORDS)
+    definitions = unit.captures(DEFINITIONS_QUERY)
     instances = _module_instances(root)
-    for cls in found.get("class", []):
+    for cls in definitions.get("class", []):  # an Enum has a base
         if _is_enum(cls) and _has_cuda_member(cls):
             facts.cuda_enums.append(parsing.text(cls.child_by_field_name("name")))
-    conversions = _conversions_by_function(found.get("conversion", []))
-    for function in found.get("function", [])[:MAX_RECORDS]:
+    # a conversion calls a class, whose name _conversions wants capitalised: the calls of lower-case names (most) are
+    # left out before their arguments and functions are read
+    conversions = _conversions_by_function([callee.parent for callee in unit.captures(CALLS_BY_NAME_QUERY).get("called", [])
+                                            if not _lower_case(callee) and _converts_a_name(callee.parent)])
+    for function in [name.parent for name in definitions.get("function_name", [])][:MAX_RECORDS]:
         facts.enum_parameters.extend(_converted_parameters(function, instances, conversions))
     for call in _distinct(found.get("call", [])):
         facts.cuda_arguments.extend(_cuda_arguments(call))
@@ -218,6 +229,19 @@ def _distinct(calls: list[Node]) -> list[Node]:
             seen.add((call.start_byte, call.end_byte))
             result.append(call)
     return result
+
+
+def _lower_case(name: Node) -> bool:
+    """A name starting with an ASCII lower-case letter or "_" (its first byte tells; str.isupper is False for both)."""
+    first = name.text[:1]
+    return first.islower() or first == b"_"
+
+
+def _converts_a_name(call: Node) -> bool:
+    """`Name(...)` with a plain name among its arguments (`TimerType(timer_type)`); the callee is a plain name."""
+    arguments = call.child_by_field_name("arguments")
+    return arguments is not None and arguments.type == "argument_list" and any(
+        argument.type == "identifier" for argument in arguments.named_children)
 
 
 def _conversions_by_function(calls: list[Node]) -> dict[int, list[Node]]:

@@ -19,7 +19,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
-from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, Unit
+from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUERY, Unit
 from ascend_feasibility.domains.phases import symbols
 from ascend_feasibility.domains.python_refs import unit_references
 from ascend_feasibility.knowledge import load_phase_signals
@@ -36,10 +36,8 @@ QUERY = r"""
 ((string_content) @dotted (#match? @dotted "^[A-Za-z_][A-Za-z0-9_]*([.][A-Za-z_][A-Za-z0-9_]*){2,}$"))
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
-(class_definition superclasses: (argument_list)) @class
 (decorated_definition definition: (class_definition) @decorated_class)
 (assignment left: (attribute) right: (identifier) @patched)
-(function_definition name: (identifier) @function_name)
 (assert_statement (comparison_operator) @assert)
 ((string_content) @string_content (#match? @string_content "CONFIG_PATTERN"))
 """
@@ -59,7 +57,7 @@ ESCAPES_KEY = query_set.register("phase_escapes", unpassed_defaults.ESCAPES)  # 
 
 def query_keys(unit: Unit) -> set[str]:
     """The keys of the combined Python query (domains.query_set) collect_python reads from this unit."""
-    return {QUERY_KEY, CALLS_KEY}
+    return {QUERY_KEY, CALLS_KEY, DEFINITIONS_QUERY}
 
 
 def _calls(unit: Unit) -> list[Node]:
@@ -563,6 +561,7 @@ def module_name(path: str) -> str:
 def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> PhaseFacts:
     facts = PhaseFacts(path=unit.path, module=module_name(unit.path), notebook=unit.cell is not None)
     found = query_set.unit_captures(unit, QUERY_KEY)
+    definitions = query_set.unit_captures(unit, DEFINITIONS_QUERY)
     package = facts.module.rsplit(".", 1)[0] if "." in facts.module else ""
     if PurePosixPath(unit.path).name == "__init__.py":
         package = facts.module
@@ -635,14 +634,14 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.marker_arms = marker_arms(unit.tree(), ranges)
     by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", []),
                                         found.get("assert", []), _calls(unit),
-                                        _methods(unit), found.get("class", []),
+                                        _methods(unit), definitions.get("class", []),
                                         lambda: query_set.unit_captures(unit, ESCAPES_KEY))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
     facts.default_taken = by_default.taken
     facts.default_passed = by_default.passed
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
-        facts.phase_functions = _phase_functions(found.get("function_name", []))
+        facts.phase_functions = _phase_functions(definitions.get("function_name", []))
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)
     if ".register(" in unit.source.text:  # most files register nothing
@@ -673,8 +672,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
             evidence["training"] += 1
             stepped = True
         backward = backward or name == "backward"
-    facts.training_loop = (backward and stepped) or _defines_training_step(found)
-    for cls in found.get("class", []):
+    facts.training_loop = (backward and stepped) or _defines_training_step(definitions)
+    for cls in definitions.get("class", []):
         model = _model_class(cls, unit, layers)
         if model is not None:
             facts.models.append(model)
