@@ -175,6 +175,9 @@ class Match(_Record):
     )
     torch_cuda_api: bool | None = None
     env_vars: list[str] | None = None
+    except_env: list[str] = Field(
+        default_factory=list, description="env_vars: glob patterns of names a prefix pattern (NCCL_*) leaves alone, "
+        "names that are not the library's settings (an installer's NCCL_VER)")
     env_defaults: dict[str, str] = Field(
         default_factory=dict, description="env_vars: the value a variable has when unset; a site that sets it to that "
         "value changes nothing (reach cosmetic)")
