@@ -659,6 +659,9 @@ class GuardConventions(_Record):
     diagnostic_calls: list[str] = Field(default_factory=list, description="calls that only help debug or profile "
                                         "(set_sync_debug_mode, nvtx, memory statistics; a trailing .* names a namespace): "
                                         "a CUDA test whose guarded code only calls these skips a debugging aid on Ascend")
+    probe_factories: list[str] = Field(default_factory=list, description="tensor factories (torch.zeros) whose tensor, "
+                                       "moved to the device and dropped (`torch.zeros((2, 2)).cuda()` as a statement), "
+                                       "only proves the device answers: a device probe, a diagnostic like the calls above")
 
 
 class VersionConventions(_Record):
