@@ -7,9 +7,12 @@ outside a check, on Ascend that line raises (an AttributeError on None, a failed
 not a skipped optimisation (TGI w8a8_int.py:14 with :166/:211, adapters/lora.py:23 with :141/:258).
 
 A use counts as checked where an enclosing `if`/`elif`/`while`, a conditional expression or an `and` tests the handle
-itself (`if quantization is not None:`, `x and x.f()`), a positive CUDA test opens the arm it sits in, a `try` holds
+itself (`if quantization is not None:`, `x and x.f()`) or a flag set under such a test (`if SYSTEM == "cuda" and quantization is
+not None: CUTLASS_FP8_AVAILABLE = ...`, then `if CUTLASS_FP8_AVAILABLE: quantization.cutlass_scaled_mm(...)`), a positive CUDA test opens the arm it sits in, a `try` holds
 it, or an earlier `if` of an enclosing block tests the handle (`if x is None: return`). Uses under another backend's
-test (`if SYSTEM == "ipex": ... else: punica_sgmv.f()`) are not checks: on the NPU the else runs.
+test (`if SYSTEM == "ipex": ... else: punica_sgmv.f()`) are not checks: on the NPU the else runs. Where the scope
+returns the gate's own test from a function (`def can_use_marlin(...): return SYSTEM == "cuda" and ...`), the code
+using the handle is selected through that predicate elsewhere: no finding of this kind.
 """
 
 from __future__ import annotations
@@ -44,17 +47,27 @@ def unchecked_use(statement: Node, names: tuple[str, ...]) -> Node | None:
         return None
     scope = _scope(statement, attribute=any("." in n for n in names))
     wanted = set(names)
+    condition = statement.child_by_field_name("condition")
+    gate = " ".join(parsing.text(condition).split()) if condition is not None else ""
+    checks = {name: {name} for name in names}  # a handle and the flags set from a test of it
+    uses: list[tuple[Node, str]] = []
     stack, seen = [scope], 0
     while stack and seen < MAX_NODES:
         node = stack.pop()
         seen += 1
         if node.id == statement.id:
             continue
+        if node.type == "return_statement" and gate and _holds_comparison(node, gate):
+            return None  # a predicate repeating the gate (`return SYSTEM == "cuda" and ...`): callers select through it
+        if node.type == "if_statement":
+            for name in names:
+                if _mentions(node.child_by_field_name("condition"), name):
+                    checks[name].update(_assigned_flags(node))
         handle = _used_handle(node, wanted)
-        if handle is not None and not _checked(node, handle, scope):
-            return node
+        if handle is not None:
+            uses.append((node, handle))
         stack.extend(reversed(node.named_children))
-    return None
+    return next((use for use, handle in uses if not _checked(use, checks[handle], scope)), None)
 
 
 def _scope(statement: Node, attribute: bool) -> Node:
@@ -82,7 +95,33 @@ def _used_handle(node: Node, wanted: set[str]) -> str | None:
     return None
 
 
-def _checked(use: Node, handle: str, scope: Node) -> bool:
+def _assigned_flags(statement: Node) -> set[str]:
+    """The plain names an if statement's arms bind directly (`CUTLASS_FP8_AVAILABLE = ...` under `if ... quantization
+    is not None:`): flags that say whether the handle is there."""
+    found: set[str] = set()
+    bodies = [statement.child_by_field_name("consequence")]
+    bodies += [c.child_by_field_name("body") for c in statement.children_by_field_name("alternative") if c.type == "else_clause"]
+    for body in bodies:
+        for child in body.named_children if body is not None else []:
+            assignment = child.named_children[0] if child.type == "expression_statement" and child.named_children else None
+            left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
+            if left is not None and left.type == "identifier":
+                found.add(parsing.text(left))
+    return found
+
+
+def _holds_comparison(node: Node, gate: str) -> bool:
+    stack, seen = [node], 0
+    while stack and seen < 500:
+        current = stack.pop()
+        seen += 1
+        if current.type == "comparison_operator" and " ".join(parsing.text(current).split()) == gate:
+            return True
+        stack.extend(current.named_children)
+    return False
+
+
+def _checked(use: Node, handle: set[str], scope: Node) -> bool:
     child, parent = use, use.parent
     while parent is not None and child.id != scope.id:
         if parent.type in {"if_statement", "elif_clause", "while_statement"}:
@@ -110,14 +149,15 @@ def _checked(use: Node, handle: str, scope: Node) -> bool:
     return False
 
 
-def _mentions(node: Node | None, handle: str) -> bool:
+def _mentions(node: Node | None, handle: str | set[str]) -> bool:
     if node is None:
         return False
+    wanted = {handle} if isinstance(handle, str) else handle
     stack, seen = [node], 0
     while stack and seen < 500:
         current = stack.pop()
         seen += 1
-        if current.type in {"identifier", "attribute"} and parsing.text(current) == handle:
+        if current.type in {"identifier", "attribute"} and parsing.text(current) in wanted:
             return True
         stack.extend(current.named_children)
     return False
