@@ -6,6 +6,7 @@ scanner reports only the names whose winning rule is in its own domain."""
 
 from __future__ import annotations
 
+import fnmatch
 import re
 
 from ascend_feasibility.knowledge import KnowledgeBase
@@ -42,6 +43,7 @@ class RuleIndex:
             ((name[:-1], r.code) for r in rules for name in (r.match.env_vars or []) if name.endswith("*")),
             key=lambda item: -len(item[0]),
         )
+        self.env_excepted = {r.code: tuple(r.match.except_env) for r in rules if r.match.except_env}
         self._matches: dict[str, tuple[str, str] | None] = {}  # match_name's answers: a project repeats its names
 
     def code_for(self, detector_or_code: str) -> str:
@@ -90,7 +92,10 @@ class RuleIndex:
         """An exact name first (NCCL_SOCKET_IFNAME), then the longest prefix pattern (NCCL_*)."""
         if name in self.env:
             return self.env[name]
-        return next((code for prefix, code in self.env_prefixes if name.startswith(prefix) and name != prefix), None)
+        code = next((code for prefix, code in self.env_prefixes if name.startswith(prefix) and name != prefix), None)
+        if code is not None and any(fnmatch.fnmatchcase(name, pattern) for pattern in self.env_excepted.get(code, ())):
+            return None  # a prefix's name that is no setting of the library (NCCL_VER: an installer's version)
+        return code
 
     def cuda_entry(self, qualified: str) -> tuple[str, TorchCudaApi]:
         """The longest torch.cuda name the table classifies that `qualified` starts with.

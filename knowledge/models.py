@@ -175,6 +175,9 @@ class Match(_Record):
     )
     torch_cuda_api: bool | None = None
     env_vars: list[str] | None = None
+    except_env: list[str] = Field(
+        default_factory=list, description="env_vars: glob patterns of names a prefix pattern (NCCL_*) leaves alone, "
+        "names that are not the library's settings (an installer's NCCL_VER)")
     env_defaults: dict[str, str] = Field(
         default_factory=dict, description="env_vars: the value a variable has when unset; a site that sets it to that "
         "value changes nothing (reach cosmetic)")
@@ -656,6 +659,9 @@ class GuardConventions(_Record):
     diagnostic_calls: list[str] = Field(default_factory=list, description="calls that only help debug or profile "
                                         "(set_sync_debug_mode, nvtx, memory statistics; a trailing .* names a namespace): "
                                         "a CUDA test whose guarded code only calls these skips a debugging aid on Ascend")
+    probe_factories: list[str] = Field(default_factory=list, description="tensor factories (torch.zeros) whose tensor, "
+                                       "moved to the device and dropped (`torch.zeros((2, 2)).cuda()` as a statement), "
+                                       "only proves the device answers: a device probe, a diagnostic like the calls above")
 
 
 class VersionConventions(_Record):

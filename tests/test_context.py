@@ -637,6 +637,23 @@ def test_an_optional_features_import_is_reported_uncounted(tmp_path):
     assert len(imports) == 1 and imports[0].line == 4 and imports[0].reach == "optional" and not imports[0].counted
 
 
+def test_a_guarded_import_resolves_to_the_importers_own_copy_of_a_package(tmp_path):
+    # another backend keeps a copy of the server package under the same package name; the server's own import of its
+    # modelling file (behind `try: ... except ImportError: AVAILABLE = False` one level up) is the server's, not the copy's
+    guarded = ("AVAILABLE = True\ntry:\n    from app.models.mamba import Mamba\nexcept ImportError:\n"
+               "    AVAILABLE = False\n")
+    tree = {"__init__.py": "", "models/__init__.py": guarded,
+            "models/mamba.py": "from app.models.modeling import Model\nclass Mamba:\n    model = Model\n",
+            "models/modeling.py": "import torch\nfrom mamba_ssm import selective_scan_fn\nclass Model:\n    pass\n"}
+    files = {"requirements.txt": "torch\nmamba-ssm\n", "server/main.py": "from app.models import AVAILABLE\n"}
+    for root in ("backends/gaudi/server/app", "server/app"):
+        files.update({f"{root}/{name}": text for name, text in tree.items()})
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    imports = [f for f in report.findings if f.rule == "DEP020" and f.path == "server/app/models/modeling.py"]
+    assert len(imports) == 1 and imports[0].reach == "optional" and not imports[0].counted
+    assert "server/app/models/mamba.py" in imports[0].reach_reason
+
+
 def test_cuda_runtime_in_host_code_per_line_and_cann_branches():
     code = ("#include <cuda_runtime.h>\nclass Adam {\n#if defined(__ENABLE_CANN__)\n"
             "    void Sync() { aclrtSynchronizeStream(_stream); }\n#else\n    void Sync() { cudaStreamSynchronize(_stream); }\n"

@@ -7,8 +7,9 @@ audiocraft 896ec7c solvers/musicgen.py:365: `check_synchronization_points = idx 
 (`if self.device == "cuda" and check_synchronization_points:`, :321 and :346).
 
 A statement is diagnostic when it calls a debugging or profiling aid (the conventions' diagnostic_calls), shows a
-message (display.py's message calls), reads a clock into a name, or releases a cache (whose own finding reports the
-release); a `for` loop of such statements is one too. A gate's code is a debugging aid when every statement is
+message (display.py's message calls), reads a clock into a name, releases a cache (whose own finding reports the
+release), or makes a tensor and drops it (a device probe: `torch.zeros((2, 2)).cuda()` as a statement, the
+conventions' probe_factories); a `for` loop of such statements is one too. A gate's code is a debugging aid when every statement is
 diagnostic and at least one calls an aid (a body of messages alone is guards.py's "only guards a message"). A
 synchronize is none, even before a clock read: porters give it an NPU arm (timm 234f9757 train.py:1057, `if
 args.synchronize_step and device.type == 'cuda': torch.cuda.synchronize()` before `time_now = time.time()`, a line of
@@ -39,6 +40,7 @@ from tree_sitter import Node
 MAX_NODES = 4000  # a walk over one function or body
 MAX_USES = 20  # uses of a flag
 MAX_LOOP_DEPTH = 3
+MOVES = frozenset({"cuda", "to"})  # what moves a probe's tensor to the device
 ASSIGNMENT_PARTS = {"boolean_operator", "parenthesized_expression", "comparison_operator", "call", "attribute",
                     "argument_list", "not_operator", "identifier", "string", "integer", "subscript"}
 
@@ -59,6 +61,7 @@ class DebugAids:
         self.names = frozenset(n for n in guards.diagnostic_calls if not n.endswith(".*"))
         self.spaces = tuple(n[:-1] for n in guards.diagnostic_calls if n.endswith(".*"))  # "torch.cuda.nvtx."
         self.clock_calls = frozenset(guards.clock_calls)
+        self.probe_factories = frozenset(guards.probe_factories)
         self.display = display
         self.condition = condition
 
@@ -119,7 +122,7 @@ class DebugAids:
                 return False
             if statement.start_point.row in released:
                 continue
-            name = self._aid(call, imports)
+            name = self._aid(call, imports) or self._probe(call, imports)
             if name is not None:
                 aids.add(name)
             elif self.display.is_message_call(call):
@@ -134,6 +137,19 @@ class DebugAids:
         if name is None:
             return None
         return name if name in self.names or name.startswith(self.spaces) else None
+
+    def _probe(self, call: Node, imports: ImportTable) -> str | None:
+        """A call statement that makes a tensor and drops it (`torch.zeros((2, 2)).cuda()`, `torch.empty(1,
+        device="cuda")`): its factory's name."""
+        function = call.child_by_field_name("function")
+        if function is not None and function.type == "attribute" and parsing.text(function.child_by_field_name("attribute")) in MOVES:
+            inner = function.child_by_field_name("object")  # `.cuda()` / `.to(...)` on the made tensor
+            if inner is not None and inner.type == "call":
+                call, function = inner, inner.child_by_field_name("function")
+        if function is None or function.type not in {"attribute", "identifier"}:
+            return None
+        name = qualified_name(function, imports)
+        return f"{name} (a device probe)" if name in self.probe_factories else None
 
     def _aids_within(self, call: Node, imports: ImportTable) -> set[str]:
         """The aids a message shows (`logger.warning(torch.cuda.memory_summary(device=i))`)."""

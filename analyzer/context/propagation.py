@@ -316,6 +316,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     (reach, why). Imports in tests, examples and other backends' code do not count. `packages`:
     unloaded.package_folders(facts) when the caller has it already."""
     by_module = _modules_by_name(facts)
+    twins = _twins(facts)
     imports: dict[str, list[tuple[str, str]]] = defaultdict(list)  # path → (importer, reach) of each import
     loaded: dict[str, list[str]] = {}  # module → _loaded_by(module): files import the same modules
     for f in facts:
@@ -328,6 +329,8 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
             if paths is None:
                 paths = loaded[module] = _loaded_by(module, by_module)
             for path in paths:  # the module and the packages Python initialises for it
+                if path in twins:
+                    path = _nearest(twins[path], f.path)
                 if path != f.path and not _inside_package(f.path, path):
                     imports[path].append((f.path, reach))
     # modules that configuration selects or names (analyzer/context/opt_in.py) are optional, and so is what only they load
@@ -498,6 +501,33 @@ def _modules_by_name(facts: list[ModuleFacts]) -> dict[str, str]:
             for name in import_names(f.path, f.module, packages):
                 by_module.setdefault(name, f.path)
     return by_module
+
+
+def _twins(facts: list[ModuleFacts]) -> dict[str, list[str]]:
+    """path → every path whose package-relative name is the same (a server and another backend's copy of it both
+    hold text_generation_server/models/mamba.py): _modules_by_name keeps only the first for that name."""
+    packages = {path_view(f.path).parent for f in facts if f.module and path_view(f.path).name == "__init__.py"}
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for f in facts:
+        if f.module:
+            names = import_names(f.path, f.module, packages)
+            if names:
+                by_name[min(names, key=len)].append(f.path)
+    return {path: paths for paths in by_name.values() if len(paths) > 1 for path in paths}
+
+
+def _nearest(paths: list[str], importer: str) -> str:
+    """The copy that shares the most leading folders with the importer: an import resolves in its own tree."""
+    parts = path_view(importer).parts
+
+    def shared(path: str) -> int:
+        count = 0
+        for a, b in zip(path_view(path).parts, parts):
+            if a != b:
+                break
+            count += 1
+        return count
+    return max(paths, key=shared)
 
 
 def _loaded_by(module: str, by_module: dict[str, str]) -> list[str]:

@@ -6,7 +6,8 @@ name CUDA and at least one other accelerator backend (ROCm, XPU, MPS, MLU, HPU, 
 call or a per-device property (the core count used for kernel grids) backend by backend: the code is built for more
 than one backend and the NPU needs its own arm. The chain is reported once, at its first arm, unless one of its
 conditions, or a condition it is nested in, already names the NPU (or Ascend); the sites in its CUDA arm are CUDA's own
-code (the guard reader gives them reach other-backend)."""
+code (the guard reader gives them reach other-backend). A chain whose final `else` only raises fails on the NPU
+(facet `raises`, high): the missing arm is a crash, not a fall-through to generic code."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ascend_feasibility.analyzer.context.dispatch_chains import (
     npu_arm,
     sibling_run,
 )
+from ascend_feasibility.analyzer.context.guards import only_raises
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
@@ -26,6 +28,8 @@ QUERY = r"""
 (if_statement) @chain
 """
 
+
+RAISES = "raises"  # the chain's final else only raises: on the NPU it fails there (scout 13: TGI layernorm.py:187)
 
 # the arm when the CUDA test cannot be renamed: it is shared with another backend, or a flag of the project's own
 FALLBACK_ARM = "if torch.npu.is_available():\n    ..."
@@ -50,8 +54,9 @@ class _DispatchScan(PythonScan):
                 continue
             names = ", ".join(sorted(chain.named))
             arm = npu_arm(chain, backends) or FALLBACK_ARM
+            raises = (RAISES,) if chain.else_body is not None and only_raises(chain.else_body) else ()
             self.hit("backend-dispatch-without-npu", f"{' '.join(parsing.text(chain.head).split())[:80]} ({names})",
-                     chain.head, npu=arm)
+                     chain.head, npu=arm, facets=raises)
         return self.hits
 
 

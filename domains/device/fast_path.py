@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.guards import only_raises_or_warns
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
 from tree_sitter import Node
 
 NEGATIVE = frozenset({"!=", "not in"})
@@ -70,6 +71,8 @@ def fast_path_arms(test: Node) -> tuple[Node, Node] | None:
     cuda_arm, generic = (other, consequence) if negated else (consequence, other)
     if only_raises_or_warns(generic) or _moves_to_cpu(generic):
         return None
+    if unchecked_use(parent, none_handles(generic)) is not None:
+        return None  # the else leaves a handle None that later code uses unchecked: test_arms' `none-handle`
     produced, generic_produced = _produces(cuda_arm), _produces(generic)
     return (cuda_arm, generic) if generic_produced and generic_produced <= produced else None
 

@@ -7,6 +7,8 @@
 - `cuda-arm`: the arm the test opens is CUDA-specific (torch.cuda.*, cuDNN switches, get_autocast_gpu_dtype, a "cuda"
   device literal, the "nccl" backend): widening the test to ("cuda", "npu") would run CUDA code on the NPU, so the
   advice is an NPU arm of its own.
+- `none-handle` (with `raises`): the arm that runs on NPU only sets a handle to None (`quantization = None`) and
+  code outside a check later calls or asserts it (domains/device/none_handles.py): it fails there, not here.
 - `setting`: the compared value is a string the program is given (`accelerator == "cuda"`, `"cuda" in args.device`),
   not a device's `.type` or `str(device)` (a torch.device never equals a string, so a name compared with "cuda" holds
   one). Under transfer_to_npu such a setting stays "cuda" and the CUDA arm runs with its torch calls mapped; the test
@@ -24,12 +26,14 @@ from ascend_feasibility.analyzer.context.guards import only_raises
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
 from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
 from tree_sitter import Node
 
 RAISES = "raises"
 CUDA_ARM = "cuda-arm"
 SETTING = "setting"
 AUTOCAST_GATE = "cuda-autocast-gate"
+NONE_HANDLE = "none-handle"
 # called with no device type these report CUDA autocast only (torch/amp/autocast_mode.py; torch.cuda's are CUDA's)
 CUDA_AUTOCAST_GATES = frozenset({"torch.is_autocast_enabled", "torch.cuda.is_autocast_enabled"})
 NEGATIVE = frozenset({"!=", "not in"})
@@ -55,6 +59,8 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
     cuda_arm, npu_path = _arms(child, parent, negated)
     if npu_path is not None and _raises_on_npu(npu_path, parent):
         found.append(RAISES)
+    elif npu_path is not None and _leaves_handle_none(npu_path, parent):
+        found.extend((RAISES, NONE_HANDLE))
     if cuda_arm is not None and _cuda_specific(cuda_arm, imports):
         found.append(CUDA_ARM)
     if _compares_setting(test):
@@ -148,6 +154,20 @@ def _raises_on_npu(path: Node, holder: Node | None) -> bool:
     if final is None or any(c is not None and _names_npu(c) for c in conditions):
         return False
     return only_raises(final)
+
+
+def _leaves_handle_none(path: Node, holder: Node | None) -> bool:
+    """Does the arm that runs on NPU only set handles to None that code outside a check then uses (none_handles)?"""
+    if path.type == "block":  # a negated test's own arm
+        arm, statement = path, path.parent
+    elif holder is not None and holder.type == "if_statement":
+        alternatives = holder.children_by_field_name("alternative")
+        if len(alternatives) != 1 or alternatives[0].type != "else_clause":
+            return False
+        arm, statement = alternatives[0].child_by_field_name("body"), holder
+    else:
+        return False
+    return arm is not None and statement is not None and unchecked_use(statement, none_handles(arm)) is not None
 
 
 def _names_npu(node: Node) -> bool:
