@@ -46,6 +46,8 @@ def import_fallback(statement: Node, cuda_only: bool = False, memo: dict | None 
         if name is not None:
             return guard.start_point.row + 1, name
     flags = [flag for handler in handlers for flag in _flags(_statements(handler))]
+    if not flags and not _in_function(guard) and caught_import(statement):
+        flags = _raised_flags(attempt, guard)
     if flags and not _in_function(guard):
         return _checked(flags, guard, {} if memo is None else memo)
     return _following(guard, attempt.child_by_field_name("body"))
@@ -79,6 +81,32 @@ def _flags(statements: list[Node]) -> list[str]:
             return []
         names.append(parsing.text(left))
     return names
+
+
+def _raised_flags(attempt: Node, guard: Node) -> list[str]:
+    """TGI's bloom_modeling.py: `CUSTOM_KERNELS_ENABLED = False` at the top level, then `try: from custom_kernels import
+    ...; CUSTOM_KERNELS_ENABLED = True except ImportError: pass`. The names the try's body binds (outside functions)
+    that a top-level statement before the guard sets to False or None are flags: still false where the import fails."""
+    body = attempt.child_by_field_name("body")
+    top = guard
+    while top.parent is not None and top.parent.type != "module":
+        top = top.parent
+    if body is None or top.parent is None:
+        return []
+    unset = set()
+    for statement in top.parent.named_children:
+        if statement.start_byte >= top.start_byte:
+            break
+        unset.update(_flags([statement]))
+    if not unset:
+        return []
+    bound = []
+    for node in _walk(body):
+        if node.type == "assignment":
+            left = node.child_by_field_name("left")
+            if left is not None and left.type == "identifier" and parsing.text(left) in unset:
+                bound.append(parsing.text(left))
+    return list(dict.fromkeys(bound))
 
 
 def _checked(flags: list[str], guard: Node, memo: dict) -> tuple[int, str] | None:
