@@ -6,8 +6,9 @@ file and builds the kernel inventory (the report's `custom_ops`) from the whole 
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.written_names import plain_words, word_string_of_bytes
+from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView, ProjectRun, Unit
-from ascend_feasibility.domains.custom_ops.binding_reach import redundant_builds, unreached_by_bindings
+from ascend_feasibility.domains.custom_ops.binding_reach import orphan_extensions, redundant_builds, unreached_by_bindings
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
@@ -55,9 +56,14 @@ class CustomOpsDomain(Domain):
         merged = CustomOpFacts()
         for facts in run.facts[self.name]:
             merged.extend(facts)
-        for path, place in fallback_extensions(merged, run).items():
+        fallen = fallback_extensions(merged, run)
+        for path, place in fallen.items():
             run.guarded.setdefault(path, place)
+        # builders optional for a fallback, not for a switch (relocate_switched's OPS092 is about a switch)
+        run.published["fallback_builders"] = frozenset(p for p in fallen if not p.endswith(NATIVE_SUFFIXES))
         for path, place in redundant_builds(merged, run).items():
+            run.guarded.setdefault(path, place)
+        for path, place in orphan_extensions(merged, run).items():
             run.guarded.setdefault(path, place)
         run.published["unreached_code"] = unreached_by_bindings(merged, run)  # line ranges: context.propagation
         run.findings += extension_import_findings(merged, run)
