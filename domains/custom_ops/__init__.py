@@ -25,6 +25,7 @@ from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanne
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
 from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, NativeWords
+from ascend_feasibility.domains.custom_ops.triton_fallbacks import else_armed_kernels
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
 
 NATIVE_KINDS = frozenset({"cuda", "cpp"})
@@ -65,7 +66,10 @@ class CustomOpsDomain(Domain):
             run.guarded.setdefault(path, place)
         for path, place in orphan_extensions(merged, run).items():
             run.guarded.setdefault(path, place)
-        run.published["unreached_code"] = unreached_by_bindings(merged, run)  # line ranges: context.propagation
+        unreached = unreached_by_bindings(merged, run)  # line ranges: context.propagation
+        for path, ranges in else_armed_kernels(merged, run).items():
+            unreached.setdefault(path, []).extend(ranges)
+        run.published["unreached_code"] = unreached
         run.findings += extension_import_findings(merged, run)
         # extensions only CUDA arms with a PyTorch other arm reach: one finding at the test; the rest is optional
         run.published["gated_extensions"] = gated = gated_extensions(merged, run)
