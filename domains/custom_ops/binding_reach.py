@@ -245,7 +245,8 @@ def orphan_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[
     for extension in facts.extensions:
         own, last = sources[id(extension)], extension.name.rsplit(".", 1)[-1]
         reason = None
-        if (extension.cuda and extension.listed and _judgeable(last) and own and extension.name not in imported
+        shared = {p for e in facts.extensions if e is not extension for p in sources[id(e)]}
+        if (extension.cuda and extension.listed and _judgeable(last) and own - shared and extension.name not in imported
                 and len(own) == len(set(extension.sources))
                 and _bindings_of(extension, own, facts.bindings)
                 and not any(b.path in own and b.macro != "PYBIND11_MODULE" for b in facts.bindings)
@@ -265,8 +266,9 @@ def orphan_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[
 
 def own_native_files(extension: ExtensionRecord, own: set[str], facts: CustomOpFacts, sources: dict[int, set[str]],
                      paths: set[str]) -> set[str]:
-    """An extension's sources and the native files beside them (headers, host code) in folders holding no other
-    extension's sources."""
-    others = {str(PurePosixPath(p).parent) for e in facts.extensions if e is not extension for p in sources[id(e)]}
+    """An extension's sources no other extension compiles and the native files beside them (headers, host code) in
+    folders holding no other extension's sources."""
+    shared = {p for e in facts.extensions if e is not extension for p in sources[id(e)]}
+    others = {str(PurePosixPath(p).parent) for p in shared}
     folders = {str(PurePosixPath(p).parent) for p in own} - others
-    return own | {p for p in paths if p.endswith(NATIVE_SUFFIXES) and str(PurePosixPath(p).parent) in folders}
+    return (own - shared) | {p for p in paths if p.endswith(NATIVE_SUFFIXES) and str(PurePosixPath(p).parent) in folders}
