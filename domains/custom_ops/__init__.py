@@ -61,7 +61,7 @@ class CustomOpsDomain(Domain):
         for path, place in fallen.items():
             run.guarded.setdefault(path, place)
         # builders optional for a fallback, not for a switch (relocate_switched's OPS092 is about a switch)
-        run.published["fallback_builders"] = frozenset(p for p in fallen if not p.endswith(NATIVE_SUFFIXES))
+        run.published["fallback_builders"] = {p: why for p, (_, why) in fallen.items() if not p.endswith(NATIVE_SUFFIXES)}
         for path, place in redundant_builds(merged, run).items():
             run.guarded.setdefault(path, place)
         for path, place in orphan_extensions(merged, run).items():

@@ -224,11 +224,12 @@ def switched_extensions(facts: CustomOpFacts, findings: list[Finding], run: Proj
         if extension.name not in {"", "?"}:
             by_name.setdefault(extension.name, []).append(extension)
     candidates: list[tuple[str, Finding, list[str], frozenset[tuple[str, int]]]] = []
-    fallen = run.published.get("fallback_builders", frozenset())
+    fallen = run.published.get("fallback_builders", {})
     for name, builds in by_name.items():
         found = [builds_at.get((e.path, e.line)) for e in builds]
-        if not all(e.cuda and e.sources and e.path not in fallen for e in builds) or any(
-                f is None or f.reach not in SWITCH_REACHES or f.role not in COUNTED_ROLES for f in found):
+        if not all(e.cuda and e.sources for e in builds) or any(
+                f is None or f.reach not in SWITCH_REACHES or f.role not in COUNTED_ROLES
+                or (f.path in fallen and f.reach_reason == fallen[f.path]) for f in found):
             continue
         handled = _handled_imports(builds[0], facts, modules, run)
         if handled is not None:
