@@ -4,7 +4,8 @@ and otherwise returns the pure-PyTorch `LightweightConv1dTBC(...)`; load_libnat'
 
 The fallback is read from the syntax only: the first name the ImportError handler imports, calls (other than logging)
 or binds in the import's place; a module-level handler that only sets a flag (`EXTENSION_BUILT = False`) falls back
-to the code that checks the flag, unless a check of it only raises; else, in a function, the first call or returned
+to the code that checks the flag, unless a check of it only raises, and so does a handler that carries on where the
+flag is set False before the try and bound in its body (`ENABLED = False; try: import ext; ENABLED = True`); else, in a function, the first call or returned
 name of the statement after the guard. A handler that re-raises, and a guard with nothing after it, give none: the
 import then counts as required."""
 

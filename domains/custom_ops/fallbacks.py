@@ -1,7 +1,8 @@
 """Native extensions the project falls back from: an extension whose Python module every product import reaches only
 in a try with a working fallback (fairseq's lightconv_cuda behind LightweightConv's `except ImportError` with the
 pure-PyTorch LightweightConv1dTBC after it; libnat_cuda with the CPU libnat) never has to run on Ascend. Its kernels,
-binding and own build file take that reach (optional), with the fallback as the reason; an extension some import
+binding, host code (its sources and the headers beside them) and own build file take that reach (optional), with the
+fallback as the reason; an extension some import
 needs without a fallback stays required.
 
 The same holds for an extension every use of which sits in the CUDA arm of a device test whose other arm runs the
