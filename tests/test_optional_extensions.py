@@ -126,3 +126,13 @@ def test_a_triton_kernel_launched_without_an_else_arm_stays_counted(tmp_path):
     report = analyze(write_tree(tmp_path, _tree(meta=meta)), AnalyzeOptions(jobs=1))
     kernel = next(f for f in report.findings if f.path == "server/pkg/meta.py" and f.rule == "OPS030")
     assert kernel.reach == "runs"
+
+
+def test_a_size_test_or_an_else_arm_launching_another_kernel_is_no_fallback(tmp_path):
+    """Megatron-LM's gdp/common.py: `if D <= 512:` one kernel, else a kernel for large rows; both run on the NPU."""
+    for test, arm in (("x.shape[-1] <= 512", "            offset += n\n"),
+                      ("has_triton()", "            offset += n\n        other_kernel[(1,)](tables, out, 128, BLOCK=128)\n")):
+        meta = META.replace("    if has_triton():", f"    if {test}:").replace("            offset += n\n", arm)
+        report = analyze(write_tree(tmp_path, _tree(meta=meta)), AnalyzeOptions(jobs=1))
+        kernel = next(f for f in report.findings if f.path == "server/pkg/meta.py" and f.rule == "OPS030")
+        assert kernel.reach == "runs", test

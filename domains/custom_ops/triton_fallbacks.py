@@ -4,8 +4,10 @@ TGI's metadata_kernels.block_tables_to_ragged: `if has_triton(): ... triton_bloc
 `else:` a Python loop that fills the same tensor. Where Triton does not run (the test is false) the else arm does the
 work, so the kernel needs no port for the project to work. Judged per kernel, conservatively: its file names it only
 at its definition and at its launches (a kernel put in a table or passed on may be launched from anywhere), each
-launch sits in the body of an `if` whose else arm, in the same function, does more than raise, and no other Python
-file of the project names it."""
+launch sits in the body of an `if` that asks for Triton (a name holding "triton") whose else arm, in the same
+function, does more than raise and launches no other kernel, and no other Python file of the project names it.
+Megatron-LM's `if D <= 512: l2norm_fwd_kernel[grid]... else: l2norm_fwd_kernel_large[grid]...` picks between two
+kernels by size: both stay counted."""
 
 from __future__ import annotations
 
@@ -45,12 +47,36 @@ def _else_armed(node: Node) -> tuple[int, str] | None:
                 and parent.child_by_field_name("consequence") == current:
             arm = next((c for c in parent.children if c.type in {"else_clause", "elif_clause"}), None)
             body = arm.child_by_field_name("body") if arm is not None and arm.type == "else_clause" else None
-            if body is not None and any(s.type not in {"raise_statement", "comment", "pass_statement"}
-                                        for s in body.named_children):
-                condition = parent.child_by_field_name("condition")
+            condition = parent.child_by_field_name("condition")
+            if body is not None and condition is not None and _asks_for_triton(condition) and not _launches(body) \
+                    and any(s.type not in {"raise_statement", "comment", "pass_statement"} for s in body.named_children):
                 return parent.start_point.row + 1, " ".join(parsing.text(condition).split())[:120]
         current = parent
     return None
+
+
+def _asks_for_triton(condition: Node) -> bool:
+    """The test asks whether Triton is there or wanted (`has_triton()`, `HAS_TRITON`, `use_triton`): a size or mode
+    test (`if D <= 512:`, `if persistent:`) picks between implementations that all run, one of them on the NPU."""
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier" and "triton" in parsing.text(node).lower():
+            return True
+        stack.extend(node.named_children)
+    return False
+
+
+def _launches(arm: Node) -> bool:
+    """Does the arm launch a kernel (`other_kernel[grid](...)`)? Then it is another kernel, not a fallback."""
+    stack = [arm]
+    while stack:
+        node = stack.pop()
+        if node.type == "call" and (function := node.child_by_field_name("function")) is not None \
+                and function.type == "subscript":
+            return True
+        stack.extend(node.named_children)
+    return False
 
 
 def else_armed_kernels(facts: CustomOpFacts, run: ProjectRun) -> dict[str, list[tuple[int, int, str]]]:
