@@ -161,6 +161,9 @@ def test_a_kernel_is_classed_by_its_specific_name_before_the_generic_one():
     }
     assert {name: kb.classify_kernel(name).name for name in named} == named
     assert kb.classify_kernel("setup_filters_kernel", "filtered_lrelu").name == "leaky_relu"  # its file's name
+    # scout13 A row 18: exllamav2's clear_kernel zero-fills the output; its file q_gemm.cu does not make it a GEMM
+    assert kb.classify_kernel("clear_kernel", "q_gemm").name == "copy_fill"
+    assert kb.classify_kernel("nuclear_norm_kernel").name != "copy_fill"  # a word, not a substring
 
 
 def test_a_gemm_is_quantised_where_its_names_or_parameters_say_so():

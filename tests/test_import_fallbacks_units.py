@@ -385,3 +385,42 @@ def test_a_try_in_a_class_body_inside_a_function_reads_flags_like_a_module():
 def test_an_aliased_import_is_named_by_its_name_whatever_the_spacing(body, name):
     code = f"try:\n    import a_cuda\nexcept ImportError:\n{body}"
     assert fallback(code) == (1, name)
+
+
+# TGI's bloom_modeling.py: the flag is set False before the guard and True in the try after the import; the handler
+# passes. Where the import fails the flag stays False, and the code that checks it runs the PyTorch arm.
+FLAG_SET_IN_TRY = """CUSTOM_KERNELS_ENABLED = False
+if torch.cuda.is_available():
+    try:
+        from custom_kernels import fused_bloom_attention_cuda
+
+        CUSTOM_KERNELS_ENABLED = True
+    except ImportError:
+        pass
+
+
+def forward(x):
+    if CUSTOM_KERNELS_ENABLED and x.shape[-1] < 4096:
+        return fused_bloom_attention_cuda.forward(x)
+    else:
+        return compute_attention(x)
+"""
+
+
+def test_a_flag_the_try_sets_after_the_import_falls_back_to_its_check():
+    assert fallback(FLAG_SET_IN_TRY) == (12, "the code that checks CUSTOM_KERNELS_ENABLED")
+
+
+def test_a_flag_set_in_the_try_but_never_false_before_gives_no_fallback():
+    code = FLAG_SET_IN_TRY.replace("CUSTOM_KERNELS_ENABLED = False\n", "")
+    assert fallback(code) is None
+
+
+def test_a_flag_set_in_the_try_whose_only_check_raises_gives_no_fallback():
+    code = FLAG_SET_IN_TRY.replace("        return compute_attention(x)", "        raise RuntimeError('no kernel')")
+    assert fallback(code) is None
+
+
+def test_a_flag_set_in_the_try_with_a_handler_that_exits_gives_no_fallback():
+    code = FLAG_SET_IN_TRY.replace("        pass", "        sys.exit(1)")
+    assert fallback(code) is None

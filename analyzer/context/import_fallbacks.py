@@ -4,7 +4,8 @@ and otherwise returns the pure-PyTorch `LightweightConv1dTBC(...)`; load_libnat'
 
 The fallback is read from the syntax only: the first name the ImportError handler imports, calls (other than logging)
 or binds in the import's place; a module-level handler that only sets a flag (`EXTENSION_BUILT = False`) falls back
-to the code that checks the flag, unless a check of it only raises; else, in a function, the first call or returned
+to the code that checks the flag, unless a check of it only raises, and so does a handler that carries on where the
+flag is set False before the try and bound in its body (`ENABLED = False; try: import ext; ENABLED = True`); else, in a function, the first call or returned
 name of the statement after the guard. A handler that re-raises, and a guard with nothing after it, give none: the
 import then counts as required."""
 
@@ -46,6 +47,8 @@ def import_fallback(statement: Node, cuda_only: bool = False, memo: dict | None 
         if name is not None:
             return guard.start_point.row + 1, name
     flags = [flag for handler in handlers for flag in _flags(_statements(handler))]
+    if not flags and not _in_function(guard) and caught_import(statement):
+        flags = _raised_flags(attempt, guard)
     if flags and not _in_function(guard):
         return _checked(flags, guard, {} if memo is None else memo)
     return _following(guard, attempt.child_by_field_name("body"))
@@ -79,6 +82,32 @@ def _flags(statements: list[Node]) -> list[str]:
             return []
         names.append(parsing.text(left))
     return names
+
+
+def _raised_flags(attempt: Node, guard: Node) -> list[str]:
+    """TGI's bloom_modeling.py: `CUSTOM_KERNELS_ENABLED = False` at the top level, then `try: from custom_kernels import
+    ...; CUSTOM_KERNELS_ENABLED = True except ImportError: pass`. The names the try's body binds (outside functions)
+    that a top-level statement before the guard sets to False or None are flags: still false where the import fails."""
+    body = attempt.child_by_field_name("body")
+    top = guard
+    while top.parent is not None and top.parent.type != "module":
+        top = top.parent
+    if body is None or top.parent is None:
+        return []
+    unset = set()
+    for statement in top.parent.named_children:
+        if statement.start_byte >= top.start_byte:
+            break
+        unset.update(_flags([statement]))
+    if not unset:
+        return []
+    bound = []
+    for node in _walk(body):
+        if node.type == "assignment":
+            left = node.child_by_field_name("left")
+            if left is not None and left.type == "identifier" and parsing.text(left) in unset:
+                bound.append(parsing.text(left))
+    return list(dict.fromkeys(bound))
 
 
 def _checked(flags: list[str], guard: Node, memo: dict) -> tuple[int, str] | None:

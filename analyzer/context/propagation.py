@@ -465,11 +465,13 @@ def _caught_everywhere(helper: str, owner: ModuleFacts, facts: list[ModuleFacts]
 
 
 def _fallback_of(path: str, facts: list[ModuleFacts], guarded: dict[str, tuple[str, str]],
-                 depth: int) -> tuple[str, int, str] | None:
-    """The fallback of a guarded module's nearest guarded import (following importers that are guarded themselves)."""
+                 depth: int, by_module: dict[str, str] | None = None) -> tuple[str, int, str] | None:
+    """The fallback of a guarded module's nearest guarded import (following importers that are guarded themselves).
+    Modules go by every name imports use (src/pkg/mod.py is also pkg.mod: TGI's server/text_generation_server)."""
     if depth > 6:
         return None
-    by_module = {f.module: f.path for f in facts if f.module}
+    if by_module is None:
+        by_module = _modules_by_name(facts)
     for f in facts:
         for module in f.imports:
             if path not in _loaded_by(module, by_module) or f.path == path:
@@ -477,7 +479,7 @@ def _fallback_of(path: str, facts: list[ModuleFacts], guarded: dict[str, tuple[s
             if module in f.import_fallbacks:
                 return (f.path, *f.import_fallbacks[module])
             if f.path in guarded and not _inside_package(f.path, path):
-                found = _fallback_of(f.path, facts, guarded, depth + 1)
+                found = _fallback_of(f.path, facts, guarded, depth + 1, by_module)
                 if found is not None:
                     return found
     return None

@@ -6,8 +6,9 @@ file and builds the kernel inventory (the report's `custom_ops`) from the whole 
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.written_names import plain_words, word_string_of_bytes
+from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView, ProjectRun, Unit
-from ascend_feasibility.domains.custom_ops.binding_reach import redundant_builds, unreached_by_bindings
+from ascend_feasibility.domains.custom_ops.binding_reach import orphan_extensions, redundant_builds, unreached_by_bindings
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
@@ -24,6 +25,7 @@ from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanne
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
 from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, NativeWords
+from ascend_feasibility.domains.custom_ops.triton_fallbacks import else_armed_kernels
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
 
 NATIVE_KINDS = frozenset({"cuda", "cpp"})
@@ -55,11 +57,19 @@ class CustomOpsDomain(Domain):
         merged = CustomOpFacts()
         for facts in run.facts[self.name]:
             merged.extend(facts)
-        for path, place in fallback_extensions(merged, run).items():
+        fallen = fallback_extensions(merged, run)
+        for path, place in fallen.items():
             run.guarded.setdefault(path, place)
+        # builders optional for a fallback, not for a switch (relocate_switched's OPS092 is about a switch)
+        run.published["fallback_builders"] = {p: why for p, (_, why) in fallen.items() if not p.endswith(NATIVE_SUFFIXES)}
         for path, place in redundant_builds(merged, run).items():
             run.guarded.setdefault(path, place)
-        run.published["unreached_code"] = unreached_by_bindings(merged, run)  # line ranges: context.propagation
+        for path, place in orphan_extensions(merged, run).items():
+            run.guarded.setdefault(path, place)
+        unreached = unreached_by_bindings(merged, run)  # line ranges: context.propagation
+        for path, ranges in else_armed_kernels(merged, run).items():
+            unreached.setdefault(path, []).extend(ranges)
+        run.published["unreached_code"] = unreached
         run.findings += extension_import_findings(merged, run)
         # extensions only CUDA arms with a PyTorch other arm reach: one finding at the test; the rest is optional
         run.published["gated_extensions"] = gated = gated_extensions(merged, run)

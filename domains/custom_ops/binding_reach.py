@@ -21,6 +21,11 @@ everything that could reach them is in view:
 A standalone build (a setup.py's CUDAExtension) of an extension no Python file imports, whose sources another build
 of the project compiles into an extension that is imported (llm-awq's csrc/attention/setup.py builds ft_attention
 from sources awq_inference_engine compiles too), is `optional` as a whole builder file.
+An orphan extension is `optional` with its own native files and builder: a Python module (PYBIND11_MODULE, not a
+TORCH_LIBRARY whose ops torch.ops reaches without an import) that no import of the project loads and no file naming
+it loads by a computed name, in a project whose Python imports another extension it builds (so it is the consumer of
+its extensions, not a library shipping one to its users). TGI's server/exllamav2_kernels builds `exllamav2_kernels`
+while its Python imports upstream `exllamav2.ext`; exllama_kernels and custom_kernels beside it are imported.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
+from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.domains.custom_ops.records import BindingRecord, CustomOpFacts, ExtensionRecord, NativeUnitRecord
 
 if TYPE_CHECKING:
@@ -37,6 +43,7 @@ if TYPE_CHECKING:
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyx", ".ipynb")
 DYNAMIC_LOOKUPS = ("getattr", "__dict__", "__getattribute__")  # an op may be looked up by a name built at run time
+DYNAMIC_IMPORTS = ("import_module", "__import__", "load_library", "load_dynamic", "spec_from_file_location")
 EXTENSION_MACRO_NAME = "TORCH_EXTENSION_NAME"  # the name the build gives (CUDAExtension(name=...))
 
 
@@ -220,3 +227,48 @@ def redundant_builds(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[s
                           f"compiled into {twin.name} ({twin.path}:{twin.line}), the extension the project imports")
         verdicts[extension.path].append(reason)
     return {path: ("optional", reasons[0]) for path, reasons in verdicts.items() if all(reasons)}
+
+
+def orphan_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[str, str]]:
+    """The native files and builders of CUDA extensions nothing in the project loads: path → ("optional", why)."""
+    if len(facts.extensions) < 2 or not facts.imports:
+        return {}
+    python = [m for m in run.modules if m.path.endswith(PYTHON_SUFFIXES) and run.context.of(m.path).role != "build"]
+    imported = {e.name for e in facts.extensions if e.cuda and e.name not in {"", "?"} and (
+        _imported(e, facts) or any(loads_extension(e, module) for m in python for module in m.imports))}
+    if not imported:
+        return {}
+    paths = {t.path for t in (*run.modules, *facts.native_words)}
+    sources = {id(e): resolved_sources(e, paths) for e in facts.extensions}
+    by_builder: dict[str, list[str | None]] = defaultdict(list)
+    result: dict[str, tuple[str, str]] = {}
+    for extension in facts.extensions:
+        own, last = sources[id(extension)], extension.name.rsplit(".", 1)[-1]
+        reason = None
+        shared = {p for e in facts.extensions if e is not extension for p in sources[id(e)]}
+        if (extension.cuda and extension.listed and _judgeable(last) and own - shared and extension.name not in imported
+                and len(own) == len(set(extension.sources))
+                and _bindings_of(extension, own, facts.bindings)
+                and not any(b.path in own and b.macro != "PYBIND11_MODULE" for b in facts.bindings)
+                and not any(writes_word(m.words, last) and writes_any(m.words, DYNAMIC_IMPORTS) for m in python)):
+            shown = ", ".join(sorted(imported)[:3])
+            reason = (f"builds {extension.name} ({extension.path}:{extension.line}), which no Python file of the project "
+                      f"imports or loads by name, while it imports the other extensions it builds ({shown}): nothing "
+                      "loads its kernels")
+            for path in own_native_files(extension, own, facts, sources, paths):
+                result.setdefault(path, ("optional", reason))
+        by_builder[extension.path].append(reason)
+    for builder, reasons in by_builder.items():
+        if all(reasons) and run.context.of(builder).role == "build":
+            result.setdefault(builder, ("optional", reasons[0]))
+    return result
+
+
+def own_native_files(extension: ExtensionRecord, own: set[str], facts: CustomOpFacts, sources: dict[int, set[str]],
+                     paths: set[str]) -> set[str]:
+    """An extension's sources no other extension compiles and the native files beside them (headers, host code) in
+    folders holding no other extension's sources."""
+    shared = {p for e in facts.extensions if e is not extension for p in sources[id(e)]}
+    others = {str(PurePosixPath(p).parent) for p in shared}
+    folders = {str(PurePosixPath(p).parent) for p in own} - others
+    return (own - shared) | {p for p in paths if p.endswith(NATIVE_SUFFIXES) and str(PurePosixPath(p).parent) in folders}

@@ -1,7 +1,8 @@
 """Native extensions the project falls back from: an extension whose Python module every product import reaches only
 in a try with a working fallback (fairseq's lightconv_cuda behind LightweightConv's `except ImportError` with the
 pure-PyTorch LightweightConv1dTBC after it; libnat_cuda with the CPU libnat) never has to run on Ascend. Its kernels,
-binding and own build file take that reach (optional), with the fallback as the reason; an extension some import
+binding, host code (its sources and the headers beside them) and own build file take that reach (optional), with the
+fallback as the reason; an extension some import
 needs without a fallback stays required.
 
 The same holds for an extension every use of which sits in the CUDA arm of a device test whose other arm runs the
@@ -21,7 +22,7 @@ from ascend_feasibility.analyzer.core.findings import Located, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.domains.base import ProjectRun
-from ascend_feasibility.domains.custom_ops.binding_reach import loads_extension, resolved_sources
+from ascend_feasibility.domains.custom_ops.binding_reach import loads_extension, own_native_files, resolved_sources
 from ascend_feasibility.domains.custom_ops.extension_imports import site_reach
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, ExtensionRecord
 
@@ -33,6 +34,8 @@ PYTORCH_ARM, TRUE_UNDER_TRANSFER = "cuda-extension-pytorch-arm", "cuda-extension
 def fallback_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[str, str]]:
     """Native files (and builders that build nothing else) of extensions with a fallback: path → (reach, why)."""
     natives = sorted({r.path for r in facts.kernels if r.kind == "cuda"} | {b.path for b in facts.bindings})
+    paths = {t.path for t in (*run.modules, *facts.native_words)}
+    sources = {id(e): resolved_sources(e, paths) for e in facts.extensions}
     result: dict[str, tuple[str, str]] = {}
     covered_by_builder: dict[str, list[bool]] = {}
     for extension in facts.extensions:
@@ -48,9 +51,16 @@ def fallback_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tupl
         for path in natives:
             if str(PurePosixPath(path).parent) in folders and run.context.of(path).reach == "runs":
                 result.setdefault(path, ("optional", reason))
+        # its own host code too: the sources it lists (cuda_buffers.cu, with no kernel) and the native files beside
+        # them that no other extension's sources sit with (the headers)
+        own = sources[id(extension)]
+        for path in sorted(own_native_files(extension, own, facts, sources, paths)):
+            if run.context.of(path).reach == "runs":
+                result.setdefault(path, ("optional", reason))
         builder_folder = str(PurePosixPath(extension.path).parent)
-        if builder_folder != "." and builder_folder in folders:
-            result.setdefault(extension.path, ("optional", reason))
+        if builder_folder != "." and (builder_folder in folders or own and all(
+                p.startswith(builder_folder + "/") for p in own)):
+            result.setdefault(extension.path, ("optional", reason))  # a builder in the extension's own folder
     # a builder that also builds a required extension keeps its own reach
     for builder, covered in covered_by_builder.items():
         if not all(covered):
@@ -215,10 +225,12 @@ def switched_extensions(facts: CustomOpFacts, findings: list[Finding], run: Proj
         if extension.name not in {"", "?"}:
             by_name.setdefault(extension.name, []).append(extension)
     candidates: list[tuple[str, Finding, list[str], frozenset[tuple[str, int]]]] = []
+    fallen = run.published.get("fallback_builders", {})
     for name, builds in by_name.items():
         found = [builds_at.get((e.path, e.line)) for e in builds]
         if not all(e.cuda and e.sources for e in builds) or any(
-                f is None or f.reach not in SWITCH_REACHES or f.role not in COUNTED_ROLES for f in found):
+                f is None or f.reach not in SWITCH_REACHES or f.role not in COUNTED_ROLES
+                or (f.path in fallen and f.reach_reason == fallen[f.path]) for f in found):
             continue
         handled = _handled_imports(builds[0], facts, modules, run)
         if handled is not None:

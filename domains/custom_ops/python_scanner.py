@@ -12,6 +12,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import bilingual
 from ascend_feasibility.domains.custom_ops.records import CallRecord, CustomOpFacts, ExtensionRecord, KernelRecord
+from ascend_feasibility.domains.custom_ops.triton_fallbacks import launched_with_else_arm
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords, unit_references
 from tree_sitter import Node
 
@@ -116,6 +117,7 @@ class _CustomOpsScan(PythonScan):
         if kernel not in launches and _is_device_helper(definition):
             return  # `@triton.jit def silu(x): return ...`: inlined into the kernels that call it, ported with them
         record = self._record(kernel, definition, "triton")
+        record.else_arm = launched_with_else_arm(kernel, launches.get(kernel, []), self.unit.source.data)
         record.block_sizes = self._block_sizes(definition, decorators, launches.get(kernel, []))
         record.ub_estimate_bytes = _ub_estimate(definition, record.block_sizes)
         # Its own name first, then the classes and functions that launch it (DeepSpeed's `_fwd_kernel` is launched

@@ -19,6 +19,9 @@ class KernelRecord:
     cell: int | None = None
     kernel_class: str = "other"  # what it computes, as the scanner classified it
     code: str = ""  # a hash of its tokens, comments and spacing aside (native.code_digest); "" where not read
+    # a Triton kernel its file names only at its definition and at launches, each in the body of an `if` whose else
+    # arm in the same function goes on without it: (the if's line, its test); triton_fallbacks.py reads it
+    else_arm: tuple[int, str] | None = None
 
 
 @dataclass
