@@ -320,10 +320,13 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     loaded: dict[str, list[str]] = {}  # module → _loaded_by(module): files import the same modules
     for f in facts:
         importer = context.of(f.path)
-        if importer.role not in COUNTED_ROLES or importer.reach != "runs":
-            continue  # tests, examples and other backends' code do not make product code run on Ascend
+        if importer.role not in COUNTED_ROLES or importer.reach not in {"runs", "other-backend"}:
+            continue  # tests, examples and guarded code do not make product code run on Ascend
+        # what another backend's module imports (flash_attn_triton.py, imported only by the ROCm attention backend
+        # rocm.py) is loaded only where that backend is: other-backend unless something that runs imports it too
+        backend_only = importer.reach == "other-backend"
         for module in f.imports:
-            reach = f.guarded_imports.get(module, "runs")
+            reach = "other-backend" if backend_only else f.guarded_imports.get(module, "runs")
             paths = loaded.get(module)
             if paths is None:
                 paths = loaded[module] = _loaded_by(module, by_module)
