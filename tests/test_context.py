@@ -1263,3 +1263,48 @@ def test_a_backend_probes_presence_test_asks_for_that_backend():
     assert reach_of(present, "DEV102")[0][0] == "runs"
     absent = "import torch\nif torch.version.hip is None:\n    torch.cuda.synchronize()\n"
     assert reach_of(absent, "DEV101")[0][0] != "other-backend"
+
+
+SELECTOR = """import torch
+if torch.version.hip is not None:
+    SYSTEM = "rocm"
+elif torch.version.cuda is not None and torch.cuda.is_available():
+    SYSTEM = "cuda"
+elif hasattr(torch, "xpu") and torch.xpu.is_available():
+    SYSTEM = "xpu"
+else:
+    SYSTEM = "cpu"
+"""
+SELECTOR_USE = """import torch
+from pkg.import_utils import SYSTEM
+
+
+def scale(weight, scale):
+    if SYSTEM == "cuda":
+        scale = scale.repeat(weight.shape[0])
+    return weight * scale
+"""
+
+
+def test_a_backend_selectors_tests_are_decided_by_its_value_on_ascend(tmp_path):
+    """text-generation-inference's SYSTEM is "rocm"/"cuda"/.../"cpu" by build probes torch_npu leaves None
+    (transfer_to_npu too), so on Ascend it is "cpu": `SYSTEM == "cuda"` elsewhere is no setting transfer_to_npu keeps
+    (DEV007 other-backend, naming the selector), and the selector's chain (DEV220) is high and lists those tests. A
+    chain whose CUDA arm tests `torch.cuda.is_available()` alone (true under transfer_to_npu) decides nothing."""
+    write_tree(tmp_path, {
+        "pyproject.toml": "[project]\nname = \"pkg\"\n",
+        "pkg/__init__.py": "",
+        "pkg/import_utils.py": SELECTOR,
+        "pkg/layer.py": SELECTOR_USE,
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    test = next(f for f in report.findings if f.rule == "DEV007" and f.path == "pkg/layer.py")
+    assert test.reach == "other-backend" and '`SYSTEM` is "cpu" on Ascend' in test.reach_reason
+    chain = next(f for f in report.findings if f.rule == "DEV220" and f.path == "pkg/import_utils.py")
+    assert chain.severity == "high" and chain.sites == [f"pkg/layer.py:{test.line}"]
+
+    unknown = SELECTOR.replace("torch.version.cuda is not None and torch.cuda.is_available()", "torch.cuda.is_available()")
+    write_tree(tmp_path, {"pkg/import_utils.py": unknown})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    test = next(f for f in report.findings if f.rule == "DEV007" and f.path == "pkg/layer.py")
+    assert test.reach == "runs"
