@@ -198,6 +198,7 @@ class ModuleFacts(Protocol):
     helper_imports: dict[str, str]  # module → the one module-level function that imports it
     caught_calls: dict[str, int]  # names every call of which is in a try whose handler carries on → its line
     gated_handles: list[tuple]  # names bound to an extension only CUDA arms with a PyTorch other arm reach (cuda_arms.py)
+    backend_selectors: dict[str, tuple[str, int]]  # module-level backend selectors → (value on Ascend, line)
     exported_functions: list[tuple[str, int, int]]
     # monkey-patch installers: (installer, first line, last line, ((installed function, first, last), ...))
     patch_installers: list[tuple[str, int, int, tuple[tuple[str, int, int], ...]]]

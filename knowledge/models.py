@@ -605,6 +605,8 @@ class BackendConventions(_Record):
                                     "the other")
     cloud_gpu_images: list[CloudGpuImage] = Field(default_factory=list, description="cloud vendors' GPU training "
                                                   "images: a Dockerfile FROM one builds that cloud's GPU container")
+    none_on_ascend: list[str] = Field(default_factory=list, description="build probes torch_npu leaves None "
+                                      "(torch.version.cuda, torch.version.hip), transfer_to_npu included")
     platform_gates: list[str] = Field(default_factory=list, description="calls of known frameworks that test for a "
                                       "platform Ascend never is (is_sagemaker_dp_enabled, is_torch_tpu_available): "
                                       "their branch is other-backend code")

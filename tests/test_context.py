@@ -1232,3 +1232,96 @@ def test_an_option_whose_default_cannot_be_read_leaves_its_arms_required(tmp_pat
     set_anywhere = VENDORED_TRAINER.replace("        self.use_apex = False\n", "        self.use_apex = True\n")
     calls, _, _ = _dependency_reach(tmp_path / "on", {"ptuning/trainer.py": set_anywhere})
     assert calls["apex.amp.scale_loss"][0] == "runs"  # set True outside the option's arm too
+
+
+def test_a_dockerfile_named_for_another_accelerator_is_that_backends_image(tmp_path):
+    """text-generation-inference's Dockerfile.neuron builds the AWS Neuron image from ubuntu with a CPU torch==2.7.0:
+    its suffix names the backend (a stem drops it), so the file is other-backend and its pin chooses no target. A
+    plain Dockerfile beside it stays the project's image."""
+    write_tree(tmp_path, {
+        "pyproject.toml": "[project]\nname = \"pkg\"\ndependencies = [\"torch>=2.1\"]\n",
+        "pkg/__init__.py": "",
+        "Dockerfile.neuron": "FROM ubuntu:22.04\nRUN pip install torch==2.7.0\n",
+        "Dockerfile": "FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\nRUN pip install torch==2.5.1\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    neuron = [f for f in report.findings if f.path == "Dockerfile.neuron"]
+    assert neuron and {f.reach for f in neuron} == {"other-backend"}
+    assert any(f.path == "Dockerfile" and f.rule == "DEV212" and f.reach == "runs" for f in report.findings)
+    assert "Dockerfile.neuron" not in report.target.reason.en
+
+
+def test_a_module_imported_only_by_another_backends_module_is_other_backend(tmp_path):
+    """text-generation-inference's flash_attn_triton.py is imported only by the ROCm attention backend (rocm.py,
+    other-backend by its name): only ROCm loads it, so its Triton kernels are other-backend. A kernel module that a
+    module running on Ascend imports as well stays counted."""
+    kernel = "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef _fwd(x_ptr, n):\n    tl.store(x_ptr, tl.load(x_ptr))\n"
+    write_tree(tmp_path, {
+        "pyproject.toml": "[project]\nname = \"pkg\"\n",
+        "pkg/__init__.py": "from pkg.attention import cuda\n",
+        "pkg/attention/__init__.py": "",
+        "pkg/attention/rocm.py": "def attention(q):\n    from .flash_attn_triton import _fwd\n    return _fwd\n",
+        "pkg/attention/flash_attn_triton.py": kernel,
+        "pkg/attention/cuda.py": "from .shared_triton import _fwd\n",
+        "pkg/attention/shared_triton.py": kernel,
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    reaches = {(f.path, f.reach) for f in report.findings if f.domain == "custom_ops"}
+    assert ("pkg/attention/flash_attn_triton.py", "other-backend") in reaches
+    assert ("pkg/attention/flash_attn_triton.py", "runs") not in reaches
+    assert ("pkg/attention/shared_triton.py", "runs") in reaches
+
+
+def test_a_backend_probes_presence_test_asks_for_that_backend():
+    """`torch.version.hip is not None` asks for a ROCm build (text-generation-inference's import_utils.py): its arm is
+    other-backend, as under `if torch.version.hip:`; `is None` rules ROCm out, so its arm runs on Ascend."""
+    present = "import torch\nif torch.version.hip is not None:\n    torch.cuda.synchronize()\nelse:\n    torch.cuda.empty_cache()\n"
+    assert reach_of(present, "DEV101")[0][0] == "other-backend"
+    assert reach_of(present, "DEV102")[0][0] == "runs"
+    absent = "import torch\nif torch.version.hip is None:\n    torch.cuda.synchronize()\n"
+    assert reach_of(absent, "DEV101")[0][0] != "other-backend"
+
+
+SELECTOR = """import torch
+if torch.version.hip is not None:
+    SYSTEM = "rocm"
+elif torch.version.cuda is not None and torch.cuda.is_available():
+    SYSTEM = "cuda"
+elif hasattr(torch, "xpu") and torch.xpu.is_available():
+    SYSTEM = "xpu"
+else:
+    SYSTEM = "cpu"
+"""
+SELECTOR_USE = """import torch
+from pkg.import_utils import SYSTEM
+
+
+def scale(weight, scale):
+    if SYSTEM == "cuda":
+        scale = scale.repeat(weight.shape[0])
+    return weight * scale
+"""
+
+
+def test_a_backend_selectors_tests_are_decided_by_its_value_on_ascend(tmp_path):
+    """text-generation-inference's SYSTEM is "rocm"/"cuda"/.../"cpu" by build probes torch_npu leaves None
+    (transfer_to_npu too), so on Ascend it is "cpu": `SYSTEM == "cuda"` elsewhere is no setting transfer_to_npu keeps
+    (DEV007 other-backend, naming the selector), and the selector's chain (DEV220) is high and lists those tests. A
+    chain whose CUDA arm tests `torch.cuda.is_available()` alone (true under transfer_to_npu) decides nothing."""
+    write_tree(tmp_path, {
+        "pyproject.toml": "[project]\nname = \"pkg\"\n",
+        "pkg/__init__.py": "",
+        "pkg/import_utils.py": SELECTOR,
+        "pkg/layer.py": SELECTOR_USE,
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    test = next(f for f in report.findings if f.rule == "DEV007" and f.path == "pkg/layer.py")
+    assert test.reach == "other-backend" and '`SYSTEM` is "cpu" on Ascend' in test.reach_reason
+    chain = next(f for f in report.findings if f.rule == "DEV220" and f.path == "pkg/import_utils.py")
+    assert chain.severity == "high" and chain.sites == [f"pkg/layer.py:{test.line}"]
+
+    unknown = SELECTOR.replace("torch.version.cuda is not None and torch.cuda.is_available()", "torch.cuda.is_available()")
+    write_tree(tmp_path, {"pkg/import_utils.py": unknown})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    test = next(f for f in report.findings if f.rule == "DEV007" and f.path == "pkg/layer.py")
+    assert test.reach == "runs"

@@ -561,12 +561,17 @@ class GuardReader:
         switched_on = not negated and self._switches_on(node)
         # `xops is not None`, where an ImportError handler binds xops to None, tests that the import worked: a gate
         present = self._import_fallback(node)
-        if node.type == "comparison_operator" and any(op.type in {"!=", "not in", "is not"} for op in node.children) and not present:
-            negated = not negated and not switched_on
         text = parsing.text(node)
         words = _legacy_types_dropped(_words(node))
         tokens = _tokens_of(words)
         cuda_build = any(name in text for name in self.guards.cuda_build)
+        presence = _none_test(node) if cuda_build or tokens & self.other_tokens else None
+        if presence is not None:
+            # `torch.version.hip is not None` asks for a ROCm build (and `is None` rules it out): a backend probe's
+            # presence test, not a negated check
+            negated = negated != (presence == "is")
+        elif node.type == "comparison_operator" and any(op.type in {"!=", "not in", "is not"} for op in node.children) and not present:
+            negated = not negated and not switched_on
         # another platform or a library is what the branch needs only where the condition asks for it, not where it
         # rules it out: `(fp16 or bf16) and not (deepspeed or is_torch_tpu_available())` is the GPU path
         asked = _words(node, skip_negated=True)
@@ -700,6 +705,14 @@ class GuardReader:
 
     def _tokens(self, node: Node) -> set[str]:
         return _tokens_of(_words(node))
+
+
+def _none_test(node: Node) -> str | None:
+    """"is" or "is not" for `X is None` / `X is not None`, else None."""
+    if node.type != "comparison_operator" or len(node.named_children) != 2 or node.named_children[1].type != "none":
+        return None
+    operators = [op.type for op in node.children if not op.is_named]
+    return "is not" if operators == ["is not"] else "is" if operators == ["is"] else None
 
 
 def _tokens_of(words: list[str]) -> set[str]:

@@ -6,6 +6,7 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from ascend_feasibility.analyzer.context.backend_images import is_dockerfile
 from ascend_feasibility.analyzer.context.roles import PathView, derived, file_role, has_root_package, path_view
 from ascend_feasibility.knowledge import load_context_conventions
 from ascend_feasibility.knowledge.models import BackendConventions
@@ -96,7 +97,8 @@ def _tokens(part: str) -> list[str]:
 def _path_reach(path: str, backends: BackendConventions, existing: set[str],
                 view: PathView | None = None) -> tuple[str, str | None]:
     view = path_view(path) if view is None else view
-    parts = [*view.parts[:-1], view.stem]
+    # a Dockerfile's backend is in its suffix (Dockerfile.neuron, Dockerfile.rocm), which a stem drops
+    parts = [*view.parts[:-1], view.name if is_dockerfile(path) else view.stem]
     npu, others = derived(backends, _backend_sets)
     for index, part in enumerate(parts):
         # folders repeat across files and are remembered; a file's own stem is read once

@@ -21,6 +21,7 @@ from collections import defaultdict
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.guards import library_class_of
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
@@ -85,6 +86,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
     unused_defaults = project_overridden_defaults(facts, overridden)
+    findings = selector_tests(findings, facts, factory)
     if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale
             or on_default or unused_defaults):
         return findings
@@ -321,10 +323,13 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     loaded: dict[str, list[str]] = {}  # module → _loaded_by(module): files import the same modules
     for f in facts:
         importer = context.of(f.path)
-        if importer.role not in COUNTED_ROLES or importer.reach != "runs":
-            continue  # tests, examples and other backends' code do not make product code run on Ascend
+        if importer.role not in COUNTED_ROLES or importer.reach not in {"runs", "other-backend"}:
+            continue  # tests, examples and guarded code do not make product code run on Ascend
+        # what another backend's module imports (flash_attn_triton.py, imported only by the ROCm attention backend
+        # rocm.py) is loaded only where that backend is: other-backend unless something that runs imports it too
+        backend_only = importer.reach == "other-backend"
         for module in f.imports:
-            reach = f.guarded_imports.get(module, "runs")
+            reach = "other-backend" if backend_only else f.guarded_imports.get(module, "runs")
             paths = loaded.get(module)
             if paths is None:
                 paths = loaded[module] = _loaded_by(module, by_module)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context import unpassed_defaults
+from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.written_names import word_set, word_string
@@ -119,6 +120,8 @@ class PhaseFacts:
     source_refs: list[str] = field(default_factory=list)  # native sources or their folders named in strings (builders)
     # modules every import of which in this file is guarded (reach other than runs: optional, cuda-only-guarded ...)
     guarded_imports: dict[str, str] = field(default_factory=dict)
+    # module-level backend selectors (SYSTEM = "rocm"/"cuda"/.../"cpu" by build probes): name → (value on Ascend, line)
+    backend_selectors: dict[str, tuple[str, int]] = field(default_factory=dict)
     # guarded imports with a fallback where they fail: module → (the guard's first line, what the code falls back to)
     import_fallbacks: dict[str, tuple[int, str]] = field(default_factory=dict)
     # modules every import of which here sits in one module-level function: module → that function (a helper that
@@ -600,6 +603,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         if "except" in unit.source.text:
             facts.caught_calls = _caught_calls(unit, sites)
         facts.gated_handles = gated_handles(unit.tree(), unit.source.text)
+        facts.backend_selectors = file_selectors(unit.tree(), unit.source.text)
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
         facts.overridden_defaults, facts.device_defaults = _overridden_defaults(defaults, _calls(unit) + _methods(unit))
