@@ -70,7 +70,9 @@ def true_literals(unit) -> list[tuple[str, str, int]]:
 
 
 def _callee(name: Node) -> str:
-    call = name.parent.parent if name.parent is not None and name.parent.parent is not None else None
+    """The last name of the call whose argument list holds the keyword argument `name` names."""
+    arguments = name.parent.parent if name.parent is not None else None
+    call = arguments.parent if arguments is not None else None
     function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
     return parsing.text(function).rsplit(".", 1)[-1] if function is not None else ""
 
