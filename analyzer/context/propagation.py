@@ -74,8 +74,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
     on_default = default_path(facts, context)
-    switched = switched_options(facts, context)
     switches_on = turned_on(facts, context)
+    switched = switched_options(facts, context, switches_on)
     if switched:
         conventions = load_context_conventions()
         switch_rules = frozenset(conventions.guards.flag_rules)  # as OptInReader.guard: torch.compile, not TF32
