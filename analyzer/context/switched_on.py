@@ -26,9 +26,10 @@ MAX_NODES = 100_000
 ON_ROLES = frozenset({"product", "build", "example"})
 FALSE_WORDS = frozenset({"false", "0", "no", "off", "none"})
 BOOL_TAG = "tag:yaml.org,2002:bool"
+LITERAL_WORDS = frozenset({b"=True", b": True"})
 LITERALS = """
-(keyword_argument name: (identifier) @keyword value: (true))
-(pair key: (string (string_content) @key) value: (true))
+(keyword_argument name: (identifier) value: (true) @keyword)
+(pair key: (string (string_content)) value: (true) @key)
 """
 
 
@@ -61,11 +62,19 @@ def true_literals(unit) -> list[tuple[str, str, int]]:
     """`S=True` passed to a call and `'S': True` written in a dict: (the callee's last name, "" for a dict entry; S;
     line). Read only in a file that writes such a literal."""
     data = unit.source.data
-    if b"=True" not in data and b": True" not in data:
+    if not any(word in data for word in LITERAL_WORDS):
         return []
-    found = parsing.captures(parsing.query("python", LITERALS), unit.tree())
-    result = [(_callee(node), parsing.text(node), node.start_point.row + 1) for node in found.get("keyword", [])]
-    result += [("", parsing.text(node), node.start_point.row + 1) for node in found.get("key", [])]
+    # the cursor visits only the nodes around each `=True` / `: True`: most files write a few
+    found = parsing.captures_around(parsing.query("python", LITERALS), unit.tree(), LITERAL_WORDS)
+    result = []
+    for value in found.get("keyword", []):
+        name = value.parent.child_by_field_name("name")
+        result.append((_callee(name), parsing.text(name), name.start_point.row + 1))
+    for value in found.get("key", []):
+        key = value.parent.child_by_field_name("key")
+        content = [c for c in key.named_children if c.type == "string_content"]
+        if len(content) == 1:
+            result.append(("", parsing.text(content[0]), key.start_point.row + 1))
     return result[:MAX_KEYS]
 
 
