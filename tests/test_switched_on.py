@@ -60,8 +60,8 @@ def test_what_does_not_turn_the_switch_on(tmp_path, files):
 
 
 def test_true_keys_reads_booleans_at_any_depth_only():
-    text = b"a:\n  b: true\n  c: 'true'\n  d: [ {e: True} ]\nf: false\n"
-    assert sorted(true_keys(text, json_document=False)) == ["b", "e"]
+    text = b"a:\n  b: true\n  c: 'true'\n  d: [ {e: True} ]\nf: false\nmodel.g: true\n"
+    assert sorted(true_keys(text, json_document=False)) == ["b", "e", "g"]
     assert true_keys(b"a: [unclosed\n true", json_document=False) == []
     assert true_keys(b'{"x": true}', json_document=True) == ["x"]
 

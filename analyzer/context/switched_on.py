@@ -6,7 +6,8 @@ config/model/lm/musicgen_lm.yaml sets `memory_efficient: true` and conditioners.
 `'memory_efficient': True`: that arm is the project's default use, not an opt-in.
 
 A switch named S is turned on by (roles product, build and example; never tests, docs or CI):
-- a YAML/JSON config setting a key S to true (at any depth: `transformer_lm: {memory_efficient: true}`);
+- a YAML/JSON config setting a key S to true (at any depth: `transformer_lm: {memory_efficient: true}`, or a flat
+  dotted key ending in S: `transformer_lm.memory_efficient: true`);
 - a launch command passing `--S` (or `--S true`; `--S false` is no turning on); dashes and underscores alike;
 - Python code passing the literal `S=True` to the switch's own function or class, or writing `'S': True` in a dict
   (keyword arguments gathered for a call).
@@ -51,7 +52,7 @@ def true_keys(data: bytes, json_document: bool) -> list[str]:
             for key, value in node.value:
                 if (isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode) and value.tag == BOOL_TAG
                         and str(value.value).lower() in {"true", "yes", "on"}):
-                    found[str(key.value)] = None
+                    found[str(key.value).rsplit(".", 1)[-1]] = None  # a flat dotted key: `model.S: true`
                 stack.append(value)
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(node.value)
