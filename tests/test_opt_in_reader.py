@@ -392,7 +392,7 @@ def facts(path: str, module: str | None = None, **more):
     values = dict(path=path, module=module if module is not None else path[:-3].replace("/", "."), choices=[],
                   imports=[], module_strings=[], main_guard=False, options=[], launch_flags=[], option_arms=[],
                   option_values=[], option_value_arms=[], option_else_arms=[], marker_arms=[], launch_values=[],
-                  registrations=[], words="")
+                  registrations=[], words="", true_keys=[], true_literals=[])
     values.update(more)
     return SimpleNamespace(**values)
 
@@ -543,6 +543,9 @@ def test_an_option_declared_on_anywhere_or_passed_by_a_launch_script_is_not():
     assert oi.switched_options([on, off, use], ProjectContext()) == {}
     launch = facts("run.sh", launch_flags=["--fp8-base"])
     assert oi.switched_options([off, use, launch], ProjectContext()) == {}
+    config = facts("configs/sd3.yaml", true_keys=["fp8_base"])  # a config of the project turns it on too
+    assert oi.switched_options([off, use, config], ProjectContext()) == {}
+    assert oi.switched_options([off, use, facts("configs/sd3.yaml", true_keys=["fp8"])], ProjectContext())
 
 
 def test_the_first_declaration_is_the_reason():

@@ -46,6 +46,8 @@ class Facts:
     option_else_arms: list = field(default_factory=list)
     marker_arms: list = field(default_factory=list)
     launch_values: list = field(default_factory=list)
+    true_keys: list = field(default_factory=list)
+    true_literals: list = field(default_factory=list)
     lazy_submodules: list = field(default_factory=list)
     registrations: list = field(default_factory=list)
     top_level_code: bool = False

@@ -254,7 +254,7 @@ CLASS = ("class Attn:\n"
 
 
 def test_a_method_every_call_of_which_is_switched_is_optional():
-    assert switched(CLASS) == ("if self.use_xformers:", "`use_xformers=False` by default (__init__())")
+    assert switched(CLASS) == ("if self.use_xformers:", "`use_xformers=False` by default (Attn())")
 
 
 def test_one_unswitched_call_of_the_method_keeps_it_required():

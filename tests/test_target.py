@@ -109,6 +109,15 @@ def test_no_requirement_or_no_fit_keeps_the_default_and_says_why(tmp_path):
     assert unfit.target.chosen_by == "default" and "fits no release" in unfit.target.reason.en
 
 
+def test_a_pin_of_a_patch_the_table_lacks_takes_its_lines_newest_release(tmp_path):
+    line = max((r for r in KB.releases if r.torch == "2.7.1"), key=lambda r: Version(r.torch_npu))
+    report = _project(tmp_path, {"requirements.txt": "torch==2.7.0\n"})
+    assert (report.target.chosen_by, report.target.release) == ("project", line.torch_npu)
+    assert "torch==2.7.0 (requirements.txt)" in report.target.reason.en and "patch differs" in report.target.reason.en
+    ranged = _project(tmp_path, {"requirements.txt": "torch>=2.7.0,<2.7.1\n"})  # a range: no line to read
+    assert ranged.target.chosen_by == "default"
+
+
 def test_the_user_choice_wins_and_pins_that_conflict_are_reported(tmp_path):
     from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 

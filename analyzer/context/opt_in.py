@@ -31,6 +31,7 @@ from ascend_feasibility.analyzer.context.child_processes import ChildProcessRead
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same, _tokens_of, _words
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.runtimes import RuntimeReader
+from ascend_feasibility.analyzer.context.switched_on import turned_on
 from ascend_feasibility.analyzer.context.switches import ExplainedGuard, SwitchReader
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
@@ -336,10 +337,12 @@ def _registered_only(facts, counted) -> dict[str, str]:
     return result
 
 
-def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int, int, str, str]]]:
+def switched_options(facts, context: ProjectContext,
+                     switches_on: dict[str, list[tuple[str, str]]] | None = None) -> dict[str, list[tuple[int, int, str, str]]]:
     """path → line ranges (with the option and the reason) of arms a command-line option turns on, where the project declares the
     option off by default wherever it declares it (`--fp8_base`, store_true, in library/train_util.py; `if
-    args.fp8_base:` in sd3_train_network.py) and no launch script of the project passes it. An option is also a field
+    args.fp8_base:` in sd3_train_network.py) and no launch script of the project passes it (nor a config of it sets its
+    dest to true: switched_on.py). An option is also a field
     of a `@dataclass` (HfArgumentParser's `TrainingArguments`), or of a known framework's arguments class the project
     imports (knowledge: framework_options), and an arm may need the option to hold one of some strings its default is
     not (`--optim` "adamw_torch"; `if args.optim == "adamw_bnb_8bit":`, `== OptimizerNames.ADAMW_BNB`, or the `else`
@@ -362,6 +365,8 @@ def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int
         return {}
     mainstream = frozenset(conventions.mainstream_switch_tokens)
     launched = {flag.replace("-", "_") for f in facts for flag in f.launch_flags}
+    switches_on = turned_on(facts, context) if switches_on is None else switches_on
+    configured = {name for name, places in switches_on.items() if any(not callee for callee, _ in places)}
     passed: dict[str, set[str]] = defaultdict(set)
     for f in facts:
         for flag, value in f.launch_values:
@@ -373,8 +378,8 @@ def switched_options(facts, context: ProjectContext) -> dict[str, list[tuple[int
             continue
         for first, last, dest, condition in f.option_arms:
             option = declared.get(dest)
-            if option is None or not option[0] or option[1].replace("-", "_") in launched:
-                continue
+            if option is None or not option[0] or option[1].replace("-", "_") in launched or dest in configured:
+                continue  # on by a declaration, or turned on by a launch script, a config or a dict of the project
             result[f.path].append((first, last, dest, f"`{option[1]}` is off unless given ({option[2]}); {condition}"))
         arms = [(first, last, dest, values, condition, False) for first, last, dest, values, condition in f.option_value_arms]
         arms += [(first, last, dest, tuple(sorted(choices[dest] - {_value(v) for v in taken})), condition, True)

@@ -28,6 +28,7 @@ from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
+from ascend_feasibility.analyzer.context.switched_on import on_reason, turned_on
 from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
@@ -74,7 +75,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
     on_default = default_path(facts, context)
-    switched = switched_options(facts, context)
+    switches_on = turned_on(facts, context)
+    switched = switched_options(facts, context, switches_on)
     if switched:
         conventions = load_context_conventions()
         switch_rules = frozenset(conventions.guards.flag_rules)  # as OptInReader.guard: torch.compile, not TF32
@@ -88,7 +90,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     unused_defaults = project_overridden_defaults(facts, overridden)
     findings = selector_tests(findings, facts, factory)
     if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale
-            or on_default or unused_defaults):
+            or on_default or unused_defaults or switches_on):
         return findings
     decided: dict[str, Place | None] = {}
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
@@ -101,6 +103,10 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                 and library_class_of(finding.reach_reason) in on_default:
             # a class named for a library that a parameter's default builds (unpassed_defaults.default_path): it runs
             finding = factory.restore(finding)
+        if switches_on and finding.reach == "optional" and finding.role in COUNTED_ROLES:
+            why = on_reason(finding.reach_reason, switches_on)
+            if why is not None:  # a switch the project's own configs, launchers or code turn on: its default use
+                finding = factory.restore(finding).model_copy(update={"reach_reason": why})
         if finding.reach == "runs" and finding.path.endswith(NATIVE_SUFFIXES) and referrers:
             if finding.path not in decided:
                 decided[finding.path] = _built_only_by_other_backends(finding.path, referrers, context)

@@ -17,6 +17,7 @@ Switches named for mainstream choices (use_cuda, use_amp, fp16) guard code every
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.constexpr_flags import is_constexpr_parameter, off_flag, read_sites
@@ -29,6 +30,10 @@ MAX_CALLS = 50
 MAX_CALLER_DEPTH = 3
 MAX_CLASS_NODES = 20000
 FALSY = {"false", "none"}
+# the switch a reason of this reader names (its three shapes below): (name, the function or class taking it)
+_REASONS = (re.compile(r"`(?P<name>\w+)=(?:False|None)` by default \((?P<owner>\w+)\(\)\)"),
+            re.compile(r"`self\.(?P<name>\w+) = (?:False|None)` by default \(line \d+\)"),
+            re.compile(r"`--(?P<name>[\w-]+)` is off unless given \(line \d+\)"))
 
 
 def _off(value: str, flag_shaped: bool) -> bool:
@@ -222,7 +227,7 @@ class SwitchReader:
 
     def _parameter_default(self, function: Node, parameter: tuple[int, Node | None], name: str, depth: int) -> str | None:
         index, default = parameter
-        function_name = parsing.text(function.child_by_field_name("name"))
+        function_name = _callable_name(function)
         if default is not None:
             value = parsing.text(default)
             if not _off(value, self.guards.is_flag(name)) or not self._callers_leave_off(function, index, name, depth):
@@ -327,6 +332,23 @@ class SwitchReader:
                     options[dest] = (off and options.get(dest, (True,))[0], call.start_point.row + 1, flag)
             self._options = options
         return self._options
+
+
+def switch_of_reason(reason: str) -> tuple[str, str] | None:
+    """(the switch, the function or class whose parameter it is, "" for an attribute or an option) of a reason this
+    reader gave; None for any other reason."""
+    for shape in _REASONS:
+        found = shape.match(reason)
+        if found is not None:
+            return found["name"].replace("-", "_"), found.groupdict().get("owner") or ""
+    return None
+
+
+def _callable_name(function: Node) -> str:
+    """What a caller writes to call `function`: its name, or its class's for an `__init__`."""
+    name = parsing.text(function.child_by_field_name("name"))
+    cls = _enclosing(function, "class_definition") if name == "__init__" else None
+    return parsing.text(cls.child_by_field_name("name")) if cls is not None and cls.child_by_field_name("name") is not None else name
 
 
 def switch_rule(conventions):

@@ -297,6 +297,13 @@ def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetC
             en=f"default release {default}: the project declares no torch requirement",
             zh=f"默认发行版 {default}：项目未声明 torch 依赖"), conflicts)
     where = f"torch{fit.declared or ''} ({primary[0].path})"
+    line = _line_release(primary, kb) if not fit.releases else None
+    if line is not None:
+        return TargetChoice(line.torch_npu, Text(
+            en=f"newest torch_npu release of the project's torch line: {where} fits no release of the table, "
+               f"torch_npu {line.torch_npu} is built for torch {line.torch} (the patch differs)",
+            zh=f"项目 torch 版本线的最新 torch_npu 发行版：{where} 不匹配兼容性表中的发行版，"
+               f"torch_npu {line.torch_npu} 对应 torch {line.torch}（补丁版本不同）"), conflicts)
     if not fit.releases:
         return TargetChoice(None, Text(
             en=f"default release {default}: the project's requirement {where} fits no release of the table",
@@ -335,6 +342,21 @@ def _exact_pin(sites: list[Declaration], primary: list[Declaration], fit: TorchF
         if pin_fit.releases and set(pin_fit.releases) <= set(fit.releases):
             return pin_fit, in_file
     return None
+
+
+def _line_release(primary: list[Declaration], kb: KnowledgeBase):
+    """The newest release for the major.minor of the one torch version the manifest pins exactly, when none is built
+    for that version itself (`torch==2.7.0`: torch_npu 2.7.1.post8, built for torch 2.7.1); None for a range or a
+    line the table lacks."""
+    pinned = _version_of(primary)
+    try:
+        version = Version(pinned.lstrip("=")) if pinned is not None else None
+    except InvalidVersion:
+        return None
+    if version is None:
+        return None
+    line = [r for r in kb.releases if Version(r.torch).release[:2] == version.release[:2]]
+    return max(line, key=lambda r: (Version(r.torch), Version(r.torch_npu))) if line else None
 
 
 def _version_of(sites: list[Declaration]) -> str | None:

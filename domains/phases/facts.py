@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context import unpassed_defaults
+from ascend_feasibility.analyzer.context import switched_on, unpassed_defaults
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
@@ -171,6 +171,10 @@ class PhaseFacts:
     launch_flags: list[str] = field(default_factory=list)
     # shell: the values a launch command passes them (`--optim adamw_bnb_8bit`, `--trt=True`): (flag, value)
     launch_values: list[tuple[str, str]] = field(default_factory=list)
+    # configs: the keys set to true (`memory_efficient: true`); Python: `S=True` passed to a call, `'S': True` in a
+    # dict, as (callee, S, line): what turns a switch on (analyzer/context/switched_on.py)
+    true_keys: list[str] = field(default_factory=list)
+    true_literals: list[tuple[str, str, int]] = field(default_factory=list)
     # a package __init__.py that loads submodules lazily by name: the dotted modules its strings may name
     lazy_submodules: list[str] = field(default_factory=list)
     # classes registered under a string key (`callbacks.register('env_logging', func=EnvironmentLoggingCallback)`),
@@ -220,6 +224,7 @@ class PhaseFacts:
         self.marker_arms += other.marker_arms
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
+        self.true_literals += other.true_literals
         self.default_arms += other.default_arms
         self.default_taken += other.default_taken
         self.default_escaped += other.default_escaped
@@ -264,6 +269,7 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             continue
         if unit.kind == "python":
             facts.unnamed_symbols = symbols.unnamed_symbols(unit)
+            facts.true_literals = switched_on.true_literals(unit)
         facts.words, dotted = symbols.read_words(unit.source.data)
         facts.dotted_words = sorted(dotted)
         if merged is None:
@@ -276,6 +282,8 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
         read = [symbols.read_words(u.source.data) for u in units]
         merged = PhaseFacts(path=path, words=word_string(set().union(*(word_set(w) for w, _ in read))),
                             dotted_words=sorted(set().union(*(d for _, d in read))))
+        if kind in {"yaml", "json"}:
+            merged.true_keys = sorted({k for u in units for k in switched_on.true_keys(u.source.data, kind == "json")})
     return merged
 
 

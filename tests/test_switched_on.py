@@ -1,0 +1,74 @@
+"""Switches the project turns on itself (analyzer/context/switched_on.py): an arm behind an off-by-default switch runs
+when the project's own config, launch script or code turns the switch on."""
+
+from __future__ import annotations
+
+import pytest
+from ascend_feasibility.analyzer.context.switched_on import on_reason, true_keys
+from ascend_feasibility.analyzer.context.switches import switch_of_reason
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
+from tests.helpers import write_tree
+
+MODEL = ("import torch\nfrom xformers import ops\n\n"
+         "class Attention(torch.nn.Module):\n"
+         "    def __init__(self, dim, memory_efficient=False):\n"
+         "        super().__init__()\n        self.memory_efficient = memory_efficient\n\n"
+         "    def forward(self, q, k, v):\n"
+         "        if self.memory_efficient:\n"
+         "            return ops.memory_efficient_attention(q, k, v)\n"
+         "        return torch.softmax(q @ k.transpose(-1, -2), -1) @ v\n")
+
+
+def xformers_reach(tmp_path, files: dict[str, str]) -> tuple[str, str]:
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/attention.py": MODEL, **files})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    found = [f for f in report.findings if f.path == "pkg/attention.py" and "memory_efficient_attention" in f.symbol]
+    assert len(found) == 1
+    return found[0].reach, found[0].reach_reason or ""
+
+
+def test_an_off_switch_nothing_turns_on_stays_optional(tmp_path):
+    reach, reason = xformers_reach(tmp_path, {"config/lm.yaml": "lm:\n  memory_efficient: false\n  dim: 8\n"})
+    assert reach == "optional" and reason.startswith("`memory_efficient=False` by default (Attention())")
+
+
+@pytest.mark.parametrize("files, where", [
+    ({"config/lm.yaml": "transformer_lm:\n  memory_efficient: true\n"}, "`memory_efficient: true` in config/lm.yaml"),
+    ({"configs/lm.json": '{"model": {"memory_efficient": true}}'}, "`memory_efficient: true` in configs/lm.json"),
+    ({"scripts/train.sh": "python -m pkg.train --memory-efficient --dim 8\n"}, "`--memory-efficient` passed by scripts/train.sh"),
+    ({"pkg/build.py": "from pkg.attention import Attention\nlayer = Attention(8, memory_efficient=True)\n"},
+     "`memory_efficient=True` passed to Attention() at pkg/build.py:2"),
+    ({"pkg/build.py": "args = {'dim': 8, 'memory_efficient': True}\n"}, "`'memory_efficient': True` at pkg/build.py:1"),
+])
+def test_a_switch_the_project_turns_on_runs_and_says_where(tmp_path, files, where):
+    reach, reason = xformers_reach(tmp_path, files)
+    assert reach == "runs"
+    assert reason == f"`memory_efficient` is off by default but the project turns it on: {where}"
+
+
+@pytest.mark.parametrize("files", [
+    {"tests/configs/lm.yaml": "memory_efficient: true\n"},  # a test's config decides nothing
+    {"docs/lm.yaml": "memory_efficient: true\n"},
+    {"config/lm.yaml": "use_memory_efficient: true\nmemory_efficient: 'true'\n"},  # another key; a string, not true
+    {"scripts/train.sh": "python -m pkg.train --memory_efficient false\n"},
+    {"pkg/build.py": "from pkg.other import Block\nlayer = Block(8, memory_efficient=True)\n"},  # another class's
+    {"tests/test_attention.py": "from pkg.attention import Attention\nAttention(8, memory_efficient=True)\n"},
+])
+def test_what_does_not_turn_the_switch_on(tmp_path, files):
+    assert xformers_reach(tmp_path, files)[0] == "optional"
+
+
+def test_true_keys_reads_booleans_at_any_depth_only():
+    text = b"a:\n  b: true\n  c: 'true'\n  d: [ {e: True} ]\nf: false\nmodel.g: true\n"
+    assert sorted(true_keys(text, json_document=False)) == ["b", "e", "g"]
+    assert true_keys(b"a: [unclosed\n true", json_document=False) == []
+    assert true_keys(b'{"x": true}', json_document=True) == ["x"]
+
+
+def test_reasons_name_their_switch():
+    assert switch_of_reason("`use_flash=None` by default (Model()); line 3: if use_flash:") == ("use_flash", "Model")
+    assert switch_of_reason("`self.fused = False` by default (line 7); line 9: if self.fused:") == ("fused", "")
+    assert switch_of_reason("`--fp8-base` is off unless given (line 12); line 40: if args.fp8_base:") == ("fp8_base", "")
+    assert switch_of_reason("line 480: except ModuleNotFoundError:") is None
+    assert on_reason("`--fp8-base` is off unless given (line 12)", {"fp8_base": [("", "`--fp8-base` passed by a.sh")]})
