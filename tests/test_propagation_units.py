@@ -48,6 +48,7 @@ class Facts:
     launch_values: list = field(default_factory=list)
     true_keys: list = field(default_factory=list)
     true_literals: list = field(default_factory=list)
+    backend_selectors: dict = field(default_factory=dict)
     lazy_submodules: list = field(default_factory=list)
     registrations: list = field(default_factory=list)
     top_level_code: bool = False
