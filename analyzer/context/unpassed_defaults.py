@@ -72,7 +72,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     """One unit's arms decided by a parameter's default, and its calls of the names it binds. `escapes()`: the
     captures of ESCAPES over the unit (read only when the file binds a name or spells getattr)."""
     facts = DefaultFacts()
-    reading = _Reading(_defaulted_parameters(tree))
+    reading = _Reading(_defaulted_parameters(tree) if conditions or asserts else frozenset())
     if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
         for condition in conditions[:MAX_CONDITIONS]:
             facts.arms += _arms(condition, reading)
