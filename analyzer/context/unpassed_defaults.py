@@ -417,8 +417,9 @@ def _calls(called: list[Node], methods: list[Node], bound_names: dict[bytes, str
             if root is None or root.type != "identifier" or root.text not in module_names:
                 continue
             recorded = parsing.text(callee)
-        if recorded is not None and attribute.parent is not None and attribute.parent.type == "call":
-            yield recorded, attribute.parent
+        call = attribute.parent if recorded is not None else None  # Node.parent searches down from the root: once
+        if call is not None and call.type == "call":
+            yield recorded, call
 
 
 def _class_name(node: Node) -> str | None:
