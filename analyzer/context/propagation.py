@@ -388,12 +388,14 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
     helpers: list[str] = []
     gates: list[tuple[str, tuple]] = []
     imported = False
+    # the module, a module inside it, or it inside a package: str's endswith/startswith take a tuple (one C call each)
+    suffixes, prefixes = tuple(f".{n}" for n in names), tuple(f"{n}." for n in names)
     for f in facts:
         importer = context.of(f.path)
         if importer.role not in COUNTED_ROLES or importer.reach != "runs":
             continue
         for module in f.imports:
-            if not any(module == n or module.endswith(f".{n}") or module.startswith(f"{n}.") for n in names):
+            if not (module in names or module.endswith(suffixes) or module.startswith(prefixes)):
                 continue
             imported = True
             found = f.import_fallbacks.get(module)

@@ -78,7 +78,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     """One unit's arms decided by a parameter's default, and its calls of the names it binds. `escapes()`: the
     captures of ESCAPES over the unit (read only when the file binds a name or spells getattr)."""
     facts = DefaultFacts()
-    reading = _Reading(_defaulted_parameters(tree))
+    reading = _Reading(_defaulted_parameters(tree) if conditions or asserts else frozenset())
     taken: list[tuple[Node, tuple[str, str, int, str], Node]] = []
     if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
         for condition in conditions[:MAX_CONDITIONS]:
@@ -478,8 +478,9 @@ def _calls(called: list[Node], methods: list[Node], bound_names: dict[bytes, str
             if root is None or root.type != "identifier" or root.text not in module_names:
                 continue
             recorded = parsing.text(callee)
-        if recorded is not None and attribute.parent is not None and attribute.parent.type == "call":
-            yield recorded, attribute.parent
+        call = attribute.parent if recorded is not None else None  # Node.parent searches down from the root: once
+        if call is not None and call.type == "call":
+            yield recorded, call
 
 
 def _class_name(node: Node) -> str | None:
