@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, cuda_arm, dispatch_chain
+from ascend_feasibility.analyzer.context.literal_flags import literal_flag
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import CALLS_QUERY
 from ascend_feasibility.knowledge.models import BackendConventions, GuardConventions
@@ -88,6 +89,7 @@ class GuardReader:
         # the unit's CALLS_QUERY captures, when its combined query has them (set per unit by the core)
         self.unit_calls: Callable[[], dict[str, list[Node]]] | None = None
         self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
+        self._literal_flags: dict[int, tuple[bool, Node] | None] = {}  # a module-level condition's literal flag
         self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
         # does an opt-in flag's condition default on (`use_flash_attn=True`)? then it is no opt-in (switches.py)
         self.on_by_default: Callable[[Node], bool] | None = None
@@ -258,6 +260,9 @@ class GuardReader:
             dead = self._dead_arm(child, statement, arms, others)
             if dead is not None:
                 return dead
+        edited = self._literal_flag_arm(child, statement, arms)
+        if edited is not None:
+            return edited
         conditions = [self.condition(c) for c, _ in arms if c is not None]
         if any(c.npu for c in conditions):
             return Guard("npu-path", statement)
@@ -332,6 +337,28 @@ class GuardReader:
                 return None
             if value is None:
                 return None  # an unknown earlier arm: later arms may run
+        return None
+
+    def _literal_flag_arm(self, child: Node, statement: Node, arms) -> Guard | None:
+        """The arm holding `child` is not the one a flag assigned a literal once takes (`HF_MODE = False` before
+        `if not HF_MODE: ... else: <here>`): it runs only when the file is edited (literal_flags.py)."""
+        for condition_node, body in arms:
+            if condition_node is None or _same(child, condition_node):
+                return None
+            here = _same(child, body)
+            if condition_node.id not in self._literal_flags:
+                self._literal_flags[condition_node.id] = literal_flag(condition_node, statement)
+            read = self._literal_flags[condition_node.id]
+            if read is None:
+                return None  # an unknown arm: later arms may run
+            value, assignment = read
+            if value is (not here):
+                which = "the arms after it" if value else "this arm"
+                return Guard("optional", condition_node, f"{parsing.text(assignment)} (line "
+                             f"{assignment.start_point.row + 1}) is assigned once and never changed, so {which} runs "
+                             "only when the file is edited")
+            if here:
+                return None
         return None
 
     def _fallback(self, statement: Node, arms, others: list[Node], taken: Node) -> bool:
@@ -511,6 +538,7 @@ class GuardReader:
         self._derived: dict[str, str] | None = None  # names assigned `... and <availability flag>` → the flag
         self._conditions.clear()
         self._walks.clear()
+        self._literal_flags.clear()
         self._calls = None
         for reset in self.unit_resets:
             reset()
