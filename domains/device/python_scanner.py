@@ -7,6 +7,7 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals, selectors
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
+from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
 from ascend_feasibility.domains.device.test_arms import facets
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
@@ -233,6 +234,8 @@ class _FileScan(PythonScan):
         if any(literals.cuda_literal_in(o) is not None for o in operands) and not any(_mentions_npu(o) for o in operands):
             if selectors.is_selector_test(comparison):
                 return  # `impl in ['ref', 'cuda']`: a choice of implementation, not a device test
+            if is_key_test(comparison):
+                return  # `'cuda' in rng_state_dict`: a key of a mapping the code fills, not a device test
             self._device_test(" ".join(parsing.text(comparison).split()), comparison)
 
     def _device_test(self, symbol: str, test: Node) -> None:
