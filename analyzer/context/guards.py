@@ -90,6 +90,7 @@ class GuardReader:
         self.unit_calls: Callable[[], dict[str, list[Node]]] | None = None
         self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
         self._literal_flags: dict[int, tuple[bool, Node] | None] = {}  # a module-level condition's literal flag
+        self._import_options: frozenset[str] | None = None  # the option tests guarding an import in the unit
         self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
         # does an opt-in flag's condition default on (`use_flash_attn=True`)? then it is no opt-in (switches.py)
         self.on_by_default: Callable[[Node], bool] | None = None
@@ -400,7 +401,21 @@ class GuardReader:
             return Guard("cuda-only-guarded", statement)
         if (condition.gate or (condition.flag and feature and not self._defaults_on(condition_node))) and not condition.cuda:
             return Guard("optional", statement)
+        if (feature and not condition.cuda and condition_node is not None and not self._defaults_on(condition_node)
+                and self._option_of_import(condition_node)):
+            return Guard("optional", condition_node, "the same option test guards an import, so the code under it is an optional feature")
         return None
+
+    def _option_of_import(self, condition_node: Node) -> bool:
+        """`condition_node` reads an option (an environment variable, args/config) and the same test, word for word,
+        guards an import elsewhere in the unit (`elif 'mamba' in os.environ["RWKV_MY_TESTING"]: from mamba_ssm import
+        Mamba` and, in a class, the same elif building `Mamba(...)`): the call has the reach of the import it needs."""
+        if self._import_options is None:
+            root = condition_node
+            while root.parent is not None:
+                root = root.parent
+            self._import_options = _import_option_tests(root)
+        return " ".join(parsing.text(condition_node).split()) in self._import_options
 
     def _defaults_on(self, condition_node: Node | None) -> bool:
         return condition_node is not None and self.on_by_default is not None and self.on_by_default(condition_node)
@@ -539,6 +554,7 @@ class GuardReader:
         self._conditions.clear()
         self._walks.clear()
         self._literal_flags.clear()
+        self._import_options = None
         self._calls = None
         for reset in self.unit_resets:
             reset()
@@ -1071,3 +1087,32 @@ def test_function(node: Node) -> Node | None:
         current, depth = current.parent, depth + 1
     name = outermost.child_by_field_name("name") if outermost is not None else None
     return outermost if name is not None and parsing.text(name).startswith("test_") else None
+
+
+OPTION_WORDS = frozenset({"environ", "getenv", "args", "opt", "opts", "config", "cfg", "hparams"})
+IMPORT_STATEMENTS = frozenset({"import_statement", "import_from_statement"})
+
+
+def _import_option_tests(root: Node, limit: int = 200_000) -> frozenset[str]:
+    """The conditions (whitespace normalised) of if/elif arms that read an option and hold an import statement."""
+    found, stack, seen = set(), [root], 0
+    while stack and seen < limit:
+        seen += 1
+        node = stack.pop()
+        if node.type in {"if_statement", "elif_clause"}:
+            condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
+            if (condition is not None and body is not None and any(c.type in IMPORT_STATEMENTS for c in body.named_children)
+                    and _reads_option(condition)):
+                found.add(" ".join(parsing.text(condition).split()))
+        stack.extend(node.named_children)
+    return frozenset(found)
+
+
+def _reads_option(condition: Node) -> bool:
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier" and parsing.text(node) in OPTION_WORDS:
+            return True
+        stack.extend(node.named_children)
+    return False
