@@ -225,7 +225,7 @@ class GuardReader:
     def _step(self, child: Node, parent: Node, feature: bool, is_import: bool) -> Guard | None:
         kind = parent.type
         if kind == "if_statement":
-            return self._if_chain(child, parent, feature)
+            return self._if_chain(child, parent, feature, is_import)
         if kind == "conditional_expression":
             return self._conditional(child, parent, feature)
         if kind == "try_statement" and child.type == "block":
@@ -249,7 +249,7 @@ class GuardReader:
         return None
 
     # if / elif / else ------------------------------------------------------------------------------------------
-    def _if_chain(self, child: Node, statement: Node, feature: bool) -> Guard | None:
+    def _if_chain(self, child: Node, statement: Node, feature: bool, is_import: bool = False) -> Guard | None:
         arms = [(statement.child_by_field_name("condition"), statement.child_by_field_name("consequence"))]
         others = []
         for clause in statement.children:
@@ -278,7 +278,12 @@ class GuardReader:
             if body is None or condition_node is None or not _same(child, body):
                 continue
             fallback = self._fallback(statement, arms, others, body)
-            return self._positive(condition, statement, feature, fallback, condition_node)
+            positive = self._positive(condition, statement, feature, fallback, condition_node)
+            if (positive is None and feature and not is_import and not condition.cuda and not condition.negated
+                    and not self._defaults_on(condition_node) and self._option_of_import(condition_node)):
+                return Guard("optional", condition_node,
+                             "the same option test guards an import, so the code under it is an optional feature")
+            return positive
         if len(conditions) == 1 and conditions[0].negated and others and _same(child, others[0]):
             # `if not get_accelerator().is_triton_supported(): return fallback(...) else: from .kernels import k`:
             # the else branch of a negated check is the branch the check guards (the if-branch is its fallback)
@@ -401,14 +406,12 @@ class GuardReader:
             return Guard("cuda-only-guarded", statement)
         if (condition.gate or (condition.flag and feature and not self._defaults_on(condition_node))) and not condition.cuda:
             return Guard("optional", statement)
-        if (feature and not condition.cuda and condition_node is not None and not self._defaults_on(condition_node)
-                and self._option_of_import(condition_node)):
-            return Guard("optional", condition_node, "the same option test guards an import, so the code under it is an optional feature")
         return None
 
     def _option_of_import(self, condition_node: Node) -> bool:
         """`condition_node` reads an option (an environment variable, args/config) and the same test, word for word,
-        guards an import elsewhere in the unit (`elif 'mamba' in os.environ["RWKV_MY_TESTING"]: from mamba_ssm import
+        guards an import elsewhere in the unit (the import itself keeps its own reading: an if/else choosing between
+        two imports must not make one of them optional) (`elif 'mamba' in os.environ["RWKV_MY_TESTING"]: from mamba_ssm import
         Mamba` and, in a class, the same elif building `Mamba(...)`): the call has the reach of the import it needs."""
         if self._import_options is None:
             root = condition_node
