@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, cuda_arm, dispatch_chain
+from ascend_feasibility.analyzer.context.literal_flags import literal_flag
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import CALLS_QUERY
 from ascend_feasibility.knowledge.models import BackendConventions, GuardConventions
@@ -88,6 +89,8 @@ class GuardReader:
         # the unit's CALLS_QUERY captures, when its combined query has them (set per unit by the core)
         self.unit_calls: Callable[[], dict[str, list[Node]]] | None = None
         self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
+        self._literal_flags: dict[int, tuple[bool, Node] | None] = {}  # a module-level condition's literal flag
+        self._import_options: frozenset[str] | None = None  # the option tests guarding an import in the unit
         self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
         # does an opt-in flag's condition default on (`use_flash_attn=True`)? then it is no opt-in (switches.py)
         self.on_by_default: Callable[[Node], bool] | None = None
@@ -222,7 +225,7 @@ class GuardReader:
     def _step(self, child: Node, parent: Node, feature: bool, is_import: bool) -> Guard | None:
         kind = parent.type
         if kind == "if_statement":
-            return self._if_chain(child, parent, feature)
+            return self._if_chain(child, parent, feature, is_import)
         if kind == "conditional_expression":
             return self._conditional(child, parent, feature)
         if kind == "try_statement" and child.type == "block":
@@ -246,7 +249,7 @@ class GuardReader:
         return None
 
     # if / elif / else ------------------------------------------------------------------------------------------
-    def _if_chain(self, child: Node, statement: Node, feature: bool) -> Guard | None:
+    def _if_chain(self, child: Node, statement: Node, feature: bool, is_import: bool = False) -> Guard | None:
         arms = [(statement.child_by_field_name("condition"), statement.child_by_field_name("consequence"))]
         others = []
         for clause in statement.children:
@@ -258,6 +261,9 @@ class GuardReader:
             dead = self._dead_arm(child, statement, arms, others)
             if dead is not None:
                 return dead
+        edited = self._literal_flag_arm(child, statement, arms)
+        if edited is not None:
+            return edited
         conditions = [self.condition(c) for c, _ in arms if c is not None]
         if any(c.npu for c in conditions):
             return Guard("npu-path", statement)
@@ -272,7 +278,12 @@ class GuardReader:
             if body is None or condition_node is None or not _same(child, body):
                 continue
             fallback = self._fallback(statement, arms, others, body)
-            return self._positive(condition, statement, feature, fallback, condition_node)
+            positive = self._positive(condition, statement, feature, fallback, condition_node)
+            if (positive is None and feature and not is_import and not condition.cuda and not condition.negated
+                    and not self._defaults_on(condition_node) and self._option_of_import(condition_node)):
+                return Guard("optional", condition_node,
+                             "the same option test guards an import, so the code under it is an optional feature")
+            return positive
         if len(conditions) == 1 and conditions[0].negated and others and _same(child, others[0]):
             # `if not get_accelerator().is_triton_supported(): return fallback(...) else: from .kernels import k`:
             # the else branch of a negated check is the branch the check guards (the if-branch is its fallback)
@@ -334,6 +345,28 @@ class GuardReader:
                 return None  # an unknown earlier arm: later arms may run
         return None
 
+    def _literal_flag_arm(self, child: Node, statement: Node, arms) -> Guard | None:
+        """The arm holding `child` is not the one a flag assigned a literal once takes (`HF_MODE = False` before
+        `if not HF_MODE: ... else: <here>`): it runs only when the file is edited (literal_flags.py)."""
+        for condition_node, body in arms:
+            if condition_node is None or _same(child, condition_node):
+                return None
+            here = _same(child, body)
+            if condition_node.id not in self._literal_flags:
+                self._literal_flags[condition_node.id] = literal_flag(condition_node, statement)
+            read = self._literal_flags[condition_node.id]
+            if read is None:
+                return None  # an unknown arm: later arms may run
+            value, assignment = read
+            if value is (not here):
+                which = "the arms after it" if value else "this arm"
+                return Guard("optional", condition_node, f"{parsing.text(assignment)} (line "
+                             f"{assignment.start_point.row + 1}) is assigned once and never changed, so {which} runs "
+                             "only when the file is edited")
+            if here:
+                return None
+        return None
+
     def _fallback(self, statement: Node, arms, others: list[Node], taken: Node) -> bool:
         """Is there another branch, and is it more than a `raise`?"""
         branches = [body for _, body in arms if not _same(body, taken)] + others
@@ -374,6 +407,18 @@ class GuardReader:
         if (condition.gate or (condition.flag and feature and not self._defaults_on(condition_node))) and not condition.cuda:
             return Guard("optional", statement)
         return None
+
+    def _option_of_import(self, condition_node: Node) -> bool:
+        """`condition_node` reads an option (an environment variable, args/config) and the same test, word for word,
+        guards an import elsewhere in the unit (the import itself keeps its own reading: an if/else choosing between
+        two imports must not make one of them optional) (`elif 'mamba' in os.environ["RWKV_MY_TESTING"]: from mamba_ssm import
+        Mamba` and, in a class, the same elif building `Mamba(...)`): the call has the reach of the import it needs."""
+        if self._import_options is None:
+            root = condition_node
+            while root.parent is not None:
+                root = root.parent
+            self._import_options = _import_option_tests(root)
+        return " ".join(parsing.text(condition_node).split()) in self._import_options
 
     def _defaults_on(self, condition_node: Node | None) -> bool:
         return condition_node is not None and self.on_by_default is not None and self.on_by_default(condition_node)
@@ -511,6 +556,8 @@ class GuardReader:
         self._derived: dict[str, str] | None = None  # names assigned `... and <availability flag>` → the flag
         self._conditions.clear()
         self._walks.clear()
+        self._literal_flags.clear()
+        self._import_options = None
         self._calls = None
         for reset in self.unit_resets:
             reset()
@@ -1043,3 +1090,32 @@ def test_function(node: Node) -> Node | None:
         current, depth = current.parent, depth + 1
     name = outermost.child_by_field_name("name") if outermost is not None else None
     return outermost if name is not None and parsing.text(name).startswith("test_") else None
+
+
+OPTION_WORDS = frozenset({"environ", "getenv", "args", "opt", "opts", "config", "cfg", "hparams"})
+IMPORT_STATEMENTS = frozenset({"import_statement", "import_from_statement"})
+
+
+def _import_option_tests(root: Node, limit: int = 200_000) -> frozenset[str]:
+    """The conditions (whitespace normalised) of if/elif arms that read an option and hold an import statement."""
+    found, stack, seen = set(), [root], 0
+    while stack and seen < limit:
+        seen += 1
+        node = stack.pop()
+        if node.type in {"if_statement", "elif_clause"}:
+            condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
+            if (condition is not None and body is not None and any(c.type in IMPORT_STATEMENTS for c in body.named_children)
+                    and _reads_option(condition)):
+                found.add(" ".join(parsing.text(condition).split()))
+        stack.extend(node.named_children)
+    return frozenset(found)
+
+
+def _reads_option(condition: Node) -> bool:
+    stack = [condition]
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier" and parsing.text(node) in OPTION_WORDS:
+            return True
+        stack.extend(node.named_children)
+    return False

@@ -7,7 +7,8 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals, selectors
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
-from ascend_feasibility.domains.device.scripted_use import only_called
+from ascend_feasibility.domains.device.mapping_keys import is_key_test
+from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
 from ascend_feasibility.domains.device.test_arms import facets
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
 from ascend_feasibility.domains.rule_index import RuleIndex
@@ -116,6 +117,9 @@ class _FileScan(PythonScan):
             return
         if name == "torch.jit.script" and call is not None and only_called(call):
             self.hit("torch-jit-script-only-called", f"{name}(...)", call)
+            return
+        if name == "torch.jit.script_method" and not file_keeps_script(self.unit.tree(), self.unit.cache):
+            self.hit("torch-jit-script-method-unsaved", name, reference.node)
             return
         self.name_rule(reference)
 
@@ -230,6 +234,8 @@ class _FileScan(PythonScan):
         if any(literals.cuda_literal_in(o) is not None for o in operands) and not any(_mentions_npu(o) for o in operands):
             if selectors.is_selector_test(comparison):
                 return  # `impl in ['ref', 'cuda']`: a choice of implementation, not a device test
+            if is_key_test(comparison):
+                return  # `'cuda' in rng_state_dict`: a key of a mapping the code fills, not a device test
             self._device_test(" ".join(parsing.text(comparison).split()), comparison)
 
     def _device_test(self, symbol: str, test: Node) -> None:

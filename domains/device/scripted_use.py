@@ -5,6 +5,11 @@ that is only called behaves the same eagerly: nothing to port. Saving (`.save`, 
 (`.graph`, `.code`), returning or handing the object on are uses a pass-through changes, as is any use this file
 cannot see: the object must be bound to a plain name or a `self` attribute, and each of its other occurrences must be
 the callee of a call or another assignment to it.
+
+A legacy ScriptModule's `torch.jit.script_method` (or an alias of it, `MyFunction = torch.jit.script_method`) becomes
+the identity under transfer_to_npu (`_jit_script_method` returns its function), so its methods run as plain Python.
+That changes nothing unless the module is saved, traced, exported or inspected; `file_keeps_script` says whether the
+file does any of that to anything (a conservative, file-wide test: any `.save(`, `.code` or `.graph` counts).
 """
 
 from __future__ import annotations
@@ -13,6 +18,37 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 MAX_NODES = 50_000  # the walk over the scope holding the binding
+# attribute names and from-imported callees that save, trace, export or inspect a ScriptModule (torch.jit.save,
+# m.save, torch.jit.trace/trace_module, torch.onnx.export, torch.export.export, torch.jit.freeze, m.code, m.graph)
+KEEPING_ATTRIBUTES = frozenset({"save", "save_to_buffer", "trace", "trace_module", "export", "freeze", "code", "graph",
+                                "inlined_graph", "code_with_constants"})
+KEEPING_CALLEES = frozenset({"save", "trace", "trace_module", "export", "freeze"})
+
+
+def file_keeps_script(root: Node, cache: dict) -> bool:
+    """Whether the file saves, traces, exports or inspects anything a ScriptModule could be (True when too big)."""
+    if "keeps_script" not in cache:
+        cache["keeps_script"] = _keeps_script(root)
+    return cache["keeps_script"]
+
+
+def _keeps_script(root: Node) -> bool:
+    stack, seen = [root], 0
+    while stack:
+        seen += 1
+        if seen > MAX_NODES * 4:
+            return True
+        node = stack.pop()
+        if node.type == "attribute":
+            attribute = node.child_by_field_name("attribute")
+            if attribute is not None and parsing.text(attribute) in KEEPING_ATTRIBUTES:
+                return True
+        elif node.type == "call":
+            callee = node.child_by_field_name("function")
+            if callee is not None and callee.type == "identifier" and parsing.text(callee) in KEEPING_CALLEES:
+                return True
+        stack.extend(node.named_children)
+    return False
 
 
 def only_called(call: Node) -> bool:

@@ -108,12 +108,16 @@ class _PrecisionScan(PythonScan):
 
     def _tf32_switch(self, reference: Reference) -> None:
         """Only a setting needs its NPU twin (reading the CUDA flag changes nothing), and the twin takes the same
-        value: `allow_tf32 = False` means keep HF32 off, never turn it on."""
+        value: `allow_tf32 = False` means keep HF32 off, never turn it on. cuDNN's `allow_tf32 = True` restates the NPU's
+        own conv default (HF32 on), so it gets the info rule that says so."""
         assignment = reference.node.parent
         if assignment is None or assignment.type != "assignment":
             return
         left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
         if left is None or right is None or left.id != reference.node.id:
+            return
+        if reference.name == "torch.backends.cudnn.allow_tf32" and right.type == "true":
+            self.hit("cudnn-allow-tf32-npu-default", parsing.text(assignment), reference.node)
             return
         match = self.index.match_name(reference.name)
         if match is not None:

@@ -1,0 +1,40 @@
+"""A feature call under an option test that also guards an import has the import's reach (guards.py
+_option_of_import); the import itself keeps its own reading, so an if/else choosing between two local modules does not
+make one of them optional."""
+
+import tempfile
+from pathlib import Path
+
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from tests.helpers import write_tree
+
+TRAIN = """import argparse
+import torch
+parser = argparse.ArgumentParser()
+parser.add_argument("--data_type", default="img")
+args = parser.parse_args()
+if args.data_type == "img":
+    from src.model_img import IMG
+    model = IMG()
+else:
+    from src.model import Plain
+    model = Plain()
+"""
+MODEL = """import torch
+class {name}(torch.nn.Module):
+    def forward(self, x):
+        return x.cuda()
+"""
+
+
+def _reaches(files: dict[str, str], path: str) -> set[str]:
+    with tempfile.TemporaryDirectory() as folder:
+        root = write_tree(Path(folder), files)
+        result = analyze(root, AnalyzeOptions(jobs=1))
+    return {f.reach for f in result.findings if f.path == path}
+
+
+def test_an_option_choosing_between_two_local_imports_leaves_both_running():
+    reaches = _reaches({"train.py": TRAIN, "src/__init__.py": "", "src/model_img.py": MODEL.format(name="IMG"),
+                        "src/model.py": MODEL.format(name="Plain")}, "src/model_img.py")
+    assert reaches == {"runs"}
