@@ -6,6 +6,7 @@ import tempfile
 from pathlib import Path
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
 from tests.helpers import write_tree
 
 TRAIN = """import argparse
