@@ -31,7 +31,11 @@ def body_shape(function: Node, own_loops: frozenset[str] = frozenset()) -> Shape
     params = declarator.child_by_field_name("parameters") if declarator is not None else None
     parameters = {_declared_name(p) for p in params.named_children} if params is not None else set()
     declared = _declarations(body)
-    memory = parameters | {name for name, (pointer, _) in declared.items() if pointer}
+    # the kernel's outputs: its parameters and the pointers it derives from them (`y = _y + offset`), not shared memory
+    memory = parameters | {_declared_name(node) for node in _walk(body) if node.type == "init_declarator"
+                           and declared.get(_declared_name(node), (False, False))[0]
+                           and node.child_by_field_name("value") is not None
+                           and _value_names(node.child_by_field_name("value")) & parameters}
     loops = [node for node in _walk(body) if node.type in LOOPS]
     for loop in loops:
         if _recurrent(loop, declared, memory):
@@ -49,7 +53,14 @@ def loops_in(function: Node) -> bool:
 def _recurrent(loop: Node, declared: dict[str, tuple[bool, bool]], memory: set[str]) -> bool:
     """Does an iteration of `loop` read a data value the previous one wrote, and write an output that depends on it?"""
     inner = _declarations(loop)
-    events = list(_events(loop.child_by_field_name("body") or loop))
+    # an element addressed by what this iteration itself declares (its counter, `idx = t * C + i`) is this iteration's
+    # own: reading or writing it carries nothing over (a nested loop's counter sweeps the whole array, so it does)
+    own = set(_declarations(loop, nested=False))
+    # `float& s = state[j]`: a write to s is a write to state
+    aliases = {_declared_name(node): _base_name(node.child_by_field_name("value")) for node in _walk(loop)
+               if node.type == "init_declarator" and node.child_by_field_name("value") is not None
+               and _declarator_kind(node.child_by_field_name("declarator")) == "reference_declarator"}
+    events = [(kind, aliases.get(name) or name) for kind, name in _events(loop.child_by_field_name("body") or loop, own)]
     data = {name for name, (pointer, integral) in declared.items() if name not in inner and not pointer and not integral}
     first: dict[str, bool] = {}  # name → its first evaluated occurrence in an iteration reads it
     written = set()
@@ -67,7 +78,8 @@ def _recurrent(loop: Node, declared: dict[str, tuple[bool, bool]], memory: set[s
         changed = False
         for node in assignments:
             target, value = _target_and_value(node)
-            if target and target not in tainted and value is not None and _value_names(value) & tainted:
+            target = aliases.get(target) or target
+            if target and target not in tainted and value is not None and _named(value, aliases) & tainted:
                 tainted.add(target)
                 changed = True
     for node in assignments:
@@ -77,22 +89,27 @@ def _recurrent(loop: Node, declared: dict[str, tuple[bool, bool]], memory: set[s
         if left is None or value is None or left.type not in {"subscript_expression", "pointer_expression"}:
             continue
         base = _base_name(left)
-        if base in memory and base not in carried and _value_names(value) & tainted:
+        if base in memory and base not in carried and _named(value, aliases) & tainted:
             return True
     return False
 
 
-def _events(node: Node):
+def _events(node: Node, own: set[str]):
     """("read" | "write" | "update", name) for each variable occurrence under `node`, in evaluation order: the right of
-    a plain assignment before its left, which a plain `=` to a whole variable writes (an element write reads the rest)."""
+    a plain assignment before its left, which a plain `=` to a whole variable writes (an element write reads the rest);
+    an element addressed by one of `own` (this iteration's index) is left out."""
+    if node.type == "subscript_expression" and _index_names(node) & own:
+        return
     if node.type == "assignment_expression":
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         operator = node.child_by_field_name("operator")
         if right is not None:
-            yield from _events(right)
+            yield from _events(right, own)
         if left is not None:
             if left.type == "identifier" and operator is not None and operator.text == b"=":
                 yield ("write", _text(left))
+            elif _element(left) is not None and _index_names(_element(left)) & own:
+                pass
             else:
                 base = _base_name(left)
                 if base:
@@ -100,7 +117,7 @@ def _events(node: Node):
                     yield ("update", base)
                 for child in left.children:
                     if child.type == "subscript_argument_list":
-                        yield from _events(child)
+                        yield from _events(child, own)
         return
     if node.type == "update_expression":
         base = _base_name(node.child_by_field_name("argument"))
@@ -111,7 +128,7 @@ def _events(node: Node):
     if node.type == "init_declarator":
         value = node.child_by_field_name("value")
         if value is not None:
-            yield from _events(value)
+            yield from _events(value, own)
         return
     if node.type == "identifier":
         yield ("read", _text(node))
@@ -119,15 +136,15 @@ def _events(node: Node):
     if node.type == "call_expression":
         arguments = node.child_by_field_name("arguments")
         if arguments is not None:
-            yield from _events(arguments)
+            yield from _events(arguments, own)
         return
     if node.type == "field_expression":
         argument = node.child_by_field_name("argument")
         if argument is not None:
-            yield from _events(argument)
+            yield from _events(argument, own)
         return
     for child in node.children:
-        yield from _events(child)
+        yield from _events(child, own)
 
 
 def _value_names(node: Node) -> set[str]:
@@ -156,24 +173,35 @@ def _value_names(node: Node) -> set[str]:
     return names
 
 
+def _named(value: Node, aliases: dict[str, str]) -> set[str]:
+    return {aliases.get(name) or name for name in _value_names(value)}
+
+
 def _target_and_value(node: Node) -> tuple[str | None, Node | None]:
     if node.type == "init_declarator":
         return _declared_name(node), node.child_by_field_name("value")
     return _base_name(node.child_by_field_name("left")), node.child_by_field_name("right")
 
 
-def _declarations(node: Node) -> dict[str, tuple[bool, bool]]:
-    """The variables declared under `node`: name → (declared as a pointer, of an index-like type: int, int64_t, auto)."""
+def _declarations(node: Node, nested: bool = True) -> dict[str, tuple[bool, bool]]:
+    """The variables declared under `node`: name → (declared as a pointer, not data a thread carries: of an index-like
+    type (int, int64_t, auto) or in shared memory, a buffer threads exchange through and reset as they go); with
+    nested=False, not those of the loops inside `node`."""
     found = {}
-    for current in _walk(node):
+    for current in _walk(node, None if nested else LOOPS):
         if current.type == "declaration":
             type_node = current.child_by_field_name("type")
             words = set(_text(type_node).replace("::", " ").split()) if type_node is not None else set()
+            shared = any(child.type == "type_qualifier" and child.text == b"__shared__" for child in current.children)
             for declarator in current.children_by_field_name("declarator"):
                 name = _declared_name(declarator)
                 if name:
-                    found[name] = (_is_pointer(declarator), bool(words & INTEGRAL_WORDS))
+                    found[name] = (_is_pointer(declarator), shared or bool(words & INTEGRAL_WORDS))
     return found
+
+
+def _declarator_kind(declarator: Node | None) -> str:
+    return declarator.type if declarator is not None else ""
 
 
 def _is_pointer(declarator: Node) -> bool:
@@ -201,6 +229,8 @@ def _base_name(node: Node | None) -> str:
             node = node.child_by_field_name("argument")
         elif node.type == "parenthesized_expression" and node.named_children:
             node = node.named_children[0]
+        elif node.type == "cast_expression":
+            node = node.child_by_field_name("value")
         else:
             return ""
     return _text(node) if node is not None else ""
@@ -216,12 +246,32 @@ def _calls(node: Node) -> set[str]:
     return names
 
 
-def _walk(node: Node):
+def _walk(node: Node, stop: frozenset[str] | None = None):
+    """The nodes under `node`, in source order; not below a node of a type in `stop` (other than `node` itself)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed(current.children))
+        if stop is None or current is node or current.type not in stop:
+            stack.extend(reversed(current.children))
+
+
+def _element(lvalue: Node) -> Node | None:
+    """The array element an lvalue writes (`a[i].x` → `a[i]`), or None."""
+    while lvalue is not None and lvalue.type in {"field_expression", "parenthesized_expression"}:
+        lvalue = lvalue.child_by_field_name("argument") if lvalue.type == "field_expression" else lvalue.named_children[0]
+    return lvalue if lvalue is not None and lvalue.type == "subscript_expression" else None
+
+
+def _index_names(subscript: Node) -> set[str]:
+    """The variables the indices of `a[i][j]` name, at every level."""
+    names = set()
+    while subscript is not None and subscript.type == "subscript_expression":
+        for child in subscript.children:
+            if child.type == "subscript_argument_list":
+                names |= {_text(n) for n in _walk(child) if n.type == "identifier"}
+        subscript = subscript.child_by_field_name("argument")
+    return names
 
 
 def _text(node: Node) -> str:

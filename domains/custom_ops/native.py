@@ -37,6 +37,7 @@ RUNTIME_FAMILIES = {
     "cudaFuncSetAttribute": "launch", "cudaDeviceSynchronize": "sync", "cudaGetDevice": "device", "cudaSetDevice": "device",
     "cuLaunch": "driver", "cuModule": "driver", "cuMem": "driver",
 }
+COOPERATING = {"atomics", "warp intrinsics", "inline PTX", "tensor-core MMA"}
 BINDING_MACROS = {"PYBIND11_MODULE", "TORCH_LIBRARY", "TORCH_LIBRARY_FRAGMENT", "TORCH_LIBRARY_IMPL"}
 
 
@@ -114,6 +115,8 @@ def analyze_native(unit: Unit) -> NativeFile:
         for function, kernel in defined:
             if kernel is not None:
                 kernel.shape = body_shape(function, own_loops)
+                if kernel.shape == "elementwise" and COOPERATING & set(kernel.features):
+                    kernel.shape = None  # threads that add into one counter or trade values are no elementwise math
     for node in found.get("launched", []):
         host = _enclosing_function_name(node)
         if host:
