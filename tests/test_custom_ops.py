@@ -300,3 +300,11 @@ def test_a_loss_kernels_advice_keeps_the_terms_the_plain_operator_would_drop():
         text = kb.kernel_class(name).replacement.en
         assert "autograd.Function" in text and "project's own PyTorch form" in text
     assert "(kl_div, ...)" not in kb.kernel_class("loss").replacement.en
+
+
+def test_a_kernel_body_too_deep_for_recursion_is_read_without_crashing():
+    """A generated kernel with a 900-term expression in its loop (a tree about as deep as parsing admits): the body
+    reader walks it without recursion."""
+    terms = " + ".join(f"x[{i}]" for i in range(900))
+    code = f"__global__ void gen_kernel(int T, const float* x, float* y) {{\n  float s = 0;\n  for (int t = 0; t < T; t++) {{ s = s + {terms}; y[t] = s; }}\n}}\n"
+    assert _kernel_findings(code) == [("OPS002", "gen_kernel (recurrence)")]

@@ -12,6 +12,8 @@ from tree_sitter import Node
 
 Shape = Literal["recurrence", "elementwise"]
 
+MAX_BODY_BYTES = 200_000  # a generated kernel past this is read by its name alone
+MAX_LOOPS = 200
 LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
 # The words of a type that make a variable an index, a count or a flag rather than carried data: a loop that only
 # advances an index or a pointer is no recurrence.
@@ -25,7 +27,7 @@ def body_shape(function: Node, own_loops: frozenset[str] = frozenset()) -> Shape
     """The shape of a kernel definition's body, or None where it shows neither. `own_loops`: the file's own functions
     whose bodies loop (a call to one is a loop the kernel runs)."""
     body = function.child_by_field_name("body")
-    if body is None:
+    if body is None or body.end_byte - body.start_byte > MAX_BODY_BYTES:
         return None
     declarator = function.child_by_field_name("declarator")
     params = declarator.child_by_field_name("parameters") if declarator is not None else None
@@ -37,7 +39,7 @@ def body_shape(function: Node, own_loops: frozenset[str] = frozenset()) -> Shape
                            and node.child_by_field_name("value") is not None
                            and _value_names(node.child_by_field_name("value")) & parameters}
     loops = [node for node in _walk(body) if node.type in LOOPS]
-    for loop in loops:
+    for loop in loops[:MAX_LOOPS]:
         if _recurrent(loop, declared, memory):
             return "recurrence"
     if loops or b"__shared__" in body.text or _calls(body) & own_loops:
@@ -72,14 +74,17 @@ def _recurrent(loop: Node, declared: dict[str, tuple[bool, bool]], memory: set[s
     if not carried:
         return False
     assignments = [node for node in _walk(loop) if node.type in {"assignment_expression", "init_declarator"}]
+    flows = []  # (the variable an assignment writes, the variables its value is computed from)
+    for node in assignments:
+        target, value = _target_and_value(node)
+        if target and value is not None:
+            flows.append((aliases.get(target) or target, _named(value, aliases)))
     tainted = set(carried)
     changed = True
-    while changed:
+    while changed:  # each pass adds a variable or ends
         changed = False
-        for node in assignments:
-            target, value = _target_and_value(node)
-            target = aliases.get(target) or target
-            if target and target not in tainted and value is not None and _named(value, aliases) & tainted:
+        for target, names in flows:
+            if target not in tainted and names & tainted:
                 tainted.add(target)
                 changed = True
     for node in assignments:
@@ -94,57 +99,49 @@ def _recurrent(loop: Node, declared: dict[str, tuple[bool, bool]], memory: set[s
     return False
 
 
-def _events(node: Node, own: set[str]):
+def _events(node: Node, own: set[str]) -> list[tuple[str, str]]:
     """("read" | "write" | "update", name) for each variable occurrence under `node`, in evaluation order: the right of
     a plain assignment before its left, which a plain `=` to a whole variable writes (an element write reads the rest);
-    an element addressed by one of `own` (this iteration's index) is left out."""
-    if node.type == "subscript_expression" and _index_names(node) & own:
-        return
-    if node.type == "assignment_expression":
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        operator = node.child_by_field_name("operator")
-        if right is not None:
-            yield from _events(right, own)
-        if left is not None:
-            if left.type == "identifier" and operator is not None and operator.text == b"=":
-                yield ("write", _text(left))
-            elif _element(left) is not None and _index_names(_element(left)) & own:
-                pass
-            else:
-                base = _base_name(left)
-                if base:
-                    yield ("read", base)
-                    yield ("update", base)
-                for child in left.children:
-                    if child.type == "subscript_argument_list":
-                        yield from _events(child, own)
-        return
-    if node.type == "update_expression":
-        base = _base_name(node.child_by_field_name("argument"))
-        if base:
-            yield ("read", base)
-            yield ("update", base)
-        return
-    if node.type == "init_declarator":
-        value = node.child_by_field_name("value")
-        if value is not None:
-            yield from _events(value, own)
-        return
-    if node.type == "identifier":
-        yield ("read", _text(node))
-        return
-    if node.type == "call_expression":
-        arguments = node.child_by_field_name("arguments")
-        if arguments is not None:
-            yield from _events(arguments, own)
-        return
-    if node.type == "field_expression":
-        argument = node.child_by_field_name("argument")
-        if argument is not None:
-            yield from _events(argument, own)
-        return
-    for child in node.children:
-        yield from _events(child, own)
+    an element addressed by one of `own` (this iteration's index) is left out. Iterative: a long expression is deep."""
+    events: list[tuple[str, str]] = []
+    stack: list[Node | tuple[str, str]] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple):
+            events.append(item)
+            continue
+        then: list[Node | tuple[str, str]] = []  # what this node evaluates, in order
+        if item.type == "subscript_expression" and _index_names(item) & own:
+            continue
+        if item.type == "assignment_expression":
+            left, right = item.child_by_field_name("left"), item.child_by_field_name("right")
+            operator = item.child_by_field_name("operator")
+            if right is not None:
+                then.append(right)
+            if left is not None:
+                element = _element(left)
+                if left.type == "identifier" and operator is not None and operator.text == b"=":
+                    then.append(("write", _text(left)))
+                elif element is None or not _index_names(element) & own:
+                    base = _base_name(left)
+                    if base:
+                        then += [("read", base), ("update", base)]
+                    then += [child for child in left.children if child.type == "subscript_argument_list"]
+        elif item.type == "update_expression":
+            base = _base_name(item.child_by_field_name("argument"))
+            if base:
+                then += [("read", base), ("update", base)]
+        elif item.type == "identifier":
+            then.append(("read", _text(item)))
+        elif item.type in {"init_declarator", "call_expression", "field_expression"}:
+            child = item.child_by_field_name({"init_declarator": "value", "call_expression": "arguments",
+                                              "field_expression": "argument"}[item.type])
+            if child is not None:
+                then.append(child)
+        else:
+            then = list(item.children)
+        stack.extend(reversed(then))
+    return events
 
 
 def _value_names(node: Node) -> set[str]:
