@@ -185,3 +185,126 @@ def test_a_gemm_is_quantised_where_its_names_or_parameters_say_so():
     triton = ("import triton\nimport triton.language as tl\n@triton.jit\ndef gemm_kernel(a_ptr, b_ptr, scales_ptr, zeros_ptr, c_ptr, BLOCK: tl.constexpr):\n"
               "    offs = tl.arange(0, BLOCK)\n    tl.store(c_ptr + offs, tl.dot(tl.load(a_ptr + offs), tl.load(b_ptr + offs)))\n")
     assert [f.symbol for f in scan(triton).findings if f.rule == "OPS030"] == ["gemm_kernel (quant_matmul)"]
+
+
+WKV_LIKE = """
+__global__ void clampw_forward_kernel(int T, int C, const float* __restrict__ w, const float* __restrict__ k,
+                                      const float* __restrict__ _v, float* __restrict__ _y) {
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    const float* __restrict__ const v = _v + c;
+    float* __restrict__ const y = _y + c;
+    float state = 0.0f;
+    for (int t = 0; t < T; t++) {
+        const int ii = t * C;
+        state = state * w[c] + k[ii + c] * v[ii];
+        y[ii] = state;
+    }
+}
+"""
+
+CLAMP_GRID_STRIDE = """
+__global__ void clamp_kernel(const float* x, float* y, float lo, float hi, int n) {
+    float last = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        float v = fminf(fmaxf(x[i], lo), hi);
+        y[i] = v;
+        last = v;
+    }
+}
+"""
+
+ROW_SUM = """
+__global__ void clamp_rows_kernel(const float* x, float* y, int n) {
+    float acc = 0.0f;
+    float parts[4];
+    for (int j = 0; j < n; j++) {
+        acc += x[blockIdx.x * n + j];
+    }
+    for (int l = 0; l < 4; l++) {
+        parts[l] = x[l];
+        parts[l] += acc;
+        y[l] = parts[l];
+    }
+    y[blockIdx.x] = acc;
+}
+"""
+
+
+def _kernel_findings(code: str) -> list[tuple[str, str]]:
+    return [(f.rule, f.symbol) for f in scan(code, "cuda").findings if f.rule in {"OPS001", "OPS002"}]
+
+
+def test_a_cuda_kernel_whose_loop_carries_state_into_each_output_is_a_recurrence_whatever_its_name():
+    """Round 13 A2 row 78: RWKV-7's WKV kernels live in rwkv7_clampw*.cu; the file's "clamp" made the state recurrence
+    over T "elementwise", a composition of native operators at high. The body carries `state` from one step to the next
+    and writes y each step: a recurrence, no equivalent (Ascend C or a chunked form)."""
+    assert _kernel_findings(WKV_LIKE) == [("OPS002", "clampw_forward_kernel (recurrence)")]
+    # RWKV-7's wkv7s: the state is updated through a reference to its element (`float& s = state[j]`)
+    by_reference = WKV_LIKE.replace("float state = 0.0f;", "float state[4] = {0};").replace(
+        "state = state * w[c] + k[ii + c] * v[ii];\n        y[ii] = state;",
+        "float out = 0;\n        for (int j = 0; j < 4; j++) { float& s = state[j]; s = s * w[j] + k[ii]; out += s; }\n        y[ii] = out;")
+    assert "float& s" in by_reference
+    assert _kernel_findings(by_reference) == [("OPS002", "clampw_forward_kernel (recurrence)")]
+    from ascend_feasibility.knowledge import load_knowledge
+
+    text = load_knowledge().kernel_class("recurrence").replacement.en
+    assert "Ascend C" in text and "chunked" in text
+
+
+def test_a_grid_stride_loop_or_a_reduction_is_no_recurrence():
+    """Not flagged: a value carried across a grid-stride loop that no output reads (`last`), a sum written after its
+    loop, an array element this iteration addresses itself (`parts[l]`): the name's class stands."""
+    assert _kernel_findings(CLAMP_GRID_STRIDE) == [("OPS001", "clamp_kernel (elementwise)")]
+    assert _kernel_findings(ROW_SUM) == [("OPS001", "clamp_rows_kernel (elementwise)")]
+    # GroundingDINO's col2im: a shared-memory buffer reset, reduced and written out each iteration carries nothing
+    shared = """
+__global__ void clamp_col2im_kernel(const float* g, float* out, int n) {
+    __shared__ float cache[32];
+    for (int p = 0; p < n; ++p) {
+        *(cache + threadIdx.x) = 0;
+        cache[threadIdx.x] += g[p];
+        __syncthreads();
+        out[p] = cache[0];
+    }
+}
+"""
+    assert _kernel_findings(shared) == [("OPS001", "clamp_col2im_kernel (elementwise; shared memory)")]
+
+
+def test_a_loop_free_kernel_the_name_says_nothing_of_is_elementwise():
+    """Round 13 A1 row 19: RWKV-7's a_gate kernel is `sigmoid(a0 + a12)`; its name says nothing, so it was a blocker to
+    write in Ascend C. A body with no loop, no shared memory and no atomics is elementwise math: a PyTorch composition.
+    A body with a loop or an atomic add the name says nothing of stays the catch-all."""
+    gate = """
+__global__ void a_gate_forward_kernel(const float* a0, const float* a12, float* out, long total, long c_size) {
+    long idx = (long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= total) { return; }
+    out[idx] = 1.0f / (1.0f + expf(-(a0[idx % c_size] + a12[idx])));
+}
+"""
+    assert _kernel_findings(gate) == [("OPS001", "a_gate_forward_kernel (elementwise)")]
+    looping = gate.replace("out[idx] =", "for (int j = 0; j < 4; j++) out[idx + j] =")
+    assert _kernel_findings(looping) == [("OPS002", "a_gate_forward_kernel (other)")]
+    counting = gate.replace("out[idx] =", "atomicAdd(out + idx % 7, 1.0f); out[idx] =")  # sam2's init_counting: a histogram
+    assert _kernel_findings(counting) == [("OPS002", "a_gate_forward_kernel (other; atomics)")]
+
+
+def test_a_loss_kernels_advice_keeps_the_terms_the_plain_operator_would_drop():
+    """Round 13 A1 rows 3 and 12: RWKV-7's L2Wrap cross-entropy kernels add a gradient on the largest logit, and one
+    fuses the LM head; "F.cross_entropy" or "the matching loss (kl_div, ...)" silently drops both. The advice says to
+    keep the term: the project's own PyTorch form, else a custom autograd.Function."""
+    from ascend_feasibility.knowledge import load_knowledge
+
+    kb = load_knowledge()
+    for name in ("cross_entropy", "loss"):
+        text = kb.kernel_class(name).replacement.en
+        assert "autograd.Function" in text and "project's own PyTorch form" in text
+    assert "(kl_div, ...)" not in kb.kernel_class("loss").replacement.en
+
+
+def test_a_kernel_body_too_deep_for_recursion_is_read_without_crashing():
+    """A generated kernel with a 900-term expression in its loop (a tree about as deep as parsing admits): the body
+    reader walks it without recursion."""
+    terms = " + ".join(f"x[{i}]" for i in range(900))
+    code = f"__global__ void gen_kernel(int T, const float* x, float* y) {{\n  float s = 0;\n  for (int t = 0; t < T; t++) {{ s = s + {terms}; y[t] = s; }}\n}}\n"
+    assert _kernel_findings(code) == [("OPS002", "gen_kernel (recurrence)")]

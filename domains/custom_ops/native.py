@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from ascend_feasibility.analyzer.context.written_names import NAME_BYTES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
+from ascend_feasibility.domains.custom_ops.kernel_body import Shape, body_shape, loops_in
 from tree_sitter import Node
 
 LAUNCH_PATTERN = "(call_expression function: (_) @launched (kernel_call_syntax))"  # CUDA grammar only
@@ -36,6 +37,7 @@ RUNTIME_FAMILIES = {
     "cudaFuncSetAttribute": "launch", "cudaDeviceSynchronize": "sync", "cudaGetDevice": "device", "cudaSetDevice": "device",
     "cuLaunch": "driver", "cuModule": "driver", "cuMem": "driver",
 }
+COOPERATING = {"atomics", "warp intrinsics", "inline PTX", "tensor-core MMA"}
 BINDING_MACROS = {"PYBIND11_MODULE", "TORCH_LIBRARY", "TORCH_LIBRARY_FRAGMENT", "TORCH_LIBRARY_IMPL"}
 
 
@@ -47,6 +49,7 @@ class NativeKernel:
     features: list[str] = field(default_factory=list)
     parameters: str = ""  # the parameter list as written: its types and names say what the kernel takes (int8_t *A)
     code: str = ""  # a hash of its tokens, comments and spacing aside: the same kernel copied into another file
+    shape: Shape | None = None  # what its body shows it computes (kernel_body.py): a recurrence, elementwise math
 
 
 @dataclass
@@ -104,8 +107,16 @@ def analyze_native(unit: Unit) -> NativeFile:
         parsing.text(name) for name, value in zip(found.get("macro_name", []), found.get("macro_value", []))
         if "__global__" in parsing.text(value)
     }
-    for function in found.get("function", []):
-        _function(function, result, unit.kind, kernel_macros)
+    defined = [(function, _function(function, result, unit.kind, kernel_macros)) for function in found.get("function", [])]
+    if result.kernels:  # what each kernel's body computes; a call to a looping helper is a loop
+        own_loops = frozenset(_plain_name(parsing.text(name)) for function, _ in defined
+                              if (name := _declarator_name(function.child_by_field_name("declarator"))) is not None
+                              and loops_in(function))
+        for function, kernel in defined:
+            if kernel is not None:
+                kernel.shape = body_shape(function, own_loops)
+                if kernel.shape == "elementwise" and COOPERATING & set(kernel.features):
+                    kernel.shape = None  # threads that add into one counter or trade values are no elementwise math
     for node in found.get("launched", []):
         host = _enclosing_function_name(node)
         if host:
@@ -116,21 +127,22 @@ def analyze_native(unit: Unit) -> NativeFile:
     return result
 
 
-def _function(function: Node, result: NativeFile, language: str, kernel_macros: set[str]) -> None:
+def _function(function: Node, result: NativeFile, language: str, kernel_macros: set[str]) -> NativeKernel | None:
+    """The kernel `function` defines (added to `result`), or None; a binding is added to `result` too."""
     declarator = function.child_by_field_name("declarator")
     name_node = _declarator_name(declarator)
     if name_node is None:
-        return
+        return None
     name = parsing.text(name_node)
     if name in BINDING_MACROS:
         result.bindings.append(_binding(name, function, language))
-        return
+        return None
     if name in kernel_macros:
         params = declarator.child_by_field_name("parameters")
         first = params.named_children[0] if params is not None and params.named_children else None
         name = parsing.text(first) if first is not None else name
     elif not any(child.type == "__global__" or parsing.text(child) == "__global__" for child in function.children[:3]):
-        return
+        return None
     params = declarator.child_by_field_name("parameters")
     kernel = NativeKernel(name, function.start_point.row + 1, function.end_point.row + 1,
                           parameters=parsing.text(params) if params is not None else "", code=code_digest(function))
@@ -148,6 +160,7 @@ def _function(function: Node, result: NativeFile, language: str, kernel_macros: 
     if function.parent is not None and function.parent.type == "template_declaration":
         kernel.features.append("templates")
     result.kernels.append(kernel)
+    return kernel
 
 
 def _function_mentions(unit: Unit, found: dict[str, list[Node]]) -> list[tuple[str, int, int, list[str]]]:

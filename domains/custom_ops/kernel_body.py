@@ -1,0 +1,288 @@
+"""What a CUDA kernel's body shows about what it computes, read from its syntax tree: a recurrence (a value carried from
+one iteration of a loop to the next while each iteration writes an output: a scan over the sequence, as the RWKV WKV
+kernels are) or elementwise math (no loop, no shared memory, no warp or atomic operations: each thread computes its
+own outputs from its inputs). The kernel's name says what its authors called it; these say what it does, so they
+override a name that claims less (knowledge.classify_kernel's callers decide where)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from tree_sitter import Node
+
+Shape = Literal["recurrence", "elementwise"]
+
+MAX_BODY_BYTES = 200_000  # a generated kernel past this is read by its name alone
+MAX_LOOPS = 200
+LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
+# The words of a type that make a variable an index, a count or a flag rather than carried data: a loop that only
+# advances an index or a pointer is no recurrence.
+INTEGRAL_WORDS = frozenset({
+    "int", "long", "short", "unsigned", "signed", "char", "bool", "size_t", "ptrdiff_t", "int8_t", "int16_t", "int32_t",
+    "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "index_t", "i32", "i64", "u32", "u64", "dim3", "auto",
+})
+
+
+def body_shape(function: Node, own_loops: frozenset[str] = frozenset()) -> Shape | None:
+    """The shape of a kernel definition's body, or None where it shows neither. `own_loops`: the file's own functions
+    whose bodies loop (a call to one is a loop the kernel runs)."""
+    body = function.child_by_field_name("body")
+    if body is None or body.end_byte - body.start_byte > MAX_BODY_BYTES:
+        return None
+    declarator = function.child_by_field_name("declarator")
+    params = declarator.child_by_field_name("parameters") if declarator is not None else None
+    parameters = {_declared_name(p) for p in params.named_children} if params is not None else set()
+    declared = _declarations(body)
+    # the kernel's outputs: its parameters and the pointers it derives from them (`y = _y + offset`), not shared memory
+    memory = parameters | {_declared_name(node) for node in _walk(body) if node.type == "init_declarator"
+                           and declared.get(_declared_name(node), (False, False))[0]
+                           and node.child_by_field_name("value") is not None
+                           and _value_names(node.child_by_field_name("value")) & parameters}
+    loops = [node for node in _walk(body) if node.type in LOOPS]
+    for loop in loops[:MAX_LOOPS]:
+        if _recurrent(loop, declared, memory):
+            return "recurrence"
+    if loops or b"__shared__" in body.text or _calls(body) & own_loops:
+        return None
+    return "elementwise"
+
+
+def loops_in(function: Node) -> bool:
+    body = function.child_by_field_name("body")
+    return body is not None and any(node.type in LOOPS for node in _walk(body))
+
+
+def _recurrent(loop: Node, declared: dict[str, tuple[bool, bool]], memory: set[str]) -> bool:
+    """Does an iteration of `loop` read a data value the previous one wrote, and write an output that depends on it?"""
+    inner = _declarations(loop)
+    # an element addressed by what this iteration itself declares (its counter, `idx = t * C + i`) is this iteration's
+    # own: reading or writing it carries nothing over (a nested loop's counter sweeps the whole array, so it does)
+    own = set(_declarations(loop, nested=False))
+    # `float& s = state[j]`: a write to s is a write to state
+    aliases = {_declared_name(node): _base_name(node.child_by_field_name("value")) for node in _walk(loop)
+               if node.type == "init_declarator" and node.child_by_field_name("value") is not None
+               and _declarator_kind(node.child_by_field_name("declarator")) == "reference_declarator"}
+    events = [(kind, aliases.get(name) or name) for kind, name in _events(loop.child_by_field_name("body") or loop, own)]
+    data = {name for name, (pointer, integral) in declared.items() if name not in inner and not pointer and not integral}
+    first: dict[str, bool] = {}  # name → its first evaluated occurrence in an iteration reads it
+    written = set()
+    for kind, name in events:
+        first.setdefault(name, kind == "read")
+        if kind in {"write", "update"}:
+            written.add(name)
+    carried = {name for name in data & written if first.get(name)}
+    if not carried:
+        return False
+    assignments = [node for node in _walk(loop) if node.type in {"assignment_expression", "init_declarator"}]
+    flows = []  # (the variable an assignment writes, the variables its value is computed from)
+    for node in assignments:
+        target, value = _target_and_value(node)
+        if target and value is not None:
+            flows.append((aliases.get(target) or target, _named(value, aliases)))
+    tainted = set(carried)
+    changed = True
+    while changed:  # each pass adds a variable or ends
+        changed = False
+        for target, names in flows:
+            if target not in tainted and names & tainted:
+                tainted.add(target)
+                changed = True
+    for node in assignments:
+        if node.type != "assignment_expression":
+            continue
+        left, value = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or value is None or left.type not in {"subscript_expression", "pointer_expression"}:
+            continue
+        base = _base_name(left)
+        if base in memory and base not in carried and _named(value, aliases) & tainted:
+            return True
+    return False
+
+
+def _events(node: Node, own: set[str]) -> list[tuple[str, str]]:
+    """("read" | "write" | "update", name) for each variable occurrence under `node`, in evaluation order: the right of
+    a plain assignment before its left, which a plain `=` to a whole variable writes (an element write reads the rest);
+    an element addressed by one of `own` (this iteration's index) is left out. Iterative: a long expression is deep."""
+    events: list[tuple[str, str]] = []
+    stack: list[Node | tuple[str, str]] = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple):
+            events.append(item)
+            continue
+        then: list[Node | tuple[str, str]] = []  # what this node evaluates, in order
+        if item.type == "subscript_expression" and _index_names(item) & own:
+            continue
+        if item.type == "assignment_expression":
+            left, right = item.child_by_field_name("left"), item.child_by_field_name("right")
+            operator = item.child_by_field_name("operator")
+            if right is not None:
+                then.append(right)
+            if left is not None:
+                element = _element(left)
+                if left.type == "identifier" and operator is not None and operator.text == b"=":
+                    then.append(("write", _text(left)))
+                elif element is None or not _index_names(element) & own:
+                    base = _base_name(left)
+                    if base:
+                        then += [("read", base), ("update", base)]
+                    then += [child for child in left.children if child.type == "subscript_argument_list"]
+        elif item.type == "update_expression":
+            base = _base_name(item.child_by_field_name("argument"))
+            if base:
+                then += [("read", base), ("update", base)]
+        elif item.type == "identifier":
+            then.append(("read", _text(item)))
+        elif item.type in {"init_declarator", "call_expression", "field_expression"}:
+            child = item.child_by_field_name({"init_declarator": "value", "call_expression": "arguments",
+                                              "field_expression": "argument"}[item.type])
+            if child is not None:
+                then.append(child)
+        else:
+            then = list(item.children)
+        stack.extend(reversed(then))
+    return events
+
+
+def _value_names(node: Node) -> set[str]:
+    """The variables whose values an expression computes with: not the indices it addresses memory with, not the
+    functions it calls, not the fields it names."""
+    names = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "identifier":
+            names.add(_text(current))
+        elif current.type == "subscript_expression":
+            argument = current.child_by_field_name("argument")
+            if argument is not None:
+                stack.append(argument)
+        elif current.type == "call_expression":
+            arguments = current.child_by_field_name("arguments")
+            if arguments is not None:
+                stack.append(arguments)
+        elif current.type == "field_expression":
+            argument = current.child_by_field_name("argument")
+            if argument is not None:
+                stack.append(argument)
+        else:
+            stack.extend(current.children)
+    return names
+
+
+def _named(value: Node, aliases: dict[str, str]) -> set[str]:
+    return {aliases.get(name) or name for name in _value_names(value)}
+
+
+def _target_and_value(node: Node) -> tuple[str | None, Node | None]:
+    if node.type == "init_declarator":
+        return _declared_name(node), node.child_by_field_name("value")
+    return _base_name(node.child_by_field_name("left")), node.child_by_field_name("right")
+
+
+def _declarations(node: Node, nested: bool = True) -> dict[str, tuple[bool, bool]]:
+    """The variables declared under `node`: name → (declared as a pointer, not data a thread carries: of an index-like
+    type (int, int64_t, auto) or in shared memory, a buffer threads exchange through and reset as they go); with
+    nested=False, not those of the loops inside `node`."""
+    found = {}
+    for current in _walk(node, None if nested else LOOPS):
+        if current.type == "declaration":
+            type_node = current.child_by_field_name("type")
+            words = set(_text(type_node).replace("::", " ").split()) if type_node is not None else set()
+            shared = any(child.type == "type_qualifier" and child.text == b"__shared__" for child in current.children)
+            for declarator in current.children_by_field_name("declarator"):
+                name = _declared_name(declarator)
+                if name:
+                    found[name] = (_is_pointer(declarator), shared or bool(words & INTEGRAL_WORDS))
+    return found
+
+
+def _declarator_kind(declarator: Node | None) -> str:
+    return declarator.type if declarator is not None else ""
+
+
+def _is_pointer(declarator: Node) -> bool:
+    while declarator is not None:
+        if declarator.type == "pointer_declarator" or declarator.type == "reference_declarator":
+            return True
+        declarator = declarator.child_by_field_name("declarator")
+    return False
+
+
+def _declared_name(declarator: Node | None) -> str:
+    while declarator is not None and declarator.type != "identifier":
+        child = declarator.child_by_field_name("declarator")
+        if child is None:
+            child = next((c for c in declarator.named_children if c.type in {"identifier", "pointer_declarator",
+                          "array_declarator", "reference_declarator", "init_declarator"}), None)
+        declarator = child
+    return _text(declarator) if declarator is not None else ""
+
+
+def _base_name(node: Node | None) -> str:
+    """The variable an lvalue lives in: `state[j]` → state, `*y` → y, `s.x` → s."""
+    while node is not None and node.type != "identifier":
+        if node.type in {"subscript_expression", "pointer_expression", "field_expression"}:
+            node = node.child_by_field_name("argument")
+        elif node.type == "parenthesized_expression" and node.named_children:
+            node = node.named_children[0]
+        elif node.type == "cast_expression":
+            node = node.child_by_field_name("value")
+        else:
+            return ""
+    return _text(node) if node is not None else ""
+
+
+def _calls(node: Node) -> set[str]:
+    names = set()
+    for current in _walk(node):
+        if current.type == "call_expression":
+            function = current.child_by_field_name("function")
+            if function is not None:
+                names.add(_text(function).split("<", 1)[0].split("::")[-1].strip())
+    return names
+
+
+def _walk(node: Node, stop: frozenset[str] | None = None):
+    """The nodes under `node`, in source order; not below a node of a type in `stop` (other than `node` itself)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if stop is None or current is node or current.type not in stop:
+            stack.extend(reversed(current.children))
+
+
+def _element(lvalue: Node) -> Node | None:
+    """The array element an lvalue writes (`a[i].x` → `a[i]`), or None."""
+    while lvalue is not None and lvalue.type in {"field_expression", "parenthesized_expression"}:
+        lvalue = lvalue.child_by_field_name("argument") if lvalue.type == "field_expression" else lvalue.named_children[0]
+    return lvalue if lvalue is not None and lvalue.type == "subscript_expression" else None
+
+
+def _index_names(subscript: Node) -> set[str]:
+    """The variables the indices of `a[i][j]` name, at every level."""
+    names = set()
+    while subscript is not None and subscript.type == "subscript_expression":
+        for child in subscript.children:
+            if child.type == "subscript_argument_list":
+                names |= {_text(n) for n in _walk(child) if n.type == "identifier"}
+        subscript = subscript.child_by_field_name("argument")
+    return names
+
+
+def _text(node: Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+def class_for_shape(kb, named, shape: Shape | None):
+    """The kernel class once its body has spoken: a recurrence overrides a name that promised a composition of native
+    operators (path "pytorch": `clampw` read as a clamp) or said nothing (the catch-all); a name that names a fused
+    operator or a scan keeps its class. Elementwise math only fills in for a name that said nothing: its name may say
+    which elementwise function (gelu, a cast) better than the body can."""
+    catch_all = kb.kernel_classes[-1]
+    if shape == "recurrence" and (named.path == "pytorch" or named is catch_all):
+        return kb.kernel_class("recurrence")
+    if shape == "elementwise" and named is catch_all:
+        return kb.kernel_class("elementwise")
+    return named
