@@ -50,3 +50,18 @@ def test_torch_own_operators_are_no_kernel():
     findings = scan(code, "python", path="model.py").findings
     assert not [f for f in findings if f.rule == "OPS040"]
     assert [f.line for f in findings if f.rule == "PRC005"] == [7, 8]
+
+
+def test_a_triton_launchs_buffers_stay():
+    """triton-ascend keeps a Triton kernel and its wrapper: the wrapper's buffer on "cuda" is still to change."""
+    code = '''import torch
+class Multihot(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, indices):
+        out = torch.empty(indices.shape, dtype=torch.bool, device="cuda")
+        _multihot_kernel[(4,)](indices, out)
+        return out
+'''
+    findings = scan(code, "python", path="m.py").findings
+    assert [f.line for f in findings if f.rule == "DEV001"] == [5]
+    assert next(f for f in findings if f.rule == "OPS040").sites == []

@@ -1,5 +1,6 @@
 """Code that is part of a custom kernel's port, not a port item of its own: inside an autograd Function whose
-forward/backward calls a compiled extension or a kernel (the anchor finding on the class), a dtype assert on the
+forward/backward calls a compiled extension (a `load(...)` module, `*_cuda.op`, `torch.ops.<project namespace>.op`;
+the anchor finding on the class), a dtype assert on the
 call's inputs (`assert r.dtype == torch.bfloat16`) and a buffer made on "cuda" only to be handed to the call
 (`gw = torch.zeros((B, C), device='cuda')` ... `wkv_cuda.backward(..., gw, ...)`) go with the kernel: whatever
 replaces it decides the dtype it takes and where its outputs live. Such a site becomes one of the anchor's sites.
@@ -113,8 +114,8 @@ def _is_extension_call(call: Node, aliases: set[str]) -> bool:
     function = call.child_by_field_name("function")
     if function is None:
         return False
-    if function.type == "subscript":  # kernel[grid](...)
-        return True
+    # a Triton launch (kernel[grid](...)) is no such call: triton-ascend keeps the kernel and its Python wrapper, so
+    # the wrapper's buffers on "cuda" stay port items
     if function.type != "attribute":
         return False
     compact = "".join(parsing.text(function).split())
