@@ -779,3 +779,24 @@ def test_a_package_is_optional_for_the_matrix_only_when_every_use_of_it_is():
     assert optional_packages(flash) == frozenset()
     assert optional_packages(flash[:2]) == {"flash_attn"}
     assert optional_packages([finding("vllm", "optional", role="example"), finding("vllm.LLM", "optional", role="example")]) == frozenset()
+
+
+def test_kernels_one_host_function_launches_are_one_operator():
+    """wkv6_cuda.cu's cuda_backward launches kernel_backward_101..201 and a cast helper: one backward to replace,
+    booked at its largest kernel; a kernel of another host function (the forward) keeps its own hours."""
+    def launched(name, line, lines, host, cls="other", tier="high"):
+        return kernel_row(name=name, line=line, lines=lines, cls=cls, tier=tier).model_copy(update={"callers": [host]})
+
+    rows = [launched("kernel_forward", 7, 50, "cuda_forward"), launched("kernel_backward_101", 64, 40, "cuda_backward"),
+            launched("kernel_backward_102", 110, 60, "cuda_backward"),
+            launched("cast_float_to_bf16_kernel", 172, 8, "cuda_backward", cls="elementwise", tier="low")]
+    findings = [finding("OPS002", migration="manual", severity="blocker", hours=(24, 80), path="k.cu", line=row.line,
+                        domain="custom_ops") for row in rows]
+    work = effort(findings, ["training"], kernels=rows)
+    hours = sum(i.centre_hours for i in required(work) if i.kind == "kernel")
+    assert hours == pytest.approx(kernel_hours(rows[0], EST)[0] + kernel_hours(rows[2], EST)[0], abs=0.05)
+    arithmetic = " ".join(i.arithmetic.en for i in required(work, "kernel"))
+    assert "launched by cuda_backward() with kernel_backward_102" in arithmetic
+    apart = [r.model_copy(update={"callers": [f"host_{r.line}"]}) for r in rows]
+    separate = sum(i.centre_hours for i in required(effort(findings, ["training"], kernels=apart)) if i.kind == "kernel")
+    assert separate == pytest.approx(sum(kernel_hours(r, EST)[0] for r in rows), abs=0.05)

@@ -15,6 +15,7 @@ from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.diagnostics import DebugAids
 from ascend_feasibility.analyzer.context.display import DisplaySites
+from ascend_feasibility.analyzer.context.kernel_contract import ANCHOR_RULES, CONTRACT_RULES, contract_sites
 from ascend_feasibility.analyzer.context.guards import (
     GuardReader,
     exits_early,
@@ -30,7 +31,7 @@ from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
 from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
 from ascend_feasibility.analyzer.core import budget, replacement_code, transfer
 from ascend_feasibility.analyzer.core.findings import PYTHON_STRING, FindingFactory, Place, is_native, occurrence_key
-from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding, SkippedFile, UnusedSuppression
+from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding, SkippedFile, Text, UnusedSuppression
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile
 from ascend_feasibility.analyzer.reading.generated import GENERATED_REASON, written_by_port
@@ -210,11 +211,38 @@ class FileWorker:
         places = {hit: self._place(hit, unit) for hit in kept}
         self._cuda_only_checks(unit, kept, places)
         self._legacy_triton(unit, kept, places)
+        folded = self._kernel_contracts(unit, kept, places)
         for hit in kept:
+            if hit in folded:
+                continue
             key = occurrence_key(hit, unit)
             findings.append((hit, self.factory.build(hit, unit, occurrences[key], places[hit])))
             occurrences[key] += 1
-        return findings
+        return _with_contract_sites(findings, folded, unit) if folded else findings
+
+    def _kernel_contracts(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> dict[Hit, Hit]:
+        """Each dtype assert or device buffer that only serves a kernel call of an autograd Function, with the
+        Function's own finding (kernel_contract.py), whose reach it takes: it runs exactly when the kernel does (a
+        CUDA-guarded Function's buffers go with it). Only within one role."""
+        anchors = [h for h in hits if h.rule in ANCHOR_RULES]
+        if not anchors or unit.kind != "python" or not unit.parsed:
+            return {}
+        root = unit.tree()
+
+        def node(hit: Hit):
+            span = hit.span
+            return root.descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+
+        by_node = {node(h).id: h for h in anchors if node(h) is not None}
+        sites = [(h, node(h)) for h in hits if h.rule in CONTRACT_RULES]
+        found = contract_sites(root, [node(h) for h in anchors if node(h) is not None],
+                               [(h, n) for h, n in sites if n is not None])
+        folded = {}
+        for hit, anchor_node in found.items():
+            anchor = by_node[anchor_node.id]
+            if places[anchor].role == places[hit].role:
+                folded[hit] = anchor
+        return folded
 
     def _legacy_triton(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> None:
         """A unit whose Triton kernels are all Triton 1.x code (`**meta` parameters): they cannot compile with the
@@ -495,6 +523,30 @@ def _sets_to(unit: Unit, hit: Hit, value: str) -> bool:
 
 NATIVE_KINDS = frozenset({"cpp", "cuda"})
 HOST_RUNTIME_RULES = frozenset({"OPS067"})
+
+
+def _with_contract_sites(findings: list[tuple[Hit, Finding]], folded: dict[Hit, Hit], unit: Unit) -> list[tuple[Hit, Finding]]:
+    """The Function's finding lists the sites that go with its kernel, and says so: they are not counted apart."""
+    taken: dict[Hit, list[Hit]] = {}
+    for hit, anchor in folded.items():
+        taken.setdefault(anchor, []).append(hit)
+    result = []
+    for hit, finding in findings:
+        parts = taken.get(hit)
+        if parts:
+            where = lambda row: f"{finding.path}:{row + 1}" + (f" (cell {finding.cell})" if finding.cell else "")
+            rows = sorted({h.span.start_row for h in parts})
+            rules = ", ".join(sorted({h.rule for h in parts}))
+            finding = finding.model_copy(update={
+                "sites": [where(hit.span.start_row)] + [where(row) for row in rows],
+                "message": Text(
+                    en=f"{finding.message.en} Its {len(rows)} dtype asserts and device buffers ({rules}) only serve "
+                       "the kernel call: the replacement decides dtype and device, so they are sites of this "
+                       "finding, not counted on their own.",
+                    zh=f"{finding.message.zh} 其中 {len(rows)} 处 dtype 断言和设备缓冲区（{rules}）只服务于该 kernel "
+                       "调用：由替换实现决定 dtype 与设备，因此作为本条的位置列出，不单独计数。")})
+        result.append((hit, finding))
+    return result
 
 
 def content_digest(data: bytes) -> str:

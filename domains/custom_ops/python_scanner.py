@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from pathlib import PurePosixPath
 
+from ascend_feasibility.analyzer.context.kernel_contract import custom_namespace
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import bilingual
@@ -423,7 +424,7 @@ def _launchers(launches: list[Node]) -> list[str]:
 
 def _launches_custom_code(definition: Node) -> bool:
     """A kernel launch (`kernel[grid](...)`) or a call into a compiled extension (`ext._C.op(...)`, `*_cuda.op`,
-    `*_ext.op`) in the method's code (comments and strings do not count)."""
+    `*_ext.op`, a TORCH_LIBRARY op `torch.ops.<namespace torch does not own>.op`) in the method's code (comments and strings do not count)."""
     stack, seen = [definition], 0
     while stack and seen < 20000:
         node = stack.pop()
@@ -434,7 +435,7 @@ def _launches_custom_code(definition: Node) -> bool:
                 if function.type == "subscript":
                     return True
                 compact = "".join(parsing.text(function).split())
-                if "_C." in compact or "_cuda." in compact or "_ext." in compact:
+                if "_C." in compact or "_cuda." in compact or "_ext." in compact or custom_namespace(function):
                     return True
         stack.extend(node.named_children)
     return False

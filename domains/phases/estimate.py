@@ -192,12 +192,14 @@ def _costed(groups: dict[tuple, _Group], bucket: str, rows: dict[tuple[str, int]
             est: dict) -> list[EffortItem]:
     """Each group costed as one work item."""
     items = []
+    launched = _launched_together([rows[(f.path, f.line)] for g in groups.values() if g.kind == "kernel" for f in g.findings], est)
     for group in groups.values():
         if group.kind == "adoption":
             adoption = next(a for a in est["adoption"] if a["id"] == group.key[1])
             items.append(_adoption_item(group.findings, adoption, entry_files, bucket, est))
         elif group.kind in {"kernel", "validation"}:
-            items.append(_kernel_item(group.findings, [rows[(f.path, f.line)] for f in group.findings], group.kind, bucket, est))
+            items.append(_kernel_item(group.findings, [rows[(f.path, f.line)] for f in group.findings], group.kind, bucket, est,
+                                      launched))
         elif group.kind == "mechanical":
             items.append(_mechanical_item(group.findings, bucket, est))
         else:
@@ -294,7 +296,8 @@ def kernel_hours(row: CustomOpRow, est: dict) -> tuple[float, str, str]:
 _TIER_ZH = {"low": "低", "medium": "中", "high": "高"}
 
 
-def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucket: str, est: dict) -> EffortItem:
+def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucket: str, est: dict,
+                 launched: dict[tuple[str, int], tuple[str, str]] | None = None) -> EffortItem:
     data = est["kernel"]
     if kind == "validation":
         here = {f"{row.path}:{row.line}" for row in rows}
@@ -307,6 +310,7 @@ def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucke
             zh += f"（{len(rows) - distinct} 个代码相同的副本只计一次）"
     else:
         sized = _once_per_copy(rows, _once_per_operator(rows, [kernel_hours(row, est) for row in rows], data))
+        sized = _once_per_launcher(rows, sized, launched or {})
         hours = sum(h for h, _, _ in sized)
         shown = list(zip(rows, sized))[:6]
         parts_en = "; ".join(f"{row.kernel}: {how} = {h:.1f} h" for row, (h, how, _) in shown)
@@ -341,6 +345,37 @@ def _once_per_operator(rows: list[CustomOpRow], sized: list[tuple[float, str, st
         if key in largest and largest[key] != index:
             kept = rows[largest[key]].kernel
             entry = (0.0, f"the same operator as {kept}, counted once", f"与 {kept} 是同一个算子，只计一次")
+        result.append(entry)
+    return result
+
+
+def _launched_together(rows: list[CustomOpRow], est: dict) -> dict[tuple[str, int], tuple[str, str]]:
+    """Native kernels one host function of one file launches (a backward split into kernel_backward_101..201, a
+    float-to-bf16 cast helper beside the kernel it serves) are one operator to replace: each but the largest maps to
+    (host function, the largest kernel), which carries the hours."""
+    by_host: dict[tuple[str, str], list[CustomOpRow]] = defaultdict(list)
+    for row in rows:
+        if row.kind in {"cuda", "cpp"} and len(row.callers) == 1 and ":" not in row.callers[0]:
+            by_host[(row.path, row.callers[0])].append(row)
+    shared = {}
+    for (_, host), kernels in by_host.items():
+        distinct = {(row.path, row.line): row for row in kernels}
+        if len(distinct) < 2:
+            continue
+        largest = max(distinct.values(), key=lambda row: (kernel_hours(row, est)[0], -row.line))
+        shared.update({key: (host, largest.kernel) for key, row in distinct.items() if row is not largest})
+    return shared
+
+
+def _once_per_launcher(rows: list[CustomOpRow], sized: list[tuple[float, str, str]],
+                       launched: dict[tuple[str, int], tuple[str, str]]) -> list[tuple[float, str, str]]:
+    result = []
+    for row, entry in zip(rows, sized):
+        shared = launched.get((row.path, row.line))
+        if shared is not None:
+            host, kept = shared
+            entry = (0.0, f"launched by {host}() with {kept}: one operator, counted at {kept}",
+                     f"与 {kept} 由同一个主机函数 {host}() 启动：同一个算子，计入 {kept}")
         result.append(entry)
     return result
 
