@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tree_sitter import Node
-
 from ascend_feasibility.analyzer.reading import parsing
+from tree_sitter import Node
 
 ANCHOR_RULES = frozenset({"OPS040"})  # an autograd Function around a custom kernel
 CONTRACT_RULES = frozenset({"PRC005", "DEV001", "DEV004"})  # a dtype pin, a tensor made or moved on "cuda"

@@ -15,7 +15,6 @@ from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.diagnostics import DebugAids
 from ascend_feasibility.analyzer.context.display import DisplaySites
-from ascend_feasibility.analyzer.context.kernel_contract import ANCHOR_RULES, CONTRACT_RULES, contract_sites
 from ascend_feasibility.analyzer.context.guards import (
     GuardReader,
     exits_early,
@@ -25,6 +24,7 @@ from ascend_feasibility.analyzer.context.guards import (
     test_function,
     tries_with_fallback,
 )
+from ascend_feasibility.analyzer.context.kernel_contract import ANCHOR_RULES, CONTRACT_RULES, contract_sites
 from ascend_feasibility.analyzer.context.opt_in import OptInReader
 from ascend_feasibility.analyzer.context.preprocessor import npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
