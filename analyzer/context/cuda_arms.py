@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ascend_feasibility.analyzer.context.import_fallbacks import REPORTING, _catching_handler, _walk
+from ascend_feasibility.analyzer.context.selected_definitions import module_definitions
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -59,7 +60,7 @@ def gated_handles(root: Node, text: str) -> list[Handle]:
             continue  # a method or nested function of that name declares its own
         by_bytes[node.text].append(node)
     identifiers = _Names(by_bytes)
-    definitions = _definitions(root)
+    definitions = module_definitions(root)
     gates = _gated_definitions(definitions, identifiers)
     result = []
     for handle, module, sources, binding in candidates:
@@ -164,17 +165,6 @@ def _native_strings(arguments: Node | None) -> list[str]:
             if value.endswith(NATIVE_SOURCES) and " " not in value:
                 strings.append(value)
     return strings
-
-
-def _definitions(root: Node) -> dict[str, Node]:
-    result = {}
-    for node in root.named_children:
-        definition = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
-        if definition is not None and definition.type in {"function_definition", "class_definition"}:
-            name = definition.child_by_field_name("name")
-            if name is not None:
-                result[parsing.text(name)] = node
-    return result
 
 
 def _gated_definitions(definitions: dict[str, Node], identifiers: _Names) -> dict[str, tuple[int, str, str, bool]]:

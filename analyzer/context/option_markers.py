@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from ascend_feasibility.analyzer.context.switches import first_term
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -104,19 +105,12 @@ def _imported_names(statement: Node) -> list[str]:
     return [n for n in names if n]
 
 
-def _marker_of(condition: Node, markers: dict, names: dict, depth: int = 0) -> tuple[int, ...] | None:
+def _marker_of(condition: Node, markers: dict, names: dict) -> tuple[int, ...] | None:
     """The lines setting the marker one `and` term of the condition holds (parentheses unwrapped)."""
-    while condition.type == "parenthesized_expression" and condition.named_children:
-        condition = condition.named_children[0]
-    if condition.type == "boolean_operator" and depth < 8:
-        operator = condition.child_by_field_name("operator")
-        if operator is None or parsing.text(operator) != "and":
-            return None
-        for side in (condition.child_by_field_name("left"), condition.child_by_field_name("right")):
-            found = _marker_of(side, markers, names, depth + 1) if side is not None else None
-            if found is not None:
-                return found
-        return None
+    return first_term(condition, lambda term, _: _marker_term(term, markers, names))
+
+
+def _marker_term(condition: Node, markers: dict, names: dict) -> tuple[int, ...] | None:
     if condition.type == "attribute":
         holder = condition.child_by_field_name("object")
         if holder is not None and parsing.text(holder) == "self":
