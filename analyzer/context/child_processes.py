@@ -62,9 +62,7 @@ class ChildProcessReader:
         return ChildGuard("other-backend", calls[0], program=program, framework=framework)
 
     def _starts_processes(self, node: Node) -> bool:
-        root = node
-        while root.parent is not None:
-            root = root.parent
+        root = parsing.root_of(node)
         key = ("spawns", root.id)
         if key not in self.memo:
             spelled = root.text or b""

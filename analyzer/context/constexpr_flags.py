@@ -75,9 +75,7 @@ def _passes_through(value: Node, spellings: set[str]) -> bool:
 
 def read_sites(node: Node) -> dict[str, list[tuple[str, Node]]]:
     """The unit's parameters with defaults, keyword arguments and assignments, by the name they bind or pass."""
-    root = node
-    while root.parent is not None:
-        root = root.parent
+    root = parsing.root_of(node)
     sites: dict[str, list[tuple[str, Node]]] = {}
     captured = parsing.captures(parsing.query("python", FLAG_SITES), root)
     for kind in ("default", "keyword"):

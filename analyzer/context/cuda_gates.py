@@ -202,9 +202,7 @@ class CudaGates:
         the unit that test it, when every other mention of the name is one of those tests or a new value for it
         (`HAS_CUDA = False` in the handler). Empty when some use is anything else (`pin_memory=HAS_CUDA`, a choice
         of device, an import elsewhere cannot be seen): then the definition is judged as a check of its own."""
-        root = statement
-        while root.parent is not None:
-            root = root.parent
+        root = parsing.root_of(statement)
         mentions = parsing.captures(parsing.query("python", f'((identifier) @name (#eq? @name "{name}"))'), root).get("name", [])
         if len(mentions) > MAX_FLAG_USES:
             return []
@@ -458,9 +456,7 @@ class CudaGates:
         return any(s.type == "if_statement" and self._raises_unless_cuda(s) for s in body.named_children[:MAX_SIBLINGS])
 
     def _definition(self, node: Node, name: str) -> Node | None:
-        root = node
-        while root.parent is not None:
-            root = root.parent
+        root = parsing.root_of(node)
         for child in root.named_children:
             target = child
             if target.type == "decorated_definition":

@@ -315,9 +315,7 @@ def _parameter_name(parameter: Node) -> str | None:
 def _callee(function: Node) -> tuple[Node | None, int]:
     """The definition a call names in this file, and how many leading parameters the call does not pass (`self`)."""
     if function.type == "identifier":
-        root = function
-        while root.parent is not None:
-            root = root.parent
+        root = parsing.root_of(function)
         return _defined(root, parsing.text(function)), 0
     receiver = function.child_by_field_name("object") if function.type == "attribute" else None
     if receiver is None or parsing.text(receiver) != "self":

@@ -174,9 +174,7 @@ class DisplaySites:
         if function is None or function.type != "identifier":
             return False
         position = [c for c in arguments.named_children].index(use) if use in arguments.named_children else -1
-        root = call
-        while root.parent is not None:
-            root = root.parent
+        root = parsing.root_of(call)
         name = parsing.text(function)
         definition = next((d for d in root.named_children if d.type == "function_definition"
                            and parsing.text(d.child_by_field_name("name")) == name), None)

@@ -176,9 +176,7 @@ class GuardReader:
     def calls_named(self, node: Node) -> dict[str, list[Node]]:
         """Calls in the unit by the called name (read once per unit)."""
         if self._calls is None:
-            root = node
-            while root.parent is not None:
-                root = root.parent
+            root = parsing.root_of(node)
             found = self.unit_calls() if self.unit_calls is not None else parsing.captures(parsing.query("python", CALLS_QUERY), root)
             self._calls = defaultdict(list)
             for callee in sorted(found.get("called", []) + found.get("method", []), key=lambda callee: callee.start_byte):
@@ -414,9 +412,7 @@ class GuardReader:
         two imports must not make one of them optional) (`elif 'mamba' in os.environ["RWKV_MY_TESTING"]: from mamba_ssm import
         Mamba` and, in a class, the same elif building `Mamba(...)`): the call has the reach of the import it needs."""
         if self._import_options is None:
-            root = condition_node
-            while root.parent is not None:
-                root = root.parent
+            root = parsing.root_of(condition_node)
             self._import_options = _import_option_tests(root)
         return " ".join(parsing.text(condition_node).split()) in self._import_options
 
@@ -566,9 +562,7 @@ class GuardReader:
 
     def _registers_npu(self, node: Node) -> bool:
         """Does this unit register an NPU backend anywhere (read once per unit's tree)?"""
-        root = node
-        while root.parent is not None:
-            root = root.parent
+        root = parsing.root_of(node)
         span = (root.start_byte, root.end_byte)
         if self._registers_npu_here is None or self._registers_npu_here[0] != span:
             decorators = parsing.captures(parsing.query("python", DECORATORS), root).get("decorator", [])
@@ -668,9 +662,7 @@ class GuardReader:
         """Names every assignment of which in the unit `and`s an availability flag in (`self.use_flash_attn =
         config.use_flash_attn and has_flash_attn`): true only where the import worked, so a gate as well."""
         if self._derived is None:
-            root = node
-            while root.parent is not None:
-                root = root.parent
+            root = parsing.root_of(node)
             flags = self._unit_fallbacks(node)[0]
             gated: dict[str, str | None] = {}  # name → the flag every assignment of it and-s in, None if not all do
             if flags:
@@ -689,9 +681,7 @@ class GuardReader:
     def _unit_fallbacks(self, node: Node) -> tuple[set[str], dict[str, Node]]:
         """What the unit's import fallbacks bind (_import_fallback_names), read once per unit."""
         if self._fallbacks is None:
-            root = node
-            while root.parent is not None:
-                root = root.parent
+            root = parsing.root_of(node)
             self._fallbacks = _import_fallback_names(root, self.import_errors)
         return self._fallbacks
 

@@ -114,9 +114,7 @@ def _checked(flags: list[str], guard: Node, memo: dict) -> tuple[int, str] | Non
     """fairseq's ngram_repeat_block.py: `if not EXTENSION_BUILT or not torch.cuda.is_available(): return False` and
     the module's Python path runs instead. The flag is a fallback when the module checks it and no check of it only
     raises; the reason names the first check."""
-    root = guard
-    while root.parent is not None:
-        root = root.parent
+    root = parsing.root_of(guard)
     key = (root.id, tuple(flags))
     if key not in memo:  # a condition that mentions a flag spells it: only those around the flags are read
         spelled = frozenset(flag.encode("utf-8") for flag in flags)

@@ -107,9 +107,7 @@ class OptInReader:
         self.children.memo.clear()
 
     def _offers_fa2_or_sdpa(self, node: Node) -> Node | None:
-        unit = node
-        while unit.parent is not None:
-            unit = unit.parent
+        unit = parsing.root_of(node)
         if self._offers is None:
             found = None
             for statement in parsing.captures(parsing.query("python", IMPORTS), unit).get("import", [])[:2000]:

@@ -49,9 +49,7 @@ class RuntimeReader:
         return self._read_only_there(node)
 
     def _mentions_a_runtime(self, node: Node) -> bool:
-        root = node
-        while root.parent is not None:
-            root = root.parent
+        root = parsing.root_of(node)
         key = ("mentions", root.id)
         if key not in self.memo:
             spelled = root.text or b""

@@ -72,9 +72,7 @@ class VersionReader:
         """Does the unit spell anything a condition is decided by (a version, a feature test, a helper)? Read once per
         unit: most units spell none, and then no condition of theirs is read at all."""
         if self._relevant is None:
-            root = node
-            while root.parent is not None:
-                root = root.parent
+            root = parsing.root_of(node)
             text = root.text or b""
             self._relevant = any(word in text for word in self._words)
         return self._relevant
@@ -386,9 +384,7 @@ class VersionReader:
     def _definition(self, call: Node, name: str) -> Node | None:
         """The function `name` defined once at the unit's module level and bound by nothing else there."""
         if self._definitions is None:
-            root = call
-            while root.parent is not None:
-                root = root.parent
+            root = parsing.root_of(call)
             self._definitions = _module_functions(root)
         return self._definitions.get(name)
 

@@ -87,6 +87,13 @@ def _near(data: bytes, words: frozenset[bytes]) -> list[tuple[int, int]]:
     return merged
 
 
+def root_of(node: Node) -> Node:
+    """The root of the tree `node` belongs to (its module node): the key readers memoise a whole unit's facts by."""
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
 def text(node: Node) -> str:
     data = node.text  # each access copies the bytes out of the tree: read it once
     return data.decode("utf-8", "replace") if data is not None else ""

@@ -113,9 +113,7 @@ def _called_function(call: Node) -> Node | None:
     if function is None or function.type != "identifier":
         return None
     name = parsing.text(function)
-    root = call
-    while root.parent is not None:
-        root = root.parent
+    root = parsing.root_of(call)
     found = None
     for statement in root.named_children[:2000]:
         definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
