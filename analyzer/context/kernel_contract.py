@@ -13,8 +13,6 @@ from collections.abc import Iterable
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
-ANCHOR_RULES = frozenset({"OPS040"})  # an autograd Function around a custom kernel
-CONTRACT_RULES = frozenset({"PRC005", "DEV001", "DEV004"})  # a dtype pin, a tensor made or moved on "cuda"
 # torch's own operator namespaces: `torch.ops.aten.mm` is PyTorch, not a project's kernel
 TORCH_NAMESPACES = frozenset({"aten", "prims", "prim", "quantized", "_quantized", "higher_order", "c10d",
                               "_c10d_functional", "_c10d_functional_autograd", "profiler", "inductor", "mkldnn",

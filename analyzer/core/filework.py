@@ -24,7 +24,7 @@ from ascend_feasibility.analyzer.context.guards import (
     test_function,
     tries_with_fallback,
 )
-from ascend_feasibility.analyzer.context.kernel_contract import ANCHOR_RULES, CONTRACT_RULES, contract_sites
+from ascend_feasibility.analyzer.context.kernel_contract import contract_sites
 from ascend_feasibility.analyzer.context.opt_in import OptInReader
 from ascend_feasibility.analyzer.context.preprocessor import npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
@@ -224,7 +224,7 @@ class FileWorker:
         """Each dtype assert or device buffer that only serves a kernel call of an autograd Function, with the
         Function's own finding (kernel_contract.py), whose reach it takes: it runs exactly when the kernel does (a
         CUDA-guarded Function's buffers go with it). Only within one role."""
-        anchors = [h for h in hits if h.rule in ANCHOR_RULES]
+        anchors = [h for h in hits if self.kb.rules[h.rule].kernel_part == "function"]
         if not anchors or unit.kind != "python" or not unit.parsed:
             return {}
         root = unit.tree()
@@ -234,7 +234,7 @@ class FileWorker:
             return root.descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
 
         by_node = {node(h).id: h for h in anchors if node(h) is not None}
-        sites = [(h, node(h)) for h in hits if h.rule in CONTRACT_RULES]
+        sites = [(h, node(h)) for h in hits if self.kb.rules[h.rule].kernel_part == "contract"]
         found = contract_sites(root, [node(h) for h in anchors if node(h) is not None],
                                [(h, n) for h, n in sites if n is not None])
         folded = {}
