@@ -547,6 +547,10 @@ class EntryWords(_Record):
 class TrainingLoop(_Record):
     defines: list[str] = Field(default_factory=list)
     base_suffixes: list[str] = Field(default_factory=list)
+    library_trainers: list[str] = Field(
+        default_factory=list, description="qualified names (fnmatch patterns) of libraries' trainer classes: a file that "
+        "builds one and calls a run method of what it built trains through it")
+    trainer_runs: list[str] = Field(default_factory=list, description="the methods that run a library trainer's loop")
 
 
 class PhaseSignals(_Record):

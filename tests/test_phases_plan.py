@@ -748,6 +748,40 @@ def test_an_entry_reaching_no_training_loop_keeps_its_own_phase(tmp_path):
     assert report.effort.main_phase is None
 
 
+# qlora.py (scout 14): its own calls map datasets (data 15, training 3), and it builds a library trainer and runs it.
+LIBRARY_FINETUNE = """import datasets
+import torch
+from transformers import Seq2SeqTrainer
+
+
+def train():
+    data = datasets.load_dataset("json").map(len).map(len).map(len).shuffle()
+    model = torch.nn.Linear(2, 2).cuda()
+    trainer = Seq2SeqTrainer(model=model, train_dataset=data)
+    train_result = trainer.train()
+    return train_result
+
+
+if __name__ == "__main__":
+    train()
+"""
+
+
+def test_an_entry_running_a_library_trainer_trains(tmp_path):
+    report = run(write(tmp_path, {"qlora.py": LIBRARY_FINETUNE}))
+    entry = next(e for e in report.phase_matrix.entries if e.path == "qlora.py")
+    assert entry.phases == ["training", "data"] and "runs a training loop itself" in entry.evidence
+    assert report.effort.main_phase == "training"
+
+
+def test_a_library_trainer_built_but_not_run_or_a_mode_switch_is_no_training_loop(tmp_path):
+    """`model.train()` switches a module's mode; a trainer built and only evaluated (or never run) trains nothing."""
+    switched = LIBRARY_FINETUNE.replace("train_result = trainer.train()", "model.train()\n    train_result = trainer.evaluate()")
+    report = run(write(tmp_path, {"qlora.py": switched}))
+    entry = next(e for e in report.phase_matrix.entries if e.path == "qlora.py")
+    assert "training" not in entry.phases
+
+
 def test_an_evaluation_entry_or_one_reaching_a_loop_through_a_package_keeps_its_phase(tmp_path):
     evaluate = "import evaluate\nfrom trainer import Trainer\n\nif __name__ == \"__main__\":\n" \
                "    evaluate.load(\"rouge\")\n    Trainer().evaluate()\n"

@@ -4,6 +4,7 @@ shell scripts) the Python scripts it launches."""
 
 from __future__ import annotations
 
+import fnmatch
 import sys
 from collections import defaultdict
 from collections.abc import Callable
@@ -549,6 +550,38 @@ def _defines_training_step(found: dict[str, list[Node]]) -> bool:
     return False
 
 
+def _library_trainer(name: str) -> bool:
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SIGNALS.training_loop.library_trainers)
+
+
+def _runs_trainer(trainers: list[Node]) -> bool:
+    """A library trainer built here and run: `Trainer(...).train()`, or `trainer = Seq2SeqTrainer(...)` (`self.trainer
+    = ...`) and a later `trainer.train()` in the same function or module (not `model.train()`, a mode switch)."""
+    runs = SIGNALS.training_loop.trainer_runs
+    for call in trainers:
+        parent = call.parent
+        if parent is not None and parent.type == "attribute" and parsing.text(parent.child_by_field_name("attribute")) in runs:
+            return True
+        left = parent.child_by_field_name("left") if parent is not None and parent.type == "assignment" else None
+        if left is None or left.type not in {"identifier", "attribute"}:
+            continue
+        bound, scope = parsing.text(left), parent
+        while scope is not None and scope.type not in {"function_definition", "module"}:
+            scope = scope.parent
+        stack, seen = [scope] if scope is not None else [], 0
+        while stack and seen < 20000:
+            node = stack.pop()
+            seen += 1
+            if node.type == "call" and node.start_byte > parent.end_byte:
+                function = node.child_by_field_name("function")
+                if (function is not None and function.type == "attribute"
+                        and parsing.text(function.child_by_field_name("attribute")) in runs
+                        and parsing.text(function.child_by_field_name("object")) == bound):
+                    return True
+            stack.extend(node.named_children)
+    return False
+
+
 def _phase_functions(names: list[Node]) -> list[tuple[str, int, int]]:
     """(phase, first line, last line) of each function whose name ends with a word of a phase (`_forward_inference`,
     `generate`, `train`): a word inside the name says less (`infer_init_method`, `add_distributed_training_args`)."""
@@ -663,8 +696,11 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
     resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)
     layers: list[tuple[int, str]] = []  # (start byte, torch.nn layer type) of every layer reference
+    trainers: list[Node] = []  # calls building a library's trainer
     for reference in unit_references(unit) if resolve else ():
         name = reference.name
+        if reference.call is not None and _library_trainer(name):
+            trainers.append(reference.call)
         if name.startswith(LIBRARY_MODELS) and name not in facts.model_refs:
             facts.model_refs.append(name)
         for phase, prefixes in PHASE_NAMES.items():
@@ -684,7 +720,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
             evidence["training"] += 1
             stepped = True
         backward = backward or name == "backward"
-    facts.training_loop = (backward and stepped) or _defines_training_step(definitions)
+    facts.training_loop = (backward and stepped) or _defines_training_step(definitions) or _runs_trainer(trainers)
     for cls in definitions.get("class", []):
         model = _model_class(cls, unit, layers)
         if model is not None:

@@ -396,7 +396,8 @@ def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str
         imported = sorted((graph.get(path, set()) | {path}) & loops)
         if imported:
             phases.add("training")
-            evidence.append(f"imports a training loop: {', '.join(imported[:3])}")
+            evidence.append("runs a training loop itself" if imported == [path]
+                            else f"imports a training loop: {', '.join(imported[:3])}")
 
 
 def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
