@@ -648,6 +648,9 @@ class GuardConventions(_Record):
     cuda_only_choices: list[str] = Field(description="config values naming a CUDA-only library: what they select is optional")
     display_rules: list[str] = Field(description="rules whose findings only read state: cosmetic in a message")
     display_symbols: list[str] = Field(description="torch.cuda queries that do not raise without CUDA")
+    display_symbols_since: dict[str, str] = Field(
+        default_factory=dict, description="torch.cuda queries that stopped raising without CUDA at a torch release: "
+        "display symbols at a target torch at or after it")
     guarded_display_symbols: list[str] = Field(
         default_factory=list, description="torch.cuda queries that raise without CUDA: cosmetic where a "
         "torch.cuda.is_available() check guards them and their value is only shown")

@@ -221,6 +221,16 @@ def test_a_cuda_check_that_only_raises_or_warns_is_a_feature_gate():
     assert all(r == "npu-path" for r, _ in reach_of(hccl, "DST003"))
 
 
+def test_a_query_that_only_decides_a_printed_hint_is_cosmetic():
+    """qlora.py:332 (scout 14): `if torch.cuda.is_bf16_supported(): print(...)` only prints a hint at the default target
+    (torch 2.12: the query answers False without CUDA); a query that picks the dtype runs."""
+    hint = "import torch\nif torch.cuda.is_bf16_supported():\n    print('pass --bf16')\n"
+    assert reach_of(hint, "DEV100")[0] == (
+        "cosmetic", "line 2: if torch.cuda.is_bf16_supported(): (the condition only decides whether a message is shown)")
+    picks = "import torch\nif torch.cuda.is_bf16_supported():\n    dtype = torch.bfloat16\n"
+    assert reach_of(picks, "DEV100")[0][0] == "runs"
+
+
 def test_root_level_training_scripts_beside_the_package_are_examples():
     assert file_role("train_copy.py", ROLES, beside_package=True) == "example"
     assert file_role("demo_app.py", ROLES, beside_package=True) == "example"

@@ -347,3 +347,33 @@ def test_a_synchronize_not_followed_by_a_clock_or_a_check_doing_more_is_not():
     with_else = ("import time, torch\nif torch.cuda.is_available():\n    torch.cuda.synchronize()\nelse:\n    pass\n"
                  "t1 = time.perf_counter()\n")
     assert timed(with_else, "torch.cuda.is_available()", "torch.cuda.is_available") is None
+
+
+# a condition whose arms only show messages ---------------------------------------------------------------------------
+BF16 = "torch.cuda.is_bf16_supported"
+
+
+def test_a_query_deciding_only_which_message_is_shown_is_cosmetic_from_the_release_it_stops_raising():
+    """qlora.py: `if torch.cuda.is_bf16_supported(): print(...)`. The query answers False without CUDA from torch 2.5
+    (conventions display_symbols_since); before, it calls current_device(), which raises there."""
+    code = f"if {BF16}():\n    print('=' * 80)\n    print('pass --bf16')\n"
+    found = DisplaySites(CONVENTIONS.guards, "2.12.0").cosmetic(node_at(code, BF16), "DEV100", BF16)
+    assert found is not None and found.node.type == "if_statement" and "message" in found.reason()
+    assert DisplaySites(CONVENTIONS.guards, "2.1.0").cosmetic(node_at(code, BF16), "DEV100", BF16) is None
+    assert sites().cosmetic(node_at(code, BF16), "DEV100", BF16) is None  # no target: no release to read it at
+
+
+@pytest.mark.parametrize("code", [
+    f"if {BF16}():\n    dtype = torch.bfloat16\n",  # decides what runs
+    f"if {BF16}():\n    print('bf16')\nelse:\n    dtype = torch.float16\n",  # an arm that does more
+    f"if not {BF16}():\n    raise ValueError('needs bf16')\n",  # a raise stops the program
+])
+def test_a_query_deciding_more_than_a_message_stays(code):
+    assert DisplaySites(CONVENTIONS.guards, "2.12.0").cosmetic(node_at(code, BF16), "DEV100", BF16) is None
+
+
+def test_a_check_rule_leaves_its_message_only_body_to_the_check_reading():
+    """`if torch.cuda.is_available(): print(...)` (DEV104, a check rule): filework's "the check only guards a message"
+    decides it, as before."""
+    code = f"if {AVAILABLE}:\n    print('cuda')\n"
+    assert shown(code, rule="DEV104", symbol="torch.cuda.is_available") is None

@@ -10,6 +10,8 @@ on the device does not depend on them, so they cost nothing to port (`cosmetic`)
   (`seconds = 1800 if self.backend != "nccl" else 600`);
 - a backend name in a list of accepted names (`["nccl", "gloo", "mpi"]`);
 - a value assigned to a name that is only shown in those ways (an environment report);
+- the condition of an `if` whose every arm only shows a message (`if torch.cuda.is_bf16_supported(): print("pass
+  --bf16")`, qlora.py): the value decides whether a hint is printed, nothing else;
 - a CUDA timing call (an event, a synchronize) in the arm of an environment or debug switch for timing (`time_bench =
   os.getenv("TIME_BENCH")`, `if time_bench:`), or a synchronize (and a check guarding only it) right before a clock
   read (`torch.cuda.synchronize()`, then `t1 = time.perf_counter()` for a printed time).
@@ -22,6 +24,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.context.guards import MAX_DEPTH, Guard
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge.models import GuardConventions
+from packaging.version import Version
 from tree_sitter import Node
 
 NUMBERS = {"integer", "float", "unary_operator"}  # a timeout or a size; a string can be the device chosen
@@ -30,9 +33,14 @@ STATEMENTS = {"expression_statement", "return_statement", "if_statement", "for_s
 
 
 class DisplaySites:
-    def __init__(self, guards: GuardConventions) -> None:
+    def __init__(self, guards: GuardConventions, torch: str | None = None) -> None:
+        """`torch`: the target's torch release; the queries that stop raising without CUDA at a release are display
+        symbols at or after it (none without a target)."""
         self.rules = frozenset(guards.display_rules)
-        self.symbols = frozenset(guards.display_symbols)
+        since = {name for name, first in guards.display_symbols_since.items()
+                 if torch is not None and Version(torch).release >= Version(first).release}
+        self.symbols = frozenset(guards.display_symbols) | since
+        self.check_rules = frozenset(guards.check_rules)
         self.guarded_symbols = frozenset(guards.guarded_display_symbols)
         self.message_calls = frozenset(guards.message_calls)
         self.message_prefixes = tuple(guards.message_call_prefixes)
@@ -51,7 +59,10 @@ class DisplaySites:
             return self._shown(node) or self._shown_through_name(node, through_calls=True)
         if rule not in self.rules and symbol not in self.symbols:
             return None
-        return self._shown(node) or self._shown_through_name(node)
+        # a CUDA check's own condition that only decides a message is the check's business (filework's "the check
+        # only guards a message"); a query's is decided here
+        conditions = rule not in self.check_rules
+        return self._shown(node, conditions) or self._shown_through_name(node)
 
     # timing diagnostics ----------------------------------------------------------------------------------------
     def _timing(self, node: Node) -> Guard | None:
@@ -206,7 +217,8 @@ class DisplaySites:
                 return False
         return True
 
-    def _shown(self, node: Node) -> Guard | None:
+    def _shown(self, node: Node, conditions: bool = False) -> Guard | None:
+        """`conditions`: the condition of an if whose arms only show messages counts as shown."""
         child, parent, depth = node, node.parent, 0
         while parent is not None and depth < MAX_DEPTH and child.type not in STATEMENTS:
             if parent.type == "argument_list" and self.is_message_call(parent.parent):
@@ -219,8 +231,30 @@ class DisplaySites:
                 return Guard("cosmetic", parent)
             if parent.type in {"list", "tuple", "set"} and child.type == "string" and self._backend_list(parent):
                 return Guard("cosmetic", parent)
+            if conditions and parent.type in {"if_statement", "elif_clause"} and _same(child, parent.child_by_field_name("condition")):
+                return self._decides_message(parent)
             child, parent, depth = parent, parent.parent, depth + 1
         return None
+
+    def _decides_message(self, clause: Node) -> Guard | None:
+        """The if-statement holding `clause`, when every arm of it only shows messages: its condition decides which
+        message is shown, nothing else (a raise stops the program, so it is no message here)."""
+        statement = clause if clause.type == "if_statement" else clause.parent
+        if statement is None or statement.type != "if_statement":
+            return None
+        arms = [statement.child_by_field_name("consequence")] + [
+            c.child_by_field_name("consequence") if c.type == "elif_clause" else c.child_by_field_name("body")
+            for c in statement.children if c.type in {"elif_clause", "else_clause"}]
+        if not all(arm is not None and self._only_messages(arm) for arm in arms):
+            return None
+        return Guard("cosmetic", statement, "the condition only decides whether a message is shown")
+
+    def _only_messages(self, block: Node) -> bool:
+        statements = [s for s in block.named_children if s.type != "comment"]
+        return bool(statements) and all(
+            s.type == "expression_statement" and len(s.named_children) == 1 and s.named_children[0].type == "call"
+            and s.named_children[0].parent is not None and s.named_children[0].parent.type != "raise_statement"
+            and self.is_message_call(s.named_children[0]) for s in statements)
 
     def is_message_call(self, call: Node | None) -> bool:
         function = call.child_by_field_name("function") if call is not None and call.type == "call" else None

@@ -84,11 +84,11 @@ class FileWorker:
         conventions = load_context_conventions()
         self.guards = GuardReader(conventions.guards, conventions.backends, tuple(conventions.opt_in.disabled_values))
         self.gates = CudaGates(self.guards, self.context.npu_accelerator)
-        self.display = DisplaySites(conventions.guards)
-        self.aids = DebugAids(conventions.guards, self.display, self.guards.condition)
-        self.opt_in = OptInReader(conventions.opt_in, self.guards)
         self.kb = load_knowledge()
         self.target = self.kb.resolve_target(torch_npu)
+        self.display = DisplaySites(conventions.guards, self.target.release.torch)
+        self.aids = DebugAids(conventions.guards, self.display, self.guards.condition)
+        self.opt_in = OptInReader(conventions.opt_in, self.guards)
         self.guards.versions = VersionReader(self.target.release.torch, conventions.versions.torch_features,
                                              conventions.versions.torch_version_helpers,
                                              conventions.versions.library_flags)
