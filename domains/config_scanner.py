@@ -6,8 +6,8 @@ from __future__ import annotations
 import yaml
 from ascend_feasibility.analyzer.context.backend_images import cloud_gpu_vendor
 from ascend_feasibility.analyzer.reading import bounded_yaml, parsing
-from ascend_feasibility.domains import shell_pins
-from ascend_feasibility.domains.base import Domain, Hit, Scanner, Span, Unit, UnitUnreadable
+from ascend_feasibility.domains import launch_ranks, shell_pins
+from ascend_feasibility.domains.base import Domain, FileView, Hit, ProjectRun, Scanner, Span, Unit, UnitUnreadable
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_context_conventions
 
@@ -71,8 +71,10 @@ class ShellConfigScanner(Scanner):
                 word = _cuda_package_source(node)
                 cuda_packages = None if word is None else (word, node)
             launcher = _launcher(node)
-            if launcher is not None:
-                hits.append(Hit(self.index.code_for("launcher-line"), launcher, Span.of(node.parent)))
+            if launcher is not None:  # from the program on: `PYTHONPATH=... \` before it is no part of the launch
+                end = node.parent.end_point
+                hits.append(Hit(self.index.code_for("launcher-line"), launcher,
+                                Span(node.start_point.row, node.start_point.column, end.row, end.column)))
             device = _device_option(node)
             if device is not None:
                 hits.append(Hit(self.index.code_for("launch-device-cuda"), parsing.text(device), Span.of(device)))
@@ -279,3 +281,14 @@ class ConfigurationDomain(Domain):
 
     name = "configuration"
     scanner_classes = (ShellConfigScanner, YamlConfigScanner)
+    facts_type = launch_ranks.LaunchFacts
+
+    def collect(self, file: FileView) -> launch_ranks.LaunchFacts | None:
+        """Launches of torch.distributed.launch and the scripts' --local_rank declarations (domains/launch_ranks.py)."""
+        return launch_ranks.collect(file)
+
+    def report(self, run: ProjectRun) -> None:
+        # at torch 2 the launcher passes --local-rank, which a script declaring only --local_rank rejects
+        facts = [f for f in run.facts[self.name] if f is not None]
+        if facts:
+            run.findings = launch_ranks.rank_launch_findings(run.findings, facts, run.target.release.torch, run.factory)

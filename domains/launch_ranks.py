@@ -1,0 +1,135 @@
+"""`python -m torch.distributed.launch` at a torch 2 target, launching a script that parses only `--local_rank`.
+
+From torch 2.0 the launcher passes the local rank to the script as `--local-rank=N` (torch/distributed/run.py
+`config_from_args`: `cmd_args.append(f"--local-rank={macros.local_rank}")` unless use_env; torch/distributed/launch.py
+documents it: "From PyTorch 2.0.0 onwards, the dashed --local-rank is preferred ... If only --local_rank is provided,
+the launcher will trigger an error: 'error: unrecognized arguments: --local-rank=<rank>'"). torch.distributed.launch
+sets use_env only with `--use-env`/`--use_env`; torchrun and `-m torch.distributed.run` always do, and pass no
+argument. InternImage's mm-style dist_train.sh/dist_test.sh launch detection/train.py, segmentation/test.py and
+occupancy tools/test.py, which declare `parser.add_argument('--local_rank', type=int, default=0)` alone: at the target
+torch 2.12 every worker exits at argument parsing, so "keep the launcher" (DST040's text) is wrong there.
+
+Read per file: a shell launch of torch.distributed.launch without use-env (its line and first `.py` word), and a
+Python file's `add_argument` declaring `--local_rank` without `--local-rank` (only files that spell `--local_rank`).
+At a target torch of 2.0 or later, the launch whose script (beside the shell script for `$(dirname "$0")/x.py`, else
+from the script's folder or the root) declares only `--local_rank` is rebuilt with the facet `local-rank-only`, whose
+variant says what fails and names the declaration. A script found nowhere, or one declaring the alias, keeps the text.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from ascend_feasibility.analyzer.core.findings import FindingFactory, Located
+from ascend_feasibility.analyzer.core.models import Finding
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.base import FileView
+
+LAUNCH_MODULE = "torch.distributed.launch"
+USE_ENV = frozenset({"--use-env", "--use_env"})
+UNDERSCORED, DASHED = "--local_rank", "--local-rank"
+RULE = "DST040"
+FACET = "local-rank-only"
+FIRST_DASHED_RELEASE = 2  # the torch major release whose launcher passes --local-rank
+COMMAND_QUERY = "(command name: (command_name) @name)"
+DECLARATION_QUERY = """(call function: (attribute attribute: (identifier) @method (#eq? @method "add_argument"))
+  arguments: (argument_list) @arguments)"""
+# `$(dirname "$0")/train.py`, `` `dirname $0`/train.py ``, `${0%/*}/train.py`: a path beside the shell script
+BESIDE_SCRIPT = re.compile(r"""^(?:\$\(\s*dirname\s+["']?\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?["']?\s*\)|`\s*dirname\s+["']?\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?["']?\s*`|\$\{0%/\*\})/""")
+
+
+@dataclass
+class LaunchFacts:
+    path: str = ""
+    # shell: each `python -m torch.distributed.launch` without use-env: (1-based line of `python`, its first .py word)
+    rank_launches: list[tuple[int, str]] = field(default_factory=list)
+    # Python: the first line of an add_argument declaring --local_rank without --local-rank (0: none)
+    underscored_rank: int = 0
+
+    def empty(self) -> bool:
+        return not (self.rank_launches or self.underscored_rank)
+
+
+def collect(file: FileView) -> LaunchFacts | None:
+    facts = LaunchFacts(path=file.path)
+    for unit in file.units:
+        if not unit.parsed:
+            continue
+        if unit.kind == "shell" and LAUNCH_MODULE in unit.source.text:
+            facts.rank_launches += _rank_launches(unit.tree())
+        elif unit.kind == "python" and unit.cell is None and UNDERSCORED in unit.source.text and not facts.underscored_rank:
+            facts.underscored_rank = _underscored_rank(unit.tree())
+    return None if facts.empty() else facts
+
+
+def _rank_launches(root) -> list[tuple[int, str]]:
+    found = []
+    for name in parsing.captures(parsing.query("bash", COMMAND_QUERY), root).get("name", []):
+        if not parsing.text(name).rsplit("/", 1)[-1].startswith("python"):
+            continue
+        words = [parsing.text(w) for w in name.parent.children_by_field_name("argument")]
+        plain = [w.strip("'\"") for w in words]
+        if "-m" not in plain or plain.index("-m") + 1 >= len(plain) or plain[plain.index("-m") + 1] != LAUNCH_MODULE:
+            continue
+        if USE_ENV & {w.split("=", 1)[0] for w in plain}:
+            continue  # the rank goes to LOCAL_RANK only
+        script = next((w for w in plain if w.endswith(".py")), None)
+        if script is not None:
+            found.append((name.start_point.row + 1, script))
+    return found
+
+
+def _underscored_rank(root) -> int:
+    for arguments in parsing.captures(parsing.query("python", DECLARATION_QUERY), root).get("arguments", []):
+        flags = {parsing.text(a).strip("'\"") for a in arguments.named_children if a.type == "string"}
+        if UNDERSCORED in flags and DASHED not in flags:
+            return arguments.start_point.row + 1
+    return 0
+
+
+def rank_launch_findings(findings: list[Finding], facts: list[LaunchFacts], torch: str,
+                         factory: FindingFactory) -> list[Finding]:
+    """`findings` with each DST040 on a launch whose script declares only --local_rank rebuilt with the facet."""
+    if _major(torch) < FIRST_DASHED_RELEASE:
+        return findings
+    launches = {(f.path, line): script for f in facts for line, script in f.rank_launches}
+    if not launches:
+        return findings
+    declared = {f.path: f.underscored_rank for f in facts if f.underscored_rank}
+    result = []
+    for finding in findings:
+        script = launches.get((finding.path, finding.line)) if finding.rule == RULE else None
+        target = _resolve(finding.path, script, declared) if script is not None else None
+        if target is not None:
+            located = Located(finding.rule, finding.symbol, finding.path, finding.line, finding.column,
+                              finding.end_column, finding.snippet, finding.cell, npu=f"{target}:{declared[target]}",
+                              end_line=finding.end_line, auto_when=(), facets=(FACET,), role=finding.role,
+                              reach=finding.reach, reach_reason=finding.reach_reason)
+            finding = factory.build_located(located, 0).model_copy(
+                update={"suppressed": finding.suppressed, "fingerprint": finding.fingerprint})
+        result.append(finding)
+    return result
+
+
+def _resolve(launcher: str, script: str, declared: dict[str, int]) -> str | None:
+    """The project file a launch's script word names, when it declares only --local_rank."""
+    folder = posixpath.dirname(launcher)
+    beside = BESIDE_SCRIPT.match(script)
+    if beside is not None:
+        candidates = [posixpath.join(folder, script[beside.end():])]
+    elif "$" in script or "`" in script or script.startswith(("/", "~")):
+        return None  # only the shell knows
+    else:
+        candidates = [posixpath.join(folder, script), script]
+    for candidate in candidates:
+        path = posixpath.normpath(candidate)
+        if path in declared:
+            return path
+    return None
+
+
+def _major(version: str) -> int:
+    head = version.split(".", 1)[0]
+    return int(head) if head.isdigit() else 0

@@ -1,0 +1,70 @@
+"""`python -m torch.distributed.launch` at a torch 2 target launching a script that parses only `--local_rank`
+(domains/launch_ranks.py): from torch 2.0 the launcher passes `--local-rank=N`, which that parser rejects, so DST040's
+"keep the launcher" is wrong there (scout 14: InternImage's dist_test.sh and segmentation/test.py:99). The finding
+sits on the `python -m` line, not on the `PYTHONPATH=... \\` line before it."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
+from ascend_feasibility.domains.launch_ranks import LaunchFacts, _resolve, rank_launch_findings
+
+from tests.helpers import write_tree
+
+DIST_TEST = """#!/usr/bin/env bash
+CONFIG=$1
+GPUS=$3
+PYTHONPATH="$(dirname $0)/..":$PYTHONPATH \\
+python -m torch.distributed.launch --nproc_per_node=$GPUS --master_port=$PORT \\
+    $(dirname "$0")/test.py $CONFIG --launcher pytorch ${@:4}
+"""
+UNDERSCORED = """import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument('config')
+parser.add_argument('--launcher', default='none')
+parser.add_argument('--local_rank', type=int, default=0)
+args = parser.parse_args()
+"""
+
+
+def _launches(root, torch_npu: str | None = None) -> dict[str, object]:
+    options = AnalyzeOptions(jobs=1) if torch_npu is None else AnalyzeOptions(jobs=1, torch_npu=torch_npu)
+    report = analyze(root, options)
+    return {f.path: f for f in report.findings if f.rule == "DST040"}
+
+
+def test_a_launch_of_a_script_parsing_only_local_rank_fails_at_torch_2(tmp_path):
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "segmentation/dist_test.sh": DIST_TEST,
+        "segmentation/test.py": UNDERSCORED,
+        "detection/dist_test.sh": DIST_TEST.replace("GPUS=$3", "GPUS=$2"),
+        "detection/test.py": UNDERSCORED.replace("'--local_rank',", "'--local-rank', '--local_rank',"),
+        "tools/dist_train.sh": DIST_TEST.replace("launch ", "launch --use_env ").replace("test.py", "train.py"),
+        "tools/train.py": UNDERSCORED,
+    })
+    found = _launches(tmp_path)
+    failing = found["segmentation/dist_test.sh"]
+    assert failing.line == 5 and failing.snippet.startswith("python -m torch.distributed.launch")
+    assert failing.severity == "low" and failing.migration == "rewrite" and failing.counted
+    assert "segmentation/test.py:5" in failing.message.en and "unrecognized arguments" in failing.message.en
+    assert "torchrun" in failing.replacement.en and '"--local-rank", "--local_rank"' in failing.replacement.en
+    for kept in ("detection/dist_test.sh", "tools/dist_train.sh"):  # the alias declared; the rank in LOCAL_RANK
+        assert found[kept].line == 5 and found[kept].severity == "info" and "Keep the launcher" in found[kept].replacement.en
+
+
+def test_a_torch_1_target_keeps_the_launcher():
+    """The underscored argument is what torch 1.x's launcher passes: nothing to rebuild there."""
+    facts = [LaunchFacts("dist_test.sh", rank_launches=[(5, "test.py")]), LaunchFacts("test.py", underscored_rank=5)]
+    findings = [object()]  # not read: the target decides first
+    assert rank_launch_findings(findings, facts, "1.11.0", factory=None) is findings
+
+
+def test_the_script_word_resolves_beside_the_launcher_or_from_the_root():
+    declared = {"tools/test.py": 9, "train.py": 3}
+    assert _resolve("tools/dist_test.sh", '$(dirname "$0")/test.py', declared) == "tools/test.py"
+    assert _resolve("tools/dist_test.sh", "`dirname $0`/test.py", declared) == "tools/test.py"
+    assert _resolve("tools/dist_test.sh", "tools/test.py", declared) == "tools/test.py"  # run from the root
+    assert _resolve("scripts/run.sh", "train.py", declared) == "train.py"
+    assert _resolve("scripts/run.sh", "$SCRIPT_DIR/train.py", declared) is None  # only the shell knows
+    assert _resolve("tools/dist_test.sh", "tools/other.py", declared) is None
