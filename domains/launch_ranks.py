@@ -57,7 +57,7 @@ def collect(file: FileView) -> LaunchFacts | None:
     for unit in file.units:
         if not unit.parsed:
             continue
-        if unit.kind == "shell" and LAUNCH_MODULE in unit.source.text:
+        if unit.kind == "shell" and unit.cell is None and LAUNCH_MODULE in unit.source.text:
             facts.rank_launches += _rank_launches(unit.tree())
         elif unit.kind == "python" and unit.cell is None and UNDERSCORED in unit.source.text and not facts.underscored_rank:
             facts.underscored_rank = _underscored_rank(unit.tree())
