@@ -6,7 +6,6 @@ sits on the `python -m` line, not on the `PYTHONPATH=... \\` line before it."""
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
-
 from ascend_feasibility.domains.launch_ranks import LaunchFacts, _resolve, rank_launch_findings
 
 from tests.helpers import write_tree
@@ -27,9 +26,8 @@ args = parser.parse_args()
 """
 
 
-def _launches(root, torch_npu: str | None = None) -> dict[str, object]:
-    options = AnalyzeOptions(jobs=1) if torch_npu is None else AnalyzeOptions(jobs=1, torch_npu=torch_npu)
-    report = analyze(root, options)
+def _launches(root) -> dict[str, object]:
+    report = analyze(root, AnalyzeOptions(jobs=1))
     return {f.path: f for f in report.findings if f.rule == "DST040"}
 
 
