@@ -5,6 +5,7 @@ shell scripts) the Python scripts it launches."""
 from __future__ import annotations
 
 import fnmatch
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Callable
@@ -550,8 +551,11 @@ def _defines_training_step(found: dict[str, list[Node]]) -> bool:
     return False
 
 
+LIBRARY_TRAINERS = re.compile("|".join(fnmatch.translate(p) for p in SIGNALS.training_loop.library_trainers) or "(?!)")
+
+
 def _library_trainer(name: str) -> bool:
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SIGNALS.training_loop.library_trainers)
+    return LIBRARY_TRAINERS.match(name) is not None
 
 
 def _runs_trainer(trainers: list[Node]) -> bool:
