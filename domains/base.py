@@ -238,6 +238,7 @@ class ModuleFacts(Protocol):
     unnamed_symbols: list[tuple[str, int, int, str]]  # module-level functions/classes the file never names again
     words: str  # identifier-like words the file writes (code, strings, comments, configs), each between spaces
     dotted_words: list[str]  # dotted names of three parts or more it writes
+    cudnn_ops: bool  # names an operator cuDNN runs (a convolution, an RNN, a CTC loss) or a hub model
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context import switched_on, unpassed_defaults
+from ascend_feasibility.analyzer.context import cudnn_ops, switched_on, unpassed_defaults
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
@@ -116,6 +116,9 @@ class PhaseFacts:
     launches: list[tuple[str, str]] = field(default_factory=list)
     notebook: bool = False
     model_refs: list[str] = field(default_factory=list)  # models loaded from libraries (transformers Auto classes ...)
+    # builds an operator cuDNN runs (a convolution, an RNN, a CTC loss) or loads a hub model: read only in a file whose
+    # bytes name one (analyzer/context/cudnn_ops.py)
+    cudnn_ops: bool = False
     config_refs: list[str] = field(default_factory=list)  # config files named in strings or launch arguments
     source_refs: list[str] = field(default_factory=list)  # native sources or their folders named in strings (builders)
     # modules every import of which in this file is guarded (reach other than runs: optional, cuda-only-guarded ...)
@@ -209,6 +212,7 @@ class PhaseFacts:
         self.words = word_string(word_set(self.words) | word_set(other.words))
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
         self.model_refs += other.model_refs
+        self.cudnn_ops |= other.cudnn_ops
         self.config_refs += other.config_refs
         self.source_refs += other.source_refs
         self.choices += other.choices
@@ -663,8 +667,11 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     # Resolving every name is the costly part; a file importing nothing phase-related has no qualified signal.
     resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)
     layers: list[tuple[int, str]] = []  # (start byte, torch.nn layer type) of every layer reference
+    cudnn = resolve and cudnn_ops.may_name(unit.source.data)
     for reference in unit_references(unit) if resolve else ():
         name = reference.name
+        if cudnn and not facts.cudnn_ops:
+            facts.cudnn_ops = cudnn_ops.is_cudnn_op(name)
         if name.startswith(LIBRARY_MODELS) and name not in facts.model_refs:
             facts.model_refs.append(name)
         for phase, prefixes in PHASE_NAMES.items():
