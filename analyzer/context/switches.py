@@ -479,20 +479,29 @@ def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tu
     if condition.type != "comparison_operator" or len(operands) != 2 or operators not in (["=="], ["in"]):
         return None
     subject, values = operands
-    if operators == ["=="] and subject.type == "string":
+    contains = operators == ["in"] and subject.type == "string"  # `'mamba' in args.my_testing`: a substring
+    if operators == ["=="] and subject.type == "string" or contains:
         subject, values = values, subject
-    if subject.type == "call":  # `.lower()`, `.upper()`, `.strip()`: the option's value, normalised
+    if subject.type == "call" and env_variable(subject) is None:  # `.lower()`, `.upper()`, `.strip()`: normalised
         function = subject.child_by_field_name("function")
         arguments = subject.child_by_field_name("arguments")
         if (function is None or function.type != "attribute" or arguments is None or arguments.named_children
                 or parsing.text(function.child_by_field_name("attribute")) not in {"lower", "upper", "strip"}):
             return None
         subject = function.child_by_field_name("object")
-    if subject is None or subject.type != "attribute":
-        return None
-    holder, attribute = subject.child_by_field_name("object"), subject.child_by_field_name("attribute")
-    if holder is None or attribute is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
-        return None
+    variable = env_variable(subject) if subject is not None else None
+    if variable is not None:  # an environment variable: the option it carries, if any, is the project's to find
+        name = ENV_PREFIX + variable
+    else:
+        if subject is None or subject.type != "attribute":
+            return None
+        holder, attribute = subject.child_by_field_name("object"), subject.child_by_field_name("attribute")
+        if holder is None or attribute is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
+            return None
+        name = parsing.text(attribute)
+    if contains:
+        text = _string_value(values) if not any(c.type == "interpolation" for c in values.named_children) else ""
+        return (name, (CONTAINS + text,)) if text else None
     if values.type in {"string", "attribute"}:
         strings = [values]
     elif values.type in {"list", "tuple", "set"}:
@@ -502,7 +511,30 @@ def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tu
     if not strings or not all(_is_member(s) or (s.type == "string" and not any(c.type == "interpolation" for c in s.named_children))
                               for s in strings):
         return None
-    return parsing.text(attribute), tuple(parsing.text(s) if _is_member(s) else _string_value(s) for s in strings)
+    return name, tuple(parsing.text(s) if _is_member(s) else _string_value(s) for s in strings)
+
+
+ENV_PREFIX = "$"  # an arm's option that is an environment variable: `$RWKV_MY_TESTING`
+CONTAINS = "*"  # a value the option must hold as a substring: `'mamba' in os.environ["RWKV_MY_TESTING"]` → `*mamba`
+ENV_READS = {"os.environ.get", "environ.get", "os.getenv", "getenv"}
+
+
+def env_variable(node: Node) -> str | None:
+    """`os.environ["X"]`, `os.environ.get("X", ...)`, `os.getenv("X", ...)`: "X"."""
+    if node.type == "subscript":
+        holder, key = node.child_by_field_name("value"), node.child_by_field_name("subscript")
+        if holder is None or parsing.text(holder) not in {"os.environ", "environ"}:
+            return None
+    elif node.type == "call":
+        function, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        if function is None or arguments is None or parsing.text(function) not in ENV_READS or not arguments.named_children:
+            return None
+        key = arguments.named_children[0]
+    else:
+        return None
+    if key is None or key.type != "string" or any(c.type == "interpolation" for c in key.named_children):
+        return None
+    return _string_value(key) or None
 
 
 def _is_member(node: Node) -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context import cudnn_ops, switched_on, unpassed_defaults
+from ascend_feasibility.analyzer.context import cudnn_ops, env_options, switched_on, unpassed_defaults
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
@@ -172,6 +172,8 @@ class PhaseFacts:
     marker_arms: list[tuple[int, int, tuple[int, ...], str]] = field(default_factory=list)
     # shell: the options a launch command passes (`--xformers`): the project's own launch sets them on
     launch_flags: list[str] = field(default_factory=list)
+    # environment variables the file sets: (name, `@dest` of an option, `=value` of a literal, `?`) (env_options.py)
+    env_carriers: list[tuple[str, str]] = field(default_factory=list)
     # shell: the values a launch command passes them (`--optim adamw_bnb_8bit`, `--trt=True`): (flag, value)
     launch_values: list[tuple[str, str]] = field(default_factory=list)
     # configs: the keys set to true (`memory_efficient: true`); Python: `S=True` passed to a call, `'S': True` in a
@@ -228,6 +230,7 @@ class PhaseFacts:
         self.marker_arms += other.marker_arms
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
+        self.env_carriers += other.env_carriers
         self.true_literals += other.true_literals
         self.default_arms += other.default_arms
         self.default_taken += other.default_taken
@@ -644,6 +647,9 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.options += options
         facts.option_values += values
     facts.option_value_arms, facts.option_else_arms = _option_value_arms(found.get("condition", []))
+    if "environ" in unit.source.text:
+        from ascend_feasibility.knowledge import load_context_conventions
+        facts.env_carriers = env_options.carriers(unit.tree(), frozenset(load_context_conventions().opt_in.argument_objects))
     if facts.option_arms or facts.option_value_arms or facts.option_else_arms:
         from ascend_feasibility.analyzer.context.option_markers import marker_arms
         ranges = [(a[0], a[1]) for a in (*facts.option_arms, *facts.option_value_arms, *facts.option_else_arms)]
@@ -882,9 +888,12 @@ def collect_shell(unit: Unit) -> PhaseFacts:
     """Python scripts a shell script or Dockerfile runs: python X.py, torchrun ... X.py, deepspeed X.py, ..."""
     facts = PhaseFacts(path=unit.path)
     found = parsing.captures(parsing.query("bash", LAUNCH_QUERY), unit.tree())
+    variables = env_options.shell_values(unit.tree()) if "$" in unit.source.text else {}
     for command in found.get("command", []):
         program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
         words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+        if variables:  # `--my_testing $MODEL_TYPE` where the script sets MODEL_TYPE="x070"
+            words = [env_options.expand(word, variables) for word in words]
         facts.config_refs += [w.split("=", 1)[-1] for w in words if _is_config_name(w.split("=", 1)[-1])]
         if program.startswith("python") or program in {"torchrun", "deepspeed", "accelerate"}:
             facts.launched_scripts += [w for w in words if w.endswith(".py")][:1]
