@@ -14,6 +14,7 @@ file exactly (`from src.model import RWKV` in a script beside src/) takes the ne
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict, deque
 from typing import TYPE_CHECKING
 
@@ -44,6 +45,7 @@ def is_cudnn_op(name: str) -> bool:
     return name.startswith(_operators())
 
 
+@functools.cache
 def _operators() -> tuple[str, ...]:
     return tuple(load_context_conventions().cudnn.operators)
 
