@@ -778,3 +778,14 @@ def test_an_arm_testing_an_environment_variable_an_option_sets_is_that_options_a
     assert oi.switched_options([declare, use, literal], ProjectContext()) == {}
     unset = facts("src/model.py", option_value_arms=[(316, 330, "$OTHER", ("*r4",), "c")])
     assert oi.switched_options([declare, unset], ProjectContext()) == {}  # no option sets it: the user's variable
+
+
+def test_an_argparse_option_with_a_string_default_is_no_switch_and_its_value_arms_are_opt_in():
+    # `parser.add_argument("--ds_optimizer", default="cpu-adam")`: declared (not an off switch) and string-valued
+    declare = facts("train.py", options=[("ds_optimizer", False, "--ds_optimizer", 19)],
+                    option_values=[("ds_optimizer", "cpu-adam", 19)])
+    use = facts("train.py", option_value_arms=[(34, 34, "ds_optimizer", ("lamb",), "line 33: if args.ds_optimizer == ...")])
+    assert oi.switched_options([declare, use], ProjectContext())["train.py"]
+    switch = facts("train.py", options=[("ds_optimizer", True, "--ds_optimizer", 19)],  # declared an off switch
+                   option_values=[("ds_optimizer", "cpu-adam", 19)])
+    assert oi.switched_options([switch, use], ProjectContext()) == {}
