@@ -789,3 +789,19 @@ def test_an_argparse_option_with_a_string_default_is_no_switch_and_its_value_arm
     switch = facts("train.py", options=[("ds_optimizer", True, "--ds_optimizer", 19)],  # declared an off switch
                    option_values=[("ds_optimizer", "cpu-adam", 19)])
     assert oi.switched_options([switch, use], ProjectContext()) == {}
+
+
+def test_a_numeric_bound_the_default_and_launches_stay_under_is_opt_in():
+    # `--head_chunk` default=0; `if int(os.environ["RWKV_HEAD_L2WRAP_CE_CHUNK"]) > 0:` loads the chunked kernel
+    declare = facts("train.py", option_values=[("head_chunk", "0", 53)],
+                    env_carriers=[("RWKV_HEAD_L2WRAP_CE_CHUNK", "@head_chunk")])
+    use = facts("src/model.py", option_value_arms=[(463, 470, "$RWKV_HEAD_L2WRAP_CE_CHUNK", (">0",), "line 462: if ...")])
+    found = oi.switched_options([declare, use, facts("run.sh", launch_values=[("--head_chunk", "0")])], ProjectContext())
+    assert [(a, b, name) for a, b, name, _ in found["src/model.py"]] == [(463, 470, "head_chunk")]
+    assert "a value > 0" in found["src/model.py"][0][3]
+    for launched in ("4096", "$CHUNK"):  # a launch past the bound, or a value only the shell knows
+        launch = facts("run.sh", launch_values=[("--head_chunk", launched)])
+        assert oi.switched_options([declare, use, launch], ProjectContext()) == {}
+    config = facts("conf.yaml", path_words=None, words=" head_chunk ")  # a config naming the option may set it
+    config.path = "conf.yaml"
+    assert oi.switched_options([declare, use, config], ProjectContext()) == {}

@@ -401,11 +401,12 @@ def switched_options(facts, context: ProjectContext,
             # member or an else arm, any value but the default may be the one
             unsure = otherwise or any("." in v for v in values)
             if _holds(needed, given) or any(not v.replace("_", "").replace("-", "").isalnum() for v in given) or (
-                    unsure and given - default[0]) or _configured(needed, unsure, configs):
-                continue
+                    unsure and given - default[0]) or _configured(needed, unsure, configs) or (
+                    any(v.startswith(">") for v in needed) and any(f" {dest} " in words for words in configs)):
+                continue  # (a number a config sets is out of sight: any config naming the option may set it)
             shown = ", ".join(_shown(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
             # the values as written: the caller splits the name into words, camelCase included (fp8Activation)
-            written = [(_value(v) if "." in v else v).removeprefix(CONTAINS) for v in values]
+            written = [(_value(v) if "." in v else v).removeprefix(CONTAINS) for v in values if not v.startswith(">")]
             named = sorted(v.removeprefix(CONTAINS) for v in needed) if set(dest.lower().split("_")) & mainstream \
                 else [dest, *written]
             result[f.path].append((first, last, "_".join(named),
@@ -428,9 +429,22 @@ def _configured(needed: set[str], unsure: bool, configs: list[str]) -> bool:
 
 
 def _holds(needed: set[str], values: set[str]) -> bool:
-    """Does one of `values` take the arm: equal to a value it needs, or holding a substring it needs (`*mamba`)?"""
-    return any(value[len(CONTAINS):] in given if value.startswith(CONTAINS) else value == given
-               for value in needed for given in values)
+    """Does one of `values` take the arm: equal to a value it needs, holding a substring it needs (`*mamba`), or a
+    number past the bound it needs (`>0`; a value that is no number may be anything)?"""
+    return any(_takes(value, given) for value in needed for given in values)
+
+
+def _takes(needed: str, given: str) -> bool:
+    if needed.startswith(CONTAINS):
+        return needed[len(CONTAINS):] in given
+    if needed.startswith(">"):
+        bound = needed.lstrip(">=")
+        try:
+            number = float(given)
+        except ValueError:
+            return True
+        return number >= float(bound) if needed.startswith(">=") else number > float(bound)
+    return needed == given
 
 
 def _defaults(values: set[str]) -> str:
@@ -443,6 +457,8 @@ def _defaults(values: set[str]) -> str:
 def _shown(value: str) -> str:
     if value.startswith(CONTAINS):
         return f'a value holding "{value[len(CONTAINS):]}"'
+    if value.startswith(">"):
+        return f"a value {'>=' if value.startswith('>=') else '>'} {value.lstrip('>=')}"
     return value if "." in value else f'"{value}"'
 
 

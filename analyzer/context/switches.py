@@ -436,17 +436,18 @@ def declared_option(call: Node) -> tuple[str, bool, str] | None:
 
 
 def option_string_default(call: Node) -> tuple[str, str] | None:
-    """`add_argument("--optim", type=str, default="adamw_torch")`: (dest, "adamw_torch"); None for other options."""
+    """`add_argument("--optim", type=str, default="adamw_torch")`: (dest, "adamw_torch"); an integer default as
+    written (`--head_chunk`, default=0: "0"); None for other options."""
     parts = _option_parts(call)
     if parts is None:
         return None
     long, keywords = parts
     default = keywords.get("default")
-    if long is None or default is None or default.type != "string" or "action" in keywords:
+    if long is None or default is None or default.type not in {"string", "integer"} or "action" in keywords:
         return None
     dest = keywords["dest"] if "dest" in keywords else None
     name = parsing.text(dest).strip("'\"") if dest is not None else long[2:].replace("-", "_")
-    return name, _string_value(default)
+    return name, _string_value(default) if default.type == "string" else parsing.text(default)
 
 
 def dataclass_field(assignment: Node) -> tuple[str, str, int] | None:
@@ -476,6 +477,8 @@ def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tu
     arm needs); None for `!=`/`not in` (which hold by default) and for anything but an option of the command line."""
     operands = condition.named_children
     operators = [c.type for c in condition.children if not c.is_named]
+    if condition.type == "comparison_operator" and operators in ([">"], [">="]) and len(operands) == 2:
+        return _number_test(operands[0], operators[0], operands[1], objects)
     if condition.type != "comparison_operator" or len(operands) != 2 or operators not in (["=="], ["in"]):
         return None
     subject, values = operands
@@ -512,6 +515,24 @@ def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tu
                               for s in strings):
         return None
     return name, tuple(parsing.text(s) if _is_member(s) else _string_value(s) for s in strings)
+
+
+def _number_test(subject: Node, operator: str, bound: Node, objects: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:
+    """`int(os.environ["RWKV_HEAD_L2WRAP_CE_CHUNK"]) > 0`, `args.head_chunk > 0`: (the option, (">0",))."""
+    if bound.type != "integer":
+        return None
+    if subject.type == "call":  # int(...), float(...)
+        function, arguments = subject.child_by_field_name("function"), subject.child_by_field_name("arguments")
+        if function is None or parsing.text(function) not in {"int", "float"} or arguments is None or len(arguments.named_children) != 1:
+            return None
+        subject = arguments.named_children[0]
+    variable = env_variable(subject)
+    if variable is not None:
+        return ENV_PREFIX + variable, (operator + parsing.text(bound),)
+    holder = subject.child_by_field_name("object") if subject.type == "attribute" else None
+    if holder is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
+        return None
+    return parsing.text(subject.child_by_field_name("attribute")), (operator + parsing.text(bound),)
 
 
 ENV_PREFIX = "$"  # an arm's option that is an environment variable: `$RWKV_MY_TESTING`
