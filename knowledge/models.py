@@ -763,6 +763,8 @@ class CudnnConventions(_Record):
     operators: list[str] = Field(min_length=1, description="qualified-name prefixes of operators cuDNN runs")
     model_libraries: list[str] = Field(min_length=1, description="import roots of libraries that build whole models, "
                                        "whose layers the project's code does not show")
+    dynamic_loaders: list[str] = Field(min_length=1, description="import prefixes of what loads code by name (hydra's "
+                                       "instantiate, importlib): the import graph cannot see what it builds")
     not_models: list[str] = Field(min_length=1, description="words of what such a library's import names when it "
                                   "imports no model (a tokenizer, a config, transforms, utilities)")
 

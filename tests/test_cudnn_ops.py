@@ -56,3 +56,10 @@ def test_a_cudnn_switch_stays_where_its_model_has_a_convolution_or_comes_from_a_
 def test_only_files_whose_bytes_can_name_an_operator_are_read():
     assert may_name(b"self.c = nn.Conv2d(3, 8, 3)") and may_name(b"torch.hub.load('a', 'b')")
     assert not may_name(b"self.fc = nn.Linear(4, 4)\nx = torch.matmul(a, b)\n")
+
+
+def test_a_cudnn_switch_stays_where_the_model_is_built_by_name(tmp_path):
+    # sam2's trainer: `from hydra.utils import instantiate`, the model named in a YAML config
+    write_tree(tmp_path, {"v2/train.py": TRAIN.replace("from src.model import Net\n", "from hydra.utils import instantiate\n")
+                          .replace("model = Net()", "model = instantiate(cfg.model)")})
+    assert _switches(tmp_path)["PRC011"].severity == "low"

@@ -58,7 +58,9 @@ def idle_switches(findings: list[Finding], facts: list[ModuleFacts]) -> list[Fin
         return findings
     libraries = frozenset(conventions.model_libraries)
     plain = tuple(word.lower() for word in conventions.not_models)
-    builds = {f.path for f in facts if f.cudnn_ops or _model_import(f.imports, libraries, plain)}
+    loaders = tuple(conventions.dynamic_loaders)
+    builds = {f.path for f in facts if f.cudnn_ops or _model_import(f.imports, libraries, plain)
+              or any(name == loader or name.startswith(loader + ".") for name in f.imports for loader in loaders)}
     edges = _edges(facts) if builds else {}
     reverse: dict[str, set[str]] = defaultdict(set)
     for source, targets in edges.items():
