@@ -63,3 +63,11 @@ def test_a_cudnn_switch_stays_where_the_model_is_built_by_name(tmp_path):
     write_tree(tmp_path, {"v2/train.py": TRAIN.replace("from src.model import Net\n", "from hydra.utils import instantiate\n")
                           .replace("model = Net()", "model = instantiate(cfg.model)")})
     assert _switches(tmp_path)["PRC011"].severity == "low"
+
+
+def test_a_module_probe_is_no_load_by_name(tmp_path):
+    probe = LINEAR.replace("import torch\n", "import torch\nimport importlib\nif importlib.util.find_spec('deepspeed'):\n    pass\n")
+    write_tree(tmp_path, {"v2/train.py": TRAIN, "v2/src/model.py": probe})
+    assert _switches(tmp_path)["PRC011"].severity == "info"  # RWKV's deepspeed probe loads nothing
+    write_tree(tmp_path, {"v2/src/model.py": probe + "net = importlib.import_module(name)\n"})
+    assert _switches(tmp_path)["PRC011"].severity == "low"

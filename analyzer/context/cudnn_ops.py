@@ -4,12 +4,14 @@
 (`torch.npu.conv.allow_hf32`) changes nothing either: the finding stays, at info, saying why.
 
 Per file (phases facts, `cudnn_ops`): does the file name such an operator (`nn.Conv2d`, `F.conv1d`, `torch.conv2d`,
-`nn.LSTM`, `nn.CTCLoss`, a `torch.hub.load` model)? Read only where the file's bytes can name one (may_name).
+`nn.LSTM`, `nn.CTCLoss`), or load a model or module by name (`torch.hub.load`, `importlib.import_module`)? Read only
+where the file's bytes can name one (may_name).
 Per project (idle_switches, only when such a finding is above info): the code loaded with the switch's file is every
-file that imports it, directly or not, and everything those import; when none of it names a cuDNN operator or
-imports a library that builds whole models (transformers, timm, torchvision: their layers are out of sight, so such
-an import keeps the finding as it is), the finding goes to info. An import the graph cannot resolve to a project
-file exactly (`from src.model import RWKV` in a script beside src/) takes the nearest file whose path ends so.
+file that imports it, directly or not, and everything those import. When none of it names such an operator, imports a
+library that builds whole models (transformers, timm, torchvision: their layers are out of sight, so such an import
+keeps the finding as it is) or imports what builds code by name (hydra's instantiate, a registry), the finding goes to
+info. An import the graph cannot resolve to a project file exactly (`from src.model import RWKV` in a script beside
+src/) takes the nearest file whose path ends so.
 """
 
 from __future__ import annotations
@@ -26,8 +28,8 @@ from ascend_feasibility.knowledge import load_context_conventions
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
 
-# bytes one of the operators' names holds (Conv, conv, LSTM, GRU, RNN, CTC, ctc_loss, hub): a file with none is not read
-BYTE_MARKS = (b"onv", b"LSTM", b"GRU", b"RNN", b"lstm", b"gru", b"rnn", b"CTC", b"ctc", b"hub")
+# bytes one of the operators' names holds (Conv, LSTM, GRU, RNN, CTC, hub, import_module): a file with none is not read
+BYTE_MARKS = (b"onv", b"LSTM", b"GRU", b"RNN", b"lstm", b"gru", b"rnn", b"CTC", b"ctc", b"hub", b"import_module")
 NOTE = Text(
     en="Here it changes nothing: no code loaded with this file (what imports it and what that imports, {count} "
        "files) builds a convolution, an RNN or a CTC loss, or imports a library that builds whole models, so there "
