@@ -224,6 +224,7 @@ class ModuleFacts(Protocol):
     marker_arms: list[tuple[int, int, tuple[int, ...], str]]  # arms a value only option arms set decides
     launch_flags: list[str]  # shell: options a launch command passes
     launch_values: list[tuple[str, str]]  # shell: (option, value) a launch command passes
+    env_carriers: list[tuple[str, str]]  # environment variables set: (name, `@dest`, `=value` or `?`)
     true_keys: list[str]  # YAML/JSON: keys set to true
     true_literals: list[tuple[str, str, int]]  # Python: (callee or "", S, line) of `S=True` / `'S': True`
     lazy_submodules: list[str]  # a package __init__.py's submodules loaded lazily by name (_LazyModule tables)
@@ -238,6 +239,7 @@ class ModuleFacts(Protocol):
     unnamed_symbols: list[tuple[str, int, int, str]]  # module-level functions/classes the file never names again
     words: str  # identifier-like words the file writes (code, strings, comments, configs), each between spaces
     dotted_words: list[str]  # dotted names of three parts or more it writes
+    cudnn_ops: bool  # names an operator cuDNN runs (a convolution, an RNN, a CTC loss) or a hub model
 
 
 @dataclass(frozen=True)

@@ -768,6 +768,19 @@ class Routes(_Record):
     route: list[Route] = Field(min_length=1)
 
 
+class CudnnConventions(_Record):
+    """cuDNN's own switches change only the operators cuDNN runs (analyzer/context/cudnn_ops.py)."""
+
+    rules: list[str] = Field(min_length=1, description="rules of switches that act on cuDNN's operators alone")
+    operators: list[str] = Field(min_length=1, description="qualified-name prefixes of operators cuDNN runs")
+    model_libraries: list[str] = Field(min_length=1, description="import roots of libraries that build whole models, "
+                                       "whose layers the project's code does not show")
+    dynamic_loaders: list[str] = Field(min_length=1, description="import prefixes of what loads code by name (hydra's "
+                                       "instantiate, importlib): the import graph cannot see what it builds")
+    not_models: list[str] = Field(min_length=1, description="words of what such a library's import names when it "
+                                  "imports no model (a tokenizer, a config, transforms, utilities)")
+
+
 class ContextConventions(_Record):
     """knowledge/context/conventions.toml: file roles, per-backend code and guards."""
 
@@ -776,6 +789,7 @@ class ContextConventions(_Record):
     guards: GuardConventions
     versions: VersionConventions
     opt_in: OptInConventions
+    cudnn: CudnnConventions
 
 
 class FusedOptimizer(_Record):

@@ -392,7 +392,7 @@ def facts(path: str, module: str | None = None, **more):
     values = dict(path=path, module=module if module is not None else path[:-3].replace("/", "."), choices=[],
                   imports=[], module_strings=[], main_guard=False, options=[], launch_flags=[], option_arms=[],
                   option_values=[], option_value_arms=[], option_else_arms=[], marker_arms=[], launch_values=[],
-                  registrations=[], words="", true_keys=[], true_literals=[])
+                  registrations=[], words="", true_keys=[], true_literals=[], env_carriers=[])
     values.update(more)
     return SimpleNamespace(**values)
 
@@ -755,3 +755,53 @@ def test_markers_are_values_only_option_arms_set():
     arms = {(first, lines) for first, _, lines, _ in marker_arms(root, [(7, 8)])}
     assert arms == {(11, (7,)), (12, (7,)), (18, (8,))}  # not the `not`, the `or`, nor a flag set outside the arm
     assert marker_arms(root, [(20, 20)]) == []
+
+
+# options carried in environment variables, substring tests (issue 28, round 13 B row 41: RWKV's `'r4' in
+# os.environ["RWKV_MY_TESTING"]`, set from `--my_testing` in train.py) ------------------------------------------------
+def test_an_arm_testing_an_environment_variable_an_option_sets_is_that_options_arm():
+    declare = facts("train.py", option_values=[("my_testing", "x052", 74)], env_carriers=[("MY_TESTING", "@my_testing")])
+    use = facts("src/model.py", option_value_arms=[(316, 330, "$MY_TESTING", ("*r4",), "line 315: if 'r4' in ...")])
+    found = oi.switched_options([declare, use], ProjectContext())["src/model.py"]
+    assert found == [(316, 330, "my_testing_r4", '`--my_testing` is "x052" unless given (train.py:74), carried in '
+                      '$MY_TESTING (train.py), and no launch script passes a value holding "r4"; line 315: if \'r4\' in ...')]
+    for launched in ("xr4", "$TYPE"):  # a value holding it, or one only the shell knows
+        launch = facts("run.sh", launch_values=[("--my_testing", launched)])
+        assert oi.switched_options([declare, use, launch], ProjectContext()) == {}
+    assert oi.switched_options([declare, use, facts("run.sh", launch_values=[("--my_testing", "x070")])], ProjectContext())
+    default = facts("src/model.py", option_value_arms=[(316, 330, "$MY_TESTING", ("*x05",), "c")])
+    assert oi.switched_options([declare, default], ProjectContext()) == {}  # the default holds it
+    # a variable also set from something else, or written by a shell script: its values are out of sight
+    for more in (facts("other.py", env_carriers=[("MY_TESTING", "?")]), facts("env.sh", words=" MY_TESTING ")):
+        assert oi.switched_options([declare, use, more], ProjectContext()) == {}
+    literal = facts("other.py", env_carriers=[("MY_TESTING", "=r4")])  # code of the project sets a value holding it
+    assert oi.switched_options([declare, use, literal], ProjectContext()) == {}
+    unset = facts("src/model.py", option_value_arms=[(316, 330, "$OTHER", ("*r4",), "c")])
+    assert oi.switched_options([declare, unset], ProjectContext()) == {}  # no option sets it: the user's variable
+
+
+def test_an_argparse_option_with_a_string_default_is_no_switch_and_its_value_arms_are_opt_in():
+    # `parser.add_argument("--ds_optimizer", default="cpu-adam")`: declared (not an off switch) and string-valued
+    declare = facts("train.py", options=[("ds_optimizer", False, "--ds_optimizer", 19)],
+                    option_values=[("ds_optimizer", "cpu-adam", 19)])
+    use = facts("train.py", option_value_arms=[(34, 34, "ds_optimizer", ("lamb",), "line 33: if args.ds_optimizer == ...")])
+    assert oi.switched_options([declare, use], ProjectContext())["train.py"]
+    switch = facts("train.py", options=[("ds_optimizer", True, "--ds_optimizer", 19)],  # declared an off switch
+                   option_values=[("ds_optimizer", "cpu-adam", 19)])
+    assert oi.switched_options([switch, use], ProjectContext()) == {}
+
+
+def test_a_numeric_bound_the_default_and_launches_stay_under_is_opt_in():
+    # `--head_chunk` default=0; `if int(os.environ["RWKV_HEAD_L2WRAP_CE_CHUNK"]) > 0:` loads the chunked kernel
+    declare = facts("train.py", option_values=[("head_chunk", "0", 53)],
+                    env_carriers=[("RWKV_HEAD_L2WRAP_CE_CHUNK", "@head_chunk")])
+    use = facts("src/model.py", option_value_arms=[(463, 470, "$RWKV_HEAD_L2WRAP_CE_CHUNK", (">0",), "line 462: if ...")])
+    found = oi.switched_options([declare, use, facts("run.sh", launch_values=[("--head_chunk", "0")])], ProjectContext())
+    assert [(a, b, name) for a, b, name, _ in found["src/model.py"]] == [(463, 470, "head_chunk")]
+    assert "a value > 0" in found["src/model.py"][0][3]
+    for launched in ("4096", "$CHUNK"):  # a launch past the bound, or a value only the shell knows
+        launch = facts("run.sh", launch_values=[("--head_chunk", launched)])
+        assert oi.switched_options([declare, use, launch], ProjectContext()) == {}
+    config = facts("conf.yaml", path_words=None, words=" head_chunk ")  # a config naming the option may set it
+    config.path = "conf.yaml"
+    assert oi.switched_options([declare, use, config], ProjectContext()) == {}

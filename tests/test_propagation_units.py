@@ -63,6 +63,8 @@ class Facts:
     unnamed_symbols: list = field(default_factory=list)
     words: str = ""
     dotted_words: list = field(default_factory=list)
+    env_carriers: list = field(default_factory=list)
+    cudnn_ops: bool = False
     module: str | None = None
 
     def __post_init__(self):

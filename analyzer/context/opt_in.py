@@ -32,7 +32,7 @@ from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.runtimes import RuntimeReader
 from ascend_feasibility.analyzer.context.switched_on import turned_on
-from ascend_feasibility.analyzer.context.switches import ExplainedGuard, SwitchReader
+from ascend_feasibility.analyzer.context.switches import CONTAINS, ENV_PREFIX, ExplainedGuard, SwitchReader
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
@@ -370,6 +370,7 @@ def switched_options(facts, context: ProjectContext,
         for flag, value in f.launch_values:
             passed[flag.lstrip("-").replace("-", "_")].add(value.lower())
     configs = [f.words for f in facts if f.path.endswith(CONFIG_SUFFIXES) and f.words]
+    carried = carried_options(facts)
     result: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
     for f in facts:
         if context.of(f.path).role not in COUNTED_ROLES:
@@ -383,24 +384,34 @@ def switched_options(facts, context: ProjectContext,
         arms += [(first, last, dest, tuple(sorted(choices[dest] - {_value(v) for v in taken})), condition, True)
                  for first, last, dest, taken, condition in f.option_else_arms if dest in choices]
         for first, last, dest, values, condition, otherwise in arms:
+            carrier = ""
+            if dest.startswith(ENV_PREFIX):  # `'mamba' in os.environ["RWKV_MY_TESTING"]`: the option it carries
+                found = carried.get(dest[len(ENV_PREFIX):])
+                if found is None:
+                    continue
+                dest, literals, carrier = found
+            else:
+                literals = set()
             default = defaults.get(dest)
             needed = {_value(v) for v in values}
-            if default is None or not needed or default[0] & needed or dest in declared:
-                continue  # an option declared as a switch somewhere, or defaulting to a value the arm takes
+            if default is None or not needed or _holds(needed, default[0] | literals) or declared.get(dest, (False,))[0]:
+                continue  # an option declared as an off switch somewhere, or defaulting to a value the arm takes
             given = passed.get(dest, set())
             # a launch script passes a value the arm takes, or one only the shell knows (`$OPTIM`); for an enum's
             # member or an else arm, any value but the default may be the one
             unsure = otherwise or any("." in v for v in values)
-            if given & needed or any(not v.replace("_", "").replace("-", "").isalnum() for v in given) or (
-                    unsure and given - default[0]) or _configured(needed, unsure, configs):
-                continue
-            shown = ", ".join(v if "." in v else f'"{v}"' for v in values[:3]) + (", ..." if len(values) > 3 else "")
+            if _holds(needed, given) or any(not v.replace("_", "").replace("-", "").isalnum() for v in given) or (
+                    unsure and given - default[0]) or _configured(needed, unsure, configs) or (
+                    any(v.startswith(">") for v in needed) and any(f" {dest} " in words for words in configs)):
+                continue  # (a number a config sets is out of sight: any config naming the option may set it)
+            shown = ", ".join(_shown(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
             # the values as written: the caller splits the name into words, camelCase included (fp8Activation)
-            written = [_value(v) if "." in v else v for v in values]
-            named = sorted(needed) if set(dest.lower().split("_")) & mainstream else [dest, *written]
+            written = [(_value(v) if "." in v else v).removeprefix(CONTAINS) for v in values if not v.startswith(">")]
+            named = sorted(v.removeprefix(CONTAINS) for v in needed) if set(dest.lower().split("_")) & mainstream \
+                else [dest, *written]
             result[f.path].append((first, last, "_".join(named),
-                                   f"`--{dest}` is \"{sorted(default[0])[0]}\" unless given ({default[1]}), and no "
-                                   f"launch script passes {shown}; {condition}"))
+                                   f"`--{dest}` is {_defaults(default[0])} unless given ({default[1]}){carrier}, "
+                                   f"and no launch script passes {shown}; {condition}"))
         for first, last, lines, condition in f.marker_arms:
             sources = [next((r for r in result.get(f.path, []) if r[0] <= line <= r[1]), None) for line in lines]
             if sources and all(r is not None for r in sources):
@@ -411,8 +422,68 @@ def switched_options(facts, context: ProjectContext,
 
 def _configured(needed: set[str], unsure: bool, configs: list[str]) -> bool:
     """A YAML/JSON config of the project writes a value the arm takes (`"optim": "adamw_bnb_8bit"` in a Trainer's JSON
-    arguments); an enum member's string is out of sight, so any word it starts (adamw_bnb → adamw_bnb_8bit)."""
-    return any((f" {value}" if unsure else f" {value} ") in words for value in needed for words in configs)
+    arguments); an enum member's string is out of sight, so any word it starts (adamw_bnb → adamw_bnb_8bit); a
+    substring the arm needs, anywhere in a word."""
+    return any((value[len(CONTAINS):] if value.startswith(CONTAINS) else f" {value}" if unsure else f" {value} ") in words
+               for value in needed for words in configs)
+
+
+def _holds(needed: set[str], values: set[str]) -> bool:
+    """Does one of `values` take the arm: equal to a value it needs, holding a substring it needs (`*mamba`), or a
+    number past the bound it needs (`>0`; a value that is no number may be anything)?"""
+    return any(_takes(value, given) for value in needed for given in values)
+
+
+def _takes(needed: str, given: str) -> bool:
+    if needed.startswith(CONTAINS):
+        return needed[len(CONTAINS):] in given
+    if needed.startswith(">"):
+        bound = needed.lstrip(">=")
+        try:
+            number = float(given)
+        except ValueError:
+            return True
+        return number >= float(bound) if needed.startswith(">=") else number > float(bound)
+    return needed == given
+
+
+def _defaults(values: set[str]) -> str:
+    """An option's defaults as the reason shows them: `"adamw_torch"`, or `one of "", "x052", "x070"` where the
+    project declares it in several places."""
+    shown = ", ".join(f'"{v}"' for v in sorted(values)[:4]) + (", ..." if len(values) > 4 else "")
+    return shown if len(values) == 1 else f"one of {shown}"
+
+
+def _shown(value: str) -> str:
+    if value.startswith(CONTAINS):
+        return f'a value holding "{value[len(CONTAINS):]}"'
+    if value.startswith(">"):
+        return f"a value {'>=' if value.startswith('>=') else '>'} {value.lstrip('>=')}"
+    return value if "." in value else f'"{value}"'
+
+
+def carried_options(facts) -> dict[str, tuple[str, set[str], str]]:
+    """Environment variable → (the command-line option the project sets it from, the literal values code of the
+    project also sets it to, where it is carried), for a variable set from one option only and otherwise only to
+    literals by Python code (env_options.carriers): a variable a shell script, config or Dockerfile writes, or that
+    code sets from anything else, has values out of sight."""
+    sets: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for f in facts:
+        for name, value in f.env_carriers:
+            sets[name].append((value, f.path))
+    if not sets:
+        return {}
+    outside = {name for name, paths in writers(sets, facts).items()
+               if any(not p.endswith((".py", ".ipynb")) for p in paths)}
+    result = {}
+    for name, values in sets.items():
+        options = {value[1:] for value, _ in values if value.startswith("@")}
+        if len(options) != 1 or name in outside or any(value == "?" for value, _ in values):
+            continue
+        where = next(path for value, path in values if value.startswith("@"))
+        result[name] = (options.pop(), {value[1:].lower() for value, _ in values if value.startswith("=")},
+                        f", carried in ${name} ({where})")
+    return result
 
 
 def _value(text: str) -> str:

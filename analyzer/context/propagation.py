@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
+from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
 from ascend_feasibility.analyzer.context.guards import library_class_of
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
@@ -88,7 +89,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
     unused_defaults = project_overridden_defaults(facts, overridden)
-    findings = selector_tests(findings, facts, factory)
+    findings = idle_switches(selector_tests(findings, facts, factory), facts)
     if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale
             or on_default or unused_defaults or switches_on):
         return findings

@@ -436,17 +436,18 @@ def declared_option(call: Node) -> tuple[str, bool, str] | None:
 
 
 def option_string_default(call: Node) -> tuple[str, str] | None:
-    """`add_argument("--optim", type=str, default="adamw_torch")`: (dest, "adamw_torch"); None for other options."""
+    """`add_argument("--optim", type=str, default="adamw_torch")`: (dest, "adamw_torch"); an integer default as
+    written (`--head_chunk`, default=0: "0"); None for other options."""
     parts = _option_parts(call)
     if parts is None:
         return None
     long, keywords = parts
     default = keywords.get("default")
-    if long is None or default is None or default.type != "string" or "action" in keywords:
+    if long is None or default is None or default.type not in {"string", "integer"} or "action" in keywords:
         return None
     dest = keywords["dest"] if "dest" in keywords else None
     name = parsing.text(dest).strip("'\"") if dest is not None else long[2:].replace("-", "_")
-    return name, _string_value(default)
+    return name, _string_value(default) if default.type == "string" else parsing.text(default)
 
 
 def dataclass_field(assignment: Node) -> tuple[str, str, int] | None:
@@ -476,23 +477,34 @@ def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tu
     arm needs); None for `!=`/`not in` (which hold by default) and for anything but an option of the command line."""
     operands = condition.named_children
     operators = [c.type for c in condition.children if not c.is_named]
+    if condition.type == "comparison_operator" and operators in ([">"], [">="]) and len(operands) == 2:
+        return _number_test(operands[0], operators[0], operands[1], objects)
     if condition.type != "comparison_operator" or len(operands) != 2 or operators not in (["=="], ["in"]):
         return None
     subject, values = operands
-    if operators == ["=="] and subject.type == "string":
+    contains = operators == ["in"] and subject.type == "string"  # `'mamba' in args.my_testing`: a substring
+    if operators == ["=="] and subject.type == "string" or contains:
         subject, values = values, subject
-    if subject.type == "call":  # `.lower()`, `.upper()`, `.strip()`: the option's value, normalised
+    if subject.type == "call" and env_variable(subject) is None:  # `.lower()`, `.upper()`, `.strip()`: normalised
         function = subject.child_by_field_name("function")
         arguments = subject.child_by_field_name("arguments")
         if (function is None or function.type != "attribute" or arguments is None or arguments.named_children
                 or parsing.text(function.child_by_field_name("attribute")) not in {"lower", "upper", "strip"}):
             return None
         subject = function.child_by_field_name("object")
-    if subject is None or subject.type != "attribute":
-        return None
-    holder, attribute = subject.child_by_field_name("object"), subject.child_by_field_name("attribute")
-    if holder is None or attribute is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
-        return None
+    variable = env_variable(subject) if subject is not None else None
+    if variable is not None:  # an environment variable: the option it carries, if any, is the project's to find
+        name = ENV_PREFIX + variable
+    else:
+        if subject is None or subject.type != "attribute":
+            return None
+        holder, attribute = subject.child_by_field_name("object"), subject.child_by_field_name("attribute")
+        if holder is None or attribute is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
+            return None
+        name = parsing.text(attribute)
+    if contains:
+        text = _string_value(values) if not any(c.type == "interpolation" for c in values.named_children) else ""
+        return (name, (CONTAINS + text,)) if text else None
     if values.type in {"string", "attribute"}:
         strings = [values]
     elif values.type in {"list", "tuple", "set"}:
@@ -502,7 +514,48 @@ def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tu
     if not strings or not all(_is_member(s) or (s.type == "string" and not any(c.type == "interpolation" for c in s.named_children))
                               for s in strings):
         return None
-    return parsing.text(attribute), tuple(parsing.text(s) if _is_member(s) else _string_value(s) for s in strings)
+    return name, tuple(parsing.text(s) if _is_member(s) else _string_value(s) for s in strings)
+
+
+def _number_test(subject: Node, operator: str, bound: Node, objects: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:
+    """`int(os.environ["RWKV_HEAD_L2WRAP_CE_CHUNK"]) > 0`, `args.head_chunk > 0`: (the option, (">0",))."""
+    if bound.type != "integer":
+        return None
+    if subject.type == "call":  # int(...), float(...)
+        function, arguments = subject.child_by_field_name("function"), subject.child_by_field_name("arguments")
+        if function is None or parsing.text(function) not in {"int", "float"} or arguments is None or len(arguments.named_children) != 1:
+            return None
+        subject = arguments.named_children[0]
+    variable = env_variable(subject)
+    if variable is not None:
+        return ENV_PREFIX + variable, (operator + parsing.text(bound),)
+    holder = subject.child_by_field_name("object") if subject.type == "attribute" else None
+    if holder is None or parsing.text(holder).rsplit(".", 1)[-1] not in objects:
+        return None
+    return parsing.text(subject.child_by_field_name("attribute")), (operator + parsing.text(bound),)
+
+
+ENV_PREFIX = "$"  # an arm's option that is an environment variable: `$RWKV_MY_TESTING`
+CONTAINS = "*"  # a value the option must hold as a substring: `'mamba' in os.environ["RWKV_MY_TESTING"]` → `*mamba`
+ENV_READS = {"os.environ.get", "environ.get", "os.getenv", "getenv"}
+
+
+def env_variable(node: Node) -> str | None:
+    """`os.environ["X"]`, `os.environ.get("X", ...)`, `os.getenv("X", ...)`: "X"."""
+    if node.type == "subscript":
+        holder, key = node.child_by_field_name("value"), node.child_by_field_name("subscript")
+        if holder is None or parsing.text(holder) not in {"os.environ", "environ"}:
+            return None
+    elif node.type == "call":
+        function, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        if function is None or arguments is None or parsing.text(function) not in ENV_READS or not arguments.named_children:
+            return None
+        key = arguments.named_children[0]
+    else:
+        return None
+    if key is None or key.type != "string" or any(c.type == "interpolation" for c in key.named_children):
+        return None
+    return _string_value(key) or None
 
 
 def _is_member(node: Node) -> bool:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context import switched_on, unpassed_defaults
+from ascend_feasibility.analyzer.context import cudnn_ops, env_options, switched_on, unpassed_defaults
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
@@ -118,6 +118,9 @@ class PhaseFacts:
     launches: list[tuple[str, str]] = field(default_factory=list)
     notebook: bool = False
     model_refs: list[str] = field(default_factory=list)  # models loaded from libraries (transformers Auto classes ...)
+    # builds an operator cuDNN runs (a convolution, an RNN, a CTC loss) or loads a hub model: read only in a file whose
+    # bytes name one (analyzer/context/cudnn_ops.py)
+    cudnn_ops: bool = False
     config_refs: list[str] = field(default_factory=list)  # config files named in strings or launch arguments
     source_refs: list[str] = field(default_factory=list)  # native sources or their folders named in strings (builders)
     # modules every import of which in this file is guarded (reach other than runs: optional, cuda-only-guarded ...)
@@ -171,6 +174,8 @@ class PhaseFacts:
     marker_arms: list[tuple[int, int, tuple[int, ...], str]] = field(default_factory=list)
     # shell: the options a launch command passes (`--xformers`): the project's own launch sets them on
     launch_flags: list[str] = field(default_factory=list)
+    # environment variables the file sets: (name, `@dest` of an option, `=value` of a literal, `?`) (env_options.py)
+    env_carriers: list[tuple[str, str]] = field(default_factory=list)
     # shell: the values a launch command passes them (`--optim adamw_bnb_8bit`, `--trt=True`): (flag, value)
     launch_values: list[tuple[str, str]] = field(default_factory=list)
     # configs: the keys set to true (`memory_efficient: true`); Python: `S=True` passed to a call, `'S': True` in a
@@ -211,6 +216,7 @@ class PhaseFacts:
         self.words = word_string(word_set(self.words) | word_set(other.words))
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
         self.model_refs += other.model_refs
+        self.cudnn_ops |= other.cudnn_ops
         self.config_refs += other.config_refs
         self.source_refs += other.source_refs
         self.choices += other.choices
@@ -226,6 +232,7 @@ class PhaseFacts:
         self.marker_arms += other.marker_arms
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
+        self.env_carriers += other.env_carriers
         self.true_literals += other.true_literals
         self.default_arms += other.default_arms
         self.default_taken += other.default_taken
@@ -677,6 +684,9 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.options += options
         facts.option_values += values
     facts.option_value_arms, facts.option_else_arms = _option_value_arms(found.get("condition", []))
+    if "environ" in unit.source.text:
+        from ascend_feasibility.knowledge import load_context_conventions
+        facts.env_carriers = env_options.carriers(unit.tree(), frozenset(load_context_conventions().opt_in.argument_objects))
     if facts.option_arms or facts.option_value_arms or facts.option_else_arms:
         from ascend_feasibility.analyzer.context.option_markers import marker_arms
         ranges = [(a[0], a[1]) for a in (*facts.option_arms, *facts.option_value_arms, *facts.option_else_arms)]
@@ -701,10 +711,13 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     resolve = unit.shared_imports is not None or any(name.split(".")[0] in SIGNAL_ROOTS for name in facts.imports)
     layers: list[tuple[int, str]] = []  # (start byte, torch.nn layer type) of every layer reference
     trainers: list[Node] = []  # calls building a library's trainer
+    cudnn = resolve and cudnn_ops.may_name(unit.source.data)
     for reference in unit_references(unit) if resolve else ():
         name = reference.name
         if reference.call is not None and _library_trainer(name):
             trainers.append(reference.call)
+        if cudnn and not facts.cudnn_ops:
+            facts.cudnn_ops = cudnn_ops.is_cudnn_op(name)
         if name.startswith(LIBRARY_MODELS) and name not in facts.model_refs:
             facts.model_refs.append(name)
         for phase, prefixes in PHASE_NAMES.items():
@@ -915,9 +928,12 @@ def collect_shell(unit: Unit) -> PhaseFacts:
     """Python scripts a shell script or Dockerfile runs: python X.py, torchrun ... X.py, deepspeed X.py, ..."""
     facts = PhaseFacts(path=unit.path)
     found = parsing.captures(parsing.query("bash", LAUNCH_QUERY), unit.tree())
+    variables = env_options.shell_values(unit.tree()) if "$" in unit.source.text else {}
     for command in found.get("command", []):
         program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
         words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+        if variables:  # `--my_testing $MODEL_TYPE` where the script sets MODEL_TYPE="x070"
+            words = [env_options.expand(word, variables) for word in words]
         facts.config_refs += [w.split("=", 1)[-1] for w in words if _is_config_name(w.split("=", 1)[-1])]
         if program.startswith("python") or program in {"torchrun", "deepspeed", "accelerate"}:
             facts.launched_scripts += [w for w in words if w.endswith(".py")][:1]
