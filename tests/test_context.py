@@ -1387,7 +1387,7 @@ def test_code_a_class_switches_off_outside_cuda_is_cuda_only_guarded_and_its_gat
     guarded = {line: found[key].reach for key in found for line in [key[0]] if key[1] == "DEV105"}
     assert guarded == {17: "cuda-only-guarded", 21: "cuda-only-guarded", 28: "cuda-only-guarded",
                        33: "cuda-only-guarded", 47: "cuda-only-guarded"}
-    assert found[(28, "DEV105")].reach_reason.startswith("`self._enabled` is set False on any device but CUDA")
+    assert found[(28, "DEV105")].reach_reason.startswith("`self._enabled` is False on any device but CUDA")
     assert "line 12: if model_device.type not in" in found[(28, "DEV105")].reach_reason
 
 
@@ -1403,3 +1403,15 @@ def test_a_flag_a_class_turns_back_on_or_sets_off_for_any_device_switches_nothin
     # a silent `self.handle = None` off CUDA is a fallback the port mirrors with an NPU arm, no declared CUDA-only feature
     silent = SWITCHED_OFF_OUTSIDE_CUDA.replace("            logger.warning('no NVML telemetry off CUDA')\n", "")
     assert {f.line: f.reach for f in scan(silent).findings if f.rule == "DEV105"}[46] == "runs"
+
+
+def test_a_handle_set_only_after_a_setup_that_returns_off_cuda_is_switched_off_there():
+    # the "returns" shape: __init__ leaves the handle None, setup warns and returns unless on CUDA before opening it
+    code = ("import torch\nimport warnings\n\nclass Telemetry:\n    def __init__(self):\n        self.handle = None\n\n"
+            "    def setup(self, device):\n        if device.type != 'cuda':\n            warnings.warn('telemetry is CUDA-only')\n"
+            "            return\n        self.handle = open_nvml(device)\n\n    def read(self):\n        if self.handle is None:\n"
+            "            return 0\n        return torch.cuda.memory_allocated()\n")
+    assert [(f.line, f.reach) for f in scan(code).findings if f.rule == "DEV105"] == [(17, "cuda-only-guarded")]
+    set_before = code.replace("        self.handle = open_nvml(device)\n", "").replace(
+        "    def setup(self, device):\n", "    def setup(self, device):\n        self.handle = open_nvml(device)\n")
+    assert [(f.line, f.reach) for f in scan(set_before).findings if f.rule == "DEV105"] == [(17, "runs")]

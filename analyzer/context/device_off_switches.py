@@ -12,7 +12,8 @@ is a CUDA test that excludes NPU (`device.type != "cuda"`, `not torch.cuda.is_av
 positive one (`if device.type == "cuda": ... else:`), when that branch only warns or logs that the feature is off
 (besides such assignments and a return: a silent `self.scaler = None` is a fallback the port gives an NPU arm), and no
 method but `__init__` sets it to anything else outside the gate's CUDA arm (a later `self.X = True` would turn it back
-on).
+on). Or the "returns" shape: `__init__` sets `self.X = False`/`None`, and the one method that sets it to anything else
+does so only after `if <that CUDA test>: warn(...); return`.
 Where a site sits is switches.py's reading (the branch a true `self.X` takes, after `if not self.X: return`, or a
 method every call of which in the file is so reached), with two additions: `if self.X is None: return` / `if self.X
 is not None:` for a handle, and a function nested in a method that the method only passes on (a callback it
@@ -90,7 +91,7 @@ class DeviceOffSwitches(SwitchReader):
         statement, method, value = gate
         if method.start_byte <= node.start_byte < statement.end_byte:
             return None  # a test in the gate's method before the gate: the flag is still on there
-        why = (f"`self.{name}` is set {value} on any device but CUDA, "
+        why = (f"`self.{name}` is {value} on any device but CUDA, "
                "and this runs only while it is set")
         return statement, why
 
@@ -146,9 +147,13 @@ def _none_compared(condition: Node, operator: str) -> Node | None:
 
 
 def _device_off_switches(cls: Node, excludes_npu) -> dict[str, tuple[Node, Node, str]]:
-    """name → (the gate, its method, the value it sets) for each `self.<name>` the class switches off outside CUDA."""
+    """name → (the gate, its method, the value that leaves it off) for each `self.<name>` the class switches off
+    outside CUDA: set False/None under the gate, or set on only after a gate that returns (`if device.type !=
+    "cuda": warn(...); return` ... `self.handle = open(...)`) while `__init__` leaves it False/None."""
     gates: dict[str, tuple[Node, Node, str]] = {}
+    initial: dict[str, str] = {}  # what __init__ sets it to, when that is False/None
     others: dict[str, list[Node]] = {}  # set on, or to a value not known, outside __init__
+    returning: set[str] = set()
     stack, seen = [cls], 0
     while stack and seen < MAX_CLASS_NODES:
         current = stack.pop()
@@ -160,18 +165,49 @@ def _device_off_switches(cls: Node, excludes_npu) -> dict[str, tuple[Node, Node,
                 name, value = text[5:], parsing.text(right)
                 method = _enclosing(current, "function_definition")
                 method_name = method.child_by_field_name("name") if method is not None else None
+                in_init = method_name is not None and parsing.text(method_name) == "__init__"
                 if value not in OFF_VALUES:
-                    if method_name is None or parsing.text(method_name) != "__init__":
+                    if not in_init:
                         others.setdefault(name, []).append(current)
+                elif in_init:
+                    initial.setdefault(name, value)
                 elif method is not None and name not in gates:
                     gate = _gate_of(current, method, excludes_npu)
                     if gate is not None:
                         gates[name] = (gate, method, value)
             continue
         stack.extend(current.named_children)
-    # the CUDA arm of the gate itself may set it (`if device.type == "cuda": self.handle = open(...) else: ... None`)
-    return {name: gate for name, gate in gates.items()
-            if all(gate[0].start_byte <= other.start_byte < gate[0].end_byte for other in others.get(name, []))}
+    for name, assignments in others.items():
+        if name in gates or name not in initial:
+            continue
+        method = _enclosing(assignments[0], "function_definition")
+        gate = _returning_gate(assignments[0], method, excludes_npu) if method is not None else None
+        if gate is not None and all(gate.end_byte <= a.start_byte < method.end_byte for a in assignments):
+            gates[name] = (gate, method, initial[name])
+            returning.add(name)
+    # the gate may set it on where the device is CUDA: in its CUDA arm, or after it returns
+    return {name: gate for name, gate in gates.items() if name in returning
+            or all(gate[0].start_byte <= other.start_byte < gate[0].end_byte for other in others.get(name, []))}
+
+
+def _returning_gate(assignment: Node, method: Node, excludes_npu) -> Node | None:
+    """An if-statement before the assignment (in its block or an enclosing one, within its method) that returns
+    off CUDA after saying so."""
+    child = assignment
+    while child.parent is not None and child.id != method.id:
+        if child.parent.type == "block":
+            sibling, seen = child.prev_named_sibling, 0
+            while sibling is not None and seen < 50:
+                seen += 1
+                if sibling.type == "if_statement" and not any(c.type in {"elif_clause", "else_clause"} for c in sibling.children):
+                    condition, body = sibling.child_by_field_name("condition"), sibling.child_by_field_name("consequence")
+                    statements = [s for s in (body.named_children if body is not None else []) if s.type != "comment"]
+                    if (condition is not None and statements and statements[-1].type == "return_statement"
+                            and excludes_npu(condition, True) and _announces_off(body)):
+                        return sibling
+                sibling = sibling.prev_named_sibling
+        child = child.parent
+    return None
 
 
 def _gate_of(assignment: Node, method: Node, excludes_npu) -> Node | None:
