@@ -101,8 +101,10 @@ class RuleIndex:
         """The longest torch.cuda name the table classifies that `qualified` starts with.
 
         `torch.cuda.Event.elapsed_time` is a use of `torch.cuda.Event`; `torch.cuda.amp.grad_scaler.GradScaler`
-        (an internal module path) is looked up as `torch.cuda.amp.GradScaler`. A name the table does not know
-        (a private helper such as `torch.cuda._lazy_init`) is reported as having no known equivalent.
+        (an internal module path) is looked up as `torch.cuda.amp.GradScaler`, unless the table classifies that
+        module itself (`torch.cuda._memory_viz.memory` is a use of `torch.cuda._memory_viz`, not `torch.cuda.memory`).
+        A name the table does not know (a private helper such as `torch.cuda._lazy_init`) is reported as having no
+        known equivalent.
         """
         parts = qualified.split(".")
         for end in range(len(parts), 2, -1):
@@ -110,7 +112,7 @@ class RuleIndex:
             entry = self.kb.cuda_api(candidate)
             if entry is not None:
                 return candidate, entry
-            if end >= 4:
+            if end >= 4 and self.kb.cuda_api(".".join(parts[: end - 1])) is None:
                 shortened = ".".join(parts[: end - 2] + parts[end - 1 : end])
                 entry = self.kb.cuda_api(shortened)
                 if entry is not None:

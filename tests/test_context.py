@@ -1337,3 +1337,91 @@ def test_a_backend_selectors_tests_are_decided_by_its_value_on_ascend(tmp_path):
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     test = next(f for f in report.findings if f.rule == "DEV007" and f.path == "pkg/layer.py")
     assert test.reach == "runs"
+
+
+SWITCHED_OFF_OUTSIDE_CUDA = '''import torch
+import warnings
+
+class MemorySnapshot:
+    def __init__(self):
+        self._enabled = True
+
+    def init(self, state):
+        if not self._enabled:
+            return
+        model_device = next(state.model.parameters()).device
+        if model_device.type not in ('cuda', 'meta'):
+            warnings.warn('only works on CUDA devices')
+            self._enabled = False
+
+        def oom_observer(device, alloc):
+            snapshot = torch.cuda.memory._snapshot()
+
+        if self._enabled:
+            torch._C._cuda_attach_out_of_memory_observer(oom_observer)
+            torch.cuda.memory._record_memory_history(True)
+
+    def batch_start(self, state):
+        if self._enabled and state.step == 0:
+            self.start()
+
+    def start(self):
+        torch.cuda.memory._record_memory_history('all')
+
+    def batch_end(self, state):
+        if not self._enabled:
+            return
+        torch.cuda.memory._record_memory_history(False)
+        self._enabled = False
+
+class Telemetry:
+    def setup(self, device):
+        if device.type == 'cuda':
+            self.handle = open_nvml(device)
+        else:
+            logger.warning('no NVML telemetry off CUDA')
+            self.handle = None
+
+    def read(self):
+        if self.handle is None:
+            return 0
+        return torch.cuda.memory_allocated()
+'''
+
+
+def test_code_a_class_switches_off_outside_cuda_is_cuda_only_guarded_and_its_gate_stays():
+    # composer's MemorySnapshot/OOMObserver: init sets self._enabled = False unless the model is on cuda or meta, and
+    # every later use returns unless it is set; the gate itself (a device test with no NPU arm) is the finding
+    found = {(f.line, f.rule): f for f in scan(SWITCHED_OFF_OUTSIDE_CUDA).findings}
+    assert found[(12, "DEV007")].reach == "runs"
+    guarded = {line: found[key].reach for key in found for line in [key[0]] if key[1] == "DEV105"}
+    assert guarded == {17: "cuda-only-guarded", 21: "cuda-only-guarded", 28: "cuda-only-guarded",
+                       33: "cuda-only-guarded", 47: "cuda-only-guarded"}
+    assert found[(28, "DEV105")].reach_reason.startswith("`self._enabled` is False on any device but CUDA")
+    assert "line 12: if model_device.type not in" in found[(28, "DEV105")].reach_reason
+
+
+def test_a_flag_a_class_turns_back_on_or_sets_off_for_any_device_switches_nothing_off():
+    turned_on = SWITCHED_OFF_OUTSIDE_CUDA.replace("        self._enabled = False\n\nclass", "        self._enabled = True\n\nclass")
+    reaches = {f.line: f.reach for f in scan(turned_on).findings if f.rule == "DEV105"}
+    assert set(reaches.values()) == {"runs", "cuda-only-guarded"} and reaches[28] == "runs" and reaches[47] == "cuda-only-guarded"
+    any_device = SWITCHED_OFF_OUTSIDE_CUDA.replace("if model_device.type not in ('cuda', 'meta'):", "if state.disabled:")
+    reaches = {f.line: f.reach for f in scan(any_device).findings if f.rule == "DEV105"}
+    assert reaches[28] == "runs" and reaches[33] == "runs" and reaches[17] == "runs"
+    npu_arm = SWITCHED_OFF_OUTSIDE_CUDA.replace("('cuda', 'meta')", "('cuda', 'npu', 'meta')")
+    assert {f.line: f.reach for f in scan(npu_arm).findings if f.rule == "DEV105"}[28] == "runs"
+    # a silent `self.handle = None` off CUDA is a fallback the port mirrors with an NPU arm, no declared CUDA-only feature
+    silent = SWITCHED_OFF_OUTSIDE_CUDA.replace("            logger.warning('no NVML telemetry off CUDA')\n", "")
+    assert {f.line: f.reach for f in scan(silent).findings if f.rule == "DEV105"}[46] == "runs"
+
+
+def test_a_handle_set_only_after_a_setup_that_returns_off_cuda_is_switched_off_there():
+    # the "returns" shape: __init__ leaves the handle None, setup warns and returns unless on CUDA before opening it
+    code = ("import torch\nimport warnings\n\nclass Telemetry:\n    def __init__(self):\n        self.handle = None\n\n"
+            "    def setup(self, device):\n        if device.type != 'cuda':\n            warnings.warn('telemetry is CUDA-only')\n"
+            "            return\n        self.handle = open_nvml(device)\n\n    def read(self):\n        if self.handle is None:\n"
+            "            return 0\n        return torch.cuda.memory_allocated()\n")
+    assert [(f.line, f.reach) for f in scan(code).findings if f.rule == "DEV105"] == [(17, "cuda-only-guarded")]
+    set_before = code.replace("        self.handle = open_nvml(device)\n", "").replace(
+        "    def setup(self, device):\n", "    def setup(self, device):\n        self.handle = open_nvml(device)\n")
+    assert [(f.line, f.reach) for f in scan(set_before).findings if f.rule == "DEV105"] == [(17, "runs")]

@@ -232,6 +232,26 @@ def test_a_resolver_export_is_known_by_its_header_or_its_via_comments():
     assert not manifests.exported_by("# needs CUDA\ntorch==2.1.0  # via pip\nnumpy\n")
 
 
+def test_a_package_declared_on_several_lines_of_one_manifest_is_one_finding_with_those_lines_as_sites(tmp_path):
+    # TinyLlama's requirements.txt: `lightning==2.1.2` and `lightning[app]` are one dependency to change, not two;
+    # another manifest naming it again is its own finding
+    write(tmp_path, {
+        "requirements.txt": "torch>=2.1.0\nlightning==2.1.2\nlightning[app]\naccelerate==0.20.0\naccelerate[testing]==0.20.0\n",
+        "chat/requirements.txt": "lightning\n",
+        "train.py": "import torch\nimport lightning as L\nimport accelerate\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    found = sorted((f.rule, f.path, f.line, tuple(f.sites or ())) for f in report.findings
+                   if f.symbol and f.symbol.startswith(("lightning", "accelerate")) and f.rule in {"DEP001", "DEP004"})
+    assert found == [("DEP001", "chat/requirements.txt", 1, ()),
+                     ("DEP001", "requirements.txt", 2, ("requirements.txt:2", "requirements.txt:3")),
+                     ("DEP004", "requirements.txt", 4, ("requirements.txt:4", "requirements.txt:5"))]
+    lightning = next(f for f in report.findings if f.rule == "DEP001" and f.path == "requirements.txt")
+    assert "or the whole package" in lightning.message.en
+    row = {r.package: r for r in report.dependency_matrix}["lightning"]
+    assert "Keep Lightning" in row.replacement.en and "get_device_capability" in row.replacement.en
+
+
 def test_an_exported_lock_adds_no_package_finding_of_its_own_and_one_cuda_build_per_package(tmp_path):
     write(tmp_path, {"pyproject.toml": PYPROJECT, "requirements.txt": UV_EXPORT,
                      "train.py": "import torch\nimport bitsandbytes\n"})

@@ -18,6 +18,7 @@ purpose: the project already has its NPU path (`npu-path`).
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.device_off_switches import DeviceOffSwitches
 from ascend_feasibility.analyzer.context.guards import (
     MAX_DEPTH,
     Guard,
@@ -82,6 +83,7 @@ class CudaGates:
         self.name_tokens = tuple(guards.cuda_only_name_tokens)
         self.library_tokens = tuple(guards.library_class_tokens)
         self.npu_accelerator = npu_accelerator  # the project's NPU accelerator file, when it has one
+        self.device_off = DeviceOffSwitches(reader)  # flags a class switches off outside CUDA (composer's callbacks)
         self._excluding: dict[int, Guard | None] = {}  # per unit: node id → an earlier statement excluding NPU
         self._excludes: dict[int, bool] = {}  # per unit: statement id → does it exclude NPU
         self._users: dict[tuple[int, int], Guard | None] = {}  # per unit: (site, depth) → its users' guard

@@ -490,7 +490,8 @@ class FileWorker:
         if guard is None and domain not in self.guards.feature_domains:
             guard = self.gates.excluded_before(node)
         return (guard or self.gates.detection_cascade(node) or self.gates.class_npu_branch(node)
-                or (seeded_for_every_device(node) if rule == "DEV106" else None) or self.gates.users_guarded(node))
+                or (seeded_for_every_device(node) if rule == "DEV106" else None) or self.gates.users_guarded(node)
+                or self.gates.device_off.guard(node))
 
     def _apply_suppressions(self, unit: Unit, findings: list, result: FileResult) -> None:
         suppressions = collect_suppressions(unit)

@@ -69,24 +69,26 @@ def analyze_dependencies(
         record = kb.package(name)
         if record is not None and record.classification in RULE_BY_CLASS:
             only_optional = _optional_use(imported.get(name, []), context, guarded_paths)
-            for site in sites:
+            for site, others in _per_manifest(sites):
                 place = _declared_optional(site) or only_optional
                 if record.npu_fork and site.specifier:  # a pin of the upstream line: the fork has its own versions
-                    emit.declaration("fork-version-pin", f"{name}{site.specifier}", site, record.npu_fork, place=place)
+                    emit.declaration("fork-version-pin", f"{name}{site.specifier}", site, record.npu_fork, place=place,
+                                     sites=others)
                 elif record.runtime_only:  # pytorch-cuda=11.8, nvidia-cudnn-cu12: a line to delete, nothing to rebuild
-                    emit.declaration("cuda-runtime-package", name, site, place=place)
+                    emit.declaration("cuda-runtime-package", name, site, place=place, sites=others)
                 elif record.modules and not {name, record.name} & imported.keys() \
                         and not used_through.intersection(record.used_through):
                     # Open-Sora-Plan's xformers pin: nothing to replace, a line to drop (llama-recipes' bitsandbytes,
                     # which transformers' BitsAndBytesConfig loads, is in use though never imported). A record that
                     # names no module of its own (mmcv-full installs `mmcv`, the mmcv record's) cannot be told unused.
-                    emit.declaration("declared-not-imported", name, site, place=place)
+                    emit.declaration("declared-not-imported", name, site, place=place, sites=others)
                 else:
-                    emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place)
+                    emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place, sites=others)
         if record is not None and record.npu_aware_since:
-            for site in sites:
-                if _below(site.specifier, record.npu_aware_since):
-                    emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since)
+            below = [site for site in sites if _below(site.specifier, record.npu_aware_since)]
+            for site, others in _per_manifest(below):
+                emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
+                                 sites=others)
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         for site in declared:
             if site.local_version.startswith(("+cu", "+rocm")):
@@ -195,6 +197,20 @@ def _reported_sites(sites: list[Declaration]) -> list[Declaration]:
     for site in sites:
         first.setdefault(site.path, site)
     return list(first.values())
+
+
+def _per_manifest(sites: list[Declaration]) -> list[tuple[Declaration, list[str] | None]]:
+    """One finding per package per manifest: `lightning==2.1.2` and `lightning[app]` in one requirements file are one
+    dependency to change. The finding stands at the first line outside an optional group (else the first line), and
+    lists every line of that file as its sites."""
+    by_path: dict[str, list[Declaration]] = defaultdict(list)
+    for site in sites:
+        by_path[site.path].append(site)
+    grouped = []
+    for lines in by_path.values():
+        primary = next((s for s in lines if _declared_optional(s) is None), lines[0])
+        grouped.append((primary, [f"{s.path}:{s.line}" for s in lines] if len(lines) > 1 else None))
+    return grouped
 
 
 def _declared_optional(site: Declaration) -> Place | None:
