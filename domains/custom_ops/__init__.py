@@ -10,6 +10,7 @@ from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView, ProjectRun, Unit
 from ascend_feasibility.domains.custom_ops.binding_reach import orphan_extensions, redundant_builds, unreached_by_bindings
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
+from ascend_feasibility.domains.custom_ops.build_routes import built_without_port
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
 from ascend_feasibility.domains.custom_ops.fallbacks import (
@@ -86,4 +87,5 @@ class CustomOpsDomain(Domain):
         run.findings = relocate_switched(run.findings, switched_extensions(merged, run.findings, run), run)
         kernels = build_inventory(merged, self.kb)
         run.report_fields["custom_ops"] = run.published["kernels"] = kernels
-        run.findings = fold_operator_kernels(run.findings, kernels, load_one_operator_classes())
+        run.findings = built_without_port(fold_operator_kernels(run.findings, kernels, load_one_operator_classes()),
+                                          kernels, run)
