@@ -17,7 +17,9 @@ from tree_sitter import Node
 TORCH_NAMESPACES = frozenset({"aten", "prims", "prim", "quantized", "_quantized", "higher_order", "c10d",
                               "_c10d_functional", "_c10d_functional_autograd", "profiler", "inductor", "mkldnn",
                               "onednn", "quantized_decomposed", "_dtensor", "symm_mem"})
-EXTENSION_LOADERS = ("load", "load_inline")
+# torch.utils.cpp_extension's JIT loaders, and mmcv's loader of its compiled ops
+# (`ext_module = ext_loader.load_ext('_ext', ['ms_deform_attn_forward', ...])`, mmcv/utils/ext_loader.py)
+EXTENSION_LOADERS = ("load", "load_inline", "load_ext")
 COMPILED_MARKERS = ("_C.", "_cuda.", "_ext.")
 
 
@@ -31,13 +33,15 @@ def contract_sites(root: Node, anchors: Iterable[Node], sites: Iterable[tuple[ob
     aliases: set[str] | None = None
     found: dict[object, Node] = {}
     for key, node in sites:
-        method = _method_of(node, classes)
+        decorated = _decorated_method(node, classes)
+        method = decorated or _method_of(node, classes)
         if method is None:
             continue
         if aliases is None:
-            aliases = _extension_aliases(root)
+            aliases = extension_aliases(root)
         calls = [call for call in _calls(method) if _is_extension_call(call, aliases)]
-        if calls and _feeds_only(node, method, calls):
+        # an AMP decorator (`@custom_fwd`, `@custom_bwd`) of a forward/backward that calls the kernel goes with it
+        if calls and (decorated is not None or _feeds_only(node, method, calls)):
             found[key] = classes[_class_of(method).id]
     return found
 
@@ -51,6 +55,22 @@ def _method_of(node: Node, classes: dict[int, Node]) -> Node | None:
         return None
     owner = _class_of(current)
     return current if owner is not None and owner.id in classes else None
+
+
+def _decorated_method(node: Node, classes: dict[int, Node]) -> Node | None:
+    """The method of one of `classes` whose decorator the node sits in (`@custom_fwd(cast_inputs=torch.float16)`
+    above `def forward`)."""
+    current = node
+    while current is not None and current.type != "decorator":
+        if current.type in {"function_definition", "class_definition", "block", "module"}:
+            return None
+        current = current.parent
+    decorated = current.parent if current is not None else None
+    method = decorated.child_by_field_name("definition") if decorated is not None and decorated.type == "decorated_definition" else None
+    if method is None or method.type != "function_definition":
+        return None
+    owner = _class_of(method)
+    return method if owner is not None and owner.id in classes else None
 
 
 def _class_of(method: Node) -> Node | None:
@@ -72,7 +92,7 @@ def _calls(scope: Node) -> list[Node]:
     return found
 
 
-def _extension_aliases(root: Node) -> set[str]:
+def extension_aliases(root: Node) -> set[str]:
     """Names the file binds to a loaded extension (`wkv_cuda = load(name="wkv", ...)`) or to a custom operator
     namespace (`OP = torch.ops.rwkv7_clampw`)."""
     names: set[str] = set()
