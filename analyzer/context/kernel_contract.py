@@ -20,6 +20,7 @@ TORCH_NAMESPACES = frozenset({"aten", "prims", "prim", "quantized", "_quantized"
 # torch.utils.cpp_extension's JIT loaders, and mmcv's loader of its compiled ops
 # (`ext_module = ext_loader.load_ext('_ext', ['ms_deform_attn_forward', ...])`, mmcv/utils/ext_loader.py)
 EXTENSION_LOADERS = ("load", "load_inline", "load_ext")
+MMCV_LOADERS = ("load_ext",)
 COMPILED_MARKERS = ("_C.", "_cuda.", "_ext.")
 
 
@@ -92,9 +93,9 @@ def _calls(scope: Node) -> list[Node]:
     return found
 
 
-def extension_aliases(root: Node) -> set[str]:
+def extension_aliases(root: Node, loaders: tuple[str, ...] = EXTENSION_LOADERS) -> set[str]:
     """Names the file binds to a loaded extension (`wkv_cuda = load(name="wkv", ...)`) or to a custom operator
-    namespace (`OP = torch.ops.rwkv7_clampw`)."""
+    namespace (`OP = torch.ops.rwkv7_clampw`); with `loaders`, only those bound by these loaders."""
     names: set[str] = set()
     stack = [root]
     while stack:
@@ -102,8 +103,8 @@ def extension_aliases(root: Node) -> set[str]:
         if node.type == "assignment":
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if left is not None and left.type == "identifier" and right is not None and (
-                    (right.type == "call" and _last_name(right.child_by_field_name("function")) in EXTENSION_LOADERS)
-                    or custom_namespace(right)):
+                    (right.type == "call" and _last_name(right.child_by_field_name("function")) in loaders)
+                    or (loaders == EXTENSION_LOADERS and custom_namespace(right))):
                 names.add(parsing.text(left))
             continue
         if node.type in {"function_definition", "class_definition", "block", "module", "if_statement",

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context.kernel_contract import custom_namespace, extension_aliases
+from ascend_feasibility.analyzer.context.kernel_contract import MMCV_LOADERS, custom_namespace, extension_aliases
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import bilingual
@@ -232,7 +232,10 @@ class _CustomOpsScan(PythonScan):
         custom = [m for m in ("forward", "backward") if m in methods and _launches_custom_code(methods[m], self.aliases)]
         if custom:
             name = parsing.text(cls.child_by_field_name("name"))
-            self.hit("autograd-function-custom-kernel", f"{name} ({' and '.join(custom)})", cls.child_by_field_name("name"))
+            mmcv = frozenset(extension_aliases(self.unit.tree(), MMCV_LOADERS)) & self.aliases
+            seen = ("mmcv-ops",) if mmcv and all(_launches_custom_code(methods[m], mmcv) for m in custom) else ()
+            self.hit("autograd-function-custom-kernel", f"{name} ({' and '.join(custom)})", cls.child_by_field_name("name"),
+                     facets=seen)
 
 
 UB_BYTES_SMALLEST = 192 * 1024  # Ascend910B4: 1,572,864 bits (Liger-Kernel ascend-ub-manager-design.md)
