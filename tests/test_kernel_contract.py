@@ -93,11 +93,12 @@ class MultiScaleDeformableAttnFunction_fp16(Function):
 
 def test_amp_decorators_of_a_kernel_function_go_with_it():
     """The AMP decorators of a Function that only launches mmcv's compiled ops (loaded with ext_loader.load_ext) go
-    with the Function's port: sites of its OPS040, not DEV142 findings of their own."""
+    with the Function's port: sites of its OPS040, not DEV142 findings of their own; so does the import line whose
+    names are only those decorators (DEV143)."""
     findings = scan(MMCV_FUNCTION, "python", path="attn.py").findings
     function = next(f for f in findings if f.rule == "OPS040")
-    assert function.sites == ["attn.py:9", "attn.py:11", "attn.py:17"]
-    assert not [f for f in findings if f.rule == "DEV142"]
+    assert sorted(function.sites, key=lambda s: int(s.split(":")[1])) == ["attn.py:4", "attn.py:9", "attn.py:11", "attn.py:17"]
+    assert not [f for f in findings if f.rule in {"DEV142", "DEV143"}]
 
 
 def test_amp_decorators_of_a_pytorch_function_stay():
@@ -107,3 +108,7 @@ def test_amp_decorators_of_a_pytorch_function_stay():
     findings = scan(code, "python", path="attn.py").findings
     assert not [f for f in findings if f.rule == "OPS040"]
     assert [f.line for f in findings if f.rule == "DEV142"] == [11, 17]
+    assert [f.line for f in findings if f.rule == "DEV143"] == [4]
+    # a name of the import used elsewhere keeps the import line a finding of its own
+    used = MMCV_FUNCTION + "\n\n@custom_fwd\ndef helper(x):\n    return x\n"
+    assert [f.line for f in scan(used, "python", path="attn.py").findings if f.rule == "DEV143"] == [4]

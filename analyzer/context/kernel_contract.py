@@ -22,6 +22,7 @@ TORCH_NAMESPACES = frozenset({"aten", "prims", "prim", "quantized", "_quantized"
 EXTENSION_LOADERS = ("load", "load_inline", "load_ext")
 MMCV_LOADERS = ("load_ext",)
 COMPILED_MARKERS = ("_C.", "_cuda.", "_ext.")
+IMPORT_STATEMENTS = frozenset({"import_from_statement", "import_statement"})
 
 
 def contract_sites(root: Node, anchors: Iterable[Node], sites: Iterable[tuple[object, Node]]) -> dict[object, Node]:
@@ -34,6 +35,13 @@ def contract_sites(root: Node, anchors: Iterable[Node], sites: Iterable[tuple[ob
     aliases: set[str] | None = None
     found: dict[object, Node] = {}
     for key, node in sites:
+        if node.type in IMPORT_STATEMENTS:
+            if aliases is None:
+                aliases = extension_aliases(root)
+            anchor = _imported_for_decorators(root, node, classes, aliases)
+            if anchor is not None:
+                found[key] = anchor
+            continue
         decorated = _decorated_method(node, classes)
         method = decorated or _method_of(node, classes)
         if method is None:
@@ -56,6 +64,33 @@ def _method_of(node: Node, classes: dict[int, Node]) -> Node | None:
         return None
     owner = _class_of(current)
     return current if owner is not None and owner.id in classes else None
+
+
+def _imported_for_decorators(root: Node, statement: Node, classes: dict[int, Node], aliases: set[str]) -> Node | None:
+    """The anchor an import line goes with when every name it binds is used only as a decorator of kernel-calling
+    methods of the anchors (`from torch.cuda.amp import custom_bwd, custom_fwd` for @custom_fwd/@custom_bwd of a
+    Function that launches the extension): the first such anchor; None where a name has another use."""
+    bound = set()
+    for name in statement.children_by_field_name("name"):
+        target = name.child_by_field_name("alias") if name.type == "aliased_import" else name
+        if target is not None:
+            bound.add(parsing.text(target).split(".")[0])
+    anchors = []
+    for use in (n for name in bound for n in _identifiers(root, name)):
+        if _inside_import(use):
+            continue
+        method = _decorated_method(use, classes)
+        if method is None or not any(_is_extension_call(call, aliases) for call in _calls(method)):
+            return None
+        anchors.append(classes[_class_of(method).id])
+    return min(anchors, key=lambda anchor: anchor.start_byte) if anchors else None
+
+
+def _inside_import(node: Node) -> bool:
+    current = node.parent
+    while current is not None and current.type not in IMPORT_STATEMENTS and current.type != "module":
+        current = current.parent
+    return current is not None and current.type in IMPORT_STATEMENTS
 
 
 def _decorated_method(node: Node, classes: dict[int, Node]) -> Node | None:
