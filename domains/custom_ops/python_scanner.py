@@ -44,6 +44,7 @@ AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Functio
 KNOWN_ROOTS = frozenset({"torch", "numpy", "os", "sys", "math", "triton", "logging", "json", "re", "time", "random",
                          "functools", "itertools", "collections", "typing", "dataclasses", "pathlib", "einops"})
 FP32_BYTES = 4
+MMCV_OPS_HOURS = (0.25, 1.0)  # an autograd Function over mmcv's compiled ops: look its ops up, choose the build
 
 
 class _CustomOpsScan(PythonScan):
@@ -234,8 +235,9 @@ class _CustomOpsScan(PythonScan):
             name = parsing.text(cls.child_by_field_name("name"))
             mmcv = frozenset(extension_aliases(self.unit.tree(), MMCV_LOADERS)) & self.aliases
             seen = ("mmcv-ops",) if mmcv and all(_launches_custom_code(methods[m], mmcv) for m in custom) else ()
+            # mmcv's ops: check them in mmcv's ops table and pick its NPU build (the mmcv build itself is DEP001's)
             self.hit("autograd-function-custom-kernel", f"{name} ({' and '.join(custom)})", cls.child_by_field_name("name"),
-                     facets=seen)
+                     facets=seen, **({"effort": MMCV_OPS_HOURS} if seen else {}))
 
 
 UB_BYTES_SMALLEST = 192 * 1024  # Ascend910B4: 1,572,864 bits (Liger-Kernel ascend-ub-manager-design.md)
