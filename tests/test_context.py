@@ -1327,3 +1327,25 @@ def test_a_backend_selectors_tests_are_decided_by_its_value_on_ascend(tmp_path):
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     test = next(f for f in report.findings if f.rule == "DEV007" and f.path == "pkg/layer.py")
     assert test.reach == "runs"
+
+
+def test_a_cuda_test_before_a_function_and_a_pytorch_arm_works_as_is_on_npu():
+    """BEVFormer's gate: the CUDA arm applies mmcv's CUDA-only Function, the else arm is the PyTorch implementation.
+    NPU tensors take the PyTorch arm as it is: no `.is_npu` advice and no rewrite code; `model.apply(init)` in the CUDA
+    arm is no Function, so that test keeps the rename advice."""
+    gate = """import torch
+def attend(value, shapes, locations, weights):
+    if torch.cuda.is_available() and value.is_cuda:
+        output = MultiScaleDeformableAttnFunction.apply(value, shapes, locations, weights)
+    else:
+        output = multi_scale_deformable_attn_pytorch(value, shapes, locations, weights)
+    return output
+"""
+    findings = {f.rule: f for f in scan(gate, "python", path="attn.py").findings}
+    for rule in ("DEV104", "DEV006"):
+        assert findings[rule].replacement.code is None and "is_npu" not in findings[rule].replacement.en
+        assert "mx_driving.multi_scale_deformable_attn" in findings[rule].replacement.en
+        assert "works as it is" in findings[rule].message.en
+    init = gate.replace("MultiScaleDeformableAttnFunction.apply(value, shapes, locations, weights)", "model.apply(init)")
+    findings = {f.rule: f for f in scan(init, "python", path="attn.py").findings}
+    assert findings["DEV006"].replacement.code == ".is_npu"

@@ -356,7 +356,11 @@ def pytorch_fallback_arm(node: Node) -> str | None:
 
 
 def _applies_function(node: Node) -> bool:
-    """`SomeFunction.apply(...)`: an autograd Function applied."""
+    """`SomeFunction.apply(...)`: an autograd Function applied (a class, by its name: `model.apply(init)` and
+    `frame.apply(f)` are no Function)."""
     function = node.child_by_field_name("function") if node.type == "call" else None
-    attribute = function.child_by_field_name("attribute") if function is not None and function.type == "attribute" else None
-    return attribute is not None and parsing.text(attribute) == "apply"
+    if function is None or function.type != "attribute":
+        return False
+    attribute, owner = function.child_by_field_name("attribute"), function.child_by_field_name("object")
+    return attribute is not None and parsing.text(attribute) == "apply" and owner is not None \
+        and owner.type == "identifier" and parsing.text(owner)[:1].isupper()
