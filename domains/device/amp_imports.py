@@ -56,7 +56,8 @@ class _AmpImportScan(PythonScan):
             if bound and bound[0][0]:
                 name = f"{name}.{bound[0][0]}"
             if imported and set(imported) <= AMP_DECORATORS:  # the replacement names what the line imports
-                self.hit("torch-cuda-amp-import", name, statement, npu=f"from torch.amp import {', '.join(imported)}",
+                names = ", ".join(n if n == local else f"{n} as {local}" for n, local in listed)
+                self.hit("torch-cuda-amp-import", name, statement, npu=f"from torch.amp import {names}",
                          facets=("decorators",))
             else:
                 self.hit("torch-cuda-amp-import", name, statement)
