@@ -71,6 +71,7 @@ class _CustomOpsScan(PythonScan):
         for reference in unit_references(self.unit):
             self._reference(reference)
         self.aliases: frozenset[str] | None = None  # names bound to a loaded extension, read for the first Function
+        self.mmcv_aliases: frozenset[str] = frozenset()  # those bound by mmcv's ext_loader.load_ext
         for node in found.get("class", []):
             self._autograd_function(node)
         for node in found.get("aliased", []):
@@ -230,10 +231,11 @@ class _CustomOpsScan(PythonScan):
                 methods[parsing.text(definition.child_by_field_name("name"))] = definition
         if self.aliases is None:
             self.aliases = frozenset(extension_aliases(self.unit.tree()))
+            self.mmcv_aliases = frozenset(extension_aliases(self.unit.tree(), MMCV_LOADERS)) if self.aliases else frozenset()
         custom = [m for m in ("forward", "backward") if m in methods and _launches_custom_code(methods[m], self.aliases)]
         if custom:
             name = parsing.text(cls.child_by_field_name("name"))
-            mmcv = frozenset(extension_aliases(self.unit.tree(), MMCV_LOADERS)) & self.aliases
+            mmcv = self.mmcv_aliases
             seen = ("mmcv-ops",) if mmcv and all(_launches_custom_code(methods[m], mmcv) for m in custom) else ()
             # mmcv's ops: check them in mmcv's ops table and pick its NPU build (the mmcv build itself is DEP001's)
             self.hit("autograd-function-custom-kernel", f"{name} ({' and '.join(custom)})", cls.child_by_field_name("name"),
