@@ -308,6 +308,14 @@ def load_context_conventions() -> ContextConventions:
 
 
 @functools.cache
+def load_one_operator_classes() -> frozenset[str]:
+    """The kernel classes whose kernels in one folder are one operator (knowledge/phases/plan.toml): the estimate
+    prices them once and the custom-op findings list them once."""
+    plan = _read_toml(KNOWLEDGE_DIR / "phases" / "plan.toml")
+    return frozenset(plan["estimate"]["kernel"].get("one_operator_classes", []))
+
+
+@functools.cache
 def load_acl_runtime() -> AclRuntimeTable:
     """knowledge/custom_ops/acl_runtime.toml, validated."""
     return _validate(AclRuntimeTable, _read_toml(KNOWLEDGE_DIR / "custom_ops" / "acl_runtime.toml"), "acl_runtime.toml")

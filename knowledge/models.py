@@ -528,6 +528,9 @@ class KernelClass(_Record):
     body: list[str] | None = None
     references: list[str] = Field(min_length=1)
     replacement: BilingualText
+    # An NPU operator that computes the class, by its call name, where one exists outside torch_npu's own fused-op
+    # route (a separate Ascend package): named as the fast path of a test whose other arm runs PyTorch code.
+    npu_operator: str | None = None
 
 
 class ModelFamily(_Record):

@@ -1425,3 +1425,25 @@ def test_a_handle_set_only_after_a_setup_that_returns_off_cuda_is_switched_off_t
     set_before = code.replace("        self.handle = open_nvml(device)\n", "").replace(
         "    def setup(self, device):\n", "    def setup(self, device):\n        self.handle = open_nvml(device)\n")
     assert [(f.line, f.reach) for f in scan(set_before).findings if f.rule == "DEV105"] == [(17, "runs")]
+
+
+def test_a_cuda_test_before_a_function_and_a_pytorch_arm_works_as_is_on_npu():
+    """BEVFormer's gate: the CUDA arm applies mmcv's CUDA-only Function, the else arm is the PyTorch implementation.
+    NPU tensors take the PyTorch arm as it is: no `.is_npu` advice and no rewrite code; `model.apply(init)` in the CUDA
+    arm is no Function, so that test keeps the rename advice."""
+    gate = """import torch
+def attend(value, shapes, locations, weights):
+    if torch.cuda.is_available() and value.is_cuda:
+        output = MultiScaleDeformableAttnFunction.apply(value, shapes, locations, weights)
+    else:
+        output = multi_scale_deformable_attn_pytorch(value, shapes, locations, weights)
+    return output
+"""
+    findings = {f.rule: f for f in scan(gate, "python", path="attn.py").findings}
+    for rule in ("DEV104", "DEV006"):
+        assert findings[rule].replacement.code is None and "is_npu" not in findings[rule].replacement.en
+        assert "mx_driving.multi_scale_deformable_attn" in findings[rule].replacement.en
+        assert "works as it is" in findings[rule].message.en
+    init = gate.replace("MultiScaleDeformableAttnFunction.apply(value, shapes, locations, weights)", "model.apply(init)")
+    findings = {f.rule: f for f in scan(init, "python", path="attn.py").findings}
+    assert findings["DEV006"].replacement.code == ".is_npu"

@@ -65,3 +65,50 @@ class Multihot(torch.autograd.Function):
     findings = scan(code, "python", path="m.py").findings
     assert [f.line for f in findings if f.rule == "DEV001"] == [5]
     assert next(f for f in findings if f.rule == "OPS040").sites == []
+
+
+MMCV_FUNCTION = '''import torch
+from mmcv.utils import ext_loader
+from torch.autograd.function import Function, once_differentiable
+from torch.cuda.amp import custom_bwd, custom_fwd
+
+ext_module = ext_loader.load_ext('_ext', ['ms_deform_attn_backward', 'ms_deform_attn_forward'])
+
+
+class MultiScaleDeformableAttnFunction_fp16(Function):
+    @staticmethod
+    @custom_fwd(cast_inputs=torch.float16)
+    def forward(ctx, value, shapes, locations, weights):
+        return ext_module.ms_deform_attn_forward(value, shapes, locations, weights, im2col_step=64)
+
+    @staticmethod
+    @once_differentiable
+    @custom_bwd
+    def backward(ctx, grad_output):
+        grad_value = torch.zeros_like(grad_output)
+        ext_module.ms_deform_attn_backward(grad_output, grad_value)
+        return grad_value
+'''
+
+
+def test_amp_decorators_of_a_kernel_function_go_with_it():
+    """The AMP decorators of a Function that only launches mmcv's compiled ops (loaded with ext_loader.load_ext) go
+    with the Function's port: sites of its OPS040, not DEV142 findings of their own; so does the import line whose
+    names are only those decorators (DEV143)."""
+    findings = scan(MMCV_FUNCTION, "python", path="attn.py").findings
+    function = next(f for f in findings if f.rule == "OPS040")
+    assert sorted(function.sites, key=lambda s: int(s.split(":")[1])) == ["attn.py:4", "attn.py:9", "attn.py:11", "attn.py:17"]
+    assert not [f for f in findings if f.rule in {"DEV142", "DEV143"}]
+
+
+def test_amp_decorators_of_a_pytorch_function_stay():
+    code = MMCV_FUNCTION.replace("return ext_module.ms_deform_attn_forward(value, shapes, locations, weights, im2col_step=64)",
+                                 "return value * weights").replace(
+        "ext_module.ms_deform_attn_backward(grad_output, grad_value)", "grad_value.add_(grad_output)")
+    findings = scan(code, "python", path="attn.py").findings
+    assert not [f for f in findings if f.rule == "OPS040"]
+    assert [f.line for f in findings if f.rule == "DEV142"] == [11, 17]
+    assert [f.line for f in findings if f.rule == "DEV143"] == [4]
+    # a name of the import used elsewhere keeps the import line a finding of its own
+    used = MMCV_FUNCTION + "\n\n@custom_fwd\ndef helper(x):\n    return x\n"
+    assert [f.line for f in scan(used, "python", path="attn.py").findings if f.rule == "DEV143"] == [4]

@@ -834,3 +834,33 @@ def test_kernels_one_host_function_launches_are_one_operator():
     apart = [r.model_copy(update={"callers": [f"host_{r.line}"]}) for r in rows]
     separate = sum(i.centre_hours for i in required(effort(findings, ["training"], kernels=apart)) if i.kind == "kernel")
     assert separate == pytest.approx(sum(kernel_hours(r, EST)[0] for r in rows), abs=0.05)
+
+
+def test_the_kernels_of_one_operator_are_one_finding_priced_as_before():
+    """InternImage's DCNv3: an im2col forward and col2im backward variants in one folder, one operator (a one-operator
+    class): one OPS001 finding, the other kernels its sites, and the estimate the same as with a finding per kernel.
+    Kernels of other host functions and of a class ported kernel by kernel stay findings of their own."""
+    from ascend_feasibility.domains.custom_ops.operators import fold_operator_kernels
+    from ascend_feasibility.knowledge import load_one_operator_classes
+
+    path = "ops_dcnv3/src/cuda/dcnv3_im2col_cuda.cuh"
+    rows = [kernel_row(name=name, path=path, line=line, lines=lines, cls="deformable_conv_v3", tier="medium")
+            .model_copy(update={"callers": [host]})
+            for name, line, lines, host in (("dcnv3_im2col_gpu_kernel", 217, 59, "dcnv3_im2col_cuda"),
+                                            ("dcnv3_col2im_gpu_kernel_shm_reduce_v1", 469, 90, "dcnv3_col2im_cuda"),
+                                            ("dcnv3_col2im_gpu_kernel_gm", 776, 80, "dcnv3_col2im_cuda"))]
+    other = [kernel_row(name=f"gemm_{n}", path="gemm/k.cu", line=n, lines=40).model_copy(update={"callers": [f"host_{n}"]})
+             for n in (10, 90)]
+    findings = [finding("OPS001", migration="manual", severity="high", hours=(8, 24), path=row.path, line=row.line,
+                        domain="custom_ops") for row in [*rows, *other]]
+    folded = fold_operator_kernels(findings, [*rows, *other], load_one_operator_classes())
+    assert [(f.path, f.line) for f in folded] == [(path, 217), ("gemm/k.cu", 10), ("gemm/k.cu", 90)]
+    assert folded[0].sites == [f"{path}:217", f"{path}:469", f"{path}:776"]
+    assert "2 more kernels" in folded[0].message.en and "dcnv3_col2im_gpu_kernel_gm" in folded[0].message.en
+    assert not folded[1].sites and not folded[2].sites
+    before = effort(findings, ["training"], kernels=[*rows, *other])
+    after = effort(folded, ["training"], kernels=[*rows, *other])
+    assert after.total == before.total
+    assert sum(i.centre_hours for i in required(after) if i.kind == "kernel") == pytest.approx(
+        kernel_hours(max(rows, key=lambda r: kernel_hours(r, EST)[0]), EST)[0] + sum(kernel_hours(r, EST)[0] for r in other),
+        abs=0.05)

@@ -321,3 +321,46 @@ def gate_reason(path: str, handle: Handle) -> str:
     return (f"every use of the extension ({name}{', in ' + users if users else ''}) sits in the CUDA arm of `{test}` ({path}:{line}), whose "
             f"other arm runs {fallback}() in PyTorch: NPU tensors take that path, so port it only for speed; "
             f"{SHIM if shim else NO_SHIM}")
+
+
+def pytorch_fallback_arm(node: Node) -> str | None:
+    """The function the other arm calls where `node` sits in the test of an `if` whose CUDA arm applies an autograd
+    Function and whose else arm calls a plain function (InternImage's BEVFormer decoder:
+    `if torch.cuda.is_available() and value.is_cuda: output = MultiScaleDeformableAttnFunction.apply(...)` /
+    `else: output = multi_scale_deformable_attn_pytorch(...)`): NPU tensors take the PyTorch arm. None otherwise
+    (a negated test, an elif chain, an arm that does something else)."""
+    statement, child = node.parent, node
+    while statement is not None and statement.type not in {"if_statement", "block", "module", "function_definition"}:
+        statement, child = statement.parent, statement
+    condition = statement.child_by_field_name("condition") if statement is not None else None
+    if statement.type != "if_statement" or condition is None or child.id != condition.id:
+        return None
+    if "not " in parsing.text(child) or "!=" in parsing.text(child):
+        return None
+    alternatives = statement.children_by_field_name("alternative")
+    if len(alternatives) != 1 or alternatives[0].type != "else_clause":
+        return None
+    consequence, other = statement.child_by_field_name("consequence"), alternatives[0].child_by_field_name("body")
+    if consequence is None or other is None or not any(_applies_function(n) for n in _walk(consequence, 2000)):
+        return None
+    statements = [c for c in other.named_children if c.type != "comment"]
+    first = statements[0] if statements else None
+    value = first.named_children[0] if first is not None and first.type in {"return_statement", "expression_statement"} \
+        and first.named_children else None
+    if value is not None and value.type == "assignment":
+        value = value.child_by_field_name("right")
+    function = value.child_by_field_name("function") if value is not None and value.type == "call" else None
+    if function is None or function.type not in {"identifier", "attribute"} or _applies_function(value):
+        return None
+    return parsing.text(function)
+
+
+def _applies_function(node: Node) -> bool:
+    """`SomeFunction.apply(...)`: an autograd Function applied (a class, by its name: `model.apply(init)` and
+    `frame.apply(f)` are no Function)."""
+    function = node.child_by_field_name("function") if node.type == "call" else None
+    if function is None or function.type != "attribute":
+        return False
+    attribute, owner = function.child_by_field_name("attribute"), function.child_by_field_name("object")
+    return attribute is not None and parsing.text(attribute) == "apply" and owner is not None \
+        and owner.type == "identifier" and parsing.text(owner)[:1].isupper()

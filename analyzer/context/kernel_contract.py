@@ -17,8 +17,12 @@ from tree_sitter import Node
 TORCH_NAMESPACES = frozenset({"aten", "prims", "prim", "quantized", "_quantized", "higher_order", "c10d",
                               "_c10d_functional", "_c10d_functional_autograd", "profiler", "inductor", "mkldnn",
                               "onednn", "quantized_decomposed", "_dtensor", "symm_mem"})
-EXTENSION_LOADERS = ("load", "load_inline")
+# torch.utils.cpp_extension's JIT loaders, and mmcv's loader of its compiled ops
+# (`ext_module = ext_loader.load_ext('_ext', ['ms_deform_attn_forward', ...])`, mmcv/utils/ext_loader.py)
+EXTENSION_LOADERS = ("load", "load_inline", "load_ext")
+MMCV_LOADERS = ("load_ext",)
 COMPILED_MARKERS = ("_C.", "_cuda.", "_ext.")
+IMPORT_STATEMENTS = frozenset({"import_from_statement", "import_statement"})
 
 
 def contract_sites(root: Node, anchors: Iterable[Node], sites: Iterable[tuple[object, Node]]) -> dict[object, Node]:
@@ -31,13 +35,22 @@ def contract_sites(root: Node, anchors: Iterable[Node], sites: Iterable[tuple[ob
     aliases: set[str] | None = None
     found: dict[object, Node] = {}
     for key, node in sites:
-        method = _method_of(node, classes)
+        if node.type in IMPORT_STATEMENTS:
+            if aliases is None:
+                aliases = extension_aliases(root)
+            anchor = _imported_for_decorators(root, node, classes, aliases)
+            if anchor is not None:
+                found[key] = anchor
+            continue
+        decorated = _decorated_method(node, classes)
+        method = decorated or _method_of(node, classes)
         if method is None:
             continue
         if aliases is None:
-            aliases = _extension_aliases(root)
+            aliases = extension_aliases(root)
         calls = [call for call in _calls(method) if _is_extension_call(call, aliases)]
-        if calls and _feeds_only(node, method, calls):
+        # an AMP decorator (`@custom_fwd`, `@custom_bwd`) of a forward/backward that calls the kernel goes with it
+        if calls and (decorated is not None or _feeds_only(node, method, calls)):
             found[key] = classes[_class_of(method).id]
     return found
 
@@ -51,6 +64,49 @@ def _method_of(node: Node, classes: dict[int, Node]) -> Node | None:
         return None
     owner = _class_of(current)
     return current if owner is not None and owner.id in classes else None
+
+
+def _imported_for_decorators(root: Node, statement: Node, classes: dict[int, Node], aliases: set[str]) -> Node | None:
+    """The anchor an import line goes with when every name it binds is used only as a decorator of kernel-calling
+    methods of the anchors (`from torch.cuda.amp import custom_bwd, custom_fwd` for @custom_fwd/@custom_bwd of a
+    Function that launches the extension): the first such anchor; None where a name has another use."""
+    bound = set()
+    for name in statement.children_by_field_name("name"):
+        target = name.child_by_field_name("alias") if name.type == "aliased_import" else name
+        if target is not None:
+            bound.add(parsing.text(target).split(".")[0])
+    anchors = []
+    for use in (n for name in bound for n in _identifiers(root, name)):
+        if _inside_import(use):
+            continue
+        method = _decorated_method(use, classes)
+        if method is None or not any(_is_extension_call(call, aliases) for call in _calls(method)):
+            return None
+        anchors.append(classes[_class_of(method).id])
+    return min(anchors, key=lambda anchor: anchor.start_byte) if anchors else None
+
+
+def _inside_import(node: Node) -> bool:
+    current = node.parent
+    while current is not None and current.type not in IMPORT_STATEMENTS and current.type != "module":
+        current = current.parent
+    return current is not None and current.type in IMPORT_STATEMENTS
+
+
+def _decorated_method(node: Node, classes: dict[int, Node]) -> Node | None:
+    """The method of one of `classes` whose decorator the node sits in (`@custom_fwd(cast_inputs=torch.float16)`
+    above `def forward`)."""
+    current = node
+    while current is not None and current.type != "decorator":
+        if current.type in {"function_definition", "class_definition", "block", "module"}:
+            return None
+        current = current.parent
+    decorated = current.parent if current is not None else None
+    method = decorated.child_by_field_name("definition") if decorated is not None and decorated.type == "decorated_definition" else None
+    if method is None or method.type != "function_definition":
+        return None
+    owner = _class_of(method)
+    return method if owner is not None and owner.id in classes else None
 
 
 def _class_of(method: Node) -> Node | None:
@@ -72,9 +128,9 @@ def _calls(scope: Node) -> list[Node]:
     return found
 
 
-def _extension_aliases(root: Node) -> set[str]:
+def extension_aliases(root: Node, loaders: tuple[str, ...] = EXTENSION_LOADERS) -> set[str]:
     """Names the file binds to a loaded extension (`wkv_cuda = load(name="wkv", ...)`) or to a custom operator
-    namespace (`OP = torch.ops.rwkv7_clampw`)."""
+    namespace (`OP = torch.ops.rwkv7_clampw`); with `loaders`, only those bound by these loaders."""
     names: set[str] = set()
     stack = [root]
     while stack:
@@ -82,8 +138,8 @@ def _extension_aliases(root: Node) -> set[str]:
         if node.type == "assignment":
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if left is not None and left.type == "identifier" and right is not None and (
-                    (right.type == "call" and _last_name(right.child_by_field_name("function")) in EXTENSION_LOADERS)
-                    or custom_namespace(right)):
+                    (right.type == "call" and _last_name(right.child_by_field_name("function")) in loaders)
+                    or (loaders == EXTENSION_LOADERS and custom_namespace(right))):
                 names.add(parsing.text(left))
             continue
         if node.type in {"function_definition", "class_definition", "block", "module", "if_statement",

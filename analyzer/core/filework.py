@@ -541,11 +541,11 @@ def _with_contract_sites(findings: list[tuple[Hit, Finding]], folded: dict[Hit, 
             finding = finding.model_copy(update={
                 "sites": [where(hit.span.start_row)] + [where(row) for row in rows],
                 "message": Text(
-                    en=f"{finding.message.en} Its {len(rows)} dtype asserts and device buffers ({rules}) only serve "
-                       "the kernel call: the replacement decides dtype and device, so they are sites of this "
-                       "finding, not counted on their own.",
-                    zh=f"{finding.message.zh} 其中 {len(rows)} 处 dtype 断言和设备缓冲区（{rules}）只服务于该 kernel "
-                       "调用：由替换实现决定 dtype 与设备，因此作为本条的位置列出，不单独计数。")})
+                    en=f"{finding.message.en} Its {len(rows)} dtype asserts, device buffers and AMP decorators "
+                       f"({rules}) only serve the kernel call: the replacement decides dtype and device, so they are "
+                       "sites of this finding, not counted on their own.",
+                    zh=f"{finding.message.zh} 其中 {len(rows)} 处 dtype 断言、设备缓冲区与 AMP 装饰器（{rules}）只服务于"
+                       "该 kernel 调用：由替换实现决定 dtype 与设备，因此作为本条的位置列出，不单独计数。")})
         result.append((hit, finding))
     return result
 

@@ -10,6 +10,7 @@ from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView, ProjectRun, Unit
 from ascend_feasibility.domains.custom_ops.binding_reach import orphan_extensions, redundant_builds, unreached_by_bindings
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
+from ascend_feasibility.domains.custom_ops.build_routes import built_without_port
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
 from ascend_feasibility.domains.custom_ops.fallbacks import (
@@ -22,11 +23,13 @@ from ascend_feasibility.domains.custom_ops.fallbacks import (
 )
 from ascend_feasibility.domains.custom_ops.inventory import build_inventory
 from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
+from ascend_feasibility.domains.custom_ops.operators import fold_operator_kernels
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
 from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, NativeWords
 from ascend_feasibility.domains.custom_ops.triton_fallbacks import else_armed_kernels
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
+from ascend_feasibility.knowledge import load_one_operator_classes
 
 NATIVE_KINDS = frozenset({"cuda", "cpp"})
 # a native file without these words is no part of a torch extension's CUDA code: its words are not kept
@@ -84,3 +87,5 @@ class CustomOpsDomain(Domain):
         run.findings = relocate_switched(run.findings, switched_extensions(merged, run.findings, run), run)
         kernels = build_inventory(merged, self.kb)
         run.report_fields["custom_ops"] = run.published["kernels"] = kernels
+        run.findings = built_without_port(fold_operator_kernels(run.findings, kernels, load_one_operator_classes()),
+                                          kernels, run)

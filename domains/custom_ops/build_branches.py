@@ -27,9 +27,19 @@ class _BuildBranchScan(PythonScan):
         for chain in self.captures().get("build_chain", []):
             for condition, body in chain_arms(chain):
                 if words(condition) & backends.cuda and selects_cuda_extension(body) and lacks_npu_arm(chain, backends.npu):
-                    self.hit("cuda-extension-build-branch", " ".join(parsing.text(condition).split())[:100], condition)
+                    self.hit("cuda-extension-build-branch", " ".join(parsing.text(condition).split())[:100], condition,
+                             facets=("raises",) if _else_raises(chain) else ())
                     break
         return self.hits
+
+
+def _else_raises(chain) -> bool:
+    """The chain's `else:` arm raises before it does anything else (InternImage's ops_dcnv3/setup.py:
+    `else: raise NotImplementedError('Cuda is not availabel')`): without CUDA the build stops, it builds no CPU variant."""
+    other = next((c for c in chain.children_by_field_name("alternative") if c.type == "else_clause"), None)
+    body = other.child_by_field_name("body") if other is not None else None
+    statements = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+    return bool(statements) and statements[0].type == "raise_statement"
 
 
 class BuildBranchScanner(PythonDomainScanner):

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context.kernel_contract import custom_namespace
+from ascend_feasibility.analyzer.context.kernel_contract import MMCV_LOADERS, custom_namespace, extension_aliases
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import bilingual
@@ -44,6 +44,7 @@ AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Functio
 KNOWN_ROOTS = frozenset({"torch", "numpy", "os", "sys", "math", "triton", "logging", "json", "re", "time", "random",
                          "functools", "itertools", "collections", "typing", "dataclasses", "pathlib", "einops"})
 FP32_BYTES = 4
+MMCV_OPS_HOURS = (0.25, 1.0)  # an autograd Function over mmcv's compiled ops: look its ops up, choose the build
 
 
 class _CustomOpsScan(PythonScan):
@@ -69,6 +70,8 @@ class _CustomOpsScan(PythonScan):
             self._decorated(node, launches)
         for reference in unit_references(self.unit):
             self._reference(reference)
+        self.aliases: frozenset[str] | None = None  # names bound to a loaded extension, read for the first Function
+        self.mmcv_aliases: frozenset[str] = frozenset()  # those bound by mmcv's ext_loader.load_ext
         for node in found.get("class", []):
             self._autograd_function(node)
         for node in found.get("aliased", []):
@@ -226,10 +229,17 @@ class _CustomOpsScan(PythonScan):
             definition = item.child_by_field_name("definition") if item.type == "decorated_definition" else item
             if definition is not None and definition.type == "function_definition":
                 methods[parsing.text(definition.child_by_field_name("name"))] = definition
-        custom = [m for m in ("forward", "backward") if m in methods and _launches_custom_code(methods[m])]
+        if self.aliases is None:
+            self.aliases = frozenset(extension_aliases(self.unit.tree()))
+            self.mmcv_aliases = frozenset(extension_aliases(self.unit.tree(), MMCV_LOADERS)) if self.aliases else frozenset()
+        custom = [m for m in ("forward", "backward") if m in methods and _launches_custom_code(methods[m], self.aliases)]
         if custom:
             name = parsing.text(cls.child_by_field_name("name"))
-            self.hit("autograd-function-custom-kernel", f"{name} ({' and '.join(custom)})", cls.child_by_field_name("name"))
+            mmcv = self.mmcv_aliases
+            seen = ("mmcv-ops",) if mmcv and all(_launches_custom_code(methods[m], mmcv) for m in custom) else ()
+            # mmcv's ops: check them in mmcv's ops table and pick its NPU build (the mmcv build itself is DEP001's)
+            self.hit("autograd-function-custom-kernel", f"{name} ({' and '.join(custom)})", cls.child_by_field_name("name"),
+                     facets=seen, **({"effort": MMCV_OPS_HOURS} if seen else {}))
 
 
 UB_BYTES_SMALLEST = 192 * 1024  # Ascend910B4: 1,572,864 bits (Liger-Kernel ascend-ub-manager-design.md)
@@ -422,7 +432,7 @@ def _launchers(launches: list[Node]) -> list[str]:
     return classes + functions
 
 
-def _launches_custom_code(definition: Node) -> bool:
+def _launches_custom_code(definition: Node, aliases: frozenset[str] = frozenset()) -> bool:
     """A kernel launch (`kernel[grid](...)`) or a call into a compiled extension (`ext._C.op(...)`, `*_cuda.op`,
     `*_ext.op`, a TORCH_LIBRARY op `torch.ops.<namespace torch does not own>.op`) in the method's code (comments and strings do not count)."""
     stack, seen = [definition], 0
@@ -436,6 +446,8 @@ def _launches_custom_code(definition: Node) -> bool:
                     return True
                 compact = "".join(parsing.text(function).split())
                 if "_C." in compact or "_cuda." in compact or "_ext." in compact or custom_namespace(function):
+                    return True
+                if function.type == "attribute" and compact.split(".", 1)[0] in aliases:  # `ext_module.op(...)`
                     return True
         stack.extend(node.named_children)
     return False

@@ -25,6 +25,7 @@ QUERY = r"""
 """
 
 CUDA_AMP_MODULES = {"torch.cuda.amp", "torch.cuda.amp.autocast_mode", "torch.cuda.amp.grad_scaler"}
+AMP_DECORATORS = frozenset({"custom_fwd", "custom_bwd"})  # torch.amp has both since torch 2.4, device_type required
 IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement"})
 
 
@@ -44,15 +45,22 @@ class _AmpImportScan(PythonScan):
             else:
                 bound = [("", _bound_name(statement))]
                 statement = statement.parent
+            listed = bound
             if used is None:
                 used = self._used_names()
             if bound and used is not True:
                 bound = [(imported, local) for imported, local in bound if local in used]
                 if not bound:
                     continue  # the file never names what the line binds
+            imported = [n for n, _ in listed]
             if bound and bound[0][0]:
                 name = f"{name}.{bound[0][0]}"
-            self.hit("torch-cuda-amp-import", name, statement)
+            if imported and set(imported) <= AMP_DECORATORS:  # the replacement names what the line imports
+                names = ", ".join(n if n == local else f"{n} as {local}" for n, local in listed)
+                self.hit("torch-cuda-amp-import", name, statement, npu=f"from torch.amp import {names}",
+                         facets=("decorators",))
+            else:
+                self.hit("torch-cuda-amp-import", name, statement)
         return self.hits
 
     def _used_names(self) -> set[str] | bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.cuda_arms import pytorch_fallback_arm
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
@@ -96,7 +97,9 @@ class _FileScan(PythonScan):
             if call is not None and entry_name in PROCESS_COUNTS and _counts_launched_processes(self.unit):
                 self.hit("shell-process-count-cuda", entry_name, chain, entry.npu)
             else:
-                self.hit(entry.rule, entry_name, chain, entry.npu)
+                arm = self._pytorch_arm(chain) if entry_name == "torch.cuda.is_available" else None
+                npu, seen = arm or (entry.npu, ())
+                self.hit(entry.rule, entry_name, chain, npu, facets=seen)
             if call is not None:
                 self.claimed_calls.add(call.id)
             return
@@ -198,11 +201,22 @@ class _FileScan(PythonScan):
         elif method_name == "startswith" and first is not None and literals.device_literal(first) is not None:
             self._device_test(parsing.text(call), call)
 
+    def _pytorch_arm(self, node: Node) -> tuple[str | None, tuple[str, ...]] | None:
+        """(npu, facets) of a CUDA test whose CUDA arm applies an autograd Function and whose else arm runs PyTorch
+        code (cuda_arms.pytorch_fallback_arm): NPU tensors take that arm as it is; npu names the NPU operator of what
+        the PyTorch function computes, where the kernel classes know one."""
+        fallback = pytorch_fallback_arm(node)
+        if fallback is None:
+            return None
+        operator = self.index.kb.classify_kernel(fallback.rsplit(".", 1)[-1]).npu_operator
+        return (operator, ("pytorch-arm", "npu-operator")) if operator else (None, ("pytorch-arm",))
+
     def _member(self, member: Node) -> None:
         attribute = member.parent
         name = parsing.text(member)
         if name == "is_cuda":
-            self.hit("is-cuda-attribute", ".is_cuda", attribute, ".is_npu")
+            npu, seen = self._pytorch_arm(attribute) or (".is_npu", ())
+            self.hit("is-cuda-attribute", ".is_cuda", attribute, npu, facets=seen)
         elif name == "multi_processor_count":
             self.hit("multi-processor-count", ".multi_processor_count", attribute)
         elif self._is_device_properties_call(attribute.child_by_field_name("object")):

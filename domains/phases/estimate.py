@@ -26,6 +26,7 @@ from ascend_feasibility.analyzer.core.models import (
     PortedSites,
     Text,
 )
+from ascend_feasibility.analyzer.context.project_scope import parse_site
 from ascend_feasibility.analyzer.reporting.localize import term
 
 BUCKETS = ("required", "other-phases", "optional", "tests")
@@ -192,14 +193,15 @@ def _costed(groups: dict[tuple, _Group], bucket: str, rows: dict[tuple[str, int]
             est: dict) -> list[EffortItem]:
     """Each group costed as one work item."""
     items = []
-    launched = _launched_together([rows[(f.path, f.line)] for g in groups.values() if g.kind == "kernel" for f in g.findings], est)
+    launched = _launched_together([row for g in groups.values() if g.kind == "kernel" for f in g.findings
+                                   for row in _operator_rows(f, rows)], est)
     for group in groups.values():
         if group.kind == "adoption":
             adoption = next(a for a in est["adoption"] if a["id"] == group.key[1])
             items.append(_adoption_item(group.findings, adoption, entry_files, bucket, est))
         elif group.kind in {"kernel", "validation"}:
-            items.append(_kernel_item(group.findings, [rows[(f.path, f.line)] for f in group.findings], group.kind, bucket, est,
-                                      launched))
+            items.append(_kernel_item(group.findings, [row for f in group.findings for row in _operator_rows(f, rows)],
+                                      group.kind, bucket, est, launched))
         elif group.kind == "mechanical":
             items.append(_mechanical_item(group.findings, bucket, est))
         else:
@@ -325,6 +327,19 @@ def _kernel_item(group: list[Finding], rows: list[CustomOpRow], kind: str, bucke
                  confidence=_weakest(group), hours=hours, kind=kind, bucket=bucket, en=en, zh=zh, est=est,
                  files=len({f.path for f in group}), patterns=len(rows),
                  replacement=Text(en=rows[0].replacement.en, zh=rows[0].replacement.zh), base=_base(group))
+
+
+def _operator_rows(finding: Finding, rows: dict[tuple[str, int], CustomOpRow]) -> list[CustomOpRow]:
+    """The inventory rows a kernel finding stands for: its own and those of the other kernels of its operator listed
+    as its sites (custom_ops/operators.py); a site whose row copies other code is a copy, priced with its original."""
+    own = rows[(finding.path, finding.line)]
+    result = [own]
+    for site in finding.sites:
+        place = parse_site(site)
+        row = rows.get(place[:2]) if place is not None else None
+        if row is not None and row.same_code_as is None and all(row is not kept for kept in result):
+            result.append(row)
+    return result
 
 
 def _once_per_operator(rows: list[CustomOpRow], sized: list[tuple[float, str, str]], data: dict) -> list[tuple[float, str, str]]:
