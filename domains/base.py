@@ -209,6 +209,7 @@ class ModuleFacts(Protocol):
     top_level_code: bool  # runs work at import time (a script without a __main__ guard)
     evidence: dict[str, int]  # phase → signals (training: backward, optimizer steps ...)
     main_block: tuple[int, int] | None  # the lines of that block, when it is at the module's top level
+    reference_checks: list[str]  # check functions comparing with a reference its main block calls (test scripts)
     launched_scripts: list[str]  # shell: python/torchrun ... SCRIPT.py
     launches: list[tuple[str, str]]  # shell: each launch command's (module after -m, first .py word), "" if none
     choices: list[tuple[str, int, str, bool]]  # string values an if/elif chain compares with (opt-in modules)

@@ -586,6 +586,10 @@ class RoleConventions(_Record):
     test_script_stems: list[str] = Field(default_factory=list, description="file stems of a module that is a test when "
                                          "it imports a testing module (test.py beside a kernel)")
     testing_modules: list[str] = Field(default_factory=list, description="modules (or names in them) only tests import")
+    reference_comparisons: list[str] = Field(default_factory=list, description="calls that compare a result with a "
+                                             "reference (allclose, gradcheck): a check function makes one")
+    check_function_prefixes: list[str] = Field(default_factory=list, description="name prefixes of a test script's "
+                                               "module-level check functions (check_, test_)")
     complexity_counters: list[str] = Field(default_factory=list, description="modules (or names in them) that count a "
                                            "model's FLOPs or parameters: a script built around one is a diagnostic tool")
 

@@ -836,6 +836,33 @@ def test_a_test_script_is_known_by_its_name_and_its_testing_import(tmp_path):
     assert next(f for f in found if f.path == "ops/check.py" and f.rule == "DEV001").role == "product"
 
 
+ALLCLOSE_CHECK = ("import torch\nfrom functions.dcnv3_func import DCNv3Function, dcnv3_core_pytorch\n\n"
+                  "@torch.no_grad()\ndef check_forward_equal_with_pytorch_double():\n"
+                  "    x = torch.rand(2, 4).cuda().double()\n"
+                  "    return torch.allclose(DCNv3Function.apply(x), dcnv3_core_pytorch(x))\n\n\n"
+                  "if __name__ == '__main__':\n    check_forward_equal_with_pytorch_double()\n")
+
+
+def test_an_op_check_script_is_a_test_by_its_shape_without_a_testing_import(tmp_path):
+    # InternImage's occupancy ops_dcnv3/test.py: its check_* functions compare the CUDA op with the PyTorch reference
+    # by torch.allclose under __main__, and it imports no testing module (its classification copy imports gradcheck)
+    files = {"ops/functions/__init__.py": "", "ops/functions/dcnv3_func.py": "", "ops/test.py": ALLCLOSE_CHECK}
+    site = next(f for f in _project_findings(tmp_path / "a", files) if f.path == "ops/test.py" and f.rule == "PRC006")
+    assert site.role == "test" and "check_forward_equal_with_pytorch_double()" in site.reach_reason
+    # an evaluation script that compares once in its own main code is no check script
+    evaluation = ALLCLOSE_CHECK.replace("def check_forward_equal_with_pytorch_double", "def evaluate").replace(
+        "    check_forward_equal_with_pytorch_double()", "    evaluate()")
+    found = _project_findings(tmp_path / "b", {**files, "ops/test.py": evaluation})
+    assert next(f for f in found if f.path == "ops/test.py" and f.rule == "PRC006").role == "product"
+    # a check function the main block never calls, or a module the project imports, is no check script either
+    uncalled = ALLCLOSE_CHECK.replace("    check_forward_equal_with_pytorch_double()\n", "    print(1)\n")
+    found = _project_findings(tmp_path / "c", {**files, "ops/test.py": uncalled})
+    assert next(f for f in found if f.path == "ops/test.py" and f.rule == "PRC006").role == "product"
+    found = _project_findings(tmp_path / "d", {**files, "ops/__init__.py": "", "ops/test.py": ALLCLOSE_CHECK,
+                                               "train.py": "from ops.test import check_forward_equal_with_pytorch_double\n"})
+    assert next(f for f in found if f.path == "ops/test.py" and f.rule == "PRC006").role == "product"
+
+
 def test_an_attention_mode_naming_a_cuda_only_library_is_an_opt_in_choice():
     code = ("from flash_attn import flash_attn_func\nimport torch.nn.functional as F\n"
             "def attention(q, k, v, attn_mode='torch'):\n    if attn_mode == 'flash':\n"

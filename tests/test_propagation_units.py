@@ -34,6 +34,7 @@ class Facts:
     source_refs: list[str] = field(default_factory=list)
     main_guard: bool = False
     main_block: tuple[int, int] | None = None
+    reference_checks: list[str] = field(default_factory=list)
     launched_scripts: list[str] = field(default_factory=list)
     launches: list[tuple[str, str]] = field(default_factory=list)
     choices: list = field(default_factory=list)

@@ -14,6 +14,7 @@ from ascend_feasibility.analyzer.context import switched_on, unpassed_defaults
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
+from ascend_feasibility.analyzer.context.reference_checks import reference_checks
 from ascend_feasibility.analyzer.context.written_names import word_set, word_string
 from ascend_feasibility.analyzer.core.models import PHASES
 from ascend_feasibility.analyzer.reading import parsing
@@ -105,6 +106,8 @@ class PhaseFacts:
     nested_imports: list[str] = field(default_factory=list)
     main_guard: bool = False
     main_block: tuple[int, int] | None = None  # 1-based first and last line of the `if __name__ == "__main__":` block
+    # check functions comparing with a reference that a test-script-named module's main block calls (reference_checks.py)
+    reference_checks: list[str] = field(default_factory=list)
     top_level_code: bool = False  # runs work at import time (a script without a __main__ guard)
     evidence: dict[str, int] = field(default_factory=dict)  # phase → signals
     training_loop: bool = False  # runs a training step itself (knowledge/phases/signals.toml [training_loop])
@@ -628,6 +631,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     block = guards[0].parent if guards else None
     if block is not None and block.type == "if_statement" and block.parent is not None and block.parent.type == "module":
         facts.main_block = (block.start_point.row + 1, block.end_point.row + 1)
+        facts.reference_checks = reference_checks(unit, facts.main_block)
     if found.get("patched") and defined:
         facts.patch_installers = _patch_installers(unit, defined, found["patched"], facts.main_block)
     facts.choices = _choices(found.get("condition", []))
