@@ -616,6 +616,12 @@ class BackendConventions(_Record):
                                                   "images: a Dockerfile FROM one builds that cloud's GPU container")
     none_on_ascend: list[str] = Field(default_factory=list, description="build probes torch_npu leaves None "
                                       "(torch.version.cuda, torch.version.hip), transfer_to_npu included")
+    path_calls: list[str] = Field(default_factory=list, description="calls whose string arguments name folders or "
+                                  "files (os.path.join, glob.glob, pathlib.Path): a 'cuda' there is no device")
+    path_methods: list[str] = Field(default_factory=list, description="methods whose string arguments name folders "
+                                    "or files (Path.joinpath)")
+    path_keywords: list[str] = Field(default_factory=list, description="keywords of an extension's build whose list "
+                                     "names files or folders (sources=, include_dirs=)")
     platform_gates: list[str] = Field(default_factory=list, description="calls of known frameworks that test for a "
                                       "platform Ascend never is (is_sagemaker_dp_enabled, is_torch_tpu_available): "
                                       "their branch is other-backend code")
