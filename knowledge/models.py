@@ -616,6 +616,9 @@ class BackendConventions(_Record):
                                                   "images: a Dockerfile FROM one builds that cloud's GPU container")
     none_on_ascend: list[str] = Field(default_factory=list, description="build probes torch_npu leaves None "
                                       "(torch.version.cuda, torch.version.hip), transfer_to_npu included")
+    tensorrt_plugin_words: list[str] = Field(default_factory=list, description="words of a TensorRT plugin's native "
+                                             "code (IPluginV2DynamicExt, TRTPluginBase, NvInfer): its folder runs only "
+                                             "inside a TensorRT engine")
     path_calls: list[str] = Field(default_factory=list, description="calls whose string arguments name folders or "
                                   "files (os.path.join, glob.glob, pathlib.Path): a 'cuda' there is no device")
     path_methods: list[str] = Field(default_factory=list, description="methods whose string arguments name folders "

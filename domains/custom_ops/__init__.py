@@ -25,6 +25,7 @@ from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanne
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
 from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, NativeWords
+from ascend_feasibility.domains.custom_ops.tensorrt_plugins import tensorrt_plugins
 from ascend_feasibility.domains.custom_ops.triton_fallbacks import else_armed_kernels
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
 
@@ -65,6 +66,8 @@ class CustomOpsDomain(Domain):
         for path, place in redundant_builds(merged, run).items():
             run.guarded.setdefault(path, place)
         for path, place in orphan_extensions(merged, run).items():
+            run.guarded.setdefault(path, place)
+        for path, place in tensorrt_plugins(merged, run).items():
             run.guarded.setdefault(path, place)
         unreached = unreached_by_bindings(merged, run)  # line ranges: context.propagation
         for path, ranges in else_armed_kernels(merged, run).items():
