@@ -85,6 +85,19 @@ def reach_of(code: str, rule: str) -> list[tuple[str, str | None]]:
     return [(f.reach, f.reach_reason) for f in scan(code).findings if f.rule == rule]
 
 
+def test_code_after_a_raise_or_return_of_its_block_never_runs():
+    # InternImage sam/main_zero_shot_instance_seg.py: `else: raise NotImplementedError` before the distributed wrapper
+    code = ("import torch\ndef main(distributed):\n    if not distributed:\n        torch.cuda.synchronize()\n"
+            "    else:\n        raise NotImplementedError\n        d = torch.cuda.current_device()\n"
+            "    torch.cuda.empty_cache()\n")
+    assert reach_of(code, "DEV101")[0][0] == "runs"  # before the raise, in its own arm
+    reach, reason = reach_of(code, "DEV100")[0]
+    assert reach == "optional" and "line 6: raise NotImplementedError" in reason and "nothing after it runs" in reason
+    assert reach_of(code, "DEV102")[0][0] == "runs"  # after the if statement: the other arm reaches it
+    early = "import torch\ndef f(x):\n    return x\n    torch.cuda.synchronize()\n"
+    assert reach_of(early, "DEV101")[0][0] == "optional"
+
+
 def test_guards_decide_reach():
     npu_chain = "import torch\nif is_torch_npu_available():\n    d = 'npu'\nelif torch.cuda.is_available():\n    torch.cuda.synchronize()\n"
     assert reach_of(npu_chain, "DEV101")[0][0] == "npu-path"
