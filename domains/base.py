@@ -238,6 +238,7 @@ class ModuleFacts(Protocol):
     star_imports: list[str]  # modules imported with `from module import *`
     unnamed_symbols: list[tuple[str, int, int, str]]  # module-level functions/classes the file never names again
     inner_named: list[tuple[str, int, int, str, list[str]]]  # named only inside other module-level definitions (which)
+    reexports: list[str]  # names a package __init__.py imports and writes nowhere else but in __all__
     words: str  # identifier-like words the file writes (code, strings, comments, configs), each between spaces
     dotted_words: list[str]  # dotted names of three parts or more it writes
 

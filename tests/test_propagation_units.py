@@ -63,6 +63,7 @@ class Facts:
     star_imports: list = field(default_factory=list)
     unnamed_symbols: list = field(default_factory=list)
     inner_named: list = field(default_factory=list)
+    reexports: list = field(default_factory=list)
     words: str = ""
     dotted_words: list = field(default_factory=list)
     module: str | None = None

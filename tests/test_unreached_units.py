@@ -127,10 +127,11 @@ GLOO = ("_get_global_gloo_group", 86, 93, "function", ["all_reduce_dict"])
 
 
 def _mmseg_project(*build_files: str) -> list[Facts]:
-    return [*(Facts(p) for p in build_files), Facts("seg/train.py", words=ws("mmseg_custom", "reduce_mean")),
+    return [*(Facts(p) for p in build_files), Facts("seg/train.py", imports=["mmseg_custom.utils"],
+                                                        words=ws("mmseg_custom", "reduce_mean")),
             Facts("seg/mmseg_custom/__init__.py"),
             Facts("seg/mmseg_custom/utils/__init__.py", imports=["seg.mmseg_custom.utils.dist.all_reduce_dict"],
-                  words=ws("all_reduce_dict", "dist")),
+                  words=ws("all_reduce_dict", "dist"), reexports=["all_reduce_dict"]),
             Facts("seg/mmseg_custom/utils/dist.py", unnamed_symbols=[REEXPORTED], inner_named=[GLOO])]
 
 
@@ -147,6 +148,16 @@ def test_a_published_package_keeps_its_public_helpers_and_what_they_call():
     assert r.unreferenced_symbols(_mmseg_project("seg/pyproject.toml"), context()) == {}
     # an extension's setup.py inside another folder publishes nothing above it
     assert r.unreferenced_symbols(_mmseg_project("seg/ops/setup.py"), context()) != {}
+    # a package nothing of the project imports may be a library shipped without packaging: its public names stay
+    facts = _mmseg_project()
+    facts[0].imports = []
+    assert [start for start, _, _ in r.unreferenced_symbols(facts, context()).get("seg/mmseg_custom/utils/dist.py", [])] == []
+
+
+def test_an_init_that_also_uses_the_name_is_no_re_export():
+    facts = _mmseg_project()
+    facts[2].reexports = []  # the __init__.py registers or calls it besides importing it
+    assert r.unreferenced_symbols(facts, context()) == {}
 
 
 def test_a_re_exported_helper_a_script_names_is_reached():

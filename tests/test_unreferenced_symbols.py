@@ -155,3 +155,15 @@ def test_a_symbol_named_only_inside_other_definitions_is_listed_with_them():
     assert unnamed == [("all_reduce_dict", 5, 6, "function"), ("uses_registered", 10, 11, "function")]
     # a cache decorator registers nothing; @register may: _registered is no candidate at all
     assert inner == [("_gloo_group", 2, 4, "function", ["all_reduce_dict"])]
+
+
+def test_an_init_re_exports_the_names_it_writes_only_in_its_imports_and_all():
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+    from ascend_feasibility.domains.phases.symbols import reexported_names
+    text = ("from .dist_utils import (DistOptimizerHook, all_reduce_dict,\n    reduce_mean as mean)\n"
+            "from .speed import SpeedMonitor\ncallbacks = Registry()\ncallbacks.register('speed', func=SpeedMonitor)\n"
+            "__all__ = ['DistOptimizerHook', 'all_reduce_dict', 'mean']\n# DistOptimizerHook is the hook\n")
+    unit = Unit("pkg/utils/__init__.py", "python", SourceText.from_text(text))
+    assert reexported_names(unit) == ["all_reduce_dict", "mean"]
+    assert reexported_names(Unit("pkg/utils/core.py", "python", SourceText.from_text(text))) == []

@@ -7,8 +7,8 @@ files alike) is reached by nothing the project runs: VILA's `AsyncHybridAttentio
 monkey patch installs, `validity_check()` in an FP8 kernel module. Judged only where no user outside the project can
 name it either:
 - in an application's package (unloaded.application_packages: VILA's llava), in a package no build file could
-  publish (no setup.py, setup.cfg or pyproject.toml in its folder or above: InternImage's segmentation/mmseg_custom,
-  imported only by the scripts beside it) and in scripts outside any package;
+  publish (no setup.py, setup.cfg or pyproject.toml in its folder or above) that the project's own scripts import
+  (InternImage's segmentation/mmseg_custom, imported by segmentation/train.py), and in scripts outside any package;
 - a private name (`_helper`) anywhere: a library's users do not call it.
 A library's public function that the project itself never calls is its users' API and keeps `runs`. A package's
 __init__.py that only imports a name from the defining module (and lists it in `__all__`) re-exports it: no use.
@@ -43,7 +43,7 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     """path → (first line, last line, why) of the module-level symbols nothing in the project names. `packages`:
     unloaded.package_folders(facts) when the caller has it already."""
     packages = package_folders(facts) if packages is None else packages
-    applications = application_packages(facts, context, distribution, packages) | unpublished_packages(facts, packages)
+    applications = application_packages(facts, context, distribution, packages) | unpublished_packages(facts, packages, context)
     candidates: list[tuple[str, tuple[str, int, int, str], tuple[str, ...]]] = []
     for f in facts:
         own = context.of(f.path)
@@ -84,33 +84,49 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     return dict(result)
 
 
-def unpublished_packages(facts: list[ModuleFacts], packages: set[str]) -> set[str]:
-    """Top package folders no build file could publish: none (setup.py, setup.cfg, pyproject.toml) sits in the
-    folder or any folder above it. Only the project's own scripts import such a package (InternImage's
-    segmentation/mmseg_custom beside train.py), so a public function of it that nothing in the project names is no
-    users' API."""
+def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: ProjectContext) -> set[str]:
+    """Top package folders no build file could publish and the project's own scripts consume: none (setup.py,
+    setup.cfg, pyproject.toml) sits in the folder or any folder above it, and a product file outside the package
+    imports it (InternImage's segmentation/mmseg_custom, imported by segmentation/train.py beside it). Such a package is
+    an application's code: a public function of it that nothing in the project names is no users' API. A package
+    nothing of the project imports may be a library shipped without packaging, and keeps its public names."""
     published = {path_view(f.path).parent for f in facts if path_view(f.path).name in PUBLISHING_FILES}
     tops = {top_folder(f"{folder}/__init__.py", packages) for folder in packages}
-    result = set()
+    candidates = {}
     for top in tops:
         folder, above = top, set()
         while folder not in above:
             above.add(folder)
             folder = path_view(folder).parent
-        if not above & published:
-            result.add(top)
+        if not above & published:  # imported by its folder's name (a script beside it) or by its path from the root
+            candidates[path_view(top).name] = candidates[top.replace("/", ".")] = top
+    if not candidates:
+        return set()
+    result = set()
+    for f in facts:
+        if not f.imports or context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        for name in f.imports:
+            parts = name.split(".")
+            top = next((candidates[".".join(parts[:end])] for end in range(1, len(parts) + 1)
+                        if ".".join(parts[:end]) in candidates), None)
+            if top is not None and top not in result and not f.path.startswith(top + "/"):
+                result.add(top)
     return result
 
 
 def _reexporters(facts: list[ModuleFacts]):
     """(path, name) → the package __init__.py files that import `name` from that file's module, directly or from an
-    __init__.py that does (`from .dist_utils import all_reduce_dict` with `__all__ = [...]`): a re-export, no use."""
+    __init__.py that does, and write it nowhere else but in `__all__` (`from .dist_utils import all_reduce_dict`;
+    symbols.reexported_names): a re-export, no use."""
     modules = {f.path: f.module for f in facts if f.module}
     importers: dict[str, set[str]] = defaultdict(set)
     for f in facts:
-        if f.path.endswith("__init__.py"):
+        if f.reexports:
+            kept = set(f.reexports)
             for name in f.imports:
-                importers[name].add(f.path)
+                if name.rsplit(".", 1)[-1] in kept:
+                    importers[name].add(f.path)
 
     def reexporters(path: str, name: str) -> set[str]:
         module = modules.get(path)

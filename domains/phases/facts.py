@@ -198,6 +198,7 @@ class PhaseFacts:
     unnamed_symbols: list[tuple[str, int, int, str]] = field(default_factory=list)
     # those it names only inside other module-level definitions: (name, first, last, kind, those definitions) (symbols.py)
     inner_named: list[tuple[str, int, int, str, list[str]]] = field(default_factory=list)
+    reexports: list[str] = field(default_factory=list)  # names a package __init__.py only re-exports (symbols.py)
     words: str = ""  # the identifier-like words the file writes, each between spaces (symbols.py, written_names.py)
     dotted_words: list[str] = field(default_factory=list)  # the dotted names of 3+ parts it writes (symbols.py)
 
@@ -212,6 +213,7 @@ class PhaseFacts:
         self.launches += other.launches
         self.unnamed_symbols += other.unnamed_symbols
         self.inner_named += other.inner_named
+        self.reexports += other.reexports
         self.words = word_string(word_set(self.words) | word_set(other.words))
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
         self.model_refs += other.model_refs
@@ -275,6 +277,7 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             continue
         if unit.kind == "python":
             facts.unnamed_symbols, facts.inner_named = symbols.module_symbols(unit)
+            facts.reexports = symbols.reexported_names(unit)
             facts.true_literals = switched_on.true_literals(unit)
         facts.words, dotted = symbols.read_words(unit.source.data)
         facts.dotted_words = sorted(dotted)

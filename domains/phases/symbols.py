@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
+from pathlib import PurePosixPath
 
 import ahocorasick_rs
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, NAME_BYTES, word_string_of_bytes
@@ -70,6 +71,31 @@ def _looks_names_up(unit: Unit) -> bool:
         return False  # a call of one spells its name: most files need no query
     found = unit.captures(CALLS_BY_NAME_QUERY)
     return any(parsing.text(node) in LOOKUP_CALLS for node in found.get("called", []) + found.get("method", []))
+
+
+def reexported_names(unit: Unit) -> list[str]:
+    """The names a package's __init__.py imports at its top level (`from .dist_utils import all_reduce_dict`) and
+    writes nowhere else but in `__all__`: re-exports, no use. A name the file also calls, registers or assigns
+    (`callbacks.register('speed', func=SpeedMonitor)`), or writes in a comment, is used. Other files: []."""
+    if PurePosixPath(unit.path).name != "__init__.py" or b"import" not in unit.source.data:
+        return []
+    imported: list[str] = []
+    rest = []
+    for statement in unit.tree().named_children:
+        if statement.type == "import_from_statement":
+            for name in statement.children_by_field_name("name"):
+                alias = name.child_by_field_name("alias") if name.type == "aliased_import" else None
+                imported.append(parsing.text(alias if alias is not None else name).split(".")[-1])
+            continue
+        target = parsing.statement_assignment(statement)
+        left = target.child_by_field_name("left") if target is not None else None
+        if left is not None and parsing.text(left) == "__all__":
+            continue
+        rest.append(statement)
+    if not imported:
+        return []
+    written = Counter(token for statement in rest for token in _tokens(parsing.text(statement)))  # comments too
+    return sorted({name for name in imported if not written[name]})
 
 
 # decorators that only cache a function's results: they register it nowhere, so its name is still the only way in
