@@ -209,6 +209,7 @@ class ModuleFacts(Protocol):
     top_level_code: bool  # runs work at import time (a script without a __main__ guard)
     evidence: dict[str, int]  # phase → signals (training: backward, optimizer steps ...)
     main_block: tuple[int, int] | None  # the lines of that block, when it is at the module's top level
+    reference_checks: list[str]  # check functions comparing with a reference its main block calls (test scripts)
     launched_scripts: list[str]  # shell: python/torchrun ... SCRIPT.py
     launches: list[tuple[str, str]]  # shell: each launch command's (module after -m, first .py word), "" if none
     choices: list[tuple[str, int, str, bool]]  # string values an if/elif chain compares with (opt-in modules)
@@ -237,6 +238,8 @@ class ModuleFacts(Protocol):
     default_passed: dict[str, tuple[int, list[str]]]  # per bound name: fewest positional, keywords every call passes
     star_imports: list[str]  # modules imported with `from module import *`
     unnamed_symbols: list[tuple[str, int, int, str]]  # module-level functions/classes the file never names again
+    inner_named: list[tuple[str, int, int, str, list[str]]]  # named only inside other module-level definitions (which)
+    reexports: list[str]  # names a package __init__.py imports and writes nowhere else but in __all__
     words: str  # identifier-like words the file writes (code, strings, comments, configs), each between spaces
     dotted_words: list[str]  # dotted names of three parts or more it writes
     cudnn_ops: bool  # names an operator cuDNN runs (a convolution, an RNN, a CTC loss) or a hub model

@@ -593,6 +593,10 @@ class RoleConventions(_Record):
     test_script_stems: list[str] = Field(default_factory=list, description="file stems of a module that is a test when "
                                          "it imports a testing module (test.py beside a kernel)")
     testing_modules: list[str] = Field(default_factory=list, description="modules (or names in them) only tests import")
+    reference_comparisons: list[str] = Field(default_factory=list, description="calls that compare a result with a "
+                                             "reference (allclose, gradcheck): a check function makes one")
+    check_function_prefixes: list[str] = Field(default_factory=list, description="name prefixes of a test script's "
+                                               "module-level check functions (check_, test_)")
     complexity_counters: list[str] = Field(default_factory=list, description="modules (or names in them) that count a "
                                            "model's FLOPs or parameters: a script built around one is a diagnostic tool")
 
@@ -619,6 +623,15 @@ class BackendConventions(_Record):
                                                   "images: a Dockerfile FROM one builds that cloud's GPU container")
     none_on_ascend: list[str] = Field(default_factory=list, description="build probes torch_npu leaves None "
                                       "(torch.version.cuda, torch.version.hip), transfer_to_npu included")
+    tensorrt_plugin_words: list[str] = Field(default_factory=list, description="words of a TensorRT plugin's native "
+                                             "code (IPluginV2DynamicExt, TRTPluginBase, NvInfer): its folder runs only "
+                                             "inside a TensorRT engine")
+    path_calls: list[str] = Field(default_factory=list, description="calls whose string arguments name folders or "
+                                  "files (os.path.join, glob.glob, pathlib.Path): a 'cuda' there is no device")
+    path_methods: list[str] = Field(default_factory=list, description="methods whose string arguments name folders "
+                                    "or files (Path.joinpath)")
+    path_keywords: list[str] = Field(default_factory=list, description="keywords of an extension's build whose list "
+                                     "names files or folders (sources=, include_dirs=)")
     platform_gates: list[str] = Field(default_factory=list, description="calls of known frameworks that test for a "
                                       "platform Ascend never is (is_sagemaker_dp_enabled, is_torch_tpu_available): "
                                       "their branch is other-backend code")

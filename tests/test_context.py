@@ -85,6 +85,19 @@ def reach_of(code: str, rule: str) -> list[tuple[str, str | None]]:
     return [(f.reach, f.reach_reason) for f in scan(code).findings if f.rule == rule]
 
 
+def test_code_after_a_raise_or_return_of_its_block_never_runs():
+    # InternImage sam/main_zero_shot_instance_seg.py: `else: raise NotImplementedError` before the distributed wrapper
+    code = ("import torch\ndef main(distributed):\n    if not distributed:\n        torch.cuda.synchronize()\n"
+            "    else:\n        raise NotImplementedError\n        d = torch.cuda.current_device()\n"
+            "    torch.cuda.empty_cache()\n")
+    assert reach_of(code, "DEV101")[0][0] == "runs"  # before the raise, in its own arm
+    reach, reason = reach_of(code, "DEV100")[0]
+    assert reach == "optional" and "line 6: raise NotImplementedError" in reason and "nothing after it runs" in reason
+    assert reach_of(code, "DEV102")[0][0] == "runs"  # after the if statement: the other arm reaches it
+    early = "import torch\ndef f(x):\n    return x\n    torch.cuda.synchronize()\n"
+    assert reach_of(early, "DEV101")[0][0] == "optional"
+
+
 def test_guards_decide_reach():
     npu_chain = "import torch\nif is_torch_npu_available():\n    d = 'npu'\nelif torch.cuda.is_available():\n    torch.cuda.synchronize()\n"
     assert reach_of(npu_chain, "DEV101")[0][0] == "npu-path"
@@ -844,6 +857,33 @@ def test_a_test_script_is_known_by_its_name_and_its_testing_import(tmp_path):
     # the same import in a module of another name is no test script by this rule
     found = _project_findings(tmp_path / "c", {"ops/__init__.py": "", "ops/func.py": "", "ops/check.py": KERNEL_CHECK})
     assert next(f for f in found if f.path == "ops/check.py" and f.rule == "DEV001").role == "product"
+
+
+ALLCLOSE_CHECK = ("import torch\nfrom functions.dcnv3_func import DCNv3Function, dcnv3_core_pytorch\n\n"
+                  "@torch.no_grad()\ndef check_forward_equal_with_pytorch_double():\n"
+                  "    x = torch.rand(2, 4).cuda().double()\n"
+                  "    return torch.allclose(DCNv3Function.apply(x), dcnv3_core_pytorch(x))\n\n\n"
+                  "if __name__ == '__main__':\n    check_forward_equal_with_pytorch_double()\n")
+
+
+def test_an_op_check_script_is_a_test_by_its_shape_without_a_testing_import(tmp_path):
+    # InternImage's occupancy ops_dcnv3/test.py: its check_* functions compare the CUDA op with the PyTorch reference
+    # by torch.allclose under __main__, and it imports no testing module (its classification copy imports gradcheck)
+    files = {"ops/functions/__init__.py": "", "ops/functions/dcnv3_func.py": "", "ops/test.py": ALLCLOSE_CHECK}
+    site = next(f for f in _project_findings(tmp_path / "a", files) if f.path == "ops/test.py" and f.rule == "PRC006")
+    assert site.role == "test" and "check_forward_equal_with_pytorch_double()" in site.reach_reason
+    # an evaluation script that compares once in its own main code is no check script
+    evaluation = ALLCLOSE_CHECK.replace("def check_forward_equal_with_pytorch_double", "def evaluate").replace(
+        "    check_forward_equal_with_pytorch_double()", "    evaluate()")
+    found = _project_findings(tmp_path / "b", {**files, "ops/test.py": evaluation})
+    assert next(f for f in found if f.path == "ops/test.py" and f.rule == "PRC006").role == "product"
+    # a check function the main block never calls, or a module the project imports, is no check script either
+    uncalled = ALLCLOSE_CHECK.replace("    check_forward_equal_with_pytorch_double()\n", "    print(1)\n")
+    found = _project_findings(tmp_path / "c", {**files, "ops/test.py": uncalled})
+    assert next(f for f in found if f.path == "ops/test.py" and f.rule == "PRC006").role == "product"
+    found = _project_findings(tmp_path / "d", {**files, "ops/__init__.py": "", "ops/test.py": ALLCLOSE_CHECK,
+                                               "train.py": "from ops.test import check_forward_equal_with_pytorch_double\n"})
+    assert next(f for f in found if f.path == "ops/test.py" and f.rule == "PRC006").role == "product"
 
 
 def test_an_attention_mode_naming_a_cuda_only_library_is_an_opt_in_choice():

@@ -419,7 +419,10 @@ def test_phases_propagate_through_absolute_and_relative_imports(tmp_path):
     row = next(r for r in report.phase_matrix.rows if r.item.startswith("DEV501"))
     assert row.cells == {"training": "P0", "inference": "P0"}
     auto = next(r for r in report.phase_matrix.rows if r.item.startswith("transfer_to_npu"))
-    assert auto.count == sum(1 for f in report.findings if f.severity == "info" and f.migration == "auto")
+    # the row counts the counted sites: train_only(), which nothing names in a package no build file publishes, is
+    # optional (analyzer/context/unreferenced.py)
+    assert auto.count == sum(1 for f in report.findings if f.severity == "info" and f.migration == "auto"
+                             and f.reach == "runs")
 
 
 def test_phase_specific_items_are_p1_and_only_in_their_minimal_set(tmp_path):

@@ -34,6 +34,7 @@ class Facts:
     source_refs: list[str] = field(default_factory=list)
     main_guard: bool = False
     main_block: tuple[int, int] | None = None
+    reference_checks: list[str] = field(default_factory=list)
     launched_scripts: list[str] = field(default_factory=list)
     launches: list[tuple[str, str]] = field(default_factory=list)
     choices: list = field(default_factory=list)
@@ -61,6 +62,8 @@ class Facts:
     default_escaped: list = field(default_factory=list)
     star_imports: list = field(default_factory=list)
     unnamed_symbols: list = field(default_factory=list)
+    inner_named: list = field(default_factory=list)
+    reexports: list = field(default_factory=list)
     words: str = ""
     dotted_words: list = field(default_factory=list)
     env_carriers: list = field(default_factory=list)

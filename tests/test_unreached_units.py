@@ -46,7 +46,7 @@ def test_only_product_and_build_code_that_runs_is_judged():
 
 
 def test_a_library_packages_public_symbol_is_kept_and_a_private_one_judged():
-    facts = [Facts("lib/__init__.py"),
+    facts = [Facts("setup.py"), Facts("lib/__init__.py"),
              Facts("lib/attention.py", unnamed_symbols=[SYMBOL, ("_helper", 50, 60, "function")], words=ws())]
     found = r.unreferenced_symbols(facts, context())
     assert [(start, end) for start, end, _ in found["lib/attention.py"]] == [(50, 60)]
@@ -55,7 +55,7 @@ def test_a_library_packages_public_symbol_is_kept_and_a_private_one_judged():
 
 def test_an_application_packages_public_symbol_is_judged():
     # llava/ is launched by the project's shell script and published as "vila": an application's code
-    facts = [Facts("llava/__init__.py"),
+    facts = [Facts("pyproject.toml"), Facts("llava/__init__.py"),
              Facts("llava/train/__init__.py"),
              Facts("llava/train/train.py", unnamed_symbols=[SYMBOL]),
              Facts("scripts/train.sh", launched_scripts=["llava/train/train.py"])]
@@ -115,8 +115,54 @@ def test_every_candidate_of_every_file_is_judged_on_its_own():
 
 
 def test_without_a_distribution_no_package_is_an_application():
-    facts = [Facts("llava/__init__.py"), Facts("llava/train.py", unnamed_symbols=[SYMBOL]),
+    facts = [Facts("setup.py"), Facts("llava/__init__.py"), Facts("llava/train.py", unnamed_symbols=[SYMBOL]),
              Facts("run.sh", launched_scripts=["llava/train.py"])]
+    assert r.unreferenced_symbols(facts, context()) == {}
+
+
+# scout14: InternImage segmentation/mmseg_custom/core/utils/dist_utils.py, `all_reduce_dict` only re-exported by the
+# package's __init__.py, `_get_global_gloo_group` (cached by @functools.lru_cache()) called only by it
+REEXPORTED = ("all_reduce_dict", 96, 140, "function")
+GLOO = ("_get_global_gloo_group", 86, 93, "function", ["all_reduce_dict"])
+
+
+def _mmseg_project(*build_files: str) -> list[Facts]:
+    return [*(Facts(p) for p in build_files), Facts("seg/train.py", imports=["mmseg_custom.utils"],
+                                                        words=ws("mmseg_custom", "reduce_mean")),
+            Facts("seg/mmseg_custom/__init__.py"),
+            Facts("seg/mmseg_custom/utils/__init__.py", imports=["seg.mmseg_custom.utils.dist.all_reduce_dict"],
+                  words=ws("all_reduce_dict", "dist"), reexports=["all_reduce_dict"]),
+            Facts("seg/mmseg_custom/utils/dist.py", unnamed_symbols=[REEXPORTED], inner_named=[GLOO])]
+
+
+def test_an_unpublished_packages_helper_only_re_exported_is_unreached_with_what_only_it_calls():
+    found = r.unreferenced_symbols(_mmseg_project(), context())["seg/mmseg_custom/utils/dist.py"]
+    assert [(start, end) for start, end, _ in found] == [(96, 140), (86, 93)]
+    assert "only re-exported by seg/mmseg_custom/utils/__init__.py" in found[0][2]
+    assert "named only in all_reduce_dict, which nothing in the project reaches" in found[1][2]
+
+
+def test_a_published_package_keeps_its_public_helpers_and_what_they_call():
+    # a setup.py above the package may publish it: all_reduce_dict is its users' API, and it calls the private helper
+    assert r.unreferenced_symbols(_mmseg_project("setup.py"), context()) == {}
+    assert r.unreferenced_symbols(_mmseg_project("seg/pyproject.toml"), context()) == {}
+    # an extension's setup.py inside another folder publishes nothing above it
+    assert r.unreferenced_symbols(_mmseg_project("seg/ops/setup.py"), context()) != {}
+    # a package nothing of the project imports may be a library shipped without packaging: its public names stay
+    facts = _mmseg_project()
+    facts[0].imports = []
+    assert [start for start, _, _ in r.unreferenced_symbols(facts, context()).get("seg/mmseg_custom/utils/dist.py", [])] == []
+
+
+def test_an_init_that_also_uses_the_name_is_no_re_export():
+    facts = _mmseg_project()
+    facts[2].reexports = []  # the __init__.py registers or calls it besides importing it
+    assert r.unreferenced_symbols(facts, context()) == {}
+
+
+def test_a_re_exported_helper_a_script_names_is_reached():
+    facts = _mmseg_project()
+    facts[1].words = ws("mmseg_custom", "all_reduce_dict")  # train.py calls it through the package
     assert r.unreferenced_symbols(facts, context()) == {}
 
 

@@ -141,3 +141,29 @@ def test_a_symbol_named_only_inside_itself_is_named_nowhere_else():
             "def countdown(n):\n    return countdown(n - 1) if n else 0\n")
     assert [s[0] for s in unnamed_symbols(Unit("m.py", "python", SourceText.from_text(text)))] == [
         "AsyncAttention", "countdown"]
+
+
+def test_a_symbol_named_only_inside_other_definitions_is_listed_with_them():
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+    from ascend_feasibility.domains.phases.symbols import module_symbols
+    text = ("import functools\n@functools.lru_cache()\ndef _gloo_group():\n    return 1\n"
+            "def all_reduce_dict(d):\n    return _gloo_group()\n"
+            "@register\ndef _registered():\n    pass\ndef uses_registered():\n    return _registered()\n"
+            "def _called_at_top():\n    pass\n_called_at_top()\n")
+    unnamed, inner = module_symbols(Unit("m.py", "python", SourceText.from_text(text)))
+    assert unnamed == [("all_reduce_dict", 5, 6, "function"), ("uses_registered", 10, 11, "function")]
+    # a cache decorator registers nothing; @register may: _registered is no candidate at all
+    assert inner == [("_gloo_group", 2, 4, "function", ["all_reduce_dict"])]
+
+
+def test_an_init_re_exports_the_names_it_writes_only_in_its_imports_and_all():
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+    from ascend_feasibility.domains.phases.symbols import reexported_names
+    text = ("from .dist_utils import (DistOptimizerHook, all_reduce_dict,\n    reduce_mean as mean)\n"
+            "from .speed import SpeedMonitor\ncallbacks = Registry()\ncallbacks.register('speed', func=SpeedMonitor)\n"
+            "__all__ = ['DistOptimizerHook', 'all_reduce_dict', 'mean']\n# DistOptimizerHook is the hook\n")
+    unit = Unit("pkg/utils/__init__.py", "python", SourceText.from_text(text))
+    assert reexported_names(unit) == ["all_reduce_dict", "mean"]
+    assert reexported_names(Unit("pkg/utils/core.py", "python", SourceText.from_text(text))) == []

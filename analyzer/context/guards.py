@@ -238,6 +238,10 @@ class GuardReader:
             return self._cuda_row(child, parent)
         if kind == "class_definition" and feature:
             return self._library_class(parent)
+        if kind == "block":
+            left = _after_exit(child)
+            if left is not None:
+                return left
         if kind == "block" and self.versions is not None:
             left = self._left_at_target(child, parent)
             if left is not None:
@@ -1051,6 +1055,19 @@ def only_raises_or_warns_block(statements: list[Node]) -> bool:
 
 
 LEAVES = frozenset({"return_statement", "raise_statement", "continue_statement", "break_statement"})
+
+
+def _after_exit(child: Node) -> Guard | None:
+    """A statement after a `return`, `raise`, `continue` or `break` of its own block never runs (InternImage's
+    sam/main_zero_shot_instance_seg.py: `else: raise NotImplementedError` before the distributed wrapper)."""
+    sibling, seen = child.prev_named_sibling, 0
+    while sibling is not None and seen < 50:
+        seen += 1
+        if sibling.type in LEAVES:
+            word = sibling.type.split("_")[0]
+            return Guard("optional", sibling, f"the block is left by this {word} first: nothing after it runs")
+        sibling = sibling.prev_named_sibling
+    return None
 
 
 def _leaves_block(block: Node) -> bool:

@@ -256,16 +256,28 @@ def uninstalled_patches(facts: list[ModuleFacts], context: ProjectContext) -> di
 
 def test_scripts(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
     """A product-role module named like a test script (`test.py` beside a kernel) that imports a testing module
-    (gradcheck, pytest, unittest): all of it is test code. One without (mm*'s tools/test.py evaluates a model) is not."""
+    (gradcheck, pytest, unittest), or that nothing in the project imports and whose `__main__` block calls check
+    functions comparing with a reference (reference_checks.py): all of it is test code. One with neither (mm*'s
+    tools/test.py evaluates a model) is not."""
     roles = load_context_conventions().roles
     stems, testing = set(roles.test_script_stems), tuple(roles.testing_modules)
     result: dict[str, list[tuple[int, int, str]]] = {}
+    imported: set[str] | None = None
     for f in facts:
         if PurePosixPath(f.path).stem.lower() not in stems or context.of(f.path).role not in COUNTED_ROLES:
             continue
         used = next((name for name in f.imports if name in testing or name.startswith(tuple(f"{t}." for t in testing))), None)
         if used is not None:
             result[f.path] = [(1, 10**9, f"a test script: {PurePosixPath(f.path).name} imports {used}")]
+        elif f.reference_checks and f.module:
+            if imported is None:
+                imported = {name for g in facts for name in g.imports}
+            parts = f.module.split(".")
+            if any(".".join(parts[i:]) in imported for i in range(len(parts))):
+                continue  # a module the project imports (by its path or as a sibling) is no script
+            result[f.path] = [(1, 10**9, f"a test script: nothing imports {PurePosixPath(f.path).name}, and its "
+                                         f"__main__ block runs {f.reference_checks[0]}(), which compares with a "
+                                         "reference")]
     return result
 
 

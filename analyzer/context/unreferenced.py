@@ -6,9 +6,15 @@ own definition (domains/phases/symbols.py reads the words of code, strings, comm
 files alike) is reached by nothing the project runs: VILA's `AsyncHybridAttention` beside the `HybridAttention` its
 monkey patch installs, `validity_check()` in an FP8 kernel module. Judged only where no user outside the project can
 name it either:
-- in an application's package (unloaded.application_packages: VILA's llava) and in scripts outside any package;
+- in an application's package (unloaded.application_packages: VILA's llava), in a package no build file could
+  publish (no setup.py, setup.cfg or pyproject.toml in its folder or above) that the project's own scripts import
+  (InternImage's segmentation/mmseg_custom, imported by segmentation/train.py), and in scripts outside any package;
 - a private name (`_helper`) anywhere: a library's users do not call it.
-A library's public function that the project itself never calls is its users' API and keeps `runs`. Decorated
+A library's public function that the project itself never calls is its users' API and keeps `runs`. A package's
+__init__.py that only imports a name from the defining module (and lists it in `__all__`) re-exports it: no use.
+A symbol its own file names only inside other module-level definitions (`_get_global_gloo_group`, called only by
+`all_reduce_dict`) is unreached when all of those are; definitions decorated only by a cache (`@lru_cache()`) are
+read too. Decorated
 definitions (a decorator may register them) are never candidates, and neither is a module whose code may look its
 names up at run time: `globals()`, `fire.Fire()`, `inspect.getmembers` (symbols.py).
 """
@@ -29,26 +35,108 @@ if TYPE_CHECKING:
 
 
 
+PUBLISHING_FILES = frozenset({"setup.py", "setup.cfg", "pyproject.toml"})
+
+
 def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, distribution: str = "",
                          packages: set[str] | None = None) -> dict[str, list[tuple[int, int, str]]]:
     """path → (first line, last line, why) of the module-level symbols nothing in the project names. `packages`:
     unloaded.package_folders(facts) when the caller has it already."""
     packages = package_folders(facts) if packages is None else packages
-    applications = application_packages(facts, context, distribution, packages)
-    candidates: list[tuple[str, tuple[str, int, int, str]]] = []
+    applications = application_packages(facts, context, distribution, packages) | unpublished_packages(facts, packages, context)
+    candidates: list[tuple[str, tuple[str, int, int, str], tuple[str, ...]]] = []
     for f in facts:
         own = context.of(f.path)
-        if not f.unnamed_symbols or own.role not in COUNTED_ROLES or own.reach != "runs":
+        if not (f.unnamed_symbols or f.inner_named) or own.role not in COUNTED_ROLES or own.reach != "runs":
             continue
         judged_whole = path_view(f.path).parent not in packages or top_folder(f.path, packages) in applications
-        candidates += [(f.path, s) for s in f.unnamed_symbols if judged_whole or s[0].startswith("_")]
+        candidates += [(f.path, s[:4], ()) for s in f.unnamed_symbols if judged_whole or s[0].startswith("_")]
+        candidates += [(f.path, s[:4], tuple(s[4])) for s in f.inner_named if judged_whole or s[0].startswith("_")]
     if not candidates:
         return {}
-    written = writers((symbol[0] for _, symbol in candidates), facts)
-    result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
-    for path, (name, start, end, kind) in candidates:
-        if written.get(name, set()) - {path}:
+    written = writers((symbol[0] for _, symbol, _ in candidates), facts)
+    reexports = _reexporters(facts)
+    unreached: dict[tuple[str, str], str] = {}
+    pending = []
+    for path, symbol, users in candidates:
+        name = symbol[0]
+        others = written.get(name, set()) - {path}
+        if others - reexports(path, name):
             continue
-        result[path].append((start, end, f"line {start}: {kind} {name} is named nowhere else in the project (no call, "
-                                         "reference, export or config entry): nothing reaches it"))
+        if users:
+            pending.append((path, symbol, users))
+        else:
+            only = " (only re-exported by " + sorted(others)[0] + ")" if others else ""
+            unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is named nowhere else in the project (no "
+                                       f"call, reference, export or config entry){only}: nothing reaches it")
+    grew = True
+    while grew:  # a symbol only unreached symbols of its file name is unreached too
+        grew = False
+        for path, (name, start, _, kind), users in pending:
+            if (path, name) not in unreached and all((path, user) in unreached for user in users):
+                unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in {', '.join(users)}, which "
+                                           "nothing in the project reaches")
+                grew = True
+    result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+    for path, (name, start, end, _), _ in candidates:
+        if (path, name) in unreached:
+            result[path].append((start, end, unreached[(path, name)]))
     return dict(result)
+
+
+def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: ProjectContext) -> set[str]:
+    """Top package folders no build file could publish and the project's own scripts consume: none (setup.py,
+    setup.cfg, pyproject.toml) sits in the folder or any folder above it, and a product file outside the package
+    imports it (InternImage's segmentation/mmseg_custom, imported by segmentation/train.py beside it). Such a package is
+    an application's code: a public function of it that nothing in the project names is no users' API. A package
+    nothing of the project imports may be a library shipped without packaging, and keeps its public names."""
+    published = {path_view(f.path).parent for f in facts if path_view(f.path).name in PUBLISHING_FILES}
+    tops = {top_folder(f"{folder}/__init__.py", packages) for folder in packages}
+    candidates = {}
+    for top in tops:
+        folder, above = top, set()
+        while folder not in above:
+            above.add(folder)
+            folder = path_view(folder).parent
+        if not above & published:  # imported by its folder's name (a script beside it) or by its path from the root
+            candidates[path_view(top).name] = candidates[top.replace("/", ".")] = top
+    if not candidates:
+        return set()
+    result = set()
+    for f in facts:
+        if not f.imports or context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        for name in f.imports:
+            parts = name.split(".")
+            top = next((candidates[".".join(parts[:end])] for end in range(1, len(parts) + 1)
+                        if ".".join(parts[:end]) in candidates), None)
+            if top is not None and top not in result and not f.path.startswith(top + "/"):
+                result.add(top)
+    return result
+
+
+def _reexporters(facts: list[ModuleFacts]):
+    """(path, name) → the package __init__.py files that import `name` from that file's module, directly or from an
+    __init__.py that does, and write it nowhere else but in `__all__` (`from .dist_utils import all_reduce_dict`;
+    symbols.reexported_names): a re-export, no use."""
+    modules = {f.path: f.module for f in facts if f.module}
+    importers: dict[str, set[str]] = defaultdict(set)
+    for f in facts:
+        if f.reexports:
+            kept = set(f.reexports)
+            for name in f.imports:
+                if name.rsplit(".", 1)[-1] in kept:
+                    importers[name].add(f.path)
+
+    def reexporters(path: str, name: str) -> set[str]:
+        module = modules.get(path)
+        if not module:
+            return set()
+        names, found = {f"{module}.{name}"}, set()
+        while True:
+            more = {p for n in names for p in importers.get(n, ()) if p in modules} - found
+            if not more:
+                return found
+            found |= more
+            names |= {f"{modules[p]}.{name}" for p in more}
+    return reexporters

@@ -27,6 +27,7 @@ from ascend_feasibility.domains.custom_ops.operators import fold_operator_kernel
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
 from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, NativeWords
+from ascend_feasibility.domains.custom_ops.tensorrt_plugins import tensorrt_plugins
 from ascend_feasibility.domains.custom_ops.triton_fallbacks import else_armed_kernels
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
 from ascend_feasibility.knowledge import load_one_operator_classes
@@ -68,6 +69,8 @@ class CustomOpsDomain(Domain):
         for path, place in redundant_builds(merged, run).items():
             run.guarded.setdefault(path, place)
         for path, place in orphan_extensions(merged, run).items():
+            run.guarded.setdefault(path, place)
+        for path, place in tensorrt_plugins(merged, run).items():
             run.guarded.setdefault(path, place)
         unreached = unreached_by_bindings(merged, run)  # line ranges: context.propagation
         for path, ranges in else_armed_kernels(merged, run).items():

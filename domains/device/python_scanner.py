@@ -13,6 +13,7 @@ from ascend_feasibility.domains.device.scripted_use import file_keeps_script, on
 from ascend_feasibility.domains.device.test_arms import facets
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
 from ascend_feasibility.domains.rule_index import RuleIndex
+from ascend_feasibility.knowledge import load_context_conventions
 from tree_sitter import Node
 
 CUDA_TEXT_QUERY = r"""
@@ -269,7 +270,7 @@ class _FileScan(PythonScan):
         if table is not None:
             self.hit("device-list", " ".join(parsing.text(table).split())[:80], table, _with_npu_entry(table, literal.node))
             return
-        if literals.is_lookup_key(literal.node):
+        if literals.is_lookup_key(literal.node) or (not literal.formatted and self._names_a_path(literal.node)):
             return
         if literals.is_message_argument(literal.node) or self._claimed(literal.node):
             return
@@ -296,6 +297,29 @@ class _FileScan(PythonScan):
         detector = "device-string-formatted" if literal.formatted else "device-string"
         self.hit(detector, parsing.text(literal.node), literal.node, literal.npu_text,
                   auto_when=self._callee_capabilities(literal.node))
+
+    def _names_a_path(self, node: Node) -> bool:
+        """`os.path.join(root, "cuda", "*.cu")`, `Path(root) / "cuda"`, `sources=["cuda"]`: a folder or file named
+        cuda (a kernel's source folder), not a device (the path data of knowledge/context/conventions.toml)."""
+        parent = node.parent
+        if parent is not None and parent.type == "binary_operator" and parent.child_by_field_name("operator") is not None \
+                and parsing.text(parent.child_by_field_name("operator")) == "/":
+            return True  # a string on either side of `/` is a path part: str / str is no Python
+        if parent is not None and parent.type in {"list", "tuple"}:
+            parent = parent.parent  # `sources=[..., "cuda"]`
+        backends = load_context_conventions().backends
+        if parent is not None and parent.type == "keyword_argument":
+            if parsing.text(parent.child_by_field_name("name")) in backends.path_keywords:
+                return True
+            parent = parent.parent
+        if parent is None or parent.type != "argument_list" or parent.parent is None:
+            return False
+        function = parent.parent.child_by_field_name("function")
+        if function is None:
+            return False
+        if function.type == "attribute" and parsing.text(function.child_by_field_name("attribute")) in backends.path_methods:
+            return True
+        return qualified_name(function, self.imports) in backends.path_calls
 
     def _callee_capabilities(self, node: Node) -> tuple[str, ...] | None:
         """For a literal passed straight to a torch API: what makes that API rewrite it. None otherwise."""

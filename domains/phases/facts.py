@@ -16,6 +16,7 @@ from ascend_feasibility.analyzer.context import cudnn_ops, env_options, switched
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
+from ascend_feasibility.analyzer.context.reference_checks import reference_checks
 from ascend_feasibility.analyzer.context.written_names import word_set, word_string
 from ascend_feasibility.analyzer.core.models import PHASES
 from ascend_feasibility.analyzer.reading import parsing
@@ -107,6 +108,8 @@ class PhaseFacts:
     nested_imports: list[str] = field(default_factory=list)
     main_guard: bool = False
     main_block: tuple[int, int] | None = None  # 1-based first and last line of the `if __name__ == "__main__":` block
+    # check functions comparing with a reference that a test-script-named module's main block calls (reference_checks.py)
+    reference_checks: list[str] = field(default_factory=list)
     top_level_code: bool = False  # runs work at import time (a script without a __main__ guard)
     evidence: dict[str, int] = field(default_factory=dict)  # phase → signals
     training_loop: bool = False  # runs a training step itself (knowledge/phases/signals.toml [training_loop])
@@ -200,6 +203,9 @@ class PhaseFacts:
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
     # module-level functions and classes the file never names again: (name, first, last, kind) (symbols.py)
     unnamed_symbols: list[tuple[str, int, int, str]] = field(default_factory=list)
+    # those it names only inside other module-level definitions: (name, first, last, kind, those definitions) (symbols.py)
+    inner_named: list[tuple[str, int, int, str, list[str]]] = field(default_factory=list)
+    reexports: list[str] = field(default_factory=list)  # names a package __init__.py only re-exports (symbols.py)
     words: str = ""  # the identifier-like words the file writes, each between spaces (symbols.py, written_names.py)
     dotted_words: list[str] = field(default_factory=list)  # the dotted names of 3+ parts it writes (symbols.py)
 
@@ -213,6 +219,8 @@ class PhaseFacts:
         self.launched_scripts += other.launched_scripts
         self.launches += other.launches
         self.unnamed_symbols += other.unnamed_symbols
+        self.inner_named += other.inner_named
+        self.reexports += other.reexports
         self.words = word_string(word_set(self.words) | word_set(other.words))
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
         self.model_refs += other.model_refs
@@ -277,7 +285,8 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
         else:
             continue
         if unit.kind == "python":
-            facts.unnamed_symbols = symbols.unnamed_symbols(unit)
+            facts.unnamed_symbols, facts.inner_named = symbols.module_symbols(unit)
+            facts.reexports = symbols.reexported_names(unit)
             facts.true_literals = switched_on.true_literals(unit)
         facts.words, dotted = symbols.read_words(unit.source.data)
         facts.dotted_words = sorted(dotted)
@@ -672,6 +681,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     block = guards[0].parent if guards else None
     if block is not None and block.type == "if_statement" and block.parent is not None and block.parent.type == "module":
         facts.main_block = (block.start_point.row + 1, block.end_point.row + 1)
+        facts.reference_checks = reference_checks(unit, facts.main_block)
     if found.get("patched") and defined:
         facts.patch_installers = _patch_installers(unit, defined, found["patched"], facts.main_block)
     facts.choices = _choices(found.get("condition", []))

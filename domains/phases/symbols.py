@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
+from pathlib import PurePosixPath
 
 import ahocorasick_rs
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, NAME_BYTES, word_string_of_bytes
@@ -72,53 +73,115 @@ def _looks_names_up(unit: Unit) -> bool:
     return any(parsing.text(node) in LOOKUP_CALLS for node in found.get("called", []) + found.get("method", []))
 
 
+def reexported_names(unit: Unit) -> list[str]:
+    """The names a package's __init__.py imports at its top level (`from .dist_utils import all_reduce_dict`) and
+    writes nowhere else but in `__all__`: re-exports, no use. A name the file also calls, registers or assigns
+    (`callbacks.register('speed', func=SpeedMonitor)`), or writes in a comment, is used. Other files: []."""
+    if PurePosixPath(unit.path).name != "__init__.py" or b"import" not in unit.source.data:
+        return []
+    imported: list[str] = []
+    rest = []
+    for statement in unit.tree().named_children:
+        if statement.type == "import_from_statement":
+            for name in statement.children_by_field_name("name"):
+                alias = name.child_by_field_name("alias") if name.type == "aliased_import" else None
+                imported.append(parsing.text(alias if alias is not None else name).split(".")[-1])
+            continue
+        target = parsing.statement_assignment(statement)
+        left = target.child_by_field_name("left") if target is not None else None
+        if left is not None and parsing.text(left) == "__all__":
+            continue
+        rest.append(statement)
+    if not imported:
+        return []
+    written = Counter(token for statement in rest for token in _tokens(parsing.text(statement)))  # comments too
+    return sorted({name for name in imported if not written[name]})
+
+
+# decorators that only cache a function's results: they register it nowhere, so its name is still the only way in
+INERT_DECORATORS = frozenset({"lru_cache", "cache"})
+
+
 def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
     """Undecorated module-level functions and classes whose name the file writes nowhere but in its definition:
     (name, first line, last line, "function" or "class"). A decorator may register the symbol, so those are left out,
     and so is every symbol of a file that looks names up (`globals()`, `fire.Fire()`, `inspect.getmembers`)."""
+    return module_symbols(unit)[0]
+
+
+def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tuple[str, int, int, str, list[str]]]]:
+    """unnamed_symbols, and the module-level symbols the file names only inside other module-level definitions, with
+    those definitions' names (`_get_global_gloo_group`, cached by `@functools.lru_cache()`, called only in
+    `all_reduce_dict`): the project pass leaves them unreached when every one of those is."""
     found = []
     for statement in unit.tree().named_children:
-        kind = DEFINITIONS.get(statement.type)
-        name = statement.child_by_field_name("name") if kind else None
-        if name is None or name.type != "identifier":
+        definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
+        kind = DEFINITIONS.get(definition.type) if definition is not None else None
+        name = definition.child_by_field_name("name") if kind else None
+        if name is None or name.type != "identifier" or (statement is not definition and not _inert(statement)):
             continue
         text = parsing.text(name)
         if len(text) >= MIN_NAME and not text.startswith("__"):
-            found.append((text, statement.start_point.row + 1, statement.end_point.row + 1, kind, statement))
+            found.append((text, statement.start_point.row + 1, statement.end_point.row + 1, kind, statement,
+                          statement is definition))
     if not found or _looks_names_up(unit):
-        return []
-    named = _named_elsewhere(unit, found)
-    return [(name, start, end, kind) for name, start, end, kind, _ in found if name not in named]
+        return [], []
+    named, users = _named_elsewhere(unit, found)
+    unnamed = [(name, start, end, kind) for name, start, end, kind, _, plain in found if name not in named and plain
+               and name not in users]
+    inner = [(name, start, end, kind, sorted(users[name])) for name, start, end, kind, _, _ in found
+             if name not in named and name in users]
+    return unnamed, inner
 
 
-def _named_elsewhere(unit: Unit, found: list[tuple[str, int, int, str, Node]]) -> set[str]:
-    """The names among `found` the file writes outside their own definitions: its own body may name one
+def _inert(decorated: Node) -> bool:
+    """Are all the decorators of a decorated definition ones that register nothing (`@functools.lru_cache()`)?"""
+    for decorator in decorated.children:
+        if decorator.type != "decorator":
+            continue
+        expression = decorator.named_children[0] if decorator.named_children else None
+        if expression is not None and expression.type == "call":
+            expression = expression.child_by_field_name("function")
+        if expression is not None and expression.type == "attribute":
+            expression = expression.child_by_field_name("attribute")
+        if expression is None or expression.type != "identifier" or parsing.text(expression) not in INERT_DECORATORS:
+            return False
+    return True
+
+
+def _named_elsewhere(unit: Unit, found: list[tuple]) -> tuple[set[str], dict[str, set[str]]]:
+    """The names among `found` the file writes outside every module-level definition of `found`, and, for the others
+    it writes inside another one of them, those definitions' names: its own body may name one
     (`super(AsyncHybridAttention, self).__init__()`, a recursive call), and that reaches nothing."""
     text = unit.source.text
     if unit.tree().has_error or (not text.isascii() and any(space in text for space in _OTHER_SPACES)):
-        return _named_elsewhere_by_count(unit, found)
+        return _named_elsewhere_by_count(unit, found), {}
     # One pass of an automaton of the names over the text's words (the bytes split where the text does: it holds no
     # space but ASCII ones); a match inside its own definition does not count. The definitions are module-level
     # statements in source order: a match lies in at most one, found by bisection.
-    starts = [statement.start_byte for _, _, _, _, statement in found]
-    names = sorted({name for name, _, _, _, _ in found})
+    starts = [statement.start_byte for _, _, _, _, statement, _ in found]
+    names = sorted({name for name, _, _, _, _, _ in found})
     automaton = ahocorasick_rs.BytesAhoCorasick([f" {name} ".encode("utf-8", "replace") for name in names])
     haystack = b" " + unit.source.data.translate(_SPACES) + b" "  # a match at `start` names data[start:]
-    named = set()
+    named: set[str] = set()
+    users: dict[str, set[str]] = {}
     for index, start, end in automaton.find_matches_as_indexes(haystack, overlapping=True):
         name = names[index]
         if name in named:
             continue
         holder = bisect.bisect_right(starts, start) - 1
-        if holder < 0 or found[holder][0] != name or end - 2 > found[holder][4].end_byte:
+        if holder < 0 or end - 2 > found[holder][4].end_byte:
             named.add(name)
-    return named
+        elif found[holder][0] != name:
+            users.setdefault(name, set()).add(found[holder][0])
+    return named, {name: holders for name, holders in users.items() if name not in named}
 
 
-def _named_elsewhere_by_count(unit: Unit, found: list[tuple[str, int, int, str, Node]]) -> set[str]:
-    """The same by counting tokens (a text with non-ASCII spaces; a tree with errors may end a definition in a word)."""
+def _named_elsewhere_by_count(unit: Unit, found: list[tuple]) -> set[str]:
+    """The same by counting tokens (a text with non-ASCII spaces; a tree with errors may end a definition in a word):
+    a name written inside another definition counts as named."""
     counts = Counter(_tokens(unit.source.text))
     inside: Counter[str] = Counter()
-    for name, _, _, _, statement in found:
+    for name, _, _, _, statement, _ in found:
         inside[name] += _tokens(parsing.text(statement)).count(name)
-    return {name for name, _, _, _, _ in found if counts[name] > inside[name]}
+    return {name for name, _, _, _, _, _ in found if counts[name] > inside[name]}
