@@ -800,3 +800,45 @@ def test_kernels_one_host_function_launches_are_one_operator():
     apart = [r.model_copy(update={"callers": [f"host_{r.line}"]}) for r in rows]
     separate = sum(i.centre_hours for i in required(effort(findings, ["training"], kernels=apart)) if i.kind == "kernel")
     assert separate == pytest.approx(sum(kernel_hours(r, EST)[0] for r in rows), abs=0.05)
+
+
+# composer (round 13): a training library whose only product entry was docker/generate_build_matrix.py, a helper that
+# writes a YAML build matrix and imports no torch and no project module; its name word "generate" made the project's
+# main phase inference, and the library's own Trainer loop was no entry of anything.
+LIBRARY_TRAINER = """import torch
+
+
+class Trainer:
+    def fit(self, batches):
+        for batch in batches:
+            loss = self.model(batch)
+            loss.backward()
+            self.optimizer.step()
+            torch.cuda.synchronize()
+"""
+BUILD_MATRIX = "import yaml\n\nif __name__ == \"__main__\":\n    print(yaml.safe_dump({\"cuda\": \"12.6\"}))\n"
+
+
+def test_a_library_whose_core_is_a_training_loop_trains_beside_a_helper_named_like_a_phase(tmp_path):
+    report = run(write(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='lib')\n",
+                                  "lib/__init__.py": "", "lib/trainer.py": LIBRARY_TRAINER,
+                                  "docker/generate_build_matrix.py": BUILD_MATRIX}))
+    entries = {e.path: e for e in report.phase_matrix.entries}
+    assert "docker/generate_build_matrix.py" not in entries
+    assert entries["lib/trainer.py"].phases == ["training"] and not entries["lib/trainer.py"].script
+    assert report.effort.main_phase == "training"
+
+
+def test_an_entry_named_for_a_phase_that_uses_the_model_keeps_the_phase_of_its_name(tmp_path):
+    """The name still speaks for a script that imports the model stack (transformers) or the project, and an entry
+    that serves keeps the library rule off: the project's main phase is inference."""
+    generate = "from transformers import AutoModel\n\nif __name__ == \"__main__\":\n    AutoModel.from_pretrained('m')\n"
+    serve = "from lib.trainer import Trainer\n\nif __name__ == \"__main__\":\n    Trainer()\n"
+    report = run(write(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='lib')\n",
+                                  "lib/__init__.py": "", "lib/trainer.py": LIBRARY_TRAINER.replace("loss.backward()", "loss")
+                                  .replace("self.optimizer.step()", "pass"),
+                                  "generate.py": generate, "serve.py": serve}))
+    entries = {e.path: e.phases for e in report.phase_matrix.entries}
+    assert entries["generate.py"] == ["inference"] and entries["serve.py"] == ["inference"]
+    assert "lib/trainer.py" not in entries
+    assert report.effort.main_phase == "inference"

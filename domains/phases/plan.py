@@ -39,7 +39,7 @@ from ascend_feasibility.analyzer.core.models import (
 from ascend_feasibility.analyzer.reading.config import ProjectConfig
 from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
 from ascend_feasibility.domains.phases.estimate import estimate
-from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNALS, PhaseFacts
+from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNAL_ROOTS, SIGNALS, PhaseFacts
 from ascend_feasibility.domains.phases.reach import ImportReach
 from ascend_feasibility.domains.phases.routes import (
     builds_on_driver,
@@ -146,7 +146,8 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     by_path: dict[str, set[str]] = defaultdict(set)
     entries = []
     reach = ImportReach(graph)
-    found = {path: _entry_phases(python[path], (python[p] for p in reach.paths(reach.mask(path)))) for path in entry_paths}
+    found = {path: _entry_phases(python[path], lambda path=path: (python[p] for p in reach.paths(reach.mask(path))))
+             for path in entry_paths}
     loops = {path for path, f in python.items() if f.training_loop}
     if loops:
         _training_loops(found, loops, graph)
@@ -154,9 +155,15 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     library_paths: set[str] = set()
     if not served & {"training", "inference"}:
         # a library (its product entries neither train nor serve: none, or an evaluation harness) trains through what it
-        # defines: its autograd Functions' backward passes are its training path
+        # defines: its autograd Functions' backward passes and its own training loop (composer's Trainer.fit, which
+        # users call from their scripts) are its training path
         for path, f in python.items():
-            if path not in found and role_of(path) == "product" and any(m.backward for m in f.models):
+            if path in found or role_of(path) != "product":
+                continue
+            if f.training_loop:
+                found[path] = ({"training"}, ["runs a training step (a trainer's loop): the library's training path"])
+                library_paths.add(path)
+            elif any(m.backward for m in f.models):
                 found[path] = ({"training"}, ["defines a backward pass (torch.autograd.Function): the library's training path"])
                 library_paths.add(path)
     imported_by: dict[frozenset[str], int] = defaultdict(int)  # an entry's phases → what entries of them import
@@ -366,8 +373,11 @@ def _reexports(python: dict[str, PhaseFacts], by_module: dict[str, str]) -> dict
     return result
 
 
-def _entry_phases(entry: PhaseFacts, reached: Iterable[PhaseFacts]) -> tuple[set[str], list[str]]:
+def _entry_phases(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]]) -> tuple[set[str], list[str]]:
+    """`reached`: the files the entry reaches, itself included (asked for only where its own evidence is not enough)."""
     phases = {phase for phase, hints in NAME_HINTS.items() if hinted(entry.path, hints)}
+    if phases and not entry.evidence and not _workload(entry, reached):
+        phases = set()  # a helper named like a phase (composer's docker/generate_build_matrix.py writes a YAML matrix)
     evidence = [f"name suggests {', '.join(sorted(phases))}"] if phases else []
     if entry.evidence:  # weak signals (a no_grad evaluation inside a training loop) do not add a phase
         strongest = max(entry.evidence.values())
@@ -375,7 +385,7 @@ def _entry_phases(entry: PhaseFacts, reached: Iterable[PhaseFacts]) -> tuple[set
         evidence.append("signals in the entry: " + ", ".join(f"{p} {entry.evidence[p]}" for p in PHASES if p in entry.evidence))
     if not phases:
         totals: dict[str, int] = defaultdict(int)
-        for f in reached:
+        for f in reached():
             for phase, count in f.evidence.items():
                 totals[phase] += count
         if totals:
@@ -383,6 +393,12 @@ def _entry_phases(entry: PhaseFacts, reached: Iterable[PhaseFacts]) -> tuple[set
             phases = {p for p, c in totals.items() if c == best}
             evidence.append("signals in the modules it imports: " + ", ".join(f"{p} {totals[p]}" for p in PHASES if p in totals))
     return phases, evidence
+
+
+def _workload(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]]) -> bool:
+    """Does an entry touch the model workload at all: import a project module, or a package whose use is a phase signal
+    (torch, transformers, vllm, gradio ...)? A script that imports neither is a helper, whatever its name says."""
+    return any(f.path != entry.path for f in reached()) or any(name.split(".")[0] in SIGNAL_ROOTS for name in entry.imports)
 
 
 def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str], graph: dict[str, set[str]]) -> None:
