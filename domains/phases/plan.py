@@ -65,8 +65,10 @@ def plan_data() -> dict:
 
 def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], facts: list[PhaseFacts],
                 config: ProjectConfig, calibration: list[RuleCalibration], kernels: list[CustomOpRow] | None = None,
-                npu_code: list[str] | None = None, own_packages: frozenset[str] = frozenset()) -> dict:
-    """The report's planning fields, with each finding's phases (and measured calibration) applied."""
+                npu_code: list[str] | None = None, own_packages: frozenset[str] = frozenset(),
+                apart: tuple[str, ...] = ()) -> dict:
+    """The report's planning fields, with each finding's phases (and measured calibration) applied. `apart`: folders
+    of generations not priced (domains/phases/generations.py): their entry points are no entry files of the port."""
     npu_code = npu_code or []
     conventions = load_context_conventions().roles
     beside_package = has_root_package(f.path for f in facts)
@@ -87,7 +89,8 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         # Set on the frozen model directly: these findings were just built and are not yet shared, and a copy of
         # each (model_copy) doubled the run's peak memory on projects with 100k+ findings.
         object.__setattr__(finding, "phases", shared.setdefault(phases, list(phases)))
-    work = estimate(findings, assignment.phases, assignment.entries, kernels or [], npu_code, role_of, plan_data())
+    work = estimate(findings, assignment.phases, priced_entries(assignment.entries, apart), kernels or [], npu_code,
+                    role_of, plan_data())
     items = bottlenecks(work)
     routes = route_notes(facts, own_packages, findings, work, kernels or [], role_of, plan_data())
     judged = verdict(findings, work, assignment.phases, npu_code, assessable(facts, findings, kernels or []))
@@ -108,6 +111,12 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         "roadmap": roadmap(items),
         "architecture": architecture(facts, findings, role_of, assignment.entries),
     }
+
+
+def priced_entries(entries: list[PhaseEntry], apart: tuple[str, ...]) -> list[PhaseEntry]:
+    """The entries outside the folders of generations set apart."""
+    prefixes = tuple(folder + "/" for folder in apart)
+    return [e for e in entries if not e.path.startswith(prefixes)] if prefixes else entries
 
 
 def assessable(facts: list[PhaseFacts], findings: list[Finding], kernels: list[CustomOpRow]) -> bool:
