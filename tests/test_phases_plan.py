@@ -829,6 +829,10 @@ def test_a_library_whose_core_is_a_training_loop_trains_beside_a_helper_named_li
     assert report.effort.main_phase == "training"
 
 
+NOTEBOOK_CLI = ('{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null, '
+                '"source": ["!lib-eval --model hf --tasks boolq"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+
+
 def test_an_entry_named_for_a_phase_that_uses_the_model_keeps_the_phase_of_its_name(tmp_path):
     """The name still speaks for a script that imports the model stack (transformers) or the project, and an entry
     that serves keeps the library rule off: the project's main phase is inference."""
@@ -837,9 +841,11 @@ def test_an_entry_named_for_a_phase_that_uses_the_model_keeps_the_phase_of_its_n
     report = run(write(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='lib')\n",
                                   "lib/__init__.py": "", "lib/trainer.py": LIBRARY_TRAINER.replace("loss.backward()", "loss")
                                   .replace("self.optimizer.step()", "pass"),
-                                  "generate.py": generate, "serve.py": serve}))
+                                  "generate.py": generate, "serve.py": serve,
+                                  "examples/evaluate_overview.ipynb": NOTEBOOK_CLI}))
     entries = {e.path: e.phases for e in report.phase_matrix.entries}
     assert entries["generate.py"] == ["inference"] and entries["serve.py"] == ["inference"]
+    assert entries["examples/evaluate_overview.ipynb"] == ["evaluation"]  # a walkthrough driving the project's CLI
     assert "lib/trainer.py" not in entries
     assert report.effort.main_phase == "inference"
 

@@ -406,8 +406,11 @@ def _entry_phases(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]]
 
 def _workload(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]]) -> bool:
     """Does an entry touch the model workload at all: import a project module, or a package whose use is a phase signal
-    (torch, transformers, vllm, gradio ...)? A script that imports neither is a helper, whatever its name says."""
-    return any(f.path != entry.path for f in reached()) or any(name.split(".")[0] in SIGNAL_ROOTS for name in entry.imports)
+    (torch, transformers, vllm, gradio ...)? A script that imports neither is a helper, whatever its name says. A
+    notebook is a walkthrough of the project, which it may drive through its command line (lm-evaluation-harness'
+    lm-eval-overview.ipynb runs `!lm_eval --model hf ...`): its name stands."""
+    return entry.notebook or any(f.path != entry.path for f in reached()) or any(
+        name.split(".")[0] in SIGNAL_ROOTS for name in entry.imports)
 
 
 def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str], graph: dict[str, set[str]]) -> None:
