@@ -908,6 +908,12 @@ def test_versioned_folders_that_are_no_generations_all_count(tmp_path):
     unlike = generations_tree(["exp_v1"]) | {"exp_v2/run.py": GENERATION_TRAIN.replace("src.model", "nets"),
                                              "exp_v2/nets.py": GENERATION_MODEL}
     assert run(write(tmp_path / "unlike", unlike)).effort.generation is None
+    configs = {f"configs/net_{v}/{name}": "import torch\nlr = 0.1\nprint(torch.cuda.is_available())\n"
+               for v in ("v1", "v2") for name in ("base.py", "large.py")}
+    assert run(write(tmp_path / "configs", configs)).effort.generation is None  # no model of their own
+    named = {f"wav2vec{v}/{name}": text for v in ("", "2") for name, text in
+             (("train.py", GENERATION_TRAIN), ("src/model.py", GENERATION_MODEL), ("src/utils.py", "import os\n"))}
+    assert run(write(tmp_path / "named", named)).effort.generation is None  # a v and a digit inside a word
     served = generations_tree(["api_v1", "api_v2"], extra={
         "app.py": "import api_v1.src.model\nimport api_v2.src.model\n\nif __name__ == \"__main__\":\n    pass\n"})
     report = run(write(tmp_path / "served", served))

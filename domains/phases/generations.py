@@ -6,7 +6,9 @@ full copy with its own train.py, model.py and CUDA kernels; summed, its estimate
 of a family, so that an API's v1/ and v2/ or configs/v2 never form one:
 - sibling folders (one parent) whose names are one prefix with a letter in it, a version token v<digits>, and any
   suffix (RWKV-v4 and RWKV-v4neo; never a bare v1/ v2/);
-- each with an entry point of its own (a script: a __main__ block or module-level code, not a package __init__);
+- each with an entry point of its own (a script: a __main__ block or module-level code, not a package __init__) and
+  a model or training code of its own (a torch.nn.Module, an autograd Function, a training loop): a generation of a
+  model, not a folder of configs or data;
 - each sharing at least MIN_SHARED file names with the other members (model.py, train.py, wkv7_op.cpp): copies of
   one code base, not unrelated folders that happen to be numbered;
 - none imported from outside itself (an app serving api_v1 and api_v2 together runs both);
@@ -25,8 +27,9 @@ from pathlib import PurePosixPath
 from ascend_feasibility.analyzer.core.models import Text
 from ascend_feasibility.domains.phases.facts import PhaseFacts
 
-# prefix (with a letter), version token, suffix: RWKV-v4neo → ("RWKV-", 4, "neo")
-VERSIONED = re.compile(r"(?P<prefix>.*[A-Za-z].*?[-_.]?)[vV](?P<number>\d+)(?P<suffix>[-_.A-Za-z][-_.A-Za-z0-9]*)?")
+# prefix (with a letter, ending in a separator), version token, suffix: RWKV-v4neo → ("RWKV-", 4, "neo"); a v and a
+# digit inside a word are no version (wav2vec, deepseekv3)
+VERSIONED = re.compile(r"(?P<prefix>.*[A-Za-z].*[-_.])[vV](?P<number>\d+)(?P<suffix>[-_.A-Za-z][-_.A-Za-z0-9]*)?")
 MIN_SHARED = 2  # file names a member shares with the other members
 MIN_MEMBERS = 2
 
@@ -58,21 +61,23 @@ def find(facts: list[PhaseFacts], paths: tuple[str, ...], readme: str) -> Genera
         parent, _, name = folder.rpartition("/")
         by_family[(parent, VERSIONED.fullmatch(name).group("prefix"))].append(folder)
     scripts = {f.path for f in facts if (f.main_guard or f.top_level_code) and not f.path.endswith("__init__.py")}
+    models = {f.path for f in facts if f.models or f.training_loop}
     for (_, _), folders in sorted(by_family.items()):
-        members = _members(folders, files_of, scripts, facts)
+        members = _members(folders, files_of, scripts, models, facts)
         if len(members) >= MIN_MEMBERS:
             return _choose(members, facts, readme)
     return None
 
 
-def _members(folders: list[str], files_of: dict[str, list[str]], scripts: set[str], facts: list[PhaseFacts]) -> list[str]:
+def _members(folders: list[str], files_of: dict[str, list[str]], scripts: set[str], models: set[str],
+             facts: list[PhaseFacts]) -> list[str]:
     names = {folder: {PurePosixPath(p).name for p in files_of[folder]} - {"__init__.py"} for folder in folders}
     members = []
     for folder in folders:
         others = set().union(*(names[o] for o in folders if o != folder))
         if len(names[folder] & others) < MIN_SHARED:
             continue
-        if not any(p.startswith(folder + "/") for p in scripts):
+        if not any(p.startswith(folder + "/") for p in scripts) or not any(p.startswith(folder + "/") for p in models):
             continue
         dotted = folder.replace("/", ".")
         if any(not f.path.startswith(folder + "/") and any(n == dotted or n.startswith(dotted + ".") for n in f.imports)
