@@ -848,6 +848,14 @@ def test_an_entry_named_for_a_phase_that_uses_the_model_keeps_the_phase_of_its_n
     assert entries["examples/evaluate_overview.ipynb"] == ["evaluation"]  # a walkthrough driving the project's CLI
     assert "lib/trainer.py" not in entries
     assert report.effort.main_phase == "inference"
+    # Megatron-LM: a deprecated wrapper that runs the new script by path, and a conversion through the project's
+    # namespace package that lives beside the tree (megatron.bridge): both keep the phase of their names
+    wrappers = run(write(tmp_path / "wrappers", {
+        "lib/__init__.py": "", "lib/trainer.py": LIBRARY_TRAINER,
+        "pretrain_old.py": "import runpy\n\nif __name__ == \"__main__\":\n    runpy.run_path(\"pretrain_new.py\")\n",
+        "convert_from_hf.py": "from lib.bridge import AutoBridge\n\nif __name__ == \"__main__\":\n    AutoBridge.load('m')\n"}))
+    entries = {e.path: e.phases for e in wrappers.phase_matrix.entries}
+    assert entries["pretrain_old.py"] == ["training"] and entries["convert_from_hf.py"] == ["export"]
 
 
 # RWKV-LM (round 13): RWKV-v1 ... RWKV-v8 side by side, each a full copy with its own train.py, model.py and

@@ -155,7 +155,8 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     by_path: dict[str, set[str]] = defaultdict(set)
     entries = []
     reach = ImportReach(graph)
-    found = {path: _entry_phases(python[path], lambda path=path: (python[p] for p in reach.paths(reach.mask(path))))
+    own = frozenset({name.split(".")[0] for name in by_module} | {path_view(p).stem for p in python})
+    found = {path: _entry_phases(python[path], lambda path=path: (python[p] for p in reach.paths(reach.mask(path))), own)
              for path in entry_paths}
     loops = {path for path, f in python.items() if f.training_loop}
     if loops:
@@ -382,10 +383,12 @@ def _reexports(python: dict[str, PhaseFacts], by_module: dict[str, str]) -> dict
     return result
 
 
-def _entry_phases(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]]) -> tuple[set[str], list[str]]:
-    """`reached`: the files the entry reaches, itself included (asked for only where its own evidence is not enough)."""
+def _entry_phases(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]],
+                  own: frozenset[str] = frozenset()) -> tuple[set[str], list[str]]:
+    """`reached`: the files the entry reaches, itself included (asked for only where its own evidence is not enough);
+    `own`: the project's top-level import names and module stems."""
     phases = {phase for phase, hints in NAME_HINTS.items() if hinted(entry.path, hints)}
-    if phases and not entry.evidence and not _workload(entry, reached):
+    if phases and not entry.evidence and not _workload(entry, reached, own):
         phases = set()  # a helper named like a phase (composer's docker/generate_build_matrix.py writes a YAML matrix)
     evidence = [f"name suggests {', '.join(sorted(phases))}"] if phases else []
     if entry.evidence:  # weak signals (a no_grad evaluation inside a training loop) do not add a phase
@@ -404,13 +407,17 @@ def _entry_phases(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]]
     return phases, evidence
 
 
-def _workload(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]]) -> bool:
-    """Does an entry touch the model workload at all: import a project module, or a package whose use is a phase signal
-    (torch, transformers, vllm, gradio ...)? A script that imports neither is a helper, whatever its name says. A
-    notebook is a walkthrough of the project, which it may drive through its command line (lm-evaluation-harness'
-    lm-eval-overview.ipynb runs `!lm_eval --model hf ...`): its name stands."""
-    return entry.notebook or any(f.path != entry.path for f in reached()) or any(
-        name.split(".")[0] in SIGNAL_ROOTS for name in entry.imports)
+def _workload(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]], own: frozenset[str]) -> bool:
+    """Does an entry touch the model workload at all: import a project module (one the graph resolves, or any name
+    under the project's own top-level names: Megatron-LM's `from megatron.bridge import AutoBridge`, a package beside
+    the tree; `from run_text_generation_server import main` beside it), run a script by path (runpy: pretrain_mamba.py
+    runs pretrain_hybrid.py), or import a package whose use is a phase signal (torch, transformers, vllm, gradio ...)?
+    A script that does none of these is a helper, whatever its name says. A notebook is a walkthrough of the project,
+    which it may drive through its command line (lm-evaluation-harness' lm-eval-overview.ipynb runs `!lm_eval ...`):
+    its name stands."""
+    if entry.notebook or any(f.path != entry.path for f in reached()):
+        return True
+    return any(root in SIGNAL_ROOTS or root in own or root == "runpy" for root in (n.split(".")[0] for n in entry.imports))
 
 
 def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str], graph: dict[str, set[str]]) -> None:
