@@ -6,12 +6,8 @@ verdict, bottlenecks, roadmap and architecture, over every finding and the other
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from ascend_feasibility.analyzer.context.project_scope import parse_site
 from ascend_feasibility.analyzer.context.roles import file_role
-from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
-from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DaysRange, Finding, PricedGeneration, Report
+from ascend_feasibility.analyzer.core.models import DaysRange, Finding, PricedGeneration, Report
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, Unit
 from ascend_feasibility.domains.phases import generations
 from ascend_feasibility.domains.phases.estimate import estimate
@@ -37,7 +33,7 @@ class PhasesDomain(Domain):
     def report(self, run: ProjectRun) -> None:
         found = generations.find(run.facts[self.name], run.paths, run.config.readme)
         if found is not None:
-            run.findings = set_apart(run.findings, found, run.factory, lambda: {
+            run.findings = generations.set_apart(run.findings, found, run.factory, lambda: {
                 run.kb.distribution_of(name.split(".")[0]) for f in run.facts[self.name] if found.holds(f.path) is None
                 for name in f.imports})
         plan = plan_fields(run.findings, run.published["dependency_matrix"], run.facts[self.name], run.config,
@@ -61,26 +57,3 @@ class PhasesDomain(Domain):
                         report.custom_ops, report.project.npu_code, lambda path: file_role(path, conventions), plan_data())
         return work.total
 
-
-def set_apart(findings: list[Finding], found: generations.Generations, factory: FindingFactory,
-              used_outside: Callable[[], set[str]]) -> list[Finding]:
-    """The findings of the generations not priced, that would count, made optional with their generation as reason.
-    Kept where the work is also the priced generation's: a finding folded from byte-identical copies
-    (fold_identical_files: at the first path, the copies its sites) with a copy outside the generations set apart, and
-    a package's one finding (DEP001 lightning, DEP013 torch: placed at the package's first import by path) where code
-    outside them imports the package too (`used_outside`: the distributions it imports, asked for once)."""
-    result = []
-    outside: set[str] | None = None
-    for finding in findings:
-        folder = found.holds(finding.path) if finding.reach == "runs" and finding.role in COUNTED_ROLES else None
-        if folder is not None and any((site := parse_site(s)) is not None and found.holds(site[0]) is None
-                                      for s in finding.sites):
-            folder = None
-        if folder is not None and finding.domain == "dependencies":
-            outside = used_outside() if outside is None else outside
-            if finding.symbol in outside:
-                folder = None
-        if folder is not None:
-            finding = factory.relocate(finding, Place(finding.role, "optional", generations.reason(found, folder)))
-        result.append(finding)
-    return result

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.core.models import Text
+from ascend_feasibility.analyzer.context.project_scope import parse_site
+from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
+from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding, Text
 from ascend_feasibility.domains.phases.facts import PhaseFacts
 
 # prefix (with a letter, ending in a separator), version token, suffix: RWKV-v4neo → ("RWKV-", 4, "neo"); a v and a
@@ -49,10 +52,14 @@ def find(facts: list[PhaseFacts], paths: tuple[str, ...], readme: str) -> Genera
     """The project's family of generations, if it has one. `paths`: every file of the project (native sources and
     data files too: they show which folders are copies of one another)."""
     files_of: dict[str, list[str]] = defaultdict(list)  # a versioned folder → its files, below it
+    versioned: dict[str, bool] = {}  # folder names repeat across paths: each is matched once
     for path in sorted(set(paths)):
         parts = PurePosixPath(path).parts
         for depth in range(len(parts) - 1):
-            if VERSIONED.fullmatch(parts[depth]):
+            part = parts[depth]
+            if part not in versioned:
+                versioned[part] = VERSIONED.fullmatch(part) is not None
+            if versioned[part]:
                 files_of["/".join(parts[:depth + 1])].append("/".join(parts[depth + 1:]))
     if len(files_of) < MIN_MEMBERS:
         return None
@@ -127,3 +134,27 @@ def driver(found: Generations) -> Text:
 def reason(found: Generations, folder: str) -> str:
     return (f"another generation of the model ({folder}) beside {found.priced}, the one priced: a user ports one "
             f"generation")
+
+
+def set_apart(findings: list[Finding], found: Generations, factory: FindingFactory,
+              used_outside: Callable[[], set[str]]) -> list[Finding]:
+    """The findings of the generations not priced, that would count, made optional with their generation as reason.
+    Kept where the work is also the priced generation's: a finding folded from byte-identical copies
+    (fold_identical_files: at the first path, the copies its sites) with a copy outside the generations set apart, and
+    a package's one finding (DEP001 lightning, DEP013 torch: placed at the package's first import by path) where code
+    outside them imports the package too (`used_outside`: the distributions it imports, asked for once)."""
+    result = []
+    outside: set[str] | None = None
+    for finding in findings:
+        folder = found.holds(finding.path) if finding.reach == "runs" and finding.role in COUNTED_ROLES else None
+        if folder is not None and any((site := parse_site(s)) is not None and found.holds(site[0]) is None
+                                      for s in finding.sites):
+            folder = None
+        if folder is not None and finding.domain == "dependencies":
+            outside = used_outside() if outside is None else outside
+            if finding.symbol in outside:
+                folder = None
+        if folder is not None:
+            finding = factory.relocate(finding, Place(finding.role, "optional", reason(found, folder)))
+        result.append(finding)
+    return result
