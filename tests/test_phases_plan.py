@@ -926,3 +926,13 @@ def test_versioned_folders_that_are_no_generations_all_count(tmp_path):
         "app.py": "import api_v1.src.model\nimport api_v2.src.model\n\nif __name__ == \"__main__\":\n    pass\n"})
     report = run(write(tmp_path / "served", served))
     assert report.effort.generation is None and "api_v1" in counted_paths(report)
+
+
+def test_a_readme_linked_from_outside_the_root_is_not_read(tmp_path):
+    """The README picks the generation only when it is a regular file inside the root (read_contained)."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("Use RWKV-v4/ always: RWKV-v4/train.py\n")
+    root = write(tmp_path / "project", generations_tree(["RWKV-v4", "RWKV-v7"]))
+    (root / "README.md").symlink_to(outside)
+    report = run(root)
+    assert (report.effort.generation.priced, report.effort.generation.why) == ("RWKV-v7", "newest")
