@@ -27,7 +27,7 @@ class DeviceDomain(Domain):
     def query_keys(self, unit: Unit) -> set[str]:
         text = unit.source.text
         keys = enum_strings.query_keys() if unit.cell is None and "cuda" in text and enum_strings.wanted(text) else set()
-        return keys | {DEFINITIONS_QUERY} if unit.cell is None and device_classes.wanted(text) else keys
+        return keys | {DEFINITIONS_QUERY} if unit.cell is None and device_classes.wanted(unit) else keys
 
     def collect(self, file: FileView) -> enum_strings.DeviceFacts | None:
         """The file's project Enums with a "cuda" member, the parameters converted to them and the "cuda" literals
@@ -38,7 +38,7 @@ class DeviceDomain(Domain):
             if unit.kind != "python" or unit.cell is not None or not unit.parsed:
                 continue
             facts.device_counts += device_counts.counting_sites(unit)
-            if device_classes.wanted(unit.source.text):
+            if device_classes.wanted(unit):
                 facts.device_classes += device_classes.read(unit)
             if "cuda" not in unit.source.text:
                 continue

@@ -16,6 +16,7 @@ from collections import defaultdict
 from ascend_feasibility.analyzer.core.findings import Located
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains import triggers
 from ascend_feasibility.domains.base import DEFINITIONS_QUERY, ProjectRun, Unit
 from ascend_feasibility.domains.device.enumerations import CUDA, NPU, _Platforms
 from ascend_feasibility.knowledge import load_accelerator_names
@@ -32,8 +33,13 @@ MARKS = tuple(sorted({form for w in [*_NAMES.cuda_words, *_NAMES.npu_words, *(w 
                       for form in (w.upper(), w.capitalize())}))
 
 
-def wanted(text: str) -> bool:
-    return "class " in text and any(mark in text for mark in MARKS)
+triggers.register(MARKS)
+
+
+def wanted(unit: Unit) -> bool:
+    """Does the unit spell a device word the way a class name does (read in the one pass of every trigger word)?"""
+    text = unit.source.text
+    return "class " in text and not triggers.present(text, unit.cache).isdisjoint(MARKS)
 
 
 def name_words(name: str) -> list[tuple[int, int, str]]:
