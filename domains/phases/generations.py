@@ -131,9 +131,11 @@ def driver(found: Generations) -> Text:
                 zh=f"按 {name} 估算（{why[1]}）；并列的其他 {len(found.others)} 个版本（{others}）列为可选项，不计入总量")
 
 
-def reason(found: Generations, folder: str) -> str:
-    return (f"another generation of the model ({folder}) beside {found.priced}, the one priced: a user ports one "
-            f"generation")
+def reason(found: Generations) -> str:
+    """Why a set-apart finding does not count; it names no one folder, so that the report's rows grouping the findings
+    of several generations read right (the path says which)."""
+    return (f"in another generation of the model than {found.priced.rpartition('/')[2]}, the one priced "
+            f"({len(found.others)} others side by side): a user ports one generation")
 
 
 def set_apart(findings: list[Finding], found: Generations, factory: FindingFactory,
@@ -155,6 +157,6 @@ def set_apart(findings: list[Finding], found: Generations, factory: FindingFacto
             if finding.symbol in outside:
                 folder = None
         if folder is not None:
-            finding = factory.relocate(finding, Place(finding.role, "optional", reason(found, folder)))
+            finding = factory.relocate(finding, Place(finding.role, "optional", reason(found)))
         result.append(finding)
     return result
