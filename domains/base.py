@@ -280,6 +280,7 @@ class ProjectRun:
     has_manifest: bool
     choice: TargetChoice
     facts: dict[str, list] = field(default_factory=dict)
+    paths: tuple[str, ...] = ()  # every file the run found, read or not (the project's layout)
     guarded: dict[str, tuple[str, str]] = field(default_factory=dict)  # modules imported only behind guards
     modules: list[ModuleFacts] = field(default_factory=list)  # the import graph's facts (Domain.provides_modules)
     findings: list[Finding] = field(default_factory=list)  # project-level ones first, then every finding

@@ -906,12 +906,13 @@ class AcceleratorPlatform(_Record):
 class EnumerationKind(_Record):
     """One shape of an enumeration of accelerators (DEV221) and what it needs for the NPU."""
 
-    kind: Literal["choices", "availability-helpers", "backend-constants"]
+    kind: Literal["choices", "availability-helpers", "backend-constants", "device-subclasses"]
     min_items: int = Field(ge=2, description="items of the enumeration that name a platform")
     min_other: int = Field(ge=1, description="distinct accelerators other than CUDA and the NPU it must name")
     requires_cuda: bool = Field(description="it must name CUDA too")
     npu_word: str = Field(min_length=1, description="the NPU's word put in place of another accelerator's")
     add: str | None = Field(default=None, description="the code to add; none: an item of the enumeration respelled")
+    prefer: list[str] = Field(default_factory=list, description="platforms whose item is the NPU's model, best first")
 
 
 class AcceleratorNames(_Record):

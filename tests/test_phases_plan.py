@@ -867,3 +867,140 @@ def test_the_kernels_of_one_operator_are_one_finding_priced_as_before():
     assert sum(i.centre_hours for i in required(after) if i.kind == "kernel") == pytest.approx(
         kernel_hours(max(rows, key=lambda r: kernel_hours(r, EST)[0]), EST)[0] + sum(kernel_hours(r, EST)[0] for r in other),
         abs=0.05)
+
+
+# composer (round 13): a training library whose only product entry was docker/generate_build_matrix.py, a helper that
+# writes a YAML build matrix and imports no torch and no project module; its name word "generate" made the project's
+# main phase inference, and the library's own Trainer loop was no entry of anything.
+LIBRARY_TRAINER = """import torch
+
+
+class Trainer:
+    def fit(self, batches):
+        for batch in batches:
+            loss = self.model(batch)
+            loss.backward()
+            self.optimizer.step()
+            torch.cuda.synchronize()
+"""
+BUILD_MATRIX = "import yaml\n\nif __name__ == \"__main__\":\n    print(yaml.safe_dump({\"cuda\": \"12.6\"}))\n"
+
+
+def test_a_library_whose_core_is_a_training_loop_trains_beside_a_helper_named_like_a_phase(tmp_path):
+    report = run(write(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='lib')\n",
+                                  "lib/__init__.py": "", "lib/trainer.py": LIBRARY_TRAINER,
+                                  "docker/generate_build_matrix.py": BUILD_MATRIX}))
+    entries = {e.path: e for e in report.phase_matrix.entries}
+    assert "docker/generate_build_matrix.py" not in entries
+    assert entries["lib/trainer.py"].phases == ["training"] and not entries["lib/trainer.py"].script
+    assert report.effort.main_phase == "training"
+
+
+NOTEBOOK_CLI = ('{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null, '
+                '"source": ["!lib-eval --model hf --tasks boolq"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+
+
+def test_an_entry_named_for_a_phase_that_uses_the_model_keeps_the_phase_of_its_name(tmp_path):
+    """The name still speaks for a script that imports the model stack (transformers) or the project, and an entry
+    that serves keeps the library rule off: the project's main phase is inference."""
+    generate = "from transformers import AutoModel\n\nif __name__ == \"__main__\":\n    AutoModel.from_pretrained('m')\n"
+    serve = "from lib.trainer import Trainer\n\nif __name__ == \"__main__\":\n    Trainer()\n"
+    report = run(write(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='lib')\n",
+                                  "lib/__init__.py": "", "lib/trainer.py": LIBRARY_TRAINER.replace("loss.backward()", "loss")
+                                  .replace("self.optimizer.step()", "pass"),
+                                  "generate.py": generate, "serve.py": serve,
+                                  "examples/evaluate_overview.ipynb": NOTEBOOK_CLI}))
+    entries = {e.path: e.phases for e in report.phase_matrix.entries}
+    assert entries["generate.py"] == ["inference"] and entries["serve.py"] == ["inference"]
+    assert entries["examples/evaluate_overview.ipynb"] == ["evaluation"]  # a walkthrough driving the project's CLI
+    assert "lib/trainer.py" not in entries
+    assert report.effort.main_phase == "inference"
+    # Megatron-LM: a deprecated wrapper that runs the new script by path, and a conversion through the project's
+    # namespace package that lives beside the tree (megatron.bridge): both keep the phase of their names
+    wrappers = run(write(tmp_path / "wrappers", {
+        "lib/__init__.py": "", "lib/trainer.py": LIBRARY_TRAINER,
+        "pretrain_old.py": "import runpy\n\nif __name__ == \"__main__\":\n    runpy.run_path(\"pretrain_new.py\")\n",
+        "convert_from_hf.py": "from lib.bridge import AutoBridge\n\nif __name__ == \"__main__\":\n    AutoBridge.load('m')\n"}))
+    entries = {e.path: e.phases for e in wrappers.phase_matrix.entries}
+    assert entries["pretrain_old.py"] == ["training"] and entries["convert_from_hf.py"] == ["export"]
+
+
+# RWKV-LM (round 13): RWKV-v1 ... RWKV-v8 side by side, each a full copy with its own train.py, model.py and
+# kernels; the estimate summed every generation. The README points to one; the others are listed apart.
+GENERATION_TRAIN = ("import torch\nfrom src.model import GPT\n\nif __name__ == \"__main__\":\n    model = GPT().cuda()\n"
+                    "    loss = model(torch.ones(1))\n    loss.backward()\n    torch.cuda.synchronize()\n")
+GENERATION_MODEL = "import torch\n\n\nclass GPT(torch.nn.Module):\n    def forward(self, x):\n        return x.cuda()\n"
+
+
+def generations_tree(names, readme=None, extra=None):
+    files = {}
+    for name in names:
+        files |= {f"{name}/train.py": GENERATION_TRAIN, f"{name}/src/model.py": GENERATION_MODEL,
+                  f"{name}/src/utils.py": "import os\n"}
+    if readme is not None:
+        files["README.md"] = readme
+    return files | (extra or {})
+
+
+def counted_paths(report):
+    return {f.path.split("/")[0] for f in report.findings if f.counted}
+
+
+def test_generations_side_by_side_are_priced_one_the_readme_points_to(tmp_path):
+    readme = ("# RWKV\nUse https://github.com/x/RWKV-LM/tree/main/RWKV-v7 for training: `cd RWKV-v7/`.\n"
+              "![loss](RWKV-v4-loss.png) ![RWKV-v5](RWKV-v5.png)\nOld: RWKV-v4/train.py\n")
+    kernel = {"RWKV-v5/src/wkv5.py": "import torch\n\n\ndef wkv(x):\n    return x.cuda()\n"}
+    report = run(write(tmp_path, generations_tree(["RWKV-v4", "RWKV-v5", "RWKV-v7"], readme, kernel)))
+    assert report.effort.generation is not None
+    assert (report.effort.generation.priced, report.effort.generation.why) == ("RWKV-v7", "readme")
+    assert report.effort.generation.others == ["RWKV-v4", "RWKV-v5"]
+    # byte-identical copies fold at the first path (RWKV-v4's) with the others as sites: RWKV-v7's copy keeps them
+    # counted; what only another generation holds (RWKV-v5's own kernel) is optional, its generation the reason
+    assert counted_paths(report) == {"RWKV-v4"}
+    assert all(any(s.startswith("RWKV-v7/") for s in f.sites) for f in report.findings if f.counted and f.rule != "DEP013")
+    # a package's one finding sits at its first import by path (RWKV-v4's): RWKV-v7 imports torch too, so it stays
+    assert [f.counted for f in report.findings if f.rule == "DEP013"] == [True]
+    apart = [f for f in report.findings if f.path.startswith("RWKV-v5/")]
+    assert apart and all(f.reach == "optional" and "another generation of the model than RWKV-v7" in f.reach_reason
+                         for f in apart)
+    assert "RWKV-v7" in report.verdict.drivers[0].en and "2 other generations" in report.verdict.drivers[0].en
+    adoption = next(i for i in report.effort.items if i.rule == "adoption:entry-points" and i.bucket == "required")
+    assert all(site.startswith("RWKV-v7/") for site in adoption.sites)
+
+
+def test_generations_no_readme_names_are_priced_at_the_newest(tmp_path):
+    report = run(write(tmp_path, generations_tree(["model-v2", "model-v10", "model-v3"],
+                                                  extra={"model-v2/src/old.py": "import torch\nx = torch.ones(1).cuda()\n"})))
+    assert (report.effort.generation.priced, report.effort.generation.why) == ("model-v10", "newest")
+    assert counted_paths(report) == {"model-v10"}
+    assert all(f.reach == "optional" for f in report.findings if f.path == "model-v2/src/old.py")
+
+
+def test_versioned_folders_that_are_no_generations_all_count(tmp_path):
+    """An API's v1/ and v2/ (no name before the version), folders that share no files, and versions an app outside
+    imports together are no family: nothing is set apart."""
+    bare = run(write(tmp_path / "bare", generations_tree(["v1", "v2"])))
+    assert bare.effort.generation is None and counted_paths(bare) == {"v1"}  # v2's byte-identical copies fold into v1's
+    unlike = generations_tree(["exp_v1"]) | {"exp_v2/run.py": GENERATION_TRAIN.replace("src.model", "nets"),
+                                             "exp_v2/nets.py": GENERATION_MODEL}
+    assert run(write(tmp_path / "unlike", unlike)).effort.generation is None
+    configs = {f"configs/net_{v}/{name}": "import torch\nlr = 0.1\nprint(torch.cuda.is_available())\n"
+               for v in ("v1", "v2") for name in ("base.py", "large.py")}
+    assert run(write(tmp_path / "configs", configs)).effort.generation is None  # no model of their own
+    named = {f"wav2vec{v}/{name}": text for v in ("", "2") for name, text in
+             (("train.py", GENERATION_TRAIN), ("src/model.py", GENERATION_MODEL), ("src/utils.py", "import os\n"))}
+    assert run(write(tmp_path / "named", named)).effort.generation is None  # a v and a digit inside a word
+    served = generations_tree(["api_v1", "api_v2"], extra={
+        "app.py": "import api_v1.src.model\nimport api_v2.src.model\n\nif __name__ == \"__main__\":\n    pass\n"})
+    report = run(write(tmp_path / "served", served))
+    assert report.effort.generation is None and "api_v1" in counted_paths(report)
+
+
+def test_a_readme_linked_from_outside_the_root_is_not_read(tmp_path):
+    """The README picks the generation only when it is a regular file inside the root (read_contained)."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("Use RWKV-v4/ always: RWKV-v4/train.py\n")
+    root = write(tmp_path / "project", generations_tree(["RWKV-v4", "RWKV-v7"]))
+    (root / "README.md").symlink_to(outside)
+    report = run(root)
+    assert (report.effort.generation.priced, report.effort.generation.why) == ("RWKV-v7", "newest")

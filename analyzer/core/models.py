@@ -280,6 +280,16 @@ class PortedSites(_Contract):
     total: int
 
 
+class PricedGeneration(_Contract):
+    """The generation of a model the estimate prices, where the project keeps several side by side (RWKV-LM's
+    RWKV-v1 ... RWKV-v8 folders, each a full copy with its own entry points and kernels)."""
+
+    priced: str = Field(description="The folder priced")
+    why: Literal["readme", "launcher", "newest"] = Field(description="readme: the root README names it most; launcher: "
+                                                          "a launch script outside the family runs it; newest: neither")
+    others: list[str] = Field(description="The other generations' folders: their findings are optional, outside the total")
+
+
 class Effort(_Contract):
     hours_per_day: float
     items: list[EffortItem] = Field(description="Required items first, by high-end cost; then optional; then tests")
@@ -295,6 +305,8 @@ class Effort(_Contract):
     tests: DaysRange = Field(default=DaysRange(low_days=0, high_days=0), description="Test code, apart from the total")
     assumptions: list[Text] = Field(default_factory=list)
     ported: PortedSites | None = Field(default=None, description="Present when the project already has NPU paths")
+    generation: PricedGeneration | None = Field(default=None, description="Present when the project keeps several "
+                                                "generations of one model side by side: the one the total prices")
 
 
 class RouteNote(_Contract):

@@ -183,7 +183,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     if choice is None:  # the user named the target: every declaration is read for the pins' conflicts only
         choice = _target_choice(worker.domains, facts)
     run = ProjectRun(kb=worker.kb, target=worker.target, context=context, factory=worker.factory, config=config,
-                     calibration=options.calibration, has_manifest=has_manifest(found.files), choice=choice, facts=facts)
+                     calibration=options.calibration, has_manifest=has_manifest(found.files), choice=choice, facts=facts,
+                     paths=tuple(f.path for f in found.files))
     modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
     packages = package_folders(modules)  # read by several of the project passes below
     run.guarded, run.modules = guarded_modules(modules, context, tuple(config.console_modules),

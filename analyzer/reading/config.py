@@ -28,11 +28,18 @@ class ProjectConfig:
     distribution: str = ""  # [project] name: what the project publishes itself as
     roles: dict[str, list[str]] = field(default_factory=dict)  # role → globs of files that have it
     problems: list[SkippedFile] = field(default_factory=list)
+    # the root README's text (its first MAX_README_BYTES): the generation of a model it points users to, where the
+    # project keeps several side by side (domains/phases/generations.py)
+    readme: str = ""
+
+
+MAX_README_BYTES = 256 * 1024
+README_NAMES = ("README.md", "readme.md", "README.rst", "README.txt", "README")
 
 
 def load_project_config(root: Path) -> ProjectConfig:
     """Read the table if present. A malformed file or table is reported, never fatal."""
-    config = ProjectConfig()
+    config = ProjectConfig(readme=_readme(root))
     try:
         os.lstat(root / "pyproject.toml")
     except OSError:
@@ -70,6 +77,16 @@ def load_project_config(root: Path) -> ProjectConfig:
     config.phases = _glob_table(table, "phases", PHASES, config.problems)
     config.roles = _glob_table(table, "roles", ROLES, config.problems)
     return config
+
+
+def _readme(root: Path) -> str:
+    """The root README's text, or "" where there is none or it cannot be read inside the root."""
+    for name in README_NAMES:
+        try:
+            return read_contained(root, name, MAX_README_BYTES).decode("utf-8", errors="replace")
+        except Unreadable:
+            continue
+    return ""
 
 
 def _valid_glob(glob: str) -> bool:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.findings import Place
 from ascend_feasibility.analyzer.core.models import Finding
-from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, Unit
-from ascend_feasibility.domains.device import device_counts, enum_strings, unread_constants
+from ascend_feasibility.domains.base import DEFINITIONS_QUERY, Domain, FileView, ProjectRun, Unit
+from ascend_feasibility.domains.device import device_classes, device_counts, enum_strings, unread_constants
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
 from ascend_feasibility.domains.device.enumerations import AcceleratorEnumerationScanner
@@ -26,7 +26,8 @@ class DeviceDomain(Domain):
 
     def query_keys(self, unit: Unit) -> set[str]:
         text = unit.source.text
-        return enum_strings.query_keys() if unit.cell is None and "cuda" in text and enum_strings.wanted(text) else set()
+        keys = enum_strings.query_keys() if unit.cell is None and "cuda" in text and enum_strings.wanted(text) else set()
+        return keys | {DEFINITIONS_QUERY} if unit.cell is None and device_classes.wanted(unit) else keys
 
     def collect(self, file: FileView) -> enum_strings.DeviceFacts | None:
         """The file's project Enums with a "cuda" member, the parameters converted to them and the "cuda" literals
@@ -37,6 +38,8 @@ class DeviceDomain(Domain):
             if unit.kind != "python" or unit.cell is not None or not unit.parsed:
                 continue
             facts.device_counts += device_counts.counting_sites(unit)
+            if device_classes.wanted(unit):
+                facts.device_classes += device_classes.read(unit)
             if "cuda" not in unit.source.text:
                 continue
             if enum_strings.wanted(unit.source.text):
@@ -49,6 +52,11 @@ class DeviceDomain(Domain):
             if "self." in unit.source.text:
                 facts.unread_stores += unread_constants.unread_stores(unit.tree(), unit.source.text)
         return None if facts.empty() else facts
+
+    def add_findings(self, run: ProjectRun) -> None:
+        classes = {f.path: f.device_classes for f in run.facts[self.name] if f is not None and f.device_classes}
+        if classes:
+            run.findings += device_classes.findings(classes, run)
 
     def report(self, run: ProjectRun) -> None:
         # a "cuda" literal that a project function turns into its own Enum's member is no device string

@@ -74,10 +74,11 @@ class DeviceFacts:
     unread_constants: list[tuple[int, str]] = field(default_factory=list)  # domains/device/unread_constants.py
     device_counts: list[tuple[int, str]] = field(default_factory=list)  # domains/device/device_counts.py
     unread_stores: list[tuple[int, int, str]] = field(default_factory=list)  # likewise: self.X = ... nothing reads
+    device_classes: list[tuple[str, str, int, int, int, str]] = field(default_factory=list)  # device_classes.py
 
     def empty(self) -> bool:
         return not (self.cuda_enums or self.enum_parameters or self.cuda_arguments or self.device_enums
-                    or self.unread_constants or self.device_counts or self.unread_stores)
+                    or self.unread_constants or self.device_counts or self.unread_stores or self.device_classes)
 
 
 def wanted(text: str) -> bool:

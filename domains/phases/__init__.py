@@ -7,11 +7,12 @@ verdict, bottlenecks, roadmap and architecture, over every finding and the other
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.roles import file_role
-from ascend_feasibility.analyzer.core.models import DaysRange, Finding, Report
+from ascend_feasibility.analyzer.core.models import DaysRange, Finding, PricedGeneration, Report
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, Unit
+from ascend_feasibility.domains.phases import generations
 from ascend_feasibility.domains.phases.estimate import estimate
 from ascend_feasibility.domains.phases.facts import PhaseFacts, collect, compact, query_keys
-from ascend_feasibility.domains.phases.plan import plan_data, plan_fields
+from ascend_feasibility.domains.phases.plan import plan_data, plan_fields, priced_entries
 from ascend_feasibility.knowledge import load_context_conventions
 
 
@@ -30,15 +31,29 @@ class PhasesDomain(Domain):
         return compact(facts)
 
     def report(self, run: ProjectRun) -> None:
+        found = generations.find(run.facts[self.name], run.paths, run.config.readme)
+        if found is not None:
+            run.findings = generations.set_apart(run.findings, found, run.factory, lambda: {
+                run.kb.distribution_of(name.split(".")[0]) for f in run.facts[self.name] if found.holds(f.path) is None
+                for name in f.imports})
         plan = plan_fields(run.findings, run.published["dependency_matrix"], run.facts[self.name], run.config,
-                           run.calibration, run.published["kernels"], list(run.context.npu_files), run.context.own_packages)
+                           run.calibration, run.published["kernels"], list(run.context.npu_files), run.context.own_packages,
+                           found.others if found is not None else ())
         run.findings = plan.pop("findings")
+        if found is not None:
+            plan["effort"] = plan["effort"].model_copy(update={"generation": PricedGeneration(
+                priced=found.priced, why=found.why, others=list(found.others))})
+            if plan["verdict"].verdict != "not-applicable":
+                judged = plan["verdict"]
+                plan["verdict"] = judged.model_copy(update={"drivers": [generations.driver(found), *judged.drivers]})
         run.report_fields.update(plan)
 
     @classmethod
     def effort_left(cls, report: Report, findings: list[Finding]) -> DaysRange:
         conventions = load_context_conventions().roles
         matrix = report.phase_matrix
-        work = estimate(findings, matrix.phases if matrix else [], matrix.entries if matrix else [], report.custom_ops,
-                        report.project.npu_code, lambda path: file_role(path, conventions), plan_data())
+        apart = tuple(report.effort.generation.others) if report.effort and report.effort.generation else ()
+        work = estimate(findings, matrix.phases if matrix else [], priced_entries(matrix.entries, apart) if matrix else [],
+                        report.custom_ops, report.project.npu_code, lambda path: file_role(path, conventions), plan_data())
         return work.total
+

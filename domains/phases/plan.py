@@ -39,7 +39,7 @@ from ascend_feasibility.analyzer.core.models import (
 from ascend_feasibility.analyzer.reading.config import ProjectConfig
 from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
 from ascend_feasibility.domains.phases.estimate import estimate
-from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNALS, PhaseFacts
+from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNAL_ROOTS, SIGNALS, PhaseFacts
 from ascend_feasibility.domains.phases.reach import ImportReach
 from ascend_feasibility.domains.phases.routes import (
     builds_on_driver,
@@ -65,8 +65,10 @@ def plan_data() -> dict:
 
 def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], facts: list[PhaseFacts],
                 config: ProjectConfig, calibration: list[RuleCalibration], kernels: list[CustomOpRow] | None = None,
-                npu_code: list[str] | None = None, own_packages: frozenset[str] = frozenset()) -> dict:
-    """The report's planning fields, with each finding's phases (and measured calibration) applied."""
+                npu_code: list[str] | None = None, own_packages: frozenset[str] = frozenset(),
+                apart: tuple[str, ...] = ()) -> dict:
+    """The report's planning fields, with each finding's phases (and measured calibration) applied. `apart`: folders
+    of generations not priced (domains/phases/generations.py): their entry points are no entry files of the port."""
     npu_code = npu_code or []
     conventions = load_context_conventions().roles
     beside_package = has_root_package(f.path for f in facts)
@@ -87,7 +89,8 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         # Set on the frozen model directly: these findings were just built and are not yet shared, and a copy of
         # each (model_copy) doubled the run's peak memory on projects with 100k+ findings.
         object.__setattr__(finding, "phases", shared.setdefault(phases, list(phases)))
-    work = estimate(findings, assignment.phases, assignment.entries, kernels or [], npu_code, role_of, plan_data())
+    work = estimate(findings, assignment.phases, priced_entries(assignment.entries, apart), kernels or [], npu_code,
+                    role_of, plan_data())
     items = bottlenecks(work)
     routes = route_notes(facts, own_packages, findings, work, kernels or [], role_of, plan_data())
     judged = verdict(findings, work, assignment.phases, npu_code, assessable(facts, findings, kernels or []))
@@ -108,6 +111,12 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         "roadmap": roadmap(items),
         "architecture": architecture(facts, findings, role_of, assignment.entries),
     }
+
+
+def priced_entries(entries: list[PhaseEntry], apart: tuple[str, ...]) -> list[PhaseEntry]:
+    """The entries outside the folders of generations set apart."""
+    prefixes = tuple(folder + "/" for folder in apart)
+    return [e for e in entries if not e.path.startswith(prefixes)] if prefixes else entries
 
 
 def assessable(facts: list[PhaseFacts], findings: list[Finding], kernels: list[CustomOpRow]) -> bool:
@@ -146,7 +155,9 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     by_path: dict[str, set[str]] = defaultdict(set)
     entries = []
     reach = ImportReach(graph)
-    found = {path: _entry_phases(python[path], (python[p] for p in reach.paths(reach.mask(path)))) for path in entry_paths}
+    own = frozenset({name.split(".")[0] for name in by_module} | {path_view(p).stem for p in python})
+    found = {path: _entry_phases(python[path], lambda path=path: (python[p] for p in reach.paths(reach.mask(path))), own)
+             for path in entry_paths}
     loops = {path for path, f in python.items() if f.training_loop}
     if loops:
         _training_loops(found, loops, graph)
@@ -154,9 +165,15 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     library_paths: set[str] = set()
     if not served & {"training", "inference"}:
         # a library (its product entries neither train nor serve: none, or an evaluation harness) trains through what it
-        # defines: its autograd Functions' backward passes are its training path
+        # defines: its autograd Functions' backward passes and its own training loop (composer's Trainer.fit, which
+        # users call from their scripts) are its training path
         for path, f in python.items():
-            if path not in found and role_of(path) == "product" and any(m.backward for m in f.models):
+            if path in found or role_of(path) != "product":
+                continue
+            if f.training_loop:
+                found[path] = ({"training"}, ["runs a training step (a trainer's loop): the library's training path"])
+                library_paths.add(path)
+            elif any(m.backward for m in f.models):
                 found[path] = ({"training"}, ["defines a backward pass (torch.autograd.Function): the library's training path"])
                 library_paths.add(path)
     imported_by: dict[frozenset[str], int] = defaultdict(int)  # an entry's phases → what entries of them import
@@ -366,8 +383,13 @@ def _reexports(python: dict[str, PhaseFacts], by_module: dict[str, str]) -> dict
     return result
 
 
-def _entry_phases(entry: PhaseFacts, reached: Iterable[PhaseFacts]) -> tuple[set[str], list[str]]:
+def _entry_phases(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]],
+                  own: frozenset[str] = frozenset()) -> tuple[set[str], list[str]]:
+    """`reached`: the files the entry reaches, itself included (asked for only where its own evidence is not enough);
+    `own`: the project's top-level import names and module stems."""
     phases = {phase for phase, hints in NAME_HINTS.items() if hinted(entry.path, hints)}
+    if phases and not entry.evidence and not _workload(entry, reached, own):
+        phases = set()  # a helper named like a phase (composer's docker/generate_build_matrix.py writes a YAML matrix)
     evidence = [f"name suggests {', '.join(sorted(phases))}"] if phases else []
     if entry.evidence:  # weak signals (a no_grad evaluation inside a training loop) do not add a phase
         strongest = max(entry.evidence.values())
@@ -375,7 +397,7 @@ def _entry_phases(entry: PhaseFacts, reached: Iterable[PhaseFacts]) -> tuple[set
         evidence.append("signals in the entry: " + ", ".join(f"{p} {entry.evidence[p]}" for p in PHASES if p in entry.evidence))
     if not phases:
         totals: dict[str, int] = defaultdict(int)
-        for f in reached:
+        for f in reached():
             for phase, count in f.evidence.items():
                 totals[phase] += count
         if totals:
@@ -383,6 +405,19 @@ def _entry_phases(entry: PhaseFacts, reached: Iterable[PhaseFacts]) -> tuple[set
             phases = {p for p, c in totals.items() if c == best}
             evidence.append("signals in the modules it imports: " + ", ".join(f"{p} {totals[p]}" for p in PHASES if p in totals))
     return phases, evidence
+
+
+def _workload(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]], own: frozenset[str]) -> bool:
+    """Does an entry touch the model workload at all: import a project module (one the graph resolves, or any name
+    under the project's own top-level names: Megatron-LM's `from megatron.bridge import AutoBridge`, a package beside
+    the tree; `from run_text_generation_server import main` beside it), run a script by path (runpy: pretrain_mamba.py
+    runs pretrain_hybrid.py), or import a package whose use is a phase signal (torch, transformers, vllm, gradio ...)?
+    A script that does none of these is a helper, whatever its name says. A notebook is a walkthrough of the project,
+    which it may drive through its command line (lm-evaluation-harness' lm-eval-overview.ipynb runs `!lm_eval ...`):
+    its name stands."""
+    if entry.notebook or any(f.path != entry.path for f in reached()):
+        return True
+    return any(root in SIGNAL_ROOTS or root in own or root == "runpy" for root in (n.split(".")[0] for n in entry.imports))
 
 
 def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str], graph: dict[str, set[str]]) -> None:
