@@ -74,7 +74,8 @@ def test_platform_words_name_one_platform_each_and_none_of_cuda_or_the_npu():
             assert word == word.lower() and word not in seen, (word, platform.name, seen.get(word))
             seen[word] = platform.name
     assert not set(seen) & (set(names.cuda_words) | set(names.npu_words) | set(names.cuda_collectives))
-    assert {k.kind for k in names.enumeration} == {"choices", "availability-helpers", "backend-constants"}
+    assert {k.kind for k in names.enumeration} == {"choices", "availability-helpers", "backend-constants",
+                                                        "device-subclasses"}
 
 
 def test_a_table_row_is_offered_for_the_npu_unless_its_default_serves_it_as_cuda():
