@@ -234,8 +234,9 @@ def orphan_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[
     if len(facts.extensions) < 2 or not facts.imports:
         return {}
     python = [m for m in run.modules if m.path.endswith(PYTHON_SUFFIXES) and run.context.of(m.path).role != "build"]
+    modules = {module for m in python for module in m.imports}  # each module once: a tree imports json a thousand times
     imported = {e.name for e in facts.extensions if e.cuda and e.name not in {"", "?"} and (
-        _imported(e, facts) or any(loads_extension(e, module) for m in python for module in m.imports))}
+        _imported(e, facts) or any(loads_extension(e, module) for module in modules))}
     if not imported:
         return {}
     paths = {t.path for t in (*run.modules, *facts.native_words)}
