@@ -399,6 +399,16 @@ def test_what_an_extension_fallback_depends_on(extra, roles, expected):
     assert (found is not None and f"falls back to {expected} " in found) if expected else found is None
 
 
+def test_the_import_index_keeps_each_importer_once_and_the_files_order():
+    facts = [Facts("b.py", imports=["x_cuda", "torch", "x_cuda"], import_fallbacks={"x_cuda": (4, "cpu_b")}),
+             Facts("a.py", imports=["pkg.x_cuda"], import_fallbacks={"pkg.x_cuda": (2, "cpu_a")})]
+    index = pr.import_index(facts)
+    assert index == {"x_cuda": [0], "torch": [0], "pkg.x_cuda": [1]}
+    reason = "the project falls back to cpu_b (b.py:4) where the extension does not import"  # the first file's
+    assert pr.extension_fallback({"x_cuda"}, facts, context(), {}, index) == reason
+    assert pr.extension_fallback({"x_cuda"}, facts, context(), {}) == reason
+
+
 def test_an_extension_nothing_imports_has_no_fallback():
     assert pr.extension_fallback({"x_cuda"}, [Facts("a.py", imports=["torch"])], context(), {}) is None
     other_backend = [Facts("a.py", imports=["x_cuda"], import_fallbacks={"x_cuda": (1, "cpu")})]

@@ -388,14 +388,24 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     return result
 
 
+def import_index(facts: list[ModuleFacts]) -> dict[str, list[int]]:
+    """module → the positions in `facts` of the files that import it: extension_fallback's callers, which ask it of
+    every extension the project builds, make it once."""
+    index: dict[str, list[int]] = defaultdict(list)
+    for position, f in enumerate(facts):
+        for module in dict.fromkeys(f.imports):
+            index[module].append(position)
+    return index
+
+
 def extension_fallback(names: set[str], facts: list[ModuleFacts], context: ProjectContext,
-                       guarded: dict[str, tuple[str, str]]) -> str | None:
+                       guarded: dict[str, tuple[str, str]], index: dict[str, list[int]] | None = None) -> str | None:
     """Why a native extension imported as one of `names` ("lightconv_cuda", "fairseq.libnat_cuda") never has to run:
     every product import of it falls back where it fails, directly (load_libnat's `except ImportError:` imports the CPU
     libnat), through modules imported only so (lightconv_layer.py, imported only by LightweightConv's guarded try), or
     through the callers of the helper that imports it, each of which catches the failure and skips the step (sam2's
     get_connected_components, called only in trys that warn and carry on). None when nothing imports it, or an import
-    runs with no fallback: the extension is then required."""
+    runs with no fallback: the extension is then required. `index`: import_index(facts), where it is at hand."""
     fallback = None
     skipped: list[tuple[str, int]] = []
     helpers: list[str] = []
@@ -403,7 +413,9 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
     imported = False
     # the module, a module inside it, or it inside a package: str's endswith/startswith take a tuple (one C call each)
     suffixes, prefixes = tuple(f".{n}" for n in names), tuple(f"{n}." for n in names)
-    for f in facts:
+    index = import_index(facts) if index is None else index
+    matched = [m for m in index if m in names or m.endswith(suffixes) or m.startswith(prefixes)]
+    for f in [facts[position] for position in sorted({p for m in matched for p in index[m]})]:  # in the files' order
         importer = context.of(f.path)
         if importer.role not in COUNTED_ROLES or importer.reach != "runs":
             continue

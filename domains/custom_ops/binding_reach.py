@@ -56,10 +56,11 @@ def unreached_by_bindings(facts: CustomOpFacts, run: ProjectRun) -> dict[str, li
     paths = {t.path for t in texts}
     sources = {id(e): resolved_sources(e, paths) for e in facts.extensions}
     judged: list[tuple[ExtensionRecord, list[BindingRecord]]] = []
+    modules = _imported_modules(facts)
     for extension in facts.extensions:
         bindings = _bindings_of(extension, sources[id(extension)], facts.bindings)
         if (extension.cuda and extension.listed and bindings and len(sources[id(extension)]) == len(set(extension.sources))
-                and _imported(extension, facts) and not _looked_up(extension, facts, python)):
+                and _imported(extension, modules) and not _looked_up(extension, facts, python)):
             judged.append((extension, bindings))  # every source's words known: no caller out of view
     if not judged:
         return {}
@@ -173,8 +174,13 @@ def _bindings_of(extension: ExtensionRecord, sources: set[str], bindings: list[B
             and b.module in {EXTENSION_MACRO_NAME, last, extension.name}]
 
 
-def _imported(extension: ExtensionRecord, facts: CustomOpFacts) -> bool:
-    return any(loads_extension(extension, site.module) for site in facts.imports)
+def _imported(extension: ExtensionRecord, modules: set[str]) -> bool:
+    """Does one of `modules` (_imported_modules: each once) load the extension?"""
+    return any(loads_extension(extension, module) for module in modules)
+
+
+def _imported_modules(facts: CustomOpFacts) -> set[str]:
+    return {site.module for site in facts.imports}
 
 
 def loads_extension(extension: ExtensionRecord, module: str) -> bool:
@@ -211,7 +217,8 @@ def redundant_builds(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[s
         return {}
     paths = {t.path for t in (*run.modules, *facts.native_words)}
     sources = {id(e): resolved_sources(e, paths) for e in facts.extensions}
-    imported = [e for e in facts.extensions if e.name not in {"", "?"} and _imported(e, facts) and sources[id(e)]]
+    modules = _imported_modules(facts)
+    imported = [e for e in facts.extensions if e.name not in {"", "?"} and _imported(e, modules) and sources[id(e)]]
     python = [m for m in run.modules if m.path.endswith(PYTHON_SUFFIXES) and run.context.of(m.path).role != "build"]
     verdicts: dict[str, list[str | None]] = defaultdict(list)
     for extension in facts.extensions:
@@ -219,7 +226,7 @@ def redundant_builds(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[s
         reason = None
         if (_judgeable(extension.name.rsplit(".", 1)[-1]) and extension.listed and own
                 and run.context.of(extension.path).role == "build"
-                and not _imported(extension, facts)
+                and not _imported(extension, modules)
                 and not any(writes_word(m.words, extension.name.rsplit(".", 1)[-1]) for m in python)):
             twin = next((e for e in imported if e is not extension and own <= sources[id(e)]), None)
             if twin is not None:
@@ -234,8 +241,9 @@ def orphan_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[
     if len(facts.extensions) < 2 or not facts.imports:
         return {}
     python = [m for m in run.modules if m.path.endswith(PYTHON_SUFFIXES) and run.context.of(m.path).role != "build"]
-    imported = {e.name for e in facts.extensions if e.cuda and e.name not in {"", "?"} and (
-        _imported(e, facts) or any(loads_extension(e, module) for m in python for module in m.imports))}
+    # each module once: a tree imports json a thousand times
+    modules = _imported_modules(facts) | {module for m in python for module in m.imports}
+    imported = {e.name for e in facts.extensions if e.cuda and e.name not in {"", "?"} and _imported(e, modules)}
     if not imported:
         return {}
     paths = {t.path for t in (*run.modules, *facts.native_words)}

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.cuda_arms import Handle, gate_reason
-from ascend_feasibility.analyzer.context.propagation import extension_fallback, named_elsewhere
+from ascend_feasibility.analyzer.context.propagation import extension_fallback, import_index, named_elsewhere
 from ascend_feasibility.analyzer.core.findings import Located, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
@@ -38,12 +38,13 @@ def fallback_extensions(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tupl
     sources = {id(e): resolved_sources(e, paths) for e in facts.extensions}
     result: dict[str, tuple[str, str]] = {}
     covered_by_builder: dict[str, list[bool]] = {}
+    index = import_index(run.modules)
     for extension in facts.extensions:
         if not extension.sources or extension.name in {"", "?"}:
             covered_by_builder.setdefault(extension.path, []).append(False)
             continue
         reason = extension_fallback({extension.name, extension.name.rsplit(".", 1)[-1]}, run.modules,
-                                    run.context, run.guarded)
+                                    run.context, run.guarded, index)
         covered_by_builder.setdefault(extension.path, []).append(reason is not None)
         if reason is None:
             continue
