@@ -482,6 +482,12 @@ class PackageRecord(_Record):
     replacement: BilingualText | None = None
     note: BilingualText
     npu_aware_since: str | None = None
+    older_releases_run: bool = Field(
+        default=False,
+        description="a release older than npu_aware_since still runs on Ascend: what the newer one adds is an NPU arm of "
+        "a device choice whose older form falls back to the CPU or to a CUDA name transfer_to_npu maps (peft's "
+        "infer_device); a pin below it is no Ascend reason to move (DEP004 at info)",
+    )
     npu_fork: str | None = Field(
         default=None,
         description="the Ascend fork that installs the same module under its own distribution name and version line",

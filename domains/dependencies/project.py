@@ -86,7 +86,8 @@ def analyze_dependencies(
         if record is not None and record.npu_aware_since:
             for site in sites:
                 if _below(site.specifier, record.npu_aware_since):
-                    emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since)
+                    emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
+                                     facets=("older-releases-run",) if record.older_releases_run else ())
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         for site in declared:
             if site.local_version.startswith(("+cu", "+rocm")):
@@ -172,9 +173,10 @@ class _Emitter:
         self.occurrences[key] += 1
 
     def declaration(self, code: str, symbol: str, site: Declaration, npu: str | None = None, place: Place | None = None,
-                    sites: list[str] | None = None) -> None:
+                    sites: list[str] | None = None, facets: tuple[str, ...] = ()) -> None:
         snippet = site.text[:200]
-        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu), place, sites)
+        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu, facets=facets),
+                   place, sites)
 
     def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None) -> None:
         self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu),
