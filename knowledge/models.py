@@ -746,6 +746,19 @@ class OptInConventions(_Record):
                                                      "frameworks' arguments classes, with their defaults")
 
 
+class RouteGap(_Record):
+    """A feature of the routed library that the route lacks, as the project's Python spells a use of it: a string
+    value (transformers' `optim="paged_adamw_32bit"`), a keyword argument not set to a literal false (`load_in_8bit=`),
+    or a keyword given one literal value (`bnb_4bit_quant_type="fp4"`); a call into the library itself is DEP030's.
+    Each use is a finding (DEP032) whose texts are the rule's variant for `facet`."""
+
+    facet: str = Field(pattern=r"^[a-z0-9-]+$")
+    strings: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+    keyword_values: dict[str, str] = Field(default_factory=dict)
+    source: str = Field(min_length=1, description="where the route is read to lack it: repository, commit, file")
+
+
 class Route(_Record):
     """One route to Ascend for a widely used project or library (knowledge/routes/routes.toml)."""
 
@@ -761,6 +774,7 @@ class Route(_Record):
     route: BilingualText
     note: BilingualText
     covers: list[str] = Field(default_factory=list, description="the project's modules the route replaces or patches")
+    lacks: list[RouteGap] = Field(default_factory=list, description="features of the library the route does not provide")
 
 
 class Routes(_Record):

@@ -299,3 +299,33 @@ def test_a_calibration_script_is_told_where_to_calibrate_and_a_loader_how_to_ser
     assert "calibration" not in calls[("serve.py", 2)].en
     row = next(r for r in report.dependency_matrix if r.package == "auto-gptq")
     assert "from_quantized" in row.replacement.en and "msModelSlim" in row.replacement.en
+
+
+INSTALL_README = (
+    "# Demo\n\n## Installation\n\n```bash\n$ pip install torch==2.1.0+cu121 accelerate==0.18.0\n"
+    "mim install mmcv-full==1.5.0\n```\n\n```python\nimport os  # pip install peft==0.1.0\n```\n\n"
+    "Then run `pip install peft==0.3.0` from a shell.\n\npip install peft==0.3.0\n"
+)
+
+
+def test_install_lines_of_a_readme_choose_the_target_where_no_manifest_declares_torch(tmp_path):
+    """InternImage's subproject READMEs pin `pip install torch==1.11.0+cu113` and `mim install mmcv-full==1.5.0` (scout
+    14); only fenced shell blocks and lines that start with an install are read, never Python blocks or prose."""
+    write(tmp_path, {"README.md": INSTALL_README, "train.py": "import torch\nimport accelerate\nimport peft\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch_npu.startswith("2.1.0")
+    assert "an install line of README.md" in report.target.reason.en
+    rows = {row.package: (row.declared, row.sources) for row in report.dependency_matrix}
+    assert rows["mmcv-full"] == ("==1.5.0", ["README.md:7"]) and rows["peft"] == ("==0.3.0", ["README.md:16"])
+    below = {f.symbol: f.severity for f in report.findings if f.rule == "DEP004"}
+    assert below == {"accelerate==0.18.0": "medium", "peft==0.3.0": "info"}  # peft's older releases run (packages.toml)
+    assert not [f for f in report.findings if f.path == "README.md" and f.rule != "DEP004"]  # versions only
+    assert report.project.files_scanned == 1 and report.project.lines_scanned == 3  # a document is no code
+
+
+def test_a_manifest_outranks_the_install_lines_of_a_readme(tmp_path):
+    write(tmp_path, {"README.md": INSTALL_README, "requirements.txt": "torch>=2.10.0\naccelerate>=0.30\n",
+                     "train.py": "import torch\nimport accelerate\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch_npu == "2.12.0" and "README" not in report.target.reason.en
+    assert not [f for f in report.findings if f.rule == "DEP004" and f.symbol.startswith("accelerate")]

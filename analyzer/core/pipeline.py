@@ -280,8 +280,10 @@ def _project_target(files: list[ProjectFile], worker: FileWorker, context: Proje
     Examples', docs' and tests' manifests pin what a demo needs, not what the project installs."""
     facts: dict[str, list] = {domain.name: [] for domain in worker.domains}
     # setup.py (Python) and environment.yml (YAML) are build files by role, whatever their kind: they name torch too
+    # an install document of the project or its docs (README.md, docs/install.md): its pins rank below every manifest's
     manifests = (f for f in files if (context.of(f.path).role == "build"
-                 or (f.kind == "build" and context.of(f.path).role == "product"))
+                 or (f.kind == "build" and context.of(f.path).role == "product")
+                 or (f.kind == "install-doc" and context.of(f.path).role in {"product", "docs"}))
                  and context.of(f.path).reach != "other-backend")  # a ROCm image's torch is ROCm's, no requirement
     for project_file in sorted(manifests, key=lambda f: f.path):
         result = worker.process(project_file)

@@ -15,7 +15,7 @@ from ascend_feasibility.analyzer.core.findings import FindingFactory, Located, P
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
 from ascend_feasibility.analyzer.reading.manifests import Declaration
 from ascend_feasibility.domains.base import TargetChoice
-from ascend_feasibility.domains.dependencies.facts import ImportFact
+from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, ImportFact
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.knowledge import KnowledgeBase
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -54,8 +54,10 @@ def analyze_dependencies(
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
+    documented: dict[str, list[Declaration]] = defaultdict(list)  # pinned only in install documents' shell
     for declaration in sorted(set(declarations), key=lambda d: (d.path, d.line, d.name)):
-        by_package[declaration.name].append(declaration)
+        (documented if declaration.source == DOC_SOURCE else by_package)[declaration.name].append(declaration)
+    documented = {name: sites for name, sites in documented.items() if name not in by_package}
     imported: dict[str, list[ImportFact]] = defaultdict(list)
     for fact in sorted(imports, key=lambda f: (f.path, f.cell or 0, f.line)):
         if fact.module in STDLIB or fact.module in context.local_modules:
@@ -98,6 +100,13 @@ def analyze_dependencies(
         for site in sites:
             if name == "torch-npu":
                 emit.declaration("torch-npu-declared", f"{name}{site.specifier}", site)
+    for name, sites in documented.items():  # a README's `pip install accelerate==0.18.0`: its version, nothing else
+        record = kb.package(name)
+        if record is not None and record.npu_aware_since:
+            for site in sites:
+                if _below(site.specifier, record.npu_aware_since):
+                    emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
+                                     facets=("older-releases-run",) if record.older_releases_run else ())
     has_manifest = has_manifest or bool(by_package)
     for name, facts in imported.items():
         if name in by_package:
@@ -124,7 +133,7 @@ def analyze_dependencies(
         emit.import_site("cuda-only-import", name, fact, place=lazy)
 
     torch_sites = by_package.get("torch", [])
-    primary = _primary(torch_sites)
+    primary = _primary(torch_sites or documented.get("torch", []))  # the fit shown: a README's torch where no manifest's
     fit = torch_fit(primary, kb)
     pinned = _exact_pin(torch_sites, primary, fit, kb)
     if pinned is not None:  # the target follows the torch the project pins inside its range (choose_target)
@@ -149,7 +158,8 @@ def analyze_dependencies(
     if not torch_sites and "torch" in imported:
         emit.import_site("torch-not-declared", "torch", imported["torch"][0], fit.recommended or "")
 
-    matrix = [_row(name, by_package.get(name, []), name in imported, kb) for name in sorted(set(by_package) | set(imported))]
+    declared = {**documented, **by_package}
+    matrix = [_row(name, declared.get(name, []), name in imported, kb) for name in sorted(set(declared) | set(imported))]
     return DependencyAnalysis(findings, matrix, fit)
 
 
@@ -280,6 +290,8 @@ def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetC
     top-level requirements.txt), the target follows that pin: it is the torch the project runs and the one its
     other pins (vLLM, flash-attn wheels) are built against."""
     sites = [d for d in declarations if d.name == "torch"]
+    if any(s.source != DOC_SOURCE for s in sites):  # a manifest's torch: install documents' pins do not count
+        sites = [s for s in sites if s.source != DOC_SOURCE]
     primary = _primary(sites)
     fit = torch_fit(primary, kb)
     pinned = _exact_pin(sites, primary, fit, kb)
@@ -298,22 +310,25 @@ def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetC
         return TargetChoice(None, Text(
             en=f"default release {default}: the project declares no torch requirement",
             zh=f"默认发行版 {default}：项目未声明 torch 依赖"), conflicts)
-    where = f"torch{fit.declared or ''} ({primary[0].path})"
+    where = where_zh = f"torch{fit.declared or ''} ({primary[0].path})"
+    if primary[0].source == DOC_SOURCE:
+        where = f"torch{fit.declared or ''} (an install line of {primary[0].path}: no manifest declares torch)"
+        where_zh = f"torch{fit.declared or ''}（{primary[0].path} 中的安装命令：没有清单文件声明 torch）"
     line = _line_release(primary, kb) if not fit.releases else None
     if line is not None:
         return TargetChoice(line.torch_npu, Text(
             en=f"newest torch_npu release of the project's torch line: {where} fits no release of the table, "
                f"torch_npu {line.torch_npu} is built for torch {line.torch} (the patch differs)",
-            zh=f"项目 torch 版本线的最新 torch_npu 发行版：{where} 不匹配兼容性表中的发行版，"
+            zh=f"项目 torch 版本线的最新 torch_npu 发行版：{where_zh} 不匹配兼容性表中的发行版，"
                f"torch_npu {line.torch_npu} 对应 torch {line.torch}（补丁版本不同）"), conflicts)
     if not fit.releases:
         return TargetChoice(None, Text(
             en=f"default release {default}: the project's requirement {where} fits no release of the table",
-            zh=f"默认发行版 {default}：项目的依赖 {where} 不匹配兼容性表中的任何发行版"), conflicts)
+            zh=f"默认发行版 {default}：项目的依赖 {where_zh} 不匹配兼容性表中的任何发行版"), conflicts)
     chosen = fit.releases[0]
     return TargetChoice(chosen, Text(
         en=f"newest torch_npu release that fits the project's requirement {where}",
-        zh=f"与项目依赖 {where} 匹配的最新 torch_npu 发行版"), conflicts)
+        zh=f"与项目依赖 {where_zh} 匹配的最新 torch_npu 发行版"), conflicts)
 
 
 def _conflicts(sites: list[Declaration], chosen: list[Declaration], fit: TorchFit, kb: KnowledgeBase) -> list[str]:
