@@ -158,7 +158,9 @@ def analyze_dependencies(
     if not torch_sites and "torch" in imported:
         emit.import_site("torch-not-declared", "torch", imported["torch"][0], fit.recommended or "")
 
-    declared = {**documented, **by_package}
+    # a package an install document names shows its version on the import's row; one the code never imports adds no
+    # row (a README's `pip install flash-attn` for a demo is no dependency of the project's code)
+    declared = {**{n: s for n, s in documented.items() if n in imported}, **by_package}
     matrix = [_row(name, declared.get(name, []), name in imported, kb) for name in sorted(set(declared) | set(imported))]
     return DependencyAnalysis(findings, matrix, fit)
 
