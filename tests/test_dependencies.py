@@ -329,3 +329,14 @@ def test_a_manifest_outranks_the_install_lines_of_a_readme(tmp_path):
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     assert report.target.torch_npu == "2.12.0" and "README" not in report.target.reason.en
     assert not [f for f in report.findings if f.rule == "DEP004" and f.symbol.startswith("accelerate")]
+
+
+def test_an_install_document_of_a_folder_without_python_does_not_choose_the_target(tmp_path):
+    """open-r1's slurm/README.md pins torch==2.5.1 for its vLLM serving nodes; the code's torch is another matter."""
+    write(tmp_path, {"slurm/README.md": "```bash\npip install torch==2.5.1\n```\n", "slurm/serve.slurm": "vllm serve\n",
+                     "train/README.md": "```bash\npip install torch==2.1.0\n```\n", "train/run.py": "import torch\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch_npu.startswith("2.1.0") and "train/README.md" in report.target.reason.en
+    write(tmp_path, {"train/README.md": "# no pins\n", "README_npu.md": "pip install torch_npu==2.1.0\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch_npu == "2.12.0" and report.project.npu_code == []  # an NPU guide is no NPU code

@@ -24,6 +24,23 @@ def is_install_doc(name: str) -> bool:
     return lower.startswith(("readme", "install")) or "install" in lower
 
 
+def sets_up_code(path: str, code_folders: set[str]) -> bool:
+    """Is the document the setup of Python code: at the project's root, or in a folder holding Python at any depth
+    (InternImage's detection/README.md)? One in a folder of cluster or serving launchers (open-r1's slurm/README.md)
+    sets up another environment, not the code's."""
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    return folder == "" or folder in code_folders
+
+
+def code_folders(python_paths) -> set[str]:
+    """Every folder that holds a Python file, at any depth below it."""
+    folders: set[str] = set()
+    for path in python_paths:
+        parts = path.split("/")[:-1]
+        folders.update("/".join(parts[:end]) for end in range(1, len(parts) + 1))
+    return folders
+
+
 def shell_view(text: str) -> str:
     """The document with only its shell lines left, each on its own line number."""
     kept: list[str] = []
