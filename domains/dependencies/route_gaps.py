@@ -4,7 +4,8 @@ bitsandbytes' NPU backend, which quantises NF4 only. The features and their spel
 (knowledge/routes/routes.toml `lacks`); the finding's texts are the rule's variant for the feature's facet.
 
 A string counts only as a whole value equal to a listed one (a help text that names the optimizer is no use); a
-keyword counts unless its value is a literal false (`load_in_8bit=False` turns the feature off)."""
+keyword counts unless its value is a literal false (`load_in_8bit=False` turns the feature off); one whose value is the
+project's own switch (a name, an expression) is the low-severity `switched` variant: on only where the project sets it."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from tree_sitter import Node
 
 DETECTOR = "route-gap"
 OFF_VALUES = frozenset({"false", "none"})  # tree-sitter node types of a literal that turns a feature off
+SWITCHED = "switched"  # the facet of a keyword whose value is the project's switch, not a literal True
 
 
 @dataclass(frozen=True)
@@ -76,10 +78,13 @@ class _RouteGapScan(PythonScan):
             return
         literal = _string_value(value) if value.type == "string" else None
         facet = gaps().keyword_values.get((keyword, literal)) if literal is not None else None
+        facets: tuple[str, ...] = (facet,) if facet is not None else ()
         if facet is None and keyword in gaps().keywords and value.type not in OFF_VALUES:
-            facet = gaps().keywords[keyword]
-        if facet is not None:
-            self.hit(DETECTOR, parsing.text(argument), argument, facets=(facet,))
+            # a literal True asks for the feature; a name or expression passes the project's own switch, on only
+            # where the project turns it on (llm-foundry's `load_in_8bit=load_in_8bit`, default False)
+            facets = (gaps().keywords[keyword],) if value.type == "true" else (gaps().keywords[keyword], SWITCHED)
+        if facets:
+            self.hit(DETECTOR, parsing.text(argument), argument, facets=facets)
 
 
 def _string_value(node: Node) -> str | None:
