@@ -133,14 +133,16 @@ def analyze_dependencies(
         emit.import_site("cuda-only-import", name, fact, place=lazy)
 
     torch_sites = by_package.get("torch", [])
-    primary = _primary(torch_sites or documented.get("torch", []))  # the fit shown: a README's torch where no manifest's
+    target = factory.target.release
+    # the fit shown: a README's torch where no manifest declares one and the target follows it (choose_target)
+    chosen_doc = [s for s in documented.get("torch", []) if target.torch_npu in torch_fit([s], kb).releases]
+    primary = _primary(torch_sites or chosen_doc)
     fit = torch_fit(primary, kb)
     pinned = _exact_pin(torch_sites, primary, fit, kb)
     if pinned is not None:  # the target follows the torch the project pins inside its range (choose_target)
         pin_fit, pin_sites = pinned
         pin_note = f"{pin_fit.recommended} [{pin_sites[0].path}: torch{_version_of(pin_sites)}]"
         fit = TorchFit(declared=fit.declared, releases=fit.releases, recommended=pin_note)
-    target = factory.target.release
     target_note = f"torch_npu {target.torch_npu} (torch {target.torch}, CANN {target.cann})"
     for path in sorted({s.path for s in torch_sites}):
         in_file = [s for s in torch_sites if s.path == path]
