@@ -340,3 +340,17 @@ def test_an_install_document_of_a_folder_without_python_does_not_choose_the_targ
     write(tmp_path, {"train/README.md": "# no pins\n", "README_npu.md": "pip install torch_npu==2.1.0\n"})
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     assert report.target.torch_npu == "2.12.0" and report.project.npu_code == []  # an NPU guide is no NPU code
+
+
+def test_an_install_document_keeps_only_its_install_commands_on_their_lines():
+    """InternImage classification/README.md: a prose line inside a bash block (`unit test (should see all checking is
+    True)`) broke the shell parse of every later command, so `pip install accelerate==0.18.0` (line 395) went unread."""
+    from ascend_feasibility.analyzer.reading.install_docs import shell_view
+
+    text = ("```bash\ncd ops\nunit test (should see it's True)\n```\n\n```bash\n$ pip install accelerate==0.18.0 \\\n"
+            "    deepspeed==0.8.3\n```\n```python\npip install peft==0.1.0\n```\nconda create -n x && pip install timm==0.6.11\n")
+    view = shell_view(text)
+    assert view.splitlines()[6:8] == ["pip install accelerate==0.18.0 \\", "deepspeed==0.8.3"]
+    declared, _ = manifests.parse_install_commands("README.md", parsing.parse("bash", view.encode()), "doc-install")
+    assert [(d.name, d.specifier, d.line) for d in declared] == [
+        ("accelerate", "==0.18.0", 7), ("deepspeed", "==0.8.3", 7), ("timm", "==0.6.11", 13)]

@@ -1,9 +1,12 @@
 """Install instructions in a project's documents (README*.md, INSTALL*.md, *install*.md), read as data, never run:
-the shell a reader is told to type, kept on its own lines so that a declaration read from it keeps its line number.
+the install commands a reader is told to type, kept on their own lines so that a declaration read from them keeps its
+line number.
 
-Kept: the lines of fenced code blocks whose info string is empty or a shell's (```bash, ```shell, ```sh, ```console),
-and any other line that starts with a `pip`/`pip3`/`mim`/`conda`/`mamba` install, a `$ ` prompt taken off. Everything
-else becomes an empty line. Only the first MAX_CHARACTERS are read (install sections come early)."""
+Kept: a line that runs a `pip`/`pip3`/`python -m pip`/`uv pip`/`mim`/`conda`/`mamba` install (at its start or after `&&`
+or `;`, a `$ ` prompt taken off), with the lines its trailing backslashes continue onto, inside a fenced block whose info
+string is empty or a shell's (```bash, ```shell, ```sh, ```console) or outside any block. Everything else becomes an
+empty line: other shell (a prose line inside a block, `unit test (should see ...)`, would break the parse of every
+command after it), other blocks, prose. Only the first MAX_CHARACTERS are read (install sections come early)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ MAX_CHARACTERS = 200_000
 SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellscript"})
 _FENCE = re.compile(r"^\s{0,3}(```+|~~~+)\s*([\w+-]*)")
 _PROMPT = re.compile(r"^\s*(?:\$|>|#)\s+")
-_INSTALL = re.compile(r"^\s*(?:python3?\s+-m\s+)?(?:pip3?|mim|conda|mamba)\s+install\b")
+_INSTALL = re.compile(r"(?:^|&&|;)\s*(?:python3?\s+-m\s+|uv\s+)?(?:pip3?|mim|conda|mamba)\s+install\b")
 
 
 def is_install_doc(name: str) -> bool:
@@ -42,24 +45,24 @@ def code_folders(python_paths) -> set[str]:
 
 
 def shell_view(text: str) -> str:
-    """The document with only its shell lines left, each on its own line number."""
+    """The document with only its install commands left, each on its own line number."""
     kept: list[str] = []
-    fence: str | None = None  # the open fence's marker while inside a shell block; "" inside another block
+    fence: str | None = None  # while inside a block: "shell" or "other"
+    marker = ""
+    continued = False  # the previous kept line ended with a backslash
     for line in text[:MAX_CHARACTERS].splitlines():
         opened = _FENCE.match(line)
-        if fence is None and opened:
-            fence = opened.group(1) if opened.group(2).lower() in SHELL_FENCES else ""
-            fence_marker = opened.group(1)
+        if opened and (fence is None or (opened.group(1).startswith(marker[:3]) and not opened.group(2))):
+            fence, marker = (None, "") if fence is not None else (
+                "shell" if opened.group(2).lower() in SHELL_FENCES else "other", opened.group(1))
             kept.append("")
+            continued = False
             continue
-        if fence is not None and opened and opened.group(1).startswith(fence_marker[:3]) and not opened.group(2):
-            fence = None
-            kept.append("")
-            continue
-        if fence:  # a shell block
-            kept.append(_PROMPT.sub("", line, count=1))
-        elif fence is None and _INSTALL.match(_PROMPT.sub("", line, count=1)):
-            kept.append(_PROMPT.sub("", line, count=1).strip())
+        command = _PROMPT.sub("", line, count=1).strip()
+        if fence != "other" and (continued or _INSTALL.search(command)):
+            kept.append(command)
+            continued = command.endswith("\\")
         else:
             kept.append("")
+            continued = False
     return "\n".join(kept)
