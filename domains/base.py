@@ -102,7 +102,7 @@ class Unit:
             if self.kind == "dockerfile":
                 self._tree = parsing.parse("bash", dockerfile.shell_view(self.source.text).encode("utf-8"))
             else:
-                grammar = {"python": "python", "shell": "bash", "cuda": "cuda", "cpp": "cpp"}[self.kind]
+                grammar = {"python": "python", "shell": "bash", "install-doc": "bash", "cuda": "cuda", "cpp": "cpp"}[self.kind]
                 self._tree = parsing.parse(grammar, self.source.data)
         return self._tree
 

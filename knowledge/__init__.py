@@ -114,11 +114,13 @@ class KnowledgeBase:
         """The replacement a package record gives for a call of `symbol` into it: its own call entry, else the
         package's replacement text (no code). None for a package that needs no replacement."""
         record = self.package(distribution)
-        if record is None or record.replacement is None:
+        if record is None:
             return None
         entry = next((call for call in record.calls if symbol in call.names), None)
         if entry is not None:
             return entry
+        if record.replacement is None:
+            return None
         return Replacement(en=record.replacement.en, zh=record.replacement.zh)
 
     def distribution_of(self, module: str) -> str:

@@ -482,6 +482,12 @@ class PackageRecord(_Record):
     replacement: BilingualText | None = None
     note: BilingualText
     npu_aware_since: str | None = None
+    older_releases_run: bool = Field(
+        default=False,
+        description="a release older than npu_aware_since still runs on Ascend: what the newer one adds is an NPU arm of "
+        "a device choice whose older form falls back to the CPU or to a CUDA name transfer_to_npu maps (peft's "
+        "infer_device); a pin below it is no Ascend reason to move (DEP004 at info)",
+    )
     npu_fork: str | None = Field(
         default=None,
         description="the Ascend fork that installs the same module under its own distribution name and version line",
@@ -763,6 +769,19 @@ class OptInConventions(_Record):
                                                      "frameworks' arguments classes, with their defaults")
 
 
+class RouteGap(_Record):
+    """A feature of the routed library that the route lacks, as the project's Python spells a use of it: a string
+    value (transformers' `optim="paged_adamw_32bit"`), a keyword argument not set to a literal false (`load_in_8bit=`),
+    or a keyword given one literal value (`bnb_4bit_quant_type="fp4"`); a call into the library itself is DEP030's.
+    Each use is a finding (DEP032) whose texts are the rule's variant for `facet`."""
+
+    facet: str = Field(pattern=r"^[a-z0-9-]+$")
+    strings: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)
+    keyword_values: dict[str, str] = Field(default_factory=dict)
+    source: str = Field(min_length=1, description="where the route is read to lack it: repository, commit, file")
+
+
 class Route(_Record):
     """One route to Ascend for a widely used project or library (knowledge/routes/routes.toml)."""
 
@@ -778,6 +797,7 @@ class Route(_Record):
     route: BilingualText
     note: BilingualText
     covers: list[str] = Field(default_factory=list, description="the project's modules the route replaces or patches")
+    lacks: list[RouteGap] = Field(default_factory=list, description="features of the library the route does not provide")
 
 
 class Routes(_Record):

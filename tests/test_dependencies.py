@@ -319,3 +319,58 @@ def test_a_calibration_script_is_told_where_to_calibrate_and_a_loader_how_to_ser
     assert "calibration" not in calls[("serve.py", 2)].en
     row = next(r for r in report.dependency_matrix if r.package == "auto-gptq")
     assert "from_quantized" in row.replacement.en and "msModelSlim" in row.replacement.en
+
+
+INSTALL_README = (
+    "# Demo\n\n## Installation\n\n```bash\n$ pip install torch==2.1.0+cu121 accelerate==0.18.0\n"
+    "mim install mmcv-full==1.5.0\n```\n\n```python\nimport os  # pip install peft==0.1.0\n```\n\n"
+    "Then run `pip install peft==0.3.0` from a shell.\n\npip install peft==0.3.0\n"
+)
+
+
+def test_install_lines_of_a_readme_choose_the_target_where_no_manifest_declares_torch(tmp_path):
+    """InternImage's subproject READMEs pin `pip install torch==1.11.0+cu113` and `mim install mmcv-full==1.5.0` (scout
+    14); only fenced shell blocks and lines that start with an install are read, never Python blocks or prose."""
+    write(tmp_path, {"README.md": INSTALL_README, "train.py": "import torch\nimport accelerate\nimport peft\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch_npu.startswith("2.1.0")
+    assert "an install line of README.md" in report.target.reason.en
+    rows = {row.package: (row.declared, row.sources) for row in report.dependency_matrix}
+    assert rows["peft"] == ("==0.3.0", ["README.md:16"]) and "mmcv-full" not in rows  # never imported: no row
+    below = {f.symbol: f.severity for f in report.findings if f.rule == "DEP004"}
+    assert below == {"accelerate==0.18.0": "medium", "peft==0.3.0": "info"}  # peft's older releases run (packages.toml)
+    assert not [f for f in report.findings if f.path == "README.md" and f.rule != "DEP004"]  # versions only
+    assert report.project.files_scanned == 1 and report.project.lines_scanned == 3  # a document is no code
+
+
+def test_a_manifest_outranks_the_install_lines_of_a_readme(tmp_path):
+    write(tmp_path, {"README.md": INSTALL_README, "requirements.txt": "torch>=2.10.0\naccelerate>=0.30\n",
+                     "train.py": "import torch\nimport accelerate\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch_npu == "2.12.0" and "README" not in report.target.reason.en
+    assert not [f for f in report.findings if f.rule == "DEP004" and f.symbol.startswith("accelerate")]
+
+
+def test_an_install_document_of_a_folder_without_python_does_not_choose_the_target(tmp_path):
+    """open-r1's slurm/README.md pins torch==2.5.1 for its vLLM serving nodes; the code's torch is another matter."""
+    write(tmp_path, {"slurm/README.md": "```bash\npip install torch==2.5.1\n```\n", "slurm/serve.slurm": "vllm serve\n",
+                     "train/README.md": "```bash\npip install torch==2.1.0\n```\n", "train/run.py": "import torch\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch_npu.startswith("2.1.0") and "train/README.md" in report.target.reason.en
+    write(tmp_path, {"train/README.md": "# no pins\n", "README_npu.md": "pip install torch_npu==2.1.0\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch_npu == "2.12.0" and report.project.npu_code == []  # an NPU guide is no NPU code
+
+
+def test_an_install_document_keeps_only_its_install_commands_on_their_lines():
+    """InternImage classification/README.md: a prose line inside a bash block (`unit test (should see all checking is
+    True)`) broke the shell parse of every later command, so `pip install accelerate==0.18.0` (line 395) went unread."""
+    from ascend_feasibility.analyzer.reading.install_docs import shell_view
+
+    text = ("```bash\ncd ops\nunit test (should see it's True)\n```\n\n```bash\n$ pip install accelerate==0.18.0 \\\n"
+            "    deepspeed==0.8.3\n```\n```python\npip install peft==0.1.0\n```\nconda create -n x && pip install timm==0.6.11\n")
+    view = shell_view(text)
+    assert view.splitlines()[6:8] == ["pip install accelerate==0.18.0 \\", "deepspeed==0.8.3"]
+    declared, _ = manifests.parse_install_commands("README.md", parsing.parse("bash", view.encode()), "doc-install")
+    assert [(d.name, d.specifier, d.line) for d in declared] == [
+        ("accelerate", "==0.18.0", 7), ("deepspeed", "==0.8.3", 7), ("timm", "==0.6.11", 13)]

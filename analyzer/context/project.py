@@ -6,6 +6,7 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from ascend_feasibility.analyzer.reading.install_docs import is_install_doc
 from ascend_feasibility.analyzer.context.backend_images import is_dockerfile
 from ascend_feasibility.analyzer.context.roles import PathView, derived, file_role, has_root_package, path_view
 from ascend_feasibility.knowledge import load_context_conventions
@@ -71,7 +72,7 @@ def build_project_context(paths: list[str], role_overrides: dict[str, list[str]]
             reach, reason = _library_folder(path, libraries, views[path])
         if reach == "runs" and other_backend and path in other_backend:
             reach, reason = "other-backend", other_backend[path]
-        if reach == "npu-path":
+        if reach == "npu-path" and not is_install_doc(views[path].name):  # README_npu.md is a guide, not NPU code
             npu_files.append(path)
         if role != "product" or reach != "runs":
             files[path] = FileContext(role, reach, reason)

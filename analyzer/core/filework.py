@@ -35,6 +35,7 @@ from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding, Skip
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile
 from ascend_feasibility.analyzer.reading.generated import GENERATED_REASON, written_by_port
+from ascend_feasibility.analyzer.reading.install_docs import shell_view
 from ascend_feasibility.analyzer.reading.notebooks import code_sources, python_cells, shell_cells
 from ascend_feasibility.analyzer.reading.python_names import ImportTable
 from ascend_feasibility.analyzer.reading.source import SourceText, Unreadable, decode_python, decode_text, read_bytes
@@ -114,9 +115,10 @@ class FileWorker:
                 except Unreadable as exc:
                     result.skipped.append(SkippedFile(path=project_file.path, reason=str(exc)))
                     return result
-                result.scanned = True
+                result.scanned = project_file.kind != "install-doc"  # a document is read for its install lines only
                 # JSON fixtures and examples' data are no code to port: their lines are not counted as scanned
                 counts = project_file.kind != "json" or self.context.of(project_file.path).role in COUNTED_ROLES
+                counts = counts and result.scanned
                 result.lines = _line_count(units) if counts else 0
                 try:
                     self._analyze_units(project_file, units, result)
@@ -168,6 +170,8 @@ class FileWorker:
                 result,
             )
             return sorted(cells + shell, key=lambda unit: unit.cell)
+        if kind == "install-doc":  # a document: its install lines only, on their own line numbers
+            return _within_budget([Unit(project_file.path, kind, SourceText.from_text(shell_view(decode_text(data).text)))], result)
         return _within_budget([Unit(project_file.path, kind, decode_text(data))], result)  # shell, dockerfile, yaml, json, build
 
     def _scan_unit(self, unit: Unit, result: FileResult) -> None:

@@ -34,6 +34,7 @@ NATIVE = "native"  # supported by torch_npu as written: nothing to change and no
 NATIVE_SINCE = "native_since:"
 PYTHON_STRING = "python-string"  # the facet of a site in a shell script's `python -c` string
 PACKAGE_CALL = "package-call"  # the finding's replacement is the called package's (packages.toml)  # native_since:7.0.0: supported as written from that release line on
+PACKAGE_CALLS = frozenset({PACKAGE_CALL, "package-cuda-only-call"})  # a compatible package's CUDA-only call (DEP031)
 
 
 def _common_texts() -> dict:
@@ -228,7 +229,7 @@ class FindingFactory:
         if held:
             texts = next((v.message for v in held if v.message is not None), texts)
             replacement = next((v.replacement for v in held if v.replacement is not None), replacement)
-        if rule.match.detector == PACKAGE_CALL and at.npu:
+        if rule.match.detector in PACKAGE_CALLS and at.npu:
             replacement = self.kb.package_call(at.npu, at.symbol) or replacement
         npu = at.npu or replacement.code or ""
         message = {lang: _fill(getattr(texts, lang), at.symbol, npu, lang) for lang in ("en", "zh")}
@@ -301,7 +302,7 @@ def rule_uses_site(rule: Rule) -> bool:
     replacements += [r for v in rule.at_release for r in (v.replacement, v.replacement_inference)]
     replacements += [v.replacement for v in rule.variants]
     shapes = [s for r in replacements if r is not None for s in (r, *r.shapes)]
-    return rule.match.detector == PACKAGE_CALL or any(shape.uses_site() for shape in shapes)
+    return rule.match.detector in PACKAGE_CALLS or any(shape.uses_site() for shape in shapes)
 
 
 def in_range(variant, release) -> bool:

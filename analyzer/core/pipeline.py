@@ -42,6 +42,7 @@ from ascend_feasibility.analyzer.core.models import (
 )
 from ascend_feasibility.analyzer.core.report_cache import ReportCache, run_settings
 from ascend_feasibility.analyzer.core.store import FindingStore, summarize
+from ascend_feasibility.analyzer.reading import install_docs
 from ascend_feasibility.analyzer.reading.config import load_project_config
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile, discover, discover_file
 from ascend_feasibility.analyzer.reading.gitinfo import read_revision
@@ -281,8 +282,12 @@ def _project_target(files: list[ProjectFile], worker: FileWorker, context: Proje
     Examples', docs' and tests' manifests pin what a demo needs, not what the project installs."""
     facts: dict[str, list] = {domain.name: [] for domain in worker.domains}
     # setup.py (Python) and environment.yml (YAML) are build files by role, whatever their kind: they name torch too
+    # an install document of the project or its docs that sets up its code: its pins rank below every manifest's
+    code = install_docs.code_folders(f.path for f in files if f.kind == "python")
     manifests = (f for f in files if (context.of(f.path).role == "build"
-                 or (f.kind == "build" and context.of(f.path).role == "product"))
+                 or (f.kind == "build" and context.of(f.path).role == "product")
+                 or (f.kind == "install-doc" and context.of(f.path).role in {"product", "docs"}
+                     and install_docs.sets_up_code(f.path, code)))
                  and context.of(f.path).reach != "other-backend")  # a ROCm image's torch is ROCm's, no requirement
     for project_file in sorted(manifests, key=lambda f: f.path):
         result = worker.process(project_file)

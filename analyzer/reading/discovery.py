@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import pathspec
+from ascend_feasibility.analyzer.reading.install_docs import is_install_doc
 from ascend_feasibility.analyzer.core.models import SkippedFile
 from ascend_feasibility.analyzer.reading.source import Unreadable, file_type, read_contained
 
@@ -63,6 +64,8 @@ def classify(name: str) -> str | None:
         return "build" if name != "environment.yml" else "yaml"
     if lower.startswith("requirements") and lower.endswith((".txt", ".in")):
         return "build"
+    if is_install_doc(name):
+        return "install-doc"  # only its install lines are read (analyzer/reading/install_docs.py)
     return KIND_BY_SUFFIX.get(os.path.splitext(lower)[1])
 
 

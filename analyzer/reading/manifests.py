@@ -400,8 +400,9 @@ def _conda_spec(spec: str, relative: str, line: int, source: str = "conda") -> D
 INSTALL_QUERY = "(command name: (command_name) @name) @command"
 
 
-def parse_install_commands(relative: str, root_node: Node):
-    """pip install / python -m pip install / conda install lines (Dockerfiles, shell scripts, notebook `!`)."""
+def parse_install_commands(relative: str, root_node: Node, source: str = "pip-install"):
+    """pip install / python -m pip install / mim install / conda install lines (Dockerfiles, shell scripts, notebook
+    `!`, install documents' shell: `source` "doc-install", below every manifest)."""
     declarations: list[Declaration] = []
     found = parsing.captures(parsing.query("bash", INSTALL_QUERY), root_node)
     for command in found.get("command", []):
@@ -409,7 +410,7 @@ def parse_install_commands(relative: str, root_node: Node):
         program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
         if program.startswith("python") and words[:2] == ["-m", "pip"]:
             program, words = "pip", words[2:]
-        if program not in {"pip", "pip3", "conda", "mamba", "uv"} or "install" not in words:
+        if program not in {"pip", "pip3", "mim", "conda", "mamba", "uv"} or "install" not in words:
             continue
         if program == "uv" and words[:2] != ["pip", "install"]:
             continue
@@ -428,9 +429,9 @@ def parse_install_commands(relative: str, root_node: Node):
             if arg.startswith("-") or arg.startswith("$"):
                 continue
             if program in {"conda", "mamba"}:
-                declarations.append(_conda_spec(arg, relative, line, "conda-install"))
+                declarations.append(_conda_spec(arg, relative, line, "conda-install" if source == "pip-install" else source))
             else:
-                parsed = parse_requirement_text(arg, relative, line, "pip-install")
+                parsed = parse_requirement_text(arg, relative, line, source)
                 if isinstance(parsed, Declaration):
                     declarations.append(parsed)
     return declarations, []

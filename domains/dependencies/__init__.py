@@ -13,13 +13,16 @@ from ascend_feasibility.domains.dependencies.calls import PackageCallScanner
 from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY, DependencyFacts, collect
 from ascend_feasibility.domains.dependencies.images import fold_into_cuda_images
 from ascend_feasibility.domains.dependencies.project import analyze_dependencies, choose_target
+from ascend_feasibility.domains.dependencies.route_gaps import RouteGapScanner
 
 
 class DependenciesDomain(Domain):
     name = "dependencies"
-    scanner_classes = (PackageCallScanner,)  # calls into a package that needs replacing (DEP030)
+    # calls into a package that needs replacing (DEP030); uses of a feature its partial route lacks (DEP032)
+    scanner_classes = (PackageCallScanner, RouteGapScanner)
     facts_type = DependencyFacts
-    fact_kinds = frozenset({"build"})  # build files carry declarations though no scanner reads them line by line
+    # build files and install documents carry declarations though no scanner reads them line by line
+    fact_kinds = frozenset({"build", "install-doc"})
 
     def query_keys(self, unit: Unit) -> set[str]:
         return {IMPORT_QUERY_KEY} if "import" in unit.source.text else set()

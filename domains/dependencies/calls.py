@@ -3,7 +3,8 @@
 
 Which packages: every record of knowledge/dependencies/packages.toml classed needs_replacement whose calls change
 (`calls_change`: no Ascend build, fork or plugin of the same package keeps them working), by the modules it
-installs. A call another rule already speaks for (flash_attn_func: ATT001) is left to that rule, and a call whose value
+installs; and calls of a compatible package's `calls` entries, the parts of it with no Ascend path (DEP031). A call another
+rule already speaks for (flash_attn_func: ATT001) is left to that rule, and a call whose value
 only goes into another such call (xformers' `Inputs(...)` / `Context(...)` objects passed to
 `_memory_efficient_attention_backward`) is counted once, at the call it feeds.
 The finding's replacement is the package's (its `calls` entry for that function, rendered from the call's
@@ -20,6 +21,7 @@ from tree_sitter import Node
 
 REPLACED = frozenset({"needs_replacement"})
 DETECTOR = "package-call"
+CUDA_ONLY_DETECTOR = "package-cuda-only-call"
 
 
 def replaced_modules(kb) -> frozenset[str]:
@@ -27,6 +29,17 @@ def replaced_modules(kb) -> frozenset[str]:
     return frozenset(
         m.split(".")[0] for r in kb.packages.values() if r.classification in REPLACED and r.calls_change for m in r.modules
     )
+
+
+def cuda_only_calls(kb) -> dict[str, str]:
+    """Qualified name -> distribution, for the `calls` entries of packages that run on Ascend as a whole (class
+    compatible): the parts of them that do not (lmdeploy's TurbomindEngineConfig, whose engine has no Ascend build)."""
+    return {name: r.name for r in kb.packages.values() if r.classification == "compatible"
+            for call in r.calls for name in call.names}
+
+
+def _trigger_modules(kb) -> tuple[str, ...]:
+    return tuple(sorted(replaced_modules(kb) | {name.split(".")[0] for name in cuda_only_calls(kb)}))
 
 
 class _PackageCallScan(PythonScan):
@@ -37,9 +50,14 @@ class _PackageCallScan(PythonScan):
     def run(self) -> list[Hit]:
         kb = self.index.kb
         modules = replaced_modules(kb)
+        cuda_only = cuda_only_calls(kb)
         found: list[tuple[Reference, str]] = []
         for reference in unit_references(self.unit):
             root = reference.name.split(".")[0]
+            if reference.call is not None and reference.name in cuda_only and not self._spoken_for(reference):
+                self.hits.append(Hit(self.index.code_for(CUDA_ONLY_DETECTOR), reference.name, Span.of(reference.node),
+                                     cuda_only[reference.name]))
+                continue
             if reference.call is None or root not in modules or self._spoken_for(reference):
                 continue
             record = kb.package(kb.distribution_of(root))
@@ -97,7 +115,7 @@ def _argument_of(node: Node, calls: set[int]) -> bool:
 
 class PackageCallScanner(PythonDomainScanner):
     domain = "dependencies"
-    triggers = tuple(sorted(replaced_modules(load_knowledge())))
+    triggers = _trigger_modules(load_knowledge())
     scan_class = _PackageCallScan
 
     def __init__(self, kb, target) -> None:

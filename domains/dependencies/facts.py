@@ -20,6 +20,7 @@ IMPORT_QUERY = r"""
 (import_from_statement module_name: (dotted_name . (identifier) @module))
 """
 IMPORT_QUERY_KEY = query_set.register("imports", IMPORT_QUERY)
+DOC_SOURCE = "doc-install"  # a declaration read from an install document's shell (analyzer/reading/install_docs.py)
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
                 facts.used_through += [n for n in _used_through(unit) if n not in facts.used_through]
         elif unit.kind in {"shell", "dockerfile"} and "install" in unit.source.text:
             _add(facts, manifests.parse_install_commands(relative, unit.tree()))
+        elif unit.kind == "install-doc" and "install" in unit.source.text:  # a document's pins: its versions only
+            declared, problems = manifests.parse_install_commands(relative, unit.tree(), DOC_SOURCE)
+            _add(facts, ([d for d in declared if d.specifier], problems))
         elif unit.kind == "build":
             text = unit.source.text
             if name == "pyproject.toml":

@@ -15,7 +15,7 @@ from ascend_feasibility.analyzer.core.findings import FindingFactory, Located, P
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
 from ascend_feasibility.analyzer.reading.manifests import Declaration
 from ascend_feasibility.domains.base import TargetChoice
-from ascend_feasibility.domains.dependencies.facts import ImportFact
+from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, ImportFact
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.knowledge import KnowledgeBase
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -54,8 +54,10 @@ def analyze_dependencies(
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
+    documented: dict[str, list[Declaration]] = defaultdict(list)  # pinned only in install documents' shell
     for declaration in sorted(set(declarations), key=lambda d: (d.path, d.line, d.name)):
-        by_package[declaration.name].append(declaration)
+        (documented if declaration.source == DOC_SOURCE else by_package)[declaration.name].append(declaration)
+    documented = {name: sites for name, sites in documented.items() if name not in by_package}
     imported: dict[str, list[ImportFact]] = defaultdict(list)
     for fact in sorted(imports, key=lambda f: (f.path, f.cell or 0, f.line)):
         if fact.module in STDLIB or fact.module in context.local_modules:
@@ -88,7 +90,7 @@ def analyze_dependencies(
             below = [site for site in sites if _below(site.specifier, record.npu_aware_since)]
             for site, others in _per_manifest(below):
                 emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
-                                 sites=others)
+                                 sites=others, facets=("older-releases-run",) if record.older_releases_run else ())
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         for site in declared:
             if site.local_version.startswith(("+cu", "+rocm")):
@@ -99,6 +101,13 @@ def analyze_dependencies(
         for site in sites:
             if name == "torch-npu":
                 emit.declaration("torch-npu-declared", f"{name}{site.specifier}", site)
+    for name, sites in documented.items():  # a README's `pip install accelerate==0.18.0`: its version, nothing else
+        record = kb.package(name)
+        if record is not None and record.npu_aware_since:
+            for site in sites:
+                if _below(site.specifier, record.npu_aware_since):
+                    emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
+                                     facets=("older-releases-run",) if record.older_releases_run else ())
     has_manifest = has_manifest or bool(by_package)
     for name, facts in imported.items():
         if name in by_package:
@@ -125,14 +134,16 @@ def analyze_dependencies(
         emit.import_site("cuda-only-import", name, fact, place=lazy)
 
     torch_sites = by_package.get("torch", [])
-    primary = _primary(torch_sites)
+    target = factory.target.release
+    # the fit shown: a README's torch where no manifest declares one and the target follows it (choose_target)
+    chosen_doc = [s for s in documented.get("torch", []) if target.torch_npu in torch_fit([s], kb).releases]
+    primary = _primary(torch_sites or chosen_doc)
     fit = torch_fit(primary, kb)
     pinned = _exact_pin(torch_sites, primary, fit, kb)
     if pinned is not None:  # the target follows the torch the project pins inside its range (choose_target)
         pin_fit, pin_sites = pinned
         pin_note = f"{pin_fit.recommended} [{pin_sites[0].path}: torch{_version_of(pin_sites)}]"
         fit = TorchFit(declared=fit.declared, releases=fit.releases, recommended=pin_note)
-    target = factory.target.release
     target_note = f"torch_npu {target.torch_npu} (torch {target.torch}, CANN {target.cann})"
     for path in sorted({s.path for s in torch_sites}):
         in_file = [s for s in torch_sites if s.path == path]
@@ -150,7 +161,10 @@ def analyze_dependencies(
     if not torch_sites and "torch" in imported:
         emit.import_site("torch-not-declared", "torch", imported["torch"][0], fit.recommended or "")
 
-    matrix = [_row(name, by_package.get(name, []), name in imported, kb) for name in sorted(set(by_package) | set(imported))]
+    # a package an install document names shows its version on the import's row; one the code never imports adds no
+    # row (a README's `pip install flash-attn` for a demo is no dependency of the project's code)
+    declared = {**{n: s for n, s in documented.items() if n in imported}, **by_package}
+    matrix = [_row(name, declared.get(name, []), name in imported, kb) for name in sorted(set(declared) | set(imported))]
     return DependencyAnalysis(findings, matrix, fit)
 
 
@@ -174,9 +188,10 @@ class _Emitter:
         self.occurrences[key] += 1
 
     def declaration(self, code: str, symbol: str, site: Declaration, npu: str | None = None, place: Place | None = None,
-                    sites: list[str] | None = None) -> None:
+                    sites: list[str] | None = None, facets: tuple[str, ...] = ()) -> None:
         snippet = site.text[:200]
-        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu), place, sites)
+        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu, facets=facets),
+                   place, sites)
 
     def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None) -> None:
         self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu),
@@ -294,6 +309,8 @@ def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetC
     top-level requirements.txt), the target follows that pin: it is the torch the project runs and the one its
     other pins (vLLM, flash-attn wheels) are built against."""
     sites = [d for d in declarations if d.name == "torch"]
+    if any(s.source != DOC_SOURCE for s in sites):  # a manifest's torch: install documents' pins do not count
+        sites = [s for s in sites if s.source != DOC_SOURCE]
     primary = _primary(sites)
     fit = torch_fit(primary, kb)
     pinned = _exact_pin(sites, primary, fit, kb)
@@ -312,22 +329,25 @@ def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetC
         return TargetChoice(None, Text(
             en=f"default release {default}: the project declares no torch requirement",
             zh=f"默认发行版 {default}：项目未声明 torch 依赖"), conflicts)
-    where = f"torch{fit.declared or ''} ({primary[0].path})"
+    where = where_zh = f"torch{fit.declared or ''} ({primary[0].path})"
+    if primary[0].source == DOC_SOURCE:
+        where = f"torch{fit.declared or ''} (an install line of {primary[0].path}: no manifest declares torch)"
+        where_zh = f"torch{fit.declared or ''}（{primary[0].path} 中的安装命令：没有清单文件声明 torch）"
     line = _line_release(primary, kb) if not fit.releases else None
     if line is not None:
         return TargetChoice(line.torch_npu, Text(
             en=f"newest torch_npu release of the project's torch line: {where} fits no release of the table, "
                f"torch_npu {line.torch_npu} is built for torch {line.torch} (the patch differs)",
-            zh=f"项目 torch 版本线的最新 torch_npu 发行版：{where} 不匹配兼容性表中的发行版，"
+            zh=f"项目 torch 版本线的最新 torch_npu 发行版：{where_zh} 不匹配兼容性表中的发行版，"
                f"torch_npu {line.torch_npu} 对应 torch {line.torch}（补丁版本不同）"), conflicts)
     if not fit.releases:
         return TargetChoice(None, Text(
             en=f"default release {default}: the project's requirement {where} fits no release of the table",
-            zh=f"默认发行版 {default}：项目的依赖 {where} 不匹配兼容性表中的任何发行版"), conflicts)
+            zh=f"默认发行版 {default}：项目的依赖 {where_zh} 不匹配兼容性表中的任何发行版"), conflicts)
     chosen = fit.releases[0]
     return TargetChoice(chosen, Text(
         en=f"newest torch_npu release that fits the project's requirement {where}",
-        zh=f"与项目依赖 {where} 匹配的最新 torch_npu 发行版"), conflicts)
+        zh=f"与项目依赖 {where_zh} 匹配的最新 torch_npu 发行版"), conflicts)
 
 
 def _conflicts(sites: list[Declaration], chosen: list[Declaration], fit: TorchFit, kb: KnowledgeBase) -> list[str]:

@@ -1,0 +1,68 @@
+"""Install instructions in a project's documents (README*.md, INSTALL*.md, *install*.md), read as data, never run:
+the install commands a reader is told to type, kept on their own lines so that a declaration read from them keeps its
+line number.
+
+Kept: a line that runs a `pip`/`pip3`/`python -m pip`/`uv pip`/`mim`/`conda`/`mamba` install (at its start or after `&&`
+or `;`, a `$ ` prompt taken off), with the lines its trailing backslashes continue onto, inside a fenced block whose info
+string is empty or a shell's (```bash, ```shell, ```sh, ```console) or outside any block. Everything else becomes an
+empty line: other shell (a prose line inside a block, `unit test (should see ...)`, would break the parse of every
+command after it), other blocks, prose. Only the first MAX_CHARACTERS are read (install sections come early)."""
+
+from __future__ import annotations
+
+import re
+
+MAX_CHARACTERS = 200_000
+SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellscript"})
+_FENCE = re.compile(r"^\s{0,3}(```+|~~~+)\s*([\w+-]*)")
+_PROMPT = re.compile(r"^\s*(?:\$|>|#)\s+")
+_INSTALL = re.compile(r"(?:^|&&|;)\s*(?:python3?\s+-m\s+|uv\s+)?(?:pip3?|mim|conda|mamba)\s+install\b")
+
+
+def is_install_doc(name: str) -> bool:
+    """README.md, README_zh-CN.md, INSTALL.md, docs' installation.md / install_guide.md."""
+    lower = name.lower()
+    if not lower.endswith(".md"):
+        return False
+    return lower.startswith(("readme", "install")) or "install" in lower
+
+
+def sets_up_code(path: str, code_folders: set[str]) -> bool:
+    """Is the document the setup of Python code: at the project's root, or in a folder holding Python at any depth
+    (InternImage's detection/README.md)? One in a folder of cluster or serving launchers (open-r1's slurm/README.md)
+    sets up another environment, not the code's."""
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    return folder == "" or folder in code_folders
+
+
+def code_folders(python_paths) -> set[str]:
+    """Every folder that holds a Python file, at any depth below it."""
+    folders: set[str] = set()
+    for path in python_paths:
+        parts = path.split("/")[:-1]
+        folders.update("/".join(parts[:end]) for end in range(1, len(parts) + 1))
+    return folders
+
+
+def shell_view(text: str) -> str:
+    """The document with only its install commands left, each on its own line number."""
+    kept: list[str] = []
+    fence: str | None = None  # while inside a block: "shell" or "other"
+    marker = ""
+    continued = False  # the previous kept line ended with a backslash
+    for line in text[:MAX_CHARACTERS].splitlines():
+        opened = _FENCE.match(line)
+        if opened and (fence is None or (opened.group(1).startswith(marker[:3]) and not opened.group(2))):
+            fence, marker = (None, "") if fence is not None else (
+                "shell" if opened.group(2).lower() in SHELL_FENCES else "other", opened.group(1))
+            kept.append("")
+            continued = False
+            continue
+        command = _PROMPT.sub("", line, count=1).strip()
+        if fence != "other" and (continued or _INSTALL.search(command)):
+            kept.append(command)
+            continued = command.endswith("\\")
+        else:
+            kept.append("")
+            continued = False
+    return "\n".join(kept)

@@ -1,0 +1,113 @@
+"""Uses of a library feature that its partial route to Ascend lacks, flagged where the project's Python spells them
+(DEP032): qlora's `optim='paged_adamw_32bit'` default, `load_in_8bit=...`, `bnb_4bit_use_double_quant=...` with
+bitsandbytes' NPU backend, which quantises NF4 only. The features and their spellings are route data
+(knowledge/routes/routes.toml `lacks`); the finding's texts are the rule's variant for the feature's facet.
+
+A string counts only as a whole value equal to a listed one (a help text that names the optimizer is no use); a
+keyword counts unless its value is a literal false (`load_in_8bit=False` turns the feature off); one whose value is the
+project's own switch (a name, an expression) is the low-severity `switched` variant: on only where the project sets it."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.base import Unit
+from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
+from ascend_feasibility.knowledge import load_routes
+from tree_sitter import Node
+
+DETECTOR = "route-gap"
+OFF_VALUES = frozenset({"false", "none"})  # tree-sitter node types of a literal that turns a feature off
+SWITCHED = "switched"  # the facet of a keyword whose value is the project's switch, not a literal True
+
+
+@dataclass(frozen=True)
+class _Gaps:
+    strings: dict[str, str]  # value -> facet
+    keywords: dict[str, str]  # keyword -> facet
+    keyword_values: dict[tuple[str, str], str]  # (keyword, value) -> facet
+
+
+@functools.cache
+def gaps() -> _Gaps:
+    strings, keywords, keyword_values = {}, {}, {}
+    for route in load_routes().route:
+        for gap in route.lacks:
+            strings.update({value: gap.facet for value in gap.strings})
+            keywords.update({keyword: gap.facet for keyword in gap.keywords})
+            keyword_values.update({(k, v): gap.facet for k, v in gap.keyword_values.items()})
+    return _Gaps(strings, keywords, keyword_values)
+
+
+def _words() -> tuple[str, ...]:
+    found = gaps()
+    return tuple(sorted({*found.strings, *found.keywords, *(k for k, _ in found.keyword_values)}))
+
+
+QUERY = r"""
+(string) @gap_string
+(keyword_argument name: (identifier) @gap_keyword)
+"""
+
+
+class _RouteGapScan(PythonScan):
+    GATED = ((_words(), QUERY),)
+
+    def run(self):
+        """Strings and keywords only: no gap is spelled by a name (a call into the library is DEP030's)."""
+        found = self.captures()
+        for node in found.get("gap_string", []):
+            self._string(node)
+        for node in found.get("gap_keyword", []):
+            self._keyword(node)
+        return self.hits
+    def _string(self, node: Node) -> None:
+        value = _string_value(node)
+        facet = gaps().strings.get(value) if value is not None else None
+        if facet is None or _keyword_of(node) in gaps().keywords:  # the keyword's own finding speaks for it
+            return
+        self.hit(DETECTOR, value, node, facets=(facet,))
+
+    def _keyword(self, name: Node) -> None:
+        argument = name.parent
+        value = argument.child_by_field_name("value") if argument is not None else None
+        keyword = parsing.text(name)
+        if value is None:
+            return
+        literal = _string_value(value) if value.type == "string" else None
+        facet = gaps().keyword_values.get((keyword, literal)) if literal is not None else None
+        facets: tuple[str, ...] = (facet,) if facet is not None else ()
+        if facet is None and keyword in gaps().keywords and value.type not in OFF_VALUES:
+            # a literal True asks for the feature; a name or expression passes the project's own switch, on only
+            # where the project turns it on (llm-foundry's `load_in_8bit=load_in_8bit`, default False)
+            facets = (gaps().keywords[keyword],) if value.type == "true" else (gaps().keywords[keyword], SWITCHED)
+        if facets:
+            self.hit(DETECTOR, parsing.text(argument), argument, facets=facets)
+
+
+def _string_value(node: Node) -> str | None:
+    """The text of a plain string literal (no f-string, no concatenation), else None."""
+    if node.type != "string" or node.child_count < 2:
+        return None
+    start, end = node.children[0], node.children[-1]
+    if "f" in parsing.text(start).lower() or any(c.type == "interpolation" for c in node.children):
+        return None
+    return node.text[start.end_byte - node.start_byte : end.start_byte - node.start_byte].decode("utf-8", "replace")
+
+
+def _keyword_of(node: Node) -> str | None:
+    parent = node.parent
+    if parent is not None and parent.type == "keyword_argument" and parent.child_by_field_name("value") == node:
+        return parsing.text(parent.child_by_field_name("name"))
+    return None
+
+
+class RouteGapScanner(PythonDomainScanner):
+    domain = "dependencies"
+    triggers = _words()
+    scan_class = _RouteGapScan
+
+    def scan(self, unit: Unit):
+        return _RouteGapScan(self.index, unit).run()
