@@ -46,10 +46,17 @@ def _words() -> tuple[str, ...]:
     return tuple(sorted({*found.strings, *found.keywords, *(k for k, _ in found.keyword_values)}))
 
 
-QUERY = r"""
-(string) @gap_string
-(keyword_argument name: (identifier) @gap_keyword)
-"""
+def _query() -> str:
+    """Only strings and keywords that spell a gap: the query is gated on these words, so it captures nothing else
+    (tests/test_query_set.py)."""
+    found = gaps()
+    strings = "|".join(sorted(found.strings))
+    keywords = " ".join(f'"{k}"' for k in sorted({*found.keywords, *(k for k, _ in found.keyword_values)}))
+    return (f'((string) @gap_string (#match? @gap_string "{strings}"))\n'
+            f"((keyword_argument name: (identifier) @gap_keyword) (#any-of? @gap_keyword {keywords}))\n")
+
+
+QUERY = _query()
 
 
 class _RouteGapScan(PythonScan):
