@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
 from tests.helpers import write_tree
 
 SETUP = """import glob

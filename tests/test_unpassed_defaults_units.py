@@ -320,7 +320,7 @@ def test_a_file_without_arms_gives_nothing():
     ("", {""}, False),  # the analysed folder's own __init__.py
 ])
 def test_re_exported(module, starred, expected):
-    assert u._re_exported(module, starred) is expected
+    assert u.re_exported(module, starred) is expected
 
 
 @pytest.mark.parametrize(("shape", "expected"), [

@@ -6,9 +6,9 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.reading.install_docs import is_install_doc
 from ascend_feasibility.analyzer.context.backend_images import is_dockerfile
 from ascend_feasibility.analyzer.context.roles import PathView, derived, file_role, has_root_package, path_view
+from ascend_feasibility.analyzer.reading.install_docs import is_install_doc
 from ascend_feasibility.knowledge import load_context_conventions
 from ascend_feasibility.knowledge.models import BackendConventions
 from packaging.utils import canonicalize_name

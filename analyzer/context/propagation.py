@@ -34,7 +34,7 @@ from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
 from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders, unloaded_modules
-from ascend_feasibility.analyzer.context.unpassed_defaults import _re_exported, default_path, unpassed_defaults
+from ascend_feasibility.analyzer.context.unpassed_defaults import default_path, re_exported, unpassed_defaults
 from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
@@ -186,7 +186,7 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
     result = {}
     for f, (line, callee, parameter, index) in candidates:
         calls = passed.get(callee)
-        if not calls or callee in escaped or _re_exported(f.module, starred) or len(callee) < MIN_NAME:
+        if not calls or callee in escaped or re_exported(f.module, starred) or len(callee) < MIN_NAME:
             continue  # (a name too short for the words is not looked for where it is written)
         callers = {path for path, _ in calls}
         if written.get(callee, set()) - callers - {f.path}:
@@ -336,7 +336,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     imported only behind guards or opt-in modules (deepspeed.ops...triton/__init__.py imported where HAS_TRITON is checked): path →
     (reach, why). Imports in tests, examples and other backends' code do not count. `packages`:
     unloaded.package_folders(facts) when the caller has it already."""
-    by_module = _modules_by_name(facts)
+    by_module = modules_by_name(facts)
     twins = _twins(facts)
     imports: dict[str, list[tuple[str, str]]] = defaultdict(list)  # path → (importer, reach) of each import
     loaded: dict[str, list[str]] = {}  # module → _loaded_by(module): files import the same modules
@@ -509,7 +509,7 @@ def _fallback_of(path: str, facts: list[ModuleFacts], guarded: dict[str, tuple[s
     if depth > 6:
         return None
     if by_module is None:
-        by_module = _modules_by_name(facts)
+        by_module = modules_by_name(facts)
     for f in facts:
         for module in f.imports:
             if path not in _loaded_by(module, by_module) or f.path == path:
@@ -531,7 +531,7 @@ def _inside_package(importer: str, target: str) -> bool:
     return target.endswith("/__init__.py") and importer.startswith(target[: -len("__init__.py")])
 
 
-def _modules_by_name(facts: list[ModuleFacts]) -> dict[str, str]:
+def modules_by_name(facts: list[ModuleFacts]) -> dict[str, str]:
     """Dotted name → path, by the name from the analysed root and by the one from the topmost package folder
     (src/flux/trt/trt_manager.py is also `flux.trt.trt_manager`, the name flux's own imports use)."""
     packages = {path_view(f.path).parent for f in facts if f.module and path_view(f.path).name == "__init__.py"}
@@ -545,7 +545,7 @@ def _modules_by_name(facts: list[ModuleFacts]) -> dict[str, str]:
 
 def _twins(facts: list[ModuleFacts]) -> dict[str, list[str]]:
     """path → every path whose package-relative name is the same (a server and another backend's copy of it both
-    hold text_generation_server/models/mamba.py): _modules_by_name keeps only the first for that name."""
+    hold text_generation_server/models/mamba.py): modules_by_name keeps only the first for that name."""
     packages = {path_view(f.path).parent for f in facts if f.module and path_view(f.path).name == "__init__.py"}
     by_name: dict[str, list[str]] = defaultdict(list)
     for f in facts:

@@ -133,7 +133,7 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
     calls, escaped, starred = _project_calls(facts)
     result: dict[str, list[tuple[int, int, str, bool]]] = defaultdict(list)
     for f in facts:
-        if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or _re_exported(f.module, starred):
+        if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
         for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
             kept = _kept(name, parameter, index, default, calls, escaped)
@@ -150,7 +150,7 @@ def default_path(facts, context) -> dict[str, str]:
     calls, escaped, starred = _project_calls(facts)
     names: dict[str, str] = {}
     for f in facts:
-        if not f.default_taken or context.of(f.path).role not in COUNTED_ROLES or _re_exported(f.module, starred):
+        if not f.default_taken or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
         for name, parameter, index, default, condition, callees in f.default_taken:
             kept = _kept(name, parameter, index, default, calls, escaped)
@@ -181,7 +181,7 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
     return f"`{parameter}={default}` by default ({name}()), and none of its {count} calls in the project passes {parameter} ({where[0]}{more})"
 
 
-def _re_exported(module: str, starred: set[str]) -> bool:
+def re_exported(module: str, starred: set[str]) -> bool:
     """A module another one re-exports whole (`from .comm import *` in deepspeed/comm/__init__.py): its names are the
     package's public ones. A module under src/ is imported without the `src.`."""
     return bool(module) and any(module == m or module.endswith("." + m) for m in starred)

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import pathspec
-from ascend_feasibility.analyzer.reading.install_docs import is_install_doc
 from ascend_feasibility.analyzer.core.models import SkippedFile
+from ascend_feasibility.analyzer.reading.install_docs import is_install_doc
 from ascend_feasibility.analyzer.reading.source import Unreadable, file_type, read_contained
 
 MAX_SETTINGS_BYTES = 1024 * 1024  # .gitignore and pyproject.toml settings

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ascend_feasibility.analyzer.context.project_scope import MAX_SITES, parse_site
+from ascend_feasibility.analyzer.context.project_scope import MAX_SITES
 from ascend_feasibility.analyzer.core.models import CustomOpRow, Finding, Text
 
 KERNEL_RULE = "OPS001"  # a native (CUDA/C++) kernel's finding; Triton kernels are ported one by one

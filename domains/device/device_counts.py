@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context.propagation import _modules_by_name
+from ascend_feasibility.analyzer.context.propagation import modules_by_name
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Located, Place
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.reading import parsing
@@ -107,7 +107,7 @@ def counted_pins(findings: list[Finding], counts: dict[str, list], modules: list
     if not counts or not any(f.rule == PIN_RULE for f in findings):
         return findings
     by_path = {m.path: m for m in modules}
-    by_module = _modules_by_name(modules)
+    by_module = modules_by_name(modules)
     result, found = [], {}
     several: dict[tuple[str, int], str] = {}  # a DataParallel built only for several devices → a pin that reaches it
     for finding in findings:

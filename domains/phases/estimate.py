@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ascend_feasibility.analyzer.context.project_scope import parse_site
 from ascend_feasibility.analyzer.core.models import (
     COUNTED_ROLES,
     SEVERITIES,
@@ -26,7 +27,6 @@ from ascend_feasibility.analyzer.core.models import (
     PortedSites,
     Text,
 )
-from ascend_feasibility.analyzer.context.project_scope import parse_site
 from ascend_feasibility.analyzer.reporting.localize import term
 
 BUCKETS = ("required", "other-phases", "optional", "tests")
