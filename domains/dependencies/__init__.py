@@ -13,13 +13,15 @@ from ascend_feasibility.domains.dependencies.calls import PackageCallScanner
 from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY, DependencyFacts, collect
 from ascend_feasibility.domains.dependencies.images import fold_into_cuda_images
 from ascend_feasibility.domains.dependencies.project import analyze_dependencies, choose_target
+from ascend_feasibility.domains.dependencies.remote_code import RemoteCodeScanner
 from ascend_feasibility.domains.dependencies.route_gaps import RouteGapScanner
 
 
 class DependenciesDomain(Domain):
     name = "dependencies"
-    # calls into a package that needs replacing (DEP030); uses of a feature its partial route lacks (DEP032)
-    scanner_classes = (PackageCallScanner, RouteGapScanner)
+    # calls into a package that needs replacing (DEP030); uses of a feature its partial route lacks (DEP032); model
+    # code loaded from the Hub (DEP040)
+    scanner_classes = (PackageCallScanner, RouteGapScanner, RemoteCodeScanner)
     facts_type = DependencyFacts
     # build files and install documents carry declarations though no scanner reads them line by line
     fact_kinds = frozenset({"build", "install-doc"})
