@@ -28,6 +28,10 @@ def test_roles_from_paths_and_overrides():
     assert file_role("src/pkg/utils/io.py", ROLES) == "product"  # a package's utils are product code
     assert file_role("docs/source/conf.py", ROLES) == "docs"
     assert file_role(".github/workflows/ci.yml", ROLES) == "ci"
+    assert file_role("packaging/pkg_helpers.bash", ROLES) == "ci"  # builds the CUDA release packages
+    assert file_role("packaging/conda/build_pkg.sh", ROLES) == "ci"
+    assert file_role("conda.recipe/meta.yaml", ROLES) == "ci"
+    assert file_role("pkg/packaging/wheel.py", ROLES) == "product"  # a package's own module of that name
     assert file_role("requirements-dev.txt", ROLES) == "build"
     assert file_role("docker/Dockerfile.cuda", ROLES) == "build"
     assert file_role("setup.py", ROLES) == "build"
