@@ -1491,3 +1491,46 @@ def attend(value, shapes, locations, weights):
     init = gate.replace("MultiScaleDeformableAttnFunction.apply(value, shapes, locations, weights)", "model.apply(init)")
     findings = {f.rule: f for f in scan(init, "python", path="attn.py").findings}
     assert findings["DEV006"].replacement.code == ".is_npu"
+
+
+CONFIG_CHOSEN_OPTIMIZER = """import json
+import sys
+import torch
+
+
+def main():
+    config = json.load(open(sys.argv[1]))
+    opt_config = config['optimizer']
+    if opt_config['type'] == 'adamw':
+        opt = torch.optim.AdamW(params, lr=opt_config['lr'])
+    elif opt_config['type'] == 'adam8bit':
+        import bitsandbytes as bnb
+        opt = bnb.optim.Adam8bit(params, lr=opt_config['lr'])
+    else:
+        raise ValueError('Invalid optimizer type')
+    return opt
+
+
+main()
+"""
+
+
+def test_a_config_value_no_shipped_config_sets_makes_its_arm_optional(tmp_path):
+    """Round 14 (k-diffusion train.py:161-167): `opt_config['type'] == 'adam8bit'` where every configs/*.json sets
+    "type": "adamw". The arm is opt-in, named by its config key; a shipped config choosing it, or a defaults dict of the
+    code writing it, keeps it required. Its advice is the torch optimizer, not a quantised matmul."""
+    adamw = '{"optimizer": {"type": "adamw", "lr": 1e-4}}\n'
+    calls, _, _ = _dependency_reach(tmp_path / "unset", {"train.py": CONFIG_CHOSEN_OPTIMIZER, "configs/a.json": adamw})
+    reach, reason = calls["bitsandbytes.optim.Adam8bit"]
+    assert reach == "optional" and "config key `type`" in reason and "configs/a.json" in reason
+    calls, _, report = _dependency_reach(tmp_path / "set", {"train.py": CONFIG_CHOSEN_OPTIMIZER, "configs/a.json": adamw,
+                                                           "configs/b.json": '{"optimizer": {"type": "adam8bit"}}\n'})
+    assert calls["bitsandbytes.optim.Adam8bit"][0] == "runs"
+    finding = next(f for f in report.findings if f.rule == "DEP030")
+    assert "torch.optim.Adam" in finding.replacement.en and "quantis" not in finding.replacement.en
+    defaulted = CONFIG_CHOSEN_OPTIMIZER.replace("    opt_config = config['optimizer']\n",
+                                                "    opt_config = {'type': 'adam8bit', **config['optimizer']}\n")
+    calls, _, _ = _dependency_reach(tmp_path / "default", {"train.py": defaulted, "configs/a.json": adamw})
+    assert calls["bitsandbytes.optim.Adam8bit"][0] == "runs"
+    calls, _, _ = _dependency_reach(tmp_path / "noconfig", {"train.py": CONFIG_CHOSEN_OPTIMIZER})
+    assert calls["bitsandbytes.optim.Adam8bit"][0] == "runs"  # no config of the project chooses the key

@@ -481,15 +481,19 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
                                                         list[tuple[int, int, str, tuple[str, ...], str]]]:
     """Arms of `if args.optim == "adamw_bnb_8bit":` / `elif model_args.quantize_model in ["a", "b"]:`, and the `else`
     of a chain all of whose arms test one option so."""
-    from ascend_feasibility.analyzer.context.switches import option_else_arm, option_value_test
+    from ascend_feasibility.analyzer.context.switches import config_value_test, option_else_arm, option_value_test
     from ascend_feasibility.knowledge import load_context_conventions
 
     if not conditions:
         return [], []
     objects = frozenset(load_context_conventions().opt_in.argument_objects)
     arms, others = [], []
-    for condition in conditions[:MAX_CHOICES]:
+    tested_config = [config_value_test(condition) for condition in conditions[:MAX_CHOICES]]
+    source = _root_text(conditions[0]) if any(tested_config) else ""
+    for condition, config in zip(conditions[:MAX_CHOICES], tested_config):
         tested = option_value_test(condition, objects)
+        if tested is None and config is not None and _only_tested(config[1], tested_config, source):
+            tested = config  # a config key's value (switched_options asks the project's config files)
         holder = condition.parent
         body = holder.child_by_field_name("consequence") if holder is not None else None
         if tested is None or body is None:
@@ -501,6 +505,22 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
         if otherwise is not None:
             others.append((*otherwise[:4], f"line {otherwise[4]}: else of {first}"))
     return arms, others
+
+
+def _root_text(node: Node) -> str:
+    while node.parent is not None:
+        node = node.parent
+    return parsing.text(node)
+
+
+def _only_tested(values: tuple[str, ...], tests: list, source: str) -> bool:
+    """Is each value written in the file only in the config tests that name it? A value the file also writes elsewhere
+    (a defaults dict, `cfg.setdefault('type', 'adam8bit')`, a choices list) may be the one a run takes."""
+    for value in values:
+        written = source.count(f"'{value}'") + source.count(f'"{value}"')
+        if written != sum(value in test[1] for test in tests if test is not None):
+            return False
+    return True
 
 
 def _launch_values(words: list[str]) -> list[tuple[str, str]]:
