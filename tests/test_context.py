@@ -1534,3 +1534,71 @@ def test_a_config_value_no_shipped_config_sets_makes_its_arm_optional(tmp_path):
     assert calls["bitsandbytes.optim.Adam8bit"][0] == "runs"
     calls, _, _ = _dependency_reach(tmp_path / "noconfig", {"train.py": CONFIG_CHOSEN_OPTIMIZER})
     assert calls["bitsandbytes.optim.Adam8bit"][0] == "runs"  # no config of the project chooses the key
+
+
+FP8_KERNELS = '''import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def act_quant_kernel(x_ptr, y_ptr, s_ptr, BLOCK_SIZE: tl.constexpr):
+    offs = tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offs).to(tl.float32)
+    s = tl.max(tl.abs(x)) / 448.
+    tl.store(y_ptr + offs, (x / s).to(y_ptr.dtype.element_ty))
+    tl.store(s_ptr, s)
+
+
+def act_quant(x, block_size=128):
+    y = torch.empty_like(x, dtype=torch.float8_e4m3fn)
+    s = x.new_empty(x.size(-1) // block_size, dtype=torch.float32)
+    act_quant_kernel[(x.numel() // block_size,)](x, y, s, BLOCK_SIZE=block_size)
+    return y, s
+
+
+@triton.jit
+def weight_dequant_kernel(x_ptr, s_ptr, y_ptr, BLOCK_SIZE: tl.constexpr):
+    offs = tl.arange(0, BLOCK_SIZE)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs).to(tl.float32) * tl.load(s_ptr))
+
+
+def weight_dequant(x, s, block_size=128):
+    y = torch.empty_like(x, dtype=torch.get_default_dtype())
+    weight_dequant_kernel[(x.numel() // block_size,)](x, s, y, BLOCK_SIZE=block_size)
+    return y
+'''
+
+FP8_MODEL = '''import torch.nn.functional as F
+from kernel import act_quant, weight_dequant
+
+gemm_impl = "bf16"
+
+
+def linear(x, weight, scale):
+    if weight.element_size() > 1:
+        return F.linear(x, weight)
+    elif gemm_impl == "bf16":
+        return F.linear(x, weight_dequant(weight, scale))
+    else:
+        x, s = act_quant(x)
+        return fp8_matmul(x, s, weight, scale)
+
+
+print(linear(x, w, s))
+'''
+
+
+def test_kernels_only_an_arm_a_string_constant_rules_out_reaches_are_optional(tmp_path):
+    """Round 14 (DeepSeek-V3 inference/model.py:16, 155-160): `gemm_impl = "bf16"`, never reassigned, so `act_quant`
+    (and the Triton kernel only it launches) runs only when model.py is edited; `weight_dequant`, called in the arm the
+    constant takes, runs. Another file naming the constant (`model.gemm_impl = "fp8"`) may set it: then both run."""
+    write_tree(tmp_path / "const", {"kernel.py": FP8_KERNELS, "model.py": FP8_MODEL})
+    report = analyze(tmp_path / "const", AnalyzeOptions(jobs=1))
+    kernels = {f.line: (f.reach, f.reach_reason or "") for f in report.findings if f.rule == "OPS030"}
+    assert kernels[7][0] == "optional" and 'gemm_impl = "bf16"' in kernels[7][1] and "model.py:13" in kernels[7][1]
+    assert kernels[23][0] == "runs"
+    write_tree(tmp_path / "set", {"kernel.py": FP8_KERNELS, "model.py": FP8_MODEL,
+                                  "run.py": "import model\nmodel.gemm_impl = 'fp8'\n"})
+    report = analyze(tmp_path / "set", AnalyzeOptions(jobs=1))
+    assert {f.line: f.reach for f in report.findings if f.rule == "OPS030"} == {7: "runs", 23: "runs"}

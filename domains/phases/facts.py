@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context import cudnn_ops, env_options, switched_on, unpassed_defaults
+from ascend_feasibility.analyzer.context import cudnn_ops, env_options, literal_flags, switched_on, unpassed_defaults
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
@@ -206,6 +206,9 @@ class PhaseFacts:
     # those it names only inside other module-level definitions: (name, first, last, kind, those definitions) (symbols.py)
     inner_named: list[tuple[str, int, int, str, list[str]]] = field(default_factory=list)
     reexports: list[str] = field(default_factory=list)  # names a package __init__.py only re-exports (symbols.py)
+    # names written only in arms a literal constant rules out (or imported for them): (name, the arm's line, the
+    # constant when the `if` is in a function, why) (analyzer/context/literal_flags.py)
+    edited_names: list[tuple[str, int, str, str]] = field(default_factory=list)
     words: str = ""  # the identifier-like words the file writes, each between spaces (symbols.py, written_names.py)
     dotted_words: list[str] = field(default_factory=list)  # the dotted names of 3+ parts it writes (symbols.py)
 
@@ -221,6 +224,7 @@ class PhaseFacts:
         self.unnamed_symbols += other.unnamed_symbols
         self.inner_named += other.inner_named
         self.reexports += other.reexports
+        self.edited_names += other.edited_names
         self.words = word_string(word_set(self.words) | word_set(other.words))
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
         self.model_refs += other.model_refs
@@ -714,6 +718,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.options += options
         facts.option_values += values
     facts.option_value_arms, facts.option_else_arms = _option_value_arms(found.get("condition", []))
+    if found.get("condition") and unit.cell is None:
+        facts.edited_names = literal_flags.edited_names(unit.tree(), found["condition"])
     if "environ" in unit.source.text:
         from ascend_feasibility.knowledge import load_context_conventions
         facts.env_carriers = env_options.carriers(unit.tree(), frozenset(load_context_conventions().opt_in.argument_objects))
