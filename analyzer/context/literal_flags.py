@@ -54,7 +54,10 @@ def literal_flag(condition: Node, statement: Node) -> tuple[bool, Node, bool] | 
         node = compared[0]
     if node.type != "identifier":
         return None
-    assignment = _only_assignment(module, parsing.text(node), statement.start_byte)
+    name = parsing.text(node)
+    if not any(_assigns_literal(s, name) for s in module.named_children):
+        return None  # the cheap test first: the walk below reads the whole module
+    assignment = _only_assignment(module, name, statement.start_byte)
     if assignment is None:
         return None
     right = assignment.child_by_field_name("right")
@@ -68,6 +71,18 @@ def literal_flag(condition: Node, statement: Node) -> tuple[bool, Node, bool] | 
         _, strings, positive = compared
         value = (_string_value(right) in strings) == positive
     return value != negated, assignment, in_function
+
+
+def _assigns_literal(statement: Node, name: str | None = None) -> bool:
+    """Is the module-level statement `name = <bool or string literal>` (annotated or not; any name when None)?"""
+    if statement.type != "expression_statement" or not statement.named_children:
+        return False
+    assignment = statement.named_children[0]
+    if assignment.type != "assignment":
+        return False
+    left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+    return (left is not None and left.type == "identifier" and right is not None
+            and right.type in {"string", "true", "false"} and (name is None or parsing.text(left) == name))
 
 
 def written_elsewhere_name(reason: str | None) -> str | None:
@@ -143,9 +158,7 @@ def edited_names(root: Node, conditions: list[Node]) -> list[tuple[str, int, str
     nothing the file runs reaches it (unreferenced.py). Files assigning no module-level literal pay one pass over the
     module's statements; `conditions` are the if/elif conditions of the file (the phases room's query)."""
     constants = {parsing.text(s.named_children[0].child_by_field_name("left")) for s in root.named_children
-                 if s.type == "expression_statement" and s.named_children and s.named_children[0].type == "assignment"
-                 and (s.named_children[0].child_by_field_name("left") or s).type == "identifier"
-                 and (s.named_children[0].child_by_field_name("right") or s).type in {"string", "true", "false"}}
+                 if _assigns_literal(s)}
     if not constants:
         return []
     dead: list[tuple[Node, str, str]] = []  # (arm body, constant if in a function, reason)
@@ -153,7 +166,7 @@ def edited_names(root: Node, conditions: list[Node]) -> list[tuple[str, int, str
     for condition in conditions:
         statement = condition.parent.parent if condition.parent is not None and condition.parent.type == "elif_clause" \
             else condition.parent
-        if statement is not None and statement.type == "if_statement" and any(c in parsing.text(condition) for c in constants):
+        if statement is not None and statement.type == "if_statement" and not constants.isdisjoint(_words(condition)):
             statements[statement.id] = statement
     for statement in statements.values():
         dead += _dead_arms(statement, constants)
@@ -183,7 +196,7 @@ def _dead_arms(statement: Node, constants: set[str]) -> list[tuple[Node, str, st
             arms.append((None, clause.child_by_field_name("body")))
     found = []
     for index, (condition, body) in enumerate(arms):
-        if condition is None or body is None or not any(c in parsing.text(condition) for c in constants):
+        if condition is None or body is None or constants.isdisjoint(_words(condition)):
             continue
         read = literal_flag(condition, statement)
         if read is None:
@@ -198,6 +211,10 @@ def _dead_arms(statement: Node, constants: set[str]) -> list[tuple[Node, str, st
         why = f"{shown} (line {assignment.start_point.row + 1}) is assigned once and never changed, so the arm of line {condition.start_point.row + 1} runs only when the file is edited"
         found.append((body, constant, why))
     return found
+
+
+def _words(condition: Node) -> set[str]:
+    return set(re.findall(r"\w+", parsing.text(condition)))
 
 
 def _identifiers(body: Node) -> set[str]:
