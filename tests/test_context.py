@@ -1598,6 +1598,10 @@ def test_kernels_only_an_arm_a_string_constant_rules_out_reaches_are_optional(tm
     kernels = {f.line: (f.reach, f.reach_reason or "") for f in report.findings if f.rule == "OPS030"}
     assert kernels[7][0] == "optional" and 'gemm_impl = "bf16"' in kernels[7][1] and "model.py:13" in kernels[7][1]
     assert kernels[23][0] == "runs"
+    device = FP8_MODEL.replace('gemm_impl = "bf16"', 'gemm_impl = "cuda"').replace('gemm_impl == "bf16"', 'gemm_impl == "cuda"')
+    write_tree(tmp_path / "device", {"kernel.py": FP8_KERNELS, "model.py": device})
+    report = analyze(tmp_path / "device", AnalyzeOptions(jobs=1))
+    assert {f.line: f.reach for f in report.findings if f.rule == "OPS030"}[7] == "runs"  # a device name: a port edits it
     write_tree(tmp_path / "set", {"kernel.py": FP8_KERNELS, "model.py": FP8_MODEL,
                                   "run.py": "import model\nmodel.gemm_impl = 'fp8'\n"})
     report = analyze(tmp_path / "set", AnalyzeOptions(jobs=1))

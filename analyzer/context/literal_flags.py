@@ -69,6 +69,8 @@ def literal_flag(condition: Node, statement: Node) -> tuple[bool, Node, bool] | 
         if right.type != "string" or not _plain(right):
             return None
         _, strings, positive = compared
+        if _names_device({_string_value(right), *strings}):
+            return None  # `DEVICE = "cuda"`: the constant a port edits, so its other arm is what runs on Ascend
         value = (_string_value(right) in strings) == positive
     return value != negated, assignment, in_function
 
@@ -114,6 +116,20 @@ def _string_comparison(node: Node) -> tuple[Node, frozenset[str], bool] | None:
     if not strings or not all(s.type == "string" and _plain(s) for s in strings):
         return None
     return left, frozenset(_string_value(s) for s in strings), operator in {"==", "in"}
+
+
+def _names_device(strings: set[str]) -> bool:
+    """Does one of the strings name a device type (`cuda`, `cuda:0`, `cpu`, `npu`, `xpu`, ...)?"""
+    global _DEVICE_WORDS
+    if _DEVICE_WORDS is None:
+        from ascend_feasibility.knowledge import load_accelerator_names
+
+        names = load_accelerator_names()
+        _DEVICE_WORDS = frozenset({*names.cuda_words, *names.npu_words, *(p.name for p in names.platform), "cpu"})
+    return any(text.split(":", 1)[0].strip().lower() in _DEVICE_WORDS for text in strings)
+
+
+_DEVICE_WORDS: frozenset[str] | None = None
 
 
 def _plain(string: Node) -> bool:
