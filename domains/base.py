@@ -240,6 +240,7 @@ class ModuleFacts(Protocol):
     unnamed_symbols: list[tuple[str, int, int, str]]  # module-level functions/classes the file never names again
     inner_named: list[tuple[str, int, int, str, list[str]]]  # named only inside other module-level definitions (which)
     reexports: list[str]  # names a package __init__.py imports and writes nowhere else but in __all__
+    edited_names: list[tuple[str, int, str, str]]  # written only in arms a literal constant rules out: (name, line, constant, why)
     words: str  # identifier-like words the file writes (code, strings, comments, configs), each between spaces
     dotted_words: list[str]  # dotted names of three parts or more it writes
     cudnn_ops: bool  # names an operator cuDNN runs (a convolution, an RNN, a CTC loss) or a hub model

@@ -70,16 +70,18 @@ class KnowledgeBase:
     def kernel_class(self, name: str) -> KernelClass:
         return next(c for c in self.kernel_classes if c.name == name)
 
-    def classify_kernel(self, *names: str, body: Counter[str] | None = None, signature: str = "") -> KernelClass:
+    def classify_kernel(self, *names: str, body: Counter[str] | None = None, signature: str = "",
+                        context: str = "") -> KernelClass:
         """The class of a kernel: its own name decides first, then the related names in the order given
         (callers, bound ops, the file's name); the catch-all when none says anything. With `body`, the tl.* calls of a
         Triton kernel, a class that says what its body computes is taken only where the body computes it (ring
         attention's `flatten_kernel`, a masked copy of the LSE, is no attention for its file's name), and where a name
         said something the body refutes, the body decides. A class found so is narrowed where a narrower class's
         tokens appear in any of the names or in `signature`, the kernel's parameter list (a GEMM over int8_t operands
-        is a quantised GEMM)."""
+        is a quantised GEMM), or in `context`, words of the kernel's module that only narrowing reads (the float8 dtypes
+        it names: a dequantizer there is an FP8 one)."""
         found = self._classify_by_name(names, body)
-        text = " ".join([*(name.lower() for name in names if name), signature.lower()])
+        text = " ".join([*(name.lower() for name in names if name), signature.lower(), context.lower()])
         for kernel_class in self.kernel_classes:
             if kernel_class.narrows == found.name and any(token in text for token in kernel_class.tokens):
                 return kernel_class

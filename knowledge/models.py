@@ -605,6 +605,8 @@ class RoleConventions(_Record):
                                                "module-level check functions (check_, test_)")
     complexity_counters: list[str] = Field(default_factory=list, description="modules (or names in them) that count a "
                                            "model's FLOPs or parameters: a script built around one is a diagnostic tool")
+    release_dirs: list[str] = Field(default_factory=list, description="top-level folders that build release packages "
+                                    "(packaging/, conda-recipe/): ci, not product")
 
 
 class CloudGpuImage(_Record):

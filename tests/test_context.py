@@ -28,6 +28,10 @@ def test_roles_from_paths_and_overrides():
     assert file_role("src/pkg/utils/io.py", ROLES) == "product"  # a package's utils are product code
     assert file_role("docs/source/conf.py", ROLES) == "docs"
     assert file_role(".github/workflows/ci.yml", ROLES) == "ci"
+    assert file_role("packaging/pkg_helpers.bash", ROLES) == "ci"  # builds the CUDA release packages
+    assert file_role("packaging/conda/build_pkg.sh", ROLES) == "ci"
+    assert file_role("conda.recipe/meta.yaml", ROLES) == "ci"
+    assert file_role("pkg/packaging/wheel.py", ROLES) == "product"  # a package's own module of that name
     assert file_role("requirements-dev.txt", ROLES) == "build"
     assert file_role("docker/Dockerfile.cuda", ROLES) == "build"
     assert file_role("setup.py", ROLES) == "build"
@@ -1487,3 +1491,118 @@ def attend(value, shapes, locations, weights):
     init = gate.replace("MultiScaleDeformableAttnFunction.apply(value, shapes, locations, weights)", "model.apply(init)")
     findings = {f.rule: f for f in scan(init, "python", path="attn.py").findings}
     assert findings["DEV006"].replacement.code == ".is_npu"
+
+
+CONFIG_CHOSEN_OPTIMIZER = """import json
+import sys
+import torch
+
+
+def main():
+    config = json.load(open(sys.argv[1]))
+    opt_config = config['optimizer']
+    if opt_config['type'] == 'adamw':
+        opt = torch.optim.AdamW(params, lr=opt_config['lr'])
+    elif opt_config['type'] == 'adam8bit':
+        import bitsandbytes as bnb
+        opt = bnb.optim.Adam8bit(params, lr=opt_config['lr'])
+    else:
+        raise ValueError('Invalid optimizer type')
+    return opt
+
+
+main()
+"""
+
+
+def test_a_config_value_no_shipped_config_sets_makes_its_arm_optional(tmp_path):
+    """Round 14 (k-diffusion train.py:161-167): `opt_config['type'] == 'adam8bit'` where every configs/*.json sets
+    "type": "adamw". The arm is opt-in, named by its config key; a shipped config choosing it, or a defaults dict of the
+    code writing it, keeps it required. Its advice is the torch optimizer, not a quantised matmul."""
+    adamw = '{"optimizer": {"type": "adamw", "lr": 1e-4}}\n'
+    calls, _, _ = _dependency_reach(tmp_path / "unset", {"train.py": CONFIG_CHOSEN_OPTIMIZER, "configs/a.json": adamw})
+    reach, reason = calls["bitsandbytes.optim.Adam8bit"]
+    assert reach == "optional" and "config key `type`" in reason and "configs/a.json" in reason
+    calls, _, report = _dependency_reach(tmp_path / "set", {"train.py": CONFIG_CHOSEN_OPTIMIZER, "configs/a.json": adamw,
+                                                           "configs/b.json": '{"optimizer": {"type": "adam8bit"}}\n'})
+    assert calls["bitsandbytes.optim.Adam8bit"][0] == "runs"
+    finding = next(f for f in report.findings if f.rule == "DEP030")
+    assert "torch.optim.Adam" in finding.replacement.en and "quantis" not in finding.replacement.en
+    defaulted = CONFIG_CHOSEN_OPTIMIZER.replace("    opt_config = config['optimizer']\n",
+                                                "    opt_config = {'type': 'adam8bit', **config['optimizer']}\n")
+    calls, _, _ = _dependency_reach(tmp_path / "default", {"train.py": defaulted, "configs/a.json": adamw})
+    assert calls["bitsandbytes.optim.Adam8bit"][0] == "runs"
+    calls, _, _ = _dependency_reach(tmp_path / "noconfig", {"train.py": CONFIG_CHOSEN_OPTIMIZER})
+    assert calls["bitsandbytes.optim.Adam8bit"][0] == "runs"  # no config of the project chooses the key
+
+
+FP8_KERNELS = '''import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def act_quant_kernel(x_ptr, y_ptr, s_ptr, BLOCK_SIZE: tl.constexpr):
+    offs = tl.arange(0, BLOCK_SIZE)
+    x = tl.load(x_ptr + offs).to(tl.float32)
+    s = tl.max(tl.abs(x)) / 448.
+    tl.store(y_ptr + offs, (x / s).to(y_ptr.dtype.element_ty))
+    tl.store(s_ptr, s)
+
+
+def act_quant(x, block_size=128):
+    y = torch.empty_like(x, dtype=torch.float8_e4m3fn)
+    s = x.new_empty(x.size(-1) // block_size, dtype=torch.float32)
+    act_quant_kernel[(x.numel() // block_size,)](x, y, s, BLOCK_SIZE=block_size)
+    return y, s
+
+
+@triton.jit
+def weight_dequant_kernel(x_ptr, s_ptr, y_ptr, BLOCK_SIZE: tl.constexpr):
+    offs = tl.arange(0, BLOCK_SIZE)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs).to(tl.float32) * tl.load(s_ptr))
+
+
+def weight_dequant(x, s, block_size=128):
+    y = torch.empty_like(x, dtype=torch.get_default_dtype())
+    weight_dequant_kernel[(x.numel() // block_size,)](x, s, y, BLOCK_SIZE=block_size)
+    return y
+'''
+
+FP8_MODEL = '''import torch.nn.functional as F
+from kernel import act_quant, weight_dequant
+
+gemm_impl = "bf16"
+
+
+def linear(x, weight, scale):
+    if weight.element_size() > 1:
+        return F.linear(x, weight)
+    elif gemm_impl == "bf16":
+        return F.linear(x, weight_dequant(weight, scale))
+    else:
+        x, s = act_quant(x)
+        return fp8_matmul(x, s, weight, scale)
+
+
+print(linear(x, w, s))
+'''
+
+
+def test_kernels_only_an_arm_a_string_constant_rules_out_reaches_are_optional(tmp_path):
+    """Round 14 (DeepSeek-V3 inference/model.py:16, 155-160): `gemm_impl = "bf16"`, never reassigned, so `act_quant`
+    (and the Triton kernel only it launches) runs only when model.py is edited; `weight_dequant`, called in the arm the
+    constant takes, runs. Another file naming the constant (`model.gemm_impl = "fp8"`) may set it: then both run."""
+    write_tree(tmp_path / "const", {"kernel.py": FP8_KERNELS, "model.py": FP8_MODEL})
+    report = analyze(tmp_path / "const", AnalyzeOptions(jobs=1))
+    kernels = {f.line: (f.reach, f.reach_reason or "") for f in report.findings if f.rule == "OPS030"}
+    assert kernels[7][0] == "optional" and 'gemm_impl = "bf16"' in kernels[7][1] and "model.py:13" in kernels[7][1]
+    assert kernels[23][0] == "runs"
+    device = FP8_MODEL.replace('gemm_impl = "bf16"', 'gemm_impl = "cuda"').replace('gemm_impl == "bf16"', 'gemm_impl == "cuda"')
+    write_tree(tmp_path / "device", {"kernel.py": FP8_KERNELS, "model.py": device})
+    report = analyze(tmp_path / "device", AnalyzeOptions(jobs=1))
+    assert {f.line: f.reach for f in report.findings if f.rule == "OPS030"}[7] == "runs"  # a device name: a port edits it
+    write_tree(tmp_path / "set", {"kernel.py": FP8_KERNELS, "model.py": FP8_MODEL,
+                                  "run.py": "import model\nmodel.gemm_impl = 'fp8'\n"})
+    report = analyze(tmp_path / "set", AnalyzeOptions(jobs=1))
+    assert {f.line: f.reach for f in report.findings if f.rule == "OPS030"} == {7: "runs", 23: "runs"}

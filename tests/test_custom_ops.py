@@ -187,6 +187,31 @@ def test_a_gemm_is_quantised_where_its_names_or_parameters_say_so():
     assert [f.symbol for f in scan(triton).findings if f.rule == "OPS030"] == ["gemm_kernel (quant_matmul)"]
 
 
+def test_fp8_block_quantizers_are_fp8_not_activations_or_integer_quantizers():
+    """Round 14 (DeepSeek-V3 inference/kernel.py): act_quant_kernel (amax / 448 per block, a cast to float8_e4m3fn)
+    was classed an activation for its `act`, weight_dequant_kernel (an FP8 weight times its block scale) was sent to
+    the int8 operators. A module naming a float8 dtype makes its (de)quantizers FP8 ones; elsewhere a quantizer stays
+    one, and bias_act stays an activation."""
+    from ascend_feasibility.knowledge import load_knowledge
+
+    kb = load_knowledge()
+    assert kb.classify_kernel("act_quant_kernel").name == "quantize"
+    assert kb.classify_kernel("act_quant_kernel", "act_quant", "kernel", context="float8_e4m3fn").name == "fp8_block_scale"
+    assert kb.classify_kernel("weight_dequant_kernel", "weight_dequant", "kernel", context="float8_e4m3fn").name == "fp8_block_scale"
+    assert kb.classify_kernel("weight_dequant_kernel", "weight_dequant", "kernel").name == "quantize"
+    assert kb.classify_kernel("bias_act_kernel", context="float8_e4m3fn").name == "activation"
+    triton = ("import torch\nimport triton\nimport triton.language as tl\n@triton.jit\n"
+              "def weight_dequant_kernel(x_ptr, s_ptr, y_ptr, BLOCK: tl.constexpr):\n"
+              "    offs = tl.arange(0, BLOCK)\n    tl.store(y_ptr + offs, tl.load(x_ptr + offs).to(tl.float32) * tl.load(s_ptr))\n"
+              "def weight_dequant(x, s):\n    y = torch.empty_like(x, dtype=torch.get_default_dtype())\n"
+              "    weight_dequant_kernel[(1,)](x, s, y, BLOCK=128)\n    return y\n")
+    found = [f for f in scan(triton).findings if f.rule == "OPS030"]
+    assert [f.symbol for f in found] == ["weight_dequant_kernel (quantize)"]
+    fp8 = [f for f in scan(triton + "W = torch.empty(4, dtype=torch.float8_e4m3fn)\n").findings if f.rule == "OPS030"]
+    assert [f.symbol for f in fp8] == ["weight_dequant_kernel (fp8_block_scale)"]
+    assert "int8/int4 only" in fp8[0].message.en and "npu_anti_quant" not in fp8[0].message.en
+
+
 WKV_LIKE = """
 __global__ void clampw_forward_kernel(int T, int C, const float* __restrict__ w, const float* __restrict__ k,
                                       const float* __restrict__ _v, float* __restrict__ _y) {

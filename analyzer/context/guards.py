@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, cuda_arm, dispatch_chain
-from ascend_feasibility.analyzer.context.literal_flags import literal_flag
+from ascend_feasibility.analyzer.context.literal_flags import IN_FUNCTION, literal_flag
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import CALLS_QUERY
 from ascend_feasibility.knowledge.models import BackendConventions, GuardConventions
@@ -89,7 +89,7 @@ class GuardReader:
         # the unit's CALLS_QUERY captures, when its combined query has them (set per unit by the core)
         self.unit_calls: Callable[[], dict[str, list[Node]]] | None = None
         self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
-        self._literal_flags: dict[int, tuple[bool, Node] | None] = {}  # a module-level condition's literal flag
+        self._literal_flags: dict[int, tuple[bool, Node, bool] | None] = {}  # a condition's literal flag
         self._import_options: frozenset[str] | None = None  # the option tests guarding an import in the unit
         self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
         # does an opt-in flag's condition default on (`use_flash_attn=True`)? then it is no opt-in (switches.py)
@@ -358,13 +358,16 @@ class GuardReader:
                 self._literal_flags[condition_node.id] = literal_flag(condition_node, statement)
             read = self._literal_flags[condition_node.id]
             if read is None:
-                return None  # an unknown arm: later arms may run
-            value, assignment = read
+                if here:
+                    return None
+                continue  # an unknown arm before: it may take the run, never give it to this arm
+            value, assignment, in_function = read
             if value is (not here):
                 which = "the arms after it" if value else "this arm"
-                return Guard("optional", condition_node, f"{parsing.text(assignment)} (line "
-                             f"{assignment.start_point.row + 1}) is assigned once and never changed, so {which} runs "
-                             "only when the file is edited")
+                elsewhere = f" {IN_FUNCTION}" if in_function else ""
+                return Guard("optional", condition_node, f"{' '.join(parsing.text(assignment).split())} (line "
+                             f"{assignment.start_point.row + 1}) is assigned once and never changed{elsewhere}, so "
+                             f"{which} runs only when the file is edited")
             if here:
                 return None
         return None

@@ -1,12 +1,19 @@
-"""A module-level `if` on a flag the file assigns a literal once: `HF_MODE = False` ... `if not HF_MODE: ... else: ...`.
+"""An `if` on a module-level name the file assigns a literal once: `HF_MODE = False` ... `if not HF_MODE: ... else: ...`,
+or a string constant compared with strings: `gemm_impl: Literal["bf16", "fp8"] = "bf16"` ... `elif gemm_impl == "bf16":
+... else: <fp8 arm>` (round 14: DeepSeek-V3 inference/model.py:16, 155-160).
 
 The arm the literal does not take runs only when someone edits the file, as an opt-in does. Read only where the answer
-is the file's own text: the `if` sits at the module level after the assignment (it runs at import, so no other
-module can set the flag before it), the assignment is the name's only binding in the unit (no second assignment,
-`global`, loop, `with`, import or walrus), and every other occurrence of the name is read in a condition or passed as
-an argument. The condition is the name, `not` of it, or either in parentheses."""
+is the file's own text: the assignment is the name's only binding in the unit (no second assignment, `global`, loop,
+`with`, import, parameter or walrus), and every other occurrence of the name is read in a condition or passed as an
+argument. An `if` at the module level after the assignment runs at import, so no other module can set the name
+before it; one inside a function runs later, so the project pass also asks that no other file of the project write
+the name (`model.gemm_impl = "fp8"`): its reason says so in IN_FUNCTION's words (propagation.py restores the site
+otherwise). The condition is the name, `not` of it, either in parentheses, or the name compared by ==, !=, in or
+not in with a string or a list, tuple or set of strings."""
 
 from __future__ import annotations
+
+import re
 
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
@@ -16,11 +23,18 @@ LITERALS = {"true": True, "false": False}
 # where an occurrence of the flag is only read
 READS = frozenset({"not_operator", "boolean_operator", "parenthesized_expression", "comparison_operator",
                    "conditional_expression", "argument_list", "if_statement", "elif_clause", "while_statement"})
+IN_FUNCTION = "and no other file of the project names it"
+_IN_FUNCTION = re.compile(r"(?P<name>\w+)\b[^\n]*? \(line \d+\) is assigned once and never changed " + re.escape(IN_FUNCTION))
 
 
-def literal_flag(condition: Node, statement: Node) -> tuple[bool, Node] | None:
-    """The value `condition` of the module-level if-statement `statement` has, and the assignment that fixes it."""
-    if statement.parent is None or statement.parent.type != "module":
+def literal_flag(condition: Node, statement: Node) -> tuple[bool, Node, bool] | None:
+    """The value `condition` of the if-statement `statement` has, the assignment that fixes it, and whether the `if`
+    sits inside a function (so another module could still rebind the name before it runs)."""
+    module, in_function = statement.parent, False
+    while module is not None and module.type != "module":
+        in_function = in_function or module.type in {"function_definition", "lambda"}
+        module = module.parent
+    if module is None or (statement.parent.type != "module" and not in_function):
         return None
     negated = False
     node = condition
@@ -32,17 +46,103 @@ def literal_flag(condition: Node, statement: Node) -> tuple[bool, Node] | None:
             node = node.named_children[0] if len(node.named_children) == 1 else None
         if node is None:
             return None
+    compared = None
+    if node.type == "comparison_operator":
+        compared = _string_comparison(node)
+        if compared is None:
+            return None
+        node = compared[0]
     if node.type != "identifier":
         return None
-    assignment = _only_assignment(statement.parent, parsing.text(node), statement.start_byte)
+    name = parsing.text(node)
+    if not any(_assigns_literal(s, name) for s in module.named_children):
+        return None  # the cheap test first: the walk below reads the whole module
+    assignment = _only_assignment(module, name, statement.start_byte)
     if assignment is None:
         return None
-    value = LITERALS[assignment.child_by_field_name("right").type]
-    return value != negated, assignment
+    right = assignment.child_by_field_name("right")
+    if compared is None:
+        if right.type not in LITERALS:
+            return None
+        value = LITERALS[right.type]
+    else:
+        if right.type != "string" or not _plain(right):
+            return None
+        _, strings, positive = compared
+        if _names_device({_string_value(right), *strings}):
+            return None  # `DEVICE = "cuda"`: the constant a port edits, so its other arm is what runs on Ascend
+        value = (_string_value(right) in strings) == positive
+    return value != negated, assignment, in_function
+
+
+def _assigns_literal(statement: Node, name: str | None = None) -> bool:
+    """Is the module-level statement `name = <bool or string literal>` (annotated or not; any name when None)?"""
+    if statement.type != "expression_statement" or not statement.named_children:
+        return False
+    assignment = statement.named_children[0]
+    if assignment.type != "assignment":
+        return False
+    left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+    return (left is not None and left.type == "identifier" and right is not None
+            and right.type in {"string", "true", "false"} and (name is None or parsing.text(left) == name))
+
+
+def written_elsewhere_name(reason: str | None) -> str | None:
+    """The name of a reason this reader gave for an `if` inside a function: the caller checks that no other file names
+    it."""
+    found = _IN_FUNCTION.search(reason or "")
+    return found["name"] if found is not None else None
+
+
+def _string_comparison(node: Node) -> tuple[Node, frozenset[str], bool] | None:
+    """`name == "s"`, `"s" != name`, `name in ("a", "b")`, `name not in [...]`: (the name, the strings, whether the
+    comparison holds when the name is one of them)."""
+    operands = node.named_children
+    operators = [parsing.text(c) for c in node.children if not c.is_named]
+    if len(operands) != 2 or len(operators) not in (1, 2):
+        return None
+    operator = " ".join(operators)
+    left, right = operands
+    if operator in {"==", "!="} and left.type == "string":
+        left, right = right, left
+    if left.type != "identifier":
+        return None
+    if operator in {"==", "!="}:
+        strings = [right]
+    elif operator in {"in", "not in"} and right.type in {"tuple", "list", "set"}:
+        strings = right.named_children
+    else:
+        return None
+    if not strings or not all(s.type == "string" and _plain(s) for s in strings):
+        return None
+    return left, frozenset(_string_value(s) for s in strings), operator in {"==", "in"}
+
+
+def _names_device(strings: set[str]) -> bool:
+    """Does one of the strings name a device type (`cuda`, `cuda:0`, `cpu`, `npu`, `xpu`, ...)?"""
+    global _DEVICE_WORDS
+    if _DEVICE_WORDS is None:
+        from ascend_feasibility.knowledge import load_accelerator_names
+
+        names = load_accelerator_names()
+        _DEVICE_WORDS = frozenset({*names.cuda_words, *names.npu_words, *(p.name for p in names.platform), "cpu"})
+    return any(text.split(":", 1)[0].strip().lower() in _DEVICE_WORDS for text in strings)
+
+
+_DEVICE_WORDS: frozenset[str] | None = None
+
+
+def _plain(string: Node) -> bool:
+    return not any(c.type == "interpolation" for c in string.named_children)
+
+
+def _string_value(node: Node) -> str:
+    return "".join(parsing.text(c) for c in node.named_children if c.type == "string_content")
 
 
 def _only_assignment(module: Node, name: str, before: int) -> Node | None:
-    """The module-level `name = True|False` before byte `before`, when it is the name's only binding in the unit."""
+    """The module-level `name = <literal>` (a bool or a string, annotated or not) before byte `before`, when it is the
+    name's only binding in the unit."""
     found = None
     stack, seen = [module], 0
     while stack:
@@ -56,7 +156,7 @@ def _only_assignment(module: Node, name: str, before: int) -> Node | None:
                     and found is None and parent.parent is not None and parent.parent.type == "expression_statement"
                     and parent.parent.parent == module and parent.end_byte <= before):
                 right = parent.child_by_field_name("right")
-                if right is None or right.type not in LITERALS:
+                if right is None or (right.type not in LITERALS and right.type != "string"):
                     return None
                 found = parent
                 continue
@@ -65,3 +165,104 @@ def _only_assignment(module: Node, name: str, before: int) -> Node | None:
             continue
         stack.extend(node.named_children)
     return found
+
+
+def edited_names(root: Node, conditions: list[Node]) -> list[tuple[str, int, str, str]]:
+    """Names the module writes only in arms a literal constant rules out, or in `from ... import` lists: (the name, the
+    arm's first line, the constant if the `if` sits in a function (another file must not name it), the reason).
+    DeepSeek-V3's model.py names `fp8_gemm` only in its import and in the arm `gemm_impl = "bf16"` rules out, so
+    nothing the file runs reaches it (unreferenced.py). Files assigning no module-level literal pay one pass over the
+    module's statements; `conditions` are the if/elif conditions of the file (the phases room's query)."""
+    constants = {parsing.text(s.named_children[0].child_by_field_name("left")) for s in root.named_children
+                 if _assigns_literal(s)}
+    if not constants:
+        return []
+    dead: list[tuple[Node, str, str]] = []  # (arm body, constant if in a function, reason)
+    statements = {}
+    for condition in conditions:
+        statement = condition.parent.parent if condition.parent is not None and condition.parent.type == "elif_clause" \
+            else condition.parent
+        if statement is not None and statement.type == "if_statement" and not constants.isdisjoint(_words(condition)):
+            statements[statement.id] = statement
+    for statement in statements.values():
+        dead += _dead_arms(statement, constants)
+    if not dead:
+        return []
+    inside: dict[str, list[tuple[Node, str, str]]] = {}
+    for body, constant, reason in dead:
+        for name in _identifiers(body):
+            inside.setdefault(name, []).append((body, constant, reason))
+    spoiled = set()
+    for node in _identifiers_named(root, set(inside)):
+        name = parsing.text(node)
+        if any(body.start_byte <= node.start_byte < body.end_byte for body, _, _ in inside[name]) or _imported_name(node):
+            continue
+        spoiled.add(name)
+    return [(name, arms[0][0].start_point.row + 1, arms[0][1], arms[0][2]) for name, arms in sorted(inside.items())
+            if name not in spoiled]
+
+
+def _dead_arms(statement: Node, constants: set[str]) -> list[tuple[Node, str, str]]:
+    """The arms of `statement` a literal constant rules out, with the constant (if the `if` is in a function) and why."""
+    arms = [(statement.child_by_field_name("condition"), statement.child_by_field_name("consequence"))]
+    for clause in statement.children:
+        if clause.type == "elif_clause":
+            arms.append((clause.child_by_field_name("condition"), clause.child_by_field_name("consequence")))
+        elif clause.type == "else_clause":
+            arms.append((None, clause.child_by_field_name("body")))
+    found = []
+    for index, (condition, body) in enumerate(arms):
+        if condition is None or body is None or constants.isdisjoint(_words(condition)):
+            continue
+        read = literal_flag(condition, statement)
+        if read is None:
+            continue
+        value, assignment, in_function = read
+        shown = " ".join(parsing.text(assignment).split())
+        constant = parsing.text(assignment.child_by_field_name("left")) if in_function else ""
+        if value:  # the arms after it never run
+            why = f"{shown} (line {assignment.start_point.row + 1}) is assigned once and never changed, so the arms after line {condition.start_point.row + 1} run only when the file is edited"
+            found += [(later, constant, why) for _, later in arms[index + 1:] if later is not None]
+            break
+        why = f"{shown} (line {assignment.start_point.row + 1}) is assigned once and never changed, so the arm of line {condition.start_point.row + 1} runs only when the file is edited"
+        found.append((body, constant, why))
+    return found
+
+
+def _words(condition: Node) -> set[str]:
+    return set(re.findall(r"\w+", parsing.text(condition)))
+
+
+def _identifiers(body: Node) -> set[str]:
+    found, stack, seen = set(), [body], 0
+    while stack and seen < MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        if node.type == "identifier":
+            found.add(parsing.text(node))
+        elif node.type != "attribute":
+            stack.extend(node.named_children)
+        else:
+            stack.append(node.child_by_field_name("object"))  # `x.attr`: attr is no name of the module
+    return found
+
+
+def _identifiers_named(root: Node, names: set[str]) -> list[Node]:
+    found, stack, seen = [], [root], 0
+    while stack and seen < MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        if node.type == "identifier" and parsing.text(node) in names:
+            found.append(node)
+        stack.extend(node.named_children)
+    return found
+
+
+def _imported_name(node: Node) -> bool:
+    """Is the identifier a name a `from ... import` statement binds (not its module)?"""
+    parent = node.parent
+    if parent is not None and parent.type == "aliased_import":
+        parent = parent.parent
+    if parent is None or parent.parent is None or parent.parent.type != "import_from_statement":
+        return False
+    return parent.parent.child_by_field_name("module_name") != parent

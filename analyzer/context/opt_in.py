@@ -32,7 +32,7 @@ from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.runtimes import RuntimeReader
 from ascend_feasibility.analyzer.context.switched_on import turned_on
-from ascend_feasibility.analyzer.context.switches import CONTAINS, ENV_PREFIX, ExplainedGuard, SwitchReader
+from ascend_feasibility.analyzer.context.switches import CONFIG_PREFIX, CONTAINS, ENV_PREFIX, ExplainedGuard, SwitchReader
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
@@ -359,7 +359,7 @@ def switched_options(facts, context: ProjectContext,
             defaults.setdefault(dest, (set(), f"{f.path}:{line}"))[0].add(value.lower())
     conventions = load_context_conventions().opt_in
     choices = _framework_options(facts, conventions, declared, defaults)
-    if not declared and not defaults:
+    if not declared and not defaults and not any(a[2].startswith(CONFIG_PREFIX) for f in facts for a in f.option_value_arms):
         return {}
     mainstream = frozenset(conventions.mainstream_switch_tokens)
     launched = {flag.replace("-", "_") for f in facts for flag in f.launch_flags}
@@ -384,6 +384,11 @@ def switched_options(facts, context: ProjectContext,
         arms += [(first, last, dest, tuple(sorted(choices[dest] - {_value(v) for v in taken})), condition, True)
                  for first, last, dest, taken, condition in f.option_else_arms if dest in choices]
         for first, last, dest, values, condition, otherwise in arms:
+            if dest.startswith(CONFIG_PREFIX):
+                why = _unset_config_value(dest[len(CONFIG_PREFIX):], values, f.path, facts, passed)
+                if why is not None:
+                    result[f.path].append((first, last, "_".join([dest[len(CONFIG_PREFIX):], *values]), f"{why}; {condition}"))
+                continue
             carrier = ""
             if dest.startswith(ENV_PREFIX):  # `'mamba' in os.environ["RWKV_MY_TESTING"]`: the option it carries
                 found = carried.get(dest[len(ENV_PREFIX):])
@@ -418,6 +423,27 @@ def switched_options(facts, context: ProjectContext,
                 result[f.path].append((first, last, sources[0][2], f"{condition}, set only at line "
                                        f"{', '.join(map(str, lines))}, under: {sources[0][3]}"))
     return result
+
+
+PROSE_SUFFIXES = (".md", ".rst", ".txt")
+
+
+def _unset_config_value(key: str, values: tuple[str, ...], path: str, facts, passed: dict[str, set[str]]) -> str | None:
+    """Why an arm testing a config's `key` for `values` (`opt_config['type'] == 'adam8bit'`, switches.config_value_test)
+    is opt-in, or None: the project's config files (YAML/JSON) set the key, none writes a value the arm takes, no launch
+    script passes one, and no other file of code writes it (a defaults dict, a choices list: the arm's own file writes it
+    only in such tests, facts._only_tested). Round 14 k-diffusion: train.py's `adam8bit` optimizer and config.py's
+    `loglogistic` sigma density, `type`s none of configs/*.json names."""
+    naming = sorted(f.path for f in facts if f.path.endswith(CONFIG_SUFFIXES) and f" {key} " in f.words)
+    if not naming:
+        return None  # no config of the project chooses this key: the value comes from elsewhere
+    if any(f" {value} " in f.words for value in values for f in facts
+           if f.path != path and not f.path.endswith(PROSE_SUFFIXES)) or set(values) & passed.get(key, set()):
+        return None
+    shown = ", ".join(f'"{v}"' for v in values[:3]) + (", ..." if len(values) > 3 else "")
+    where = naming[0] + (f" and {len(naming) - 1} more" if len(naming) > 1 else "")
+    return (f"config key `{key}` is {shown} in none of the project's config files that set it ({where}), and no other "
+            "code of the project writes that value")
 
 
 def _configured(needed: set[str], unsure: bool, configs: list[str]) -> bool:

@@ -25,6 +25,7 @@ from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
 from ascend_feasibility.analyzer.context.guards import library_class_of
+from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
@@ -90,8 +91,9 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
     unused_defaults = project_overridden_defaults(facts, overridden)
     findings = idle_switches(selector_tests(findings, facts, factory), facts)
+    in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
     if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale
-            or on_default or unused_defaults or switches_on):
+            or on_default or unused_defaults or switches_on or in_function):
         return findings
     decided: dict[str, Place | None] = {}
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
@@ -104,6 +106,10 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                 and library_class_of(finding.reach_reason) in on_default:
             # a class named for a library that a parameter's default builds (unpassed_defaults.default_path): it runs
             finding = factory.restore(finding)
+        if finding.reach == "optional" and finding.role in COUNTED_ROLES:
+            constant = written_elsewhere_name(finding.reach_reason)
+            if constant is not None and writers([constant], facts).get(constant, set()) - {finding.path}:
+                finding = factory.restore(finding)  # another file names the constant: it may set it before the call
         if switches_on and finding.reach == "optional" and finding.role in COUNTED_ROLES:
             why = on_reason(finding.reach_reason, switches_on)
             if why is not None:  # a switch the project's own configs, launchers or code turn on: its default use

@@ -84,6 +84,8 @@ def file_role(path: str, conventions: RoleConventions, overrides: dict[str, list
         return "docs"
     if not folders.isdisjoint(sets.ci_dirs) or name in conventions.ci_file_names:
         return "ci"
+    if len(view.parts) > 1 and view.parts[0].lower() in conventions.release_dirs:
+        return "ci"  # release packaging at the top level (packaging/pkg_helpers.bash, conda-recipe/meta.yaml)
     if not folders.isdisjoint(sets.example_dirs):
         return "example"
     if len(view.parts) > 1 and view.parts[0].lower() in conventions.tool_dirs and view.suffix in {".py", ".ipynb"}:

@@ -358,7 +358,9 @@ def switch_rule(conventions):
 
     def takes(name: str, feature: bool) -> bool:
         tokens = {t for t in _words_of(name).replace("-", "_").split("_") if t}
-        return not tokens & mainstream and bool(feature or tokens & features)
+        # a feature's word may end a value written as one word (`adam8bit`, `paged_adamw8bit`); short ones (`te`) never
+        joined = any(t.endswith(f) for t in tokens for f in features if len(f) >= 4)
+        return not tokens & mainstream and bool(feature or tokens & features or joined)
     return takes
 
 
@@ -535,6 +537,42 @@ def _number_test(subject: Node, operator: str, bound: Node, objects: frozenset[s
     return parsing.text(subject.child_by_field_name("attribute")), (operator + parsing.text(bound),)
 
 
+def config_value_test(condition: Node) -> tuple[str, tuple[str, ...]] | None:
+    """`opt_config['type'] == 'adam8bit'`, `cfg.get("type") in ("a", "b")`: (the config key with CONFIG_PREFIX, the
+    strings the arm needs): a value read from a mapping by a string key (os.environ's are env_variable's), compared
+    with string literals; None for `!=`/`not in` (which hold by default)."""
+    operands = condition.named_children
+    operators = [c.type for c in condition.children if not c.is_named]
+    if condition.type != "comparison_operator" or len(operands) != 2 or operators not in (["=="], ["in"]):
+        return None
+    subject, values = operands
+    if operators == ["=="] and subject.type == "string":
+        subject, values = values, subject
+    if env_variable(subject) is not None:
+        return None
+    if subject.type == "subscript":
+        holder, key = subject.child_by_field_name("value"), subject.child_by_field_name("subscript")
+    elif subject.type == "call":
+        function, arguments = subject.child_by_field_name("function"), subject.child_by_field_name("arguments")
+        if function is None or function.type != "attribute" or arguments is None or not arguments.named_children \
+                or parsing.text(function.child_by_field_name("attribute")) != "get":
+            return None
+        holder, key = function.child_by_field_name("object"), arguments.named_children[0]
+    else:
+        return None
+    if holder is None or holder.type not in {"identifier", "subscript", "attribute"} or key is None or key.type != "string" \
+            or any(c.type == "interpolation" for c in key.named_children):
+        return None
+    strings = [values] if values.type == "string" else values.named_children if values.type in {"list", "tuple", "set"} else []
+    if not strings or not all(s.type == "string" and not any(c.type == "interpolation" for c in s.named_children) for s in strings):
+        return None
+    name, needed = _string_value(key), tuple(_string_value(s) for s in strings)
+    if not name.isidentifier() or not all(v.isidentifier() for v in needed):
+        return None
+    return CONFIG_PREFIX + name, needed
+
+
+CONFIG_PREFIX = "%"  # an arm's option that is a key of a loaded config: `%type` for `opt_config['type']`
 ENV_PREFIX = "$"  # an arm's option that is an environment variable: `$RWKV_MY_TESTING`
 CONTAINS = "*"  # a value the option must hold as a substring: `'mamba' in os.environ["RWKV_MY_TESTING"]` → `*mamba`
 ENV_READS = {"os.environ.get", "environ.get", "os.getenv", "getenv"}

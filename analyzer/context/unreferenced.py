@@ -56,12 +56,21 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         return {}
     written = writers((symbol[0] for _, symbol, _ in candidates), facts)
     reexports = _reexporters(facts)
+    edited = _edited_writers(facts)
+    switched: dict[tuple[str, str], str] = {}  # symbols named only in arms a literal rules out: the arm and why
     unreached: dict[tuple[str, str], str] = {}
     pending = []
     for path, symbol, users in candidates:
         name = symbol[0]
         others = written.get(name, set()) - {path}
-        if others - reexports(path, name):
+        arms = {other: edited[(other, name)] for other in others if (other, name) in edited}
+        if others - reexports(path, name) - set(arms):
+            continue
+        if arms:  # named only in arms a literal constant rules out
+            where, (line, why) = sorted(arms.items())[0]
+            unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is named only in {where}'s arm at line "
+                                       f"{line}, and {why}")
+            switched[(path, name)] = f"{where}:{line}, {why}"
             continue
         if users:
             pending.append((path, symbol, users))
@@ -74,14 +83,29 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         grew = False
         for path, (name, start, _, kind), users in pending:
             if (path, name) not in unreached and all((path, user) in unreached for user in users):
+                arm = next((switched[(path, user)] for user in users if (path, user) in switched), None)
                 unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in {', '.join(users)}, which "
-                                           "nothing in the project reaches")
+                                           "nothing in the project reaches" + (f" (named only in the arm at {arm})" if arm else ""))
+                if arm:
+                    switched[(path, name)] = arm
                 grew = True
     result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
     for path, (name, start, end, _), _ in candidates:
         if (path, name) in unreached:
             result[path].append((start, end, unreached[(path, name)]))
     return dict(result)
+
+
+def _edited_writers(facts: list[ModuleFacts]) -> dict[tuple[str, str], tuple[int, str]]:
+    """(path, name) → (the arm's line, why) for names a file writes only in arms a literal constant rules out; an `if`
+    in a function counts only where no other file names its constant (`model.gemm_impl = "fp8"` would turn it on)."""
+    found = {(f.path, name): (line, constant, why) for f in facts for name, line, constant, why in f.edited_names}
+    if not found:
+        return {}
+    constants = {constant for _, constant, _ in found.values() if constant}
+    named = writers(constants, facts) if constants else {}
+    return {(path, name): (line, why) for (path, name), (line, constant, why) in found.items()
+            if not constant or not named.get(constant, set()) - {path}}
 
 
 def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: ProjectContext) -> set[str]:

@@ -128,7 +128,8 @@ class _CustomOpsScan(PythonScan):
         # by `triton_flash_attn.forward`), then the file's name.
         kernel_class = self.index.kb.classify_kernel(kernel, *_launchers(launches.get(kernel, [])), PurePosixPath(self.unit.path).stem,
                                                      body=_triton_calls(definition, self.jit_functions),
-                                                     signature=parsing.text(definition.child_by_field_name("parameters")))
+                                                     signature=parsing.text(definition.child_by_field_name("parameters")),
+                                                     context=_float8_words(self.unit.source.data))
         record.kernel_class = kernel_class.name
         self.hit("triton-kernel", f"{kernel} ({kernel_class.name})", definition.child_by_field_name("name"),
                  bilingual(kernel_class.replacement.en, kernel_class.replacement.zh), effort=self.index.kb.effort_tiers[_tier(kernel_class.tier, bump=0)])
@@ -511,3 +512,15 @@ class CustomOpsPythonScanner(PythonDomainScanner):
     domain = "custom_ops"
     triggers = ("triton", "cpp_extension", "Function", "cupy", "numba", "](", "_C", "Extension")
     scan_class = _CustomOpsScan
+
+
+FLOAT8_DTYPES = (b"float8_e4m3fn", b"float8_e4m3fnuz", b"float8_e5m2", b"float8_e5m2fnuz", b"float8_e8m0fnu")
+
+
+def _float8_words(data: bytes) -> str:
+    """The float8 dtypes a module names (`torch.float8_e4m3fn` in act_quant's output buffer): its kernels' (de)quantizers
+    are FP8 ones (knowledge.classify_kernel narrows by them)."""
+    if b"float8_" not in data:
+        return ""
+    return " ".join(name.decode() for name in FLOAT8_DTYPES if name in data)
+

@@ -39,9 +39,57 @@ FULL_PRECISION = frozenset({"torch.float32", "torch.float", "torch.float64", "to
 
 def fast_path_facets(arms: tuple[Node, Node]) -> tuple[str, ...]:
     """`precision-guard` where the CUDA arm of a fast path computes in full precision (an autocast region in float32
-    or disabled, a `.float()`/`.double()` cast) and the generic arm does not."""
+    or disabled, a `.float()`/`.double()` cast) and the generic arm does not; `timing` where both arms only time a
+    step (`timing_arms`)."""
     cuda_arm, generic = arms
+    if timing_arms(cuda_arm, generic):
+        return (TIMING,)
     return (PRECISION_GUARD,) if _full_precision(cuda_arm) and not _full_precision(generic) else ()
+
+
+# A step timer (round 14: k-diffusion train.py:436-443 and :475-478): the CUDA arm makes `torch.cuda.Event(enable_timing=
+# True)`s, synchronizes, records and reads `elapsed_time`; the else arm reads a clock into the same names. On NPU the
+# clock arm measures the same duration: nothing the step computes depends on it, a diagnostic, not an optimisation.
+TIMING = "timing"
+EVENT_CALLS = frozenset({"Event", "record", "elapsed_time"})  # what makes the CUDA arm a device timer
+TIMER_CALLS = EVENT_CALLS | {"synchronize"}
+CLOCK_CALLS = frozenset({"time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns", "monotonic_ns"})
+
+
+def timing_arms(cuda_arm: Node, generic: Node) -> bool:
+    """Does every statement of the CUDA arm only time the step with CUDA events (creating, recording or reading them,
+    synchronizing), at least one an event call, and every statement of the other arm read a clock into a name?"""
+    cuda_calls = _statement_calls(cuda_arm)
+    clock_calls = _statement_calls(generic, assigned_only=True)
+    if cuda_calls is None or clock_calls is None:
+        return False
+    return (all(calls and calls <= TIMER_CALLS for calls in cuda_calls) and any(calls & EVENT_CALLS for calls in cuda_calls)
+            and all(calls and calls <= CLOCK_CALLS for calls in clock_calls))
+
+
+def _statement_calls(block: Node, assigned_only: bool = False) -> list[set[str]] | None:
+    """The names of the calls of each statement of `block` (the last part of each callee), or None where a statement
+    is not an expression statement (a loop, an if, a return) or, with `assigned_only`, not an assignment."""
+    found = []
+    for statement in block.named_children:
+        if statement.type == "comment":
+            continue
+        if statement.type != "expression_statement" or len(statement.named_children) != 1:
+            return None
+        expression = statement.named_children[0]
+        if assigned_only and expression.type not in {"assignment", "augmented_assignment"}:
+            return None
+        calls, stack, seen = set(), [expression], 0
+        while stack and seen < MAX_NODES:
+            node = stack.pop()
+            seen += 1
+            if node.type == "call":
+                function = node.child_by_field_name("function")
+                last = function.child_by_field_name("attribute") if function is not None and function.type == "attribute" else function
+                calls.add(parsing.text(last) if last is not None else "")
+            stack.extend(node.named_children)
+        found.append(calls)
+    return found
 
 
 def fast_path_arms(test: Node) -> tuple[Node, Node] | None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context import cudnn_ops, env_options, switched_on, unpassed_defaults
+from ascend_feasibility.analyzer.context import cudnn_ops, env_options, literal_flags, switched_on, unpassed_defaults
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
@@ -206,6 +206,9 @@ class PhaseFacts:
     # those it names only inside other module-level definitions: (name, first, last, kind, those definitions) (symbols.py)
     inner_named: list[tuple[str, int, int, str, list[str]]] = field(default_factory=list)
     reexports: list[str] = field(default_factory=list)  # names a package __init__.py only re-exports (symbols.py)
+    # names written only in arms a literal constant rules out (or imported for them): (name, the arm's line, the
+    # constant when the `if` is in a function, why) (analyzer/context/literal_flags.py)
+    edited_names: list[tuple[str, int, str, str]] = field(default_factory=list)
     words: str = ""  # the identifier-like words the file writes, each between spaces (symbols.py, written_names.py)
     dotted_words: list[str] = field(default_factory=list)  # the dotted names of 3+ parts it writes (symbols.py)
 
@@ -221,6 +224,7 @@ class PhaseFacts:
         self.unnamed_symbols += other.unnamed_symbols
         self.inner_named += other.inner_named
         self.reexports += other.reexports
+        self.edited_names += other.edited_names
         self.words = word_string(word_set(self.words) | word_set(other.words))
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
         self.model_refs += other.model_refs
@@ -481,15 +485,19 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
                                                         list[tuple[int, int, str, tuple[str, ...], str]]]:
     """Arms of `if args.optim == "adamw_bnb_8bit":` / `elif model_args.quantize_model in ["a", "b"]:`, and the `else`
     of a chain all of whose arms test one option so."""
-    from ascend_feasibility.analyzer.context.switches import option_else_arm, option_value_test
+    from ascend_feasibility.analyzer.context.switches import config_value_test, option_else_arm, option_value_test
     from ascend_feasibility.knowledge import load_context_conventions
 
     if not conditions:
         return [], []
     objects = frozenset(load_context_conventions().opt_in.argument_objects)
     arms, others = [], []
-    for condition in conditions[:MAX_CHOICES]:
+    tested_config = [config_value_test(condition) for condition in conditions[:MAX_CHOICES]]
+    source = _root_text(conditions[0]) if any(tested_config) else ""
+    for condition, config in zip(conditions[:MAX_CHOICES], tested_config):
         tested = option_value_test(condition, objects)
+        if tested is None and config is not None and _only_tested(config[1], tested_config, source):
+            tested = config  # a config key's value (switched_options asks the project's config files)
         holder = condition.parent
         body = holder.child_by_field_name("consequence") if holder is not None else None
         if tested is None or body is None:
@@ -501,6 +509,22 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
         if otherwise is not None:
             others.append((*otherwise[:4], f"line {otherwise[4]}: else of {first}"))
     return arms, others
+
+
+def _root_text(node: Node) -> str:
+    while node.parent is not None:
+        node = node.parent
+    return parsing.text(node)
+
+
+def _only_tested(values: tuple[str, ...], tests: list, source: str) -> bool:
+    """Is each value written in the file only in the config tests that name it? A value the file also writes elsewhere
+    (a defaults dict, `cfg.setdefault('type', 'adam8bit')`, a choices list) may be the one a run takes."""
+    for value in values:
+        written = source.count(f"'{value}'") + source.count(f'"{value}"')
+        if written != sum(value in test[1] for test in tests if test is not None):
+            return False
+    return True
 
 
 def _launch_values(words: list[str]) -> list[tuple[str, str]]:
@@ -694,6 +718,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.options += options
         facts.option_values += values
     facts.option_value_arms, facts.option_else_arms = _option_value_arms(found.get("condition", []))
+    if found.get("condition") and unit.cell is None:
+        facts.edited_names = literal_flags.edited_names(unit.tree(), found["condition"])
     if "environ" in unit.source.text:
         from ascend_feasibility.knowledge import load_context_conventions
         facts.env_carriers = env_options.carriers(unit.tree(), frozenset(load_context_conventions().opt_in.argument_objects))

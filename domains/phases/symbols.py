@@ -98,8 +98,9 @@ def reexported_names(unit: Unit) -> list[str]:
     return sorted({name for name in imported if not written[name]})
 
 
-# decorators that only cache a function's results: they register it nowhere, so its name is still the only way in
-INERT_DECORATORS = frozenset({"lru_cache", "cache"})
+# decorators that only cache a function's results or compile it (Triton's jit, autotune and heuristics; numba's jit):
+# they register it nowhere, so its name is still the only way in (a kernel launched only by an unreached host function)
+INERT_DECORATORS = frozenset({"lru_cache", "cache", "jit", "autotune", "heuristics"})
 
 
 def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
