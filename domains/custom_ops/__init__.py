@@ -27,7 +27,12 @@ from ascend_feasibility.domains.custom_ops.operators import fold_operator_kernel
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
 from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, NativeWords
-from ascend_feasibility.domains.custom_ops.routed_kernels import relocate_routed, route_findings, routed_kernels
+from ascend_feasibility.domains.custom_ops.routed_kernels import (
+    confirmed_routes,
+    relocate_routed,
+    route_findings,
+    routed_kernels,
+)
 from ascend_feasibility.domains.custom_ops.tensorrt_plugins import tensorrt_plugins
 from ascend_feasibility.domains.custom_ops.triton_fallbacks import else_armed_kernels
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
@@ -82,7 +87,7 @@ class CustomOpsDomain(Domain):
         run.published["gated_extensions"] = gated = gated_extensions(merged, run)
         run.findings += gate_findings(gated, run)
         # extension ops the project also computes in plain PyTorch: one finding where NPU tensors reach the twin
-        run.findings += route_findings(merged.routes, run)
+        run.findings += route_findings(confirmed_routes(merged, routed_kernels(merged)), run)
 
     def report(self, run: ProjectRun) -> None:
         run.findings = relocate_gated(run.findings, run.published.get("gated_extensions", []), run)

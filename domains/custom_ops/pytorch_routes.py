@@ -38,7 +38,7 @@ DEPTH = 3
 
 
 def may_route(data: bytes) -> bool:
-    return any(marker in data for marker in MARKERS)
+    return any(marker in data for marker in MARKERS) or (b"def backward" in data and b"raise" in data)
 
 
 def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
@@ -55,8 +55,9 @@ def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
                 aliases[parsing.text(left)] = parsing.text(right.child_by_field_name("object"))
     routes = {name: d for name, d in top.items() if d.type == "function_definition" and name.endswith(ROUTE_SUFFIXES)
               and not _extension_ops(d) and not _applies(d) and _loop_depth(d) < PER_ELEMENT_DEPTH}
+    found = _forward_only(top, path)
     if not routes:
-        return []
+        return found
 
     def reached(nodes: list[Node], depth: int = DEPTH) -> tuple[set[str], set[str]]:
         """The extension ops the code under `nodes` calls, directly or through this file's definitions, and those
@@ -73,7 +74,6 @@ def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
                     names |= more_names
         return ops, names
 
-    found = []
     for name, definition in routes.items():
         record = _selected(name, root, definition, reached, path)
         if record is None:
@@ -90,6 +90,34 @@ def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
         if record is not None:
             found.append(record)
     return found
+
+
+def _forward_only(top: dict[str, Node], path: str) -> list[RouteRecord]:
+    """autograd Functions whose forward calls extension ops and whose backward raises or is absent (marching cubes,
+    box IoU: not differentiable): kind `cpu-arm`, kept by the project pass only where the extension builds a CPU
+    implementation of the op (routed_kernels.py)."""
+    found = []
+    for name, definition in top.items():
+        if definition.type != "class_definition" or "Function" not in parsing.text(
+                definition.child_by_field_name("superclasses") or definition):
+            continue
+        methods = {}
+        for item in (definition.child_by_field_name("body") or definition).named_children:
+            item = item.child_by_field_name("definition") if item.type == "decorated_definition" else item
+            if item is not None and item.type == "function_definition":
+                methods[parsing.text(item.child_by_field_name("name"))] = item
+        ops = _extension_ops(methods["forward"]) if "forward" in methods else set()
+        if ops and ("backward" not in methods or _only_raises(methods["backward"])):
+            found.append(RouteRecord(path, "", definition.start_point.row + 1, tuple(sorted(ops)), (name,), "cpu-arm",
+                                     definition.start_point.row + 1, "", False))
+    return found
+
+
+def _only_raises(function: Node) -> bool:
+    body = function.child_by_field_name("body")
+    statements = [c for c in body.named_children if c.type != "comment" and not (
+        c.type == "expression_statement" and c.named_children and c.named_children[0].type == "string")] if body else []
+    return bool(statements) and statements[0].type == "raise_statement"
 
 
 def _selected(name: str, root: Node, definition: Node, reached, path: str) -> RouteRecord | None:

@@ -10,6 +10,7 @@ in the project are judged: `forward` bound by two extensions could be either."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.written_names import writes_word
@@ -22,6 +23,7 @@ DETECTOR = "cuda-extension-op-pytorch-twin"
 KERNEL_RULES = frozenset({"OPS001", "OPS002"})
 FUNCTION_RULE = "OPS040"
 QUICK = (0.0, 0.5)  # a test to change, or nothing
+HOST_SOURCES = (".cpp", ".cc", ".cxx", ".c")
 
 
 def routed_kernels(facts: CustomOpFacts) -> dict[int, tuple[RouteRecord, list[KernelRecord]]]:
@@ -37,10 +39,32 @@ def routed_kernels(facts: CustomOpFacts) -> dict[int, tuple[RouteRecord, list[Ke
         functions = {function_of[op].lstrip("&").split("::")[-1] for op in route.ops if op in function_of}
         if not functions:
             continue
+        if route.kind == "cpu-arm":
+            cpu = _cpu_implementation(functions, facts)
+            if cpu is None:
+                continue
+            route = replace(route, route=cpu)
         kernels = [k for k in facts.kernels if k.kind in {"cuda", "cpp"} and _launched_for(k, functions, words)]
         if kernels:
             found[id(route)] = (route, kernels)
     return found
+
+
+def confirmed_routes(facts: CustomOpFacts, routed: dict) -> list[RouteRecord]:
+    """The routes to report: every twin; a forward-only Function only where its op has a CPU implementation."""
+    return [r for r in facts.routes if r.kind != "cpu-arm"] + [r for r, _ in routed.values() if r.kind == "cpu-arm"]
+
+
+def _cpu_implementation(functions: set[str], facts: CustomOpFacts) -> str | None:
+    """The CPU function the dispatcher of a bound op calls (`MarchingCubes` → `MarchingCubesCpu`), written by a host
+    C++ source of the project (not CUDA, not a header, not a binding file): compiled in a build without CUDA."""
+    binding_files = {b.path for b in facts.bindings}
+    sources = [w for w in facts.native_words if w.path.endswith(HOST_SOURCES) and w.path not in binding_files]
+    for function in sorted(functions):
+        for name in (f"{function}Cpu", f"{function}CPU", f"{function}_cpu"):
+            if any(writes_word(w.words, name) for w in sources):
+                return name
+    return None
 
 
 def _launched_for(kernel: KernelRecord, functions: set[str], words: list[tuple[str, str]]) -> bool:
@@ -63,10 +87,11 @@ def route_findings(routes: list[RouteRecord], run: ProjectRun) -> list[Finding]:
     findings = []
     for route in routes:
         place = run.context.of(route.path)
-        snippet = f"if {route.test}:" if route.test else route.route
+        snippet = f"if {route.test}:" if route.test else (route.definitions[0] if route.kind == "cpu-arm" else route.route)
         facets = tuple(f for f in (route.kind, "shim" if route.shim else "") if f)
+        npu = f"{route.route}()" if route.kind == "cpu-arm" else f"{route.route}() ({route.path}:{route.route_line})"
         located = Located(code, ", ".join(route.ops), route.path, route.line, 1, len(snippet) + 1, snippet,
-                          matched=route.test or route.route, npu=f"{route.route}() ({route.path}:{route.route_line})",
+                          matched=route.test or route.route, npu=npu,
                           role=place.role, reach=place.reach, reach_reason=place.reason, facets=facets,
                           effort=QUICK if route.kind == "device-test" else None)
         findings.append(run.factory.build_located(located, 0))
@@ -102,6 +127,10 @@ def relocate_routed(findings: list[Finding], routed: dict[int, tuple[RouteRecord
 def _reason(route: RouteRecord) -> str:
     at = f"{route.route}() ({route.path}:{route.route_line})"
     ops = ", ".join(route.ops)
+    if route.kind == "cpu-arm":
+        return (f"this op ({ops}) is forward only (its autograd Function's backward raises or is absent) and the "
+                f"extension's CPU implementation {route.route}() builds without CUDA: on Ascend a device hop (.cpu(), "
+                f"then .to(device)) is the port and this kernel only a speed-up")
     if route.kind == "device-test":
         how = f"the test at {route.path}:{route.line} sends non-CUDA tensors to it"
     elif route.kind == "flag":
