@@ -333,3 +333,89 @@ def test_a_kernel_body_too_deep_for_recursion_is_read_without_crashing():
     terms = " + ".join(f"x[{i}]" for i in range(900))
     code = f"__global__ void gen_kernel(int T, const float* x, float* y) {{\n  float s = 0;\n  for (int t = 0; t < T; t++) {{ s = s + {terms}; y[t] = s; }}\n}}\n"
     assert _kernel_findings(code) == [("OPS002", "gen_kernel (recurrence)")]
+
+
+ALPHA_COMPOSITE = """
+__global__ void compositeForwardKernel(const float* features, const float* alphas, const long* idx, float* result,
+                                       int K, int P) {
+    const int pix = blockIdx.x * blockDim.x + threadIdx.x;
+    float cum_alpha = 1.;
+    for (int k = 0; k < K; ++k) {
+        int n = idx[pix * K + k];
+        if (n < 0) { continue; }
+        float alpha = alphas[pix * K + k];
+        result[pix] += features[n] * cum_alpha * alpha;
+        cum_alpha = cum_alpha * (1 - alpha);
+    }
+}
+
+__global__ void compositeBackwardKernel(const float* grad_out, const float* features, const float* alphas,
+                                        const long* idx, float* grad_alphas, int K) {
+    const int pix = blockIdx.x * blockDim.x + threadIdx.x;
+    for (int k = 0; k < K; ++k) {
+        int n = idx[pix * K + k];
+        if (n < 0) { continue; }
+        for (int t = 0; t < k; ++t) {
+            atomicAdd(&grad_alphas[pix * K + t], -grad_out[pix] * features[n]);
+        }
+    }
+}
+"""
+
+
+def test_a_running_product_over_k_is_a_cumprod_composition_and_its_backward_goes_with_it():
+    """Round 14 A1 row 11, B rows 25/45: pytorch3d's alpha composite carries `cum_alpha = cum_alpha * (1 - alpha)`
+    over the K closest points and writes each step's weighted feature: an exclusive torch.cumprod, a gather and a sum,
+    not a 24-80 h blocker. Its backward, whose body says nothing the reader knows, is derived by autograd."""
+    assert _kernel_findings(ALPHA_COMPOSITE) == [
+        ("OPS001", "compositeForwardKernel (running_product)"),
+        ("OPS001", "compositeBackwardKernel (running_product; atomics)"),
+    ]
+    from ascend_feasibility.knowledge import load_knowledge
+
+    assert "torch.cumprod" in load_knowledge().kernel_class("running_product").replacement.en
+
+
+def test_a_running_value_with_an_added_term_stays_a_recurrence_and_an_unrelated_backward_keeps_its_class():
+    """Not flagged: `s = s * w + k` adds a term each step (RWKV's state): still a recurrence; a backward kernel whose
+    forward twin is no composition keeps the catch-all."""
+    affine = ALPHA_COMPOSITE.replace("cum_alpha = cum_alpha * (1 - alpha);", "cum_alpha = cum_alpha * (1 - alpha) + alpha;")
+    assert _kernel_findings(affine) == [
+        ("OPS002", "compositeForwardKernel (recurrence)"),
+        ("OPS002", "compositeBackwardKernel (other; atomics)"),
+    ]
+
+
+FARTHEST_POINTS = """
+__global__ void FarthestKernel(const float* points, const long* start, long* idxs, float* min_dist, int P, int K) {
+    __shared__ long selected_store;
+    long selected = start[blockIdx.x];
+    for (long k = 1; k < K; ++k) {
+        long best = 0;
+        float best_dist = -1.0;
+        for (long p = threadIdx.x; p < P; p += blockDim.x) {
+            float d = points[selected] - points[p];
+            float m = min(d * d, min_dist[p]);
+            min_dist[p] = m;
+            best = (m > best_dist) ? p : best;
+            best_dist = (m > best_dist) ? m : best_dist;
+        }
+        selected = BlockReduce(temp).Reduce(Pair(best, best_dist), cub::ArgMax(), 256).key;
+        if (threadIdx.x == 0) { idxs[k] = selected; selected_store = selected; }
+        __syncthreads();
+        selected = selected_store;
+    }
+}
+"""
+
+
+def test_an_argmax_chosen_index_carried_over_a_loop_is_an_iterative_selection_not_a_gather():
+    """Round 14 A2 row 71: pytorch3d's farthest-point sampling was "gather_scatter" by its file name ("sample"); its
+    outer loop measures from the point the previous step selected and selects the next by a block ArgMax: a K-step
+    loop of minimum and argmax, which no gather/scatter expresses."""
+    assert _kernel_findings(FARTHEST_POINTS.replace("FarthestKernel", "sample_points_kernel")) == [
+        ("OPS001", "sample_points_kernel (iterative_selection; shared memory)")]
+    # not flagged: the index is read but chosen by plain arithmetic, not an arg-max: the name's class stands
+    stepped = FARTHEST_POINTS.replace("FarthestKernel", "sample_points_kernel").replace(
+        "BlockReduce(temp).Reduce(Pair(best, best_dist), cub::ArgMax(), 256).key", "selected + best")
+    assert _kernel_findings(stepped) == [("OPS001", "sample_points_kernel (gather_scatter; shared memory)")]

@@ -54,3 +54,37 @@ def test_globs_folders_cmake_and_unnamed_builds_keep_their_sources(tmp_path):
         assert {r for r, _ in reach[built]} == {"runs"}, built
     write_tree(tmp_path / "other", {"csrc/unlisted.cu": KERNEL, "setup.py": "import glob\nglob.glob('**/*.cu')\n"})
     assert {r for r, _ in _reach_by_path(tmp_path / "other")["csrc/unlisted.cu"]} == {"runs"}  # names no source
+
+
+JOINED_SETUP = (
+    "import glob, os\nfrom torch.utils.cpp_extension import CUDAExtension\n\n"
+    "def get_extensions():\n"
+    "    this_dir = os.path.dirname(os.path.abspath(__file__))\n"
+    "    extensions_dir = os.path.join(this_dir, 'pkg', 'csrc')\n"
+    "    main = [os.path.join(extensions_dir, 'ball_query.cu')]\n"
+    "    source_cuda = glob.glob(os.path.join(extensions_dir, 'SUB', '*.cu'), recursive=True)\n"
+    "    return [CUDAExtension('pkg._C', main + source_cuda)]\n"
+)
+
+
+def test_a_glob_joined_from_parts_and_names_keeps_the_sources_below_it(tmp_path):
+    """pytorch3d's setup.py: `glob(os.path.join(extensions_dir, "**", "*.cu"), recursive=True)` with
+    `extensions_dir = os.path.join(this_dir, "pytorch3d", "csrc")`: no single string names the folder."""
+    write_tree(tmp_path, {
+        "setup.py": JOINED_SETUP.replace("SUB", "**"),
+        "pkg/csrc/ball_query.cu": KERNEL,
+        "pkg/csrc/knn/knn.cu": KERNEL,  # its stem is written nowhere: only the joined glob takes it
+        "other/stray_kernel.cu": KERNEL,
+    })
+    reach = _reach_by_path(tmp_path)
+    assert {r for r, _ in reach["pkg/csrc/knn/knn.cu"]} == {"runs"}
+    assert reach["other/stray_kernel.cu"] == {("optional", WHY)}  # outside the joined folder: still not compiled
+
+
+def test_a_joined_path_with_an_unread_part_names_nothing(tmp_path):
+    write_tree(tmp_path, {
+        "setup.py": JOINED_SETUP.replace("'SUB'", "variant()"),  # a part no assignment gives: no path is made up
+        "pkg/csrc/ball_query.cu": KERNEL,
+        "pkg/csrc/knn/knn.cu": KERNEL,
+    })
+    assert _reach_by_path(tmp_path)["pkg/csrc/knn/knn.cu"] == {("optional", WHY)}

@@ -27,6 +27,12 @@ from ascend_feasibility.domains.custom_ops.operators import fold_operator_kernel
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
 from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, NativeWords
+from ascend_feasibility.domains.custom_ops.routed_kernels import (
+    confirmed_routes,
+    relocate_routed,
+    route_findings,
+    routed_kernels,
+)
 from ascend_feasibility.domains.custom_ops.tensorrt_plugins import tensorrt_plugins
 from ascend_feasibility.domains.custom_ops.triton_fallbacks import else_armed_kernels
 from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
@@ -80,6 +86,11 @@ class CustomOpsDomain(Domain):
         # extensions only CUDA arms with a PyTorch other arm reach: one finding at the test; the rest is optional
         run.published["gated_extensions"] = gated = gated_extensions(merged, run)
         run.findings += gate_findings(gated, run)
+        # extension ops the project also computes in plain PyTorch: one finding where NPU tensors reach the twin
+        # (not at a test that already gates the whole extension)
+        gates = {(g.path, g.handle[5]) for g in gated}
+        routes = [r for r in confirmed_routes(merged, routed_kernels(merged)) if (r.path, r.line) not in gates]
+        run.findings += route_findings(routes, run)
 
     def report(self, run: ProjectRun) -> None:
         run.findings = relocate_gated(run.findings, run.published.get("gated_extensions", []), run)
@@ -88,6 +99,7 @@ class CustomOpsDomain(Domain):
             merged.extend(facts)
         # extensions built only behind a switch whose imports the project catches: optional, one finding at the build
         run.findings = relocate_switched(run.findings, switched_extensions(merged, run.findings, run), run)
+        run.findings = relocate_routed(run.findings, routed_kernels(merged), run)
         kernels = build_inventory(merged, self.kb)
         run.report_fields["custom_ops"] = run.published["kernels"] = kernels
         run.findings = built_without_port(fold_operator_kernels(run.findings, kernels, load_one_operator_classes()),

@@ -10,7 +10,7 @@ from typing import Literal
 
 from tree_sitter import Node
 
-Shape = Literal["recurrence", "elementwise"]
+Shape = Literal["recurrence", "elementwise", "running_product", "iterative_selection"]
 
 MAX_BODY_BYTES = 200_000  # a generated kernel past this is read by its name alone
 MAX_LOOPS = 200
@@ -39,9 +39,16 @@ def body_shape(function: Node, own_loops: frozenset[str] = frozenset()) -> Shape
                            and node.child_by_field_name("value") is not None
                            and _value_names(node.child_by_field_name("value")) & parameters}
     loops = [node for node in _walk(body) if node.type in LOOPS]
+    products = False
     for loop in loops[:MAX_LOOPS]:
-        if _recurrent(loop, declared, memory):
+        if _selects(loop, declared):
+            return "iterative_selection"
+        running = _running_products(loop, declared)
+        if _recurrent(loop, declared, memory, running):
             return "recurrence"
+        products = products or bool(running)
+    if products and b"__shared__" not in body.text:
+        return "running_product"
     if loops or b"__shared__" in body.text or _calls(body) & own_loops:
         return None
     return "elementwise"
@@ -52,8 +59,77 @@ def loops_in(function: Node) -> bool:
     return body is not None and any(node.type in LOOPS for node in _walk(body))
 
 
-def _recurrent(loop: Node, declared: dict[str, tuple[bool, bool]], memory: set[str]) -> bool:
-    """Does an iteration of `loop` read a data value the previous one wrote, and write an output that depends on it?"""
+def _running_products(loop: Node, declared: dict[str, tuple[bool, bool]]) -> set[str]:
+    """The data values declared outside `loop` that each of its iterations only multiplies by a factor not naming them
+    (`cum = cum * (1 - alpha)`, `t *= 1 - a`): an exclusive cumulative product over the loop's axis (torch.cumprod),
+    not a state recurrence (RWKV's `s = s * w + k * v` adds a term)."""
+    inner = _declarations(loop)
+    data = {name for name, (pointer, integral) in declared.items() if name not in inner and not pointer and not integral}
+    writes: dict[str, list[bool]] = {}
+    for node in _walk(loop.child_by_field_name("body") or loop):
+        if node.type == "update_expression":
+            name = _base_name(node.child_by_field_name("argument"))
+            if name in data:
+                writes.setdefault(name, []).append(False)
+        if node.type != "assignment_expression":
+            continue
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or left.type != "identifier" or _text(left) not in data:
+            continue
+        name, operator = _text(left), _text(node.child_by_field_name("operator"))
+        if operator == "*=":
+            product = name not in _value_names(right)
+        elif operator == "=":
+            product = _scaled_by_itself(right, name)
+        else:
+            product = False
+        writes.setdefault(name, []).append(product)
+    return {name for name, kinds in writes.items() if all(kinds)}
+
+
+def _scaled_by_itself(value: Node, name: str) -> bool:
+    """Is `value` `name * factor` or `factor * name`, the factor not naming `name`?"""
+    while value.type == "parenthesized_expression" and value.named_children:
+        value = value.named_children[0]
+    if value.type != "binary_expression" or _text(value.child_by_field_name("operator")) != "*":
+        return False
+    left, right = value.child_by_field_name("left"), value.child_by_field_name("right")
+    for own, factor in ((left, right), (right, left)):
+        if own is not None and own.type == "identifier" and _text(own) == name and factor is not None \
+                and name not in _value_names(factor):
+            return True
+    return False
+
+
+def _selects(loop: Node, declared: dict[str, tuple[bool, bool]]) -> bool:
+    """Does each iteration of `loop` use an index chosen by the previous one, chosen by an arg-max or arg-min
+    reduction (farthest-point sampling: measure from the last selected point, select the farthest, repeat)? An index
+    declared outside the loop, read first in an iteration and assigned from an expression naming argmax/argmin."""
+    inner = _declarations(loop)
+    indices = {name for name, (pointer, integral) in declared.items() if name not in inner and not pointer and integral}
+    if not indices:
+        return False
+    chosen = set()
+    for node in _walk(loop.child_by_field_name("body") or loop):
+        if node.type == "assignment_expression":
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is not None and left.type == "identifier" and _text(left) in indices and right is not None:
+                text = _text(right).lower()
+                if "argmax" in text or "argmin" in text:
+                    chosen.add(_text(left))
+    if not chosen:
+        return False
+    own = set(_declarations(loop, nested=False))
+    first: dict[str, bool] = {}
+    for kind, name in _events(loop.child_by_field_name("body") or loop, own):
+        first.setdefault(name, kind == "read")
+    return any(first.get(name) for name in chosen)
+
+
+def _recurrent(loop: Node, declared: dict[str, tuple[bool, bool]], memory: set[str],
+               running: set[str] = frozenset()) -> bool:
+    """Does an iteration of `loop` read a data value the previous one wrote, and write an output that depends on it?
+    `running`: the loop's running products, a cumulative product rather than a state."""
     inner = _declarations(loop)
     # an element addressed by what this iteration itself declares (its counter, `idx = t * C + i`) is this iteration's
     # own: reading or writing it carries nothing over (a nested loop's counter sweeps the whole array, so it does)
@@ -70,7 +146,7 @@ def _recurrent(loop: Node, declared: dict[str, tuple[bool, bool]], memory: set[s
         first.setdefault(name, kind == "read")
         if kind in {"write", "update"}:
             written.add(name)
-    carried = {name for name in data & written if first.get(name)}
+    carried = {name for name in data & written if first.get(name)} - running
     if not carried:
         return False
     assignments = [node for node in _walk(loop) if node.type in {"assignment_expression", "init_declarator"}]
@@ -281,8 +357,33 @@ def class_for_shape(kb, named, shape: Shape | None):
     operator or a scan keeps its class. Elementwise math only fills in for a name that said nothing: its name may say
     which elementwise function (gelu, a cast) better than the body can."""
     catch_all = kb.kernel_classes[-1]
-    if shape == "recurrence" and (named.path == "pytorch" or named is catch_all):
-        return kb.kernel_class("recurrence")
+    if shape in ("recurrence", "running_product", "iterative_selection") and (named.path == "pytorch" or named is catch_all):
+        return kb.kernel_class(shape)
     if shape == "elementwise" and named is catch_all:
         return kb.kernel_class("elementwise")
     return named
+
+
+BACKWARD_MARKERS = {"Backward": "Forward", "backward": "forward", "BACKWARD": "FORWARD", "Bwd": "Fwd", "bwd": "fwd"}
+
+
+def forward_twin(name: str, names) -> str | None:
+    """The kernel among `names` that `name` is the backward of: the marker swapped (`...BackwardKernel` →
+    `...ForwardKernel`, `_bwd` → `_fwd`) or dropped (`foo_backward_kernel` → `foo_kernel`)."""
+    for marker, forward in BACKWARD_MARKERS.items():
+        if marker in name:
+            for twin in (name.replace(marker, forward), name.replace(f"_{marker}", "").replace(marker, "")):
+                if twin != name and twin in names:
+                    return twin
+    return None
+
+
+def class_of_backward(kb, name: str, own, classes: dict):
+    """A backward kernel that neither its name nor its body places takes its forward twin's class where that class is a
+    composition of native operators (path "pytorch"): autograd derives the backward of the composition, so it is part of
+    the forward's item, not a kernel of its own (pytorch3d's SigmoidAlphaBlendBackwardKernel beside a forward whose
+    body is a running product)."""
+    if own is not kb.kernel_classes[-1]:
+        return own
+    twin = forward_twin(name, classes)
+    return classes[twin] if twin is not None and classes[twin].path == "pytorch" else own

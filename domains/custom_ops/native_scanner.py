@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit, bilingual
-from ascend_feasibility.domains.custom_ops.kernel_body import class_for_shape
+from ascend_feasibility.domains.custom_ops.kernel_body import class_for_shape, class_of_backward
 from ascend_feasibility.domains.custom_ops.native import analyze_native
 from ascend_feasibility.domains.custom_ops.records import (
     BindingRecord,
@@ -40,11 +40,14 @@ class NativeSourceScanner(Scanner):
             for kernel in kernels:
                 callers_of.setdefault(kernel, []).append(host)
         bound_ops = {op for binding in native.bindings for op in binding.ops}
+        classes = {}
         for kernel in native.kernels:
-            features = kernel.features + native.file_features
             related = [*callers_of.get(kernel.name, []), *(bound_ops if len(native.kernels) == 1 else [])]
             named = self.kb.classify_kernel(kernel.name, *related, PurePosixPath(unit.path).stem, signature=kernel.parameters)
-            kernel_class = class_for_shape(self.kb, named, kernel.shape)
+            classes[kernel.name] = class_for_shape(self.kb, named, kernel.shape)
+        for kernel in native.kernels:
+            features = kernel.features + native.file_features
+            kernel_class = class_of_backward(self.kb, kernel.name, classes[kernel.name], classes)
             facts.kernels.append(
                 KernelRecord(kernel.name, unit.path, kernel.line, kernel.end_line, "cuda", features,
                              callers_of.get(kernel.name, []), kernel_class=kernel_class.name, code=kernel.code)

@@ -12,6 +12,7 @@ from ascend_feasibility.analyzer.context.kernel_contract import MMCV_LOADERS, cu
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import bilingual
+from ascend_feasibility.domains.custom_ops.pytorch_routes import may_route, pytorch_routes
 from ascend_feasibility.domains.custom_ops.records import CallRecord, CustomOpFacts, ExtensionRecord, KernelRecord
 from ascend_feasibility.domains.custom_ops.triton_fallbacks import launched_with_else_arm
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords, unit_references
@@ -53,6 +54,8 @@ class _CustomOpsScan(PythonScan):
     def run(self) -> list:
         self.facts = CustomOpFacts()
         self.unit.cache["custom_ops"] = self.facts
+        if may_route(self.unit.source.data):
+            self.facts.routes = pytorch_routes(self.unit.tree(), self.unit.path)
         found = self.captures()
         self.constants: dict[str, int] = {}
         for name, value in zip(found.get("constant", []), found.get("value", [])):

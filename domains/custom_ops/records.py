@@ -95,6 +95,21 @@ class NativeWords:
 
 
 @dataclass
+class RouteRecord:
+    """An extension op the project also computes in plain PyTorch (custom_ops/pytorch_routes.py)."""
+
+    path: str
+    route: str  # the PyTorch twin
+    route_line: int
+    ops: tuple[str, ...]  # the extension ops the code it stands for calls
+    definitions: tuple[str, ...]  # that code's module-level definitions (the autograd Functions among them)
+    kind: str  # device-test, flag, sibling
+    line: int  # the test choosing between them, or the twin's extension-calling definition
+    test: str
+    shim: bool  # a test transfer_to_npu makes true for NPU tensors
+
+
+@dataclass
 class CustomOpFacts:
     kernels: list[KernelRecord] = field(default_factory=list)
     bindings: list[BindingRecord] = field(default_factory=list)
@@ -103,6 +118,7 @@ class CustomOpFacts:
     imports: list[ImportSite] = field(default_factory=list)
     natives: list[NativeUnitRecord] = field(default_factory=list)
     native_words: list[NativeWords] = field(default_factory=list)
+    routes: list[RouteRecord] = field(default_factory=list)
 
     def extend(self, other: "CustomOpFacts") -> None:
         self.kernels += other.kernels
@@ -112,3 +128,4 @@ class CustomOpFacts:
         self.imports += other.imports
         self.natives += other.natives
         self.native_words += other.native_words
+        self.routes += other.routes

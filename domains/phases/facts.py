@@ -25,6 +25,7 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUERY, Unit
 from ascend_feasibility.domains.phases import symbols
+from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.python_refs import unit_references
 from ascend_feasibility.knowledge import load_phase_signals
 from tree_sitter import Node
@@ -763,7 +764,13 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
             layers.append((reference.node.start_byte, name.rsplit(".", 1)[-1]))
     strings = {parsing.text(node) for node in found.get("string_content", [])}
     facts.config_refs = sorted(t for t in strings if _is_config_name(t))
-    facts.source_refs = sorted(t for t in strings if _is_source_ref(t))
+    refs = {t for t in strings if _is_source_ref(t)}
+    for node in found.get("string_content", []):  # a source pattern built with os.path.join: its joined path
+        if parsing.text(node).endswith(NATIVE_SUFFIXES):
+            joined = joined_path(node)
+            if joined is not None and _is_source_ref(joined):
+                refs.add(joined)
+    facts.source_refs = sorted(refs)
     backward = stepped = False
     for node in _methods(unit):
         name = parsing.text(node)
