@@ -11,6 +11,7 @@ from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView
 from ascend_feasibility.domains.custom_ops.binding_reach import orphan_extensions, redundant_builds, unreached_by_bindings
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
 from ascend_feasibility.domains.custom_ops.build_routes import built_without_port
+from ascend_feasibility.domains.custom_ops.cuda_only_headers import relocate_host_runtime
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
 from ascend_feasibility.domains.custom_ops.fallbacks import (
@@ -88,6 +89,8 @@ class CustomOpsDomain(Domain):
             merged.extend(facts)
         # extensions built only behind a switch whose imports the project catches: optional, one finding at the build
         run.findings = relocate_switched(run.findings, switched_extensions(merged, run.findings, run), run)
+        # CUDA runtime names in headers only nvcc units include, or declared by the project for its build without CUDA
+        run.findings = relocate_host_runtime(run.findings, merged, run)
         kernels = build_inventory(merged, self.kb)
         run.report_fields["custom_ops"] = run.published["kernels"] = kernels
         run.findings = built_without_port(fold_operator_kernels(run.findings, kernels, load_one_operator_classes()),

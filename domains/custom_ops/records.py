@@ -95,6 +95,17 @@ class NativeWords:
 
 
 @dataclass
+class HostRuntimeRecord:
+    """A CUDA/C++ file that writes `cuda`: the CUDA runtime names it declares itself outside a CUDA-only preprocessor
+    arm (`typedef void* cudaStream_t;` for its CPU build), and the project headers it includes, each with whether
+    only a CUDA build compiles that include (`#ifdef __CUDACC__`, or the file is a .cu)."""
+
+    path: str
+    declared: list[str]
+    includes: list[tuple[str, int, bool]]  # (the include's path, its line, only a CUDA build compiles it)
+
+
+@dataclass
 class CustomOpFacts:
     kernels: list[KernelRecord] = field(default_factory=list)
     bindings: list[BindingRecord] = field(default_factory=list)
@@ -103,6 +114,7 @@ class CustomOpFacts:
     imports: list[ImportSite] = field(default_factory=list)
     natives: list[NativeUnitRecord] = field(default_factory=list)
     native_words: list[NativeWords] = field(default_factory=list)
+    host_runtime: list[HostRuntimeRecord] = field(default_factory=list)
 
     def extend(self, other: "CustomOpFacts") -> None:
         self.kernels += other.kernels
@@ -112,3 +124,4 @@ class CustomOpFacts:
         self.imports += other.imports
         self.natives += other.natives
         self.native_words += other.native_words
+        self.host_runtime += other.host_runtime
