@@ -13,6 +13,7 @@ from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScan
 from ascend_feasibility.domains.custom_ops.build_routes import built_without_port
 from ascend_feasibility.domains.custom_ops.cuda_only_headers import relocate_host_runtime
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
+from ascend_feasibility.domains.custom_ops.device_dispatch import CppDeviceDispatchScanner
 from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
 from ascend_feasibility.domains.custom_ops.fallbacks import (
     fallback_extensions,
@@ -41,7 +42,7 @@ EXTENSION_WORDS = ("torch", "pybind", "PYBIND", "cuda", "__global__", "<<<")
 class CustomOpsDomain(Domain):
     name = "custom_ops"
     scanner_classes = (CustomOpsPythonScanner, FusedOptimizerScanner, TritonGateScanner, BuildBranchScanner,
-                       NativeSourceScanner, CudaRuntimeHostScanner, CMakeCudaScanner)
+                       NativeSourceScanner, CudaRuntimeHostScanner, CppDeviceDispatchScanner, CMakeCudaScanner)
     facts_type = CustomOpFacts
 
     def query_keys(self, unit: Unit) -> set[str]:
