@@ -6,7 +6,8 @@ c10::DeviceType::CUDA || device.type() == c10::DeviceType::CPU, ...)`, pytorch3d
 tensor's device type is PrivateUse1 (torch_npu's DeviceUtils.h: `is_npu(tensor)` is `tensor.is_privateuseone()`), so
 in C++ it is neither `is_cuda()` nor `is_cpu()` (transfer_to_npu patches Python only): it takes the CPU arm, where a
 CHECK_CPU fails it or a data_ptr read touches device memory from the host, or it fails the check. Reported once per
-test, unless the test or its else-if chain already names the NPU."""
+test, unless the test or its else-if chain already names the NPU. A test inside `#ifdef WITH_CUDA` counts too:
+without it the build without CUDA sends every tensor, an NPU one included, down the CPU path."""
 
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ class CppDeviceDispatchScanner(Scanner):
         self.code = RuleIndex(kb, "custom_ops").code_for("cpp-device-dispatch-cpu-cuda")
 
     def scan(self, unit: Unit) -> list[Hit]:
+        if unit.path.endswith(".cu"):
+            return []  # only nvcc compiles it: an NPU tensor never reaches its tests
         found = parsing.captures(parsing.query(unit.kind, QUERY), unit.tree())
         hits = []
         for test in found.get("test", []):
