@@ -732,6 +732,23 @@ def test_cuda_names_the_project_declares_and_headers_only_nvcc_includes(tmp_path
     assert all(f.reach == "runs" for (path, _), f in sites.items() if path == "lib/x/gpu_sync.h")
 
 
+def test_a_macro_the_build_defines_only_beside_cuda_extension(tmp_path):
+    # pytorch3d/mmcv setup.py: `define_macros += [("WITH_CUDA", None)]` in the arm that picks CUDAExtension; a macro
+    # of the project's own name is learnt from there, one the build never sets stays compiled
+    files = {
+        "setup.py": ("import torch\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension, CUDA_HOME\n"
+                     "define_macros = []\nextension = CppExtension\nif torch.cuda.is_available() and CUDA_HOME is not None:\n"
+                     "    extension = CUDAExtension\n    define_macros += [(\"MYPKG_WITH_GPU\", None)]\n"
+                     "ext = extension(\"mypkg._C\", [\"csrc/a.cpp\"], define_macros=define_macros)\n"),
+        "csrc/a.cpp": ("#include <torch/extension.h>\nvoid f() {\n#ifdef MYPKG_WITH_GPU\n  cudaDeviceSynchronize();\n#endif\n"
+                       "#ifdef HAVE_OTHER\n  cudaDeviceSynchronize();\n#endif\n}\n"),
+    }
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    sites = {f.line: f for f in report.findings if f.rule == "OPS067"}
+    assert sites[4].reach == "cuda-only-guarded" and "setup.py:7" in sites[4].reach_reason
+    assert sites[7].reach == "runs"
+
+
 def test_per_backend_table_needs_an_npu_row_not_a_new_cuda_row():
     code = ('import torch\nSYNC = {\n    "cuda": torch.cuda.synchronize,\n    "xpu": torch.xpu.synchronize,\n}\n'
             'BACKEND = {"cuda": "nccl", "cpu": "gloo"}\n')

@@ -84,3 +84,28 @@ def _needs(expression: Node, macros: frozenset[str], positive: bool) -> str | No
     if expression.type == "identifier" and parsing.text(expression) in macros:
         return parsing.text(expression)
     return None
+
+
+class _EveryMacro:
+    def __contains__(self, name: object) -> bool:
+        return True
+
+
+EVERY_MACRO = _EveryMacro()
+
+
+def macro_arms(branch: Node) -> list[tuple[str, int, int, int]]:
+    """The arms of a preprocessor branch that one macro being defined selects: (macro, first row, last row, the
+    directive's row), for the then-arm of `#ifdef M` / `#if defined(M) && ...` and the `#else` of `#ifndef M`. Which
+    macros only a CUDA build defines is the project's build to say (custom_ops/build_branches.py)."""
+    arms = []
+    alternative = branch.child_by_field_name("alternative")
+    last = (alternative.start_point.row - 1) if alternative is not None else branch.end_point.row
+    macro = _required(branch, EVERY_MACRO, positive=True)
+    if macro is not None:
+        arms.append((macro, branch.start_point.row, last, branch.start_point.row))
+    if alternative is not None and alternative.type == "preproc_else":
+        macro = _required(branch, EVERY_MACRO, positive=False)
+        if macro is not None:
+            arms.append((macro, alternative.start_point.row, alternative.end_point.row, alternative.start_point.row))
+    return arms

@@ -30,14 +30,33 @@ def relocate_host_runtime(findings: list[Finding], facts: CustomOpFacts, run: Pr
         return findings
     declared = {name for record in facts.host_runtime for name in record.declared}
     headers = nvcc_only_headers(facts, run.paths)
+    arms = _learned_arms(facts)
     result = []
     for finding in findings:
         if finding.rule in codes and finding.symbol in declared:
             continue  # the project's own name in the build without CUDA
-        if finding.rule in codes and finding.reach == "runs" and finding.path in headers:
-            finding = run.factory.relocate(finding, Place(finding.role, "cuda-only-guarded", headers[finding.path]))
+        if finding.rule in codes and finding.reach == "runs":
+            why = headers.get(finding.path) or next((reason for first, last, reason in arms.get(finding.path, ())
+                                                     if first <= finding.line <= last), None)
+            if why is not None:
+                finding = run.factory.relocate(finding, Place(finding.role, "cuda-only-guarded", why))
         result.append(finding)
     return result
+
+
+def _learned_arms(facts: CustomOpFacts) -> dict[str, list[tuple[int, int, str]]]:
+    """path → (first line, last line, why) of the arms a macro selects that the project's build defines only in its
+    CUDA arm (setup.py's `define_macros += [("MMCV_WITH_CUDA", None)]` beside `extension = CUDAExtension`)."""
+    learned: dict[str, str] = {}
+    for macro, where in facts.cuda_macros:
+        learned.setdefault(macro, where)
+    arms: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+    for record in facts.host_runtime:
+        for macro, first, last, line in record.arms:
+            if macro in learned:
+                arms[record.path].append((first, last, f"line {line}: an arm of {macro}, which {learned[macro]} defines only "
+                                                        "in the CUDA build"))
+    return arms
 
 
 def nvcc_only_headers(facts: CustomOpFacts, paths: tuple[str, ...]) -> dict[str, str]:

@@ -6,7 +6,7 @@ acl/acl.h). A file that only declares CUDA types in signatures (a kernel library
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer.context.preprocessor import cuda_build_branch
+from ascend_feasibility.analyzer.context.preprocessor import cuda_build_branch, macro_arms
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, HostRuntimeRecord
@@ -21,6 +21,7 @@ QUERY = r"""
 ((type_definition declarator: (pointer_declarator declarator: (type_identifier) @declared)) (#match? @declared "^cuda[A-Z]"))
 ((alias_declaration name: (type_identifier) @declared) (#match? @declared "^cuda[A-Z]"))
 ((preproc_def name: (identifier) @declared) (#match? @declared "^cuda[A-Z]"))
+[(preproc_ifdef) (preproc_if) (preproc_elif)] @arm
 """
 NO_COUNTERPART = "no one-to-one AscendCL call: see the runtime interfaces of acl/acl_rt.h"
 NVCC_SUFFIX = ".cu"  # only nvcc compiles it (a .cuh is a header: its includer decides)
@@ -66,7 +67,9 @@ class CudaRuntimeHostScanner(Scanner):
         declared = sorted({parsing.text(n) for n in found.get("declared", []) if not nvcc_only and cuda_build_branch(n, macros) is None})
         includes = [(parsing.text(n).strip('<>"'), n.start_point.row + 1, nvcc_only or cuda_build_branch(n, macros) is not None)
                     for n in found.get("include", [])]
-        unit.cache.setdefault("custom_ops", CustomOpFacts()).host_runtime.append(HostRuntimeRecord(unit.path, declared, includes))
+        arms = [(macro, first + 1, last + 1, row + 1) for node in found.get("arm", []) for macro, first, last, row in macro_arms(node)
+                if macro not in macros]  # those are settled per site (analyzer/core/filework.py)
+        unit.cache.setdefault("custom_ops", CustomOpFacts()).host_runtime.append(HostRuntimeRecord(unit.path, declared, includes, arms))
 
     def _call(self, node) -> tuple[str, str] | None:
         name = parsing.text(node)
