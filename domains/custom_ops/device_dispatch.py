@@ -29,6 +29,8 @@ NPU_NAMES = frozenset({"kPrivateUse1", "PrivateUse1"})
 NAMES = ("identifier", "field_identifier", "namespace_identifier", "type_identifier")
 LEAVES = ("return_statement", "throw_statement")
 STATEMENT_LISTS = {"compound_statement", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}
+ERRORS = frozenset({"AT_ERROR", "TORCH_CHECK_NOT_IMPLEMENTED"})
+CHECKS = frozenset({"TORCH_CHECK", "AT_ASSERTM", "AT_ASSERT", "TORCH_INTERNAL_ASSERT"})
 MAX_NODES = 400  # a test is a short expression: a longer one is read no further
 
 
@@ -93,11 +95,35 @@ def _either(node: Node) -> bool:
 
 
 def _has_other_arm(branch: Node) -> bool:
-    """An else arm, or a then-arm that leaves the function (`if (x.is_cuda()) return cuda(x); return cpu(x);`)."""
-    if branch.child_by_field_name("alternative") is not None:
-        return True
+    """A CPU arm: an else arm, or what follows a then-arm that leaves the function (`if (x.is_cuda()) return cuda(x);
+    return cpu(x);`), that does more than raise (InternImage dcnv3.h: `AT_ERROR("Not implemented on the CPU")` after
+    the CUDA arm is no CPU arm: the kernel's own finding carries that op's port)."""
+    alternative = branch.child_by_field_name("alternative")
+    if alternative is not None:
+        statements = [c for c in alternative.named_children if c.type != "comment"]
+        if len(statements) == 1 and statements[0].type == "compound_statement":
+            statements = [c for c in statements[0].named_children if c.type != "comment"]
+        return not all(_raises(s) for s in statements)
     body = branch.child_by_field_name("consequence")
-    return body is not None and _leaves(body, 0)
+    if body is None or not _leaves(body, 0):
+        return False
+    after = branch.next_named_sibling
+    while after is not None and after.type == "comment":
+        after = after.next_named_sibling
+    return after is not None and not _raises(after)
+
+
+def _raises(statement: Node) -> bool:
+    """`throw ...;`, `AT_ERROR(...);`, `TORCH_CHECK(false, ...);`."""
+    if statement.type == "throw_statement":
+        return True
+    call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+    if call is None or call.type != "call_expression":
+        return False
+    name = parsing.text(call.child_by_field_name("function"))
+    arguments = call.child_by_field_name("arguments")
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    return name in ERRORS or (name in CHECKS and first is not None and parsing.text(first) in {"false", "0"})
 
 
 def _leaves(node: Node, depth: int) -> bool:
