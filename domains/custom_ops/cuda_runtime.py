@@ -2,7 +2,9 @@
 (`cudaStreamSynchronize(stream)` → aclrtSynchronizeStream), and in a file that makes such calls, the types of its
 variables and fields (`cudaStream_t _streams[2]` → aclrtStream) and its includes (`#include <cuda_runtime.h>` →
 acl/acl.h). A file that only declares CUDA types in signatures (a kernel library's header) is left to its kernels. Code inside a preprocessor branch on the NPU (`#if defined(__ENABLE_CANN__)`
-... `#else` ...) is the project's own NPU port: analyzer/context/preprocessor.py gives it the npu-path reach."""
+... `#else` ...) is the project's own NPU port: analyzer/context/preprocessor.py gives it the npu-path reach; code in an
+arm only a CUDA build compiles (`#ifdef WITH_CUDA`) is cuda-only-guarded. Each file leaves a HostRuntimeRecord (the
+CUDA names it declares for its build without CUDA, its includes, its macros' arms) for cuda_only_headers.py."""
 
 from __future__ import annotations
 
