@@ -700,10 +700,12 @@ def test_cuda_runtime_the_build_without_cuda_never_compiles():
     # no __CUDACC__; a plain `#if` on another macro still compiles on Ascend
     code = ("void f() {\n#ifdef WITH_CUDA\n  cudaSetDevice(0);\n#else\n  throw 1;\n#endif\n"
             "#if !defined(__CUDACC__)\n  cudaDeviceSynchronize();\n#else\n  cudaGetLastError();\n#endif\n"
-            "#if defined(WITH_CUDA) && HAVE_X\n  cudaFree(0);\n#endif\n#ifdef HAVE_X\n  cudaMalloc(0, 1);\n#endif\n}\n")
+            "#if defined(WITH_CUDA) && HAVE_X\n  cudaFree(0);\n#endif\n#ifdef HAVE_X\n  cudaMalloc(0, 1);\n#endif\n"
+            "#if defined(__CUDACC__) || defined(__NVCC__)\n  cudaFree(0);\n#endif\n"
+            "#if defined(__CUDACC__) || defined(HAVE_X)\n  cudaFree(0);\n#endif\n}\n")
     findings = {f.line: f for f in scan(code, "cpp").findings if f.rule == "OPS067"}
-    assert sorted(findings) == [3, 8, 10, 13, 16]
-    assert {line for line, f in findings.items() if f.reach == "cuda-only-guarded"} == {3, 10, 13}
+    assert sorted(findings) == [3, 8, 10, 13, 16, 19, 22]
+    assert {line for line, f in findings.items() if f.reach == "cuda-only-guarded"} == {3, 10, 13, 19}
     assert "line 2: #ifdef WITH_CUDA" in findings[3].reach_reason and not findings[3].counted
     assert findings[8].reach == "runs" and findings[16].reach == "runs"  # the #if arm of `!defined(__CUDACC__)`; HAVE_X
 

@@ -64,7 +64,7 @@ def _required(branch: Node, macros: frozenset[str], positive: bool) -> str | Non
 
 def _needs(expression: Node, macros: frozenset[str], positive: bool) -> str | None:
     """The macro `expression` being true (positive) or false needs defined: `M`, `defined(M)`, `defined(M) && X`,
-    and for false, `!defined(M)` alone."""
+    `defined(M) || defined(N)` of two such macros, and for false, `!defined(M)` alone."""
     kind = expression.type
     if kind == "parenthesized_expression" and expression.named_children:
         return _needs(expression.named_children[0], macros, positive)
@@ -73,9 +73,12 @@ def _needs(expression: Node, macros: frozenset[str], positive: bool) -> str | No
         return _needs(argument, macros, not positive) if argument is not None else None
     if kind == "binary_expression" and positive:
         operator = expression.child_by_field_name("operator")
+        left, right = expression.child_by_field_name("left"), expression.child_by_field_name("right")
         if operator is not None and operator.type == "&&":
-            return (_needs(expression.child_by_field_name("left"), macros, True)
-                    or _needs(expression.child_by_field_name("right"), macros, True))
+            return _needs(left, macros, True) or _needs(right, macros, True)
+        if operator is not None and operator.type == "||":  # `defined(__CUDACC__) || defined(__NVCC__)`: every side
+            first = _needs(left, macros, True)
+            return first if first is not None and _needs(right, macros, True) is not None else None
         return None
     if not positive:
         return None
