@@ -719,7 +719,8 @@ def test_cuda_names_the_project_declares_and_headers_only_nvcc_includes(tmp_path
         "csrc/gpu/commands.h": "#include <cuda_runtime.h>\ninline void check() { cudaDeviceSynchronize(); }\n",
         "csrc/host/commands.h": "inline void check() {}\n",
         "csrc/renderer.cpp": ("#include \"global.h\"\n#include \"include/commands.h\"\nvoid f(bool gpu) {\n"
-                              "  auto s = gpu ? (cudaStream_t) nullptr : (cudaStream_t) nullptr;\n  cudaStreamSynchronize(s);\n}\n"),
+                              "  auto s = gpu ? (cudaStream_t) nullptr : (cudaStream_t) nullptr;\n  cudaStreamSynchronize(s);\n"
+                              "  cudaStream_t t = s; cudaStreamQuery(t);\n}\n"),
         # a host file including the header outside any CUDA arm keeps its sites counted
         "lib/x/gpu_sync.h": "#include <cuda_runtime.h>\ninline void sync() { cudaDeviceSynchronize(); }\n",
         "lib/x/host.cpp": "#include <torch/extension.h>\n#include \"gpu_sync.h\"\nvoid g() { sync(); } // cuda\n",
@@ -729,6 +730,7 @@ def test_cuda_names_the_project_declares_and_headers_only_nvcc_includes(tmp_path
     sites = {(f.path, f.line): f for f in report.findings if f.rule == "OPS067"}
     assert ("csrc/renderer.cpp", 4) not in sites  # the project's own cudaStream_t
     assert sites[("csrc/renderer.cpp", 5)].reach == "runs"  # a call into the CUDA runtime all the same
+    assert sites[("csrc/renderer.cpp", 6)].symbol == "cudaStreamQuery()"  # the line's call, not its own type
     gpu = [f for (path, _), f in sites.items() if path == "csrc/gpu/commands.h"]
     assert gpu and all(f.reach == "cuda-only-guarded" and "csrc/include/commands.h:2" in f.reach_reason for f in gpu)
     assert all(f.reach == "runs" for (path, _), f in sites.items() if path == "lib/x/gpu_sync.h")

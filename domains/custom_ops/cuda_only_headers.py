@@ -33,8 +33,8 @@ def relocate_host_runtime(findings: list[Finding], facts: CustomOpFacts, run: Pr
     arms = _learned_arms(facts)
     result = []
     for finding in findings:
-        if finding.rule in codes and finding.symbol in declared:
-            continue  # the project's own name in the build without CUDA
+        if finding.rule in codes and finding.symbol.removesuffix("()") in declared:
+            continue  # the project's own name in the build without CUDA (a typedef, or a #define of a call)
         if finding.rule in codes and finding.reach == "runs":
             why = headers.get(finding.path) or next((reason for first, last, reason in arms.get(finding.path, ())
                                                      if first <= finding.line <= last), None)

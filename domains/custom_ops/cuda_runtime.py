@@ -53,9 +53,13 @@ class CudaRuntimeHostScanner(Scanner):
         declared = {n.id for n in found.get("declared", [])}
         sites = calls + [(n, self._type(n)) for n in found.get("type", []) if not _in_signature(n) and n.id not in declared]
         sites += [(n, self._include(n)) for n in found.get("include", [])]
-        for node, (symbol, npu) in sorted(((n, s) for n, s in sites if s is not None), key=lambda item: item[0].start_byte):
+        # one finding per line, a call before a type: `CHECK(cudaMemcpyAsync(..., (cudaStream_t) s))` is the call's
+        # (a type the project declares for its build without CUDA is dropped later: cuda_only_headers.py)
+        ordered = sorted(((n, s) for n, s in sites if s is not None),
+                         key=lambda item: (item[0].start_point.row, not item[1][0].endswith("()"), item[0].start_byte))
+        for node, (symbol, npu) in ordered:
             row = node.start_point.row
-            if row in rows:  # one finding per line: `CHECK(cudaMemcpyAsync(..., stream))` with its cudaStream_t
+            if row in rows:
                 continue
             rows.add(row)
             hits.append(Hit(self.code, symbol, Span.of(node), npu))
