@@ -17,7 +17,7 @@ from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
 
 QUERY = r"""
-(if_statement condition: (_) @test) @branch
+(if_statement condition: (_) @test)
 ((call_expression function: (identifier) @check arguments: (argument_list . (_) @checked)) (#match? @check "^[A-Z_]*(CHECK|ASSERT)[A-Z_]*$"))
 """
 CUDA_METHODS = frozenset({"is_cuda"})
