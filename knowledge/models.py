@@ -848,6 +848,7 @@ class AclRuntimeTable(_Record):
     calls: dict[str, AclCall] = Field(min_length=1)
     types: dict[str, str] = Field(min_length=1)
     includes: dict[str, str] = Field(min_length=1)
+    cuda_build_macros: list[str] = Field(min_length=1, description="macros only a CUDA build defines")
 
 
 class FusedOptimizers(_Record):

@@ -699,6 +699,64 @@ def test_cuda_runtime_in_host_code_per_line_and_cann_branches():
     assert sorted(f.line for f in scan(fields, "cpp").findings if f.rule == "OPS067") == [2, 3]
 
 
+def test_cuda_runtime_the_build_without_cuda_never_compiles():
+    # pytorch3d pulsar renderer.cpp:105: `#ifdef WITH_CUDA` ... cudaSetDevice ... `#else` throw; the #else of a test for
+    # no __CUDACC__; a plain `#if` on another macro still compiles on Ascend
+    code = ("void f() {\n#ifdef WITH_CUDA\n  cudaSetDevice(0);\n#else\n  throw 1;\n#endif\n"
+            "#if !defined(__CUDACC__)\n  cudaDeviceSynchronize();\n#else\n  cudaGetLastError();\n#endif\n"
+            "#if defined(WITH_CUDA) && HAVE_X\n  cudaFree(0);\n#endif\n#ifdef HAVE_X\n  cudaMalloc(0, 1);\n#endif\n"
+            "#if defined(__CUDACC__) || defined(__NVCC__)\n  cudaFree(0);\n#endif\n"
+            "#if defined(__CUDACC__) || defined(HAVE_X)\n  cudaFree(0);\n#endif\n}\n")
+    findings = {f.line: f for f in scan(code, "cpp").findings if f.rule == "OPS067"}
+    assert sorted(findings) == [3, 8, 10, 13, 16, 19, 22]
+    assert {line for line, f in findings.items() if f.reach == "cuda-only-guarded"} == {3, 10, 13, 19}
+    assert "line 2: #ifdef WITH_CUDA" in findings[3].reach_reason and not findings[3].counted
+    assert findings[8].reach == "runs" and findings[16].reach == "runs"  # the #if arm of `!defined(__CUDACC__)`; HAVE_X
+
+
+def test_cuda_names_the_project_declares_and_headers_only_nvcc_includes(tmp_path):
+    # pytorch3d pulsar: global.h declares `typedef void* cudaStream_t;` without WITH_CUDA; include/commands.h includes
+    # gpu/commands.h only under `#ifdef __CUDACC__`
+    files = {
+        "csrc/global.h": "#ifdef WITH_CUDA\n#include <cuda_runtime.h>\n#else\ntypedef void* cudaStream_t;\n#endif\n",
+        "csrc/include/commands.h": "#ifdef __CUDACC__\n#include \"../gpu/commands.h\"\n#else\n#include \"../host/commands.h\"\n#endif\n",
+        "csrc/gpu/commands.h": "#include <cuda_runtime.h>\ninline void check() { cudaDeviceSynchronize(); }\n",
+        "csrc/host/commands.h": "inline void check() {}\n",
+        "csrc/renderer.cpp": ("#include \"global.h\"\n#include \"include/commands.h\"\nvoid f(bool gpu) {\n"
+                              "  auto s = gpu ? (cudaStream_t) nullptr : (cudaStream_t) nullptr;\n  cudaStreamSynchronize(s);\n"
+                              "  cudaStream_t t = s; cudaStreamQuery(t);\n}\n"),
+        # a host file including the header outside any CUDA arm keeps its sites counted
+        "lib/x/gpu_sync.h": "#include <cuda_runtime.h>\ninline void sync() { cudaDeviceSynchronize(); }\n",
+        "lib/x/host.cpp": "#include <torch/extension.h>\n#include \"gpu_sync.h\"\nvoid g() { sync(); } // cuda\n",
+        "lib/x/kernel.cu": "#include \"gpu_sync.h\"\n",
+    }
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    sites = {(f.path, f.line): f for f in report.findings if f.rule == "OPS067"}
+    assert ("csrc/renderer.cpp", 4) not in sites  # the project's own cudaStream_t
+    assert sites[("csrc/renderer.cpp", 5)].reach == "runs"  # a call into the CUDA runtime all the same
+    assert sites[("csrc/renderer.cpp", 6)].symbol == "cudaStreamQuery()"  # the line's call, not its own type
+    gpu = [f for (path, _), f in sites.items() if path == "csrc/gpu/commands.h"]
+    assert gpu and all(f.reach == "cuda-only-guarded" and "csrc/include/commands.h:2" in f.reach_reason for f in gpu)
+    assert all(f.reach == "runs" for (path, _), f in sites.items() if path == "lib/x/gpu_sync.h")
+
+
+def test_a_macro_the_build_defines_only_beside_cuda_extension(tmp_path):
+    # pytorch3d/mmcv setup.py: `define_macros += [("WITH_CUDA", None)]` in the arm that picks CUDAExtension; a macro
+    # of the project's own name is learnt from there, one the build never sets stays compiled
+    files = {
+        "setup.py": ("import torch\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension, CUDA_HOME\n"
+                     "define_macros = []\nextension = CppExtension\nif torch.cuda.is_available() and CUDA_HOME is not None:\n"
+                     "    extension = CUDAExtension\n    define_macros += [(\"MYPKG_WITH_GPU\", None)]\n"
+                     "ext = extension(\"mypkg._C\", [\"csrc/a.cpp\"], define_macros=define_macros)\n"),
+        "csrc/a.cpp": ("#include <torch/extension.h>\nvoid f() {\n#ifdef MYPKG_WITH_GPU\n  cudaDeviceSynchronize();\n#endif\n"
+                       "#ifdef HAVE_OTHER\n  cudaDeviceSynchronize();\n#endif\n}\n"),
+    }
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    sites = {f.line: f for f in report.findings if f.rule == "OPS067"}
+    assert sites[4].reach == "cuda-only-guarded" and "setup.py:7" in sites[4].reach_reason
+    assert sites[7].reach == "runs"
+
+
 def test_per_backend_table_needs_an_npu_row_not_a_new_cuda_row():
     code = ('import torch\nSYNC = {\n    "cuda": torch.cuda.synchronize,\n    "xpu": torch.xpu.synchronize,\n}\n'
             'BACKEND = {"cuda": "nccl", "cpu": "gloo"}\n')

@@ -5,6 +5,7 @@ It returns plain data (pydantic models) and keeps no syntax tree once the file i
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 from collections import Counter
@@ -26,7 +27,7 @@ from ascend_feasibility.analyzer.context.guards import (
 )
 from ascend_feasibility.analyzer.context.kernel_contract import contract_sites
 from ascend_feasibility.analyzer.context.opt_in import OptInReader
-from ascend_feasibility.analyzer.context.preprocessor import npu_branch
+from ascend_feasibility.analyzer.context.preprocessor import cuda_build_branch, npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
 from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
 from ascend_feasibility.analyzer.core import budget, replacement_code, transfer
@@ -51,7 +52,7 @@ from ascend_feasibility.domains.base import (
     UnitUnreadable,
     register_query,
 )
-from ascend_feasibility.knowledge import load_context_conventions, load_knowledge
+from ascend_feasibility.knowledge import load_acl_runtime, load_context_conventions, load_knowledge
 
 DECORATED_QUERY = register_query("decorated_definitions", DECORATED_DEFINITIONS)
 
@@ -457,6 +458,9 @@ class FileWorker:
             branch = npu_branch(node) if node is not None else None
             if branch is not None:
                 return Place(file_context.role, branch.reach, branch.reason())
+            branch = cuda_build_branch(node, _cuda_build_macros()) if node is not None and hit.rule in HOST_RUNTIME_RULES else None
+            if branch is not None:  # `#ifdef WITH_CUDA`: the build an Ascend host makes does not compile it
+                return Place(file_context.role, branch.reach, branch.reason())
             builder = self._npu_native_builder()
             if builder is not None and hit.rule in HOST_RUNTIME_RULES:
                 # DeepSpeed's op_builder/npu: the project builds its native ops for NPU itself; the CUDA runtime in
@@ -528,6 +532,11 @@ def _sets_to(unit: Unit, hit: Hit, value: str) -> bool:
 
 NATIVE_KINDS = frozenset({"cpp", "cuda"})
 HOST_RUNTIME_RULES = frozenset({"OPS067"})
+
+
+@functools.cache
+def _cuda_build_macros() -> frozenset[str]:
+    return frozenset(load_acl_runtime().cuda_build_macros)
 
 
 def _with_contract_sites(findings: list[tuple[Hit, Finding]], folded: dict[Hit, Hit], unit: Unit) -> list[tuple[Hit, Finding]]:

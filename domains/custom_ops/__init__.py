@@ -11,7 +11,9 @@ from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView
 from ascend_feasibility.domains.custom_ops.binding_reach import orphan_extensions, redundant_builds, unreached_by_bindings
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
 from ascend_feasibility.domains.custom_ops.build_routes import built_without_port
+from ascend_feasibility.domains.custom_ops.cuda_only_headers import relocate_host_runtime
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
+from ascend_feasibility.domains.custom_ops.device_dispatch import CppDeviceDispatchScanner
 from ascend_feasibility.domains.custom_ops.extension_imports import extension_import_findings, import_sites
 from ascend_feasibility.domains.custom_ops.fallbacks import (
     fallback_extensions,
@@ -46,7 +48,7 @@ EXTENSION_WORDS = ("torch", "pybind", "PYBIND", "cuda", "__global__", "<<<")
 class CustomOpsDomain(Domain):
     name = "custom_ops"
     scanner_classes = (CustomOpsPythonScanner, FusedOptimizerScanner, TritonGateScanner, BuildBranchScanner,
-                       NativeSourceScanner, CudaRuntimeHostScanner, CMakeCudaScanner)
+                       NativeSourceScanner, CudaRuntimeHostScanner, CppDeviceDispatchScanner, CMakeCudaScanner)
     facts_type = CustomOpFacts
 
     def query_keys(self, unit: Unit) -> set[str]:
@@ -100,6 +102,8 @@ class CustomOpsDomain(Domain):
         # extensions built only behind a switch whose imports the project catches: optional, one finding at the build
         run.findings = relocate_switched(run.findings, switched_extensions(merged, run.findings, run), run)
         run.findings = relocate_routed(run.findings, routed_kernels(merged), run)
+        # CUDA runtime names in headers only nvcc units include, or declared by the project for its build without CUDA
+        run.findings = relocate_host_runtime(run.findings, merged, run)
         kernels = build_inventory(merged, self.kb)
         run.report_fields["custom_ops"] = run.published["kernels"] = kernels
         run.findings = built_without_port(fold_operator_kernels(run.findings, kernels, load_one_operator_classes()),

@@ -110,6 +110,19 @@ class RouteRecord:
 
 
 @dataclass
+class HostRuntimeRecord:
+    """A CUDA/C++ file that writes `cuda`: the CUDA runtime names it declares itself outside a CUDA-only preprocessor
+    arm (`typedef void* cudaStream_t;` for its CPU build), the project headers it includes, each with whether only a
+    CUDA build compiles that include (`#ifdef __CUDACC__`, or the file is a .cu), and the arms each macro of the
+    project's own selects (`#ifdef MMCV_WITH_CUDA`): the build may define it only for CUDA."""
+
+    path: str
+    declared: list[str]
+    includes: list[tuple[str, int, bool]]  # (the include's path, its line, only a CUDA build compiles it)
+    arms: list[tuple[str, int, int, int]] = field(default_factory=list)  # (macro, first line, last line, #if line)
+
+
+@dataclass
 class CustomOpFacts:
     kernels: list[KernelRecord] = field(default_factory=list)
     bindings: list[BindingRecord] = field(default_factory=list)
@@ -119,6 +132,8 @@ class CustomOpFacts:
     natives: list[NativeUnitRecord] = field(default_factory=list)
     native_words: list[NativeWords] = field(default_factory=list)
     routes: list[RouteRecord] = field(default_factory=list)
+    host_runtime: list[HostRuntimeRecord] = field(default_factory=list)
+    cuda_macros: list[tuple[str, str]] = field(default_factory=list)  # (macro, "setup.py:66") only a CUDA build defines
 
     def extend(self, other: "CustomOpFacts") -> None:
         self.kernels += other.kernels
@@ -129,3 +144,5 @@ class CustomOpFacts:
         self.natives += other.natives
         self.native_words += other.native_words
         self.routes += other.routes
+        self.host_runtime += other.host_runtime
+        self.cuda_macros += other.cuda_macros
