@@ -140,7 +140,9 @@ def test_import_worlds_come_from_the_files_own_imports(tmp_path):
                       "b/helpers/x.py": "", "c/tool.py": "import datasets\n", "c/datasets/y.py": "",
                       "d/one/two.py": "", "main.py": "from d.one import two\n", "src/q/__init__.py": "",
                       "ft/__init__.py": "", "ft/train.py": "from trainer import T\n", "ft/trainer.py": "T = 1\n",
-                      "lib/__init__.py": "", "lib/logging.py": "", "lib/a.py": "import logging\n"})
+                      "lib/__init__.py": "", "lib/logging.py": "", "lib/a.py": "import logging\n",
+                      "lib/quant/__init__.py": "", "lib/quant/auto.py": "import bnb\n", "lib/quant/bnb/__init__.py": "",
+                      "lib/quant/bnb/q.py": "", "top/__init__.py": "", "top/a.py": "import bnb\n", "top/bnb/x.py": ""})
     worlds = Worlds(tmp_path)
     assert worlds.world_of("a/p/m.py") == PurePosixPath("a")  # its own setup.py
     assert worlds.world_of("b/helpers/x.py") == PurePosixPath("b")  # imported by name from b/run.py
@@ -150,5 +152,7 @@ def test_import_worlds_come_from_the_files_own_imports(tmp_path):
     assert worlds.world_of("main.py") == PurePosixPath(".")
     assert worlds.world_of("ft/trainer.py") == PurePosixPath("ft")  # run as `torchrun train.py` there, __init__ or not
     assert worlds.world_of("lib/a.py") == PurePosixPath(".")  # `import logging` is the standard library's
+    assert worlds.world_of("lib/quant/auto.py") == PurePosixPath(".")  # a sub-package: imported through lib
+    assert worlds.world_of("top/a.py") == PurePosixPath(".")  # `import bnb` names no module in top/bnb/: a library
     assert worlds.regular_chain("a/p/m.py", PurePosixPath("a/p"))
     assert not worlds.regular_chain("b/helpers/x.py", PurePosixPath("b/helpers"))

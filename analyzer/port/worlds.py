@@ -73,16 +73,26 @@ class Worlds:
 
     def _runs_from(self, folder: PurePosixPath) -> bool:
         """A file in the folder imports a sibling by its bare name (`from trainer import ...` in finetune/finetune.py,
-        run as `torchrun finetune.py`): the folder itself is on sys.path, __init__.py or not. A folder imported by its
-        dotted name elsewhere stays a package (the caller asks that next)."""
+        run as `torchrun finetune.py`): the folder itself is on sys.path, __init__.py or not. Only for a package at the
+        top of its chain (a sub-package is imported through its parent), and a sibling folder only when the import
+        continues into it (`import bitsandbytes` beside a bitsandbytes/ folder of quantizers is the library)."""
+        if self.is_package(folder.parent):
+            return False
         try:
             entries = list(os.scandir(self.root / folder))
         except OSError:
             return False
         modules = [entry.name for entry in entries if entry.name.endswith(".py") and entry.is_file()]
-        siblings = {name[:-3] for name in modules} | {entry.name for entry in entries if entry.is_dir()}
-        siblings -= {"__init__", *sys.stdlib_module_names}  # `import logging` beside a logging.py is the standard one
-        return any(parts[0] in siblings for name in modules for parts in self.imports(str(folder / name)))
+        files = {name[:-3] for name in modules} - {"__init__", *sys.stdlib_module_names}
+        folders = {entry.name for entry in entries if entry.is_dir()} - set(sys.stdlib_module_names)
+        # `import logging` beside a logging.py is the standard one
+        for name in modules:
+            for parts in self.imports(str(folder / name)):
+                if parts[0] in files or (parts[0] in folders and len(parts) > 1 and (
+                        (self.root / folder / parts[0] / f"{parts[1]}.py").is_file()
+                        or (self.root / folder / parts[0] / parts[1]).is_dir())):
+                    return True
+        return False
 
     def _imported_by_name(self, folder: PurePosixPath) -> bool:
         """A file under an ancestor of the folder imports a module inside it by its dotted path from that ancestor
