@@ -142,7 +142,9 @@ def test_import_worlds_come_from_the_files_own_imports(tmp_path):
                       "ft/__init__.py": "", "ft/train.py": "from trainer import T\n", "ft/trainer.py": "T = 1\n",
                       "lib/__init__.py": "", "lib/logging.py": "", "lib/a.py": "import logging\n",
                       "lib/quant/__init__.py": "", "lib/quant/auto.py": "import bnb\n", "lib/quant/bnb/__init__.py": "",
-                      "lib/quant/bnb/q.py": "", "top/__init__.py": "", "top/a.py": "import bnb\n", "top/bnb/x.py": ""})
+                      "lib/quant/bnb/q.py": "", "top/__init__.py": "", "top/a.py": "import bnb\n", "top/bnb/x.py": "",
+                      "proj/__init__.py": "", "proj/nerf/__init__.py": "", "proj/nerf/train.py": "from nerf.data import D\n",
+                      "proj/nerf/nerf/__init__.py": "", "proj/nerf/nerf/data.py": ""})
     worlds = Worlds(tmp_path)
     assert worlds.world_of("a/p/m.py") == PurePosixPath("a")  # its own setup.py
     assert worlds.world_of("b/helpers/x.py") == PurePosixPath("b")  # imported by name from b/run.py
@@ -152,7 +154,8 @@ def test_import_worlds_come_from_the_files_own_imports(tmp_path):
     assert worlds.world_of("main.py") == PurePosixPath(".")
     assert worlds.world_of("ft/trainer.py") == PurePosixPath("ft")  # run as `torchrun train.py` there, __init__ or not
     assert worlds.world_of("lib/a.py") == PurePosixPath(".")  # `import logging` is the standard library's
-    assert worlds.world_of("lib/quant/auto.py") == PurePosixPath(".")  # a sub-package: imported through lib
-    assert worlds.world_of("top/a.py") == PurePosixPath(".")  # `import bnb` names no module in top/bnb/: a library
+    assert worlds.world_of("lib/quant/auto.py") == PurePosixPath(".")  # `import bnb` names no module in bnb/: a library
+    assert worlds.world_of("top/a.py") == PurePosixPath(".")
+    assert worlds.world_of("proj/nerf/nerf/data.py") == PurePosixPath("proj/nerf")  # `from nerf.data` in train.py
     assert worlds.regular_chain("a/p/m.py", PurePosixPath("a/p"))
     assert not worlds.regular_chain("b/helpers/x.py", PurePosixPath("b/helpers"))

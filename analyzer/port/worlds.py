@@ -73,11 +73,9 @@ class Worlds:
 
     def _runs_from(self, folder: PurePosixPath) -> bool:
         """A file in the folder imports a sibling by its bare name (`from trainer import ...` in finetune/finetune.py,
-        run as `torchrun finetune.py`): the folder itself is on sys.path, __init__.py or not. Only for a package at the
-        top of its chain (a sub-package is imported through its parent), and a sibling folder only when the import
-        continues into it (`import bitsandbytes` beside a bitsandbytes/ folder of quantizers is the library)."""
-        if self.is_package(folder.parent):
-            return False
+        run as `torchrun finetune.py`; pytorch3d's projects/nerf/train_nerf.py doing `from nerf.dataset import ...`):
+        the folder itself is on sys.path, __init__.py or not. A sibling folder counts only when the import continues
+        into it (`import bitsandbytes` beside diffusers' quantizers/bitsandbytes/ folder is the library)."""
         try:
             entries = list(os.scandir(self.root / folder))
         except OSError:
