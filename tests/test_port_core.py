@@ -715,11 +715,15 @@ def test_the_local_name_of_the_device_module_avoids_the_files_names(tmp_path):
 
 
 def test_a_script_folder_gets_a_device_module_beside_its_scripts(tmp_path):
-    files = {"scripts/run.py": MAIN}
-    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path="scripts/run.py")]
-    result = _port(tmp_path, files, sites)
+    files = {"scripts/run.py": MAIN, "configs/base.py": MAIN}
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path="scripts/run.py"),
+             _site(MAIN, "torch.cuda.synchronize", "DEV101", path="configs/base.py")]
+    result = _port(tmp_path, files, sites, report=_report(sites, entries=["scripts/run.py"]))
     assert "import _device  # ascend: port (device module)" in _new(result, "scripts/run.py")
     assert list(result.new_files) == ["scripts/_device.py"] and result.device_module == "scripts/_device.py"
+    # a file nothing runs or imports (a config a loader reads from a copy): nothing shows its folder on sys.path
+    assert sorted((o.finding.path, o.reason) for o in result.outcomes) == [
+        ("configs/base.py", "no import path from this file to the device module"), ("scripts/run.py", None)]
 
 
 def test_a_file_outside_any_import_path_is_held(tmp_path):

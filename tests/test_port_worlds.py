@@ -83,7 +83,7 @@ TWO_PROJECTS = {
 
 def test_each_import_world_gets_its_own_device_module_and_every_rewritten_file_imports(tmp_path):
     sites = [p for p in TWO_PROJECTS if p.endswith(".py") and not p.endswith(("__init__.py", "setup.py"))]
-    result, ported = _ported(tmp_path, TWO_PROJECTS, sites, entries=["evals/kit/run.py", "evals/vq/eval.py"])
+    result, ported = _ported(tmp_path, TWO_PROJECTS, sites, entries=["evals/kit/run.py", "evals/vq/eval.py", "demos/demo.py"])
     assert sorted(result.new_files) == ["demos/_device.py", "evals/kit/kit_pkg/_device.py", "evals/vq/_device.py"]
     assert "evals/_device.py" not in result.new_files  # evals/ holds two projects; nothing imports it by name
     new = {r.path: r.new for r in result.rewrites}
@@ -125,7 +125,7 @@ def test_a_script_folder_importing_the_project_package_uses_its_module(tmp_path)
              "tools/convert.py": "import torch\nfrom pkg.ops import f\n\n\ndef main():\n    torch.cuda.synchronize()\n",
              "tools/lone.py": "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n"}
     result, ported = _ported(tmp_path, files, ["pkg/ops.py", "tools/convert.py", "tools/lone.py"],
-                             own_packages=["pkg"])
+                             entries=["tools/convert.py", "tools/lone.py"], own_packages=["pkg"])
     new = {r.path: r.new for r in result.rewrites}
     assert "from pkg import _device  # ascend: port" in new["tools/convert.py"]  # the package it imports already
     assert "\nimport _device  # ascend: port" in new["tools/lone.py"]  # a module beside it

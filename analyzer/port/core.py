@@ -295,7 +295,11 @@ def _place_device_modules(root: Path, report: Report, by_path: dict[str, list[Fi
     (`_device_module_path`) for the files of its world; in another world, the package of another world's module that
     the file imports when it loads (a tools/ script doing `from pkg.x import ...`), else a package of its own world
     holding its files to rewrite (vlmeval/ under a nested setup.py), else `_device.py` beside the world's scripts (a
-    folder run as `python eval.py`). None where no module can go (a project's own file already holds every name)."""
+    folder run as `python eval.py`). None where no module can go (a project's own file already holds every name, or
+    nothing shows the file's folder on sys.path)."""
+    # a module beside a world's scripts only where the folder is known to be on sys.path: a script run there, a file
+    # imported by a name rooted there, or a sibling imported by its bare name (not a config file that a loader reads)
+    scripts = {e.path for e in report.phase_matrix.entries if e.script} if report.phase_matrix is not None else set()
     main = _free(root, _device_module_path(root, report, by_path, parsed, worlds))
     main_world = worlds.world_of(main) if main is not None else None
     rewritten: dict[PurePosixPath, dict[PurePosixPath, int]] = {}  # world -> its regular packages -> files
@@ -319,7 +323,8 @@ def _place_device_modules(root: Path, report: Report, by_path: dict[str, list[Fi
             placed[path] = main
         else:  # the package of another world that the file imports when it loads, else its own world's module
             placed[path] = next((m for m in reachable if _imports_package_of(worlds, path, world, m)), None) \
-                or packaged.get(world) or (_free(root, str(world / "_device.py")) if world != TOP else None)
+                or packaged.get(world) or (_free(root, str(world / "_device.py")) if world != TOP and (
+                    path in scripts or world != PurePosixPath(path).parent or worlds.runs_from(world)) else None)
     return placed
 
 

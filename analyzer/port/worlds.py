@@ -41,7 +41,7 @@ class Worlds:
         if folder not in self._worlds:
             at = folder
             while at != TOP and at.name.isidentifier() and not self.is_build_root(at) and (
-                    (self.is_package(at) and not self._runs_from(at)) or self._imported_by_name(at)):
+                    (self.is_package(at) and not self.runs_from(at)) or self._imported_by_name(at)):
                 at = at.parent
             self._worlds[folder] = at
         return self._worlds[folder]
@@ -71,7 +71,7 @@ class Worlds:
         function): a device module inside that package is importable wherever the file is."""
         return any(parts[0] == name for parts in self.imports(path, at_load=True))
 
-    def _runs_from(self, folder: PurePosixPath) -> bool:
+    def runs_from(self, folder: PurePosixPath) -> bool:
         """A file in the folder imports a sibling by its bare name (`from trainer import ...` in finetune/finetune.py,
         run as `torchrun finetune.py`; pytorch3d's projects/nerf/train_nerf.py doing `from nerf.dataset import ...`):
         the folder itself is on sys.path, __init__.py or not. A sibling folder counts only when the import continues
