@@ -15,6 +15,7 @@ import os
 import sys
 from pathlib import Path, PurePosixPath
 
+from ascend_feasibility.analyzer.port.files import import_point
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
 
@@ -67,8 +68,8 @@ class Worlds:
         return self._imports[path][1 if at_load else 0]
 
     def imports_at_load(self, path: str, name: str) -> bool:
-        """The file imports package `name` absolutely when it loads (a statement at module level, not in a
-        function): a device module inside that package is importable wherever the file is."""
+        """The file imports package `name` absolutely when it loads, before the point where port adds its import (not
+        in a function, not after a sys.path change): a device module inside that package is importable there too."""
         return any(parts[0] == name for parts in self.imports(path, at_load=True))
 
     def runs_from(self, folder: PurePosixPath) -> bool:
@@ -130,8 +131,10 @@ class Worlds:
 
 
 def absolute_imports(data: bytes) -> tuple[frozenset[tuple[str, ...]], frozenset[tuple[str, ...]]]:
-    """(every absolute import, those at module level), each as dotted parts."""
+    """(every absolute import, those in the leading run of module-level imports where port puts its own import: one
+    after a `sys.path.append(...)` is not there yet), each as dotted parts."""
     root = parsing.parse("python", data)
+    point = import_point(root, data)
     found = parsing.captures(parsing.query("python", IMPORT_QUERY), root)
     names: set[tuple[str, ...]] = set()
     at_load: set[tuple[str, ...]] = set()
@@ -140,7 +143,7 @@ def absolute_imports(data: bytes) -> tuple[frozenset[tuple[str, ...]], frozenset
             dotted = name.child_by_field_name("name") if name.type == "aliased_import" else name
             if dotted is not None and dotted.type == "dotted_name":
                 names.add(parts := tuple(parsing.text(dotted).split(".")))
-                if node.parent == root:
+                if node.parent == root and node.end_byte <= point:
                     at_load.add(parts)
     for node in found.get("import_from", []):
         module = node.child_by_field_name("module_name")
@@ -148,7 +151,7 @@ def absolute_imports(data: bytes) -> tuple[frozenset[tuple[str, ...]], frozenset
             continue  # relative
         base = tuple(parsing.text(module).split("."))
         names.add(base)
-        if node.parent == root:
+        if node.parent == root and node.end_byte <= point:
             at_load.add(base)
         for name in node.children_by_field_name("name"):
             dotted = name.child_by_field_name("name") if name.type == "aliased_import" else name
