@@ -124,9 +124,11 @@ def test_a_script_folder_importing_the_project_package_uses_its_module(tmp_path)
     files = {"pkg/__init__.py": "", "pkg/ops.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n",
              "tools/convert.py": "import torch\nfrom pkg.ops import f\n\n\ndef main():\n    torch.cuda.synchronize()\n",
              "tools/lone.py": "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n",
+             "pkg/tools/split.py": "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n",
              "tools/late.py": "import sys\nimport torch\nsys.path.append('..')\nfrom pkg.ops import f\n\n\ndef main():\n"
                               "    torch.cuda.synchronize()\n"}
-    result, ported = _ported(tmp_path, files, ["pkg/ops.py", "tools/convert.py", "tools/lone.py", "tools/late.py"],
+    result, ported = _ported(tmp_path, files, ["pkg/ops.py", "tools/convert.py", "tools/lone.py", "tools/late.py",
+                                                      "pkg/tools/split.py"],
                              entries=["tools/convert.py", "tools/lone.py", "tools/late.py"], own_packages=["pkg"])
     new = {r.path: r.new for r in result.rewrites}
     assert "from pkg import _device  # ascend: port" in new["tools/convert.py"]  # the package it imports already
@@ -134,6 +136,8 @@ def test_a_script_folder_importing_the_project_package_uses_its_module(tmp_path)
     # pkg is importable only after the sys.path change, below where port puts its import: a module beside it
     assert "\nimport _device  # ascend: port" in new["tools/late.py"]
     assert sorted(result.new_files) == ["pkg/_device.py", "tools/_device.py"]
+    # a script folder inside the installed package (run by its CLI): the package is importable there
+    assert "from pkg import _device  # ascend: port" in new["pkg/tools/split.py"]
     code = f"import sys; sys.path[:0] = [{str(ported / 'tools')!r}, {str(ported)!r}]; import convert, lone, late"
     done = subprocess.run([sys.executable, "-c", code], cwd=ported / "tools", capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -319,13 +319,29 @@ def _place_device_modules(root: Path, report: Report, by_path: dict[str, list[Fi
     placed: dict[str, str | None] = {}
     for path in parsed:
         world = worlds.world_of(path)
-        if world == main_world:
+        if world == main_world or _beneath(worlds, path, main):
             placed[path] = main
         else:  # the package of another world that the file imports when it loads, else its own world's module
             placed[path] = next((m for m in reachable if _imports_package_of(worlds, path, world, m)), None) \
                 or packaged.get(world) or (_free(root, str(world / "_device.py")) if world != TOP and (
                     path in scripts or world != PurePosixPath(path).parent or worlds.runs_from(world)) else None)
     return placed
+
+
+def _beneath(worlds: Worlds, path: str, module_path: str | None) -> bool:
+    """The file lies in the module's package folder (a script folder inside it, xtuner/tools/model_converters/, run
+    by the installed package's CLI) with no project of its own on the way: the installed package is importable."""
+    if module_path is None or PurePosixPath(module_path).parent == TOP:
+        return False
+    package = PurePosixPath(module_path).parent
+    folder = PurePosixPath(path).parent
+    if not _inside(path, package):
+        return False
+    while folder != package:
+        if worlds.is_build_root(folder):
+            return False
+        folder = folder.parent
+    return True
 
 
 def _imports_package_of(worlds: Worlds, path: str, world: PurePosixPath, module_path: str) -> bool:
