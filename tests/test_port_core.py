@@ -14,6 +14,7 @@ from types import SimpleNamespace
 import pytest
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.port import core
+from ascend_feasibility.analyzer.port.worlds import Worlds
 from ascend_feasibility.analyzer.port.core import (
     PortOptions,
     PortResult,
@@ -172,16 +173,20 @@ def test_inside_and_packages(tmp_path):
 
 def test_the_device_module_goes_into_the_package_with_most_files_to_rewrite(tmp_path):
     root = _tree(tmp_path, {"alpha/__init__.py": "", "beta/__init__.py": "", "src/gamma/__init__.py": "",
-                            "mega/core/__init__.py": "", "loose/x.py": ""})
+                            "mega/core/__init__.py": "", "loose/x.py": "", "other/core/__init__.py": "",
+                            "run.py": "from mega.core import a\n"})
 
     def where(paths, own=("alpha", "beta", "gamma"), name="proj"):
         by_path = {p: [] for p in paths}
-        return _device_module_path(root, _report(name=name, own_packages=own), by_path, dict.fromkeys(paths))
+        return _device_module_path(root, _report(name=name, own_packages=own), by_path, dict.fromkeys(paths),
+                                   Worlds(root))
 
     assert where(["alpha/a.py", "beta/b.py", "beta/c.py"]) == "beta/_device.py"
     assert where(["alpha/a.py", "beta/b.py"]) == "alpha/_device.py"  # a tie: by name
     assert where(["src/gamma/a.py", "src/gamma/b.py", "alpha/a.py"]) == "src/gamma/_device.py"
     assert where(["mega/core/a.py", "mega/core/b.py"], own=()) == "mega/_device.py"  # a namespace package at the top
+    # ... only when the tree imports it by that name: other/ is the folder other/core is imported from
+    assert where(["other/core/a.py", "other/core/b.py"], own=()) == "proj_device.py"
     assert where(["mega/a.py"], own=()) == "proj_device.py"  # a file directly in it: no package below
     assert where(["alpha/a.py"], own=()) == "proj_device.py"  # a package that is not the project's own
     assert where(["src/gamma/a.py"], own=()) == "proj_device.py"  # src/ is a layout folder, never the package
@@ -194,7 +199,8 @@ def test_the_device_module_goes_into_the_package_with_most_files_to_rewrite(tmp_
     assert where(["run.py"], name="!!") == "project_device.py"
     assert where(["run.py"], name="_x_") == "x_device.py"
     parsed_only = _device_module_path(root, _report(own_packages=("alpha", "beta")),
-                                      {"alpha/a.py": [], "beta/b.py": [], "beta/c.py": []}, {"alpha/a.py": None})
+                                      {"alpha/a.py": [], "beta/b.py": [], "beta/c.py": []}, {"alpha/a.py": None},
+                                      Worlds(root))
     assert parsed_only == "alpha/_device.py"  # files that could not be read do not count
 
 
@@ -708,12 +714,27 @@ def test_the_local_name_of_the_device_module_avoids_the_files_names(tmp_path):
     assert _reasons(result) == {("DEV101", 5): "no import path from this file to the device module"}
 
 
+def test_a_script_folder_gets_a_device_module_beside_its_scripts(tmp_path):
+    files = {"scripts/run.py": MAIN, "configs/base.py": MAIN}
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path="scripts/run.py"),
+             _site(MAIN, "torch.cuda.synchronize", "DEV101", path="configs/base.py")]
+    result = _port(tmp_path, files, sites, report=_report(sites, entries=["scripts/run.py"]))
+    assert "import _device  # ascend: port (device module)" in _new(result, "scripts/run.py")
+    assert list(result.new_files) == ["scripts/_device.py"] and result.device_module == "scripts/_device.py"
+    # a file nothing runs or imports (a config a loader reads from a copy): nothing shows its folder on sys.path
+    assert sorted((o.finding.path, o.reason) for o in result.outcomes) == [
+        ("configs/base.py", "no import path from this file to the device module"), ("scripts/run.py", None)]
+
+
 def test_a_file_outside_any_import_path_is_held(tmp_path):
-    files = {"scripts/run.py": MAIN}
-    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path="scripts/run.py")]
-    result = _port(tmp_path, files, sites)
-    assert _reasons(result) == {("DEV101", 5): "no import path from this file to the device module"}
-    assert result.rewrites == [] and result.new_files == {} and result.device_module is None
+    # a src layout: the root is not the installed package's import world, and run.py does not import the package
+    files = {"run.py": MAIN, "src/pkg/__init__.py": "", "src/pkg/a.py": MAIN}
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path="run.py"),
+             _site(MAIN, "torch.cuda.synchronize", "DEV101", path="src/pkg/a.py")]
+    result = _port(tmp_path, files, sites, report=_report(sites, own_packages=["pkg"]))
+    assert [(o.finding.path, o.reason) for o in result.outcomes] == [
+        ("run.py", "no import path from this file to the device module"), ("src/pkg/a.py", None)]
+    assert list(result.new_files) == ["src/pkg/_device.py"]
 
 
 def test_sites_not_attempted_and_files_not_read(tmp_path):

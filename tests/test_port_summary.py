@@ -97,6 +97,8 @@ def test_the_first_line_gives_the_shares_and_the_files():
     lines = summary_lines(_tallies(), result)
     assert lines[0] == ("port: 3 of 6 sites rewritten (50%): 2 safe, 1 unsafe, 3 left for a human (2 had a fix and "
                         "ran in product code); 2 files changed, device module pkg/_device.py")
+    result = _result([], paths=(), device_module="a/_device.py", device_modules=["a/_device.py", "b/kit/_device.py"])
+    assert summary_lines([], result)[0].endswith("0 files changed, device modules a/_device.py, b/kit/_device.py")
     result = _result([], paths=())
     assert summary_lines([], result)[0] == ("port: 0 of 0 sites rewritten (0%): 0 safe, 0 unsafe, 0 left for a human "
                                            "(0 had a fix and ran in product code); 0 files changed")

@@ -43,6 +43,7 @@ from ascend_feasibility.analyzer.port.files import (
 )
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
+from ascend_feasibility.analyzer.port.worlds import TOP, Worlds
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK
 from ascend_feasibility.analyzer.reading.parsing import parse, text
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
@@ -75,7 +76,8 @@ class PortResult:
     unpatched: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     outcomes: list[SiteOutcome] = field(default_factory=list)  # every rewritable site, rewritten or not
     skipped_sites: list[tuple[Finding, str]] = field(default_factory=list)  # sites not attempted, and why
-    device_module: str | None = None
+    device_module: str | None = None  # the first of device_modules (the one nearest the root)
+    device_modules: list[str] = field(default_factory=list)  # one per import world that uses one
     entries: list[str] = field(default_factory=list)
 
 
@@ -137,17 +139,13 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         parsed[path] = loaded
     # a project with its own NPU code has a device abstraction already (DeepSpeed's accelerators): no second one
     own_abstraction = any(MODULE_MARK not in (previous_module(root, path) or "") for path in report.project.npu_code)
-    module_path = _device_module_path(root, report, by_path, parsed) \
-        if options.style == "agnostic" and not own_abstraction else None
-    if module_path is not None and previous_module(root, module_path) is not None \
-            and MODULE_MARK not in (previous_module(root, module_path) or ""):
-        module_path = str(PurePosixPath(module_path).with_name("_ascend_device.py"))  # the project's own _device.py
-        if previous_module(root, module_path) is not None and MODULE_MARK not in (previous_module(root, module_path) or ""):
-            module_path = None
-    relative = module_path is not None and any(
-        has_relative_import(tree) for path, (_, tree) in parsed.items() if _inside(path, PurePosixPath(module_path).parent)
-    )
-    uses: set[str] = set()
+    worlds = Worlds(root)
+    placed = _place_device_modules(root, report, by_path, parsed, worlds) \
+        if options.style == "agnostic" and not own_abstraction else {}
+    relative = {module_path: any(has_relative_import(tree) for path, (_, tree) in parsed.items()
+                                 if _inside(path, PurePosixPath(module_path).parent))
+                for module_path in set(placed.values()) if module_path is not None}
+    uses: dict[str, set[str]] = {}
     # what a guarded branch may select from another module: the findings port leaves there (no rewrite for them),
     # above info (an info note such as ATT020's "SDPA runs on NPU" is no CUDA-only code)
     elsewhere = ImportedDefinitions(root, {path: [f for f in found if f.severity != "info" and eligible(f, options) is not None]
@@ -156,7 +154,8 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         data, tree = parsed[path]
         # in the npu style torch.npu needs torch_npu loaded: without entry points, each patched file loads it
         entry = "entry" if path in entries else "fallback" if options.style == "npu" and not entries else None
-        located = module_path, relative, entry, _package_chain(root, path), own_abstraction
+        module_path = placed.get(path)
+        located = module_path, relative.get(module_path, False), entry, worlds, own_abstraction
         rewrite, file_uses = _rewrite_file(path, data, tree, by_path.get(path, []), options, located,
                                            present.get(path, []), launches.get(path, set()), elsewhere)
         result.outcomes.extend(rewrite.sites)
@@ -165,11 +164,11 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
             continue
         if rewrite.new is not None and rewrite.new != rewrite.old:
             result.rewrites.append(rewrite)
-            uses |= file_uses
-    result.rewrites.sort(key=lambda r: r.path)
-    if module_path is not None and uses:
+            if file_uses:
+                uses.setdefault(module_path, set()).update(file_uses)
+    for module_path, used in sorted(uses.items(), key=lambda item: (-len(item[1]), item[0])):
         earlier = previous_module(root, module_path)
-        content = render_device_module(uses | offered_by(earlier or ""))
+        content = render_device_module(used | offered_by(earlier or ""))
         problem = check(module_path, content)
         if problem is not None:  # a broken knowledge template: never write it
             raise KnowledgeError(f"knowledge/port/device_module.toml: the device module {problem}")
@@ -177,8 +176,10 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
             result.new_files[module_path] = content
         elif earlier != content:  # an earlier port's module: the union of what both runs use
             result.rewrites.append(FileRewrite(module_path, earlier, content))
-            result.rewrites.sort(key=lambda r: r.path)
-        result.device_module = module_path
+        result.device_modules.append(module_path)
+    result.device_modules.sort(key=lambda path: (len(PurePosixPath(path).parts), path))
+    result.device_module = result.device_modules[0] if result.device_modules else None
+    result.rewrites.sort(key=lambda r: r.path)
     return result
 
 
@@ -264,16 +265,21 @@ def _is_package(root: Path, folder: PurePosixPath) -> bool:
     return (root / folder / "__init__.py").is_file()
 
 
-def _device_module_path(root: Path, report: Report, by_path: dict[str, list[Finding]], parsed: dict) -> str:
+def _device_module_path(root: Path, report: Report, by_path: dict[str, list[Finding]], parsed: dict,
+                        worlds: Worlds) -> str:
     """<pkg>/_device.py for the project's own package with the most files to rewrite, else <name>_device.py."""
     candidates = {base for package in report.project.own_packages
                   for base in (PurePosixPath(package), PurePosixPath("src") / package) if _is_package(root, base)}
-    # a namespace package at the top (Megatron-LM's megatron/ without __init__.py) holding packages counts too
+    # a namespace package at the top (Megatron-LM's megatron/ without __init__.py) holding packages counts too, when
+    # the files are imported through it (`from megatron.core import ...`: their import world is the root)
     # (not src/: a layout folder, not a package; its packages are candidates through own_packages)
     candidates |= {PurePosixPath(PurePosixPath(path).parts[0]) for path in by_path
                    if len(PurePosixPath(path).parts) > 2 and PurePosixPath(path).parts[0] != "src"
-                   and _package_chain(root, path)}
-    counts = {base: sum(1 for path in by_path if path in parsed and _inside(path, base)) for base in candidates}
+                   and _package_chain(root, path) and worlds.world_of(path) == TOP}
+    # only packages imported from the root (or src/): a package folder run as a script folder is a world of its own
+    candidates = {base for base in candidates if worlds.world_of(f"{base}/_device.py") in (TOP, PurePosixPath("src"))}
+    counts = {base: sum(1 for path in by_path if path in parsed and _inside(path, base)
+                        and worlds.world_of(path) == worlds.world_of(f"{base}/_device.py")) for base in candidates}
     best = sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
     if best and best[0][1] > 0:
         return f"{best[0][0]}/_device.py"
@@ -283,13 +289,101 @@ def _device_module_path(root: Path, report: Report, by_path: dict[str, list[Find
     return f"{slug}_device.py"
 
 
+def _place_device_modules(root: Path, report: Report, by_path: dict[str, list[Finding]], parsed: dict,
+                          worlds: Worlds) -> dict[str, str | None]:
+    """The device module each parsed file imports, one per import world that needs one: the project's main one
+    (`_device_module_path`) for the files of its world; in another world, the package of another world's module that
+    the file imports when it loads (a tools/ script doing `from pkg.x import ...`), else a package of its own world
+    holding its files to rewrite (vlmeval/ under a nested setup.py), else `_device.py` beside the world's scripts (a
+    folder run as `python eval.py`). None where no module can go (a project's own file already holds every name, or
+    nothing shows the file's folder on sys.path)."""
+    # a module beside a world's scripts only where the folder is known to be on sys.path: a script run there, a file
+    # imported by a name rooted there, or a sibling imported by its bare name (not a config file that a loader reads)
+    scripts = {e.path for e in report.phase_matrix.entries if e.script} if report.phase_matrix is not None else set()
+    main = _free(root, _device_module_path(root, report, by_path, parsed, worlds))
+    main_world = worlds.world_of(main) if main is not None else None
+    rewritten: dict[PurePosixPath, dict[PurePosixPath, int]] = {}  # world -> its regular packages -> files
+    for path in by_path:
+        world = worlds.world_of(path)
+        if path in parsed and world != main_world and world != TOP:
+            top = PurePosixPath(path).relative_to(world).parts if world != TOP else PurePosixPath(path).parts
+            package = world / top[0]
+            if len(top) > 1 and top[0].isidentifier() and _is_package(root, package):
+                rewritten.setdefault(world, {}).setdefault(package, 0)
+                rewritten[world][package] += 1
+            else:
+                rewritten.setdefault(world, {})
+    packaged = {world: _free(root, f"{min(counts, key=lambda p: (-counts[p], str(p)))}/_device.py")
+                for world, counts in rewritten.items() if counts}
+    reachable = [m for m in [main, *packaged.values()] if m is not None and PurePosixPath(m).parent != TOP]
+    placed: dict[str, str | None] = {}
+    for path in parsed:
+        world = worlds.world_of(path)
+        if world == main_world or _beneath(worlds, path, main):
+            placed[path] = main
+        else:  # the package of another world that the file imports when it loads, else its own world's module
+            placed[path] = next((m for m in reachable if _imports_package_of(worlds, path, world, m)), None) \
+                or packaged.get(world) or (_free(root, str(world / "_device.py")) if world != TOP and (
+                    path in scripts or world != PurePosixPath(path).parent or worlds.runs_from(world)) else None)
+    return placed
+
+
+def _beneath(worlds: Worlds, path: str, module_path: str | None) -> bool:
+    """The file lies in the module's package folder (a script folder inside it, xtuner/tools/model_converters/, run
+    by the installed package's CLI) with no project of its own on the way: the installed package is importable."""
+    if module_path is None or PurePosixPath(module_path).parent == TOP:
+        return False
+    package = PurePosixPath(module_path).parent
+    folder = PurePosixPath(path).parent
+    if not _inside(path, package):
+        return False
+    while folder != package:
+        if worlds.is_build_root(folder):
+            return False
+        folder = folder.parent
+    return True
+
+
+def _imports_package_of(worlds: Worlds, path: str, world: PurePosixPath, module_path: str) -> bool:
+    """The file imports the top package of the module absolutely, and no folder of its own world shadows it."""
+    module = PurePosixPath(module_path)
+    inner = module.relative_to(worlds.world_of(module_path)) if worlds.world_of(module_path) != TOP else module
+    top = inner.parts[0]
+    return worlds.imports_at_load(path, top) and not (worlds.root / world / top).exists()
+
+
+def _free(root: Path, module_path: str) -> str | None:
+    """The module path, or _ascend_device.py beside it where the project has its own file there, or None."""
+    for candidate in (module_path, str(PurePosixPath(module_path).with_name("_ascend_device.py"))):
+        earlier = previous_module(root, candidate)
+        if earlier is None or MODULE_MARK in earlier:
+            return candidate
+    return None
+
+
 def _package_chain(root: Path, path: str) -> bool:
     """The file is at the root, or in a package (its folder has __init__.py) whose folders from the root are all
-    identifiers (namespace packages allowed): it is imported with the root on sys.path."""
+    identifiers (namespace packages allowed)."""
     parts = PurePosixPath(path).parts[:-1]
     if not parts:
         return True
     return _is_package(root, PurePosixPath(*parts)) and all(part.isidentifier() for part in parts)
+
+
+def _import_line(path: str, module_path: str, relative: bool, entry: str | None, alias: str, worlds: Worlds) -> str | None:
+    """The import of the device module from the file, read from the folder each of them is imported from: in the
+    same world, relative only through regular packages (Python resolves it against the module's package); from
+    another world, the absolute import of the module's package (the file imports that package already)."""
+    here, there = worlds.world_of(path), worlds.world_of(module_path)
+    module = PurePosixPath(module_path)
+    inner = module.relative_to(there) if there != TOP else module
+    if here != there:
+        dotted = ".".join(inner.parent.parts)
+        suffix = "" if alias == module.stem else f" as {alias}"
+        return f"from {dotted} import {module.stem}{suffix}" if dotted and dotted != "." else None
+    rebased = str(PurePosixPath(path).relative_to(here)) if here != TOP else path
+    through = relative and worlds.regular_chain(path, module.parent)
+    return _module_import(rebased, str(inner), through, entry, alias, True)
 
 
 def _module_import(path: str, module_path: str, relative: bool, entry: str | None, alias: str, root_on_path: bool) -> str | None:
@@ -350,7 +444,7 @@ def _kernel_functions(tree, lines: set[int]) -> list[tuple[int, int]]:
 
 def _rewrite_file(path, data, tree, findings, options, located, present, launches,
                   elsewhere: ImportedDefinitions | None = None) -> tuple[FileRewrite, set[str]]:
-    module_path, relative, entry, root_on_path, own_abstraction = located
+    module_path, relative, entry, worlds, own_abstraction = located
     kb = load_knowledge()
     rewrite = FileRewrite(path, data.decode("utf-8"))
     taken = identifiers(tree)
@@ -384,7 +478,7 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
         rewrite.sites.append(outcome)
     device_import = None
     if any(o.uses for o in rewrite.sites if o.reason is None):
-        device_import = _module_import(path, module_path, relative, entry, style.dev, root_on_path) \
+        device_import = _import_line(path, module_path, relative, entry, style.dev, worlds) \
             if module_path and alias else None
         if device_import is None:
             for outcome in rewrite.sites:

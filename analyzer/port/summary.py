@@ -61,10 +61,11 @@ def summary_lines(tallies: list[RuleTally], result: PortResult, report: Report |
     unsafe = sum(t.unsafe for t in tallies)
     share = (safe + unsafe) / total if total else 0.0
     attempted = sum(1 for o in result.outcomes if o.reason is None or not o.reason.startswith("display-only"))
+    modules = result.device_modules or ([result.device_module] if result.device_module else [])
     lines = [f"port: {safe + unsafe} of {total} sites rewritten ({share:.0%}): {safe} safe, {unsafe} unsafe, "
              f"{total - safe - unsafe} left for a human ({attempted} had a fix and ran in product code); "
              f"{len(result.rewrites)} files changed"
-             + (f", device module {result.device_module}" if result.device_module else "")]
+             + (f", device module{'s' if len(modules) > 1 else ''} {', '.join(modules)}" if modules else "")]
     after = remaining_effort(report, result) if report is not None and report.effort is not None else None
     if after is not None:
         before = report.effort.total

@@ -1,0 +1,169 @@
+"""Where port puts the device module and how each file imports it, checked by IMPORTING the rewritten files the way
+the project runs them (a subprocess with the script's folder, or the installed project's folder, on sys.path), on a
+host without torch_npu: the device module must then pick CUDA or the CPU, never fail."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+from pathlib import Path, PurePosixPath
+from types import SimpleNamespace
+
+from ascend_feasibility.analyzer.core.models import Finding
+from ascend_feasibility.analyzer.port import PortOptions, port
+from ascend_feasibility.analyzer.port.worlds import Worlds
+
+_ids = itertools.count()
+SYNC = "torch.cuda.synchronize()"
+
+
+def _site(files: dict[str, str], path: str) -> Finding:
+    lines = files[path].splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if SYNC in text)
+    column = lines[line - 1].index(SYNC) + 1
+    return Finding.model_construct(
+        rule="DEV101", path=path, line=line, column=column, end_line=line, end_column=column + len(SYNC) - 2,
+        symbol="torch.cuda.synchronize", severity="info", role="product", reach="runs", suppressed=False, cell=None,
+        fingerprint=f"fp{next(_ids)}", replacement=SimpleNamespace(en="use the NPU's own"))
+
+
+def _report(files, sites, entries=(), own_packages=()):
+    matrix = SimpleNamespace(entries=[SimpleNamespace(path=p, script=True, phases=["inference"]) for p in entries])
+    findings = [_site(files, path) for path in sites]
+    return SimpleNamespace(findings=findings, phase_matrix=matrix, custom_ops=[],
+                           project=SimpleNamespace(name="proj", own_packages=list(own_packages), npu_code=[]))
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, content in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(content, encoding="utf-8")
+
+
+def _ported(tmp_path, files, sites, entries=(), own_packages=()):
+    """Port the tree, then write the result into a copy: (the result, the ported tree)."""
+    original = tmp_path / "original"
+    _write(original, files)
+    result = port(original, _report(files, sites, entries, own_packages), PortOptions())
+    assert not result.unpatched, result.unpatched
+    ported = tmp_path / "ported"
+    _write(ported, files)
+    _write(ported, {r.path: r.new for r in result.rewrites})
+    _write(ported, result.new_files)
+    return result, ported
+
+
+def _imports(ported: Path, folder: str, module: str) -> subprocess.CompletedProcess:
+    """Import `module` with `folder` first on sys.path, as `python script.py` run there (or an installed project)
+    does, with the repository's root NOT on the path, on this host (no torch_npu)."""
+    code = (f"import sys; sys.path.insert(0, {str(ported / folder)!r}); import importlib; "
+            f"m = importlib.import_module({module!r}); import torch; "
+            "print(sys.modules[[n for n in sys.modules if n.split('.')[-1] == '_device'][0]].DEVICE_TYPE)")
+    return subprocess.run([sys.executable, "-c", code], cwd=ported / folder, capture_output=True, text=True, timeout=120)
+
+
+# Two projects in one folder without __init__.py: a kit installed from its own setup.py (package `kit_pkg`, its files
+# importing each other relatively and run.py importing it absolutely), and a script folder run as `python eval.py`
+# from there, importing its helper folder (no __init__.py) by name. And a demo folder of lone scripts.
+TWO_PROJECTS = {
+    "evals/kit/setup.py": "from setuptools import setup\nsetup(name='kit')\n",
+    "evals/kit/run.py": "import torch\nfrom kit_pkg.infer import infer\n\n\ndef main():\n    torch.cuda.synchronize()\n",
+    "evals/kit/kit_pkg/__init__.py": "from . import infer\n",
+    "evals/kit/kit_pkg/infer.py": "import torch\nfrom .vlm import model\n\n\ndef infer():\n    torch.cuda.synchronize()\n",
+    "evals/kit/kit_pkg/vlm/__init__.py": "from . import model\n",
+    "evals/kit/kit_pkg/vlm/model.py": "import torch\n\n\ndef load():\n    torch.cuda.synchronize()\n",
+    "evals/vq/eval.py": ("import torch\nfrom eval_utils.args import parse\nfrom models.mini.model import load\n\n\n"
+                         "def main():\n    torch.cuda.synchronize()\n"),
+    "evals/vq/eval_utils/args.py": "import torch\n\n\ndef parse():\n    torch.cuda.synchronize()\n",
+    "evals/vq/models/mini/model.py": "import torch\n\n\ndef load():\n    torch.cuda.synchronize()\n",
+    "demos/demo.py": "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n",
+}
+
+
+def test_each_import_world_gets_its_own_device_module_and_every_rewritten_file_imports(tmp_path):
+    sites = [p for p in TWO_PROJECTS if p.endswith(".py") and not p.endswith(("__init__.py", "setup.py"))]
+    result, ported = _ported(tmp_path, TWO_PROJECTS, sites, entries=["evals/kit/run.py", "evals/vq/eval.py", "demos/demo.py"])
+    assert sorted(result.new_files) == ["demos/_device.py", "evals/kit/kit_pkg/_device.py", "evals/vq/_device.py"]
+    assert "evals/_device.py" not in result.new_files  # evals/ holds two projects; nothing imports it by name
+    new = {r.path: r.new for r in result.rewrites}
+    assert "from .. import _device  # ascend: port" in new["evals/kit/kit_pkg/vlm/model.py"]
+    assert "from . import _device  # ascend: port" in new["evals/kit/kit_pkg/infer.py"]
+    assert "from kit_pkg import _device  # ascend: port" in new["evals/kit/run.py"]
+    for path in ("evals/vq/eval.py", "evals/vq/eval_utils/args.py", "evals/vq/models/mini/model.py", "demos/demo.py"):
+        assert "\nimport _device  # ascend: port" in new[path], path
+    host = "cuda" if __import__("torch").cuda.is_available() else "cpu"
+    for folder, module in [("evals/kit", "kit_pkg"), ("evals/kit", "kit_pkg.vlm.model"), ("evals/kit", "run"),
+                           ("evals/vq", "eval"), ("evals/vq", "eval_utils.args"), ("evals/vq", "models.mini.model"),
+                           ("demos", "demo")]:
+        done = _imports(ported, folder, module)
+        assert done.returncode == 0 and done.stdout.split()[-1] == host, (folder, module, done.stderr)
+
+
+def test_a_relative_import_never_climbs_a_folder_without_init(tmp_path):
+    # Megatron's layout: megatron/ (no __init__.py) imported by name from the root; core/ a regular package using
+    # relative imports. The module goes to megatron/_device.py (a namespace package of the root's world), and the
+    # files reach it by an absolute import: `from .. import _device` would climb out of megatron.core.
+    files = {"megatron/core/__init__.py": "", "megatron/core/utils.py": "X = 1\n",
+             "megatron/core/layers.py": "import torch\nfrom .utils import X\n\n\ndef f():\n    torch.cuda.synchronize()\n",
+             "megatron/training/__init__.py": "",
+             "megatron/training/train.py": "import torch\nfrom megatron.core import layers\n\n\ndef g():\n"
+                                           "    torch.cuda.synchronize()\n",
+             "pretrain.py": "import torch\nfrom megatron.training import train\n\n\ndef main():\n    torch.cuda.synchronize()\n"}
+    result, ported = _ported(tmp_path, files, ["megatron/core/layers.py", "megatron/training/train.py", "pretrain.py"],
+                             entries=["pretrain.py"])
+    assert list(result.new_files) == ["megatron/_device.py"]
+    for path in ("megatron/core/layers.py", "megatron/training/train.py", "pretrain.py"):
+        assert "from megatron import _device  # ascend: port" in next(r.new for r in result.rewrites if r.path == path)
+    for module in ("megatron.core.layers", "megatron.training.train", "pretrain"):
+        done = _imports(ported, ".", module)
+        assert done.returncode == 0, (module, done.stderr)
+
+
+def test_a_script_folder_importing_the_project_package_uses_its_module(tmp_path):
+    files = {"pkg/__init__.py": "", "pkg/ops.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n",
+             "tools/convert.py": "import torch\nfrom pkg.ops import f\n\n\ndef main():\n    torch.cuda.synchronize()\n",
+             "tools/lone.py": "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n",
+             "pkg/tools/split.py": "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n",
+             "tools/late.py": "import sys\nimport torch\nsys.path.append('..')\nfrom pkg.ops import f\n\n\ndef main():\n"
+                              "    torch.cuda.synchronize()\n"}
+    result, ported = _ported(tmp_path, files, ["pkg/ops.py", "tools/convert.py", "tools/lone.py", "tools/late.py",
+                                                      "pkg/tools/split.py"],
+                             entries=["tools/convert.py", "tools/lone.py", "tools/late.py"], own_packages=["pkg"])
+    new = {r.path: r.new for r in result.rewrites}
+    assert "from pkg import _device  # ascend: port" in new["tools/convert.py"]  # the package it imports already
+    assert "\nimport _device  # ascend: port" in new["tools/lone.py"]  # a module beside it
+    # pkg is importable only after the sys.path change, below where port puts its import: a module beside it
+    assert "\nimport _device  # ascend: port" in new["tools/late.py"]
+    assert sorted(result.new_files) == ["pkg/_device.py", "tools/_device.py"]
+    # a script folder inside the installed package (run by its CLI): the package is importable there
+    assert "from pkg import _device  # ascend: port" in new["pkg/tools/split.py"]
+    code = f"import sys; sys.path[:0] = [{str(ported / 'tools')!r}, {str(ported)!r}]; import convert, lone, late"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ported / "tools", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_import_worlds_come_from_the_files_own_imports(tmp_path):
+    _write(tmp_path, {"a/setup.py": "", "a/p/__init__.py": "", "a/p/m.py": "", "b/run.py": "import helpers.x\n",
+                      "b/helpers/x.py": "", "c/tool.py": "import datasets\n", "c/datasets/y.py": "",
+                      "d/one/two.py": "", "main.py": "from d.one import two\n", "src/q/__init__.py": "",
+                      "ft/__init__.py": "", "ft/train.py": "from trainer import T\n", "ft/trainer.py": "T = 1\n",
+                      "lib/__init__.py": "", "lib/logging.py": "", "lib/a.py": "import logging\n",
+                      "lib/quant/__init__.py": "", "lib/quant/auto.py": "import bnb\n", "lib/quant/bnb/__init__.py": "",
+                      "lib/quant/bnb/q.py": "", "top/__init__.py": "", "top/a.py": "import bnb\n", "top/bnb/x.py": "",
+                      "proj/__init__.py": "", "proj/nerf/__init__.py": "", "proj/nerf/train.py": "from nerf.data import D\n",
+                      "proj/nerf/nerf/__init__.py": "", "proj/nerf/nerf/data.py": ""})
+    worlds = Worlds(tmp_path)
+    assert worlds.world_of("a/p/m.py") == PurePosixPath("a")  # its own setup.py
+    assert worlds.world_of("b/helpers/x.py") == PurePosixPath("b")  # imported by name from b/run.py
+    assert worlds.world_of("c/datasets/y.py") == PurePosixPath("c/datasets")  # `import datasets`: a library's name
+    assert worlds.world_of("d/one/two.py") == PurePosixPath(".")  # `from d.one import two` at the root
+    assert worlds.world_of("src/q/m.py") == PurePosixPath("src")
+    assert worlds.world_of("main.py") == PurePosixPath(".")
+    assert worlds.world_of("ft/trainer.py") == PurePosixPath("ft")  # run as `torchrun train.py` there, __init__ or not
+    assert worlds.world_of("lib/a.py") == PurePosixPath(".")  # `import logging` is the standard library's
+    assert worlds.world_of("lib/quant/auto.py") == PurePosixPath(".")  # `import bnb` names no module in bnb/: a library
+    assert worlds.world_of("top/a.py") == PurePosixPath(".")
+    assert worlds.world_of("proj/nerf/nerf/data.py") == PurePosixPath("proj/nerf")  # `from nerf.data` in train.py
+    assert worlds.regular_chain("a/p/m.py", PurePosixPath("a/p"))
+    assert not worlds.regular_chain("b/helpers/x.py", PurePosixPath("b/helpers"))
