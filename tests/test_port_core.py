@@ -14,7 +14,6 @@ from types import SimpleNamespace
 import pytest
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.port import core
-from ascend_feasibility.analyzer.port.worlds import Worlds
 from ascend_feasibility.analyzer.port.core import (
     PortOptions,
     PortResult,
@@ -39,6 +38,7 @@ from ascend_feasibility.analyzer.port.core import (
     render_device_module,
 )
 from ascend_feasibility.analyzer.port.edits import Change
+from ascend_feasibility.analyzer.port.worlds import Worlds
 from ascend_feasibility.analyzer.reading.parsing import parse, text
 from ascend_feasibility.knowledge import KnowledgeError, load_device_module
 

@@ -18,11 +18,10 @@ The project pass (domains/custom_ops/routed_kernels.py) finds the kernels of the
 
 from __future__ import annotations
 
-from tree_sitter import Node
-
 from ascend_feasibility.analyzer.context.kernel_contract import COMPILED_MARKERS
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.custom_ops.records import RouteRecord
+from tree_sitter import Node
 
 ROUTE_SUFFIXES = ("_python", "_naive", "_pytorch")
 MARKERS = tuple(s.encode() for s in ROUTE_SUFFIXES)

@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.written_names import writes_word
 from ascend_feasibility.analyzer.core.findings import Located, Place
-from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
+from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.domains.base import ProjectRun
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, KernelRecord, RouteRecord
 

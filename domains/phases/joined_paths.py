@@ -11,9 +11,8 @@ unbuilt.py already tries); any other unread part gives nothing, so no path is ma
 
 from __future__ import annotations
 
-from tree_sitter import Node
-
 from ascend_feasibility.analyzer.reading import parsing
+from tree_sitter import Node
 
 MAX_DEPTH = 2
 MAX_NODES = 4000  # a scope walked for an assignment
