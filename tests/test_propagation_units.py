@@ -68,6 +68,7 @@ class Facts:
     dotted_words: list = field(default_factory=list)
     env_carriers: list = field(default_factory=list)
     cudnn_ops: bool = False
+    edited_names: list = field(default_factory=list)
     module: str | None = None
 
     def __post_init__(self):

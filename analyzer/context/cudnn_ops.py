@@ -20,7 +20,7 @@ import functools
 from collections import defaultdict, deque
 from typing import TYPE_CHECKING
 
-from ascend_feasibility.analyzer.context.roles import path_view
+from ascend_feasibility.analyzer.context.roles import nearest_copy, path_view
 from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders
 from ascend_feasibility.analyzer.core.models import Finding, Text
 from ascend_feasibility.knowledge import load_context_conventions
@@ -125,23 +125,11 @@ def _edges(facts: list[ModuleFacts]) -> dict[str, set[str]]:
                     p for p in by_stem.get(parts[end - 1], ())
                     if p.endswith((f"/{tail}.py", f"/{tail}/__init__.py")) or p in {f"{tail}.py", f"{tail}/__init__.py"}}
                 if candidates:  # copies of one module in several trees: the import resolves in its own
-                    found.add(_nearest(sorted(candidates), f.path))
+                    found.add(nearest_copy(sorted(candidates), f.path))
                     break
         edges[f.path] = found - {f.path}
     return edges
 
-
-def _nearest(paths: list[str], importer: str) -> str:
-    parts = path_view(importer).parts
-
-    def shared(path: str) -> int:
-        count = 0
-        for a, b in zip(path_view(path).parts, parts):
-            if a != b:
-                break
-            count += 1
-        return count
-    return max(paths, key=shared)
 
 
 def _reach(starts: set[str], edges: dict[str, set[str]]) -> set[str]:

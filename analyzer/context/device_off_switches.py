@@ -30,6 +30,7 @@ from ascend_feasibility.analyzer.context.switches import (
     SwitchReader,
     _enclosing,
     _nested,
+    exit_ifs_before,
 )
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
@@ -97,22 +98,15 @@ class DeviceOffSwitches(SwitchReader):
 
     def _early_exit(self, child: Node) -> ExplainedGuard | None:
         """`if not self.X: return` or `if self.X is None: return` before the site."""
-        sibling, seen = child.prev_named_sibling, 0
-        while sibling is not None and seen < 50:
-            seen += 1
-            if sibling.type == "if_statement" and not any(c.type in {"elif_clause", "else_clause"} for c in sibling.children):
-                condition, body = sibling.child_by_field_name("condition"), sibling.child_by_field_name("consequence")
-                statements = [s for s in (body.named_children if body is not None else []) if s.type != "comment"]
-                tested = None
-                if condition is not None and statements and statements[-1].type in {"return_statement", "raise_statement"}:
-                    if condition.type == "not_operator":
-                        tested = condition.child_by_field_name("argument")
-                    elif condition.type == "comparison_operator":
-                        tested = _none_compared(condition, "is")
-                found = self._on(tested, sibling) if tested is not None else None
-                if found is not None:
-                    return found
-            sibling = sibling.prev_named_sibling
+        for statement, condition, _, _ in exit_ifs_before(child):
+            tested = None
+            if condition.type == "not_operator":
+                tested = condition.child_by_field_name("argument")
+            elif condition.type == "comparison_operator":
+                tested = _none_compared(condition, "is")
+            found = self._on(tested, statement) if tested is not None else None
+            if found is not None:
+                return found
         return None
 
     def _calls_of(self, function: Node) -> list[Node]:
@@ -196,16 +190,9 @@ def _returning_gate(assignment: Node, method: Node, excludes_npu) -> Node | None
     child = assignment
     while child.parent is not None and child.id != method.id:
         if child.parent.type == "block":
-            sibling, seen = child.prev_named_sibling, 0
-            while sibling is not None and seen < 50:
-                seen += 1
-                if sibling.type == "if_statement" and not any(c.type in {"elif_clause", "else_clause"} for c in sibling.children):
-                    condition, body = sibling.child_by_field_name("condition"), sibling.child_by_field_name("consequence")
-                    statements = [s for s in (body.named_children if body is not None else []) if s.type != "comment"]
-                    if (condition is not None and statements and statements[-1].type == "return_statement"
-                            and excludes_npu(condition, True) and _announces_off(body)):
-                        return sibling
-                sibling = sibling.prev_named_sibling
+            for statement, condition, body, last in exit_ifs_before(child):
+                if last == "return_statement" and excludes_npu(condition, True) and _announces_off(body):
+                    return statement
         child = child.parent
     return None
 

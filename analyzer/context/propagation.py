@@ -28,7 +28,7 @@ from ascend_feasibility.analyzer.context.guards import library_class_of
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
-from ascend_feasibility.analyzer.context.roles import path_view
+from ascend_feasibility.analyzer.context.roles import nearest_copy, path_view
 from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
 from ascend_feasibility.analyzer.context.switched_on import on_reason, turned_on
 from ascend_feasibility.analyzer.context.switches import switch_rule
@@ -360,7 +360,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
                 paths = loaded[module] = _loaded_by(module, by_module)
             for path in paths:  # the module and the packages Python initialises for it
                 if path in twins:
-                    path = _nearest(twins[path], f.path)
+                    path = nearest_copy(twins[path], f.path)
                 if path != f.path and not _inside_package(f.path, path):
                     imports[path].append((f.path, reach))
     # modules that configuration selects or names (analyzer/context/opt_in.py) are optional, and so is what only they load
@@ -561,19 +561,6 @@ def _twins(facts: list[ModuleFacts]) -> dict[str, list[str]]:
                 by_name[min(names, key=len)].append(f.path)
     return {path: paths for paths in by_name.values() if len(paths) > 1 for path in paths}
 
-
-def _nearest(paths: list[str], importer: str) -> str:
-    """The copy that shares the most leading folders with the importer: an import resolves in its own tree."""
-    parts = path_view(importer).parts
-
-    def shared(path: str) -> int:
-        count = 0
-        for a, b in zip(path_view(path).parts, parts):
-            if a != b:
-                break
-            count += 1
-        return count
-    return max(paths, key=shared)
 
 
 def _loaded_by(module: str, by_module: dict[str, str]) -> list[str]:

@@ -110,3 +110,17 @@ def has_root_package(paths) -> bool:
         if parts[-1] == "__init__.py" and (len(parts) == 2 or (len(parts) == 3 and parts[0] == "src")):
             return True
     return False
+
+
+def nearest_copy(paths: list[str], importer: str) -> str:
+    """The copy that shares the most leading folders with the importer: an import resolves in its own tree."""
+    parts = path_view(importer).parts
+
+    def shared(path: str) -> int:
+        count = 0
+        for a, b in zip(path_view(path).parts, parts):
+            if a != b:
+                break
+            count += 1
+        return count
+    return max(paths, key=shared)

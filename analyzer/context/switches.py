@@ -18,6 +18,7 @@ Switches named for mainstream choices (use_cuda, use_amp, fp16) guard code every
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.constexpr_flags import is_constexpr_parameter, off_flag, read_sites
@@ -29,6 +30,7 @@ MAX_DEPTH = 400
 MAX_CALLS = 50
 MAX_CALLER_DEPTH = 3
 MAX_CLASS_NODES = 20000
+MAX_EXIT_SIBLINGS = 50  # statements read back from a site for an early exit
 FALSY = {"false", "none"}
 # the switch a reason of this reader names (its three shapes below): (name, the function or class taking it)
 _REASONS = (re.compile(r"`(?P<name>\w+)=(?:False|None)` by default \((?P<owner>\w+)\(\)\)"),
@@ -138,19 +140,12 @@ class SwitchReader:
         return self._remember(("exit", child.id, self._feature), lambda: self._early_exit(child))
 
     def _early_exit(self, child: Node) -> ExplainedGuard | None:
-        sibling, seen = child.prev_named_sibling, 0
-        while sibling is not None and seen < 50:
-            seen += 1
-            if sibling.type == "if_statement" and not any(c.type in {"elif_clause", "else_clause"} for c in sibling.children):
-                condition, body = sibling.child_by_field_name("condition"), sibling.child_by_field_name("consequence")
-                statements = [s for s in (body.named_children if body is not None else []) if s.type != "comment"]
-                if (condition is not None and condition.type == "not_operator" and statements
-                        and statements[-1].type in {"return_statement", "raise_statement"}):
-                    argument = condition.child_by_field_name("argument")
-                    found = self._on(argument, sibling) if argument is not None else None
-                    if found is not None:
-                        return found
-            sibling = sibling.prev_named_sibling
+        for statement, condition, _, _ in exit_ifs_before(child):
+            if condition.type == "not_operator":
+                argument = condition.child_by_field_name("argument")
+                found = self._on(argument, statement) if argument is not None else None
+                if found is not None:
+                    return found
         return None
 
     def called(self, function: Node) -> list[Node]:
@@ -694,3 +689,17 @@ def _argument(callee: Node, index: int, name: str) -> Node | None:
     if any(a.type in {"list_splat", "dictionary_splat"} for a in positional):
         return None
     return positional[index] if 0 <= index < len(positional) else None
+
+
+def exit_ifs_before(child: Node) -> Iterator[tuple[Node, Node, Node, str]]:
+    """The plain if-statements (no elif, no else) before `child` in its block, nearest first, whose body ends by
+    returning or raising: (the statement, its condition, its body, the type of its last statement)."""
+    sibling, seen = child.prev_named_sibling, 0
+    while sibling is not None and seen < MAX_EXIT_SIBLINGS:
+        seen += 1
+        if sibling.type == "if_statement" and not any(c.type in {"elif_clause", "else_clause"} for c in sibling.children):
+            condition, body = sibling.child_by_field_name("condition"), sibling.child_by_field_name("consequence")
+            statements = [s for s in (body.named_children if body is not None else []) if s.type != "comment"]
+            if condition is not None and statements and statements[-1].type in {"return_statement", "raise_statement"}:
+                yield sibling, condition, body, statements[-1].type
+        sibling = sibling.prev_named_sibling
