@@ -86,11 +86,7 @@ def analyze_dependencies(
                     emit.declaration("declared-not-imported", name, site, place=place, sites=others)
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place, sites=others)
-        if record is not None and record.npu_aware_since:
-            below = [site for site in sites if _below(site.specifier, record.npu_aware_since)]
-            for site, others in _per_manifest(below):
-                emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
-                                 sites=others, facets=("older-releases-run",) if record.older_releases_run else ())
+        _emit_below_npu_aware(emit, name, record, sites)
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         for site in declared:
             if site.local_version.startswith(("+cu", "+rocm")):
@@ -102,12 +98,7 @@ def analyze_dependencies(
             if name == "torch-npu":
                 emit.declaration("torch-npu-declared", f"{name}{site.specifier}", site)
     for name, sites in documented.items():  # a README's `pip install accelerate==0.18.0`: its version, nothing else
-        record = kb.package(name)
-        if record is not None and record.npu_aware_since:
-            for site in sites:
-                if _below(site.specifier, record.npu_aware_since):
-                    emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
-                                     facets=("older-releases-run",) if record.older_releases_run else ())
+        _emit_below_npu_aware(emit, name, kb.package(name), sites)
     has_manifest = has_manifest or bool(by_package)
     for name, facts in imported.items():
         if name in by_package:
@@ -199,6 +190,16 @@ class _Emitter:
 
 
 MAIN_REQUIREMENTS = {"", "base", "main", "core", "common", "prod", "runtime", "install"}
+
+
+def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declaration]) -> None:
+    """DEP004: one finding per manifest or document for pins older than the first NPU-aware release."""
+    if record is None or not record.npu_aware_since:
+        return
+    below = [site for site in sites if _below(site.specifier, record.npu_aware_since)]
+    for site, others in _per_manifest(below):
+        emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
+                         sites=others, facets=("older-releases-run",) if record.older_releases_run else ())
 
 
 def _reported_sites(sites: list[Declaration]) -> list[Declaration]:
