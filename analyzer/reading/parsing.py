@@ -131,6 +131,39 @@ def over_budget(root: Node) -> str | None:
             depth -= 1
 
 
+class WalkLimit(Exception):
+    """A strict walk met more nodes than its limit."""
+
+
+def walk(root: Node | None, *, limit: int | None = None, prune=None, named: bool = True,
+         source_order: bool = False, strict: bool = False):
+    """The nodes of `root`'s subtree, pre-order, as the analyzers' stack loops visit them: a node is popped from the
+    end of a stack and its children are pushed after it is seen, so the last child comes first (with `source_order`,
+    the first). `named`: named children only. At most `limit` nodes; past them the walk stops, or, when `strict`,
+    raises WalkLimit (a subtree too large to read whole). `prune` (node types, or a predicate on a node): such a node
+    is yielded but its children are not walked; the root's always are. A limit is part of a walk's behaviour on huge
+    input: each caller keeps its own."""
+    if root is None:
+        return
+    left = -1 if limit is None else limit
+    stack = [root]
+    types = prune if isinstance(prune, (set, frozenset)) else None
+    test = prune if callable(prune) else None
+    while stack:
+        if left == 0:
+            if strict:
+                raise WalkLimit
+            return
+        left -= 1
+        node = stack.pop()
+        yield node
+        if node is not root and (
+                (types is not None and node.type in types) or (test is not None and test(node))):
+            continue
+        children = node.named_children if named else node.children
+        stack.extend(reversed(children) if source_order else children)
+
+
 def first_error_row(root: Node) -> int | None:
     """0-based row of the first syntax error, or None when the tree is clean."""
     if not root.has_error:
