@@ -134,8 +134,6 @@ class CudaGates:
         return False
 
     def _compares_accelerator(self, condition: Node) -> bool:
-        if condition.type == "comparison_operator":
-            return self._names_accelerator(condition)  # read whole, as each comparison under a condition is
         return any(current.type == "comparison_operator" and self._names_accelerator(current)
                    for current in parsing.walk(condition, limit=200, prune=_COMPARISON))
 

@@ -650,10 +650,8 @@ class GuardReader:
     def availability_flag(self, condition: Node) -> str | None:
         """The try-import flag a condition tests (`has_flash_attn`, also through `self.use_flash_attn = ... and
         has_flash_attn`), or None."""
-        # an attribute is read whole, a condition that is one too: `self.has_flash_attn` is not the flag `has_flash_attn`
-        nodes = [condition] if condition.type == "attribute" else parsing.walk(
-            condition, limit=MAX_CONDITION_NODES, prune=_ATTRIBUTE)
-        for current in nodes:
+        # an attribute is read whole: `self.has_flash_attn` is not the flag `has_flash_attn`
+        for current in parsing.walk(condition, limit=MAX_CONDITION_NODES, prune=_ATTRIBUTE):
             if current.type in {"identifier", "attribute"}:
                 text = parsing.text(current)
                 if current.type == "identifier" and text in self._unit_fallbacks(current)[0]:

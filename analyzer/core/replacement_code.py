@@ -216,13 +216,7 @@ def _is_literal(node: Node) -> bool:
     """A literal: a Python string without interpolation, a number, a shell word or string without expansions."""
     if node.type not in LITERAL_TYPES:
         return False
-    stack = list(node.children)
-    while stack:
-        child = stack.pop()
-        if child.type in COMPUTED_TYPES:
-            return False
-        stack.extend(child.children)
-    return True
+    return not any(part.type in COMPUTED_TYPES for child in node.children for part in parsing.walk(child, named=False))
 
 
 def render(shape: CallShape, site: Site, symbol: str, npu: str | None) -> Rendered:

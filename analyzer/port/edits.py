@@ -226,9 +226,8 @@ def cuda_literals(node: Node) -> list[Node]:
 
 def _strings(node: Node, limit: int = 200):
     """The string literals under node (none inside another), in source order, within `limit` nodes."""
-    if node.type == "string":
-        return [node]
-    return [n for n in walk(node, limit=limit, prune=_STRING, named=False, source_order=True) if n.type == "string"]
+    return [n for n in walk(node, limit=limit, prune=_STRING, named=False, source_order=True)
+            if n.type == "string"]
 
 
 _STRING = frozenset({"string"})

@@ -22,14 +22,7 @@ class FileRewrite:
 
 
 def identifiers(root: Node, limit: int = 2_000_000) -> set[str]:
-    names, stack, seen = set(), [root], 0
-    while stack and seen < limit:
-        node = stack.pop()
-        seen += 1
-        if node.type == "identifier":
-            names.add(text(node))
-        stack.extend(node.children)
-    return names
+    return {text(node) for node in walk(root, limit=limit, named=False) if node.type == "identifier"}
 
 
 def binds_torch(root: Node) -> bool:

@@ -135,20 +135,20 @@ class WalkLimit(Exception):
     """A strict walk met more nodes than its limit."""
 
 
-def walk(root: Node | None, *, limit: int | None = None, prune=None, named: bool = True,
+def walk(root: Node | None, *, limit: int | None = None, prune=None, enter_root: bool = False, named: bool = True,
          source_order: bool = False, strict: bool = False):
     """The nodes of `root`'s subtree, pre-order, as the analyzers' stack loops visit them: a node is popped from the
     end of a stack and its children are pushed after it is seen, so the last child comes first (with `source_order`,
-    the first). `named`: named children only. At most `limit` nodes; past them the walk stops, or, when `strict`,
-    raises WalkLimit (a subtree too large to read whole). `prune` (node types, or a predicate on a node): such a node
-    is yielded but its children are not walked; the root's always are. A limit is part of a walk's behaviour on huge
-    input: each caller keeps its own."""
+    the first). `named`: named children only. At most `limit` nodes (a limit is part of a walk's behaviour on huge
+    input: each caller keeps its own); past them the walk stops, or, when `strict`, raises WalkLimit (a subtree too
+    large to read whole). `prune` (a set of node types, or a predicate on a node): such a node is yielded but its
+    children are not walked; with `enter_root`, the root's are walked whatever it is (a function read from inside)."""
     if root is None:
         return
     left = -1 if limit is None else limit
-    stack = [root]
     types = prune if isinstance(prune, (set, frozenset)) else None
     test = prune if callable(prune) else None
+    stack = [root]
     while stack:
         if left == 0:
             if strict:
@@ -157,9 +157,9 @@ def walk(root: Node | None, *, limit: int | None = None, prune=None, named: bool
         left -= 1
         node = stack.pop()
         yield node
-        if node is not root and (
-                (types is not None and node.type in types) or (test is not None and test(node))):
-            continue
+        if (types is not None and node.type in types) or (test is not None and test(node)):
+            if not enter_root or node is not root:
+                continue
         children = node.named_children if named else node.children
         stack.extend(reversed(children) if source_order else children)
 
