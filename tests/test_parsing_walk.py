@@ -1,7 +1,6 @@
 """parsing.walk: the bounded pre-order walk the analyzers' stack loops share (order, limit, prune, named)."""
 
 import pytest
-
 from ascend_feasibility.analyzer.reading import parsing
 
 SOURCE = b"a = f(b)\ndef g():\n    c = 1\nd = 2\n"
