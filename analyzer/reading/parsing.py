@@ -146,22 +146,33 @@ def walk(root: Node | None, *, limit: int | None = None, prune=None, enter_root:
     if root is None:
         return
     left = -1 if limit is None else limit
-    types = prune if isinstance(prune, (set, frozenset)) else None
-    test = prune if callable(prune) else None
     stack = [root]
+    pop, extend = stack.pop, stack.extend
+    if prune is None and named and not source_order:  # the common walk, without the per-node tests below
+        while stack:
+            if left == 0:
+                if strict:
+                    raise WalkLimit
+                return
+            left -= 1
+            node = pop()
+            yield node
+            extend(node.named_children)
+        return
+    types = prune if isinstance(prune, (set, frozenset)) else None
     while stack:
         if left == 0:
             if strict:
                 raise WalkLimit
             return
         left -= 1
-        node = stack.pop()
+        node = pop()
         yield node
-        if (types is not None and node.type in types) or (test is not None and test(node)):
-            if not enter_root or node is not root:
-                continue
+        if prune is not None and (node.type in types if types is not None else prune(node)) \
+                and (node is not root or not enter_root):
+            continue
         children = node.named_children if named else node.children
-        stack.extend(reversed(children) if source_order else children)
+        extend(reversed(children) if source_order else children)
 
 
 def first_error_row(root: Node) -> int | None:
