@@ -307,13 +307,8 @@ def _only_type_tested(assignment: Node) -> bool:
     scope = assignment.parent
     while scope is not None and scope.type not in {"function_definition", "module"}:
         scope = scope.parent
-    stack = [scope] if scope is not None else []
-    while stack:
-        node = stack.pop()
-        if node.type == "identifier" and node.text == name and node.id != left.id and not _tested_or_extended(node):
-            return False
-        stack.extend(node.named_children)
-    return True
+    return not any(node.type == "identifier" and node.text == name and node.id != left.id and not _tested_or_extended(node)
+                   for node in parsing.walk(scope))
 
 
 def _tested_or_extended(name: Node) -> bool:

@@ -64,18 +64,17 @@ def export_of_assignment(name: Node, assigned: frozenset[str]) -> bool:
 def standalone_assignments(root: Node, variable: str) -> list[Node]:
     """`NAME=...` and `export NAME=...` statements of the script (not `NAME=... command` prefixes)."""
     found = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
+    for node in parsing.walk(root, prune=_ASSIGNMENT):
         if node.type == "variable_assignment":
             assigned = node.child_by_field_name("name")
             holder = node.parent
             if (assigned is not None and parsing.text(assigned) == variable
                     and (holder is None or holder.type != "command")):
                 found.append(node)
-            continue
-        stack.extend(node.named_children)
     return found
+
+
+_ASSIGNMENT = frozenset({"variable_assignment"})
 
 
 def leading_devices_pin(name: Node, root: Node, whole_script: bool = True) -> bool:
@@ -180,25 +179,17 @@ def _program(command: Node) -> str:
 
 
 def _commands(root: Node) -> list[Node]:
-    found, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "command":
-            found.append(node)
-        stack.extend(node.named_children)
-    return found
+    return [node for node in parsing.walk(root) if node.type == "command"]
 
 
 def _values(root: Node, variable: str) -> set[str]:
     """Every value the script gives the variable, on its own line or as a command prefix."""
-    values, stack = set(), [root]
-    while stack:
-        node = stack.pop()
+    values = set()
+    for node in parsing.walk(root):
         if node.type == "variable_assignment":
             assigned, value = node.child_by_field_name("name"), node.child_by_field_name("value")
             if assigned is not None and parsing.text(assigned) == variable:
                 values.add(parsing.text(value).strip("'\"") if value is not None else "")
-        stack.extend(node.named_children)
     return values
 
 

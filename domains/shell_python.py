@@ -70,9 +70,9 @@ class Embedded:
 def python_strings(root: Node, host: SourceText) -> list[Embedded]:
     """Each `python -c CODE` of a shell tree (bash, or a Dockerfile's shell view: same positions as `host`)."""
     found: list[Embedded] = []
-    stack = [root]
-    while stack and len(found) < MAX_UNITS:
-        node = stack.pop()
+    for node in parsing.walk(root, source_order=True):
+        if len(found) >= MAX_UNITS:
+            break
         if node.type == "command":
             code = _code_argument(node)
             if code is not None and code.end_byte - code.start_byte <= MAX_CODE_BYTES:
@@ -86,7 +86,6 @@ def python_strings(root: Node, host: SourceText) -> list[Embedded]:
                 embedded = _heredoc(node, body, host, _use(command, root))
                 if embedded is not None:
                     found.append(embedded)
-        stack.extend(reversed(node.named_children))
     return found
 
 
@@ -232,16 +231,15 @@ def _count_value(command: Node, value: Node) -> bool:
 
 def _counts_processes(root: Node, variable: str) -> bool:
     """A read of `variable` is the value of a launcher's process-count option somewhere in the script."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type in {"simple_expansion", "expansion"}:
+    for node in parsing.walk(root, prune=_EXPANSIONS):
+        if node.type in _EXPANSIONS:
             name = next((c for c in node.named_children if c.type == "variable_name"), None)
             if name is not None and parsing.text(name) == variable and _read_as_count(node):
                 return True
-            continue
-        stack.extend(node.named_children)
     return False
+
+
+_EXPANSIONS = frozenset({"simple_expansion", "expansion"})
 
 
 def _read_as_count(read: Node) -> bool:

@@ -1,5 +1,6 @@
 """Manifests read statically, and the project-level judgement of dependencies."""
 
+from pathlib import Path
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import manifests, parsing
@@ -374,3 +375,28 @@ def test_an_install_document_keeps_only_its_install_commands_on_their_lines():
     declared, _ = manifests.parse_install_commands("README.md", parsing.parse("bash", view.encode()), "doc-install")
     assert [(d.name, d.specifier, d.line) for d in declared] == [
         ("accelerate", "==0.18.0", 7), ("deepspeed", "==0.8.3", 7), ("timm", "==0.6.11", 13)]
+
+
+def test_the_root_readme_is_read_once_for_the_settings_and_the_scan(tmp_path, monkeypatch):
+    """config reads the root README (its text picks a model generation); the scan reads its install lines from the
+    same bytes rather than opening the file again."""
+    from ascend_feasibility.analyzer.core import filework
+    from ascend_feasibility.analyzer.reading import config
+
+    write(tmp_path, {"README.md": INSTALL_README, "train.py": "import torch\nimport accelerate\nimport peft\n"})
+    opened: list[str] = []
+    read_bytes, read_contained = filework.read_bytes, config.read_contained
+
+    def scan_read(path, *args):
+        opened.append(Path(path).name)
+        return read_bytes(path, *args)
+
+    def settings_read(root, relative, *args):
+        opened.append(relative)
+        return read_contained(root, relative, *args)
+
+    monkeypatch.setattr(filework, "read_bytes", scan_read)
+    monkeypatch.setattr(config, "read_contained", settings_read)
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert opened.count("README.md") == 1 and opened.count("train.py") == 1
+    assert "an install line of README.md" in report.target.reason.en  # the scan still read its install lines

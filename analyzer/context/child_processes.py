@@ -216,13 +216,9 @@ def _literal(node: Node) -> str | None:
 
 def _identifiers(scope: Node) -> dict[str, list[Node]]:
     found: dict[str, list[Node]] = {}
-    stack, seen = [scope], 0
-    while stack and seen < MAX_SCOPE_NODES:
-        current = stack.pop()
-        seen += 1
+    for current in parsing.walk(scope, limit=MAX_SCOPE_NODES, named=False):
         if current.type == "identifier" and not _is_attribute_or_keyword(current):
             found.setdefault(parsing.text(current), []).append(current)
-        stack.extend(current.children)
     return found
 
 

@@ -38,6 +38,7 @@ FEATURE_DOMAIN = "custom_ops"  # uses of a CUDA-only class are read as a CUDA-on
 MAX_BODY_NODES = 4000
 ASSIGNMENTS = {"assignment", "augmented_assignment"}
 MAX_FLAG_USES = 200
+_COMPARISON = frozenset({"comparison_operator"})
 CONDITION_PARTS = {"boolean_operator", "not_operator", "parenthesized_expression"}
 
 
@@ -133,16 +134,8 @@ class CudaGates:
         return False
 
     def _compares_accelerator(self, condition: Node) -> bool:
-        stack, seen = [condition], 0
-        while stack and seen < 200:
-            current = stack.pop()
-            seen += 1
-            if current.type == "comparison_operator":
-                if self._names_accelerator(current):
-                    return True
-                continue
-            stack.extend(current.named_children)
-        return False
+        return any(current.type == "comparison_operator" and self._names_accelerator(current)
+                   for current in parsing.walk(condition, limit=200, prune=_COMPARISON))
 
     def capability_pair(self, node: Node) -> Guard | None:
         """A CUDA availability check and a capability query joined by `and`."""
@@ -334,15 +327,11 @@ class CudaGates:
         body = current.child_by_field_name("body") if current is not None else None
         if body is None or node.start_byte >= body.start_byte:
             return None
-        stack, seen = [body], 0
-        while stack and seen < MAX_BODY_NODES:
-            item = stack.pop()
-            seen += 1
+        for item in parsing.walk(body, limit=MAX_BODY_NODES):
             if item.type in {"if_statement", "elif_clause"}:
                 condition = item.child_by_field_name("condition")
                 if condition is not None and self.reader.condition(condition).npu:
                     return Guard("npu-path", item)
-            stack.extend(item.named_children)
         return None
 
     # what came before a site -----------------------------------------------------------------------------------
@@ -360,18 +349,12 @@ class CudaGates:
         return None
 
     def _assigns_npu(self, statement: Node, name: str) -> bool:
-        stack, seen = [statement.child_by_field_name("consequence")], 0
-        while stack and seen < MAX_BODY_NODES:
-            current = stack.pop()
-            seen += 1
-            if current is None:
-                continue
+        for current in parsing.walk(statement.child_by_field_name("consequence"), limit=MAX_BODY_NODES):
             if current.type == "assignment":
                 left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
                 if (left is not None and right is not None and right.type == "string" and parsing.text(left) == name
                         and set(w.lower() for w in _words(right)) & self.reader.npu_tokens):
                     return True
-            stack.extend(current.named_children)
         return False
 
     def excluded_before(self, node: Node) -> Guard | None:
@@ -480,10 +463,7 @@ class CudaGates:
         return False
 
     def _uses_cuda_only(self, body: Node) -> bool:
-        stack, seen = [body], 0
-        while stack and seen < MAX_BODY_NODES:
-            current = stack.pop()
-            seen += 1
+        for current in parsing.walk(body, limit=MAX_BODY_NODES):
             if current.type in {"import_statement", "import_from_statement"} and self._imports_cuda_only(current):
                 return True
             if current.type == "call":
@@ -494,7 +474,6 @@ class CudaGates:
                         return True
                     if self._names_cuda_only(text.rsplit(".", 1)[-1]):
                         return True  # check_nvlink_connectivity(fabric)
-            stack.extend(current.named_children)
         return False
 
 

@@ -37,6 +37,7 @@ from tree_sitter import Node
 
 OFF_VALUES = frozenset({"False", "None"})
 MAX_REFERENCE_NODES = 20000
+_ASSIGNMENT = frozenset({"assignment"})  # the class's walk reads an assignment whole
 
 
 class DeviceOffSwitches(SwitchReader):
@@ -119,16 +120,9 @@ class DeviceOffSwitches(SwitchReader):
         body = outer.child_by_field_name("body") if outer is not None else None
         if name_node is None or body is None:
             return calls
-        name, references, stack, seen = parsing.text(name_node), [], [body], 0
-        while stack and seen < MAX_REFERENCE_NODES:
-            current = stack.pop()
-            seen += 1
-            if current.id == function.id:
-                continue
-            if current.type == "identifier" and parsing.text(current) == name:
-                references.append(current)
-            stack.extend(current.named_children)
-        return references
+        name = parsing.text(name_node)
+        return [current for current in parsing.walk(body, limit=MAX_REFERENCE_NODES, prune=lambda n: n.id == function.id)
+                if current.type == "identifier" and parsing.text(current) == name]
 
 
 def _none_compared(condition: Node, operator: str) -> Node | None:
@@ -148,10 +142,7 @@ def _device_off_switches(cls: Node, excludes_npu) -> dict[str, tuple[Node, Node,
     initial: dict[str, str] = {}  # what __init__ sets it to, when that is False/None
     others: dict[str, list[Node]] = {}  # set on, or to a value not known, outside __init__
     returning: set[str] = set()
-    stack, seen = [cls], 0
-    while stack and seen < MAX_CLASS_NODES:
-        current = stack.pop()
-        seen += 1
+    for current in parsing.walk(cls, limit=MAX_CLASS_NODES, prune=_ASSIGNMENT):
         if current.type == "assignment":
             left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
             text = parsing.text(left) if left is not None else ""
@@ -169,8 +160,6 @@ def _device_off_switches(cls: Node, excludes_npu) -> dict[str, tuple[Node, Node,
                     gate = _gate_of(current, method, excludes_npu)
                     if gate is not None:
                         gates[name] = (gate, method, value)
-            continue
-        stack.extend(current.named_children)
     for name, assignments in others.items():
         if name in gates or name not in initial:
             continue

@@ -153,17 +153,12 @@ class DebugAids:
 
     def _aids_within(self, call: Node, imports: ImportTable) -> set[str]:
         """The aids a message shows (`logger.warning(torch.cuda.memory_summary(device=i))`)."""
-        found, stack, seen = set(), [call.child_by_field_name("arguments")], 0
-        while stack and seen < MAX_NODES:
-            node = stack.pop()
-            seen += 1
-            if node is None:
-                continue
+        found = set()
+        for node in parsing.walk(call.child_by_field_name("arguments"), limit=MAX_NODES):
             if node.type == "call":
                 name = self._aid(node, imports)
                 if name is not None:
                     found.add(name)
-            stack.extend(node.named_children)
         return found
 
     def _reads_clock_into_name(self, statement: Node) -> bool:
@@ -247,21 +242,21 @@ def _uses_after(start: Node | None, name: str, scope: Node | None = None) -> lis
             scope = scope.parent
     if scope is None:
         return []
-    uses, stack, seen = [], [scope], 0
-    while stack and seen < MAX_NODES:
-        node = stack.pop()
-        seen += 1
-        if node.type == "identifier" and node.start_byte >= start.end_byte and parsing.text(node) == name:
-            parent = node.parent
-            if parent is not None and parent.type in {"assignment", "augmented_assignment"} and _same(parent.child_by_field_name("left"), node):
-                return []
-            if parent is not None and parent.type == "attribute" and not _same(parent.child_by_field_name("object"), node):
-                continue  # `x.name`: another thing of that name
-            if parent is not None and parent.type == "keyword_argument" and _same(parent.child_by_field_name("name"), node):
-                continue  # `f(name=...)`: the keyword, not a use
-            uses.append(node)
-        stack.extend(node.named_children)
-    if stack or len(uses) > MAX_USES:
+    uses = []
+    try:
+        for node in parsing.walk(scope, limit=MAX_NODES, strict=True):
+            if node.type == "identifier" and node.start_byte >= start.end_byte and parsing.text(node) == name:
+                parent = node.parent
+                if parent is not None and parent.type in {"assignment", "augmented_assignment"} and _same(parent.child_by_field_name("left"), node):
+                    return []
+                if parent is not None and parent.type == "attribute" and not _same(parent.child_by_field_name("object"), node):
+                    continue  # `x.name`: another thing of that name
+                if parent is not None and parent.type == "keyword_argument" and _same(parent.child_by_field_name("name"), node):
+                    continue  # `f(name=...)`: the keyword, not a use
+                uses.append(node)
+    except parsing.WalkLimit:
+        return []
+    if len(uses) > MAX_USES:
         return []
     return sorted(uses, key=lambda n: n.start_byte)
 

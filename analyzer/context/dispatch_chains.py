@@ -41,12 +41,9 @@ def words(node: Node) -> set[str]:
     """The lower-case words of the identifiers and string contents under `node` (identifiers split at `_`); the
     domains read conditions with it too (domains/python_words.py)."""
     found: set[str] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
+    for current in parsing.walk(node):
         if current.type in {"identifier", "string_content"}:
             found.update(parsing.text(current).lower().replace(":", "_").split("_"))
-        stack.extend(current.named_children)
     return found
 
 
@@ -138,10 +135,7 @@ def _parallel(bodies: list[Node], backends: BackendWords) -> bool:
     seen: set[str] = set()
     for body in bodies:
         done: set[str] = set()
-        stack, count = [body], 0
-        while stack and count < MAX_WORD_NODES * 4:
-            current = stack.pop()
-            count += 1
+        for current in parsing.walk(body, limit=MAX_WORD_NODES * 4):
             if current.type == "assignment":
                 left = current.child_by_field_name("left")
                 if left is not None and left.type in {"identifier", "attribute"}:
@@ -154,7 +148,6 @@ def _parallel(bodies: list[Node], backends: BackendWords) -> bool:
                 parts = parsing.text(owner).split(".") if owner is not None else []
                 if len(parts) >= 2 and parts[0] == "torch" and parts[1] in every:  # torch.cuda.*, torch.xpu.*
                     done.add(parsing.text(function.child_by_field_name("attribute")) + "()")
-            stack.extend(current.named_children)
         if done & seen:
             return True
         seen |= done
@@ -196,9 +189,7 @@ def selects_cuda_extension(body: Node) -> bool:
     """The branch names CUDAExtension without calling it (`extension = CUDAExtension`): a build chosen by backend
     whose calls OPS020 does not see."""
     named = called = False
-    stack = [body]
-    while stack:
-        current = stack.pop()
+    for current in parsing.walk(body):
         if current.type == "identifier" and parsing.text(current) == "CUDAExtension":
             parent = current.parent
             if parent is not None and parent.type == "attribute":
@@ -207,7 +198,6 @@ def selects_cuda_extension(body: Node) -> bool:
                 called = True
             elif parent is not None and parent.type not in {"dotted_name", "aliased_import"}:
                 named = True
-        stack.extend(current.named_children)
     return named and not called
 
 
@@ -260,17 +250,13 @@ def npu_text(node: Node, backends: BackendWords, torch_names_only: bool = False)
     only device strings and torch's own `cuda` module are renamed then."""
     source = node.text or b""
     edits: list[tuple[int, int, str]] = []
-    stack, seen = [node], 0
-    while stack and seen < MAX_WORD_NODES * 4:
-        current = stack.pop()
-        seen += 1
+    for current in parsing.walk(node, limit=MAX_WORD_NODES * 4):
         if current.type in {"identifier", "string_content"}:
             renamed = _renamed(parsing.text(current), backends.cuda)
             if renamed is not None and torch_names_only and current.type == "identifier" and not _torch_module(current):
                 return None
             if renamed is not None:
                 edits.append((current.start_byte - node.start_byte, current.end_byte - node.start_byte, renamed))
-        stack.extend(current.named_children)
     for start, end, renamed in sorted(edits, reverse=True):
         source = source[:start] + renamed.encode("utf-8") + source[end:]
     return source.decode("utf-8", "replace")

@@ -138,15 +138,11 @@ class DisplaySites:
         return Guard("cosmetic", following, "a synchronize before a clock read: it only times what is printed")
 
     def _reads_clock(self, statement: Node) -> bool:
-        stack, seen = [statement], 0
-        while stack and seen < 200:
-            current = stack.pop()
-            seen += 1
+        for current in parsing.walk(statement, limit=200):
             if current.type == "call":
                 function = current.child_by_field_name("function")
                 if function is not None and parsing.text(function) in self.clock_calls:
                     return True
-            stack.extend(current.named_children)
         return False
 
     def _shown_through_name(self, node: Node, through_calls: bool = False) -> Guard | None:
@@ -163,13 +159,8 @@ class DisplaySites:
         name, scope = parsing.text(left), assignment.parent
         while scope is not None and scope.type not in {"function_definition", "module"}:
             scope = scope.parent
-        uses, stack, seen = [], [scope] if scope is not None else [], 0
-        while stack and seen < 20000:
-            current = stack.pop()
-            seen += 1
-            if current.type == "identifier" and current.start_byte >= assignment.end_byte and parsing.text(current) == name:
-                uses.append(current)
-            stack.extend(current.named_children)
+        uses = [current for current in parsing.walk(scope, limit=20000)
+                if current.type == "identifier" and current.start_byte >= assignment.end_byte and parsing.text(current) == name]
         if not uses or len(uses) > 20:
             return None
         if not all(self._shown(use) or (through_calls and self._shown_by_callee(use)) for use in uses):
@@ -200,13 +191,8 @@ class DisplaySites:
         return body is not None and self._only_shown_in(body, parsing.text(ident), depth=1)
 
     def _only_shown_in(self, body: Node, name: str, depth: int) -> bool:
-        uses, stack, seen = [], [body], 0
-        while stack and seen < 5000:
-            current = stack.pop()
-            seen += 1
-            if current.type == "identifier" and parsing.text(current) == name and not _assigned_here(current):
-                uses.append(current)
-            stack.extend(current.named_children)
+        uses = [current for current in parsing.walk(body, limit=5000)
+                if current.type == "identifier" and parsing.text(current) == name and not _assigned_here(current)]
         if not uses or len(uses) > 20:
             return False
         for use in uses:

@@ -650,10 +650,8 @@ class GuardReader:
     def availability_flag(self, condition: Node) -> str | None:
         """The try-import flag a condition tests (`has_flash_attn`, also through `self.use_flash_attn = ... and
         has_flash_attn`), or None."""
-        stack, seen = [condition], 0
-        while stack and seen < MAX_CONDITION_NODES:
-            current = stack.pop()
-            seen += 1
+        # an attribute is read whole: `self.has_flash_attn` is not the flag `has_flash_attn`
+        for current in parsing.walk(condition, limit=MAX_CONDITION_NODES, prune=_ATTRIBUTE):
             if current.type in {"identifier", "attribute"}:
                 text = parsing.text(current)
                 if current.type == "identifier" and text in self._unit_fallbacks(current)[0]:
@@ -661,8 +659,6 @@ class GuardReader:
                 derived = self._requires_fallback(current).get(text)
                 if derived is not None:
                     return derived
-            if current.type != "attribute":
-                stack.extend(current.named_children)
         return None
 
     def _requires_fallback(self, node: Node) -> dict[str, str]:
@@ -936,17 +932,13 @@ def _alias(clause: Node) -> str:
 def _shape(block: Node, alias: str) -> list[tuple[str, str]]:
     """A handler body's leaves, with strings (its messages) and the clause's bound name blanked: two handlers of the
     same shape differ only in what they print."""
-    leaves, stack, seen = [], [block], 0
-    while stack and seen < MAX_CONDITION_NODES * 10:
-        current = stack.pop()
-        seen += 1
+    leaves = []
+    for current in parsing.walk(block, limit=MAX_CONDITION_NODES * 10, prune=_STRING, named=False, source_order=True):
         if current.type == "string":
             leaves.append(("string", ""))
         elif current.child_count == 0:
             text = parsing.text(current)
             leaves.append((current.type, "" if alias and text == alias else text))
-        else:
-            stack.extend(reversed(current.children))
     return leaves
 
 
@@ -1102,30 +1094,23 @@ def test_function(node: Node) -> Node | None:
     return outermost if name is not None and parsing.text(name).startswith("test_") else None
 
 
+_ATTRIBUTE = frozenset({"attribute"})
+_STRING = frozenset({"string"})
 OPTION_WORDS = frozenset({"environ", "getenv", "args", "opt", "opts", "config", "cfg", "hparams"})
 IMPORT_STATEMENTS = frozenset({"import_statement", "import_from_statement"})
 
 
 def _import_option_tests(root: Node, limit: int = 200_000) -> frozenset[str]:
     """The conditions (whitespace normalised) of if/elif arms that read an option and hold an import statement."""
-    found, stack, seen = set(), [root], 0
-    while stack and seen < limit:
-        seen += 1
-        node = stack.pop()
+    found = set()
+    for node in parsing.walk(root, limit=limit):
         if node.type in {"if_statement", "elif_clause"}:
             condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
             if (condition is not None and body is not None and any(c.type in IMPORT_STATEMENTS for c in body.named_children)
                     and _reads_option(condition)):
                 found.add(" ".join(parsing.text(condition).split()))
-        stack.extend(node.named_children)
     return frozenset(found)
 
 
 def _reads_option(condition: Node) -> bool:
-    stack = [condition]
-    while stack:
-        node = stack.pop()
-        if node.type == "identifier" and parsing.text(node) in OPTION_WORDS:
-            return True
-        stack.extend(node.named_children)
-    return False
+    return any(node.type == "identifier" and parsing.text(node) in OPTION_WORDS for node in parsing.walk(condition))

@@ -238,12 +238,7 @@ def _imported_name(name: Node) -> str:
 
 def _walk(node: Node, limit: int = 400):
     """Pre-order, bounded: a handler is a few statements."""
-    stack, seen = [node], 0
-    while stack and seen < limit:
-        current = stack.pop()
-        seen += 1
-        yield current
-        stack.extend(reversed(current.named_children))
+    return parsing.walk(node, limit=limit, source_order=True)
 
 
 def caught_calls(calls: list[Node], names: set[str]) -> dict[str, int]:

@@ -119,13 +119,7 @@ def _class_of(method: Node) -> Node | None:
 
 
 def _calls(scope: Node) -> list[Node]:
-    found, stack = [], [scope]
-    while stack:
-        node = stack.pop()
-        if node.type == "call":
-            found.append(node)
-        stack.extend(node.named_children)
-    return found
+    return [node for node in parsing.walk(scope) if node.type == "call"]
 
 
 def extension_aliases(root: Node, loaders: tuple[str, ...] = EXTENSION_LOADERS) -> set[str]:
@@ -212,9 +206,7 @@ def _tested_names(statement: Node) -> set[str]:
     """Names an assert reads, less `torch`, called builtins (`all`), attribute fields and comprehension variables."""
     bound: set[str] = set()
     names: set[str] = set()
-    stack = [statement]
-    while stack:
-        node = stack.pop()
+    for node in parsing.walk(statement):
         if node.type == "for_in_clause":
             left = node.child_by_field_name("left")
             if left is not None:
@@ -226,7 +218,6 @@ def _tested_names(statement: Node) -> set[str]:
             if parent is not None and parent.type == "call" and parent.child_by_field_name("function") == node:
                 continue
             names.add(parsing.text(node))
-        stack.extend(node.named_children)
     return names - bound - {"torch"}
 
 
@@ -238,11 +229,5 @@ def _argument_names(call: Node) -> set[str]:
 
 
 def _identifiers(scope: Node, name: str) -> list[Node]:
-    found, stack = [], [scope]
-    while stack:
-        node = stack.pop()
-        if node.type == "identifier" and parsing.text(node) == name:
-            found.append(node)
-        stack.extend(node.named_children)
-    return found
+    return [node for node in parsing.walk(scope) if node.type == "identifier" and parsing.text(node) == name]
 

@@ -144,26 +144,22 @@ def _only_assignment(module: Node, name: str, before: int) -> Node | None:
     """The module-level `name = <literal>` (a bool or a string, annotated or not) before byte `before`, when it is the
     name's only binding in the unit."""
     found = None
-    stack, seen = [module], 0
-    while stack:
-        seen += 1
-        if seen > MAX_NODES:
-            return None
-        node = stack.pop()
-        if node.type == "identifier" and parsing.text(node) == name:
-            parent = node.parent
-            if (parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node
-                    and found is None and parent.parent is not None and parent.parent.type == "expression_statement"
-                    and parent.parent.parent == module and parent.end_byte <= before):
-                right = parent.child_by_field_name("right")
-                if right is None or (right.type not in LITERALS and right.type != "string"):
+    try:
+        for node in parsing.walk(module, limit=MAX_NODES, strict=True):
+            if node.type == "identifier" and parsing.text(node) == name:
+                parent = node.parent
+                if (parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node
+                        and found is None and parent.parent is not None and parent.parent.type == "expression_statement"
+                        and parent.parent.parent == module and parent.end_byte <= before):
+                    right = parent.child_by_field_name("right")
+                    if right is None or (right.type not in LITERALS and right.type != "string"):
+                        return None
+                    found = parent
+                    continue
+                if parent is None or parent.type not in READS or parent.type in {"if_statement", "elif_clause", "while_statement"} and parent.child_by_field_name("condition") != node:
                     return None
-                found = parent
-                continue
-            if parent is None or parent.type not in READS or parent.type in {"if_statement", "elif_clause", "while_statement"} and parent.child_by_field_name("condition") != node:
-                return None
-            continue
-        stack.extend(node.named_children)
+    except parsing.WalkLimit:
+        return None
     return found
 
 
@@ -248,14 +244,8 @@ def _identifiers(body: Node) -> set[str]:
 
 
 def _identifiers_named(root: Node, names: set[str]) -> list[Node]:
-    found, stack, seen = [], [root], 0
-    while stack and seen < MAX_NODES:
-        node = stack.pop()
-        seen += 1
-        if node.type == "identifier" and parsing.text(node) in names:
-            found.append(node)
-        stack.extend(node.named_children)
-    return found
+    return [node for node in parsing.walk(root, limit=MAX_NODES)
+            if node.type == "identifier" and parsing.text(node) in names]
 
 
 def _imported_name(node: Node) -> bool:

@@ -248,15 +248,12 @@ class OptInReader:
             scope = scope.parent
         if scope is None:
             return False
-        uses, stack, seen = [], [scope], 0
-        while stack and seen < 20000:
-            current = stack.pop()
-            seen += 1
+        uses = []
+        for current in parsing.walk(scope, limit=20000, named=False):
             if current.type == "identifier" and parsing.text(current) == name:
                 uses.append(current)
                 if len(uses) > MAX_NAME_USES:
                     return False
-            stack.extend(current.children)
         uses = [u for u in uses if not (assignment.start_byte <= u.start_byte < assignment.end_byte)]
         return bool(uses) and all(self._type_check_use(u) for u in uses) and any(
             u.parent is not None and u.parent.type == "argument_list" for u in uses)

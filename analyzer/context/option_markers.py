@@ -36,10 +36,7 @@ def marker_arms(root: Node, option_ranges: list[tuple[int, int]]) -> list[tuple[
     imported: dict[str, list[int]] = defaultdict(list)  # name → lines of the imports binding it
     bound: set[str] = set()  # names bound otherwise (assigned, defined): never a marker
     conditions: list[tuple[Node, Node]] = []  # (condition, the part it decides)
-    stack, seen = [root], 0
-    while stack and seen < MAX_NODES:
-        node = stack.pop()
-        seen += 1
+    for node in parsing.walk(root, limit=MAX_NODES):
         kind = node.type
         if kind == "assignment":
             _read_assignment(node, flags, bound)
@@ -57,7 +54,6 @@ def marker_arms(root: Node, option_ranges: list[tuple[int, int]]) -> list[tuple[
                 conditions.append((condition, body))
         elif kind == "conditional_expression" and len(node.named_children) >= 3:
             conditions.append((node.named_children[1], node.named_children[0]))
-        stack.extend(node.named_children)
     markers: dict[tuple[int, str], tuple[int, ...]] = {}
     for key, values in flags.items():
         on = tuple(line for value, line in values if value == "True")

@@ -118,16 +118,13 @@ def shell_setting(finding: Finding) -> str | None:
     if root.has_error:
         return None
     values: set[str] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
+    for node in parsing.walk(root):
         if node.type == "variable_assignment":
             name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
             if name is not None and parsing.text(name) == finding.symbol:
                 text = parsing.text(value) if value is not None else ""
                 quoted = len(text) >= 2 and text[0] == text[-1] and text[0] in "'\""
                 values.add(text[1:-1] if quoted else text)
-        stack.extend(node.named_children)
     return values.pop() if len(values) == 1 else None
 
 

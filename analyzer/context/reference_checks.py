@@ -25,9 +25,7 @@ MAX_NODES = 50_000
 def _called_names(node: Node, budget: list[int]) -> set[str]:
     """The last name of every call under `node` (`torch.allclose(...)` → allclose), within a node budget."""
     names: set[str] = set()
-    stack = [node]
-    while stack and budget[0] > 0:
-        current = stack.pop()
+    for current in parsing.walk(node, limit=max(budget[0], 0)):
         budget[0] -= 1
         if current.type == "call":
             function = current.child_by_field_name("function")
@@ -35,7 +33,6 @@ def _called_names(node: Node, budget: list[int]) -> set[str]:
                 function = function.child_by_field_name("attribute")
             if function is not None and function.type == "identifier":
                 names.add(parsing.text(function))
-        stack.extend(current.named_children)
     return names
 
 

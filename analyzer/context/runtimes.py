@@ -133,13 +133,9 @@ class RuntimeReader:
 def _reads_by_name(scope: Node) -> dict[str, list[Node]]:
     """Every read of a name in the scope (its first MAX_SCOPE_NODES nodes, pre-order), by name."""
     reads: dict[str, list[Node]] = {}
-    stack, seen = [scope], 0
-    while stack and seen < MAX_SCOPE_NODES:
-        current = stack.pop()
-        seen += 1
+    for current in parsing.walk(scope, limit=MAX_SCOPE_NODES, named=False):
         if current.type == "identifier" and _read(current):
             reads.setdefault(parsing.text(current), []).append(current)
-        stack.extend(current.children)
     return reads
 
 

@@ -30,11 +30,11 @@ def named_definitions(code: Node, definitions: dict, skip: Node | None = None) -
     node (an imported function: where it comes from) is selected wherever it is named."""
     if not definitions:
         return []
-    chosen, stack, seen = [], [code], 0
-    while stack and seen < MAX_NODES:
-        node = stack.pop()
-        seen += 1
-        if skip is not None and node.start_byte >= skip.start_byte and node.end_byte <= skip.end_byte:
+    chosen = []
+    inside_skip = None if skip is None else (
+        lambda node: node.start_byte >= skip.start_byte and node.end_byte <= skip.end_byte)
+    for node in parsing.walk(code, limit=MAX_NODES, prune=inside_skip):
+        if inside_skip is not None and inside_skip(node):
             continue
         if node.type == "identifier":
             name = parsing.text(node)
@@ -42,5 +42,4 @@ def named_definitions(code: Node, definitions: dict, skip: Node | None = None) -
             if definition is not None and not (isinstance(definition, Node)
                                                and definition.start_byte <= node.start_byte < definition.end_byte):
                 chosen.append((name, definition))
-        stack.extend(node.named_children)
     return chosen

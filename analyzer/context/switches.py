@@ -30,6 +30,7 @@ MAX_DEPTH = 400
 MAX_CALLS = 50
 MAX_CALLER_DEPTH = 3
 MAX_CLASS_NODES = 20000
+_ASSIGNMENT = frozenset({"assignment"})
 MAX_EXIT_SIBLINGS = 50  # statements read back from a site for an early exit
 FALSY = {"false", "none"}
 # the switch a reason of this reader names (its three shapes below): (name, the function or class taking it)
@@ -625,16 +626,11 @@ def _string_value(node: Node) -> str:
 
 def _self_assignments(cls: Node | None, name: str):
     """The right sides of the class's `self.<name> = ...` assignments (a bounded walk that does not enter them)."""
-    stack, seen = [cls] if cls is not None else [], 0
-    while stack and seen < MAX_CLASS_NODES:
-        current = stack.pop()
-        seen += 1
+    for current in parsing.walk(cls, limit=MAX_CLASS_NODES, prune=_ASSIGNMENT, named=False):
         if current.type == "assignment":
             left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
             if left is not None and right is not None and parsing.text(left) == f"self.{name}":
                 yield right
-            continue
-        stack.extend(current.children)
 
 def _enclosing(node: Node, kind: str) -> Node | None:
     current, depth = node.parent, 0

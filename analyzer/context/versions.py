@@ -491,16 +491,12 @@ def _binds(statement: Node, name: str) -> bool:
     return any(parsing.text(n) == name for target in targets for n in _identifiers(target))
 
 
+_IDENTIFIER = frozenset({"identifier"})
+
+
 def _identifiers(node: Node, limit: int = 500) -> list[Node]:
-    found, stack = [], [node]
-    while stack and limit > 0:
-        current = stack.pop()
-        limit -= 1
-        if current.type == "identifier":
-            found.append(current)
-        else:
-            stack.extend(current.children)
-    return found
+    return [current for current in parsing.walk(node, limit=limit, prune=_IDENTIFIER, named=False)
+            if current.type == "identifier"]
 
 
 def _holds_at(torch: Version, versions: str) -> bool | None:
@@ -610,14 +606,7 @@ def _parameters_around(identifier: Node) -> frozenset[str]:
 
 
 def _calls_in(node: Node, limit: int = 200) -> list[Node]:
-    calls, stack = [], [node]
-    while stack and limit > 0:
-        limit -= 1
-        current = stack.pop()
-        if current.type == "call":
-            calls.append(current)
-        stack.extend(reversed(current.named_children))
-    return calls
+    return [current for current in parsing.walk(node, limit=limit, source_order=True) if current.type == "call"]
 
 
 def _first_line(node: Node) -> str:

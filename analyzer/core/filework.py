@@ -80,8 +80,10 @@ class FileResult:
 class FileWorker:
     """Holds what a process builds once: the knowledge base, the target, the rooms and their scanners."""
 
-    def __init__(self, torch_npu: str | None, context: ProjectContext | None = None) -> None:
+    def __init__(self, torch_npu: str | None, context: ProjectContext | None = None,
+                 read: dict[str, bytes] | None = None) -> None:
         self.context = context or ProjectContext()
+        self.read = read or {}  # path → bytes of files read before the scan (the root README): not read again
         self._guarded_unit: Unit | None = None  # the unit the guard reader's per-unit memory is about
         conventions = load_context_conventions()
         self.guards = GuardReader(conventions.guards, conventions.backends, tuple(conventions.opt_in.disabled_values))
@@ -110,7 +112,9 @@ class FileWorker:
         try:
             with budget.time_budget(seconds):
                 try:
-                    data = read_bytes(Path(project_file.absolute), project_file.size)
+                    data = self.read.get(project_file.path)
+                    if data is None:
+                        data = read_bytes(Path(project_file.absolute), project_file.size)
                     result.digest = content_digest(data)
                     units = self._units(project_file, data, result)
                 except Unreadable as exc:

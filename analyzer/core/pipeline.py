@@ -114,13 +114,13 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         config.roles = {**config.roles, "ci": [*config.roles.get("ci", []), *map(glob.escape, ci_images)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
                                     other_backend_images(found.files))
-    worker = FileWorker(options.torch_npu, context)  # validates the target and the knowledge base before any scan
+    worker = FileWorker(options.torch_npu, context, config.read)  # validates the target and the knowledge base before any scan
     files = [f for f in found.files if worker.reads(f.kind)]
     choice = None
     if options.torch_npu is None:
         choice = _project_target(files, worker, context)
         if choice.version is not None and choice.version != worker.target.requested:
-            worker = FileWorker(choice.version, context)
+            worker = FileWorker(choice.version, context, config.read)
     store = FindingStore()
     store.skip(config.problems + found.skipped)
     revision, revision_problem = read_revision(root)  # only a .git inside the analyzed root

@@ -106,15 +106,12 @@ def _bound_call(node: Node) -> Node | None:
     name, scope = parsing.text(left), assignment.parent
     while scope is not None and scope.type not in {"function_definition", "module"}:
         scope = scope.parent
-    calls, stack, seen = [], [scope] if scope is not None else [], 0
-    while stack and seen < MAX_SCOPE_NODES:
-        current = stack.pop()
-        seen += 1
+    calls = []
+    for current in parsing.walk(scope, limit=MAX_SCOPE_NODES):
         if current.type == "call":
             function = current.child_by_field_name("function")
             if function is not None and function.type == "identifier" and parsing.text(function) == name:
                 calls.append(current)
-        stack.extend(current.named_children)
     arguments = {parsing.text(c.child_by_field_name("arguments")) for c in calls if c.child_by_field_name("arguments")}
     return calls[0] if calls and len(arguments) == 1 else None
 
@@ -219,13 +216,7 @@ def _is_literal(node: Node) -> bool:
     """A literal: a Python string without interpolation, a number, a shell word or string without expansions."""
     if node.type not in LITERAL_TYPES:
         return False
-    stack = list(node.children)
-    while stack:
-        child = stack.pop()
-        if child.type in COMPUTED_TYPES:
-            return False
-        stack.extend(child.children)
-    return True
+    return not any(part.type in COMPUTED_TYPES for child in node.children for part in parsing.walk(child, named=False))
 
 
 def render(shape: CallShape, site: Site, symbol: str, npu: str | None) -> Rendered:
@@ -390,9 +381,7 @@ CONSTANT = {"true": True, "false": False, "none": False}
 
 
 def _first_fold(root: Node) -> tuple[int, int, str] | None:
-    stack = [root]
-    while stack:
-        node = stack.pop()
+    for node in parsing.walk(root, source_order=True):
         if node.type == "conditional_expression" and len(node.named_children) == 3:
             body, condition, other = node.named_children
             if condition.type in CONSTANT:
@@ -411,7 +400,6 @@ def _first_fold(root: Node) -> tuple[int, int, str] | None:
                 return node.start_byte, node.end_byte, constant
         if node.type == "keyword_argument" and _none_in_npu_call(node):
             return _removal(node)
-        stack.extend(reversed(node.named_children))
     return None
 
 

@@ -45,7 +45,7 @@ from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
 from ascend_feasibility.analyzer.port.worlds import TOP, Worlds
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK
-from ascend_feasibility.analyzer.reading.parsing import parse, text
+from ascend_feasibility.analyzer.reading.parsing import parse, text, walk
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
 from ascend_feasibility.knowledge import KnowledgeError, load_context_conventions, load_device_module, load_knowledge
 
@@ -797,14 +797,12 @@ def _opaque_call(branch, condition, rewritten: list[tuple[int, int]]) -> str | N
 
 def _jumps(branch) -> bool:
     """Does the branch return, raise, break or continue (outside nested definitions)?"""
-    stack = list(branch.children)
-    while stack:
-        node = stack.pop()
-        if node.type in {"return_statement", "raise_statement", "break_statement", "continue_statement"}:
-            return True
-        if node.type not in {"function_definition", "class_definition", "lambda"}:
-            stack.extend(node.children)
-    return False
+    return any(node.type in _JUMPS for child in branch.children
+               for node in walk(child, prune=_NESTED_SCOPES, named=False))
+
+
+_JUMPS = frozenset({"return_statement", "raise_statement", "break_statement", "continue_statement"})
+_NESTED_SCOPES = frozenset({"function_definition", "class_definition", "lambda"})
 
 
 def _function_of(tree, data: bytes, starts: list[int], finding: Finding) -> int:

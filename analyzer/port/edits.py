@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.core.models import Finding
-from ascend_feasibility.analyzer.reading.parsing import text
+from ascend_feasibility.analyzer.reading.parsing import text, walk
 from ascend_feasibility.knowledge.models import Edit
 from tree_sitter import Node
 
@@ -225,14 +225,12 @@ def cuda_literals(node: Node) -> list[Node]:
 
 
 def _strings(node: Node, limit: int = 200):
-    stack, seen = [node], 0
-    while stack and seen < limit:
-        current = stack.pop()
-        seen += 1
-        if current.type == "string":
-            yield current
-            continue
-        stack.extend(reversed(current.children))
+    """The string literals under node (none inside another), in source order, within `limit` nodes."""
+    return [n for n in walk(node, limit=limit, prune=_STRING, named=False, source_order=True)
+            if n.type == "string"]
+
+
+_STRING = frozenset({"string"})
 
 
 def _string(node, data, finding, edit, style, outcome) -> str | None:

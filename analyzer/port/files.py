@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ascend_feasibility.analyzer.port.edits import MARK, Change, SiteOutcome
-from ascend_feasibility.analyzer.reading.parsing import parse, text
+from ascend_feasibility.analyzer.reading.parsing import parse, text, walk
 from tree_sitter import Node
 
 IMPORT_TYPES = {"import_statement", "import_from_statement"}
@@ -22,14 +22,7 @@ class FileRewrite:
 
 
 def identifiers(root: Node, limit: int = 2_000_000) -> set[str]:
-    names, stack, seen = set(), [root], 0
-    while stack and seen < limit:
-        node = stack.pop()
-        seen += 1
-        if node.type == "identifier":
-            names.add(text(node))
-        stack.extend(node.children)
-    return names
+    return {text(node) for node in walk(root, limit=limit, named=False) if node.type == "identifier"}
 
 
 def binds_torch(root: Node) -> bool:
@@ -47,17 +40,12 @@ def binds_torch(root: Node) -> bool:
 
 def imports_torch_npu(root: Node, limit: int = 200_000) -> bool:
     """The file imports torch_npu somewhere already (an earlier port, or the project's own setup)."""
-    stack, seen = [root], 0
-    while stack and seen < limit:
-        node = stack.pop()
-        seen += 1
+    for node in walk(root, limit=limit, prune=IMPORT_TYPES, named=False):
         if node.type in IMPORT_TYPES:
             names = [text(n) for n in node.children_by_field_name("name")] + \
                 [text(node.child_by_field_name("module_name") or node)]
             if any(name.split()[0].split(".")[0] == "torch_npu" for name in names):  # "torch_npu\tas tn" too
                 return True
-            continue
-        stack.extend(node.children)
     return False
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.port.edits import MARK, SiteOutcome, byte_offset, line_starts_of
-from ascend_feasibility.analyzer.reading.parsing import parse, text
+from ascend_feasibility.analyzer.reading.parsing import parse, text, walk
 from ascend_feasibility.knowledge.models import Edit
 from tree_sitter import Node
 
@@ -83,12 +83,7 @@ def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]],
 
 def _exported_later(root: Node, name: str, assignment: Node) -> bool:
     """`NAME=value` then `export NAME` on a later line: the twin written after the assignment is exported too."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if (node.type == "declaration_command" and node.start_byte > assignment.end_byte
-                and text(node).split(None, 1)[0] == "export"
-                and any(child.type == "variable_name" and text(child) == name for child in node.named_children)):
-            return True
-        stack.extend(node.named_children)
-    return False
+    return any(node.type == "declaration_command" and node.start_byte > assignment.end_byte
+               and text(node).split(None, 1)[0] == "export"
+               and any(child.type == "variable_name" and text(child) == name for child in node.named_children)
+               for node in walk(root))

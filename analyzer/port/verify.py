@@ -14,7 +14,7 @@ from ascend_feasibility.analyzer.port.core import PortResult
 from ascend_feasibility.analyzer.probes.catalog import PROBES
 from ascend_feasibility.analyzer.probes.export import script_text
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK, VERIFY_NAME  # noqa: F401 - the name port writes it under
-from ascend_feasibility.analyzer.reading.parsing import parse, text
+from ascend_feasibility.analyzer.reading.parsing import parse, text, walk
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
 from ascend_feasibility.knowledge import load_knowledge
 
@@ -220,9 +220,7 @@ MAX_TEST_FILES = 2000
 def imported_modules(tree) -> set[str]:
     """The dotted module names a file's import statements name (`import a.b`, `from a.b import c`: a.b and a.b.c)."""
     names: set[str] = set()
-    stack = [tree]
-    while stack:
-        node = stack.pop()
+    for node in walk(tree, prune=_IMPORTS, named=False):
         if node.type == "import_statement":
             for name in node.children_by_field_name("name"):
                 target = name.child_by_field_name("name") if name.type == "aliased_import" else name
@@ -234,9 +232,10 @@ def imported_modules(tree) -> set[str]:
                 for name in node.children_by_field_name("name"):
                     target = name.child_by_field_name("name") if name.type == "aliased_import" else name
                     names.add(f"{text(module)}.{text(target)}")
-        else:
-            stack.extend(node.children)
     return names
+
+
+_IMPORTS = frozenset({"import_statement", "import_from_statement"})
 
 
 def verify_script(report: Report, result: PortResult, test_folder: str | None = None,

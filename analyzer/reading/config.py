@@ -31,6 +31,8 @@ class ProjectConfig:
     # the root README's text (its first MAX_README_BYTES): the generation of a model it points users to, where the
     # project keeps several side by side (domains/phases/generations.py)
     readme: str = ""
+    # the files read here that the scan reads too (the README is an install document): path → bytes, not read twice
+    read: dict[str, bytes] = field(default_factory=dict)
 
 
 MAX_README_BYTES = 256 * 1024
@@ -39,7 +41,11 @@ README_NAMES = ("README.md", "readme.md", "README.rst", "README.txt", "README")
 
 def load_project_config(root: Path) -> ProjectConfig:
     """Read the table if present. A malformed file or table is reported, never fatal."""
-    config = ProjectConfig(readme=_readme(root))
+    config = ProjectConfig()
+    found = _readme(root)
+    if found is not None:
+        name, data = found
+        config.readme, config.read[name] = data.decode("utf-8", errors="replace"), data
     try:
         os.lstat(root / "pyproject.toml")
     except OSError:
@@ -79,14 +85,14 @@ def load_project_config(root: Path) -> ProjectConfig:
     return config
 
 
-def _readme(root: Path) -> str:
-    """The root README's text, or "" where there is none or it cannot be read inside the root."""
+def _readme(root: Path) -> tuple[str, bytes] | None:
+    """The root README's name and bytes, or None where there is none or it cannot be read inside the root."""
     for name in README_NAMES:
         try:
-            return read_contained(root, name, MAX_README_BYTES).decode("utf-8", errors="replace")
+            return name, read_contained(root, name, MAX_README_BYTES)
         except Unreadable:
             continue
-    return ""
+    return None
 
 
 def _valid_glob(glob: str) -> bool:

@@ -131,6 +131,50 @@ def over_budget(root: Node) -> str | None:
             depth -= 1
 
 
+class WalkLimit(Exception):
+    """A strict walk met more nodes than its limit."""
+
+
+def walk(root: Node | None, *, limit: int | None = None, prune=None, enter_root: bool = False, named: bool = True,
+         source_order: bool = False, strict: bool = False):
+    """The nodes of `root`'s subtree, pre-order, as the analyzers' stack loops visit them: a node is popped from the
+    end of a stack and its children are pushed after it is seen, so the last child comes first (with `source_order`,
+    the first). `named`: named children only. At most `limit` nodes (a limit is part of a walk's behaviour on huge
+    input: each caller keeps its own); past them the walk stops, or, when `strict`, raises WalkLimit (a subtree too
+    large to read whole). `prune` (a set of node types, or a predicate on a node): such a node is yielded but its
+    children are not walked; with `enter_root`, the root's are walked whatever it is (a function read from inside)."""
+    if root is None:
+        return
+    left = -1 if limit is None else limit
+    stack = [root]
+    pop, extend = stack.pop, stack.extend
+    if prune is None and named and not source_order:  # the common walk, without the per-node tests below
+        while stack:
+            if left == 0:
+                if strict:
+                    raise WalkLimit
+                return
+            left -= 1
+            node = pop()
+            yield node
+            extend(node.named_children)
+        return
+    types = prune if isinstance(prune, (set, frozenset)) else None
+    while stack:
+        if left == 0:
+            if strict:
+                raise WalkLimit
+            return
+        left -= 1
+        node = pop()
+        yield node
+        if prune is not None and (node.type in types if types is not None else prune(node)) \
+                and (node is not root or not enter_root):
+            continue
+        children = node.named_children if named else node.children
+        extend(reversed(children) if source_order else children)
+
+
 def first_error_row(root: Node) -> int | None:
     """0-based row of the first syntax error, or None when the tree is clean."""
     if not root.has_error:

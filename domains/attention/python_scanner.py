@@ -263,9 +263,7 @@ def _is_class_constant(node: Node) -> bool:
 
 def _is_qk_product(node: Node) -> bool:
     """A matmul against a transposed operand somewhere in the softmax input: q @ k.transpose(-2, -1)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
+    for current in parsing.walk(node):
         if current.type == "binary_operator" and parsing.text(current.child_by_field_name("operator")) == "@":
             right = parsing.text(current.child_by_field_name("right"))
             if "transpose" in right or right.endswith((".T", ".mT")) or ".permute(" in right:
@@ -276,7 +274,6 @@ def _is_qk_product(node: Node) -> bool:
                 return True
             if function.rsplit(".", 1)[-1] == "einsum" and "->" in parsing.text(current):
                 return True
-        stack.extend(current.named_children)
     return False
 
 

@@ -43,10 +43,8 @@ class _BuildBranchScan(PythonScan):
 def _defined_macros(body) -> list[tuple[str, int]]:
     """The preprocessor macros a build arm defines: tuples of a `define_macros` list (`define_macros += [("WITH_CUDA",
     None)]`, `CUDAExtension(..., define_macros=[...])`) and `-DNAME` compiler flags; with their lines."""
-    found, stack = [], [body]
-    while stack:
-        current = stack.pop()
-        stack.extend(current.named_children)
+    found = []
+    for current in parsing.walk(body):
         if current.type == "string":
             value = _plain(current)
             if value is not None and value.startswith("-D") and len(value) > 2:

@@ -65,10 +65,8 @@ class CppDeviceDispatchScanner(Scanner):
 
 def _devices(node: Node) -> set[str]:
     """The devices an expression tests: `x.is_cuda()`, `== c10::DeviceType::CUDA`, `at::kCPU`, `is_privateuseone()`."""
-    found, stack, seen = set(), [node], 0
-    while stack and seen < MAX_NODES:
-        current = stack.pop()
-        seen += 1
+    found = set()
+    for current in parsing.walk(node, limit=MAX_NODES, named=False):
         if current.type in NAMES:
             name = parsing.text(current)
             if name in CUDA_METHODS or name in CUDA_NAMES:
@@ -77,7 +75,6 @@ def _devices(node: Node) -> set[str]:
                 found.add("cpu")
             elif name in NPU_METHODS or name in NPU_NAMES or _names_npu(name):
                 found.add("npu")
-        stack.extend(current.children)
     return found
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 Shape = Literal["recurrence", "elementwise", "running_product", "iterative_selection"]
@@ -321,12 +322,7 @@ def _calls(node: Node) -> set[str]:
 
 def _walk(node: Node, stop: frozenset[str] | None = None):
     """The nodes under `node`, in source order; not below a node of a type in `stop` (other than `node` itself)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        if stop is None or current is node or current.type not in stop:
-            stack.extend(reversed(current.children))
+    return parsing.walk(node, prune=stop, enter_root=True, named=False, source_order=True)
 
 
 def _element(lvalue: Node) -> Node | None:

@@ -239,16 +239,13 @@ def code_digest(node: Node) -> str:
     """A hash of a definition's tokens, comments and spacing aside: AutoGPTQ's cuda_64 and cuda_256 extensions compile
     the same kernels from two files that differ only there (and in the constants the kernels read)."""
     digest = hashlib.blake2b(digest_size=12)
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "comment":
-            continue
-        if current.child_count == 0:
+    for current in parsing.walk(node, prune=_COMMENT, named=False, source_order=True):
+        if current.type != "comment" and current.child_count == 0:
             digest.update(current.text + b"\0")
-        else:
-            stack.extend(reversed(current.children))
     return digest.hexdigest()
+
+
+_COMMENT = frozenset({"comment"})
 
 
 def _enclosing_function_name(node: Node) -> str | None:

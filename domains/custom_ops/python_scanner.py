@@ -412,13 +412,8 @@ def _under_cuda_home_check(node: Node) -> bool:
 
 
 def _reads_cuda_home(condition: Node) -> bool:
-    stack = [condition]
-    while stack:
-        current = stack.pop()
-        if current.type in {"identifier", "string_content"} and parsing.text(current) == "CUDA_HOME":
-            return True
-        stack.extend(current.named_children)
-    return False
+    return any(current.type in {"identifier", "string_content"} and parsing.text(current) == "CUDA_HOME"
+               for current in parsing.walk(condition))
 
 
 def _launchers(launches: list[Node]) -> list[str]:
@@ -439,10 +434,7 @@ def _launchers(launches: list[Node]) -> list[str]:
 def _launches_custom_code(definition: Node, aliases: frozenset[str] = frozenset()) -> bool:
     """A kernel launch (`kernel[grid](...)`) or a call into a compiled extension (`ext._C.op(...)`, `*_cuda.op`,
     `*_ext.op`, a TORCH_LIBRARY op `torch.ops.<namespace torch does not own>.op`) in the method's code (comments and strings do not count)."""
-    stack, seen = [definition], 0
-    while stack and seen < 20000:
-        node = stack.pop()
-        seen += 1
+    for node in parsing.walk(definition, limit=20000):
         if node.type == "call":
             function = node.child_by_field_name("function")
             if function is not None:
@@ -453,7 +445,6 @@ def _launches_custom_code(definition: Node, aliases: frozenset[str] = frozenset(
                     return True
                 if function.type == "attribute" and compact.split(".", 1)[0] in aliases:  # `ext_module.op(...)`
                     return True
-        stack.extend(node.named_children)
     return False
 
 
@@ -487,6 +478,9 @@ def _all_literal(node: Node | None) -> bool:
                for item in node.named_children)
 
 
+_NESTED_SCOPES = frozenset({"function_definition", "class_definition", "lambda"})
+
+
 def _bound_literal(name: Node) -> Node | None:
     """The list or tuple a name is bound to where it is used (`srcs = ["sam2/csrc/connected_components.cu"]` ...
     `CUDAExtension("sam2._C", srcs)`): the one assignment of the name in the enclosing function (or module) body,
@@ -498,16 +492,12 @@ def _bound_literal(name: Node) -> Node | None:
         return None
     body = scope.child_by_field_name("body") if scope.type == "function_definition" else scope
     text = parsing.text(name)
-    values, stack = [], [body] if body is not None else []
-    while stack:
-        node = stack.pop()
-        if node.type in {"function_definition", "class_definition", "lambda"}:
-            continue
+    values = []
+    for node in parsing.walk(body, prune=_NESTED_SCOPES):
         if node.type in {"assignment", "augmented_assignment"}:
             left = node.child_by_field_name("left")
             if left is not None and parsing.text(left) == text:
                 values.append(node.child_by_field_name("right") if node.type == "assignment" else None)
-        stack.extend(node.named_children)
     return values[0] if len(values) == 1 else None
 
 

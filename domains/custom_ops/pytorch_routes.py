@@ -232,9 +232,4 @@ def _after(statement: Node) -> list[Node]:
 
 
 def _walk(node: Node):
-    stack, seen = [node], 0
-    while stack and seen < MAX_NODES:
-        current = stack.pop()
-        seen += 1
-        yield current
-        stack.extend(reversed(current.named_children))
+    return parsing.walk(node, limit=MAX_NODES, source_order=True)

@@ -58,25 +58,13 @@ def _else_armed(node: Node) -> tuple[int, str] | None:
 def _asks_for_triton(condition: Node) -> bool:
     """The test asks whether Triton is there or wanted (`has_triton()`, `HAS_TRITON`, `use_triton`): a size or mode
     test (`if D <= 512:`, `if persistent:`) picks between implementations that all run, one of them on the NPU."""
-    stack = [condition]
-    while stack:
-        node = stack.pop()
-        if node.type == "identifier" and "triton" in parsing.text(node).lower():
-            return True
-        stack.extend(node.named_children)
-    return False
+    return any(node.type == "identifier" and "triton" in parsing.text(node).lower() for node in parsing.walk(condition))
 
 
 def _launches(arm: Node) -> bool:
     """Does the arm launch a kernel (`other_kernel[grid](...)`)? Then it is another kernel, not a fallback."""
-    stack = [arm]
-    while stack:
-        node = stack.pop()
-        if node.type == "call" and (function := node.child_by_field_name("function")) is not None \
-                and function.type == "subscript":
-            return True
-        stack.extend(node.named_children)
-    return False
+    return any(node.type == "call" and (function := node.child_by_field_name("function")) is not None
+               and function.type == "subscript" for node in parsing.walk(arm))
 
 
 def else_armed_kernels(facts: CustomOpFacts, run: ProjectRun) -> dict[str, list[tuple[int, int, str]]]:

@@ -50,9 +50,7 @@ class _TritonGateScan(PythonScan):
 
 
 def _imports_from(block: Node, prefix: str) -> bool:
-    stack = [block]
-    while stack:
-        current = stack.pop()
+    for current in parsing.walk(block, prune=_NOT_ENTERED):
         if current.type == "import_from_statement":
             module = current.child_by_field_name("module_name")
             if module is not None and "".join(parsing.text(module).split()).startswith(prefix):
@@ -60,9 +58,10 @@ def _imports_from(block: Node, prefix: str) -> bool:
         elif current.type == "import_statement":
             if any("".join(parsing.text(name).split()).startswith(prefix) for name in current.children_by_field_name("name")):
                 return True
-        elif current.type not in {"function_definition", "class_definition"}:
-            stack.extend(current.named_children)
     return False
+
+
+_NOT_ENTERED = frozenset({"import_from_statement", "import_statement", "function_definition", "class_definition"})
 
 
 class TritonGateScanner(PythonDomainScanner):

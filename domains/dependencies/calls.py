@@ -93,16 +93,12 @@ def feeds_another_call(call: Node, calls: set[int]) -> bool:
     scope = assignment.parent
     while scope is not None and scope.type not in {"function_definition", "module"}:
         scope = scope.parent
-    name, uses, stack, seen = parsing.text(left), [], [scope] if scope is not None else [], 0
-    while stack and seen < MAX_USE_NODES:
-        current = stack.pop()
-        seen += 1
-        if (current.type == "identifier" and current.start_byte >= assignment.end_byte and parsing.text(current) == name
-                and not (current.parent is not None and current.parent.type == "keyword_argument"
-                         and current.parent.child_by_field_name("name") == current)):
-            uses.append(current)
-        stack.extend(current.named_children)
-    return bool(uses) and seen < MAX_USE_NODES and all(_argument_of(use, calls) for use in uses)
+    name, nodes = parsing.text(left), list(parsing.walk(scope, limit=MAX_USE_NODES))
+    uses = [current for current in nodes
+            if current.type == "identifier" and current.start_byte >= assignment.end_byte and parsing.text(current) == name
+            and not (current.parent is not None and current.parent.type == "keyword_argument"
+                     and current.parent.child_by_field_name("name") == current)]
+    return bool(uses) and len(nodes) < MAX_USE_NODES and all(_argument_of(use, calls) for use in uses)
 
 
 def _argument_of(node: Node, calls: set[int]) -> bool:

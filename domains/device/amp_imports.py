@@ -69,14 +69,8 @@ class _AmpImportScan(PythonScan):
         if self.unit.cell is not None or PurePosixPath(self.unit.path).name == "__init__.py":
             return True
         root = self.unit.tree()
-        names, stack = set(), [root]
-        while stack:
-            node = stack.pop()
-            if node.type in IMPORTS:
-                continue
-            if node.type == "identifier":
-                names.add(parsing.text(node))
-            stack.extend(node.children)
+        names = {parsing.text(node) for node in parsing.walk(root, prune=IMPORTS, named=False)
+                 if node.type == "identifier"}
         if "__all__" in names:
             names |= exported_names(root)
         return names

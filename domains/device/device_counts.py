@@ -39,6 +39,7 @@ SEVERAL = " when more than one device is visible"  # the suffix of a DataParalle
 COUNT_WORDS = ("gpu", "device", "npu", "count")  # a compared name that counts devices: n_gpu, num_gpus, device_count()
 COUNTS = "counts-devices"
 MAX_SITES = 3
+_KEYWORD = frozenset({"keyword_argument"})  # read whole: `device_map="auto"` is one
 MAX_MODULES = 500  # the walk over the import graph from one entry
 
 
@@ -48,16 +49,14 @@ def counting_sites(unit) -> list[tuple[int, str]]:
         return []
     sites = [(r.node.start_point[0] + 1, COUNTERS[r.name] + (SEVERAL if _built_for_several(r) else ""))
              for r in unit_references(unit) if r.name in COUNTERS and r.call is not None and not _picks_by_rank(r.call)]
-    stack = [unit.tree()] if "device_map" in unit.source.text else []
-    while stack and len(sites) < MAX_SITES:
-        node = stack.pop()
+    for node in parsing.walk(unit.tree(), prune=_KEYWORD) if "device_map" in unit.source.text else ():
+        if len(sites) >= MAX_SITES:
+            break
         if node.type == "keyword_argument":
             name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
             if (name is not None and value is not None and parsing.text(name) == "device_map"
                     and value.type == "string" and parsing.text(value).strip("'\"") == "auto"):
                 sites.append((node.start_point[0] + 1, 'device_map="auto"'))
-            continue
-        stack.extend(node.named_children)
     return sorted(sites)[:MAX_SITES]
 
 

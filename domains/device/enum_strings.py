@@ -270,12 +270,12 @@ def _conversions(calls: list[Node], parameters: set[str]) -> dict[str, list[str]
 
 
 def _identifiers(node: Node) -> list[Node]:
-    found, stack = [], [node]
-    while stack and len(found) < 20:
-        current = stack.pop()
+    found = []
+    for current in parsing.walk(node):
         if current.type == "identifier":
             found.append(current)
-        stack.extend(current.named_children)
+            if len(found) == 20:
+                break
     return found
 
 

@@ -30,6 +30,7 @@ NEGATIVE = frozenset({"!=", "not in"})
 MUTATORS = frozenset({"append", "extend", "update", "add", "insert", "copy_", "add_"})
 RETURNS = "<return>"
 MAX_NODES = 2_000  # the walk over one arm's statements
+NESTED_SCOPES = frozenset({"function_definition", "class_definition", "lambda"})  # not read as the arm's own code
 
 
 PRECISION_GUARD = "precision-guard"
@@ -79,15 +80,12 @@ def _statement_calls(block: Node, assigned_only: bool = False) -> list[set[str]]
         expression = statement.named_children[0]
         if assigned_only and expression.type not in {"assignment", "augmented_assignment"}:
             return None
-        calls, stack, seen = set(), [expression], 0
-        while stack and seen < MAX_NODES:
-            node = stack.pop()
-            seen += 1
+        calls = set()
+        for node in parsing.walk(expression, limit=MAX_NODES):
             if node.type == "call":
                 function = node.child_by_field_name("function")
                 last = function.child_by_field_name("attribute") if function is not None and function.type == "attribute" else function
                 calls.add(parsing.text(last) if last is not None else "")
-            stack.extend(node.named_children)
         found.append(calls)
     return found
 
@@ -128,12 +126,7 @@ def fast_path_arms(test: Node) -> tuple[Node, Node] | None:
 def _full_precision(block: Node) -> bool:
     """Does the arm compute in full precision: `.float()`/`.double()`, or a call of an `autocast` (a `with` item)
     given a float32/float64 dtype or `enabled=False`?"""
-    stack, seen = [block], 0
-    while stack and seen < MAX_NODES:
-        node = stack.pop()
-        seen += 1
-        if node.type in {"function_definition", "class_definition", "lambda"}:
-            continue
+    for node in parsing.walk(block, limit=MAX_NODES, prune=NESTED_SCOPES):
         if node.type == "call":
             function = node.child_by_field_name("function")
             last = function.child_by_field_name("attribute") if function is not None and function.type == "attribute" else function
@@ -143,7 +136,6 @@ def _full_precision(block: Node) -> bool:
                 return True
             if name == "autocast" and arguments is not None and any(_full_precision_argument(a) for a in arguments.named_children):
                 return True
-        stack.extend(node.named_children)
     return False
 
 
@@ -205,16 +197,9 @@ def _made_contiguous(statement: Node) -> bool:
 
 
 def _moves_to_cpu(block: Node) -> bool:
-    stack, seen = [block], 0
-    while stack and seen < MAX_NODES:
-        node = stack.pop()
-        seen += 1
-        if node.type == "string" and parsing.text(node).strip("'\"").lower().startswith("cpu"):
-            return True
-        if node.type == "attribute" and parsing.text(node.child_by_field_name("attribute")) == "cpu":
-            return True
-        stack.extend(node.named_children)
-    return False
+    return any((node.type == "string" and parsing.text(node).strip("'\"").lower().startswith("cpu"))
+               or (node.type == "attribute" and parsing.text(node.child_by_field_name("attribute")) == "cpu")
+               for node in parsing.walk(block, limit=MAX_NODES))
 
 
 def _negative(test: Node) -> bool:
@@ -228,12 +213,7 @@ def _produces(block: Node) -> set[str]:
     """What an arm leaves behind: the names and attributes it assigns, those it mutates in place (`x.append(...)`),
     and whether it returns (nested functions and classes are their own scopes)."""
     produced: set[str] = set()
-    stack, seen = [block], 0
-    while stack and seen < MAX_NODES:
-        node = stack.pop()
-        seen += 1
-        if node.type in {"function_definition", "class_definition", "lambda"}:
-            continue
+    for node in parsing.walk(block, limit=MAX_NODES, prune=NESTED_SCOPES):
         if node.type in {"assignment", "augmented_assignment"}:
             left = node.child_by_field_name("left")
             targets = left.named_children if left is not None and left.type in {"pattern_list", "tuple_pattern"} else [left]
@@ -246,5 +226,4 @@ def _produces(block: Node) -> set[str]:
                 method = parsing.text(function.child_by_field_name("attribute"))
                 if method in MUTATORS:
                     produced.add(parsing.text(function.child_by_field_name("object")))
-        stack.extend(node.named_children)
     return produced

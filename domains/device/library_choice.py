@@ -69,15 +69,11 @@ class _LibraryChoiceScan(PythonScan):
         """The names of the CUDA-only functions or classes `arm` selects."""
         chosen = [name for name, definition in named_definitions(arm, definitions)
                   if any(definition.start_byte <= start < definition.end_byte for start in cuda_only)]
-        stack, seen = [arm], 0
-        while stack and seen < MAX_NODES:
-            node = stack.pop()
-            seen += 1
+        for node in parsing.walk(arm, limit=MAX_NODES):
             if node.type == "identifier" and parsing.text(node) not in definitions:
                 name = qualified_name(node, self.imports)
                 if name is not None and "." in name and _named_after_package(name.rsplit(".", 1)[1]):
                     chosen.append(parsing.text(node))
-            stack.extend(node.named_children)
         return chosen
 
 

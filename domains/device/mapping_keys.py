@@ -30,12 +30,7 @@ def is_key_test(comparison: Node) -> bool:
 
 
 def _is_mapping(scope: Node, name: str) -> bool:
-    stack, seen = [scope], 0
-    while stack:
-        seen += 1
-        if seen > MAX_NODES:
-            return False
-        node = stack.pop()
+    for node in parsing.walk(scope, limit=MAX_NODES):
         if node.type == "subscript":
             value, index = node.child_by_field_name("value"), node.child_by_field_name("subscript")
             if value is not None and value.type == "identifier" and parsing.text(value) == name and index is not None \
@@ -46,5 +41,4 @@ def _is_mapping(scope: Node, name: str) -> bool:
             if left is not None and left.type == "identifier" and parsing.text(left) == name and right is not None and (
                     right.type == "dictionary" or (right.type == "call" and parsing.text(right.child_by_field_name("function")) == "dict")):
                 return True
-        stack.extend(node.named_children)
     return False

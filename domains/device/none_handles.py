@@ -51,10 +51,7 @@ def unchecked_use(statement: Node, names: tuple[str, ...]) -> Node | None:
     gate = " ".join(parsing.text(condition).split()) if condition is not None else ""
     checks = {name: {name} for name in names}  # a handle and the flags set from a test of it
     uses: list[tuple[Node, str]] = []
-    stack, seen = [scope], 0
-    while stack and seen < MAX_NODES:
-        node = stack.pop()
-        seen += 1
+    for node in parsing.walk(scope, limit=MAX_NODES, prune=lambda n: n.id == statement.id, source_order=True):
         if node.id == statement.id:
             continue
         if node.type == "return_statement" and gate and _holds_comparison(node, gate):
@@ -66,7 +63,6 @@ def unchecked_use(statement: Node, names: tuple[str, ...]) -> Node | None:
         handle = _used_handle(node, wanted)
         if handle is not None:
             uses.append((node, handle))
-        stack.extend(reversed(node.named_children))
     return next((use for use, handle in uses if not _checked(use, checks[handle], scope)), None)
 
 
@@ -111,14 +107,8 @@ def _assigned_flags(statement: Node) -> set[str]:
 
 
 def _holds_comparison(node: Node, gate: str) -> bool:
-    stack, seen = [node], 0
-    while stack and seen < 500:
-        current = stack.pop()
-        seen += 1
-        if current.type == "comparison_operator" and " ".join(parsing.text(current).split()) == gate:
-            return True
-        stack.extend(current.named_children)
-    return False
+    return any(current.type == "comparison_operator" and " ".join(parsing.text(current).split()) == gate
+               for current in parsing.walk(node, limit=500))
 
 
 def _checked(use: Node, handle: set[str], scope: Node) -> bool:
@@ -153,24 +143,14 @@ def _mentions(node: Node | None, handle: str | set[str]) -> bool:
     if node is None:
         return False
     wanted = {handle} if isinstance(handle, str) else handle
-    stack, seen = [node], 0
-    while stack and seen < 500:
-        current = stack.pop()
-        seen += 1
-        if current.type in {"identifier", "attribute"} and parsing.text(current) in wanted:
-            return True
-        stack.extend(current.named_children)
-    return False
+    return any(current.type in {"identifier", "attribute"} and parsing.text(current) in wanted
+               for current in parsing.walk(node, limit=500))
 
 
 def _positive_cuda_test(condition: Node) -> bool:
-    stack, seen = [condition], 0
-    while stack and seen < 500:
-        current = stack.pop()
-        seen += 1
+    for current in parsing.walk(condition, limit=500):
         if current.type == "comparison_operator":
             operators = {parsing.text(o) for o in current.children_by_field_name("operators")}
             if not operators & NEGATIVE and any(literals.cuda_literal_in(o) is not None for o in current.named_children):
                 return True
-        stack.extend(current.named_children)
     return False

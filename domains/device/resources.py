@@ -111,17 +111,13 @@ class _ResourceScan(PythonScan):
         name, scope = parsing.text(left), assignment.parent
         while scope is not None and scope.type not in {"function_definition", "module"}:
             scope = scope.parent
-        stack, seen = [scope] if scope is not None else [], 0
-        while stack and seen < 5000:
-            current = stack.pop()
-            seen += 1
+        for current in parsing.walk(scope, limit=5000):
             if current.type == "call" and current.start_byte > assignment.end_byte:
                 arguments = current.child_by_field_name("arguments")
                 first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
                 head = parsing.text(first).split(".")[0] if first is not None else ""
                 if head == name and qualified_name(current.child_by_field_name("function"), self.imports) in PROCESS_LAUNCHERS:
                     return current
-            stack.extend(current.named_children)
         return None
 
 
@@ -153,14 +149,8 @@ def _has_npu_arm(node: Node) -> bool:
 
 
 def _names_npu(root: Node, skip: set[str]) -> bool:
-    stack = [root]
-    while stack:
-        current = stack.pop()
-        if current.type == "string_content" and parsing.text(current) == "NPU":
-            return True
-        if current.type not in skip:
-            stack.extend(current.named_children)
-    return False
+    return any(current.type == "string_content" and parsing.text(current) == "NPU"
+               for current in parsing.walk(root, prune=skip))
 
 
 class DeviceResourceScanner(PythonDomainScanner):

@@ -33,21 +33,18 @@ def file_keeps_script(root: Node, cache: dict) -> bool:
 
 
 def _keeps_script(root: Node) -> bool:
-    stack, seen = [root], 0
-    while stack:
-        seen += 1
-        if seen > MAX_NODES * 4:
-            return True
-        node = stack.pop()
-        if node.type == "attribute":
-            attribute = node.child_by_field_name("attribute")
-            if attribute is not None and parsing.text(attribute) in KEEPING_ATTRIBUTES:
-                return True
-        elif node.type == "call":
-            callee = node.child_by_field_name("function")
-            if callee is not None and callee.type == "identifier" and parsing.text(callee) in KEEPING_CALLEES:
-                return True
-        stack.extend(node.named_children)
+    try:
+        for node in parsing.walk(root, limit=MAX_NODES * 4, strict=True):
+            if node.type == "attribute":
+                attribute = node.child_by_field_name("attribute")
+                if attribute is not None and parsing.text(attribute) in KEEPING_ATTRIBUTES:
+                    return True
+            elif node.type == "call":
+                callee = node.child_by_field_name("function")
+                if callee is not None and callee.type == "identifier" and parsing.text(callee) in KEEPING_CALLEES:
+                    return True
+    except parsing.WalkLimit:
+        return True
     return False
 
 
@@ -70,20 +67,20 @@ def only_called(call: Node) -> bool:
     if scope is None:
         return False
     name = parsing.text(target)
-    stack, seen, called = [scope], 0, False
-    while stack:
-        seen += 1
-        if seen > MAX_NODES:
-            return False
-        node = stack.pop()
-        if node.type == kind and parsing.text(node) == name:
-            if _bound_here(node):
-                continue
-            if not _is_callee(node):
-                return False
-            called = True
-            continue
-        stack.extend(node.named_children)
+    def named_here(node: Node) -> bool:
+        return node.type == kind and parsing.text(node) == name
+
+    called = False
+    try:
+        for node in parsing.walk(scope, limit=MAX_NODES, prune=named_here, strict=True):
+            if named_here(node):
+                if _bound_here(node):
+                    continue
+                if not _is_callee(node):
+                    return False
+                called = True
+    except parsing.WalkLimit:
+        return False
     return called
 
 

@@ -124,12 +124,7 @@ class Lookups:
 
 
 def _identifiers(node, name: str):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "identifier" and parsing.text(current) == name:
-            yield current
-        stack.extend(current.named_children)
+    return (current for current in parsing.walk(node) if current.type == "identifier" and parsing.text(current) == name)
 
 
 class _SpecTableScan(PythonScan):

@@ -41,6 +41,7 @@ CUDA_NAMESPACES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 CUDA_FUNCTIONS = frozenset({"torch.get_autocast_gpu_dtype", "torch.set_autocast_gpu_dtype"})
 CUDA_BACKENDS = frozenset({"nccl"})
 MAX_NODES = 2_000  # the walk over one arm
+_READ_WHOLE = frozenset({"function_definition", "class_definition", "lambda", "string"})  # an arm's walk does not enter
 
 
 def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
@@ -171,25 +172,13 @@ def _leaves_handle_none(path: Node, holder: Node | None) -> bool:
 
 
 def _names_npu(node: Node) -> bool:
-    stack, seen = [node], 0
-    while stack and seen < MAX_NODES:
-        current = stack.pop()
-        seen += 1
-        if current.type == "string" and literals.names_npu(current):
-            return True
-        if current.type == "identifier" and "npu" in parsing.text(current).lower():
-            return True
-        stack.extend(current.named_children)
-    return False
+    return any((current.type == "string" and literals.names_npu(current))
+               or (current.type == "identifier" and "npu" in parsing.text(current).lower())
+               for current in parsing.walk(node, limit=MAX_NODES))
 
 
 def _cuda_specific(arm: Node, imports: ImportTable) -> bool:
-    stack, seen = [arm], 0
-    while stack and seen < MAX_NODES:
-        node = stack.pop()
-        seen += 1
-        if node.type in {"function_definition", "class_definition", "lambda"}:
-            continue
+    for node in parsing.walk(arm, limit=MAX_NODES, prune=_READ_WHOLE):
         if node.type == "attribute":
             name = qualified_name(node, imports)
             if name is not None and (name in CUDA_FUNCTIONS or any(
@@ -200,8 +189,6 @@ def _cuda_specific(arm: Node, imports: ImportTable) -> bool:
                 continue
             if literals.string_parts(node)[1].strip().lower() in CUDA_BACKENDS or literals.device_literal(node) is not None:
                 return True
-            continue
-        stack.extend(node.named_children)
     return False
 
 

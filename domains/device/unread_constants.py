@@ -49,21 +49,18 @@ def read(root: Node) -> list[tuple[int, str]]:
     if not candidates:
         return []
     uses = {name: 0 for name in candidates}
-    stack, seen = [root], 0
-    while stack:
-        seen += 1
-        if seen > MAX_NODES:
-            return []
-        node = stack.pop()
-        if node.type == "identifier":
-            name = parsing.text(node)
-            if name in uses and not _named_field(node):
-                uses[name] += 1
-        elif node.type == "string_content":
-            name = parsing.text(node)
-            if name in uses:
-                uses[name] += 2  # `globals()["DEVICE"]`: read by name
-        stack.extend(node.children)
+    try:
+        for node in parsing.walk(root, limit=MAX_NODES, named=False, strict=True):
+            if node.type == "identifier":
+                name = parsing.text(node)
+                if name in uses and not _named_field(node):
+                    uses[name] += 1
+            elif node.type == "string_content":
+                name = parsing.text(node)
+                if name in uses:
+                    uses[name] += 2  # `globals()["DEVICE"]`: read by name
+    except parsing.WalkLimit:
+        return []
     return sorted((line, name) for name, line in candidates.items() if uses[name] == 1)  # the assignment's own
 
 

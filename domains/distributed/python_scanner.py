@@ -142,7 +142,7 @@ def _wraps_an_eval_model(call: Node) -> bool:
     while root.parent is not None:
         root = root.parent
     evaluated = False
-    for node in _walk(scope, 20000):
+    for node in parsing.walk(scope, limit=20000):
         if node.type == "call" and node.start_byte < call.start_byte:
             function = node.child_by_field_name("function")
             if function is not None and function.type == "attribute" and parsing.text(function.child_by_field_name("attribute")) == "eval":
@@ -154,7 +154,7 @@ def _wraps_an_eval_model(call: Node) -> bool:
                 evaluated |= (target is not None and parsing.text(target) in names) or (obj is not None and parsing.text(obj) in names)
     if not evaluated:
         return False
-    for node in _walk(root, 200000):
+    for node in parsing.walk(root, limit=200000):
         if node.type == "attribute" and parsing.text(node.child_by_field_name("attribute")) in TRAINING_ATTRIBUTES:
             return False
         if node.type == "identifier" and "optim" in parsing.text(node).lower():
@@ -173,7 +173,7 @@ def _owners_of_loop_variable(name_node: Node, call: Node) -> set[str]:
     if loop is None or loop.type != "for_statement":
         return set()
     left, right = loop.child_by_field_name("left"), loop.child_by_field_name("right")
-    if left is None or right is None or not any(n.type == "identifier" and parsing.text(n) == name for n in _walk(left, 50)):
+    if left is None or right is None or not any(n.type == "identifier" and parsing.text(n) == name for n in parsing.walk(left, limit=50)):
         return set()
     root = right
     while root.type in {"call", "attribute", "subscript"}:
@@ -183,15 +183,6 @@ def _owners_of_loop_variable(name_node: Node, call: Node) -> set[str]:
             return set()
         root = inner
     return {parsing.text(root)} if root.type == "identifier" else set()
-
-
-def _walk(node: Node, limit: int):
-    stack, seen = [node], 0
-    while stack and seen < limit:
-        current = stack.pop()
-        seen += 1
-        yield current
-        stack.extend(current.named_children)
 
 
 def _conditions_of(holder: Node) -> list[Node]:
@@ -261,14 +252,16 @@ def _in_class_naming_hccl(node: Node) -> bool:
 
 
 def _strings(node: Node, limit: int = 50) -> list[Node]:
-    found, stack = [], [node]
-    while stack and len(found) < limit:
-        current = stack.pop()
+    found = []
+    for current in parsing.walk(node, prune=_NOT_ENTERED):
         if current.type == "string":
             found.append(current)
-        elif current.type not in {"function_definition", "class_definition"}:
-            stack.extend(current.named_children)
+            if len(found) >= limit:
+                break
     return found
+
+
+_NOT_ENTERED = frozenset({"string", "function_definition", "class_definition"})
 
 
 def _beside_hccl(node: Node) -> bool:

@@ -613,17 +613,13 @@ def _runs_trainer(trainers: list[Node]) -> bool:
         bound, scope = parsing.text(left), parent
         while scope is not None and scope.type not in {"function_definition", "module"}:
             scope = scope.parent
-        stack, seen = [scope] if scope is not None else [], 0
-        while stack and seen < 20000:
-            node = stack.pop()
-            seen += 1
+        for node in parsing.walk(scope, limit=20000):
             if node.type == "call" and node.start_byte > parent.end_byte:
                 function = node.child_by_field_name("function")
                 if (function is not None and function.type == "attribute"
                         and parsing.text(function.child_by_field_name("attribute")) in runs
                         and parsing.text(function.child_by_field_name("object")) == bound):
                     return True
-            stack.extend(node.named_children)
     return False
 
 

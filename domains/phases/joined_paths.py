@@ -16,6 +16,7 @@ from tree_sitter import Node
 
 MAX_DEPTH = 2
 MAX_NODES = 4000  # a scope walked for an assignment
+_NESTED_SCOPES = frozenset({"function_definition", "class_definition"})  # their assignments bind other names
 
 
 def joined_path(content: Node) -> str | None:
@@ -67,17 +68,12 @@ def _assignment(name: str, at: Node) -> Node | None:
         scope = scope.parent
     while scope is not None:
         found = None
-        stack, seen = [scope], 0
-        while stack and seen < MAX_NODES:
-            node = stack.pop()
-            seen += 1
+        for node in parsing.walk(scope, limit=MAX_NODES, prune=_NESTED_SCOPES, enter_root=True):
             if node.type == "assignment" and node.start_byte < at.start_byte:
                 left = node.child_by_field_name("left")
                 if left is not None and left.type == "identifier" and parsing.text(left) == name:
                     if found is None or node.start_byte > found.start_byte:
                         found = node
-            if node.type not in ("function_definition", "class_definition") or node is scope:
-                stack.extend(node.named_children)
         if found is not None:
             return found.child_by_field_name("right")
         scope = scope.parent

@@ -124,10 +124,8 @@ def _cpu_table(conditional: Node) -> bool:
     if left is None or left.type != "identifier":
         return False
     name, scope = parsing.text(left), _scope(assignment)
-    uses, built, cast_objects, stack, seen = 0, set(), set(), [scope], 0
-    while stack and seen < 20000:
-        current = stack.pop()
-        seen += 1
+    uses, built, cast_objects = 0, set(), set()
+    for current in parsing.walk(scope, limit=20000):
         if current.type == "identifier" and parsing.text(current) == name and current.start_byte > left.end_byte:
             keyword = current.parent
             call = keyword.parent.parent if keyword is not None and keyword.type == "keyword_argument" and keyword.parent is not None else None
@@ -151,7 +149,6 @@ def _cpu_table(conditional: Node) -> bool:
             arguments = parsing.text(current.child_by_field_name("arguments") or current)
             if text.endswith(".float") or (text.endswith(".to") and "float32" in arguments):
                 cast_objects.add(text.rsplit(".", 1)[0])
-        stack.extend(current.named_children)
     return uses > 0 and bool(built) and built <= cast_objects  # every table built with it is cast to float32
 
 

@@ -216,16 +216,12 @@ def _distributed(function: Node) -> bool:
 def _identifiers_after(scope: Node, after: int) -> list[Node] | None:
     """The identifiers of the scope after a byte, in source order, outside nested functions and classes (None for a
     scope too large to read whole)."""
-    found, stack, seen = [], [scope], 0
-    while stack:
-        seen += 1
-        if seen > MAX_NODES:
-            return None
-        node = stack.pop()
-        if node.end_byte <= after:
-            continue
-        if node.type == "identifier" and node.start_byte >= after:
-            found.append(node)
-        if node is scope or node.type not in SCOPES:
-            stack.extend(reversed(node.named_children))
+    def passed_over(node: Node) -> bool:  # before `after`, or a nested scope
+        return node.end_byte <= after or (node is not scope and node.type in SCOPES)
+
+    try:
+        found = [node for node in parsing.walk(scope, limit=MAX_NODES, prune=passed_over, source_order=True, strict=True)
+                 if node.type == "identifier" and node.start_byte >= after and node.end_byte > after]
+    except parsing.WalkLimit:
+        return None
     return sorted(found, key=lambda n: n.start_byte)

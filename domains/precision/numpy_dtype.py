@@ -17,6 +17,7 @@ OTHER = ("float32", "float16", "bfloat16", "int8", "int16", "int32", "int64", "u
 FLOAT_BUILDERS = ("linspace", "logspace", "geomspace", "interp", "randn", "rand", "random", "uniform", "normal")
 NUMPY = {"np", "numpy"}
 MAX_ASSIGNMENTS = 40
+_NESTED_SCOPES = frozenset({"class_definition", "lambda"})
 MAX_DEPTH = 4
 
 
@@ -82,15 +83,15 @@ def _assignments(name: str, before: Node) -> list[Node]:
     while scope.parent is not None and scope.type not in scope_types:
         scope = scope.parent
     found: list[Node] = []
-    stack = [scope]
-    while stack and len(found) < MAX_ASSIGNMENTS:
-        node = stack.pop()
+    # a `self.` attribute is read in nested classes and lambdas too
+    nested = frozenset() if name.startswith("self.") else _NESTED_SCOPES
+    for node in parsing.walk(scope, prune=nested, enter_root=True, named=False):
         if node.type == "assignment" and (name.startswith("self.") or node.start_byte < before.start_byte):
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if left is not None and right is not None and parsing.text(left) == name:
                 found.append(right)
-        if node is scope or node.type not in {"class_definition", "lambda"} or name.startswith("self."):
-            stack.extend(node.children)
+                if len(found) == MAX_ASSIGNMENTS:
+                    break
     return sorted(found, key=lambda n: n.start_byte, reverse=True)
 
 

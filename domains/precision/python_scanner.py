@@ -173,7 +173,7 @@ def _rms_norm_call(forward: Node, body: Node | None = None) -> str | None:
         stored = _init_attributes(body)
         weights = weights or [a for a in stored if any(t in a.lower() for t in ("weight", "scale", "gamma"))]
         # a forward that adds its own literal (`+ 1e-6`) keeps it: the stored epsilon is not what it uses
-        literal = any(n.type == "float" for n in _descendants(forward))
+        literal = any(n.type == "float" for n in parsing.walk(forward))
         epsilons = epsilons or ([] if literal else [a for a in stored if "eps" in a.lower()])
     if len(weights) != 1 or len(epsilons) != 1:
         return None
@@ -184,40 +184,30 @@ def _rms_norm_call(forward: Node, body: Node | None = None) -> str | None:
     return f"torch_npu.npu_rms_norm({names[1]}, {weight}, epsilon=self.{epsilons[0]})[0]"
 
 
-def _descendants(node: Node):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.named_children)
+_DEFINITIONS = frozenset({"function_definition", "class_definition"})  # __init__'s nested scopes are not read
 
 
 def _init_attributes(body: Node | None) -> list[str]:
     """The `self.<name>` attributes the class's `__init__` assigns, sorted."""
     for method in body.named_children if body is not None else []:
         if method.type == "function_definition" and parsing.text(method.child_by_field_name("name")) == "__init__":
-            found, stack = set(), [method]
-            while stack:
-                current = stack.pop()
+            found = set()
+            for current in parsing.walk(method, prune=_DEFINITIONS, enter_root=True):
                 if current.type == "assignment":
                     left = current.child_by_field_name("left")
                     if left is not None and left.type == "attribute":
                         found |= _self_attributes(left)
-                stack.extend(c for c in current.named_children if c.type not in {"function_definition", "class_definition"}
-                             or c is method)
             return sorted(found)
     return []
 
 
 def _self_attributes(node: Node) -> set[str]:
-    found, stack = set(), [node]
-    while stack:
-        current = stack.pop()
+    found = set()
+    for current in parsing.walk(node):
         if current.type == "attribute":
             obj, attribute = current.child_by_field_name("object"), current.child_by_field_name("attribute")
             if obj is not None and attribute is not None and obj.type == "identifier" and parsing.text(obj) == "self":
                 found.add(parsing.text(attribute))
-        stack.extend(current.named_children)
     return found
 
 
@@ -280,16 +270,12 @@ def _restores_complex(call: Node) -> bool:
         function, depth = function.parent, depth + 1
     if function is None:
         return False
-    stack, seen = [function], 0
-    while stack and seen < 20000:
-        node = stack.pop()
-        seen += 1
+    for node in parsing.walk(function, limit=20000):
         if node.type == "assignment" and node.start_byte < call.start_byte:
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if (left is not None and right is not None and right.type == "call" and parsing.text(left) == target
                     and parsing.text(right.child_by_field_name("function")).endswith("view_as_real")):
                 return True
-        stack.extend(node.named_children)
     return False
 
 

@@ -104,14 +104,11 @@ def _assigned_before(name: Node, call: Node) -> Node | None:
 
 
 def _reassigns(node: Node, target: str) -> bool:
-    stack = [node]
-    while stack:
-        current = stack.pop()
+    for current in parsing.walk(node):
         if current.type in {"assignment", "augmented_assignment"}:
             left, right = current.child_by_field_name("left"), current.child_by_field_name("right")
             if left is not None and parsing.text(left) == target:
                 kept = _through_order_keepers(right) if current.type == "assignment" else None
                 if kept is None or kept.type != "identifier" or parsing.text(kept) != target:
                     return True
-        stack.extend(current.named_children)
     return False

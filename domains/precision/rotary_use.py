@@ -114,12 +114,7 @@ def _names(call: Node, scope: Node) -> list[str]:
     statement = call
     while statement.parent is not None and statement.parent.type not in {"block", "module"}:
         statement = statement.parent
-    stack = [statement]
-    while stack:
-        current = stack.pop()
-        if current.type == "identifier":
-            names.append(parsing.text(current))
-        stack.extend(current.named_children)
+    names.extend(parsing.text(current) for current in parsing.walk(statement) if current.type == "identifier")
     return names
 
 

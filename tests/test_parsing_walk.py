@@ -1,0 +1,85 @@
+"""parsing.walk: the bounded pre-order walk the analyzers' stack loops share (order, limit, prune, named)."""
+
+import pytest
+from ascend_feasibility.analyzer.reading import parsing
+
+SOURCE = b"a = f(b)\ndef g():\n    c = 1\nd = 2\n"
+
+
+def _tree():
+    return parsing.parse("python", SOURCE)
+
+
+def _places(nodes) -> list[tuple[str, int]]:
+    return [(n.type, n.start_byte) for n in nodes]
+
+
+def _names(nodes) -> list[str]:
+    return [parsing.text(n) if n.type == "identifier" else n.type for n in nodes]
+
+
+def test_default_order_pops_the_last_child_first():
+    # the loops push children after a node and pop from the end: the last statement comes first
+    assert _names(parsing.walk(_tree())) == [
+        "module",
+        "expression_statement", "assignment", "integer", "d",
+        "function_definition", "block", "expression_statement", "assignment", "integer", "c", "parameters", "g",
+        "expression_statement", "assignment", "call", "argument_list", "b", "f", "a",
+    ]
+
+
+def test_source_order_is_plain_preorder():
+    assert _names(parsing.walk(_tree(), source_order=True)) == [
+        "module",
+        "expression_statement", "assignment", "a", "call", "f", "argument_list", "b",
+        "function_definition", "g", "parameters", "block", "expression_statement", "assignment", "c", "integer",
+        "expression_statement", "assignment", "d", "integer",
+    ]
+
+
+def test_all_children_include_the_anonymous_ones():
+    named = list(parsing.walk(_tree(), source_order=True))
+    every = list(parsing.walk(_tree(), source_order=True, named=False))
+    assert [n.type for n in every if n.is_named] == [n.type for n in named]
+    assert [n.type for n in every[:6]] == ["module", "expression_statement", "assignment", "identifier", "=", "call"]
+
+
+def test_limit_stops_after_that_many_nodes():
+    full = _places(parsing.walk(_tree()))
+    assert _places(parsing.walk(_tree(), limit=5)) == full[:5]
+    assert _places(parsing.walk(_tree(), limit=0)) == []
+    assert _places(parsing.walk(_tree(), limit=len(full) + 10)) == full
+
+
+def test_strict_raises_only_when_nodes_are_left():
+    count = len(list(parsing.walk(_tree())))
+    assert len(list(parsing.walk(_tree(), limit=count, strict=True))) == count  # exactly the limit: read whole
+    seen = []
+    with pytest.raises(parsing.WalkLimit):
+        for node in parsing.walk(_tree(), limit=count - 1, strict=True):
+            seen.append(node)
+    assert len(seen) == count - 1
+
+
+def test_a_pruned_node_is_yielded_but_not_entered():
+    walked = _names(parsing.walk(_tree(), prune=frozenset({"function_definition", "call"}), source_order=True))
+    assert walked == ["module", "expression_statement", "assignment", "a", "call",
+                      "function_definition", "expression_statement", "assignment", "d", "integer"]
+
+
+def test_a_pruned_root_is_entered_only_when_asked():
+    function = _tree().named_children[1]
+    scopes = frozenset({"function_definition"})
+    assert _names(parsing.walk(function, prune=scopes)) == ["function_definition"]
+    assert _names(parsing.walk(function, prune=scopes, enter_root=True))[:3] == ["function_definition", "block",
+                                                                               "expression_statement"]
+
+
+def test_a_predicate_prunes_too():
+    walked = _names(parsing.walk(_tree(), prune=lambda n: n.type == "assignment", source_order=True))
+    assert walked == ["module", "expression_statement", "assignment", "function_definition", "g", "parameters",
+                      "block", "expression_statement", "assignment", "expression_statement", "assignment"]
+
+
+def test_no_root_walks_nothing():
+    assert list(parsing.walk(None)) == []
