@@ -425,6 +425,10 @@ class TorchCudaApi(_Record):
     rule: str
     npu: str | None = None
     alias: str | None = Field(default=None, description="capability that redirects it besides torch_npu.npu.__all__")
+    filled_fields: list[str] = Field(
+        default_factory=list, description="attributes of what it returns that torch_npu's counterpart fills on every "
+        "release (a read of only these needs nothing beyond the rename)"
+    )
 
 
 class TransferProfile(_Record):
