@@ -82,11 +82,17 @@ def _rank_launches(root) -> list[tuple[int, str]]:
 
 
 def _underscored_rank(root) -> int:
+    """The first line declaring --local_rank, unless some add_argument of the file declares --local-rank: the two
+    spellings may sit in one call (`add_argument("--local-rank", "--local_rank")`) or in two calls with the same
+    dest (PixArt-alpha train_controlnet.py:145-146), and either way `--local-rank=N` parses."""
+    first = 0
     for arguments in parsing.captures(parsing.query("python", DECLARATION_QUERY), root).get("arguments", []):
         flags = {parsing.text(a).strip("'\"") for a in arguments.named_children if a.type == "string"}
-        if UNDERSCORED in flags and DASHED not in flags:
-            return arguments.start_point.row + 1
-    return 0
+        if DASHED in flags:
+            return 0
+        if UNDERSCORED in flags and not first:
+            first = arguments.start_point.row + 1
+    return first
 
 
 def rank_launch_findings(findings: list[Finding], facts: list[LaunchFacts], torch: str,

@@ -425,6 +425,10 @@ class TorchCudaApi(_Record):
     rule: str
     npu: str | None = None
     alias: str | None = Field(default=None, description="capability that redirects it besides torch_npu.npu.__all__")
+    filled_fields: list[str] = Field(
+        default_factory=list, description="attributes of what it returns that torch_npu's counterpart fills on every "
+        "release (a read of only these needs nothing beyond the rename)"
+    )
 
 
 class TransferProfile(_Record):
@@ -683,6 +687,8 @@ class GuardConventions(_Record):
                                              "their arguments (log_message, print_rank0)")
     message_attributes: list[str] = Field(default_factory=list, description="attributes whose value is only shown "
                                           "(a progress bar's desc)")
+    ui_keywords: list[str] = Field(default_factory=list, description="keyword arguments of a user-interface call that "
+                                   "only decide how it looks or what it precomputes (Gradio's cache_examples)")
     release_rules: list[str] = Field(default_factory=list, description="rules of cache releases: a CUDA check guarding "
                                      "only these skips a release on Ascend, which their own finding reports")
     release_calls: list[str] = Field(default_factory=list, description="APIs that release memory under a general rule "

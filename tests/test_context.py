@@ -600,6 +600,26 @@ def test_cosmetic_sites_are_not_counted():
     assert by_line[(9, "DEV104")].reach == "runs"  # a choice between two strings: the device itself
 
 
+def test_an_availability_test_that_only_builds_display_text_or_a_ui_flag_is_cosmetic():
+    """Round 15 (PixArt-alpha app/app.py:26-30, app_controlnet.py:43-47): a CUDA test whose arm only adds a phrase to
+    the page's description, and one whose value only reaches Gradio's `cache_examples=`, change what the page shows
+    or pre-renders, nothing that runs; the test that picks the device, and a phrase test whose arm also loads, run."""
+    code = ('import os\nimport torch\nimport gradio as gr\nDESCRIPTION = "# Demo"\n'
+            'if not torch.cuda.is_available():\n    DESCRIPTION += "<p>Running on CPU: this demo does not work on CPU.</p>"\n'
+            'CACHE_EXAMPLES = torch.cuda.is_available() and os.getenv("CACHE_EXAMPLES", "1") == "1"\n'
+            'device = "cuda" if torch.cuda.is_available() else "cpu"\n'
+            'if torch.cuda.is_available():\n    DESCRIPTION += " (GPU)"\n    pipe = load(device)\n'
+            'FAST = torch.cuda.is_available()\n'
+            'gr.Markdown(DESCRIPTION)\n'
+            'gr.Examples(examples=["a"], inputs=[], cache_examples=CACHE_EXAMPLES)\n'
+            'gr.Examples(examples=["a"], inputs=[], fn=run if FAST else slow)\n')
+    by_line = {(f.line, f.rule): f for f in scan(code).findings}
+    for line in (5, 7):
+        assert by_line[(line, "DEV104")].reach == "cosmetic" and not by_line[(line, "DEV104")].counted, line
+    for line in (8, 9, 12):
+        assert by_line[(line, "DEV104")].reach != "cosmetic", line
+
+
 def test_a_cuda_query_inside_the_message_of_a_raise_is_cosmetic():
     # nanotron distributed.py:264: the raise is the else of the CUDA check (:255), the query only fills its message
     code = ('import torch\nif torch.cuda.is_available():\n    backend = "nccl"\nelse:\n'

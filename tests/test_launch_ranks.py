@@ -38,6 +38,11 @@ def test_a_launch_of_a_script_parsing_only_local_rank_fails_at_torch_2(tmp_path)
         "segmentation/test.py": UNDERSCORED,
         "detection/dist_test.sh": DIST_TEST.replace("GPUS=$3", "GPUS=$2"),
         "detection/test.py": UNDERSCORED.replace("'--local_rank',", "'--local-rank', '--local_rank',"),
+        # both spellings, each in its own add_argument (round 15: PixArt-alpha train_controlnet.py:145-146)
+        "controlnet/dist_test.sh": DIST_TEST.replace("GPUS=$3", "GPUS=$4"),
+        "controlnet/test.py": UNDERSCORED.replace("parser.add_argument('--local_rank',",
+                                                  "parser.add_argument('--local-rank', type=int, default=-1)\n"
+                                                  "parser.add_argument('--local_rank',"),
         "tools/dist_train.sh": DIST_TEST.replace("launch ", "launch --use_env ").replace("test.py", "train.py"),
         "tools/train.py": UNDERSCORED,
     })
@@ -47,7 +52,7 @@ def test_a_launch_of_a_script_parsing_only_local_rank_fails_at_torch_2(tmp_path)
     assert failing.severity == "low" and failing.migration == "rewrite" and failing.counted
     assert "segmentation/test.py:5" in failing.message.en and "unrecognized arguments" in failing.message.en
     assert "torchrun" in failing.replacement.en and '"--local-rank", "--local_rank"' in failing.replacement.en
-    for kept in ("detection/dist_test.sh", "tools/dist_train.sh"):  # the alias declared; the rank in LOCAL_RANK
+    for kept in ("detection/dist_test.sh", "controlnet/dist_test.sh", "tools/dist_train.sh"):  # the alias declared; LOCAL_RANK
         assert found[kept].line == 5 and found[kept].severity == "info" and "Keep the launcher" in found[kept].replacement.en
 
 

@@ -11,7 +11,11 @@ on the device does not depend on them, so they cost nothing to port (`cosmetic`)
 - a backend name in a list of accepted names (`["nccl", "gloo", "mpi"]`);
 - a value assigned to a name that is only shown in those ways (an environment report);
 - the condition of an `if` whose every arm only shows a message (`if torch.cuda.is_bf16_supported(): print("pass
-  --bf16")`, qlora.py): the value decides whether a hint is printed, nothing else;
+  --bf16")`, qlora.py): the value decides whether a hint is printed, nothing else; an arm may also add a phrase to a
+  text (`if not torch.cuda.is_available(): DESCRIPTION += "<p>Running on CPU ...</p>"`, PixArt-alpha's Gradio apps),
+  which for a CUDA check is this module's business too (filework keeps the checks that only print or raise);
+- a value handed to a user-interface keyword that only decides its look or what it precomputes for display
+  (`gr.Examples(..., cache_examples=CACHE_EXAMPLES)`);
 - a CUDA timing call (an event, a synchronize) in the arm of an environment or debug switch for timing (`time_bench =
   os.getenv("TIME_BENCH")`, `if time_bench:`), or a synchronize (and a check guarding only it) right before a clock
   read (`torch.cuda.synchronize()`, then `t1 = time.perf_counter()` for a printed time).
@@ -45,6 +49,7 @@ class DisplaySites:
         self.message_calls = frozenset(guards.message_calls)
         self.message_prefixes = tuple(guards.message_call_prefixes)
         self.message_attributes = frozenset(guards.message_attributes)
+        self.ui_keywords = frozenset(guards.ui_keywords)
         self.backend_names = frozenset(guards.backend_names)
         self.timing_symbols = frozenset(guards.timing_symbols)
         self.timing_words = frozenset(guards.timing_words)
@@ -62,7 +67,7 @@ class DisplaySites:
         # a CUDA check's own condition that only decides a message is the check's business (filework's "the check
         # only guards a message"); a query's is decided here
         conditions = rule not in self.check_rules
-        return self._shown(node, conditions) or self._shown_through_name(node)
+        return self._shown(node, conditions, texts=True) or self._shown_through_name(node)
 
     # timing diagnostics ----------------------------------------------------------------------------------------
     def _timing(self, node: Node) -> Guard | None:
@@ -203,8 +208,9 @@ class DisplaySites:
                 return False
         return True
 
-    def _shown(self, node: Node, conditions: bool = False) -> Guard | None:
-        """`conditions`: the condition of an if whose arms only show messages counts as shown."""
+    def _shown(self, node: Node, conditions: bool = False, texts: bool = False) -> Guard | None:
+        """`conditions`: the condition of an if whose arms only show messages counts as shown; `texts`: so does one
+        whose arms only show messages or add phrases to a text, at least one such phrase."""
         child, parent, depth = node, node.parent, 0
         while parent is not None and depth < MAX_DEPTH and child.type not in STATEMENTS:
             if parent.type == "argument_list" and self.is_message_call(parent.parent):
@@ -217,14 +223,19 @@ class DisplaySites:
                 return Guard("cosmetic", parent)
             if parent.type in {"list", "tuple", "set"} and child.type == "string" and self._backend_list(parent):
                 return Guard("cosmetic", parent)
-            if conditions and parent.type in {"if_statement", "elif_clause"} and _same(child, parent.child_by_field_name("condition")):
-                return self._decides_message(parent)
+            if parent.type == "keyword_argument" and _same(child, parent.child_by_field_name("value")) \
+                    and parsing.text(parent.child_by_field_name("name")) in self.ui_keywords:
+                return Guard("cosmetic", parent)
+            if (conditions or texts) and parent.type in {"if_statement", "elif_clause"} \
+                    and _same(child, parent.child_by_field_name("condition")):
+                return self._decides_message(parent, texts=not conditions)
             child, parent, depth = parent, parent.parent, depth + 1
         return None
 
-    def _decides_message(self, clause: Node) -> Guard | None:
-        """The if-statement holding `clause`, when every arm of it only shows messages: its condition decides which
-        message is shown, nothing else (a raise stops the program, so it is no message here)."""
+    def _decides_message(self, clause: Node, texts: bool = False) -> Guard | None:
+        """The if-statement holding `clause`, when every arm of it only shows messages or adds phrases to a text:
+        its condition decides which message is shown, nothing else (a raise stops the program, so it is no message
+        here). `texts`: only where some arm adds a phrase (an if of messages alone is left to the caller)."""
         statement = clause if clause.type == "if_statement" else clause.parent
         if statement is None or statement.type != "if_statement":
             return None
@@ -233,14 +244,16 @@ class DisplaySites:
             for c in statement.children if c.type in {"elif_clause", "else_clause"}]
         if not all(arm is not None and self._only_messages(arm) for arm in arms):
             return None
+        if texts and not any(_adds_phrase(s) for arm in arms for s in arm.named_children):
+            return None
         return Guard("cosmetic", statement, "the condition only decides whether a message is shown")
 
     def _only_messages(self, block: Node) -> bool:
         statements = [s for s in block.named_children if s.type != "comment"]
-        return bool(statements) and all(
+        return bool(statements) and all(_adds_phrase(s) or (
             s.type == "expression_statement" and len(s.named_children) == 1 and s.named_children[0].type == "call"
             and s.named_children[0].parent is not None and s.named_children[0].parent.type != "raise_statement"
-            and self.is_message_call(s.named_children[0]) for s in statements)
+            and self.is_message_call(s.named_children[0])) for s in statements)
 
     def is_message_call(self, call: Node | None) -> bool:
         function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
@@ -347,3 +360,16 @@ def _assigned_name(node: Node) -> str | None:
 
 def _same(a: Node | None, b: Node | None) -> bool:
     return a is not None and b is not None and a.start_byte == b.start_byte and a.end_byte == b.end_byte and a.type == b.type
+
+
+def _adds_phrase(statement: Node) -> bool:
+    """`TEXT += "<p>Running on CPU ...</p>"`: a phrase (a string literal holding a space, never a device name or a
+    path) appended to a name; text for people to read, whatever the name feeds later."""
+    expression = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+    if expression is None or expression.type != "augmented_assignment":
+        return False
+    left, right = expression.child_by_field_name("left"), expression.child_by_field_name("right")
+    operator = expression.child_by_field_name("operator")
+    if left is None or right is None or left.type != "identifier" or parsing.text(operator) != "+=":
+        return False
+    return right.type == "string" and " " in parsing.text(right)

@@ -14,6 +14,13 @@ is the whole run on the host, DEV007's slow CPU path), and produces what the CUD
 returns are among the CUDA arm's (`x, w, b` in both arms; `norms.append(...)` beside `norms += [...]`), or both arms
 return.
 
+"Generic" is checked against the ATen coverage tables (knowledge/operators/npu_aten.toml, per torch_npu release): an
+ATen operator called by name (`torch.ops.aten.X(...)`) that no release registers for the NPU is no generic code. In
+the else arm (`aten._weight_int4pack_mm_for_cpu`, torchchat's gguf_loader.py) it is a CPU kernel that NPU tensors reach
+through torch_npu's CPU fallback, with host copies every call, or fail on (`else-cpu-kernel`); in the CUDA arm it means
+widening the test would send NPU tensors to a kernel they do not have (`cuda-arm-no-npu-kernel`). The int4 weight-only
+matmul family gets its NPU route (`int4-weight-matmul`).
+
 The CUDA arm may instead be a precision guard: it computes in float32 where the other arm does not (`with
 torch.autocast(..., dtype=torch.float32)` or `enabled=False` around the step, a `.float()` cast). On NPU the other
 arm runs at the autocast dtype: the results are close, not the same (`precision_guard`, the facet that picks DEV145's
@@ -24,6 +31,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.context.guards import only_raises_or_warns
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
+from ascend_feasibility.knowledge.aten_coverage import load_coverage
 from tree_sitter import Node
 
 NEGATIVE = frozenset({"!=", "not in"})
@@ -38,14 +46,60 @@ UPCASTS = frozenset({"float", "double"})
 FULL_PRECISION = frozenset({"torch.float32", "torch.float", "torch.float64", "torch.double"})
 
 
+CPU_KERNEL_ELSE = "else-cpu-kernel"
+CUDA_ARM_NO_NPU_KERNEL = "cuda-arm-no-npu-kernel"
+INT4_WEIGHT_MATMUL = "int4-weight-matmul"
+# ATen's int4 weight-only matmul kernels (CUDA's and the CPU's); torch_npu's route is npu_weight_quant_batchmatmul
+INT4_WEIGHT_MATMUL_OPS = frozenset({"_weight_int4pack_mm", "_weight_int4pack_mm_for_cpu",
+                                    "_weight_int4pack_mm_with_scales_and_zeros"})
+ATEN = "torch.ops.aten."
+
+
 def fast_path_facets(arms: tuple[Node, Node]) -> tuple[str, ...]:
     """`precision-guard` where the CUDA arm of a fast path computes in full precision (an autocast region in float32
     or disabled, a `.float()`/`.double()` cast) and the generic arm does not; `timing` where both arms only time a
-    step (`timing_arms`)."""
+    step (`timing_arms`); `else-cpu-kernel` / `cuda-arm-no-npu-kernel` (with `int4-weight-matmul`) where an arm calls
+    an ATen operator no torch_npu release registers for the NPU."""
     cuda_arm, generic = arms
     if timing_arms(cuda_arm, generic):
         return (TIMING,)
-    return (PRECISION_GUARD,) if _full_precision(cuda_arm) and not _full_precision(generic) else ()
+    cuda_ops, generic_ops = _no_npu_kernel(cuda_arm), _no_npu_kernel(generic)
+    found = []
+    if generic_ops:
+        found.append(CPU_KERNEL_ELSE)
+    if cuda_ops:
+        found.append(CUDA_ARM_NO_NPU_KERNEL)
+    if {op.split(".", 1)[0] for op in cuda_ops | generic_ops} & INT4_WEIGHT_MATMUL_OPS:
+        found.append(INT4_WEIGHT_MATMUL)
+    if _full_precision(cuda_arm) and not _full_precision(generic):
+        found.append(PRECISION_GUARD)
+    return tuple(found)
+
+
+def _no_npu_kernel(block: Node) -> set[str]:
+    """The ATen operators the arm calls by name (`torch.ops.aten.X(...)`, `torch.ops.aten.X.overload(...)`) that
+    need a backend kernel and have none for the NPU on any release of the coverage table (an overload packet: none
+    of its overloads)."""
+    names, stack, seen = set(), [block], 0
+    while stack and seen < MAX_NODES:
+        node = stack.pop()
+        seen += 1
+        if node.type in {"function_definition", "class_definition", "lambda"}:
+            continue
+        if node.type == "call":
+            callee = parsing.text(node.child_by_field_name("function"))
+            if callee.startswith(ATEN):
+                names.add(callee[len(ATEN):])
+        stack.extend(node.named_children)
+    if not names:
+        return set()
+    coverage = load_coverage()
+    missing = set()
+    for name in names:
+        overloads = [name] if name in coverage.kernel else [k for k in coverage.kernel if k.split(".", 1)[0] == name]
+        if overloads and not any(coverage.status(o, b) == "npu" for o in overloads for b in coverage.branches):
+            missing.add(name)
+    return missing
 
 
 # A step timer (round 14: k-diffusion train.py:436-443 and :475-478): the CUDA arm makes `torch.cuda.Event(enable_timing=

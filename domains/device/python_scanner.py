@@ -46,6 +46,11 @@ LIGHTNING_ENTRIES = frozenset({
 })
 CUDA_ACCELERATORS = frozenset({"cuda", "gpu"})
 PROCESS_COUNTS = frozenset({"torch.cuda.device_count"})  # torch.cuda reads a script takes as its number of workers
+# Dynamo's settings are backend-neutral (recompile limits, dynamic shapes, guards: torch/_dynamo/config.py, torch 2.x)
+# except those of the CUDA-graph backend (`cudagraph_backend_keep_input_mutation`, ...) and any naming Triton:
+# only a key holding one of these parts is tuned for CUDA (DEV502); `config.patch(...)` is judged by its keys.
+DYNAMO_CONFIG = "torch._dynamo.config."
+CUDA_BACKEND_KEY_PARTS = ("cuda", "triton")
 OTHER_DOMAIN_CALLEES = {
     "torch.distributed.init_process_group",
     "torch.distributed.new_group",
@@ -100,6 +105,9 @@ class _FileScan(PythonScan):
             else:
                 arm = self._pytorch_arm(chain) if entry_name == "torch.cuda.is_available" else None
                 npu, seen = arm or (entry.npu, ())
+                fields = _fields_read(call) if entry.filled_fields and call is not None else None
+                if fields is not None and fields <= set(entry.filled_fields):
+                    seen = (*seen, FILLED_FIELDS)
                 self.hit(entry.rule, entry_name, chain, npu, facets=seen)
             if call is not None:
                 self.claimed_calls.add(call.id)
@@ -119,6 +127,8 @@ class _FileScan(PythonScan):
         if name in LIGHTNING_ENTRIES and call is not None:
             self._lightning(name, call)
             return
+        if name.startswith(DYNAMO_CONFIG) and not _cuda_backend_setting(name, call):
+            return  # a backend-neutral Dynamo setting means the same on torch_npu's compile backend
         if name == "torch.jit.script" and call is not None and only_called(call):
             self.hit("torch-jit-script-only-called", f"{name}(...)", call)
             return
@@ -411,3 +421,43 @@ def _with_npu_entry(table: Node, key: Node) -> str:
     body = text[:-1].rstrip().rstrip(",")
     return f"{body}, {row}}}"
 
+
+
+FILLED_FIELDS = "filled-fields"  # every field read from the result is one torch_npu fills (DEV121's info variant)
+
+
+def _fields_read(call: Node) -> set[str] | None:
+    """The attributes read from what `call` returns: `f(...).total_memory`, or `props = f(...)` whose every later use
+    in the scope is `props.X`; None where the value goes anywhere else (returned, handed on, stored on an object)."""
+    parent = call.parent
+    if parent is not None and parent.type == "attribute" and parent.child_by_field_name("object") == call:
+        return {parsing.text(parent.child_by_field_name("attribute"))}
+    if parent is None or parent.type != "assignment" or parent.child_by_field_name("right") != call:
+        return None
+    left = parent.child_by_field_name("left")
+    if left is None or left.type != "identifier":
+        return None
+    name, scope = parsing.text(left), parent.parent
+    while scope is not None and scope.type not in {"function_definition", "module"}:
+        scope = scope.parent
+    fields: set[str] = set()
+    stack, seen = [scope] if scope is not None else [], 0
+    while stack and seen < 20_000:
+        node = stack.pop()
+        seen += 1
+        if node.type == "identifier" and node.start_byte >= parent.end_byte and parsing.text(node) == name:
+            holder = node.parent
+            if holder is None or holder.type != "attribute" or holder.child_by_field_name("object") != node:
+                return None
+            fields.add(parsing.text(holder.child_by_field_name("attribute")))
+        stack.extend(node.named_children)
+    return fields or None
+
+
+def _cuda_backend_setting(name: str, call: Node | None) -> bool:
+    """Is this `torch._dynamo.config` key (or a `config.patch(...)`'s keys) a CUDA-graph or Triton setting?"""
+    keys = [name[len(DYNAMO_CONFIG):]]
+    if keys[0] == "patch" and call is not None:
+        arguments = call.child_by_field_name("arguments")
+        keys = [parsing.text(a) for a in (arguments.named_children if arguments is not None else [])]
+    return any(part in key.lower() for key in keys for part in CUDA_BACKEND_KEY_PARTS)

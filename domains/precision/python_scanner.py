@@ -11,7 +11,7 @@ from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
 from ascend_feasibility.domains.precision.rope_layout import pairing
-from ascend_feasibility.domains.precision.rotary_use import is_rotary
+from ascend_feasibility.domains.precision.rotary_use import REAL_TABLE, is_rotary, real_table
 from ascend_feasibility.domains.python_refs import (
     REFERENCE_PATTERNS,
     PythonDomainScanner,
@@ -95,6 +95,11 @@ class _PrecisionScan(PythonScan):
             return
         if reference.name in {"torch.view_as_complex", "torch.polar"} and not is_rotary(reference.call):
             return  # a complex buffer or an FFT filter: views and FFTs run on the NPU, and no RoPE advice fits
+        if reference.name == "torch.polar" and real_table(reference.call):
+            match = self.index.match_name(reference.name)
+            if match is not None:
+                self.hit(match[0], match[1], reference.node, facets=(REAL_TABLE,))
+            return
         if reference.name == "torch.view_as_complex":
             match = self.index.match_name(reference.name)
             layout = pairing(reference.call)

@@ -10,7 +10,12 @@ A call is read as RoPE where its function (the module, for a top-level statement
 - turns a product back to real: `view_as_real(a * b)`, or `view_as_real(out)` after `out = a * b`;
 - or names rotary embedding: the function, its class or parameters, or the names in the call's statement (or in the
   statement of a torch.polar table beside it), hold a word part `rope`/`rotary`/`rotate`/`freq`/`freqs`/`cis`/`theta`
-  (`apply_rotary_emb`, `freqs_cis`, `RoPEAttention`)."""
+  (`apply_rotary_emb`, `freqs_cis`, `RoPEAttention`).
+
+A torch.polar table may also be turned into real numbers where it is made: every use of it in its function reads
+`.real`/`.imag` or passes it to `view_as_real` (torchchat's `precompute_freqs_cis`: `torch.stack([freqs_cis.real,
+freqs_cis.imag], -1)`). Then no complex tensor leaves the function, the rotation that reads the table is real
+arithmetic, and the complex op runs once, at table build (`real_table`)."""
 
 from __future__ import annotations
 
@@ -124,3 +129,36 @@ def _rotary_word(name: str) -> bool:
         return True
     parts = [p.lower() for chunk in name.split("_") for p in _CAMEL.findall(chunk)]
     return any(p in ROTARY_PARTS for p in parts)
+
+
+REAL_TABLE = "real-table"
+REAL_PARTS = frozenset({"real", "imag"})
+
+
+def real_table(polar: Node) -> bool:
+    """Is this torch.polar call's result only turned into real numbers: `.real`/`.imag` read from it or
+    `view_as_real` applied to it, directly or through the name it is assigned to (every later use of that name in the
+    scope being such a read)?"""
+    if _made_real(polar):
+        return True
+    assignment = polar.parent
+    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != polar:
+        return False
+    left = assignment.child_by_field_name("left")
+    if left is None or left.type != "identifier":
+        return False
+    name = parsing.text(left)
+    uses = [n for n in _nodes(_scope(polar)) if n.type == "identifier" and n.start_byte >= assignment.end_byte
+            and parsing.text(n) == name]
+    return bool(uses) and all(_made_real(use) for use in uses)
+
+
+def _made_real(value: Node) -> bool:
+    parent = value.parent
+    if parent is None:
+        return False
+    if parent.type == "attribute" and parent.child_by_field_name("object") == value:
+        return parsing.text(parent.child_by_field_name("attribute")) in REAL_PARTS
+    call = parent.parent if parent.type == "argument_list" else None
+    return (call is not None and call.type == "call" and _callee(call) == "view_as_real"
+            and len([a for a in parent.named_children if a.type != "comment"]) == 1)
