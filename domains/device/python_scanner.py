@@ -441,16 +441,12 @@ def _fields_read(call: Node) -> set[str] | None:
     while scope is not None and scope.type not in {"function_definition", "module"}:
         scope = scope.parent
     fields: set[str] = set()
-    stack, seen = [scope] if scope is not None else [], 0
-    while stack and seen < 20_000:
-        node = stack.pop()
-        seen += 1
+    for node in parsing.walk(scope, limit=20_000):
         if node.type == "identifier" and node.start_byte >= parent.end_byte and parsing.text(node) == name:
             holder = node.parent
             if holder is None or holder.type != "attribute" or holder.child_by_field_name("object") != node:
                 return None
             fields.add(parsing.text(holder.child_by_field_name("attribute")))
-        stack.extend(node.named_children)
     return fields or None
 
 
