@@ -474,6 +474,16 @@ class PackageCall(Replacement):
     names: list[str] = Field(min_length=1, description="qualified names of the package's functions this covers")
 
 
+class VersionClass(_Record):
+    """How a range of a package's releases fares on Ascend where it differs from the record's class (mmcv 1.x is the
+    lite, pure-Python package; from 2.0.0 the same name carries the CUDA ops)."""
+
+    specifier: str = Field(min_length=1, description="the releases it covers, as a PEP 440 specifier: <2.0.0rc0")
+    classification: Literal["compatible", "needs_replacement", "unsupported", "not_involved"] = Field(alias="class")
+    reference: str = Field(min_length=1, description="the package's own tagged source establishing it")
+    note: BilingualText
+
+
 class PackageRecord(_Record):
     name: str
     aliases: list[str] = Field(default_factory=list, description="glob patterns of other distribution names it covers")
@@ -506,6 +516,18 @@ class PackageRecord(_Record):
         "them working): each call is a finding (DEP030)",
     )
     calls: list[PackageCall] = Field(default_factory=list, description="replacements of calls into the package")
+    versions: list[VersionClass] = Field(
+        default_factory=list,
+        description="release ranges classed otherwise than the record: a declaration whose every admitted release "
+        "lies in one range takes that range's class",
+    )
+    cuda_modules: list[str] = Field(
+        default_factory=list,
+        description="the dotted modules that hold the package's CUDA part (mmcv.ops): a project importing none of them "
+        "uses only its pure-Python parts, and the package is compatible for it",
+    )
+    without_cuda_modules: BilingualText | None = Field(
+        default=None, description="the note shown when the project imports none of cuda_modules")
     used_through: list[str] = Field(
         default_factory=list,
         description="names in the project's Python (identifiers, keywords, strings) through which another library "
@@ -517,6 +539,8 @@ class PackageRecord(_Record):
     def _replacement_when_needed(self) -> "PackageRecord":
         if self.classification in {"needs_replacement", "unsupported"} and self.replacement is None:
             raise ValueError(f"{self.name}: a package that needs replacement or is unsupported names its replacement")
+        if bool(self.cuda_modules) != (self.without_cuda_modules is not None):
+            raise ValueError(f"{self.name}: cuda_modules and without_cuda_modules come together")
         return self
 
 

@@ -43,6 +43,7 @@ class DependencyFacts:
     imports: list[ImportFact] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     used_through: list[str] = field(default_factory=list)  # the catalog's used_through names this file's code holds
+    cuda_parts: list[str] = field(default_factory=list)  # the catalog's cuda_modules this file's imports name
 
 
 def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
@@ -54,6 +55,7 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
                 _add(facts, manifests.parse_setup_py(relative, unit.tree()))
             else:
                 facts.imports += _imports(unit)
+                facts.cuda_parts += [m for m in _cuda_parts(unit) if m not in facts.cuda_parts]
                 facts.used_through += [n for n in _used_through(unit) if n not in facts.used_through]
         elif unit.kind in {"shell", "dockerfile"} and "install" in unit.source.text:
             _add(facts, manifests.parse_install_commands(relative, unit.tree()))
@@ -139,6 +141,34 @@ def _used_through(unit: Unit) -> list[str]:
     spelled = frozenset(name.encode("utf-8") for name in candidates)
     words = parsing.captures_around(parsing.query("python", WORDS_QUERY), unit.tree(), spelled).get("word", [])
     return sorted(candidates & {parsing.text(w).strip() for w in words})
+
+
+@functools.cache
+def _catalog_cuda_modules() -> tuple[frozenset[str], frozenset[bytes]]:
+    """The catalog's cuda_modules, and the top-level names a file's text must hold to import one."""
+    from ascend_feasibility.knowledge import load_knowledge
+
+    modules = frozenset(m for record in load_knowledge().packages.values() for m in record.cuda_modules)
+    return modules, frozenset(m.split(".")[0].encode() for m in modules)
+
+
+def _cuda_parts(unit: Unit) -> list[str]:
+    """The catalog's cuda_modules the file imports: `import mmcv.ops`, `from mmcv.ops import X`,
+    `from mmcv import ops` (only in files whose text names a package that has one)."""
+    modules, tops = _catalog_cuda_modules()
+    if not any(top in unit.source.data for top in tops) or "import" not in unit.source.text:
+        return []
+    found = []
+    for node in query_set.unit_captures(unit, IMPORT_QUERY_KEY).get("module", []):
+        dotted = parsing.text(node.parent)
+        names = [dotted]
+        statement = node.parent.parent
+        if statement is not None and statement.type == "import_from_statement" \
+                and statement.child_by_field_name("module_name") is node.parent:
+            names += [f"{dotted}.{parsing.text(n.child_by_field_name('name') or n).split(' ')[0]}"
+                      for n in statement.children_by_field_name("name")]
+        found += [m for m in modules for name in names if name == m or name.startswith(m + ".")]
+    return sorted(set(found))
 
 
 def _imports(unit: Unit) -> list[ImportFact]:

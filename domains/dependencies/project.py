@@ -43,6 +43,7 @@ def analyze_dependencies(
     guarded_paths: frozenset[str] = frozenset(),
     used_through: frozenset[str] = frozenset(),
     default_path: dict[str, str] | None = None,
+    cuda_parts: frozenset[str] = frozenset(),
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -50,7 +51,7 @@ def analyze_dependencies(
     in optional blocks, tests or other backends' code, make a package optional rather than required. `used_through`:
     the catalog's used_through names the project's code holds (a package another library loads for it).
     `default_path`: functions and classes a parameter's default calls (unpassed_defaults.default_path): an import
-    inside one runs by default, as a plain one does."""
+    inside one runs by default, as a plain one does. `cuda_parts`: the catalog's cuda_modules the project imports."""
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
@@ -66,9 +67,11 @@ def analyze_dependencies(
 
     findings: list[Finding] = []
     emit = _Emitter(factory, findings, context)
+    records = {name: _classed(kb.package(name), by_package.get(name, []) or documented.get(name, []), cuda_parts)
+               for name in set(by_package) | set(documented) | set(imported)}
     for name, declared in by_package.items():
         sites = _reported_sites(declared)
-        record = kb.package(name)
+        record = records[name]
         if record is not None and record.classification in RULE_BY_CLASS:
             only_optional = _optional_use(imported.get(name, []), context, guarded_paths)
             for site, others in _per_manifest(sites):
@@ -103,7 +106,7 @@ def analyze_dependencies(
     for name, facts in imported.items():
         if name in by_package:
             continue
-        record = kb.package(name)
+        record = records[name]
         if record is not None and record.classification in RULE_BY_CLASS:
             # the site shown is a plain import where there is one: llm-awq imports flash_attn inside try/except in
             # one model and plainly in four others, and the plain ones are what breaks
@@ -155,7 +158,8 @@ def analyze_dependencies(
     # a package an install document names shows its version on the import's row; one the code never imports adds no
     # row (a README's `pip install flash-attn` for a demo is no dependency of the project's code)
     declared = {**{n: s for n, s in documented.items() if n in imported}, **by_package}
-    matrix = [_row(name, declared.get(name, []), name in imported, kb) for name in sorted(set(declared) | set(imported))]
+    matrix = [_row(name, declared.get(name, []), name in imported, kb, records.get(name))
+              for name in sorted(set(declared) | set(imported))]
     return DependencyAnalysis(findings, matrix, fit)
 
 
@@ -190,6 +194,55 @@ class _Emitter:
 
 
 MAIN_REQUIREMENTS = {"", "base", "main", "core", "common", "prod", "runtime", "install"}
+
+
+def _classed(record, sites: list[Declaration], cuda_parts: frozenset[str]):
+    """The record as it applies to this project: the class of the release range every declaration falls in (mmcv
+    1.x, the lite package), else compatible where the project imports none of the package's CUDA modules."""
+    if record is None:
+        return None
+    for versions in record.versions:
+        if sites and all(_within(site.specifier, versions.specifier) for site in sites):
+            return record.model_copy(update={"classification": versions.classification, "note": versions.note,
+                                             "references": [*record.references, versions.reference]})
+    if record.cuda_modules and record.classification in RULE_BY_CLASS and not cuda_parts & set(record.cuda_modules):
+        return record.model_copy(update={"classification": "compatible", "note": record.without_cuda_modules})
+    return record
+
+
+def _within(specifier: str, bounds: str) -> bool:
+    """Does every release the declaration admits lie in `bounds`? Known for an exact pin (`==1.7.0`, `==1.7.*`) and,
+    where the bounds only cap releases from above (`<2.0.0rc0`), for an upper bound (`<1.8`, `<=1.7.2`, `~=1.6`);
+    anything else (no specifier, a floor only) admits the newest release, which the record's own class covers."""
+    try:
+        items, limits = list(SpecifierSet(re.sub(r"\+[A-Za-z0-9.]+", "", specifier))), list(SpecifierSet(bounds))
+    except InvalidSpecifier:
+        return False
+    for item in items:
+        if item.operator in {"==", "==="}:
+            try:
+                version = Version(item.version.replace(".*", ""))
+            except InvalidVersion:
+                return False
+            return all(limit.contains(version, prereleases=True) for limit in limits)
+    if not limits or any(limit.operator not in {"<", "<="} for limit in limits):
+        return False
+    for item in items:
+        try:
+            version = Version(item.version)
+        except InvalidVersion:
+            continue
+        if item.operator == "~=":  # ~=1.6 admits up to (not including) 2.0: below the next release of its parent
+            parts = version.release[:-1] or version.release
+            item_cap, inclusive = Version(".".join(map(str, [*parts[:-1], parts[-1] + 1]))), False
+        elif item.operator in {"<", "<="}:
+            item_cap, inclusive = version, item.operator == "<="
+        else:
+            continue
+        if all((limit.contains(item_cap, prereleases=True) if inclusive else
+                Version(limit.version) >= item_cap or limit.contains(item_cap, prereleases=True)) for limit in limits):
+            return True
+    return False
 
 
 def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declaration]) -> None:
@@ -430,8 +483,8 @@ def _below(specifier: str, minimum: str) -> bool:
     return False
 
 
-def _row(name: str, sites: list[Declaration], imported: bool, kb: KnowledgeBase) -> DependencyRow:
-    record = kb.package(name)
+def _row(name: str, sites: list[Declaration], imported: bool, kb: KnowledgeBase, record=None) -> DependencyRow:
+    record = record or kb.package(name)
     declared = ", ".join(sorted({s.specifier for s in sites if s.specifier}))
     sources = [f"{s.path}:{s.line}" for s in sites]
     if record is not None:
