@@ -58,6 +58,10 @@ class ShellConfigScanner(Scanner):
             if name == "CUDA_VISIBLE_DEVICES" and shell_pins.leading_devices_pin(
                     node, root, whole_script=unit.kind == "shell" and unit.cell is None):
                 code = self.index.code_for("cuda-visible-devices-default-pin")
+            elif name == "CUDA_VISIBLE_DEVICES" and shell_pins.moved_devices_pin(
+                    node, root, whole_script=unit.kind == "shell" and unit.cell is None):
+                hits.append(Hit(code, name, Span.of(node), facets=(shell_pins.ONE_JOB,)))
+                continue
             hits.append(Hit(code, name, Span.of(node)))
         cuda_image, cuda_packages = False, None
         for node in found.get("command", []):

@@ -7,7 +7,8 @@ v2.9.0-7.3.0, v2.10.0-26.1.0 and v2.12.0-26.1.0; transfer_to_npu does not map CU
 process ignores the pin, sees every NPU and takes NPU 0, or NPU `LOCAL_RANK` under a launcher. A pin of the leading
 devices (`0`, `0,1,2,3`, `$(seq -s, 0 $((N-1)))`) therefore lands on the same devices, unless the number of processes
 is taken from the visible devices (`deepspeed` without `--num_gpus`), the script hands the pin to something it cannot
-see (`bash other.sh`, `srun`), or it gives the variable several values (one job per device)."""
+see (`bash other.sh`, `srun`), or it gives the variable several values (one job per device). A pin of other cards
+(`7`, `6,7`) under the same conditions leaves the job running, on NPUs 0..k-1 instead of the cards named (DEV201 low)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 READS = frozenset({"simple_expansion", "expansion"})
+ONE_JOB = "one-job-moved"  # DEV201's facet: a pin of other cards for one job, which runs on NPUs 0..k-1 without it
 SHOW_COMMANDS = frozenset({"echo", "printf"})
 SHOWN_REDIRECTS = frozenset({"1", "2", "/dev/stderr", "/dev/stdout", "/dev/null"})
 LOOPS = frozenset({"for_statement", "c_style_for_statement", "while_statement"})
@@ -82,9 +84,35 @@ def leading_devices_pin(name: Node, root: Node, whole_script: bool = True) -> bo
     same devices on Ascend without it (see the module docstring). `whole_script` False (a Dockerfile, whose `ENV`
     reaches a command the file does not show, a notebook's `%env` or `%%bash` cell) judges only command prefixes."""
     assignment = name.parent
-    if assignment is None or assignment.type != "variable_assignment" or not _leading_devices(
-            assignment.child_by_field_name("value")):
+    return (assignment is not None and assignment.type == "variable_assignment"
+            and _leading_devices(assignment.child_by_field_name("value"))
+            and _one_ranked_job(assignment, name, root, whole_script))
+
+
+def moved_devices_pin(name: Node, root: Node, whole_script: bool = True) -> bool:
+    """The assignment of `name` gives a literal list of other devices (`7`, `6,7`) to one job whose processes take
+    their device by rank: on Ascend the pin is ignored and the job still runs, on NPUs 0..k-1 instead of the cards
+    named. Not for several values, a loop or a background job (jobs meant for separate cards would share NPU 0)."""
+    assignment = name.parent
+    if assignment is None or assignment.type != "variable_assignment":
         return False
+    value = assignment.child_by_field_name("value")
+    return (_literal_devices(value) and not _leading_devices(value)
+            and _one_ranked_job(assignment, name, root, whole_script))
+
+
+def _literal_devices(value: Node | None) -> bool:
+    """`7`, `"6,7"`: device ids written out, no expansion."""
+    if value is None or value.type not in {"word", "number", "string", "raw_string"} or any(
+            child.type in READS or child.type == "command_substitution" for child in value.named_children):
+        return False
+    devices = parsing.text(value).strip("'\"").split(",")
+    return all(device.isdigit() for device in devices)
+
+
+def _one_ranked_job(assignment: Node, name: Node, root: Node, whole_script: bool) -> bool:
+    """The pin holds one value for the script, outside loops, and every program it reaches takes its device by rank
+    with a count of its own (see the module docstring)."""
     if _in_loop(assignment) or len(_values(root, parsing.text(name))) > 1:
         return False
     holder = assignment.parent

@@ -102,3 +102,20 @@ def test_a_dataparallel_built_whatever_the_count_or_without_a_pin_stays(tmp_path
         "trainer.py": other_test,
     })
     assert _data_parallel(tmp_path / "switch").reach == "runs"
+
+
+def test_a_one_job_pin_of_other_cards_is_low_unless_the_program_counts(tmp_path):
+    """DEV201 at low for `export CUDA_VISIBLE_DEVICES=7` before one job (Latte's sample/*.sh): the job runs on NPU 0
+    instead of card 7. Where the program counts the visible devices (device_map="auto"), the count grows on Ascend:
+    medium, as for any pin."""
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\ntransformers\n",
+        "sample.sh": "export CUDA_VISIBLE_DEVICES=7\npython sample.py\n",
+        "sample.py": "import torch\nx = torch.zeros(2).to('cuda')\n",
+        "infer.sh": "export CUDA_VISIBLE_DEVICES=7\npython infer.py\n",
+        "infer.py": "from transformers import AutoModel\nmodel = AutoModel.from_pretrained('m', device_map=\"auto\")\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    pins = {f.path: f for f in report.findings if f.rule == "DEV201"}
+    assert pins["sample.sh"].severity == "low" and "instead of the cards named" in pins["sample.sh"].message.en
+    assert pins["infer.sh"].severity == "medium"

@@ -34,6 +34,7 @@ COUNTERS = {
     "torch.nn.parallel.data_parallel.DataParallel": "nn.DataParallel",
 }
 PIN_RULE = "DEV703"
+MOVED_PIN_RULE = "DEV201"  # its one-job pin of other cards (low) is medium again where the program counts devices
 DATA_PARALLEL_RULE = "DST010"
 SEVERAL = " when more than one device is visible"  # the suffix of a DataParallel built only then
 COUNT_WORDS = ("gpu", "device", "npu", "count")  # a compared name that counts devices: n_gpu, num_gpus, device_count()
@@ -103,14 +104,24 @@ def _asks_several(condition) -> bool:
 
 def counted_pins(findings: list[Finding], counts: dict[str, list], modules: list, factory: FindingFactory) -> list[Finding]:
     """`findings` with each DEV703 pin whose launched program counts devices rebuilt with the facet COUNTS."""
-    if not counts or not any(f.rule == PIN_RULE for f in findings):
+    if not counts or not any(f.rule in (PIN_RULE, MOVED_PIN_RULE) for f in findings):
         return findings
     by_path = {m.path: m for m in modules}
     by_module = modules_by_name(modules)
     result, found = [], {}
     several: dict[tuple[str, int], str] = {}  # a DataParallel built only for several devices → a pin that reaches it
     for finding in findings:
-        if finding.rule == PIN_RULE and finding.path in by_path:
+        if finding.rule == MOVED_PIN_RULE and finding.severity == "low" and finding.path in by_path \
+                and by_path[finding.path].launched_scripts + by_path[finding.path].launches:
+            # a one-job pin of other cards (DEV201 low) whose program counts the devices: the count grows on Ascend
+            found.setdefault(finding.path, _count_reached(by_path[finding.path], by_path, by_module, counts))
+            if found[finding.path] is not None:
+                located = Located(finding.rule, finding.symbol, finding.path, finding.line, finding.column,
+                                  finding.end_column, finding.snippet, finding.cell, end_line=finding.end_line,
+                                  role=finding.role, reach=finding.reach, reach_reason=finding.reach_reason)
+                finding = factory.build_located(located, 0).model_copy(
+                    update={"suppressed": finding.suppressed, "fingerprint": finding.fingerprint})
+        elif finding.rule == PIN_RULE and finding.path in by_path:
             if finding.path not in found:
                 found[finding.path] = _count_reached(by_path[finding.path], by_path, by_module, counts)
             reached = found[finding.path]
