@@ -516,6 +516,11 @@ class PackageRecord(_Record):
         "them working): each call is a finding (DEP030)",
     )
     calls: list[PackageCall] = Field(default_factory=list, description="replacements of calls into the package")
+    torch_pairs: dict[str, str] = Field(
+        default_factory=dict,
+        description="the release (or release line) of this package built for a torch version or major.minor "
+        "(torchvision 0.16 for torch 2.1): a companion pin that moves with torch",
+    )
     versions: list[VersionClass] = Field(
         default_factory=list,
         description="release ranges classed otherwise than the record: a declaration whose every admitted release "
@@ -652,6 +657,9 @@ class BackendConventions(_Record):
     npu_engines: list[str] = Field(default_factory=list, description="engines with an Ascend build")
     images: list[str] = Field(default_factory=list, description="tokens of a Dockerfile's base image, package index "
                               "URL or build label that name another accelerator's image (a token starting so: rocm6.0)")
+    npu_probes: list[str] = Field(default_factory=list, description="words of a shell test that asks whether the host "
+                                  "is an Ascend one (`command -v npu-smi`, ASCEND_HOME_PATH): an install script's branch "
+                                  "under it is the project's own NPU install")
     npu_packages: list[str] = Field(default_factory=list, description="packages that import wherever the project runs "
                                     "on Ascend and nowhere else: a try that imports one is the NPU arm, its except arm "
                                     "the other")

@@ -31,6 +31,7 @@ from ascend_feasibility.analyzer.core import budget, transfer
 from ascend_feasibility.analyzer.core.cache import DEFAULT_MAX_BYTES, FileCache
 from ascend_feasibility.analyzer.core.filework import FileResult, FileWorker, init_worker, process_in_worker
 from ascend_feasibility.analyzer.core.models import (
+    COUNTED_ROLES,
     CalibrationSection,
     ProjectInfo,
     Report,
@@ -287,7 +288,9 @@ def _project_target(files: list[ProjectFile], worker: FileWorker, context: Proje
     manifests = (f for f in files if (context.of(f.path).role == "build"
                  or (f.kind == "build" and context.of(f.path).role == "product")
                  or (f.kind == "install-doc" and context.of(f.path).role in {"product", "docs"}
-                     and install_docs.sets_up_code(f.path, code)))
+                     and install_docs.sets_up_code(f.path, code))
+                 or (f.kind == "shell" and install_docs.is_install_script(f.path)
+                     and context.of(f.path).role in COUNTED_ROLES))
                  and context.of(f.path).reach != "other-backend")  # a ROCm image's torch is ROCm's, no requirement
     for project_file in sorted(manifests, key=lambda f: f.path):
         result = worker.process(project_file)

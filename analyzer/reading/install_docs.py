@@ -27,6 +27,13 @@ def is_install_doc(name: str) -> bool:
     return lower.startswith(("readme", "install")) or "install" in lower
 
 
+def is_install_script(path: str) -> bool:
+    """install.sh, install/install_torch.sh, scripts/setup_env.sh: a shell script that sets up the environment, whose
+    pip pins (and its branch for an Ascend host, manifests.parse_install_commands) name the torch the project runs."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return name.endswith(".sh") and name.startswith(("install", "setup"))
+
+
 def sets_up_code(path: str, code_folders: set[str]) -> bool:
     """Is the document the setup of Python code: at the project's root, or in a folder holding Python at any depth
     (InternImage's detection/README.md)? One in a folder of cluster or serving launchers (open-r1's slurm/README.md)

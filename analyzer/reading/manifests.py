@@ -41,6 +41,7 @@ class Declaration:
     text: str = ""  # the declaration as written
     local_version: str = ""  # "+cu121" and the like
     exported: bool = False  # in a requirements file a resolver wrote from the project's manifest (see exported_by)
+    arm: str = ""  # an install script's branch: "npu" under a test of an Ascend probe, "other" in its sibling branches
 
 
 @dataclass(frozen=True)
@@ -400,25 +401,33 @@ def _conda_spec(spec: str, relative: str, line: int, source: str = "conda") -> D
 INSTALL_QUERY = "(command name: (command_name) @name) @command"
 
 
-def parse_install_commands(relative: str, root_node: Node, source: str = "pip-install"):
+def parse_install_commands(relative: str, root_node: Node, source: str = "pip-install",
+                           npu_probes: tuple[str, ...] = ()):
     """pip install / python -m pip install / mim install / conda install lines (Dockerfiles, shell scripts, notebook
-    `!`, install documents' shell: `source` "doc-install", below every manifest)."""
+    `!`, install documents' shell: `source` "doc-install", below every manifest). A `"${NAME[@]}"` argument installs
+    the requirement strings of the script's array NAME (torchchat's install_torch.sh); a line or array element inside
+    an `if` whose test names one of `npu_probes` (`command -v npu-smi`) is the script's NPU arm (`arm` "npu"), and
+    one in a sibling branch of that `if` is another backend's (`arm` "other")."""
     declarations: list[Declaration] = []
     found = parsing.captures(parsing.query("bash", INSTALL_QUERY), root_node)
+    arrays: dict[str, list[tuple[str, Node]]] | None = None
     for command in found.get("command", []):
-        words = [parsing.text(w) for w in command.children_by_field_name("argument")]
+        nodes = command.children_by_field_name("argument")
+        words = [parsing.text(w) for w in nodes]
         program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
+        if program.startswith("$") and "install" in words:  # `$PIP_EXECUTABLE install`: what the script assigns it
+            program = _assigned_program(program, root_node)
         if program.startswith("python") and words[:2] == ["-m", "pip"]:
-            program, words = "pip", words[2:]
+            program, words, nodes = "pip", words[2:], nodes[2:]
         if program not in {"pip", "pip3", "mim", "conda", "mamba", "uv"} or "install" not in words:
             continue
         if program == "uv" and words[:2] != ["pip", "install"]:
             continue
-        args = words[words.index("install") + 1 :]
+        start = words.index("install") + 1
         line = command.start_point.row + 1
         skip_next = False
-        for arg in args:
-            arg = arg.strip("'\"")
+        for word, node in zip(words[start:], nodes[start:]):
+            arg = word.strip("'\"")
             if skip_next:
                 skip_next = False
                 continue
@@ -426,13 +435,128 @@ def parse_install_commands(relative: str, root_node: Node, source: str = "pip-in
                        "--target", "-t", "--prefix", "--root"}:
                 skip_next = True
                 continue
-            if arg.startswith("-") or arg.startswith("$"):
+            items = [(arg, line, node)]
+            if arg.startswith("$"):
+                array = _ARRAY_EXPANSION.fullmatch(arg)
+                if array is None or program in {"conda", "mamba"}:
+                    continue
+                if arrays is None:
+                    arrays = _requirement_arrays(root_node)
+                items = [(text, element.start_point.row + 1, element) for text, element in arrays.get(array[1], [])]
+            elif arg.startswith("-"):
                 continue
-            if program in {"conda", "mamba"}:
-                declarations.append(_conda_spec(arg, relative, line, "conda-install" if source == "pip-install" else source))
-            else:
-                parsed = parse_requirement_text(arg, relative, line, source)
-                if isinstance(parsed, Declaration):
-                    declarations.append(parsed)
+            for text, at, where in items:
+                if program in {"conda", "mamba"}:
+                    declared = _conda_spec(text, relative, at, "conda-install" if source == "pip-install" else source)
+                else:
+                    declared = parse_requirement_text(text, relative, at, source)
+                if isinstance(declared, Declaration):
+                    arm = _install_arm(where, npu_probes) if npu_probes else ""
+                    declarations.append(replace(declared, arm=arm) if arm else declared)
     return declarations, []
+
+
+_ARRAY_EXPANSION = re.compile(r"\$\{(\w+)\[[@*]\]\}")
+_SCALAR_EXPANSION = re.compile(r"\$\{(\w+)\}|\$(\w+)")
+
+
+def _assigned_program(expansion: str, root: Node) -> str:
+    """The program a `$PIP`/`${PYTHON}` command runs: "pip" or "python" when every value the script assigns the
+    variable starts with that name (`pip3`, `pip${PYTHON_SYS_VERSION}`, `python3`), else the expansion itself."""
+    match = _SCALAR_EXPANSION.fullmatch(expansion)
+    if match is None:
+        return expansion
+    variable, values, stack = match[1] or match[2], [], [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "variable_assignment":
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            if name is not None and parsing.text(name) == variable:
+                values.append(parsing.text(value).strip("'\"").rsplit("/", 1)[-1] if value is not None else "")
+            continue
+        stack.extend(node.named_children)
+    for family in ("pip", "python"):
+        if values and all(value.startswith(family) for value in values):
+            return family
+    return expansion
+
+
+def _requirement_arrays(root: Node) -> dict[str, list[tuple[str, Node]]]:
+    """Each array the script assigns (`REQS=( torch=="2.7.0" torchvision )`), as its elements' texts with quotes
+    removed and `${VAR}` filled in from a variable the script assigns once to a literal; an element still holding an
+    expansion is left out (its version is not known)."""
+    scalars: dict[str, list[str]] = {}
+    arrays: dict[str, list[tuple[str, Node]]] = {}
+    assignments = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "variable_assignment":
+            assignments.append(node)
+            continue
+        stack.extend(node.named_children)
+    for node in assignments:
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is None or value is None:
+            continue
+        if value.type == "array":
+            arrays.setdefault(parsing.text(name), [])
+        elif value.type in {"word", "number", "string", "raw_string"} and "$" not in parsing.text(value):
+            scalars.setdefault(parsing.text(name), []).append(parsing.text(value).strip("'\""))
+    known = {name: values[0] for name, values in scalars.items() if len(values) == 1}
+    for node in sorted(assignments, key=lambda n: n.start_byte):
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is None or value is None or value.type != "array":
+            continue
+        for element in value.named_children:
+            text = parsing.text(element).replace('"', "").replace("'", "")
+            text = _SCALAR_EXPANSION.sub(lambda m: known.get(m[1] or m[2], m[0]), text)
+            if text and "$" not in text and not text.startswith("#"):
+                arrays[parsing.text(name)].append((text, element))
+    return arrays
+
+
+def _install_arm(node: Node, probes: tuple[str, ...]) -> str:
+    """"npu" where `node` lies in the branch of an `if`/`elif` whose test names an Ascend probe (or in the `else` of
+    a negated one: `if ! command -v npu-smi`), "other" in another branch of that `if`, "" elsewhere."""
+    child, parent = node, node.parent
+    while parent is not None:
+        if parent.type in {"if_statement", "elif_clause", "else_clause"} and child.type not in {"elif_clause",
+                                                                                                  "else_clause"}:
+            chain = parent if parent.type == "if_statement" else parent.parent
+            tests = [(clause, _test_text(clause)) for clause in
+                     [chain, *(c for c in chain.named_children if c.type == "elif_clause")]] if chain is not None else []
+            if any(child.start_byte >= c.start_byte and child.end_byte <= c.end_byte
+                   for clause, _ in tests if clause == parent for c in _test_nodes(clause)):
+                child, parent = parent, parent.parent
+                continue
+            probed = [(clause, text) for clause, text in tests if any(probe in text for probe in probes)]
+            if probed:
+                mine = next((text for clause, text in probed if clause == parent), None)
+                if mine is not None:
+                    return "other" if _negated(mine) else "npu"
+                if parent.type == "else_clause" and len(probed) == 1 == len(tests) and _negated(probed[0][1]):
+                    return "npu"
+                return "other"
+        child, parent = parent, parent.parent
+    return ""
+
+
+def _test_nodes(clause: Node) -> list[Node]:
+    if clause.type == "if_statement":
+        return clause.children_by_field_name("condition")
+    nodes = []
+    for child in clause.children[1:]:
+        if child.type == "then":
+            break
+        nodes.append(child)
+    return nodes
+
+
+def _test_text(clause: Node) -> str:
+    return " ".join(parsing.text(n) for n in _test_nodes(clause))
+
+
+def _negated(test: str) -> bool:
+    return test.lstrip().startswith("!") or "[[ !" in test or "[ !" in test
 

@@ -58,7 +58,9 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
                 facts.cuda_parts += [m for m in _cuda_parts(unit) if m not in facts.cuda_parts]
                 facts.used_through += [n for n in _used_through(unit) if n not in facts.used_through]
         elif unit.kind in {"shell", "dockerfile"} and "install" in unit.source.text:
-            _add(facts, manifests.parse_install_commands(relative, unit.tree()))
+            declared, problems = manifests.parse_install_commands(relative, unit.tree(), npu_probes=_npu_probes())
+            # a branch beside the script's NPU arm installs for another backend (CUDA, XPU): not what Ascend runs
+            _add(facts, ([d for d in declared if d.arm != "other"], problems))
         elif unit.kind == "install-doc" and "install" in unit.source.text:  # a document's pins: its versions only
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), DOC_SOURCE)
             _add(facts, ([d for d in declared if d.specifier], problems))
@@ -113,6 +115,11 @@ def _holder(statement) -> str:
             and cls.parent.type == "module":
         return parsing.text(cls.child_by_field_name("name"))
     return ""
+
+
+@functools.cache
+def _npu_probes() -> tuple[str, ...]:
+    return tuple(load_context_conventions().backends.npu_probes)
 
 
 @functools.cache

@@ -151,6 +151,14 @@ def analyze_dependencies(
         elif file_fit.releases:  # OLMo scripts/augusta/Dockerfile torch==2.5.1 beside a target of torch 2.12.0
             code = "torch-pin-off-target"
             recommended = f"{target_note}, the report's target (this pin fits only {file_fit.recommended})"
+        if code == "torch-version-no-fit" and _patch_apart(in_file, target.torch):
+            # PixArt-alpha torch==2.1.1 against torch_npu 2.1.0.post17 (torch 2.1.0): one line, no API change
+            companions = _companion_moves(path, by_package, documented, target.torch, kb)
+            emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0],
+                             f"torch {target.torch}, for torch_npu {target.torch_npu} (CANN {target.cann})"
+                             + (f"; move with it {companions}" if companions else ""),
+                             facets=("patch-level",), effort=PATCH_LEVEL_EFFORT)
+            continue
         emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], recommended or _table_range(kb))
     if not torch_sites and "torch" in imported:
         emit.import_site("torch-not-declared", "torch", imported["torch"][0], fit.recommended or "")
@@ -183,14 +191,54 @@ class _Emitter:
         self.occurrences[key] += 1
 
     def declaration(self, code: str, symbol: str, site: Declaration, npu: str | None = None, place: Place | None = None,
-                    sites: list[str] | None = None, facets: tuple[str, ...] = ()) -> None:
+                    sites: list[str] | None = None, facets: tuple[str, ...] = (),
+                    effort: tuple[float, float] | None = None) -> None:
         snippet = site.text[:200]
-        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu, facets=facets),
-                   place, sites)
+        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu, facets=facets,
+                           effort=effort), place, sites)
 
     def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None) -> None:
         self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu),
                    place)
+
+
+PATCH_LEVEL_EFFORT = (0.25, 1.0)  # a one-line pin change (and its companions' lines), no API change to re-validate
+COMPANIONS = ("torchvision", "torchaudio")
+
+
+def _patch_apart(sites: list[Declaration], torch: str) -> bool:
+    """The lines pin one released torch version exactly, in the target torch's major.minor line, another patch."""
+    pinned = _version_of(sites)
+    try:
+        version, target = Version(pinned.lstrip("=")), Version(torch)
+    except (AttributeError, InvalidVersion):
+        return False
+    return not version.is_prerelease and version.release[:2] == target.release[:2] and version != target
+
+
+def _companion_moves(path: str, declared: dict[str, list[Declaration]], documented: dict[str, list[Declaration]],
+                     torch: str, kb: KnowledgeBase) -> str:
+    """`torchvision==0.16.1 (requirements.txt:2) to the 0.16 release built for torch 2.1.0, ...`: the companion pins
+    of the same file and of the install documents, each with the release its record pairs with the target torch."""
+    moves = []
+    major_minor = ".".join(torch.split(".")[:2])
+    for name in COMPANIONS:
+        record = kb.package(name)
+        sites = [s for s in [*declared.get(name, []), *documented.get(name, [])]
+                 if s.specifier and (s.path == path or s.source == DOC_SOURCE)]
+        if record is None or not sites:
+            continue
+        pair = record.torch_pairs.get(torch)
+        line_pair = record.torch_pairs.get(major_minor)
+        where = ", ".join(f"{s.path}:{s.line}" for s in sites[:3])
+        pinned = f"{name}{sites[0].specifier} ({where})"
+        if pair is not None or (line_pair is not None and line_pair.count(".") == 2):
+            moves.append(f"{pinned} to {name}=={pair or line_pair}")
+        elif line_pair is not None:
+            moves.append(f"{pinned} to the {line_pair} release built for torch {torch}")
+        else:
+            moves.append(f"{pinned} to the release built for torch {torch}")
+    return ", ".join(moves)
 
 
 MAIN_REQUIREMENTS = {"", "base", "main", "core", "common", "prod", "runtime", "install"}
@@ -365,6 +413,9 @@ def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetC
     sites = [d for d in declarations if d.name == "torch"]
     if any(s.source != DOC_SOURCE for s in sites):  # a manifest's torch: install documents' pins do not count
         sites = [s for s in sites if s.source != DOC_SOURCE]
+    npu_arm = [s for s in sites if s.arm == "npu"]
+    if npu_arm:  # the project's own NPU install (a branch under `command -v npu-smi`) says which torch runs there
+        sites = npu_arm
     primary = _primary(sites)
     fit = torch_fit(primary, kb)
     pinned = _exact_pin(sites, primary, fit, kb)
@@ -384,10 +435,20 @@ def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetC
             en=f"default release {default}: the project declares no torch requirement",
             zh=f"默认发行版 {default}：项目未声明 torch 依赖"), conflicts)
     where = where_zh = f"torch{fit.declared or ''} ({primary[0].path})"
-    if primary[0].source == DOC_SOURCE:
+    if npu_arm:
+        where = f"torch{fit.declared or ''} (the project's NPU install branch, {primary[0].path}:{primary[0].line})"
+        where_zh = f"torch{fit.declared or ''}（项目自己的 NPU 安装分支，{primary[0].path}:{primary[0].line}）"
+    elif primary[0].source == DOC_SOURCE:
         where = f"torch{fit.declared or ''} (an install line of {primary[0].path}: no manifest declares torch)"
         where_zh = f"torch{fit.declared or ''}（{primary[0].path} 中的安装命令：没有清单文件声明 torch）"
     line = _line_release(primary, kb) if not fit.releases else None
+    if line is not None and _prerelease(primary):
+        return TargetChoice(line.torch_npu, Text(
+            en=f"nearest torch_npu release of the project's torch line: {where} is a nightly/dev build, for which no "
+               f"torch_npu release is built; torch_npu {line.torch_npu} is built for torch {line.torch}, the release to "
+               "install in its place",
+            zh=f"项目 torch 版本线上最接近的 torch_npu 发行版：{where_zh} 是 nightly/dev 构建，没有为它构建的 torch_npu "
+               f"发行版；torch_npu {line.torch_npu} 对应 torch {line.torch}，应改装该版本"), conflicts)
     if line is not None:
         return TargetChoice(line.torch_npu, Text(
             en=f"newest torch_npu release of the project's torch line: {where} fits no release of the table, "
@@ -447,6 +508,15 @@ def _line_release(primary: list[Declaration], kb: KnowledgeBase):
         return None
     line = [r for r in kb.releases if Version(r.torch).release[:2] == version.release[:2]]
     return max(line, key=lambda r: (Version(r.torch), Version(r.torch_npu))) if line else None
+
+
+def _prerelease(sites: list[Declaration]) -> bool:
+    """The one version the lines pin exactly is a nightly, dev or pre-release build (`2.7.0.dev20250310`)."""
+    pinned = _version_of(sites)
+    try:
+        return pinned is not None and Version(pinned.lstrip("=")).is_prerelease
+    except InvalidVersion:
+        return False
 
 
 def _version_of(sites: list[Declaration]) -> str | None:
