@@ -400,3 +400,60 @@ def test_the_root_readme_is_read_once_for_the_settings_and_the_scan(tmp_path, mo
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     assert opened.count("README.md") == 1 and opened.count("train.py") == 1
     assert "an install line of README.md" in report.target.reason.en  # the scan still read its install lines
+
+
+def _findings(root, rule):
+    return [f for f in analyze(root, AnalyzeOptions(jobs=1)).findings if f.rule == rule]
+
+
+def test_mmcv_1x_is_the_lite_package_and_only_its_ops_need_an_npu_build(tmp_path):
+    """In mmcv 1.x `mmcv` is pure Python and `mmcv-full` carries the ops; from 2.0 `mmcv` carries them (mmcv v1.7.0 and
+    v2.0.0 README and setup.py). PixArt-alpha pins mmcv==1.7.0 and imports Config and Registry only."""
+    write(tmp_path / "lite", {"requirements.txt": "mmcv==1.7.0\n", "model.py": "from mmcv import Config\n"})
+    write(tmp_path / "plain", {"requirements.txt": "mmcv>=2.0.0\n", "model.py": "from mmcv import Config, Registry\n"})
+    write(tmp_path / "ops", {"requirements.txt": "mmcv>=2.0.0\n", "model.py": "from mmcv.ops import DeformConv2d\n"})
+    write(tmp_path / "full", {"requirements.txt": "mmcv-full==1.7.0\n", "model.py": "from mmcv import ops\n"})
+    for lite in ("lite", "plain"):
+        report = analyze(tmp_path / lite, AnalyzeOptions(jobs=1))
+        assert not [f for f in report.findings if f.rule == "DEP001"], lite
+        row = next(r for r in report.dependency_matrix if r.package == "mmcv")
+        assert row.classification == "compatible" and "pure" in row.notes.en.lower()
+    assert [(f.path, f.symbol) for f in _findings(tmp_path / "ops", "DEP001")] == [("requirements.txt", "mmcv")]
+    assert ("requirements.txt", "mmcv-full") in [(f.path, f.symbol) for f in _findings(tmp_path / "full", "DEP001")]
+
+
+def test_an_install_scripts_npu_branch_is_the_projects_torch(tmp_path):
+    """torchchat install/install_torch.sh: pins in a bash array `pip install`-ed through `$PIP_EXECUTABLE`, with a
+    branch under `command -v npu-smi`; the target follows that branch, and its nightly maps to its line's release."""
+    script = (
+        'PIP_EXECUTABLE=pip3\nV=dev20250418\n'
+        'if [[ -x "$(command -v nvidia-smi)" ]]; then\n  REQS=(\n    torch=="2.8.0.${V}"\n  )\n'
+        'elif [[ -x "$(command -v npu-smi)" ]]; then\n  REQS=(\n    torch=="2.7.0.dev20250310+cpu"\n'
+        '    torchvision=="0.22.0.dev20250310"\n  )\nelse\n  REQS=( torch=="2.8.0.${V}" )\nfi\n'
+        '$PIP_EXECUTABLE install --extra-index-url "${URL}" "${REQS[@]}"\n')
+    declared, _ = manifests.parse_install_commands("install/install_torch.sh", parsing.parse("bash", script.encode()),
+                                                   npu_probes=("npu-smi",))
+    assert [(d.name, d.specifier, d.line, d.arm) for d in declared] == [
+        ("torch", "==2.8.0.dev20250418", 5, "other"), ("torch", "==2.7.0.dev20250310+cpu", 9, "npu"),
+        ("torchvision", "==0.22.0.dev20250310", 10, "npu"), ("torch", "==2.8.0.dev20250418", 13, "other")]
+    write(tmp_path, {"install/install_torch.sh": script, "run.py": "import torch\n", "requirements.txt": "numpy\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch == "2.7.1" and report.target.chosen_by == "project"
+    assert "nightly" in report.target.reason.en and "NPU install branch" in report.target.reason.en
+    assert not [f for f in report.findings if f.rule == "DEP013"]
+    pins = [f for f in report.findings if f.path == "install/install_torch.sh" and f.rule.startswith("DEP01")]
+    assert [f.line for f in pins] == [9]
+
+
+def test_a_package_in_two_manifests_of_one_environment_is_one_finding(tmp_path):
+    """PixArt-alpha's requirements.txt and environment.yml both set up the project's environment: xformers in both
+    is one dependency to replace. A Dockerfile in another folder installs its own environment and keeps its finding."""
+    write(tmp_path, {
+        "requirements.txt": "torch==2.1.0\nxformers==0.0.22\n",
+        "environment.yml": "name: env\ndependencies:\n  - python=3.9\n  - pip:\n    - xformers==0.0.22\n",
+        "docker/requirements.txt": "xformers\n",
+        "model.py": "import xformers.ops\n",
+    })
+    found = _findings(tmp_path, "DEP001")
+    assert [(f.path, f.line) for f in found] == [("docker/requirements.txt", 1), ("requirements.txt", 2)]
+    assert found[1].sites == ["environment.yml:5", "requirements.txt:2"]

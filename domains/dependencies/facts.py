@@ -171,7 +171,7 @@ def _cuda_parts(unit: Unit) -> list[str]:
         names = [dotted]
         statement = node.parent.parent
         if statement is not None and statement.type == "import_from_statement" \
-                and statement.child_by_field_name("module_name") is node.parent:
+                and statement.child_by_field_name("module_name") == node.parent:
             names += [f"{dotted}.{parsing.text(n.child_by_field_name('name') or n).split(' ')[0]}"
                       for n in statement.children_by_field_name("name")]
         found += [m for m in modules for name in names if name == m or name.startswith(m + ".")]

@@ -316,16 +316,28 @@ def _reported_sites(sites: list[Declaration]) -> list[Declaration]:
     return list(first.values())
 
 
+ENVIRONMENT_SOURCES = ("pyproject", "setup.py", "setup.cfg", "requirements", "conda")  # in the order one is shown
+
+
 def _per_manifest(sites: list[Declaration]) -> list[tuple[Declaration, list[str] | None]]:
     """One finding per package per manifest: `lightning==2.1.2` and `lightning[app]` in one requirements file are one
-    dependency to change. The finding stands at the first line outside an optional group (else the first line), and
-    lists every line of that file as its sites."""
-    by_path: dict[str, list[Declaration]] = defaultdict(list)
+    dependency to change. The main manifests of one folder (requirements.txt, environment.yml, pyproject.toml,
+    setup.py: PixArt-alpha's requirements.txt and its conda environment.yml) are alternative ways to set up the same
+    environment, so a package they both name is one dependency too; an extra, a requirements-<extra>.txt, a Dockerfile
+    or a script installs something else and keeps its own finding. The finding stands at the first line outside an
+    optional group (else the first line) of the manifest shown first (pyproject, setup, requirements, conda), and lists
+    every line as its sites."""
+    by_environment: dict[str, list[Declaration]] = defaultdict(list)
     for site in sites:
-        by_path[site.path].append(site)
+        main = site.source in ENVIRONMENT_SOURCES and _declared_optional(site) is None
+        folder = site.path.rsplit("/", 1)[0] if "/" in site.path else ""
+        by_environment[f"{folder}/" if main else site.path].append(site)
     grouped = []
-    for lines in by_path.values():
-        primary = next((s for s in lines if _declared_optional(s) is None), lines[0])
+    for lines in by_environment.values():
+        first = min(lines, key=lambda s: (ENVIRONMENT_SOURCES.index(s.source) if s.source in ENVIRONMENT_SOURCES
+                                          else len(ENVIRONMENT_SOURCES), s.path))
+        in_first = [s for s in lines if s.path == first.path]
+        primary = next((s for s in in_first if _declared_optional(s) is None), in_first[0])
         grouped.append((primary, [f"{s.path}:{s.line}" for s in lines] if len(lines) > 1 else None))
     return grouped
 
