@@ -531,6 +531,11 @@ class PackageRecord(_Record):
         description="the dotted modules that hold the package's CUDA part (mmcv.ops): a project importing none of them "
         "uses only its pure-Python parts, and the package is compatible for it",
     )
+    cuda_modules_through: list[str] = Field(
+        default_factory=list,
+        description="top-level modules of libraries built on the package's CUDA part (mmdet, mmseg on mmcv.ops): "
+        "a project importing one uses that part through it",
+    )
     without_cuda_modules: BilingualText | None = Field(
         default=None, description="the note shown when the project imports none of cuda_modules")
     used_through: list[str] = Field(

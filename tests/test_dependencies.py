@@ -192,8 +192,9 @@ def test_a_declared_package_another_library_loads_for_the_project_is_in_use(tmp_
     write(tmp_path / "b", files)
     assert [f.rule for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings if f.symbol == "bitsandbytes"] == ["DEP015"]
     # InternVL's requirements/segmentation.txt declares mmcv-full, the catalog's mmcv by an alias, which its code imports
+    # (its ops, through mmseg: a project using only mmcv's pure-Python parts has nothing to replace)
     write(tmp_path / "c", {"requirements.txt": "torch==2.6.0\nmmcv-full==1.6.2\n", "mylib/__init__.py": "",
-                           "mylib/data.py": "import mmcv\n", "train.py": "import mylib.data\n"})
+                           "mylib/data.py": "import mmcv\nimport mmseg\n", "train.py": "import mylib.data\n"})
     assert [f.rule for f in analyze(tmp_path / "c", AnalyzeOptions(jobs=1)).findings if f.symbol == "mmcv-full"] == ["DEP001"]
     # a declaration by one of a record's alias names (cupy-cuda12x is the cupy record's), imported as the record's module
     write(tmp_path / "d", {"requirements.txt": "cupy-cuda12x\n", "mylib/__init__.py": "", "mylib/data.py": "import cupy\n",
@@ -413,6 +414,7 @@ def test_mmcv_1x_is_the_lite_package_and_only_its_ops_need_an_npu_build(tmp_path
     write(tmp_path / "plain", {"requirements.txt": "mmcv>=2.0.0\n", "model.py": "from mmcv import Config, Registry\n"})
     write(tmp_path / "ops", {"requirements.txt": "mmcv>=2.0.0\n", "model.py": "from mmcv.ops import DeformConv2d\n"})
     write(tmp_path / "full", {"requirements.txt": "mmcv-full==1.7.0\n", "model.py": "from mmcv import ops\n"})
+    write(tmp_path / "seg", {"requirements.txt": "mmcv==2.1.0\n", "model.py": "from mmcv import Config\nimport mmseg\n"})
     for lite in ("lite", "plain"):
         report = analyze(tmp_path / lite, AnalyzeOptions(jobs=1))
         assert not [f for f in report.findings if f.rule == "DEP001"], lite
@@ -420,6 +422,7 @@ def test_mmcv_1x_is_the_lite_package_and_only_its_ops_need_an_npu_build(tmp_path
         assert row.classification == "compatible" and "pure" in row.notes.en.lower()
     assert [(f.path, f.symbol) for f in _findings(tmp_path / "ops", "DEP001")] == [("requirements.txt", "mmcv")]
     assert ("requirements.txt", "mmcv-full") in [(f.path, f.symbol) for f in _findings(tmp_path / "full", "DEP001")]
+    assert ("requirements.txt", "mmcv") in [(f.path, f.symbol) for f in _findings(tmp_path / "seg", "DEP001")]
 
 
 def test_an_install_scripts_npu_branch_is_the_projects_torch(tmp_path):

@@ -67,6 +67,7 @@ def analyze_dependencies(
 
     findings: list[Finding] = []
     emit = _Emitter(factory, findings, context)
+    cuda_parts = cuda_parts | {fact.module for fact in imports}  # mmdet, mmseg: libraries built on a CUDA part
     records = {name: _classed(kb.package(name), by_package.get(name, []) or documented.get(name, []), cuda_parts)
                for name in set(by_package) | set(documented) | set(imported)}
     for name, declared in by_package.items():
@@ -246,14 +247,16 @@ MAIN_REQUIREMENTS = {"", "base", "main", "core", "common", "prod", "runtime", "i
 
 def _classed(record, sites: list[Declaration], cuda_parts: frozenset[str]):
     """The record as it applies to this project: the class of the release range every declaration falls in (mmcv
-    1.x, the lite package), else compatible where the project imports none of the package's CUDA modules."""
+    1.x, the lite package), else compatible where the project imports none of the package's CUDA modules, nor a
+    library built on them (`cuda_parts`: the dotted CUDA modules and the top-level modules the project imports)."""
     if record is None:
         return None
     for versions in record.versions:
         if sites and all(_within(site.specifier, versions.specifier) for site in sites):
             return record.model_copy(update={"classification": versions.classification, "note": versions.note,
                                              "references": [*record.references, versions.reference]})
-    if record.cuda_modules and record.classification in RULE_BY_CLASS and not cuda_parts & set(record.cuda_modules):
+    if record.cuda_modules and record.classification in RULE_BY_CLASS \
+            and not cuda_parts & {*record.cuda_modules, *record.cuda_modules_through}:
         return record.model_copy(update={"classification": "compatible", "note": record.without_cuda_modules})
     return record
 
