@@ -34,7 +34,7 @@ COUNTERS = {
     "torch.nn.parallel.data_parallel.DataParallel": "nn.DataParallel",
 }
 PIN_RULE = "DEV703"
-MOVED_PIN_RULE = "DEV201"  # its one-job pin of other cards (low) is medium again where the program counts devices
+MOVED_PIN_RULE = "DEV201"  # its one-job pin of other cards (low) is medium again where the program spreads over them
 DATA_PARALLEL_RULE = "DST010"
 SEVERAL = " when more than one device is visible"  # the suffix of a DataParallel built only then
 COUNT_WORDS = ("gpu", "device", "npu", "count")  # a compared name that counts devices: n_gpu, num_gpus, device_count()
@@ -108,14 +108,19 @@ def counted_pins(findings: list[Finding], counts: dict[str, list], modules: list
         return findings
     by_path = {m.path: m for m in modules}
     by_module = modules_by_name(modules)
-    result, found = [], {}
+    result, found, spread_found = [], {}, {}
+    # a pin of other cards matters where the program spreads over the visible devices (DataParallel, device_map="auto"),
+    # not where it only reads their number (Latte utils.py: `num_gpus = torch.cuda.device_count()` for a port number)
+    spread = {path: [s for s in sites if not s[1].startswith(COUNTERS["torch.cuda.device_count"])]
+              for path, sites in counts.items()}
     several: dict[tuple[str, int], str] = {}  # a DataParallel built only for several devices → a pin that reaches it
     for finding in findings:
         if finding.rule == MOVED_PIN_RULE and finding.severity == "low" and finding.path in by_path \
                 and by_path[finding.path].launched_scripts + by_path[finding.path].launches:
             # a one-job pin of other cards (DEV201 low) whose program counts the devices: the count grows on Ascend
-            found.setdefault(finding.path, _count_reached(by_path[finding.path], by_path, by_module, counts))
-            if found[finding.path] is not None:
+            if finding.path not in spread_found:
+                spread_found[finding.path] = _count_reached(by_path[finding.path], by_path, by_module, spread)
+            if spread_found[finding.path] is not None:
                 located = Located(finding.rule, finding.symbol, finding.path, finding.line, finding.column,
                                   finding.end_column, finding.snippet, finding.cell, end_line=finding.end_line,
                                   role=finding.role, reach=finding.reach, reach_reason=finding.reach_reason)
