@@ -114,8 +114,12 @@ def test_a_one_job_pin_of_other_cards_is_low_unless_the_program_counts(tmp_path)
         "sample.py": "import torch\nx = torch.zeros(2).to('cuda')\n",
         "infer.sh": "export CUDA_VISIBLE_DEVICES=7\npython infer.py\n",
         "infer.py": "from transformers import AutoModel\nmodel = AutoModel.from_pretrained('m', device_map=\"auto\")\n",
+        # Latte utils.py: the number of devices read for a port number, no spread over them
+        "port.sh": "export CUDA_VISIBLE_DEVICES=6,7\ntorchrun --nproc_per_node=2 serve.py\n",
+        "serve.py": "import os\nimport torch\nn = torch.cuda.device_count()\nos.environ['MASTER_PORT'] = str(29500 + n)\n",
     })
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     pins = {f.path: f for f in report.findings if f.rule == "DEV201"}
+    assert pins["port.sh"].severity == "low"
     assert pins["sample.sh"].severity == "low" and "instead of the cards named" in pins["sample.sh"].message.en
     assert pins["infer.sh"].severity == "medium"
