@@ -446,6 +446,7 @@ def test_an_install_scripts_npu_branch_is_the_projects_torch(tmp_path):
     assert not [f for f in report.findings if f.rule == "DEP013"]
     pins = [f for f in report.findings if f.path == "install/install_torch.sh" and f.rule.startswith("DEP01")]
     assert [f.line for f in pins] == [9]
+    assert "nightly" in pins[0].message.en and "torch_npu 2.7.1" in pins[0].message.en
 
 
 def test_a_package_in_two_manifests_of_one_environment_is_one_finding(tmp_path):

@@ -152,6 +152,11 @@ def analyze_dependencies(
         elif file_fit.releases:  # OLMo scripts/augusta/Dockerfile torch==2.5.1 beside a target of torch 2.12.0
             code = "torch-pin-off-target"
             recommended = f"{target_note}, the report's target (this pin fits only {file_fit.recommended})"
+        line = _line_release(in_file, kb) if code == "torch-version-no-fit" and _prerelease(in_file) else None
+        if line is not None:  # torchchat's npu-smi branch: torch=="2.7.0.dev20250310+cpu"
+            emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0],
+                             f"torch {line.torch} (torch_npu {line.torch_npu}, CANN {line.cann})", facets=("nightly",))
+            continue
         if code == "torch-version-no-fit" and _patch_apart(in_file, target.torch):
             # PixArt-alpha torch==2.1.1 against torch_npu 2.1.0.post17 (torch 2.1.0): one line, no API change
             companions = _companion_moves(path, by_package, documented, target.torch, kb)
