@@ -466,15 +466,12 @@ def _assigned_program(expansion: str, root: Node) -> str:
     match = _SCALAR_EXPANSION.fullmatch(expansion)
     if match is None:
         return expansion
-    variable, values, stack = match[1] or match[2], [], [root]
-    while stack:
-        node = stack.pop()
+    variable, values = match[1] or match[2], []
+    for node in parsing.walk(root, prune={"variable_assignment"}):
         if node.type == "variable_assignment":
             name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
             if name is not None and parsing.text(name) == variable:
                 values.append(parsing.text(value).strip("'\"").rsplit("/", 1)[-1] if value is not None else "")
-            continue
-        stack.extend(node.named_children)
     for family in ("pip", "python"):
         if values and all(value.startswith(family) for value in values):
             return family
@@ -487,14 +484,8 @@ def _requirement_arrays(root: Node) -> dict[str, list[tuple[str, Node]]]:
     expansion is left out (its version is not known)."""
     scalars: dict[str, list[str]] = {}
     arrays: dict[str, list[tuple[str, Node]]] = {}
-    assignments = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "variable_assignment":
-            assignments.append(node)
-            continue
-        stack.extend(node.named_children)
+    assignments = [node for node in parsing.walk(root, prune={"variable_assignment"})
+                   if node.type == "variable_assignment"]
     for node in assignments:
         name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
         if name is None or value is None:
