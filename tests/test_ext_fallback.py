@@ -436,6 +436,13 @@ def test_gated_handles_reads_the_arm_and_the_test():
     assert not read(NAMED.replace("        sources = ['fused.cpp', 'fused.cu']\n", "").replace(
         "    return _plugin is not None\n", "    sources = ['fused.cpp', 'fused.cu']\n    return _plugin is not None\n"))
     assert not read(NAMED.replace("sources = ['fused.cpp', 'fused.cu']", "sources = find_sources()"))
+    # a module-level list of sources the function passes on
+    module_level = LAZY.replace("_plugin = None\n", "_plugin = None\n_SOURCES = ['fused.cpp', 'fused.cu']\n").replace(
+        "sources=['fused.cpp', 'fused.cu']", "sources=_SOURCES")
+    (handle,) = read(module_level)
+    assert handle[2] == ("fused.cpp", "fused.cu")
+    # ... unless the function assigns that name itself, from something else
+    assert not read(module_level.replace("        _plugin = load(", "        _SOURCES = find_sources()\n        _plugin = load("))
     (handle,) = read(ATTN)
     assert handle[1] == "pkg._C" and handle[6:] == ("torch.cuda.is_available() and value.is_cuda", "ms_deform_attn_pytorch", True)
     # `torch._C` and a method's `self._init()` are other names than the module's own `_C` and `_init`

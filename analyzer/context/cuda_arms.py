@@ -156,7 +156,7 @@ def _loaded(root: Node) -> list[tuple[str, str, tuple[str, ...], Node]]:
             if parsing.text(left) not in names:
                 continue
             arguments = right.child_by_field_name("arguments")
-            sources = _native_strings(arguments) or _named_sources(arguments, function)
+            sources = _native_strings(arguments) or _named_sources(arguments, function, root)
             if sources:
                 found.append((parsing.text(left), "", tuple(sources), left))
     return found
@@ -172,15 +172,24 @@ def _native_strings(arguments: Node | None) -> list[str]:
     return strings
 
 
-def _named_sources(arguments: Node | None, function: Node) -> list[str]:
+def _named_sources(arguments: Node | None, function: Node, root: Node) -> list[str]:
     """The native sources of the names passed to a call (`sources=sources`), read from the function's assignments to
-    them before the call, through the names those assignments read in turn (NAME_DEPTH levels)."""
+    them before the call, or the module's where the function assigns none (`_SOURCES = [...]` at the top), through
+    the names those assignments read in turn (NAME_DEPTH levels)."""
     if arguments is None:
         return []
     assigned: dict[str, list[Node]] = defaultdict(list)
     captured = parsing.captures(parsing.query("python", ASSIGNMENTS), function)
+    local = set()
     for left, right in zip(captured.get("left", []), captured.get("right", [])):
+        local.add(parsing.text(left))
         if right.end_byte <= arguments.start_byte:
+            assigned[parsing.text(left)].append(right)
+    for statement in root.named_children:
+        assignment = parsing.statement_assignment(statement)
+        left = assignment.child_by_field_name("left") if assignment is not None else None
+        right = assignment.child_by_field_name("right") if assignment is not None else None
+        if left is not None and left.type == "identifier" and right is not None and parsing.text(left) not in local:
             assigned[parsing.text(left)].append(right)
     if not assigned:
         return []
