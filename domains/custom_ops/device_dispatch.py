@@ -111,14 +111,8 @@ def _maps_to_cuda(test: Node, first: Node | None, second: Node | None) -> bool:
 
 def _names_cpu_string(node: Node) -> bool:
     """A "cpu" string literal in the expression (a device name read from a config or a model's metadata)."""
-    stack, seen = [node], 0
-    while stack and seen < MAX_NODES:
-        current = stack.pop()
-        seen += 1
-        if current.type == "string_literal" and parsing.text(current).strip('"').lower() == "cpu":
-            return True
-        stack.extend(current.named_children)
-    return False
+    return any(current.type == "string_literal" and parsing.text(current).strip('"').lower() == "cpu"
+               for current in parsing.walk(node, limit=MAX_NODES))
 
 
 def _names_npu(name: str) -> bool:
