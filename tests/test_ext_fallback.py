@@ -289,6 +289,43 @@ def test_an_extension_some_path_reaches_without_a_pytorch_arm_stays_required(tmp
             (tmp_path / path).unlink()
 
 
+# Latte's copy of StyleGAN's plugins (round 15, B rows 3, 6, 9, 28, 34, 47; A rows 21, 46): the loader is given its
+# sources through a name (`sources = [...]`, then `[os.path.join(os.path.dirname(__file__), s) for s in sources]`),
+# inside a try that warns and falls back, and the Python sits in a top-level tools/ folder (role example) while its
+# .cu/.cpp keep role product by their path.
+NAMED = LAZY.replace("import os\n", "import os\nimport warnings\n").replace(
+    "        _plugin = load(name='fused_plugin', sources=['fused.cpp', 'fused.cu'])\n    return True\n",
+    "        sources = ['fused.cpp', 'fused.cu']\n"
+    "        sources = [os.path.join(os.path.dirname(__file__), s) for s in sources]\n"
+    "        try:\n            _plugin = load(name='fused_plugin', sources=sources)\n"
+    "        except Exception:\n            warnings.warn('Falling back to the slow reference implementation')\n"
+    "    return _plugin is not None\n")
+
+
+def _tool_tree(ops: str) -> dict[str, str]:
+    tree = {path.replace("pkg/", "tools/torch_utils/"): text for path, text in _lazy_tree(ops).items()}
+    tree["tools/torch_utils/model.py"] = tree["tools/torch_utils/model.py"].replace("pkg.ops", "tools.torch_utils.ops")
+    return {"tools/__init__.py": "", **tree}
+
+
+def test_a_lazy_build_given_its_sources_through_a_name_in_a_tool_folder_is_optional(tmp_path):
+    assert "sources=sources" in NAMED and "_plugin is not None" in NAMED
+    report = analyze(write_tree(tmp_path, _tool_tree(NAMED)), AnalyzeOptions(jobs=1))
+    native = [f for f in report.findings if f.path.endswith(("ops/fused.cu", "ops/fused.cpp")) and f.rule.startswith("OPS")]
+    assert {f.rule for f in native} >= {"OPS002", "OPS010"} and {f.role for f in native} == {"product"}
+    assert all(f.reach == "optional" and "CUDA arm of `impl == 'cuda'" in f.reach_reason for f in native), \
+        [(f.rule, f.path, f.reach) for f in native]
+    assert [(f.rule, f.line) for f in report.findings if f.rule in {"OPS090", "OPS091"}] == [("OPS090", 22)]
+
+
+def test_a_lazy_build_given_its_sources_through_a_name_stays_required_where_a_path_skips_the_test(tmp_path):
+    elsewhere = NAMED + "\n\ndef fused_anywhere(x):\n    _init()\n    return _plugin.fused(x)\n"
+    report = analyze(write_tree(tmp_path, _tool_tree(elsewhere)), AnalyzeOptions(jobs=1))
+    native = [f for f in report.findings if f.path.endswith("ops/fused.cu") and f.rule.startswith("OPS")]
+    assert native and all(f.reach == "runs" for f in native), [(f.rule, f.reach) for f in native]
+    assert not [f for f in report.findings if f.rule in {"OPS090", "OPS091"}]
+
+
 ATTN = """import warnings
 import torch
 from torch.autograd import Function
@@ -393,6 +430,19 @@ def test_gated_handles_reads_the_arm_and_the_test():
     assert handle[:4] == ("_plugin", "", ("fused.cpp", "fused.cu"), ("fused",))
     assert handle[4] == (("_fused_cuda", 25, 30), ("_init", 8, 12)) and handle[5:] == (
         16, "impl == 'cuda' and x.device.type == 'cuda' and _init()", "_fused_ref", False)
+    (handle,) = read(NAMED)  # the sources read back through the names the call is given
+    assert handle[:4] == ("_plugin", "", ("fused.cpp", "fused.cu"), ("fused",))
+    # a name assigned only after the call, or from a call, names no source
+    assert not read(NAMED.replace("        sources = ['fused.cpp', 'fused.cu']\n", "").replace(
+        "    return _plugin is not None\n", "    sources = ['fused.cpp', 'fused.cu']\n    return _plugin is not None\n"))
+    assert not read(NAMED.replace("sources = ['fused.cpp', 'fused.cu']", "sources = find_sources()"))
+    # a module-level list of sources the function passes on
+    module_level = LAZY.replace("_plugin = None\n", "_plugin = None\n_SOURCES = ['fused.cpp', 'fused.cu']\n").replace(
+        "sources=['fused.cpp', 'fused.cu']", "sources=_SOURCES")
+    (handle,) = read(module_level)
+    assert handle[2] == ("fused.cpp", "fused.cu")
+    # ... unless the function assigns that name itself, from something else
+    assert not read(module_level.replace("        _plugin = load(", "        _SOURCES = find_sources()\n        _plugin = load("))
     (handle,) = read(ATTN)
     assert handle[1] == "pkg._C" and handle[6:] == ("torch.cuda.is_available() and value.is_cuda", "ms_deform_attn_pytorch", True)
     # `torch._C` and a method's `self._init()` are other names than the module's own `_C` and `_init`

@@ -33,6 +33,8 @@ DEFINITIONS = {"function_definition", "class_definition", "decorated_definition"
 IDENTIFIERS = "(identifier) @name"
 GLOBALS = "(global_statement (identifier) @name)"
 LOADS = "(assignment left: (identifier) @left right: (call) @right)"
+ASSIGNMENTS = "(assignment left: (identifier) @left right: (_) @right)"
+NAME_DEPTH = 2  # `sources = [...]` then `sources = [os.path.join(here, s) for s in sources]`
 MAX_IDENTIFIERS = 50000
 
 # (handle, module it imports or "", native sources its loader names, ops called on it, the module-level definitions
@@ -134,7 +136,9 @@ def _imported(root: Node) -> list[tuple[str, str, tuple[str, ...], Node]]:
 
 def _loaded(root: Node) -> list[tuple[str, str, tuple[str, ...], Node]]:
     """Globals a module-level function assigns from a call given native sources (`global _plugin` ... `_plugin =
-    custom_ops.get_plugin(module_name=..., sources=['bias_act.cpp', 'bias_act.cu'])`: a lazy JIT build)."""
+    custom_ops.get_plugin(module_name=..., sources=['bias_act.cpp', 'bias_act.cu'])`: a lazy JIT build), written in
+    the call or in a name the function assigns before it (`sources = ['upfirdn2d.cpp', 'upfirdn2d.cu']; sources =
+    [os.path.join(os.path.dirname(__file__), s) for s in sources]`, then `get_plugin(..., sources=sources)`)."""
     found = []
     slots = {parsing.text(a.child_by_field_name("left")) for statement in root.named_children
              if (a := parsing.statement_assignment(statement)) is not None and a.child_by_field_name("left") is not None}
@@ -151,7 +155,8 @@ def _loaded(root: Node) -> list[tuple[str, str, tuple[str, ...], Node]]:
         for left, right in zip(found_here.get("left", []), found_here.get("right", [])):
             if parsing.text(left) not in names:
                 continue
-            sources = _native_strings(right.child_by_field_name("arguments"))
+            arguments = right.child_by_field_name("arguments")
+            sources = _native_strings(arguments) or _named_sources(arguments, function, root)
             if sources:
                 found.append((parsing.text(left), "", tuple(sources), left))
     return found
@@ -164,6 +169,44 @@ def _native_strings(arguments: Node | None) -> list[str]:
             value = parsing.text(node)
             if value.endswith(NATIVE_SOURCES) and " " not in value:
                 strings.append(value)
+    return strings
+
+
+def _named_sources(arguments: Node | None, function: Node, root: Node) -> list[str]:
+    """The native sources of the names passed to a call (`sources=sources`), read from the function's assignments to
+    them before the call, or the module's where the function assigns none (`_SOURCES = [...]` at the top), through
+    the names those assignments read in turn (NAME_DEPTH levels)."""
+    if arguments is None:
+        return []
+    assigned: dict[str, list[Node]] = defaultdict(list)
+    captured = parsing.captures(parsing.query("python", ASSIGNMENTS), function)
+    local = set()
+    for left, right in zip(captured.get("left", []), captured.get("right", [])):
+        local.add(parsing.text(left))
+        if right.end_byte <= arguments.start_byte:
+            assigned[parsing.text(left)].append(right)
+    for statement in root.named_children:
+        assignment = parsing.statement_assignment(statement)
+        left = assignment.child_by_field_name("left") if assignment is not None else None
+        right = assignment.child_by_field_name("right") if assignment is not None else None
+        if left is not None and left.type == "identifier" and right is not None and parsing.text(left) not in local:
+            assigned[parsing.text(left)].append(right)
+    if not assigned:
+        return []
+
+    def names_in(node: Node) -> set[str]:
+        return {parsing.text(n) for n in _walk(node, 400) if n.type == "identifier" and parsing.text(n) in assigned}
+
+    strings: list[str] = []
+    pending, seen = names_in(arguments), set()
+    for _ in range(NAME_DEPTH):
+        following: set[str] = set()
+        for name in pending - seen:
+            seen.add(name)
+            for right in assigned[name]:
+                strings += [s for s in _native_strings(right) if s not in strings]
+                following |= names_in(right)
+        pending = following
     return strings
 
 

@@ -7,7 +7,12 @@ tensor's device type is PrivateUse1 (torch_npu's DeviceUtils.h: `is_npu(tensor)`
 in C++ it is neither `is_cuda()` nor `is_cpu()` (transfer_to_npu patches Python only): it takes the CPU arm, where a
 CHECK_CPU fails it or a data_ptr read touches device memory from the host, or it fails the check. Reported once per
 test, unless the test or its else-if chain already names the NPU. A test inside `#ifdef WITH_CUDA` counts too:
-without it the build without CUDA sends every tensor, an NPU one included, down the CPU path."""
+without it the build without CUDA sends every tensor, an NPU one included, down the CPU path.
+
+The converse shape is a device choice that knows CPU and CUDA only: a test for the CPU (`== "cpu"`, `kCPU`) whose one
+arm picks the CPU and whose other arm picks CUDA for every other device (torchchat runner/run.cpp:868,
+`aoti_metadata["AOTI_DEVICE_KEY"] == "cpu" ? torch::Device(torch::kCPU) : torch::Device(torch::kCUDA)`): an NPU model
+or tensor is put on CUDA (facet `maps-to-cuda`)."""
 
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ from tree_sitter import Node
 
 QUERY = r"""
 (if_statement condition: (_) @test)
+(conditional_expression condition: (_) @pick)
 ((call_expression function: (identifier) @check arguments: (argument_list . (_) @checked)) (#match? @check "^[A-Z_]*(CHECK|ASSERT)[A-Z_]*$"))
 """
 CUDA_METHODS = frozenset({"is_cuda"})
@@ -32,6 +38,7 @@ STATEMENT_LISTS = {"compound_statement", "preproc_if", "preproc_ifdef", "preproc
 ERRORS = frozenset({"AT_ERROR", "TORCH_CHECK_NOT_IMPLEMENTED"})
 CHECKS = frozenset({"TORCH_CHECK", "AT_ASSERTM", "AT_ASSERT", "TORCH_INTERNAL_ASSERT"})
 MAX_NODES = 400  # a test is a short expression: a longer one is read no further
+MAPS_TO_CUDA = "maps-to-cuda"
 
 
 class CppDeviceDispatchScanner(Scanner):
@@ -51,11 +58,22 @@ class CppDeviceDispatchScanner(Scanner):
         for test in found.get("test", []):
             branch = test.parent
             words = _devices(test)
-            if "cuda" not in words or "npu" in words or _in_npu_chain(branch) or not _has_other_arm(branch):
-                continue
             if branch.parent is not None and branch.parent.type == "else_clause":
                 continue  # an else-if of a chain: its head is the dispatch
+            alternative = branch.child_by_field_name("alternative")
+            if "cuda" not in words and alternative is not None and not any(
+                    c.type == "if_statement" for c in alternative.named_children) \
+                    and _maps_to_cuda(test, branch.child_by_field_name("consequence"), alternative):
+                hits.append(Hit(self.code, _symbol(test.named_children[0] if test.named_children else test),
+                                Span.of(test), facets=(MAPS_TO_CUDA,)))
+                continue
+            if "cuda" not in words or "npu" in words or _in_npu_chain(branch) or not _has_other_arm(branch):
+                continue
             hits.append(Hit(self.code, _symbol(test.named_children[0] if test.named_children else test), Span.of(test)))
+        for test in found.get("pick", []):
+            choice = test.parent
+            if _maps_to_cuda(test, choice.child_by_field_name("consequence"), choice.child_by_field_name("alternative")):
+                hits.append(Hit(self.code, _symbol(choice), Span.of(choice), facets=(MAPS_TO_CUDA,)))
         for checked in found.get("checked", []):
             words = _devices(checked)
             if {"cuda", "cpu"} <= words and "npu" not in words and _either(checked):
@@ -76,6 +94,25 @@ def _devices(node: Node) -> set[str]:
             elif name in NPU_METHODS or name in NPU_NAMES or _names_npu(name):
                 found.add("npu")
     return found
+
+
+def _maps_to_cuda(test: Node, first: Node | None, second: Node | None) -> bool:
+    """A test for the CPU (`device == "cpu"`, `== at::kCPU`) that names neither CUDA nor the NPU, one arm of which names
+    the CPU device and the other CUDA, neither the NPU: every device that is not the CPU is taken for CUDA."""
+    if first is None or second is None:
+        return False
+    words = _devices(test)
+    if "cuda" in words or "npu" in words or not ("cpu" in words or _names_cpu_string(test)):
+        return False
+    arms = (_devices(first), _devices(second))
+    return not any("npu" in arm for arm in arms) and {frozenset(arm) for arm in arms} == {
+        frozenset({"cpu"}), frozenset({"cuda"})}
+
+
+def _names_cpu_string(node: Node) -> bool:
+    """A "cpu" string literal in the expression (a device name read from a config or a model's metadata)."""
+    return any(current.type == "string_literal" and parsing.text(current).strip('"').lower() == "cpu"
+               for current in parsing.walk(node, limit=MAX_NODES))
 
 
 def _names_npu(name: str) -> bool:

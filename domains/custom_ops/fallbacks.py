@@ -105,9 +105,8 @@ def gated_extensions(facts: CustomOpFacts, run: ProjectRun) -> list[GatedExtensi
     for f in run.modules:
         if not f.gated_handles:
             continue
-        place = run.context.of(f.path)
-        if place.role not in COUNTED_ROLES or place.reach != "runs":
-            continue
+        # judged whatever the loader's own role and reach: its native files take them only through this gate
+        # (Latte's tools/torch_utils/ops/upfirdn2d.py is a tool script, its upfirdn2d.cu product code by its path)
         for handle in f.gated_handles:
             module, sources, ops = handle[1], handle[2], set(handle[3])
             if not module:  # a lazy build in this file given its sources

@@ -93,13 +93,45 @@ class CMakeCudaScanner(Scanner):
     def scan(self, unit: Unit) -> list[Hit]:
         facts = unit.cache.setdefault("custom_ops", CustomOpFacts())
         hits = []
-        for row, line in enumerate(unit.source.text.split("\n")):
-            code = line.split("#", 1)[0]
+        codes = [line.split("#", 1)[0] for line in unit.source.text.split("\n")]
+        compiles_cuda = None
+        for row, code in enumerate(codes):
             command = code.strip().split("(", 1)[0].strip().lower()
             if command not in CMAKE_CUDA_COMMANDS or "CUDA" not in code:
                 continue
             if command == "set" and "CMAKE_CUDA" not in code:
                 continue
-            hits.append(Hit(self.index.code_for("cmake-cuda"), code.strip(), Span(row, 0, row, len(line.encode("utf-8")))))
+            facets: tuple[str, ...] = ()
+            effort = None
+            if command == "find_package" and "REQUIRED" not in _arguments(codes, row).split():
+                if compiles_cuda is None:
+                    compiles_cuda = any(_names_cuda_source(c) for c in codes)
+                if not compiles_cuda:  # a probe whose result only switches options: the build goes on without CUDA
+                    facets, effort = (OPTIONAL_PROBE,), PROBE_EFFORT
+            line = unit.source.text.split("\n")[row]
+            hits.append(Hit(self.index.code_for("cmake-cuda"), code.strip(), Span(row, 0, row, len(line.encode("utf-8"))),
+                            facets=facets, effort=effort))
             facts.extensions.append(ExtensionRecord(PurePosixPath(unit.path).parent.name or "cmake", unit.path, row + 1, []))
         return hits
+
+
+OPTIONAL_PROBE = "optional-probe"
+PROBE_EFFORT = (0.0, 0.5)
+MAX_COMMAND_LINES = 10
+
+
+def _arguments(codes: list[str], row: int) -> str:
+    """The text of the CMake command starting at `row` up to its closing parenthesis (a few lines at most), with the
+    parentheses as spaces: `find_package(CUDA\n  REQUIRED)` → ' CUDA   REQUIRED '."""
+    text = " ".join(codes[row:row + MAX_COMMAND_LINES])
+    start = text.find("(")
+    end = text.find(")", start)
+    return text[start + 1:end if end > start else len(text)] if start >= 0 else ""
+
+
+def _names_cuda_source(code: str) -> bool:
+    """A CMake line naming a CUDA translation unit (`add_library(k kernel.cu)`, `file(GLOB s *.cu)`): the build
+    compiles CUDA where CUDA is found. A .cuh header alone compiles nothing."""
+    for separator in "()\"';":
+        code = code.replace(separator, " ")
+    return any(token.endswith(".cu") for token in code.split())
