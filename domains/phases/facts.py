@@ -38,6 +38,8 @@ QUERY = r"""
 (elif_clause condition: (comparison_operator) @condition)
 (if_statement condition: [(attribute) (boolean_operator)] @switch)
 (elif_clause condition: [(attribute) (boolean_operator)] @switch)
+(if_statement condition: [(identifier) (not_operator)] @truth)
+(elif_clause condition: [(identifier) (not_operator)] @truth)
 ((string_content) @dotted (#match? @dotted "^[A-Za-z_][A-Za-z0-9_]*([.][A-Za-z_][A-Za-z0-9_]*){2,}$"))
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
@@ -724,7 +726,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         from ascend_feasibility.analyzer.context.option_markers import marker_arms
         ranges = [(a[0], a[1]) for a in (*facts.option_arms, *facts.option_value_arms, *facts.option_else_arms)]
         facts.marker_arms = marker_arms(unit.tree(), ranges)
-    by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", []),
+    by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", [])
+                                        + found.get("truth", []),
                                         found.get("assert", []), _calls(unit),
                                         _methods(unit), definitions.get("class", []),
                                         lambda: query_set.unit_captures(unit, ESCAPES_KEY))
