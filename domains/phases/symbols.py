@@ -104,8 +104,9 @@ INERT_DECORATORS = frozenset({"lru_cache", "cache", "jit", "autotune", "heuristi
 
 
 def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
-    """Undecorated module-level functions and classes whose name the file writes nowhere but in its definition:
-    (name, first line, last line, "function" or "class"). A decorator may register the symbol, so those are left out,
+    """Undecorated module-level functions and classes whose name the file writes nowhere but in its definition, and
+    module-level constants holding an environment variable's name that it writes nowhere else: (name, first line, last
+    line, "function", "class" or "constant"). A decorator may register the symbol, so those are left out,
     and so is every symbol of a file that looks names up (`globals()`, `fire.Fire()`, `inspect.getmembers`)."""
     return module_symbols(unit)[0]
 
@@ -116,6 +117,10 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
     `all_reduce_dict`): the project pass leaves them unreached when every one of those is."""
     found = []
     for statement in unit.tree().named_children:
+        constant = _name_constant(statement)
+        if constant is not None:
+            found.append((constant, statement.start_point.row + 1, statement.end_point.row + 1, "constant", statement, True))
+            continue
         definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
         kind = DEFINITIONS.get(definition.type) if definition is not None else None
         name = definition.child_by_field_name("name") if kind else None
@@ -133,6 +138,30 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
     inner = [(name, start, end, kind, sorted(users[name])) for name, start, end, kind, _, _ in found
              if name not in named and name in users]
     return unnamed, inner
+
+
+# an environment variable's name as a string: upper-case words joined by `_` (TORCH_NCCL_DUMP_ON_TIMEOUT)
+_VARIABLE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def _name_constant(statement: Node) -> str | None:
+    """The module-level name a statement binds to a plain string that spells an environment variable's name
+    (`TRACE_FILE = "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"`), else None: a rule on the variable fires where the constant
+    flows to a write, so a constant nothing names is no site."""
+    if statement.type != "expression_statement" or b"_" not in statement.text:
+        return None
+    assignment = parsing.statement_assignment(statement)
+    left = assignment.child_by_field_name("left") if assignment is not None else None
+    right = assignment.child_by_field_name("right") if assignment is not None else None
+    if left is None or right is None or left.type != "identifier" or right.type != "string" \
+            or any(part.type != "string_start" and part.type != "string_content" and part.type != "string_end"
+                   for part in right.children):
+        return None
+    content = next((part for part in right.children if part.type == "string_content"), None)
+    name = parsing.text(left)
+    if content is None or len(name) < MIN_NAME or name.startswith("__") or not _VARIABLE_NAME.fullmatch(parsing.text(content)):
+        return None
+    return name
 
 
 def _inert(decorated: Node) -> bool:
