@@ -166,7 +166,27 @@ def test_an_init_re_exports_the_names_it_writes_only_in_its_imports_and_all():
             "__all__ = ['DistOptimizerHook', 'all_reduce_dict', 'mean']\n# DistOptimizerHook is the hook\n")
     unit = Unit("pkg/utils/__init__.py", "python", SourceText.from_text(text))
     assert reexported_names(unit) == ["all_reduce_dict", "mean"]
-    assert reexported_names(Unit("pkg/utils/core.py", "python", SourceText.from_text(text))) == []
+    assert reexported_names(Unit("pkg/utils/core.py", "python", SourceText.from_text(text))) == ["all_reduce_dict", "mean"]
+
+
+def test_a_class_a_module_only_imports_is_named_nowhere_else(tmp_path):
+    """PixArt: PixArt.py imports LabelEmbedder beside the blocks it builds, and nothing builds it: its methods are
+    unreached. A class the importer builds, or a name a third file imports from the importer and uses, runs."""
+    blocks = ("import torch\nclass LabelEmbedder:\n    def token_drop(self):\n" + CUDA.replace("    ", "        ") +
+              "class FinalLayer:\n    def forward(self):\n" + CUDA.replace("    ", "        ") +
+              "class Passed:\n    def forward(self):\n" + CUDA.replace("    ", "        "))
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "pixart"\n',
+        "train.sh": "python diffusion/train.py\n",
+        "diffusion/__init__.py": "",
+        "diffusion/blocks.py": blocks,
+        "diffusion/model.py": "from diffusion.blocks import LabelEmbedder, FinalLayer, Passed  # the blocks\nFinalLayer()\n",
+        "diffusion/train.py": "from diffusion.model import Passed\nPassed()\n",
+    })
+    reach = _reach_by_line(tmp_path)
+    assert reach[("diffusion/blocks.py", 4)][0] == "optional"
+    assert reach[("diffusion/blocks.py", 7)] == ("runs", None)
+    assert reach[("diffusion/blocks.py", 10)] == ("runs", None)
 
 
 def test_a_constant_holding_a_variable_name_that_nothing_names_is_no_site(tmp_path):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from pathlib import PurePosixPath
 
 import ahocorasick_rs
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, NAME_BYTES, word_string_of_bytes
@@ -74,28 +73,36 @@ def _looks_names_up(unit: Unit) -> bool:
 
 
 def reexported_names(unit: Unit) -> list[str]:
-    """The names a package's __init__.py imports at its top level (`from .dist_utils import all_reduce_dict`) and
-    writes nowhere else but in `__all__`: re-exports, no use. A name the file also calls, registers or assigns
-    (`callbacks.register('speed', func=SpeedMonitor)`), or writes in a comment, is used. Other files: []."""
-    if PurePosixPath(unit.path).name != "__init__.py" or b"import" not in unit.source.data:
+    """The names a module imports at its top level (`from .dist_utils import all_reduce_dict`) and writes nowhere else
+    but in `__all__`: a package's __init__.py re-exports them, another module imports them unused (PixArt.py's
+    `LabelEmbedder`, which nothing builds); either way, no use. A name the file also calls, registers or assigns
+    (`callbacks.register('speed', func=SpeedMonitor)`), or writes in a comment or a string, is used."""
+    if b"import" not in unit.source.data:
         return []
     imported: list[str] = []
-    rest = []
+    listed = []  # the import and __all__ statements, whose words are no use
     for statement in unit.tree().named_children:
         if statement.type == "import_from_statement":
             for name in statement.children_by_field_name("name"):
                 alias = name.child_by_field_name("alias") if name.type == "aliased_import" else None
                 imported.append(parsing.text(alias if alias is not None else name).split(".")[-1])
+            listed.append(statement)
             continue
         target = parsing.statement_assignment(statement)
         left = target.child_by_field_name("left") if target is not None else None
         if left is not None and parsing.text(left) == "__all__":
-            continue
-        rest.append(statement)
+            listed.append(statement)
     if not imported:
         return []
-    written = Counter(token for statement in rest for token in _tokens(parsing.text(statement)))  # comments too
-    return sorted({name for name in imported if not written[name]})
+    text = unit.source.text
+    if not text.isascii() and any(space in text for space in _OTHER_SPACES):  # words split where str.split() does
+        written = Counter(_tokens(text))
+        written.subtract(Counter(word for statement in listed for word in _tokens(parsing.text(statement))))
+        return sorted({name for name in imported if written[name] <= 0})
+    # every word of the file (comments too) less those of the import and __all__ statements, counted in C
+    written = Counter(unit.source.data.translate(_SPACES).split())
+    written.subtract(Counter(word for statement in listed for word in statement.text.translate(_SPACES).split()))
+    return sorted({name for name in imported if written[name.encode("utf-8", "replace")] <= 0})
 
 
 # decorators that only cache a function's results or compile it (Triton's jit, autotune and heuristics; numba's jit):
