@@ -26,7 +26,7 @@ from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
 from ascend_feasibility.analyzer.context.guards import library_class_of
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
-from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
+from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, rejected_arms, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import nearest_copy, path_view
 from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
@@ -74,6 +74,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for path, ranges in unreferenced_symbols(facts, context, distribution, packages).items():  # both: nothing calls them
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in (unreached or {}).items():
+        uninstalled.setdefault(path, []).extend(ranges)
+    for path, ranges in rejected_arms(facts, context).items():  # a value the option's choices reject: never taken
         uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
     on_default = default_path(facts, context)

@@ -168,6 +168,7 @@ class PhaseFacts:
     # options whose default is a string: (dest, the default, line) (`--optim` default "adamw_torch", a dataclass field
     # `quantize_model: str = field(default="false")`)
     option_values: list[tuple[str, str, int]] = field(default_factory=list)
+    option_choices: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     # if/elif arms taken only while an option holds one of some strings (`if args.optim == "adamw_bnb_8bit":`,
     # `model_args.quantize_model in ["fp8Activation_qwen2", ...]`): (first line, last line, dest, the strings, the
     # condition as "line N: ...")
@@ -242,6 +243,7 @@ class PhaseFacts:
         self.options += other.options
         self.option_arms += other.option_arms
         self.option_values += other.option_values
+        self.option_choices += other.option_choices
         self.option_value_arms += other.option_value_arms
         self.option_else_arms += other.option_else_arms
         self.marker_arms += other.marker_arms
@@ -488,7 +490,8 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
                                                         list[tuple[int, int, str, tuple[str, ...], str]]]:
     """Arms of `if args.optim == "adamw_bnb_8bit":` / `elif model_args.quantize_model in ["a", "b"]:`, and the `else`
     of a chain all of whose arms test one option so."""
-    from ascend_feasibility.analyzer.context.switches import config_value_test, option_else_arm, option_value_test
+    from ascend_feasibility.analyzer.context.switches import (PARAMETER_PREFIX, config_value_test, option_else_arm,
+                                                              option_value_test)
     from ascend_feasibility.knowledge import load_context_conventions
 
     if not conditions:
@@ -499,6 +502,9 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
     source = _root_text(conditions[0]) if any(tested_config) else ""
     for condition, config in zip(conditions[:MAX_CHOICES], tested_config):
         tested = option_value_test(condition, objects)
+        if tested is not None and tested[0].startswith(PARAMETER_PREFIX):  # a value the file writes once, in this test
+            source = source or _root_text(condition)
+            tested = tested if _only_tested(tested[1], [tested], source) else None
         if tested is None and config is not None and _only_tested(config[1], tested_config, source):
             tested = config  # a config key's value (switched_options asks the project's config files)
         holder = condition.parent
@@ -712,6 +718,9 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     declarations = _add_argument_calls(_methods(unit)) if "add_argument" in unit.source.text else []
     facts.options, facts.option_arms = _options(declarations, found.get("switch", []))
     facts.option_values = _string_options(declarations)
+    if declarations:
+        from ascend_feasibility.analyzer.context.switches import option_choices
+        facts.option_choices = [listed for listed in map(option_choices, declarations) if listed is not None]
     for cls in found.get("decorated_class", []) if "dataclass" in unit.source.text else []:
         options, values = dataclass_options(cls)
         facts.options += options
