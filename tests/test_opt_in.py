@@ -606,3 +606,20 @@ def test_a_parameter_named_like_an_option_tested_for_a_value_its_choices_reject_
     assert reach[9][0] == "runs"
     assert _precision_project(tmp_path / "b", "")[7][0] == "runs"  # no choices: "amp" may be given
     assert _precision_project(tmp_path / "c", ', choices=["amp", "fp32"]')[7][0] == "runs"
+
+
+def _tf32_project(tmp_path, launcher: str = ""):
+    train = ("import argparse\nimport torch\nparser = argparse.ArgumentParser()\n"
+             "parser.add_argument(\"--allow_tf32\", action=\"store_true\")\nargs = parser.parse_args()\n"
+             "if args.allow_tf32:\n    torch.backends.cuda.matmul.allow_tf32 = True\n")
+    write_tree(tmp_path, {"train.py": train, **({"train.sh": launcher} if launcher else {})})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    return [(f.reach, f.reach_reason) for f in report.findings if f.path == "train.py" and f.rule == "PRC010"]
+
+
+def test_a_tf32_flag_off_by_default_makes_its_setting_opt_in(tmp_path):
+    """PixArt's train_pixart_lora_hf.py: `--allow_tf32` (store_true) guards `matmul.allow_tf32 = True`; the README's
+    command does not pass it. A launch script passing it keeps the site a port item."""
+    [(reach, reason)] = _tf32_project(tmp_path / "a")
+    assert reach == "optional" and "`--allow_tf32` is off unless given" in reason
+    assert [r for r, _ in _tf32_project(tmp_path / "b", "#!/bin/bash\npython train.py --allow_tf32\n")] == ["runs"]
