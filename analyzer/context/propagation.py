@@ -77,6 +77,9 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in rejected_arms(facts, context).items():  # a value the option's choices reject: never taken
         uninstalled.setdefault(path, []).extend(ranges)
+    for f in facts:
+        if f.dead_stores:  # a value bound again before anything reads it
+            uninstalled.setdefault(f.path, []).extend(f.dead_stores)
     unpassed = unpassed_defaults(facts, context)
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)
