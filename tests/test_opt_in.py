@@ -592,34 +592,21 @@ def _precision_project(tmp_path, choices: str, caller: str = "autocast = get_aut
              "parser = argparse.ArgumentParser()\n"
              f"parser.add_argument(\"--precision\", default=\"fp32\"{choices})\n"
              "args = parser.parse_args()\n" + caller)
-    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/train_utils.py": TRAIN_UTILS, "pkg/train.py": train})
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/train_utils.py": TRAIN_UTILS, "pkg/train.py": train,
+                          "pkg/eval_utils.py": TRAIN_UTILS + "# eval's copy, fed from arguments parsed by hand\n"})
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
-    return {f.line: (f.reach, f.reach_reason) for f in report.findings if f.path == "pkg/train_utils.py"
-            and f.line in {7, 9} and f.rule == "DEV140"}
+    return {(f.path[4:], f.line): (f.reach, f.reach_reason) for f in report.findings
+            if f.line in {7, 9} and f.rule == "DEV140"}
 
 
 def test_a_parameter_named_like_an_option_tested_for_a_value_its_choices_reject_never_holds_it(tmp_path):
     """open_flamingo's train_utils.get_autocast: `precision == "amp"`, while --precision accepts amp_bf16,
     amp_bfloat16, bf16, fp16, fp32; the amp_bfloat16 arm is a choice and runs."""
     reach = _precision_project(tmp_path / "a", ', choices=["amp_bfloat16", "bf16", "fp16", "fp32"]')
-    assert reach[7][0] == "optional" and "`--precision` accepts only amp_bfloat16" in reach[7][1]
-    assert reach[9][0] == "runs"
-    assert _precision_project(tmp_path / "b", "")[7][0] == "runs"  # no choices: "amp" may be given
-    assert _precision_project(tmp_path / "c", ', choices=["amp", "fp32"]')[7][0] == "runs"
+    assert reach[("train_utils.py", 7)][0] == "optional"
+    assert "`--precision` accepts only amp_bfloat16" in reach[("train_utils.py", 7)][1]
+    assert reach[("train_utils.py", 9)][0] == "runs"
+    assert reach[("eval_utils.py", 7)][0] == "runs"  # train.py does not import it: another `precision`
+    assert _precision_project(tmp_path / "b", "")[("train_utils.py", 7)][0] == "runs"  # no choices: "amp" may be given
+    assert _precision_project(tmp_path / "c", ', choices=["amp", "fp32"]')[("train_utils.py", 7)][0] == "runs"
 
-
-def _tf32_project(tmp_path, launcher: str = ""):
-    train = ("import argparse\nimport torch\nparser = argparse.ArgumentParser()\n"
-             "parser.add_argument(\"--allow_tf32\", action=\"store_true\")\nargs = parser.parse_args()\n"
-             "if args.allow_tf32:\n    torch.backends.cuda.matmul.allow_tf32 = True\n")
-    write_tree(tmp_path, {"train.py": train, **({"train.sh": launcher} if launcher else {})})
-    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
-    return [(f.reach, f.reach_reason) for f in report.findings if f.path == "train.py" and f.rule == "PRC010"]
-
-
-def test_a_tf32_flag_off_by_default_makes_its_setting_opt_in(tmp_path):
-    """PixArt's train_pixart_lora_hf.py: `--allow_tf32` (store_true) guards `matmul.allow_tf32 = True`; the README's
-    command does not pass it. A launch script passing it keeps the site a port item."""
-    [(reach, reason)] = _tf32_project(tmp_path / "a")
-    assert reach == "optional" and "`--allow_tf32` is off unless given" in reason
-    assert [r for r, _ in _tf32_project(tmp_path / "b", "#!/bin/bash\npython train.py --allow_tf32\n")] == ["runs"]

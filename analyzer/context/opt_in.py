@@ -34,6 +34,7 @@ from ascend_feasibility.analyzer.context.runtimes import RuntimeReader
 from ascend_feasibility.analyzer.context.switched_on import turned_on
 from ascend_feasibility.analyzer.context.switches import (CONFIG_PREFIX, CONTAINS, ENV_PREFIX, PARAMETER_PREFIX, ExplainedGuard,
                                                           SwitchReader)
+from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
@@ -369,7 +370,6 @@ def switched_options(facts, context: ProjectContext,
             passed[flag.lstrip("-").replace("-", "_")].add(value.lower())
     configs = [f.words for f in facts if f.path.endswith(CONFIG_SUFFIXES) and f.words]
     carried = carried_options(facts)
-    option_choices = _declared_choices(facts)
     result: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
     for f in facts:
         if context.of(f.path).role not in COUNTED_ROLES:
@@ -389,14 +389,8 @@ def switched_options(facts, context: ProjectContext,
                     result[f.path].append((first, last, "_".join([dest[len(CONFIG_PREFIX):], *values]), f"{why}; {condition}"))
                 continue
             carrier = ""
-            if dest.startswith(PARAMETER_PREFIX):  # a parameter named like an option: the value may come from elsewhere
-                dest = dest[len(PARAMETER_PREFIX):]
-                if _rejected(dest, values, f.path, facts, option_choices) is not None:
-                    continue  # an arm no run takes (rejected_arms)
-                if dest not in defaults or any(len(v) < MIN_NAME or writers([v], facts).get(v, set()) - {f.path}
-                                               for v in values):
-                    continue  # a value another file may pass (a short one cannot be looked up by its words)
-                carrier = f" (passed on as the parameter `{dest}`)"
+            if dest.startswith(PARAMETER_PREFIX):  # a parameter named like an option: only its choices decide (rejected_arms)
+                continue
             if dest.startswith(ENV_PREFIX):  # `'mamba' in os.environ["RWKV_MY_TESTING"]`: the option it carries
                 found = carried.get(dest[len(ENV_PREFIX):])
                 if found is None:
@@ -525,24 +519,41 @@ def rejected_arms(facts, context: ProjectContext) -> dict[str, list[tuple[int, i
     run that gives one, so, unless another file passes the value itself, the arm never runs, opt-in or not."""
     option_choices = _declared_choices(facts)
     result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+    packages = package_folders(facts) if option_choices else set()
     for f in facts if option_choices else []:
         if context.of(f.path).role not in COUNTED_ROLES:
             continue
         for first, last, dest, values, condition in f.option_value_arms:
-            if dest.startswith(PARAMETER_PREFIX):
+            if dest.startswith(PARAMETER_PREFIX) and _declarers_import(f, option_choices.get(dest[len(PARAMETER_PREFIX):]),
+                                                                       facts, packages):
                 why = _rejected(dest[len(PARAMETER_PREFIX):], values, f.path, facts, option_choices)
                 if why is not None:
                     result[f.path].append((first, last, f"{why}; {condition}"))
     return dict(result)
 
 
-def _declared_choices(facts) -> dict[str, tuple[set[str], str]]:
-    """dest → (the choices, where first declared) of the options every declaration of which lists its choices."""
-    listed: dict[str, tuple[set[str], str]] = {}
+def _declarers_import(f, found: tuple[set[str], str, set[str]] | None, facts, packages: set[str]) -> bool:
+    """Does every file declaring the option import the arm's module, or is it that file? The value reaches a
+    parameter of that name from the script that parsed it (open_flamingo's train.py imports train_utils); another
+    module's `precision` (eval/utils.py, fed from model arguments evaluate.py parses by hand) is another value."""
+    if found is None:
+        return False
+    names = import_names(f.path, f.module, packages) if f.module else set()
+    declaring = [d for d in facts if d.path in found[2]]
+    return bool(declaring) and all(d.path == f.path or any(n == m or n.startswith(m + ".") for n in d.imports for m in names)
+                                   for d in declaring)
+
+
+def _declared_choices(facts) -> dict[str, tuple[set[str], str, set[str]]]:
+    """dest → (the choices, where first declared, the declaring files) of the options every declaration of which lists
+    its choices."""
+    listed: dict[str, tuple[set[str], str, set[str]]] = {}
     with_choices: dict[str, int] = defaultdict(int)
     for f in facts:
         for dest, choices in f.option_choices:
-            listed.setdefault(dest, (set(), f.path))[0].update(c.lower() for c in choices)
+            found = listed.setdefault(dest, (set(), f.path, set()))
+            found[0].update(c.lower() for c in choices)
+            found[2].add(f.path)
             with_choices[dest] += 1
     if not listed:
         return {}
