@@ -587,8 +587,9 @@ TRAIN_UTILS = ("import torch\nfrom contextlib import suppress\n\n\n"
                "    return suppress\n")
 
 
-def _precision_project(tmp_path, choices: str, caller: str = "autocast = get_autocast(args.precision)\n"):
-    train = ("import argparse\nfrom pkg.train_utils import get_autocast\n"
+def _precision_project(tmp_path, choices: str, importing: str = "from pkg.train_utils import get_autocast\n"):
+    caller = "autocast = get_autocast(args.precision)\n"
+    train = ("import argparse\n" + importing +
              "parser = argparse.ArgumentParser()\n"
              f"parser.add_argument(\"--precision\", default=\"fp32\"{choices})\n"
              "args = parser.parse_args()\n" + caller)
@@ -609,4 +610,6 @@ def test_a_parameter_named_like_an_option_tested_for_a_value_its_choices_reject_
     assert reach[("eval_utils.py", 7)][0] == "runs"  # train.py does not import it: another `precision`
     assert _precision_project(tmp_path / "b", "")[("train_utils.py", 7)][0] == "runs"  # no choices: "amp" may be given
     assert _precision_project(tmp_path / "c", ', choices=["amp", "fp32"]')[("train_utils.py", 7)][0] == "runs"
+    sibling = _precision_project(tmp_path / "d", ', choices=["fp32"]', "from train_utils import get_autocast\n")
+    assert sibling[("train_utils.py", 7)][0] == "optional"  # open_flamingo's train.py runs as a script beside it
 

@@ -30,6 +30,7 @@ from pathlib import PurePosixPath
 from ascend_feasibility.analyzer.context.child_processes import ChildProcessReader
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same, _tokens_of, _words
 from ascend_feasibility.analyzer.context.project import ProjectContext
+from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.runtimes import RuntimeReader
 from ascend_feasibility.analyzer.context.switched_on import turned_on
 from ascend_feasibility.analyzer.context.switches import (CONFIG_PREFIX, CONTAINS, ENV_PREFIX, PARAMETER_PREFIX, ExplainedGuard,
@@ -539,9 +540,12 @@ def _declarers_import(f, found: tuple[set[str], str, set[str]] | None, facts, pa
     if found is None:
         return False
     names = import_names(f.path, f.module, packages) if f.module else set()
+    folder, stem = path_view(f.path).parent, path_view(f.path).stem
     declaring = [d for d in facts if d.path in found[2]]
-    return bool(declaring) and all(d.path == f.path or any(n == m or n.startswith(m + ".") for n in d.imports for m in names)
-                                   for d in declaring)
+    return bool(declaring) and all(
+        d.path == f.path or any(n == m or n.startswith(m + ".") for n in d.imports
+                                for m in (names | {stem} if path_view(d.path).parent == folder else names))  # a sibling
+        for d in declaring)
 
 
 def _declared_choices(facts) -> dict[str, tuple[set[str], str, set[str]]]:
