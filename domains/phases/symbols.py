@@ -94,15 +94,17 @@ def reexported_names(unit: Unit) -> list[str]:
             listed.append(statement)
     if not imported:
         return []
-    text = unit.source.text
-    if not text.isascii() and any(space in text for space in _OTHER_SPACES):  # words split where str.split() does
-        written = Counter(_tokens(text))
-        written.subtract(Counter(word for statement in listed for word in _tokens(parsing.text(statement))))
-        return sorted({name for name in imported if written[name] <= 0})
-    # every word of the file (comments too) less those of the import and __all__ statements, counted in C
-    written = Counter(unit.source.data.translate(_SPACES).split())
-    written.subtract(Counter(word for statement in listed for word in statement.text.translate(_SPACES).split()))
-    return sorted({name for name in imported if written[name.encode("utf-8", "replace")] <= 0})
+    # a name whose bytes the file holds nowhere but in those statements: a substring search (C, no word split) only
+    # errs towards a use (`Foo` inside `FooBar`); it stops at the first use, which most names have soon after the imports
+    data = unit.source.data
+    gaps, start = [], 0
+    for statement in listed:
+        gaps.append((start, statement.start_byte))
+        start = statement.end_byte
+    gaps.append((start, len(data)))
+    gaps = [(a, b) for a, b in gaps if b > a]
+    return sorted({name for name in imported if len(name) >= MIN_NAME and not any(
+        data.find(encoded, a, b) >= 0 for encoded in (name.encode("utf-8", "replace"),) for a, b in reversed(gaps))})
 
 
 # decorators that only cache a function's results or compile it (Triton's jit, autotune and heuristics; numba's jit):
