@@ -30,6 +30,7 @@ LOOKUPS = frozenset({b"globals", b"locals", b"vars", b"eval", b"exec", b"__impor
                      b"getattr", b"sys"})
 DEFINITIONS = frozenset({"function_definition", "class_definition", "decorated_definition"})
 MAX_STATEMENTS = 5000
+MAX_VALUE_NODES = 2000
 
 
 def dead_stores(tree: Node) -> list[tuple[int, int, str]]:
@@ -78,17 +79,18 @@ def _words(node: Node | None) -> set[bytes]:
 
 
 def _effect_free(value: Node) -> bool:
-    stack, seen = [value], 0
-    while stack and seen < 2000:
-        node, seen = stack.pop(), seen + 1
-        if node.type == "call":
-            function = node.child_by_field_name("function")
-            if function is None or parsing.text(function) not in EFFECT_FREE_CALLS:
+    """Does the value call nothing but EFFECT_FREE_CALLS? A value too large to read whole is not known to."""
+    try:
+        for node in parsing.walk(value, limit=MAX_VALUE_NODES, strict=True):
+            if node.type == "call":
+                function = node.child_by_field_name("function")
+                if function is None or parsing.text(function) not in EFFECT_FREE_CALLS:
+                    return False
+            elif node.type in {"lambda", "await", "yield", "named_expression"}:
                 return False
-        elif node.type in {"lambda", "await", "yield", "named_expression"}:
-            return False
-        stack.extend(node.named_children)
-    return not stack
+    except parsing.WalkLimit:
+        return False
+    return True
 
 
 def _definition(statement: Node) -> Node | None:
