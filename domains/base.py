@@ -217,6 +217,8 @@ class ModuleFacts(Protocol):
     options: list[tuple[str, bool, str, int]]  # command-line options declared: (dest, off by default, flag, line)
     option_arms: list[tuple[int, int, str, str]]  # arms a command-line option turns on: (first, last, dest, condition)
     option_values: list[tuple[str, str, int]]  # options with a string default: (dest, the default, line)
+    option_choices: list[tuple[str, tuple[str, ...]]]  # options declared with a list of choices: (dest, the choices)
+    dead_stores: list[tuple[int, int, str]]  # module-level bindings bound again before any read: (first, last, why)
     # arms an option holding one of some strings takes: (first, last, dest, the strings, condition)
     option_value_arms: list[tuple[int, int, str, tuple[str, ...], str]]
     # the else of a chain every arm of which tests one option: (first, last, dest, the strings the arms before take,

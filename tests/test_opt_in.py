@@ -576,3 +576,40 @@ def test_a_registered_class_stays_runs_where_anything_else_names_its_key_or_impo
     registrar = REGISTERED_TREE["pkg/callbacks/__init__.py"] + "DEFAULTS = [EnvironmentLoggingCallback]\n"
     listed = {**REGISTERED_TREE, "pkg/callbacks/__init__.py": registrar}
     assert _device_names(tmp_path / "d", listed)["pkg/callbacks/env_logging_callback.py"][0] == "runs"
+
+
+TRAIN_UTILS = ("import torch\nfrom contextlib import suppress\n\n\n"
+               "def get_autocast(precision, cache_enabled=True):\n"
+               "    if precision == \"amp\":\n"
+               "        return torch.cuda.amp.autocast(cache_enabled=cache_enabled)\n"
+               "    elif precision == \"amp_bfloat16\":\n"
+               "        return lambda: torch.cuda.amp.autocast(dtype=torch.bfloat16)\n"
+               "    return suppress\n")
+
+
+def _precision_project(tmp_path, choices: str, importing: str = "from pkg.train_utils import get_autocast\n"):
+    caller = "autocast = get_autocast(args.precision)\n"
+    train = ("import argparse\n" + importing +
+             "parser = argparse.ArgumentParser()\n"
+             f"parser.add_argument(\"--precision\", default=\"fp32\"{choices})\n"
+             "args = parser.parse_args()\n" + caller)
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/train_utils.py": TRAIN_UTILS, "pkg/train.py": train,
+                          "pkg/eval_utils.py": TRAIN_UTILS + "# eval's copy, fed from arguments parsed by hand\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    return {(f.path[4:], f.line): (f.reach, f.reach_reason) for f in report.findings
+            if f.line in {7, 9} and f.rule == "DEV140"}
+
+
+def test_a_parameter_named_like_an_option_tested_for_a_value_its_choices_reject_never_holds_it(tmp_path):
+    """open_flamingo's train_utils.get_autocast: `precision == "amp"`, while --precision accepts amp_bf16,
+    amp_bfloat16, bf16, fp16, fp32; the amp_bfloat16 arm is a choice and runs."""
+    reach = _precision_project(tmp_path / "a", ', choices=["amp_bfloat16", "bf16", "fp16", "fp32"]')
+    assert reach[("train_utils.py", 7)][0] == "optional"
+    assert "`--precision` accepts only amp_bfloat16" in reach[("train_utils.py", 7)][1]
+    assert reach[("train_utils.py", 9)][0] == "runs"
+    assert reach[("eval_utils.py", 7)][0] == "runs"  # train.py does not import it: another `precision`
+    assert _precision_project(tmp_path / "b", "")[("train_utils.py", 7)][0] == "runs"  # no choices: "amp" may be given
+    assert _precision_project(tmp_path / "c", ', choices=["amp", "fp32"]')[("train_utils.py", 7)][0] == "runs"
+    sibling = _precision_project(tmp_path / "d", ', choices=["fp32"]', "from train_utils import get_autocast\n")
+    assert sibling[("train_utils.py", 7)][0] == "optional"  # open_flamingo's train.py runs as a script beside it
+

@@ -43,6 +43,8 @@ class Facts:
     option_arms: list = field(default_factory=list)
     launch_flags: list = field(default_factory=list)
     option_values: list = field(default_factory=list)
+    option_choices: list = field(default_factory=list)
+    dead_stores: list = field(default_factory=list)
     option_value_arms: list = field(default_factory=list)
     option_else_arms: list = field(default_factory=list)
     marker_arms: list = field(default_factory=list)

@@ -210,3 +210,51 @@ def test_an_import_in_code_a_default_calls_runs(tmp_path, caller, reach):
     assert call.reach == reach
     if reach == "runs":
         assert call.severity == "high" and call.reach_reason is None and "optional" not in call.message.en
+
+
+SEEDING = (
+    "import torch\n\n\n"
+    "def set_random_seed(seed, deterministic=False):\n"
+    "    torch.manual_seed(seed)\n"
+    "    if deterministic:\n"
+    "        torch.backends.cudnn.deterministic = True\n"
+)
+DETERMINISTIC_LINE = 7
+
+
+@pytest.mark.parametrize("caller, reach", [
+    ("set_random_seed(0)\n", "optional"),  # PixArt's seven training scripts: the flag's default, False, skips the arm
+    ("set_random_seed(0, deterministic=True)\n", "runs"),
+    ("set_random_seed(0, True)\n", "runs"),
+])
+def test_a_truth_test_of_a_parameter_no_caller_turns_on(tmp_path, caller, reach):
+    app = "from pkg.model import set_random_seed\n\n" + caller
+    found = findings(tmp_path, {"pkg/model.py": SEEDING, "pkg/app.py": app}, DETERMINISTIC_LINE)
+    assert all(f.reach == reach for f in found)
+    if reach == "optional":
+        assert "`deterministic=False` by default (set_random_seed())" in found[0].reach_reason
+
+
+TIMER = (
+    "import torch\n\n\n"
+    "class Timer:\n"
+    "    def __init__(self, device=None):\n"
+    "        if device is None:\n"
+    "            device = torch.cuda.current_device()\n"
+    "        elif isinstance(device, int):\n"
+    "            device = torch.device(f\"cuda:{device}\")\n"
+    "        self.device = device\n"
+)
+INT_ARM_LINE = 9
+
+
+@pytest.mark.parametrize("body, reach", [
+    (TIMER, "optional"),  # the arm taken by default rebinds device after the test: the elif still never runs
+    (TIMER.replace("    def __init__(self, device=None):\n",
+                   "    def __init__(self, device=None):\n        device = device or 0\n"), "runs"),  # before it
+])
+def test_a_rebinding_inside_the_tested_if_does_not_keep_the_arm(tmp_path, body, reach):
+    app = "from pkg.model import Timer\n\nwith Timer() as t:\n    pass\n"
+    found = findings(tmp_path, {"pkg/model.py": body, "pkg/app.py": app},
+                     INT_ARM_LINE + (0 if reach == "optional" else 1))
+    assert all(f.reach == reach for f in found)

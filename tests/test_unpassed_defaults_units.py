@@ -431,9 +431,12 @@ def test_decided(signature, condition, holds, expected):
     assert decided(code, condition, holds) == expected
 
 
-def test_decided_reads_only_comparisons():
-    assert decided("def f(a=0):\n    if a:\n        pass\n", "a:", False) is None
-    assert decided("def f(a=0):\n    if not a:\n        pass\n", "not a", True) is None
+def test_decided_reads_a_parameter_s_truth():
+    assert decided("def f(a=0):\n    if not a:\n        pass\n", "not a", True) == ("f", "a", 0, "0")
+    assert decided("def f(a=0):\n    if not a:\n        pass\n", "not a", False) is None
+    assert decided("def f(a=True):\n    if not a:\n        pass\n", "not a", False) == ("f", "a", 0, "True")
+    assert decided("def f(a=x):\n    if not a:\n        pass\n", "not a", True) is None  # no literal default
+    assert decided("def f(a=0):\n    if not b:\n        pass\n", "not b", True) is None  # no parameter
 
 
 def test_a_parameter_the_function_rebinds_decides_nothing():
@@ -504,7 +507,7 @@ def rebinds(function, name: str) -> bool:
 
 
 def test_one_walk_reads_every_rebound_name():
-    assert u._rebound(function_of("    a = 1\n    for b, c in x:\n        pass\n    print(d)\n")) == {"a", "b", "c"}
+    assert set(u._rebound(function_of("    a = 1\n    for b, c in x:\n        pass\n    print(d)\n"))) == {"a", "b", "c"}
 
 
 @pytest.mark.parametrize("body", [

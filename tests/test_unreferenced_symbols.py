@@ -166,4 +166,46 @@ def test_an_init_re_exports_the_names_it_writes_only_in_its_imports_and_all():
             "__all__ = ['DistOptimizerHook', 'all_reduce_dict', 'mean']\n# DistOptimizerHook is the hook\n")
     unit = Unit("pkg/utils/__init__.py", "python", SourceText.from_text(text))
     assert reexported_names(unit) == ["all_reduce_dict", "mean"]
-    assert reexported_names(Unit("pkg/utils/core.py", "python", SourceText.from_text(text))) == []
+    assert reexported_names(Unit("pkg/utils/core.py", "python", SourceText.from_text(text))) == ["all_reduce_dict", "mean"]
+
+
+def test_a_class_a_module_only_imports_is_named_nowhere_else(tmp_path):
+    """PixArt: PixArt.py imports LabelEmbedder beside the blocks it builds, and nothing builds it: its methods are
+    unreached. A class the importer builds, or a name a third file imports from the importer and uses, runs."""
+    blocks = ("import torch\nclass LabelEmbedder:\n    def token_drop(self):\n" + CUDA.replace("    ", "        ") +
+              "class FinalLayer:\n    def forward(self):\n" + CUDA.replace("    ", "        ") +
+              "class Passed:\n    def forward(self):\n" + CUDA.replace("    ", "        "))
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "pixart"\n',
+        "train.sh": "python diffusion/train.py\n",
+        "diffusion/__init__.py": "",
+        "diffusion/blocks.py": blocks,
+        "diffusion/model.py": "from diffusion.blocks import LabelEmbedder, FinalLayer, Passed  # the blocks\nFinalLayer()\n",
+        "diffusion/train.py": "from diffusion.model import Passed\nPassed()\n",
+    })
+    reach = _reach_by_line(tmp_path)
+    assert reach[("diffusion/blocks.py", 4)][0] == "optional"
+    assert reach[("diffusion/blocks.py", 7)] == ("runs", None)
+    assert reach[("diffusion/blocks.py", 10)] == ("runs", None)
+
+
+def test_a_constant_holding_a_variable_name_that_nothing_names_is_no_site(tmp_path):
+    """torchchat's distributed/utils.py, in a published package: TRACE_FILE and DUMP_ON_TIMEOUT are never read, only
+    ASYNC_ERROR_HANDLING reaches `os.environ[env] = val`; another file naming a constant keeps it."""
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "mylib"\n',
+        "mylib/__init__.py": "",
+        "mylib/utils.py": ("import os\n"
+                           "TRACE_FILE = \"TORCH_NCCL_DEBUG_INFO_TEMP_FILE\"\n"
+                           "DUMP_ON_TIMEOUT = \"TORCH_NCCL_DUMP_ON_TIMEOUT\"\n"
+                           "ASYNC_ERROR_HANDLING = \"TORCH_NCCL_ASYNC_ERROR_HANDLING\"\n"
+                           "HEARTBEAT = \"TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC\"\n"
+                           "def init():\n    os.environ[ASYNC_ERROR_HANDLING] = \"3\"\n"),
+        "mylib/launch.py": "import os\nfrom mylib.utils import HEARTBEAT, init\nos.environ[HEARTBEAT] = \"60\"\ninit()\n",
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    reach = {f.line: (f.reach, f.reach_reason) for f in report.findings if f.path == "mylib/utils.py" and f.rule.startswith("DST")}
+    assert reach[2][0] == "optional" and "constant TRACE_FILE is named nowhere else" in reach[2][1]
+    assert reach[3][0] == "optional"
+    assert reach[4][0] == "runs"  # read by init(), which writes it
+    assert reach[5][0] == "runs"  # another file writes it

@@ -30,9 +30,12 @@ from pathlib import PurePosixPath
 from ascend_feasibility.analyzer.context.child_processes import ChildProcessReader
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same, _tokens_of, _words
 from ascend_feasibility.analyzer.context.project import ProjectContext
+from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.runtimes import RuntimeReader
 from ascend_feasibility.analyzer.context.switched_on import turned_on
-from ascend_feasibility.analyzer.context.switches import CONFIG_PREFIX, CONTAINS, ENV_PREFIX, ExplainedGuard, SwitchReader
+from ascend_feasibility.analyzer.context.switches import (CONFIG_PREFIX, CONTAINS, ENV_PREFIX, PARAMETER_PREFIX, ExplainedGuard,
+                                                          SwitchReader)
+from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
@@ -387,6 +390,8 @@ def switched_options(facts, context: ProjectContext,
                     result[f.path].append((first, last, "_".join([dest[len(CONFIG_PREFIX):], *values]), f"{why}; {condition}"))
                 continue
             carrier = ""
+            if dest.startswith(PARAMETER_PREFIX):  # a parameter named like an option: only its choices decide (rejected_arms)
+                continue
             if dest.startswith(ENV_PREFIX):  # `'mamba' in os.environ["RWKV_MY_TESTING"]`: the option it carries
                 found = carried.get(dest[len(ENV_PREFIX):])
                 if found is None:
@@ -507,6 +512,75 @@ def carried_options(facts) -> dict[str, tuple[str, set[str], str]]:
         result[name] = (options.pop(), {value[1:].lower() for value, _ in values if value.startswith("=")},
                         f", carried in ${name} ({where})")
     return result
+
+
+def rejected_arms(facts, context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
+    """path → (first line, last line, why) of product code's arms testing a parameter named like a command-line option
+    for values the option's declared choices leave out (switches.option_value_test's `@precision`): argparse stops a
+    run that gives one, so, unless another file passes the value itself, the arm never runs, opt-in or not."""
+    option_choices = _declared_choices(facts)
+    result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+    packages = package_folders(facts) if option_choices else set()
+    for f in facts if option_choices else []:
+        if context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        for first, last, dest, values, condition in f.option_value_arms:
+            if dest.startswith(PARAMETER_PREFIX) and _declarers_import(f, option_choices.get(dest[len(PARAMETER_PREFIX):]),
+                                                                       facts, packages):
+                why = _rejected(dest[len(PARAMETER_PREFIX):], values, f.path, facts, option_choices)
+                if why is not None:
+                    result[f.path].append((first, last, f"{why}; {condition}"))
+    return dict(result)
+
+
+def _declarers_import(f, found: tuple[set[str], str, set[str]] | None, facts, packages: set[str]) -> bool:
+    """Does every file declaring the option import the arm's module, or is it that file? The value reaches a
+    parameter of that name from the script that parsed it (open_flamingo's train.py imports train_utils); another
+    module's `precision` (eval/utils.py, fed from model arguments evaluate.py parses by hand) is another value."""
+    if found is None:
+        return False
+    names = import_names(f.path, f.module, packages) if f.module else set()
+    folder, stem = path_view(f.path).parent, path_view(f.path).stem
+    declaring = [d for d in facts if d.path in found[2]]
+    return bool(declaring) and all(
+        d.path == f.path or any(n == m or n.startswith(m + ".") for n in d.imports
+                                for m in (names | {stem} if path_view(d.path).parent == folder else names))  # a sibling
+        for d in declaring)
+
+
+def _declared_choices(facts) -> dict[str, tuple[set[str], str, set[str]]]:
+    """dest → (the choices, where first declared, the declaring files) of the options every declaration of which lists
+    its choices."""
+    listed: dict[str, tuple[set[str], str, set[str]]] = {}
+    with_choices: dict[str, int] = defaultdict(int)
+    for f in facts:
+        for dest, choices in f.option_choices:
+            found = listed.setdefault(dest, (set(), f.path, set()))
+            found[0].update(c.lower() for c in choices)
+            found[2].add(f.path)
+            with_choices[dest] += 1
+    if not listed:
+        return {}
+    declarations: dict[str, int] = defaultdict(int)
+    for f in facts:
+        for dest, _, _, _ in f.options:
+            declarations[dest] += dest in listed
+    return {dest: found for dest, found in listed.items() if declarations[dest] == with_choices[dest]}
+
+
+def _rejected(dest: str, values: tuple[str, ...], path: str, facts, option_choices: dict) -> str | None:
+    """Why an arm testing a parameter named like an option for values the option's choices leave out never runs:
+    argparse rejects them (open_flamingo's `get_autocast(precision)`: `precision == "amp"`, and `--precision` accepts
+    amp_bf16, amp_bfloat16, bf16, fp16, fp32). None where a value is a choice, or a file beside the arm's writes one."""
+    found = option_choices.get(dest)
+    needed = {_value(v) for v in values}
+    if found is None or not needed or any(v.startswith((">", CONTAINS)) or "." in v for v in values) or needed & found[0]:
+        return None
+    if any(writers([v], facts).get(v, set()) - {path} for v in values if len(v) >= MIN_NAME):
+        return None
+    shown = ", ".join(sorted(found[0])[:6]) + (", ..." if len(found[0]) > 6 else "")
+    return (f"`--{dest}` accepts only {shown} ({found[1]}), so the parameter `{dest}` it is passed on as never holds "
+            f"{', '.join(sorted(needed))}")
 
 
 def _value(text: str) -> str:

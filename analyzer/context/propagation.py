@@ -26,7 +26,7 @@ from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
 from ascend_feasibility.analyzer.context.guards import library_class_of
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
-from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, switched_options
+from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, rejected_arms, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import nearest_copy, path_view
 from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
@@ -75,6 +75,11 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in (unreached or {}).items():
         uninstalled.setdefault(path, []).extend(ranges)
+    for path, ranges in rejected_arms(facts, context).items():  # a value the option's choices reject: never taken
+        uninstalled.setdefault(path, []).extend(ranges)
+    for f in facts:
+        if f.dead_stores:  # a value bound again before anything reads it
+            uninstalled.setdefault(f.path, []).extend(f.dead_stores)
     unpassed = unpassed_defaults(facts, context)
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)

@@ -448,6 +448,23 @@ def option_string_default(call: Node) -> tuple[str, str] | None:
     return name, _string_value(default) if default.type == "string" else parsing.text(default)
 
 
+def option_choices(call: Node) -> tuple[str, tuple[str, ...]] | None:
+    """`add_argument("--precision", choices=["amp_bf16", "bf16", "fp32"])`: (dest, the choices); None for an option
+    without a list of plain strings."""
+    parts = _option_parts(call)
+    if parts is None or parts[0] is None or "choices" not in parts[1]:
+        return None
+    long, keywords = parts
+    listed = keywords["choices"]
+    if listed.type not in {"list", "tuple", "set"} or not listed.named_children or not all(
+            item.type == "string" and not any(c.type == "interpolation" for c in item.named_children)
+            for item in listed.named_children):
+        return None
+    dest = keywords["dest"] if "dest" in keywords else None
+    name = parsing.text(dest).strip("'\"") if dest is not None else long[2:].replace("-", "_")
+    return name, tuple(_string_value(item) for item in listed.named_children)
+
+
 def dataclass_field(assignment: Node) -> tuple[str, str, int] | None:
     """`name: T = value` or `name: T = field(default=value, ...)` in a dataclass body: (name, the default's text,
     line). A field with no default, or a default_factory, says nothing."""
@@ -493,6 +510,10 @@ def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tu
     variable = env_variable(subject) if subject is not None else None
     if variable is not None:  # an environment variable: the option it carries, if any, is the project's to find
         name = ENV_PREFIX + variable
+    elif subject is not None and subject.type == "identifier":
+        name = _option_parameter(subject)
+        if name is None:
+            return None
     else:
         if subject is None or subject.type != "attribute":
             return None
@@ -568,6 +589,33 @@ def config_value_test(condition: Node) -> tuple[str, tuple[str, ...]] | None:
     return CONFIG_PREFIX + name, needed
 
 
+def _option_parameter(subject: Node) -> str | None:
+    """`precision` in `def get_autocast(precision): if precision == "amp":`, a parameter of the enclosing function
+    without a default that the function never rebinds: PARAMETER_PREFIX + its name. The project pass takes it for the
+    option of that name only where the project declares one and no other file writes the value tested."""
+    name = parsing.text(subject)
+    function = _enclosing(subject, "function_definition")
+    found = _parameter(function, name) if function is not None else None
+    if found is None or found[1] is not None:
+        return None
+    body = function.child_by_field_name("body")
+    for node in parsing.captures(parsing.query("python", PARAMETER_REBINDINGS), body).get("target", []) if body is not None else []:
+        if parsing.text(node) == name:
+            return None
+    return PARAMETER_PREFIX + name
+
+
+PARAMETER_REBINDINGS = """
+(assignment left: (identifier) @target)
+(augmented_assignment left: (identifier) @target)
+(for_statement left: (identifier) @target)
+(named_expression name: (identifier) @target)
+(pattern_list (identifier) @target)
+(tuple_pattern (identifier) @target)
+(global_statement (identifier) @target)
+(nonlocal_statement (identifier) @target)
+"""
+PARAMETER_PREFIX = "@"  # an arm's option that is a parameter named like one: `@precision` for `precision == "amp"`
 CONFIG_PREFIX = "%"  # an arm's option that is a key of a loaded config: `%type` for `opt_config['type']`
 ENV_PREFIX = "$"  # an arm's option that is an environment variable: `$RWKV_MY_TESTING`
 CONTAINS = "*"  # a value the option must hold as a substring: `'mamba' in os.environ["RWKV_MY_TESTING"]` → `*mamba`

@@ -250,8 +250,10 @@ def _assert(test: Node, reading: _Reading) -> list[tuple]:
 
 
 def _decided(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int, str] | None:
-    """(function or class, parameter, position, default) when `term` compares a parameter with a literal and, at the
-    parameter's default, is `holds`."""
+    """(function or class, parameter, position, default) when `term` compares a parameter with a literal, or tests the
+    parameter's truth (`if deterministic:`, `if not fast:`), and, at the parameter's default, is `holds`."""
+    if term.type in {"identifier", "not_operator"}:
+        return _truth(term, holds, reading)
     if term.type != "comparison_operator" or len(term.named_children) != 2:
         return None
     operators = term.children_by_field_name("operators")
@@ -277,17 +279,57 @@ def _decided(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int,
         return None
     if bool(result) != holds:
         return None
+    return _unchanged(name_node, function, target, reading)
+
+
+def _truth(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int, str] | None:
+    """_decided for `parameter` or `not parameter` with a literal default (`deterministic=False`)."""
+    negated = term.type == "not_operator"
+    name_node = term.child_by_field_name("argument") if negated else term
+    if name_node is None or name_node.type != "identifier" or parsing.text(name_node) not in reading.parameters:
+        return None
+    found = _target(name_node)
+    if found is None:
+        return None
+    function, target = found
+    default = _value(target[3])
+    if default is UNKNOWN or bool(default) != (holds != negated):
+        return None
+    return _unchanged(name_node, function, target, reading)
+
+
+def _unchanged(name_node: Node, function: Node, target: tuple[str, str, int, str], reading: _Reading
+               ) -> tuple[str, str, int, str] | None:
+    """`target` when its function rebinds the parameter nowhere before the test reads it: not at all, or only inside
+    the `if` statement whose test this is (`if device is None: device = torch.cuda.current_device()`), outside any
+    loop, where the rebinding follows the test."""
     if function.id not in reading.rebound:
         reading.rebound[function.id] = _rebound(function)
     rebound = reading.rebound[function.id]
-    return None if rebound is None or target[1] in rebound else target
+    if rebound is None:
+        return None
+    places = rebound.get(target[1])
+    if not places:
+        return target
+    statement = name_node.parent
+    while statement is not None and statement.id != function.id and statement.type not in {"if_statement", "assert_statement"}:
+        statement = statement.parent
+    if statement is None or statement.type != "if_statement" or any(start < statement.start_byte or start >= statement.end_byte
+                                                                     for start in places):
+        return None
+    holder = statement.parent
+    while holder is not None and holder.id != function.id:
+        if holder.type in {"for_statement", "while_statement"}:
+            return None
+        holder = holder.parent
+    return target
 
 
 @dataclass
 class _Reading:
     """One unit's reading: the parameters _target can read, and _rebound's answer by function."""
     parameters: frozenset[str]
-    rebound: dict[int, set[str] | None] = field(default_factory=dict)
+    rebound: dict[int, dict[str, list[int]] | None] = field(default_factory=dict)
 
 
 def _defaulted_parameters(tree: Node) -> frozenset[str]:
@@ -357,19 +399,23 @@ REBINDINGS = """
 """
 
 
-def _rebound(function: Node) -> set[str] | None:
+def _rebound(function: Node) -> dict[str, list[int]] | None:
     """The names the function's body rebinds (`local_rank = int(os.environ[...])`, `for backend in ...`, `global`),
-    read in one query for all its parameters; None for a body of MAX_BODY_NODES nodes or more (every parameter counts
-    as rebound there)."""
+    with where (start bytes; a `global` or `nonlocal` at the body's start: anywhere), read in one query for all its
+    parameters; None for a body of MAX_BODY_NODES nodes or more (every parameter counts as rebound there)."""
     body = function.child_by_field_name("body")
     if body is None:
-        return set()
+        return {}
     if body.descendant_count >= MAX_BODY_NODES:
         return None
     found = parsing.captures(parsing.query("python", REBINDINGS), body)
-    names = {parsing.text(n) for target in found.get("target", []) for n in _names(target)}
+    names: dict[str, list[int]] = defaultdict(list)
+    for target in found.get("target", []):
+        for n in _names(target):
+            names[parsing.text(n)].append(n.start_byte)
     for statement in found.get("scope", []):
-        names.update(parsing.text(statement).split())
+        for name in parsing.text(statement).split():
+            names[name].append(body.start_byte - 1)
     return names
 
 

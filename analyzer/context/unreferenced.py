@@ -9,7 +9,10 @@ name it either:
 - in an application's package (unloaded.application_packages: VILA's llava), in a package no build file could
   publish (no setup.py, setup.cfg or pyproject.toml in its folder or above) that the project's own scripts import
   (InternImage's segmentation/mmseg_custom, imported by segmentation/train.py), and in scripts outside any package;
-- a private name (`_helper`) anywhere: a library's users do not call it.
+- a private name (`_helper`) anywhere: a library's users do not call it;
+- a module-level constant holding an environment variable's name (`TRACE_FILE = "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"`)
+  anywhere: a rule on the variable fires where it is written (`os.environ[...] =`, setdefault, putenv, an export) or
+  where a constant holding the name flows to such a write; a constant nothing names reaches no write.
 A library's public function that the project itself never calls is its users' API and keeps `runs`. A package's
 __init__.py that only imports a name from the defining module (and lists it in `__all__`) re-exports it: no use.
 A symbol its own file names only inside other module-level definitions (`_get_global_gloo_group`, called only by
@@ -50,8 +53,8 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         if not (f.unnamed_symbols or f.inner_named) or own.role not in COUNTED_ROLES or own.reach != "runs":
             continue
         judged_whole = path_view(f.path).parent not in packages or top_folder(f.path, packages) in applications
-        candidates += [(f.path, s[:4], ()) for s in f.unnamed_symbols if judged_whole or s[0].startswith("_")]
-        candidates += [(f.path, s[:4], tuple(s[4])) for s in f.inner_named if judged_whole or s[0].startswith("_")]
+        candidates += [(f.path, s[:4], ()) for s in f.unnamed_symbols if judged_whole or _private(s)]
+        candidates += [(f.path, s[:4], tuple(s[4])) for s in f.inner_named if judged_whole or _private(s)]
     if not candidates:
         return {}
     written = writers((symbol[0] for _, symbol, _ in candidates), facts)
@@ -94,6 +97,12 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         if (path, name) in unreached:
             result[path].append((start, end, unreached[(path, name)]))
     return dict(result)
+
+
+def _private(symbol: tuple) -> bool:
+    """A symbol no user outside the project calls: a private name, or a constant holding an environment variable's
+    name, which sets nothing until code writes the variable (a user's own write is no site of this project)."""
+    return symbol[0].startswith("_") or symbol[3] == "constant"
 
 
 def _edited_writers(facts: list[ModuleFacts]) -> dict[tuple[str, str], tuple[int, str]]:

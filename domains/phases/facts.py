@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context import cudnn_ops, env_options, literal_flags, switched_on, unpassed_defaults
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
+from ascend_feasibility.analyzer.context.dead_stores import dead_stores
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.reference_checks import reference_checks
@@ -38,6 +39,8 @@ QUERY = r"""
 (elif_clause condition: (comparison_operator) @condition)
 (if_statement condition: [(attribute) (boolean_operator)] @switch)
 (elif_clause condition: [(attribute) (boolean_operator)] @switch)
+(if_statement condition: [(identifier) (not_operator)] @truth)
+(elif_clause condition: [(identifier) (not_operator)] @truth)
 ((string_content) @dotted (#match? @dotted "^[A-Za-z_][A-Za-z0-9_]*([.][A-Za-z_][A-Za-z0-9_]*){2,}$"))
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
@@ -166,6 +169,8 @@ class PhaseFacts:
     # options whose default is a string: (dest, the default, line) (`--optim` default "adamw_torch", a dataclass field
     # `quantize_model: str = field(default="false")`)
     option_values: list[tuple[str, str, int]] = field(default_factory=list)
+    option_choices: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    dead_stores: list[tuple[int, int, str]] = field(default_factory=list)  # module bindings bound again unread
     # if/elif arms taken only while an option holds one of some strings (`if args.optim == "adamw_bnb_8bit":`,
     # `model_args.quantize_model in ["fp8Activation_qwen2", ...]`): (first line, last line, dest, the strings, the
     # condition as "line N: ...")
@@ -240,6 +245,8 @@ class PhaseFacts:
         self.options += other.options
         self.option_arms += other.option_arms
         self.option_values += other.option_values
+        self.option_choices += other.option_choices
+        self.dead_stores += other.dead_stores
         self.option_value_arms += other.option_value_arms
         self.option_else_arms += other.option_else_arms
         self.marker_arms += other.marker_arms
@@ -486,7 +493,8 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
                                                         list[tuple[int, int, str, tuple[str, ...], str]]]:
     """Arms of `if args.optim == "adamw_bnb_8bit":` / `elif model_args.quantize_model in ["a", "b"]:`, and the `else`
     of a chain all of whose arms test one option so."""
-    from ascend_feasibility.analyzer.context.switches import config_value_test, option_else_arm, option_value_test
+    from ascend_feasibility.analyzer.context.switches import (PARAMETER_PREFIX, config_value_test, option_else_arm,
+                                                              option_value_test)
     from ascend_feasibility.knowledge import load_context_conventions
 
     if not conditions:
@@ -497,6 +505,9 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
     source = _root_text(conditions[0]) if any(tested_config) else ""
     for condition, config in zip(conditions[:MAX_CHOICES], tested_config):
         tested = option_value_test(condition, objects)
+        if tested is not None and tested[0].startswith(PARAMETER_PREFIX):  # a value the file writes once, in this test
+            source = source or _root_text(condition)
+            tested = tested if _only_tested(tested[1], [tested], source) else None
         if tested is None and config is not None and _only_tested(config[1], tested_config, source):
             tested = config  # a config key's value (switched_options asks the project's config files)
         holder = condition.parent
@@ -710,6 +721,9 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     declarations = _add_argument_calls(_methods(unit)) if "add_argument" in unit.source.text else []
     facts.options, facts.option_arms = _options(declarations, found.get("switch", []))
     facts.option_values = _string_options(declarations)
+    if declarations:
+        from ascend_feasibility.analyzer.context.switches import option_choices
+        facts.option_choices = [listed for listed in map(option_choices, declarations) if listed is not None]
     for cls in found.get("decorated_class", []) if "dataclass" in unit.source.text else []:
         options, values = dataclass_options(cls)
         facts.options += options
@@ -724,7 +738,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         from ascend_feasibility.analyzer.context.option_markers import marker_arms
         ranges = [(a[0], a[1]) for a in (*facts.option_arms, *facts.option_value_arms, *facts.option_else_arms)]
         facts.marker_arms = marker_arms(unit.tree(), ranges)
-    by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", []),
+    by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", [])
+                                        + found.get("truth", []),
                                         found.get("assert", []), _calls(unit),
                                         _methods(unit), definitions.get("class", []),
                                         lambda: query_set.unit_captures(unit, ESCAPES_KEY))
@@ -733,6 +748,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.default_passed = by_default.passed
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
+        facts.dead_stores = dead_stores(unit.tree())
         facts.phase_functions = _phase_functions(definitions.get("function_name", []))
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)

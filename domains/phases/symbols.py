@@ -11,7 +11,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections import Counter
-from pathlib import PurePosixPath
 
 import ahocorasick_rs
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, NAME_BYTES, word_string_of_bytes
@@ -74,28 +73,38 @@ def _looks_names_up(unit: Unit) -> bool:
 
 
 def reexported_names(unit: Unit) -> list[str]:
-    """The names a package's __init__.py imports at its top level (`from .dist_utils import all_reduce_dict`) and
-    writes nowhere else but in `__all__`: re-exports, no use. A name the file also calls, registers or assigns
-    (`callbacks.register('speed', func=SpeedMonitor)`), or writes in a comment, is used. Other files: []."""
-    if PurePosixPath(unit.path).name != "__init__.py" or b"import" not in unit.source.data:
+    """The names a module imports at its top level (`from .dist_utils import all_reduce_dict`) and writes nowhere else
+    but in `__all__`: a package's __init__.py re-exports them, another module imports them unused (PixArt.py's
+    `LabelEmbedder`, which nothing builds); either way, no use. A name the file also calls, registers or assigns
+    (`callbacks.register('speed', func=SpeedMonitor)`), or writes in a comment or a string, is used."""
+    if b"import" not in unit.source.data:
         return []
     imported: list[str] = []
-    rest = []
+    listed = []  # the import and __all__ statements, whose words are no use
     for statement in unit.tree().named_children:
         if statement.type == "import_from_statement":
             for name in statement.children_by_field_name("name"):
                 alias = name.child_by_field_name("alias") if name.type == "aliased_import" else None
                 imported.append(parsing.text(alias if alias is not None else name).split(".")[-1])
+            listed.append(statement)
             continue
         target = parsing.statement_assignment(statement)
         left = target.child_by_field_name("left") if target is not None else None
         if left is not None and parsing.text(left) == "__all__":
-            continue
-        rest.append(statement)
+            listed.append(statement)
     if not imported:
         return []
-    written = Counter(token for statement in rest for token in _tokens(parsing.text(statement)))  # comments too
-    return sorted({name for name in imported if not written[name]})
+    # a name whose bytes the file holds nowhere but in those statements: a substring search (C, no word split) only
+    # errs towards a use (`Foo` inside `FooBar`); it stops at the first use, which most names have soon after the imports
+    data = unit.source.data
+    gaps, start = [], 0
+    for statement in listed:
+        gaps.append((start, statement.start_byte))
+        start = statement.end_byte
+    gaps.append((start, len(data)))
+    gaps = [(a, b) for a, b in gaps if b > a]
+    return sorted({name for name in imported if len(name) >= MIN_NAME and not any(
+        data.find(encoded, a, b) >= 0 for encoded in (name.encode("utf-8", "replace"),) for a, b in reversed(gaps))})
 
 
 # decorators that only cache a function's results or compile it (Triton's jit, autotune and heuristics; numba's jit):
@@ -104,8 +113,9 @@ INERT_DECORATORS = frozenset({"lru_cache", "cache", "jit", "autotune", "heuristi
 
 
 def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
-    """Undecorated module-level functions and classes whose name the file writes nowhere but in its definition:
-    (name, first line, last line, "function" or "class"). A decorator may register the symbol, so those are left out,
+    """Undecorated module-level functions and classes whose name the file writes nowhere but in its definition, and
+    module-level constants holding an environment variable's name that it writes nowhere else: (name, first line, last
+    line, "function", "class" or "constant"). A decorator may register the symbol, so those are left out,
     and so is every symbol of a file that looks names up (`globals()`, `fire.Fire()`, `inspect.getmembers`)."""
     return module_symbols(unit)[0]
 
@@ -116,6 +126,10 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
     `all_reduce_dict`): the project pass leaves them unreached when every one of those is."""
     found = []
     for statement in unit.tree().named_children:
+        constant = _name_constant(statement)
+        if constant is not None:
+            found.append((constant, statement.start_point.row + 1, statement.end_point.row + 1, "constant", statement, True))
+            continue
         definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
         kind = DEFINITIONS.get(definition.type) if definition is not None else None
         name = definition.child_by_field_name("name") if kind else None
@@ -133,6 +147,30 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
     inner = [(name, start, end, kind, sorted(users[name])) for name, start, end, kind, _, _ in found
              if name not in named and name in users]
     return unnamed, inner
+
+
+# an environment variable's name as a string: upper-case words joined by `_` (TORCH_NCCL_DUMP_ON_TIMEOUT)
+_VARIABLE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def _name_constant(statement: Node) -> str | None:
+    """The module-level name a statement binds to a plain string that spells an environment variable's name
+    (`TRACE_FILE = "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"`), else None: a rule on the variable fires where the constant
+    flows to a write, so a constant nothing names is no site."""
+    if statement.type != "expression_statement" or b"_" not in statement.text:
+        return None
+    assignment = parsing.statement_assignment(statement)
+    left = assignment.child_by_field_name("left") if assignment is not None else None
+    right = assignment.child_by_field_name("right") if assignment is not None else None
+    if left is None or right is None or left.type != "identifier" or right.type != "string" \
+            or any(part.type != "string_start" and part.type != "string_content" and part.type != "string_end"
+                   for part in right.children):
+        return None
+    content = next((part for part in right.children if part.type == "string_content"), None)
+    name = parsing.text(left)
+    if content is None or len(name) < MIN_NAME or name.startswith("__") or not _VARIABLE_NAME.fullmatch(parsing.text(content)):
+        return None
+    return name
 
 
 def _inert(decorated: Node) -> bool:
