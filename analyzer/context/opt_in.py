@@ -33,8 +33,14 @@ from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.runtimes import RuntimeReader
 from ascend_feasibility.analyzer.context.switched_on import turned_on
-from ascend_feasibility.analyzer.context.switches import (CONFIG_PREFIX, CONTAINS, ENV_PREFIX, PARAMETER_PREFIX, ExplainedGuard,
-                                                          SwitchReader)
+from ascend_feasibility.analyzer.context.switches import (
+    CONFIG_PREFIX,
+    CONTAINS,
+    ENV_PREFIX,
+    PARAMETER_PREFIX,
+    ExplainedGuard,
+    SwitchReader,
+)
 from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES

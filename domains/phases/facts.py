@@ -14,9 +14,9 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context import cudnn_ops, env_options, literal_flags, switched_on, unpassed_defaults
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
-from ascend_feasibility.analyzer.context.dead_stores import dead_stores
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
+from ascend_feasibility.analyzer.context.dead_stores import dead_stores
 from ascend_feasibility.analyzer.context.reference_checks import reference_checks
 from ascend_feasibility.analyzer.context.written_names import word_set, word_string
 from ascend_feasibility.analyzer.core.models import PHASES
@@ -493,8 +493,12 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
                                                         list[tuple[int, int, str, tuple[str, ...], str]]]:
     """Arms of `if args.optim == "adamw_bnb_8bit":` / `elif model_args.quantize_model in ["a", "b"]:`, and the `else`
     of a chain all of whose arms test one option so."""
-    from ascend_feasibility.analyzer.context.switches import (PARAMETER_PREFIX, config_value_test, option_else_arm,
-                                                              option_value_test)
+    from ascend_feasibility.analyzer.context.switches import (
+        PARAMETER_PREFIX,
+        config_value_test,
+        option_else_arm,
+        option_value_test,
+    )
     from ascend_feasibility.knowledge import load_context_conventions
 
     if not conditions:
