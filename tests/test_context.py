@@ -561,9 +561,11 @@ def found(code: str) -> dict[str, list]:
 
 
 def test_wrong_kind_findings_are_not_auto():
-    sm = found("import math, torch\ndef grid(x):\n    sm = torch.cuda.get_device_properties(x.device).multi_processor_count\n"
-               "    return math.ceil(x.shape[0] / sm)\n")
-    assert "DEV121" not in sm and sm["DEV122"][0].migration != "auto"  # the field is None on torch_npu, shim or not
+    grid = ("import math, torch\ndef grid(x):\n    sm = torch.cuda.get_device_properties(x.device).multi_processor_count\n"
+            "    return math.ceil(x.shape[0] / sm)\n")
+    sm = {f.rule: f for f in scan(grid, torch_npu="2.9.0").findings}
+    assert "DEV121" not in sm and sm["DEV122"].migration != "auto"  # the field is None before 26.0.0, shim or not
+    assert [f.migration for f in found(grid)["DEV122"]] == ["auto"]  # from 26.0.0 on: the vector-core count
     graph = found("import torch\ng = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n    y = model(x)\nloss.backward()\n")
     assert {f.migration for f in graph["DEV111"]} == {"manual"}  # training capture must be removed, not redirected
     serving = found("import torch\ng = torch.cuda.CUDAGraph()\nwith torch.no_grad(), torch.cuda.graph(g):\n    y = model(x)\n")

@@ -138,3 +138,34 @@ def test_sample_p2p_buffer_size_is_gated_from_the_6_0_rc2_line():
     snippet = "import torch.distributed as dist\nreqs = dist.batch_isend_irecv(ops)"
     assert "`P2P_HCCL_BUFFSIZE` (from torch_npu 2.1.0.post6, branch v2.1.0-6.0.rc2)" in _render(snippet, "DST023", "2.1.0").message.en
     assert "Not in torch_npu" not in _render(snippet, "DST023", "2.1.0.post6").message.en
+
+
+def test_multi_processor_count_is_filled_from_the_26_0_0_line():
+    """Ascend/pytorch torch_npu/csrc/npu/Module.cpp: initDeviceProperty sets multi_processor_count = vector_core_num
+    (cube_core_num where that is 0) on every v*-26.0.0 and v*-26.1.0 branch (v2.12.0-26.1.0:253-263,
+    v2.7.1-26.0.0:226-231); v*-7.2.0 and v*-7.3.0 bind it but never set it (None); before 7.2.0 _NPUDeviceProperties
+    binds only name and total_memory (v2.6.0-7.1.0:53-68), so the attribute does not exist."""
+    snippet = "import torch\nsms = torch.cuda.get_device_properties(0).multi_processor_count"
+    by_line = {"2.12.0": "v2.12.0-26.1.0", "2.7.1.post4": "v2.7.1-26.0.0", "2.9.0": "v2.9.0-7.3.0",
+               "2.1.0.post17": "v2.1.0-7.2.0", "2.6.0": "v2.6.0-7.1.0"}
+    assert {target: KB.resolve_target(target).release.branch for target in by_line} == by_line
+    filled = [_render(snippet, "DEV122", target) for target in ("2.12.0", "2.7.1.post4")]
+    for finding in filled:
+        assert (finding.severity, finding.migration) == ("info", "auto")
+        assert "vector-core count" in finding.message.en and "vector core 数" in finding.message.zh
+        assert "cube_core_num" in finding.replacement.en and "No change" in finding.replacement.en
+    empty = _render(snippet, "DEV122", "2.9.0")
+    assert (empty.severity, empty.migration) == ("high", "rewrite")
+    assert "is None" in empty.message.en and "vector_core_num" in empty.replacement.en
+    assert _render(snippet, "DEV122", "2.1.0.post17").message.en == empty.message.en
+    missing = _render(snippet, "DEV122", "2.6.0")
+    assert (missing.severity, missing.migration) == ("high", "rewrite") and "AttributeError" in missing.message.en
+    assert "7.2.0 line or later" in missing.replacement.en
+    # the properties call on its own line: DEV121's list of filled fields follows the line too
+    call = "import torch\nprops = torch.cuda.get_device_properties(0)"
+    assert "multi_processor_count (set to the vector-core count)" in _render(call, "DEV121", "2.12.0").message.en
+    assert "major, minor and multi_processor_count come back None" in _render(call, "DEV121", "2.9.0").message.en
+    assert "only name and total_memory" in _render(call, "DEV121", "2.6.0").message.en
+    # name and total_memory are filled on every release: the filled-fields variant holds at every line
+    memory = "import torch\ntotal = torch.cuda.get_device_properties(0).total_memory"
+    assert {_render(memory, "DEV121", target).severity for target in by_line} == {"info"}

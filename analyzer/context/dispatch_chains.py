@@ -265,7 +265,7 @@ def npu_text(node: Node, backends: BackendWords, torch_names_only: bool = False)
 def npu_arm(chain: Chain, backends: BackendWords) -> str | None:
     """The arm to add, its condition written from the chain's CUDA arm with the NPU's words (`if device.type ==
     "npu":`). Its body is left to the porter: a CUDA arm's calls renamed are not always right on the NPU (a grid
-    sized from multi_processor_count, which torch_npu leaves None)."""
+    sized from multi_processor_count, which torch_npu leaves None before the 26.0.0 line)."""
     for condition, body in chain.arms:
         if cuda_arm(chain, body, backends):
             renamed = npu_text(condition, backends, torch_names_only=True)
