@@ -49,11 +49,15 @@ def edited_lines(old: str, new: str) -> set[int]:
 
 def same_line_copies(findings: list[Finding], sites: list[Site], rules) -> list[Finding]:
     """A copy of each finding whose rule has an edit at each other site of its rule on its line (the report names
-    the line once). A copy keeps the finding's reach and role (the same line) and gets a fingerprint of its own."""
+    the line once, at its first site). A copy keeps the finding's reach and role (the same line) and gets a
+    fingerprint of its own."""
     taken = {(f.rule, f.line, f.column) for f in findings}
+    read = {(rule, line, column) for rule, _, line, column, _, _ in sites}
     copies = []
     for finding in findings:
-        if rules[finding.rule].edit is None:
+        # only where the re-read agrees with the report on the finding itself (a finding a project pass placed, or
+        # one of another text, is left as it is)
+        if rules[finding.rule].edit is None or (finding.rule, finding.line, finding.column) not in read:
             continue
         for rule, symbol, line, column, end_line, end_column in sites:
             if rule != finding.rule or line != finding.line or (rule, line, column) in taken:
