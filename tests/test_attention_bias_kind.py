@@ -36,6 +36,9 @@ def _facet(body: str):
                       "actual_seq_kvlen=torch.as_tensor(b).cumsum(0).tolist()")),
     ("def f(q, k, v):\n    return xops.memory_efficient_attention(q, k, v, attn_bias=xops.LowerTriangularMask())\n",
      (CAUSAL, None)),
+    # inside a `with` block: the block is no binding of the name
+    ("def f(q, k, v):\n    with torch.no_grad():\n        bias = xops.LowerTriangularMask()\n"
+     "        return xops.memory_efficient_attention(q, k, v, attn_bias=bias)\n", (CAUSAL, None)),
     # two block-diagonal masks from different lengths: the kind holds, the lengths are not one
     ("def f(q, k, v, a, b, c):\n    bias = BlockDiagonalMask.from_seqlens(a)\n    if c:\n"
      "        bias = BlockDiagonalMask.from_seqlens(b)\n"
@@ -53,6 +56,8 @@ def test_the_bias_kind_is_read_where_the_code_shows_it(body, expected):
     "        bias = torch.zeros(3)\n    return xops.memory_efficient_attention(q, k, v, attn_bias=bias)\n",
     "def f(q, k, v, bias=None):\n    return xops.memory_efficient_attention(q, k, v, attn_bias=bias)\n",
     "def f(q, k, v, lens):\n    bias, n = BlockDiagonalMask.from_seqlens(lens), 1\n"
+    "    return xops.memory_efficient_attention(q, k, v, attn_bias=bias)\n",
+    "def f(q, k, v, lens, extra):\n    bias = BlockDiagonalMask.from_seqlens(lens)\n    for bias in extra:\n        pass\n"
     "    return xops.memory_efficient_attention(q, k, v, attn_bias=bias)\n",
     "def f(q, k, v):\n    return xops.memory_efficient_attention(q, k, v)\n",
     "def f(q, k, v):\n    bias = None\n    return xops.memory_efficient_attention(q, k, v, attn_bias=bias)\n",

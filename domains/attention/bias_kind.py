@@ -15,6 +15,8 @@ from tree_sitter import Node
 
 BIAS_POSITION = 3  # memory_efficient_attention(query, key, value, attn_bias, p, scale, ...)
 MAX_NODES = 20_000  # the walk over the function for the name's assignments
+# other statements that bind a name, and the field that holds the target (`with ... as name` is not read: rare)
+BINDINGS = {"augmented_assignment": "left", "for_statement": "left", "named_expression": "name"}
 BLOCK_DIAGONAL = "bias-block-diagonal"
 CAUSAL = "bias-causal"
 
@@ -55,7 +57,7 @@ def _bias_argument(call: Node) -> Node | None:
 
 def _values(bias: Node, call: Node) -> list[Node]:
     """The expression passed, or for a name, the values assigned to it in the call's function before the call (none
-    where the name is also bound otherwise: a parameter, a loop, an augmented assignment)."""
+    where the name is also bound otherwise: a parameter, a loop target, an augmented assignment, a walrus)."""
     if bias.type != "identifier":
         return [bias]
     name = parsing.text(bias)
@@ -82,9 +84,10 @@ def _values(bias: Node, call: Node) -> list[Node]:
                 values.append(right)
             elif left is not None and name in parsing.text(left).replace(",", " ").split():
                 return []  # unpacked: `a, attn_bias = ...`
-        elif node.type in {"augmented_assignment", "for_statement", "with_statement", "named_expression"} \
-                and name in parsing.text(node.child(0) if node.type != "with_statement" else node).split():
-            return []
+        elif node.type in BINDINGS:
+            target = node.child_by_field_name(BINDINGS[node.type])
+            if target is not None and name in parsing.text(target).replace(",", " ").split():
+                return []
         stack.extend(node.named_children)
     return values
 
