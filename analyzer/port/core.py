@@ -802,11 +802,7 @@ def _aten_without_npu_kernel(arm, release: str | None) -> str | None:
     if release is None or arm is None:
         return None
     coverage = load_coverage()
-    stack = [arm]
-    while stack:
-        node = stack.pop()
-        if node.type in {"function_definition", "class_definition", "lambda"}:
-            continue
+    for node in walk(arm, prune={"function_definition", "class_definition", "lambda"}):
         function = node.child_by_field_name("function") if node.type == "call" else None
         name = text(function) if function is not None and function.type == "attribute" else ""
         if name.startswith(ATEN_PREFIX):
@@ -816,7 +812,6 @@ def _aten_without_npu_kernel(arm, release: str | None) -> str | None:
                 wanted += [key for key in coverage.kernel if key.startswith(f"{op}.")]
             if not all(coverage.runs(key, release) for key in wanted):
                 return name
-        stack.extend(node.children)
     return None
 
 

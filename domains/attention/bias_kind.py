@@ -70,11 +70,12 @@ def _values(bias: Node, call: Node) -> list[Node]:
     if parameters is not None and name in {parsing.text(p).split(":")[0].split("=")[0].strip().lstrip("*")
                                            for p in parameters.named_children}:
         return []
-    values, stack, seen = [], [function.child_by_field_name("body") or function], 0
-    while stack and seen < MAX_NODES:
-        node = stack.pop()
-        seen += 1
-        if node.start_byte >= call.start_byte or node.type in {"function_definition", "class_definition", "lambda"}:
+    values = []
+    nested = {"function_definition", "class_definition", "lambda"}
+    # what starts at the call or after it, and nested definitions, are not read
+    for node in parsing.walk(function.child_by_field_name("body") or function, limit=MAX_NODES,
+                             prune=lambda n: n.type in nested or n.start_byte >= call.start_byte):
+        if node.type in nested or node.start_byte >= call.start_byte:
             continue
         if node.type == "assignment":
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -88,7 +89,6 @@ def _values(bias: Node, call: Node) -> list[Node]:
             target = node.child_by_field_name(BINDINGS[node.type])
             if target is not None and name in parsing.text(target).replace(",", " ").split():
                 return []
-        stack.extend(node.named_children)
     return values
 
 
