@@ -13,6 +13,7 @@ import pytest
 from ascend_feasibility.analyzer.core.cli import main
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.port import PortOptions, port, summarize, unified_diff
+from ascend_feasibility.analyzer.port.summary import summary_lines
 from ascend_feasibility.analyzer.port.verify import verify_script
 from ascend_feasibility.knowledge import load_device_module, load_knowledge
 
@@ -519,3 +520,52 @@ def test_a_byte_identical_copy_counted_once_is_still_rewritten(tmp_path):
     syncs = [f for f in report.findings if "empty_cache" in f.symbol]
     assert [f.path for f in syncs] == ["ops_a.py"] and syncs[0].sites == ["ops_a.py:5", "ops_b.py:5"]
     assert "_device.empty_cache()" in (_new(result, "ops_a.py") or "") and _new(result, "ops_a.py") == _new(result, "ops_b.py")
+
+
+def test_every_site_of_a_rule_on_a_line_is_rewritten(tmp_path):
+    """The report names DEV004 once on `a, b = x.cuda(), y.cuda()` (one finding per rule and line); port reads the
+    file again and rewrites both calls, or the second one raises on an Ascend host."""
+    result, new = _port_one(tmp_path, "run.py", (
+        "import torch\n\n\ndef main(x, y):\n    a, b = x[None].cuda(), y[None].cuda()\n    return a, b\n\n\n" + MAIN))
+    assert "    a, b = _device.move(x[None]), _device.move(y[None])\n" in new
+    assert ".cuda()" not in new
+    assert result.left_on_edited == []
+
+
+def test_the_patched_files_are_read_again_and_what_is_left_on_an_edited_line_is_listed(tmp_path):
+    """`torch.cuda.FloatTensor` (DEV107) has no rewrite: on the line port edited for `.cuda()`, the re-read of the
+    patched text finds it, and the summary lists it for the reviewer."""
+    root = _project(tmp_path, {"run.py": (
+        "import torch\n\n\ndef main(x):\n    d, c = x.cuda(), torch.cuda.FloatTensor(2)\n    return d, c\n\n\n" + MAIN)})
+    report, result = _port(root)
+    new = _new(result, "run.py")
+    line = new.splitlines().index("    d, c = _device.move(x), torch.cuda.FloatTensor(2)") + 1
+    assert result.left_on_edited == [("run.py", line, "DEV107", "torch.cuda.FloatTensor")]
+    lines = summary_lines(summarize(report, result), result, report)
+    assert f"  left on an edited line: run.py:{line} DEV107 torch.cuda.FloatTensor" in lines
+
+
+def test_a_device_test_is_widened_only_where_the_arm_it_opens_runs_on_the_npu(tmp_path):
+    """`if "cuda" in str(input.device):` choosing `torch.ops.aten._weight_int4pack_mm` (no NPU kernel in any release
+    of knowledge/operators/npu_aten.toml) is left, and the summary says why; the same test choosing
+    `torch.ops.aten.mm` (registered for the NPU) is widened."""
+    source = (
+        "import torch\n\n\ndef linear_int4(input, weight, scales, groupsize):\n"
+        "    if \"cuda\" in str(input.device):\n"
+        "        out = torch.ops.aten._weight_int4pack_mm(input, weight, groupsize, scales)\n"
+        "    else:\n"
+        "        out = torch.ops.aten._weight_int4pack_mm_for_cpu(input, weight, groupsize, scales)\n"
+        "    return out\n\n\n"
+        "def matmul(input, weight):\n"
+        "    if \"cuda\" in str(input.device):\n"
+        "        out = torch.ops.aten.mm.default(input, weight)\n"
+        "    else:\n"
+        "        out = input @ weight\n"
+        "    return out\n")
+    result, new = _port_one(tmp_path, "quant.py", source, unsafe=True)
+    held = {o.finding.line: o.reason for o in result.outcomes if o.finding.rule == "DEV145"}
+    assert held[5].startswith("the branch it decides runs torch.ops.aten._weight_int4pack_mm, an ATen operator "
+                              "with no NPU kernel")
+    assert held[13] is None
+    assert "    if \"cuda\" in str(input.device):\n        out = torch.ops.aten._weight_int4pack_mm(" in new
+    assert "    if _device.names_accelerator(str(input.device)):\n        out = torch.ops.aten.mm.default(" in new

@@ -190,6 +190,23 @@ class FileWorker:
         self._apply_suppressions(unit, findings, result)
 
     def _unit_findings(self, unit: Unit, result: FileResult, occurrences: Counter) -> list[tuple[Hit, Finding]]:
+        hits = self._hits(unit, result)
+        findings = []
+        kept = _in_own_interpreter(unit, self._distinct(hits, _called_names(unit, hits, self.kb.rules)), self.kb.rules)
+        places = {hit: self._place(hit, unit) for hit in kept}
+        self._cuda_only_checks(unit, kept, places)
+        self._legacy_triton(unit, kept, places)
+        folded = self._kernel_contracts(unit, kept, places)
+        for hit in kept:
+            if hit in folded:
+                continue
+            key = occurrence_key(hit, unit)
+            findings.append((hit, self.factory.build(hit, unit, occurrences[key], places[hit])))
+            occurrences[key] += 1
+        return _with_contract_sites(findings, folded, unit) if folded else findings
+
+    def _hits(self, unit: Unit, result: FileResult) -> list[Hit]:
+        """Every scanner's matches in the unit, before any is merged or placed."""
         hits = []
         wanted = [scanner for scanner in self.scanners if scanner.wants(unit)]
         if unit.kind == "python":
@@ -215,19 +232,25 @@ class FileWorker:
                 result.skipped.append(
                     SkippedFile(path=_where(unit), reason=f"syntax error at line {error_row + 1}: analysed partially")
                 )
-        findings = []
-        kept = _in_own_interpreter(unit, self._distinct(hits, _called_names(unit, hits, self.kb.rules)), self.kb.rules)
-        places = {hit: self._place(hit, unit) for hit in kept}
-        self._cuda_only_checks(unit, kept, places)
-        self._legacy_triton(unit, kept, places)
-        folded = self._kernel_contracts(unit, kept, places)
-        for hit in kept:
-            if hit in folded:
-                continue
-            key = occurrence_key(hit, unit)
-            findings.append((hit, self.factory.build(hit, unit, occurrences[key], places[hit])))
-            occurrences[key] += 1
-        return _with_contract_sites(findings, folded, unit) if folded else findings
+        return hits
+
+    def line_sites(self, path: str, data: bytes) -> list[tuple[str, str, int, int, int, int]]:
+        """Each site of each rule in a Python module's text, several of one rule on a line kept apart: (rule, symbol,
+        line, column, end line, end column), 1-based as findings give them. Port reads them to rewrite every site on
+        a line the report names once, and to re-read the text it wrote (in memory: nothing is run or written)."""
+        unit = Unit(path, "python", decode_python(data))
+        self._start_unit(unit)
+        try:
+            hits = self._hits(unit, FileResult(path))
+            kept = _in_own_interpreter(unit, self._distinct(hits, _called_names(unit, hits, self.kb.rules), False),
+                                       self.kb.rules)
+            source = unit.source
+            return [(hit.rule, hit.symbol, hit.span.start_row + 1, source.char_column(hit.span.start_row, hit.span.start_col),
+                     hit.span.end_row + 1, source.char_column(hit.span.end_row, hit.span.end_col)) for hit in kept]
+        finally:
+            unit.release_tree()
+            self._guarded_unit = None
+            self.guards.unit_calls = None
 
     def _kernel_contracts(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> dict[Hit, Hit]:
         """Each dtype assert or device buffer that only serves a kernel call of an autograd Function, with the
@@ -401,11 +424,11 @@ class FileWorker:
                 return False
         return all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in after)
 
-    def _distinct(self, hits: list[Hit], called: frozenset[str] = frozenset()) -> list[Hit]:
-        """One hit per line and meaning: a rule once per line, none that another hit on its line subsumes, none
-        whose rule needs a finding the unit does not have (Dynamo settings without a compile call), none whose
-        advice the unit already follows (a `satisfied_by` name it calls), and none about the project's own packages
-        (a project importing itself is nothing to port)."""
+    def _distinct(self, hits: list[Hit], called: frozenset[str] = frozenset(), per_line: bool = True) -> list[Hit]:
+        """One hit per line and meaning: a rule once per line (each of its sites when per_line is False: port rewrites
+        every one), none that another hit on its line subsumes, none whose rule needs a finding the unit does not
+        have (Dynamo settings without a compile call), none whose advice the unit already follows (a `satisfied_by`
+        name it calls), and none about the project's own packages (a project importing itself is nothing to port)."""
         rules = self.kb.rules
         ordered = sorted(set(hits), key=_hit_order)
         by_row: dict[int, set[str]] = {}
@@ -416,7 +439,7 @@ class FileWorker:
         kept, seen = [], set()
         for hit in ordered:
             row = hit.span.start_row
-            if (row, hit.rule) in seen:
+            if per_line and (row, hit.rule) in seen:
                 continue
             if any(hit.rule in rules[other].subsumes for other in by_row[row] if other != hit.rule):
                 continue

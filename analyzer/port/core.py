@@ -42,12 +42,14 @@ from ascend_feasibility.analyzer.port.files import (
     imports_torch_npu,
 )
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
+from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
 from ascend_feasibility.analyzer.port.worlds import TOP, Worlds
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK
 from ascend_feasibility.analyzer.reading.parsing import parse, text, walk
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
 from ascend_feasibility.knowledge import KnowledgeError, load_context_conventions, load_device_module, load_knowledge
+from ascend_feasibility.knowledge.aten_coverage import load_coverage
 
 STYLES = ("agnostic", "npu")
 SAFE_PATH = re.compile(r"^[A-Za-z0-9_./-]+$")  # paths git writes unquoted in a diff header
@@ -79,6 +81,9 @@ class PortResult:
     device_module: str | None = None  # the first of device_modules (the one nearest the root)
     device_modules: list[str] = field(default_factory=list)  # one per import world that uses one
     entries: list[str] = field(default_factory=list)
+    # the re-read of each rewritten Python file: (path, line in the new text, rule, symbol) still found on a line
+    # the patch edited (what the reviewer must finish)
+    left_on_edited: list[tuple[str, int, str, str]] = field(default_factory=list)
 
 
 def eligible(finding: Finding, options: PortOptions) -> str | None:
@@ -137,6 +142,10 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
                 result.outcomes.append(SiteOutcome(finding, reason=f"file left unpatched: {loaded}"))
             continue
         parsed[path] = loaded
+    rescan = Rescan(getattr(getattr(report, "target", None), "torch_npu", None))
+    for path, found in by_path.items():  # the report names a rule once per line: each of its sites is rewritten
+        if path in parsed and any(kb.rules[f.rule].edit is not None for f in found):
+            found += same_line_copies(found, rescan.sites(path, parsed[path][0]), kb.rules)
     # a project with its own NPU code has a device abstraction already (DeepSpeed's accelerators): no second one
     own_abstraction = any(MODULE_MARK not in (previous_module(root, path) or "") for path in report.project.npu_code)
     worlds = Worlds(root)
@@ -157,7 +166,8 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         module_path = placed.get(path)
         located = module_path, relative.get(module_path, False), entry, worlds, own_abstraction
         rewrite, file_uses = _rewrite_file(path, data, tree, by_path.get(path, []), options, located,
-                                           present.get(path, []), launches.get(path, set()), elsewhere)
+                                           present.get(path, []), launches.get(path, set()), elsewhere,
+                                           getattr(getattr(report, "target", None), "branch", None))
         result.outcomes.extend(rewrite.sites)
         if rewrite.problem is not None:
             result.unpatched.append((path, rewrite.problem))
@@ -180,6 +190,8 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
     result.device_modules.sort(key=lambda path: (len(PurePosixPath(path).parts), path))
     result.device_module = result.device_modules[0] if result.device_modules else None
     result.rewrites.sort(key=lambda r: r.path)
+    result.left_on_edited = [(r.path, line, rule, symbol) for r in result.rewrites if r.path in parsed and r.new
+                             for line, rule, symbol in rescan.left_on_edited(r.path, r.old, r.new)]
     return result
 
 
@@ -443,7 +455,8 @@ def _kernel_functions(tree, lines: set[int]) -> list[tuple[int, int]]:
 
 
 def _rewrite_file(path, data, tree, findings, options, located, present, launches,
-                  elsewhere: ImportedDefinitions | None = None) -> tuple[FileRewrite, set[str]]:
+                  elsewhere: ImportedDefinitions | None = None,
+                  release: str | None = None) -> tuple[FileRewrite, set[str]]:
     module_path, relative, entry, worlds, own_abstraction = located
     kb = load_knowledge()
     rewrite = FileRewrite(path, data.decode("utf-8"))
@@ -486,7 +499,7 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
                     outcome.reason = "the project has its own NPU code: route this through its device abstraction" \
                         if own_abstraction else "no import path from this file to the device module"
                     outcome.changes.clear()
-    guarded = Guarded(data, starts, present, tree, path, elsewhere)
+    guarded = Guarded(data, starts, present, tree, path, elsewhere, release)
     _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
     _hold_under_cuda_guards(rewrite.sites, kb, guarded)
     _absorb(rewrite.sites, data)
@@ -661,10 +674,11 @@ class Guarded:
     runs on NPU after the patch."""
 
     def __init__(self, data: bytes, starts: list[int], present: list[Finding], tree, path: str = "",
-                 elsewhere: ImportedDefinitions | None = None) -> None:
+                 elsewhere: ImportedDefinitions | None = None, release: str | None = None) -> None:
         self.data, self.starts, self.tree = data, starts, tree
         self.present = [(byte_offset(data, starts, f.line, f.column), f) for f in present]
         self.path, self.elsewhere = path, elsewhere
+        self.release = release  # the target torch_npu release's branch: which ATen operators run on the NPU
 
     def node_of(self, f: Finding):
         begin = byte_offset(self.data, self.starts, f.line, f.column)
@@ -737,6 +751,10 @@ class Guarded:
                 if finding is not None:
                     return (f"the branch it decides selects {name}, which keeps {finding.rule} at "
                             f"{finding.path}:{finding.line}: on NPU it would run CUDA-only code")
+        missing = _aten_without_npu_kernel(_opened_arm(condition, self.node_of(outcome.finding)), self.release)
+        if missing is not None:
+            return (f"the branch it decides runs {missing}, an ATen operator with no NPU kernel at torch_npu "
+                    f"{self.release} (knowledge/operators/npu_aten.toml): the NPU needs its own route for this path")
         if branch.type != "conditional_expression" and _jumps(branch):
             return "the branch it decides leaves the block early: the code after it is what it guards, review it"
         rewritten = [(c.start, c.end) for o in sites if o.reason is None for c in o.changes]
@@ -759,6 +777,42 @@ _SAFE_METHODS = frozenset({
     "sum", "mean", "max", "min", "eval", "train", "state_dict", "load_state_dict", "parameters", "requires_grad_",
     "set_device", "synchronize", "empty_cache", "manual_seed", "manual_seed_all", "move",
 })
+
+
+def _opened_arm(condition, check):
+    """The arm a rewritten check opens to the NPU: the consequence when the check is the condition or a conjunct of
+    it and asks "is it CUDA" (not `!=` / `not in`), else the whole branching statement (every arm is looked at)."""
+    clause = condition.parent
+    negated = check is not None and check.type == "comparison_operator" and any(
+        " ".join(text(op).split()) in {"!=", "not in"} for op in check.children_by_field_name("operators"))
+    if check is None or negated or not _positive(condition, check):
+        return clause.parent if clause.type == "elif_clause" else clause
+    if clause.type == "conditional_expression":
+        return clause.named_children[0]
+    return clause.child_by_field_name("consequence") or clause
+
+
+ATEN_PREFIX = "torch.ops.aten."
+
+
+def _aten_without_npu_kernel(arm, release: str | None) -> str | None:
+    """The first `torch.ops.aten.<op>[.<overload>](...)` call in arm (outside nested definitions) whose operator the
+    release does not run on the NPU (no NPU kernel: a CPU fallback or an error), else None. A packet call
+    (`torch.ops.aten.op(...)`) runs only when every overload of it the table knows does."""
+    if release is None or arm is None:
+        return None
+    coverage = load_coverage()
+    for node in walk(arm, prune={"function_definition", "class_definition", "lambda"}):
+        function = node.child_by_field_name("function") if node.type == "call" else None
+        name = text(function) if function is not None and function.type == "attribute" else ""
+        if name.startswith(ATEN_PREFIX):
+            op, _, overload = name[len(ATEN_PREFIX):].partition(".")
+            wanted = [op if overload in {"", "default"} else f"{op}.{overload}"]
+            if not overload:
+                wanted += [key for key in coverage.kernel if key.startswith(f"{op}.")]
+            if not all(coverage.runs(key, release) for key in wanted):
+                return name
+    return None
 
 
 def _opaque_call(branch, condition, rewritten: list[tuple[int, int]]) -> str | None:

@@ -11,6 +11,7 @@ from ascend_feasibility.analyzer.context.guards import only_raises
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.attention import sdp_selection
+from ascend_feasibility.domains.attention.bias_kind import bias_facet
 from ascend_feasibility.domains.attention.facts import AttentionFacts, AttentionSelection
 from ascend_feasibility.domains.base import Hit, Unit, code_context
 from ascend_feasibility.domains.device import literals
@@ -92,7 +93,10 @@ class _AttentionScan(PythonScan):
         if rule.match.qualified_names and _gate_rebound_for_npu(reference.node):
             return  # `if is_npu_available: from ...npu_flash_attention import npu_flash_attn_func as flash_attn_func`
         context = self._context(reference.node) if rule.replacement_inference is not None else None
-        self.hit(code, name, reference.node, context=context)
+        facet, lengths = bias_facet(reference.call, self.imports) \
+            if reference.call is not None and rule.replacement is not None and "attn_bias" in rule.replacement.params \
+            else (None, None)
+        self.hit(code, name, reference.node, lengths, context=context, facets=(facet,) if facet else ())
 
     def _context(self, node: Node) -> str | None:
         current = node.parent
