@@ -119,7 +119,7 @@ def test_device_strings_methods_and_backend(tmp_path):
         "import torch\nimport torch.distributed as dist\n\n\ndef setup(model, rank):\n"
         "    dist.init_process_group(backend=\"nccl\")\n    dev = torch.device(\"cuda:1\")\n"
         "    a = model.cuda()\n    b = model.cuda(non_blocking=True)\n    c = model.cuda(rank)\n    return dev, a, b, c\n"),
-        "train.py": "from pkg.core import setup\n"})  # a caller: pkg is no published library
+        "train.py": "from pkg.core import setup\n\nsetup(None, 0)\n"})  # a caller: pkg is no published library
     _, result = _port(root)
     new = _new(result, "pkg/core.py")
     assert "dist.init_process_group(backend=_device.DIST_BACKEND)" in new
