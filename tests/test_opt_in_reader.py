@@ -752,9 +752,31 @@ def test_markers_are_values_only_option_arms_set():
             b"        if self.use_apex or loss:\n"                        # 19
             b"            h()\n")                                         # 20
     root = parsing.parse("python", code)
-    arms = {(first, lines) for first, _, lines, _ in marker_arms(root, [(7, 8)])}
+    arms = {(first, lines) for first, _, lines, _ in marker_arms(root, code, [(7, 8)])}
     assert arms == {(11, (7,)), (12, (7,)), (18, (8,))}  # not the `not`, the `or`, nor a flag set outside the arm
-    assert marker_arms(root, [(20, 20)]) == []
+    assert marker_arms(root, code, [(20, 20)]) == []
+    # each kind of marker alone passes the byte test before the walk: the flag set in the arm, the name its import binds
+    only_flag = {(first, lines) for first, _, lines, _ in marker_arms(root, code, [(7, 7)])}
+    assert only_flag == {(11, (7,)), (12, (7,))}
+    only_import = {(first, lines) for first, _, lines, _ in marker_arms(root, code, [(8, 8)])}
+    assert only_import == {(18, (8,))}
+
+
+def test_marker_byte_test_reads_the_option_arms_lines():
+    from ascend_feasibility.analyzer.context.option_markers import _may_mark
+
+    code = (b"import os\n"                              # 1
+            b"x = __name__\n"                           # 2
+            b"if args.a:\n"                              # 3
+            b"    self.flag = True\n"                    # 4
+            b"if args.b:\n"                              # 5
+            b"    from m import C\n"                     # 6
+            b"if args.c:\n"                              # 7
+            b"    run(True)\n")                          # 8
+    assert _may_mark(code, [(4, 4)]) and _may_mark(code, [(6, 6)])
+    assert not _may_mark(code, [(8, 8)])  # `True` but no `self`: no flag assignment
+    assert not _may_mark(code.replace(b"__name__", b"__file__"), [(6, 6)])  # no `__name__` test can use the name
+    assert not _may_mark(code, [(2, 3)])  # the file's `import` and `True` outside the arms do not count
 
 
 # options carried in environment variables, substring tests (issue 28, round 13 B row 41: RWKV's `'r4' in

@@ -39,3 +39,17 @@ def test_an_option_choosing_between_two_local_imports_leaves_both_running():
     reaches = _reaches({"train.py": TRAIN, "src/__init__.py": "", "src/model_img.py": MODEL.format(name="IMG"),
                         "src/model.py": MODEL.format(name="Plain")}, "src/model_img.py")
     assert reaches == {"runs"}
+
+
+def test_the_unit_is_walked_for_option_imports_only_for_a_test_spelling_an_option_word():
+    from ascend_feasibility.analyzer.context.guards import GuardReader
+    from ascend_feasibility.analyzer.reading import parsing
+    from ascend_feasibility.knowledge import load_context_conventions
+
+    conventions = load_context_conventions()
+    reader = GuardReader(conventions.guards, conventions.backends, tuple(conventions.opt_in.disabled_values))
+    root = parsing.parse("python", b"if use_mamba:\n    from mamba import M\nif args.mamba:\n    from mamba import M\n")
+    plain, option = (s.child_by_field_name("condition") for s in root.named_children)
+    assert reader._option_of_import(plain) is False
+    assert reader._import_options is None  # no option word in the test: its text cannot be one of the set's
+    assert reader._option_of_import(option) is True and reader._import_options == frozenset({"args.mamba"})

@@ -755,6 +755,28 @@ def test_the_parameters_a_unit_can_decide_are_literal_defaults_of_module_functio
     assert u._defaulted_parameters(parsing.parse("python", b"def f(a, b=x):\n    pass\n")) == frozenset()
 
 
+def test_only_tests_inside_the_functions_with_literal_defaults_are_read():
+    code = ("def f(a, b=1):\n    if b != 1:\n        pass\n"       # 1-3: read
+            "def g(c):\n    if c != 1:\n        pass\n"           # 4-6: no literal default
+            "class M:\n    def __init__(self, rank=-1):\n        assert rank == -1\n"  # 7-9: read
+            "    def step(self, rank=-1):\n        if rank != -1:\n            pass\n"  # 10-12: a method
+            "if b != 1:\n    pass\n")                                # 13: module level
+    root = parsing.parse("python", code.encode())
+    functions = u._defaulted_functions(root)
+    assert [function.start_point.row + 1 for function in functions] == [1, 8]
+    inside = u._Spans(functions)
+    tests = [n for n in _walk(root) if n.type in {"comparison_operator"}]
+    assert [t.start_point.row + 1 for t in tests if inside(t)] == [2, 9]
+    assert [t.start_point.row + 1 for t in tests if not inside(t)] == [5, 11, 13]
+    assert inside(functions[0]) and not u._Spans([])(functions[0])
+
+
+def _walk(node):
+    yield node
+    for child in node.named_children:
+        yield from _walk(child)
+
+
 def test_a_unit_without_such_parameters_reads_no_arm():
     # the comparison is of a parameter with a literal, but its default is no literal: nothing can be decided
     assert arms("def f(a=DEFAULT):\n    if a != -1:\n        pass\n") == []

@@ -120,10 +120,12 @@ def _edges(facts: list[ModuleFacts]) -> dict[str, set[str]]:
         for name in f.imports:
             parts = name.split(".")
             for end in range(len(parts), 0, -1):
-                tail = "/".join(parts[:end])
-                candidates = by_name.get(".".join(parts[:end]), set()) | {
-                    p for p in by_stem.get(parts[end - 1], ())
-                    if p.endswith((f"/{tail}.py", f"/{tail}/__init__.py")) or p in {f"{tail}.py", f"{tail}/__init__.py"}}
+                candidates = by_name.get(".".join(parts[:end]), set())
+                stems = by_stem.get(parts[end - 1])
+                if stems:  # most names end in no project file's stem: no path to build
+                    tail = "/".join(parts[:end])
+                    ends, whole = (f"/{tail}.py", f"/{tail}/__init__.py"), (f"{tail}.py", f"{tail}/__init__.py")
+                    candidates = candidates | {p for p in stems if p.endswith(ends) or p in whole}
                 if candidates:  # copies of one module in several trees: the import resolves in its own
                     found.add(nearest_copy(sorted(candidates), f.path))
                     break

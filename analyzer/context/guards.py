@@ -418,10 +418,13 @@ class GuardReader:
         guards an import elsewhere in the unit (the import itself keeps its own reading: an if/else choosing between
         two imports must not make one of them optional) (`elif 'mamba' in os.environ["RWKV_MY_TESTING"]: from mamba_ssm import
         Mamba` and, in a class, the same elif building `Mamba(...)`): the call has the reach of the import it needs."""
+        test = " ".join(parsing.text(condition_node).split())
+        if not any(word in test for word in OPTION_WORDS):
+            return False  # every test in the set spells an option word (the whole unit's walk is not needed)
         if self._import_options is None:
             root = parsing.root_of(condition_node)
             self._import_options = _import_option_tests(root)
-        return " ".join(parsing.text(condition_node).split()) in self._import_options
+        return test in self._import_options
 
     def _defaults_on(self, condition_node: Node | None) -> bool:
         return condition_node is not None and self.on_by_default is not None and self.on_by_default(condition_node)

@@ -24,9 +24,10 @@ FLAG_VALUES = {"True", "False", "None"}
 ARMS = {"if_statement", "elif_clause"}
 
 
-def marker_arms(root: Node, option_ranges: list[tuple[int, int]]) -> list[tuple[int, int, tuple[int, ...], str]]:
-    """(first line, last line, the lines setting the marker, the condition as "line N: ...") of each such arm."""
-    if not option_ranges:
+def marker_arms(root: Node, data: bytes, option_ranges: list[tuple[int, int]]) -> list[tuple[int, int, tuple[int, ...], str]]:
+    """(first line, last line, the lines setting the marker, the condition as "line N: ...") of each such arm.
+    `data`: the bytes `root` was parsed from."""
+    if not option_ranges or not _may_mark(data, option_ranges):
         return []
 
     def in_option(line: int) -> bool:
@@ -72,6 +73,17 @@ def marker_arms(root: Node, option_ranges: list[tuple[int, int]]) -> list[tuple[
             arms.append((decided.start_point.row + 1, decided.end_point.row + 1, lines,
                          f"line {condition.start_point.row + 1}: {first}"))
     return arms
+
+
+def _may_mark(data: bytes, option_ranges: list[tuple[int, int]]) -> bool:
+    """Whether an option arm's lines spell what a marker needs, before the walk over the whole tree: `self` and
+    `True` (an assignment `self.X = True` starting in an arm lies within the arm's lines), or `import` in a file that
+    spells `__name__` (a name only an arm's import binds is a marker only to a `Y.__name__ == "C"` test). Most files
+    with option arms have neither."""
+    lines = data.split(b"\n")  # tree-sitter counts rows by "\n" alone
+    arms = [b"\n".join(lines[first - 1:last]) for first, last in option_ranges]
+    return (any(b"True" in arm and b"self" in arm for arm in arms)
+            or (b"__name__" in data and any(b"import" in arm for arm in arms)))
 
 
 def _read_assignment(node: Node, flags: dict, bound: set[str]) -> None:

@@ -23,6 +23,7 @@ name); a class's own `cls(...)` and `self.__class__(...)` are its calls.
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 import operator
 from collections import defaultdict
@@ -78,13 +79,17 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     """One unit's arms decided by a parameter's default, and its calls of the names it binds. `escapes()`: the
     captures of ESCAPES over the unit (read only when the file binds a name or spells getattr)."""
     facts = DefaultFacts()
-    reading = _Reading(_defaulted_parameters(tree) if conditions or asserts else frozenset())
+    functions = _defaulted_functions(tree) if conditions or asserts else []
+    reading = _Reading(frozenset(name for function in functions for name in _literal_defaults(function)))
     taken: list[tuple[Node, tuple[str, str, int, str], Node]] = []
     if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
+        inside = _Spans(functions)  # a test elsewhere reads no such function's parameter: it is not read
         for condition in conditions[:MAX_CONDITIONS]:
-            facts.arms += _arms(condition, reading, taken)
+            if inside(condition):
+                facts.arms += _arms(condition, reading, taken)
         for statement in asserts[:MAX_CONDITIONS]:
-            facts.arms += _assert(statement, reading)
+            if inside(statement):
+                facts.arms += _assert(statement, reading)
     bound, modules, star = _bindings(tree)
     # names compared as bytes: most calls and values are of no bound name, and their text need not be decoded
     bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
@@ -335,17 +340,39 @@ class _Reading:
 def _defaulted_parameters(tree: Node) -> frozenset[str]:
     """The parameters with a literal default that _target can read: of a module-level function, or of the `__init__`
     of a module-level class (neither decorated)."""
-    names: set[str] = set()
+    return frozenset(name for function in _defaulted_functions(tree) for name in _literal_defaults(function))
+
+
+def _defaulted_functions(tree: Node) -> list[Node]:
+    """The functions _target can find a literal default in, in source order: module-level functions and the
+    `__init__` of module-level classes (neither decorated) with at least one parameter `_literal_defaults` reads."""
+    functions = []
     for statement in tree.named_children:
         if statement.type == "function_definition":
-            names.update(_literal_defaults(statement))
+            if _literal_defaults(statement):
+                functions.append(statement)
         elif statement.type == "class_definition":
             body = statement.child_by_field_name("body")
             for member in body.named_children if body is not None else []:
                 name = member.child_by_field_name("name") if member.type == "function_definition" else None
-                if name is not None and parsing.text(name) == "__init__":
-                    names.update(_literal_defaults(member))
-    return frozenset(names)
+                if name is not None and parsing.text(name) == "__init__" and _literal_defaults(member):
+                    functions.append(member)
+    return functions
+
+
+class _Spans:
+    """Whether a node starts inside one of some functions (which never overlap: module-level definitions and the
+    `__init__`s of module-level classes). A comparison _target can decide reads a parameter of the function around it,
+    which must be one of `_defaulted_functions`' (the same tests of place, decorators and literal default)."""
+
+    def __init__(self, functions: list[Node]) -> None:
+        self.starts = [function.start_byte for function in functions]
+        self.ends = [function.end_byte for function in functions]
+
+    def __call__(self, node: Node) -> bool:
+        at = node.start_byte
+        index = bisect.bisect_right(self.starts, at) - 1
+        return index >= 0 and at < self.ends[index]
 
 
 def _literal_defaults(function: Node) -> list[str]:

@@ -741,7 +741,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if facts.option_arms or facts.option_value_arms or facts.option_else_arms:
         from ascend_feasibility.analyzer.context.option_markers import marker_arms
         ranges = [(a[0], a[1]) for a in (*facts.option_arms, *facts.option_value_arms, *facts.option_else_arms)]
-        facts.marker_arms = marker_arms(unit.tree(), ranges)
+        facts.marker_arms = marker_arms(unit.tree(), unit.source.data, ranges)
     by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", [])
                                         + found.get("truth", []),
                                         found.get("assert", []), _calls(unit),
