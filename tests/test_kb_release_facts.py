@@ -169,3 +169,37 @@ def test_multi_processor_count_is_filled_from_the_26_0_0_line():
     # name and total_memory are filled on every release: the filled-fields variant holds at every line
     memory = "import torch\ntotal = torch.cuda.get_device_properties(0).total_memory"
     assert {_render(memory, "DEV121", target).severity for target in by_line} == {"info"}
+
+
+def _rule_texts(rule):
+    texts = [rule.message]
+    if rule.replacement is not None:
+        texts.append(rule.replacement)
+    texts += [v.message for v in (rule.at_release or []) if getattr(v, "message", None)]
+    texts += [v.replacement for v in (rule.at_release or []) if getattr(v, "replacement", None)]
+    return texts
+
+
+def test_float64_on_the_npu_is_told_one_way_in_every_rule():
+    """Ascend/pytorch torch_npu/csrc/aten/common/ToKernelNpu.cpp (v2.1.0-6.0.rc2 :127-145, v2.9.0-7.3.0 :153-170,
+    v2.12.0-26.1.0 :35-45): only a dtype-only cast of an NPU tensor to double is replaced by float; factories
+    and moves keep float64 (OpPreparation.cpp makes double tensors in the base format; torch.npu exports
+    DoubleTensor). ProcessGroupHCCL.cpp checkSupportedDataType (every branch): reductions reject float64,
+    broadcast and all_gather carry it. A rule that says float64 becomes float32, or that the NPU has none, must
+    say it is the dtype-only cast."""
+    said = []
+    for code, rule in KB.rules.items():
+        for text in _rule_texts(rule):
+            en = text.en.lower()
+            if any(k in en for k in ("replaced by float32", "becomes float32", "gives float32", "no float64")):
+                said.append(code)
+                assert "dtype-only" in en, (code, text.en)
+                assert "只指定 dtype" in text.zh, (code, text.zh)
+    assert {"PRC001", "PRC006", "PRC040", "PRC041"} <= set(said)
+    for code in ("PRC001", "PRC040"):
+        en = KB.rules[code].message.en
+        assert "made with it on the device" in en and "reject float64" in en
+        assert "HCCL" in KB.rules[code].message.zh
+    assert "rejects float64 in its reducing collectives" in KB.rules["PRC043"].message.en
+    assert "broadcast and all_gather accept float64" in KB.rules["PRC043"].replacement.en
+    assert all("DoubleTensor" in KB.profiles[r.profile].npu_all for r in KB.releases)
