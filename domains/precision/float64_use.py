@@ -78,9 +78,31 @@ def _making_call(dtype: Node) -> Node | None:
     if function is None or parsing.text(function).rsplit(".", 1)[-1] not in FACTORIES:
         return None
     device = keywords(call).get("device")
-    if device is None or "cpu" in parsing.text(device):
+    if device is not None and "cpu" not in parsing.text(device):
+        return call
+    return _moved_to_device(call)
+
+
+def _moved_to_device(call: Node) -> Node | None:
+    """`torch.tensor(x, dtype=torch.float64).cuda()` / `.npu()` / `.to(device)`: the move keeps float64 (torch_npu
+    replaces only a dtype-only cast of a device tensor, ToKernelNpu.cpp), so the moved tensor is the one made on the
+    device. A `.to(...)` counts only where an argument names a device, so `.to(torch.float32)` and `.to(other)`
+    (which take a new dtype) do not."""
+    member = call.parent
+    if member is None or member.type != "attribute" or member.child_by_field_name("object") != call:
         return None
-    return call
+    moved = member.parent
+    if moved is None or moved.type != "call":
+        return None
+    name = parsing.text(member.child_by_field_name("attribute"))
+    if name in {"cuda", "npu"}:
+        return moved
+    arguments = moved.child_by_field_name("arguments")
+    if name != "to" or arguments is None or "dtype" in keywords(moved):
+        return None
+    values = [parsing.text(a) for a in arguments.named_children if a.type != "comment"]
+    named = any(k in v for v in values for k in ("device", "cuda", "npu"))
+    return moved if named and not any("float" in v or "double" in v for v in values) else None
 
 
 def _follow(scope: Node, name: str, after: int) -> str | None:
