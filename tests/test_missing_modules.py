@@ -42,3 +42,13 @@ def test_a_name_the_package_binds_imported_from_it_is_no_missing_module(tmp_path
     report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
     found = [f for f in report.findings if f.path == "pkg/models/encoder.py" and f.line == CUDA_LINE]
     assert found and all(f.reach == "runs" for f in found)
+
+
+def test_an_absolute_import_of_a_package_named_like_the_folder_is_the_installed_one(tmp_path):
+    # DiffSynth's diffsynth/utils/xfuser/xdit_context_parallel.py: `from xfuser.core.distributed import ...`
+    files = {"pkg/__init__.py": "", "pkg/utils/xfuser/__init__.py": "",  # pkg/utils/ holds no __init__.py
+             "pkg/utils/xfuser/parallel.py": ENCODER.replace("from .attention import Attention",
+                                                       "from xfuser.core.distributed import get_world_group")}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    found = [f for f in report.findings if f.path == "pkg/utils/xfuser/parallel.py" and f.line == CUDA_LINE]
+    assert found and all(f.reach == "runs" for f in found)

@@ -6,7 +6,9 @@ diffsynth/models/ holds no attention.py, no attention/ and nothing else of that 
 ModuleNotFoundError before any line of it runs, whoever imports it (a library user too). A module is judged so when
 - it is product code in a package folder, at `runs`;
 - an import at its module level, outside any guard (not in `nested_imports`), names `P.x.y`, where `P` is the longest
-  prefix that is a package folder of the project (its __init__.py), and `x` is not the name of any file (of any
+  prefix that is a package folder of the project (its __init__.py) holding the module, by the dotted name the module
+  itself has (a relative import's; an absolute `xfuser.core` in a folder named xfuser is the installed one), and `x`
+  is not the name of any file (of any
   suffix: a compiled extension's sources, a stub) or folder in `P`'s folder. Two parts at least after `P`: `from P
   import x` may read a name `P/__init__.py` binds, `from P.x import y` needs the module `P.x`;
 - no build file of the project compiles an extension (opt_in.extension_builds), which might build `P.x`, and no
@@ -52,7 +54,9 @@ def missing_module_importers(facts: list[ModuleFacts], context: ProjectContext, 
         for name in sorted(set(f.imports) - set(f.nested_imports)):
             parts = name.split(".")
             end = next((end for end in range(len(parts) - 2, 0, -1) if ".".join(parts[:end]) in package_names), 0)
-            if not end or ".".join(parts[:end + 1]) in modules:
+            # the package must be one holding the file, by the name the file has: `from xfuser.core import` in
+            # diffsynth/utils/xfuser/ imports the installed xfuser, not the folder
+            if not end or not f.module.startswith(".".join(parts[:end]) + ".") or ".".join(parts[:end + 1]) in modules:
                 continue
             folder = package_names[".".join(parts[:end])]
             if existing is None:  # every file's path without its suffix, and every folder: read once, when first asked
