@@ -36,6 +36,15 @@ def test_a_module_importing_a_missing_module_of_its_package_never_runs(tmp_path,
         assert "pkg/models/attention, which the project does not have" in found[0].reach_reason
 
 
+def test_a_namespace_package_s_module_importing_a_missing_sibling_never_runs(tmp_path):
+    # DiffSynth's diffsynth/models/ holds no __init__.py; other modules import diffsynth.models.x by dotted name
+    files = {"pkg/__init__.py": "from pkg.models.other import run\n", "pkg/models/other.py": "def run():\n    pass\n",
+             "pkg/models/encoder.py": ENCODER}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    found = [f for f in report.findings if f.path == "pkg/models/encoder.py" and f.line == CUDA_LINE]
+    assert found and all(f.reach == "optional" for f in found)
+
+
 def test_a_name_the_package_binds_imported_from_it_is_no_missing_module(tmp_path):
     files = {"pkg/__init__.py": "", "pkg/models/__init__.py": "Attention = object\n",
              "pkg/models/encoder.py": ENCODER.replace("from .attention import Attention", "from . import Attention")}

@@ -6,7 +6,7 @@ diffsynth/models/ holds no attention.py, no attention/ and nothing else of that 
 ModuleNotFoundError before any line of it runs, whoever imports it (a library user too). A module is judged so when
 - it is product code in a package folder, at `runs`;
 - an import at its module level, outside any guard (not in `nested_imports`), names `P.x.y`, where `P` is the longest
-  prefix that is a package folder of the project (its __init__.py) holding the module, by the dotted name the module
+  prefix that is a package folder of the project (an __init__.py, or a namespace one) holding the module, by the dotted name the module
   itself has (a relative import's; an absolute `xfuser.core` in a folder named xfuser is the installed one), and `x`
   is not the name of any file (of any
   suffix: a compiled extension's sources, a stub) or folder in `P`'s folder. Two parts at least after `P`: `from P
@@ -40,12 +40,12 @@ def missing_module_importers(facts: list[ModuleFacts], context: ProjectContext, 
                   and context.of(f.path).reach == "runs"]
     if not candidates:
         return {}
-    package_names: dict[str, str] = {}  # dotted name of a package folder → the folder
+    package_names: dict[str, str] = {}  # dotted name of a package folder (namespace ones too) → the folder
     for f in python:
         view = path_view(f.path)
-        if view.name == "__init__.py":
-            for name in import_names(f.path, f.module, packages):
-                package_names.setdefault(name, str(view.parent))
+        if str(view.parent) in packages:
+            package_names.setdefault(f.module if view.name == "__init__.py" else f.module.rsplit(".", 1)[0],
+                                     str(view.parent))
     modules = {name for f in python for name in import_names(f.path, f.module, packages)}
     existing: set[str] | None = None
     result: dict[str, str] = {}
