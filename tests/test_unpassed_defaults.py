@@ -258,3 +258,28 @@ def test_a_rebinding_inside_the_tested_if_does_not_keep_the_arm(tmp_path, body, 
     found = findings(tmp_path, {"pkg/model.py": body, "pkg/app.py": app},
                      INT_ARM_LINE + (0 if reach == "optional" else 1))
     assert all(f.reach == reach for f in found)
+
+
+ROPE = (
+    "import torch\n\n\n"
+    "def apply_rope(x, freqs, use_real=True):\n"
+    "    if use_real:\n"
+    "        return x * freqs\n"
+    "    else:\n"
+    "        return torch.view_as_real(x.cuda() * freqs)\n\n\n"
+    "def block(x, freqs):\n"
+    "    return apply_rope(x, freqs)\n"
+)
+COMPLEX_LINE = 8
+OWN_ROPE = ROPE.replace("apply_rope(x, freqs)\n", "apply_rope(x, freqs, use_real=False)\n")
+
+
+@pytest.mark.parametrize("other, reach", [
+    (OWN_ROPE, "optional"),  # DiffSynth's flux2_dit/boogu_image_dit: another module's own function of the same name
+    ("from pkg.model import apply_rope\n\ny = apply_rope(1, 2, use_real=False)\n", "runs"),  # this one, imported
+    ("import pkg.model\n\ny = pkg.model.apply_rope(1, 2, use_real=False)\n", "runs"),  # through the module
+    (OWN_ROPE + "\nfrom pkg.model import apply_rope\n", "runs"),  # defined and imported: which one is called is unknown
+])
+def test_a_call_of_another_module_s_own_function_of_the_same_name_is_not_this_one_s(tmp_path, other, reach):
+    found = findings(tmp_path, {"pkg/model.py": ROPE, "pkg/other.py": other}, COMPLEX_LINE)
+    assert all(f.reach == reach for f in found)

@@ -623,7 +623,9 @@ def test_bindings():
             "if p:\n    from q import I\nelif r:\n    import s\nelse:\n    from v import V\n"
             "with m:\n    from n import W\n"
             "x = 1\n")
-    bound, modules, star = u._bindings(tree_of(code))
+    bound, modules, star, own = u._bindings(tree_of(code))
+    assert own == {"f", "K", "g", "D"}  # defined here and never imported
+    assert u._bindings(tree_of("def f():\n    pass\nfrom x import f\n"))[3] == set()
     assert bound == {"Model": "Model", "make": "build", "sub": "sub", "f": "f", "K": "K", "g": "g", "D": "D",
                      "T": "T", "E": "E", "L": "L", "F": "F", "I": "I", "V": "V"}
     assert modules == {"os", "a", "cd", "Model", "make", "sub", "T", "E", "L", "F", "I", "V", "s"}
@@ -631,7 +633,7 @@ def test_bindings():
 
 
 def test_a_dotted_import_binds_its_root_and_a_dotted_name_its_last_part():
-    bound, modules, _ = u._bindings(tree_of("import a.b.c\nfrom x import p.q.r\n"))
+    bound, modules, _, _ = u._bindings(tree_of("import a.b.c\nfrom x import p.q.r\n"))
     assert modules == {"a", "p.q.r"}
     assert bound == {"p.q.r": "r"}  # tree-sitter reads `from x import p.q.r`, which Python refuses
 
@@ -654,7 +656,7 @@ def test_alias():
 def calls(code: str) -> list[tuple[str, str]]:
     tree = tree_of(code)
     found = parsing.captures(QUERY, tree)
-    bound, modules, star = u._bindings(tree)
+    bound, modules, star, _ = u._bindings(tree)
     return [(name, parsing.text(call)) for name, call in
             u._calls(found.get("called", []), found.get("method", []), {k.encode(): v for k, v in bound.items()},
                      modules, star)]

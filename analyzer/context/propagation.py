@@ -26,6 +26,7 @@ from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
 from ascend_feasibility.analyzer.context.guards import library_class_of
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
+from ascend_feasibility.analyzer.context.missing_modules import missing_module_importers
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, rejected_arms, switched_options
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import nearest_copy, path_view
@@ -374,6 +375,9 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
         result.setdefault(path, unloaded)
     # modules needing a compiled extension nothing provides, that no entry point needs (unbuilt_extensions.py)
     for path, why in unbuilt_extension_modules(facts, context, console_modules).items():
+        result.setdefault(path, ("optional", why))
+    # modules whose top-level import names a module of their own package that the project lacks (missing_modules.py)
+    for path, why in missing_module_importers(facts, context, package_folders(facts) if packages is None else packages).items():
         result.setdefault(path, ("optional", why))
     # vendored copies that cannot be imported (vendored.py), where nothing outside the copy imports them
     unimportable = unimportable_modules(facts, context)

@@ -42,6 +42,7 @@ COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operato
            ">=": operator.ge, "is": operator.is_, "is not": operator.is_not}
 TYPE_CHECKS = {"isinstance", "issubclass"}
 UNKNOWN = object()  # a text that is no literal
+OWN = "."  # the mark of a call of the file's own definition in DefaultFacts.calls (no name starts with it)
 
 # Identifiers used as values (what may call them later, out of sight): an argument (partial(Model, ...)), a keyword's
 # value, a dict or list entry, an assignment's right side, a return value. isinstance(x, Model) is no use.
@@ -90,28 +91,30 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         for statement in asserts[:MAX_CONDITIONS]:
             if inside(statement):
                 facts.arms += _assert(statement, reading)
-    bound, modules, star = _bindings(tree)
+    bound, modules, star, own = _bindings(tree)
     # names compared as bytes: most calls and values are of no bound name, and their text need not be decoded
     bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
+    own_names = {name.encode("utf-8") for name in own}
     calls: dict[str, list] = {}  # name → [calls, most positional arguments, keywords, any *args/**kwargs]
     located: list[tuple[str, Node]] = []  # the calls, kept only where an arm is taken by default
     passed: dict[str, list] = {}  # name → [fewest positional arguments, keyword names every call passes]
-    for callee, call in _calls(called, methods, bound_names, modules, star):
+    for key, call in _calls(called, methods, bound_names, modules, star, own_names):
+        callee = key[len(OWN):] if key.startswith(OWN) else key  # the mark keys only the calls (_project_calls)
         if taken:
             located.append((callee, call))
         positional, keywords, splat = _shape(call)
         names = {keyword.partition("=")[0] for keyword in keywords}  # passed whatever a splat holds
         known = 0 if splat else positional  # after a *args, no position is known
-        record = calls.get(callee)
+        record = calls.get(key)
         if record is None:
-            calls[callee] = [1, positional, keywords, splat]
-            passed[callee] = [known, names]
+            calls[key] = [1, positional, keywords, splat]
         else:
             record[0] += 1
             record[1] = max(record[1], positional)
             record[2] |= keywords
             record[3] = record[3] or splat
-            passed[callee] = [min(passed[callee][0], known), passed[callee][1] & names]
+        before = passed.get(callee)
+        passed[callee] = [known, names] if before is None else [min(before[0], known), before[1] & names]
     facts.calls = {name: (count, most, sorted(keywords), splat) for name, (count, most, keywords, splat) in calls.items()}
     if taken:
         facts.taken = _taken(taken, located)
@@ -141,7 +144,7 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
         if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
         for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
-            kept = _kept(name, parameter, index, default, calls, escaped)
+            kept = _kept(name, parameter, index, default, calls, escaped, f.path)
             if kept is not None:
                 result[f.path].append((first, last, f"{kept}; {condition}", is_assert))
     return result
@@ -158,7 +161,7 @@ def default_path(facts, context) -> dict[str, str]:
         if not f.default_taken or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
         for name, parameter, index, default, condition, callees in f.default_taken:
-            kept = _kept(name, parameter, index, default, calls, escaped)
+            kept = _kept(name, parameter, index, default, calls, escaped, f.path)
             if kept is not None:
                 for callee in callees:
                     names.setdefault(callee, f"{kept}; {f.path} {condition} calls {callee}()")
@@ -166,24 +169,32 @@ def default_path(facts, context) -> dict[str, str]:
 
 
 def _project_calls(facts) -> tuple[dict[str, list], set[str], set[str]]:
+    """name → (path, shape) of the calls that may reach any module's `name`; a call of the calling file's own
+    definition (recorded as OWN + name) is keyed by that file alone (_own)."""
     calls: dict[str, list[tuple[str, tuple[int, int, list[str], bool]]]] = defaultdict(list)
     escaped: set[str] = set()
     for f in facts:
         for name, shape in f.default_calls.items():
-            calls[name].append((f.path, shape))
+            calls[_own(f.path, name[len(OWN):]) if name.startswith(OWN) else name].append((f.path, shape))
         escaped.update(f.default_escaped)
     return calls, escaped, {module for f in facts for module in f.star_imports}
 
 
-def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, list], escaped: set[str]) -> str | None:
-    """Why every call of `name` in the project keeps `parameter` at its default, or None where one may not."""
-    found = calls.get(name, [])
+def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, list], escaped: set[str],
+          path: str) -> str | None:
+    """Why every call of `name` (defined in `path`) in the project keeps `parameter` at its default, or None where one
+    may not. Another file's calls of its own function of the same name are not this one's."""
+    found = calls.get(name, []) + calls.get(_own(path, name), [])
     if name in escaped or not found or any(_passes(shape, parameter, index, default) for _, shape in found):
         return None
     count = sum(shape[0] for _, shape in found)
     where = sorted({path for path, _ in found})
     more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
     return f"`{parameter}={default}` by default ({name}()), and none of its {count} calls in the project passes {parameter} ({where[0]}{more})"
+
+
+def _own(path: str, name: str) -> str:
+    return f"{path}\0{name}"
 
 
 def re_exported(module: str, starred: set[str]) -> bool:
@@ -488,11 +499,13 @@ _GUARDING = frozenset({"if_statement", "try_statement", "block", "else_clause", 
                        "finally_clause"})
 
 
-def _bindings(tree: Node) -> tuple[dict[str, str], set[str], bool]:
+def _bindings(tree: Node) -> tuple[dict[str, str], set[str], bool, set[str]]:
     """The module-level names the file binds to functions and classes (local name → original name: defined, or
-    imported by name), the names bound to imported modules, and whether it has a star import."""
+    imported by name), the names bound to imported modules, whether it has a star import, and the names it defines and
+    never imports (a call of one of them runs this file's function, whatever another module defines by that name)."""
     bound: dict[str, str] = {}
     modules: set[str] = set()
+    defined: set[str] = set()
     star = False
     stack = list(tree.named_children)
     while stack:
@@ -507,6 +520,7 @@ def _bindings(tree: Node) -> tuple[dict[str, str], set[str], bool]:
             if name is not None:
                 text = parsing.text(name)
                 bound[text] = text
+                defined.add(text)
         elif kind == "import_from_statement":
             star |= b"*" in statement.text and any(c.type == "wildcard_import" for c in statement.children)
             for imported in statement.children_by_field_name("name"):
@@ -517,7 +531,7 @@ def _bindings(tree: Node) -> tuple[dict[str, str], set[str], bool]:
             for imported in statement.children_by_field_name("name"):
                 original, local = _alias(imported)
                 modules.add(local if imported.type == "aliased_import" else original.split(".", 1)[0])
-    return bound, modules, star
+    return bound, modules, star, defined - modules
 
 
 def _alias(imported: Node) -> tuple[str, str]:
@@ -529,14 +543,18 @@ def _alias(imported: Node) -> tuple[str, str]:
     return text, text
 
 
-def _calls(called: list[Node], methods: list[Node], bound_names: dict[bytes, str], modules: set[str], star: bool):
+def _calls(called: list[Node], methods: list[Node], bound_names: dict[bytes, str], modules: set[str], star: bool,
+           own: set[bytes] = frozenset()):
     """(the name a call is recorded under, the call): `Model(...)` of a bound name (any name after a star import),
-    `pkg.parallel.ParallelContext(...)` through an imported module, a class's `cls(...)` and `self.__class__(...)`."""
+    `pkg.parallel.ParallelContext(...)` through an imported module, a class's `cls(...)` and `self.__class__(...)`.
+    A call of a name in `own` (defined here, never imported) is recorded as OWN + name."""
     for callee in called:  # (call function: (identifier))
         name = callee.text
         recorded = _class_name(callee) if name == b"cls" else bound_names.get(name)
         if recorded is None and star and name != b"cls":
             recorded = parsing.text(callee)
+        elif recorded is not None and name in own:
+            recorded = OWN + recorded
         if recorded is not None:
             yield recorded, callee.parent
     module_names = {module.encode("utf-8") for module in modules}
