@@ -41,6 +41,7 @@ from ascend_feasibility.analyzer.port.files import (
     import_point,
     imports_torch_npu,
 )
+from ascend_feasibility.analyzer.port.guard_scope import check_expression, controlled
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
@@ -603,29 +604,27 @@ def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style, guarded:
 
 
 def _hold_under_cuda_guards(sites: list[SiteOutcome], kb, guarded: "Guarded") -> None:
-    """A site in the body of `if torch.cuda.is_available():` (or `if ... and torch.cuda.is_available():`) whose check
-    the patch leaves runs only where CUDA is: rewriting it changes nothing on NPU until the guard is ported."""
-    bodies = []
+    """A site that runs only where a CUDA check the patch leaves holds (guard_scope.controlled: the check's arm, the
+    code after `if not <check>: return`, and both through a name set from the check) never runs on NPU: rewriting
+    it changes nothing there until the check is ported, and leaves the line half-ported."""
+    spans = []
     done = {id(o.finding) for o in sites if o.reason is None and o.changes}
     for _, finding in guarded.present:  # the checks this patch leaves, attempted or not (a guarded check is not)
         edit = kb.rules[finding.rule].edit if finding.rule in kb.rules else None
-        if id(finding) in done or edit is None or edit.guard != "selects":
-            continue
-        found = guarded.branch_of(finding)
-        if found is None or found[0].type != "if_statement" or not _positive(found[1], guarded.node_of(finding)):
-            continue
-        body = found[0].child_by_field_name("consequence")
-        if body is not None:
-            bodies.append((body.start_byte, body.end_byte, finding.line))
+        node = guarded.node_of(finding) if id(finding) not in done and edit is not None and edit.guard == "selects" \
+            else None
+        if node is not None:
+            spans += [(first, last, finding.line, how) for first, last, how in controlled(check_expression(node))]
     for outcome in sites:
         if outcome.reason is not None or not outcome.changes:
             continue
         start = outcome.changes[0].start
         # `<= last`: a statement added after the body's last one (DEV201's twin) is inserted at the body's end byte
-        line = next((line for first, last, line in bodies if first <= start <= last), None)
-        if line is not None:
-            outcome.reason = f"runs only where the CUDA check at line {line} holds, which the patch leaves: port " \
-                             "the check and its branch together"
+        # the innermost check names it (the one whose arm holds the site, not an early exit further up)
+        held = min(((last - first, line, how) for first, last, line, how in spans if first <= start <= last), default=None)
+        if held is not None:
+            outcome.reason = f"runs only where the CUDA check at line {held[1]} holds{held[2]}, which the patch " \
+                             "leaves: port the check and its branch together"
             outcome.changes.clear()
 
 
