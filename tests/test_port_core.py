@@ -1299,3 +1299,6 @@ def test_a_site_a_left_cuda_check_controls_through_a_flag_and_an_early_exit_is_h
         ("DEV101", 22): early.format(20, " (through fast)"),
         ("DEV101", 26): early.format(23, ""),
         ("DEV101", 33): None, ("DEV101", 37): None}
+    from ascend_feasibility.analyzer.port.summary import left_by_reason
+    assert left_by_reason([o for o in result.outcomes if o.reason]) == [
+        ("runs only where a CUDA check the patch leaves holds: port the check and its branch together", ["DEV001", "DEV101"], 4)]

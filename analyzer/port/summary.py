@@ -130,6 +130,8 @@ def _reason_class(reason: str) -> str:
         return "the branch it decides calls a function that may be CUDA-only"
     if reason.startswith("the branch it decides runs torch.ops.aten."):
         return "the branch it decides runs an ATen operator with no NPU kernel"
+    if reason.startswith("runs only where the CUDA check at line "):
+        return "runs only where a CUDA check the patch leaves holds: port the check and its branch together"
     if reason.startswith("the device module offers no "):
         return "the device module offers no equivalent"
     return reason.split(": ", 1)[0] if reason.startswith("file left unpatched") else reason
