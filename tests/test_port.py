@@ -534,15 +534,20 @@ def test_every_site_of_a_rule_on_a_line_is_rewritten(tmp_path):
 
 def test_the_patched_files_are_read_again_and_what_is_left_on_an_edited_line_is_listed(tmp_path):
     """`torch.cuda.FloatTensor` (DEV107) has no rewrite: on the line port edited for `.cuda()`, the re-read of the
-    patched text finds it, and the summary lists it for the reviewer."""
+    patched text finds it, and the summary lists it for the reviewer, at its line in the original file (the one the
+    `left:` lines use; the patch adds an import above it). So is one on another line of a statement port edited
+    (`torch.view_as_complex(` above the argument PRC001 narrows); one on a statement port left alone is not."""
     root = _project(tmp_path, {"run.py": (
-        "import torch\n\n\ndef main(x):\n    d, c = x.cuda(), torch.cuda.FloatTensor(2)\n    return d, c\n\n\n" + MAIN)})
+        "import torch\n\n\ndef main(x):\n    d, c = x.cuda(), torch.cuda.FloatTensor(2)\n    e, f = (\n"
+        "        torch.cuda.FloatTensor(3),\n        x.cuda())\n    g = torch.cuda.FloatTensor(4)\n    return d, c, e, f, g\n\n\n"
+        + MAIN)})
     report, result = _port(root)
     new = _new(result, "run.py")
-    line = new.splitlines().index("    d, c = _device.move(x), torch.cuda.FloatTensor(2)") + 1
-    assert result.left_on_edited == [("run.py", line, "DEV107", "torch.cuda.FloatTensor")]
+    assert "    d, c = _device.move(x), torch.cuda.FloatTensor(2)" in new and "        _device.move(x))" in new
+    assert result.left_on_edited == [("run.py", 5, "DEV107", "torch.cuda.FloatTensor"),
+                                     ("run.py", 7, "DEV107", "torch.cuda.FloatTensor")]
     lines = summary_lines(summarize(report, result), result, report)
-    assert f"  left on an edited line: run.py:{line} DEV107 torch.cuda.FloatTensor" in lines
+    assert "  left on an edited line: run.py:5 DEV107 torch.cuda.FloatTensor" in lines
 
 
 def test_a_device_test_is_widened_only_where_the_arm_it_opens_runs_on_the_npu(tmp_path):

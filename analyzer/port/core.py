@@ -82,8 +82,8 @@ class PortResult:
     device_module: str | None = None  # the first of device_modules (the one nearest the root)
     device_modules: list[str] = field(default_factory=list)  # one per import world that uses one
     entries: list[str] = field(default_factory=list)
-    # the re-read of each rewritten Python file: (path, line in the new text, rule, symbol) still found on a line
-    # the patch edited (what the reviewer must finish)
+    # the re-read of each rewritten Python file: (path, line in the original file, rule, symbol) still found on a
+    # line the patch edited or on another line of a statement it edited (what the reviewer must finish)
     left_on_edited: list[tuple[str, int, str, str]] = field(default_factory=list)
 
 

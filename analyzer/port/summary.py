@@ -99,8 +99,8 @@ def summary_lines(tallies: list[RuleTally], result: PortResult, report: Report |
     if len(held) > MAX_HELD_LISTED:
         lines.append(f"  ... and {len(held) - MAX_HELD_LISTED} more sites left")
     if result.left_on_edited:
-        lines.append(f"  still found on lines the patch edited (the patched files read again, "
-                     f"{len(result.left_on_edited)}):")
+        lines.append(f"  still found on statements the patch edited (the patched files read again; lines of the "
+                     f"original files, as above, {len(result.left_on_edited)}):")
     for path, line, rule, symbol in result.left_on_edited[:MAX_HELD_LISTED]:
         lines.append(f"  left on an edited line: {path}:{line} {rule} {symbol}")
     if len(result.left_on_edited) > MAX_HELD_LISTED:
