@@ -635,15 +635,14 @@ def _hold_under_cuda_guards(sites: list[SiteOutcome], kb, guarded: "Guarded") ->
 
 
 def _condition_key(guarded: "Guarded", finding: Finding) -> tuple[int, str] | None:
-    """(the function, or module, the site is in; its condition's text without layout) when the site is part of the
-    condition of an if, elif, while or conditional expression, else None."""
+    """(the function the site is in; its condition's text without layout) when the site is part of the condition of
+    an if, elif, while or conditional expression in a function, else None (a script's module-level checks are far
+    apart and each decides its own statements)."""
     found = guarded.branch_of(finding)
-    if found is None:
-        return None
-    scope = found[1]
-    while scope.parent is not None and scope.type != "function_definition":
+    scope = found[1] if found is not None else None
+    while scope is not None and scope.type != "function_definition":
         scope = scope.parent
-    return scope.start_byte, " ".join(text(found[1]).split())
+    return (scope.start_byte, " ".join(text(found[1]).split())) if scope is not None else None
 
 
 def _paired_twins(findings: list[Finding], guarded: "Guarded", options: PortOptions) -> list[Finding]:
