@@ -1302,3 +1302,22 @@ def test_a_site_a_left_cuda_check_controls_through_a_flag_and_an_early_exit_is_h
     from ascend_feasibility.analyzer.port.summary import left_by_reason
     assert left_by_reason([o for o in result.outcomes if o.reason]) == [
         ("runs only where a CUDA check the patch leaves holds: port the check and its branch together", ["DEV001", "DEV101"], 4)]
+
+
+def test_tests_of_one_condition_are_paired_within_a_function_not_across_a_module(tmp_path):
+    """The second `if torch.cuda.is_available():` keeps DEV107 (no rewrite) and stays: in a function the first one
+    stays with it; at module level (a script's statements, far apart) the first is rewritten on its own."""
+    body = ('if torch.cuda.is_available():\n    torch.cuda.synchronize()\n'
+            'if torch.cuda.is_available():\n    x = torch.cuda.FloatTensor(1)\n')
+    for name, source, first in (("module", "import torch\n" + body, None), (
+            "function", "import torch\n\n\ndef f():\n" + "".join(f"    {line}\n" for line in body.splitlines()),
+            "the test of the same condition at line 7 stays (the branch it decides keeps DEV107 at line 8: on NPU it "
+            "would run CUDA-only code): the tests of one condition in a function are ported together, or their "
+            "branches disagree on NPU")):
+        sites = [_site(source, "torch.cuda.is_available", "DEV104", i) for i in range(2)] + [
+            _site(source, "torch.cuda.synchronize", "DEV101"), _site(source, "torch.cuda.FloatTensor", "DEV107")]
+        result = _port(tmp_path / name, {"run.py": source}, sites)
+        reasons = _reasons(result)
+        check = 2 if name == "module" else 5
+        assert reasons[("DEV104", check)] == first, name
+        assert reasons[("DEV104", check + 2)].startswith("the branch it decides keeps DEV107"), name
