@@ -636,10 +636,11 @@ def _hold_under_cuda_guards(sites: list[SiteOutcome], kb, guarded: "Guarded") ->
 
 def _condition_key(guarded: "Guarded", finding: Finding) -> tuple[int, str] | None:
     """(the function the site is in; its condition's text without layout) when the site is part of the condition of
-    an if, elif, while or conditional expression in a function, else None (a script's module-level checks are far
-    apart and each decides its own statements)."""
+    an if, elif or while in a function, else None: a script's module-level checks are far apart and each decides its
+    own statements, and a conditional expression picks a value whose arms are each right on their own (open_lm's
+    `"cuda" if <check> else "cpu"` beside `xformers_attn if <check> else torch_attn`)."""
     found = guarded.branch_of(finding)
-    scope = found[1] if found is not None else None
+    scope = found[1] if found is not None and found[0].type != "conditional_expression" else None
     while scope is not None and scope.type != "function_definition":
         scope = scope.parent
     return (scope.start_byte, " ".join(text(found[1]).split())) if scope is not None else None
