@@ -534,15 +534,20 @@ def test_every_site_of_a_rule_on_a_line_is_rewritten(tmp_path):
 
 def test_the_patched_files_are_read_again_and_what_is_left_on_an_edited_line_is_listed(tmp_path):
     """`torch.cuda.FloatTensor` (DEV107) has no rewrite: on the line port edited for `.cuda()`, the re-read of the
-    patched text finds it, and the summary lists it for the reviewer."""
+    patched text finds it, and the summary lists it for the reviewer, at its line in the original file (the one the
+    `left:` lines use; the patch adds an import above it). So is one on another line of a statement port edited
+    (`torch.view_as_complex(` above the argument PRC001 narrows); one on a statement port left alone is not."""
     root = _project(tmp_path, {"run.py": (
-        "import torch\n\n\ndef main(x):\n    d, c = x.cuda(), torch.cuda.FloatTensor(2)\n    return d, c\n\n\n" + MAIN)})
+        "import torch\n\n\ndef main(x):\n    d, c = x.cuda(), torch.cuda.FloatTensor(2)\n    e, f = (\n"
+        "        torch.cuda.FloatTensor(3),\n        x.cuda())\n    g = torch.cuda.FloatTensor(4)\n    return d, c, e, f, g\n\n\n"
+        + MAIN)})
     report, result = _port(root)
     new = _new(result, "run.py")
-    line = new.splitlines().index("    d, c = _device.move(x), torch.cuda.FloatTensor(2)") + 1
-    assert result.left_on_edited == [("run.py", line, "DEV107", "torch.cuda.FloatTensor")]
+    assert "    d, c = _device.move(x), torch.cuda.FloatTensor(2)" in new and "        _device.move(x))" in new
+    assert result.left_on_edited == [("run.py", 5, "DEV107", "torch.cuda.FloatTensor"),
+                                     ("run.py", 7, "DEV107", "torch.cuda.FloatTensor")]
     lines = summary_lines(summarize(report, result), result, report)
-    assert f"  left on an edited line: run.py:{line} DEV107 torch.cuda.FloatTensor" in lines
+    assert "  left on an edited line: run.py:5 DEV107 torch.cuda.FloatTensor" in lines
 
 
 def test_a_device_test_is_widened_only_where_the_arm_it_opens_runs_on_the_npu(tmp_path):
@@ -569,3 +574,41 @@ def test_a_device_test_is_widened_only_where_the_arm_it_opens_runs_on_the_npu(tm
     assert held[13] is None
     assert "    if \"cuda\" in str(input.device):\n        out = torch.ops.aten._weight_int4pack_mm(" in new
     assert "    if _device.names_accelerator(str(input.device)):\n        out = torch.ops.aten.mm.default(" in new
+
+
+METRIC_LOGGER = (
+    "import torch\n\n\nclass MetricLogger:\n    def log_every(self, iterable, header):\n"
+    "        log_msg = [header, '{meters}']\n        if torch.cuda.is_available():\n"
+    "            log_msg.append('max mem: {memory:.0f}')\n        log_msg = ' '.join(log_msg)\n"
+    "        for i, obj in enumerate(iterable):\n            yield obj\n            if i % 10 == 0:\n"
+    "                if torch.cuda.is_available():\n"
+    "                    print(log_msg.format(meters=str(self), memory=torch.cuda.max_memory_allocated() / 1024))\n"
+    "                else:\n                    print(log_msg.format(meters=str(self)))\n\n\n"
+    "def main():\n    for _ in MetricLogger().log_every(range(3), 'x'):\n        pass\n\n\n" + MAIN)
+
+
+def test_tests_of_one_condition_in_a_function_are_ported_together(tmp_path):
+    """BLIP's MetricLogger.log_every: the first `torch.cuda.is_available()` adds `{memory}` to the format, the second
+    (reach cuda-only-guarded: it "only guards a message") supplies `memory=`. Rewriting the first alone makes every
+    log line raise KeyError on NPU; both are rewritten, with the memory query the second guards."""
+    result, new = _port_one(tmp_path, "utils.py", METRIC_LOGGER)
+    assert new.count("if _device.is_available():") == 2 and "torch.cuda" not in new
+    assert "memory=_device.max_memory_allocated() / 1024" in new
+    assert not any(f.rule == "DEV104" for f, _ in result.skipped_sites)
+
+
+def test_tests_of_one_condition_are_held_together_when_one_cannot_be_rewritten(tmp_path):
+    """The second test's branch keeps `torch.cuda.FloatTensor` (no rewrite): it stays, and so does the first, with the
+    reason; a test of another condition (`... and header`) decides on its own."""
+    source = METRIC_LOGGER.replace("print(log_msg.format(meters=str(self), memory=", "print(torch.cuda.FloatTensor(1), "
+                                   "log_msg.format(meters=str(self), memory=").replace(
+        "    def log_every(self, iterable, header):\n",
+        "    def log_every(self, iterable, header):\n        if torch.cuda.is_available() and header:\n"
+        "            torch.cuda.synchronize()\n")
+    result, new = _port_one(tmp_path, "utils.py", source)
+    held = {o.finding.line: o.reason for o in result.outcomes if o.finding.rule == "DEV104"}
+    assert held[9] == ("the test of the same condition at line 15 stays (the branch it decides keeps DEV107 at line 16: "
+                       "on NPU it would run CUDA-only code): the tests of one condition in a function are ported "
+                       "together, or their branches disagree on NPU")
+    assert held[6] is None and "    if _device.is_available() and header:\n" in new
+    assert new.count("if torch.cuda.is_available():") == 2

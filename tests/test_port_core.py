@@ -467,13 +467,16 @@ def test_cuda_checks_are_rewritten_where_they_pick_the_device_or_guard_code_the_
         '    # ascend: DEV104\n    if _device.is_available():\n'
         '        # ascend: DEV001\n        y = torch.zeros(1, device=_device.DEVICE_TYPE)\n'
         '    if not torch.cuda.is_available():\n        return None\n    ok = torch.cuda.is_available()\n'
-        '    # ascend: DEV104\n    if _device.is_available():\n        # ascend: DEV101\n        _device.synchronize()\n'
-        '    return name, y\n')
+        '    if torch.cuda.is_available():\n        torch.cuda.synchronize()\n    return name, y\n')
+    # the early exit at line 8 stays, so lines 10-13 never run on NPU: what they hold is left with it
+    after_exit = ("runs only where the CUDA check at line 8 holds (the block is left early where it does not), which "
+                  "the patch leaves: port the check and its branch together")
     assert _reasons(result) == {
-        ("DEV104", 5): None, ("DEV104", 6): None, ("DEV001", 7): None, ("DEV104", 11): None, ("DEV101", 12): None,
+        ("DEV104", 5): None, ("DEV104", 6): None, ("DEV001", 7): None, ("DEV104", 11): after_exit,
+        ("DEV101", 12): after_exit,
         ("DEV104", 8): "the branch it decides leaves the block early: the code after it is what it guards, review it",
         ("DEV104", 10): "the check guards CUDA-only code, not a device choice: review what it guards"}
-    assert result.new_files["proj_device.py"] == render_device_module({"DEVICE_TYPE", "is_available", "synchronize"})
+    assert result.new_files["proj_device.py"] == render_device_module({"DEVICE_TYPE", "is_available"})
 
 
 def test_in_the_npu_style_the_picked_literal_is_npu_and_each_file_loads_torch_npu(tmp_path):
@@ -482,7 +485,7 @@ def test_in_the_npu_style_the_picked_literal_is_npu_and_each_file_loads_torch_np
     assert new.startswith("import torch\nimport torch_npu  # noqa: F401  # ascend: port (Step 0: registers the NPU "
                           "device)\n\n\ndef f(device, x):\n")
     assert '    name = "npu" if torch.npu.is_available() else "cpu"\n' in new
-    assert '        y = torch.zeros(1, device="npu")\n' in new and "        torch.npu.synchronize()\n" in new
+    assert '        y = torch.zeros(1, device="npu")\n' in new and "        torch.cuda.synchronize()\n" in new  # after line 8
     assert not result.new_files and result.device_module is None
 
 
@@ -1268,3 +1271,53 @@ def test_an_imported_function_with_nothing_kept_or_unresolved_does_not_hold(tmp_
     other = MODEL.format(module="xformers.ops").replace("xformers_attn if", "torch_attn if")
     sites = [_site(other, "torch.cuda.is_available", "DEV104", 0, path="pkg/model.py")]
     assert _reasons(_port(tmp_path / "b", {"pkg/__init__.py": "", "pkg/model.py": other}, sites))[("DEV104", 6)] is None
+
+
+def test_a_site_a_left_cuda_check_controls_through_a_flag_and_an_early_exit_is_held(tmp_path):
+    """`self.use_flash = torch.cuda.is_available() and ...` then `if not self.use_flash: return`: on NPU the flag is
+    false and the function returns before the device query, so rewriting it only half-ports a line nobody reaches
+    there. The same through `if not torch.cuda.is_available(): return`, through `if flag:` and in the else of
+    `if not <check>:`; a site before the early exit, one after a flag set again, and one after an exit whose arm can
+    fall through are rewritten."""
+    source = ('import torch\n\n\nclass A:\n    def __init__(self, ok):\n        torch.cuda.synchronize()\n'
+              '        self.use_flash = torch.cuda.is_available() and ok\n        if not self.use_flash:\n            return\n'
+              '        props = torch.cuda.get_device_properties(torch.device("cuda"))\n\n\n'
+              'def f(x, ok):\n    if not torch.cuda.is_available():\n        return x\n    torch.cuda.synchronize()\n\n\n'
+              'def g(x):\n    fast = torch.cuda.is_available()\n    if fast:\n        torch.cuda.synchronize()\n'
+              '    if not torch.cuda.is_available():\n        pass\n    else:\n        torch.cuda.synchronize()\n\n\n'
+              'def h(x, ok):\n    fast = torch.cuda.is_available()\n    fast = ok\n    if fast:\n        torch.cuda.synchronize()\n'
+              '    if not torch.cuda.is_available():\n        if ok:\n            return x\n    torch.cuda.synchronize()\n')
+    sites = [_site(source, "torch.cuda.is_available", "DEV104", i) for i in range(6)] + [
+        _site(source, "torch.cuda.synchronize", "DEV101", i) for i in range(6)] + [_site(source, '"cuda"', "DEV001")]
+    result = _port(tmp_path, {"run.py": source}, sites, only=frozenset({"DEV001", "DEV101"}))
+    early = ("runs only where the CUDA check at line {} holds{}, which the patch leaves: port the check and its branch "
+             "together")
+    assert _reasons(result) == {
+        ("DEV101", 6): None,
+        ("DEV001", 10): early.format(7, " (through self.use_flash; the block is left early where it is false)"),
+        ("DEV101", 16): early.format(14, " (the block is left early where it does not)"),
+        ("DEV101", 22): early.format(20, " (through fast)"),
+        ("DEV101", 26): early.format(23, ""),
+        ("DEV101", 33): None, ("DEV101", 37): None}
+    from ascend_feasibility.analyzer.port.summary import left_by_reason
+    assert left_by_reason([o for o in result.outcomes if o.reason]) == [
+        ("runs only where a CUDA check the patch leaves holds: port the check and its branch together", ["DEV001", "DEV101"], 4)]
+
+
+def test_tests_of_one_condition_are_paired_within_a_function_not_across_a_module(tmp_path):
+    """The second `if torch.cuda.is_available():` keeps DEV107 (no rewrite) and stays: in a function the first one
+    stays with it; at module level (a script's statements, far apart) the first is rewritten on its own."""
+    body = ('if torch.cuda.is_available():\n    torch.cuda.synchronize()\n'
+            'if torch.cuda.is_available():\n    x = torch.cuda.FloatTensor(1)\n')
+    for name, source, first in (("module", "import torch\n" + body, None), (
+            "function", "import torch\n\n\ndef f():\n" + "".join(f"    {line}\n" for line in body.splitlines()),
+            "the test of the same condition at line 7 stays (the branch it decides keeps DEV107 at line 8: on NPU it "
+            "would run CUDA-only code): the tests of one condition in a function are ported together, or their "
+            "branches disagree on NPU")):
+        sites = [_site(source, "torch.cuda.is_available", "DEV104", i) for i in range(2)] + [
+            _site(source, "torch.cuda.synchronize", "DEV101"), _site(source, "torch.cuda.FloatTensor", "DEV107")]
+        result = _port(tmp_path / name, {"run.py": source}, sites)
+        reasons = _reasons(result)
+        check = 2 if name == "module" else 5
+        assert reasons[("DEV104", check)] == first, name
+        assert reasons[("DEV104", check + 2)].startswith("the branch it decides keeps DEV107"), name

@@ -41,6 +41,7 @@ from ascend_feasibility.analyzer.port.files import (
     import_point,
     imports_torch_npu,
 )
+from ascend_feasibility.analyzer.port.guard_scope import check_expression, controlled
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
@@ -81,8 +82,8 @@ class PortResult:
     device_module: str | None = None  # the first of device_modules (the one nearest the root)
     device_modules: list[str] = field(default_factory=list)  # one per import world that uses one
     entries: list[str] = field(default_factory=list)
-    # the re-read of each rewritten Python file: (path, line in the new text, rule, symbol) still found on a line
-    # the patch edited (what the reviewer must finish)
+    # the re-read of each rewritten Python file: (path, line in the original file, rule, symbol) still found on a
+    # line the patch edited or on another line of a statement it edited (what the reviewer must finish)
     left_on_edited: list[tuple[str, int, str, str]] = field(default_factory=list)
 
 
@@ -176,6 +177,8 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
             result.rewrites.append(rewrite)
             if file_uses:
                 uses.setdefault(module_path, set()).update(file_uses)
+    attempted = {id(o.finding) for o in result.outcomes}  # a skipped test planned with its twin is no longer skipped
+    result.skipped_sites = [(f, why) for f, why in result.skipped_sites if id(f) not in attempted]
     for module_path, used in sorted(uses.items(), key=lambda item: (-len(item[1]), item[0])):
         earlier = previous_module(root, module_path)
         content = render_device_module(used | offered_by(earlier or ""))
@@ -468,6 +471,8 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
     noted: set[tuple[int, str]] = set()  # (function, rule): one plan comment per function and rule
     kernels = _kernel_functions(tree, launches)
     read_rules = _read_rules(kb)
+    guarded = Guarded(data, starts, present, tree, path, elsewhere, release)
+    findings = findings + _paired_twins(findings, guarded, options)
     for finding in sorted(findings, key=lambda f: (f.line, f.column, f.rule)):
         if kb.rules[finding.rule].edit is None:  # display-only, with --plan-comments: a comment with the plan
             note = plan_note(tree, data, starts, finding)
@@ -499,9 +504,11 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
                     outcome.reason = "the project has its own NPU code: route this through its device abstraction" \
                         if own_abstraction else "no import path from this file to the device module"
                     outcome.changes.clear()
-    guarded = Guarded(data, starts, present, tree, path, elsewhere, release)
     _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
     _hold_under_cuda_guards(rewrite.sites, kb, guarded)
+    while _hold_paired(rewrite.sites, kb, guarded, options):  # a check held with its twin holds what it guards
+        _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
+        _hold_under_cuda_guards(rewrite.sites, kb, guarded)
     _absorb(rewrite.sites, data)
     done = [o for o in rewrite.sites if o.reason is None and o.changes]
     imports: list[str] = []
@@ -603,30 +610,89 @@ def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style, guarded:
 
 
 def _hold_under_cuda_guards(sites: list[SiteOutcome], kb, guarded: "Guarded") -> None:
-    """A site in the body of `if torch.cuda.is_available():` (or `if ... and torch.cuda.is_available():`) whose check
-    the patch leaves runs only where CUDA is: rewriting it changes nothing on NPU until the guard is ported."""
-    bodies = []
+    """A site that runs only where a CUDA check the patch leaves holds (guard_scope.controlled: the check's arm, the
+    code after `if not <check>: return`, and both through a name set from the check) never runs on NPU: rewriting
+    it changes nothing there until the check is ported, and leaves the line half-ported."""
+    spans = []
     done = {id(o.finding) for o in sites if o.reason is None and o.changes}
     for _, finding in guarded.present:  # the checks this patch leaves, attempted or not (a guarded check is not)
         edit = kb.rules[finding.rule].edit if finding.rule in kb.rules else None
-        if id(finding) in done or edit is None or edit.guard != "selects":
-            continue
-        found = guarded.branch_of(finding)
-        if found is None or found[0].type != "if_statement" or not _positive(found[1], guarded.node_of(finding)):
-            continue
-        body = found[0].child_by_field_name("consequence")
-        if body is not None:
-            bodies.append((body.start_byte, body.end_byte, finding.line))
+        node = guarded.node_of(finding) if id(finding) not in done and edit is not None and edit.guard == "selects" \
+            else None
+        if node is not None:
+            spans += [(first, last, finding.line, how) for first, last, how in controlled(check_expression(node))]
     for outcome in sites:
         if outcome.reason is not None or not outcome.changes:
             continue
         start = outcome.changes[0].start
         # `<= last`: a statement added after the body's last one (DEV201's twin) is inserted at the body's end byte
-        line = next((line for first, last, line in bodies if first <= start <= last), None)
-        if line is not None:
-            outcome.reason = f"runs only where the CUDA check at line {line} holds, which the patch leaves: port " \
-                             "the check and its branch together"
+        # the innermost check names it (the one whose arm holds the site, not an early exit further up)
+        held = min(((last - first, line, how) for first, last, line, how in spans if first <= start <= last), default=None)
+        if held is not None:
+            outcome.reason = f"runs only where the CUDA check at line {held[1]} holds{held[2]}, which the patch " \
+                             "leaves: port the check and its branch together"
             outcome.changes.clear()
+
+
+def _condition_key(guarded: "Guarded", finding: Finding) -> tuple[int, str] | None:
+    """(the function the site is in; its condition's text without layout) when the site is part of the condition of
+    an if, elif or while in a function, else None: a script's module-level checks are far apart and each decides its
+    own statements, and a conditional expression picks a value whose arms are each right on their own (open_lm's
+    `"cuda" if <check> else "cpu"` beside `xformers_attn if <check> else torch_attn`)."""
+    found = guarded.branch_of(finding)
+    scope = found[1] if found is not None and found[0].type != "conditional_expression" else None
+    while scope is not None and scope.type != "function_definition":
+        scope = scope.parent
+    return (scope.start_byte, " ".join(text(found[1]).split())) if scope is not None else None
+
+
+def _paired_twins(findings: list[Finding], guarded: "Guarded", options: PortOptions) -> list[Finding]:
+    """The tests of a condition that a site port rewrites tests too, in the same function, which port skipped only
+    because their reach is cuda-only-guarded (the check "only guards a message"): the two go to the NPU together
+    (BLIP's MetricLogger.log_every: `if torch.cuda.is_available():` adds `{memory}` to the format, a second one
+    supplies `memory=`; rewriting the first alone raises KeyError on NPU)."""
+    keys = {key for key in (_condition_key(guarded, f) for f in findings) if key is not None}
+    if not keys:
+        return []
+    planned = {id(f) for f in findings}
+    return [f for _, f in guarded.present if id(f) not in planned and f.reach == "cuda-only-guarded"
+            and eligible(f.model_copy(update={"reach": "runs"}), options) is None and _condition_key(guarded, f) in keys]
+
+
+# reaches whose code never runs on NPU: a test there cannot disagree with its twin there
+_OFF_NPU = frozenset({"other-backend", "dead-at-target"})
+
+
+def _hold_paired(sites: list[SiteOutcome], kb, guarded: "Guarded", options: PortOptions) -> bool:
+    """Within one function, every test of the same condition gets the same decision: where one is left as it is,
+    the rewritten ones are held with it (their arms may depend on each other: a format built under one and filled
+    under the other). A twin that never runs on NPU (under a CUDA check the patch leaves, or other-backend code)
+    decides nothing there and holds nothing. True when a site was held."""
+    outcomes = {id(o.finding): o for o in sites}
+    groups: dict[tuple[int, str], list[Finding]] = {}
+    for _, finding in guarded.present:
+        if finding.rule in kb.rules and kb.rules[finding.rule].edit is not None:
+            key = _condition_key(guarded, finding)
+            if key is not None:
+                groups.setdefault(key, []).append(finding)
+    held = False
+    for group in groups.values():
+        rewritten = [outcomes[id(f)] for f in group if id(f) in outcomes and outcomes[id(f)].rewritten]
+        if not rewritten or len(rewritten) == len(group):
+            continue
+        left = [(f, outcomes[id(f)].reason if id(f) in outcomes else eligible(f, options)) for f in group
+                if id(f) not in outcomes or not outcomes[id(f)].rewritten]
+        left = [(f, why) for f, why in left if f.reach not in _OFF_NPU
+                and not (why or "").startswith("runs only where the CUDA check at line ")]
+        if not left:
+            continue
+        twin, why = min(left, key=lambda item: (item[0].line, item[0].column))
+        for outcome in rewritten:
+            outcome.reason = f"the test of the same condition at line {twin.line} stays ({why}): the tests of one " \
+                             "condition in a function are ported together, or their branches disagree on NPU"
+            outcome.changes.clear()
+            held = True
+    return held
 
 
 def _positive(condition, node) -> bool:

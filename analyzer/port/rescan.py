@@ -9,6 +9,8 @@ import functools
 
 from ascend_feasibility.analyzer.core.filework import FileWorker
 from ascend_feasibility.analyzer.core.models import Finding
+from ascend_feasibility.analyzer.port.edits import MARK, byte_offset, line_starts_of
+from ascend_feasibility.analyzer.reading.parsing import parse
 
 Site = tuple[str, str, int, int, int, int]  # rule, symbol, line, column, end line, end column (1-based)
 
@@ -28,23 +30,75 @@ class Rescan:
             return []
 
     def left_on_edited(self, path: str, old: str, new: str) -> list[tuple[int, str, str]]:
-        """(line in the new text, rule, symbol) of each rule that still fires on a line the rewrite changed."""
-        edited = edited_lines(old, new)
+        """(line in the original text, rule, symbol) of each rule that still fires on a line the rewrite changed, or
+        on another line of a statement it changed (`torch.view_as_complex(` above the argument the patch edited)."""
+        opcodes = _opcodes(old, new)
+        # the lines of new that the rewrite replaced or added (its own `# ascend:` comment lines among them)
+        edited = {line + 1 for tag, _, _, first, last in opcodes if tag in {"replace", "insert"}
+                  for line in range(first, last)}
         if not edited:
             return []
+        data = new.encode("utf-8")
+        sites = self.sites(path, data)
+        tree = parse("python", data) if sites else None
+        starts, lines = line_starts_of(data), new.splitlines()
         seen, left = set(), []
-        for rule, symbol, line, *_ in self.sites(path, new.encode("utf-8")):
-            if line in edited and (line, rule) not in seen:
-                seen.add((line, rule))
-                left.append((line, rule, symbol))
+        for rule, symbol, line, column, *_ in sites:
+            first, last = _statement_lines(tree, byte_offset(data, starts, line, column), line)
+            original = _original_line(opcodes, lines, line)
+            if edited.isdisjoint(range(first, last + 1)) or (original, rule) in seen:
+                continue
+            seen.add((original, rule))
+            left.append((original, rule, symbol))
         return sorted(left)
 
 
-def edited_lines(old: str, new: str) -> set[int]:
-    """1-based lines of new that the rewrite replaced or added (its own `# ascend:` comment lines among them)."""
-    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    return {line + 1 for tag, _, _, first, last in matcher.get_opcodes() if tag in {"replace", "insert"}
-            for line in range(first, last)}
+def _opcodes(old: str, new: str) -> list[tuple[str, int, int, int, int]]:
+    return difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False).get_opcodes()
+
+
+def _original_line(opcodes, lines: list[str], line: int) -> int:
+    """The original file's line for a line of the new text (1-based; the numbering of the summary's `left:` lines):
+    the same line where the text is unchanged; in a replaced run, the replaced line at the same place when port's own
+    `# ascend:` comment lines are not counted (the run's last one past its end); and the line before an inserted run
+    (1 at the top)."""
+    row = line - 1
+    for tag, old_first, old_last, new_first, new_last in opcodes:
+        if new_first <= row < new_last:
+            if tag == "equal":
+                return old_first + (row - new_first) + 1
+            if tag == "replace":
+                place = sum(1 for text in lines[new_first:row] if not text.lstrip().startswith(MARK))
+                return min(old_first + place, old_last - 1) + 1
+            return max(old_first, 1)
+    return line
+
+
+def _statement_lines(tree, offset: int, line: int) -> tuple[int, int]:
+    """The 1-based lines of the statement a site is in: a simple statement whole, a compound one's header (its
+    `if ... :` lines, not its body)."""
+    node = tree.descendant_for_byte_range(offset, offset) if tree is not None and offset >= 0 else None
+    while node is not None and node.type not in _SIMPLE and node.type not in _HEADED and node.type not in _BODIES:
+        node = node.parent
+    if node is None or node.type in _BODIES:
+        return line, line
+    end = node.end_point[0]
+    if node.type in _HEADED:
+        colon = next((child for child in node.children if child.type == ":"), None)
+        end = colon.start_point[0] if colon is not None else node.start_point[0]
+    return node.start_point[0] + 1, end + 1
+
+
+_SIMPLE = frozenset({
+    "expression_statement", "return_statement", "delete_statement", "raise_statement", "assert_statement",
+    "import_statement", "import_from_statement", "future_import_statement", "global_statement", "nonlocal_statement",
+    "print_statement", "exec_statement", "type_alias_statement", "pass_statement", "break_statement",
+    "continue_statement", "decorator"})
+_BODIES = frozenset({"block", "module"})
+# compound statements and clauses with a header ending in ":" before their body
+_HEADED = frozenset({
+    "if_statement", "elif_clause", "while_statement", "for_statement", "with_statement", "function_definition",
+    "class_definition", "except_clause", "match_statement", "case_clause"})
 
 
 def same_line_copies(findings: list[Finding], sites: list[Site], rules) -> list[Finding]:

@@ -99,8 +99,8 @@ def summary_lines(tallies: list[RuleTally], result: PortResult, report: Report |
     if len(held) > MAX_HELD_LISTED:
         lines.append(f"  ... and {len(held) - MAX_HELD_LISTED} more sites left")
     if result.left_on_edited:
-        lines.append(f"  still found on lines the patch edited (the patched files read again, "
-                     f"{len(result.left_on_edited)}):")
+        lines.append(f"  still found on statements the patch edited (the patched files read again; lines of the "
+                     f"original files, as above, {len(result.left_on_edited)}):")
     for path, line, rule, symbol in result.left_on_edited[:MAX_HELD_LISTED]:
         lines.append(f"  left on an edited line: {path}:{line} {rule} {symbol}")
     if len(result.left_on_edited) > MAX_HELD_LISTED:
@@ -130,6 +130,8 @@ def _reason_class(reason: str) -> str:
         return "the branch it decides calls a function that may be CUDA-only"
     if reason.startswith("the branch it decides runs torch.ops.aten."):
         return "the branch it decides runs an ATen operator with no NPU kernel"
+    if reason.startswith("runs only where the CUDA check at line "):
+        return "runs only where a CUDA check the patch leaves holds: port the check and its branch together"
     if reason.startswith("the device module offers no "):
         return "the device module offers no equivalent"
     return reason.split(": ", 1)[0] if reason.startswith("file left unpatched") else reason
