@@ -341,8 +341,32 @@ def test_install_lines_of_a_readme_choose_the_target_where_no_manifest_declares_
     assert rows["peft"] == ("==0.3.0", ["README.md:16"]) and "mmcv-full" not in rows  # never imported: no row
     below = {f.symbol: f.severity for f in report.findings if f.rule == "DEP004"}
     assert below == {"accelerate==0.18.0": "medium", "peft==0.3.0": "info"}  # peft's older releases run (packages.toml)
-    assert not [f for f in report.findings if f.path == "README.md" and f.rule != "DEP004"]  # versions only
+    assert not [f for f in report.findings if f.path == "README.md" and f.rule not in {"DEP004", "DEP013"}]  # versions
     assert report.project.files_scanned == 1 and report.project.lines_scanned == 3  # a document is no code
+
+
+def test_torch_pinned_only_in_an_install_document_is_declared_there(tmp_path):
+    """HunyuanVideo's README installs torch==2.4.0 and its requirements.txt names no torch (round 16): the target
+    follows the README's pin, so DEP013 says where torch is pinned (info), not that the project declares none."""
+    write(tmp_path, {"README.md": "```bash\npip install torch==2.4.0 torchvision==0.19.0\n```\n",
+                     "requirements.txt": "einops\n", "infer.py": "import torch\nimport einops\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch == "2.4.0"
+    (finding,) = [f for f in report.findings if f.rule == "DEP013"]
+    assert (finding.path, finding.line, finding.severity) == ("README.md", 2, "info")
+    assert "pinned only in an install document, torch==2.4.0 (README.md:2)" in finding.message.en
+    assert "declares no torch" not in finding.message.en
+    # a README pin that no torch_npu release is built for: the target is not it, and the finding says so
+    write(tmp_path, {"README.md": "```bash\npip install torch==1.10.0\n```\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP013"]
+    assert finding.path == "README.md" and finding.severity != "info"
+    assert "no torch_npu release is built for that torch" in finding.message.en
+    # no pin anywhere: the project declares no torch
+    write(tmp_path, {"README.md": "# demo\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP013"]
+    assert finding.path == "infer.py" and "declares no torch requirement" in finding.message.en
 
 
 def test_a_manifest_outranks_the_install_lines_of_a_readme(tmp_path):

@@ -167,7 +167,13 @@ def analyze_dependencies(
             continue
         emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], recommended or _table_range(kb))
     if not torch_sites and "torch" in imported:
-        emit.import_site("torch-not-declared", "torch", imported["torch"][0], fit.recommended or "")
+        pinned_in_doc = _primary(chosen_doc or documented.get("torch", []))
+        if pinned_in_doc:  # the install line choose_target reads: torch is declared there, not in a manifest
+            site = pinned_in_doc[0]
+            emit.declaration("torch-not-declared", "torch", site, f"torch{site.specifier} ({site.path}:{site.line})",
+                             facets=("install-doc",) if chosen_doc else ("install-doc", "off-target"))
+        else:
+            emit.import_site("torch-not-declared", "torch", imported["torch"][0], fit.recommended or "")
 
     # a package an install document names shows its version on the import's row; one the code never imports adds no
     # row (a README's `pip install flash-attn` for a demo is no dependency of the project's code)
