@@ -496,6 +496,11 @@ class PackageRecord(_Record):
     replacement: BilingualText | None = None
     note: BilingualText
     npu_aware_since: str | None = None
+    npu_aware_for: list[str] = Field(
+        default_factory=list,
+        description="the qualified names (a module covers what it holds) in which npu_aware_since adds the NPU "
+        "handling: a project whose code uses none of them runs an older release on Ascend as it is (DEP004 at info)",
+    )
     older_releases_run: bool = Field(
         default=False,
         description="a release older than npu_aware_since still runs on Ascend: what the newer one adds is an NPU arm of "

@@ -369,6 +369,25 @@ def test_torch_pinned_only_in_an_install_document_is_declared_there(tmp_path):
     assert finding.path == "infer.py" and "declares no torch requirement" in finding.message.en
 
 
+def test_a_transformers_pin_below_its_npu_aware_release_matters_only_where_the_code_uses_what_it_adds(tmp_path):
+    """transformers 4.32.0 adds the NPU arm of TrainingArguments' device choice and of set_seed (v4.32.0
+    training_args.py:1832, trainer_utils.py:98). BLIP pins 4.15.0 and uses BERT classes and a tokenizer (round 16 B
+    rows 24, 50): the pin runs as it is. A project that trains with Trainer needs the move."""
+    write(tmp_path, {"requirements.txt": "transformers==4.15.0\n",
+                     "models/med.py": "import torch\nfrom transformers import BertTokenizer\n"
+                                      "from transformers.modeling_utils import PreTrainedModel\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP004"]
+    assert finding.severity == "info" and "runs on Ascend as it is" in finding.message.en
+    for code in ("from transformers import Trainer, TrainingArguments\nimport torch\n",
+                 "import transformers\nimport torch\ntransformers.set_seed(0)\n",
+                 "from transformers.trainer_utils import set_seed\nimport torch\n"):
+        write(tmp_path, {"train.py": code})
+        report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+        (finding,) = [f for f in report.findings if f.rule == "DEP004"]
+        assert finding.severity == "medium" and "Move to 4.32.0 or later" in finding.replacement.en, code
+
+
 def test_a_manifest_outranks_the_install_lines_of_a_readme(tmp_path):
     write(tmp_path, {"README.md": INSTALL_README, "requirements.txt": "torch>=2.10.0\naccelerate>=0.30\n",
                      "train.py": "import torch\nimport accelerate\n"})

@@ -44,6 +44,7 @@ def analyze_dependencies(
     used_through: frozenset[str] = frozenset(),
     default_path: dict[str, str] | None = None,
     cuda_parts: frozenset[str] = frozenset(),
+    npu_aware_used: frozenset[str] = frozenset(),
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -51,7 +52,7 @@ def analyze_dependencies(
     in optional blocks, tests or other backends' code, make a package optional rather than required. `used_through`:
     the catalog's used_through names the project's code holds (a package another library loads for it).
     `default_path`: functions and classes a parameter's default calls (unpassed_defaults.default_path): an import
-    inside one runs by default, as a plain one does. `cuda_parts`: the catalog's cuda_modules the project imports."""
+    inside one runs by default, as a plain one does. `cuda_parts`: the catalog's cuda_modules the project imports. `npu_aware_used`: the catalog's npu_aware_for names its code uses."""
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
@@ -90,7 +91,7 @@ def analyze_dependencies(
                     emit.declaration("declared-not-imported", name, site, place=place, sites=others)
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place, sites=others)
-        _emit_below_npu_aware(emit, name, record, sites)
+        _emit_below_npu_aware(emit, name, record, sites, npu_aware_used)
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         for site in declared:
             if site.local_version.startswith(("+cu", "+rocm")):
@@ -102,7 +103,7 @@ def analyze_dependencies(
             if name == "torch-npu":
                 emit.declaration("torch-npu-declared", f"{name}{site.specifier}", site)
     for name, sites in documented.items():  # a README's `pip install accelerate==0.18.0`: its version, nothing else
-        _emit_below_npu_aware(emit, name, kb.package(name), sites)
+        _emit_below_npu_aware(emit, name, kb.package(name), sites, npu_aware_used)
     has_manifest = has_manifest or bool(by_package)
     for name, facts in imported.items():
         if name in by_package:
@@ -307,14 +308,20 @@ def _within(specifier: str, bounds: str) -> bool:
     return False
 
 
-def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declaration]) -> None:
-    """DEP004: one finding per manifest or document for pins older than the first NPU-aware release."""
+def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declaration],
+                          used: frozenset[str] = frozenset()) -> None:
+    """DEP004: one finding per manifest or document for pins older than the first NPU-aware release. Where the
+    record names the parts that release makes NPU-aware (npu_aware_for) and the project's code (`used`) touches none
+    of them, the older release runs as it is: BLIP pins transformers==4.15.0 for its BERT classes and tokenizer."""
     if record is None or not record.npu_aware_since:
         return
+    facets = ("older-releases-run",) if record.older_releases_run else ()
+    if record.npu_aware_for and not any(u == n or u.startswith(n + ".") for u in used for n in record.npu_aware_for):
+        facets = ("npu-aware-unused",)
     below = [site for site in sites if _below(site.specifier, record.npu_aware_since)]
     for site, others in _per_manifest(below):
         emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
-                         sites=others, facets=("older-releases-run",) if record.older_releases_run else ())
+                         sites=others, facets=facets)
 
 
 def _reported_sites(sites: list[Declaration]) -> list[Declaration]:
