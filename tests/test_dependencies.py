@@ -388,6 +388,26 @@ def test_a_transformers_pin_below_its_npu_aware_release_matters_only_where_the_c
         assert finding.severity == "medium" and "Move to 4.32.0 or later" in finding.replacement.en, code
 
 
+def test_a_kept_package_whose_call_sites_carry_its_work_is_not_counted_again(tmp_path):
+    """stable-audio-tools (round 16 B rows 2, 7): pytorch_lightning==2.1.0 and `pl.Trainer(accelerator="gpu")`. The
+    accelerator is the package's one CUDA-only part and DEV701 carries it at the call; DEP001 at the import and the
+    manifest line stays, at info and no hours, naming that site. With the accelerator from a variable (no call-site
+    finding) DEP001 keeps its severity: it is the one pointer to the work."""
+    write(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='x', install_requires=['pytorch_lightning==2.1.0'])\n",
+                     "train.py": "import torch\nimport pytorch_lightning as pl\n"
+                                 "trainer = pl.Trainer(accelerator='gpu', devices=1)\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    package = [f for f in report.findings if f.rule == "DEP001"]
+    assert package and all(f.severity == "info" and f.effort_hours.high == 0 for f in package)
+    assert all("DEV701 at train.py:3" in f.message.en and "not replaced" in f.message.en for f in package)
+    assert not [i for i in report.effort.items if i.rule == "DEP001"]
+    write(tmp_path, {"train.py": "import torch\nimport pytorch_lightning as pl\n"
+                                 "def main(args):\n    return pl.Trainer(accelerator=args.accelerator)\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    package = [f for f in report.findings if f.rule == "DEP001"]
+    assert package and all(f.severity == "high" for f in package)
+
+
 def test_a_manifest_outranks_the_install_lines_of_a_readme(tmp_path):
     write(tmp_path, {"README.md": INSTALL_README, "requirements.txt": "torch>=2.10.0\naccelerate>=0.30\n",
                      "train.py": "import torch\nimport accelerate\n"})

@@ -12,6 +12,7 @@ from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, Target
 from ascend_feasibility.domains.dependencies.calls import PackageCallScanner
 from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY, DependencyFacts, collect
 from ascend_feasibility.domains.dependencies.images import fold_into_cuda_images
+from ascend_feasibility.domains.dependencies.carried import fold_into_call_sites
 from ascend_feasibility.domains.dependencies.project import analyze_dependencies, choose_target
 from ascend_feasibility.domains.dependencies.remote_code import RemoteCodeScanner
 from ascend_feasibility.domains.dependencies.route_gaps import RouteGapScanner
@@ -51,4 +52,4 @@ class DependenciesDomain(Domain):
         run.report_fields["torch_fit"] = analysis.torch_fit.model_copy(update={"conflicts": run.choice.conflicts})
 
     def report(self, run: ProjectRun) -> None:
-        run.findings = fold_into_cuda_images(run.findings, run.factory)
+        run.findings = fold_into_call_sites(fold_into_cuda_images(run.findings, run.factory), run.factory)
