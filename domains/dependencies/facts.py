@@ -153,20 +153,22 @@ def _used_through(unit: Unit) -> list[str]:
 
 
 @functools.cache
-def _npu_aware_names() -> tuple[frozenset[str], frozenset[bytes]]:
-    """The catalog's npu_aware_for names, and the bytes a file must hold to use one (its package and its last name)."""
+def _npu_aware_names() -> tuple[frozenset[str], frozenset[bytes], frozenset[bytes]]:
+    """The catalog's npu_aware_for names, and the bytes a file must hold to use one: a package and a last name."""
     from ascend_feasibility.knowledge import load_knowledge
 
     names = frozenset(n for record in load_knowledge().packages.values() for n in record.npu_aware_for)
-    return names, frozenset(n.rpartition(".")[2].encode() for n in names)
+    return (names, frozenset(n.split(".")[0].encode() for n in names),
+            frozenset(n.rpartition(".")[2].encode() for n in names))
 
 
 def _npu_aware_used(unit: Unit) -> list[str]:
     """The npu_aware_for names the unit's code uses through its imports: `from transformers import Trainer`,
     `transformers.set_seed(0)`, `from transformers.trainer_utils import set_seed` (only in files whose bytes hold
-    one of their last names)."""
-    names, lasts = _npu_aware_names()
-    if not any(last in unit.source.data for last in lasts):
+    a package and a last name of one)."""
+    names, packages, lasts = _npu_aware_names()
+    data = unit.source.data
+    if not any(package in data for package in packages) or not any(last in data for last in lasts):
         return []
     from ascend_feasibility.domains.python_refs import unit_references  # it builds on domains.base, as this does
 
