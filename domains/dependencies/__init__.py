@@ -44,7 +44,7 @@ class DependenciesDomain(Domain):
             [d for f in facts for d in f.declarations], [i for f in facts for i in f.imports], run.context, self.kb,
             run.factory, run.has_manifest, frozenset(run.guarded), frozenset(n for f in facts for n in f.used_through),
             default_path(run.modules, run.context), frozenset(m for f in facts for m in f.cuda_parts),
-            frozenset(n for f in facts for n in f.npu_aware_used),
+            frozenset(n for f in facts for n in f.npu_aware_used), run.choice.doc_pin if run.choice is not None else None,
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix
