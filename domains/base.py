@@ -255,6 +255,7 @@ class TargetChoice:
     version: str | None  # None: the knowledge base's default release
     reason: Text
     conflicts: list[str]  # "path: specifier" of torch pins that admit none of the chosen requirement's releases
+    doc_pin: str | None = None  # "torch==2.4.0 (README.md:259)": the install-document line read where no manifest pins torch
 
 
 @dataclass

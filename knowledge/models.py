@@ -143,6 +143,10 @@ class SiteVariant(_Record):
         default=None, description="the site's severity, with or without transfer_to_npu, where what the guarded code "
         "does there makes the rule's own wrong (a checkpoint's RNG snapshot beside a recompute's)"
     )
+    effort_hours: tuple[float, float] | None = Field(
+        default=None, description="the site's hours where the variant says there is no work of its own ((0, 0): a "
+        "pin that runs as it is, a package whose work other findings carry): the estimate leaves it out"
+    )
 
     @model_validator(mode="after")
     def _says_something(self) -> "SiteVariant":
@@ -496,6 +500,16 @@ class PackageRecord(_Record):
     replacement: BilingualText | None = None
     note: BilingualText
     npu_aware_since: str | None = None
+    carried_by: list[str] = Field(
+        default_factory=list,
+        description="codes of the call-site rules that carry the package's one CUDA-only part (Lightning's accelerator "
+        "choice: DEV701, DEV704): where the project holds one of their findings, the package's own (DEP001) is info",
+    )
+    npu_aware_for: list[str] = Field(
+        default_factory=list,
+        description="the qualified names (a module covers what it holds) in which npu_aware_since adds the NPU "
+        "handling: a project whose code uses none of them runs an older release on Ascend as it is (DEP004 at info)",
+    )
     older_releases_run: bool = Field(
         default=False,
         description="a release older than npu_aware_since still runs on Ascend: what the newer one adds is an NPU arm of "

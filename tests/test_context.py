@@ -1616,6 +1616,44 @@ def test_a_config_value_no_shipped_config_sets_makes_its_arm_optional(tmp_path):
     assert calls["bitsandbytes.optim.Adam8bit"][0] == "runs"  # no config of the project chooses the key
 
 
+CONFIG_TYPE_THROUGH_A_NAME = """import torch
+
+
+def create_optimizer_from_config(optimizer_config, parameters):
+    optimizer_type = optimizer_config["type"]
+    if optimizer_type == "FusedAdam":
+        from deepspeed.ops.adam import FusedAdam
+        optimizer = FusedAdam(parameters, **optimizer_config["config"])
+    else:
+        optimizer_fn = getattr(torch.optim, optimizer_type)
+        optimizer = optimizer_fn(parameters, **optimizer_config["config"])
+    return optimizer
+"""
+
+
+def test_a_config_value_read_into_a_local_name_then_tested_is_the_same_choice(tmp_path):
+    """Round 16 (stable-audio-tools training/utils.py:73-75): `optimizer_type = optimizer_config["type"]`, then
+    `if optimizer_type == "FusedAdam":`, where every shipped model config sets "type": "AdamW". The FusedAdam arm is
+    opt-in, as `optimizer_config["type"] == "FusedAdam"` is; a config choosing it, or a second binding of the name
+    (which the test may then read), keeps it counted."""
+    adamw = '{"optimizer": {"type": "AdamW", "config": {"lr": 1e-4}}}\n'
+
+    def reach(folder, files):
+        write_tree(tmp_path / folder, {"train.py": "from utils import create_optimizer_from_config\n"
+                                                   "create_optimizer_from_config(cfg, params)\n", **files})
+        report = analyze(tmp_path / folder, AnalyzeOptions(jobs=1))
+        return next((f.reach, f.reach_reason) for f in report.findings if f.rule == "OPS064")
+
+    found = reach("unset", {"utils.py": CONFIG_TYPE_THROUGH_A_NAME, "configs/vae.json": adamw})
+    assert found[0] == "optional" and "config key `type`" in found[1] and "configs/vae.json" in found[1]
+    found = reach("set", {"utils.py": CONFIG_TYPE_THROUGH_A_NAME, "configs/vae.json": adamw,
+                          "configs/big.json": '{"optimizer": {"type": "FusedAdam"}}\n'})
+    assert found[0] == "runs"
+    rebound = CONFIG_TYPE_THROUGH_A_NAME.replace('    if optimizer_type ==',
+                                                 '    optimizer_type = optimizer_type or "FusedAdam"\n    if optimizer_type ==')
+    assert reach("rebound", {"utils.py": rebound, "configs/vae.json": adamw})[0] == "runs"
+
+
 FP8_KERNELS = '''import torch
 import triton
 import triton.language as tl

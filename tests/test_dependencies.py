@@ -341,8 +341,72 @@ def test_install_lines_of_a_readme_choose_the_target_where_no_manifest_declares_
     assert rows["peft"] == ("==0.3.0", ["README.md:16"]) and "mmcv-full" not in rows  # never imported: no row
     below = {f.symbol: f.severity for f in report.findings if f.rule == "DEP004"}
     assert below == {"accelerate==0.18.0": "medium", "peft==0.3.0": "info"}  # peft's older releases run (packages.toml)
-    assert not [f for f in report.findings if f.path == "README.md" and f.rule != "DEP004"]  # versions only
+    assert not [f for f in report.findings if f.path == "README.md" and f.rule not in {"DEP004", "DEP013"}]  # versions
     assert report.project.files_scanned == 1 and report.project.lines_scanned == 3  # a document is no code
+
+
+def test_torch_pinned_only_in_an_install_document_is_declared_there(tmp_path):
+    """HunyuanVideo's README installs torch==2.4.0 and its requirements.txt names no torch (round 16): the target
+    follows the README's pin, so DEP013 says where torch is pinned (info), not that the project declares none."""
+    write(tmp_path, {"README.md": "```bash\npip install torch==2.4.0 torchvision==0.19.0\n```\n",
+                     "requirements.txt": "einops\n", "infer.py": "import torch\nimport einops\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch == "2.4.0"
+    (finding,) = [f for f in report.findings if f.rule == "DEP013"]
+    assert (finding.path, finding.line, finding.severity) == ("README.md", 2, "info")
+    assert "pinned only in an install document, torch==2.4.0 (README.md:2)" in finding.message.en
+    assert "declares no torch" not in finding.message.en
+    # a README pin that no torch_npu release is built for: the target is not it, and the finding says so
+    write(tmp_path, {"README.md": "```bash\npip install torch==1.10.0\n```\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP013"]
+    assert finding.path == "README.md" and finding.severity != "info"
+    assert "holds no torch_npu release for that torch" in finding.message.en
+    # no pin the target reads (open-r1's slurm/README.md sets up serving nodes, no code of the project): the project
+    # declares no torch
+    write(tmp_path, {"README.md": "# demo\n", "slurm/README.md": "```bash\npip install torch==2.5.1\n```\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP013"]
+    assert finding.path == "infer.py" and "declares no torch requirement" in finding.message.en
+
+
+def test_a_transformers_pin_below_its_npu_aware_release_matters_only_where_the_code_uses_what_it_adds(tmp_path):
+    """transformers 4.32.0 adds the NPU arm of TrainingArguments' device choice and of set_seed (v4.32.0
+    training_args.py:1832, trainer_utils.py:98). BLIP pins 4.15.0 and uses BERT classes and a tokenizer (round 16 B
+    rows 24, 50): the pin runs as it is. A project that trains with Trainer needs the move."""
+    write(tmp_path, {"requirements.txt": "transformers==4.15.0\n",
+                     "models/med.py": "import torch\nfrom transformers import BertTokenizer\n"
+                                      "from transformers.modeling_utils import PreTrainedModel\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP004"]
+    assert finding.severity == "info" and "runs on Ascend as it is" in finding.message.en
+    for code in ("from transformers import Trainer, TrainingArguments\nimport torch\n",
+                 "import transformers\nimport torch\ntransformers.set_seed(0)\n",
+                 "from transformers.trainer_utils import set_seed\nimport torch\n"):
+        write(tmp_path, {"train.py": code})
+        report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+        (finding,) = [f for f in report.findings if f.rule == "DEP004"]
+        assert finding.severity == "medium" and "Move to 4.32.0 or later" in finding.replacement.en, code
+
+
+def test_a_kept_package_whose_call_sites_carry_its_work_is_not_counted_again(tmp_path):
+    """stable-audio-tools (round 16 B rows 2, 7): pytorch_lightning==2.1.0 and `pl.Trainer(accelerator="gpu")`. The
+    accelerator is the package's one CUDA-only part and DEV701 carries it at the call; DEP001 at the import and the
+    manifest line stays, at info and no hours, naming that site. With the accelerator from a variable (no call-site
+    finding) DEP001 keeps its severity: it is the one pointer to the work."""
+    write(tmp_path, {"setup.py": "from setuptools import setup\nsetup(name='x', install_requires=['pytorch_lightning==2.1.0'])\n",
+                     "train.py": "import torch\nimport pytorch_lightning as pl\n"
+                                 "trainer = pl.Trainer(accelerator='gpu', devices=1)\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    package = [f for f in report.findings if f.rule == "DEP001"]
+    assert package and all(f.severity == "info" and f.effort_hours.high == 0 for f in package)
+    assert all("DEV701 at train.py:3" in f.message.en and "not replaced" in f.message.en for f in package)
+    assert not [i for i in report.effort.items if i.rule == "DEP001"]
+    write(tmp_path, {"train.py": "import torch\nimport pytorch_lightning as pl\n"
+                                 "def main(args):\n    return pl.Trainer(accelerator=args.accelerator)\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    package = [f for f in report.findings if f.rule == "DEP001"]
+    assert package and all(f.severity == "high" for f in package)
 
 
 def test_a_manifest_outranks_the_install_lines_of_a_readme(tmp_path):

@@ -565,6 +565,10 @@ def config_value_test(condition: Node) -> tuple[str, tuple[str, ...]] | None:
     subject, values = operands
     if operators == ["=="] and subject.type == "string":
         subject, values = values, subject
+    if subject.type == "identifier":  # `optimizer_type = optimizer_config["type"]` ... `if optimizer_type == "FusedAdam":`
+        subject = _config_read_bound(subject)
+        if subject is None:
+            return None
     if env_variable(subject) is not None:
         return None
     if subject.type == "subscript":
@@ -587,6 +591,26 @@ def config_value_test(condition: Node) -> tuple[str, tuple[str, ...]] | None:
     if not name.isidentifier() or not all(v.isidentifier() for v in needed):
         return None
     return CONFIG_PREFIX + name, needed
+
+
+def _config_read_bound(name_node: Node) -> Node | None:
+    """The value a local name of the enclosing function holds where its one binding there is a plain assignment (the
+    read config_value_test then takes: stable-audio-tools' `optimizer_type = optimizer_config["type"]`); None where
+    the function binds it otherwise or more than once, or is no function."""
+    function = _enclosing(name_node, "function_definition")
+    body = function.child_by_field_name("body") if function is not None else None
+    name = parsing.text(name_node)
+    if body is None or _parameter(function, name) is not None:
+        return None
+    bindings = [n for n in parsing.captures(parsing.query("python", PARAMETER_REBINDINGS), body).get("target", [])
+                if parsing.text(n) == name]
+    if len(bindings) != 1 or bindings[0].parent is None or bindings[0].parent.type != "assignment":
+        return None
+    assignment = bindings[0].parent
+    if assignment.child_by_field_name("left") != bindings[0]:
+        return None
+    value = assignment.child_by_field_name("right")
+    return value if value is not None and value.type in {"subscript", "call"} else None
 
 
 def _option_parameter(subject: Node) -> str | None:

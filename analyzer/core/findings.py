@@ -220,6 +220,9 @@ class FindingFactory:
             judgement = Judgement(judgement.migration, severity, judgement.effort)
         if at.effort is not None and judgement.migration != "auto":
             judgement = Judgement(judgement.migration, judgement.severity, at.effort)
+        effort = next((v.effort_hours for v in held if v.effort_hours is not None), None)
+        if effort is not None:
+            judgement = Judgement(judgement.migration, judgement.severity, effort)
         counted = at.reach == "runs" and at.role in COUNTED_ROLES
         if not counted:
             judgement = Judgement(judgement.migration, uncounted_severity(judgement.severity), judgement.effort)

@@ -12,6 +12,7 @@ from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, Target
 from ascend_feasibility.domains.dependencies.calls import PackageCallScanner
 from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY, DependencyFacts, collect
 from ascend_feasibility.domains.dependencies.images import fold_into_cuda_images
+from ascend_feasibility.domains.dependencies.carried import fold_into_call_sites
 from ascend_feasibility.domains.dependencies.project import analyze_dependencies, choose_target
 from ascend_feasibility.domains.dependencies.remote_code import RemoteCodeScanner
 from ascend_feasibility.domains.dependencies.route_gaps import RouteGapScanner
@@ -43,6 +44,7 @@ class DependenciesDomain(Domain):
             [d for f in facts for d in f.declarations], [i for f in facts for i in f.imports], run.context, self.kb,
             run.factory, run.has_manifest, frozenset(run.guarded), frozenset(n for f in facts for n in f.used_through),
             default_path(run.modules, run.context), frozenset(m for f in facts for m in f.cuda_parts),
+            frozenset(n for f in facts for n in f.npu_aware_used), run.choice.doc_pin if run.choice is not None else None,
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix
@@ -50,4 +52,4 @@ class DependenciesDomain(Domain):
         run.report_fields["torch_fit"] = analysis.torch_fit.model_copy(update={"conflicts": run.choice.conflicts})
 
     def report(self, run: ProjectRun) -> None:
-        run.findings = fold_into_cuda_images(run.findings, run.factory)
+        run.findings = fold_into_call_sites(fold_into_cuda_images(run.findings, run.factory), run.factory)

@@ -44,6 +44,7 @@ class DependencyFacts:
     problems: list[Problem] = field(default_factory=list)
     used_through: list[str] = field(default_factory=list)  # the catalog's used_through names this file's code holds
     cuda_parts: list[str] = field(default_factory=list)  # the catalog's cuda_modules this file's imports name
+    npu_aware_used: list[str] = field(default_factory=list)  # the catalog's npu_aware_for names this file's code uses
 
 
 def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
@@ -57,6 +58,7 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
                 facts.imports += _imports(unit)
                 facts.cuda_parts += [m for m in _cuda_parts(unit) if m not in facts.cuda_parts]
                 facts.used_through += [n for n in _used_through(unit) if n not in facts.used_through]
+                facts.npu_aware_used += [n for n in _npu_aware_used(unit) if n not in facts.npu_aware_used]
         elif unit.kind in {"shell", "dockerfile"} and "install" in unit.source.text:
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), npu_probes=_npu_probes())
             # a branch beside the script's NPU arm installs for another backend (CUDA, XPU): not what Ascend runs
@@ -148,6 +150,30 @@ def _used_through(unit: Unit) -> list[str]:
     spelled = frozenset(name.encode("utf-8") for name in candidates)
     words = parsing.captures_around(parsing.query("python", WORDS_QUERY), unit.tree(), spelled).get("word", [])
     return sorted(candidates & {parsing.text(w).strip() for w in words})
+
+
+@functools.cache
+def _npu_aware_names() -> tuple[frozenset[str], frozenset[bytes], frozenset[bytes]]:
+    """The catalog's npu_aware_for names, and the bytes a file must hold to use one: a package and a last name."""
+    from ascend_feasibility.knowledge import load_knowledge
+
+    names = frozenset(n for record in load_knowledge().packages.values() for n in record.npu_aware_for)
+    return (names, frozenset(n.split(".")[0].encode() for n in names),
+            frozenset(n.rpartition(".")[2].encode() for n in names))
+
+
+def _npu_aware_used(unit: Unit) -> list[str]:
+    """The npu_aware_for names the unit's code uses through its imports: `from transformers import Trainer`,
+    `transformers.set_seed(0)`, `from transformers.trainer_utils import set_seed` (only in files whose bytes hold
+    a package and a last name of one)."""
+    names, packages, lasts = _npu_aware_names()
+    data = unit.source.data
+    if not any(package in data for package in packages) or not any(last in data for last in lasts):
+        return []
+    from ascend_feasibility.domains.python_refs import unit_references  # it builds on domains.base, as this does
+
+    used = set(unit.imports().bindings.values()) | {r.name for r in unit_references(unit)}
+    return sorted(n for n in names if any(u == n or u.startswith(n + ".") for u in used))
 
 
 @functools.cache

@@ -44,6 +44,8 @@ def analyze_dependencies(
     used_through: frozenset[str] = frozenset(),
     default_path: dict[str, str] | None = None,
     cuda_parts: frozenset[str] = frozenset(),
+    npu_aware_used: frozenset[str] = frozenset(),
+    doc_pin: str | None = None,
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -51,7 +53,8 @@ def analyze_dependencies(
     in optional blocks, tests or other backends' code, make a package optional rather than required. `used_through`:
     the catalog's used_through names the project's code holds (a package another library loads for it).
     `default_path`: functions and classes a parameter's default calls (unpassed_defaults.default_path): an import
-    inside one runs by default, as a plain one does. `cuda_parts`: the catalog's cuda_modules the project imports."""
+    inside one runs by default, as a plain one does. `cuda_parts`: the catalog's cuda_modules the project imports. `npu_aware_used`: the catalog's npu_aware_for names its code uses. `doc_pin`:
+    the install-document torch line the target choice read (TargetChoice.doc_pin), where no manifest pins torch."""
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
@@ -90,7 +93,7 @@ def analyze_dependencies(
                     emit.declaration("declared-not-imported", name, site, place=place, sites=others)
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place, sites=others)
-        _emit_below_npu_aware(emit, name, record, sites)
+        _emit_below_npu_aware(emit, name, record, sites, npu_aware_used)
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         for site in declared:
             if site.local_version.startswith(("+cu", "+rocm")):
@@ -102,7 +105,7 @@ def analyze_dependencies(
             if name == "torch-npu":
                 emit.declaration("torch-npu-declared", f"{name}{site.specifier}", site)
     for name, sites in documented.items():  # a README's `pip install accelerate==0.18.0`: its version, nothing else
-        _emit_below_npu_aware(emit, name, kb.package(name), sites)
+        _emit_below_npu_aware(emit, name, kb.package(name), sites, npu_aware_used)
     has_manifest = has_manifest or bool(by_package)
     for name, facts in imported.items():
         if name in by_package:
@@ -167,7 +170,13 @@ def analyze_dependencies(
             continue
         emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], recommended or _table_range(kb))
     if not torch_sites and "torch" in imported:
-        emit.import_site("torch-not-declared", "torch", imported["torch"][0], fit.recommended or "")
+        site = next((s for s in documented.get("torch", []) if doc_pin == f"torch{s.specifier} ({s.path}:{s.line})"),
+                    None)
+        if site is not None:  # the install line choose_target read (TargetChoice.doc_pin): torch is declared there
+            emit.declaration("torch-not-declared", "torch", site, doc_pin,
+                             facets=("install-doc",) if site in chosen_doc else ("install-doc", "off-target"))
+        else:
+            emit.import_site("torch-not-declared", "torch", imported["torch"][0], fit.recommended or "")
 
     # a package an install document names shows its version on the import's row; one the code never imports adds no
     # row (a README's `pip install flash-attn` for a demo is no dependency of the project's code)
@@ -301,14 +310,20 @@ def _within(specifier: str, bounds: str) -> bool:
     return False
 
 
-def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declaration]) -> None:
-    """DEP004: one finding per manifest or document for pins older than the first NPU-aware release."""
+def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declaration],
+                          used: frozenset[str] = frozenset()) -> None:
+    """DEP004: one finding per manifest or document for pins older than the first NPU-aware release. Where the
+    record names the parts that release makes NPU-aware (npu_aware_for) and the project's code (`used`) touches none
+    of them, the older release runs as it is: BLIP pins transformers==4.15.0 for its BERT classes and tokenizer."""
     if record is None or not record.npu_aware_since:
         return
+    facets = ("older-releases-run",) if record.older_releases_run else ()
+    if record.npu_aware_for and not any(u == n or u.startswith(n + ".") for u in used for n in record.npu_aware_for):
+        facets = ("npu-aware-unused",)
     below = [site for site in sites if _below(site.specifier, record.npu_aware_since)]
     for site, others in _per_manifest(below):
         emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
-                         sites=others, facets=("older-releases-run",) if record.older_releases_run else ())
+                         sites=others, facets=facets)
 
 
 def _reported_sites(sites: list[Declaration]) -> list[Declaration]:
@@ -461,6 +476,8 @@ def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetC
     elif primary[0].source == DOC_SOURCE:
         where = f"torch{fit.declared or ''} (an install line of {primary[0].path}: no manifest declares torch)"
         where_zh = f"torch{fit.declared or ''}（{primary[0].path} 中的安装命令：没有清单文件声明 torch）"
+    doc_pin = f"torch{primary[0].specifier} ({primary[0].path}:{primary[0].line})" \
+        if primary[0].source == DOC_SOURCE else None
     line = _line_release(primary, kb) if not fit.releases else None
     if line is not None and _prerelease(primary):
         return TargetChoice(line.torch_npu, Text(
@@ -468,21 +485,21 @@ def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetC
                f"torch_npu release is built; torch_npu {line.torch_npu} is built for torch {line.torch}, the release to "
                "install in its place",
             zh=f"项目 torch 版本线上最接近的 torch_npu 发行版：{where_zh} 是 nightly/dev 构建，没有为它构建的 torch_npu "
-               f"发行版；torch_npu {line.torch_npu} 对应 torch {line.torch}，应改装该版本"), conflicts)
+               f"发行版；torch_npu {line.torch_npu} 对应 torch {line.torch}，应改装该版本"), conflicts, doc_pin)
     if line is not None:
         return TargetChoice(line.torch_npu, Text(
             en=f"newest torch_npu release of the project's torch line: {where} fits no release of the table, "
                f"torch_npu {line.torch_npu} is built for torch {line.torch} (the patch differs)",
             zh=f"项目 torch 版本线的最新 torch_npu 发行版：{where_zh} 不匹配兼容性表中的发行版，"
-               f"torch_npu {line.torch_npu} 对应 torch {line.torch}（补丁版本不同）"), conflicts)
+               f"torch_npu {line.torch_npu} 对应 torch {line.torch}（补丁版本不同）"), conflicts, doc_pin)
     if not fit.releases:
         return TargetChoice(None, Text(
             en=f"default release {default}: the project's requirement {where} fits no release of the table",
-            zh=f"默认发行版 {default}：项目的依赖 {where_zh} 不匹配兼容性表中的任何发行版"), conflicts)
+            zh=f"默认发行版 {default}：项目的依赖 {where_zh} 不匹配兼容性表中的任何发行版"), conflicts, doc_pin)
     chosen = fit.releases[0]
     return TargetChoice(chosen, Text(
         en=f"newest torch_npu release that fits the project's requirement {where}",
-        zh=f"与项目依赖 {where_zh} 匹配的最新 torch_npu 发行版"), conflicts)
+        zh=f"与项目依赖 {where_zh} 匹配的最新 torch_npu 发行版"), conflicts, doc_pin)
 
 
 def _conflicts(sites: list[Declaration], chosen: list[Declaration], fit: TorchFit, kb: KnowledgeBase) -> list[str]:

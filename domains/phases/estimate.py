@@ -146,6 +146,8 @@ def _groups(findings: list[Finding], bucket: str, rows: dict[tuple[str, int], Cu
             if bucket != "required" or auto_info is None:
                 continue  # transfer_to_npu at the entry points rewrites it: no work of its own
             adoption = auto_info
+        if adoption is None and f.effort_hours.high == 0:
+            continue  # nothing to do at the site (a pin that runs as it is): no item
         row = rows.get((f.path, f.line)) if f.rule in kernel_rules else None
         if adoption is not None:
             key, kind = ("adoption", adoption["id"]), "adoption"

@@ -1,0 +1,44 @@
+"""A package kept on Ascend whose one CUDA-only part is a choice the project makes at its call sites (Lightning's
+accelerator: `Trainer(accelerator="gpu")`, DEV701): where a call-site rule the package's record names (carried_by)
+found that work, the package's own finding (DEP001 at its import and its manifest line) counts it again. It stays,
+at info, naming the sites that carry the work; where no call-site finding does (`accelerator=args.accelerator`), it
+keeps its severity, as the one pointer to the work."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.core.findings import FindingFactory, Located
+from ascend_feasibility.analyzer.core.models import Finding
+
+CARRIED = "carried"
+
+
+def fold_into_call_sites(findings: list[Finding], factory: FindingFactory) -> list[Finding]:
+    carriers = {code for record in factory.kb.packages.values() for code in record.carried_by}
+    if not carriers:
+        return findings
+    sites: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.rule in carriers and finding.counted:
+            sites.setdefault(finding.rule, []).append(finding)
+    if not sites:
+        return findings
+    code = next(r.code for r in factory.kb.rules.values() if r.match.detector == "package-needs-replacement")
+    result = []
+    for finding in findings:
+        record = factory.kb.package(finding.symbol) if finding.rule == code and finding.counted else None
+        carrying = [f for rule in (record.carried_by if record is not None else []) for f in sites.get(rule, [])]
+        if carrying:
+            finding = _carried(finding, carrying, factory)
+        result.append(finding)
+    return result
+
+
+def _carried(finding: Finding, carrying: list[Finding], factory: FindingFactory) -> Finding:
+    named = sorted({f"{f.rule} at {f.path}:{f.line}" for f in carrying})
+    where = ", ".join(named[:4]) + (f" and {len(named) - 4} more" if len(named) > 4 else "")
+    rebuilt = factory.build_located(Located(
+        finding.rule, finding.symbol, finding.path, finding.line, finding.column, finding.end_column, finding.snippet,
+        finding.cell, where, finding.end_line, facets=(CARRIED,), role=finding.role, reach=finding.reach,
+        reach_reason=finding.reach_reason), 0)
+    return rebuilt.model_copy(update={"fingerprint": finding.fingerprint, "sites": finding.sites,
+                                      "phases": finding.phases})
