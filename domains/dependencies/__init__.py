@@ -10,9 +10,9 @@ from ascend_feasibility.analyzer.context.unpassed_defaults import default_path
 from ascend_feasibility.analyzer.core.models import SkippedFile
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, TargetChoice, Unit
 from ascend_feasibility.domains.dependencies.calls import PackageCallScanner
+from ascend_feasibility.domains.dependencies.carried import fold_into_call_sites
 from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY, DependencyFacts, collect
 from ascend_feasibility.domains.dependencies.images import fold_into_cuda_images
-from ascend_feasibility.domains.dependencies.carried import fold_into_call_sites
 from ascend_feasibility.domains.dependencies.project import analyze_dependencies, choose_target
 from ascend_feasibility.domains.dependencies.remote_code import RemoteCodeScanner
 from ascend_feasibility.domains.dependencies.route_gaps import RouteGapScanner
