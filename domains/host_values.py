@@ -104,6 +104,8 @@ def _torch_call_on_host(call: Node, callee: str, last: str, depth: int, seen: fr
         return PUT
     if last in FACTORIES:
         device = keywords(call).get("device")
+        if device is None and _default_device(call):
+            return NO  # `with torch.device("cuda"):` or `torch.set_default_device(...)`: factories follow it
         if device is None:
             return BARE if not last.endswith("_like") else _all(on_host(v, depth + 1, seen) for v in _positional(call)[:1])
         return device_on_host(device, depth, seen)
@@ -112,6 +114,17 @@ def _torch_call_on_host(call: Node, callee: str, last: str, depth: int, seen: fr
         return _grouped_on_host(values[0], depth, seen) if values else NO
     tensors = [v for v in values if v.type not in {"integer", "float", "string", "keyword_argument"}]
     return _all(on_host(v, depth + 1, seen) for v in tensors)
+
+
+def _default_device(call: Node) -> bool:
+    """Factories without `device=` may not make CPU tensors here: a `with torch.device(...)` around the call, or a
+    file that sets the default device."""
+    current = call.parent
+    while current is not None:
+        if current.type == "with_statement" and "device(" in parsing.text(current.child(1) or current):
+            return "cpu" not in parsing.text(current.child(1) or current)
+        current = current.parent
+    return b"set_default_device" in parsing.root_of(call).text
 
 
 def _grouped_on_host(items: Node, depth: int, seen: frozenset) -> int:
@@ -262,6 +275,11 @@ def _all(levels) -> int:
             return NO
         found = max(found, level)
     return found
+
+
+def tensor_arguments(call: Node) -> list[Node]:
+    """A call's positional arguments that may be tensors (not numbers, strings or sizes)."""
+    return [v for v in _positional(call) if v.type != "string" and not _scalar(v)]
 
 
 def _positional(call: Node) -> list[Node]:
