@@ -66,7 +66,7 @@ class _OperatorScan(PythonScan):
                     self._report("nn-fast-path-no-npu-kernel", overload, reference.node)
                 continue
             overloads = self._overloads(reference.name, call, method=False)
-            if overloads and _on_cpu(tensor_arguments(call)):
+            if overloads and self._missing(overloads, branch) and _on_cpu(tensor_arguments(call)):
                 continue  # every tensor it is given was made on the CPU there: the op runs on the CPU
             if overloads:
                 self._judge(overloads, reference.node, reached, branch)
@@ -76,7 +76,7 @@ class _OperatorScan(PythonScan):
                 if self._not_a_tensor(obj):
                     continue
                 overloads = self._overloads(name.text.decode(), name.parent.parent, method=True)
-                if overloads and _on_cpu([obj]):
+                if overloads and self._missing(overloads, branch) and _on_cpu([obj]):
                     continue
                 if overloads:
                     self._judge(overloads, name, reached, branch)
@@ -109,6 +109,9 @@ class _OperatorScan(PythonScan):
             if calls.selected_by(call, name, position - 1 if method else position):
                 return (overload,)
         return (row.overload,)
+
+    def _missing(self, overloads: tuple[str, ...], branch: str) -> bool:
+        return not any(self.coverage.runs(o, branch) for o in overloads)
 
     def _judge(self, overloads: tuple[str, ...], node: Node, reached: set[str], branch: str) -> None:
         if in_message(node):
