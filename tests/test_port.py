@@ -198,6 +198,25 @@ def test_unsafe_and_only(tmp_path):
     assert "_device.synchronize()" in _new(only, "lib.py") and '"cuda"' in _new(only, "lib.py")
 
 
+def test_unsafe_leaves_float64_statistics_the_code_keeps_on_the_cpu(tmp_path):
+    """FID's shape: the activations come back with `.cpu()`, and the float64 statistics computed from them (in the
+    methods the file's own callers feed) never reach the device, so no PRC001 edit lowers them to float32. The same
+    conversion of a tensor the caller moved to the device is still edited."""
+    source = ("import torch\n\n\nclass FID:\n    def activations(self, batches):\n        found = []\n"
+              "        for batch in batches:\n            torch.cuda.synchronize()\n"
+              "            found.append(self.model(batch.to(self.device)).detach().cpu())\n"
+              "        return torch.cat(found, dim=0)\n\n    def statistics(self, batches):\n"
+              "        return self.summary(self.activations(batches))\n\n    @staticmethod\n    def summary(x):\n"
+              "        x = x.to(torch.float64)\n        return x.mean(dim=0)\n\n    def step(self, batch):\n"
+              "        return self.scale(batch.to(self.device))\n\n    @staticmethod\n    def scale(y):\n"
+              "        return y.to(torch.float64) * 2\n")
+    root = _project(tmp_path, {"lib.py": source})
+    _, unsafe = _port(root, unsafe=True)
+    new = _new(unsafe, "lib.py")
+    assert "x = x.to(torch.float64)" in new
+    assert "return y.to(torch.float32) * 2" in new
+
+
 def test_plan_comments_come_only_with_their_flag(tmp_path):
     root = _project(tmp_path, {"lib.py": "import subprocess\n\n\ndef f():\n    return subprocess.run([\"nvidia-smi\"])\n"})
     _, safe = _port(root)

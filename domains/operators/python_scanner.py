@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ascend_feasibility.domains import triggers
 from ascend_feasibility.domains.base import Hit, Span, Unit
+from ascend_feasibility.domains.host_values import BARE, on_host, tensor_arguments
 from ascend_feasibility.domains.operators import calls
 from ascend_feasibility.domains.python_refs import REFERENCES, PythonDomainScanner, PythonScan, in_message, unit_references
 from ascend_feasibility.knowledge.aten_coverage import Call, Coverage, load_coverage
@@ -65,6 +66,8 @@ class _OperatorScan(PythonScan):
                     self._report("nn-fast-path-no-npu-kernel", overload, reference.node)
                 continue
             overloads = self._overloads(reference.name, call, method=False)
+            if overloads and self._missing(overloads, branch) and _on_cpu(tensor_arguments(call)):
+                continue  # every tensor it is given was made on the CPU there: the op runs on the CPU
             if overloads:
                 self._judge(overloads, reference.node, reached, branch)
         if not triggers.present(self.unit.source.text, self.unit.cache).isdisjoint(METHOD_TRIGGERS):
@@ -73,6 +76,8 @@ class _OperatorScan(PythonScan):
                 if self._not_a_tensor(obj):
                     continue
                 overloads = self._overloads(name.text.decode(), name.parent.parent, method=True)
+                if overloads and self._missing(overloads, branch) and _on_cpu([obj]):
+                    continue
                 if overloads:
                     self._judge(overloads, name, reached, branch)
         return self.hits
@@ -105,6 +110,9 @@ class _OperatorScan(PythonScan):
                 return (overload,)
         return (row.overload,)
 
+    def _missing(self, overloads: tuple[str, ...], branch: str) -> bool:
+        return not any(self.coverage.runs(o, branch) for o in overloads)
+
     def _judge(self, overloads: tuple[str, ...], node: Node, reached: set[str], branch: str) -> None:
         if in_message(node):
             return
@@ -120,6 +128,11 @@ class _OperatorScan(PythonScan):
         npu = f"torch_npu {first.torch_npu} ({first.branch})" if first is not None else "—"
         effort = (0.0, 0.0) if first is not None and first.branch in reachable else None
         self.hits.append(Hit(self.index.code_for(detector), f"aten::{overload}", Span.of(node), npu, effort=effort))
+
+
+def _on_cpu(tensors: list[Node]) -> bool:
+    """Every tensor operand is shown on the CPU at the call (made by a factory without `device=`, or put there)."""
+    return bool(tensors) and all(on_host(t) >= BARE for t in tensors)
 
 
 def _hot(node: Node) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.precision.float64_use import fate_hit
+from ascend_feasibility.domains.host_values import device_on_host, stays_on_host
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
 from ascend_feasibility.domains.precision.rope_layout import pairing
 from ascend_feasibility.domains.precision.rotary_use import REAL_TABLE, is_rotary, real_table
@@ -132,6 +133,8 @@ class _PrecisionScan(PythonScan):
         receiver = call.child_by_field_name("function").child_by_field_name("object")
         if receiver is None or _host_side(call, receiver) or _constant_tensor(receiver):
             return
+        if stays_on_host(call, _moved_to_device(call)):
+            return  # `.double()` of a tensor the code put on the CPU (`.cpu()`, `device="cpu"`), kept there
         self.hit("double-method", ".double()", call, ".float()")
 
     def _assertion(self, assertion: Node) -> None:
@@ -253,10 +256,12 @@ def _used_as_device_dtype(node: Node) -> bool:
         return False
     named = keywords(call)
     device = named.get("device")
-    if device is not None and "cpu" in parsing.text(device):
-        return False
+    if device is not None and device_on_host(device):
+        return False  # `device="cpu"`, or `device=freqs.device` of a tensor made on the CPU
     if callee in CREATORS and device is None and not _moved_to_device(call):
         return False  # made on the CPU; where it moves later, its dtype is judged there
+    if callee in {"to", "type"} and "device" not in named and stays_on_host(call, _moved_to_device(call)):
+        return False  # a conversion of a tensor the code put on the CPU (FID statistics after `.cpu()`), kept there
     if _in_cpu_device_context(call):
         return False  # `with torch.device("cpu"):` makes every tensor inside on the CPU (z_image's frequency tables)
     return not _host_side(call, function)
