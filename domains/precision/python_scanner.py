@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
-from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.host_values import device_on_host, stays_on_host
+from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
 from ascend_feasibility.domains.precision.rope_layout import pairing
 from ascend_feasibility.domains.precision.rotary_use import REAL_TABLE, is_rotary, real_table
