@@ -843,7 +843,8 @@ def _fallback_note(other: Node) -> str:
     body = other.child_by_field_name("body") or other
     first = body.named_children[0] if body.named_children else body
     text = " ".join(parsing.text(first).split())
-    return f"where the import is missing the else arm runs: {text[:97] + '...' if len(text) > 100 else text}"
+    return (f"where the import is missing the else arm (line {other.start_point.row + 1}) runs: "
+            f"{text[:97] + '...' if len(text) > 100 else text}")
 
 
 def _returns(function: Node) -> list[tuple[str | None, Node | None]]:
