@@ -82,6 +82,7 @@ class GuardReader:
         self.flag_rules = frozenset(guards.flag_rules)
         self.cuda_only_rules = frozenset(guards.cuda_only_rules)  # CUDA-only things: guarded like a CUDA-only feature
         self.cuda_only_choices = frozenset(guards.cuda_only_choices)
+        self.fallback_features = frozenset(guards.fallback_features)
         self.disabled_values = frozenset(disabled_values)  # values that switch a setting off (`!= NO`: opt-in)
         self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
         self._conditions: dict[tuple[int, int, int], Condition] = {}
@@ -297,7 +298,10 @@ class GuardReader:
             elif positive is not None and positive.reach == "optional" and others and not positive.note \
                     and self.availability_flag(condition_node) \
                     and not only_raises(others[0].child_by_field_name("body") or others[0]):
-                positive = Guard("optional", positive.node, _fallback_note(others[0]))
+                dropped = sorted(_keywords(body, self.fallback_features) - _keywords(others[0], self.fallback_features))
+                positive = Guard("optional", positive.node, _fallback_note(others[0]) + (
+                    f"; that arm passes no {', '.join(dropped)}: where it runs, this call's {', '.join(dropped)} is ignored"
+                    if dropped else ""))
             return positive
         if len(conditions) == 1 and conditions[0].negated and others and _same(child, others[0]):
             # `if not get_accelerator().is_triton_supported(): return fallback(...) else: from .kernels import k`:
@@ -836,6 +840,13 @@ def _default_choice(comparison: Node, values: list[str]) -> bool:
     parameter = _parameter(function, parsing.text(names[0])) if function is not None else None
     default = parameter[1] if parameter is not None else None
     return default is not None and default.type == "string" and parsing.text(default).strip("'\"").lower() in values
+
+
+def _keywords(block: Node, wanted: frozenset[str]) -> set[str]:
+    """The `wanted` keyword arguments calls in the block pass."""
+    return {parsing.text(n.child_by_field_name("name")) for n in parsing.walk(block, limit=MAX_CONDITION_NODES * 5)
+            if n.type == "keyword_argument" and n.child_by_field_name("name") is not None
+            and parsing.text(n.child_by_field_name("name")) in wanted}
 
 
 def _fallback_note(other: Node) -> str:
