@@ -156,6 +156,8 @@ class GuardReader:
         guards = [self.guard_of(call, domain, rule) for call in calls]
         if any(g is None for g in guards) or len({g.reach for g in guards}) != 1:
             return None
+        if name.startswith("_"):
+            return guards[0]
         lines = ", ".join(str(c.start_point.row + 1) for c in calls[:5])
         return Guard(guards[0].reach, guards[0].node,
                      f"{name}() is called only under it (line {lines})" + (f"; {guards[0].note}" if guards[0].note else ""))
