@@ -29,11 +29,13 @@ class NpuArms:
         self.guards = guards
         self._used: dict[str, Node] | None = None  # names whose NPU member an NPU arm of the unit picks → the arm
         self._mentions: bool | None = None
+        self._arms: dict[int, dict[Node, set[str]]] = {}  # function body → its statements assigning under NPU tests
         guards.unit_resets.append(self._forget_unit)
 
     def _forget_unit(self) -> None:
         self._used = None
         self._mentions = None
+        self._arms = {}
 
     def guard(self, node: Node) -> Guard | None:
         if not self._mentions_npu(node):
@@ -99,17 +101,11 @@ class NpuArms:
             statement = statement.parent
         if statement.parent is None:
             return None
-        produced = _assigned(statement)
-        if not produced:
-            return None
-        adapted: dict[str, Node] = {}  # names assigned under an NPU test in the function body → the test
-        later = statement.next_named_sibling
-        earlier = statement.prev_named_sibling
-        for _ in range(MAX_STATEMENTS):  # the arm may come before the site (a table made NPU-ready first)
-            if earlier is None:
-                break
-            adapted.update({n: earlier for n in self._npu_assigned(earlier)})
-            earlier = earlier.prev_named_sibling
+        arms = self._function_arms(statement.parent)
+        if not arms:
+            return None  # the common case: no statement of the function assigns under an NPU test
+        at = statement.start_byte
+        adapted = {name: test for test in arms if test.start_byte < at for name in arms[test]}
         around = node
         while around is not None and around is not statement:
             if around.type in COMBINING:
@@ -118,18 +114,28 @@ class NpuArms:
                     name = sorted(own)[0]
                     return Guard("npu-path", adapted[name], f"the project's NPU arm adapts {name}, which this computation uses")
             around = around.parent
+        produced = _assigned(statement)
+        later = statement.next_named_sibling
         for _ in range(MAX_STATEMENTS):
-            if later is None:
+            if later is None or not produced:
                 return None
             read = _read_names(later)
             for name, test in adapted.items():
                 if name in read and name not in produced and _meets(later, produced, name):
                     return Guard("npu-path", test, f"the project's NPU arm adapts {name}, which meets this value at "
                                                    f"line {later.start_point.row + 1}")
-            adapted.update({n: later for n in self._npu_assigned(later)})
+            adapted.update({n: later for n in arms.get(later, ())})
             produced |= _assigned(later) if read & produced else set()
             later = later.next_named_sibling
         return None
+
+    def _function_arms(self, body: Node) -> dict[Node, set[str]]:
+        """The statements of a function body that assign under an NPU test → the names (read once per body)."""
+        key = body.id
+        if key not in self._arms:
+            self._arms[key] = {line: names for line in body.named_children[:MAX_STATEMENTS * 5]
+                               if (names := self._npu_assigned(line))}
+        return self._arms[key]
 
     def _npu_assigned(self, statement: Node) -> set[str]:
         """`name = a if <NPU test> else b` / `if <NPU test>: name = ...`: the names so assigned."""
