@@ -83,6 +83,7 @@ class GuardReader:
         self.cuda_only_rules = frozenset(guards.cuda_only_rules)  # CUDA-only things: guarded like a CUDA-only feature
         self.cuda_only_choices = frozenset(guards.cuda_only_choices)
         self.fallback_features = frozenset(guards.fallback_features)
+        self._selecting = False  # reading a chooser's own conditions (_selected_by_gates)
         self.disabled_values = frozenset(disabled_values)  # values that switch a setting off (`!= NO`: opt-in)
         self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
         self._conditions: dict[tuple[int, int, int], Condition] = {}
@@ -762,16 +763,21 @@ class GuardReader:
         if compared is None or compared[1] not in {"==", "in"}:
             return None
         chooser = self._choosers(node).get(compared[0])
-        if chooser is None:
-            return None
+        if chooser is None or self._selecting:
+            return None  # (a chooser that tests its own name reads no further)
         returned = [(value, condition) for value, condition in chooser[1] if value is not None]
         chosen = [condition for value, condition in returned if value in compared[2]]
-        if not chosen or len(chosen) == len(returned) or not all(
+        self._selecting = True
+        try:
+            gated = bool(chosen) and len(chosen) < len(returned) and all(
                 condition is not None and self.condition(condition).gate and not self.condition(condition).negated
-                for condition in chosen):
+                for condition in chosen)
+        finally:
+            self._selecting = False
+        if not gated:
             return None
         default = next((value for value, condition in reversed(returned) if condition is None), None)
-        return (f"{compared[0]} comes from {chooser[0]}(), which picks it only where the import worked"
+        return (f"{compared[0]} comes from {chooser[0]}(), which picks it only under an availability gate"
                 + (f", else \"{default}\"" if default is not None else ""))
 
     def _choosers(self, node: Node) -> dict[str, tuple[str, list[tuple[str | None, Node | None]]]]:
