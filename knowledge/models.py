@@ -711,6 +711,9 @@ class GuardConventions(_Record):
     gate_upper_prefixes: list[str]
     always_available: list[str] = Field(default_factory=list, description="gate-shaped names that are true wherever the "
                                         "project runs on Ascend (is_torch_available): no gate")
+    fallback_features: list[str] = Field(default_factory=list, description="keyword arguments of a fused attention "
+                                         "call (window_size, alibi_slopes, softcap) whose meaning an import-gated call's "
+                                         "fallback arm drops when it passes none of them: named in the site's reason")
     flag_prefixes: list[str]
     flag_words: list[str]
     flag_rules: list[str]

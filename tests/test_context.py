@@ -1724,3 +1724,31 @@ def test_kernels_only_an_arm_a_string_constant_rules_out_reaches_are_optional(tm
                                   "run.py": "import model\nmodel.gemm_impl = 'fp8'\n"})
     report = analyze(tmp_path / "set", AnalyzeOptions(jobs=1))
     assert {f.line: f.reach for f in report.findings if f.rule == "OPS030"} == {7: "runs", 23: "runs"}
+
+
+IMPORT_GATED_WINDOW = """\
+import torch.nn.functional as F
+try:
+    from flash_attn import flash_attn_func
+except ImportError:
+    flash_attn_func = None
+
+def attend(q, k, v, window=None):
+    flash_attn_available = flash_attn_func is not None
+    if flash_attn_available:
+        return flash_attn_func(q, k, v, window_size=window)
+    else:
+        return F.scaled_dot_product_attention(q, k, v)
+"""
+
+
+def test_import_gated_call_names_its_fallback_and_what_the_fallback_drops():
+    # stable-audio-tools' apply_attn: the flash call runs only where the import worked (a presence test by another
+    # name); on Ascend the SDPA arm runs, and it drops the sliding window the flash call was given
+    (reach, reason), = reach_of(IMPORT_GATED_WINDOW, "ATT001")
+    assert reach == "optional"
+    assert "else arm (line 11)" in reason and "scaled_dot_product_attention" in reason and "window_size" in reason
+    # without the window the reason names only the fallback
+    (reach, reason), = reach_of(IMPORT_GATED_WINDOW.replace(", window_size=window", ""), "ATT001")
+    assert reach == "optional" and "window_size" not in reason
+

@@ -202,7 +202,7 @@ def test_import_fallback_names_binds_and_redefinitions():
             "    class RMSNorm:\n        pass\n    def b():\n        pass\n    c = fallback_c\n    d = None\n"
             "    unrelated = 1\n")
     root = parsing.parse("python", code.encode())
-    to_none, redefined = g._import_fallback_names(root, frozenset({"ImportError"}))
+    to_none, redefined, _ = g._import_fallback_names(root, frozenset({"ImportError"}))
     assert to_none == {"flash_attn"} and set(redefined) == {"RMSNorm", "b", "c"}
     assert all(handler.type == "except_clause" for handler in redefined.values())
     bare = code.replace("except (ImportError, KeyError):", "except:")
@@ -770,7 +770,7 @@ def test_import_fallbacks_read_every_try_and_every_handler():
             "except ImportError:\n    pass\n    print('no flash')\n    d = None\n    flash_attn = None\n"
             "    xformers: object\n    def other():\n        pass\n    def k():\n        pass\n    c = fallback_c\n")
     errors = frozenset(CONVENTIONS.guards.import_errors)  # ModuleNotFoundError among them: its handler re-raises
-    to_none, redefined = g._import_fallback_names(parsing.parse("python", code.encode()), errors)
+    to_none, redefined, _ = g._import_fallback_names(parsing.parse("python", code.encode()), errors)
     assert to_none == {"flash_attn"} and set(redefined) == {"k", "c"}
 
 
@@ -1078,8 +1078,9 @@ FLAG_CODE = ("try:\n"
 
 
 def test_a_flag_set_true_after_the_import_and_false_in_the_handler_is_a_gate():
-    names, _ = g._import_fallback_names(parsing.parse("python", FLAG_CODE.encode()), frozenset(["ImportError"]))
+    names, _, gated = g._import_fallback_names(parsing.parse("python", FLAG_CODE.encode()), frozenset(["ImportError"]))
     assert names == {"has_flash_attn"}
+    assert gated == {"flash_attn_func"}  # what the try imports is missing where the flag is False
     none = FLAG_CODE.replace("has_flash_attn = False", "has_flash_attn = None")
     assert g._import_fallback_names(parsing.parse("python", none.encode()), frozenset(["ImportError"]))[0] == \
         {"has_flash_attn"}

@@ -82,6 +82,8 @@ class GuardReader:
         self.flag_rules = frozenset(guards.flag_rules)
         self.cuda_only_rules = frozenset(guards.cuda_only_rules)  # CUDA-only things: guarded like a CUDA-only feature
         self.cuda_only_choices = frozenset(guards.cuda_only_choices)
+        self.fallback_features = frozenset(guards.fallback_features)
+        self._selecting = False  # reading a chooser's own conditions (_selected_by_gates)
         self.disabled_values = frozenset(disabled_values)  # values that switch a setting off (`!= NO`: opt-in)
         self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
         self._conditions: dict[tuple[int, int, int], Condition] = {}
@@ -131,18 +133,22 @@ class GuardReader:
             if function.type == "function_definition" and not (
                     current.type == "function_definition" and current.parent is not None
                     and current.parent.type == "decorated_definition"):  # read once, from its decorated_definition
-                guard = self._callers_guard(function, domain, rule)
+                guard = self._callers_guard(function, domain, rule, node)
                 if guard is not None:
                     return guard
             current, depth = current.parent, depth + 1
         return None
 
-    def _callers_guard(self, function: Node, domain: str, rule: str) -> Guard | None:
+    def _callers_guard(self, function: Node, domain: str, rule: str, site: Node) -> Guard | None:
+        """The guard every call of `function` in the unit has. A public function's callers may sit in other files, so
+        it is read only for a site that calls a name the file imports in a try whose ImportError handler marks the
+        import missing (`FLASH_ATTN_4_AVAILABLE = False`, `xops = None`): where the import fails such a call fails
+        too, so the project's other callers need the same gate, and the file's own gate is the one they use."""
         name_node = function.child_by_field_name("name")
         if name_node is None:
             return None
         name = parsing.text(name_node)
-        if not name.startswith("_") or name.startswith("__"):
+        if name.startswith("__") or (not name.startswith("_") and not self._through_gated_import(site)):
             return None
         calls = [c for c in self.calls_named(function).get(name, [])
                  if not (function.start_byte <= c.start_byte < function.end_byte)]
@@ -151,7 +157,11 @@ class GuardReader:
         guards = [self.guard_of(call, domain, rule) for call in calls]
         if any(g is None for g in guards) or len({g.reach for g in guards}) != 1:
             return None
-        return guards[0]
+        if name.startswith("_"):
+            return guards[0]
+        lines = ", ".join(str(c.start_point.row + 1) for c in calls[:5])
+        return Guard(guards[0].reach, guards[0].node,
+                     f"{name}() is called only under it (line {lines})" + (f"; {guards[0].note}" if guards[0].note else ""))
 
     def checked_body(self, root: Node, start: tuple[int, int], end: tuple[int, int]) -> Node | None:
         """The if-statement whose condition holds this site, when the condition checks for CUDA (a negated check
@@ -285,6 +295,16 @@ class GuardReader:
                     and not self._defaults_on(condition_node) and self._option_of_import(condition_node)):
                 return Guard("optional", condition_node,
                              "the same option test guards an import, so the code under it is an optional feature")
+            selected = self._selected_by_gates(condition_node) if positive is not None else None
+            if selected is not None and positive.reach == "optional" and not positive.note:
+                positive = Guard("optional", positive.node, selected)
+            elif positive is not None and positive.reach == "optional" and others and not positive.note \
+                    and self.availability_flag(condition_node) \
+                    and not only_raises(others[0].child_by_field_name("body") or others[0]):
+                dropped = sorted(_keywords(body, self.fallback_features) - _keywords(others[0], self.fallback_features))
+                positive = Guard("optional", positive.node, _fallback_note(others[0]) + (
+                    f"; that arm passes no {', '.join(dropped)}: where it runs, this call's {', '.join(dropped)} is ignored"
+                    if dropped else ""))
             return positive
         if len(conditions) == 1 and conditions[0].negated and others and _same(child, others[0]):
             # `if not get_accelerator().is_triton_supported(): return fallback(...) else: from .kernels import k`:
@@ -560,6 +580,7 @@ class GuardReader:
         # names an ImportError handler binds to None, and those it defines again (read once per unit)
         self._fallbacks: tuple[set[str], dict[str, Node]] | None = None
         self._derived: dict[str, str] | None = None  # names assigned `... and <availability flag>` → the flag
+        self._choosers_read: dict[str, tuple[str, list[tuple[str | None, Node | None]]]] | None = None  # _choosers
         self._conditions.clear()
         self._walks.clear()
         self._literal_flags.clear()
@@ -630,7 +651,8 @@ class GuardReader:
             npu=bool(tokens & self.npu_tokens),
             other=bool(_tokens_of(asked) & self.other_tokens) or any(w in self.platform_gates for w in asked) or cuda_build,
             cuda=bool(tokens & self.cuda_tokens) and not cuda_build,
-            gate=present or any(self._is_gate(word) for word in asked) or self._chooses_cuda_only(node),
+            gate=present or any(self._is_gate(word) for word in asked) or self._chooses_cuda_only(node)
+            or self._selected_by_gates(node) is not None,
             flag=switched_on or any(self.is_flag(word) for word in words),
             negated=negated,
         )
@@ -666,7 +688,8 @@ class GuardReader:
 
     def _requires_fallback(self, node: Node) -> dict[str, str]:
         """Names every assignment of which in the unit `and`s an availability flag in (`self.use_flash_attn =
-        config.use_flash_attn and has_flash_attn`): true only where the import worked, so a gate as well."""
+        config.use_flash_attn and has_flash_attn`) or tests a name the import's handler binds to None for presence
+        (`flash_attn_available = flash_attn_func is not None`): true only where the import worked, so a gate as well."""
         if self._derived is None:
             root = parsing.root_of(node)
             flags = self._unit_fallbacks(node)[0]
@@ -680,11 +703,24 @@ class GuardReader:
                     flag = next((parsing.text(part) for part in right.named_children
                                  if part.type == "identifier" and parsing.text(part) in flags), None) if (
                         right.type == "boolean_operator" and any(op.type == "and" for op in right.children)) else None
+                    if flag is None and _none_test(right) == "is not" and right.named_children[0].type == "identifier" \
+                            and parsing.text(right.named_children[0]) in flags:
+                        # `flash_attn_available = flash_attn_func is not None`: the import's presence by another name
+                        flag = parsing.text(right.named_children[0])
                     gated[name] = flag if gated.get(name, flag) == flag else None
             self._derived = {name: flag for name, flag in gated.items() if flag is not None}
         return self._derived
 
-    def _unit_fallbacks(self, node: Node) -> tuple[set[str], dict[str, Node]]:
+    def _through_gated_import(self, site: Node) -> bool:
+        """Does the site call (or is it) a name a fallback import binds (_import_fallback_names' third part)?"""
+        name = site
+        while name.type in {"call", "attribute"}:
+            name = name.child_by_field_name("function" if name.type == "call" else "object")
+            if name is None:
+                return False
+        return name.type == "identifier" and parsing.text(name) in self._unit_fallbacks(site)[2]
+
+    def _unit_fallbacks(self, node: Node) -> tuple[set[str], dict[str, Node], set[str]]:
         """What the unit's import fallbacks bind (_import_fallback_names), read once per unit."""
         if self._fallbacks is None:
             root = parsing.root_of(node)
@@ -713,7 +749,58 @@ class GuardReader:
         for collection in (c for c in node.named_children if c.type in {"tuple", "list", "set"}):
             strings += [c for c in collection.named_children if c.type == "string"]
         values = [parsing.text(s).strip("'\"").lower() for s in strings]
-        return bool(values) and all(v in self.cuda_only_choices for v in values)
+        return bool(values) and all(v in self.cuda_only_choices for v in values) and not _default_choice(node, values)
+
+    def _selected_by_gates(self, node: Node) -> str | None:
+        """`IMPL == "flash_attention_4"` where the module sets `IMPL = choose()` once and `choose` returns that string
+        only in arms of an availability gate (`elif FLASH_ATTN_4_AVAILABLE: return "flash_attention_4"`) beside a
+        default that returns another (`else: return "torch"`): the value is the import's availability by another name,
+        so a test for it is a gate (a user's forced choice, `return os.environ[...]`, is an option)."""
+        if node.type != "comparison_operator":
+            return None
+        from ascend_feasibility.analyzer.context.backend_selectors import compared_values
+        compared = compared_values(node)
+        if compared is None or compared[1] not in {"==", "in"}:
+            return None
+        chooser = self._choosers(node).get(compared[0])
+        if chooser is None or self._selecting:
+            return None  # (a chooser that tests its own name reads no further)
+        returned = [(value, condition) for value, condition in chooser[1] if value is not None]
+        chosen = [condition for value, condition in returned if value in compared[2]]
+        self._selecting = True
+        try:
+            gated = bool(chosen) and len(chosen) < len(returned) and all(
+                condition is not None and self.condition(condition).gate and not self.condition(condition).negated
+                for condition in chosen)
+        finally:
+            self._selecting = False
+        if not gated:
+            return None
+        default = next((value for value, condition in reversed(returned) if condition is None), None)
+        return (f"{compared[0]} comes from {chooser[0]}(), which picks it only under an availability gate"
+                + (f", else \"{default}\"" if default is not None else ""))
+
+    def _choosers(self, node: Node) -> dict[str, tuple[str, list[tuple[str | None, Node | None]]]]:
+        """Module-level names assigned exactly once, from a call of a module-level function of the unit: name → the
+        function's name and its returns as (the string returned or None, the condition of the if/elif arm holding it or None)."""
+        if self._choosers_read is None:
+            root = parsing.root_of(node)
+            functions = {parsing.text(d.child_by_field_name("name")): d for d in root.named_children
+                         if d.type == "function_definition" and d.child_by_field_name("name") is not None}
+            assigned: dict[str, list[Node]] = defaultdict(list)
+            for line in root.named_children:
+                assignment = parsing.statement_assignment(line)
+                left = assignment.child_by_field_name("left") if assignment is not None else None
+                if left is not None and left.type == "identifier":
+                    assigned[parsing.text(left)].append(assignment.child_by_field_name("right"))
+            self._choosers_read = {}
+            for name, values in assigned.items():
+                value = values[0] if len(values) == 1 else None
+                called = value.child_by_field_name("function") if value is not None and value.type == "call" else None
+                function = functions.get(parsing.text(called)) if called is not None and called.type == "identifier" else None
+                if function is not None:
+                    self._choosers_read[name] = (parsing.text(called), _returns(function))
+        return self._choosers_read
 
     def _switches_on(self, node: Node, depth: int = 0) -> bool:
         """`x != NO` (alone or as a term of an `and`): true when a setting is anything but off."""
@@ -748,6 +835,65 @@ class GuardReader:
 
     def _tokens(self, node: Node) -> set[str]:
         return _tokens_of(_words(node))
+
+
+def _default_choice(comparison: Node, values: list[str]) -> bool:
+    """`mode == "flash"` inside `def attention(q, k, v, mode="flash")`: the choice is the function's default, taken
+    wherever a call leaves it out, so no option a user turns on (HunyuanVideo's attention(), whose callers pass
+    no mode: the flash call runs on every forward)."""
+    from ascend_feasibility.analyzer.context.switches import _enclosing, _parameter
+
+    names = [c for c in comparison.named_children if c.type == "identifier"]
+    function = _enclosing(comparison, "function_definition") if len(names) == 1 else None
+    parameter = _parameter(function, parsing.text(names[0])) if function is not None else None
+    default = parameter[1] if parameter is not None else None
+    return default is not None and default.type == "string" and parsing.text(default).strip("'\"").lower() in values
+
+
+def _keywords(block: Node, wanted: frozenset[str]) -> set[str]:
+    """The `wanted` keyword arguments calls in the block pass."""
+    return {parsing.text(n.child_by_field_name("name")) for n in parsing.walk(block, limit=MAX_CONDITION_NODES * 5)
+            if n.type == "keyword_argument" and n.child_by_field_name("name") is not None
+            and parsing.text(n.child_by_field_name("name")) in wanted}
+
+
+def _fallback_note(other: Node) -> str:
+    """Where the gate fails (the import missing, as on Ascend) the else arm runs: its first statement."""
+    body = other.child_by_field_name("body") or other
+    first = body.named_children[0] if body.named_children else body
+    text = " ".join(parsing.text(first).split())
+    return (f"where the import is missing the else arm (line {other.start_point.row + 1}) runs: "
+            f"{text[:97] + '...' if len(text) > 100 else text}")
+
+
+def _returns(function: Node) -> list[tuple[str | None, Node | None]]:
+    """The returns of a function whose body is an if/elif/else chain of returns (and nothing that returns
+    elsewhere): (the plain string returned or None, the condition of its arm, None for else or the body)."""
+    body = function.child_by_field_name("body")
+    found: list[tuple[str | None, Node | None]] = []
+    for statement in body.named_children if body is not None else []:
+        if statement.type == "return_statement":
+            found.append((_returned_string(statement), None))
+        elif statement.type == "if_statement":
+            arms = [(statement.child_by_field_name("condition"), statement.child_by_field_name("consequence"))]
+            arms += [(c.child_by_field_name("condition"), c.child_by_field_name("consequence"))
+                     for c in statement.children if c.type == "elif_clause"]
+            arms += [(None, c.child_by_field_name("body")) for c in statement.children if c.type == "else_clause"]
+            for condition, block in arms:
+                lines = block.named_children if block is not None else []
+                if len(lines) != 1 or lines[0].type != "return_statement":
+                    return []
+                found.append((_returned_string(lines[0]), condition))
+        elif statement.type not in {"expression_statement", "comment"} or any(
+                n.type == "return_statement" for n in parsing.walk(statement, limit=200)):
+            return []
+    return found
+
+
+def _returned_string(statement: Node) -> str | None:
+    value = statement.named_children[0] if statement.named_children else None
+    content = [c for c in value.named_children if c.type == "string_content"] if value is not None and value.type == "string" else []
+    return parsing.text(content[0]) if len(content) == 1 else None
 
 
 def _none_test(node: Node) -> str | None:
@@ -810,13 +956,15 @@ def _names_npu_literal(node: Node, npu_tokens: frozenset[str]) -> bool:
     return any(word.lower().split(":")[0] in npu_tokens for word in _words(node))
 
 
-def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[set[str], dict[str, Node]]:
+def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[set[str], dict[str, Node], set[str]]:
     """What module-level `try` imports fall back to when the import fails: the names the ImportError handler binds to
     None, or to False where the try body set them True after the import (`has_flash_attn = True` / `has_flash_attn =
-    False`): availability flags; and the names it defines again, with the handler (a fallback implementation:
-    `except ImportError: class RMSNorm(nn.Module): ...`)."""
+    False`): availability flags; the names it defines again, with the handler (a fallback implementation:
+    `except ImportError: class RMSNorm(nn.Module): ...`); and the names such a try imports where its handler binds
+    an availability flag (missing where the import failed)."""
     to_none: set[str] = set()
     redefined: dict[str, Node] = {}
+    gated: set[str] = set()
     for statement in root.named_children:
         body = statement.child_by_field_name("body") if statement.type == "try_statement" else None
         if body is None:
@@ -847,14 +995,16 @@ def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[s
                     continue
                 if parsing.text(left) in set_true and right.type in {"false", "none"}:
                     to_none.add(parsing.text(left))
+                    gated |= imported - redefined.keys()
                     continue
                 if parsing.text(left) not in imported:
                     continue
                 if right.type == "none":
                     to_none.add(parsing.text(left))
+                    gated.add(parsing.text(left))
                 else:
                     redefined[parsing.text(left)] = clause
-    return to_none, redefined
+    return to_none, redefined, gated
 
 
 def _constant_assignments(block: Node) -> list[tuple[str, str]]:

@@ -16,6 +16,7 @@ from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.diagnostics import DebugAids
 from ascend_feasibility.analyzer.context.display import DisplaySites
+from ascend_feasibility.analyzer.context.npu_arms import NpuArms
 from ascend_feasibility.analyzer.context.guards import (
     GuardReader,
     exits_early,
@@ -93,6 +94,7 @@ class FileWorker:
         self.display = DisplaySites(conventions.guards, self.target.release.torch)
         self.aids = DebugAids(conventions.guards, self.display, self.guards.condition)
         self.opt_in = OptInReader(conventions.opt_in, self.guards)
+        self.npu_arms = NpuArms(self.guards)
         self.guards.versions = VersionReader(self.target.release.torch, conventions.versions.torch_features,
                                              conventions.versions.torch_version_helpers,
                                              conventions.versions.library_flags)
@@ -505,7 +507,7 @@ class FileWorker:
         if test is not None:  # `def test_compare_both_data_analyzers():` in a product module is a test
             role, role_reason = "test", f"line {test.start_point.row + 1}: inside the test function {parsing.text(test.child_by_field_name('name'))}()"
         guard = (self.guards.guard_of(node, domain, hit.rule) or self._gate(node, hit.rule, domain)
-                 or self.guards.guard_of_callers(node, domain, hit.rule)
+                 or self.guards.guard_of_callers(node, domain, hit.rule) or self.npu_arms.guard(node)
                  or (self.display.cosmetic(node, hit.rule, hit.symbol) if _output_shown(unit) else None)
                  or self.opt_in.guard(node, domain, hit.symbol, hit.rule) or self.guards.fallback_definition(node))
         if guard is None:
