@@ -16,7 +16,6 @@ from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.diagnostics import DebugAids
 from ascend_feasibility.analyzer.context.display import DisplaySites
-from ascend_feasibility.analyzer.context.npu_arms import NpuArms
 from ascend_feasibility.analyzer.context.guards import (
     GuardReader,
     exits_early,
@@ -27,6 +26,7 @@ from ascend_feasibility.analyzer.context.guards import (
     tries_with_fallback,
 )
 from ascend_feasibility.analyzer.context.kernel_contract import contract_sites
+from ascend_feasibility.analyzer.context.npu_arms import NpuArms
 from ascend_feasibility.analyzer.context.opt_in import OptInReader
 from ascend_feasibility.analyzer.context.preprocessor import cuda_build_branch, npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
