@@ -236,8 +236,12 @@ def _rest_of_function(statement: Node) -> _Statements | None:
 
 
 def _returns(block: Node) -> bool:
+    """Does the block end in returning a computed value (a call in the return: `return self._loop(x)`)? A literal
+    (`return False` of a capability check) or the input unchanged (`return x`, a skipped step) is no fallback."""
     statements = [s for s in block.named_children if s.type != "comment"]
-    return bool(statements) and statements[-1].type == "return_statement" and statements[-1].named_children != []
+    if not statements or statements[-1].type != "return_statement":
+        return False
+    return any(node.type == "call" for node in parsing.walk(statements[-1], limit=MAX_NODES))
 
 
 def _full_precision(block: Node) -> bool:
