@@ -148,6 +148,16 @@ def test_autocast_keeps_the_dtype_and_grad_scaler(tmp_path):
     assert "def GradScaler(*args, **kwargs):" in result.new_files["proj_device.py"]
 
 
+def test_an_autocast_that_with_a_and_b_never_enters_is_left_alone(tmp_path):
+    # `A and B` enters B: the first autocast is never entered on CUDA, and porting it would add NPU autocast (DEV158);
+    # the second is the entered operand and is ported
+    _, new = _port_one(tmp_path, "train.py", (
+        "import torch\n\n\ndef main(x):\n    with torch.cuda.amp.autocast() and torch.no_grad():\n        y = x * 2\n"
+        "    with torch.no_grad() and torch.cuda.amp.autocast():\n        y = y * 2\n    return y\n\n\n" + MAIN))
+    assert "    with torch.cuda.amp.autocast() and torch.no_grad():\n" in new
+    assert "    with torch.no_grad() and torch.autocast(_device.DEVICE_TYPE, dtype=torch.float16):\n" in new
+
+
 def test_assignments_get_their_npu_twin_and_reads_do_not(tmp_path):
     result, new = _port_one(tmp_path, "train.py", (
         "import os\n\nimport torch\n\nos.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0,1\"\n"

@@ -28,6 +28,8 @@ variant text)."""
 
 from __future__ import annotations
 
+import functools
+
 from ascend_feasibility.analyzer.context.guards import only_raises_or_warns
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
@@ -53,6 +55,7 @@ INT4_WEIGHT_MATMUL = "int4-weight-matmul"
 INT4_WEIGHT_MATMUL_OPS = frozenset({"_weight_int4pack_mm", "_weight_int4pack_mm_for_cpu",
                                     "_weight_int4pack_mm_with_scales_and_zeros"})
 ATEN = "torch.ops.aten."
+TORCH = "torch."
 
 
 def fast_path_facets(arms: tuple[Node, Node]) -> tuple[str, ...]:
@@ -63,7 +66,7 @@ def fast_path_facets(arms: tuple[Node, Node]) -> tuple[str, ...]:
     cuda_arm, generic = arms
     if timing_arms(cuda_arm, generic):
         return (TIMING,)
-    cuda_ops, generic_ops = _no_npu_kernel(cuda_arm), _no_npu_kernel(generic)
+    cuda_ops, generic_ops = no_npu_kernel(cuda_arm), no_npu_kernel(generic)
     found = []
     if generic_ops:
         found.append(CPU_KERNEL_ELSE)
@@ -76,7 +79,7 @@ def fast_path_facets(arms: tuple[Node, Node]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _no_npu_kernel(block: Node) -> set[str]:
+def no_npu_kernel(block: Node) -> set[str]:
     """The ATen operators the arm calls by name (`torch.ops.aten.X(...)`, `torch.ops.aten.X.overload(...)`) that
     need a backend kernel and have none for the NPU on any release of the coverage table (an overload packet: none
     of its overloads)."""
@@ -90,16 +93,36 @@ def _no_npu_kernel(block: Node) -> set[str]:
             callee = parsing.text(node.child_by_field_name("function"))
             if callee.startswith(ATEN):
                 names.add(callee[len(ATEN):])
+            elif callee.startswith(TORCH) and callee.count(".") == 1:
+                names.add(callee)  # `torch._grouped_mm(...)`, `torch._weight_int4pack_mm(...)`
         stack.extend(node.named_children)
     if not names:
         return set()
     coverage = load_coverage()
     missing = set()
     for name in names:
-        overloads = [name] if name in coverage.kernel else [k for k in coverage.kernel if k.split(".", 1)[0] == name]
-        if overloads and not any(coverage.status(o, b) == "npu" for o in overloads for b in coverage.branches):
+        if name.startswith(TORCH):  # the Python function's overloads, or those of its packet (private names)
+            packet = name[len(TORCH):]
+            overloads = list(coverage.functions.get(name, ())) or _packet(coverage, packet)
+            name = packet
+        else:
+            overloads = _packet(coverage, name)
+        if overloads and not any(coverage.runs(o, b) for o in overloads for b in coverage.branches):
             missing.add(name)
     return missing
+
+
+def _packet(coverage, name: str) -> list[str]:
+    """`name` where it is an overload needing a kernel, else the overloads of the packet it names."""
+    return [name] if name in coverage.kernel else list(_packets().get(name, ()))
+
+
+@functools.cache
+def _packets() -> dict[str, tuple[str, ...]]:
+    found: dict[str, list[str]] = {}
+    for overload in load_coverage().kernel:
+        found.setdefault(overload.split(".", 1)[0], []).append(overload)
+    return {name: tuple(overloads) for name, overloads in found.items()}
 
 
 # A step timer (round 14: k-diffusion train.py:436-443 and :475-478): the CUDA arm makes `torch.cuda.Event(enable_timing=
@@ -148,33 +171,77 @@ def fast_path_arms(test: Node) -> tuple[Node, Node] | None:
     """(the CUDA arm, the generic arm) where `test` (a comparison or `.startswith("cuda")` call naming "cuda") picks
     a CUDA arm whose `else` computes the same results generically, else None."""
     negated = _negative(test)
-    child, parent, through_and = test, test.parent, False
+    child, parent, through_and, through_or, inverted = test, test.parent, False, False, False
     while parent is not None and parent.type in {"parenthesized_expression", "not_operator", "boolean_operator"}:
         if parent.type == "not_operator":
             negated = not negated
+            inverted = inverted or through_or
         elif parent.type == "boolean_operator":
-            if parsing.text(parent.child_by_field_name("operator")) != "and":
-                return None
-            through_and = True
+            if parsing.text(parent.child_by_field_name("operator")) == "and":
+                through_and = True
+            else:
+                through_or = True
         child, parent = parent, parent.parent
     if parent is None or parent.type != "if_statement" or parent.child_by_field_name("condition") != child:
         return None
-    if through_and and negated:
+    if through_and and (negated or through_or):
         return None  # `if flag and device.type != "cuda"`: its else also runs on CUDA without the flag
+    if through_or and (not negated or inverted):
+        return None  # `if flag or device.type == "cuda"`: which arm runs on CUDA depends on the flag
     alternatives = parent.children_by_field_name("alternative")
-    if len(alternatives) != 1 or alternatives[0].type != "else_clause":
-        return None
     consequence = parent.child_by_field_name("consequence")
-    other = alternatives[0].child_by_field_name("body")
-    if consequence is None or other is None:
+    if not alternatives and negated:
+        # `if not hasattr(torch, "_grouped_mm") or x.device.type != "cuda": return <generic>` and the function's
+        # remaining statements, which end in a return, as the CUDA arm
+        rest = _rest_of_function(parent)
+        if consequence is None or rest is None or not _returns(consequence):
+            return None
+        cuda_arm, generic = rest, consequence
+    elif through_or or len(alternatives) != 1 or alternatives[0].type != "else_clause":
         return None
-    cuda_arm, generic = (other, consequence) if negated else (consequence, other)
+    else:
+        other = alternatives[0].child_by_field_name("body")
+        if consequence is None or other is None:
+            return None
+        cuda_arm, generic = (other, consequence) if negated else (consequence, other)
     if only_raises_or_warns(generic) or _moves_to_cpu(generic):
         return None
     if unchecked_use(parent, none_handles(generic)) is not None:
         return None  # the else leaves a handle None that later code uses unchecked: test_arms' `none-handle`
     produced, generic_produced = _produces(cuda_arm), _produces(generic)
     return (cuda_arm, generic) if generic_produced and generic_produced <= produced else None
+
+
+class _Statements:
+    """Statements of a block read as one arm (the same interface the arm readers use: a block's named children)."""
+
+    type = "block"
+
+    def __init__(self, statements: list[Node]) -> None:
+        self.named_children = statements
+        self.children = statements
+
+
+def _rest_of_function(statement: Node) -> _Statements | None:
+    """The statements after `statement` in a function's own body, where they end in a return, else None."""
+    block = statement.parent
+    if block is None or block.type != "block" or block.parent is None or block.parent.type != "function_definition":
+        return None
+    rest, sibling = [], statement.next_named_sibling
+    while sibling is not None:
+        if sibling.type != "comment":
+            rest.append(sibling)
+        sibling = sibling.next_named_sibling
+    return _Statements(rest) if rest and rest[-1].type == "return_statement" else None
+
+
+def _returns(block: Node) -> bool:
+    """Does the block end in returning a computed value (a call in the return: `return self._loop(x)`)? A literal
+    (`return False` of a capability check) or the input unchanged (`return x`, a skipped step) is no fallback."""
+    statements = [s for s in block.named_children if s.type != "comment"]
+    if not statements or statements[-1].type != "return_statement":
+        return False
+    return any(node.type == "call" for node in parsing.walk(statements[-1], limit=MAX_NODES))
 
 
 def _full_precision(block: Node) -> bool:

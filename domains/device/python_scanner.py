@@ -6,7 +6,7 @@ from ascend_feasibility.analyzer.context.cuda_arms import pytorch_fallback_arm
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
-from ascend_feasibility.domains.device import literals, selectors
+from ascend_feasibility.domains.device import context_operands, literals, selectors
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
@@ -34,6 +34,8 @@ AUTOCAST_BY_SPELLING = {
     "torch.amp.autocast": "amp-autocast-cuda",
     "torch.amp.autocast_mode.autocast": "amp-autocast-cuda",
 }
+# autocast constructors: in `with A and B:` only the entered operand is a context (domains/device/context_operands.py)
+AUTOCASTS = {*AUTOCAST_BY_SPELLING, "torch.cuda.amp.autocast", "torch.cuda.amp.autocast_mode.autocast"}
 GRAD_SCALERS = {"torch.amp.GradScaler", "torch.amp.grad_scaler.GradScaler"}
 PROFILERS = {"torch.autograd.profiler.profile", "torch.profiler.profile", "torch.autograd.profile"}
 INTEGER_DEVICE_KWARGS = {"device", "device_id", "map_location"}
@@ -87,6 +89,7 @@ class _FileScan(PythonScan):
     def __init__(self, index: RuleIndex, unit: Unit) -> None:
         super().__init__(index, unit)
         self.claimed_calls: set[int] = set()
+        self.reported_not_entered = False
 
     HANDLERS = (
         ("method", "_method_call"), ("member", "_member"), ("kwname", "_keyword"), ("comparison", "_comparison"),
@@ -96,6 +99,8 @@ class _FileScan(PythonScan):
     # Qualified names ---------------------------------------------------------------------------------
     def on_reference(self, reference: Reference) -> None:
         name, chain, call = reference.name, reference.node, reference.call
+        if call is not None and name in AUTOCASTS and self._autocast_not_entered(name, call):
+            return
         if call is not None and name in OTHER_DOMAIN_CALLEES:
             self.claimed_calls.add(call.id)  # their device literals are reported by that domain
         if name.startswith("torch.cuda."):
@@ -136,6 +141,21 @@ class _FileScan(PythonScan):
             self.hit("torch-jit-script-method-unsaved", name, reference.node)
             return
         self.name_rule(reference)
+
+    def _autocast_not_entered(self, name: str, call: Node) -> bool:
+        """An autocast in `with A and B:` that the statement never enters: no device site (porting it would add the
+        autocast the CUDA run lacks), and one project-bug finding per file."""
+        statement = context_operands.not_entered(call)
+        if statement is None:
+            return False
+        self.claimed_calls.add(call.id)
+        if not self.reported_not_entered:
+            self.reported_not_entered = True
+            item = call.parent
+            while item.type != "with_item":
+                item = item.parent
+            self.hit("autocast-never-entered", " ".join(parsing.text(item).split())[:120], statement)
+        return True
 
     def _lightning(self, name: str, call: Node) -> None:
         """`L.Fabric(accelerator="cuda")`, `Trainer(accelerator="gpu")`: Lightning has no NPU accelerator of its own;

@@ -26,6 +26,7 @@ from ascend_feasibility.analyzer.context.guards import only_raises
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
 from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.device.fast_path import CUDA_ARM_NO_NPU_KERNEL, no_npu_kernel
 from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
 from tree_sitter import Node
 
@@ -34,6 +35,7 @@ CUDA_ARM = "cuda-arm"
 SETTING = "setting"
 AUTOCAST_GATE = "cuda-autocast-gate"
 NONE_HANDLE = "none-handle"
+NON_BLOCKING = "non-blocking-choice"
 # called with no device type these report CUDA autocast only (torch/amp/autocast_mode.py; torch.cuda's are CUDA's)
 CUDA_AUTOCAST_GATES = frozenset({"torch.is_autocast_enabled", "torch.cuda.is_autocast_enabled"})
 NEGATIVE = frozenset({"!=", "not in"})
@@ -64,11 +66,34 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.extend((RAISES, NONE_HANDLE))
     if cuda_arm is not None and _cuda_specific(cuda_arm, imports):
         found.append(CUDA_ARM)
+    if cuda_arm is not None and no_npu_kernel(cuda_arm):
+        found.append(CUDA_ARM_NO_NPU_KERNEL)
+    if _picks_non_blocking(test):
+        found.append(NON_BLOCKING)
     if _compares_setting(test):
         found.append(SETTING)
     if _under_cuda_autocast_gate(test, imports):
         found.append(AUTOCAST_GATE)
     return tuple(found)
+
+
+def _picks_non_blocking(test: Node) -> bool:
+    """Is the test (through `and`, parentheses, `bool(...)`) the value of a `non_blocking=` keyword: it only chooses
+    whether a copy is asynchronous?"""
+    child, parent = test, test.parent
+    while parent is not None:
+        if parent.type in {"parenthesized_expression", "argument_list"}:
+            pass
+        elif parent.type == "boolean_operator" and parsing.text(parent.child_by_field_name("operator")) == "and":
+            pass
+        elif parent.type == "call" and parsing.text(parent.child_by_field_name("function")) == "bool":
+            pass
+        else:
+            break
+        child, parent = parent, parent.parent
+    if parent is None or parent.type != "keyword_argument" or parent.child_by_field_name("value") != child:
+        return False
+    return parsing.text(parent.child_by_field_name("name")) == "non_blocking"
 
 
 def _under_cuda_autocast_gate(test: Node, imports: ImportTable) -> bool:

@@ -12,7 +12,7 @@ from ascend_feasibility.domains.host_values import device_on_host, stays_on_host
 from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
 from ascend_feasibility.domains.precision.rope_layout import pairing
-from ascend_feasibility.domains.precision.rotary_use import REAL_TABLE, is_rotary, real_table
+from ascend_feasibility.domains.precision.rotary_use import COMPLEX_CONTAINER, REAL_TABLE, complex_container, is_rotary, real_table
 from ascend_feasibility.domains.python_refs import (
     REFERENCE_PATTERNS,
     PythonDomainScanner,
@@ -103,6 +103,9 @@ class _PrecisionScan(PythonScan):
             return
         if reference.name == "torch.view_as_complex":
             match = self.index.match_name(reference.name)
+            if match is not None and complex_container(reference.call):
+                self.hit(match[0], match[1], reference.node, facets=(COMPLEX_CONTAINER,))
+                return  # filled with table values, never multiplied here: no rotation to rewrite
             layout = pairing(reference.call)
             if match is not None:
                 self.hit(match[0], match[1], reference.node, facets=(layout,) if layout else ())

@@ -15,7 +15,12 @@ A call is read as RoPE where its function (the module, for a top-level statement
 A torch.polar table may also be turned into real numbers where it is made: every use of it in its function reads
 `.real`/`.imag` or passes it to `view_as_real` (torchchat's `precompute_freqs_cis`: `torch.stack([freqs_cis.real,
 freqs_cis.imag], -1)`). Then no complex tensor leaves the function, the rotation that reads the table is real
-arithmetic, and the complex op runs once, at table build (`real_table`)."""
+arithmetic, and the complex op runs once, at table build (`real_table`).
+
+A view_as_complex may only make a complex container of the input's shape that the code fills with table values
+(`output = torch.view_as_complex(x.reshape(..., -1, 2).to(torch.float64))`, then only `output[i, a:b] = freqs_i` and
+`return output`: Wan S2V's `rope_precompute`): nothing is multiplied there, and the rotation is wherever the
+container is consumed (`complex_container`)."""
 
 from __future__ import annotations
 
@@ -162,3 +167,34 @@ def _made_real(value: Node) -> bool:
     call = parent.parent if parent.type == "argument_list" else None
     return (call is not None and call.type == "call" and _callee(call) == "view_as_real"
             and len([a for a in parent.named_children if a.type != "comment"]) == 1)
+
+
+COMPLEX_CONTAINER = "complex-container"
+
+
+def complex_container(call: Node) -> bool:
+    """Is this view_as_complex call's result, assigned to a name, only written into by subscript (`name[...] = v`)
+    and returned, with at least one such write (a container, not an operand)?"""
+    assignment = call.parent
+    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != call:
+        return False
+    left = assignment.child_by_field_name("left")
+    if left is None or left.type != "identifier":
+        return False
+    name = parsing.text(left)
+    uses = [n for n in _nodes(_scope(call)) if n.type == "identifier" and n.start_byte >= assignment.end_byte
+            and parsing.text(n) == name]
+    writes = [use for use in uses if _written_into(use)]
+    return bool(writes) and all(use in writes or _returned(use) for use in uses)
+
+
+def _written_into(use: Node) -> bool:
+    subscript = use.parent
+    if subscript is None or subscript.type != "subscript" or subscript.child_by_field_name("value") != use:
+        return False
+    statement = subscript.parent
+    return statement is not None and statement.type == "assignment" and statement.child_by_field_name("left") == subscript
+
+
+def _returned(use: Node) -> bool:
+    return use.parent is not None and use.parent.type == "return_statement"
