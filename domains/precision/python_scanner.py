@@ -12,7 +12,13 @@ from ascend_feasibility.domains.host_values import device_on_host, stays_on_host
 from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
 from ascend_feasibility.domains.precision.rope_layout import pairing
-from ascend_feasibility.domains.precision.rotary_use import COMPLEX_CONTAINER, REAL_TABLE, complex_container, is_rotary, real_table
+from ascend_feasibility.domains.precision.rotary_use import (
+    COMPLEX_CONTAINER,
+    REAL_TABLE,
+    complex_container,
+    is_rotary,
+    real_table,
+)
 from ascend_feasibility.domains.python_refs import (
     REFERENCE_PATTERNS,
     PythonDomainScanner,
