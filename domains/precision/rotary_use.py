@@ -146,16 +146,21 @@ def real_table(polar: Node) -> bool:
     scope being such a read)?"""
     if _made_real(polar):
         return True
-    assignment = polar.parent
-    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != polar:
-        return False
+    uses = _later_uses(polar)
+    return bool(uses) and all(_made_real(use) for use in uses)
+
+
+def _later_uses(value: Node) -> list[Node]:
+    """The reads, later in the scope, of the plain name `value` is assigned to (none where it is not so assigned)."""
+    assignment = value.parent
+    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != value:
+        return []
     left = assignment.child_by_field_name("left")
     if left is None or left.type != "identifier":
-        return False
+        return []
     name = parsing.text(left)
-    uses = [n for n in _nodes(_scope(polar)) if n.type == "identifier" and n.start_byte >= assignment.end_byte
+    return [n for n in _nodes(_scope(value)) if n.type == "identifier" and n.start_byte >= assignment.end_byte
             and parsing.text(n) == name]
-    return bool(uses) and all(_made_real(use) for use in uses)
 
 
 def _made_real(value: Node) -> bool:
@@ -175,15 +180,7 @@ COMPLEX_CONTAINER = "complex-container"
 def complex_container(call: Node) -> bool:
     """Is this view_as_complex call's result, assigned to a name, only written into by subscript (`name[...] = v`)
     and returned, with at least one such write (a container, not an operand)?"""
-    assignment = call.parent
-    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != call:
-        return False
-    left = assignment.child_by_field_name("left")
-    if left is None or left.type != "identifier":
-        return False
-    name = parsing.text(left)
-    uses = [n for n in _nodes(_scope(call)) if n.type == "identifier" and n.start_byte >= assignment.end_byte
-            and parsing.text(n) == name]
+    uses = _later_uses(call)
     writes = [use for use in uses if _written_into(use)]
     return bool(writes) and all(use in writes or _returned(use) for use in uses)
 
