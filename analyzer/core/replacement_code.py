@@ -100,12 +100,10 @@ def _bound_call(node: Node) -> Node | None:
     assignment = current.parent
     if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != current:
         return None
-    left = assignment.child_by_field_name("left")
-    if left is None or left.type != "identifier":
+    binding = parsing.named_binding(assignment)
+    if binding is None:
         return None
-    name, scope = parsing.text(left), assignment.parent
-    while scope is not None and scope.type not in {"function_definition", "module"}:
-        scope = scope.parent
+    name, scope = binding
     calls = []
     for current in parsing.walk(scope, limit=MAX_SCOPE_NODES):
         if current.type == "call":

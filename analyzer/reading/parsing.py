@@ -175,6 +175,17 @@ def walk(root: Node | None, *, limit: int | None = None, prune=None, enter_root:
         extend(reversed(children) if source_order else children)
 
 
+def named_binding(assignment: Node) -> tuple[str, Node] | None:
+    """The plain name an assignment binds and the function (or module) it is bound in; None for other targets."""
+    left = assignment.child_by_field_name("left")
+    if left is None or left.type != "identifier":
+        return None
+    scope = assignment.parent
+    while scope is not None and scope.type not in {"function_definition", "module"}:
+        scope = scope.parent
+    return text(left), scope
+
+
 def first_error_row(root: Node) -> int | None:
     """0-based row of the first syntax error, or None when the tree is clean."""
     if not root.has_error:

@@ -454,12 +454,10 @@ def _fields_read(call: Node) -> set[str] | None:
         return {parsing.text(parent.child_by_field_name("attribute"))}
     if parent is None or parent.type != "assignment" or parent.child_by_field_name("right") != call:
         return None
-    left = parent.child_by_field_name("left")
-    if left is None or left.type != "identifier":
+    binding = parsing.named_binding(parent)
+    if binding is None:
         return None
-    name, scope = parsing.text(left), parent.parent
-    while scope is not None and scope.type not in {"function_definition", "module"}:
-        scope = scope.parent
+    name, scope = binding
     fields: set[str] = set()
     for node in parsing.walk(scope, limit=20_000):
         if node.type == "identifier" and node.start_byte >= parent.end_byte and parsing.text(node) == name:

@@ -105,12 +105,10 @@ class _ResourceScan(PythonScan):
     def _launch_of(self, assignment: Node) -> Node | None:
         """`command = "nvidia-smi --query-gpu=..."` then `subprocess.check_output(command.split())` in the same scope:
         the launch that runs the command held by the name."""
-        left = assignment.child_by_field_name("left")
-        if left is None or left.type != "identifier":
+        binding = parsing.named_binding(assignment)
+        if binding is None:
             return None
-        name, scope = parsing.text(left), assignment.parent
-        while scope is not None and scope.type not in {"function_definition", "module"}:
-            scope = scope.parent
+        name, scope = binding
         for current in parsing.walk(scope, limit=5000):
             if current.type == "call" and current.start_byte > assignment.end_byte:
                 arguments = current.child_by_field_name("arguments")
