@@ -272,6 +272,9 @@ def load_knowledge() -> KnowledgeBase:
         if record.name in packages:
             raise KnowledgeError(f"packages.toml: {record.name} listed twice")
         packages[record.name] = record
+        unknown_carriers = sorted(set(record.carried_by) - set(rules))
+        if unknown_carriers:
+            raise KnowledgeError(f"packages.toml: {record.name} carried_by names unknown rules {unknown_carriers}")
     not_involved = frozenset(name for group in catalog.get("not_involved", []) for name in group.get("names", []))
     modules = dict(catalog.get("module_to_distribution", {}))
     for record in packages.values():

@@ -175,3 +175,21 @@ def test_reduce_op_avg_is_native_only_from_the_7_0_line():
     assert finding.severity == "high" and "transfer_to_npu" not in finding.message.en
     native = next(f for f in scan(code, torch_npu="2.12.0").findings if f.rule == "DST020")
     assert native.severity == "info" and "transfer_to_npu" not in native.message.en
+
+
+def test_a_package_carried_by_an_unknown_rule_is_refused(monkeypatch):
+    import ascend_feasibility.knowledge as knowledge
+
+    real = knowledge._read_toml
+
+    def read(path):
+        data = real(path)
+        if path.name == "packages.toml":
+            data = {**data, "package": [dict(p) for p in data["package"]]}
+            carried = next(p for p in data["package"] if p.get("carried_by"))
+            carried["carried_by"] = [*carried["carried_by"], "DEV999"]
+        return data
+
+    monkeypatch.setattr(knowledge, "_read_toml", read)
+    with pytest.raises(KnowledgeError, match=r"carried_by names unknown rules \['DEV999'\]"):
+        knowledge.load_knowledge.__wrapped__()  # the loader itself, not the process's cached knowledge base
