@@ -665,6 +665,10 @@ class GuardReader:
             return any(self._import_fallback(part) for part in node.named_children)
         if node.type == "comparison_operator":
             operands = node.named_children
+            if len(operands) == 2 and operands[0].type == "identifier" and [op.type for op in node.children if not op.is_named] == ["=="]:
+                # `FLASH_VER == 2` where the try sets FLASH_VER = 2 after the import and the handler None
+                mark = self._unit_fallbacks(node)[3].get(parsing.text(operands[0]))
+                return mark is not None and mark == parsing.text(operands[1])
             if len(operands) != 2 or operands[1].type != "none" or not any(op.type in {"is", "is not"} for op in node.children):
                 return False
             node = operands[0]
@@ -720,7 +724,7 @@ class GuardReader:
                 return False
         return name.type == "identifier" and parsing.text(name) in self._unit_fallbacks(site)[2]
 
-    def _unit_fallbacks(self, node: Node) -> tuple[set[str], dict[str, Node], set[str]]:
+    def _unit_fallbacks(self, node: Node) -> tuple[set[str], dict[str, Node], set[str], dict[str, str]]:
         """What the unit's import fallbacks bind (_import_fallback_names), read once per unit."""
         if self._fallbacks is None:
             root = parsing.root_of(node)
@@ -956,15 +960,17 @@ def _names_npu_literal(node: Node, npu_tokens: frozenset[str]) -> bool:
     return any(word.lower().split(":")[0] in npu_tokens for word in _words(node))
 
 
-def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[set[str], dict[str, Node], set[str]]:
+def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[set[str], dict[str, Node], set[str], dict[str, str]]:
     """What module-level `try` imports fall back to when the import fails: the names the ImportError handler binds to
     None, or to False where the try body set them True after the import (`has_flash_attn = True` / `has_flash_attn =
     False`): availability flags; the names it defines again, with the handler (a fallback implementation:
     `except ImportError: class RMSNorm(nn.Module): ...`); and the names such a try imports where its handler binds
-    an availability flag (missing where the import failed)."""
+    an availability flag (missing where the import failed); and the value each such flag has where the import worked
+    (`FLASH_VER = 2` in the try, `FLASH_VER = None` in the handler: `FLASH_VER == 2` tests the import too)."""
     to_none: set[str] = set()
     redefined: dict[str, Node] = {}
     gated: set[str] = set()
+    marks: dict[str, str] = {}
     for statement in root.named_children:
         body = statement.child_by_field_name("body") if statement.type == "try_statement" else None
         if body is None:
@@ -972,7 +978,9 @@ def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[s
         imported = {_bound_name(line, name) for line in body.named_children
                     if line.type in {"import_statement", "import_from_statement"}
                     for name in line.children_by_field_name("name")}
-        set_true = {name for name, value in _constant_assignments(body) if value == "true"} if imported else set()
+        # `has_flash_attn = True` / `FLASH_VER = 2` after the import: a mark of its success (the handler unsets it)
+        set_on = {name: text for name, value, text in _constant_assignments(body)
+                  if value in MARK_VALUES} if imported else {}
         for clause in statement.children:
             caught = _caught_names(clause) if clause.type == "except_clause" else None
             if caught is None or (caught and not caught & import_errors):
@@ -993,8 +1001,9 @@ def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[s
                 left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
                 if left is None or right is None or left.type != "identifier":
                     continue
-                if parsing.text(left) in set_true and right.type in {"false", "none"}:
+                if parsing.text(left) in set_on and right.type in {"false", "none"}:
                     to_none.add(parsing.text(left))
+                    marks[parsing.text(left)] = set_on[parsing.text(left)]
                     gated |= imported - redefined.keys()
                     continue
                 if parsing.text(left) not in imported:
@@ -1004,19 +1013,23 @@ def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[s
                     gated.add(parsing.text(left))
                 else:
                     redefined[parsing.text(left)] = clause
-    return to_none, redefined, gated
+    return to_none, redefined, gated, marks
 
 
-def _constant_assignments(block: Node) -> list[tuple[str, str]]:
-    """`name = True` / `name = False` / `name = None` statements directly in a block: (name, node type of the value)."""
+MARK_VALUES = frozenset({"true", "integer", "string"})  # literals a try body sets to mark that its import worked
+
+
+def _constant_assignments(block: Node) -> list[tuple[str, str, str]]:
+    """`name = True` / `name = False` / `name = None` / `name = 2` / `name = "v2"` statements directly in a block:
+    (name, node type of the value, its text)."""
     found = []
     for line in block.named_children:
         assignment = parsing.statement_assignment(line)
         if assignment is None:
             continue
         left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
-        if left is not None and right is not None and left.type == "identifier" and right.type in {"true", "false", "none"}:
-            found.append((parsing.text(left), right.type))
+        if left is not None and right is not None and left.type == "identifier" and right.type in {"true", "false", "none", *MARK_VALUES}:
+            found.append((parsing.text(left), right.type, parsing.text(right)))
     return found
 
 
