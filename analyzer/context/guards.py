@@ -30,6 +30,7 @@ from tree_sitter import Node
 
 MAX_DEPTH = 400  # ancestors walked from a site; deeper nesting is read as ordinary code
 MAX_CONDITION_NODES = 400
+MAX_CONSTANT_NODES = 200_000  # nodes of a unit walked for the occurrences of its constants
 IMPORTS = {"import_statement", "import_from_statement", "future_import_statement"}
 DECORATORS = "(decorator) @decorator"
 ASSIGNMENTS = "(assignment) @assignment"
@@ -295,7 +296,7 @@ class GuardReader:
                     and not self._defaults_on(condition_node) and self._option_of_import(condition_node)):
                 return Guard("optional", condition_node,
                              "the same option test guards an import, so the code under it is an optional feature")
-            selected = self._selected_by_gates(condition_node) if positive is not None else None
+            selected = (self._selected_by_gates(condition_node) or self._gated_constant(condition_node)) if positive is not None else None
             if selected is not None and positive.reach == "optional" and not positive.note:
                 positive = Guard("optional", positive.node, selected)
             elif positive is not None and positive.reach == "optional" and others and not positive.note \
@@ -581,6 +582,7 @@ class GuardReader:
         self._fallbacks: tuple[set[str], dict[str, Node]] | None = None
         self._derived: dict[str, str] | None = None  # names assigned `... and <availability flag>` → the flag
         self._choosers_read: dict[str, tuple[str, list[tuple[str | None, Node | None]]]] | None = None  # _choosers
+        self._constants: dict[str, tuple[int, list[Node]]] | None = None  # _unit_constants
         self._conditions.clear()
         self._walks.clear()
         self._literal_flags.clear()
@@ -652,7 +654,7 @@ class GuardReader:
             other=bool(_tokens_of(asked) & self.other_tokens) or any(w in self.platform_gates for w in asked) or cuda_build,
             cuda=bool(tokens & self.cuda_tokens) and not cuda_build,
             gate=present or any(self._is_gate(word) for word in asked) or self._chooses_cuda_only(node)
-            or self._selected_by_gates(node) is not None,
+            or self._selected_by_gates(node) is not None or self._gated_constant(node) is not None,
             flag=switched_on or any(self.is_flag(word) for word in words),
             negated=negated,
         )
@@ -784,6 +786,80 @@ class GuardReader:
         return (f"{compared[0]} comes from {chooser[0]}(), which picks it only under an availability gate"
                 + (f", else \"{default}\"" if default is not None else ""))
 
+    def _gated_constant(self, node: Node) -> str | None:
+        """`backend == FLASH_DENSE` where FLASH_DENSE is a module-level constant the file assigns a literal once and
+        gives as a value (returns, assigns, passes) only under availability gates (`if HAS_FLASH_ATTENTION: return
+        FLASH_DENSE`, `FLASH_DENSE if HAS_FLASH_ATTENTION else SDPA`): the name holds it only where the library
+        imported, so the test is that gate too. Another file could give it as well: the reason says the file is the
+        only one that names it, in literal_flags.IN_FUNCTION's words (propagation.py restores the site otherwise)."""
+        if node.type != "comparison_operator" or [op.type for op in node.children if not op.is_named] != ["=="] \
+                or len(node.named_children) != 2 or self._selecting:
+            return None
+        constants = self._unit_constants(node)
+        named = [c for c in node.named_children if c.type == "identifier" and parsing.text(c) in constants]
+        if len(named) != 1:
+            return None
+        name = parsing.text(named[0])
+        line, uses = constants[name]
+        self._selecting = True  # a use under a test of the same constant reads no further
+        try:
+            gates = [self._gate_above(use) for use in uses]
+        finally:
+            self._selecting = False
+        if not gates or any(g is None for g in gates):
+            return None
+        lines = ", ".join(str(g.start_point.row + 1) for g in gates[:5])
+        return (f"{name} (line {line}) is given as a value only under an availability gate (line {lines}) "
+                f"{IN_FUNCTION}")
+
+    def _gate_above(self, node: Node) -> Node | None:
+        """The condition of the nearest if/elif arm or conditional value holding `node` that is a (non-negated)
+        availability gate; None where the first condition met says nothing of one."""
+        child, parent, depth = node, node.parent, 0
+        while parent is not None and depth < MAX_DEPTH:
+            condition = None
+            if parent.type in {"if_statement", "elif_clause"} and _same(child, parent.child_by_field_name("consequence") or parent):
+                condition = parent.child_by_field_name("condition")
+            elif parent.type == "conditional_expression" and len(parent.named_children) >= 3 and _same(child, parent.named_children[0]):
+                condition = parent.named_children[1]
+            if condition is not None:
+                read = self.condition(condition)
+                if read.gate and not read.negated:
+                    return condition
+            child, parent, depth = parent, parent.parent, depth + 1
+        return None
+
+    def _unit_constants(self, node: Node) -> dict[str, tuple[int, list[Node]]]:
+        """Module-level names assigned a string or integer literal once, at module level, and bound nowhere else in
+        the unit: name → (the assignment's line, the occurrences that give it as a value, not those a comparison
+        reads). Read once per unit, and only walked where such a name exists."""
+        if self._constants is None:
+            root = parsing.root_of(node)
+            literal: dict[str, list[int]] = defaultdict(list)
+            for line in root.named_children:
+                assignment = parsing.statement_assignment(line)
+                left = assignment.child_by_field_name("left") if assignment is not None else None
+                right = assignment.child_by_field_name("right") if assignment is not None else None
+                if left is not None and left.type == "identifier" and right is not None and right.type in {"string", "integer"}:
+                    literal[parsing.text(left)].append(left.start_point.row + 1)
+            self._constants = {}
+            if literal:
+                found: dict[str, list[Node]] = {name: [] for name, lines in literal.items() if len(lines) == 1}
+                bound: set[str] = set()
+                for current in parsing.walk(root, limit=MAX_CONSTANT_NODES):
+                    if current.type != "identifier":
+                        continue
+                    name = parsing.text(current)
+                    if name not in found:
+                        continue
+                    role = _occurrence(current)
+                    if role == "bound":
+                        bound.add(name)
+                    elif role == "value":
+                        found[name].append(current)
+                self._constants = {name: (literal[name][0], uses) for name, uses in found.items() if name not in bound}
+        return self._constants
+
     def _choosers(self, node: Node) -> dict[str, tuple[str, list[tuple[str | None, Node | None]]]]:
         """Module-level names assigned exactly once, from a call of a module-level function of the unit: name → the
         function's name and its returns as (the string returned or None, the condition of the if/elif arm holding it or None)."""
@@ -839,6 +915,39 @@ class GuardReader:
 
     def _tokens(self, node: Node) -> set[str]:
         return _tokens_of(_words(node))
+
+
+def _occurrence(name: Node) -> str:
+    """What an occurrence of a module-level constant does: "bound" (assigned again, a parameter, a loop target),
+    "read" (an operand of a comparison or an item of a collection one reads, `backend in (A, B)`; a keyword's or an
+    attribute's name, which is no occurrence), "definition" (the module-level assignment itself) or "value" (returned,
+    assigned, passed: handed on)."""
+    parent = name.parent
+    if parent is None:
+        return "value"
+    kind = parent.type
+    if kind in {"keyword_argument", "default_parameter", "typed_default_parameter"}:
+        return "value" if _same(name, parent.child_by_field_name("value") or parent) else (
+            "read" if kind == "keyword_argument" else "bound")
+    if kind == "attribute":
+        return "value" if _same(name, parent.child_by_field_name("object") or parent) else "read"
+    if kind == "assignment" and _same(name, parent.child_by_field_name("left") or parent):
+        statement = parent.parent
+        return "definition" if statement is not None and statement.parent is not None and statement.parent.type == "module" else "bound"
+    if kind in {"augmented_assignment", "for_statement", "parameters", "global_statement", "nonlocal_statement",
+                "named_expression", "pattern_list", "tuple_pattern", "list_pattern", "as_pattern_target",
+                "for_in_clause", "typed_parameter", "dotted_name", "aliased_import", "function_definition",
+                "class_definition"}:
+        if kind in {"for_statement", "for_in_clause"} and not _same(name, parent.child_by_field_name("left") or parent):
+            return "value"
+        if kind == "augmented_assignment" and not _same(name, parent.child_by_field_name("left") or parent):
+            return "value"
+        return "bound"
+    if kind == "comparison_operator":
+        return "read"
+    if kind in {"tuple", "list", "set"} and parent.parent is not None and parent.parent.type == "comparison_operator":
+        return "read"
+    return "value"
 
 
 def _default_choice(comparison: Node, values: list[str]) -> bool:

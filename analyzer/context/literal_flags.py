@@ -24,7 +24,9 @@ LITERALS = {"true": True, "false": False}
 READS = frozenset({"not_operator", "boolean_operator", "parenthesized_expression", "comparison_operator",
                    "conditional_expression", "argument_list", "if_statement", "elif_clause", "while_statement"})
 IN_FUNCTION = "and no other file of the project names it"
-_IN_FUNCTION = re.compile(r"(?P<name>\w+)\b[^\n]*? \(line \d+\) is assigned once and never changed " + re.escape(IN_FUNCTION))
+# the name opens the note in parentheses (`(gemm_impl = "bf16" (line 4) is assigned once...`), not the line's text
+_IN_FUNCTION = re.compile(r"\((?P<name>\w+)\b[^()\n]*? \(line \d+\) (?:is assigned once and never changed|is given as a "
+                          r"value only under an availability gate \(line [\d, ]+\)) " + re.escape(IN_FUNCTION))
 
 
 def literal_flag(condition: Node, statement: Node) -> tuple[bool, Node, bool] | None:
@@ -88,8 +90,8 @@ def _assigns_literal(statement: Node, name: str | None = None) -> bool:
 
 
 def written_elsewhere_name(reason: str | None) -> str | None:
-    """The name of a reason this reader gave for an `if` inside a function: the caller checks that no other file names
-    it."""
+    """The name of a reason this reader (or guards.GuardReader._gated_constant) gave for an `if` inside a function: the
+    caller checks that no other file names it."""
     found = _IN_FUNCTION.search(reason or "")
     return found["name"] if found is not None else None
 

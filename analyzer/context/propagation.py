@@ -37,7 +37,7 @@ from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
 from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders, unloaded_modules
 from ascend_feasibility.analyzer.context.unpassed_defaults import default_path, re_exported, unpassed_defaults
-from ascend_feasibility.analyzer.context.unreferenced import unreferenced_symbols
+from ascend_feasibility.analyzer.context.unreferenced import reexporters, unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
@@ -102,6 +102,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             or on_default or unused_defaults or switches_on or in_function):
         return findings
     decided: dict[str, Place | None] = {}
+    reexports = None  # unreferenced.reexporters(facts), read at the first constant a reason names
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
     # kernel's (autotune prune hooks, capability queries), so its other findings take the same reach.
     kernel_modules = {f.path for f in findings if f.domain in feature_domains and f.path in guarded}
@@ -114,8 +115,11 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             finding = factory.restore(finding)
         if finding.reach == "optional" and finding.role in COUNTED_ROLES:
             constant = written_elsewhere_name(finding.reach_reason)
-            if constant is not None and writers([constant], facts).get(constant, set()) - {finding.path}:
-                finding = factory.restore(finding)  # another file names the constant: it may set it before the call
+            if constant is not None:
+                if reexports is None:
+                    reexports = reexporters(facts)
+                if writers([constant], facts).get(constant, set()) - {finding.path} - reexports(finding.path, constant):
+                    finding = factory.restore(finding)  # another file names the constant: it may set it before the call
         if switches_on and finding.reach == "optional" and finding.role in COUNTED_ROLES:
             why = on_reason(finding.reach_reason, switches_on)
             if why is not None:  # a switch the project's own configs, launchers or code turn on: its default use

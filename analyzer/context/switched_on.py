@@ -17,7 +17,7 @@ The key must be the switch's own name: `use_flash_attn: true` does not turn on `
 from __future__ import annotations
 
 import yaml
-from ascend_feasibility.analyzer.context.switches import switch_of_reason
+from ascend_feasibility.analyzer.context.switches import switches_of_reason
 from ascend_feasibility.analyzer.reading import bounded_yaml, parsing
 from tree_sitter import Node
 
@@ -109,12 +109,13 @@ def turned_on(facts, context) -> dict[str, list[tuple[str, str]]]:
 def on_reason(reason: str | None, switches: dict[str, list[tuple[str, str]]]) -> str | None:
     """Why a site that `reason` (switches.py's) called optional runs: where the project turns its switch on; None
     when the reason names no switch or nothing turns it on."""
-    named = switch_of_reason(reason or "")
-    if named is None or not switches:
+    if not switches:
         return None
-    name, owner = named
-    places = [where for callee, where in switches.get(name, []) if not callee or (owner and callee == owner)]
-    if not places:
+    for name, owner in switches_of_reason(reason or ""):  # `a=False` or `b=False`: on where either is
+        places = [where for callee, where in switches.get(name, []) if not callee or (owner and callee == owner)]
+        if places:
+            break
+    else:
         return None
     more = f" (and {len(places) - 1} more)" if len(places) > 1 else ""
     return f"`{name}` is off by default but the project turns it on: {places[0]}{more}"

@@ -31,6 +31,7 @@ MAX_CALLS = 50
 MAX_CALLER_DEPTH = 3
 MAX_CLASS_NODES = 20000
 _ASSIGNMENT = frozenset({"assignment"})
+MAX_EITHER = 4  # terms of an `or` of switches read (_any_switch)
 MAX_EXIT_SIBLINGS = 50  # statements read back from a site for an early exit
 FALSY = {"false", "none"}
 # the switch a reason of this reader names (its three shapes below): (name, the function or class taking it)
@@ -119,10 +120,9 @@ class SwitchReader:
         child, parent, steps = node, node.parent, 0
         while parent is not None and steps < MAX_DEPTH:
             found = None
-            if parent.type == "if_statement" and _same(child, parent.child_by_field_name("consequence") or parent):
-                found = self._on(parent.child_by_field_name("condition"), parent)
-            elif parent.type == "elif_clause" and _same(child, parent.child_by_field_name("consequence") or parent):
-                found = self._on(parent.child_by_field_name("condition"), parent)
+            if parent.type in {"if_statement", "elif_clause"} and _same(child, parent.child_by_field_name("consequence") or parent):
+                condition = parent.child_by_field_name("condition")
+                found = self._on(condition, parent) if len(_either(condition)) < 2 else self._any_on(condition, parent, node)
             elif parent.type == "conditional_expression" and len(parent.named_children) >= 3 and _same(child, parent.named_children[0]):
                 found = self._on(parent.named_children[1], parent)
             elif parent.type == "block":
@@ -188,6 +188,36 @@ class SwitchReader:
             return None
         why = self._remember(("on", condition.id, self._feature), lambda: self._switch(condition, 0))
         return ExplainedGuard("optional", statement, why=why) if why is not None else None
+
+    def _any_on(self, condition: Node, statement: Node, site: Node) -> ExplainedGuard | None:
+        """`if load_in_4bit or load_in_8bit:` where every term is an off-by-default switch: the arm runs only when a
+        user turns one on. A term an inner `if T: ... else: <site>` rules out is not the site's switch (the 8-bit
+        config in the else arm of `if load_in_4bit:` needs load_in_8bit)."""
+        ruled_out = _ruled_out(site, statement)
+        kept = [term for term in _either(condition) if " ".join(parsing.text(term).split()) not in ruled_out]
+        why = self._remember(("any", condition.id, tuple(t.id for t in kept), self._feature), lambda: self._any_switch(kept))
+        return ExplainedGuard("optional", statement, why=why) if why is not None else None
+
+    def _any_switch(self, terms: list[Node]) -> str | None:
+        """The reasons of every term, joined by " or ", when each is an off-by-default switch (read as one whatever
+        it names, mainstream words apart) and one of them names an opt-in feature (or the site is one)."""
+        if not terms or len(terms) > MAX_EITHER:
+            return None
+        feature, named, reasons = self._feature, False, []
+        for term in terms:
+            if term.type not in {"identifier", "attribute"}:
+                return None
+            name = parsing.text(term.child_by_field_name("attribute") if term.type == "attribute" else term)
+            named = named or not self._mainstream(name)
+            self._feature = True
+            try:
+                why = self._switch_term(term, 0)
+            finally:
+                self._feature = feature
+            if why is None:
+                return None
+            reasons.append(why)
+        return " or ".join(reasons) if named else None
 
     def _switch(self, node: Node, depth: int) -> str | None:
         return first_term(node, self._switch_term, depth)
@@ -333,11 +363,52 @@ class SwitchReader:
 def switch_of_reason(reason: str) -> tuple[str, str] | None:
     """(the switch, the function or class whose parameter it is, "" for an attribute or an option) of a reason this
     reader gave; None for any other reason."""
-    for shape in _REASONS:
-        found = shape.match(reason)
-        if found is not None:
-            return found["name"].replace("-", "_"), found.groupdict().get("owner") or ""
-    return None
+    found = switches_of_reason(reason)
+    return found[0] if found else None
+
+
+def switches_of_reason(reason: str) -> list[tuple[str, str]]:
+    """Every switch a reason of this reader names: one, or several joined by " or " (_any_switch)."""
+    found, at = [], 0
+    while True:
+        match = next((m for m in (shape.match(reason, at) for shape in _REASONS) if m is not None), None)
+        if match is None:
+            return found
+        found.append((match["name"].replace("-", "_"), match.groupdict().get("owner") or ""))
+        if not reason.startswith(" or ", match.end()):
+            return found
+        at = match.end() + len(" or ")
+
+
+def _either(condition: Node | None, depth: int = 0) -> list[Node]:
+    """The terms of an `or` (parentheses unwrapped, nested `or`s flattened), or the condition alone."""
+    if condition is None:
+        return []
+    while condition.type == "parenthesized_expression" and condition.named_children:
+        condition = condition.named_children[0]
+    operator = condition.child_by_field_name("operator") if condition.type == "boolean_operator" else None
+    if operator is None or parsing.text(operator) != "or" or depth >= 8:
+        return [condition]
+    return [term for side in (condition.child_by_field_name("left"), condition.child_by_field_name("right"))
+            for term in _either(side, depth + 1)]
+
+
+def _ruled_out(site: Node, statement: Node) -> set[str]:
+    """The conditions (whitespace normalised) that are false wherever the site runs, between it and `statement`: those
+    of the if/elif arms before the else or elif arm holding it."""
+    found: set[str] = set()
+    child, parent, steps = site, site.parent, 0
+    while parent is not None and steps < MAX_DEPTH and not _same(parent, statement):
+        if parent.type in {"else_clause", "elif_clause"} and parent.parent is not None and parent.parent.type == "if_statement":
+            chain = parent.parent
+            for arm in [chain, *(c for c in chain.children if c.type == "elif_clause")]:
+                if _same(arm, parent):
+                    break
+                condition = arm.child_by_field_name("condition")
+                if condition is not None:
+                    found.add(" ".join(parsing.text(condition).split()))
+        child, parent, steps = parent, parent.parent, steps + 1
+    return found
 
 
 def _callable_name(function: Node) -> str:

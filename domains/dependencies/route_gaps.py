@@ -5,7 +5,9 @@ bitsandbytes' NPU backend, which quantises NF4 only. The features and their spel
 
 A string counts only as a whole value equal to a listed one (a help text that names the optimizer is no use); a
 keyword counts unless its value is a literal false (`load_in_8bit=False` turns the feature off); one whose value is the
-project's own switch (a name, an expression) is the low-severity `switched` variant: on only where the project sets it."""
+project's own switch (a name, an expression) is the low-severity `switched` variant: on only where the project sets it.
+A switch forwarded into the project's own function (`_attach_hooks(model, load_in_8bit = load_in_8bit)`) is no use:
+the callee spends it, and its own use is the finding."""
 
 from __future__ import annotations
 
@@ -57,10 +59,19 @@ def _query() -> str:
 
 
 QUERY = _query()
+LITERALS = frozenset({"true", "integer", "float", "string"})  # a literal sets the feature: a use wherever it is passed
+# names a file binds to its own code: definitions, and imports from its own package (`from .diffusion import X`)
+OWN_NAMES = """
+(function_definition name: (identifier) @own)
+(class_definition name: (identifier) @own)
+(import_from_statement module_name: (relative_import) name: (dotted_name) @own)
+(import_from_statement module_name: (relative_import) name: (aliased_import alias: (identifier) @own))
+"""
 
 
 class _RouteGapScan(PythonScan):
     GATED = ((_words(), QUERY),)
+    _own: frozenset[str] | None = None  # the names the file defines or imports relatively (read at a first forward)
 
     def run(self):
         """Strings and keywords only: no gap is spelled by a name (a call into the library is DEP030's)."""
@@ -86,12 +97,38 @@ class _RouteGapScan(PythonScan):
         literal = _string_value(value) if value.type == "string" else None
         facet = gaps().keyword_values.get((keyword, literal)) if literal is not None else None
         facets: tuple[str, ...] = (facet,) if facet is not None else ()
+        if facet is None and keyword in gaps().keywords and value.type not in OFF_VALUES | LITERALS \
+                and self._own_callee(argument):
+            return  # a forward into the project's own function: its use is where that function spends the value
         if facet is None and keyword in gaps().keywords and value.type not in OFF_VALUES:
             # a literal True asks for the feature; a name or expression passes the project's own switch, on only
             # where the project turns it on (llm-foundry's `load_in_8bit=load_in_8bit`, default False)
             facets = (gaps().keywords[keyword],) if value.type == "true" else (gaps().keywords[keyword], SWITCHED)
         if facets:
             self.hit(DETECTOR, parsing.text(argument), argument, facets=facets)
+
+
+    def _own_callee(self, argument: Node) -> bool:
+        """Is the keyword passed to a function or class the file defines or imports relatively
+        (`_attach_bnb_multidevice_hooks(model, load_in_8bit = load_in_8bit)`, `FastDiffusionModel.from_pretrained(...)`
+        with `from .diffusion import FastDiffusionModel`), or to a method of its own (`self._load(...)`)?"""
+        call = argument.parent.parent if argument.parent is not None else None
+        function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        parts = []
+        while function is not None and function.type == "attribute":
+            parts.append(function.child_by_field_name("attribute"))
+            function = function.child_by_field_name("object")
+        if function is None or function.type != "identifier":
+            return False
+        name = parsing.text(function)
+        if name in {"self", "cls"}:  # `self.method(...)`: the class's own method, when the file defines it
+            if len(parts) != 1 or parts[0] is None:
+                return False
+            name = parsing.text(parts[0])
+        if self._own is None:
+            root = self.unit.tree()
+            self._own = frozenset(parsing.text(n) for n in parsing.captures(parsing.query("python", OWN_NAMES), root).get("own", []))
+        return name in self._own
 
 
 def _string_value(node: Node) -> str | None:
