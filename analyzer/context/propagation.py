@@ -118,8 +118,10 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             if constant is not None:
                 if reexports is None:
                     reexports = reexporters(facts)
-                if writers([constant], facts).get(constant, set()) - {finding.path} - reexports(finding.path, constant):
-                    finding = factory.restore(finding)  # another file names the constant: it may set it before the call
+                others = writers([constant], facts).get(constant, set()) - {finding.path} - reexports(finding.path, constant)
+                if any(context.of(other).role != "test" for other in others):
+                    # another file names the constant: it may set it before the call (a test's setting runs no product)
+                    finding = factory.restore(finding)
         if switches_on and finding.reach == "optional" and finding.role in COUNTED_ROLES:
             why = on_reason(finding.reach_reason, switches_on)
             if why is not None:  # a switch the project's own configs, launchers or code turn on: its default use
