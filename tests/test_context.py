@@ -1752,3 +1752,120 @@ def test_import_gated_call_names_its_fallback_and_what_the_fallback_drops():
     (reach, reason), = reach_of(IMPORT_GATED_WINDOW.replace(", window_size=window", ""), "ATT001")
     assert reach == "optional" and "window_size" not in reason
 
+
+
+IMPORT_MARKED_VERSION = """\
+from transformers import AutoModelForCausalLM
+try:
+    from flash_attn import flash_attn_varlen_func
+    FLASH_VER = 2
+except ModuleNotFoundError:
+    flash_attn_varlen_func = None
+    FLASH_VER = None
+
+
+def load(name):
+    return AutoModelForCausalLM.from_pretrained(
+        name, attn_implementation="flash_attention_2" if FLASH_VER == 2 else None)
+"""
+
+
+def test_an_import_marked_by_a_version_number_is_an_availability_gate():
+    # round 17 (Wan2.1 wan/utils/prompt_extend.py:16-21, 418-420): `FLASH_VER = 2` after the import, None in its
+    # handler; `FLASH_VER == 2` holds only where flash_attn imported, so the request is optional (on Ascend: None, SDPA)
+    (reach, reason), = reach_of(IMPORT_MARKED_VERSION, "ATT030")
+    assert reach == "optional" and "FLASH_VER == 2" in reason
+    # a value the try body never sets says nothing of the import; nor does a mark the handler keeps
+    assert reach_of(IMPORT_MARKED_VERSION.replace("FLASH_VER == 2", "FLASH_VER == 3"), "ATT030")[0][0] == "runs"
+    kept = IMPORT_MARKED_VERSION.replace("    FLASH_VER = None\n", "    FLASH_VER = 2\n")
+    assert reach_of(kept, "ATT030")[0][0] == "runs"
+
+
+GATED_CONSTANT = """\
+import torch.nn.functional as F
+
+flash_attn_func = None
+if HAS_FLASH_ATTENTION:
+    from flash_attn import flash_attn_func
+
+SDPA = "sdpa"
+FLASH_DENSE = "flash_dense"
+
+
+def select_attention_backend():
+    if HAS_FLASH_ATTENTION:
+        return FLASH_DENSE
+    return SDPA
+
+
+def run_attention(config, q, k, v):
+    backend = config.backend
+    if backend == FLASH_DENSE:
+        return flash_attn_func(q, k, v)
+    return F.scaled_dot_product_attention(q, k, v)
+"""
+
+
+def test_a_constant_handed_on_only_under_an_availability_gate_is_that_gate(tmp_path):
+    # round 17 (unsloth utils/attention_dispatch.py:35-38, 231-241, 334, 448-452): FLASH_DENSE is returned only under
+    # `if HAS_FLASH_ATTENTION:`, so `backend == FLASH_DENSE` is the import's test by another name; on Ascend SDPA runs
+    (reach, reason), = reach_of(GATED_CONSTANT, "ATT001")
+    assert reach == "optional" and "FLASH_DENSE (line 8) is given as a value only under an availability gate (line 12)" in reason
+    # handed on ungated too (the default backend): the flash call runs
+    ungated = GATED_CONSTANT.replace("        return FLASH_DENSE\n    return SDPA", "        return FLASH_DENSE\n    return FLASH_DENSE")
+    assert reach_of(ungated, "ATT001")[0][0] == "runs"
+
+    def project_reach(folder, files):
+        write_tree(tmp_path / folder, {"pkg/__init__.py": "from .dispatch import FLASH_DENSE, run_attention\n"
+                                                          "__all__ = ['FLASH_DENSE', 'run_attention']\n",
+                                       "pkg/dispatch.py": GATED_CONSTANT, **files})
+        report = analyze(tmp_path / folder, AnalyzeOptions(jobs=1))
+        return next(f.reach for f in report.findings if f.rule == "ATT001")
+
+    # a re-export and a test that forces the backend leave it optional; product code passing it makes it run
+    test = "from pkg.dispatch import FLASH_DENSE, run_attention\ndef test_flash():\n    run_attention(Cfg(FLASH_DENSE), 1, 2, 3)\n"
+    assert project_reach("tested", {"tests/test_dispatch.py": test}) == "optional"
+    user = "from pkg.dispatch import FLASH_DENSE, run_attention\nrun_attention(Cfg(FLASH_DENSE), 1, 2, 3)\n"
+    assert project_reach("used", {"pkg/train.py": user}) == "runs"
+
+
+EIGHT_BIT_SWITCH = """\
+from transformers import AutoModel, BitsAndBytesConfig
+from .hooks import attach_hooks
+
+
+class Loader:
+    @staticmethod
+    def from_pretrained(name, load_in_4bit=False, load_in_8bit=False):
+        kwargs = {}
+        if load_in_4bit or load_in_8bit:
+            if load_in_4bit:
+                cfg = BitsAndBytesConfig(load_in_4bit=True)
+            else:
+                cfg = BitsAndBytesConfig(load_in_8bit=True)
+            kwargs["quantization_config"] = cfg
+        model = AutoModel.from_pretrained(name, load_in_8bit=load_in_8bit, **kwargs)
+        attach_hooks(model, load_in_8bit=load_in_8bit)
+        _wrap(model, load_in_8bit=load_in_8bit)
+        return model
+
+
+def _wrap(model, load_in_8bit=False):
+    return model
+"""
+
+
+def test_a_branch_either_of_two_off_switches_opens_and_forwards_of_a_switch():
+    # round 17 (unsloth models/diffusion.py:218-235): the 8-bit config is built under `if load_in_4bit or
+    # load_in_8bit:`, in the else arm of `if load_in_4bit:`; both default False, so it is optional, on load_in_8bit
+    found = {f.line: (f.reach, f.reach_reason or "") for f in scan(EIGHT_BIT_SWITCH).findings if f.rule == "DEP032"}
+    assert found[13][0] == "optional" and found[13][1].startswith("`load_in_8bit=False` by default (from_pretrained())")
+    # the switch passed to a library's loader is its use (the `switched` variant); forwarded into the project's own
+    # functions (one imported relatively, one defined here) it is none: the callee spends it
+    assert found[15][0] == "runs" and 16 not in found and 17 not in found
+    # the 8-bit switch on by default opens the branch: the 8-bit config runs; the 4-bit one on by default takes the
+    # other arm, so the 8-bit config still waits for load_in_8bit
+    on = EIGHT_BIT_SWITCH.replace("load_in_4bit=False, load_in_8bit=False", "load_in_4bit=False, load_in_8bit=True")
+    assert {f.line: f.reach for f in scan(on).findings if f.rule == "DEP032"}[13] == "runs"
+    four = EIGHT_BIT_SWITCH.replace("load_in_4bit=False, load_in_8bit=False", "load_in_4bit=True, load_in_8bit=False")
+    assert {f.line: f.reach for f in scan(four).findings if f.rule == "DEP032"}[13] == "optional"
