@@ -582,7 +582,7 @@ class GuardReader:
         self._fallbacks: tuple[set[str], dict[str, Node]] | None = None
         self._derived: dict[str, str] | None = None  # names assigned `... and <availability flag>` → the flag
         self._choosers_read: dict[str, tuple[str, list[tuple[str | None, Node | None]]]] | None = None  # _choosers
-        self._constants: dict[str, tuple[int, list[Node]]] | None = None  # _unit_constants
+        self._constants: dict[str, tuple[int, list[Node] | None]] | None = None  # _unit_constants
         self._conditions.clear()
         self._walks.clear()
         self._literal_flags.clear()
@@ -832,7 +832,8 @@ class GuardReader:
     def _unit_constants(self, node: Node) -> dict[str, tuple[int, list[Node]]]:
         """Module-level names assigned a string or integer literal once, at module level, and bound nowhere else in
         the unit: name → (the assignment's line, the occurrences that give it as a value, not those a comparison
-        reads). Read once per unit, and only walked where such a name exists."""
+        reads). Read once per unit: the assignments first (the module's own statements), the whole unit only where a
+        test reads one of them; nothing where the unit is too large to read whole."""
         if self._constants is None:
             root = parsing.root_of(node)
             literal: dict[str, list[int]] = defaultdict(list)
@@ -842,22 +843,24 @@ class GuardReader:
                 right = assignment.child_by_field_name("right") if assignment is not None else None
                 if left is not None and left.type == "identifier" and right is not None and right.type in {"string", "integer"}:
                     literal[parsing.text(left)].append(left.start_point.row + 1)
-            self._constants = {}
-            if literal:
-                found: dict[str, list[Node]] = {name: [] for name, lines in literal.items() if len(lines) == 1}
-                bound: set[str] = set()
-                for current in parsing.walk(root, limit=MAX_CONSTANT_NODES):
-                    if current.type != "identifier":
-                        continue
-                    name = parsing.text(current)
-                    if name not in found:
-                        continue
-                    role = _occurrence(current)
-                    if role == "bound":
-                        bound.add(name)
-                    elif role == "value":
-                        found[name].append(current)
-                self._constants = {name: (literal[name][0], uses) for name, uses in found.items() if name not in bound}
+            self._constants = {name: (lines[0], None) for name, lines in literal.items() if len(lines) == 1}
+        if not any(c.type == "identifier" and parsing.text(c) in self._constants for c in node.named_children):
+            return {}
+        if any(uses is None for _, uses in self._constants.values()):
+            found: dict[str, list[Node]] = {name: [] for name in self._constants}
+            bound: set[str] = set()
+            try:
+                for current in parsing.walk(parsing.root_of(node), limit=MAX_CONSTANT_NODES, strict=True):
+                    if current.type == "identifier" and parsing.text(current) in found:
+                        role = _occurrence(current)
+                        if role == "bound":
+                            bound.add(parsing.text(current))
+                        elif role == "value":
+                            found[parsing.text(current)].append(current)
+            except parsing.WalkLimit:
+                found, bound = {}, set()
+            self._constants = {name: (line, found[name]) for name, (line, _) in self._constants.items()
+                               if name in found and name not in bound}
         return self._constants
 
     def _choosers(self, node: Node) -> dict[str, tuple[str, list[tuple[str | None, Node | None]]]]:
