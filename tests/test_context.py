@@ -1869,3 +1869,11 @@ def test_a_branch_either_of_two_off_switches_opens_and_forwards_of_a_switch():
     assert {f.line: f.reach for f in scan(on).findings if f.rule == "DEP032"}[13] == "runs"
     four = EIGHT_BIT_SWITCH.replace("load_in_4bit=False, load_in_8bit=False", "load_in_4bit=True, load_in_8bit=False")
     assert {f.line: f.reach for f in scan(four).findings if f.rule == "DEP032"}[13] == "optional"
+    # each term must make the site optional alone: `--onnx` names no opt-in feature, so the `.cuda()` an ONNX export
+    # needs runs (scouting 14, InternImage classification/export.py:117); two feature switches make it optional
+    export = ("import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--onnx', action='store_true')\n"
+              "parser.add_argument('--trt', action='store_true')\nargs = parser.parse_args()\n"
+              "if args.onnx or args.trt:\n    model = model.cuda()\n")
+    assert reach_of(export, "DEV004")[0][0] == "runs"
+    (reach, reason), = reach_of(export.replace("onnx", "xformers"), "DEV004")
+    assert reach == "optional" and "`--xformers` is off unless given (line 3) or `--trt` is off unless given (line 4)" in reason

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from ascend_feasibility.analyzer.context.switched_on import on_reason, true_keys
-from ascend_feasibility.analyzer.context.switches import switch_of_reason
+from ascend_feasibility.analyzer.context.switches import switch_of_reason, switches_of_reason
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
 from tests.helpers import write_tree
@@ -72,3 +72,13 @@ def test_reasons_name_their_switch():
     assert switch_of_reason("`--fp8-base` is off unless given (line 12); line 40: if args.fp8_base:") == ("fp8_base", "")
     assert switch_of_reason("line 480: except ModuleNotFoundError:") is None
     assert on_reason("`--fp8-base` is off unless given (line 12)", {"fp8_base": [("", "`--fp8-base` passed by a.sh")]})
+
+
+def test_a_reason_of_either_switch_names_both_and_either_turns_it_on():
+    # switches.SwitchReader._any_switch: `if args.xformers or args.trt:` is on where the project turns either on
+    reason = "`--xformers` is off unless given (line 3) or `--trt` is off unless given (line 4); line 6: if args.xformers or args.trt:"
+    assert switches_of_reason(reason) == [("xformers", ""), ("trt", "")]
+    assert switch_of_reason(reason) == ("xformers", "")
+    found = on_reason(reason, {"trt": [("", "`--trt` passed by export.sh")]})
+    assert found is not None and "`trt` is off by default but the project turns it on: `--trt` passed by export.sh" in found
+    assert on_reason(reason, {"onnx": [("", "`--onnx` passed by export.sh")]}) is None

@@ -190,34 +190,26 @@ class SwitchReader:
         return ExplainedGuard("optional", statement, why=why) if why is not None else None
 
     def _any_on(self, condition: Node, statement: Node, site: Node) -> ExplainedGuard | None:
-        """`if load_in_4bit or load_in_8bit:` where every term is an off-by-default switch: the arm runs only when a
-        user turns one on. A term an inner `if T: ... else: <site>` rules out is not the site's switch (the 8-bit
-        config in the else arm of `if load_in_4bit:` needs load_in_8bit)."""
+        """`if load_in_4bit or load_in_8bit:` where every term is an off-by-default switch of an opt-in feature: the arm
+        runs only when a user turns one on. A term an inner `if T: ... else: <site>` rules out is not the site's switch
+        (the 8-bit config in the else arm of `if load_in_4bit:` needs load_in_8bit alone)."""
         ruled_out = _ruled_out(site, statement)
         kept = [term for term in _either(condition) if " ".join(parsing.text(term).split()) not in ruled_out]
         why = self._remember(("any", condition.id, tuple(t.id for t in kept), self._feature), lambda: self._any_switch(kept))
         return ExplainedGuard("optional", statement, why=why) if why is not None else None
 
     def _any_switch(self, terms: list[Node]) -> str | None:
-        """The reasons of every term, joined by " or ", when each is an off-by-default switch (read as one whatever
-        it names, mainstream words apart) and one of them names an opt-in feature (or the site is one)."""
+        """The reasons of every term, joined by " or ", when each alone would make the site optional (`--onnx or
+        --trt` does not, for a `.cuda()` a user exporting to ONNX needs on NPU: `--onnx` names no opt-in feature)."""
         if not terms or len(terms) > MAX_EITHER:
             return None
-        feature, named, reasons = self._feature, False, []
+        reasons = []
         for term in terms:
-            if term.type not in {"identifier", "attribute"}:
-                return None
-            name = parsing.text(term.child_by_field_name("attribute") if term.type == "attribute" else term)
-            named = named or not self._mainstream(name)
-            self._feature = True
-            try:
-                why = self._switch_term(term, 0)
-            finally:
-                self._feature = feature
+            why = self._switch_term(term, 0) if term.type in {"identifier", "attribute"} else None
             if why is None:
                 return None
             reasons.append(why)
-        return " or ".join(reasons) if named else None
+        return " or ".join(reasons)
 
     def _switch(self, node: Node, depth: int) -> str | None:
         return first_term(node, self._switch_term, depth)
