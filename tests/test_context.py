@@ -1863,6 +1863,9 @@ def test_a_branch_either_of_two_off_switches_opens_and_forwards_of_a_switch():
     # the switch passed to a library's loader is its use (the `switched` variant); forwarded into the project's own
     # functions (one imported relatively, one defined here) it is none: the callee spends it
     assert found[15][0] == "runs" and 16 not in found and 17 not in found
+    # a function of the file that takes only **kwargs hands the switch on to what it calls: the keyword is its use
+    splat = EIGHT_BIT_SWITCH.replace("def _wrap(model, load_in_8bit=False):", "def _wrap(model, **kwargs):")
+    assert 17 in {f.line for f in scan(splat).findings if f.rule == "DEP032"}
     # the 8-bit switch on by default opens the branch: the 8-bit config runs; the 4-bit one on by default takes the
     # other arm, so the 8-bit config still waits for load_in_8bit
     on = EIGHT_BIT_SWITCH.replace("load_in_4bit=False, load_in_8bit=False", "load_in_4bit=False, load_in_8bit=True")

@@ -62,7 +62,7 @@ QUERY = _query()
 LITERALS = frozenset({"true", "integer", "float", "string"})  # a literal sets the feature: a use wherever it is passed
 # names a file binds to its own code: definitions, and imports from its own package (`from .diffusion import X`)
 OWN_NAMES = """
-(function_definition name: (identifier) @own)
+(function_definition name: (identifier) @function)
 (class_definition name: (identifier) @own)
 (import_from_statement module_name: (relative_import) name: (dotted_name) @own)
 (import_from_statement module_name: (relative_import) name: (aliased_import alias: (identifier) @own))
@@ -71,7 +71,9 @@ OWN_NAMES = """
 
 class _RouteGapScan(PythonScan):
     GATED = ((_words(), QUERY),)
-    _own: frozenset[str] | None = None  # the names the file defines or imports relatively (read at a first forward)
+    # the names the file defines or imports relatively → the parameters a function of them declares (None: a class or
+    # an import, not read); read at a first forward
+    _own: dict[str, set[str] | None] | None = None
 
     def run(self):
         """Strings and keywords only: no gap is spelled by a name (a call into the library is DEP030's)."""
@@ -126,9 +128,30 @@ class _RouteGapScan(PythonScan):
                 return False
             name = parsing.text(parts[0])
         if self._own is None:
-            root = self.unit.tree()
-            self._own = frozenset(parsing.text(n) for n in parsing.captures(parsing.query("python", OWN_NAMES), root).get("own", []))
-        return name in self._own
+            found = parsing.captures(parsing.query("python", OWN_NAMES), self.unit.tree())
+            self._own = {parsing.text(n): None for n in found.get("own", [])}
+            for name_node in found.get("function", []):  # a function of the file: the parameters it declares
+                declared = _parameters(name_node.parent)
+                known = self._own.get(parsing.text(name_node))
+                self._own[parsing.text(name_node)] = declared if known is None else known & declared
+        if name not in self._own:
+            return False
+        # a function of the file spends the switch only where it declares it (one taking **kwargs hands it on)
+        declared = self._own[name]
+        return declared is None or parsing.text(argument.child_by_field_name("name")) in declared
+
+
+def _parameters(function: Node) -> set[str]:
+    """The names of a function definition's parameters (`*args`/`**kwargs` apart)."""
+    parameters = function.child_by_field_name("parameters") if function is not None else None
+    names = set()
+    for parameter in parameters.named_children if parameters is not None else []:
+        name = parameter if parameter.type == "identifier" else parameter.child_by_field_name("name")
+        if name is None and parameter.type == "typed_parameter" and parameter.named_children:
+            name = parameter.named_children[0]
+        if name is not None and name.type == "identifier":
+            names.add(parsing.text(name))
+    return names
 
 
 def _string_value(node: Node) -> str | None:
