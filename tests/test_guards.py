@@ -202,7 +202,7 @@ def test_import_fallback_names_binds_and_redefinitions():
             "    class RMSNorm:\n        pass\n    def b():\n        pass\n    c = fallback_c\n    d = None\n"
             "    unrelated = 1\n")
     root = parsing.parse("python", code.encode())
-    to_none, redefined, _ = g._import_fallback_names(root, frozenset({"ImportError"}))
+    to_none, redefined, _, _ = g._import_fallback_names(root, frozenset({"ImportError"}))
     assert to_none == {"flash_attn"} and set(redefined) == {"RMSNorm", "b", "c"}
     assert all(handler.type == "except_clause" for handler in redefined.values())
     bare = code.replace("except (ImportError, KeyError):", "except:")
@@ -770,7 +770,7 @@ def test_import_fallbacks_read_every_try_and_every_handler():
             "except ImportError:\n    pass\n    print('no flash')\n    d = None\n    flash_attn = None\n"
             "    xformers: object\n    def other():\n        pass\n    def k():\n        pass\n    c = fallback_c\n")
     errors = frozenset(CONVENTIONS.guards.import_errors)  # ModuleNotFoundError among them: its handler re-raises
-    to_none, redefined, _ = g._import_fallback_names(parsing.parse("python", code.encode()), errors)
+    to_none, redefined, _, _ = g._import_fallback_names(parsing.parse("python", code.encode()), errors)
     assert to_none == {"flash_attn"} and set(redefined) == {"k", "c"}
 
 
@@ -1078,7 +1078,8 @@ FLAG_CODE = ("try:\n"
 
 
 def test_a_flag_set_true_after_the_import_and_false_in_the_handler_is_a_gate():
-    names, _, gated = g._import_fallback_names(parsing.parse("python", FLAG_CODE.encode()), frozenset(["ImportError"]))
+    names, _, gated, marks = g._import_fallback_names(parsing.parse("python", FLAG_CODE.encode()), frozenset(["ImportError"]))
+    assert marks == {"has_flash_attn": "True"}  # the value a test of the mark compares with
     assert names == {"has_flash_attn"}
     assert gated == {"flash_attn_func"}  # what the try imports is missing where the flag is False
     none = FLAG_CODE.replace("has_flash_attn = False", "has_flash_attn = None")
@@ -1088,13 +1089,20 @@ def test_a_flag_set_true_after_the_import_and_false_in_the_handler_is_a_gate():
 
 @pytest.mark.parametrize(("old", "new"), [
     ("    has_flash_attn = True\n", ""),  # never set True: a plain assignment in the handler
-    ("    has_flash_attn = True\n", "    has_flash_attn = 1\n"),
     ("    has_flash_attn = False\n", "    has_flash_attn = 0\n"),
+    ("    has_flash_attn = False\n", "    has_flash_attn = True\n"),  # the handler keeps the mark
     ("    from flash_attn import flash_attn_func\n", "    x = 1\n"),  # no import in the try
 ])
 def test_what_is_no_availability_flag(old, new):
     code = FLAG_CODE.replace(old, new)
     assert g._import_fallback_names(parsing.parse("python", code.encode()), frozenset(["ImportError"]))[0] == set()
+
+
+def test_a_mark_of_any_literal_unset_by_the_handler_is_a_flag():
+    # round 17 (Wan2.1 prompt_extend.py:16-21): `FLASH_VER = 2` after the import, `FLASH_VER = None` in the handler
+    code = FLAG_CODE.replace("has_flash_attn = True", "has_flash_attn = 2").replace("has_flash_attn = False", "has_flash_attn = None")
+    names, _, _, marks = g._import_fallback_names(parsing.parse("python", code.encode()), frozenset(["ImportError"]))
+    assert names == {"has_flash_attn"} and marks == {"has_flash_attn": "2"}
 
 
 def test_every_flag_of_a_handler_is_read():
@@ -1108,7 +1116,8 @@ def test_constant_assignments():
     code = "try:\n    a = True\n    b = False\n    c = None\n    d = 1\n    e.f = True\n    g: bool = True\n    pass\n" \
            "    h, i = True, False\n    j = k = True\nexcept ImportError:\n    pass\n"
     block = node_at(code, "a = True").parent.parent
-    assert g._constant_assignments(block) == [("a", "true"), ("b", "false"), ("c", "none"), ("g", "true")]
+    assert g._constant_assignments(block) == [("a", "true", "True"), ("b", "false", "False"), ("c", "none", "None"),
+                                              ("d", "integer", "1"), ("g", "true", "True")]
 
 
 def test_a_name_every_assignment_of_which_ands_the_flag_is_a_gate():
