@@ -77,7 +77,15 @@ WRAPPED_BY_FEATURE = {
     "torch.library.register_kernel": (),
     "torch.library.impl": (),
     "torch.library.register_autocast": (),
+    # the device type of a custom autograd Function's AMP decorators: transfer_to_npu wraps neither (only autocast's
+    # __init__), so custom_fwd keeps asking is_autocast_enabled("cuda") (AMP_DECORATOR_CALLS)
+    "torch.amp.custom_fwd": (),
+    "torch.amp.custom_bwd": (),
+    "torch.amp.autocast_mode.custom_fwd": (),
+    "torch.amp.autocast_mode.custom_bwd": (),
 }
+AMP_DECORATOR_CALLS = frozenset(n for n in WRAPPED_BY_FEATURE if n.rpartition(".")[2] in {"custom_fwd", "custom_bwd"})
+AMP_DECORATOR = "amp-decorator"  # the facet of a "cuda" handed to one of them as its device_type
 
 
 class _FileScan(PythonScan):
@@ -134,6 +142,8 @@ class _FileScan(PythonScan):
             return
         if name.startswith(DYNAMO_CONFIG) and not _cuda_backend_setting(name, call):
             return  # a backend-neutral Dynamo setting means the same on torch_npu's compile backend
+        if name == DYNAMO_CONFIG[:-1] and _neutral_config_access(chain):
+            return  # `getattr(torch._dynamo.config, "recompile_limit", 8)`: the same setting, read by its key
         if name == "torch.jit.script" and call is not None and only_called(call):
             self.hit("torch-jit-script-only-called", f"{name}(...)", call)
             return
@@ -326,7 +336,18 @@ class _FileScan(PythonScan):
             return  # `impl='cuda'` beside `assert impl in ['ref', 'cuda']`: an implementation's name, not a device
         detector = "device-string-formatted" if literal.formatted else "device-string"
         self.hit(detector, parsing.text(literal.node), literal.node, literal.npu_text,
-                  auto_when=self._callee_capabilities(literal.node))
+                  auto_when=self._callee_capabilities(literal.node), facets=self._amp_decorator(literal.node))
+
+    def _amp_decorator(self, node: Node) -> tuple[str, ...]:
+        """`torch.amp.custom_fwd(device_type="cuda")`: the decorator reads CUDA's autocast state, not the NPU's."""
+        parent = node.parent
+        if parent is None or parent.type != "keyword_argument" or parsing.text(parent.child_by_field_name("name")) != "device_type":
+            return ()
+        call = parent.parent.parent if parent.parent is not None else None
+        function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        if function is None or function.type not in {"identifier", "attribute"}:
+            return ()
+        return (AMP_DECORATOR,) if qualified_name(function, self.imports) in AMP_DECORATOR_CALLS else ()
 
     def _names_a_path(self, node: Node) -> bool:
         """`os.path.join(root, "cuda", "*.cu")`, `Path(root) / "cuda"`, `sources=["cuda"]`: a folder or file named
@@ -466,6 +487,24 @@ def _fields_read(call: Node) -> set[str] | None:
                 return None
             fields.add(parsing.text(holder.child_by_field_name("attribute")))
     return fields or None
+
+
+CONFIG_ACCESSORS = frozenset({"getattr", "hasattr", "setattr"})
+
+
+def _neutral_config_access(module: Node) -> bool:
+    """`getattr(torch._dynamo.config, "recompile_limit", 8)` (or hasattr, setattr): the config module handed to an
+    accessor with a literal key that is no CUDA-graph or Triton setting (judged as `torch._dynamo.config.<key>`)."""
+    arguments = module.parent
+    call = arguments.parent if arguments is not None and arguments.type == "argument_list" else None
+    function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+    if function is None or parsing.text(function) not in CONFIG_ACCESSORS:
+        return False
+    given = arguments.named_children
+    if len(given) < 2 or given[0] != module or given[1].type != "string":
+        return False
+    key = parsing.text(given[1]).strip("'\"")
+    return key.isidentifier() and not _cuda_backend_setting(DYNAMO_CONFIG + key, None)
 
 
 def _cuda_backend_setting(name: str, call: Node | None) -> bool:
