@@ -99,8 +99,10 @@ def analyze_dependencies(
             if site.local_version.startswith(("+cu", "+rocm")):
                 builds[site.path].append(site)
         for lines in builds.values():
-            emit.declaration("cuda-build-pin", f"{name}{lines[0].specifier}", lines[0],
-                             sites=[f"{s.path}:{s.line}" for s in lines] if len(lines) > 1 else None)
+            move = _build_move(name, lines, by_package.get("torch", []), factory.target.release, kb)
+            emit.declaration("cuda-build-pin", f"{name}{lines[0].specifier}", lines[0], move,
+                             sites=[f"{s.path}:{s.line}" for s in lines] if len(lines) > 1 else None,
+                             facets=("other-torch",) if move else ())
         for site in sites:
             if name == "torch-npu":
                 emit.declaration("torch-npu-declared", f"{name}{site.specifier}", site)
@@ -229,6 +231,56 @@ def _patch_apart(sites: list[Declaration], torch: str) -> bool:
     except (AttributeError, InvalidVersion):
         return False
     return not version.is_prerelease and version.release[:2] == target.release[:2] and version != target
+
+
+def _build_move(name: str, lines: list[Declaration], torch_sites: list[Declaration], target, kb: KnowledgeBase) -> str | None:
+    """The target pair a CUDA build pin has to move to, where dropping its label is not enough: the torch it pins, or
+    the torch its companion release is built for (the same file's exact torch pin, else the record's torch_pairs
+    read backwards: torchvision 0.15 is built for torch 2.0), is not the target's torch. None where that torch is
+    the target's, or unknown."""
+    pinned = _version_of(lines)
+    if pinned is None or (name != "torch" and name not in COMPANIONS):
+        return None
+    paired = pinned.lstrip("=") if name == "torch" else _paired_torch(name, pinned.lstrip("="), [
+        s for s in torch_sites if s.path == lines[0].path], kb)
+    try:
+        if paired is None or Version(paired).release == Version(target.torch).release[:len(Version(paired).release)]:
+            return None  # the target's torch, or its line where only the line is known
+    except InvalidVersion:
+        return None
+    pair = f"torch=={target.torch}, torch_npu {target.torch_npu} (CANN {target.cann})"
+    if name == "torch":
+        return pair
+    return f"{_companion_release(name, target.torch, kb)} with {pair} (this release is built for torch {paired})"
+
+
+def _paired_torch(name: str, version: str, torch_sites: list[Declaration], kb: KnowledgeBase) -> str | None:
+    """The torch a companion release goes with: the file's own exact torch pin, else its torch_pairs entry."""
+    pinned = _version_of(torch_sites) if torch_sites else None
+    if pinned is not None:
+        return pinned.lstrip("=")
+    record = kb.package(name)
+    try:
+        own = Version(version)
+    except InvalidVersion:
+        return None
+    for torch, release in (record.torch_pairs.items() if record is not None else []):
+        paired = Version(release)
+        if paired.release == own.release[:len(paired.release)]:
+            return torch
+    return None
+
+
+def _companion_release(name: str, torch: str, kb: KnowledgeBase) -> str:
+    """`torchvision==0.16.0`, `the 0.16 release of torchvision`, or `the torchvision release`, built for `torch`."""
+    record = kb.package(name)
+    pairs = record.torch_pairs if record is not None else {}
+    pair, line_pair = pairs.get(torch), pairs.get(".".join(torch.split(".")[:2]))
+    if pair is not None or (line_pair is not None and line_pair.count(".") == 2):
+        return f"{name}=={pair or line_pair}"
+    if line_pair is not None:
+        return f"the {line_pair} release of {name} built for torch {torch}"
+    return f"the {name} release built for torch {torch}"
 
 
 def _companion_moves(path: str, declared: dict[str, list[Declaration]], documented: dict[str, list[Declaration]],
