@@ -117,8 +117,10 @@ def analyze_dependencies(
             # the site shown is a plain import where there is one: llm-awq imports flash_attn inside try/except in
             # one model and plainly in four others, and the plain ones are what breaks
             required = _required_site(facts, context, guarded_paths)
+            # HunyuanDiT's `import bitsandbytes as bnb` and no `bnb` after it: a line to delete, nothing to replace
             emit.import_site(RULE_BY_CLASS[record.classification], name, required or facts[0],
-                             place=None if required else _optional_use(facts, context, guarded_paths))
+                             place=None if required else _optional_use(facts, context, guarded_paths),
+                             facets=("unused-import",) if all(f.unused for f in facts) else ())
             continue
         required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
         # Only a package that may ship CUDA-only builds is an Ascend concern when undeclared (an undeclared torch
@@ -214,9 +216,10 @@ class _Emitter:
         self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu, facets=facets,
                            effort=effort), place, sites)
 
-    def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None) -> None:
-        self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu),
-                   place)
+    def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None,
+                    facets: tuple[str, ...] = ()) -> None:
+        self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu,
+                           facets=facets), place)
 
 
 PATCH_LEVEL_EFFORT = (0.25, 1.0)  # a one-line pin change (and its companions' lines), no API change to re-validate
