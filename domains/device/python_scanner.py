@@ -10,7 +10,7 @@ from ascend_feasibility.domains.device import context_operands, literals, select
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
-from ascend_feasibility.domains.device.test_arms import facets
+from ascend_feasibility.domains.device.test_arms import CUDA_ARM, SHIM_MAPS_ARM, cuda_specifics, facets
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_context_conventions
@@ -85,6 +85,7 @@ WRAPPED_BY_FEATURE = {
     "torch.amp.autocast_mode.custom_bwd": (),
 }
 AMP_DECORATOR_CALLS = frozenset(n for n in WRAPPED_BY_FEATURE if n.rpartition(".")[2] in {"custom_fwd", "custom_bwd"})
+MAX_ARM_NAMES = 6  # the CUDA names a device test's advice lists
 AMP_DECORATOR = "amp-decorator"  # the facet of a "cuda" handed to one of them as its device_type
 
 
@@ -300,7 +301,26 @@ class _FileScan(PythonScan):
         elif only_fixes_layout(test):
             self.hit("device-type-layout-workaround", symbol, test)
         else:
-            self.hit("device-type-comparison", symbol, test, facets=facets(test, self.imports))
+            found = facets(test, self.imports)
+            named = self._arm_names(test) if CUDA_ARM in found else None
+            if named is not None and named[1]:
+                found = (*found, SHIM_MAPS_ARM)
+            self.hit("device-type-comparison", symbol, test, named[0] if named else None, facets=found)
+
+    def _arm_names(self, test: Node) -> tuple[str, bool] | None:
+        """The CUDA-specific names the test's arm uses, each with its torch.npu counterpart (`torch.cuda.set_device
+        (torch.npu.set_device)`), and whether every one is a torch.cuda name with a counterpart that transfer_to_npu
+        maps it to (its torch.cuda module is torch_npu.npu there)."""
+        described, mapped = [], True
+        for item in cuda_specifics(test, self.imports)[:MAX_ARM_NAMES]:
+            if item.startswith("torch.cuda."):
+                name, entry = self.index.cuda_entry(item)
+                described.append(f"{name} ({entry.npu})" if entry.npu else f"{name} (no NPU counterpart)")
+                mapped = mapped and bool(entry.npu) and not entry.alias
+            else:
+                described.append(item)
+                mapped = False
+        return (", ".join(dict.fromkeys(described)), mapped) if described else None
 
     def _string(self, node: Node) -> None:
         literal = literals.device_literal(node)
