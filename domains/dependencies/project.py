@@ -116,11 +116,14 @@ def analyze_dependencies(
         if record is not None and record.classification in RULE_BY_CLASS:
             # the site shown is a plain import where there is one: llm-awq imports flash_attn inside try/except in
             # one model and plainly in four others, and the plain ones are what breaks
-            required = _required_site(facts, context, guarded_paths)
-            # HunyuanDiT's `import bitsandbytes as bnb` and no `bnb` after it: a line to delete, nothing to replace
-            emit.import_site(RULE_BY_CLASS[record.classification], name, required or facts[0],
-                             place=None if required else _optional_use(facts, context, guarded_paths),
-                             facets=("unused-import",) if all(f.unused for f in facts) else ())
+            # a plain import whose names the file never uses (HunyuanDiT's `import bitsandbytes as bnb` and no `bnb`
+            # after it) is a line to delete, nothing to replace: it is shown only where no plain import is used
+            used = [f for f in facts if not f.unused]
+            required = _required_site(used, context, guarded_paths)
+            unused = None if required else _required_site([f for f in facts if f.unused], context, guarded_paths)
+            emit.import_site(RULE_BY_CLASS[record.classification], name, required or unused or facts[0],
+                             place=None if required or unused else _optional_use(facts, context, guarded_paths),
+                             facets=("unused-import",) if unused or not used else ())
             continue
         required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
         # Only a package that may ship CUDA-only builds is an Ascend concern when undeclared (an undeclared torch
