@@ -85,6 +85,7 @@ WRAPPED_BY_FEATURE = {
     "torch.amp.autocast_mode.custom_bwd": (),
 }
 AMP_DECORATOR_CALLS = frozenset(n for n in WRAPPED_BY_FEATURE if n.rpartition(".")[2] in {"custom_fwd", "custom_bwd"})
+SHIM = "cuda_alias"  # the capability transfer_to_npu gives a torch.cuda name (knowledge/torch_npu/releases.toml)
 MAX_ARM_NAMES = 6  # the CUDA names a device test's advice lists
 AMP_DECORATOR = "amp-decorator"  # the facet of a "cuda" handed to one of them as its device_type
 
@@ -316,7 +317,11 @@ class _FileScan(PythonScan):
             if item.startswith("torch.cuda."):
                 name, entry = self.index.cuda_entry(item)
                 described.append(f"{name} ({entry.npu})" if entry.npu else f"{name} (no NPU counterpart)")
-                mapped = mapped and bool(entry.npu) and not entry.alias
+                # the shim's mapping answers as CUDA's does only where the name's own finding is automatic under it
+                # (not get_device_capability, whose NPU answer is None; not a properties object, some of whose fields
+                # torch_npu leaves unfilled)
+                mapped = (mapped and bool(entry.npu) and not entry.alias and not entry.filled_fields
+                          and SHIM in self.index.kb.rules[entry.rule].auto_when)
             else:
                 described.append(item)
                 mapped = False
