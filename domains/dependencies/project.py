@@ -294,23 +294,13 @@ def _companion_moves(path: str, declared: dict[str, list[Declaration]], document
     """`torchvision==0.16.1 (requirements.txt:2) to the 0.16 release built for torch 2.1.0, ...`: the companion pins
     of the same file and of the install documents, each with the release its record pairs with the target torch."""
     moves = []
-    major_minor = ".".join(torch.split(".")[:2])
     for name in COMPANIONS:
-        record = kb.package(name)
         sites = [s for s in [*declared.get(name, []), *documented.get(name, [])]
                  if s.specifier and (s.path == path or s.source == DOC_SOURCE)]
-        if record is None or not sites:
+        if kb.package(name) is None or not sites:
             continue
-        pair = record.torch_pairs.get(torch)
-        line_pair = record.torch_pairs.get(major_minor)
         where = ", ".join(f"{s.path}:{s.line}" for s in sites[:3])
-        pinned = f"{name}{sites[0].specifier} ({where})"
-        if pair is not None or (line_pair is not None and line_pair.count(".") == 2):
-            moves.append(f"{pinned} to {name}=={pair or line_pair}")
-        elif line_pair is not None:
-            moves.append(f"{pinned} to the {line_pair} release built for torch {torch}")
-        else:
-            moves.append(f"{pinned} to the release built for torch {torch}")
+        moves.append(f"{name}{sites[0].specifier} ({where}) to {_companion_release(name, torch, kb)}")
     return ", ".join(moves)
 
 
