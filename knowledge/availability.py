@@ -100,6 +100,12 @@ def is_env_name(name: str) -> bool:
     return ENV_NAME.fullmatch(name) is not None
 
 
+def autocast_dtype_supported(kb: "KnowledgeBase", dtype: str, release: "Release") -> bool:
+    """Does NPU autocast at `release` accept `dtype` (`torch.float32`), rather than disabling itself for it?"""
+    listed = next((d for d in kb.operators.autocast_dtype if d.name == dtype), None)
+    return listed is not None and line_key(line_of(release.branch)) >= line_key(listed.since_line)
+
+
 def has(kb: "KnowledgeBase", name: str, release: "Release") -> bool:
     """Does torch_npu `release` have `name` (a torch.npu name, an operator or an environment variable it reads)?"""
     if is_npu_name(name):

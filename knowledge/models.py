@@ -944,6 +944,15 @@ class EnvName(_Record):
     source: str = Field(min_length=1)
 
 
+class AutocastDtype(_Record):
+    """A dtype NPU autocast accepts (torch_npu.npu.get_amp_supported_dtype), by the first release line whose every
+    branch lists it; on older lines `autocast(dtype=...)` of it disables NPU autocast with a warning."""
+
+    name: str = Field(pattern=r"^torch\.[a-z0-9]+$")
+    since_line: str
+    source: str = Field(min_length=1)
+
+
 class OperatorTable(_Record):
     """knowledge/torch_npu/ops.toml (generated) and names.toml (hand-checked facts)."""
 
@@ -960,6 +969,7 @@ class OperatorTable(_Record):
     not_operator: list[SourcedName] = Field(default_factory=list)
     module_name: list[ModuleName] = Field(default_factory=list)
     env_name: list[EnvName] = Field(default_factory=list)
+    autocast_dtype: list[AutocastDtype] = Field(default_factory=list)
 
 
 

@@ -41,6 +41,11 @@ MAX_NODES = 4000  # a walk over one function or body
 MAX_USES = 20  # uses of a flag
 MAX_LOOP_DEPTH = 3
 MOVES = frozenset({"cuda", "to"})  # what moves a probe's tensor to the device
+# what may surround an aid's value that a name keeps for a report: arithmetic, rounding, literals
+FIGURE = " (a figure only reported)"
+FIGURE_FUNCTIONS = frozenset({"round", "float", "int", "abs"})
+FIGURE_PARTS = frozenset({"call", "argument_list", "attribute", "identifier", "binary_operator", "parenthesized_expression",
+                          "integer", "float", "unary_operator", "keyword_argument"})
 ASSIGNMENT_PARTS = {"boolean_operator", "parenthesized_expression", "comparison_operator", "call", "attribute",
                     "argument_list", "not_operator", "identifier", "string", "integer", "subscript"}
 
@@ -52,6 +57,10 @@ class DebugAid:
     aids: tuple[str, ...]  # the aids' names, for the reason
 
     def reason(self, test: Node) -> str:
+        if any(aid.endswith(FIGURE) for aid in self.aids):
+            return (f"line {test.start_point.row + 1}: the test guards only debugging aids or figures a log, metric or "
+                    f"progress event reports ({', '.join(self.aids)}); on Ascend the NPU shows no figure there, and what "
+                    "runs on the device is the same")
         return (f"line {test.start_point.row + 1}: the test guards only a debugging aid ({', '.join(self.aids)}); "
                 "on Ascend the aid is skipped and what runs on the device is the same")
 
@@ -112,6 +121,10 @@ class DebugAids:
         for statement in (s for s in block.named_children if s.type != "comment"):
             if statement.type == "pass_statement" or self._reads_clock_into_name(statement):
                 continue
+            figure = self._reported_figure(statement, imports)
+            if figure is not None:
+                aids.add(figure)
+                continue
             if statement.type == "for_statement" and depth < MAX_LOOP_DEPTH:
                 body = statement.child_by_field_name("body")
                 if body is None or not self._diagnostic(body, imports, released, aids, depth + 1):
@@ -160,6 +173,43 @@ class DebugAids:
                 if name is not None:
                     found.add(name)
         return found
+
+    def _reported_figure(self, statement: Node, imports: ImportTable) -> str | None:
+        """`peak_gb = round(torch.cuda.max_memory_allocated() / 1e9, 2)`: a name given an aid's value (a memory
+        statistic), with plain arithmetic around it, and afterwards only shown or handed on as a named field of a call
+        or a dict (a progress event's `peak_memory_gb=peak_gb or None`, `{"peak_mem": peak_gb}`), never tested or passed
+        by position: a figure for a log, metric or user interface (round 17: unsloth studio's trainers). The aid's
+        name, marked so, or None."""
+        assignment = parsing.statement_assignment(statement)
+        left = assignment.child_by_field_name("left") if assignment is not None else None
+        right = assignment.child_by_field_name("right") if assignment is not None else None
+        if left is None or left.type != "identifier" or right is None:
+            return None
+        found = None
+        for node in parsing.walk(right, limit=200):
+            if node.type == "call":
+                name = self._aid(node, imports)
+                if name is not None:
+                    found = name
+                elif parsing.text(node.child_by_field_name("function")) not in FIGURE_FUNCTIONS:
+                    return None
+            elif node.type not in FIGURE_PARTS:
+                return None
+        uses = _uses_after(assignment, parsing.text(left)) if found is not None else []
+        if not uses or not all(self._reported(use) for use in uses):
+            return None
+        return found + FIGURE
+
+    def _reported(self, use: Node) -> bool:
+        """The value of a keyword argument or a dict entry (through `or`, arithmetic and round()), or shown."""
+        child, parent = use, use.parent
+        while parent is not None and (parent.type in {"boolean_operator", "parenthesized_expression", "binary_operator"}
+                                      or (parent.type == "argument_list" and parent.parent is not None
+                                          and parsing.text(parent.parent.child_by_field_name("function")) in FIGURE_FUNCTIONS)):
+            child, parent = (parent.parent, parent.parent.parent) if parent.type == "argument_list" else (parent, parent.parent)
+        if parent is not None and parent.type in {"keyword_argument", "pair"} and _same(parent.child_by_field_name("value"), child):
+            return True
+        return self.display.shown(use)
 
     def _reads_clock_into_name(self, statement: Node) -> bool:
         """`t0 = time.perf_counter()`."""

@@ -208,6 +208,10 @@ class DisplaySites:
                 return False
         return True
 
+    def shown(self, node: Node) -> bool:
+        """Does the value at `node` only show up in a message, a report table or a progress bar's text?"""
+        return self._shown(node) is not None
+
     def _shown(self, node: Node, conditions: bool = False, texts: bool = False) -> Guard | None:
         """`conditions`: the condition of an if whose arms only show messages counts as shown; `texts`: so does one
         whose arms only show messages or add phrases to a text, at least one such phrase."""

@@ -35,6 +35,7 @@ class ImportFact:
     optional: bool = False  # inside a function, a class or an if, or caught by a try: an optional or lazy import
     caught: bool = False  # in a try whose except catches its failure: it cannot stop the program
     holder: str = ""  # the module-level function, or module-level class by its __init__, holding it plainly
+    unused: bool = False  # of a package to replace, binding names its file writes nowhere else (unused_import)
 
 
 @dataclass
@@ -232,6 +233,46 @@ def _imports(unit: Unit) -> list[ImportFact]:
                 optional=_nested(statement) or import_is_caught(statement, _import_errors()),
                 caught=import_is_caught(statement, _import_errors()),
                 holder=_holder(statement),
+                unused=module in _replaced_modules() and unused_import(unit, statement),
             )
         )
     return result
+
+
+@functools.cache
+def _replaced_modules() -> frozenset[str]:
+    """The top-level modules of the catalog's packages that need replacement or are unsupported, in any release range:
+    the only imports whose use is read."""
+    from ascend_feasibility.knowledge import load_knowledge
+
+    classes = {"needs_replacement", "unsupported"}
+    return frozenset(m.split(".")[0] for record in load_knowledge().packages.values() for m in record.modules
+                     if record.classification in classes or any(v.classification in classes for v in record.versions))
+
+
+def unused_import(unit: Unit, statement) -> bool:
+    """Does the file write none of the names the import statement binds anywhere else (`import bitsandbytes as bnb`
+    and no `bnb` after it: HunyuanDiT hydit/train_deepspeed.py:37)? A substring search over the file's bytes outside
+    the statement, so a name inside a longer word, a comment, a string or `__all__` counts as a use. A package's
+    `__init__.py` re-exports what it imports, a notebook cell's later cells may use it, and `import *` binds names
+    unseen: all used."""
+    if unit.cell is not None or PurePosixPath(unit.path).name == "__init__.py":
+        return False
+    if statement.type == "import_statement":
+        bound = [_bound(n) for n in statement.children_by_field_name("name")]
+    elif statement.type == "import_from_statement" and not any(c.type == "wildcard_import" for c in statement.children):
+        bound = [_bound(n) for n in statement.children_by_field_name("name")]
+    else:
+        return False
+    data = unit.source.data
+    return bool(bound) and all(name and data.find(name.encode("utf-8"), 0, statement.start_byte) < 0
+                               and data.find(name.encode("utf-8"), statement.end_byte) < 0 for name in bound)
+
+
+def _bound(node) -> str:
+    """The local name an imported module (`a.b` binds `a`; `a as b` binds `b`) or imported name binds."""
+    alias = node.child_by_field_name("alias") if node.type == "aliased_import" else None
+    if alias is not None:
+        return parsing.text(alias)
+    name = node.child_by_field_name("name") if node.type == "aliased_import" else node
+    return parsing.text(name).split(".")[0] if name is not None else ""

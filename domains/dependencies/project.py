@@ -99,8 +99,10 @@ def analyze_dependencies(
             if site.local_version.startswith(("+cu", "+rocm")):
                 builds[site.path].append(site)
         for lines in builds.values():
-            emit.declaration("cuda-build-pin", f"{name}{lines[0].specifier}", lines[0],
-                             sites=[f"{s.path}:{s.line}" for s in lines] if len(lines) > 1 else None)
+            move = _build_move(name, lines, by_package.get("torch", []), factory.target.release, kb)
+            emit.declaration("cuda-build-pin", f"{name}{lines[0].specifier}", lines[0], move,
+                             sites=[f"{s.path}:{s.line}" for s in lines] if len(lines) > 1 else None,
+                             facets=("other-torch",) if move else ())
         for site in sites:
             if name == "torch-npu":
                 emit.declaration("torch-npu-declared", f"{name}{site.specifier}", site)
@@ -114,9 +116,14 @@ def analyze_dependencies(
         if record is not None and record.classification in RULE_BY_CLASS:
             # the site shown is a plain import where there is one: llm-awq imports flash_attn inside try/except in
             # one model and plainly in four others, and the plain ones are what breaks
-            required = _required_site(facts, context, guarded_paths)
-            emit.import_site(RULE_BY_CLASS[record.classification], name, required or facts[0],
-                             place=None if required else _optional_use(facts, context, guarded_paths))
+            # a plain import whose names the file never uses (HunyuanDiT's `import bitsandbytes as bnb` and no `bnb`
+            # after it) is a line to delete, nothing to replace: it is shown only where no plain import is used
+            used = [f for f in facts if not f.unused]
+            required = _required_site(used, context, guarded_paths)
+            unused = None if required else _required_site([f for f in facts if f.unused], context, guarded_paths)
+            emit.import_site(RULE_BY_CLASS[record.classification], name, required or unused or facts[0],
+                             place=None if required or unused else _optional_use(facts, context, guarded_paths),
+                             facets=("unused-import",) if unused or not used else ())
             continue
         required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
         # Only a package that may ship CUDA-only builds is an Ascend concern when undeclared (an undeclared torch
@@ -212,9 +219,10 @@ class _Emitter:
         self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu, facets=facets,
                            effort=effort), place, sites)
 
-    def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None) -> None:
-        self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu),
-                   place)
+    def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None,
+                    facets: tuple[str, ...] = ()) -> None:
+        self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu,
+                           facets=facets), place)
 
 
 PATCH_LEVEL_EFFORT = (0.25, 1.0)  # a one-line pin change (and its companions' lines), no API change to re-validate
@@ -231,28 +239,68 @@ def _patch_apart(sites: list[Declaration], torch: str) -> bool:
     return not version.is_prerelease and version.release[:2] == target.release[:2] and version != target
 
 
+def _build_move(name: str, lines: list[Declaration], torch_sites: list[Declaration], target, kb: KnowledgeBase) -> str | None:
+    """The target pair a CUDA build pin has to move to, where dropping its label is not enough: the torch it pins, or
+    the torch its companion release is built for (the same file's exact torch pin, else the record's torch_pairs
+    read backwards: torchvision 0.15 is built for torch 2.0), is not the target's torch. None where that torch is
+    the target's, or unknown."""
+    pinned = _version_of(lines)
+    if pinned is None or (name != "torch" and name not in COMPANIONS):
+        return None
+    paired = pinned.lstrip("=") if name == "torch" else _paired_torch(name, pinned.lstrip("="), [
+        s for s in torch_sites if s.path == lines[0].path], kb)
+    try:
+        if paired is None or Version(paired).release == Version(target.torch).release[:len(Version(paired).release)]:
+            return None  # the target's torch, or its line where only the line is known
+    except InvalidVersion:
+        return None
+    pair = f"torch=={target.torch}, torch_npu {target.torch_npu} (CANN {target.cann})"
+    if name == "torch":
+        return pair
+    return f"{_companion_release(name, target.torch, kb)} with {pair} (this release is built for torch {paired})"
+
+
+def _paired_torch(name: str, version: str, torch_sites: list[Declaration], kb: KnowledgeBase) -> str | None:
+    """The torch a companion release goes with: the file's own exact torch pin, else its torch_pairs entry."""
+    pinned = _version_of(torch_sites) if torch_sites else None
+    if pinned is not None:
+        return pinned.lstrip("=")
+    record = kb.package(name)
+    try:
+        own = Version(version)
+    except InvalidVersion:
+        return None
+    for torch, release in (record.torch_pairs.items() if record is not None else []):
+        paired = Version(release)
+        if paired.release == own.release[:len(paired.release)]:
+            return torch
+    return None
+
+
+def _companion_release(name: str, torch: str, kb: KnowledgeBase) -> str:
+    """`torchvision==0.16.0`, `the 0.16 release of torchvision`, or `the torchvision release`, built for `torch`."""
+    record = kb.package(name)
+    pairs = record.torch_pairs if record is not None else {}
+    pair, line_pair = pairs.get(torch), pairs.get(".".join(torch.split(".")[:2]))
+    if pair is not None or (line_pair is not None and line_pair.count(".") == 2):
+        return f"{name}=={pair or line_pair}"
+    if line_pair is not None:
+        return f"the {line_pair} release of {name} built for torch {torch}"
+    return f"the {name} release built for torch {torch}"
+
+
 def _companion_moves(path: str, declared: dict[str, list[Declaration]], documented: dict[str, list[Declaration]],
                      torch: str, kb: KnowledgeBase) -> str:
     """`torchvision==0.16.1 (requirements.txt:2) to the 0.16 release built for torch 2.1.0, ...`: the companion pins
     of the same file and of the install documents, each with the release its record pairs with the target torch."""
     moves = []
-    major_minor = ".".join(torch.split(".")[:2])
     for name in COMPANIONS:
-        record = kb.package(name)
         sites = [s for s in [*declared.get(name, []), *documented.get(name, [])]
                  if s.specifier and (s.path == path or s.source == DOC_SOURCE)]
-        if record is None or not sites:
+        if kb.package(name) is None or not sites:
             continue
-        pair = record.torch_pairs.get(torch)
-        line_pair = record.torch_pairs.get(major_minor)
         where = ", ".join(f"{s.path}:{s.line}" for s in sites[:3])
-        pinned = f"{name}{sites[0].specifier} ({where})"
-        if pair is not None or (line_pair is not None and line_pair.count(".") == 2):
-            moves.append(f"{pinned} to {name}=={pair or line_pair}")
-        elif line_pair is not None:
-            moves.append(f"{pinned} to the {line_pair} release built for torch {torch}")
-        else:
-            moves.append(f"{pinned} to the release built for torch {torch}")
+        moves.append(f"{name}{sites[0].specifier} ({where}) to {_companion_release(name, torch, kb)}")
     return ", ".join(moves)
 
 

@@ -10,7 +10,7 @@ from ascend_feasibility.domains.device import context_operands, literals, select
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
-from ascend_feasibility.domains.device.test_arms import facets
+from ascend_feasibility.domains.device.test_arms import CUDA_ARM, SHIM_MAPS_ARM, cuda_specifics, facets
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_context_conventions
@@ -77,7 +77,17 @@ WRAPPED_BY_FEATURE = {
     "torch.library.register_kernel": (),
     "torch.library.impl": (),
     "torch.library.register_autocast": (),
+    # the device type of a custom autograd Function's AMP decorators: transfer_to_npu wraps neither (only autocast's
+    # __init__), so custom_fwd keeps asking is_autocast_enabled("cuda") (AMP_DECORATOR_CALLS)
+    "torch.amp.custom_fwd": (),
+    "torch.amp.custom_bwd": (),
+    "torch.amp.autocast_mode.custom_fwd": (),
+    "torch.amp.autocast_mode.custom_bwd": (),
 }
+AMP_DECORATOR_CALLS = frozenset(n for n in WRAPPED_BY_FEATURE if n.rpartition(".")[2] in {"custom_fwd", "custom_bwd"})
+SHIM = "cuda_alias"  # the capability transfer_to_npu gives a torch.cuda name (knowledge/torch_npu/releases.toml)
+MAX_ARM_NAMES = 6  # the CUDA names a device test's advice lists
+AMP_DECORATOR = "amp-decorator"  # the facet of a "cuda" handed to one of them as its device_type
 
 
 class _FileScan(PythonScan):
@@ -134,6 +144,8 @@ class _FileScan(PythonScan):
             return
         if name.startswith(DYNAMO_CONFIG) and not _cuda_backend_setting(name, call):
             return  # a backend-neutral Dynamo setting means the same on torch_npu's compile backend
+        if name == DYNAMO_CONFIG[:-1] and _neutral_config_access(chain):
+            return  # `getattr(torch._dynamo.config, "recompile_limit", 8)`: the same setting, read by its key
         if name == "torch.jit.script" and call is not None and only_called(call):
             self.hit("torch-jit-script-only-called", f"{name}(...)", call)
             return
@@ -290,7 +302,30 @@ class _FileScan(PythonScan):
         elif only_fixes_layout(test):
             self.hit("device-type-layout-workaround", symbol, test)
         else:
-            self.hit("device-type-comparison", symbol, test, facets=facets(test, self.imports))
+            found = facets(test, self.imports)
+            named = self._arm_names(test) if CUDA_ARM in found else None
+            if named is not None and named[1]:
+                found = (*found, SHIM_MAPS_ARM)
+            self.hit("device-type-comparison", symbol, test, named[0] if named else None, facets=found)
+
+    def _arm_names(self, test: Node) -> tuple[str, bool] | None:
+        """The CUDA-specific names the test's arm uses, each with its torch.npu counterpart (`torch.cuda.set_device
+        (torch.npu.set_device)`), and whether every one is a torch.cuda name with a counterpart that transfer_to_npu
+        maps it to (its torch.cuda module is torch_npu.npu there)."""
+        described, mapped = [], True
+        for item in cuda_specifics(test, self.imports)[:MAX_ARM_NAMES]:
+            if item.startswith("torch.cuda."):
+                name, entry = self.index.cuda_entry(item)
+                described.append(f"{name} ({entry.npu})" if entry.npu else f"{name} (no NPU counterpart)")
+                # the shim's mapping answers as CUDA's does only where the name's own finding is automatic under it
+                # (not get_device_capability, whose NPU answer is None; not a properties object, some of whose fields
+                # torch_npu leaves unfilled)
+                mapped = (mapped and bool(entry.npu) and not entry.alias and not entry.filled_fields
+                          and SHIM in self.index.kb.rules[entry.rule].auto_when)
+            else:
+                described.append(item)
+                mapped = False
+        return (", ".join(dict.fromkeys(described)), mapped) if described else None
 
     def _string(self, node: Node) -> None:
         literal = literals.device_literal(node)
@@ -326,7 +361,18 @@ class _FileScan(PythonScan):
             return  # `impl='cuda'` beside `assert impl in ['ref', 'cuda']`: an implementation's name, not a device
         detector = "device-string-formatted" if literal.formatted else "device-string"
         self.hit(detector, parsing.text(literal.node), literal.node, literal.npu_text,
-                  auto_when=self._callee_capabilities(literal.node))
+                  auto_when=self._callee_capabilities(literal.node), facets=self._amp_decorator(literal.node))
+
+    def _amp_decorator(self, node: Node) -> tuple[str, ...]:
+        """`torch.amp.custom_fwd(device_type="cuda")`: the decorator reads CUDA's autocast state, not the NPU's."""
+        parent = node.parent
+        if parent is None or parent.type != "keyword_argument" or parsing.text(parent.child_by_field_name("name")) != "device_type":
+            return ()
+        call = parent.parent.parent if parent.parent is not None else None
+        function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        if function is None or function.type not in {"identifier", "attribute"}:
+            return ()
+        return (AMP_DECORATOR,) if qualified_name(function, self.imports) in AMP_DECORATOR_CALLS else ()
 
     def _names_a_path(self, node: Node) -> bool:
         """`os.path.join(root, "cuda", "*.cu")`, `Path(root) / "cuda"`, `sources=["cuda"]`: a folder or file named
@@ -466,6 +512,24 @@ def _fields_read(call: Node) -> set[str] | None:
                 return None
             fields.add(parsing.text(holder.child_by_field_name("attribute")))
     return fields or None
+
+
+CONFIG_ACCESSORS = frozenset({"getattr", "hasattr", "setattr"})
+
+
+def _neutral_config_access(module: Node) -> bool:
+    """`getattr(torch._dynamo.config, "recompile_limit", 8)` (or hasattr, setattr): the config module handed to an
+    accessor with a literal key that is no CUDA-graph or Triton setting (judged as `torch._dynamo.config.<key>`)."""
+    arguments = module.parent
+    call = arguments.parent if arguments is not None and arguments.type == "argument_list" else None
+    function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+    if function is None or parsing.text(function) not in CONFIG_ACCESSORS:
+        return False
+    given = arguments.named_children
+    if len(given) < 2 or given[0] != module or given[1].type != "string":
+        return False
+    key = parsing.text(given[1]).strip("'\"")
+    return key.isidentifier() and not _cuda_backend_setting(DYNAMO_CONFIG + key, None)
 
 
 def _cuda_backend_setting(name: str, call: Node | None) -> bool:

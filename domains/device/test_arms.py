@@ -32,6 +32,7 @@ from tree_sitter import Node
 
 RAISES = "raises"
 CUDA_ARM = "cuda-arm"
+SHIM_MAPS_ARM = "shim-maps-arm"  # every CUDA name of the arm is a torch.cuda name transfer_to_npu maps (the scanner's)
 SETTING = "setting"
 AUTOCAST_GATE = "cuda-autocast-gate"
 NONE_HANDLE = "none-handle"
@@ -43,6 +44,9 @@ CUDA_NAMESPACES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 CUDA_FUNCTIONS = frozenset({"torch.get_autocast_gpu_dtype", "torch.set_autocast_gpu_dtype"})
 CUDA_BACKENDS = frozenset({"nccl"})
 MAX_NODES = 2_000  # the walk over one arm
+MAX_FILE_NODES = 50_000  # the walk over a file for a predicate's callers
+MAX_ARMS = 12
+_NOT_CONDITIONS = frozenset({"string", "comment"})
 _READ_WHOLE = frozenset({"function_definition", "class_definition", "lambda", "string"})  # an arm's walk does not enter
 
 
@@ -64,7 +68,7 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.append(RAISES)
     elif npu_path is not None and _leaves_handle_none(npu_path, parent):
         found.extend((RAISES, NONE_HANDLE))
-    if cuda_arm is not None and _cuda_specific(cuda_arm, imports):
+    if cuda_specifics(test, imports):
         found.append(CUDA_ARM)
     if cuda_arm is not None and no_npu_kernel(cuda_arm):
         found.append(CUDA_ARM_NO_NPU_KERNEL)
@@ -75,6 +79,103 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
     if _under_cuda_autocast_gate(test, imports):
         found.append(AUTOCAST_GATE)
     return tuple(found)
+
+
+def cuda_specifics(test: Node, imports: ImportTable) -> list[str]:
+    """What makes the code the test opens CUDA-specific, in order, each once: the torch.cuda/cuDNN names it uses
+    (`torch.cuda.set_device`), `"cuda" device`, `"nccl" backend`. The code is the test's own arm, and one level into
+    the functions of the file that arm calls by name (`pin_cuda_ordinal(target.ordinal)`); for a predicate (a function
+    or property whose one statement returns the test, `return self.device == "cuda"`), the arms its callers in the
+    file open with it."""
+    child, parent, negated = _holder(test)
+    if parent is not None and parent.type == "return_statement":
+        arms = _predicate_arms(parent)
+    else:
+        arm = _arms(child, parent, negated)[0]
+        arms = [arm] if arm is not None else []
+    found: list[str] = []
+    for arm in arms:
+        for node in [arm, *_called_definitions(arm)]:
+            for item in _cuda_items(node, imports):
+                if item not in found:
+                    found.append(item)
+    return found
+
+
+def _holder(test: Node) -> tuple[Node, Node | None, bool]:
+    """(the test with its parentheses, `not` and `and` terms, the statement or expression holding that, negated)."""
+    negated = _negative(test)
+    child, parent = test, test.parent
+    while parent is not None and parent.type in {"parenthesized_expression", "not_operator", "boolean_operator"}:
+        if parent.type == "not_operator":
+            negated = not negated
+        elif parent.type == "boolean_operator" and parsing.text(parent.child_by_field_name("operator")) != "and":
+            return child, None, negated
+        child, parent = parent, parent.parent
+    return child, parent, negated
+
+
+def _predicate_arms(statement: Node) -> list[Node]:
+    """The arms the callers in this file open with a predicate whose one statement is `statement`: `if x.name:` opens
+    its body, `if not x.name: return` what follows it in its block (with `x.name()` alike)."""
+    body = statement.parent
+    function = body.parent if body is not None and body.type == "block" else None
+    if function is None or function.type != "function_definition":
+        return []
+    if [s for s in body.named_children if s.type != "comment" and not _is_docstring(s)] != [statement]:
+        return []
+    name = parsing.text(function.child_by_field_name("name"))
+    arms: list[Node] = []
+    for node in parsing.walk(parsing.root_of(statement), limit=MAX_FILE_NODES, prune=_NOT_CONDITIONS):
+        if node.type not in {"if_statement", "elif_clause"}:
+            continue
+        condition = node.child_by_field_name("condition")
+        negated = condition is not None and condition.type == "not_operator"
+        tested = condition.child_by_field_name("argument") if negated else condition
+        if tested is not None and tested.type == "call":
+            tested = tested.child_by_field_name("function")
+        if tested is None or _last_name(tested) != name:
+            continue
+        consequence = node.child_by_field_name("consequence")
+        if not negated:
+            arms.append(consequence)
+        elif node.type == "if_statement" and not node.children_by_field_name("alternative") and _leaves(consequence):
+            following = node.next_named_sibling
+            while following is not None:
+                arms.append(following)
+                following = following.next_named_sibling
+        if len(arms) > MAX_ARMS:
+            break
+    return [a for a in arms if a is not None]
+
+
+def _last_name(node: Node) -> str:
+    if node.type == "identifier":
+        return parsing.text(node)
+    if node.type == "attribute":
+        return parsing.text(node.child_by_field_name("attribute"))
+    return ""
+
+
+def _is_docstring(statement: Node) -> bool:
+    return statement.type == "expression_statement" and bool(statement.named_children) \
+        and statement.named_children[0].type == "string"
+
+
+def _called_definitions(arm: Node) -> list[Node]:
+    """The bodies of the module-level functions of the file that `arm` calls by their plain name."""
+    called = {parsing.text(n.child_by_field_name("function")) for n in parsing.walk(arm, limit=MAX_NODES, prune=_READ_WHOLE)
+              if n.type == "call" and n.child_by_field_name("function") is not None
+              and n.child_by_field_name("function").type == "identifier"}
+    if not called:
+        return []
+    bodies = []
+    for statement in parsing.root_of(arm).named_children:
+        definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
+        if definition is not None and definition.type == "function_definition" \
+                and parsing.text(definition.child_by_field_name("name")) in called:
+            bodies.append(definition.child_by_field_name("body"))
+    return [b for b in bodies if b is not None][:MAX_ARMS]
 
 
 def _picks_non_blocking(test: Node) -> bool:
@@ -202,19 +303,24 @@ def _names_npu(node: Node) -> bool:
                for current in parsing.walk(node, limit=MAX_NODES))
 
 
-def _cuda_specific(arm: Node, imports: ImportTable) -> bool:
+def _cuda_items(arm: Node, imports: ImportTable) -> list[str]:
+    found = []
     for node in parsing.walk(arm, limit=MAX_NODES, prune=_READ_WHOLE):
         if node.type == "attribute":
+            if node.parent is not None and node.parent.type == "attribute" and node.parent.child_by_field_name("object") == node:
+                continue  # `torch.cuda` of `torch.cuda.set_device`: the longer name is read
             name = qualified_name(node, imports)
             if name is not None and (name in CUDA_FUNCTIONS or any(
                     name == space or name.startswith(space + ".") for space in CUDA_NAMESPACES)):
-                return True
+                found.append((node.start_byte, name))
         elif node.type == "string":
             if literals.is_message_argument(node) or literals.is_docstring(node):
                 continue
-            if literals.string_parts(node)[1].strip().lower() in CUDA_BACKENDS or literals.device_literal(node) is not None:
-                return True
-    return False
+            if literals.string_parts(node)[1].strip().lower() in CUDA_BACKENDS:
+                found.append((node.start_byte, f'"{literals.string_parts(node)[1].strip().lower()}" backend'))
+            elif literals.device_literal(node) is not None:
+                found.append((node.start_byte, 'a "cuda" device'))
+    return [item for _, item in sorted(found)]
 
 
 def _compares_setting(test: Node) -> bool:

@@ -7,7 +7,8 @@ and float64 work that stays on the CPU, are left alone."""
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.base import Hit
+from ascend_feasibility.analyzer.reading.python_names import qualified_name
+from ascend_feasibility.domains.base import Hit, Unit
 from ascend_feasibility.domains.host_values import device_on_host, stays_on_host
 from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
@@ -29,6 +30,7 @@ from ascend_feasibility.domains.python_refs import (
     references,
     unit_references,
 )
+from ascend_feasibility.knowledge import availability
 from tree_sitter import Node
 
 QUERY = r"""
@@ -46,6 +48,11 @@ DTYPE_REFERENCES = FLOAT64 | COMPLEX128 | {"torch.uint16", "torch.uint32", "torc
 }
 DTYPE_CONSUMERS = {"to", "type", "set_default_dtype", "zeros", "ones", "empty", "full", "tensor", "arange", "linspace",
                    "randn", "rand", "as_tensor", "from_numpy", "eye", "zeros_like", "ones_like", "empty_like", "full_like"}
+FLOAT32 = frozenset({"torch.float32", "torch.float"})
+ASSERTED_DTYPES = FLOAT32 | {"torch.float16", "torch.bfloat16", "torch.half"}
+# autocast constructors (the device domain's AUTOCASTS, and torch_npu's own)
+AUTOCASTS = frozenset({"torch.autocast", "torch.amp.autocast", "torch.amp.autocast_mode.autocast", "torch.cuda.amp.autocast",
+                       "torch.cuda.amp.autocast_mode.autocast", "torch.npu.amp.autocast", "torch_npu.npu.amp.autocast"})
 HOST_SIDE_NAMES = ("loss", "metric", "acc", "score", "stat", "count", "hist", "numpy")
 NORM_CLASS_TOKENS = ("rmsnorm",)
 # Tensor factories: without a device they make a CPU tensor.
@@ -151,11 +158,34 @@ class _PrecisionScan(PythonScan):
         text = parsing.text(assertion)
         if ".dtype" not in text or _enclosing_function_name(assertion) != "forward":
             return
-        names = {"torch.float32", "torch.float", "torch.float16", "torch.bfloat16", "torch.half"}
-        for reference in references(parsing.captures(parsing.query("python", REFERENCE_PATTERNS), assertion), self.unit):
-            if reference.name in names:
-                self.hit("dtype-assertion", " ".join(text.split())[:120], assertion)
-                return
+        found = {r.name for r in references(parsing.captures(parsing.query("python", REFERENCE_PATTERNS), assertion), self.unit)}
+        pinned = found & ASSERTED_DTYPES
+        if not pinned:
+            return
+        if pinned <= FLOAT32 and self._float32_autocast_holds(assertion):
+            return  # inside autocast(dtype=torch.float32), which the target's NPU autocast runs as CUDA's does
+        self.hit("dtype-assertion", " ".join(text.split())[:120], assertion)
+
+    def _float32_autocast_holds(self, assertion: Node) -> bool:
+        """The assertion sits in `with <autocast>(dtype=torch.float32):` in its function (Wan2.1's time embedding,
+        `assert e.dtype == torch.float32`), and the target release's NPU autocast accepts float32
+        (torch_npu.npu.get_amp_supported_dtype, knowledge/torch_npu/names.toml autocast_dtype): the ops it covers run
+        in float32 there as on CUDA. On older lines NPU autocast disables itself for that dtype, and the check stays."""
+        if not availability.autocast_dtype_supported(self.index.kb, "torch.float32", self.target.release):
+            return False
+        current = assertion.parent
+        while current is not None and current.type not in _DEFINITIONS:
+            if current.type == "with_statement" and any(self._float32_autocast(item) for item in _with_calls(current)):
+                return True
+            current = current.parent
+        return False
+
+    def _float32_autocast(self, call: Node) -> bool:
+        function = call.child_by_field_name("function")
+        if function is None or qualified_name(function, self.imports) not in AUTOCASTS:
+            return False
+        dtype = keywords(call).get("dtype")
+        return dtype is not None and qualified_name(dtype, self.imports) in FLOAT32
 
     def _norm_class(self, cls: Node) -> None:
         name = parsing.text(cls.child_by_field_name("name"))
@@ -238,6 +268,19 @@ def _moves_to_device(to_call: Node) -> bool:
         elif "dtype" not in text and "float" not in text:
             return True
     return False
+
+
+def _with_calls(statement: Node) -> list[Node]:
+    """The calls a with-statement enters (`with amp.autocast(dtype=torch.float32), lock:`)."""
+    clause = next((c for c in statement.named_children if c.type == "with_clause"), None)
+    calls = []
+    for item in clause.named_children if clause is not None else []:
+        value = item.child_by_field_name("value") if item.type == "with_item" else None
+        if value is not None and value.type == "as_pattern" and value.named_children:
+            value = value.named_children[0]
+        if value is not None and value.type == "call":
+            calls.append(value)
+    return calls
 
 
 def _enclosing_function_name(node: Node) -> str | None:
@@ -381,3 +424,8 @@ class PrecisionPythonScanner(PythonDomainScanner):
     triggers = ("float64", "double", "complex128", "from_numpy", "cdouble", "uint", "float8", "dtype", "RMSNorm", "RmsNorm",
                 "view_as_complex", "polar", "allow_tf32")
     scan_class = _PrecisionScan
+
+    def scan(self, unit: Unit) -> list[Hit]:
+        scan = self.scan_class(self.index, unit)
+        scan.target = self.target  # the release whose NPU autocast a float32 assertion is judged against
+        return scan.run()
