@@ -241,6 +241,11 @@ def test_torch_seeding_every_device_is_no_ported_site():
     seeded = scan("import torch\n\ndef seed(s):\n    torch.manual_seed(s)\n    torch.cuda.manual_seed_all(s)\n"
                   "    return torch.ones(1).cuda()\n").findings
     assert [f.reach for f in seeded if f.rule == "DEV106"] == ["npu-path"]
+    # so is a CUDA check that guards only such a call (diffusers' glm_image pipeline)
+    checked = scan("import torch\n\ndef seed(s):\n    torch.manual_seed(s)\n    if torch.cuda.is_available():\n"
+                   "        torch.cuda.manual_seed_all(s)\n").findings
+    assert {f.rule: f.reach for f in checked if f.rule in {"DEV104", "DEV106"}} == {"DEV104": "npu-path", "DEV106": "npu-path"}
+    assert effort(checked, ["training"]).ported is None
     work = effort(seeded, ["training"])
     assert work.ported is None
     assert not any("already ported" in d.en for d in verdict(seeded, work, ["training"], []).drivers)

@@ -20,8 +20,9 @@ SEEDS_EVERY_DEVICE = "torch's call seeds every device, the NPU's included: no NP
 
 
 def seeded_by_torch(reason: str | None) -> bool:
-    """Is this a reach reason seeded_for_every_device gave?"""
-    return reason is not None and reason.endswith(f"({SEEDS_EVERY_DEVICE})")
+    """Is this a reach reason seeded_for_every_device gave, or one derived from it (a CUDA check guarding only such a
+    call: "the check guards only code that is npu-path (line 436: torch.manual_seed(seed) (...))")?"""
+    return reason is not None and SEEDS_EVERY_DEVICE in reason
 
 
 def seeded_for_every_device(node: Node) -> Guard | None:
