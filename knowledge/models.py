@@ -726,6 +726,9 @@ class GuardConventions(_Record):
     cuda_only_calls: list[str]
     cuda_only_name_tokens: list[str] = Field(description="name parts of NVIDIA-only features (nvlink, cuda_graph)")
     capability_calls: list[str]
+    none_under_shim_rules: list[str] = Field(default_factory=list, description="rules of CUDA capability reads that "
+                                             "torch_npu answers with None (get_device_capability, properties' major): "
+                                             "a check transfer_to_npu makes true guards no read of their value")
     accelerator_calls: list[str]
     cuda_only_choices: list[str] = Field(description="config values naming a CUDA-only library: what they select is optional")
     display_rules: list[str] = Field(description="rules whose findings only read state: cosmetic in a message")

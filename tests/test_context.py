@@ -1880,3 +1880,43 @@ def test_a_branch_either_of_two_off_switches_opens_and_forwards_of_a_switch():
     assert reach_of(export, "DEV004")[0][0] == "runs"
     (reach, reason), = reach_of(export.replace("onnx", "xformers"), "DEV004")
     assert reach == "optional" and "`--xformers` is off unless given (line 3) or `--trt` is off unless given (line 4)" in reason
+
+
+GATED_PUBLIC_KERNEL = """\
+import torch.nn.functional as F
+try:
+    import flash_attn
+    HAS_FLASH = True
+except ImportError:
+    HAS_FLASH = False
+
+
+def fused_attention(q, k, v):
+    return flash_attn.flash_attn_func(q, k, v)
+
+
+def attention(q, k, v):
+    if HAS_FLASH:
+        return fused_attention(q, k, v)
+    return F.scaled_dot_product_attention(q, k, v)
+"""
+
+
+@pytest.mark.parametrize("caller, reach", [
+    ("from .ops import fused_attention\n\n\ndef block(q, k, v):\n    return fused_attention(q, k, v)\n", "runs"),
+    ("from .ops import attention\n\n\ndef block(q, k, v):\n    return attention(q, k, v)\n", "optional"),
+    ("from .ops import fused_attention\n\n__all__ = ['fused_attention']\n", "optional"),  # a re-export is no call
+])
+def test_a_public_kernel_function_another_file_calls_bare_runs(tmp_path, caller, reach):
+    # round 17 (Wan2.1): the file's own dispatcher checks the import's flag before the fused function, but the
+    # model calls the fused function directly from another module: the SDPA fallback is never reached, so the
+    # CUDA-only call is required wherever a caller elsewhere names it
+    report = _tree(tmp_path, {"pkg/__init__.py": caller if "__all__" in caller else "",
+                              "pkg/ops.py": GATED_PUBLIC_KERNEL,
+                              "pkg/model.py": "" if "__all__" in caller else caller})
+    (finding,) = [f for f in report.findings if f.path == "pkg/ops.py" and f.line == 10 and f.domain == "attention"]
+    assert finding.reach == reach
+    if reach == "optional":
+        assert "fused_attention() is called only under it" in finding.reach_reason
+    else:
+        assert finding.reach_reason is None and finding.severity == "high"

@@ -13,6 +13,7 @@ from ascend_feasibility.domains.phases.calibration import RuleCalibration, calib
 from ascend_feasibility.domains.phases.estimate import estimate, kernel_hours
 from ascend_feasibility.domains.phases.plan import bottlenecks, plan_data, verdict
 
+from tests.helpers import scan
 from tests.helpers import write_tree as write
 
 DAY = plan_data()["effort"]["hours_per_day"]
@@ -232,6 +233,27 @@ def test_already_ported_sites_are_counted_and_said():
     assert (work.ported.npu_path, work.ported.total) == (3, 4)
     result = verdict([runs, *ported], work, ["training"], ["acc/npu_accelerator.py"])
     assert "already ported: 3 of 4 sites have an NPU path" in result.drivers[0].en
+
+
+def test_torch_seeding_every_device_is_no_ported_site():
+    # round 17 (LLaMA-Adapter, HunyuanDiT): `torch.cuda.manual_seed_all(s)` after `torch.manual_seed(s)` has an NPU
+    # path because torch seeds every device, not because the project ported anything: no "already ported" line
+    seeded = scan("import torch\n\ndef seed(s):\n    torch.manual_seed(s)\n    torch.cuda.manual_seed_all(s)\n"
+                  "    return torch.ones(1).cuda()\n").findings
+    assert [f.reach for f in seeded if f.rule == "DEV106"] == ["npu-path"]
+    # so is a CUDA check that guards only such a call (diffusers' glm_image pipeline)
+    checked = scan("import torch\n\ndef seed(s):\n    torch.manual_seed(s)\n    if torch.cuda.is_available():\n"
+                   "        torch.cuda.manual_seed_all(s)\n").findings
+    assert {f.rule: f.reach for f in checked if f.rule in {"DEV104", "DEV106"}} == {"DEV104": "npu-path", "DEV106": "npu-path"}
+    assert effort(checked, ["training"]).ported is None
+    work = effort(seeded, ["training"])
+    assert work.ported is None
+    assert not any("already ported" in d.en for d in verdict(seeded, work, ["training"], []).drivers)
+    # the project's own NPU arm is a ported site
+    own = scan("import torch\n\ndef seed(s, device):\n    if device.type == 'npu':\n        torch.npu.manual_seed(s)\n"
+               "    else:\n        torch.cuda.manual_seed(s)\n").findings
+    assert [f.reach for f in own if f.rule == "DEV106"] == ["npu-path"]
+    assert effort(own, ["training"]).ported.npu_path == 1
 
 
 def test_a_project_with_its_own_npu_backend_is_never_infeasible():
@@ -966,6 +988,21 @@ def test_generations_side_by_side_are_priced_one_the_readme_points_to(tmp_path):
     assert "RWKV-v7" in report.verdict.drivers[0].en and "2 other generations" in report.verdict.drivers[0].en
     adoption = next(i for i in report.effort.items if i.rule == "adoption:entry-points" and i.bucket == "required")
     assert all(site.startswith("RWKV-v7/") for site in adoption.sites)
+
+
+def test_generations_priced_beside_other_folders_say_so(tmp_path):
+    # round 17 (LLaMA-Adapter): "priced for multimodal7b" while the total also held gorilla's, imagebind_LLM's and
+    # alpaca_finetuning_v1's work; the line names the other folders the total covers
+    readme = "# Adapter\nUse RWKV-v7/train.py.\n"
+    extra = {f"{folder}/model.py": f"import torch\n{folder} = torch.ones({n}).cuda()\n" for n, folder in enumerate(("agent", "retrieval"))}
+    report = run(write(tmp_path, generations_tree(["RWKV-v5", "RWKV-v7"], readme, extra)))
+    assert report.effort.generation is not None and report.effort.generation.priced == "RWKV-v7"
+    line = report.verdict.drivers[0]
+    assert ("priced for RWKV-v7 (the one the README points to) together with 2 other folders of the project (agent, retrieval); "
+            "1 other generation side by side (RWKV-v5) is listed as optional") in line.en
+    assert "agent、retrieval" in line.zh
+    alone = run(write(tmp_path / "alone", generations_tree(["RWKV-v5", "RWKV-v7"], readme)))
+    assert "together with" not in alone.verdict.drivers[0].en and "以及" not in alone.verdict.drivers[0].zh
 
 
 def test_generations_no_readme_names_are_priced_at_the_newest(tmp_path):

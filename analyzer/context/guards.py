@@ -49,6 +49,17 @@ class Guard:
         return f"line {self.node.start_point.row + 1}: {first}" + (f" ({self.note})" if self.note else "")
 
 
+CALLED_ONLY_UNDER = "is called only under it"
+_CALLED_ONLY_UNDER = re.compile(r"(?P<name>[A-Za-z_]\w*)\(\) " + re.escape(CALLED_ONLY_UNDER) + r" \(line ")
+
+
+def public_callers_name(reason: str | None) -> str | None:
+    """The public function a guard of its callers in one file decided for (GuardReader._callers_guard): the caller
+    checks that no other file of the project names it."""
+    found = _CALLED_ONLY_UNDER.search(reason or "")
+    return found["name"] if found is not None else None
+
+
 LIBRARY_CLASS_REASON = re.compile(r"line \d+: ([A-Za-z_][A-Za-z_0-9]*)")
 
 
@@ -144,7 +155,10 @@ class GuardReader:
         """The guard every call of `function` in the unit has. A public function's callers may sit in other files, so
         it is read only for a site that calls a name the file imports in a try whose ImportError handler marks the
         import missing (`FLASH_ATTN_4_AVAILABLE = False`, `xops = None`): where the import fails such a call fails
-        too, so the project's other callers need the same gate, and the file's own gate is the one they use."""
+        too, so the project's other callers need the same gate, and the file's own gate is the one they use. Its
+        reason says so in CALLED_ONLY_UNDER's words: propagation.py restores the site where another file names the
+        function, since those callers may call it with no gate at all (Wan2.1's model calls `flash_attention()`
+        directly; only the file's own `attention()`, which nothing calls, checks FLASH_ATTN_2_AVAILABLE first)."""
         name_node = function.child_by_field_name("name")
         if name_node is None:
             return None
@@ -162,7 +176,7 @@ class GuardReader:
             return guards[0]
         lines = ", ".join(str(c.start_point.row + 1) for c in calls[:5])
         return Guard(guards[0].reach, guards[0].node,
-                     f"{name}() is called only under it (line {lines})" + (f"; {guards[0].note}" if guards[0].note else ""))
+                     f"{name}() {CALLED_ONLY_UNDER} (line {lines})" + (f"; {guards[0].note}" if guards[0].note else ""))
 
     def checked_body(self, root: Node, start: tuple[int, int], end: tuple[int, int]) -> Node | None:
         """The if-statement whose condition holds this site, when the condition checks for CUDA (a negated check

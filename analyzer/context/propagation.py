@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
-from ascend_feasibility.analyzer.context.guards import library_class_of
+from ascend_feasibility.analyzer.context.guards import library_class_of, public_callers_name
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
 from ascend_feasibility.analyzer.context.missing_modules import missing_module_importers
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, rejected_arms, switched_options
@@ -37,7 +37,7 @@ from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
 from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders, unloaded_modules
 from ascend_feasibility.analyzer.context.unpassed_defaults import default_path, re_exported, unpassed_defaults
-from ascend_feasibility.analyzer.context.unreferenced import reexporters, unreferenced_symbols
+from ascend_feasibility.analyzer.context.unreferenced import reexporters_of, unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
@@ -98,11 +98,12 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     unused_defaults = project_overridden_defaults(facts, overridden)
     findings = idle_switches(selector_tests(findings, facts, factory), facts)
     in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
+    called_elsewhere = _called_elsewhere(findings, facts)
     if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale
-            or on_default or unused_defaults or switches_on or in_function):
+            or on_default or unused_defaults or switches_on or in_function or called_elsewhere):
         return findings
     decided: dict[str, Place | None] = {}
-    reexports = None  # unreferenced.reexporters(facts), read at the first constant a reason names
+    reexports = None  # unreferenced.reexporters_of(facts), read at the first constant a reason names
     # A kernel module (a file with CUDA-only features of its own) imported only behind guards: all its code is the
     # kernel's (autotune prune hooks, capability queries), so its other findings take the same reach.
     kernel_modules = {f.path for f in findings if f.domain in feature_domains and f.path in guarded}
@@ -117,11 +118,14 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             constant = written_elsewhere_name(finding.reach_reason)
             if constant is not None:
                 if reexports is None:
-                    reexports = reexporters(facts)
+                    reexports = reexporters_of(facts)
                 others = writers([constant], facts).get(constant, set()) - {finding.path} - reexports(finding.path, constant)
                 if any(context.of(other).role != "test" for other in others):
                     # another file names the constant: it may set it before the call (a test's setting runs no product)
                     finding = factory.restore(finding)
+        if called_elsewhere and finding.reach != "runs" and finding.role in COUNTED_ROLES \
+                and (finding.path, public_callers_name(finding.reach_reason)) in called_elsewhere:
+            finding = factory.restore(finding)  # its file's callers check a gate; another file's may call it bare
         if switches_on and finding.reach == "optional" and finding.role in COUNTED_ROLES:
             why = on_reason(finding.reach_reason, switches_on)
             if why is not None:  # a switch the project's own configs, launchers or code turn on: its default use
@@ -169,6 +173,19 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             place = Place("example", finding.reach, tools[finding.path])
         result.append(finding if place is None else factory.relocate(finding, place))
     return result
+
+
+def _called_elsewhere(findings: list[Finding], facts: list[ModuleFacts]) -> set[tuple[str, str]]:
+    """(path, name) of the public functions whose callers in their own file all check a gate (guards.py's
+    CALLED_ONLY_UNDER reason) that another file of the project names, beyond re-exporting it: those callers may call
+    it with no gate (Wan2.1's model calls `flash_attention()` directly), so the site is back in code that runs."""
+    asked = {(f.path, name) for f in findings if f.reach != "runs" and f.role in COUNTED_ROLES
+             for name in (public_callers_name(f.reach_reason),) if name is not None}
+    if not asked:
+        return set()
+    written = writers({name for _, name in asked}, facts)
+    reexporters = reexporters_of(facts)
+    return {(path, name) for path, name in asked if written.get(name, set()) - {path} - reexporters(path, name)}
 
 
 def overridden_defaults(facts: list[ModuleFacts]) -> set[tuple[str, int]]:

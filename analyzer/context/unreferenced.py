@@ -58,7 +58,7 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     if not candidates:
         return {}
     written = writers((symbol[0] for _, symbol, _ in candidates), facts)
-    reexports = reexporters(facts)
+    reexports = reexporters_of(facts)
     edited = _edited_writers(facts)
     switched: dict[tuple[str, str], str] = {}  # symbols named only in arms a literal rules out: the arm and why
     unreached: dict[tuple[str, str], str] = {}
@@ -148,7 +148,7 @@ def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: 
     return result
 
 
-def reexporters(facts: list[ModuleFacts]):
+def reexporters_of(facts: list[ModuleFacts]):
     """(path, name) → the package __init__.py files that import `name` from that file's module, directly or from an
     __init__.py that does, and write it nowhere else but in `__all__` (`from .dist_utils import all_reduce_dict`;
     symbols.reexported_names): a re-export, no use."""

@@ -30,6 +30,7 @@ from ascend_feasibility.analyzer.context.npu_arms import NpuArms
 from ascend_feasibility.analyzer.context.opt_in import OptInReader
 from ascend_feasibility.analyzer.context.preprocessor import cuda_build_branch, npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
+from ascend_feasibility.analyzer.context.shim_none import shim_guard
 from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
 from ascend_feasibility.analyzer.core import budget, replacement_code, transfer
 from ascend_feasibility.analyzer.core.findings import PYTHON_STRING, FindingFactory, Place, is_native, occurrence_key
@@ -89,6 +90,7 @@ class FileWorker:
         conventions = load_context_conventions()
         self.guards = GuardReader(conventions.guards, conventions.backends, tuple(conventions.opt_in.disabled_values))
         self.gates = CudaGates(self.guards, self.context.npu_accelerator)
+        self._none_under_shim = frozenset(conventions.guards.none_under_shim_rules)
         self.kb = load_knowledge()
         self.target = self.kb.resolve_target(torch_npu)
         self.display = DisplaySites(conventions.guards, self.target.release.torch)
@@ -510,6 +512,8 @@ class FileWorker:
                  or self.guards.guard_of_callers(node, domain, hit.rule) or self.npu_arms.guard(node)
                  or (self.display.cosmetic(node, hit.rule, hit.symbol) if _output_shown(unit) else None)
                  or self.opt_in.guard(node, domain, hit.symbol, hit.rule) or self.guards.fallback_definition(node))
+        if guard is not None and guard.reach == "cuda-only-guarded" and hit.rule in self._none_under_shim:
+            guard = shim_guard(guard, node)  # `torch.cuda.is_available() and capability()[0] >= 8`: None[0] there
         if guard is None:
             return Place(role, "runs", role_reason)
         return Place(role, guard.reach, guard.reason())

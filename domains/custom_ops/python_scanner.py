@@ -45,6 +45,7 @@ AUTOGRAD_FUNCTION = {"torch.autograd.Function", "torch.autograd.function.Functio
 KNOWN_ROOTS = frozenset({"torch", "numpy", "os", "sys", "math", "triton", "logging", "json", "re", "time", "random",
                          "functools", "itertools", "collections", "typing", "dataclasses", "pathlib", "einops"})
 FP32_BYTES = 4
+MAX_MODULE_STATEMENTS = 5000  # module-level statements read for kernels made by a call (`f = triton.jit(f)`)
 MMCV_OPS_HOURS = (0.25, 1.0)  # an autograd Function over mmcv's compiled ops: look its ops up, choose the build
 
 
@@ -69,8 +70,14 @@ class _CustomOpsScan(PythonScan):
             if definition is not None and definition.type == "function_definition" and "triton" in "".join(
                     parsing.text(d) for d in node.named_children if d.type == "decorator"):
                 self.jit_functions[parsing.text(definition.child_by_field_name("name"))] = definition
+        wrapped = self._wrapped_kernels() if b"triton" in self.unit.source.data else {}
+        for name, (definition, _, _) in wrapped.items():
+            self.jit_functions.setdefault(name, definition)
         for node in found.get("decorated", []):
             self._decorated(node, launches)
+        for definition, wrappers, bound in wrapped.values():
+            self._triton_kernel(definition, wrappers, [self._wrapper_name(w) for w in wrappers],
+                                [call for name in bound for call in launches.get(name, [])])
         for reference in unit_references(self.unit):
             self._reference(reference)
         self.aliases: frozenset[str] | None = None  # names bound to a loaded extension, read for the first Function
@@ -121,15 +128,56 @@ class _CustomOpsScan(PythonScan):
             return
         if not any(n in TRITON_DECORATORS for n in names):
             return
-        if kernel not in launches and _is_device_helper(definition):
+        self._triton_kernel(definition, decorators, names, launches.get(kernel, []))
+
+    def _wrapped_kernels(self) -> dict[str, tuple[Node, list[Node], set[str]]]:
+        """Module-level functions made Triton kernels by a call instead of a decorator (unsloth's RoPE:
+        `_rope_embedding = triton.jit(_rope_embedding)` then `= triton.heuristics({...})(_rope_embedding)`, or
+        `kernel = triton.jit(_fn)`): name → (the definition, the wrapping calls, the names the kernel is bound to)."""
+        definitions: dict[str, Node] = {}
+        wrapping: dict[str, tuple[list[Node], set[str]]] = {}
+        for statement in self.unit.tree().named_children[:MAX_MODULE_STATEMENTS]:
+            if statement.type == "function_definition":
+                definitions[parsing.text(statement.child_by_field_name("name"))] = statement
+                continue
+            assignment = parsing.statement_assignment(statement)
+            right = assignment.child_by_field_name("right") if assignment is not None else None
+            left = assignment.child_by_field_name("left") if assignment is not None else None
+            if right is None or right.type != "call" or left is None or left.type != "identifier":
+                continue
+            arguments = right.child_by_field_name("arguments")
+            wrapped = arguments.named_children if arguments is not None else []
+            if len(wrapped) != 1 or wrapped[0].type != "identifier" or self._wrapper_name(right) not in TRITON_DECORATORS:
+                continue
+            name = parsing.text(wrapped[0])
+            entry = wrapping.get(name) or next((w for w in wrapping.values() if name in w[1]), None)
+            if entry is None:
+                entry = wrapping[name] = ([], {name})
+            entry[0].append(right)
+            entry[1].add(parsing.text(left))
+        return {name: (definitions[name], calls, bound) for name, (calls, bound) in wrapping.items() if name in definitions}
+
+    def _wrapper_name(self, call: Node) -> str:
+        """`triton.jit(f)` → triton.jit; `triton.autotune(configs=...)(f)` → triton.autotune."""
+        function = call.child_by_field_name("function")
+        if function is not None and function.type == "call":
+            function = function.child_by_field_name("function")
+        if function is None or function.type not in {"identifier", "attribute"}:
+            return ""
+        return qualified_name(function, self.imports) or ""
+
+    def _triton_kernel(self, definition: Node, decorators: list[Node], names: list[str], launched: list[Node]) -> None:
+        """A Triton kernel: `decorators` are its decorators or the calls that wrap it, `launched` its launches."""
+        kernel = parsing.text(definition.child_by_field_name("name"))
+        if not launched and _is_device_helper(definition):
             return  # `@triton.jit def silu(x): return ...`: inlined into the kernels that call it, ported with them
         record = self._record(kernel, definition, "triton")
-        record.else_arm = launched_with_else_arm(kernel, launches.get(kernel, []), self.unit.source.data)
-        record.block_sizes = self._block_sizes(definition, decorators, launches.get(kernel, []))
+        record.else_arm = launched_with_else_arm(kernel, launched, self.unit.source.data)
+        record.block_sizes = self._block_sizes(definition, decorators, launched)
         record.ub_estimate_bytes = _ub_estimate(definition, record.block_sizes)
         # Its own name first, then the classes and functions that launch it (DeepSpeed's `_fwd_kernel` is launched
         # by `triton_flash_attn.forward`), then the file's name.
-        kernel_class = self.index.kb.classify_kernel(kernel, *_launchers(launches.get(kernel, [])), PurePosixPath(self.unit.path).stem,
+        kernel_class = self.index.kb.classify_kernel(kernel, *_launchers(launched), PurePosixPath(self.unit.path).stem,
                                                      body=_triton_calls(definition, self.jit_functions),
                                                      signature=parsing.text(definition.child_by_field_name("parameters")),
                                                      context=_float8_words(self.unit.source.data))

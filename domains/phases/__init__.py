@@ -45,7 +45,7 @@ class PhasesDomain(Domain):
                 priced=found.priced, why=found.why, others=list(found.others))})
             if plan["verdict"].verdict != "not-applicable":
                 judged = plan["verdict"]
-                plan["verdict"] = judged.model_copy(update={"drivers": [generations.driver(found), *judged.drivers]})
+                plan["verdict"] = judged.model_copy(update={"drivers": [generations.driver(found, run.findings), *judged.drivers]})
         run.report_fields.update(plan)
 
     @classmethod

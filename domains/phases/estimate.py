@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ascend_feasibility.analyzer.context.project_scope import parse_site
+from ascend_feasibility.analyzer.context.seeding import seeded_by_torch
 from ascend_feasibility.analyzer.core.models import (
     COUNTED_ROLES,
     SEVERITIES,
@@ -115,7 +116,8 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
         else:
             phase_items = _costed(_in_phase(whole_groups, in_phase, phase, est), "required", rows, entry_files, est)
         by_phase[phase] = _days(phase_items, per_day)
-    runs = [f for f in findings if not f.suppressed and f.role in COUNTED_ROLES and f.reach in {"runs", "npu-path"}]
+    runs = [f for f in findings if not f.suppressed and f.role in COUNTED_ROLES and f.reach in {"runs", "npu-path"}
+            and not seeded_by_torch(f.reach_reason)]  # torch's own seeding of every device: nothing ported, nothing to do
     ported = sum(1 for f in runs if f.reach == "npu-path")
     assumptions = [Text(en=a["en"].format(hours_per_day=f"{per_day:g}"), zh=a["zh"].format(hours_per_day=f"{per_day:g}"))
                    for a in est["assumptions"]]

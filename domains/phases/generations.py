@@ -119,16 +119,48 @@ def _mentions(text: str, name: str) -> int:
     return len(re.findall(rf"(?<![\w.-]){re.escape(name)}(?![\w-]|\.\w)", text))
 
 
-def driver(found: Generations) -> Text:
-    """The verdict's line: which generation is priced, why, and how many others are set apart."""
+def driver(found: Generations, findings: list[Finding] = ()) -> Text:
+    """The verdict's line: which generation is priced, why, and how many others are set apart. Where counted findings
+    lie in folders outside the family (LLaMA-Adapter prices gorilla, imagebind_LLM and alpaca_finetuning_v1 beside
+    its multimodal7b generation), the line names them: the total is not the one generation's."""
     name = found.priced.rpartition("/")[2]
+    count = len(found.others)
     others = ", ".join(o.rpartition("/")[2] for o in found.others)
     why = {"readme": ("the one the README points to", "README 所指向的版本"),
            "launcher": ("the one the project's launchers run", "项目启动脚本运行的版本"),
            "newest": ("the newest", "最新版本")}[found.why]
-    return Text(en=f"priced for {name} ({why[0]}); {len(found.others)} other generations side by side ({others}) are "
+    parts = outside_folders(found, findings)
+    more = len(parts) > MAX_FOLDERS_NAMED
+    shown = ", ".join(parts[:MAX_FOLDERS_NAMED]) + (", …" if more else "")
+    shown_zh = "、".join(parts[:MAX_FOLDERS_NAMED]) + ("等" if more else "")
+    en_with = f" together with {len(parts)} other folder{'s' if len(parts) != 1 else ''} of the project ({shown})" if parts else ""
+    zh_with = f"，以及项目中的其他 {len(parts)} 个目录（{shown_zh}）" if parts else ""
+    generations = "generation" if count == 1 else "generations"
+    verb = "is" if count == 1 else "are"
+    return Text(en=f"priced for {name} ({why[0]}){en_with}; {count} other {generations} side by side ({others}) {verb} "
                    f"listed as optional, outside the total",
-                zh=f"按 {name} 估算（{why[1]}）；并列的其他 {len(found.others)} 个版本（{others}）列为可选项，不计入总量")
+                zh=f"按 {name} 估算（{why[1]}）{zh_with}；并列的其他 {count} 个版本（{others}）列为可选项，不计入总量")
+
+
+MAX_FOLDERS_NAMED = 4
+
+
+def outside_folders(found: Generations, findings: list[Finding]) -> list[str]:
+    """The top folders outside the family that hold counted findings, most findings first: priced beside the
+    generation. A finding folded from copies counts where any of its copies lies; files at the root are the whole
+    project's (its manifests), no folder of their own."""
+    family = (found.priced, *found.others)
+    counts: dict[str, int] = defaultdict(int)
+    for finding in findings:
+        if not finding.counted:
+            continue
+        paths = [finding.path, *(site[0] for site in map(parse_site, finding.sites) if site is not None)]
+        if any(path.startswith(member + "/") for path in paths for member in family):
+            continue
+        top = PurePosixPath(finding.path).parts
+        if len(top) > 1:
+            counts[top[0]] += 1
+    return sorted(counts, key=lambda folder: (-counts[folder], folder))
 
 
 def reason(found: Generations) -> str:
