@@ -106,8 +106,10 @@ def dispatch_chain(statement: Node, backends: BackendWords) -> Chain | None:
         others = [c for c in statement.children_by_field_name("alternative") if c.type == "else_clause"]
         else_body = others[0].child_by_field_name("body") if others else None
     else:
+        # `if not is_rocm(): return {}` then `if not torch.cuda.is_available(): return {}`: preconditions of what
+        # follows (one backend's code), not arms that each serve a backend
         arms = [arm for member in sibling_run(statement, backends.cuda | backends.others | backends.npu)
-                for arm in chain_arms(member)]
+                for arm in chain_arms(member) if not _precondition(*arm)]
         else_body = None
     backend_words = backends.cuda | backends.others
     if sum(1 for condition, _ in arms if may_name(condition, backend_words)) < 2:
@@ -208,6 +210,15 @@ def cuda_arm(chain: Chain, body: Node, backends: BackendWords) -> bool:
             named = words(condition)
             return bool(named & backends.cuda) and not named & backends.others and not _negated(condition)
     return False
+
+
+def _precondition(condition: Node, body: Node) -> bool:
+    """A negated test whose body leaves the block (`if not x.is_cuda: return x`): the code after it is the arm."""
+    statements = [c for c in body.named_children if c.type != "comment"]
+    return bool(statements) and statements[-1].type in LEAVES and _negated(condition)
+
+
+LEAVES = frozenset({"return_statement", "raise_statement", "continue_statement", "break_statement"})
 
 
 def _negated(condition: Node) -> bool:

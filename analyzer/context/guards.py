@@ -73,6 +73,7 @@ class GuardReader:
         self.npu_tokens = frozenset(backends.npu)
         self.npu_packages = frozenset(backends.npu_packages)
         self.other_tokens = frozenset(backends.other)
+        self.definition_names = frozenset(backends.definition_names)
         self.platform_gates = frozenset(backends.platform_gates)
         self.cuda_tokens = frozenset(t for name in guards.cuda for t in name.lower().split("_") if t != "is" and t != "use")
         self.dispatch_words = backend_words(guards, backends)
@@ -248,8 +249,12 @@ class GuardReader:
             return self._cuda_row(child, parent)
         if kind == "class_definition" and feature:
             return self._library_class(parent)
+        if kind in NAMED_DEFINITIONS and self.definition_names:
+            named = self._named_for_other(child, parent)
+            if named is not None:
+                return named
         if kind == "block":
-            left = _after_exit(child)
+            left = _after_exit(child) or self._other_backend_exit(child)
             if left is not None:
                 return left
         if kind == "block" and self.versions is not None:
@@ -448,6 +453,42 @@ class GuardReader:
 
     def _defaults_on(self, condition_node: Node | None) -> bool:
         return condition_node is not None and self.on_by_default is not None and self.on_by_default(condition_node)
+
+    def _named_for_other(self, child: Node, parent: Node) -> Guard | None:
+        """The body of a function or class, or the value of a binding, whose name says it is another accelerator's
+        (`def _ensure_rocm_torch():`, `_MLX_STUDIO_ADAMW_ALIASES = frozenset(...)`): only that accelerator uses it,
+        as a file named so (context/project.py)."""
+        if parent.type == "assignment":
+            name = parent.child_by_field_name("left")
+            if name is None or name.type != "identifier" or not _same(child, parent.child_by_field_name("right") or name):
+                return None
+        else:
+            name = parent.child_by_field_name("name")
+            if name is None or not _same(child, parent.child_by_field_name("body") or name):
+                return None
+        parts = {part.lower() for part in NAME_PARTS.findall(parsing.text(name))}
+        named = sorted(parts & self.definition_names)
+        if not named or parts & (self.cuda_tokens | self.npu_tokens | NOT_ONE_BACKEND):
+            return None
+        return Guard("other-backend", name, f"{named[0]} code by its name")
+
+    def _other_backend_exit(self, child: Node) -> Guard | None:
+        """A statement after `if not <another accelerator's probe>: return ...` (or raise) in the same block runs only
+        on that accelerator (`if not LlamaCppBackend._torch_is_rocm(torch): return arch_by_id` before reading the
+        gfx arch of each device): on Ascend the block is left there first."""
+        sibling, seen = child.prev_named_sibling, 0
+        while sibling is not None and seen < 50:
+            seen += 1
+            if sibling.type == "if_statement" and not sibling.children_by_field_name("alternative"):
+                condition_node = sibling.child_by_field_name("condition")
+                body = sibling.child_by_field_name("consequence")
+                if (condition_node is not None and body is not None and _leaves_block(body)
+                        and any(token in parsing.text(condition_node).lower() for token in self.other_tokens)):
+                    condition = self.condition(condition_node)
+                    if condition.negated and condition.other and not condition.cuda and not condition.npu:
+                        return Guard("other-backend", sibling, "the block is left here unless it runs on that accelerator")
+            sibling = sibling.prev_named_sibling
+        return None
 
     def _left_at_target(self, child: Node, block: Node) -> Guard | None:
         """A statement after `if <true at the target torch>: return ...` (or raise, continue, break) in the same block
@@ -1202,6 +1243,9 @@ def only_raises_or_warns_block(statements: list[Node]) -> bool:
     return True
 
 
+NAMED_DEFINITIONS = frozenset({"function_definition", "class_definition", "assignment"})
+NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")  # snake_case and CamelCase parts: XPUAccelerator → XPU, Accelerator
+NOT_ONE_BACKEND = frozenset({"gpu", "gpus", "cpu", "nvidia"})  # `to_xpu_or_gpu`, `mps_to_cpu`: more than one backend's
 LEAVES = frozenset({"return_statement", "raise_statement", "continue_statement", "break_statement"})
 
 
