@@ -674,6 +674,8 @@ class BackendConventions(_Record):
     twin: list[str]
     cuda_engines: list[str] = Field(default_factory=list, description="engines that run on NVIDIA GPUs only")
     npu_engines: list[str] = Field(default_factory=list, description="engines with an Ascend build")
+    nvidia_runtimes: list[str] = Field(default_factory=list, description="packages of NVIDIA-only runtimes (tensorrt): "
+                                       "a folder of modules built on one, beside PyTorch code, is an NVIDIA-only kit")
     definition_names: list[str] = Field(default_factory=list, description="name parts that make a function or a "
                                         "binding another accelerator's code (def _ensure_rocm_torch, _MLX_ALIASES = ...)")
     images: list[str] = Field(default_factory=list, description="tokens of a Dockerfile's base image, package index "
