@@ -1864,3 +1864,25 @@ def test_an_nvidia_only_accelerator_kit_is_one_optional_finding(tmp_path):
     used = {**NVIDIA_KIT, "caption_demo.py": NVIDIA_KIT["caption_demo.py"] + "from trtllm import run\n"}
     report = _tree(tmp_path / "used", used)
     assert len([f for f in report.findings if f.path.startswith("trtllm/")]) > 1
+
+
+CUDA_WHEEL_PICKER = """\
+import torch
+cuda = str(torch.version.cuda)
+is_ampere = torch.cuda.get_device_capability()[0] >= 8
+if cuda not in ("11.8", "12.1", "12.4"): raise RuntimeError(f"CUDA = {cuda} not supported!")
+x = "cu{}-torch240".format(cuda.replace(".", ""))
+print(f'pip install "unsloth[{x}]"')
+"""
+
+
+def test_a_cuda_wheel_installer_script_is_no_port_item():
+    # unsloth/_auto_install.py (round 17 B19, A2 84): prints the pip line for a cuXXX wheel, raising on any other torch
+    reaches = {f.rule: (f.reach, f.reach_reason or "") for f in scan(CUDA_WHEEL_PICKER).findings if f.rule.startswith("DEV")}
+    assert reaches["DEV120"][0] == "other-backend" and "CUDA-wheel installer script" in reaches["DEV120"][1]
+    assert reaches["DEV125"][0] == "other-backend"
+    # a program that only requires a CUDA build (no wheel list, or one with functions to import) keeps its findings
+    required = CUDA_WHEEL_PICKER.replace('if cuda not in ("11.8", "12.1", "12.4")', "if cuda == 'None'")
+    assert {f.rule: f.reach for f in scan(required).findings}["DEV120"] == "runs"
+    library = CUDA_WHEEL_PICKER + "def main():\n    return x\n"
+    assert {f.rule: f.reach for f in scan(library).findings}["DEV120"] == "runs"
