@@ -1864,6 +1864,10 @@ def test_an_nvidia_only_accelerator_kit_is_one_optional_finding(tmp_path):
     used = {**NVIDIA_KIT, "caption_demo.py": NVIDIA_KIT["caption_demo.py"] + "from trtllm import run\n"}
     report = _tree(tmp_path / "used", used)
     assert len([f for f in report.findings if f.path.startswith("trtllm/")]) > 1
+    # on its own, an import of tensorrt_llm is a package with no Ascend build (unsupported), not an undeclared one
+    report = _tree(tmp_path / "one", {"serve.py": "import torch\nimport tensorrt_llm\n", "requirements.txt": "torch\n"})
+    rules = {f.rule for f in report.findings if f.symbol == "tensorrt_llm" or "tensorrt-llm" in f.symbol}
+    assert "DEP002" in rules and "DEP003" not in rules
 
 
 CUDA_WHEEL_PICKER = """\
