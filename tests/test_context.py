@@ -1811,6 +1811,15 @@ def test_a_per_backend_dispatch_chain_keeps_its_missing_npu_arm():
     code = ("import torch\ndef get_device_type():\n    if torch.cuda.is_available():\n        return 'cuda'\n"
             "    if torch.xpu.is_available():\n        return 'xpu'\n    raise NotImplementedError('no GPU')\n")
     assert [f.line for f in found(code)["DEV220"]] == [3]
+    # early exits that admit CUDA and XPU (unsloth save.py's device_map targets), or an MPS arm before a CUDA
+    # precondition (diffusion_memory.py's cache settle), still leave the NPU out
+    exits = ("def reclaim(targets):\n    if not all(t.startswith(('cuda', 'xpu')) or t == 'cpu' for t in targets):\n"
+             "        return None\n    if not any(t.startswith(('cuda', 'xpu')) for t in targets):\n        return None\n"
+             "    return 1\n")
+    assert [f.line for f in found(exits)["DEV220"]] == [2]
+    settle = ("import torch\ndef settle(device):\n    if device == 'mps':\n        torch.mps.empty_cache()\n        return 1\n"
+              "    if device != 'cuda':\n        return 2\n    torch.cuda.empty_cache()\n")
+    assert [f.line for f in found(settle)["DEV220"]] == [3]
 
 
 CARD_MODEL = """\
