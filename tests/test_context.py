@@ -7,6 +7,7 @@ import pytest
 from ascend_feasibility.analyzer.context import build_project_context
 from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.localize import phrase
 from ascend_feasibility.knowledge import load_context_conventions
 
 from tests.helpers import scan, write_tree
@@ -1843,6 +1844,7 @@ def test_a_cuda_check_that_only_looks_for_one_nvidia_card_model_is_right_as_it_i
     # unsloth models/loader.py:1345 (round 17 B33, A1 4): vLLM's fast_inference turned off on a DGX Spark
     (check,) = [f for f in found(CARD_MODEL)["DEV007"] if f.line == 5]
     assert check.reach == "cuda-only-guarded" and '"NVIDIA GB10"' in check.reach_reason and not check.counted
+    assert phrase("zh", check.reach_reason).startswith("第 5 行：该检查只查找一种 NVIDIA 显卡型号")
     # the same check around CUDA work besides the card test is the CUDA path: still counted
     more = CARD_MODEL.replace("                break\n", "                break\n        torch.cuda.synchronize()\n")
     assert [f.reach for f in found(more)["DEV007"] if f.line == 5] == ["runs"]
@@ -1865,6 +1867,7 @@ def test_an_nvidia_only_accelerator_kit_is_one_optional_finding(tmp_path):
     kit = [f for f in report.findings if f.path.startswith("trtllm/")]
     assert len(kit) == 1 and kit[0].reach == "optional" and not kit[0].counted
     assert kit[0].symbol == "tensorrt" and "NVIDIA-only accelerator (trtllm/" in kit[0].message.en
+    assert phrase("zh", kit[0].reach_reason).startswith("trtllm/ 是仅限 NVIDIA 的加速套件")
     assert "trtllm/rename_key.py:2" in kit[0].sites and "trtllm/build_engine.py:5" in kit[0].sites
     # tensorrt_llm has no Ascend build: never "declare a version that works on Ascend" (DEP003)
     assert not [f for f in report.findings if f.rule == "DEP003"]
