@@ -674,6 +674,10 @@ class BackendConventions(_Record):
     twin: list[str]
     cuda_engines: list[str] = Field(default_factory=list, description="engines that run on NVIDIA GPUs only")
     npu_engines: list[str] = Field(default_factory=list, description="engines with an Ascend build")
+    nvidia_runtimes: list[str] = Field(default_factory=list, description="packages of NVIDIA-only runtimes (tensorrt): "
+                                       "a folder of modules built on one, beside PyTorch code, is an NVIDIA-only kit")
+    definition_names: list[str] = Field(default_factory=list, description="name parts that make a function or a "
+                                        "binding another accelerator's code (def _ensure_rocm_torch, _MLX_ALIASES = ...)")
     images: list[str] = Field(default_factory=list, description="tokens of a Dockerfile's base image, package index "
                               "URL or build label that name another accelerator's image (a token starting so: rocm6.0)")
     npu_probes: list[str] = Field(default_factory=list, description="words of a shell test that asks whether the host "
@@ -729,6 +733,7 @@ class GuardConventions(_Record):
     none_under_shim_rules: list[str] = Field(default_factory=list, description="rules of CUDA capability reads that "
                                              "torch_npu answers with None (get_device_capability, properties' major): "
                                              "a check transfer_to_npu makes true guards no read of their value")
+    card_name_calls: list[str] = Field(default_factory=list, description="queries of a card's model name (get_device_name)")
     accelerator_calls: list[str]
     cuda_only_choices: list[str] = Field(description="config values naming a CUDA-only library: what they select is optional")
     display_rules: list[str] = Field(description="rules whose findings only read state: cosmetic in a message")

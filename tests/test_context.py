@@ -7,6 +7,7 @@ import pytest
 from ascend_feasibility.analyzer.context import build_project_context
 from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reporting.localize import phrase
 from ascend_feasibility.knowledge import load_context_conventions
 
 from tests.helpers import scan, write_tree
@@ -1920,3 +1921,152 @@ def test_a_public_kernel_function_another_file_calls_bare_runs(tmp_path, caller,
         assert "fused_attention() is called only under it" in finding.reach_reason
     else:
         assert finding.reach_reason is None and finding.severity == "high"
+
+
+# prec20b: other vendors' machinery is no missing NPU arm; NVIDIA-only kits ---------------------------------------------
+OTHER_VENDOR_CODE = """\
+import torch
+
+def _torch_is_rocm(torch):
+    return getattr(torch.version, "hip", None) is not None
+
+def arch_by_physical_id():
+    arch_by_id = {}
+    if not _torch_is_rocm(torch):
+        return arch_by_id
+    if not (hasattr(torch, "cuda") and torch.cuda.is_available()):
+        return arch_by_id
+    for ordinal in range(torch.cuda.device_count()):
+        arch_by_id[ordinal] = torch.cuda.get_device_properties(ordinal).gcnArchName
+    return arch_by_id
+
+def _ensure_rocm_torch(backend):
+    if backend in ("cuda", "cpu", "xpu"):
+        return
+    print("reinstall")
+
+_MLX_ADAMW_ALIASES = frozenset(("adamw_8bit", "adamw_bnb_8bit", "adamw_torch"))
+
+def pick(device, backend):
+    if not backend:
+        return None
+    torch.cuda.synchronize()
+    if device == "cuda":
+        return torch.cuda.device_count()
+    return 0
+
+arch_by_physical_id(); _ensure_rocm_torch("cuda"); pick("cuda", "x")
+"""
+
+
+def test_another_vendors_code_by_its_name_or_its_early_exit_is_no_missing_npu_arm():
+    # unsloth studio (round 17 B10, B24, B34, B35; A1 8): a ROCm gfx-arch map behind `if not is_rocm: return`, a ROCm
+    # installer's skip list, an MLX trainer's table of optimizer aliases
+    findings = found(OTHER_VENDOR_CODE)
+    assert "DEV220" not in findings  # two negated early exits are preconditions of ROCm code, not a dispatch chain
+    by_line = {(f.rule, f.line): f for fs in findings.values() for f in fs}
+    assert by_line[("DEV100", 12)].reach == "other-backend" and "line 8" in by_line[("DEV100", 12)].reach_reason
+    assert by_line[("DEV007", 17)].reach == "other-backend" and "rocm code by its name" in by_line[("DEV007", 17)].reach_reason
+    assert by_line[("DEP032", 21)].reach == "other-backend" and "mlx code by its name" in by_line[("DEP032", 21)].reach_reason
+    # an early exit on something else, and a function named for no backend, decide nothing
+    assert by_line[("DEV101", 26)].reach == "runs" and by_line[("DEV007", 27)].reach == "runs"
+    # a name that also names CUDA (or a GPU) is not one other backend's
+    mixed = OTHER_VENDOR_CODE.replace("_ensure_rocm_torch", "_ensure_rocm_or_cuda_torch")
+    assert {f.line: f.reach for f in found(mixed)["DEV007"]}[17] == "runs"
+
+
+def test_a_per_backend_dispatch_chain_keeps_its_missing_npu_arm():
+    # unsloth device_type.py's shape: cuda / hip / xpu, else raise: the NPU arm is missing (DEV220 stays)
+    code = ("import torch\ndef get_device_type():\n    if torch.cuda.is_available():\n        return 'cuda'\n"
+            "    if torch.xpu.is_available():\n        return 'xpu'\n    raise NotImplementedError('no GPU')\n")
+    assert [f.line for f in found(code)["DEV220"]] == [3]
+    # early exits that admit CUDA and XPU (unsloth save.py's device_map targets), or an MPS arm before a CUDA
+    # precondition (diffusion_memory.py's cache settle), still leave the NPU out
+    exits = ("def reclaim(targets):\n    if not all(t.startswith(('cuda', 'xpu')) or t == 'cpu' for t in targets):\n"
+             "        return None\n    if not any(t.startswith(('cuda', 'xpu')) for t in targets):\n        return None\n"
+             "    return 1\n")
+    assert [f.line for f in found(exits)["DEV220"]] == [2]
+    settle = ("import torch\ndef settle(device):\n    if device == 'mps':\n        torch.mps.empty_cache()\n        return 1\n"
+              "    if device != 'cuda':\n        return 2\n    torch.cuda.empty_cache()\n")
+    assert [f.line for f in found(settle)["DEV220"]] == [3]
+
+
+CARD_MODEL = """\
+import torch
+DEVICE_TYPE_TORCH = "cuda" if torch.cuda.is_available() else "cpu"
+
+def load(fast_inference=True):
+    if DEVICE_TYPE_TORCH == "cuda":
+        for i in range(torch.cuda.device_count()):
+            if "NVIDIA GB10" in str(torch.cuda.get_device_name(i)).upper():
+                print("DGX Spark detected")
+                fast_inference = False
+                break
+    return fast_inference
+
+load()
+"""
+
+
+def test_a_cuda_check_that_only_looks_for_one_nvidia_card_model_is_right_as_it_is():
+    # unsloth models/loader.py:1345 (round 17 B33, A1 4): vLLM's fast_inference turned off on a DGX Spark
+    (check,) = [f for f in found(CARD_MODEL)["DEV007"] if f.line == 5]
+    assert check.reach == "cuda-only-guarded" and '"NVIDIA GB10"' in check.reach_reason and not check.counted
+    assert phrase("zh", check.reach_reason).startswith("第 5 行：该检查只查找一种 NVIDIA 显卡型号")
+    # the same check around CUDA work besides the card test is the CUDA path: still counted
+    more = CARD_MODEL.replace("                break\n", "                break\n        torch.cuda.synchronize()\n")
+    assert [f.reach for f in found(more)["DEV007"] if f.line == 5] == ["runs"]
+
+
+NVIDIA_KIT = {
+    "caption_demo.py": "import torch\nfrom llava import model\nmodel.to('cuda')\n",
+    "trtllm/build_engine.py": "import torch\nimport tensorrt as trt\nfrom tensorrt_llm.builder import Builder\n"
+                              "torch.cuda.set_device(0)\nx = torch.ones(2).cuda()\n",
+    "trtllm/run.py": "import torch\nimport tensorrt_llm\nfrom tensorrt_llm.runtime import ModelRunner\n"
+                     "if __name__ == '__main__':\n    torch.cuda.set_device(0)\n",
+    "trtllm/rename_key.py": "import torch\nstate = torch.load('x.pt', map_location='cuda')\n",
+    "requirements.txt": "torch\n",
+}
+
+
+def test_an_nvidia_only_accelerator_kit_is_one_optional_finding(tmp_path):
+    # HunyuanDiT mllm/trtllm/ (round 17 B3; A1 10, 29, 43; A2 52, 90): a TensorRT-LLM captioner beside the PyTorch one
+    report = _tree(tmp_path / "kit", NVIDIA_KIT)
+    kit = [f for f in report.findings if f.path.startswith("trtllm/")]
+    assert len(kit) == 1 and kit[0].reach == "optional" and not kit[0].counted
+    assert kit[0].symbol == "tensorrt" and "NVIDIA-only accelerator (trtllm/" in kit[0].message.en
+    assert phrase("zh", kit[0].reach_reason).startswith("trtllm/ 是仅限 NVIDIA 的加速套件")
+    assert "trtllm/rename_key.py:2" in kit[0].sites and "trtllm/build_engine.py:5" in kit[0].sites
+    # tensorrt_llm has no Ascend build: never "declare a version that works on Ascend" (DEP003)
+    assert not [f for f in report.findings if f.rule == "DEP003"]
+    assert [f.reach for f in report.findings if f.path == "caption_demo.py" and f.rule == "DEV001"] == ["runs"]
+    # imported by the product, the folder is part of it: its findings stay one by one
+    used = {**NVIDIA_KIT, "caption_demo.py": NVIDIA_KIT["caption_demo.py"] + "from trtllm import run\n"}
+    report = _tree(tmp_path / "used", used)
+    assert len([f for f in report.findings if f.path.startswith("trtllm/")]) > 1
+    # on its own, an import of tensorrt_llm is a package with no Ascend build (unsupported), not an undeclared one
+    report = _tree(tmp_path / "one", {"serve.py": "import torch\nimport tensorrt_llm\n", "requirements.txt": "torch\n"})
+    rules = {f.rule for f in report.findings if f.symbol == "tensorrt_llm" or "tensorrt-llm" in f.symbol}
+    assert "DEP002" in rules and "DEP003" not in rules
+
+
+CUDA_WHEEL_PICKER = """\
+import torch
+cuda = str(torch.version.cuda)
+is_ampere = torch.cuda.get_device_capability()[0] >= 8
+if cuda not in ("11.8", "12.1", "12.4"): raise RuntimeError(f"CUDA = {cuda} not supported!")
+x = "cu{}-torch240".format(cuda.replace(".", ""))
+print(f'pip install "unsloth[{x}]"')
+"""
+
+
+def test_a_cuda_wheel_installer_script_is_no_port_item():
+    # unsloth/_auto_install.py (round 17 B19, A2 84): prints the pip line for a cuXXX wheel, raising on any other torch
+    reaches = {f.rule: (f.reach, f.reach_reason or "") for f in scan(CUDA_WHEEL_PICKER).findings if f.rule.startswith("DEV")}
+    assert reaches["DEV120"][0] == "other-backend" and "CUDA-wheel installer script" in reaches["DEV120"][1]
+    assert reaches["DEV125"][0] == "other-backend"
+    # a program that only requires a CUDA build (no wheel list, or one with functions to import) keeps its findings
+    required = CUDA_WHEEL_PICKER.replace('if cuda not in ("11.8", "12.1", "12.4")', "if cuda == 'None'")
+    assert {f.rule: f.reach for f in scan(required).findings}["DEV120"] == "runs"
+    library = CUDA_WHEEL_PICKER + "def main():\n    return x\n"
+    assert {f.rule: f.reach for f in scan(library).findings}["DEV120"] == "runs"

@@ -80,6 +80,7 @@ class CudaGates:
         self.packages = frozenset(guards.cuda_only_packages)
         self.calls = frozenset(guards.cuda_only_calls)
         self.capability = frozenset(guards.capability_calls)
+        self.card_names = frozenset(guards.card_name_calls)
         self.accelerator_calls = frozenset(guards.accelerator_calls)
         self.name_tokens = tuple(guards.cuda_only_name_tokens)
         self.library_tokens = tuple(guards.library_class_tokens)
@@ -161,6 +162,31 @@ class CudaGates:
         """Does the body of this CUDA check (an if-statement) import or call a CUDA-only package or function?"""
         body = statement.child_by_field_name("consequence")
         return body is not None and self._uses_cuda_only(body)
+
+    def card_model_test(self, body: Node, depth: int = 0) -> Node | None:
+        """The string a CUDA check's body looks for in a card's model name, where that is all the body does: every
+        statement a loop over the devices or an `if` comparing `get_device_name(i)` (or a device's properties) with a
+        literal (`if "NVIDIA GB10" in str(torch.cuda.get_device_name(i)).upper(): fast_inference = False`), whose own
+        body tests nothing more. A workaround for one NVIDIA card model: no Ascend NPU is that card."""
+        statements = [c for c in body.named_children if c.type != "comment"]
+        found = None
+        for statement in statements:
+            if statement.type == "for_statement" and depth < 2:
+                inner = statement.child_by_field_name("body")
+                found = self.card_model_test(inner, depth + 1) if inner is not None else None
+            elif statement.type == "if_statement" and not statement.children_by_field_name("alternative"):
+                found = self._card_name_literal(statement.child_by_field_name("condition"))
+            else:
+                found = None
+            if found is None:
+                return None
+        return found
+
+    def _card_name_literal(self, condition: Node | None) -> Node | None:
+        if condition is None or not set(_words(condition)) & self.card_names:
+            return None
+        return next((c for c in parsing.walk(condition, limit=200) if c.type == "string"
+                     and parsing.text(c).strip("'\"").strip()), None)
 
     def assigned_checks(self, node: Node) -> list[Node]:
         """The if-statements (after the assignment, in the same block) testing the name a CUDA check is assigned to."""

@@ -108,6 +108,10 @@ def dispatch_chain(statement: Node, backends: BackendWords) -> Chain | None:
     else:
         arms = [arm for member in sibling_run(statement, backends.cuda | backends.others | backends.npu)
                 for arm in chain_arms(member)]
+        if any(_other_backend_precondition(condition, body, backends) for condition, body in arms):
+            # `if not _torch_is_rocm(torch): return {}` then `if not torch.cuda.is_available(): return {}`: what
+            # follows runs on ROCm only, so the tests are that backend's preconditions, not a dispatch
+            return None
         else_body = None
     backend_words = backends.cuda | backends.others
     if sum(1 for condition, _ in arms if may_name(condition, backend_words)) < 2:
@@ -208,6 +212,28 @@ def cuda_arm(chain: Chain, body: Node, backends: BackendWords) -> bool:
             named = words(condition)
             return bool(named & backends.cuda) and not named & backends.others and not _negated(condition)
     return False
+
+
+def _other_backend_precondition(condition: Node, body: Node, backends: BackendWords) -> bool:
+    """`if not is_rocm(): return` (or `if torch.version.hip is None: raise`): a test ruling out all but another
+    accelerator, whose body leaves the block, so the code after it is that accelerator's alone. A test that also names
+    CUDA or the NPU (`if not t.startswith(("cuda", "xpu")): return None`) admits more than one backend."""
+    statements = [c for c in body.named_children if c.type != "comment"]
+    if not statements or statements[-1].type not in LEAVES or not may_name(condition, backends.others):
+        return False
+    named = words(condition)
+    if not named & backends.others or named & (backends.cuda | backends.npu):
+        return False
+    while condition.type == "parenthesized_expression" and condition.named_children:
+        condition = condition.named_children[0]
+    if condition.type == "not_operator":
+        return True
+    operators = {op.type for op in condition.children} if condition.type == "comparison_operator" else set()
+    none = condition.type == "comparison_operator" and condition.named_children[-1].type == "none"
+    return bool(operators & {"!=", "not in"}) or (none and "is" in operators and "is not" not in operators)
+
+
+LEAVES = frozenset({"return_statement", "raise_statement", "continue_statement", "break_statement"})
 
 
 def _negated(condition: Node) -> bool:

@@ -85,6 +85,7 @@ class GuardReader:
         self.npu_tokens = frozenset(backends.npu)
         self.npu_packages = frozenset(backends.npu_packages)
         self.other_tokens = frozenset(backends.other)
+        self.definition_names = frozenset(backends.definition_names)
         self.platform_gates = frozenset(backends.platform_gates)
         self.cuda_tokens = frozenset(t for name in guards.cuda for t in name.lower().split("_") if t != "is" and t != "use")
         self.dispatch_words = backend_words(guards, backends)
@@ -105,6 +106,7 @@ class GuardReader:
         self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
         self._literal_flags: dict[int, tuple[bool, Node, bool] | None] = {}  # a condition's literal flag
         self._import_options: frozenset[str] | None = None  # the option tests guarding an import in the unit
+        self._wheel_picker: tuple[int, Guard | None] | None = None  # the unit's CUDA-wheel picker gate (_cuda_wheel_picker)
         self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
         # does an opt-in flag's condition default on (`use_flash_attn=True`)? then it is no opt-in (switches.py)
         self.on_by_default: Callable[[Node], bool] | None = None
@@ -263,8 +265,14 @@ class GuardReader:
             return self._cuda_row(child, parent)
         if kind == "class_definition" and feature:
             return self._library_class(parent)
+        if kind in NAMED_DEFINITIONS and self.definition_names:
+            named = self._named_for_other(child, parent)
+            if named is not None:
+                return named
+        if kind == "module":
+            return self._cuda_wheel_picker(parent)
         if kind == "block":
-            left = _after_exit(child)
+            left = _after_exit(child) or self._other_backend_exit(child)
             if left is not None:
                 return left
         if kind == "block" and self.versions is not None:
@@ -464,6 +472,57 @@ class GuardReader:
     def _defaults_on(self, condition_node: Node | None) -> bool:
         return condition_node is not None and self.on_by_default is not None and self.on_by_default(condition_node)
 
+    def _named_for_other(self, child: Node, parent: Node) -> Guard | None:
+        """The body of a function or class, or the value of a binding, whose name says it is another accelerator's
+        (`def _ensure_rocm_torch():`, `_MLX_STUDIO_ADAMW_ALIASES = frozenset(...)`): only that accelerator uses it,
+        as a file named so (context/project.py)."""
+        if parent.type == "assignment":
+            name = parent.child_by_field_name("left")
+            if name is None or name.type != "identifier" or not _same(child, parent.child_by_field_name("right") or name):
+                return None
+        else:
+            name = parent.child_by_field_name("name")
+            if name is None or not _same(child, parent.child_by_field_name("body") or name):
+                return None
+        parts = {part.lower() for part in NAME_PARTS.findall(parsing.text(name))}
+        named = sorted(parts & self.definition_names)
+        if not named or parts & (self.cuda_tokens | self.npu_tokens | NOT_ONE_BACKEND):
+            return None
+        return Guard("other-backend", name, f"{named[0]} code by its name")
+
+    def _cuda_wheel_picker(self, module: Node) -> Guard | None:
+        """A script of top-level statements only (no function or class to import) that prints or runs a `pip install`
+        and raises unless torch is one of a list of CUDA builds (unsloth's _auto_install.py: `cuda =
+        str(torch.version.cuda)` ... `if cuda not in ("11.8", "12.1", ...): raise RuntimeError(...)`, then the pip line
+        for the matching cuXXX wheel): an installer for CUDA wheels. On Ascend torch.version.cuda is None, so it
+        raises there; nothing in it is a port item. Read once per unit."""
+        if self._wheel_picker is not None and self._wheel_picker[0] == module.id:
+            return self._wheel_picker[1]
+        found = None
+        source = module.text or b""
+        if b"pip install" in source and any(name.encode() in source for name in self.guards.cuda_build):
+            found = _cuda_version_gate(module, tuple(self.guards.cuda_build))
+        self._wheel_picker = (module.id, found)
+        return found
+
+    def _other_backend_exit(self, child: Node) -> Guard | None:
+        """A statement after `if not <another accelerator's probe>: return ...` (or raise) in the same block runs only
+        on that accelerator (`if not LlamaCppBackend._torch_is_rocm(torch): return arch_by_id` before reading the
+        gfx arch of each device): on Ascend the block is left there first."""
+        sibling, seen = child.prev_named_sibling, 0
+        while sibling is not None and seen < 50:
+            seen += 1
+            if sibling.type == "if_statement" and not sibling.children_by_field_name("alternative"):
+                condition_node = sibling.child_by_field_name("condition")
+                body = sibling.child_by_field_name("consequence")
+                if (condition_node is not None and body is not None and _leaves_block(body)
+                        and any(token in parsing.text(condition_node).lower() for token in self.other_tokens)):
+                    condition = self.condition(condition_node)
+                    if condition.negated and condition.other and not condition.cuda and not condition.npu:
+                        return Guard("other-backend", sibling, "the block is left here unless it runs on that accelerator")
+            sibling = sibling.prev_named_sibling
+        return None
+
     def _left_at_target(self, child: Node, block: Node) -> Guard | None:
         """A statement after `if <true at the target torch>: return ...` (or raise, continue, break) in the same block
         never runs there: `if _use_pytorch_1_11_api: return False` before `if input.device.type != 'cuda':`."""
@@ -602,6 +661,7 @@ class GuardReader:
         self._literal_flags.clear()
         self._import_options = None
         self._calls = None
+        self._wheel_picker = None
         for reset in self.unit_resets:
             reset()
         if self.versions is not None:
@@ -1341,6 +1401,9 @@ def only_raises_or_warns_block(statements: list[Node]) -> bool:
     return True
 
 
+NAMED_DEFINITIONS = frozenset({"function_definition", "class_definition", "assignment"})
+NAME_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")  # snake_case and CamelCase parts: XPUAccelerator → XPU, Accelerator
+NOT_ONE_BACKEND = frozenset({"gpu", "gpus", "cpu", "nvidia"})  # `to_xpu_or_gpu`, `mps_to_cpu`: more than one backend's
 LEAVES = frozenset({"return_statement", "raise_statement", "continue_statement", "break_statement"})
 
 
@@ -1354,6 +1417,32 @@ def _after_exit(child: Node) -> Guard | None:
             word = sibling.type.split("_")[0]
             return Guard("optional", sibling, f"the block is left by this {word} first: nothing after it runs")
         sibling = sibling.prev_named_sibling
+    return None
+
+
+def _cuda_version_gate(module: Node, cuda_build: tuple[str, ...]) -> Guard | None:
+    """The top-level `if <CUDA build version> not in (<version strings>): raise` of a module without definitions, the
+    version read directly or through a top-level name bound from it (`cuda = str(torch.version.cuda)`)."""
+    statements = module.named_children
+    if any(s.type in {"function_definition", "class_definition", "decorated_definition"} for s in statements):
+        return None
+    names = {parsing.text(left) for s in statements if s.type == "expression_statement" and s.named_children
+             and s.named_children[0].type == "assignment"
+             for left in [s.named_children[0].child_by_field_name("left")] if left is not None and left.type == "identifier"
+             and any(name in parsing.text(s) for name in cuda_build)}
+    for statement in statements:
+        condition = statement.child_by_field_name("condition") if statement.type == "if_statement" else None
+        body = statement.child_by_field_name("consequence") if condition is not None else None
+        if body is None or condition.type != "comparison_operator" or not only_raises(body):
+            continue
+        operands = condition.named_children
+        if (len(operands) == 2 and any(op.type == "not in" for op in condition.children)
+                and operands[1].type in {"tuple", "list", "set"} and operands[1].named_children
+                and all(item.type == "string" for item in operands[1].named_children)
+                and (parsing.text(operands[0]) in names or any(name in parsing.text(operands[0]) for name in cuda_build))):
+            versions = ", ".join(parsing.text(item).strip("'\"") for item in operands[1].named_children[:8])
+            return Guard("other-backend", statement, f"a CUDA-wheel installer script: it raises unless torch is a CUDA "
+                                                     f"build of {versions}; on Ascend torch.version.cuda is None")
     return None
 
 

@@ -364,6 +364,10 @@ class FileWorker:
             elif all(h.rule in cuda_only or h.rule in conventions.check_rules for h in inside) and self.gates.gated_body(statement):
                 reason = f"line {statement.start_point.row + 1}: guards a CUDA-only package or function"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif (card := self.gates.card_model_test(body)) is not None:
+                reason = (f"line {statement.start_point.row + 1}: the check only looks for one NVIDIA card model "
+                          f"({parsing.text(card)}) to work around it; no Ascend NPU is that card")
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif inside:
                 self._debug_aid(unit, check, node, statement, hits, places)
 

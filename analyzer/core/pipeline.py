@@ -16,6 +16,7 @@ from pathlib import Path
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
 from ascend_feasibility.analyzer.context.backend_images import other_backend_images
+from ascend_feasibility.analyzer.context.nvidia_kits import fold_kits, nvidia_kits
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
 from ascend_feasibility.analyzer.context.project_scope import (
     collapse_project_scoped,
@@ -48,6 +49,7 @@ from ascend_feasibility.analyzer.reading.config import load_project_config
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile, discover, discover_file
 from ascend_feasibility.analyzer.reading.gitinfo import read_revision
 from ascend_feasibility.domains.base import Domain, ProjectRun, TargetChoice
+from ascend_feasibility.knowledge import load_context_conventions
 
 # Below this many files, worker processes cost more to start than they save.
 PARALLEL_THRESHOLD = 48
@@ -204,6 +206,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
                                frozenset(row.package for row in run.published.get("dependency_matrix", ())
                                          if row.sources or row.classification != "unknown"), packages,
                                run.published.get("unreached_code"))
+    findings = fold_kits(findings, nvidia_kits(modules, context, frozenset(load_context_conventions().backends.nvidia_runtimes), packages),
+                         worker.factory)
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")
