@@ -389,7 +389,7 @@ def _ruled_out(site: Node, statement: Node) -> set[str]:
     """The conditions (whitespace normalised) that are false wherever the site runs, between it and `statement`: those
     of the if/elif arms before the else or elif arm holding it."""
     found: set[str] = set()
-    child, parent, steps = site, site.parent, 0
+    parent, steps = site.parent, 0
     while parent is not None and steps < MAX_DEPTH and not _same(parent, statement):
         if parent.type in {"else_clause", "elif_clause"} and parent.parent is not None and parent.parent.type == "if_statement":
             chain = parent.parent
@@ -399,7 +399,7 @@ def _ruled_out(site: Node, statement: Node) -> set[str]:
                 condition = arm.child_by_field_name("condition")
                 if condition is not None:
                     found.add(" ".join(parsing.text(condition).split()))
-        child, parent, steps = parent, parent.parent, steps + 1
+        parent, steps = parent.parent, steps + 1
     return found
 
 
