@@ -695,6 +695,9 @@ class BackendConventions(_Record):
                                     "or files (Path.joinpath)")
     path_keywords: list[str] = Field(default_factory=list, description="keywords of an extension's build whose list "
                                      "names files or folders (sources=, include_dirs=)")
+    build_names: list[str] = Field(default_factory=list, description="names of builds, prebuilt flavours and native "
+                                   "backends that are never a torch device type (rocm, vulkan, metal): a 'cuda' beside "
+                                   "one names a build, not a device")
     platform_gates: list[str] = Field(default_factory=list, description="calls of known frameworks that test for a "
                                       "platform Ascend never is (is_sagemaker_dp_enabled, is_torch_tpu_available): "
                                       "their branch is other-backend code")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.python_refs import literal_is_docstring
+from ascend_feasibility.knowledge import load_context_conventions
 from tree_sitter import Node
 
 _PLAIN = re.compile(r"cuda(:\d+)?")
@@ -127,9 +129,10 @@ def names_device_family(node: Node) -> bool:
     return len(items) == 2 and items[0].id == node.id and items[1].type == "integer"
 
 
-# torch device types (and AWS Neuron's, which projects list beside them); "npu" is left out on purpose.
+# torch device types (and AWS Neuron's, which projects list beside them); "npu" is left out on purpose, and so are
+# the build names of knowledge/context/conventions.toml (rocm, vulkan, metal): a list holding one names builds.
 DEVICE_TYPES = frozenset({"cuda", "cpu", "mps", "xpu", "hpu", "xla", "mlu", "musa", "meta", "ipu", "mtia", "neuron",
-                          "vulkan", "privateuseone", "rocm"})
+                          "privateuseone"})
 
 
 def device_collection(node: Node) -> Node | None:
@@ -205,3 +208,52 @@ def cuda_literal_in(node: Node) -> DeviceLiteral | None:
             if found is not None:
                 return found
     return None
+
+
+@functools.cache
+def build_names() -> frozenset[str]:
+    """Names of builds and native backends that are never a torch device type (rocm, vulkan, metal)."""
+    return frozenset(load_context_conventions().backends.build_names)
+
+
+def plain_word(node: Node) -> str | None:
+    """The text of a plain string literal up to a device index (`cuda:0` → `cuda`), lower case; None otherwise."""
+    if node.type != "string" or node.child_count < 2 or any(c.type == "interpolation" for c in node.children):
+        return None
+    prefix, inner = string_parts(node)
+    return None if "b" in prefix else inner.split(":")[0].lower()
+
+
+def build_flavour(node: Node) -> bool:
+    """A "cuda" that names a build, a prebuilt flavour or a native backend, not a torch device: an item of a list,
+    tuple or set that also holds a build name (`("cuda", "hip", "vulkan")`, `choices=["auto", "cpu", "vulkan",
+    "rocm", "cuda"]`), or a `return` value of a function another `return` of which gives a build name (a prebuilt
+    picker: `return "metal"` ... `return "cuda"` ... `return "rocm"`). Such a string reaches no torch device sink."""
+    parent = node.parent
+    if parent is None:
+        return False
+    names = build_names()
+    if parent.type in {"list", "tuple", "set"}:
+        return any(plain_word(item) in names for item in parent.named_children if item.id != node.id)
+    if parent.type == "return_statement":
+        function = parent.parent
+        while function is not None and function.type not in {"function_definition", "lambda", "module"}:
+            function = function.parent
+        if function is None or function.type != "function_definition":
+            return False
+        return any(plain_word(value) in names for value in _returned_literals(function))
+    return False
+
+
+def _returned_literals(function: Node) -> list[Node]:
+    """The plain values of the function's own `return` statements (not those of functions defined inside it)."""
+    found, stack = [], [function.child_by_field_name("body")]
+    while stack:
+        current = stack.pop()
+        if current is None:
+            continue
+        if current.type == "return_statement":
+            found.extend(c for c in current.named_children if c.type == "string")
+            continue
+        stack.extend(c for c in current.named_children if c.type not in {"function_definition", "lambda", "class_definition"})
+    return found

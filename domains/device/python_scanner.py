@@ -306,6 +306,8 @@ class _FileScan(PythonScan):
             return
         if literals.already_npu_aware(literal.node) or literals.names_device_family(literal.node):
             return
+        if not literal.formatted and literals.build_flavour(literal.node):
+            return  # `("cuda", "hip", "vulkan")`, `return "metal"` ... `return "cuda"`: a build's name, not a device
         if literals.inside(literal.node, {"comparison_operator"}) is not None:
             return
         keyword = literal.node.parent

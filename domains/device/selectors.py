@@ -19,7 +19,7 @@ strings (`device in ("cpu", "cuda")`) stays a device.
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.device.literals import DEVICE_TYPES, string_parts
+from ascend_feasibility.domains.device.literals import DEVICE_TYPES, plain_word
 from tree_sitter import Node
 
 DEVICE_WORDS = DEVICE_TYPES | {"npu", "gpu", "auto", "hip", "tpu", ""}
@@ -86,12 +86,7 @@ def _compares_with_other_words(comparison: Node, name: str) -> bool:
     return all(w is not None for w in words) and any(w not in DEVICE_WORDS for w in words)
 
 
-def _word(node: Node) -> str | None:
-    """The text of a plain string literal, up to a device index (`cuda:0` → `cuda`); None for anything else."""
-    if node.type != "string" or node.child_count < 2 or any(c.type == "interpolation" for c in node.children):
-        return None
-    prefix, inner = string_parts(node)
-    return None if "b" in prefix else inner.split(":")[0].lower()
+_word = plain_word
 
 
 def _function_of_parameter(parameter: Node) -> Node | None:
