@@ -827,6 +827,10 @@ class OptInConventions(_Record):
     other_framework_tools: dict[str, str] = Field(default_factory=dict, description="modules (or packages above "
                                                   "them) and programs that run on another framework, not torch, as a "
                                                   "child process → that framework (analyzer/context/child_processes.py)")
+    native_programs: dict[str, str] = Field(default_factory=dict, description="words (snake case) of a class or "
+                                            "function name that names a native inference program the project starts "
+                                            "as a child (llama_cpp, llama_server) → that program: a CUDA mask written "
+                                            "into a child environment there is that program's")
     lazy_loader_markers: list[str] = Field(default_factory=list, description="text of a package __init__.py that "
                                            "loads its submodules by name (diffusers' _LazyModule and _import_structure): "
                                            "its strings naming submodules load them")
