@@ -42,7 +42,9 @@ SUBPROCESS_MODULES = frozenset({"subprocess", "asyncio"})
 BARE_CALLS = frozenset({"Popen", "check_call", "check_output", "create_subprocess_exec"})  # `from subprocess import`
 PYTHON_PROGRAMS = frozenset({"sys.executable", "torchrun", "accelerate", "deepspeed", "bash", "sh"})  # or python*
 PARENT_ENVIRONMENTS = frozenset({"environ"})  # `from os import environ`: the process's own environment
-CANN_BUILD = (b"CANN", b'"cann"', b"'cann'")  # a file naming a CANN build of the program (GGML_CANN, a "cann" backend)
+# a file that builds the program for CANN (llama.cpp and whisper.cpp: -DGGML_CANN=ON; stable-diffusion.cpp: SD_CANN); a
+# "CANN" among the backend names a log parser recognises (unsloth's _GPU_OFFLOAD_MARKERS) builds nothing
+CANN_BUILD = (b"GGML_CANN", b"SD_CANN", b"LLAMA_CANN")
 CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 

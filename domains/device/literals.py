@@ -129,10 +129,9 @@ def names_device_family(node: Node) -> bool:
     return len(items) == 2 and items[0].id == node.id and items[1].type == "integer"
 
 
-# torch device types (and AWS Neuron's, which projects list beside them); "npu" is left out on purpose, and so are
-# the build names of knowledge/context/conventions.toml (rocm, vulkan, metal): a list holding one names builds.
+# torch device types (and AWS Neuron's, which projects list beside them); "npu" is left out on purpose.
 DEVICE_TYPES = frozenset({"cuda", "cpu", "mps", "xpu", "hpu", "xla", "mlu", "musa", "meta", "ipu", "mtia", "neuron",
-                          "privateuseone"})
+                          "vulkan", "privateuseone", "rocm"})
 
 
 def device_collection(node: Node) -> Node | None:
@@ -224,6 +223,15 @@ def plain_word(node: Node) -> str | None:
     return None if "b" in prefix else inner.split(":")[0].lower()
 
 
+def names_builds(words: list[str | None]) -> bool:
+    """Words of builds or prebuilt flavours: one names a build (rocm, vulkan, metal), and none is a torch device type
+    other than cuda and cpu, which builds are named for too (`("auto", "cpu", "cuda", "rocm", "vulkan")`). A "rocm"
+    beside "xpu" or "mps" (`{"cuda", "rocm", "xpu"}`) is a project's own name for a device backend."""
+    names = build_names()
+    devices_only = (DEVICE_TYPES | {"npu"}) - names - {"cuda", "cpu"}
+    return any(w in names for w in words) and not any(w in devices_only for w in words)
+
+
 def build_flavour(node: Node) -> bool:
     """A "cuda" that names a build, a prebuilt flavour or a native backend, not a torch device: an item of a list,
     tuple or set that also holds a build name (`("cuda", "hip", "vulkan")`, `choices=["auto", "cpu", "vulkan",
@@ -232,16 +240,16 @@ def build_flavour(node: Node) -> bool:
     parent = node.parent
     if parent is None:
         return False
-    names = build_names()
     if parent.type in {"list", "tuple", "set"}:
-        return any(plain_word(item) in names for item in parent.named_children if item.id != node.id)
+        words = [plain_word(item) for item in parent.named_children]
+        return None not in words and names_builds(words)
     if parent.type == "return_statement":
         function = parent.parent
         while function is not None and function.type not in {"function_definition", "lambda", "module"}:
             function = function.parent
         if function is None or function.type != "function_definition":
             return False
-        return any(plain_word(value) in names for value in _returned_literals(function))
+        return names_builds([plain_word(value) for value in _returned_literals(function)])
     return False
 
 

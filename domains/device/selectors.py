@@ -19,7 +19,7 @@ strings (`device in ("cpu", "cuda")`) stays a device.
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.device.literals import DEVICE_TYPES, plain_word
+from ascend_feasibility.domains.device.literals import DEVICE_TYPES, names_builds, plain_word
 from tree_sitter import Node
 
 DEVICE_WORDS = DEVICE_TYPES | {"npu", "gpu", "auto", "hip", "tpu", ""}
@@ -123,14 +123,17 @@ def _called_function(call: Node) -> Node | None:
 
 def is_selector_test(comparison: Node) -> bool:
     """A comparison of an implementation selector: with a collection holding a word that names no device
-    (`impl in ['ref', 'cuda']`), or of a name its scope compares with one (`impl == 'cuda'` beside that assert)."""
+    (`impl in ['ref', 'cuda']`) or naming builds (`accel in ("cuda", "vulkan", "rocm")`: prebuilt flavours,
+    literals.names_builds), or of a name its scope compares with a word that names no device (`impl == 'cuda'` beside
+    that assert)."""
     operands = [o for o in comparison.named_children if o.type != "comment"]
     if len(operands) != 2:
         return False
     for operand in operands:
         items = operand.named_children if operand.type in {"list", "tuple", "set"} else [operand]
         words = [_word(item) for item in items]
-        if operand.type in {"list", "tuple", "set"} and all(w is not None for w in words) and any(w not in DEVICE_WORDS for w in words):
+        if operand.type in {"list", "tuple", "set"} and all(w is not None for w in words) \
+                and (any(w not in DEVICE_WORDS for w in words) or names_builds(words)):
             return True
     names = [parsing.text(o) for o in operands if o.type == "identifier"]
     return len(names) == 1 and _selects(_scope(comparison), names[0], 0)
