@@ -62,6 +62,9 @@ class ShellConfigScanner(Scanner):
                     node, root, whole_script=unit.kind == "shell" and unit.cell is None):
                 hits.append(Hit(code, name, Span.of(node), facets=(shell_pins.ONE_JOB,)))
                 continue
+            elif name == "CUDA_VISIBLE_DEVICES" and shell_pins.tested_only(node):
+                hits.append(Hit(code, name, Span.of(node), facets=(shell_pins.MASK_READ,)))
+                continue
             hits.append(Hit(code, name, Span.of(node)))
         cuda_image, cuda_packages = False, None
         for node in found.get("command", []):

@@ -16,6 +16,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 READS = frozenset({"simple_expansion", "expansion"})
+MASK_READ = "mask-read"  # DEV201's facet for a read with a fallback (domains/device/mask_reads.py READ)
 ONE_JOB = "one-job-moved"  # DEV201's facet: a pin of other cards for one job, which runs on NPUs 0..k-1 without it
 SHOW_COMMANDS = frozenset({"echo", "printf"})
 SHOWN_REDIRECTS = frozenset({"1", "2", "/dev/stderr", "/dev/stdout", "/dev/null"})
@@ -54,6 +55,22 @@ def shown_only(name: Node) -> bool:
                 return False
         holder = holder.parent
     return holder is None or holder.type not in {"pipeline", "command_substitution", "process_substitution"}
+
+
+def tested_only(name: Node) -> bool:
+    """A read of the variable inside a test (`[ "${CUDA_VISIBLE_DEVICES+set}" = set ]`, `[[ -n $X ]]`): the script
+    asks whether it is set or what it holds and goes on either way, so it is a read with a fallback (DEV201's
+    mask-read), not a setting to mirror."""
+    read = name.parent
+    if read is None or read.type not in READS:
+        return False
+    node = read.parent
+    while node is not None and node.type not in {"command", "variable_assignment", "command_substitution",
+                                                 "process_substitution", "program"}:
+        if node.type == "test_command":
+            return True
+        node = node.parent
+    return False
 
 
 def export_of_assignment(name: Node, assigned: frozenset[str]) -> bool:
