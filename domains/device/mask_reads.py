@@ -17,7 +17,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 READ = "mask-read"  # DEV201's facet: the line reads the mask, with a fallback when it is unset
-READ_REQUIRED = "mask-read-required"  # a subscript read, which raises KeyError when the mask is unset
+READ_USED = "mask-read-used"  # a read whose value is used as it is: a subscript raises KeyError when the mask is unset
 MASKS = frozenset({"CUDA_VISIBLE_DEVICES"})
 READ_METHODS = frozenset({"get", "getenv"})
 WRITE_METHODS = frozenset({"setdefault", "putenv", "setenv", "pop", "delenv", "unsetenv", "update"})
@@ -28,7 +28,7 @@ MAX_NODES = 20000
 
 
 def access(literal: Node) -> str | None:
-    """READ or READ_REQUIRED when the string literal is the name of a variable the line only reads; "write" when the
+    """READ or READ_USED when the string literal is the name of a variable the line only reads; "write" when the
     line sets or removes it; None for anything else (an argument of a helper, a collection of names)."""
     parent = literal.parent
     if parent is None:
@@ -41,7 +41,7 @@ def access(literal: Node) -> str | None:
             return "write"
         if holder is not None and holder.type == "delete_statement":
             return "write"
-        return READ_REQUIRED
+        return READ_USED
     if parent.type == "comparison_operator" and parent.named_children[:1] == [literal]:
         operators = [parsing.text(o) for o in parent.children_by_field_name("operators")]
         return READ if operators in (["in"], ["not in"]) else None

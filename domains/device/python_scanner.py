@@ -102,7 +102,7 @@ class _FileScan(PythonScan):
         access = mask_reads.access(node)
         if access != "write" and mask_reads.serves_nvidia_smi(node):
             return None  # part of the nvidia-smi probe DEV211 reports
-        return (access,) if access in {mask_reads.READ, mask_reads.READ_REQUIRED} else ()
+        return (access,) if access in {mask_reads.READ, mask_reads.READ_USED} else ()
 
     # Qualified names ---------------------------------------------------------------------------------
     def on_reference(self, reference: Reference) -> None:
