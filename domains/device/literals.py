@@ -234,9 +234,10 @@ def names_builds(words: list[str | None]) -> bool:
 
 def build_flavour(node: Node) -> bool:
     """A "cuda" that names a build, a prebuilt flavour or a native backend, not a torch device: an item of a list,
-    tuple or set that also holds a build name (`("cuda", "hip", "vulkan")`, `choices=["auto", "cpu", "vulkan",
-    "rocm", "cuda"]`), or a `return` value of a function another `return` of which gives a build name (a prebuilt
-    picker: `return "metal"` ... `return "cuda"` ... `return "rocm"`). Such a string reaches no torch device sink."""
+    tuple or set of plain strings whose words name builds (names_builds: `("cuda", "hip", "vulkan")`,
+    `choices=["auto", "cpu", "vulkan", "rocm", "cuda"]`), or a `return` value of a function whose plain returns do (a
+    prebuilt picker: `return "metal"` ... `return "cuda"` ... `return "rocm"`). Such a string reaches no torch device
+    sink."""
     parent = node.parent
     if parent is None:
         return False
