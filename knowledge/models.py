@@ -698,6 +698,8 @@ class BackendConventions(_Record):
     build_names: list[str] = Field(default_factory=list, description="names of builds, prebuilt flavours and native "
                                    "backends that are never a torch device type (rocm, vulkan, metal): a 'cuda' beside "
                                    "one names a build, not a device")
+    device_family_builds: list[str] = Field(default_factory=list, description="build names that projects also use "
+                                            "as a device family beside cuda (rocm): a build name only beside another")
     platform_gates: list[str] = Field(default_factory=list, description="calls of known frameworks that test for a "
                                       "platform Ascend never is (is_sagemaker_dp_enabled, is_torch_tpu_available): "
                                       "their branch is other-backend code")

@@ -225,11 +225,13 @@ def plain_word(node: Node) -> str | None:
 
 def names_builds(words: list[str | None]) -> bool:
     """Words of builds or prebuilt flavours: one names a build (rocm, vulkan, metal), and none is a torch device type
-    other than cuda and cpu, which builds are named for too (`("auto", "cpu", "cuda", "rocm", "vulkan")`). A "rocm"
-    beside "xpu" or "mps" (`{"cuda", "rocm", "xpu"}`) is a project's own name for a device backend."""
+    other than cuda and cpu, which builds are named for too (`("auto", "cpu", "cuda", "rocm", "vulkan")`). "rocm"
+    decides nothing alone (device_family_builds: `["cuda", "rocm"]` is diffusers' device family), and beside "xpu"
+    or "mps" (`{"cuda", "rocm", "xpu"}`) it is a project's own name for a device backend."""
     names = build_names()
     devices_only = (DEVICE_TYPES | {"npu"}) - names - {"cuda", "cpu"}
-    return any(w in names for w in words) and not any(w in devices_only for w in words)
+    decisive = names - frozenset(load_context_conventions().backends.device_family_builds)
+    return any(w in decisive for w in words) and not any(w in devices_only for w in words)
 
 
 def build_flavour(node: Node) -> bool:
