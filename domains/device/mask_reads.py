@@ -9,11 +9,14 @@ rank; low where the read has a fallback, medium for a subscript that raises KeyE
 
 A read (or a helper's argument) in a function that runs nvidia-smi serves that tool's output (unsloth's
 `_cuda_compute_caps` keeps the nvidia-smi rows the mask lets through): the nvidia-smi finding (DEV211) already tells
-the porter to rewrite that probe and its parsing for npu-smi, so the mask there is not a second item."""
+the porter to rewrite that probe and its parsing for npu-smi, so the mask there is not a second item. Not in a
+function that names the NPU or Ascend (DeepSpeed's tests/unit/common.py set_accelerator_visible runs npu-smi beside
+nvidia-smi): DEV211 is silent there, and the mask read serves every backend's arm."""
 
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.device.resources import npu_aware_function
 from tree_sitter import Node
 
 READ = "mask-read"  # DEV201's facet: the line reads the mask, with a fallback when it is unset
@@ -64,8 +67,8 @@ def serves_nvidia_smi(literal: Node) -> bool:
     function = literal.parent
     while function is not None and function.type != "function_definition":
         function = function.parent
-    if function is None or SMI.encode() not in (function.text or b""):
-        return False
+    if function is None or SMI.encode() not in (function.text or b"") or npu_aware_function(literal):
+        return False  # a probe with its own NPU arm (npu-smi beside nvidia-smi) reads the mask for every backend
     for current in parsing.walk(function, limit=MAX_NODES):
         if current.type != "call":
             continue
