@@ -62,6 +62,9 @@ class ShellConfigScanner(Scanner):
                     node, root, whole_script=unit.kind == "shell" and unit.cell is None):
                 hits.append(Hit(code, name, Span.of(node), facets=(shell_pins.ONE_JOB,)))
                 continue
+            elif name == "CUDA_VISIBLE_DEVICES" and (read := shell_pins.read_facet(node)) is not None:
+                hits.append(Hit(code, name, Span.of(node), facets=(read,)))  # read advice, not a twin to set
+                continue
             hits.append(Hit(code, name, Span.of(node)))
         cuda_image, cuda_packages = False, None
         for node in found.get("command", []):

@@ -190,7 +190,17 @@ class PythonScan:
             code = self.index.code_for(detector)
         elif name in LEADING_PIN_DETECTORS and module_pin_of_leading_devices(node):
             code = self.index.code_for(LEADING_PIN_DETECTORS[name])
+        else:
+            facets = self.env_facets(name, node)
+            if facets is None:
+                return
+            self.hit(code, name, node, facets=facets)
+            return
         self.hit(code, name, node)
+
+    def env_facets(self, name: str, node: Node) -> tuple[str, ...] | None:
+        """What the site does with the variable, for its rule's variant texts; None when it is no site of its own."""
+        return ()
 
     def name_rule(self, reference: Reference) -> bool:
         """Report a reference whose qualified name a rule of this domain matches. True if it did."""

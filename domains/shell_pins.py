@@ -16,6 +16,8 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 READS = frozenset({"simple_expansion", "expansion"})
+MASK_READ = "mask-read"  # DEV201's facet for a read with a fallback (domains/device/mask_reads.py READ)
+MASK_READ_USED = "mask-read-used"  # a read whose value is handed on (domains/device/mask_reads.py READ_USED)
 ONE_JOB = "one-job-moved"  # DEV201's facet: a pin of other cards for one job, which runs on NPUs 0..k-1 without it
 SHOW_COMMANDS = frozenset({"echo", "printf"})
 SHOWN_REDIRECTS = frozenset({"1", "2", "/dev/stderr", "/dev/stdout", "/dev/null"})
@@ -54,6 +56,42 @@ def shown_only(name: Node) -> bool:
                 return False
         holder = holder.parent
     return holder is None or holder.type not in {"pipeline", "command_substitution", "process_substitution"}
+
+
+def read_facet(name: Node) -> str | None:
+    """DEV201's facet for a read of the mask: MASK_READ in a test, MASK_READ_USED where its value is handed on (a
+    program's argument, a command substitution); None for a write (an assignment, `export`) and for an echo/printf
+    that writes `X=$X` into a file, which sets the variable for whoever reads the file."""
+    read = name.parent
+    if read is None or read.type not in READS:
+        return None
+    if tested_only(name):
+        return MASK_READ
+    node = read.parent
+    while node is not None and node.type in {"string", "concatenation"}:
+        node = node.parent
+    program = node.child_by_field_name("name") if node is not None and node.type == "command" else None
+    holder = node.parent if node is not None else None
+    if program is not None and parsing.text(program) in SHOW_COMMANDS and holder is not None \
+            and holder.type == "redirected_statement":
+        return None
+    return MASK_READ_USED
+
+
+def tested_only(name: Node) -> bool:
+    """A read of the variable inside a test (`[ "${CUDA_VISIBLE_DEVICES+set}" = set ]`, `[[ -n $X ]]`): the script
+    asks whether it is set or what it holds and goes on either way, so it is a read with a fallback (DEV201's
+    mask-read), not a setting to mirror."""
+    read = name.parent
+    if read is None or read.type not in READS:
+        return False
+    node = read.parent
+    while node is not None and node.type not in {"command", "variable_assignment", "command_substitution",
+                                                 "process_substitution", "program"}:
+        if node.type == "test_command":
+            return True
+        node = node.parent
+    return False
 
 
 def export_of_assignment(name: Node, assigned: frozenset[str]) -> bool:

@@ -699,6 +699,11 @@ class BackendConventions(_Record):
                                     "or files (Path.joinpath)")
     path_keywords: list[str] = Field(default_factory=list, description="keywords of an extension's build whose list "
                                      "names files or folders (sources=, include_dirs=)")
+    build_names: list[str] = Field(default_factory=list, description="names of builds, prebuilt flavours and native "
+                                   "backends that are never a torch device type (rocm, vulkan, metal): a 'cuda' beside "
+                                   "one names a build, not a device")
+    device_family_builds: list[str] = Field(default_factory=list, description="build names that projects also use "
+                                            "as a device family beside cuda (rocm): a build name only beside another")
     platform_gates: list[str] = Field(default_factory=list, description="calls of known frameworks that test for a "
                                       "platform Ascend never is (is_sagemaker_dp_enabled, is_torch_tpu_available): "
                                       "their branch is other-backend code")
@@ -832,6 +837,10 @@ class OptInConventions(_Record):
     other_framework_tools: dict[str, str] = Field(default_factory=dict, description="modules (or packages above "
                                                   "them) and programs that run on another framework, not torch, as a "
                                                   "child process → that framework (analyzer/context/child_processes.py)")
+    native_programs: dict[str, str] = Field(default_factory=dict, description="words (snake case) of a class or "
+                                            "function name that names a native inference program the project starts "
+                                            "as a child (llama_cpp, llama_server) → that program: a CUDA mask written "
+                                            "into a child environment there is that program's")
     lazy_loader_markers: list[str] = Field(default_factory=list, description="text of a package __init__.py that "
                                            "loads its submodules by name (diffusers' _LazyModule and _import_structure): "
                                            "its strings naming submodules load them")

@@ -11,10 +11,22 @@ or the mapping is the `env=` value itself. Each call's command (a list or string
 function) must run a module (`-m pkg.mod`) or a program that the conventions list as another framework's tool
 (opt_in.other_runtimes, opt_in.other_framework_tools). A command of the project's own Python, a launcher, a shell
 script or a package not listed (`-m vllm...`, which runs torch) keeps the finding: that child is the Ascend path.
-`os.environ[...] = ...` is the parent's own environment and never read so."""
+`os.environ[...] = ...` is the parent's own environment and never read so.
+
+A native inference program (llama.cpp's llama-server, whisper.cpp, stable-diffusion.cpp: C/C++ over ggml, built per
+backend) is often started from a command and an environment built in other methods (unsloth 015bdef studio/backend/
+core/rag/embed_llama_server.py: `_build_env` returns `env` with `env["CUDA_VISIBLE_DEVICES"] = ""`, `_spawn_once`
+hands it to `subprocess.Popen(cmd, env=env)`, `cmd` starting with the resolved llama-server binary; llama_cpp.py's
+`LlamaCppBackend._emit_child_gpu_visibility(env, pinned)` writes the mask into a caller's mapping). Where the mapping
+leaves its function that way (or goes to a subprocess whose command is not Python), the class or function that writes
+it names the program (opt_in.native_programs: `class LlamaCppBackend`, `class LlamaServerBackend`): that child is not a
+torch program, and on Ascend it sees an NPU only through a CANN build of its own. A mapping handed to a Python or
+launcher command (`sys.executable`, `python`, `torchrun`) in the function, and a file that names a CANN build
+(GGML_CANN), keep the finding."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.guards import Guard
@@ -28,38 +40,91 @@ SUBPROCESS_CALLS = frozenset({"Popen", "run", "call", "check_call", "check_outpu
                               "create_subprocess_shell"})
 SUBPROCESS_MODULES = frozenset({"subprocess", "asyncio"})
 BARE_CALLS = frozenset({"Popen", "check_call", "check_output", "create_subprocess_exec"})  # `from subprocess import`
+PYTHON_PROGRAMS = frozenset({"sys.executable", "torchrun", "accelerate", "deepspeed", "bash", "sh"})  # or python*
+PARENT_ENVIRONMENTS = frozenset({"environ"})  # `from os import environ`: the process's own environment
+# a file that builds the program for CANN (llama.cpp and whisper.cpp: -DGGML_CANN=ON; stable-diffusion.cpp: SD_CANN); a
+# "CANN" among the backend names a log parser recognises (unsloth's _GPU_OFFLOAD_MARKERS) builds nothing
+CANN_BUILD = (b"GGML_CANN", b"SD_CANN", b"LLAMA_CANN")
+CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 @dataclass(frozen=True)
 class ChildGuard(Guard):
     program: str = ""
     framework: str = ""
+    native: bool = False  # a native program named by the code that writes its environment
 
     def reason(self) -> str:
+        if self.native:
+            return (f"only the environment of a child process that runs {self.program}, a native program, not torch: "
+                    f"it does not use torch_npu, and on Ascend it sees an NPU only through a CANN build of its own "
+                    f"(that build is the port item, not this variable); {Guard.reason(self)}")
         return (f"only the environment of a child process that runs {self.program} ({self.framework}), not torch: it "
                 f"does not use torch_npu, and on Ascend it runs on the CPU; {Guard.reason(self)}")
 
 
 class ChildProcessReader:
-    def __init__(self, tools: dict[str, str]) -> None:
+    def __init__(self, tools: dict[str, str], native: dict[str, str] | None = None) -> None:
         self.tools = tools  # module (or a package above it) or program → the framework it runs on
+        self.native = native or {}  # snake-case words of a class or function name → the native program it runs
         self.memo: dict[tuple[str, int], object] = {}  # per unit: cleared by the owner's unit reset
 
     def guard(self, node: Node) -> ChildGuard | None:
-        if node.type != "string" or not self._starts_processes(node):
+        if node.type != "string":
             return None
         mapping = _mapping_of(node)
         if mapping is None:
             return None
         name, scope, direct = mapping
         calls = [direct] if direct is not None else self._consumers(name, scope)
-        if not calls:
+        if calls and self._starts_processes(node):
+            found = [self._foreign_command(call, scope) for call in calls]
+            if all(f is not None for f in found):
+                program, framework = found[0]
+                return ChildGuard("other-backend", calls[0], program=program, framework=framework)
+        if name in PARENT_ENVIRONMENTS or any(self._runs_python(call, scope) for call in calls):
             return None
-        found = [self._foreign_command(call, scope) for call in calls]
-        if any(f is None for f in found):
+        return self._native_child(node)
+
+    def _native_child(self, node: Node) -> ChildGuard | None:
+        """The class or function around the write named for a native program, in a file that names no CANN build."""
+        if not self.native:
             return None
-        program, framework = found[0]
-        return ChildGuard("other-backend", calls[0], program=program, framework=framework)
+        current = node.parent
+        while current is not None:
+            if current.type in {"function_definition", "class_definition"}:
+                words = f"_{CAMEL.sub('_', parsing.text(current.child_by_field_name('name'))).lower().strip('_')}_"
+                program = next((p for key, p in self.native.items() if f"_{key}_" in words), None)
+                if program is not None:
+                    return None if self._names_cann(node) else \
+                        ChildGuard("other-backend", current, program=program, native=True)
+            current = current.parent
+        return None
+
+    def _names_cann(self, node: Node) -> bool:
+        root = parsing.root_of(node)
+        key = ("cann", root.id)
+        if key not in self.memo:
+            spelled = root.text or b""
+            self.memo[key] = any(token in spelled for token in CANN_BUILD)
+        return self.memo[key]
+
+    def _runs_python(self, call: Node, scope: Node) -> bool:
+        """The call's command starts with Python or a launcher (`sys.executable`, `python3`, `torchrun`)."""
+        command = _command_argument(call)
+        if command is not None and command.type == "identifier":
+            values = [a.child_by_field_name("right") for a in _assignments(self._reads(scope), parsing.text(command))]
+        else:
+            values = [command]
+        for value in values:
+            if value is None:
+                continue
+            first = value.named_children[0] if value.type in {"list", "tuple"} and value.named_children else value
+            word = _literal(first) if first.type == "string" else parsing.text(first)
+            word = (word or "").split(" ", 1)[0].rsplit("/", 1)[-1]
+            if word in PYTHON_PROGRAMS or word.startswith("python"):
+                return True
+        return False
 
     def _starts_processes(self, node: Node) -> bool:
         root = parsing.root_of(node)
@@ -111,6 +176,9 @@ class ChildProcessReader:
             words = [_literal(e) for e in command.named_children]
         else:
             return None
+        if words and words[0] is not None and words[0].rsplit("/", 1)[-1] in self.tools:
+            program = words[0].rsplit("/", 1)[-1]  # its own `-m` (llama-server's model) is no Python module
+            return f"`{program}`", self.tools[program]
         for index, word in enumerate(words[:-1]):
             if word == "-m" and words[index + 1] is not None:
                 module = words[index + 1]

@@ -68,7 +68,8 @@ class OptInReader:
         self.switches = SwitchReader(guards, conventions.argument_objects, conventions.mainstream_switch_tokens,
                                      conventions.feature_switch_tokens)
         self.runtimes = RuntimeReader(conventions.other_runtimes)
-        self.children = ChildProcessReader({**conventions.other_runtimes, **conventions.other_framework_tools})
+        self.children = ChildProcessReader({**conventions.other_runtimes, **conventions.other_framework_tools},
+                                           conventions.native_programs)
         self.fa3 = tuple(conventions.flash_attn_3_packages)
         self.fa2 = tuple(conventions.flash_attn_2_packages)
         self.sdpa_calls = tuple(conventions.sdpa_calls)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.python_refs import literal_is_docstring
+from ascend_feasibility.knowledge import load_context_conventions
 from tree_sitter import Node
 
 _PLAIN = re.compile(r"cuda(:\d+)?")
@@ -205,3 +207,64 @@ def cuda_literal_in(node: Node) -> DeviceLiteral | None:
             if found is not None:
                 return found
     return None
+
+
+@functools.cache
+def build_names() -> frozenset[str]:
+    """Names of builds and native backends that are never a torch device type (rocm, vulkan, metal)."""
+    return frozenset(load_context_conventions().backends.build_names)
+
+
+def plain_word(node: Node) -> str | None:
+    """The text of a plain string literal up to a device index (`cuda:0` → `cuda`), lower case; None otherwise."""
+    if node.type != "string" or node.child_count < 2 or any(c.type == "interpolation" for c in node.children):
+        return None
+    prefix, inner = string_parts(node)
+    return None if "b" in prefix else inner.split(":")[0].lower()
+
+
+def names_builds(words: list[str | None]) -> bool:
+    """Words of builds or prebuilt flavours: one names a build (rocm, vulkan, metal), and none is a torch device type
+    other than cuda and cpu, which builds are named for too (`("auto", "cpu", "cuda", "rocm", "vulkan")`). "rocm"
+    decides nothing alone (device_family_builds: `["cuda", "rocm"]` is diffusers' device family), and beside "xpu"
+    or "mps" (`{"cuda", "rocm", "xpu"}`) it is a project's own name for a device backend."""
+    names = build_names()
+    devices_only = (DEVICE_TYPES | {"npu"}) - names - {"cuda", "cpu"}
+    decisive = names - frozenset(load_context_conventions().backends.device_family_builds)
+    return any(w in decisive for w in words) and not any(w in devices_only for w in words)
+
+
+def build_flavour(node: Node) -> bool:
+    """A "cuda" that names a build, a prebuilt flavour or a native backend, not a torch device: an item of a list,
+    tuple or set of plain strings whose words name builds (names_builds: `("cuda", "hip", "vulkan")`,
+    `choices=["auto", "cpu", "vulkan", "rocm", "cuda"]`), or a `return` value of a function whose plain returns do (a
+    prebuilt picker: `return "metal"` ... `return "cuda"` ... `return "rocm"`). Such a string reaches no torch device
+    sink."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type in {"list", "tuple", "set"}:
+        words = [plain_word(item) for item in parent.named_children]
+        return None not in words and names_builds(words)
+    if parent.type == "return_statement":
+        function = parent.parent
+        while function is not None and function.type not in {"function_definition", "lambda", "module"}:
+            function = function.parent
+        if function is None or function.type != "function_definition":
+            return False
+        return names_builds([plain_word(value) for value in _returned_literals(function)])
+    return False
+
+
+def _returned_literals(function: Node) -> list[Node]:
+    """The plain values of the function's own `return` statements (not those of functions defined inside it)."""
+    found, stack = [], [function.child_by_field_name("body")]
+    while stack:
+        current = stack.pop()
+        if current is None:
+            continue
+        if current.type == "return_statement":
+            found.extend(c for c in current.named_children if c.type == "string")
+            continue
+        stack.extend(c for c in current.named_children if c.type not in {"function_definition", "lambda", "class_definition"})
+    return found

@@ -6,7 +6,7 @@ from ascend_feasibility.analyzer.context.cuda_arms import pytorch_fallback_arm
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
-from ascend_feasibility.domains.device import context_operands, literals, selectors
+from ascend_feasibility.domains.device import context_operands, literals, mask_reads, selectors
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
@@ -105,6 +105,14 @@ class _FileScan(PythonScan):
         ("method", "_method_call"), ("member", "_member"), ("kwname", "_keyword"), ("comparison", "_comparison"),
         ("string", "_string"), ("env_string", "env_string"),
     )
+
+    def env_facets(self, name: str, node: Node) -> tuple[str, ...] | None:
+        if name not in mask_reads.MASKS:
+            return ()
+        access = mask_reads.access(node)
+        if access != "write" and mask_reads.serves_nvidia_smi(node):
+            return None  # part of the nvidia-smi probe DEV211 reports
+        return (access,) if access in {mask_reads.READ, mask_reads.READ_USED} else ()
 
     # Qualified names ---------------------------------------------------------------------------------
     def on_reference(self, reference: Reference) -> None:
@@ -341,6 +349,8 @@ class _FileScan(PythonScan):
             return
         if literals.already_npu_aware(literal.node) or literals.names_device_family(literal.node):
             return
+        if not literal.formatted and literals.build_flavour(literal.node):
+            return  # `("cuda", "hip", "vulkan")`, `return "metal"` ... `return "cuda"`: a build's name, not a device
         if literals.inside(literal.node, {"comparison_operator"}) is not None:
             return
         keyword = literal.node.parent

@@ -99,7 +99,7 @@ class _ResourceScan(PythonScan):
             call = argument.parent.parent
             if qualified_name(call.child_by_field_name("function"), self.imports) not in PROCESS_LAUNCHERS:
                 return
-        if call is not None and not _npu_aware_function(call):
+        if call is not None and not npu_aware_function(call):
             self.hit("nvidia-smi-call", parsing.text(string)[:80], string)
 
     def _launch_of(self, assignment: Node) -> Node | None:
@@ -119,7 +119,7 @@ class _ResourceScan(PythonScan):
         return None
 
 
-def _npu_aware_function(node: Node) -> bool:
+def npu_aware_function(node: Node) -> bool:
     """The function around the node names the NPU or Ascend (`elif is_ascend_available(): return "npu"`): it has
     its NPU path already, and nvidia-smi there is one backend's probe."""
     current = node.parent

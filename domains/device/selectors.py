@@ -19,7 +19,7 @@ strings (`device in ("cpu", "cuda")`) stays a device.
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.device.literals import DEVICE_TYPES, string_parts
+from ascend_feasibility.domains.device.literals import DEVICE_TYPES, names_builds, plain_word
 from tree_sitter import Node
 
 DEVICE_WORDS = DEVICE_TYPES | {"npu", "gpu", "auto", "hip", "tpu", ""}
@@ -86,12 +86,7 @@ def _compares_with_other_words(comparison: Node, name: str) -> bool:
     return all(w is not None for w in words) and any(w not in DEVICE_WORDS for w in words)
 
 
-def _word(node: Node) -> str | None:
-    """The text of a plain string literal, up to a device index (`cuda:0` → `cuda`); None for anything else."""
-    if node.type != "string" or node.child_count < 2 or any(c.type == "interpolation" for c in node.children):
-        return None
-    prefix, inner = string_parts(node)
-    return None if "b" in prefix else inner.split(":")[0].lower()
+_word = plain_word
 
 
 def _function_of_parameter(parameter: Node) -> Node | None:
@@ -128,14 +123,17 @@ def _called_function(call: Node) -> Node | None:
 
 def is_selector_test(comparison: Node) -> bool:
     """A comparison of an implementation selector: with a collection holding a word that names no device
-    (`impl in ['ref', 'cuda']`), or of a name its scope compares with one (`impl == 'cuda'` beside that assert)."""
+    (`impl in ['ref', 'cuda']`) or naming builds (`accel in ("cuda", "vulkan", "rocm")`: prebuilt flavours,
+    literals.names_builds), or of a name its scope compares with a word that names no device (`impl == 'cuda'` beside
+    that assert)."""
     operands = [o for o in comparison.named_children if o.type != "comment"]
     if len(operands) != 2:
         return False
     for operand in operands:
         items = operand.named_children if operand.type in {"list", "tuple", "set"} else [operand]
         words = [_word(item) for item in items]
-        if operand.type in {"list", "tuple", "set"} and all(w is not None for w in words) and any(w not in DEVICE_WORDS for w in words):
+        if operand.type in {"list", "tuple", "set"} and all(w is not None for w in words) \
+                and (any(w not in DEVICE_WORDS for w in words) or names_builds(words)):
             return True
     names = [parsing.text(o) for o in operands if o.type == "identifier"]
     return len(names) == 1 and _selects(_scope(comparison), names[0], 0)
