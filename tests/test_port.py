@@ -579,6 +579,19 @@ def test_the_patched_files_are_read_again_and_what_is_left_on_an_edited_line_is_
     assert "  left on an edited line: run.py:5 DEV107 torch.cuda.FloatTensor" in lines
 
 
+def test_the_re_read_honours_the_ignore_markers_port_writes(tmp_path):
+    """The line port adds to complete a `CUDA_VISIBLE_DEVICES` write carries `# ascend: ignore[DEV201] (port)`:
+    analyze reads it as suppressed, and so does the re-read, so it is not listed as left on an edited line. A
+    DEV107 on an edited line with no marker still is."""
+    root = _project(tmp_path, {"run.py": (
+        "import os\n\nimport torch\n\n\ndef main(x):\n    os.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0\"\n"
+        "    d, c = x.cuda(), torch.cuda.FloatTensor(2)\n    return d, c\n\n\n" + MAIN)})
+    report, result = _port(root)
+    new = _new(result, "run.py")
+    assert 'os.environ["CUDA_VISIBLE_DEVICES"]  # ascend: ignore[DEV201] (port)\n' in new
+    assert [(path, rule) for path, _, rule, _ in result.left_on_edited] == [("run.py", "DEV107")]
+
+
 def test_a_device_test_is_widened_only_where_the_arm_it_opens_runs_on_the_npu(tmp_path):
     """`if "cuda" in str(input.device):` choosing `torch.ops.aten._weight_int4pack_mm` (no NPU kernel in any release
     of knowledge/operators/npu_aten.toml) is left, and the summary says why; the same test choosing
