@@ -592,6 +592,29 @@ def test_the_re_read_honours_the_ignore_markers_port_writes(tmp_path):
     assert [(path, rule) for path, _, rule, _ in result.left_on_edited] == [("run.py", "DEV107")]
 
 
+def test_a_file_that_loads_without_torch_gets_no_device_module_and_keeps_its_env_var_completion(tmp_path):
+    """An installer (no module-level torch import; torch only inside `probe`) must load where torch is not installed:
+    its "cuda" label and its lazy `torch.cuda.synchronize()` are left with the reason, and no device module import is
+    added; the CUDA_VISIBLE_DEVICES write (for the child programs it starts) still gets its NPU twin. A module that
+    loads torch through the project (`from .model import build`, model.py importing torch) is rewritten."""
+    root = _project(tmp_path, {
+        "installer.py": (
+            "import os\nimport subprocess\n\n\ndef main(x):\n    os.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0\"\n"
+            "    device = \"cuda\" if x else \"cpu\"\n    subprocess.run([\"python\", \"-c\", \"print(1)\"], check=True)\n"
+            "    return device\n\n\ndef probe():\n    import torch\n    torch.cuda.synchronize()\n\n\n"
+            "if __name__ == \"__main__\":\n    main(1)\n    probe()\n"),
+        "pkg/__init__.py": "",
+        "pkg/model.py": "import torch\n\n\ndef build():\n    return torch.nn.Linear(2, 2)\n",
+        "pkg/run.py": "from .model import build\n\n\ndef main():\n    return build().cuda()\n\n\n" + MAIN})
+    _, result = _port(root)
+    new = _new(result, "installer.py")
+    assert "_device" not in new and 'device = "cuda" if x else "cpu"' in new and "    torch.cuda.synchronize()" in new
+    assert 'os.environ["ASCEND_RT_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]' in new
+    left = {o.finding.rule: o.reason for o in result.outcomes if o.finding.path == "installer.py"}
+    assert left["DEV001"].startswith("the file loads without torch") and left["DEV101"] == left["DEV001"]
+    assert "    return _device.move(build())" in _new(result, "pkg/run.py")
+
+
 def test_a_device_test_is_widened_only_where_the_arm_it_opens_runs_on_the_npu(tmp_path):
     """`if "cuda" in str(input.device):` choosing `torch.ops.aten._weight_int4pack_mm` (no NPU kernel in any release
     of knowledge/operators/npu_aten.toml) is left, and the summary says why; the same test choosing

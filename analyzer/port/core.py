@@ -495,6 +495,12 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
                             rule.match.env_vars is not None or read_rule is not None, read_rule)
         rewrite.sites.append(outcome)
     device_import = None
+    if any(o.uses or o.needs_torch for o in rewrite.sites if o.reason is None) and not worlds.loads_torch(path):
+        for outcome in rewrite.sites:  # an env var for a child process needs neither: it stays
+            if (outcome.uses or outcome.needs_torch) and outcome.reason is None:
+                outcome.reason = "the file loads without torch (an installer, a module that imports it only inside " \
+                    "a function): a rewrite that imports torch or the device module when it loads does not belong here"
+                outcome.changes.clear()
     if any(o.uses for o in rewrite.sites if o.reason is None):
         device_import = _import_line(path, module_path, relative, entry, style.dev, worlds) \
             if module_path and alias else None
