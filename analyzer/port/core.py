@@ -616,15 +616,17 @@ def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style, guarded:
 
 
 def _hold_under_cuda_guards(sites: list[SiteOutcome], kb, guarded: "Guarded") -> None:
-    """A site that runs only where a CUDA check the patch leaves holds (guard_scope.controlled: the check's arm, the
-    code after `if not <check>: return`, and both through a name set from the check) never runs on NPU: rewriting
+    """A site that runs only where a CUDA check or device test the patch leaves holds (guard_scope.controlled: the
+    check's arm, the code after `if not <check>: return` or `assert <check>`, and both through a name set from the
+    check) never runs on NPU: rewriting
     it changes nothing there until the check is ported, and leaves the line half-ported."""
     spans = []
     done = {id(o.finding) for o in sites if o.reason is None and o.changes}
     for _, finding in guarded.present:  # the checks this patch leaves, attempted or not (a guarded check is not)
         edit = kb.rules[finding.rule].edit if finding.rule in kb.rules else None
-        node = guarded.node_of(finding) if id(finding) not in done and edit is not None and edit.guard == "selects" \
-            else None
+        # a CUDA check, or a device test (`if device != "cuda": return device` holds the rest of the block)
+        node = guarded.node_of(finding) if id(finding) not in done and edit is not None \
+            and edit.guard in {"selects", "branch"} else None
         if node is not None:
             spans += [(first, last, finding.line, how) for first, last, how in controlled(check_expression(node))]
     for outcome in sites:
