@@ -615,6 +615,26 @@ def test_a_file_that_loads_without_torch_gets_no_device_module_and_keeps_its_env
     assert "    return _device.move(build())" in _new(result, "pkg/run.py")
 
 
+def test_a_default_is_held_where_a_test_of_the_same_value_stays(tmp_path):
+    """gorilla_cli's shape: `--device` defaults to "cuda" and `load_model(path, device)` keeps `elif device ==
+    "cuda":` (its else raises, so port leaves the test). Rewriting the default would hand "npu" to that test, which
+    raises `ValueError: Invalid device: npu`: the default stays with the test. `--out`, whose value no test reads,
+    is rewritten."""
+    source = (
+        "import argparse\n\nimport torch\n\n\ndef load_model(path, device):\n    if device == \"cpu\":\n"
+        "        kwargs = {}\n    elif device == \"cuda\":\n        kwargs = {\"torch_dtype\": torch.float16}\n"
+        "    else:\n        raise ValueError(f\"Invalid device: {device}\")\n"
+        "    return torch.nn.Linear(2, 2).to(device), kwargs\n\n\ndef main():\n"
+        "    parser = argparse.ArgumentParser()\n    parser.add_argument(\"--device\", type=str, default=\"cuda\")\n"
+        "    parser.add_argument(\"--out\", type=str, default=\"cuda\")\n    args = parser.parse_args()\n"
+        "    return load_model(\"m\", args.device), args.out\n\n\n" + MAIN)
+    result, new = _port_one(tmp_path, "cli.py", source, unsafe=True)
+    assert '    parser.add_argument("--device", type=str, default="cuda")\n' in new
+    assert '    parser.add_argument("--out", type=str, default=_device.DEVICE_TYPE)\n' in new
+    held = next(o.reason for o in result.outcomes if o.finding.rule == "DEV001" and o.finding.line == 18)
+    assert held.startswith("the test of device at line 9 stays (")
+
+
 def test_a_device_test_is_widened_only_where_the_arm_it_opens_runs_on_the_npu(tmp_path):
     """`if "cuda" in str(input.device):` choosing `torch.ops.aten._weight_int4pack_mm` (no NPU kernel in any release
     of knowledge/operators/npu_aten.toml) is left, and the summary says why; the same test choosing

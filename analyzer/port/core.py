@@ -515,6 +515,7 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
     while _hold_paired(rewrite.sites, kb, guarded, options):  # a check held with its twin holds what it guards
         _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
         _hold_under_cuda_guards(rewrite.sites, kb, guarded)
+    _hold_defaults_of_left_tests(tree, rewrite.sites, kb, guarded, options)
     _absorb(rewrite.sites, data)
     done = [o for o in rewrite.sites if o.reason is None and o.changes]
     imports: list[str] = []
@@ -701,6 +702,75 @@ def _hold_paired(sites: list[SiteOutcome], kb, guarded: "Guarded", options: Port
             outcome.changes.clear()
             held = True
     return held
+
+
+def _hold_defaults_of_left_tests(tree, sites: list[SiteOutcome], kb, guarded: "Guarded", options: PortOptions) -> None:
+    """A "cuda" default the patch rewrites (`add_argument("--device", default="cuda")`, `def load(device="cuda")`,
+    `device = "cuda"`) is held where a device test of a value of the same name in the file stays (`elif device ==
+    "cuda":` in the function the value is handed to, whose else raises): on the NPU the new default would reach the
+    test unported (gorilla_cli's `ValueError: Invalid device: npu`). The value and its tests go together."""
+    outcomes = {id(o.finding): o for o in sites}
+    left: dict[str, tuple[Finding, str | None]] = {}
+    for _, finding in guarded.present:
+        edit = kb.rules[finding.rule].edit if finding.rule in kb.rules else None
+        outcome = outcomes.get(id(finding))
+        if edit is None or edit.kind != "device_test" or finding.reach in _OFF_NPU or (
+                outcome is not None and outcome.rewritten):
+            continue
+        node = guarded.node_of(finding)
+        name = _tested_name(node) if node is not None else None
+        if name is not None and name not in left:
+            left[name] = (finding, outcome.reason if outcome is not None else eligible(finding, options))
+    if not left:
+        return
+    for outcome in sites:
+        edit = kb.rules[outcome.finding.rule].edit
+        if outcome.reason is not None or not outcome.changes or edit is None or edit.kind != "string":
+            continue
+        literal = tree.descendant_for_byte_range(outcome.changes[0].start, outcome.changes[0].end)
+        name = _default_name(literal) if literal is not None else None
+        if name in left:
+            test, why = left[name]
+            outcome.reason = f"the test of {name} at line {test.line} stays ({why or 'not ported'}): a default " \
+                             "changed to the NPU would reach it unported; the value and its tests go together"
+            outcome.changes.clear()
+
+
+def _tested_name(node) -> str | None:
+    """The name a device test compares (`device` in `device == "cuda"`, `args.device.type == "cuda"`)."""
+    while node is not None and node.type not in {"comparison_operator", "call"}:
+        node = node.parent
+    operands = [child for child in node.named_children if child.type in {"identifier", "attribute"}] \
+        if node is not None and node.type == "comparison_operator" else []
+    return _last_name(operands[0]) if len(operands) == 1 else None
+
+
+def _last_name(node) -> str | None:
+    while node is not None and node.type == "attribute":
+        attribute = node.child_by_field_name("attribute")
+        if attribute is None or text(attribute) != "type":  # `device.type`: the value is `device`
+            return text(attribute) if attribute is not None else None
+        node = node.child_by_field_name("object")
+    return text(node) if node is not None and node.type == "identifier" else None
+
+
+def _default_name(literal) -> str | None:
+    """The name a "cuda" literal is the default or initial value of: `--device` of `add_argument(..., default=)`, a
+    parameter's default, or the target of `name = "cuda"`."""
+    node = literal.parent if literal.type != "string" and literal.parent is not None else literal
+    parent = node.parent if node.type == "string" else None
+    if parent is None:
+        return None
+    if parent.type == "keyword_argument" and text(parent.child_by_field_name("name")) == "default" \
+            and parent.parent is not None and parent.parent.type == "argument_list":
+        flags = [text(a).strip("\"'") for a in parent.parent.named_children if a.type == "string"]
+        names = [f.lstrip("-").replace("-", "_") for f in flags if f.startswith("--")] or [f for f in flags if f.isidentifier()]
+        return names[0] if names else None
+    if parent.type in {"default_parameter", "typed_default_parameter"} and parent.child_by_field_name("value") == node:
+        return text(parent.child_by_field_name("name"))
+    if parent.type == "assignment" and parent.child_by_field_name("right") == node:
+        return _last_name(parent.child_by_field_name("left"))
+    return None
 
 
 def _positive(condition, node) -> bool:
