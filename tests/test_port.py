@@ -633,6 +633,9 @@ def test_a_default_is_held_where_a_test_of_the_same_value_stays(tmp_path):
     assert '    parser.add_argument("--out", type=str, default=_device.DEVICE_TYPE)\n' in new
     held = next(o.reason for o in result.outcomes if o.finding.rule == "DEV001" and o.finding.line == 18)
     assert held.startswith("the test of device at line 9 stays (")
+    from ascend_feasibility.analyzer.port.summary import left_by_reason
+    assert ("a device test of the same value stays: a default changed to the NPU would reach it unported", ["DEV001"],
+            1) in left_by_reason([o for o in result.outcomes if o.reason])
 
 
 def test_a_device_test_is_widened_only_where_the_arm_it_opens_runs_on_the_npu(tmp_path):
