@@ -592,26 +592,33 @@ def test_the_re_read_honours_the_ignore_markers_port_writes(tmp_path):
     assert [(path, rule) for path, _, rule, _ in result.left_on_edited] == [("run.py", "DEV107")]
 
 
-def test_a_file_that_loads_without_torch_gets_no_device_module_and_keeps_its_env_var_completion(tmp_path):
-    """An installer (no module-level torch import; torch only inside `probe`) must load where torch is not installed:
-    its "cuda" label and its lazy `torch.cuda.synchronize()` are left with the reason, and no device module import is
-    added; the CUDA_VISIBLE_DEVICES write (for the child programs it starts) still gets its NPU twin. A module that
-    loads torch through the project (`from .model import build`, model.py importing torch) is rewritten."""
+def test_a_file_that_never_imports_torch_gets_no_device_module_and_keeps_its_env_var_completion(tmp_path):
+    """An installer (no torch import anywhere, none through a project module) must run where torch is not
+    installed: its "cuda" label is left with the reason and no device module import is added, while the
+    CUDA_VISIBLE_DEVICES write (for the child programs it starts) still gets its NPU twin. An option's default in
+    a torch-free params.py (the value the torch program receives) is rewritten. A module that loads torch through the project (`from .model
+    import build`, model.py importing torch) is rewritten, and so is one that imports torch inside a function."""
     root = _project(tmp_path, {
         "installer.py": (
-            "import os\nimport subprocess\n\n\ndef main(x):\n    os.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0\"\n"
-            "    device = \"cuda\" if x else \"cpu\"\n    subprocess.run([\"python\", \"-c\", \"print(1)\"], check=True)\n"
-            "    return device\n\n\ndef probe():\n    import torch\n    torch.cuda.synchronize()\n\n\n"
-            "if __name__ == \"__main__\":\n    main(1)\n    probe()\n"),
+            "import os\nimport subprocess\n\n\ndef main(x):\n"
+            "    os.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0\"\n    label = \"cuda\" if x else \"cpu\"\n"
+            "    subprocess.run([\"python\", \"-c\", \"print(1)\"], check=True)\n    return label\n\n\n"
+            + MAIN.replace("main()", "main(1)")),
+        "params.py": ("import argparse\n\n\ndef parse():\n    parser = argparse.ArgumentParser()\n"
+                      "    parser.add_argument(\"--device\", default=\"cuda\")\n    return parser.parse_args()\n\n\n"
+                      + MAIN.replace("main()", "parse()")),
+        "lazy.py": "def probe():\n    import torch\n    torch.cuda.synchronize()\n\n\n" + MAIN.replace("main()", "probe()"),
         "pkg/__init__.py": "",
         "pkg/model.py": "import torch\n\n\ndef build():\n    return torch.nn.Linear(2, 2)\n",
         "pkg/run.py": "from .model import build\n\n\ndef main():\n    return build().cuda()\n\n\n" + MAIN})
     _, result = _port(root)
     new = _new(result, "installer.py")
-    assert "_device" not in new and 'device = "cuda" if x else "cpu"' in new and "    torch.cuda.synchronize()" in new
+    assert 'label = "cuda" if x else "cpu"' in new and "_device" not in new
+    assert 'parser.add_argument("--device", default=_device.DEVICE_TYPE)' in _new(result, "params.py")
     assert 'os.environ["ASCEND_RT_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]' in new
-    left = {o.finding.rule: o.reason for o in result.outcomes if o.finding.path == "installer.py"}
-    assert left["DEV001"].startswith("the file loads without torch") and left["DEV101"] == left["DEV001"]
+    left = {o.finding.rule: o.reason for o in result.outcomes if o.finding.path == "installer.py" and o.reason}
+    assert list(left) == ["DEV001"] and left["DEV001"].startswith("the file never imports torch")
+    assert "    _device.synchronize()" in _new(result, "lazy.py")
     assert "    return _device.move(build())" in _new(result, "pkg/run.py")
 
 

@@ -39,13 +39,14 @@ from ascend_feasibility.analyzer.port.files import (
     has_relative_import,
     identifiers,
     import_point,
+    imports_any,
     imports_torch_npu,
 )
 from ascend_feasibility.analyzer.port.guard_scope import check_expression, controlled
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
-from ascend_feasibility.analyzer.port.worlds import TOP, Worlds
+from ascend_feasibility.analyzer.port.worlds import TOP, TORCH_MODULES, Worlds
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK
 from ascend_feasibility.analyzer.reading.parsing import parse, text, walk
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
@@ -495,11 +496,13 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
                             rule.match.env_vars is not None or read_rule is not None, read_rule)
         rewrite.sites.append(outcome)
     device_import = None
-    if any(o.uses or o.needs_torch for o in rewrite.sites if o.reason is None) and not worlds.loads_torch(path):
-        for outcome in rewrite.sites:  # an env var for a child process needs neither: it stays
-            if (outcome.uses or outcome.needs_torch) and outcome.reason is None:
-                outcome.reason = "the file loads without torch (an installer, a module that imports it only inside " \
-                    "a function): a rewrite that imports torch or the device module when it loads does not belong here"
+    if any(o.uses or o.needs_torch for o in rewrite.sites if o.reason is None) \
+            and not imports_any(tree, TORCH_MODULES) and not worlds.loads_torch(path):
+        # an env var for a child process needs neither, and an argparse default is handed to the program: they stay
+        for outcome in rewrite.sites:
+            if (outcome.uses or outcome.needs_torch) and outcome.reason is None and not _argparse_default(tree, outcome):
+                outcome.reason = "the file never imports torch, nor a module of the project that does (an " \
+                    "installer, a label): a rewrite that imports torch or the device module does not belong here"
                 outcome.changes.clear()
     if any(o.uses for o in rewrite.sites if o.reason is None):
         device_import = _import_line(path, module_path, relative, entry, style.dev, worlds) \
@@ -736,6 +739,22 @@ def _hold_defaults_of_left_tests(tree, sites: list[SiteOutcome], kb, guarded: "G
             outcome.changes.clear()
 
 
+def _is_argparse_default(parent) -> bool:
+    """`default=` in a call that names an option (`add_argument("--device", default=...)`)."""
+    return parent.type == "keyword_argument" and text(parent.child_by_field_name("name")) == "default" \
+        and parent.parent is not None and parent.parent.type == "argument_list" \
+        and any(a.type == "string" and text(a).strip("\"'").startswith("-") for a in parent.parent.named_children)
+
+
+def _argparse_default(tree, outcome: SiteOutcome) -> bool:
+    """The site's change is a string literal given as an option's default (the value the program receives)."""
+    if not outcome.changes:
+        return False
+    node = tree.descendant_for_byte_range(outcome.changes[0].start, outcome.changes[0].end)
+    node = node.parent if node is not None and node.type != "string" and node.parent is not None else node
+    return node is not None and node.type == "string" and node.parent is not None and _is_argparse_default(node.parent)
+
+
 def _tested_name(node) -> str | None:
     """The name a device test compares (`device` in `device == "cuda"`, `args.device.type == "cuda"`)."""
     while node is not None and node.type not in {"comparison_operator", "call"}:
@@ -761,8 +780,7 @@ def _default_name(literal) -> str | None:
     parent = node.parent if node.type == "string" else None
     if parent is None:
         return None
-    if parent.type == "keyword_argument" and text(parent.child_by_field_name("name")) == "default" \
-            and parent.parent is not None and parent.parent.type == "argument_list":
+    if _is_argparse_default(parent):
         flags = [text(a).strip("\"'") for a in parent.parent.named_children if a.type == "string"]
         names = [f.lstrip("-").replace("-", "_") for f in flags if f.startswith("--")] or [f for f in flags if f.isidentifier()]
         return names[0] if names else None
