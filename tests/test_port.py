@@ -597,7 +597,8 @@ def test_a_file_that_never_imports_torch_gets_no_device_module_and_keeps_its_env
     installed: its "cuda" label is left with the reason and no device module import is added, while the
     CUDA_VISIBLE_DEVICES write (for the child programs it starts) still gets its NPU twin. An option's default in
     a torch-free params.py (the value the torch program receives) is rewritten. A module that loads torch through the project (`from .model
-    import build`, model.py importing torch) is rewritten, and so is one that imports torch inside a function."""
+    import build`, model.py importing torch) is rewritten, so is one that imports torch inside a function, and so is
+    `.cuda()` on a library's model in a file with no torch import (only a "cuda" literal is held there)."""
     root = _project(tmp_path, {
         "installer.py": (
             "import os\nimport subprocess\n\n\ndef main(x):\n"
@@ -607,6 +608,8 @@ def test_a_file_that_never_imports_torch_gets_no_device_module_and_keeps_its_env
         "params.py": ("import argparse\n\n\ndef parse():\n    parser = argparse.ArgumentParser()\n"
                       "    parser.add_argument(\"--device\", default=\"cuda\")\n    return parser.parse_args()\n\n\n"
                       + MAIN.replace("main()", "parse()")),
+        "demo.py": "from transformers import AutoModel\n\n\ndef main():\n    return AutoModel.from_pretrained(\"m\").cuda()\n"
+                   "\n\n" + MAIN,
         "lazy.py": "def probe():\n    import torch\n    torch.cuda.synchronize()\n\n\n" + MAIN.replace("main()", "probe()"),
         "pkg/__init__.py": "",
         "pkg/model.py": "import torch\n\n\ndef build():\n    return torch.nn.Linear(2, 2)\n",
@@ -619,6 +622,7 @@ def test_a_file_that_never_imports_torch_gets_no_device_module_and_keeps_its_env
     left = {o.finding.rule: o.reason for o in result.outcomes if o.finding.path == "installer.py" and o.reason}
     assert list(left) == ["DEV001"] and left["DEV001"].startswith("the file never imports torch")
     assert "    _device.synchronize()" in _new(result, "lazy.py")
+    assert '    return _device.move(AutoModel.from_pretrained("m"))' in _new(result, "demo.py")  # a torch object's call
     assert "    return _device.move(build())" in _new(result, "pkg/run.py")
 
 

@@ -498,11 +498,13 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
     device_import = None
     if any(o.uses or o.needs_torch for o in rewrite.sites if o.reason is None) \
             and not imports_any(tree, TORCH_MODULES) and not worlds.loads_torch(path):
-        # an env var for a child process needs neither, and an argparse default is handed to the program: they stay
+        # only a "cuda"/"nccl" literal: there it is a label or a wheel tag, not a device (a call such as
+        # `model.cuda()` acts on a torch object from a library); an option's default is handed to the program
         for outcome in rewrite.sites:
-            if (outcome.uses or outcome.needs_torch) and outcome.reason is None and not _argparse_default(tree, outcome):
+            if (outcome.uses or outcome.needs_torch) and outcome.reason is None \
+                    and kb.rules[outcome.finding.rule].edit.kind == "string" and not _argparse_default(tree, outcome):
                 outcome.reason = "the file never imports torch, nor a module of the project that does (an " \
-                    "installer, a label): a rewrite that imports torch or the device module does not belong here"
+                    "installer, a label): its \"cuda\" is no torch device, and the device module would import torch"
                 outcome.changes.clear()
     if any(o.uses for o in rewrite.sites if o.reason is None):
         device_import = _import_line(path, module_path, relative, entry, style.dev, worlds) \
