@@ -165,8 +165,8 @@ class Worlds:
         return self._listing[folder][0]
 
     def _imports_from(self, path: str, folder: PurePosixPath) -> bool:
-        """The file imports a module of the folder by its name from there: a .py file in it, or a module or package
-        inside a subfolder of it (`import logging` beside a logging.py is the standard one). In utils/, where the
+        """The file imports a module of the folder by its name from there: a .py file in it (`import x`, `from x
+        import y`), or a module or package inside a subfolder of it (`import logging` beside a logging.py is the standard one). In utils/, where the
         file's imports name the folder itself as a package (`from utils import models`, `from utils.utils import f`
         with utils/models/ and utils/utils.py), a utils/utils.py is no sibling the file imports by its bare name."""
         modules = self._modules_in(folder)
@@ -176,7 +176,8 @@ class Worlds:
         if folder.name in files and any(parts[0] == folder.name and len(parts) > 1 and self._inside(folder, parts[1])
                                         for parts in imported):
             files.discard(folder.name)
-        return any(parts[0] in files or (parts[0] in folders and len(parts) > 1 and self._inside(folder / parts[0], parts[1]))
+        # a .py file is a module, never a package: `from encodec.modules import X` beside an encodec.py is the library
+        return any((parts[0] in files and (parts[0],) in imported) or (parts[0] in folders and len(parts) > 1 and self._inside(folder / parts[0], parts[1]))
                    for parts in imported)
 
     def _inside(self, folder: PurePosixPath, name: str) -> bool:
