@@ -170,7 +170,8 @@ class Worlds:
         file's imports name the folder itself as a package (`from utils import models`, `from utils.utils import f`
         with utils/models/ and utils/utils.py), a utils/utils.py is no sibling the file imports by its bare name."""
         modules = self._modules_in(folder)
-        files = {name[:-3] for name in modules} - {"__init__", *sys.stdlib_module_names}
+        # a file never imports itself: `import pesq` in metrics/pesq.py is the library
+        files = {name[:-3] for name in modules} - {"__init__", PurePosixPath(path).stem, *sys.stdlib_module_names}
         folders = self._listing[folder][1]
         imported = self.imports(path)
         if folder.name in files and any(parts[0] == folder.name and len(parts) > 1 and self._inside(folder, parts[1])
