@@ -1320,7 +1320,7 @@ def test_an_assert_of_a_left_cuda_check_and_an_early_device_test_exit_hold_the_r
     sites = [_site(source, "torch.cuda.is_available", "DEV104"), _site(source, 'device != "cuda"', "DEV007"),
              _site(source, 'device == "cuda"', "DEV007")] + [
         _site(source, "torch.cuda.synchronize", "DEV101", i) for i in range(6)]
-    result = _port(tmp_path, {"run.py": source}, sites, only=frozenset({"DEV101"}))
+    result = _port(tmp_path, {"run.py": source}, sites, only=frozenset({"DEV101", "DEV007"}), unsafe=True)
     early = ("runs only where the CUDA check at line {} holds (the block is left early where it does not), which "
              "the patch leaves: port the check and its branch together")
     assert {key: why for key, why in _reasons(result).items() if key[0] == "DEV101"} == {

@@ -628,11 +628,13 @@ def _hold_under_cuda_guards(sites: list[SiteOutcome], kb, guarded: "Guarded") ->
     it changes nothing there until the check is ported, and leaves the line half-ported."""
     spans = []
     done = {id(o.finding) for o in sites if o.reason is None and o.changes}
+    attempted = {id(o.finding) for o in sites}
     for _, finding in guarded.present:  # the checks this patch leaves, attempted or not (a guarded check is not)
         edit = kb.rules[finding.rule].edit if finding.rule in kb.rules else None
-        # a CUDA check, or a device test (`if device != "cuda": return device` holds the rest of the block)
-        node = guarded.node_of(finding) if id(finding) not in done and edit is not None \
-            and edit.guard in {"selects", "branch"} else None
+        # a CUDA check, or a device test the patch tried and held (`if device != "cuda": return device` holds the
+        # rest of the block; one left for its reach is read as the analysis reads it)
+        node = guarded.node_of(finding) if id(finding) not in done and edit is not None and (
+            edit.guard == "selects" or (edit.guard == "branch" and id(finding) in attempted)) else None
         if node is not None:
             spans += [(first, last, finding.line, how) for first, last, how in controlled(check_expression(node))]
     for outcome in sites:
