@@ -593,8 +593,8 @@ def test_the_re_read_honours_the_ignore_markers_port_writes(tmp_path):
 
 
 def test_a_file_that_never_imports_torch_gets_no_device_module_and_keeps_its_env_var_completion(tmp_path):
-    """An installer (no torch import anywhere, none through a project module) must run where torch is not
-    installed: its "cuda" label is left with the reason and no device module import is added, while the
+    """An installer (it runs pip; no torch import anywhere, none through a project module) must run where torch is
+    not installed: its "cuda" label is left with the reason and no device module import is added, while the
     CUDA_VISIBLE_DEVICES write (for the child programs it starts) still gets its NPU twin. An option's default in
     a torch-free params.py (the value the torch program receives) is rewritten. A module that loads torch through the project (`from .model
     import build`, model.py importing torch) is rewritten, so is one that imports torch inside a function, and so is
@@ -603,7 +603,7 @@ def test_a_file_that_never_imports_torch_gets_no_device_module_and_keeps_its_env
         "installer.py": (
             "import os\nimport subprocess\n\n\ndef main(x):\n"
             "    os.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0\"\n    label = \"cuda\" if x else \"cpu\"\n"
-            "    subprocess.run([\"python\", \"-c\", \"print(1)\"], check=True)\n    return label\n\n\n"
+            "    subprocess.run([\"python\", \"-m\", \"pip\", \"install\", \"torch\"], check=True)\n    return label\n\n\n"
             + MAIN.replace("main()", "main(1)")),
         "params.py": ("import argparse\n\n\ndef parse():\n    parser = argparse.ArgumentParser()\n"
                       "    parser.add_argument(\"--device\", default=\"cuda\")\n    return parser.parse_args()\n\n\n"
@@ -620,7 +620,7 @@ def test_a_file_that_never_imports_torch_gets_no_device_module_and_keeps_its_env
     assert 'parser.add_argument("--device", default=_device.DEVICE_TYPE)' in _new(result, "params.py")
     assert 'os.environ["ASCEND_RT_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]' in new
     left = {o.finding.rule: o.reason for o in result.outcomes if o.finding.path == "installer.py" and o.reason}
-    assert list(left) == ["DEV001"] and left["DEV001"].startswith("the file never imports torch")
+    assert list(left) == ["DEV001"] and left["DEV001"].startswith("an installer that never imports torch")
     assert "    _device.synchronize()" in _new(result, "lazy.py")
     assert '    return _device.move(AutoModel.from_pretrained("m"))' in _new(result, "demo.py")  # a torch object's call
     assert "    return _device.move(build())" in _new(result, "pkg/run.py")

@@ -496,15 +496,16 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
                             rule.match.env_vars is not None or read_rule is not None, read_rule)
         rewrite.sites.append(outcome)
     device_import = None
-    if any(o.uses or o.needs_torch for o in rewrite.sites if o.reason is None) \
-            and not imports_any(tree, TORCH_MODULES) and not worlds.loads_torch(path):
-        # only a "cuda"/"nccl" literal: there it is a label or a wheel tag, not a device (a call such as
+    if any(o.uses or o.needs_torch for o in rewrite.sites if o.reason is None) and _installer(path, data, tree) \
+            and "torch" not in taken and not imports_any(tree, TORCH_MODULES) and not worlds.loads_torch(path):
+        # (a file naming `torch` has it, from a star import if not its own); only a "cuda"/"nccl" literal: there it
+        # is a label or a wheel tag, not a device (a call such as
         # `model.cuda()` acts on a torch object from a library); an option's default is handed to the program
         for outcome in rewrite.sites:
             if (outcome.uses or outcome.needs_torch) and outcome.reason is None \
                     and kb.rules[outcome.finding.rule].edit.kind == "string" and not _argparse_default(tree, outcome):
-                outcome.reason = "the file never imports torch, nor a module of the project that does (an " \
-                    "installer, a label): its \"cuda\" is no torch device, and the device module would import torch"
+                outcome.reason = "an installer that never imports torch, nor a module of the project that does: its " \
+                    "\"cuda\" is a wheel tag or a label, not a torch device, and the device module would import torch"
                 outcome.changes.clear()
     if any(o.uses for o in rewrite.sites if o.reason is None):
         device_import = _import_line(path, module_path, relative, entry, style.dev, worlds) \
@@ -636,7 +637,8 @@ def _hold_under_cuda_guards(sites: list[SiteOutcome], kb, guarded: "Guarded") ->
         node = guarded.node_of(finding) if id(finding) not in done and edit is not None and (
             edit.guard == "selects" or (edit.guard == "branch" and id(finding) in attempted)) else None
         if node is not None:
-            spans += [(first, last, finding.line, how) for first, last, how in controlled(check_expression(node))]
+            spans += [(first, last, finding.line, how)
+                      for first, last, how in controlled(check_expression(node), asserts=edit.guard == "selects")]
     for outcome in sites:
         if outcome.reason is not None or not outcome.changes:
             continue
@@ -743,6 +745,16 @@ def _hold_defaults_of_left_tests(tree, sites: list[SiteOutcome], kb, guarded: "G
             outcome.changes.clear()
 
 
+def _installer(path: str, data: bytes, tree) -> bool:
+    """An installer or setup script: named install*/setup*, or one that runs pip (a "pip" argument)."""
+    if PurePosixPath(path).stem.lower().startswith(("install", "setup")):
+        return True
+    if b"pip" not in data:  # bytes test before any walk
+        return False
+    return any(node.type == "string" and text(node).strip("\"'") == "pip" and node.parent is not None
+               and node.parent.type in {"argument_list", "list", "tuple"} for node in walk(tree, limit=200_000))
+
+
 def _is_argparse_default(parent) -> bool:
     """`default=` in a call that names an option (`add_argument("--device", default=...)`)."""
     return parent.type == "keyword_argument" and text(parent.child_by_field_name("name")) == "default" \
@@ -760,7 +772,8 @@ def _argparse_default(tree, outcome: SiteOutcome) -> bool:
 
 
 def _tested_name(node) -> str | None:
-    """The name a device test compares (`device` in `device == "cuda"`, `args.device.type == "cuda"`)."""
+    """The name a device test compares as a string (`device` in `device == "cuda"`, `args.device == "cuda"`); not
+    a torch.device's `.type` (`device.type == "cuda"`: another value than the string a default gives)."""
     while node is not None and node.type not in {"comparison_operator", "call"}:
         node = node.parent
     operands = [child for child in node.named_children if child.type in {"identifier", "attribute"}] \
@@ -769,11 +782,9 @@ def _tested_name(node) -> str | None:
 
 
 def _last_name(node) -> str | None:
-    while node is not None and node.type == "attribute":
+    if node is not None and node.type == "attribute":
         attribute = node.child_by_field_name("attribute")
-        if attribute is None or text(attribute) != "type":  # `device.type`: the value is `device`
-            return text(attribute) if attribute is not None else None
-        node = node.child_by_field_name("object")
+        return text(attribute) if attribute is not None and text(attribute) != "type" else None
     return text(node) if node is not None and node.type == "identifier" else None
 
 

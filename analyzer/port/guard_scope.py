@@ -51,13 +51,13 @@ def _leaves(block) -> bool:
     return last is not None and last.type in _EXITS
 
 
-def _arms(node) -> list[tuple[int, int, bool]]:
+def _arms(node, asserts: bool = True) -> list[tuple[int, int, bool]]:
     """(first byte, last byte, through an early exit) of the code that runs only where node (a check or a flag
     set from it) is true, read from the if/elif whose condition holds it, or from the assert that stops where it
     does not (the rest of the assert's block, nested blocks included)."""
     test, holds = _test_of(*_cuda_side(node))
     clause = test.parent
-    if holds and clause is not None and clause.type == "assert_statement" and clause.named_children \
+    if asserts and holds and clause is not None and clause.type == "assert_statement" and clause.named_children \
             and clause.named_children[0] == test:
         block = clause.parent
         return [(clause.end_byte + 1, block.end_byte, True)] if block is not None and clause.end_byte < block.end_byte \
@@ -116,11 +116,12 @@ def _scope(node):
     return current
 
 
-def controlled(check) -> list[tuple[int, int, str]]:
+def controlled(check, asserts: bool = True) -> list[tuple[int, int, str]]:
     """(first byte, last byte, how) of the code that runs only where the check holds; `how` says the way when it is
-    not the check's own arm (through a flag, past an early exit)."""
+    not the check's own arm (through a flag, past an early exit). asserts: an `assert` of it counts as an early exit
+    (a CUDA check's; a device test's assert is a contract the port widens or leaves on its own)."""
     spans = [(first, last, " (the block is left early where it does not)" if early else "")
-             for first, last, early in _arms(check)]
+             for first, last, early in _arms(check, asserts)]
     left = _flag(check)
     scope = _scope(left) if left is not None else None
     if scope is None:
