@@ -84,7 +84,7 @@ class Worlds:
         """The folder's own files import a sibling by its bare name (`runs_from`), or a file in a folder below it on
         the way up imports a module of it by a name rooted there (`from core.x import ...` in core/inference/a.py):
         either needs the folder on sys.path."""
-        return self.runs_from(folder) or any(self._imports_from(str(at / name), folder)
+        return self.runs_from(folder) or any(self._imports_from(str(at / name), folder, files=False)
                                              for at in below for name in self._modules_in(at))
 
     def loads_torch(self, path: str) -> bool:
@@ -164,21 +164,24 @@ class Worlds:
                 {entry.name for entry in entries if entry.is_dir()} - set(sys.stdlib_module_names))
         return self._listing[folder][0]
 
-    def _imports_from(self, path: str, folder: PurePosixPath) -> bool:
+    def _imports_from(self, path: str, folder: PurePosixPath, files: bool = True) -> bool:
         """The file imports a module of the folder by its name from there: a .py file in it (`import x`, `from x
         import y`), or a module or package inside a subfolder of it (`import logging` beside a logging.py is the standard one). In utils/, where the
         file's imports name the folder itself as a package (`from utils import models`, `from utils.utils import f`
         with utils/models/ and utils/utils.py), a utils/utils.py is no sibling the file imports by its bare name."""
         modules = self._modules_in(folder)
-        # a file never imports itself: `import pesq` in metrics/pesq.py is the library
-        files = {name[:-3] for name in modules} - {"__init__", PurePosixPath(path).stem, *sys.stdlib_module_names}
+        # a file never imports itself: `import pesq` in metrics/pesq.py is the library; from a folder below, only a
+        # dotted name into a subfolder counts (`import gradio` in interface/interfaces/ is the library, not
+        # interface/gradio.py)
+        siblings = {name[:-3] for name in modules} - {"__init__", PurePosixPath(path).stem, *sys.stdlib_module_names} \
+            if files else set()
         folders = self._listing[folder][1]
         imported = self.imports(path)
-        if folder.name in files and any(parts[0] == folder.name and len(parts) > 1 and self._inside(folder, parts[1])
-                                        for parts in imported):
-            files.discard(folder.name)
+        if folder.name in siblings and any(parts[0] == folder.name and len(parts) > 1 and self._inside(folder, parts[1])
+                                           for parts in imported):
+            siblings.discard(folder.name)
         # a .py file is a module, never a package: `from encodec.modules import X` beside an encodec.py is the library
-        return any((parts[0] in files and (parts[0],) in imported) or (parts[0] in folders and len(parts) > 1 and self._inside(folder / parts[0], parts[1]))
+        return any((parts[0] in siblings and (parts[0],) in imported) or (parts[0] in folders and len(parts) > 1 and self._inside(folder / parts[0], parts[1]))
                    for parts in imported)
 
     def _inside(self, folder: PurePosixPath, name: str) -> bool:
