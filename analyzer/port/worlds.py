@@ -46,10 +46,11 @@ class Worlds:
         folder = PurePosixPath(path).parent
         if folder not in self._worlds:
             at, passed = folder, []
-            # a folder the files on the way import from by bare name is on sys.path, even where something above also
-            # imports it by a dotted name (unsloth's studio/backend: `from utils.x import` in core/inference/*.py)
-            while at != TOP and at.name.isidentifier() and not self.is_build_root(at) and not self._rooted_at(
-                    at, passed) and (self.is_package(at) or self._imported_by_name(at)):
+            # a folder the files on the way import from by bare name when they load is on sys.path, even where
+            # something above imports it by a dotted name (studio/backend: `from utils.x import` in core/inference/)
+            while at != TOP and at.name.isidentifier() and not self.is_build_root(at) and (
+                    (self.is_package(at) and not self.runs_from(at))
+                    or (self._imported_by_name(at) and not self._rooted_at(at, passed))):
                 passed.append(at)
                 at = at.parent
             self._worlds[folder] = at
@@ -81,11 +82,13 @@ class Worlds:
         return any(parts[0] == name for parts in self.imports(path, at_load=True))
 
     def _rooted_at(self, folder: PurePosixPath, below: list[PurePosixPath]) -> bool:
-        """The folder's own files import a sibling by its bare name (`runs_from`), or a file in a folder below it on
-        the way up imports a module of it by a name rooted there (`from core.x import ...` in core/inference/a.py):
-        either needs the folder on sys.path."""
-        return self.runs_from(folder) or any(self._imports_from(str(at / name), folder, files=False)
-                                             for at in below for name in self._modules_in(at))
+        """When the file loads, before the point where port adds its import, the folder's own files import a sibling
+        by its bare name, or a file in a folder below it on the way up imports a module of it by a name rooted there
+        (`from utils.x import ...` in core/inference/a.py): the folder is on sys.path there. One whose imports come
+        after its own `sys.path.append(...)` (HunyuanDiT's mllm/dialoggen_demo.py) shows nothing at that point."""
+        return any(self._imports_from(str(folder / name), folder, at_load=True) for name in self._modules_in(folder)) \
+            or any(self._imports_from(str(at / name), folder, files=False, at_load=True)
+                   for at in below for name in self._modules_in(at))
 
     def loads_torch(self, path: str) -> bool:
         """Loading the file imports torch: a module-level `import torch` (or torch_npu), or a module-level import of
@@ -164,7 +167,7 @@ class Worlds:
                 {entry.name for entry in entries if entry.is_dir()} - set(sys.stdlib_module_names))
         return self._listing[folder][0]
 
-    def _imports_from(self, path: str, folder: PurePosixPath, files: bool = True) -> bool:
+    def _imports_from(self, path: str, folder: PurePosixPath, files: bool = True, at_load: bool = False) -> bool:
         """The file imports a module of the folder by its name from there: a .py file in it (`import x`, `from x
         import y`), or a module or package inside a subfolder of it (`import logging` beside a logging.py is the standard one). In utils/, where the
         file's imports name the folder itself as a package (`from utils import models`, `from utils.utils import f`
@@ -176,7 +179,7 @@ class Worlds:
         siblings = {name[:-3] for name in modules} - {"__init__", PurePosixPath(path).stem, *sys.stdlib_module_names} \
             if files else set()
         folders = self._listing[folder][1]
-        imported = self.imports(path)
+        imported = self.imports(path, at_load)
         if folder.name in siblings and any(parts[0] == folder.name and len(parts) > 1 and self._inside(folder, parts[1])
                                            for parts in imported):
             siblings.discard(folder.name)
