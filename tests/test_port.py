@@ -579,6 +579,76 @@ def test_the_patched_files_are_read_again_and_what_is_left_on_an_edited_line_is_
     assert "  left on an edited line: run.py:5 DEV107 torch.cuda.FloatTensor" in lines
 
 
+def test_the_re_read_honours_the_ignore_markers_port_writes(tmp_path):
+    """The line port adds to complete a `CUDA_VISIBLE_DEVICES` write carries `# ascend: ignore[DEV201] (port)`:
+    analyze reads it as suppressed, and so does the re-read, so it is not listed as left on an edited line. A
+    DEV107 on an edited line with no marker still is."""
+    root = _project(tmp_path, {"run.py": (
+        "import os\n\nimport torch\n\n\ndef main(x):\n    os.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0\"\n"
+        "    d, c = x.cuda(), torch.cuda.FloatTensor(2)\n    return d, c\n\n\n" + MAIN)})
+    report, result = _port(root)
+    new = _new(result, "run.py")
+    assert 'os.environ["CUDA_VISIBLE_DEVICES"]  # ascend: ignore[DEV201] (port)\n' in new
+    assert [(path, rule) for path, _, rule, _ in result.left_on_edited] == [("run.py", "DEV107")]
+
+
+def test_a_file_that_never_imports_torch_gets_no_device_module_and_keeps_its_env_var_completion(tmp_path):
+    """An installer (it runs pip; no torch import anywhere, none through a project module) must run where torch is
+    not installed: its "cuda" label is left with the reason and no device module import is added, while the
+    CUDA_VISIBLE_DEVICES write (for the child programs it starts) still gets its NPU twin. An option's default in
+    a torch-free params.py (the value the torch program receives) is rewritten. A module that loads torch through the project (`from .model
+    import build`, model.py importing torch) is rewritten, so is one that imports torch inside a function, and so is
+    `.cuda()` on a library's model in a file with no torch import (only a "cuda" literal is held there)."""
+    root = _project(tmp_path, {
+        "installer.py": (
+            "import os\nimport subprocess\n\n\ndef main(x):\n"
+            "    os.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0\"\n    label = \"cuda\" if x else \"cpu\"\n"
+            "    subprocess.run([\"python\", \"-m\", \"pip\", \"install\", \"torch\"], check=True)\n    return label\n\n\n"
+            + MAIN.replace("main()", "main(1)")),
+        "params.py": ("import argparse\n\n\ndef parse():\n    parser = argparse.ArgumentParser()\n"
+                      "    parser.add_argument(\"--device\", default=\"cuda\")\n    return parser.parse_args()\n\n\n"
+                      + MAIN.replace("main()", "parse()")),
+        "demo.py": "from transformers import AutoModel\n\n\ndef main():\n    return AutoModel.from_pretrained(\"m\").cuda()\n"
+                   "\n\n" + MAIN,
+        "lazy.py": "def probe():\n    import torch\n    torch.cuda.synchronize()\n\n\n" + MAIN.replace("main()", "probe()"),
+        "pkg/__init__.py": "",
+        "pkg/model.py": "import torch\n\n\ndef build():\n    return torch.nn.Linear(2, 2)\n",
+        "pkg/run.py": "from .model import build\n\n\ndef main():\n    return build().cuda()\n\n\n" + MAIN})
+    _, result = _port(root)
+    new = _new(result, "installer.py")
+    assert 'label = "cuda" if x else "cpu"' in new and "_device" not in new
+    assert 'parser.add_argument("--device", default=_device.DEVICE_TYPE)' in _new(result, "params.py")
+    assert 'os.environ["ASCEND_RT_VISIBLE_DEVICES"] = os.environ["CUDA_VISIBLE_DEVICES"]' in new
+    left = {o.finding.rule: o.reason for o in result.outcomes if o.finding.path == "installer.py" and o.reason}
+    assert list(left) == ["DEV001"] and left["DEV001"].startswith("an installer that never imports torch")
+    assert "    _device.synchronize()" in _new(result, "lazy.py")
+    assert '    return _device.move(AutoModel.from_pretrained("m"))' in _new(result, "demo.py")  # a torch object's call
+    assert "    return _device.move(build())" in _new(result, "pkg/run.py")
+
+
+def test_a_default_is_held_where_a_test_of_the_same_value_stays(tmp_path):
+    """gorilla_cli's shape: `--device` defaults to "cuda" and `load_model(path, device)` keeps `elif device ==
+    "cuda":` (its else raises, so port leaves the test). Rewriting the default would hand "npu" to that test, which
+    raises `ValueError: Invalid device: npu`: the default stays with the test. `--out`, whose value no test reads,
+    is rewritten."""
+    source = (
+        "import argparse\n\nimport torch\n\n\ndef load_model(path, device):\n    if device == \"cpu\":\n"
+        "        kwargs = {}\n    elif device == \"cuda\":\n        kwargs = {\"torch_dtype\": torch.float16}\n"
+        "    else:\n        raise ValueError(f\"Invalid device: {device}\")\n"
+        "    return torch.nn.Linear(2, 2).to(device), kwargs\n\n\ndef main():\n"
+        "    parser = argparse.ArgumentParser()\n    parser.add_argument(\"--device\", type=str, default=\"cuda\")\n"
+        "    parser.add_argument(\"--out\", type=str, default=\"cuda\")\n    args = parser.parse_args()\n"
+        "    return load_model(\"m\", args.device), args.out\n\n\n" + MAIN)
+    result, new = _port_one(tmp_path, "cli.py", source, unsafe=True)
+    assert '    parser.add_argument("--device", type=str, default="cuda")\n' in new
+    assert '    parser.add_argument("--out", type=str, default=_device.DEVICE_TYPE)\n' in new
+    held = next(o.reason for o in result.outcomes if o.finding.rule == "DEV001" and o.finding.line == 18)
+    assert held.startswith("the test of device at line 9 stays (")
+    from ascend_feasibility.analyzer.port.summary import left_by_reason
+    assert ("a device test of the same value stays: a default changed to the NPU would reach it unported", ["DEV001"],
+            1) in left_by_reason([o for o in result.outcomes if o.reason])
+
+
 def test_a_device_test_is_widened_only_where_the_arm_it_opens_runs_on_the_npu(tmp_path):
     """`if "cuda" in str(input.device):` choosing `torch.ops.aten._weight_int4pack_mm` (no NPU kernel in any release
     of knowledge/operators/npu_aten.toml) is left, and the summary says why; the same test choosing

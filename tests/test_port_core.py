@@ -1304,6 +1304,30 @@ def test_a_site_a_left_cuda_check_controls_through_a_flag_and_an_early_exit_is_h
         ("runs only where a CUDA check the patch leaves holds: port the check and its branch together", ["DEV001", "DEV101"], 4)]
 
 
+def test_an_assert_of_a_left_cuda_check_and_an_early_device_test_exit_hold_the_rest_of_their_block(tmp_path):
+    """`assert torch.cuda.is_available(), "requires a GPU"` stops the function on the NPU: a site after it, nested in
+    the training loop too, never runs there while the assert stays (HunyuanDiT's train_deepspeed*.py). So does a
+    site after `if device != "cuda": return device` that the patch leaves (unsloth's `_smoke_cache_device_key`).
+    Not held: a site before the assert, one after `assert x > 0`, one after `if device == "cpu": return device` (the
+    rest runs on the NPU), and one after `if device == "cuda": return device` (the rest runs where it is not CUDA)."""
+    source = ('import torch\n\n\ndef main(steps):\n    torch.cuda.synchronize()\n'
+              '    assert torch.cuda.is_available(), "requires a GPU"\n    for step in range(steps):\n'
+              '        if step % 10 == 0:\n            torch.cuda.synchronize()\n\n\n'
+              'def other(x):\n    assert x > 0\n    torch.cuda.synchronize()\n\n\n'
+              'def key(device):\n    if device != "cuda":\n        return device\n    torch.cuda.synchronize()\n\n\n'
+              'def key2(device):\n    if device == "cpu":\n        return device\n    torch.cuda.synchronize()\n\n\n'
+              'def key3(device):\n    if device == "cuda":\n        return device\n    torch.cuda.synchronize()\n')
+    sites = [_site(source, "torch.cuda.is_available", "DEV104"), _site(source, 'device != "cuda"', "DEV007"),
+             _site(source, 'device == "cuda"', "DEV007")] + [
+        _site(source, "torch.cuda.synchronize", "DEV101", i) for i in range(6)]
+    result = _port(tmp_path, {"run.py": source}, sites, only=frozenset({"DEV101", "DEV007"}), unsafe=True)
+    early = ("runs only where the CUDA check at line {} holds (the block is left early where it does not), which "
+             "the patch leaves: port the check and its branch together")
+    assert {key: why for key, why in _reasons(result).items() if key[0] == "DEV101"} == {
+        ("DEV101", 5): None, ("DEV101", 9): early.format(6), ("DEV101", 14): None, ("DEV101", 20): early.format(18),
+        ("DEV101", 26): None, ("DEV101", 32): None}
+
+
 def test_tests_of_one_condition_are_paired_within_a_function_not_across_a_module(tmp_path):
     """The second `if torch.cuda.is_available():` keeps DEV107 (no rewrite) and stays: in a function the first one
     stays with it; at module level (a script's statements, far apart) the first is rewritten on its own."""

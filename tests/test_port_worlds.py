@@ -12,6 +12,7 @@ from types import SimpleNamespace
 
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.port import PortOptions, port
+from ascend_feasibility.analyzer.port.verify import verify_script
 from ascend_feasibility.analyzer.port.worlds import Worlds
 
 _ids = itertools.count()
@@ -167,3 +168,38 @@ def test_import_worlds_come_from_the_files_own_imports(tmp_path):
     assert worlds.world_of("proj/nerf/nerf/data.py") == PurePosixPath("proj/nerf")  # `from nerf.data` in train.py
     assert worlds.regular_chain("a/p/m.py", PurePosixPath("a/p"))
     assert not worlds.regular_chain("b/helpers/x.py", PurePosixPath("b/helpers"))
+
+
+def test_a_folder_its_files_import_from_by_bare_name_is_an_import_root_even_when_imported_by_a_dotted_name(tmp_path):
+    """Two import roots under one package tree (unsloth's studio/ and studio/backend/): the backend's launcher puts
+    app/backend on sys.path, and its files import `core.*` and `utils.*` by those names; the scripts in app/ import a
+    sibling by its bare name (`import helper_core`). A test at the root also imports `app.backend.core.infer`. A
+    relative import climbing to app/ fails as the backend runs (`attempted relative import beyond top-level
+    package`): each root gets its own device module, reached without climbing past it, and verify_npu.py imports the
+    modules under their launchers' names."""
+    files = {"app/__init__.py": "", "app/backend/__init__.py": "",
+             "app/backend/run.py": "import sys\nimport torch\nfrom core.infer import f\n\n\ndef main():\n"
+                                   "    torch.cuda.synchronize()\n",
+             "app/backend/core/__init__.py": "", "app/backend/utils/__init__.py": "",
+             "app/backend/utils/helpers.py": "def h():\n    return 1\n",
+             "app/backend/core/infer.py": "import torch\nfrom utils.helpers import h\n\n\ndef f():\n"
+                                         "    torch.cuda.synchronize()\n",
+             "app/install.py": "import torch\nimport helper_core\n\n\ndef main():\n    torch.cuda.synchronize()\n",
+             "app/helper_core.py": "import torch\n\n\ndef g():\n    torch.cuda.synchronize()\n",
+             "pkg/__init__.py": "", "pkg/m.py": "import torch\n\n\ndef k():\n    torch.cuda.synchronize()\n",
+             "tests/test_infer.py": "from app.backend.core.infer import f\n"}
+    worlds = Worlds(tmp_path / "tree")
+    _write(tmp_path / "tree", files)
+    assert worlds.world_of("app/backend/core/infer.py") == PurePosixPath("app/backend")
+    assert worlds.world_of("app/install.py") == PurePosixPath("app")
+    assert worlds.world_of("pkg/m.py") == PurePosixPath(".")
+    sites = ["app/backend/run.py", "app/backend/core/infer.py", "app/install.py", "app/helper_core.py", "pkg/m.py"]
+    result, ported = _ported(tmp_path, files, sites, entries=["app/backend/run.py", "app/install.py"],
+                             own_packages=["pkg", "app"])
+    for folder, module in [("app/backend", "core.infer"), ("app/backend", "run"), ("app", "install"),
+                           ("app", "helper_core"), (".", "pkg.m")]:
+        done = _imports(ported, folder, module)
+        assert done.returncode == 0, (module, done.stderr)
+    script = verify_script(SimpleNamespace(findings=[]), result, None, tmp_path / "original")
+    modules = next(line for line in script.splitlines() if line.startswith("PATCHED_MODULES = "))
+    assert "'app/backend:core.infer'" in modules and "'app:install'" in modules and "'pkg.m'" in modules

@@ -241,13 +241,18 @@ class FileWorker:
     def line_sites(self, path: str, data: bytes) -> list[tuple[str, str, int, int, int, int]]:
         """Each site of each rule in a Python module's text, several of one rule on a line kept apart: (rule, symbol,
         line, column, end line, end column), 1-based as findings give them. Port reads them to rewrite every site on
-        a line the report names once, and to re-read the text it wrote (in memory: nothing is run or written)."""
+        a line the report names once, and to re-read the text it wrote (in memory: nothing is run or written). Sites
+        an inline `# ascend: ignore[...]` covers are left out."""
         unit = Unit(path, "python", decode_python(data))
         self._start_unit(unit)
         try:
             hits = self._hits(unit, FileResult(path))
             kept = _in_own_interpreter(unit, self._distinct(hits, _called_names(unit, hits, self.kb.rules), False),
                                        self.kb.rules)
+            # a site a `# ascend: ignore[...]` marker covers is suppressed, as analyze reads it (port's own markers)
+            file_level, by_row = suppressions_by_row(collect_suppressions(unit))
+            kept = [hit for hit in kept if not any(
+                s.covers(hit.rule, hit.span.start_row) for s in file_level + by_row.get(hit.span.start_row, []))]
             source = unit.source
             return [(hit.rule, hit.symbol, hit.span.start_row + 1, source.char_column(hit.span.start_row, hit.span.start_col),
                      hit.span.end_row + 1, source.char_column(hit.span.end_row, hit.span.end_col)) for hit in kept]

@@ -39,13 +39,14 @@ from ascend_feasibility.analyzer.port.files import (
     has_relative_import,
     identifiers,
     import_point,
+    imports_any,
     imports_torch_npu,
 )
 from ascend_feasibility.analyzer.port.guard_scope import check_expression, controlled
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
-from ascend_feasibility.analyzer.port.worlds import TOP, Worlds
+from ascend_feasibility.analyzer.port.worlds import TOP, TORCH_MODULES, Worlds
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK
 from ascend_feasibility.analyzer.reading.parsing import parse, text, walk
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
@@ -495,6 +496,17 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
                             rule.match.env_vars is not None or read_rule is not None, read_rule)
         rewrite.sites.append(outcome)
     device_import = None
+    if any(o.uses or o.needs_torch for o in rewrite.sites if o.reason is None) and _installer(path, data, tree) \
+            and "torch" not in taken and not imports_any(tree, TORCH_MODULES) and not worlds.loads_torch(path):
+        # (a file naming `torch` has it, from a star import if not its own); only a "cuda"/"nccl" literal: there it
+        # is a label or a wheel tag, not a device (a call such as
+        # `model.cuda()` acts on a torch object from a library); an option's default is handed to the program
+        for outcome in rewrite.sites:
+            if (outcome.uses or outcome.needs_torch) and outcome.reason is None \
+                    and kb.rules[outcome.finding.rule].edit.kind == "string" and not _argparse_default(tree, outcome):
+                outcome.reason = "an installer that never imports torch, nor a module of the project that does: its " \
+                    "\"cuda\" is a wheel tag or a label, not a torch device, and the device module would import torch"
+                outcome.changes.clear()
     if any(o.uses for o in rewrite.sites if o.reason is None):
         device_import = _import_line(path, module_path, relative, entry, style.dev, worlds) \
             if module_path and alias else None
@@ -509,6 +521,7 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
     while _hold_paired(rewrite.sites, kb, guarded, options):  # a check held with its twin holds what it guards
         _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
         _hold_under_cuda_guards(rewrite.sites, kb, guarded)
+    _hold_defaults_of_left_tests(tree, rewrite.sites, kb, guarded, options)
     _absorb(rewrite.sites, data)
     done = [o for o in rewrite.sites if o.reason is None and o.changes]
     imports: list[str] = []
@@ -610,17 +623,22 @@ def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style, guarded:
 
 
 def _hold_under_cuda_guards(sites: list[SiteOutcome], kb, guarded: "Guarded") -> None:
-    """A site that runs only where a CUDA check the patch leaves holds (guard_scope.controlled: the check's arm, the
-    code after `if not <check>: return`, and both through a name set from the check) never runs on NPU: rewriting
+    """A site that runs only where a CUDA check or device test the patch leaves holds (guard_scope.controlled: the
+    check's arm, the code after `if not <check>: return` or `assert <check>`, and both through a name set from the
+    check) never runs on NPU: rewriting
     it changes nothing there until the check is ported, and leaves the line half-ported."""
     spans = []
     done = {id(o.finding) for o in sites if o.reason is None and o.changes}
+    attempted = {id(o.finding) for o in sites}
     for _, finding in guarded.present:  # the checks this patch leaves, attempted or not (a guarded check is not)
         edit = kb.rules[finding.rule].edit if finding.rule in kb.rules else None
-        node = guarded.node_of(finding) if id(finding) not in done and edit is not None and edit.guard == "selects" \
-            else None
+        # a CUDA check, or a device test the patch tried and held (`if device != "cuda": return device` holds the
+        # rest of the block; one left for its reach is read as the analysis reads it)
+        node = guarded.node_of(finding) if id(finding) not in done and edit is not None and (
+            edit.guard == "selects" or (edit.guard == "branch" and id(finding) in attempted)) else None
         if node is not None:
-            spans += [(first, last, finding.line, how) for first, last, how in controlled(check_expression(node))]
+            spans += [(first, last, finding.line, how)
+                      for first, last, how in controlled(check_expression(node), asserts=edit.guard == "selects")]
     for outcome in sites:
         if outcome.reason is not None or not outcome.changes:
             continue
@@ -693,6 +711,99 @@ def _hold_paired(sites: list[SiteOutcome], kb, guarded: "Guarded", options: Port
             outcome.changes.clear()
             held = True
     return held
+
+
+def _hold_defaults_of_left_tests(tree, sites: list[SiteOutcome], kb, guarded: "Guarded", options: PortOptions) -> None:
+    """A "cuda" default the patch rewrites (`add_argument("--device", default="cuda")`, `def load(device="cuda")`,
+    `device = "cuda"`) is held where a device test of a value of the same name in the file stays (`elif device ==
+    "cuda":` in the function the value is handed to, whose else raises): on the NPU the new default would reach the
+    test unported (gorilla_cli's `ValueError: Invalid device: npu`). The value and its tests go together."""
+    outcomes = {id(o.finding): o for o in sites}
+    left: dict[str, tuple[Finding, str | None]] = {}
+    for _, finding in guarded.present:
+        edit = kb.rules[finding.rule].edit if finding.rule in kb.rules else None
+        outcome = outcomes.get(id(finding))
+        if edit is None or edit.kind != "device_test" or finding.reach in _OFF_NPU or (
+                outcome is not None and outcome.rewritten):
+            continue
+        node = guarded.node_of(finding)
+        name = _tested_name(node) if node is not None else None
+        if name is not None and name not in left:
+            left[name] = (finding, outcome.reason if outcome is not None else eligible(finding, options))
+    if not left:
+        return
+    for outcome in sites:
+        edit = kb.rules[outcome.finding.rule].edit
+        if outcome.reason is not None or not outcome.changes or edit is None or edit.kind != "string":
+            continue
+        literal = tree.descendant_for_byte_range(outcome.changes[0].start, outcome.changes[0].end)
+        name = _default_name(literal) if literal is not None else None
+        if name in left:
+            test, why = left[name]
+            outcome.reason = f"the test of {name} at line {test.line} stays ({why or 'not ported'}): a default " \
+                             "changed to the NPU would reach it unported; the value and its tests go together"
+            outcome.changes.clear()
+
+
+def _installer(path: str, data: bytes, tree) -> bool:
+    """An installer or setup script: named install*/setup*, or one that runs pip (a "pip" argument)."""
+    if PurePosixPath(path).stem.lower().startswith(("install", "setup")):
+        return True
+    if b"pip" not in data:  # bytes test before any walk
+        return False
+    return any(node.type == "string" and text(node).strip("\"'") == "pip" and node.parent is not None
+               and node.parent.type in {"argument_list", "list", "tuple"} for node in walk(tree, limit=200_000))
+
+
+def _is_argparse_default(parent) -> bool:
+    """`default=` in a call that names an option (`add_argument("--device", default=...)`)."""
+    return parent.type == "keyword_argument" and text(parent.child_by_field_name("name")) == "default" \
+        and parent.parent is not None and parent.parent.type == "argument_list" \
+        and any(a.type == "string" and text(a).strip("\"'").startswith("-") for a in parent.parent.named_children)
+
+
+def _argparse_default(tree, outcome: SiteOutcome) -> bool:
+    """The site's change is a string literal given as an option's default (the value the program receives)."""
+    if not outcome.changes:
+        return False
+    node = tree.descendant_for_byte_range(outcome.changes[0].start, outcome.changes[0].end)
+    node = node.parent if node is not None and node.type != "string" and node.parent is not None else node
+    return node is not None and node.type == "string" and node.parent is not None and _is_argparse_default(node.parent)
+
+
+def _tested_name(node) -> str | None:
+    """The name a device test compares as a string (`device` in `device == "cuda"`, `args.device == "cuda"`); not
+    a torch.device's `.type` (`device.type == "cuda"`: another value than the string a default gives)."""
+    while node is not None and node.type not in {"comparison_operator", "call"}:
+        node = node.parent
+    operands = [child for child in node.named_children if child.type in {"identifier", "attribute"}] \
+        if node is not None and node.type == "comparison_operator" else []
+    return _last_name(operands[0]) if len(operands) == 1 else None
+
+
+def _last_name(node) -> str | None:
+    if node is not None and node.type == "attribute":
+        attribute = node.child_by_field_name("attribute")
+        return text(attribute) if attribute is not None and text(attribute) != "type" else None
+    return text(node) if node is not None and node.type == "identifier" else None
+
+
+def _default_name(literal) -> str | None:
+    """The name a "cuda" literal is the default or initial value of: `--device` of `add_argument(..., default=)`, a
+    parameter's default, or the target of `name = "cuda"`."""
+    node = literal.parent if literal.type != "string" and literal.parent is not None else literal
+    parent = node.parent if node.type == "string" else None
+    if parent is None:
+        return None
+    if _is_argparse_default(parent):
+        flags = [text(a).strip("\"'") for a in parent.parent.named_children if a.type == "string"]
+        names = [f.lstrip("-").replace("-", "_") for f in flags if f.startswith("--")] or [f for f in flags if f.isidentifier()]
+        return names[0] if names else None
+    if parent.type in {"default_parameter", "typed_default_parameter"} and parent.child_by_field_name("value") == node:
+        return text(parent.child_by_field_name("name"))
+    if parent.type == "assignment" and parent.child_by_field_name("right") == node:
+        return _last_name(parent.child_by_field_name("left"))
+    return None
 
 
 def _positive(condition, node) -> bool:

@@ -40,11 +40,16 @@ def binds_torch(root: Node) -> bool:
 
 def imports_torch_npu(root: Node, limit: int = 200_000) -> bool:
     """The file imports torch_npu somewhere already (an earlier port, or the project's own setup)."""
+    return imports_any(root, {"torch_npu"}, limit)
+
+
+def imports_any(root: Node, modules: set[str] | frozenset[str], limit: int = 200_000) -> bool:
+    """The file imports one of these top-level modules somewhere (at module level or inside a function)."""
     for node in walk(root, limit=limit, prune=IMPORT_TYPES, named=False):
         if node.type in IMPORT_TYPES:
             names = [text(n) for n in node.children_by_field_name("name")] + \
                 [text(node.child_by_field_name("module_name") or node)]
-            if any(name.split()[0].split(".")[0] == "torch_npu" for name in names):  # "torch_npu\tas tn" too
+            if any(name.split()[0].split(".")[0] in modules for name in names):  # "torch_npu\tas tn" too
                 return True
     return False
 

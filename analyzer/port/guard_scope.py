@@ -5,7 +5,10 @@ handed to `torch.cuda.get_device_properties`). Read from the tree around the che
   taken when a test that holds only where it fails is false (`if not <check>: ... else: <here>`);
 - the rest of the block after `if not <check>: return` (or raise, continue, break: an arm that always leaves);
 - the same, through a name assigned once in its function from the check or a conjunct of it
-  (`self.use_flash = torch.cuda.is_available() and ...` then `if not self.use_flash: return`)."""
+  (`self.use_flash = torch.cuda.is_available() and ...` then `if not self.use_flash: return`);
+- the rest of the block after `assert <check>` (`if not <check>: raise`);
+- for a device test, the same read from the side where the device is CUDA (`if device != "cuda": return device`
+  holds the rest of the block)."""
 
 from __future__ import annotations
 
@@ -25,10 +28,10 @@ def check_expression(node):
     return node
 
 
-def _test_of(node):
+def _test_of(node, holds: bool = True):
     """(the test expression holding node, holds) where holds is True when the test's being true means the node is
-    true, False when its being false does, None when neither (an `or` of it, an `and` of its negation)."""
-    holds = True
+    true, False when its being false does, None when neither (an `or` of it, an `and` of its negation). With holds
+    False to start, the same for the node's being false."""
     while node.parent is not None and holds is not None:
         parent = node.parent
         if parent.type == "not_operator":
@@ -48,11 +51,17 @@ def _leaves(block) -> bool:
     return last is not None and last.type in _EXITS
 
 
-def _arms(node) -> list[tuple[int, int, bool]]:
+def _arms(node, asserts: bool = True) -> list[tuple[int, int, bool]]:
     """(first byte, last byte, through an early exit) of the code that runs only where node (a check or a flag
-    set from it) is true, read from the if/elif whose condition holds it."""
-    test, holds = _test_of(node)
+    set from it) is true, read from the if/elif whose condition holds it, or from the assert that stops where it
+    does not (the rest of the assert's block, nested blocks included)."""
+    test, holds = _test_of(*_cuda_side(node))
     clause = test.parent
+    if asserts and holds and clause is not None and clause.type == "assert_statement" and clause.named_children \
+            and clause.named_children[0] == test:
+        block = clause.parent
+        return [(clause.end_byte + 1, block.end_byte, True)] if block is not None and clause.end_byte < block.end_byte \
+            else []
     if holds is None or clause is None or clause.type not in _CLAUSES or clause.child_by_field_name("condition") != test:
         return []
     if holds:
@@ -66,6 +75,23 @@ def _arms(node) -> list[tuple[int, int, bool]]:
             and statement.end_byte < block.end_byte:
         spans.append((statement.end_byte + 1, block.end_byte, True))
     return spans
+
+
+def _cuda_side(node):
+    """(the expression, True) for a check; for a device test, the comparison or call holding its "cuda" literal and
+    whether it is true where the device is CUDA (`d == "cuda"`, `"cuda" in d`, `d.startswith("cuda")`: True;
+    `d != "cuda"`, `"cuda" not in d`: False)."""
+    parent = node.parent
+    if node.type == "string" and parent is not None and parent.type == "argument_list" and parent.parent is not None \
+            and parent.parent.type == "call":
+        return parent.parent, True
+    comparison = node if node.type == "comparison_operator" else parent \
+        if node.type == "string" and parent is not None and parent.type == "comparison_operator" else None
+    operators = [" ".join(text(child).split()) for child in comparison.children if not child.is_named] \
+        if comparison is not None else []
+    if len(operators) != 1:
+        return node, True
+    return comparison, operators[0] in {"==", "in", "is"}
 
 
 def _flag(check):
@@ -90,11 +116,12 @@ def _scope(node):
     return current
 
 
-def controlled(check) -> list[tuple[int, int, str]]:
+def controlled(check, asserts: bool = True) -> list[tuple[int, int, str]]:
     """(first byte, last byte, how) of the code that runs only where the check holds; `how` says the way when it is
-    not the check's own arm (through a flag, past an early exit)."""
+    not the check's own arm (through a flag, past an early exit). asserts: an `assert` of it counts as an early exit
+    (a CUDA check's; a device test's assert is a contract the port widens or leaves on its own)."""
     spans = [(first, last, " (the block is left early where it does not)" if early else "")
-             for first, last, early in _arms(check)]
+             for first, last, early in _arms(check, asserts)]
     left = _flag(check)
     scope = _scope(left) if left is not None else None
     if scope is None:

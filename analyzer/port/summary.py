@@ -132,6 +132,8 @@ def _reason_class(reason: str) -> str:
         return "the branch it decides runs an ATen operator with no NPU kernel"
     if reason.startswith("runs only where the CUDA check at line "):
         return "runs only where a CUDA check the patch leaves holds: port the check and its branch together"
+    if reason.startswith("the test of ") and "a default changed to the NPU would reach it unported" in reason:
+        return "a device test of the same value stays: a default changed to the NPU would reach it unported"
     if reason.startswith("the device module offers no "):
         return "the device module offers no equivalent"
     return reason.split(": ", 1)[0] if reason.startswith("file left unpatched") else reason

@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from ascend_feasibility.analyzer.core.models import Report
 from ascend_feasibility.analyzer.port.core import PortResult
+from ascend_feasibility.analyzer.port.worlds import TOP, Worlds
 from ascend_feasibility.analyzer.probes.catalog import PROBES
 from ascend_feasibility.analyzer.probes.export import script_text
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK, VERIFY_NAME  # noqa: F401 - the name port writes it under
@@ -57,6 +58,15 @@ _IMPORT_SNIPPET = (
     "for name in sys.argv[2:]:\\n"
     "    importlib.import_module(name)\\n"
 )
+
+
+def module_base(root, entry):
+    """The path, without .py, of a PATCHED_MODULES entry: `folder:dotted.name` is imported with folder (its import
+    root, which the project's launcher puts on sys.path) first on sys.path; a bare `dotted.name`, from the root."""
+    import os
+
+    folder, _, name = entry.rpartition(":")
+    return os.path.join(root, *[part for part in folder.split("/") if part], *[part for part in name.split(".") if part])
 
 
 def runs_at_import(path):
@@ -110,8 +120,7 @@ def verify_main(argv=None):
             return 2
         print("verify_npu: dry run on this host (%s): the steps run without an NPU" % why)
     here = os.path.dirname(os.path.abspath(__file__))
-    root = args.root or (here if any(os.path.exists(os.path.join(here, *m.split("."))) or
-                                      os.path.exists(os.path.join(here, *m.split(".")) + ".py")
+    root = args.root or (here if any(os.path.exists(module_base(here, m)) or os.path.exists(module_base(here, m) + ".py")
                                       for m in PATCHED_MODULES) else os.getcwd())
     steps = []
     environment = detect_environment()
@@ -121,24 +130,28 @@ def verify_main(argv=None):
     for problem in environment.get("problems", []):
         print("environment: %s" % json.dumps(problem, ensure_ascii=False), file=sys.stderr)
     if PATCHED_MODULES:
-        importable, scripts, broken = [], [], []
-        for name in PATCHED_MODULES:
-            base = os.path.join(root, *name.split("."))
+        importable, scripts, broken = {{}}, [], []  # importable: the folder a module is imported from -> its names
+        for entry in PATCHED_MODULES:
+            base = module_base(root, entry)
             path = base + ".py" if os.path.isfile(base + ".py") else os.path.join(base, "__init__.py")
             try:
-                (scripts if runs_at_import(path) else importable).append(name)
+                if runs_at_import(path):
+                    scripts.append(entry)
+                else:
+                    importable.setdefault(module_base(root, entry.rpartition(":")[0] + ":"), []).append(
+                        entry.rpartition(":")[2])
             except (OSError, SyntaxError, ValueError) as exc:
-                broken.append(name)
-                print("%s: %s" % (name, exc), file=sys.stderr)
+                broken.append(entry)
+                print("%s: %s" % (entry, exc), file=sys.stderr)
         ok = not broken
-        if importable:
-            done = subprocess.run([sys.executable, "-c", _IMPORT_SNIPPET, root, *importable],
-                                  capture_output=True, text=True, cwd=root)
+        for folder, names in sorted(importable.items()):  # each import root on its own, as its launcher puts it on sys.path
+            done = subprocess.run([sys.executable, "-c", _IMPORT_SNIPPET, folder, *names],
+                                  capture_output=True, text=True, cwd=folder)
             if done.returncode:
                 print(done.stderr[-4000:], file=sys.stderr)
             ok = ok and done.returncode == 0
         steps.append(("imports", ok, "%d patched modules imported, %d scripts compiled only (importing them runs them)"
-                      % (len(importable), len(scripts) + len(broken))))
+                      % (sum(len(names) for names in importable.values()), len(scripts) + len(broken))))
     tests = [TEST_FOLDER] if TEST_FOLDER else []
     if args.phases:
         tests = sorted(set(path for phase in args.phases for path in PHASE_TESTS.get(phase, [])))
@@ -170,16 +183,22 @@ if __name__ == "__main__":
 '''
 
 
-def patched_modules(result: PortResult) -> list[str]:
-    """Dotted names of the patched files that an import can reach from the root."""
+def patched_modules(result: PortResult, root: Path | None = None) -> list[str]:
+    """Dotted names of the patched files, each under the name its import world gives it (worlds.py: the folder on
+    sys.path when the project runs or imports it), as `world:dotted.name` outside the root: studio/backend's
+    core/x.py is `studio/backend:core.x`, the name its launcher imports, where a relative import climbing past
+    core/ fails. Without the root, names from the root."""
+    worlds = Worlds(root) if root is not None else None
     names = []
     for path in sorted({r.path for r in result.rewrites} | set(result.new_files)):
         pure = PurePosixPath(path)
-        if pure.suffix != ".py" or not all(part.isidentifier() for part in (*pure.parts[:-1], pure.stem)):
+        world = worlds.world_of(path) if worlds is not None else TOP
+        inner = pure.relative_to(world) if world != TOP else pure
+        if pure.suffix != ".py" or not all(part.isidentifier() for part in (*inner.parts[:-1], inner.stem)):
             continue
-        parts = pure.parts[:-1] + (() if pure.stem == "__init__" else (pure.stem,))
+        parts = inner.parts[:-1] + (() if inner.stem == "__init__" else (inner.stem,))
         if parts:
-            names.append(".".join(parts))
+            names.append(".".join(parts) if world == TOP else f"{world}:{'.'.join(parts)}")
     return names
 
 
@@ -248,5 +267,5 @@ def verify_script(report: Report, result: PortResult, test_folder: str | None = 
         base = base[: -len(_MAIN_GUARD)]
     tests = phase_tests(root, report, test_folder) if root is not None else {}
     return _HEADER.format(phases=", ".join(tests) or "none found") + base + _VERIFY.format(
-        modules=repr(patched_modules(result)), tests=repr(test_folder), probes=repr(probes), phase_tests=repr(tests)
+        modules=repr(patched_modules(result, root)), tests=repr(test_folder), probes=repr(probes), phase_tests=repr(tests)
     )

@@ -22,6 +22,9 @@ from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadabl
 BUILD_FILES = ("setup.py", "pyproject.toml")
 IMPORT_QUERY = "(import_statement) @import (import_from_statement) @import_from"
 TOP = PurePosixPath(".")
+TORCH_MODULES = frozenset({"torch", "torch_npu"})
+_LOADED_IMPORTS = {"import_statement", "import_from_statement"}
+_NOT_AT_LOAD = {"function_definition", "class_definition", "lambda"}
 
 
 class Worlds:
@@ -30,6 +33,8 @@ class Worlds:
         self._worlds: dict[PurePosixPath, PurePosixPath] = {}
         self._imports: dict[str, tuple[frozenset[tuple[str, ...]], frozenset[tuple[str, ...]]]] = {}
         self._files: dict[PurePosixPath, list[str]] = {}
+        self._listing: dict[PurePosixPath, tuple[list[str], set[str]]] = {}
+        self._at_load: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
 
     def is_package(self, folder: PurePosixPath) -> bool:
         return str(folder) != "." and (self.root / folder / "__init__.py").is_file()
@@ -40,9 +45,13 @@ class Worlds:
     def world_of(self, path: str) -> PurePosixPath:
         folder = PurePosixPath(path).parent
         if folder not in self._worlds:
-            at = folder
+            at, passed = folder, []
+            # a folder the files on the way import from by bare name when they load is on sys.path, even where
+            # something above imports it by a dotted name (studio/backend: `from utils.x import` in core/inference/)
             while at != TOP and at.name.isidentifier() and not self.is_build_root(at) and (
-                    (self.is_package(at) and not self.runs_from(at)) or self._imported_by_name(at)):
+                    (self.is_package(at) and not self.runs_from(at))
+                    or (self._imported_by_name(at) and not self._rooted_at(at, passed))):
+                passed.append(at)
                 at = at.parent
             self._worlds[folder] = at
         return self._worlds[folder]
@@ -72,26 +81,114 @@ class Worlds:
         in a function, not after a sys.path change): a device module inside that package is importable there too."""
         return any(parts[0] == name for parts in self.imports(path, at_load=True))
 
+    def _rooted_at(self, folder: PurePosixPath, below: list[PurePosixPath]) -> bool:
+        """When the file loads, before the point where port adds its import, the folder's own files import a sibling
+        by its bare name, or a file in a folder below it on the way up imports a module of it by a name rooted there
+        (`from utils.x import ...` in core/inference/a.py): the folder is on sys.path there. One whose imports come
+        after its own `sys.path.append(...)` (HunyuanDiT's mllm/dialoggen_demo.py) shows nothing at that point."""
+        return any(self._imports_from(str(folder / name), folder, at_load=True) for name in self._modules_in(folder)) \
+            or any(self._imports_from(str(at / name), folder, files=False, at_load=True)
+                   for at in below for name in self._modules_in(at))
+
+    def loads_torch(self, path: str) -> bool:
+        """Loading the file imports torch: a module-level `import torch` (or torch_npu), or a module-level import of
+        a project module that has one (`from .model import Net`, `from core.x import y` in its world). An
+        installer that pip-installs torch, or a module that imports it only inside a function, loads without it."""
+        loaded = self._imports_at_load(path)
+        if any(level == 0 and parts[0] in TORCH_MODULES for level, parts in loaded):
+            return True
+        return any(level == 0 and parts[0] in TORCH_MODULES for module in self._project_modules(path, loaded)
+                   for level, parts in self._imports_at_load(module))
+
+    def _project_modules(self, path: str, loaded: list[tuple[int, tuple[str, ...]]]) -> set[str]:
+        """The project's files the imports name: relative from the file's folder, absolute from its world or the
+        root (`from a.b import c`: a.py, a/__init__.py, a/b.py, a/b/__init__.py, a/b/c.py, ...)."""
+        found = set()
+        for level, parts in loaded:
+            if level:
+                base = PurePosixPath(path).parent
+                for _ in range(level - 1):
+                    base = base.parent
+                bases = [base]
+            else:
+                bases = list(dict.fromkeys([self.world_of(path), TOP]))
+            for base in bases:
+                for k in range(1, len(parts) + 1):
+                    stem = base.joinpath(*parts[:k])
+                    for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
+                        if (self.root / candidate).is_file():
+                            found.add(candidate.removeprefix("./"))
+        return found - {path}
+
+    def _imports_at_load(self, path: str) -> list[tuple[int, tuple[str, ...]]]:
+        """(dots, dotted parts) of each import that runs when the file loads (not inside a function or class):
+        `from ..a import b` gives (2, ("a", "b"))."""
+        if path not in self._at_load:
+            try:
+                data = read_contained(self.root, path, MAX_FILE_BYTES)
+            except Unreadable:
+                data = b""
+            found: list[tuple[int, tuple[str, ...]]] = []
+            if b"import" in data:
+                tree = parsing.parse("python", data)
+                for node in parsing.walk(tree, prune=_LOADED_IMPORTS | _NOT_AT_LOAD):
+                    if node.type not in _LOADED_IMPORTS:
+                        continue
+                    level, base = 0, ()
+                    if node.type == "import_from_statement":
+                        module = node.child_by_field_name("module_name")
+                        raw = parsing.text(module) if module is not None else ""
+                        level = len(raw) - len(raw.lstrip("."))
+                        base = tuple(part for part in raw.lstrip(".").split(".") if part)
+                    for name in node.children_by_field_name("name"):
+                        dotted = name.child_by_field_name("name") if name.type == "aliased_import" else name
+                        if dotted is not None and dotted.type == "dotted_name":
+                            found.append((level, base + tuple(parsing.text(dotted).split("."))))
+                    if base or level:
+                        found.append((level, base))
+            self._at_load[path] = found
+        return self._at_load[path]
+
     def runs_from(self, folder: PurePosixPath) -> bool:
         """A file in the folder imports a sibling by its bare name (`from trainer import ...` in finetune/finetune.py,
         run as `torchrun finetune.py`; pytorch3d's projects/nerf/train_nerf.py doing `from nerf.dataset import ...`):
         the folder itself is on sys.path, __init__.py or not. A sibling folder counts only when the import continues
         into it (`import bitsandbytes` beside diffusers' quantizers/bitsandbytes/ folder is the library)."""
-        try:
-            entries = list(os.scandir(self.root / folder))
-        except OSError:
-            return False
-        modules = [entry.name for entry in entries if entry.name.endswith(".py") and entry.is_file()]
-        files = {name[:-3] for name in modules} - {"__init__", *sys.stdlib_module_names}
-        folders = {entry.name for entry in entries if entry.is_dir()} - set(sys.stdlib_module_names)
-        # `import logging` beside a logging.py is the standard one
-        for name in modules:
-            for parts in self.imports(str(folder / name)):
-                if parts[0] in files or (parts[0] in folders and len(parts) > 1 and (
-                        (self.root / folder / parts[0] / f"{parts[1]}.py").is_file()
-                        or (self.root / folder / parts[0] / parts[1]).is_dir())):
-                    return True
-        return False
+        return any(self._imports_from(str(folder / name), folder) for name in self._modules_in(folder))
+
+    def _modules_in(self, folder: PurePosixPath) -> list[str]:
+        if folder not in self._listing:
+            try:
+                entries = list(os.scandir(self.root / folder))
+            except OSError:
+                entries = []
+            self._listing[folder] = (
+                [entry.name for entry in entries if entry.name.endswith(".py") and entry.is_file()],
+                {entry.name for entry in entries if entry.is_dir()} - set(sys.stdlib_module_names))
+        return self._listing[folder][0]
+
+    def _imports_from(self, path: str, folder: PurePosixPath, files: bool = True, at_load: bool = False) -> bool:
+        """The file imports a module of the folder by its name from there: a .py file in it (`import x`, `from x
+        import y`), or a module or package inside a subfolder of it (`import logging` beside a logging.py is the standard one). In utils/, where the
+        file's imports name the folder itself as a package (`from utils import models`, `from utils.utils import f`
+        with utils/models/ and utils/utils.py), a utils/utils.py is no sibling the file imports by its bare name."""
+        modules = self._modules_in(folder)
+        # a file never imports itself: `import pesq` in metrics/pesq.py is the library; from a folder below, only a
+        # dotted name into a subfolder counts (`import gradio` in interface/interfaces/ is the library, not
+        # interface/gradio.py)
+        siblings = {name[:-3] for name in modules} - {"__init__", PurePosixPath(path).stem, *sys.stdlib_module_names} \
+            if files else set()
+        folders = self._listing[folder][1]
+        imported = self.imports(path, at_load)
+        if folder.name in siblings and any(parts[0] == folder.name and len(parts) > 1 and self._inside(folder, parts[1])
+                                           for parts in imported):
+            siblings.discard(folder.name)
+        # a .py file is a module, never a package: `from encodec.modules import X` beside an encodec.py is the library
+        return any((parts[0] in siblings and (parts[0],) in imported) or (parts[0] in folders and len(parts) > 1 and self._inside(folder / parts[0], parts[1]))
+                   for parts in imported)
+
+    def _inside(self, folder: PurePosixPath, name: str) -> bool:
+        return (self.root / folder / f"{name}.py").is_file() or (self.root / folder / name).is_dir()
 
     def _imported_by_name(self, folder: PurePosixPath) -> bool:
         """A file under an ancestor of the folder imports a module inside it by its dotted path from that ancestor
