@@ -9,12 +9,18 @@ together in a second query, over the words' occurrences only (every capture of a
 words, so the rest of the tree cannot hold one). Patterns registered *alone* (a scan that runs only in the few units holding its trigger
 words, yet captures most identifiers where it runs) are matched by themselves, only in the units that ask. Capture names are prefixed with the key, so each domain gets back exactly its own
 captures.
+
+A key's *filters* name captures picked from another of its captures by a test of their text, in place of a `#match?`
+predicate on a node kind that every unit holds by the hundred (string contents): the binding evaluates a predicate per
+candidate through a Python call on a decoded copy of its text, which cost more than the rest of the query's patterns
+together; a test here runs over the bytes once per node. A test sees the text as `#match?` does (up to a NUL byte).
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node, Query
@@ -25,14 +31,18 @@ _CAPTURE = re.compile(r"@([A-Za-z_][\w\-]*)")
 
 _GATED: dict[str, frozenset[bytes]] = {}  # gated key -> the words one of which each of its captures spells
 _ALONE: set[str] = set()
+_FILTERS: dict[str, dict[str, tuple[str, Callable[[bytes], bool]]]] = {}  # key -> {name: (capture, test of its text)}
 
 
-def register(key: str, source: str, gate: tuple[str, ...] = (), alone: bool = False) -> str:
+def register(key: str, source: str, gate: tuple[str, ...] = (), alone: bool = False,
+             filters: dict[str, tuple[str, Callable[[bytes], bool]]] | None = None) -> str:
     if "." in key:
         raise ValueError(f"query key {key!r} must not contain '.'")
     if _PARTS.get(key, source) != source:
         raise ValueError(f"query key {key!r} registered twice with different patterns")
     _PARTS[key] = source
+    if filters:
+        _FILTERS[key] = filters
     if gate:
         _GATED[key] = frozenset(word.encode("utf-8") for word in gate)
     if alone:
@@ -65,7 +75,23 @@ def unit_captures(unit, key: str) -> dict[str, list[Node]]:
         for name, nodes in found.items():
             part, _, capture = name.partition(".")
             done[part][capture] = nodes
+        for name in keys & _FILTERS.keys():
+            filtered(done[name], _FILTERS[name], unit.tree())
     return done[key]
+
+
+def filtered(found: dict[str, list[Node]], filters: dict[str, tuple[str, Callable[[bytes], bool]]], root: Node) -> None:
+    """Adds to `found` each filter's captures: the nodes of its capture whose text passes its test, in source order
+    (a name none passes stays absent, as a predicate's capture would)."""
+    data = root.text or b""
+    for name, (capture, test) in filters.items():
+        picked = []
+        for node in found.get(capture, ()):
+            text = data[node.start_byte - root.start_byte:node.end_byte - root.start_byte]
+            if test(text.partition(b"\0")[0] if b"\0" in text else text):
+                picked.append(node)
+        if picked:
+            found[name] = picked
 
 
 @functools.cache

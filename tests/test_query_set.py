@@ -24,7 +24,30 @@ def test_combined_captures_equal_separate_ones(path):
     query_set.plan(unit, keys)
     for key in sorted(keys):
         separate = parsing.captures(parsing.query("python", query_set._PARTS[key]), unit.tree())
+        query_set.filtered(separate, query_set._FILTERS.get(key, {}), unit.tree())
         assert _spans(query_set.unit_captures(unit, key)) == _spans(separate), key
+
+
+_PHASE_PREDICATES = {
+    "dotted": "^[A-Za-z_][A-Za-z0-9_]*([.][A-Za-z_][A-Za-z0-9_]*){2,}$",
+    "string_content": "[.](yaml|yml|json|toml|cfg|cu|cuh|cpp|cc|cxx|c|h|hpp)$|^(csrc|src|include|kernels)/",
+}
+
+
+def test_filters_pick_what_the_match_predicates_did():
+    """phase_facts' string filters replace two #match? predicates: over strings at each edge of their tests (a final
+    newline before `$`, non-ASCII text, one dot or two, a suffix mid-string, a folder after an f-string's field) they
+    pick exactly the strings the predicates picked."""
+    strings = ["a.b.c", "a.b", "a.b.c\n", "torch.nn.functional", "x.y.z w", "ä.b.c", "cfg/a.yaml", "a.yaml\n", "a.yamlx",
+               "a.yaml\n\n", "src/k.cu", "srcx/a", "kernels/", "a.h", "a.hh", "include/ä.cpp",
+               "a.json.bak", ".c", "c", " a.b.c"]
+    source = "".join(f"s{i} = '''{text}'''\n" for i, text in enumerate(strings)) + 'f"{x}src/y"\n'
+    unit = Unit("m.py", "python", SourceText.from_text(source))
+    found = query_set.unit_captures(unit, "phase_facts")
+    for name, pattern in _PHASE_PREDICATES.items():
+        predicate = f'((string_content) @{name} (#match? @{name} "{pattern}"))'
+        expected = parsing.captures(parsing.query("python", predicate), unit.tree()).get(name, [])
+        assert len(expected) > 3 and [n.start_byte for n in found[name]] == [n.start_byte for n in expected], name
 
 
 def test_an_unplanned_key_is_still_answered():

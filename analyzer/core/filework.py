@@ -56,7 +56,7 @@ from ascend_feasibility.domains.base import (
 )
 from ascend_feasibility.knowledge import load_acl_runtime, load_context_conventions, load_knowledge
 
-DECORATED_QUERY = register_query("decorated_definitions", DECORATED_DEFINITIONS)
+DECORATED_QUERY = register_query("decorated_definitions", DECORATED_DEFINITIONS, alone=True)  # read in few units
 
 
 @dataclass

@@ -22,6 +22,7 @@ QUERY = r"""
 
 class _BuildBranchScan(PythonScan):
     QUERY = QUERY
+    QUERY_ALONE = True  # its trigger is rare, and it captures every if statement
 
     def run(self) -> list[Hit]:
         backends = backends_read()

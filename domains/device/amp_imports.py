@@ -31,6 +31,7 @@ IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import
 
 class _AmpImportScan(PythonScan):
     QUERY = QUERY
+    QUERY_ALONE = True  # its trigger is rare, and it captures every import
 
     def run(self) -> list[Hit]:
         used: set[str] | bool | None = None  # read once, in the few files that import CUDA AMP

@@ -41,21 +41,36 @@ QUERY = r"""
 (elif_clause condition: [(attribute) (boolean_operator)] @switch)
 (if_statement condition: [(identifier) (not_operator)] @truth)
 (elif_clause condition: [(identifier) (not_operator)] @truth)
-((string_content) @dotted (#match? @dotted "^[A-Za-z_][A-Za-z0-9_]*([.][A-Za-z_][A-Za-z0-9_]*){2,}$"))
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
 (decorated_definition definition: (class_definition) @decorated_class)
 (assignment left: (attribute) right: (identifier) @patched)
 (assert_statement (comparison_operator) @assert)
-((string_content) @string_content (#match? @string_content "CONFIG_PATTERN"))
+(string_content) @string
 """
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
 NATIVE_FOLDER_HINTS = ("csrc", "src", "include", "kernels")  # a string naming a folder of native sources
-QUERY = QUERY.replace(
-    "CONFIG_PATTERN",
-    "[.](" + "|".join(s[1:] for s in CONFIG_SUFFIXES + NATIVE_SUFFIXES) + ")$|^(" + "|".join(NATIVE_FOLDER_HINTS) + ")/",
-)
-QUERY_KEY = query_set.register("phase_facts", QUERY)
+# Tests of a string's text (query_set filters; as #match? predicates they cost more than the rest of the query). Each
+# regular expression decides; the str tests before it only skip texts it cannot match: a dotted module path has two
+# dots, a config or native path ends with its suffix (`$` also matches before a final newline) or starts with its folder.
+_DOTTED = re.compile(rb"^[A-Za-z_][A-Za-z0-9_]*([.][A-Za-z_][A-Za-z0-9_]*){2,}$")
+_PATH_SUFFIXES = tuple(suffix.encode() for suffix in CONFIG_SUFFIXES + NATIVE_SUFFIXES)
+_PATH_ENDS = _PATH_SUFFIXES + tuple(suffix + b"\n" for suffix in _PATH_SUFFIXES)
+_FOLDERS = tuple(f"{folder}/".encode() for folder in NATIVE_FOLDER_HINTS)
+_PATH = re.compile(("[.](" + "|".join(s[1:] for s in CONFIG_SUFFIXES + NATIVE_SUFFIXES) + ")$|^("
+                    + "|".join(NATIVE_FOLDER_HINTS) + ")/").encode())
+
+
+def _dotted(text: bytes) -> bool:
+    return text.count(b".") >= 2 and _DOTTED.search(text) is not None
+
+
+def _names_path(text: bytes) -> bool:
+    return (text.endswith(_PATH_ENDS) or text.startswith(_FOLDERS)) and _PATH.search(text) is not None
+
+
+QUERY_KEY = query_set.register("phase_facts", QUERY, filters={"dotted": ("string", _dotted),
+                                                               "string_content": ("string", _names_path)})
 # Calls by plain name (called): of module-level functions (exported_functions), overriding a "cuda" default
 # (overridden_defaults), of the names the file binds (the unpassed-default reading, which reads every file's); and by
 # method name (method): phase evidence (`backward`, `step`), add_argument declarations, registrations.

@@ -34,9 +34,14 @@ from ascend_feasibility.knowledge import availability
 from tree_sitter import Node
 
 QUERY = r"""
-((call function: (attribute attribute: (identifier) @method) arguments: (argument_list) @args) (#eq? @method "double"))
 (assert_statement) @assertion
 (class_definition name: (identifier) @class_name) @class
+"""
+# Gated (domains.query_set): each capture spells its word, so only the words' occurrences are walked; in QUERY the
+# predicates were tested at every method call of every unit. A gated capture cannot lie after its word (the walk stops
+# at the word's end), so `.double(...)` is captured by its name and its call's arguments are tested by the reader.
+CALL_QUERY = r"""
+((call function: (attribute attribute: (identifier) @double)) (#eq? @double "double"))
 ((call function: (attribute attribute: (identifier) @from_numpy)) (#eq? @from_numpy "from_numpy"))
 """
 
@@ -64,13 +69,17 @@ UPCAST_TOKENS = (".float()", "torch.float32", ".to(torch.float)")
 
 class _PrecisionScan(PythonScan):
     QUERY = QUERY
+    GATED = ((("double", "from_numpy"), CALL_QUERY),)
 
     def run(self) -> list[Hit]:
         found = self.captures()
         for reference in unit_references(self.unit):
             self._reference(reference)
-        for node in found.get("args", []):
-            self._double_call(node.parent)
+        for node in found.get("double", []):
+            call = node.parent.parent
+            arguments = call.child_by_field_name("arguments")
+            if arguments is not None and arguments.type == "argument_list":  # not `.double(x for x in xs)`
+                self._double_call(call)
         for node in found.get("assertion", []):
             self._assertion(node)
         for node in found.get("class", []):
