@@ -762,6 +762,32 @@ def test_markers_are_values_only_option_arms_set():
     assert only_import == {(18, (8,))}
 
 
+def test_marker_nodes_come_in_the_walks_order_and_a_tree_past_the_limit_is_walked():
+    from ascend_feasibility.analyzer.context import option_markers as om
+
+    code = (b"import a\n"
+            b"class T:\n"
+            b"    def f(self):\n"
+            b"        x = y = 1 if a else (2 if b else 3)\n"
+            b"        if x:\n"
+            b"            from m import n\n"
+            b"        elif y:\n"
+            b"            self.z = True\n"
+            b"def g():\n"
+            b"    return 1 if c else 2\n")
+    root = parsing.parse("python", code)
+    walked = [(node.type, node.start_byte) for node in parsing.walk(root) if node.type in om.READ]
+    assert len(walked) == 13
+    assert [(node.type, node.start_byte) for node in om._nodes_read(root)] == walked  # a later sibling, an outer node first
+    limited = [(node.type, node.start_byte) for node in parsing.walk(root, limit=20) if node.type in om.READ]
+    assert limited != walked  # the limit stops the walk part way: so it stays for a tree that large
+    om.MAX_NODES, kept = 20, om.MAX_NODES
+    try:
+        assert [(node.type, node.start_byte) for node in om._nodes_read(root)] == limited
+    finally:
+        om.MAX_NODES = kept
+
+
 def test_marker_byte_test_reads_the_option_arms_lines():
     from ascend_feasibility.analyzer.context.option_markers import _may_mark
 

@@ -53,3 +53,20 @@ def test_the_unit_is_walked_for_option_imports_only_for_a_test_spelling_an_optio
     assert reader._option_of_import(plain) is False
     assert reader._import_options is None  # no option word in the test: its text cannot be one of the set's
     assert reader._option_of_import(option) is True and reader._import_options == frozenset({"args.mamba"})
+
+
+def test_option_import_tests_are_the_walks_and_a_tree_past_the_limit_is_walked():
+    from ascend_feasibility.analyzer.context.guards import _import_option_tests
+    from ascend_feasibility.analyzer.reading import parsing
+
+    code = (b"if args.a:\n    import a\n"                          # an import statement
+            b"elif cfg.b:\n    x = 1\n    from b import c\n"      # an elif, the import not first
+            b"elif opt.c:\n    y = 2\n"                           # no import
+            b"if flag:\n    import d\n"                           # no option word
+            b"def f():\n    if config.e:\n        import e\n"     # nested
+            b"if args.f:\n    if args.g:\n        import g\n")   # the import is in the inner arm only
+    root = parsing.parse("python", code)
+    expected = frozenset({"args.a", "cfg.b", "config.e", "args.g"})
+    assert _import_option_tests(root) == expected
+    assert _import_option_tests(root, limit=root.descendant_count) == expected  # walked: the same set
+    assert _import_option_tests(root, limit=10) == frozenset({"args.g"})  # the walk meets the last arms first, then stops

@@ -773,3 +773,22 @@ def test_self_assignments_walk_twenty_thousand_nodes():
     assert rights(9998, comment=False) == ["False"]  # node 20,000
     assert rights(9998, comment=True) == []  # node 20,001
     assert s.MAX_CLASS_NODES == 20000
+
+
+def test_config_value_test_reads_the_values_before_the_subjects_binding(monkeypatch):
+    code = (b"def f(optimizer_config, x):\n"
+            b"    optimizer_type = optimizer_config['type']\n"
+            b"    if optimizer_type == 'FusedAdam':\n"
+            b"        pass\n"
+            b"    if optimizer_type == x:\n"
+            b"        pass\n"
+            b"    if optimizer_type in ('a-b', 'c'):\n"
+            b"        pass\n")
+    root = parsing.parse("python", code)
+    body = root.named_children[0].child_by_field_name("body")
+    named, other, dashed = (statement.child_by_field_name("condition") for statement in body.named_children[1:])
+    assert s.config_value_test(named) == (s.CONFIG_PREFIX + "type", ("FusedAdam",))
+    looked_up = []
+    monkeypatch.setattr(s, "_config_read_bound", lambda node: looked_up.append(node))
+    assert s.config_value_test(other) is None and s.config_value_test(dashed) is None
+    assert looked_up == []  # a value no string of a name: no query over the function for the subject

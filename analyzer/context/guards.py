@@ -1481,8 +1481,19 @@ OPTION_WORDS = frozenset({"environ", "getenv", "args", "opt", "opts", "config", 
 IMPORT_STATEMENTS = frozenset({"import_statement", "import_from_statement"})
 
 
+# if/elif arms holding an import statement (an arm's body is always a block, its statements the block's children);
+# one pattern each: written with an alternation or a wildcard for the block, the query matched every arm
+_ARMS_IMPORTING = "\n".join(f"({arm} condition: (_) @condition consequence: (block ({statement})))"
+                             for arm in ("if_statement", "elif_clause") for statement in sorted(IMPORT_STATEMENTS))
+
+
 def _import_option_tests(root: Node, limit: int = 200_000) -> frozenset[str]:
-    """The conditions (whitespace normalised) of if/elif arms that read an option and hold an import statement."""
+    """The conditions (whitespace normalised) of if/elif arms that read an option and hold an import statement.
+    A query finds the arms (its walk runs in C); a tree that may hold more than `limit` nodes is walked, as far as
+    the limit."""
+    if root.descendant_count < limit:
+        conditions = parsing.captures(parsing.query("python", _ARMS_IMPORTING), root).get("condition", [])
+        return frozenset(" ".join(parsing.text(condition).split()) for condition in conditions if _reads_option(condition))
     found = set()
     for node in parsing.walk(root, limit=limit):
         if node.type in {"if_statement", "elif_clause"}:

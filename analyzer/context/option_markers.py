@@ -22,6 +22,8 @@ from tree_sitter import Node
 MAX_NODES = 200000
 FLAG_VALUES = {"True", "False", "None"}
 ARMS = {"if_statement", "elif_clause"}
+READ = ("assignment", "import_from_statement", "import_statement", "function_definition", "class_definition",
+        "if_statement", "elif_clause", "conditional_expression")  # the nodes marker_arms reads
 
 
 def marker_arms(root: Node, data: bytes, option_ranges: list[tuple[int, int]]) -> list[tuple[int, int, tuple[int, ...], str]]:
@@ -37,7 +39,7 @@ def marker_arms(root: Node, data: bytes, option_ranges: list[tuple[int, int]]) -
     imported: dict[str, list[int]] = defaultdict(list)  # name → lines of the imports binding it
     bound: set[str] = set()  # names bound otherwise (assigned, defined): never a marker
     conditions: list[tuple[Node, Node]] = []  # (condition, the part it decides)
-    for node in parsing.walk(root, limit=MAX_NODES):
+    for node in _nodes_read(root):
         kind = node.type
         if kind == "assignment":
             _read_assignment(node, flags, bound)
@@ -73,6 +75,18 @@ def marker_arms(root: Node, data: bytes, option_ranges: list[tuple[int, int]]) -
             arms.append((decided.start_point.row + 1, decided.end_point.row + 1, lines,
                          f"line {condition.start_point.row + 1}: {first}"))
     return arms
+
+
+def _nodes_read(root: Node) -> list[Node]:
+    """The nodes of READ's types, in the order `parsing.walk` meets them (a node before the nodes inside it, a later
+    sibling first): found by a query, whose walk runs in C, not by a walk in Python over every node. A tree that
+    may hold more than MAX_NODES nodes is walked: the walk's limit stops it part way."""
+    if root.descendant_count >= MAX_NODES:
+        return [node for node in parsing.walk(root, limit=MAX_NODES) if node.type in READ]
+    found = parsing.captures(parsing.query("python", "\n".join(f"({kind}) @node" for kind in READ)), root)
+    # two such nodes are nested or apart (none of these types has an only child of its own span), so the walk's
+    # order is the later end first, and of two ending together the outer (earlier start) first
+    return sorted(found.get("node", []), key=lambda node: (-node.end_byte, node.start_byte))
 
 
 def _may_mark(data: bytes, option_ranges: list[tuple[int, int]]) -> bool:

@@ -628,6 +628,12 @@ def config_value_test(condition: Node) -> tuple[str, tuple[str, ...]] | None:
     subject, values = operands
     if operators == ["=="] and subject.type == "string":
         subject, values = values, subject
+    strings = [values] if values.type == "string" else values.named_children if values.type in {"list", "tuple", "set"} else []
+    if not strings or not all(s.type == "string" and not any(c.type == "interpolation" for c in s.named_children) for s in strings):
+        return None
+    needed = tuple(_string_value(s) for s in strings)
+    if not all(v.isidentifier() for v in needed):
+        return None  # the values are read before the subject's binding is looked up (a query over its function)
     if subject.type == "identifier":  # `optimizer_type = optimizer_config["type"]` ... `if optimizer_type == "FusedAdam":`
         subject = _config_read_bound(subject)
         if subject is None:
@@ -647,11 +653,8 @@ def config_value_test(condition: Node) -> tuple[str, tuple[str, ...]] | None:
     if holder is None or holder.type not in {"identifier", "subscript", "attribute"} or key is None or key.type != "string" \
             or any(c.type == "interpolation" for c in key.named_children):
         return None
-    strings = [values] if values.type == "string" else values.named_children if values.type in {"list", "tuple", "set"} else []
-    if not strings or not all(s.type == "string" and not any(c.type == "interpolation" for c in s.named_children) for s in strings):
-        return None
-    name, needed = _string_value(key), tuple(_string_value(s) for s in strings)
-    if not name.isidentifier() or not all(v.isidentifier() for v in needed):
+    name = _string_value(key)
+    if not name.isidentifier():
         return None
     return CONFIG_PREFIX + name, needed
 
