@@ -3,10 +3,13 @@ benchmarks/port_commits.toml, the CUDA-specific lines the porters changed (paren
 name "cuda" or "nccl") against the lines `port --unsafe` rewrites on the parent.
 
     python -m benchmarks.port_commits --mirrors /work/.mirror [--set development|held-out] [--show] [--work DIR]
+        [--changed-only]
 
 Each repository is a bare git directory at <mirrors>/<owner>+<name>/repo (the `fetch` tool's layout). For a commit,
-the parent's changed Python files that existed before it are extracted with the package `__init__.py` files above
-them and the root's build files (setup.py, pyproject.toml, setup.cfg, requirements*.txt), analysed and ported there.
+the parent's whole tree is extracted, analysed and ported there (the analyzer reads a project as its users have it:
+which modules exist, who calls what; a tree of the changed files alone makes their imports of the rest look missing).
+`--changed-only` extracts only the changed Python files with the package `__init__.py` files above them and the root's
+build files (setup.py, pyproject.toml, setup.cfg, requirements*.txt), as the benchmark did before stop 29.
 A porter's line counts as rewritten when the patch replaces it, or when a site on it is completed by a statement the
 patch adds after it (the TF32 and CUDA_VISIBLE_DEVICES twins). "product" restricts both to product code (port leaves
 tests, examples and docs by design). Prints one row per commit and the totals per set; --show adds the lines left.
@@ -82,7 +85,11 @@ def porter_lines(gitdir: Path, parent: str, sha: str) -> dict[str, set[int]]:
     return found
 
 
-def extract(gitdir: Path, parent: str, paths: list[str], into: Path) -> None:
+def extract(gitdir: Path, parent: str, paths: list[str] | None, into: Path) -> None:
+    """The parent's tree, or with `paths` only those files, their packages' `__init__.py` files and the build files."""
+    if paths is None:
+        _extract_tree(gitdir, parent, into)
+        return
     listing = set(git(gitdir, "ls-tree", "-r", "--name-only", parent).decode().splitlines())
     wanted = set(paths) | {name for name in BUILD_FILES if name in listing}
     for path in paths:
@@ -94,6 +101,37 @@ def extract(gitdir: Path, parent: str, paths: list[str], into: Path) -> None:
     archive = git(gitdir, "archive", "--format=tar", parent, "--", *sorted(wanted))
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
+
+
+def _extract_tree(gitdir: Path, commit: str, into: Path) -> None:
+    """Every regular file of the commit whose blob the mirror holds (a snapshot may leave its largest files out, so
+    `git archive` of the whole tree can fail); links and submodules are left out."""
+    entries = []
+    for row in git(gitdir, "ls-tree", "-r", "-z", commit).split(b"\0"):
+        if not row:
+            continue
+        meta, _, path = row.partition(b"\t")
+        mode, kind, sha = meta.split()
+        if kind == b"blob" and mode in {b"100644", b"100755"}:
+            entries.append((sha.decode(), path.decode("utf-8", "surrogateescape")))
+    request = "".join(f"{sha}\n" for sha, _ in entries).encode()
+    out = subprocess.run(["git", f"--git-dir={gitdir}", "cat-file", "--batch"], input=request, check=True,
+                         capture_output=True).stdout
+    root = into.resolve()
+    offset = 0
+    for _, path in entries:
+        end = out.index(b"\n", offset)
+        header = out[offset:end].split()
+        offset = end + 1
+        if header[-1] == b"missing":
+            continue
+        size = int(header[2])
+        data, offset = out[offset:offset + size], offset + size + 1
+        target = (root / path).resolve()
+        if root not in target.parents:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
 
 
 def patch_lines(result) -> dict[str, set[int]]:
@@ -117,7 +155,7 @@ def patch_lines(result) -> dict[str, set[int]]:
     return covered
 
 
-def measure(mirrors: Path, repo: str, sha: str, which: str, work: Path) -> Measured:
+def measure(mirrors: Path, repo: str, sha: str, which: str, work: Path, changed_only: bool = False) -> Measured:
     gitdir = mirrors / repo.replace("/", "+") / "repo"
     full = git(gitdir, "rev-parse", sha).decode().strip()
     parent = git(gitdir, "rev-parse", f"{full}^").decode().strip()
@@ -126,7 +164,7 @@ def measure(mirrors: Path, repo: str, sha: str, which: str, work: Path) -> Measu
         return measured
     root = work / f"{repo.replace('/', '+')}-{full[:10]}"
     root.mkdir(parents=True, exist_ok=True)
-    extract(gitdir, parent, sorted(measured.porter), root)
+    extract(gitdir, parent, sorted(measured.porter) if changed_only else None, root)
     report = analyze(root, AnalyzeOptions(jobs=1))
     result = port(root, report, PortOptions(unsafe=True))
     measured.covered = patch_lines(result)
@@ -148,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", choices=("development", "held-out"), default=None)
     parser.add_argument("--show", action="store_true", help="print the porters' lines the patch leaves")
     parser.add_argument("--work", type=Path, default=None, help="where the parents are extracted (default: a temp dir)")
+    parser.add_argument("--changed-only", action="store_true",
+                        help="extract only the changed files, their packages' __init__.py and the build files")
     args = parser.parse_args(argv)
     commits = tomllib.loads(args.list.read_text(encoding="utf-8"))["commit"]
     work = args.work or Path(tempfile.mkdtemp(prefix="port-commits-"))
@@ -157,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     for entry in commits:
         if args.set and entry["set"] != args.set:
             continue
-        m = measure(args.mirrors, entry["repo"], entry["sha"], entry["set"], work)
+        m = measure(args.mirrors, entry["repo"], entry["sha"], entry["set"], work, args.changed_only)
         hit, total = m.counts()
         phit, ptotal = m.counts(only_product=True)
         row = totals.setdefault(m.set, [0, 0, 0, 0])

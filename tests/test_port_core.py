@@ -635,6 +635,17 @@ def test_a_project_with_its_own_npu_code_gets_no_device_module(tmp_path):
                                                "abstraction"}  # and no torch_npu setup: its own code loads it
 
 
+def test_an_ascend_ci_workflow_is_no_device_abstraction(tmp_path):
+    # verl before its NPU port: .github/workflows/e2e_ascend.yml is NPU code by name, but nothing can import it, so the
+    # port writes its own device module and rewrites the site (it left all 79 lines of that port's commit)
+    sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path="train.py")]
+    workflow = ".github/workflows/e2e_ascend.yml"
+    report = _report(sites, entries=["train.py"], npu_code=[workflow])
+    result = _port(tmp_path, {"train.py": MAIN, workflow: "on: push\n"}, sites, report=report)
+    assert _reasons(result) == {("DEV101", 5): None}  # rewritten
+    assert "_device" in _new(result, "train.py") and result.device_module is not None
+
+
 def test_the_npu_code_of_an_earlier_port_is_not_an_abstraction_of_the_project(tmp_path):
     sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path="train.py")]
     earlier = render_device_module({"synchronize"})

@@ -148,8 +148,11 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
     for path, found in by_path.items():  # the report names a rule once per line: each of its sites is rewritten
         if path in parsed and any(kb.rules[f.rule].edit is not None for f in found):
             found += same_line_copies(found, rescan.sites(path, parsed[path][0]), kb.rules)
-    # a project with its own NPU code has a device abstraction already (DeepSpeed's accelerators): no second one
-    own_abstraction = any(MODULE_MARK not in (previous_module(root, path) or "") for path in report.project.npu_code)
+    # a project with its own NPU code has a device abstraction already (DeepSpeed's accelerators): no second one. Only
+    # a Python module can be one: an Ascend CI workflow (verl's .github/workflows/e2e_ascend.yml), a guide or a
+    # launch script is NPU code the port cannot route a site through
+    own_abstraction = any(path.endswith(".py") and MODULE_MARK not in (previous_module(root, path) or "")
+                          for path in report.project.npu_code)
     worlds = Worlds(root)
     placed = _place_device_modules(root, report, by_path, parsed, worlds) \
         if options.style == "agnostic" and not own_abstraction else {}
