@@ -224,7 +224,7 @@ def test_a_use_of_a_name_whose_import_falls_back_to_a_local_definition_is_option
 def test_bound_names_of_imports():
     def bound(code):
         statement = parsing.parse("python", code.encode()).named_children[0]
-        return [g._bound_name(statement, n) for n in statement.children_by_field_name("name")]
+        return [parsing.import_bound_name(statement, n) for n in statement.children_by_field_name("name")]
     assert bound("import a.b.c\n") == ["a"]
     assert bound("import a.b as ab\n") == ["ab"]
     assert bound("from m.n import a, b as c\n") == ["a", "c"]

@@ -1161,7 +1161,7 @@ def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[s
         body = statement.child_by_field_name("body") if statement.type == "try_statement" else None
         if body is None:
             continue
-        imported = {_bound_name(line, name) for line in body.named_children
+        imported = {parsing.import_bound_name(line, name) for line in body.named_children
                     if line.type in {"import_statement", "import_from_statement"}
                     for name in line.children_by_field_name("name")}
         # `has_flash_attn = True` / `FLASH_VER = 2` after the import: a mark of its success (the handler unsets it)
@@ -1217,16 +1217,6 @@ def _constant_assignments(block: Node) -> list[tuple[str, str, str]]:
         if left is not None and right is not None and left.type == "identifier" and right.type in {"true", "false", "none", *MARK_VALUES}:
             found.append((parsing.text(left), right.type, parsing.text(right)))
     return found
-
-
-def _bound_name(statement: Node, name: Node) -> str:
-    """The name an import binds: its alias, else the first part of `import a.b`, else the last of `from m import a`."""
-    if name.type == "aliased_import":
-        alias = name.child_by_field_name("alias")
-        if alias is not None:
-            return parsing.text(alias)
-    dotted = parsing.text(name.child_by_field_name("name") if name.type == "aliased_import" else name)
-    return dotted.split(".")[0] if statement.type == "import_statement" else dotted.split(".")[-1]
 
 
 def import_is_caught(statement: Node, import_errors: frozenset[str]) -> bool:

@@ -52,11 +52,9 @@ class NpuArms:
 
     # an imported library used in an NPU arm --------------------------------------------------------------------
     def _library_arm(self, statement: Node) -> Guard | None:
-        from ascend_feasibility.analyzer.context.guards import _bound_name
-
         used = self._names_in_npu_arms(statement)
         for name in statement.children_by_field_name("name"):
-            bound = _bound_name(statement, name)
+            bound = parsing.import_bound_name(statement, name)
             arm = used.get(bound)
             if arm is not None:
                 return Guard("npu-path", arm, f"the project already picks {bound}'s NPU member in its NPU arm")

@@ -111,15 +111,10 @@ class RuntimeReader:
         return self.memo[key]
 
     def _readers_in_runtimes(self, assignment: Node) -> RuntimeGuard | None:
-        target = assignment.child_by_field_name("left")
-        if target is None or target.type != "identifier":
+        binding = parsing.named_binding(assignment)
+        if binding is None or binding[1] is None:
             return None
-        scope = assignment.parent
-        while scope is not None and scope.type not in {"function_definition", "module"}:
-            scope = scope.parent
-        if scope is None:
-            return None
-        name = parsing.text(target)
+        (name, scope), target = binding, assignment.child_by_field_name("left")
         uses = [use for use in self._reads_in(scope).get(name, ()) if use.id != target.id]
         if not uses or len(uses) > MAX_USES:
             return None

@@ -186,6 +186,16 @@ def named_binding(assignment: Node) -> tuple[str, Node] | None:
     return text(left), scope
 
 
+def import_bound_name(statement: Node, name: Node) -> str:
+    """The name an import binds: its alias, else the first part of `import a.b`, else the last of `from m import a`."""
+    if name.type == "aliased_import":
+        alias = name.child_by_field_name("alias")
+        if alias is not None:
+            return text(alias)
+    dotted = text(name.child_by_field_name("name") if name.type == "aliased_import" else name)
+    return dotted.split(".")[0] if statement.type == "import_statement" else dotted.split(".")[-1]
+
+
 def first_error_row(root: Node) -> int | None:
     """0-based row of the first syntax error, or None when the tree is clean."""
     if not root.has_error:

@@ -259,20 +259,12 @@ def unused_import(unit: Unit, statement) -> bool:
     if unit.cell is not None or PurePosixPath(unit.path).name == "__init__.py":
         return False
     if statement.type == "import_statement":
-        bound = [_bound(n) for n in statement.children_by_field_name("name")]
+        bound = [parsing.import_bound_name(statement, n) for n in statement.children_by_field_name("name")]
     elif statement.type == "import_from_statement" and not any(c.type == "wildcard_import" for c in statement.children):
-        bound = [_bound(n) for n in statement.children_by_field_name("name")]
+        bound = [parsing.import_bound_name(statement, n) for n in statement.children_by_field_name("name")]
     else:
         return False
     data = unit.source.data
     return bool(bound) and all(name and data.find(name.encode("utf-8"), 0, statement.start_byte) < 0
                                and data.find(name.encode("utf-8"), statement.end_byte) < 0 for name in bound)
 
-
-def _bound(node) -> str:
-    """The local name an imported module (`a.b` binds `a`; `a as b` binds `b`) or imported name binds."""
-    alias = node.child_by_field_name("alias") if node.type == "aliased_import" else None
-    if alias is not None:
-        return parsing.text(alias)
-    name = node.child_by_field_name("name") if node.type == "aliased_import" else node
-    return parsing.text(name).split(".")[0] if name is not None else ""
