@@ -228,8 +228,10 @@ def platform_choice(facts, by_module: dict[str, str], counted) -> PlatformChoice
 
 
 def _module_path(string: str, by_module: dict[str, str]) -> str | None:
-    """The project module a dotted string names: the module itself, or the module holding the named object."""
-    if string in by_module:
-        return by_module[string]
+    """The project module holding the object a dotted string names ("pkg.backends.sdpa.SDPABackend"); None for a
+    string naming a module or package itself (DeepSpeed's `op_builder_dir()` returns a package every backend loads)."""
     module = string.rsplit(".", 1)[0]
-    return by_module.get(module) if "." in module else None
+    if string in by_module or "." not in module:
+        return None
+    path = by_module.get(module)
+    return None if path is None or path.endswith("__init__.py") else path

@@ -460,12 +460,14 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
     every product import of it falls back where it fails, directly (load_libnat's `except ImportError:` imports the CPU
     libnat), through modules imported only so (lightconv_layer.py, imported only by LightweightConv's guarded try), or
     through the callers of the helper that imports it, each of which catches the failure and skips the step (sam2's
-    get_connected_components, called only in trys that warn and carry on). None when nothing imports it, or an import
-    runs with no fallback: the extension is then required. `index`: import_index(facts), where it is at hand."""
+    get_connected_components, called only in trys that warn and carry on), or in modules only backends the project's
+    NPU platform never selects load (platform_selectors.py). None when nothing imports it, or an import runs with no
+    fallback: the extension is then required. `index`: import_index(facts), where it is at hand."""
     fallback = None
     skipped: list[tuple[str, int]] = []
     helpers: list[str] = []
     gates: list[tuple[str, tuple]] = []
+    unselected: list[str] = []  # importers only backends the NPU platform never selects load
     imported = False
     # the module, a module inside it, or it inside a package: str's endswith/startswith take a tuple (one C call each)
     suffixes, prefixes = tuple(f".{n}" for n in names), tuple(f"{n}." for n in names)
@@ -479,6 +481,9 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
             if not (module in names or module.endswith(suffixes) or module.startswith(prefixes)):
                 continue
             imported = True
+            if f.path in guarded and is_unselected(guarded[f.path][1]):
+                unselected.append(f.path)  # loaded only where a backend the NPU platform never selects is
+                continue
             found = f.import_fallbacks.get(module)
             if found is not None:
                 found = (f.path, *found)
@@ -505,7 +510,7 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
     if gates:
         return gate_reason(*min(gates, key=lambda g: (g[0], g[1][5])))
     if not skipped:
-        return None
+        return imported_reason(", ".join(sorted(set(unselected))[:3])) if unselected else None
     where = ", ".join(f"{path}:{line}" for path, line in sorted(set(skipped))[:4])
     called = ", ".join(f"{name}()" for name in sorted(set(helpers)))
     return (f"every call of {called}, which imports the extension, sits in a try whose handler carries on without it "
