@@ -44,6 +44,10 @@ class CudaPlatform(Platform):
         elif selected_backend == AttentionBackendEnum.SPARSE_ATTN:
             return "pkg.attention.backends.sparse_attn.SparseAttentionBackend"
         return "pkg.attention.backends.sdpa.SDPABackend"
+
+    @classmethod
+    def get_worker_cls(cls):
+        return "pkg.worker.default_worker.DefaultWorker"
 '''
 
 NPU_CONSTANT = '''from pkg.platforms.interface import Platform
@@ -57,6 +61,34 @@ class NPUPlatform(Platform):
     @classmethod
     def get_attn_backend_cls(cls, selected_backend, head_size):
         return "pkg.attention.backends.sdpa.SDPABackend"
+
+    @classmethod
+    def get_worker_cls(cls):
+        return "pkg.worker.ascend_worker.AscendWorker"
+'''
+
+DEFAULT_WORKER = '''import torch
+
+
+class DefaultWorker:
+    def sync(self):
+        torch.cuda.synchronize()
+'''
+
+ASCEND_WORKER = '''import torch
+
+
+class AscendWorker:
+    def sync(self):
+        torch.npu.synchronize()
+'''
+
+# the NPU worker builds on the default one: that module runs on Ascend too
+ASCEND_SUBCLASS = '''from pkg.worker.default_worker import DefaultWorker
+
+
+class AscendWorker(DefaultWorker):
+    pass
 '''
 
 NPU_LADDER = NPU_CONSTANT.replace('''        return "pkg.attention.backends.sdpa.SDPABackend"''', '''        if selected_backend == AttentionBackendEnum.SPARSE_ATTN:
@@ -214,8 +246,10 @@ if __name__ == "__main__":
 '''
 
 
-def _tree(tmp_path, npu: str):
+def _tree(tmp_path, npu: str, ascend_worker: str = ASCEND_WORKER):
     return write_tree(tmp_path, {
+        "pkg/worker/__init__.py": "", "pkg/worker/default_worker.py": DEFAULT_WORKER,
+        "pkg/worker/ascend_worker.py": ascend_worker,
         "pyproject.toml": "[project]\nname = \"pkg\"\ndependencies = [\"torch\", \"triton\"]\n",
         "pkg/__init__.py": "", "pkg/attention/__init__.py": "", "pkg/attention/backends/__init__.py": "",
         "pkg/pipelines/__init__.py": "", "kernels/pkg_kernels/__init__.py": "",
@@ -258,6 +292,9 @@ def test_a_kernel_only_a_backend_the_npu_platform_never_selects_imports_is_other
     assert all(f.reach != "runs" and f.severity == "info" for f in native)
     assert all("only other platforms select" in f.reach_reason for f in native)
     assert report.verdict.verdict == "feasible"
+    worker = next(f for f in report.findings if f.path == "pkg/worker/default_worker.py")
+    assert worker.reach == "other-backend" and "NPUPlatform.get_worker_cls" not in worker.reach_reason
+    assert "CudaPlatform.get_worker_cls() returns 'pkg.worker.default_worker.DefaultWorker'" in worker.reach_reason
 
 
 def test_a_backend_the_npu_platform_also_returns_keeps_its_reach(tmp_path):
@@ -271,6 +308,14 @@ def test_a_backend_the_npu_platform_also_returns_keeps_its_reach(tmp_path):
     assert _kernel(report).reach == "runs"
 
 
+def test_a_module_the_npu_code_imports_is_no_unselected_backend(tmp_path):
+    """The NPU platform's worker subclasses the worker only CudaPlatform returns: that module loads on Ascend."""
+    report = analyze(_tree(tmp_path, NPU_CONSTANT, ASCEND_SUBCLASS), AnalyzeOptions(jobs=1))
+    worker = next(f for f in report.findings if f.path == "pkg/worker/default_worker.py")
+    assert "only other platforms select" not in (worker.reach_reason or "")
+    assert _kernel(report).reach == "other-backend"  # the attention backends are still decided
+
+
 def _methods(source: str):
     return platform_methods(parsing.parse("python", source.encode("utf-8")), source)
 
@@ -278,7 +323,7 @@ def _methods(source: str):
 def test_platform_classes_are_read_by_the_accelerator_they_name():
     """A class attribute naming an accelerator (a string or an enum member), or calls of torch.npu, make a platform
     class; a class naming none, or a method returning an f-string, is read as such."""
-    assert _methods(CUDA) == [("CudaPlatform", "cuda", 11, "get_attn_backend_cls", (
+    assert _methods(CUDA)[:1] == [("CudaPlatform", "cuda", 11, "get_attn_backend_cls", (
         "pkg.attention.backends.sage_attn.SageAttentionBackend",
         "pkg.attention.backends.sparse_attn.SparseAttentionBackend", "pkg.attention.backends.sdpa.SDPABackend"), True)]
     assert _methods(NPU_CONSTANT)[0][:2] == ("NPUPlatform", "npu")

@@ -38,6 +38,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge import load_context_conventions
 from tree_sitter import Node
@@ -182,9 +183,10 @@ class PlatformChoice:
     selectors: dict[str, str] = field(default_factory=dict)  # unselected path → the platform file returning it
 
 
-def platform_choice(facts, by_module: dict[str, str], counted) -> PlatformChoice:
+def platform_choice(facts, by_module: dict[str, str], context) -> PlatformChoice:
     """What the project's platforms select by name. `by_module`: dotted name → path (propagation.modules_by_name);
-    `counted(path)`: is that file product code that runs (a string there naming the module may load it elsewhere)."""
+    `context`: the ProjectContext (a module the project's NPU code imports, such as a GPU worker an NPU worker
+    subclasses, runs on Ascend; a string of other product code naming it may load it elsewhere)."""
     methods = [(f.path, m) for f in facts for m in f.platform_methods]
     npu = [(path, m) for path, m in methods if m[1] == "npu"]
     if not npu:
@@ -207,14 +209,21 @@ def platform_choice(facts, by_module: dict[str, str], counted) -> PlatformChoice
             if path is not None:
                 choice.npu_only.add(path)
     platform_files = {path for path, _ in methods}
-    named_elsewhere = {text for f in facts if f.path not in platform_files and counted(f.path)
-                       for text, _ in f.module_strings}
+    named_elsewhere: set[str] = set()  # strings of other product code that runs
+    npu_imported: set[str] = set()  # what the project's NPU code imports
+    for f in facts:
+        place = context.of(f.path)
+        if f.path not in platform_files and place.role in COUNTED_ROLES and place.reach == "runs":
+            named_elsewhere.update(text for text, _ in f.module_strings)
+        elif place.reach == "npu-path" and place.role in COUNTED_ROLES:
+            npu_imported.update(p for p in (by_module.get(m) or by_module.get(m.rsplit(".", 1)[0]) for m in f.imports)
+                                if p is not None)
     for path, (cls, accelerator, line, method, strings, _) in methods:
         if accelerator == "npu" or method not in decided:
             continue
         for string in strings:
             target = _module_path(string, by_module)
-            if target is None or target in npu_paths or target in choice.unselected \
+            if target is None or target in npu_paths or target in npu_imported or target in choice.unselected \
                     or {string, string.rsplit(".", 1)[0]} & named_elsewhere:
                 continue  # another file names it: it may be loaded from there
             npu_path, npu_cls = next((p, m[0]) for p, m in npu if m[3] == method)

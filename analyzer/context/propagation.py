@@ -379,8 +379,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     by_module = modules_by_name(facts)
     twins = _twins(facts)
     # backends only the other platforms of the project select by name (platform_selectors.py)
-    choice = platform_choice(facts, by_module, lambda p: context.of(p).role in COUNTED_ROLES
-                             and context.of(p).reach == "runs")
+    choice = platform_choice(facts, by_module, context)
     imports: dict[str, list[tuple[str, str]]] = defaultdict(list)  # path → (importer, reach) of each import
     loaded: dict[str, list[str]] = {}  # module → _loaded_by(module): files import the same modules
     for f in facts:
