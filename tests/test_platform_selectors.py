@@ -308,6 +308,15 @@ def test_a_backend_the_npu_platform_also_returns_keeps_its_reach(tmp_path):
     assert _kernel(report).reach == "runs"
 
 
+def test_an_npu_platform_only_a_test_defines_selects_nothing(tmp_path):
+    """A test's stand-in NPU platform is not the product's: the CUDA platform's backends keep their reach."""
+    tree = _tree(tmp_path, NPU_CONSTANT)
+    (tree / "pkg/platforms/npu.py").unlink()
+    write_tree(tree, {"tests/test_platforms.py": NPU_CONSTANT})
+    report = analyze(tree, AnalyzeOptions(jobs=1))
+    assert _kernel(report).reach == "runs"
+
+
 def test_a_module_the_npu_code_imports_is_no_unselected_backend(tmp_path):
     """The NPU platform's worker subclasses the worker only CudaPlatform returns: that module loads on Ascend."""
     report = analyze(_tree(tmp_path, NPU_CONSTANT, ASCEND_SUBCLASS), AnalyzeOptions(jobs=1))

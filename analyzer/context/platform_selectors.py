@@ -74,7 +74,7 @@ def platform_methods(root: Node, source: str) -> list[PlatformMethod]:
         return []
     found: list[PlatformMethod] = []
     for statement in root.named_children:
-        definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
+        definition = _definition(statement)
         if definition is None or definition.type != "class_definition":
             continue
         body = definition.child_by_field_name("body")
@@ -187,7 +187,9 @@ def platform_choice(facts, by_module: dict[str, str], context) -> PlatformChoice
     """What the project's platforms select by name. `by_module`: dotted name → path (propagation.modules_by_name);
     `context`: the ProjectContext (a module the project's NPU code imports, such as a GPU worker an NPU worker
     subclasses, runs on Ascend; a string of other product code naming it may load it elsewhere)."""
-    methods = [(f.path, m) for f in facts for m in f.platform_methods]
+    # the product's platforms: a test's stand-in (`class NPUPlatform(Platform): device_type = "npu"`) selects nothing
+    methods = [(f.path, m) for f in facts if f.platform_methods and context.of(f.path).role in COUNTED_ROLES
+               for m in f.platform_methods]
     npu = [(path, m) for path, m in methods if m[1] == "npu"]
     if not npu:
         return PlatformChoice()
