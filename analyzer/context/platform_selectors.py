@@ -73,6 +73,7 @@ def platform_methods(root: Node, source: str) -> list[PlatformMethod]:
     if not any(attribute in source for attribute in words.attributes):
         return []
     found: list[PlatformMethod] = []
+    npu_named = any(prefix in source for prefix in words.npu_calls)  # else no class is the NPU's by its calls
     for statement in root.named_children:
         definition = _definition(statement)
         if definition is None or definition.type != "class_definition":
@@ -82,7 +83,8 @@ def platform_methods(root: Node, source: str) -> list[PlatformMethod]:
             continue
         methods = [_definition(s) for s in body.named_children]
         methods = [m for m in methods if m is not None and m.type == "function_definition"]
-        accelerator = _accelerator(body, words) or ("npu" if any(_calls_npu(m, words) for m in methods) else None)
+        accelerator = _accelerator(body, words) or (
+            "npu" if npu_named and any(_calls_npu(m, words) for m in methods) else None)
         if accelerator is None:
             continue
         name = parsing.text(definition.child_by_field_name("name"))
