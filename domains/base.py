@@ -199,6 +199,8 @@ class ModuleFacts(Protocol):
     caught_calls: dict[str, int]  # names every call of which is in a try whose handler carries on → its line
     gated_handles: list[tuple]  # names bound to an extension only CUDA arms with a PyTorch other arm reach (cuda_arms.py)
     backend_selectors: dict[str, tuple[str, int]]  # module-level backend selectors → (value on Ascend, line)
+    # platform classes' methods: (class, accelerator, line, method, dotted strings, every return a string)
+    platform_methods: list[tuple[str, str, int, str, tuple[str, ...], bool]]
     exported_functions: list[tuple[str, int, int]]
     # monkey-patch installers: (installer, first line, last line, ((installed function, first, last), ...))
     patch_installers: list[tuple[str, int, int, tuple[tuple[str, int, int], ...]]]

@@ -690,6 +690,10 @@ class BackendConventions(_Record):
                                                   "images: a Dockerfile FROM one builds that cloud's GPU container")
     none_on_ascend: list[str] = Field(default_factory=list, description="build probes torch_npu leaves None "
                                       "(torch.version.cuda, torch.version.hip), transfer_to_npu included")
+    platform_attributes: list[str] = Field(default_factory=list, description="class attributes in which a platform "
+                                           "class names its accelerator (device_type = \"npu\", _enum = PlatformEnum.CUDA)")
+    npu_calls: list[str] = Field(default_factory=list, description="namespaces whose calls make a platform class "
+                                 "the NPU's (torch.npu, torch_npu)")
     tensorrt_plugin_words: list[str] = Field(default_factory=list, description="words of a TensorRT plugin's native "
                                              "code (IPluginV2DynamicExt, TRTPluginBase, NvInfer): its folder runs only "
                                              "inside a TensorRT engine")

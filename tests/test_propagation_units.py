@@ -52,6 +52,7 @@ class Facts:
     true_keys: list = field(default_factory=list)
     true_literals: list = field(default_factory=list)
     backend_selectors: dict = field(default_factory=dict)
+    platform_methods: list = field(default_factory=list)
     lazy_submodules: list = field(default_factory=list)
     registrations: list = field(default_factory=list)
     top_level_code: bool = False

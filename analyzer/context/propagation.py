@@ -28,6 +28,7 @@ from ascend_feasibility.analyzer.context.guards import library_class_of, public_
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
 from ascend_feasibility.analyzer.context.missing_modules import missing_module_importers
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, rejected_arms, switched_options
+from ascend_feasibility.analyzer.context.platform_selectors import imported_reason, is_unselected, platform_choice
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import nearest_copy, path_view
 from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
@@ -148,6 +149,10 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                 finding.domain in feature_domains or finding.path in kernel_modules
                 or guarded[finding.path][0] in {"optional", "other-backend"}):  # loaded only so: all of it is
             reach, reason = guarded[finding.path]
+            if is_unselected(reason):  # a feature the project's NPU platform leaves out, not a porting item
+                result.append(factory.relocate(finding, Place(finding.role, reach, reason)).model_copy(
+                    update={"severity": "info"}))
+                continue
             place = Place(finding.role, reach, reason)
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in switched:
             reason = next((r for start, end, dest, r in switched[finding.path] if start <= finding.line <= end
@@ -373,6 +378,8 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     unloaded.package_folders(facts) when the caller has it already."""
     by_module = modules_by_name(facts)
     twins = _twins(facts)
+    # backends only the other platforms of the project select by name (platform_selectors.py)
+    choice = platform_choice(facts, by_module, context)
     imports: dict[str, list[tuple[str, str]]] = defaultdict(list)  # path → (importer, reach) of each import
     loaded: dict[str, list[str]] = {}  # module → _loaded_by(module): files import the same modules
     for f in facts:
@@ -380,8 +387,10 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
         if importer.role not in COUNTED_ROLES or importer.reach not in {"runs", "other-backend"}:
             continue  # tests, examples and guarded code do not make product code run on Ascend
         # what another backend's module imports (flash_attn_triton.py, imported only by the ROCm attention backend
-        # rocm.py) is loaded only where that backend is: other-backend unless something that runs imports it too
-        backend_only = importer.reach == "other-backend"
+        # rocm.py) is loaded only where that backend is: other-backend unless something that runs imports it too.
+        # So is what a backend only other platforms select imports (its kernels), even where other code imports
+        # the backend's module for a helper: the kernels run where the backend is selected
+        backend_only = importer.reach == "other-backend" or f.path in choice.unselected
         for module in f.imports:
             reach = "other-backend" if backend_only else f.guarded_imports.get(module, "runs")
             paths = loaded.get(module)
@@ -392,8 +401,14 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
                     path = nearest_copy(twins[path], f.path)
                 if path != f.path and not _inside_package(f.path, path):
                     imports[path].append((f.path, reach))
+    for path, platform in choice.selectors.items():  # the platform's selection is a load of the module by name
+        imports[path].append((platform, "other-backend"))
     # modules that configuration selects or names (analyzer/context/opt_in.py) are optional, and so is what only they load
-    result: dict[str, tuple[str, str]] = opt_in_modules(facts, context, load_context_conventions().opt_in)
+    result: dict[str, tuple[str, str]] = {path: ("other-backend", why) for path, why in choice.unselected.items()
+                                          if all(reach == "other-backend" for _, reach in imports[path])}
+    for path, opted in opt_in_modules(facts, context, load_context_conventions().opt_in).items():
+        if path not in choice.npu_only:  # the NPU platform's one choice runs on Ascend, whatever else names it
+            result.setdefault(path, opted)
     for path, unloaded in unloaded_modules(facts, context, console_modules, distribution, packages).items():  # and modules nothing running loads
         result.setdefault(path, unloaded)
     # modules needing a compiled extension nothing provides, that no entry point needs (unbuilt_extensions.py)
@@ -421,6 +436,8 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
             # opensora/utils/communications.py, imported only in the except arm of `try: import torch_npu`
             why = (f"imported only in other backends' branches (never on Ascend): {importers}" if reach == "other-backend"
                    else f"imported only behind guards with a fallback: {importers}")
+            if reach == "other-backend" and any(importer in choice.unselected for importer, _ in sites):
+                why = imported_reason(importers)
             result[path] = (reach, why)
             changed = True
     return result
@@ -442,12 +459,14 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
     every product import of it falls back where it fails, directly (load_libnat's `except ImportError:` imports the CPU
     libnat), through modules imported only so (lightconv_layer.py, imported only by LightweightConv's guarded try), or
     through the callers of the helper that imports it, each of which catches the failure and skips the step (sam2's
-    get_connected_components, called only in trys that warn and carry on). None when nothing imports it, or an import
-    runs with no fallback: the extension is then required. `index`: import_index(facts), where it is at hand."""
+    get_connected_components, called only in trys that warn and carry on), or in modules only backends the project's
+    NPU platform never selects load (platform_selectors.py). None when nothing imports it, or an import runs with no
+    fallback: the extension is then required. `index`: import_index(facts), where it is at hand."""
     fallback = None
     skipped: list[tuple[str, int]] = []
     helpers: list[str] = []
     gates: list[tuple[str, tuple]] = []
+    unselected: list[str] = []  # importers only backends the NPU platform never selects load
     imported = False
     # the module, a module inside it, or it inside a package: str's endswith/startswith take a tuple (one C call each)
     suffixes, prefixes = tuple(f".{n}" for n in names), tuple(f"{n}." for n in names)
@@ -461,6 +480,9 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
             if not (module in names or module.endswith(suffixes) or module.startswith(prefixes)):
                 continue
             imported = True
+            if f.path in guarded and is_unselected(guarded[f.path][1]):
+                unselected.append(f.path)  # loaded only where a backend the NPU platform never selects is
+                continue
             found = f.import_fallbacks.get(module)
             if found is not None:
                 found = (f.path, *found)
@@ -487,7 +509,7 @@ def extension_fallback(names: set[str], facts: list[ModuleFacts], context: Proje
     if gates:
         return gate_reason(*min(gates, key=lambda g: (g[0], g[1][5])))
     if not skipped:
-        return None
+        return imported_reason(", ".join(sorted(set(unselected))[:3])) if unselected else None
     where = ", ".join(f"{path}:{line}" for path, line in sorted(set(skipped))[:4])
     called = ", ".join(f"{name}()" for name in sorted(set(helpers)))
     return (f"every call of {called}, which imports the extension, sits in a try whose handler carries on without it "

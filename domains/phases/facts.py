@@ -17,6 +17,7 @@ from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.dead_stores import dead_stores
+from ascend_feasibility.analyzer.context.platform_selectors import PlatformMethod, platform_methods
 from ascend_feasibility.analyzer.context.reference_checks import reference_checks
 from ascend_feasibility.analyzer.context.written_names import word_set, word_string
 from ascend_feasibility.analyzer.core.models import PHASES
@@ -149,6 +150,7 @@ class PhaseFacts:
     guarded_imports: dict[str, str] = field(default_factory=dict)
     # module-level backend selectors (SYSTEM = "rocm"/"cuda"/.../"cpu" by build probes): name → (value on Ascend, line)
     backend_selectors: dict[str, tuple[str, int]] = field(default_factory=dict)
+    platform_methods: list[PlatformMethod] = field(default_factory=list)  # platform classes' methods (platform_selectors.py)
     # guarded imports with a fallback where they fail: module → (the guard's first line, what the code falls back to)
     import_fallbacks: dict[str, tuple[int, str]] = field(default_factory=dict)
     # modules every import of which here sits in one module-level function: module → that function (a helper that
@@ -716,6 +718,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
             facts.caught_calls = _caught_calls(unit, sites)
         facts.gated_handles = gated_handles(unit.tree(), unit.source.text)
         facts.backend_selectors = file_selectors(unit.tree(), unit.source.text)
+        facts.platform_methods = platform_methods(unit.tree(), unit.source.text)
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
         facts.overridden_defaults, facts.device_defaults = _overridden_defaults(defaults, _calls(unit) + _methods(unit))
