@@ -520,6 +520,12 @@ class PackageRecord(_Record):
         default=None,
         description="the Ascend fork that installs the same module under its own distribution name and version line",
     )
+    install: Literal["anywhere", "cuda-only"] | None = Field(
+        default=None,
+        description="whether installing it on an Ascend host succeeds: anywhere (pure Python, its requirements too: the "
+        "NVML readers gpustat, nvidia-ml-py, pynvml, nvitop fail only when run) or cuda-only (only CUDA wheels, or a "
+        "build that needs nvcc); unset where no reference says",
+    )
     import_fails: bool = Field(
         default=False,
         description="importing it fails on an Ascend host: its modules load CUDA extensions that have no Ascend build",
