@@ -1050,6 +1050,9 @@ class AcceleratorNames(_Record):
     cuda_words: list[str] = Field(min_length=1)
     npu_words: list[str] = Field(min_length=1)
     cuda_collectives: list[str] = Field(min_length=1)
+    cuda_runtime_providers: list[str] = Field(
+        min_length=1, description="ONNX Runtime execution providers for NVIDIA GPUs: an arm that picks one chooses "
+        "another runtime's device, not torch's")
     platform: list[AcceleratorPlatform] = Field(min_length=2)
     enumeration: list[EnumerationKind] = Field(min_length=1)
 
