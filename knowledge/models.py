@@ -488,6 +488,18 @@ class VersionClass(_Record):
     note: BilingualText
 
 
+class NpuRoute(_Record):
+    """A choice the package itself routes to the NPU from a release on (transformers' attn_implementation=
+    "flash_attention_2" → npu_fusion_attention): at a requirement whose floor is that release or later the choice runs
+    on Ascend as written."""
+
+    names: list[str] = Field(min_length=1, description="the values of the choice that are routed")
+    since: str = Field(description="the first release that routes it")
+    excluded: str = Field(default="", description="a specifier of releases reported to have lost the route: a pin "
+                          "inside it is not routed")
+    references: list[str] = Field(min_length=1)
+
+
 class PackageRecord(_Record):
     name: str
     aliases: list[str] = Field(default_factory=list, description="glob patterns of other distribution names it covers")
@@ -520,6 +532,13 @@ class PackageRecord(_Record):
         default=None,
         description="the Ascend fork that installs the same module under its own distribution name and version line",
     )
+    install: Literal["anywhere", "cuda-only"] | None = Field(
+        default=None,
+        description="whether installing it on an Ascend host succeeds: anywhere (pure Python, its requirements too: the "
+        "NVML readers gpustat, nvidia-ml-py, pynvml, nvitop fail only when run) or cuda-only (only CUDA wheels, or a "
+        "build that needs nvcc); unset where no reference says",
+    )
+    npu_routes: list[NpuRoute] = Field(default_factory=list)
     import_fails: bool = Field(
         default=False,
         description="importing it fails on an Ascend host: its modules load CUDA extensions that have no Ascend build",
@@ -1035,6 +1054,9 @@ class AcceleratorNames(_Record):
     cuda_words: list[str] = Field(min_length=1)
     npu_words: list[str] = Field(min_length=1)
     cuda_collectives: list[str] = Field(min_length=1)
+    cuda_runtime_providers: list[str] = Field(
+        min_length=1, description="ONNX Runtime execution providers for NVIDIA GPUs: an arm that picks one chooses "
+        "another runtime's device, not torch's")
     platform: list[AcceleratorPlatform] = Field(min_length=2)
     enumeration: list[EnumerationKind] = Field(min_length=1)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ascend_feasibility.domains.attention.facts import AttentionFacts
 from ascend_feasibility.domains.attention.python_scanner import AttentionPythonScanner
 from ascend_feasibility.domains.attention.registries import own_registry_selections
+from ascend_feasibility.domains.attention.routed_choices import routed_choices
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun
 
 
@@ -26,3 +27,4 @@ class AttentionDomain(Domain):
             merged.extend(facts)
         if merged.registry_keys:
             run.findings = own_registry_selections(run.findings, merged, run.factory)
+        run.findings = routed_choices(run.findings, run.published.get("declarations", []), run.factory)

@@ -48,6 +48,7 @@ class DependenciesDomain(Domain):
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix
+        run.published["declarations"] = [d for f in facts for d in f.declarations]  # what governs a file (governing.py)
         run.report_fields["dependency_matrix"] = analysis.matrix
         run.report_fields["torch_fit"] = analysis.torch_fit.model_copy(update={"conflicts": run.choice.conflicts})
 

@@ -18,6 +18,7 @@ from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, ImportFact
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.knowledge import KnowledgeBase
+from ascend_feasibility.knowledge.models import PackageRecord
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
@@ -90,7 +91,8 @@ def analyze_dependencies(
                     # Open-Sora-Plan's xformers pin: nothing to replace, a line to drop (llama-recipes' bitsandbytes,
                     # which transformers' BitsAndBytesConfig loads, is in use though never imported). A record that
                     # names no module of its own (mmcv-full installs `mmcv`, the mmcv record's) cannot be told unused.
-                    emit.declaration("declared-not-imported", name, site, place=place, sites=others)
+                    emit.declaration("declared-not-imported", name, site, place=place, sites=others,
+                                     facets=_install_facets(record))
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place, sites=others)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used)
@@ -123,7 +125,7 @@ def analyze_dependencies(
             unused = None if required else _required_site([f for f in facts if f.unused], context, guarded_paths)
             emit.import_site(RULE_BY_CLASS[record.classification], name, required or unused or facts[0],
                              place=None if required or unused else _optional_use(facts, context, guarded_paths),
-                             facets=("unused-import",) if unused or not used else ())
+                             facets=("unused-import", *_install_facets(record)) if unused or not used else ())
             continue
         required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
         # Only a package that may ship CUDA-only builds is an Ascend concern when undeclared (an undeclared torch
@@ -223,6 +225,12 @@ class _Emitter:
                     facets: tuple[str, ...] = ()) -> None:
         self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu,
                            facets=facets), place)
+
+
+def _install_facets(record: PackageRecord) -> tuple[str, ...]:
+    """A package that installs on any host (gpustat, pynvml: pure Python over NVML, which fails only when called): a
+    line nobody uses is no install failure on Ascend, only a line to drop."""
+    return ("installs-anywhere",) if record.install == "anywhere" else ()
 
 
 PATCH_LEVEL_EFFORT = (0.25, 1.0)  # a one-line pin change (and its companions' lines), no API change to re-validate

@@ -13,6 +13,10 @@
   not a device's `.type` or `str(device)` (a torch.device never equals a string, so a name compared with "cuda" holds
   one). Under transfer_to_npu such a setting stays "cuda" and the CUDA arm runs with its torch calls mapped; the test
   breaks only once the setting says "npu".
+- `runtime-provider`: the arm the test opens picks an ONNX Runtime execution provider for NVIDIA GPUs
+  (`providers = ["CUDAExecutionProvider"]`, accelerators.toml cuda_runtime_providers): the test chooses the ONNX
+  runtime's device, not torch's, and widening it to ("cuda", "npu") would hand the NPU to the CUDA provider; Ascend's
+  arm is CANNExecutionProvider (onnxruntime-cann).
 - `cuda-autocast-gate`: the test sits in the body of `if torch.is_autocast_enabled():` with no device type (or after
   `if not torch.is_autocast_enabled(): return ...`). Called so, it reports CUDA autocast only (torch 2.4 and later
   read it as device "cuda"; transfer_to_npu leaves it alone), so under NPU autocast the gate is False and the test is
@@ -28,6 +32,7 @@ from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualif
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.device.fast_path import CUDA_ARM_NO_NPU_KERNEL, no_npu_kernel
 from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
+from ascend_feasibility.knowledge import load_accelerator_names
 from tree_sitter import Node
 
 RAISES = "raises"
@@ -37,6 +42,7 @@ SETTING = "setting"
 AUTOCAST_GATE = "cuda-autocast-gate"
 NONE_HANDLE = "none-handle"
 NON_BLOCKING = "non-blocking-choice"
+RUNTIME_PROVIDER = "runtime-provider"
 # called with no device type these report CUDA autocast only (torch/amp/autocast_mode.py; torch.cuda's are CUDA's)
 CUDA_AUTOCAST_GATES = frozenset({"torch.is_autocast_enabled", "torch.cuda.is_autocast_enabled"})
 NEGATIVE = frozenset({"!=", "not in"})
@@ -72,6 +78,8 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.append(CUDA_ARM)
     if cuda_arm is not None and no_npu_kernel(cuda_arm):
         found.append(CUDA_ARM_NO_NPU_KERNEL)
+    if cuda_arm is not None and _picks_runtime_provider(cuda_arm):
+        found.append(RUNTIME_PROVIDER)
     if _picks_non_blocking(test):
         found.append(NON_BLOCKING)
     if _compares_setting(test):
@@ -321,6 +329,16 @@ def _cuda_items(arm: Node, imports: ImportTable) -> list[str]:
             elif literals.device_literal(node) is not None:
                 found.append((node.start_byte, 'a "cuda" device'))
     return [item for _, item in sorted(found)]
+
+
+def _picks_runtime_provider(arm: Node) -> bool:
+    """Does the arm name an ONNX Runtime execution provider for NVIDIA GPUs (a string, not a message)?"""
+    providers = {p.lower() for p in load_accelerator_names().cuda_runtime_providers}
+    for node in parsing.walk(arm, limit=MAX_NODES, prune=_READ_WHOLE):
+        if node.type == "string" and not literals.is_message_argument(node) \
+                and literals.string_parts(node)[1].strip().lower() in providers:
+            return True
+    return False
 
 
 def _compares_setting(test: Node) -> bool:
