@@ -1,0 +1,123 @@
+"""Small predicate helpers of a file: a call in a condition stands for the test the helper returns.
+
+`def supports_host_descriptor(): return is_cuda() and torch.cuda.get_device_capability()[0] >= 9`, with
+`def is_cuda(): return triton.runtime.driver.active.get_current_target().backend == "cuda"`, and
+`if supports_host_descriptor() and not (...): desc = TensorDescriptor(...) else: desc = q`: the branch is taken
+where the helper's test holds, so it is guarded by that test as much as by the test written out. So is
+`if self._streams_chunk_copies(z, out):` where the method returns `z.device.type == "cuda" and out.is_pinned()`.
+
+A helper is a function or method of the same file whose body (past a docstring) is one `return` of an expression,
+defined once under its name in the file, so a call names it without doubt: `name(...)` for a function,
+`self.name(...)`, `cls.name(...)` or `Class.name(...)` for a method. Helpers call helpers: what a call stands for
+is read through them (`returned`), bounded in depth; a helper that calls itself stands for nothing."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.reading import parsing
+from tree_sitter import Node
+
+MAX_DEPTH = 4  # helpers of helpers followed from one condition
+MAX_CONDITION_NODES = 400
+RECEIVERS = frozenset({"self", "cls"})
+DEFINITIONS = "(function_definition) @function"
+CLASSES = "(class_definition name: (identifier) @name)"
+
+
+class PredicateHelpers:
+    def __init__(self) -> None:
+        self._helpers: dict[str, Node] | None = None  # name → the expression its one return gives
+        self._classes: frozenset[str] = frozenset()
+        self._root: Node | None = None
+
+    def start_unit(self) -> None:
+        self._helpers = None
+        self._root = None
+
+    def returned(self, condition: Node) -> list[Node]:
+        """The expressions the helper calls in `condition` stand for, through helpers they call in turn (nearest
+        first; each helper once)."""
+        found: list[Node] = []
+        seen: set[str] = set()
+        frontier = [condition]
+        for _ in range(MAX_DEPTH):
+            following = []
+            for expression in frontier:
+                for name in self._called_helpers(expression):
+                    if name in seen:
+                        continue
+                    seen.add(name)
+                    value = self._unit_helpers(expression)[name]
+                    found.append(value)
+                    following.append(value)
+            if not following:
+                break
+            frontier = following
+        return found
+
+    def helper_of(self, call: Node) -> Node | None:
+        """The expression the helper a call names returns, or None where the call names no helper of the file."""
+        name = self._callee(call)
+        return self._unit_helpers(call).get(name) if name is not None else None
+
+    def _called_helpers(self, expression: Node) -> list[str]:
+        helpers = self._unit_helpers(expression)
+        if not helpers:
+            return []
+        names = []
+        for node in parsing.walk(expression, limit=MAX_CONDITION_NODES, enter_root=True):
+            if node.type == "call":
+                name = self._callee(node)
+                if name is not None and name in helpers and name not in names:
+                    names.append(name)
+        return names
+
+    def _callee(self, call: Node) -> str | None:
+        function = call.child_by_field_name("function")
+        if function is None:
+            return None
+        if function.type == "identifier":
+            return parsing.text(function)
+        if function.type == "attribute":
+            receiver, attribute = function.child_by_field_name("object"), function.child_by_field_name("attribute")
+            if receiver is not None and attribute is not None and receiver.type == "identifier" and (
+                    parsing.text(receiver) in RECEIVERS or parsing.text(receiver) in self._classes):
+                return parsing.text(attribute)
+        return None
+
+    def _unit_helpers(self, node: Node) -> dict[str, Node]:
+        """name → returned expression of each helper in the file of `node` (read once per unit)."""
+        root = parsing.root_of(node)
+        if self._helpers is None or self._root is None or self._root.id != root.id:
+            self._root = root
+            definitions: dict[str, list[Node]] = {}
+            for function in parsing.captures(parsing.query("python", DEFINITIONS), root).get("function", []):
+                name = function.child_by_field_name("name")
+                if name is not None:
+                    definitions.setdefault(parsing.text(name), []).append(function)
+            self._helpers = {}
+            for name, functions in definitions.items():
+                value = _one_return(functions[0]) if len(functions) == 1 else None
+                if value is not None and not _calls_itself(value, name):
+                    self._helpers[name] = value
+            self._classes = frozenset(parsing.text(n) for n in
+                                      parsing.captures(parsing.query("python", CLASSES), root).get("name", []))
+        return self._helpers
+
+
+def _one_return(function: Node) -> Node | None:
+    """The expression of a function body that is only `return <expression>` (a docstring and comments aside)."""
+    body = function.child_by_field_name("body")
+    if body is None:
+        return None
+    statements = [s for s in body.named_children if s.type != "comment"]
+    if statements and statements[0].type == "expression_statement" and statements[0].named_children \
+            and statements[0].named_children[0].type == "string":
+        statements = statements[1:]  # the docstring
+    if len(statements) != 1 or statements[0].type != "return_statement" or not statements[0].named_children:
+        return None
+    return statements[0].named_children[0]
+
+
+def _calls_itself(value: Node, name: str) -> bool:
+    return any(node.type == "identifier" and parsing.text(node) == name
+               for node in parsing.walk(value, limit=MAX_CONDITION_NODES, enter_root=True))
