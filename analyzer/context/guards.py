@@ -752,14 +752,14 @@ class GuardReader:
         try:
             value = self.predicates.helper_of(node) if node.type == "call" else None
             if value is not None:
-                held = self.condition(value)
+                held = self._read_condition(value)  # not kept: read at this depth
                 return held.npu, held.cuda, held.negated and (held.cuda or held.npu)
             npu = cuda = False
             for call in parsing.walk(node, limit=MAX_CONDITION_NODES, prune=_NEGATING):
                 value = self.predicates.helper_of(call) if call.type == "call" else None
                 if value is None:
                     continue
-                held = self.condition(value)
+                held = self._read_condition(value)  # not kept: read at this depth
                 npu = npu or held.npu
                 cuda = cuda or (held.cuda and not held.negated )
             return npu, cuda, False

@@ -8,15 +8,15 @@ where the helper's test holds, so it is guarded by that test as much as by the t
 
 A helper is a function or method of the same file whose body (past a docstring) is one `return` of an expression,
 defined once under its name in the file, so a call names it without doubt: `name(...)` for a function,
-`self.name(...)`, `cls.name(...)` or `Class.name(...)` for a method. Helpers call helpers: what a call stands for
-is read through them (`returned`), bounded in depth; a helper that calls itself stands for nothing."""
+`self.name(...)`, `cls.name(...)` or `Class.name(...)` for a method. Helpers call helpers: the guard reader reads a
+helper's expression as a condition in turn (guards.GuardReader._helper_tests), to a bounded depth; a helper that
+names itself in its return stands for nothing."""
 
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
-MAX_DEPTH = 4  # helpers of helpers followed from one condition
 MAX_CONDITION_NODES = 400
 RECEIVERS = frozenset({"self", "cls"})
 DEFINITIONS = "(function_definition) @function"
@@ -33,43 +33,11 @@ class PredicateHelpers:
         self._helpers = None
         self._root = None
 
-    def returned(self, condition: Node) -> list[Node]:
-        """The expressions the helper calls in `condition` stand for, through helpers they call in turn (nearest
-        first; each helper once)."""
-        found: list[Node] = []
-        seen: set[str] = set()
-        frontier = [condition]
-        for _ in range(MAX_DEPTH):
-            following = []
-            for expression in frontier:
-                for name in self._called_helpers(expression):
-                    if name in seen:
-                        continue
-                    seen.add(name)
-                    value = self._unit_helpers(expression)[name]
-                    found.append(value)
-                    following.append(value)
-            if not following:
-                break
-            frontier = following
-        return found
-
     def helper_of(self, call: Node) -> Node | None:
         """The expression the helper a call names returns, or None where the call names no helper of the file."""
-        name = self._callee(call)
-        return self._unit_helpers(call).get(name) if name is not None else None
-
-    def _called_helpers(self, expression: Node) -> list[str]:
-        helpers = self._unit_helpers(expression)
-        if not helpers:
-            return []
-        names = []
-        for node in parsing.walk(expression, limit=MAX_CONDITION_NODES, enter_root=True):
-            if node.type == "call":
-                name = self._callee(node)
-                if name is not None and name in helpers and name not in names:
-                    names.append(name)
-        return names
+        helpers = self._unit_helpers(call)  # first: it reads the file's class names too
+        name = self._callee(call) if helpers else None
+        return helpers.get(name) if name is not None else None
 
     def _callee(self, call: Node) -> str | None:
         function = call.child_by_field_name("function")
@@ -87,7 +55,7 @@ class PredicateHelpers:
     def _unit_helpers(self, node: Node) -> dict[str, Node]:
         """name → returned expression of each helper in the file of `node` (read once per unit)."""
         root = parsing.root_of(node)
-        if self._helpers is None or self._root is None or self._root.id != root.id:
+        if self._helpers is None or self._root is None or self._root != root:
             self._root = root
             definitions: dict[str, list[Node]] = {}
             for function in parsing.captures(parsing.query("python", DEFINITIONS), root).get("function", []):
@@ -120,4 +88,4 @@ def _one_return(function: Node) -> Node | None:
 
 def _calls_itself(value: Node, name: str) -> bool:
     return any(node.type == "identifier" and parsing.text(node) == name
-               for node in parsing.walk(value, limit=MAX_CONDITION_NODES, enter_root=True))
+               for node in parsing.walk(value, limit=MAX_CONDITION_NODES))
