@@ -41,6 +41,8 @@ AUTOCAST_GATE = "cuda-autocast-gate"
 NONE_HANDLE = "none-handle"
 NON_BLOCKING = "non-blocking-choice"
 AUTOCAST_ENABLED = "autocast-enabled"
+QUERY_DEFAULT = "query-default"
+LITERALS = frozenset({"integer", "float", "true", "false", "string"})  # not None: a missing answer, not a default
 # called with no device type these report CUDA autocast only (torch/amp/autocast_mode.py; torch.cuda's are CUDA's)
 CUDA_AUTOCAST_GATES = frozenset({"torch.is_autocast_enabled", "torch.cuda.is_autocast_enabled"})
 NEGATIVE = frozenset({"!=", "not in"})
@@ -74,8 +76,11 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.append(RAISES)
     elif npu_path is not None and _leaves_handle_none(npu_path, parent):
         found.extend((RAISES, NONE_HANDLE))
-    if cuda_specifics(test, imports):
+    specifics = cuda_specifics(test, imports)
+    if specifics:
         found.append(CUDA_ARM)
+        if all(item.startswith("torch.cuda.") for item in specifics) and _answers_default(child, parent, negated):
+            found.append(QUERY_DEFAULT)
     if cuda_arm is not None and no_npu_kernel(cuda_arm):
         found.append(CUDA_ARM_NO_NPU_KERNEL)
     if _keyword_of(test) == "non_blocking":
@@ -108,6 +113,19 @@ def cuda_specifics(test: Node, imports: ImportTable) -> list[str]:
                 if item not in found:
                     found.append(item)
     return found
+
+
+def _answers_default(condition: Node, parent: Node | None, negated: bool) -> bool:
+    """Does the path NPU tensors take only return a literal (`if self.device.type != "cuda": return 1.0` before the
+    code that asks torch.cuda for the answer: mem_get_info, a capability)? Then the function answers a fixed default
+    on the NPU: nothing fails. (An if/else whose arms both return is DEV145's fast path.)"""
+    if not negated or parent is None or parent.type != "if_statement" \
+            or parent.child_by_field_name("condition") != condition or parent.children_by_field_name("alternative"):
+        return False
+    other = parent.child_by_field_name("consequence")
+    statements = [s for s in (other.named_children if other is not None else []) if s.type != "comment"]
+    return len(statements) == 1 and statements[0].type == "return_statement" and len(statements[0].named_children) == 1 \
+        and statements[0].named_children[0].type in LITERALS
 
 
 def _after_early_exit(condition: Node, parent: Node | None, negated: bool) -> list[Node]:
