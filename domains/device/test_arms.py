@@ -14,8 +14,10 @@
   one). Under transfer_to_npu such a setting stays "cuda" and the CUDA arm runs with its torch calls mapped; the test
   breaks only once the setting says "npu".
 - `autocast-enabled`: the test is the `enabled=` value of an autocast call (`torch.autocast(device_type="cuda",
-  enabled=amp and device.type == "cuda")`): on NPU the region runs without autocast, at its inputs' dtype. The
-  shim rewrites the call's "cuda" device_type but not the test, so autocast stays off there with it or without it.
+  enabled=amp and device.type == "cuda")`), or of a name the function assigns once and passes as `enabled=`: on NPU
+  the region runs without autocast, at its inputs' dtype. The shim rewrites the call's "cuda" device_type but not the
+  test, so autocast stays off there with it or without it. With `autocast-cuda-type`: that device_type is a "cuda"
+  literal, which must change with the test.
 - `cuda-autocast-gate`: the test sits in the body of `if torch.is_autocast_enabled():` with no device type (or after
   `if not torch.is_autocast_enabled(): return ...`). Called so, it reports CUDA autocast only (torch 2.4 and later
   read it as device "cuda"; transfer_to_npu leaves it alone), so under NPU autocast the gate is False and the test is
@@ -41,6 +43,7 @@ AUTOCAST_GATE = "cuda-autocast-gate"
 NONE_HANDLE = "none-handle"
 NON_BLOCKING = "non-blocking-choice"
 AUTOCAST_ENABLED = "autocast-enabled"
+AUTOCAST_CUDA_TYPE = "autocast-cuda-type"  # that autocast's device_type is a "cuda" literal
 QUERY_DEFAULT = "query-default"
 LITERALS = frozenset({"integer", "float", "true", "false", "string"})  # not None: a missing answer, not a default
 # called with no device type these report CUDA autocast only (torch/amp/autocast_mode.py; torch.cuda's are CUDA's)
@@ -85,8 +88,12 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.append(CUDA_ARM_NO_NPU_KERNEL)
     if _keyword_of(test) == "non_blocking":
         found.append(NON_BLOCKING)
-    elif _switches_autocast(test):
-        found.append(AUTOCAST_ENABLED)
+    else:
+        autocast = _switched_autocast(test)
+        if autocast is not None:
+            found.append(AUTOCAST_ENABLED)
+            if _cuda_device_type(autocast):
+                found.append(AUTOCAST_CUDA_TYPE)
     if _compares_setting(test):
         found.append(SETTING)
     if _under_cuda_autocast_gate(test, imports):
@@ -297,28 +304,42 @@ def _assigned_once(name: Node) -> Node | None:
     return values[0] if len(values) == 1 else None
 
 
-def _switches_autocast(test: Node) -> bool:
-    """Is the test (a positive term of an `and`, through parentheses) the value, or the assigned value of a name that
-    is the value, of an autocast's `enabled=`?"""
+def _switched_autocast(test: Node) -> Node | None:
+    """The autocast call whose `enabled=` value the test is (a positive term of an `and`, through parentheses), or
+    whose `enabled=` is a name the function assigns once from a value holding the test; None otherwise."""
     if _keyword_of(test, AUTOCAST_CALL) == "enabled":
-        return True
+        child = test
+        while child.type != "keyword_argument":
+            child = child.parent
+        return child.parent.parent
     child, parent = test, test.parent
     while parent is not None and (parent.type == "parenthesized_expression" or (
             parent.type == "boolean_operator" and parsing.text(parent.child_by_field_name("operator")) == "and")):
         child, parent = parent, parent.parent
     if parent is None or parent.type != "assignment" or parent.child_by_field_name("right") != child:
-        return False
+        return None
     left = parent.child_by_field_name("left")
     if left is None or left.type != "identifier":
-        return False
+        return None
     scope = _function_of(parent)
     for node in parsing.walk(scope, limit=MAX_FILE_NODES, prune=_NESTED, enter_root=True):
         if node.type == "call" and _last_name(node.child_by_field_name("function") or node) == AUTOCAST_CALL:
             value = _enabled_value(node)
             if value is not None and value.type == "identifier" and parsing.text(value) == parsing.text(left) \
                     and _assigned_once(value) == child:
-                return True
-    return False
+                return node
+    return None
+
+
+def _cuda_device_type(call: Node) -> bool:
+    """Is the autocast's device type (first argument or `device_type=`) a "cuda" literal?"""
+    arguments = call.child_by_field_name("arguments")
+    named = arguments.named_children if arguments is not None else []
+    value = next((a.child_by_field_name("value") for a in named if a.type == "keyword_argument"
+                  and parsing.text(a.child_by_field_name("name")) == "device_type"), None)
+    if value is None and named and named[0].type != "keyword_argument":
+        value = named[0]
+    return value is not None and value.type == "string" and literals.device_literal(value) is not None
 
 
 def _under_cuda_autocast_gate(test: Node, imports: ImportTable) -> bool:
