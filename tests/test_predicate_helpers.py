@@ -89,7 +89,7 @@ def test_a_capability_read_behind_a_torch_cuda_helper_runs_under_the_shim():
 def test_helpers_are_followed_a_bounded_depth_and_not_into_recursion():
     def chain(length: int) -> str:
         helpers = "".join(f"def h{i}(q):\n    return h{i + 1}(q)\n\n" for i in range(length - 1))
-        return (f"import torch\nimport flash_attn\n\n{helpers}def h{length - 1}(q):\n    return q.is_cuda\n\n"
+        return (f"import torch\nimport flash_attn\n\n{helpers}def h{length - 1}(q):\n    return q.device.type == \"cuda\"\n\n"
                 "def attend(q):\n    if h0(q):\n        return flash_attn.flash_attn_func(q, q, q)\n    return q\n")
     assert [reach for _, reach in reaches(chain(3), "ATT001")] == ["cuda-only-guarded"]
     assert [reach for _, reach in reaches(chain(6), "ATT001")] == ["runs"]
@@ -99,9 +99,26 @@ def test_helpers_are_followed_a_bounded_depth_and_not_into_recursion():
 
 
 def test_a_call_names_a_helper_only_by_a_plain_name_or_its_own_class():
-    code = ("class A:\n    def ok(self):\n        return self.x.is_cuda\n\n"
-            "def f_():\n    return 1\n\nA.ok(a)\nself.ok()\nobj.ok()\nf_()\ntorch.cuda.ok()\n")
+    code = ("class A:\n    def ok(self):\n        return self.x.device.type == 'cuda'\n\n"
+            "def f_():\n    return not A.ok(a)\n\nA.ok(a)\nself.ok()\nobj.ok()\nf_()\ntorch.cuda.ok()\n")
     helpers = PredicateHelpers()
-    named = {call: helpers.helper_of(node_at(code, call, 1 if call == "f_()" else 0)) is not None
+    named = {call: helpers.helper_of(node_at(code, call, 1 if call in ("f_()", "A.ok(a)") else 0)) is not None
              for call in ("A.ok(a)", "self.ok()", "obj.ok()", "f_()", "torch.cuda.ok()")}
     assert named == {"A.ok(a)": True, "self.ok()": True, "obj.ok()": False, "f_()": True, "torch.cuda.ok()": False}
+
+
+def test_a_helper_returns_a_test_or_a_helper_call_not_a_value():
+    # Megatron's test helper `_prompt` returns a tensor made on torch.cuda.current_device(): no test of anything
+    code = ("def _prompt(n):\n    return torch.arange(n, device=torch.cuda.current_device())\n\n"
+            "def on_gpu():\n    return is_cuda_build()\n\n"
+            "def is_cuda_build():\n    return torch.version.cuda is not None\n\n"
+            "def device_of():\n    return torch.cuda.current_device()\n\n"
+            "_prompt(3)\non_gpu()\ndevice_of()\n")
+    helpers = PredicateHelpers()
+    assert helpers.helper_of(node_at(code, "_prompt(3)")) is None
+    assert helpers.helper_of(node_at(code, "on_gpu()", 1)) is not None  # a call of a helper that is a test
+    assert helpers.helper_of(node_at(code, "device_of()", 1)) is None
+    asserted = ("import torch\n\ndef _prompt(n):\n    return torch.arange(n, device=torch.cuda.current_device())\n\n"
+                "def check(bs):\n    assert hashes(_prompt(bs)) == []\n"
+                "    return torch.zeros(bs, device=torch.cuda.current_device())\n")
+    assert [reach for _, reach in reaches(asserted, "DEV100")] == ["runs", "runs"]

@@ -6,8 +6,8 @@
 where the helper's test holds, so it is guarded by that test as much as by the test written out. So is
 `if self._streams_chunk_copies(z, out):` where the method returns `z.device.type == "cuda" and out.is_pinned()`.
 
-A helper is a function or method of the same file whose body (past a docstring) is one `return` of an expression,
-defined once under its name in the file, so a call names it without doubt: `name(...)` for a function,
+A helper is a function or method of the same file whose body (past a docstring) is one `return` of a test (a
+comparison, `and`/`or`, `not`) or of a call of another helper, defined once under its name in the file, so a call names it without doubt: `name(...)` for a function,
 `self.name(...)`, `cls.name(...)` or `Class.name(...)` for a method. Helpers call helpers: the guard reader reads a
 helper's expression as a condition in turn (guards.GuardReader._helper_tests), to a bounded depth; a helper that
 names itself in its return stands for nothing."""
@@ -18,6 +18,8 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 MAX_CONDITION_NODES = 400
+MAX_CHAIN = 4  # helpers returning a call of a helper, read in as many rounds
+BOOLEAN = frozenset({"comparison_operator", "boolean_operator", "not_operator", "true", "false"})
 RECEIVERS = frozenset({"self", "cls"})
 DEFINITIONS = "(function_definition) @function"
 CLASSES = "(class_definition name: (identifier) @name)"
@@ -62,13 +64,22 @@ class PredicateHelpers:
                 name = function.child_by_field_name("name")
                 if name is not None:
                     definitions.setdefault(parsing.text(name), []).append(function)
-            self._helpers = {}
+            self._classes = frozenset(parsing.text(n) for n in
+                                      parsing.captures(parsing.query("python", CLASSES), root).get("name", []))
+            candidates = {}
             for name, functions in definitions.items():
                 value = _one_return(functions[0]) if len(functions) == 1 else None
                 if value is not None and not _calls_itself(value, name):
-                    self._helpers[name] = value
-            self._classes = frozenset(parsing.text(n) for n in
-                                      parsing.captures(parsing.query("python", CLASSES), root).get("name", []))
+                    candidates[name] = value
+            # a test, or a call of a helper that is one (`return is_cuda()`): a helper returning a tensor or a device
+            # (`return torch.arange(n, device=torch.cuda.current_device())`) stands for no test
+            self._helpers = {name: value for name, value in candidates.items() if _boolean(value)}
+            for _ in range(MAX_CHAIN):
+                more = {name: value for name, value in candidates.items() if name not in self._helpers
+                        and _unwrapped(value).type == "call" and self._callee(_unwrapped(value)) in self._helpers}
+                if not more:
+                    break
+                self._helpers.update(more)
         return self._helpers
 
 
@@ -84,6 +95,17 @@ def _one_return(function: Node) -> Node | None:
     if len(statements) != 1 or statements[0].type != "return_statement" or not statements[0].named_children:
         return None
     return statements[0].named_children[0]
+
+
+def _unwrapped(value: Node) -> Node:
+    while value.type == "parenthesized_expression" and value.named_children:
+        value = value.named_children[0]
+    return value
+
+
+def _boolean(value: Node) -> bool:
+    """Is the returned expression a test (a comparison, `and`/`or`, `not`)?"""
+    return _unwrapped(value).type in BOOLEAN
 
 
 def _calls_itself(value: Node, name: str) -> bool:
