@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, cuda_arm, dispatch_chain
 from ascend_feasibility.analyzer.context.literal_flags import IN_FUNCTION, literal_flag
+from ascend_feasibility.analyzer.context.predicate_helpers import PredicateHelpers
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import CALLS_QUERY
 from ascend_feasibility.knowledge.models import BackendConventions, GuardConventions
@@ -30,6 +31,7 @@ from tree_sitter import Node
 
 MAX_DEPTH = 400  # ancestors walked from a site; deeper nesting is read as ordinary code
 MAX_CONDITION_NODES = 400
+HELPER_DEPTH = 4  # predicate helpers read through helpers they call
 MAX_CONSTANT_NODES = 200_000  # nodes of a unit walked for the occurrences of its constants
 IMPORTS = {"import_statement", "import_from_statement", "future_import_statement"}
 DECORATORS = "(decorator) @decorator"
@@ -100,6 +102,8 @@ class GuardReader:
         self.disabled_values = frozenset(disabled_values)  # values that switch a setting off (`!= NO`: opt-in)
         self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
         self._conditions: dict[tuple[int, int, int], Condition] = {}
+        self.predicates = PredicateHelpers()  # the file's one-return helpers a condition calls (predicate_helpers.py)
+        self._helper_depth = 0
         self._calls: dict[str, list[Node]] | None = None
         # the unit's CALLS_QUERY captures, when its combined query has them (set per unit by the core)
         self.unit_calls: Callable[[], dict[str, list[Node]]] | None = None
@@ -657,6 +661,7 @@ class GuardReader:
         self._choosers_read: dict[str, tuple[str, list[tuple[str | None, Node | None]]]] | None = None  # _choosers
         self._constants: dict[str, tuple[int, list[Node] | None]] | None = None  # _unit_constants
         self._conditions.clear()
+        self.predicates.start_unit()
         self._walks.clear()
         self._literal_flags.clear()
         self._import_options = None
@@ -723,15 +728,43 @@ class GuardReader:
         # another platform or a library is what the branch needs only where the condition asks for it, not where it
         # rules it out: `(fp16 or bf16) and not (deepspeed or is_torch_tpu_available())` is the GPU path
         asked = _words(node, skip_negated=True)
+        helper_npu, helper_cuda, helper_negated = self._helper_tests(node)
         return Condition(
-            npu=bool(tokens & self.npu_tokens),
+            npu=bool(tokens & self.npu_tokens) or helper_npu,
             other=bool(_tokens_of(asked) & self.other_tokens) or any(w in self.platform_gates for w in asked) or cuda_build,
-            cuda=bool(tokens & self.cuda_tokens) and not cuda_build,
+            cuda=(bool(tokens & self.cuda_tokens) or helper_cuda) and not cuda_build,
             gate=present or any(self._is_gate(word) for word in asked) or self._chooses_cuda_only(node)
             or self._selected_by_gates(node) is not None or self._gated_constant(node) is not None,
             flag=switched_on or any(self.is_flag(word) for word in words),
-            negated=negated,
+            negated=negated != helper_negated,
         )
+
+    def _helper_tests(self, node: Node) -> tuple[bool, bool, bool]:
+        """(NPU test, CUDA test, negated) that the file's predicate helpers called in a condition stand for
+        (predicate_helpers.py): `if supports_host_descriptor():` with `def supports_host_descriptor(): return is_cuda()
+        and ...` tests for CUDA as the written-out test would. A condition that is one helper call takes the helper's
+        test whole, negation included (`def _slow(x): return x.device.type != "cuda"`); a helper called as a term of a
+        larger condition adds only a positive CUDA test, and an NPU test wherever it stands (an arm that also takes
+        NPU tensors)."""
+        if self._helper_depth >= HELPER_DEPTH:
+            return False, False, False
+        self._helper_depth += 1
+        try:
+            value = self.predicates.helper_of(node) if node.type == "call" else None
+            if value is not None:
+                held = self._read_condition(value)  # not kept: read at this depth
+                return held.npu, held.cuda, held.negated and (held.cuda or held.npu)
+            npu = cuda = False
+            for call in parsing.walk(node, limit=MAX_CONDITION_NODES, prune=_NEGATING):
+                value = self.predicates.helper_of(call) if call.type == "call" else None
+                if value is None:
+                    continue
+                held = self._read_condition(value)  # not kept: read at this depth
+                npu = npu or held.npu
+                cuda = cuda or (held.cuda and not held.negated )
+            return npu, cuda, False
+        finally:
+            self._helper_depth -= 1
 
     def _import_fallback(self, node: Node) -> bool:
         """`xops is not None` / `if xops:` where a module-level `try: import xformers.ops as xops` binds `xops = None`
@@ -1466,6 +1499,14 @@ def test_function(node: Node) -> Node | None:
 
 
 _ATTRIBUTE = frozenset({"attribute"})
+
+
+def _NEGATING(node: Node) -> bool:
+    """What a condition rules out (`not ...`, `!=`, `not in`): its helper calls are no positive test."""
+    return node.type == "not_operator" or (
+        node.type == "comparison_operator" and any(op.type in {"!=", "not in"} for op in node.children))
+
+
 _STRING = frozenset({"string"})
 OPTION_WORDS = frozenset({"environ", "getenv", "args", "opt", "opts", "config", "cfg", "hparams"})
 IMPORT_STATEMENTS = frozenset({"import_statement", "import_from_statement"})

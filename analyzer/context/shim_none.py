@@ -17,6 +17,7 @@ also tests something else keeps its guard."""
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.guards import MAX_DEPTH, Guard
+from ascend_feasibility.analyzer.context.predicate_helpers import PredicateHelpers
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -30,15 +31,16 @@ ITERATING = frozenset({"tuple", "list", "max", "min"})
 CONDITIONS = {"if_statement", "elif_clause", "while_statement"}
 SCOPES = {"function_definition", "class_definition", "module", "lambda"}
 MAX_CONDITION_NODES = 200
+MAX_HELPER_DEPTH = 4  # predicate helpers read through helpers they call
 
 
-def shim_guard(guard: Guard, site: Node) -> Guard | None:
+def shim_guard(guard: Guard, site: Node, predicates: PredicateHelpers | None = None) -> Guard | None:
     """`guard` (cuda-only-guarded, for a capability read at `site`) as it stands under transfer_to_npu: None where the
     site runs there, an `optional` guard where a handler catches the TypeError, `guard` itself otherwise."""
     value = _value(site)
     if not _read(value):
         return guard
-    probe = _shim_probe(guard.node, site)
+    probe = _shim_probe(guard.node, site, predicates)
     if probe is None:
         return guard
     where = f"the CUDA check at line {guard.node.start_point.row + 1} ({probe}) is true on an NPU under transfer_to_npu"
@@ -87,13 +89,20 @@ def _read(value: Node) -> bool:
     return False
 
 
-def _shim_probe(statement: Node, site: Node) -> str | None:
+def _shim_probe(statement: Node, site: Node, predicates: PredicateHelpers | None = None) -> str | None:
     """The shim-true probe the deciding statement's condition consists of (`torch.cuda.is_available`), when it tests
     nothing else: every name it calls or reads outside the site is a probe's."""
     condition = statement.child_by_field_name("condition") if statement.type in CONDITIONS else (
         statement if statement.type == "boolean_operator" else None)
     if condition is None:
         return None
+    return _probe_of(condition, site, predicates, 0)
+
+
+def _probe_of(condition: Node, site: Node, predicates: PredicateHelpers | None, depth: int) -> str | None:
+    """A call of a predicate helper of the file (`is_cuda()` returning `triton.runtime.driver.active.
+    get_current_target().backend == "cuda"`, predicate_helpers.py) is read as the test it returns: Triton's driver
+    backend is no torch.cuda name, so the shim leaves it false for an NPU."""
     probe = None
     for node in parsing.walk(condition, limit=MAX_CONDITION_NODES, prune=lambda n: n == site or n.type == "string"):
         if node.type == "string":
@@ -102,11 +111,25 @@ def _shim_probe(statement: Node, site: Node) -> str | None:
             continue
         if node.type == "identifier":
             word = parsing.text(node)
-            if word in SHIM_PROBES:
+            helper = _helper_called(node, predicates)
+            if helper is not None:
+                found = _probe_of(helper, site, predicates, depth + 1) if depth < MAX_HELPER_DEPTH else None
+                if found is None:
+                    return None
+                probe = probe or found.removeprefix("torch.cuda.").removesuffix("()").lstrip(".")
+            elif word in SHIM_PROBES:
                 probe = word
             elif word not in PROBE_WORDS and not _inside_capability_read(node, site):
                 return None
     return probe and ("torch.cuda." + probe + "()" if probe != "is_cuda" else ".is_cuda")
+
+
+def _helper_called(name: Node, predicates: PredicateHelpers | None) -> Node | None:
+    """The expression a bare call `name(...)` of a predicate helper of the file returns (None for anything else)."""
+    call = name.parent
+    if predicates is None or call is None or call.type != "call" or call.child_by_field_name("function") != name:
+        return None
+    return predicates.helper_of(call)
 
 
 def _inside_capability_read(node: Node, site: Node) -> bool:

@@ -522,7 +522,7 @@ class FileWorker:
                  or (self.display.cosmetic(node, hit.rule, hit.symbol) if _output_shown(unit) else None)
                  or self.opt_in.guard(node, domain, hit.symbol, hit.rule) or self.guards.fallback_definition(node))
         if guard is not None and guard.reach == "cuda-only-guarded" and hit.rule in self._none_under_shim:
-            guard = shim_guard(guard, node)  # `torch.cuda.is_available() and capability()[0] >= 8`: None[0] there
+            guard = shim_guard(guard, node, self.guards.predicates)  # `torch.cuda.is_available() and capability()[0] >= 8`: None[0] there
         if guard is None:
             return Place(role, "runs", role_reason)
         return Place(role, guard.reach, guard.reason())

@@ -10,7 +10,13 @@ from ascend_feasibility.domains.device import context_operands, literals, mask_r
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
-from ascend_feasibility.domains.device.test_arms import CUDA_ARM, SHIM_MAPS_ARM, cuda_specifics, facets
+from ascend_feasibility.domains.device.test_arms import (
+    CUDA_ARM,
+    SHIM_MAPS_ARM,
+    autocast_enabled_test,
+    cuda_specifics,
+    facets,
+)
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_context_conventions
@@ -32,6 +38,7 @@ QUERY = r"""
 ((keyword_argument name: (identifier) @kwname) (#any-of? @kwname "device" "device_id" "map_location" "device_map"))
 """
 
+ENABLED_BY_DEVICE_TEST = "enabled-by-device-test"  # the autocast's `enabled=` holds a CUDA device test
 AUTOCAST_BY_SPELLING = {
     "torch.autocast": "torch-autocast-cuda",
     "torch.amp.autocast": "amp-autocast-cuda",
@@ -202,7 +209,13 @@ class _FileScan(PythonScan):
         literal = literals.device_literal(device) if device is not None else None
         if literal is not None:
             self.claimed_calls.add(call.id)
-            self.hit(detector, f"{name}({parsing.text(device)})", call, f"{name}({literal.npu_text})")
+            if autocast_enabled_test(call) is not None:
+                # `enabled=... and device.type == "cuda"`: false on NPU with the shim too, which rewrites only the
+                # device_type: the region stays off there unless the test changes with it (DEV007 at the test)
+                self.hit(detector, f"{name}({parsing.text(device)})", call, f"{name}({literal.npu_text})",
+                         auto_when=(), facets=(ENABLED_BY_DEVICE_TEST,))
+            else:
+                self.hit(detector, f"{name}({parsing.text(device)})", call, f"{name}({literal.npu_text})")
 
     def _grad_scaler(self, name: str, call: Node) -> None:
         device = _device_argument(call, "device")

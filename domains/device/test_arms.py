@@ -17,6 +17,11 @@
   (`providers = ["CUDAExecutionProvider"]`, accelerators.toml cuda_runtime_providers): the test chooses the ONNX
   runtime's device, not torch's, and widening it to ("cuda", "npu") would hand the NPU to the CUDA provider; Ascend's
   arm is CANNExecutionProvider (onnxruntime-cann).
+- `autocast-enabled`: the test is the `enabled=` value of an autocast call (`torch.autocast(device_type="cuda",
+  enabled=amp and device.type == "cuda")`), or of a name the function assigns once and passes as `enabled=`: on NPU
+  the region runs without autocast, at its inputs' dtype. The shim rewrites the call's "cuda" device_type but not the
+  test, so autocast stays off there with it or without it. With `autocast-cuda-type`: that device_type is a "cuda"
+  literal, which must change with the test.
 - `cuda-autocast-gate`: the test sits in the body of `if torch.is_autocast_enabled():` with no device type (or after
   `if not torch.is_autocast_enabled(): return ...`). Called so, it reports CUDA autocast only (torch 2.4 and later
   read it as device "cuda"; transfer_to_npu leaves it alone), so under NPU autocast the gate is False and the test is
@@ -43,16 +48,22 @@ AUTOCAST_GATE = "cuda-autocast-gate"
 NONE_HANDLE = "none-handle"
 NON_BLOCKING = "non-blocking-choice"
 RUNTIME_PROVIDER = "runtime-provider"
+AUTOCAST_ENABLED = "autocast-enabled"
+AUTOCAST_CUDA_TYPE = "autocast-cuda-type"  # that autocast's device_type is a "cuda" literal
+QUERY_DEFAULT = "query-default"
+LITERALS = frozenset({"integer", "float", "true", "false", "string"})  # not None: a missing answer, not a default
 # called with no device type these report CUDA autocast only (torch/amp/autocast_mode.py; torch.cuda's are CUDA's)
 CUDA_AUTOCAST_GATES = frozenset({"torch.is_autocast_enabled", "torch.cuda.is_autocast_enabled"})
 NEGATIVE = frozenset({"!=", "not in"})
 CUDA_NAMESPACES = ("torch.cuda", "torch.backends.cudnn", "torch.backends.cuda")
 CUDA_FUNCTIONS = frozenset({"torch.get_autocast_gpu_dtype", "torch.set_autocast_gpu_dtype"})
 CUDA_BACKENDS = frozenset({"nccl"})
+AUTOCAST_CALL = "autocast"
 MAX_NODES = 2_000  # the walk over one arm
 MAX_FILE_NODES = 50_000  # the walk over a file for a predicate's callers
 MAX_ARMS = 12
 _NOT_CONDITIONS = frozenset({"string", "comment"})
+_NESTED = frozenset({"function_definition", "class_definition", "lambda"})
 _READ_WHOLE = frozenset({"function_definition", "class_definition", "lambda", "string"})  # an arm's walk does not enter
 
 
@@ -74,14 +85,23 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.append(RAISES)
     elif npu_path is not None and _leaves_handle_none(npu_path, parent):
         found.extend((RAISES, NONE_HANDLE))
-    if cuda_specifics(test, imports):
+    specifics = cuda_specifics(test, imports)
+    if specifics:
         found.append(CUDA_ARM)
+        if all(item.startswith("torch.cuda.") for item in specifics) and _answers_default(child, parent, negated):
+            found.append(QUERY_DEFAULT)
     if cuda_arm is not None and no_npu_kernel(cuda_arm):
         found.append(CUDA_ARM_NO_NPU_KERNEL)
     if cuda_arm is not None and _picks_runtime_provider(cuda_arm):
         found.append(RUNTIME_PROVIDER)
-    if _picks_non_blocking(test):
+    if _keyword_of(test) == "non_blocking":
         found.append(NON_BLOCKING)
+    else:
+        autocast = _switched_autocast(test)
+        if autocast is not None:
+            found.append(AUTOCAST_ENABLED)
+            if _cuda_device_type(autocast):
+                found.append(AUTOCAST_CUDA_TYPE)
     if _compares_setting(test):
         found.append(SETTING)
     if _under_cuda_autocast_gate(test, imports):
@@ -100,7 +120,7 @@ def cuda_specifics(test: Node, imports: ImportTable) -> list[str]:
         arms = _predicate_arms(parent)
     else:
         arm = _arms(child, parent, negated)[0]
-        arms = [arm] if arm is not None else []
+        arms = [arm] if arm is not None else _after_early_exit(child, parent, negated)
     found: list[str] = []
     for arm in arms:
         for node in [arm, *_called_definitions(arm)]:
@@ -108,6 +128,32 @@ def cuda_specifics(test: Node, imports: ImportTable) -> list[str]:
                 if item not in found:
                     found.append(item)
     return found
+
+
+def _answers_default(condition: Node, parent: Node | None, negated: bool) -> bool:
+    """Does the path NPU tensors take only return a literal (`if self.device.type != "cuda": return 1.0` before the
+    code that asks torch.cuda for the answer: mem_get_info, a capability)? Then the function answers a fixed default
+    on the NPU: nothing fails. (An if/else whose arms both return is DEV145's fast path.)"""
+    if not negated or parent is None or parent.type != "if_statement" \
+            or parent.child_by_field_name("condition") != condition or parent.children_by_field_name("alternative"):
+        return False
+    other = parent.child_by_field_name("consequence")
+    statements = [s for s in (other.named_children if other is not None else []) if s.type != "comment"]
+    return len(statements) == 1 and statements[0].type == "return_statement" and len(statements[0].named_children) == 1 \
+        and statements[0].named_children[0].type in LITERALS
+
+
+def _after_early_exit(condition: Node, parent: Node | None, negated: bool) -> list[Node]:
+    """The statements after `if x.device.type != "cuda": return ...` (no else) in its block: the code only CUDA
+    reaches, as an arm (`free, total = torch.cuda.mem_get_info(self.device)` below the early return)."""
+    if not negated or parent is None or parent.type != "if_statement" or parent.child_by_field_name("condition") != condition \
+            or parent.children_by_field_name("alternative") or not _leaves(parent.child_by_field_name("consequence")):
+        return []
+    following, arms = parent.next_named_sibling, []
+    while following is not None and len(arms) < MAX_ARMS:
+        arms.append(following)
+        following = following.next_named_sibling
+    return arms
 
 
 def _holder(test: Node) -> tuple[Node, Node | None, bool]:
@@ -186,9 +232,10 @@ def _called_definitions(arm: Node) -> list[Node]:
     return [b for b in bodies if b is not None][:MAX_ARMS]
 
 
-def _picks_non_blocking(test: Node) -> bool:
-    """Is the test (through `and`, parentheses, `bool(...)`) the value of a `non_blocking=` keyword: it only chooses
-    whether a copy is asynchronous?"""
+def _keyword_of(test: Node, call_name: str | None = None) -> str | None:
+    """The keyword whose value the test is (through `and`, parentheses, `bool(...)`): `non_blocking=` (it only chooses
+    whether a copy is asynchronous), `enabled=` (it only switches an autocast region on). With `call_name`, only a
+    keyword of a call whose last name is that (`torch.autocast`, `torch.cuda.amp.autocast`)."""
     child, parent = test, test.parent
     while parent is not None:
         if parent.type in {"parenthesized_expression", "argument_list"}:
@@ -201,8 +248,106 @@ def _picks_non_blocking(test: Node) -> bool:
             break
         child, parent = parent, parent.parent
     if parent is None or parent.type != "keyword_argument" or parent.child_by_field_name("value") != child:
-        return False
-    return parsing.text(parent.child_by_field_name("name")) == "non_blocking"
+        return None
+    if call_name is not None:
+        call = parent.parent.parent if parent.parent is not None else None
+        function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        if function is None or _last_name(function) != call_name:
+            return None
+    return parsing.text(parent.child_by_field_name("name"))
+
+
+def autocast_enabled_test(call: Node) -> Node | None:
+    """The CUDA device test an autocast call's `enabled=` value holds as a positive term (`enabled=amp and
+    device.type == "cuda"`), also through a name the enclosing function assigns once (`on = device.type == "cuda"
+    and amp` ... `enabled=on`), or None."""
+    value = _enabled_value(call)
+    if value is not None and value.type == "identifier":
+        value = _assigned_once(value)
+    return _cuda_term(value) if value is not None else None
+
+
+def _enabled_value(call: Node) -> Node | None:
+    arguments = call.child_by_field_name("arguments")
+    keyword = next((a for a in (arguments.named_children if arguments is not None else [])
+                    if a.type == "keyword_argument" and parsing.text(a.child_by_field_name("name")) == "enabled"), None)
+    return keyword.child_by_field_name("value") if keyword is not None else None
+
+
+def _cuda_term(value: Node, depth: int = 0) -> Node | None:
+    """A comparison with a "cuda" literal that `value` is, or holds as a term of an `and` (through parentheses)."""
+    if depth > 8:
+        return None
+    if value.type == "parenthesized_expression" and value.named_children:
+        return _cuda_term(value.named_children[0], depth + 1)
+    if value.type == "boolean_operator" and parsing.text(value.child_by_field_name("operator")) == "and":
+        for side in ("left", "right"):
+            part = value.child_by_field_name(side)
+            found = _cuda_term(part, depth + 1) if part is not None else None
+            if found is not None:
+                return found
+        return None
+    if value.type == "comparison_operator" and not _negative(value) \
+            and any(literals.cuda_literal_in(o) is not None for o in value.named_children):
+        return value
+    return None
+
+
+def _function_of(node: Node) -> Node | None:
+    current = node.parent
+    while current is not None and current.type not in {"function_definition", "module"}:
+        current = current.parent
+    return current
+
+
+def _assigned_once(name: Node) -> Node | None:
+    """The value the enclosing function (or module) assigns to this name, where it assigns it exactly once."""
+    scope = _function_of(name)
+    values = []
+    for node in parsing.walk(scope, limit=MAX_FILE_NODES, prune=_NESTED, enter_root=True):
+        if node.type in {"assignment", "augmented_assignment"}:
+            left = node.child_by_field_name("left")
+            if left is not None and left.type == "identifier" and parsing.text(left) == parsing.text(name):
+                values.append(node.child_by_field_name("right") if node.type == "assignment" else None)
+    return values[0] if len(values) == 1 else None
+
+
+def _switched_autocast(test: Node) -> Node | None:
+    """The autocast call whose `enabled=` value the test is (a positive term of an `and`, through parentheses), or
+    whose `enabled=` is a name the function assigns once from a value holding the test; None otherwise."""
+    if _keyword_of(test, AUTOCAST_CALL) == "enabled":
+        child = test
+        while child.type != "keyword_argument":
+            child = child.parent
+        return child.parent.parent
+    child, parent = test, test.parent
+    while parent is not None and (parent.type == "parenthesized_expression" or (
+            parent.type == "boolean_operator" and parsing.text(parent.child_by_field_name("operator")) == "and")):
+        child, parent = parent, parent.parent
+    if parent is None or parent.type != "assignment" or parent.child_by_field_name("right") != child:
+        return None
+    left = parent.child_by_field_name("left")
+    if left is None or left.type != "identifier":
+        return None
+    scope = _function_of(parent)
+    for node in parsing.walk(scope, limit=MAX_FILE_NODES, prune=_NESTED, enter_root=True):
+        if node.type == "call" and _last_name(node.child_by_field_name("function") or node) == AUTOCAST_CALL:
+            value = _enabled_value(node)
+            if value is not None and value.type == "identifier" and parsing.text(value) == parsing.text(left) \
+                    and _assigned_once(value) == child:
+                return node
+    return None
+
+
+def _cuda_device_type(call: Node) -> bool:
+    """Is the autocast's device type (first argument or `device_type=`) a "cuda" literal?"""
+    arguments = call.child_by_field_name("arguments")
+    named = arguments.named_children if arguments is not None else []
+    value = next((a.child_by_field_name("value") for a in named if a.type == "keyword_argument"
+                  and parsing.text(a.child_by_field_name("name")) == "device_type"), None)
+    if value is None and named and named[0].type != "keyword_argument":
+        value = named[0]
+    return value is not None and value.type == "string" and literals.device_literal(value) is not None
 
 
 def _under_cuda_autocast_gate(test: Node, imports: ImportTable) -> bool:
