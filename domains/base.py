@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+import yaml
 from ascend_feasibility.analyzer.core.models import BILINGUAL, DaysRange, Finding, Report, RuleCalibration, SkippedFile, Text
-from ascend_feasibility.analyzer.reading import dockerfile, parsing
+from ascend_feasibility.analyzer.reading import bounded_yaml, dockerfile, parsing
 from ascend_feasibility.analyzer.reading.python_names import CALLS_QUERY, IMPORT_QUERY, ImportTable
 from ascend_feasibility.analyzer.reading.source import SourceText
 from ascend_feasibility.domains import query_set, triggers
@@ -115,6 +116,20 @@ class Unit:
             if "import" in self.source.text:  # both import statements spell the keyword
                 self._imports.add_captures(query_set.unit_captures(self, IMPORT_TABLE_QUERY))
         return self._imports
+
+    def yaml_documents(self) -> list:
+        """The documents of a YAML or JSON unit (bounded_yaml.compose_all), composed once for the config scanner and
+        the phase facts' true keys alike; the error it raised (yaml.YAMLError, ValueError) is raised to each."""
+        found = self.cache.get("yaml_documents")
+        if found is None:
+            try:
+                found = bounded_yaml.compose_all(self.source.text, self.kind == "json")
+            except (yaml.YAMLError, ValueError) as exc:
+                found = exc
+            self.cache["yaml_documents"] = found
+        if isinstance(found, Exception):
+            raise found
+        return found
 
     def plan_queries(self, keys: set[str]) -> None:
         """The combined-query keys (domains.query_set) this unit will be asked for: one query answers them all."""

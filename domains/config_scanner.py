@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import yaml
 from ascend_feasibility.analyzer.context.backend_images import cloud_gpu_vendor
-from ascend_feasibility.analyzer.reading import bounded_yaml, parsing
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains import launch_ranks, shell_pins
 from ascend_feasibility.domains.base import Domain, FileView, Hit, ProjectRun, Scanner, Span, Unit, UnitUnreadable
 from ascend_feasibility.domains.rule_index import RuleIndex
@@ -191,7 +191,7 @@ class YamlConfigScanner(Scanner):
 
     def scan(self, unit: Unit) -> list[Hit]:
         hits: list[Hit] = []
-        for document in compose_documents(unit.source.text, json_document=unit.kind == "json"):
+        for document in compose_documents(unit):
             if isinstance(document, yaml.MappingNode):
                 self._deepspeed_config(document, unit, hits)
             self._walk(document, unit, hits, "")
@@ -253,9 +253,9 @@ class YamlConfigScanner(Scanner):
                         _span(first_key, unit, len(str(first_key.value)))))
 
 
-def compose_documents(text: str, json_document: bool = False) -> list[yaml.Node]:
+def compose_documents(unit: Unit) -> list[yaml.Node]:
     try:
-        return bounded_yaml.compose_all(text, json_document)
+        return unit.yaml_documents()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

@@ -84,12 +84,20 @@ def filtered(found: dict[str, list[Node]], filters: dict[str, tuple[str, Callabl
     """Adds to `found` each filter's captures: the nodes of its capture whose text passes its test, in source order
     (a name none passes stays absent, as a predicate's capture would)."""
     data = root.text or b""
+    offset = root.start_byte
+    picks: dict[str, list[Node]] = {name: [] for name in filters}
+    by_capture: dict[str, list[tuple[Callable[[bytes], bool], list[Node]]]] = {}
     for name, (capture, test) in filters.items():
-        picked = []
+        by_capture.setdefault(capture, []).append((test, picks[name]))
+    for capture, tests in by_capture.items():  # each node's text is sliced once for all the tests of its capture
         for node in found.get(capture, ()):
-            text = data[node.start_byte - root.start_byte:node.end_byte - root.start_byte]
-            if test(text.partition(b"\0")[0] if b"\0" in text else text):
-                picked.append(node)
+            text = data[node.start_byte - offset:node.end_byte - offset]
+            if b"\0" in text:
+                text = text.partition(b"\0")[0]
+            for test, picked in tests:
+                if test(text):
+                    picked.append(node)
+    for name, picked in picks.items():
         if picked:
             found[name] = picked
 

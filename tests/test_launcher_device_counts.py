@@ -123,3 +123,26 @@ def test_a_one_job_pin_of_other_cards_is_low_unless_the_program_counts(tmp_path)
     assert pins["port.sh"].severity == "low"
     assert pins["sample.sh"].severity == "low" and "instead of the cards named" in pins["sample.sh"].message.en
     assert pins["infer.sh"].severity == "medium"
+
+
+def test_the_device_map_sites_are_the_outer_keywords_the_last_first(monkeypatch):
+    """`device_map="auto"` keywords are found around the word's occurrences, not by a walk of the whole tree, yet as
+    the walk meets them: one held in another keyword's value is not read (the walk reads a keyword whole), and past
+    the first few (MAX_SITES) the later ones are the ones kept."""
+    from ascend_feasibility.analyzer.reading import parsing
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+    from ascend_feasibility.domains.device.device_counts import MAX_SITES, counting_sites
+
+    def walked(*args, **kwargs):
+        raise AssertionError("the tree was walked")
+
+    monkeypatch.setattr(parsing, "walk", walked)
+
+    def sites(code: str) -> list[int]:
+        return [line for line, _ in counting_sites(Unit("m.py", "python", SourceText.from_text(code)))]
+
+    assert sites('m = load("x", options=dict(device_map="auto"))\n') == []  # inside another keyword's value
+    assert sites('m = load("x", device_map="balanced")\nn = load("y", device_map="auto")\n') == [2]
+    five = "".join(f'm{i} = load("x{i}", device_map="auto")\n' for i in range(5))
+    assert MAX_SITES == 3 and sites(five) == [3, 4, 5]

@@ -83,3 +83,25 @@ def test_a_predicate_prunes_too():
 
 def test_no_root_walks_nothing():
     assert list(parsing.walk(None)) == []
+
+
+NAMES = b"x = 1\ndef f(x, xs):\n    y = x + xs\n    print(x, 'x', x.x)\n    return y\nxx = x\n"
+
+
+@pytest.mark.parametrize("limit", [1000, 30, 5])
+def test_identifiers_named_are_the_walks_in_its_order(limit):
+    # around the name's occurrences when the walk would read the whole tree, else by the walk itself (its limit)
+    root = parsing.parse("python", NAMES)
+    walked = [n for n in parsing.walk(root, limit=limit) if n.type == "identifier" and parsing.text(n) == "x"]
+    found = parsing.identifiers_named(root, "x", limit)
+    assert _places(found) == _places(walked)
+    if limit == 1000:  # the last first (an attribute's name too); the string 'x' and longer names are none
+        assert [n.start_point for n in found] == [(5, 5), (3, 20), (3, 18), (3, 10), (2, 8), (1, 6), (0, 0)]
+
+
+def test_identifiers_named_visit_only_the_names_occurrences(monkeypatch):
+    def walked(*args, **kwargs):
+        raise AssertionError("walked")
+
+    monkeypatch.setattr(parsing, "walk", walked)
+    assert len(parsing.identifiers_named(parsing.parse("python", NAMES), "y", 1000)) == 2

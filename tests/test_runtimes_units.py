@@ -232,3 +232,23 @@ def test_a_class_body_stops_the_walk_even_inside_a_runtimes_arm():
 def test_the_module_itself_is_no_site():
     root = parsing.parse("python", b"cuda = torch.cuda.is_available()\n")
     assert RuntimeReader(RUNTIMES).guard(root) is None
+
+
+ONLY_NAMED = '''def load(path, export):
+    cuda = torch.cuda.is_available()  # exported for onnxruntime later, by another tool
+    if export:
+        providers = cuda
+'''
+
+
+def test_a_unit_that_imports_no_runtime_reads_no_names(monkeypatch):
+    """A unit that spells a runtime's name but imports none cannot be its code: the reader does not collect the
+    scope's reads by name to find out (a unit that imports one does: the YOLO tests above)."""
+    def fail(scope):
+        raise AssertionError("the reads were collected")
+
+    monkeypatch.setattr(runtimes, "_reads_by_name", fail)
+    assert reason(ONLY_NAMED, "torch.cuda.is_available") is None
+    assert reason(ONLY_NAMED, "providers") is None
+    with pytest.raises(AssertionError, match="the reads were collected"):
+        reason(YOLO, "torch.cuda.is_available")

@@ -82,3 +82,29 @@ def test_a_reason_of_either_switch_names_both_and_either_turns_it_on():
     found = on_reason(reason, {"trt": [("", "`--trt` passed by export.sh")]})
     assert found is not None and "`trt` is off by default but the project turns it on: `--trt` passed by export.sh" in found
     assert on_reason(reason, {"onnx": [("", "`--onnx` passed by export.sh")]}) is None
+
+
+def test_a_config_is_composed_once_for_the_scanner_and_the_true_keys(monkeypatch):
+    """The config scanner and the phase facts' true keys read one composition of a YAML file (Unit.yaml_documents);
+    a text that does not compose gives no true keys and the scanner's unreadable-file reason, as each did alone."""
+    from ascend_feasibility.analyzer.reading import bounded_yaml
+
+    from tests.helpers import scan
+
+    composed = []
+    original = bounded_yaml.compose_all
+
+    def counting(text, json_document=False):
+        composed.append(text)
+        return original(text, json_document)
+
+    monkeypatch.setattr(bounded_yaml, "compose_all", counting)
+    result = scan("trainer:\n  accelerator: cuda\n  use_amp: true\nbackend: nccl\n", "yaml")
+    assert len(composed) == 1
+    assert result.facts.phases.true_keys == ["use_amp"]
+    assert [f.rule for f in result.findings]  # the scanner read the same documents
+    composed.clear()
+    broken = scan("backend: nccl\nuse_amp: true\nx: [unclosed\n", "yaml")
+    assert len(composed) == 1
+    assert broken.facts.phases.true_keys == []
+    assert [s.reason for s in broken.skipped if s.reason.startswith("YAML not parsed")]

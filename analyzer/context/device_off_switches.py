@@ -36,6 +36,8 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 OFF_VALUES = frozenset({"False", "None"})
+OFF_LENGTHS = frozenset(len(value) for value in OFF_VALUES)
+ASSIGNMENTS = "(assignment) @assignment"
 MAX_REFERENCE_NODES = 20000
 _ASSIGNMENT = frozenset({"assignment"})  # the class's walk reads an assignment whole
 
@@ -134,10 +136,24 @@ def _none_compared(condition: Node, operator: str) -> Node | None:
     return None
 
 
+def _sets_off(cls: Node) -> bool:
+    """Whether the class assigns False or None to a `self.<name>` anywhere: every gate, and every value `__init__`
+    leaves a flag at, is such an assignment. A query finds the assignments (most classes make none, and need no walk)."""
+    for assignment in parsing.captures(parsing.query("python", ASSIGNMENTS), cls).get("assignment", []):
+        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        if right is not None and right.end_byte - right.start_byte in OFF_LENGTHS and parsing.text(right) in OFF_VALUES:
+            text = parsing.text(left) if left is not None else ""
+            if text.startswith("self.") and text.count(".") == 1:
+                return True
+    return False
+
+
 def _device_off_switches(cls: Node, excludes_npu) -> dict[str, tuple[Node, Node, str]]:
     """name → (the gate, its method, the value that leaves it off) for each `self.<name>` the class switches off
     outside CUDA: set False/None under the gate, or set on only after a gate that returns (`if device.type !=
     "cuda": warn(...); return` ... `self.handle = open(...)`) while `__init__` leaves it False/None."""
+    if not _sets_off(cls):
+        return {}
     gates: dict[str, tuple[Node, Node, str]] = {}
     initial: dict[str, str] = {}  # what __init__ sets it to, when that is False/None
     others: dict[str, list[Node]] = {}  # set on, or to a value not known, outside __init__

@@ -164,8 +164,7 @@ class DisplaySites:
         name, scope = parsing.text(left), assignment.parent
         while scope is not None and scope.type not in {"function_definition", "module"}:
             scope = scope.parent
-        uses = [current for current in parsing.walk(scope, limit=20000)
-                if current.type == "identifier" and current.start_byte >= assignment.end_byte and parsing.text(current) == name]
+        uses = [current for current in parsing.identifiers_named(scope, name, 20000) if current.start_byte >= assignment.end_byte]
         if not uses or len(uses) > 20:
             return None
         if not all(self._shown(use) or (through_calls and self._shown_by_callee(use)) for use in uses):
@@ -196,8 +195,7 @@ class DisplaySites:
         return body is not None and self._only_shown_in(body, parsing.text(ident), depth=1)
 
     def _only_shown_in(self, body: Node, name: str, depth: int) -> bool:
-        uses = [current for current in parsing.walk(body, limit=5000)
-                if current.type == "identifier" and parsing.text(current) == name and not _assigned_here(current)]
+        uses = [current for current in parsing.identifiers_named(body, name, 5000) if not _assigned_here(current)]
         if not uses or len(uses) > 20:
             return False
         for use in uses:

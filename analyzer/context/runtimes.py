@@ -19,6 +19,7 @@ MAX_DEPTH = 400
 MAX_USES = 50
 MAX_SCOPE_NODES = 20000
 IMPORTS = {"import_statement", "import_from_statement"}
+IMPORT_STATEMENTS = "[(import_statement) (import_from_statement)] @import"
 SCOPES = {"if_statement", "elif_clause", "else_clause", "function_definition"}
 
 
@@ -41,19 +42,23 @@ class RuntimeReader:
         self.memo: dict[tuple[str, int], object] = {}  # per unit: cleared by the owner's unit reset
 
     def guard(self, node: Node) -> RuntimeGuard | None:
-        if not self._mentions_a_runtime(node):
-            return None  # no import of a runtime can be in a unit that never spells one's name
+        if not self._imports_a_runtime(node):
+            return None  # both readings below find a runtime's import statement in a block, or nothing
         found = self._scope_of(node)
         if found is not None:
             return found
         return self._read_only_there(node)
 
-    def _mentions_a_runtime(self, node: Node) -> bool:
+    def _imports_a_runtime(self, node: Node) -> bool:
+        """Whether any import statement of the unit imports a runtime's package: a unit that never spells one's name
+        holds none, and most that do (`is_onnx_available`, a docstring) import none either."""
         root = parsing.root_of(node)
-        key = ("mentions", root.id)
+        key = ("imports", root.id)
         if key not in self.memo:
             spelled = root.text or b""
-            self.memo[key] = any(name.encode() in spelled for name in self.runtimes)
+            self.memo[key] = any(name.encode() in spelled for name in self.runtimes) and any(
+                name in self.runtimes for statement in parsing.captures(parsing.query("python", IMPORT_STATEMENTS), root)
+                .get("import", []) for name in _imported_roots(statement))
         return self.memo[key]
 
     def _scope_of(self, node: Node) -> RuntimeGuard | None:

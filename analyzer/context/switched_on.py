@@ -16,6 +16,8 @@ The key must be the switch's own name: `use_flash_attn: true` does not turn on `
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import yaml
 from ascend_feasibility.analyzer.context.switches import switches_of_reason
 from ascend_feasibility.analyzer.reading import bounded_yaml, parsing
@@ -34,13 +36,15 @@ LITERALS = """
 """
 
 
-def true_keys(data: bytes, json_document: bool) -> list[str]:
+def true_keys(data: bytes, json_document: bool, compose: Callable[[], list[yaml.Node]] | None = None) -> list[str]:
     """The keys a YAML/JSON config sets to boolean true, each once; nothing for a text that cannot hold one, is too
-    large to be settings, or does not parse."""
+    large to be settings, or does not parse. `compose`: what bounded_yaml.compose_all gives for `data` (its documents,
+    or its error), where a reader composed them already (domains.base.Unit.yaml_documents)."""
     if len(data) > MAX_CONFIG_BYTES or not any(word in data for word in (b"true", b"True", b"TRUE")):
         return []
     try:
-        documents = bounded_yaml.compose_all(data.decode("utf-8", "replace"), json_document)
+        documents = compose() if compose is not None else bounded_yaml.compose_all(data.decode("utf-8", "replace"),
+                                                                                   json_document)
     except (yaml.YAMLError, ValueError):
         return []
     found: dict[str, None] = {}

@@ -175,6 +175,19 @@ def walk(root: Node | None, *, limit: int | None = None, prune=None, enter_root:
         extend(reversed(children) if source_order else children)
 
 
+IDENTIFIERS = "(identifier) @identifier"
+
+
+def identifiers_named(root: Node, name: str, limit: int) -> list[Node]:
+    """The Python identifiers spelling `name` among the nodes `walk(root, limit=limit)` yields, in its order (the last
+    first: identifiers hold no identifier). Where the walk would read the whole subtree (it has no more nodes than the
+    limit), the cursor visits only the nodes around the name's occurrences instead."""
+    if root.descendant_count > limit:
+        return [node for node in walk(root, limit=limit) if node.type == "identifier" and text(node) == name]
+    found = captures_around(query("python", IDENTIFIERS), root, frozenset({name.encode("utf-8")}))
+    return [node for node in reversed(found.get("identifier", [])) if text(node) == name]
+
+
 def named_binding(assignment: Node) -> tuple[str, Node] | None:
     """The plain name an assignment binds and the function (or module) it is bound in; None for other targets."""
     left = assignment.child_by_field_name("left")

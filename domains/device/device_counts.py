@@ -40,7 +40,8 @@ SEVERAL = " when more than one device is visible"  # the suffix of a DataParalle
 COUNT_WORDS = ("gpu", "device", "npu", "count")  # a compared name that counts devices: n_gpu, num_gpus, device_count()
 COUNTS = "counts-devices"
 MAX_SITES = 3
-_KEYWORD = frozenset({"keyword_argument"})  # read whole: `device_map="auto"` is one
+KEYWORDS = "(keyword_argument) @keyword"  # each read whole: `device_map="auto"` is one
+DEVICE_MAP = frozenset({b"device_map"})
 MAX_MODULES = 500  # the walk over the import graph from one entry
 
 
@@ -50,15 +51,31 @@ def counting_sites(unit) -> list[tuple[int, str]]:
         return []
     sites = [(r.node.start_point[0] + 1, COUNTERS[r.name] + (SEVERAL if _built_for_several(r) else ""))
              for r in unit_references(unit) if r.name in COUNTERS and r.call is not None and not _picks_by_rank(r.call)]
-    for node in parsing.walk(unit.tree(), prune=_KEYWORD) if "device_map" in unit.source.text else ():
+    for node in _outer_keywords(unit.tree()) if "device_map" in unit.source.text else ():
         if len(sites) >= MAX_SITES:
             break
-        if node.type == "keyword_argument":
-            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
-            if (name is not None and value is not None and parsing.text(name) == "device_map"
-                    and value.type == "string" and parsing.text(value).strip("'\"") == "auto"):
-                sites.append((node.start_point[0] + 1, 'device_map="auto"'))
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if (name is not None and value is not None and parsing.text(name) == "device_map"
+                and value.type == "string" and parsing.text(value).strip("'\"") == "auto"):
+            sites.append((node.start_point[0] + 1, 'device_map="auto"'))
     return sorted(sites)[:MAX_SITES]
+
+
+def _outer_keywords(root) -> list:
+    """The keyword arguments spelling `device_map` that no other keyword argument holds, the last first: the ones a
+    walk of the tree that reads each keyword whole meets, in its order. The cursor visits only the nodes around the
+    word's occurrences, not the whole tree."""
+    found = parsing.captures_around(parsing.query("python", KEYWORDS), root, DEVICE_MAP).get("keyword", [])
+    return [node for node in reversed(found) if not _inside_keyword(node)]
+
+
+def _inside_keyword(node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "keyword_argument":
+            return True
+        parent = parent.parent
+    return False
 
 
 def _picks_by_rank(call) -> bool:

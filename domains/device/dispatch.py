@@ -47,8 +47,13 @@ class _DispatchScan(PythonScan):
         backends = backends_read()
         every = backends.cuda | backends.others | backends.npu
         for statement in self.captures().get("chain", []):
-            if not statement.children_by_field_name("alternative") and sibling_run(statement, every)[0].id != statement.id:
-                continue  # a later member of a run of separate ifs: the run is read from its first member
+            alternatives = statement.children_by_field_name("alternative")
+            if not alternatives:
+                run = sibling_run(statement, every)
+                if run[0].id != statement.id or len(run) < 2:
+                    continue  # a later member of a run of separate ifs (read from its first), or an if alone: one arm
+            elif not any(clause.type == "elif_clause" for clause in alternatives):
+                continue  # `if ... else`: one condition, and a chain needs two arms that name a backend
             chain = dispatch_chain(statement, backends)
             if chain is None:
                 continue

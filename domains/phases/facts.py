@@ -330,7 +330,8 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
         merged = PhaseFacts(path=path, words=word_string(set().union(*(word_set(w) for w, _ in read))),
                             dotted_words=sorted(set().union(*(d for _, d in read))))
         if kind in {"yaml", "json"}:
-            merged.true_keys = sorted({k for u in units for k in switched_on.true_keys(u.source.data, kind == "json")})
+            merged.true_keys = sorted({k for u in units  # the documents the config scanner composed, if it did
+                                       for k in switched_on.true_keys(u.source.data, kind == "json", u.yaml_documents)})
     return merged
 
 
