@@ -1003,6 +1003,7 @@ def collect_shell(unit: Unit) -> PhaseFacts:
     facts = PhaseFacts(path=unit.path)
     found = parsing.captures(parsing.query("bash", LAUNCH_QUERY), unit.tree())
     variables = env_options.shell_values(unit.tree()) if "$" in unit.source.text else {}
+    facts.env_carriers = env_options.shell_sets(unit.tree()) if "=" in unit.source.text else []
     for command in found.get("command", []):
         program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
         words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]

@@ -1,0 +1,159 @@
+"""Environment variables a user sets to turn a feature on: a test that is false while the variable is unset.
+
+`if os.getenv("PROFILE_NVTX", "0") == "1":`, `if not int(os.environ.get("USE_SPARSE", "0")): return`, or a module
+constant read once, `NVTX = os.getenv("NVTX_PROFILE", "0") != "0"` ... `if NVTX:`: with the variable unset the test
+reads its default ("0", or None for no default) and is false, so the arm runs only when someone sets the variable, as
+an off-by-default command-line switch (switches.py asks here for such a term, and names the variable in its reason;
+switched_on.py keeps the arm counted where the project itself sets the variable: `os.environ["NVTX_PROFILE"] = "1"`).
+
+Read only where the answer is the expression's own text: one variable, read with `os.getenv` / `os.environ.get`
+(`os.environ["X"]` raises when unset: it is no switch), its default a literal, then only literal conversions
+(`int`, `float`, `bool`, `str`, `.lower()`, `.upper()`, `.strip()`), comparisons with literals (==, !=, in, not in, a
+tuple or list of literals) and `not`. A module constant must be the name's only binding in the file (round 18 B 32:
+an NVTX profiler behind an env switch whose default is "0", counted `runs`).
+"""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.context.switches import PARAMETER_REBINDINGS, env_variable
+from ascend_feasibility.analyzer.reading import parsing
+from tree_sitter import Node
+
+UNKNOWN = object()
+CONVERSIONS = {"int": int, "float": float, "bool": bool, "str": str}
+METHODS = {"lower": str.lower, "upper": str.upper, "strip": str.strip}
+MAX_DEPTH = 12
+
+
+def env_off(node: Node) -> tuple[str, str] | None:
+    """(the variable, its default as shown) when `node` is false while the one variable it reads is unset."""
+    read: list[tuple[str, str]] = []
+    value = _value(node, read, 0)
+    if value is UNKNOWN or len(read) != 1 or value:
+        return None
+    return read[0]
+
+
+def constant_env_off(name_node: Node) -> tuple[str, str, int] | None:
+    """`NVTX` in `if NVTX:` where the module assigns `NVTX = <an env test false while unset>` once and binds the name
+    nowhere else: (the variable, its default, the assignment's line)."""
+    module = name_node
+    while module.parent is not None:
+        module = module.parent
+    if module.type != "module":
+        return None
+    name = parsing.text(name_node)
+    found = None
+    for statement in module.named_children:
+        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
+        if left is not None and left.type == "identifier" and parsing.text(left) == name:
+            if found is not None:
+                return None
+            found = assignment
+    right = found.child_by_field_name("right") if found is not None else None
+    if right is None:
+        return None
+    targets = [n for n in parsing.captures(parsing.query("python", PARAMETER_REBINDINGS), module).get("target", [])
+               if parsing.text(n) == name]
+    if len(targets) != 1 or _defines(module, name):
+        return None
+    off = env_off(right)
+    return (*off, found.start_point.row + 1) if off is not None else None
+
+
+def _defines(module: Node, name: str) -> bool:
+    """Does the module bind `name` as a parameter, function, class or import somewhere?"""
+    for node in parsing.walk(module, limit=100_000):
+        if node.type in {"function_definition", "class_definition"}:
+            named = node.child_by_field_name("name")
+            if named is not None and parsing.text(named) == name:
+                return True
+        elif node.type in {"parameters", "lambda_parameters"}:
+            if any(parsing.text(p).split(":")[0].split("=")[0].strip().lstrip("*") == name for p in node.named_children):
+                return True
+        elif node.type in {"dotted_name", "aliased_import"} and node.parent is not None and "import" in node.parent.type:
+            if parsing.text(node).rsplit(" ", 1)[-1] == name:
+                return True
+    return False
+
+
+def _value(node: Node, read: list[tuple[str, str]], depth: int):
+    if depth > MAX_DEPTH:
+        return UNKNOWN
+    kind = node.type
+    if kind == "parenthesized_expression" and len(node.named_children) == 1:
+        return _value(node.named_children[0], read, depth + 1)
+    if kind == "not_operator":
+        inner = _value(node.child_by_field_name("argument"), read, depth + 1)
+        return UNKNOWN if inner is UNKNOWN else not inner
+    if kind == "comparison_operator":
+        return _compare(node, read, depth)
+    if kind == "call":
+        return _call(node, read, depth)
+    return _literal(node)
+
+
+def _call(node: Node, read: list[tuple[str, str]], depth: int):
+    variable = env_variable(node)
+    function, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+    if variable is not None:
+        if node.type != "call" or arguments is None:
+            return UNKNOWN
+        values = arguments.named_children
+        if len(values) > 2 or any(v.type == "keyword_argument" for v in values):
+            return UNKNOWN
+        default = _literal(values[1]) if len(values) == 2 else None
+        if default is UNKNOWN:
+            return UNKNOWN
+        read.append((variable, f"default {parsing.text(values[1])}" if len(values) == 2 else "no default"))
+        return default
+    if function is None or arguments is None:
+        return UNKNOWN
+    if function.type == "identifier" and parsing.text(function) in CONVERSIONS and len(arguments.named_children) == 1:
+        inner = _value(arguments.named_children[0], read, depth + 1)
+        if inner is UNKNOWN or inner is None:
+            return UNKNOWN
+        try:
+            return CONVERSIONS[parsing.text(function)](inner)
+        except (TypeError, ValueError):
+            return UNKNOWN
+    if function.type == "attribute" and not arguments.named_children:
+        method = METHODS.get(parsing.text(function.child_by_field_name("attribute")))
+        inner = _value(function.child_by_field_name("object"), read, depth + 1) if method is not None else UNKNOWN
+        return method(inner) if isinstance(inner, str) else UNKNOWN
+    return UNKNOWN
+
+
+def _compare(node: Node, read: list[tuple[str, str]], depth: int):
+    operands = node.named_children
+    operator = " ".join(parsing.text(c) for c in node.children if not c.is_named)
+    if len(operands) != 2 or operator not in {"==", "!=", "in", "not in"}:
+        return UNKNOWN
+    left, right = (_value(o, read, depth + 1) for o in operands)
+    if left is UNKNOWN or right is UNKNOWN:
+        return UNKNOWN
+    if operator in {"==", "!="}:
+        return (left == right) == (operator == "==")
+    if not isinstance(right, (tuple, str)) or (isinstance(right, str) and not isinstance(left, str)):
+        return UNKNOWN
+    return (left in right) == (operator == "in")
+
+
+def _literal(node: Node):
+    kind = node.type
+    if kind == "string":
+        if any(c.type == "interpolation" for c in node.named_children):
+            return UNKNOWN
+        return "".join(parsing.text(c) for c in node.named_children if c.type == "string_content")
+    if kind == "integer":
+        try:
+            return int(parsing.text(node), 0)
+        except ValueError:
+            return UNKNOWN
+    if kind in {"true", "false", "none"}:
+        return {"true": True, "false": False, "none": None}[kind]
+    if kind in {"tuple", "list", "set"}:
+        items = tuple(_literal(c) for c in node.named_children)
+        return UNKNOWN if any(i is UNKNOWN for i in items) else items
+    return UNKNOWN
