@@ -228,6 +228,7 @@ class ModuleFacts(Protocol):
     launch_flags: list[str]  # shell: options a launch command passes
     launch_values: list[tuple[str, str]]  # shell: (option, value) a launch command passes
     env_carriers: list[tuple[str, str]]  # environment variables set: (name, `@dest`, `=value` or `?`)
+    env_table_off: list[str]  # keys of a table of environment variables, off while unset (env_switches.table_off)
     true_keys: list[str]  # YAML/JSON: keys set to true
     true_literals: list[tuple[str, str, int]]  # Python: (callee or "", S, line) of `S=True` / `'S': True`
     lazy_submodules: list[str]  # a package __init__.py's submodules loaded lazily by name (_LazyModule tables)

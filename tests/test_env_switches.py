@@ -64,3 +64,34 @@ def test_env_off_reads_the_test_with_the_variable_unset(expression, off):
     tree = parsing.parse("python", f"import os\nflag = {expression}\n".encode())
     value = tree.named_children[1].named_children[0].child_by_field_name("right")
     assert env_off(value) == off
+
+
+ENVS = ('import os\n\nenvironment_variables = {\n'
+        '    "APP_NVTX_PROFILE": lambda: os.getenv("APP_NVTX_PROFILE", "0") != "0",\n'
+        '    "APP_LOG_LEVEL": lambda: os.getenv("APP_LOG_LEVEL", "INFO"),\n}\n\n\n'
+        'def __getattr__(name):\n    return environment_variables[name]()\n')
+RANGE = ('import contextlib\nimport torch\n{import_line}\n\n\n@contextlib.contextmanager\ndef nvtx_range(name):\n'
+         '    if not envs.APP_NVTX_PROFILE or not torch.cuda.is_available():\n        yield\n        return\n'
+         '    torch.cuda.nvtx.range_push(name)\n    try:\n        yield\n    finally:\n        torch.cuda.nvtx.range_pop()\n')
+USE = "import torch\nfrom app.profiler import nvtx_range\nwith nvtx_range('step'):\n    torch.ones(2)\n"
+
+
+def _ranges(root, envs=ENVS, import_line="import app.envs as envs"):
+    write_tree(root, {"app/__init__.py": "", "app/envs.py": envs, "run.py": USE,
+                      "app/profiler.py": RANGE.format(import_line=import_line)})
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return {f.line: f for f in report.findings if f.path == "app/profiler.py" and f.rule == "DEV130"}
+
+
+@pytest.mark.parametrize("import_line", ["import app.envs as envs", "from app import envs", "from . import envs"])
+def test_a_switch_read_from_the_projects_table_of_environment_variables_is_optional(tmp_path, import_line):
+    found = _ranges(tmp_path, import_line=import_line)
+    assert {line: f.reach for line, f in found.items()} == {11: "optional", 15: "optional"}
+    assert "`APP_NVTX_PROFILE` is unset by default (read as envs.APP_NVTX_PROFILE" in found[11].reach_reason
+
+
+@pytest.mark.parametrize("envs", [ENVS.replace('os.getenv("APP_NVTX_PROFILE", "0")', 'os.getenv("APP_NVTX_PROFILE", "1")'),
+                                  ENVS.replace('"APP_NVTX_PROFILE": lambda', '"APP_OTHER": lambda')])
+def test_a_table_entry_on_by_default_or_missing_keeps_the_site_counted(tmp_path, envs):
+    found = _ranges(tmp_path, envs=envs)
+    assert {line: f.reach for line, f in found.items()} == {11: "runs", 15: "runs"}

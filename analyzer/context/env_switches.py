@@ -9,11 +9,19 @@ switched_on.py keeps the arm counted where the project itself sets the variable:
 Read only where the answer is the expression's own text: one variable, read with `os.getenv` / `os.environ.get`
 (`os.environ["X"]` raises when unset: it is no switch), its default a literal, then only literal conversions
 (`int`, `float`, `bool`, `str`, `.lower()`, `.upper()`, `.strip()`), comparisons with literals (==, !=, in, not in, a
-tuple or list of literals) and `not`. A module constant must be the name's only binding in the file (round 18 B 32:
-an NVTX profiler behind an env switch whose default is "0", counted `runs`).
+tuple or list of literals) and `not`. A module constant must be the name's only binding in the file.
+
+A project's table of environment variables (vLLM's and FastVideo's envs.py: `environment_variables = {"NVTX_PROFILE":
+lambda: os.getenv("NVTX_PROFILE", "0") != "0", ...}` with a module `__getattr__` that calls the entry) is read the
+same way: `table_off` lists the keys whose lambda is false while unset, and a test of `envs.NVTX_PROFILE` in another
+file (`module_read`) is such a switch once the project pass (propagation.py, `table_reason`) finds the key off in the
+module the file imports as `envs` (round 18 B 32: an NVTX profiler behind `envs.FASTVIDEO_NVTX_PROFILE`, whose
+default is "0", counted `runs`).
 """
 
 from __future__ import annotations
+
+import re
 
 from ascend_feasibility.analyzer.context.switches import PARAMETER_REBINDINGS, env_variable
 from ascend_feasibility.analyzer.reading import parsing
@@ -23,6 +31,10 @@ UNKNOWN = object()
 CONVERSIONS = {"int": int, "float": float, "bool": bool, "str": str}
 METHODS = {"lower": str.lower, "upper": str.upper, "strip": str.strip}
 MAX_DEPTH = 12
+MAX_ENTRIES = 1000
+# the reason a read of a table entry gives: the project pass confirms it against the table (`table_reason`)
+TABLE_REASON = re.compile(r"environment variable `(?P<name>\w+)` is unset by default \(read as \w+\.\w+ from "
+                          r"(?P<module>\.*[\w.]*)'s table of environment variables, line \d+\)")
 
 
 def env_off(node: Node) -> tuple[str, str] | None:
@@ -157,3 +169,79 @@ def _literal(node: Node):
         items = tuple(_literal(c) for c in node.named_children)
         return UNKNOWN if any(i is UNKNOWN for i in items) else items
     return UNKNOWN
+
+
+def table_off(root: Node, text: str) -> list[str]:
+    """The keys of a module-level table of environment variables (`{"X": lambda: os.getenv("X", "0") == "1"}`) whose
+    lambda is false while its variable is unset."""
+    if "lambda" not in text or not ("getenv" in text or "environ" in text):
+        return []
+    found = []
+    for statement in root.named_children:
+        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        right = assignment.child_by_field_name("right") if assignment is not None and assignment.type == "assignment" else None
+        if right is None or right.type != "dictionary":
+            continue
+        for pair in right.named_children[:MAX_ENTRIES]:
+            key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+            if pair.type != "pair" or key is None or value is None or value.type != "lambda" or key.type != "string":
+                continue
+            name, body = _literal(key), value.child_by_field_name("body")
+            if isinstance(name, str) and name.isidentifier() and body is not None and env_off(body) is not None:
+                found.append(name)
+    return found
+
+
+def module_read(node: Node) -> tuple[str, str] | None:
+    """`envs.NVTX_PROFILE` where `envs` is a module the file imports (`import pkg.envs as envs`, `from pkg import
+    envs`, `from . import envs`) and the attribute is an upper-case name: (the module, dotted as imported, leading dots
+    kept; the attribute)."""
+    holder, attribute = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+    if holder is None or attribute is None or holder.type != "identifier":
+        return None
+    name = parsing.text(attribute)
+    if not name.isupper() or not name.replace("_", "").isalnum():
+        return None
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    alias = parsing.text(holder)
+    for statement in root.named_children:
+        module = _imported_as(statement, alias)
+        if module is not None:
+            return module, name
+    return None
+
+
+def _imported_as(statement: Node, alias: str) -> str | None:
+    """The module a module-level import statement binds to `alias`, dotted."""
+    if statement.type == "import_statement":
+        for item in statement.named_children:
+            if item.type == "aliased_import" and parsing.text(item.child_by_field_name("alias")) == alias:
+                return parsing.text(item.child_by_field_name("name"))
+            if item.type == "dotted_name" and parsing.text(item) == alias:
+                return alias
+    elif statement.type == "import_from_statement":
+        source = statement.child_by_field_name("module_name")
+        for item in statement.children_by_field_name("name"):
+            bound = item.child_by_field_name("alias") if item.type == "aliased_import" else item
+            imported = item.child_by_field_name("name") if item.type == "aliased_import" else item
+            if bound is not None and imported is not None and parsing.text(bound) == alias and source is not None:
+                prefix = parsing.text(source)
+                return prefix + ("" if prefix.endswith(".") else ".") + parsing.text(imported)
+    return None
+
+
+def table_module(read_as: str, path: str, modules: set[str]) -> str | None:
+    """The project's module a reason's dotted (maybe relative) name is, among `modules`; None when out of sight."""
+    if read_as.startswith("."):
+        dots = len(read_as) - len(read_as.lstrip("."))
+        package = path.rsplit("/", 1)[0].split("/") if "/" in path else []
+        if dots - 1 > len(package):
+            return None
+        base = package[:len(package) - (dots - 1)]
+        read_as = ".".join([*base, read_as.lstrip(".")]) if read_as.lstrip(".") else ".".join(base)
+    if read_as in modules:
+        return read_as
+    ends = [m for m in modules if m.endswith("." + read_as)]  # a project under src/ or a folder not on the path
+    return ends[0] if len(ends) == 1 else None

@@ -12,7 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context import cudnn_ops, env_options, literal_flags, switched_on, unpassed_defaults
+from ascend_feasibility.analyzer.context import (
+    cudnn_ops,
+    env_options,
+    env_switches,
+    literal_flags,
+    switched_on,
+    unpassed_defaults,
+)
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
@@ -200,6 +207,8 @@ class PhaseFacts:
     launch_flags: list[str] = field(default_factory=list)
     # environment variables the file sets: (name, `@dest` of an option, `=value` of a literal, `?`) (env_options.py)
     env_carriers: list[tuple[str, str]] = field(default_factory=list)
+    # the keys of a table of environment variables whose lambda is false while unset (env_switches.table_off)
+    env_table_off: list[str] = field(default_factory=list)
     # shell: the values a launch command passes them (`--optim adamw_bnb_8bit`, `--trt=True`): (flag, value)
     launch_values: list[tuple[str, str]] = field(default_factory=list)
     # configs: the keys set to true (`memory_efficient: true`); Python: `S=True` passed to a call, `'S': True` in a
@@ -268,6 +277,7 @@ class PhaseFacts:
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
         self.env_carriers += other.env_carriers
+        self.env_table_off += other.env_table_off
         self.true_literals += other.true_literals
         self.default_arms += other.default_arms
         self.default_taken += other.default_taken
@@ -753,6 +763,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if "environ" in unit.source.text:
         from ascend_feasibility.knowledge import load_context_conventions
         facts.env_carriers = env_options.carriers(unit.tree(), frozenset(load_context_conventions().opt_in.argument_objects))
+    if unit.cell is None:
+        facts.env_table_off = env_switches.table_off(unit.tree(), unit.source.text)
     if facts.option_arms or facts.option_value_arms or facts.option_else_arms:
         from ascend_feasibility.analyzer.context.option_markers import marker_arms
         ranges = [(a[0], a[1]) for a in (*facts.option_arms, *facts.option_value_arms, *facts.option_else_arms)]
