@@ -227,6 +227,7 @@ class ModuleFacts(Protocol):
     marker_arms: list[tuple[int, int, tuple[int, ...], str]]  # arms a value only option arms set decides
     launch_flags: list[str]  # shell: options a launch command passes
     launch_values: list[tuple[str, str]]  # shell: (option, value) a launch command passes
+    launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]]  # shell: (script, value-less flags, configs)
     env_carriers: list[tuple[str, str]]  # environment variables set: (name, `@dest`, `=value` or `?`)
     env_table_off: list[str]  # keys of a table of environment variables, off while unset (env_switches.table_off)
     true_keys: list[str]  # YAML/JSON: keys set to true

@@ -26,6 +26,7 @@ from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
 from ascend_feasibility.analyzer.context.env_switches import TABLE_REASON, table_module
 from ascend_feasibility.analyzer.context.guards import library_class_of, public_callers_name
+from ascend_feasibility.analyzer.context.launch_variants import opt_in_configs
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
 from ascend_feasibility.analyzer.context.missing_modules import missing_module_importers
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, rejected_arms, switched_options
@@ -78,6 +79,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for path, ranges in (unreached or {}).items():
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in rejected_arms(facts, context).items():  # a value the option's choices reject: never taken
+        uninstalled.setdefault(path, []).extend(ranges)
+    for path, ranges in opt_in_configs(facts, context).items():  # a config only an opt-in launch variant names
         uninstalled.setdefault(path, []).extend(ranges)
     for f in facts:
         if f.dead_stores:  # a value bound again before anything reads it

@@ -211,6 +211,9 @@ class PhaseFacts:
     env_table_off: list[str] = field(default_factory=list)
     # shell: the values a launch command passes them (`--optim adamw_bnb_8bit`, `--trt=True`): (flag, value)
     launch_values: list[tuple[str, str]] = field(default_factory=list)
+    # shell: each launch command as (the script or module it runs, the flags it passes without a value, the config
+    # files it names) (analyzer/context/launch_variants.py)
+    launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
     # configs: the keys set to true (`memory_efficient: true`); Python: `S=True` passed to a call, `'S': True` in a
     # dict, as (callee, S, line): what turns a switch on (analyzer/context/switched_on.py)
     true_keys: list[str] = field(default_factory=list)
@@ -277,6 +280,7 @@ class PhaseFacts:
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
         self.env_carriers += other.env_carriers
+        self.launch_commands += other.launch_commands
         self.env_table_off += other.env_table_off
         self.true_literals += other.true_literals
         self.default_arms += other.default_arms
@@ -1021,10 +1025,15 @@ def collect_shell(unit: Unit) -> PhaseFacts:
         words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
         if variables:  # `--my_testing $MODEL_TYPE` where the script sets MODEL_TYPE="x070"
             words = [env_options.expand(word, variables) for word in words]
-        facts.config_refs += [w.split("=", 1)[-1] for w in words if _is_config_name(w.split("=", 1)[-1])]
+        configs = [w.split("=", 1)[-1] for w in words if _is_config_name(w.split("=", 1)[-1])]
+        facts.config_refs += configs
         if program.startswith("python") or program in {"torchrun", "deepspeed", "accelerate"}:
             facts.launched_scripts += [w for w in words if w.endswith(".py")][:1]
             facts.launches.append(_launch(words))
+            module, script = facts.launches[-1]
+            valued = {flag for flag, _ in _launch_values(words)}
+            facts.launch_commands.append((script or module, tuple(sorted(
+                {w for w in words if w.startswith("--") and len(w) > 2 and "=" not in w and w not in valued})[:MAX_CHOICES]), tuple(configs)))
             facts.launch_flags += [w.split("=", 1)[0] for w in words if w.startswith("--")][:MAX_CHOICES]
             facts.launch_values += _launch_values(words)[:MAX_CHOICES]
     return facts
