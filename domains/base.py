@@ -230,6 +230,7 @@ class ModuleFacts(Protocol):
     launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]]  # shell: (script, value-less flags, configs)
     env_carriers: list[tuple[str, str]]  # environment variables set: (name, `@dest`, `=value` or `?`)
     env_table_off: list[str]  # keys of a table of environment variables, off while unset (env_switches.table_off)
+    env_table_arms: list[tuple[int, int, str, str, str]]  # arms a test of such a key decides (env_switches.table_arms)
     true_keys: list[str]  # YAML/JSON: keys set to true
     true_literals: list[tuple[str, str, int]]  # Python: (callee or "", S, line) of `S=True` / `'S': True`
     lazy_submodules: list[str]  # a package __init__.py's submodules loaded lazily by name (_LazyModule tables)

@@ -76,9 +76,9 @@ RANGE = ('import contextlib\nimport torch\n{import_line}\n\n\n@contextlib.contex
 USE = "import torch\nfrom app.profiler import nvtx_range\nwith nvtx_range('step'):\n    torch.ones(2)\n"
 
 
-def _ranges(root, envs=ENVS, import_line="import app.envs as envs"):
+def _ranges(root, envs=ENVS, import_line="import app.envs as envs", extra=None):
     write_tree(root, {"app/__init__.py": "", "app/envs.py": envs, "run.py": USE,
-                      "app/profiler.py": RANGE.format(import_line=import_line)})
+                      "app/profiler.py": RANGE.format(import_line=import_line), **(extra or {})})
     report = analyze(root, AnalyzeOptions(jobs=1))
     return {f.line: f for f in report.findings if f.path == "app/profiler.py" and f.rule == "DEV130"}
 
@@ -87,11 +87,16 @@ def _ranges(root, envs=ENVS, import_line="import app.envs as envs"):
 def test_a_switch_read_from_the_projects_table_of_environment_variables_is_optional(tmp_path, import_line):
     found = _ranges(tmp_path, import_line=import_line)
     assert {line: f.reach for line, f in found.items()} == {11: "optional", 15: "optional"}
-    assert "`APP_NVTX_PROFILE` is unset by default (read as envs.APP_NVTX_PROFILE" in found[11].reach_reason
+    assert "`APP_NVTX_PROFILE` is unset by default (app.envs's table of environment variables)" in found[11].reach_reason
 
 
 @pytest.mark.parametrize("envs", [ENVS.replace('os.getenv("APP_NVTX_PROFILE", "0")', 'os.getenv("APP_NVTX_PROFILE", "1")'),
                                   ENVS.replace('"APP_NVTX_PROFILE": lambda', '"APP_OTHER": lambda')])
 def test_a_table_entry_on_by_default_or_missing_keeps_the_site_counted(tmp_path, envs):
     found = _ranges(tmp_path, envs=envs)
+    assert {line: f.reach for line, f in found.items()} == {11: "runs", 15: "runs"}
+
+
+def test_a_table_entry_a_launcher_exports_keeps_the_site_counted(tmp_path):
+    found = _ranges(tmp_path, extra={"profile.sh": "#!/bin/bash\nexport APP_NVTX_PROFILE=1\npython run.py\n"})
     assert {line: f.reach for line, f in found.items()} == {11: "runs", 15: "runs"}

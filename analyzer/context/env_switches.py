@@ -13,15 +13,15 @@ tuple or list of literals) and `not`. A module constant must be the name's only 
 
 A project's table of environment variables (vLLM's and FastVideo's envs.py: `environment_variables = {"NVTX_PROFILE":
 lambda: os.getenv("NVTX_PROFILE", "0") != "0", ...}` with a module `__getattr__` that calls the entry) is read the
-same way: `table_off` lists the keys whose lambda is false while unset, and a test of `envs.NVTX_PROFILE` in another
-file (`module_read`) is such a switch once the project pass (propagation.py, `table_reason`) finds the key off in the
-module the file imports as `envs` (round 18 B 32: an NVTX profiler behind `envs.FASTVIDEO_NVTX_PROFILE`, whose
-default is "0", counted `runs`).
+same way. Per file: `table_off` lists the keys whose lambda is false while unset; `table_arms` the arms a test of
+`envs.NVTX_PROFILE` (`envs` a module the file imports, the attribute an upper-case name) decides: the `if` arm (one term
+of an `and`), or what follows `if not (envs.X and ...): return` / `if not envs.X or ...: return` in its block. Per
+project (`table_arms_off`, propagation.py's switched arms): such an arm is the switch's arm where the imported module's
+table gives the key an off default and nothing of the project sets the variable (round 18 B 32: an NVTX profiler
+behind `envs.FASTVIDEO_NVTX_PROFILE`, whose default is "0", counted `runs`).
 """
 
 from __future__ import annotations
-
-import re
 
 from ascend_feasibility.analyzer.context.switches import PARAMETER_REBINDINGS, env_variable
 from ascend_feasibility.analyzer.reading import parsing
@@ -32,9 +32,7 @@ CONVERSIONS = {"int": int, "float": float, "bool": bool, "str": str}
 METHODS = {"lower": str.lower, "upper": str.upper, "strip": str.strip}
 MAX_DEPTH = 12
 MAX_ENTRIES = 1000
-# the reason a read of a table entry gives: the project pass confirms it against the table (`table_reason`)
-TABLE_REASON = re.compile(r"environment variable `(?P<name>\w+)` is unset by default \(read as \w+\.\w+ from "
-                          r"(?P<module>\.*[\w.]*)'s table of environment variables, line \d+\)")
+MAX_ARMS = 200
 
 
 def env_off(node: Node) -> tuple[str, str] | None:
@@ -245,3 +243,86 @@ def table_module(read_as: str, path: str, modules: set[str]) -> str | None:
         return read_as
     ends = [m for m in modules if m.endswith("." + read_as)]  # a project under src/ or a folder not on the path
     return ends[0] if len(ends) == 1 else None
+
+
+def table_arms(conditions: list[Node], text: str) -> list[tuple[int, int, str, str, str]]:
+    """(first line, last line, the module as imported, the key, "line N: <condition>") of the arms a test of a table
+    entry decides; `conditions`: the file's if/elif conditions."""
+    if "." not in text:
+        return []
+    found = []
+    for condition in conditions[:MAX_ARMS * 4]:
+        statement = condition.parent
+        if statement is None or statement.type not in {"if_statement", "elif_clause"}:
+            continue
+        shown = f"line {condition.start_point.row + 1}: {' '.join(parsing.text(condition).split())}"
+        read = _table_term(condition)
+        body = statement.child_by_field_name("consequence")
+        if read is not None and body is not None:
+            found.append((body.start_point.row + 1, body.end_point.row + 1, *read, shown))
+        rest = _after_exit(statement, condition)
+        if rest is not None:
+            found.append((*rest[0], *rest[1], shown))
+        if len(found) >= MAX_ARMS:
+            break
+    return found
+
+
+def _terms(node: Node, operator: str, depth: int = 0) -> list[Node]:
+    """The terms of an `and` / `or` (parentheses unwrapped, nested ones of the same operator flattened)."""
+    while node.type == "parenthesized_expression" and len(node.named_children) == 1:
+        node = node.named_children[0]
+    joined = node.child_by_field_name("operator") if node.type == "boolean_operator" else None
+    if joined is None or parsing.text(joined) != operator or depth > 8:
+        return [node]
+    return [t for side in (node.child_by_field_name("left"), node.child_by_field_name("right")) if side is not None
+            for t in _terms(side, operator, depth + 1)]
+
+
+def _table_term(condition: Node) -> tuple[str, str] | None:
+    """The first `envs.X` among the terms of the condition's `and`s."""
+    for term in _terms(condition, "and"):
+        read = module_read(term) if term.type == "attribute" else None
+        if read is not None:
+            return read
+    return None
+
+
+def _after_exit(statement: Node, condition: Node) -> tuple[tuple[int, int], tuple[str, str]] | None:
+    """`if not (envs.X and ...): return` or `if not envs.X or ...: return` (no elif/else, the body ending in return or
+    raise): the lines after it in its block, and the entry they need on."""
+    if statement.type != "if_statement" or any(c.type in {"elif_clause", "else_clause"} for c in statement.children):
+        return None
+    body = statement.child_by_field_name("consequence")
+    last = [s for s in (body.named_children if body is not None else []) if s.type != "comment"]
+    block = statement.parent
+    if not last or last[-1].type not in {"return_statement", "raise_statement"} or block is None or block.type != "block":
+        return None
+    for term in _terms(condition, "or"):
+        argument = term.child_by_field_name("argument") if term.type == "not_operator" else None
+        read = _table_term(argument) if argument is not None else None
+        if read is not None and statement.end_point.row + 1 < block.end_point.row + 1:
+            return (statement.end_point.row + 2, block.end_point.row + 1), read
+    return None
+
+
+def table_arms_off(facts, context, switches_on: dict[str, list]) -> dict[str, list[tuple[int, int, str, str]]]:
+    """path → (first, last, the key, why) of product arms `table_arms` found whose key the imported module's table
+    gives an off default, and that nothing of the project turns on (switched_on.turned_on)."""
+    from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
+
+    tables = {f.module: set(f.env_table_off) for f in facts if f.env_table_off}
+    if not tables:
+        return {}
+    modules = set(tables)
+    result: dict[str, list[tuple[int, int, str, str]]] = {}
+    for f in facts:
+        if not f.env_table_arms or context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        for first, last, read_as, key, shown in f.env_table_arms:
+            module = table_module(read_as, f.path, modules)
+            if module is None or key not in tables[module] or key in switches_on:
+                continue
+            result.setdefault(f.path, []).append((first, last, key, f"environment variable `{key}` is unset by default "
+                                                  f"({module}'s table of environment variables); {shown}"))
+    return result

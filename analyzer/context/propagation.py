@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
-from ascend_feasibility.analyzer.context.env_switches import TABLE_REASON, table_module
+from ascend_feasibility.analyzer.context.env_switches import table_arms_off
 from ascend_feasibility.analyzer.context.guards import library_class_of, public_callers_name
 from ascend_feasibility.analyzer.context.launch_variants import opt_in_configs
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
@@ -89,6 +89,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)
     switched = switched_options(facts, context, switches_on)
+    for path, arms in table_arms_off(facts, context, switches_on).items():  # `if envs.NVTX_PROFILE:`, off in its table
+        switched.setdefault(path, []).extend(arms)
     if switched:
         conventions = load_context_conventions()
         switch_rules = frozenset(conventions.guards.flag_rules)  # as OptInReader.guard: torch.compile, not TF32
@@ -102,11 +104,9 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     unused_defaults = project_overridden_defaults(facts, overridden)
     findings = idle_switches(selector_tests(findings, facts, factory), facts)
     in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
-    env_tables = {f.module: set(f.env_table_off) for f in facts if f.env_table_off}
-    table_reads = any(f.reach == "optional" and TABLE_REASON.search(f.reach_reason or "") for f in findings)
     called_elsewhere = _called_elsewhere(findings, facts)
     if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale
-            or on_default or unused_defaults or switches_on or in_function or called_elsewhere or table_reads):
+            or on_default or unused_defaults or switches_on or in_function or called_elsewhere):
         return findings
     decided: dict[str, Place | None] = {}
     reexports = None  # unreferenced.reexporters_of(facts), read at the first constant a reason names
@@ -132,9 +132,6 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         if called_elsewhere and finding.reach != "runs" and finding.role in COUNTED_ROLES \
                 and (finding.path, public_callers_name(finding.reach_reason)) in called_elsewhere:
             finding = factory.restore(finding)  # its file's callers check a gate; another file's may call it bare
-        if table_reads and finding.reach == "optional" and finding.role in COUNTED_ROLES \
-                and not _tables_say_off(finding, env_tables):
-            finding = factory.restore(finding)  # `envs.X` whose table gives X no off default, or out of sight
         if switches_on and finding.reach == "optional" and finding.role in COUNTED_ROLES:
             why = on_reason(finding.reach_reason, switches_on)
             if why is not None:  # a switch the project's own configs, launchers or code turn on: its default use
@@ -182,16 +179,6 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             place = Place("example", finding.reach, tools[finding.path])
         result.append(finding if place is None else factory.relocate(finding, place))
     return result
-
-
-def _tables_say_off(finding: Finding, tables: dict[str, set[str]]) -> bool:
-    """Every `envs.X` a reason names (env_switches.TABLE_REASON) is a key the module's table of environment variables
-    gives an off default; true for a reason naming none."""
-    for read in TABLE_REASON.finditer(finding.reach_reason or ""):
-        module = table_module(read["module"], finding.path, set(tables))
-        if module is None or read["name"] not in tables[module]:
-            return False
-    return True
 
 
 def _called_elsewhere(findings: list[Finding], facts: list[ModuleFacts]) -> set[tuple[str, str]]:

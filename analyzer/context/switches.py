@@ -143,9 +143,8 @@ class SwitchReader:
 
     def _early_exit(self, child: Node) -> ExplainedGuard | None:
         for statement, condition, _, _ in exit_ifs_before(child):
-            # `if not A: return`, and `if not A or not B: return` (A and B both hold after it)
-            for term in _either(condition):
-                argument = term.child_by_field_name("argument") if term.type == "not_operator" else None
+            if condition.type == "not_operator":
+                argument = condition.child_by_field_name("argument")
                 found = self._on(argument, statement) if argument is not None else None
                 if found is not None:
                     return found
@@ -311,18 +310,7 @@ class SwitchReader:
             return self._self_switch(node, name, depth)
         if owner.rsplit(".", 1)[-1] in self.argument_objects:
             return self._option_switch(node, name)
-        return self._table_switch(node)
-
-    def _table_switch(self, node: Node) -> str | None:
-        """`envs.NVTX_PROFILE`, an entry of a project's table of environment variables: provisional, the project pass
-        keeps it only where the table gives the entry an off default (env_switches.py)."""
-        from ascend_feasibility.analyzer.context.env_switches import module_read
-
-        read = module_read(node)
-        if read is None or self._mainstream(read[1]):
-            return None
-        return (f"environment variable `{read[1]}` is unset by default (read as {parsing.text(node)} from "
-                f"{read[0]}'s table of environment variables, line {node.start_point.row + 1})")
+        return None
 
     def _self_switch(self, node: Node, name: str, depth: int) -> str | None:
         """`self.X` that its class sets only to False/None, or to a parameter whose default is that (a setter's

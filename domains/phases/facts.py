@@ -48,6 +48,7 @@ QUERY = r"""
 (elif_clause condition: [(attribute) (boolean_operator)] @switch)
 (if_statement condition: [(identifier) (not_operator)] @truth)
 (elif_clause condition: [(identifier) (not_operator)] @truth)
+(if_statement condition: (parenthesized_expression) @grouped)
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
 (decorated_definition definition: (class_definition) @decorated_class)
@@ -209,6 +210,8 @@ class PhaseFacts:
     env_carriers: list[tuple[str, str]] = field(default_factory=list)
     # the keys of a table of environment variables whose lambda is false while unset (env_switches.table_off)
     env_table_off: list[str] = field(default_factory=list)
+    # arms a test of such a table's entry decides: (first, last, module as imported, key, condition) (env_switches.py)
+    env_table_arms: list[tuple[int, int, str, str, str]] = field(default_factory=list)
     # shell: the values a launch command passes them (`--optim adamw_bnb_8bit`, `--trt=True`): (flag, value)
     launch_values: list[tuple[str, str]] = field(default_factory=list)
     # shell: each launch command as (the script or module it runs, the flags it passes without a value, the config
@@ -282,6 +285,7 @@ class PhaseFacts:
         self.env_carriers += other.env_carriers
         self.launch_commands += other.launch_commands
         self.env_table_off += other.env_table_off
+        self.env_table_arms += other.env_table_arms
         self.true_literals += other.true_literals
         self.default_arms += other.default_arms
         self.default_taken += other.default_taken
@@ -769,6 +773,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.env_carriers = env_options.carriers(unit.tree(), frozenset(load_context_conventions().opt_in.argument_objects))
     if unit.cell is None:
         facts.env_table_off = env_switches.table_off(unit.tree(), unit.source.text)
+        facts.env_table_arms = env_switches.table_arms(
+            found.get("switch", []) + found.get("truth", []) + found.get("grouped", []), unit.source.text)
     if facts.option_arms or facts.option_value_arms or facts.option_else_arms:
         from ascend_feasibility.analyzer.context.option_markers import marker_arms
         ranges = [(a[0], a[1]) for a in (*facts.option_arms, *facts.option_value_arms, *facts.option_else_arms)]
