@@ -62,14 +62,14 @@ def constant_env_off(name_node: Node) -> tuple[str, str, int] | None:
                 return None
             found = assignment
     right = found.child_by_field_name("right") if found is not None else None
-    if right is None:
-        return None
+    off = env_off(right) if right is not None else None
+    if off is None:
+        return None  # the cheap test first: the walks below read the whole module
     targets = [n for n in parsing.captures(parsing.query("python", PARAMETER_REBINDINGS), module).get("target", [])
                if parsing.text(n) == name]
     if len(targets) != 1 or _defines(module, name):
         return None
-    off = env_off(right)
-    return (*off, found.start_point.row + 1) if off is not None else None
+    return (*off, found.start_point.row + 1)
 
 
 def _defines(module: Node, name: str) -> bool:
