@@ -244,7 +244,11 @@ class ModuleFacts(Protocol):
     marker_arms: list[tuple[int, int, tuple[int, ...], str]]  # arms a value only option arms set decides
     launch_flags: list[str]  # shell: options a launch command passes
     launch_values: list[tuple[str, str]]  # shell: (option, value) a launch command passes
+    launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]]  # shell: (script, value-less flags, configs)
+    config_refs: list[str]  # config files named in strings or launch arguments
     env_carriers: list[tuple[str, str]]  # environment variables set: (name, `@dest`, `=value` or `?`)
+    env_table_off: list[str]  # keys of a table of environment variables, off while unset (env_switches.table_off)
+    env_table_arms: list[tuple[int, int, str, str, str]]  # arms a test of such a key decides (env_switches.table_arms)
     true_keys: list[str]  # YAML/JSON: keys set to true
     true_literals: list[tuple[str, str, int]]  # Python: (callee or "", S, line) of `S=True` / `'S': True`
     lazy_submodules: list[str]  # a package __init__.py's submodules loaded lazily by name (_LazyModule tables)

@@ -49,6 +49,8 @@ class Facts:
     option_else_arms: list = field(default_factory=list)
     marker_arms: list = field(default_factory=list)
     launch_values: list = field(default_factory=list)
+    launch_commands: list = field(default_factory=list)
+    config_refs: list = field(default_factory=list)
     true_keys: list = field(default_factory=list)
     true_literals: list = field(default_factory=list)
     backend_selectors: dict = field(default_factory=dict)
@@ -70,6 +72,8 @@ class Facts:
     words: str = ""
     dotted_words: list = field(default_factory=list)
     env_carriers: list = field(default_factory=list)
+    env_table_off: list = field(default_factory=list)
+    env_table_arms: list = field(default_factory=list)
     cudnn_ops: bool = False
     edited_names: list = field(default_factory=list)
     module: str | None = None

@@ -8,7 +8,8 @@ nor any launch passes a value holding "mamba". The launch passes `--my_testing $
 
 Per file: `carriers` (Python, read only where the text says `environ`): each `os.environ["E"] = ...` (or
 `os.environ.setdefault("E", ...)`) as (E, what it sets): `@dest` for a command-line option (`args.X`, `str(args.X)`),
-`=value` for a literal, `?` for anything else. `shell_values` (shell): a launch word that is only `$NAME`/`${NAME}`,
+`=value` for a literal, `?` for anything else; `shell_sets` (shell): each variable the script sets, alike.
+`shell_values` (shell): a launch word that is only `$NAME`/`${NAME}`,
 replaced by the one literal value the script assigns NAME (kept as it is where it assigns anything else, several
 values, or nothing).
 """
@@ -92,6 +93,20 @@ def shell_values(root: Node) -> dict[str, list[str]]:
         else:
             unknown.add(key)
     return {k: v for k, v in values.items() if k not in unknown}
+
+
+def shell_sets(root: Node) -> list[tuple[str, str]]:
+    """Variables a shell script sets (`export NVTX_PROFILE=1`, `NVTX_PROFILE=1 python run.py`), as carriers' pairs:
+    (NAME, `=value` for a literal, `?` for anything else); each pair once. switched_on.turned_on reads them."""
+    found: dict[tuple[str, str], None] = {}
+    for assignment in parsing.captures(parsing.query("bash", SHELL_ASSIGNMENTS), root).get("assignment", [])[:MAX_WRITES]:
+        name, value = assignment.child_by_field_name("name"), assignment.child_by_field_name("value")
+        if name is None or value is None:
+            continue
+        literal = value.type in {"word", "raw_string", "number"} or (value.type == "string" and not any(
+            c.type != "string_content" for c in value.named_children))
+        found[(parsing.text(name), "=" + parsing.text(value).strip("'\"") if literal else "?")] = None
+    return list(found)
 
 
 def expand(word: str, values: dict[str, list[str]]) -> str:

@@ -8,8 +8,10 @@ is the file's own text: the assignment is the name's only binding in the unit (n
 argument. An `if` at the module level after the assignment runs at import, so no other module can set the name
 before it; one inside a function runs later, so the project pass also asks that no other file of the project write
 the name (`model.gemm_impl = "fp8"`): its reason says so in IN_FUNCTION's words (propagation.py restores the site
-otherwise). The condition is the name, `not` of it, either in parentheses, or the name compared by ==, !=, in or
-not in with a string or a list, tuple or set of strings."""
+otherwise). The condition is the name, `not` of it, either in parentheses, the name compared by ==, !=, in or
+not in with a string or a list, tuple or set of strings, or a name assigned a literal compared with None by `is` /
+`is not`: EasyAnimate's predict scripts set `lora_path = None` among their settings, and `if lora_path is not None:
+merge_lora(...)` runs only when a user writes a path there (round 18, A 24 and A 67)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 MAX_NODES = 100_000
-LITERALS = {"true": True, "false": False}
+LITERALS = {"true": True, "false": False, "none": None}  # None: a setting left unset (`lora_path = None`)
 # where an occurrence of the flag is only read
 READS = frozenset({"not_operator", "boolean_operator", "parenthesized_expression", "comparison_operator",
                    "conditional_expression", "argument_list", "if_statement", "elif_clause", "while_statement"})
@@ -48,12 +50,13 @@ def literal_flag(condition: Node, statement: Node) -> tuple[bool, Node, bool] | 
             node = node.named_children[0] if len(node.named_children) == 1 else None
         if node is None:
             return None
-    compared = None
+    compared = unset = None
     if node.type == "comparison_operator":
-        compared = _string_comparison(node)
-        if compared is None:
+        unset = _none_comparison(node)
+        compared = _string_comparison(node) if unset is None else None
+        if compared is None and unset is None:
             return None
-        node = compared[0]
+        node = (compared or unset)[0]
     if node.type != "identifier":
         return None
     name = parsing.text(node)
@@ -63,10 +66,14 @@ def literal_flag(condition: Node, statement: Node) -> tuple[bool, Node, bool] | 
     if assignment is None:
         return None
     right = assignment.child_by_field_name("right")
-    if compared is None:
+    if unset is not None:
         if right.type not in LITERALS:
             return None
-        value = LITERALS[right.type]
+        value = (right.type == "none") == unset[1]
+    elif compared is None:
+        if right.type not in LITERALS:
+            return None
+        value = bool(LITERALS[right.type])
     else:
         if right.type != "string" or not _plain(right):
             return None
@@ -78,7 +85,7 @@ def literal_flag(condition: Node, statement: Node) -> tuple[bool, Node, bool] | 
 
 
 def _assigns_literal(statement: Node, name: str | None = None) -> bool:
-    """Is the module-level statement `name = <bool or string literal>` (annotated or not; any name when None)?"""
+    """Is the module-level statement `name = <bool, None or string literal>` (annotated or not; any name when None)?"""
     if statement.type != "expression_statement" or not statement.named_children:
         return False
     assignment = statement.named_children[0]
@@ -86,7 +93,7 @@ def _assigns_literal(statement: Node, name: str | None = None) -> bool:
         return False
     left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
     return (left is not None and left.type == "identifier" and right is not None
-            and right.type in {"string", "true", "false"} and (name is None or parsing.text(left) == name))
+            and right.type in {"string", *LITERALS} and (name is None or parsing.text(left) == name))
 
 
 def written_elsewhere_name(reason: str | None) -> str | None:
@@ -94,6 +101,20 @@ def written_elsewhere_name(reason: str | None) -> str | None:
     caller checks that no other file names it."""
     found = _IN_FUNCTION.search(reason or "")
     return found["name"] if found is not None else None
+
+
+def _none_comparison(node: Node) -> tuple[Node, bool] | None:
+    """`name is None`, `name is not None`: (the name, whether the comparison holds when the name is None)."""
+    operands = node.named_children
+    operators = [parsing.text(c) for c in node.children if not c.is_named]
+    if len(operands) != 2 or operators not in (["is"], ["is", "not"], ["is not"]):
+        return None
+    left, right = operands
+    if left.type == "none":
+        left, right = right, left
+    if left.type != "identifier" or right.type != "none":
+        return None
+    return left, operators == ["is"]
 
 
 def _string_comparison(node: Node) -> tuple[Node, frozenset[str], bool] | None:
@@ -143,7 +164,7 @@ def _string_value(node: Node) -> str:
 
 
 def _only_assignment(module: Node, name: str, before: int) -> Node | None:
-    """The module-level `name = <literal>` (a bool or a string, annotated or not) before byte `before`, when it is the
+    """The module-level `name = <literal>` (a bool, None or a string, annotated or not) before byte `before`, when it is the
     name's only binding in the unit."""
     found = None
     try:

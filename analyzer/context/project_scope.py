@@ -66,6 +66,11 @@ def collapse_project_scoped(findings: list[Finding], project_rules: set[str],
         if len(sites) > MAX_SITES:
             sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
         update: dict = {"sites": sites}
+        if key[1:2] != ("symbol",) and first.rule in file_rules:
+            update["message"] = Text(
+                en=f"{first.message.en} The file has it at {len(group)} sites (every site listed), counted once: one "
+                   "piece of work settles them all.",
+                zh=f"{first.message.zh} 该文件中共有 {len(group)} 处（已列出全部位置），只计一次：一项工作即可全部解决。")
         if key[1:2] == ("symbol",):
             files = len({f.path for f in group})
             update["message"] = Text(

@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
+from ascend_feasibility.analyzer.context.env_switches import table_arms_off
 from ascend_feasibility.analyzer.context.guards import library_class_of, public_callers_name
+from ascend_feasibility.analyzer.context.launch_variants import opt_in_configs
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
 from ascend_feasibility.analyzer.context.missing_modules import missing_module_importers
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, rejected_arms, switched_options
@@ -79,6 +81,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in rejected_arms(facts, context).items():  # a value the option's choices reject: never taken
         uninstalled.setdefault(path, []).extend(ranges)
+    for path, ranges in opt_in_configs(facts, context).items():  # a config only an opt-in launch variant names
+        uninstalled.setdefault(path, []).extend(ranges)
     for f in facts:
         if f.dead_stores:  # a value bound again before anything reads it
             uninstalled.setdefault(f.path, []).extend(f.dead_stores)
@@ -86,6 +90,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)
     switched = switched_options(facts, context, switches_on)
+    for path, arms in table_arms_off(facts, context, switches_on).items():  # `if envs.NVTX_PROFILE:`, off in its table
+        switched.setdefault(path, []).extend(arms)
     if switched:
         conventions = load_context_conventions()
         switch_rules = frozenset(conventions.guards.flag_rules)  # as OptInReader.guard: torch.compile, not TF32

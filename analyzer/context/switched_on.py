@@ -10,7 +10,9 @@ A switch named S is turned on by (roles product, build and example; never tests,
   dotted key ending in S: `transformer_lm.memory_efficient: true`);
 - a launch command passing `--S` (or `--S true`; `--S false` is no turning on); dashes and underscores alike;
 - Python code passing the literal `S=True` to the switch's own function or class, or writing `'S': True` in a dict
-  (keyword arguments gathered for a call).
+  (keyword arguments gathered for a call);
+- for an environment variable S (env_switches.py), Python code setting `os.environ["S"]` to anything but a false
+  word (env_options.carriers).
 The key must be the switch's own name: `use_flash_attn: true` does not turn on `flash_attention`.
 """
 
@@ -104,6 +106,9 @@ def turned_on(facts, context) -> dict[str, list[tuple[str, str]]]:
         for flag in f.launch_flags:
             if flag.startswith("--") and flag not in off and len(flag) > 2:
                 found.setdefault(flag[2:].replace("-", "_"), []).append(("", f"`{flag}` passed by {f.path}"))
+        for variable, value in f.env_carriers:  # `os.environ["NVTX_PROFILE"] = "1"` or `= args.nvtx`: set by the project
+            if not value.startswith("=") or value[1:].strip("'\"").lower() not in FALSE_WORDS:
+                found.setdefault(variable, []).append(("", f"`{variable}` set by {f.path}"))
         for callee, name, line in f.true_literals:
             shown = f"`{name}=True` passed to {callee}()" if callee else f"`'{name}': True`"
             found.setdefault(name, []).append((callee, f"{shown} at {f.path}:{line}"))

@@ -37,7 +37,8 @@ FALSY = {"false", "none"}
 # the switch a reason of this reader names (its three shapes below): (name, the function or class taking it)
 _REASONS = (re.compile(r"`(?P<name>\w+)=(?:False|None)` by default \((?P<owner>\w+)\(\)\)"),
             re.compile(r"`self\.(?P<name>\w+) = (?:False|None)` by default \(line \d+\)"),
-            re.compile(r"`--(?P<name>[\w-]+)` is off unless given \(line \d+\)"))
+            re.compile(r"`--(?P<name>[\w-]+)` is off unless given \(line \d+\)"),
+            re.compile(r"environment variable `(?P<name>\w+)` is unset by default \([^)]*\)"))
 
 
 def _off(value: str, flag_shaped: bool) -> bool:
@@ -216,10 +217,31 @@ class SwitchReader:
 
     def _switch_term(self, node: Node, depth: int) -> str | None:
         if node.type == "identifier":
-            return self._parameter_switch(node, depth)
+            return self._parameter_switch(node, depth) or self._env_constant(node)
         if node.type == "attribute":
             return self._attribute_switch(node, depth)
+        if node.type in {"call", "comparison_operator", "not_operator"}:
+            return self._env_switch(node)
         return None
+
+    def _env_switch(self, node: Node) -> str | None:
+        """`os.getenv("NVTX_PROFILE", "0") == "1"`: false while the variable is unset (env_switches.py)."""
+        from ascend_feasibility.analyzer.context.env_switches import env_off
+
+        off = env_off(node) if "env" in parsing.text(node) else None
+        if off is None or self._mainstream(off[0]):
+            return None
+        return f"environment variable `{off[0]}` is unset by default ({off[1]}, line {node.start_point.row + 1})"
+
+    def _env_constant(self, node: Node) -> str | None:
+        """`if NVTX:` where the module sets `NVTX = os.getenv("NVTX_PROFILE", "0") != "0"` once (env_switches.py)."""
+        from ascend_feasibility.analyzer.context.env_switches import constant_env_off
+
+        off = constant_env_off(node)
+        if off is None or self._mainstream(off[0]):
+            return None
+        return (f"environment variable `{off[0]}` is unset by default ({off[1]}, read into "
+                f"{parsing.text(node)} at line {off[2]})")
 
     def _mainstream(self, name: str) -> bool:
         """A switch this reader does not take: one of a mainstream choice (use_cuda, use_amp), or, for a site that is

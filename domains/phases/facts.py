@@ -12,7 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context import cudnn_ops, env_options, literal_flags, switched_on, unpassed_defaults
+from ascend_feasibility.analyzer.context import (
+    cudnn_ops,
+    env_options,
+    env_switches,
+    literal_flags,
+    switched_on,
+    unpassed_defaults,
+)
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
@@ -42,6 +49,7 @@ QUERY = r"""
 (elif_clause condition: [(attribute) (boolean_operator)] @switch)
 (if_statement condition: [(identifier) (not_operator)] @truth)
 (elif_clause condition: [(identifier) (not_operator)] @truth)
+(if_statement condition: (parenthesized_expression) @grouped)
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
 (decorated_definition definition: (class_definition) @decorated_class)
@@ -202,8 +210,15 @@ class PhaseFacts:
     launch_flags: list[str] = field(default_factory=list)
     # environment variables the file sets: (name, `@dest` of an option, `=value` of a literal, `?`) (env_options.py)
     env_carriers: list[tuple[str, str]] = field(default_factory=list)
+    # the keys of a table of environment variables whose lambda is false while unset (env_switches.table_off)
+    env_table_off: list[str] = field(default_factory=list)
+    # arms a test of such a table's entry decides: (first, last, module as imported, key, condition) (env_switches.py)
+    env_table_arms: list[tuple[int, int, str, str, str]] = field(default_factory=list)
     # shell: the values a launch command passes them (`--optim adamw_bnb_8bit`, `--trt=True`): (flag, value)
     launch_values: list[tuple[str, str]] = field(default_factory=list)
+    # shell: each launch command as (the script or module it runs, the flags it passes without a value, the config
+    # files it names) (analyzer/context/launch_variants.py)
+    launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
     # configs: the keys set to true (`memory_efficient: true`); Python: `S=True` passed to a call, `'S': True` in a
     # dict, as (callee, S, line): what turns a switch on (analyzer/context/switched_on.py)
     true_keys: list[str] = field(default_factory=list)
@@ -270,6 +285,9 @@ class PhaseFacts:
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
         self.env_carriers += other.env_carriers
+        self.launch_commands += other.launch_commands
+        self.env_table_off += other.env_table_off
+        self.env_table_arms += other.env_table_arms
         self.true_literals += other.true_literals
         self.default_arms += other.default_arms
         self.default_taken += other.default_taken
@@ -757,6 +775,10 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if "environ" in unit.source.text:
         from ascend_feasibility.knowledge import load_context_conventions
         facts.env_carriers = env_options.carriers(unit.tree(), frozenset(load_context_conventions().opt_in.argument_objects))
+    if unit.cell is None:
+        facts.env_table_off = env_switches.table_off(unit.tree(), unit.source.text)
+        facts.env_table_arms = env_switches.table_arms(
+            found.get("switch", []) + found.get("truth", []) + found.get("grouped", []), unit.source.text)
     if facts.option_arms or facts.option_value_arms or facts.option_else_arms:
         from ascend_feasibility.analyzer.context.option_markers import marker_arms
         ranges = [(a[0], a[1]) for a in (*facts.option_arms, *facts.option_value_arms, *facts.option_else_arms)]
@@ -1007,15 +1029,21 @@ def collect_shell(unit: Unit) -> PhaseFacts:
     facts = PhaseFacts(path=unit.path)
     found = parsing.captures(parsing.query("bash", LAUNCH_QUERY), unit.tree())
     variables = env_options.shell_values(unit.tree()) if "$" in unit.source.text else {}
+    facts.env_carriers = env_options.shell_sets(unit.tree()) if "=" in unit.source.text else []
     for command in found.get("command", []):
         program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
         words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
         if variables:  # `--my_testing $MODEL_TYPE` where the script sets MODEL_TYPE="x070"
             words = [env_options.expand(word, variables) for word in words]
-        facts.config_refs += [w.split("=", 1)[-1] for w in words if _is_config_name(w.split("=", 1)[-1])]
+        configs = [w.split("=", 1)[-1] for w in words if _is_config_name(w.split("=", 1)[-1])]
+        facts.config_refs += configs
         if program.startswith("python") or program in {"torchrun", "deepspeed", "accelerate"}:
             facts.launched_scripts += [w for w in words if w.endswith(".py")][:1]
             facts.launches.append(_launch(words))
+            module, script = facts.launches[-1]
+            valued = {flag for flag, _ in _launch_values(words)}
+            facts.launch_commands.append((script or module, tuple(sorted(
+                {w for w in words if w.startswith("--") and len(w) > 2 and "=" not in w and w not in valued})[:MAX_CHOICES]), tuple(configs)))
             facts.launch_flags += [w.split("=", 1)[0] for w in words if w.startswith("--")][:MAX_CHOICES]
             facts.launch_values += _launch_values(words)[:MAX_CHOICES]
     return facts

@@ -1,0 +1,102 @@
+"""Environment variables that turn a feature on: a site reached only while such a variable is set is `optional`,
+unless the project sets the variable itself (analyzer/context/env_switches.py, switches.SwitchReader, round 18 B 32)."""
+
+from __future__ import annotations
+
+import pytest
+from ascend_feasibility.analyzer.context.env_switches import env_off
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reading import parsing
+
+from tests.helpers import write_tree
+
+PROFILER = ('import os\nimport torch\n\n\ndef push(name):\n    if os.environ.get("APP_PROFILE", "0") == "1":\n'
+            '        torch.cuda.nvtx.range_push(name)\n\n\ndef mark(name):\n    if not os.getenv("APP_NVTX"):\n'
+            '        return\n    torch.cuda.nvtx.mark(name)\n\n\nRANGES = os.getenv("APP_PROFILE_RANGES", "0") != "0"\n\n\n'
+            'def pop():\n    if RANGES:\n        torch.cuda.nvtx.range_pop()\n')
+RUN = "from app.profiler import push, mark, pop\npush('a')\nmark('b')\npop()\n"
+
+
+def _nvtx(root):
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return {f.line: f for f in report.findings if f.path == "app/profiler.py" and f.rule == "DEV130"}
+
+
+def test_a_profiler_behind_an_unset_variable_is_optional_and_named(tmp_path):
+    write_tree(tmp_path, {"app/__init__.py": "", "app/profiler.py": PROFILER, "run.py": RUN})
+    found = _nvtx(tmp_path)
+    assert {line: f.reach for line, f in found.items()} == {7: "optional", 13: "optional", 21: "optional"}
+    assert "environment variable `APP_PROFILE` is unset by default (default \"0\"" in found[7].reach_reason
+    assert "`APP_NVTX` is unset by default (no default" in found[13].reach_reason
+    assert "read into RANGES at line 16" in found[21].reach_reason
+    assert not any(f.counted for f in found.values())
+
+
+def test_a_variable_the_project_sets_or_that_defaults_on_keeps_the_site_counted(tmp_path):
+    on = PROFILER.replace('os.getenv("APP_PROFILE_RANGES", "0") != "0"', 'os.getenv("APP_PROFILE_RANGES", "1") != "0"')
+    write_tree(tmp_path, {"app/__init__.py": "", "app/profiler.py": on, "run.py": RUN,
+                          "launch.sh": "#!/bin/bash\nexport APP_NVTX=1\npython run.py\n",
+                          "setup_env.py": "import os\nos.environ['APP_PROFILE'] = '1'\n"})
+    found = _nvtx(tmp_path)
+    assert {line: f.reach for line, f in found.items()} == {7: "runs", 13: "runs", 21: "runs"}
+    assert "the project turns it on" in found[7].reach_reason and "setup_env.py" in found[7].reach_reason
+    assert "launch.sh" in found[13].reach_reason
+
+
+def test_a_variable_set_to_a_false_word_turns_nothing_on(tmp_path):
+    write_tree(tmp_path, {"app/__init__.py": "", "app/profiler.py": PROFILER, "run.py": RUN,
+                          "setup_env.py": "import os\nos.environ['APP_PROFILE'] = '0'\n"})
+    assert _nvtx(tmp_path)[7].reach == "optional"
+
+
+@pytest.mark.parametrize(("expression", "off"), [
+    ('os.getenv("X", "0") == "1"', ("X", 'default "0"')),
+    ('os.environ.get("X")', ("X", "no default")),
+    ('int(os.environ.get("X", "0"))', ("X", 'default "0"')),
+    ('os.getenv("X", "false").lower() in ("1", "true")', ("X", 'default "false"')),
+    ('os.getenv("X", "1") == "1"', None),  # on by default
+    ('os.environ["X"] == "1"', None),  # raises while unset: no switch
+    ('os.getenv("X", "0") == "1" or os.getenv("Y")', None),  # not one variable, not this reader's shape
+    ('os.getenv("X", default) == "1"', None),  # a default out of sight
+    ('not os.getenv("X")', None),  # true while unset
+])
+def test_env_off_reads_the_test_with_the_variable_unset(expression, off):
+    tree = parsing.parse("python", f"import os\nflag = {expression}\n".encode())
+    value = tree.named_children[1].named_children[0].child_by_field_name("right")
+    assert env_off(value) == off
+
+
+ENVS = ('import os\n\nenvironment_variables = {\n'
+        '    "APP_NVTX_PROFILE": lambda: os.getenv("APP_NVTX_PROFILE", "0") != "0",\n'
+        '    "APP_LOG_LEVEL": lambda: os.getenv("APP_LOG_LEVEL", "INFO"),\n}\n\n\n'
+        'def __getattr__(name):\n    return environment_variables[name]()\n')
+RANGE = ('import contextlib\nimport torch\n{import_line}\n\n\n@contextlib.contextmanager\ndef nvtx_range(name):\n'
+         '    if not envs.APP_NVTX_PROFILE or not torch.cuda.is_available():\n        yield\n        return\n'
+         '    torch.cuda.nvtx.range_push(name)\n    try:\n        yield\n    finally:\n        torch.cuda.nvtx.range_pop()\n')
+USE = "import torch\nfrom app.profiler import nvtx_range\nwith nvtx_range('step'):\n    torch.ones(2)\n"
+
+
+def _ranges(root, envs=ENVS, import_line="import app.envs as envs", extra=None):
+    write_tree(root, {"app/__init__.py": "", "app/envs.py": envs, "run.py": USE,
+                      "app/profiler.py": RANGE.format(import_line=import_line), **(extra or {})})
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return {f.line: f for f in report.findings if f.path == "app/profiler.py" and f.rule == "DEV130"}
+
+
+@pytest.mark.parametrize("import_line", ["import app.envs as envs", "from app import envs", "from . import envs"])
+def test_a_switch_read_from_the_projects_table_of_environment_variables_is_optional(tmp_path, import_line):
+    found = _ranges(tmp_path, import_line=import_line)
+    assert {line: f.reach for line, f in found.items()} == {11: "optional", 15: "optional"}
+    assert "`APP_NVTX_PROFILE` is unset by default (app.envs's table of environment variables)" in found[11].reach_reason
+
+
+@pytest.mark.parametrize("envs", [ENVS.replace('os.getenv("APP_NVTX_PROFILE", "0")', 'os.getenv("APP_NVTX_PROFILE", "1")'),
+                                  ENVS.replace('"APP_NVTX_PROFILE": lambda', '"APP_OTHER": lambda')])
+def test_a_table_entry_on_by_default_or_missing_keeps_the_site_counted(tmp_path, envs):
+    found = _ranges(tmp_path, envs=envs)
+    assert {line: f.reach for line, f in found.items()} == {11: "runs", 15: "runs"}
+
+
+def test_a_table_entry_a_launcher_exports_keeps_the_site_counted(tmp_path):
+    found = _ranges(tmp_path, extra={"profile.sh": "#!/bin/bash\nexport APP_NVTX_PROFILE=1\npython run.py\n"})
+    assert {line: f.reach for line, f in found.items()} == {11: "runs", 15: "runs"}
