@@ -124,6 +124,9 @@ class ReleaseVariant(_Record):
     message: BilingualText | None = None
     replacement: Replacement | None = None
     replacement_inference: Replacement | None = None
+    variants: list["SiteVariant"] | None = Field(
+        default=None, description="the site variants at these releases, in place of the rule's ([]: none; a site "
+        "variant that says there is nothing to change does not hold where the rule's own premise differs)")
 
     @model_validator(mode="after")
     def _bounded(self) -> "ReleaseVariant":
@@ -145,7 +148,8 @@ class SiteVariant(_Record):
     )
     effort_hours: tuple[float, float] | None = Field(
         default=None, description="the site's hours where the variant says there is no work of its own ((0, 0): a "
-        "pin that runs as it is, a package whose work other findings carry): the estimate leaves it out"
+        "pin that runs as it is, a package whose work other findings carry, a call that runs as it is): the estimate "
+        "leaves it out and the finding is not counted (models.Finding.counted)"
     )
 
     @model_validator(mode="after")
@@ -153,6 +157,9 @@ class SiteVariant(_Record):
         if self.message is None and self.replacement is None:
             raise ValueError("a site variant gives a message, a replacement or both")
         return self
+
+
+ReleaseVariant.model_rebuild()  # its `variants` are SiteVariants, defined after it
 
 
 class Match(_Record):

@@ -116,8 +116,11 @@ class Finding(_Contract):
 
     @property
     def counted(self) -> bool:
-        """Counts toward severity ranking, effort and the verdict: unsuppressed, runs on Ascend, product code."""
-        return not self.suppressed and self.reach == "runs" and self.role in COUNTED_ROLES
+        """Counts toward severity ranking, effort and the verdict: unsuppressed, runs on Ascend, product code, and
+        asks for work (a site whose rule or variant gives it (0, 0) hours asks for no change: "keep it", "nothing to
+        change", or work other findings carry; it stays listed with its note)."""
+        return (not self.suppressed and self.reach == "runs" and self.role in COUNTED_ROLES
+                and self.effort_hours.high > 0)
 
 
 class RuleCalibration(BaseModel):
