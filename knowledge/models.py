@@ -730,6 +730,9 @@ class GuardConventions(_Record):
     fallback_features: list[str] = Field(default_factory=list, description="keyword arguments of a fused attention "
                                          "call (window_size, alibi_slopes, softcap) whose meaning an import-gated call's "
                                          "fallback arm drops when it passes none of them: named in the site's reason")
+    job_exported_variables: list[str] = Field(
+        default_factory=list, description="environment variables a job's environment exports already (a scheduler's "
+        "device list): a script's bare `NAME=value` changes what its programs see (analyzer/context/unexported.py)")
     flag_prefixes: list[str]
     flag_words: list[str]
     flag_rules: list[str]
