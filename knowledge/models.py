@@ -666,6 +666,9 @@ class RoleConventions(_Record):
                                            "model's FLOPs or parameters: a script built around one is a diagnostic tool")
     release_dirs: list[str] = Field(default_factory=list, description="top-level folders that build release packages "
                                     "(packaging/, conda-recipe/): ci, not product")
+    vendored_dirs: list[str] = Field(default_factory=list, description="folders of other projects' code a package "
+                                     "ships inside it (third_party/, _vendor/): their public names are no API of the "
+                                     "package, so one nothing in the project names is unreached (unreferenced.py)")
 
 
 class CloudGpuImage(_Record):

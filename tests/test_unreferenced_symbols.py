@@ -79,6 +79,22 @@ def test_a_library_keeps_its_public_functions_and_judges_private_ones(tmp_path):
     assert reach[("mylib/ops.py", 7)][0] == "optional"
 
 
+def test_a_published_package_judges_public_functions_of_the_copies_it_vendors(tmp_path):
+    """Round 18 A21, B8: a copy of another project under the package's third_party/ is no API of the package."""
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "mylib"\n',
+        "mylib/__init__.py": "from mylib.third_party.sparse.ops import used\n",
+        "mylib/third_party/__init__.py": "", "mylib/third_party/sparse/__init__.py": "",
+        "mylib/third_party/sparse/ops.py": "import torch\ndef used():\n" + CUDA + "def supports_fast_path():\n" + CUDA,
+        "mylib/ops.py": "import torch\ndef public_helper():\n" + CUDA,
+        "train.py": "from mylib import used\nused()\n",
+    })
+    reach = _reach_by_line(tmp_path)
+    assert reach[("mylib/third_party/sparse/ops.py", 3)] == ("runs", None)  # used by the package
+    assert reach[("mylib/third_party/sparse/ops.py", 5)][0] == "optional"  # named nowhere else
+    assert reach[("mylib/ops.py", 3)] == ("runs", None)  # near miss: the package's own public function
+
+
 def test_a_script_function_nothing_calls_is_optional(tmp_path):
     write_tree(tmp_path, {"serve.py": "import torch\ndef serve_main():\n" + CUDA + "def old_serve():\n" + CUDA +
                                             "serve_main()\n"})
