@@ -38,3 +38,10 @@ def test_a_rule_that_asks_for_no_change_is_not_counted_but_one_asking_work_is():
     assert [(f.rule, f.reach, f.counted) for f in kept if f.rule == "DEV401"] == [("DEV401", "runs", False)]
     work = scan("import torch\ntorch.cuda.set_device(0)\n").findings
     assert any(f.counted for f in work)
+
+
+def test_a_site_above_info_with_no_hours_of_its_own_still_counts():
+    """An operator a release within reach registers: the upgrade is the fix (0 hours at the site), a concern still."""
+    code = "import torch\nclass M(torch.nn.Module):\n    def forward(self, a, b):\n        return torch.isin(a, b)\n"
+    finding = next(f for f in scan(code, torch_npu="2.1.0").findings if f.rule == "OPS070")
+    assert finding.effort_hours.high == 0 and finding.severity != "info" and finding.counted
