@@ -10,6 +10,8 @@ name it either:
   publish (no setup.py, setup.cfg or pyproject.toml in its folder or above) that the project's own scripts import
   (InternImage's segmentation/mmseg_custom, imported by segmentation/train.py), and in scripts outside any package;
 - a private name (`_helper`) anywhere: a library's users do not call it;
+- an entry of a module-level table of environment settings read on demand (`{"APP_DEVICE": lambda:
+  os.getenv("APP_DEVICE", "cuda")}`, read as `envs.APP_DEVICE`) anywhere: a key nothing else names is read by nothing;
 - a module-level constant holding an environment variable's name (`TRACE_FILE = "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"`)
   anywhere: a rule on the variable fires where it is written (`os.environ[...] =`, setdefault, putenv, an export) or
   where a constant holding the name flows to such a write; a constant nothing names reaches no write.
@@ -110,9 +112,11 @@ def _vendored(path: str, vendored: frozenset[str]) -> bool:
 
 
 def _private(symbol: tuple) -> bool:
-    """A symbol no user outside the project calls: a private name, or a constant holding an environment variable's
-    name, which sets nothing until code writes the variable (a user's own write is no site of this project)."""
-    return symbol[0].startswith("_") or symbol[3] == "constant"
+    """A symbol no user outside the project calls: a private name, a constant holding an environment variable's
+    name, which sets nothing until code writes the variable (a user's own write is no site of this project), or an
+    entry of a table of environment settings (symbols._environment_entries): its default reaches only code that reads
+    the key, and a user setting the variable changes nothing the project reads."""
+    return symbol[0].startswith("_") or symbol[3] in {"constant", "entry"}
 
 
 def _edited_writers(facts: list[ModuleFacts]) -> dict[tuple[str, str], tuple[int, str]]:
