@@ -210,7 +210,9 @@ def _reads_variable(value: Node, name: str) -> bool:
         if node.type == "call":
             function = node.child_by_field_name("function")
             arguments = node.child_by_field_name("arguments")
-            method = function.child_by_field_name("attribute") if function is not None and function.type == "attribute" else function
+            method = function
+            if function is not None and function.type == "attribute":
+                method = function.child_by_field_name("attribute")
             if method is None or parsing.text(method) not in ENVIRONMENT_READS or arguments is None \
                     or "environ" not in parsing.text(function) and "getenv" not in parsing.text(function):
                 continue
