@@ -1,6 +1,7 @@
 """Draw a seeded random sample of counted findings for a hand audit (issue 11, docs/audits/).
 
-Counted = not suppressed, reach `runs`, role product or build: what drives severity ranking, effort and the verdict.
+Counted = not suppressed, reach `runs`, role product or build, and not an info finding of 0 hours (whose advice asks no
+change: listed, not counted; analyzer/core/models.Finding.counted): what drives severity ranking, effort and the verdict.
 
     python -m ascend_feasibility analyze /work/repos/whisper --format json -o reports/whisper.json   # one JSON per repository
     python benchmarks/sample_counted.py reports --seed 2026 --size 100 --above-info 50
@@ -27,7 +28,8 @@ COUNTED_ROLES = ("product", "build")
 
 def counted(report: dict) -> list[dict]:
     return [f for f in report["findings"]
-            if not f["suppressed"] and f["reach"] == "runs" and f["role"] in COUNTED_ROLES]
+            if not f["suppressed"] and f["reach"] == "runs" and f["role"] in COUNTED_ROLES
+            and (f["effort_hours"]["high"] > 0 or f["severity"] != "info")]
 
 
 def main(argv: list[str] | None = None) -> int:

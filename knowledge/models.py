@@ -124,6 +124,9 @@ class ReleaseVariant(_Record):
     message: BilingualText | None = None
     replacement: Replacement | None = None
     replacement_inference: Replacement | None = None
+    variants: list["SiteVariant"] | None = Field(
+        default=None, description="the site variants at these releases, in place of the rule's ([]: none; a site "
+        "variant that says there is nothing to change does not hold where the rule's own premise differs)")
 
     @model_validator(mode="after")
     def _bounded(self) -> "ReleaseVariant":
@@ -145,7 +148,8 @@ class SiteVariant(_Record):
     )
     effort_hours: tuple[float, float] | None = Field(
         default=None, description="the site's hours where the variant says there is no work of its own ((0, 0): a "
-        "pin that runs as it is, a package whose work other findings carry): the estimate leaves it out"
+        "pin that runs as it is, a package whose work other findings carry, a call that runs as it is): the estimate "
+        "leaves it out and the finding is not counted (models.Finding.counted)"
     )
 
     @model_validator(mode="after")
@@ -153,6 +157,9 @@ class SiteVariant(_Record):
         if self.message is None and self.replacement is None:
             raise ValueError("a site variant gives a message, a replacement or both")
         return self
+
+
+ReleaseVariant.model_rebuild()  # its `variants` are SiteVariants, defined after it
 
 
 class Match(_Record):
@@ -678,6 +685,9 @@ class RoleConventions(_Record):
                                            "model's FLOPs or parameters: a script built around one is a diagnostic tool")
     release_dirs: list[str] = Field(default_factory=list, description="top-level folders that build release packages "
                                     "(packaging/, conda-recipe/): ci, not product")
+    vendored_dirs: list[str] = Field(default_factory=list, description="folders of other projects' code a package "
+                                     "ships inside it (third_party/, _vendor/): their public names are no API of the "
+                                     "package, so one nothing in the project names is unreached (unreferenced.py)")
 
 
 class CloudGpuImage(_Record):
@@ -746,6 +756,9 @@ class GuardConventions(_Record):
     fallback_features: list[str] = Field(default_factory=list, description="keyword arguments of a fused attention "
                                          "call (window_size, alibi_slopes, softcap) whose meaning an import-gated call's "
                                          "fallback arm drops when it passes none of them: named in the site's reason")
+    job_exported_variables: list[str] = Field(
+        default_factory=list, description="environment variables a job's environment exports already (a scheduler's "
+        "device list): a script's bare `NAME=value` changes what its programs see (analyzer/context/unexported.py)")
     flag_prefixes: list[str]
     flag_words: list[str]
     flag_rules: list[str]

@@ -925,6 +925,23 @@ def test_a_script_nothing_imports_or_outside_a_package_keeps_its_main_block(tmp_
     assert next(f for f in found if f.path == "lib/unet.py" and f.rule == "DEV004").role == "product"
 
 
+def test_the_main_block_of_a_plain_folder_module_a_script_above_imports_is_its_self_test(tmp_path):
+    """Round 18 A27: video_caption/utils/video_evaluator.py (no __init__.py) imported by video_caption/caption.py."""
+    found = _project_findings(tmp_path / "a", {
+        "caption/utils/evaluator.py": SELF_TEST, "caption/run.py": "from utils.evaluator import block\nprint(block(1))\n",
+    })
+    site = next(f for f in found if f.path == "caption/utils/evaluator.py" and f.rule == "DEV004")
+    assert site.role == "test" and "(caption/run.py)" in site.reach_reason
+    found = _project_findings(tmp_path / "b", {  # near miss: a peer script beside its importer may be run itself
+        "caption/evaluator.py": SELF_TEST, "caption/run.py": "from evaluator import block\nprint(block(1))\n",
+    })
+    assert next(f for f in found if f.path == "caption/evaluator.py" and f.rule == "DEV004").role == "product"
+    found = _project_findings(tmp_path / "c", {  # near miss: nothing imports it
+        "caption/utils/evaluator.py": SELF_TEST, "caption/run.py": "print(1)\n",
+    })
+    assert next(f for f in found if f.path == "caption/utils/evaluator.py" and f.rule == "DEV004").role == "product"
+
+
 KERNEL_CHECK = ("import torch\nfrom torch.autograd import gradcheck\nfrom ops.func import DCNFunction\n\n"
                 "def check_backward():\n    x = torch.randn(2, device='cuda', requires_grad=True)\n"
                 "    print(gradcheck(DCNFunction.apply, (x,)))\n\n\nif __name__ == '__main__':\n    check_backward()\n")

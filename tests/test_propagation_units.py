@@ -211,8 +211,9 @@ def test_what_keeps_a_main_block_product_code(change):
     ctx = context()
     if change == "launched":
         facts.append(Facts("run.sh", launched_scripts=["scripts/unet.py"]))
-    elif change == "no package":
+    elif change == "no package":  # a plain folder that no importer finds below its own folder
         facts[0] = Facts("other/__init__.py")
+        facts[2] = Facts("scripts/train.py", imports=["pkg.unet.UNet"])
     elif change == "top level":
         facts = [Facts("unet.py", main_block=(40, 50)), Facts("train.py", imports=["unet.UNet"]), Facts("__init__.py")]
     elif change == "test importer":
@@ -229,6 +230,12 @@ def test_what_keeps_a_main_block_product_code(change):
         facts[2].imports = []
         facts[1].imports = ["pkg.unet"]
     assert pr.self_test_blocks(facts, ctx) == {}
+
+
+def test_the_self_test_block_of_a_plain_folder_module_imported_from_above():
+    """No __init__.py: `from pkg.unet import UNet` in train.py finds pkg/unet.py below train.py's own folder."""
+    facts = [Facts("pkg/unet.py", main_block=(40, 50)), Facts("train.py", imports=["pkg.unet.UNet"])]
+    assert pr.self_test_blocks(facts, context()) == {"pkg/unet.py": [(40, 50, SELF_TEST.format("train.py"))]}
 
 
 # guarded modules ---------------------------------------------------------------------------------------------------
@@ -497,9 +504,13 @@ def test_a_self_test_of_a_module_imported_by_a_name_inside_it():
     assert pr.self_test_blocks(facts, context()) == {"pkg/unet.py": [(40, 50, SELF_TEST.format("train.py"))]}
 
 
-def test_a_self_test_in_a_folder_that_is_not_a_package_stays():
+def test_a_self_test_in_a_folder_that_is_not_a_package():
+    """pkg/sub has no __init__.py: imported by its path from train.py's folder it is still a library's module (round
+    18 A27); imported from a folder it is not below (scripts/), Python would not find it there: it stays."""
     facts = [Facts("pkg/__init__.py"), Facts("pkg/sub/unet.py", main_block=(40, 50)),
              Facts("train.py", imports=["pkg.sub.unet"])]
+    assert pr.self_test_blocks(facts, context()) == {"pkg/sub/unet.py": [(40, 50, SELF_TEST.format("train.py"))]}
+    facts[2] = Facts("scripts/train.py", imports=["pkg.sub.unet"])
     assert pr.self_test_blocks(facts, context()) == {}
 
 

@@ -79,6 +79,55 @@ def test_a_library_keeps_its_public_functions_and_judges_private_ones(tmp_path):
     assert reach[("mylib/ops.py", 7)][0] == "optional"
 
 
+def test_a_published_package_judges_public_functions_of_the_copies_it_vendors(tmp_path):
+    """Round 18 A21, B8: a copy of another project under the package's third_party/ is no API of the package."""
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "mylib"\n',
+        "mylib/__init__.py": "from mylib.third_party.sparse.ops import used\n",
+        "mylib/third_party/__init__.py": "", "mylib/third_party/sparse/__init__.py": "",
+        "mylib/third_party/sparse/ops.py": "import torch\ndef used():\n" + CUDA + "def supports_fast_path():\n" + CUDA,
+        "mylib/ops.py": "import torch\ndef public_helper():\n" + CUDA,
+        "train.py": "from mylib import used\nused()\n",
+    })
+    reach = _reach_by_line(tmp_path)
+    assert reach[("mylib/third_party/sparse/ops.py", 3)] == ("runs", None)  # used by the package
+    assert reach[("mylib/third_party/sparse/ops.py", 5)][0] == "optional"  # named nowhere else
+    assert reach[("mylib/ops.py", 3)] == ("runs", None)  # near miss: the package's own public function
+
+
+ENVS = ('import os\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    APP_TARGET_DEVICE: str = "cuda"\n\n'
+        'environment_variables = {\n    "APP_TARGET_DEVICE": lambda: os.getenv("APP_TARGET_DEVICE", "cuda"),\n'
+        '    "APP_LOG_DEVICE": lambda: os.getenv("APP_LOG_DEVICE", "cuda"),\n'
+        '    "APP_OTHER_DEVICE": lambda: os.getenv("APP_ELSE", "cuda"),\n}\n\n\n'
+        'def __getattr__(name):\n    return environment_variables[name]()\n')
+
+
+def _device_reach(root) -> dict[int, str]:
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return {f.line: f.reach for f in report.findings if f.rule == "DEV001" and f.path == "mylib/envs.py"}
+
+
+def test_an_environment_table_entry_nothing_reads_is_optional_even_in_a_library(tmp_path):
+    """Round 18 A81: the "cuda" default of an envs.py entry whose key nothing else in the project names."""
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "mylib"\n', "mylib/__init__.py": "", "mylib/envs.py": ENVS,
+        "mylib/run.py": "import torch\nfrom mylib import envs\nx = torch.zeros(1).to(envs.APP_LOG_DEVICE)\n",
+    })
+    reach = _device_reach(tmp_path)
+    assert reach[5] == "optional" and reach[8] == "optional"  # the TYPE_CHECKING declaration and the entry
+    assert reach[9] == "runs"  # read as envs.APP_LOG_DEVICE
+    assert reach[10] == "runs"  # near miss: its value reads another variable than its key
+
+
+def test_an_environment_table_entry_another_file_names_keeps_its_reach(tmp_path):
+    """Another file that names the key (here a launcher's export) may read it: the entry is not judged."""
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "mylib"\n', "mylib/__init__.py": "", "mylib/envs.py": ENVS,
+        "run.sh": "export APP_TARGET_DEVICE=npu\npython -m mylib.run\n", "mylib/run.py": "print(1)\n",
+    })
+    assert _device_reach(tmp_path)[8] == "runs"
+
+
 def test_a_script_function_nothing_calls_is_optional(tmp_path):
     write_tree(tmp_path, {"serve.py": "import torch\ndef serve_main():\n" + CUDA + "def old_serve():\n" + CUDA +
                                             "serve_main()\n"})

@@ -362,17 +362,42 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
                 for end in range(1, len(parts) + 1):
                     importers[".".join(parts[:end])].add(f.path)
     result: dict[str, list[tuple[int, int, str]]] = {}
+    beside: dict[str, set[str]] | None = None
     for f in facts:
         if f.main_block is None or not f.module or context.of(f.path).role not in COUNTED_ROLES:
             continue
         folder = f.path[: f.path.rfind("/") + 1]
-        if not folder or folder not in packages or PurePosixPath(f.path).name in launched:
+        if not folder or PurePosixPath(f.path).name in launched:
             continue
-        users = sorted(importers.get(f.module, set()) - {f.path})
+        users = sorted(importers.get(f.module, set()) - {f.path}) if folder in packages else []
+        if not users:  # a module of a plain folder that a script beside the folder imports by its own path
+            if beside is None:
+                beside = _imported_beside(facts, context)
+            users = sorted(beside.get(f.path, set()) - {f.path})
         if users:
             start, end = f.main_block
             result[f.path] = [(start, end, f"line {start}: the self-test under `if __name__ == \"__main__\":` of a "
                                            f"module the project imports ({users[0]})")]
+    return result
+
+
+def _imported_beside(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, set[str]]:
+    """path → the product files that import it by its path from their own folder (`from utils.video_evaluator import
+    score` in video_caption/caption.py names video_caption/utils/video_evaluator.py): Python finds it there when
+    the script runs, with or without an __init__.py in the folder. Only modules in a folder below the importer's: a
+    script beside it (`from unet import block`) may be run itself, as its peer is."""
+    paths = {f.path for f in facts}
+    result: dict[str, set[str]] = defaultdict(set)
+    for f in facts:
+        if not f.imports or context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        folder = f.path[: f.path.rfind("/") + 1]
+        for name in f.imports:
+            parts = name.split(".")
+            for end in range(2, len(parts) + 1):  # in a folder below it: a script beside it is its peer
+                candidate = folder + "/".join(parts[:end]) + ".py"
+                if candidate in paths:
+                    result[candidate].add(f.path)
     return result
 
 

@@ -10,9 +10,13 @@ name it either:
   publish (no setup.py, setup.cfg or pyproject.toml in its folder or above) that the project's own scripts import
   (InternImage's segmentation/mmseg_custom, imported by segmentation/train.py), and in scripts outside any package;
 - a private name (`_helper`) anywhere: a library's users do not call it;
+- an entry of a module-level table of environment settings read on demand (`{"APP_DEVICE": lambda:
+  os.getenv("APP_DEVICE", "cuda")}`, read as `envs.APP_DEVICE`) anywhere: a key nothing else names is read by nothing;
 - a module-level constant holding an environment variable's name (`TRACE_FILE = "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"`)
   anywhere: a rule on the variable fires where it is written (`os.environ[...] =`, setdefault, putenv, an export) or
   where a constant holding the name flows to such a write; a constant nothing names reaches no write.
+- in a folder of another project's code the package ships (conventions roles.vendored_dirs: third_party/, _vendor/):
+  the package's users call its own API, not the copy's (FastVideo's fastvideo/third_party/longcat_video).
 A library's public function that the project itself never calls is its users' API and keeps `runs`. A package's
 __init__.py that only imports a name from the defining module (and lists it in `__all__`) re-exports it: no use.
 A symbol its own file names only inside other module-level definitions (`_get_global_gloo_group`, called only by
@@ -32,6 +36,7 @@ from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import application_packages, package_folders, top_folder
 from ascend_feasibility.analyzer.context.written_names import writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
+from ascend_feasibility.knowledge import load_context_conventions
 
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
@@ -48,11 +53,13 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     packages = package_folders(facts) if packages is None else packages
     applications = application_packages(facts, context, distribution, packages) | unpublished_packages(facts, packages, context)
     candidates: list[tuple[str, tuple[str, int, int, str], tuple[str, ...]]] = []
+    vendored = frozenset(load_context_conventions().roles.vendored_dirs)
     for f in facts:
         own = context.of(f.path)
         if not (f.unnamed_symbols or f.inner_named) or own.role not in COUNTED_ROLES or own.reach != "runs":
             continue
-        judged_whole = path_view(f.path).parent not in packages or top_folder(f.path, packages) in applications
+        judged_whole = path_view(f.path).parent not in packages or top_folder(f.path, packages) in applications \
+            or _vendored(f.path, vendored)
         candidates += [(f.path, s[:4], ()) for s in f.unnamed_symbols if judged_whole or _private(s)]
         candidates += [(f.path, s[:4], tuple(s[4])) for s in f.inner_named if judged_whole or _private(s)]
     if not candidates:
@@ -99,10 +106,17 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     return dict(result)
 
 
+def _vendored(path: str, vendored: frozenset[str]) -> bool:
+    """Is the file inside a folder of another project's code that its package ships (third_party/, _vendor/)?"""
+    return any(part.lower() in vendored for part in path.split("/")[:-1])
+
+
 def _private(symbol: tuple) -> bool:
-    """A symbol no user outside the project calls: a private name, or a constant holding an environment variable's
-    name, which sets nothing until code writes the variable (a user's own write is no site of this project)."""
-    return symbol[0].startswith("_") or symbol[3] == "constant"
+    """A symbol no user outside the project calls: a private name, a constant holding an environment variable's
+    name, which sets nothing until code writes the variable (a user's own write is no site of this project), or an
+    entry of a table of environment settings (symbols._environment_entries): its default reaches only code that reads
+    the key, and a user setting the variable changes nothing the project reads."""
+    return symbol[0].startswith("_") or symbol[3] in {"constant", "entry"}
 
 
 def _edited_writers(facts: list[ModuleFacts]) -> dict[tuple[str, str], tuple[int, str]]:

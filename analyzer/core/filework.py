@@ -31,6 +31,7 @@ from ascend_feasibility.analyzer.context.opt_in import OptInReader
 from ascend_feasibility.analyzer.context.preprocessor import cuda_build_branch, npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
 from ascend_feasibility.analyzer.context.shim_none import shim_guard
+from ascend_feasibility.analyzer.context.unexported import unexported_reason
 from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
 from ascend_feasibility.analyzer.core import budget, replacement_code, transfer
 from ascend_feasibility.analyzer.core.findings import PYTHON_STRING, FindingFactory, Place, is_native, occurrence_key
@@ -492,6 +493,11 @@ class FileWorker:
         default = self.kb.rules[hit.rule].match.env_defaults.get(hit.symbol)
         if default is not None and file_context.reach == "runs" and _sets_to(unit, hit, default):
             return Place(file_context.role, "cosmetic", f"{hit.symbol}={default} is the value it has when unset: setting it changes nothing")
+        if file_context.reach == "runs" and unit.kind == "shell" and unit.embedded is None and unit.parsed \
+                and self.kb.rules[hit.rule].match.env_vars:
+            reason = _unexported(unit, hit)
+            if reason is not None:  # a shell variable no program of the script sees: it sets nothing
+                return Place(file_context.role, "cosmetic", reason)
         if file_context.reach == "runs" and unit.kind in NATIVE_KINDS and unit.parsed:
             span = hit.span
             node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
@@ -570,6 +576,20 @@ def _sets_to(unit: Unit, hit: Hit, value: str) -> bool:
     """Does the site write this literal value into its environment variable (`export CUDA_LAUNCH_BLOCKING=0`)?"""
     site = replacement_code.site_at(unit, hit.span)
     return site.literal and site.value is not None and site.value.strip() == value
+
+
+def _unexported(unit: Unit, hit: Hit) -> str | None:
+    """Why a shell assignment of the hit's variable reaches no program of the script (analyzer/context/unexported.py)."""
+    span = hit.span
+    node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+    if node is None:
+        return None
+    return unexported_reason(unit.tree(), node, _job_exported_variables())
+
+
+@functools.cache
+def _job_exported_variables() -> frozenset[str]:
+    return frozenset(load_context_conventions().guards.job_exported_variables)
 
 
 NATIVE_KINDS = frozenset({"cpp", "cuda"})

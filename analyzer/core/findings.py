@@ -322,6 +322,8 @@ def rule_at(rule: Rule, release) -> Rule:
     if variant is None:
         return rule
     update = {k: getattr(variant, k) for k in ("message", "replacement", "replacement_inference") if getattr(variant, k)}
+    if variant.variants is not None:
+        update["variants"] = variant.variants
     return rule.model_copy(update=update)
 
 

@@ -116,8 +116,12 @@ class Finding(_Contract):
 
     @property
     def counted(self) -> bool:
-        """Counts toward severity ranking, effort and the verdict: unsuppressed, runs on Ascend, product code."""
-        return not self.suppressed and self.reach == "runs" and self.role in COUNTED_ROLES
+        """Counts toward severity ranking, effort and the verdict: unsuppressed, runs on Ascend, product code, and
+        asks for something: an info site whose rule or variant gives it (0, 0) hours asks for no change ("keep it",
+        "nothing to change", work other findings carry) and stays listed with its note. A site above info with no
+        hours of its own (an operator a release within reach registers: the upgrade is the fix) still counts."""
+        return (not self.suppressed and self.reach == "runs" and self.role in COUNTED_ROLES
+                and (self.effort_hours.high > 0 or self.severity != "info"))
 
 
 class RuleCalibration(BaseModel):

@@ -64,7 +64,7 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^imports (?P<through>\S+) at its top level, which needs the compiled extension `(?P<extension>[^`]+)` when it "
      r"loads, which the project neither builds nor declares; no entry point of the project imports it "
      r"unconditionally$", "reason.unbuilt_extension_importer"),
-    (r"^line (?P<line>\d+): (?P<kind>function|class) (?P<name>\S+) is named nowhere else in the project \(no call, "
+    (r"^line (?P<line>\d+): (?P<kind>function|class|entry) (?P<name>\S+) is named nowhere else in the project \(no call, "
      r"reference, export or config entry\): nothing reaches it$", "reason.unnamed_symbol"),
     (r"^imported by nothing the launchers and entry points of the application package (?P<package>\S+)/ load: no "
      r"product code loads it$", "reason.unreached_application_module"),

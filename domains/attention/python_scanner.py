@@ -14,6 +14,7 @@ from ascend_feasibility.domains.attention import sdp_selection
 from ascend_feasibility.domains.attention.bias_kind import bias_facet
 from ascend_feasibility.domains.attention.facts import AttentionFacts, AttentionSelection
 from ascend_feasibility.domains.attention.result_use import OUTPUT_ONLY, output_facet
+from ascend_feasibility.domains.attention.sdpa_mask import MASK_WITHIN_LIMITS, mask_facet
 from ascend_feasibility.domains.base import Hit, Unit, code_context
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
@@ -99,6 +100,8 @@ class _AttentionScan(PythonScan):
             else (None, None)
         if facet is None and reference.call is not None and any(v.when == [OUTPUT_ONLY] for v in rule.variants):
             facet = output_facet(reference.call)  # flash-attn's private forward whose LSE is never kept
+        if facet is None and reference.call is not None and any(v.when == [MASK_WITHIN_LIMITS] for v in rule.variants):
+            facet = mask_facet(reference.call)  # an SDPA call with no mask or a boolean one: nothing to change
         self.hit(code, name, reference.node, lengths, context=context, facets=(facet,) if facet else ())
 
     def _context(self, node: Node) -> str | None:

@@ -169,9 +169,38 @@ class NvidiaSmiShellScanner(Scanner):
         self.code = RuleIndex(kb, self.domain).code_for("nvidia-smi-call")
 
     def scan(self, unit: Unit) -> list[Hit]:
-        found = parsing.captures(parsing.query("bash", SHELL_QUERY), unit.tree())
+        root = unit.tree()
+        found = parsing.captures(parsing.query("bash", SHELL_QUERY), root)
+        commands = [node for node in found.get("command", []) if parsing.text(node).rsplit("/", 1)[-1] == "nvidia-smi"]
+        stops = _stops_on_error(root, unit.source.text) if commands else False
         return [
-            Hit(self.code, parsing.text(node.parent)[:80], Span.of(node.parent))
-            for node in found.get("command", [])
-            if parsing.text(node).rsplit("/", 1)[-1] == "nvidia-smi"
+            Hit(self.code, parsing.text(node.parent)[:80], Span.of(node.parent),
+                facets=(PRINTED_ONLY,) if not stops and _printed_only(node.parent) else ())
+            for node in commands
         ]
+
+
+PRINTED_ONLY = "printed-only"
+STATEMENT_LISTS = frozenset({"program", "compound_statement", "do_group"})
+
+
+def _printed_only(command: Node) -> bool:
+    """nvidia-smi run as a statement of its own, its output left to the terminal or the job's log: not captured
+    (`$(...)`), piped, redirected to a file something may read, or tested (`if`, `&&`, `||`)."""
+    return command.type == "command" and command.parent is not None and command.parent.type in STATEMENT_LISTS
+
+
+def _stops_on_error(root: Node, text: str) -> bool:
+    """Does the script stop at a failing command (`set -e`, `set -o errexit`, `#!/bin/bash -e`)? Then a missing
+    nvidia-smi ends the job on Ascend."""
+    first = text.split("\n", 1)[0]
+    if first.startswith("#!") and any(w.startswith("-") and not w.startswith("--") and "e" in w for w in first.split()[1:]):
+        return True
+    for node in parsing.walk(root, prune=frozenset({"heredoc_body", "raw_string"}), limit=200_000):
+        if node.type != "command":
+            continue
+        words = [parsing.text(c) for c in node.named_children]
+        if words and words[0] == "set" and any(w == "errexit" or (w.startswith("-") and not w.startswith("--")
+                                                                   and "e" in w) for w in words[1:]):
+            return True
+    return False

@@ -144,7 +144,7 @@ def _groups(findings: list[Finding], bucket: str, rows: dict[tuple[str, int], Cu
     groups: dict[tuple, _Group] = {}
     for f in findings:
         adoption = adoption_of.get(f.rule)
-        if adoption is None and f.severity == "info" and f.migration == "auto":
+        if adoption is None and f.severity == "info" and f.migration == "auto" and f.effort_hours.high > 0:
             if bucket != "required" or auto_info is None:
                 continue  # transfer_to_npu at the entry points rewrites it: no work of its own
             adoption = auto_info

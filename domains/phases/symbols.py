@@ -125,10 +125,15 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
     those definitions' names (`_get_global_gloo_group`, cached by `@functools.lru_cache()`, called only in
     `all_reduce_dict`): the project pass leaves them unreached when every one of those is."""
     found = []
+    entries = _environment_entries(unit.tree())
     for statement in unit.tree().named_children:
         constant = _name_constant(statement)
         if constant is not None:
             found.append((constant, statement.start_point.row + 1, statement.end_point.row + 1, "constant", statement, True))
+            continue
+        if entries and statement.id in entries:
+            found += [(name, node.start_point.row + 1, node.end_point.row + 1, "entry", node, True)
+                      for name, node in entries[statement.id]]
             continue
         definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
         kind = DEFINITIONS.get(definition.type) if definition is not None else None
@@ -147,6 +152,80 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
     inner = [(name, start, end, kind, sorted(users[name])) for name, start, end, kind, _, _ in found
              if name not in named and name in users]
     return unnamed, inner
+
+
+def _environment_entries(root: Node) -> dict[int, list[tuple[str, Node]]]:
+    """A module-level table of environment settings read on demand (vLLM-style envs.py: `environment_variables =
+    {"APP_DEVICE": lambda: os.getenv("APP_DEVICE", "cuda"), ...}`, whose module `__getattr__` looks a key up when
+    code reads `envs.APP_DEVICE`): module statement id → (key, the entry) for each entry whose value reads the variable
+    its key names, and for the key's declarations under `if TYPE_CHECKING:` (`APP_DEVICE: str = "cuda"`, for type
+    checkers only). An entry whose key nothing else names is read by nothing: its default reaches no code."""
+    tables: dict[int, list[tuple[str, Node]]] = {}
+    keys: set[str] = set()
+    for statement in root.named_children:
+        assignment = parsing.statement_assignment(statement) if statement.type == "expression_statement" else None
+        right = assignment.child_by_field_name("right") if assignment is not None else None
+        if right is None or right.type != "dictionary":
+            continue
+        for pair in right.named_children:
+            key = pair.child_by_field_name("key") if pair.type == "pair" else None
+            value = pair.child_by_field_name("value") if key is not None else None
+            name = _plain_string(key) if key is not None else None
+            if name is None or value is None or not _VARIABLE_NAME.fullmatch(name) or not _reads_variable(value, name):
+                continue
+            tables.setdefault(statement.id, []).append((name, pair))
+            keys.add(name)
+    if not tables:
+        return {}
+    for statement in root.named_children:
+        condition = statement.child_by_field_name("condition") if statement.type == "if_statement" else None
+        body = statement.child_by_field_name("consequence") if condition is not None else None
+        if body is None or parsing.text(condition).rsplit(".", 1)[-1] != "TYPE_CHECKING":
+            continue
+        for inner in body.named_children:
+            assignment = parsing.statement_assignment(inner) if inner.type == "expression_statement" else None
+            left = assignment.child_by_field_name("left") if assignment is not None else None
+            if left is not None and left.type == "identifier" and parsing.text(left) in keys \
+                    and assignment.child_by_field_name("type") is not None:
+                tables.setdefault(statement.id, []).append((parsing.text(left), inner))
+    return tables
+
+
+def _plain_string(node: Node) -> str | None:
+    if node.type != "string" or any(part.type not in {"string_start", "string_content", "string_end"}
+                                     for part in node.children):
+        return None
+    content = next((part for part in node.children if part.type == "string_content"), None)
+    return parsing.text(content) if content is not None else None
+
+
+ENVIRONMENT_READS = frozenset({"getenv", "get"})  # os.getenv(NAME, default), os.environ.get(NAME, default)
+
+
+def _reads_variable(value: Node, name: str) -> bool:
+    """Does the entry's value read the environment variable `name` (`os.getenv("NAME", ...)`, `os.environ.get`,
+    `os.environ["NAME"]`), and nothing but that name?"""
+    reads = False
+    for node in parsing.walk(value, limit=2_000):
+        if node.type == "call":
+            function = node.child_by_field_name("function")
+            arguments = node.child_by_field_name("arguments")
+            method = function
+            if function is not None and function.type == "attribute":
+                method = function.child_by_field_name("attribute")
+            if method is None or parsing.text(method) not in ENVIRONMENT_READS or arguments is None \
+                    or "environ" not in parsing.text(function) and "getenv" not in parsing.text(function):
+                continue
+            first = next((a for a in arguments.named_children if a.type != "comment"), None)
+            if first is None or _plain_string(first) != name:
+                return False  # it reads another variable too: the entry is more than its key
+            reads = True
+        elif node.type == "subscript" and "environ" in parsing.text(node.child_by_field_name("value") or node):
+            index = node.child_by_field_name("subscript")
+            if index is None or _plain_string(index) != name:
+                return False
+            reads = True
+    return reads
 
 
 # an environment variable's name as a string: upper-case words joined by `_` (TORCH_NCCL_DUMP_ON_TIMEOUT)
