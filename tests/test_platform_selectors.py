@@ -346,3 +346,23 @@ def test_platform_classes_are_read_by_the_accelerator_they_name():
     assert _methods(unnamed) == []
     formatted = CUDA.replace('return "pkg.attention.backends.sdpa.SDPABackend"', 'return f"pkg.{head_size}.Backend"')
     assert _methods(formatted)[0][5] is False
+
+
+def test_kernels_in_a_folder_without_init_inside_the_kernel_package_follow_their_importer(tmp_path):
+    """The kernel package keeps its Triton kernels in a folder without __init__.py (a namespace package under
+    pkg_kernels) and lives under python/ in its own project folder: `pkg_kernels.triton_kernels.block_sparse` is
+    still that file, so it is what only the unselected backend imports (round 18)."""
+    tree = _tree(tmp_path, NPU_CONSTANT)
+    (tree / "kernels/pkg_kernels/block_sparse.py").unlink()
+    (tree / "kernels/pkg_kernels/__init__.py").unlink()
+    write_tree(tree, {
+        "kernels/python/pkg_kernels/__init__.py": "",
+        "kernels/python/pkg_kernels/triton_kernels/block_sparse.py": KERNEL,
+        "pkg/attention/backends/sparse_attn.py": SPARSE.replace(
+            "from pkg_kernels.block_sparse import", "from pkg_kernels.triton_kernels.block_sparse import"),
+    })
+    report = analyze(tree, AnalyzeOptions(jobs=1))
+    kernel = next(f for f in report.findings
+                  if f.rule == "OPS030" and f.path == "kernels/python/pkg_kernels/triton_kernels/block_sparse.py")
+    assert kernel.reach == "other-backend" and kernel.severity == "info"
+    assert "pkg/attention/backends/sparse_attn.py" in kernel.reach_reason

@@ -245,6 +245,13 @@ def test_the_top_package_imported_by_a_driven_root_is_no_driver_of_its_own():
     ("a/c.py", "a.c", {".", "a"}, {"a.c"}),
     ("x/__init__.py", "x", set(), {"x"}),
     ("src/p/q/r.py", "src.p.q.r", {"src/p", "src/p/q"}, {"src.p.q.r", "p.q.r"}),
+    # a folder without __init__.py inside a package is a namespace package under it (round 18: a kernel package's
+    # triton_kernels/ folder, imported as `kern_ops.triton_kernels.sla`)
+    ("k/python/kern_ops/triton_kernels/sla.py", "k.python.kern_ops.triton_kernels.sla", {"k/python/kern_ops"},
+     {"k.python.kern_ops.triton_kernels.sla", "sla", "kern_ops.triton_kernels.sla"}),
+    ("r/p/a/c.py", "r.p.a.c", {"r/p"}, {"r.p.a.c", "c", "p.a.c"}),
+    # three folders without __init__.py between the file and the package: no namespace name
+    ("p/a/b/d/c.py", "p.a.b.d.c", {"p"}, {"p.a.b.d.c", "c"}),
 ])
 def test_import_names(path, module, packages, expected):
     assert u.import_names(path, module, packages) == expected

@@ -183,7 +183,28 @@ def import_names(path: str, module: str, packages: set[str]) -> set[str]:
     while folder in packages and folder != ".":
         depth, folder = depth + 1, path_view(folder).parent
     keep = depth if view.name == "__init__.py" else depth + 1
-    return {module, ".".join(parts[-keep:])} if keep and parts else {module}
+    names = {module, ".".join(parts[-keep:])} if keep and parts else {module}
+    below = _name_below_package(path, parts, packages)
+    return names | {below} if below else names
+
+
+MAX_NAMESPACE_FOLDERS = 2
+
+
+def _name_below_package(path: str, parts: list[str], packages: set[str]) -> str | None:
+    """The name of a file in folders without __init__.py inside a regular package: Python loads such a folder as a
+    namespace package under its parent (kern/python/kern_ops/triton_kernels/sla.py, beside kern_ops/__init__.py, is
+    `kern_ops.triton_kernels.sla`); None where no package folder sits within MAX_NAMESPACE_FOLDERS above the file."""
+    folder, crossed, gap = path_view(path).parent, 0, 0
+    while folder != "." and folder not in packages:
+        if gap == MAX_NAMESPACE_FOLDERS:
+            return None
+        gap, crossed, folder = gap + 1, crossed + 1, path_view(folder).parent
+    if gap == 0 or folder == ".":
+        return None
+    while folder in packages and folder != ".":
+        crossed, folder = crossed + 1, path_view(folder).parent
+    return ".".join(parts[-(crossed + 1):]) if crossed + 1 <= len(parts) else None
 
 
 def _targets(imports: list[str], by_name: dict[str, set[str]]) -> set[str]:
