@@ -203,3 +203,18 @@ def test_a_bad_baseline_is_refused_in_one_line(tmp_path, capsys, content):
     err = capsys.readouterr().err
     assert err.startswith("ascend-feasibility: error: baseline") or "cannot read baseline" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_command_line_starts_without_port_code():
+    """Only the port command needs port's modules (about 0.1-0.2 s to import): loading the command line leaves them out,
+    and the package still hands out its names when they are asked for."""
+    code = ("import sys, ascend_feasibility.analyzer.core.cli; "
+            "print(sorted(m for m in sys.modules if m.startswith('ascend_feasibility.analyzer.port')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            cwd=Path(__file__).resolve().parent.parent).stdout.strip()
+    assert loaded == "['ascend_feasibility.analyzer.port', 'ascend_feasibility.analyzer.port.command_names']"
+    from ascend_feasibility.analyzer.port import ApplyError, port
+    from ascend_feasibility.analyzer.port.core import port as core_port
+    from ascend_feasibility.analyzer.port.patch import ApplyError as raised
+
+    assert port is core_port and ApplyError is raised

@@ -140,6 +140,31 @@ def test_a_gated_query_over_its_words_finds_what_the_whole_tree_gives(cls, numbe
         assert _spans(parsing.captures_around(compiled, tree, encoded)) == _spans(parsing.captures(compiled, tree))
 
 
+@pytest.mark.parametrize("path", sorted(SAMPLES.rglob("*.py")), ids=lambda p: str(p.relative_to(SAMPLES)))
+def test_a_gated_key_asked_alone_gets_its_own_captures(path):
+    """The gated query holds every gated pattern, yet a unit that asks for one gated key gets exactly what that key's
+    patterns find over the whole tree: another key's captures near its words are not handed to it or kept."""
+    source = SourceText.from_text(path.read_text(encoding="utf-8"))
+    gated = sorted(query_set._GATED)
+    for key in gated:
+        unit = Unit(str(path), "python", source)
+        query_set.plan(unit, {key})
+        separate = parsing.captures(parsing.query("python", query_set._PARTS[key]), unit.tree())
+        assert _spans(query_set.unit_captures(unit, key)) == _spans(separate), key
+        assert set(unit.cache["captures"]) == {key}  # nothing kept for a key the unit did not ask for
+
+
+def test_the_gated_query_is_compiled_once_for_every_set_of_keys():
+    query_set._combined.cache_clear()
+    one = Unit("a.py", "python", SourceText.from_text('dist.init_process_group("nccl")\nx.double()\n'))
+    two = Unit("b.py", "python", SourceText.from_text('dist.init_process_group("nccl")\n'))
+    query_set.plan(one, {"_DistributedScan_gated0", "_PrecisionScan_gated0"})
+    query_set.plan(two, {"_DistributedScan_gated0"})
+    assert [parsing.text(n) for n in query_set.unit_captures(one, "_PrecisionScan_gated0")["double"]] == ["double"]
+    assert [parsing.text(n) for n in query_set.unit_captures(two, "_DistributedScan_gated0")["string"]] == ['"nccl"']
+    assert query_set._combined.cache_info().currsize == 1
+
+
 def test_captures_around_visits_only_the_words():
     source = b'\n\n# leading blanks: the module node starts after them\nx = "cuda"\n' + b"y = 1\n" * 50 + \
         b'z = "cuda:0" if a == "cuda" else "cpu"\nw = "not here"\n'

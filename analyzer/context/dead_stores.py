@@ -38,6 +38,8 @@ def dead_stores(tree: Node) -> list[tuple[int, int, str]]:
     statements = tree.named_children[:MAX_STATEMENTS]
     bound: dict[bytes, list[int]] = {}
     for index, statement in enumerate(statements):
+        if statement.type != "expression_statement":  # an assignment is one: the other statements bind no plain name
+            continue
         name = _bound_name(statement)
         if name is not None:
             bound.setdefault(name, []).append(index)

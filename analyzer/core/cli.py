@@ -23,10 +23,7 @@ from ascend_feasibility.analyzer.core.calibration import (
 from ascend_feasibility.analyzer.core.changes import only_changed
 from ascend_feasibility.analyzer.core.models import SEVERITIES, Finding, Report, severity_rank
 from ascend_feasibility.analyzer.core.pipeline import AnalysisError, AnalyzeOptions, analyze
-from ascend_feasibility.analyzer.port import STYLES, ApplyError, PortOptions, apply, port, summarize, unified_diff
-from ascend_feasibility.analyzer.port.patch import write_patch
-from ascend_feasibility.analyzer.port.summary import summary_lines
-from ascend_feasibility.analyzer.port.verify import VERIFY_NAME, test_folder, verify_script
+from ascend_feasibility.analyzer.port.command_names import STYLES, ApplyError  # port's code loads when it runs
 from ascend_feasibility.analyzer.probes.commands import ProbeError, add_probe_commands, run_probe_command
 from ascend_feasibility.analyzer.reading.gitinfo import ChangedLines, GitUnavailable, changed_since
 from ascend_feasibility.analyzer.reporting.outputs import (
@@ -283,6 +280,11 @@ def _port(args: argparse.Namespace) -> int:
     unknown = sorted(code for code in (c.upper() for c in args.only) if code not in kb.rules)
     if unknown:
         raise UsageError(f"--only: unknown rules {', '.join(unknown)}")
+    from ascend_feasibility.analyzer.port import PortOptions, apply, port, summarize, unified_diff
+    from ascend_feasibility.analyzer.port.patch import write_patch
+    from ascend_feasibility.analyzer.port.summary import summary_lines
+    from ascend_feasibility.analyzer.port.verify import VERIFY_NAME, test_folder, verify_script
+
     own_outputs = (args.output,) if args.output is not None else ()
     report = analyze(args.path, AnalyzeOptions(torch_npu=args.torch_npu, excludes=args.exclude, own_outputs=own_outputs))
     options = PortOptions(style=args.style, unsafe=args.unsafe, only=frozenset(c.upper() for c in args.only),

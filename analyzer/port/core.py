@@ -19,6 +19,7 @@ from ascend_feasibility.analyzer.context.project_scope import parse_site
 from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.context.selected_definitions import module_definitions, named_definitions
 from ascend_feasibility.analyzer.core.models import Finding, Report
+from ascend_feasibility.analyzer.port.command_names import STYLES
 from ascend_feasibility.analyzer.port.edits import (
     Change,
     SiteOutcome,
@@ -53,7 +54,6 @@ from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadabl
 from ascend_feasibility.knowledge import KnowledgeError, load_context_conventions, load_device_module, load_knowledge
 from ascend_feasibility.knowledge.aten_coverage import load_coverage
 
-STYLES = ("agnostic", "npu")
 SAFE_PATH = re.compile(r"^[A-Za-z0-9_./-]+$")  # paths git writes unquoted in a diff header
 DEVICE_NAMES = ("_device", "_ascend_device", "_port_device")
 TRANSFER_NOTE = (

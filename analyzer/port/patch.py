@@ -7,6 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from ascend_feasibility.analyzer.port.command_names import ApplyError
 from ascend_feasibility.analyzer.port.core import PortResult
 from ascend_feasibility.analyzer.reading.generated import written_by_port
 from ascend_feasibility.analyzer.reading.gitinfo import GitUnavailable, uncommitted_changes
@@ -14,10 +15,6 @@ from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadabl
 from ascend_feasibility.analyzer.reporting.outputs import safe_folder, write_safely
 
 NO_NEWLINE = "\\ No newline at end of file\n"
-
-
-class ApplyError(Exception):
-    """--apply refused or failed before anything was written."""
 
 
 def _lines(content: str) -> list[str]:

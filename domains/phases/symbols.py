@@ -77,16 +77,21 @@ def reexported_names(unit: Unit) -> list[str]:
     but in `__all__`: a package's __init__.py re-exports them, another module imports them unused (PixArt.py's
     `LabelEmbedder`, which nothing builds); either way, no use. A name the file also calls, registers or assigns
     (`callbacks.register('speed', func=SpeedMonitor)`), or writes in a comment or a string, is used."""
-    if b"import" not in unit.source.data:
+    data = unit.source.data
+    if b"import" not in data or b"from" not in data:  # no `from m import name` statement
         return []
+    lists = b"__all__" in data  # else no statement assigns it
     imported: list[str] = []
     listed = []  # the import and __all__ statements, whose words are no use
     for statement in unit.tree().named_children:
-        if statement.type == "import_from_statement":
+        kind = statement.type
+        if kind == "import_from_statement":
             for name in statement.children_by_field_name("name"):
                 alias = name.child_by_field_name("alias") if name.type == "aliased_import" else None
                 imported.append(parsing.text(alias if alias is not None else name).split(".")[-1])
             listed.append(statement)
+            continue
+        if not lists or kind != "expression_statement":
             continue
         target = parsing.statement_assignment(statement)
         left = target.child_by_field_name("left") if target is not None else None
@@ -96,7 +101,6 @@ def reexported_names(unit: Unit) -> list[str]:
         return []
     # a name whose bytes the file holds nowhere but in those statements: a substring search (C, no word split) only
     # errs towards a use (`Foo` inside `FooBar`); it stops at the first use, which most names have soon after the imports
-    data = unit.source.data
     gaps, start = [], 0
     for statement in listed:
         gaps.append((start, statement.start_byte))
