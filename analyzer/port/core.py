@@ -19,7 +19,6 @@ from ascend_feasibility.analyzer.context.project_scope import parse_site
 from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.context.selected_definitions import module_definitions, named_definitions
 from ascend_feasibility.analyzer.core.models import Finding, Report
-from ascend_feasibility.analyzer.port.command_names import STYLES
 from ascend_feasibility.analyzer.port.edits import (
     Change,
     SiteOutcome,
