@@ -10,6 +10,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Hit, Unit
 from ascend_feasibility.domains.host_values import device_on_host, stays_on_host
+from ascend_feasibility.domains.precision.dtype_premises import cast_back, promoted_float32
 from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
 from ascend_feasibility.domains.precision.rope_layout import pairing
@@ -160,6 +161,9 @@ class _PrecisionScan(PythonScan):
             return
         if stays_on_host(call, _moved_to_device(call)):
             return  # `.double()` of a tensor the code put on the CPU (`.cpu()`, `device="cpu"`), kept there
+        if cast_back(call):  # element-wise only, returned cast back to the input's dtype: float32 gives the same
+            self.hit("double-cast-back", ".double()", call)
+            return
         self.hit("double-method", ".double()", call, ".float()")
 
     def _assertion(self, assertion: Node) -> None:
@@ -173,6 +177,8 @@ class _PrecisionScan(PythonScan):
             return
         if pinned <= FLOAT32 and self._float32_autocast_holds(assertion):
             return  # inside autocast(dtype=torch.float32), which the target's NPU autocast runs as CUDA's does
+        if pinned <= FLOAT32 and promoted_float32(assertion):
+            return  # `table + temb.float()`: float32 by type promotion on every device, no autocast op in between
         self.hit("dtype-assertion", " ".join(text.split())[:120], assertion)
 
     def _float32_autocast_holds(self, assertion: Node) -> bool:
