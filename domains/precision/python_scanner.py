@@ -13,7 +13,7 @@ from ascend_feasibility.domains.host_values import device_on_host, stays_on_host
 from ascend_feasibility.domains.precision.dtype_premises import cast_back, promoted_float32
 from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
-from ascend_feasibility.domains.precision.rope_layout import pairing
+from ascend_feasibility.domains.precision.rope_layout import ADJACENT, PER_HEAD, pairing, per_head_table
 from ascend_feasibility.domains.precision.rotary_use import (
     COMPLEX_CONTAINER,
     REAL_TABLE,
@@ -130,8 +130,11 @@ class _PrecisionScan(PythonScan):
                 self.hit(match[0], match[1], reference.node, facets=(COMPLEX_CONTAINER,))
                 return  # filled with table values, never multiplied here: no rotation to rewrite
             layout = pairing(reference.call)
+            facets = (layout,) if layout else ()
+            if layout == ADJACENT and per_head_table(reference.call):
+                facets += (PER_HEAD,)  # interleave mode takes no head axis in the table on A2/A3
             if match is not None:
-                self.hit(match[0], match[1], reference.node, facets=(layout,) if layout else ())
+                self.hit(match[0], match[1], reference.node, facets=facets)
             return
         if reference.name in TF32_SWITCHES:
             self._tf32_switch(reference)
