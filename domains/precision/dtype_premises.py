@@ -124,8 +124,8 @@ def cast_back(call: Node) -> bool:
         return False
     returns = []
     for node in _own_nodes(function):
-        if node.type in LOOPS:
-            return False
+        if node.type in LOOPS and not _maps_a_literal(node):
+            return False  # `for` and comprehensions over data accumulate; one over a literal tuple only maps casts
         if node.type == "call" and _last_name(node) not in CAST_BACK_CALLS:
             return False
         if node.type == "binary_operator" and parsing.text(node.child_by_field_name("operator")) in {"@", "**"}:
@@ -149,6 +149,19 @@ def cast_back(call: Node) -> bool:
         if not parts or not all(_narrowing_cast(part) for part in parts):
             return False
     return True
+
+
+def _maps_a_literal(node: Node) -> bool:
+    """`(x.double().to(device) for x in (flow_pred, xt, sigmas))`: a comprehension over a literal tuple or list of
+    names, applying the same cast to each: no accumulation."""
+    if node.type not in {"generator_expression", "list_comprehension"}:
+        return False
+    clauses = [c for c in node.named_children if c.type in {"for_in_clause", "if_clause"}]
+    if len(clauses) != 1 or clauses[0].type != "for_in_clause":
+        return False
+    iterated = clauses[0].child_by_field_name("right")
+    return iterated is not None and iterated.type in {"tuple", "list"} and all(
+        item.type in {"identifier", "attribute"} for item in iterated.named_children)
 
 
 def _narrowing_cast(value: Node) -> bool:
