@@ -203,3 +203,91 @@ def test_a_folder_its_files_import_from_by_bare_name_is_an_import_root_even_when
     script = verify_script(SimpleNamespace(findings=[]), result, None, tmp_path / "original")
     modules = next(line for line in script.splitlines() if line.startswith("PATCHED_MODULES = "))
     assert "'app/backend:core.infer'" in modules and "'app:install'" in modules and "'pkg.m'" in modules
+
+
+# A tree that is also a ComfyUI custom node (round 18 port hunks 1, 10, 11): the root's __init__.py imports the node
+# module relatively, and the node imports the library's files as `..anim.pipeline.pipe`, so the library is loaded under
+# the node folder's name, where only relative imports work. anim/pipeline/ and anim/ui/ have no __init__.py, and their
+# files import their siblings relatively (`from ..models.net import X`); run from the root, `predict.py` imports the
+# same files as `anim.pipeline.pipe`.
+COMFY_NODE = {
+    "__init__.py": "from .comfy.nodes import NODE\n",
+    "pyproject.toml": "[project]\nname = 'anim-node'\n\n[tool.comfy]\nPublisherId = 'me'\n",
+    "anim/__init__.py": "",
+    "anim/models/__init__.py": "",
+    "anim/models/net.py": "import torch\nX = 1\n\n\ndef load():\n    torch.cuda.synchronize()\n",
+    "anim/pipeline/pipe.py": "import torch\nfrom ..models.net import X\n\n\ndef run():\n    torch.cuda.synchronize()\n",
+    "anim/ui/ui.py": "import torch\n\nfrom ..models.net import X\nfrom ..pipeline.pipe import run\n\n\ndef generate():\n"
+                     "    torch.cuda.synchronize()\n",
+    "anim/ui/plain.py": "import torch\nimport os\n\n\ndef generate():\n    torch.cuda.synchronize()\n",
+    "comfy/__init__.py": "",
+    "comfy/nodes.py": "from ..anim.pipeline.pipe import run\nfrom ..anim.ui.ui import generate\nNODE = (run, generate)\n",
+    "predict.py": "import torch\nfrom anim.pipeline.pipe import run\nfrom anim.ui.plain import generate\n\n\ndef main():\n"
+                  "    torch.cuda.synchronize()\n",
+}
+
+
+def test_a_file_whose_own_relative_imports_climb_to_the_module_imports_it_relatively(tmp_path):
+    sites = ["anim/models/net.py", "anim/pipeline/pipe.py", "anim/ui/ui.py", "anim/ui/plain.py", "predict.py"]
+    result, ported = _ported(tmp_path, COMFY_NODE, sites, entries=["predict.py"])
+    assert list(result.new_files) == ["anim/_device.py"]
+    new = {r.path: r.new for r in result.rewrites}
+    # the file's own `from ..models` climbs to anim/: so may the device import, through the namespace folder
+    assert "from .. import _device  # ascend: port" in new["anim/pipeline/pipe.py"]
+    assert "from .. import _device  # ascend: port" in new["anim/ui/ui.py"]
+    # no relative import of its own: nothing shows a relative import resolves there, the absolute one stays
+    assert "from anim import _device  # ascend: port" in new["anim/ui/plain.py"]
+    assert "from anim import _device  # ascend: port" in new["predict.py"]
+    # run from the root: every file imports
+    for module in ("predict", "anim.pipeline.pipe", "anim.ui.ui"):
+        done = _imports(ported, ".", module)
+        assert done.returncode == 0, (module, done.stderr)
+    # loaded as a custom node: the root is a package of another name, its folder's parent on sys.path
+    host = "cuda" if __import__("torch").cuda.is_available() else "cpu"
+    node = ported.parent / "AnimNode"
+    ported.rename(node)
+    code = (f"import sys; sys.path.insert(0, {str(node.parent)!r}); import AnimNode, torch; "
+            "print(sys.modules['AnimNode.anim._device'].DEVICE_TYPE)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=node.parent, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.split()[-1] == host, done.stderr
+
+
+def test_the_custom_node_load_fails_with_an_absolute_device_import(tmp_path):
+    """The check above can fail: the same node with `from anim import _device` in pipe.py does not load."""
+    files = dict(COMFY_NODE)
+    files["anim/_device.py"] = "DEVICE_TYPE = 'cpu'\n"
+    files["anim/pipeline/pipe.py"] = "from anim import _device\nfrom ..models.net import X\n"
+    node = tmp_path / "AnimNode"
+    _write(node, files)
+    code = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import AnimNode"
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "No module named 'anim'" in done.stderr
+
+
+SMOKE = ("import torch\nfrom torch.utils.data import DataLoader, Dataset\n\n\nclass Frames(Dataset):\n"
+         "    def __len__(self):\n        return 2\n\n    def __getitem__(self, i):\n        return torch.zeros(2)\n\n\n"
+         "def show(loader):\n    for batch in loader:\n        print(batch.shape)\n\n\n"
+         "if __name__ == \"__main__\":\n    show(DataLoader(Frames(), batch_size=1))\n")
+TRAIN = "import torch\nfrom anim.data.frames import Frames\n\n\ndef main():\n    torch.cuda.synchronize()\n"
+
+
+def test_a_library_module_with_a_device_free_smoke_test_gets_no_step_0(tmp_path):
+    files = {"anim/__init__.py": "", "anim/data/frames.py": SMOKE, "train.py": TRAIN}
+    result, _ = _ported(tmp_path, files, ["train.py"], entries=["train.py", "anim/data/frames.py"])
+    assert result.entries == ["train.py"]
+    new = {r.path: r.new for r in result.rewrites}
+    assert "anim/data/frames.py" not in new
+    assert "Step 0" in new["train.py"]
+
+
+def test_a_main_block_that_reaches_device_work_or_a_module_nobody_imports_keeps_step_0(tmp_path):
+    # the `__main__` block calls a function of the file that works on the device: an entry
+    device = SMOKE.replace("        print(batch.shape)\n", "        print(batch.cuda().shape)\n")
+    files = {"anim/__init__.py": "", "anim/data/frames.py": device, "train.py": TRAIN}
+    result, _ = _ported(tmp_path / "a", files, ["train.py"], entries=["train.py", "anim/data/frames.py"])
+    assert result.entries == ["anim/data/frames.py", "train.py"]
+    assert "Step 0" in next(r.new for r in result.rewrites if r.path == "anim/data/frames.py")
+    # a device-free `__main__` block in a file no project file imports: a script of its own, kept
+    files = {"anim/__init__.py": "", "anim/data/frames.py": SMOKE, "train.py": TRAIN.replace("from anim.data.frames import Frames\n", "")}
+    result, _ = _ported(tmp_path / "b", files, ["train.py"], entries=["train.py", "anim/data/frames.py"])
+    assert result.entries == ["anim/data/frames.py", "train.py"]

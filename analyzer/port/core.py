@@ -42,6 +42,7 @@ from ascend_feasibility.analyzer.port.files import (
     imports_any,
     imports_torch_npu,
 )
+from ascend_feasibility.analyzer.port.entry_points import smoke_test_only
 from ascend_feasibility.analyzer.port.guard_scope import check_expression, controlled
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
@@ -130,6 +131,12 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         if e.script and e.path.endswith(".py") and file_role(e.path, conventions) == "product"
         and _path_reach(e.path, backends, set())[0] == "runs"  # not an XLA/XPU/NPU script: no torch_npu setup there
     ) if report.phase_matrix is not None else []
+    worlds = Worlds(root)
+    lines: dict[str, set[int]] = {}
+    for finding in report.findings:
+        lines.setdefault(finding.path, set()).add(finding.line)
+    # a library module whose `__main__` block is a device-free smoke test is no entry: its importers load torch_npu
+    entries = [path for path in entries if not smoke_test_only(root, path, lines.get(path, set()), worlds)]
     launches = _kernel_launches(report)
     result.entries = entries
     parsed: dict[str, tuple[bytes, object]] = {}
@@ -152,7 +159,6 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
     # launch script is NPU code the port cannot route a site through
     own_abstraction = any(path.endswith(".py") and MODULE_MARK not in (previous_module(root, path) or "")
                           for path in report.project.npu_code)
-    worlds = Worlds(root)
     placed = _place_device_modules(root, report, by_path, parsed, worlds) \
         if options.style == "agnostic" and not own_abstraction else {}
     relative = {module_path: any(has_relative_import(tree) for path, (_, tree) in parsed.items()
@@ -400,7 +406,9 @@ def _import_line(path: str, module_path: str, relative: bool, entry: str | None,
         suffix = "" if alias == module.stem else f" as {alias}"
         return f"from {dotted} import {module.stem}{suffix}" if dotted and dotted != "." else None
     rebased = str(PurePosixPath(path).relative_to(here)) if here != TOP else path
-    through = relative and worlds.regular_chain(path, module.parent)
+    # relative where every folder on the way is a regular package, or where the file's own relative imports already
+    # climb to the module's package (namespace folders between: EasyAnimate's pipeline/ and ui/ as a ComfyUI node)
+    through = (relative and worlds.regular_chain(path, module.parent)) or worlds.climbs_to(path, module.parent)
     return _module_import(rebased, str(inner), through, entry, alias, True)
 
 

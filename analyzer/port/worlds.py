@@ -65,6 +65,34 @@ class Worlds:
             folder = folder.parent
         return self.is_package(package)
 
+    def climbs_to(self, path: str, package: PurePosixPath) -> bool:
+        """The file's own module-level relative imports climb at least to `package` (`from ..models import x` in
+        easyanimate/pipeline/a.py reaches easyanimate/): a relative import to that level resolves wherever the file's
+        own do, through namespace folders too, and whatever name the tree is loaded under (a ComfyUI custom node
+        imports the root as a package of another name, where an absolute `from easyanimate import` fails)."""
+        folder = PurePosixPath(path).parent
+        if package == TOP or folder != package and package not in folder.parents:
+            return False
+        needed = len(folder.parts) - len(package.parts) + 1
+        return any(level >= needed for level, _ in self._imports_at_load(path))
+
+    def imported_by_project(self, path: str) -> bool:
+        """Another file of the project imports this one when it loads (relatively, or absolutely from its world or
+        the root): the module is a library, whatever its `__main__` block does."""
+        stem = PurePosixPath(path).stem.encode()
+        for other in self._python_files(TOP):
+            if other == path:
+                continue
+            try:
+                data = read_contained(self.root, other, MAX_FILE_BYTES)
+            except Unreadable:
+                continue
+            if stem not in data:  # bytes test before any parse
+                continue
+            if path in self._project_modules(other, self._imports_at_load(other)):
+                return True
+        return False
+
     def imports(self, path: str, at_load: bool = False) -> frozenset[tuple[str, ...]]:
         """The absolute imports of a file as dotted parts (`from a.b import c` gives ("a", "b", "c")); with at_load,
         only the module-level statements."""

@@ -7,6 +7,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument
+from ascend_feasibility.domains.python_words import words
 from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
 
@@ -121,6 +122,8 @@ class _DistributedScan(PythonScan):
             return  # `CUDA = ("cuda", "GPU", "nccl")` beside `NPU = ("npu", "NPU", "hccl")`: a table of backends
         if _framework_setting(node):
             return  # mmengine's `dist_cfg=dict(backend="nccl")`: init_dist passes backend="hccl" itself on torch_npu
+        if _reassigned_for_npu(node):
+            return  # `backend = "nccl"` then `elif current_platform.is_npu(): backend = "hccl"`: the NPU arm exists
         # A default that feeds the file's own `== "nccl"` comparison is never rewritten by transfer_to_npu.
         auto_when = () if self.compares_nccl else None
         self.hit("nccl-string", parsing.text(node), node, parsing.text(node).replace("nccl", "hccl", 1), auto_when=auto_when)
@@ -262,6 +265,49 @@ def _strings(node: Node, limit: int = 50) -> list[Node]:
 
 
 _NOT_ENTERED = frozenset({"string", "function_definition", "class_definition"})
+_SCOPES = frozenset({"function_definition", "class_definition", "module"})
+_BRANCHES = frozenset({"if_statement", "elif_clause"})
+
+
+def _reassigned_for_npu(node: Node) -> bool:
+    """`backend = "nccl"` (alone or as an arm of a conditional) that the same scope assigns again, later, to a
+    string naming "hccl" inside an `if`/`elif` whose condition names the NPU (`current_platform.is_npu()`,
+    `device.type == "npu"`, `is_torch_npu_available()`): a default the code already replaces on Ascend."""
+    assignment = node.parent
+    while assignment is not None and assignment.type in {"conditional_expression", "parenthesized_expression"}:
+        assignment = assignment.parent
+    if assignment is None or assignment.type != "assignment":
+        return False
+    left = assignment.child_by_field_name("left")
+    if left is None or left.type not in {"identifier", "attribute"}:
+        return False
+    target = parsing.text(left)
+    scope = assignment.parent
+    while scope is not None and scope.type not in _SCOPES:
+        scope = scope.parent
+    if scope is None:
+        return False
+    for other in parsing.walk(scope, limit=20000, prune=_SCOPES - {"module"}, enter_root=True):
+        if other.type != "assignment" or other.start_byte <= assignment.end_byte:
+            continue
+        other_left, value = other.child_by_field_name("left"), other.child_by_field_name("right")
+        if other_left is None or value is None or parsing.text(other_left) != target or value.type != "string":
+            continue
+        if "hccl" in literals.string_parts(value)[1] and _under_npu_test(other, scope):
+            return True
+    return False
+
+
+def _under_npu_test(node: Node, scope: Node) -> bool:
+    """The node sits in the body of an `if`/`elif` whose condition names the NPU (within its scope)."""
+    current = node.parent
+    while current is not None and current.id != scope.id:
+        if current.type in _BRANCHES:
+            condition = current.child_by_field_name("condition")
+            if condition is not None and "npu" in words(condition):
+                return True
+        current = current.parent
+    return False
 
 
 def _beside_hccl(node: Node) -> bool:

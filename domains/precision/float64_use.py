@@ -8,6 +8,8 @@ end of its function:
 - `reported`: every use hands a number back to the host (`.item()`, `.tolist()`, `.cpu()`, `.numpy()`, `float(t)`,
   `int(t)`, `print`), reads the tensor's metadata (`.device`, `.shape`), or passes it to a collective that takes any
   dtype (`broadcast`, `all_gather`): the float64 value only feeds reporting. Nothing is computed on it on the device.
+- `elementwise`: a literal list made on the device whose every use is element-wise arithmetic or an operator with a
+  DOUBLE kernel on the NPU (dtype_premises.elementwise_table): float64 is kept there and computed as on CUDA.
 - None otherwise: any other use (arithmetic, returning it, storing it, passing it to another function) or a tensor
   that is not made on the device (a factory without `device=`, a cast of an existing tensor: `.to(torch.float64)` of
   an NPU tensor is replaced by float32 there, so no collective sees float64).
@@ -16,6 +18,7 @@ end of its function:
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.precision.dtype_premises import elementwise_table
 from ascend_feasibility.domains.python_refs import keywords
 from tree_sitter import Node
 
@@ -34,7 +37,8 @@ SCOPES = {"function_definition", "lambda", "class_definition"}
 MAX_NODES = 20000
 
 
-DETECTORS = {"reduced": "float64-reduced-collective", "reported": "float64-reported-value"}
+DETECTORS = {"reduced": "float64-reduced-collective", "reported": "float64-reported-value",
+             "elementwise": "float64-elementwise-table"}
 
 
 def fate_hit(dtype: Node) -> tuple[str, str] | None:
@@ -48,7 +52,8 @@ def fate_hit(dtype: Node) -> tuple[str, str] | None:
 
 
 def fate(dtype: Node, call: Node | None = None) -> str | None:
-    """`reduced`, `reported` or None for the tensor made by the call this dtype argument belongs to."""
+    """`reduced`, `reported`, `elementwise` (dtype_premises.elementwise_table) or None for the tensor made by the call
+    this dtype argument belongs to."""
     call = call or _making_call(dtype)
     if call is None:
         return None
@@ -63,7 +68,10 @@ def fate(dtype: Node, call: Node | None = None) -> str | None:
         scope = scope.parent
     if scope is None:
         return None
-    return _follow(scope, parsing.text(left), assignment.end_byte)
+    kind = _follow(scope, parsing.text(left), assignment.end_byte)
+    if kind is None and elementwise_table(call, parsing.text(left), assignment.end_byte):
+        return "elementwise"
+    return kind
 
 
 def _making_call(dtype: Node) -> Node | None:

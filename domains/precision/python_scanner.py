@@ -10,9 +10,10 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Hit, Unit
 from ascend_feasibility.domains.host_values import device_on_host, stays_on_host
+from ascend_feasibility.domains.precision.dtype_premises import cast_back, promoted_float32
 from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
-from ascend_feasibility.domains.precision.rope_layout import pairing
+from ascend_feasibility.domains.precision.rope_layout import ADJACENT, PER_HEAD, pairing, per_head_table
 from ascend_feasibility.domains.precision.rotary_use import (
     COMPLEX_CONTAINER,
     REAL_TABLE,
@@ -129,8 +130,11 @@ class _PrecisionScan(PythonScan):
                 self.hit(match[0], match[1], reference.node, facets=(COMPLEX_CONTAINER,))
                 return  # filled with table values, never multiplied here: no rotation to rewrite
             layout = pairing(reference.call)
+            facets = (layout,) if layout else ()
+            if layout == ADJACENT and per_head_table(reference.call):
+                facets += (PER_HEAD,)  # interleave mode takes no head axis in the table on A2/A3
             if match is not None:
-                self.hit(match[0], match[1], reference.node, facets=(layout,) if layout else ())
+                self.hit(match[0], match[1], reference.node, facets=facets)
             return
         if reference.name in TF32_SWITCHES:
             self._tf32_switch(reference)
@@ -160,6 +164,9 @@ class _PrecisionScan(PythonScan):
             return
         if stays_on_host(call, _moved_to_device(call)):
             return  # `.double()` of a tensor the code put on the CPU (`.cpu()`, `device="cpu"`), kept there
+        if cast_back(call):  # element-wise only, returned cast back to the input's dtype: float32 gives the same
+            self.hit("double-cast-back", ".double()", call)
+            return
         self.hit("double-method", ".double()", call, ".float()")
 
     def _assertion(self, assertion: Node) -> None:
@@ -173,6 +180,8 @@ class _PrecisionScan(PythonScan):
             return
         if pinned <= FLOAT32 and self._float32_autocast_holds(assertion):
             return  # inside autocast(dtype=torch.float32), which the target's NPU autocast runs as CUDA's does
+        if pinned <= FLOAT32 and promoted_float32(assertion):
+            return  # `table + temb.float()`: float32 by type promotion on every device, no autocast op in between
         self.hit("dtype-assertion", " ".join(text.split())[:120], assertion)
 
     def _float32_autocast_holds(self, assertion: Node) -> bool:

@@ -3,7 +3,10 @@
 view_as_complex takes the last dimension (of size 2) as (real, imaginary), so the pairing is decided by the reshape
 that made that dimension: `x.reshape(..., -1, 2)` (or `unflatten(dim, (-1, 2))`) pairs adjacent elements (x[2j],
 x[2j+1]), the interleaved layout; `x.reshape(..., 2, -1).transpose(-2, -1)` pairs the two halves (x[j], x[j + d/2]),
-the rotate_half layout. Anything else is not read: the rule then names no layout."""
+the rotate_half layout. Anything else is not read: the rule then names no layout.
+
+The frequency table the rotated value is multiplied by may carry a head axis (`per_head_table`): npu_rotary_mul's
+interleave mode takes only tables without one on Atlas A2/A3 (1S1D for BSND), so that advice must not be given there."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from tree_sitter import Node
 
 ADJACENT = "pairs-adjacent"
 HALVES = "pairs-halves"
+PER_HEAD = "table-per-head"
 
 # Calls that keep the element order: a dtype, a copy or a contiguous layout of the same tensor.
 KEEPS_ORDER = {"contiguous", "float", "double", "half", "bfloat16", "to", "type", "type_as", "clone", "detach"}
@@ -112,3 +116,93 @@ def _reassigns(node: Node, target: str) -> bool:
                 if kept is None or kept.type != "identifier" or parsing.text(kept) != target:
                     return True
     return False
+
+
+TABLE_RESHAPES = {"view", "reshape", "expand", "unflatten", "repeat", "expand_as"}
+RANK_READS = {"dim", "ndim", "ndimension"}
+
+
+def per_head_table(view_as_complex: Node) -> bool:
+    """The table the complex value is multiplied by in the same function carries a head axis, read from the code:
+    the function tests the table's rank (`if freqs.dim() == 3:`, `freqs.ndim == 4`: a (seq, heads, dim) form beside
+    a (seq, dim) one), or reshapes or expands it with a head count (`freqs.view(s, self.num_heads, -1)`)."""
+    function = view_as_complex.parent
+    while function is not None and function.type != "function_definition":
+        function = function.parent
+    if function is None:
+        return False
+    tables = _tables(view_as_complex, function)
+    if not tables:
+        return False
+    for node in parsing.walk(function, limit=20000):
+        if node.type == "comparison_operator" and any(_rank_of(part) in tables for part in node.named_children):
+            return True
+        if node.type == "call" and _method(node) in TABLE_RESHAPES:
+            owner = _root_name(node.child_by_field_name("function").child_by_field_name("object"))
+            holder = node.parent
+            bound = (parsing.text(holder.child_by_field_name("left")) if holder is not None and holder.type == "assignment"
+                     and holder.child_by_field_name("left") is not None else None)
+            if (owner in tables or bound in tables) and any("head" in parsing.text(a).lower() for a in _arguments(node)):
+                return True  # `freqs.view(s, self.num_heads, -1)`, or `table = freqs.view(...)` multiplied later
+    return False
+
+
+def _tables(view_as_complex: Node, function: Node) -> set[str]:
+    """Names multiplied with the complex value: `torch.view_as_complex(x) * freqs` or `xc = ...; xc * freqs`."""
+    operands = {view_as_complex.id}
+    holder = view_as_complex.parent
+    if holder is not None and holder.type == "assignment" and holder.child_by_field_name("left") is not None:
+        operands_names = {parsing.text(holder.child_by_field_name("left"))}
+    else:
+        operands_names = set()
+    found = set()
+    for node in parsing.walk(function, limit=20000):
+        if node.type != "binary_operator" or parsing.text(node.child_by_field_name("operator")) != "*":
+            continue
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        for mine, other in ((left, right), (right, left)):
+            if mine is None or other is None:
+                continue
+            stripped = _through_order_keepers(mine)
+            if stripped is not None and (stripped.id in operands or parsing.text(stripped) in operands_names):
+                name = _root_name(other)
+                if name:
+                    found.add(name)
+    return found
+
+
+def _rank_of(node: Node) -> str | None:
+    """`freqs.dim()`, `freqs.ndim`, `len(freqs.shape)`: the name whose rank is read."""
+    if node.type == "call":
+        function = node.child_by_field_name("function")
+        if function is not None and function.type == "identifier" and parsing.text(function) == "len":
+            values = _arguments(node)
+            if len(values) == 1 and values[0].type == "attribute" and parsing.text(values[0].child_by_field_name("attribute")) == "shape":
+                return _root_name(values[0].child_by_field_name("object"))
+            return None
+        if _method(node) in RANK_READS:
+            return _root_name(function.child_by_field_name("object"))
+        return None
+    if node.type == "attribute" and parsing.text(node.child_by_field_name("attribute")) in RANK_READS:
+        return _root_name(node.child_by_field_name("object"))
+    return None
+
+
+def _root_name(node: Node | None) -> str | None:
+    """The identifier an expression starts from, through order keepers, subscripts and attribute chains:
+    `freqs[:s].to(x.device)` -> freqs, `self.freqs_cis` -> self.freqs_cis."""
+    for _ in range(20):
+        if node is None:
+            return None
+        node = _through_order_keepers(node)
+        if node is None:
+            return None
+        if node.type == "subscript":
+            node = node.child_by_field_name("value")
+        elif node.type == "call" and _method(node) in TABLE_RESHAPES | {"unsqueeze", "squeeze", "permute", "transpose"}:
+            node = node.child_by_field_name("function").child_by_field_name("object")
+        elif node.type in {"identifier", "attribute"}:
+            return parsing.text(node)
+        else:
+            return None
+    return None
