@@ -30,6 +30,7 @@ from ascend_feasibility.analyzer.port.edits import (
     plan_note,
     plan_site,
 )
+from ascend_feasibility.analyzer.port.entry_points import smoke_test_only
 from ascend_feasibility.analyzer.port.files import (
     FileRewrite,
     after_torch_import,
@@ -42,7 +43,6 @@ from ascend_feasibility.analyzer.port.files import (
     imports_any,
     imports_torch_npu,
 )
-from ascend_feasibility.analyzer.port.entry_points import smoke_test_only
 from ascend_feasibility.analyzer.port.guard_scope import check_expression, controlled
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
