@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from ascend_feasibility.analyzer.port.files import import_point
@@ -80,18 +81,8 @@ class Worlds:
         """Another file of the project imports this one when it loads (relatively, or absolutely from its world or
         the root): the module is a library, whatever its `__main__` block does."""
         stem = PurePosixPath(path).stem.encode()
-        for other in self._python_files(TOP):
-            if other == path:
-                continue
-            try:
-                data = read_contained(self.root, other, MAX_FILE_BYTES)
-            except Unreadable:
-                continue
-            if stem not in data:  # bytes test before any parse
-                continue
-            if path in self._project_modules(other, self._imports_at_load(other)):
-                return True
-        return False
+        return any(other != path and path in self._project_modules(other, self._imports_at_load(other))
+                   for other in self._python_files_holding(TOP, stem))
 
     def imports(self, path: str, at_load: bool = False) -> frozenset[tuple[str, ...]]:
         """The absolute imports of a file as dotted parts (`from a.b import c` gives ("a", "b", "c")); with at_load,
@@ -227,13 +218,7 @@ class Worlds:
             spelled = folder.relative_to(above).parts if above != TOP else folder.parts
             if not all(part.isidentifier() for part in spelled):
                 return False
-            for path in self._python_files(above):
-                try:
-                    data = read_contained(self.root, path, MAX_FILE_BYTES)
-                except Unreadable:
-                    continue
-                if needle not in data:  # bytes test before any parse
-                    continue
+            for path in self._python_files_holding(above, needle):
                 for parts in self.imports(path):
                     n = len(spelled)
                     if parts[:n] == spelled and len(parts) > n and (
@@ -242,6 +227,16 @@ class Worlds:
             if above == TOP or self.is_build_root(above):
                 return False
             above = above.parent
+
+    def _python_files_holding(self, folder: PurePosixPath, needle: bytes) -> Iterator[str]:
+        """The Python files under the folder whose bytes hold the needle: a bytes test before any parse."""
+        for path in self._python_files(folder):
+            try:
+                data = read_contained(self.root, path, MAX_FILE_BYTES)
+            except Unreadable:
+                continue
+            if needle in data:
+                yield path
 
     def _python_files(self, folder: PurePosixPath) -> list[str]:
         if folder not in self._files:
