@@ -221,8 +221,7 @@ class Worlds:
             for path in self._python_files_holding(above, needle):
                 for parts in self.imports(path):
                     n = len(spelled)
-                    if parts[:n] == spelled and len(parts) > n and (
-                            (self.root / folder / f"{parts[n]}.py").is_file() or (self.root / folder / parts[n]).is_dir()):
+                    if parts[:n] == spelled and len(parts) > n and self._inside(folder, parts[n]):
                         return True
             if above == TOP or self.is_build_root(above):
                 return False
