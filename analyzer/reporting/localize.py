@@ -80,7 +80,7 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^line (?P<line>\d+): the check only guards a message$", "reason.guards_message"),
     (r"^line (?P<line>\d+): the check only looks for one NVIDIA card model \((?P<card>.+)\) to work around it; no "
      r"Ascend NPU is that card$", "reason.card_model"),
-    (r"^(?P<folder>\S+)/ is an NVIDIA-only accelerator kit: its modules import (?P<runtime>\S+), which has no Ascend "
+    (r"^(?P<folder>\S+)/ is an NVIDIA-only accelerator kit: its modules import (?P<runtime>\S+(?:, \S+)*), which has no Ascend "
      r"build, nothing outside the folder imports them, and the project's PyTorch code runs beside it$",
      "reason.nvidia_kit"),
     (r"^line (?P<line>\d+): the check only tries a CUDA path and falls back when it fails$", "reason.tries_cuda_path"),
