@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.nvidia_kits import launches
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.port import PortOptions, port
 from ascend_feasibility.knowledge import load_context_conventions
 
 KIT = "runtime/triton_trtllm/"
@@ -85,6 +86,18 @@ def test_a_triton_tensorrt_llm_serving_kit_is_one_counted_package_item(tmp_path)
     assert [f.reach for f in report.findings if f.path == "cosyvoice/cli/model.py" and f.rule == "DEV104"] == ["runs"]
 
 
+def test_the_port_leaves_a_serving_kit_as_it_is(tmp_path):
+    # port round 19 hunk 5: `torch.cuda.current_stream()` → `_device.current_stream()` inside a Triton + TensorRT model
+    # (and `_device.current_stream().cuda_stream` beside it): nothing of the kit runs on Ascend, so nothing is rewritten
+    root = tmp_path / "kit"
+    report = _tree(root, SERVING_KIT)
+    result = port(root, report, PortOptions(unsafe=True))
+    assert not [o for o in result.outcomes if o.finding.path.startswith(KIT)]
+    assert not [path for path in result.new_files if path.startswith(KIT)]  # no device module for it
+    assert not [r.path for r in result.rewrites if r.path.startswith(KIT) and r.new.count("_device") != r.old.count("_device")]
+    assert "cosyvoice/cli/model.py" in [r.path for r in result.rewrites]  # the product beside it is ported
+
+
 def test_a_product_package_with_one_optional_tensorrt_function_is_not_a_kit(tmp_path):
     # cosyvoice/cli/model.py imports tensorrt inside load_trt and the product imports it: each finding stays its own
     report = _tree(tmp_path / "kit", SERVING_KIT)
@@ -133,3 +146,16 @@ def test_launches_reads_the_commands_not_the_words(tmp_path):
     assert read("d.sh", 'echo "then start tritonserver"\n# tritonserver\n') == (False, False)
     assert read("Dockerfile.a", "FROM nvcr.io/nvidia/tritonserver:25.06-trtllm-python-py3\n") == (True, False)
     assert read("Dockerfile.b", "FROM nvcr.io/nvidia/pytorch:24.01-py3\nRUN echo tritonserver\n") == (False, False)
+
+
+def test_a_device_mask_for_an_nvidia_only_program_is_other_backend(tmp_path):
+    # round 19 B1 (c): `CUDA_VISIBLE_DEVICES=0 tritonserver ...` outside any kit selects GPUs for NVIDIA's server
+    script = ("#!/bin/bash\nCUDA_VISIBLE_DEVICES=0 tritonserver --model-repository r\n"
+              "CUDA_VISIBLE_DEVICES=1 mpirun -np 1 trtllm-serve serve e\n"
+              "CUDA_VISIBLE_DEVICES=0 python train.py\n")
+    report = _tree(tmp_path / "serve", {"train.py": "import torch\nx = torch.ones(1).cuda()\n", "serve.sh": script})
+    found = {f.line: f for f in report.findings if f.path == "serve.sh" and f.rule == "DEV201"}
+    assert found[2].reach == "other-backend" and not found[2].counted and "for tritonserver" in found[2].reach_reason
+    assert found[3].reach == "other-backend" and "for trtllm-serve" in found[3].reach_reason
+    # the same mask for the project's own PyTorch script is the port item it was
+    assert found[4].reach == "runs" and found[4].counted

@@ -22,6 +22,7 @@ build) keeps its one item counted where it ran: the runtime's package, with the 
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -215,6 +216,28 @@ def _program(name: str, words: list[str], launchers: list[str]) -> str:
             break
         program, words = words[0].rsplit("/", 1)[-1], words[1:]
     return program
+
+
+def nvidia_command(node) -> str | None:
+    """The NVIDIA-only serving or engine-build program (`tritonserver`, `trtllm-serve`, `trtllm-build`) whose command an
+    environment assignment prefixes (`CUDA_VISIBLE_DEVICES=0 mpirun -np 1 trtllm-serve serve`), or None: the variable
+    selects GPUs for a program with no Ascend build, so it ports nothing (round 19 B1 (c))."""
+    while node is not None and node.type != "variable_assignment":
+        node = node.parent
+    command = node.parent if node is not None else None
+    if command is None or command.type != "command" or command.child_by_field_name("name") is None:
+        return None
+    backends = _backends()
+    words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+    program = _program(parsing.text(command.child_by_field_name("name")), words, backends.process_launchers)
+    return program if program in (*backends.nvidia_serving_commands, *backends.nvidia_kit_commands) else None
+
+
+@functools.cache
+def _backends() -> BackendConventions:
+    from ascend_feasibility.knowledge import load_context_conventions
+
+    return load_context_conventions().backends
 
 
 def _readable(root: Path, relative: str) -> bool:
