@@ -705,6 +705,19 @@ class BackendConventions(_Record):
     npu_engines: list[str] = Field(default_factory=list, description="engines with an Ascend build")
     nvidia_runtimes: list[str] = Field(default_factory=list, description="packages of NVIDIA-only runtimes (tensorrt): "
                                        "a folder of modules built on one, beside PyTorch code, is an NVIDIA-only kit")
+    nvidia_serving_modules: list[str] = Field(default_factory=list, description="modules of an NVIDIA serving stack "
+                                              "(triton_python_backend_utils): a folder importing one is a deployment")
+    nvidia_serving_commands: list[str] = Field(default_factory=list, description="programs that serve on NVIDIA GPUs "
+                                               "only (tritonserver, trtllm-serve), launched by a folder's scripts")
+    nvidia_kit_commands: list[str] = Field(default_factory=list, description="programs that build NVIDIA-only engines "
+                                           "(trtllm-build): a folder's scripts launching one are kit evidence")
+    nvidia_serving_images: list[str] = Field(default_factory=list, description="container images of an NVIDIA "
+                                             "serving stack (nvcr.io/nvidia/tritonserver), a Dockerfile's FROM")
+    process_launchers: list[str] = Field(default_factory=list, description="programs that run the program their "
+                                         "first non-option word names (mpirun -np 1 trtllm-serve)")
+    nvidia_model_configs: list[str] = Field(default_factory=list, description="file names of a serving model "
+                                            "repository's model configuration (config.pbtxt beside <model>/<version>/)")
+    nvidia_serving_route: BilingualText | None = Field(default=None, description="how to serve on Ascend instead")
     definition_names: list[str] = Field(default_factory=list, description="name parts that make a function or a "
                                         "binding another accelerator's code (def _ensure_rocm_torch, _MLX_ALIASES = ...)")
     images: list[str] = Field(default_factory=list, description="tokens of a Dockerfile's base image, package index "

@@ -27,6 +27,7 @@ from ascend_feasibility.analyzer.context.guards import (
 )
 from ascend_feasibility.analyzer.context.kernel_contract import contract_sites
 from ascend_feasibility.analyzer.context.npu_arms import NpuArms
+from ascend_feasibility.analyzer.context.nvidia_kits import nvidia_command
 from ascend_feasibility.analyzer.context.opt_in import OptInReader
 from ascend_feasibility.analyzer.context.preprocessor import cuda_build_branch, npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
@@ -498,6 +499,10 @@ class FileWorker:
             reason = _unexported(unit, hit)
             if reason is not None:  # a shell variable no program of the script sees: it sets nothing
                 return Place(file_context.role, "cosmetic", reason)
+            program = _nvidia_program(unit, hit)
+            if program is not None:  # `CUDA_VISIBLE_DEVICES=0 tritonserver ...`: GPUs for NVIDIA's server
+                return Place(file_context.role, "other-backend", f"line {hit.span.start_row + 1}: the variable is set "
+                             f"for {program}, an NVIDIA-only program with no Ascend build")
         if file_context.reach == "runs" and unit.kind in NATIVE_KINDS and unit.parsed:
             span = hit.span
             node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
@@ -585,6 +590,11 @@ def _unexported(unit: Unit, hit: Hit) -> str | None:
     if node is None:
         return None
     return unexported_reason(unit.tree(), node, _job_exported_variables())
+
+
+def _nvidia_program(unit: Unit, hit: Hit) -> str | None:
+    span = hit.span
+    return nvidia_command(unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col)))
 
 
 @functools.cache

@@ -206,8 +206,10 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
                                frozenset(row.package for row in run.published.get("dependency_matrix", ())
                                          if row.sources or row.classification != "unknown"), packages,
                                run.published.get("unreached_code"))
-    findings = fold_kits(findings, nvidia_kits(modules, context, frozenset(load_context_conventions().backends.nvidia_runtimes), packages),
-                         worker.factory)
+    backends = load_context_conventions().backends
+    route = backends.nvidia_serving_route
+    findings = fold_kits(findings, nvidia_kits(modules, context, backends, packages, found.files, root), worker.factory,
+                         Text(en=route.en, zh=route.zh) if route is not None else None)
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")

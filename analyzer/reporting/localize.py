@@ -80,9 +80,11 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^line (?P<line>\d+): the check only guards a message$", "reason.guards_message"),
     (r"^line (?P<line>\d+): the check only looks for one NVIDIA card model \((?P<card>.+)\) to work around it; no "
      r"Ascend NPU is that card$", "reason.card_model"),
-    (r"^(?P<folder>\S+)/ is an NVIDIA-only accelerator kit: its modules import (?P<runtime>\S+), which has no Ascend "
+    (r"^(?P<folder>\S+)/ is an NVIDIA-only accelerator kit: its modules import (?P<runtime>\S+(?:, \S+)*), which has no Ascend "
      r"build, nothing outside the folder imports them, and the project's PyTorch code runs beside it$",
      "reason.nvidia_kit"),
+    (r"^line (?P<line>\d+): the variable is set for (?P<program>\S+), an NVIDIA-only program with no Ascend build$",
+     "reason.nvidia_command"),
     (r"^line (?P<line>\d+): the check only tries a CUDA path and falls back when it fails$", "reason.tries_cuda_path"),
     (r"^line (?P<line>\d+): off CUDA the function returns its input unchanged \(the eager path\)$", "reason.eager_path"),
     (r"^line (?P<line>\d+): the self-test under `if __name__ == \"__main__\":` of a module the project imports "
