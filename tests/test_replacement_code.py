@@ -332,3 +332,10 @@ def test_the_rest_slot_counts_the_templates_positional_arguments():
     assert replacement_code.rest_slot('torch.autocast("npu", {rest})') == 1
     assert replacement_code.rest_slot('torch.autocast("npu", dtype={dtype}, {rest})') is None
     assert replacement_code.rest_slot("[{rest}]") is None
+
+
+def test_a_template_without_rest_ignores_arguments_it_does_not_place():
+    """`os.environ.setdefault("CUDA_LAUNCH_BLOCKING", "0")`: the env template places only the value."""
+    shape = replacement_code.CallShape(code="ASCEND_LAUNCH_BLOCKING={assigned}")
+    site = replacement_code.Site(_positional('"CUDA_LAUNCH_BLOCKING"', '"0"').arguments, value="0", is_call=True)
+    assert replacement_code.render(shape, site, "CUDA_LAUNCH_BLOCKING", None).code == "ASCEND_LAUNCH_BLOCKING=0"

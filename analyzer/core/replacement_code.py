@@ -236,7 +236,8 @@ def render(shape: CallShape, site: Site, symbol: str, npu: str | None) -> Render
     notes = [shape.dropped.get(p) or shape.notes[p] for p in said]
     said = tuple(p for i, p in enumerate(said) if notes[i] not in notes[:i])  # one note said once
     named = set(PLACEHOLDER.findall(shape.code)) | {m.group(2) for m in OPTIONAL.finditer(shape.code)}
-    rest = _rest(shape, site, bound, named | set(shape.replaced) | set(shape.dropped), rest_slot(template))
+    rest = _rest(shape, site, bound, named | set(shape.replaced) | set(shape.dropped), rest_slot(template)) \
+        if "{rest}" in template else ""
     if rest is None:
         return Rendered(None, said, unbound=True)
     if not rest:
