@@ -109,6 +109,7 @@ def doc_launch_findings(facts: list[LaunchFacts], torch: str, factory: FindingFa
         return []
     declared = {f.path: f.underscored_rank for f in facts if f.underscored_rank}
     found = []
+    occurrences: dict[tuple[str, str], int] = {}  # the same command twice in a document: two findings
     for fact in facts:
         for line, script, command in fact.doc_launches:
             target = _resolve(fact.path, script, declared)
@@ -118,7 +119,9 @@ def doc_launch_findings(facts: list[LaunchFacts], torch: str, factory: FindingFa
             located = Located(RULE, "python -m " + LAUNCH_MODULE, fact.path, line, 1, 1 + len(command), command,
                               npu=f"{target}:{declared[target]}", auto_when=(), facets=(FACET,), role=place.role,
                               reach=place.reach, reach_reason=place.reason)
-            found.append(factory.build_located(located, 0))
+            occurrence = occurrences.get((fact.path, command), 0)
+            occurrences[(fact.path, command)] = occurrence + 1
+            found.append(factory.build_located(located, occurrence))
     return found
 
 
