@@ -294,6 +294,11 @@ class ConfigurationDomain(Domain):
         """Launches of torch.distributed.launch and the scripts' --local_rank declarations (domains/launch_ranks.py)."""
         return launch_ranks.collect(file)
 
+    def add_findings(self, run: ProjectRun) -> None:
+        # an install document's launch: no scanner reads its lines, so the finding is made here (domains/launch_ranks.py)
+        facts = [f for f in run.facts[self.name] if f is not None]
+        run.findings += launch_ranks.doc_launch_findings(facts, run.target.release.torch, run.factory, run.context)
+
     def report(self, run: ProjectRun) -> None:
         # at torch 2 the launcher passes --local-rank, which a script declaring only --local_rank rejects
         facts = [f for f in run.facts[self.name] if f is not None]

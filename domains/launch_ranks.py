@@ -14,6 +14,10 @@ Python file's `add_argument` declaring `--local_rank` without `--local-rank` (on
 At a target torch of 2.0 or later, the launch whose script (beside the shell script for `$(dirname "$0")/x.py`, else
 from the script's folder or the root) declares only `--local_rank` is rebuilt with the facet `local-rank-only`, whose
 variant says what fails and names the declaration. A script found nowhere, or one declaring the alias, keeps the text.
+A launch an install document runs (dino's README: `python -m torch.distributed.launch --nproc_per_node=8
+main_dino.py`, main_dino.py declaring only `--local_rank`) has no DST040 of its own (no scanner reads a document's
+lines; analyzer/reading/install_docs.py keeps them for this pass): where its script declares only `--local_rank`, the
+finding is emitted on the document's line with the facet, and nothing where the script declares the alias.
 """
 
 from __future__ import annotations
@@ -47,24 +51,28 @@ class LaunchFacts:
     rank_launches: list[tuple[int, str]] = field(default_factory=list)
     # Python: the first line of an add_argument declaring --local_rank without --local-rank (0: none)
     underscored_rank: int = 0
+    # an install document: each such launch (1-based line, its first .py word, the command's first line)
+    doc_launches: list[tuple[int, str, str]] = field(default_factory=list)
 
     def empty(self) -> bool:
-        return not (self.rank_launches or self.underscored_rank)
+        return not (self.rank_launches or self.underscored_rank or self.doc_launches)
 
 
 def collect(file: FileView) -> LaunchFacts | None:
     facts = LaunchFacts(path=file.path)
     for unit in file.units:
-        if not unit.parsed:
+        if not unit.parsed and unit.kind != "install-doc":  # a document's tree no scanner made: parsed below if it launches
             continue
         if unit.kind == "shell" and unit.cell is None and LAUNCH_MODULE in unit.source.text:
-            facts.rank_launches += _rank_launches(unit.tree())
+            facts.rank_launches += [(line, script) for line, script, _ in _rank_launches(unit.tree())]
+        elif unit.kind == "install-doc" and LAUNCH_MODULE in unit.source.text:
+            facts.doc_launches += _rank_launches(unit.tree())
         elif unit.kind == "python" and unit.cell is None and UNDERSCORED in unit.source.text and not facts.underscored_rank:
             facts.underscored_rank = _underscored_rank(unit.tree())
     return None if facts.empty() else facts
 
 
-def _rank_launches(root) -> list[tuple[int, str]]:
+def _rank_launches(root) -> list[tuple[int, str, str]]:
     found = []
     for name in parsing.captures(parsing.query("bash", COMMAND_QUERY), root).get("name", []):
         if not parsing.text(name).rsplit("/", 1)[-1].startswith("python"):
@@ -77,7 +85,7 @@ def _rank_launches(root) -> list[tuple[int, str]]:
             continue  # the rank goes to LOCAL_RANK only
         script = next((w for w in plain if w.endswith(".py")), None)
         if script is not None:
-            found.append((name.start_point.row + 1, script))
+            found.append((name.start_point.row + 1, script, parsing.text(name.parent).split("\n", 1)[0].rstrip(" \\")))
     return found
 
 
@@ -93,6 +101,28 @@ def _underscored_rank(root) -> int:
         if UNDERSCORED in flags and not first:
             first = arguments.start_point.row + 1
     return first
+
+
+def doc_launch_findings(facts: list[LaunchFacts], torch: str, factory: FindingFactory, context) -> list[Finding]:
+    """DST040 with the facet on each install document's launch whose script declares only --local_rank."""
+    if _major(torch) < FIRST_DASHED_RELEASE:
+        return []
+    declared = {f.path: f.underscored_rank for f in facts if f.underscored_rank}
+    found = []
+    occurrences: dict[tuple[str, str], int] = {}  # the same command twice in a document: two findings
+    for fact in facts:
+        for line, script, command in fact.doc_launches:
+            target = _resolve(fact.path, script, declared)
+            if target is None:
+                continue
+            place = context.of(fact.path)
+            located = Located(RULE, "python -m " + LAUNCH_MODULE, fact.path, line, 1, 1 + len(command), command,
+                              npu=f"{target}:{declared[target]}", auto_when=(), facets=(FACET,), role=place.role,
+                              reach=place.reach, reach_reason=place.reason)
+            occurrence = occurrences.get((fact.path, command), 0)
+            occurrences[(fact.path, command)] = occurrence + 1
+            found.append(factory.build_located(located, occurrence))
+    return found
 
 
 def rank_launch_findings(findings: list[Finding], facts: list[LaunchFacts], torch: str,

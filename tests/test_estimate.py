@@ -403,3 +403,24 @@ def test_sites_past_the_shown_ten():
     assert item(effort(eleven, ["training"]), "ATT001").sites[-1] == "... 1 more"
     ten = [manual(line=n) for n in range(1, 10)] + [manual(line=10).model_copy(update={"sites": ["s.py:1", "s.py:2"]})]
     assert item(effort(ten, ["training"]), "ATT001").sites == [f"a.py:{n}" for n in range(1, 11)] + ["... 2 more"]
+
+
+def test_an_always_step_is_one_required_item_whatever_the_phase_of_its_sites():
+    """Round 19 (dino): DEP013 on an evaluation script's `import torch` (inference) beside training work made the
+    environment item twice, required with no site and "other phases" with that site."""
+    env = finding("DEP013", severity="low", migration="rewrite", hours=(0.5, 1.0), path="eval.py", phases=("inference",),
+                  domain="dependencies")
+    train = manual("ATT001", line=2, phases=("training",), hours=(1, 1))
+    elsewhere = manual("ATT002", line=3, phases=("inference",), hours=(1, 1))
+    work = effort([env, train, elsewhere], ["training", "inference"], entries=TRAIN)
+    assert work.main_phase == "training"
+    environment = [i for i in work.items if i.rule == "adoption:environment"]
+    assert [(i.bucket, i.sites) for i in environment] == [("required", ["eval.py:1"])]
+    assert [i.rule for i in work.items if i.bucket == "other-phases"] == ["ATT002"]  # other work still split off
+    assert work.by_phase["inference"].high_days > 0
+
+
+def test_a_phase_without_required_work_still_costs_nothing():
+    train = manual("ATT001", line=2, phases=("training",), hours=(1, 1))
+    work = effort([train], ["training", "inference"], entries=TRAIN)
+    assert work.by_phase["inference"].high_days == 0

@@ -6,7 +6,7 @@ sits on the `python -m` line, not on the `PYTHONPATH=... \\` line before it."""
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
-from ascend_feasibility.domains.launch_ranks import LaunchFacts, _resolve, rank_launch_findings
+from ascend_feasibility.domains.launch_ranks import LaunchFacts, _resolve, doc_launch_findings, rank_launch_findings
 
 from tests.helpers import write_tree
 
@@ -71,3 +71,48 @@ def test_the_script_word_resolves_beside_the_launcher_or_from_the_root():
     assert _resolve("scripts/run.sh", "train.py", declared) == "train.py"
     assert _resolve("scripts/run.sh", "$SCRIPT_DIR/train.py", declared) is None  # only the shell knows
     assert _resolve("tools/dist_test.sh", "tools/other.py", declared) is None
+
+
+README = """# Training
+
+Run it on one node (prose naming python -m torch.distributed.launch is no command):
+
+```
+python -m torch.distributed.launch --nproc_per_node=8 main_train.py --arch vit_small \\
+    --data_path /path/to/train
+```
+
+```bash
+python -m torch.distributed.launch --nproc_per_node=8 main_train.py --arch vit_small
+python -m torch.distributed.launch --nproc_per_node=8 eval_alias.py --data_path /path/to/val
+python -m torch.distributed.launch --use_env --nproc_per_node=8 main_train.py
+```
+"""
+
+
+def test_a_readme_launch_of_a_script_parsing_only_local_rank_is_reported_on_the_readme(tmp_path):
+    """Round 19 (dino, V10): the README's `python -m torch.distributed.launch ... main_dino.py`, whose parser declares
+    only `--local_rank`; no shell script holds the launch, so nothing was said."""
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "README.md": README,
+        "main_train.py": UNDERSCORED,
+        "eval_alias.py": UNDERSCORED.replace("'--local_rank',", "'--local-rank', '--local_rank',"),
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    found = [f for f in report.findings if f.rule == "DST040"]
+    # the same command twice is two sites; not the alias's script, not the --use_env launch
+    assert [(f.path, f.line) for f in found] == [("README.md", 6), ("README.md", 11)]
+    assert found[0].fingerprint != found[1].fingerprint  # a baseline tells the two apart
+    failing = found[0]
+    assert failing.severity == "low" and failing.migration == "rewrite" and failing.counted
+    assert "main_train.py:5" in failing.message.en and "torchrun" in failing.replacement.en
+    assert failing.snippet.startswith("python -m torch.distributed.launch --nproc_per_node=8 main_train.py")
+
+
+def test_a_readme_launch_at_a_torch_1_target_or_of_an_unknown_script_says_nothing():
+    facts = [LaunchFacts("README.md", doc_launches=[(3, "train.py", "python -m torch.distributed.launch train.py"),
+                                                   (4, "other.py", "python -m torch.distributed.launch other.py")]),
+             LaunchFacts("train.py", underscored_rank=5)]
+    assert doc_launch_findings(facts, "1.13.1", factory=None, context=None) == []
+    assert doc_launch_findings(facts[:1], "2.1.0", factory=None, context=None) == []

@@ -6,6 +6,7 @@ tests/test_kb_release_facts.py)."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
@@ -152,6 +153,10 @@ def test_rendered_code_keeps_every_argument_and_names_only_the_calls_variables(c
         text = ("x" + rendered) if rendered.startswith(".") else rendered
         parsed = parsing.parse("python", text.encode("utf-8"))
         assert not parsed.has_error, f"{code}: rendered code does not parse: {rendered}"
+        try:  # CPython's own parser: tree-sitter accepts a positional argument after a keyword (`f(dtype=x, y)`)
+            ast.parse(text)
+        except SyntaxError as error:
+            raise AssertionError(f"{code}: rendered code is no Python ({error.msg}): {rendered}") from error
         said = finding.message.en
         shapes = _shapes(rule, finding.symbol)
         producing = []
@@ -292,3 +297,45 @@ def test_async_error_handling_modes_two_and_three_are_copied_only_where_the_rele
     assert replacement_code.render(older, replacement_code.Site(value="1", literal=True), "X", None).code == \
         "HCCL_ASYNC_ERROR_HANDLING=1"
     assert line_key("7.2.0") < line_key("7.3.0") < line_key("26.0.0")
+
+
+def _positional(*texts: str, keyword: dict[str, str] | None = None) -> replacement_code.Site:
+    arguments = [replacement_code.Argument(None, text, text.isidentifier()) for text in texts]
+    arguments += [replacement_code.Argument(name, text, True) for name, text in (keyword or {}).items()]
+    return replacement_code.Site(tuple(arguments), is_call=True)
+
+
+def test_a_positional_argument_after_the_templates_keyword_is_passed_by_name():
+    """Round 19 (dino, CosyVoice): `autocast(self.fp16)` rendered `torch.autocast("npu", dtype=torch.float16,
+    self.fp16)`, a SyntaxError; the parameter's name makes it Python and keeps its meaning."""
+    shape = KB.rules["DEV140"].replacement
+    code = replacement_code.render(shape, _positional("self.fp16"), "torch.cuda.amp.autocast", None).code
+    assert code == 'torch.autocast("npu", dtype=torch.float16, enabled=self.fp16)'
+    ast.parse(code)
+
+
+def test_a_positional_argument_that_keeps_its_position_stays_positional():
+    shape = replacement_code.CallShape(code="g({rest})", params=["a", "b"])
+    assert replacement_code.render(shape, _positional("x", "y"), "f", None).code == "g(x, y)"
+    shape = replacement_code.CallShape(code='g("npu", {rest})', params=["device", "a"], replaced=["device"])
+    assert replacement_code.render(shape, _positional('"cuda"', "x"), "f", None).code == 'g("npu", x)'
+
+
+def test_a_positional_argument_without_a_name_that_cannot_stay_positional_shows_no_code():
+    shape = replacement_code.CallShape(code="g(flag=True, {rest})")
+    rendered = replacement_code.render(shape, _positional("x"), "f", None)
+    assert rendered.code is None and rendered.unbound
+
+
+def test_the_rest_slot_counts_the_templates_positional_arguments():
+    assert replacement_code.rest_slot("{npu}({rest})") == 0
+    assert replacement_code.rest_slot('torch.autocast("npu", {rest})') == 1
+    assert replacement_code.rest_slot('torch.autocast("npu", dtype={dtype}, {rest})') is None
+    assert replacement_code.rest_slot("[{rest}]") is None
+
+
+def test_a_template_without_rest_ignores_arguments_it_does_not_place():
+    """`os.environ.setdefault("CUDA_LAUNCH_BLOCKING", "0")`: the env template places only the value."""
+    shape = replacement_code.CallShape(code="ASCEND_LAUNCH_BLOCKING={assigned}")
+    site = replacement_code.Site(_positional('"CUDA_LAUNCH_BLOCKING"', '"0"').arguments, value="0", is_call=True)
+    assert replacement_code.render(shape, site, "CUDA_LAUNCH_BLOCKING", None).code == "ASCEND_LAUNCH_BLOCKING=0"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge.models import OPTIONAL, PLACEHOLDER, BilingualText, CallShape, ValueConversion
@@ -235,7 +236,8 @@ def render(shape: CallShape, site: Site, symbol: str, npu: str | None) -> Render
     notes = [shape.dropped.get(p) or shape.notes[p] for p in said]
     said = tuple(p for i, p in enumerate(said) if notes[i] not in notes[:i])  # one note said once
     named = set(PLACEHOLDER.findall(shape.code)) | {m.group(2) for m in OPTIONAL.finditer(shape.code)}
-    rest = _rest(shape, site, bound, named | set(shape.replaced) | set(shape.dropped))
+    rest = _rest(shape, site, bound, named | set(shape.replaced) | set(shape.dropped), rest_slot(template)) \
+        if "{rest}" in template else ""
     if rest is None:
         return Rendered(None, said, unbound=True)
     if not rest:
@@ -327,24 +329,53 @@ def bind(shape: CallShape, site: Site) -> tuple[dict[str, tuple[int, Argument]],
     return bound, unknown
 
 
-def _rest(shape: CallShape, site: Site, bound, taken: set[str]) -> str | None:
-    """The arguments the template does not place, as written; a positional one after a removed one by keyword."""
+REST_PROBE = "rest_placeholder_probe"
+
+
+@lru_cache(maxsize=512)
+def rest_slot(template: str) -> int | None:
+    """How many positional arguments the template's call writes before ``{rest}``; None where a keyword argument
+    (or an unpacking) comes first, or ``{rest}`` is no argument of a call: a positional argument of the site must
+    then be passed by its name, or the snippet is no Python (`f(dtype=x, y)` is a SyntaxError)."""
+    probe = PLACEHOLDER.sub(lambda m: REST_PROBE if m.group(1) == "rest" else "_", template)
+    root = parsing.parse("python", probe.encode("utf-8"))
+    node = next((n for n in parsing.walk(root) if n.type == "identifier" and parsing.text(n) == REST_PROBE), None)
+    if node is None or node.parent is None or node.parent.type != "argument_list":
+        return None
+    before = 0
+    for sibling in node.parent.named_children:
+        if sibling == node:
+            return before
+        if sibling.type in {"keyword_argument", "list_splat", "dictionary_splat"}:
+            return None
+        if sibling.type != "comment":
+            before += 1
+    return None
+
+
+def _rest(shape: CallShape, site: Site, bound, taken: set[str], slot: int | None) -> str | None:
+    """The arguments the template does not place, as written. A positional one stays positional only where it keeps
+    its position in the template's call (``slot``: the positional arguments the template writes before {rest});
+    elsewhere (after a removed one, after the template's keyword arguments) it is passed by its parameter's name,
+    and without a known name no code is shown."""
     by_index = {index: name for name, (index, _) in bound.items()}
     parts: list[str] = []
-    shifted = False
+    position = slot
     for index, argument in enumerate(site.arguments):
         name = by_index.get(index)
         if name is not None and name in taken:
-            shifted = shifted or argument.keyword is None
             continue
         if argument.keyword is not None:
             parts.append(f"{argument.keyword}={argument.text}")
-        elif shifted:
-            if name is None:
-                return None
-            parts.append(f"{name}={argument.text}")
-        else:
+            position = None  # a positional argument after a keyword is no Python
+        elif position is not None and position == index:
             parts.append(argument.text)
+            position += 1
+        elif name is not None:
+            parts.append(f"{name}={argument.text}")
+            position = None
+        else:
+            return None
     return ", ".join(parts)
 
 

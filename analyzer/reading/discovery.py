@@ -11,6 +11,8 @@ import pathspec
 from ascend_feasibility.analyzer.core.models import SkippedFile
 from ascend_feasibility.analyzer.reading.install_docs import is_install_doc
 from ascend_feasibility.analyzer.reading.source import Unreadable, file_type, read_contained
+from ascend_feasibility.analyzer.reading.submodules import REASON as SUBMODULE_REASON
+from ascend_feasibility.analyzer.reading.submodules import missing_submodules
 
 MAX_SETTINGS_BYTES = 1024 * 1024  # .gitignore and pyproject.toml settings
 
@@ -219,6 +221,9 @@ def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()
                 continue
             result.files.append(ProjectFile(path=shown, absolute=absolute, kind=kind, size=size))
         pending.extend(reversed(folders))
+    for path in missing_submodules(root):  # its code is not in the tree: the report says it was not scanned
+        if not _ignored(path + "/", exclude_spec, ()):
+            result.skipped.append(SkippedFile(path=display_name(path) + "/", reason=SUBMODULE_REASON))
     result.files.sort(key=lambda f: f.path)
     return result
 

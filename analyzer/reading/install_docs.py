@@ -4,7 +4,9 @@ line number.
 
 Kept: a line that runs a `pip`/`pip3`/`python -m pip`/`uv pip`/`mim`/`conda`/`mamba` install (at its start or after `&&`
 or `;`, a `$ ` prompt taken off), with the lines its trailing backslashes continue onto, inside a fenced block whose info
-string is empty or a shell's (```bash, ```shell, ```sh, ```console) or outside any block. Everything else becomes an
+string is empty or a shell's (```bash, ```shell, ```sh, ```console) or outside any block; the same for a line that runs
+`python -m torch.distributed.launch` (at its start, after `&&`/`;` or environment assignments; whose launched script's argument parser domains/launch_ranks.py reads at the
+target torch; no scanner reads a document's lines). Everything else becomes an
 empty line: other shell (a prose line inside a block, `unit test (should see ...)`, would break the parse of every
 command after it), other blocks, prose. Only the first MAX_CHARACTERS are read (install sections come early)."""
 
@@ -17,6 +19,7 @@ SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "shell-se
 _FENCE = re.compile(r"^\s{0,3}(```+|~~~+)\s*([\w+-]*)")
 _PROMPT = re.compile(r"^\s*(?:\$|>|#)\s+")
 _INSTALL = re.compile(r"(?:^|&&|;)\s*(?:python3?\s+-m\s+|uv\s+)?(?:pip3?|mim|conda|mamba)\s+install\b")
+_LAUNCH = re.compile(r"(?:^|&&|;)\s*(?:[A-Za-z_]\w*=\S*\s+)*python[\d.]*\s+-m\s+torch\.distributed\.launch\b")
 
 
 def is_install_doc(name: str) -> bool:
@@ -66,7 +69,7 @@ def shell_view(text: str) -> str:
             continued = False
             continue
         command = _PROMPT.sub("", line, count=1).strip()
-        if fence != "other" and (continued or _INSTALL.search(command)):
+        if fence != "other" and (continued or _INSTALL.search(command) or _LAUNCH.search(command)):
             kept.append(command)
             continued = command.endswith("\\")
         else:

@@ -100,6 +100,7 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^(?P<where>\S+): declared in the optional group '(?P<group>[^']+)'$", "reason.optional_group"),
     (r"^(?P<where>\S+): an optional requirements file \((?P<extra>[^)]+)\)$", "reason.optional_requirements"),
     (r"^symbolic link to a folder \(not followed\)$", "reason.symlink_folder"),
+    (r"^folder not read: a git submodule \(\.gitmodules\) not checked out, so its code was not scanned$", "reason.submodule_absent"),
     (r"^symbolic link that leaves the project$", "reason.symlink_outside"),
     # effort items that are not a rule's (domains/phases/plan.py TRANSFER_TO_NPU_ITEM), and a rule's kernels of one
     # class (domains/phases/estimate.py: `OPS030 triton-kernel [scan]`)

@@ -91,7 +91,10 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
         in_main = [f for f in all_required if main in f.phases]
         required_items = _costed(_in_phase(whole_groups, in_main, main, est), "required", rows, entry_files, est)
         elsewhere = [f for f in all_required if main not in f.phases]
-        other_items = _costed(_groups(elsewhere, "other-phases", rows, est), "other-phases", rows, entry_files, est)
+        # a step every project takes (the environment) is one required item whatever phase its sites are in: its
+        # sites elsewhere made a second row of it (round 19 dino: required with 0 sites, and "other phases")
+        other_groups = {k: g for k, g in _groups(elsewhere, "other-phases", rows, est).items() if not _always(g, est)}
+        other_items = _costed(other_groups, "other-phases", rows, entry_files, est)
     else:
         required_items, other_items = whole_items, []
     items = list(required_items) + other_items
@@ -177,6 +180,11 @@ def _add_always(groups: dict[tuple, _Group], est: dict) -> None:
             groups.setdefault(("adoption", adoption["id"]), _Group(("adoption", adoption["id"]), "adoption"))
 
 
+def _always(group: _Group, est: dict) -> bool:
+    """An adoption step every project with required work takes (`always`): one item, never split by phase."""
+    return group.kind == "adoption" and any(a["id"] == group.key[1] and a.get("always") for a in est["adoption"])
+
+
 def _in_phase(groups: dict[tuple, _Group], in_phase: list[Finding], phase: str, est: dict) -> dict[tuple, _Group]:
     """What `_groups(in_phase, "required", ...)` gives, from the required groups already formed: each group's
     findings of the phase, the groups in the order their first finding of the phase comes (grouping the required
@@ -184,6 +192,10 @@ def _in_phase(groups: dict[tuple, _Group], in_phase: list[Finding], phase: str, 
     position = {id(f): i for i, f in enumerate(in_phase)}
     kept = []
     for group in groups.values():
+        if _always(group, est):  # the project's own step: all its sites, whatever their phase (if it has work)
+            if in_phase:
+                kept.append((-1, _Group(group.key, group.kind, list(group.findings))))
+            continue
         findings = [f for f in group.findings if phase in f.phases]
         if findings:
             kept.append((position[id(findings[0])], _Group(group.key, group.kind, findings)))
