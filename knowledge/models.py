@@ -771,6 +771,10 @@ class GuardConventions(_Record):
     cuda_only_calls: list[str]
     cuda_only_name_tokens: list[str] = Field(description="name parts of NVIDIA-only features (nvlink, cuda_graph)")
     capability_calls: list[str]
+    tensor_device_fields: list[str] = Field(
+        default_factory=list, description="names whose CUDA test in an assert or a raise-unless states a function's "
+        "input contract (q.is_cuda, x.device.type): what follows is a CUDA-only path; a test of none of them "
+        "(torch.cuda.is_available()) is the program's precondition, and what follows is its main path")
     none_under_shim_rules: list[str] = Field(default_factory=list, description="rules of CUDA capability reads that "
                                              "torch_npu answers with None (get_device_capability, properties' major): "
                                              "a check transfer_to_npu makes true guards no read of their value")

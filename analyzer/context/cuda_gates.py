@@ -32,6 +32,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 MAX_SIBLINGS = 60
+MAX_CONTRACT_NODES = 400  # nodes of an assert's or raise's condition read for what it tests
 MAX_USER_DEPTH = 3  # a class used by a class used by ... a guarded function
 MAX_USERS = 20
 FEATURE_DOMAIN = "custom_ops"  # uses of a CUDA-only class are read as a CUDA-only feature's sites
@@ -84,6 +85,7 @@ class CudaGates:
         self.accelerator_calls = frozenset(guards.accelerator_calls)
         self.name_tokens = tuple(guards.cuda_only_name_tokens)
         self.library_tokens = tuple(guards.library_class_tokens)
+        self.contract_fields = frozenset(guards.tensor_device_fields)
         self.npu_accelerator = npu_accelerator  # the project's NPU accelerator file, when it has one
         self.device_off = DeviceOffSwitches(reader)  # flags a class switches off outside CUDA (composer's callbacks)
         self._excluding: dict[int, Guard | None] = {}  # per unit: node id → an earlier statement excluding NPU
@@ -416,7 +418,7 @@ class CudaGates:
             return not any(c.type in {"elif_clause", "else_clause"} for c in statement.children) and self._raises_unless_cuda(statement)
         if kind == "assert_statement":
             condition = statement.named_children[0] if statement.named_children else None
-            return condition is not None and self._is_cuda_condition(condition, positive=True)
+            return condition is not None and self._is_cuda_condition(condition, positive=True) and self._is_contract(condition)
         if kind in {"import_statement", "import_from_statement"}:
             return self._imports_cuda_only(statement)
         if kind == "try_statement":
@@ -448,7 +450,21 @@ class CudaGates:
         body = statement.child_by_field_name("consequence")
         if condition is None or body is None or not only_raises(body):
             return False
-        return self._is_cuda_condition(condition, positive=False)
+        return self._is_cuda_condition(condition, positive=False) and self._is_contract(condition)
+
+    def _is_contract(self, condition: Node) -> bool:
+        """A CUDA test of what a function was given (`q.is_cuda`, `x.device.type == "cuda"`, `device == "cuda"`): the
+        input contract of a CUDA-only path, which the caller picks. A test of no input (`torch.cuda.is_available()`,
+        `device_count() > 0`) is the program's precondition instead: natively it stops the program on Ascend, under
+        transfer_to_npu it passes, and what follows it is the main path either way (openvla's finetune.py
+        `assert torch.cuda.is_available()` before set_device and DDP), not code that only CUDA runs."""
+        stack, seen = [condition], 0
+        while stack and seen < MAX_CONTRACT_NODES:
+            node, seen = stack.pop(), seen + 1
+            if node.type == "identifier" and parsing.text(node) in self.contract_fields:
+                return True
+            stack.extend(node.children)
+        return False
 
     def _is_cuda_condition(self, condition: Node, positive: bool) -> bool:
         read = self.reader.condition(condition)
