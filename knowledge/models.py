@@ -771,6 +771,9 @@ class GuardConventions(_Record):
     cuda_only_calls: list[str]
     cuda_only_name_tokens: list[str] = Field(description="name parts of NVIDIA-only features (nvlink, cuda_graph)")
     capability_calls: list[str]
+    build_check_rules: list[str] = Field(
+        default_factory=list, description="rules of CUDA-build reads (torch.version.cuda, torch.cuda.nccl): in the "
+        "return of a function a caller asserts, they run at the caller's reach (domains/device/build_checks.py)")
     tensor_device_fields: list[str] = Field(
         default_factory=list, description="names whose CUDA test in an assert or a raise-unless states a function's "
         "input contract (q.is_cuda, x.device.type): what follows is a CUDA-only path; a test of none of them "
