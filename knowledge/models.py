@@ -775,8 +775,8 @@ class GuardConventions(_Record):
         default_factory=list, description="rules of CUDA-build reads (torch.version.cuda, torch.cuda.nccl): in the "
         "return of a function a caller asserts, they run at the caller's reach (domains/device/build_checks.py)")
     tensor_device_fields: list[str] = Field(
-        default_factory=list, description="names whose CUDA test in an assert or a raise-unless states a function's "
-        "input contract (q.is_cuda, x.device.type): what follows is a CUDA-only path; a test of none of them "
+        default_factory=list, description="names whose CUDA test in an assert states a function's input contract "
+        "(q.is_cuda, x.device.type): what follows is a CUDA-only path; an assert of none of them "
         "(torch.cuda.is_available()) is the program's precondition, and what follows is its main path")
     none_under_shim_rules: list[str] = Field(default_factory=list, description="rules of CUDA capability reads that "
                                              "torch_npu answers with None (get_device_capability, properties' major): "

@@ -421,6 +421,7 @@ def excluded(code: str, needle: str = "flash()"):
 
 
 @pytest.mark.parametrize("before", [
+    "if not torch.cuda.is_available():\n    raise RuntimeError('CUDA only')\n",  # a CUDA-only feature's arm says so
     "if q.device.type != 'cuda':\n    raise ValueError()\n",
     "assert q.is_cuda\n",
     "assert device == 'cuda'\n",
@@ -450,13 +451,11 @@ def test_an_earlier_statement_that_excludes_npu_guards_what_follows(before):
     "try:\n    import os\nexcept ImportError:\n    raise\n",
     "try:\n    import flash_attn\nfinally:\n    pass\n",  # no handler
     "def _check(q):\n    if not q.is_cuda:\n        return q\n_check(q)\n",  # does not raise
-    # the program's precondition, not a function's input contract: what follows is the main path (it stops natively,
-    # passes under transfer_to_npu)
+    # an assert of the program's precondition, not of a function's input: what follows is the main path (it stops
+    # natively, passes under transfer_to_npu)
     "assert torch.cuda.is_available()\n",
     "assert torch.cuda.is_available(), 'Fine-tuning assumes at least one GPU'\n",
     "assert torch.cuda.device_count() > 0\n",
-    "if not torch.cuda.is_available():\n    raise RuntimeError('CUDA only')\n",
-    "def _check():\n    if not torch.cuda.is_available():\n        raise ValueError()\n_check()\n",
     "_check(q)\n",  # not defined here
     "obj.check(q)\n",  # not a plain name
     "x = _check(q)\ndef _check(q):\n    if not q.is_cuda:\n        raise ValueError()\n",
@@ -487,11 +486,9 @@ def test_the_else_of_a_check_that_raises_unless_cuda_is_excluded():
     assert excluded(code) == ("cuda-only-guarded", "elif not q.is_cuda:")
 
 
-def test_the_else_of_a_raise_unless_cuda_is_available_is_the_main_path():
+def test_the_else_of_a_raise_unless_cuda_is_available_is_excluded_too():
     code = "if not torch.cuda.is_available():\n    raise RuntimeError()\nelse:\n    flash()\n"
-    assert excluded(code) is None
-    code = "if x:\n    pass\nelif not torch.cuda.is_available():\n    raise RuntimeError()\nelse:\n    flash()\n"
-    assert excluded(code) is None
+    assert excluded(code) == ("cuda-only-guarded", "if not torch.cuda.is_available():")
 
 
 def test_an_arm_after_the_site_or_the_elif_condition_itself_is_not_excluded():

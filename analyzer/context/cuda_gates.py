@@ -450,14 +450,16 @@ class CudaGates:
         body = statement.child_by_field_name("consequence")
         if condition is None or body is None or not only_raises(body):
             return False
-        return self._is_cuda_condition(condition, positive=False) and self._is_contract(condition)
+        return self._is_cuda_condition(condition, positive=False)
 
     def _is_contract(self, condition: Node) -> bool:
-        """A CUDA test of what a function was given (`q.is_cuda`, `x.device.type == "cuda"`, `device == "cuda"`): the
-        input contract of a CUDA-only path, which the caller picks. A test of no input (`torch.cuda.is_available()`,
-        `device_count() > 0`) is the program's precondition instead: natively it stops the program on Ascend, under
-        transfer_to_npu it passes, and what follows it is the main path either way (openvla's finetune.py
-        `assert torch.cuda.is_available()` before set_device and DDP), not code that only CUDA runs."""
+        """An assert's CUDA test of what a function was given (`assert q.is_cuda`, `assert x.device.type == "cuda"`,
+        `assert device == "cuda"`): the input contract of a CUDA-only path, which the caller picks. An assert of no
+        input (`assert torch.cuda.is_available()`, `device_count() > 0`) is the program's precondition instead:
+        natively it stops the program on Ascend, under transfer_to_npu it passes, and what follows it is the main path
+        either way (openvla's finetune.py before set_device and DDP, CosyVoice's train_utils.py before DDP), not code
+        that only CUDA runs. An `if not torch.cuda.is_available(): raise ...` still excludes NPU: that is how a
+        CUDA-only feature's arm says so (DeepSpeed's wf6af16 quantization, heuristics.py:96)."""
         stack, seen = [condition], 0
         while stack and seen < MAX_CONTRACT_NODES:
             node, seen = stack.pop(), seen + 1
