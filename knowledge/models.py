@@ -774,10 +774,9 @@ class GuardConventions(_Record):
     build_check_rules: list[str] = Field(
         default_factory=list, description="rules of CUDA-build reads (torch.version.cuda, torch.cuda.nccl): in the "
         "return of a function a caller asserts, they run at the caller's reach (domains/device/build_checks.py)")
-    tensor_device_fields: list[str] = Field(
-        default_factory=list, description="names whose CUDA test in an assert states a function's input contract "
-        "(q.is_cuda, x.device.type): what follows is a CUDA-only path; an assert of none of them "
-        "(torch.cuda.is_available()) is the program's precondition, and what follows is its main path")
+    availability_checks: list[str] = Field(
+        default_factory=list, description="calls that ask whether CUDA is there at all (cuda.is_available): an assert "
+        "of one is the program's precondition, not a CUDA-only guard, and what follows is its main path")
     none_under_shim_rules: list[str] = Field(default_factory=list, description="rules of CUDA capability reads that "
                                              "torch_npu answers with None (get_device_capability, properties' major): "
                                              "a check transfer_to_npu makes true guards no read of their value")

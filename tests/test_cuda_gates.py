@@ -426,6 +426,8 @@ def excluded(code: str, needle: str = "flash()"):
     "assert q.is_cuda\n",
     "assert device == 'cuda'\n",
     "assert x.device_type == 'cuda', 'CUDA tensors only'\n",
+    "assert Wrapper.cuda_graph is None\n",  # a CUDA-only feature's state, no availability call (Megatron's graphs)
+    "assert config.cuda_graph_impl == 'local', 'Option cuda_graph_impl=local not enabled.'\n",
     "import flash_attn\n",
     "from xformers import ops\n",
     "try:\n    import flash_attn\nexcept ImportError:\n    raise ImportError('install flash-attn')\n",
