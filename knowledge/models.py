@@ -784,6 +784,12 @@ class GuardConventions(_Record):
     cuda_only_calls: list[str]
     cuda_only_name_tokens: list[str] = Field(description="name parts of NVIDIA-only features (nvlink, cuda_graph)")
     capability_calls: list[str]
+    build_check_rules: list[str] = Field(
+        default_factory=list, description="rules of CUDA-build reads (torch.version.cuda, torch.cuda.nccl): in the "
+        "return of a function a caller asserts, they run at the caller's reach (domains/device/build_checks.py)")
+    availability_checks: list[str] = Field(
+        default_factory=list, description="calls that ask whether CUDA is there at all (cuda.is_available): an assert "
+        "of one is the program's precondition, not a CUDA-only guard, and what follows is its main path")
     none_under_shim_rules: list[str] = Field(default_factory=list, description="rules of CUDA capability reads that "
                                              "torch_npu answers with None (get_device_capability, properties' major): "
                                              "a check transfer_to_npu makes true guards no read of their value")

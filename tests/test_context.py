@@ -302,6 +302,12 @@ EXCLUDED_BEFORE = [
      "    elif not torch.cuda.is_available():\n        raise ValueError('GPU only')\n    else:\n"
      "        q = torch.randn((1, 2, 40), device='cuda')\n",
      "DEV001", "cuda-only-guarded", "line 5: elif not torch.cuda.is_available():"),
+    # an assert that CUDA is available tests no input: the program's precondition (round 19 class V1). It stops the
+    # program natively and passes under transfer_to_npu; what follows is the main path there
+    ("import torch\ndef f():\n    assert torch.cuda.is_available(), 'needs a GPU'\n    torch.cuda.set_device(0)\n",
+     "DEV103", "runs", None),
+    ("import torch\ndef f(q):\n    assert q.is_cuda, 'CUDA tensors only'\n    torch.cuda.set_device(0)\n",
+     "DEV103", "cuda-only-guarded", "line 3: assert q.is_cuda, 'CUDA tensors only'"),
     # the check does not raise: Ascend goes on to the query
     ("import torch\ndef f(x):\n    if not torch.cuda.is_available():\n        x = x.float()\n"
      "    major, minor = torch.cuda.get_device_capability()\n", "DEV120", "runs", None),

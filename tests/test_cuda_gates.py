@@ -421,9 +421,13 @@ def excluded(code: str, needle: str = "flash()"):
 
 
 @pytest.mark.parametrize("before", [
-    "if not torch.cuda.is_available():\n    raise RuntimeError('CUDA only')\n",
+    "if not torch.cuda.is_available():\n    raise RuntimeError('CUDA only')\n",  # a CUDA-only feature's arm says so
     "if q.device.type != 'cuda':\n    raise ValueError()\n",
-    "assert torch.cuda.is_available()\n",
+    "assert q.is_cuda\n",
+    "assert device == 'cuda'\n",
+    "assert x.device_type == 'cuda', 'CUDA tensors only'\n",
+    "assert Wrapper.cuda_graph is None\n",  # a CUDA-only feature's state, no availability call (Megatron's graphs)
+    "assert config.cuda_graph_impl == 'local', 'Option cuda_graph_impl=local not enabled.'\n",
     "import flash_attn\n",
     "from xformers import ops\n",
     "try:\n    import flash_attn\nexcept ImportError:\n    raise ImportError('install flash-attn')\n",
@@ -449,6 +453,11 @@ def test_an_earlier_statement_that_excludes_npu_guards_what_follows(before):
     "try:\n    import os\nexcept ImportError:\n    raise\n",
     "try:\n    import flash_attn\nfinally:\n    pass\n",  # no handler
     "def _check(q):\n    if not q.is_cuda:\n        return q\n_check(q)\n",  # does not raise
+    # an assert of the program's precondition, not of a function's input: what follows is the main path (it stops
+    # natively, passes under transfer_to_npu)
+    "assert torch.cuda.is_available()\n",
+    "assert torch.cuda.is_available(), 'Fine-tuning assumes at least one GPU'\n",
+    "assert torch.cuda.device_count() > 0\n",
     "_check(q)\n",  # not defined here
     "obj.check(q)\n",  # not a plain name
     "x = _check(q)\ndef _check(q):\n    if not q.is_cuda:\n        raise ValueError()\n",
@@ -459,8 +468,8 @@ def test_other_earlier_statements_exclude_nothing(before):
 
 
 def test_a_check_after_the_site_or_in_another_function_excludes_nothing():
-    assert excluded("flash()\nif not torch.cuda.is_available():\n    raise RuntimeError()\n") is None
-    code = "if not torch.cuda.is_available():\n    raise RuntimeError()\ndef f():\n    flash()\n"
+    assert excluded("flash()\nif not q.is_cuda:\n    raise RuntimeError()\n") is None
+    code = "if not q.is_cuda:\n    raise RuntimeError()\ndef f():\n    flash()\n"
     assert excluded(code) is None
 
 
@@ -470,19 +479,24 @@ def test_an_earlier_statement_of_an_enclosing_block_in_the_function_excludes_npu
 
 
 def test_the_else_of_a_check_that_raises_unless_cuda_is_excluded():
+    code = "if not q.is_cuda:\n    raise RuntimeError()\nelse:\n    flash()\n"
+    assert excluded(code) == ("cuda-only-guarded", "if not q.is_cuda:")
+    code = ("if x:\n    pass\nelif not q.is_cuda:\n    raise RuntimeError()\nelif y:\n    pass\n"
+            "else:\n    flash()\n")
+    assert excluded(code) == ("cuda-only-guarded", "elif not q.is_cuda:")
+    code = ("if x:\n    pass\nelif not q.is_cuda:\n    raise RuntimeError()\nelif y:\n    flash()\n")
+    assert excluded(code) == ("cuda-only-guarded", "elif not q.is_cuda:")
+
+
+def test_the_else_of_a_raise_unless_cuda_is_available_is_excluded_too():
     code = "if not torch.cuda.is_available():\n    raise RuntimeError()\nelse:\n    flash()\n"
     assert excluded(code) == ("cuda-only-guarded", "if not torch.cuda.is_available():")
-    code = ("if x:\n    pass\nelif not torch.cuda.is_available():\n    raise RuntimeError()\nelif y:\n    pass\n"
-            "else:\n    flash()\n")
-    assert excluded(code) == ("cuda-only-guarded", "elif not torch.cuda.is_available():")
-    code = ("if x:\n    pass\nelif not torch.cuda.is_available():\n    raise RuntimeError()\nelif y:\n    flash()\n")
-    assert excluded(code) == ("cuda-only-guarded", "elif not torch.cuda.is_available():")
 
 
 def test_an_arm_after_the_site_or_the_elif_condition_itself_is_not_excluded():
-    code = "if x:\n    pass\nelif y:\n    flash()\nelif not torch.cuda.is_available():\n    raise RuntimeError()\n"
+    code = "if x:\n    pass\nelif y:\n    flash()\nelif not q.is_cuda:\n    raise RuntimeError()\n"
     assert excluded(code) is None
-    code = "if not torch.cuda.is_available():\n    raise RuntimeError()\nelif flash():\n    pass\n"
+    code = "if not q.is_cuda:\n    raise RuntimeError()\nelif flash():\n    pass\n"
     assert excluded(code) is None  # the site is the elif's own condition
     code = "if x:\n    raise RuntimeError()\nelse:\n    flash()\n"
     assert excluded(code) is None

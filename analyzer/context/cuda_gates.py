@@ -32,6 +32,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 MAX_SIBLINGS = 60
+MAX_CONTRACT_NODES = 400  # nodes of an assert's condition read for an availability call
 MAX_USER_DEPTH = 3  # a class used by a class used by ... a guarded function
 MAX_USERS = 20
 FEATURE_DOMAIN = "custom_ops"  # uses of a CUDA-only class are read as a CUDA-only feature's sites
@@ -84,6 +85,7 @@ class CudaGates:
         self.accelerator_calls = frozenset(guards.accelerator_calls)
         self.name_tokens = tuple(guards.cuda_only_name_tokens)
         self.library_tokens = tuple(guards.library_class_tokens)
+        self.availability = tuple(guards.availability_checks)
         self.npu_accelerator = npu_accelerator  # the project's NPU accelerator file, when it has one
         self.device_off = DeviceOffSwitches(reader)  # flags a class switches off outside CUDA (composer's callbacks)
         self._excluding: dict[int, Guard | None] = {}  # per unit: node id → an earlier statement excluding NPU
@@ -416,7 +418,7 @@ class CudaGates:
             return not any(c.type in {"elif_clause", "else_clause"} for c in statement.children) and self._raises_unless_cuda(statement)
         if kind == "assert_statement":
             condition = statement.named_children[0] if statement.named_children else None
-            return condition is not None and self._is_cuda_condition(condition, positive=True)
+            return condition is not None and self._is_cuda_condition(condition, positive=True) and not self._is_precondition(condition)
         if kind in {"import_statement", "import_from_statement"}:
             return self._imports_cuda_only(statement)
         if kind == "try_statement":
@@ -449,6 +451,25 @@ class CudaGates:
         if condition is None or body is None or not only_raises(body):
             return False
         return self._is_cuda_condition(condition, positive=False)
+
+    def _is_precondition(self, condition: Node) -> bool:
+        """An assert that CUDA is there at all (`assert torch.cuda.is_available()`, `torch.cuda.device_count() > 0`):
+        the program's precondition. Natively it stops the program on Ascend, under transfer_to_npu it passes, and
+        what follows it is the main path either way (openvla's finetune.py before set_device and DDP, CosyVoice's
+        train_utils.py before DDP), not code that only CUDA runs. Other CUDA asserts keep excluding NPU: a function's
+        input contract (`assert q.is_cuda`) or a CUDA-only feature's state (`assert self.cuda_graph is None`). An
+        `if not torch.cuda.is_available(): raise ...` too: that is how a CUDA-only feature's arm says so (DeepSpeed's
+        wf6af16 quantization, heuristics.py:96)."""
+        stack, seen = [condition], 0
+        while stack and seen < MAX_CONTRACT_NODES:
+            node, seen = stack.pop(), seen + 1
+            if node.type == "call":
+                function = node.child_by_field_name("function")
+                called = "".join(parsing.text(function).split()) if function is not None else ""
+                if any(called == name or called.endswith("." + name) for name in self.availability):
+                    return True
+            stack.extend(node.children)
+        return False
 
     def _is_cuda_condition(self, condition: Node, positive: bool) -> bool:
         read = self.reader.condition(condition)

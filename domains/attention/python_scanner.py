@@ -23,7 +23,7 @@ from tree_sitter import Node
 
 IMPLEMENTATION_QUERY = r"""
 ((string) @attn_impl (#match? @attn_impl "flash_attention_[23]"))
-(keyword_argument name: (identifier) @fa2_keyword (#eq? @fa2_keyword "use_flash_attention_2") value: (true))
+(keyword_argument name: (identifier) @fa2_keyword (#eq? @fa2_keyword "use_flash_attention_2"))
 """
 SOFTMAX_QUERY = r"""
 ((call function: (attribute attribute: (identifier) @softmax)) (#eq? @softmax "softmax"))
@@ -65,8 +65,9 @@ class _AttentionScan(PythonScan):
         for node in found.get("attn_impl", []):
             self._attn_implementation(node)
         for node in found.get("fa2_keyword", []):  # the older from_pretrained(..., use_flash_attention_2=True)
-            self.hit("hf-flash-attention-implementation", "use_flash_attention_2=True", node.parent,
-                     "attn_implementation=\"sdpa\"")
+            if _asks_for_flash(node.parent.child_by_field_name("value")):
+                self.hit("hf-flash-attention-implementation", "use_flash_attention_2=True", node.parent,
+                         "attn_implementation=\"sdpa\"")
         for node in found.get("softmax", []):
             self._manual_attention(node)
         seen_modules = set()
@@ -172,6 +173,31 @@ class _AttentionScan(PythonScan):
         if not any(c is not None and _is_qk_product(c) for c in candidates):
             return
         self.hit("manual-attention", " ".join(parsing.text(call).split())[:80], call)
+
+
+def _asks_for_flash(value: Node | None) -> bool:
+    """`use_flash_attention_2=True`, or a parameter of the enclosing function whose default is True passed on as it
+    (`def __init__(..., use_flash_attention_2: bool = True)` then `super().__init__(...,
+    use_flash_attention_2=use_flash_attention_2)` or `from_pretrained(..., use_flash_attention_2=use_flash_attention_2
+    if not self.inference_mode else False)`): the default reaches the loader, so a call that passes nothing asks for
+    flash-attn. A parameter without a default, or defaulting to False, is the caller's choice."""
+    if value is None:
+        return False
+    if value.type == "true":
+        return True
+    if value.type == "conditional_expression":
+        branches = [value.named_children[i] for i in (0, 2) if len(value.named_children) > i]
+        return any(_asks_for_flash(b) for b in branches)
+    if value.type != "identifier":
+        return False
+    function = literals.inside(value, {"function_definition"}, stop={"module", "class_definition"})
+    parameters = function.child_by_field_name("parameters") if function is not None else None
+    for parameter in parameters.named_children if parameters is not None else []:
+        if parameter.type in {"default_parameter", "typed_default_parameter"}:
+            name, default = parameter.child_by_field_name("name"), parameter.child_by_field_name("value")
+            if name is not None and parsing.text(name) == parsing.text(value):
+                return default is not None and default.type == "true"
+    return False
 
 
 def _registry_key(node: Node) -> bool:

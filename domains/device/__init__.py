@@ -5,7 +5,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.core.findings import Place
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.domains.base import DEFINITIONS_QUERY, Domain, FileView, ProjectRun, Unit
-from ascend_feasibility.domains.device import device_classes, device_counts, enum_strings, unread_constants
+from ascend_feasibility.domains.device import build_checks, device_classes, device_counts, enum_strings, unread_constants
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
 from ascend_feasibility.domains.device.enumerations import AcceleratorEnumerationScanner
@@ -38,6 +38,9 @@ class DeviceDomain(Domain):
             if unit.kind != "python" or unit.cell is not None or not unit.parsed:
                 continue
             facts.device_counts += device_counts.counting_sites(unit)
+            checks, asserted = build_checks.read(unit.tree(), unit.source.text, _build_names())
+            facts.build_checks += checks
+            facts.asserted_calls += asserted
             if device_classes.wanted(unit):
                 facts.device_classes += device_classes.read(unit)
             if "cuda" not in unit.source.text:
@@ -59,8 +62,15 @@ class DeviceDomain(Domain):
             run.findings += device_classes.findings(classes, run)
 
     def report(self, run: ProjectRun) -> None:
-        # a "cuda" literal that a project function turns into its own Enum's member is no device string
         collected = [f for f in run.facts[self.name] if f is not None]
+        # a capability check that tests a CUDA build, asserted by a caller: False on Ascend stops the caller
+        checks = {f.path: f.build_checks for f in collected if f.build_checks}
+        if checks:
+            guards = load_context_conventions().guards
+            run.findings = build_checks.asserted_checks(
+                run.findings, checks, {f.path: f.asserted_calls for f in collected if f.asserted_calls}, run.context,
+                run.factory, frozenset(guards.build_check_rules))
+        # a "cuda" literal that a project function turns into its own Enum's member is no device string
         sites = set(enum_strings.enum_strings(collected))
         # a module-level device constant that nothing reads takes effect nowhere
         sites |= unread_constants.unread({f.path: f.unread_constants for f in collected if f.unread_constants}, run.modules)
@@ -75,6 +85,16 @@ class DeviceDomain(Domain):
                                                     run.modules)
         if stores:
             run.findings = _unread_stores(run.findings, stores, run)
+
+
+def _build_names() -> frozenset[str]:
+    global _BUILD_NAMES
+    if _BUILD_NAMES is None:
+        _BUILD_NAMES = frozenset(load_context_conventions().guards.cuda_build)
+    return _BUILD_NAMES
+
+
+_BUILD_NAMES: frozenset[str] | None = None
 
 
 def _unread_stores(findings: list[Finding], stores: dict[str, list[tuple[int, int, str]]], run: ProjectRun) -> list[Finding]:
