@@ -559,6 +559,27 @@ def test_a_device_test_whose_branch_keeps_a_site_is_held(tmp_path):
                                                "CUDA-only code")
 
 
+PROVIDERS = ("import onnxruntime\nimport torch\n\n\ndef session(path):\n"
+             "    providers = ['CUDAExecutionProvider' if torch.cuda.is_available() else 'CPUExecutionProvider']\n"
+             "    if torch.cuda.is_available():\n        print('CUDAExecutionProvider is not used')\n"
+             "        torch.cuda.synchronize()\n"
+             "    return onnxruntime.InferenceSession(path, providers=providers)\n")
+
+
+def test_a_check_picking_an_onnx_runtime_provider_is_held(tmp_path):
+    # rewritten, the check would be true on NPU and ask onnxruntime for its CUDA provider there (round 19 port notes,
+    # CosyVoice frontend.py:47); a provider named only in a message picks nothing: that check is rewritten
+    sites = [_site(PROVIDERS, "torch.cuda.is_available", "DEV104", i) for i in range(2)] + [
+        _site(PROVIDERS, "torch.cuda.synchronize", "DEV101")]
+    result = _port(tmp_path, {"run.py": PROVIDERS}, sites)
+    assert _reasons(result)[("DEV104", 6)] == (
+        "the branch it decides picks ONNX Runtime's CUDAExecutionProvider, not a torch device: true on NPU it would "
+        "ask for that provider there; the NPU's is CANNExecutionProvider (onnxruntime-cann), by hand")
+    assert _reasons(result)[("DEV104", 7)] is None and _reasons(result)[("DEV101", 9)] is None
+    assert "['CUDAExecutionProvider' if torch.cuda.is_available() else" in _new(result, "run.py")
+    assert "    if _device.is_available():\n" in _new(result, "run.py")
+
+
 MAIN = "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n"
 SETUP = ('import importlib.util  # ascend: port (Step 0: load torch_npu where it is installed)\n\n'
          'if importlib.util.find_spec("torch_npu") is not None:\n    import torch_npu  # noqa: F401\n\n')

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from ascend_feasibility.analyzer.context.project import _path_reach
 from ascend_feasibility.analyzer.context.project_scope import parse_site
 from ascend_feasibility.analyzer.context.roles import file_role
+from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_named
 from ascend_feasibility.analyzer.context.selected_definitions import module_definitions, named_definitions
 from ascend_feasibility.analyzer.core.models import Finding, Report
 from ascend_feasibility.analyzer.port.edits import (
@@ -938,7 +939,12 @@ class Guarded:
                 if finding is not None:
                     return (f"the branch it decides selects {name}, which keeps {finding.rule} at "
                             f"{finding.path}:{finding.line}: on NPU it would run CUDA-only code")
-        missing = _aten_without_npu_kernel(_opened_arm(condition, self.node_of(outcome.finding)), self.release)
+        opened = _opened_arm(condition, self.node_of(outcome.finding))
+        provider = cuda_provider_named(opened)
+        if provider is not None:
+            return (f"the branch it decides picks ONNX Runtime's {provider}, not a torch device: true on NPU it would "
+                    "ask for that provider there; the NPU's is CANNExecutionProvider (onnxruntime-cann), by hand")
+        missing = _aten_without_npu_kernel(opened, self.release)
         if missing is not None:
             return (f"the branch it decides runs {missing}, an ATen operator with no NPU kernel at torch_npu "
                     f"{self.release} (knowledge/operators/npu_aten.toml): the NPU needs its own route for this path")
