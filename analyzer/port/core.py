@@ -951,7 +951,9 @@ class Guarded:
         if branch.type != "conditional_expression" and _jumps(branch):
             return "the branch it decides leaves the block early: the code after it is what it guards, review it"
         rewritten = [(c.start, c.end) for o in sites if o.reason is None for c in o.changes]
-        risky = _opaque_call(branch, condition, rewritten)
+        standard = frozenset(local for local, (module, _) in self._imported.items()
+                             if module.split(".")[0] in sys.stdlib_module_names)
+        risky = _opaque_call(branch, condition, rewritten, standard)
         if risky is not None:
             return f"the branch it decides calls {risky}, which may be CUDA-only: review it by hand"
         return None
@@ -1008,11 +1010,13 @@ def _aten_without_npu_kernel(arm, release: str | None) -> str | None:
     return None
 
 
-def _opaque_call(branch, condition, rewritten: list[tuple[int, int]]) -> str | None:
+def _opaque_call(branch, condition, rewritten: list[tuple[int, int]], standard: frozenset[str] = frozenset()) -> str | None:
     """The first call in the branch (outside its condition and nested definitions) that may run a CUDA-only kernel: a
-    bare function that is not a builtin, a launch through a subscript (Triton's `kernel[grid](...)`), or a method that
-    is not a known tensor, module or container method on an object outside the safe modules. Calls the patch
-    rewrites (rewritten: byte ranges of its changes) go through the device module."""
+    bare function that is not a builtin nor one of `standard` (names the file imports from the standard library:
+    `from contextlib import nullcontext`, the other arm of CosyVoice's `torch.cuda.stream(...) if
+    torch.cuda.is_available() else nullcontext()`), a launch through a subscript (Triton's `kernel[grid](...)`), or a
+    method that is not a known tensor, module or container method on an object outside the safe modules. Calls the
+    patch rewrites (rewritten: byte ranges of its changes) go through the device module."""
     stack = [branch]
     while stack:
         node = stack.pop()
@@ -1028,7 +1032,8 @@ def _opaque_call(branch, condition, rewritten: list[tuple[int, int]]) -> str | N
             function = node.child_by_field_name("function")
             if function is not None and function.type == "subscript":
                 return text(function)
-            if function is not None and function.type == "identifier" and text(function) not in _BUILTINS:
+            if function is not None and function.type == "identifier" and text(function) not in _BUILTINS \
+                    and text(function) not in standard:
                 return text(function)
             if function is not None and function.type == "attribute":
                 root = function
