@@ -13,7 +13,10 @@ on the device does not depend on them, so they cost nothing to port (`cosmetic`)
 - the condition of an `if` whose every arm only shows a message (`if torch.cuda.is_bf16_supported(): print("pass
   --bf16")`, qlora.py): the value decides whether a hint is printed, nothing else; an arm may also add a phrase to a
   text (`if not torch.cuda.is_available(): DESCRIPTION += "<p>Running on CPU ...</p>"`, PixArt-alpha's Gradio apps),
-  which for a CUDA check is this module's business too (filework keeps the checks that only print or raise);
+  which for a CUDA check is this module's business too (filework keeps the checks that only print or raise), or set
+  a name to a text built from string literals whose every later use is shown (dino's MetricLogger.log_every: `if
+  torch.cuda.is_available(): log_msg = delimiter.join([..., "max mem: {memory:.0f}"])` `else:` the same without
+  it, then only `print(log_msg.format(...))`): the value chooses what a log line says;
 - a value handed to a user-interface keyword that only decides its look or what it precomputes for display
   (`gr.Examples(..., cache_examples=CACHE_EXAMPLES)`);
 - a CUDA timing call (an event, a synchronize) in the arm of an environment or debug switch for timing (`time_bench =
