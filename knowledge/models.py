@@ -889,6 +889,10 @@ class OptInConventions(_Record):
                                             "profiler (NsysProfiler)")
     other_runtimes: dict[str, str] = Field(default_factory=dict, description="top-level packages of other inference "
                                            "runtimes → their names (tensorrt → TensorRT)")
+    runtime_calls: dict[str, str] = Field(default_factory=dict, description="methods only another inference "
+                                          "runtime's objects have (a TensorRT execution context's execute_async_v3) → "
+                                          "the runtime: a block calling one drives that runtime, wherever it was "
+                                          "imported (analyzer/context/runtimes.py)")
     other_framework_tools: dict[str, str] = Field(default_factory=dict, description="modules (or packages above "
                                                   "them) and programs that run on another framework, not torch, as a "
                                                   "child process → that framework (analyzer/context/child_processes.py)")

@@ -629,6 +629,62 @@ def test_an_availability_test_that_only_builds_display_text_or_a_ui_flag_is_cosm
         assert by_line[(line, "DEV104")].reach != "cosmetic", line
 
 
+def test_an_availability_test_that_only_chooses_a_log_format_is_cosmetic():
+    """Round 19 A1 row 26 (dino utils.py MetricLogger.log_every): both arms build the progress line's format, one with
+    "max mem", and the format is only printed: the test chooses what a log says, nothing that runs. A format the
+    code also hands on (a file name, a device string) and an arm that also moves a model are no such choice."""
+    code = ('import torch\n'
+            'def log_every(self, items, header):\n'
+            '    space = ":" + str(len(items)) + "d"\n'
+            '    if torch.cuda.is_available():\n'
+            '        log_msg = self.delimiter.join([header, "[{0" + space + "}/{1}]", "eta: {eta}", "max mem: {memory:.0f}"])\n'
+            '    else:\n'
+            '        log_msg = self.delimiter.join([header, "[{0" + space + "}/{1}]", "eta: {eta}"])\n'
+            '    for i, item in enumerate(items):\n'
+            '        print(log_msg.format(i, len(items), eta=1))\n'
+            '        yield item\n'
+            'def save(model, path):\n'
+            '    if torch.cuda.is_available():\n'
+            '        name = "gpu_" + path\n'
+            '    else:\n'
+            '        name = "cpu_" + path\n'
+            '    print("saving to " + name)\n'
+            '    torch.save(model, name)\n'
+            'def tag(model):\n'
+            '    if torch.cuda.is_available():\n'
+            '        label = "max mem: {m}"\n'
+            '        model = model.cuda()\n'
+            '    else:\n'
+            '        label = "cpu"\n'
+            '    print(label)\n'
+            '    return model\n')
+    by_line = {(f.line, f.rule): f for f in scan(code).findings}
+    assert by_line[(4, "DEV104")].reach == "cosmetic" and not by_line[(4, "DEV104")].counted
+    assert "chooses the text of a message" in by_line[(4, "DEV104")].reach_reason
+    assert by_line[(12, "DEV104")].reach == "runs"  # the name also goes to torch.save: it is a path, not only a message
+    assert by_line[(19, "DEV104")].reach == "runs"  # its arm also moves the model
+
+
+def test_a_stream_handed_to_a_tensorrt_context_is_other_backend():
+    """Round 19 A1 row 28 (CosyVoice flow_matching.py:150): the else arm of `isinstance(self.estimator,
+    torch.nn.Module)` runs the TensorRT context that another file's load_trt built; its CUDA stream is TensorRT's
+    (knowledge/context/conventions.toml runtime_calls). The torch arm's stream stays a port item."""
+    code = ('import torch\n'
+            'def forward_estimator(self, x):\n'
+            '    if isinstance(self.estimator, torch.nn.Module):\n'
+            '        torch.cuda.current_stream().synchronize()\n'
+            '        return self.estimator(x)\n'
+            '    else:\n'
+            '        estimator, stream = self.estimator.acquire_estimator()\n'
+            '        with stream:\n'
+            '            assert estimator.execute_async_v3(torch.cuda.current_stream().cuda_stream) is True\n'
+            '    return x\n')
+    by_line = {(f.line, f.rule): f for f in scan(code).findings}
+    assert by_line[(9, "DEV110")].reach == "other-backend" and not by_line[(9, "DEV110")].counted
+    assert "(TensorRT)" in by_line[(9, "DEV110")].reach_reason
+    assert by_line[(4, "DEV110")].reach == "runs"
+
+
 def test_a_cuda_query_inside_the_message_of_a_raise_is_cosmetic():
     # nanotron distributed.py:264: the raise is the else of the CUDA check (:255), the query only fills its message
     code = ('import torch\nif torch.cuda.is_available():\n    backend = "nccl"\nelse:\n'

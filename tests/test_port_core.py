@@ -559,6 +559,45 @@ def test_a_device_test_whose_branch_keeps_a_site_is_held(tmp_path):
                                                "CUDA-only code")
 
 
+PROVIDERS = ("import onnxruntime\nimport torch\n\n\ndef session(path):\n"
+             "    providers = ['CUDAExecutionProvider' if torch.cuda.is_available() else 'CPUExecutionProvider']\n"
+             "    if torch.cuda.is_available():\n        print('CUDAExecutionProvider is not used')\n"
+             "        torch.cuda.synchronize()\n"
+             "    return onnxruntime.InferenceSession(path, providers=providers)\n")
+
+
+def test_a_check_picking_an_onnx_runtime_provider_is_held(tmp_path):
+    # rewritten, the check would be true on NPU and ask onnxruntime for its CUDA provider there (round 19 port notes,
+    # CosyVoice frontend.py:47); a provider named only in a message picks nothing: that check is rewritten
+    sites = [_site(PROVIDERS, "torch.cuda.is_available", "DEV104", i) for i in range(2)] + [
+        _site(PROVIDERS, "torch.cuda.synchronize", "DEV101")]
+    result = _port(tmp_path, {"run.py": PROVIDERS}, sites)
+    assert _reasons(result)[("DEV104", 6)] == (
+        "the branch it decides picks ONNX Runtime's CUDAExecutionProvider, not a torch device: true on NPU it would "
+        "ask for that provider there; the NPU's is CANNExecutionProvider (onnxruntime-cann), by hand")
+    assert _reasons(result)[("DEV104", 7)] is None and _reasons(result)[("DEV101", 9)] is None
+    assert "['CUDAExecutionProvider' if torch.cuda.is_available() else" in _new(result, "run.py")
+    assert "    if _device.is_available():\n" in _new(result, "run.py")
+
+
+STREAM_GUARD = ("from contextlib import nullcontext\nfrom mylib import fallback\nimport torch\n\n\ndef f(device):\n"
+                "    a = torch.cuda.stream(torch.cuda.Stream(device)) if torch.cuda.is_available() else nullcontext()\n"
+                "    b = torch.cuda.stream(torch.cuda.Stream(device)) if torch.cuda.is_available() else fallback()\n"
+                "    return a, b\n")
+
+
+def test_a_stream_guard_whose_other_arm_is_a_standard_library_call_goes_with_its_stream(tmp_path):
+    # round 19 port scope note (CosyVoice cli/model.py:55): DEV110 rewrote the stream and DEV104 left its guard, so
+    # the NPU ran on the default stream; nullcontext (contextlib) runs anywhere, a project's own function may not
+    sites = [_site(STREAM_GUARD, "torch.cuda.is_available", "DEV104", i) for i in range(2)] + [
+        _site(STREAM_GUARD, "torch.cuda.stream", "DEV110", i) for i in range(2)] + [
+        _site(STREAM_GUARD, "torch.cuda.Stream", "DEV110", i) for i in range(2)]
+    result = _port(tmp_path, {"run.py": STREAM_GUARD}, sites)
+    assert "    a = _device.stream(_device.Stream(device)) if _device.is_available() else nullcontext()\n" \
+        in _new(result, "run.py")
+    assert _reasons(result)[("DEV104", 8)] == "the branch it decides calls fallback, which may be CUDA-only: review it by hand"
+
+
 MAIN = "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n"
 SETUP = ('import importlib.util  # ascend: port (Step 0: load torch_npu where it is installed)\n\n'
          'if importlib.util.find_spec("torch_npu") is not None:\n    import torch_npu  # noqa: F401\n\n')

@@ -252,3 +252,53 @@ def test_a_unit_that_imports_no_runtime_reads_no_names(monkeypatch):
     assert reason(ONLY_NAMED, "providers") is None
     with pytest.raises(AssertionError, match="the reads were collected"):
         reason(YOLO, "torch.cuda.is_available")
+
+
+CALLS = {"execute_async_v3": "TensorRT", "execute_v2": "TensorRT", "create_execution_context": "TensorRT"}
+FLOW = '''class Flow:
+    def forward_estimator(self, x):
+        if isinstance(self.estimator, torch.nn.Module):
+            torch.cuda.synchronize()
+            return self.estimator(x)
+        else:
+            [estimator, stream], engine = self.estimator.acquire_estimator()
+            torch.cuda.current_stream().synchronize()
+            with stream:
+                assert estimator.execute_async_v3(torch.cuda.current_stream().cuda_stream) is True
+        return x
+
+    def step(self, x):
+        if x.is_cuda:
+            torch.cuda.current_stream().synchronize()
+        else:
+            self.engine.execute_v2([x.data_ptr()])
+        y = torch.cuda.Stream()
+        return x
+
+
+class Wrapper:
+    def __init__(self, engine, device):
+        self.context = engine.create_execution_context()
+        self.stream = torch.cuda.stream(torch.cuda.Stream(device))
+'''
+
+
+def calls_reason(code: str, needle: str, occurrence: int = 0) -> str | None:
+    found = RuntimeReader(RUNTIMES, CALLS).guard(node_at(code, needle, occurrence))
+    return found.reason() if found is not None else None
+
+
+def test_a_site_in_a_block_calling_a_runtimes_method_is_that_runtimes():
+    # round 19 A1 row 28 (CosyVoice flow_matching.py): the else arm runs a TensorRT context another function built;
+    # nothing in this file imports tensorrt
+    first = "line 10: estimator.execute_async_v3(torch.cuda.current_stream().cuda_stream)"
+    assert calls_reason(FLOW, "torch.cuda.current_stream", 0) == TRT + first
+    assert calls_reason(FLOW, "torch.cuda.current_stream", 1) == TRT + first
+    assert calls_reason(FLOW, "torch.cuda.Stream", 1) == TRT + "line 24: engine.create_execution_context()"
+
+
+def test_a_runtimes_method_in_another_arm_or_after_it_is_none():
+    assert calls_reason(FLOW, "torch.cuda.synchronize") is None  # the torch.nn.Module arm
+    assert calls_reason(FLOW, "torch.cuda.current_stream", 2) is None  # the is_cuda arm beside the engine's else
+    assert calls_reason(FLOW, "torch.cuda.Stream", 0) is None  # the function's own statements call no engine method
+    assert reason(FLOW, "torch.cuda.current_stream", 0) is None  # without the methods: only imports decide

@@ -13,7 +13,10 @@ on the device does not depend on them, so they cost nothing to port (`cosmetic`)
 - the condition of an `if` whose every arm only shows a message (`if torch.cuda.is_bf16_supported(): print("pass
   --bf16")`, qlora.py): the value decides whether a hint is printed, nothing else; an arm may also add a phrase to a
   text (`if not torch.cuda.is_available(): DESCRIPTION += "<p>Running on CPU ...</p>"`, PixArt-alpha's Gradio apps),
-  which for a CUDA check is this module's business too (filework keeps the checks that only print or raise);
+  which for a CUDA check is this module's business too (filework keeps the checks that only print or raise), or set
+  a name to a text built from string literals whose every later use is shown (dino's MetricLogger.log_every: `if
+  torch.cuda.is_available(): log_msg = delimiter.join([..., "max mem: {memory:.0f}"])` `else:` the same without
+  it, then only `print(log_msg.format(...))`): the value chooses what a log line says;
 - a value handed to a user-interface keyword that only decides its look or what it precomputes for display
   (`gr.Examples(..., cache_examples=CACHE_EXAMPLES)`);
 - a CUDA timing call (an event, a synchronize) in the arm of an environment or debug switch for timing (`time_bench =
@@ -246,16 +249,37 @@ class DisplaySites:
             for c in statement.children if c.type in {"elif_clause", "else_clause"}]
         if not all(arm is not None and self._only_messages(arm) for arm in arms):
             return None
-        if texts and not any(_adds_phrase(s) for arm in arms for s in arm.named_children):
+        if texts and not any(_adds_phrase(s) or self._sets_shown_text(s) for arm in arms for s in arm.named_children):
             return None
+        if any(self._sets_shown_text(s) for arm in arms for s in arm.named_children):
+            return Guard("cosmetic", statement, "the condition only chooses the text of a message that is only shown")
         return Guard("cosmetic", statement, "the condition only decides whether a message is shown")
 
     def _only_messages(self, block: Node) -> bool:
         statements = [s for s in block.named_children if s.type != "comment"]
-        return bool(statements) and all(_adds_phrase(s) or (
+        return bool(statements) and all(_adds_phrase(s) or self._sets_shown_text(s) or (
             s.type == "expression_statement" and len(s.named_children) == 1 and s.named_children[0].type == "call"
             and s.named_children[0].parent is not None and s.named_children[0].parent.type != "raise_statement"
             and self.is_message_call(s.named_children[0])) for s in statements)
+
+    def _sets_shown_text(self, statement: Node) -> bool:
+        """`log_msg = self.delimiter.join([header, "eta: {eta}", "max mem: {memory:.0f}"])`: a name given a text
+        (string literals, joined, formatted or added to names) whose every later use in its function is shown
+        (`print(log_msg.format(...))`): the statement only chooses what a message says (round 19: dino's
+        MetricLogger.log_every, a format with or without "max mem")."""
+        assignment = parsing.statement_assignment(statement)
+        left = assignment.child_by_field_name("left") if assignment is not None else None
+        right = assignment.child_by_field_name("right") if assignment is not None else None
+        if left is None or left.type != "identifier" or right is None or not _is_text(right):
+            return False
+        scope = assignment.parent
+        while scope is not None and scope.type not in {"function_definition", "module"}:
+            scope = scope.parent
+        if scope is None:
+            return False
+        uses = [use for use in parsing.identifiers_named(scope, parsing.text(left), 20000)
+                if use.start_byte >= assignment.end_byte and not _assigned_here(use)]
+        return 0 < len(uses) <= 20 and all(self._shown(use) is not None for use in uses)
 
     def is_message_call(self, call: Node | None) -> bool:
         function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
@@ -375,3 +399,53 @@ def _adds_phrase(statement: Node) -> bool:
     if left is None or right is None or left.type != "identifier" or parsing.text(operator) != "+=":
         return False
     return right.type == "string" and " " in parsing.text(right)
+
+
+TEXT_OPERATORS = frozenset({"+", "%"})
+TEXT_METHODS = frozenset({"join", "format"})
+TEXT_PARTS = frozenset({"identifier", "attribute", "integer", "float"})  # values a text shows
+
+
+def _is_text(value: Node, depth: int = 0) -> bool:
+    """Is `value` a text built from string literals: a string, or strings and names (the values shown) put together
+    with `+`, `%`, `str.join`, `str.format` or `str()`, with at least one string literal?"""
+    return _text_parts(value, depth) is True
+
+
+def _text_parts(value: Node, depth: int) -> bool | None:
+    """True: a text holding a string literal; False: a value a text may show (a name); None: anything else."""
+    if depth > 12:
+        return None
+    if value.type in {"string", "concatenated_string"}:
+        return True
+    if value.type in TEXT_PARTS:
+        return False
+    if value.type == "parenthesized_expression" and len(value.named_children) == 1:
+        return _text_parts(value.named_children[0], depth + 1)
+    if value.type == "binary_operator":
+        operator = value.child_by_field_name("operator")
+        if operator is None or parsing.text(operator) not in TEXT_OPERATORS:
+            return None
+        parts = [_text_parts(side, depth + 1) for side in (value.child_by_field_name("left"), value.child_by_field_name("right"))
+                 if side is not None]
+        return None if None in parts else any(parts)
+    if value.type in {"list", "tuple"}:
+        parts = [_text_parts(item, depth + 1) for item in value.named_children]
+        return None if None in parts or not parts else any(parts)
+    if value.type == "call":
+        function, arguments = value.child_by_field_name("function"), value.child_by_field_name("arguments")
+        if function is None or arguments is None:
+            return None
+        items = [a.child_by_field_name("value") if a.type == "keyword_argument" else a for a in arguments.named_children]
+        parts = [_text_parts(item, depth + 1) for item in items if item is not None]
+        if None in parts:
+            return None
+        if function.type == "identifier" and parsing.text(function) == "str":
+            return any(parts) if parts else None
+        method = function.child_by_field_name("attribute") if function.type == "attribute" else None
+        if method is None or parsing.text(method) not in TEXT_METHODS:
+            return None
+        receiver = _text_parts(function.child_by_field_name("object"), depth + 1)
+        return None if receiver is None else receiver or any(parts)
+    return None
+

@@ -67,7 +67,7 @@ class OptInReader:
         self.type_check_domains = frozenset(conventions.type_check_domains)
         self.switches = SwitchReader(guards, conventions.argument_objects, conventions.mainstream_switch_tokens,
                                      conventions.feature_switch_tokens)
-        self.runtimes = RuntimeReader(conventions.other_runtimes)
+        self.runtimes = RuntimeReader(conventions.other_runtimes, conventions.runtime_calls)
         self.children = ChildProcessReader({**conventions.other_runtimes, **conventions.other_framework_tools},
                                            conventions.native_programs)
         self.fa3 = tuple(conventions.flash_attn_3_packages)

@@ -4,7 +4,12 @@ CUDA device string or a GPU switch there is that runtime's, not a torch_npu port
 - a site in a branch or function whose own statements import the runtime (yolov5's `elif engine:  # TensorRT` arm
   with `import tensorrt as trt`, `export_saved_model` importing tensorflow);
 - a name assigned at the site that only such branches read (yolov5's `cuda = torch.cuda.is_available() and ...`,
-  read only to pick ONNX Runtime's CUDAExecutionProvider and Paddle's GPU).
+  read only to pick ONNX Runtime's CUDAExecutionProvider and Paddle's GPU);
+- a site in a branch or function whose own statements (through `with`, `for`, `try`, an assert; not the arms of an
+  inner `if`) call a method only the runtime's objects have (the conventions' runtime_calls: a TensorRT context's
+  `execute_async_v3`), wherever the runtime was imported: CosyVoice's `else` arm after `isinstance(self.estimator,
+  torch.nn.Module)` runs the TensorRT engine another function loaded, and its `torch.cuda.current_stream()` is the
+  stream handed to that engine, not a torch port item.
 """
 
 from __future__ import annotations
@@ -37,8 +42,9 @@ class RuntimeGuard(Guard):
 
 
 class RuntimeReader:
-    def __init__(self, runtimes: dict[str, str]) -> None:
+    def __init__(self, runtimes: dict[str, str], calls: dict[str, str] | None = None) -> None:
         self.runtimes = runtimes  # top-level package → the runtime's name
+        self.calls = calls or {}  # a method only the runtime's objects have → the runtime's name
         self.memo: dict[tuple[str, int], object] = {}  # per unit: cleared by the owner's unit reset
 
     def guard(self, node: Node) -> RuntimeGuard | None:
@@ -58,7 +64,8 @@ class RuntimeReader:
             spelled = root.text or b""
             self.memo[key] = any(name.encode() in spelled for name in self.runtimes) and any(
                 name in self.runtimes for statement in parsing.captures(parsing.query("python", IMPORT_STATEMENTS), root)
-                .get("import", []) for name in _imported_roots(statement))
+                .get("import", []) for name in _imported_roots(statement)) or any(
+                f".{name}(".encode() in spelled for name in self.calls)
         return self.memo[key]
 
     def _scope_of(self, node: Node) -> RuntimeGuard | None:
@@ -95,6 +102,19 @@ class RuntimeReader:
                 runtime = self.runtimes.get(name)
                 if runtime is not None:
                     return RuntimeGuard("other-backend", statement, runtime=runtime)
+        return self._calls_runtime(block) if self.calls else None
+
+    def _calls_runtime(self, block: Node) -> RuntimeGuard | None:
+        """A call of a method only a runtime's objects have among the block's own statements (inside `with`, `for`,
+        `try` or an assert, not in the arms of an inner `if` nor in a nested definition: those are blocks of their
+        own)."""
+        for node in parsing.walk(block, limit=MAX_SCOPE_NODES, prune=_own_statements_only, enter_root=True,
+                                 source_order=True):
+            function = node.child_by_field_name("function") if node.type == "call" else None
+            method = function.child_by_field_name("attribute") if function is not None and function.type == "attribute" else None
+            runtime = self.calls.get(parsing.text(method)) if method is not None else None
+            if runtime is not None:
+                return RuntimeGuard("other-backend", node, runtime=runtime)
         return None
 
     def _read_only_there(self, node: Node) -> RuntimeGuard | None:
@@ -128,6 +148,13 @@ class RuntimeReader:
             return None
         runtimes = ", ".join(dict.fromkeys(f.runtime for f in found))
         return RuntimeGuard("other-backend", assignment, runtime=runtimes, readers=True)
+
+
+def _own_statements_only(node: Node) -> bool:
+    """Not entered: nested definitions, and the arms of an inner if (a scope of their own, read on the way up)."""
+    if node.type in {"function_definition", "class_definition", "lambda", "decorated_definition"}:
+        return True
+    return node.type == "block" and node.parent is not None and node.parent.type in {"if_statement", "elif_clause", "else_clause"}
 
 
 def _reads_by_name(scope: Node) -> dict[str, list[Node]]:

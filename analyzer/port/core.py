@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from ascend_feasibility.analyzer.context.project import _path_reach
 from ascend_feasibility.analyzer.context.project_scope import parse_site
 from ascend_feasibility.analyzer.context.roles import file_role
+from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_named
 from ascend_feasibility.analyzer.context.selected_definitions import module_definitions, named_definitions
 from ascend_feasibility.analyzer.core.models import Finding, Report
 from ascend_feasibility.analyzer.port.edits import (
@@ -938,14 +939,21 @@ class Guarded:
                 if finding is not None:
                     return (f"the branch it decides selects {name}, which keeps {finding.rule} at "
                             f"{finding.path}:{finding.line}: on NPU it would run CUDA-only code")
-        missing = _aten_without_npu_kernel(_opened_arm(condition, self.node_of(outcome.finding)), self.release)
+        opened = _opened_arm(condition, self.node_of(outcome.finding))
+        provider = cuda_provider_named(opened)
+        if provider is not None:
+            return (f"the branch it decides picks ONNX Runtime's {provider}, not a torch device: true on NPU it would "
+                    "ask for that provider there; the NPU's is CANNExecutionProvider (onnxruntime-cann), by hand")
+        missing = _aten_without_npu_kernel(opened, self.release)
         if missing is not None:
             return (f"the branch it decides runs {missing}, an ATen operator with no NPU kernel at torch_npu "
                     f"{self.release} (knowledge/operators/npu_aten.toml): the NPU needs its own route for this path")
         if branch.type != "conditional_expression" and _jumps(branch):
             return "the branch it decides leaves the block early: the code after it is what it guards, review it"
         rewritten = [(c.start, c.end) for o in sites if o.reason is None for c in o.changes]
-        risky = _opaque_call(branch, condition, rewritten)
+        standard = frozenset(local for local, (module, _) in self._imported.items()
+                             if module.split(".")[0] in sys.stdlib_module_names)
+        risky = _opaque_call(branch, condition, rewritten, standard)
         if risky is not None:
             return f"the branch it decides calls {risky}, which may be CUDA-only: review it by hand"
         return None
@@ -1002,11 +1010,13 @@ def _aten_without_npu_kernel(arm, release: str | None) -> str | None:
     return None
 
 
-def _opaque_call(branch, condition, rewritten: list[tuple[int, int]]) -> str | None:
+def _opaque_call(branch, condition, rewritten: list[tuple[int, int]], standard: frozenset[str] = frozenset()) -> str | None:
     """The first call in the branch (outside its condition and nested definitions) that may run a CUDA-only kernel: a
-    bare function that is not a builtin, a launch through a subscript (Triton's `kernel[grid](...)`), or a method that
-    is not a known tensor, module or container method on an object outside the safe modules. Calls the patch
-    rewrites (rewritten: byte ranges of its changes) go through the device module."""
+    bare function that is not a builtin nor one of `standard` (names the file imports from the standard library:
+    `from contextlib import nullcontext`, the other arm of CosyVoice's `torch.cuda.stream(...) if
+    torch.cuda.is_available() else nullcontext()`), a launch through a subscript (Triton's `kernel[grid](...)`), or a
+    method that is not a known tensor, module or container method on an object outside the safe modules. Calls the
+    patch rewrites (rewritten: byte ranges of its changes) go through the device module."""
     stack = [branch]
     while stack:
         node = stack.pop()
@@ -1022,7 +1032,8 @@ def _opaque_call(branch, condition, rewritten: list[tuple[int, int]]) -> str | N
             function = node.child_by_field_name("function")
             if function is not None and function.type == "subscript":
                 return text(function)
-            if function is not None and function.type == "identifier" and text(function) not in _BUILTINS:
+            if function is not None and function.type == "identifier" and text(function) not in _BUILTINS \
+                    and text(function) not in standard:
                 return text(function)
             if function is not None and function.type == "attribute":
                 root = function

@@ -12,10 +12,12 @@ from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
 from ascend_feasibility.domains.device.test_arms import (
     CUDA_ARM,
+    RUNTIME_PROVIDER,
     SHIM_MAPS_ARM,
     autocast_enabled_test,
     cuda_specifics,
     facets,
+    provider_choice,
 )
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
 from ascend_feasibility.domains.rule_index import RuleIndex
@@ -141,7 +143,13 @@ class _FileScan(PythonScan):
                 fields = _fields_read(call) if entry.filled_fields and call is not None else None
                 if fields is not None and fields <= set(entry.filled_fields):
                     seen = (*seen, FILLED_FIELDS)
-                self.hit(entry.rule, entry_name, chain, npu, facets=seen)
+                if arm is None and call is not None and entry_name == "torch.cuda.is_available" \
+                        and provider_choice(call, self.imports):
+                    # it picks ONNX Runtime's NVIDIA provider, not a torch device: the shim's answer (true on
+                    # the NPU) would ask for that provider there, so the site is no automatic one
+                    self.hit(entry.rule, entry_name, chain, npu, auto_when=(), facets=(RUNTIME_PROVIDER,))
+                else:
+                    self.hit(entry.rule, entry_name, chain, npu, facets=seen)
             if call is not None:
                 self.claimed_calls.add(call.id)
             return

@@ -32,12 +32,12 @@
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.guards import only_raises
+from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_named
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.device.fast_path import CUDA_ARM_NO_NPU_KERNEL, no_npu_kernel
 from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
-from ascend_feasibility.knowledge import load_accelerator_names
 from tree_sitter import Node
 
 RAISES = "raises"
@@ -478,12 +478,17 @@ def _cuda_items(arm: Node, imports: ImportTable) -> list[str]:
 
 def _picks_runtime_provider(arm: Node) -> bool:
     """Does the arm name an ONNX Runtime execution provider for NVIDIA GPUs (a string, not a message)?"""
-    providers = {p.lower() for p in load_accelerator_names().cuda_runtime_providers}
-    for node in parsing.walk(arm, limit=MAX_NODES, prune=_READ_WHOLE):
-        if node.type == "string" and not literals.is_message_argument(node) \
-                and literals.string_parts(node)[1].strip().lower() in providers:
-            return True
-    return False
+    return cuda_provider_named(arm) is not None
+
+
+def provider_choice(test: Node, imports: ImportTable) -> bool:
+    """Is `test` (a CUDA check, `torch.cuda.is_available()`) the condition of an if or a conditional expression whose
+    CUDA arm only picks an ONNX Runtime provider for NVIDIA GPUs: it names one and no torch.cuda name, "cuda" device
+    or "nccl" backend (`["CUDAExecutionProvider"] if torch.cuda.is_available() else ["CPUExecutionProvider"]`)? An
+    arm that also chooses the torch device is a device choice too, and stays one."""
+    child, parent, negated = _holder(test)
+    arm = _arms(child, parent, negated)[0]
+    return arm is not None and _picks_runtime_provider(arm) and not cuda_specifics(test, imports)
 
 
 def _compares_setting(test: Node) -> bool:
