@@ -111,6 +111,7 @@ def analyze_dependencies(
     for name, sites in documented.items():  # a README's `pip install accelerate==0.18.0`: its version, nothing else
         _emit_below_npu_aware(emit, name, kb.package(name), sites, npu_aware_used)
     has_manifest = has_manifest or bool(by_package)
+    unsupported_at: set[tuple[str, str]] = set()  # (file, package) where DEP002 stands at an import: one item there
     for name, facts in imported.items():
         if name in by_package:
             continue
@@ -123,9 +124,12 @@ def analyze_dependencies(
             used = [f for f in facts if not f.unused]
             required = _required_site(used, context, guarded_paths)
             unused = None if required else _required_site([f for f in facts if f.unused], context, guarded_paths)
-            emit.import_site(RULE_BY_CLASS[record.classification], name, required or unused or facts[0],
+            shown = required or unused or facts[0]
+            emit.import_site(RULE_BY_CLASS[record.classification], name, shown,
                              place=None if required or unused else _optional_use(facts, context, guarded_paths),
                              facets=("unused-import", *_install_facets(record)) if unused or not used else ())
+            if record.classification == "unsupported":
+                unsupported_at.add((shown.path, name))
             continue
         required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
         # Only a package that may ship CUDA-only builds is an Ascend concern when undeclared (an undeclared torch
@@ -134,6 +138,10 @@ def analyze_dependencies(
             emit.import_site("undeclared-import", name, required[0], required[0].module)
 
     for name, fact in failing_imports(imported, kb):
+        if (fact.path, name) in unsupported_at:
+            # DEP002 at this file's import already says the package has no Ascend counterpart and its feature goes;
+            # DEP020's "guard the import, fall back to the NPU implementation" has none to fall back to (round 19 B2 24)
+            continue
         # an optional feature's import (x-transformers' `if self.flash_pack_seq: from flash_attn import ...`) is
         # shown, uncounted: the line a port changes, though not a step every user of the project needs
         lazy = Place(reach="optional", reason=f"{fact.path}:{fact.line}: imported inside a function, class or try block, "
