@@ -92,7 +92,7 @@ def analyze_dependencies(
                     # which transformers' BitsAndBytesConfig loads, is in use though never imported). A record that
                     # names no module of its own (mmcv-full installs `mmcv`, the mmcv record's) cannot be told unused.
                     emit.declaration("declared-not-imported", name, site, place=place, sites=others,
-                                     facets=_install_facets(record))
+                                     facets=_install_facets(record, [site]))
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place, sites=others)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used)
@@ -127,7 +127,8 @@ def analyze_dependencies(
             shown = required or unused or facts[0]
             emit.import_site(RULE_BY_CLASS[record.classification], name, shown,
                              place=None if required or unused else _optional_use(facts, context, guarded_paths),
-                             facets=("unused-import", *_install_facets(record)) if unused or not used else ())
+                             facets=("unused-import", *_install_facets(record, documented.get(name, [])))
+                             if unused or not used else ())
             if record.classification == "unsupported":
                 unsupported_at.add((shown.path, name))
             continue
@@ -235,10 +236,16 @@ class _Emitter:
                            facets=facets), place)
 
 
-def _install_facets(record: PackageRecord) -> tuple[str, ...]:
-    """A package that installs on any host (gpustat, pynvml: pure Python over NVML, which fails only when called): a
-    line nobody uses is no install failure on Ascend, only a line to drop."""
-    return ("installs-anywhere",) if record.install == "anywhere" else ()
+def _install_facets(record: PackageRecord, sites: list[Declaration]) -> tuple[str, ...]:
+    """A package that installs on any host (gpustat, pynvml: pure Python over NVML, which fails only when called;
+    lightning: pure Python; bitsandbytes from 0.46.0: wheels for Linux x86_64 and aarch64): a line nobody uses is no
+    install failure on Ascend, only a line to drop. Where that holds from a release on (install_since), every line
+    must admit a release from it on (pip takes the newest a line admits): `bitsandbytes==0.41.0` is left as it is."""
+    if record.install != "anywhere":
+        return ()
+    if record.install_since and any(_below(site.specifier, record.install_since) for site in sites):
+        return ()
+    return ("installs-anywhere",)
 
 
 PATCH_LEVEL_EFFORT = (0.25, 1.0)  # a one-line pin change (and its companions' lines), no API change to re-validate
