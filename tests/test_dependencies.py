@@ -525,3 +525,27 @@ def test_a_package_in_two_manifests_of_one_environment_is_one_finding(tmp_path):
     found = _findings(tmp_path, "DEP001")
     assert [(f.path, f.line) for f in found] == [("docker/requirements.txt", 1), ("requirements.txt", 2)]
     assert found[1].sites == ["environment.yml:5", "requirements.txt:2"]
+
+
+JANUS_PYPROJECT = '[project]\nname = "janus"\nversion = "1.0"\ndependencies = ["torch>=2.0.1", "transformers>=4.38"]\n'
+
+
+def test_a_torch_pin_in_a_requirements_file_nothing_installs_is_a_stale_line(tmp_path):
+    """Round 19 Janus: README installs with `pip install -e .` (pyproject.toml torch>=2.0.1, which the target fits);
+    requirements.txt pins torch==2.0.1 and no install command, Dockerfile or setup reads it: DEP012 low at 0.1-0.5 h,
+    naming the governing requirement. Where the README installs that file (`pip install -r requirements.txt`), or
+    shows no install of the project, the pin stays the high item."""
+    tree = {"pyproject.toml": JANUS_PYPROJECT, "requirements.txt": "torch==2.0.1\ntransformers>=4.38\n",
+            "janus/__init__.py": "", "janus/model.py": "import torch\n"}
+    write(tmp_path / "unread", {**tree, "README.md": "```bash\npip install -e .\n```\n"})
+    [stale] = _findings(tmp_path / "unread", "DEP012")
+    assert (stale.path, stale.severity, (stale.effort_hours.low, stale.effort_hours.high)) == ("requirements.txt", "low", (0.1, 0.5))
+    assert "pyproject.toml's torch>=2.0.1" in stale.message.en and "stale line" in stale.message.en
+    write(tmp_path / "read", {**tree, "README.md": "```bash\npip install -e .\npip install -r requirements.txt\n```\n"})
+    write(tmp_path / "no-install", tree)
+    write(tmp_path / "setup-reads", {**tree, "README.md": "```bash\npip install -e .\n```\n",
+                                     "setup.py": "from setuptools import setup\n"
+                                                 "setup(install_requires=open('requirements.txt').read().split())\n"})
+    for case in ("read", "no-install", "setup-reads"):
+        [pin] = _findings(tmp_path / case, "DEP012")
+        assert (pin.severity, (pin.effort_hours.low, pin.effort_hours.high)) == ("high", (2.0, 16.0)), case

@@ -12,6 +12,7 @@ from ascend_feasibility.analyzer.reading import manifests, parsing
 from ascend_feasibility.analyzer.reading.manifests import Declaration, Problem
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import Unit
+from ascend_feasibility.domains.dependencies import installed
 from ascend_feasibility.knowledge import load_context_conventions
 
 IMPORT_QUERY = r"""
@@ -46,6 +47,7 @@ class DependencyFacts:
     used_through: list[str] = field(default_factory=list)  # the catalog's used_through names this file's code holds
     cuda_parts: list[str] = field(default_factory=list)  # the catalog's cuda_modules this file's imports name
     npu_aware_used: list[str] = field(default_factory=list)  # the catalog's npu_aware_for names this file's code uses
+    installs: list[str] = field(default_factory=list)  # requirements files its installs read, project installs (installed.py)
 
 
 def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
@@ -55,6 +57,7 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
         if unit.kind == "python":
             if name == "setup.py":  # its imports (setuptools, cpp_extension) are build tools, not dependencies
                 _add(facts, manifests.parse_setup_py(relative, unit.tree()))
+                facts.installs += installed.manifest_reads(relative, unit.tree())
             else:
                 facts.imports += _imports(unit)
                 facts.cuda_parts += [m for m in _cuda_parts(unit) if m not in facts.cuda_parts]
@@ -64,13 +67,16 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), npu_probes=_npu_probes())
             # a branch beside the script's NPU arm installs for another backend (CUDA, XPU): not what Ascend runs
             _add(facts, ([d for d in declared if d.arm != "other"], problems))
+            facts.installs += installed.install_reads(relative, unit.tree())
         elif unit.kind == "install-doc" and "install" in unit.source.text:  # a document's pins: its versions only
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), DOC_SOURCE)
             _add(facts, ([d for d in declared if d.specifier], problems))
+            facts.installs += installed.install_reads(relative, unit.tree())
         elif unit.kind == "build":
             text = unit.source.text
             if name == "pyproject.toml":
                 _add(facts, manifests.parse_pyproject(relative, text))
+                facts.installs += installed.manifest_reads(relative, pyproject=text)
             elif name == "setup.cfg":
                 _add(facts, manifests.parse_setup_cfg(relative, text))
             elif name.lower().startswith("requirements"):
