@@ -549,3 +549,28 @@ def test_a_torch_pin_in_a_requirements_file_nothing_installs_is_a_stale_line(tmp
     for case in ("read", "no-install", "setup-reads"):
         [pin] = _findings(tmp_path / case, "DEP012")
         assert (pin.severity, (pin.effort_hours.low, pin.effort_hours.high)) == ("high", (2.0, 16.0)), case
+
+
+def test_remote_code_of_a_model_type_the_project_registers_itself_is_its_own(tmp_path):
+    """Round 19 Janus: janus/models/__init__.py imports modeling_vlm, which registers MultiModalityCausalLM with
+    AutoModelForCausalLM at import; generation_inference.py imports janus.models, then loads with
+    trust_remote_code=True: the code that loads is the project's (DEP040 info, naming the registration). A loader
+    that imports nothing registering keeps the low reminder, and so does the whole finding while one site does."""
+    vlm = ("from transformers import AutoConfig, AutoModelForCausalLM, PretrainedConfig, PreTrainedModel\n"
+           "class MultiModalityConfig(PretrainedConfig):\n    model_type = 'multi_modality'\n"
+           "class MultiModalityCausalLM(PreTrainedModel):\n    config_class = MultiModalityConfig\n"
+           "AutoConfig.register('multi_modality', MultiModalityConfig)\n"
+           "AutoModelForCausalLM.register(MultiModalityConfig, MultiModalityCausalLM)\n")
+    load = ("import torch\nfrom transformers import AutoModelForCausalLM\nfrom janus.models import MultiModalityCausalLM\n"
+            "model = AutoModelForCausalLM.from_pretrained('deepseek-ai/Janus-1.3B', trust_remote_code=True)\n")
+    tree = {"janus/__init__.py": "", "janus/models/__init__.py": "from .modeling_vlm import MultiModalityCausalLM\n",
+            "janus/models/modeling_vlm.py": vlm, "generation_inference.py": load}
+    write(tmp_path / "own", tree)
+    [own] = _findings(tmp_path / "own", "DEP040")
+    assert own.severity == "info" and "janus/models/modeling_vlm.py:7" in own.message.en
+    other = load.replace("from janus.models import MultiModalityCausalLM\n", "")
+    write(tmp_path / "hub", {**tree, "generation_inference.py": other})
+    write(tmp_path / "mixed", {**tree, "chat.py": other})
+    for case in ("hub", "mixed"):
+        [remote] = _findings(tmp_path / case, "DEP040")
+        assert remote.severity == "low", case

@@ -14,6 +14,7 @@ from ascend_feasibility.domains.dependencies.carried import fold_into_call_sites
 from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY, DependencyFacts, collect
 from ascend_feasibility.domains.dependencies.images import fold_into_cuda_images
 from ascend_feasibility.domains.dependencies.project import analyze_dependencies, choose_target
+from ascend_feasibility.domains.dependencies.registered_models import fold_registered
 from ascend_feasibility.domains.dependencies.remote_code import RemoteCodeScanner
 from ascend_feasibility.domains.dependencies.route_gaps import RouteGapScanner
 
@@ -55,3 +56,8 @@ class DependenciesDomain(Domain):
 
     def report(self, run: ProjectRun) -> None:
         run.findings = fold_into_call_sites(fold_into_cuda_images(run.findings, run.factory), run.factory)
+        registered: dict[str, list[int]] = {}
+        for site in (r for f in run.facts[self.name] for r in f.registrations):
+            path, _, line = site.rpartition(":")
+            registered.setdefault(path, []).append(int(line))
+        run.findings = fold_registered(run.findings, registered, run.modules, run.factory)
