@@ -574,3 +574,17 @@ def test_remote_code_of_a_model_type_the_project_registers_itself_is_its_own(tmp
     for case in ("hub", "mixed"):
         [remote] = _findings(tmp_path / case, "DEP040")
         assert remote.severity == "low", case
+
+
+def test_what_install_commands_and_package_manifests_read():
+    from ascend_feasibility.domains.dependencies import installed
+    shell = parsing.parse("bash", b"cd x && pip install -r ./requirements/base.txt\npython -m pip install -e '.[dev]'\n"
+                          b"uv pip install --requirement=extra.txt\npip install -U torch\n")
+    assert installed.install_reads("scripts/setup.sh", shell) == [
+        "reads:requirements/base.txt", "reads:scripts/requirements/base.txt", "project:scripts/setup.sh",
+        "reads:extra.txt", "reads:scripts/extra.txt"]
+    dynamic = '[tool.setuptools.dynamic]\ndependencies = {file = ["requirements.txt"]}\n'
+    assert installed.manifest_reads("pyproject.toml", pyproject=dynamic) == ["reads:requirements.txt"]
+    reads = frozenset({"project:README.md", "reads:requirements.txt"})
+    assert not installed.unread("requirements.txt", reads) and installed.unread("requirements-dev.txt", reads)
+    assert not installed.unread("requirements-dev.txt", frozenset({"reads:requirements.txt"}))  # no project install
