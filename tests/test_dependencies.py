@@ -571,7 +571,13 @@ def test_remote_code_of_a_model_type_the_project_registers_itself_is_its_own(tmp
     other = load.replace("from janus.models import MultiModalityCausalLM\n", "")
     write(tmp_path / "hub", {**tree, "generation_inference.py": other})
     write(tmp_path / "mixed", {**tree, "chat.py": other})
-    for case in ("hub", "mixed"):
+    # LLaVA's builder (round 19 regression, HunyuanDiT): the package registers its classes, but this branch loads a
+    # plain language model and names none of them: the checkpoint's own code runs
+    branch = ("from transformers import AutoModelForCausalLM\nfrom janus.models import MultiModalityCausalLM\n"
+              "def load(path, name):\n    if 'janus' in name:\n        return MultiModalityCausalLM.from_pretrained(path)\n"
+              "    else:\n        return AutoModelForCausalLM.from_pretrained(path, trust_remote_code=True)\n")
+    write(tmp_path / "branch", {**tree, "generation_inference.py": branch})
+    for case in ("hub", "mixed", "branch"):
         [remote] = _findings(tmp_path / case, "DEP040")
         assert remote.severity == "low", case
 

@@ -56,8 +56,10 @@ class DependenciesDomain(Domain):
 
     def report(self, run: ProjectRun) -> None:
         run.findings = fold_into_call_sites(fold_into_cuda_images(run.findings, run.factory), run.factory)
-        registered: dict[str, list[int]] = {}
-        for site in (r for f in run.facts[self.name] for r in f.registrations):
-            path, _, line = site.rpartition(":")
-            registered.setdefault(path, []).append(int(line))
-        run.findings = fold_registered(run.findings, registered, run.modules, run.factory)
+        facts = run.facts[self.name]
+        loads: dict[str, list[str]] = {}
+        for load in (entry for f in facts for entry in f.remote_loads):
+            path, line, names = load.rsplit(":", 2)
+            loads.setdefault(path, []).append(f"{line}:{names}")
+        run.findings = fold_registered(run.findings, [r for f in facts for r in f.registrations], loads, run.modules,
+                                       run.factory)

@@ -47,7 +47,8 @@ class DependencyFacts:
     used_through: list[str] = field(default_factory=list)  # the catalog's used_through names this file's code holds
     cuda_parts: list[str] = field(default_factory=list)  # the catalog's cuda_modules this file's imports name
     npu_aware_used: list[str] = field(default_factory=list)  # the catalog's npu_aware_for names this file's code uses
-    registrations: list[str] = field(default_factory=list)  # `path:line` of its Auto*.register calls (registered_models)
+    registrations: list[str] = field(default_factory=list)  # its Auto*.register calls (registered_models)
+    remote_loads: list[str] = field(default_factory=list)  # its trust_remote_code model loads (registered_models)
     installs: list[str] = field(default_factory=list)  # requirements files its installs read, project installs (installed.py)
 
 
@@ -64,7 +65,8 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
                 facts.cuda_parts += [m for m in _cuda_parts(unit) if m not in facts.cuda_parts]
                 facts.used_through += [n for n in _used_through(unit) if n not in facts.used_through]
                 facts.npu_aware_used += [n for n in _npu_aware_used(unit) if n not in facts.npu_aware_used]
-                facts.registrations += [f"{relative}:{line}" for line in registered_models.registrations(unit)]
+                facts.registrations += registered_models.registrations(unit, relative)
+                facts.remote_loads += [f"{relative}:{load}" for load in registered_models.remote_loads(unit)]
         elif unit.kind in {"shell", "dockerfile"} and "install" in unit.source.text:
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), npu_probes=_npu_probes())
             # a branch beside the script's NPU arm installs for another backend (CUDA, XPU): not what Ascend runs

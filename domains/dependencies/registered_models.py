@@ -15,6 +15,7 @@ from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import ModuleFacts, Unit
 from ascend_feasibility.domains.dependencies.carried import named_sites, refaceted
+from ascend_feasibility.domains.dependencies.remote_code import KEYWORD, enclosing_call, loads_a_model
 
 DETECTOR = "remote-model-code"
 REGISTERED = "registered-in-tree"
@@ -22,12 +23,13 @@ FACTORY_PREFIX = "Auto"  # AutoConfig, AutoModel, AutoModelForCausalLM, AutoMode
 MAX_NODES = 500_000
 
 
-def registrations(unit: Unit) -> list[int]:
-    """The lines of `Auto*.register(...)` calls with two arguments (a model type or config, and the class)."""
+def registrations(unit: Unit, relative: str) -> list[str]:
+    """`path:line:Name,Name` of each `Auto*.register(...)` call with two arguments (a model type or config, and the
+    class), with the names its arguments pass (the project's config and model classes)."""
     text = unit.source.text
     if ".register(" not in text or FACTORY_PREFIX not in text:
         return []
-    lines = []
+    found = []
     for node in parsing.walk(unit.tree(), limit=MAX_NODES):
         if node.type != "call":
             continue
@@ -38,43 +40,76 @@ def registrations(unit: Unit) -> list[int]:
         if attribute is None or owner is None or parsing.text(attribute) != "register":
             continue
         if parsing.text(owner).rsplit(".", 1)[-1].startswith(FACTORY_PREFIX) and len(arguments.named_children) >= 2:
-            lines.append(node.start_point.row + 1)
-    return lines
+            names = sorted({parsing.text(a).rsplit(".", 1)[-1] for a in arguments.named_children
+                            if a.type in {"identifier", "attribute"}})
+            found.append(f"{relative}:{node.start_point.row + 1}:{','.join(names)}")
+    return found
 
 
-def fold_registered(findings: list[Finding], registered: dict[str, list[int]], modules: list[ModuleFacts],
-                    factory: FindingFactory) -> list[Finding]:
-    """DEP040 at info where every loading site runs a registration of the project's own (its file, or a project
-    module its imports reach); unchanged where one site does not."""
+def remote_loads(unit: Unit) -> list[str]:
+    """`line:Name,Name` of each model load with trust_remote_code=True (the keyword's line, where DEP040 stands), with
+    the capitalised names of the innermost block holding it: the classes that load there are named there (Janus's
+    `vl_gpt: MultiModalityCausalLM = AutoModelForCausalLM.from_pretrained(...)`, openvla's register calls beside the
+    load); a branch that loads another checkpoint (LLaVA's builder loading a plain MPT model) names none of them."""
+    if KEYWORD not in unit.source.text:
+        return []
+    found = []
+    for node in parsing.walk(unit.tree(), limit=MAX_NODES):
+        if node.type != "keyword_argument" or parsing.text(node.child_by_field_name("name")) != KEYWORD:
+            continue
+        value, call = node.child_by_field_name("value"), enclosing_call(node.child_by_field_name("name"))
+        if value is None or value.type != "true" or call is None \
+                or not loads_a_model(call.child_by_field_name("function")):
+            continue
+        block = call.parent
+        while block is not None and block.type not in {"block", "module"}:
+            block = block.parent
+        names = sorted({parsing.text(n) for n in parsing.walk(block, limit=MAX_NODES)
+                        if n.type == "identifier" and parsing.text(n)[:1].isupper()})
+        found.append(f"{node.start_point.row + 1}:{','.join(names)}")
+    return found
+
+
+def fold_registered(findings: list[Finding], registered: list[str], loads: dict[str, list[str]],
+                    modules: list[ModuleFacts], factory: FindingFactory) -> list[Finding]:
+    """DEP040 at info where every loading site runs a registration of the project's own classes (its file, or a
+    project module its imports reach) and names a class registered there in the block that loads; unchanged where
+    one site does not. `registered`: registrations(); `loads`: path → remote_loads() of that file."""
     code = next((r.code for r in factory.kb.rules.values() if r.match.detector == DETECTOR), None)
-    loads = [f for f in findings if f.rule == code]
-    if not registered or not loads:
+    if not registered or not any(f.rule == code for f in findings):
         return findings
+    by_path: dict[str, list[tuple[str, set[str]]]] = {}
+    for entry in registered:
+        path, line, names = entry.rsplit(":", 2)
+        by_path.setdefault(path, []).append((f"{path}:{line}", set(names.split(",")) - {""}))
     edges = import_edges(modules)
     result = []
     for finding in findings:
         if finding.rule == code:
-            where = _registering(finding, registered, edges)
+            where = _registering(finding, by_path, loads, edges)
             if where:
                 finding = _registered(finding, where, factory)
         result.append(finding)
     return result
 
 
-def _registering(finding: Finding, registered: dict[str, list[int]], edges: dict[str, set[str]]) -> list[str]:
-    """`path:line` of the registrations every site of the finding runs; [] where one site runs none."""
-    paths = [finding.path]
+def _registering(finding: Finding, registered: dict[str, list[tuple[str, set[str]]]], loads: dict[str, list[str]],
+                 edges: dict[str, set[str]]) -> list[str]:
+    """`path:line` of the registrations the finding's sites run and name; [] where one site runs or names none."""
+    sites = [(finding.path, finding.line)]
     for site in finding.sites or []:
         parsed = parse_site(site)
         if parsed is None:
             return []  # "... N more": sites not listed
-        paths.append(parsed[0])
+        sites.append(parsed[:2])
     found: set[str] = set()
-    for path in dict.fromkeys(paths):
-        reaching = [p for p in reached({path}, edges) if p in registered]
-        if not reaching:
+    for path, line in dict.fromkeys(sites):
+        named = next((set(entry.split(":", 1)[1].split(",")) for entry in loads.get(path, [])
+                      if entry.split(":", 1)[0] == str(line)), set())
+        hits = [where for p in reached({path}, edges) for where, names in registered.get(p, []) if names & named]
+        if not hits:
             return []
-        found |= {f"{p}:{line}" for p in reaching for line in registered[p]}
+        found |= set(hits)
     return sorted(found)
 
 
