@@ -545,6 +545,11 @@ class PackageRecord(_Record):
         "NVML readers gpustat, nvidia-ml-py, pynvml, nvitop fail only when run) or cuda-only (only CUDA wheels, or a "
         "build that needs nvcc); unset where no reference says",
     )
+    install_since: str | None = Field(
+        default=None,
+        description="the first release `install` holds for (bitsandbytes: manylinux x86_64 and aarch64 wheels from "
+        "0.46.0): a declaration that admits no release from it on is left unjudged",
+    )
     npu_routes: list[NpuRoute] = Field(default_factory=list)
     import_fails: bool = Field(
         default=False,

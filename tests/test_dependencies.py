@@ -525,3 +525,72 @@ def test_a_package_in_two_manifests_of_one_environment_is_one_finding(tmp_path):
     found = _findings(tmp_path, "DEP001")
     assert [(f.path, f.line) for f in found] == [("docker/requirements.txt", 1), ("requirements.txt", 2)]
     assert found[1].sites == ["environment.yml:5", "requirements.txt:2"]
+
+
+JANUS_PYPROJECT = '[project]\nname = "janus"\nversion = "1.0"\ndependencies = ["torch>=2.0.1", "transformers>=4.38"]\n'
+
+
+def test_a_torch_pin_in_a_requirements_file_nothing_installs_is_a_stale_line(tmp_path):
+    """Round 19 Janus: README installs with `pip install -e .` (pyproject.toml torch>=2.0.1, which the target fits);
+    requirements.txt pins torch==2.0.1 and no install command, Dockerfile or setup reads it: DEP012 low at 0.1-0.5 h,
+    naming the governing requirement. Where the README installs that file (`pip install -r requirements.txt`), or
+    shows no install of the project, the pin stays the high item."""
+    tree = {"pyproject.toml": JANUS_PYPROJECT, "requirements.txt": "torch==2.0.1\ntransformers>=4.38\n",
+            "janus/__init__.py": "", "janus/model.py": "import torch\n"}
+    write(tmp_path / "unread", {**tree, "README.md": "```bash\npip install -e .\n```\n"})
+    [stale] = _findings(tmp_path / "unread", "DEP012")
+    assert (stale.path, stale.severity, (stale.effort_hours.low, stale.effort_hours.high)) == ("requirements.txt", "low", (0.1, 0.5))
+    assert "pyproject.toml's torch>=2.0.1" in stale.message.en and "stale line" in stale.message.en
+    write(tmp_path / "read", {**tree, "README.md": "```bash\npip install -e .\npip install -r requirements.txt\n```\n"})
+    write(tmp_path / "no-install", tree)
+    write(tmp_path / "setup-reads", {**tree, "README.md": "```bash\npip install -e .\n```\n",
+                                     "setup.py": "from setuptools import setup\n"
+                                                 "setup(install_requires=open('requirements.txt').read().split())\n"})
+    for case in ("read", "no-install", "setup-reads"):
+        [pin] = _findings(tmp_path / case, "DEP012")
+        assert (pin.severity, (pin.effort_hours.low, pin.effort_hours.high)) == ("high", (2.0, 16.0)), case
+
+
+def test_remote_code_of_a_model_type_the_project_registers_itself_is_its_own(tmp_path):
+    """Round 19 Janus: janus/models/__init__.py imports modeling_vlm, which registers MultiModalityCausalLM with
+    AutoModelForCausalLM at import; generation_inference.py imports janus.models, then loads with
+    trust_remote_code=True: the code that loads is the project's (DEP040 info, naming the registration). A loader
+    that imports nothing registering keeps the low reminder, and so does the whole finding while one site does."""
+    vlm = ("from transformers import AutoConfig, AutoModelForCausalLM, PretrainedConfig, PreTrainedModel\n"
+           "class MultiModalityConfig(PretrainedConfig):\n    model_type = 'multi_modality'\n"
+           "class MultiModalityCausalLM(PreTrainedModel):\n    config_class = MultiModalityConfig\n"
+           "AutoConfig.register('multi_modality', MultiModalityConfig)\n"
+           "AutoModelForCausalLM.register(MultiModalityConfig, MultiModalityCausalLM)\n")
+    load = ("import torch\nfrom transformers import AutoModelForCausalLM\nfrom janus.models import MultiModalityCausalLM\n"
+            "model = AutoModelForCausalLM.from_pretrained('deepseek-ai/Janus-1.3B', trust_remote_code=True)\n")
+    tree = {"janus/__init__.py": "", "janus/models/__init__.py": "from .modeling_vlm import MultiModalityCausalLM\n",
+            "janus/models/modeling_vlm.py": vlm, "generation_inference.py": load}
+    write(tmp_path / "own", tree)
+    [own] = _findings(tmp_path / "own", "DEP040")
+    assert own.severity == "info" and "janus/models/modeling_vlm.py:7" in own.message.en
+    other = load.replace("from janus.models import MultiModalityCausalLM\n", "")
+    write(tmp_path / "hub", {**tree, "generation_inference.py": other})
+    write(tmp_path / "mixed", {**tree, "chat.py": other})
+    # LLaVA's builder (round 19 regression, HunyuanDiT): the package registers its classes, but this branch loads a
+    # plain language model and names none of them: the checkpoint's own code runs
+    branch = ("from transformers import AutoModelForCausalLM\nfrom janus.models import MultiModalityCausalLM\n"
+              "def load(path, name):\n    if 'janus' in name:\n        return MultiModalityCausalLM.from_pretrained(path)\n"
+              "    else:\n        return AutoModelForCausalLM.from_pretrained(path, trust_remote_code=True)\n")
+    write(tmp_path / "branch", {**tree, "generation_inference.py": branch})
+    for case in ("hub", "mixed", "branch"):
+        [remote] = _findings(tmp_path / case, "DEP040")
+        assert remote.severity == "low", case
+
+
+def test_what_install_commands_and_package_manifests_read():
+    from ascend_feasibility.domains.dependencies import installed
+    shell = parsing.parse("bash", b"cd x && pip install -r ./requirements/base.txt\npython -m pip install -e '.[dev]'\n"
+                          b"uv pip install --requirement=extra.txt\npip install -U torch\n")
+    assert installed.install_reads("scripts/setup.sh", shell) == [
+        "reads:requirements/base.txt", "reads:scripts/requirements/base.txt", "project:scripts/setup.sh",
+        "reads:extra.txt", "reads:scripts/extra.txt"]
+    dynamic = '[tool.setuptools.dynamic]\ndependencies = {file = ["requirements.txt"]}\n'
+    assert installed.manifest_reads("pyproject.toml", pyproject=dynamic) == ["reads:requirements.txt"]
+    reads = frozenset({"project:README.md", "reads:requirements.txt"})
+    assert not installed.unread("requirements.txt", reads) and installed.unread("requirements-dev.txt", reads)
+    assert not installed.unread("requirements-dev.txt", frozenset({"reads:requirements.txt"}))  # no project install

@@ -346,3 +346,11 @@ def test_a_cuda_device_test_is_widened_to_the_accelerators_it_was_written_for():
     for text in (replacement.en, replacement.zh):
         assert '("cuda", "npu")' in text and 'MPS' in text
     assert "Not device.type != \"cpu\"" in replacement.en
+
+
+def test_a_package_the_catalog_calls_pure_python_installs_anywhere():
+    """DEP015's low form says the declaration fails to install on Ascend; a package to replace whose own note says it
+    is pure Python installs on any host, so its record must say so (round 19 B1 rows 6, 10: lightning)."""
+    unmarked = [r.name for r in KB.packages.values() if "pure python" in r.note.en.lower()
+                and r.classification in {"needs_replacement", "unsupported"} and r.install != "anywhere"]
+    assert not unmarked

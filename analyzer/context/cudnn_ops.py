@@ -63,14 +63,14 @@ def idle_switches(findings: list[Finding], facts: list[ModuleFacts]) -> list[Fin
     loaders = tuple(conventions.dynamic_loaders)
     builds = {f.path for f in facts if f.cudnn_ops or _model_import(f.imports, libraries, plain)
               or any(name == loader or name.startswith(loader + ".") for name in f.imports for loader in loaders)}
-    edges = _edges(facts) if builds else {}
+    edges = import_edges(facts) if builds else {}
     reverse: dict[str, set[str]] = defaultdict(set)
     for source, targets in edges.items():
         for target in targets:
             reverse[target].add(source)
     idle: dict[str, int] = {}  # switch's file → how many files load with it, where none builds a cuDNN operator
     for path in asked:
-        scope = _reach(_reach({path}, reverse), edges)
+        scope = reached(reached({path}, reverse), edges)
         if not scope & builds:
             idle[path] = len(scope)
     if not idle:
@@ -101,7 +101,7 @@ def _model_import(imports: list[str], libraries: frozenset[str], plain: tuple[st
     return not all(named.values())
 
 
-def _edges(facts: list[ModuleFacts]) -> dict[str, set[str]]:
+def import_edges(facts: list[ModuleFacts]) -> dict[str, set[str]]:
     """path → the project files its imports load: by the names Python may load them by, else (a script importing
     `src.model` beside src/, with no package marker) the nearest file whose path ends with the dotted name."""
     python = [f for f in facts if f.path.endswith((".py", ".ipynb"))]
@@ -134,7 +134,7 @@ def _edges(facts: list[ModuleFacts]) -> dict[str, set[str]]:
 
 
 
-def _reach(starts: set[str], edges: dict[str, set[str]]) -> set[str]:
+def reached(starts: set[str], edges: dict[str, set[str]]) -> set[str]:
     seen = set(starts)
     queue = deque(sorted(starts))
     while queue:

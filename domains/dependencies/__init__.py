@@ -14,6 +14,7 @@ from ascend_feasibility.domains.dependencies.carried import fold_into_call_sites
 from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY, DependencyFacts, collect
 from ascend_feasibility.domains.dependencies.images import fold_into_cuda_images
 from ascend_feasibility.domains.dependencies.project import analyze_dependencies, choose_target
+from ascend_feasibility.domains.dependencies.registered_models import fold_registered
 from ascend_feasibility.domains.dependencies.remote_code import RemoteCodeScanner
 from ascend_feasibility.domains.dependencies.route_gaps import RouteGapScanner
 
@@ -45,6 +46,7 @@ class DependenciesDomain(Domain):
             run.factory, run.has_manifest, frozenset(run.guarded), frozenset(n for f in facts for n in f.used_through),
             default_path(run.modules, run.context), frozenset(m for f in facts for m in f.cuda_parts),
             frozenset(n for f in facts for n in f.npu_aware_used), run.choice.doc_pin if run.choice is not None else None,
+            frozenset(i for f in facts for i in f.installs),
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix
@@ -54,3 +56,10 @@ class DependenciesDomain(Domain):
 
     def report(self, run: ProjectRun) -> None:
         run.findings = fold_into_call_sites(fold_into_cuda_images(run.findings, run.factory), run.factory)
+        facts = run.facts[self.name]
+        loads: dict[str, list[str]] = {}
+        for load in (entry for f in facts for entry in f.remote_loads):
+            path, line, names = load.rsplit(":", 2)
+            loads.setdefault(path, []).append(f"{line}:{names}")
+        run.findings = fold_registered(run.findings, [r for f in facts for r in f.registrations], loads, run.modules,
+                                       run.factory)

@@ -34,11 +34,19 @@ def fold_into_call_sites(findings: list[Finding], factory: FindingFactory) -> li
 
 
 def _carried(finding: Finding, carrying: list[Finding], factory: FindingFactory) -> Finding:
-    named = sorted({f"{f.rule} at {f.path}:{f.line}" for f in carrying})
-    where = ", ".join(named[:4]) + (f" and {len(named) - 4} more" if len(named) > 4 else "")
+    return refaceted(finding, named_sites(sorted({f"{f.rule} at {f.path}:{f.line}" for f in carrying})), CARRIED, factory)
+
+
+def named_sites(named: list[str]) -> str:
+    """The first four of `named`, and how many more."""
+    return ", ".join(named[:4]) + (f" and {len(named) - 4} more" if len(named) > 4 else "")
+
+
+def refaceted(finding: Finding, npu: str, facet: str, factory: FindingFactory) -> Finding:
+    """The finding judged again with `facet` (its rule's variant) and `npu`, keeping its place, sites and identity."""
     rebuilt = factory.build_located(Located(
         finding.rule, finding.symbol, finding.path, finding.line, finding.column, finding.end_column, finding.snippet,
-        finding.cell, where, finding.end_line, facets=(CARRIED,), role=finding.role, reach=finding.reach,
+        finding.cell, npu, finding.end_line, facets=(facet,), role=finding.role, reach=finding.reach,
         reach_reason=finding.reach_reason), 0)
     return rebuilt.model_copy(update={"fingerprint": finding.fingerprint, "sites": finding.sites,
                                       "phases": finding.phases})

@@ -12,6 +12,7 @@ from ascend_feasibility.analyzer.reading import manifests, parsing
 from ascend_feasibility.analyzer.reading.manifests import Declaration, Problem
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import Unit
+from ascend_feasibility.domains.dependencies import installed, registered_models
 from ascend_feasibility.knowledge import load_context_conventions
 
 IMPORT_QUERY = r"""
@@ -46,6 +47,9 @@ class DependencyFacts:
     used_through: list[str] = field(default_factory=list)  # the catalog's used_through names this file's code holds
     cuda_parts: list[str] = field(default_factory=list)  # the catalog's cuda_modules this file's imports name
     npu_aware_used: list[str] = field(default_factory=list)  # the catalog's npu_aware_for names this file's code uses
+    registrations: list[str] = field(default_factory=list)  # its Auto*.register calls (registered_models)
+    remote_loads: list[str] = field(default_factory=list)  # its trust_remote_code model loads (registered_models)
+    installs: list[str] = field(default_factory=list)  # requirements files its installs read, project installs (installed.py)
 
 
 def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
@@ -55,22 +59,28 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
         if unit.kind == "python":
             if name == "setup.py":  # its imports (setuptools, cpp_extension) are build tools, not dependencies
                 _add(facts, manifests.parse_setup_py(relative, unit.tree()))
+                facts.installs += installed.manifest_reads(relative, unit.tree())
             else:
                 facts.imports += _imports(unit)
                 facts.cuda_parts += [m for m in _cuda_parts(unit) if m not in facts.cuda_parts]
                 facts.used_through += [n for n in _used_through(unit) if n not in facts.used_through]
                 facts.npu_aware_used += [n for n in _npu_aware_used(unit) if n not in facts.npu_aware_used]
+                facts.registrations += registered_models.registrations(unit, relative)
+                facts.remote_loads += [f"{relative}:{load}" for load in registered_models.remote_loads(unit)]
         elif unit.kind in {"shell", "dockerfile"} and "install" in unit.source.text:
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), npu_probes=_npu_probes())
             # a branch beside the script's NPU arm installs for another backend (CUDA, XPU): not what Ascend runs
             _add(facts, ([d for d in declared if d.arm != "other"], problems))
+            facts.installs += installed.install_reads(relative, unit.tree())
         elif unit.kind == "install-doc" and "install" in unit.source.text:  # a document's pins: its versions only
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), DOC_SOURCE)
             _add(facts, ([d for d in declared if d.specifier], problems))
+            facts.installs += installed.install_reads(relative, unit.tree())
         elif unit.kind == "build":
             text = unit.source.text
             if name == "pyproject.toml":
                 _add(facts, manifests.parse_pyproject(relative, text))
+                facts.installs += installed.manifest_reads(relative, pyproject=text)
             elif name == "setup.cfg":
                 _add(facts, manifests.parse_setup_cfg(relative, text))
             elif name.lower().startswith("requirements"):

@@ -15,6 +15,7 @@ from ascend_feasibility.analyzer.core.findings import FindingFactory, Located, P
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
 from ascend_feasibility.analyzer.reading.manifests import Declaration
 from ascend_feasibility.domains.base import TargetChoice
+from ascend_feasibility.domains.dependencies import installed
 from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, ImportFact
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.knowledge import KnowledgeBase
@@ -47,6 +48,7 @@ def analyze_dependencies(
     cuda_parts: frozenset[str] = frozenset(),
     npu_aware_used: frozenset[str] = frozenset(),
     doc_pin: str | None = None,
+    installs: frozenset[str] = frozenset(),
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -55,7 +57,9 @@ def analyze_dependencies(
     the catalog's used_through names the project's code holds (a package another library loads for it).
     `default_path`: functions and classes a parameter's default calls (unpassed_defaults.default_path): an import
     inside one runs by default, as a plain one does. `cuda_parts`: the catalog's cuda_modules the project imports. `npu_aware_used`: the catalog's npu_aware_for names its code uses. `doc_pin`:
-    the install-document torch line the target choice read (TargetChoice.doc_pin), where no manifest pins torch."""
+    the install-document torch line the target choice read (TargetChoice.doc_pin), where no manifest pins torch.
+    `installs`: the requirements files the project's install commands and package manifests read, and its own
+    installs (installed.py)."""
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
@@ -92,7 +96,7 @@ def analyze_dependencies(
                     # which transformers' BitsAndBytesConfig loads, is in use though never imported). A record that
                     # names no module of its own (mmcv-full installs `mmcv`, the mmcv record's) cannot be told unused.
                     emit.declaration("declared-not-imported", name, site, place=place, sites=others,
-                                     facets=_install_facets(record))
+                                     facets=_install_facets(record, [site]))
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place, sites=others)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used)
@@ -111,6 +115,7 @@ def analyze_dependencies(
     for name, sites in documented.items():  # a README's `pip install accelerate==0.18.0`: its version, nothing else
         _emit_below_npu_aware(emit, name, kb.package(name), sites, npu_aware_used)
     has_manifest = has_manifest or bool(by_package)
+    unsupported_at: set[tuple[str, str]] = set()  # (file, package) where DEP002 stands at an import: one item there
     for name, facts in imported.items():
         if name in by_package:
             continue
@@ -123,9 +128,13 @@ def analyze_dependencies(
             used = [f for f in facts if not f.unused]
             required = _required_site(used, context, guarded_paths)
             unused = None if required else _required_site([f for f in facts if f.unused], context, guarded_paths)
-            emit.import_site(RULE_BY_CLASS[record.classification], name, required or unused or facts[0],
+            shown = required or unused or facts[0]
+            emit.import_site(RULE_BY_CLASS[record.classification], name, shown,
                              place=None if required or unused else _optional_use(facts, context, guarded_paths),
-                             facets=("unused-import", *_install_facets(record)) if unused or not used else ())
+                             facets=("unused-import", *_install_facets(record, documented.get(name, [])))
+                             if unused or not used else ())
+            if record.classification == "unsupported":
+                unsupported_at.add((shown.path, name))
             continue
         required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
         # Only a package that may ship CUDA-only builds is an Ascend concern when undeclared (an undeclared torch
@@ -134,6 +143,10 @@ def analyze_dependencies(
             emit.import_site("undeclared-import", name, required[0], required[0].module)
 
     for name, fact in failing_imports(imported, kb):
+        if (fact.path, name) in unsupported_at:
+            # DEP002 at this file's import already says the package has no Ascend counterpart and its feature goes;
+            # DEP020's "guard the import, fall back to the NPU implementation" has none to fall back to (round 19 B2 24)
+            continue
         # an optional feature's import (x-transformers' `if self.flash_pack_seq: from flash_attn import ...`) is
         # shown, uncounted: the line a port changes, though not a step every user of the project needs
         lazy = Place(reach="optional", reason=f"{fact.path}:{fact.line}: imported inside a function, class or try block, "
@@ -164,6 +177,13 @@ def analyze_dependencies(
         elif file_fit.releases:  # OLMo scripts/augusta/Dockerfile torch==2.5.1 beside a target of torch 2.12.0
             code = "torch-pin-off-target"
             recommended = f"{target_note}, the report's target (this pin fits only {file_fit.recommended})"
+        if code == "torch-version-no-fit" and _unread_pin(in_file, primary, fit, target.torch_npu, installs):
+            # Janus: requirements.txt torch==2.0.1, which nothing installs, beside `pip install -e .` of a pyproject
+            # whose torch>=2.0.1 the target fits: a stale line to align, not the torch the project runs
+            emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0],
+                             f"{primary[0].path}'s torch{fit.declared}, which {target_note} fits",
+                             facets=("unread-manifest",), effort=UNREAD_EFFORT)
+            continue
         line = _line_release(in_file, kb) if code == "torch-version-no-fit" and _prerelease(in_file) else None
         if line is not None:  # torchchat's npu-smi branch: torch=="2.7.0.dev20250310+cpu"
             emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0],
@@ -227,10 +247,28 @@ class _Emitter:
                            facets=facets), place)
 
 
-def _install_facets(record: PackageRecord) -> tuple[str, ...]:
-    """A package that installs on any host (gpustat, pynvml: pure Python over NVML, which fails only when called): a
-    line nobody uses is no install failure on Ascend, only a line to drop."""
-    return ("installs-anywhere",) if record.install == "anywhere" else ()
+def _install_facets(record: PackageRecord, sites: list[Declaration]) -> tuple[str, ...]:
+    """A package that installs on any host (gpustat, pynvml: pure Python over NVML, which fails only when called;
+    lightning: pure Python; bitsandbytes from 0.46.0: wheels for Linux x86_64 and aarch64): a line nobody uses is no
+    install failure on Ascend, only a line to drop. Where that holds from a release on (install_since), every line
+    must admit a release from it on (pip takes the newest a line admits): `bitsandbytes==0.41.0` is left as it is."""
+    if record.install != "anywhere":
+        return ()
+    if record.install_since and any(_below(site.specifier, record.install_since) for site in sites):
+        return ()
+    return ("installs-anywhere",)
+
+
+UNREAD_EFFORT = (0.1, 0.5)  # aligning or deleting one line of a file nothing installs
+PACKAGE_MANIFESTS = ("pyproject", "setup.py", "setup.cfg")  # what `pip install .` reads
+
+
+def _unread_pin(sites: list[Declaration], primary: list[Declaration], fit: TorchFit, target: str,
+                installs: frozenset[str]) -> bool:
+    """The torch pin of a requirements file that no install command or package manifest reads, while the project
+    installs itself (`pip install -e .`) from the package manifest that governs the target, whose requirement fits it."""
+    return bool(primary) and sites[0].source == "requirements" and primary[0].path != sites[0].path \
+        and primary[0].source in PACKAGE_MANIFESTS and target in fit.releases and installed.unread(sites[0].path, installs)
 
 
 PATCH_LEVEL_EFFORT = (0.25, 1.0)  # a one-line pin change (and its companions' lines), no API change to re-validate

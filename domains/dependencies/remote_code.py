@@ -26,19 +26,19 @@ class _RemoteCodeScan(PythonScan):
 
     def run(self):
         for name in self.captures().get("remote_keyword", []):
-            call = _enclosing_call(name)
-            if call is not None and _loads_a_model(call.child_by_field_name("function")):
+            call = enclosing_call(name)
+            if call is not None and loads_a_model(call.child_by_field_name("function")):
                 self.hit(DETECTOR, parsing.text(call.child_by_field_name("function")), name.parent)
         return self.hits
 
 
-def _enclosing_call(keyword: Node) -> Node | None:
+def enclosing_call(keyword: Node) -> Node | None:
     arguments = keyword.parent.parent if keyword.parent is not None else None
     call = arguments.parent if arguments is not None and arguments.type == "argument_list" else None
     return call if call is not None and call.type == "call" else None
 
 
-def _loads_a_model(function: Node | None) -> bool:
+def loads_a_model(function: Node | None) -> bool:
     """`AutoModelForCausalLM.from_pretrained`, `transformers.AutoModel.from_pretrained`, `pipeline`."""
     if function is None:
         return False
