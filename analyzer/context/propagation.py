@@ -91,6 +91,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for f in facts:
         if f.dead_stores:  # a value bound again before anything reads it
             uninstalled.setdefault(f.path, []).extend(f.dead_stores)
+        if f.unbuildable_classes:  # a class whose constructor raises NameError: nothing builds it
+            uninstalled.setdefault(f.path, []).extend(f.unbuildable_classes)
     unpassed = unpassed_defaults(facts, context)
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)
