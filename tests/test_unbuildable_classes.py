@@ -75,3 +75,9 @@ def test_only_reads_that_always_run_count():
     assert _classes(locals_and_builtins) == []
     assert _classes("class C:\n    def __init__(self):\n        self.t = Missing()\n") == ["C"]
     assert _classes("import builtins\nclass C:\n    def __init__(self):\n        self.t = Missing()\n") == []
+
+
+def test_the_reason_reads_in_chinese(tmp_path):
+    from ascend_feasibility.analyzer.reporting.localize import phrase
+    why = _reach(tmp_path, "import torch\nfrom torch import nn\n" + HEAD + USER)[9][1]
+    assert phrase("zh", why) != why and "构造" in phrase("zh", why)

@@ -66,6 +66,9 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
      r"unconditionally$", "reason.unbuilt_extension_importer"),
     (r"^line (?P<line>\d+): (?P<kind>function|class|entry) (?P<name>\S+) is named nowhere else in the project \(no call, "
      r"reference, export or config entry\): nothing reaches it$", "reason.unnamed_symbol"),
+    (r"^line (?P<line>\d+): class (?P<name>\S+)'s constructor reads (?P<names>.+) \(line (?P<read>\d+)\), which the "
+     r"module neither imports nor defines: building it raises NameError, so nothing builds it$",
+     "reason.unbuildable_class"),
     (r"^imported by nothing the launchers and entry points of the application package (?P<package>\S+)/ load: no "
      r"product code loads it$", "reason.unreached_application_module"),
     (r"^selected by configuration: `(?P<condition>.+)` \((?P<where>\S+)\)$", "reason.selected_by_configuration"),
