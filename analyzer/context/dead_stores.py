@@ -51,7 +51,7 @@ def dead_stores(tree: Node) -> list[tuple[int, int, str]]:
         readers = None
         for first, second in zip(places, places[1:]):
             store, again = statements[first], statements[second]
-            if name in _words(_value(again)) or not _effect_free(_value(store)):
+            if name in _words(_value(again)) or not effect_free(_value(store)):
                 continue
             if readers is None:
                 readers = _readers(statements, name)
@@ -80,7 +80,7 @@ def _words(node: Node | None) -> set[bytes]:
     return set(node.text.translate(NAME_BYTES).split()) if node is not None else set()
 
 
-def _effect_free(value: Node) -> bool:
+def effect_free(value: Node) -> bool:
     """Does the value call nothing but EFFECT_FREE_CALLS? A value too large to read whole is not known to."""
     try:
         for node in parsing.walk(value, limit=MAX_VALUE_NODES, strict=True):
