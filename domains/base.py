@@ -237,6 +237,7 @@ class ModuleFacts(Protocol):
     option_choices: list[tuple[str, tuple[str, ...]]]  # options declared with a list of choices: (dest, the choices)
     dead_stores: list[tuple[int, int, str]]  # module-level bindings bound again before any read: (first, last, why)
     unbuildable_classes: list[tuple[int, int, str]]  # classes whose __init__ reads a name the file never binds
+    unread_stores: list[tuple[str, str, int, int]]  # (class, attribute, first, last) of stores the file never reads
     # arms an option holding one of some strings takes: (first, last, dest, the strings, condition)
     option_value_arms: list[tuple[int, int, str, tuple[str, ...], str]]
     # the else of a chain every arm of which tests one option: (first, last, dest, the strings the arms before take,

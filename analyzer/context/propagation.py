@@ -45,6 +45,7 @@ from ascend_feasibility.analyzer.context.unloaded import (
     unloaded_modules,
 )
 from ascend_feasibility.analyzer.context.unpassed_defaults import default_path, re_exported, unpassed_defaults
+from ascend_feasibility.analyzer.context.unread_attributes import unread_attribute_stores
 from ascend_feasibility.analyzer.context.unreferenced import reexporters_of, unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
@@ -93,6 +94,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             uninstalled.setdefault(f.path, []).extend(f.dead_stores)
         if f.unbuildable_classes:  # a class whose constructor raises NameError: nothing builds it
             uninstalled.setdefault(f.path, []).extend(f.unbuildable_classes)
+    for path, ranges in unread_attribute_stores(facts, packages).items():  # stored, never read
+        uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)
