@@ -40,17 +40,24 @@ def unbuildable_classes(tree: Node, data: bytes) -> list[tuple[int, int, str]]:
     if not classes:
         return []
     found: list[tuple[Node, Node, dict[str, int]]] = []
-    for statement, cls in classes:
-        init = _init(cls)
-        if init is None:
-            continue
-        reads = _always_read(init)
-        if reads:
-            found.append((statement, cls, reads))
-    if not found:
-        return []
-    try:
-        bound = _bound_names(tree)
+    bound: set[str] | None = None
+    try:  # the module's top-level bindings and `__init__`'s own settle most reads; the whole file is walked last
+        for statement, cls in classes:
+            init = _init(cls)
+            reads = _always_read(init) if init is not None else None
+            if not reads:
+                continue
+            if bound is None:
+                bound = _top_bound(tree)
+            reads = {n: line for n, line in reads.items() if n not in bound}
+            if reads:
+                own = _bound_names(init)  # its parameters and locals
+                reads = {n: line for n, line in reads.items() if n not in own}
+            if reads:
+                found.append((statement, cls, reads))
+        if not found:
+            return []
+        bound |= _bound_names(tree)
     except parsing.WalkLimit:
         return []
     result = []
@@ -82,10 +89,8 @@ def _init(cls: Node) -> Node | None:
 
 
 def _always_read(init: Node) -> dict[str, int]:
-    """name → first line of the names read by the statements of `__init__`'s own body that always run, but its
-    parameters and builtins."""
+    """name → first line of the names read by the statements of `__init__`'s own body that always run, but builtins."""
     body = init.child_by_field_name("body")
-    parameters = _bound_names(init.child_by_field_name("parameters")) if init.child_by_field_name("parameters") else set()
     reads: dict[str, int] = {}
     for statement in body.named_children if body is not None else []:
         if statement.type not in ALWAYS_RUN:
@@ -93,7 +98,7 @@ def _always_read(init: Node) -> dict[str, int]:
         for node in parsing.walk(statement, prune=SKIPPED):
             if node.type == "identifier" and _read(node):
                 name = parsing.text(node)
-                if name not in BUILTIN_NAMES and name not in parameters:
+                if name not in BUILTIN_NAMES:
                     reads.setdefault(name, node.start_point.row + 1)
     return reads
 
@@ -142,6 +147,35 @@ def _binds(identifier: Node) -> bool:
         return outer is not None and outer.type in {"assignment", "for_statement", "for_in_clause",
                                                     "augmented_assignment"} and outer.child_by_field_name("left") == child
     return parent.type in BINDING_PARENTS
+
+
+SIMPLE_TOP = frozenset({"import_statement", "import_from_statement", "future_import_statement", "expression_statement",
+                        "function_definition", "class_definition", "decorated_definition", "comment"})
+
+
+def _top_bound(tree: Node) -> set[str]:
+    """The names the module's top-level statements bind: imports, definitions and assignments are read from their
+    heads, a compound statement (`try: import apex` ... `except ImportError: apex = None`) whole."""
+    bound: set[str] = set()
+    for statement in tree.named_children:
+        if statement.type not in SIMPLE_TOP:
+            bound |= _bound_names(statement)
+            continue
+        inner = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
+        if inner is not None and inner.type in {"function_definition", "class_definition"}:
+            name = inner.child_by_field_name("name")
+            if name is not None:
+                bound.add(parsing.text(name))
+        elif statement.type == "expression_statement":
+            assignment = parsing.statement_assignment(statement)
+            left = assignment.child_by_field_name("left") if assignment is not None else None
+            if left is not None:
+                bound |= {parsing.text(n) for n in parsing.walk(left) if n.type == "identifier"}
+            elif b":=" in statement.text:
+                bound |= _bound_names(statement)
+        elif statement.type != "comment":
+            bound |= _bound_names(statement)
+    return bound
 
 
 def _bound_names(root: Node) -> set[str]:
