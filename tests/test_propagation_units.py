@@ -45,6 +45,8 @@ class Facts:
     option_values: list = field(default_factory=list)
     option_choices: list = field(default_factory=list)
     dead_stores: list = field(default_factory=list)
+    unbuildable_classes: list = field(default_factory=list)
+    unread_stores: list = field(default_factory=list)
     option_value_arms: list = field(default_factory=list)
     option_else_arms: list = field(default_factory=list)
     marker_arms: list = field(default_factory=list)
