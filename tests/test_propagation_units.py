@@ -47,6 +47,7 @@ class Facts:
     dead_stores: list = field(default_factory=list)
     unbuildable_classes: list = field(default_factory=list)
     unread_stores: list = field(default_factory=list)
+    kept_instances: list = field(default_factory=list)
     option_value_arms: list = field(default_factory=list)
     option_else_arms: list = field(default_factory=list)
     marker_arms: list = field(default_factory=list)

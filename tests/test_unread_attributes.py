@@ -40,6 +40,8 @@ def test_a_device_stored_and_never_read_is_optional(tmp_path):
     (EXECUTOR + "    def to_device(self, x):\n        return x.to(self.device)\n", TRAIN),
     # read where the instance is built
     (EXECUTOR, TRAIN.replace("executor.step = 0", "print(executor.device)")),
+    # the instance handed on to code (a library's here) that may read any attribute
+    (EXECUTOR, "from trainer_lib import launch\n" + TRAIN.replace("executor.step = 0", "launch(executor)")),
     # a base class (of another file) may read it
     (EXECUTOR.replace("class Executor:", "from voice.utils.base import Base\nclass Executor(Base):"), TRAIN),
     # `self` handed on whole: whatever receives it may read any attribute

@@ -11,8 +11,11 @@ is a candidate when:
 - the class derives from nothing but `object` (a base class, another file's, may read it), and its body never hands
   `self` on whole (`register(self)`, `return self`, `vars(self)`, `self.__dict__`): what receives it may read any
   attribute.
+The module must name the class nowhere outside its definition (a factory of its own would hand instances on).
 Per project (unread_attribute_stores): the candidate holds when no other file that names the class (an instance built
-there, a subclass) or that imports its module (a factory there may hand an instance on) writes the attribute's name.
+there, a subclass) or that imports its module writes the attribute's name, and every file naming the class keeps its
+instances to itself (kept_instances: `executor = Executor(...)`, then only `executor.<attr>`): an instance passed as
+an argument may reach code, of the project or a library, that reads the attribute without naming the class.
 """
 
 from __future__ import annotations
@@ -33,6 +36,10 @@ VALUE_TYPES = frozenset({"call", "conditional_expression", "string"})
 WHOLE_SELF_WORDS = frozenset({b"__dict__", b"vars", b"getattr", b"__getattribute__", b"__getattr__", b"__slots__",
                               b"setattr", b"__setattr__"})
 MAX_CLASS_NODES = 50_000
+MAX_FILE_NODES = 400_000
+IMPORTS = frozenset({"import_statement", "import_from_statement", "aliased_import"})
+# the pattern of domains/phases/facts.py's query whose captures kept_instances reads:
+# (assignment left: (identifier) @built_variable right: (call function: (identifier) @built_class))
 
 
 def stored_unread(tree: Node, data: bytes) -> list[tuple[str, str, int, int]]:
@@ -64,6 +71,9 @@ def stored_unread(tree: Node, data: bytes) -> list[tuple[str, str, int, int]]:
         encoded = attribute.encode()
         if counts[encoded] != inside[encoded]:
             continue
+        own = cls_name.encode()
+        if counts[own] != cls.text.translate(NAME_BYTES).split().count(own):
+            continue  # the module builds or hands the class on itself (a factory): its callers may read the attribute
         if cls.id not in handed_on:
             handed_on[cls.id] = _hands_self_on(cls)
         if not handed_on[cls.id]:
@@ -78,6 +88,7 @@ def unread_attribute_stores(facts: list[ModuleFacts], packages: set[str]) -> dic
     if not candidates:
         return {}
     importers = importers_of(facts, packages)
+    contained = {f.path: set(f.kept_instances) for f in facts if f.kept_instances}
     naming = writers({cls for _, (cls, _, _, _) in candidates} | {a for _, (_, a, _, _) in candidates}, facts)
     result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
     for path, (cls, attribute, first, last) in candidates:
@@ -86,6 +97,8 @@ def unread_attribute_stores(facts: list[ModuleFacts], packages: set[str]) -> dic
         users = (naming.get(cls, set()) | importers(path)) - {path}
         if users & naming.get(attribute, set()):
             continue
+        if any(cls not in contained.get(user, ()) for user in naming.get(cls, set()) - {path}):
+            continue  # a file hands an instance on (an argument, a return value, a container): what gets it may read it
         result[path].append((first, last, f"line {first}: {cls}.{attribute} is stored and never read: no code of "
                                           f"its module reads it, and no file naming {cls} or importing its module "
                                           f"names {attribute}"))
@@ -137,3 +150,55 @@ def _hands_self_on(cls: Node) -> bool:
     except parsing.WalkLimit:
         return True
     return False
+
+
+def kept_instances(tree: Node, data: bytes, variables: list[Node], classes: list[Node]) -> list[str]:
+    """`variables`, `classes`: the captures of `v = Name(...)` statements (domains/phases/facts.py's query).
+    The capitalised names (classes) the file names only in `v = Name(...)` statements whose variable it uses only
+    as an attribute's object (`v.step = 0`, `v.train(...)`): an instance that never leaves the file, so only this
+    file's attribute reads can read it. A name used any other way (an argument, a base class, a return value, a
+    container, an annotation) is not listed."""
+    built: dict[bytes, list[bytes]] = defaultdict(list)  # class → the variables bound to its instances
+    for variable, function in zip(variables, classes, strict=False):  # one pair a statement, in source order
+        if function.text[:1].isupper() and variable.parent.id == function.parent.parent.id:
+            built[function.text].append(variable.text)
+    if not built:
+        return []
+    counts: dict[bytes, int] = defaultdict(int)
+    for word in data.translate(NAME_BYTES).split():
+        counts[word] += 1
+    for statement in tree.named_children:  # `from pkg.executor import Executor` names it without using it
+        if statement.type in IMPORTS:
+            for word in statement.text.translate(NAME_BYTES).split():
+                counts[word] -= 1
+    kept = []
+    for name, variables in built.items():
+        if counts[name] != len(variables):
+            continue  # the class is named elsewhere in the file too
+        if all(_only_attribute_object(tree, v) for v in set(variables)):
+            kept.append(name.decode("utf-8", "replace"))
+    return kept
+
+
+def _only_attribute_object(tree: Node, variable: bytes) -> bool:
+    """Is every use of the variable an assignment's target or an attribute's object?"""
+    name = variable.decode("utf-8", "replace")
+    uses = parsing.identifiers_named(tree, name, MAX_FILE_NODES)
+    if len(uses) != data_words(tree, variable):
+        return False  # a use the tree does not show as an identifier (a string, a comment): not judged
+    for node in uses:
+        parent = node.parent
+        if parent is None:
+            return False
+        if parent.type == "attribute" and parent.child_by_field_name("object") == node:
+            continue
+        if parent.type == "assignment" and parent.child_by_field_name("left") == node:
+            continue
+        if parent.type == "dotted_name" and parent.parent is not None and parent.parent.type in IMPORTS:
+            continue  # a module's name in an import (`from voice.utils.executor import Executor`)
+        return False
+    return True
+
+
+def data_words(tree: Node, word: bytes) -> int:
+    return tree.text.translate(NAME_BYTES).split().count(word)
