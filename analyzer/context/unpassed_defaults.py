@@ -30,6 +30,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ascend_feasibility.analyzer.context.switches import _enclosing, _parameter, first_term
+from ascend_feasibility.analyzer.context.unloaded import LIVE_ROLES
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
@@ -187,7 +188,7 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
           path: str, aside: set[str] = frozenset()) -> str | None:
     """Why every call of `name` (defined in `path`) in the project keeps `parameter` at its default, or None where one
     may not. Another file's calls of its own function of the same name are not this one's. `aside`: files whose calls
-    run no product path (tests, examples, optional launchers: _aside); where only they pass the parameter, the default
+    run no product path (tests, optional launchers: _aside); where only they pass the parameter, the default
     is the product's, and the reason names them."""
     found = calls.get(name, []) + calls.get(_own(path, name), [])
     if name in escaped or not found:
@@ -205,11 +206,12 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
 
 
 def _aside(calls: dict[str, list], context) -> set[str]:
-    """The calling files that run no product path: a test's, an example's, a docs' or CI's, or a file whose own
-    reach is not `runs` (an optional launcher)."""
+    """The calling files that run no product path: a test's, a docs' or CI's, or a file whose own reach is not `runs`
+    (an optional launcher). An example's calls count: an example is the library's user (unloaded.LIVE_ROLES), and
+    what it turns on is a feature users turn on."""
     paths = {where for found in calls.values() for where, _ in found}
     return {where for where in paths
-            if context.of(where).role not in COUNTED_ROLES or context.of(where).reach != "runs"}
+            if context.of(where).role not in LIVE_ROLES or context.of(where).reach != "runs"}
 
 
 def _own(path: str, name: str) -> str:
