@@ -283,3 +283,29 @@ OWN_ROPE = ROPE.replace("apply_rope(x, freqs)\n", "apply_rope(x, freqs, use_real
 def test_a_call_of_another_module_s_own_function_of_the_same_name_is_not_this_one_s(tmp_path, other, reach):
     found = findings(tmp_path, {"pkg/model.py": ROPE, "pkg/other.py": other}, COMPLEX_LINE)
     assert all(f.reach == reach for f in found)
+
+
+VOICE = ("import torch\nclass Voice:\n    def __init__(self, model_dir, load_vllm=False):\n        self.dir = model_dir\n"
+         "        if load_vllm:\n            self.engine = torch.ones(1).cuda()\n")
+
+
+def _voice(root, caller_path: str) -> tuple[str, str | None]:
+    write_tree(root, {"voice/__init__.py": "", "voice/cli.py": VOICE,
+                      "example.py": "from voice.cli import Voice\nVoice('m')\n",
+                      caller_path: "from voice.cli import Voice\nVoice('m', load_vllm=True)\n"})
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return next((f.reach, f.reach_reason) for f in report.findings if f.path == "voice/cli.py" and f.rule == "DEV004")
+
+
+@pytest.mark.parametrize("caller_path", ["tests/test_vllm.py"])
+def test_an_opt_in_only_tests_turn_on_is_optional(tmp_path, caller_path):
+    reach, why = _voice(tmp_path, caller_path)
+    assert reach == "optional"
+    assert why == (f"`load_vllm=False` by default (Voice()); only code that runs no product path passes load_vllm "
+                   f"({caller_path}); line 5: if load_vllm:")
+
+
+@pytest.mark.parametrize("caller_path", ["serve.py", "examples/vllm_demo.py"])
+def test_an_opt_in_a_product_script_or_an_example_turns_on_stays(tmp_path, caller_path):
+    # an example is the library's user: what it turns on is a feature users turn on
+    assert _voice(tmp_path, caller_path) == ("runs", None)

@@ -199,7 +199,7 @@ class Facts:
 
 
 def context(roles: dict[str, str] | None = None):
-    return SimpleNamespace(of=lambda path: SimpleNamespace(role=(roles or {}).get(path, "product")))
+    return SimpleNamespace(of=lambda path: SimpleNamespace(role=(roles or {}).get(path, "product"), reach="runs"))
 
 
 ARM = (9, 9, "Model", "local_rank", 0, "-1", "line 8: if local_rank != -1:", False)

@@ -26,6 +26,7 @@ from tree_sitter import Node
 # calls whose only effect is their value
 EFFECT_FREE_CALLS = frozenset({"torch.device", "torch.cuda.is_available", "cuda.is_available", "os.getenv",
                                "os.environ.get", "getenv", "int", "str", "float", "bool", "len"})
+STRING_METHODS = frozenset({b"format", b"join", b"lower", b"upper", b"strip", b"replace", b"split"})
 LOOKUPS = frozenset({b"globals", b"locals", b"vars", b"eval", b"exec", b"__import__", b"import_module", b"__dict__",
                      b"getattr", b"sys"})
 DEFINITIONS = frozenset({"function_definition", "class_definition", "decorated_definition"})
@@ -51,7 +52,7 @@ def dead_stores(tree: Node) -> list[tuple[int, int, str]]:
         readers = None
         for first, second in zip(places, places[1:]):
             store, again = statements[first], statements[second]
-            if name in _words(_value(again)) or not _effect_free(_value(store)):
+            if name in _words(_value(again)) or not effect_free(_value(store)):
                 continue
             if readers is None:
                 readers = _readers(statements, name)
@@ -80,19 +81,27 @@ def _words(node: Node | None) -> set[bytes]:
     return set(node.text.translate(NAME_BYTES).split()) if node is not None else set()
 
 
-def _effect_free(value: Node) -> bool:
-    """Does the value call nothing but EFFECT_FREE_CALLS? A value too large to read whole is not known to."""
+def effect_free(value: Node) -> bool:
+    """Does the value call nothing but EFFECT_FREE_CALLS and STRING_METHODS of a string literal (`"cuda:{}".format(
+    rank)`)? A value too large to read whole is not known to."""
     try:
         for node in parsing.walk(value, limit=MAX_VALUE_NODES, strict=True):
             if node.type == "call":
                 function = node.child_by_field_name("function")
-                if function is None or parsing.text(function) not in EFFECT_FREE_CALLS:
+                if function is None or parsing.text(function) not in EFFECT_FREE_CALLS and not _string_method(function):
                     return False
             elif node.type in {"lambda", "await", "yield", "named_expression"}:
                 return False
     except parsing.WalkLimit:
         return False
     return True
+
+
+def _string_method(function: Node) -> bool:
+    if function.type != "attribute":
+        return False
+    owner, method = function.child_by_field_name("object"), function.child_by_field_name("attribute")
+    return owner is not None and owner.type == "string" and method is not None and method.text in STRING_METHODS
 
 
 def _definition(statement: Node) -> Node | None:

@@ -15,7 +15,9 @@ Per site (OptInReader, asked after the guards):
 
 Per module (opt_in_modules, from every file's facts):
 - a module named like a configuration choice of a chain that has a default arm (torchtitan's
-  `elif comm_backend == "minimal_async_ep":` beside "standard" selects distributed/minimal_async_ep/);
+  `elif comm_backend == "minimal_async_ep":` beside "standard" selects distributed/minimal_async_ep/), unless a config
+  file of the project names it by its dotted name (`hift: !new:pkg.hifigan.generator.HiFTGenerator`): that config builds
+  it whatever a chain whose value shares its name (`if batch["turn"] == "generator":`) selects;
 - a module no product code imports that a string of the project names (torchtitan's overrides/fused_swiglu.py, loaded
   by name when `--override.imports` or a preset lists "torchtitan.overrides.fused_swiglu.fused_swiglu");
 - a module whose classes are imported only to be registered under string keys no other file of the project writes
@@ -41,7 +43,7 @@ from ascend_feasibility.analyzer.context.switches import (
     ExplainedGuard,
     SwitchReader,
 )
-from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders
+from ascend_feasibility.analyzer.context.unloaded import config_named_modules, import_names, package_folders
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
@@ -285,8 +287,9 @@ def opt_in_modules(facts, context: ProjectContext, conventions: OptInConventions
     counted = [f for f in facts if context.of(f.path).role in COUNTED_ROLES and context.of(f.path).reach == "runs"]
     result: dict[str, tuple[str, str]] = {}
     choices = _choices(counted, conventions)
+    configured = config_named_modules(facts, context) if choices else {}
     for f in counted:
-        if not f.module:
+        if not f.module or f.module in configured:  # a shipped config builds it: no selector chain decides its reach
             continue
         view = PurePosixPath(f.path)
         parts = [*view.parts[:-1], view.stem]

@@ -38,8 +38,14 @@ from ascend_feasibility.analyzer.context.switched_on import on_reason, turned_on
 from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
-from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders, unloaded_modules
+from ascend_feasibility.analyzer.context.unloaded import (
+    config_named_modules,
+    import_names,
+    package_folders,
+    unloaded_modules,
+)
 from ascend_feasibility.analyzer.context.unpassed_defaults import default_path, re_exported, unpassed_defaults
+from ascend_feasibility.analyzer.context.unread_attributes import unread_attribute_stores
 from ascend_feasibility.analyzer.context.unreferenced import reexporters_of, unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
@@ -86,6 +92,10 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for f in facts:
         if f.dead_stores:  # a value bound again before anything reads it
             uninstalled.setdefault(f.path, []).extend(f.dead_stores)
+        if f.unbuildable_classes:  # a class whose constructor raises NameError: nothing builds it
+            uninstalled.setdefault(f.path, []).extend(f.unbuildable_classes)
+    for path, ranges in unread_attribute_stores(facts, packages).items():  # stored, never read
+        uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)
@@ -350,7 +360,9 @@ def diagnostic_scripts(facts: list[ModuleFacts], context: ProjectContext) -> dic
 
 def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
     """The `if __name__ == "__main__":` block of a package's module that the project's product code imports (sd-scripts'
-    library/sdxl_original_unet.py): the module is a library, the block its self-test or demo. A script nothing imports,
+    library/sdxl_original_unet.py), or that a config file of the project builds by its dotted name (`flow: !new:
+    pkg.flow.flow.MaskedDiff` in a HyperPyYAML config, with nothing importing it): the module is a library, the block
+    its self-test or demo. A script nothing imports,
     or one a launch script runs, keeps its block as product code."""
     packages = {f.path[: -len("__init__.py")] for f in facts if f.path.endswith("__init__.py")}
     launched = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}
@@ -363,6 +375,7 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
                     importers[".".join(parts[:end])].add(f.path)
     result: dict[str, list[tuple[int, int, str]]] = {}
     beside: dict[str, set[str]] | None = None
+    configured: dict[str, str] | None = None
     for f in facts:
         if f.main_block is None or not f.module or context.of(f.path).role not in COUNTED_ROLES:
             continue
@@ -370,6 +383,10 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
         if not folder or PurePosixPath(f.path).name in launched:
             continue
         users = sorted(importers.get(f.module, set()) - {f.path}) if folder in packages else []
+        if not users and folder in packages:  # a package module a config builds by its dotted name is a library too
+            if configured is None:
+                configured = config_named_modules(facts, context)
+            users = [configured[f.module]] if f.module in configured else []
         if not users:  # a module of a plain folder that a script beside the folder imports by its own path
             if beside is None:
                 beside = _imported_beside(facts, context)

@@ -236,6 +236,24 @@ def _reach(starts: list[str], edges: dict[str, set[str]]) -> dict[str, str]:
     return origin
 
 
+CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
+
+
+def config_named_modules(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, str]:
+    """Module name → a configuration file of the project (not a test's) that names it or a name in it by its dotted
+    name (`hift: !new:pkg.hifigan.generator.HiFTGenerator` in a HyperPyYAML config, a `_target_:` entry): the config
+    builds it when it is loaded, whatever imports or selector chains say."""
+    found: dict[str, str] = {}
+    for f in facts:
+        if not f.dotted_words or not f.path.endswith(CONFIG_SUFFIXES) or context.of(f.path).role == "test":
+            continue
+        for word in f.dotted_words:
+            parts = word.split(".")
+            for end in range(2, len(parts) + 1):
+                found.setdefault(".".join(parts[:end]), f.path)
+    return found
+
+
 def _named_prefixes(facts: list[ModuleFacts], context: ProjectContext) -> set[str]:
     """Every dotted prefix of the module names product code writes in strings (`"pkg.overrides.fused_swiglu.fn"`), and
     of the submodules a package's lazy loader names (`_import_structure = {"models.unet_2d": [...]}`)."""

@@ -30,6 +30,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ascend_feasibility.analyzer.context.switches import _enclosing, _parameter, first_term
+from ascend_feasibility.analyzer.context.unloaded import LIVE_ROLES
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
@@ -140,11 +141,14 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
     """path → (first line, last line, reason, assert) of product code's arms that no call in the project takes."""
     calls, escaped, starred = _project_calls(facts)
     result: dict[str, list[tuple[int, int, str, bool]]] = defaultdict(list)
+    aside: set[str] | None = None
     for f in facts:
         if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
+        if aside is None:
+            aside = _aside(calls, context)
         for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
-            kept = _kept(name, parameter, index, default, calls, escaped, f.path)
+            kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside)
             if kept is not None:
                 result[f.path].append((first, last, f"{kept}; {condition}", is_assert))
     return result
@@ -181,16 +185,33 @@ def _project_calls(facts) -> tuple[dict[str, list], set[str], set[str]]:
 
 
 def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, list], escaped: set[str],
-          path: str) -> str | None:
+          path: str, aside: set[str] = frozenset()) -> str | None:
     """Why every call of `name` (defined in `path`) in the project keeps `parameter` at its default, or None where one
-    may not. Another file's calls of its own function of the same name are not this one's."""
+    may not. Another file's calls of its own function of the same name are not this one's. `aside`: files whose calls
+    run no product path (tests, optional launchers: _aside); where only they pass the parameter, the default
+    is the product's, and the reason names them."""
     found = calls.get(name, []) + calls.get(_own(path, name), [])
-    if name in escaped or not found or any(_passes(shape, parameter, index, default) for _, shape in found):
+    if name in escaped or not found:
         return None
+    passing = sorted({where for where, shape in found if _passes(shape, parameter, index, default)})
+    if set(passing) - aside:
+        return None
+    if passing:
+        return (f"`{parameter}={default}` by default ({name}()); only code that runs no product path passes "
+                f"{parameter} ({', '.join(passing[:2])}{' ...' if len(passing) > 2 else ''})")
     count = sum(shape[0] for _, shape in found)
     where = sorted({path for path, _ in found})
     more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
     return f"`{parameter}={default}` by default ({name}()), and none of its {count} calls in the project passes {parameter} ({where[0]}{more})"
+
+
+def _aside(calls: dict[str, list], context) -> set[str]:
+    """The calling files that run no product path: a test's, a docs' or CI's, or a file whose own reach is not `runs`
+    (an optional launcher). An example's calls count: an example is the library's user (unloaded.LIVE_ROLES), and
+    what it turns on is a feature users turn on."""
+    paths = {where for found in calls.values() for where, _ in found}
+    return {where for where in paths
+            if context.of(where).role not in LIVE_ROLES or context.of(where).reach != "runs"}
 
 
 def _own(path: str, name: str) -> str:

@@ -15,6 +15,11 @@ name it either:
 - a module-level constant holding an environment variable's name (`TRACE_FILE = "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"`)
   anywhere: a rule on the variable fires where it is written (`os.environ[...] =`, setdefault, putenv, an export) or
   where a constant holding the name flows to such a write; a constant nothing names reaches no write.
+- a module-level name bound to a string or an effect-free call's value (`DEVICE = torch.device("cuda:0") if
+  torch.cuda.is_available() else torch.device("cpu")`) that its module reads nowhere and no module importing it (a name
+  from it, `*`, or the module) names: a finding in the value concerns nothing that runs. Another script's own `DEVICE`
+  is another global: only files importing the module are asked. Judged where functions are (not a library's public
+  name, which its users may import).
 - in a folder of another project's code the package ships (conventions roles.vendored_dirs: third_party/, _vendor/):
   the package's users call its own API, not the copy's (FastVideo's fastvideo/third_party/longcat_video).
 A library's public function that the project itself never calls is its users' API and keeps `runs`. A package's
@@ -33,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
-from ascend_feasibility.analyzer.context.unloaded import application_packages, package_folders, top_folder
+from ascend_feasibility.analyzer.context.unloaded import application_packages, import_names, package_folders, top_folder
 from ascend_feasibility.analyzer.context.written_names import writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.knowledge import load_context_conventions
@@ -70,9 +75,14 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     switched: dict[tuple[str, str], str] = {}  # symbols named only in arms a literal rules out: the arm and why
     unreached: dict[tuple[str, str], str] = {}
     pending = []
+    importers = None
     for path, symbol, users in candidates:
         name = symbol[0]
         others = written.get(name, set()) - {path}
+        if symbol[3] == "value" and others:  # a module's global is read only where the module is imported
+            if importers is None:
+                importers = importers_of(facts, packages)
+            others &= importers(path)
         arms = {other: edited[(other, name)] for other in others if (other, name) in edited}
         if others - reexports(path, name) - set(arms):
             continue
@@ -84,6 +94,9 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
             continue
         if users:
             pending.append((path, symbol, users))
+        elif symbol[3] == "value":
+            unreached[(path, name)] = (f"line {symbol[1]}: {name} is bound to a value that nothing reads: its module "
+                                       "names it nowhere else, and no module importing it names it")
         else:
             only = " (only re-exported by " + sorted(others)[0] + ")" if others else ""
             unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is named nowhere else in the project (no "
@@ -160,6 +173,27 @@ def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: 
             if top is not None and top not in result and not f.path.startswith(top + "/"):
                 result.add(top)
     return result
+
+
+def importers_of(facts: list[ModuleFacts], packages: set[str]):
+    """path → the files that import its module (by any dotted name Python may load it by, or any tail of its path's
+    name, which a script putting a folder on sys.path would use), a name in it or `*` from it."""
+    by_name: dict[str, set[str]] = defaultdict(set)
+    for f in facts:
+        for name in f.imports:
+            by_name[name].add(f.path)
+            if "." in name:
+                by_name[name.rsplit(".", 1)[0]].add(f.path)  # `from mod import x` and `mod.x` both load mod
+    modules = {f.path: f.module for f in facts if f.module}
+
+    def importers(path: str) -> set[str]:
+        module = modules.get(path)
+        if not module:
+            return set()
+        parts = module.split(".")
+        names = import_names(path, module, packages) | {".".join(parts[i:]) for i in range(len(parts))}
+        return set().union(*(by_name.get(name, set()) for name in names)) - {path}
+    return importers
 
 
 def reexporters_of(facts: list[ModuleFacts]):

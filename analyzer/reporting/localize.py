@@ -66,6 +66,13 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
      r"unconditionally$", "reason.unbuilt_extension_importer"),
     (r"^line (?P<line>\d+): (?P<kind>function|class|entry) (?P<name>\S+) is named nowhere else in the project \(no call, "
      r"reference, export or config entry\): nothing reaches it$", "reason.unnamed_symbol"),
+    (r"^line (?P<line>\d+): (?P<owner>[^.\s]+)\.(?P<attribute>\S+) is stored and never read: no code of its module "
+     r"reads it, and no file naming (?P<cls>\S+) or importing its module names (?P<name>\S+)$", "reason.unread_attribute"),
+    (r"^line (?P<line>\d+): (?P<name>\S+) is bound to a value that nothing reads: its module names it nowhere else, "
+     r"and no module importing it names it$", "reason.unread_value"),
+    (r"^line (?P<line>\d+): class (?P<name>\S+)'s constructor reads (?P<names>.+) \(line (?P<read>\d+)\), which the "
+     r"module neither imports nor defines: building it raises NameError, so nothing builds it$",
+     "reason.unbuildable_class"),
     (r"^imported by nothing the launchers and entry points of the application package (?P<package>\S+)/ load: no "
      r"product code loads it$", "reason.unreached_application_module"),
     (r"^selected by configuration: `(?P<condition>.+)` \((?P<where>\S+)\)$", "reason.selected_by_configuration"),

@@ -26,6 +26,8 @@ from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.dead_stores import dead_stores
 from ascend_feasibility.analyzer.context.platform_selectors import PlatformMethod, platform_methods
 from ascend_feasibility.analyzer.context.reference_checks import reference_checks
+from ascend_feasibility.analyzer.context.unbuildable import unbuildable_classes
+from ascend_feasibility.analyzer.context.unread_attributes import kept_instances, stored_unread
 from ascend_feasibility.analyzer.context.written_names import word_set, word_string
 from ascend_feasibility.analyzer.core.models import PHASES
 from ascend_feasibility.analyzer.reading import parsing
@@ -56,6 +58,7 @@ QUERY = r"""
 (assignment left: (attribute) right: (identifier) @patched)
 (assert_statement (comparison_operator) @assert)
 (string_content) @string
+(assignment left: (identifier) @built_variable right: (call function: (identifier) @built_class))
 """
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
 NATIVE_FOLDER_HINTS = ("csrc", "src", "include", "kernels")  # a string naming a folder of native sources
@@ -196,6 +199,9 @@ class PhaseFacts:
     option_values: list[tuple[str, str, int]] = field(default_factory=list)
     option_choices: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     dead_stores: list[tuple[int, int, str]] = field(default_factory=list)  # module bindings bound again unread
+    unbuildable_classes: list[tuple[int, int, str]] = field(default_factory=list)  # NameError at construction
+    unread_stores: list[tuple[str, str, int, int]] = field(default_factory=list)  # self.<attr> = value the file never reads
+    kept_instances: list[str] = field(default_factory=list)  # classes whose instances never leave the file
     # if/elif arms taken only while an option holds one of some strings (`if args.optim == "adamw_bnb_8bit":`,
     # `model_args.quantize_model in ["fp8Activation_qwen2", ...]`): (first line, last line, dest, the strings, the
     # condition as "line N: ...")
@@ -279,6 +285,9 @@ class PhaseFacts:
         self.option_values += other.option_values
         self.option_choices += other.option_choices
         self.dead_stores += other.dead_stores
+        self.unbuildable_classes += other.unbuildable_classes
+        self.unread_stores += other.unread_stores
+        self.kept_instances += other.kept_instances
         self.option_value_arms += other.option_value_arms
         self.option_else_arms += other.option_else_arms
         self.marker_arms += other.marker_arms
@@ -794,6 +803,10 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
         facts.dead_stores = dead_stores(unit.tree())
+        facts.unbuildable_classes = unbuildable_classes(unit.tree(), unit.source.data)
+        facts.unread_stores = stored_unread(unit.tree(), unit.source.data)
+        facts.kept_instances = kept_instances(unit.tree(), unit.source.data, found.get("built_variable", []),
+                                              found.get("built_class", []))
         facts.phase_functions = _phase_functions(definitions.get("function_name", []))
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 
 import ahocorasick_rs
+from ascend_feasibility.analyzer.context.dead_stores import effect_free
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, NAME_BYTES, word_string_of_bytes
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, Unit
@@ -117,9 +118,10 @@ INERT_DECORATORS = frozenset({"lru_cache", "cache", "jit", "autotune", "heuristi
 
 
 def unnamed_symbols(unit: Unit) -> list[tuple[str, int, int, str]]:
-    """Undecorated module-level functions and classes whose name the file writes nowhere but in its definition, and
-    module-level constants holding an environment variable's name that it writes nowhere else: (name, first line, last
-    line, "function", "class" or "constant"). A decorator may register the symbol, so those are left out,
+    """Undecorated module-level functions and classes whose name the file writes nowhere but in its definition,
+    module-level constants holding an environment variable's name that it writes nowhere else, and module-level names
+    bound to a string or an effect-free call's value (`DEVICE = torch.device("cuda:0")`) that it reads nowhere: (name,
+    first line, last line, "function", "class", "constant" or "value"). A decorator may register the symbol, so those are left out,
     and so is every symbol of a file that looks names up (`globals()`, `fire.Fire()`, `inspect.getmembers`)."""
     return module_symbols(unit)[0]
 
@@ -134,6 +136,10 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
         constant = _name_constant(statement)
         if constant is not None:
             found.append((constant, statement.start_point.row + 1, statement.end_point.row + 1, "constant", statement, True))
+            continue
+        value = _effect_free_value(statement)
+        if value is not None:
+            found.append((value, statement.start_point.row + 1, statement.end_point.row + 1, "value", statement, True))
             continue
         if entries and statement.id in entries:
             found += [(name, node.start_point.row + 1, node.end_point.row + 1, "entry", node, True)
@@ -252,6 +258,27 @@ def _name_constant(statement: Node) -> str | None:
     content = next((part for part in right.children if part.type == "string_content"), None)
     name = parsing.text(left)
     if content is None or len(name) < MIN_NAME or name.startswith("__") or not _VARIABLE_NAME.fullmatch(parsing.text(content)):
+        return None
+    return name
+
+
+VALUE_TYPES = frozenset({"call", "conditional_expression", "string"})
+
+
+def _effect_free_value(statement: Node) -> str | None:
+    """The module-level name a statement binds to a value built by calls with no effect besides their value
+    (`DEVICE = torch.device("cuda:0") if torch.cuda.is_available() else torch.device("cpu")`, dead_stores.
+    EFFECT_FREE_CALLS) or to a string, else None: a finding in such a value concerns only what reads the name."""
+    if statement.type != "expression_statement":
+        return None
+    assignment = parsing.statement_assignment(statement)
+    left = assignment.child_by_field_name("left") if assignment is not None else None
+    right = assignment.child_by_field_name("right") if assignment is not None else None
+    if left is None or right is None or left.type != "identifier" or right.type not in VALUE_TYPES \
+            or assignment.child_by_field_name("type") is not None:
+        return None
+    name = parsing.text(left)
+    if len(name) < MIN_NAME or name.startswith("__") or not effect_free(right):
         return None
     return name
 
