@@ -109,6 +109,7 @@ class GuardReader:
         self.unit_calls: Callable[[], dict[str, list[Node]]] | None = None
         self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
         self._literal_flags: dict[int, tuple[bool, Node, bool] | None] = {}  # a condition's literal flag
+        self._flag_assignments: dict[tuple[int, str], Node | None] = {}  # a tested name's only assignment (literal_flags)
         self._import_options: frozenset[str] | None = None  # the option tests guarding an import in the unit
         self._wheel_picker: tuple[int, Guard | None] | None = None  # the unit's CUDA-wheel picker gate (_cuda_wheel_picker)
         self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
@@ -402,7 +403,7 @@ class GuardReader:
                 return None
             here = _same(child, body)
             if condition_node.id not in self._literal_flags:
-                self._literal_flags[condition_node.id] = literal_flag(condition_node, statement)
+                self._literal_flags[condition_node.id] = literal_flag(condition_node, statement, self._flag_assignments)
             read = self._literal_flags[condition_node.id]
             if read is None:
                 if here:
@@ -664,6 +665,7 @@ class GuardReader:
         self.predicates.start_unit()
         self._walks.clear()
         self._literal_flags.clear()
+        self._flag_assignments.clear()
         self._import_options = None
         self._calls = None
         self._wheel_picker = None
