@@ -36,6 +36,7 @@ MAX_CONSTANT_NODES = 200_000  # nodes of a unit walked for the occurrences of it
 IMPORTS = {"import_statement", "import_from_statement", "future_import_statement"}
 DECORATORS = "(decorator) @decorator"
 ASSIGNMENTS = "(assignment) @assignment"
+IMPORT_STATEMENTS_QUERY = "[(import_statement) (import_from_statement)] @import"
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,9 @@ class GuardReader:
         self._calls: dict[str, list[Node]] | None = None
         # the unit's CALLS_QUERY captures, when its combined query has them (set per unit by the core)
         self.unit_calls: Callable[[], dict[str, list[Node]]] | None = None
+        # the unit's tree and its import statements in source order, when its combined query has them (set per unit
+        # by the core): import_statements reads them from there
+        self.unit_imports: Callable[[], tuple[Node, list[Node]]] | None = None
         self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
         self._literal_flags: dict[int, tuple[bool, Node, bool] | None] = {}  # a condition's literal flag
         self._flag_assignments: dict[tuple[int, str], Node | None] = {}  # a tested name's only assignment (literal_flags)
@@ -214,6 +218,14 @@ class GuardReader:
             for callee in sorted(found.get("called", []) + found.get("method", []), key=lambda callee: callee.start_byte):
                 self._calls[parsing.text(callee)].append(callee)
         return self._calls
+
+    def import_statements(self, root: Node) -> list[Node]:
+        """The import and from-import statements of the tree `root`, in source order: the unit's combined query's
+        where the core gives them for this tree, else a query of their own."""
+        given = self.unit_imports() if self.unit_imports is not None else None
+        if given is not None and given[0] == root:
+            return given[1]
+        return import_statements(root)
 
     def is_feature(self, domain: str, rule: str = "") -> bool:
         """A CUDA-only feature (a kernel, a fused library), an opt-in flag's rule or a CUDA-only thing."""
@@ -1269,6 +1281,11 @@ def import_is_caught(statement: Node, import_errors: frozenset[str]) -> bool:
                         return True
         current = parent
     return False
+
+
+def import_statements(root: Node) -> list[Node]:
+    """The import and from-import statements of a tree, in source order (by a query of their own)."""
+    return parsing.captures(parsing.query("python", IMPORT_STATEMENTS_QUERY), root).get("import", [])
 
 
 def _imported_roots(statement: Node) -> set[str]:

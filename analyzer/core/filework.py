@@ -152,6 +152,7 @@ class FileWorker:
         self._guarded_unit = None
         self.guards.unit_calls = None
         self.guards.predicates.unit_definitions = None
+        self.guards.unit_imports = None
         return result
 
     def _analyze_units(self, project_file: ProjectFile, units: list[Unit], result: FileResult) -> None:
@@ -268,6 +269,7 @@ class FileWorker:
             self._guarded_unit = None
             self.guards.unit_calls = None
             self.guards.predicates.unit_definitions = None
+            self.guards.unit_imports = None
 
     def _kernel_contracts(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> dict[Hit, Hit]:
         """Each dtype assert or device buffer that only serves a kernel call of an autograd Function, with the
@@ -487,6 +489,7 @@ class FileWorker:
         # the guard readers' calls by name come from the unit's combined query instead of a walk of their own
         self.guards.unit_calls = (lambda: unit.captures(CALLS_BY_NAME_QUERY)) if unit.kind == "python" else None
         self.guards.predicates.unit_definitions = (lambda: _unit_definitions(unit)) if unit.kind == "python" else None
+        self.guards.unit_imports = (lambda: _unit_imports(unit)) if unit.kind == "python" else None
 
     def _import_reach(self, unit: Unit, statement) -> str:
         """The reach of an import statement, read as a CUDA-only feature would be (what a guarded kernel module gets)."""
@@ -585,6 +588,12 @@ def _unit_definitions(unit: Unit) -> tuple[Node, list[Node], list[Node]]:
     reading: analyzer/context/predicate_helpers.py)."""
     functions = [name.parent for name in unit.captures(DEFINITIONS_QUERY).get("function_name", [])]
     return unit.tree(), functions, unit.captures(CLASS_NAMES_QUERY).get("name", [])
+
+
+def _unit_imports(unit: Unit) -> tuple[Node, list[Node]]:
+    """The unit's tree and its import statements in source order, from its combined query (GuardReader.import_statements)."""
+    found = unit.captures(IMPORT_TABLE_QUERY)
+    return unit.tree(), sorted(found.get("import", []) + found.get("import_from", []), key=lambda statement: statement.start_byte)
 
 
 def _sets_to(unit: Unit, hit: Hit, value: str) -> bool:
