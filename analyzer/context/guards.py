@@ -483,7 +483,7 @@ class GuardReader:
             return False  # every test in the set spells an option word (the whole unit's walk is not needed)
         if self._import_options is None:
             root = parsing.root_of(condition_node)
-            self._import_options = _import_option_tests(root)
+            self._import_options = _import_option_tests(root, self.import_statements)
         return test in self._import_options
 
     def _defaults_on(self, condition_node: Node | None) -> bool:
@@ -1531,19 +1531,22 @@ OPTION_WORDS = frozenset({"environ", "getenv", "args", "opt", "opts", "config", 
 IMPORT_STATEMENTS = frozenset({"import_statement", "import_from_statement"})
 
 
-# if/elif arms holding an import statement (an arm's body is always a block, its statements the block's children);
-# one pattern each: written with an alternation or a wildcard for the block, the query matched every arm
-_ARMS_IMPORTING = "\n".join(f"({arm} condition: (_) @condition consequence: (block ({statement})))"
-                             for arm in ("if_statement", "elif_clause") for statement in sorted(IMPORT_STATEMENTS))
-
-
-def _import_option_tests(root: Node, limit: int = 200_000) -> frozenset[str]:
-    """The conditions (whitespace normalised) of if/elif arms that read an option and hold an import statement.
-    A query finds the arms (its walk runs in C); a tree that may hold more than `limit` nodes is walked, as far as
-    the limit."""
+def _import_option_tests(root: Node, imports: Callable[[Node], list[Node]] = import_statements,
+                         limit: int = 200_000) -> frozenset[str]:
+    """The conditions (whitespace normalised) of if/elif arms that read an option and hold an import statement (one
+    of the arm's own statements). The arms are read from the unit's import statements (`imports`: the unit's combined
+    query's, through GuardReader.import_statements); a tree that may hold more than `limit` nodes is walked, as far
+    as the limit."""
     if root.descendant_count < limit:
-        conditions = parsing.captures(parsing.query("python", _ARMS_IMPORTING), root).get("condition", [])
-        return frozenset(" ".join(parsing.text(condition).split()) for condition in conditions if _reads_option(condition))
+        found = set()
+        for statement in imports(root):
+            body = statement.parent
+            arm = body.parent if body is not None and body.type == "block" else None
+            if arm is not None and arm.type in {"if_statement", "elif_clause"} and arm.child_by_field_name("consequence") == body:
+                condition = arm.child_by_field_name("condition")
+                if condition is not None and _reads_option(condition):
+                    found.add(" ".join(parsing.text(condition).split()))
+        return frozenset(found)
     found = set()
     for node in parsing.walk(root, limit=limit):
         if node.type in {"if_statement", "elif_clause"}:
