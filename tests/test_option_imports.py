@@ -70,3 +70,8 @@ def test_option_import_tests_are_the_walks_and_a_tree_past_the_limit_is_walked()
     assert _import_option_tests(root) == expected
     assert _import_option_tests(root, limit=root.descendant_count) == expected  # walked: the same set
     assert _import_option_tests(root, limit=10) == frozenset({"args.g"})  # the walk meets the last arms first, then stops
+    # below the limit the arms are those of the import statements handed in (the unit's combined query's in a run)
+    imports = [n for n in parsing.walk(root, limit=1000) if n.type in {"import_statement", "import_from_statement"}]
+    assert _import_option_tests(root, lambda tree: imports) == expected
+    assert _import_option_tests(root, lambda tree: imports[:1]) == frozenset({"args.g"})  # the walk's first: the last
+    assert _import_option_tests(root, lambda tree: []) == frozenset()

@@ -122,3 +122,26 @@ def test_a_helper_returns_a_test_or_a_helper_call_not_a_value():
                 "def check(bs):\n    assert hashes(_prompt(bs)) == []\n"
                 "    return torch.zeros(bs, device=torch.cuda.current_device())\n")
     assert [reach for _, reach in reaches(asserted, "DEV100")] == ["runs", "runs"]
+
+
+def test_the_core_hands_the_units_definitions_so_no_query_of_their_own_runs(monkeypatch):
+    # the analysis of a file reads its helpers from the unit's combined query (core.filework._unit_definitions): the
+    # reader's own queries would fail to compile here
+    from ascend_feasibility.analyzer.context import predicate_helpers
+
+    monkeypatch.setattr(predicate_helpers, "DEFINITIONS", "(not_a_node_type) @function")
+    monkeypatch.setattr(predicate_helpers, "CLASSES", "(not_a_node_type) @name")
+    helper = "def supports_host_descriptor():\n    return is_cuda() and torch.cuda.get_device_capability()[0] >= 9\n\n"
+    assert reaches(TRITON_IS_CUDA + helper + HOPPER + DESCRIPTOR_USE, "OPS032") == [(16, "cuda-only-guarded")]
+    method = ("class Switch:\n    @staticmethod\n    def off(x):\n        return x.device.type != 'cuda'\n\n"
+              "import flash_attn\n\ndef attend(q):\n    if Switch.off(q):\n        return q.softmax(-1)\n"
+              "    else:\n        return flash_attn.flash_attn_func(q, q, q)\n")
+    assert reaches(method, "ATT001") == [(12, "cuda-only-guarded")]
+
+
+def test_definitions_given_for_another_tree_are_not_read():
+    code = "def on_gpu():\n    return torch.version.cuda is not None\n\non_gpu()\n"
+    other = node_at("def unrelated():\n    return 1\n", "unrelated", 0)
+    helpers = PredicateHelpers()
+    helpers.unit_definitions = lambda: (other.parent.parent, [other.parent], [])
+    assert helpers.helper_of(node_at(code, "on_gpu()", 1)) is not None  # read from its own tree, not the one given

@@ -302,3 +302,19 @@ def test_a_runtimes_method_in_another_arm_or_after_it_is_none():
     assert calls_reason(FLOW, "torch.cuda.current_stream", 2) is None  # the is_cuda arm beside the engine's else
     assert calls_reason(FLOW, "torch.cuda.Stream", 0) is None  # the function's own statements call no engine method
     assert reason(FLOW, "torch.cuda.current_stream", 0) is None  # without the methods: only imports decide
+
+
+def test_the_analysis_reads_the_imports_from_the_units_combined_query(monkeypatch):
+    # a file's analysis hands the readers its combined query's import statements (core.filework._unit_imports): a
+    # query of their own would fail to compile here, and the TensorRT arm's device is still that runtime's
+    from ascend_feasibility.analyzer.context import guards
+
+    from tests.helpers import scan
+
+    code = "import torch\n\n" + YOLO
+    expected = [(f.line, f.rule, f.reach) for f in scan(code).findings]
+    assert (10, "other-backend") in [(line, reach) for line, _, reach in expected]  # torch.device("cuda:0") under TensorRT
+    monkeypatch.setattr(guards, "IMPORT_STATEMENTS_QUERY", "(not_a_node_type) @import")
+    assert [(f.line, f.rule, f.reach) for f in scan(code).findings] == expected
+    with pytest.raises(Exception):  # noqa: B017, PT011 - the reader's own query, where no unit gives the imports
+        RuntimeReader(RUNTIMES).guard(node_at(YOLO, "cuda:0"))

@@ -36,6 +36,7 @@ MAX_CONSTANT_NODES = 200_000  # nodes of a unit walked for the occurrences of it
 IMPORTS = {"import_statement", "import_from_statement", "future_import_statement"}
 DECORATORS = "(decorator) @decorator"
 ASSIGNMENTS = "(assignment) @assignment"
+IMPORT_STATEMENTS_QUERY = "[(import_statement) (import_from_statement)] @import"
 
 
 @dataclass(frozen=True)
@@ -107,8 +108,12 @@ class GuardReader:
         self._calls: dict[str, list[Node]] | None = None
         # the unit's CALLS_QUERY captures, when its combined query has them (set per unit by the core)
         self.unit_calls: Callable[[], dict[str, list[Node]]] | None = None
+        # the unit's tree and its import statements in source order, when its combined query has them (set per unit
+        # by the core): import_statements reads them from there
+        self.unit_imports: Callable[[], tuple[Node, list[Node]]] | None = None
         self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
         self._literal_flags: dict[int, tuple[bool, Node, bool] | None] = {}  # a condition's literal flag
+        self._flag_assignments: dict[tuple[int, str], Node | None] = {}  # a tested name's only assignment (literal_flags)
         self._import_options: frozenset[str] | None = None  # the option tests guarding an import in the unit
         self._wheel_picker: tuple[int, Guard | None] | None = None  # the unit's CUDA-wheel picker gate (_cuda_wheel_picker)
         self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
@@ -213,6 +218,14 @@ class GuardReader:
             for callee in sorted(found.get("called", []) + found.get("method", []), key=lambda callee: callee.start_byte):
                 self._calls[parsing.text(callee)].append(callee)
         return self._calls
+
+    def import_statements(self, root: Node) -> list[Node]:
+        """The import and from-import statements of the tree `root`, in source order: the unit's combined query's
+        where the core gives them for this tree, else a query of their own."""
+        given = self.unit_imports() if self.unit_imports is not None else None
+        if given is not None and given[0] == root:
+            return given[1]
+        return import_statements(root)
 
     def is_feature(self, domain: str, rule: str = "") -> bool:
         """A CUDA-only feature (a kernel, a fused library), an opt-in flag's rule or a CUDA-only thing."""
@@ -402,7 +415,7 @@ class GuardReader:
                 return None
             here = _same(child, body)
             if condition_node.id not in self._literal_flags:
-                self._literal_flags[condition_node.id] = literal_flag(condition_node, statement)
+                self._literal_flags[condition_node.id] = literal_flag(condition_node, statement, self._flag_assignments)
             read = self._literal_flags[condition_node.id]
             if read is None:
                 if here:
@@ -470,7 +483,7 @@ class GuardReader:
             return False  # every test in the set spells an option word (the whole unit's walk is not needed)
         if self._import_options is None:
             root = parsing.root_of(condition_node)
-            self._import_options = _import_option_tests(root)
+            self._import_options = _import_option_tests(root, self.import_statements)
         return test in self._import_options
 
     def _defaults_on(self, condition_node: Node | None) -> bool:
@@ -664,6 +677,7 @@ class GuardReader:
         self.predicates.start_unit()
         self._walks.clear()
         self._literal_flags.clear()
+        self._flag_assignments.clear()
         self._import_options = None
         self._calls = None
         self._wheel_picker = None
@@ -1269,6 +1283,11 @@ def import_is_caught(statement: Node, import_errors: frozenset[str]) -> bool:
     return False
 
 
+def import_statements(root: Node) -> list[Node]:
+    """The import and from-import statements of a tree, in source order (by a query of their own)."""
+    return parsing.captures(parsing.query("python", IMPORT_STATEMENTS_QUERY), root).get("import", [])
+
+
 def _imported_roots(statement: Node) -> set[str]:
     """The top-level packages an import statement loads (`import torch_npu as tn`, `from torch_npu.contrib import x`)."""
     if statement.type == "import_from_statement":
@@ -1512,19 +1531,22 @@ OPTION_WORDS = frozenset({"environ", "getenv", "args", "opt", "opts", "config", 
 IMPORT_STATEMENTS = frozenset({"import_statement", "import_from_statement"})
 
 
-# if/elif arms holding an import statement (an arm's body is always a block, its statements the block's children);
-# one pattern each: written with an alternation or a wildcard for the block, the query matched every arm
-_ARMS_IMPORTING = "\n".join(f"({arm} condition: (_) @condition consequence: (block ({statement})))"
-                             for arm in ("if_statement", "elif_clause") for statement in sorted(IMPORT_STATEMENTS))
-
-
-def _import_option_tests(root: Node, limit: int = 200_000) -> frozenset[str]:
-    """The conditions (whitespace normalised) of if/elif arms that read an option and hold an import statement.
-    A query finds the arms (its walk runs in C); a tree that may hold more than `limit` nodes is walked, as far as
-    the limit."""
+def _import_option_tests(root: Node, imports: Callable[[Node], list[Node]] = import_statements,
+                         limit: int = 200_000) -> frozenset[str]:
+    """The conditions (whitespace normalised) of if/elif arms that read an option and hold an import statement (one
+    of the arm's own statements). The arms are read from the unit's import statements (`imports`: the unit's combined
+    query's, through GuardReader.import_statements); a tree that may hold more than `limit` nodes is walked, as far
+    as the limit."""
     if root.descendant_count < limit:
-        conditions = parsing.captures(parsing.query("python", _ARMS_IMPORTING), root).get("condition", [])
-        return frozenset(" ".join(parsing.text(condition).split()) for condition in conditions if _reads_option(condition))
+        found = set()
+        for statement in imports(root):
+            body = statement.parent
+            arm = body.parent if body is not None and body.type == "block" else None
+            if arm is not None and arm.type in {"if_statement", "elif_clause"} and arm.child_by_field_name("consequence") == body:
+                condition = arm.child_by_field_name("condition")
+                if condition is not None and _reads_option(condition):
+                    found.add(" ".join(parsing.text(condition).split()))
+        return frozenset(found)
     found = set()
     for node in parsing.walk(root, limit=limit):
         if node.type in {"if_statement", "elif_clause"}:

@@ -31,9 +31,12 @@ _IN_FUNCTION = re.compile(r"\((?P<name>\w+)\b[^()\n]*? \(line \d+\) (?:is assign
                           r"value only under an availability gate \(line [\d, ]+\)) " + re.escape(IN_FUNCTION))
 
 
-def literal_flag(condition: Node, statement: Node) -> tuple[bool, Node, bool] | None:
+def literal_flag(condition: Node, statement: Node,
+                 assignments: dict[tuple[int, str], Node | None] | None = None) -> tuple[bool, Node, bool] | None:
     """The value `condition` of the if-statement `statement` has, the assignment that fixes it, and whether the `if`
-    sits inside a function (so another module could still rebind the name before it runs)."""
+    sits inside a function (so another module could still rebind the name before it runs). `assignments`: the
+    caller's memory of each module-level name's only assignment (_sole_assignment) within one unit's tree, so a name
+    tested by many ifs has the module walked for it once."""
     module, in_function = statement.parent, False
     while module is not None and module.type != "module":
         in_function = in_function or module.type in {"function_definition", "lambda"}
@@ -62,9 +65,15 @@ def literal_flag(condition: Node, statement: Node) -> tuple[bool, Node, bool] | 
     name = parsing.text(node)
     if not any(_assigns_literal(s, name) for s in module.named_children):
         return None  # the cheap test first: the walk below reads the whole module
-    assignment = _only_assignment(module, name, statement.start_byte)
-    if assignment is None:
-        return None
+    if assignments is None:
+        assignment = _sole_assignment(module, name)
+    else:
+        key = (module.id, name)
+        if key not in assignments:
+            assignments[key] = _sole_assignment(module, name)
+        assignment = assignments[key]
+    if assignment is None or assignment.end_byte > statement.start_byte:
+        return None  # an assignment after the `if` leaves the name unbound there, or bound elsewhere first
     right = assignment.child_by_field_name("right")
     if unset is not None:
         if right.type not in LITERALS:
@@ -163,9 +172,10 @@ def _string_value(node: Node) -> str:
     return "".join(parsing.text(c) for c in node.named_children if c.type == "string_content")
 
 
-def _only_assignment(module: Node, name: str, before: int) -> Node | None:
-    """The module-level `name = <literal>` (a bool, None or a string, annotated or not) before byte `before`, when it is the
-    name's only binding in the unit."""
+def _sole_assignment(module: Node, name: str) -> Node | None:
+    """The module-level `name = <literal>` (a bool, None or a string, annotated or not), when it is the name's only
+    binding in the unit and every other occurrence of the name is read. Whether it comes before the `if` asking is the
+    caller's test: the answer does not depend on where the `if` is, so it is read once per name."""
     found = None
     try:
         for node in parsing.walk(module, limit=MAX_NODES, strict=True):
@@ -173,7 +183,7 @@ def _only_assignment(module: Node, name: str, before: int) -> Node | None:
                 parent = node.parent
                 if (parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node
                         and found is None and parent.parent is not None and parent.parent.type == "expression_statement"
-                        and parent.parent.parent == module and parent.end_byte <= before):
+                        and parent.parent.parent == module):
                     right = parent.child_by_field_name("right")
                     if right is None or (right.type not in LITERALS and right.type != "string"):
                         return None

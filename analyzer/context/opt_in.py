@@ -56,7 +56,6 @@ MAX_CALLS = 50
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 MAX_NAME_USES = 200
 TYPE_CHECK_CARRIERS = {"attribute", "identifier", "tuple", "parenthesized_expression", "list", "expression_list"}
-IMPORTS = "(import_statement) @import (import_from_statement) @import"
 
 
 class OptInReader:
@@ -69,7 +68,7 @@ class OptInReader:
         self.type_check_domains = frozenset(conventions.type_check_domains)
         self.switches = SwitchReader(guards, conventions.argument_objects, conventions.mainstream_switch_tokens,
                                      conventions.feature_switch_tokens)
-        self.runtimes = RuntimeReader(conventions.other_runtimes, conventions.runtime_calls)
+        self.runtimes = RuntimeReader(conventions.other_runtimes, conventions.runtime_calls, guards.import_statements)
         self.children = ChildProcessReader({**conventions.other_runtimes, **conventions.other_framework_tools},
                                            conventions.native_programs)
         self.fa3 = tuple(conventions.flash_attn_3_packages)
@@ -122,7 +121,7 @@ class OptInReader:
         unit = parsing.root_of(node)
         if self._offers is None:
             found = None
-            for statement in parsing.captures(parsing.query("python", IMPORTS), unit).get("import", [])[:2000]:
+            for statement in self.guards.import_statements(unit)[:2000]:
                 names = [parsing.text(n) for n in (statement.child_by_field_name("module_name"),
                                                    *statement.children_by_field_name("name")) if n is not None]
                 if any(n.split(" ")[0].split(".")[0] in self.fa2 for n in names):

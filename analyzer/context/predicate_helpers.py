@@ -14,6 +14,8 @@ names itself in its return stands for nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -30,6 +32,9 @@ class PredicateHelpers:
         self._helpers: dict[str, Node] | None = None  # name → the expression its one return gives
         self._classes: frozenset[str] = frozenset()
         self._root: Node | None = None
+        # the unit's tree, its function definitions and its class names, when the unit's combined query has them
+        # (set per unit by the core): read from there, no query of its own over the tree
+        self.unit_definitions: Callable[[], tuple[Node, list[Node], list[Node]]] | None = None
 
     def start_unit(self) -> None:
         self._helpers = None
@@ -59,13 +64,18 @@ class PredicateHelpers:
         root = parsing.root_of(node)
         if self._helpers is None or self._root is None or self._root != root:
             self._root = root
+            given = self.unit_definitions() if self.unit_definitions is not None else None
+            if given is not None and given[0] == root:
+                functions, class_names = given[1], given[2]
+            else:
+                functions = parsing.captures(parsing.query("python", DEFINITIONS), root).get("function", [])
+                class_names = parsing.captures(parsing.query("python", CLASSES), root).get("name", [])
             definitions: dict[str, list[Node]] = {}
-            for function in parsing.captures(parsing.query("python", DEFINITIONS), root).get("function", []):
+            for function in functions:
                 name = function.child_by_field_name("name")
                 if name is not None:
                     definitions.setdefault(parsing.text(name), []).append(function)
-            self._classes = frozenset(parsing.text(n) for n in
-                                      parsing.captures(parsing.query("python", CLASSES), root).get("name", []))
+            self._classes = frozenset(parsing.text(n) for n in class_names)
             candidates = {}
             for name, functions in definitions.items():
                 value = _one_return(functions[0]) if len(functions) == 1 else None

@@ -14,8 +14,10 @@ CUDA device string or a GPU switch there is that runtime's, not a torch_npu port
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from ascend_feasibility.analyzer.context import guards
 from ascend_feasibility.analyzer.context.guards import Guard
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
@@ -24,7 +26,6 @@ MAX_DEPTH = 400
 MAX_USES = 50
 MAX_SCOPE_NODES = 20000
 IMPORTS = {"import_statement", "import_from_statement"}
-IMPORT_STATEMENTS = "[(import_statement) (import_from_statement)] @import"
 SCOPES = {"if_statement", "elif_clause", "else_clause", "function_definition"}
 
 
@@ -42,9 +43,11 @@ class RuntimeGuard(Guard):
 
 
 class RuntimeReader:
-    def __init__(self, runtimes: dict[str, str], calls: dict[str, str] | None = None) -> None:
+    def __init__(self, runtimes: dict[str, str], calls: dict[str, str] | None = None,
+                 import_statements: Callable[[Node], list[Node]] = guards.import_statements) -> None:
         self.runtimes = runtimes  # top-level package → the runtime's name
         self.calls = calls or {}  # a method only the runtime's objects have → the runtime's name
+        self.import_statements = import_statements  # a tree's import statements (GuardReader.import_statements)
         self.memo: dict[tuple[str, int], object] = {}  # per unit: cleared by the owner's unit reset
 
     def guard(self, node: Node) -> RuntimeGuard | None:
@@ -63,9 +66,8 @@ class RuntimeReader:
         if key not in self.memo:
             spelled = root.text or b""
             self.memo[key] = any(name.encode() in spelled for name in self.runtimes) and any(
-                name in self.runtimes for statement in parsing.captures(parsing.query("python", IMPORT_STATEMENTS), root)
-                .get("import", []) for name in _imported_roots(statement)) or any(
-                f".{name}(".encode() in spelled for name in self.calls)
+                name in self.runtimes for statement in self.import_statements(root)
+                for name in _imported_roots(statement)) or any(f".{name}(".encode() in spelled for name in self.calls)
         return self.memo[key]
 
     def _scope_of(self, node: Node) -> RuntimeGuard | None:

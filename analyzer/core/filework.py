@@ -29,6 +29,7 @@ from ascend_feasibility.analyzer.context.kernel_contract import contract_sites
 from ascend_feasibility.analyzer.context.npu_arms import NpuArms
 from ascend_feasibility.analyzer.context.nvidia_kits import nvidia_command
 from ascend_feasibility.analyzer.context.opt_in import OptInReader
+from ascend_feasibility.analyzer.context.predicate_helpers import CLASSES
 from ascend_feasibility.analyzer.context.preprocessor import cuda_build_branch, npu_branch
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
 from ascend_feasibility.analyzer.context.shim_none import shim_guard
@@ -49,6 +50,7 @@ from ascend_feasibility.analyzer.reading.suppressions import collect as collect_
 from ascend_feasibility.domains import FileFacts, build_domains, new_file_facts
 from ascend_feasibility.domains.base import (
     CALLS_BY_NAME_QUERY,
+    DEFINITIONS_QUERY,
     IMPORT_TABLE_QUERY,
     FileView,
     Hit,
@@ -57,8 +59,11 @@ from ascend_feasibility.domains.base import (
     register_query,
 )
 from ascend_feasibility.knowledge import load_acl_runtime, load_context_conventions, load_knowledge
+from tree_sitter import Node
 
 DECORATED_QUERY = register_query("decorated_definitions", DECORATED_DEFINITIONS, alone=True)  # read in few units
+# every class's name, for the predicate helpers a condition calls (`Class.name(...)`: analyzer/context/predicate_helpers.py)
+CLASS_NAMES_QUERY = register_query("class_names", CLASSES)
 
 
 @dataclass
@@ -147,6 +152,8 @@ class FileWorker:
             unit.release_tree()
         self._guarded_unit = None
         self.guards.unit_calls = None
+        self.guards.predicates.unit_definitions = None
+        self.guards.unit_imports = None
         return result
 
     def _analyze_units(self, project_file: ProjectFile, units: list[Unit], result: FileResult) -> None:
@@ -262,6 +269,8 @@ class FileWorker:
             unit.release_tree()
             self._guarded_unit = None
             self.guards.unit_calls = None
+            self.guards.predicates.unit_definitions = None
+            self.guards.unit_imports = None
 
     def _kernel_contracts(self, unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> dict[Hit, Hit]:
         """Each dtype assert or device buffer that only serves a kernel call of an autograd Function, with the
@@ -480,6 +489,8 @@ class FileWorker:
         self._guarded_unit = unit
         # the guard readers' calls by name come from the unit's combined query instead of a walk of their own
         self.guards.unit_calls = (lambda: unit.captures(CALLS_BY_NAME_QUERY)) if unit.kind == "python" else None
+        self.guards.predicates.unit_definitions = (lambda: _unit_definitions(unit)) if unit.kind == "python" else None
+        self.guards.unit_imports = (lambda: _unit_imports(unit)) if unit.kind == "python" else None
 
     def _import_reach(self, unit: Unit, statement) -> str:
         """The reach of an import statement, read as a CUDA-only feature would be (what a guarded kernel module gets)."""
@@ -575,6 +586,19 @@ class FileWorker:
                 result.unused_suppressions.append(
                     UnusedSuppression(path=unit.path, line=suppression.row + 1, cell=unit.cell, code=code, reason=reason)
                 )
+
+
+def _unit_definitions(unit: Unit) -> tuple[Node, list[Node], list[Node]]:
+    """The unit's tree, its function definitions and its class names, from its combined query (the predicate helpers'
+    reading: analyzer/context/predicate_helpers.py)."""
+    functions = [name.parent for name in unit.captures(DEFINITIONS_QUERY).get("function_name", [])]
+    return unit.tree(), functions, unit.captures(CLASS_NAMES_QUERY).get("name", [])
+
+
+def _unit_imports(unit: Unit) -> tuple[Node, list[Node]]:
+    """The unit's tree and its import statements in source order, from its combined query (GuardReader.import_statements)."""
+    found = unit.captures(IMPORT_TABLE_QUERY)
+    return unit.tree(), sorted(found.get("import", []) + found.get("import_from", []), key=lambda statement: statement.start_byte)
 
 
 def _sets_to(unit: Unit, hit: Hit, value: str) -> bool:
