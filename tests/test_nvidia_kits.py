@@ -20,7 +20,8 @@ SERVING_KIT = {
         "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n\n"
         "    def load_trt(self, path):\n        import tensorrt as trt\n        return trt.Runtime(None)\n"),
     "example.py": "import torch\nfrom cosyvoice.cli.model import Model\nm = Model()\nx = torch.ones(2).cuda()\n",
-    "runtime/python/server.py": "import torch\nfrom cosyvoice.cli.model import Model\ndevice = torch.device('cuda')\n",
+    "runtime/python/server.py": (
+        "import torch\nfrom cosyvoice.cli.model import Model\ndevice = torch.device('cuda')\nmodel = Model().to(device)\n"),
     KIT + "Dockerfile.server": (
         "FROM nvcr.io/nvidia/tritonserver:25.06-trtllm-python-py3\nCOPY requirements.txt /workspace/\n"
         "RUN pip install -r /workspace/requirements.txt\n"),

@@ -276,23 +276,27 @@ def fold_kits(findings: list[Finding], kits: dict[str, Kit], factory: FindingFac
         if kit.serving and first.reach == "runs" and first.domain == "dependencies":
             advice = route or Text(en="on Ascend use the project's PyTorch path instead",
                                    zh="在昇腾上改用项目的 PyTorch 路径")
+            listed = _listed_as_sites(len(group), files)
             message = Text(
                 en=f"{first.message.en} {folder}/ is an NVIDIA serving deployment ({runtime}) that has no Ascend "
-                   f"build: {advice.en}; its {len(group)} findings in {files} files are listed as sites, not port items "
-                   "one by one.",
-                zh=f"{first.message.zh} {folder}/ 是 NVIDIA 推理服务部署（{runtime}），没有昇腾版本：{advice.zh}；"
-                   f"其 {files} 个文件中的 {len(group)} 处发现作为位置列出，不逐项迁移。")
+                   f"build: {advice.en}; {listed.en}",
+                zh=f"{first.message.zh} {folder}/ 是 NVIDIA 推理服务部署（{runtime}），没有昇腾版本：{advice.zh}；{listed.zh}")
             kept[id(first)] = first.model_copy(update={"sites": sites, "message": message})
         else:
             reason = (f"{folder}/ is an NVIDIA-only accelerator kit: its modules import {runtime}, which has no Ascend "
                       "build, nothing outside the folder imports them, and the project's PyTorch code runs beside it")
             relocated = factory.relocate(first, Place(first.role, "optional", reason))
+            listed = _listed_as_sites(len(group), files)
             message = Text(
                 en=f"{relocated.message.en} NVIDIA-only accelerator ({folder}/, built on {runtime}): on Ascend use the "
-                   f"project's PyTorch path instead; its {len(group)} findings in {files} files are listed as sites, "
-                   "not port items one by one.",
+                   f"project's PyTorch path instead; {listed.en}",
                 zh=f"{relocated.message.zh} 仅限 NVIDIA 的加速套件（{folder}/，基于 {runtime}）：在昇腾上改用项目的 PyTorch "
-                   f"路径；其 {files} 个文件中的 {len(group)} 处发现作为位置列出，不逐项迁移。")
+                   f"路径；{listed.zh}")
             kept[id(first)] = relocated.model_copy(update={"sites": sites, "message": message})
         dropped.update(id(f) for f in group if f is not first)
     return [kept.get(id(f), f) for f in findings if id(f) not in dropped]
+
+
+def _listed_as_sites(findings: int, files: int) -> Text:
+    return Text(en=f"its {findings} findings in {files} files are listed as sites, not port items one by one.",
+                zh=f"其 {files} 个文件中的 {findings} 处发现作为位置列出，不逐项迁移。")
