@@ -124,3 +124,11 @@ def test_a_fatal_availability_assert_leaves_the_main_path_running(tmp_path):
     reach = {(f.rule, f.line): f.reach for f in report.findings if f.path == "finetune.py"}
     assert reach[("DEV103", 5)] == reach[("DEV102", 6)] == reach[("DST011", 7)] == "runs"
     assert reach[("DEV103", 10)] == "cuda-only-guarded"  # an input contract: a CUDA-only path its caller picks
+
+
+def test_import_aliases_are_read_anywhere_and_the_first_binding_wins():
+    code = (b"import torch.cuda.nccl as nccl\n"
+            b"def f():\n    from torch.cuda import nccl as n2\n    import other.nccl as nccl\n"
+            b"from torch import version as v\n")
+    assert build_checks._aliases(parsing.parse("python", code)) == {"nccl": "torch.cuda.nccl", "n2": "torch.cuda.nccl",
+                                                     "v": "torch.version"}

@@ -20,7 +20,7 @@ the reason naming the caller.
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer.context.guards import only_raises
+from ascend_feasibility.analyzer.context.guards import import_statements, only_raises
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.core.findings import FindingFactory
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding
@@ -28,7 +28,6 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 WORDS = ("version.cuda", "nccl")  # a file spells one of these, or it holds no build check
-MAX_NODES = 200_000  # nodes of a unit walked for its import aliases
 MAX_CHECKS = 50  # build checks kept per file
 MAX_ASSERTED = 100  # asserted calls kept per file
 
@@ -121,26 +120,23 @@ def _resolved(dotted: str, aliases: dict[str, str]) -> str:
 
 
 def _aliases(root: Node) -> dict[str, str]:
-    """`import torch.cuda.nccl as nccl` and `from torch.cuda import nccl` anywhere in the unit: nccl → torch.cuda.nccl."""
+    """`import torch.cuda.nccl as nccl` and `from torch.cuda import nccl` anywhere in the unit: nccl → torch.cuda.nccl.
+    Where a name is bound twice the first binding in the source wins."""
     found: dict[str, str] = {}
-    stack, seen = [root], 0
-    while stack and seen < MAX_NODES:
-        node, seen = stack.pop(), seen + 1
+    for node in reversed(import_statements(root)):
         if node.type == "import_statement":
             for child in node.named_children:
                 if child.type == "aliased_import":
                     name, alias = child.child_by_field_name("name"), child.child_by_field_name("alias")
                     if name is not None and alias is not None:
                         found[parsing.text(alias)] = parsing.text(name)
-        elif node.type == "import_from_statement":
+        else:
             module = node.child_by_field_name("module_name")
             for child in node.children_by_field_name("name"):
                 name = child.child_by_field_name("name") if child.type == "aliased_import" else child
                 alias = child.child_by_field_name("alias") if child.type == "aliased_import" else child
                 if module is not None and name is not None and alias is not None and module.type == "dotted_name":
                     found[parsing.text(alias)] = f"{parsing.text(module)}.{parsing.text(name)}"
-        else:
-            stack.extend(node.named_children)
     return found
 
 
