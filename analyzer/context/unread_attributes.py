@@ -20,7 +20,7 @@ an argument may reach code, of the project or a library, that reads the attribut
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.dead_stores import effect_free
@@ -58,9 +58,7 @@ def stored_unread(tree: Node, data: bytes) -> list[tuple[str, str, int, int]]:
                     stores.append((name, attribute, store, cls))
     if not stores:
         return []
-    counts: dict[bytes, int] = defaultdict(int)
-    for word in data.translate(NAME_BYTES).split():
-        counts[word] += 1
+    counts = Counter(data.translate(NAME_BYTES).split())
     inside: dict[bytes, int] = defaultdict(int)
     for _, attribute, store, _ in stores:
         encoded = attribute.encode()
@@ -164,9 +162,7 @@ def kept_instances(tree: Node, data: bytes, variables: list[Node], classes: list
             built[function.text].append(variable.text)
     if not built:
         return []
-    counts: dict[bytes, int] = defaultdict(int)
-    for word in data.translate(NAME_BYTES).split():
-        counts[word] += 1
+    counts = Counter(data.translate(NAME_BYTES).split())
     for statement in tree.named_children:  # `from pkg.executor import Executor` names it without using it
         if statement.type in IMPORTS:
             for word in statement.text.translate(NAME_BYTES).split():
