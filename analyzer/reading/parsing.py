@@ -103,6 +103,16 @@ MAX_DEPTH = 1000  # CPython refuses far shallower code; queries over deeper tree
 MAX_NODES = 4_000_000
 
 
+def callee_name(call: Node) -> str | None:
+    """The last name of the function a call names: `f(...)` → f, `a.b.f(...)` → f; None for any other callee."""
+    function = call.child_by_field_name("function")
+    if function is None:
+        return None
+    if function.type == "attribute":
+        return text(function.child_by_field_name("attribute"))
+    return text(function) if function.type == "identifier" else None
+
+
 def statement_assignment(statement: Node) -> Node | None:
     """The plain assignment (`x = ...`) a statement is, else None."""
     inner = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None

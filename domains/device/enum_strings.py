@@ -282,19 +282,8 @@ def _identifiers(node: Node) -> list[Node]:
     return found
 
 
-def _callee_name(call: Node) -> str | None:
-    function = call.child_by_field_name("function")
-    if function is None:
-        return None
-    if function.type == "identifier":
-        return parsing.text(function)
-    if function.type == "attribute":
-        return parsing.text(function.child_by_field_name("attribute"))
-    return None
-
-
 def _cuda_arguments(call: Node) -> list[CudaArgument]:
-    callee = _callee_name(call)
+    callee = parsing.callee_name(call)
     arguments = call.child_by_field_name("arguments")
     if callee is None or arguments is None or arguments.type != "argument_list":
         return []
@@ -318,7 +307,7 @@ def _cuda_arguments(call: Node) -> list[CudaArgument]:
 def _device_value(call: Node) -> str | None:
     """`torch.device(x.value)`, `t.to(x.value)` or `device=x.value`: the name before `.value` (an Enum member's
     holder, `TimerType.CUDA.value` → TimerType; a variable, `self.kind.value` → ANY)."""
-    callee = _callee_name(call)
+    callee = parsing.callee_name(call)
     arguments = call.child_by_field_name("arguments")
     if arguments is None or arguments.type != "argument_list":
         return None

@@ -42,11 +42,11 @@ def is_rotary(call: Node) -> bool:
     """Is this view_as_complex/polar call part of a rotary embedding (see the module's docstring)?"""
     scope = _scope(call)
     nodes = _nodes(scope)
-    if any(_callee(n) in FFT_CALLS for n in nodes if n.type == "call"):
+    if any(parsing.callee_name(n) in FFT_CALLS for n in nodes if n.type == "call"):
         return False
-    if any(_real_of_product(n, nodes) for n in nodes if n.type == "call" and _callee(n) == "view_as_real"):
+    if any(_real_of_product(n, nodes) for n in nodes if n.type == "call" and parsing.callee_name(n) == "view_as_real"):
         return True
-    tables = [n for n in nodes if n.type == "call" and _callee(n) == "polar" and n.id != call.id]
+    tables = [n for n in nodes if n.type == "call" and parsing.callee_name(n) == "polar" and n.id != call.id]
     return any(_rotary_word(name) for site in (call, *tables) for name in _names(site, scope))
 
 
@@ -66,15 +66,6 @@ def _nodes(scope: Node) -> list[Node]:
         stack.extend(c for c in current.named_children
                      if c.type not in {"function_definition", "class_definition", "decorated_definition"})
     return found
-
-
-def _callee(call: Node) -> str | None:
-    function = call.child_by_field_name("function")
-    if function is None:
-        return None
-    if function.type == "attribute":
-        return parsing.text(function.child_by_field_name("attribute"))
-    return parsing.text(function) if function.type == "identifier" else None
 
 
 def _real_of_product(view_as_real: Node, nodes: list[Node]) -> bool:
@@ -102,7 +93,7 @@ def _product(node: Node) -> bool:
     if node.type == "binary_operator":
         operator = node.child_by_field_name("operator")
         return operator is not None and parsing.text(operator) == "*"
-    return node.type == "call" and _callee(node) == "mul"
+    return node.type == "call" and parsing.callee_name(node) == "mul"
 
 
 def _names(call: Node, scope: Node) -> list[str]:
@@ -170,7 +161,7 @@ def _made_real(value: Node) -> bool:
     if parent.type == "attribute" and parent.child_by_field_name("object") == value:
         return parsing.text(parent.child_by_field_name("attribute")) in REAL_PARTS
     call = parent.parent if parent.type == "argument_list" else None
-    return (call is not None and call.type == "call" and _callee(call) == "view_as_real"
+    return (call is not None and call.type == "call" and parsing.callee_name(call) == "view_as_real"
             and len([a for a in parent.named_children if a.type != "comment"]) == 1)
 
 
