@@ -54,3 +54,13 @@ def test_the_reason_is_said_in_chinese():
     from ascend_feasibility.analyzer.reporting.localize import phrase
 
     assert phrase("zh", REASON) == "未读取的文件夹：git 子模块（.gitmodules）未检出，其代码未被扫描"
+
+
+def test_a_submodule_path_through_a_link_is_not_followed(tmp_path):
+    # `outside/sub` where `outside` links out of the tree to an empty folder: nothing beyond the link is looked at
+    (tmp_path / "elsewhere" / "sub").mkdir(parents=True)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "outside").symlink_to(tmp_path / "elsewhere")
+    (tree / ".gitmodules").write_text('[submodule "s"]\n\tpath = outside/sub\n')
+    assert missing_submodules(tree) == []

@@ -8,7 +8,7 @@ from __future__ import annotations
 import configparser
 import os
 import posixpath
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 GITMODULES = ".gitmodules"
 MAX_BYTES = 64 * 1024
@@ -47,10 +47,13 @@ def missing_submodules(root: Path) -> list[str]:
 
 
 def _empty(root: Path, path: str) -> bool:
-    folder = root / path
+    """Missing or empty; a link anywhere on the way (`link/sub`, `link` leaving the tree) is not followed: False."""
+    folder = root
     try:
-        if folder.is_symlink():
-            return False
+        for part in PurePosixPath(path).parts:
+            folder = folder / part
+            if folder.is_symlink():
+                return False
         if not folder.exists():
             return True
         if not folder.is_dir():
