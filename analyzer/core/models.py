@@ -380,6 +380,16 @@ class ToolInfo(_Contract):
     version: str
 
 
+class SubprojectTarget(_Contract):
+    """A nested project's own target (analyzer/core/subprojects.py), chosen from its own build files."""
+
+    folder: str = Field(description="The folder it is installed from, relative to the root")
+    release: str = Field(description="The torch_npu release its findings are judged at")
+    torch: str
+    branch: str
+    reason: Text = Field(description="Why: the torch its own build files pin")
+
+
 class Target(_Contract):
     torch_npu: str = Field(description="The torch_npu version asked for")
     release: str = Field(description="The known torch_npu release whose behaviour is assumed")
@@ -392,6 +402,9 @@ class Target(_Contract):
         description="requested: --torch-npu; project: the newest release fitting the project's torch requirement; "
         "default: the knowledge base's default release")
     reason: Text | None = Field(default=None, description="Why this release is the target")
+    subprojects: list[SubprojectTarget] = Field(
+        default_factory=list, description="Nested projects installed from their own folder on another torch line: "
+        "their files' findings are judged at their own target")
 
 
 class ProjectRevision(_Contract):

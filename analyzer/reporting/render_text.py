@@ -78,6 +78,10 @@ def render_text(report: Report, console: Console, language: str = "en") -> None:
         console.print(f"  {escape(t.text(target.reason))}")
     if target.note:
         console.print(f"[yellow]{t('text.note')}[/yellow] {escape(target.note)}")
+    for sub in target.subprojects:
+        console.print(f"{escape(t('report.header_subproject_target', folder=sub.folder))}: "
+                      f"{escape(t('report.subproject_target_line', release=sub.release, torch=sub.torch))}")
+        console.print(f"  {escape(t.text(sub.reason))}")
     revision = project.project_revision
     if revision is not None:
         console.print(t("report.header_revision") + ": " + escape(t(
