@@ -325,9 +325,11 @@ def test_a_build_file_roots_its_folder_unless_the_build_file_above_installs_it(t
     elsewhere = {**STRAY_PYPROJECT, "rl/setup.py": "from setuptools import find_packages, setup\nsetup(packages=find_packages('src'))\n"}
     toml_find = {**{k: v for k, v in STRAY_PYPROJECT.items() if k != "rl/setup.py"},
                  "rl/pyproject.toml": "[project]\nname = \"rl\"\n[tool.setuptools.packages.find]\nwhere = [\".\"]\n"}
+    toml_other = {**toml_find, "rl/pyproject.toml": toml_find["rl/pyproject.toml"] + "include = [\"tools*\"]\n"}
     no_package = {k: v for k, v in STRAY_PYPROJECT.items() if k != "rl/verl/__init__.py"}
     for name, files, world in [("find_packages", STRAY_PYPROJECT, "rl"), ("listed", listed, "rl"),
-                               ("pyproject find", toml_find, "rl"), ("not listed", other, "rl/verl"),
+                               ("pyproject find", toml_find, "rl"),
+                               ("pyproject find, other include", toml_other, "rl/verl"), ("not listed", other, "rl/verl"),
                                ("found under src/", elsewhere, "rl/verl"), ("no __init__.py", no_package, "rl/verl")]:
         root = tmp_path / name.replace(" ", "_").replace("/", "")
         _write(root, files)

@@ -6,6 +6,7 @@ own), so its files' imports resolve from the enclosing folder, never from the st
 
 from __future__ import annotations
 
+import fnmatch
 import sys
 from pathlib import Path, PurePosixPath
 
@@ -25,7 +26,10 @@ def installed_from(root: Path, top: PurePosixPath, package: PurePosixPath) -> bo
     """The build file(s) of folder `top` install `package` (a folder below it, every folder of the way a regular
     package): setup.py's `packages=find_packages(...)` (where= the folder or above it) or a list naming it,
     pyproject's [tool.setuptools] packages (a list, or `find`), or poetry's `packages = [{include = ...}]`."""
-    dotted = ".".join(package.relative_to(top).parts)
+    parts = package.relative_to(top).parts
+    if not all(part.isidentifier() for part in parts):  # no importable package (plugins/data-designer-x/)
+        return False
+    dotted = ".".join(parts)
     return _setup_installs(root, top, package, dotted) or _pyproject_installs(root, top, package, dotted)
 
 
@@ -74,6 +78,10 @@ def _found_under(top: PurePosixPath, package: PurePosixPath, where: str) -> bool
     return package.is_relative_to(base) and package != base
 
 
+def _matches(dotted: str, patterns) -> bool:
+    return isinstance(patterns, list) and any(isinstance(p, str) and fnmatch.fnmatchcase(dotted, p) for p in patterns)
+
+
 def _pyproject_installs(root: Path, top: PurePosixPath, package: PurePosixPath, dotted: str) -> bool:
     data = _read(root, top / "pyproject.toml")
     if not data:
@@ -88,8 +96,12 @@ def _pyproject_installs(root: Path, top: PurePosixPath, package: PurePosixPath, 
     if isinstance(packages, list) and dotted in packages:
         return True
     if isinstance(packages, dict) and isinstance(packages.get("find"), dict):
-        wheres = packages["find"].get("where", ["."])
-        return any(isinstance(where, str) and _found_under(top, package, where) for where in wheres)
+        find = packages["find"]
+        wheres = find.get("where", ["."])
+        if not any(isinstance(where, str) and _found_under(top, package, where) for where in wheres):
+            return False
+        include, exclude = find.get("include", ["*"]), find.get("exclude", [])
+        return _matches(dotted, include) and not _matches(dotted, exclude)
     poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
     included = poetry.get("packages") if isinstance(poetry.get("packages"), list) else []
     return any(isinstance(entry, dict) and entry.get("include") == dotted.split(".")[0] for entry in included)
