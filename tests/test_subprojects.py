@@ -47,6 +47,14 @@ def test_a_nested_project_on_another_torch_line_is_judged_at_its_own_target(tmp_
     assert mesh["rl/verl/workers/mesh.py"] == ("info", "auto")
     assert mesh["app/mesh.py"][1] == "rewrite"
     assert not [f for f in report.findings if f.rule == "DEP016" and f.path == "rl/Dockerfile"]
+    # its required work is its own part of the estimate, never in the root's total or the verdict
+    part = report.effort.subprojects["rl"]
+    assert part.high_days > 0
+    apart = [i for i in report.effort.items if i.bucket == "sub-project"]
+    assert apart and all(site.startswith("rl/") for i in apart for site in i.sites)
+    assert not [i for i in report.effort.items if i.bucket in {"required", "other-phases"}
+                and any(site.startswith("rl/") for site in i.sites)]
+    assert not any("rl/" in driver.en for driver in report.verdict.drivers)
 
 
 def test_a_nested_folder_on_the_roots_line_without_an_install_or_imported_by_the_root_is_no_subproject(tmp_path):
@@ -55,7 +63,7 @@ def test_a_nested_folder_on_the_roots_line_without_an_install_or_imported_by_the
         folder = tmp_path / name.replace(" ", "_")
         folder.mkdir()
         report = analyze(_tree(folder, **tree), AnalyzeOptions(jobs=1))
-        assert report.target.subprojects == [], name
+        assert report.target.subprojects == [] and report.effort.subprojects == {}, name
         assert _mesh_findings(report)["rl/verl/workers/mesh.py"][1] == "rewrite", name
 
 

@@ -242,7 +242,7 @@ class PhaseMatrix(_Contract):
     minimal_sets: dict[str, list[str]] = Field(description="Per phase, the items that must change for it alone")
 
 
-Bucket = Literal["required", "other-phases", "optional", "tests"]
+Bucket = Literal["required", "other-phases", "sub-project", "optional", "tests"]
 ItemKind = Literal["adoption", "mechanical", "engineering", "kernel", "validation"]
 
 
@@ -260,7 +260,8 @@ class EffortItem(_Contract):
     kind: ItemKind = Field(default="engineering", description="adoption (once per project), mechanical (per file), "
                            "engineering (per API or call pattern), kernel (sized by its code), validation (an NPU path or fallback exists)")
     bucket: Bucket = Field(default="required", description="required (the main phase's work: the total and the verdict), "
-                           "other-phases (required work only other phases need), optional, tests")
+                           "other-phases (required work only other phases need), sub-project (required work of a nested project "
+                           "on its own torch line, priced apart: Effort.subprojects), optional, tests")
     step0: bool = Field(default=False, description="Part of Step 0: environment and entry points")
     files: int = Field(default=0, description="Distinct files of its sites")
     patterns: int = Field(default=0, description="Distinct APIs or call patterns (engineering) or kernels (kernel)")
@@ -311,6 +312,9 @@ class Effort(_Contract):
     ported: PortedSites | None = Field(default=None, description="Present when the project already has NPU paths")
     generation: PricedGeneration | None = Field(default=None, description="Present when the project keeps several "
                                                 "generations of one model side by side: the one the total prices")
+    subprojects: dict[str, DaysRange] = Field(default_factory=dict, description="Required work of each nested project "
+                                              "on its own torch line (target.subprojects), apart from the total and the "
+                                              "verdict")
 
 
 class RouteNote(_Contract):

@@ -165,6 +165,9 @@ def _plan(report: Report, console: Console, t: _Words) -> None:
                     low=f"{work.total.low_days:g}", high=f"{work.total.high_days:g}"))
     for driver in verdict.drivers:
         console.print(f"  {escape(t.text(driver))}")
+    for folder, part in work.subprojects.items():
+        console.print("  " + escape(t("summary.effort_subproject", folder=folder, low=f"{part.low_days:g}",
+                                      high=f"{part.high_days:g}")))
     _step0_and_drivers(report, console, t)
     separator = t("report.list_separator")
     for entry in matrix.entries:
