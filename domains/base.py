@@ -309,6 +309,7 @@ class ProjectRun:
     choice: TargetChoice
     facts: dict[str, list] = field(default_factory=dict)
     paths: tuple[str, ...] = ()  # every file the run found, read or not (the project's layout)
+    nested: dict[str, Target] = field(default_factory=dict)  # folder → target of each nested project on its own torch line
     guarded: dict[str, tuple[str, str]] = field(default_factory=dict)  # modules imported only behind guards
     modules: list[ModuleFacts] = field(default_factory=list)  # the import graph's facts (Domain.provides_modules)
     findings: list[Finding] = field(default_factory=list)  # project-level ones first, then every finding

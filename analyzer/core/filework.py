@@ -38,6 +38,7 @@ from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, 
 from ascend_feasibility.analyzer.core import budget, replacement_code, transfer
 from ascend_feasibility.analyzer.core.findings import PYTHON_STRING, FindingFactory, Place, is_native, occurrence_key
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding, SkippedFile, Text, UnusedSuppression
+from ascend_feasibility.analyzer.core.subprojects import subproject_of
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile
 from ascend_feasibility.analyzer.reading.generated import GENERATED_REASON, written_by_port
@@ -90,9 +91,13 @@ class FileWorker:
     """Holds what a process builds once: the knowledge base, the target, the rooms and their scanners."""
 
     def __init__(self, torch_npu: str | None, context: ProjectContext | None = None,
-                 read: dict[str, bytes] | None = None) -> None:
+                 read: dict[str, bytes] | None = None, nested: tuple[tuple[str, str], ...] = ()) -> None:
         self.context = context or ProjectContext()
         self.read = read or {}  # path → bytes of files read before the scan (the root README): not read again
+        # (folder, torch_npu) of each nested project on a torch line of its own (core/subprojects.py): its files are
+        # judged by a worker at its target, built when its first file comes
+        self.nested = nested
+        self._nested_workers: dict[str, FileWorker] = {}
         self._guarded_unit: Unit | None = None  # the unit the guard reader's per-unit memory is about
         conventions = load_context_conventions()
         self.guards = GuardReader(conventions.guards, conventions.backends, tuple(conventions.opt_in.disabled_values))
@@ -117,6 +122,12 @@ class FileWorker:
         return kind in self.kinds
 
     def process(self, project_file: ProjectFile) -> FileResult:
+        folder = subproject_of(project_file.path, (folder for folder, _ in self.nested))
+        if folder is not None:
+            if folder not in self._nested_workers:
+                version = dict(self.nested)[folder]
+                self._nested_workers[folder] = FileWorker(version, self.context, self.read)
+            return self._nested_workers[folder].process(project_file)
         result = FileResult(project_file.path)
         units: list[Unit] = []
         seconds = budget.FILE_SECONDS
@@ -748,12 +759,13 @@ _TREE_KINDS = frozenset({"python", "shell", "dockerfile", "cuda", "cpp"})  # uni
 _WORKER: FileWorker | None = None
 
 
-def init_worker(torch_npu: str | None, context: ProjectContext | None = None) -> None:
+def init_worker(torch_npu: str | None, context: ProjectContext | None = None,
+                nested: tuple[tuple[str, str], ...] = ()) -> None:
     global _WORKER
     gc.enable()  # a forked worker inherits the parent's paused collector (pipeline.analyze)
     budget.arm_process()
     transfer.start_sending()
-    _WORKER = FileWorker(torch_npu, context)
+    _WORKER = FileWorker(torch_npu, context, nested=nested)
 
 
 def process_in_worker(project_file: ProjectFile) -> FileResult:

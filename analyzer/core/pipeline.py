@@ -38,12 +38,14 @@ from ascend_feasibility.analyzer.core.models import (
     Report,
     RuleCalibration,
     SkippedFile,
+    SubprojectTarget,
     Target,
     Text,
     ToolInfo,
 )
 from ascend_feasibility.analyzer.core.report_cache import ReportCache, run_settings
 from ascend_feasibility.analyzer.core.store import FindingStore, summarize
+from ascend_feasibility.analyzer.core.subprojects import Subproject, nested_projects, subproject_of
 from ascend_feasibility.analyzer.reading import install_docs
 from ascend_feasibility.analyzer.reading.config import load_project_config
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile, discover, discover_file
@@ -119,11 +121,12 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
                                     other_backend_images(found.files))
     worker = FileWorker(options.torch_npu, context, config.read)  # validates the target and the knowledge base before any scan
     files = [f for f in found.files if worker.reads(f.kind)]
-    choice = None
+    choice, nested = None, []
     if options.torch_npu is None:
-        choice = _project_target(files, worker, context)
-        if choice.version is not None and choice.version != worker.target.requested:
-            worker = FileWorker(choice.version, context, config.read)
+        choice, nested = _project_target(root, files, [f.path for f in found.files], worker, context)
+        if nested or choice.version is not None and choice.version != worker.target.requested:
+            worker = FileWorker(choice.version or worker.target.requested, context, config.read,
+                                tuple((sub.folder, sub.choice.version) for sub in nested))
     store = FindingStore()
     store.skip(config.problems + found.skipped)
     revision, revision_problem = read_revision(root)  # only a .git inside the analyzed root
@@ -142,7 +145,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     ready: dict[str, FileResult] = {}  # results made before the scan (the files never cached, for the run key)
     parts: list[str | None] = []  # each file's share of the run key
     if options.cache_dir is not None:
-        target_key = f"{worker.target.requested}|{worker.target.release.torch_npu}"
+        target_key = "|".join([worker.target.requested, worker.target.release.torch_npu,
+                               *(f"{folder}={version}" for folder, version in worker.nested)])
         cache = FileCache(options.cache_dir, target_key, context, options.cache_max_bytes, root)
         last = ReportCache(cache.folder, root)
         # what the report depends on besides the files' results (ReportCache)
@@ -188,7 +192,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         choice = _target_choice(worker.domains, facts)
     run = ProjectRun(kb=worker.kb, target=worker.target, context=context, factory=worker.factory, config=config,
                      calibration=options.calibration, has_manifest=has_manifest(found.files), choice=choice, facts=facts,
-                     paths=tuple(f.path for f in found.files))
+                     paths=tuple(f.path for f in found.files),
+                     nested={folder: worker.kb.resolve_target(version) for folder, version in worker.nested})
     modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
     packages = package_folders(modules)  # read by several of the project passes below
     run.guarded, run.modules = guarded_modules(modules, context, tuple(config.console_modules),
@@ -234,6 +239,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
             note=target.note,
             chosen_by="requested" if options.torch_npu else "project" if choice.version else "default",
             reason=None if options.torch_npu else choice.reason,
+            subprojects=[_subproject_target(worker, sub) for sub in nested],
         ),
         project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned,
                             npu_code=list(context.npu_files), own_packages=sorted(context.own_packages),
@@ -250,6 +256,13 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
             last.store(ReportCache.run_key(settings, parts), report)
         cache.trim()  # the report too is an entry
     return report
+
+
+def _subproject_target(worker: FileWorker, sub: Subproject) -> SubprojectTarget:
+    release = worker.kb.resolve_target(sub.choice.version).release
+    return SubprojectTarget(folder=sub.folder, release=release.torch_npu, torch=release.torch, branch=release.branch,
+                            reason=Text(en=f"sub-project {sub.folder}: {sub.choice.reason.en}",
+                                        zh=f"子项目 {sub.folder}：{sub.choice.reason.zh}"))
 
 
 def _report_date(options: AnalyzeOptions) -> str:
@@ -284,10 +297,12 @@ def usable_jobs(requested: int | None) -> int:
     return max(1, min(requested or cores, cores))
 
 
-def _project_target(files: list[ProjectFile], worker: FileWorker, context: ProjectContext) -> TargetChoice:
-    """Read the build files' facts once, before the scan, to target the release the project can install.
+def _project_target(root: Path, files: list[ProjectFile], paths: list[str], worker: FileWorker,
+                    context: ProjectContext) -> tuple[TargetChoice, list[Subproject]]:
+    """Read the build files' facts once, before the scan, to target the release the project can install, and the
+    nested projects on a torch line of their own, each with its target from its own build files (core/subprojects.py).
     Examples', docs' and tests' manifests pin what a demo needs, not what the project installs."""
-    facts: dict[str, list] = {domain.name: [] for domain in worker.domains}
+    read: list[tuple[str, object]] = []  # (path, facts) of each build file read
     # setup.py (Python) and environment.yml (YAML) are build files by role, whatever their kind: they name torch too
     # an install document of the project or its docs that sets up its code: its pins rank below every manifest's
     code = install_docs.code_folders(f.path for f in files if f.kind == "python")
@@ -299,12 +314,23 @@ def _project_target(files: list[ProjectFile], worker: FileWorker, context: Proje
                      and context.of(f.path).role in COUNTED_ROLES))
                  and context.of(f.path).reach != "other-backend")  # a ROCm image's torch is ROCm's, no requirement
     for project_file in sorted(manifests, key=lambda f: f.path):
-        result = worker.process(project_file)
-        for domain in worker.domains:
-            kept = getattr(result.facts, domain.name, None)
-            if kept is not None:
-                facts[domain.name].append(kept)
-    return _target_choice(worker.domains, facts)
+        read.append((project_file.path, worker.process(project_file).facts))
+
+    def choose(folder: str | None) -> TargetChoice:
+        facts: dict[str, list] = {domain.name: [] for domain in worker.domains}
+        for path, file_facts in read:
+            if folder is None or subproject_of(path, (folder,)) is not None:
+                for domain in worker.domains:
+                    kept = getattr(file_facts, domain.name, None)
+                    if kept is not None:
+                        facts[domain.name].append(kept)
+        return _target_choice(worker.domains, facts)
+
+    def line_of(version: str | None) -> str:
+        return ".".join(worker.kb.resolve_target(version).release.torch.split(".")[:2])
+
+    choice = choose(None)
+    return choice, nested_projects(root, paths, choose, line_of(choice.version), line_of)
 
 
 def _target_choice(domains: list[Domain], facts: dict[str, list]) -> TargetChoice:
@@ -357,6 +383,7 @@ def _analyse(files: list[ProjectFile], worker: FileWorker, requested_jobs: int |
             yield from (worker.process(f) for f in files)
         return
     transfer.start_receiving()
-    with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(worker.target.requested, context)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(worker.target.requested, context,
+                                                                                          worker.nested)) as pool:
         results: Iterable[FileResult] = pool.map(process_in_worker, files, chunksize=CHUNK_SIZE)  # in input order
         yield from results

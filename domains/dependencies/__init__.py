@@ -46,7 +46,7 @@ class DependenciesDomain(Domain):
             run.factory, run.has_manifest, frozenset(run.guarded), frozenset(n for f in facts for n in f.used_through),
             default_path(run.modules, run.context), frozenset(m for f in facts for m in f.cuda_parts),
             frozenset(n for f in facts for n in f.npu_aware_used), run.choice.doc_pin if run.choice is not None else None,
-            frozenset(i for f in facts for i in f.installs),
+            frozenset(i for f in facts for i in f.installs), {folder: t.release for folder, t in run.nested.items()},
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix

@@ -19,7 +19,7 @@ from ascend_feasibility.domains.dependencies import installed
 from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, ImportFact
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.knowledge import KnowledgeBase
-from ascend_feasibility.knowledge.models import PackageRecord
+from ascend_feasibility.knowledge.models import PackageRecord, Release
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
@@ -49,6 +49,7 @@ def analyze_dependencies(
     npu_aware_used: frozenset[str] = frozenset(),
     doc_pin: str | None = None,
     installs: frozenset[str] = frozenset(),
+    nested: dict[str, Release] | None = None,
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -59,7 +60,8 @@ def analyze_dependencies(
     inside one runs by default, as a plain one does. `cuda_parts`: the catalog's cuda_modules the project imports. `npu_aware_used`: the catalog's npu_aware_for names its code uses. `doc_pin`:
     the install-document torch line the target choice read (TargetChoice.doc_pin), where no manifest pins torch.
     `installs`: the requirements files the project's install commands and package manifests read, and its own
-    installs (installed.py)."""
+    installs (installed.py). `nested`: folder → target release of each nested project on a torch line of its own
+    (analyzer/core/subprojects.py): its own torch pins are judged against that release."""
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
@@ -170,7 +172,11 @@ def analyze_dependencies(
         file_fit = torch_fit(in_file, kb)
         code = "torch-version-fit" if file_fit.releases else "torch-version-no-fit"
         recommended = file_fit.recommended
-        if pinned is not None and path != pinned[1][0].path and set(pinned[0].releases) <= set(file_fit.releases):
+        own = next((release for folder, release in (nested or {}).items()
+                    if PurePosixPath(path).is_relative_to(folder)), None)
+        if own is not None and own.torch_npu in file_fit.releases:  # a nested project's pin, at its own target
+            recommended = f"torch_npu {own.torch_npu} (torch {own.torch}, CANN {own.cann})"
+        elif pinned is not None and path != pinned[1][0].path and set(pinned[0].releases) <= set(file_fit.releases):
             recommended = pin_note  # a range holding the pinned torch: the pin's release, not the newest one
         elif target.torch_npu in file_fit.releases:
             recommended = target_note  # the report's target, which this file admits (not the newest it admits)
