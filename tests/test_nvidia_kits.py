@@ -160,3 +160,29 @@ def test_a_device_mask_for_an_nvidia_only_program_is_other_backend(tmp_path):
     assert found[3].reach == "other-backend" and "for trtllm-serve" in found[3].reach_reason
     # the same mask for the project's own PyTorch script is the port item it was
     assert found[4].reach == "runs" and found[4].counted
+
+
+BESIDE_INFERENCE = {
+    **SERVING_KIT,
+    # the project's own PyTorch inference (F5-TTS's infer_cli.py beside runtime/triton_trtllm/): a CLI that generates
+    "cosyvoice/cli/infer_cli.py": (
+        "import torch\nfrom cosyvoice.cli.model import Model\n\n\ndef main():\n    model = Model()\n    model.eval()\n"
+        "    with torch.inference_mode():\n        return model.generate(torch.ones(2))\n\n\n"
+        "if __name__ == '__main__':\n    main()\n"),
+    # a kit script run to export the vocoder for a TensorRT engine (port round 20 hunk 3)
+    KIT + "scripts/export_vocoder_to_onnx.py": (
+        "import torch\nimport tensorrt\n\n\ndef main():\n    model = torch.nn.Linear(2, 2).cuda()\n"
+        "    torch.onnx.export(model, torch.ones(2).cuda(), 'v.onnx')\n\n\nif __name__ == '__main__':\n    main()\n"),
+}
+
+
+def test_a_serving_kit_beside_the_projects_pytorch_inference_is_an_optional_inference_item(tmp_path):
+    report = _tree(tmp_path / "kit", BESIDE_INFERENCE)
+    (item,) = _in_kit(report)
+    assert (item.rule, item.symbol, item.reach, item.counted) == ("DEP002", "tensorrt-llm", "optional", False)
+    assert "alternative NVIDIA serving deployment" in item.reach_reason
+    assert "the PyTorch path is what the port moves" in item.reach_reason
+    assert KIT + "scripts/export_vocoder_to_onnx.py:6" in item.sites
+    drivers = " ".join(d.en if hasattr(d, "en") else str(d) for d in report.verdict.drivers)
+    assert "tensorrt" not in drivers.lower()
+

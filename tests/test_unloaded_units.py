@@ -333,3 +333,33 @@ def test_a_subpackage_product_code_loads_is_no_tests_only_package():
     result = unloaded(facts, console=("mylib.cli",))
     assert "mylib/fp8/utils.py" not in result and "mylib/fp8/__init__.py" not in result
     assert "mylib/fp8/linear.py" not in result
+
+
+def src_namespace() -> list[Facts]:
+    """F5-TTS's shape: src/f5/ has no __init__.py (PEP 420), its model/ subpackage has one, and the scripts beside
+    it import `f5.model` once the project is installed."""
+    return [
+        Facts("src/f5/api.py", ["f5.infer.utils_infer.load"]),
+        Facts("src/f5/model/__init__.py", ["f5.model.cfm.CFM"]),
+        Facts("src/f5/model/cfm.py", ["f5.model.modules.Block"]),
+        Facts("src/f5/model/modules.py"),
+        Facts("src/f5/infer/utils_infer.py", ["f5.model.CFM"]),
+        Facts("src/f5/infer/infer_cli.py", ["f5.infer.utils_infer.load"], main_guard=True),
+    ]
+
+
+def test_a_namespace_package_under_src_is_a_package_its_imports_resolve_in():
+    facts = src_namespace()
+    assert {"src/f5", "src/f5/model", "src/f5/infer"} <= u.package_folders(facts)
+    assert u.import_names("src/f5/model/modules.py", "src.f5.model.modules", u.package_folders(facts)) >= {
+        "f5.model.modules"}
+    assert unloaded(facts) == {}  # the model core is loaded through `f5.model`, not "imported by nothing"
+
+
+def test_a_folder_under_src_no_import_names_is_no_namespace_package():
+    facts = src_namespace()
+    for f in facts:  # the scripts import their siblings by bare names: src/f5/ is never imported as `f5`
+        f.imports = [name.removeprefix("f5.") for name in f.imports]
+    assert "src/f5" not in u.package_folders(facts)
+    facts = [*src_namespace(), Facts("src/tools/run.py", ["tools_helper.x"]), Facts("src/tools/sub/m.py")]
+    assert "src/tools" not in u.package_folders(facts)  # `tools.sub` is imported nowhere

@@ -108,7 +108,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         switch_takes = switch_rule(conventions.opt_in)
     unbuilt = unbuilt_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES}, facts,
                               set(referrers))
-    stale = stale_launchers(facts, declared)
+    stale = stale_launchers(facts, declared, distribution)
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]

@@ -118,6 +118,7 @@ def package_folders(facts: list[ModuleFacts]) -> set[str]:
     name (VILA's llava/model/language_model/ has no __init__.py; builder.py imports llava.model.language_model.qmemllama)."""
     python = [f for f in facts if f.module and f.path.endswith(".py")]
     packages = {path_view(f.path).parent for f in python if path_view(f.path).name == "__init__.py"}
+    packages |= _source_namespaces(python, packages)
     by_folder: dict[str, list[ModuleFacts]] = defaultdict(list)
     for f in python:
         if path_view(f.path).parent not in packages:
@@ -134,6 +135,29 @@ def package_folders(facts: list[ModuleFacts]) -> set[str]:
                for name in import_names(first.path, first.module, packages | {folder}) if "." in name):
             packages.add(folder)
     return packages
+
+
+SOURCE_ROOTS = ("src",)  # folders an installed project's packages sit in (setuptools' src layout)
+
+
+def _source_namespaces(python: list[ModuleFacts], packages: set[str]) -> set[str]:
+    """Folders directly below a source root (src/) without __init__.py that Python imports as namespace packages
+    (PEP 420) once the project is installed: F5-TTS's src/f5_tts/ holds model/__init__.py, and its files import
+    `f5_tts.model`. Only where an import of the tree names the folder and something inside it (`<name>.<child>`): a
+    folder no import names is not read as a package."""
+    children: dict[str, set[str]] = defaultdict(set)  # src/<name> → the module and folder names inside it
+    for f in python:
+        parts = path_view(f.path).parts
+        if len(parts) < 3 or parts[0] not in SOURCE_ROOTS or not parts[1].isidentifier():
+            continue
+        folder = f"{parts[0]}/{parts[1]}"
+        if folder not in packages:
+            children[folder].add(parts[2].removesuffix(".py"))
+    if not children:
+        return set()
+    named = {tuple(name.split(".")[:2]) for f in python for name in f.imports if "." in name}
+    return {folder for folder, inside in children.items()
+            if any((path_view(folder).name, child) in named for child in inside)}
 
 
 def application_packages(facts: list[ModuleFacts], context: ProjectContext, distribution: str,

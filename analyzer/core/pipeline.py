@@ -26,6 +26,7 @@ from ascend_feasibility.analyzer.context.project_scope import (
     fold_repeated_settings,
 )
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
+from ascend_feasibility.analyzer.context.readme_runs import readme_run_examples
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import package_folders
 from ascend_feasibility.analyzer.core import budget, transfer
@@ -117,6 +118,10 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     ci_images = ci_built_dockerfiles(found.files, config.roles)
     if ci_images:  # CI test images are ci, for the context and the plan alike; the project's own globs still win
         config.roles = {**config.roles, "ci": [*config.roles.get("ci", []), *map(glob.escape, ci_images)]}
+    readme_runs = readme_run_examples(config.readme, [f.path for f in found.files], load_context_conventions().roles,
+                                      config.roles, config.distribution)
+    if readme_runs:  # the README's own command runs them: product, for the context and the plan alike
+        config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, readme_runs)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
                                     other_backend_images(found.files))
     worker = FileWorker(options.torch_npu, context, config.read)  # validates the target and the knowledge base before any scan

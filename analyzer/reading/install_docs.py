@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from ascend_feasibility.analyzer.reading import parsing
+
 MAX_CHARACTERS = 200_000
 SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellscript"})
 _FENCE = re.compile(r"^\s{0,3}(```+|~~~+)\s*([\w+-]*)")
@@ -56,6 +58,40 @@ def code_folders(python_paths) -> set[str]:
 
 def shell_view(text: str) -> str:
     """The document with only its install commands left, each on its own line number."""
+    return _commands_view(text, lambda command: bool(_INSTALL.search(command) or _LAUNCH.search(command)))
+
+
+_RUN = re.compile(r"(?:^|&&|;)\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:python[\d.]*|torchrun|deepspeed|accelerate\s+launch)\s.*\.py\b")
+RUNNERS = ("python", "torchrun", "deepspeed", "accelerate")
+
+
+def run_scripts(text: str) -> list[tuple[str, str]]:
+    """(program, .py file) for each command of the document's shell lines that runs a script (`CUDA_VISIBLE_DEVICES=0 python examples/run.py --flag`,
+    `torchrun --nproc_per_node=8 generate.py`), as written (relative to the folder a reader runs them in), read from
+    the same lines as the install commands (inside shell blocks or outside any block). A launch through a tool of the
+    project's own (`accelerate launch x.py` in accelerate's README) is the tool's demonstration: the caller tells
+    those apart by the program's name."""
+    view = _commands_view(text, lambda command: bool(_RUN.search(command)))
+    if not view.strip():
+        return []
+    found: list[tuple[str, str]] = []
+    for command in parsing.captures(parsing.query("bash", "(command name: (command_name) @name) @command"),
+                                    parsing.parse("bash", view.encode())).get("command", []):
+        program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
+        if not program.startswith(RUNNERS):
+            continue
+        words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+        if program == "accelerate" and words[:1] != ["launch"]:
+            continue
+        script = next((w for w in words if w.endswith(".py") and not w.startswith("-")), None)
+        if script is not None:
+            found.append((program, script))
+    return found
+
+
+def _commands_view(text: str, wanted) -> str:
+    """The document with only the commands `wanted` keeps (with the lines their trailing backslashes continue onto)
+    left, each on its own line number."""
     kept: list[str] = []
     fence: str | None = None  # while inside a block: "shell" or "other"
     marker = ""
@@ -69,7 +105,7 @@ def shell_view(text: str) -> str:
             continued = False
             continue
         command = _PROMPT.sub("", line, count=1).strip()
-        if fence != "other" and (continued or _INSTALL.search(command) or _LAUNCH.search(command)):
+        if fence != "other" and (continued or wanted(command)):
             kept.append(command)
             continued = command.endswith("\\")
         else:
