@@ -589,6 +589,13 @@ class PackageRecord(_Record):
         "loads this package for the project (transformers' BitsAndBytesConfig loads bitsandbytes): a declared package "
         "the project never imports is still in use where one of them appears",
     )
+    used_through_by: list[str] = Field(
+        default_factory=list,
+        description="top-level modules whose calls load this package for a used_through name (transformers, peft): "
+        "a name passed as an argument of a call into another library the file imports (optimum.intel's "
+        "OVModelForCausalLM, ITREX's AutoModelForCausalLM take load_in_8bit too) is that library's option, not a use "
+        "of this package; empty: every occurrence is a use",
+    )
 
     @model_validator(mode="after")
     def _replacement_when_needed(self) -> "PackageRecord":

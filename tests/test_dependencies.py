@@ -594,3 +594,31 @@ def test_what_install_commands_and_package_manifests_read():
     reads = frozenset({"project:README.md", "reads:requirements.txt"})
     assert not installed.unread("requirements.txt", reads) and installed.unread("requirements-dev.txt", reads)
     assert not installed.unread("requirements-dev.txt", frozenset({"reads:requirements.txt"}))  # no project install
+
+
+def test_a_quantisation_keyword_passed_to_another_library_is_no_use_of_bitsandbytes(tmp_path):
+    """Round 20 GLM-4 (B2 row 43): `load_in_8bit` is an argument of optimum-intel's OVModelForCausalLM and of ITREX's
+    AutoModelForCausalLM, which quantise with OpenVINO/Intel kernels, not bitsandbytes. The declared bitsandbytes that
+    nothing imports is DEP015 (a line to drop), not DEP001. The same keyword passed to transformers' from_pretrained,
+    to BitsAndBytesConfig inside another library's call, to a callee the file's imports do not resolve, or to the
+    project's own function keeps the package in use (DEP001)."""
+    requirements = "torch==2.6.0\nbitsandbytes>=0.44.1\n"
+    intel = ("from optimum.intel.openvino import OVModelForCausalLM\n"
+             "model = OVModelForCausalLM.from_pretrained(path, export=True, load_in_8bit=True)\n"
+             "from intel_extension_for_transformers.transformers import AutoModelForCausalLM\n"
+             "itrex = AutoModelForCausalLM.from_pretrained(path, load_in_4bit=True)\n")
+    write(tmp_path / "intel", {"requirements.txt": requirements, "demo.py": intel})
+    assert _findings(tmp_path / "intel", "DEP001") == []
+    [unused] = _findings(tmp_path / "intel", "DEP015")
+    assert unused.path == "requirements.txt"
+    uses = {
+        "hf": "from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained(path, load_in_8bit=True)\n",
+        "config-inside": ("from transformers import BitsAndBytesConfig\nfrom optimum.intel import OVModelForCausalLM\n"
+                          "m = OVModelForCausalLM.from_pretrained(path, quantization_config=BitsAndBytesConfig(load_in_4bit=True))\n"),
+        "unresolved": "def load(cls, path):\n    return cls.from_pretrained(path, load_in_8bit=True)\n",
+        "own": "from mypkg.loading import load\nm = load(path, load_in_4bit=True)\n",
+    }
+    for case, code in uses.items():
+        write(tmp_path / case, {"requirements.txt": requirements, "demo.py": code, "mypkg/__init__.py": "",
+                                "mypkg/loading.py": "def load(path, **kw):\n    return path\n"})
+        assert [f.path for f in _findings(tmp_path / case, "DEP001")] == ["requirements.txt"], case

@@ -16,7 +16,7 @@ from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DependencyRow
 from ascend_feasibility.analyzer.reading.manifests import Declaration
 from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies import installed
-from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, ImportFact
+from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, PASSED_TO, ImportFact
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.knowledge import KnowledgeBase
 from ascend_feasibility.knowledge.models import PackageRecord
@@ -91,7 +91,7 @@ def analyze_dependencies(
                 elif record.runtime_only:  # pytorch-cuda=11.8, nvidia-cudnn-cu12: a line to delete, nothing to rebuild
                     emit.declaration("cuda-runtime-package", name, site, place=place, sites=others)
                 elif record.modules and not {name, record.name} & imported.keys() \
-                        and not used_through.intersection(record.used_through):
+                        and not _used_through(record, used_through, context.local_modules):
                     # Open-Sora-Plan's xformers pin: nothing to replace, a line to drop (llama-recipes' bitsandbytes,
                     # which transformers' BitsAndBytesConfig loads, is in use though never imported). A record that
                     # names no module of its own (mmcv-full installs `mmcv`, the mmcv record's) cannot be told unused.
@@ -245,6 +245,18 @@ class _Emitter:
                     facets: tuple[str, ...] = ()) -> None:
         self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu,
                            facets=facets), place)
+
+
+def _used_through(record: PackageRecord, found: frozenset[str], local_modules: frozenset[str]) -> bool:
+    """Does the project's code hold one of the record's used_through names as a use of the package? A name passed to
+    a call into another library (`load_in_8bit@optimum`: facts.PASSED_TO) counts only where that library is one
+    the record says loads the package for it (used_through_by), or the project's own module."""
+    for entry in found:
+        name, _, callee = entry.partition(PASSED_TO)
+        if name in record.used_through and (not callee or not record.used_through_by
+                                            or callee in record.used_through_by or callee in local_modules):
+            return True
+    return False
 
 
 def _install_facets(record: PackageRecord, sites: list[Declaration]) -> tuple[str, ...]:
