@@ -589,6 +589,11 @@ class PackageRecord(_Record):
         "loads this package for the project (transformers' BitsAndBytesConfig loads bitsandbytes): a declared package "
         "the project never imports is still in use where one of them appears",
     )
+    torch_lines: list[str] = Field(
+        default_factory=list,
+        description="the torch lines (major.minor) the package's releases support (triton-ascend's installation guide: "
+        "torch 2.6 to 2.10): a target torch outside them cannot take the package; empty: not known",
+    )
     used_through_by: list[str] = Field(
         default_factory=list,
         description="top-level modules whose calls load this package for a used_through name (transformers, peft): "

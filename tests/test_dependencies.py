@@ -622,3 +622,21 @@ def test_a_quantisation_keyword_passed_to_another_library_is_no_use_of_bitsandby
         write(tmp_path / case, {"requirements.txt": requirements, "demo.py": code, "mypkg/__init__.py": "",
                                 "mypkg/loading.py": "def load(path, **kw):\n    return path\n"})
         assert [f.path for f in _findings(tmp_path / case, "DEP001")] == ["requirements.txt"], case
+
+
+def test_a_triton_pin_is_judged_by_whether_the_project_imports_triton_and_by_the_target(tmp_path):
+    """Round 20 B1 C4 (LLaVA-NeXT's pip freeze pins triton==2.1.0 beside torch==2.1.2, and nothing imports triton):
+    the pin is the one a CUDA torch pulls in, DEP021 low "delete the line". A project that imports triton keeps the
+    high item advising triton-ascend, which supports torch 2.6 to 2.10: at a torch 2.6 target it names triton-ascend
+    for the NPU platform; at a torch 2.1 target it says the target is outside triton-ascend's range."""
+    kernel = "import triton\nimport triton.language as tl\n@triton.jit\ndef add(x_ptr, n):\n    pass\n"
+    write(tmp_path / "unused", {"requirements.txt": "torch==2.1.2\ntriton==2.1.0\n", "train.py": "import torch\n"})
+    [pin] = _findings(tmp_path / "unused", "DEP021")
+    assert (pin.severity, (pin.effort_hours.low, pin.effort_hours.high)) == ("low", (0.1, 0.5))
+    assert "Delete the line" in pin.replacement.en
+    write(tmp_path / "on-line", {"requirements.txt": "torch==2.6.0\ntriton==3.2.0\n", "kernels.py": kernel})
+    [pin] = _findings(tmp_path / "on-line", "DEP021")
+    assert pin.severity == "high" and "triton-ascend==3.2.1" in pin.replacement.en
+    write(tmp_path / "off-line", {"requirements.txt": "torch==2.1.0\ntriton==2.1.0\n", "kernels.py": kernel})
+    [pin] = _findings(tmp_path / "off-line", "DEP021")
+    assert pin.severity == "high" and "outside that range" in pin.message.en and "torch_npu 2.7.1" in pin.replacement.en

@@ -86,8 +86,12 @@ def analyze_dependencies(
             for site, others in _per_manifest(sites):
                 place = _declared_optional(site) or only_optional
                 if record.npu_fork and site.specifier:  # a pin of the upstream line: the fork has its own versions
+                    # a pinned triton nothing imports is the pin a CUDA torch pulls in (a freeze's): a line to delete
+                    unused = bool(record.modules) and not {name, record.name} & imported.keys() \
+                        and not _used_through(record, used_through, context.local_modules)
                     emit.declaration("fork-version-pin", f"{name}{site.specifier}", site, record.npu_fork, place=place,
-                                     sites=others)
+                                     sites=others, facets=(NOT_IMPORTED,) if unused else
+                                     _fork_off_target(kb.package(record.npu_fork), factory.target.release.torch))
                 elif record.runtime_only:  # pytorch-cuda=11.8, nvidia-cudnn-cu12: a line to delete, nothing to rebuild
                     emit.declaration("cuda-runtime-package", name, site, place=place, sites=others)
                 elif record.modules and not {name, record.name} & imported.keys() \
@@ -245,6 +249,18 @@ class _Emitter:
                     facets: tuple[str, ...] = ()) -> None:
         self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu,
                            facets=facets), place)
+
+
+NOT_IMPORTED = "not-imported"
+FORK_OFF_TARGET = "fork-off-target"
+
+
+def _fork_off_target(fork: PackageRecord | None, torch: str) -> tuple[str, ...]:
+    """`fork-off-target` where the NPU fork's releases support torch lines (triton-ascend: 2.6 to 2.10) that the
+    report's target torch is not on: declaring the fork asks for another torch_npu too."""
+    if fork is None or not fork.torch_lines:
+        return ()
+    return () if ".".join(torch.split(".")[:2]) in fork.torch_lines else (FORK_OFF_TARGET,)
 
 
 def _used_through(record: PackageRecord, found: frozenset[str], local_modules: frozenset[str]) -> bool:
