@@ -640,3 +640,21 @@ def test_a_triton_pin_is_judged_by_whether_the_project_imports_triton_and_by_the
     write(tmp_path / "off-line", {"requirements.txt": "torch==2.1.0\ntriton==2.1.0\n", "kernels.py": kernel})
     [pin] = _findings(tmp_path / "off-line", "DEP021")
     assert pin.severity == "high" and "outside that range" in pin.message.en and "torch_npu 2.7.1" in pin.replacement.en
+
+
+def test_unused_cuda_lines_of_a_requirements_file_nothing_installs_are_stale(tmp_path):
+    """Round 20 A1 row 8, B1 C4 (LLaVA-NeXT): requirements.txt is a `pip freeze` record (torch, nvidia-* runtimes,
+    triton, an unused flash-attn) that no install reads, while the README installs the project from pyproject.toml.
+    DEP014, DEP021 and DEP015 there say it is a stale record (low, 0.1-0.5 h). Where the README installs that file,
+    they keep their own texts."""
+    freeze = "torch==2.1.2\nnvidia-cudnn-cu12==8.9.2.26\ntriton==2.1.0\nflash-attn==2.5.0\n"
+    tree = {"pyproject.toml": JANUS_PYPROJECT, "requirements.txt": freeze, "janus/__init__.py": "",
+            "janus/model.py": "import torch\n"}
+    write(tmp_path / "record", {**tree, "README.md": "```bash\npip install -e \".[train]\"\n```\n"})
+    write(tmp_path / "read", {**tree, "README.md": "```bash\npip install -e .\npip install -r requirements.txt\n```\n"})
+    for code in ("DEP014", "DEP021", "DEP015"):
+        [stale] = _findings(tmp_path / "record", code)
+        assert (stale.severity, (stale.effort_hours.low, stale.effort_hours.high)) == ("low", (0.1, 0.5)), code
+        assert "no install command or package manifest" in stale.message.en, code
+        [kept] = _findings(tmp_path / "read", code)
+        assert "no install command or package manifest" not in kept.message.en, code

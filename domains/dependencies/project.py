@@ -90,17 +90,18 @@ def analyze_dependencies(
                     unused = bool(record.modules) and not {name, record.name} & imported.keys() \
                         and not _used_through(record, used_through, context.local_modules)
                     emit.declaration("fork-version-pin", f"{name}{site.specifier}", site, record.npu_fork, place=place,
-                                     sites=others, facets=(NOT_IMPORTED,) if unused else
+                                     sites=others, facets=(NOT_IMPORTED, *_stale(site, installs)) if unused else
                                      _fork_off_target(kb.package(record.npu_fork), factory.target.release.torch))
                 elif record.runtime_only:  # pytorch-cuda=11.8, nvidia-cudnn-cu12: a line to delete, nothing to rebuild
-                    emit.declaration("cuda-runtime-package", name, site, place=place, sites=others)
+                    emit.declaration("cuda-runtime-package", name, site, place=place, sites=others,
+                                     facets=_stale(site, installs))
                 elif record.modules and not {name, record.name} & imported.keys() \
                         and not _used_through(record, used_through, context.local_modules):
                     # Open-Sora-Plan's xformers pin: nothing to replace, a line to drop (llama-recipes' bitsandbytes,
                     # which transformers' BitsAndBytesConfig loads, is in use though never imported). A record that
                     # names no module of its own (mmcv-full installs `mmcv`, the mmcv record's) cannot be told unused.
                     emit.declaration("declared-not-imported", name, site, place=place, sites=others,
-                                     facets=_install_facets(record, [site]))
+                                     facets=(*_install_facets(record, [site]), *_stale(site, installs)))
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place, sites=others)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used)
@@ -186,7 +187,7 @@ def analyze_dependencies(
             # whose torch>=2.0.1 the target fits: a stale line to align, not the torch the project runs
             emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0],
                              f"{primary[0].path}'s torch{fit.declared}, which {target_note} fits",
-                             facets=("unread-manifest",), effort=UNREAD_EFFORT)
+                             facets=(UNREAD_MANIFEST,), effort=UNREAD_EFFORT)
             continue
         line = _line_release(in_file, kb) if code == "torch-version-no-fit" and _prerelease(in_file) else None
         if line is not None:  # torchchat's npu-smi branch: torch=="2.7.0.dev20250310+cpu"
@@ -288,6 +289,13 @@ def _install_facets(record: PackageRecord, sites: list[Declaration]) -> tuple[st
 
 
 UNREAD_EFFORT = (0.1, 0.5)  # aligning or deleting one line of a file nothing installs
+UNREAD_MANIFEST = "unread-manifest"
+
+
+def _stale(site: Declaration, installs: frozenset[str]) -> tuple[str, ...]:
+    """`unread-manifest` for a line of a requirements file that no install command or package manifest reads while
+    the project installs itself (a `pip freeze` record beside `pip install -e .`: installed.unread)."""
+    return (UNREAD_MANIFEST,) if site.source == "requirements" and installed.unread(site.path, installs) else ()
 PACKAGE_MANIFESTS = ("pyproject", "setup.py", "setup.cfg")  # what `pip install .` reads
 
 
