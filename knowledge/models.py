@@ -1101,6 +1101,18 @@ class EnumerationKind(_Record):
     prefer: list[str] = Field(default_factory=list, description="platforms whose item is the NPU's model, best first")
 
 
+class OwnRuntime(_Record):
+    """A library whose `device` argument names its own runtime's device, not torch's (CTranslate2): transfer_to_npu
+    never sees it, and the runtime has no NPU device."""
+
+    runtime: str = Field(min_length=1)
+    callees: list[str] = Field(min_length=1, description="qualified names of the calls that take the device")
+    device_position: int = Field(ge=0, description="the device's index among the positional arguments")
+    devices: list[str] = Field(min_length=1, description="the device names the runtime accepts")
+    npu_device: str = Field(description="the device to pass on an Ascend host")
+    source: str = Field(min_length=1)
+
+
 class AcceleratorNames(_Record):
     """knowledge/device/accelerators.toml: the accelerator platforms code enumerates, and the enumeration shapes."""
 
@@ -1110,6 +1122,7 @@ class AcceleratorNames(_Record):
     cuda_runtime_providers: list[str] = Field(
         min_length=1, description="ONNX Runtime execution providers for NVIDIA GPUs: an arm that picks one chooses "
         "another runtime's device, not torch's")
+    own_runtime: list[OwnRuntime] = Field(default_factory=list, description="libraries whose device is their own runtime's")
     platform: list[AcceleratorPlatform] = Field(min_length=2)
     enumeration: list[EnumerationKind] = Field(min_length=1)
 

@@ -6,7 +6,14 @@ from ascend_feasibility.analyzer.context.cuda_arms import pytorch_fallback_arm
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
-from ascend_feasibility.domains.device import context_operands, cuda_method_device, literals, mask_reads, selectors
+from ascend_feasibility.domains.device import (
+    context_operands,
+    cuda_method_device,
+    literals,
+    mask_reads,
+    own_runtimes,
+    selectors,
+)
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
@@ -404,6 +411,12 @@ class _FileScan(PythonScan):
         if not literal.formatted and selectors.is_selector_value(literal.node):
             return  # `impl='cuda'` beside `assert impl in ['ref', 'cuda']`: an implementation's name, not a device
         detector = "device-string-formatted" if literal.formatted else "device-string"
+        runtime = own_runtimes.own_runtime_of(literal.node, self.imports)
+        if runtime is not None:  # faster-whisper's CTranslate2 device: not torch's, and no NPU device there
+            quote = '"' if parsing.text(literal.node).endswith('"') else "'"
+            self.hit("own-runtime-device", parsing.text(literal.node), literal.node,
+                     f"{quote}{runtime.npu_device}{quote} ({runtime.runtime} takes {', '.join(runtime.devices)})")
+            return
         if cuda_method_device.only_cuda_method_argument(literal.node):
             # `device = f"cuda:{rank}"` read only by `.cuda(device)`: no wrapped API ever rewrites it
             self.hit(detector, parsing.text(literal.node), literal.node, literal.npu_text, auto_when=(),
