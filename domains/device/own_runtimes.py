@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 
+from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
 from ascend_feasibility.knowledge import load_accelerator_names
 from ascend_feasibility.knowledge.models import OwnRuntime
@@ -40,3 +41,69 @@ def own_runtime_of(literal: Node, imports: ImportTable) -> OwnRuntime | None:
     if runtime is None or (position is not None and position != runtime.device_position):
         return None
     return runtime
+
+
+MAX_NODES = 20_000  # the walk over one arm, or one function it calls
+_NESTED = frozenset({"function_definition", "class_definition", "lambda"})
+TORCH_METHODS = frozenset({"cuda", "to"})  # a tensor or module moved: torch device work
+
+
+def pins_only_own_runtime(write: Node, imports: ImportTable) -> bool:
+    """Is the statement that sets the CUDA device mask (`os.environ["CUDA_VISIBLE_DEVICES"] = str(rank)`) in an arm
+    whose only device work is another runtime's model (built there, or by a function of the file the arm calls),
+    and which touches no torch (no torch name, no `.cuda()`/`.to()`)? On Ascend that runtime runs on the CPU: the
+    mask pins nothing the NPU needs."""
+    statement = write
+    while statement.parent is not None and statement.parent.type not in {"block", "module"}:
+        statement = statement.parent
+    arm = statement.parent
+    if arm is None:
+        return False
+    own = _module_functions(arm)
+    found, torch = _device_work(arm, imports)
+    if torch:
+        return False
+    for name in _called_names(arm):
+        if name in own:
+            inner_found, inner_torch = _device_work(own[name], imports)
+            if inner_torch:
+                return False
+            found = found or inner_found
+    return found
+
+
+def _device_work(scope: Node, imports: ImportTable) -> tuple[bool, bool]:
+    """(builds a model of an own runtime, touches torch) over the scope's calls and names."""
+    found = torch = False
+    for node in parsing.walk(scope, limit=MAX_NODES, prune=_NESTED, enter_root=True):
+        if node.type == "identifier" and parsing.text(node) == "torch":
+            torch = True
+        elif node.type == "call":
+            function = node.child_by_field_name("function")
+            if function is None or function.type not in {"identifier", "attribute"}:
+                continue
+            if function.type == "attribute" and parsing.text(function.child_by_field_name("attribute")) in TORCH_METHODS:
+                torch = True
+            callee = qualified_name(function, imports) or ""
+            torch = torch or callee.startswith("torch.")
+            found = found or callee in _by_callee()
+    return found, torch
+
+
+def _called_names(scope: Node) -> set[str]:
+    return {parsing.text(n.child_by_field_name("function")) for n in parsing.walk(scope, limit=MAX_NODES, prune=_NESTED)
+            if n.type == "call" and n.child_by_field_name("function") is not None
+            and n.child_by_field_name("function").type == "identifier"}
+
+
+def _module_functions(node: Node) -> dict[str, Node]:
+    """The module-level functions of the file holding `node`, by name, each its body."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    found = {}
+    for child in root.named_children:
+        definition = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
+        if definition is not None and definition.type == "function_definition":
+            found[parsing.text(definition.child_by_field_name("name"))] = definition.child_by_field_name("body")
+    return found

@@ -47,6 +47,7 @@ QUERY = r"""
 ((keyword_argument name: (identifier) @kwname) (#any-of? @kwname "device" "device_id" "map_location" "device_map"))
 """
 
+OWN_RUNTIME_PIN = "own-runtime-pin"  # a CUDA mask set in an arm whose only device work is another runtime's model
 DEVICE_ARGUMENT = "device-argument"  # `.cuda(<a device name>)`, which the shim's `.npu` alias raises on
 ENABLED_BY_DEVICE_TEST = "enabled-by-device-test"  # the autocast's `enabled=` holds a CUDA device test
 AUTOCAST_BY_SPELLING = {
@@ -130,6 +131,8 @@ class _FileScan(PythonScan):
         if name not in mask_reads.MASKS:
             return ()
         access = mask_reads.access(node)
+        if access == "write" and own_runtimes.pins_only_own_runtime(node, self.imports):
+            return (OWN_RUNTIME_PIN,)
         if access != "write" and mask_reads.serves_nvidia_smi(node):
             return None  # part of the nvidia-smi probe DEV211 reports
         return (access,) if access in {mask_reads.READ, mask_reads.READ_USED} else ()
