@@ -589,10 +589,10 @@ class PackageRecord(_Record):
         "loads this package for the project (transformers' BitsAndBytesConfig loads bitsandbytes): a declared package "
         "the project never imports is still in use where one of them appears",
     )
-    torch_lines: list[str] = Field(
-        default_factory=list,
-        description="the torch lines (major.minor) the package's releases support (triton-ascend's installation guide: "
-        "torch 2.6 to 2.10): a target torch outside them cannot take the package; empty: not known",
+    torch_since: str | None = Field(
+        default=None,
+        description="the oldest torch line (major.minor) the package's releases support (triton-ascend: 2.6, its "
+        "installation guide's oldest PyTorch): a target torch below it cannot take the package; None: not known",
     )
     used_through_by: list[str] = Field(
         default_factory=list,

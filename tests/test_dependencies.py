@@ -627,8 +627,8 @@ def test_a_quantisation_keyword_passed_to_another_library_is_no_use_of_bitsandby
 def test_a_triton_pin_is_judged_by_whether_the_project_imports_triton_and_by_the_target(tmp_path):
     """Round 20 B1 C4 (LLaVA-NeXT's pip freeze pins triton==2.1.0 beside torch==2.1.2, and nothing imports triton):
     the pin is the one a CUDA torch pulls in, DEP021 low "delete the line". A project that imports triton keeps the
-    high item advising triton-ascend, which supports torch 2.6 to 2.10: at a torch 2.6 target it names triton-ascend
-    for the NPU platform; at a torch 2.1 target it says the target is outside triton-ascend's range."""
+    high item advising triton-ascend, which has no release for a torch older than 2.6: at a torch 2.6 target it names
+    triton-ascend for the NPU platform; at a torch 2.1 target it says the target is older than that."""
     kernel = "import triton\nimport triton.language as tl\n@triton.jit\ndef add(x_ptr, n):\n    pass\n"
     write(tmp_path / "unused", {"requirements.txt": "torch==2.1.2\ntriton==2.1.0\n", "train.py": "import torch\n"})
     [pin] = _findings(tmp_path / "unused", "DEP021")
@@ -639,7 +639,7 @@ def test_a_triton_pin_is_judged_by_whether_the_project_imports_triton_and_by_the
     assert pin.severity == "high" and "triton-ascend==3.2.1" in pin.replacement.en
     write(tmp_path / "off-line", {"requirements.txt": "torch==2.1.0\ntriton==2.1.0\n", "kernels.py": kernel})
     [pin] = _findings(tmp_path / "off-line", "DEP021")
-    assert pin.severity == "high" and "outside that range" in pin.message.en and "torch_npu 2.7.1" in pin.replacement.en
+    assert pin.severity == "high" and "target torch_npu is older" in pin.message.en and "torch_npu 2.7.1" in pin.replacement.en
 
 
 def test_unused_cuda_lines_of_a_requirements_file_nothing_installs_are_stale(tmp_path):

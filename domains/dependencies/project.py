@@ -257,11 +257,15 @@ FORK_OFF_TARGET = "fork-off-target"
 
 
 def _fork_off_target(fork: PackageRecord | None, torch: str) -> tuple[str, ...]:
-    """`fork-off-target` where the NPU fork's releases support torch lines (triton-ascend: 2.6 to 2.10) that the
-    report's target torch is not on: declaring the fork asks for another torch_npu too."""
-    if fork is None or not fork.torch_lines:
+    """`fork-off-target` where the report's target torch is older than the NPU fork's oldest supported line
+    (triton-ascend: torch 2.6): declaring the fork asks for another torch_npu too."""
+    if fork is None or fork.torch_since is None:
         return ()
-    return () if ".".join(torch.split(".")[:2]) in fork.torch_lines else (FORK_OFF_TARGET,)
+    try:
+        below = Version(torch).release[:2] < Version(fork.torch_since).release[:2]
+    except InvalidVersion:
+        return ()
+    return (FORK_OFF_TARGET,) if below else ()
 
 
 def _used_through(record: PackageRecord, found: frozenset[str], local_modules: frozenset[str]) -> bool:
