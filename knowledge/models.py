@@ -589,6 +589,18 @@ class PackageRecord(_Record):
         "loads this package for the project (transformers' BitsAndBytesConfig loads bitsandbytes): a declared package "
         "the project never imports is still in use where one of them appears",
     )
+    torch_since: str | None = Field(
+        default=None,
+        description="the oldest torch line (major.minor) the package's releases support (triton-ascend: 2.6, its "
+        "installation guide's oldest PyTorch): a target torch below it cannot take the package; None: not known",
+    )
+    used_through_by: list[str] = Field(
+        default_factory=list,
+        description="top-level modules whose calls load this package for a used_through name (transformers, peft): "
+        "a name passed as an argument of a call into another library the file imports (optimum.intel's "
+        "OVModelForCausalLM, ITREX's AutoModelForCausalLM take load_in_8bit too) is that library's option, not a use "
+        "of this package; empty: every occurrence is a use",
+    )
 
     @model_validator(mode="after")
     def _replacement_when_needed(self) -> "PackageRecord":
@@ -1089,6 +1101,18 @@ class EnumerationKind(_Record):
     prefer: list[str] = Field(default_factory=list, description="platforms whose item is the NPU's model, best first")
 
 
+class OwnRuntime(_Record):
+    """A library whose `device` argument names its own runtime's device, not torch's (CTranslate2): transfer_to_npu
+    never sees it, and the runtime has no NPU device."""
+
+    runtime: str = Field(min_length=1)
+    callees: list[str] = Field(min_length=1, description="qualified names of the calls that take the device")
+    device_position: int = Field(ge=0, description="the device's index among the positional arguments")
+    devices: list[str] = Field(min_length=1, description="the device names the runtime accepts")
+    npu_device: str = Field(description="the device to pass on an Ascend host")
+    source: str = Field(min_length=1)
+
+
 class AcceleratorNames(_Record):
     """knowledge/device/accelerators.toml: the accelerator platforms code enumerates, and the enumeration shapes."""
 
@@ -1098,6 +1122,7 @@ class AcceleratorNames(_Record):
     cuda_runtime_providers: list[str] = Field(
         min_length=1, description="ONNX Runtime execution providers for NVIDIA GPUs: an arm that picks one chooses "
         "another runtime's device, not torch's")
+    own_runtime: list[OwnRuntime] = Field(default_factory=list, description="libraries whose device is their own runtime's")
     platform: list[AcceleratorPlatform] = Field(min_length=2)
     enumeration: list[EnumerationKind] = Field(min_length=1)
 

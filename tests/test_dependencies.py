@@ -594,3 +594,67 @@ def test_what_install_commands_and_package_manifests_read():
     reads = frozenset({"project:README.md", "reads:requirements.txt"})
     assert not installed.unread("requirements.txt", reads) and installed.unread("requirements-dev.txt", reads)
     assert not installed.unread("requirements-dev.txt", frozenset({"reads:requirements.txt"}))  # no project install
+
+
+def test_a_quantisation_keyword_passed_to_another_library_is_no_use_of_bitsandbytes(tmp_path):
+    """Round 20 GLM-4 (B2 row 43): `load_in_8bit` is an argument of optimum-intel's OVModelForCausalLM and of ITREX's
+    AutoModelForCausalLM, which quantise with OpenVINO/Intel kernels, not bitsandbytes. The declared bitsandbytes that
+    nothing imports is DEP015 (a line to drop), not DEP001. The same keyword passed to transformers' from_pretrained,
+    to BitsAndBytesConfig inside another library's call, to a callee the file's imports do not resolve, or to the
+    project's own function keeps the package in use (DEP001)."""
+    requirements = "torch==2.6.0\nbitsandbytes>=0.44.1\n"
+    intel = ("from optimum.intel.openvino import OVModelForCausalLM\n"
+             "model = OVModelForCausalLM.from_pretrained(path, export=True, load_in_8bit=True)\n"
+             "from intel_extension_for_transformers.transformers import AutoModelForCausalLM\n"
+             "itrex = AutoModelForCausalLM.from_pretrained(path, load_in_4bit=True)\n")
+    write(tmp_path / "intel", {"requirements.txt": requirements, "demo.py": intel})
+    assert _findings(tmp_path / "intel", "DEP001") == []
+    [unused] = _findings(tmp_path / "intel", "DEP015")
+    assert unused.path == "requirements.txt"
+    uses = {
+        "hf": "from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained(path, load_in_8bit=True)\n",
+        "config-inside": ("from transformers import BitsAndBytesConfig\nfrom optimum.intel import OVModelForCausalLM\n"
+                          "m = OVModelForCausalLM.from_pretrained(path, quantization_config=BitsAndBytesConfig(load_in_4bit=True))\n"),
+        "unresolved": "def load(cls, path):\n    return cls.from_pretrained(path, load_in_8bit=True)\n",
+        "own": "from mypkg.loading import load\nm = load(path, load_in_4bit=True)\n",
+    }
+    for case, code in uses.items():
+        write(tmp_path / case, {"requirements.txt": requirements, "demo.py": code, "mypkg/__init__.py": "",
+                                "mypkg/loading.py": "def load(path, **kw):\n    return path\n"})
+        assert [f.path for f in _findings(tmp_path / case, "DEP001")] == ["requirements.txt"], case
+
+
+def test_a_triton_pin_is_judged_by_whether_the_project_imports_triton_and_by_the_target(tmp_path):
+    """Round 20 B1 C4 (LLaVA-NeXT's pip freeze pins triton==2.1.0 beside torch==2.1.2, and nothing imports triton):
+    the pin is the one a CUDA torch pulls in, DEP021 low "delete the line". A project that imports triton keeps the
+    high item advising triton-ascend, which has no release for a torch older than 2.6: at a torch 2.6 target it names
+    triton-ascend for the NPU platform; at a torch 2.1 target it says the target is older than that."""
+    kernel = "import triton\nimport triton.language as tl\n@triton.jit\ndef add(x_ptr, n):\n    pass\n"
+    write(tmp_path / "unused", {"requirements.txt": "torch==2.1.2\ntriton==2.1.0\n", "train.py": "import torch\n"})
+    [pin] = _findings(tmp_path / "unused", "DEP021")
+    assert (pin.severity, (pin.effort_hours.low, pin.effort_hours.high)) == ("low", (0.1, 0.5))
+    assert "Delete the line" in pin.replacement.en
+    write(tmp_path / "on-line", {"requirements.txt": "torch==2.6.0\ntriton==3.2.0\n", "kernels.py": kernel})
+    [pin] = _findings(tmp_path / "on-line", "DEP021")
+    assert pin.severity == "high" and "triton-ascend==3.2.1" in pin.replacement.en
+    write(tmp_path / "off-line", {"requirements.txt": "torch==2.1.0\ntriton==2.1.0\n", "kernels.py": kernel})
+    [pin] = _findings(tmp_path / "off-line", "DEP021")
+    assert pin.severity == "high" and "target torch_npu is older" in pin.message.en and "torch_npu 2.7.1" in pin.replacement.en
+
+
+def test_unused_cuda_lines_of_a_requirements_file_nothing_installs_are_stale(tmp_path):
+    """Round 20 A1 row 8, B1 C4 (LLaVA-NeXT): requirements.txt is a `pip freeze` record (torch, nvidia-* runtimes,
+    triton, an unused flash-attn) that no install reads, while the README installs the project from pyproject.toml.
+    DEP014, DEP021 and DEP015 there say it is a stale record (low, 0.1-0.5 h). Where the README installs that file,
+    they keep their own texts."""
+    freeze = "torch==2.1.2\nnvidia-cudnn-cu12==8.9.2.26\ntriton==2.1.0\nflash-attn==2.5.0\n"
+    tree = {"pyproject.toml": JANUS_PYPROJECT, "requirements.txt": freeze, "janus/__init__.py": "",
+            "janus/model.py": "import torch\n"}
+    write(tmp_path / "record", {**tree, "README.md": "```bash\npip install -e \".[train]\"\n```\n"})
+    write(tmp_path / "read", {**tree, "README.md": "```bash\npip install -e .\npip install -r requirements.txt\n```\n"})
+    for code in ("DEP014", "DEP021", "DEP015"):
+        [stale] = _findings(tmp_path / "record", code)
+        assert (stale.severity, (stale.effort_hours.low, stale.effort_hours.high)) == ("low", (0.1, 0.5)), code
+        assert "no install command or package manifest" in stale.message.en, code
+        [kept] = _findings(tmp_path / "read", code)
+        assert "no install command or package manifest" not in kept.message.en, code

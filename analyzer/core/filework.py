@@ -570,6 +570,8 @@ class FileWorker:
         guard = self.gates.accelerator_choice(node)
         if guard is None and (rule in conventions.check_rules or rule in conventions.cuda_only_rules):
             guard = self.gates.capability_pair(node)
+        elif guard is None:  # any site after the pair's first operand runs only where the operands before it hold
+            guard = self.gates.capability_pair(node, later_only=True)
         if guard is None and domain not in self.guards.feature_domains:
             guard = self.gates.excluded_before(node)
         return (guard or self.gates.detection_cascade(node) or self.gates.class_npu_branch(node)

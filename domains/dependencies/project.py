@@ -16,7 +16,7 @@ from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DependencyRow
 from ascend_feasibility.analyzer.reading.manifests import Declaration
 from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies import installed
-from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, ImportFact
+from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, PASSED_TO, ImportFact
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.knowledge import KnowledgeBase
 from ascend_feasibility.knowledge.models import PackageRecord, Release
@@ -88,17 +88,22 @@ def analyze_dependencies(
             for site, others in _per_manifest(sites):
                 place = _declared_optional(site) or only_optional
                 if record.npu_fork and site.specifier:  # a pin of the upstream line: the fork has its own versions
+                    # a pinned triton nothing imports is the pin a CUDA torch pulls in (a freeze's): a line to delete
+                    unused = bool(record.modules) and not {name, record.name} & imported.keys() \
+                        and not _used_through(record, used_through, context.local_modules)
                     emit.declaration("fork-version-pin", f"{name}{site.specifier}", site, record.npu_fork, place=place,
-                                     sites=others)
+                                     sites=others, facets=(NOT_IMPORTED, *_stale(site, installs)) if unused else
+                                     _fork_off_target(kb.package(record.npu_fork), factory.target.release.torch))
                 elif record.runtime_only:  # pytorch-cuda=11.8, nvidia-cudnn-cu12: a line to delete, nothing to rebuild
-                    emit.declaration("cuda-runtime-package", name, site, place=place, sites=others)
+                    emit.declaration("cuda-runtime-package", name, site, place=place, sites=others,
+                                     facets=_stale(site, installs))
                 elif record.modules and not {name, record.name} & imported.keys() \
-                        and not used_through.intersection(record.used_through):
+                        and not _used_through(record, used_through, context.local_modules):
                     # Open-Sora-Plan's xformers pin: nothing to replace, a line to drop (llama-recipes' bitsandbytes,
                     # which transformers' BitsAndBytesConfig loads, is in use though never imported). A record that
                     # names no module of its own (mmcv-full installs `mmcv`, the mmcv record's) cannot be told unused.
                     emit.declaration("declared-not-imported", name, site, place=place, sites=others,
-                                     facets=_install_facets(record, [site]))
+                                     facets=(*_install_facets(record, [site]), *_stale(site, installs)))
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place, sites=others)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used)
@@ -188,7 +193,7 @@ def analyze_dependencies(
             # whose torch>=2.0.1 the target fits: a stale line to align, not the torch the project runs
             emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0],
                              f"{primary[0].path}'s torch{fit.declared}, which {target_note} fits",
-                             facets=("unread-manifest",), effort=UNREAD_EFFORT)
+                             facets=(UNREAD_MANIFEST,), effort=UNREAD_EFFORT)
             continue
         line = _line_release(in_file, kb) if code == "torch-version-no-fit" and _prerelease(in_file) else None
         if line is not None:  # torchchat's npu-smi branch: torch=="2.7.0.dev20250310+cpu"
@@ -253,6 +258,34 @@ class _Emitter:
                            facets=facets), place)
 
 
+NOT_IMPORTED = "not-imported"
+FORK_OFF_TARGET = "fork-off-target"
+
+
+def _fork_off_target(fork: PackageRecord | None, torch: str) -> tuple[str, ...]:
+    """`fork-off-target` where the report's target torch is older than the NPU fork's oldest supported line
+    (triton-ascend: torch 2.6): declaring the fork asks for another torch_npu too."""
+    if fork is None or fork.torch_since is None:
+        return ()
+    try:
+        below = Version(torch).release[:2] < Version(fork.torch_since).release[:2]
+    except InvalidVersion:
+        return ()
+    return (FORK_OFF_TARGET,) if below else ()
+
+
+def _used_through(record: PackageRecord, found: frozenset[str], local_modules: frozenset[str]) -> bool:
+    """Does the project's code hold one of the record's used_through names as a use of the package? A name passed to
+    a call into another library (`load_in_8bit@optimum`: facts.PASSED_TO) counts only where that library is one
+    the record says loads the package for it (used_through_by), or the project's own module."""
+    for entry in found:
+        name, _, callee = entry.partition(PASSED_TO)
+        if name in record.used_through and (not callee or not record.used_through_by
+                                            or callee in record.used_through_by or callee in local_modules):
+            return True
+    return False
+
+
 def _install_facets(record: PackageRecord, sites: list[Declaration]) -> tuple[str, ...]:
     """A package that installs on any host (gpustat, pynvml: pure Python over NVML, which fails only when called;
     lightning: pure Python; bitsandbytes from 0.46.0: wheels for Linux x86_64 and aarch64): a line nobody uses is no
@@ -266,6 +299,13 @@ def _install_facets(record: PackageRecord, sites: list[Declaration]) -> tuple[st
 
 
 UNREAD_EFFORT = (0.1, 0.5)  # aligning or deleting one line of a file nothing installs
+UNREAD_MANIFEST = "unread-manifest"
+
+
+def _stale(site: Declaration, installs: frozenset[str]) -> tuple[str, ...]:
+    """`unread-manifest` for a line of a requirements file that no install command or package manifest reads while
+    the project installs itself (a `pip freeze` record beside `pip install -e .`: installed.unread)."""
+    return (UNREAD_MANIFEST,) if site.source == "requirements" and installed.unread(site.path, installs) else ()
 PACKAGE_MANIFESTS = ("pyproject", "setup.py", "setup.cfg")  # what `pip install .` reads
 
 

@@ -6,7 +6,14 @@ from ascend_feasibility.analyzer.context.cuda_arms import pytorch_fallback_arm
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
-from ascend_feasibility.domains.device import context_operands, literals, mask_reads, selectors
+from ascend_feasibility.domains.device import (
+    context_operands,
+    cuda_method_device,
+    literals,
+    mask_reads,
+    own_runtimes,
+    selectors,
+)
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
@@ -40,6 +47,8 @@ QUERY = r"""
 ((keyword_argument name: (identifier) @kwname) (#any-of? @kwname "device" "device_id" "map_location" "device_map"))
 """
 
+OWN_RUNTIME_PIN = "own-runtime-pin"  # a CUDA mask set in an arm whose only device work is another runtime's model
+DEVICE_ARGUMENT = "device-argument"  # `.cuda(<a device name>)`, which the shim's `.npu` alias raises on
 ENABLED_BY_DEVICE_TEST = "enabled-by-device-test"  # the autocast's `enabled=` holds a CUDA device test
 AUTOCAST_BY_SPELLING = {
     "torch.autocast": "torch-autocast-cuda",
@@ -122,6 +131,8 @@ class _FileScan(PythonScan):
         if name not in mask_reads.MASKS:
             return ()
         access = mask_reads.access(node)
+        if access == "write" and own_runtimes.pins_only_own_runtime(node, self.imports):
+            return (OWN_RUNTIME_PIN,)
         if access != "write" and mask_reads.serves_nvidia_smi(node):
             return None  # part of the nvidia-smi probe DEV211 reports
         return (access,) if access in {mask_reads.READ, mask_reads.READ_USED} else ()
@@ -270,6 +281,15 @@ class _FileScan(PythonScan):
                 return  # a module's own `cuda` function, e.g. numba's, is not a tensor method
             if obj is not None and obj.type == "call" and parsing.text(obj.child_by_field_name("function")) == "super":
                 return  # an override of Module.cuda forwarding to its parent runs only when a caller asks for CUDA
+            device = cuda_method_device.device_argument(call)
+            if cuda_method_device.names_a_device(device, self.imports):
+                # `.cuda("cuda:0")`: the shim's alias `.npu` takes an index only and raises on a device name
+                written = parsing.text(device)
+                npu = f".to({written if device.type == 'identifier' else written.replace('cuda', 'npu')})"
+                self.claimed_calls.add(call.id)  # a literal written in the call is this item's, not a DEV001 of its own
+                self.hit("tensor-cuda-method", f".cuda({parsing.text(device)})", call, npu, auto_when=(),
+                         facets=(DEVICE_ARGUMENT,))
+                return
             self.hit("tensor-cuda-method", ".cuda()", call, ".npu()")
         elif method_name == "to" and first is not None and first.type == "integer":
             self.hit("integer-device", f".to({parsing.text(first)})", call, f'.to("npu:{parsing.text(first)}")')
@@ -394,6 +414,17 @@ class _FileScan(PythonScan):
         if not literal.formatted and selectors.is_selector_value(literal.node):
             return  # `impl='cuda'` beside `assert impl in ['ref', 'cuda']`: an implementation's name, not a device
         detector = "device-string-formatted" if literal.formatted else "device-string"
+        runtime = own_runtimes.own_runtime_of(literal.node, self.imports)
+        if runtime is not None:  # faster-whisper's CTranslate2 device: not torch's, and no NPU device there
+            quote = '"' if parsing.text(literal.node).endswith('"') else "'"
+            self.hit("own-runtime-device", parsing.text(literal.node), literal.node,
+                     f"{quote}{runtime.npu_device}{quote} ({runtime.runtime} takes {', '.join(runtime.devices)})")
+            return
+        if cuda_method_device.only_cuda_method_argument(literal.node):
+            # `device = f"cuda:{rank}"` read only by `.cuda(device)`: no wrapped API ever rewrites it
+            self.hit(detector, parsing.text(literal.node), literal.node, literal.npu_text, auto_when=(),
+                     facets=(DEVICE_ARGUMENT,))
+            return
         self.hit(detector, parsing.text(literal.node), literal.node, literal.npu_text,
                   auto_when=self._callee_capabilities(literal.node), facets=self._amp_decorator(literal.node))
 

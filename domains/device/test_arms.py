@@ -263,7 +263,7 @@ def autocast_enabled_test(call: Node) -> Node | None:
     and amp` ... `enabled=on`), or None."""
     value = _enabled_value(call)
     if value is not None and value.type == "identifier":
-        value = _assigned_once(value)
+        value = assigned_once(value)
     return _cuda_term(value) if value is not None else None
 
 
@@ -300,7 +300,7 @@ def _function_of(node: Node) -> Node | None:
     return current
 
 
-def _assigned_once(name: Node) -> Node | None:
+def assigned_once(name: Node) -> Node | None:
     """The value the enclosing function (or module) assigns to this name, where it assigns it exactly once."""
     scope = _function_of(name)
     values = []
@@ -334,7 +334,7 @@ def _switched_autocast(test: Node) -> Node | None:
         if node.type == "call" and _last_name(node.child_by_field_name("function") or node) == AUTOCAST_CALL:
             value = _enabled_value(node)
             if value is not None and value.type == "identifier" and parsing.text(value) == parsing.text(left) \
-                    and _assigned_once(value) == child:
+                    and assigned_once(value) == child:
                 return node
     return None
 
