@@ -411,7 +411,8 @@ def test_comments_that_do_not_retire_a_module(change):
         facts[2].commented_imports = [("lib.gone", 3)]
         assert "lib/__init__.py" not in unloaded(facts)
         return
-    elif change == "string":  # a string of product code names it: loaded by name
+    elif change == "string":  # a string of product code names it: loaded by name, and so is what it imports
         facts[2].commented_imports = comment
         facts[2].module_strings = [("lib.modeling_llama", 5)]
+        assert "lib/llama_utils.py" not in unloaded(facts)
     assert "lib/modeling_llama.py" not in unloaded(facts)

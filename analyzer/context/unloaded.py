@@ -85,7 +85,8 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
                and top_folder(p, packages) not in applications]
     inside_tests_only = {p: package for p in orphans if (package := _tests_only_package(p, packages, test_packages))}
     by_string = [p for p in roles if names[p] & (written | named) and top_folder(p, packages) in applications]
-    retired = retired_modules(facts, context, orphans, names, packages, edges)
+    retired = {path: why for path, why in retired_modules(facts, context, orphans, names, packages, edges).items()
+               if not names[path] & named}  # a module a string names is loaded by name
     live = set(_reach(roots + by_string + [p for p in orphans if p not in inside_tests_only and p not in retired],
                       edges))
     # a library no entry point of the project drives (fused_kernels: setup.py, tests and an empty __init__.py) is
