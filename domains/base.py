@@ -263,6 +263,7 @@ class ModuleFacts(Protocol):
     default_escaped: list[str]  # names the file passes as values or subclasses
     default_passed: dict[str, tuple[int, list[str]]]  # per bound name: fewest positional, keywords every call passes
     star_imports: list[str]  # modules imported with `from module import *`
+    commented_imports: list[tuple[str, int]]  # (module, line) of commented-out import lines (`# from .m import X`)
     unnamed_symbols: list[tuple[str, int, int, str]]  # module-level functions/classes the file never names again
     inner_named: list[tuple[str, int, int, str, list[str]]]  # named only inside other module-level definitions (which)
     reexports: list[str]  # names a package __init__.py imports and writes nowhere else but in __all__

@@ -26,6 +26,7 @@ from ascend_feasibility.domains.device.test_arms import (
     facets,
     provider_choice,
 )
+from ascend_feasibility.domains.device.torchscript_constants import graph_constant_test
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_context_conventions
@@ -294,7 +295,8 @@ class _FileScan(PythonScan):
         elif method_name == "to" and first is not None and first.type == "integer":
             self.hit("integer-device", f".to({parsing.text(first)})", call, f'.to("npu:{parsing.text(first)}")')
         elif method_name == "startswith" and first is not None and literals.device_literal(first) is not None:
-            self._device_test(parsing.text(call), call)
+            if not graph_constant_test(attribute.child_by_field_name("object")):  # a TorchScript constant's patch
+                self._device_test(parsing.text(call), call)
 
     def _pytorch_arm(self, node: Node) -> tuple[str | None, tuple[str, ...]] | None:
         """(npu, facets) of a CUDA test whose CUDA arm applies an autograd Function and whose else arm runs PyTorch

@@ -21,6 +21,7 @@ from ascend_feasibility.analyzer.context import (
     unpassed_defaults,
 )
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
+from ascend_feasibility.analyzer.context.commented_imports import commented_imports
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.dead_stores import dead_stores
@@ -245,6 +246,8 @@ class PhaseFacts:
     default_escaped: list[str] = field(default_factory=list)
     default_passed: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
+    # modules named by commented-out import lines (`# from .modeling_llama import X`): (module, line)
+    commented_imports: list[tuple[str, int]] = field(default_factory=list)
     # module-level functions and classes the file never names again: (name, first, last, kind) (symbols.py)
     unnamed_symbols: list[tuple[str, int, int, str]] = field(default_factory=list)
     # those it names only inside other module-level definitions: (name, first, last, kind, those definitions) (symbols.py)
@@ -302,6 +305,7 @@ class PhaseFacts:
         self.default_taken += other.default_taken
         self.default_escaped += other.default_escaped
         self.star_imports += other.star_imports
+        self.commented_imports += other.commented_imports
         self.device_defaults += other.device_defaults
         for name, (fewest, keywords) in other.default_passed.items():
             before = self.default_passed.get(name)
@@ -810,6 +814,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.phase_functions = _phase_functions(definitions.get("function_name", []))
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)
+    facts.commented_imports = commented_imports(unit.tree(), lambda module: _absolute(module, package))
     if ".register(" in unit.source.text:  # most files register nothing
         facts.registrations = _registrations(unit.source.text, _methods(unit), sites)
     facts.extension_loads = _extension_loads(unit)
