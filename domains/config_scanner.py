@@ -6,7 +6,7 @@ from __future__ import annotations
 import yaml
 from ascend_feasibility.analyzer.context.backend_images import cloud_gpu_vendor
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains import launch_ranks, shell_pins
+from ascend_feasibility.domains import launch_flags, launch_ranks, shell_pins
 from ascend_feasibility.domains.base import Domain, FileView, Hit, ProjectRun, Scanner, Span, Unit, UnitUnreadable
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_context_conventions
@@ -35,7 +35,8 @@ class YamlUnreadable(UnitUnreadable):
 class ShellConfigScanner(Scanner):
     domain = "configuration"
     kinds = frozenset({"shell", "dockerfile"})
-    triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate", "--device", "FROM", "from")
+    triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate", "--device", "FROM", "from",
+                               launch_flags.TF32, launch_flags.TORCH_COMPILE)
 
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)
@@ -85,6 +86,11 @@ class ShellConfigScanner(Scanner):
             device = _device_option(node)
             if device is not None:
                 hits.append(Hit(self.index.code_for("launch-device-cuda"), parsing.text(device), Span.of(device)))
+            for option, detector in ((launch_flags.TF32, "hf-tf32-argument"),
+                                     (launch_flags.TORCH_COMPILE, "launch-torch-compile-flag")):
+                word = launch_flags.true_option(node, option)
+                if word is not None:  # one item per switch: the rule's symbol scope lists every script as a site
+                    hits.append(Hit(self.index.code_for(detector), f"{option} True", Span.of(word)))
         if cuda_packages is not None and not cuda_image:  # FROM ubuntu, then CUDA's torch: a CUDA image all the same
             word, node = cuda_packages
             hits.append(Hit(self.index.code_for("cuda-base-image"), word, Span.of(node.parent), facets=("cuda-packages",)))

@@ -14,6 +14,7 @@ from ascend_feasibility.domains.device import (
     own_runtimes,
     selectors,
 )
+from ascend_feasibility.domains.device.compiled_use import never_called
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
@@ -109,6 +110,7 @@ WRAPPED_BY_FEATURE = {
 AMP_DECORATOR_CALLS = frozenset(n for n in WRAPPED_BY_FEATURE if n.rpartition(".")[2] in {"custom_fwd", "custom_bwd"})
 SHIM = "cuda_alias"  # the capability transfer_to_npu gives a torch.cuda name (knowledge/torch_npu/releases.toml)
 MAX_ARM_NAMES = 6  # the CUDA names a device test's advice lists
+COMPILED_NEVER_CALLED = "compiled-never-called"  # domains/device/compiled_use.py
 AMP_DECORATOR = "amp-decorator"  # the facet of a "cuda" handed to one of them as its device_type
 
 
@@ -184,6 +186,11 @@ class _FileScan(PythonScan):
             return  # a backend-neutral Dynamo setting means the same on torch_npu's compile backend
         if name == DYNAMO_CONFIG[:-1] and _neutral_config_access(chain):
             return  # `getattr(torch._dynamo.config, "recompile_limit", 8)`: the same setting, read by its key
+        if name == "torch.compile" and call is not None and never_called(call):
+            match = self.index.match_name(name)  # the wrapper is only read for attributes: nothing compiles
+            if match is not None:
+                self.hit(match[0], match[1], chain, facets=(COMPILED_NEVER_CALLED,))
+                return
         if name == "torch.jit.script" and call is not None and only_called(call):
             self.hit("torch-jit-script-only-called", f"{name}(...)", call)
             return
