@@ -418,7 +418,7 @@ def switched_options(facts, context: ProjectContext,
             unsure = otherwise or any("." in v for v in values)
             if _holds(needed, given) or any(not v.replace("_", "").replace("-", "").isalnum() for v in given) or (
                     unsure and given - default[0]) or _configured(needed, unsure, configs) or (
-                    any(v.startswith(">") for v in needed) and any(f" {dest} " in words for words in configs)):
+                    any(v.startswith(">") or _is_number(v) for v in needed) and any(f" {dest} " in words for words in configs)):
                 continue  # (a number a config sets is out of sight: any config naming the option may set it)
             shown = ", ".join(_shown(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
             # the values as written: the caller splits the name into words, camelCase included (fp8Activation)
@@ -487,8 +487,18 @@ def _takes(needed: str, given: str) -> bool:
 def _defaults(values: set[str]) -> str:
     """An option's defaults as the reason shows them: `"adamw_torch"`, or `one of "", "x052", "x070"` where the
     project declares it in several places."""
-    shown = ", ".join(f'"{v}"' for v in sorted(values)[:4]) + (", ..." if len(values) > 4 else "")
+    shown = ", ".join(_quoted(v) for v in sorted(values)[:4]) + (", ..." if len(values) > 4 else "")
     return shown if len(values) == 1 else f"one of {shown}"
+
+
+def _quoted(value: str) -> str:
+    """A string default quoted, a number (`16`, `-1`) as written."""
+    return value if _is_number(value) else f'"{value}"'
+
+
+def _is_number(value: str) -> bool:
+    return value.removeprefix("-").replace(".", "", 1).isdigit()
+
 
 
 def _shown(value: str) -> str:
@@ -496,7 +506,7 @@ def _shown(value: str) -> str:
         return f'a value holding "{value[len(CONTAINS):]}"'
     if value.startswith(">"):
         return f"a value {'>=' if value.startswith('>=') else '>'} {value.lstrip('>=')}"
-    return value if "." in value else f'"{value}"'
+    return value if "." in value else _quoted(value)
 
 
 def carried_options(facts) -> dict[str, tuple[str, set[str], str]]:
