@@ -155,3 +155,44 @@ def test_a_keyword_passing_an_option_test_is_an_arm_only_on_lines_of_its_own():
     own = _arms("load(\n    path,\n    load_in_8bit=args.bits == 8,\n)\n")
     assert [(a[0], a[1], a[2], a[3]) for a in own] == [(3, 3, "bits", ("8",))]
     assert _arms("load(path.cuda(), load_in_8bit=args.bits == 8)\n") == []  # the line is the call's too
+
+
+BUILDER = '''import torch
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig
+
+
+def load_pretrained_model(model_path, load_8bit=False, load_4bit=False):
+    kwargs = {}
+    if load_8bit:
+        kwargs["load_in_8bit"] = True
+    elif load_4bit:
+        kwargs["quantization_config"] = BitsAndBytesConfig(
+            load_in_4bit=True,
+            bnb_4bit_use_double_quant=True,
+        )
+    return AutoModelForCausalLM.from_pretrained(model_path, **kwargs)
+'''
+CLI = '''import argparse
+
+from pkg.builder import load_pretrained_model
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--load-8bit", action="store_true")
+    parser.add_argument("--load-4bit", action="store_true")
+    args = parser.parse_args()
+    load_pretrained_model("x", args.load_8bit, args.load_4bit)
+'''
+
+
+def test_a_route_gap_behind_a_parameter_off_by_default_is_optional_unless_a_launcher_turns_it_on(tmp_path):
+    """DEP032 is a feature (flag_rules): LLaVA-NeXT builder.py's `elif load_4bit:`, `--load-4bit` store_true."""
+    def double_quant(root, files):
+        write_tree(root, {"pkg/__init__.py": "", "pkg/builder.py": BUILDER, "pkg/cli.py": CLI, **files})
+        report = analyze(root, AnalyzeOptions(jobs=1))
+        return next((f.reach, f.reach_reason or "") for f in report.findings
+                    if f.rule == "DEP032" and f.symbol == "bnb_4bit_use_double_quant=True")
+    reach, reason = double_quant(tmp_path / "off", {})
+    assert reach == "optional" and "`load_4bit=False` by default" in reason and "elif load_4bit:" in reason
+    reach, reason = double_quant(tmp_path / "on", {"scripts/serve.sh": "python -m pkg.cli --load-4bit\n"})
+    assert reach == "runs" and "`--load-4bit` passed by scripts/serve.sh" in reason
