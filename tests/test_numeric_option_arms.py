@@ -196,3 +196,27 @@ def test_a_route_gap_behind_a_parameter_off_by_default_is_optional_unless_a_laun
     assert reach == "optional" and "`load_4bit=False` by default" in reason and "elif load_4bit:" in reason
     reach, reason = double_quant(tmp_path / "on", {"scripts/serve.sh": "python -m pkg.cli --load-4bit\n"})
     assert reach == "runs" and "`--load-4bit` passed by scripts/serve.sh" in reason
+
+
+def test_a_route_gap_inside_a_try_is_no_fallback(tmp_path):
+    """DEP032 is a feature for switches only, not for guards' fallbacks (unsloth's studio trainer: the `optim` default
+    "adamw_8bit" inside the training `try ... except Exception`, which only reports the failure)."""
+    write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/trainer.py": '''import logging
+
+from transformers import TrainingArguments
+
+
+def run(settings):
+    try:
+        optim_value = settings.get("optim", "adamw_8bit")
+        return TrainingArguments(output_dir="out", optim=optim_value)
+    except Exception as e:
+        logging.error("training failed: %s", e)
+        raise
+
+
+if __name__ == "__main__":
+    run({})
+'''})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert [f.reach for f in report.findings if f.rule == "DEP032" and f.symbol == "adamw_8bit"] == ["runs"]

@@ -66,6 +66,7 @@ class OptInReader:
         self.class_words = tuple(conventions.integration_class_words)
         self.type_checks = frozenset(conventions.type_check_calls)
         self.type_check_domains = frozenset(conventions.type_check_domains)
+        self.switch_features = frozenset(conventions.switch_feature_rules)
         self.switches = SwitchReader(guards, conventions.argument_objects, conventions.mainstream_switch_tokens,
                                      conventions.feature_switch_tokens)
         self.runtimes = RuntimeReader(conventions.other_runtimes, conventions.runtime_calls, guards.import_statements)
@@ -83,7 +84,7 @@ class OptInReader:
         # (TF32, cuDNN) under `--allow_tf32` is no opt-in feature: the port makes the switch work on NPU (HF32)
         feature = domain in self.guards.feature_domains or rule in self.guards.flag_rules
         found = (self._alternative(node, symbol) or self._profiler(node) or self.runtimes.guard(node)
-                 or self.children.guard(node) or self.switches.guard(node, feature))
+                 or self.children.guard(node) or self.switches.guard(node, feature or rule in self.switch_features))
         if found is None and domain in self.guards.feature_domains:  # a kernel or fused library, not a flag rule
             found = self._library_function(node)
         if found is not None:
