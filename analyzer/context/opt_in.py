@@ -501,7 +501,6 @@ def _is_number(value: str) -> bool:
     return value.removeprefix("-").replace(".", "", 1).isdigit()
 
 
-
 def _shown(value: str) -> str:
     if value.startswith(CONTAINS):
         return f'a value holding "{value[len(CONTAINS):]}"'
