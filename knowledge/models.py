@@ -896,6 +896,8 @@ class OptInConventions(_Record):
                                         "(`args.xformers`): their options are switches the file may declare")
     mainstream_switch_tokens: list[str] = Field(default_factory=list, description="switch-name words of mainstream "
                                                 "choices (use_cuda, use_amp): what they guard every port needs")
+    switch_feature_rules: list[str] = Field(default_factory=list, description="rules whose findings are opt-in "
+                                            "features for off-by-default switches (not for guards' fallbacks)")
     feature_switch_tokens: list[str] = Field(default_factory=list, description="switch-name words of opt-in "
                                              "features (xformers, flash, fp8): such a switch makes any site optional")
     flash_attn_3_packages: list[str] = Field(default_factory=list, description="FlashAttention-3 packages")

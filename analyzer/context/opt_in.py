@@ -66,6 +66,7 @@ class OptInReader:
         self.class_words = tuple(conventions.integration_class_words)
         self.type_checks = frozenset(conventions.type_check_calls)
         self.type_check_domains = frozenset(conventions.type_check_domains)
+        self.switch_features = frozenset(conventions.switch_feature_rules)
         self.switches = SwitchReader(guards, conventions.argument_objects, conventions.mainstream_switch_tokens,
                                      conventions.feature_switch_tokens)
         self.runtimes = RuntimeReader(conventions.other_runtimes, conventions.runtime_calls, guards.import_statements)
@@ -83,7 +84,7 @@ class OptInReader:
         # (TF32, cuDNN) under `--allow_tf32` is no opt-in feature: the port makes the switch work on NPU (HF32)
         feature = domain in self.guards.feature_domains or rule in self.guards.flag_rules
         found = (self._alternative(node, symbol) or self._profiler(node) or self.runtimes.guard(node)
-                 or self.children.guard(node) or self.switches.guard(node, feature))
+                 or self.children.guard(node) or self.switches.guard(node, feature or rule in self.switch_features))
         if found is None and domain in self.guards.feature_domains:  # a kernel or fused library, not a flag rule
             found = self._library_function(node)
         if found is not None:
@@ -418,7 +419,7 @@ def switched_options(facts, context: ProjectContext,
             unsure = otherwise or any("." in v for v in values)
             if _holds(needed, given) or any(not v.replace("_", "").replace("-", "").isalnum() for v in given) or (
                     unsure and given - default[0]) or _configured(needed, unsure, configs) or (
-                    any(v.startswith(">") for v in needed) and any(f" {dest} " in words for words in configs)):
+                    any(v.startswith(">") or _is_number(v) for v in needed) and any(f" {dest} " in words for words in configs)):
                 continue  # (a number a config sets is out of sight: any config naming the option may set it)
             shown = ", ".join(_shown(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
             # the values as written: the caller splits the name into words, camelCase included (fp8Activation)
@@ -487,8 +488,17 @@ def _takes(needed: str, given: str) -> bool:
 def _defaults(values: set[str]) -> str:
     """An option's defaults as the reason shows them: `"adamw_torch"`, or `one of "", "x052", "x070"` where the
     project declares it in several places."""
-    shown = ", ".join(f'"{v}"' for v in sorted(values)[:4]) + (", ..." if len(values) > 4 else "")
+    shown = ", ".join(_quoted(v) for v in sorted(values)[:4]) + (", ..." if len(values) > 4 else "")
     return shown if len(values) == 1 else f"one of {shown}"
+
+
+def _quoted(value: str) -> str:
+    """A string default quoted, a number (`16`, `-1`) as written."""
+    return value if _is_number(value) else f'"{value}"'
+
+
+def _is_number(value: str) -> bool:
+    return value.removeprefix("-").replace(".", "", 1).isdigit()
 
 
 def _shown(value: str) -> str:
@@ -496,7 +506,7 @@ def _shown(value: str) -> str:
         return f'a value holding "{value[len(CONTAINS):]}"'
     if value.startswith(">"):
         return f"a value {'>=' if value.startswith('>=') else '>'} {value.lstrip('>=')}"
-    return value if "." in value else f'"{value}"'
+    return value if "." in value else _quoted(value)
 
 
 def carried_options(facts) -> dict[str, tuple[str, set[str], str]]:

@@ -104,7 +104,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         switched.setdefault(path, []).extend(arms)
     if switched:
         conventions = load_context_conventions()
-        switch_rules = frozenset(conventions.guards.flag_rules)  # as OptInReader.guard: torch.compile, not TF32
+        # as OptInReader.guard: torch.compile and bitsandbytes' route gaps, not TF32
+        switch_rules = frozenset(conventions.guards.flag_rules) | frozenset(conventions.opt_in.switch_feature_rules)
         switch_takes = switch_rule(conventions.opt_in)
     unbuilt = unbuilt_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES}, facts,
                               set(referrers))

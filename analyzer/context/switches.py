@@ -552,7 +552,8 @@ def option_choices(call: Node) -> tuple[str, tuple[str, ...]] | None:
 
 def dataclass_field(assignment: Node) -> tuple[str, str, int] | None:
     """`name: T = value` or `name: T = field(default=value, ...)` in a dataclass body: (name, the default's text,
-    line). A field with no default, or a default_factory, says nothing."""
+    line): True/False/None, a string (quoted), or a number as written (`bits: int = field(default=16)` is "16",
+    `fsdp_size: int = -1` is "-1"). A field with no default, or a default_factory, says nothing."""
     left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
     if left is None or right is None or left.type != "identifier" or assignment.child_by_field_name("type") is None:
         return None
@@ -569,7 +570,16 @@ def dataclass_field(assignment: Node) -> tuple[str, str, int] | None:
         return parsing.text(left), parsing.text(right), assignment.start_point.row + 1
     if right.type == "string" and not any(c.type == "interpolation" for c in right.named_children):
         return parsing.text(left), '"' + _string_value(right) + '"', assignment.start_point.row + 1
-    return None
+    number = number_text(right)
+    return (parsing.text(left), number, assignment.start_point.row + 1) if number is not None else None
+
+
+def number_text(node: Node) -> str | None:
+    """An integer or float literal as written, a leading minus kept (`-1`); None for anything else."""
+    if node.type == "unary_operator" and parsing.text(node).startswith("-") and node.named_children:
+        inner = number_text(node.named_children[-1])
+        return None if inner is None or inner.startswith("-") else "-" + inner
+    return parsing.text(node) if node.type in {"integer", "float"} else None
 
 
 def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:
@@ -583,7 +593,7 @@ def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tu
         return None
     subject, values = operands
     contains = operators == ["in"] and subject.type == "string"  # `'mamba' in args.my_testing`: a substring
-    if operators == ["=="] and subject.type == "string" or contains:
+    if operators == ["=="] and (subject.type == "string" or number_text(subject) is not None) or contains:
         subject, values = values, subject
     if subject.type == "call" and env_variable(subject) is None:  # `.lower()`, `.upper()`, `.strip()`: normalised
         function = subject.child_by_field_name("function")
@@ -609,16 +619,19 @@ def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tu
     if contains:
         text = _string_value(values) if not any(c.type == "interpolation" for c in values.named_children) else ""
         return (name, (CONTAINS + text,)) if text else None
-    if values.type in {"string", "attribute"}:
+    if values.type in {"string", "attribute", "integer", "unary_operator"}:
         strings = [values]
     elif values.type in {"list", "tuple", "set"}:
         strings = values.named_children
     else:
         return None
-    if not strings or not all(_is_member(s) or (s.type == "string" and not any(c.type == "interpolation" for c in s.named_children))
+    # strings, enum members, or numbers (`training_args.bits in [4, 8]`, `args.bits == 8`: a number as written)
+    if not strings or not all(_is_member(s) or number_text(s) is not None
+                              or (s.type == "string" and not any(c.type == "interpolation" for c in s.named_children))
                               for s in strings):
         return None
-    return name, tuple(parsing.text(s) if _is_member(s) else _string_value(s) for s in strings)
+    return name, tuple(parsing.text(s) if _is_member(s) else number_text(s) if s.type != "string" else _string_value(s)
+                       for s in strings)
 
 
 def _number_test(subject: Node, operator: str, bound: Node, objects: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:

@@ -221,12 +221,14 @@ class FileWorker:
         self._cuda_only_checks(unit, kept, places)
         self._legacy_triton(unit, kept, places)
         folded = self._kernel_contracts(unit, kept, places)
+        twins = _keyword_twins(unit, kept, places)
         for hit in kept:
-            if hit in folded:
+            if hit in folded or hit in twins:
                 continue
             key = occurrence_key(hit, unit)
             findings.append((hit, self.factory.build(hit, unit, occurrences[key], places[hit])))
             occurrences[key] += 1
+        findings = _with_twin_sites(findings, twins) if twins else findings
         return _with_contract_sites(findings, folded, unit) if folded else findings
 
     def _hits(self, unit: Unit, result: FileResult) -> list[Hit]:
@@ -646,6 +648,51 @@ HOST_RUNTIME_RULES = frozenset({"OPS067"})
 @functools.cache
 def _cuda_build_macros() -> frozenset[str]:
     return frozenset(load_acl_runtime().cuda_build_macros)
+
+
+def _keyword_twins(unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> dict[Hit, Hit]:
+    """Each keyword-argument hit repeated word for word inside a call that is itself an argument of the call holding
+    its first copy (LLaVA-NeXT's `dict(load_in_8bit=training_args.bits == 8, quantization_config=
+    BitsAndBytesConfig(load_in_8bit=training_args.bits == 8, ...))`): one setting passed twice, so one item, the
+    copy a site of it. Same rule, same role."""
+    if unit.kind != "python" or not unit.parsed or len(hits) < 2:
+        return {}
+    keyword = [h for h in hits if "=" in h.symbol]
+    if len(keyword) < 2:
+        return {}
+    root = unit.tree()
+    nodes = {}
+    for hit in keyword:
+        span = hit.span
+        node = root.descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+        if node is not None and node.type == "keyword_argument":
+            nodes[hit] = node
+    folded: dict[Hit, Hit] = {}
+    for hit, node in nodes.items():
+        call = node.parent.parent if node.parent is not None and node.parent.type == "argument_list" else None
+        if call is None or hit in folded:
+            continue
+        for other, twin in nodes.items():
+            if (other is not hit and other not in folded and other.rule == hit.rule and other.symbol == hit.symbol
+                    and call.start_byte <= twin.start_byte and twin.end_byte <= call.end_byte
+                    and twin.parent is not node.parent and places[other].role == places[hit].role):
+                folded[other] = hit
+    return folded
+
+
+def _with_twin_sites(findings: list[tuple[Hit, Finding]], twins: dict[Hit, Hit]) -> list[tuple[Hit, Finding]]:
+    """The first copy's finding lists its copies as sites (_keyword_twins)."""
+    taken: dict[Hit, list[int]] = {}
+    for hit, anchor in twins.items():
+        taken.setdefault(anchor, []).append(hit.span.start_row)
+    result = []
+    for hit, finding in findings:
+        rows = taken.get(hit)
+        if rows:
+            where = lambda row: f"{finding.path}:{row + 1}" + (f" (cell {finding.cell})" if finding.cell else "")
+            finding = finding.model_copy(update={"sites": [where(hit.span.start_row)] + [where(r) for r in sorted(set(rows))]})
+        result.append((hit, finding))
+    return result
 
 
 def _with_contract_sites(findings: list[tuple[Hit, Finding]], folded: dict[Hit, Hit], unit: Unit) -> list[tuple[Hit, Finding]]:

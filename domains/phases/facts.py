@@ -48,6 +48,7 @@ QUERY = r"""
 (import_from_statement module_name: (_) @from_module)
 (if_statement condition: (comparison_operator) @condition)
 (elif_clause condition: (comparison_operator) @condition)
+(keyword_argument value: (comparison_operator) @keyword_test)
 (if_statement condition: [(attribute) (boolean_operator)] @switch)
 (elif_clause condition: [(attribute) (boolean_operator)] @switch)
 (if_statement condition: [(identifier) (not_operator)] @truth)
@@ -515,7 +516,7 @@ def _add_argument_calls(methods: list[Node]) -> list[Node]:
 def dataclass_options(cls: Node) -> tuple[list[tuple[str, bool, str, int]], list[tuple[str, str, int]]]:
     """The fields of a `@dataclass` class, read as the command-line options HfArgumentParser makes of them
     (`quantize_model: str = field(default="false")` is `--quantize_model`): switches (dest, off by default, flag, line)
-    from False/None/True defaults, and string defaults (dest, value, line)."""
+    from False/None/True defaults, and string or number defaults (dest, value, line; `bits: int = 16` is "16")."""
     from ascend_feasibility.analyzer.context.switches import dataclass_field
 
     decorated = cls.parent
@@ -533,7 +534,7 @@ def dataclass_options(cls: Node) -> tuple[list[tuple[str, bool, str, int]], list
         name, default, line = read
         if default in {"False", "None", "True"}:
             switches.append((name, default != "True", f"--{name}", line))
-        elif default.startswith("\"") or default.startswith("'"):
+        else:
             values.append((name, default.strip("'\""), line))
     return switches, values
 
@@ -564,7 +565,10 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
         if tested is None and config is not None and _only_tested(config[1], tested_config, source):
             tested = config  # a config key's value (switched_options asks the project's config files)
         holder = condition.parent
-        body = holder.child_by_field_name("consequence") if holder is not None else None
+        if holder is not None and holder.type == "keyword_argument":  # `load_in_8bit=training_args.bits == 8`
+            body = holder if _own_lines(holder) else None
+        else:
+            body = holder.child_by_field_name("consequence") if holder is not None else None
         if tested is None or body is None:
             continue
         first = " ".join(parsing.text(holder).splitlines()[0].split())[:100]
@@ -574,6 +578,16 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
         if otherwise is not None:
             others.append((*otherwise[:4], f"line {otherwise[4]}: else of {first}"))
     return arms, others
+
+
+def _own_lines(node: Node) -> bool:
+    """Does nothing but `node` (and a comma) stand on its lines? A keyword argument that does is an arm of its own:
+    a finding on those lines is about its value, not about the call around it."""
+    before, after = node.prev_sibling, node.next_sibling
+    while after is not None and after.type in {",", "comment"}:
+        after = after.next_sibling
+    return (before is None or before.end_point.row < node.start_point.row) and (
+        after is None or after.start_point.row > node.end_point.row)
 
 
 def _root_text(node: Node) -> str:
@@ -782,7 +796,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         options, values = dataclass_options(cls)
         facts.options += options
         facts.option_values += values
-    facts.option_value_arms, facts.option_else_arms = _option_value_arms(found.get("condition", []))
+    facts.option_value_arms, facts.option_else_arms = _option_value_arms(found.get("condition", [])
+                                                                         + found.get("keyword_test", []))
     if found.get("condition") and unit.cell is None:
         facts.edited_names = literal_flags.edited_names(unit.tree(), found["condition"])
     if "environ" in unit.source.text:
