@@ -186,3 +186,21 @@ def test_a_serving_kit_beside_the_projects_pytorch_inference_is_an_optional_infe
     drivers = " ".join(d.en if hasattr(d, "en") else str(d) for d in report.verdict.drivers)
     assert "tensorrt" not in drivers.lower()
 
+
+
+def test_the_port_gives_no_kit_script_step_0_and_the_product_script_beside_it_does(tmp_path):
+    # port round 20 hunk 3: `import torch_npu` (Step 0) went into the kit's scripts with a `__main__` guard
+    # (scripts/convert_checkpoint.py, scripts/export_vocoder_to_onnx.py, offline_inference.py): the report names the
+    # kit a separate deployment, and the port changes no file of it
+    root = tmp_path / "kit"
+    report = _tree(root, BESIDE_INFERENCE)
+    assert report.project.deployments == [KIT[:-1]]
+    assert KIT + "scripts/export_vocoder_to_onnx.py" in [e.path for e in report.phase_matrix.entries]
+    result = port(root, report, PortOptions(unsafe=True))
+    assert not [path for path in result.entries if path.startswith(KIT)]
+    assert not [r.path for r in result.rewrites if r.path.startswith(KIT)]
+    assert not [path for path in result.new_files if path.startswith(KIT)]
+    # the project's own inference script beside the kit is an entry and loads torch_npu
+    assert "cosyvoice/cli/infer_cli.py" in result.entries
+    (cli,) = [r for r in result.rewrites if r.path == "cosyvoice/cli/infer_cli.py"]
+    assert "Step 0" in cli.new and "torch_npu" in cli.new

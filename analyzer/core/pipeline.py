@@ -213,8 +213,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
                                run.published.get("unreached_code"))
     backends = load_context_conventions().backends
     route = backends.nvidia_serving_route
-    findings = fold_kits(findings, nvidia_kits(modules, context, backends, packages, found.files, root), worker.factory,
-                         Text(en=route.en, zh=route.zh) if route is not None else None)
+    kits = nvidia_kits(modules, context, backends, packages, found.files, root)
+    findings = fold_kits(findings, kits, worker.factory, Text(en=route.en, zh=route.zh) if route is not None else None)
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")
@@ -242,6 +242,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         ),
         project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned,
                             npu_code=list(context.npu_files), own_packages=sorted(context.own_packages),
+                            deployments=sorted(kits),
                             project_revision=revision),
         findings=findings,
         skipped=store.skipped(),
