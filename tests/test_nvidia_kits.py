@@ -74,6 +74,8 @@ def test_a_triton_tensorrt_llm_serving_kit_is_one_counted_package_item(tmp_path)
     (item,) = _in_kit(report)
     # the one item a port needs: tensorrt-llm has no Ascend build (A2 82), with the Ascend serving route
     assert (item.rule, item.symbol, item.reach, item.counted) == ("DEP002", "tensorrt-llm", "runs", True)
+    # a serving stack: the item belongs to inference, not to the phase of the conversion script it sits in
+    assert item.path == KIT + "scripts/convert_checkpoint.py" and item.phases == ["inference"]
     assert f"{KIT[:-1]}/ is an NVIDIA serving deployment" in item.message.en
     assert "vllm-ascend" in item.message.en and "MindIE LLM" in item.message.zh
     # every other site is listed, not counted: the nested imports, the model repository, its helper module, the
@@ -180,6 +182,7 @@ def test_a_serving_kit_beside_the_projects_pytorch_inference_is_an_optional_infe
     report = _tree(tmp_path / "kit", BESIDE_INFERENCE)
     (item,) = _in_kit(report)
     assert (item.rule, item.symbol, item.reach, item.counted) == ("DEP002", "tensorrt-llm", "optional", False)
+    assert item.phases == ["inference"]  # an alternative serving deployment: inference only, whatever its file serves
     assert "alternative NVIDIA serving deployment" in item.reach_reason
     assert "the PyTorch path is what the port moves" in item.reach_reason
     assert KIT + "scripts/export_vocoder_to_onnx.py:6" in item.sites
