@@ -12,7 +12,6 @@ file the manifest names, relative to the manifest's folder, never a file found b
 from __future__ import annotations
 
 import yaml
-
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.reading import bounded_yaml
 from ascend_feasibility.analyzer.reading.source import Unreadable, read_bytes
