@@ -67,7 +67,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     project publishes (pyproject's [project] name); `declared`: the distributions it declares or imports;
     `packages`: unloaded.package_folders(facts), likewise; `unreached`: path → (first line, last line, why) of code
     the rooms found nothing reaches (native code only uncalled bindings reach: custom_ops/binding_reach.py)."""
-    packages = package_folders(facts) if packages is None else packages
+    packages = package_folders(facts, context.source_roots) if packages is None else packages
     referrers: dict[str, set[str]] = defaultdict(set)  # a named source or folder → the files that name it
     for f in facts:
         for ref in f.source_refs:
@@ -468,7 +468,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     for path, why in unbuilt_extension_modules(facts, context, console_modules).items():
         result.setdefault(path, ("optional", why))
     # modules whose top-level import names a module of their own package that the project lacks (missing_modules.py)
-    for path, why in missing_module_importers(facts, context, package_folders(facts) if packages is None else packages).items():
+    for path, why in missing_module_importers(facts, context, package_folders(facts, context.source_roots) if packages is None else packages).items():
         result.setdefault(path, ("optional", why))
     # vendored copies that cannot be imported (vendored.py), where nothing outside the copy imports them
     unimportable = unimportable_modules(facts, context)

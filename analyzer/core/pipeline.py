@@ -122,7 +122,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     if readme_runs:  # the README's own command runs them: product, for the context and the plan alike
         config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, readme_runs)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
-                                    other_backend_images(found.files))
+                                    other_backend_images(found.files), config.source_roots)
     worker = FileWorker(options.torch_npu, context, config.read)  # validates the target and the knowledge base before any scan
     files = [f for f in found.files if worker.reads(f.kind)]
     choice = None
@@ -196,7 +196,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
                      calibration=options.calibration, has_manifest=has_manifest(found.files), choice=choice, facts=facts,
                      paths=tuple(f.path for f in found.files))
     modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
-    packages = package_folders(modules)  # read by several of the project passes below
+    packages = package_folders(modules, context.source_roots)  # read by several of the project passes below
     backends = load_context_conventions().backends
     predictors = hosted_predictors(found.files, backends)
     run.guarded, run.modules = guarded_modules(modules, context, tuple(config.console_modules),
