@@ -713,6 +713,12 @@ class CloudGpuImage(_Record):
     repositories: list[str] = Field(min_length=1, description="prefixes of the image's repository path")
 
 
+class HostedPredictor(_Record):
+    platform: str = Field(min_length=1, description="the hosting, as the reason names it: 'Replicate Cog'")
+    manifest: str = Field(min_length=1, description="the manifest's file name (cog.yaml)")
+    key: str = Field(min_length=1, description="its top-level key naming the predictor as FILE.py:Class")
+
+
 class BackendConventions(_Record):
     other: list[str] = Field(min_length=1)
     dispatch: list[str] = Field(min_length=1, description="accelerators a per-backend dispatch chain tests beside CUDA")
@@ -747,6 +753,8 @@ class BackendConventions(_Record):
                                     "the other")
     cloud_gpu_images: list[CloudGpuImage] = Field(default_factory=list, description="cloud vendors' GPU training "
                                                   "images: a Dockerfile FROM one builds that cloud's GPU container")
+    hosted_predictors: list[HostedPredictor] = Field(default_factory=list, description="hosted platforms' manifests "
+                                                     "naming a predictor: a separate deployment of the model")
     none_on_ascend: list[str] = Field(default_factory=list, description="build probes torch_npu leaves None "
                                       "(torch.version.cuda, torch.version.hip), transfer_to_npu included")
     platform_attributes: list[str] = Field(default_factory=list, description="class attributes in which a platform "

@@ -446,3 +446,25 @@ def test_comments_that_do_not_retire_a_module(change):
         facts[2].module_strings = [("lib.modeling_llama", 5)]
         assert "lib/llama_utils.py" not in unloaded(facts)
     assert "lib/modeling_llama.py" not in unloaded(facts)
+
+
+def lib_namespace() -> list[Facts]:
+    """src_namespace's shape under lib/, a folder the build's package-dir maps the packages into (`"" = "lib"`)."""
+    return [Facts(f.path.replace("src/", "lib/", 1), f.imports, f.main_guard) for f in src_namespace()]
+
+
+def test_a_namespace_package_under_a_package_dir_root_is_a_package_its_imports_resolve_in():
+    facts = lib_namespace()
+    roots = ("src", "lib")
+    assert {"lib/f5", "lib/f5/model", "lib/f5/infer"} <= u.package_folders(facts, roots)
+    assert u.import_names("lib/f5/model/modules.py", "lib.f5.model.modules", u.package_folders(facts, roots)) >= {
+        "f5.model.modules"}
+    lib = ProjectContext(source_roots=roots)
+    assert u.unloaded_modules(facts, lib) == {}  # the model core is loaded through `f5.model`
+    # without the mapping lib/ is a folder like any other: lib/f5/ is no package, its model core is unloaded
+    assert "lib/f5" not in u.package_folders(facts)
+    assert "lib/f5/model/modules.py" in u.unloaded_modules(facts, ProjectContext())
+    # a root of several folders (`"" = "python/src"`)
+    deep = [Facts(f.path.replace("lib/", "python/src/", 1), f.imports, f.main_guard) for f in facts]
+    assert "python/src/f5" in u.package_folders(deep, ("src", "python/src"))
+    assert "python/src/f5" not in u.package_folders(deep, ("src", "python"))

@@ -46,6 +46,8 @@ MAX_SCRIPT_BYTES = 1 << 20
 MAX_CONFIG_BYTES = 1 << 20
 COMMANDS = "(command name: (command_name) @name) @command"
 SEVERITY_RANK = {"blocker": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
+# a serving deployment's package item belongs to what it serves, whichever of its files (a conversion script) it sits in
+SERVING_PHASES = ("inference",)
 
 
 @dataclass(frozen=True)
@@ -286,7 +288,7 @@ def fold_kits(findings: list[Finding], kits: dict[str, Kit], factory: FindingFac
                 en=f"{first.message.en} {folder}/ is an NVIDIA serving deployment ({runtime}) that has no Ascend "
                    f"build: {advice.en}; {listed.en}",
                 zh=f"{first.message.zh} {folder}/ 是 NVIDIA 推理服务部署（{runtime}），没有昇腾版本：{advice.zh}；{listed.zh}")
-            kept[id(first)] = first.model_copy(update={"sites": sites, "message": message})
+            kept[id(first)] = first.model_copy(update={"sites": sites, "message": message, "phases": list(SERVING_PHASES)})
         elif kit.serving and first.domain == "dependencies" and first.reach == "runs":
             reason = (f"{folder}/ is an alternative NVIDIA serving deployment ({runtime}); the PyTorch path is what "
                       "the port moves")
@@ -299,7 +301,7 @@ def fold_kits(findings: list[Finding], kits: dict[str, Kit], factory: FindingFac
                    f"own PyTorch inference, with no Ascend build: {advice.en}; {listed.en}",
                 zh=f"{relocated.message.zh} {folder}/ 是项目自身 PyTorch 推理之外的 NVIDIA 推理服务部署（{runtime}），"
                    f"没有昇腾版本：{advice.zh}；{listed.zh}")
-            kept[id(first)] = relocated.model_copy(update={"sites": sites, "message": message})
+            kept[id(first)] = relocated.model_copy(update={"sites": sites, "message": message, "phases": list(SERVING_PHASES)})
         else:
             reason = (f"{folder}/ is an NVIDIA-only accelerator kit: its modules import {runtime}, which has no Ascend "
                       "build, nothing outside the folder imports them, and the project's PyTorch code runs beside it")

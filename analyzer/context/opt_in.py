@@ -539,7 +539,7 @@ def rejected_arms(facts, context: ProjectContext) -> dict[str, list[tuple[int, i
     run that gives one, so, unless another file passes the value itself, the arm never runs, opt-in or not."""
     option_choices = _declared_choices(facts)
     result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
-    packages = package_folders(facts) if option_choices else set()
+    packages = package_folders(facts, context.source_roots) if option_choices else set()
     for f in facts if option_choices else []:
         if context.of(f.path).role not in COUNTED_ROLES:
             continue

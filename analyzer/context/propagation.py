@@ -67,7 +67,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     project publishes (pyproject's [project] name); `declared`: the distributions it declares or imports;
     `packages`: unloaded.package_folders(facts), likewise; `unreached`: path → (first line, last line, why) of code
     the rooms found nothing reaches (native code only uncalled bindings reach: custom_ops/binding_reach.py)."""
-    packages = package_folders(facts) if packages is None else packages
+    packages = package_folders(facts, context.source_roots) if packages is None else packages
     referrers: dict[str, set[str]] = defaultdict(set)  # a named source or folder → the files that name it
     for f in facts:
         for ref in f.source_refs:
@@ -420,11 +420,13 @@ def _imported_beside(facts: list[ModuleFacts], context: ProjectContext) -> dict[
 
 
 def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_modules: tuple[str, ...] = (),
-                    distribution: str = "", packages: set[str] | None = None) -> dict[str, tuple[str, str]]:
+                    distribution: str = "", packages: set[str] | None = None,
+                    deployments: dict[str, str] | None = None) -> dict[str, tuple[str, str]]:
     """Python files that the project's product code imports, and only behind guards or from files that are themselves
     imported only behind guards or opt-in modules (deepspeed.ops...triton/__init__.py imported where HAS_TRITON is checked): path →
     (reach, why). Imports in tests, examples and other backends' code do not count. `packages`:
-    unloaded.package_folders(facts) when the caller has it already."""
+    unloaded.package_folders(facts) when the caller has it already. `deployments`: path → why of the files a hosted
+    platform's manifest names as its predictor (hosted_predictors.py): optional where no product code imports them."""
     by_module = modules_by_name(facts)
     twins = _twins(facts)
     # backends only the other platforms of the project select by name (platform_selectors.py)
@@ -458,13 +460,16 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     for path, opted in opt_in_modules(facts, context, load_context_conventions().opt_in).items():
         if path not in choice.npu_only:  # the NPU platform's one choice runs on Ascend, whatever else names it
             result.setdefault(path, opted)
+    apart = {path: why for path, why in (deployments or {}).items() if not imports.get(path)}
+    for path, why in apart.items():  # a hosted predictor nothing of the product imports: a deployment of its own
+        result.setdefault(path, ("optional", why))
     for path, unloaded in unloaded_modules(facts, context, console_modules, distribution, packages).items():  # and modules nothing running loads
         result.setdefault(path, unloaded)
     # modules needing a compiled extension nothing provides, that no entry point needs (unbuilt_extensions.py)
     for path, why in unbuilt_extension_modules(facts, context, console_modules).items():
         result.setdefault(path, ("optional", why))
     # modules whose top-level import names a module of their own package that the project lacks (missing_modules.py)
-    for path, why in missing_module_importers(facts, context, package_folders(facts) if packages is None else packages).items():
+    for path, why in missing_module_importers(facts, context, package_folders(facts, context.source_roots) if packages is None else packages).items():
         result.setdefault(path, ("optional", why))
     # vendored copies that cannot be imported (vendored.py), where nothing outside the copy imports them
     unimportable = unimportable_modules(facts, context)
@@ -487,6 +492,8 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
                    else f"imported only behind guards with a fallback: {importers}")
             if reach == "other-backend" and any(importer in choice.unselected for importer, _ in sites):
                 why = imported_reason(importers)
+            elif all(importer in apart for importer, _ in sites):
+                why = f"imported only by a separate deployment: {importers}"
             result[path] = (reach, why)
             changed = True
     return result

@@ -50,7 +50,7 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     `distribution`: the name the project publishes (pyproject's [project] name), "" when it names none; `packages`:
     package_folders(facts) when the caller has it already."""
     python = [f for f in facts if f.module and f.path.endswith(".py")]
-    packages = package_folders(facts) if packages is None else packages
+    packages = package_folders(facts, context.source_roots) if packages is None else packages
     names = {f.path: import_names(f.path, f.module, packages) for f in python}
     by_name: dict[str, set[str]] = defaultdict(set)
     for path, known in names.items():
@@ -187,12 +187,13 @@ def retired_modules(facts: list[ModuleFacts], context: ProjectContext, orphans: 
     return retired
 
 
-def package_folders(facts: list[ModuleFacts]) -> set[str]:
+def package_folders(facts: list[ModuleFacts], roots: tuple[str, ...] = ("src",)) -> set[str]:
     """The folders holding an __init__.py, and the namespace subpackages below them that the project imports by dotted
-    name (VILA's llava/model/language_model/ has no __init__.py; builder.py imports llava.model.language_model.qmemllama)."""
+    name (VILA's llava/model/language_model/ has no __init__.py; builder.py imports llava.model.language_model.qmemllama).
+    `roots`: the source roots namespace packages may sit directly in (ProjectContext.source_roots)."""
     python = [f for f in facts if f.module and f.path.endswith(".py")]
     packages = {path_view(f.path).parent for f in python if path_view(f.path).name == "__init__.py"}
-    packages |= _source_namespaces(python, packages)
+    packages |= _source_namespaces(python, packages, roots)
     by_folder: dict[str, list[ModuleFacts]] = defaultdict(list)
     for f in python:
         if path_view(f.path).parent not in packages:
@@ -211,22 +212,22 @@ def package_folders(facts: list[ModuleFacts]) -> set[str]:
     return packages
 
 
-SOURCE_ROOTS = ("src",)  # folders an installed project's packages sit in (setuptools' src layout)
-
-
-def _source_namespaces(python: list[ModuleFacts], packages: set[str]) -> set[str]:
-    """Folders directly below a source root (src/) without __init__.py that Python imports as namespace packages
-    (PEP 420) once the project is installed: F5-TTS's src/f5_tts/ holds model/__init__.py, and its files import
-    `f5_tts.model`. Only where an import of the tree names the folder and something inside it (`<name>.<child>`): a
-    folder no import names is not read as a package."""
-    children: dict[str, set[str]] = defaultdict(set)  # src/<name> → the module and folder names inside it
+def _source_namespaces(python: list[ModuleFacts], packages: set[str], roots: tuple[str, ...]) -> set[str]:
+    """Folders directly below a source root (src/, or a folder the build's package-dir maps packages into) without
+    __init__.py that Python imports as namespace packages (PEP 420) once the project is installed: F5-TTS's
+    src/f5_tts/ holds model/__init__.py, and its files import `f5_tts.model`. Only where an import of the tree names
+    the folder and something inside it (`<name>.<child>`): a folder no import names is not read as a package."""
+    children: dict[str, set[str]] = defaultdict(set)  # <root>/<name> → the module and folder names inside it
+    splits = [tuple(root.split("/")) for root in roots]
     for f in python:
         parts = path_view(f.path).parts
-        if len(parts) < 3 or parts[0] not in SOURCE_ROOTS or not parts[1].isidentifier():
-            continue
-        folder = f"{parts[0]}/{parts[1]}"
-        if folder not in packages:
-            children[folder].add(parts[2].removesuffix(".py"))
+        for split in splits:
+            depth = len(split)
+            if len(parts) < depth + 2 or parts[:depth] != split or not parts[depth].isidentifier():
+                continue
+            folder = "/".join(parts[:depth + 1])
+            if folder not in packages:
+                children[folder].add(parts[depth + 1].removesuffix(".py"))
     if not children:
         return set()
     named = {tuple(name.split(".")[:2]) for f in python for name in f.imports if "." in name}
@@ -240,7 +241,7 @@ def application_packages(facts: list[ModuleFacts], context: ProjectContext, dist
     (`torchrun llava/train/train_mem.py`), and the project publishes them under another name than their own."""
     if not distribution:
         return set()
-    packages = package_folders(facts) if packages is None else packages
+    packages = package_folders(facts, context.source_roots) if packages is None else packages
     launched = {s.removeprefix("./") for f in facts if context.of(f.path).role in LIVE_ROLES
                 for s in f.launched_scripts}
     published = _plain_name(distribution)

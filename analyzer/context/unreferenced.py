@@ -59,7 +59,7 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                          packages: set[str] | None = None) -> dict[str, list[tuple[int, int, str]]]:
     """path → (first line, last line, why) of the module-level symbols nothing in the project names. `packages`:
     unloaded.package_folders(facts) when the caller has it already."""
-    packages = package_folders(facts) if packages is None else packages
+    packages = package_folders(facts, context.source_roots) if packages is None else packages
     applications = application_packages(facts, context, distribution, packages) | unpublished_packages(facts, packages, context)
     candidates: list[tuple[str, tuple[str, int, int, str], tuple[str, ...]]] = []
     vendored = frozenset(load_context_conventions().roles.vendored_dirs)

@@ -435,6 +435,10 @@ class ProjectInfo(_Contract):
     lines_scanned: int
     npu_code: list[str] = Field(default_factory=list, description="Files that are the project's own NPU code, by their names")
     own_packages: list[str] = Field(default_factory=list, description="Top-level packages the project defines (never ported)")
+    deployments: list[str] = Field(
+        default_factory=list, description="Folders and files that are a separate deployment beside the project's own "
+        "code (an NVIDIA serving kit, a hosted platform's predictor): their sites are listed, not ported, and the port "
+        "leaves every file of them as it is")
     project_revision: ProjectRevision | None = Field(default=None, description="Git commit and dirty state, when a git checkout")
 
 

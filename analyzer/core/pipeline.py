@@ -16,6 +16,7 @@ from pathlib import Path
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
 from ascend_feasibility.analyzer.context.backend_images import other_backend_images
+from ascend_feasibility.analyzer.context.hosted_predictors import hosted_predictors
 from ascend_feasibility.analyzer.context.nvidia_kits import fold_kits, nvidia_kits
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
 from ascend_feasibility.analyzer.context.project_scope import (
@@ -123,7 +124,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     if readme_runs:  # the README's own command runs them: product, for the context and the plan alike
         config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, readme_runs)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
-                                    other_backend_images(found.files))
+                                    other_backend_images(found.files), config.source_roots)
     worker = FileWorker(options.torch_npu, context, config.read)  # validates the target and the knowledge base before any scan
     files = [f for f in found.files if worker.reads(f.kind)]
     choice, nested = None, []
@@ -200,9 +201,11 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
                      paths=tuple(f.path for f in found.files),
                      nested={folder: worker.kb.resolve_target(version) for folder, version in worker.nested})
     modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
-    packages = package_folders(modules)  # read by several of the project passes below
+    packages = package_folders(modules, context.source_roots)  # read by several of the project passes below
+    backends = load_context_conventions().backends
+    predictors = hosted_predictors(found.files, backends)
     run.guarded, run.modules = guarded_modules(modules, context, tuple(config.console_modules),
-                                                 config.distribution, packages), modules
+                                                 config.distribution, packages, predictors), modules
     for domain in worker.domains:
         domain.add_findings(run)
     store.add_findings(run.findings)  # beside the scanners' findings, sorted and each site once
@@ -216,10 +219,9 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
                                frozenset(row.package for row in run.published.get("dependency_matrix", ())
                                          if row.sources or row.classification != "unknown"), packages,
                                run.published.get("unreached_code"))
-    backends = load_context_conventions().backends
     route = backends.nvidia_serving_route
-    findings = fold_kits(findings, nvidia_kits(modules, context, backends, packages, found.files, root), worker.factory,
-                         Text(en=route.en, zh=route.zh) if route is not None else None)
+    kits = nvidia_kits(modules, context, backends, packages, found.files, root)
+    findings = fold_kits(findings, kits, worker.factory, Text(en=route.en, zh=route.zh) if route is not None else None)
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")
@@ -248,6 +250,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         ),
         project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned,
                             npu_code=list(context.npu_files), own_packages=sorted(context.own_packages),
+                            deployments=sorted([*kits, *(p for p, why in predictors.items()
+                                                         if run.guarded.get(p) == ("optional", why))]),
                             project_revision=revision),
         findings=findings,
         skipped=store.skipped(),

@@ -439,7 +439,12 @@ def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str
 def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
     """A finding belongs to the phases of its file (a rule that serves one phase only, to that one where its file
     serves it); environment files (manifests, setup.py, images, native sources) belong to all. Python code that no entry point imports belongs to none when the project has entry points: a phase holds
-    only what its entries import. A setting folded from several config files belongs to the phases of every file."""
+    only what its entries import. A setting folded from several config files belongs to the phases of every file. A
+    finding that declares its phases before the plan (a serving deployment's package item: inference) keeps those the
+    project has."""
+    declared = [p for p in PHASES if p in finding.phases and p in assignment.phases]
+    if declared:
+        return declared
     found: set[str] = set()
     for path in setting_files(finding):
         found.update(_path_phases(finding, path, assignment))
