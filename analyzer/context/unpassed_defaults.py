@@ -625,15 +625,16 @@ def _shape(arguments: Node | None) -> tuple[int, frozenset[str], bool]:
     **kwargs)."""
     positional, keywords, splat = 0, set(), False
     for argument in arguments.named_children if arguments is not None else []:
-        if argument.type in {"list_splat", "dictionary_splat"}:
+        kind = argument.type  # each read of a node's type builds a new string
+        if kind in {"list_splat", "dictionary_splat"}:
             splat = True
-        elif argument.type == "keyword_argument":
+        elif kind == "keyword_argument":
             key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
             if key is None or value is None:
                 continue
             literal = value.type in LITERAL_TYPES and _value(parsing.text(value)) is not UNKNOWN
             keywords.add(f"{parsing.text(key)}={parsing.text(value)}" if literal else parsing.text(key))
-        elif argument.type != "comment":
+        elif kind != "comment":
             positional += 1
     return positional, frozenset(keywords), splat
 
