@@ -90,6 +90,7 @@ QUERY_KEY = query_set.register("phase_facts", QUERY, filters={"dotted": ("string
 # method name (method): phase evidence (`backward`, `step`), add_argument declarations, registrations.
 CALLS_KEY = CALLS_BY_NAME_QUERY
 ESCAPES_KEY = query_set.register("phase_escapes", unpassed_defaults.ESCAPES)  # names passed as values
+ATTRIBUTE_CALLS_KEY = query_set.register("phase_attribute_calls", unpassed_defaults.ATTRIBUTE_CALLS)  # `torch.randn(...)`
 
 
 def query_keys(unit: Unit) -> set[str]:
@@ -813,8 +814,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.marker_arms = marker_arms(unit.tree(), unit.source.data, ranges)
     by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", [])
                                         + found.get("truth", []),
-                                        found.get("assert", []), _calls(unit),
-                                        _methods(unit), definitions.get("class", []),
+                                        found.get("assert", []), _calls(unit), _methods(unit),
+                                        query_set.unit_captures(unit, ATTRIBUTE_CALLS_KEY), definitions.get("class", []),
                                         lambda: query_set.unit_captures(unit, ESCAPES_KEY))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
     facts.default_taken = by_default.taken
