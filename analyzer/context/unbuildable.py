@@ -35,8 +35,8 @@ MAX_NODES = 200_000
 def unbuildable_classes(module: ModuleStatements, data: bytes) -> list[tuple[int, int, str]]:
     """(first line, last line, why) of the module-level classes whose `__init__` always reads a name the file never
     binds."""
-    if any(word in data for word in OPAQUE_WORDS):
-        return []
+    if b"__init__" not in data or any(word in data for word in OPAQUE_WORDS):
+        return []  # no class has a constructor to read, or the module may bind names unseen
     classes = module.classes
     if not classes:
         return []

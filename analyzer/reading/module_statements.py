@@ -20,21 +20,12 @@ class ModuleStatements:
         self.root = root
         self.statements: list[Node] = root.named_children
         self.kinds: list[str] = [statement.type for statement in self.statements]
-        self.definitions: list[Node | None] = []
-        self.heads: list[Node | None] = []
-        for statement, kind in zip(self.statements, self.kinds, strict=True):
-            definition = head = None
-            if kind == "decorated_definition":
-                definition = statement.child_by_field_name("definition")
-                if definition is not None and definition.type not in DEFINITION_TYPES:
-                    definition = None
-            elif kind in DEFINITION_TYPES:
-                definition = statement
-            elif kind == "expression_statement":
-                children = statement.named_children
-                head = children[0] if children else None
-            self.definitions.append(definition)
-            self.heads.append(head)
+        self.definitions: list[Node | None] = [
+            _definition(statement) if kind == "decorated_definition" else statement if kind in DEFINITION_TYPES else None
+            for statement, kind in zip(self.statements, self.kinds, strict=True)]
+        self.heads: list[Node | None] = [
+            _first_named(statement) if kind == "expression_statement" else None
+            for statement, kind in zip(self.statements, self.kinds, strict=True)]
 
     @cached_property
     def classes(self) -> list[tuple[Node, Node]]:
@@ -53,3 +44,13 @@ class ModuleStatements:
         """(statement, assignment) of each plain assignment statement (`x = ...`, parsing.statement_assignment)."""
         return [(statement, head) for statement, head in zip(self.statements, self.heads, strict=True)
                 if head is not None and head.type == "assignment"]
+
+
+def _definition(decorated: Node) -> Node | None:
+    definition = decorated.child_by_field_name("definition")
+    return definition if definition is not None and definition.type in DEFINITION_TYPES else None
+
+
+def _first_named(statement: Node) -> Node | None:
+    children = statement.named_children
+    return children[0] if children else None
