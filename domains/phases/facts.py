@@ -753,18 +753,11 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.overridden_defaults, facts.device_defaults = _overridden_defaults(defaults, _calls(unit) + _methods(unit))
     defined = _module_functions(unit)
     if defined:
-        called: set[bytes] | None = None  # the called names as bytes, read once a name is written twice
+        called = {c.text for c in _calls(unit)}  # as bytes: most are never compared
         for name in defined:
             function = name.parent
-            written = name.text
-            if function is None:
-                continue
-            if _written_twice(unit.source.data, written):  # else its `def` is the one place: no call names it
-                if called is None:
-                    called = {c.text for c in _calls(unit)}
-                if written in called:
-                    continue
-            facts.exported_functions.append((parsing.text(name), function.start_point.row + 1, function.end_point.row + 1))
+            if name.text not in called and function is not None:
+                facts.exported_functions.append((parsing.text(name), function.start_point.row + 1, function.end_point.row + 1))
     module = symbols.unit_statements(unit)
     facts.top_level_code = _runs_at_top_level(module)
     guards = [c for c in found.get("condition", []) if "__name__" in parsing.text(c) and "__main__" in parsing.text(c)]
@@ -921,11 +914,6 @@ def _module_functions(unit: Unit) -> list[Node]:
         if name is not None and name.type == "identifier":
             names.append(name)
     return names
-
-
-def _written_twice(data: bytes, word: bytes) -> bool:
-    """Does `data` hold `word` at two places (overlapping or not)?"""
-    return data.find(word, data.find(word) + 1) >= 0
 
 
 def _runs_at_top_level(module: ModuleStatements) -> bool:
