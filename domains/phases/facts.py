@@ -33,6 +33,7 @@ from ascend_feasibility.analyzer.context.written_names import word_set, word_str
 from ascend_feasibility.analyzer.core.models import PHASES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
+from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUERY, Unit
@@ -776,7 +777,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
             function = name.parent
             if name.text not in called and function is not None:
                 facts.exported_functions.append((parsing.text(name), function.start_point.row + 1, function.end_point.row + 1))
-    facts.top_level_code = _runs_at_top_level(unit.tree())
+    module = symbols.unit_statements(unit)
+    facts.top_level_code = _runs_at_top_level(module)
     guards = [c for c in found.get("condition", []) if "__name__" in parsing.text(c) and "__main__" in parsing.text(c)]
     facts.main_guard = bool(guards)
     block = guards[0].parent if guards else None
@@ -822,10 +824,10 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.default_passed = by_default.passed
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
-        facts.dead_stores = dead_stores(unit.tree())
-        facts.unbuildable_classes = unbuildable_classes(unit.tree(), unit.source.data)
-        facts.unread_stores = stored_unread(unit.tree(), unit.source.data)
-        facts.kept_instances = kept_instances(unit.tree(), unit.source.data, found.get("built_variable", []),
+        facts.dead_stores = dead_stores(module)
+        facts.unbuildable_classes = unbuildable_classes(module, unit.source.data)
+        facts.unread_stores = stored_unread(module, unit.source.data)
+        facts.kept_instances = kept_instances(module, unit.source.data, found.get("built_variable", []),
                                               found.get("built_class", []))
         facts.phase_functions = _phase_functions(definitions.get("function_name", []))
     if PurePosixPath(unit.path).name == "__init__.py":
@@ -928,24 +930,17 @@ def _module_functions(unit: Unit) -> list[Node]:
     if cached is not None:
         return cached
     names = unit.cache["module_functions"] = []
-    for statement in unit.tree().named_children:
-        if statement.type == "decorated_definition":
-            statement = statement.child_by_field_name("definition")
-        if statement is not None and statement.type == "function_definition":
-            name = statement.child_by_field_name("name")
-            if name is not None and name.type == "identifier":
-                names.append(name)
+    for _, function in symbols.unit_statements(unit).functions:
+        name = function.child_by_field_name("name")
+        if name is not None and name.type == "identifier":
+            names.append(name)
     return names
 
 
-def _runs_at_top_level(root: Node) -> bool:
+def _runs_at_top_level(module: ModuleStatements) -> bool:
     """Module-level loops, with-blocks or calls, as in scripts like nanoGPT's train.py."""
-    for statement in root.named_children:
-        if statement.type in SCRIPT_STATEMENTS:
-            return True
-        if statement.type == "expression_statement" and statement.named_children and statement.named_children[0].type == "call":
-            return True
-    return False
+    return any(kind in SCRIPT_STATEMENTS for kind in module.kinds) \
+        or any(head is not None and head.type == "call" for head in module.heads)
 
 
 
