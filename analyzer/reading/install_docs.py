@@ -4,7 +4,8 @@ line number.
 
 Kept: a line that runs a `pip`/`pip3`/`python -m pip`/`uv pip`/`mim`/`conda`/`mamba` install (at its start or after `&&`
 or `;`, a `$ ` prompt taken off), with the lines its trailing backslashes continue onto, inside a fenced block whose info
-string is empty or a shell's (```bash, ```shell, ```sh, ```console) or outside any block; the same for a line that runs
+string is empty or a shell's (```bash, ```shell, ```sh, ```console) or outside any block; the same for a line that runs `cmake`
+(whose `-DNAME=ON` options domains/custom_ops/cmake_options.py reads) and for one that runs
 `python -m torch.distributed.launch` (at its start, after `&&`/`;` or environment assignments; whose launched script's argument parser domains/launch_ranks.py reads at the
 target torch; no scanner reads a document's lines). Everything else becomes an
 empty line: other shell (a prose line inside a block, `unit test (should see ...)`, would break the parse of every
@@ -21,6 +22,7 @@ SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "shell-se
 _FENCE = re.compile(r"^\s{0,3}(```+|~~~+)\s*([\w+-]*)")
 _PROMPT = re.compile(r"^\s*(?:\$|>|#)\s+")
 _INSTALL = re.compile(r"(?:^|&&|;)\s*(?:python3?\s+-m\s+|uv\s+)?(?:pip3?|mim|conda|mamba)\s+install\b")
+_CMAKE = re.compile(r"(?:^|&&|;)\s*cmake\s")  # a build's configure line: the options it turns on (cmake_options.py)
 _LAUNCH = re.compile(r"(?:^|&&|;)\s*(?:[A-Za-z_]\w*=\S*\s+)*python[\d.]*\s+-m\s+torch\.distributed\.launch\b")
 
 
@@ -58,7 +60,8 @@ def code_folders(python_paths) -> set[str]:
 
 def shell_view(text: str) -> str:
     """The document with only its install commands left, each on its own line number."""
-    return _commands_view(text, lambda command: bool(_INSTALL.search(command) or _LAUNCH.search(command)))
+    return _commands_view(text, lambda command: bool(_INSTALL.search(command) or _LAUNCH.search(command)
+                                                     or _CMAKE.search(command)))
 
 
 _RUN = re.compile(r"(?:^|&&|;)\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:python[\d.]*|torchrun|deepspeed|accelerate\s+launch)\s.*\.py\b")
