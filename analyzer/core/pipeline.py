@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import glob
 import os
@@ -104,6 +105,14 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _read_text(root: Path, path: str) -> str | None:
+    """A file of the tree as text, read before the scan (the README-run tool scripts' imports): None where unreadable."""
+    try:
+        return (root / path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
 def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | None) -> Report:
     root = root.resolve()
     single = None
@@ -120,7 +129,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     if ci_images:  # CI test images are ci, for the context and the plan alike; the project's own globs still win
         config.roles = {**config.roles, "ci": [*config.roles.get("ci", []), *map(glob.escape, ci_images)]}
     readme_runs = readme_run_examples(config.readme, [f.path for f in found.files], load_context_conventions().roles,
-                                      config.roles, config.distribution)
+                                      config.roles, config.distribution, functools.partial(_read_text, root))
     if readme_runs:  # the README's own command runs them: product, for the context and the plan alike
         config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, readme_runs)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
