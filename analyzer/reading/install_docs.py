@@ -57,8 +57,23 @@ def code_folders(python_paths) -> set[str]:
 
 
 def shell_view(text: str) -> str:
-    """The document with only its install commands left, each on its own line number."""
-    return _commands_view(text, lambda command: bool(_INSTALL.search(command) or _LAUNCH.search(command)))
+    """The document with only its install commands and its script launches (python/torchrun/deepspeed/accelerate
+    launch running a .py file or a module: their TrainingArguments switches are read, domains/launch_flags.py) left,
+    each on its own line number. A launch's `<placeholder>` words (`--master_port=<your_random_port>`, a reader's
+    value to fill in, which the shell would read as redirections) become plain words of the same length."""
+    return _commands_view(text, lambda command: bool(_INSTALL.search(command) or _LAUNCH.search(command)
+                                                     or _RUN.search(command)), _placeholders_out)
+
+
+_PLACEHOLDER = re.compile(r"<([A-Za-z_][\w./:-]*)>")
+
+
+def _placeholders_out(command: str, first: str) -> str:
+    """`command` (a line of the launch whose first line is `first`) with `<name>` written `_name_`; an install
+    line is left as written (`pip install <package>` installs nothing the reader names)."""
+    if _INSTALL.search(first) or not _RUN.search(first):
+        return command
+    return _PLACEHOLDER.sub(lambda match: "_" + match.group(1) + "_", command)
 
 
 _RUN = re.compile(r"(?:^|&&|;)\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:python[\d.]*|torchrun|deepspeed|accelerate\s+launch)\s"
@@ -128,10 +143,11 @@ def _module(words: list[str]) -> str | None:
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 
 
-def _commands_view(text: str, wanted) -> str:
+def _commands_view(text: str, wanted, rewrite=None) -> str:
     """The document with only the commands `wanted` keeps (with the lines their trailing backslashes continue onto)
-    left, each on its own line number."""
+    left, each on its own line number; `rewrite(line, first line of its command)` may rewrite a kept line in place."""
     kept: list[str] = []
+    first = ""
     fence: str | None = None  # while inside a block: "shell" or "other"
     marker = ""
     continued = False  # the previous kept line ended with a backslash
@@ -145,7 +161,8 @@ def _commands_view(text: str, wanted) -> str:
             continue
         command = _PROMPT.sub("", line, count=1).strip()
         if fence != "other" and (continued or wanted(command)):
-            kept.append(command)
+            first = command if not continued else first
+            kept.append(command if rewrite is None else rewrite(command, first))
             continued = command.endswith("\\")
         else:
             kept.append("")
