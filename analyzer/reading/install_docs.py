@@ -109,6 +109,24 @@ def run_modules(text: str) -> list[tuple[str, str]]:
     return found
 
 
+def launch_lines(text: str) -> list[tuple[int, str, list[str]]]:
+    """(line, program, argument words) of each runner command of the document's shell lines, in document order
+    (`<placeholder>` words read as plain words)."""
+    view = _commands_view(text, lambda command: bool(_RUN.search(command)), _placeholders_out)
+    if not view.strip():
+        return []
+    found: list[tuple[int, str, list[str]]] = []
+    for command in parsing.captures(parsing.query("bash", "(command name: (command_name) @name) @command"),
+                                    parsing.parse("bash", view.encode())).get("command", []):
+        program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
+        if not program.startswith(RUNNERS):
+            continue
+        words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+        if program != "accelerate" or words[:1] == ["launch"]:
+            found.append((command.start_point.row + 1, program, words))
+    return found
+
+
 def _launches(text: str) -> list[tuple[str, list[str]]]:
     """(program, argument words) of each runner command (python, torchrun, deepspeed, accelerate launch) of the
     document's shell lines."""
