@@ -43,3 +43,29 @@ def test_a_switch_shared_by_scripts_is_one_item_listing_each_script(tmp_path):
 
 def test_switches_set_false_are_not_reported(tmp_path):
     assert _findings(tmp_path, {**SCRIPTS, "scripts/train/off.sh": OFF}) == []
+
+
+README = (
+    "# alpaca-like\n\n```bash\npip install -r requirements.txt\n```\n\n## Fine-tuning\n\n```bash\n"
+    "torchrun --nproc_per_node=4 --master_port=<your_random_port> llava/train/train_mem.py \\\n"
+    "    --model_name_or_path <your_path_to_llama> \\\n"
+    "    --fsdp \"full_shard auto_wrap\" \\\n"
+    "    --tf32 True\n```\n\nOr with compile:\n\n```bash\n"
+    "accelerate launch llava/train/train_dpo.py --tf32=true --torch_compile\n```\n"
+)
+
+
+def test_readme_launch_lines_are_read_for_the_switches_with_each_line_a_site(tmp_path):
+    found = _findings(tmp_path, {**SCRIPTS, "README.md": README, "requirements.txt": "torch\ntransformers\n"})
+    tf32 = [f for f in found if f.rule == "PRC047"]
+    assert len(tf32) == 1 and tf32[0].path == "README.md" and tf32[0].counted  # placeholders are no redirections
+    assert sorted(tf32[0].sites) == ["README.md:13", "README.md:19"]
+    assert [(f.path, f.line) for f in found if f.rule == "DEV705"] == [("README.md", 19)]
+
+
+def test_readme_switches_off_in_a_python_block_in_prose_or_echoed_are_not_read(tmp_path):
+    readme = ("# x\n\n```bash\ntorchrun llava/train/train_mem.py --tf32 False --torch_compile False\n"
+              "echo torchrun llava/train/train_mem.py --tf32 True\n```\n\n```python\n"
+              "# torchrun llava/train/train_mem.py --tf32 True\n```\n\n"
+              "Pass `--tf32 True` to torchrun llava/train/train_mem.py on Ampere.\n")
+    assert _findings(tmp_path, {**SCRIPTS, "README.md": readme}) == []

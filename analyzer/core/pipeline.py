@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import glob
 import os
@@ -27,6 +28,7 @@ from ascend_feasibility.analyzer.context.project_scope import (
     fold_repeated_settings,
 )
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
+from ascend_feasibility.analyzer.context.readme_alternatives import readme_alternative_configs
 from ascend_feasibility.analyzer.context.readme_runs import readme_run_examples
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import package_folders
@@ -104,6 +106,14 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _read_text(root: Path, path: str) -> str | None:
+    """A file of the tree as text, read before the scan (the README-run tool scripts' imports): None where unreadable."""
+    try:
+        return (root / path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
 def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | None) -> Report:
     root = root.resolve()
     single = None
@@ -120,7 +130,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     if ci_images:  # CI test images are ci, for the context and the plan alike; the project's own globs still win
         config.roles = {**config.roles, "ci": [*config.roles.get("ci", []), *map(glob.escape, ci_images)]}
     readme_runs = readme_run_examples(config.readme, [f.path for f in found.files], load_context_conventions().roles,
-                                      config.roles, config.distribution)
+                                      config.roles, config.distribution, functools.partial(_read_text, root))
     if readme_runs:  # the README's own command runs them: product, for the context and the plan alike
         config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, readme_runs)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
@@ -214,11 +224,13 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
     feature_domains = frozenset(worker.guards.feature_domains)
     findings = [f for f in run.findings if f.path not in generated]
+    declared = frozenset(row.package for row in run.published.get("dependency_matrix", ())
+                         if row.sources or row.classification != "unknown")
+    unreached = dict(run.published.get("unreached_code") or {})
+    for path, ranges in readme_alternative_configs(config.readme, run.paths, modules, declared).items():
+        unreached[path] = [*unreached.get(path, []), *ranges]  # a DeepSpeed config only a README alternative passes
     findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded,
-                               config.distribution,
-                               frozenset(row.package for row in run.published.get("dependency_matrix", ())
-                                         if row.sources or row.classification != "unknown"), packages,
-                               run.published.get("unreached_code"))
+                               config.distribution, declared, packages, unreached)
     route = backends.nvidia_serving_route
     kits = nvidia_kits(modules, context, backends, packages, found.files, root)
     findings = fold_kits(findings, kits, worker.factory, Text(en=route.en, zh=route.zh) if route is not None else None)

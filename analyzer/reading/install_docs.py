@@ -59,12 +59,30 @@ def code_folders(python_paths) -> set[str]:
 
 
 def shell_view(text: str) -> str:
-    """The document with only its install commands left, each on its own line number."""
+    """The document with only its install commands, its cmake builds (their -D switches are read,
+    domains/custom_ops/cmake_options.py) and its script launches (python/torchrun/deepspeed/accelerate launch running a
+    .py file or a module: their TrainingArguments switches are read, domains/launch_flags.py) left, each on its own line
+    number. A launch's `<placeholder>` words (`--master_port=<your_random_port>`, a reader's value to fill in, which the
+    shell would read as redirections) become plain words of the same length."""
     return _commands_view(text, lambda command: bool(_INSTALL.search(command) or _LAUNCH.search(command)
-                                                     or _CMAKE.search(command)))
+                                                     or _CMAKE.search(command) or _RUN.search(command)),
+                          _placeholders_out)
 
 
-_RUN = re.compile(r"(?:^|&&|;)\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:python[\d.]*|torchrun|deepspeed|accelerate\s+launch)\s.*\.py\b")
+_PLACEHOLDER = re.compile(r"<([A-Za-z_][\w./:-]*)>")
+
+
+def _placeholders_out(command: str, first: str) -> str:
+    """`command` (a line of the launch whose first line is `first`) with `<name>` written `_name_`; an install
+    line is left as written (`pip install <package>` installs nothing the reader names)."""
+    if _INSTALL.search(first) or not _RUN.search(first):
+        return command
+    return _PLACEHOLDER.sub(lambda match: "_" + match.group(1) + "_", command)
+
+
+_RUN = re.compile(r"(?:^|&&|;)\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:python[\d.]*|torchrun|deepspeed|accelerate\s+launch)\s"
+                  r"(?:.*\.py\b|(?:.*\s)?(?:-m|--module)[\s=]+[A-Za-z_])")
+MODULE_FLAGS = ("-m", "--module")  # python -m, torchrun -m / --module, accelerate launch -m, deepspeed --module
 RUNNERS = ("python", "torchrun", "deepspeed", "accelerate")
 
 
@@ -74,10 +92,52 @@ def run_scripts(text: str) -> list[tuple[str, str]]:
     the same lines as the install commands (inside shell blocks or outside any block). A launch through a tool of the
     project's own (`accelerate launch x.py` in accelerate's README) is the tool's demonstration: the caller tells
     those apart by the program's name."""
+    found: list[tuple[str, str]] = []
+    for program, words in _launches(text):
+        script = next((w for w in words if w.endswith(".py") and not w.startswith("-")), None)
+        if script is not None:
+            found.append((program, script))
+    return found
+
+
+def run_modules(text: str) -> list[tuple[str, str]]:
+    """(program, dotted module) for each command of the same lines that runs a module by name: `python -m
+    scripts.animate --config x.yaml`, `torchrun --nproc_per_node=2 -m pkg.train`, `accelerate launch -m pkg.train`
+    (the launcher's own `python -m torch.distributed.launch x.py` is named too: the caller resolves the module in
+    the tree, and x.py is run_scripts')."""
+    found: list[tuple[str, str]] = []
+    for program, words in _launches(text):
+        module = _module(words)
+        if module is not None:
+            found.append((program, words[words.index(module)]))
+    return found
+
+
+def launch_lines(text: str) -> list[tuple[int, str, list[str]]]:
+    """(line, program, argument words) of each runner command of the document's shell lines, in document order
+    (`<placeholder>` words read as plain words)."""
+    view = _commands_view(text, lambda command: bool(_RUN.search(command)), _placeholders_out)
+    if not view.strip():
+        return []
+    found: list[tuple[int, str, list[str]]] = []
+    for command in parsing.captures(parsing.query("bash", "(command name: (command_name) @name) @command"),
+                                    parsing.parse("bash", view.encode())).get("command", []):
+        program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
+        if not program.startswith(RUNNERS):
+            continue
+        words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+        if program != "accelerate" or words[:1] == ["launch"]:
+            found.append((command.start_point.row + 1, program, words))
+    return found
+
+
+def _launches(text: str) -> list[tuple[str, list[str]]]:
+    """(program, argument words) of each runner command (python, torchrun, deepspeed, accelerate launch) of the
+    document's shell lines."""
     view = _commands_view(text, lambda command: bool(_RUN.search(command)))
     if not view.strip():
         return []
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, list[str]]] = []
     for command in parsing.captures(parsing.query("bash", "(command name: (command_name) @name) @command"),
                                     parsing.parse("bash", view.encode())).get("command", []):
         program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
@@ -86,16 +146,30 @@ def run_scripts(text: str) -> list[tuple[str, str]]:
         words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
         if program == "accelerate" and words[:1] != ["launch"]:
             continue
-        script = next((w for w in words if w.endswith(".py") and not w.startswith("-")), None)
-        if script is not None:
-            found.append((program, script))
+        found.append((program, [part for word in words for part in (
+            word.split("=", 1) if word.startswith("--module=") else [word])]))
     return found
 
 
-def _commands_view(text: str, wanted) -> str:
+def _module(words: list[str]) -> str | None:
+    """The word naming the module after `-m` / `--module` (`--module=x` split off), where one is given before any
+    script: the first such flag only (what follows the module is its own arguments)."""
+    for index, word in enumerate(words):
+        if word.endswith(".py") and not word.startswith("-"):
+            return None
+        if word in MODULE_FLAGS and index + 1 < len(words) and _DOTTED.match(words[index + 1]):
+            return words[index + 1]
+    return None
+
+
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+
+
+def _commands_view(text: str, wanted, rewrite=None) -> str:
     """The document with only the commands `wanted` keeps (with the lines their trailing backslashes continue onto)
-    left, each on its own line number."""
+    left, each on its own line number; `rewrite(line, first line of its command)` may rewrite a kept line in place."""
     kept: list[str] = []
+    first = ""
     fence: str | None = None  # while inside a block: "shell" or "other"
     marker = ""
     continued = False  # the previous kept line ended with a backslash
@@ -109,7 +183,8 @@ def _commands_view(text: str, wanted) -> str:
             continue
         command = _PROMPT.sub("", line, count=1).strip()
         if fence != "other" and (continued or wanted(command)):
-            kept.append(command)
+            first = command if not continued else first
+            kept.append(command if rewrite is None else rewrite(command, first))
             continued = command.endswith("\\")
         else:
             kept.append("")
