@@ -56,12 +56,16 @@ QUERY = r"""
 (if_statement condition: (parenthesized_expression) @grouped)
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
+(default_parameter value: (call) @device_default)
+(typed_default_parameter value: (call) @device_default)
+(class_definition body: (block (expression_statement (assignment left: (identifier) type: (type)) @device_field)))
 (decorated_definition definition: (class_definition) @decorated_class)
 (assignment left: (attribute) right: (identifier) @patched)
 (assert_statement (comparison_operator) @assert)
 (string_content) @string
 (assignment left: (identifier) @built_variable right: (call function: (identifier) @built_class))
 """
+MAX_FIELDS = 10**6  # the position of a field after a base class's: never passed by position in what is read
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
 NATIVE_FOLDER_HINTS = ("csrc", "src", "include", "kernels")  # a string naming a folder of native sources
 # Tests of a string's text (query_set filters; as #match? predicates they cost more than the rest of the query). Each
@@ -768,6 +772,10 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
         facts.overridden_defaults, facts.device_defaults = _overridden_defaults(defaults, _calls(unit) + _methods(unit))
+    fields = [a for a in found.get("device_field", []) if a.child_by_field_name("right") is not None
+              and "cuda" in parsing.text(a.child_by_field_name("right"))]
+    if fields:
+        facts.device_defaults += _field_defaults(fields)
     defined = _module_functions(unit)
     if defined:
         called = {c.text for c in _calls(unit)}  # as bytes: most are never compared
@@ -1126,6 +1134,53 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[lis
         owner = function.parent.parent if function.parent is not None and function.parent.type == "decorated_definition" else function.parent
         result.append((default.start_point.row + 1, function_name, owner is not None and owner.type == "module"))
     return result, undecided
+
+
+def _field_defaults(fields: list[Node]) -> list[tuple[int, str, str, int]]:
+    """`device: str = "cuda"` or `device: torch.device = torch.device("cuda")` in the body of a module-level
+    `@dataclass`: its constructor's default, for the project's calls (line, class, field, position in a call). A class
+    with bases takes its fields after theirs: only a keyword passes the field then. ClassVar annotations and
+    `field(init=False, ...)` are no parameters; another decorator than dataclass (a registry) decides nothing."""
+    result = []
+    for assignment in fields[:200]:
+        block = assignment.parent.parent if assignment.parent is not None else None
+        cls = block.parent if block is not None else None
+        holder = cls.parent if cls is not None else None
+        if cls is None or cls.type != "class_definition" or holder is None or holder.type != "decorated_definition" \
+                or holder.parent is None or holder.parent.type != "module":
+            continue
+        decorators = [d for d in holder.named_children if d.type == "decorator"]
+        if len(decorators) != 1 or _decorator_name(decorators[0]) != "dataclass":
+            continue
+        name = cls.child_by_field_name("name")
+        own = [s.named_children[0] for s in block.named_children if s.type == "expression_statement"
+               and s.named_children and s.named_children[0].type == "assignment"
+               and s.named_children[0].child_by_field_name("type") is not None
+               and "ClassVar" not in parsing.text(s.named_children[0].child_by_field_name("type"))
+               and not _no_init(s.named_children[0].child_by_field_name("right"))]
+        if name is None or assignment not in own:
+            continue
+        index = own.index(assignment) if cls.child_by_field_name("superclasses") is None else MAX_FIELDS
+        field_name = parsing.text(assignment.child_by_field_name("left"))
+        result.append((assignment.start_point.row + 1, parsing.text(name), field_name, index))
+    return result
+
+
+def _no_init(value: Node | None) -> bool:
+    """`field(init=False, ...)`: a field the constructor does not take."""
+    if value is None or value.type != "call" or parsing.text(value.child_by_field_name("function")).rsplit(".", 1)[-1] != "field":
+        return False
+    arguments = value.child_by_field_name("arguments")
+    return any(a.type == "keyword_argument" and parsing.text(a).replace(" ", "") == "init=False"
+               for a in (arguments.named_children if arguments is not None else []))
+
+
+def _decorator_name(decorator: Node) -> str:
+    """`@dataclass`, `@dataclasses.dataclass(frozen=True)`: "dataclass"; the last name of any other decorator."""
+    expression = decorator.named_children[0] if decorator.named_children else decorator
+    if expression.type == "call":
+        expression = expression.child_by_field_name("function") or expression
+    return parsing.text(expression).rsplit(".", 1)[-1]
 
 
 def _module_callee(function: Node, name: str) -> str | None:
