@@ -17,6 +17,7 @@ from ascend_feasibility.analyzer.context import (
     env_options,
     env_switches,
     literal_flags,
+    process_groups,
     switched_on,
     unpassed_defaults,
 )
@@ -251,6 +252,9 @@ class PhaseFacts:
     default_escaped: list[str] = field(default_factory=list)
     default_passed: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
+    # starts a process group; the if-arms that need one (analyzer/context/process_groups.py)
+    starts_process_group: bool = False
+    process_arms: list[tuple[int, int, str]] = field(default_factory=list)
     # modules named by commented-out import lines (`# from .modeling_llama import X`): (module, line)
     commented_imports: list[tuple[str, int]] = field(default_factory=list)
     # module-level functions and classes the file never names again: (name, first, last, kind) (symbols.py)
@@ -310,6 +314,8 @@ class PhaseFacts:
         self.default_taken += other.default_taken
         self.default_escaped += other.default_escaped
         self.star_imports += other.star_imports
+        self.starts_process_group |= other.starts_process_group
+        self.process_arms += other.process_arms
         self.commented_imports += other.commented_imports
         self.device_defaults += other.device_defaults
         for name, (fewest, keywords) in other.default_passed.items():
@@ -772,6 +778,9 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
         facts.overridden_defaults, facts.device_defaults = _overridden_defaults(defaults, _calls(unit) + _methods(unit))
+    facts.starts_process_group = process_groups.starts_group(
+        (parsing.text(c) for c in _calls(unit) + _methods(unit)), facts.imports)
+    facts.process_arms = process_groups.gated_arms(unit.tree(), unit.source.text)
     fields = [a for a in found.get("device_field", []) if a.child_by_field_name("right") is not None
               and "cuda" in parsing.text(a.child_by_field_name("right"))]
     if fields:
