@@ -101,9 +101,9 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     ungrouped = never_initialised(facts)  # arms needing a process group nothing starts
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)
-    switched = switched_options(facts, context, switches_on)
+    switched = switched_options(facts, context, switches_on, with_choices=True)
     for path, arms in table_arms_off(facts, context, switches_on).items():  # `if envs.NVTX_PROFILE:`, off in its table
-        switched.setdefault(path, []).extend(arms)
+        switched.setdefault(path, []).extend((*arm, False) for arm in arms)
     if switched:
         conventions = load_context_conventions()
         # as OptInReader.guard: torch.compile and bitsandbytes' route gaps, not TF32
@@ -174,8 +174,10 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                 continue
             place = Place(finding.role, reach, reason)
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in switched:
-            reason = next((r for start, end, dest, r in switched[finding.path] if start <= finding.line <= end
-                           and switch_takes(dest, finding.domain in feature_domains or finding.rule in switch_rules)), None)
+            # an off switch makes a feature's site optional; a non-default argparse choice any site it alone reaches
+            reason = next((r for start, end, dest, r, chosen in switched[finding.path] if start <= finding.line <= end
+                           and switch_takes(dest, chosen or finding.domain in feature_domains
+                                            or finding.rule in switch_rules)), None)
             if reason is not None:
                 place = Place(finding.role, "optional", reason)
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in ungrouped \

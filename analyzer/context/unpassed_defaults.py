@@ -100,7 +100,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     located: list[tuple[str, Node]] = []  # the calls, kept only where an arm is taken by default
     passed: dict[str, list] = {}  # name → [fewest positional arguments, keyword names every call passes]
     for key, call in _calls(called, methods, bound_names, modules, star, own_names):
-        callee = key[len(OWN):] if key.startswith(OWN) else key  # the mark keys only the calls (_project_calls)
+        callee = key[len(OWN):] if key.startswith(OWN) else key  # the mark keys only the calls (project_calls)
         if taken:
             located.append((callee, call))
         positional, keywords, splat = _shape(call)
@@ -139,7 +139,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
 
 def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, bool]]]:
     """path → (first line, last line, reason, assert) of product code's arms that no call in the project takes."""
-    calls, escaped, starred = _project_calls(facts)
+    calls, escaped, starred = project_calls(facts)
     result: dict[str, list[tuple[int, int, str, bool]]] = defaultdict(list)
     aside: set[str] | None = None
     for f in facts:
@@ -159,7 +159,7 @@ def default_path(facts, context) -> dict[str, str]:
     (consistency_models' `AttentionBlock(attention_type="flash")`, whose `if attention_type == "flash":` builds
     `QKVFlashAttention` and none of whose calls passes attention_type): the names called there → why. A function or
     class of these names is on the default path, not an optional feature's, though a lazy import sits in it."""
-    calls, escaped, starred = _project_calls(facts)
+    calls, escaped, starred = project_calls(facts)
     names: dict[str, str] = {}
     for f in facts:
         if not f.default_taken or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
@@ -172,14 +172,14 @@ def default_path(facts, context) -> dict[str, str]:
     return names
 
 
-def _project_calls(facts) -> tuple[dict[str, list], set[str], set[str]]:
+def project_calls(facts) -> tuple[dict[str, list], set[str], set[str]]:
     """name → (path, shape) of the calls that may reach any module's `name`; a call of the calling file's own
     definition (recorded as OWN + name) is keyed by that file alone (_own)."""
     calls: dict[str, list[tuple[str, tuple[int, int, list[str], bool]]]] = defaultdict(list)
     escaped: set[str] = set()
     for f in facts:
         for name, shape in f.default_calls.items():
-            calls[_own(f.path, name[len(OWN):]) if name.startswith(OWN) else name].append((f.path, shape))
+            calls[own_key(f.path, name[len(OWN):]) if name.startswith(OWN) else name].append((f.path, shape))
         escaped.update(f.default_escaped)
     return calls, escaped, {module for f in facts for module in f.star_imports}
 
@@ -190,7 +190,7 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
     may not. Another file's calls of its own function of the same name are not this one's. `aside`: files whose calls
     run no product path (tests, optional launchers: _aside); where only they pass the parameter, the default
     is the product's, and the reason names them."""
-    found = calls.get(name, []) + calls.get(_own(path, name), [])
+    found = calls.get(name, []) + calls.get(own_key(path, name), [])
     if name in escaped or not found:
         return None
     passing = sorted({where for where, shape in found if _passes(shape, parameter, index, default)})
@@ -214,7 +214,7 @@ def _aside(calls: dict[str, list], context) -> set[str]:
             if context.of(where).role not in LIVE_ROLES or context.of(where).reach != "runs"}
 
 
-def _own(path: str, name: str) -> str:
+def own_key(path: str, name: str) -> str:
     return f"{path}\0{name}"
 
 

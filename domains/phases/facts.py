@@ -28,6 +28,7 @@ from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.dead_stores import dead_stores
 from ascend_feasibility.analyzer.context.platform_selectors import PlatformMethod, platform_methods
 from ascend_feasibility.analyzer.context.reference_checks import reference_checks
+from ascend_feasibility.analyzer.context.switches import module_callee, parameter_value_arm
 from ascend_feasibility.analyzer.context.unbuildable import unbuildable_classes
 from ascend_feasibility.analyzer.context.unread_attributes import kept_instances, stored_unread
 from ascend_feasibility.analyzer.context.written_names import word_set, word_string
@@ -213,6 +214,9 @@ class PhaseFacts:
     # `model_args.quantize_model in ["fp8Activation_qwen2", ...]`): (first line, last line, dest, the strings, the
     # condition as "line N: ...")
     option_value_arms: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list)
+    # arms testing a parameter of a module-level function (or class) for strings: (first line, last line, parameter,
+    # the strings, condition, the name its calls use, its position in a call) (switches.parameter_value_arm)
+    parameter_arms: list[tuple[int, int, str, tuple[str, ...], str, str, int]] = field(default_factory=list)
     # the else of a chain every arm of which tests one option for strings: (first, last, dest, the strings the arms
     # before take, condition)
     option_else_arms: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list)
@@ -301,6 +305,7 @@ class PhaseFacts:
         self.unread_stores += other.unread_stores
         self.kept_instances += other.kept_instances
         self.option_value_arms += other.option_value_arms
+        self.parameter_arms += other.parameter_arms
         self.option_else_arms += other.option_else_arms
         self.marker_arms += other.marker_arms
         self.launch_flags += other.launch_flags
@@ -590,6 +595,21 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
     return arms, others
 
 
+def _parameter_arms(conditions: list[Node]) -> list[tuple[int, int, str, tuple[str, ...], str, str, int]]:
+    """The if/elif bodies whose whole condition tests a parameter for strings (switches.parameter_value_arm)."""
+    arms = []
+    for condition in conditions[:MAX_CHOICES]:
+        holder = condition.parent
+        body = holder.child_by_field_name("consequence") if holder is not None and holder.type in {
+            "if_statement", "elif_clause"} else None
+        tested = parameter_value_arm(condition) if body is not None else None
+        if tested is not None:
+            first = " ".join(parsing.text(holder).splitlines()[0].split())[:100]
+            arms.append((body.start_point.row + 1, body.end_point.row + 1, tested[0], tested[1],
+                         f"line {condition.start_point.row + 1}: {first}", tested[2], tested[3]))
+    return arms
+
+
 def _own_lines(node: Node) -> bool:
     """Does nothing but `node` (and a comma) stand on its lines? A keyword argument that does is an arm of its own:
     a finding on those lines is about its value, not about the call around it."""
@@ -815,6 +835,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.option_values += values
     facts.option_value_arms, facts.option_else_arms = _option_value_arms(found.get("condition", [])
                                                                          + found.get("keyword_test", []))
+    facts.parameter_arms = _parameter_arms(found.get("condition", []))
     if found.get("condition") and unit.cell is None:
         facts.edited_names = literal_flags.edited_names(unit.tree(), found["condition"])
     if "environ" in unit.source.text:
@@ -1135,7 +1156,7 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[lis
         first = parsing.text(parameters[0]).split(":")[0].strip() if parameters else ""
         if first in {"self", "cls"}:
             index -= 1  # called as self.method(...)
-        callee = _module_callee(function, function_name) if index >= 0 else None
+        callee = module_callee(function) if index >= 0 else None
         if callee is not None:  # the project's calls decide it where this file's do not (or another file imports it)
             undecided.append((default.start_point.row + 1, callee, parameter_name, index))
         if not uses or index < 0 or not all(_passes(call, parameter_name, index) for call in uses):
@@ -1190,19 +1211,6 @@ def _decorator_name(decorator: Node) -> str:
     if expression.type == "call":
         expression = expression.child_by_field_name("function") or expression
     return parsing.text(expression).rsplit(".", 1)[-1]
-
-
-def _module_callee(function: Node, name: str) -> str | None:
-    """The name a call of this undecorated function uses: its own at the module level, its class's for the __init__
-    of a module-level class; None for a method or a decorated definition (a registry, a command line)."""
-    holder = function.parent
-    if holder is not None and holder.type == "module":
-        return name
-    cls = holder.parent if holder is not None and holder.type == "block" and name == "__init__" else None
-    if cls is not None and cls.type == "class_definition" and cls.parent is not None and cls.parent.type == "module":
-        cls_name = cls.child_by_field_name("name")
-        return parsing.text(cls_name) if cls_name is not None else None
-    return None
 
 
 def _passes(call: Node, name: str, index: int) -> bool:
