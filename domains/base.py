@@ -263,6 +263,9 @@ class ModuleFacts(Protocol):
     default_escaped: list[str]  # names the file passes as values or subclasses
     default_passed: dict[str, tuple[int, list[str]]]  # per bound name: fewest positional, keywords every call passes
     star_imports: list[str]  # modules imported with `from module import *`
+    parameter_arms: list[tuple[int, int, str, tuple[str, ...], str, str, int]]  # switches.parameter_value_arm
+    starts_process_group: bool  # calls init_process_group or the like, or imports a framework that does
+    process_arms: list[tuple[int, int, str]]  # arms needing dist.is_initialized() (analyzer/context/process_groups.py)
     commented_imports: list[tuple[str, int]]  # (module, line) of commented-out import lines (`# from .m import X`)
     unnamed_symbols: list[tuple[str, int, int, str]]  # module-level functions/classes the file never names again
     inner_named: list[tuple[str, int, int, str, list[str]]]  # named only inside other module-level definitions (which)

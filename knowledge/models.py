@@ -904,6 +904,13 @@ class OptInConventions(_Record):
                                         "(`args.xformers`): their options are switches the file may declare")
     mainstream_switch_tokens: list[str] = Field(default_factory=list, description="switch-name words of mainstream "
                                                 "choices (use_cuda, use_amp): what they guard every port needs")
+    process_group_initialisers: list[str] = Field(default_factory=list, description="calls that start a process "
+                                                  "group (init_process_group, deepspeed's init_distributed): a "
+                                                  "project calling none never runs a collective gated on "
+                                                  "is_initialized() (analyzer/context/process_groups.py)")
+    process_group_frameworks: list[str] = Field(default_factory=list, description="packages that start the process "
+                                                "group for the code they run (accelerate's Accelerator, lightning's "
+                                                "Trainer): a project importing one may be distributed")
     switch_feature_rules: list[str] = Field(default_factory=list, description="rules whose findings are opt-in "
                                             "features for off-by-default switches (not for guards' fallbacks)")
     feature_switch_tokens: list[str] = Field(default_factory=list, description="switch-name words of opt-in "

@@ -44,6 +44,7 @@ from ascend_feasibility.analyzer.context.switches import (
     SwitchReader,
 )
 from ascend_feasibility.analyzer.context.unloaded import config_named_modules, import_names, package_folders
+from ascend_feasibility.analyzer.context.unpassed_defaults import own_key, project_calls
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
@@ -346,7 +347,8 @@ def _registered_only(facts, counted) -> dict[str, str]:
 
 
 def switched_options(facts, context: ProjectContext,
-                     switches_on: dict[str, list[tuple[str, str]]] | None = None) -> dict[str, list[tuple[int, int, str, str]]]:
+                     switches_on: dict[str, list[tuple[str, str]]] | None = None,
+                     with_choices: bool = False) -> dict[str, list[tuple]]:
     """path → line ranges (with the option and the reason) of arms a command-line option turns on, where the project declares the
     option off by default wherever it declares it (`--fp8_base`, store_true, in library/train_util.py; `if
     args.fp8_base:` in sd3_train_network.py) and no launch script of the project passes it (nor a config of it sets its
@@ -357,7 +359,11 @@ def switched_options(facts, context: ProjectContext,
     after the arms of every other choice), which no launch script passes it. Arms decided by a value only such arms
     set (`if self.use_apex:`, option_markers.py) follow them. The option in each range is named with the strings an arm
     needs (`optim_adamw_bnb_8bit`; the strings alone for an option of a mainstream choice: `apex` for
-    `half_precision_backend`), for the caller's test of whether the switch names an opt-in feature."""
+    `half_precision_backend`), for the caller's test of whether the switch names an opt-in feature. An arm may also
+    test a parameter named like an option with declared choices, which every call passes by keyword
+    (`_parameter_option_arms`: AnimateDiff's `init_dist(launcher=launcher)`, `--launcher` choices pytorch, slurm). With
+    `with_choices`, each range carries a fifth item: whether the values the arm needs are among its option's declared
+    `choices` (a choice argparse offers, not an off switch: any site it alone reaches is opt-in)."""
     declared: dict[str, tuple[bool, str, str]] = {}
     for f in facts:
         for dest, off, flag, line in f.options:
@@ -381,6 +387,9 @@ def switched_options(facts, context: ProjectContext,
             passed[flag.lstrip("-").replace("-", "_")].add(value.lower())
     configs = [f.words for f in facts if f.path.endswith(CONFIG_SUFFIXES) and f.words]
     carried = carried_options(facts)
+    option_choices = _declared_choices(facts)
+    by_parameter = _parameter_option_arms(facts, context, option_choices)
+    chosen: set[tuple[str, int, int]] = set()  # arms needing a declared choice: (path, first, last)
     result: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
     for f in facts:
         if context.of(f.path).role not in COUNTED_ROLES:
@@ -393,6 +402,7 @@ def switched_options(facts, context: ProjectContext,
         arms = [(first, last, dest, values, condition, False) for first, last, dest, values, condition in f.option_value_arms]
         arms += [(first, last, dest, tuple(sorted(choices[dest] - {_value(v) for v in taken})), condition, True)
                  for first, last, dest, taken, condition in f.option_else_arms if dest in choices]
+        arms += by_parameter.get(f.path, [])
         for first, last, dest, values, condition, otherwise in arms:
             if dest.startswith(CONFIG_PREFIX):
                 why = _unset_config_value(dest[len(CONFIG_PREFIX):], values, f.path, facts, passed)
@@ -429,12 +439,44 @@ def switched_options(facts, context: ProjectContext,
             result[f.path].append((first, last, "_".join(named),
                                    f"`--{dest}` is {_defaults(default[0])} unless given ({default[1]}){carrier}, "
                                    f"and no launch script passes {shown}; {condition}"))
+            if not otherwise and dest in option_choices and needed <= option_choices[dest][0]:
+                chosen.add((f.path, first, last))
         for first, last, lines, condition in f.marker_arms:
             sources = [next((r for r in result.get(f.path, []) if r[0] <= line <= r[1]), None) for line in lines]
             if sources and all(r is not None for r in sources):
                 result[f.path].append((first, last, sources[0][2], f"{condition}, set only at line "
                                        f"{', '.join(map(str, lines))}, under: {sources[0][3]}"))
+    if with_choices:
+        return {path: [(*r, (path, r[0], r[1]) in chosen) for r in ranges] for path, ranges in result.items()}
     return result
+
+
+def _parameter_option_arms(facts, context: ProjectContext, option_choices: dict) -> dict[str, list[tuple]]:
+    """path → arms (as switched_options reads them) of `if launcher == "slurm":` on a parameter named like an option
+    whose declared choices hold the values (facts' parameter_arms), where the option's declaring files are the arm's or
+    import it, and every call of the function in the project passes the parameter by keyword, none as a literal: the
+    value is the option's (AnimateDiff's `init_dist(launcher=launcher)` from `main(launcher=args.launcher)`)."""
+    if not option_choices or not any(f.parameter_arms for f in facts):
+        return {}
+    calls, escaped, _ = project_calls(facts)
+    passed: dict[str, list[tuple[int, list[str]]]] = defaultdict(list)
+    for f in facts:
+        for name, record in f.default_passed.items():
+            passed[name].append(record)
+    packages = package_folders(facts, context.source_roots)
+    result: dict[str, list[tuple]] = defaultdict(list)
+    for f in facts:
+        for first, last, parameter, values, condition, callee, index in f.parameter_arms:
+            found = option_choices.get(parameter)
+            shapes = calls.get(callee, []) + calls.get(own_key(f.path, callee), [])
+            if found is None or not {v.lower() for v in values} <= found[0] or callee in escaped or not shapes \
+                    or not passed.get(callee) or not all(parameter in keywords for _, keywords in passed[callee]) \
+                    or any(k.startswith(parameter + "=") for _, (_, _, keywords, _) in shapes for k in keywords) \
+                    or not _declarers_import(f, found, facts, packages):
+                continue
+            result[f.path].append((first, last, parameter, values,
+                                   f"{condition} (every call of {callee}() passes `{parameter}`)", False))
+    return dict(result)
 
 
 PROSE_SUFFIXES = (".md", ".rst", ".txt")

@@ -31,6 +31,7 @@ from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_
 from ascend_feasibility.analyzer.context.missing_modules import missing_module_importers
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, rejected_arms, switched_options
 from ascend_feasibility.analyzer.context.platform_selectors import imported_reason, is_unselected, platform_choice
+from ascend_feasibility.analyzer.context.process_groups import never_initialised
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import nearest_copy, path_view
 from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
@@ -97,11 +98,12 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for path, ranges in unread_attribute_stores(facts, packages).items():  # stored, never read
         uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
+    ungrouped = never_initialised(facts)  # arms needing a process group nothing starts
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)
-    switched = switched_options(facts, context, switches_on)
+    switched = switched_options(facts, context, switches_on, with_choices=True)
     for path, arms in table_arms_off(facts, context, switches_on).items():  # `if envs.NVTX_PROFILE:`, off in its table
-        switched.setdefault(path, []).extend(arms)
+        switched.setdefault(path, []).extend((*arm, False) for arm in arms)
     if switched:
         conventions = load_context_conventions()
         # as OptInReader.guard: torch.compile and bitsandbytes' route gaps, not TF32
@@ -118,7 +120,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
     called_elsewhere = _called_elsewhere(findings, facts)
     if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale
-            or on_default or unused_defaults or switches_on or in_function or called_elsewhere):
+            or on_default or unused_defaults or switches_on or in_function or called_elsewhere or ungrouped):
         return findings
     decided: dict[str, Place | None] = {}
     reexports = None  # unreferenced.reexporters_of(facts), read at the first constant a reason names
@@ -172,9 +174,16 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                 continue
             place = Place(finding.role, reach, reason)
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in switched:
-            reason = next((r for start, end, dest, r in switched[finding.path] if start <= finding.line <= end
-                           and switch_takes(dest, finding.domain in feature_domains or finding.rule in switch_rules)), None)
+            # an off switch makes a feature's site optional; a non-default argparse choice any site it alone reaches
+            reason = next((r for start, end, dest, r, chosen in switched[finding.path] if start <= finding.line <= end
+                           and switch_takes(dest, chosen or finding.domain in feature_domains
+                                            or finding.rule in switch_rules)), None)
             if reason is not None:
+                place = Place(finding.role, "optional", reason)
+        if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in ungrouped \
+                and finding.domain == "distributed":
+            reason = next((r for start, end, r in ungrouped[finding.path] if start <= finding.line <= end), None)
+            if reason is not None:  # a collective behind dist.is_initialized() where nothing initialises it
                 place = Place(finding.role, "optional", reason)
         if place is None and finding.reach == "runs" and finding.path in uninstalled:
             reason = next((r for start, end, r in uninstalled[finding.path] if start <= finding.line <= end), None)

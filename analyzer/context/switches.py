@@ -714,6 +714,59 @@ def _config_read_bound(name_node: Node) -> Node | None:
     return value if value is not None and value.type in {"subscript", "call"} else None
 
 
+def parameter_value_arm(condition: Node) -> tuple[str, tuple[str, ...], str, int] | None:
+    """`launcher == "slurm"` (or `in ["a", "b"]`) on a parameter of a module-level function or of a module-level
+    class's `__init__` that the function never rebinds: (parameter, the strings the arm needs, the name its calls use,
+    its position in a call). AnimateDiff's `def init_dist(launcher="slurm", ...)`, called as
+    `init_dist(launcher=launcher)` with the value of `--launcher` (choices pytorch, slurm; default pytorch): the
+    project pass (opt_in.switched_options) reads the calls and the option. The default does not matter here; a
+    parameter with none is also read (switches' `@name` arms are for values the file writes only in the test)."""
+    operands = condition.named_children
+    operators = [c.type for c in condition.children if not c.is_named]
+    if condition.type != "comparison_operator" or len(operands) != 2 or operators not in (["=="], ["in"]):
+        return None
+    subject, values = operands
+    if operators == ["=="] and subject.type == "string":
+        subject, values = values, subject
+    if subject.type != "identifier":
+        return None
+    strings = [values] if values.type == "string" else values.named_children if values.type in {"list", "tuple", "set"} else []
+    if not strings or not all(s.type == "string" and not any(c.type == "interpolation" for c in s.named_children)
+                              for s in strings):
+        return None
+    name = parsing.text(subject)
+    function = _enclosing(subject, "function_definition")
+    found = _parameter(function, name) if function is not None else None
+    callee = module_callee(function) if found is not None else None
+    if callee is None or _rebound(function, name):
+        return None
+    parameters = function.child_by_field_name("parameters")
+    first = parameters.named_children[0] if parameters is not None and parameters.named_children else None
+    index = found[0] - (1 if first is not None and parsing.text(first) in {"self", "cls"} else 0)
+    return name, tuple(_string_value(s) for s in strings), callee, index
+
+
+def module_callee(function: Node) -> str | None:
+    """The name a call of this undecorated function uses: its own at the module level, its class's for the __init__
+    of an undecorated module-level class; None for a method, a nested or a decorated definition."""
+    holder, name = function.parent, function.child_by_field_name("name")
+    if name is None or holder is None:
+        return None
+    if holder.type == "module":
+        return parsing.text(name)
+    cls = holder.parent if holder.type == "block" and parsing.text(name) == "__init__" else None
+    if cls is not None and cls.type == "class_definition" and cls.parent is not None and cls.parent.type == "module":
+        cls_name = cls.child_by_field_name("name")
+        return parsing.text(cls_name) if cls_name is not None else None
+    return None
+
+
+def _rebound(function: Node, name: str) -> bool:
+    body = function.child_by_field_name("body")
+    return any(parsing.text(node) == name for node in (
+        parsing.captures(parsing.query("python", PARAMETER_REBINDINGS), body).get("target", []) if body is not None else []))
+
+
 def _option_parameter(subject: Node) -> str | None:
     """`precision` in `def get_autocast(precision): if precision == "amp":`, a parameter of the enclosing function
     without a default that the function never rebinds: PARAMETER_PREFIX + its name. The project pass takes it for the

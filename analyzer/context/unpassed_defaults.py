@@ -137,7 +137,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
 
 def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, bool]]]:
     """path → (first line, last line, reason, assert) of product code's arms that no call in the project takes."""
-    calls, escaped, starred = _project_calls(facts)
+    calls, escaped, starred = project_calls(facts)
     result: dict[str, list[tuple[int, int, str, bool]]] = defaultdict(list)
     aside: set[str] | None = None
     for f in facts:
@@ -157,7 +157,7 @@ def default_path(facts, context) -> dict[str, str]:
     (consistency_models' `AttentionBlock(attention_type="flash")`, whose `if attention_type == "flash":` builds
     `QKVFlashAttention` and none of whose calls passes attention_type): the names called there → why. A function or
     class of these names is on the default path, not an optional feature's, though a lazy import sits in it."""
-    calls, escaped, starred = _project_calls(facts)
+    calls, escaped, starred = project_calls(facts)
     names: dict[str, str] = {}
     for f in facts:
         if not f.default_taken or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
@@ -170,14 +170,14 @@ def default_path(facts, context) -> dict[str, str]:
     return names
 
 
-def _project_calls(facts) -> tuple[dict[str, list], set[str], set[str]]:
+def project_calls(facts) -> tuple[dict[str, list], set[str], set[str]]:
     """name → (path, shape) of the calls that may reach any module's `name`; a call of the calling file's own
     definition (recorded as OWN + name) is keyed by that file alone (_own)."""
     calls: dict[str, list[tuple[str, tuple[int, int, list[str], bool]]]] = defaultdict(list)
     escaped: set[str] = set()
     for f in facts:
         for name, shape in f.default_calls.items():
-            calls[_own(f.path, name[len(OWN):]) if name.startswith(OWN) else name].append((f.path, shape))
+            calls[own_key(f.path, name[len(OWN):]) if name.startswith(OWN) else name].append((f.path, shape))
         escaped.update(f.default_escaped)
     return calls, escaped, {module for f in facts for module in f.star_imports}
 
@@ -188,7 +188,7 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
     may not. Another file's calls of its own function of the same name are not this one's. `aside`: files whose calls
     run no product path (tests, optional launchers: _aside); where only they pass the parameter, the default
     is the product's, and the reason names them."""
-    found = calls.get(name, []) + calls.get(_own(path, name), [])
+    found = calls.get(name, []) + calls.get(own_key(path, name), [])
     if name in escaped or not found:
         return None
     passing = sorted({where for where, shape in found if _passes(shape, parameter, index, default)})
@@ -212,7 +212,7 @@ def _aside(calls: dict[str, list], context) -> set[str]:
             if context.of(where).role not in LIVE_ROLES or context.of(where).reach != "runs"}
 
 
-def _own(path: str, name: str) -> str:
+def own_key(path: str, name: str) -> str:
     return f"{path}\0{name}"
 
 
@@ -647,7 +647,7 @@ def _records(shapes: dict[str, dict[tuple[int, frozenset[str], bool], int]]
     for key, counted in shapes.items():
         calls[key] = (sum(counted.values()), max(positional for positional, _, _ in counted),
                       sorted(set().union(*(keywords for _, keywords, _ in counted))), any(splat for _, _, splat in counted))
-        callee = _callee(key)  # the mark keys only the calls (_project_calls)
+        callee = _callee(key)  # the mark keys only the calls (project_calls)
         for positional, keywords, splat in counted:
             known = 0 if splat else positional  # after a *args, no position is known
             names = {keyword.partition("=")[0] for keyword in keywords}  # passed whatever a splat holds
