@@ -36,6 +36,7 @@ from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
 from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.device.cuda_features import feature_facets
 from ascend_feasibility.domains.device.fast_path import CUDA_ARM_NO_NPU_KERNEL, no_npu_kernel
 from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
 from tree_sitter import Node
@@ -106,6 +107,7 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.append(SETTING)
     if _under_cuda_autocast_gate(test, imports):
         found.append(AUTOCAST_GATE)
+    found.extend(feature_facets(child, parent, cuda_arm, npu_path, imports))
     return tuple(found)
 
 
