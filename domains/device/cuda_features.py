@@ -71,14 +71,64 @@ def _receivers(condition: Node, parent: Node | None) -> list[tuple[Node, str | N
     if scope is None:
         return []
     found = []
-    for node in parsing.walk(scope, limit=MAX_NODES * 5, prune=_NESTED, enter_root=True):
-        if node.type != "identifier" or parsing.text(node) != name or node == left or _not_a_read(node):
-            continue
-        use = _as_argument(node)
-        if use is None or len(found) >= MAX_USES:
+    for node in _reads(scope, name, left):
+        if _shown(node):
+            continue  # `print(f"fused: {use_fused}")` only shows it
+        uses = [_as_argument(node)] if _as_argument(node) is not None else _keywords_chosen(node, scope)
+        if not uses or len(found) >= MAX_USES:
             return []  # tested, stored, returned or reassigned: not only handed on
-        found.append(use)
+        found.extend(uses)
     return found
+
+
+def _reads(scope: Node, name: str, left: Node | None = None) -> list[Node]:
+    return [node for node in parsing.walk(scope, limit=MAX_NODES * 5, prune=_NESTED, enter_root=True)
+            if node.type == "identifier" and parsing.text(node) == name and node != left and not _not_a_read(node)]
+
+
+def _shown(identifier: Node) -> bool:
+    parent = identifier.parent
+    return parent is not None and parent.type == "interpolation"
+
+
+def _keywords_chosen(use: Node, scope: Node) -> list[tuple[Node, str | None]]:
+    """`extra = dict(fused=True) if use_fused else dict()` then `AdamW(..., **extra)`: (the call, "fused") for each
+    call that unpacks the chosen keywords, where `use` is the condition and the true arm names them."""
+    child, parent = use, use.parent
+    while parent is not None and parent.type in _PASSING:
+        child, parent = parent, parent.parent
+    if parent is None or parent.type != "conditional_expression" or len(parent.named_children) != 3 \
+            or parent.named_children[1] != child:
+        return []
+    keywords = _true_keywords(parent.named_children[0])
+    holder = parent.parent
+    if not keywords or holder is None or holder.type != "assignment" or holder.child_by_field_name("right") != parent:
+        return []
+    target = holder.child_by_field_name("left")
+    if target is None or target.type != "identifier":
+        return []
+    found = []
+    for read in _reads(scope, parsing.text(target), target):
+        splat = read.parent
+        if splat is None or splat.type != "dictionary_splat" or splat.parent is None or splat.parent.type != "argument_list" \
+                or splat.parent.parent is None or splat.parent.parent.type != "call":
+            return []
+        found.extend((splat.parent.parent, keyword) for keyword in keywords)
+    return found
+
+
+def _true_keywords(value: Node) -> list[str]:
+    """The keywords `dict(k=True, ...)` (or `{"k": True}`) sets to True."""
+    if value.type == "call" and parsing.text(value.child_by_field_name("function")) == "dict":
+        arguments = value.child_by_field_name("arguments")
+        return [parsing.text(a.child_by_field_name("name")) for a in (arguments.named_children if arguments else [])
+                if a.type == "keyword_argument" and a.child_by_field_name("value") is not None
+                and a.child_by_field_name("value").type == "true"]
+    if value.type == "dictionary":
+        return [parsing.text(p.child_by_field_name("key")).strip("'\"") for p in value.named_children
+                if p.type == "pair" and p.child_by_field_name("key") is not None and p.child_by_field_name("key").type == "string"
+                and p.child_by_field_name("value") is not None and p.child_by_field_name("value").type == "true"]
+    return []
 
 
 def _not_a_read(identifier: Node) -> bool:
