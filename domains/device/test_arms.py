@@ -22,6 +22,9 @@
   the region runs without autocast, at its inputs' dtype. The shim rewrites the call's "cuda" device_type but not the
   test, so autocast stays off there with it or without it. With `autocast-cuda-type`: that device_type is a "cuda"
   literal, which must change with the test.
+- `cuda-only-feature`, `npu-has-feature`, `dtype-choice` (domains/device/cuda_features.py): what the test only
+  switches, where the NPU path does not raise: a feature the NPU lacks (the test is right as written), a fused
+  optimizer step or a half dtype the NPU has (widen the test).
 - `cuda-autocast-gate`: the test sits in the body of `if torch.is_autocast_enabled():` with no device type (or after
   `if not torch.is_autocast_enabled(): return ...`). Called so, it reports CUDA autocast only (torch 2.4 and later
   read it as device "cuda"; transfer_to_npu leaves it alone), so under NPU autocast the gate is False and the test is
@@ -107,7 +110,8 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.append(SETTING)
     if _under_cuda_autocast_gate(test, imports):
         found.append(AUTOCAST_GATE)
-    found.extend(feature_facets(child, parent, cuda_arm, npu_path, imports))
+    if RAISES not in found:  # a path that raises on NPU is no fallback, whatever the CUDA arm turns on
+        found.extend(feature_facets(child, parent, cuda_arm, npu_path, imports))
     return tuple(found)
 
 
