@@ -1145,3 +1145,31 @@ class AcceleratorNames(_Record):
 
     def kind(self, name: str) -> EnumerationKind:
         return next(k for k in self.enumeration if k.kind == name)
+
+
+class FusedOptimizerKeyword(_Record):
+    """Optimizers whose keyword turns on a fused step the NPU also runs."""
+
+    keyword: str = Field(min_length=1)
+    optimizers: list[str] = Field(min_length=1, description="the optimizers' class names (torch.optim)")
+    sources: list[str] = Field(min_length=1)
+
+
+class HalfDtypes(_Record):
+    names: list[str] = Field(min_length=1, description="qualified names of half-precision dtypes the NPU computes in")
+
+
+class CudaFeatures(_Record):
+    """knowledge/device/cuda_features.toml: what a CUDA device test may only switch on, and whether the NPU has it."""
+
+    feature_calls: list[str] = Field(min_length=1, description="qualified calls that turn a CUDA-only feature on")
+    feature_methods: list[str] = Field(default_factory=list, description="method names that turn one on")
+    feature_packages: list[str] = Field(default_factory=list, description="packages with no NPU build")
+    wrapper_tokens: list[str] = Field(min_length=1, description="parts of a CUDA-only feature wrapper's name")
+    compile_off_calls: list[str] = Field(default_factory=list, description="qualified calls that turn compilation off")
+    compile_off_tokens: list[str] = Field(default_factory=list, description="parts of such a call's plain name")
+    fused_optimizers: list[FusedOptimizerKeyword] = Field(min_length=1)
+    half_dtypes: HalfDtypes
+    flag_defaults: dict[str, bool] = Field(
+        default_factory=dict, description="backend switches and PyTorch's default value for each (assigning it asks "
+        "for nothing)")

@@ -15,6 +15,7 @@ from ascend_feasibility.domains.device import (
     selectors,
 )
 from ascend_feasibility.domains.device.compiled_use import never_called
+from ascend_feasibility.domains.device.cuda_features import ASSIGNS_DEFAULT, assigns_default
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
@@ -197,6 +198,11 @@ class _FileScan(PythonScan):
         if name == "torch.jit.script_method" and not file_keeps_script(self.unit.tree(), self.unit.cache):
             self.hit("torch-jit-script-method-unsaved", name, reference.node)
             return
+        if call is None and assigns_default(name, chain):
+            match = self.index.match_name(name)  # `torch.backends.cudnn.deterministic = False`: PyTorch's own default
+            if match is not None:
+                self.hit(match[0], match[1], chain, facets=(ASSIGNS_DEFAULT,))
+                return
         self.name_rule(reference)
 
     def _autocast_not_entered(self, name: str, call: Node) -> bool:
