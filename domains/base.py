@@ -281,6 +281,7 @@ class TargetChoice:
     reason: Text
     conflicts: list[str]  # "path: specifier" of torch pins that admit none of the chosen requirement's releases
     doc_pin: str | None = None  # "torch==2.4.0 (README.md:259)": the install-document line read where no manifest pins torch
+    unread: tuple[str, ...] = ()  # requirements files whose torch pin no install reads: left out of the choice
 
 
 @dataclass

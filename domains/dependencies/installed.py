@@ -84,5 +84,30 @@ def unread(path: str, reads: frozenset[str]) -> bool:
     named file's path ends with `path` or `path` with it (`-r requirements.txt` from a folder's script)."""
     if not any(r.startswith(f"{PROJECT}:") for r in reads):
         return False
-    named = [r.split(":", 1)[1] for r in reads if r.startswith(f"{READS}:")]
-    return not any(n == path or n.endswith(f"/{path}") or path.endswith(f"/{n}") for n in named)
+    return not named(path, reads)
+
+
+def named(path: str, reads: frozenset[str]) -> bool:
+    """Does an install command or a package manifest name the requirements file `path` (a named file's path ends
+    with `path` or `path` with it: `-r requirements.txt` from a folder's script)?"""
+    names = [r.split(":", 1)[1] for r in reads if r.startswith(f"{READS}:")]
+    return any(n == path or n.endswith(f"/{path}") or path.endswith(f"/{n}") for n in names)
+
+
+def unchosen(requirements: set[str], manifests: set[str], reads: frozenset[str], manifest_torch: bool) -> set[str]:
+    """The requirements files whose torch pin does not choose the target (round 21 moshi, seamless_communication):
+    no install command or package manifest names them, and a package manifest (`manifests`: pyproject.toml, setup.py,
+    setup.cfg paths) in their folder or a parent folder is what installs that code. The `requirements.txt` beside such
+    a manifest still speaks for it where no package manifest declares torch (`manifest_torch`): many setup.py files
+    leave torch to the requirements file a user installs by hand."""
+    folders = {str(PurePosixPath(m).parent) for m in manifests}
+    unread_files = set()
+    for path in requirements:
+        at = PurePosixPath(path)
+        governing = [f for f in folders if f == "." or at.parent.is_relative_to(f)]
+        if not governing or named(path, reads):
+            continue
+        if not manifest_torch and at.name.lower() == "requirements.txt" and str(at.parent) in governing:
+            continue
+        unread_files.add(path)
+    return unread_files
