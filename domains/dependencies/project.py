@@ -605,15 +605,19 @@ def choose_target(declarations: list[Declaration], kb: KnowledgeBase,
     manifest installs its code (installed.unchosen: `installs`, what the install commands and manifests read) chooses
     nothing: moshi's stale requirements.txt torch==2.2.0 beside pyproject's torch>=2.2.0,<2.10."""
     sites = [d for d in declarations if d.name == "torch"]
-    unread = installed.unchosen({s.path for s in sites if s.source == "requirements"},
+    # a resolver's export of the manifest (`uv export`) records the torch it resolved: it keeps its say
+    unread = installed.unchosen({s.path for s in sites if s.source == "requirements" and not s.exported},
                                 {d.path for d in declarations if d.source in PACKAGE_MANIFESTS}, installs,
                                 any(s.source in PACKAGE_MANIFESTS for s in sites))
     if not unread:
         return _choose(sites, kb)
-    chosen = _choose([s for s in sites if s.path not in unread], kb)
+    chosen, every = replace(_choose([s for s in sites if s.path not in unread], kb), unread=tuple(sorted(unread))), \
+        _choose(sites, kb)
+    if (chosen.version, chosen.reason) == (every.version, every.reason):  # whisper's unpinned `torch`: no say either way
+        return chosen
     pins = ", ".join(f"{path} (torch{torch_fit([s for s in sites if s.path == path], kb).declared})"
                      for path in sorted(unread))
-    return replace(chosen, unread=tuple(sorted(unread)), reason=Text(
+    return replace(chosen, reason=Text(
         en=f"{chosen.reason.en}; not from {pins}: no install command or package manifest of the project reads it",
         zh=f"{chosen.reason.zh}；不依据 {pins}：项目中没有任何安装命令或包清单读取该文件"))
 
