@@ -568,6 +568,12 @@ def test_a_requirements_file_no_install_reads_does_not_choose_the_target(tmp_pat
     target = analyze(tmp_path / "unread", AnalyzeOptions(jobs=1)).target
     assert (target.release, target.chosen_by) == ("2.9.0.post6", "project")
     assert "not from requirements.txt (torch==2.2.0)" in target.reason.en and "(pyproject.toml)" in target.reason.en
+    # moshi's layout: the package in moshi/, installed by the root README; moshi/ is no nested project of its own
+    # torch line (core/subprojects.py), since its choice too reads how the project installs
+    write(tmp_path / "nested", {**{f"moshi/{path}": text for path, text in tree.items()}, "README.md": readme,
+                                "moshi/README.md": "```bash\npip install moshi\n```\n"})
+    target = analyze(tmp_path / "nested", AnalyzeOptions(jobs=1)).target
+    assert (target.release, target.subprojects) == ("2.9.0.post6", [])
     write(tmp_path / "read", {**tree, "README.md": "```bash\npip install -r requirements.txt\n```\n"})
     target = analyze(tmp_path / "read", AnalyzeOptions(jobs=1)).target
     assert target.release == "2.2.0.post2" and "not from" not in target.reason.en

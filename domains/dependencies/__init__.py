@@ -36,9 +36,10 @@ class DependenciesDomain(Domain):
         file.skipped += [SkippedFile(path=problem.path, reason=problem.reason) for problem in facts.problems]
         return facts
 
-    def choose_target(self, facts: list[DependencyFacts]) -> TargetChoice:
+    def choose_target(self, facts: list[DependencyFacts], project: list[DependencyFacts] | None = None) -> TargetChoice:
+        # which requirements files an install reads is the whole project's say, a nested project's choice too
         return choose_target([d for f in facts for d in f.declarations], self.kb,
-                             frozenset(i for f in facts for i in f.installs))
+                             frozenset(i for f in (facts if project is None else project) for i in f.installs))
 
     def add_findings(self, run: ProjectRun) -> None:
         facts = run.facts[self.name]
