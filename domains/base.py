@@ -284,6 +284,7 @@ class TargetChoice:
     reason: Text
     conflicts: list[str]  # "path: specifier" of torch pins that admit none of the chosen requirement's releases
     doc_pin: str | None = None  # "torch==2.4.0 (README.md:259)": the install-document line read where no manifest pins torch
+    unread: tuple[str, ...] = ()  # requirements files whose torch pin no install reads: left out of the choice
 
 
 @dataclass
@@ -353,8 +354,10 @@ class Domain:
         """What the main process keeps of one file's facts until the project-level passes."""
         return facts
 
-    def choose_target(self, facts: list) -> TargetChoice | None:
-        """The release to target, from the facts of the project's own build files; None: this room has no say."""
+    def choose_target(self, facts: list, project: list | None = None) -> TargetChoice | None:
+        """The release to target, from the facts of the project's own build files (a nested project's: its own);
+        `project`: the facts of every build file the project's choice reads (how the project installs). None: this
+        room has no say."""
         return None
 
     def add_findings(self, run: ProjectRun) -> None:

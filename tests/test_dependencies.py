@@ -551,6 +551,77 @@ def test_a_torch_pin_in_a_requirements_file_nothing_installs_is_a_stale_line(tmp
         assert (pin.severity, (pin.effort_hours.low, pin.effort_hours.high)) == ("high", (2.0, 16.0)), case
 
 
+MOSHI_PYPROJECT = '[project]\nname = "moshi"\nversion = "0.1"\ndependencies = ["torch >= 2.2.0, < 2.10", "sphn >= 0.2.0"]\n'
+
+
+def test_a_requirements_file_no_install_reads_does_not_choose_the_target(tmp_path):
+    """Round 21 moshi (A1 C7 row 26): pyproject.toml admits torch >= 2.2.0, < 2.10 and the README installs the package
+    (`pip install -e git+…`); requirements.txt pins torch==2.2.0 and nothing names it. The target is the newest
+    release inside pyproject's range, and the reason names the file left out. Where the README installs that file
+    (`pip install -r requirements.txt`) its pin is the torch the project runs and chooses torch_npu 2.2.0.post2; a
+    root requirements.txt beside a setup.py that declares no torch still chooses, though nothing names it, and so does
+    a pin where the project shows no install of its own (test_an_exact_pin_in_the_top_level_requirements_...)."""
+    tree = {"pyproject.toml": MOSHI_PYPROJECT, "requirements.txt": "torch==2.2.0\nsphn==0.1.4\n",
+            "moshi/__init__.py": "", "moshi/model.py": "import torch\n"}
+    readme = "```bash\npip install -U moshi\npip install -e 'git+https://github.com/k/moshi.git#egg=moshi'\n```\n"
+    write(tmp_path / "unread", {**tree, "README.md": readme})
+    target = analyze(tmp_path / "unread", AnalyzeOptions(jobs=1)).target
+    assert (target.release, target.chosen_by) == ("2.9.0.post6", "project")
+    assert "not from requirements.txt (torch==2.2.0)" in target.reason.en and "(pyproject.toml)" in target.reason.en
+    # moshi's layout: the package in moshi/, installed by the root README; moshi/ is no nested project of its own
+    # torch line (core/subprojects.py), since its choice too reads how the project installs
+    write(tmp_path / "nested", {**{f"moshi/{path}": text for path, text in tree.items()}, "README.md": readme,
+                                "moshi/README.md": "```bash\npip install moshi\n```\n"})
+    target = analyze(tmp_path / "nested", AnalyzeOptions(jobs=1)).target
+    assert (target.release, target.subprojects) == ("2.9.0.post6", [])
+    write(tmp_path / "read", {**tree, "README.md": "```bash\npip install -r requirements.txt\n```\n"})
+    target = analyze(tmp_path / "read", AnalyzeOptions(jobs=1)).target
+    assert target.release == "2.2.0.post2" and "not from" not in target.reason.en
+    write(tmp_path / "setup", {"setup.py": "from setuptools import setup\nsetup(name='m', install_requires=['sphn'])\n",
+                               "requirements.txt": "torch==2.2.0\n", "m.py": "import torch\n", "README.md": readme})
+    assert analyze(tmp_path / "setup", AnalyzeOptions(jobs=1)).target.release == "2.2.0.post2"
+
+
+def test_a_vendored_tools_requirements_file_is_neither_the_target_nor_a_port_item(tmp_path):
+    """Round 21 seamless_communication (A1 row 20, B1 C6 row 15, B2 class 3 row 43): setup.py, which the README's
+    `pip install .` reads, declares no torch; a vendored engine's tool list pins torch==2.0.1 and accelerate==0.19.0,
+    which nothing imports, and only the engine's own CI script installs it through a variable path. The target is the
+    default, saying why; DEP012 and DEP004 there are low stale lines. Where the README installs the file, its pin is
+    the project's (DEP012 high, the default target because 2.0.1 fits no release, DEP004 medium)."""
+    tree = {"setup.py": "from setuptools import setup\nsetup(name='sc', install_requires=['fairseq2', 'numpy'])\n",
+            "sc/__init__.py": "", "sc/model.py": "import torch\nimport numpy\n",
+            "tools/ggml/requirements.txt": "accelerate==0.19.0\nnumpy\ntorch==2.0.1\n",
+            "tools/ggml/convert.py": "import torch\nimport numpy\n",
+            "tools/ggml/ci/run.sh": "python3 -m pip install -r ${SRC}/requirements.txt\n"}
+    write(tmp_path / "tool", {**tree, "README.md": "```bash\npip install .\n```\n"})
+    report = analyze(tmp_path / "tool", AnalyzeOptions(jobs=1))
+    assert report.target.chosen_by == "default"
+    assert "not from tools/ggml/requirements.txt (torch==2.0.1)" in report.target.reason.en
+    found = {f.rule: f for f in report.findings if f.rule in {"DEP004", "DEP012"}}
+    assert {rule: (f.severity, f.effort_hours.high) for rule, f in found.items()} == {"DEP004": ("low", 0.5),
+                                                                                      "DEP012": ("low", 0.5)}
+    assert "declares no torch requirement" in found["DEP012"].message.en
+    write(tmp_path / "installed", {**tree, "README.md": "```bash\npip install .\npip install -r tools/ggml/requirements.txt\n```\n"})
+    report = analyze(tmp_path / "installed", AnalyzeOptions(jobs=1))
+    assert "not from" not in report.target.reason.en and "tools/ggml/requirements.txt" in report.target.reason.en
+    found = {f.rule: f.severity for f in report.findings if f.rule in {"DEP004", "DEP012"}}
+    assert found == {"DEP004": "medium", "DEP012": "high"}
+
+
+def test_which_requirements_files_choose_nothing():
+    from ascend_feasibility.domains.dependencies import installed
+    files, own = {"requirements.txt", "tools/requirements.txt", "requirements-dev.txt"}, frozenset({"project:README.md"})
+    assert installed.unchosen(files, {"setup.py"}, own, False) == {"tools/requirements.txt", "requirements-dev.txt"}
+    assert installed.unchosen(files, {"setup.py"}, own, True) == files
+    assert installed.unchosen(files, {"setup.py"}, own | {"reads:requirements-dev.txt"}, True) == {
+        "requirements.txt", "tools/requirements.txt"}
+    assert installed.unchosen(files, {"pkg/pyproject.toml"}, own, True) == set()  # no manifest above them
+    assert installed.unchosen(files, set(), own, True) == set()
+    assert installed.unchosen(files, {"setup.py"}, frozenset(), True) == set()  # no install of the project shown
+    shell = parsing.parse("bash", b"pip install -e 'git+https://github.com/k/moshi.git#egg=moshi'\npip install -e x\n")
+    assert installed.install_reads("README.md", shell) == ["project:README.md"]
+
+
 def test_remote_code_of_a_model_type_the_project_registers_itself_is_its_own(tmp_path):
     """Round 19 Janus: janus/models/__init__.py imports modeling_vlm, which registers MultiModalityCausalLM with
     AutoModelForCausalLM at import; generation_inference.py imports janus.models, then loads with

@@ -337,7 +337,7 @@ def _project_target(root: Path, files: list[ProjectFile], paths: list[str], work
     for project_file in sorted(manifests, key=lambda f: f.path):
         read.append((project_file.path, worker.process(project_file).facts))
 
-    def choose(folder: str | None) -> TargetChoice:
+    def gathered(folder: str | None) -> dict[str, list]:
         facts: dict[str, list] = {domain.name: [] for domain in worker.domains}
         for path, file_facts in read:
             if folder is None or subproject_of(path, (folder,)) is not None:
@@ -345,7 +345,14 @@ def _project_target(root: Path, files: list[ProjectFile], paths: list[str], work
                     kept = getattr(file_facts, domain.name, None)
                     if kept is not None:
                         facts[domain.name].append(kept)
-        return _target_choice(worker.domains, facts)
+        return facts
+
+    every = gathered(None)
+
+    def choose(folder: str | None) -> TargetChoice:
+        # a nested project's choice reads its own build files, beside the whole project's (the root README's
+        # `pip install -e git+…#subdirectory=moshi` installs moshi/ from its pyproject.toml)
+        return _target_choice(worker.domains, every if folder is None else gathered(folder), every)
 
     def line_of(version: str | None) -> str:
         return ".".join(worker.kb.resolve_target(version).release.torch.split(".")[:2])
@@ -354,9 +361,10 @@ def _project_target(root: Path, files: list[ProjectFile], paths: list[str], work
     return choice, nested_projects(root, paths, choose, line_of(choice.version), line_of)
 
 
-def _target_choice(domains: list[Domain], facts: dict[str, list]) -> TargetChoice:
+def _target_choice(domains: list[Domain], facts: dict[str, list],
+                   project: dict[str, list] | None = None) -> TargetChoice:
     for domain in domains:
-        choice = domain.choose_target(facts.get(domain.name, []))
+        choice = domain.choose_target(facts.get(domain.name, []), (project or facts).get(domain.name, []))
         if choice is not None:
             return choice
     return TargetChoice(None, Text(en="default release: no domain reads the project's torch requirement",

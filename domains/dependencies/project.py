@@ -50,6 +50,7 @@ def analyze_dependencies(
     doc_pin: str | None = None,
     installs: frozenset[str] = frozenset(),
     nested: dict[str, Release] | None = None,
+    unchosen: frozenset[str] = frozenset(),
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -61,7 +62,8 @@ def analyze_dependencies(
     the install-document torch line the target choice read (TargetChoice.doc_pin), where no manifest pins torch.
     `installs`: the requirements files the project's install commands and package manifests read, and its own
     installs (installed.py). `nested`: folder → target release of each nested project on a torch line of its own
-    (analyzer/core/subprojects.py): its own torch pins are judged against that release."""
+    (analyzer/core/subprojects.py): its own torch pins are judged against that release. `unchosen`: the requirements
+    files whose torch pin the target choice left out (TargetChoice.unread): they set neither the fit nor the pin."""
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
@@ -106,7 +108,9 @@ def analyze_dependencies(
                                      facets=(*_install_facets(record, [site]), *_stale(site, installs)))
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place, sites=others)
-        _emit_below_npu_aware(emit, name, record, sites, npu_aware_used)
+        unused = record is not None and bool(record.modules) and not {name, record.name} & imported.keys() \
+            and not _used_through(record, used_through, context.local_modules)
+        _emit_below_npu_aware(emit, name, record, sites, npu_aware_used, installs if unused else None)
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         for site in declared:
             if site.local_version.startswith(("+cu", "+rocm")):
@@ -164,9 +168,10 @@ def analyze_dependencies(
     target = factory.target.release
     # the fit shown: a README's torch where no manifest declares one and the target follows it (choose_target)
     chosen_doc = [s for s in documented.get("torch", []) if target.torch_npu in torch_fit([s], kb).releases]
-    primary = _primary(torch_sites or chosen_doc)
+    choosing = [s for s in torch_sites if s.path not in unchosen]
+    primary = _primary(choosing or chosen_doc)
     fit = torch_fit(primary, kb)
-    pinned = _exact_pin(torch_sites, primary, fit, kb)
+    pinned = _exact_pin(choosing, primary, fit, kb)
     if pinned is not None:  # the target follows the torch the project pins inside its range (choose_target)
         pin_fit, pin_sites = pinned
         pin_note = f"{pin_fit.recommended} [{pin_sites[0].path}: torch{_version_of(pin_sites)}]"
@@ -194,6 +199,13 @@ def analyze_dependencies(
             emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0],
                              f"{primary[0].path}'s torch{fit.declared}, which {target_note} fits",
                              facets=(UNREAD_MANIFEST,), effort=UNREAD_EFFORT)
+            continue
+        if code == "torch-version-no-fit" and not primary and path in unchosen and installed.unread(path, installs):
+            # seamless_communication: ggml/requirements.txt torch==2.0.1, a vendored tool's list no install of the
+            # project reads, while setup.py (which `pip install .` reads) declares no torch: the target is the default
+            emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0],
+                             f"its package manifest, which declares no torch requirement (the report's target: "
+                             f"{target_note})", facets=(UNREAD_MANIFEST,), effort=UNREAD_EFFORT)
             continue
         line = _line_release(in_file, kb) if code == "torch-version-no-fit" and _prerelease(in_file) else None
         if line is not None:  # torchchat's npu-smi branch: torch=="2.7.0.dev20250310+cpu"
@@ -451,10 +463,13 @@ def _within(specifier: str, bounds: str) -> bool:
 
 
 def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declaration],
-                          used: frozenset[str] = frozenset()) -> None:
+                          used: frozenset[str] = frozenset(), unused_installs: frozenset[str] | None = None) -> None:
     """DEP004: one finding per manifest or document for pins older than the first NPU-aware release. Where the
     record names the parts that release makes NPU-aware (npu_aware_for) and the project's code (`used`) touches none
-    of them, the older release runs as it is: BLIP pins transformers==4.15.0 for its BERT classes and tokenizer."""
+    of them, the older release runs as it is: BLIP pins transformers==4.15.0 for its BERT classes and tokenizer.
+    `unused_installs`: the project's installs (installed.py) where nothing imports the package: its pin in a
+    requirements file no install reads is a stale line (seamless_communication's ggml/requirements.txt
+    accelerate==0.19.0)."""
     if record is None or not record.npu_aware_since:
         return
     facets = ("older-releases-run",) if record.older_releases_run else ()
@@ -462,8 +477,9 @@ def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declara
         facets = ("npu-aware-unused",)
     below = [site for site in sites if _below(site.specifier, record.npu_aware_since)]
     for site, others in _per_manifest(below):
+        stale = _stale(site, unused_installs) if unused_installs is not None else ()
         emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
-                         sites=others, facets=facets)
+                         sites=others, facets=facets or stale)  # an info variant stays info
 
 
 def _reported_sites(sites: list[Declaration]) -> list[Declaration]:
@@ -579,13 +595,35 @@ def torch_fit(sites: list[Declaration], kb: KnowledgeBase) -> TorchFit:
     return TorchFit(declared=declared, releases=[r.torch_npu for r in fitting], recommended=recommended)
 
 
-def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetChoice:
+def choose_target(declarations: list[Declaration], kb: KnowledgeBase,
+                  installs: frozenset[str] = frozenset()) -> TargetChoice:
     """The newest torch_npu release that fits the project's own torch requirement (its main manifest), so that
     a project pinning torch 2.1.0 is judged against the 2.1.0 line it can install, not the newest release. Where
     the manifest gives a range and the project pins one torch inside it (its exported lock, or an `==` in its
     top-level requirements.txt), the target follows that pin: it is the torch the project runs and the one its
-    other pins (vLLM, flash-attn wheels) are built against."""
+    other pins (vLLM, flash-attn wheels) are built against. A requirements file that no install reads while a package
+    manifest installs its code (installed.unchosen: `installs`, what the install commands and manifests read) chooses
+    nothing: moshi's stale requirements.txt torch==2.2.0 beside pyproject's torch>=2.2.0,<2.10."""
     sites = [d for d in declarations if d.name == "torch"]
+    # a resolver's export of the manifest (`uv export`) records the torch it resolved: it keeps its say
+    unread = installed.unchosen({s.path for s in sites if s.source == "requirements" and not s.exported},
+                                {d.path for d in declarations if d.source in PACKAGE_MANIFESTS}, installs,
+                                any(s.source in PACKAGE_MANIFESTS for s in sites))
+    if not unread:
+        return _choose(sites, kb)
+    chosen, every = replace(_choose([s for s in sites if s.path not in unread], kb), unread=tuple(sorted(unread))), \
+        _choose(sites, kb)
+    if (chosen.version, chosen.reason) == (every.version, every.reason):  # whisper's unpinned `torch`: no say either way
+        return chosen
+    pins = ", ".join(f"{path} (torch{torch_fit([s for s in sites if s.path == path], kb).declared})"
+                     for path in sorted(unread))
+    return replace(chosen, reason=Text(
+        en=f"{chosen.reason.en}; not from {pins}: no install command or package manifest of the project reads it",
+        zh=f"{chosen.reason.zh}；不依据 {pins}：项目中没有任何安装命令或包清单读取该文件"))
+
+
+def _choose(sites: list[Declaration], kb: KnowledgeBase) -> TargetChoice:
+    """choose_target over the torch declarations that may choose."""
     if any(s.source != DOC_SOURCE for s in sites):  # a manifest's torch: install documents' pins do not count
         sites = [s for s in sites if s.source != DOC_SOURCE]
     npu_arm = [s for s in sites if s.arm == "npu"]
