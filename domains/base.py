@@ -263,6 +263,10 @@ class ModuleFacts(Protocol):
     default_escaped: list[str]  # names the file passes as values or subclasses
     default_passed: dict[str, tuple[int, list[str]]]  # per bound name: fewest positional, keywords every call passes
     star_imports: list[str]  # modules imported with `from module import *`
+    parameter_arms: list[tuple[int, int, str, tuple[str, ...], str, str, int]]  # switches.parameter_value_arm
+    starts_process_group: bool  # calls init_process_group or the like, or imports a framework that does
+    process_arms: list[tuple[int, int, str]]  # arms needing dist.is_initialized() (analyzer/context/process_groups.py)
+    commented_imports: list[tuple[str, int]]  # (module, line) of commented-out import lines (`# from .m import X`)
     unnamed_symbols: list[tuple[str, int, int, str]]  # module-level functions/classes the file never names again
     inner_named: list[tuple[str, int, int, str, list[str]]]  # named only inside other module-level definitions (which)
     reexports: list[str]  # names a package __init__.py imports and writes nowhere else but in __all__
@@ -280,6 +284,7 @@ class TargetChoice:
     reason: Text
     conflicts: list[str]  # "path: specifier" of torch pins that admit none of the chosen requirement's releases
     doc_pin: str | None = None  # "torch==2.4.0 (README.md:259)": the install-document line read where no manifest pins torch
+    unread: tuple[str, ...] = ()  # requirements files whose torch pin no install reads: left out of the choice
 
 
 @dataclass
@@ -309,6 +314,7 @@ class ProjectRun:
     choice: TargetChoice
     facts: dict[str, list] = field(default_factory=dict)
     paths: tuple[str, ...] = ()  # every file the run found, read or not (the project's layout)
+    nested: dict[str, Target] = field(default_factory=dict)  # folder → target of each nested project on its own torch line
     guarded: dict[str, tuple[str, str]] = field(default_factory=dict)  # modules imported only behind guards
     modules: list[ModuleFacts] = field(default_factory=list)  # the import graph's facts (Domain.provides_modules)
     findings: list[Finding] = field(default_factory=list)  # project-level ones first, then every finding
@@ -348,8 +354,10 @@ class Domain:
         """What the main process keeps of one file's facts until the project-level passes."""
         return facts
 
-    def choose_target(self, facts: list) -> TargetChoice | None:
-        """The release to target, from the facts of the project's own build files; None: this room has no say."""
+    def choose_target(self, facts: list, project: list | None = None) -> TargetChoice | None:
+        """The release to target, from the facts of the project's own build files (a nested project's: its own);
+        `project`: the facts of every build file the project's choice reads (how the project installs). None: this
+        room has no say."""
         return None
 
     def add_findings(self, run: ProjectRun) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import yaml
 from ascend_feasibility.analyzer.context.backend_images import cloud_gpu_vendor
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains import launch_ranks, shell_pins
+from ascend_feasibility.domains import launch_flags, launch_ranks, shell_pins
 from ascend_feasibility.domains.base import Domain, FileView, Hit, ProjectRun, Scanner, Span, Unit, UnitUnreadable
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_context_conventions
@@ -35,7 +35,8 @@ class YamlUnreadable(UnitUnreadable):
 class ShellConfigScanner(Scanner):
     domain = "configuration"
     kinds = frozenset({"shell", "dockerfile"})
-    triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate", "--device", "FROM", "from")
+    triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate", "--device", "FROM", "from",
+                               launch_flags.TF32, launch_flags.TORCH_COMPILE)
 
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)
@@ -85,10 +86,44 @@ class ShellConfigScanner(Scanner):
             device = _device_option(node)
             if device is not None:
                 hits.append(Hit(self.index.code_for("launch-device-cuda"), parsing.text(device), Span.of(device)))
+            hits += _switch_hits(node, self.index)
         if cuda_packages is not None and not cuda_image:  # FROM ubuntu, then CUDA's torch: a CUDA image all the same
             word, node = cuda_packages
             hits.append(Hit(self.index.code_for("cuda-base-image"), word, Span.of(node.parent), facets=("cuda-packages",)))
         return hits
+
+
+class LaunchDocScanner(Scanner):
+    """The script launches of an install document's shell lines (README.md's ```bash blocks, read by
+    analyzer/reading/install_docs.py shell_view): stanford_alpaca documents its `torchrun ... train.py ... --tf32 True`
+    runs in the README only, with no shell script beside them. Only the TrainingArguments switches are read here;
+    the document's other shell (environment variables, the launcher line itself) is a reader's, not the project's."""
+
+    domain = "configuration"
+    kinds = frozenset({"install-doc"})
+    triggers = (launch_flags.TF32, launch_flags.TORCH_COMPILE)
+
+    def __init__(self, kb, target) -> None:
+        super().__init__(kb, target)
+        self.index = RuleIndex(kb)
+
+    def scan(self, unit: Unit) -> list[Hit]:
+        hits: list[Hit] = []
+        for node in parsing.captures(parsing.query("bash", "(command name: (command_name) @command)"),
+                                     unit.tree()).get("command", []):
+            hits += _switch_hits(node, self.index)
+        return hits
+
+
+def _switch_hits(command_name, index: RuleIndex) -> list[Hit]:
+    """PRC047 / DEV705 for the TrainingArguments switches a launch line turns on (domains/launch_flags.py)."""
+    hits = []
+    for option, detector in ((launch_flags.TF32, "hf-tf32-argument"),
+                             (launch_flags.TORCH_COMPILE, "launch-torch-compile-flag")):
+        word = launch_flags.true_option(command_name, option)
+        if word is not None:  # one item per switch: the rule's symbol scope lists every script as a site
+            hits.append(Hit(index.code_for(detector), f"{option} True", Span.of(word)))
+    return hits
 
 
 CUDA_DEVICE_WORDS = ("cuda", "gpu")
@@ -287,7 +322,7 @@ class ConfigurationDomain(Domain):
     a device string), read here because the file kinds need their own scanners."""
 
     name = "configuration"
-    scanner_classes = (ShellConfigScanner, YamlConfigScanner)
+    scanner_classes = (ShellConfigScanner, YamlConfigScanner, LaunchDocScanner)
     facts_type = launch_ranks.LaunchFacts
 
     def collect(self, file: FileView) -> launch_ranks.LaunchFacts | None:

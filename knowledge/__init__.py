@@ -16,6 +16,7 @@ from ascend_feasibility.knowledge.models import (
     AcceleratorNames,
     AclRuntimeTable,
     ContextConventions,
+    CudaFeatures,
     DeviceModuleTemplate,
     FusedOptimizers,
     KernelClass,
@@ -364,3 +365,9 @@ def load_routes() -> Routes:
 def load_accelerator_names() -> AcceleratorNames:
     """knowledge/device/accelerators.toml: the accelerator platforms code enumerates beside CUDA, validated."""
     return _validate(AcceleratorNames, _read_toml(KNOWLEDGE_DIR / "device" / "accelerators.toml"), "accelerators.toml")
+
+
+@functools.cache
+def load_cuda_features() -> CudaFeatures:
+    """knowledge/device/cuda_features.toml: what a CUDA device test may only switch on, validated."""
+    return _validate(CudaFeatures, _read_toml(KNOWLEDGE_DIR / "device" / "cuda_features.toml"), "cuda_features.toml")

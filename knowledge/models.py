@@ -589,6 +589,18 @@ class PackageRecord(_Record):
         "loads this package for the project (transformers' BitsAndBytesConfig loads bitsandbytes): a declared package "
         "the project never imports is still in use where one of them appears",
     )
+    torch_since: str | None = Field(
+        default=None,
+        description="the oldest torch line (major.minor) the package's releases support (triton-ascend: 2.6, its "
+        "installation guide's oldest PyTorch): a target torch below it cannot take the package; None: not known",
+    )
+    used_through_by: list[str] = Field(
+        default_factory=list,
+        description="top-level modules whose calls load this package for a used_through name (transformers, peft): "
+        "a name passed as an argument of a call into another library the file imports (optimum.intel's "
+        "OVModelForCausalLM, ITREX's AutoModelForCausalLM take load_in_8bit too) is that library's option, not a use "
+        "of this package; empty: every occurrence is a use",
+    )
 
     @model_validator(mode="after")
     def _replacement_when_needed(self) -> "PackageRecord":
@@ -701,6 +713,12 @@ class CloudGpuImage(_Record):
     repositories: list[str] = Field(min_length=1, description="prefixes of the image's repository path")
 
 
+class HostedPredictor(_Record):
+    platform: str = Field(min_length=1, description="the hosting, as the reason names it: 'Replicate Cog'")
+    manifest: str = Field(min_length=1, description="the manifest's file name (cog.yaml)")
+    key: str = Field(min_length=1, description="its top-level key naming the predictor as FILE.py:Class")
+
+
 class BackendConventions(_Record):
     other: list[str] = Field(min_length=1)
     dispatch: list[str] = Field(min_length=1, description="accelerators a per-backend dispatch chain tests beside CUDA")
@@ -735,6 +753,8 @@ class BackendConventions(_Record):
                                     "the other")
     cloud_gpu_images: list[CloudGpuImage] = Field(default_factory=list, description="cloud vendors' GPU training "
                                                   "images: a Dockerfile FROM one builds that cloud's GPU container")
+    hosted_predictors: list[HostedPredictor] = Field(default_factory=list, description="hosted platforms' manifests "
+                                                     "naming a predictor: a separate deployment of the model")
     none_on_ascend: list[str] = Field(default_factory=list, description="build probes torch_npu leaves None "
                                       "(torch.version.cuda, torch.version.hip), transfer_to_npu included")
     platform_attributes: list[str] = Field(default_factory=list, description="class attributes in which a platform "
@@ -884,6 +904,15 @@ class OptInConventions(_Record):
                                         "(`args.xformers`): their options are switches the file may declare")
     mainstream_switch_tokens: list[str] = Field(default_factory=list, description="switch-name words of mainstream "
                                                 "choices (use_cuda, use_amp): what they guard every port needs")
+    process_group_initialisers: list[str] = Field(default_factory=list, description="calls that start a process "
+                                                  "group (init_process_group, deepspeed's init_distributed): a "
+                                                  "project calling none never runs a collective gated on "
+                                                  "is_initialized() (analyzer/context/process_groups.py)")
+    process_group_frameworks: list[str] = Field(default_factory=list, description="packages that start the process "
+                                                "group for the code they run (accelerate's Accelerator, lightning's "
+                                                "Trainer): a project importing one may be distributed")
+    switch_feature_rules: list[str] = Field(default_factory=list, description="rules whose findings are opt-in "
+                                            "features for off-by-default switches (not for guards' fallbacks)")
     feature_switch_tokens: list[str] = Field(default_factory=list, description="switch-name words of opt-in "
                                              "features (xformers, flash, fp8): such a switch makes any site optional")
     flash_attn_3_packages: list[str] = Field(default_factory=list, description="FlashAttention-3 packages")
@@ -1089,6 +1118,18 @@ class EnumerationKind(_Record):
     prefer: list[str] = Field(default_factory=list, description="platforms whose item is the NPU's model, best first")
 
 
+class OwnRuntime(_Record):
+    """A library whose `device` argument names its own runtime's device, not torch's (CTranslate2): transfer_to_npu
+    never sees it, and the runtime has no NPU device."""
+
+    runtime: str = Field(min_length=1)
+    callees: list[str] = Field(min_length=1, description="qualified names of the calls that take the device")
+    device_position: int = Field(ge=0, description="the device's index among the positional arguments")
+    devices: list[str] = Field(min_length=1, description="the device names the runtime accepts")
+    npu_device: str = Field(description="the device to pass on an Ascend host")
+    source: str = Field(min_length=1)
+
+
 class AcceleratorNames(_Record):
     """knowledge/device/accelerators.toml: the accelerator platforms code enumerates, and the enumeration shapes."""
 
@@ -1098,8 +1139,37 @@ class AcceleratorNames(_Record):
     cuda_runtime_providers: list[str] = Field(
         min_length=1, description="ONNX Runtime execution providers for NVIDIA GPUs: an arm that picks one chooses "
         "another runtime's device, not torch's")
+    own_runtime: list[OwnRuntime] = Field(default_factory=list, description="libraries whose device is their own runtime's")
     platform: list[AcceleratorPlatform] = Field(min_length=2)
     enumeration: list[EnumerationKind] = Field(min_length=1)
 
     def kind(self, name: str) -> EnumerationKind:
         return next(k for k in self.enumeration if k.kind == name)
+
+
+class FusedOptimizerKeyword(_Record):
+    """Optimizers whose keyword turns on a fused step the NPU also runs."""
+
+    keyword: str = Field(min_length=1)
+    optimizers: list[str] = Field(min_length=1, description="the optimizers' class names (torch.optim)")
+    sources: list[str] = Field(min_length=1)
+
+
+class HalfDtypes(_Record):
+    names: list[str] = Field(min_length=1, description="qualified names of half-precision dtypes the NPU computes in")
+
+
+class CudaFeatures(_Record):
+    """knowledge/device/cuda_features.toml: what a CUDA device test may only switch on, and whether the NPU has it."""
+
+    feature_calls: list[str] = Field(min_length=1, description="qualified calls that turn a CUDA-only feature on")
+    feature_methods: list[str] = Field(default_factory=list, description="method names that turn one on")
+    feature_packages: list[str] = Field(default_factory=list, description="packages with no NPU build")
+    wrapper_tokens: list[str] = Field(min_length=1, description="parts of a CUDA-only feature wrapper's name")
+    compile_off_calls: list[str] = Field(default_factory=list, description="qualified calls that turn compilation off")
+    compile_off_tokens: list[str] = Field(default_factory=list, description="parts of such a call's plain name")
+    fused_optimizers: list[FusedOptimizerKeyword] = Field(min_length=1)
+    half_dtypes: HalfDtypes
+    flag_defaults: dict[str, bool] = Field(
+        default_factory=dict, description="backend switches and PyTorch's default value for each (assigning it asks "
+        "for nothing)")

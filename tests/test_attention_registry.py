@@ -48,3 +48,51 @@ def test_without_a_registry_the_default_stays_a_transformers_choice(tmp_path):
     found = _rules(tmp_path, {"pkg/__init__.py": "", "pkg/config.py": CONFIG.replace(
         "from pkg.attention import ALL_ATTENTION_FUNCTIONS\n\n", ""), "convert.py": CONVERT})
     assert found == {("pkg/config.py", 1): "ATT030", ("convert.py", 3): "ATT030"}
+
+
+# round 20 (A2 rows 61, 84; A1 row 9): LLaVA-NeXT's defaults go straight into transformers' from_pretrained while the
+# project also ships a registry keyed "flash_attention_2" (a vendored modeling file's class table): a default that a
+# loader receives is transformers' choice (ATT030), whatever registry the project has.
+LOADER = (
+    "from transformers import AutoModelForCausalLM\n\n\n"
+    "def load_pretrained_model(path, attn_implementation=\"flash_attention_2\"):\n"
+    "    return AutoModelForCausalLM.from_pretrained(path, attn_implementation=attn_implementation)\n"
+)
+FIELDS = (
+    "from dataclasses import dataclass, field\n"
+    "import transformers\n\n\n"
+    "@dataclass\n"
+    "class TrainingArguments(transformers.TrainingArguments):\n"
+    "    attn_implementation: str = field(default=\"flash_attention_2\", metadata={\"help\": \"attention\"})\n\n\n"
+    "def train(training_args):\n"
+    "    return transformers.AutoModelForCausalLM.from_pretrained(\n"
+    "        \"x\", attn_implementation=training_args.attn_implementation)\n"
+)
+PLAIN_FIELD = FIELDS.replace("field(default=\"flash_attention_2\", metadata={\"help\": \"attention\"})", "\"flash_attention_2\"")
+OWN_CONFIG = (
+    "from pkg.config_class import ModelConfig\n\n\n"
+    "def build(attn_implementation=\"flash_attention_2\"):\n"
+    "    return ModelConfig(attn_implementation=attn_implementation)\n"
+)
+UNREAD_FIELD = FIELDS.replace("attn_implementation=training_args.attn_implementation", "torch_dtype=training_args.dtype")
+SHIPPED = {"pkg/__init__.py": "", "pkg/attention.py": REGISTRY}
+
+
+def test_a_parameter_default_a_loader_receives_is_a_transformers_choice_beside_a_registry(tmp_path):
+    assert _rules(tmp_path, {**SHIPPED, "pkg/builder.py": LOADER})[("pkg/builder.py", 4)] == "ATT030"
+
+
+def test_a_class_field_a_loader_receives_is_a_transformers_choice_beside_a_registry(tmp_path):
+    assert _rules(tmp_path, {**SHIPPED, "pkg/train.py": FIELDS})[("pkg/train.py", 7)] == "ATT030"
+
+
+def test_a_plain_class_field_a_loader_receives_is_reported(tmp_path):
+    assert _rules(tmp_path, {**SHIPPED, "pkg/train.py": PLAIN_FIELD})[("pkg/train.py", 7)] == "ATT030"
+
+
+def test_a_default_for_the_projects_own_config_still_selects_the_registry(tmp_path):
+    assert _rules(tmp_path, {**SHIPPED, "pkg/build.py": OWN_CONFIG})[("pkg/build.py", 4)] == "ATT033"
+
+
+def test_a_field_no_loader_reads_still_selects_the_registry(tmp_path):
+    assert _rules(tmp_path, {**SHIPPED, "pkg/train.py": UNREAD_FIELD})[("pkg/train.py", 7)] == "ATT033"

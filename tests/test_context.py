@@ -263,6 +263,10 @@ def test_root_level_training_scripts_beside_the_package_are_examples():
 ASSIGNED_CHECK = ("import torch\ndef f():\n    cuda_available = torch.cuda.is_available()\n    if not cuda_available:\n"
                   "        raise ValueError('needs an NVIDIA GPU')\n    cap = torch.cuda.get_device_capability()\n")
 CAPABILITY_PAIR = "import os, torch\nuse = os.getenv('K') and torch.cuda.is_available() and torch.cuda.get_device_capability()[0] >= 7\n"
+CAPABILITY_CHAIN = ("import torch\ndef load(device):\n    return (torch.float16 if 'cuda' in device\n"
+                    "            and torch.cuda.get_device_properties(device).major >= 7\n"
+                    "            and not torch.cuda.get_device_name().endswith('[ZLUDA]') else torch.float32)\n"
+                    "load('cuda')\n")
 # (code, rule, expected reach): CUDA checks in front of CUDA-only packages or functions, and what stays a finding
 CUDA_ONLY_GATES = [
     ("import torch\nfor t in ts:\n    if torch.cuda.is_available() and compiled:\n        torch._inductor.cudagraph_mark_step_begin()\n",
@@ -278,6 +282,13 @@ CUDA_ONLY_GATES = [
     (CAPABILITY_PAIR, "DEV104", "cuda-only-guarded"),
     (CAPABILITY_PAIR, "DEV120", "cuda-only-guarded"),
     ("import torch\nmajor, minor = torch.cuda.get_device_capability()\n", "DEV120", "runs"),
+    # a later operand of the pair runs only once the check and the query hold: it shares their reach (round 20 A2
+    # row 99); the chain's first operand, and an `and` without a capability query, keep their own
+    (CAPABILITY_CHAIN, "DEV100", "cuda-only-guarded"),
+    ("import torch\nuse = torch.cuda.get_device_name().startswith('A') and torch.cuda.get_device_capability()[0] >= 7\n",
+     "DEV100", "runs"),
+    ("import torch\nuse = torch.cuda.is_available() and not torch.cuda.get_device_name().endswith('[ZLUDA]')\n",
+     "DEV100", "runs"),
 ]
 
 

@@ -214,6 +214,9 @@ def test_the_capability_walk_is_twelve_steps():
     "flash_attn.flash_attn_func(q)", "torch._inductor.cudagraph_mark_step_begin()", "cudagraph_mark_step_begin()",
     "check_nvlink_connectivity(fabric)", "x = init_nvml()", "import xformers.ops as xops",
     "for x in y:\n        if z:\n            import cupy",
+    # diffusers' switch onto xformers (round 21 A1 row 32: `if is_xformers_available() and
+    # torch.cuda.is_available(): unet.enable_xformers_memory_efficient_attention()`)
+    "unet.enable_xformers_memory_efficient_attention()",
 ])
 def test_a_check_whose_body_uses_a_cuda_only_package_gates_it(body):
     code = f"if torch.cuda.is_available():\n    {body}\n"
@@ -222,7 +225,7 @@ def test_a_check_whose_body_uses_a_cuda_only_package_gates_it(body):
 
 @pytest.mark.parametrize("body", [
     "import os", "from torch import flash_attn", "model.cuda()", "x = flash_attn", "flash_attn_like()",
-    "import torch.flash_attn", "run(flash_attn)",
+    "import torch.flash_attn", "run(flash_attn)", "unet.enable_attention_slicing()",
 ])
 def test_a_check_whose_body_uses_nothing_cuda_only_does_not(body):
     code = f"if torch.cuda.is_available():\n    {body}\nelse:\n    import flash_attn\n"

@@ -8,6 +8,7 @@ import pytest
 from ascend_feasibility.analyzer.context.dead_stores import dead_stores
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
 
 from tests.helpers import write_tree
 
@@ -25,7 +26,7 @@ APP = ("import torch\n"
 
 
 def _lines(code: str) -> list[int]:
-    return [first for first, _, _ in dead_stores(parsing.parse("python", code.encode()))]
+    return [first for first, _, _ in dead_stores(ModuleStatements(parsing.parse("python", code.encode())))]
 
 
 def test_a_binding_rebound_before_any_read_is_a_dead_store(tmp_path):

@@ -551,6 +551,77 @@ def test_a_torch_pin_in_a_requirements_file_nothing_installs_is_a_stale_line(tmp
         assert (pin.severity, (pin.effort_hours.low, pin.effort_hours.high)) == ("high", (2.0, 16.0)), case
 
 
+MOSHI_PYPROJECT = '[project]\nname = "moshi"\nversion = "0.1"\ndependencies = ["torch >= 2.2.0, < 2.10", "sphn >= 0.2.0"]\n'
+
+
+def test_a_requirements_file_no_install_reads_does_not_choose_the_target(tmp_path):
+    """Round 21 moshi (A1 C7 row 26): pyproject.toml admits torch >= 2.2.0, < 2.10 and the README installs the package
+    (`pip install -e git+…`); requirements.txt pins torch==2.2.0 and nothing names it. The target is the newest
+    release inside pyproject's range, and the reason names the file left out. Where the README installs that file
+    (`pip install -r requirements.txt`) its pin is the torch the project runs and chooses torch_npu 2.2.0.post2; a
+    root requirements.txt beside a setup.py that declares no torch still chooses, though nothing names it, and so does
+    a pin where the project shows no install of its own (test_an_exact_pin_in_the_top_level_requirements_...)."""
+    tree = {"pyproject.toml": MOSHI_PYPROJECT, "requirements.txt": "torch==2.2.0\nsphn==0.1.4\n",
+            "moshi/__init__.py": "", "moshi/model.py": "import torch\n"}
+    readme = "```bash\npip install -U moshi\npip install -e 'git+https://github.com/k/moshi.git#egg=moshi'\n```\n"
+    write(tmp_path / "unread", {**tree, "README.md": readme})
+    target = analyze(tmp_path / "unread", AnalyzeOptions(jobs=1)).target
+    assert (target.release, target.chosen_by) == ("2.9.0.post6", "project")
+    assert "not from requirements.txt (torch==2.2.0)" in target.reason.en and "(pyproject.toml)" in target.reason.en
+    # moshi's layout: the package in moshi/, installed by the root README; moshi/ is no nested project of its own
+    # torch line (core/subprojects.py), since its choice too reads how the project installs
+    write(tmp_path / "nested", {**{f"moshi/{path}": text for path, text in tree.items()}, "README.md": readme,
+                                "moshi/README.md": "```bash\npip install moshi\n```\n"})
+    target = analyze(tmp_path / "nested", AnalyzeOptions(jobs=1)).target
+    assert (target.release, target.subprojects) == ("2.9.0.post6", [])
+    write(tmp_path / "read", {**tree, "README.md": "```bash\npip install -r requirements.txt\n```\n"})
+    target = analyze(tmp_path / "read", AnalyzeOptions(jobs=1)).target
+    assert target.release == "2.2.0.post2" and "not from" not in target.reason.en
+    write(tmp_path / "setup", {"setup.py": "from setuptools import setup\nsetup(name='m', install_requires=['sphn'])\n",
+                               "requirements.txt": "torch==2.2.0\n", "m.py": "import torch\n", "README.md": readme})
+    assert analyze(tmp_path / "setup", AnalyzeOptions(jobs=1)).target.release == "2.2.0.post2"
+
+
+def test_a_vendored_tools_requirements_file_is_neither_the_target_nor_a_port_item(tmp_path):
+    """Round 21 seamless_communication (A1 row 20, B1 C6 row 15, B2 class 3 row 43): setup.py, which the README's
+    `pip install .` reads, declares no torch; a vendored engine's tool list pins torch==2.0.1 and accelerate==0.19.0,
+    which nothing imports, and only the engine's own CI script installs it through a variable path. The target is the
+    default, saying why; DEP012 and DEP004 there are low stale lines. Where the README installs the file, its pin is
+    the project's (DEP012 high, the default target because 2.0.1 fits no release, DEP004 medium)."""
+    tree = {"setup.py": "from setuptools import setup\nsetup(name='sc', install_requires=['fairseq2', 'numpy'])\n",
+            "sc/__init__.py": "", "sc/model.py": "import torch\nimport numpy\n",
+            "tools/ggml/requirements.txt": "accelerate==0.19.0\nnumpy\ntorch==2.0.1\n",
+            "tools/ggml/convert.py": "import torch\nimport numpy\n",
+            "tools/ggml/ci/run.sh": "python3 -m pip install -r ${SRC}/requirements.txt\n"}
+    write(tmp_path / "tool", {**tree, "README.md": "```bash\npip install .\n```\n"})
+    report = analyze(tmp_path / "tool", AnalyzeOptions(jobs=1))
+    assert report.target.chosen_by == "default"
+    assert "not from tools/ggml/requirements.txt (torch==2.0.1)" in report.target.reason.en
+    found = {f.rule: f for f in report.findings if f.rule in {"DEP004", "DEP012"}}
+    assert {rule: (f.severity, f.effort_hours.high) for rule, f in found.items()} == {"DEP004": ("low", 0.5),
+                                                                                      "DEP012": ("low", 0.5)}
+    assert "declares no torch requirement" in found["DEP012"].message.en
+    write(tmp_path / "installed", {**tree, "README.md": "```bash\npip install .\npip install -r tools/ggml/requirements.txt\n```\n"})
+    report = analyze(tmp_path / "installed", AnalyzeOptions(jobs=1))
+    assert "not from" not in report.target.reason.en and "tools/ggml/requirements.txt" in report.target.reason.en
+    found = {f.rule: f.severity for f in report.findings if f.rule in {"DEP004", "DEP012"}}
+    assert found == {"DEP004": "medium", "DEP012": "high"}
+
+
+def test_which_requirements_files_choose_nothing():
+    from ascend_feasibility.domains.dependencies import installed
+    files, own = {"requirements.txt", "tools/requirements.txt", "requirements-dev.txt"}, frozenset({"project:README.md"})
+    assert installed.unchosen(files, {"setup.py"}, own, False) == {"tools/requirements.txt", "requirements-dev.txt"}
+    assert installed.unchosen(files, {"setup.py"}, own, True) == files
+    assert installed.unchosen(files, {"setup.py"}, own | {"reads:requirements-dev.txt"}, True) == {
+        "requirements.txt", "tools/requirements.txt"}
+    assert installed.unchosen(files, {"pkg/pyproject.toml"}, own, True) == set()  # no manifest above them
+    assert installed.unchosen(files, set(), own, True) == set()
+    assert installed.unchosen(files, {"setup.py"}, frozenset(), True) == set()  # no install of the project shown
+    shell = parsing.parse("bash", b"pip install -e 'git+https://github.com/k/moshi.git#egg=moshi'\npip install -e x\n")
+    assert installed.install_reads("README.md", shell) == ["project:README.md"]
+
+
 def test_remote_code_of_a_model_type_the_project_registers_itself_is_its_own(tmp_path):
     """Round 19 Janus: janus/models/__init__.py imports modeling_vlm, which registers MultiModalityCausalLM with
     AutoModelForCausalLM at import; generation_inference.py imports janus.models, then loads with
@@ -594,3 +665,67 @@ def test_what_install_commands_and_package_manifests_read():
     reads = frozenset({"project:README.md", "reads:requirements.txt"})
     assert not installed.unread("requirements.txt", reads) and installed.unread("requirements-dev.txt", reads)
     assert not installed.unread("requirements-dev.txt", frozenset({"reads:requirements.txt"}))  # no project install
+
+
+def test_a_quantisation_keyword_passed_to_another_library_is_no_use_of_bitsandbytes(tmp_path):
+    """Round 20 GLM-4 (B2 row 43): `load_in_8bit` is an argument of optimum-intel's OVModelForCausalLM and of ITREX's
+    AutoModelForCausalLM, which quantise with OpenVINO/Intel kernels, not bitsandbytes. The declared bitsandbytes that
+    nothing imports is DEP015 (a line to drop), not DEP001. The same keyword passed to transformers' from_pretrained,
+    to BitsAndBytesConfig inside another library's call, to a callee the file's imports do not resolve, or to the
+    project's own function keeps the package in use (DEP001)."""
+    requirements = "torch==2.6.0\nbitsandbytes>=0.44.1\n"
+    intel = ("from optimum.intel.openvino import OVModelForCausalLM\n"
+             "model = OVModelForCausalLM.from_pretrained(path, export=True, load_in_8bit=True)\n"
+             "from intel_extension_for_transformers.transformers import AutoModelForCausalLM\n"
+             "itrex = AutoModelForCausalLM.from_pretrained(path, load_in_4bit=True)\n")
+    write(tmp_path / "intel", {"requirements.txt": requirements, "demo.py": intel})
+    assert _findings(tmp_path / "intel", "DEP001") == []
+    [unused] = _findings(tmp_path / "intel", "DEP015")
+    assert unused.path == "requirements.txt"
+    uses = {
+        "hf": "from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained(path, load_in_8bit=True)\n",
+        "config-inside": ("from transformers import BitsAndBytesConfig\nfrom optimum.intel import OVModelForCausalLM\n"
+                          "m = OVModelForCausalLM.from_pretrained(path, quantization_config=BitsAndBytesConfig(load_in_4bit=True))\n"),
+        "unresolved": "def load(cls, path):\n    return cls.from_pretrained(path, load_in_8bit=True)\n",
+        "own": "from mypkg.loading import load\nm = load(path, load_in_4bit=True)\n",
+    }
+    for case, code in uses.items():
+        write(tmp_path / case, {"requirements.txt": requirements, "demo.py": code, "mypkg/__init__.py": "",
+                                "mypkg/loading.py": "def load(path, **kw):\n    return path\n"})
+        assert [f.path for f in _findings(tmp_path / case, "DEP001")] == ["requirements.txt"], case
+
+
+def test_a_triton_pin_is_judged_by_whether_the_project_imports_triton_and_by_the_target(tmp_path):
+    """Round 20 B1 C4 (LLaVA-NeXT's pip freeze pins triton==2.1.0 beside torch==2.1.2, and nothing imports triton):
+    the pin is the one a CUDA torch pulls in, DEP021 low "delete the line". A project that imports triton keeps the
+    high item advising triton-ascend, which has no release for a torch older than 2.6: at a torch 2.6 target it names
+    triton-ascend for the NPU platform; at a torch 2.1 target it says the target is older than that."""
+    kernel = "import triton\nimport triton.language as tl\n@triton.jit\ndef add(x_ptr, n):\n    pass\n"
+    write(tmp_path / "unused", {"requirements.txt": "torch==2.1.2\ntriton==2.1.0\n", "train.py": "import torch\n"})
+    [pin] = _findings(tmp_path / "unused", "DEP021")
+    assert (pin.severity, (pin.effort_hours.low, pin.effort_hours.high)) == ("low", (0.1, 0.5))
+    assert "Delete the line" in pin.replacement.en
+    write(tmp_path / "on-line", {"requirements.txt": "torch==2.6.0\ntriton==3.2.0\n", "kernels.py": kernel})
+    [pin] = _findings(tmp_path / "on-line", "DEP021")
+    assert pin.severity == "high" and "triton-ascend==3.2.1" in pin.replacement.en
+    write(tmp_path / "off-line", {"requirements.txt": "torch==2.1.0\ntriton==2.1.0\n", "kernels.py": kernel})
+    [pin] = _findings(tmp_path / "off-line", "DEP021")
+    assert pin.severity == "high" and "target torch_npu is older" in pin.message.en and "torch_npu 2.7.1" in pin.replacement.en
+
+
+def test_unused_cuda_lines_of_a_requirements_file_nothing_installs_are_stale(tmp_path):
+    """Round 20 A1 row 8, B1 C4 (LLaVA-NeXT): requirements.txt is a `pip freeze` record (torch, nvidia-* runtimes,
+    triton, an unused flash-attn) that no install reads, while the README installs the project from pyproject.toml.
+    DEP014, DEP021 and DEP015 there say it is a stale record (low, 0.1-0.5 h). Where the README installs that file,
+    they keep their own texts."""
+    freeze = "torch==2.1.2\nnvidia-cudnn-cu12==8.9.2.26\ntriton==2.1.0\nflash-attn==2.5.0\n"
+    tree = {"pyproject.toml": JANUS_PYPROJECT, "requirements.txt": freeze, "janus/__init__.py": "",
+            "janus/model.py": "import torch\n"}
+    write(tmp_path / "record", {**tree, "README.md": "```bash\npip install -e \".[train]\"\n```\n"})
+    write(tmp_path / "read", {**tree, "README.md": "```bash\npip install -e .\npip install -r requirements.txt\n```\n"})
+    for code in ("DEP014", "DEP021", "DEP015"):
+        [stale] = _findings(tmp_path / "record", code)
+        assert (stale.severity, (stale.effort_hours.low, stale.effort_hours.high)) == ("low", (0.1, 0.5)), code
+        assert "no install command or package manifest" in stale.message.en, code
+        [kept] = _findings(tmp_path / "read", code)
+        assert "no install command or package manifest" not in kept.message.en, code

@@ -90,9 +90,12 @@ def test_5_autocast_keeps_bfloat16(snippet, rule):
 
 
 def test_6_the_flag_value_is_carried_and_advice_already_followed_is_not_repeated():
-    assert _render("import torch\ntorch.backends.cudnn.deterministic = False", "DEV402").replacement.code == (
-        "torch.use_deterministic_algorithms(False)"
+    assert _render("import torch\ntorch.backends.cudnn.deterministic = True", "DEV402").replacement.code == (
+        "torch.use_deterministic_algorithms(True)"
     )
+    # False is PyTorch's own default: nothing to carry (round 21, prec24c)
+    kept_default = _render("import torch\ntorch.backends.cudnn.deterministic = False", "DEV402")
+    assert kept_default.replacement.code is None and kept_default.severity == "info"
     assert _render("import os\nos.environ['CUDA_LAUNCH_BLOCKING'] = '0'", "DEV202").replacement.code == "ASCEND_LAUNCH_BLOCKING=0"
     assert "=1" not in KB.rules["DEV202"].replacement.en
     both = "import torch\ntorch.use_deterministic_algorithms(True)\ntorch.backends.cudnn.deterministic = False"

@@ -74,6 +74,8 @@ def test_a_triton_tensorrt_llm_serving_kit_is_one_counted_package_item(tmp_path)
     (item,) = _in_kit(report)
     # the one item a port needs: tensorrt-llm has no Ascend build (A2 82), with the Ascend serving route
     assert (item.rule, item.symbol, item.reach, item.counted) == ("DEP002", "tensorrt-llm", "runs", True)
+    # a serving stack: the item belongs to inference, not to the phase of the conversion script it sits in
+    assert item.path == KIT + "scripts/convert_checkpoint.py" and item.phases == ["inference"]
     assert f"{KIT[:-1]}/ is an NVIDIA serving deployment" in item.message.en
     assert "vllm-ascend" in item.message.en and "MindIE LLM" in item.message.zh
     # every other site is listed, not counted: the nested imports, the model repository, its helper module, the
@@ -160,3 +162,48 @@ def test_a_device_mask_for_an_nvidia_only_program_is_other_backend(tmp_path):
     assert found[3].reach == "other-backend" and "for trtllm-serve" in found[3].reach_reason
     # the same mask for the project's own PyTorch script is the port item it was
     assert found[4].reach == "runs" and found[4].counted
+
+
+BESIDE_INFERENCE = {
+    **SERVING_KIT,
+    # the project's own PyTorch inference (F5-TTS's infer_cli.py beside runtime/triton_trtllm/): a CLI that generates
+    "cosyvoice/cli/infer_cli.py": (
+        "import torch\nfrom cosyvoice.cli.model import Model\n\n\ndef main():\n    model = Model()\n    model.eval()\n"
+        "    with torch.inference_mode():\n        return model.generate(torch.ones(2))\n\n\n"
+        "if __name__ == '__main__':\n    main()\n"),
+    # a kit script run to export the vocoder for a TensorRT engine (port round 20 hunk 3)
+    KIT + "scripts/export_vocoder_to_onnx.py": (
+        "import torch\nimport tensorrt\n\n\ndef main():\n    model = torch.nn.Linear(2, 2).cuda()\n"
+        "    torch.onnx.export(model, torch.ones(2).cuda(), 'v.onnx')\n\n\nif __name__ == '__main__':\n    main()\n"),
+}
+
+
+def test_a_serving_kit_beside_the_projects_pytorch_inference_is_an_optional_inference_item(tmp_path):
+    report = _tree(tmp_path / "kit", BESIDE_INFERENCE)
+    (item,) = _in_kit(report)
+    assert (item.rule, item.symbol, item.reach, item.counted) == ("DEP002", "tensorrt-llm", "optional", False)
+    assert item.phases == ["inference"]  # an alternative serving deployment: inference only, whatever its file serves
+    assert "alternative NVIDIA serving deployment" in item.reach_reason
+    assert "the PyTorch path is what the port moves" in item.reach_reason
+    assert KIT + "scripts/export_vocoder_to_onnx.py:6" in item.sites
+    drivers = " ".join(d.en if hasattr(d, "en") else str(d) for d in report.verdict.drivers)
+    assert "tensorrt" not in drivers.lower()
+
+
+
+def test_the_port_gives_no_kit_script_step_0_and_the_product_script_beside_it_does(tmp_path):
+    # port round 20 hunk 3: `import torch_npu` (Step 0) went into the kit's scripts with a `__main__` guard
+    # (scripts/convert_checkpoint.py, scripts/export_vocoder_to_onnx.py, offline_inference.py): the report names the
+    # kit a separate deployment, and the port changes no file of it
+    root = tmp_path / "kit"
+    report = _tree(root, BESIDE_INFERENCE)
+    assert report.project.deployments == [KIT[:-1]]
+    assert KIT + "scripts/export_vocoder_to_onnx.py" in [e.path for e in report.phase_matrix.entries]
+    result = port(root, report, PortOptions(unsafe=True))
+    assert not [path for path in result.entries if path.startswith(KIT)]
+    assert not [r.path for r in result.rewrites if r.path.startswith(KIT)]
+    assert not [path for path in result.new_files if path.startswith(KIT)]
+    # the project's own inference script beside the kit is an entry and loads torch_npu
+    assert "cosyvoice/cli/infer_cli.py" in result.entries
+    (cli,) = [r for r in result.rewrites if r.path == "cosyvoice/cli/infer_cli.py"]
+    assert "Step 0" in cli.new and "torch_npu" in cli.new

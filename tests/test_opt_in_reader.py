@@ -392,7 +392,8 @@ def facts(path: str, module: str | None = None, **more):
     values = dict(path=path, module=module if module is not None else path[:-3].replace("/", "."), choices=[],
                   imports=[], module_strings=[], main_guard=False, options=[], launch_flags=[], option_arms=[],
                   option_values=[], option_value_arms=[], option_else_arms=[], marker_arms=[], launch_values=[],
-                  registrations=[], words="", dotted_words=[], true_keys=[], true_literals=[], env_carriers=[])
+                  registrations=[], words="", dotted_words=[], true_keys=[], true_literals=[], env_carriers=[], option_choices=[],
+                  parameter_arms=[])
     values.update(more)
     return SimpleNamespace(**values)
 

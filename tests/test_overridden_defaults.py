@@ -75,3 +75,73 @@ def test_defaults_a_call_leaves_in_place_or_escaping_stay(tmp_path):
         "configs/model.yaml": "schedule:\n  target: pkg.schedule.NoiseSchedule\n",
     })
     assert _default_lines(tmp_path) == {5}
+
+
+FIELDS = ("import torch\nfrom dataclasses import dataclass, field\n\n\n"
+          "class RingKVCache:\n"
+          "    def __init__(self, batch, capacity, device=torch.device('cuda')):\n"
+          "        self.cache = torch.zeros(batch, capacity, device=device)\n\n\n"
+          "@dataclass\n"
+          "class ASRService:\n"
+          "    batch: int\n"
+          "    device: str = 'cuda'\n\n\n"
+          "@dataclass(frozen=True)\n"
+          "class FinetuneParams:\n"
+          "    lr: float\n"
+          "    device: torch.device = torch.device('cuda')\n")
+
+
+def _field_lines(root) -> dict[int, str]:
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return {f.line: f.reach for f in report.findings if f.path == "pkg/cache.py" and f.rule.startswith("DEV")}
+
+
+def test_call_and_dataclass_field_defaults_every_construction_passes_are_no_finding(tmp_path):
+    """Round 21 A1 rows 31, 35, 47: `device=torch.device("cuda")` in an __init__ and a `@dataclass` field `device: str
+    = "cuda"` (or `= torch.device("cuda")`) whose only constructions pass device: the default never applies."""
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "pkg/__init__.py": "",
+        "pkg/cache.py": FIELDS,
+        "pkg/use.py": ("import torch\nfrom .cache import RingKVCache, ASRService, FinetuneParams\n\n\n"
+                       "def build(config, args):\n"
+                       "    c = RingKVCache(1, 2, device=config.device)\n"
+                       "    s = ASRService(4, config.device)\n"  # by position: the field's place in the constructor
+                       "    p = FinetuneParams(lr=1e-3, device=torch.device(args.device))\n"
+                       "    return c, s, p\n"),
+    })
+    assert _field_lines(tmp_path) == {6: "cosmetic", 13: "cosmetic", 19: "cosmetic"}
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    reasons = {f.line: f.reach_reason for f in report.findings if f.path == "pkg/cache.py"}
+    assert reasons[13] == "every call of ASRService() in the project passes device (pkg/use.py): the default is never used"
+
+
+def test_field_defaults_a_construction_leaves_or_out_of_sight_stay(tmp_path):
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "pkg/__init__.py": "",
+        "pkg/cache.py": FIELDS,
+        "pkg/use.py": ("from .cache import RingKVCache, ASRService, FinetuneParams\n\n\n"
+                       "def build(config):\n"
+                       "    c = RingKVCache(1, 2)\n"  # the default device
+                       "    s = ASRService(4)\n"
+                       "    p = FinetuneParams(1e-3)\n"
+                       "    return c, s, p\n"),
+    })
+    assert _field_lines(tmp_path) == {6: "runs", 13: "runs", 19: "runs"}
+    fields = FIELDS.replace("@dataclass\nclass ASRService:", "@register('asr')\nclass ASRService:").replace(
+        "class FinetuneParams:", "class FinetuneParams(Base):").replace("from dataclasses", "from pkg.base import Base, register\nfrom dataclasses")
+    write_tree(tmp_path, {
+        "pkg/base.py": "def register(name):\n    return lambda cls: cls\n\n\nclass Base:\n    pass\n",
+        "pkg/cache.py": fields,  # a registry's class; a field after a base's fields, passed by position
+        "pkg/use.py": ("from .cache import ASRService, FinetuneParams\n\n\n"
+                       "def build(config):\n"
+                       "    return ASRService(4, device=config.device), FinetuneParams(1e-3, config.device)\n"),
+    })
+    assert {line: reach for line, reach in _field_lines(tmp_path).items() if line > 10} == {14: "runs", 20: "runs"}
+    write_tree(tmp_path, {  # a field the constructor does not take: nothing passes it
+        "pkg/cache.py": ("from dataclasses import dataclass, field\n\n\n@dataclass\nclass ASRService:\n"
+                         "    batch: int\n    device: str = field(init=False, default='cuda')\n"),
+        "pkg/use.py": "from .cache import ASRService\n\n\ndef build(config):\n    return ASRService(4, config.device)\n",
+    })
+    assert _field_lines(tmp_path) == {7: "runs"}

@@ -11,7 +11,7 @@ from ascend_feasibility.analyzer.core.models import PHASES, CustomOpRow, EffortH
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
 from ascend_feasibility.domains.phases.estimate import estimate, kernel_hours
-from ascend_feasibility.domains.phases.plan import bottlenecks, plan_data, verdict
+from ascend_feasibility.domains.phases.plan import PhaseAssignment, bottlenecks, finding_phases, plan_data, verdict
 
 from tests.helpers import scan
 from tests.helpers import write_tree as write
@@ -1041,3 +1041,14 @@ def test_a_readme_linked_from_outside_the_root_is_not_read(tmp_path):
     (root / "README.md").symlink_to(outside)
     report = run(root)
     assert (report.effort.generation.priced, report.effort.generation.why) == ("RWKV-v7", "newest")
+
+
+def test_a_finding_that_declares_its_phases_keeps_those_the_project_has():
+    # a serving deployment's package item (analyzer/context/nvidia_kits.py fold_kits: inference) sits in a kit's
+    # conversion script, whose file serves export: the item keeps what it declared, not its file's phases
+    assignment = PhaseAssignment(phases=["inference", "export"], by_path={"kit/convert.py": {"export"}},
+                                 entries=[PhaseEntry(path="kit/convert.py", phases=["export"], evidence=[])])
+    assert finding_phases(finding("DEP002", path="kit/convert.py", phases=("inference",)), assignment) == ["inference"]
+    # without a declaration, or declaring only phases the project lacks, the file decides
+    assert finding_phases(finding("DEP002", path="kit/convert.py", phases=()), assignment) == ["export"]
+    assert finding_phases(finding("DEP002", path="kit/convert.py", phases=("training",)), assignment) == ["export"]

@@ -291,3 +291,46 @@ def test_a_main_block_that_reaches_device_work_or_a_module_nobody_imports_keeps_
     files = {"anim/__init__.py": "", "anim/data/frames.py": SMOKE, "train.py": TRAIN.replace("from anim.data.frames import Frames\n", "")}
     result, _ = _ported(tmp_path / "b", files, ["train.py"], entries=["train.py", "anim/data/frames.py"])
     assert result.entries == ["anim/data/frames.py", "train.py"]
+
+
+# A nested project installed from its own folder (setup.py's find_packages) whose package holds a stray pyproject.toml
+# of its own: the package is imported as `verl` from rl/, so verl/ is no project root and its files reach the device
+# module through the package (EasyR1's verl/pyproject.toml beside EasyR1/setup.py).
+STRAY_PYPROJECT = {
+    "rl/setup.py": "from setuptools import find_packages, setup\nsetup(name='verl', packages=find_packages(where='.'))\n",
+    "rl/verl/pyproject.toml": "[project]\nname = \"verl\"\ndynamic = [\"version\"]\n",
+    "rl/verl/__init__.py": "",
+    "rl/verl/utils/__init__.py": "",
+    "rl/verl/utils/fsdp_utils.py": "import torch\n\n\ndef offload():\n    torch.cuda.synchronize()\n",
+    "rl/verl/workers/__init__.py": "",
+    "rl/verl/workers/fsdp_workers.py": ("import torch\n\nfrom ..utils.fsdp_utils import offload\n\n\n"
+                                        "def step():\n    torch.cuda.synchronize()\n"),
+}
+
+
+def test_a_build_file_inside_a_package_installed_from_above_roots_no_import_world(tmp_path):
+    sites = ["rl/verl/utils/fsdp_utils.py", "rl/verl/workers/fsdp_workers.py"]
+    result, ported = _ported(tmp_path, STRAY_PYPROJECT, sites)
+    new = {r.path: r.new for r in result.rewrites}
+    assert "from utils import _device" not in new["rl/verl/utils/fsdp_utils.py"]
+    host = "cuda" if __import__("torch").cuda.is_available() else "cpu"
+    for module in ("verl.utils.fsdp_utils", "verl.workers.fsdp_workers"):  # `python -m verl.x` from rl/
+        done = _imports(ported, "rl", module)
+        assert done.returncode == 0 and done.stdout.split()[-1] == host, (module, done.stderr)
+
+
+def test_a_build_file_roots_its_folder_unless_the_build_file_above_installs_it(tmp_path):
+    listed = {**STRAY_PYPROJECT, "rl/setup.py": "from setuptools import setup\nsetup(name='verl', packages=['verl', 'verl.utils'])\n"}
+    other = {**STRAY_PYPROJECT, "rl/setup.py": "from setuptools import setup\nsetup(name='rl', packages=['tools'])\n"}
+    elsewhere = {**STRAY_PYPROJECT, "rl/setup.py": "from setuptools import find_packages, setup\nsetup(packages=find_packages('src'))\n"}
+    toml_find = {**{k: v for k, v in STRAY_PYPROJECT.items() if k != "rl/setup.py"},
+                 "rl/pyproject.toml": "[project]\nname = \"rl\"\n[tool.setuptools.packages.find]\nwhere = [\".\"]\n"}
+    toml_other = {**toml_find, "rl/pyproject.toml": toml_find["rl/pyproject.toml"] + "include = [\"tools*\"]\n"}
+    no_package = {k: v for k, v in STRAY_PYPROJECT.items() if k != "rl/verl/__init__.py"}
+    for name, files, world in [("find_packages", STRAY_PYPROJECT, "rl"), ("listed", listed, "rl"),
+                               ("pyproject find", toml_find, "rl"),
+                               ("pyproject find, other include", toml_other, "rl/verl"), ("not listed", other, "rl/verl"),
+                               ("found under src/", elsewhere, "rl/verl"), ("no __init__.py", no_package, "rl/verl")]:
+        root = tmp_path / name.replace(" ", "_").replace("/", "")
+        _write(root, files)
+        assert Worlds(root).world_of("rl/verl/utils/fsdp_utils.py") == PurePosixPath(world), name

@@ -59,6 +59,10 @@ class Facts:
     backend_selectors: dict = field(default_factory=dict)
     platform_methods: list = field(default_factory=list)
     lazy_submodules: list = field(default_factory=list)
+    commented_imports: list = field(default_factory=list)
+    parameter_arms: list = field(default_factory=list)
+    starts_process_group: bool = False
+    process_arms: list = field(default_factory=list)
     registrations: list = field(default_factory=list)
     top_level_code: bool = False
     evidence: dict = field(default_factory=dict)

@@ -128,3 +128,39 @@ def test_only_expression_statements_are_read_as_the_torch_call():
     # statements without children and comments beside the call are passed over
     code = "def f():\n    pass\n    # seeds\n    torch.cuda.seed()\n    torch.seed()\n"
     assert decided(code, "torch.cuda.seed") == "line 5: torch.seed()"
+
+
+def test_an_if_holding_only_cuda_seeding_calls_looks_at_the_block_around_it():
+    # round 21 A1 rows 6, 37, 48 (moshi server.py): both CUDA calls under one availability check
+    code = ("def seed_all(s):\n    torch.manual_seed(s)\n    if torch.cuda.is_available():\n"
+            "        torch.cuda.manual_seed(s)\n        torch.cuda.manual_seed_all(s)\n")
+    assert decided(code, "torch.cuda.manual_seed(s)") == "line 2: torch.manual_seed(s)"
+    assert decided(code, "torch.cuda.manual_seed_all") == "line 2: torch.manual_seed(s)"
+    # a call torch.seed() does not cover among them: the pair stays apart
+    mixed = "torch.seed()\nif ok:\n    torch.cuda.seed()\n    torch.cuda.manual_seed_all(0)\n"
+    assert decided(mixed, "torch.cuda.seed") is None
+    assert decided(mixed, "torch.cuda.manual_seed_all") is None
+
+
+SEED_HELPER = "def seed_cuda(s):\n    {body}\n\ndef main(s):\n    torch.manual_seed(s)\n    {call}\n"
+
+
+def test_a_function_that_only_seeds_cuda_is_decided_at_its_calls():
+    code = SEED_HELPER.format(body="torch.cuda.manual_seed_all(s)", call="seed_cuda(s)")
+    assert decided(code, "torch.cuda.manual_seed_all") == "line 5: torch.manual_seed(s)"
+    guarded = SEED_HELPER.format(body='"""CUDA too."""\n    if torch.cuda.is_available():\n        torch.cuda.manual_seed(s)'
+                                 '\n        torch.cuda.manual_seed_all(s)', call="seed_cuda(s)")
+    assert decided(guarded, "torch.cuda.manual_seed_all") == "line 8: torch.manual_seed(s)"
+
+
+@pytest.mark.parametrize("code", [
+    SEED_HELPER.format(body="torch.cuda.manual_seed_all(s)", call="x = seed_cuda(s)"),  # its value is used
+    SEED_HELPER.format(body="torch.cuda.manual_seed_all(s)", call="pass"),  # never called: nothing seeds the NPU
+    SEED_HELPER.format(body="torch.cuda.manual_seed_all(s)\n    x = 1", call="seed_cuda(s)"),  # does more than seed
+    SEED_HELPER.format(body="torch.cuda.manual_seed_all(s)", call="seed_cuda(s)") + "seed_cuda(1)\n",  # a call alone
+    SEED_HELPER.format(body="torch.cuda.manual_seed_all(s)", call="seed_cuda(s)").replace("torch.manual_seed(s)", "torch.seed()"),
+    "class A:\n    def seed_cuda(self, s):\n        torch.cuda.manual_seed_all(s)\n\n    def main(self, s):\n"
+    "        torch.manual_seed(s)\n        self.seed_cuda(s)\n",  # a method: its calls are not read
+])
+def test_a_seeding_helper_needs_the_torch_call_beside_every_call(code):
+    assert decided(code, "torch.cuda.manual_seed_all") is None

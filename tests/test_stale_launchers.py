@@ -96,3 +96,32 @@ def test_launcher_of_a_module_nowhere_with_the_projects_options_is_optional(tmp_
     assert reach["scripts/serve.sh"] == ("runs", None)
     assert reach["scripts/one.sh"] == ("runs", None)
     assert reach["scripts/lmms.sh"] == ("runs", None)
+
+
+def test_the_projects_own_distribution_is_the_tree_whose_modules_must_exist(tmp_path):
+    # LLaVA-NeXT (round 20 B1 C5): the freeze lists the editable install of the tree itself, and pyproject names it
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "mylib"\n',
+        "requirements.txt": "torch\nmylib==1.7.0.dev0\notherlib==1.0\n",
+        "mylib/__init__.py": "",
+        "mylib/eval/__init__.py": "",
+        "mylib/eval/run_vqa.py": "print(1)\n",
+        "scripts/gone.sh": PIN + "python -m mylib.eval.model_vqa_science --question-file q.json\n",
+        "scripts/live.sh": PIN + "python -m mylib.eval.run_vqa --question-file q.json\n",
+        "scripts/other.sh": PIN + "python -m otherlib.serve --port 1\n",  # another declared distribution: installed
+    })
+    reach = _reach(tmp_path)
+    assert reach["scripts/gone.sh"] == (
+        "optional", "it launches only what the project does not have (launch commands: 1), first "
+        "`-m mylib.eval.model_vqa_science`: the project has no mylib/eval/model_vqa_science.py; no code of the "
+        "project runs through it")
+    assert reach["scripts/live.sh"] == ("runs", None)
+    assert reach["scripts/other.sh"] == ("runs", None)
+
+
+def test_a_top_level_package_folder_is_the_projects_own_without_a_pyproject_name():
+    facts = [SimpleNamespace(path=p, launches=l, launch_flags=[], words=[], options=[], imports=[])
+             for p, l in (("src/mylib/__init__.py", []), ("run.sh", [("mylib.gone", "")]))]
+    assert "run.sh" in stale_launchers(facts, frozenset({"mylib"}))
+    assert stale_launchers(facts[:1] + [SimpleNamespace(**{**vars(facts[1]), "launches": [("otherlib.gone", "")]})],
+                           frozenset({"otherlib"})) == {}

@@ -9,6 +9,7 @@ import pytest
 import tree_sitter_python
 from ascend_feasibility.analyzer.context.unbuildable import unbuildable_classes
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
 from tree_sitter import Language, Parser
 
 from tests.helpers import write_tree
@@ -62,7 +63,7 @@ _PARSER = Parser(Language(tree_sitter_python.language()))
 
 def _classes(source: str) -> list[str]:
     data = source.encode()
-    return [why.split("class ", 1)[1].split("'", 1)[0] for _, _, why in unbuildable_classes(_PARSER.parse(data).root_node, data)]
+    return [why.split("class ", 1)[1].split("'", 1)[0] for _, _, why in unbuildable_classes(ModuleStatements(_PARSER.parse(data).root_node), data)]
 
 
 def test_only_reads_that_always_run_count():

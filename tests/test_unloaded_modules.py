@@ -166,3 +166,40 @@ def test_an_application_reads_namespace_subpackages_and_modules_named_in_any_str
     assert {r for r, _ in reach["llava/model/language_model/realqwen.py"]} == {"optional"}
     for live in ("llava/model/language_model/qwen.py", "llava/model/encoders/image/basic.py"):
         assert {r for r, _ in reach[live]} == {"runs"}, live
+
+
+def test_a_library_module_whose_only_import_is_commented_out_is_optional(tmp_path):
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "mylib"\n',
+        "train.py": "from mylib.model import Model\nif __name__ == '__main__':\n    Model()\n",
+        "mylib/__init__.py": "from mylib.model import Model\n",
+        "mylib/model.py": ("from transformers import LlamaModel\n# from .modeling_llama import LlamaModel\n"
+                           "from mylib.encoders.builder import build\n# import order matters here\n"
+                           "class Model(LlamaModel):\n    pass\n"),
+        "mylib/modeling_llama.py": CUDA,
+        "mylib/kept.py": CUDA,  # commented out once, imported live once
+        "mylib/user.py": "# from .kept import x\nfrom .kept import x\n",
+        "mylib/encoders/__init__.py": "",
+        "mylib/encoders/builder.py": ("# from .dev.eva_vit import EvaViT\ndef build(name):\n"
+                                     "    if name == 'clip':\n        return None\n"),
+        "mylib/encoders/dev/__init__.py": "",
+        "mylib/encoders/dev/eva_vit.py": "from .clip.model import Clip\n" + CUDA,
+        "mylib/encoders/dev/clip/__init__.py": "",
+        # its xattn switch is on in the folder's own configs: no matter, nothing loads the folder
+        "mylib/encoders/dev/clip/model.py": ("import xformers.ops as xops\nclass Clip:\n"
+                                             "    def __init__(self, xattn=False):\n        if xattn:\n"
+                                             "            self.mask = xops.LowerTriangularMask()\n"),
+        "mylib/encoders/dev/clip/model_configs/big.json": '{"vision_cfg": {"xattn": true}}\n',
+        "mylib/public_api.py": CUDA,  # a library's module nothing imports and no comment names: its users may
+    })
+    reach = _reach_by_path(tmp_path)
+    assert reach["mylib/modeling_llama.py"] == {
+        ("optional", "its only import, mylib/model.py:2, is commented out: nothing imports it")}
+    folder = "in mylib/encoders/dev/, whose only import, mylib/encoders/builder.py:1, is commented out: nothing imports it"
+    assert ("optional", folder) in reach["mylib/encoders/dev/clip/model.py"]  # the xformers mask
+    assert {r for r, _ in reach["mylib/encoders/dev/clip/model.py"]} == {"optional"}
+    assert reach["mylib/encoders/dev/eva_vit.py"] == {
+        ("optional", "its only import, mylib/encoders/builder.py:1, is commented out: nothing imports it")}
+    for live in ("mylib/kept.py", "mylib/public_api.py"):
+        assert {r for r, _ in reach[live]} == {"runs"}, live
+    assert phrase("zh", folder) != folder

@@ -24,6 +24,7 @@ class Facts:
     launched_scripts: list[str] = field(default_factory=list)
     module_strings: list[tuple[str, int]] = field(default_factory=list)
     lazy_submodules: list[str] = field(default_factory=list)
+    commented_imports: list[tuple[str, int]] = field(default_factory=list)
     module: str = ""
 
     def __post_init__(self):
@@ -333,3 +334,137 @@ def test_a_subpackage_product_code_loads_is_no_tests_only_package():
     result = unloaded(facts, console=("mylib.cli",))
     assert "mylib/fp8/utils.py" not in result and "mylib/fp8/__init__.py" not in result
     assert "mylib/fp8/linear.py" not in result
+
+
+def src_namespace() -> list[Facts]:
+    """F5-TTS's shape: src/f5/ has no __init__.py (PEP 420), its model/ subpackage has one, and the scripts beside
+    it import `f5.model` once the project is installed."""
+    return [
+        Facts("src/f5/api.py", ["f5.infer.utils_infer.load"]),
+        Facts("src/f5/model/__init__.py", ["f5.model.cfm.CFM"]),
+        Facts("src/f5/model/cfm.py", ["f5.model.modules.Block"]),
+        Facts("src/f5/model/modules.py"),
+        Facts("src/f5/infer/utils_infer.py", ["f5.model.CFM"]),
+        Facts("src/f5/infer/infer_cli.py", ["f5.infer.utils_infer.load"], main_guard=True),
+    ]
+
+
+def test_a_namespace_package_under_src_is_a_package_its_imports_resolve_in():
+    facts = src_namespace()
+    assert {"src/f5", "src/f5/model", "src/f5/infer"} <= u.package_folders(facts)
+    assert u.import_names("src/f5/model/modules.py", "src.f5.model.modules", u.package_folders(facts)) >= {
+        "f5.model.modules"}
+    assert unloaded(facts) == {}  # the model core is loaded through `f5.model`, not "imported by nothing"
+
+
+def test_a_folder_under_src_no_import_names_is_no_namespace_package():
+    facts = src_namespace()
+    for f in facts:  # the scripts import their siblings by bare names: src/f5/ is never imported as `f5`
+        f.imports = [name.removeprefix("f5.") for name in f.imports]
+    assert "src/f5" not in u.package_folders(facts)
+    facts = [*src_namespace(), Facts("src/tools/run.py", ["tools_helper.x"]), Facts("src/tools/sub/m.py")]
+    assert "src/tools" not in u.package_folders(facts)  # `tools.sub` is imported nowhere
+
+
+COMMENTED = "its only import, {}, is commented out: nothing imports it"
+FOLDER = "in {}/, whose only import, {}, is commented out: nothing imports it"
+THROUGH = "loaded only through {}, whose only import, {}, is commented out: nothing imports it"
+
+
+def retiring_library() -> list[Facts]:
+    """A library whose __init__.py publishes an API (its users may import any module), with a copied model file and
+    an encoder folder whose only imports its own code has commented out."""
+    return [
+        Facts("train.py", ["lib.model.Model"], main_guard=True),
+        Facts("lib/__init__.py", ["lib.model.Model"]),
+        Facts("lib/model.py", ["transformers.LlamaModel", "lib.encoders.builder.build"],
+              commented_imports=[("lib.modeling_llama", 27), ("lib.modeling_llama.LlamaModel", 27)]),
+        Facts("lib/modeling_llama.py", ["lib.llama_utils.rotate"]),
+        Facts("lib/llama_utils.py"),  # only the retired module imports it
+        Facts("lib/public_api.py"),  # nothing imports it and no comment names it: its users may
+        Facts("lib/encoders/__init__.py"),
+        Facts("lib/encoders/builder.py", commented_imports=[("lib.encoders.dev.eva_vit", 10),
+                                                            ("lib.encoders.dev.eva_vit.EvaViT", 10)]),
+        Facts("lib/encoders/dev/__init__.py"),
+        Facts("lib/encoders/dev/eva_vit.py", ["lib.encoders.dev.clip.model.Clip"]),
+        Facts("lib/encoders/dev/clip/__init__.py"),
+        Facts("lib/encoders/dev/clip/model.py", ["lib.encoders.dev.clip.rope.Rope"]),
+        Facts("lib/encoders/dev/clip/rope.py"),
+        Facts("lib/encoders/dev/clip/openai.py"),  # nothing imports it, inside the retired folder
+    ]
+
+
+def test_a_module_whose_only_import_is_commented_out_is_optional_even_in_a_library():
+    folder = FOLDER.format("lib/encoders/dev", "lib/encoders/builder.py:10")
+    assert unloaded(retiring_library()) == {
+        "lib/modeling_llama.py": ("optional", COMMENTED.format("lib/model.py:27")),
+        "lib/llama_utils.py": ("optional", THROUGH.format("lib/modeling_llama.py", "lib/model.py:27")),
+        "lib/encoders/dev/__init__.py": ("optional", folder),
+        "lib/encoders/dev/eva_vit.py": ("optional", COMMENTED.format("lib/encoders/builder.py:10")),
+        "lib/encoders/dev/clip/__init__.py": ("optional", folder),
+        "lib/encoders/dev/clip/model.py": ("optional", folder),
+        "lib/encoders/dev/clip/rope.py": ("optional", folder),
+        "lib/encoders/dev/clip/openai.py": ("optional", folder),
+    }
+
+
+def test_a_live_import_beside_the_commented_one_keeps_the_module_running():
+    facts = retiring_library()
+    facts[2].imports.append("lib.modeling_llama.LlamaModel")  # imported by a live file as well
+    facts[7].imports.append("lib.encoders.dev.clip.rope.Rope")  # the builder loads one module of the folder itself
+    result = unloaded(facts)
+    assert "lib/modeling_llama.py" not in result and "lib/llama_utils.py" not in result
+    # the folder is live now; the module the comment names is still imported by nothing, and so retired
+    assert sorted(path for path in result if path.startswith("lib/encoders/dev/")) == [
+        "lib/encoders/dev/clip/model.py", "lib/encoders/dev/eva_vit.py"]
+    assert result["lib/encoders/dev/eva_vit.py"] == ("optional", COMMENTED.format("lib/encoders/builder.py:10"))
+
+
+@pytest.mark.parametrize("change", ["test", "other package", "itself", "folder's own file", "top package", "string"])
+def test_comments_that_do_not_retire_a_module(change):
+    facts = retiring_library()
+    comment = facts[2].commented_imports
+    facts[2].commented_imports = []
+    if change == "test":  # a test's comments say nothing of the product
+        facts.append(Facts("tests/test_model.py", commented_imports=comment))
+    elif change == "other package":  # another package's comment is no word of the library's own
+        facts += [Facts("other/__init__.py"), Facts("other/use.py", commented_imports=comment)]
+    elif change == "itself":
+        facts[3].commented_imports = comment
+    elif change == "folder's own file":  # a comment inside a subpackage says nothing of the subpackage
+        facts[7].commented_imports = []
+        facts[9].commented_imports = [("lib.encoders.dev.clip.model", 4)]
+        assert not [path for path in unloaded(facts) if path.startswith("lib/encoders/dev/")]
+    elif change == "top package":  # a comment naming a module below the package names the package too
+        facts[1].imports = []
+        facts[0].imports = []
+        facts[2].commented_imports = [("lib.gone", 3)]
+        assert "lib/__init__.py" not in unloaded(facts)
+        return
+    elif change == "string":  # a string of product code names it: loaded by name, and so is what it imports
+        facts[2].commented_imports = comment
+        facts[2].module_strings = [("lib.modeling_llama", 5)]
+        assert "lib/llama_utils.py" not in unloaded(facts)
+    assert "lib/modeling_llama.py" not in unloaded(facts)
+
+
+def lib_namespace() -> list[Facts]:
+    """src_namespace's shape under lib/, a folder the build's package-dir maps the packages into (`"" = "lib"`)."""
+    return [Facts(f.path.replace("src/", "lib/", 1), f.imports, f.main_guard) for f in src_namespace()]
+
+
+def test_a_namespace_package_under_a_package_dir_root_is_a_package_its_imports_resolve_in():
+    facts = lib_namespace()
+    roots = ("src", "lib")
+    assert {"lib/f5", "lib/f5/model", "lib/f5/infer"} <= u.package_folders(facts, roots)
+    assert u.import_names("lib/f5/model/modules.py", "lib.f5.model.modules", u.package_folders(facts, roots)) >= {
+        "f5.model.modules"}
+    lib = ProjectContext(source_roots=roots)
+    assert u.unloaded_modules(facts, lib) == {}  # the model core is loaded through `f5.model`
+    # without the mapping lib/ is a folder like any other: lib/f5/ is no package, its model core is unloaded
+    assert "lib/f5" not in u.package_folders(facts)
+    assert "lib/f5/model/modules.py" in u.unloaded_modules(facts, ProjectContext())
+    # a root of several folders (`"" = "python/src"`)
+    deep = [Facts(f.path.replace("lib/", "python/src/", 1), f.imports, f.main_guard) for f in facts]
+    assert "python/src/f5" in u.package_folders(deep, ("src", "python/src"))
+    assert "python/src/f5" not in u.package_folders(deep, ("src", "python"))

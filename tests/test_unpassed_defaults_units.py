@@ -27,6 +27,7 @@ QUERY = parsing.query("python", """
 (call function: (identifier) @called)
 """)
 ESCAPES = parsing.query("python", u.ESCAPES)
+ATTRIBUTE_CALLS = parsing.query("python", u.ATTRIBUTE_CALLS)
 
 
 
@@ -44,7 +45,8 @@ def read(code: str, escapes_read: list | None = None) -> u.DefaultFacts:
         return parsing.captures(ESCAPES, tree)
 
     return u.read(tree, code, found.get("condition", []) + found.get("switch", []), found.get("assert", []),
-                  found.get("called", []), found.get("method", []), found.get("class", []), escapes)
+                  found.get("called", []), found.get("method", []), parsing.captures(ATTRIBUTE_CALLS, tree),
+                  found.get("class", []), escapes)
 
 
 def arms(code: str) -> list[tuple]:
@@ -121,6 +123,14 @@ def test_calls_of_a_bound_name_are_counted_with_their_widest_shape():
     assert read(code).calls == {"Model": (3, 2, ["b", "x=3"], False)}
 
 
+def test_calls_nested_in_each_others_arguments_keep_their_own_shapes():
+    # ATTRIBUTE_CALLS' three capture lists line up call by call: a misaligned one would give `cat` another's arguments
+    code = ("import torch\nimport pkg\n"
+            "torch.cat([torch.zeros(1, 2), self.f(3)], dim=pkg.sub.g(4, k=5))\n"
+            "torch.zeros(x for x in y)\n")
+    assert read(code).calls == {"cat": (1, 1, ["dim"], False), "zeros": (2, 2, [], False), "g": (1, 1, ["k=5"], False)}
+
+
 def test_any_unpacking_call_marks_the_name():
     code = "from pkg.model import Model\nModel(*a)\nModel()\n"
     assert read(code).calls == {"Model": (2, 0, [], True)}
@@ -179,7 +189,7 @@ def test_base_classes_escape_by_their_last_name():
 def test_a_class_without_bases_gives_no_escape():
     code = "class A:\n    pass\n"
     tree = tree_of(code)
-    assert u.read(tree, code, [], [], [], [], [tree.named_children[0]], lambda: {}).escaped == []
+    assert u.read(tree, code, [], [], [], [], {}, [tree.named_children[0]], lambda: {}).escaped == []
 
 
 def test_escaped_names_are_sorted():
@@ -654,12 +664,19 @@ def test_alias():
 
 # _calls -----------------------------------------------------------------------------------------------------------
 def calls(code: str) -> list[tuple[str, str]]:
+    """The calls _calls records, in source order, by name and text."""
     tree = tree_of(code)
     found = parsing.captures(QUERY, tree)
     bound, modules, star, _ = u._bindings(tree)
-    return [(name, parsing.text(call)) for name, call in
-            u._calls(found.get("called", []), found.get("method", []), {k.encode(): v for k, v in bound.items()},
-                     modules, star)]
+    return [(name, _call_text(code, start, arguments)) for name, arguments, start in sorted(
+            u._calls(found.get("called", []), found.get("method", []), parsing.captures(ATTRIBUTE_CALLS, tree),
+                     {k.encode(): v for k, v in bound.items()}, modules, star), key=lambda found: found[2].start_byte)]
+
+
+def _call_text(code: str, start, arguments) -> str:
+    """A call's text from the node it starts with to the end of its arguments (what _calls yields of it)."""
+    assert arguments.parent.type == "call" and arguments.parent.start_byte == start.start_byte
+    return code.encode()[start.start_byte:arguments.end_byte].decode()
 
 
 def test_calls_of_bound_names_and_through_modules():
@@ -699,7 +716,7 @@ def test_a_method_name_not_called_is_no_call():
     code = "import pkg\nt = pkg.Model\n"
     tree = tree_of(code)
     name = node_at(code, "Model")
-    assert list(u._calls([], [name], {}, {"pkg"}, False)) == []
+    assert list(u._calls([], [name], {}, {}, {"pkg"}, False)) == []
     assert tree is not None
 
 
@@ -718,7 +735,7 @@ def test_class_name():
 # _shape -----------------------------------------------------------------------------------------------------------
 def shape(arguments: str):
     code = f"f({arguments})\n"
-    return u._shape(tree_of(code).named_children[0].named_children[0])
+    return u._shape(tree_of(code).named_children[0].named_children[0].child_by_field_name("arguments"))
 
 
 @pytest.mark.parametrize(("arguments", "expected"), [

@@ -95,6 +95,34 @@ def test_a_published_package_judges_public_functions_of_the_copies_it_vendors(tm
     assert reach[("mylib/ops.py", 3)] == ("runs", None)  # near miss: the package's own public function
 
 
+
+def _vendoring(tmp_path, name: str) -> None:
+    """A project published as `name` beside a copy of TRL (a catalogued library) at the top level."""
+    write_tree(tmp_path, {
+        "pyproject.toml": f'[project]\nname = "{name}"\n',
+        "trl/__init__.py": "from .trainer.utils import get_quantization_config, pad\n",
+        "trl/trainer/__init__.py": "",
+        "trl/trainer/utils.py": "import torch\ndef get_quantization_config():\n" + CUDA + "def pad():\n" + CUDA,
+        "llava/__init__.py": "", "llava/ops.py": "import torch\ndef public_helper():\n" + CUDA,
+        "llava/train.py": "from trl import pad\npad()\n",
+    })
+
+
+def test_a_function_of_a_vendored_library_the_project_never_calls_is_optional(tmp_path):
+    """Round 20 B1 C2, A1 class 5: trl/ copied beside llava/; only the re-export names get_quantization_config."""
+    _vendoring(tmp_path, "llava")
+    reach = _reach_by_line(tmp_path)
+    assert reach[("trl/trainer/utils.py", 3)][0] == "optional"  # named nowhere but its re-export
+    assert "only re-exported by trl/__init__.py" in reach[("trl/trainer/utils.py", 3)][1]
+    assert reach[("trl/trainer/utils.py", 5)] == ("runs", None)  # the project calls it
+    assert reach[("llava/ops.py", 3)] == ("runs", None)  # the published package's own public function
+
+
+def test_a_catalogued_library_folder_is_the_project_itself_when_it_publishes_that_name(tmp_path):
+    _vendoring(tmp_path, "trl")  # TRL's own repository: its API is its users'
+    assert _reach_by_line(tmp_path)[("trl/trainer/utils.py", 3)] == ("runs", None)
+
+
 ENVS = ('import os\nfrom typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    APP_TARGET_DEVICE: str = "cuda"\n\n'
         'environment_variables = {\n    "APP_TARGET_DEVICE": lambda: os.getenv("APP_TARGET_DEVICE", "cuda"),\n'
         '    "APP_LOG_DEVICE": lambda: os.getenv("APP_LOG_DEVICE", "cuda"),\n'

@@ -62,6 +62,13 @@ def _earlier(statement: Node):
         sibling = sibling.prev_named_sibling
 
 
+def _first_operand(chain: Node) -> Node:
+    """The leftmost operand of an `and`/`or` chain (`a and b and c` is `(a and b) and c`)."""
+    while chain.type == "boolean_operator" and chain.child_by_field_name("left") is not None:
+        chain = chain.child_by_field_name("left")
+    return chain
+
+
 def _none_test(statement: Node) -> str | None:
     """`if NAME is None:` → NAME."""
     condition = statement.child_by_field_name("condition")
@@ -140,8 +147,11 @@ class CudaGates:
         return any(current.type == "comparison_operator" and self._names_accelerator(current)
                    for current in parsing.walk(condition, limit=200, prune=_COMPARISON))
 
-    def capability_pair(self, node: Node) -> Guard | None:
-        """A CUDA availability check and a capability query joined by `and`."""
+    def capability_pair(self, node: Node, later_only: bool = False) -> Guard | None:
+        """A CUDA availability check and a capability query joined by `and`. `later_only`: only for a site after the
+        chain's first operand, which runs only once the operands before it hold (round 20 A2 row 99: the third
+        operand of `"cuda" in device and get_device_properties(device).major >= 7 and not get_device_name()...`
+        shares the pair's reach)."""
         current, top, depth = node, None, 0
         while current is not None and depth < 12:
             if current.type == "boolean_operator":
@@ -151,6 +161,8 @@ class CudaGates:
                 break
             current, depth = current.parent, depth + 1
         if top is None or not any(c.type == "and" for c in top.children):
+            return None
+        if later_only and node.start_byte < _first_operand(top).end_byte:
             return None
         words = set(_words(top))
         if not words & self.capability:

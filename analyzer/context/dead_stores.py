@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.written_names import NAME_BYTES
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
 from tree_sitter import Node
 
 # calls whose only effect is their value
@@ -34,12 +35,12 @@ MAX_STATEMENTS = 5000
 MAX_VALUE_NODES = 2000
 
 
-def dead_stores(tree: Node) -> list[tuple[int, int, str]]:
+def dead_stores(module: ModuleStatements) -> list[tuple[int, int, str]]:
     """(first line, last line, why) of module-level bindings the module binds again before anything reads them."""
-    statements = tree.named_children[:MAX_STATEMENTS]
+    statements = module.statements[:MAX_STATEMENTS]
     bound: dict[bytes, list[int]] = {}
-    for index, statement in enumerate(statements):
-        if statement.type != "expression_statement":  # an assignment is one: the other statements bind no plain name
+    for index, (statement, kind) in enumerate(zip(statements, module.kinds)):
+        if kind != "expression_statement":  # an assignment is one: the other statements bind no plain name
             continue
         name = _bound_name(statement)
         if name is not None:

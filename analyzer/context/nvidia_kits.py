@@ -46,12 +46,17 @@ MAX_SCRIPT_BYTES = 1 << 20
 MAX_CONFIG_BYTES = 1 << 20
 COMMANDS = "(command name: (command_name) @name) @command"
 SEVERITY_RANK = {"blocker": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
+# a serving deployment's package item belongs to what it serves, whichever of its files (a conversion script) it sits in
+SERVING_PHASES = ("inference",)
 
 
 @dataclass(frozen=True)
 class Kit:
     runtimes: tuple[str, ...]  # the runtimes its modules import, in name order
     serving: bool  # a deployment the project ships (Triton, trtllm-serve), not only an engine build
+    # the project's PyTorch code outside the kit serves inference itself (F5-TTS's infer/ beside runtime/triton_trtllm/):
+    # the deployment is an alternative to it, not the only way to serve
+    pytorch_inference: bool = False
 
 
 def nvidia_kits(facts: list[ModuleFacts], context: ProjectContext, backends: BackendConventions, packages: set[str],
@@ -94,7 +99,8 @@ def nvidia_kits(facts: list[ModuleFacts], context: ProjectContext, backends: Bac
             continue  # the rest of the project loads it: not a kit beside the product, part of it
         if not any(_top(name) == "torch" for f in outside for name in f.imports):
             continue  # no PyTorch path beside it: the kit is the product
-        kits[folder] = Kit(tuple(sorted(set().union(*(anywhere.get(p, set()) for p in members)))), serving)
+        kits[folder] = Kit(tuple(sorted(set().union(*(anywhere.get(p, set()) for p in members)))), serving,
+                           any(f.evidence.get("inference", 0) > 0 for f in outside))
     return kits
 
 
@@ -252,7 +258,8 @@ def fold_kits(findings: list[Finding], kits: dict[str, Kit], factory: FindingFac
               route: Text | None = None) -> list[Finding]:
     """Each kit's findings become one: the first that names a runtime (its import), else the first, with every site of
     the kit listed and the PyTorch path as the advice; optional, except a deployment's package item where it ran
-    (its dependency finding on the runtime, counted once, with `route`: how to serve on Ascend)."""
+    (its dependency finding on the runtime, counted once, with `route`: how to serve on Ascend) and the deployment is
+    the project's only way to serve: beside the project's own PyTorch inference it is an alternative, optional."""
     if not kits:
         return findings
     groups: dict[str, list[Finding]] = defaultdict(list)
@@ -273,7 +280,7 @@ def fold_kits(findings: list[Finding], kits: dict[str, Kit], factory: FindingFac
         sites = [f"{f.path}:{f.line}" + (f" (cell {f.cell})" if f.cell else "") for f in group]
         if len(sites) > MAX_SITES:
             sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
-        if kit.serving and first.reach == "runs" and first.domain == "dependencies":
+        if kit.serving and first.reach == "runs" and first.domain == "dependencies" and not kit.pytorch_inference:
             advice = route or Text(en="on Ascend use the project's PyTorch path instead",
                                    zh="在昇腾上改用项目的 PyTorch 路径")
             listed = _listed_as_sites(len(group), files)
@@ -281,7 +288,20 @@ def fold_kits(findings: list[Finding], kits: dict[str, Kit], factory: FindingFac
                 en=f"{first.message.en} {folder}/ is an NVIDIA serving deployment ({runtime}) that has no Ascend "
                    f"build: {advice.en}; {listed.en}",
                 zh=f"{first.message.zh} {folder}/ 是 NVIDIA 推理服务部署（{runtime}），没有昇腾版本：{advice.zh}；{listed.zh}")
-            kept[id(first)] = first.model_copy(update={"sites": sites, "message": message})
+            kept[id(first)] = first.model_copy(update={"sites": sites, "message": message, "phases": list(SERVING_PHASES)})
+        elif kit.serving and first.domain == "dependencies" and first.reach == "runs":
+            reason = (f"{folder}/ is an alternative NVIDIA serving deployment ({runtime}); the PyTorch path is what "
+                      "the port moves")
+            relocated = factory.relocate(first, Place(first.role, "optional", reason))
+            advice = route or Text(en="on Ascend use the project's PyTorch path instead",
+                                   zh="在昇腾上改用项目的 PyTorch 路径")
+            listed = _listed_as_sites(len(group), files)
+            message = Text(
+                en=f"{relocated.message.en} {folder}/ is an NVIDIA serving deployment ({runtime}) beside the project's "
+                   f"own PyTorch inference, with no Ascend build: {advice.en}; {listed.en}",
+                zh=f"{relocated.message.zh} {folder}/ 是项目自身 PyTorch 推理之外的 NVIDIA 推理服务部署（{runtime}），"
+                   f"没有昇腾版本：{advice.zh}；{listed.zh}")
+            kept[id(first)] = relocated.model_copy(update={"sites": sites, "message": message, "phases": list(SERVING_PHASES)})
         else:
             reason = (f"{folder}/ is an NVIDIA-only accelerator kit: its modules import {runtime}, which has no Ascend "
                       "build, nothing outside the folder imports them, and the project's PyTorch code runs beside it")

@@ -44,6 +44,7 @@ from ascend_feasibility.analyzer.context.switches import (
     SwitchReader,
 )
 from ascend_feasibility.analyzer.context.unloaded import config_named_modules, import_names, package_folders
+from ascend_feasibility.analyzer.context.unpassed_defaults import own_key, project_calls
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
@@ -66,6 +67,7 @@ class OptInReader:
         self.class_words = tuple(conventions.integration_class_words)
         self.type_checks = frozenset(conventions.type_check_calls)
         self.type_check_domains = frozenset(conventions.type_check_domains)
+        self.switch_features = frozenset(conventions.switch_feature_rules)
         self.switches = SwitchReader(guards, conventions.argument_objects, conventions.mainstream_switch_tokens,
                                      conventions.feature_switch_tokens)
         self.runtimes = RuntimeReader(conventions.other_runtimes, conventions.runtime_calls, guards.import_statements)
@@ -83,7 +85,7 @@ class OptInReader:
         # (TF32, cuDNN) under `--allow_tf32` is no opt-in feature: the port makes the switch work on NPU (HF32)
         feature = domain in self.guards.feature_domains or rule in self.guards.flag_rules
         found = (self._alternative(node, symbol) or self._profiler(node) or self.runtimes.guard(node)
-                 or self.children.guard(node) or self.switches.guard(node, feature))
+                 or self.children.guard(node) or self.switches.guard(node, feature or rule in self.switch_features))
         if found is None and domain in self.guards.feature_domains:  # a kernel or fused library, not a flag rule
             found = self._library_function(node)
         if found is not None:
@@ -345,7 +347,8 @@ def _registered_only(facts, counted) -> dict[str, str]:
 
 
 def switched_options(facts, context: ProjectContext,
-                     switches_on: dict[str, list[tuple[str, str]]] | None = None) -> dict[str, list[tuple[int, int, str, str]]]:
+                     switches_on: dict[str, list[tuple[str, str]]] | None = None,
+                     with_choices: bool = False) -> dict[str, list[tuple]]:
     """path → line ranges (with the option and the reason) of arms a command-line option turns on, where the project declares the
     option off by default wherever it declares it (`--fp8_base`, store_true, in library/train_util.py; `if
     args.fp8_base:` in sd3_train_network.py) and no launch script of the project passes it (nor a config of it sets its
@@ -356,7 +359,11 @@ def switched_options(facts, context: ProjectContext,
     after the arms of every other choice), which no launch script passes it. Arms decided by a value only such arms
     set (`if self.use_apex:`, option_markers.py) follow them. The option in each range is named with the strings an arm
     needs (`optim_adamw_bnb_8bit`; the strings alone for an option of a mainstream choice: `apex` for
-    `half_precision_backend`), for the caller's test of whether the switch names an opt-in feature."""
+    `half_precision_backend`), for the caller's test of whether the switch names an opt-in feature. An arm may also
+    test a parameter named like an option with declared choices, which every call passes by keyword
+    (`_parameter_option_arms`: AnimateDiff's `init_dist(launcher=launcher)`, `--launcher` choices pytorch, slurm). With
+    `with_choices`, each range carries a fifth item: whether the values the arm needs are among its option's declared
+    `choices` (a choice argparse offers, not an off switch: any site it alone reaches is opt-in)."""
     declared: dict[str, tuple[bool, str, str]] = {}
     for f in facts:
         for dest, off, flag, line in f.options:
@@ -380,6 +387,9 @@ def switched_options(facts, context: ProjectContext,
             passed[flag.lstrip("-").replace("-", "_")].add(value.lower())
     configs = [f.words for f in facts if f.path.endswith(CONFIG_SUFFIXES) and f.words]
     carried = carried_options(facts)
+    option_choices = _declared_choices(facts)
+    by_parameter = _parameter_option_arms(facts, context, option_choices)
+    chosen: set[tuple[str, int, int]] = set()  # arms needing a declared choice: (path, first, last)
     result: dict[str, list[tuple[int, int, str, str]]] = defaultdict(list)
     for f in facts:
         if context.of(f.path).role not in COUNTED_ROLES:
@@ -392,6 +402,7 @@ def switched_options(facts, context: ProjectContext,
         arms = [(first, last, dest, values, condition, False) for first, last, dest, values, condition in f.option_value_arms]
         arms += [(first, last, dest, tuple(sorted(choices[dest] - {_value(v) for v in taken})), condition, True)
                  for first, last, dest, taken, condition in f.option_else_arms if dest in choices]
+        arms += by_parameter.get(f.path, [])
         for first, last, dest, values, condition, otherwise in arms:
             if dest.startswith(CONFIG_PREFIX):
                 why = _unset_config_value(dest[len(CONFIG_PREFIX):], values, f.path, facts, passed)
@@ -418,7 +429,7 @@ def switched_options(facts, context: ProjectContext,
             unsure = otherwise or any("." in v for v in values)
             if _holds(needed, given) or any(not v.replace("_", "").replace("-", "").isalnum() for v in given) or (
                     unsure and given - default[0]) or _configured(needed, unsure, configs) or (
-                    any(v.startswith(">") for v in needed) and any(f" {dest} " in words for words in configs)):
+                    any(v.startswith(">") or _is_number(v) for v in needed) and any(f" {dest} " in words for words in configs)):
                 continue  # (a number a config sets is out of sight: any config naming the option may set it)
             shown = ", ".join(_shown(v) for v in values[:3]) + (", ..." if len(values) > 3 else "")
             # the values as written: the caller splits the name into words, camelCase included (fp8Activation)
@@ -428,12 +439,44 @@ def switched_options(facts, context: ProjectContext,
             result[f.path].append((first, last, "_".join(named),
                                    f"`--{dest}` is {_defaults(default[0])} unless given ({default[1]}){carrier}, "
                                    f"and no launch script passes {shown}; {condition}"))
+            if not otherwise and dest in option_choices and needed <= option_choices[dest][0]:
+                chosen.add((f.path, first, last))
         for first, last, lines, condition in f.marker_arms:
             sources = [next((r for r in result.get(f.path, []) if r[0] <= line <= r[1]), None) for line in lines]
             if sources and all(r is not None for r in sources):
                 result[f.path].append((first, last, sources[0][2], f"{condition}, set only at line "
                                        f"{', '.join(map(str, lines))}, under: {sources[0][3]}"))
+    if with_choices:
+        return {path: [(*r, (path, r[0], r[1]) in chosen) for r in ranges] for path, ranges in result.items()}
     return result
+
+
+def _parameter_option_arms(facts, context: ProjectContext, option_choices: dict) -> dict[str, list[tuple]]:
+    """path → arms (as switched_options reads them) of `if launcher == "slurm":` on a parameter named like an option
+    whose declared choices hold the values (facts' parameter_arms), where the option's declaring files are the arm's or
+    import it, and every call of the function in the project passes the parameter by keyword, none as a literal: the
+    value is the option's (AnimateDiff's `init_dist(launcher=launcher)` from `main(launcher=args.launcher)`)."""
+    if not option_choices or not any(f.parameter_arms for f in facts):
+        return {}
+    calls, escaped, _ = project_calls(facts)
+    passed: dict[str, list[tuple[int, list[str]]]] = defaultdict(list)
+    for f in facts:
+        for name, record in f.default_passed.items():
+            passed[name].append(record)
+    packages = package_folders(facts, context.source_roots)
+    result: dict[str, list[tuple]] = defaultdict(list)
+    for f in facts:
+        for first, last, parameter, values, condition, callee, index in f.parameter_arms:
+            found = option_choices.get(parameter)
+            shapes = calls.get(callee, []) + calls.get(own_key(f.path, callee), [])
+            if found is None or not {v.lower() for v in values} <= found[0] or callee in escaped or not shapes \
+                    or not passed.get(callee) or not all(parameter in keywords for _, keywords in passed[callee]) \
+                    or any(k.startswith(parameter + "=") for _, (_, _, keywords, _) in shapes for k in keywords) \
+                    or not _declarers_import(f, found, facts, packages):
+                continue
+            result[f.path].append((first, last, parameter, values,
+                                   f"{condition} (every call of {callee}() passes `{parameter}`)", False))
+    return dict(result)
 
 
 PROSE_SUFFIXES = (".md", ".rst", ".txt")
@@ -487,8 +530,17 @@ def _takes(needed: str, given: str) -> bool:
 def _defaults(values: set[str]) -> str:
     """An option's defaults as the reason shows them: `"adamw_torch"`, or `one of "", "x052", "x070"` where the
     project declares it in several places."""
-    shown = ", ".join(f'"{v}"' for v in sorted(values)[:4]) + (", ..." if len(values) > 4 else "")
+    shown = ", ".join(_quoted(v) for v in sorted(values)[:4]) + (", ..." if len(values) > 4 else "")
     return shown if len(values) == 1 else f"one of {shown}"
+
+
+def _quoted(value: str) -> str:
+    """A string default quoted, a number (`16`, `-1`) as written."""
+    return value if _is_number(value) else f'"{value}"'
+
+
+def _is_number(value: str) -> bool:
+    return value.removeprefix("-").replace(".", "", 1).isdigit()
 
 
 def _shown(value: str) -> str:
@@ -496,7 +548,7 @@ def _shown(value: str) -> str:
         return f'a value holding "{value[len(CONTAINS):]}"'
     if value.startswith(">"):
         return f"a value {'>=' if value.startswith('>=') else '>'} {value.lstrip('>=')}"
-    return value if "." in value else f'"{value}"'
+    return value if "." in value else _quoted(value)
 
 
 def carried_options(facts) -> dict[str, tuple[str, set[str], str]]:
@@ -529,7 +581,7 @@ def rejected_arms(facts, context: ProjectContext) -> dict[str, list[tuple[int, i
     run that gives one, so, unless another file passes the value itself, the arm never runs, opt-in or not."""
     option_choices = _declared_choices(facts)
     result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
-    packages = package_folders(facts) if option_choices else set()
+    packages = package_folders(facts, context.source_roots) if option_choices else set()
     for f in facts if option_choices else []:
         if context.of(f.path).role not in COUNTED_ROLES:
             continue

@@ -31,6 +31,8 @@ class ProjectContext:
     own_packages: frozenset[str] = frozenset()  # top-level import names the project defines
     local_modules: frozenset[str] = frozenset()  # names its imports can resolve to (packages, sibling modules)
     npu_files: tuple[str, ...] = ()  # files that are the project's own NPU code, by their names
+    # folders the installed project's packages sit in: src/ and what the build maps packages into (package-dir)
+    source_roots: tuple[str, ...] = ("src",)
 
     def of(self, path: str) -> FileContext:
         return self.files.get(path, PLAIN)
@@ -51,10 +53,12 @@ PLAIN = FileContext()
 
 
 def build_project_context(paths: list[str], role_overrides: dict[str, list[str]] | None = None,
-                          distribution: str = "", other_backend: dict[str, str] | None = None) -> ProjectContext:
+                          distribution: str = "", other_backend: dict[str, str] | None = None,
+                          source_roots: list[str] | tuple[str, ...] = ()) -> ProjectContext:
     """`distribution`: the name pyproject.toml's [project] publishes the project as (a namespace folder of that name is
     the project's own package even where a library's modules share the name). `other_backend`: path → why, for files
-    their contents show to be another backend's (a ROCm Dockerfile: context/backend_images.py)."""
+    their contents show to be another backend's (a ROCm Dockerfile: context/backend_images.py). `source_roots`: the
+    folders besides src/ that the build maps packages into (ProjectConfig.source_roots)."""
     conventions = load_context_conventions()
     views = {path: path_view(path) for path in paths}  # each path parsed once
     existing = set(paths).union(*(_folders(folder) for folder in {view.parent for view in views.values()}))
@@ -76,7 +80,8 @@ def build_project_context(paths: list[str], role_overrides: dict[str, list[str]]
             npu_files.append(path)
         if role != "product" or reach != "runs":
             files[path] = FileContext(role, reach, reason)
-    return ProjectContext(files=files, own_packages=own, local_modules=local, npu_files=tuple(npu_files))
+    return ProjectContext(files=files, own_packages=own, local_modules=local, npu_files=tuple(npu_files),
+                          source_roots=("src", *(r for r in source_roots if r != "src")))
 
 
 @functools.lru_cache(maxsize=65536)

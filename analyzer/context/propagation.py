@@ -31,6 +31,7 @@ from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_
 from ascend_feasibility.analyzer.context.missing_modules import missing_module_importers
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, rejected_arms, switched_options
 from ascend_feasibility.analyzer.context.platform_selectors import imported_reason, is_unselected, platform_choice
+from ascend_feasibility.analyzer.context.process_groups import never_initialised
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import nearest_copy, path_view
 from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
@@ -67,7 +68,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     project publishes (pyproject's [project] name); `declared`: the distributions it declares or imports;
     `packages`: unloaded.package_folders(facts), likewise; `unreached`: path → (first line, last line, why) of code
     the rooms found nothing reaches (native code only uncalled bindings reach: custom_ops/binding_reach.py)."""
-    packages = package_folders(facts) if packages is None else packages
+    packages = package_folders(facts, context.source_roots) if packages is None else packages
     referrers: dict[str, set[str]] = defaultdict(set)  # a named source or folder → the files that name it
     for f in facts:
         for ref in f.source_refs:
@@ -97,18 +98,20 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for path, ranges in unread_attribute_stores(facts, packages).items():  # stored, never read
         uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
+    ungrouped = never_initialised(facts)  # arms needing a process group nothing starts
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)
-    switched = switched_options(facts, context, switches_on)
+    switched = switched_options(facts, context, switches_on, with_choices=True)
     for path, arms in table_arms_off(facts, context, switches_on).items():  # `if envs.NVTX_PROFILE:`, off in its table
-        switched.setdefault(path, []).extend(arms)
+        switched.setdefault(path, []).extend((*arm, False) for arm in arms)
     if switched:
         conventions = load_context_conventions()
-        switch_rules = frozenset(conventions.guards.flag_rules)  # as OptInReader.guard: torch.compile, not TF32
+        # as OptInReader.guard: torch.compile and bitsandbytes' route gaps, not TF32
+        switch_rules = frozenset(conventions.guards.flag_rules) | frozenset(conventions.opt_in.switch_feature_rules)
         switch_takes = switch_rule(conventions.opt_in)
     unbuilt = unbuilt_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES}, facts,
                               set(referrers))
-    stale = stale_launchers(facts, declared)
+    stale = stale_launchers(facts, declared, distribution)
     overridden = overridden_defaults(facts)
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
@@ -117,7 +120,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
     called_elsewhere = _called_elsewhere(findings, facts)
     if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale
-            or on_default or unused_defaults or switches_on or in_function or called_elsewhere):
+            or on_default or unused_defaults or switches_on or in_function or called_elsewhere or ungrouped):
         return findings
     decided: dict[str, Place | None] = {}
     reexports = None  # unreferenced.reexporters_of(facts), read at the first constant a reason names
@@ -171,9 +174,16 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                 continue
             place = Place(finding.role, reach, reason)
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in switched:
-            reason = next((r for start, end, dest, r in switched[finding.path] if start <= finding.line <= end
-                           and switch_takes(dest, finding.domain in feature_domains or finding.rule in switch_rules)), None)
+            # an off switch makes a feature's site optional; a non-default argparse choice any site it alone reaches
+            reason = next((r for start, end, dest, r, chosen in switched[finding.path] if start <= finding.line <= end
+                           and switch_takes(dest, chosen or finding.domain in feature_domains
+                                            or finding.rule in switch_rules)), None)
             if reason is not None:
+                place = Place(finding.role, "optional", reason)
+        if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in ungrouped \
+                and finding.domain == "distributed":
+            reason = next((r for start, end, r in ungrouped[finding.path] if start <= finding.line <= end), None)
+            if reason is not None:  # a collective behind dist.is_initialized() where nothing initialises it
                 place = Place(finding.role, "optional", reason)
         if place is None and finding.reach == "runs" and finding.path in uninstalled:
             reason = next((r for start, end, r in uninstalled[finding.path] if start <= finding.line <= end), None)
@@ -419,11 +429,13 @@ def _imported_beside(facts: list[ModuleFacts], context: ProjectContext) -> dict[
 
 
 def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_modules: tuple[str, ...] = (),
-                    distribution: str = "", packages: set[str] | None = None) -> dict[str, tuple[str, str]]:
+                    distribution: str = "", packages: set[str] | None = None,
+                    deployments: dict[str, str] | None = None) -> dict[str, tuple[str, str]]:
     """Python files that the project's product code imports, and only behind guards or from files that are themselves
     imported only behind guards or opt-in modules (deepspeed.ops...triton/__init__.py imported where HAS_TRITON is checked): path →
     (reach, why). Imports in tests, examples and other backends' code do not count. `packages`:
-    unloaded.package_folders(facts) when the caller has it already."""
+    unloaded.package_folders(facts) when the caller has it already. `deployments`: path → why of the files a hosted
+    platform's manifest names as its predictor (hosted_predictors.py): optional where no product code imports them."""
     by_module = modules_by_name(facts)
     twins = _twins(facts)
     # backends only the other platforms of the project select by name (platform_selectors.py)
@@ -457,13 +469,16 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     for path, opted in opt_in_modules(facts, context, load_context_conventions().opt_in).items():
         if path not in choice.npu_only:  # the NPU platform's one choice runs on Ascend, whatever else names it
             result.setdefault(path, opted)
+    apart = {path: why for path, why in (deployments or {}).items() if not imports.get(path)}
+    for path, why in apart.items():  # a hosted predictor nothing of the product imports: a deployment of its own
+        result.setdefault(path, ("optional", why))
     for path, unloaded in unloaded_modules(facts, context, console_modules, distribution, packages).items():  # and modules nothing running loads
         result.setdefault(path, unloaded)
     # modules needing a compiled extension nothing provides, that no entry point needs (unbuilt_extensions.py)
     for path, why in unbuilt_extension_modules(facts, context, console_modules).items():
         result.setdefault(path, ("optional", why))
     # modules whose top-level import names a module of their own package that the project lacks (missing_modules.py)
-    for path, why in missing_module_importers(facts, context, package_folders(facts) if packages is None else packages).items():
+    for path, why in missing_module_importers(facts, context, package_folders(facts, context.source_roots) if packages is None else packages).items():
         result.setdefault(path, ("optional", why))
     # vendored copies that cannot be imported (vendored.py), where nothing outside the copy imports them
     unimportable = unimportable_modules(facts, context)
@@ -486,6 +501,8 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
                    else f"imported only behind guards with a fallback: {importers}")
             if reach == "other-backend" and any(importer in choice.unselected for importer, _ in sites):
                 why = imported_reason(importers)
+            elif all(importer in apart for importer, _ in sites):
+                why = f"imported only by a separate deployment: {importers}"
             result[path] = (reach, why)
             changed = True
     return result

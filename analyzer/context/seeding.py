@@ -14,6 +14,7 @@ from tree_sitter import Node
 ALL_DEVICES_SEED = {"torch.cuda.manual_seed": "torch.manual_seed", "torch.cuda.manual_seed_all": "torch.manual_seed",
                     "torch.cuda.seed": "torch.seed", "torch.cuda.seed_all": "torch.seed"}
 MAX_SIBLINGS = 60
+MAX_FILE_NODES = 50_000  # the walk over a file for a seeding helper's calls
 # the reason's note: the site's NPU path is torch's own seeding, nothing the project ported (the verdict's "already
 # ported" count leaves such sites out: domains/phases/estimate.py)
 SEEDS_EVERY_DEVICE = "torch's call seeds every device, the NPU's included: no NPU code of the project's own"
@@ -26,7 +27,10 @@ def seeded_by_torch(reason: str | None) -> bool:
 
 
 def seeded_for_every_device(node: Node) -> Guard | None:
-    """The statement holding a CUDA seeding call, when its block also makes the torch call that seeds every device."""
+    """The statement holding a CUDA seeding call, when its block also makes the torch call that seeds every device: the
+    call's own block, or the block around an `if` whose body makes only CUDA seeding calls (`if
+    torch.cuda.is_available(): torch.cuda.manual_seed(s); torch.cuda.manual_seed_all(s)`), or, for a function of the
+    file that does only such seeding, the block of every call of it (`torch.manual_seed(s)` then `seed_cuda(s)`)."""
     call, depth = node, 0
     while call is not None and call.type != "call" and depth < 4:
         call, depth = call.parent, depth + 1
@@ -39,16 +43,74 @@ def seeded_for_every_device(node: Node) -> Guard | None:
         return None
     block = statement.parent
     for _ in range(2):  # the call's block, then the block around `if torch.cuda.is_available(): torch.cuda.seed()`
-        for sibling in block.named_children[:MAX_SIBLINGS * 2]:
-            inner = sibling.named_children[0] if sibling.type == "expression_statement" and sibling.named_children else None
-            if inner is not None and inner.type == "assignment":  # `s = torch.seed()`
-                inner = inner.child_by_field_name("right")
-            callee = inner.child_by_field_name("function") if inner is not None and inner.type == "call" else None
-            if callee is not None and parsing.text(callee) == every_device:
-                return Guard("npu-path", sibling, SEEDS_EVERY_DEVICE)
+        found = _seeding_sibling(block, every_device)
+        if found is not None:
+            return Guard("npu-path", found, SEEDS_EVERY_DEVICE)
+        if not _only_cuda_seeding(block, every_device):
+            return None
         guard = block.parent
-        if (guard is None or guard.type != "if_statement" or guard.children_by_field_name("alternative")
-                or guard.parent is None or len([c for c in block.named_children if c.type != "comment"]) != 1):
+        if guard is not None and guard.type == "function_definition":
+            return _seeded_at_every_call(guard, every_device)
+        if guard is None or guard.type != "if_statement" or guard.children_by_field_name("alternative") or guard.parent is None:
             return None
         block = guard.parent
+    if block.parent is not None and block.parent.type == "function_definition" and _only_cuda_seeding(block, every_device):
+        return _seeded_at_every_call(block.parent, every_device)
     return None
+
+
+def _seeding_sibling(block: Node, every_device: str) -> Node | None:
+    """The statement of `block` that makes the torch call seeding every device (`torch.manual_seed(s)`, `s =
+    torch.seed()`)."""
+    for sibling in block.named_children[:MAX_SIBLINGS * 2]:
+        inner = sibling.named_children[0] if sibling.type == "expression_statement" and sibling.named_children else None
+        if inner is not None and inner.type == "assignment":  # `s = torch.seed()`
+            inner = inner.child_by_field_name("right")
+        callee = inner.child_by_field_name("function") if inner is not None and inner.type == "call" else None
+        if callee is not None and parsing.text(callee) == every_device:
+            return sibling
+    return None
+
+
+def _only_cuda_seeding(block: Node, every_device: str) -> bool:
+    """Does `block` make only CUDA seeding calls that torch's `every_device` call covers (an `if` without else holding
+    only such calls counts as one of them; a docstring is left aside)?"""
+    statements = [c for c in block.named_children if c.type != "comment"]
+    if statements and statements[0].type == "expression_statement" and statements[0].named_children \
+            and statements[0].named_children[0].type == "string":
+        statements = statements[1:]
+    if not statements or len(statements) > MAX_SIBLINGS:
+        return False
+    for statement in statements:
+        if statement.type == "if_statement" and not statement.children_by_field_name("alternative"):
+            body = statement.child_by_field_name("consequence")
+            if body is None or not _only_cuda_seeding(body, every_device):
+                return False
+            continue
+        inner = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        callee = inner.child_by_field_name("function") if inner is not None and inner.type == "call" else None
+        if callee is None or ALL_DEVICES_SEED.get(parsing.text(callee)) != every_device:
+            return False
+    return True
+
+
+def _seeded_at_every_call(definition: Node, every_device: str) -> Guard | None:
+    """A module-level function of the file that only seeds CUDA: npu-path where every call of it by its plain name
+    in the file is a statement whose block makes torch's `every_device` call too."""
+    if definition.parent is None or definition.parent.type != "module":
+        return None
+    name = parsing.text(definition.child_by_field_name("name"))
+    found = None
+    for node in parsing.walk(parsing.root_of(definition), limit=MAX_FILE_NODES):
+        if node.type != "call":
+            continue
+        callee = node.child_by_field_name("function")
+        if callee is None or callee.type != "identifier" or parsing.text(callee) != name:
+            continue
+        statement = node.parent
+        if statement is None or statement.type != "expression_statement" or statement.parent is None:
+            return None  # its value is used, or it is handed on: not a plain seeding step
+        found = _seeding_sibling(statement.parent, every_device)
+        if found is None:
+            return None
+    return Guard("npu-path", found, SEEDS_EVERY_DEVICE) if found is not None else None

@@ -10,7 +10,8 @@ launch command is dead when
   file of the project has, from the root, from the script's folder or below any folder (a `cd` may lead there); or
 - its `-m` module looks like the project's own and is missing: its first part names a folder or root module of the
   project, is no standard-library module and no distribution the project declares in a manifest or the knowledge
-  base's package catalog knows (`-m torch.distributed.run`, `-m vllm...`, `-m pip` are installed; open-instruct's
+  base's package catalog knows unless it is the project's own (its published name or a top-level package folder:
+  LLaVA-NeXT's freeze lists its editable `llava`, whose llava/eval/model_vqa_science.py is gone) (`-m torch.distributed.run`, `-m vllm...`, `-m pip` are installed; open-instruct's
   own scripts/eval/*.py import `eval.utils`, which puts an undeclared, unknown `eval` in the dependency matrix), and
   no file of the project is that module (`eval/gsm/run_eval.py`, `.../__main__.py`) anywhere; or
 - its `-m` module is nowhere: no folder, file or standard-library module of that name, no distribution the project
@@ -44,9 +45,11 @@ SHELL_SUFFIXES = (".sh", ".bash", ".zsh")  # a Dockerfile's RUN lines build an i
 FETCHES = frozenset({"wget", "curl", "clone"})  # a script that fetches code may run what it fetched (get-pip.py)
 
 
-def stale_launchers(facts: list[ModuleFacts], declared: frozenset[str] = frozenset()) -> dict[str, str]:
+def stale_launchers(facts: list[ModuleFacts], declared: frozenset[str] = frozenset(),
+                    distribution: str = "") -> dict[str, str]:
     """path → why, for the shell scripts and Dockerfiles whose every launch command names a missing project target.
-    `declared`: the distributions the project declares in a manifest or the package catalog knows."""
+    `declared`: the distributions the project declares in a manifest or the package catalog knows; `distribution`:
+    the name the project publishes itself as (pyproject's [project] name)."""
     shells = [f for f in facts if f.launches and f.path.endswith(SHELL_SUFFIXES) and not writes_any(f.words, FETCHES)]
     if not shells:
         return {}
@@ -56,7 +59,9 @@ def stale_launchers(facts: list[ModuleFacts], declared: frozenset[str] = frozens
         by_name[path_view(path).name].add(path)
     folders = {part for path in paths for part in path_view(path).parts[:-1]}
     root_modules = {path_view(p).stem for p in paths if p.endswith(".py") and "/" not in p}
-    installed = {_plain(name) for name in declared}
+    # the project's own distribution is the tree itself, though a freeze lists its editable install (LLaVA-NeXT's
+    # `llava==1.7.0.dev0` beside pyproject's name = "llava"): its modules must exist in the tree
+    installed = {_plain(name) for name in declared} - _own_names(paths, distribution)
     options = {_plain(flag.lstrip("-")) for f in facts for _, _, flag, _ in f.options}
     # what the project's code imports is installed beside it (VILA imports lmms_eval, which its lmms.sh runs), though
     # the dependency matrix may know it as neither declared nor catalogued
@@ -92,6 +97,16 @@ def _dead(module: str, script: str, folder: str, paths: dict[str, set[str]], nam
         return None  # an installed module with no script, or a script only the shell knows
     script = script.removeprefix("./")
     return None if _exists(script, folder, paths) else f"{script}: not in the project"
+
+
+def _own_names(paths: set[str], distribution: str) -> set[str]:
+    """The project's own names: what it publishes itself as, and its top-level packages (at the root or under src/)."""
+    own = {_plain(distribution)} if distribution else set()
+    for path in paths:
+        parts = path_view(path).parts
+        if parts[-1] == "__init__.py" and (len(parts) == 2 or (len(parts) == 3 and parts[0] == "src")):
+            own.add(_plain(parts[-2]))
+    return own
 
 
 def _exists(relative: str, folder: str, paths: dict[str, set[str]]) -> bool:

@@ -552,7 +552,8 @@ def option_choices(call: Node) -> tuple[str, tuple[str, ...]] | None:
 
 def dataclass_field(assignment: Node) -> tuple[str, str, int] | None:
     """`name: T = value` or `name: T = field(default=value, ...)` in a dataclass body: (name, the default's text,
-    line). A field with no default, or a default_factory, says nothing."""
+    line): True/False/None, a string (quoted), or a number as written (`bits: int = field(default=16)` is "16",
+    `fsdp_size: int = -1` is "-1"). A field with no default, or a default_factory, says nothing."""
     left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
     if left is None or right is None or left.type != "identifier" or assignment.child_by_field_name("type") is None:
         return None
@@ -569,7 +570,16 @@ def dataclass_field(assignment: Node) -> tuple[str, str, int] | None:
         return parsing.text(left), parsing.text(right), assignment.start_point.row + 1
     if right.type == "string" and not any(c.type == "interpolation" for c in right.named_children):
         return parsing.text(left), '"' + _string_value(right) + '"', assignment.start_point.row + 1
-    return None
+    number = number_text(right)
+    return (parsing.text(left), number, assignment.start_point.row + 1) if number is not None else None
+
+
+def number_text(node: Node) -> str | None:
+    """An integer or float literal as written, a leading minus kept (`-1`); None for anything else."""
+    if node.type == "unary_operator" and parsing.text(node).startswith("-") and node.named_children:
+        inner = number_text(node.named_children[-1])
+        return None if inner is None or inner.startswith("-") else "-" + inner
+    return parsing.text(node) if node.type in {"integer", "float"} else None
 
 
 def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:
@@ -583,7 +593,7 @@ def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tu
         return None
     subject, values = operands
     contains = operators == ["in"] and subject.type == "string"  # `'mamba' in args.my_testing`: a substring
-    if operators == ["=="] and subject.type == "string" or contains:
+    if operators == ["=="] and (subject.type == "string" or number_text(subject) is not None) or contains:
         subject, values = values, subject
     if subject.type == "call" and env_variable(subject) is None:  # `.lower()`, `.upper()`, `.strip()`: normalised
         function = subject.child_by_field_name("function")
@@ -609,16 +619,19 @@ def option_value_test(condition: Node, objects: frozenset[str]) -> tuple[str, tu
     if contains:
         text = _string_value(values) if not any(c.type == "interpolation" for c in values.named_children) else ""
         return (name, (CONTAINS + text,)) if text else None
-    if values.type in {"string", "attribute"}:
+    if values.type in {"string", "attribute", "integer", "unary_operator"}:
         strings = [values]
     elif values.type in {"list", "tuple", "set"}:
         strings = values.named_children
     else:
         return None
-    if not strings or not all(_is_member(s) or (s.type == "string" and not any(c.type == "interpolation" for c in s.named_children))
+    # strings, enum members, or numbers (`training_args.bits in [4, 8]`, `args.bits == 8`: a number as written)
+    if not strings or not all(_is_member(s) or number_text(s) is not None
+                              or (s.type == "string" and not any(c.type == "interpolation" for c in s.named_children))
                               for s in strings):
         return None
-    return name, tuple(parsing.text(s) if _is_member(s) else _string_value(s) for s in strings)
+    return name, tuple(parsing.text(s) if _is_member(s) else number_text(s) if s.type != "string" else _string_value(s)
+                       for s in strings)
 
 
 def _number_test(subject: Node, operator: str, bound: Node, objects: frozenset[str]) -> tuple[str, tuple[str, ...]] | None:
@@ -699,6 +712,59 @@ def _config_read_bound(name_node: Node) -> Node | None:
         return None
     value = assignment.child_by_field_name("right")
     return value if value is not None and value.type in {"subscript", "call"} else None
+
+
+def parameter_value_arm(condition: Node) -> tuple[str, tuple[str, ...], str, int] | None:
+    """`launcher == "slurm"` (or `in ["a", "b"]`) on a parameter of a module-level function or of a module-level
+    class's `__init__` that the function never rebinds: (parameter, the strings the arm needs, the name its calls use,
+    its position in a call). AnimateDiff's `def init_dist(launcher="slurm", ...)`, called as
+    `init_dist(launcher=launcher)` with the value of `--launcher` (choices pytorch, slurm; default pytorch): the
+    project pass (opt_in.switched_options) reads the calls and the option. The default does not matter here; a
+    parameter with none is also read (switches' `@name` arms are for values the file writes only in the test)."""
+    operands = condition.named_children
+    operators = [c.type for c in condition.children if not c.is_named]
+    if condition.type != "comparison_operator" or len(operands) != 2 or operators not in (["=="], ["in"]):
+        return None
+    subject, values = operands
+    if operators == ["=="] and subject.type == "string":
+        subject, values = values, subject
+    if subject.type != "identifier":
+        return None
+    strings = [values] if values.type == "string" else values.named_children if values.type in {"list", "tuple", "set"} else []
+    if not strings or not all(s.type == "string" and not any(c.type == "interpolation" for c in s.named_children)
+                              for s in strings):
+        return None
+    name = parsing.text(subject)
+    function = _enclosing(subject, "function_definition")
+    found = _parameter(function, name) if function is not None else None
+    callee = module_callee(function) if found is not None else None
+    if callee is None or _rebound(function, name):
+        return None
+    parameters = function.child_by_field_name("parameters")
+    first = parameters.named_children[0] if parameters is not None and parameters.named_children else None
+    index = found[0] - (1 if first is not None and parsing.text(first) in {"self", "cls"} else 0)
+    return name, tuple(_string_value(s) for s in strings), callee, index
+
+
+def module_callee(function: Node) -> str | None:
+    """The name a call of this undecorated function uses: its own at the module level, its class's for the __init__
+    of an undecorated module-level class; None for a method, a nested or a decorated definition."""
+    holder, name = function.parent, function.child_by_field_name("name")
+    if name is None or holder is None:
+        return None
+    if holder.type == "module":
+        return parsing.text(name)
+    cls = holder.parent if holder.type == "block" and parsing.text(name) == "__init__" else None
+    if cls is not None and cls.type == "class_definition" and cls.parent is not None and cls.parent.type == "module":
+        cls_name = cls.child_by_field_name("name")
+        return parsing.text(cls_name) if cls_name is not None else None
+    return None
+
+
+def _rebound(function: Node, name: str) -> bool:
+    body = function.child_by_field_name("body")
+    return any(parsing.text(node) == name for node in (
+        parsing.captures(parsing.query("python", PARAMETER_REBINDINGS), body).get("target", []) if body is not None else []))
 
 
 def _option_parameter(subject: Node) -> str | None:

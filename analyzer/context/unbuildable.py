@@ -18,6 +18,7 @@ from __future__ import annotations
 import builtins
 
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
 from tree_sitter import Node
 
 BUILTIN_NAMES = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__path__", "__package__",
@@ -31,12 +32,12 @@ SKIPPED = frozenset({"lambda", "type", "function_definition", "class_definition"
 MAX_NODES = 200_000
 
 
-def unbuildable_classes(tree: Node, data: bytes) -> list[tuple[int, int, str]]:
+def unbuildable_classes(module: ModuleStatements, data: bytes) -> list[tuple[int, int, str]]:
     """(first line, last line, why) of the module-level classes whose `__init__` always reads a name the file never
     binds."""
-    if any(word in data for word in OPAQUE_WORDS):
-        return []
-    classes = [c for c in (_class(s) for s in tree.named_children) if c is not None]
+    if b"__init__" not in data or any(word in data for word in OPAQUE_WORDS):
+        return []  # no class has a constructor to read, or the module may bind names unseen
+    classes = module.classes
     if not classes:
         return []
     found: list[tuple[Node, Node, dict[str, int]]] = []
@@ -48,7 +49,7 @@ def unbuildable_classes(tree: Node, data: bytes) -> list[tuple[int, int, str]]:
             if not reads:
                 continue
             if bound is None:
-                bound = _top_bound(tree)
+                bound = _top_bound(module)
             reads = {n: line for n, line in reads.items() if n not in bound}
             if reads:
                 own = _bound_names(init)  # its parameters and locals
@@ -57,7 +58,7 @@ def unbuildable_classes(tree: Node, data: bytes) -> list[tuple[int, int, str]]:
                 found.append((statement, cls, reads))
         if not found:
             return []
-        bound |= _bound_names(tree)
+        bound |= _bound_names(module.root)
     except parsing.WalkLimit:
         return []
     result = []
@@ -71,11 +72,6 @@ def unbuildable_classes(tree: Node, data: bytes) -> list[tuple[int, int, str]]:
                            f"{free[0][0]}), which the module neither imports nor defines: building it raises "
                            "NameError, so nothing builds it"))
     return result
-
-
-def _class(statement: Node) -> tuple[Node, Node] | None:
-    inner = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
-    return (statement, inner) if inner is not None and inner.type == "class_definition" else None
 
 
 def _init(cls: Node) -> Node | None:
@@ -153,27 +149,27 @@ SIMPLE_TOP = frozenset({"import_statement", "import_from_statement", "future_imp
                         "function_definition", "class_definition", "decorated_definition", "comment"})
 
 
-def _top_bound(tree: Node) -> set[str]:
+def _top_bound(module: ModuleStatements) -> set[str]:
     """The names the module's top-level statements bind: imports, definitions and assignments are read from their
     heads, a compound statement (`try: import apex` ... `except ImportError: apex = None`) whole."""
     bound: set[str] = set()
-    for statement in tree.named_children:
-        if statement.type not in SIMPLE_TOP:
+    for statement, kind, definition, head in zip(module.statements, module.kinds, module.definitions, module.heads,
+                                                 strict=True):
+        if kind not in SIMPLE_TOP:
             bound |= _bound_names(statement)
             continue
-        inner = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
-        if inner is not None and inner.type in {"function_definition", "class_definition"}:
-            name = inner.child_by_field_name("name")
+        if definition is not None:
+            name = definition.child_by_field_name("name")
             if name is not None:
                 bound.add(parsing.text(name))
-        elif statement.type == "expression_statement":
-            assignment = parsing.statement_assignment(statement)
+        elif kind == "expression_statement":
+            assignment = head if head is not None and head.type == "assignment" else None
             left = assignment.child_by_field_name("left") if assignment is not None else None
             if left is not None:
                 bound |= {parsing.text(n) for n in parsing.walk(left) if n.type == "identifier"}
             elif b":=" in statement.text:
                 bound |= _bound_names(statement)
-        elif statement.type != "comment":
+        elif kind != "comment":
             bound |= _bound_names(statement)
     return bound
 

@@ -47,7 +47,7 @@ def unbuilt_extension_modules(facts: list[ModuleFacts], context: ProjectContext,
     if not loaders:
         return {}
     python = {f.path: f for f in facts if f.module and f.path.endswith(".py")}
-    packages = package_folders(facts)
+    packages = package_folders(facts, context.source_roots)
     by_name: dict[str, str] = {}
     for path, f in python.items():
         for name in import_names(path, f.module, packages):

@@ -18,6 +18,12 @@ empty __init__.py), or one whose __init__.py publishes an API (deepspeed, x_tran
   that the project does not publish under its own name (VILA: `name = "vila"` ships `llava`, whose train_mem.py the
   scripts launch; realqmemllama.py and the COAT copy of its FP8 code are imported by nothing). A library is installed
   and imported by its name (peft, deepspeed, openai-whisper's whisper), so this holds only where the names differ.
+- one that nothing imports and whose own package names it only in a commented-out import line, in any package, a
+  library's too (LLaVA's modeling_llama.py: llava_llama.py:27 `# from .modeling_llama import LlamaModel` beside
+  `from transformers import LlamaModel`; dev_eva_clip/, named only by builder.py's `# from .dev_eva_clip.eva_vit
+  import EvaViTWrapper`), and what only it loads: the project unhooked it, and its library's own dispatch offers its
+  users no route to it (commented_imports.py reads the comments). A module a live import loads stays as it is, whatever
+  comments also name it.
 A module that is itself an entry point (`if __name__ == "__main__":`, launched by a shell script, a console entry),
 or whose dotted name a string of product code holds (registries, lazy import tables), is never one.
 """
@@ -44,7 +50,7 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     `distribution`: the name the project publishes (pyproject's [project] name), "" when it names none; `packages`:
     package_folders(facts) when the caller has it already."""
     python = [f for f in facts if f.module and f.path.endswith(".py")]
-    packages = package_folders(facts) if packages is None else packages
+    packages = package_folders(facts, context.source_roots) if packages is None else packages
     names = {f.path: import_names(f.path, f.module, packages) for f in python}
     by_name: dict[str, set[str]] = defaultdict(set)
     for path, known in names.items():
@@ -79,7 +85,10 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
                and top_folder(p, packages) not in applications]
     inside_tests_only = {p: package for p in orphans if (package := _tests_only_package(p, packages, test_packages))}
     by_string = [p for p in roles if names[p] & (written | named) and top_folder(p, packages) in applications]
-    live = set(_reach(roots + by_string + [p for p in orphans if p not in inside_tests_only], edges))
+    retired = {path: why for path, why in retired_modules(facts, context, orphans, names, packages, edges).items()
+               if not names[path] & named}  # a module a string names is loaded by name
+    live = set(_reach(roots + by_string + [p for p in orphans if p not in inside_tests_only and p not in retired],
+                      edges))
     # a library no entry point of the project drives (fused_kernels: setup.py, tests and an empty __init__.py) is
     # loaded by its users, module by module: what only its tests import is still its API
     driven = {top_folder(p, packages) for p in _reach([r for r in roots if not _top_package(r, packages)], edges)
@@ -110,14 +119,81 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
         elif top_folder(f.path, packages) in applications:
             result[f.path] = ("optional", f"imported by nothing the launchers and entry points of the application "
                                           f"package {top_folder(f.path, packages)}/ load: no product code loads it")
+    # modules whose only import the project has commented out, and what only they load: in any package, a library's
+    # too (its users reach the module through the project's own dispatch, which no longer names it)
+    if retired:
+        loaded_by = _reach(sorted(retired), edges)
+        for f in python:
+            own = context.of(f.path)
+            if (f.path in live or f.path in result or f.path not in loaded_by or own.role not in COUNTED_ROLES
+                    or own.reach != "runs" or names[f.path] & named):
+                continue
+            seed = loaded_by[f.path]
+            result[f.path] = ("optional", retired[f.path][1] if f.path in retired else f"loaded only through {seed}, "
+                              f"whose only import, {retired[seed][0]}, is commented out: nothing imports it")
     return result
 
 
-def package_folders(facts: list[ModuleFacts]) -> set[str]:
+def retired_modules(facts: list[ModuleFacts], context: ProjectContext, orphans: list[str],
+                    names: dict[str, set[str]], packages: set[str],
+                    edges: dict[str, set[str]]) -> dict[str, tuple[str, str]]:
+    """path → (the commented import's "file:line", why), for the modules their own package's code names only in a
+    commented-out import (`# from .modeling_llama import LlamaModel`): the project unhooked them. One such module
+    nothing imports is retired; so is every file of a subpackage such a comment names (`# from .dev_eva_clip.eva_vit
+    import X` names dev_eva_clip/) that no file outside the subpackage imports. A file's comments about itself, another
+    package's and tests' comments say nothing, and a top package is never retired (every import of the package names
+    it)."""
+    named: dict[str, list[tuple[str, str]]] = defaultdict(list)  # a dotted name or a package above → (file, "file:line")
+    for f in facts:
+        if not f.commented_imports or context.of(f.path).role not in LIVE_ROLES:
+            continue
+        for module, line in f.commented_imports:
+            parts = module.split(".")
+            for end in range(2, len(parts) + 1):
+                named[".".join(parts[:end])].append((f.path, f"{f.path}:{line}"))
+    if not named:
+        return {}
+
+    def comment_on(path: str, top: str) -> str | None:
+        """The commented import line of `top`'s package naming `path`'s module, written outside it."""
+        return next((where for name in sorted(names.get(path, ())) for commenting, where in named.get(name, ())
+                     if commenting != path and top_folder(commenting, packages) == top), None)
+
+    retired: dict[str, tuple[str, str]] = {}  # path → (the commented line, why)
+    for path in orphans:
+        if not _top_package(path, packages) and (where := comment_on(path, top_folder(path, packages))):
+            retired[path] = (where, f"its only import, {where}, is commented out: nothing imports it")
+    by_folder: dict[str, list[str]] = defaultdict(list)
+    for path in names:
+        folder = path_view(path).parent
+        while folder in packages and folder != ".":
+            by_folder[folder].append(path)
+            folder = path_view(folder).parent
+    for folder, inside in sorted(by_folder.items()):
+        init = f"{folder}/__init__.py"
+        if init not in names or _top_package(init, packages):
+            continue
+        where = next((w for name in sorted(names[init]) for commenting, w in named.get(name, ())
+                      if not commenting.startswith(folder + "/")
+                      and top_folder(commenting, packages) == top_folder(init, packages)), None)
+        if where is None:
+            continue
+        members = set(inside)
+        if any(target in members for source, targets in edges.items() if source not in members for target in targets):
+            continue  # a file outside the subpackage imports it
+        for path in inside:
+            retired.setdefault(path, (where, f"in {folder}/, whose only import, {where}, is commented out: nothing "
+                                             "imports it"))
+    return retired
+
+
+def package_folders(facts: list[ModuleFacts], roots: tuple[str, ...] = ("src",)) -> set[str]:
     """The folders holding an __init__.py, and the namespace subpackages below them that the project imports by dotted
-    name (VILA's llava/model/language_model/ has no __init__.py; builder.py imports llava.model.language_model.qmemllama)."""
+    name (VILA's llava/model/language_model/ has no __init__.py; builder.py imports llava.model.language_model.qmemllama).
+    `roots`: the source roots namespace packages may sit directly in (ProjectContext.source_roots)."""
     python = [f for f in facts if f.module and f.path.endswith(".py")]
     packages = {path_view(f.path).parent for f in python if path_view(f.path).name == "__init__.py"}
+    packages |= _source_namespaces(python, packages, roots)
     by_folder: dict[str, list[ModuleFacts]] = defaultdict(list)
     for f in python:
         if path_view(f.path).parent not in packages:
@@ -136,13 +212,36 @@ def package_folders(facts: list[ModuleFacts]) -> set[str]:
     return packages
 
 
+def _source_namespaces(python: list[ModuleFacts], packages: set[str], roots: tuple[str, ...]) -> set[str]:
+    """Folders directly below a source root (src/, or a folder the build's package-dir maps packages into) without
+    __init__.py that Python imports as namespace packages (PEP 420) once the project is installed: F5-TTS's
+    src/f5_tts/ holds model/__init__.py, and its files import `f5_tts.model`. Only where an import of the tree names
+    the folder and something inside it (`<name>.<child>`): a folder no import names is not read as a package."""
+    children: dict[str, set[str]] = defaultdict(set)  # <root>/<name> → the module and folder names inside it
+    splits = [tuple(root.split("/")) for root in roots]
+    for f in python:
+        parts = path_view(f.path).parts
+        for split in splits:
+            depth = len(split)
+            if len(parts) < depth + 2 or parts[:depth] != split or not parts[depth].isidentifier():
+                continue
+            folder = "/".join(parts[:depth + 1])
+            if folder not in packages:
+                children[folder].add(parts[depth + 1].removesuffix(".py"))
+    if not children:
+        return set()
+    named = {tuple(name.split(".")[:2]) for f in python for name in f.imports if "." in name}
+    return {folder for folder, inside in children.items()
+            if any((path_view(folder).name, child) in named for child in inside)}
+
+
 def application_packages(facts: list[ModuleFacts], context: ProjectContext, distribution: str,
                          packages: set[str] | None = None) -> set[str]:
     """Top package folders that are an application's code: the project's shell launchers run modules inside them
     (`torchrun llava/train/train_mem.py`), and the project publishes them under another name than their own."""
     if not distribution:
         return set()
-    packages = package_folders(facts) if packages is None else packages
+    packages = package_folders(facts, context.source_roots) if packages is None else packages
     launched = {s.removeprefix("./") for f in facts if context.of(f.path).role in LIVE_ROLES
                 for s in f.launched_scripts}
     published = _plain_name(distribution)

@@ -59,6 +59,12 @@ ESCAPES = """
  (#eq? @getattr "getattr"))
 """
 
+# Calls of an attribute of a plain name (`torch.randn(...)`, `self.proj(...)`): one match per call. No such call nests
+# inside its own object or name, so the three lists, each in source order, line up call by call (_calls).
+ATTRIBUTE_CALLS = """
+(call function: (attribute object: (identifier) @object attribute: (identifier) @name) arguments: (_) @arguments)
+"""
+
 
 @dataclass
 class DefaultFacts:
@@ -77,9 +83,10 @@ class DefaultFacts:
 
 
 def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
-         classes: list[Node], escapes) -> DefaultFacts:
-    """One unit's arms decided by a parameter's default, and its calls of the names it binds. `escapes()`: the
-    captures of ESCAPES over the unit (read only when the file binds a name or spells getattr)."""
+         attribute_calls: dict[str, list[Node]], classes: list[Node], escapes) -> DefaultFacts:
+    """One unit's arms decided by a parameter's default, and its calls of the names it binds. `attribute_calls`: the
+    captures of ATTRIBUTE_CALLS; `escapes()`: the captures of ESCAPES over the unit (read only when the file binds a
+    name or spells getattr)."""
     facts = DefaultFacts()
     functions = _defaulted_functions(tree) if conditions or asserts else []
     reading = _Reading(frozenset(name for function in functions for name in _literal_defaults(function)))
@@ -96,30 +103,21 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     # names compared as bytes: most calls and values are of no bound name, and their text need not be decoded
     bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
     own_names = {name.encode("utf-8") for name in own}
-    calls: dict[str, list] = {}  # name → [calls, most positional arguments, keywords, any *args/**kwargs]
-    located: list[tuple[str, Node]] = []  # the calls, kept only where an arm is taken by default
-    passed: dict[str, list] = {}  # name → [fewest positional arguments, keyword names every call passes]
-    for key, call in _calls(called, methods, bound_names, modules, star, own_names):
-        callee = key[len(OWN):] if key.startswith(OWN) else key  # the mark keys only the calls (_project_calls)
+    shapes: dict[str, dict[tuple[int, frozenset[str], bool], int]] = {}  # name → shape of its calls → how many
+    located: list[tuple[str, Node]] = []  # the calls (by their first node), kept only where an arm is taken by default
+    for key, arguments, start in _calls(called, methods, attribute_calls, bound_names, modules, star, own_names,
+                                        "__class__" in text):
         if taken:
-            located.append((callee, call))
-        positional, keywords, splat = _shape(call)
-        names = {keyword.partition("=")[0] for keyword in keywords}  # passed whatever a splat holds
-        known = 0 if splat else positional  # after a *args, no position is known
-        record = calls.get(key)
-        if record is None:
-            calls[key] = [1, positional, keywords, splat]
+            located.append((_callee(key), start))
+        shape = _shape(arguments)
+        counted = shapes.get(key)
+        if counted is None:
+            shapes[key] = {shape: 1}
         else:
-            record[0] += 1
-            record[1] = max(record[1], positional)
-            record[2] |= keywords
-            record[3] = record[3] or splat
-        before = passed.get(callee)
-        passed[callee] = [known, names] if before is None else [min(before[0], known), before[1] & names]
-    facts.calls = {name: (count, most, sorted(keywords), splat) for name, (count, most, keywords, splat) in calls.items()}
+            counted[shape] = counted.get(shape, 0) + 1
+    facts.calls, facts.passed = _records(shapes)
     if taken:
         facts.taken = _taken(taken, located)
-    facts.passed = {name: (fewest, sorted(names)) for name, (fewest, names) in passed.items()}
     escaped = exported_names(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
     if bound or "getattr" in text:  # a lookup by name needs no binding: `import pkg.model` then getattr(pkg.model, ...)
         found = escapes()
@@ -139,7 +137,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
 
 def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, bool]]]:
     """path → (first line, last line, reason, assert) of product code's arms that no call in the project takes."""
-    calls, escaped, starred = _project_calls(facts)
+    calls, escaped, starred = project_calls(facts)
     result: dict[str, list[tuple[int, int, str, bool]]] = defaultdict(list)
     aside: set[str] | None = None
     for f in facts:
@@ -159,7 +157,7 @@ def default_path(facts, context) -> dict[str, str]:
     (consistency_models' `AttentionBlock(attention_type="flash")`, whose `if attention_type == "flash":` builds
     `QKVFlashAttention` and none of whose calls passes attention_type): the names called there → why. A function or
     class of these names is on the default path, not an optional feature's, though a lazy import sits in it."""
-    calls, escaped, starred = _project_calls(facts)
+    calls, escaped, starred = project_calls(facts)
     names: dict[str, str] = {}
     for f in facts:
         if not f.default_taken or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
@@ -172,14 +170,14 @@ def default_path(facts, context) -> dict[str, str]:
     return names
 
 
-def _project_calls(facts) -> tuple[dict[str, list], set[str], set[str]]:
+def project_calls(facts) -> tuple[dict[str, list], set[str], set[str]]:
     """name → (path, shape) of the calls that may reach any module's `name`; a call of the calling file's own
     definition (recorded as OWN + name) is keyed by that file alone (_own)."""
     calls: dict[str, list[tuple[str, tuple[int, int, list[str], bool]]]] = defaultdict(list)
     escaped: set[str] = set()
     for f in facts:
         for name, shape in f.default_calls.items():
-            calls[_own(f.path, name[len(OWN):]) if name.startswith(OWN) else name].append((f.path, shape))
+            calls[own_key(f.path, name[len(OWN):]) if name.startswith(OWN) else name].append((f.path, shape))
         escaped.update(f.default_escaped)
     return calls, escaped, {module for f in facts for module in f.star_imports}
 
@@ -190,7 +188,7 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
     may not. Another file's calls of its own function of the same name are not this one's. `aside`: files whose calls
     run no product path (tests, optional launchers: _aside); where only they pass the parameter, the default
     is the product's, and the reason names them."""
-    found = calls.get(name, []) + calls.get(_own(path, name), [])
+    found = calls.get(name, []) + calls.get(own_key(path, name), [])
     if name in escaped or not found:
         return None
     passing = sorted({where for where, shape in found if _passes(shape, parameter, index, default)})
@@ -214,7 +212,7 @@ def _aside(calls: dict[str, list], context) -> set[str]:
             if context.of(where).role not in LIVE_ROLES or context.of(where).reach != "runs"}
 
 
-def _own(path: str, name: str) -> str:
+def own_key(path: str, name: str) -> str:
     return f"{path}\0{name}"
 
 
@@ -264,7 +262,7 @@ def _arm(body: Node, found: tuple[str, str, int, str], statement: Node) -> tuple
 
 def _taken(taken: list[tuple[Node, tuple[str, str, int, str], Node]], located: list[tuple[str, Node]]
            ) -> list[tuple[str, str, int, str, str, tuple[str, ...]]]:
-    """The bound names each arm taken by default calls."""
+    """The bound names each arm taken by default calls (`located`: each call's name and a node starting where it does)."""
     result = []
     for body, (name, parameter, index, default), statement in taken:
         callees = sorted({callee for callee, call in located if body.start_byte <= call.start_byte < body.end_byte})
@@ -564,11 +562,14 @@ def _alias(imported: Node) -> tuple[str, str]:
     return text, text
 
 
-def _calls(called: list[Node], methods: list[Node], bound_names: dict[bytes, str], modules: set[str], star: bool,
-           own: set[bytes] = frozenset()):
-    """(the name a call is recorded under, the call): `Model(...)` of a bound name (any name after a star import),
-    `pkg.parallel.ParallelContext(...)` through an imported module, a class's `cls(...)` and `self.__class__(...)`.
-    A call of a name in `own` (defined here, never imported) is recorded as OWN + name."""
+def _calls(called: list[Node], methods: list[Node], attribute_calls: dict[str, list[Node]],
+           bound_names: dict[bytes, str], modules: set[str], star: bool, own: set[bytes] = frozenset(),
+           spells_class: bool = True):
+    """(the name a call is recorded under, its arguments, a node that starts where the call does): `Model(...)` of a
+    bound name (any name after a star import), `pkg.parallel.ParallelContext(...)` through an imported module, a
+    class's `cls(...)` and `self.__class__(...)` (looked for only where the unit `spells_class`). A call of a name in
+    `own` (defined here, never imported) is recorded as OWN + name. `methods` holds every attribute call's name,
+    `attribute_calls` (ATTRIBUTE_CALLS' captures) those on a plain name, read from their own captures."""
     for callee in called:  # (call function: (identifier))
         name = callee.text
         recorded = _class_name(callee) if name == b"cls" else bound_names.get(name)
@@ -577,9 +578,27 @@ def _calls(called: list[Node], methods: list[Node], bound_names: dict[bytes, str
         elif recorded is not None and name in own:
             recorded = OWN + recorded
         if recorded is not None:
-            yield recorded, callee.parent
+            yield recorded, callee.parent.child_by_field_name("arguments"), callee
     module_names = {module.encode("utf-8") for module in modules}
-    for callee in methods:  # (call function: (attribute attribute: (identifier)))
+    names = attribute_calls.get("name", [])
+    for root, callee, arguments in zip(attribute_calls.get("object", []), names, attribute_calls.get("arguments", []),
+                                       strict=True):
+        through_module = root.text in module_names
+        if not through_module and not spells_class:
+            continue
+        name = callee.text
+        if name == b"__class__":
+            recorded = _class_name(callee)
+        elif through_module:
+            recorded = name.decode("utf-8", "replace")  # as parsing.text
+        else:
+            continue
+        if recorded is not None:
+            yield recorded, arguments, root
+    on_plain_names = set(names)
+    for callee in methods:  # (call function: (attribute attribute: (identifier))) on a longer chain or another object
+        if callee in on_plain_names:
+            continue
         attribute = callee.parent
         if callee.text == b"__class__":
             recorded = _class_name(callee)
@@ -592,7 +611,7 @@ def _calls(called: list[Node], methods: list[Node], bound_names: dict[bytes, str
             recorded = parsing.text(callee)
         call = attribute.parent if recorded is not None else None  # Node.parent searches down from the root: once
         if call is not None and call.type == "call":
-            yield recorded, call
+            yield recorded, call.child_by_field_name("arguments"), call
 
 
 def _class_name(node: Node) -> str | None:
@@ -601,22 +620,45 @@ def _class_name(node: Node) -> str | None:
     return parsing.text(name) if name is not None else None
 
 
-def _shape(call: Node) -> tuple[int, set[str], bool]:
-    """(positional arguments, keywords as "key=literal" or "key", whether it unpacks *args or **kwargs)."""
-    arguments = call.child_by_field_name("arguments")
+def _shape(arguments: Node | None) -> tuple[int, frozenset[str], bool]:
+    """A call's arguments as (positional arguments, keywords as "key=literal" or "key", whether it unpacks *args or
+    **kwargs)."""
     positional, keywords, splat = 0, set(), False
     for argument in arguments.named_children if arguments is not None else []:
-        if argument.type in {"list_splat", "dictionary_splat"}:
+        kind = argument.type  # each read of a node's type builds a new string
+        if kind in {"list_splat", "dictionary_splat"}:
             splat = True
-        elif argument.type == "keyword_argument":
+        elif kind == "keyword_argument":
             key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
             if key is None or value is None:
                 continue
             literal = value.type in LITERAL_TYPES and _value(parsing.text(value)) is not UNKNOWN
             keywords.add(f"{parsing.text(key)}={parsing.text(value)}" if literal else parsing.text(key))
-        elif argument.type != "comment":
+        elif kind != "comment":
             positional += 1
-    return positional, keywords, splat
+    return positional, frozenset(keywords), splat
+
+
+def _records(shapes: dict[str, dict[tuple[int, frozenset[str], bool], int]]
+             ) -> tuple[dict[str, tuple[int, int, list[str], bool]], dict[str, tuple[int, list[str]]]]:
+    """DefaultFacts.calls and .passed from each recorded name's call shapes (_shape) and how often each occurs."""
+    calls: dict[str, tuple[int, int, list[str], bool]] = {}
+    passed: dict[str, list] = {}  # name → [fewest positional arguments, keyword names every call passes]
+    for key, counted in shapes.items():
+        calls[key] = (sum(counted.values()), max(positional for positional, _, _ in counted),
+                      sorted(set().union(*(keywords for _, keywords, _ in counted))), any(splat for _, _, splat in counted))
+        callee = _callee(key)  # the mark keys only the calls (project_calls)
+        for positional, keywords, splat in counted:
+            known = 0 if splat else positional  # after a *args, no position is known
+            names = {keyword.partition("=")[0] for keyword in keywords}  # passed whatever a splat holds
+            before = passed.get(callee)
+            passed[callee] = [known, names] if before is None else [min(before[0], known), before[1] & names]
+    return calls, {name: (fewest, sorted(names)) for name, (fewest, names) in passed.items()}
+
+
+def _callee(key: str) -> str:
+    """The name a call record is of, without the mark of a call of the file's own definition."""
+    return key[len(OWN):] if key.startswith(OWN) else key
 
 
 def _type_check(node: Node) -> bool:

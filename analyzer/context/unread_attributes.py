@@ -27,6 +27,7 @@ from ascend_feasibility.analyzer.context.dead_stores import effect_free
 from ascend_feasibility.analyzer.context.unreferenced import importers_of
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, NAME_BYTES, writers
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
 from tree_sitter import Node
 
 if TYPE_CHECKING:
@@ -42,12 +43,11 @@ IMPORTS = frozenset({"import_statement", "import_from_statement", "aliased_impor
 # (assignment left: (identifier) @built_variable right: (call function: (identifier) @built_class))
 
 
-def stored_unread(tree: Node, data: bytes) -> list[tuple[str, str, int, int]]:
+def stored_unread(module: ModuleStatements, data: bytes) -> list[tuple[str, str, int, int]]:
     """(class, attribute, first line, last line) of the stores of the file's classes that the file never reads."""
     stores: list[tuple[str, str, Node, Node]] = []  # (class, attribute, the statement, the class)
-    for statement in tree.named_children:
-        cls = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
-        if cls is None or cls.type != "class_definition" or not _plain_bases(cls):
+    for _, cls in module.classes:
+        if not _plain_bases(cls):
             continue
         name = parsing.text(cls.child_by_field_name("name"))
         for method in _methods(cls):
@@ -150,7 +150,7 @@ def _hands_self_on(cls: Node) -> bool:
     return False
 
 
-def kept_instances(tree: Node, data: bytes, variables: list[Node], classes: list[Node]) -> list[str]:
+def kept_instances(module: ModuleStatements, data: bytes, variables: list[Node], classes: list[Node]) -> list[str]:
     """`variables`, `classes`: the captures of `v = Name(...)` statements (domains/phases/facts.py's query).
     The capitalised names (classes) the file names only in `v = Name(...)` statements whose variable it uses only
     as an attribute's object (`v.step = 0`, `v.train(...)`): an instance that never leaves the file, so only this
@@ -163,15 +163,15 @@ def kept_instances(tree: Node, data: bytes, variables: list[Node], classes: list
     if not built:
         return []
     counts = Counter(data.translate(NAME_BYTES).split())
-    for statement in tree.named_children:  # `from pkg.executor import Executor` names it without using it
-        if statement.type in IMPORTS:
+    for statement, kind in zip(module.statements, module.kinds, strict=True):
+        if kind in IMPORTS:  # `from pkg.executor import Executor` names it without using it
             for word in statement.text.translate(NAME_BYTES).split():
                 counts[word] -= 1
     kept = []
     for name, variables in built.items():
         if counts[name] != len(variables):
             continue  # the class is named elsewhere in the file too
-        if all(_only_attribute_object(tree, v) for v in set(variables)):
+        if all(_only_attribute_object(module.root, v) for v in set(variables)):
             kept.append(name.decode("utf-8", "replace"))
     return kept
 

@@ -21,7 +21,11 @@ name it either:
   is another global: only files importing the module are asked. Judged where functions are (not a library's public
   name, which its users may import).
 - in a folder of another project's code the package ships (conventions roles.vendored_dirs: third_party/, _vendor/):
-  the package's users call its own API, not the copy's (FastVideo's fastvideo/third_party/longcat_video).
+  the package's users call its own API, not the copy's (FastVideo's fastvideo/third_party/longcat_video);
+- in a copy of a catalogued library beside the project's own code: a top package (at the root or under src/) named
+  as a library's module in knowledge/dependencies/packages.toml, in a project that publishes itself under another
+  name (LLaVA-NeXT, `name = "llava"`, ships trl/): its users import the project, not the copy, so a function of the
+  copy that nothing in the project names (the copy's own re-exports aside) is no one's API (vendored_library_folders).
 A library's public function that the project itself never calls is its users' API and keeps `runs`. A package's
 __init__.py that only imports a name from the defining module (and lists it in `__all__`) re-exports it: no use.
 A symbol its own file names only inside other module-level definitions (`_get_global_gloo_group`, called only by
@@ -55,16 +59,17 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                          packages: set[str] | None = None) -> dict[str, list[tuple[int, int, str]]]:
     """path → (first line, last line, why) of the module-level symbols nothing in the project names. `packages`:
     unloaded.package_folders(facts) when the caller has it already."""
-    packages = package_folders(facts) if packages is None else packages
+    packages = package_folders(facts, context.source_roots) if packages is None else packages
     applications = application_packages(facts, context, distribution, packages) | unpublished_packages(facts, packages, context)
     candidates: list[tuple[str, tuple[str, int, int, str], tuple[str, ...]]] = []
     vendored = frozenset(load_context_conventions().roles.vendored_dirs)
+    copies = vendored_library_folders(packages, distribution)
     for f in facts:
         own = context.of(f.path)
         if not (f.unnamed_symbols or f.inner_named) or own.role not in COUNTED_ROLES or own.reach != "runs":
             continue
         judged_whole = path_view(f.path).parent not in packages or top_folder(f.path, packages) in applications \
-            or _vendored(f.path, vendored)
+            or _vendored(f.path, vendored) or top_folder(f.path, packages) in copies
         candidates += [(f.path, s[:4], ()) for s in f.unnamed_symbols if judged_whole or _private(s)]
         candidates += [(f.path, s[:4], tuple(s[4])) for s in f.inner_named if judged_whole or _private(s)]
     if not candidates:
@@ -122,6 +127,28 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
 def _vendored(path: str, vendored: frozenset[str]) -> bool:
     """Is the file inside a folder of another project's code that its package ships (third_party/, _vendor/)?"""
     return any(part.lower() in vendored for part in path.split("/")[:-1])
+
+
+def vendored_library_folders(packages: set[str], distribution: str) -> set[str]:
+    """Top package folders (at the root or under src/) named as a catalogued library's module, where the project
+    publishes itself under a name that is neither the folder's nor that library's: a copy of the library (LLaVA-NeXT's
+    trl/). Without a published name nothing says whose the folder is (DeepSpeed's deepspeed/), and a project
+    publishing the library's name is the library itself (Megatron-LM's megatron/ as `megatron-core`)."""
+    if not distribution:
+        return set()
+    from ascend_feasibility.knowledge import load_knowledge
+    from packaging.utils import canonicalize_name
+
+    libraries = load_knowledge().module_to_distribution
+    mine = canonicalize_name(distribution)
+    found = set()
+    for folder in packages:
+        view = path_view(folder)
+        if view.parent not in {".", "src"} or view.name not in libraries:
+            continue
+        if mine not in {canonicalize_name(view.name), canonicalize_name(libraries[view.name])}:
+            found.add(folder)
+    return found
 
 
 def _private(symbol: tuple) -> bool:

@@ -58,7 +58,7 @@ def unimportable_modules(facts: list[ModuleFacts], context: ProjectContext) -> d
     candidates = [(path, name) for path, name in candidates if _copy_folder(path, name.split("."), None, existing)]
     if not candidates:
         return {}
-    packages = package_folders(facts)
+    packages = package_folders(facts, context.source_roots)
     imported = {name for f in python.values() for name in f.imports}
     # folders of scripts (a __main__ guard, or top-level work in a file nothing imports), notebooks and tests
     runnable = {path_view(f.path).parent for f in facts

@@ -38,6 +38,7 @@ from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, 
 from ascend_feasibility.analyzer.core import budget, replacement_code, transfer
 from ascend_feasibility.analyzer.core.findings import PYTHON_STRING, FindingFactory, Place, is_native, occurrence_key
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding, SkippedFile, Text, UnusedSuppression
+from ascend_feasibility.analyzer.core.subprojects import subproject_of
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile
 from ascend_feasibility.analyzer.reading.generated import GENERATED_REASON, written_by_port
@@ -90,9 +91,13 @@ class FileWorker:
     """Holds what a process builds once: the knowledge base, the target, the rooms and their scanners."""
 
     def __init__(self, torch_npu: str | None, context: ProjectContext | None = None,
-                 read: dict[str, bytes] | None = None) -> None:
+                 read: dict[str, bytes] | None = None, nested: tuple[tuple[str, str], ...] = ()) -> None:
         self.context = context or ProjectContext()
         self.read = read or {}  # path → bytes of files read before the scan (the root README): not read again
+        # (folder, torch_npu) of each nested project on a torch line of its own (core/subprojects.py): its files are
+        # judged by a worker at its target, built when its first file comes
+        self.nested = nested
+        self._nested_workers: dict[str, FileWorker] = {}
         self._guarded_unit: Unit | None = None  # the unit the guard reader's per-unit memory is about
         conventions = load_context_conventions()
         self.guards = GuardReader(conventions.guards, conventions.backends, tuple(conventions.opt_in.disabled_values))
@@ -117,6 +122,12 @@ class FileWorker:
         return kind in self.kinds
 
     def process(self, project_file: ProjectFile) -> FileResult:
+        folder = subproject_of(project_file.path, (folder for folder, _ in self.nested))
+        if folder is not None:
+            if folder not in self._nested_workers:
+                version = dict(self.nested)[folder]
+                self._nested_workers[folder] = FileWorker(version, self.context, self.read)
+            return self._nested_workers[folder].process(project_file)
         result = FileResult(project_file.path)
         units: list[Unit] = []
         seconds = budget.FILE_SECONDS
@@ -210,12 +221,14 @@ class FileWorker:
         self._cuda_only_checks(unit, kept, places)
         self._legacy_triton(unit, kept, places)
         folded = self._kernel_contracts(unit, kept, places)
+        twins = _keyword_twins(unit, kept, places)
         for hit in kept:
-            if hit in folded:
+            if hit in folded or hit in twins:
                 continue
             key = occurrence_key(hit, unit)
             findings.append((hit, self.factory.build(hit, unit, occurrences[key], places[hit])))
             occurrences[key] += 1
+        findings = _with_twin_sites(findings, twins) if twins else findings
         return _with_contract_sites(findings, folded, unit) if folded else findings
 
     def _hits(self, unit: Unit, result: FileResult) -> list[Hit]:
@@ -379,6 +392,9 @@ class FileWorker:
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif all(h.rule in cuda_only or h.rule in conventions.check_rules for h in inside) and self.gates.gated_body(statement):
                 reason = f"line {statement.start_point.row + 1}: guards a CUDA-only package or function"
+                if check.symbol == "torch.cuda.is_available":
+                    # transfer_to_npu makes it true on the NPU: the shim would open the gate there (round 21 A1 row 32)
+                    reason += "; keep it CUDA-only: under transfer_to_npu torch.cuda.is_available() is true on the NPU"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif (card := self.gates.card_model_test(body)) is not None:
                 reason = (f"line {statement.start_point.row + 1}: the check only looks for one NVIDIA card model "
@@ -559,6 +575,8 @@ class FileWorker:
         guard = self.gates.accelerator_choice(node)
         if guard is None and (rule in conventions.check_rules or rule in conventions.cuda_only_rules):
             guard = self.gates.capability_pair(node)
+        elif guard is None:  # any site after the pair's first operand runs only where the operands before it hold
+            guard = self.gates.capability_pair(node, later_only=True)
         if guard is None and domain not in self.guards.feature_domains:
             guard = self.gates.excluded_before(node)
         return (guard or self.gates.detection_cascade(node) or self.gates.class_npu_branch(node)
@@ -633,6 +651,51 @@ HOST_RUNTIME_RULES = frozenset({"OPS067"})
 @functools.cache
 def _cuda_build_macros() -> frozenset[str]:
     return frozenset(load_acl_runtime().cuda_build_macros)
+
+
+def _keyword_twins(unit: Unit, hits: list[Hit], places: dict[Hit, Place]) -> dict[Hit, Hit]:
+    """Each keyword-argument hit repeated word for word inside a call that is itself an argument of the call holding
+    its first copy (LLaVA-NeXT's `dict(load_in_8bit=training_args.bits == 8, quantization_config=
+    BitsAndBytesConfig(load_in_8bit=training_args.bits == 8, ...))`): one setting passed twice, so one item, the
+    copy a site of it. Same rule, same role."""
+    if unit.kind != "python" or not unit.parsed or len(hits) < 2:
+        return {}
+    keyword = [h for h in hits if "=" in h.symbol]
+    if len(keyword) < 2:
+        return {}
+    root = unit.tree()
+    nodes = {}
+    for hit in keyword:
+        span = hit.span
+        node = root.descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))
+        if node is not None and node.type == "keyword_argument":
+            nodes[hit] = node
+    folded: dict[Hit, Hit] = {}
+    for hit, node in nodes.items():
+        call = node.parent.parent if node.parent is not None and node.parent.type == "argument_list" else None
+        if call is None or hit in folded:
+            continue
+        for other, twin in nodes.items():
+            if (other is not hit and other not in folded and other.rule == hit.rule and other.symbol == hit.symbol
+                    and call.start_byte <= twin.start_byte and twin.end_byte <= call.end_byte
+                    and twin.parent is not node.parent and places[other].role == places[hit].role):
+                folded[other] = hit
+    return folded
+
+
+def _with_twin_sites(findings: list[tuple[Hit, Finding]], twins: dict[Hit, Hit]) -> list[tuple[Hit, Finding]]:
+    """The first copy's finding lists its copies as sites (_keyword_twins)."""
+    taken: dict[Hit, list[int]] = {}
+    for hit, anchor in twins.items():
+        taken.setdefault(anchor, []).append(hit.span.start_row)
+    result = []
+    for hit, finding in findings:
+        rows = taken.get(hit)
+        if rows:
+            where = lambda row: f"{finding.path}:{row + 1}" + (f" (cell {finding.cell})" if finding.cell else "")
+            finding = finding.model_copy(update={"sites": [where(hit.span.start_row)] + [where(r) for r in sorted(set(rows))]})
+        result.append((hit, finding))
+    return result
 
 
 def _with_contract_sites(findings: list[tuple[Hit, Finding]], folded: dict[Hit, Hit], unit: Unit) -> list[tuple[Hit, Finding]]:
@@ -748,12 +811,13 @@ _TREE_KINDS = frozenset({"python", "shell", "dockerfile", "cuda", "cpp"})  # uni
 _WORKER: FileWorker | None = None
 
 
-def init_worker(torch_npu: str | None, context: ProjectContext | None = None) -> None:
+def init_worker(torch_npu: str | None, context: ProjectContext | None = None,
+                nested: tuple[tuple[str, str], ...] = ()) -> None:
     global _WORKER
     gc.enable()  # a forked worker inherits the parent's paused collector (pipeline.analyze)
     budget.arm_process()
     transfer.start_sending()
-    _WORKER = FileWorker(torch_npu, context)
+    _WORKER = FileWorker(torch_npu, context, nested=nested)
 
 
 def process_in_worker(project_file: ProjectFile) -> FileResult:

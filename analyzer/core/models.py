@@ -242,7 +242,7 @@ class PhaseMatrix(_Contract):
     minimal_sets: dict[str, list[str]] = Field(description="Per phase, the items that must change for it alone")
 
 
-Bucket = Literal["required", "other-phases", "optional", "tests"]
+Bucket = Literal["required", "other-phases", "sub-project", "optional", "tests"]
 ItemKind = Literal["adoption", "mechanical", "engineering", "kernel", "validation"]
 
 
@@ -260,7 +260,8 @@ class EffortItem(_Contract):
     kind: ItemKind = Field(default="engineering", description="adoption (once per project), mechanical (per file), "
                            "engineering (per API or call pattern), kernel (sized by its code), validation (an NPU path or fallback exists)")
     bucket: Bucket = Field(default="required", description="required (the main phase's work: the total and the verdict), "
-                           "other-phases (required work only other phases need), optional, tests")
+                           "other-phases (required work only other phases need), sub-project (required work of a nested project "
+                           "on its own torch line, priced apart: Effort.subprojects), optional, tests")
     step0: bool = Field(default=False, description="Part of Step 0: environment and entry points")
     files: int = Field(default=0, description="Distinct files of its sites")
     patterns: int = Field(default=0, description="Distinct APIs or call patterns (engineering) or kernels (kernel)")
@@ -311,6 +312,9 @@ class Effort(_Contract):
     ported: PortedSites | None = Field(default=None, description="Present when the project already has NPU paths")
     generation: PricedGeneration | None = Field(default=None, description="Present when the project keeps several "
                                                 "generations of one model side by side: the one the total prices")
+    subprojects: dict[str, DaysRange] = Field(default_factory=dict, description="Required work of each nested project "
+                                              "on its own torch line (target.subprojects), apart from the total and the "
+                                              "verdict")
 
 
 class RouteNote(_Contract):
@@ -380,6 +384,16 @@ class ToolInfo(_Contract):
     version: str
 
 
+class SubprojectTarget(_Contract):
+    """A nested project's own target (analyzer/core/subprojects.py), chosen from its own build files."""
+
+    folder: str = Field(description="The folder it is installed from, relative to the root")
+    release: str = Field(description="The torch_npu release its findings are judged at")
+    torch: str
+    branch: str
+    reason: Text = Field(description="Why: the torch its own build files pin")
+
+
 class Target(_Contract):
     torch_npu: str = Field(description="The torch_npu version asked for")
     release: str = Field(description="The known torch_npu release whose behaviour is assumed")
@@ -392,6 +406,9 @@ class Target(_Contract):
         description="requested: --torch-npu; project: the newest release fitting the project's torch requirement; "
         "default: the knowledge base's default release")
     reason: Text | None = Field(default=None, description="Why this release is the target")
+    subprojects: list[SubprojectTarget] = Field(
+        default_factory=list, description="Nested projects installed from their own folder on another torch line: "
+        "their files' findings are judged at their own target")
 
 
 class ProjectRevision(_Contract):
@@ -418,6 +435,10 @@ class ProjectInfo(_Contract):
     lines_scanned: int
     npu_code: list[str] = Field(default_factory=list, description="Files that are the project's own NPU code, by their names")
     own_packages: list[str] = Field(default_factory=list, description="Top-level packages the project defines (never ported)")
+    deployments: list[str] = Field(
+        default_factory=list, description="Folders and files that are a separate deployment beside the project's own "
+        "code (an NVIDIA serving kit, a hosted platform's predictor): their sites are listed, not ported, and the port "
+        "leaves every file of them as it is")
     project_revision: ProjectRevision | None = Field(default=None, description="Git commit and dirty state, when a git checkout")
 
 

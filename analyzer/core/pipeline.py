@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import glob
 import os
@@ -16,6 +17,7 @@ from pathlib import Path
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
 from ascend_feasibility.analyzer.context.backend_images import other_backend_images
+from ascend_feasibility.analyzer.context.hosted_predictors import hosted_predictors
 from ascend_feasibility.analyzer.context.nvidia_kits import fold_kits, nvidia_kits
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
 from ascend_feasibility.analyzer.context.project_scope import (
@@ -26,6 +28,8 @@ from ascend_feasibility.analyzer.context.project_scope import (
     fold_repeated_settings,
 )
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
+from ascend_feasibility.analyzer.context.readme_alternatives import readme_alternative_configs
+from ascend_feasibility.analyzer.context.readme_runs import readme_run_examples
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import package_folders
 from ascend_feasibility.analyzer.core import budget, transfer
@@ -38,12 +42,14 @@ from ascend_feasibility.analyzer.core.models import (
     Report,
     RuleCalibration,
     SkippedFile,
+    SubprojectTarget,
     Target,
     Text,
     ToolInfo,
 )
 from ascend_feasibility.analyzer.core.report_cache import ReportCache, run_settings
 from ascend_feasibility.analyzer.core.store import FindingStore, summarize
+from ascend_feasibility.analyzer.core.subprojects import Subproject, nested_projects, subproject_of
 from ascend_feasibility.analyzer.reading import install_docs
 from ascend_feasibility.analyzer.reading.config import load_project_config
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile, discover, discover_file
@@ -100,6 +106,14 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _read_text(root: Path, path: str) -> str | None:
+    """A file of the tree as text, read before the scan (the README-run tool scripts' imports): None where unreadable."""
+    try:
+        return (root / path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
 def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | None) -> Report:
     root = root.resolve()
     single = None
@@ -115,15 +129,20 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     ci_images = ci_built_dockerfiles(found.files, config.roles)
     if ci_images:  # CI test images are ci, for the context and the plan alike; the project's own globs still win
         config.roles = {**config.roles, "ci": [*config.roles.get("ci", []), *map(glob.escape, ci_images)]}
+    readme_runs = readme_run_examples(config.readme, [f.path for f in found.files], load_context_conventions().roles,
+                                      config.roles, config.distribution, functools.partial(_read_text, root))
+    if readme_runs:  # the README's own command runs them: product, for the context and the plan alike
+        config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, readme_runs)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
-                                    other_backend_images(found.files))
+                                    other_backend_images(found.files), config.source_roots)
     worker = FileWorker(options.torch_npu, context, config.read)  # validates the target and the knowledge base before any scan
     files = [f for f in found.files if worker.reads(f.kind)]
-    choice = None
+    choice, nested = None, []
     if options.torch_npu is None:
-        choice = _project_target(files, worker, context)
-        if choice.version is not None and choice.version != worker.target.requested:
-            worker = FileWorker(choice.version, context, config.read)
+        choice, nested = _project_target(root, files, [f.path for f in found.files], worker, context)
+        if nested or choice.version is not None and choice.version != worker.target.requested:
+            worker = FileWorker(choice.version or worker.target.requested, context, config.read,
+                                tuple((sub.folder, sub.choice.version) for sub in nested))
     store = FindingStore()
     store.skip(config.problems + found.skipped)
     revision, revision_problem = read_revision(root)  # only a .git inside the analyzed root
@@ -142,7 +161,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     ready: dict[str, FileResult] = {}  # results made before the scan (the files never cached, for the run key)
     parts: list[str | None] = []  # each file's share of the run key
     if options.cache_dir is not None:
-        target_key = f"{worker.target.requested}|{worker.target.release.torch_npu}"
+        target_key = "|".join([worker.target.requested, worker.target.release.torch_npu,
+                               *(f"{folder}={version}" for folder, version in worker.nested)])
         cache = FileCache(options.cache_dir, target_key, context, options.cache_max_bytes, root)
         last = ReportCache(cache.folder, root)
         # what the report depends on besides the files' results (ReportCache)
@@ -188,11 +208,14 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         choice = _target_choice(worker.domains, facts)
     run = ProjectRun(kb=worker.kb, target=worker.target, context=context, factory=worker.factory, config=config,
                      calibration=options.calibration, has_manifest=has_manifest(found.files), choice=choice, facts=facts,
-                     paths=tuple(f.path for f in found.files))
+                     paths=tuple(f.path for f in found.files),
+                     nested={folder: worker.kb.resolve_target(version) for folder, version in worker.nested})
     modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
-    packages = package_folders(modules)  # read by several of the project passes below
+    packages = package_folders(modules, context.source_roots)  # read by several of the project passes below
+    backends = load_context_conventions().backends
+    predictors = hosted_predictors(found.files, backends)
     run.guarded, run.modules = guarded_modules(modules, context, tuple(config.console_modules),
-                                                 config.distribution, packages), modules
+                                                 config.distribution, packages, predictors), modules
     for domain in worker.domains:
         domain.add_findings(run)
     store.add_findings(run.findings)  # beside the scanners' findings, sorted and each site once
@@ -201,15 +224,16 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
     feature_domains = frozenset(worker.guards.feature_domains)
     findings = [f for f in run.findings if f.path not in generated]
+    declared = frozenset(row.package for row in run.published.get("dependency_matrix", ())
+                         if row.sources or row.classification != "unknown")
+    unreached = dict(run.published.get("unreached_code") or {})
+    for path, ranges in readme_alternative_configs(config.readme, run.paths, modules, declared).items():
+        unreached[path] = [*unreached.get(path, []), *ranges]  # a DeepSpeed config only a README alternative passes
     findings = propagate_reach(findings, modules, context, worker.factory, feature_domains, run.guarded,
-                               config.distribution,
-                               frozenset(row.package for row in run.published.get("dependency_matrix", ())
-                                         if row.sources or row.classification != "unknown"), packages,
-                               run.published.get("unreached_code"))
-    backends = load_context_conventions().backends
+                               config.distribution, declared, packages, unreached)
     route = backends.nvidia_serving_route
-    findings = fold_kits(findings, nvidia_kits(modules, context, backends, packages, found.files, root), worker.factory,
-                         Text(en=route.en, zh=route.zh) if route is not None else None)
+    kits = nvidia_kits(modules, context, backends, packages, found.files, root)
+    findings = fold_kits(findings, kits, worker.factory, Text(en=route.en, zh=route.zh) if route is not None else None)
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")
@@ -234,9 +258,12 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
             note=target.note,
             chosen_by="requested" if options.torch_npu else "project" if choice.version else "default",
             reason=None if options.torch_npu else choice.reason,
+            subprojects=[_subproject_target(worker, sub) for sub in nested],
         ),
         project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned,
                             npu_code=list(context.npu_files), own_packages=sorted(context.own_packages),
+                            deployments=sorted([*kits, *(p for p, why in predictors.items()
+                                                         if run.guarded.get(p) == ("optional", why))]),
                             project_revision=revision),
         findings=findings,
         skipped=store.skipped(),
@@ -250,6 +277,13 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
             last.store(ReportCache.run_key(settings, parts), report)
         cache.trim()  # the report too is an entry
     return report
+
+
+def _subproject_target(worker: FileWorker, sub: Subproject) -> SubprojectTarget:
+    release = worker.kb.resolve_target(sub.choice.version).release
+    return SubprojectTarget(folder=sub.folder, release=release.torch_npu, torch=release.torch, branch=release.branch,
+                            reason=Text(en=f"sub-project {sub.folder}: {sub.choice.reason.en}",
+                                        zh=f"子项目 {sub.folder}：{sub.choice.reason.zh}"))
 
 
 def _report_date(options: AnalyzeOptions) -> str:
@@ -284,10 +318,12 @@ def usable_jobs(requested: int | None) -> int:
     return max(1, min(requested or cores, cores))
 
 
-def _project_target(files: list[ProjectFile], worker: FileWorker, context: ProjectContext) -> TargetChoice:
-    """Read the build files' facts once, before the scan, to target the release the project can install.
+def _project_target(root: Path, files: list[ProjectFile], paths: list[str], worker: FileWorker,
+                    context: ProjectContext) -> tuple[TargetChoice, list[Subproject]]:
+    """Read the build files' facts once, before the scan, to target the release the project can install, and the
+    nested projects on a torch line of their own, each with its target from its own build files (core/subprojects.py).
     Examples', docs' and tests' manifests pin what a demo needs, not what the project installs."""
-    facts: dict[str, list] = {domain.name: [] for domain in worker.domains}
+    read: list[tuple[str, object]] = []  # (path, facts) of each build file read
     # setup.py (Python) and environment.yml (YAML) are build files by role, whatever their kind: they name torch too
     # an install document of the project or its docs that sets up its code: its pins rank below every manifest's
     code = install_docs.code_folders(f.path for f in files if f.kind == "python")
@@ -299,17 +335,36 @@ def _project_target(files: list[ProjectFile], worker: FileWorker, context: Proje
                      and context.of(f.path).role in COUNTED_ROLES))
                  and context.of(f.path).reach != "other-backend")  # a ROCm image's torch is ROCm's, no requirement
     for project_file in sorted(manifests, key=lambda f: f.path):
-        result = worker.process(project_file)
-        for domain in worker.domains:
-            kept = getattr(result.facts, domain.name, None)
-            if kept is not None:
-                facts[domain.name].append(kept)
-    return _target_choice(worker.domains, facts)
+        read.append((project_file.path, worker.process(project_file).facts))
+
+    def gathered(folder: str | None) -> dict[str, list]:
+        facts: dict[str, list] = {domain.name: [] for domain in worker.domains}
+        for path, file_facts in read:
+            if folder is None or subproject_of(path, (folder,)) is not None:
+                for domain in worker.domains:
+                    kept = getattr(file_facts, domain.name, None)
+                    if kept is not None:
+                        facts[domain.name].append(kept)
+        return facts
+
+    every = gathered(None)
+
+    def choose(folder: str | None) -> TargetChoice:
+        # a nested project's choice reads its own build files, beside the whole project's (the root README's
+        # `pip install -e git+…#subdirectory=moshi` installs moshi/ from its pyproject.toml)
+        return _target_choice(worker.domains, every if folder is None else gathered(folder), every)
+
+    def line_of(version: str | None) -> str:
+        return ".".join(worker.kb.resolve_target(version).release.torch.split(".")[:2])
+
+    choice = choose(None)
+    return choice, nested_projects(root, paths, choose, line_of(choice.version), line_of)
 
 
-def _target_choice(domains: list[Domain], facts: dict[str, list]) -> TargetChoice:
+def _target_choice(domains: list[Domain], facts: dict[str, list],
+                   project: dict[str, list] | None = None) -> TargetChoice:
     for domain in domains:
-        choice = domain.choose_target(facts.get(domain.name, []))
+        choice = domain.choose_target(facts.get(domain.name, []), (project or facts).get(domain.name, []))
         if choice is not None:
             return choice
     return TargetChoice(None, Text(en="default release: no domain reads the project's torch requirement",
@@ -357,6 +412,7 @@ def _analyse(files: list[ProjectFile], worker: FileWorker, requested_jobs: int |
             yield from (worker.process(f) for f in files)
         return
     transfer.start_receiving()
-    with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(worker.target.requested, context)) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=init_worker, initargs=(worker.target.requested, context,
+                                                                                          worker.nested)) as pool:
         results: Iterable[FileResult] = pool.map(process_in_worker, files, chunksize=CHUNK_SIZE)  # in input order
         yield from results

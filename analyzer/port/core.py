@@ -11,6 +11,7 @@ import builtins
 import functools
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -112,15 +113,24 @@ def eligible(finding: Finding, options: PortOptions) -> str | None:
     return None
 
 
+def deployed(deployments) -> Callable[[str], bool]:
+    """Whether a path is one of `deployments` (the report's folders and files) or inside one of its folders."""
+    exact = frozenset(deployments)
+    folders = tuple(d + "/" for d in exact)
+    return lambda path: path in exact or path.startswith(folders)
+
+
 def port(root: Path, report: Report, options: PortOptions) -> PortResult:
     kb = load_knowledge()
     result = PortResult()
     by_path: dict[str, list[Finding]] = {}
     present: dict[str, list[Finding]] = {}  # every finding still to do, per file (what a guarded branch holds)
+    # a separate deployment (an NVIDIA serving kit, a hosted predictor) does not run on Ascend: none of its files changes
+    apart = deployed(getattr(report.project, "deployments", ()))
     for finding in (copy for f in report.findings for copy in _with_identical_copies(root, f)):
         if not finding.suppressed:
             present.setdefault(finding.path, []).append(finding)
-        why = eligible(finding, options)
+        why = "a separate deployment" if apart(finding.path) else eligible(finding, options)
         if why is None:
             by_path.setdefault(finding.path, []).append(finding)
         elif kb.rules.get(finding.rule) is not None:
@@ -131,6 +141,7 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         e.path for e in report.phase_matrix.entries
         if e.script and e.path.endswith(".py") and file_role(e.path, conventions) == "product"
         and _path_reach(e.path, backends, set())[0] == "runs"  # not an XLA/XPU/NPU script: no torch_npu setup there
+        and not apart(e.path)
     ) if report.phase_matrix is not None else []
     worlds = Worlds(root)
     lines: dict[str, set[int]] = {}

@@ -381,6 +381,10 @@ def _method(node, data, finding, edit, style, outcome) -> str | None:
     positional, keyword = split
     if len(positional) > 1 or (positional and "{comma_args}" not in style.template(edit)):
         return "a positional device argument: pick the device index by hand"
+    if "{comma_args}" not in style.template(edit) and any(
+            text(k.child_by_field_name("name")) == "device" and k.child_by_field_name("value").type != "integer"
+            for k in keyword):
+        return "a device keyword: .npu() takes an index only, pick it by hand"  # .npu(device="cuda:0") raises
     args = ", ".join([text(p) for p in positional] + [text(k) for k in keyword])
     target = function.child_by_field_name("object")
     new = _fill(style.template(edit), style, object=text(target), args=args, comma_args=f", {args}" if args else "")

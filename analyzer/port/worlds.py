@@ -5,7 +5,8 @@ absolute import against sys.path; a device module is reachable from a file only 
 read from the tree and the files' own imports: from the file's folder, climb through regular packages
 (`__init__.py` folders) and through namespace folders that a file inside the parent imports by name
 (`from eval_utils.getargs import ...` beside eval_utils/, `from megatron.core import ...` at the root), and never out of
-a folder holding its own setup.py/pyproject.toml (the root of a project of its own, installed from there). A folder
+a folder holding its own setup.py/pyproject.toml (the root of a project of its own, installed from there), unless a
+build file above installs that folder as a package (enclosing_install.py). A folder
 nothing imports by name is where a script runs from: its own folder is its world.
 """
 
@@ -16,6 +17,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
+from ascend_feasibility.analyzer.port.enclosing_install import installed_from
 from ascend_feasibility.analyzer.port.files import import_point
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
@@ -36,12 +38,31 @@ class Worlds:
         self._files: dict[PurePosixPath, list[str]] = {}
         self._listing: dict[PurePosixPath, tuple[list[str], set[str]]] = {}
         self._at_load: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+        self._build_roots: dict[PurePosixPath, bool] = {}
 
     def is_package(self, folder: PurePosixPath) -> bool:
         return str(folder) != "." and (self.root / folder / "__init__.py").is_file()
 
     def is_build_root(self, folder: PurePosixPath) -> bool:
+        """The folder holds its own setup.py/pyproject.toml, and is no package a build file above installs (a
+        stray pyproject in EasyR1/verl/, which EasyR1/setup.py's find_packages installs as `verl`)."""
+        if folder not in self._build_roots:
+            self._build_roots[folder] = self._has_build_file(folder) and not self._installed_above(folder)
+        return self._build_roots[folder]
+
+    def _has_build_file(self, folder: PurePosixPath) -> bool:
         return any((self.root / folder / name).is_file() for name in BUILD_FILES)
+
+    def _installed_above(self, folder: PurePosixPath) -> bool:
+        """A regular package whose nearest build file above, through regular packages, installs it."""
+        if not self.is_package(folder):
+            return False
+        at = folder.parent
+        while not self._has_build_file(at):
+            if at == TOP or not self.is_package(at):
+                return False
+            at = at.parent
+        return installed_from(self.root, at, folder)
 
     def world_of(self, path: str) -> PurePosixPath:
         folder = PurePosixPath(path).parent

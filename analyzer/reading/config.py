@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import configparser
 import fnmatch
 import os
 import re
@@ -33,6 +34,9 @@ class ProjectConfig:
     readme: str = ""
     # the files read here that the scan reads too (the README is an install document): path → bytes, not read twice
     read: dict[str, bytes] = field(default_factory=dict)
+    # folders besides src/ that the build maps packages into (pyproject [tool.setuptools] package-dir, setup.cfg
+    # [options] package_dir: `"" = "lib"`, `pkg = "lib/pkg"`): where the installed project's packages sit
+    source_roots: list[str] = field(default_factory=list)
 
 
 MAX_README_BYTES = 256 * 1024
@@ -46,6 +50,7 @@ def load_project_config(root: Path) -> ProjectConfig:
     if found is not None:
         name, data = found
         config.readme, config.read[name] = data.decode("utf-8", errors="replace"), data
+    config.source_roots = _setup_cfg_roots(root)
     try:
         os.lstat(root / "pyproject.toml")
     except OSError:
@@ -67,6 +72,10 @@ def load_project_config(root: Path) -> ProjectConfig:
     if isinstance(scripts, dict):
         config.console_modules = sorted({str(v).split(":")[0].strip() for v in scripts.values() if isinstance(v, str)})
     tool = data.get("tool", {})
+    setuptools = tool.get("setuptools", {}) if isinstance(tool, dict) else {}
+    mapping = setuptools.get("package-dir", {}) if isinstance(setuptools, dict) else {}
+    if isinstance(mapping, dict):
+        config.source_roots = _merged(config.source_roots, package_dir_roots(mapping.items()))
     table = tool.get("ascend-feasibility", {}) if isinstance(tool, dict) else {}
     if not isinstance(tool, dict):
         config.problems.append(SkippedFile(path="pyproject.toml", reason="settings not read: [tool] is not a table"))
@@ -83,6 +92,46 @@ def load_project_config(root: Path) -> ProjectConfig:
     config.phases = _glob_table(table, "phases", PHASES, config.problems)
     config.roles = _glob_table(table, "roles", ROLES, config.problems)
     return config
+
+
+def package_dir_roots(mapping) -> list[str]:
+    """The folders a package-dir mapping's (package, folder) pairs put top-level packages in: `"" = "lib"` maps the
+    root package to lib/; `pkg = "lib/pkg"` puts pkg in lib/. The root itself, subpackages (`a.b`), absolute folders
+    and folders climbing out (`..`) give none."""
+    roots: list[str] = []
+    for name, folder in mapping:
+        if not isinstance(name, str) or not isinstance(folder, str):
+            continue
+        parts = [part for part in folder.strip().split("/") if part not in {"", "."}]
+        if folder.strip().startswith("/") or ".." in parts or "." in name:
+            continue
+        if name.strip():
+            if len(parts) < 2 or parts[-1] != name.strip():
+                continue
+            parts = parts[:-1]
+        if parts:
+            roots = _merged(roots, ["/".join(parts)])
+    return roots
+
+
+def _merged(first: list[str], second: list[str]) -> list[str]:
+    return first + [item for item in second if item not in first]
+
+
+def _setup_cfg_roots(root: Path) -> list[str]:
+    """setup.cfg's [options] package_dir roots (one `package = folder` per line, `=src` for the root package)."""
+    try:
+        text = read_contained(root, "setup.cfg", MAX_SETTINGS_BYTES).decode("utf-8", errors="replace")
+    except Unreadable:
+        return []
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+        value = parser.get("options", "package_dir", fallback="")
+    except (configparser.Error, RecursionError):
+        return []
+    lines = [line.split("=", 1) for line in value.splitlines() if "=" in line]
+    return package_dir_roots((name.strip(), folder.strip()) for name, folder in lines)
 
 
 def _readme(root: Path) -> tuple[str, bytes] | None:

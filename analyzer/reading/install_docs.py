@@ -4,7 +4,8 @@ line number.
 
 Kept: a line that runs a `pip`/`pip3`/`python -m pip`/`uv pip`/`mim`/`conda`/`mamba` install (at its start or after `&&`
 or `;`, a `$ ` prompt taken off), with the lines its trailing backslashes continue onto, inside a fenced block whose info
-string is empty or a shell's (```bash, ```shell, ```sh, ```console) or outside any block; the same for a line that runs
+string is empty or a shell's (```bash, ```shell, ```sh, ```console) or outside any block; the same for a line that runs `cmake`
+(whose `-DNAME=ON` options domains/custom_ops/cmake_options.py reads) and for one that runs
 `python -m torch.distributed.launch` (at its start, after `&&`/`;` or environment assignments; whose launched script's argument parser domains/launch_ranks.py reads at the
 target torch; no scanner reads a document's lines). Everything else becomes an
 empty line: other shell (a prose line inside a block, `unit test (should see ...)`, would break the parse of every
@@ -14,11 +15,14 @@ from __future__ import annotations
 
 import re
 
+from ascend_feasibility.analyzer.reading import parsing
+
 MAX_CHARACTERS = 200_000
 SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellscript"})
 _FENCE = re.compile(r"^\s{0,3}(```+|~~~+)\s*([\w+-]*)")
 _PROMPT = re.compile(r"^\s*(?:\$|>|#)\s+")
 _INSTALL = re.compile(r"(?:^|&&|;)\s*(?:python3?\s+-m\s+|uv\s+)?(?:pip3?|mim|conda|mamba)\s+install\b")
+_CMAKE = re.compile(r"(?:^|&&|;)\s*cmake\s")  # a build's configure line: the options it turns on (cmake_options.py)
 _LAUNCH = re.compile(r"(?:^|&&|;)\s*(?:[A-Za-z_]\w*=\S*\s+)*python[\d.]*\s+-m\s+torch\.distributed\.launch\b")
 
 
@@ -55,8 +59,117 @@ def code_folders(python_paths) -> set[str]:
 
 
 def shell_view(text: str) -> str:
-    """The document with only its install commands left, each on its own line number."""
+    """The document with only its install commands, its cmake builds (their -D switches are read,
+    domains/custom_ops/cmake_options.py) and its script launches (python/torchrun/deepspeed/accelerate launch running a
+    .py file or a module: their TrainingArguments switches are read, domains/launch_flags.py) left, each on its own line
+    number. A launch's `<placeholder>` words (`--master_port=<your_random_port>`, a reader's value to fill in, which the
+    shell would read as redirections) become plain words of the same length."""
+    return _commands_view(text, lambda command: bool(_INSTALL.search(command) or _LAUNCH.search(command)
+                                                     or _CMAKE.search(command) or _RUN.search(command)),
+                          _placeholders_out)
+
+
+_PLACEHOLDER = re.compile(r"<([A-Za-z_][\w./:-]*)>")
+
+
+def _placeholders_out(command: str, first: str) -> str:
+    """`command` (a line of the launch whose first line is `first`) with `<name>` written `_name_`; an install
+    line is left as written (`pip install <package>` installs nothing the reader names)."""
+    if _INSTALL.search(first) or not _RUN.search(first):
+        return command
+    return _PLACEHOLDER.sub(lambda match: "_" + match.group(1) + "_", command)
+
+
+_RUN = re.compile(r"(?:^|&&|;)\s*(?:[A-Za-z_]\w*=\S*\s+)*(?:python[\d.]*|torchrun|deepspeed|accelerate\s+launch)\s"
+                  r"(?:.*\.py\b|(?:.*\s)?(?:-m|--module)[\s=]+[A-Za-z_])")
+MODULE_FLAGS = ("-m", "--module")  # python -m, torchrun -m / --module, accelerate launch -m, deepspeed --module
+RUNNERS = ("python", "torchrun", "deepspeed", "accelerate")
+
+
+def run_scripts(text: str) -> list[tuple[str, str]]:
+    """(program, .py file) for each command of the document's shell lines that runs a script (`CUDA_VISIBLE_DEVICES=0 python examples/run.py --flag`,
+    `torchrun --nproc_per_node=8 generate.py`), as written (relative to the folder a reader runs them in), read from
+    the same lines as the install commands (inside shell blocks or outside any block). A launch through a tool of the
+    project's own (`accelerate launch x.py` in accelerate's README) is the tool's demonstration: the caller tells
+    those apart by the program's name."""
+    found: list[tuple[str, str]] = []
+    for program, words in _launches(text):
+        script = next((w for w in words if w.endswith(".py") and not w.startswith("-")), None)
+        if script is not None:
+            found.append((program, script))
+    return found
+
+
+def run_modules(text: str) -> list[tuple[str, str]]:
+    """(program, dotted module) for each command of the same lines that runs a module by name: `python -m
+    scripts.animate --config x.yaml`, `torchrun --nproc_per_node=2 -m pkg.train`, `accelerate launch -m pkg.train`
+    (the launcher's own `python -m torch.distributed.launch x.py` is named too: the caller resolves the module in
+    the tree, and x.py is run_scripts')."""
+    found: list[tuple[str, str]] = []
+    for program, words in _launches(text):
+        module = _module(words)
+        if module is not None:
+            found.append((program, words[words.index(module)]))
+    return found
+
+
+def launch_lines(text: str) -> list[tuple[int, str, list[str]]]:
+    """(line, program, argument words) of each runner command of the document's shell lines, in document order
+    (`<placeholder>` words read as plain words)."""
+    view = _commands_view(text, lambda command: bool(_RUN.search(command)), _placeholders_out)
+    if not view.strip():
+        return []
+    found: list[tuple[int, str, list[str]]] = []
+    for command in parsing.captures(parsing.query("bash", "(command name: (command_name) @name) @command"),
+                                    parsing.parse("bash", view.encode())).get("command", []):
+        program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
+        if not program.startswith(RUNNERS):
+            continue
+        words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+        if program != "accelerate" or words[:1] == ["launch"]:
+            found.append((command.start_point.row + 1, program, words))
+    return found
+
+
+def _launches(text: str) -> list[tuple[str, list[str]]]:
+    """(program, argument words) of each runner command (python, torchrun, deepspeed, accelerate launch) of the
+    document's shell lines."""
+    view = _commands_view(text, lambda command: bool(_RUN.search(command)))
+    if not view.strip():
+        return []
+    found: list[tuple[str, list[str]]] = []
+    for command in parsing.captures(parsing.query("bash", "(command name: (command_name) @name) @command"),
+                                    parsing.parse("bash", view.encode())).get("command", []):
+        program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
+        if not program.startswith(RUNNERS):
+            continue
+        words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+        if program == "accelerate" and words[:1] != ["launch"]:
+            continue
+        found.append((program, [part for word in words for part in (
+            word.split("=", 1) if word.startswith("--module=") else [word])]))
+    return found
+
+
+def _module(words: list[str]) -> str | None:
+    """The word naming the module after `-m` / `--module` (`--module=x` split off), where one is given before any
+    script: the first such flag only (what follows the module is its own arguments)."""
+    for index, word in enumerate(words):
+        if word.endswith(".py") and not word.startswith("-"):
+            return None
+        if word in MODULE_FLAGS and index + 1 < len(words) and _DOTTED.match(words[index + 1]):
+            return words[index + 1]
+    return None
+
+
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+
+
+def _commands_view(text: str, wanted, rewrite=None) -> str:
+    """The document with only the commands `wanted` keeps (with the lines their trailing backslashes continue onto)
+    left, each on its own line number; `rewrite(line, first line of its command)` may rewrite a kept line in place."""
     kept: list[str] = []
+    first = ""
     fence: str | None = None  # while inside a block: "shell" or "other"
     marker = ""
     continued = False  # the previous kept line ended with a backslash
@@ -69,8 +182,9 @@ def shell_view(text: str) -> str:
             continued = False
             continue
         command = _PROMPT.sub("", line, count=1).strip()
-        if fence != "other" and (continued or _INSTALL.search(command) or _LAUNCH.search(command)):
-            kept.append(command)
+        if fence != "other" and (continued or wanted(command)):
+            first = command if not continued else first
+            kept.append(command if rewrite is None else rewrite(command, first))
             continued = command.endswith("\\")
         else:
             kept.append("")

@@ -73,6 +73,11 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^line (?P<line>\d+): class (?P<name>\S+)'s constructor reads (?P<names>.+) \(line (?P<read>\d+)\), which the "
      r"module neither imports nor defines: building it raises NameError, so nothing builds it$",
      "reason.unbuildable_class"),
+    (r"^its only import, (?P<where>\S+), is commented out: nothing imports it$", "reason.commented_import"),
+    (r"^in (?P<folder>\S+)/, whose only import, (?P<where>\S+), is commented out: nothing imports it$",
+     "reason.commented_import_folder"),
+    (r"^loaded only through (?P<module>\S+), whose only import, (?P<where>\S+), is commented out: nothing imports it$",
+     "reason.commented_import_loader"),
     (r"^imported by nothing the launchers and entry points of the application package (?P<package>\S+)/ load: no "
      r"product code loads it$", "reason.unreached_application_module"),
     (r"^selected by configuration: `(?P<condition>.+)` \((?P<where>\S+)\)$", "reason.selected_by_configuration"),

@@ -78,6 +78,10 @@ def render_text(report: Report, console: Console, language: str = "en") -> None:
         console.print(f"  {escape(t.text(target.reason))}")
     if target.note:
         console.print(f"[yellow]{t('text.note')}[/yellow] {escape(target.note)}")
+    for sub in target.subprojects:
+        console.print(f"{escape(t('report.header_subproject_target', folder=sub.folder))}: "
+                      f"{escape(t('report.subproject_target_line', release=sub.release, torch=sub.torch))}")
+        console.print(f"  {escape(t.text(sub.reason))}")
     revision = project.project_revision
     if revision is not None:
         console.print(t("report.header_revision") + ": " + escape(t(
@@ -161,6 +165,9 @@ def _plan(report: Report, console: Console, t: _Words) -> None:
                     low=f"{work.total.low_days:g}", high=f"{work.total.high_days:g}"))
     for driver in verdict.drivers:
         console.print(f"  {escape(t.text(driver))}")
+    for folder, part in work.subprojects.items():
+        console.print("  " + escape(t("summary.effort_subproject", folder=folder, low=f"{part.low_days:g}",
+                                      high=f"{part.high_days:g}")))
     _step0_and_drivers(report, console, t)
     separator = t("report.list_separator")
     for entry in matrix.entries:

@@ -13,6 +13,7 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.attention import sdp_selection
 from ascend_feasibility.domains.attention.bias_kind import bias_facet
 from ascend_feasibility.domains.attention.facts import AttentionFacts, AttentionSelection
+from ascend_feasibility.domains.attention.loader_defaults import reaches_loader
 from ascend_feasibility.domains.attention.result_use import OUTPUT_ONLY, output_facet
 from ascend_feasibility.domains.attention.sdpa_mask import MASK_WITHIN_LIMITS, mask_facet
 from ascend_feasibility.domains.base import Hit, Unit, code_context
@@ -138,13 +139,16 @@ class _AttentionScan(PythonScan):
             return
         if literals.is_message_argument(node) or literals.inside(node, {"comparison_operator"}) is not None:
             return
-        if _in_type_literal(node) or _is_class_constant(node) or _in_translation_table(node):
+        # a default a Hugging Face loader receives: `def load(..., attn_implementation="flash_attention_2")` or a
+        # dataclass field whose `args.attn_implementation` a `from_pretrained` call of the file passes
+        to_loader = reaches_loader(node, self._loader_call)
+        if not to_loader and (_in_type_literal(node) or _is_class_constant(node) or _in_translation_table(node)):
             return  # Literal["sdpa", "flash_attention_2"] annotations, enum members and name tables only name the option
         if _registry_key(node):  # {"flash_attention_2": flash_attention_forward, "sdpa": ...}: the project's own table
             self.facts.registry_keys.append(inner)
             self.hit("attention-registry-key", inner, node)
             return
-        if not self._reaches_transformers(node):  # may select the project's own registry entry (settled per project)
+        if not to_loader and not self._reaches_transformers(node):  # may select the project's own registry entry
             self.facts.selections.append(AttentionSelection(self.unit.path, node.start_point.row + 1, inner))
         self.hit("hf-flash-attention-implementation", inner, node, "\"sdpa\"")
 
@@ -153,8 +157,10 @@ class _AttentionScan(PythonScan):
         `transformers.AutoConfig(...)`)? A call of a project's own config class, an assignment or a default may name
         the project's own attention registry instead."""
         call = literals.inside(node, {"call"})
-        if call is None:
-            return False
+        return call is not None and self._loader_call(call)
+
+    def _loader_call(self, call: Node) -> bool:
+        """A Hugging Face loader (`X.from_pretrained`, `X.from_config`) or any callee of transformers."""
         function = call.child_by_field_name("function")
         if function is None:
             return False

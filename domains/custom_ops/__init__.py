@@ -11,6 +11,7 @@ from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView
 from ascend_feasibility.domains.custom_ops.binding_reach import orphan_extensions, redundant_builds, unreached_by_bindings
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
 from ascend_feasibility.domains.custom_ops.build_routes import built_without_port
+from ascend_feasibility.domains.custom_ops.cmake_options import CMakeOptionScanner, opt_in_sources
 from ascend_feasibility.domains.custom_ops.cuda_only_headers import relocate_host_runtime
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.device_dispatch import CppDeviceDispatchScanner
@@ -48,7 +49,8 @@ EXTENSION_WORDS = ("torch", "pybind", "PYBIND", "cuda", "__global__", "<<<")
 class CustomOpsDomain(Domain):
     name = "custom_ops"
     scanner_classes = (CustomOpsPythonScanner, FusedOptimizerScanner, TritonGateScanner, BuildBranchScanner,
-                       NativeSourceScanner, CudaRuntimeHostScanner, CppDeviceDispatchScanner, CMakeCudaScanner)
+                       NativeSourceScanner, CudaRuntimeHostScanner, CppDeviceDispatchScanner, CMakeCudaScanner,
+                       CMakeOptionScanner)
     facts_type = CustomOpFacts
 
     def query_keys(self, unit: Unit) -> set[str]:
@@ -81,6 +83,13 @@ class CustomOpsDomain(Domain):
         for path, place in tensorrt_plugins(merged, run).items():
             run.guarded.setdefault(path, place)
         unreached = unreached_by_bindings(merged, run)  # line ranges: context.propagation
+        # CUDA sources only an opt-in CMake option compiles, and the CMake arms of that option: optional
+        python_refs = {ref.rstrip("/").rsplit("/", 1)[-1] for module in run.modules for ref in module.source_refs}
+        opted, arms = opt_in_sources(merged, python_refs)
+        for path, why in opted.items():
+            run.guarded.setdefault(path, ("optional", why))
+        for path, ranges in arms.items():
+            unreached.setdefault(path, []).extend(ranges)
         for path, ranges in else_armed_kernels(merged, run).items():
             unreached.setdefault(path, []).extend(ranges)
         run.published["unreached_code"] = unreached

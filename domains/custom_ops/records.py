@@ -134,6 +134,13 @@ class CustomOpFacts:
     routes: list[RouteRecord] = field(default_factory=list)
     host_runtime: list[HostRuntimeRecord] = field(default_factory=list)
     cuda_macros: list[tuple[str, str]] = field(default_factory=list)  # (macro, "setup.py:66") only a CUDA build defines
+    # CMake (cmake_options.py): options (name, default ON, "path:line"), `if` arms needing options ON (path, the
+    # options, first, last), CUDA sources named (path, line, file name, options the arms around it need), and the
+    # options documented builds turn on (`-DNAME=ON`)
+    cmake_options: list[tuple[str, bool, str]] = field(default_factory=list)
+    cmake_blocks: list[tuple[str, tuple[str, ...], int, int]] = field(default_factory=list)
+    cmake_sources: list[tuple[str, int, str, tuple[str, ...]]] = field(default_factory=list)
+    build_switches: list[str] = field(default_factory=list)
 
     def extend(self, other: "CustomOpFacts") -> None:
         self.kernels += other.kernels
@@ -146,3 +153,7 @@ class CustomOpFacts:
         self.routes += other.routes
         self.host_runtime += other.host_runtime
         self.cuda_macros += other.cuda_macros
+        self.cmake_options += other.cmake_options
+        self.cmake_blocks += other.cmake_blocks
+        self.cmake_sources += other.cmake_sources
+        self.build_switches += other.build_switches

@@ -36,8 +36,10 @@ class DependenciesDomain(Domain):
         file.skipped += [SkippedFile(path=problem.path, reason=problem.reason) for problem in facts.problems]
         return facts
 
-    def choose_target(self, facts: list[DependencyFacts]) -> TargetChoice:
-        return choose_target([d for f in facts for d in f.declarations], self.kb)
+    def choose_target(self, facts: list[DependencyFacts], project: list[DependencyFacts] | None = None) -> TargetChoice:
+        # which requirements files an install reads is the whole project's say, a nested project's choice too
+        return choose_target([d for f in facts for d in f.declarations], self.kb,
+                             frozenset(i for f in (facts if project is None else project) for i in f.installs))
 
     def add_findings(self, run: ProjectRun) -> None:
         facts = run.facts[self.name]
@@ -46,7 +48,8 @@ class DependenciesDomain(Domain):
             run.factory, run.has_manifest, frozenset(run.guarded), frozenset(n for f in facts for n in f.used_through),
             default_path(run.modules, run.context), frozenset(m for f in facts for m in f.cuda_parts),
             frozenset(n for f in facts for n in f.npu_aware_used), run.choice.doc_pin if run.choice is not None else None,
-            frozenset(i for f in facts for i in f.installs),
+            frozenset(i for f in facts for i in f.installs), {folder: t.release for folder, t in run.nested.items()},
+            frozenset(run.choice.unread) if run.choice is not None else frozenset(),
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix

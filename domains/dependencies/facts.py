@@ -10,10 +10,12 @@ from pathlib import Path, PurePosixPath
 from ascend_feasibility.analyzer.context.guards import import_is_caught
 from ascend_feasibility.analyzer.reading import manifests, parsing
 from ascend_feasibility.analyzer.reading.manifests import Declaration, Problem
+from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.dependencies import installed, registered_models
 from ascend_feasibility.knowledge import load_context_conventions
+from tree_sitter import Node
 
 IMPORT_QUERY = r"""
 (import_statement name: (dotted_name . (identifier) @module))
@@ -160,7 +162,34 @@ def _used_through(unit: Unit) -> list[str]:
     # a word that is a candidate spells it: only the words over the candidates' occurrences are read
     spelled = frozenset(name.encode("utf-8") for name in candidates)
     words = parsing.captures_around(parsing.query("python", WORDS_QUERY), unit.tree(), spelled).get("word", [])
-    return sorted(candidates & {parsing.text(w).strip() for w in words})
+    found = set()
+    for word in words:
+        name = parsing.text(word).strip()
+        if name in candidates:
+            callee = _argument_of(word, unit)
+            found.add(f"{name}{PASSED_TO}{callee}" if callee else name)
+    return sorted(found)
+
+
+PASSED_TO = "@"  # `load_in_8bit@optimum`: the name is an argument of a call into the module before the dot
+_CALL_STOPS = frozenset({"block", "module", "function_definition", "class_definition", "lambda", "decorated_definition"})
+
+
+def _argument_of(word: Node, unit: Unit) -> str | None:
+    """The top-level module of the call the word is an argument of (`OVModelForCausalLM.from_pretrained(...,
+    load_in_8bit=True)` with `from optimum.intel import OVModelForCausalLM`: `optimum`), where the file's imports
+    resolve that callee; None where the word is no argument, or the callee is the file's own or unresolved."""
+    node = word.parent
+    while node is not None and node.type not in _CALL_STOPS:
+        if node.type == "argument_list" and node.parent is not None and node.parent.type == "call":
+            function = node.parent.child_by_field_name("function")
+            if function is None or function.type not in {"identifier", "attribute"}:
+                return None
+            callee = qualified_name(function, unit.imports())
+            root = callee.split(".")[0] if callee else ""
+            return root or None  # a relative import (`.model`) is the project's own
+        node = node.parent
+    return None
 
 
 @functools.cache

@@ -21,6 +21,8 @@ PROJECT = "project"  # an install of the project itself from its package manifes
 REQUIREMENT_OPTIONS = frozenset({"-r", "-c", "--requirement", "--constraint"})
 PROJECT_ARGUMENTS = frozenset({".", "./"})
 SETUP_COMMANDS = frozenset({"install", "develop"})
+EDITABLE_OPTIONS = frozenset({"-e", "--editable"})
+VCS_PREFIXES = ("git+", "hg+", "svn+", "bzr+")
 MAX_NODES = 200_000  # a setup.py is small; a huge one is read this far
 _COMMAND_QUERY = "(command name: (command_name) @name) @command"
 
@@ -46,7 +48,9 @@ def install_reads(relative: str, root: Node) -> list[str]:
             option, _, attached = word.partition("=")
             if option in REQUIREMENT_OPTIONS and (attached or at + 1 < len(args)):
                 found += [f"{READS}:{name}" for name in _named(relative, attached or args[at + 1])]
-            elif word.split("[", 1)[0] in PROJECT_ARGUMENTS:
+            elif word.split("[", 1)[0] in PROJECT_ARGUMENTS or (word in EDITABLE_OPTIONS and at + 1 < len(args)
+                                                                 and args[at + 1].startswith(VCS_PREFIXES)):
+                # `pip install -e "git+https://…/moshi.git#egg=moshi&subdirectory=moshi"`: the project from its repository
                 found.append(f"{PROJECT}:{relative}")
     return found
 
@@ -84,5 +88,33 @@ def unread(path: str, reads: frozenset[str]) -> bool:
     named file's path ends with `path` or `path` with it (`-r requirements.txt` from a folder's script)."""
     if not any(r.startswith(f"{PROJECT}:") for r in reads):
         return False
-    named = [r.split(":", 1)[1] for r in reads if r.startswith(f"{READS}:")]
-    return not any(n == path or n.endswith(f"/{path}") or path.endswith(f"/{n}") for n in named)
+    return not named(path, reads)
+
+
+def named(path: str, reads: frozenset[str]) -> bool:
+    """Does an install command or a package manifest name the requirements file `path` (a named file's path ends
+    with `path` or `path` with it: `-r requirements.txt` from a folder's script)?"""
+    names = [r.split(":", 1)[1] for r in reads if r.startswith(f"{READS}:")]
+    return any(n == path or n.endswith(f"/{path}") or path.endswith(f"/{n}") for n in names)
+
+
+def unchosen(requirements: set[str], manifests: set[str], reads: frozenset[str], manifest_torch: bool) -> set[str]:
+    """The requirements files whose torch pin does not choose the target (round 21 moshi, seamless_communication):
+    no install command or package manifest names them, the project shows an install of its own (`pip install .`,
+    `pip install -e git+…`), and a package manifest (`manifests`: pyproject.toml, setup.py, setup.cfg paths) in their
+    folder or a parent folder is what installs that code. The `requirements.txt` beside such
+    a manifest still speaks for it where no package manifest declares torch (`manifest_torch`): many setup.py files
+    leave torch to the requirements file a user installs by hand."""
+    if not any(r.startswith(f"{PROJECT}:") for r in reads):  # no install of the project shown: nothing to go by
+        return set()
+    folders = {str(PurePosixPath(m).parent) for m in manifests}
+    unread_files = set()
+    for path in requirements:
+        at = PurePosixPath(path)
+        governing = [f for f in folders if f == "." or at.parent.is_relative_to(f)]
+        if not governing or named(path, reads):
+            continue
+        if not manifest_torch and at.name.lower() == "requirements.txt" and str(at.parent) in governing:
+            continue
+        unread_files.add(path)
+    return unread_files

@@ -16,10 +16,10 @@ from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DependencyRow
 from ascend_feasibility.analyzer.reading.manifests import Declaration
 from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies import installed
-from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, ImportFact
+from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, PASSED_TO, ImportFact
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.knowledge import KnowledgeBase
-from ascend_feasibility.knowledge.models import PackageRecord
+from ascend_feasibility.knowledge.models import PackageRecord, Release
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
@@ -49,6 +49,8 @@ def analyze_dependencies(
     npu_aware_used: frozenset[str] = frozenset(),
     doc_pin: str | None = None,
     installs: frozenset[str] = frozenset(),
+    nested: dict[str, Release] | None = None,
+    unchosen: frozenset[str] = frozenset(),
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -59,7 +61,9 @@ def analyze_dependencies(
     inside one runs by default, as a plain one does. `cuda_parts`: the catalog's cuda_modules the project imports. `npu_aware_used`: the catalog's npu_aware_for names its code uses. `doc_pin`:
     the install-document torch line the target choice read (TargetChoice.doc_pin), where no manifest pins torch.
     `installs`: the requirements files the project's install commands and package manifests read, and its own
-    installs (installed.py)."""
+    installs (installed.py). `nested`: folder → target release of each nested project on a torch line of its own
+    (analyzer/core/subprojects.py): its own torch pins are judged against that release. `unchosen`: the requirements
+    files whose torch pin the target choice left out (TargetChoice.unread): they set neither the fit nor the pin."""
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
@@ -86,20 +90,27 @@ def analyze_dependencies(
             for site, others in _per_manifest(sites):
                 place = _declared_optional(site) or only_optional
                 if record.npu_fork and site.specifier:  # a pin of the upstream line: the fork has its own versions
+                    # a pinned triton nothing imports is the pin a CUDA torch pulls in (a freeze's): a line to delete
+                    unused = bool(record.modules) and not {name, record.name} & imported.keys() \
+                        and not _used_through(record, used_through, context.local_modules)
                     emit.declaration("fork-version-pin", f"{name}{site.specifier}", site, record.npu_fork, place=place,
-                                     sites=others)
+                                     sites=others, facets=(NOT_IMPORTED, *_stale(site, installs)) if unused else
+                                     _fork_off_target(kb.package(record.npu_fork), factory.target.release.torch))
                 elif record.runtime_only:  # pytorch-cuda=11.8, nvidia-cudnn-cu12: a line to delete, nothing to rebuild
-                    emit.declaration("cuda-runtime-package", name, site, place=place, sites=others)
+                    emit.declaration("cuda-runtime-package", name, site, place=place, sites=others,
+                                     facets=_stale(site, installs))
                 elif record.modules and not {name, record.name} & imported.keys() \
-                        and not used_through.intersection(record.used_through):
+                        and not _used_through(record, used_through, context.local_modules):
                     # Open-Sora-Plan's xformers pin: nothing to replace, a line to drop (llama-recipes' bitsandbytes,
                     # which transformers' BitsAndBytesConfig loads, is in use though never imported). A record that
                     # names no module of its own (mmcv-full installs `mmcv`, the mmcv record's) cannot be told unused.
                     emit.declaration("declared-not-imported", name, site, place=place, sites=others,
-                                     facets=_install_facets(record, [site]))
+                                     facets=(*_install_facets(record, [site]), *_stale(site, installs)))
                 else:
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place, sites=others)
-        _emit_below_npu_aware(emit, name, record, sites, npu_aware_used)
+        unused = record is not None and bool(record.modules) and not {name, record.name} & imported.keys() \
+            and not _used_through(record, used_through, context.local_modules)
+        _emit_below_npu_aware(emit, name, record, sites, npu_aware_used, installs if unused else None)
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         for site in declared:
             if site.local_version.startswith(("+cu", "+rocm")):
@@ -157,9 +168,10 @@ def analyze_dependencies(
     target = factory.target.release
     # the fit shown: a README's torch where no manifest declares one and the target follows it (choose_target)
     chosen_doc = [s for s in documented.get("torch", []) if target.torch_npu in torch_fit([s], kb).releases]
-    primary = _primary(torch_sites or chosen_doc)
+    choosing = [s for s in torch_sites if s.path not in unchosen]
+    primary = _primary(choosing or chosen_doc)
     fit = torch_fit(primary, kb)
-    pinned = _exact_pin(torch_sites, primary, fit, kb)
+    pinned = _exact_pin(choosing, primary, fit, kb)
     if pinned is not None:  # the target follows the torch the project pins inside its range (choose_target)
         pin_fit, pin_sites = pinned
         pin_note = f"{pin_fit.recommended} [{pin_sites[0].path}: torch{_version_of(pin_sites)}]"
@@ -170,7 +182,11 @@ def analyze_dependencies(
         file_fit = torch_fit(in_file, kb)
         code = "torch-version-fit" if file_fit.releases else "torch-version-no-fit"
         recommended = file_fit.recommended
-        if pinned is not None and path != pinned[1][0].path and set(pinned[0].releases) <= set(file_fit.releases):
+        own = next((release for folder, release in (nested or {}).items()
+                    if PurePosixPath(path).is_relative_to(folder)), None)
+        if own is not None and own.torch_npu in file_fit.releases:  # a nested project's pin, at its own target
+            recommended = f"torch_npu {own.torch_npu} (torch {own.torch}, CANN {own.cann})"
+        elif pinned is not None and path != pinned[1][0].path and set(pinned[0].releases) <= set(file_fit.releases):
             recommended = pin_note  # a range holding the pinned torch: the pin's release, not the newest one
         elif target.torch_npu in file_fit.releases:
             recommended = target_note  # the report's target, which this file admits (not the newest it admits)
@@ -182,7 +198,14 @@ def analyze_dependencies(
             # whose torch>=2.0.1 the target fits: a stale line to align, not the torch the project runs
             emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0],
                              f"{primary[0].path}'s torch{fit.declared}, which {target_note} fits",
-                             facets=("unread-manifest",), effort=UNREAD_EFFORT)
+                             facets=(UNREAD_MANIFEST,), effort=UNREAD_EFFORT)
+            continue
+        if code == "torch-version-no-fit" and not primary and path in unchosen and installed.unread(path, installs):
+            # seamless_communication: ggml/requirements.txt torch==2.0.1, a vendored tool's list no install of the
+            # project reads, while setup.py (which `pip install .` reads) declares no torch: the target is the default
+            emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0],
+                             f"its package manifest, which declares no torch requirement (the report's target: "
+                             f"{target_note})", facets=(UNREAD_MANIFEST,), effort=UNREAD_EFFORT)
             continue
         line = _line_release(in_file, kb) if code == "torch-version-no-fit" and _prerelease(in_file) else None
         if line is not None:  # torchchat's npu-smi branch: torch=="2.7.0.dev20250310+cpu"
@@ -247,6 +270,34 @@ class _Emitter:
                            facets=facets), place)
 
 
+NOT_IMPORTED = "not-imported"
+FORK_OFF_TARGET = "fork-off-target"
+
+
+def _fork_off_target(fork: PackageRecord | None, torch: str) -> tuple[str, ...]:
+    """`fork-off-target` where the report's target torch is older than the NPU fork's oldest supported line
+    (triton-ascend: torch 2.6): declaring the fork asks for another torch_npu too."""
+    if fork is None or fork.torch_since is None:
+        return ()
+    try:
+        below = Version(torch).release[:2] < Version(fork.torch_since).release[:2]
+    except InvalidVersion:
+        return ()
+    return (FORK_OFF_TARGET,) if below else ()
+
+
+def _used_through(record: PackageRecord, found: frozenset[str], local_modules: frozenset[str]) -> bool:
+    """Does the project's code hold one of the record's used_through names as a use of the package? A name passed to
+    a call into another library (`load_in_8bit@optimum`: facts.PASSED_TO) counts only where that library is one
+    the record says loads the package for it (used_through_by), or the project's own module."""
+    for entry in found:
+        name, _, callee = entry.partition(PASSED_TO)
+        if name in record.used_through and (not callee or not record.used_through_by
+                                            or callee in record.used_through_by or callee in local_modules):
+            return True
+    return False
+
+
 def _install_facets(record: PackageRecord, sites: list[Declaration]) -> tuple[str, ...]:
     """A package that installs on any host (gpustat, pynvml: pure Python over NVML, which fails only when called;
     lightning: pure Python; bitsandbytes from 0.46.0: wheels for Linux x86_64 and aarch64): a line nobody uses is no
@@ -260,6 +311,13 @@ def _install_facets(record: PackageRecord, sites: list[Declaration]) -> tuple[st
 
 
 UNREAD_EFFORT = (0.1, 0.5)  # aligning or deleting one line of a file nothing installs
+UNREAD_MANIFEST = "unread-manifest"
+
+
+def _stale(site: Declaration, installs: frozenset[str]) -> tuple[str, ...]:
+    """`unread-manifest` for a line of a requirements file that no install command or package manifest reads while
+    the project installs itself (a `pip freeze` record beside `pip install -e .`: installed.unread)."""
+    return (UNREAD_MANIFEST,) if site.source == "requirements" and installed.unread(site.path, installs) else ()
 PACKAGE_MANIFESTS = ("pyproject", "setup.py", "setup.cfg")  # what `pip install .` reads
 
 
@@ -405,10 +463,13 @@ def _within(specifier: str, bounds: str) -> bool:
 
 
 def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declaration],
-                          used: frozenset[str] = frozenset()) -> None:
+                          used: frozenset[str] = frozenset(), unused_installs: frozenset[str] | None = None) -> None:
     """DEP004: one finding per manifest or document for pins older than the first NPU-aware release. Where the
     record names the parts that release makes NPU-aware (npu_aware_for) and the project's code (`used`) touches none
-    of them, the older release runs as it is: BLIP pins transformers==4.15.0 for its BERT classes and tokenizer."""
+    of them, the older release runs as it is: BLIP pins transformers==4.15.0 for its BERT classes and tokenizer.
+    `unused_installs`: the project's installs (installed.py) where nothing imports the package: its pin in a
+    requirements file no install reads is a stale line (seamless_communication's ggml/requirements.txt
+    accelerate==0.19.0)."""
     if record is None or not record.npu_aware_since:
         return
     facets = ("older-releases-run",) if record.older_releases_run else ()
@@ -416,8 +477,9 @@ def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declara
         facets = ("npu-aware-unused",)
     below = [site for site in sites if _below(site.specifier, record.npu_aware_since)]
     for site, others in _per_manifest(below):
+        stale = _stale(site, unused_installs) if unused_installs is not None else ()
         emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
-                         sites=others, facets=facets)
+                         sites=others, facets=facets or stale)  # an info variant stays info
 
 
 def _reported_sites(sites: list[Declaration]) -> list[Declaration]:
@@ -533,13 +595,35 @@ def torch_fit(sites: list[Declaration], kb: KnowledgeBase) -> TorchFit:
     return TorchFit(declared=declared, releases=[r.torch_npu for r in fitting], recommended=recommended)
 
 
-def choose_target(declarations: list[Declaration], kb: KnowledgeBase) -> TargetChoice:
+def choose_target(declarations: list[Declaration], kb: KnowledgeBase,
+                  installs: frozenset[str] = frozenset()) -> TargetChoice:
     """The newest torch_npu release that fits the project's own torch requirement (its main manifest), so that
     a project pinning torch 2.1.0 is judged against the 2.1.0 line it can install, not the newest release. Where
     the manifest gives a range and the project pins one torch inside it (its exported lock, or an `==` in its
     top-level requirements.txt), the target follows that pin: it is the torch the project runs and the one its
-    other pins (vLLM, flash-attn wheels) are built against."""
+    other pins (vLLM, flash-attn wheels) are built against. A requirements file that no install reads while a package
+    manifest installs its code (installed.unchosen: `installs`, what the install commands and manifests read) chooses
+    nothing: moshi's stale requirements.txt torch==2.2.0 beside pyproject's torch>=2.2.0,<2.10."""
     sites = [d for d in declarations if d.name == "torch"]
+    # a resolver's export of the manifest (`uv export`) records the torch it resolved: it keeps its say
+    unread = installed.unchosen({s.path for s in sites if s.source == "requirements" and not s.exported},
+                                {d.path for d in declarations if d.source in PACKAGE_MANIFESTS}, installs,
+                                any(s.source in PACKAGE_MANIFESTS for s in sites))
+    if not unread:
+        return _choose(sites, kb)
+    chosen, every = replace(_choose([s for s in sites if s.path not in unread], kb), unread=tuple(sorted(unread))), \
+        _choose(sites, kb)
+    if (chosen.version, chosen.reason) == (every.version, every.reason):  # whisper's unpinned `torch`: no say either way
+        return chosen
+    pins = ", ".join(f"{path} (torch{torch_fit([s for s in sites if s.path == path], kb).declared})"
+                     for path in sorted(unread))
+    return replace(chosen, reason=Text(
+        en=f"{chosen.reason.en}; not from {pins}: no install command or package manifest of the project reads it",
+        zh=f"{chosen.reason.zh}；不依据 {pins}：项目中没有任何安装命令或包清单读取该文件"))
+
+
+def _choose(sites: list[Declaration], kb: KnowledgeBase) -> TargetChoice:
+    """choose_target over the torch declarations that may choose."""
     if any(s.source != DOC_SOURCE for s in sites):  # a manifest's torch: install documents' pins do not count
         sites = [s for s in sites if s.source != DOC_SOURCE]
     npu_arm = [s for s in sites if s.arm == "npu"]

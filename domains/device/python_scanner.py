@@ -6,7 +6,16 @@ from ascend_feasibility.analyzer.context.cuda_arms import pytorch_fallback_arm
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
-from ascend_feasibility.domains.device import context_operands, literals, mask_reads, selectors
+from ascend_feasibility.domains.device import (
+    context_operands,
+    cuda_method_device,
+    literals,
+    mask_reads,
+    own_runtimes,
+    selectors,
+)
+from ascend_feasibility.domains.device.compiled_use import never_called
+from ascend_feasibility.domains.device.cuda_features import ASSIGNS_DEFAULT, assigns_default
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
@@ -19,6 +28,7 @@ from ascend_feasibility.domains.device.test_arms import (
     facets,
     provider_choice,
 )
+from ascend_feasibility.domains.device.torchscript_constants import graph_constant_test
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_context_conventions
@@ -40,6 +50,8 @@ QUERY = r"""
 ((keyword_argument name: (identifier) @kwname) (#any-of? @kwname "device" "device_id" "map_location" "device_map"))
 """
 
+OWN_RUNTIME_PIN = "own-runtime-pin"  # a CUDA mask set in an arm whose only device work is another runtime's model
+DEVICE_ARGUMENT = "device-argument"  # `.cuda(<a device name>)`, which the shim's `.npu` alias raises on
 ENABLED_BY_DEVICE_TEST = "enabled-by-device-test"  # the autocast's `enabled=` holds a CUDA device test
 AUTOCAST_BY_SPELLING = {
     "torch.autocast": "torch-autocast-cuda",
@@ -99,6 +111,7 @@ WRAPPED_BY_FEATURE = {
 AMP_DECORATOR_CALLS = frozenset(n for n in WRAPPED_BY_FEATURE if n.rpartition(".")[2] in {"custom_fwd", "custom_bwd"})
 SHIM = "cuda_alias"  # the capability transfer_to_npu gives a torch.cuda name (knowledge/torch_npu/releases.toml)
 MAX_ARM_NAMES = 6  # the CUDA names a device test's advice lists
+COMPILED_NEVER_CALLED = "compiled-never-called"  # domains/device/compiled_use.py
 AMP_DECORATOR = "amp-decorator"  # the facet of a "cuda" handed to one of them as its device_type
 
 
@@ -122,6 +135,8 @@ class _FileScan(PythonScan):
         if name not in mask_reads.MASKS:
             return ()
         access = mask_reads.access(node)
+        if access == "write" and own_runtimes.pins_only_own_runtime(node, self.imports):
+            return (OWN_RUNTIME_PIN,)
         if access != "write" and mask_reads.serves_nvidia_smi(node):
             return None  # part of the nvidia-smi probe DEV211 reports
         return (access,) if access in {mask_reads.READ, mask_reads.READ_USED} else ()
@@ -172,12 +187,22 @@ class _FileScan(PythonScan):
             return  # a backend-neutral Dynamo setting means the same on torch_npu's compile backend
         if name == DYNAMO_CONFIG[:-1] and _neutral_config_access(chain):
             return  # `getattr(torch._dynamo.config, "recompile_limit", 8)`: the same setting, read by its key
+        if name == "torch.compile" and call is not None and never_called(call):
+            match = self.index.match_name(name)  # the wrapper is only read for attributes: nothing compiles
+            if match is not None:
+                self.hit(match[0], match[1], chain, facets=(COMPILED_NEVER_CALLED,))
+                return
         if name == "torch.jit.script" and call is not None and only_called(call):
             self.hit("torch-jit-script-only-called", f"{name}(...)", call)
             return
         if name == "torch.jit.script_method" and not file_keeps_script(self.unit.tree(), self.unit.cache):
             self.hit("torch-jit-script-method-unsaved", name, reference.node)
             return
+        if call is None and assigns_default(name, chain):
+            match = self.index.match_name(name)  # `torch.backends.cudnn.deterministic = False`: PyTorch's own default
+            if match is not None:
+                self.hit(match[0], match[1], chain, facets=(ASSIGNS_DEFAULT,))
+                return
         self.name_rule(reference)
 
     def _autocast_not_entered(self, name: str, call: Node) -> bool:
@@ -270,11 +295,21 @@ class _FileScan(PythonScan):
                 return  # a module's own `cuda` function, e.g. numba's, is not a tensor method
             if obj is not None and obj.type == "call" and parsing.text(obj.child_by_field_name("function")) == "super":
                 return  # an override of Module.cuda forwarding to its parent runs only when a caller asks for CUDA
+            device = cuda_method_device.device_argument(call)
+            if cuda_method_device.names_a_device(device, self.imports):
+                # `.cuda("cuda:0")`: the shim's alias `.npu` takes an index only and raises on a device name
+                written = parsing.text(device)
+                npu = f".to({written if device.type == 'identifier' else written.replace('cuda', 'npu')})"
+                self.claimed_calls.add(call.id)  # a literal written in the call is this item's, not a DEV001 of its own
+                self.hit("tensor-cuda-method", f".cuda({parsing.text(device)})", call, npu, auto_when=(),
+                         facets=(DEVICE_ARGUMENT,))
+                return
             self.hit("tensor-cuda-method", ".cuda()", call, ".npu()")
         elif method_name == "to" and first is not None and first.type == "integer":
             self.hit("integer-device", f".to({parsing.text(first)})", call, f'.to("npu:{parsing.text(first)}")')
         elif method_name == "startswith" and first is not None and literals.device_literal(first) is not None:
-            self._device_test(parsing.text(call), call)
+            if not graph_constant_test(attribute.child_by_field_name("object")):  # a TorchScript constant's patch
+                self._device_test(parsing.text(call), call)
 
     def _pytorch_arm(self, node: Node) -> tuple[str | None, tuple[str, ...]] | None:
         """(npu, facets) of a CUDA test whose CUDA arm applies an autograd Function and whose else arm runs PyTorch
@@ -394,6 +429,17 @@ class _FileScan(PythonScan):
         if not literal.formatted and selectors.is_selector_value(literal.node):
             return  # `impl='cuda'` beside `assert impl in ['ref', 'cuda']`: an implementation's name, not a device
         detector = "device-string-formatted" if literal.formatted else "device-string"
+        runtime = own_runtimes.own_runtime_of(literal.node, self.imports)
+        if runtime is not None:  # faster-whisper's CTranslate2 device: not torch's, and no NPU device there
+            quote = '"' if parsing.text(literal.node).endswith('"') else "'"
+            self.hit("own-runtime-device", parsing.text(literal.node), literal.node,
+                     f"{quote}{runtime.npu_device}{quote} ({runtime.runtime} takes {', '.join(runtime.devices)})")
+            return
+        if cuda_method_device.only_cuda_method_argument(literal.node):
+            # `device = f"cuda:{rank}"` read only by `.cuda(device)`: no wrapped API ever rewrites it
+            self.hit(detector, parsing.text(literal.node), literal.node, literal.npu_text, auto_when=(),
+                     facets=(DEVICE_ARGUMENT,))
+            return
         self.hit(detector, parsing.text(literal.node), literal.node, literal.npu_text,
                   auto_when=self._callee_capabilities(literal.node), facets=self._amp_decorator(literal.node))
 

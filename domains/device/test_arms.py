@@ -22,6 +22,9 @@
   the region runs without autocast, at its inputs' dtype. The shim rewrites the call's "cuda" device_type but not the
   test, so autocast stays off there with it or without it. With `autocast-cuda-type`: that device_type is a "cuda"
   literal, which must change with the test.
+- `cuda-only-feature`, `npu-has-feature`, `dtype-choice` (domains/device/cuda_features.py): what the test only
+  switches, where the NPU path does not raise: a feature the NPU lacks (the test is right as written), a fused
+  optimizer step or a half dtype the NPU has (widen the test).
 - `cuda-autocast-gate`: the test sits in the body of `if torch.is_autocast_enabled():` with no device type (or after
   `if not torch.is_autocast_enabled(): return ...`). Called so, it reports CUDA autocast only (torch 2.4 and later
   read it as device "cuda"; transfer_to_npu leaves it alone), so under NPU autocast the gate is False and the test is
@@ -36,6 +39,7 @@ from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
 from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.device.cuda_features import feature_facets
 from ascend_feasibility.domains.device.fast_path import CUDA_ARM_NO_NPU_KERNEL, no_npu_kernel
 from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
 from tree_sitter import Node
@@ -106,6 +110,8 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.append(SETTING)
     if _under_cuda_autocast_gate(test, imports):
         found.append(AUTOCAST_GATE)
+    if RAISES not in found:  # a path that raises on NPU is no fallback, whatever the CUDA arm turns on
+        found.extend(feature_facets(child, parent, cuda_arm, npu_path, imports))
     return tuple(found)
 
 
@@ -263,7 +269,7 @@ def autocast_enabled_test(call: Node) -> Node | None:
     and amp` ... `enabled=on`), or None."""
     value = _enabled_value(call)
     if value is not None and value.type == "identifier":
-        value = _assigned_once(value)
+        value = assigned_once(value)
     return _cuda_term(value) if value is not None else None
 
 
@@ -300,7 +306,7 @@ def _function_of(node: Node) -> Node | None:
     return current
 
 
-def _assigned_once(name: Node) -> Node | None:
+def assigned_once(name: Node) -> Node | None:
     """The value the enclosing function (or module) assigns to this name, where it assigns it exactly once."""
     scope = _function_of(name)
     values = []
@@ -334,7 +340,7 @@ def _switched_autocast(test: Node) -> Node | None:
         if node.type == "call" and _last_name(node.child_by_field_name("function") or node) == AUTOCAST_CALL:
             value = _enabled_value(node)
             if value is not None and value.type == "identifier" and parsing.text(value) == parsing.text(left) \
-                    and _assigned_once(value) == child:
+                    and assigned_once(value) == child:
                 return node
     return None
 

@@ -38,7 +38,7 @@ class PhasesDomain(Domain):
                 for name in f.imports})
         plan = plan_fields(run.findings, run.published["dependency_matrix"], run.facts[self.name], run.config,
                            run.calibration, run.published["kernels"], list(run.context.npu_files), run.context.own_packages,
-                           found.others if found is not None else ())
+                           found.others if found is not None else (), tuple(run.nested))
         run.findings = plan.pop("findings")
         if found is not None:
             plan["effort"] = plan["effort"].model_copy(update={"generation": PricedGeneration(
@@ -54,6 +54,7 @@ class PhasesDomain(Domain):
         matrix = report.phase_matrix
         apart = tuple(report.effort.generation.others) if report.effort and report.effort.generation else ()
         work = estimate(findings, matrix.phases if matrix else [], priced_entries(matrix.entries, apart) if matrix else [],
-                        report.custom_ops, report.project.npu_code, lambda path: file_role(path, conventions), plan_data())
+                        report.custom_ops, report.project.npu_code, lambda path: file_role(path, conventions), plan_data(),
+                        tuple(sub.folder for sub in report.target.subprojects))
         return work.total
 

@@ -30,7 +30,7 @@ from ascend_feasibility.analyzer.core.models import (
 )
 from ascend_feasibility.analyzer.reporting.localize import term
 
-BUCKETS = ("required", "other-phases", "optional", "tests")
+BUCKETS = ("required", "other-phases", "sub-project", "optional", "tests")
 SHOWN_SITES = 10
 MAIN_PHASES = ("training", "inference")  # the headline's phase: training when an entry point trains, else inference
 
@@ -71,14 +71,20 @@ class _Group:
 
 
 def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntry], kernels: list[CustomOpRow],
-             npu_code: list[str], role_of: Callable[[str], str], data: dict) -> Effort:
+             npu_code: list[str], role_of: Callable[[str], str], data: dict, nested: tuple[str, ...] = ()) -> Effort:
+    """`nested`: folders of nested projects on a torch line of their own (target.subprojects): their required work is
+    priced apart, per folder, never in the total the verdict reads."""
     per_day = data["effort"]["hours_per_day"]
     est = data["estimate"]
     rows = {(row.path, row.line): row for row in kernels}
     by_bucket: dict[str, list[Finding]] = defaultdict(list)
+    by_nested: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
         bucket = bucket_of(f)
-        if bucket is not None:
+        folder = in_nested(f.path, nested) if bucket == "required" else None
+        if folder is not None:
+            by_nested[folder].append(f)
+        elif bucket is not None:
             by_bucket[bucket].append(f)
     entry_files = _entry_files(entries, role_of)
     main = main_phase(entries, role_of) if phases else None
@@ -98,7 +104,10 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
     else:
         required_items, other_items = whole_items, []
     items = list(required_items) + other_items
-    for bucket in BUCKETS[2:]:
+    nested_items = {folder: _costed(_groups(by_nested[folder], "sub-project", rows, est), "sub-project", rows,
+                                    entry_files, est) for folder in nested}
+    items += [item for folder in nested for item in nested_items[folder]]
+    for bucket in BUCKETS[3:]:
         items += _costed(_groups(by_bucket[bucket], bucket, rows, est), bucket, rows, entry_files, est)
     total_high = sum(i.hours.high for i in required_items) or 1.0
     items = [i.model_copy(update={"share": round(i.hours.high / total_high, 3)}) if i.bucket == "required" else i
@@ -136,7 +145,13 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
         tests=_days([i for i in items if i.bucket == "tests"], per_day),
         assumptions=assumptions,
         ported=PortedSites(npu_path=ported, total=len(runs)) if ported or npu_code else None,
+        subprojects={folder: _days(nested_items[folder], per_day) for folder in nested},
     )
+
+
+def in_nested(path: str, nested: tuple[str, ...]) -> str | None:
+    """The nested project's folder a path lies in, or None."""
+    return next((folder for folder in nested if path.startswith(folder + "/")), None)
 
 
 def _groups(findings: list[Finding], bucket: str, rows: dict[tuple[str, int], CustomOpRow], est: dict) -> dict[tuple, _Group]:

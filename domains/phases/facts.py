@@ -17,21 +17,25 @@ from ascend_feasibility.analyzer.context import (
     env_options,
     env_switches,
     literal_flags,
+    process_groups,
     switched_on,
     unpassed_defaults,
 )
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
+from ascend_feasibility.analyzer.context.commented_imports import commented_imports
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.dead_stores import dead_stores
 from ascend_feasibility.analyzer.context.platform_selectors import PlatformMethod, platform_methods
 from ascend_feasibility.analyzer.context.reference_checks import reference_checks
+from ascend_feasibility.analyzer.context.switches import module_callee, parameter_value_arm
 from ascend_feasibility.analyzer.context.unbuildable import unbuildable_classes
 from ascend_feasibility.analyzer.context.unread_attributes import kept_instances, stored_unread
 from ascend_feasibility.analyzer.context.written_names import word_set, word_string
 from ascend_feasibility.analyzer.core.models import PHASES
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
+from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUERY, Unit
@@ -47,6 +51,7 @@ QUERY = r"""
 (import_from_statement module_name: (_) @from_module)
 (if_statement condition: (comparison_operator) @condition)
 (elif_clause condition: (comparison_operator) @condition)
+(keyword_argument value: (comparison_operator) @keyword_test)
 (if_statement condition: [(attribute) (boolean_operator)] @switch)
 (elif_clause condition: [(attribute) (boolean_operator)] @switch)
 (if_statement condition: [(identifier) (not_operator)] @truth)
@@ -54,12 +59,16 @@ QUERY = r"""
 (if_statement condition: (parenthesized_expression) @grouped)
 (default_parameter value: (string) @device_default)
 (typed_default_parameter value: (string) @device_default)
+(default_parameter value: (call) @device_default)
+(typed_default_parameter value: (call) @device_default)
+(class_definition body: (block (expression_statement (assignment left: (identifier) type: (type)) @device_field)))
 (decorated_definition definition: (class_definition) @decorated_class)
 (assignment left: (attribute) right: (identifier) @patched)
 (assert_statement (comparison_operator) @assert)
 (string_content) @string
 (assignment left: (identifier) @built_variable right: (call function: (identifier) @built_class))
 """
+MAX_FIELDS = 10**6  # the position of a field after a base class's: never passed by position in what is read
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
 NATIVE_FOLDER_HINTS = ("csrc", "src", "include", "kernels")  # a string naming a folder of native sources
 # Tests of a string's text (query_set filters; as #match? predicates they cost more than the rest of the query). Each
@@ -88,6 +97,7 @@ QUERY_KEY = query_set.register("phase_facts", QUERY, filters={"dotted": ("string
 # method name (method): phase evidence (`backward`, `step`), add_argument declarations, registrations.
 CALLS_KEY = CALLS_BY_NAME_QUERY
 ESCAPES_KEY = query_set.register("phase_escapes", unpassed_defaults.ESCAPES)  # names passed as values
+ATTRIBUTE_CALLS_KEY = query_set.register("phase_attribute_calls", unpassed_defaults.ATTRIBUTE_CALLS)  # `torch.randn(...)`
 
 
 def query_keys(unit: Unit) -> set[str]:
@@ -206,6 +216,9 @@ class PhaseFacts:
     # `model_args.quantize_model in ["fp8Activation_qwen2", ...]`): (first line, last line, dest, the strings, the
     # condition as "line N: ...")
     option_value_arms: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list)
+    # arms testing a parameter of a module-level function (or class) for strings: (first line, last line, parameter,
+    # the strings, condition, the name its calls use, its position in a call) (switches.parameter_value_arm)
+    parameter_arms: list[tuple[int, int, str, tuple[str, ...], str, str, int]] = field(default_factory=list)
     # the else of a chain every arm of which tests one option for strings: (first, last, dest, the strings the arms
     # before take, condition)
     option_else_arms: list[tuple[int, int, str, tuple[str, ...], str]] = field(default_factory=list)
@@ -245,6 +258,11 @@ class PhaseFacts:
     default_escaped: list[str] = field(default_factory=list)
     default_passed: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
+    # starts a process group; the if-arms that need one (analyzer/context/process_groups.py)
+    starts_process_group: bool = False
+    process_arms: list[tuple[int, int, str]] = field(default_factory=list)
+    # modules named by commented-out import lines (`# from .modeling_llama import X`): (module, line)
+    commented_imports: list[tuple[str, int]] = field(default_factory=list)
     # module-level functions and classes the file never names again: (name, first, last, kind) (symbols.py)
     unnamed_symbols: list[tuple[str, int, int, str]] = field(default_factory=list)
     # those it names only inside other module-level definitions: (name, first, last, kind, those definitions) (symbols.py)
@@ -289,6 +307,7 @@ class PhaseFacts:
         self.unread_stores += other.unread_stores
         self.kept_instances += other.kept_instances
         self.option_value_arms += other.option_value_arms
+        self.parameter_arms += other.parameter_arms
         self.option_else_arms += other.option_else_arms
         self.marker_arms += other.marker_arms
         self.launch_flags += other.launch_flags
@@ -302,6 +321,9 @@ class PhaseFacts:
         self.default_taken += other.default_taken
         self.default_escaped += other.default_escaped
         self.star_imports += other.star_imports
+        self.starts_process_group |= other.starts_process_group
+        self.process_arms += other.process_arms
+        self.commented_imports += other.commented_imports
         self.device_defaults += other.device_defaults
         for name, (fewest, keywords) in other.default_passed.items():
             before = self.default_passed.get(name)
@@ -511,7 +533,7 @@ def _add_argument_calls(methods: list[Node]) -> list[Node]:
 def dataclass_options(cls: Node) -> tuple[list[tuple[str, bool, str, int]], list[tuple[str, str, int]]]:
     """The fields of a `@dataclass` class, read as the command-line options HfArgumentParser makes of them
     (`quantize_model: str = field(default="false")` is `--quantize_model`): switches (dest, off by default, flag, line)
-    from False/None/True defaults, and string defaults (dest, value, line)."""
+    from False/None/True defaults, and string or number defaults (dest, value, line; `bits: int = 16` is "16")."""
     from ascend_feasibility.analyzer.context.switches import dataclass_field
 
     decorated = cls.parent
@@ -529,7 +551,7 @@ def dataclass_options(cls: Node) -> tuple[list[tuple[str, bool, str, int]], list
         name, default, line = read
         if default in {"False", "None", "True"}:
             switches.append((name, default != "True", f"--{name}", line))
-        elif default.startswith("\"") or default.startswith("'"):
+        else:
             values.append((name, default.strip("'\""), line))
     return switches, values
 
@@ -560,7 +582,10 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
         if tested is None and config is not None and _only_tested(config[1], tested_config, source):
             tested = config  # a config key's value (switched_options asks the project's config files)
         holder = condition.parent
-        body = holder.child_by_field_name("consequence") if holder is not None else None
+        if holder is not None and holder.type == "keyword_argument":  # `load_in_8bit=training_args.bits == 8`
+            body = holder if _own_lines(holder) else None
+        else:
+            body = holder.child_by_field_name("consequence") if holder is not None else None
         if tested is None or body is None:
             continue
         first = " ".join(parsing.text(holder).splitlines()[0].split())[:100]
@@ -570,6 +595,31 @@ def _option_value_arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str
         if otherwise is not None:
             others.append((*otherwise[:4], f"line {otherwise[4]}: else of {first}"))
     return arms, others
+
+
+def _parameter_arms(conditions: list[Node]) -> list[tuple[int, int, str, tuple[str, ...], str, str, int]]:
+    """The if/elif bodies whose whole condition tests a parameter for strings (switches.parameter_value_arm)."""
+    arms = []
+    for condition in conditions[:MAX_CHOICES]:
+        holder = condition.parent
+        body = holder.child_by_field_name("consequence") if holder is not None and holder.type in {
+            "if_statement", "elif_clause"} else None
+        tested = parameter_value_arm(condition) if body is not None else None
+        if tested is not None:
+            first = " ".join(parsing.text(holder).splitlines()[0].split())[:100]
+            arms.append((body.start_point.row + 1, body.end_point.row + 1, tested[0], tested[1],
+                         f"line {condition.start_point.row + 1}: {first}", tested[2], tested[3]))
+    return arms
+
+
+def _own_lines(node: Node) -> bool:
+    """Does nothing but `node` (and a comma) stand on its lines? A keyword argument that does is an arm of its own:
+    a finding on those lines is about its value, not about the call around it."""
+    before, after = node.prev_sibling, node.next_sibling
+    while after is not None and after.type in {",", "comment"}:
+        after = after.next_sibling
+    return (before is None or before.end_point.row < node.start_point.row) and (
+        after is None or after.start_point.row > node.end_point.row)
 
 
 def _root_text(node: Node) -> str:
@@ -750,6 +800,13 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
         facts.overridden_defaults, facts.device_defaults = _overridden_defaults(defaults, _calls(unit) + _methods(unit))
+    facts.starts_process_group = process_groups.starts_group(
+        (parsing.text(c) for c in _calls(unit) + _methods(unit)), facts.imports)
+    facts.process_arms = process_groups.gated_arms(unit.tree(), unit.source.text)
+    fields = [a for a in found.get("device_field", []) if a.child_by_field_name("right") is not None
+              and "cuda" in parsing.text(a.child_by_field_name("right"))]
+    if fields:
+        facts.device_defaults += _field_defaults(fields)
     defined = _module_functions(unit)
     if defined:
         called = {c.text for c in _calls(unit)}  # as bytes: most are never compared
@@ -757,7 +814,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
             function = name.parent
             if name.text not in called and function is not None:
                 facts.exported_functions.append((parsing.text(name), function.start_point.row + 1, function.end_point.row + 1))
-    facts.top_level_code = _runs_at_top_level(unit.tree())
+    module = symbols.unit_statements(unit)
+    facts.top_level_code = _runs_at_top_level(module)
     guards = [c for c in found.get("condition", []) if "__name__" in parsing.text(c) and "__main__" in parsing.text(c)]
     facts.main_guard = bool(guards)
     block = guards[0].parent if guards else None
@@ -778,7 +836,9 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         options, values = dataclass_options(cls)
         facts.options += options
         facts.option_values += values
-    facts.option_value_arms, facts.option_else_arms = _option_value_arms(found.get("condition", []))
+    facts.option_value_arms, facts.option_else_arms = _option_value_arms(found.get("condition", [])
+                                                                         + found.get("keyword_test", []))
+    facts.parameter_arms = _parameter_arms(found.get("condition", []))
     if found.get("condition") and unit.cell is None:
         facts.edited_names = literal_flags.edited_names(unit.tree(), found["condition"])
     if "environ" in unit.source.text:
@@ -794,22 +854,23 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.marker_arms = marker_arms(unit.tree(), unit.source.data, ranges)
     by_default = unpassed_defaults.read(unit.tree(), unit.source.text, found.get("condition", []) + found.get("switch", [])
                                         + found.get("truth", []),
-                                        found.get("assert", []), _calls(unit),
-                                        _methods(unit), definitions.get("class", []),
+                                        found.get("assert", []), _calls(unit), _methods(unit),
+                                        query_set.unit_captures(unit, ATTRIBUTE_CALLS_KEY), definitions.get("class", []),
                                         lambda: query_set.unit_captures(unit, ESCAPES_KEY))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
     facts.default_taken = by_default.taken
     facts.default_passed = by_default.passed
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
-        facts.dead_stores = dead_stores(unit.tree())
-        facts.unbuildable_classes = unbuildable_classes(unit.tree(), unit.source.data)
-        facts.unread_stores = stored_unread(unit.tree(), unit.source.data)
-        facts.kept_instances = kept_instances(unit.tree(), unit.source.data, found.get("built_variable", []),
+        facts.dead_stores = dead_stores(module)
+        facts.unbuildable_classes = unbuildable_classes(module, unit.source.data)
+        facts.unread_stores = stored_unread(module, unit.source.data)
+        facts.kept_instances = kept_instances(module, unit.source.data, found.get("built_variable", []),
                                               found.get("built_class", []))
         facts.phase_functions = _phase_functions(definitions.get("function_name", []))
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)
+    facts.commented_imports = commented_imports(unit.tree(), lambda module: _absolute(module, package))
     if ".register(" in unit.source.text:  # most files register nothing
         facts.registrations = _registrations(unit.source.text, _methods(unit), sites)
     facts.extension_loads = _extension_loads(unit)
@@ -907,24 +968,17 @@ def _module_functions(unit: Unit) -> list[Node]:
     if cached is not None:
         return cached
     names = unit.cache["module_functions"] = []
-    for statement in unit.tree().named_children:
-        if statement.type == "decorated_definition":
-            statement = statement.child_by_field_name("definition")
-        if statement is not None and statement.type == "function_definition":
-            name = statement.child_by_field_name("name")
-            if name is not None and name.type == "identifier":
-                names.append(name)
+    for _, function in symbols.unit_statements(unit).functions:
+        name = function.child_by_field_name("name")
+        if name is not None and name.type == "identifier":
+            names.append(name)
     return names
 
 
-def _runs_at_top_level(root: Node) -> bool:
+def _runs_at_top_level(module: ModuleStatements) -> bool:
     """Module-level loops, with-blocks or calls, as in scripts like nanoGPT's train.py."""
-    for statement in root.named_children:
-        if statement.type in SCRIPT_STATEMENTS:
-            return True
-        if statement.type == "expression_statement" and statement.named_children and statement.named_children[0].type == "call":
-            return True
-    return False
+    return any(kind in SCRIPT_STATEMENTS for kind in module.kinds) \
+        or any(head is not None and head.type == "call" for head in module.heads)
 
 
 
@@ -1098,7 +1152,7 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[lis
         first = parsing.text(parameters[0]).split(":")[0].strip() if parameters else ""
         if first in {"self", "cls"}:
             index -= 1  # called as self.method(...)
-        callee = _module_callee(function, function_name) if index >= 0 else None
+        callee = module_callee(function) if index >= 0 else None
         if callee is not None:  # the project's calls decide it where this file's do not (or another file imports it)
             undecided.append((default.start_point.row + 1, callee, parameter_name, index))
         if not uses or index < 0 or not all(_passes(call, parameter_name, index) for call in uses):
@@ -1108,17 +1162,51 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[lis
     return result, undecided
 
 
-def _module_callee(function: Node, name: str) -> str | None:
-    """The name a call of this undecorated function uses: its own at the module level, its class's for the __init__
-    of a module-level class; None for a method or a decorated definition (a registry, a command line)."""
-    holder = function.parent
-    if holder is not None and holder.type == "module":
-        return name
-    cls = holder.parent if holder is not None and holder.type == "block" and name == "__init__" else None
-    if cls is not None and cls.type == "class_definition" and cls.parent is not None and cls.parent.type == "module":
-        cls_name = cls.child_by_field_name("name")
-        return parsing.text(cls_name) if cls_name is not None else None
-    return None
+def _field_defaults(fields: list[Node]) -> list[tuple[int, str, str, int]]:
+    """`device: str = "cuda"` or `device: torch.device = torch.device("cuda")` in the body of a module-level
+    `@dataclass`: its constructor's default, for the project's calls (line, class, field, position in a call). A class
+    with bases takes its fields after theirs: only a keyword passes the field then. ClassVar annotations and
+    `field(init=False, ...)` are no parameters; another decorator than dataclass (a registry) decides nothing."""
+    result = []
+    for assignment in fields[:200]:
+        block = assignment.parent.parent if assignment.parent is not None else None
+        cls = block.parent if block is not None else None
+        holder = cls.parent if cls is not None else None
+        if cls is None or cls.type != "class_definition" or holder is None or holder.type != "decorated_definition" \
+                or holder.parent is None or holder.parent.type != "module":
+            continue
+        decorators = [d for d in holder.named_children if d.type == "decorator"]
+        if len(decorators) != 1 or _decorator_name(decorators[0]) != "dataclass":
+            continue
+        name = cls.child_by_field_name("name")
+        own = [s.named_children[0] for s in block.named_children if s.type == "expression_statement"
+               and s.named_children and s.named_children[0].type == "assignment"
+               and s.named_children[0].child_by_field_name("type") is not None
+               and "ClassVar" not in parsing.text(s.named_children[0].child_by_field_name("type"))
+               and not _no_init(s.named_children[0].child_by_field_name("right"))]
+        if name is None or assignment not in own:
+            continue
+        index = own.index(assignment) if cls.child_by_field_name("superclasses") is None else MAX_FIELDS
+        field_name = parsing.text(assignment.child_by_field_name("left"))
+        result.append((assignment.start_point.row + 1, parsing.text(name), field_name, index))
+    return result
+
+
+def _no_init(value: Node | None) -> bool:
+    """`field(init=False, ...)`: a field the constructor does not take."""
+    if value is None or value.type != "call" or parsing.text(value.child_by_field_name("function")).rsplit(".", 1)[-1] != "field":
+        return False
+    arguments = value.child_by_field_name("arguments")
+    return any(a.type == "keyword_argument" and parsing.text(a).replace(" ", "") == "init=False"
+               for a in (arguments.named_children if arguments is not None else []))
+
+
+def _decorator_name(decorator: Node) -> str:
+    """`@dataclass`, `@dataclasses.dataclass(frozen=True)`: "dataclass"; the last name of any other decorator."""
+    expression = decorator.named_children[0] if decorator.named_children else decorator
+    if expression.type == "call":
+        expression = expression.child_by_field_name("function") or expression
+    return parsing.text(expression).rsplit(".", 1)[-1]
 
 
 def _passes(call: Node, name: str, index: int) -> bool:

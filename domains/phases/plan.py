@@ -38,7 +38,7 @@ from ascend_feasibility.analyzer.core.models import (
 )
 from ascend_feasibility.analyzer.reading.config import ProjectConfig
 from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
-from ascend_feasibility.domains.phases.estimate import estimate
+from ascend_feasibility.domains.phases.estimate import estimate, in_nested
 from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNAL_ROOTS, SIGNALS, PhaseFacts
 from ascend_feasibility.domains.phases.reach import ImportReach
 from ascend_feasibility.domains.phases.routes import (
@@ -66,9 +66,10 @@ def plan_data() -> dict:
 def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], facts: list[PhaseFacts],
                 config: ProjectConfig, calibration: list[RuleCalibration], kernels: list[CustomOpRow] | None = None,
                 npu_code: list[str] | None = None, own_packages: frozenset[str] = frozenset(),
-                apart: tuple[str, ...] = ()) -> dict:
+                apart: tuple[str, ...] = (), nested: tuple[str, ...] = ()) -> dict:
     """The report's planning fields, with each finding's phases (and measured calibration) applied. `apart`: folders
-    of generations not priced (domains/phases/generations.py): their entry points are no entry files of the port."""
+    of generations not priced (domains/phases/generations.py): their entry points are no entry files of the port.
+    `nested`: folders of nested projects on a torch line of their own, priced apart and left out of the verdict."""
     npu_code = npu_code or []
     conventions = load_context_conventions().roles
     beside_package = has_root_package(f.path for f in facts)
@@ -90,10 +91,10 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         # each (model_copy) doubled the run's peak memory on projects with 100k+ findings.
         object.__setattr__(finding, "phases", shared.setdefault(phases, list(phases)))
     work = estimate(findings, assignment.phases, priced_entries(assignment.entries, apart), kernels or [], npu_code,
-                    role_of, plan_data())
+                    role_of, plan_data(), nested)
     items = bottlenecks(work)
     routes = route_notes(facts, own_packages, findings, work, kernels or [], role_of, plan_data())
-    judged = verdict(findings, work, assignment.phases, npu_code, assessable(facts, findings, kernels or []))
+    judged = verdict(findings, work, assignment.phases, npu_code, assessable(facts, findings, kernels or []), nested)
     if judged.verdict != "not-applicable":
         own = [n for n in routes if n.relation == "is"]
         reasons = [route_reason(n, work, judged.label, plan_data()) for n in own]
@@ -438,7 +439,12 @@ def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str
 def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
     """A finding belongs to the phases of its file (a rule that serves one phase only, to that one where its file
     serves it); environment files (manifests, setup.py, images, native sources) belong to all. Python code that no entry point imports belongs to none when the project has entry points: a phase holds
-    only what its entries import. A setting folded from several config files belongs to the phases of every file."""
+    only what its entries import. A setting folded from several config files belongs to the phases of every file. A
+    finding that declares its phases before the plan (a serving deployment's package item: inference) keeps those the
+    project has."""
+    declared = [p for p in PHASES if p in finding.phases and p in assignment.phases]
+    if declared:
+        return declared
     found: set[str] = set()
     for path in setting_files(finding):
         found.update(_path_phases(finding, path, assignment))
@@ -577,9 +583,11 @@ def roadmap(items: list[Bottleneck]) -> list[RoadmapStep]:
     return steps
 
 
-def verdict(findings: list[Finding], work: Effort, phases: list[str], npu_code: list[str], assessable: bool = True) -> Verdict:
+def verdict(findings: list[Finding], work: Effort, phases: list[str], npu_code: list[str], assessable: bool = True,
+            nested: tuple[str, ...] = ()) -> Verdict:
     """The first level any of whose reasons holds; each reason that holds becomes a driver. Only required work
-    (counted findings) decides; a project with its own NPU backend is never infeasible."""
+    (counted findings) decides, and none of a nested project's on its own torch line (`nested`: priced apart); a
+    project with its own NPU backend is never infeasible."""
     data = plan_data()["verdict"]
     if not assessable:
         return Verdict(verdict="not-applicable", label=Text(**data["labels"]["not-applicable"]), drivers=[
@@ -588,8 +596,8 @@ def verdict(findings: list[Finding], work: Effort, phases: list[str], npu_code: 
     all_phases = set(phases)
     main = work.main_phase
     for f in findings:  # one pass: a large project has 100k+ findings
-        if not f.counted or (main is not None and main not in f.phases):
-            continue  # the verdict is the main phase's: other phases' items are estimated beside it
+        if not f.counted or (main is not None and main not in f.phases) or (nested and in_nested(f.path, nested)):
+            continue  # the verdict is the main phase's: other phases' and nested projects' items are estimated beside it
         severity, migration = f.severity, f.migration
         if severity == "blocker":
             blocking.add(_item(f))

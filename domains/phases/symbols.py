@@ -16,6 +16,7 @@ import ahocorasick_rs
 from ascend_feasibility.analyzer.context.dead_stores import effect_free
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, NAME_BYTES, word_string_of_bytes
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, Unit
 from tree_sitter import Node
 
@@ -62,6 +63,14 @@ def dotted_words(text: str) -> set[str]:
     return read_words(text.encode("utf-8", "replace"))[1]
 
 
+def unit_statements(unit: Unit) -> ModuleStatements:
+    """The unit's module-level statements, read from its tree once and shared by the readers of its facts."""
+    found = unit.cache.get("module_statements")
+    if found is None:
+        found = unit.cache["module_statements"] = ModuleStatements(unit.tree())
+    return found
+
+
 LOOKUP_CALLS = frozenset({"globals", "Fire", "getmembers"})  # globals()[name], fire.Fire(), inspect.getmembers(module)
 
 
@@ -84,18 +93,17 @@ def reexported_names(unit: Unit) -> list[str]:
     lists = b"__all__" in data  # else no statement assigns it
     imported: list[str] = []
     listed = []  # the import and __all__ statements, whose words are no use
-    for statement in unit.tree().named_children:
-        kind = statement.type
+    module = unit_statements(unit)
+    for statement, kind, head in zip(module.statements, module.kinds, module.heads, strict=True):
         if kind == "import_from_statement":
             for name in statement.children_by_field_name("name"):
                 alias = name.child_by_field_name("alias") if name.type == "aliased_import" else None
                 imported.append(parsing.text(alias if alias is not None else name).split(".")[-1])
             listed.append(statement)
             continue
-        if not lists or kind != "expression_statement":
+        if not lists or head is None or head.type != "assignment":
             continue
-        target = parsing.statement_assignment(statement)
-        left = target.child_by_field_name("left") if target is not None else None
+        left = head.child_by_field_name("left")
         if left is not None and parsing.text(left) == "__all__":
             listed.append(statement)
     if not imported:
@@ -131,29 +139,31 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
     those definitions' names (`_get_global_gloo_group`, cached by `@functools.lru_cache()`, called only in
     `all_reduce_dict`): the project pass leaves them unreached when every one of those is."""
     found = []
-    entries = _environment_entries(unit.tree())
-    for statement in unit.tree().named_children:
-        constant = _name_constant(statement)
-        if constant is not None:
-            found.append((constant, statement.start_point.row + 1, statement.end_point.row + 1, "constant", statement, True))
-            continue
-        value = _effect_free_value(statement)
-        if value is not None:
-            found.append((value, statement.start_point.row + 1, statement.end_point.row + 1, "value", statement, True))
-            continue
+    module = unit_statements(unit)
+    entries = _environment_entries(module)
+    for statement, kind, definition, head in zip(module.statements, module.kinds, module.definitions, module.heads,
+                                                 strict=True):
+        if kind == "expression_statement":
+            assignment = head if head is not None and head.type == "assignment" else None
+            constant = _name_constant(statement, assignment)
+            if constant is not None:
+                found.append((constant, statement.start_point.row + 1, statement.end_point.row + 1, "constant", statement, True))
+                continue
+            value = _effect_free_value(assignment)
+            if value is not None:
+                found.append((value, statement.start_point.row + 1, statement.end_point.row + 1, "value", statement, True))
+                continue
         if entries and statement.id in entries:
             found += [(name, node.start_point.row + 1, node.end_point.row + 1, "entry", node, True)
                       for name, node in entries[statement.id]]
             continue
-        definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
-        kind = DEFINITIONS.get(definition.type) if definition is not None else None
-        name = definition.child_by_field_name("name") if kind else None
+        name = definition.child_by_field_name("name") if definition is not None else None
         if name is None or name.type != "identifier" or (statement is not definition and not _inert(statement)):
             continue
         text = parsing.text(name)
         if len(text) >= MIN_NAME and not text.startswith("__"):
-            found.append((text, statement.start_point.row + 1, statement.end_point.row + 1, kind, statement,
-                          statement is definition))
+            found.append((text, statement.start_point.row + 1, statement.end_point.row + 1, DEFINITIONS[definition.type],
+                          statement, statement is definition))
     if not found or _looks_names_up(unit):
         return [], []
     named, users = _named_elsewhere(unit, found)
@@ -164,7 +174,7 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
     return unnamed, inner
 
 
-def _environment_entries(root: Node) -> dict[int, list[tuple[str, Node]]]:
+def _environment_entries(module: ModuleStatements) -> dict[int, list[tuple[str, Node]]]:
     """A module-level table of environment settings read on demand (vLLM-style envs.py: `environment_variables =
     {"APP_DEVICE": lambda: os.getenv("APP_DEVICE", "cuda"), ...}`, whose module `__getattr__` looks a key up when
     code reads `envs.APP_DEVICE`): module statement id → (key, the entry) for each entry whose value reads the variable
@@ -172,9 +182,8 @@ def _environment_entries(root: Node) -> dict[int, list[tuple[str, Node]]]:
     checkers only). An entry whose key nothing else names is read by nothing: its default reaches no code."""
     tables: dict[int, list[tuple[str, Node]]] = {}
     keys: set[str] = set()
-    for statement in root.named_children:
-        assignment = parsing.statement_assignment(statement) if statement.type == "expression_statement" else None
-        right = assignment.child_by_field_name("right") if assignment is not None else None
+    for statement, assignment in module.assignments:
+        right = assignment.child_by_field_name("right")
         if right is None or right.type != "dictionary":
             continue
         for pair in right.named_children:
@@ -187,8 +196,8 @@ def _environment_entries(root: Node) -> dict[int, list[tuple[str, Node]]]:
             keys.add(name)
     if not tables:
         return {}
-    for statement in root.named_children:
-        condition = statement.child_by_field_name("condition") if statement.type == "if_statement" else None
+    for statement, kind in zip(module.statements, module.kinds, strict=True):
+        condition = statement.child_by_field_name("condition") if kind == "if_statement" else None
         body = statement.child_by_field_name("consequence") if condition is not None else None
         if body is None or parsing.text(condition).rsplit(".", 1)[-1] != "TYPE_CHECKING":
             continue
@@ -242,15 +251,14 @@ def _reads_variable(value: Node, name: str) -> bool:
 _VARIABLE_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
-def _name_constant(statement: Node) -> str | None:
-    """The module-level name a statement binds to a plain string that spells an environment variable's name
-    (`TRACE_FILE = "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"`), else None: a rule on the variable fires where the constant
-    flows to a write, so a constant nothing names is no site."""
-    if statement.type != "expression_statement" or b"_" not in statement.text:
+def _name_constant(statement: Node, assignment: Node | None) -> str | None:
+    """The module-level name a statement (its assignment, if it is one) binds to a plain string that spells an
+    environment variable's name (`TRACE_FILE = "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"`), else None: a rule on the variable
+    fires where the constant flows to a write, so a constant nothing names is no site."""
+    if assignment is None or b"_" not in statement.text:
         return None
-    assignment = parsing.statement_assignment(statement)
-    left = assignment.child_by_field_name("left") if assignment is not None else None
-    right = assignment.child_by_field_name("right") if assignment is not None else None
+    left = assignment.child_by_field_name("left")
+    right = assignment.child_by_field_name("right")
     if left is None or right is None or left.type != "identifier" or right.type != "string" \
             or any(part.type != "string_start" and part.type != "string_content" and part.type != "string_end"
                    for part in right.children):
@@ -265,15 +273,14 @@ def _name_constant(statement: Node) -> str | None:
 VALUE_TYPES = frozenset({"call", "conditional_expression", "string"})
 
 
-def _effect_free_value(statement: Node) -> str | None:
-    """The module-level name a statement binds to a value built by calls with no effect besides their value
-    (`DEVICE = torch.device("cuda:0") if torch.cuda.is_available() else torch.device("cpu")`, dead_stores.
+def _effect_free_value(assignment: Node | None) -> str | None:
+    """The module-level name an assignment statement binds to a value built by calls with no effect besides their
+    value (`DEVICE = torch.device("cuda:0") if torch.cuda.is_available() else torch.device("cpu")`, dead_stores.
     EFFECT_FREE_CALLS) or to a string, else None: a finding in such a value concerns only what reads the name."""
-    if statement.type != "expression_statement":
+    if assignment is None:
         return None
-    assignment = parsing.statement_assignment(statement)
-    left = assignment.child_by_field_name("left") if assignment is not None else None
-    right = assignment.child_by_field_name("right") if assignment is not None else None
+    left = assignment.child_by_field_name("left")
+    right = assignment.child_by_field_name("right")
     if left is None or right is None or left.type != "identifier" or right.type not in VALUE_TYPES \
             or assignment.child_by_field_name("type") is not None:
         return None

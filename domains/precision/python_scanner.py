@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
+from ascend_feasibility.domains import launch_flags
 from ascend_feasibility.domains.base import Hit, Unit
 from ascend_feasibility.domains.host_values import device_on_host, stays_on_host
 from ascend_feasibility.domains.precision.dtype_premises import cast_back, promoted_float32
@@ -45,6 +46,9 @@ CALL_QUERY = r"""
 ((call function: (attribute attribute: (identifier) @double)) (#eq? @double "double"))
 ((call function: (attribute attribute: (identifier) @from_numpy)) (#eq? @from_numpy "from_numpy"))
 """
+TF32_QUERY = r"""
+((keyword_argument name: (identifier) @tf32) (#eq? @tf32 "tf32"))
+"""
 
 FLOAT64 = {"torch.float64", "torch.double"}
 COMPLEX128 = {"torch.complex128", "torch.cdouble"}
@@ -70,7 +74,7 @@ UPCAST_TOKENS = (".float()", "torch.float32", ".to(torch.float)")
 
 class _PrecisionScan(PythonScan):
     QUERY = QUERY
-    GATED = ((("double", "from_numpy"), CALL_QUERY),)
+    GATED = ((("double", "from_numpy"), CALL_QUERY), (("tf32",), TF32_QUERY))
 
     def run(self) -> list[Hit]:
         found = self.captures()
@@ -87,6 +91,9 @@ class _PrecisionScan(PythonScan):
             self._norm_class(node)
         for node in found.get("from_numpy", []):
             self._numpy_float64_to_device(node.parent.parent)
+        for node in found.get("tf32", []):
+            if launch_flags.training_arguments_tf32(node.parent):  # TrainingArguments(tf32=True) raises on the NPU
+                self.hit("hf-tf32-argument", "tf32=True", node.parent)
         return self.hits
 
     def _numpy_float64_to_device(self, call: Node) -> None:
@@ -440,7 +447,7 @@ def _host_side(call: Node, receiver: Node) -> bool:
 class PrecisionPythonScanner(PythonDomainScanner):
     domain = "precision"
     triggers = ("float64", "double", "complex128", "from_numpy", "cdouble", "uint", "float8", "dtype", "RMSNorm", "RmsNorm",
-                "view_as_complex", "polar", "allow_tf32")
+                "view_as_complex", "polar", "allow_tf32", "tf32")
     scan_class = _PrecisionScan
 
     def scan(self, unit: Unit) -> list[Hit]:

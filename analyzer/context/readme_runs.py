@@ -1,0 +1,93 @@
+"""Example scripts the root README runs as the project's own command: the product's entries, not examples of use.
+
+streaming-llm's README runs `CUDA_VISIBLE_DEVICES=0 python examples/run_streaming_llama.py --enable_streaming`
+as its only documented command: the script sits in examples/ by its folder, yet it is what a user runs, so its
+findings are the product's and it is an entry (its phase then comes from its own signals, as any entry's). Read from
+the launch lines of the root README's shell blocks (analyzer/reading/install_docs.py run_scripts, and run_modules for
+`python -m scripts.animate`, `torchrun -m pkg.train`, `accelerate launch -m pkg.train`, resolved to the module's file
+in the tree). A script in a developer-tool folder (scripts/, tools/: role example by tool_dirs) is promoted only where
+it drives the project's own code, an import of one of the tree's product packages or modules (AnimateDiff's
+scripts/animate.py imports animatediff.*); a download or conversion helper that imports none stays a tool. Not
+promoted: a launch through a tool of the project's own (`accelerate launch examples/nlp_example.py` in accelerate's
+README demonstrates the accelerate CLI on a user's script)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ascend_feasibility.analyzer.context.roles import file_role, path_view
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.install_docs import run_modules, run_scripts
+from ascend_feasibility.analyzer.reading.python_names import ImportTable
+
+
+def readme_run_examples(readme: str, paths: list[str], conventions, overrides: dict[str, list[str]] | None,
+                        distribution: str = "", read: Callable[[str], str | None] | None = None) -> list[str]:
+    """The example-folder scripts (role `example` by an example_dirs folder) the README's shell lines run with a
+    plain runner (python, torchrun, deepspeed, accelerate launch) that is no tool the project itself ships, by path
+    or as a module of the tree; and, where `read` gives a file's text, the tool-folder scripts so run that import the
+    project's own code."""
+    if not readme:
+        return []
+    existing = set(paths)
+    own = {_plain(path_view(p).parts[-2]) for p in paths if path_view(p).name == "__init__.py"
+           and (len(path_view(p).parts) == 2 or (len(path_view(p).parts) == 3 and path_view(p).parts[0] == "src"))}
+    if distribution:
+        own.add(_plain(distribution))
+    examples = {name.lower() for name in conventions.example_dirs}
+    tools = {name.lower() for name in conventions.tool_dirs}
+    launched = [(program, script.removeprefix("./")) for program, script in run_scripts(readme)]
+    launched += [(program, path) for program, module in run_modules(readme)
+                 if (path := module_file(module, existing)) is not None]
+    products: frozenset[str] | None = None
+    found: list[str] = []
+    for program, path in launched:
+        if (path not in existing or path in found or _plain(program) in own
+                or file_role(path, conventions, overrides) != "example"):
+            continue
+        folders = {part.lower() for part in path_view(path).parts[:-1]}
+        if not folders & examples:
+            if read is None or path_view(path).parts[0].lower() not in tools:
+                continue
+            if products is None:
+                products = _product_names(paths, conventions, overrides)
+            if not _imports_any(read(path), products):
+                continue
+        found.append(path)
+    return found
+
+
+def module_file(module: str, existing: set[str]) -> str | None:
+    """The file of the tree `python -m <module>` runs: `a/b.py`, or the package's `a/b/__main__.py`, at the root or
+    under src/."""
+    stem = module.replace(".", "/")
+    for candidate in (f"{stem}.py", f"{stem}/__main__.py", f"src/{stem}.py", f"src/{stem}/__main__.py"):
+        if candidate in existing:
+            return candidate
+    return None
+
+
+def _product_names(paths: list[str], conventions, overrides) -> frozenset[str]:
+    """The top-level import names of the tree's product Python: a folder at the root (or under src/) holding a
+    product module, or a product module at the root."""
+    names: set[str] = set()
+    for path in paths:
+        view = path_view(path)
+        if view.suffix != ".py" or file_role(path, conventions, overrides) != "product":
+            continue
+        parts = view.parts[1:] if view.parts[0] == "src" and len(view.parts) > 2 else view.parts
+        names.add(parts[0] if len(parts) > 1 else view.stem)
+    return frozenset(names)
+
+
+def _imports_any(text: str | None, names: frozenset[str]) -> bool:
+    if not text or not names:
+        return False
+    table = ImportTable()
+    table.add_tree(parsing.parse("python", text.encode("utf-8", "replace")))
+    return any(bound.split(".")[0] in names for bound in table.bindings.values())
+
+
+def _plain(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name.lower())

@@ -1,0 +1,247 @@
+"""What a CUDA device test switches, read from where its value goes (knowledge/device/cuda_features.toml).
+
+- `cuda-only-feature`: the test only turns on a feature the NPU lacks as torch.cuda spells it (CUDA graph capture,
+  torch.compile's CUDA inductor, xformers, flash-attn), so on Ascend NPU tensors stay on the fallback, which is right
+  as written; widening the test to ("cuda", "npu") would send them into the CUDA feature. Seen as: the test's value
+  (directly, or through a name the function assigns once) handed to a callee named for such a feature
+  (`CUDAGraphed(step, disable=x.device.type != "cuda")`); a negated test whose NPU arm only turns compilation off
+  (`if x.device.type != "cuda": stack.enter_context(no_compile())`); a test whose CUDA arm calls the feature.
+- `npu-has-feature`: the test is the `fused=` value of an optimizer whose fused step the NPU runs too (AdamW): on
+  Ascend the unfused step runs, correct and slower; widening the test is the fix.
+- `assigns-default` (not a test's): a backend switch assigned PyTorch's own default (`torch.backends.cudnn.deterministic
+  = False`): it asks for nothing, on any device.
+- `dtype-choice`: the test only picks a half-precision dtype for CUDA (`dtype = torch.float16` in its arm, or
+  `torch.float16 if x.device.type == "cuda" else torch.float32`): the NPU stays in float32, correct and slower.
+"""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
+from ascend_feasibility.knowledge import load_cuda_features
+from tree_sitter import Node
+
+CUDA_ONLY_FEATURE = "cuda-only-feature"
+NPU_HAS_FEATURE = "npu-has-feature"
+DTYPE_CHOICE = "dtype-choice"
+ASSIGNS_DEFAULT = "assigns-default"
+MAX_NODES = 2_000
+MAX_USES = 8
+_NESTED = frozenset({"function_definition", "class_definition", "lambda"})
+_PASSING = frozenset({"parenthesized_expression", "not_operator"})
+
+
+def feature_facets(condition: Node, parent: Node | None, cuda_arm: Node | None, npu_path: Node | None,
+                   imports: ImportTable) -> tuple[str, ...]:
+    """The facets of a test (`condition`: the test with its parentheses and `not`; `parent`: what holds it; the arms
+    test_arms reads from it)."""
+    for receiver, keyword in _receivers(condition, parent):
+        callee = _callee(receiver)
+        last = callee.rsplit(".", 1)[-1]
+        if _names_wrapper(last):
+            return (CUDA_ONLY_FEATURE,)
+        if keyword is not None and _fused_optimizer(last, keyword):
+            return (NPU_HAS_FEATURE,)
+    if cuda_arm is not None and _turns_feature_on(cuda_arm, imports):
+        return (CUDA_ONLY_FEATURE,)
+    if npu_path is not None and npu_path.type == "block" and _only_turns_compile_off(npu_path, imports):
+        return (CUDA_ONLY_FEATURE,)
+    if cuda_arm is not None and _only_picks_half(cuda_arm, imports):
+        return (DTYPE_CHOICE,)
+    return ()
+
+
+def _receivers(condition: Node, parent: Node | None) -> list[tuple[Node, str | None]]:
+    """The calls the test's value is handed to, with the keyword it goes in as (None: a positional argument): the
+    test itself as an argument, or a plain name the function assigns it to once and then only hands on."""
+    if parent is None:
+        return []
+    argument = _as_argument(condition)
+    if argument is not None:
+        return [argument]
+    if parent.type != "assignment" or parent.child_by_field_name("right") != condition:
+        return []
+    left = parent.child_by_field_name("left")
+    if left is None or left.type != "identifier":
+        return []
+    name = parsing.text(left)
+    scope = parent.parent
+    while scope is not None and scope.type not in {"function_definition", "module"}:
+        scope = scope.parent
+    if scope is None:
+        return []
+    found = []
+    for node in _reads(scope, name, left):
+        if _shown(node):
+            continue  # `print(f"fused: {use_fused}")` only shows it
+        uses = [_as_argument(node)] if _as_argument(node) is not None else _keywords_chosen(node, scope)
+        if not uses or len(found) >= MAX_USES:
+            return []  # tested, stored, returned or reassigned: not only handed on
+        found.extend(uses)
+    return found
+
+
+def _reads(scope: Node, name: str, left: Node | None = None) -> list[Node]:
+    return [node for node in parsing.walk(scope, limit=MAX_NODES * 5, prune=_NESTED, enter_root=True)
+            if node.type == "identifier" and parsing.text(node) == name and node != left and not _not_a_read(node)]
+
+
+def _shown(identifier: Node) -> bool:
+    parent = identifier.parent
+    return parent is not None and parent.type == "interpolation"
+
+
+def _keywords_chosen(use: Node, scope: Node) -> list[tuple[Node, str | None]]:
+    """`extra = dict(fused=True) if use_fused else dict()` then `AdamW(..., **extra)`: (the call, "fused") for each
+    call that unpacks the chosen keywords, where `use` is the condition and the true arm names them."""
+    child, parent = use, use.parent
+    while parent is not None and parent.type in _PASSING:
+        child, parent = parent, parent.parent
+    if parent is None or parent.type != "conditional_expression" or len(parent.named_children) != 3 \
+            or parent.named_children[1] != child:
+        return []
+    keywords = _true_keywords(parent.named_children[0])
+    holder = parent.parent
+    if not keywords or holder is None or holder.type != "assignment" or holder.child_by_field_name("right") != parent:
+        return []
+    target = holder.child_by_field_name("left")
+    if target is None or target.type != "identifier":
+        return []
+    found = []
+    for read in _reads(scope, parsing.text(target), target):
+        splat = read.parent
+        if splat is None or splat.type != "dictionary_splat" or splat.parent is None or splat.parent.type != "argument_list" \
+                or splat.parent.parent is None or splat.parent.parent.type != "call":
+            return []
+        found.extend((splat.parent.parent, keyword) for keyword in keywords)
+    return found
+
+
+def _true_keywords(value: Node) -> list[str]:
+    """The keywords `dict(k=True, ...)` (or `{"k": True}`) sets to True."""
+    if value.type == "call" and parsing.text(value.child_by_field_name("function")) == "dict":
+        arguments = value.child_by_field_name("arguments")
+        return [parsing.text(a.child_by_field_name("name")) for a in (arguments.named_children if arguments else [])
+                if a.type == "keyword_argument" and a.child_by_field_name("value") is not None
+                and a.child_by_field_name("value").type == "true"]
+    if value.type == "dictionary":
+        return [parsing.text(p.child_by_field_name("key")).strip("'\"") for p in value.named_children
+                if p.type == "pair" and p.child_by_field_name("key") is not None and p.child_by_field_name("key").type == "string"
+                and p.child_by_field_name("value") is not None and p.child_by_field_name("value").type == "true"]
+    return []
+
+
+def _not_a_read(identifier: Node) -> bool:
+    """A keyword's name (`disable=`) or an attribute's (`self.disable`): the same word, not the name."""
+    parent = identifier.parent
+    if parent is None:
+        return False
+    if parent.type == "keyword_argument":
+        return parent.child_by_field_name("name") == identifier
+    return parent.type == "attribute" and parent.child_by_field_name("attribute") == identifier
+
+
+def _as_argument(value: Node) -> tuple[Node, str | None] | None:
+    """(the call, the keyword) where `value` (through parentheses and `not`) is an argument of a call."""
+    child, parent = value, value.parent
+    while parent is not None and parent.type in _PASSING:
+        child, parent = parent, parent.parent
+    if parent is not None and parent.type == "keyword_argument" and parent.child_by_field_name("value") == child:
+        arguments = parent.parent
+        call = arguments.parent if arguments is not None else None
+        if call is not None and call.type == "call":
+            return call, parsing.text(parent.child_by_field_name("name"))
+    if parent is not None and parent.type == "argument_list" and parent.parent is not None and parent.parent.type == "call":
+        return parent.parent, None
+    return None
+
+
+def _callee(call: Node) -> str:
+    function = call.child_by_field_name("function")
+    return parsing.text(function) if function is not None else ""
+
+
+def _names_wrapper(name: str) -> bool:
+    lowered = name.lower()
+    return "npu" not in lowered and any(token in lowered for token in load_cuda_features().wrapper_tokens)
+
+
+def _fused_optimizer(name: str, keyword: str) -> bool:
+    return any(keyword == entry.keyword and name in entry.optimizers for entry in load_cuda_features().fused_optimizers)
+
+
+def _calls(arm: Node):
+    for node in parsing.walk(arm, limit=MAX_NODES, prune=_NESTED):
+        if node.type == "call" and node.child_by_field_name("function") is not None:
+            yield node
+
+
+def _turns_feature_on(arm: Node, imports: ImportTable) -> bool:
+    """Does the CUDA arm call a CUDA-only feature (a graph capture, torch.compile, xformers or flash-attn, a wrapper
+    named for one)?"""
+    table = load_cuda_features()
+    for call in _calls(arm):
+        function = call.child_by_field_name("function")
+        qualified = qualified_name(function, imports) or parsing.text(function)
+        last = parsing.text(function).rsplit(".", 1)[-1]
+        if qualified in table.feature_calls or last in table.feature_methods or _names_wrapper(last) \
+                or qualified.split(".")[0] in table.feature_packages:
+            return True
+    return False
+
+
+def _only_turns_compile_off(block: Node, imports: ImportTable) -> bool:
+    """Is every statement of the NPU arm an expression whose calls include one that turns compilation off, and
+    nothing else (`stack.enter_context(no_compile())`, `torch.compiler.disable(...)`)?"""
+    table = load_cuda_features()
+    statements = [s for s in block.named_children if s.type != "comment"]
+    if not statements:
+        return False
+    for statement in statements:
+        if statement.type != "expression_statement":
+            return False
+        off = False
+        for call in _calls(statement):
+            function = call.child_by_field_name("function")
+            qualified = qualified_name(function, imports) or parsing.text(function)
+            last = parsing.text(function).rsplit(".", 1)[-1].lower()
+            if qualified in table.compile_off_calls or any(token in last for token in table.compile_off_tokens):
+                off = True
+        if not off:
+            return False
+    return True
+
+
+def _only_picks_half(arm: Node, imports: ImportTable) -> bool:
+    """Does the CUDA arm only name a half-precision dtype: a conditional expression's arm that is one, or a block
+    whose every statement assigns one to a name?"""
+    names = load_cuda_features().half_dtypes.names
+    if arm.type != "block":
+        return _dtype(arm, imports) in names
+    statements = [s for s in arm.named_children if s.type != "comment"]
+    if not statements:
+        return False
+    for statement in statements:
+        inner = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        if inner is None or inner.type != "assignment":
+            return False
+        right = inner.child_by_field_name("right")
+        if right is None or _dtype(right, imports) not in names:
+            return False
+    return True
+
+
+def _dtype(value: Node, imports: ImportTable) -> str:
+    if value.type != "attribute":
+        return ""
+    return qualified_name(value, imports) or parsing.text(value)
+
+
+def assigns_default(name: str, chain: Node) -> bool:
+    """Is `chain` (the switch `name`) the left side of an assignment of PyTorch's default for it, a True/False literal?"""
+    default = load_cuda_features().flag_defaults.get(name)
+    parent = chain.parent
+    if default is None or parent is None or parent.type != "assignment" or parent.child_by_field_name("left") != chain:
+        return False
+    right = parent.child_by_field_name("right")
+    return right is not None and right.type == ("true" if default else "false")

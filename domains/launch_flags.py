@@ -1,0 +1,64 @@
+"""Hugging Face TrainingArguments switches a launch line turns on that do not hold on Ascend.
+
+- `--tf32 True`: TrainingArguments.__post_init__ raises `ValueError("--tf32 requires Ampere or a newer GPU arch,
+  cuda>=11 and torch>=1.7")` when `is_torch_tf32_available()` is False (transformers' training_args.py, every release
+  from 4.x to the current one; the check returns False unless `torch.cuda.is_available()` and `torch.version.cuda` is
+  set, with an exception for MUSA only). On the NPU torch.version.cuda is None, and transfer_to_npu keeps the check's
+  CUDA answer (torch_npu/contrib/apis_config.json lists is_torch_tf32_available), so every launch stops at argument
+  parsing. `tf32=True` given to TrainingArguments (or a trl config that subclasses it) in Python is the same.
+- `--torch_compile True`: the Trainer compiles the model (backend `--torch_compile_backend`, inductor by default), which
+  on Ascend needs torch_npu's compile backend (DEV501's text).
+
+HfArgumentParser reads a bool field's value with `string_to_bool` ("yes", "true", "t", "y", "1" are true, case
+insensitive), and a bare `--torch_compile` (nargs "?", const True) is true as well. A bare `--tf32` is left alone: a
+project's own `store_true` switch of that name sets torch.backends flags, which PRC010 reads in Python.
+"""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.reading import parsing
+from tree_sitter import Node
+
+PROGRAMS = ("python", "torchrun", "deepspeed", "accelerate")  # the launch commands whose options a script receives
+TRUE_WORDS = frozenset({"yes", "true", "t", "y", "1"})  # transformers.hf_argparser.string_to_bool
+TF32 = "--tf32"
+TORCH_COMPILE = "--torch_compile"
+BARE_MEANS_TRUE = frozenset({TORCH_COMPILE})  # options read here whose bare form is no project's own switch
+# TrainingArguments and the trl configs that subclass it (trl/trainer/*_config.py): their `tf32=True` is the same switch
+TRAINING_ARGUMENT_CLASSES = frozenset({"TrainingArguments", "Seq2SeqTrainingArguments", "SFTConfig", "DPOConfig",
+                                       "GRPOConfig", "ORPOConfig", "KTOConfig", "RewardConfig", "CPOConfig"})
+
+
+def true_option(command_name: Node, option: str) -> Node | None:
+    """The word that turns `option` on in the command whose name is `command_name` (`--tf32 True`: the word `True`;
+    `--tf32=true`: that word; a bare `--torch_compile`: the option), or None."""
+    name = parsing.text(command_name).rsplit("/", 1)[-1]
+    if not name.startswith(PROGRAMS):
+        return None
+    words = command_name.parent.children_by_field_name("argument")
+    for index, word in enumerate(words):
+        text = parsing.text(word).strip("'\"")
+        if text.startswith(option + "="):
+            return word if text.split("=", 1)[1].lower() in TRUE_WORDS else None
+        if text != option:
+            continue
+        following = parsing.text(words[index + 1]).strip("'\"") if index + 1 < len(words) else None
+        if following is not None and following.lower() in TRUE_WORDS:
+            return words[index + 1]
+        if option in BARE_MEANS_TRUE and (following is None or following.startswith("-")):
+            return word
+        return None
+    return None
+
+
+def training_arguments_tf32(keyword: Node) -> bool:
+    """`tf32=True` (the keyword node) given to TrainingArguments(...) or a trl config that subclasses it."""
+    value = keyword.child_by_field_name("value")
+    call = keyword.parent.parent if keyword.parent is not None else None
+    if value is None or value.type != "true" or call is None or call.type != "call":
+        return False
+    function = call.child_by_field_name("function")
+    if function is None or function.type not in {"identifier", "attribute"}:
+        return False
+    last = function if function.type == "identifier" else function.child_by_field_name("attribute")
+    return last is not None and parsing.text(last) in TRAINING_ARGUMENT_CLASSES

@@ -1,0 +1,118 @@
+"""Example scripts the root README runs as the project's command are product entries (analyzer/context/readme_runs.py):
+streaming-llm's `python examples/run_streaming_llama.py`. Not so for a tool folder's script, a launch through the
+project's own CLI, a script in a non-shell block, or a path the tree lacks."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.context.readme_runs import readme_run_examples
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reading.install_docs import run_scripts
+from ascend_feasibility.knowledge import load_context_conventions
+
+from tests.helpers import write_tree
+
+ROLES = load_context_conventions().roles
+PATHS = ["examples/run_llama.py", "examples/eval_ppl.py", "scripts/download.py", "mylib/__init__.py", "mylib/kv.py"]
+
+
+def runs(readme: str, paths=PATHS, distribution="") -> list[str]:
+    return readme_run_examples(readme, paths, ROLES, None, distribution)
+
+
+def test_a_readme_run_example_script_is_named():
+    readme = "```bash\nCUDA_VISIBLE_DEVICES=0 python examples/run_llama.py --enable_streaming\n```\n"
+    assert runs(readme) == ["examples/run_llama.py"]
+    assert runs("```sh\n$ torchrun --nproc_per_node=2 ./examples/run_llama.py \\\n    --x 1\n```\n") == ["examples/run_llama.py"]
+
+
+def test_tool_scripts_own_cli_launches_other_blocks_and_absent_files_are_not():
+    assert runs("```bash\npython scripts/download.py --repo x\n```\n") == []  # a developer tool, not the product
+    assert runs("```bash\nmylib launch examples/run_llama.py\n```\n") == []  # not a runner
+    assert runs("```bash\naccelerate launch examples/run_llama.py\n```\n", PATHS + ["src/accelerate/__init__.py"]) == []
+    assert runs("```bash\naccelerate launch examples/run_llama.py\n```\n", PATHS, "accelerate") == []
+    assert runs("```python\npython examples/run_llama.py\n```\n") == []  # not a shell block
+    assert runs("```bash\npython examples/missing.py\n```\n") == []
+    assert runs("The script examples/run_llama.py shows the API.\n") == []  # prose names it, runs nothing
+
+
+def test_run_scripts_reads_each_runner():
+    text = ("```bash\npython -u a.py\ndeepspeed b.py --zero 2\naccelerate launch c.py\naccelerate config\n"
+            "X=1 python3.10 d.py && torchrun e.py\n```\n")
+    assert run_scripts(text) == [("python", "a.py"), ("deepspeed", "b.py"), ("accelerate", "c.py"),
+                                 ("python3.10", "d.py"), ("torchrun", "e.py")]
+
+
+def test_the_readme_run_example_is_the_products_entry_and_its_findings_count(tmp_path):
+    write_tree(tmp_path, {
+        "README.md": "# x\n```bash\npython setup.py develop\nCUDA_VISIBLE_DEVICES=0 python examples/run_llama.py\n```\n",
+        "setup.py": "from setuptools import setup\nsetup(name='mylib', packages=['mylib'])\n",
+        "mylib/__init__.py": "",
+        "mylib/kv.py": "def evict(kv):\n    return kv[:, :4]\n",
+        "examples/run_llama.py": ("import torch\nfrom mylib.kv import evict\n\ndef main():\n"
+                                  "    with torch.no_grad():\n        print(torch.nn.Linear(2, 2).cuda()(torch.ones(2)))\n\n"
+                                  "if __name__ == '__main__':\n    main()\n"),
+        "examples/eval_ppl.py": "import torch\nx = torch.ones(1).cuda()\n",  # the README does not run it
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    roles = {f.path: f.role for f in report.findings}
+    assert roles["examples/run_llama.py"] == "product"
+    assert roles["examples/eval_ppl.py"] == "example"
+    assert report.effort.main_phase == "inference"
+
+
+def test_run_modules_reads_module_launches():
+    from ascend_feasibility.analyzer.reading.install_docs import run_modules
+    text = ("```bash\npython -m scripts.animate --config configs/a.yaml\ntorchrun --nproc_per_node=2 -m pkg.train\n"
+            "accelerate launch -m pkg.tune\ndeepspeed --module=pkg.ds --zero 2\npython a.py -m not.this\n```\n")
+    assert run_modules(text) == [("python", "scripts.animate"), ("torchrun", "pkg.train"), ("accelerate", "pkg.tune"),
+                                 ("deepspeed", "pkg.ds")]
+
+
+TOOL_TREE = {
+    "scripts/animate.py": "import torch\nfrom mylib.kv import evict\n",
+    "scripts/download.py": "import requests\nimport torch\n",
+    "examples/run_llama.py": "",
+}
+
+
+def _read(path):
+    return TOOL_TREE.get(path)
+
+
+def test_a_readme_module_launch_is_named_and_a_tool_script_driving_the_project_is_promoted():
+    paths = PATHS + ["scripts/animate.py", "scripts/pkg/__init__.py", "scripts/pkg/__main__.py"]
+    assert readme_run_examples("```bash\npython -m scripts.animate --config configs/x.yaml\n```\n", paths, ROLES,
+                               None, "", _read) == ["scripts/animate.py"]
+    assert readme_run_examples("```bash\ntorchrun --nproc_per_node=2 -m examples.run_llama\n```\n", paths, ROLES,
+                               None, "", _read) == ["examples/run_llama.py"]
+    assert readme_run_examples("```bash\npython scripts/animate.py\n```\n", paths, ROLES, None, "", _read) == [
+        "scripts/animate.py"]
+
+
+def test_a_tool_script_importing_no_project_code_an_absent_module_and_a_library_module_are_not_promoted():
+    paths = PATHS + ["scripts/animate.py"]
+    assert readme_run_examples("```bash\npython -m scripts.download --repo x\n```\n", paths, ROLES, None, "",
+                               _read) == []  # imports torch and requests only: a tool
+    assert readme_run_examples("```bash\npython -m scripts.missing\n```\n", paths, ROLES, None, "", _read) == []
+    assert readme_run_examples("```bash\npython -m torch.distributed.run x.py\n```\n", paths, ROLES, None, "",
+                               _read) == []
+    assert readme_run_examples("```bash\npython -m scripts.animate\n```\n", paths, ROLES, None, "") == []  # no reader
+    assert readme_run_examples("```python\npython -m scripts.animate\n```\n", paths, ROLES, None, "", _read) == []
+
+
+def test_the_readme_module_launch_under_scripts_is_the_products_inference_entry(tmp_path):
+    write_tree(tmp_path, {
+        "README.md": "# x\n```bash\npip install -r requirements.txt\npython -m scripts.animate --config configs/a.yaml\n```\n",
+        "requirements.txt": "torch\n",
+        "mylib/__init__.py": "",
+        "mylib/unet.py": "import torch\n\nclass UNet(torch.nn.Module):\n    def forward(self, x):\n        return x\n",
+        "scripts/animate.py": ("import torch\nfrom mylib.unet import UNet\n\ndef main():\n"
+                               "    with torch.no_grad():\n        print(UNet().cuda()(torch.ones(2).cuda()))\n\n"
+                               "if __name__ == '__main__':\n    main()\n"),
+        "scripts/download.py": "import torch\nx = torch.ones(1).cuda()\n",  # the README does not run it
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    roles = {f.path: f.role for f in report.findings}
+    assert roles["scripts/animate.py"] == "product"
+    assert roles["scripts/download.py"] == "example"
+    assert report.effort.main_phase == "inference"
