@@ -69,3 +69,38 @@ def test_reading_cmake_commands_options_and_arms():
     assert [(name, needs) for _, _, name, needs in read.sources] == [("k.cu", ()), ("t.cu", ()), ("u.cu", ())]
     assert switched_on("all:\n\tcmake -DA=ON -DB:BOOL=TRUE -DC=OFF\ntest:\n\tcmake -DD=ON\n", "build") == {"A", "B"}
     assert switched_on("cmake -DD=ON ..\n", "shell") == {"D"}
+
+
+HIP_ARM = ("if (GGML_HIPBLAS)\n"
+           "    add_library(ggml-rocm OBJECT ggml-cuda.cu ggml-cuda.h)\n"
+           "    set_source_files_properties(ggml-cuda.cu PROPERTIES LANGUAGE CXX)\n"
+           "endif()\n")
+
+
+def test_a_source_also_named_under_an_undefined_variable_beside_an_off_option_is_optional(tmp_path):
+    """seamless_communication's ggml: ggml-cuda.cu is compiled under `if (GGML_CUBLAS)` (an option declared OFF) and
+    under `if (GGML_HIPBLAS)`, a variable no CMake file or build sets (false in CMake): both are opt-in backends."""
+    found = _project(tmp_path / "hip", src=SRC + HIP_ARM)
+    assert found[("ggml/src/ggml-cuda.cu", "OPS001")] == {"optional"}
+    # the variable set somewhere, or passed by a documented build: the ROCm arm may build the source
+    assert _project(tmp_path / "set", src="set(GGML_HIPBLAS ON)\n" + SRC + HIP_ARM)[
+        ("ggml/src/ggml-cuda.cu", "OPS001")] == {"runs"}
+    readme = "```bash\ncmake -DGGML_HIPBLAS=ON ..\n```\n"
+    assert _project(tmp_path / "doc", src=SRC + HIP_ARM, readme=readme)[("ggml/src/ggml-cuda.cu", "OPS001")] == {"runs"}
+
+
+def test_an_undefined_variable_alone_proves_nothing(tmp_path):
+    """`if (WITH_CUDA)` with no option() anywhere: a setup.py may pass -DWITH_CUDA=... in a way no reader sees."""
+    src = "if (WITH_CUDA)\n    add_library(k ggml-cuda.cu)\nendif()\n"
+    assert _project(tmp_path, src=src)[("ggml/src/ggml-cuda.cu", "OPS001")] == {"runs"}
+
+
+def test_a_makefile_target_only_test_targets_depend_on_builds_for_tests():
+    """ggml's Makefile: `build/src/libggml_cuda.so` passes -DGGML_CUBLAS=ON and only `cuda_tests` depends on it."""
+    makefile = ("build: lib.so\n\tcmake -DGGML_OPENBLAS=ON ..\n\nlib_cuda.so: Makefile\n\tcmake -DGGML_CUBLAS=ON ..\n\n"
+                "cuda_tests: lib_cuda.so\n\tpytest\n")
+    assert switched_on(makefile, "build") == {"GGML_OPENBLAS"}
+    # the default (first) target, or a target the documented build also depends on, counts
+    assert switched_on("lib_cuda.so:\n\tcmake -DGGML_CUBLAS=ON ..\ntests: lib_cuda.so\n", "build") == {"GGML_CUBLAS"}
+    shared = "build: lib_cuda.so\n\tmake\nlib_cuda.so:\n\tcmake -DGGML_CUBLAS=ON ..\ntests: lib_cuda.so\n"
+    assert switched_on(shared, "build") == {"GGML_CUBLAS"}

@@ -656,16 +656,10 @@ def config_value_test(condition: Node) -> tuple[str, tuple[str, ...]] | None:
     """`opt_config['type'] == 'adam8bit'`, `cfg.get("type") in ("a", "b")`: (the config key with CONFIG_PREFIX, the
     strings the arm needs): a value read from a mapping by a string key (os.environ's are env_variable's), compared
     with string literals; None for `!=`/`not in` (which hold by default)."""
-    operands = condition.named_children
-    operators = [c.type for c in condition.children if not c.is_named]
-    if condition.type != "comparison_operator" or len(operands) != 2 or operators not in (["=="], ["in"]):
+    compared = _compared_with_strings(condition)
+    if compared is None:
         return None
-    subject, values = operands
-    if operators == ["=="] and subject.type == "string":
-        subject, values = values, subject
-    strings = [values] if values.type == "string" else values.named_children if values.type in {"list", "tuple", "set"} else []
-    if not strings or not all(s.type == "string" and not any(c.type == "interpolation" for c in s.named_children) for s in strings):
-        return None
+    subject, strings = compared
     needed = tuple(_string_value(s) for s in strings)
     if not all(v.isidentifier() for v in needed):
         return None  # the values are read before the subject's binding is looked up (a query over its function)
@@ -721,19 +715,10 @@ def parameter_value_arm(condition: Node) -> tuple[str, tuple[str, ...], str, int
     `init_dist(launcher=launcher)` with the value of `--launcher` (choices pytorch, slurm; default pytorch): the
     project pass (opt_in.switched_options) reads the calls and the option. The default does not matter here; a
     parameter with none is also read (switches' `@name` arms are for values the file writes only in the test)."""
-    operands = condition.named_children
-    operators = [c.type for c in condition.children if not c.is_named]
-    if condition.type != "comparison_operator" or len(operands) != 2 or operators not in (["=="], ["in"]):
+    compared = _compared_with_strings(condition)
+    if compared is None or compared[0].type != "identifier":
         return None
-    subject, values = operands
-    if operators == ["=="] and subject.type == "string":
-        subject, values = values, subject
-    if subject.type != "identifier":
-        return None
-    strings = [values] if values.type == "string" else values.named_children if values.type in {"list", "tuple", "set"} else []
-    if not strings or not all(s.type == "string" and not any(c.type == "interpolation" for c in s.named_children)
-                              for s in strings):
-        return None
+    subject, strings = compared
     name = parsing.text(subject)
     function = _enclosing(subject, "function_definition")
     found = _parameter(function, name) if function is not None else None
@@ -745,6 +730,23 @@ def parameter_value_arm(condition: Node) -> tuple[str, tuple[str, ...], str, int
     index = found[0] - (1 if first is not None and parsing.text(first) in {"self", "cls"} else 0)
     return name, tuple(_string_value(s) for s in strings), callee, index
 
+
+
+def _compared_with_strings(condition: Node) -> tuple[Node, list[Node]] | None:
+    """`x == "a"`, `"a" == x`, `x in ("a", "b")`: (the subject, the plain string literals it is compared with); None
+    for another test, `!=`/`not in` (which hold by default) or an f-string."""
+    operands = condition.named_children
+    operators = [c.type for c in condition.children if not c.is_named]
+    if condition.type != "comparison_operator" or len(operands) != 2 or operators not in (["=="], ["in"]):
+        return None
+    subject, values = operands
+    if operators == ["=="] and subject.type == "string":
+        subject, values = values, subject
+    strings = [values] if values.type == "string" else values.named_children if values.type in {"list", "tuple", "set"} else []
+    if not strings or not all(s.type == "string" and not any(c.type == "interpolation" for c in s.named_children)
+                              for s in strings):
+        return None
+    return subject, strings
 
 def module_callee(function: Node) -> str | None:
     """The name a call of this undecorated function uses: its own at the module level, its class's for the __init__

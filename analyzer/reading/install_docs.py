@@ -133,22 +133,9 @@ def launch_lines(text: str) -> list[tuple[int, str, list[str]]]:
 
 def _launches(text: str) -> list[tuple[str, list[str]]]:
     """(program, argument words) of each runner command (python, torchrun, deepspeed, accelerate launch) of the
-    document's shell lines."""
-    view = _commands_view(text, lambda command: bool(_RUN.search(command)))
-    if not view.strip():
-        return []
-    found: list[tuple[str, list[str]]] = []
-    for command in parsing.captures(parsing.query("bash", "(command name: (command_name) @name) @command"),
-                                    parsing.parse("bash", view.encode())).get("command", []):
-        program = parsing.text(command.child_by_field_name("name")).rsplit("/", 1)[-1]
-        if not program.startswith(RUNNERS):
-            continue
-        words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
-        if program == "accelerate" and words[:1] != ["launch"]:
-            continue
-        found.append((program, [part for word in words for part in (
-            word.split("=", 1) if word.startswith("--module=") else [word])]))
-    return found
+    document's shell lines, `--module=name` split in two."""
+    return [(program, [part for word in words for part in (word.split("=", 1) if word.startswith("--module=") else [word])])
+            for _line, program, words in launch_lines(text)]
 
 
 def _module(words: list[str]) -> str | None:

@@ -26,6 +26,9 @@ OFF_VALUES = frozenset({"OFF", "FALSE", "NO", "0", "N", "IGNORE", "NOTFOUND"})
 ON_VALUES = frozenset({"ON", "TRUE", "YES", "1", "Y"})
 CONDITION_WORDS = frozenset({"AND", "OR", "NOT", "DEFINED", "(", ")"})
 TEST_TARGET_WORDS = ("test", "check", "bench")  # Makefile targets that build for tests, not the documented build
+# Variables CMake itself defines on some hosts: an `if (APPLE)` arm is no undefined, always-false switch
+CMAKE_PLATFORM_NAMES = frozenset({"WIN32", "UNIX", "APPLE", "MSVC", "MINGW", "CYGWIN", "MSYS", "ANDROID", "IOS", "LINUX",
+                                  "BSD", "XCODE", "EMSCRIPTEN", "WASI", "BORLAND", "WATCOM", "GHSMULTI", "MSVC_IDE"})
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class CMakeOptionFacts:
     options: list[tuple[str, bool, str]]  # (name, default ON, "path:line")
     blocks: list[CMakeBlock]
     sources: list[tuple[str, int, str, tuple[str, ...]]]  # (path, line, source file name, options its blocks need)
+    named: set[str]  # upper-case names any other command's arguments write or read (set(X ON), list(APPEND X ...))
 
 
 def cmake_commands(text: str) -> list[CMakeCommand]:
@@ -115,7 +119,7 @@ def cmake_commands(text: str) -> list[CMakeCommand]:
 
 def read_cmake(path: str, text: str) -> CMakeOptionFacts:
     """The options a CMake file declares, the `if` arms it opens and the CUDA sources it names inside them."""
-    facts = CMakeOptionFacts([], [], [])
+    facts = CMakeOptionFacts([], [], [], set())
     frames: list[CMakeBlock] = []
     for command in cmake_commands(text):
         if command.name == "option" and len(command.arguments) >= 1:
@@ -131,6 +135,7 @@ def read_cmake(path: str, text: str) -> CMakeOptionFacts:
             frames[-1].last = command.line
             facts.blocks.append(frames.pop())
         else:
+            facts.named.update(w for w in command.arguments if w.isidentifier() and w.isupper())
             for word in command.arguments:
                 name = word.rsplit("/", 1)[-1]
                 if name.endswith(CMAKE_SOURCE_SUFFIXES) and "*" not in name and "$" not in name:
@@ -152,13 +157,14 @@ def _needed(condition: tuple[str, ...]) -> tuple[str, ...]:
 
 def switched_on(text: str, kind: str) -> set[str]:
     """The options a build command turns on, `-DNAME=ON` (any true value, `:BOOL` typed or not). In a Makefile, not
-    the recipes of a target named for tests (`cuda_tests`): the documented build is another target."""
+    the recipes of a target that builds for tests (_test_targets): the documented build is another target."""
     found: set[str] = set()
+    testing = _test_targets(text) if kind == "build" else set()
     target = ""
     for row in text.split("\n"):
-        if kind == "build" and row[:1] not in {"\t", " ", ""} and ":" in row and "=" not in row.split(":", 1)[0]:
-            target = row.split(":", 1)[0].strip().lower()
-        if kind == "build" and any(word in target for word in TEST_TARGET_WORDS):
+        if kind == "build" and _rule(row) is not None:
+            target = _rule(row)[0][0]
+        if target in testing:
             continue
         for word in row.replace('"', " ").replace("'", " ").split():
             if word.startswith("-D") and "=" in word:
@@ -166,6 +172,37 @@ def switched_on(text: str, kind: str) -> set[str]:
                 if value.upper() in ON_VALUES:
                     found.add(name.split(":", 1)[0])
     return found
+
+
+def _rule(row: str) -> tuple[list[str], list[str]] | None:
+    """A Makefile rule line `targets: prerequisites` (lower-case words); None for a recipe, an assignment or prose."""
+    if row[:1] in {"\t", " ", ""} or ":" not in row or "=" in row.split(":", 1)[0]:
+        return None
+    targets, prerequisites = row.split(":", 1)
+    return [t.lower() for t in targets.split()] or [""], [p.lower() for p in prerequisites.replace("|", " ").split()]
+
+
+def _test_targets(text: str) -> set[str]:
+    """Makefile targets that build for tests: named for them (`cuda_tests`), or, the first (default) target aside,
+    depended on only by such targets (`cuda_tests: build/src/libggml_cuda.so`, whose recipe passes -DGGML_CUBLAS=ON)."""
+    rules = [rule for row in text.split("\n") if (rule := _rule(row)) is not None and not rule[0][0].startswith(".")]
+    if not rules:
+        return set()
+    default = rules[0][0][0]
+    dependents: dict[str, set[str]] = {}
+    for targets, prerequisites in rules:
+        for prerequisite in prerequisites:
+            dependents.setdefault(prerequisite, set()).update(targets)
+    testing = {t for targets, _ in rules for t in targets if any(word in t for word in TEST_TARGET_WORDS)}
+    changed = True
+    while changed:
+        changed = False
+        for targets, _ in rules:
+            for t in targets:
+                if t not in testing and t != default and dependents.get(t) and dependents[t] <= testing:
+                    testing.add(t)
+                    changed = True
+    return testing
 
 
 class CMakeOptionScanner(Scanner):
@@ -190,6 +227,7 @@ class CMakeOptionScanner(Scanner):
             facts.cmake_options += read.options
             facts.cmake_blocks += [(b.path, b.needs, b.first, b.last) for b in read.blocks if b.needs]
             facts.cmake_sources += read.sources
+            facts.cmake_names += sorted(read.named)
         else:
             facts.build_switches += sorted(switched_on(unit.source.text, unit.kind))
         return []
@@ -205,29 +243,48 @@ def opt_in_sources(facts: CustomOpFacts, python_refs: set[str]) -> tuple[dict[st
         declared[name] = (on or (was is not None and was[0]), where if was is None else was[1])
     switched = set(facts.build_switches)
     off = {name: where for name, (on, where) in declared.items() if not on and name not in switched}
-    if not off:
-        return {}, {}
+    named = set(facts.cmake_names)
+
+    def off_option(needs: tuple[str, ...]) -> str | None:
+        """The first option an arm needs that is off by default: declared OFF, or a name no CMake command sets,
+        no build passes and CMake does not define itself (an undefined variable is false)."""
+        return next((n for n in needs if n in off or (n not in declared and n not in switched and n not in named
+                                                        and not n.endswith("_FOUND") and not n.startswith("CMAKE_")
+                                                        and n not in CMAKE_PLATFORM_NAMES)), None)
+
     namings: dict[str, list[tuple[str, ...]]] = {}
     for _path, _line, name, needs in facts.cmake_sources:
         namings.setdefault(name, []).append(needs)
-    opted: dict[str, str] = {}  # source file name → the option
+    opted: dict[str, list[str]] = {}  # source file name → the options, one per naming
     for name, needs_list in namings.items():
-        options = [next((n for n in needs if n in off), None) for needs in needs_list]
-        if name not in python_refs and all(options) and len(set(options)) == 1:
-            opted[name] = options[0]
+        options = [off_option(needs) for needs in needs_list]
+        # at least one naming behind a declared OFF option: an undefined variable alone (`if (WITH_CUDA)`, which a
+        # setup.py may pass as -DWITH_CUDA=...) proves nothing; beside one (ggml's `if (GGML_HIPBLAS)` next to
+        # `option(GGML_CUBLAS ... OFF)`) it is another opt-in backend
+        if name not in python_refs and all(options) and any(option in off for option in options):
+            opted[name] = sorted(set(options))
+    if not opted and not off:
+        return {}, {}
     sources = {}
     for kernel in facts.kernels:
         name = PurePosixPath(kernel.path).name
         if name in opted:
-            sources[kernel.path] = why(opted[name], off[opted[name]])
+            sources[kernel.path] = why(opted[name], off)
     ranges: dict[str, list[tuple[int, int, str]]] = {}
+    opting = off.keys() | {option for options in opted.values() for option in options}
     for path, needs, first, last in facts.cmake_blocks:
-        option = next((n for n in needs if n in off), None)
+        # an arm of a declared OFF option, or of an undefined variable whose CUDA source is opted in above
+        option = next((n for n in needs if n in opting), None)
         if option is not None:
-            ranges.setdefault(path, []).append((first, last, why(option, off[option])))
+            ranges.setdefault(path, []).append((first, last, why([option], off)))
     return sources, ranges
 
 
-def why(option: str, where: str) -> str:
-    return (f"compiled only with -D{option}=ON: the CMake option defaults to OFF ({where}), and no documented build "
-            "turns it on; the default build compiles no CUDA")
+def why(options: list[str], off: dict[str, str]) -> str:
+    """`off`: the declared OFF options → where; another option is a variable nothing defines."""
+    said = [f"-D{o}=ON (the CMake option defaults to OFF, {off[o]})" if o in off
+            else f"-D{o}=ON (a variable no CMake file or build sets: false)" for o in options]
+    if len(said) == 1 and options[0] in off:
+        return (f"compiled only with -D{options[0]}=ON: the CMake option defaults to OFF ({off[options[0]]}), and no "
+                "documented build turns it on; the default build compiles no CUDA")
+    return f"compiled only with {' or '.join(said)}, and no documented build turns it on; the default build compiles no CUDA"

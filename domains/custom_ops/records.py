@@ -141,6 +141,7 @@ class CustomOpFacts:
     cmake_blocks: list[tuple[str, tuple[str, ...], int, int]] = field(default_factory=list)
     cmake_sources: list[tuple[str, int, str, tuple[str, ...]]] = field(default_factory=list)
     build_switches: list[str] = field(default_factory=list)
+    cmake_names: list[str] = field(default_factory=list)  # upper-case names CMake commands other than if write or read
 
     def extend(self, other: "CustomOpFacts") -> None:
         self.kernels += other.kernels
@@ -157,3 +158,4 @@ class CustomOpFacts:
         self.cmake_blocks += other.cmake_blocks
         self.cmake_sources += other.cmake_sources
         self.build_switches += other.build_switches
+        self.cmake_names += other.cmake_names
