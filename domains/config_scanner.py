@@ -127,16 +127,12 @@ def _switch_hits(command_name, index: RuleIndex) -> list[Hit]:
 
 
 CUDA_DEVICE_WORDS = ("cuda", "gpu")
-PROGRAMS = ("python", "torchrun", "deepspeed", "accelerate")
 
 
 def _device_option(command_name):
     """`python examples/rec_image.py ... --device cuda` (Open-Sora-Plan's scripts/causalvae/rec_image.sh): the
     launcher names the device the script runs on; the word after `--device` (or `--device=cuda:0`), else None."""
-    name = parsing.text(command_name).rsplit("/", 1)[-1]
-    if not name.startswith(PROGRAMS):
-        return None
-    words = command_name.parent.children_by_field_name("argument")
+    words = launch_flags.launcher_arguments(command_name)
     for index, word in enumerate(words):
         text = parsing.text(word).strip("'\"")
         value, node = None, word

@@ -295,8 +295,8 @@ def stays_on_host(call: Node, moved_in_statement: bool) -> bool:
     receiver = function.child_by_field_name("object") if function is not None and function.type == "attribute" else None
     if receiver is None or moved_in_statement or on_host(receiver) != PUT:
         return False
-    assignment = call.parent
-    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != call:
+    assignment = parsing.assignment_of(call)
+    if assignment is None:
         return True
     left = assignment.child_by_field_name("left")
     name = parsing.text(left) if left is not None and left.type == "identifier" else None

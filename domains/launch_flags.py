@@ -29,13 +29,18 @@ TRAINING_ARGUMENT_CLASSES = frozenset({"TrainingArguments", "Seq2SeqTrainingArgu
                                        "GRPOConfig", "ORPOConfig", "KTOConfig", "RewardConfig", "CPOConfig"})
 
 
+def launcher_arguments(command_name: Node) -> list[Node]:
+    """The argument words of a launch command (python, torchrun, deepspeed, accelerate: the options its script
+    receives) whose name is `command_name`; none for another command."""
+    if not parsing.text(command_name).rsplit("/", 1)[-1].startswith(PROGRAMS):
+        return []
+    return command_name.parent.children_by_field_name("argument")
+
+
 def true_option(command_name: Node, option: str) -> Node | None:
     """The word that turns `option` on in the command whose name is `command_name` (`--tf32 True`: the word `True`;
     `--tf32=true`: that word; a bare `--torch_compile`: the option), or None."""
-    name = parsing.text(command_name).rsplit("/", 1)[-1]
-    if not name.startswith(PROGRAMS):
-        return None
-    words = command_name.parent.children_by_field_name("argument")
+    words = launcher_arguments(command_name)
     for index, word in enumerate(words):
         text = parsing.text(word).strip("'\"")
         if text.startswith(option + "="):

@@ -119,6 +119,13 @@ def statement_assignment(statement: Node) -> Node | None:
     return inner if inner is not None and inner.type == "assignment" else None
 
 
+def assignment_of(value: Node) -> Node | None:
+    """The assignment whose right side `value` is (`x = torch.compile(m)` for the call), else None."""
+    parent = value.parent
+    return parent if parent is not None and parent.type == "assignment" and parent.child_by_field_name("right") == value \
+        else None
+
+
 def over_budget(root: Node) -> str | None:
     """Why a tree is too big or too deep to query (a reason for `skipped`), or None. Iterative; stops at the limit."""
     count = root.descendant_count

@@ -86,9 +86,9 @@ def feeds_another_call(call: Node, calls: set[int]) -> bool:
     rewrite of the call it feeds replaces it."""
     if _argument_of(call, calls):
         return True
-    assignment = call.parent
-    left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
-    if left is None or left.type != "identifier" or assignment.child_by_field_name("right") != call:
+    assignment = parsing.assignment_of(call)
+    left = assignment.child_by_field_name("left") if assignment is not None else None
+    if left is None or left.type != "identifier":
         return False
     scope = assignment.parent
     while scope is not None and scope.type not in {"function_definition", "module"}:

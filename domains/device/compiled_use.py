@@ -28,8 +28,8 @@ NESTED = frozenset({"function_definition", "lambda"})
 
 def never_called(call: Node) -> bool:
     """`call` (a torch.compile call) is bound to a plain name of a function whose later uses only read attributes."""
-    assignment = call.parent
-    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != call:
+    assignment = parsing.assignment_of(call)
+    if assignment is None:
         return False
     target = assignment.child_by_field_name("left")
     if target is None or target.type != "identifier":

@@ -50,8 +50,8 @@ def _keeps_script(root: Node) -> bool:
 
 def only_called(call: Node) -> bool:
     """`call` (a torch.jit.script call) is assigned to a name or `self.<attr>` used in its scope only as a callee."""
-    assignment = call.parent
-    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != call:
+    assignment = parsing.assignment_of(call)
+    if assignment is None:
         return False
     target = assignment.child_by_field_name("left")
     if target is None:

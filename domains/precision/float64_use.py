@@ -57,8 +57,8 @@ def fate(dtype: Node, call: Node | None = None) -> str | None:
     call = call or _making_call(dtype)
     if call is None:
         return None
-    assignment = call.parent
-    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("right") != call:
+    assignment = parsing.assignment_of(call)
+    if assignment is None:
         return None
     left = assignment.child_by_field_name("left")
     if left is None or left.type != "identifier":
