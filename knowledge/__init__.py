@@ -68,6 +68,11 @@ class KnowledgeBase:
     effort_tiers: dict[str, tuple[float, float]]
     operators: OperatorTable
 
+    def host_only(self, module: str) -> bool:
+        """Is `module` (an import name, dots allowed) part of a package with no accelerator code (not_involved)?"""
+        top = module.split(".")[0]
+        return self.module_to_distribution.get(top, top.lower().replace("_", "-")) in self.not_involved
+
     def kernel_class(self, name: str) -> KernelClass:
         return next(c for c in self.kernel_classes if c.name == name)
 

@@ -401,6 +401,10 @@ class Rule(_Record):
         default_factory=list, description="auto_when does not hold where the code shows one of these contexts (CUDA "
         "graphs: torch.npu.graph captures inference, not training)"
     )
+    runs_on_npu: bool = Field(
+        default=False, description="the construct runs on the NPU as written once the device values it is given name "
+        "NPUs (DDP over HCCL): a branch `port` opens to the NPU may keep it without running CUDA-only code"
+    )
     needs_in_project: list[str] = Field(
         default_factory=list, description="Rules one of which the project must have (a project-scoped reminder about "
         "a DeviceMesh means nothing where no mesh names CUDA): without them this rule's findings are dropped"

@@ -627,14 +627,14 @@ def test_a_file_that_never_imports_torch_gets_no_device_module_and_keeps_its_env
 
 
 def test_a_default_is_held_where_a_test_of_the_same_value_stays(tmp_path):
-    """gorilla_cli's shape: `--device` defaults to "cuda" and `load_model(path, device)` keeps `elif device ==
-    "cuda":` (its else raises, so port leaves the test). Rewriting the default would hand "npu" to that test, which
-    raises `ValueError: Invalid device: npu`: the default stays with the test. `--out`, whose value no test reads,
-    is rewritten."""
+    """gorilla_cli's shape, negated: `--device` defaults to "cuda" and `load_model(path, device)` keeps `if device !=
+    "cuda": raise` (the rest of the function is what it guards, so port leaves the test). Rewriting the default would
+    hand "npu" to that test, which raises `ValueError: Invalid device: npu`: the default stays with the test. `--out`,
+    whose value no test reads, is rewritten."""
     source = (
-        "import argparse\n\nimport torch\n\n\ndef load_model(path, device):\n    if device == \"cpu\":\n"
-        "        kwargs = {}\n    elif device == \"cuda\":\n        kwargs = {\"torch_dtype\": torch.float16}\n"
-        "    else:\n        raise ValueError(f\"Invalid device: {device}\")\n"
+        "import argparse\n\nimport torch\n\n\ndef load_model(path, device):\n    kwargs = {}\n"
+        "    if device != \"cuda\":\n        raise ValueError(f\"Invalid device: {device}\")\n"
+        "    kwargs = {\"torch_dtype\": torch.float16}\n"
         "    return torch.nn.Linear(2, 2).to(device), kwargs\n\n\ndef main():\n"
         "    parser = argparse.ArgumentParser()\n    parser.add_argument(\"--device\", type=str, default=\"cuda\")\n"
         "    parser.add_argument(\"--out\", type=str, default=\"cuda\")\n    args = parser.parse_args()\n"
@@ -642,11 +642,28 @@ def test_a_default_is_held_where_a_test_of_the_same_value_stays(tmp_path):
     result, new = _port_one(tmp_path, "cli.py", source, unsafe=True)
     assert '    parser.add_argument("--device", type=str, default="cuda")\n' in new
     assert '    parser.add_argument("--out", type=str, default=_device.DEVICE_TYPE)\n' in new
-    held = next(o.reason for o in result.outcomes if o.finding.rule == "DEV001" and o.finding.line == 18)
-    assert held.startswith("the test of device at line 9 stays (")
+    held = next(o.reason for o in result.outcomes if o.finding.rule == "DEV001" and o.finding.line == 16)
+    assert held.startswith("the test of device at line 8 stays (")
     from ascend_feasibility.analyzer.port.summary import left_by_reason
     assert ("a device test of the same value stays: a default changed to the NPU would reach it unported", ["DEV001"],
             1) in left_by_reason([o for o in result.outcomes if o.reason])
+
+
+def test_a_test_whose_other_arm_raises_is_widened_with_its_default(tmp_path):
+    """gorilla_cli's own shape: `elif device == "cuda":` with `else: raise`. The widened test opens its own arm to
+    the NPU; the raise stays for devices neither arm names, so the test and the "cuda" default both go to the NPU."""
+    source = (
+        "import argparse\n\nimport torch\n\n\ndef load_model(path, device):\n    if device == \"cpu\":\n"
+        "        kwargs = {}\n    elif device == \"cuda\":\n        kwargs = {\"torch_dtype\": torch.float16}\n"
+        "    else:\n        raise ValueError(f\"Invalid device: {device}\")\n"
+        "    return torch.nn.Linear(2, 2).to(device), kwargs\n\n\ndef main():\n"
+        "    parser = argparse.ArgumentParser()\n    parser.add_argument(\"--device\", type=str, default=\"cuda\")\n"
+        "    args = parser.parse_args()\n    return load_model(\"m\", args.device)\n\n\n" + MAIN)
+    result, new = _port_one(tmp_path, "cli.py", source, unsafe=True)
+    assert "    elif device in _device.ACCELERATOR_TYPES:\n" in new
+    assert '    parser.add_argument("--device", type=str, default=_device.DEVICE_TYPE)\n' in new
+    assert '        raise ValueError(f"Invalid device: {device}")\n' in new
+    assert not [o for o in result.outcomes if o.reason]
 
 
 def test_a_device_test_is_widened_only_where_the_arm_it_opens_runs_on_the_npu(tmp_path):

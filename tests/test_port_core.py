@@ -1395,3 +1395,56 @@ def test_tests_of_one_condition_are_paired_within_a_function_not_across_a_module
         check = 2 if name == "module" else 5
         assert reasons[("DEV104", check)] == first, name
         assert reasons[("DEV104", check + 2)].startswith("the branch it decides keeps DEV107"), name
+
+
+# improved-diffusion's dist_util/train_util shape: three CUDA checks of one program (the backend, the device, the DDP
+# wrap). Porting the backend alone sent CPU tensors through HCCL; each check must be judged by what its arm runs.
+DIST_UTIL = ("import torch as th\nimport torch.distributed as dist\nfrom mpi4py import MPI\n\n\n"
+             "def setup():\n    backend = \"gloo\" if not th.cuda.is_available() else \"nccl\"\n"
+             "    dist.init_process_group(backend=backend)\n\n\n"
+             "def dev():\n    if th.cuda.is_available():\n"
+             "        return th.device(f\"cuda:{MPI.COMM_WORLD.Get_rank() % 8}\")\n    return th.device(\"cpu\")\n")
+TRAIN_UTIL = ("import torch as th\nfrom torch.nn.parallel.distributed import DistributedDataParallel as DDP\n"
+              "from . import dist_util\n\n\n"
+              "def wrap(model):\n    if th.cuda.is_available():\n"
+              "        return DDP(model, device_ids=[dist_util.dev()], output_device=dist_util.dev())\n"
+              "    return model\n")
+
+
+def _coupled_sites(dist_util: str = DIST_UTIL):
+    return [_site(dist_util, "th.cuda.is_available", "DEV104", 1, path="pkg/dist_util.py"),
+            _site(dist_util, 'f"cuda:', "DEV003", path="pkg/dist_util.py"),
+            _site(TRAIN_UTIL, "th.cuda.is_available", "DEV104", path="pkg/train_util.py"),
+            _site(TRAIN_UTIL, "DDP(", "DST011", path="pkg/train_util.py")]
+
+
+def test_a_check_whose_own_arm_returns_the_device_is_ported_with_its_callers(tmp_path):
+    files = {"pkg/__init__.py": "", "pkg/dist_util.py": DIST_UTIL, "pkg/train_util.py": TRAIN_UTIL}
+    result = _port(tmp_path, files, _coupled_sites())
+    reasons = _reasons(result)
+    # `if <check>: return <device>` opens its own arm, which the patch ports; an alias of torch (`th.device`) and a
+    # package with no accelerator code (`MPI`) run no CUDA kernel
+    assert reasons[("DEV104", 12)] is None and reasons[("DEV003", 13)] is None
+    # DDP runs on the NPU once its device_ids name NPUs; dist_util.dev() is a project function the patch ports
+    assert reasons[("DEV104", 7)] is None
+    assert "    if _device.is_available():\n        return DDP(" in _new(result, "pkg/train_util.py")
+
+
+def test_a_check_is_held_where_its_arm_calls_a_project_function_that_keeps_cuda_only_code(tmp_path):
+    kept = "import xformers.ops as xops\n" + DIST_UTIL + "\n\ndef attend(q):\n    return xops.memory_efficient_attention(q, q, q)\n"
+    train = TRAIN_UTIL.replace("device_ids=[dist_util.dev()]", "device_ids=[dist_util.attend(model)]")
+    files = {"pkg/__init__.py": "", "pkg/dist_util.py": kept, "pkg/train_util.py": train}
+    sites = [_site(kept, "xops.memory_efficient_attention", "ATT010", path="pkg/dist_util.py", severity="high"),
+             _site(train, "th.cuda.is_available", "DEV104", path="pkg/train_util.py"),
+             _site(train, "DDP(", "DST011", path="pkg/train_util.py")]
+    reasons = _reasons(_port(tmp_path, files, sites))
+    assert reasons[("DEV104", 7)] == "the branch it decides calls dist_util.attend, which may be CUDA-only: review it by hand"
+
+
+def test_a_negated_check_that_leaves_the_block_early_is_still_held(tmp_path):
+    source = ("import torch\n\n\ndef dev():\n    if not torch.cuda.is_available():\n        return torch.device(\"cpu\")\n"
+              "    return torch.device(\"cuda\")\n")
+    sites = [_site(source, "torch.cuda.is_available", "DEV104"), _site(source, '"cuda"', "DEV001")]
+    reasons = _reasons(_port(tmp_path, {"run.py": source}, sites))
+    assert reasons[("DEV104", 5)] == ("the branch it decides leaves the block early: the code after it is what it "
+                                      "guards, review it")

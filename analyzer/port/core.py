@@ -920,6 +920,39 @@ class Guarded:
                     imported[self._text(local)] = (self._text(module), self._text(original))
         return imported
 
+    @functools.cached_property
+    def _kernel_free_names(self) -> frozenset[str]:
+        """Local names the file's top-level imports bind to what runs no CUDA kernel: the standard library
+        (`from contextlib import nullcontext`), torch outside torch.cuda (`import torch as th`, `DDP`) and packages
+        with no accelerator code (`from mpi4py import MPI`)."""
+        def kernel_free(module: str) -> bool:
+            return module.split(".")[0] in sys.stdlib_module_names or _torch_api(module) \
+                or load_knowledge().host_only(module)
+        names = {local for local, (module, _) in self._imported.items() if kernel_free(module)}
+        for child in self.tree.named_children:
+            if child.type == "import_statement":
+                for item in child.children_by_field_name("name"):
+                    module = item.child_by_field_name("name") if item.type == "aliased_import" else item
+                    alias = item.child_by_field_name("alias") if item.type == "aliased_import" else None
+                    if module is not None and kernel_free(self._text(module)):
+                        names.add(self._text(alias) if alias is not None else self._text(module).split(".")[0])
+        return frozenset(names)
+
+    def _ported_project_call(self, called: str) -> bool:
+        """Does `f` (`from .mod import f`) or `mod.f` (`from . import mod`) name a definition of another project file
+        in which the port leaves no finding (improved-diffusion's `dist_util.dev()`, whose CUDA check it ports)?"""
+        if self.elsewhere is None:
+            return False
+        head, _, name = called.rpartition(".")
+        if not head:
+            module, original = self._imported.get(name, (None, None))
+            return module is not None and self.elsewhere.ported(self.path, module, original)
+        if "." in head or head not in self._imported:
+            return False
+        module, original = self._imported[head]
+        return self.elsewhere.ported(self.path, module + original if module.endswith(".") else f"{module}.{original}",
+                                     name)
+
     def _text(self, node) -> str:
         return self.data[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
@@ -933,7 +966,8 @@ class Guarded:
             return "the test's answer is kept or passed on (an assignment, a return, an argument): where it leads " \
                    "is not known here, review it"
         branch, condition = found
-        done = {id(o.finding) for o in sites if o.rewritten}
+        # what the branch may keep: the sites the patch rewrites, and constructs that run on the NPU as written (DDP)
+        done = {id(o.finding) for o in sites if o.rewritten} | {id(f) for _, f in self.present if _runs_on_npu(f)}
         for offset, finding in self.present:
             if not branch.start_byte <= offset < branch.end_byte or finding is outcome.finding:
                 continue
@@ -959,12 +993,13 @@ class Guarded:
         if missing is not None:
             return (f"the branch it decides runs {missing}, an ATen operator with no NPU kernel at torch_npu "
                     f"{self.release} (knowledge/operators/npu_aten.toml): the NPU needs its own route for this path")
-        if branch.type != "conditional_expression" and _jumps(branch):
+        # a check that opens its own arm to the NPU (`if <check>: return torch.device("cuda:0")`) is judged by that arm
+        # below; one that opens the rest of the block (`if not <check>: return`) guards code this branch does not show
+        if branch.type != "conditional_expression" and _jumps(branch) \
+                and opened != condition.parent.child_by_field_name("consequence"):
             return "the branch it decides leaves the block early: the code after it is what it guards, review it"
         rewritten = [(c.start, c.end) for o in sites if o.reason is None for c in o.changes]
-        standard = frozenset(local for local, (module, _) in self._imported.items()
-                             if module.split(".")[0] in sys.stdlib_module_names)
-        risky = _opaque_call(branch, condition, rewritten, standard)
+        risky = _opaque_call(branch, condition, rewritten, self._kernel_free_names, self._ported_project_call)
         if risky is not None:
             return f"the branch it decides calls {risky}, which may be CUDA-only: review it by hand"
         return None
@@ -983,6 +1018,17 @@ _SAFE_METHODS = frozenset({
     "sum", "mean", "max", "min", "eval", "train", "state_dict", "load_state_dict", "parameters", "requires_grad_",
     "set_device", "synchronize", "empty_cache", "manual_seed", "manual_seed_all", "move",
 })
+
+
+def _torch_api(module: str) -> bool:
+    """A torch module other than the CUDA-only ones: what it offers runs on NPU tensors as on CUDA ones."""
+    return (module == "torch" or module.startswith("torch.")) and not module.startswith(
+        ("torch.cuda", "torch.backends.cuda", "torch.backends.cudnn"))
+
+
+def _runs_on_npu(finding: Finding) -> bool:
+    rule = load_knowledge().rules.get(finding.rule)
+    return rule is not None and rule.runs_on_npu
 
 
 def _opened_arm(condition, check):
@@ -1021,13 +1067,15 @@ def _aten_without_npu_kernel(arm, release: str | None) -> str | None:
     return None
 
 
-def _opaque_call(branch, condition, rewritten: list[tuple[int, int]], standard: frozenset[str] = frozenset()) -> str | None:
+def _opaque_call(branch, condition, rewritten: list[tuple[int, int]], standard: frozenset[str] = frozenset(),
+                 ported: Callable[[str], bool] = lambda called: False) -> str | None:
     """The first call in the branch (outside its condition and nested definitions) that may run a CUDA-only kernel: a
     bare function that is not a builtin nor one of `standard` (names the file imports from the standard library:
     `from contextlib import nullcontext`, the other arm of CosyVoice's `torch.cuda.stream(...) if
-    torch.cuda.is_available() else nullcontext()`), a launch through a subscript (Triton's `kernel[grid](...)`), or a
+    torch.cuda.is_available() else nullcontext()`; or from torch: `DDP`, and aliases of torch modules: `th.device`), a launch through a subscript (Triton's `kernel[grid](...)`), or a
     method that is not a known tensor, module or container method on an object outside the safe modules. Calls the
-    patch rewrites (rewritten: byte ranges of its changes) go through the device module."""
+    patch rewrites (rewritten: byte ranges of its changes) go through the device module; `ported(name)` says a call
+    names a project definition in which the patch leaves nothing."""
     stack = [branch]
     while stack:
         node = stack.pop()
@@ -1044,15 +1092,16 @@ def _opaque_call(branch, condition, rewritten: list[tuple[int, int]], standard: 
             if function is not None and function.type == "subscript":
                 return text(function)
             if function is not None and function.type == "identifier" and text(function) not in _BUILTINS \
-                    and text(function) not in standard:
+                    and text(function) not in standard and not ported(text(function)):
                 return text(function)
             if function is not None and function.type == "attribute":
                 root = function
                 while root.type in {"attribute", "call", "subscript"} and root.named_child_count:
                     root = root.named_children[0]
                 method = text(function.child_by_field_name("attribute"))
-                if text(root) not in _SAFE_ROOTS and text(root) not in sys.stdlib_module_names \
-                        and method not in _SAFE_METHODS:
+                if text(root) not in _SAFE_ROOTS and text(root) not in standard \
+                        and text(root) not in sys.stdlib_module_names and method not in _SAFE_METHODS \
+                        and not ported(text(function)):
                     return text(function)
         stack.extend(node.children)
     return None

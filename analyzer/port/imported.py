@@ -35,6 +35,13 @@ class ImportedDefinitions:
             return None
         return next((f for f in sorted(self.kept[path], key=lambda f: f.line) if span[0] <= f.line <= span[1]), None)
 
+    def ported(self, importer: str, module: str, name: str) -> bool:
+        """Is `name` a module-level function or class of the project file `module` resolves to, in which the port
+        leaves no finding? False when it cannot be told (not a project file, no such definition)."""
+        path = self._resolve(importer, module)
+        span = (self._definitions(path) or {}).get(name) if path is not None else None
+        return span is not None and not any(span[0] <= f.line <= span[1] for f in self.kept[path])
+
     def _resolve(self, importer: str, module: str) -> str | None:
         level = len(module) - len(module.lstrip("."))
         parts = [p for p in module[level:].split(".") if p]
