@@ -334,3 +334,28 @@ def test_a_build_file_roots_its_folder_unless_the_build_file_above_installs_it(t
         root = tmp_path / name.replace(" ", "_").replace("/", "")
         _write(root, files)
         assert Worlds(root).world_of("rl/verl/utils/fsdp_utils.py") == PurePosixPath(world), name
+
+
+def test_a_script_folder_that_is_also_the_installed_package_imports_the_module_by_its_package_name(tmp_path):
+    """tortoise-tts's shape: tortoise/ holds scripts run as `python tortoise/do_tts.py` (a script folder) and is the
+    package setup.py installs; its files import each other as `from tortoise.models.x import ...`, and the installed
+    console script loads them the same way. The device module's import follows: `from tortoise.utils import _device`,
+    not the folder-relative `from utils import _device`, which fails wherever the package is loaded by its name."""
+    files = {"setup.py": "import setuptools\nsetuptools.setup(name='t', packages=setuptools.find_packages())\n",
+             "tortoise/__init__.py": "", "tortoise/utils/__init__.py": "", "tortoise/models/__init__.py": "",
+             "tortoise/utils/audio.py": "import torch\n\n\ndef load():\n    torch.cuda.synchronize()\n",
+             "tortoise/models/decoder.py": "import torch\n\n\ndef run():\n    torch.cuda.synchronize()\n",
+             "tortoise/api.py": "import torch\nfrom tortoise.models.decoder import run\nfrom tortoise.utils.audio import load\n"
+                                "\n\ndef tts():\n    torch.cuda.synchronize()\n",
+             "tortoise/do_tts.py": "import torch\nfrom tortoise.api import tts\n\n\ndef main():\n    tts()\n\n\n"
+                                   "if __name__ == '__main__':\n    main()\n"}
+    sites = ["tortoise/api.py", "tortoise/models/decoder.py", "tortoise/utils/audio.py"]
+    result, ported = _ported(tmp_path, files, sites, entries=["tortoise/do_tts.py"], own_packages=["tortoise"])
+    new = {r.path: r.new for r in result.rewrites}
+    assert sorted(result.new_files) == ["tortoise/_device.py"]
+    for path in sites:
+        assert "from tortoise import _device  # ascend: port" in new[path], path
+    # loaded by its package name (the installed console script; the root on sys.path), every rewritten file imports
+    code = f"import sys; sys.path.insert(0, {str(ported)!r}); import tortoise.api"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ported, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -413,10 +413,17 @@ def _import_line(path: str, module_path: str, relative: bool, entry: str | None,
     here, there = worlds.world_of(path), worlds.world_of(module_path)
     module = PurePosixPath(module_path)
     inner = module.relative_to(there) if there != TOP else module
+    suffix = "" if alias == module.stem else f" as {alias}"
     if here != there:
         dotted = ".".join(inner.parent.parts)
-        suffix = "" if alias == module.stem else f" as {alias}"
         return f"from {dotted} import {module.stem}{suffix}" if dotted and dotted != "." else None
+    if here != TOP and (worlds.imports_at_load(path, module.parts[0]) or worlds.imported_from_root(path)) and all(
+            part.isidentifier() and worlds.is_package(PurePosixPath(*module.parent.parts[:depth]))
+            for depth, part in enumerate(module.parent.parts, start=1)):
+        # a file of a script folder that imports its folder as a package of the root when it loads (tortoise/api.py:
+        # `from tortoise.models.x import ...`, installed by setup.py; also loaded by the installed console script),
+        # or that other files import so, imports the device module the same way: `from utils import _device` fails
+        return f"from {'.'.join(module.parent.parts)} import {module.stem}{suffix}"
     rebased = str(PurePosixPath(path).relative_to(here)) if here != TOP else path
     # relative where every folder on the way is a regular package, or where the file's own relative imports already
     # climb to the module's package (namespace folders between: EasyAnimate's pipeline/ and ui/ as a ComfyUI node)

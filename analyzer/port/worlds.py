@@ -105,6 +105,18 @@ class Worlds:
         return any(other != path and path in self._project_modules(other, self._imports_at_load(other))
                    for other in self._python_files_holding(TOP, stem))
 
+    def imported_from_root(self, path: str) -> bool:
+        """Another file of the same import world imports this one, when it loads, by its full dotted name from the
+        root (`from tortoise.models.hifigan_decoder import ...` in tortoise/api_fast.py): the world's own code loads
+        it so, with its top package importable. (A test at the root importing a backend module by its full name shows
+        nothing of how the backend's launcher loads it.)"""
+        dotted = PurePosixPath(path).with_suffix("").parts
+        world = self.world_of(path)
+        return all(part.isidentifier() for part in dotted) and any(
+            other != path and self.world_of(other) == world
+            and any(parts[:len(dotted)] == dotted for parts in self.imports(other, at_load=True))
+            for other in self._python_files_holding(TOP, dotted[-1].encode()))
+
     def imports(self, path: str, at_load: bool = False) -> frozenset[tuple[str, ...]]:
         """The absolute imports of a file as dotted parts (`from a.b import c` gives ("a", "b", "c")); with at_load,
         only the module-level statements."""
