@@ -14,8 +14,10 @@ from ascend_feasibility.domains.device import (
     own_runtimes,
     selectors,
 )
+from ascend_feasibility.domains.device.amp_imports import BARE_DECORATOR, bare_decorator
 from ascend_feasibility.domains.device.compiled_use import never_called
 from ascend_feasibility.domains.device.cuda_features import ASSIGNS_DEFAULT, assigns_default
+from ascend_feasibility.domains.device.existence_probes import existence_probe
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
@@ -148,6 +150,8 @@ class _FileScan(PythonScan):
             return
         if call is not None and name in OTHER_DOMAIN_CALLEES:
             self.claimed_calls.add(call.id)  # their device literals are reported by that domain
+        if name.startswith("torch.cuda.") and existence_probe(chain):
+            return  # `hasattr(torch.cuda.amp, "autocast")`: asks whether a name exists, uses nothing
         if name.startswith("torch.cuda."):
             entry_name, entry = self.index.cuda_entry(name)
             if call is not None and entry_name in PROCESS_COUNTS and _counts_launched_processes(self.unit):
@@ -158,6 +162,8 @@ class _FileScan(PythonScan):
                 fields = _fields_read(call) if entry.filled_fields and call is not None else None
                 if fields is not None and fields <= set(entry.filled_fields):
                     seen = (*seen, FILLED_FIELDS)
+                if entry_name in AMP_DECORATOR_NAMES and bare_decorator(call):
+                    seen = (*seen, BARE_DECORATOR)
                 if arm is None and call is not None and entry_name == "torch.cuda.is_available" \
                         and provider_choice(call, self.imports):
                     # it picks ONNX Runtime's NVIDIA provider, not a torch device: the shim's answer (true on
@@ -569,6 +575,7 @@ def _with_npu_entry(table: Node, key: Node) -> str:
 
 
 
+AMP_DECORATOR_NAMES = frozenset({"torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd"})
 FILLED_FIELDS = "filled-fields"  # every field read from the result is one torch_npu fills (DEV121's info variant)
 
 
