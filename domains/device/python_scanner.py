@@ -20,6 +20,7 @@ from ascend_feasibility.domains.device.cuda_features import ASSIGNS_DEFAULT, ass
 from ascend_feasibility.domains.device.existence_probes import existence_probe
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
+from ascend_feasibility.domains.device.rank_suffix import only_adds_rank_suffix
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
 from ascend_feasibility.domains.device.test_arms import (
     CUDA_ARM,
@@ -376,6 +377,8 @@ class _FileScan(PythonScan):
             self.hit("device-type-layout-workaround", symbol, test)
         else:
             found = facets(test, self.imports)
+            if only_adds_rank_suffix(test):
+                found = (*found, RANK_SUFFIX)
             named = self._arm_names(test) if CUDA_ARM in found else None
             if named is not None and named[1]:
                 found = (*found, SHIM_MAPS_ARM)
@@ -575,6 +578,7 @@ def _with_npu_entry(table: Node, key: Node) -> str:
 
 
 
+RANK_SUFFIX = "rank-suffix"  # DEV007's facet: the test's arm only appends ":<rank>" to the compared device name
 AMP_DECORATOR_NAMES = frozenset({"torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd"})
 FILLED_FIELDS = "filled-fields"  # every field read from the result is one torch_npu fills (DEV121's info variant)
 
