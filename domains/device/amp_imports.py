@@ -69,17 +69,12 @@ class _AmpImportScan(PythonScan):
                 name = f"{name}.{bound[0][0]}"
             if imported and set(imported) <= AMP_DECORATORS:  # the replacement names what the line imports
                 names = ", ".join(n if n == local else f"{n} as {local}" for n, local in listed)
-                facets = ("decorators", BARE_DECORATOR) if not self._casts_inputs() else ("decorators",)
+                facets = ("decorators", BARE_DECORATOR) if not passes_cast_inputs(self.unit.tree()) else ("decorators",)
                 self.hit("torch-cuda-amp-import", name, statement, npu=f"from torch.amp import {names}",
                          facets=facets)
             else:
                 self.hit("torch-cuda-amp-import", name, statement)
         return self.hits
-
-    def _casts_inputs(self) -> bool:
-        """Does the file pass `cast_inputs=` anywhere (a decorator that casts the forward's inputs)?"""
-        return any(node.type == "keyword_argument" and parsing.text(node.child_by_field_name("name")) == CAST_INPUTS
-                   for node in parsing.walk(self.unit.tree()))
 
     def _used_names(self) -> set[str] | bool:
         """The names the file writes outside its import lines and annotations and lists in `__all__`; True for a package's
@@ -94,13 +89,25 @@ class _AmpImportScan(PythonScan):
         return names
 
 
-def bare_decorator(call: Node | None) -> bool:
-    """`@custom_fwd`, `@custom_fwd()` or `@custom_bwd`: the decorator (its call, if any) passes no cast_inputs."""
-    if call is None:
+def bare_decorator(call: Node | None, reference: Node, root: Node) -> bool:
+    """`@custom_fwd`, `@custom_fwd()` or `@custom_bwd`: the decorator passes no cast_inputs. A reference that is
+    neither called nor a decorator (`custom_fwd = torch.cuda.amp.custom_fwd`) is bare where the file passes no
+    cast_inputs anywhere."""
+    if call is not None:
+        arguments = call.child_by_field_name("arguments")
+        return not any(_names_cast_inputs(a) for a in (arguments.named_children if arguments is not None else ()))
+    if reference.parent is not None and reference.parent.type == "decorator":
         return True
-    arguments = call.child_by_field_name("arguments")
-    return not any(a.type == "keyword_argument" and parsing.text(a.child_by_field_name("name")) == CAST_INPUTS
-                   for a in (arguments.named_children if arguments is not None else ()))
+    return not passes_cast_inputs(root)
+
+
+def passes_cast_inputs(root: Node) -> bool:
+    """Does the file pass `cast_inputs=` anywhere (a decorator that casts the forward's inputs)?"""
+    return any(_names_cast_inputs(node) for node in parsing.walk(root))
+
+
+def _names_cast_inputs(node: Node) -> bool:
+    return node.type == "keyword_argument" and parsing.text(node.child_by_field_name("name")) == CAST_INPUTS
 
 
 def _bound_name(node: Node) -> str:

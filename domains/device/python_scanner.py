@@ -151,7 +151,7 @@ class _FileScan(PythonScan):
             return
         if call is not None and name in OTHER_DOMAIN_CALLEES:
             self.claimed_calls.add(call.id)  # their device literals are reported by that domain
-        if name.startswith("torch.cuda.") and existence_probe(chain):
+        if name.startswith("torch.cuda.") and self._public_name_probe(name, chain):
             return  # `hasattr(torch.cuda.amp, "autocast")`: asks whether a name exists, uses nothing
         if name.startswith("torch.cuda."):
             entry_name, entry = self.index.cuda_entry(name)
@@ -163,7 +163,7 @@ class _FileScan(PythonScan):
                 fields = _fields_read(call) if entry.filled_fields and call is not None else None
                 if fields is not None and fields <= set(entry.filled_fields):
                     seen = (*seen, FILLED_FIELDS)
-                if entry_name in AMP_DECORATOR_NAMES and bare_decorator(call):
+                if entry_name in AMP_DECORATOR_NAMES and bare_decorator(call, chain, self.unit.tree()):
                     seen = (*seen, BARE_DECORATOR)
                 if arm is None and call is not None and entry_name == "torch.cuda.is_available" \
                         and provider_choice(call, self.imports):
@@ -368,6 +368,13 @@ class _FileScan(PythonScan):
             if is_key_test(comparison):
                 return  # `'cuda' in rng_state_dict`: a key of a mapping the code fills, not a device test
             self._device_test(" ".join(parsing.text(comparison).split()), comparison)
+
+    def _public_name_probe(self, name: str, chain: Node) -> bool:
+        """A probe for a public torch.cuda name (the table lists it): torch has it on every build, and transfer_to_npu
+        keeps or replaces it, so the answer is the same on the NPU. A probe for anything else (a method of
+        torch.cuda.CUDAGraph) may answer differently there, and stays a use."""
+        key = existence_probe(chain)
+        return key is not None and self.index.kb.cuda_api(f"{name}.{key}") is not None
 
     def _device_test(self, symbol: str, test: Node) -> None:
         arms = fast_path_arms(test)
