@@ -187,8 +187,23 @@ class KnowledgeBase:
     def cuda_api(self, qualified_name: str) -> TorchCudaApi | None:
         return self.torch_cuda_api.get(qualified_name)
 
+    @functools.cached_property
+    def _cuda_internal_names(self) -> dict[str, str]:
+        return {f"{entry.defined_in}.{name.rpartition('.')[2]}": name
+                for name, entry in self.torch_cuda_api.items() if entry.defined_in}
+
+    def cuda_public_name(self, qualified_name: str) -> str:
+        """The public torch.cuda name an internal module path re-exports (`torch.cuda.amp.grad_scaler.GradScaler` ->
+        `torch.cuda.amp.GradScaler`); any other name as it is."""
+        return self._cuda_internal_names.get(qualified_name, qualified_name)
+
+    def cuda_internal_modules(self) -> frozenset[str]:
+        """The internal modules public torch.cuda names are re-exported from (torch.cuda.amp.grad_scaler)."""
+        return frozenset(name.rpartition(".")[0] for name in self._cuda_internal_names)
+
     def cuda_redirected(self, qualified_name: str, profile: TransferProfile) -> bool:
         """Does transfer_to_npu make this torch.cuda name the NPU one in that release?"""
+        qualified_name = self.cuda_public_name(qualified_name)
         entry = self.torch_cuda_api.get(qualified_name)
         if entry is None:
             return False

@@ -440,6 +440,10 @@ class TorchCudaApi(_Record):
     rule: str
     npu: str | None = None
     alias: str | None = Field(default=None, description="capability that redirects it besides torch_npu.npu.__all__")
+    defined_in: str | None = Field(
+        default=None, description="the internal module it is re-exported from (torch.cuda.amp.grad_scaler for "
+        "torch.cuda.amp.GradScaler): importing it from there names the same object, redirected the same way"
+    )
     filled_fields: list[str] = Field(
         default_factory=list, description="attributes of what it returns that torch_npu's counterpart fills on every "
         "release (a read of only these needs nothing beyond the rename)"

@@ -4,10 +4,14 @@ torch.cuda.amp as amp`). Their uses are torch.cuda findings (DEV140-142); a port
 The symbol is the first name the line imports that the file uses (`torch.cuda.amp.autocast`), so that the line is
 automatic exactly where transfer_to_npu redirects that name; a module import has the module as its symbol.
 
+The line may name the internal module a public name is defined in (`from torch.cuda.amp.grad_scaler import
+GradScaler`, knowledge: torch_cuda_api.toml `defined_in`): the same object, redirected where the public name is.
+
 A line none of whose names the file uses is no port item: the import itself works on a CPU or NPU torch (a deprecated
 alias), and a port that never names the binding changes nothing by editing it (MiniGPT-4 imports `autocast` and
-autocasts through `self.maybe_autocast()`). A name is used when the file writes it again outside the import lines,
-lists it in `__all__`, or is a package `__init__.py` (whose imports are its public names)."""
+autocasts through `self.maybe_autocast()`). A name is used when the file writes it again outside the import lines and
+the type annotations (`grad_scaler: Optional[GradScaler] = None` builds nothing: the object is made, and reported,
+where it is called), lists it in `__all__`, or is a package `__init__.py` (whose imports are its public names)."""
 
 from __future__ import annotations
 
@@ -24,9 +28,15 @@ QUERY = r"""
 (import_statement name: (aliased_import name: (dotted_name) @amp_module))
 """
 
-CUDA_AMP_MODULES = {"torch.cuda.amp", "torch.cuda.amp.autocast_mode", "torch.cuda.amp.grad_scaler"}
+CUDA_AMP = "torch.cuda.amp"
 AMP_DECORATORS = frozenset({"custom_fwd", "custom_bwd"})  # torch.amp has both since torch 2.4, device_type required
+# A decorator without cast_inputs casts nothing: custom_fwd records the forward's autocast state and custom_bwd runs
+# the backward under it (torch/amp/autocast_mode.py); torch_npu's are torch.amp's with device_type="npu"
+# (Ascend/pytorch v2.12.0-26.1.0 torch_npu/npu/amp/autocast_mode.py), which transfer_to_npu puts in torch.cuda.amp.
+BARE_DECORATOR = "bare"
+CAST_INPUTS = "cast_inputs"
 IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement"})
+NOT_USES = IMPORTS | {"type"}  # tree-sitter's `type`: a parameter's, a return's or an assignment's annotation
 
 
 class _AmpImportScan(PythonScan):
@@ -35,9 +45,10 @@ class _AmpImportScan(PythonScan):
 
     def run(self) -> list[Hit]:
         used: set[str] | bool | None = None  # read once, in the few files that import CUDA AMP
+        modules = {CUDA_AMP} | self.index.kb.cuda_internal_modules()
         for module in self.captures().get("amp_module", []):
             name = "".join(parsing.text(module).split())
-            if name not in CUDA_AMP_MODULES:
+            if name not in modules:
                 continue
             statement = module.parent
             if statement.type == "import_from_statement":
@@ -58,23 +69,45 @@ class _AmpImportScan(PythonScan):
                 name = f"{name}.{bound[0][0]}"
             if imported and set(imported) <= AMP_DECORATORS:  # the replacement names what the line imports
                 names = ", ".join(n if n == local else f"{n} as {local}" for n, local in listed)
+                facets = ("decorators", BARE_DECORATOR) if not passes_cast_inputs(self.unit.tree()) else ("decorators",)
                 self.hit("torch-cuda-amp-import", name, statement, npu=f"from torch.amp import {names}",
-                         facets=("decorators",))
+                         facets=facets)
             else:
                 self.hit("torch-cuda-amp-import", name, statement)
         return self.hits
 
     def _used_names(self) -> set[str] | bool:
-        """The names the file writes outside its import lines and lists in `__all__`; True for a package's
+        """The names the file writes outside its import lines and annotations and lists in `__all__`; True for a package's
         `__init__.py`, whose every import is public, and for a notebook cell, whose names later cells use."""
         if self.unit.cell is not None or PurePosixPath(self.unit.path).name == "__init__.py":
             return True
         root = self.unit.tree()
-        names = {parsing.text(node) for node in parsing.walk(root, prune=IMPORTS, named=False)
+        names = {parsing.text(node) for node in parsing.walk(root, prune=NOT_USES, named=False)
                  if node.type == "identifier"}
         if "__all__" in names:
             names |= exported_names(root)
         return names
+
+
+def bare_decorator(call: Node | None, reference: Node, root: Node) -> bool:
+    """`@custom_fwd`, `@custom_fwd()` or `@custom_bwd`: the decorator passes no cast_inputs. A reference that is
+    neither called nor a decorator (`custom_fwd = torch.cuda.amp.custom_fwd`) is bare where the file passes no
+    cast_inputs anywhere."""
+    if call is not None:
+        arguments = call.child_by_field_name("arguments")
+        return not any(_names_cast_inputs(a) for a in (arguments.named_children if arguments is not None else ()))
+    if reference.parent is not None and reference.parent.type == "decorator":
+        return True
+    return not passes_cast_inputs(root)
+
+
+def passes_cast_inputs(root: Node) -> bool:
+    """Does the file pass `cast_inputs=` anywhere (a decorator that casts the forward's inputs)?"""
+    return any(_names_cast_inputs(node) for node in parsing.walk(root))
+
+
+def _names_cast_inputs(node: Node) -> bool:
+    return node.type == "keyword_argument" and parsing.text(node.child_by_field_name("name")) == CAST_INPUTS
 
 
 def _bound_name(node: Node) -> str:

@@ -14,10 +14,13 @@ from ascend_feasibility.domains.device import (
     own_runtimes,
     selectors,
 )
+from ascend_feasibility.domains.device.amp_imports import BARE_DECORATOR, bare_decorator
 from ascend_feasibility.domains.device.compiled_use import never_called
 from ascend_feasibility.domains.device.cuda_features import ASSIGNS_DEFAULT, assigns_default
+from ascend_feasibility.domains.device.existence_probes import existence_probe
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
+from ascend_feasibility.domains.device.rank_suffix import only_adds_rank_suffix
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
 from ascend_feasibility.domains.device.test_arms import (
     CUDA_ARM,
@@ -148,6 +151,8 @@ class _FileScan(PythonScan):
             return
         if call is not None and name in OTHER_DOMAIN_CALLEES:
             self.claimed_calls.add(call.id)  # their device literals are reported by that domain
+        if name.startswith("torch.cuda.") and self._public_name_probe(name, chain):
+            return  # `hasattr(torch.cuda.amp, "autocast")`: asks whether a name exists, uses nothing
         if name.startswith("torch.cuda."):
             entry_name, entry = self.index.cuda_entry(name)
             if call is not None and entry_name in PROCESS_COUNTS and _counts_launched_processes(self.unit):
@@ -158,6 +163,8 @@ class _FileScan(PythonScan):
                 fields = _fields_read(call) if entry.filled_fields and call is not None else None
                 if fields is not None and fields <= set(entry.filled_fields):
                     seen = (*seen, FILLED_FIELDS)
+                if entry_name in AMP_DECORATOR_NAMES and bare_decorator(call, chain, self.unit.tree()):
+                    seen = (*seen, BARE_DECORATOR)
                 if arm is None and call is not None and entry_name == "torch.cuda.is_available" \
                         and provider_choice(call, self.imports):
                     # it picks ONNX Runtime's NVIDIA provider, not a torch device: the shim's answer (true on
@@ -362,6 +369,13 @@ class _FileScan(PythonScan):
                 return  # `'cuda' in rng_state_dict`: a key of a mapping the code fills, not a device test
             self._device_test(" ".join(parsing.text(comparison).split()), comparison)
 
+    def _public_name_probe(self, name: str, chain: Node) -> bool:
+        """A probe for a public torch.cuda name (the table lists it): torch has it on every build, and transfer_to_npu
+        keeps or replaces it, so the answer is the same on the NPU. A probe for anything else (a method of
+        torch.cuda.CUDAGraph) may answer differently there, and stays a use."""
+        key = existence_probe(chain)
+        return key is not None and self.index.kb.cuda_api(f"{name}.{key}") is not None
+
     def _device_test(self, symbol: str, test: Node) -> None:
         arms = fast_path_arms(test)
         if arms is not None:
@@ -370,6 +384,8 @@ class _FileScan(PythonScan):
             self.hit("device-type-layout-workaround", symbol, test)
         else:
             found = facets(test, self.imports)
+            if only_adds_rank_suffix(test):
+                found = (*found, RANK_SUFFIX)
             named = self._arm_names(test) if CUDA_ARM in found else None
             if named is not None and named[1]:
                 found = (*found, SHIM_MAPS_ARM)
@@ -569,6 +585,8 @@ def _with_npu_entry(table: Node, key: Node) -> str:
 
 
 
+RANK_SUFFIX = "rank-suffix"  # DEV007's facet: the test's arm only appends ":<rank>" to the compared device name
+AMP_DECORATOR_NAMES = frozenset({"torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd"})
 FILLED_FIELDS = "filled-fields"  # every field read from the result is one torch_npu fills (DEV121's info variant)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
+from ascend_feasibility.domains.distributed.keyword_arms import nccl_arm_only_adds_keywords
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument
 from ascend_feasibility.domains.python_words import words
 from ascend_feasibility.domains.rule_index import RuleIndex
@@ -41,6 +42,7 @@ MESH_CAPABILITIES = {"torch.distributed.device_mesh.init_device_mesh": ("feature
 
 DATA_PARALLEL = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
                            "torch.nn.parallel.data_parallel.DataParallel"})
+KEYWORD_ONLY_ARM = "keyword-only-arm"  # DST003's facet: the NCCL arm is the else arm plus NCCL-only keywords
 TRAINING_ATTRIBUTES = frozenset({"backward", "zero_grad", "train"})  # `loss.backward()`, `optimizer.zero_grad()`, `m.train()`
 
 
@@ -92,7 +94,8 @@ class _DistributedScan(PythonScan):
         operators = {parsing.text(op) for op in comparison.children_by_field_name("operators")}
         if operators & {"==", "!=", "in", "not in"} and any(_names_nccl(o) for o in comparison.named_children):
             self.compares_nccl = True
-            self.hit("nccl-backend-comparison", " ".join(parsing.text(comparison).split()), comparison)
+            facets = (KEYWORD_ONLY_ARM,) if nccl_arm_only_adds_keywords(comparison) else ()
+            self.hit("nccl-backend-comparison", " ".join(parsing.text(comparison).split()), comparison, facets=facets)
 
     def _nccl_flag(self, name: Node) -> None:
         """`if self.is_nccl_backend:` / `x if use_nccl else y`: a flag saying the backend is NCCL, tested where the

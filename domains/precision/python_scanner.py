@@ -69,6 +69,10 @@ NORM_CLASS_TOKENS = ("rmsnorm",)
 CREATORS = {"tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "randn", "rand", "randint",
             "eye", "as_tensor"}
 TF32_SWITCHES = {"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.allow_tf32"}
+# The value of each switch that restates torch_npu's own default for its HF32 twin (Ascend/pytorch v2.12.0-26.1.0
+# torch_npu/csrc/framework/LazyInitAclops.cpp SetHF32DefaultValue: matmul HF32 "default value is False", conv True).
+NPU_DEFAULT_VALUE = {"torch.backends.cuda.matmul.allow_tf32": "false", "torch.backends.cudnn.allow_tf32": "true"}
+NPU_DEFAULT = "npu-default"  # PRC010's facet: the twin it asks for would set what the NPU already has
 UPCAST_TOKENS = (".float()", "torch.float32", ".to(torch.float)")
 
 
@@ -151,19 +155,22 @@ class _PrecisionScan(PythonScan):
     def _tf32_switch(self, reference: Reference) -> None:
         """Only a setting needs its NPU twin (reading the CUDA flag changes nothing), and the twin takes the same
         value: `allow_tf32 = False` means keep HF32 off, never turn it on. cuDNN's `allow_tf32 = True` restates the NPU's
-        own conv default (HF32 on), so it gets the info rule that says so."""
+        own conv default (HF32 on), so it gets the info rule that says so; matmul's `allow_tf32 = False` restates the
+        NPU's matmul default (HF32 off), PRC010's `npu-default` variant."""
         assignment = reference.node.parent
         if assignment is None or assignment.type != "assignment":
             return
         left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
         if left is None or right is None or left.id != reference.node.id:
             return
-        if reference.name == "torch.backends.cudnn.allow_tf32" and right.type == "true":
+        restates_default = right.type == NPU_DEFAULT_VALUE[reference.name]
+        if reference.name == "torch.backends.cudnn.allow_tf32" and restates_default:
             self.hit("cudnn-allow-tf32-npu-default", parsing.text(assignment), reference.node)
             return
         match = self.index.match_name(reference.name)
         if match is not None:
-            self.hit(match[0], match[1], reference.node, parsing.text(right))
+            self.hit(match[0], match[1], reference.node, parsing.text(right),
+                     facets=(NPU_DEFAULT,) if restates_default else ())
 
     def _double_call(self, call: Node) -> None:
         receiver = call.child_by_field_name("function").child_by_field_name("object")

@@ -1,0 +1,57 @@
+"""A device test whose only work is a rank suffix: `if self.device == "cuda": self.device += f":{local_rank}"`.
+
+With a native port's "npu" the test is false and only the suffix is lost: one device keeps "npu" (== "npu:0"), and
+only a multi-device run puts every rank on device 0 (round 22 A2 row 97). No CUDA-only code hides behind the test."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.reading import parsing
+from tree_sitter import Node
+
+EQUAL = frozenset({"==", "in"})
+
+
+def only_adds_rank_suffix(test: Node) -> bool:
+    """Is the comparison the whole test of an `if` (no elif or else) whose body is one statement appending
+    `":..."` to the compared name (`x += f":{rank}"`, `x = f"{x}:{rank}"`, `x = x + ":" + str(rank)`)?"""
+    statement = test.parent
+    if statement is None or statement.type != "if_statement" or statement.child_by_field_name("condition") != test:
+        return False
+    if statement.children_by_field_name("alternative"):
+        return False
+    if not {parsing.text(op) for op in test.children_by_field_name("operators")} <= EQUAL:
+        return False
+    body = statement.child_by_field_name("consequence")
+    statements = [c for c in (body.named_children if body is not None else []) if c.type != "comment"]
+    if len(statements) != 1 or statements[0].type != "expression_statement" or not statements[0].named_children:
+        return False
+    change = statements[0].named_children[0]
+    left, right = change.child_by_field_name("left"), change.child_by_field_name("right")
+    if left is None or right is None or left.type not in {"identifier", "attribute"}:
+        return False
+    name = parsing.text(left)
+    if name not in {parsing.text(o) for o in test.named_children}:
+        return False
+    if change.type == "augmented_assignment":
+        return parsing.text(change.child_by_field_name("operator")) == "+=" and _starts_with_colon(right)
+    if change.type != "assignment":
+        return False
+    if right.type == "binary_operator" and parsing.text(right.child_by_field_name("left")) == name:
+        return parsing.text(right.child_by_field_name("operator")) == "+" and _starts_with_colon(
+            right.child_by_field_name("right"))
+    return right.type == "string" and _string_text(right).startswith("{" + name + "}:")
+
+
+def _starts_with_colon(node: Node | None) -> bool:
+    """`":"`, `f":{rank}"`, `":" + str(rank)`: a string that starts with the colon of a device index."""
+    while node is not None and node.type == "binary_operator":
+        node = node.child_by_field_name("left")
+    return node is not None and node.type == "string" and _string_text(node).startswith(":")
+
+
+def _string_text(node: Node) -> str:
+    """The string's text between its quotes, prefix (f, r) left out."""
+    text = parsing.text(node)
+    start = next((i for i, c in enumerate(text) if c in "'\""), 0)
+    quote = text[start]
+    return text[start:].strip(quote)
