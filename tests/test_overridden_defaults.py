@@ -171,3 +171,24 @@ def test_port_leaves_defaults_every_call_overrides(tmp_path):
     assert "DEVICE_TYPE" in changed["pkg/grid.py"]  # the default grid(3) leaves in place
     assert ("pkg/renderer.py", 5) in {(f.path, f.line) for f, why in result.skipped_sites
                                       if why == "a default every call overrides"}
+
+
+def test_conditional_defaults_every_call_overrides_are_no_finding(tmp_path):
+    """tortoise-tts' `format_conditioning(clip, ..., device="cuda" if not torch.backends.mps.is_available() else
+    "mps")`, whose only caller passes `device=self.device` (round 22 A1 row 46, A2 row 76): the default never
+    applies. The same default a call leaves in place stays."""
+    default = "'cuda' if not torch.backends.mps.is_available() else 'mps'"
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "pkg/__init__.py": "",
+        "pkg/api.py": (f"import torch\n\n\ndef format_conditioning(clip, n=5, device={default}):\n"
+                       "    return torch.zeros(n, device=device)\n\n\n"
+                       "class TTS:\n    def __init__(self, device):\n        self.device = device\n\n"
+                       "    def run(self, vs):\n        return format_conditioning(vs, device=self.device)\n"),
+        "pkg/other.py": (f"import torch\n\n\ndef fill(clip, n=5, device={default}):\n"
+                         "    return torch.zeros(n, device=device)\n\n\ndef run(vs):\n    return fill(vs)\n"),
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    lines = {(f.path, f.line) for f in report.findings if f.rule == "DEV001" and f.reach == "runs"}
+    assert ("pkg/api.py", 4) not in lines
+    assert ("pkg/other.py", 4) in lines
