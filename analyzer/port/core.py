@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ascend_feasibility.analyzer.context.project import _path_reach
-from ascend_feasibility.analyzer.context.propagation import never_used_default
 from ascend_feasibility.analyzer.context.project_scope import parse_site
+from ascend_feasibility.analyzer.context.propagation import never_used_default
 from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_named
 from ascend_feasibility.analyzer.context.selected_definitions import module_definitions, named_definitions
