@@ -846,6 +846,10 @@ class GuardConventions(_Record):
                                    "only decide how it looks or what it precomputes (Gradio's cache_examples)")
     release_rules: list[str] = Field(default_factory=list, description="rules of cache releases: a CUDA check guarding "
                                      "only these skips a release on Ascend, which their own finding reports")
+    device_test_rules: list[str] = Field(default_factory=list, description="rules of a device comparison "
+                                         "(`device == \"cuda\"`): a release only such a test guards never runs on an "
+                                         "NPU device, and under transfer_to_npu a kept \"cuda\" string reaches the "
+                                         "shim's release: no change either way (cuda-only-guarded)")
     release_calls: list[str] = Field(default_factory=list, description="APIs that release memory under a general rule "
                                      "(torch.cuda.ipc_collect is DEV100's): releases all the same")
     backend_names: list[str] = Field(min_length=1)

@@ -2160,3 +2160,16 @@ def test_a_cuda_wheel_installer_script_is_no_port_item():
     assert {f.rule: f.reach for f in scan(required).findings}["DEV120"] == "runs"
     library = CUDA_WHEEL_PICKER + "def main():\n    return x\n"
     assert {f.rule: f.reach for f in scan(library).findings}["DEV120"] == "runs"
+
+
+def test_a_release_only_a_device_comparison_guards_is_cuda_only_guarded():
+    """`if self._execution_device == "cuda": torch.cuda.empty_cache()` (round 22 A1 row 47): an NPU device never takes
+    the branch, and a "cuda" string kept under transfer_to_npu reaches the shim's release, so the release is no change;
+    behind torch.cuda.is_available() (which the shim opens on the NPU) the release stays the fix."""
+    compared = ("import torch\nclass Pipe:\n    def free(self):\n        if self._execution_device == 'cuda':\n"
+                "            torch.cuda.empty_cache()\n")
+    found = {f.rule: f for f in scan(compared).findings}
+    assert found["DEV102"].reach == "cuda-only-guarded" and not found["DEV102"].counted
+    assert phrase("zh", found["DEV102"].reach_reason).startswith("第 4 行：")
+    available = compared.replace("self._execution_device == 'cuda'", "torch.cuda.is_available()")
+    assert {f.rule: f for f in scan(available).findings}["DEV102"].reach == "runs"

@@ -145,3 +145,50 @@ def test_field_defaults_a_construction_leaves_or_out_of_sight_stay(tmp_path):
         "pkg/use.py": "from .cache import ASRService\n\n\ndef build(config):\n    return ASRService(4, config.device)\n",
     })
     assert _field_lines(tmp_path) == {7: "runs"}
+
+
+def test_port_leaves_defaults_every_call_overrides(tmp_path):
+    """shap-e's renderers (round 22 port hunks 3, 4, 7): `device: torch.device = torch.device("cuda")` in a class's
+    __init__ that the project builds only with `device=device` is cosmetic, and port leaves it (and imports nothing
+    for it); a default some call leaves in place is still rewritten."""
+    from ascend_feasibility.analyzer.port.core import PortOptions, port
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "pkg/__init__.py": "",
+        "pkg/renderer.py": ("import torch\n\n\nclass Renderer:\n"
+                            "    def __init__(self, n, device: torch.device = torch.device('cuda')):\n"
+                            "        self.x = torch.zeros(n, device=device)\n"),
+        "pkg/grid.py": "import torch\n\n\ndef grid(n, device='cuda'):\n    return torch.zeros(n, device=device)\n",
+        "pkg/configs.py": ("from pkg.renderer import Renderer\nfrom pkg.grid import grid\n\n\n"
+                           "def build(device):\n    grid(3)\n    return Renderer(3, device=device)\n"),
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    by_site = {(f.path, f.line): f for f in report.findings if f.rule.startswith("DEV")}
+    assert by_site[("pkg/renderer.py", 5)].reach == "cosmetic" and by_site[("pkg/grid.py", 4)].reach == "runs"
+    result = port(tmp_path, report, PortOptions())
+    changed = {r.path: r.new for r in result.rewrites}
+    assert "pkg/renderer.py" not in changed
+    assert "DEVICE_TYPE" in changed["pkg/grid.py"]  # the default grid(3) leaves in place
+    assert ("pkg/renderer.py", 5) in {(f.path, f.line) for f, why in result.skipped_sites
+                                      if why == "a default every call overrides"}
+
+
+def test_conditional_defaults_every_call_overrides_are_no_finding(tmp_path):
+    """tortoise-tts' `format_conditioning(clip, ..., device="cuda" if not torch.backends.mps.is_available() else
+    "mps")`, whose only caller passes `device=self.device` (round 22 A1 row 46, A2 row 76): the default never
+    applies. The same default a call leaves in place stays."""
+    default = "'cuda' if not torch.backends.mps.is_available() else 'mps'"
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "pkg/__init__.py": "",
+        "pkg/api.py": (f"import torch\n\n\ndef format_conditioning(clip, n=5, device={default}):\n"
+                       "    return torch.zeros(n, device=device)\n\n\n"
+                       "class TTS:\n    def __init__(self, device):\n        self.device = device\n\n"
+                       "    def run(self, vs):\n        return format_conditioning(vs, device=self.device)\n"),
+        "pkg/other.py": (f"import torch\n\n\ndef fill(clip, n=5, device={default}):\n"
+                         "    return torch.zeros(n, device=device)\n\n\ndef run(vs):\n    return fill(vs)\n"),
+    })
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    lines = {(f.path, f.line) for f in report.findings if f.rule == "DEV001" and f.reach == "runs"}
+    assert ("pkg/api.py", 4) not in lines
+    assert ("pkg/other.py", 4) in lines

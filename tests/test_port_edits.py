@@ -168,6 +168,19 @@ def test_a_site_outside_any_statement_is_left():
     assert outcome.statement.type == "decorated_definition"
 
 
+def test_a_parameter_default_is_marked_beside_its_parameter():
+    """A default in a signature over several lines gets its `# ascend:` comment above its own parameter, inside the
+    parentheses (round 22 port hunk 4: a comment above the `def` read as a change of its own); a one-line signature
+    keeps it above the `def` (between the decorators and the `def`)."""
+    edit = Edit(**PLACEMENT)
+    source = "class R:\n    def __init__(\n        self,\n        device='cuda',\n    ):\n        pass\n"
+    outcome, _ = _plan(source, "'cuda'", edit)
+    assert {c.comment_at for c in outcome.changes} == {source.index("        device=")}
+    source = "@torch.no_grad()\ndef one(n, device='cuda'):\n    pass\n"
+    outcome, _ = _plan(source, "'cuda'", edit)
+    assert {c.comment_at for c in outcome.changes} == {source.index("def one")}
+
+
 def test_rewritten_needs_a_change_or_an_absorbed_site():
     outcome = SiteOutcome(finding=None)
     assert not outcome.rewritten

@@ -206,6 +206,9 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     return result
 
 
+UNUSED_DEFAULT = "the default is never used"  # the end of project_overridden_defaults' reasons
+
+
 def _called_elsewhere(findings: list[Finding], facts: list[ModuleFacts]) -> set[tuple[str, str]]:
     """(path, name) of the public functions whose callers in their own file all check a gate (guards.py's
     CALLED_ONLY_UNDER reason) that another file of the project names, beyond re-exporting it: those callers may call
@@ -217,6 +220,12 @@ def _called_elsewhere(findings: list[Finding], facts: list[ModuleFacts]) -> set[
     written = writers({name for _, name in asked}, facts)
     reexporters = reexporters_of(facts)
     return {(path, name) for path, name in asked if written.get(name, set()) - {path} - reexporters(path, name)}
+
+
+def never_used_default(reason: str | None) -> bool:
+    """Is this the reach reason of a default every call overrides (project_overridden_defaults)? Such a site is
+    `cosmetic` for the report and no change for port: nothing that runs reads the default."""
+    return reason is not None and reason.endswith(UNUSED_DEFAULT)
 
 
 def overridden_defaults(facts: list[ModuleFacts]) -> set[tuple[str, int]]:
@@ -261,7 +270,7 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
             where = sorted(callers)
             more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
             result[(f.path, line)] = (f"every call of {callee}() in the project passes {parameter} ({where[0]}{more}): "
-                                      "the default is never used")
+                                      f"{UNUSED_DEFAULT}")
     return result
 
 

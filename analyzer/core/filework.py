@@ -362,6 +362,11 @@ class FileWorker:
                 for hit in inside:
                     if not self._is_release(hit) and places[hit].reach == "runs":
                         places[hit] = Place(places[hit].role, "cosmetic", f"{reason}; the device context only scopes it")
+                    elif check.rule in conventions.device_test_rules and places[hit].reach == "runs":
+                        places[hit] = Place(places[hit].role, "cuda-only-guarded", (
+                            f"line {statement.start_point.row + 1}: the release runs only where the device compares "
+                            "equal to CUDA's (an NPU device does not; a \"cuda\" string under transfer_to_npu reaches "
+                            "the shim's release)"))
             elif inside and only_calls(body) and len(settled) == 1 and settled <= {"npu-path", "dead-at-target"}:
                 # `torch.seed()` then `if torch.cuda.is_available(): torch.cuda.seed()`: the body is already covered
                 # on Ascend (torch.seed() seeds every device), so skipping it there changes nothing

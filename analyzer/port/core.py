@@ -1,7 +1,7 @@
 """`ascend-feasibility port`: from the report's findings to rewritten files, a device module and entry-point setup.
 
 Only sites in product code that runs on Ascend are rewritten, reach `runs` or `cosmetic` (a printed memory figure
-is worth the NPU's number; tests, examples, guarded, other-backend and NPU-path code are left as they are), and only for rules whose fix is `safe` (plus `unsafe` ones with --unsafe), each through
+is worth the NPU's number, a "cuda" default every call overrides is not: nothing reads it; tests, examples, guarded, other-backend and NPU-path code are left as they are), and only for rules whose fix is `safe` (plus `unsafe` ones with --unsafe), each through
 its rule's edit spec. Nothing is written here: the caller turns the result into a patch or applies it.
 """
 
@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from ascend_feasibility.analyzer.context.project import _path_reach
 from ascend_feasibility.analyzer.context.project_scope import parse_site
+from ascend_feasibility.analyzer.context.propagation import never_used_default
 from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_named
 from ascend_feasibility.analyzer.context.selected_definitions import module_definitions, named_definitions
@@ -110,6 +111,8 @@ def eligible(finding: Finding, options: PortOptions) -> str | None:
         return f"{finding.role} code"
     if finding.reach not in PORTED_REACHES:
         return f"reach {finding.reach}"
+    if never_used_default(finding.reach_reason):
+        return "a default every call overrides"  # the report counts no change there: rewriting it changes nothing
     return None
 
 

@@ -621,8 +621,18 @@ _HANDLERS = {
 
 
 def _marked_line(statement: Node, site: Node) -> int:
-    """The row the `# ascend:` comment goes above: the statement's first, except for a site in a decorated
-    definition's own line (a parameter default), whose comment goes between the decorators and the `def`."""
+    """The row the `# ascend:` comment goes above: the statement's first, except for a parameter default. Its comment
+    goes above the parameter where the signature spans several lines (inside the parentheses, beside the change it
+    marks: round 22 port hunk 4), else above the `def` (between the decorators and the `def`)."""
+    parameters = site.parent
+    while parameters is not None and parameters.type not in {"parameters", "block", "module"}:
+        parameters = parameters.parent
+    if parameters is not None and parameters.type == "parameters":
+        parameter = site
+        while parameter.parent is not None and parameter.parent.id != parameters.id:
+            parameter = parameter.parent
+        if parameter.start_point[0] > parameters.start_point[0]:
+            return parameter.start_point[0]
     definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else None
     if definition is not None and definition.start_byte <= site.start_byte:
         return definition.start_point[0]

@@ -85,6 +85,8 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
      r"code imports it$", "reason.loaded_by_name"),
     (r"^line (?P<line>\d+): the check's value gates only a CUDA-only feature$", "reason.gates_cuda_only"),
     (r"^line (?P<line>\d+): guards only CUDA-only code \((?P<rules>[^)]+)\)$", "reason.guards_cuda_only_code"),
+    (r"^line (?P<line>\d+): the release runs only where the device compares equal to CUDA's \(an NPU device does "
+     r"not; a \"cuda\" string under transfer_to_npu reaches the shim's release\)$", "reason.release_device_test"),
     (r"^line (?P<line>\d+): the check only raises or warns \(a CUDA-only feature's gate\)$", "reason.only_raises"),
     (r"^line (?P<line>\d+): guards a CUDA-only package or function$", "reason.guards_cuda_only_package"),
     (r"^line (?P<line>\d+): inside the test function (?P<name>\S+)\(\)$", "reason.test_function"),

@@ -111,6 +111,12 @@ def inside(node: Node, types: set[str], stop: set[str] = frozenset({"block", "mo
     return None
 
 
+def in_annotation(node: Node) -> bool:
+    """Is the node inside a type annotation (a parameter's or an annotated assignment's type, a return type:
+    `Literal["cpu", "cuda", "mps"]`)? Nothing reads it as a device at run time."""
+    return inside(node, {"type"}, stop={"block", "module", "lambda"}) is not None
+
+
 def names_npu(node: Node) -> bool:
     """Is this a string literal naming an NPU device ("npu", "npu:0", f"npu:{rank}")?"""
     if node.type != "string" or node.child_count < 2:

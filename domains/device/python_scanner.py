@@ -412,8 +412,8 @@ class _FileScan(PythonScan):
 
     def _string(self, node: Node) -> None:
         literal = literals.device_literal(node)
-        if literal is None or literals.is_docstring(literal.node):
-            return
+        if literal is None or literals.is_docstring(literal.node) or literals.in_annotation(literal.node):
+            return  # an annotation's "cuda" is a type, never a device
         table = literals.device_table(literal.node) if not literal.formatted else None
         if table is not None:
             self.hit("device-list", " ".join(parsing.text(table).split())[:80], table, _with_npu_entry(table, literal.node))
