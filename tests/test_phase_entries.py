@@ -1,6 +1,5 @@
 """Which files are entry points, and which phases an entry serves: a library module's `__main__` demo is no entry
-(round 22 V3, LTX-Video), a backward pass nothing differentiates is no training path (V2, shap-e), and an entry
-that builds training and delegates its loop to a project module or a Lightning trainer trains (V1, deit, taming)."""
+(round 22 V3, LTX-Video), and an entry that builds training and delegates its loop to a project module or a Lightning trainer trains (V1, deit, taming)."""
 
 from __future__ import annotations
 
@@ -77,41 +76,6 @@ def test_an_imported_modules_command_line_block_stays_an_entry(tmp_path):
         "def demo_forward_backward():", "def cli():")
     report = run(write(tmp_path, {"inference.py": INFERENCE, "vae.py": cli}))
     assert set(entry_paths(report)) == {"inference.py", "vae.py"}
-
-
-# shap-e's shape: gradient checkpointing defines a Function; nothing in the release calls backward or steps.
-CHECKPOINT = """import torch
-
-
-class CheckpointFunction(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, run, *args):
-        torch.cuda.synchronize()
-        return run(*args)
-
-    @staticmethod
-    def backward(ctx, *grads):
-        return torch.autograd.grad(ctx.outputs, ctx.inputs, grads)
-"""
-GRAD_TEST = """import torch
-from checkpoint import CheckpointFunction
-
-
-def test_checkpoint_grad():
-    x = torch.ones(2, requires_grad=True)
-    CheckpointFunction.apply(lambda t: t * 2, x).sum().backward()
-"""
-
-
-def test_a_backward_pass_nothing_differentiates_is_no_training_path(tmp_path):
-    report = run(write(tmp_path, {"checkpoint.py": CHECKPOINT}))
-    assert entry_paths(report) == {}
-    assert report.effort.main_phase is None
-
-
-def test_a_backward_pass_the_tree_differentiates_is_the_librarys_training_path(tmp_path):
-    report = run(write(tmp_path, {"checkpoint.py": CHECKPOINT, "tests/test_checkpoint.py": GRAD_TEST}))
-    assert entry_paths(report)["checkpoint.py"] == ["training"]
 
 
 # deit's shape: main.py builds the optimizer and the loaders (data outnumbers training) and runs engine's epoch loop.

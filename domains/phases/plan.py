@@ -169,17 +169,14 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     if not served & {"training", "inference"}:
         # a library (its product entries neither train nor serve: none, or an evaluation harness) trains through what it
         # defines: its autograd Functions' backward passes and its own training loop (composer's Trainer.fit, which
-        # users call from their scripts) are its training path. A backward pass only where gradients are taken somewhere
-        # in the tree (its tests, its examples): a released model whose gradient checkpointing or renderer defines a
-        # Function and that nothing differentiates (shap-e) does not train through it.
-        differentiated = any(f.calls_backward or f.training_loop for f in python.values())
+        # users call from their scripts) are its training path
         for path, f in python.items():
             if path in found or role_of(path) != "product":
                 continue
             if f.training_loop:
                 found[path] = ({"training"}, ["runs a training step (a trainer's loop): the library's training path"])
                 library_paths.add(path)
-            elif differentiated and any(m.backward for m in f.models):
+            elif any(m.backward for m in f.models):
                 found[path] = ({"training"}, ["defines a backward pass (torch.autograd.Function): the library's training path"])
                 library_paths.add(path)
     imported_by: dict[frozenset[str], int] = defaultdict(int)  # an entry's phases → what entries of them import
