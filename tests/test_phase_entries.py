@@ -1,5 +1,6 @@
 """Which files are entry points, and which phases an entry serves: a library module's `__main__` demo is no entry
-(round 22 V3, LTX-Video), and an entry that builds training and delegates its loop to a project module or a Lightning trainer trains (V1, deit, taming)."""
+(round 22 V3, LTX-Video), a model's internal backward pass that nothing differentiates is no training path (V2,
+shap-e), and an entry that builds training and delegates its loop to a project module or a Lightning trainer trains (V1, deit, taming)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,55 @@ def test_an_imported_modules_command_line_block_stays_an_entry(tmp_path):
         "def demo_forward_backward():", "def cli():")
     report = run(write(tmp_path, {"inference.py": INFERENCE, "vae.py": cli}))
     assert set(entry_paths(report)) == {"inference.py", "vae.py"}
+
+
+# shap-e's shape: gradient checkpointing defines a Function the model uses; nothing in the release takes gradients.
+CHECKPOINT = """import torch
+
+
+class CheckpointFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, run, *args):
+        torch.cuda.synchronize()
+        return run(*args)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return torch.autograd.grad(ctx.outputs, ctx.inputs, grads)
+"""
+MODEL = """import torch
+from checkpoint import CheckpointFunction
+
+
+class Transformer(torch.nn.Module):
+    def forward(self, x):
+        return CheckpointFunction.apply(torch.relu, x)
+"""
+GRAD_TEST = """import torch
+from checkpoint import CheckpointFunction
+
+
+def test_checkpoint_grad():
+    x = torch.ones(2, requires_grad=True)
+    CheckpointFunction.apply(lambda t: t * 2, x).sum().backward()
+"""
+
+
+def test_a_models_backward_pass_nothing_differentiates_is_no_training_path(tmp_path):
+    report = run(write(tmp_path, {"checkpoint.py": CHECKPOINT, "model.py": MODEL}))
+    assert entry_paths(report) == {}
+    assert report.effort.main_phase is None
+
+
+def test_a_models_backward_pass_the_tree_differentiates_is_the_librarys_training_path(tmp_path):
+    report = run(write(tmp_path, {"checkpoint.py": CHECKPOINT, "model.py": MODEL,
+                                  "tests/test_checkpoint.py": GRAD_TEST}))
+    assert entry_paths(report)["checkpoint.py"] == ["training"]
+
+
+def test_a_kernel_librarys_exported_function_no_model_imports_stays_its_training_path(tmp_path):
+    report = run(write(tmp_path, {"checkpoint.py": CHECKPOINT}))
+    assert entry_paths(report)["checkpoint.py"] == ["training"]
 
 
 # deit's shape: main.py builds the optimizer and the loaders (data outnumbers training) and runs engine's epoch loop.

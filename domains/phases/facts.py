@@ -156,6 +156,7 @@ class PhaseFacts:
     top_level_code: bool = False  # runs work at import time (a script without a __main__ guard)
     evidence: dict[str, int] = field(default_factory=dict)  # phase → signals
     training_loop: bool = False  # runs a training step itself (knowledge/phases/signals.toml [training_loop])
+    calls_backward: bool = False  # calls a `.backward(...)` (a loss's, torch.autograd's): gradients are taken here
     models: list[ModelClass] = field(default_factory=list)
     launched_scripts: list[str] = field(default_factory=list)  # shell: python/torchrun ... SCRIPT.py
     # compiled extensions the module loads by name at its top level (`load_ext('_ext', ...)`: unbuilt_extensions.py)
@@ -347,6 +348,7 @@ class PhaseFacts:
         self.main_demo |= other.main_demo
         self.top_level_code |= other.top_level_code
         self.training_loop |= other.training_loop
+        self.calls_backward |= other.calls_backward
         for phase, count in other.evidence.items():
             self.evidence[phase] = self.evidence.get(phase, 0) + count
 
@@ -915,6 +917,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
             evidence["training"] += 1
             stepped = True
         backward = backward or name == "backward"
+    facts.calls_backward = backward
     facts.training_loop = (backward and stepped) or _defines_training_step(definitions) or _runs_trainer(trainers)
     for cls in definitions.get("class", []):
         model = _model_class(cls, unit, layers)

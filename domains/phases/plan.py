@@ -170,13 +170,14 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
         # a library (its product entries neither train nor serve: none, or an evaluation harness) trains through what it
         # defines: its autograd Functions' backward passes and its own training loop (composer's Trainer.fit, which
         # users call from their scripts) are its training path
+        internal = _model_internal_functions(python, graph)
         for path, f in python.items():
             if path in found or role_of(path) != "product":
                 continue
             if f.training_loop:
                 found[path] = ({"training"}, ["runs a training step (a trainer's loop): the library's training path"])
                 library_paths.add(path)
-            elif any(m.backward for m in f.models):
+            elif path not in internal and any(m.backward for m in f.models):
                 found[path] = ({"training"}, ["defines a backward pass (torch.autograd.Function): the library's training path"])
                 library_paths.add(path)
     imported_by: dict[frozenset[str], int] = defaultdict(int)  # an entry's phases → what entries of them import
@@ -436,6 +437,19 @@ def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str
             phases.add("training")
             evidence.append("runs a training loop itself" if imported == [path]
                             else f"imports a training loop: {', '.join(imported[:3])}")
+
+
+def _model_internal_functions(python: dict[str, PhaseFacts], graph: dict[str, set[str]]) -> set[str]:
+    """The files whose backward passes are a model's internals, not a training path: where nothing in the tree takes
+    gradients (no `.backward()` call, no training step, tests included), the files defining a backward that a project
+    file with a model class (one with a `forward`) imports. A released model's gradient checkpointing or renderer
+    Function (shap-e's models/nn/checkpoint.py) is then part of the model's forward; a kernel library's exported
+    Functions, which no model file of its own imports, stay its training path."""
+    if any(f.calls_backward or f.training_loop for f in python.values()):
+        return set()
+    modelled = [p for p, f in python.items() if any(m.forward_line and not m.backward for m in f.models)]
+    return {target for p in modelled for target in graph.get(p, set()) - {p}
+            if target in python and any(m.backward for m in python[target].models)}
 
 
 def _delegated_training(found: dict[str, tuple[set[str], list[str]]], python: dict[str, PhaseFacts],
