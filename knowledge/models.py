@@ -654,6 +654,12 @@ class PhaseModels(_Record):
 class EntryWords(_Record):
     hint_suffixes: list[str]
     launcher_words: list[str]
+    demo_function_prefixes: list[str] = Field(
+        default_factory=list, description="name prefixes of the functions a library module's `__main__` demo calls "
+        "(demo_..., test_...): a module the project imports whose main block calls one is no entry point")
+    smoke_inputs: list[str] = Field(
+        default_factory=list, description="last names of the calls that make random inputs (torch.randn): a main "
+        "block of a module the project imports that makes them is a smoke test of the module, no entry point")
 
 
 class TrainingLoop(_Record):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 MAX_NODES = 50_000
 
 
-def _called_names(node: Node, budget: list[int]) -> set[str]:
+def called_names(node: Node, budget: list[int]) -> set[str]:
     """The last name of every call under `node` (`torch.allclose(...)` → allclose), within a node budget."""
     names: set[str] = set()
     for current in parsing.walk(node, limit=max(budget[0], 0)):
@@ -56,10 +56,10 @@ def reference_checks(unit: Unit, main_block: tuple[int, int] | None) -> list[str
         definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
         if definition is not None and definition.type == "function_definition":
             name = parsing.text(definition.child_by_field_name("name") or definition)
-            if name.startswith(prefixes) and _called_names(definition, budget) & comparisons:
+            if name.startswith(prefixes) and called_names(definition, budget) & comparisons:
                 checks.add(name)
         elif statement.type == "if_statement" and statement.start_point.row + 1 == main_block[0]:
             main = statement
     if not checks or main is None:
         return []
-    return sorted(checks & _called_names(main, budget))
+    return sorted(checks & called_names(main, budget))

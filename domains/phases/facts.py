@@ -41,6 +41,7 @@ from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUERY, Unit
 from ascend_feasibility.domains.phases import symbols
 from ascend_feasibility.domains.phases.joined_paths import joined_path
+from ascend_feasibility.domains.phases.main_demos import runs_demo
 from ascend_feasibility.domains.python_refs import unit_references
 from ascend_feasibility.knowledge import load_phase_signals
 from tree_sitter import Node
@@ -147,11 +148,13 @@ class PhaseFacts:
     nested_imports: list[str] = field(default_factory=list)
     main_guard: bool = False
     main_block: tuple[int, int] | None = None  # 1-based first and last line of the `if __name__ == "__main__":` block
+    main_demo: bool = False  # that block runs a demo or a self-test of the module (main_demos.py)
     # check functions comparing with a reference that a test-script-named module's main block calls (reference_checks.py)
     reference_checks: list[str] = field(default_factory=list)
     top_level_code: bool = False  # runs work at import time (a script without a __main__ guard)
     evidence: dict[str, int] = field(default_factory=dict)  # phase → signals
     training_loop: bool = False  # runs a training step itself (knowledge/phases/signals.toml [training_loop])
+    calls_backward: bool = False  # calls a `.backward(...)` (a loss's, torch.autograd's): gradients are taken here
     models: list[ModelClass] = field(default_factory=list)
     launched_scripts: list[str] = field(default_factory=list)  # shell: python/torchrun ... SCRIPT.py
     # compiled extensions the module loads by name at its top level (`load_ext('_ext', ...)`: unbuilt_extensions.py)
@@ -340,8 +343,10 @@ class PhaseFacts:
                 self.import_fallbacks.setdefault(module, fallback)
         self.main_guard |= other.main_guard
         self.main_block = self.main_block or other.main_block
+        self.main_demo |= other.main_demo
         self.top_level_code |= other.top_level_code
         self.training_loop |= other.training_loop
+        self.calls_backward |= other.calls_backward
         for phase, count in other.evidence.items():
             self.evidence[phase] = self.evidence.get(phase, 0) + count
 
@@ -820,6 +825,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if block is not None and block.type == "if_statement" and block.parent is not None and block.parent.type == "module":
         facts.main_block = (block.start_point.row + 1, block.end_point.row + 1)
         facts.reference_checks = reference_checks(unit, facts.main_block)
+        facts.main_demo = runs_demo(unit, facts.main_block)
     if found.get("patched") and defined:
         facts.patch_installers = _patch_installers(unit, defined, found["patched"], facts.main_block)
     facts.choices = _choices(found.get("condition", []))
@@ -909,6 +915,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
             evidence["training"] += 1
             stepped = True
         backward = backward or name == "backward"
+    facts.calls_backward = backward
     facts.training_loop = (backward and stepped) or _defines_training_step(definitions) or _runs_trainer(trainers)
     for cls in definitions.get("class", []):
         model = _model_class(cls, unit, layers)

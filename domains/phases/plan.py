@@ -149,8 +149,9 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     imported = set().union(*graph.values()) if graph else set()
     entry_paths = sorted(
         path for path, f in python.items()
-        if (f.main_guard or f.notebook or path_view(path).name in launched_names
-            or f.module in console_modules or (f.top_level_code and path not in imported))
+        if (f.notebook or path_view(path).name in launched_names or f.module in console_modules
+            or (f.main_guard and not (f.main_demo and path in imported))  # a module's demo block: no entry
+            or (f.top_level_code and path not in imported))
         and not _launcher(path, role_of)
     )
     by_path: dict[str, set[str]] = defaultdict(set)
@@ -162,19 +163,21 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     loops = {path for path, f in python.items() if f.training_loop}
     if loops:
         _training_loops(found, loops, graph)
+    _delegated_training(found, python, graph)
     served = {p for path, (phases, _) in found.items() if role_of(path) == "product" for p in phases}
     library_paths: set[str] = set()
     if not served & {"training", "inference"}:
         # a library (its product entries neither train nor serve: none, or an evaluation harness) trains through what it
         # defines: its autograd Functions' backward passes and its own training loop (composer's Trainer.fit, which
         # users call from their scripts) are its training path
+        internal = _model_internal_functions(python, graph)
         for path, f in python.items():
             if path in found or role_of(path) != "product":
                 continue
             if f.training_loop:
                 found[path] = ({"training"}, ["runs a training step (a trainer's loop): the library's training path"])
                 library_paths.add(path)
-            elif any(m.backward for m in f.models):
+            elif path not in internal and any(m.backward for m in f.models):
                 found[path] = ({"training"}, ["defines a backward pass (torch.autograd.Function): the library's training path"])
                 library_paths.add(path)
     imported_by: dict[frozenset[str], int] = defaultdict(int)  # an entry's phases → what entries of them import
@@ -434,6 +437,37 @@ def _training_loops(found: dict[str, tuple[set[str], list[str]]], loops: set[str
             phases.add("training")
             evidence.append("runs a training loop itself" if imported == [path]
                             else f"imports a training loop: {', '.join(imported[:3])}")
+
+
+def _model_internal_functions(python: dict[str, PhaseFacts], graph: dict[str, set[str]]) -> set[str]:
+    """The files whose backward passes are a model's internals, not a training path: where nothing in the tree takes
+    gradients (no `.backward()` call, no training step, tests included), the files defining a backward that a project
+    file with a model class (one with a `forward`) imports. A released model's gradient checkpointing or renderer
+    Function (shap-e's models/nn/checkpoint.py) is then part of the model's forward; a kernel library's exported
+    Functions, which no model file of its own imports, stay its training path."""
+    if any(f.calls_backward or f.training_loop for f in python.values()):
+        return set()
+    modelled = [p for p, f in python.items() if any(m.forward_line and not m.backward for m in f.models)]
+    return {target for p in modelled for target in graph.get(p, set()) - {p}
+            if target in python and any(m.backward for m in python[target].models)}
+
+
+def _delegated_training(found: dict[str, tuple[set[str], list[str]]], python: dict[str, PhaseFacts],
+                        graph: dict[str, set[str]]) -> None:
+    """An entry that neither trains nor serves by the majority of its own signals, yet has a training signal of its
+    own (it builds the optimizer, wraps the model in DDP) and imports a project module with training signals (deit's
+    main.py builds the optimizer and runs `engine.train_one_epoch`, whose `optimizer.zero_grad()` and loss scaler are
+    the loop), trains through that module: its data loaders outnumber its training lines, not its purpose. Only the
+    modules it imports itself (one level): a package's __init__ reaches everything. An entry without a training line
+    of its own keeps its phases (a preprocessing script importing the model file)."""
+    for path, (phases, evidence) in found.items():
+        own = python[path].evidence
+        if phases & {"training", "inference"} or not own.get("training"):
+            continue
+        trainers = sorted(p for p in graph.get(path, set()) - {path} if python[p].evidence.get("training"))
+        if trainers:
+            phases.add("training")
+            evidence.append(f"builds training and runs it through: {', '.join(trainers[:3])}")
 
 
 def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:

@@ -1,0 +1,200 @@
+"""Which files are entry points, and which phases an entry serves: a library module's `__main__` demo is no entry
+(round 22 V3, LTX-Video), a model's internal backward pass that nothing differentiates is no training path (V2,
+shap-e), and an entry that builds training and delegates its loop to a project module or a Lightning trainer trains (V1, deit, taming)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
+from tests.helpers import write_tree as write
+
+
+def run(root: Path):
+    return analyze(root, AnalyzeOptions(jobs=1))
+
+
+def entry_paths(report) -> dict[str, list[str]]:
+    return {e.path: e.phases for e in report.phase_matrix.entries}
+
+
+# LTX-Video's shape: a VAE module the inference script imports runs a forward/backward demo on random inputs.
+VAE = """import torch
+
+
+class Autoencoder(torch.nn.Module):
+    def forward(self, x):
+        torch.cuda.synchronize()
+        return x
+
+
+def demo_forward_backward():
+    model = Autoencoder()
+    video = torch.randn(1, 3, 8, 64, 64)
+    loss = model(video).mean()
+    loss.backward()
+
+
+if __name__ == "__main__":
+    demo_forward_backward()
+"""
+INFERENCE = """import torch
+from vae import Autoencoder
+
+
+@torch.no_grad()
+def main():
+    model = Autoencoder().cuda()
+    with torch.inference_mode():
+        return model(torch.zeros(1))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_an_imported_modules_demo_block_is_no_entry_and_does_not_make_the_project_train(tmp_path):
+    report = run(write(tmp_path, {"inference.py": INFERENCE, "vae.py": VAE}))
+    assert set(entry_paths(report)) == {"inference.py"}
+    assert report.effort.main_phase == "inference"
+
+
+def test_a_random_input_smoke_block_of_an_imported_module_is_no_entry(tmp_path):
+    smoke = VAE.replace("    demo_forward_backward()\n", "    Autoencoder()(torch.randn(2, 3)).sum().backward()\n")
+    report = run(write(tmp_path, {"inference.py": INFERENCE, "vae.py": smoke}))
+    assert set(entry_paths(report)) == {"inference.py"}
+
+
+def test_a_demo_block_of_a_module_nothing_imports_stays_an_entry(tmp_path):
+    report = run(write(tmp_path, {"vae.py": VAE}))
+    assert "training" in entry_paths(report)["vae.py"]
+
+
+def test_an_imported_modules_command_line_block_stays_an_entry(tmp_path):
+    cli = VAE.replace("    demo_forward_backward()\n", "    cli()\n").replace(
+        "def demo_forward_backward():", "def cli():")
+    report = run(write(tmp_path, {"inference.py": INFERENCE, "vae.py": cli}))
+    assert set(entry_paths(report)) == {"inference.py", "vae.py"}
+
+
+# shap-e's shape: gradient checkpointing defines a Function the model uses; nothing in the release takes gradients.
+CHECKPOINT = """import torch
+
+
+class CheckpointFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, run, *args):
+        torch.cuda.synchronize()
+        return run(*args)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return torch.autograd.grad(ctx.outputs, ctx.inputs, grads)
+"""
+MODEL = """import torch
+from checkpoint import CheckpointFunction
+
+
+class Transformer(torch.nn.Module):
+    def forward(self, x):
+        return CheckpointFunction.apply(torch.relu, x)
+"""
+GRAD_TEST = """import torch
+from checkpoint import CheckpointFunction
+
+
+def test_checkpoint_grad():
+    x = torch.ones(2, requires_grad=True)
+    CheckpointFunction.apply(lambda t: t * 2, x).sum().backward()
+"""
+
+
+def test_a_models_backward_pass_nothing_differentiates_is_no_training_path(tmp_path):
+    report = run(write(tmp_path, {"checkpoint.py": CHECKPOINT, "model.py": MODEL}))
+    assert entry_paths(report) == {}
+    assert report.effort.main_phase is None
+
+
+def test_a_models_backward_pass_the_tree_differentiates_is_the_librarys_training_path(tmp_path):
+    report = run(write(tmp_path, {"checkpoint.py": CHECKPOINT, "model.py": MODEL,
+                                  "tests/test_checkpoint.py": GRAD_TEST}))
+    assert entry_paths(report)["checkpoint.py"] == ["training"]
+
+
+def test_a_kernel_librarys_exported_function_no_model_imports_stays_its_training_path(tmp_path):
+    report = run(write(tmp_path, {"checkpoint.py": CHECKPOINT}))
+    assert entry_paths(report)["checkpoint.py"] == ["training"]
+
+
+# deit's shape: main.py builds the optimizer and the loaders (data outnumbers training) and runs engine's epoch loop.
+DEIT_MAIN = """import torch
+from torch.utils.data import DataLoader
+from engine import train_one_epoch
+
+
+def main():
+    model = torch.nn.Linear(2, 2).cuda()
+    optimizer = torch.optim.AdamW(model.parameters())
+    train = DataLoader([1, 2])
+    val = DataLoader([3])
+    test = DataLoader([4])
+    for epoch in range(3):
+        train_one_epoch(model, train, optimizer)
+
+
+if __name__ == "__main__":
+    main()
+"""
+ENGINE = """import torch
+
+
+def train_one_epoch(model, loader, optimizer, loss_scaler=None):
+    for batch in loader:
+        optimizer.zero_grad()
+        loss = model(batch.cuda()).mean()
+        loss_scaler(loss, optimizer)
+        torch.cuda.synchronize()
+"""
+
+
+def test_an_entry_building_training_and_delegating_its_loop_trains(tmp_path):
+    report = run(write(tmp_path, {"main.py": DEIT_MAIN, "engine.py": ENGINE}))
+    phases = entry_paths(report)["main.py"]
+    assert "training" in phases and "data" in phases
+    assert report.effort.main_phase == "training"
+
+
+def test_an_entry_without_a_training_line_of_its_own_keeps_its_phases(tmp_path):
+    prepare = DEIT_MAIN.replace("    optimizer = torch.optim.AdamW(model.parameters())\n", "    optimizer = None\n")
+    report = run(write(tmp_path, {"main.py": prepare, "engine.py": ENGINE}))
+    assert entry_paths(report)["main.py"] == ["data"]
+
+
+# taming's shape: a Lightning 1.x trainer built from the command line and fitted.
+LIGHTNING_MAIN = """import torch
+from torch.utils.data import DataLoader
+from pytorch_lightning.trainer import Trainer
+
+
+def main(opt, model):
+    data = DataLoader([1]), DataLoader([2]), DataLoader([3])
+    trainer = Trainer.from_argparse_args(opt)
+    trainer.fit(model, data)
+    torch.cuda.synchronize()
+
+
+if __name__ == "__main__":
+    main(None, None)
+"""
+
+
+def test_a_lightning_trainer_built_from_arguments_and_fitted_trains(tmp_path):
+    report = run(write(tmp_path, {"main.py": LIGHTNING_MAIN}))
+    assert "training" in entry_paths(report)["main.py"]
+
+
+def test_a_lightning_trainer_built_but_never_run_does_not_train(tmp_path):
+    report = run(write(tmp_path, {"main.py": LIGHTNING_MAIN.replace("    trainer.fit(model, data)\n", "")}))
+    assert "training" not in entry_paths(report)["main.py"]
