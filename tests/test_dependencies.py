@@ -729,3 +729,49 @@ def test_unused_cuda_lines_of_a_requirements_file_nothing_installs_are_stale(tmp
         assert "no install command or package manifest" in stale.message.en, code
         [kept] = _findings(tmp_path / "read", code)
         assert "no install command or package manifest" not in kept.message.en, code
+
+
+def _declared(report, symbol):
+    return [(f.rule, f.severity) for f in report.findings if f.path == "requirements.txt" and f.symbol.startswith(symbol)
+            and f.rule in {"DEP001", "DEP004"}]
+
+
+def test_a_lightning_pin_older_than_the_accelerator_api_is_an_upgrade_where_a_trainer_is_built(tmp_path):
+    # round 22 A1 23, B1 6 (taming-transformers: pytorch-lightning==1.0.8, Trainer.from_argparse_args, gpus); the route's
+    # Accelerator.setup_device and Fabric are Lightning 2.0's (packages.toml replacement_since)
+    trainer = "import pytorch_lightning as pl\ntrainer = pl.Trainer.from_argparse_args(opt)\nauto = pl.Trainer()\n"
+    write(tmp_path / "old", {"requirements.txt": "torch==2.6.0\npytorch-lightning==1.0.8\n", "main.py": trainer})
+    report = analyze(tmp_path / "old", AnalyzeOptions(jobs=1))
+    assert _declared(report, "pytorch-lightning") == [("DEP001", "high")]  # DEV704 at :3 does not fold the upgrade
+    upgrade = next(f for f in report.findings if f.path == "requirements.txt" and f.rule == "DEP001")
+    assert "2.0.0" in upgrade.message.en and "resume_from_checkpoint" in upgrade.replacement.en
+    assert upgrade.effort_hours.low >= 8.0
+    # at 2.x the same Trainer is the accelerator choice DEV704 carries: the package's own finding is info
+    write(tmp_path / "new", {"requirements.txt": "torch==2.6.0\npytorch-lightning==2.2.0\n", "main.py": trainer})
+    assert _declared(analyze(tmp_path / "new", AnalyzeOptions(jobs=1)), "pytorch-lightning") == [("DEP001", "info")]
+
+
+def test_lightning_used_only_for_its_module_base_class_and_seeding_has_nothing_to_port(tmp_path):
+    # round 22 B1 2, B2 50 (VideoCrafter: LightningModule subclasses, seed_everything, no Trainer): the accelerator, the
+    # package's one CUDA-only part, is never reached (packages.toml cuda_part_in), whatever the pinned release
+    code = "import pytorch_lightning as pl\nfrom pytorch_lightning import seed_everything\n\n" \
+           "class Net(pl.LightningModule):\n    pass\n\nseed_everything(0)\n"
+    write(tmp_path / "a", {"requirements.txt": "torch==2.6.0\npytorch-lightning==1.8.3\n", "model.py": code})
+    report = analyze(tmp_path / "a", AnalyzeOptions(jobs=1))
+    assert _declared(report, "pytorch-lightning") == [("DEP001", "info")]
+    assert [f.severity for f in report.findings if f.rule == "DEP001" and f.path == "model.py"] == ["info"]
+    # a Trainer imported from its module, with the accelerator from a variable (no DEV701): the package's finding stays
+    write(tmp_path / "b", {"requirements.txt": "torch==2.6.0\npytorch-lightning==2.2.0\n",
+                           "main.py": "from pytorch_lightning.trainer import Trainer\nt = Trainer(accelerator=acc)\n"})
+    assert _declared(analyze(tmp_path / "b", AnalyzeOptions(jobs=1)), "pytorch-lightning") == [("DEP001", "high")]
+
+
+def test_a_pin_below_the_first_release_of_the_packages_route_is_an_upgrade(tmp_path):
+    # round 22 verdicts V2 (tortoise-tts: deepspeed==0.8.3 called NPU-accelerated); routes.toml first_releases
+    code = "import deepspeed\nengine = deepspeed.init_inference(model)\n"
+    write(tmp_path / "old", {"requirements.txt": "torch==2.6.0\ndeepspeed==0.8.3\n", "infer.py": code})
+    report = analyze(tmp_path / "old", AnalyzeOptions(jobs=1))
+    assert _declared(report, "deepspeed") == [("DEP004", "medium")]
+    assert "0.10.0" in next(f for f in report.findings if f.rule == "DEP004").message.en
+    write(tmp_path / "new", {"requirements.txt": "torch==2.6.0\ndeepspeed==0.14.0\n", "infer.py": code})
+    assert _declared(analyze(tmp_path / "new", AnalyzeOptions(jobs=1)), "deepspeed") == []

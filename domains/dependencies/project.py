@@ -18,7 +18,7 @@ from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies import installed
 from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, PASSED_TO, ImportFact
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
-from ascend_feasibility.knowledge import KnowledgeBase
+from ascend_feasibility.knowledge import KnowledgeBase, load_routes
 from ascend_feasibility.knowledge.models import PackageRecord, Release
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -107,7 +107,10 @@ def analyze_dependencies(
                     emit.declaration("declared-not-imported", name, site, place=place, sites=others,
                                      facets=(*_install_facets(record, [site]), *_stale(site, installs)))
                 else:
-                    emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place, sites=others)
+                    facets = _part_facets(record, site.specifier, npu_aware_used)
+                    emit.declaration(RULE_BY_CLASS[record.classification], name, site,
+                                     record.replacement_since if UPGRADE_FIRST in facets else None, place=place,
+                                     sites=others, facets=facets)
         unused = record is not None and bool(record.modules) and not {name, record.name} & imported.keys() \
             and not _used_through(record, used_through, context.local_modules)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used, installs if unused else None)
@@ -143,7 +146,7 @@ def analyze_dependencies(
             emit.import_site(RULE_BY_CLASS[record.classification], name, shown,
                              place=None if required or unused else _optional_use(facts, context, guarded_paths),
                              facets=("unused-import", *_install_facets(record, documented.get(name, [])))
-                             if unused or not used else ())
+                             if unused or not used else _part_facets(record, "", npu_aware_used))
             if record.classification == "unsupported":
                 unsupported_at.add((shown.path, name))
             continue
@@ -296,6 +299,34 @@ def _used_through(record: PackageRecord, found: frozenset[str], local_modules: f
                                             or callee in record.used_through_by or callee in local_modules):
             return True
     return False
+
+
+CUDA_PART_UNREACHED = "cuda-part-unreached"
+UPGRADE_FIRST = "upgrade-first"
+
+
+def _part_facets(record: PackageRecord, specifier: str, used: frozenset[str]) -> tuple[str, ...]:
+    """A package kept on Ascend whose one CUDA-only part is reached only through some of its names (cuda_part_in:
+    Lightning's Trainer, Fabric, CLI): a project whose code uses none of them (VideoCrafter: LightningModule as a base
+    class, seed_everything) has nothing of it to port (`cuda-part-unreached`). One that does, at a declaration below
+    the release the replacement's API starts in (replacement_since: taming-transformers' pytorch-lightning==1.0.8
+    Trainer), must upgrade the package first (`upgrade-first`)."""
+    if record.cuda_part_in and not any(u == n or u.startswith(n + ".") for u in used for n in record.cuda_part_in):
+        return (CUDA_PART_UNREACHED,)
+    if record.replacement_since and specifier and _below(specifier, record.replacement_since):
+        return (UPGRADE_FIRST,)
+    return ()
+
+
+def upgrading_sites(declarations: list[Declaration], kb: KnowledgeBase) -> frozenset[tuple[str, int]]:
+    """The path and line of each declaration below its package's replacement_since (the `upgrade-first` ones)."""
+    found = set()
+    for site in declarations:
+        record = kb.package(site.name)
+        if record is not None and record.replacement_since and site.specifier \
+                and _below(site.specifier, record.replacement_since):
+            found.add((site.path, site.line))
+    return frozenset(found)
 
 
 def _install_facets(record: PackageRecord, sites: list[Declaration]) -> tuple[str, ...]:
@@ -470,16 +501,31 @@ def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declara
     `unused_installs`: the project's installs (installed.py) where nothing imports the package: its pin in a
     requirements file no install reads is a stale line (seamless_communication's ggml/requirements.txt
     accelerate==0.19.0)."""
-    if record is None or not record.npu_aware_since:
+    if record is None:
+        return
+    since = record.npu_aware_since or route_first_release(record.name)
+    if not since:
         return
     facets = ("older-releases-run",) if record.older_releases_run else ()
     if record.npu_aware_for and not any(u == n or u.startswith(n + ".") for u in used for n in record.npu_aware_for):
         facets = ("npu-aware-unused",)
-    below = [site for site in sites if _below(site.specifier, record.npu_aware_since)]
+    if not record.npu_aware_since:
+        facets = (ROUTE_RELEASE,)
+    below = [site for site in sites if _below(site.specifier, since)]
     for site, others in _per_manifest(below):
         stale = _stale(site, unused_installs) if unused_installs is not None else ()
-        emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
-                         sites=others, facets=facets or stale)  # an info variant stays info
+        emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, since,
+                         sites=others, facets=(*facets, *stale) if ROUTE_RELEASE in facets else facets or stale)
+
+
+ROUTE_RELEASE = "route-release"
+
+
+def route_first_release(package: str) -> str | None:
+    """The first release of `package` that carries its route to Ascend (routes.toml first_releases: DeepSpeed's NPU
+    accelerator from 0.10.0), where the catalog names no npu_aware_since of its own: a pin below it (tortoise-tts'
+    deepspeed==0.8.3) is not on the route, whatever the package's class says."""
+    return next((r.first_releases[package] for r in load_routes().route if package in r.first_releases), None)
 
 
 def _reported_sites(sites: list[Declaration]) -> list[Declaration]:
