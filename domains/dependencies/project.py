@@ -88,7 +88,7 @@ def analyze_dependencies(
         if record is not None and record.classification in RULE_BY_CLASS:
             only_optional = _optional_use(imported.get(name, []), context, guarded_paths)
             for site, others in _per_manifest(sites):
-                place = _declared_optional(site) or only_optional
+                place = declared_optional(site) or only_optional
                 if record.npu_fork and site.specifier:  # a pin of the upstream line: the fork has its own versions
                     # a pinned triton nothing imports is the pin a CUDA torch pulls in (a freeze's): a line to delete
                     unused = bool(record.modules) and not {name, record.name} & imported.keys() \
@@ -440,6 +440,15 @@ def _companion_moves(path: str, declared: dict[str, list[Declaration]], document
 
 
 MAIN_REQUIREMENTS = {"", "base", "main", "core", "common", "prod", "runtime", "install"}
+# the optional groups that set up the developers' tools, not what the project runs: their torch chooses no target
+DEVELOPMENT_GROUPS = {"dev", "devel", "develop", "development", "test", "tests", "testing", "doc", "docs",
+                      "documentation", "lint", "linting", "style", "quality", "typing", "ci"}
+
+
+def _development_group(site: Declaration) -> bool:
+    """A declaration in a development extra or group (nerfstudio's pyproject `dev = [..., "torch==2.7.1"]` beside its
+    runtime `torch>=1.13.1`, round 22 verdicts V1): the tools the developers pin, not the torch a user installs."""
+    return site.group.lower().replace("_", "-").split("-")[0] in DEVELOPMENT_GROUPS
 
 
 def _classed(record, sites: list[Declaration], cuda_parts: frozenset[str]):
@@ -515,7 +524,8 @@ def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declara
     for site, others in _per_manifest(below):
         stale = _stale(site, unused_installs) if unused_installs is not None else ()
         emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, since,
-                         sites=others, facets=(*facets, *stale) if ROUTE_RELEASE in facets else facets or stale)
+                         place=declared_optional(site), sites=others,
+                         facets=(*facets, *stale) if ROUTE_RELEASE in facets else facets or stale)
 
 
 ROUTE_RELEASE = "route-release"
@@ -554,7 +564,7 @@ def _per_manifest(sites: list[Declaration]) -> list[tuple[Declaration, list[str]
     every line as its sites."""
     by_environment: dict[str, list[Declaration]] = defaultdict(list)
     for site in sites:
-        main = site.source in ENVIRONMENT_SOURCES and _declared_optional(site) is None
+        main = site.source in ENVIRONMENT_SOURCES and declared_optional(site) is None
         folder = site.path.rsplit("/", 1)[0] if "/" in site.path else ""
         by_environment[f"{folder}/" if main else site.path].append(site)
     grouped = []
@@ -562,12 +572,12 @@ def _per_manifest(sites: list[Declaration]) -> list[tuple[Declaration, list[str]
         first = min(lines, key=lambda s: (ENVIRONMENT_SOURCES.index(s.source) if s.source in ENVIRONMENT_SOURCES
                                           else len(ENVIRONMENT_SOURCES), s.path))
         in_first = [s for s in lines if s.path == first.path]
-        primary = next((s for s in in_first if _declared_optional(s) is None), in_first[0])
+        primary = next((s for s in in_first if declared_optional(s) is None), in_first[0])
         grouped.append((primary, [f"{s.path}:{s.line}" for s in lines] if len(lines) > 1 else None))
     return grouped
 
 
-def _declared_optional(site: Declaration) -> Place | None:
+def declared_optional(site: Declaration) -> Place | None:
     """An extra (pyproject optional-dependencies, setup.py extras_require, a requirements-<extra>.txt file)."""
     if site.group != "main":
         return Place(reach="optional", reason=f"{site.path}:{site.line}: declared in the optional group {site.group!r}")
@@ -672,6 +682,7 @@ def _choose(sites: list[Declaration], kb: KnowledgeBase) -> TargetChoice:
     """choose_target over the torch declarations that may choose."""
     if any(s.source != DOC_SOURCE for s in sites):  # a manifest's torch: install documents' pins do not count
         sites = [s for s in sites if s.source != DOC_SOURCE]
+    sites = [s for s in sites if not _development_group(s)]
     npu_arm = [s for s in sites if s.arm == "npu"]
     if npu_arm:  # the project's own NPU install (a branch under `command -v npu-smi`) says which torch runs there
         sites = npu_arm
