@@ -240,7 +240,8 @@ def test_a_package_declared_on_several_lines_of_one_manifest_is_one_finding_with
     write(tmp_path, {
         "requirements.txt": "torch>=2.1.0\nlightning==2.1.2\nlightning[app]\naccelerate==0.20.0\naccelerate[testing]==0.20.0\n",
         "chat/requirements.txt": "lightning\n",
-        "train.py": "import torch\nimport lightning as L\nimport accelerate\n",
+        # a Fabric whose accelerator the project passes on (a package that only lends its LightningModule is info)
+        "train.py": "import torch\nimport lightning as L\nimport accelerate\nfabric = L.Fabric(accelerator=acc)\n",
     })
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     found = sorted((f.rule, f.path, f.line, tuple(f.sites or ())) for f in report.findings
