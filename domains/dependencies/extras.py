@@ -20,12 +20,14 @@ FEATURE_RULES = ("route-gap", "package-call")  # the detectors of uses of a pack
 
 
 def extra_only(declarations: list[Declaration]) -> dict[str, Declaration]:
-    """Distribution -> its first declaration, for each one the manifests declare and only in optional groups."""
+    """Distribution -> its first declaration (a package manifest's extra before a requirements-<extra>.txt), for each
+    one the manifests declare and only in optional groups."""
     by_name: dict[str, list[Declaration]] = defaultdict(list)
     for site in declarations:
         if site.source in ENVIRONMENT_SOURCES:
             by_name[site.name].append(site)
-    return {name: min(sites, key=lambda s: (s.path, s.line)) for name, sites in by_name.items()
+    return {name: min(sites, key=lambda s: (ENVIRONMENT_SOURCES.index(s.source), s.path, s.line))
+            for name, sites in by_name.items()
             if all(declared_optional(s) is not None for s in sites)}
 
 
