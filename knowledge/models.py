@@ -532,6 +532,17 @@ class PackageRecord(_Record):
         description="codes of the call-site rules that carry the package's one CUDA-only part (Lightning's accelerator "
         "choice: DEV701, DEV704): where the project holds one of their findings, the package's own (DEP001) is info",
     )
+    cuda_part_in: list[str] = Field(
+        default_factory=list,
+        description="the qualified names (a module covers what it holds) through which a project reaches the package's "
+        "CUDA-only part (Lightning's accelerator: its Trainer, Fabric, CLI): a project whose code uses none of them "
+        "keeps the package as it is (DEP001 at info)",
+    )
+    replacement_since: str | None = Field(
+        default=None,
+        description="the first release the replacement's API exists in (Lightning's Fabric and NPU-pluggable "
+        "accelerator): a declaration below it needs the package upgraded first (DEP001 upgrade-first)",
+    )
     npu_aware_for: list[str] = Field(
         default_factory=list,
         description="the qualified names (a module covers what it holds) in which npu_aware_since adds the NPU "
@@ -986,6 +997,9 @@ class Route(_Record):
     releases: BilingualText
     route: BilingualText
     note: BilingualText
+    first_releases: dict[str, str] = Field(
+        default_factory=dict, description="distribution -> the first release of it that carries the route (the "
+        "structured form of `releases`): a pin below it needs the upgrade (DEP004 route-release)")
     covers: list[str] = Field(default_factory=list, description="the project's modules the route replaces or patches")
     lacks: list[RouteGap] = Field(default_factory=list, description="features of the library the route does not provide")
 

@@ -11,9 +11,10 @@ from ascend_feasibility.analyzer.core.models import SkippedFile
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, TargetChoice, Unit
 from ascend_feasibility.domains.dependencies.calls import PackageCallScanner
 from ascend_feasibility.domains.dependencies.carried import fold_into_call_sites
+from ascend_feasibility.domains.dependencies.extras import fold_extra_features
 from ascend_feasibility.domains.dependencies.facts import IMPORT_QUERY_KEY, DependencyFacts, collect
 from ascend_feasibility.domains.dependencies.images import fold_into_cuda_images
-from ascend_feasibility.domains.dependencies.project import analyze_dependencies, choose_target
+from ascend_feasibility.domains.dependencies.project import analyze_dependencies, choose_target, upgrading_sites
 from ascend_feasibility.domains.dependencies.registered_models import fold_registered
 from ascend_feasibility.domains.dependencies.remote_code import RemoteCodeScanner
 from ascend_feasibility.domains.dependencies.route_gaps import RouteGapScanner
@@ -58,8 +59,11 @@ class DependenciesDomain(Domain):
         run.report_fields["torch_fit"] = analysis.torch_fit.model_copy(update={"conflicts": run.choice.conflicts})
 
     def report(self, run: ProjectRun) -> None:
-        run.findings = fold_into_call_sites(fold_into_cuda_images(run.findings, run.factory), run.factory)
         facts = run.facts[self.name]
+        upgrading = upgrading_sites([d for f in facts for d in f.declarations], self.kb)
+        run.findings = fold_into_call_sites(fold_into_cuda_images(run.findings, run.factory), run.factory, upgrading)
+        run.findings = fold_extra_features(run.findings, [d for f in facts for d in f.declarations],
+                                           [i for f in facts for i in f.imports], run.factory)
         loads: dict[str, list[str]] = {}
         for load in (entry for f in facts for entry in f.remote_loads):
             path, line, names = load.rsplit(":", 2)

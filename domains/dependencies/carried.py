@@ -12,7 +12,10 @@ from ascend_feasibility.analyzer.core.models import Finding
 CARRIED = "carried"
 
 
-def fold_into_call_sites(findings: list[Finding], factory: FindingFactory) -> list[Finding]:
+def fold_into_call_sites(findings: list[Finding], factory: FindingFactory,
+                         upgrading: frozenset[tuple[str, int]] = frozenset()) -> list[Finding]:
+    """`upgrading`: the path and line of declarations below the release the package's replacement starts in
+    (project.upgrading_sites): their finding is the upgrade, which no call site carries, so it keeps its own."""
     carriers = {code for record in factory.kb.packages.values() for code in record.carried_by}
     if not carriers:
         return findings
@@ -27,7 +30,7 @@ def fold_into_call_sites(findings: list[Finding], factory: FindingFactory) -> li
     for finding in findings:
         record = factory.kb.package(finding.symbol) if finding.rule == code and finding.counted else None
         carrying = [f for rule in (record.carried_by if record is not None else []) for f in sites.get(rule, [])]
-        if carrying:
+        if carrying and (finding.path, finding.line) not in upgrading:
             finding = _carried(finding, carrying, factory)
         result.append(finding)
     return result

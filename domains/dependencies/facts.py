@@ -48,7 +48,7 @@ class DependencyFacts:
     problems: list[Problem] = field(default_factory=list)
     used_through: list[str] = field(default_factory=list)  # the catalog's used_through names this file's code holds
     cuda_parts: list[str] = field(default_factory=list)  # the catalog's cuda_modules this file's imports name
-    npu_aware_used: list[str] = field(default_factory=list)  # the catalog's npu_aware_for names this file's code uses
+    npu_aware_used: list[str] = field(default_factory=list)  # the catalog's npu_aware_for, cuda_part_in names it uses
     registrations: list[str] = field(default_factory=list)  # its Auto*.register calls (registered_models)
     remote_loads: list[str] = field(default_factory=list)  # its trust_remote_code model loads (registered_models)
     installs: list[str] = field(default_factory=list)  # requirements files its installs read, project installs (installed.py)
@@ -194,16 +194,18 @@ def _argument_of(word: Node, unit: Unit) -> str | None:
 
 @functools.cache
 def _npu_aware_names() -> tuple[frozenset[str], frozenset[bytes], frozenset[bytes]]:
-    """The catalog's npu_aware_for names, and the bytes a file must hold to use one: a package and a last name."""
+    """The catalog's npu_aware_for and cuda_part_in names, and the bytes a file must hold to use one: a package and a
+    last name."""
     from ascend_feasibility.knowledge import load_knowledge
 
-    names = frozenset(n for record in load_knowledge().packages.values() for n in record.npu_aware_for)
+    names = frozenset(n for record in load_knowledge().packages.values()
+                      for n in (*record.npu_aware_for, *record.cuda_part_in))
     return (names, frozenset(n.split(".")[0].encode() for n in names),
             frozenset(n.rpartition(".")[2].encode() for n in names))
 
 
 def _npu_aware_used(unit: Unit) -> list[str]:
-    """The npu_aware_for names the unit's code uses through its imports: `from transformers import Trainer`,
+    """The npu_aware_for and cuda_part_in names the unit's code uses through its imports: `from transformers import Trainer`,
     `transformers.set_seed(0)`, `from transformers.trainer_utils import set_seed` (only in files whose bytes hold
     a package and a last name of one)."""
     names, packages, lasts = _npu_aware_names()

@@ -18,7 +18,7 @@ from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies import installed
 from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, PASSED_TO, ImportFact
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
-from ascend_feasibility.knowledge import KnowledgeBase
+from ascend_feasibility.knowledge import KnowledgeBase, load_routes
 from ascend_feasibility.knowledge.models import PackageRecord, Release
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -88,7 +88,7 @@ def analyze_dependencies(
         if record is not None and record.classification in RULE_BY_CLASS:
             only_optional = _optional_use(imported.get(name, []), context, guarded_paths)
             for site, others in _per_manifest(sites):
-                place = _declared_optional(site) or only_optional
+                place = declared_optional(site) or only_optional
                 if record.npu_fork and site.specifier:  # a pin of the upstream line: the fork has its own versions
                     # a pinned triton nothing imports is the pin a CUDA torch pulls in (a freeze's): a line to delete
                     unused = bool(record.modules) and not {name, record.name} & imported.keys() \
@@ -107,7 +107,10 @@ def analyze_dependencies(
                     emit.declaration("declared-not-imported", name, site, place=place, sites=others,
                                      facets=(*_install_facets(record, [site]), *_stale(site, installs)))
                 else:
-                    emit.declaration(RULE_BY_CLASS[record.classification], name, site, place=place, sites=others)
+                    facets = _part_facets(record, site.specifier, npu_aware_used)
+                    emit.declaration(RULE_BY_CLASS[record.classification], name, site,
+                                     record.replacement_since if UPGRADE_FIRST in facets else None, place=place,
+                                     sites=others, facets=facets)
         unused = record is not None and bool(record.modules) and not {name, record.name} & imported.keys() \
             and not _used_through(record, used_through, context.local_modules)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used, installs if unused else None)
@@ -143,7 +146,7 @@ def analyze_dependencies(
             emit.import_site(RULE_BY_CLASS[record.classification], name, shown,
                              place=None if required or unused else _optional_use(facts, context, guarded_paths),
                              facets=("unused-import", *_install_facets(record, documented.get(name, [])))
-                             if unused or not used else ())
+                             if unused or not used else _part_facets(record, "", npu_aware_used))
             if record.classification == "unsupported":
                 unsupported_at.add((shown.path, name))
             continue
@@ -298,6 +301,34 @@ def _used_through(record: PackageRecord, found: frozenset[str], local_modules: f
     return False
 
 
+CUDA_PART_UNREACHED = "cuda-part-unreached"
+UPGRADE_FIRST = "upgrade-first"
+
+
+def _part_facets(record: PackageRecord, specifier: str, used: frozenset[str]) -> tuple[str, ...]:
+    """A package kept on Ascend whose one CUDA-only part is reached only through some of its names (cuda_part_in:
+    Lightning's Trainer, Fabric, CLI): a project whose code uses none of them (VideoCrafter: LightningModule as a base
+    class, seed_everything) has nothing of it to port (`cuda-part-unreached`). One that does, at a declaration below
+    the release the replacement's API starts in (replacement_since: taming-transformers' pytorch-lightning==1.0.8
+    Trainer), must upgrade the package first (`upgrade-first`)."""
+    if record.cuda_part_in and not any(u == n or u.startswith(n + ".") for u in used for n in record.cuda_part_in):
+        return (CUDA_PART_UNREACHED,)
+    if record.replacement_since and specifier and _below(specifier, record.replacement_since):
+        return (UPGRADE_FIRST,)
+    return ()
+
+
+def upgrading_sites(declarations: list[Declaration], kb: KnowledgeBase) -> frozenset[tuple[str, int]]:
+    """The path and line of each declaration below its package's replacement_since (the `upgrade-first` ones)."""
+    found = set()
+    for site in declarations:
+        record = kb.package(site.name)
+        if record is not None and record.replacement_since and site.specifier \
+                and _below(site.specifier, record.replacement_since):
+            found.add((site.path, site.line))
+    return frozenset(found)
+
+
 def _install_facets(record: PackageRecord, sites: list[Declaration]) -> tuple[str, ...]:
     """A package that installs on any host (gpustat, pynvml: pure Python over NVML, which fails only when called;
     lightning: pure Python; bitsandbytes from 0.46.0: wheels for Linux x86_64 and aarch64): a line nobody uses is no
@@ -409,6 +440,15 @@ def _companion_moves(path: str, declared: dict[str, list[Declaration]], document
 
 
 MAIN_REQUIREMENTS = {"", "base", "main", "core", "common", "prod", "runtime", "install"}
+# the optional groups that set up the developers' tools, not what the project runs: their torch chooses no target
+DEVELOPMENT_GROUPS = {"dev", "devel", "develop", "development", "test", "tests", "testing", "doc", "docs",
+                      "documentation", "lint", "linting", "style", "quality", "typing", "ci"}
+
+
+def _development_group(site: Declaration) -> bool:
+    """A declaration in a development extra or group (nerfstudio's pyproject `dev = [..., "torch==2.7.1"]` beside its
+    runtime `torch>=1.13.1`, round 22 verdicts V1): the tools the developers pin, not the torch a user installs."""
+    return site.group.lower().replace("_", "-").split("-")[0] in DEVELOPMENT_GROUPS
 
 
 def _classed(record, sites: list[Declaration], cuda_parts: frozenset[str]):
@@ -470,16 +510,32 @@ def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declara
     `unused_installs`: the project's installs (installed.py) where nothing imports the package: its pin in a
     requirements file no install reads is a stale line (seamless_communication's ggml/requirements.txt
     accelerate==0.19.0)."""
-    if record is None or not record.npu_aware_since:
+    if record is None:
+        return
+    since = record.npu_aware_since or route_first_release(record.name)
+    if not since:
         return
     facets = ("older-releases-run",) if record.older_releases_run else ()
     if record.npu_aware_for and not any(u == n or u.startswith(n + ".") for u in used for n in record.npu_aware_for):
         facets = ("npu-aware-unused",)
-    below = [site for site in sites if _below(site.specifier, record.npu_aware_since)]
+    if not record.npu_aware_since:
+        facets = (ROUTE_RELEASE,)
+    below = [site for site in sites if _below(site.specifier, since)]
     for site, others in _per_manifest(below):
         stale = _stale(site, unused_installs) if unused_installs is not None else ()
-        emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, record.npu_aware_since,
-                         sites=others, facets=facets or stale)  # an info variant stays info
+        emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, since,
+                         place=declared_optional(site), sites=others,
+                         facets=(*facets, *stale) if ROUTE_RELEASE in facets else facets or stale)
+
+
+ROUTE_RELEASE = "route-release"
+
+
+def route_first_release(package: str) -> str | None:
+    """The first release of `package` that carries its route to Ascend (routes.toml first_releases: DeepSpeed's NPU
+    accelerator from 0.10.0), where the catalog names no npu_aware_since of its own: a pin below it (tortoise-tts'
+    deepspeed==0.8.3) is not on the route, whatever the package's class says."""
+    return next((r.first_releases[package] for r in load_routes().route if package in r.first_releases), None)
 
 
 def _reported_sites(sites: list[Declaration]) -> list[Declaration]:
@@ -508,7 +564,7 @@ def _per_manifest(sites: list[Declaration]) -> list[tuple[Declaration, list[str]
     every line as its sites."""
     by_environment: dict[str, list[Declaration]] = defaultdict(list)
     for site in sites:
-        main = site.source in ENVIRONMENT_SOURCES and _declared_optional(site) is None
+        main = site.source in ENVIRONMENT_SOURCES and declared_optional(site) is None
         folder = site.path.rsplit("/", 1)[0] if "/" in site.path else ""
         by_environment[f"{folder}/" if main else site.path].append(site)
     grouped = []
@@ -516,12 +572,12 @@ def _per_manifest(sites: list[Declaration]) -> list[tuple[Declaration, list[str]
         first = min(lines, key=lambda s: (ENVIRONMENT_SOURCES.index(s.source) if s.source in ENVIRONMENT_SOURCES
                                           else len(ENVIRONMENT_SOURCES), s.path))
         in_first = [s for s in lines if s.path == first.path]
-        primary = next((s for s in in_first if _declared_optional(s) is None), in_first[0])
+        primary = next((s for s in in_first if declared_optional(s) is None), in_first[0])
         grouped.append((primary, [f"{s.path}:{s.line}" for s in lines] if len(lines) > 1 else None))
     return grouped
 
 
-def _declared_optional(site: Declaration) -> Place | None:
+def declared_optional(site: Declaration) -> Place | None:
     """An extra (pyproject optional-dependencies, setup.py extras_require, a requirements-<extra>.txt file)."""
     if site.group != "main":
         return Place(reach="optional", reason=f"{site.path}:{site.line}: declared in the optional group {site.group!r}")
@@ -626,6 +682,7 @@ def _choose(sites: list[Declaration], kb: KnowledgeBase) -> TargetChoice:
     """choose_target over the torch declarations that may choose."""
     if any(s.source != DOC_SOURCE for s in sites):  # a manifest's torch: install documents' pins do not count
         sites = [s for s in sites if s.source != DOC_SOURCE]
+    sites = [s for s in sites if not _development_group(s)]
     npu_arm = [s for s in sites if s.arm == "npu"]
     if npu_arm:  # the project's own NPU install (a branch under `command -v npu-smi`) says which torch runs there
         sites = npu_arm
