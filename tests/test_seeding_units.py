@@ -5,7 +5,7 @@ docstring."""
 from __future__ import annotations
 
 import pytest
-from ascend_feasibility.analyzer.context import seeding
+from ascend_feasibility.analyzer.context import seed_calls, seeding
 from ascend_feasibility.analyzer.reading import parsing
 
 from tests.snippets import node_at
@@ -180,7 +180,7 @@ def _chain_covered(code: str) -> str | None:
     while sibling is not None and sibling.type == "if_statement":
         bodies.append(sibling.child_by_field_name("consequence"))
         sibling = sibling.next_named_sibling
-    found = seeding.chain_seeded_by_torch(statement, bodies)
+    found = seed_calls.chain_seeded_by_torch(statement, bodies)
     return parsing.text(found) if found is not None else None
 
 

@@ -6,21 +6,11 @@ may sit alone in an `if` (`torch.seed()` / `if torch.cuda.is_available(): torch.
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer.context import guards  # a module import: guards reads dispatch_chains, which reads this
+from ascend_feasibility.analyzer.context.guards import Guard
+from ascend_feasibility.analyzer.context.seed_calls import ALL_DEVICES_SEED, MAX_SIBLINGS, seeding_sibling
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
-# a CUDA seeding call → the torch call that already does it on every device
-ALL_DEVICES_SEED = {"torch.cuda.manual_seed": "torch.manual_seed", "torch.cuda.manual_seed_all": "torch.manual_seed",
-                    "torch.cuda.seed": "torch.seed", "torch.cuda.seed_all": "torch.seed"}
-# the other backends' seeding calls torch's call covers as well (torch/random.py on torch 2.12: manual_seed and seed
-# call torch.mps.manual_seed and torch.xpu.manual_seed_all before _seed_custom_device): a cuda/mps/xpu seeding chain
-# beside `torch.manual_seed(s)` has every device seeded, the NPU's included
-OTHER_DEVICES_SEED = {"torch.mps.manual_seed": "torch.manual_seed", "torch.xpu.manual_seed": "torch.manual_seed",
-                      "torch.xpu.manual_seed_all": "torch.manual_seed", "torch.mps.seed": "torch.seed",
-                      "torch.xpu.seed": "torch.seed", "torch.xpu.seed_all": "torch.seed"}
-COVERED_SEED = ALL_DEVICES_SEED | OTHER_DEVICES_SEED
-MAX_SIBLINGS = 60
 MAX_FILE_NODES = 50_000  # the walk over a file for a seeding helper's calls
 # the reason's note: the site's NPU path is torch's own seeding, nothing the project ported (the verdict's "already
 # ported" count leaves such sites out: domains/phases/estimate.py)
@@ -33,7 +23,7 @@ def seeded_by_torch(reason: str | None) -> bool:
     return reason is not None and SEEDS_EVERY_DEVICE in reason
 
 
-def seeded_for_every_device(node: Node) -> guards.Guard | None:
+def seeded_for_every_device(node: Node) -> Guard | None:
     """The statement holding a CUDA seeding call, when its block also makes the torch call that seeds every device: the
     call's own block, or the block around an `if` whose body makes only CUDA seeding calls (`if
     torch.cuda.is_available(): torch.cuda.manual_seed(s); torch.cuda.manual_seed_all(s)`), or, for a function of the
@@ -50,9 +40,9 @@ def seeded_for_every_device(node: Node) -> guards.Guard | None:
         return None
     block = statement.parent
     for _ in range(2):  # the call's block, then the block around `if torch.cuda.is_available(): torch.cuda.seed()`
-        found = _seeding_sibling(block, every_device)
+        found = seeding_sibling(block, every_device)
         if found is not None:
-            return guards.Guard("npu-path", found, SEEDS_EVERY_DEVICE)
+            return Guard("npu-path", found, SEEDS_EVERY_DEVICE)
         if not _only_cuda_seeding(block, every_device):
             return None
         guard = block.parent
@@ -63,46 +53,6 @@ def seeded_for_every_device(node: Node) -> guards.Guard | None:
         block = guard.parent
     if block.parent is not None and block.parent.type == "function_definition" and _only_cuda_seeding(block, every_device):
         return _seeded_at_every_call(block.parent, every_device)
-    return None
-
-
-def chain_seeded_by_torch(statement: Node, bodies: list[Node]) -> Node | None:
-    """The statement beside a per-backend dispatch chain (`if torch.cuda.is_available(): torch.cuda.manual_seed(s)` /
-    `if torch.backends.mps.is_available(): torch.mps.manual_seed(s)`) that makes torch's call seeding every device,
-    when each arm of the chain only seeds its backend with calls that torch call covers: on Ascend the missing NPU arm
-    changes nothing (DEV220 is no finding there). None otherwise."""
-    block = statement.parent
-    if block is None or not bodies:
-        return None
-    covering = {_covered_by(body) for body in bodies}
-    if len(covering) != 1 or None in covering:
-        return None
-    return _seeding_sibling(block, covering.pop())
-
-
-def _covered_by(body: Node) -> str | None:
-    """The torch call covering every statement of `body`, each a seeding call of one backend (None otherwise)."""
-    statements = [c for c in body.named_children if c.type != "comment"]
-    if not statements or len(statements) > MAX_SIBLINGS:
-        return None
-    found = set()
-    for statement in statements:
-        inner = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-        callee = inner.child_by_field_name("function") if inner is not None and inner.type == "call" else None
-        found.add(COVERED_SEED.get(parsing.text(callee)) if callee is not None else None)
-    return found.pop() if len(found) == 1 else None
-
-
-def _seeding_sibling(block: Node, every_device: str) -> Node | None:
-    """The statement of `block` that makes the torch call seeding every device (`torch.manual_seed(s)`, `s =
-    torch.seed()`)."""
-    for sibling in block.named_children[:MAX_SIBLINGS * 2]:
-        inner = sibling.named_children[0] if sibling.type == "expression_statement" and sibling.named_children else None
-        if inner is not None and inner.type == "assignment":  # `s = torch.seed()`
-            inner = inner.child_by_field_name("right")
-        callee = inner.child_by_field_name("function") if inner is not None and inner.type == "call" else None
-        if callee is not None and parsing.text(callee) == every_device:
-            return sibling
     return None
 
 
@@ -128,7 +78,7 @@ def _only_cuda_seeding(block: Node, every_device: str) -> bool:
     return True
 
 
-def _seeded_at_every_call(definition: Node, every_device: str) -> guards.Guard | None:
+def _seeded_at_every_call(definition: Node, every_device: str) -> Guard | None:
     """A module-level function of the file that only seeds CUDA: npu-path where every call of it by its plain name
     in the file is a statement whose block makes torch's `every_device` call too."""
     if definition.parent is None or definition.parent.type != "module":
@@ -144,7 +94,7 @@ def _seeded_at_every_call(definition: Node, every_device: str) -> guards.Guard |
         statement = node.parent
         if statement is None or statement.type != "expression_statement" or statement.parent is None:
             return None  # its value is used, or it is handed on: not a plain seeding step
-        found = _seeding_sibling(statement.parent, every_device)
+        found = seeding_sibling(statement.parent, every_device)
         if found is None:
             return None
-    return guards.Guard("npu-path", found, SEEDS_EVERY_DEVICE) if found is not None else None
+    return Guard("npu-path", found, SEEDS_EVERY_DEVICE) if found is not None else None
