@@ -201,3 +201,13 @@ def test_a_cuda_mps_seeding_chain_beside_torch_manual_seed_is_covered():
 ])
 def test_a_seeding_chain_without_its_covering_call_stays_a_chain(before, chain):
     assert _chain_covered(f"def seed_all(seed):\n    {before}\n{chain}") is None
+
+
+def test_a_cuda_seeding_call_in_an_if_elif_seeding_chain_beside_torch_manual_seed_is_npu_path():
+    # accelerate's examples: `torch.manual_seed(seed)` then `if cuda: manual_seed_all elif xpu: xpu.manual_seed_all`
+    chain = ("def seed_all(seed):\n    torch.manual_seed(seed)\n    if torch.cuda.is_available():\n"
+             "        torch.cuda.manual_seed_all(seed)\n    elif is_xpu_available():\n        torch.xpu.manual_seed_all(seed)\n")
+    assert decided(chain, "torch.cuda.manual_seed_all") == "line 2: torch.manual_seed(seed)"
+    # an elif doing anything else, or an else, is another path: not decided here
+    assert decided(chain.replace("torch.xpu.manual_seed_all(seed)", "device = 'xpu'"), "torch.cuda.manual_seed_all") is None
+    assert decided(chain.replace("elif is_xpu_available():", "else:"), "torch.cuda.manual_seed_all") is None

@@ -30,13 +30,13 @@ def chain_seeded_by_torch(statement: Node, bodies: list[Node]) -> Node | None:
     block = statement.parent
     if block is None or not bodies:
         return None
-    covering = {_covered_by(body) for body in bodies}
+    covering = {covered_by(body) for body in bodies}
     if len(covering) != 1 or None in covering:
         return None
     return seeding_sibling(block, covering.pop())
 
 
-def _covered_by(body: Node) -> str | None:
+def covered_by(body: Node) -> str | None:
     """The torch call covering every statement of `body`, each a seeding call of one backend (None otherwise)."""
     statements = [c for c in body.named_children if c.type != "comment"]
     if not statements or len(statements) > MAX_SIBLINGS:

@@ -7,7 +7,7 @@ may sit alone in an `if` (`torch.seed()` / `if torch.cuda.is_available(): torch.
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.guards import Guard
-from ascend_feasibility.analyzer.context.seed_calls import ALL_DEVICES_SEED, MAX_SIBLINGS, seeding_sibling
+from ascend_feasibility.analyzer.context.seed_calls import ALL_DEVICES_SEED, MAX_SIBLINGS, covered_by, seeding_sibling
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -48,12 +48,22 @@ def seeded_for_every_device(node: Node) -> Guard | None:
         guard = block.parent
         if guard is not None and guard.type == "function_definition":
             return _seeded_at_every_call(guard, every_device)
-        if guard is None or guard.type != "if_statement" or guard.children_by_field_name("alternative") or guard.parent is None:
+        if guard is None or guard.type != "if_statement" or not _covered_arms(guard, every_device) or guard.parent is None:
             return None
         block = guard.parent
     if block.parent is not None and block.parent.type == "function_definition" and _only_cuda_seeding(block, every_device):
         return _seeded_at_every_call(block.parent, every_device)
     return None
+
+
+def _covered_arms(statement: Node, every_device: str) -> bool:
+    """Is every alternative of the `if` an `elif` seeding another backend with a call torch's `every_device` call
+    covers (`elif is_xpu_available(): torch.xpu.manual_seed_all(seed)`; no alternative at all counts)?"""
+    for clause in statement.children_by_field_name("alternative"):
+        body = clause.child_by_field_name("consequence") if clause.type == "elif_clause" else None
+        if body is None or covered_by(body) != every_device:
+            return False
+    return True
 
 
 def _only_cuda_seeding(block: Node, every_device: str) -> bool:
