@@ -268,7 +268,8 @@ class ModuleFacts(Protocol):
     process_arms: list[tuple[int, int, str]]  # arms needing dist.is_initialized() (analyzer/context/process_groups.py)
     commented_imports: list[tuple[str, int]]  # (module, line) of commented-out import lines (`# from .m import X`)
     unnamed_symbols: list[tuple[str, int, int, str]]  # module-level functions/classes the file never names again
-    inner_named: list[tuple[str, int, int, str, list[str]]]  # named only inside other module-level definitions (which)
+    inner_named: list[tuple[str, int, int, str, list[str]]]  # named only inside other module-level definitions (which;
+    # written_names.MAIN_BLOCK_USER for the module's `if __name__ == "__main__":` block)
     reexports: list[str]  # names a package __init__.py imports and writes nowhere else but in __all__
     edited_names: list[tuple[str, int, str, str]]  # written only in arms a literal constant rules out: (name, line, constant, why)
     words: str  # identifier-like words the file writes (code, strings, comments, configs), each between spaces

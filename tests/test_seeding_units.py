@@ -5,7 +5,7 @@ docstring."""
 from __future__ import annotations
 
 import pytest
-from ascend_feasibility.analyzer.context import seeding
+from ascend_feasibility.analyzer.context import seed_calls, seeding
 from ascend_feasibility.analyzer.reading import parsing
 
 from tests.snippets import node_at
@@ -164,3 +164,50 @@ def test_a_function_that_only_seeds_cuda_is_decided_at_its_calls():
 ])
 def test_a_seeding_helper_needs_the_torch_call_beside_every_call(code):
     assert decided(code, "torch.cuda.manual_seed_all") is None
+
+
+CUDA_MPS_CHAIN = ("    if torch.cuda.is_available():\n        torch.cuda.manual_seed(seed)\n"
+                  "    if torch.backends.mps.is_available():\n        torch.mps.manual_seed(seed)\n")
+
+
+def _chain_covered(code: str) -> str | None:
+    """The covering statement chain_seeded_by_torch finds for the first `if` of the code, read as the dispatch reader
+    reads a run of separate ifs (each arm's body)."""
+    statement = node_at(code, "if torch.cuda")
+    while statement.type != "if_statement":
+        statement = statement.parent
+    bodies, sibling = [], statement
+    while sibling is not None and sibling.type == "if_statement":
+        bodies.append(sibling.child_by_field_name("consequence"))
+        sibling = sibling.next_named_sibling
+    found = seed_calls.chain_seeded_by_torch(statement, bodies)
+    return parsing.text(found) if found is not None else None
+
+
+def test_a_cuda_mps_seeding_chain_beside_torch_manual_seed_is_covered():
+    # LTX-Video's seed_everething (round 22 A2 69 / B2 33): torch.manual_seed seeds cuda, mps, xpu and the NPU
+    code = f"def seed_all(seed):\n    random.seed(seed)\n    torch.manual_seed(seed)\n{CUDA_MPS_CHAIN}"
+    assert _chain_covered(code) == "torch.manual_seed(seed)"
+    xpu = code.replace("torch.mps.manual_seed", "torch.xpu.manual_seed_all")
+    assert _chain_covered(xpu) == "torch.manual_seed(seed)"
+
+
+@pytest.mark.parametrize("before, chain", [
+    ("random.seed(seed)", CUDA_MPS_CHAIN),  # no torch call seeding every device: the NPU arm is missing
+    ("torch.seed()", CUDA_MPS_CHAIN),  # a random seed beside fixed CUDA/MPS seeds: the NPU lacks the fixed one
+    ("torch.manual_seed(seed)", CUDA_MPS_CHAIN.replace("torch.mps.manual_seed(seed)", "device = 'mps'")),
+    ("torch.manual_seed(seed)", CUDA_MPS_CHAIN.replace("        torch.cuda.manual_seed(seed)\n",
+                                                       "        torch.cuda.manual_seed(seed)\n        x = 1\n")),
+])
+def test_a_seeding_chain_without_its_covering_call_stays_a_chain(before, chain):
+    assert _chain_covered(f"def seed_all(seed):\n    {before}\n{chain}") is None
+
+
+def test_a_cuda_seeding_call_in_an_if_elif_seeding_chain_beside_torch_manual_seed_is_npu_path():
+    # accelerate's examples: `torch.manual_seed(seed)` then `if cuda: manual_seed_all elif xpu: xpu.manual_seed_all`
+    chain = ("def seed_all(seed):\n    torch.manual_seed(seed)\n    if torch.cuda.is_available():\n"
+             "        torch.cuda.manual_seed_all(seed)\n    elif is_xpu_available():\n        torch.xpu.manual_seed_all(seed)\n")
+    assert decided(chain, "torch.cuda.manual_seed_all") == "line 2: torch.manual_seed(seed)"
+    # an elif doing anything else, or an else, is another path: not decided here
+    assert decided(chain.replace("torch.xpu.manual_seed_all(seed)", "device = 'xpu'"), "torch.cuda.manual_seed_all") is None
+    assert decided(chain.replace("elif is_xpu_available():", "else:"), "torch.cuda.manual_seed_all") is None

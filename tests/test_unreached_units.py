@@ -170,3 +170,27 @@ def test_a_glob_is_read_up_to_its_first_star_and_a_folder_only_loses_its_slashes
     written = [Facts("kernels/setup.py", words=ws("fp8_adamw"))]
     assert b.unbuilt_sources(SOURCES, written, {"kernels/csrc/**/*.cu"}) == {}
     assert b.unbuilt_sources(SOURCES, written, {"kernels/csrcX"}) == {"kernels/csrc/nvcc_qoptim.cu": b.WHY}
+
+
+DEMO = ("generate_image", 230, 245, "function", ["__main__"])
+SELF_TEST = {"lib/gen/deep.py": "line 247: the self-test under `if __name__ == \"__main__\":` of a module the project imports (lib/models/gen.py)"}
+
+
+def demo_project(**other_words) -> list[Facts]:
+    """A published library whose module's self-test block alone names its public `generate_image`."""
+    return [Facts("setup.py"), Facts("lib/__init__.py"), Facts("lib/gen/__init__.py"),
+            Facts("lib/gen/deep.py", inner_named=[DEMO], words=ws("generate_image", "DeepFloyd")),
+            Facts("lib/models/gen.py", words=ws(*other_words.get("words", ["DeepFloyd"])))]
+
+
+def test_a_library_function_only_its_self_test_block_names_is_a_demo():
+    # nerfstudio's generate_image, run only by `tyro.cli(generate_image)` under the module's __main__ guard
+    found = r.unreferenced_symbols(demo_project(), context(), self_tests=SELF_TEST)
+    assert [(start, end) for start, end, _ in found["lib/gen/deep.py"]] == [(230, 245)]
+    assert "named only in the self-test block (line 247" in found["lib/gen/deep.py"][0][2]
+    assert "a demo, not product code" in found["lib/gen/deep.py"][0][2]
+
+
+def test_a_main_block_function_stays_where_the_block_is_no_self_test_or_another_file_names_it():
+    assert r.unreferenced_symbols(demo_project(), context()) == {}  # a script's __main__ block runs: product code
+    assert r.unreferenced_symbols(demo_project(words=["generate_image"]), context(), self_tests=SELF_TEST) == {}

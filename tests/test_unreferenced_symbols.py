@@ -286,3 +286,23 @@ def test_a_constant_holding_a_variable_name_that_nothing_names_is_no_site(tmp_pa
     assert reach[3][0] == "optional"
     assert reach[4][0] == "runs"  # read by init(), which writes it
     assert reach[5][0] == "runs"  # another file writes it
+
+
+def test_a_symbol_named_only_in_the_main_block_is_listed_with_that_block_as_its_user():
+    from ascend_feasibility.analyzer.context.written_names import MAIN_BLOCK_USER
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+    from ascend_feasibility.domains.phases.symbols import module_symbols
+    text = ("def generate_image(prompt):\n    return _draw(prompt)\n"
+            "def _draw(prompt):\n    return prompt\n"
+            "def kept(x):\n    return x\nkept(1)\n"
+            "if __name__ == \"__main__\":\n    tyro.cli(generate_image)\n")
+    unnamed, inner = module_symbols(Unit("m.py", "python", SourceText.from_text(text)))
+    assert unnamed == []
+    # called at the top level outside the block: named; the block itself is no symbol
+    assert inner == [("generate_image", 1, 2, "function", [MAIN_BLOCK_USER]), ("_draw", 3, 4, "function", ["generate_image"])]
+    # a guard with an else branch, or another test, is no main block: its names count as named
+    for guard in ("if __name__ == \"__main__\":\n    tyro.cli(generate_image)\nelse:\n    pass\n",
+                  "if __name__ == \"other\":\n    tyro.cli(generate_image)\n"):
+        unnamed, inner = module_symbols(Unit("m.py", "python", SourceText.from_text(text.split("if __name__")[0] + guard)))
+        assert [name for name, *_ in inner] == ["_draw"]

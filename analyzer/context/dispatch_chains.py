@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ascend_feasibility.analyzer.context.seed_calls import chain_seeded_by_torch
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge.models import BackendConventions, GuardConventions
 from tree_sitter import Node
@@ -128,6 +129,8 @@ def dispatch_chain(statement: Node, backends: BackendWords) -> Chain | None:
         return None  # a build branch: the custom_ops domain reports it (OPS062)
     if _generic_default(arms, else_body):
         return None  # `else: device = torch.device(try_device)`: any other device, "npu" included, is served
+    if else_body is None and chain_seeded_by_torch(statement, [body for _, body in arms]) is not None:
+        return None  # `torch.manual_seed(s)` beside a cuda/mps seeding chain already seeds the NPU
     return Chain(arms[0][0], tuple(arms), frozenset(named & backend_words), else_body)
 
 

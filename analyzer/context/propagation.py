@@ -76,13 +76,15 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     if guarded is None:
         guarded = guarded_modules(facts, context, packages=packages)
     test_only = test_only_functions(facts, context)
-    for path, ranges in self_test_blocks(facts, context).items():
+    self_tests = self_test_blocks(facts, context)
+    for path, ranges in self_tests.items():
         test_only.setdefault(path, []).extend(ranges)
     for path, ranges in test_scripts(facts, context).items():
         test_only.setdefault(path, []).extend(ranges)
     tools = diagnostic_scripts(facts, context)
     uninstalled = uninstalled_patches(facts, context)
-    for path, ranges in unreferenced_symbols(facts, context, distribution, packages).items():  # both: nothing calls them
+    demos = {path: ranges[0][2] for path, ranges in self_tests.items()}
+    for path, ranges in unreferenced_symbols(facts, context, distribution, packages, demos).items():  # both: nothing calls them
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in (unreached or {}).items():
         uninstalled.setdefault(path, []).extend(ranges)

@@ -7,13 +7,10 @@ may sit alone in an `if` (`torch.seed()` / `if torch.cuda.is_available(): torch.
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.guards import Guard
+from ascend_feasibility.analyzer.context.seed_calls import ALL_DEVICES_SEED, MAX_SIBLINGS, covered_by, seeding_sibling
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
-# a CUDA seeding call → the torch call that already does it on every device
-ALL_DEVICES_SEED = {"torch.cuda.manual_seed": "torch.manual_seed", "torch.cuda.manual_seed_all": "torch.manual_seed",
-                    "torch.cuda.seed": "torch.seed", "torch.cuda.seed_all": "torch.seed"}
-MAX_SIBLINGS = 60
 MAX_FILE_NODES = 50_000  # the walk over a file for a seeding helper's calls
 # the reason's note: the site's NPU path is torch's own seeding, nothing the project ported (the verdict's "already
 # ported" count leaves such sites out: domains/phases/estimate.py)
@@ -43,7 +40,7 @@ def seeded_for_every_device(node: Node) -> Guard | None:
         return None
     block = statement.parent
     for _ in range(2):  # the call's block, then the block around `if torch.cuda.is_available(): torch.cuda.seed()`
-        found = _seeding_sibling(block, every_device)
+        found = seeding_sibling(block, every_device)
         if found is not None:
             return Guard("npu-path", found, SEEDS_EVERY_DEVICE)
         if not _only_cuda_seeding(block, every_device):
@@ -51,7 +48,7 @@ def seeded_for_every_device(node: Node) -> Guard | None:
         guard = block.parent
         if guard is not None and guard.type == "function_definition":
             return _seeded_at_every_call(guard, every_device)
-        if guard is None or guard.type != "if_statement" or guard.children_by_field_name("alternative") or guard.parent is None:
+        if guard is None or guard.type != "if_statement" or not _covered_arms(guard, every_device) or guard.parent is None:
             return None
         block = guard.parent
     if block.parent is not None and block.parent.type == "function_definition" and _only_cuda_seeding(block, every_device):
@@ -59,17 +56,14 @@ def seeded_for_every_device(node: Node) -> Guard | None:
     return None
 
 
-def _seeding_sibling(block: Node, every_device: str) -> Node | None:
-    """The statement of `block` that makes the torch call seeding every device (`torch.manual_seed(s)`, `s =
-    torch.seed()`)."""
-    for sibling in block.named_children[:MAX_SIBLINGS * 2]:
-        inner = sibling.named_children[0] if sibling.type == "expression_statement" and sibling.named_children else None
-        if inner is not None and inner.type == "assignment":  # `s = torch.seed()`
-            inner = inner.child_by_field_name("right")
-        callee = inner.child_by_field_name("function") if inner is not None and inner.type == "call" else None
-        if callee is not None and parsing.text(callee) == every_device:
-            return sibling
-    return None
+def _covered_arms(statement: Node, every_device: str) -> bool:
+    """Is every alternative of the `if` an `elif` seeding another backend with a call torch's `every_device` call
+    covers (`elif is_xpu_available(): torch.xpu.manual_seed_all(seed)`; no alternative at all counts)?"""
+    for clause in statement.children_by_field_name("alternative"):
+        body = clause.child_by_field_name("consequence") if clause.type == "elif_clause" else None
+        if body is None or covered_by(body) != every_device:
+            return False
+    return True
 
 
 def _only_cuda_seeding(block: Node, every_device: str) -> bool:
@@ -110,7 +104,7 @@ def _seeded_at_every_call(definition: Node, every_device: str) -> Guard | None:
         statement = node.parent
         if statement is None or statement.type != "expression_statement" or statement.parent is None:
             return None  # its value is used, or it is handed on: not a plain seeding step
-        found = _seeding_sibling(statement.parent, every_device)
+        found = seeding_sibling(statement.parent, every_device)
         if found is None:
             return None
     return Guard("npu-path", found, SEEDS_EVERY_DEVICE) if found is not None else None

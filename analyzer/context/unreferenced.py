@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import application_packages, import_names, package_folders, top_folder
-from ascend_feasibility.analyzer.context.written_names import writers
+from ascend_feasibility.analyzer.context.written_names import MAIN_BLOCK_USER, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.knowledge import load_context_conventions
 
@@ -56,9 +56,14 @@ PUBLISHING_FILES = frozenset({"setup.py", "setup.cfg", "pyproject.toml"})
 
 
 def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, distribution: str = "",
-                         packages: set[str] | None = None) -> dict[str, list[tuple[int, int, str]]]:
+                         packages: set[str] | None = None,
+                         self_tests: dict[str, str] | None = None) -> dict[str, list[tuple[int, int, str]]]:
     """path → (first line, last line, why) of the module-level symbols nothing in the project names. `packages`:
-    unloaded.package_folders(facts) when the caller has it already."""
+    unloaded.package_folders(facts) when the caller has it already. `self_tests`: path → the product file importing
+    it, for the modules whose `if __name__ == "__main__":` block is a library's self-test (propagation.self_test_blocks):
+    a function only that block names (nerfstudio's `generate_image`, run by `tyro.cli(generate_image)` there, named by
+    no other file) is its demo, public or not, and unreached like the block."""
+    self_tests = self_tests or {}
     packages = package_folders(facts, context.source_roots) if packages is None else packages
     applications = application_packages(facts, context, distribution, packages) | unpublished_packages(facts, packages, context)
     candidates: list[tuple[str, tuple[str, int, int, str], tuple[str, ...]]] = []
@@ -71,14 +76,15 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         judged_whole = path_view(f.path).parent not in packages or top_folder(f.path, packages) in applications \
             or _vendored(f.path, vendored) or top_folder(f.path, packages) in copies
         candidates += [(f.path, s[:4], ()) for s in f.unnamed_symbols if judged_whole or _private(s)]
-        candidates += [(f.path, s[:4], tuple(s[4])) for s in f.inner_named if judged_whole or _private(s)]
+        candidates += [(f.path, s[:4], tuple(s[4])) for s in f.inner_named
+                       if judged_whole or _private(s) or (f.path in self_tests and list(s[4]) == [MAIN_BLOCK_USER])]
     if not candidates:
         return {}
     written = writers((symbol[0] for _, symbol, _ in candidates), facts)
     reexports = reexporters_of(facts)
     edited = _edited_writers(facts)
     switched: dict[tuple[str, str], str] = {}  # symbols named only in arms a literal rules out: the arm and why
-    unreached: dict[tuple[str, str], str] = {}
+    unreached: dict[tuple[str, str], str] = {(path, MAIN_BLOCK_USER): importer for path, importer in self_tests.items()}
     pending = []
     importers = None
     for path, symbol, users in candidates:
@@ -89,8 +95,8 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                 importers = importers_of(facts, packages)
             others &= importers(path)
         arms = {other: edited[(other, name)] for other in others if (other, name) in edited}
-        if others - reexports(path, name) - set(arms):
-            continue
+        if others - reexports(path, name) - set(arms) or (users == (MAIN_BLOCK_USER,) and others):
+            continue  # named elsewhere; or a library module's demo function some file names, a re-export included
         if arms:  # named only in arms a literal constant rules out
             where, (line, why) = sorted(arms.items())[0]
             unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is named only in {where}'s arm at line "
@@ -111,6 +117,14 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         grew = False
         for path, (name, start, _, kind), users in pending:
             if (path, name) not in unreached and all((path, user) in unreached for user in users):
+                if MAIN_BLOCK_USER in users:
+                    beside = [u for u in users if u != MAIN_BLOCK_USER]
+                    unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in "
+                                               + (", ".join(beside) + " and " if beside else "")
+                                               + f"the self-test block ({unreached[(path, MAIN_BLOCK_USER)]}): a demo, not "
+                                               "product code")
+                    grew = True
+                    continue
                 arm = next((switched[(path, user)] for user in users if (path, user) in switched), None)
                 unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in {', '.join(users)}, which "
                                            "nothing in the project reaches" + (f" (named only in the arm at {arm})" if arm else ""))

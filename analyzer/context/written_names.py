@@ -17,6 +17,11 @@ import ahocorasick_rs
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
 
+# ModuleFacts.inner_named's user standing for the module's top-level `if __name__ == "__main__":` block: a symbol
+# named only there (and in other module-level definitions) is unreached where that block is a library's self-test
+# (analyzer/context/unreferenced.py; domains/phases/symbols.py lists it)
+MAIN_BLOCK_USER = "__main__"
+
 
 MIN_NAME = 4  # shorter names (`fn`, `run`) are too common to judge by; so is a name that starts with a digit
 # bytes.translate table turning every byte but a name's into a space (runs at memory speed; UTF-8 bytes of non-ASCII

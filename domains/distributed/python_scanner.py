@@ -43,6 +43,13 @@ MESH_CAPABILITIES = {"torch.distributed.device_mesh.init_device_mesh": ("feature
 DATA_PARALLEL = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
                            "torch.nn.parallel.data_parallel.DataParallel"})
 KEYWORD_ONLY_ARM = "keyword-only-arm"  # DST003's facet: the NCCL arm is the else arm plus NCCL-only keywords
+# DistributedDataParallel's device arguments (position, keyword): device indices there (`device_ids=[rank]`) or none
+# at all need no change on the NPU, with transfer_to_npu or without it (Ascend/pytorch test/nn/test_dataparallel_layers.py
+# wraps `model.npu()` with `device_ids=[0]` over hccl): the work is the backend and set_device lines, each its own finding
+DDP_NAMES = frozenset({"torch.nn.parallel.DistributedDataParallel", "torch.nn.parallel.distributed.DistributedDataParallel"})
+DDP_DEVICE_ARGUMENTS = ((1, "device_ids"), (2, "output_device"))
+DEVICE_NEUTRAL = "device-neutral"  # DST011's facet: the wrap names device indices only
+INDEX_CALLS = frozenset({"int", "torch.cuda.current_device", "torch.npu.current_device"})  # calls returning an index
 TRAINING_ATTRIBUTES = frozenset({"backward", "zero_grad", "train"})  # `loss.backward()`, `optimizer.zero_grad()`, `m.train()`
 
 
@@ -85,6 +92,11 @@ class _DistributedScan(PythonScan):
                 self.hit("device-mesh-cuda", f"{name}({parsing.text(value)})", call, literal.npu_text,
                          auto_when=MESH_CAPABILITIES.get(name))
             return
+        if name in DDP_NAMES and call is not None and _names_device_indices(call):
+            match = self.index.match_name(name)
+            if match is not None:
+                self.hit(match[0], match[1], reference.node, facets=(DEVICE_NEUTRAL,))
+                return
         if name in DATA_PARALLEL and call is not None and _wraps_an_eval_model(call):
             self.hit("data-parallel-inference", name, reference.node)
             return
@@ -130,6 +142,36 @@ class _DistributedScan(PythonScan):
         # A default that feeds the file's own `== "nccl"` comparison is never rewritten by transfer_to_npu.
         auto_when = () if self.compares_nccl else None
         self.hit("nccl-string", parsing.text(node), node, parsing.text(node).replace("nccl", "hccl", 1), auto_when=auto_when)
+
+
+def _names_device_indices(call: Node) -> bool:
+    """`DDP(model, device_ids=[rank])`, `DDP(model, device_ids=[args.gpu], output_device=args.gpu)`, `DDP(model)`:
+    each device argument is absent, None, or an index (an integer, a name whose last part does not say it holds a
+    device, `int(...)`, `torch.cuda.current_device()`), alone or in a list or tuple; no `*`/`**` splat could hand a
+    device in. A string, a `torch.device(...)` or a name such as `device` may name a CUDA device: not neutral."""
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None or any(c.type in {"list_splat", "dictionary_splat"} for c in arguments.named_children):
+        return False
+    for position, keyword in DDP_DEVICE_ARGUMENTS:
+        value = argument(call, position, keyword)
+        if value is None:
+            continue
+        items = value.named_children if value.type in {"list", "tuple"} else [value]
+        if not all(_device_index(item) for item in items if item.type != "comment"):
+            return False
+    return True
+
+
+def _device_index(node: Node) -> bool:
+    if node.type in {"integer", "none"}:
+        return True
+    if node.type in {"identifier", "attribute"}:
+        last = parsing.text(node).rsplit(".", 1)[-1].lower()
+        return "device" not in last and last not in {"dev", "cuda"}
+    if node.type == "call":
+        function = node.child_by_field_name("function")
+        return function is not None and "".join(parsing.text(function).split()) in INDEX_CALLS
+    return False
 
 
 def _wraps_an_eval_model(call: Node) -> bool:

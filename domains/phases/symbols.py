@@ -14,7 +14,7 @@ from collections import Counter
 
 import ahocorasick_rs
 from ascend_feasibility.analyzer.context.dead_stores import effect_free
-from ascend_feasibility.analyzer.context.written_names import MIN_NAME, NAME_BYTES, word_string_of_bytes
+from ascend_feasibility.analyzer.context.written_names import MAIN_BLOCK_USER, MIN_NAME, NAME_BYTES, word_string_of_bytes
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, Unit
@@ -153,6 +153,9 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
             if value is not None:
                 found.append((value, statement.start_point.row + 1, statement.end_point.row + 1, "value", statement, True))
                 continue
+        if kind == "if_statement" and _main_guard(statement):  # its names are users too (MAIN_BLOCK_USER)
+            found.append((MAIN_BLOCK_USER, statement.start_point.row + 1, statement.end_point.row + 1, "main", statement, False))
+            continue
         if entries and statement.id in entries:
             found += [(name, node.start_point.row + 1, node.end_point.row + 1, "entry", node, True)
                       for name, node in entries[statement.id]]
@@ -166,12 +169,24 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
                           statement, statement is definition))
     if not found or _looks_names_up(unit):
         return [], []
+    if all(kind == "main" for _, _, _, kind, _, _ in found):
+        return [], []
     named, users = _named_elsewhere(unit, found)
     unnamed = [(name, start, end, kind) for name, start, end, kind, _, plain in found if name not in named and plain
-               and name not in users]
+               and name not in users and kind != "main"]
     inner = [(name, start, end, kind, sorted(users[name])) for name, start, end, kind, _, _ in found
-             if name not in named and name in users]
+             if name not in named and name in users and kind != "main"]
     return unnamed, inner
+
+
+def _main_guard(statement: Node) -> bool:
+    """`if __name__ == "__main__":` (either side)."""
+    condition = statement.child_by_field_name("condition")
+    if condition is None or condition.type != "comparison_operator" or len(condition.named_children) != 2:
+        return False
+    sides = {c.type: c for c in condition.named_children}
+    return "identifier" in sides and "string" in sides and parsing.text(sides["identifier"]) == "__name__" \
+        and parsing.text(sides["string"]).strip("'\"") == "__main__" and not statement.children_by_field_name("alternative")
 
 
 def _environment_entries(module: ModuleStatements) -> dict[int, list[tuple[str, Node]]]:
