@@ -24,6 +24,7 @@ from ascend_feasibility.knowledge.models import (
     PackageRecord,
     PhaseSignals,
     Release,
+    RemovedTorchApis,
     Replacement,
     Routes,
     Rule,
@@ -321,6 +322,17 @@ def load_one_operator_classes() -> frozenset[str]:
     prices them once and the custom-op findings list them once."""
     plan = _read_toml(KNOWLEDGE_DIR / "phases" / "plan.toml")
     return frozenset(plan["estimate"]["kernel"].get("one_operator_classes", []))
+
+
+@functools.cache
+def load_removed_torch_apis() -> RemovedTorchApis:
+    """knowledge/dependencies/removed_torch_apis.toml, validated: torch APIs later torch releases removed."""
+    table = _validate(RemovedTorchApis, _read_toml(KNOWLEDGE_DIR / "dependencies" / "removed_torch_apis.toml"),
+                      "removed_torch_apis.toml")
+    names = [api.name for api in table.api]
+    if len(set(names)) != len(names):
+        raise KnowledgeError("removed_torch_apis.toml: a name is listed twice")
+    return table
 
 
 @functools.cache

@@ -1173,3 +1173,19 @@ class CudaFeatures(_Record):
     flag_defaults: dict[str, bool] = Field(
         default_factory=dict, description="backend switches and PyTorch's default value for each (assigning it asks "
         "for nothing)")
+
+
+class RemovedTorchApi(_Record):
+    """One row of knowledge/dependencies/removed_torch_apis.toml: a torch API that old code uses and a later torch
+    removed (or keeps as a stub that raises)."""
+
+    name: str = Field(pattern=r"^torch(\.[A-Za-z_][A-Za-z0-9_]*)+$", description="the qualified name")
+    kind: Literal["module", "function"] = Field(
+        description="module: importing it (or from it) fails; function: calling it raises")
+    removed_in: str = Field(pattern=r"^\d+\.\d+$", description="the first torch release (major.minor) without it")
+    replacement: str = Field(min_length=1)
+    sources: list[str] = Field(min_length=1, description="the release notes or pull request that removed it")
+
+
+class RemovedTorchApis(_Record):
+    api: list[RemovedTorchApi] = Field(min_length=1)
