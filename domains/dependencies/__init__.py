@@ -18,13 +18,15 @@ from ascend_feasibility.domains.dependencies.registered_models import fold_regis
 from ascend_feasibility.domains.dependencies.remote_code import RemoteCodeScanner
 from ascend_feasibility.domains.dependencies.removed_torch_apis import RemovedTorchApiScanner
 from ascend_feasibility.domains.dependencies.route_gaps import RouteGapScanner
+from ascend_feasibility.domains.dependencies.weights_only import WeightsOnlyScanner
 
 
 class DependenciesDomain(Domain):
     name = "dependencies"
     # calls into a package that needs replacing (DEP030); uses of a feature its partial route lacks (DEP032); model
-    # code loaded from the Hub (DEP040); torch APIs the target torch removed (DEP050)
-    scanner_classes = (PackageCallScanner, RouteGapScanner, RemoteCodeScanner, RemovedTorchApiScanner)
+    # code loaded from the Hub (DEP040); torch APIs the target torch removed (DEP050); torch.load left to torch 2.6's
+    # weights_only=True default (DEP051)
+    scanner_classes = (PackageCallScanner, RouteGapScanner, RemoteCodeScanner, RemovedTorchApiScanner, WeightsOnlyScanner)
     facts_type = DependencyFacts
     # build files and install documents carry declarations though no scanner reads them line by line
     fact_kinds = frozenset({"build", "install-doc"})

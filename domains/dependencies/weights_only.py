@@ -1,0 +1,107 @@
+"""`torch.load(...)` without `weights_only=` (DEP051): torch 2.6 flipped its default to True, so a checkpoint that
+pickles anything but tensors, containers and primitives (an argparse Namespace, a numpy scalar, a config object)
+raises UnpicklingError on the torch the move to Ascend brings, on CUDA as on the NPU. Reported where the target's
+torch is 2.6 or later; one project-level finding lists the sites (checking the project's checkpoints is one piece of
+work).
+
+No site: a call that passes `weights_only` (either value), a `pickle_module` (torch then keeps weights_only off) or
+`**kwargs` that may carry it; and a load the code proves to be a plain state dict, which loads under weights_only=True:
+the call is the argument of a `load_state_dict(...)` call, or the name it is assigned to is read only as such an
+argument."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
+from ascend_feasibility.knowledge import availability
+from packaging.version import Version
+from tree_sitter import Node
+
+DETECTOR = "torch-load-weights-only-default"
+LOAD = "torch.load"
+FLIPPED_IN = Version("2.6")  # pytorch/pytorch#137602: torch.load defaults to weights_only=True from 2.6
+SETTING_KEYWORDS = frozenset({"weights_only", "pickle_module"})
+STATE_DICT_LOADER = "load_state_dict"
+SCOPES = frozenset({"function_definition", "module"})
+MAX_READS = 200
+
+
+def needs_weights_only(call: Node) -> bool:
+    """Does this `torch.load(...)` call leave weights_only to the default, on an object not proven a state dict?"""
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None:
+        return False
+    for argument in arguments.named_children:
+        if argument.type == "dictionary_splat":
+            return False
+        if argument.type == "keyword_argument" and parsing.text(argument.child_by_field_name("name")) in SETTING_KEYWORDS:
+            return False
+    return not loads_a_state_dict(call)
+
+
+def loads_a_state_dict(call: Node) -> bool:
+    if _state_dict_argument(call):
+        return True
+    statement = call.parent
+    if statement is None or statement.type != "assignment" or statement.child_by_field_name("right") != call:
+        return False
+    target = statement.child_by_field_name("left")
+    if target is None or target.type != "identifier":
+        return False
+    scope = statement.parent
+    while scope is not None and scope.type not in SCOPES:
+        scope = scope.parent
+    if scope is None:
+        return False
+    name = parsing.text(target)
+    reads = [node for node in _identifiers(scope, name) if node.id != target.id]
+    return bool(reads) and all(_state_dict_argument(node) for node in reads)
+
+
+def _state_dict_argument(node: Node) -> bool:
+    """Is `node` a positional argument of a `….load_state_dict(...)` call?"""
+    arguments = node.parent
+    if arguments is None or arguments.type != "argument_list":
+        return False
+    call = arguments.parent
+    function = call.child_by_field_name("function") if call is not None else None
+    if function is None:
+        return False
+    attribute = function.child_by_field_name("attribute") if function.type == "attribute" else function
+    return attribute is not None and parsing.text(attribute) == STATE_DICT_LOADER
+
+
+def _identifiers(scope: Node, name: str) -> list[Node]:
+    found, stack = [], [scope]
+    while stack and len(found) < MAX_READS:
+        current = stack.pop()
+        if current.type == "identifier" and parsing.text(current) == name:
+            found.append(current)
+        stack.extend(current.named_children)
+    return found
+
+
+class _WeightsOnlyScan(PythonScan):
+    def on_reference(self, reference: Reference) -> None:
+        pass
+
+    def run(self):
+        for reference in unit_references(self.unit):
+            if reference.name == LOAD and reference.call is not None \
+                    and reference.call.child_by_field_name("function") == reference.node \
+                    and needs_weights_only(reference.call):
+                self.hit(DETECTOR, LOAD, reference.call)
+        return self.hits
+
+
+class WeightsOnlyScanner(PythonDomainScanner):
+    domain = "dependencies"
+    triggers = ("load",)
+    scan_class = _WeightsOnlyScan
+
+    def __init__(self, kb, target) -> None:
+        super().__init__(kb, target)
+        self.active = Version(availability.torch_minor(target.release.torch)) >= FLIPPED_IN
+
+    def scan(self, unit):
+        return _WeightsOnlyScan(self.index, unit).run() if self.active else []
