@@ -2,7 +2,7 @@
 
 import pytest
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.dependencies.weights_only import needs_weights_only
+from ascend_feasibility.domains.dependencies.weights_only import needs_weights_only, reads_an_object
 
 from tests.helpers import rules_found
 
@@ -39,3 +39,20 @@ def _walk(node):
     yield node
     for child in node.children:
         yield from _walk(child)
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("ckpt = torch.load(p)\nlr = ckpt.args.lr", True),
+    ("ckpt = torch.load(p)\nlr = ckpt['args'].lr", True),
+    ("ckpt = torch.load(p)\nconfig = ckpt['config']\nsize = config.hidden_size", True),
+    ("model = torch.load(p)\ny = model(x)", True),
+    ("torch.load(p).eval()", True),
+    # mapping and tensor reads: tensors, containers and primitives, which weights_only=True loads
+    ("ckpt = torch.load(p)\nstep = ckpt['step']\nloss = ckpt['loss'].item()\nfor k, v in ckpt.items():\n    pass", False),
+    ("ckpt = torch.load(p)\nconfig = ckpt['config']\nsize = config['hidden_size']", False),
+    ("x = torch.load(p).to(device)", False),
+])
+def test_reads_an_object(code, expected):
+    tree = parsing.parse("python", code.encode())
+    call = next(n for n in _walk(tree) if n.type == "call" and parsing.text(n.child_by_field_name("function")) == "torch.load")
+    assert reads_an_object(call) is expected

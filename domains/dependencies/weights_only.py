@@ -7,7 +7,12 @@ work).
 No site: a call that passes `weights_only` (either value), a `pickle_module` (torch then keeps weights_only off) or
 `**kwargs` that may carry it; and a load the code proves to be a plain state dict, which loads under weights_only=True:
 the call is the argument of a `load_state_dict(...)` call, or the name it is assigned to is read only as such an
-argument."""
+argument.
+
+A site where the code reads an object out of what it loaded (an attribute that is no mapping or tensor method:
+`ckpt.args`, `ckpt["args"].lr`, `config = ckpt["config"]; config.hidden`, or the loaded object called as a module)
+shows a pickled object that weights_only=True refuses: it counts. Elsewhere the checkpoint may hold only tensors and
+plain containers, which load as they are: the site is reported for a check (facet `unproven`), not counted."""
 
 from __future__ import annotations
 
@@ -24,6 +29,14 @@ SETTING_KEYWORDS = frozenset({"weights_only", "pickle_module"})
 STATE_DICT_LOADER = "load_state_dict"
 SCOPES = frozenset({"function_definition", "module"})
 MAX_READS = 200
+UNPROVEN = "unproven"
+# attributes a dict of tensors and primitives has too: reading them shows no pickled object
+PLAIN_ATTRIBUTES = frozenset({
+    "keys", "items", "values", "get", "pop", "update", "copy", "setdefault", "clear",
+    "to", "cpu", "cuda", "float", "half", "double", "bfloat16", "long", "int", "bool", "item", "numpy", "tolist",
+    "size", "shape", "dtype", "device", "numel", "dim", "ndim", "detach", "clone", "contiguous", "view", "reshape",
+    "squeeze", "unsqueeze", "type", "t", "T", "sum", "mean", "max", "min", "norm", "is_cuda", "requires_grad_",
+})
 
 
 def needs_weights_only(call: Node) -> bool:
@@ -48,14 +61,59 @@ def loads_a_state_dict(call: Node) -> bool:
     target = statement.child_by_field_name("left")
     if target is None or target.type != "identifier":
         return False
-    scope = statement.parent
-    while scope is not None and scope.type not in SCOPES:
-        scope = scope.parent
+    scope = _scope_of(statement)
     if scope is None:
         return False
     name = parsing.text(target)
     reads = [node for node in _identifiers(scope, name) if node.id != target.id]
     return bool(reads) and all(_state_dict_argument(node) for node in reads)
+
+
+def reads_an_object(call: Node) -> bool:
+    """Does the code read a pickled object out of what this call loads (see the module's docstring)?"""
+    holders = [call]
+    statement = call.parent
+    if statement is not None and statement.type == "assignment" and statement.child_by_field_name("right") == call:
+        target = statement.child_by_field_name("left")
+        scope = _scope_of(statement)
+        if target is None or target.type != "identifier" or scope is None:
+            return _object_use(call)
+        reads = [node for node in _identifiers(scope, parsing.text(target)) if node.id != target.id]
+        holders = reads + [name for read in reads for name in _names_bound_from_item(read, scope)]
+    return any(_object_use(node) for node in holders)
+
+
+def _object_use(node: Node) -> bool:
+    """`node.attr` with attr no plain attribute, `node[...].attr` alike, or `node(...)`."""
+    parent = node.parent
+    if parent is not None and parent.type == "subscript" and parent.child_by_field_name("value") == node:
+        node, parent = parent, parent.parent
+    if parent is None:
+        return False
+    if parent.type == "attribute" and parent.child_by_field_name("object") == node:
+        return parsing.text(parent.child_by_field_name("attribute")) not in PLAIN_ATTRIBUTES
+    return parent.type == "call" and parent.child_by_field_name("function") == node
+
+
+def _names_bound_from_item(read: Node, scope: Node) -> list[Node]:
+    """The reads of a name bound to an item of the loaded object (`config = ckpt["config"]`)."""
+    item = read.parent
+    if item is None or item.type != "subscript" or item.child_by_field_name("value") != read:
+        return []
+    statement = item.parent
+    if statement is None or statement.type != "assignment" or statement.child_by_field_name("right") != item:
+        return []
+    target = statement.child_by_field_name("left")
+    if target is None or target.type != "identifier":
+        return []
+    return [node for node in _identifiers(scope, parsing.text(target)) if node.id != target.id]
+
+
+def _scope_of(node: Node) -> Node | None:
+    scope = node.parent
+    while scope is not None and scope.type not in SCOPES:
+        scope = scope.parent
+    return scope
 
 
 def _state_dict_argument(node: Node) -> bool:
@@ -90,7 +148,8 @@ class _WeightsOnlyScan(PythonScan):
             if reference.name == LOAD and reference.call is not None \
                     and reference.call.child_by_field_name("function") == reference.node \
                     and needs_weights_only(reference.call):
-                self.hit(DETECTOR, LOAD, reference.call)
+                facets = () if reads_an_object(reference.call) else (UNPROVEN,)
+                self.hit(DETECTOR, LOAD, reference.call, facets=facets)
         return self.hits
 
 
