@@ -36,8 +36,15 @@ def removed_apis(torch_version: str) -> dict[str, RemovedTorchApi]:
     return {api.name: api for api in load_removed_torch_apis().api if Version(api.removed_in) <= minor}
 
 
+SHORT_NAME = 5  # a shorter last part (`eig`) is inside common words (`weight`): its trigger spells how it is reached
+
+
 def _trigger_words() -> tuple[str, ...]:
-    return tuple(sorted({api.name.rsplit(".", 1)[-1] for api in load_removed_torch_apis().api}))
+    words = set()
+    for api in load_removed_torch_apis().api:
+        last = api.name.rsplit(".", 1)[-1]
+        words.update({last} if len(last) >= SHORT_NAME else {f".{last}", f"import {last}", f", {last}"})
+    return tuple(sorted(words))
 
 
 def imported_modules(statement: Node) -> list[str]:
