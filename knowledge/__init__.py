@@ -31,6 +31,7 @@ from ascend_feasibility.knowledge.models import (
     TorchCudaApi,
     TransferProfile,
 )
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 if sys.version_info >= (3, 11):
@@ -332,6 +333,13 @@ def load_removed_torch_apis() -> RemovedTorchApis:
     names = [api.name for api in table.api]
     if len(set(names)) != len(names):
         raise KnowledgeError("removed_torch_apis.toml: a name is listed twice")
+    for pin in table.pin:
+        try:
+            SpecifierSet(pin.versions)
+        except InvalidSpecifier as error:
+            raise KnowledgeError(f"removed_torch_apis.toml: {pin.package} versions {pin.versions!r}: {error}") from error
+        if Version(pin.fixed_in) in SpecifierSet(pin.versions):
+            raise KnowledgeError(f"removed_torch_apis.toml: {pin.package} fixed_in {pin.fixed_in} lies in its versions")
     return table
 
 

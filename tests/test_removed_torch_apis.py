@@ -1,11 +1,17 @@
 """DEP050: uses of torch APIs the target torch removed (knowledge/dependencies/removed_torch_apis.toml)."""
 
 import pytest
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains.dependencies.removed_torch_apis import copes, imported_modules, removed_apis
+from ascend_feasibility.domains.dependencies.removed_torch_apis import (
+    breaking_pins,
+    copes,
+    imported_modules,
+    removed_apis,
+)
 from ascend_feasibility.knowledge import load_removed_torch_apis
 
-from tests.helpers import analyze_snippet_project
+from tests.helpers import analyze_snippet_project, write_tree
 
 
 def test_a_row_applies_only_at_or_above_its_release():
@@ -17,6 +23,29 @@ def test_every_row_names_a_release_a_replacement_and_a_source():
     for api in load_removed_torch_apis().api:
         assert api.removed_in and api.replacement and api.sources
         assert any("pytorch/pytorch" in source for source in api.sources), api.name
+
+
+def test_a_pin_row_applies_only_where_the_target_torch_lacks_the_api_and_names_its_sources():
+    assert [pin.package for pin in breaking_pins("timm", "2.12.0")] == ["timm"] and breaking_pins("timm", "1.9.0")
+    assert breaking_pins("timm", "1.8.1") == [] and breaking_pins("torchvision", "2.12.0") == []
+    for pin in load_removed_torch_apis().pin:
+        assert pin.where and any("pytorch/pytorch" in source for source in pin.sources), pin.package
+
+
+@pytest.mark.parametrize(("pin", "expected"), [
+    # every release the line admits imports torch._six.container_abcs (timm < 0.4.4)
+    ("timm==0.3.2", "high"), ("timm==0.4.3", "high"), ("timm<0.4", "high"), ("timm~=0.3.2", "high"),
+    # a release from the fix on, or a line pip resolves to the newest release
+    ("timm==0.4.4", None), ("timm==0.4.12", None), ("timm>=0.3.2", None), ("timm", None),
+])
+def test_a_pin_whose_release_imports_a_removed_api_counts_where_the_project_imports_it(tmp_path, pin, expected):
+    """Round 22 verdicts (deit: timm==0.3.2, whose `import timm` stops at `from torch._six import container_abcs`)."""
+    write_tree(tmp_path, {"requirements.txt": f"torch==2.1.0\n{pin}\n", "models.py": "import timm\nimport torch\n"})
+    found = [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP052"]
+    assert [f.severity for f in found] == ([expected] if expected else [])
+    if found:
+        assert found[0].counted and "upgrade timm to >= 0.4.4" in found[0].message.en
+        assert "torch 1.9 removed" in found[0].message.en and "not an NPU difference" in found[0].message.en
 
 
 @pytest.mark.parametrize(("statement", "modules"), [

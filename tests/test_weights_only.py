@@ -1,10 +1,13 @@
 """DEP051: torch.load left to torch 2.6's weights_only=True default (domains/dependencies/weights_only.py)."""
 
 import pytest
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.manifests import Declaration
+from ascend_feasibility.domains.dependencies.governing import admit_only_from
 from ascend_feasibility.domains.dependencies.weights_only import needs_weights_only, reads_an_object
 
-from tests.helpers import rules_found
+from tests.helpers import rules_found, write_tree
 
 LOADS = "import torch\nckpt = torch.load(path, map_location='cpu')\nargs = ckpt['args']\n"
 
@@ -13,6 +16,33 @@ def test_reported_only_where_the_target_torch_defaults_to_weights_only():
     assert "DEP051" in rules_found(LOADS)  # the default target, torch_npu 2.12.0 on torch 2.12
     assert "DEP051" in rules_found(LOADS, torch_npu="2.6.0")
     assert "DEP051" not in rules_found(LOADS, torch_npu="2.5.1")
+
+
+@pytest.mark.parametrize(("files", "expected"), [
+    # a torch requirement that admits a release before 2.6 (or none named): the port brings the new default
+    ({"requirements.txt": "torch>=2.1\n"}, True),
+    ({"requirements.txt": "torch\n"}, True),
+    ({"requirements.txt": "numpy\n"}, True),
+    ({"requirements.txt": "torch>=2.6\n", "setup.py": "from setuptools import setup\nsetup(install_requires=['torch>=2.1'])\n"}, True),
+    # every line admits only 2.6 or later: the project already loads under weights_only=True
+    ({"requirements.txt": "torch>=2.6\n"}, False),
+    ({"requirements.txt": "torch==2.7.1\n"}, False),
+    ({"pyproject.toml": '[project]\nname = "demo"\ndependencies = ["torch>=2.6.0,<3"]\n'}, False),
+])
+def test_a_project_whose_declared_torch_is_already_2_6_or_later_gets_no_finding(tmp_path, files, expected):
+    write_tree(tmp_path, {**files, "load.py": LOADS + "lr = args.lr\n"})
+    found = [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP051"]
+    assert bool(found) is expected
+
+
+@pytest.mark.parametrize(("specifiers", "expected"), [
+    (["==2.6.0"], True), ([">=2.6"], True), ([">=2.7,<2.9"], True), (["==2.7.1", ">=2.6"], True),
+    ([">=2.5"], False), (["<3"], False), ([""], False), ([], False), (["==2.7.1", ">=2.1"], False),
+])
+def test_admit_only_from(specifiers, expected):
+    lines = [Declaration("torch", s, "requirements.txt", n + 1, "requirements", text=f"torch{s}")
+             for n, s in enumerate(specifiers)]
+    assert admit_only_from(lines, "2.6") is expected
 
 
 @pytest.mark.parametrize(("code", "expected"), [

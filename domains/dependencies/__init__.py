@@ -18,7 +18,8 @@ from ascend_feasibility.domains.dependencies.registered_models import fold_regis
 from ascend_feasibility.domains.dependencies.remote_code import RemoteCodeScanner
 from ascend_feasibility.domains.dependencies.removed_torch_apis import RemovedTorchApiScanner
 from ascend_feasibility.domains.dependencies.route_gaps import RouteGapScanner
-from ascend_feasibility.domains.dependencies.weights_only import WeightsOnlyScanner
+from ascend_feasibility.domains.dependencies.weights_only import DETECTOR as WEIGHTS_ONLY
+from ascend_feasibility.domains.dependencies.weights_only import WeightsOnlyScanner, on_old_torch
 
 
 class DependenciesDomain(Domain):
@@ -69,3 +70,5 @@ class DependenciesDomain(Domain):
             loads.setdefault(path, []).append(f"{line}:{names}")
         run.findings = fold_registered(run.findings, [r for f in facts for r in f.registrations], loads, run.modules,
                                        run.factory)
+        weights_only = next(code for code, rule in run.kb.rules.items() if rule.match.detector == WEIGHTS_ONLY)
+        run.findings = on_old_torch(run.findings, run.published.get("declarations", []), weights_only)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
 from ascend_feasibility.knowledge import availability, load_removed_torch_apis
-from ascend_feasibility.knowledge.models import RemovedTorchApi
+from ascend_feasibility.knowledge.models import RemovedApiPin, RemovedTorchApi
 from packaging.version import Version
 from tree_sitter import Node
 
@@ -34,6 +34,19 @@ def removed_apis(torch_version: str) -> dict[str, RemovedTorchApi]:
     """The table's rows removed at or before `torch_version` (a target's torch), by name."""
     minor = Version(availability.torch_minor(torch_version))
     return {api.name: api for api in load_removed_torch_apis().api if Version(api.removed_in) <= minor}
+
+
+def breaking_pins(package: str, torch_version: str) -> list[RemovedApiPin]:
+    """The table's release ranges of `package` (a canonical distribution name) whose code imports an API removed at
+    or before `torch_version` (a target's torch): DEP052, for a declaration whose every release lies in one."""
+    minor = Version(availability.torch_minor(torch_version))
+    return [pin for pin in load_removed_torch_apis().pin if pin.package == package and Version(pin.removed_in) <= minor]
+
+
+def pin_advice(pin: RemovedApiPin) -> str:
+    """The finding's `{npu}`: what the release imports, which torch removed it, the release to move to."""
+    return (f"this version of {pin.package} imports {pin.api} ({pin.where}), which torch {pin.removed_in} removed; "
+            f"upgrade {pin.package} to >= {pin.fixed_in}")
 
 
 SHORT_NAME = 5  # a shorter last part (`eig`) is inside common words (`weight`): its trigger spells how it is reached

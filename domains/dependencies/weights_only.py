@@ -12,11 +12,17 @@ argument.
 A site where the code reads an object out of what it loaded (an attribute that is no mapping or tensor method:
 `ckpt.args`, `ckpt["args"].lr`, `config = ckpt["config"]; config.hidden`, or the loaded object called as a module)
 shows a pickled object that weights_only=True refuses: it counts. Elsewhere the checkpoint may hold only tensors and
-plain containers, which load as they are: the site is reported for a check (facet `unproven`), not counted."""
+plain containers, which load as they are: the site is reported for a check (facet `unproven`), not counted.
+
+A project whose torch requirement admits only 2.6 or later (every line that governs the file: `torch>=2.6`,
+`torch==2.7.1`) already runs with the new default and chose its loads under it: no finding there (`on_old_torch`)."""
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.manifests import Declaration
+from ascend_feasibility.domains.dependencies.governing import admit_only_from, governing
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
 from ascend_feasibility.knowledge import availability
 from packaging.version import Version
@@ -24,7 +30,8 @@ from tree_sitter import Node
 
 DETECTOR = "torch-load-weights-only-default"
 LOAD = "torch.load"
-FLIPPED_IN = Version("2.6")  # pytorch/pytorch#137602: torch.load defaults to weights_only=True from 2.6
+FLIPPED_IN = Version("2.6")
+TORCH = "torch"  # pytorch/pytorch#137602: torch.load defaults to weights_only=True from 2.6
 SETTING_KEYWORDS = frozenset({"weights_only", "pickle_module"})
 STATE_DICT_LOADER = "load_state_dict"
 SCOPES = frozenset({"function_definition", "module"})
@@ -37,6 +44,13 @@ PLAIN_ATTRIBUTES = frozenset({
     "size", "shape", "dtype", "device", "numel", "dim", "ndim", "detach", "clone", "contiguous", "view", "reshape",
     "squeeze", "unsqueeze", "type", "t", "T", "sum", "mean", "max", "min", "norm", "is_cuda", "requires_grad_",
 })
+
+
+def on_old_torch(findings: list[Finding], declarations: list[Declaration], rule: str) -> list[Finding]:
+    """`findings` less the `rule` (DEP051) findings of files whose governing torch requirement admits only releases
+    from the flip on: the project already lives with weights_only=True, the port changes nothing there."""
+    return [f for f in findings
+            if f.rule != rule or not admit_only_from(governing(declarations, TORCH, f.path), str(FLIPPED_IN))]
 
 
 def needs_weights_only(call: Node) -> bool:
