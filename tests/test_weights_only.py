@@ -28,6 +28,11 @@ def test_reported_only_where_the_target_torch_defaults_to_weights_only():
     ({"requirements.txt": "torch>=2.6\n"}, False),
     ({"requirements.txt": "torch==2.7.1\n"}, False),
     ({"pyproject.toml": '[project]\nname = "demo"\ndependencies = ["torch>=2.6.0,<3"]\n'}, False),
+    # a bare `torch` beside them installs the newest release, past the flip too; a cap below it does not
+    ({"pyproject.toml": '[project]\nname = "demo"\ndependencies = ["torch>=2.6.0"]\n', "requirements.txt": "torch\n"},
+     False),
+    ({"requirements.txt": "torch>=2.6\n", "setup.py": "from setuptools import setup\nsetup(install_requires=['torch<2.9'])\n"},
+     True),
 ])
 def test_a_project_whose_declared_torch_is_already_2_6_or_later_gets_no_finding(tmp_path, files, expected):
     write_tree(tmp_path, {**files, "load.py": LOADS + "lr = args.lr\n"})

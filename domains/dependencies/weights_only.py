@@ -14,8 +14,9 @@ A site where the code reads an object out of what it loaded (an attribute that i
 shows a pickled object that weights_only=True refuses: it counts. Elsewhere the checkpoint may hold only tensors and
 plain containers, which load as they are: the site is reported for a check (facet `unproven`), not counted.
 
-A project whose torch requirement admits only 2.6 or later (every line that governs the file: `torch>=2.6`,
-`torch==2.7.1`) already runs with the new default and chose its loads under it: no finding there (`on_old_torch`)."""
+A project whose torch requirement admits only 2.6 or later (every line that governs the file and names a version:
+`torch>=2.6`, `torch==2.7.1`) already runs with the new default and chose its loads under it: no finding there
+(`on_old_torch`)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ from tree_sitter import Node
 DETECTOR = "torch-load-weights-only-default"
 LOAD = "torch.load"
 FLIPPED_IN = Version("2.6")
-TORCH = "torch"  # pytorch/pytorch#137602: torch.load defaults to weights_only=True from 2.6
+TORCH = "torch"
+GIT = "git+"  # pytorch/pytorch#137602: torch.load defaults to weights_only=True from 2.6
 SETTING_KEYWORDS = frozenset({"weights_only", "pickle_module"})
 STATE_DICT_LOADER = "load_state_dict"
 SCOPES = frozenset({"function_definition", "module"})
@@ -49,8 +51,15 @@ PLAIN_ATTRIBUTES = frozenset({
 def on_old_torch(findings: list[Finding], declarations: list[Declaration], rule: str) -> list[Finding]:
     """`findings` less the `rule` (DEP051) findings of files whose governing torch requirement admits only releases
     from the flip on: the project already lives with weights_only=True, the port changes nothing there."""
-    return [f for f in findings
-            if f.rule != rule or not admit_only_from(governing(declarations, TORCH, f.path), str(FLIPPED_IN))]
+    return [f for f in findings if f.rule != rule or not _on_new_torch(governing(declarations, TORCH, f.path))]
+
+
+def _on_new_torch(lines: list[Declaration]) -> bool:
+    """Do the torch lines that name a version (a specifier or a git URL) all admit only releases from the flip on? A
+    bare `torch` beside them (Megatron-LM's build requirement and install scripts beside its `torch>=2.6.0`) installs
+    the newest release, which is past the flip too; with no line naming a version the project's torch is unknown."""
+    versioned = [line for line in lines if line.specifier or GIT in line.text]
+    return admit_only_from(versioned, str(FLIPPED_IN))
 
 
 def needs_weights_only(call: Node) -> bool:
