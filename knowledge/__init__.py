@@ -24,12 +24,14 @@ from ascend_feasibility.knowledge.models import (
     PackageRecord,
     PhaseSignals,
     Release,
+    RemovedTorchApis,
     Replacement,
     Routes,
     Rule,
     TorchCudaApi,
     TransferProfile,
 )
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 if sys.version_info >= (3, 11):
@@ -341,6 +343,24 @@ def load_one_operator_classes() -> frozenset[str]:
     prices them once and the custom-op findings list them once."""
     plan = _read_toml(KNOWLEDGE_DIR / "phases" / "plan.toml")
     return frozenset(plan["estimate"]["kernel"].get("one_operator_classes", []))
+
+
+@functools.cache
+def load_removed_torch_apis() -> RemovedTorchApis:
+    """knowledge/dependencies/removed_torch_apis.toml, validated: torch APIs later torch releases removed."""
+    table = _validate(RemovedTorchApis, _read_toml(KNOWLEDGE_DIR / "dependencies" / "removed_torch_apis.toml"),
+                      "removed_torch_apis.toml")
+    names = [api.name for api in table.api]
+    if len(set(names)) != len(names):
+        raise KnowledgeError("removed_torch_apis.toml: a name is listed twice")
+    for pin in table.pin:
+        try:
+            SpecifierSet(pin.versions)
+        except InvalidSpecifier as error:
+            raise KnowledgeError(f"removed_torch_apis.toml: {pin.package} versions {pin.versions!r}: {error}") from error
+        if Version(pin.fixed_in) in SpecifierSet(pin.versions):
+            raise KnowledgeError(f"removed_torch_apis.toml: {pin.package} fixed_in {pin.fixed_in} lies in its versions")
+    return table
 
 
 @functools.cache

@@ -1205,3 +1205,33 @@ class CudaFeatures(_Record):
     flag_defaults: dict[str, bool] = Field(
         default_factory=dict, description="backend switches and PyTorch's default value for each (assigning it asks "
         "for nothing)")
+
+
+class RemovedTorchApi(_Record):
+    """One row of knowledge/dependencies/removed_torch_apis.toml: a torch API that old code uses and a later torch
+    removed (or keeps as a stub that raises)."""
+
+    name: str = Field(pattern=r"^torch(\.[A-Za-z_][A-Za-z0-9_]*)+$", description="the qualified name")
+    kind: Literal["module", "function"] = Field(
+        description="module: importing it (or from it) fails; function: calling it raises")
+    removed_in: str = Field(pattern=r"^\d+\.\d+$", description="the first torch release (major.minor) without it")
+    replacement: str = Field(min_length=1)
+    sources: list[str] = Field(min_length=1, description="the release notes or pull request that removed it")
+
+
+class RemovedApiPin(_Record):
+    """A release range of a package whose own code imports a torch API that a later torch removed: installing such a
+    release on that torch succeeds, importing it fails (timm < 0.4.4: `from torch._six import container_abcs`)."""
+
+    package: str = Field(min_length=1, description="the distribution (canonical name)")
+    versions: str = Field(min_length=1, description="the releases that import the API, as a specifier (`<0.4.4`)")
+    fixed_in: str = Field(pattern=r"^\d+(\.\d+)+$", description="the first release without the import")
+    api: str = Field(pattern=r"^torch(\.[A-Za-z_][A-Za-z0-9_]*)+$", description="the removed API it imports")
+    removed_in: str = Field(pattern=r"^\d+\.\d+$", description="the first torch release (major.minor) without the API")
+    where: str = Field(min_length=1, description="the package's file and line that imports it")
+    sources: list[str] = Field(min_length=1, description="the package's fix and the torch change that removed the API")
+
+
+class RemovedTorchApis(_Record):
+    api: list[RemovedTorchApi] = Field(min_length=1)
+    pin: list[RemovedApiPin] = Field(default_factory=list, description="package releases that import a removed API")

@@ -17,14 +17,18 @@ from ascend_feasibility.domains.dependencies.images import fold_into_cuda_images
 from ascend_feasibility.domains.dependencies.project import analyze_dependencies, choose_target, upgrading_sites
 from ascend_feasibility.domains.dependencies.registered_models import fold_registered
 from ascend_feasibility.domains.dependencies.remote_code import RemoteCodeScanner
+from ascend_feasibility.domains.dependencies.removed_torch_apis import RemovedTorchApiScanner
 from ascend_feasibility.domains.dependencies.route_gaps import RouteGapScanner
+from ascend_feasibility.domains.dependencies.weights_only import DETECTOR as WEIGHTS_ONLY
+from ascend_feasibility.domains.dependencies.weights_only import WeightsOnlyScanner, on_old_torch
 
 
 class DependenciesDomain(Domain):
     name = "dependencies"
     # calls into a package that needs replacing (DEP030); uses of a feature its partial route lacks (DEP032); model
-    # code loaded from the Hub (DEP040)
-    scanner_classes = (PackageCallScanner, RouteGapScanner, RemoteCodeScanner)
+    # code loaded from the Hub (DEP040); torch APIs the target torch removed (DEP050); torch.load left to torch 2.6's
+    # weights_only=True default (DEP051)
+    scanner_classes = (PackageCallScanner, RouteGapScanner, RemoteCodeScanner, RemovedTorchApiScanner, WeightsOnlyScanner)
     facts_type = DependencyFacts
     # build files and install documents carry declarations though no scanner reads them line by line
     fact_kinds = frozenset({"build", "install-doc"})
@@ -70,3 +74,5 @@ class DependenciesDomain(Domain):
             loads.setdefault(path, []).append(f"{line}:{names}")
         run.findings = fold_registered(run.findings, [r for f in facts for r in f.registrations], loads, run.modules,
                                        run.factory)
+        weights_only = next(code for code, rule in run.kb.rules.items() if rule.match.detector == WEIGHTS_ONLY)
+        run.findings = on_old_torch(run.findings, run.published.get("declarations", []), weights_only)

@@ -35,10 +35,17 @@ def governing(declarations: list[Declaration], package: str, path: str) -> list[
 
 def routes(declarations: list[Declaration], route: NpuRoute) -> bool:
     """Does every line install a release that routes the choice? False where there is none, or one is unknown."""
-    return bool(declarations) and all(_routes(d, route) for d in declarations)
+    return bool(declarations) and all(_admits_only(d, route.since, route.excluded) for d in declarations)
 
 
-def _routes(declaration: Declaration, route: NpuRoute) -> bool:
+def admit_only_from(declarations: list[Declaration], since: str) -> bool:
+    """Does every line admit only releases from `since` on (`torch>=2.6`, `torch==2.7.1`)? False where there is no
+    line, or one is unpinned, only capped or unknown."""
+    return bool(declarations) and all(_admits_only(d, since) for d in declarations)
+
+
+def _admits_only(declaration: Declaration, since: str, excluded: str = "") -> bool:
+    """Does the line install only releases from `since` on, none in `excluded` (a specifier)?"""
     text = declaration.text.split(";")[0].strip()
     if text.startswith("git+") or " @ git+" in text:
         url = text.split(" @ ", 1)[-1].split("#", 1)[0]
@@ -46,7 +53,7 @@ def _routes(declaration: Declaration, route: NpuRoute) -> bool:
         if tag is None:
             ref = url.split("://", 1)[-1].rpartition("@")[2] if "@" in url.split("://", 1)[-1] else "main"
             return ref in DEFAULT_BRANCHES  # the default branch is the newest code; another branch or a commit: unknown
-        return _admits_only_routed(Version(tag.group(1)), True, route)
+        return _admits_only_from(Version(tag.group(1)), True, since, excluded)
     try:
         specifier = SpecifierSet(declaration.specifier)
     except InvalidSpecifier:
@@ -61,10 +68,10 @@ def _routes(declaration: Declaration, route: NpuRoute) -> bool:
     if not floors:
         return False  # unpinned or only capped: the installed release is unknown
     exact = any(spec.operator in ("==", "===") for spec in specifier)
-    return _admits_only_routed(max(floors), exact, route)
+    return _admits_only_from(max(floors), exact, since, excluded)
 
 
-def _admits_only_routed(floor: Version, exact: bool, route: NpuRoute) -> bool:
-    if floor < Version(route.since):
+def _admits_only_from(floor: Version, exact: bool, since: str, excluded: str) -> bool:
+    if floor < Version(since):
         return False
-    return not (exact and route.excluded and floor in SpecifierSet(route.excluded))
+    return not (exact and excluded and floor in SpecifierSet(excluded))

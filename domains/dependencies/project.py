@@ -18,6 +18,7 @@ from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies import installed
 from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, PASSED_TO, ImportFact
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
+from ascend_feasibility.domains.dependencies.removed_torch_apis import breaking_pins, pin_advice
 from ascend_feasibility.knowledge import KnowledgeBase, load_routes
 from ascend_feasibility.knowledge.models import PackageRecord, Release
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -114,6 +115,10 @@ def analyze_dependencies(
         unused = record is not None and bool(record.modules) and not {name, record.name} & imported.keys() \
             and not _used_through(record, used_through, context.local_modules)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used, installs if unused else None)
+        for pin in breaking_pins(name, factory.target.release.torch):  # timm==0.3.2 imports torch._six (DEP052)
+            for site, others in _per_manifest([s for s in sites if _within(s.specifier, pin.versions)]):
+                emit.declaration("pin-imports-removed-torch-api", f"{name}{site.specifier}", site, pin_advice(pin),
+                                 sites=others, facets=() if name in imported else (NOT_IMPORTED,))
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         for site in declared:
             if site.local_version.startswith(("+cu", "+rocm")):

@@ -1,0 +1,178 @@
+"""Uses of torch APIs that the target torch no longer has (DEP050): moving to Ascend moves a project to the torch of
+its torch_npu release, so code written for torch 1.x that imports `torch._six` or calls `torch.solve` stops there, on
+CUDA as on the NPU. Which APIs, the release that removed each and its replacement are data
+(knowledge/dependencies/removed_torch_apis.toml); a use is reported only where the target's torch is at or above that
+release.
+
+A module's site is its import (`import torch._six`, `from torch._six import inf`, `from torch import _six`), or a
+chain through `torch` (`torch._six.string_classes`) in a file with no such import; a function's site is each use of
+the name. Code that already copes is no site: an import a `try` guards with an ImportError handler (the replacement
+as fallback), or code under a test of the torch version (`if TORCH_VERSION < (2, 0):`)."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
+from ascend_feasibility.knowledge import availability, load_removed_torch_apis
+from ascend_feasibility.knowledge.models import RemovedApiPin, RemovedTorchApi
+from packaging.version import Version
+from tree_sitter import Node
+
+DETECTOR = "removed-torch-api"
+# what an except clause must name to catch a failed import (a bare `except:` catches it too)
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
+VERSION_WORD = "version"  # a test of the torch version: an identifier or attribute spelling it (`__version__`)
+MAX_DEPTH = 40
+
+QUERY = r"""
+(import_statement) @removed_import
+(import_from_statement) @removed_import
+"""
+
+
+def removed_apis(torch_version: str) -> dict[str, RemovedTorchApi]:
+    """The table's rows removed at or before `torch_version` (a target's torch), by name."""
+    minor = Version(availability.torch_minor(torch_version))
+    return {api.name: api for api in load_removed_torch_apis().api if Version(api.removed_in) <= minor}
+
+
+def breaking_pins(package: str, torch_version: str) -> list[RemovedApiPin]:
+    """The table's release ranges of `package` (a canonical distribution name) whose code imports an API removed at
+    or before `torch_version` (a target's torch): DEP052, for a declaration whose every release lies in one."""
+    minor = Version(availability.torch_minor(torch_version))
+    return [pin for pin in load_removed_torch_apis().pin if pin.package == package and Version(pin.removed_in) <= minor]
+
+
+def pin_advice(pin: RemovedApiPin) -> str:
+    """The finding's `{npu}`: what the release imports, which torch removed it, the release to move to."""
+    return (f"this version of {pin.package} imports {pin.api} ({pin.where}), which torch {pin.removed_in} removed; "
+            f"upgrade {pin.package} to >= {pin.fixed_in}")
+
+
+SHORT_NAME = 5  # a shorter last part (`eig`) is inside common words (`weight`): its trigger spells how it is reached
+
+
+def _trigger_words() -> tuple[str, ...]:
+    words = set()
+    for api in load_removed_torch_apis().api:
+        last = api.name.rsplit(".", 1)[-1]
+        words.update({last} if len(last) >= SHORT_NAME else {f".{last}", f"import {last}", f", {last}"})
+    return tuple(sorted(words))
+
+
+def imported_modules(statement: Node) -> list[str]:
+    """The qualified modules an import statement loads: `import a.b as c` -> a.b; `from a import b` -> a and a.b
+    (b may be a module); `from a.b import c` -> a.b and a.b.c."""
+    if statement.type == "import_statement":
+        names = [child.child_by_field_name("name") if child.type == "aliased_import" else child
+                 for child in statement.named_children]
+        return [parsing.text(name) for name in names if name is not None and name.type == "dotted_name"]
+    module = statement.child_by_field_name("module_name")
+    if module is None or module.type != "dotted_name":  # a relative import names the project's own module
+        return []
+    base = parsing.text(module)
+    result = [base]
+    for child in statement.children_by_field_name("name"):
+        name = child.child_by_field_name("name") if child.type == "aliased_import" else child
+        if name is not None:
+            result.append(f"{base}.{parsing.text(name)}")
+    return result
+
+
+def copes(node: Node) -> bool:
+    """Is `node` in code that already copes with the removal: the body of a try whose handler catches the import's
+    failure, or a branch of an if whose condition tests a version?"""
+    child, current, depth = node, node.parent, 0
+    while current is not None and depth < MAX_DEPTH:
+        if current.type == "try_statement" and child.type == "block" and _catches_import_error(current):
+            return True
+        if current.type in {"if_statement", "elif_clause", "else_clause"} and _tests_version(current):
+            return True
+        if current.type == "module":
+            return False
+        child, current, depth = current, current.parent, depth + 1
+    return False
+
+
+def _catches_import_error(statement: Node) -> bool:
+    for clause in statement.named_children:
+        if clause.type != "except_clause":
+            continue
+        caught = [part for part in clause.named_children if part.type != "block"]
+        if not caught:
+            return True  # a bare except
+        words = {parsing.text(n).rsplit(".", 1)[-1] for part in caught for n in _names(part)}
+        if words & IMPORT_ERRORS:
+            return True
+    return False
+
+
+def _tests_version(branch: Node) -> bool:
+    statement = branch.parent if branch.type in {"elif_clause", "else_clause"} else branch
+    clauses = [statement] + [c for c in statement.named_children if c.type == "elif_clause"]
+    for clause in clauses:
+        condition = clause.child_by_field_name("condition")
+        if condition is not None and any(VERSION_WORD in parsing.text(n).lower() for n in _names(condition)):
+            return True
+    return False
+
+
+def _names(node: Node) -> list[Node]:
+    """The identifiers under `node` (a bounded walk)."""
+    found, stack = [], [node]
+    while stack and len(found) < 64:
+        current = stack.pop()
+        if current.type == "identifier":
+            found.append(current)
+        stack.extend(current.named_children)
+    return found
+
+
+class _RemovedApiScan(PythonScan):
+    QUERY = QUERY
+    apis: dict[str, RemovedTorchApi] = {}
+
+    def run(self):
+        if not self.apis:
+            return self.hits
+        imported: set[str] = set()
+        for statement in self.captures().get("removed_import", []):
+            for module in imported_modules(statement):
+                api = self.apis.get(module)
+                if api is not None and api.kind == "module" and module not in imported and not copes(statement):
+                    imported.add(module)
+                    self.report(api, statement)
+        for reference in unit_references(self.unit):
+            api = self._api_of(reference)
+            if api is not None and (api.kind == "function" or api.name not in imported) and not copes(reference.node):
+                if api.kind == "module":
+                    imported.add(api.name)  # one site per file for a module: its import, or its first chain
+                self.report(api, reference.node)
+        return self.hits
+
+    def _api_of(self, reference: Reference) -> RemovedTorchApi | None:
+        api = self.apis.get(reference.name)
+        if api is not None and api.kind == "function":
+            return api
+        for name, row in self.apis.items():
+            if row.kind == "module" and reference.name.startswith(name + "."):
+                return row
+        return None
+
+    def report(self, api: RemovedTorchApi, node: Node) -> None:
+        self.hit(DETECTOR, api.name, node, npu=f"torch {api.removed_in} removed it; use {api.replacement}")
+
+
+class RemovedTorchApiScanner(PythonDomainScanner):
+    domain = "dependencies"
+    triggers = _trigger_words()
+    scan_class = _RemovedApiScan
+
+    def __init__(self, kb, target) -> None:
+        super().__init__(kb, target)
+        self.apis = removed_apis(target.release.torch)
+
+    def scan(self, unit):
+        scan = _RemovedApiScan(self.index, unit)
+        scan.apis = self.apis
+        return scan.run()

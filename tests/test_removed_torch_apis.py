@@ -1,0 +1,90 @@
+"""DEP050: uses of torch APIs the target torch removed (knowledge/dependencies/removed_torch_apis.toml)."""
+
+import pytest
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.dependencies.removed_torch_apis import (
+    breaking_pins,
+    copes,
+    imported_modules,
+    removed_apis,
+)
+from ascend_feasibility.knowledge import load_removed_torch_apis
+
+from tests.helpers import analyze_snippet_project, write_tree
+
+
+def test_a_row_applies_only_at_or_above_its_release():
+    assert {"torch._six", "torch.solve"} <= set(removed_apis("2.12.0")) and "torch._six" in removed_apis("2.0.1")
+    assert removed_apis("1.13.1") == {}
+
+
+def test_every_row_names_a_release_a_replacement_and_a_source():
+    for api in load_removed_torch_apis().api:
+        assert api.removed_in and api.replacement and api.sources
+        assert any("pytorch/pytorch" in source for source in api.sources), api.name
+
+
+def test_a_pin_row_applies_only_where_the_target_torch_lacks_the_api_and_names_its_sources():
+    assert [pin.package for pin in breaking_pins("timm", "2.12.0")] == ["timm"] and breaking_pins("timm", "1.9.0")
+    assert breaking_pins("timm", "1.8.1") == [] and breaking_pins("torchvision", "2.12.0") == []
+    for pin in load_removed_torch_apis().pin:
+        assert pin.where and any("pytorch/pytorch" in source for source in pin.sources), pin.package
+
+
+@pytest.mark.parametrize(("pin", "expected"), [
+    # every release the line admits imports torch._six.container_abcs (timm < 0.4.4)
+    ("timm==0.3.2", "high"), ("timm==0.4.3", "high"), ("timm<0.4", "high"), ("timm~=0.3.2", "high"),
+    # a release from the fix on, or a line pip resolves to the newest release
+    ("timm==0.4.4", None), ("timm==0.4.12", None), ("timm>=0.3.2", None), ("timm", None),
+])
+def test_a_pin_whose_release_imports_a_removed_api_counts_where_the_project_imports_it(tmp_path, pin, expected):
+    """Round 22 verdicts (deit: timm==0.3.2, whose `import timm` stops at `from torch._six import container_abcs`)."""
+    write_tree(tmp_path, {"requirements.txt": f"torch==2.1.0\n{pin}\n", "models.py": "import timm\nimport torch\n"})
+    found = [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP052"]
+    assert [f.severity for f in found] == ([expected] if expected else [])
+    if found:
+        assert found[0].counted and "upgrade timm to >= 0.4.4" in found[0].message.en
+        assert "torch 1.9 removed" in found[0].message.en and "not an NPU difference" in found[0].message.en
+
+
+@pytest.mark.parametrize(("statement", "modules"), [
+    ("import torch._six", ["torch._six"]),
+    ("import torch._six as six, os", ["torch._six", "os"]),
+    ("from torch._six import inf, string_classes as sc", ["torch._six", "torch._six.inf", "torch._six.string_classes"]),
+    ("from torch import _six", ["torch", "torch._six"]),
+    ("from . import _six", []),
+])
+def test_imported_modules(statement, modules):
+    tree = parsing.parse("python", statement.encode())
+    assert imported_modules(tree.named_children[0]) == modules
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("try:\n    from torch._six import inf\nexcept ImportError:\n    from math import inf", True),
+    ("try:\n    from torch._six import inf\nexcept:\n    from math import inf", True),
+    # a handler for something else lets the ImportError through
+    ("try:\n    from torch._six import inf\nexcept KeyError:\n    inf = 1", False),
+    # the import in the handler is not guarded by it
+    ("try:\n    import foo\nexcept ImportError:\n    from torch._six import inf", False),
+    ("if torch.__version__ < '2':\n    from torch._six import inf\nelse:\n    from math import inf", True),
+    ("if use_six:\n    from torch._six import inf", False),
+])
+def test_code_that_copes(code, expected):
+    tree = parsing.parse("python", code.encode())
+    node = next(n for n in _walk(tree) if n.type == "import_from_statement" and b"_six" in n.text)
+    assert copes(node) is expected
+
+
+def test_one_site_per_file_for_a_module_and_each_call_of_a_function():
+    code = ("import torch\nfrom torch._six import inf\nimport torch._six\nx = torch._six.container_abcs\n"
+            "def f(a, b):\n    x = torch.solve(b, a).solution\n    return torch.solve(a, b)\n")
+    report = analyze_snippet_project(code, "python")
+    sites = sorted((f.line, f.symbol) for f in report.findings if f.rule == "DEP050")
+    assert sites == [(2, "torch._six"), (6, "torch.solve"), (7, "torch.solve")]
+
+
+def _walk(node):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
