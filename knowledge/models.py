@@ -719,6 +719,11 @@ class HostedPredictor(_Record):
     key: str = Field(min_length=1, description="its top-level key naming the predictor as FILE.py:Class")
 
 
+class HostedNotebook(_Record):
+    platform: str = Field(min_length=1, description="the hosting, as the reason names it: 'Google Colab'")
+    module: str = Field(min_length=1, description="the module only that hosting provides (google.colab)")
+
+
 class BackendConventions(_Record):
     other: list[str] = Field(min_length=1)
     dispatch: list[str] = Field(min_length=1, description="accelerators a per-backend dispatch chain tests beside CUDA")
@@ -755,6 +760,9 @@ class BackendConventions(_Record):
                                                   "images: a Dockerfile FROM one builds that cloud's GPU container")
     hosted_predictors: list[HostedPredictor] = Field(default_factory=list, description="hosted platforms' manifests "
                                                      "naming a predictor: a separate deployment of the model")
+    hosted_notebooks: list[HostedNotebook] = Field(default_factory=list, description="modules only a hosted "
+                                                   "notebook service provides: a notebook importing one is that "
+                                                   "service's demo, not the project's setup")
     none_on_ascend: list[str] = Field(default_factory=list, description="build probes torch_npu leaves None "
                                       "(torch.version.cuda, torch.version.hip), transfer_to_npu included")
     platform_attributes: list[str] = Field(default_factory=list, description="class attributes in which a platform "

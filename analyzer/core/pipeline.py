@@ -18,6 +18,7 @@ from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
 from ascend_feasibility.analyzer.context.backend_images import other_backend_images
 from ascend_feasibility.analyzer.context.hosted_predictors import hosted_predictors
+from ascend_feasibility.analyzer.context.hosted_notebooks import hosted_notebooks
 from ascend_feasibility.analyzer.context.nvidia_kits import fold_kits, nvidia_kits
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
 from ascend_feasibility.analyzer.context.project_scope import (
@@ -213,7 +214,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
     packages = package_folders(modules, context.source_roots)  # read by several of the project passes below
     backends = load_context_conventions().backends
-    predictors = hosted_predictors(found.files, backends)
+    predictors = {**hosted_predictors(found.files, backends), **hosted_notebooks(modules, backends)}
     run.guarded, run.modules = guarded_modules(modules, context, tuple(config.console_modules),
                                                  config.distribution, packages, predictors), modules
     for domain in worker.domains:
