@@ -2009,6 +2009,49 @@ def test_a_public_kernel_function_another_file_calls_bare_runs(tmp_path, caller,
     assert finding.reach == reach
     if reach == "optional":
         assert "fused_attention() is called only under it" in finding.reach_reason
+
+
+XFORMERS_BOUND_METHOD = """import torch
+from einops import rearrange
+try:
+    import xformers
+    import xformers.ops
+    XFORMERS_IS_AVAILBLE = True
+except:
+    XFORMERS_IS_AVAILBLE = False
+
+
+class CrossAttention(torch.nn.Module):
+    def __init__(self, heads, temporal_length=None):
+        super().__init__()
+        self.heads = heads
+        if {condition}:
+            self.forward = self.efficient_forward
+
+    def forward(self, q, k, v):
+        sim = torch.einsum("b i d, b j d -> b i j", q, k).softmax(dim=-1)
+        return torch.einsum("b i j, b j d -> b i d", sim, v)
+
+    def efficient_forward(self, q, k, v):
+        return xformers.ops.memory_efficient_attention(q, k, v, attn_bias=None, op=None)
+"""
+
+
+@pytest.mark.parametrize("condition, reach", [
+    ("XFORMERS_IS_AVAILBLE and temporal_length is None", "optional"),
+    ("temporal_length is None", "runs"),  # bound under no test of the import: nothing shows the fallback runs
+])
+def test_a_method_bound_only_under_an_import_flag_is_optional(tmp_path, condition, reach):
+    # round 22 A1 9, B2 30 (VideoCrafter lvdm/modules/attention.py): `try: import xformers ... except:
+    # XFORMERS_IS_AVAILBLE = False`, and `__init__` binds `self.forward = self.efficient_forward` only under the flag;
+    # xformers has no Ascend build, so the einsum forward runs there and the xformers arm is an optional fast path
+    caller = "from .attention import CrossAttention\n\n\ndef build():\n    return CrossAttention(8).cuda()\n"
+    report = _tree(tmp_path, {"pkg/__init__.py": "", "pkg/attention.py": XFORMERS_BOUND_METHOD.format(condition=condition),
+                              "pkg/model.py": caller})
+    (finding,) = [f for f in report.findings if f.path == "pkg/attention.py" and f.rule == "ATT010"]
+    assert finding.reach == reach
+    if reach == "optional":
+        assert "efficient_forward() is called only under it" in finding.reach_reason
     else:
         assert finding.reach_reason is None and finding.severity == "high"
 
