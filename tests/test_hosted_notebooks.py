@@ -45,6 +45,9 @@ def test_a_colab_notebooks_install_cell_is_listed_not_counted(tmp_path):
     pins = _pins(report, "colab/demo.ipynb")
     assert pins and all(f.reach == "optional" and f.reach_reason == REASON and not f.counted for f in pins)
     assert "colab/demo.ipynb" in report.project.deployments
+    # the location names the install cell (its first cell), the line being the cell's, as for the notebook's other
+    # findings (round 22 A1 21: `:5` with `cell: null` pointed nowhere in the file)
+    assert all(f.cell == 1 and f.line == 2 for f in pins)
 
 
 def test_a_notebook_without_a_hosted_services_module_keeps_its_pins(tmp_path):

@@ -261,7 +261,7 @@ class _Emitter:
                     sites: list[str] | None = None, facets: tuple[str, ...] = (),
                     effort: tuple[float, float] | None = None) -> None:
         snippet = site.text[:200]
-        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu, facets=facets,
+        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, site.cell, npu, facets=facets,
                            effort=effort), place, sites)
 
     def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None,
