@@ -380,6 +380,10 @@ class Rule(_Record):
     subsumes: list[str] = Field(
         default_factory=list, description="Rules whose finding on the same line says less: dropped beside this one"
     )
+    subsumes_scope: Literal["line", "symbol"] = Field(
+        default="line", description="symbol: only the subsumed findings about the same symbol on that line go (one "
+                                    "pin of a pip line naming several: torch's own, not torchvision's beside it)"
+    )
     needs_in_file: list[str] = Field(
         default_factory=list, description="Kept only where the same file has a finding of one of these rules"
     )

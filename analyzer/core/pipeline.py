@@ -221,7 +221,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         domain.add_findings(run)
     store.add_findings(run.findings)  # beside the scanners' findings, sorted and each site once
     run.findings = drop_subsumed(store.take_findings(), run.findings,
-                                 {code: frozenset(rule.subsumes) for code, rule in worker.kb.rules.items() if rule.subsumes})
+                                 {code: frozenset(rule.subsumes) for code, rule in worker.kb.rules.items() if rule.subsumes},
+                                 frozenset(code for code, rule in worker.kb.rules.items() if rule.subsumes_scope == "symbol"))
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
     feature_domains = frozenset(worker.guards.feature_domains)
     findings = [f for f in run.findings if f.path not in generated]
