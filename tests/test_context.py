@@ -2203,3 +2203,25 @@ def test_a_cuda_wheel_installer_script_is_no_port_item():
     assert {f.rule: f.reach for f in scan(required).findings}["DEV120"] == "runs"
     library = CUDA_WHEEL_PICKER + "def main():\n    return x\n"
     assert {f.rule: f.reach for f in scan(library).findings}["DEV120"] == "runs"
+
+
+def test_a_cuda_variable_in_a_cuda_image_stage_goes_with_the_image(tmp_path):
+    """Round 22 A2 78: `export TORCH_CUDA_ARCH_LIST=...` in a RUN of a stage built FROM nvidia/cuda is a line of the
+    image DEV212 replaces (no work of its own, not counted); set in a stage FROM ubuntu it is DEV209's own item. DEV209
+    makes one finding per variable: NVIDIA_DRIVER_CAPABILITIES in a compose file is not one of its sites."""
+    pkg = {"requirements.txt": "torch\n", "pkg/__init__.py": "", "pkg/main.py": "import torch\nx = torch.ones(2).cuda()\n"}
+    builder = "FROM nvidia/cuda:11.8.0-devel-ubuntu22.04 AS builder\nRUN export TORCH_CUDA_ARCH_LIST=\"8.0\" && pip install gsplat\n"
+    compose = {".devcontainer/docker-compose.yml":
+               "services:\n  app:\n    environment:\n      - NVIDIA_DRIVER_CAPABILITIES=all\n"}
+    found = [f for f in _project_findings(tmp_path / "a", {**pkg, **compose, "Dockerfile": builder}) if f.rule == "DEV209"]
+    arch = next(f for f in found if f.symbol == "TORCH_CUDA_ARCH_LIST")
+    assert not arch.counted and "nvidia/cuda:11.8.0-devel-ubuntu22.04` (line 1)" in arch.message.en
+    assert "leave it out of the CANN image" in arch.replacement.en
+    caps = next(f for f in found if f.symbol == "NVIDIA_DRIVER_CAPABILITIES")
+    assert caps.path == ".devcontainer/docker-compose.yml" and not caps.sites
+    assert all(".devcontainer" not in site for site in arch.sites)
+    # not flagged: the runtime stage FROM ubuntu after the CUDA builder sets it for itself
+    runtime = builder + "FROM ubuntu:22.04\nENV TORCH_CUDA_ARCH_LIST=\"8.0\"\n"
+    arch = next(f for f in _project_findings(tmp_path / "b", {**pkg, "Dockerfile": runtime})
+                if f.rule == "DEV209" and f.symbol == "TORCH_CUDA_ARCH_LIST")
+    assert arch.counted and arch.line == 4 and "CANN/torch_npu setting" in arch.replacement.en
