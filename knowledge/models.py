@@ -142,6 +142,10 @@ class SiteVariant(_Record):
     when: list[str] = Field(min_length=1, description="facets the site must all show (the first variant that holds wins)")
     message: BilingualText | None = None
     replacement: Replacement | None = None
+    replacement_inference: Replacement | None = Field(
+        default=None, description="the replacement where the site runs without a backward (the rule's own "
+                                  "replacement_inference, for this variant)"
+    )
     severity: Severity | None = Field(
         default=None, description="the site's severity, with or without transfer_to_npu, where what the guarded code "
         "does there makes the rule's own wrong (a checkpoint's RNG snapshot beside a recompute's)"
