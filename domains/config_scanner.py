@@ -46,6 +46,7 @@ class ShellConfigScanner(Scanner):
         root = unit.tree()
         found = parsing.captures(parsing.query("bash", SHELL_QUERY), root)
         hits = []
+        stages = _cuda_stages(found.get("command", [])) if unit.kind == "dockerfile" else []
         assigned: dict[str, frozenset[str]] = {}  # names each env rule's variables are assigned on their own line
         for node in found.get("name", []):
             name = parsing.text(node)
@@ -65,6 +66,10 @@ class ShellConfigScanner(Scanner):
                 continue
             elif name == "CUDA_VISIBLE_DEVICES" and (read := shell_pins.read_facet(node)) is not None:
                 hits.append(Hit(code, name, Span.of(node), facets=(read,)))  # read advice, not a twin to set
+                continue
+            image = _stage_image(stages, node.start_point.row)
+            if image is not None:  # set in a CUDA image's stage: the CANN image that replaces it (DEV212) drops it
+                hits.append(Hit(code, name, Span.of(node), npu=image, facets=(CUDA_IMAGE_STAGE,)))
                 continue
             hits.append(Hit(code, name, Span.of(node)))
         cuda_image, cuda_packages = False, None
@@ -144,6 +149,26 @@ def _device_option(command_name):
         if value is not None and value.lower().split(":", 1)[0] in CUDA_DEVICE_WORDS:
             return node
     return None
+
+
+CUDA_IMAGE_STAGE = "cuda-image-stage"
+
+
+def _cuda_stages(command_names) -> list[tuple[int, str | None]]:
+    """A Dockerfile's stages in order: the row of each FROM and its CUDA base image (None for another base)."""
+    return sorted((node.start_point.row, _cuda_base_image(node)) for node in command_names
+                  if parsing.text(node).upper() == "FROM")
+
+
+def _stage_image(stages: list[tuple[int, str | None]], row: int) -> str | None:
+    """`FROM nvidia/cuda:... (line 17)` where `row` lies in a stage built FROM a CUDA image, else None: the variables
+    set there (TORCH_CUDA_ARCH_LIST for the builder's CUDA build) go with the image the port replaces."""
+    image = None
+    for start, base in stages:
+        if start > row:
+            break
+        image = None if base is None else f"`{base}` (line {start + 1})"
+    return image
 
 
 def _cuda_base_image(command_name) -> str | None:

@@ -112,6 +112,9 @@ class Coverage:
         self.untyped_methods = frozenset(calls["methods"]["untyped"])
         self.hot_functions = frozenset(calls["phase"]["hot_functions"])
         self.cold_functions = frozenset(calls["phase"]["cold_functions"])
+        self.hot_suffixes = tuple(calls["phase"]["hot_suffixes"])
+        self.bounds: dict[str, str] = dict(calls["bound"]["operators"])  # operator → the clamp keyword it rewrites to
+        self.single_value_factories = frozenset(calls["bound"]["single_value_factories"])
         self._index = {branch: i for i, branch in enumerate(self.branches)}
 
     def status(self, overload: str, branch: str) -> Status:

@@ -142,6 +142,10 @@ class SiteVariant(_Record):
     when: list[str] = Field(min_length=1, description="facets the site must all show (the first variant that holds wins)")
     message: BilingualText | None = None
     replacement: Replacement | None = None
+    replacement_inference: Replacement | None = Field(
+        default=None, description="the replacement where the site runs without a backward (the rule's own "
+                                  "replacement_inference, for this variant)"
+    )
     severity: Severity | None = Field(
         default=None, description="the site's severity, with or without transfer_to_npu, where what the guarded code "
         "does there makes the rule's own wrong (a checkpoint's RNG snapshot beside a recompute's)"
@@ -379,6 +383,10 @@ class Rule(_Record):
     )
     subsumes: list[str] = Field(
         default_factory=list, description="Rules whose finding on the same line says less: dropped beside this one"
+    )
+    subsumes_scope: Literal["line", "symbol"] = Field(
+        default="line", description="symbol: only the subsumed findings about the same symbol on that line go (one "
+                                    "pin of a pip line naming several: torch's own, not torchvision's beside it)"
     )
     needs_in_file: list[str] = Field(
         default_factory=list, description="Kept only where the same file has a finding of one of these rules"
@@ -744,6 +752,11 @@ class HostedPredictor(_Record):
     key: str = Field(min_length=1, description="its top-level key naming the predictor as FILE.py:Class")
 
 
+class HostedNotebook(_Record):
+    platform: str = Field(min_length=1, description="the hosting, as the reason names it: 'Google Colab'")
+    module: str = Field(min_length=1, description="the module only that hosting provides (google.colab)")
+
+
 class BackendConventions(_Record):
     other: list[str] = Field(min_length=1)
     dispatch: list[str] = Field(min_length=1, description="accelerators a per-backend dispatch chain tests beside CUDA")
@@ -780,6 +793,9 @@ class BackendConventions(_Record):
                                                   "images: a Dockerfile FROM one builds that cloud's GPU container")
     hosted_predictors: list[HostedPredictor] = Field(default_factory=list, description="hosted platforms' manifests "
                                                      "naming a predictor: a separate deployment of the model")
+    hosted_notebooks: list[HostedNotebook] = Field(default_factory=list, description="modules only a hosted "
+                                                   "notebook service provides: a notebook importing one is that "
+                                                   "service's demo, not the project's setup")
     none_on_ascend: list[str] = Field(default_factory=list, description="build probes torch_npu leaves None "
                                       "(torch.version.cuda, torch.version.hip), transfer_to_npu included")
     platform_attributes: list[str] = Field(default_factory=list, description="class attributes in which a platform "

@@ -2009,6 +2009,49 @@ def test_a_public_kernel_function_another_file_calls_bare_runs(tmp_path, caller,
     assert finding.reach == reach
     if reach == "optional":
         assert "fused_attention() is called only under it" in finding.reach_reason
+
+
+XFORMERS_BOUND_METHOD = """import torch
+from einops import rearrange
+try:
+    import xformers
+    import xformers.ops
+    XFORMERS_IS_AVAILBLE = True
+except:
+    XFORMERS_IS_AVAILBLE = False
+
+
+class CrossAttention(torch.nn.Module):
+    def __init__(self, heads, temporal_length=None):
+        super().__init__()
+        self.heads = heads
+        if {condition}:
+            self.forward = self.efficient_forward
+
+    def forward(self, q, k, v):
+        sim = torch.einsum("b i d, b j d -> b i j", q, k).softmax(dim=-1)
+        return torch.einsum("b i j, b j d -> b i d", sim, v)
+
+    def efficient_forward(self, q, k, v):
+        return xformers.ops.memory_efficient_attention(q, k, v, attn_bias=None, op=None)
+"""
+
+
+@pytest.mark.parametrize("condition, reach", [
+    ("XFORMERS_IS_AVAILBLE and temporal_length is None", "optional"),
+    ("temporal_length is None", "runs"),  # bound under no test of the import: nothing shows the fallback runs
+])
+def test_a_method_bound_only_under_an_import_flag_is_optional(tmp_path, condition, reach):
+    # round 22 A1 9, B2 30 (VideoCrafter lvdm/modules/attention.py): `try: import xformers ... except:
+    # XFORMERS_IS_AVAILBLE = False`, and `__init__` binds `self.forward = self.efficient_forward` only under the flag;
+    # xformers has no Ascend build, so the einsum forward runs there and the xformers arm is an optional fast path
+    caller = "from .attention import CrossAttention\n\n\ndef build():\n    return CrossAttention(8).cuda()\n"
+    report = _tree(tmp_path, {"pkg/__init__.py": "", "pkg/attention.py": XFORMERS_BOUND_METHOD.format(condition=condition),
+                              "pkg/model.py": caller})
+    (finding,) = [f for f in report.findings if f.path == "pkg/attention.py" and f.rule == "ATT010"]
+    assert finding.reach == reach
+    if reach == "optional":
+        assert "efficient_forward() is called only under it" in finding.reach_reason
     else:
         assert finding.reach_reason is None and finding.severity == "high"
 
@@ -2173,3 +2216,25 @@ def test_a_release_only_a_device_comparison_guards_is_cuda_only_guarded():
     assert phrase("zh", found["DEV102"].reach_reason).startswith("第 4 行：")
     available = compared.replace("self._execution_device == 'cuda'", "torch.cuda.is_available()")
     assert {f.rule: f for f in scan(available).findings}["DEV102"].reach == "runs"
+
+
+def test_a_cuda_variable_in_a_cuda_image_stage_goes_with_the_image(tmp_path):
+    """Round 22 A2 78: `export TORCH_CUDA_ARCH_LIST=...` in a RUN of a stage built FROM nvidia/cuda is a line of the
+    image DEV212 replaces (no work of its own, not counted); set in a stage FROM ubuntu it is DEV209's own item. DEV209
+    makes one finding per variable: NVIDIA_DRIVER_CAPABILITIES in a compose file is not one of its sites."""
+    pkg = {"requirements.txt": "torch\n", "pkg/__init__.py": "", "pkg/main.py": "import torch\nx = torch.ones(2).cuda()\n"}
+    builder = "FROM nvidia/cuda:11.8.0-devel-ubuntu22.04 AS builder\nRUN export TORCH_CUDA_ARCH_LIST=\"8.0\" && pip install gsplat\n"
+    compose = {".devcontainer/docker-compose.yml":
+               "services:\n  app:\n    environment:\n      - NVIDIA_DRIVER_CAPABILITIES=all\n"}
+    found = [f for f in _project_findings(tmp_path / "a", {**pkg, **compose, "Dockerfile": builder}) if f.rule == "DEV209"]
+    arch = next(f for f in found if f.symbol == "TORCH_CUDA_ARCH_LIST")
+    assert not arch.counted and "nvidia/cuda:11.8.0-devel-ubuntu22.04` (line 1)" in arch.message.en
+    assert "leave it out of the CANN image" in arch.replacement.en
+    caps = next(f for f in found if f.symbol == "NVIDIA_DRIVER_CAPABILITIES")
+    assert caps.path == ".devcontainer/docker-compose.yml" and not caps.sites
+    assert all(".devcontainer" not in site for site in arch.sites)
+    # not flagged: the runtime stage FROM ubuntu after the CUDA builder sets it for itself
+    runtime = builder + "FROM ubuntu:22.04\nENV TORCH_CUDA_ARCH_LIST=\"8.0\"\n"
+    arch = next(f for f in _project_findings(tmp_path / "b", {**pkg, "Dockerfile": runtime})
+                if f.rule == "DEV209" and f.symbol == "TORCH_CUDA_ARCH_LIST")
+    assert arch.counted and arch.line == 4 and "CANN/torch_npu setting" in arch.replacement.en

@@ -28,7 +28,7 @@ LITERALS = {"true", "false", "none", "string", "integer", "float"}
 def _replacements(rule):
     found = [rule.replacement, rule.replacement_inference]
     found += [r for v in rule.at_release for r in (v.replacement, v.replacement_inference)]
-    found += [v.replacement for v in rule.variants]  # a site variant's code (the bias kind read at the site)
+    found += [r for v in rule.variants for r in (v.replacement, v.replacement_inference)]  # a site variant's code (the bias kind read at the site)
     return [r for r in found if r is not None]
 
 

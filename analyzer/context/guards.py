@@ -106,6 +106,7 @@ class GuardReader:
         self.predicates = PredicateHelpers()  # the file's one-return helpers a condition calls (predicate_helpers.py)
         self._helper_depth = 0
         self._calls: dict[str, list[Node]] | None = None
+        self._method_bindings: dict[str, list[Node]] | None = None  # method_bindings
         # the unit's CALLS_QUERY captures, when its combined query has them (set per unit by the core)
         self.unit_calls: Callable[[], dict[str, list[Node]]] | None = None
         # the unit's tree and its import statements in source order, when its combined query has them (set per unit
@@ -176,7 +177,7 @@ class GuardReader:
         name = parsing.text(name_node)
         if name.startswith("__") or (not name.startswith("_") and not self._through_gated_import(site)):
             return None
-        calls = [c for c in self.calls_named(function).get(name, [])
+        calls = [c for c in [*self.calls_named(function).get(name, []), *self.method_bindings(function).get(name, [])]
                  if not (function.start_byte <= c.start_byte < function.end_byte)]
         if not calls or len(calls) > 50:
             return None
@@ -218,6 +219,21 @@ class GuardReader:
             for callee in sorted(found.get("called", []) + found.get("method", []), key=lambda callee: callee.start_byte):
                 self._calls[parsing.text(callee)].append(callee)
         return self._calls
+
+    def method_bindings(self, node: Node) -> dict[str, list[Node]]:
+        """`self.NAME` bound, not called, as the right side of an assignment (`self.forward = self.efficient_forward`
+        under `if XFORMERS_IS_AVAILBLE and temporal_length is None:`), by NAME (read once per unit): the method runs
+        where that binding is made, so the binding's guard is a caller's guard."""
+        if self._method_bindings is None:
+            self._method_bindings = defaultdict(list)
+            for assignment in parsing.captures(parsing.query("python", ASSIGNMENTS), parsing.root_of(node)).get("assignment", [])[:5000]:
+                right = assignment.child_by_field_name("right")
+                if right is None or right.type != "attribute":
+                    continue
+                owner, attribute = right.child_by_field_name("object"), right.child_by_field_name("attribute")
+                if owner is not None and attribute is not None and owner.type == "identifier" and parsing.text(owner) == "self":
+                    self._method_bindings[parsing.text(attribute)].append(right)
+        return self._method_bindings
 
     def import_statements(self, root: Node) -> list[Node]:
         """The import and from-import statements of the tree `root`, in source order: the unit's combined query's
@@ -680,6 +696,7 @@ class GuardReader:
         self._flag_assignments.clear()
         self._import_options = None
         self._calls = None
+        self._method_bindings = None
         self._wheel_picker = None
         for reset in self.unit_resets:
             reset()

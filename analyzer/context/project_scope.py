@@ -25,18 +25,23 @@ def drop_without_cause(findings: list[Finding], needs: dict[str, frozenset[str]]
     return [f for f in findings if f.rule not in missing] if missing else findings
 
 
-def drop_subsumed(findings: list[Finding], added: list[Finding], subsumes: dict[str, frozenset[str]]) -> list[Finding]:
+def drop_subsumed(findings: list[Finding], added: list[Finding], subsumes: dict[str, frozenset[str]],
+                  per_symbol: frozenset[str] = frozenset()) -> list[Finding]:
     """A project-level finding (`added`) drops the findings its rule subsumes on its line, as a scanner's finding does
     on its own (OPS091, an extension's gate that transfer_to_npu makes true for NPU tensors, drops DEV104's and
-    DEV006's `auto` at the same test: there that alias is the hazard, not the fix)."""
+    DEV006's `auto` at the same test: there that alias is the hazard, not the fix). A rule in `per_symbol` drops only
+    those about its own symbol there: DEP012 on `torch==2.0.1+cu118` takes DEP005 on that pin, not DEP005 on the
+    `torchvision==0.15.2+cu118` the same `pip install` line names."""
     lines: dict[tuple, set[str]] = {}
     for finding in added:
         dropped = subsumes.get(finding.rule)
         if dropped:
-            lines.setdefault((finding.path, finding.cell, finding.line), set()).update(dropped)
+            symbol = finding.symbol if finding.rule in per_symbol else None
+            lines.setdefault((finding.path, finding.cell, finding.line, symbol), set()).update(dropped)
     if not lines:
         return findings
-    return [f for f in findings if f.rule not in lines.get((f.path, f.cell, f.line), ())]
+    return [f for f in findings if f.rule not in lines.get((f.path, f.cell, f.line, None), ())
+            and f.rule not in lines.get((f.path, f.cell, f.line, f.symbol), ())]
 
 
 def collapse_project_scoped(findings: list[Finding], project_rules: set[str],

@@ -231,7 +231,8 @@ class FindingFactory:
         texts = rule.message
         if held:
             texts = next((v.message for v in held if v.message is not None), texts)
-            replacement = next((v.replacement for v in held if v.replacement is not None), replacement)
+            replacement = next((v.replacement_inference if use_inference and v.replacement_inference is not None
+                                else v.replacement for v in held if v.replacement is not None), replacement)
         if rule.match.detector in PACKAGE_CALLS and at.npu:
             replacement = self.kb.package_call(at.npu, at.symbol) or replacement
         npu = at.npu or replacement.code or ""
@@ -303,7 +304,7 @@ def rule_uses_site(rule: Rule) -> bool:
     """Is any code of the rule rendered from the site (its arguments or assigned value)?"""
     replacements = [rule.replacement, rule.replacement_inference]
     replacements += [r for v in rule.at_release for r in (v.replacement, v.replacement_inference)]
-    replacements += [v.replacement for v in rule.variants]
+    replacements += [r for v in rule.variants for r in (v.replacement, v.replacement_inference)]
     shapes = [s for r in replacements if r is not None for s in (r, *r.shapes)]
     return rule.match.detector in PACKAGE_CALLS or any(shape.uses_site() for shape in shapes)
 

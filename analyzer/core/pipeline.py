@@ -17,6 +17,7 @@ from pathlib import Path
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
 from ascend_feasibility.analyzer.context.backend_images import other_backend_images
+from ascend_feasibility.analyzer.context.hosted_notebooks import hosted_notebooks
 from ascend_feasibility.analyzer.context.hosted_predictors import hosted_predictors
 from ascend_feasibility.analyzer.context.nvidia_kits import fold_kits, nvidia_kits
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
@@ -213,14 +214,15 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
     packages = package_folders(modules, context.source_roots)  # read by several of the project passes below
     backends = load_context_conventions().backends
-    predictors = hosted_predictors(found.files, backends)
+    predictors = {**hosted_predictors(found.files, backends), **hosted_notebooks(modules, backends)}
     run.guarded, run.modules = guarded_modules(modules, context, tuple(config.console_modules),
                                                  config.distribution, packages, predictors), modules
     for domain in worker.domains:
         domain.add_findings(run)
     store.add_findings(run.findings)  # beside the scanners' findings, sorted and each site once
     run.findings = drop_subsumed(store.take_findings(), run.findings,
-                                 {code: frozenset(rule.subsumes) for code, rule in worker.kb.rules.items() if rule.subsumes})
+                                 {code: frozenset(rule.subsumes) for code, rule in worker.kb.rules.items() if rule.subsumes},
+                                 frozenset(code for code, rule in worker.kb.rules.items() if rule.subsumes_scope == "symbol"))
     project_rules = {code for code, rule in worker.kb.rules.items() if rule.scope == "project"}
     feature_domains = frozenset(worker.guards.feature_domains)
     findings = [f for f in run.findings if f.path not in generated]

@@ -42,6 +42,7 @@ class Declaration:
     local_version: str = ""  # "+cu121" and the like
     exported: bool = False  # in a requirements file a resolver wrote from the project's manifest (see exported_by)
     arm: str = ""  # an install script's branch: "npu" under a test of an Ascend probe, "other" in its sibling branches
+    cell: int | None = None  # a notebook's cell that holds it (`line` is then the cell's line, as for its other findings)
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,8 @@ def _with_placeholders_shown(rule: Rule) -> Rule:
         v.model_copy(update={k: show(getattr(v, k)) for k in ("message", "replacement", "replacement_inference")})
         for v in rule.at_release
     ]
-    site_variants = [v.model_copy(update={k: show(getattr(v, k)) for k in ("message", "replacement")}) for v in rule.variants]
+    site_variants = [v.model_copy(update={k: show(getattr(v, k)) for k in ("message", "replacement", "replacement_inference")})
+                     for v in rule.variants]
     return rule.model_copy(update={
         "variants": site_variants,
         "message": show(rule.message),

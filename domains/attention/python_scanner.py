@@ -14,6 +14,7 @@ from ascend_feasibility.domains.attention import sdp_selection
 from ascend_feasibility.domains.attention.bias_kind import bias_facet
 from ascend_feasibility.domains.attention.facts import AttentionFacts, AttentionSelection
 from ascend_feasibility.domains.attention.loader_defaults import reaches_loader
+from ascend_feasibility.domains.attention.qkv_rank import QKV_3D, rank_facet
 from ascend_feasibility.domains.attention.result_use import OUTPUT_ONLY, output_facet
 from ascend_feasibility.domains.attention.sdpa_mask import MASK_WITHIN_LIMITS, mask_facet
 from ascend_feasibility.domains.base import Hit, Unit, code_context
@@ -104,7 +105,10 @@ class _AttentionScan(PythonScan):
             facet = output_facet(reference.call)  # flash-attn's private forward whose LSE is never kept
         if facet is None and reference.call is not None and any(v.when == [MASK_WITHIN_LIMITS] for v in rule.variants):
             facet = mask_facet(reference.call)  # an SDPA call with no mask or a boolean one: nothing to change
-        self.hit(code, name, reference.node, lengths, context=context, facets=(facet,) if facet else ())
+        facets = (facet,) if facet else ()
+        if reference.call is not None and any(QKV_3D in v.when for v in rule.variants):
+            facets += tuple(f for f in (rank_facet(reference.call),) if f)  # q/k/v reshaped to 3-D above the call
+        self.hit(code, name, reference.node, lengths, context=context, facets=facets)
 
     def _context(self, node: Node) -> str | None:
         current = node.parent

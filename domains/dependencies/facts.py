@@ -4,7 +4,7 @@ modules its Python imports. Collected per file in the workers, judged once for t
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from ascend_feasibility.analyzer.context.guards import import_is_caught
@@ -72,7 +72,8 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
         elif unit.kind in {"shell", "dockerfile"} and "install" in unit.source.text:
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), npu_probes=_npu_probes())
             # a branch beside the script's NPU arm installs for another backend (CUDA, XPU): not what Ascend runs
-            _add(facts, ([d for d in declared if d.arm != "other"], problems))
+            _add(facts, ([d if unit.cell is None else replace(d, cell=unit.cell) for d in declared if d.arm != "other"],
+                         problems))
             facts.installs += installed.install_reads(relative, unit.tree())
         elif unit.kind == "install-doc" and "install" in unit.source.text:  # a document's pins: its versions only
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), DOC_SOURCE)

@@ -26,6 +26,7 @@ from packaging.version import InvalidVersion, Version
 
 STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
 CUDA_HINTS = ("cuda", "nvidia", "-cu1", "-gpu", "tensorrt")
+CUDA_BUILD_LABELS = ("+cu", "+rocm")
 RULE_BY_CLASS = {"needs_replacement": "package-needs-replacement", "unsupported": "package-unsupported"}
 
 
@@ -121,7 +122,7 @@ def analyze_dependencies(
                                  sites=others, facets=() if name in imported else (NOT_IMPORTED,))
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         for site in declared:
-            if site.local_version.startswith(("+cu", "+rocm")):
+            if site.local_version.startswith(CUDA_BUILD_LABELS):
                 builds[site.path].append(site)
         for lines in builds.values():
             move = _build_move(name, lines, by_package.get("torch", []), factory.target.release, kb)
@@ -226,9 +227,10 @@ def analyze_dependencies(
             emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0],
                              f"torch {target.torch}, for torch_npu {target.torch_npu} (CANN {target.cann})"
                              + (f"; move with it {companions}" if companions else ""),
-                             facets=("patch-level",), effort=PATCH_LEVEL_EFFORT)
+                             facets=("patch-level", *_cuda_build(in_file[0])), effort=PATCH_LEVEL_EFFORT)
             continue
-        emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], recommended or _table_range(kb))
+        emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], recommended or _table_range(kb),
+                         facets=_cuda_build(in_file[0]) if code == "torch-version-no-fit" else ())
     if not torch_sites and "torch" in imported:
         site = next((s for s in documented.get("torch", []) if doc_pin == f"torch{s.specifier} ({s.path}:{s.line})"),
                     None)
@@ -269,13 +271,19 @@ class _Emitter:
                     sites: list[str] | None = None, facets: tuple[str, ...] = (),
                     effort: tuple[float, float] | None = None) -> None:
         snippet = site.text[:200]
-        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, None, npu, facets=facets,
+        self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, site.cell, npu, facets=facets,
                            effort=effort), place, sites)
 
     def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None,
                     facets: tuple[str, ...] = ()) -> None:
         self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu,
                            facets=facets), place)
+
+
+def _cuda_build(site: Declaration) -> tuple[str, ...]:
+    """`cuda-build` on a pin of a CUDA (or ROCm) build (torch==2.0.1+cu118): DEP012 takes DEP005's label into its move
+    (rule DEP012's subsumes), so its advice names the CPU wheel index."""
+    return ("cuda-build",) if site.local_version.startswith(CUDA_BUILD_LABELS) else ()
 
 
 NOT_IMPORTED = "not-imported"

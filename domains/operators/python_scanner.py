@@ -119,15 +119,46 @@ class _OperatorScan(PythonScan):
         running = [o for o in overloads if self.coverage.runs(o, branch)]
         reached.add(running[0] if running else overloads[0])
         if not running:  # one of the overloads the arguments allow runs on the NPU: never guess a fallback
-            self._report("aten-op-no-npu-kernel-hot" if _hot(node) else "aten-op-no-npu-kernel", overloads[0], node)
+            self._report("aten-op-no-npu-kernel-hot" if _hot(node) else "aten-op-no-npu-kernel", overloads[0], node,
+                         _bound_facets(self.coverage, overloads[0], node))
 
-    def _report(self, detector: str, overload: str, node: Node) -> None:
+    def _report(self, detector: str, overload: str, node: Node, facets: tuple[str, ...] = ()) -> None:
         kb, target = self.index.kb, self.target.release
         first = self.coverage.first_release(kb, overload, target)
         reachable = {r.branch for r in self.coverage.reachable(kb, target)}
         npu = f"torch_npu {first.torch_npu} ({first.branch})" if first is not None else "—"
         effort = (0.0, 0.0) if first is not None and first.branch in reachable else None
-        self.hits.append(Hit(self.index.code_for(detector), f"aten::{overload}", Span.of(node), npu, effort=effort))
+        self.hits.append(Hit(self.index.code_for(detector), f"aten::{overload}", Span.of(node), npu, effort=effort,
+                             facets=facets))
+
+
+def _bound_facets(coverage: Coverage, overload: str, node: Node) -> tuple[str, ...]:
+    """("bound-max",) for `torch.fmin(x, 0.0)` / `x.fmin(torch.zeros_like(x))`, ("bound-min",) for fmax: an operator
+    of calls.toml [bound] whose other operand is a single value, which clamp with that keyword computes."""
+    keyword = coverage.bounds.get(overload.split(".")[0])
+    if keyword is None:
+        return ()
+    call = node.parent if node.parent is not None and node.parent.type == "call" else node.parent.parent
+    if call is None or call.type != "call" or call.child_by_field_name("function") not in (node, node.parent):
+        return ()
+    arguments = call.child_by_field_name("arguments")
+    values = [a.child_by_field_name("value") if a.type == "keyword_argument" else a
+              for a in (arguments.named_children if arguments is not None else ()) if a.type != "comment"]
+    return (f"bound-{keyword}",) if any(_single_value(coverage, v) for v in values if v is not None) else ()
+
+
+def _single_value(coverage: Coverage, node: Node) -> bool:
+    """A number literal (-1.0 included), or a call of a factory that fills another tensor's shape with one value."""
+    if node.type == "unary_operator":
+        node = node.child_by_field_name("argument") or node
+    if node.type in ("integer", "float"):
+        return True
+    if node.type != "call":
+        return False
+    function = node.child_by_field_name("function")
+    if function is not None and function.type == "attribute":
+        function = function.child_by_field_name("attribute")
+    return function is not None and function.type == "identifier" and function.text.decode() in coverage.single_value_factories
 
 
 def _on_cpu(tensors: list[Node]) -> bool:
@@ -148,7 +179,7 @@ def _hot(node: Node) -> bool:
             name = name_node.text.decode() if name_node is not None else ""
             if innermost and name in coverage.cold_functions:
                 return False
-            if name in coverage.hot_functions:
+            if name in coverage.hot_functions or name.endswith(coverage.hot_suffixes):
                 return True
             innermost = False
         current, depth = current.parent, depth + 1
