@@ -91,10 +91,11 @@ def test_chains_with_an_npu_arm_or_without_another_backend_stay_as_they_were():
     assert reach(with_npu, "DEV102") == [(7, "npu-path")]
     only_cuda = "import torch\ndef f(device):\n    if device.type == \"cuda\":\n        torch.cuda.empty_cache()\n"
     assert not findings(only_cuda, "DEV220")
-    assert reach(only_cuda, "DEV102") == [(4, "runs")]
+    # a release only a device comparison guards never runs on the NPU (prec25b): the comparison is the site
+    assert reach(only_cuda, "DEV102") == [(4, "cuda-only-guarded")]
     broken = SEPARATE_IFS.replace('    if device.type == "xpu"', '    n = 1\n    if device.type == "xpu"')
     assert not findings(broken, "DEV220")  # a statement between the arms ends the run: xpu and mps after it name no cuda
-    assert reach(broken, "DEV102") == [(7, "runs")]
+    assert reach(broken, "DEV102") == [(7, "cuda-only-guarded")]  # its own device comparison guards it (prec25b)
 
 
 # 2. cosmetic memory reads and cache-release guards --------------------------------------------------------------
