@@ -36,7 +36,6 @@ TORCH = "torch"
 GIT = "git+"  # pytorch/pytorch#137602: torch.load defaults to weights_only=True from 2.6
 SETTING_KEYWORDS = frozenset({"weights_only", "pickle_module"})
 STATE_DICT_LOADER = "load_state_dict"
-SCOPES = frozenset({"function_definition", "module"})
 MAX_READS = 200
 UNPROVEN = "unproven"
 # attributes a dict of tensors and primitives has too: reading them shows no pickled object
@@ -78,31 +77,15 @@ def needs_weights_only(call: Node) -> bool:
 def loads_a_state_dict(call: Node) -> bool:
     if _state_dict_argument(call):
         return True
-    statement = call.parent
-    if statement is None or statement.type != "assignment" or statement.child_by_field_name("right") != call:
-        return False
-    target = statement.child_by_field_name("left")
-    if target is None or target.type != "identifier":
-        return False
-    scope = _scope_of(statement)
-    if scope is None:
-        return False
-    name = parsing.text(target)
-    reads = [node for node in _identifiers(scope, name) if node.id != target.id]
+    reads = _reads_of_binding(call)
     return bool(reads) and all(_state_dict_argument(node) for node in reads)
 
 
 def reads_an_object(call: Node) -> bool:
     """Does the code read a pickled object out of what this call loads (see the module's docstring)?"""
-    holders = [call]
-    statement = call.parent
-    if statement is not None and statement.type == "assignment" and statement.child_by_field_name("right") == call:
-        target = statement.child_by_field_name("left")
-        scope = _scope_of(statement)
-        if target is None or target.type != "identifier" or scope is None:
-            return _object_use(call)
-        reads = [node for node in _identifiers(scope, parsing.text(target)) if node.id != target.id]
-        holders = reads + [name for read in reads for name in _names_bound_from_item(read, scope)]
+    reads = _reads_of_binding(call)
+    holders = [call] if reads is None else reads + [
+        name for read in reads for name in _reads_of_binding(_item_of(read)) or []]
     return any(_object_use(node) for node in holders)
 
 
@@ -118,25 +101,22 @@ def _object_use(node: Node) -> bool:
     return parent.type == "call" and parent.child_by_field_name("function") == node
 
 
-def _names_bound_from_item(read: Node, scope: Node) -> list[Node]:
-    """The reads of a name bound to an item of the loaded object (`config = ckpt["config"]`)."""
+def _item_of(read: Node) -> Node | None:
+    """`ckpt["config"]` for the read `ckpt` in it, else None."""
     item = read.parent
-    if item is None or item.type != "subscript" or item.child_by_field_name("value") != read:
-        return []
-    statement = item.parent
-    if statement is None or statement.type != "assignment" or statement.child_by_field_name("right") != item:
-        return []
-    target = statement.child_by_field_name("left")
-    if target is None or target.type != "identifier":
-        return []
-    return [node for node in _identifiers(scope, parsing.text(target)) if node.id != target.id]
+    return item if item is not None and item.type == "subscript" and item.child_by_field_name("value") == read else None
 
 
-def _scope_of(node: Node) -> Node | None:
-    scope = node.parent
-    while scope is not None and scope.type not in SCOPES:
-        scope = scope.parent
-    return scope
+def _reads_of_binding(value: Node | None) -> list[Node] | None:
+    """The reads of the plain name `value` is assigned to (`ckpt = torch.load(...)`, `config = ckpt["config"]`) in
+    its function or module; None where `value` is not the right side of an assignment to a plain name."""
+    assignment = parsing.assignment_of(value) if value is not None else None
+    bound = parsing.named_binding(assignment) if assignment is not None else None
+    if bound is None or bound[1] is None:
+        return None
+    name, scope = bound
+    target = assignment.child_by_field_name("left")
+    return [node for node in _identifiers(scope, name) if node.id != target.id]
 
 
 def _state_dict_argument(node: Node) -> bool:
