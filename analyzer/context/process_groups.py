@@ -14,7 +14,7 @@ where no file starts a group.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge import load_context_conventions
@@ -27,12 +27,25 @@ TEST = "is_initialized"
 REASON = "no process group is ever initialised in the project: `{condition}` never holds"
 
 
-def starts_group(called: Iterable[str], imports: Iterable[str]) -> bool:
-    """Does a file with these called names (last part of each call) and absolute imports start a process group?"""
+def starts_group(called: Callable[[], Iterable[str]], imports: Iterable[str], data: bytes) -> bool:
+    """Does a file with these called names (last part of each call; `called()` gives them) and absolute imports start
+    a process group? `data`: the unit's bytes, which the called names are read from."""
     initialisers, frameworks = _starters()
-    if any(name in initialisers for name in called):
+    if may_call_initialiser(data) and any(name in initialisers for name in called()):
         return True
     return any(module == f or module.startswith(f + ".") for module in imports for f in frameworks)
+
+
+def may_call_initialiser(data: bytes) -> bool:
+    """The trigger gate of the called names: a call named `init_process_group` spells those ASCII bytes in the
+    unit's source, so a unit spelling no initialiser's name calls none, and its calls' names need not be read
+    (decoding every call's name cost more than the rest of the phase facts on plain files)."""
+    return any(word in data for word in _initialiser_words())
+
+
+@functools.cache
+def _initialiser_words() -> tuple[bytes, ...]:
+    return tuple(name.encode("utf-8") for name in _starters()[0])
 
 
 @functools.cache
