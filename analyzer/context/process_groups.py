@@ -59,6 +59,12 @@ def gated_arms(tree: Node, text: str) -> list[tuple[int, int, str]]:
     `is_initialized()`, directly or through a one-return helper of the file."""
     if TEST not in text:
         return []
+    if tree.descendant_count <= MAX_NODES:  # the walks below would read every node: a query finds the few they use
+        found = parsing.captures(parsing.query("python", READ_NODES), tree)
+        helpers = _helper_returns(found.get("function", []))
+        # the walk's order: a node before its descendants, a later sibling's subtree before an earlier one's
+        branches = sorted(found.get("branch", []), key=lambda node: (node.end_byte, -node.start_byte), reverse=True)
+        return _arms(branches, helpers)
     helpers = _helpers(tree)
     arms = []
     stack, seen = [tree], 0
@@ -66,10 +72,25 @@ def gated_arms(tree: Node, text: str) -> list[tuple[int, int, str]]:
         node = stack.pop()
         seen += 1
         if node.type in {"if_statement", "elif_clause"}:
-            condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
-            if condition is not None and body is not None and _needs_group(condition, helpers):
-                arms.append((body.start_point.row + 1, body.end_point.row + 1, parsing.text(condition)))
+            arms += _arms([node], helpers)
         stack.extend(node.named_children)
+    return arms
+
+
+# The nodes gated_arms reads: functions (one-return helpers) and if/elif branches.
+READ_NODES = "(function_definition) @function (if_statement) @branch (elif_clause) @branch"
+
+
+def _arms(branches: list[Node], helpers: dict[str, Node]) -> list[tuple[int, int, str]]:
+    """(first line, last line, condition) of the branches, in order, whose condition needs a process group (at most
+    MAX_ARMS)."""
+    arms = []
+    for node in branches:
+        condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
+        if condition is not None and body is not None and _needs_group(condition, helpers):
+            arms.append((body.start_point.row + 1, body.end_point.row + 1, parsing.text(condition)))
+            if len(arms) >= MAX_ARMS:
+                break
     return arms
 
 
@@ -114,21 +135,29 @@ def _needs_group(condition: Node, helpers: dict[str, Node], depth: int = 0) -> b
 def _helpers(tree: Node) -> dict[str, Node]:
     """name → the expression of the one `return` of each function or method defined once under that name whose body
     (past a docstring) is that return."""
-    found: dict[str, Node | None] = {}
+    functions = []
     stack, seen = [tree], 0
     while stack and seen < MAX_NODES:
         node = stack.pop()
         seen += 1
         if node.type == "function_definition":
-            name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
-            statements = [s for s in (body.named_children if body is not None else []) if s.type != "comment"]
-            if statements and statements[0].type == "expression_statement" and statements[0].named_children \
-                    and statements[0].named_children[0].type == "string":
-                statements = statements[1:]  # the docstring
-            returned = statements[0].named_children[0] if len(statements) == 1 \
-                and statements[0].type == "return_statement" and statements[0].named_children else None
-            if name is not None:
-                key = parsing.text(name)
-                found[key] = None if key in found else returned  # defined twice: no helper
+            functions.append(node)
         stack.extend(node.named_children)
+    return _helper_returns(functions)
+
+
+def _helper_returns(functions: list[Node]) -> dict[str, Node]:
+    """`_helpers` of these function definitions (in any order: a name defined twice is no helper either way)."""
+    found: dict[str, Node | None] = {}
+    for node in functions:
+        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        statements = [s for s in (body.named_children if body is not None else []) if s.type != "comment"]
+        if statements and statements[0].type == "expression_statement" and statements[0].named_children \
+                and statements[0].named_children[0].type == "string":
+            statements = statements[1:]  # the docstring
+        returned = statements[0].named_children[0] if len(statements) == 1 \
+            and statements[0].type == "return_statement" and statements[0].named_children else None
+        if name is not None:
+            key = parsing.text(name)
+            found[key] = None if key in found else returned  # defined twice: no helper
     return {name: value for name, value in found.items() if value is not None}
