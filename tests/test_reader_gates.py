@@ -37,6 +37,9 @@ def test_a_unit_spelling_no_initialiser_never_reads_its_calls():
     called, data = _calls("# we never call init_process_group here\nprint('init_device_mesh')\n")
     assert process_groups.may_call_initialiser(data) and not process_groups.starts_group(lambda: called, [], data)
     assert process_groups.starts_group(lambda: [], ["accelerate.utils"], b"")  # a framework import needs no call
+    assert process_groups.starts_group(lambda: [], ["json", "torch.distributed.run"], b"")
+    # a module merely starting with a framework's name is none of its submodules
+    assert not process_groups.starts_group(lambda: [], ["acceleratex", "torch.distributed", "rayon.core"], b"")
 
 
 def test_a_file_without_a_comment_mark_comments_no_import_out():
