@@ -113,7 +113,7 @@ class PythonScan:
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         if cls.QUERY:
-            query_set.register(cls.query_key(), cls.QUERY, alone=cls.QUERY_ALONE)
+            query_set.register(cls.query_key(), cls.QUERY, alone=cls.QUERY_ALONE, scan=True)
         for number, (words, patterns) in enumerate(cls.GATED):
             query_set.register(f"{cls.query_key()}_gated{number}", patterns, gate=words)
             triggers.register(words)

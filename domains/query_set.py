@@ -33,10 +33,16 @@ _CAPTURE = re.compile(r"@([A-Za-z_][\w\-]*)")
 _GATED: dict[str, frozenset[bytes]] = {}  # gated key -> the words one of which each of its captures spells
 _ALONE: set[str] = set()
 _FILTERS: dict[str, dict[str, tuple[str, Callable[[bytes], bool]]]] = {}  # key -> {name: (capture, test of its text)}
+# Keys of scanners' patterns (PythonScan.QUERY): only a scanner that wants the unit (its trigger words) asks for one,
+# and _hits plans it. A unit whose plan holds none (most units of a large tree: no scanner's trigger word) runs the
+# combined query without them, a second query of every reader's key compiled once; a scan key asked after all (none
+# is, today, outside the plan) runs in a query of its own then. Each key's captures are its own patterns' whatever
+# else the query holds, so this changes no capture.
+_SCANS: set[str] = set()
 
 
 def register(key: str, source: str, gate: tuple[str, ...] = (), alone: bool = False,
-             filters: dict[str, tuple[str, Callable[[bytes], bool]]] | None = None) -> str:
+             filters: dict[str, tuple[str, Callable[[bytes], bool]]] | None = None, scan: bool = False) -> str:
     if "." in key:
         raise ValueError(f"query key {key!r} must not contain '.'")
     if _PARTS.get(key, source) != source:
@@ -48,6 +54,8 @@ def register(key: str, source: str, gate: tuple[str, ...] = (), alone: bool = Fa
         _GATED[key] = frozenset(word.encode("utf-8") for word in gate)
     if alone:
         _ALONE.add(key)
+    if scan:
+        _SCANS.add(key)
     return key
 
 
@@ -66,6 +74,9 @@ def unit_captures(unit, key: str) -> dict[str, list[Node]]:
             keys = frozenset(({key} | unit.cache.get("query_keys", set())) & _GATED.keys() - set(done))
         else:
             keys = frozenset(_PARTS.keys() - _GATED.keys() - _ALONE - set(done))
+            planned = unit.cache.get("query_keys")
+            if key not in _SCANS and planned is not None and planned.isdisjoint(_SCANS):
+                keys -= _SCANS  # no scanner reads this unit: its patterns need not be matched (_SCANS)
         for name in keys:
             done[name] = {}
         if key in _GATED:

@@ -18,6 +18,9 @@ from tree_sitter import Node
 
 COMMENTS = "(comment) @comment"
 WORDS = frozenset({b"import"})
+# The trigger gate: every Python comment starts with this byte, so a file without it comments nothing out (and holds
+# no comment for the query to find); most generated and many small files have none.
+COMMENT_MARK = b"#"
 IMPORTS = frozenset({"import_statement", "import_from_statement"})
 MAX_COMMENT = 500  # a longer comment is prose or a commented block, not one import line
 
@@ -26,6 +29,8 @@ def commented_imports(tree: Node, absolute: Callable[[str], str]) -> list[tuple[
     """(dotted module, line) of each module the file's commented-out import statements name; `absolute` turns a
     relative module (`.modeling_llama`) into its dotted name from the file's package."""
     found: list[tuple[str, int]] = []
+    if COMMENT_MARK not in (tree.text or COMMENT_MARK):
+        return found
     for comment in parsing.captures_around(parsing.query("python", COMMENTS), tree, WORDS).get("comment", []):
         data = comment.text or b""
         if len(data) > MAX_COMMENT:

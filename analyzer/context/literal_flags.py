@@ -177,22 +177,26 @@ def _sole_assignment(module: Node, name: str) -> Node | None:
     binding in the unit and every other occurrence of the name is read. Whether it comes before the `if` asking is the
     caller's test: the answer does not depend on where the `if` is, so it is read once per name."""
     found = None
-    try:
-        for node in parsing.walk(module, limit=MAX_NODES, strict=True):
-            if node.type == "identifier" and parsing.text(node) == name:
-                parent = node.parent
-                if (parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node
-                        and found is None and parent.parent is not None and parent.parent.type == "expression_statement"
-                        and parent.parent.parent == module):
-                    right = parent.child_by_field_name("right")
-                    if right is None or (right.type not in LITERALS and right.type != "string"):
-                        return None
-                    found = parent
-                    continue
-                if parent is None or parent.type not in READS or parent.type in {"if_statement", "elif_clause", "while_statement"} and parent.child_by_field_name("condition") != node:
-                    return None
-    except parsing.WalkLimit:
-        return None
+    if module.descendant_count <= MAX_NODES:  # the walk would read the whole module without reaching its limit: the
+        named = parsing.identifiers_named(module, name, MAX_NODES)  # cursor finds the same identifiers, in its order
+    else:
+        try:
+            named = [node for node in parsing.walk(module, limit=MAX_NODES, strict=True)
+                     if node.type == "identifier" and parsing.text(node) == name]
+        except parsing.WalkLimit:
+            return None
+    for node in named:
+        parent = node.parent
+        if (parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node
+                and found is None and parent.parent is not None and parent.parent.type == "expression_statement"
+                and parent.parent.parent == module):
+            right = parent.child_by_field_name("right")
+            if right is None or (right.type not in LITERALS and right.type != "string"):
+                return None
+            found = parent
+            continue
+        if parent is None or parent.type not in READS or parent.type in {"if_statement", "elif_clause", "while_statement"} and parent.child_by_field_name("condition") != node:
+            return None
     return found
 
 
@@ -213,8 +217,9 @@ def edited_names(root: Node, conditions: list[Node]) -> list[tuple[str, int, str
             else condition.parent
         if statement is not None and statement.type == "if_statement" and not constants.isdisjoint(_words(condition)):
             statements[statement.id] = statement
+    assignments: dict[tuple[int, str], Node | None] = {}  # a constant tested by several ifs: its module read once
     for statement in statements.values():
-        dead += _dead_arms(statement, constants)
+        dead += _dead_arms(statement, constants, assignments)
     if not dead:
         return []
     inside: dict[str, list[tuple[Node, str, str]]] = {}
@@ -231,7 +236,8 @@ def edited_names(root: Node, conditions: list[Node]) -> list[tuple[str, int, str
             if name not in spoiled]
 
 
-def _dead_arms(statement: Node, constants: set[str]) -> list[tuple[Node, str, str]]:
+def _dead_arms(statement: Node, constants: set[str],
+               assignments: dict[tuple[int, str], Node | None]) -> list[tuple[Node, str, str]]:
     """The arms of `statement` a literal constant rules out, with the constant (if the `if` is in a function) and why."""
     arms = [(statement.child_by_field_name("condition"), statement.child_by_field_name("consequence"))]
     for clause in statement.children:
@@ -243,7 +249,7 @@ def _dead_arms(statement: Node, constants: set[str]) -> list[tuple[Node, str, st
     for index, (condition, body) in enumerate(arms):
         if condition is None or body is None or constants.isdisjoint(_words(condition)):
             continue
-        read = literal_flag(condition, statement)
+        read = literal_flag(condition, statement, assignments)
         if read is None:
             continue
         value, assignment, in_function = read

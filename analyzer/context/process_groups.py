@@ -14,7 +14,7 @@ where no file starts a group.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge import load_context_conventions
@@ -27,18 +27,38 @@ TEST = "is_initialized"
 REASON = "no process group is ever initialised in the project: `{condition}` never holds"
 
 
-def starts_group(called: Iterable[str], imports: Iterable[str]) -> bool:
-    """Does a file with these called names (last part of each call) and absolute imports start a process group?"""
+def starts_group(called: Callable[[], Iterable[str]], imports: Iterable[str], data: bytes) -> bool:
+    """Does a file with these called names (last part of each call; `called()` gives them) and absolute imports start
+    a process group? `data`: the unit's bytes, which the called names are read from."""
     initialisers, frameworks = _starters()
-    if any(name in initialisers for name in called):
+    if may_call_initialiser(data) and any(name in initialisers for name in called()):
         return True
-    return any(module == f or module.startswith(f + ".") for module in imports for f in frameworks)
+    # a framework or one of its submodules: one set test and one C-level prefix test per import (a loop over the
+    # frameworks per import cost more than the rest of the phase facts on plain files)
+    return any(module in frameworks or module.startswith(_submodule_prefixes()) for module in imports)
+
+
+def may_call_initialiser(data: bytes) -> bool:
+    """The trigger gate of the called names: a call named `init_process_group` spells those ASCII bytes in the
+    unit's source, so a unit spelling no initialiser's name calls none, and its calls' names need not be read
+    (decoding every call's name cost more than the rest of the phase facts on plain files)."""
+    return any(word in data for word in _initialiser_words())
 
 
 @functools.cache
-def _starters() -> tuple[frozenset[str], tuple[str, ...]]:
+def _initialiser_words() -> tuple[bytes, ...]:
+    return tuple(name.encode("utf-8") for name in _starters()[0])
+
+
+@functools.cache
+def _submodule_prefixes() -> tuple[str, ...]:
+    return tuple(f"{framework}." for framework in _starters()[1])
+
+
+@functools.cache
+def _starters() -> tuple[frozenset[str], frozenset[str]]:
     conventions = load_context_conventions().opt_in
-    return frozenset(conventions.process_group_initialisers), tuple(conventions.process_group_frameworks)
+    return frozenset(conventions.process_group_initialisers), frozenset(conventions.process_group_frameworks)
 
 
 def gated_arms(tree: Node, text: str) -> list[tuple[int, int, str]]:
@@ -46,6 +66,12 @@ def gated_arms(tree: Node, text: str) -> list[tuple[int, int, str]]:
     `is_initialized()`, directly or through a one-return helper of the file."""
     if TEST not in text:
         return []
+    if tree.descendant_count <= MAX_NODES:  # the walks below would read every node: a query finds the few they use
+        found = parsing.captures(parsing.query("python", READ_NODES), tree)
+        helpers = _helper_returns(found.get("function", []))
+        # the walk's order: a node before its descendants, a later sibling's subtree before an earlier one's
+        branches = sorted(found.get("branch", []), key=lambda node: (node.end_byte, -node.start_byte), reverse=True)
+        return _arms(branches, helpers)
     helpers = _helpers(tree)
     arms = []
     stack, seen = [tree], 0
@@ -53,10 +79,25 @@ def gated_arms(tree: Node, text: str) -> list[tuple[int, int, str]]:
         node = stack.pop()
         seen += 1
         if node.type in {"if_statement", "elif_clause"}:
-            condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
-            if condition is not None and body is not None and _needs_group(condition, helpers):
-                arms.append((body.start_point.row + 1, body.end_point.row + 1, parsing.text(condition)))
+            arms += _arms([node], helpers)
         stack.extend(node.named_children)
+    return arms
+
+
+# The nodes gated_arms reads: functions (one-return helpers) and if/elif branches.
+READ_NODES = "(function_definition) @function (if_statement) @branch (elif_clause) @branch"
+
+
+def _arms(branches: list[Node], helpers: dict[str, Node]) -> list[tuple[int, int, str]]:
+    """(first line, last line, condition) of the branches, in order, whose condition needs a process group (at most
+    MAX_ARMS)."""
+    arms = []
+    for node in branches:
+        condition, body = node.child_by_field_name("condition"), node.child_by_field_name("consequence")
+        if condition is not None and body is not None and _needs_group(condition, helpers):
+            arms.append((body.start_point.row + 1, body.end_point.row + 1, parsing.text(condition)))
+            if len(arms) >= MAX_ARMS:
+                break
     return arms
 
 
@@ -101,21 +142,29 @@ def _needs_group(condition: Node, helpers: dict[str, Node], depth: int = 0) -> b
 def _helpers(tree: Node) -> dict[str, Node]:
     """name → the expression of the one `return` of each function or method defined once under that name whose body
     (past a docstring) is that return."""
-    found: dict[str, Node | None] = {}
+    functions = []
     stack, seen = [tree], 0
     while stack and seen < MAX_NODES:
         node = stack.pop()
         seen += 1
         if node.type == "function_definition":
-            name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
-            statements = [s for s in (body.named_children if body is not None else []) if s.type != "comment"]
-            if statements and statements[0].type == "expression_statement" and statements[0].named_children \
-                    and statements[0].named_children[0].type == "string":
-                statements = statements[1:]  # the docstring
-            returned = statements[0].named_children[0] if len(statements) == 1 \
-                and statements[0].type == "return_statement" and statements[0].named_children else None
-            if name is not None:
-                key = parsing.text(name)
-                found[key] = None if key in found else returned  # defined twice: no helper
+            functions.append(node)
         stack.extend(node.named_children)
+    return _helper_returns(functions)
+
+
+def _helper_returns(functions: list[Node]) -> dict[str, Node]:
+    """`_helpers` of these function definitions (in any order: a name defined twice is no helper either way)."""
+    found: dict[str, Node | None] = {}
+    for node in functions:
+        name, body = node.child_by_field_name("name"), node.child_by_field_name("body")
+        statements = [s for s in (body.named_children if body is not None else []) if s.type != "comment"]
+        if statements and statements[0].type == "expression_statement" and statements[0].named_children \
+                and statements[0].named_children[0].type == "string":
+            statements = statements[1:]  # the docstring
+        returned = statements[0].named_children[0] if len(statements) == 1 \
+            and statements[0].type == "return_statement" and statements[0].named_children else None
+        if name is not None:
+            key = parsing.text(name)
+            found[key] = None if key in found else returned  # defined twice: no helper
     return {name: value for name, value in found.items() if value is not None}

@@ -804,7 +804,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     if defaults:
         facts.overridden_defaults, facts.device_defaults = _overridden_defaults(defaults, _calls(unit) + _methods(unit))
     facts.starts_process_group = process_groups.starts_group(
-        (parsing.text(c) for c in _calls(unit) + _methods(unit)), facts.imports)
+        lambda: (parsing.text(c) for c in _calls(unit) + _methods(unit)), facts.imports, unit.source.data)
     facts.process_arms = process_groups.gated_arms(unit.tree(), unit.source.text)
     fields = [a for a in found.get("device_field", []) if a.child_by_field_name("right") is not None
               and "cuda" in parsing.text(a.child_by_field_name("right"))]
