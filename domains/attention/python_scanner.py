@@ -14,6 +14,7 @@ from ascend_feasibility.domains.attention import sdp_selection
 from ascend_feasibility.domains.attention.bias_kind import bias_facet
 from ascend_feasibility.domains.attention.facts import AttentionFacts, AttentionSelection
 from ascend_feasibility.domains.attention.loader_defaults import reaches_loader
+from ascend_feasibility.domains.attention.no_autograd import no_autograd_facet
 from ascend_feasibility.domains.attention.qkv_rank import QKV_3D, rank_facet
 from ascend_feasibility.domains.attention.result_use import OUTPUT_ONLY, output_facet
 from ascend_feasibility.domains.attention.sdpa_mask import MASK_WITHIN_LIMITS, mask_facet
@@ -84,7 +85,8 @@ class _AttentionScan(PythonScan):
         if (reference.call is not None and reference.name in sdp_selection.SELECTORS
                 and sdp_selection.asks_for_math(reference.name, reference.call, self.imports, switches)
                 and not _condition_mentions_npu(reference.node)):
-            self.hit("sdp-math-request", reference.name, reference.node)  # the one selection the NPU can honour
+            facet = no_autograd_facet(reference.node, self.imports)  # no backward can need the math path
+            self.hit("sdp-math-request", reference.name, reference.node, facets=(facet,) if facet else ())
             return
         match = self.index.match_name(reference.name)
         if match is None:
