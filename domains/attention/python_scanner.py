@@ -11,9 +11,16 @@ from ascend_feasibility.analyzer.context.guards import only_raises
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.attention import sdp_selection
+from ascend_feasibility.domains.attention.attn_tables import (
+    IMPORTS_FOR_TABLE,
+    TRANSFORMERS_TABLE,
+    import_only_gate,
+    in_transformers_table,
+)
 from ascend_feasibility.domains.attention.bias_kind import bias_facet
 from ascend_feasibility.domains.attention.facts import AttentionFacts, AttentionSelection
 from ascend_feasibility.domains.attention.loader_defaults import reaches_loader
+from ascend_feasibility.domains.attention.no_autograd import no_autograd_facet
 from ascend_feasibility.domains.attention.qkv_rank import QKV_3D, rank_facet
 from ascend_feasibility.domains.attention.result_use import OUTPUT_ONLY, output_facet
 from ascend_feasibility.domains.attention.sdpa_mask import MASK_WITHIN_LIMITS, mask_facet
@@ -84,7 +91,8 @@ class _AttentionScan(PythonScan):
         if (reference.call is not None and reference.name in sdp_selection.SELECTORS
                 and sdp_selection.asks_for_math(reference.name, reference.call, self.imports, switches)
                 and not _condition_mentions_npu(reference.node)):
-            self.hit("sdp-math-request", reference.name, reference.node)  # the one selection the NPU can honour
+            facet = no_autograd_facet(reference.node, self.imports)  # no backward can need the math path
+            self.hit("sdp-math-request", reference.name, reference.node, facets=(facet,) if facet else ())
             return
         match = self.index.match_name(reference.name)
         if match is None:
@@ -108,6 +116,9 @@ class _AttentionScan(PythonScan):
         facets = (facet,) if facet else ()
         if reference.call is not None and any(QKV_3D in v.when for v in rule.variants):
             facets += tuple(f for f in (rank_facet(reference.call),) if f)  # q/k/v reshaped to 3-D above the call
+        if any(IMPORTS_FOR_TABLE in v.when for v in rule.variants) and import_only_gate(reference.node):
+            facets += (IMPORTS_FOR_TABLE,)  # `if is_flash_attn_2_available(): from flash_attn import ...` beside
+            # `ATTENTION_CLASSES[config._attn_implementation]`: transformers' choice, sdpa by default, decides
         self.hit(code, name, reference.node, lengths, context=context, facets=facets)
 
     def _context(self, node: Node) -> str | None:
@@ -150,7 +161,8 @@ class _AttentionScan(PythonScan):
             return  # Literal["sdpa", "flash_attention_2"] annotations, enum members and name tables only name the option
         if _registry_key(node):  # {"flash_attention_2": flash_attention_forward, "sdpa": ...}: the project's own table
             self.facts.registry_keys.append(inner)
-            self.hit("attention-registry-key", inner, node)
+            self.hit("attention-registry-key", inner, node,
+                     facets=(TRANSFORMERS_TABLE,) if in_transformers_table(node) else ())
             return
         if not to_loader and not self._reaches_transformers(node):  # may select the project's own registry entry
             self.facts.selections.append(AttentionSelection(self.unit.path, node.start_point.row + 1, inner))
