@@ -223,6 +223,7 @@ class ModuleFacts(Protocol):
     device_defaults: list[tuple[int, str, str, int]]  # "cuda" defaults the project's calls decide (line, callee, ...)
     source_refs: list[str]  # native sources or their folders named in strings (builders)
     main_guard: bool  # has `if __name__ == "__main__":`
+    main_demo: bool  # that block runs a demo, a smoke test or a benchmark of the module (random inputs, demo calls)
     top_level_code: bool  # runs work at import time (a script without a __main__ guard)
     evidence: dict[str, int]  # phase → signals (training: backward, optimizer steps ...)
     main_block: tuple[int, int] | None  # the lines of that block, when it is at the module's top level

@@ -203,3 +203,48 @@ def test_a_library_module_whose_only_import_is_commented_out_is_optional(tmp_pat
     for live in ("mylib/kept.py", "mylib/public_api.py"):
         assert {r for r, _ in reach[live]} == {"runs"}, live
     assert phrase("zh", folder) != folder
+
+
+BENCH = CUDA + ("def attend(q):\n    return q\n"
+                "if __name__ == '__main__':\n    q = torch.randn((4, 8), device='cuda')\n    print(attend(q))\n")
+
+
+def _unpublished_tree(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Show-o's shape: no build file, root scripts import `models` (whose __init__.py re-exports a class) and
+    `training`; models/training_utils.py and training/omni_attention.py (a `__main__` benchmark) nothing imports."""
+    return {
+        "inference.py": "from models import Showo\nfrom training.prompting import prompt\nShowo()\nprompt()\n",
+        "models/__init__.py": "from .modeling import Showo\n",
+        "models/modeling.py": CUDA + "class Showo:\n    pass\n",
+        "models/training_utils.py": CUDA + "class EMA:\n    pass\n",
+        "training/__init__.py": "",
+        "training/prompting.py": CUDA + "def prompt():\n    return x\n",
+        "training/train.py": "from training.prompting import prompt\nif __name__ == '__main__':\n    prompt()\n",
+        "training/omni_attention.py": BENCH,
+        **(extra or {}),
+    }
+
+
+def test_unimported_modules_of_an_unpublished_package_are_optional_its_benchmark_too(tmp_path):
+    write_tree(tmp_path, _unpublished_tree())
+    reach = _reach_by_path(tmp_path)
+    assert {r for r, _ in reach["models/training_utils.py"]} == {"optional"}
+    assert {r for r, _ in reach["training/omni_attention.py"]} == {"optional"}
+    (why,) = {w for _, w in reach["training/omni_attention.py"]}
+    assert "no setup.py, setup.cfg or pyproject.toml publishes" in why and "benchmark" in why
+    for loaded in ("models/modeling.py", "training/prompting.py"):
+        assert {r for r, _ in reach[loaded]} == {"runs"}, loaded
+
+
+def test_a_published_package_a_launched_benchmark_and_a_real_main_keep_runs(tmp_path):
+    write_tree(tmp_path, _unpublished_tree({
+        "pyproject.toml": '[project]\nname = "models"\n',  # published: its users may import training_utils
+        "bench.sh": "python training/omni_attention.py\n",  # the project runs it
+    }))
+    reach = _reach_by_path(tmp_path)
+    assert {r for r, _ in reach["models/training_utils.py"]} == {"runs"}
+    assert {r for r, _ in reach["training/omni_attention.py"]} == {"runs"}
+    tmp = tmp_path / "plain"
+    write_tree(tmp, _unpublished_tree({  # a main block that runs the module's own program, no demo input
+        "training/omni_attention.py": CUDA + "def main():\n    return x\nif __name__ == '__main__':\n    main()\n"}))
+    assert {r for r, _ in _reach_by_path(tmp)["training/omni_attention.py"]} == {"runs"}

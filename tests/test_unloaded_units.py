@@ -21,6 +21,9 @@ class Facts:
     path: str
     imports: list[str] = field(default_factory=list)
     main_guard: bool = False
+    main_demo: bool = False
+    evidence: dict[str, int] = field(default_factory=dict)
+    dotted_words: list[str] = field(default_factory=list)
     launched_scripts: list[str] = field(default_factory=list)
     module_strings: list[tuple[str, int]] = field(default_factory=list)
     lazy_submodules: list[str] = field(default_factory=list)
@@ -61,6 +64,7 @@ def nanotron() -> list[Facts]:
         Facts("mylib/public_api.py"),  # a library's module nothing imports: its users may
         Facts("mylib/strings.py"),
         Facts("mylib/registry.py", module_strings=[("mylib.strings.fn", 3)]),
+        Facts("pyproject.toml", module=""),  # publishes mylib: its users may import any module of it
         Facts("tests/__init__.py"),
         Facts("tests/fp8/test_linear.py", ["mylib.fp8.FP8Linear"]),
         Facts("tests/test_rest.py", ["mylib.convert", "mylib.serve", "mylib.cli", "mylib.trainer.train",
@@ -190,10 +194,29 @@ def test_an_application_package_module_its_scripts_never_reach_is_optional():
 
 def test_a_package_beside_scripts_only_at_the_top_or_under_src_is_a_librarys():
     for top in ("", "src/"):
-        facts = [Facts(top + f.path[len("app/"):]) for f in rife()]
-        for new, old in zip(facts, rife(), strict=True):
+        facts = [Facts(top + f.path[len("app/"):]) for f in rife()] + [Facts("setup.py", module="")]
+        for new, old in zip(facts, rife(), strict=False):
             new.imports = [i.replace("app.", "src." if top else "") for i in old.imports]
         assert unloaded(facts) == {}, top
+
+
+def test_a_top_package_no_build_file_publishes_is_its_scripts_own():
+    """Show-o's models/ and training/: no setup.py, setup.cfg or pyproject.toml anywhere, so no user outside the
+    project imports the package, and what its scripts never reach is optional, re-exports or not."""
+    facts = [Facts(f.path[len("app/"):]) for f in rife()]
+    for new, old in zip(facts, rife(), strict=True):
+        new.imports = [i.replace("app.", "") for i in old.imports]
+    facts[2].imports = ["rife.RIFE_HDv3.Model"]  # rife/__init__.py re-exports a name: the package still is no library
+    why = ("optional", "imported by nothing the scripts of rife/ load, a package no setup.py, setup.cfg or "
+                       "pyproject.toml publishes, so no user outside the project imports it: no product code loads it")
+    assert unloaded(facts) == {"rife/RIFE.py": why, "rife/refine.py": why}
+    assert unloaded(facts + [Facts("pyproject.toml", module="")]) == {}  # a build file may publish it
+    bench = Facts("rife/bench.py", main_guard=True, main_demo=True)  # a `__main__` smoke test nothing launches
+    assert "rife/bench.py" in unloaded(facts + [bench])
+    assert "rife/bench.py" not in unloaded(facts + [bench, Facts("run.sh", module="", launched_scripts=["rife/bench.py"])])
+    for live in (Facts("rife/bench.py", main_guard=True),  # a main block of its own program
+                 Facts("rife/bench.py", main_guard=True, main_demo=True, evidence={"training": 2})):  # it trains
+        assert "rife/bench.py" not in unloaded(facts + [live])
 
 
 def test_a_tests_only_module_beside_scripts_says_tests():
@@ -391,6 +414,7 @@ def retiring_library() -> list[Facts]:
         Facts("lib/encoders/dev/clip/model.py", ["lib.encoders.dev.clip.rope.Rope"]),
         Facts("lib/encoders/dev/clip/rope.py"),
         Facts("lib/encoders/dev/clip/openai.py"),  # nothing imports it, inside the retired folder
+        Facts("pyproject.toml", module=""),  # publishes lib: its users may import any module of it
     ]
 
 

@@ -65,8 +65,18 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     # library's, whose users may import what the project itself does not
     beside_scripts = {path_view(f.path).parent for f in python if path_view(f.path).parent not in packages
                       and roles[f.path] == "product"} - {".", "src"}
+    applications = application_packages(facts, context, distribution, packages)
+    unpublished = unpublished_packages(facts, packages, context) - applications
+    applications |= unpublished
+    # a module of an application's package whose only entry is a `__main__` smoke test or benchmark (random inputs, a
+    # demo call, no training or serving signal of its own) and that nothing imports or launches is a developer's bench
+    benches = {f.path for f in python if f.main_guard and f.main_demo
+               and not any(f.evidence.values()) and path_view(f.path).parent in packages
+               and top_folder(f.path, packages) in applications and path_view(f.path).name not in launched
+               and not names[f.path] & entries and f.path not in imported}
     roots = [f.path for f in python if roles[f.path] in LIVE_ROLES and (
-        path_view(f.path).parent not in packages or _top_package(f.path, packages) or f.main_guard
+        path_view(f.path).parent not in packages or _top_package(f.path, packages)
+        or (f.main_guard and f.path not in benches)
         or path_view(f.path).name in launched or names[f.path] & entries)]
     tests = _reach(sorted(p for p, role in roles.items() if role == "test"), edges)
     # a library module nothing imports is its users' to import, and what it imports runs with it; not so inside a
@@ -74,7 +84,6 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     first = set(_reach(roots, edges))
     test_packages = {p for p in tests if p not in first and path_view(p).name == "__init__.py"
                      and not _top_package(p, packages)}
-    applications = application_packages(facts, context, distribution, packages)
     named = _named_prefixes(facts, context)
     # any file of the project but a test may name an application's module (a JSON `_target_` in a default string, a
     # YAML config): strings of product code alone are too few there. What they name is loaded, and so is what it imports
@@ -116,6 +125,12 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
         elif _package_root(f.path, packages) in beside_scripts:
             result[f.path] = ("optional", f"imported by nothing the scripts beside {top_folder(f.path, packages)}/ "
                                           "load: no product code loads it")
+        elif top_folder(f.path, packages) in unpublished:
+            bench = (" (its `if __name__ == \"__main__\":` block is a smoke test or benchmark of the module, run by "
+                     "no launcher)") if f.path in benches else ""
+            result[f.path] = ("optional", f"imported by nothing the scripts of {top_folder(f.path, packages)}/ load, "
+                                          "a package no setup.py, setup.cfg or pyproject.toml publishes, so no user "
+                                          f"outside the project imports it{bench}: no product code loads it")
         elif top_folder(f.path, packages) in applications:
             result[f.path] = ("optional", f"imported by nothing the launchers and entry points of the application "
                                           f"package {top_folder(f.path, packages)}/ load: no product code loads it")
@@ -253,6 +268,40 @@ def application_packages(facts: list[ModuleFacts], context: ProjectContext, dist
         own = _plain_name(path_view(top).name)
         if own not in published and published not in own:
             result.add(top)
+    return result
+
+
+PUBLISHING_FILES = frozenset({"setup.py", "setup.cfg", "pyproject.toml"})
+
+
+def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: ProjectContext) -> set[str]:
+    """Top package folders no build file could publish and the project's own scripts consume: none (setup.py,
+    setup.cfg, pyproject.toml) sits in the folder or any folder above it, and a product file outside the package
+    imports it (InternImage's segmentation/mmseg_custom, imported by segmentation/train.py beside it). Such a package is
+    an application's code: a public function of it that nothing in the project names is no users' API. A package
+    nothing of the project imports may be a library shipped without packaging, and keeps its public names."""
+    published = {path_view(f.path).parent for f in facts if path_view(f.path).name in PUBLISHING_FILES}
+    tops = {top_folder(f"{folder}/__init__.py", packages) for folder in packages}
+    candidates = {}
+    for top in tops:
+        folder, above = top, set()
+        while folder not in above:
+            above.add(folder)
+            folder = path_view(folder).parent
+        if not above & published:  # imported by its folder's name (a script beside it) or by its path from the root
+            candidates[path_view(top).name] = candidates[top.replace("/", ".")] = top
+    if not candidates:
+        return set()
+    result = set()
+    for f in facts:
+        if not f.imports or context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        for name in f.imports:
+            parts = name.split(".")
+            top = next((candidates[".".join(parts[:end])] for end in range(1, len(parts) + 1)
+                        if ".".join(parts[:end]) in candidates), None)
+            if top is not None and top not in result and not f.path.startswith(top + "/"):
+                result.add(top)
     return result
 
 

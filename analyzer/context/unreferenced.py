@@ -42,7 +42,13 @@ from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
-from ascend_feasibility.analyzer.context.unloaded import application_packages, import_names, package_folders, top_folder
+from ascend_feasibility.analyzer.context.unloaded import (
+    application_packages,
+    import_names,
+    package_folders,
+    top_folder,
+    unpublished_packages,
+)
 from ascend_feasibility.analyzer.context.written_names import MAIN_BLOCK_USER, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.knowledge import load_context_conventions
@@ -50,9 +56,6 @@ from ascend_feasibility.knowledge import load_context_conventions
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
 
-
-
-PUBLISHING_FILES = frozenset({"setup.py", "setup.cfg", "pyproject.toml"})
 
 
 def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, distribution: str = "",
@@ -183,37 +186,6 @@ def _edited_writers(facts: list[ModuleFacts]) -> dict[tuple[str, str], tuple[int
     named = writers(constants, facts) if constants else {}
     return {(path, name): (line, why) for (path, name), (line, constant, why) in found.items()
             if not constant or not named.get(constant, set()) - {path}}
-
-
-def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: ProjectContext) -> set[str]:
-    """Top package folders no build file could publish and the project's own scripts consume: none (setup.py,
-    setup.cfg, pyproject.toml) sits in the folder or any folder above it, and a product file outside the package
-    imports it (InternImage's segmentation/mmseg_custom, imported by segmentation/train.py beside it). Such a package is
-    an application's code: a public function of it that nothing in the project names is no users' API. A package
-    nothing of the project imports may be a library shipped without packaging, and keeps its public names."""
-    published = {path_view(f.path).parent for f in facts if path_view(f.path).name in PUBLISHING_FILES}
-    tops = {top_folder(f"{folder}/__init__.py", packages) for folder in packages}
-    candidates = {}
-    for top in tops:
-        folder, above = top, set()
-        while folder not in above:
-            above.add(folder)
-            folder = path_view(folder).parent
-        if not above & published:  # imported by its folder's name (a script beside it) or by its path from the root
-            candidates[path_view(top).name] = candidates[top.replace("/", ".")] = top
-    if not candidates:
-        return set()
-    result = set()
-    for f in facts:
-        if not f.imports or context.of(f.path).role not in COUNTED_ROLES:
-            continue
-        for name in f.imports:
-            parts = name.split(".")
-            top = next((candidates[".".join(parts[:end])] for end in range(1, len(parts) + 1)
-                        if ".".join(parts[:end]) in candidates), None)
-            if top is not None and top not in result and not f.path.startswith(top + "/"):
-                result.add(top)
-    return result
 
 
 def importers_of(facts: list[ModuleFacts], packages: set[str]):
