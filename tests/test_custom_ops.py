@@ -419,3 +419,44 @@ def test_an_argmax_chosen_index_carried_over_a_loop_is_an_iterative_selection_no
     stepped = FARTHEST_POINTS.replace("FarthestKernel", "sample_points_kernel").replace(
         "BlockReduce(temp).Reduce(Pair(best, best_dist), cub::ArgMax(), 256).key", "selected + best")
     assert _kernel_findings(stepped) == [("OPS001", "sample_points_kernel (gather_scatter; shared memory)")]
+
+
+ACT_FUNCTIONS = ("import torch\nimport fused_ext\n\n\nclass ActGrad(torch.autograd.Function):\n    @staticmethod\n"
+                 "    def forward(ctx, g, out):\n        return fused_ext.fused_act(g, out)\n\n\n"
+                 "class Act(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+                 "        return fused_ext.fused_act(x, x)\n    @staticmethod\n    def backward(ctx, g):\n"
+                 "        return ActGrad.apply(g, g)\n\n\nact = Act.apply\n")
+
+
+def test_a_function_applied_only_in_anothers_backward_is_its_backward_pass_and_the_other_names_both_directions():
+    from tests.helpers import scan
+
+    found = {f.symbol: f for f in scan(ACT_FUNCTIONS).findings if f.rule == "OPS040"}
+    assert set(found) == {"ActGrad (forward)", "Act (forward and backward)"}
+    assert "backward pass" in found["ActGrad (forward)"].message.en
+    assert "backward pass" not in found["Act (forward and backward)"].message.en
+    # applied in a forward too (a plain helper Function), or nowhere in the file: not a backward pass by its uses
+    for changed in (ACT_FUNCTIONS.replace("return fused_ext.fused_act(x, x)", "return ActGrad.apply(x, x)"),
+                    ACT_FUNCTIONS.replace("return ActGrad.apply(g, g)", "return g")):
+        grad = next(f for f in scan(changed).findings if f.rule == "OPS040" and f.symbol.startswith("ActGrad"))
+        assert "backward pass" not in grad.message.en
+    # a name ending in Backward says so whatever its uses
+    named = ACT_FUNCTIONS.replace("ActGrad", "ActBackward").replace("return ActBackward.apply(g, g)", "return g")
+    assert any("backward pass" in f.message.en for f in scan(named).findings if f.symbol.startswith("ActBackward"))
+
+
+def test_a_backward_pass_function_takes_the_training_phase_whatever_its_files_phases(tmp_path):
+    files = {"requirements.txt": "torch==2.1.0\n", "ops/__init__.py": "", "ops/act.py": ACT_FUNCTIONS,
+             "infer.py": "import torch\nfrom ops.act import act\n\n\nif __name__ == '__main__':\n"
+                         "    print(act(torch.ones(2)))\n",
+             "train.py": "import torch\n\n\ndef main():\n    w = torch.ones(2, requires_grad=True)\n"
+                         "    opt = torch.optim.SGD([w], lr=0.1)\n    (w * 2).sum().backward()\n    opt.step()\n\n\n"
+                         "if __name__ == '__main__':\n    main()\n"}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert "training" in report.phase_matrix.phases
+    found = {f.symbol: f for f in report.findings if f.rule == "OPS040"}
+    assert found["ActGrad (forward)"].phases == ["training"]
+    assert "training" not in found["Act (forward and backward)"].phases

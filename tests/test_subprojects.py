@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
-from ascend_feasibility.analyzer.core.subprojects import install_folders
+from ascend_feasibility.analyzer.core.subprojects import install_folders, script_folders
 
 MESH = ("import torch\nfrom torch.distributed.device_mesh import init_device_mesh\n\n\n"
         "def build(n):\n    return init_device_mesh(\"cuda\", (n,), mesh_dim_names=(\"dp\",))\n")
@@ -72,3 +72,48 @@ def test_install_folders_are_the_outermost_with_a_build_file_and_a_requirement_o
              "rl/verl/requirements.txt", "tools/requirements.txt", "tools/x.py", "pkg/pyproject.toml", "pkg/a.py",
              "svc/pyproject.toml", "svc/requirements-dev.txt"]
     assert install_folders(paths) == ["rl", "svc"]
+
+
+def _scripted_tree(root: Path, sub_torch: str, sub_code: bool = True) -> Path:
+    """Show-o's shape: the root pins torch 2.2.1 and has its own models/ package; v2/ is set up by a shell script
+    (`bash build_env.sh`) and holds a models/ package of the same name."""
+    files = {
+        "requirements.txt": "torch==2.2.1\n",
+        "models/__init__.py": "from models.net import Net\n",
+        "models/net.py": MESH,
+        "train.py": "from models import Net\n",
+        "v2/build_env.sh": f"pip3 install torch=={sub_torch} torchvision\npip3 install -r requirements.txt\n",
+        "v2/requirements.txt": "transformers\n",
+    }
+    if sub_code:
+        files |= {"v2/models/__init__.py": "from models.mesh import build\n", "v2/models/mesh.py": MESH,
+                  "v2/train.py": "from models import build\n"}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_a_folder_set_up_by_its_own_shell_script_is_a_nested_project_though_the_root_has_a_same_named_package(
+        tmp_path):
+    report = analyze(_scripted_tree(tmp_path, "2.5.1"), AnalyzeOptions(jobs=1))
+    assert report.target.torch.startswith("2.2")
+    [sub] = report.target.subprojects
+    assert (sub.folder, sub.torch) == ("v2", "2.5.1")
+    # its pin fits its own target: no advice to move it down to the root's torch
+    assert not [f for f in report.findings if f.rule == "DEP016" and f.path == "v2/build_env.sh"]
+
+
+def test_a_shell_script_on_the_roots_line_or_in_a_folder_without_code_makes_no_nested_project(tmp_path):
+    for name, tree in [("same_line", dict(sub_torch="2.2.1")), ("no_code", dict(sub_torch="2.5.1", sub_code=False))]:
+        folder = tmp_path / name
+        folder.mkdir()
+        report = analyze(_scripted_tree(folder, **tree), AnalyzeOptions(jobs=1))
+        assert report.target.subprojects == [], name
+
+
+def test_script_folders_hold_a_shell_script_installing_torch():
+    texts = {"v2/build_env.sh": b"pip3 install torch==2.5.1\n", "v3/run.sh": b"python train.py\n",
+             "env.sh": b"pip install torch==2.1.0\n"}
+    assert script_folders(texts, texts.__getitem__) == ["v2"]
+    assert install_folders(["v2/build_env.sh", "v2/pkg/a.py", "docker/x.sh"], ["v2", "docker"]) == ["v2"]

@@ -12,7 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
@@ -50,11 +50,12 @@ from ascend_feasibility.analyzer.core.models import (
 )
 from ascend_feasibility.analyzer.core.report_cache import ReportCache, run_settings
 from ascend_feasibility.analyzer.core.store import FindingStore, summarize
-from ascend_feasibility.analyzer.core.subprojects import Subproject, nested_projects, subproject_of
+from ascend_feasibility.analyzer.core.subprojects import Subproject, nested_projects, script_folders, subproject_of
 from ascend_feasibility.analyzer.reading import install_docs
 from ascend_feasibility.analyzer.reading.config import load_project_config
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile, discover, discover_file
 from ascend_feasibility.analyzer.reading.gitinfo import read_revision
+from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
 from ascend_feasibility.domains.base import Domain, ProjectRun, TargetChoice
 from ascend_feasibility.knowledge import load_context_conventions
 
@@ -336,12 +337,20 @@ def _project_target(root: Path, files: list[ProjectFile], paths: list[str], work
                  or (f.kind == "shell" and install_docs.is_install_script(f.path)
                      and context.of(f.path).role in COUNTED_ROLES))
                  and context.of(f.path).reach != "other-backend")  # a ROCm image's torch is ROCm's, no requirement
-    for project_file in sorted(manifests, key=lambda f: f.path):
+    manifests = sorted(manifests, key=lambda f: f.path)
+    for project_file in manifests:
         read.append((project_file.path, worker.process(project_file).facts))
+    # a nested folder's own shell script that installs torch (show-o2/build_env.sh): read for that folder's target only
+    taken = {f.path for f in manifests}
+    scripts = {f.path: f for f in files if f.kind == "shell" and f.path not in taken and "/" in f.path
+               and context.of(f.path).role in COUNTED_ROLES and context.of(f.path).reach != "other-backend"}
+    scripted = script_folders(scripts, lambda path: _head_bytes(root, path))
+    own_scripts = [(path, worker.process(f).facts) for path, f in sorted(scripts.items())
+                   if str(PurePosixPath(path).parent) in scripted]
 
     def gathered(folder: str | None) -> dict[str, list]:
         facts: dict[str, list] = {domain.name: [] for domain in worker.domains}
-        for path, file_facts in read:
+        for path, file_facts in read if folder is None else read + own_scripts:
             if folder is None or subproject_of(path, (folder,)) is not None:
                 for domain in worker.domains:
                     kept = getattr(file_facts, domain.name, None)
@@ -360,7 +369,14 @@ def _project_target(root: Path, files: list[ProjectFile], paths: list[str], work
         return ".".join(worker.kb.resolve_target(version).release.torch.split(".")[:2])
 
     choice = choose(None)
-    return choice, nested_projects(root, paths, choose, line_of(choice.version), line_of)
+    return choice, nested_projects(root, paths, choose, line_of(choice.version), line_of, scripted)
+
+
+def _head_bytes(root: Path, path: str) -> bytes:
+    try:
+        return read_contained(root, path, MAX_FILE_BYTES)
+    except Unreadable:
+        return b""
 
 
 def _target_choice(domains: list[Domain], facts: dict[str, list],

@@ -28,7 +28,7 @@ from ascend_feasibility.domains.custom_ops.inventory import build_inventory
 from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from ascend_feasibility.domains.custom_ops.operators import fold_operator_kernels
 from ascend_feasibility.domains.custom_ops.optimizers import FusedOptimizerScanner
-from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner
+from ascend_feasibility.domains.custom_ops.python_scanner import CustomOpsPythonScanner, backward_pass_phase
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts, NativeWords
 from ascend_feasibility.domains.custom_ops.routed_kernels import (
     confirmed_routes,
@@ -111,6 +111,7 @@ class CustomOpsDomain(Domain):
         # extensions built only behind a switch whose imports the project catches: optional, one finding at the build
         run.findings = relocate_switched(run.findings, switched_extensions(merged, run.findings, run), run)
         run.findings = relocate_routed(run.findings, routed_kernels(merged), run)
+        run.findings = backward_pass_phase(run.findings, merged.backward_functions)
         # CUDA runtime names in headers only nvcc units include, or declared by the project for its build without CUDA
         run.findings = relocate_host_runtime(run.findings, merged, run)
         kernels = build_inventory(merged, self.kb)

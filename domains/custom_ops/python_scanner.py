@@ -14,6 +14,7 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import bilingual
 from ascend_feasibility.domains.custom_ops.pytorch_routes import may_route, pytorch_routes
 from ascend_feasibility.domains.custom_ops.records import CallRecord, CustomOpFacts, ExtensionRecord, KernelRecord
+from ascend_feasibility.domains.custom_ops.routed_kernels import FUNCTION_RULE
 from ascend_feasibility.domains.custom_ops.triton_fallbacks import launched_with_else_arm
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument, keywords, unit_references
 from tree_sitter import Node
@@ -82,8 +83,13 @@ class _CustomOpsScan(PythonScan):
             self._reference(reference)
         self.aliases: frozenset[str] | None = None  # names bound to a loaded extension, read for the first Function
         self.mmcv_aliases: frozenset[str] = frozenset()  # those bound by mmcv's ext_loader.load_ext
+        functions = {}  # the unit's autograd Functions: name -> (class node, methods by name)
         for node in found.get("class", []):
-            self._autograd_function(node)
+            methods = self._function_methods(node)
+            if methods is not None:
+                functions[parsing.text(node.child_by_field_name("name"))] = (node, methods)
+        if functions:
+            self._autograd_functions(functions)
         for node in found.get("aliased", []):
             self._aliased_builder(node)
         return self.hits
@@ -269,29 +275,79 @@ class _CustomOpsScan(PythonScan):
         elif call is not None and "." in name and name.split(".")[0] not in KNOWN_ROOTS:
             self.facts.calls.append(CallRecord(name, self.unit.path, call.start_point.row + 1, self.unit.cell))
 
-    def _autograd_function(self, cls: Node) -> None:
+    def _function_methods(self, cls: Node) -> dict[str, Node] | None:
+        """The methods of a torch.autograd.Function subclass by name; None for any other class."""
         bases = cls.child_by_field_name("superclasses")
-        if not any(
-            qualified_name(b, self.imports) in AUTOGRAD_FUNCTION for b in bases.named_children if b.type in {"identifier", "attribute"}
-        ):
-            return
+        if bases is None or not any(qualified_name(b, self.imports) in AUTOGRAD_FUNCTION for b in bases.named_children
+                                    if b.type in {"identifier", "attribute"}):
+            return None
         body = cls.child_by_field_name("body")
         methods = {}
         for item in body.named_children if body is not None else []:
             definition = item.child_by_field_name("definition") if item.type == "decorated_definition" else item
             if definition is not None and definition.type == "function_definition":
                 methods[parsing.text(definition.child_by_field_name("name"))] = definition
+        return methods
+
+    def _autograd_functions(self, functions: dict[str, tuple[Node, dict[str, Node]]]) -> None:
+        """Each Function whose forward or backward launches custom kernels, itself or through another kernel Function
+        of the unit it applies (StyleGAN2's FusedLeakyReLUFunction.backward applies FusedLeakyReLUFunctionBackward,
+        which calls the extension): one finding naming both directions. A Function that is another's backward pass
+        (its name ends in Backward, or the unit applies it only inside other Functions' backward methods) serves
+        training only: facet backward-pass, and its class line in facts.backward_functions (its finding's phase)."""
         if self.aliases is None:
             self.aliases = frozenset(extension_aliases(self.unit.tree()))
             self.mmcv_aliases = frozenset(extension_aliases(self.unit.tree(), MMCV_LOADERS)) if self.aliases else frozenset()
-        custom = [m for m in ("forward", "backward") if m in methods and _launches_custom_code(methods[m], self.aliases)]
-        if custom:
-            name = parsing.text(cls.child_by_field_name("name"))
+        direct = {name: [m for m in ("forward", "backward") if m in methods and _launches_custom_code(methods[m], self.aliases)]
+                  for name, (_, methods) in functions.items()}
+        kernels = {name for name, custom in direct.items() if custom}
+        applied = _applied_functions(self.unit.tree(), set(functions)) if len(functions) > 1 else []
+        for name, (cls, methods) in functions.items():
+            custom = [m for m in ("forward", "backward") if m in direct[name] or m in methods and any(
+                other != name and other in kernels and _inside(node, methods[m]) for other, node in applied)]
+            if not custom:
+                continue
             mmcv = self.mmcv_aliases
             seen = ("mmcv-ops",) if mmcv and all(_launches_custom_code(methods[m], mmcv) for m in custom) else ()
+            uses = [node for other, node in applied if other == name]
+            if name.endswith("Backward") or uses and all(_in_backward_of(node, functions, name) for node in uses):
+                seen += (BACKWARD_PASS,)
+                self.facts.backward_functions.append((self.unit.path, cls.start_point.row + 1))
             # mmcv's ops: check them in mmcv's ops table and pick its NPU build (the mmcv build itself is DEP001's)
             self.hit("autograd-function-custom-kernel", f"{name} ({' and '.join(custom)})", cls.child_by_field_name("name"),
-                     facets=seen, **({"effort": MMCV_OPS_HOURS} if seen else {}))
+                     facets=seen, **({"effort": MMCV_OPS_HOURS} if "mmcv-ops" in seen else {}))
+
+
+BACKWARD_PASS = "backward-pass"  # OPS040's facet: a Function that is another Function's backward (training only)
+APPLY_QUERY = "(attribute object: (identifier) @function attribute: (identifier) @method)"
+
+
+def backward_pass_phase(findings: list, backward_functions: list[tuple[str, int]]) -> list:
+    """OPS040 at a Function that is another Function's backward pass runs in training only: its finding declares the
+    training phase (domains/phases/plan.py finding_phases keeps declared phases the project has), whatever its file's
+    phases."""
+    sites = set(backward_functions)
+    if not sites:
+        return findings
+    return [f.model_copy(update={"phases": ["training"]}) if f.rule == FUNCTION_RULE and (f.path, f.line) in sites else f
+            for f in findings]
+
+
+def _applied_functions(tree: Node, names: set[str]) -> list[tuple[str, Node]]:
+    """Each `Name.apply` reference (a call or an alias `f = Name.apply`) of the unit's Functions."""
+    found = parsing.captures(parsing.query("python", APPLY_QUERY), tree)
+    return [(parsing.text(function), function) for function, method in zip(found.get("function", []), found.get("method", []))
+            if parsing.text(method) == "apply" and parsing.text(function) in names]
+
+
+def _inside(node: Node, definition: Node) -> bool:
+    return definition.start_byte <= node.start_byte and node.end_byte <= definition.end_byte
+
+
+def _in_backward_of(node: Node, functions: dict[str, tuple[Node, dict[str, Node]]], name: str) -> bool:
+    """Is the reference inside the backward method of another of the unit's Functions?"""
+    return any(other != name and "backward" in methods and _inside(node, methods["backward"])
+               for other, (_, methods) in functions.items())
 
 
 UB_BYTES_SMALLEST = 192 * 1024  # Ascend910B4: 1,572,864 bits (Liger-Kernel ascend-ub-manager-design.md)

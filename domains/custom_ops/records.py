@@ -142,6 +142,8 @@ class CustomOpFacts:
     cmake_sources: list[tuple[str, int, str, tuple[str, ...]]] = field(default_factory=list)
     build_switches: list[str] = field(default_factory=list)
     cmake_names: list[str] = field(default_factory=list)  # upper-case names CMake commands other than if write or read
+    # (path, line) of each kernel Function that is another Function's backward pass (python_scanner BACKWARD_PASS)
+    backward_functions: list[tuple[str, int]] = field(default_factory=list)
 
     def extend(self, other: "CustomOpFacts") -> None:
         self.kernels += other.kernels
@@ -159,3 +161,4 @@ class CustomOpFacts:
         self.cmake_sources += other.cmake_sources
         self.build_switches += other.build_switches
         self.cmake_names += other.cmake_names
+        self.backward_functions += other.backward_functions
