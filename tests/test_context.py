@@ -297,6 +297,30 @@ def test_a_cuda_check_in_front_of_a_cuda_only_package_or_function():
         assert reach_of(code, rule)[0][0] == reach, (rule, code)
 
 
+FLEX = "import torch\nfrom torch.nn.attention.flex_attention import flex_attention\n"
+FLEX_GUARD = FLEX + "if torch.cuda.is_available():\n    flex_attention = torch.compile(flex_attention)\n"
+
+
+def test_a_cuda_check_that_only_turns_on_a_cuda_only_feature_is_right_as_written():
+    # round 23 A1 C3 (rows 8, 11, 27, 49), A2 C4 (rows 53, 82): show-o2 compiles flex_attention behind the check; on
+    # Ascend the eager function runs, and torch.npu.is_available() there would send the NPU into torch.compile's CUDA
+    # inductor. Not a device choice: not counted, with the reason saying to keep the check CUDA-only.
+    used = FLEX_GUARD + "def attend(q, k, v):\n    return flex_attention(q, k, v)\n"
+    (reach, reason), = reach_of(used, "DEV104")
+    assert reach == "cuda-only-guarded" and "CUDA-only feature (torch.compile)" in reason and "keep the check CUDA-only" in reason
+    assert "dead store" not in reason  # attend() calls the compiled function
+    (reach, reason), = reach_of(FLEX_GUARD, "DEV104")  # A2 82: nothing reads the compiled name afterwards
+    assert reach == "cuda-only-guarded" and "nothing in this module reads flex_attention afterwards" in reason
+    exported = FLEX_GUARD + "__all__ = ['flex_attention']\n"
+    assert "dead store" not in reach_of(exported, "DEV104")[0][1]  # read by name through __all__
+    # the body also moves the model (or picks a device, or has an else arm that runs on the NPU): the check decides more
+    # than a feature, and stays a finding
+    for code in (FLEX + "model = torch.nn.Linear(2, 2)\nif torch.cuda.is_available():\n    model = torch.compile(model.cuda())\n",
+                 FLEX + "if torch.cuda.is_available():\n    f = torch.compile(flex_attention)\n    device = 'cuda'\n",
+                 FLEX + "if torch.cuda.is_available():\n    f = torch.compile(flex_attention)\nelse:\n    f = flex_attention.to('cpu')\n"):
+        assert reach_of(code, "DEV104")[0][0] == "runs", code
+
+
 # (code, rule, expected reach, expected reason or None): a site after a statement that already excludes NPU
 EXCLUDED_BEFORE = [
     ("import torch\ndef f():\n    try:\n        from flash_attn import flash_attn_varlen_func\n    except ImportError:\n"
