@@ -13,6 +13,7 @@ from ascend_feasibility.domains.base import Hit, Unit
 from ascend_feasibility.domains.host_values import device_on_host, stays_on_host
 from ascend_feasibility.domains.precision.dtype_premises import cast_back, promoted_float32
 from ascend_feasibility.domains.precision.float64_use import fate_hit
+from ascend_feasibility.domains.precision.host_scripts import HOST_ONLY, host_only_script
 from ascend_feasibility.domains.precision.host_tables import HOST_TABLE, built_on_host
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
 from ascend_feasibility.domains.precision.rope_layout import ADJACENT, PER_HEAD, pairing, per_head_table
@@ -171,8 +172,12 @@ class _PrecisionScan(PythonScan):
             return
         match = self.index.match_name(reference.name)
         if match is not None:
-            self.hit(match[0], match[1], reference.node, parsing.text(right),
-                     facets=(NPU_DEFAULT,) if restates_default else ())
+            root = assignment
+            while root.parent is not None:
+                root = root.parent
+            facets = (NPU_DEFAULT,) if restates_default else ()
+            facets += (HOST_ONLY,) if host_only_script(root) else ()  # no tensor of the script meets a CUDA matmul
+            self.hit(match[0], match[1], reference.node, parsing.text(right), facets=facets)
 
     def _double_call(self, call: Node) -> None:
         receiver = call.child_by_field_name("function").child_by_field_name("object")
