@@ -377,8 +377,9 @@ class FileWorker:
             elif inside and only_raises_or_warns(body):
                 reason = f"line {statement.start_point.row + 1}: the check only guards a message"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
-            elif statement.child_by_field_name("alternative") is None \
+            elif check.symbol == "torch.cuda.is_available" and statement.child_by_field_name("alternative") is None \
                     and (features := only_turns_feature_on(body, unit.imports())):
+                # (a device-type test doing the same is DEV007's cuda-only-feature facet: its own text, reach runs)
                 places[check] = Place(places[check].role, "cuda-only-guarded", _feature_reason(statement, body, features))
             elif inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
                 reason = f"line {statement.start_point.row + 1}: guards only CUDA-only code ({', '.join(sorted({h.rule for h in inside}))})"
