@@ -297,6 +297,30 @@ def test_a_cuda_check_in_front_of_a_cuda_only_package_or_function():
         assert reach_of(code, rule)[0][0] == reach, (rule, code)
 
 
+FLEX = "import torch\nfrom torch.nn.attention.flex_attention import flex_attention\n"
+FLEX_GUARD = FLEX + "if torch.cuda.is_available():\n    flex_attention = torch.compile(flex_attention)\n"
+
+
+def test_a_cuda_check_that_only_turns_on_a_cuda_only_feature_is_right_as_written():
+    # round 23 A1 C3 (rows 8, 11, 27, 49), A2 C4 (rows 53, 82): show-o2 compiles flex_attention behind the check; on
+    # Ascend the eager function runs, and torch.npu.is_available() there would send the NPU into torch.compile's CUDA
+    # inductor. Not a device choice: not counted, with the reason saying to keep the check CUDA-only.
+    used = FLEX_GUARD + "def attend(q, k, v):\n    return flex_attention(q, k, v)\n"
+    (reach, reason), = reach_of(used, "DEV104")
+    assert reach == "cuda-only-guarded" and "CUDA-only feature (torch.compile)" in reason and "keep the check CUDA-only" in reason
+    assert "dead store" not in reason  # attend() calls the compiled function
+    (reach, reason), = reach_of(FLEX_GUARD, "DEV104")  # A2 82: nothing reads the compiled name afterwards
+    assert reach == "cuda-only-guarded" and "nothing in this module reads flex_attention afterwards" in reason
+    exported = FLEX_GUARD + "__all__ = ['flex_attention']\n"
+    assert "dead store" not in reach_of(exported, "DEV104")[0][1]  # read by name through __all__
+    # the body also moves the model (or picks a device, or has an else arm that runs on the NPU): the check decides more
+    # than a feature, and stays a finding
+    for code in (FLEX + "model = torch.nn.Linear(2, 2)\nif torch.cuda.is_available():\n    model = torch.compile(model.cuda())\n",
+                 FLEX + "if torch.cuda.is_available():\n    f = torch.compile(flex_attention)\n    device = 'cuda'\n",
+                 FLEX + "if torch.cuda.is_available():\n    f = torch.compile(flex_attention)\nelse:\n    f = flex_attention.to('cpu')\n"):
+        assert reach_of(code, "DEV104")[0][0] == "runs", code
+
+
 # (code, rule, expected reach, expected reason or None): a site after a statement that already excludes NPU
 EXCLUDED_BEFORE = [
     ("import torch\ndef f():\n    try:\n        from flash_attn import flash_attn_varlen_func\n    except ImportError:\n"
@@ -393,6 +417,31 @@ def test_a_detection_cascade_after_an_npu_step_is_an_npu_path():
     without = ("import torch\ndef detect():\n    name = None\n    if name is None:\n        name = 'cpu'\n"
                "    if name is None:\n        if torch.cuda.is_available():\n            name = 'cuda'\n    return name\n")
     assert reach_of(without, "DEV104")[0][0] == "runs"
+
+
+HOST_ROPE = ("import torch\ndef precompute_freqs_cis(seq_len: int, n_elem: int, base: int = 10000):\n"
+             "    freqs = 1.0 / (base ** (torch.arange(0, n_elem, 2)[: (n_elem // 2)].float() / n_elem))\n"
+             "    t = torch.arange(seq_len, device=freqs.device)\n    freqs = torch.outer(t, freqs)\n"
+             "    freqs_cis = torch.polar(torch.ones_like(freqs), freqs)\n"
+             "    cache = torch.stack([freqs_cis.real, freqs_cis.imag], dim=-1)\n    return cache.to(dtype=torch.bfloat16)\n")
+
+
+def test_a_real_rope_table_built_from_host_tensors_is_not_counted():
+    # round 23 A1 C7 row 21, A2 C8 row 90, verdicts V3 (LlamaGen gpt.py, fish-speech llama.py, modded_dac.py): torch.polar
+    # on tensors made with no device, turned real at once: the complex op runs on the CPU; listed, not counted
+    (host,) = [f for f in scan(HOST_ROPE).findings if f.rule == "PRC030"]
+    assert host.severity == "info" and not host.counted and "CPU" in host.message.en
+    # the complex op may run on the NPU: a device handed in, a move, a tensor parameter, a method (self may hold a
+    # device tensor), a default device set in the file; each keeps its hours and counts
+    for code in (HOST_ROPE.replace("base: int = 10000)", "base: int = 10000, device=None)").replace(
+                     "torch.arange(0, n_elem, 2)", "torch.arange(0, n_elem, 2, device=device)"),
+                 HOST_ROPE.replace("freqs = torch.outer(t, freqs)", "freqs = torch.outer(t, freqs).cuda()"),
+                 HOST_ROPE.replace("freqs = torch.outer(t, freqs)", "freqs = torch.outer(t, freqs).to('cuda')"),
+                 HOST_ROPE.replace("seq_len: int, ", "seq_len, ").replace("torch.arange(seq_len, ", "torch.arange(seq_len.shape[0], "),
+                 HOST_ROPE.replace("(seq_len: int", "(self, seq_len: int"),
+                 HOST_ROPE + "torch.set_default_device('cuda')\n"):
+        (site,) = [f for f in scan(code).findings if f.rule == "PRC030"]
+        assert site.counted, code
 
 
 def test_private_helpers_every_call_of_which_is_guarded_take_the_guard():

@@ -16,6 +16,7 @@ from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.diagnostics import DebugAids
 from ascend_feasibility.analyzer.context.display import DisplaySites
+from ascend_feasibility.analyzer.context.feature_gates import bound_names, only_turns_feature_on, unread_after
 from ascend_feasibility.analyzer.context.guards import (
     GuardReader,
     exits_early,
@@ -376,6 +377,10 @@ class FileWorker:
             elif inside and only_raises_or_warns(body):
                 reason = f"line {statement.start_point.row + 1}: the check only guards a message"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif check.symbol == "torch.cuda.is_available" and statement.child_by_field_name("alternative") is None \
+                    and (features := only_turns_feature_on(body, unit.imports())):
+                # (a device-type test doing the same is DEV007's cuda-only-feature facet: its own text, reach runs)
+                places[check] = Place(places[check].role, "cuda-only-guarded", _feature_reason(statement, body, features))
             elif inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
                 reason = f"line {statement.start_point.row + 1}: guards only CUDA-only code ({', '.join(sorted({h.rule for h in inside}))})"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
@@ -828,3 +833,14 @@ def init_worker(torch_npu: str | None, context: ProjectContext | None = None,
 def process_in_worker(project_file: ProjectFile) -> FileResult:
     assert _WORKER is not None, "init_worker was not called in this process"
     return _WORKER.process(project_file)
+
+
+def _feature_reason(statement: Node, body: Node, features: list[str]) -> str:
+    """Why a CUDA check whose body only turns on a CUDA-only feature is right as written (feature_gates)."""
+    reason = (f"line {statement.start_point.row + 1}: the check only turns on a CUDA-only feature ({', '.join(features)}); "
+              "on Ascend the code keeps its plain path, which is right; keep the check CUDA-only (torch.npu.is_available() "
+              "there, or transfer_to_npu, which makes torch.cuda.is_available() true on the NPU, would send the NPU into it)")
+    names = bound_names(body)
+    if unread_after(statement, names):
+        reason += f"; nothing in this module reads {', '.join(names)} afterwards: the value it binds is never used here (a dead store)"
+    return reason

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.feature_gates import feature_call, names_wrapper
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
 from ascend_feasibility.knowledge import load_cuda_features
@@ -38,7 +39,7 @@ def feature_facets(condition: Node, parent: Node | None, cuda_arm: Node | None, 
     for receiver, keyword in _receivers(condition, parent):
         callee = _callee(receiver)
         last = callee.rsplit(".", 1)[-1]
-        if _names_wrapper(last):
+        if names_wrapper(last):
             return (CUDA_ONLY_FEATURE,)
         if keyword is not None and _fused_optimizer(last, keyword):
             return (NPU_HAS_FEATURE,)
@@ -161,11 +162,6 @@ def _callee(call: Node) -> str:
     return parsing.text(function) if function is not None else ""
 
 
-def _names_wrapper(name: str) -> bool:
-    lowered = name.lower()
-    return "npu" not in lowered and any(token in lowered for token in load_cuda_features().wrapper_tokens)
-
-
 def _fused_optimizer(name: str, keyword: str) -> bool:
     return any(keyword == entry.keyword and name in entry.optimizers for entry in load_cuda_features().fused_optimizers)
 
@@ -179,15 +175,7 @@ def _calls(arm: Node):
 def _turns_feature_on(arm: Node, imports: ImportTable) -> bool:
     """Does the CUDA arm call a CUDA-only feature (a graph capture, torch.compile, xformers or flash-attn, a wrapper
     named for one)?"""
-    table = load_cuda_features()
-    for call in _calls(arm):
-        function = call.child_by_field_name("function")
-        qualified = qualified_name(function, imports) or parsing.text(function)
-        last = parsing.text(function).rsplit(".", 1)[-1]
-        if qualified in table.feature_calls or last in table.feature_methods or _names_wrapper(last) \
-                or qualified.split(".")[0] in table.feature_packages:
-            return True
-    return False
+    return any(feature_call(call, imports) is not None for call in _calls(arm))
 
 
 def _only_turns_compile_off(block: Node, imports: ImportTable) -> bool:

@@ -13,6 +13,8 @@ from ascend_feasibility.domains.base import Hit, Unit
 from ascend_feasibility.domains.host_values import device_on_host, stays_on_host
 from ascend_feasibility.domains.precision.dtype_premises import cast_back, promoted_float32
 from ascend_feasibility.domains.precision.float64_use import fate_hit
+from ascend_feasibility.domains.precision.host_scripts import HOST_ONLY, host_only_script
+from ascend_feasibility.domains.precision.host_tables import HOST_TABLE, built_on_host
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
 from ascend_feasibility.domains.precision.rope_layout import ADJACENT, PER_HEAD, pairing, per_head_table
 from ascend_feasibility.domains.precision.rotary_use import (
@@ -133,7 +135,8 @@ class _PrecisionScan(PythonScan):
         if reference.name == "torch.polar" and real_table(reference.call):
             match = self.index.match_name(reference.name)
             if match is not None:
-                self.hit(match[0], match[1], reference.node, facets=(REAL_TABLE,))
+                host = (HOST_TABLE,) if built_on_host(reference.call) else ()  # no complex op reaches the NPU
+                self.hit(match[0], match[1], reference.node, facets=(REAL_TABLE, *host))
             return
         if reference.name == "torch.view_as_complex":
             match = self.index.match_name(reference.name)
@@ -169,8 +172,12 @@ class _PrecisionScan(PythonScan):
             return
         match = self.index.match_name(reference.name)
         if match is not None:
-            self.hit(match[0], match[1], reference.node, parsing.text(right),
-                     facets=(NPU_DEFAULT,) if restates_default else ())
+            root = assignment
+            while root.parent is not None:
+                root = root.parent
+            facets = (NPU_DEFAULT,) if restates_default else ()
+            facets += (HOST_ONLY,) if host_only_script(root) else ()  # no tensor of the script meets a CUDA matmul
+            self.hit(match[0], match[1], reference.node, parsing.text(right), facets=facets)
 
     def _double_call(self, call: Node) -> None:
         receiver = call.child_by_field_name("function").child_by_field_name("object")
