@@ -264,6 +264,28 @@ def names_listed_with(literal: Node) -> set[str] | None:
     return names
 
 
+REMOVING_METHODS = frozenset({"pop", "unsetenv", "delenv"})
+ENV_REMOVED = "env-removed"  # a site's facet: the line removes the variable (NCCL's: no twin to set on Ascend)
+
+
+def removes_variable(literal: Node) -> bool:
+    """The line removes the variable the string names: `os.environ.pop("NCCL_ASYNC_ERROR_HANDLING", None)`,
+    `env.pop(NAME)`, `os.unsetenv(NAME)`, `monkeypatch.delenv(NAME)`, `del os.environ[NAME]`."""
+    holder = literal.parent
+    if holder is None:
+        return False
+    if holder.type == "subscript" and holder.child_by_field_name("subscript") is not None \
+            and holder.child_by_field_name("subscript").id == literal.id:
+        return holder.parent is not None and holder.parent.type == "delete_statement"
+    if holder.type != "argument_list" or holder.named_children[:1] != [literal] or holder.parent is None:
+        return False
+    function = holder.parent.child_by_field_name("function")
+    if function is None:
+        return False
+    name = function.child_by_field_name("attribute") if function.type == "attribute" else function
+    return name is not None and parsing.text(name) in REMOVING_METHODS
+
+
 MESSAGE_CALLS = frozenset({"print", "warn", "warning", "warning_once", "info", "info_once", "debug", "error", "exception",
                            "critical", "log", "log_dist", "print_rank_0"})
 STATEMENTS = frozenset({"expression_statement", "return_statement", "if_statement", "block", "module", "assert_statement"})

@@ -610,6 +610,12 @@ class PackageRecord(_Record):
     )
     without_cuda_modules: BilingualText | None = Field(
         default=None, description="the note shown when the project imports none of cuda_modules")
+    installs_modules_of: list[str] = Field(
+        default_factory=list,
+        description="distributions whose modules installing this one puts on the path (pynvml 12 requires nvidia-ml-py, "
+        "which ships the `pynvml` module; mmcv-full ships mmcv's): with no modules of its own, the package is imported "
+        "when one of theirs is, and unimported (a line to delete) when none is",
+    )
     used_through: list[str] = Field(
         default_factory=list,
         description="names in the project's Python (identifiers, keywords, strings) through which another library "

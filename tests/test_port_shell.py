@@ -250,3 +250,16 @@ def test_a_site_left_does_not_stop_the_sites_after_it():
                                    [(_finding(source, VAR, 0), bare), (_finding(source, VAR, 1), _edit())])
     assert left.reason == "no shell rewrite for this form" and done.reason is None
     assert new == f"CUDA_VISIBLE_DEVICES=0 python x.py\n{COMMENT}export CUDA_VISIBLE_DEVICES=1\nexport {TWIN}{AFTER}\n"
+
+
+def test_a_finding_with_its_other_lines_as_sites_completes_every_line():
+    """One finding per variable and script (project_scope.fold_script_lines) lists the script's other lines as its
+    sites: each of them is completed as its own finding would be."""
+    source = "".join(f"CUDA_VISIBLE_DEVICES={i} python sample.py --part {i} &\n" for i in range(3)) + "wait\n"
+    first = _finding(source)
+    first.path, first.sites, first.fingerprint = "run.sh", ["run.sh:1", "run.sh:2", "run.sh:3"], "f"
+    first.model_copy = lambda update: SimpleNamespace(**{**vars(first), **update})
+    new, outcomes = _plan(source, (first, 0))
+    assert new == "".join(f"{COMMENT}ASCEND_RT_VISIBLE_DEVICES={i} CUDA_VISIBLE_DEVICES={i} python sample.py --part {i} &\n"
+                          for i in range(3)) + "wait\n"
+    assert [o.finding.line for o in outcomes] == [1, 2, 3] and all(o.rewritten for o in outcomes)

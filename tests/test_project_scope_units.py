@@ -216,3 +216,28 @@ def test_files_that_differ_keep_their_own_findings():
     # the same digest, another line: no counterpart to fold into
     findings = [finding("DEV007", "a/gpt2.py", 23), finding("DEV007", "b/gpt2.py", 24)]
     assert keys(ps.fold_identical_files(findings, {"a/gpt2.py": "d1", "b/gpt2.py": "d1"})) == keys(findings)
+
+
+# fold_script_lines ---------------------------------------------------------------------------------------------
+def pin(line: int, value: str, *, path: str = "eval/run.sh", severity: str = "medium", snippet: str | None = None) -> Finding:
+    return finding("DEV201", path, line).model_copy(update={
+        "symbol": "CUDA_VISIBLE_DEVICES", "severity": severity, "message": Text(en="It selects GPUs.", zh="选择 GPU。"),
+        "snippet": snippet or f"CUDA_VISIBLE_DEVICES={value} python3 sample.py --part {value} &"})
+
+
+def test_one_variable_set_on_many_lines_of_a_script_is_one_finding_with_its_lines():
+    """Round 23 Show-o (B1 rows 7, 25): eight `CUDA_VISIBLE_DEVICES=0..7 python ...` lines of one launcher are one
+    change, made the same way on each line, whatever value each gives."""
+    findings = [pin(line, str(line - 1)) for line in range(1, 9)] + [pin(3, "0", path="eval/other.sh")]
+    folded = ps.fold_script_lines(findings)
+    assert keys(folded) == [("DEV201", "eval/run.sh", 1), ("DEV201", "eval/other.sh", 3)]
+    assert folded[0].sites == [f"eval/run.sh:{line}" for line in range(1, 9)] and not folded[1].sites
+    assert "on 8 lines" in folded[0].message.en and "8 行" in folded[0].message.zh
+
+
+def test_script_lines_alike_only_fold_and_reads_stay_apart():
+    read = pin(4, "", snippet='echo "using $CUDA_VISIBLE_DEVICES"')
+    findings = [pin(1, "0"), pin(2, "7", severity="low"), read]
+    assert ps.fold_script_lines(findings) == findings  # a low one-job pin and a read are not the medium line's
+    python = [pin(1, "0", path="a.py"), pin(2, "1", path="a.py")]
+    assert ps.fold_script_lines(python) == python

@@ -174,6 +174,22 @@ def test_findings_in_a_test_only_function_are_test_code():
         ("pkg/utils.py", 5, "example", "runs", None), ("pkg/utils.py", 5, "test", "optional", reason)]
 
 
+def test_findings_in_a_function_only_example_scripts_import_are_example_code():
+    """Round 23 BasicSR (B2 row 34): basicsr/metrics/fid.py's `load_patched_inception_v3`, whose DataParallel is the
+    finding, is imported only by scripts/metrics/*.py (example role), which the report already rates as examples. A
+    function product code imports too, or one tests import (test code's), is not an example's."""
+    facts = [Facts("pkg/fid.py", exported_functions=[("load", 3, 9), ("fid", 11, 20)]),
+             Facts("scripts/a.py", imports=["pkg.fid.load", "pkg.fid.fid"]), Facts("train.py", imports=["pkg.fid.fid"])]
+    ctx = context({"scripts/a.py": "example"})
+    assert pr.test_only_functions(facts, ctx, "example") == {
+        "pkg/fid.py": [(3, 9, "load() is imported only by example scripts: scripts/a.py")]}
+    assert pr.test_only_functions(facts, ctx) == {}
+    findings = [finding("pkg/fid.py", 5), finding("pkg/fid.py", 12)]
+    reason = "load() is imported only by example scripts: scripts/a.py"
+    assert places(propagate(findings, facts, ctx)) == [
+        ("pkg/fid.py", 5, "example", "runs", reason), ("pkg/fid.py", 12, "product", "runs", None)]
+
+
 # test scripts and self-test blocks ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("path, imports, expected", [
     ("kernels/test.py", ["torch.autograd.gradcheck"], "a test script: test.py imports torch.autograd.gradcheck"),

@@ -138,6 +138,38 @@ def shell_setting(finding: Finding) -> str | None:
     return values.pop() if len(values) == 1 else None
 
 
+def fold_script_lines(findings: list[Finding]) -> list[Finding]:
+    """A launch script that sets one variable on several lines (eight `CUDA_VISIBLE_DEVICES=0..7 python ...` jobs) needs
+    one change, made the same way on each line: one finding per rule, variable and script, at its first line, the
+    other lines as its sites (port still completes each line). Lines alike in what the report counts (severity, reach
+    and its reason, role) fold together, whatever value each gives; a line that only reads the variable stays apart."""
+    groups: dict[tuple, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        if finding.suppressed or finding.sites or not _shell_file(finding.path) or shell_setting(finding) is None:
+            continue
+        groups[(finding.rule, finding.path, finding.symbol, finding.severity, finding.reach, finding.reach_reason or "",
+                finding.role)].append(finding)
+    kept: dict[int, Finding] = {}
+    dropped: set[int] = set()
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        first = group[0]
+        sites = [_site(f) for f in group]
+        if len(sites) > MAX_SITES:
+            sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
+        message = Text(
+            en=f"{first.message.en} The script sets {first.symbol} on {len(group)} lines (every line listed), counted "
+               "once: the same change on each line settles them all.",
+            zh=f"{first.message.zh} 该脚本在 {len(group)} 行中设置 {first.symbol}（已列出全部行），只计一次：在每行做同样的修改"
+               "即可全部解决。")
+        kept[id(first)] = first.model_copy(update={"sites": sites, "message": message})
+        dropped.update(id(f) for f in group if f is not first)
+    if not kept:
+        return findings
+    return [kept.get(id(f), f) for f in findings if id(f) not in dropped]
+
+
 def fold_repeated_settings(findings: list[Finding], edited: frozenset[str] = frozenset()) -> list[Finding]:
     """The same setting in several files is one decision, made once, so one finding at its first file, every file
     listed as a site and counted in the message: one rule, one key path and value (the symbol `run.device: cuda`) in

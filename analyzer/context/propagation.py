@@ -82,6 +82,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for path, ranges in test_scripts(facts, context).items():
         test_only.setdefault(path, []).extend(ranges)
     tools = diagnostic_scripts(facts, context)
+    example_only = test_only_functions(facts, context, "example")
     uninstalled = uninstalled_patches(facts, context)
     demos = {path: ranges[0][2] for path, ranges in self_tests.items()}
     for path, ranges in unreferenced_symbols(facts, context, distribution, packages, demos).items():  # both: nothing calls them
@@ -121,7 +122,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     findings = idle_switches(selector_tests(findings, facts, factory), facts)
     in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
     called_elsewhere = _called_elsewhere(findings, facts)
-    if not (referrers or guarded or test_only or switched or uninstalled or tools or unpassed or unbuilt or stale
+    if not (referrers or guarded or test_only or example_only or switched or uninstalled or tools or unpassed or unbuilt or stale
             or on_default or unused_defaults or switches_on or in_function or called_elsewhere or ungrouped):
         return findings
     decided: dict[str, Place | None] = {}
@@ -202,6 +203,9 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                 if start <= finding.line <= end:
                     place = Place("test", finding.reach, reason)
                     break
+        if place is None and finding.role in COUNTED_ROLES and finding.path in example_only:
+            place = next((Place("example", finding.reach, reason) for start, end, reason in example_only[finding.path]
+                          if start <= finding.line <= end), None)
         if place is None and finding.role in COUNTED_ROLES and finding.path in tools:
             place = Place("example", finding.reach, tools[finding.path])
         result.append(finding if place is None else factory.relocate(finding, place))
@@ -276,10 +280,12 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
     return result
 
 
-def test_only_functions(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
+def test_only_functions(facts: list[ModuleFacts], context: ProjectContext,
+                        role: str = "test") -> dict[str, list[tuple[int, int, str]]]:
     """Module-level functions of product code that only tests import by name and their own file never calls
     (diffusers' utils/torch_utils.py `enable_full_determinism`, imported only by testing_utils.py): path → line ranges
-    with the reason. Their findings are test code's."""
+    with the reason. Their findings are test code's. With `role="example"`, those only example scripts import
+    (BasicSR's basicsr/metrics/fid.py `load_patched_inception_v3`, imported only by scripts/metrics/*): theirs."""
     importers: dict[str, set[str]] = defaultdict(set)
     for f in facts:
         for name in f.imports:
@@ -290,10 +296,11 @@ def test_only_functions(facts: list[ModuleFacts], context: ProjectContext) -> di
             continue
         for name, start, end in f.exported_functions:
             users = importers.get(f"{f.module}.{name}", set()) - {f.path}
-            if users and all(context.of(user).role == "test" for user in users):
+            if users and all(context.of(user).role == role for user in users):
                 first = sorted(users)[0]
                 more = f" and {len(users) - 1} more" if len(users) > 1 else ""
-                result[f.path].append((start, end, f"{name}() is imported only by tests: {first}{more}"))
+                whom = "tests" if role == "test" else f"{role} scripts"
+                result[f.path].append((start, end, f"{name}() is imported only by {whom}: {first}{more}"))
     return result
 
 

@@ -21,6 +21,7 @@ def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]],
     starts = line_starts_of(data)
     pieces: list[tuple[int, bytes]] = []
     outcomes = []
+    findings = [(copy, edit) for finding, edit in findings for copy in (finding, *_line_copies(data, root, finding))]
     for finding, edit in findings:
         outcome = SiteOutcome(finding)
         outcomes.append(outcome)
@@ -79,6 +80,31 @@ def plan_shell(data: bytes, root: Node, findings: list[tuple[Finding, Edit]],
                 outcome.changes = []
         return None, outcomes
     return result.decode("utf-8"), outcomes
+
+
+def _line_copies(data: bytes, root: Node, finding: Finding) -> list[Finding]:
+    """A copy of the finding at each other line of its script the report lists as its sites (one finding per variable
+    and script: project_scope.fold_script_lines), placed on that line's assignment of the variable."""
+    wanted: set[int] = set()
+    for site in getattr(finding, "sites", None) or ():
+        path, _, line = site.rpartition(":")
+        if path == finding.path and line.isdigit() and int(line) != finding.line:
+            wanted.add(int(line) - 1)
+    if not wanted:
+        return []
+    copies = []
+    for node in walk(root):
+        name = node.child_by_field_name("name") if node.type == "variable_assignment" else None
+        if name is None or name.start_point[0] not in wanted or text(name).strip() != finding.symbol:
+            continue
+        wanted.discard(name.start_point[0])
+        row_start = data.rfind(b"\n", 0, name.start_byte) + 1
+        column = len(data[row_start: name.start_byte].decode("utf-8", errors="replace")) + 1
+        end_column = column + len(text(name))
+        copies.append(finding.model_copy(update={
+            "line": name.start_point[0] + 1, "column": column, "end_line": name.start_point[0] + 1,
+            "end_column": end_column, "fingerprint": f"{finding.fingerprint}@{name.start_point[0] + 1}", "sites": []}))
+    return sorted(copies, key=lambda copy: copy.line)
 
 
 def _exported_later(root: Node, name: str, assignment: Node) -> bool:

@@ -164,12 +164,21 @@ def _used_through(unit: Unit) -> list[str]:
     spelled = frozenset(name.encode("utf-8") for name in candidates)
     words = parsing.captures_around(parsing.query("python", WORDS_QUERY), unit.tree(), spelled).get("word", [])
     found = set()
+    # a name the file defines (a copied diffusers ModelMixin's `def enable_xformers_memory_efficient_attention`) is the
+    # project's own method there, its uses in the file calls of it: no library loads the package for the project
+    defined = {name for word in words if (name := parsing.text(word).strip()) in candidates and _defines(word)}
     for word in words:
         name = parsing.text(word).strip()
-        if name in candidates:
+        if name in candidates and name not in defined:
             callee = _argument_of(word, unit)
             found.add(f"{name}{PASSED_TO}{callee}" if callee else name)
     return sorted(found)
+
+
+def _defines(word: Node) -> bool:
+    definition = word.parent
+    return definition is not None and definition.type == "function_definition" \
+        and definition.child_by_field_name("name") is not None and definition.child_by_field_name("name").id == word.id
 
 
 PASSED_TO = "@"  # `load_in_8bit@optimum`: the name is an argument of a call into the module before the dot

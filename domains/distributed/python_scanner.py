@@ -7,7 +7,14 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.distributed.keyword_arms import nccl_arm_only_adds_keywords
-from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, argument
+from ascend_feasibility.domains.python_refs import (
+    ENV_REMOVED,
+    PythonDomainScanner,
+    PythonScan,
+    Reference,
+    argument,
+    removes_variable,
+)
 from ascend_feasibility.domains.python_words import words
 from ascend_feasibility.domains.rule_index import RuleIndex
 from tree_sitter import Node
@@ -64,6 +71,11 @@ class _DistributedScan(PythonScan):
 
     HANDLERS = (("comparison", "_comparison"), ("string", "_string"), ("env_string", "env_string"),
                 ("nccl_flag", "_nccl_flag"))
+
+    def env_facets(self, name: str, node: Node) -> tuple[str, ...] | None:
+        # removing an NCCL variable (vLLM's worker pops NCCL_ASYNC_ERROR_HANDLING that Ray sets) changes nothing
+        # torch_npu reads: there is no HCCL twin to set
+        return (ENV_REMOVED,) if removes_variable(node) else ()
 
     def finish(self, found) -> None:
         megatron = [n for n in found.get("imported_module", []) if parsing.text(n).split(".")[0].strip() == "megatron"]
