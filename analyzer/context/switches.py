@@ -228,7 +228,7 @@ class SwitchReader:
         """`os.getenv("NVTX_PROFILE", "0") == "1"`: false while the variable is unset (env_switches.py)."""
         from ascend_feasibility.analyzer.context.env_switches import env_off
 
-        off = env_off(node) if "env" in parsing.text(node) else None
+        off = env_off(node)
         if off is None or self._mainstream(off[0]):
             return None
         return f"environment variable `{off[0]}` is unset by default ({off[1]}, line {node.start_point.row + 1})"
