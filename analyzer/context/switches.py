@@ -124,6 +124,8 @@ class SwitchReader:
             if parent.type in {"if_statement", "elif_clause"} and _same(child, parent.child_by_field_name("consequence") or parent):
                 condition = parent.child_by_field_name("condition")
                 found = self._on(condition, parent) if len(_either(condition)) < 2 else self._any_on(condition, parent, node)
+            elif parent.type == "else_clause":
+                found = self._else_of_not(parent)
             elif parent.type == "conditional_expression" and len(parent.named_children) >= 3 and _same(child, parent.named_children[0]):
                 found = self._on(parent.named_children[1], parent)
             elif parent.type == "block":
@@ -136,6 +138,17 @@ class SwitchReader:
                 return found
             child, parent, steps = parent, parent.parent, steps + 1
         return None
+
+    def _else_of_not(self, clause: Node) -> ExplainedGuard | None:
+        """The else arm of `if not args.debug: ... else: <site>` (no elif): it runs only with the switch on."""
+        statement = clause.parent
+        if statement is None or statement.type != "if_statement" or any(c.type == "elif_clause" for c in statement.children):
+            return None
+        condition = statement.child_by_field_name("condition")
+        while condition is not None and condition.type == "parenthesized_expression" and condition.named_children:
+            condition = condition.named_children[0]
+        argument = condition.child_by_field_name("argument") if condition is not None and condition.type == "not_operator" else None
+        return self._on(argument, statement) if argument is not None else None
 
     def _after_early_exit(self, child: Node) -> ExplainedGuard | None:
         """`if not self.enabled: return` before the site: what follows runs only with the switch on."""
