@@ -9,7 +9,9 @@ switched_on.py keeps the arm counted where the project itself sets the variable:
 Read only where the answer is the expression's own text: one variable, read with `os.getenv` / `os.environ.get`
 (`os.environ["X"]` raises when unset: it is no switch), its default a literal, then only literal conversions
 (`int`, `float`, `bool`, `str`, `.lower()`, `.upper()`, `.strip()`), comparisons with literals (==, !=, in, not in, a
-tuple or list of literals) and `not`. A module constant must be the name's only binding in the file.
+tuple or list of literals) and `not`. A name stands for the read it holds (bound_env_read) where every binding of
+it in the file assigns that same read (BasicSR: `BASICSR_JIT = os.getenv('BASICSR_JIT')` ... `if BASICSR_JIT ==
+'True':`, and setup.py's `cuda_ext = os.getenv('BASICSR_EXT')` under `__main__`; round 23 A2 66/98, B1 21, B2 41/48).
 
 A project's table of environment variables (vLLM's and FastVideo's envs.py: `environment_variables = {"NVTX_PROFILE":
 lambda: os.getenv("NVTX_PROFILE", "0") != "0", ...}` with a module `__getattr__` that calls the entry) is read the
