@@ -79,18 +79,19 @@ def bound_env_read(name_node: Node, depth: int = 0) -> Node | None:
     return rights[0]
 
 
-_BINDINGS: list = [b"", {}]  # the last module read: its text, and name → the identifiers binding it
+_BINDINGS: list = [None, {}]  # the last module read (its node keeps its tree alive: no other takes its id), and
+# name → the identifiers binding it
 
 
 def _bindings(module: Node) -> dict[str, list[Node]]:
     """name → the identifiers that bind it (PARAMETER_REBINDINGS' targets) in the module; read once per module."""
-    text = module.text
-    if _BINDINGS[0] != text:
+    if _BINDINGS[0] is None or _BINDINGS[0].id != module.id:
         found: dict[str, list[Node]] = {}
+        text = module.text
         if b"getenv" in text or b"environ" in text:  # no read of a variable: no name holds one
             for node in parsing.captures(parsing.query("python", PARAMETER_REBINDINGS), module).get("target", []):
                 found.setdefault(parsing.text(node), []).append(node)
-        _BINDINGS[:] = [text, found]
+        _BINDINGS[:] = [module, found]
     return _BINDINGS[1]
 
 
