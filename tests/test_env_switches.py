@@ -151,3 +151,40 @@ def test_a_table_entry_on_by_default_or_missing_keeps_the_site_counted(tmp_path,
 def test_a_table_entry_a_launcher_exports_keeps_the_site_counted(tmp_path):
     found = _ranges(tmp_path, extra={"profile.sh": "#!/bin/bash\nexport APP_NVTX_PROFILE=1\npython run.py\n"})
     assert {line: f.reach for line, f in found.items()} == {11: "runs", 15: "runs"}
+
+
+KERNEL = ("#include <cuda_runtime.h>\n\n__global__ void scale_kernel(float *out, const float *in, int n) {\n"
+          "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) out[i] = in[i] * 2.0f;\n}\n")
+KERNEL_LOADER = JIT_LOADER.replace("sources=['a.cpp', 'a_kernel.cu']", "sources=['src/a.cpp', 'src/a_kernel.cu']")
+KERNEL_BUILD = BUILD.replace("['a.cpp', 'a_kernel.cu']", "['app/src/a.cpp', 'app/src/a_kernel.cu']")
+
+
+def _kernel_tree(root, extra=None, build=KERNEL_BUILD):
+    write_tree(root, {"app/__init__.py": "from .ops import ext\n", "app/ops.py": KERNEL_LOADER, "setup.py": build,
+                      "app/src/a_kernel.cu": KERNEL, "README.md": "pip install .\n", **(extra or {})})
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return [f for f in report.findings if f.path == "app/src/a_kernel.cu"]
+
+
+def test_a_kernel_only_switched_arms_build_or_load_is_optional(tmp_path):
+    # BasicSR's .cu kernels: listed under `if BASICSR_EXT == 'True':` in setup.py and `if BASICSR_JIT == 'True':`
+    found = _kernel_tree(tmp_path)
+    assert found and all(f.reach == "optional" and not f.counted for f in found)
+    assert "built or loaded only under an off-by-default switch (app/ops.py and 1 more)" in found[0].reach_reason
+    assert "`APP_JIT` is unset by default" in found[0].reach_reason
+
+
+@pytest.mark.parametrize("extra", [
+    {"build.sh": "#!/bin/bash\nnvcc -c app/src/a_kernel.cu -o a.o\n"},  # another build names it
+    {"app/src/CMakeLists.txt": "add_library(a SHARED a.cpp)\n"},  # a glob may take it
+    {"install.sh": "#!/bin/bash\nexport APP_JIT=True\npython -c 'import app'\n"},  # the project sets the variable
+])
+def test_a_kernel_another_build_or_the_project_turns_on_stays_counted(tmp_path, extra):
+    found = _kernel_tree(tmp_path, extra)
+    assert found and all(f.reach == "runs" for f in found)
+
+
+def test_a_kernel_one_unswitched_list_names_stays_counted(tmp_path):
+    build = KERNEL_BUILD.replace("    if APP_EXT == 'True':\n        ext_modules", "    if True:\n        ext_modules")
+    found = _kernel_tree(tmp_path, build=build)
+    assert found and all(f.reach == "runs" for f in found)

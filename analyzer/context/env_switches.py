@@ -35,6 +35,7 @@ METHODS = {"lower": str.lower, "upper": str.upper, "strip": str.strip}
 MAX_DEPTH = 12
 MAX_ENTRIES = 1000
 MAX_ARMS = 200
+MAX_ARM_DEPTH = 60  # ancestors read up from a node for the arm holding it
 
 
 def env_off(node: Node) -> tuple[str, str] | None:
@@ -365,3 +366,28 @@ def table_arms_off(facts, context, switches_on: dict[str, list]) -> dict[str, li
             result.setdefault(f.path, []).append((first, last, key, f"environment variable `{key}` is unset by default "
                                                   f"({module}'s table of environment variables); {shown}"))
     return result
+
+
+def env_arm(node: Node) -> str | None:
+    """Why `node` runs only while an environment variable is set: it sits in the arm of an if/elif one of whose `and`
+    terms is false while the variable is unset (env_off; a name through bound_env_read). BasicSR's setup.py lists the
+    .cu sources of `make_cuda_ext(...)` under `if cuda_ext == 'True':` and its ops modules `load(...)` them under `if
+    BASICSR_JIT == 'True':`. None where the node is reached otherwise."""
+    from ascend_feasibility.analyzer.context.switches import first_term
+
+    child, parent = node, node.parent
+    for _ in range(MAX_ARM_DEPTH):
+        if parent is None:
+            return None
+        if parent.type in {"if_statement", "elif_clause"} and parent.child_by_field_name("consequence") == child:
+            condition = parent.child_by_field_name("condition")
+            why = first_term(condition, lambda term, _: _off_term(term)) if condition is not None else None
+            if why is not None:
+                return f"{why}; line {condition.start_point.row + 1}: {' '.join(parsing.text(condition).split())[:80]}"
+        child, parent = parent, parent.parent
+    return None
+
+
+def _off_term(term: Node) -> str | None:
+    off = env_off(term) if term.type in {"call", "comparison_operator", "not_operator", "identifier"} else None
+    return f"environment variable `{off[0]}` is unset by default ({off[1]})" if off is not None else None
