@@ -195,6 +195,29 @@ def test_the_else_arm_of_a_negated_switch_is_reached_only_with_it_on():
     assert switched(code) is None
 
 
+CLICK = ("import click\nimport torch\n\n\ndef init_model(path, compile=False):\n    model = load(path)\n"
+         "    if compile:\n        model = torch.compile(model)\n    return model\n\n\n@click.command()\n"
+         "@click.option(\"--checkpoint\", type=str)\n@click.option({declaration})\ndef main(checkpoint, compile):\n"
+         "    init_model(checkpoint, compile=compile)\n")
+
+
+@pytest.mark.parametrize("declaration", ['"--compile/--no-compile", default=False', '"--compile", is_flag=True',
+                                         '"--compile/--no-compile"', '"--use-compile", "compile", is_flag=True'])
+def test_a_click_flag_off_by_default_is_a_switch(declaration):
+    # fish-speech's `--compile/--no-compile` (default False) reaching init_model(compile=compile) (round 23 A1 44)
+    found = switched(CLICK.format(declaration=declaration), needle="torch.compile(model)")
+    assert found == ("if compile:", "`compile=False` by default (init_model())")  # its one caller passes the flag
+    main = definition(CLICK.format(declaration=declaration), "def main")
+    assert s.click_option_off(main, "compile") == f"`{'--use-compile' if 'use' in declaration else '--compile'}` is off unless given (line 14)"
+
+
+@pytest.mark.parametrize("declaration", ['"--compile/--no-compile", default=True', '"--compile", default=1',
+                                         '"--other", is_flag=True', '"--compile", type=bool'])
+def test_a_click_option_on_by_default_or_of_another_name_is_no_switch(declaration):
+    assert switched(CLICK.format(declaration=declaration), needle="torch.compile(model)") is None
+    assert s.click_option_off(definition(CLICK.format(declaration=declaration), "def main"), "compile") is None
+
+
 def test_the_true_arm_of_a_conditional_expression_is_switched():
     code = f"def attend(q, k, v, use_xformers=False):\n    return {SITE} if use_xformers else sdpa(q, k, v)\n"
     assert switched(code) == (f"{SITE} if use_xformers else sdpa(q, k, v)", "`use_xformers=False` by default (attend())")

@@ -286,6 +286,9 @@ class SwitchReader:
             if not _off(value, self.guards.is_flag(name)) or not self._callers_leave_off(function, index, name, depth):
                 return None
             return f"`{name}={value}` by default ({function_name}())"
+        declared = click_option_off(function, name)
+        if declared is not None:
+            return declared
         if depth >= 4:
             return None
         calls = self.called(function)
@@ -466,6 +469,38 @@ def _words_of(name: str) -> str:
             out.append("_")
         out.append(char.lower())
     return "".join(out)
+
+
+CLICK_OPTIONS = {"click.option", "option"}
+
+
+def click_option_off(function: Node, name: str) -> str | None:
+    """The parameter `name` of a command that `@click.option("--compile/--no-compile", default=False)` (or a flag with
+    `is_flag=True` and no default, or an on/off pair with none) declares off: "`--compile` is off unless given (line
+    N)" (fish-speech's inference.py `--compile/--no-compile`, round 23 A1 44). A default True or any other value is
+    no off switch."""
+    holder = function.parent
+    if holder is None or holder.type != "decorated_definition":
+        return None
+    for decorator in holder.children:
+        call = decorator.named_children[0] if decorator.type == "decorator" and decorator.named_children else None
+        function_name = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        arguments = call.child_by_field_name("arguments") if function_name is not None else None
+        if arguments is None or parsing.text(function_name) not in CLICK_OPTIONS:
+            continue
+        declared = [_string_value(a) for a in arguments.named_children if a.type == "string"]
+        flags = [d for d in declared if d.startswith("-")]
+        long = next((f for f in flags if f.startswith("--")), None)
+        named = [d for d in declared if d.isidentifier()]
+        dest = named[0] if named else long.split("/", 1)[0].lstrip("-").replace("-", "_") if long else None
+        if dest != name or long is None:
+            continue
+        keywords = {parsing.text(a.child_by_field_name("name")): parsing.text(a.child_by_field_name("value"))
+                    for a in arguments.named_children if a.type == "keyword_argument"}
+        default = keywords.get("default")
+        off = default == "False" or (default is None and ("/" in long or keywords.get("is_flag") == "True"))
+        return f"`{long.split('/', 1)[0]}` is off unless given (line {call.start_point.row + 1})" if off else None
+    return None
 
 
 def first_term(condition: Node, read, depth: int = 0) -> str | None:
