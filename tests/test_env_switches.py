@@ -59,11 +59,62 @@ def test_a_variable_set_to_a_false_word_turns_nothing_on(tmp_path):
     ('os.getenv("X", "0") == "1" or os.getenv("Y")', None),  # not one variable, not this reader's shape
     ('os.getenv("X", default) == "1"', None),  # a default out of sight
     ('not os.getenv("X")', None),  # true while unset
+    ('X == "True"', ("X", "no default, read into X at line 2")),  # a name bound only to the variable's read
+    ('Y == "True"', None),  # a name bound to something else too
 ])
 def test_env_off_reads_the_test_with_the_variable_unset(expression, off):
-    tree = parsing.parse("python", f"import os\nflag = {expression}\n".encode())
-    value = tree.named_children[1].named_children[0].child_by_field_name("right")
+    tree = parsing.parse("python", f"import os\nX = os.getenv('X')\nY = os.getenv('Y')\nY = 1\nflag = {expression}\n".encode())
+    value = tree.named_children[4].named_children[0].child_by_field_name("right")
     assert env_off(value) == off
+
+
+# BasicSR's ops modules and setup.py: the variable is read into a name (no default) and the name tested later
+JIT_LOADER = ("import os\nimport torch\n\nAPP_JIT = os.getenv('APP_JIT')\nif APP_JIT == 'True':\n"
+              "    from torch.utils.cpp_extension import load\n    ext = load('ext', sources=['a.cpp', 'a_kernel.cu'])\n"
+              "else:\n    ext = None\n")
+BUILD = ("import os\nimport torch\nfrom setuptools import setup\nfrom torch.utils.cpp_extension import CppExtension, CUDAExtension"
+         "\n\nAPP_EXT = os.getenv('APP_EXT')\n\n\ndef make_ext(name, sources):\n"
+         "    if torch.cuda.is_available() or os.getenv('FORCE_CUDA', '0') == '1':\n        extension = CUDAExtension\n"
+         "    else:\n        extension = CppExtension\n    return extension(name=name, sources=sources)\n\n\n"
+         "if __name__ == '__main__':\n    APP_EXT = os.getenv('APP_EXT')\n    if APP_EXT == 'True':\n"
+         "        ext_modules = [make_ext('ext', ['a.cpp', 'a_kernel.cu'])]\n    else:\n        ext_modules = []\n"
+         "    setup(name='app', ext_modules=ext_modules)\n")
+
+
+def _by_rule(root, rule, path):
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return {f.line: f for f in report.findings if f.path == path and f.rule == rule}
+
+
+def test_a_variable_read_into_a_name_and_tested_later_is_a_switch(tmp_path):
+    write_tree(tmp_path, {"app/__init__.py": "from .ops import ext\n", "app/ops.py": JIT_LOADER,
+                          "setup.py": BUILD, "README.md": "pip install .\n"})
+    load = _by_rule(tmp_path, "OPS021", "app/ops.py")[7]
+    assert load.reach == "optional" and not load.counted
+    assert "`APP_JIT` is unset by default (no default, read into APP_JIT at line 4" in load.reach_reason
+    build = _by_rule(tmp_path, "OPS062", "setup.py")[10]
+    assert build.reach == "optional" and not build.counted
+    assert "`APP_EXT` is unset by default" in build.reach_reason
+
+
+@pytest.mark.parametrize(("loader", "build"), [
+    (JIT_LOADER.replace("os.getenv('APP_JIT')", "os.getenv('APP_JIT', 'True')"),  # on by default
+     BUILD.replace("    APP_EXT = os.getenv('APP_EXT')\n", "    APP_EXT = 'True'\n")),  # rebound to something else
+    (JIT_LOADER + "APP_JIT = 'True'\n",  # a second binding of the name
+     BUILD.replace("\nAPP_EXT = os.getenv('APP_EXT')\n", "\nAPP_EXT = os.getenv('APP_BUILD')\n")),  # another variable
+])
+def test_a_name_bound_otherwise_or_on_by_default_keeps_the_site_counted(tmp_path, loader, build):
+    write_tree(tmp_path, {"app/__init__.py": "from .ops import ext\n", "app/ops.py": loader,
+                          "setup.py": build, "README.md": "pip install .\n"})
+    assert _by_rule(tmp_path, "OPS021", "app/ops.py")[7].reach == "runs"
+    assert _by_rule(tmp_path, "OPS062", "setup.py")[10].reach == "runs"
+
+
+def test_a_variable_the_launcher_sets_keeps_the_named_switch_counted(tmp_path):
+    write_tree(tmp_path, {"app/__init__.py": "from .ops import ext\n", "app/ops.py": JIT_LOADER, "setup.py": BUILD,
+                          "install.sh": "#!/bin/bash\nAPP_EXT=True pip install -e .\nexport APP_JIT=True\n"})
+    assert _by_rule(tmp_path, "OPS021", "app/ops.py")[7].reach == "runs"
+    assert _by_rule(tmp_path, "OPS062", "setup.py")[10].reach == "runs"
 
 
 ENVS = ('import os\n\nenvironment_variables = {\n'
@@ -100,3 +151,40 @@ def test_a_table_entry_on_by_default_or_missing_keeps_the_site_counted(tmp_path,
 def test_a_table_entry_a_launcher_exports_keeps_the_site_counted(tmp_path):
     found = _ranges(tmp_path, extra={"profile.sh": "#!/bin/bash\nexport APP_NVTX_PROFILE=1\npython run.py\n"})
     assert {line: f.reach for line, f in found.items()} == {11: "runs", 15: "runs"}
+
+
+KERNEL = ("#include <cuda_runtime.h>\n\n__global__ void scale_kernel(float *out, const float *in, int n) {\n"
+          "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) out[i] = in[i] * 2.0f;\n}\n")
+KERNEL_LOADER = JIT_LOADER.replace("sources=['a.cpp', 'a_kernel.cu']", "sources=['src/a.cpp', 'src/a_kernel.cu']")
+KERNEL_BUILD = BUILD.replace("['a.cpp', 'a_kernel.cu']", "['app/src/a.cpp', 'app/src/a_kernel.cu']")
+
+
+def _kernel_tree(root, extra=None, build=KERNEL_BUILD):
+    write_tree(root, {"app/__init__.py": "from .ops import ext\n", "app/ops.py": KERNEL_LOADER, "setup.py": build,
+                      "app/src/a_kernel.cu": KERNEL, "README.md": "pip install .\n", **(extra or {})})
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return [f for f in report.findings if f.path == "app/src/a_kernel.cu"]
+
+
+def test_a_kernel_only_switched_arms_build_or_load_is_optional(tmp_path):
+    # BasicSR's .cu kernels: listed under `if BASICSR_EXT == 'True':` in setup.py and `if BASICSR_JIT == 'True':`
+    found = _kernel_tree(tmp_path)
+    assert found and all(f.reach == "optional" and not f.counted for f in found)
+    assert "built or loaded only under an off-by-default switch (app/ops.py and 1 more)" in found[0].reach_reason
+    assert "`APP_JIT` is unset by default" in found[0].reach_reason
+
+
+@pytest.mark.parametrize("extra", [
+    {"build.sh": "#!/bin/bash\nnvcc -c app/src/a_kernel.cu -o a.o\n"},  # another build names it
+    {"app/src/CMakeLists.txt": "add_library(a SHARED a.cpp)\n"},  # a glob may take it
+    {"install.sh": "#!/bin/bash\nexport APP_JIT=True\npython -c 'import app'\n"},  # the project sets the variable
+])
+def test_a_kernel_another_build_or_the_project_turns_on_stays_counted(tmp_path, extra):
+    found = _kernel_tree(tmp_path, extra)
+    assert found and all(f.reach == "runs" for f in found)
+
+
+def test_a_kernel_one_unswitched_list_names_stays_counted(tmp_path):
+    build = KERNEL_BUILD.replace("    if APP_EXT == 'True':\n        ext_modules", "    if True:\n        ext_modules")
+    found = _kernel_tree(tmp_path, build=build)
+    assert found and all(f.reach == "runs" for f in found)

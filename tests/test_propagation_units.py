@@ -32,6 +32,7 @@ class Facts:
     device_defaults: list = field(default_factory=list)
     default_passed: dict = field(default_factory=dict)
     source_refs: list[str] = field(default_factory=list)
+    switched_source_refs: dict[str, str] = field(default_factory=dict)
     main_guard: bool = False
     main_block: tuple[int, int] | None = None
     reference_checks: list[str] = field(default_factory=list)

@@ -178,6 +178,46 @@ def test_an_else_arm_or_the_condition_itself_is_not_switched():
     assert switched(code, needle="xformers_ok()") is None
 
 
+def test_the_else_arm_of_a_negated_switch_is_reached_only_with_it_on():
+    # LlamaGen's `if not args.debug: device = rank % n else: device = 'cuda'` (round 23 A1 31)
+    code = f"def attend(q, use_xformers=False):\n    if not use_xformers:\n        pass\n    else:\n        {SITE}\n"
+    assert switched(code) == ("if not use_xformers:", "`use_xformers=False` by default (attend())")
+    code = ("import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--debug', action='store_true')\n"
+            "args = parser.parse_args()\nif not args.debug:\n    device = local_device()\nelse:\n    device = 'cuda'\n")
+    assert switched(code, needle="'cuda'", feature=False) == ("if not args.debug:", "`--debug` is off unless given (line 3)")
+    assert switched(code, needle="local_device()", feature=False) is None  # the arm the default takes
+    # not the switch's arm: an elif before the else, a switch on by default, a test that is no negation
+    code = f"def attend(q, use_xformers=False):\n    if not use_xformers:\n        pass\n    elif q:\n        pass\n    else:\n        {SITE}\n"
+    assert switched(code) is None
+    code = f"def attend(q, use_xformers=True):\n    if not use_xformers:\n        pass\n    else:\n        {SITE}\n"
+    assert switched(code) is None
+    code = f"def attend(q, use_xformers=False):\n    if not q:\n        pass\n    else:\n        {SITE}\n"
+    assert switched(code) is None
+
+
+CLICK = ("import click\nimport torch\n\n\ndef init_model(path, compile=False):\n    model = load(path)\n"
+         "    if compile:\n        model = torch.compile(model)\n    return model\n\n\n@click.command()\n"
+         "@click.option(\"--checkpoint\", type=str)\n@click.option({declaration})\ndef main(checkpoint, compile):\n"
+         "    init_model(checkpoint, compile=compile)\n")
+
+
+@pytest.mark.parametrize("declaration", ['"--compile/--no-compile", default=False', '"--compile", is_flag=True',
+                                         '"--compile/--no-compile"', '"--use-compile", "compile", is_flag=True'])
+def test_a_click_flag_off_by_default_is_a_switch(declaration):
+    # fish-speech's `--compile/--no-compile` (default False) reaching init_model(compile=compile) (round 23 A1 44)
+    found = switched(CLICK.format(declaration=declaration), needle="torch.compile(model)")
+    assert found == ("if compile:", "`compile=False` by default (init_model())")  # its one caller passes the flag
+    main = definition(CLICK.format(declaration=declaration), "def main")
+    assert s.click_option_off(main, "compile") == f"`{'--use-compile' if 'use' in declaration else '--compile'}` is off unless given (line 14)"
+
+
+@pytest.mark.parametrize("declaration", ['"--compile/--no-compile", default=True', '"--compile", default=1',
+                                         '"--other", is_flag=True', '"--compile", type=bool'])
+def test_a_click_option_on_by_default_or_of_another_name_is_no_switch(declaration):
+    assert switched(CLICK.format(declaration=declaration), needle="torch.compile(model)") is None
+    assert s.click_option_off(definition(CLICK.format(declaration=declaration), "def main"), "compile") is None
+
+
 def test_the_true_arm_of_a_conditional_expression_is_switched():
     code = f"def attend(q, k, v, use_xformers=False):\n    return {SITE} if use_xformers else sdpa(q, k, v)\n"
     assert switched(code) == (f"{SITE} if use_xformers else sdpa(q, k, v)", "`use_xformers=False` by default (attend())")

@@ -9,7 +9,9 @@ switched_on.py keeps the arm counted where the project itself sets the variable:
 Read only where the answer is the expression's own text: one variable, read with `os.getenv` / `os.environ.get`
 (`os.environ["X"]` raises when unset: it is no switch), its default a literal, then only literal conversions
 (`int`, `float`, `bool`, `str`, `.lower()`, `.upper()`, `.strip()`), comparisons with literals (==, !=, in, not in, a
-tuple or list of literals) and `not`. A module constant must be the name's only binding in the file.
+tuple or list of literals) and `not`. A name stands for the read it holds (bound_env_read) where every binding of
+it in the file assigns that same read (BasicSR: `BASICSR_JIT = os.getenv('BASICSR_JIT')` ... `if BASICSR_JIT ==
+'True':`, and setup.py's `cuda_ext = os.getenv('BASICSR_EXT')` under `__main__`; round 23 A2 66/98, B1 21, B2 41/48).
 
 A project's table of environment variables (vLLM's and FastVideo's envs.py: `environment_variables = {"NVTX_PROFILE":
 lambda: os.getenv("NVTX_PROFILE", "0") != "0", ...}` with a module `__getattr__` that calls the entry) is read the
@@ -33,6 +35,7 @@ METHODS = {"lower": str.lower, "upper": str.upper, "strip": str.strip}
 MAX_DEPTH = 12
 MAX_ENTRIES = 1000
 MAX_ARMS = 200
+MAX_ARM_DEPTH = 60  # ancestors read up from a node for the arm holding it
 
 
 def env_off(node: Node) -> tuple[str, str] | None:
@@ -45,31 +48,52 @@ def env_off(node: Node) -> tuple[str, str] | None:
 
 
 def constant_env_off(name_node: Node) -> tuple[str, str, int] | None:
-    """`NVTX` in `if NVTX:` where the module assigns `NVTX = <an env test false while unset>` once and binds the name
-    nowhere else: (the variable, its default, the assignment's line)."""
-    module = name_node
-    while module.parent is not None:
-        module = module.parent
+    """`NVTX` in `if NVTX:` where the file assigns `NVTX = <an env test false while unset>` and binds the name nowhere
+    else (bound_env_read): (the variable, its default, the assignment's line)."""
+    right = bound_env_read(name_node)
+    off = env_off(right) if right is not None else None
+    return (*off, right.start_point.row + 1) if off is not None else None
+
+
+def bound_env_read(name_node: Node, depth: int = 0) -> Node | None:
+    """The right side of `NAME = <one environment variable's read>` when every binding of the name in the file is such
+    an assignment of the same text (setup.py's `BASICSR_EXT = os.getenv('BASICSR_EXT')` at module level and again
+    under `if __name__ == '__main__':`) and no parameter, function, class or import binds it: what the name holds
+    wherever it is read. A name bound once to `os.getenv('X')` inside a function is read the same way."""
+    module = parsing.root_of(name_node)
     if module.type != "module":
         return None
     name = parsing.text(name_node)
-    found = None
-    for statement in module.named_children:
-        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-        left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
-        if left is not None and left.type == "identifier" and parsing.text(left) == name:
-            if found is not None:
-                return None
-            found = assignment
-    right = found.child_by_field_name("right") if found is not None else None
-    off = env_off(right) if right is not None else None
-    if off is None:
-        return None  # the cheap test first: the walks below read the whole module
-    targets = [n for n in parsing.captures(parsing.query("python", PARAMETER_REBINDINGS), module).get("target", [])
-               if parsing.text(n) == name]
-    if len(targets) != 1 or _defines(module, name):
+    targets = _bindings(module).get(name, [])
+    rights = []
+    for target in targets:
+        assignment = target.parent
+        right = assignment.child_by_field_name("right") if assignment.type == "assignment" else None
+        if right is None or assignment.child_by_field_name("left") != target:
+            return None
+        rights.append(right)
+    if not rights or len({" ".join(parsing.text(r).split()) for r in rights}) != 1:
         return None
-    return (*off, found.start_point.row + 1)
+    read: list[tuple[str, str]] = []
+    if _value(rights[0], read, depth + 1) is UNKNOWN or len(read) != 1 or _defines(module, name):
+        return None
+    return rights[0]
+
+
+_BINDINGS: list = [None, {}]  # the last module read (its node keeps its tree alive: no other takes its id), and
+# name → the identifiers binding it
+
+
+def _bindings(module: Node) -> dict[str, list[Node]]:
+    """name → the identifiers that bind it (PARAMETER_REBINDINGS' targets) in the module; read once per module."""
+    if _BINDINGS[0] is None or _BINDINGS[0].id != module.id:
+        found: dict[str, list[Node]] = {}
+        text = module.text
+        if b"getenv" in text or b"environ" in text:  # no read of a variable: no name holds one
+            for node in parsing.captures(parsing.query("python", PARAMETER_REBINDINGS), module).get("target", []):
+                found.setdefault(parsing.text(node), []).append(node)
+        _BINDINGS[:] = [module, found]
+    return _BINDINGS[1]
 
 
 def _defines(module: Node, name: str) -> bool:
@@ -101,7 +125,23 @@ def _value(node: Node, read: list[tuple[str, str]], depth: int):
         return _compare(node, read, depth)
     if kind == "call":
         return _call(node, read, depth)
+    if kind == "identifier" and node.parent is not None and node.parent.type != "keyword_argument":
+        return _name(node, read, depth)
     return _literal(node)
+
+
+def _name(node: Node, read: list[tuple[str, str]], depth: int):
+    """`BASICSR_JIT` in `BASICSR_JIT == 'True'` where the file binds the name only to `os.getenv('BASICSR_JIT')`: what
+    that read gives while the variable is unset, the reason naming the name and its line."""
+    right = bound_env_read(node, depth + 1)
+    if right is None:
+        return UNKNOWN
+    before = len(read)
+    value = _value(right, read, depth + 1)
+    if value is not UNKNOWN and len(read) == before + 1:
+        variable, default = read[-1]
+        read[-1] = (variable, f"{default}, read into {parsing.text(node)} at line {right.start_point.row + 1}")
+    return value
 
 
 def _call(node: Node, read: list[tuple[str, str]], depth: int):
@@ -326,3 +366,28 @@ def table_arms_off(facts, context, switches_on: dict[str, list]) -> dict[str, li
             result.setdefault(f.path, []).append((first, last, key, f"environment variable `{key}` is unset by default "
                                                   f"({module}'s table of environment variables); {shown}"))
     return result
+
+
+def env_arm(node: Node) -> str | None:
+    """Why `node` runs only while an environment variable is set: it sits in the arm of an if/elif one of whose `and`
+    terms is false while the variable is unset (env_off; a name through bound_env_read). BasicSR's setup.py lists the
+    .cu sources of `make_cuda_ext(...)` under `if cuda_ext == 'True':` and its ops modules `load(...)` them under `if
+    BASICSR_JIT == 'True':`. None where the node is reached otherwise."""
+    from ascend_feasibility.analyzer.context.switches import first_term
+
+    child, parent = node, node.parent
+    for _ in range(MAX_ARM_DEPTH):
+        if parent is None:
+            return None
+        if parent.type in {"if_statement", "elif_clause"} and parent.child_by_field_name("consequence") == child:
+            condition = parent.child_by_field_name("condition")
+            why = first_term(condition, lambda term, _: _off_term(term)) if condition is not None else None
+            if why is not None:
+                return f"{why}; line {condition.start_point.row + 1}: {' '.join(parsing.text(condition).split())[:80]}"
+        child, parent = parent, parent.parent
+    return None
+
+
+def _off_term(term: Node) -> str | None:
+    off = env_off(term) if term.type in {"call", "comparison_operator", "not_operator", "identifier"} else None
+    return f"environment variable `{off[0]}` is unset by default ({off[1]})" if off is not None else None

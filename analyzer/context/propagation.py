@@ -35,6 +35,7 @@ from ascend_feasibility.analyzer.context.process_groups import never_initialised
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import nearest_copy, path_view
 from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
+from ascend_feasibility.analyzer.context.switched_builds import switched_sources
 from ascend_feasibility.analyzer.context.switched_on import on_reason, turned_on
 from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
@@ -114,6 +115,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         switch_takes = switch_rule(conventions.opt_in)
     unbuilt = unbuilt_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES}, facts,
                               set(referrers))
+    switched_built = switched_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES}, facts,
+                                      switches_on)
     stale = stale_launchers(facts, declared, distribution)
     overridden = overridden_defaults(facts)
     if overridden:
@@ -122,7 +125,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     findings = idle_switches(selector_tests(findings, facts, factory), facts)
     in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
     called_elsewhere = _called_elsewhere(findings, facts)
-    if not (referrers or guarded or test_only or example_only or switched or uninstalled or tools or unpassed or unbuilt or stale
+    if not (referrers or guarded or test_only or example_only or switched or uninstalled or tools or unpassed or unbuilt
+            or switched_built or stale
             or on_default or unused_defaults or switches_on or in_function or called_elsewhere or ungrouped):
         return findings
     decided: dict[str, Place | None] = {}
@@ -167,6 +171,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             place = Place(finding.role, "optional", stale[finding.path])
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in unbuilt:
             place = Place(finding.role, "optional", unbuilt[finding.path])
+        if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in switched_built:
+            place = Place(finding.role, "optional", switched_built[finding.path])
         if place is None and finding.reach == "runs" and finding.path in guarded and (
                 finding.domain in feature_domains or finding.path in kernel_modules
                 or guarded[finding.path][0] in {"optional", "other-backend"}):  # loaded only so: all of it is

@@ -124,6 +124,8 @@ class SwitchReader:
             if parent.type in {"if_statement", "elif_clause"} and _same(child, parent.child_by_field_name("consequence") or parent):
                 condition = parent.child_by_field_name("condition")
                 found = self._on(condition, parent) if len(_either(condition)) < 2 else self._any_on(condition, parent, node)
+            elif parent.type == "else_clause":
+                found = self._else_of_not(parent)
             elif parent.type == "conditional_expression" and len(parent.named_children) >= 3 and _same(child, parent.named_children[0]):
                 found = self._on(parent.named_children[1], parent)
             elif parent.type == "block":
@@ -136,6 +138,17 @@ class SwitchReader:
                 return found
             child, parent, steps = parent, parent.parent, steps + 1
         return None
+
+    def _else_of_not(self, clause: Node) -> ExplainedGuard | None:
+        """The else arm of `if not args.debug: ... else: <site>` (no elif): it runs only with the switch on."""
+        statement = clause.parent
+        if statement is None or statement.type != "if_statement" or any(c.type == "elif_clause" for c in statement.children):
+            return None
+        condition = statement.child_by_field_name("condition")
+        while condition is not None and condition.type == "parenthesized_expression" and condition.named_children:
+            condition = condition.named_children[0]
+        argument = condition.child_by_field_name("argument") if condition is not None and condition.type == "not_operator" else None
+        return self._on(argument, statement) if argument is not None else None
 
     def _after_early_exit(self, child: Node) -> ExplainedGuard | None:
         """`if not self.enabled: return` before the site: what follows runs only with the switch on."""
@@ -228,7 +241,7 @@ class SwitchReader:
         """`os.getenv("NVTX_PROFILE", "0") == "1"`: false while the variable is unset (env_switches.py)."""
         from ascend_feasibility.analyzer.context.env_switches import env_off
 
-        off = env_off(node) if "env" in parsing.text(node) else None
+        off = env_off(node)
         if off is None or self._mainstream(off[0]):
             return None
         return f"environment variable `{off[0]}` is unset by default ({off[1]}, line {node.start_point.row + 1})"
@@ -273,6 +286,9 @@ class SwitchReader:
             if not _off(value, self.guards.is_flag(name)) or not self._callers_leave_off(function, index, name, depth):
                 return None
             return f"`{name}={value}` by default ({function_name}())"
+        declared = click_option_off(function, name)
+        if declared is not None:
+            return declared
         if depth >= 4:
             return None
         calls = self.called(function)
@@ -453,6 +469,38 @@ def _words_of(name: str) -> str:
             out.append("_")
         out.append(char.lower())
     return "".join(out)
+
+
+CLICK_OPTIONS = {"click.option", "option"}
+
+
+def click_option_off(function: Node, name: str) -> str | None:
+    """The parameter `name` of a command that `@click.option("--compile/--no-compile", default=False)` (or a flag with
+    `is_flag=True` and no default, or an on/off pair with none) declares off: "`--compile` is off unless given (line
+    N)" (fish-speech's inference.py `--compile/--no-compile`, round 23 A1 44). A default True or any other value is
+    no off switch."""
+    holder = function.parent
+    if holder is None or holder.type != "decorated_definition":
+        return None
+    for decorator in holder.children:
+        call = decorator.named_children[0] if decorator.type == "decorator" and decorator.named_children else None
+        function_name = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        arguments = call.child_by_field_name("arguments") if function_name is not None else None
+        if arguments is None or parsing.text(function_name) not in CLICK_OPTIONS:
+            continue
+        declared = [_string_value(a) for a in arguments.named_children if a.type == "string"]
+        flags = [d for d in declared if d.startswith("-")]
+        long = next((f for f in flags if f.startswith("--")), None)
+        named = [d for d in declared if d.isidentifier()]
+        dest = named[0] if named else long.split("/", 1)[0].lstrip("-").replace("-", "_") if long else None
+        if dest != name or long is None:
+            continue
+        keywords = {parsing.text(a.child_by_field_name("name")): parsing.text(a.child_by_field_name("value"))
+                    for a in arguments.named_children if a.type == "keyword_argument"}
+        default = keywords.get("default")
+        off = default == "False" or (default is None and ("/" in long or keywords.get("is_flag") == "True"))
+        return f"`{long.split('/', 1)[0]}` is off unless given (line {call.start_point.row + 1})" if off else None
+    return None
 
 
 def first_term(condition: Node, read, depth: int = 0) -> str | None:

@@ -26,6 +26,7 @@ from ascend_feasibility.analyzer.context.commented_imports import commented_impo
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.dead_stores import dead_stores
+from ascend_feasibility.analyzer.context.env_switches import env_arm
 from ascend_feasibility.analyzer.context.platform_selectors import PlatformMethod, platform_methods
 from ascend_feasibility.analyzer.context.reference_checks import reference_checks
 from ascend_feasibility.analyzer.context.switches import module_callee, parameter_value_arm
@@ -168,6 +169,9 @@ class PhaseFacts:
     cudnn_ops: bool = False
     config_refs: list[str] = field(default_factory=list)  # config files named in strings or launch arguments
     source_refs: list[str] = field(default_factory=list)  # native sources or their folders named in strings (builders)
+    # those of them every string naming which sits in an arm an unset environment variable leaves off → why
+    # (env_switches.env_arm: BasicSR's `if BASICSR_EXT == 'True':` build and `if BASICSR_JIT == 'True':` load)
+    switched_source_refs: dict[str, str] = field(default_factory=dict)
     # modules every import of which in this file is guarded (reach other than runs: optional, cuda-only-guarded ...)
     guarded_imports: dict[str, str] = field(default_factory=dict)
     # module-level backend selectors (SYSTEM = "rocm"/"cuda"/.../"cpu" by build probes): name → (value on Ascend, line)
@@ -900,12 +904,20 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     strings = {parsing.text(node) for node in found.get("string_content", [])}
     facts.config_refs = sorted(t for t in strings if _is_config_name(t))
     refs = {t for t in strings if _is_source_ref(t)}
+    arms: dict[str, list[str | None]] = {}  # a ref → the env arm of each string naming it (None: reached otherwise)
+    reads_env = "getenv" in unit.source.text or "environ" in unit.source.text
     for node in found.get("string_content", []):  # a source pattern built with os.path.join: its joined path
-        if parsing.text(node).endswith(NATIVE_SUFFIXES):
+        value = parsing.text(node)
+        named = value if value in refs else None
+        if value.endswith(NATIVE_SUFFIXES):
             joined = joined_path(node)
             if joined is not None and _is_source_ref(joined):
                 refs.add(joined)
+                named = joined
+        if named is not None:
+            arms.setdefault(named, []).append(env_arm(node) if reads_env else None)
     facts.source_refs = sorted(refs)
+    facts.switched_source_refs = {ref: whys[0] for ref, whys in sorted(arms.items()) if all(whys)}
     backward = stepped = False
     for node in _methods(unit):
         name = parsing.text(node)
