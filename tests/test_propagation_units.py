@@ -35,6 +35,7 @@ class Facts:
     switched_source_refs: dict[str, str] = field(default_factory=dict)
     main_guard: bool = False
     main_block: tuple[int, int] | None = None
+    main_demo: bool = False
     reference_checks: list[str] = field(default_factory=list)
     launched_scripts: list[str] = field(default_factory=list)
     launches: list[tuple[str, str]] = field(default_factory=list)
