@@ -1,0 +1,50 @@
+"""Copies of a serving engine's internals (analyzer/context/engine_forks.py; round 23 A1 C5 rows 7, 10, 42, 47, A2 C2
+rows 76, 81, 87, port hunks 1, 5, 12) and the engine route's first release (routes.toml first_releases, B1 9)."""
+
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from tests.helpers import write_tree as write
+
+WORKER = (
+    "import os\nimport torch\n{imports}\n\n\nclass Worker({base}):\n    def init_device(self):\n"
+    "        os.environ['TORCH_NCCL_AVOID_RECORD_STREAMS'] = '1'\n"
+    "        torch.cuda.set_device(self.local_rank)\n"
+    "        x = torch.zeros(1).cuda()\n"
+)
+TRAIN = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\ntorch.cuda.synchronize()\n"
+APP = "import torch\nfrom vllm import SamplingParams\nfrom serve.worker import Worker\n"
+
+
+def _tree(tmp_path, name, imports, base="object", requirements="torch==2.6.0\n"):
+    root = tmp_path / name
+    write(root, {"requirements.txt": requirements, "train.py": TRAIN, "app.py": APP,
+                 "serve/__init__.py": "", "serve/worker.py": WORKER.format(imports=imports, base=base)})
+    return analyze(root, AnalyzeOptions(jobs=1))
+
+
+def test_a_copy_of_the_engines_worker_is_one_item_the_port_leaves_alone(tmp_path):
+    report = _tree(tmp_path, "fork", "from vllm.worker.worker_base import WorkerBase", "WorkerBase")
+    assert [f.rule for f in report.findings if f.path == "serve/worker.py" and f.domain != "dependencies"] == []
+    item = next(f for f in report.findings if f.rule == "DEP001" and f.symbol.startswith("vllm"))
+    assert {"serve/worker.py:8", "serve/worker.py:9", "serve/worker.py:10"} <= set(item.sites)
+    assert "copy vllm's internal" in item.message.en
+    assert report.project.deployments == ["serve/worker.py"]
+    # the project's own code keeps its findings
+    assert {f.rule for f in report.findings if f.path == "train.py"} >= {"DEV004", "DEV101"}
+
+
+def test_the_engines_public_api_or_an_internal_import_inside_a_function_is_no_fork(tmp_path):
+    public = _tree(tmp_path, "public", "from vllm import LLM")
+    assert {"DEV103", "DEV004"} <= {f.rule for f in public.findings if f.path == "serve/worker.py"}
+    assert public.project.deployments == []
+    nested = _tree(tmp_path, "nested", "def logger():\n    from vllm.worker.worker import logger\n    return logger")
+    assert {"DEV103", "DEV004"} <= {f.rule for f in nested.findings if f.path == "serve/worker.py"}
+    assert nested.project.deployments == []
+
+
+def test_a_vllm_pin_below_vllm_ascends_first_release_is_an_upgrade(tmp_path):
+    # vllm-ascend's versioning policy: releases from vLLM 0.7.x (v0.7.1rc1 for vLLM 0.7.1)
+    old = _tree(tmp_path, "old", "from vllm import LLM", requirements="torch==2.6.0\nvllm==0.4.1\n")
+    pins = [f for f in old.findings if f.rule == "DEP004" and f.symbol.startswith("vllm")]
+    assert len(pins) == 1 and "0.7.1" in pins[0].message.en
+    new = _tree(tmp_path, "new", "from vllm import LLM", requirements="torch==2.6.0\nvllm==0.8.5\n")
+    assert [f for f in new.findings if f.rule == "DEP004" and f.symbol.startswith("vllm")] == []
