@@ -2,6 +2,7 @@
 rows 76, 81, 87, port hunks 1, 5, 12) and the engine route's first release (routes.toml first_releases, B1 9)."""
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
 from tests.helpers import write_tree as write
 
 WORKER = (
@@ -46,5 +47,15 @@ def test_a_vllm_pin_below_vllm_ascends_first_release_is_an_upgrade(tmp_path):
     old = _tree(tmp_path, "old", "from vllm import LLM", requirements="torch==2.6.0\nvllm==0.4.1\n")
     pins = [f for f in old.findings if f.rule == "DEP004" and f.symbol.startswith("vllm")]
     assert len(pins) == 1 and "0.7.1" in pins[0].message.en
+    # the verdict names no route for the pinned version (round 23 verdicts V6)
+    assert [(n.id, n.status, n.pinned_below) for n in old.verdict.routes] == [("vllm-ascend", "none", "vllm==0.4.1")]
+    assert "no route for vllm==0.4.1" in old.verdict.drivers[-1].en
     new = _tree(tmp_path, "new", "from vllm import LLM", requirements="torch==2.6.0\nvllm==0.8.5\n")
     assert [f for f in new.findings if f.rule == "DEP004" and f.symbol.startswith("vllm")] == []
+    assert [(n.id, n.status, n.pinned_below) for n in new.verdict.routes] == [("vllm-ascend", "supported", None)]
+    assert "vLLM (route)" in new.verdict.drivers[-1].en
+    # an upper bound below the first release is no route either; one above it is
+    capped = _tree(tmp_path, "capped", "from vllm import LLM", requirements="torch==2.6.0\nvllm<0.6\n")
+    assert [n.pinned_below for n in capped.verdict.routes] == ["vllm<0.6"]
+    open_ = _tree(tmp_path, "open", "from vllm import LLM", requirements="torch==2.6.0\nvllm>=0.4,<0.9\n")
+    assert [n.pinned_below for n in open_.verdict.routes] == [None]

@@ -17,9 +17,9 @@ from pathlib import Path
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
 from ascend_feasibility.analyzer.context.backend_images import other_backend_images
+from ascend_feasibility.analyzer.context.engine_forks import engine_forks, fold_forks
 from ascend_feasibility.analyzer.context.hosted_notebooks import hosted_notebooks
 from ascend_feasibility.analyzer.context.hosted_predictors import hosted_predictors
-from ascend_feasibility.analyzer.context.engine_forks import engine_forks, fold_forks
 from ascend_feasibility.analyzer.context.nvidia_kits import fold_kits, nvidia_kits
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
 from ascend_feasibility.analyzer.context.project_scope import (
