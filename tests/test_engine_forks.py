@@ -2,6 +2,7 @@
 rows 76, 81, 87, port hunks 1, 5, 12) and the engine route's first release (routes.toml first_releases, B1 9)."""
 
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.analyzer.port import PortOptions, port
 
 from tests.helpers import write_tree as write
 
@@ -12,7 +13,7 @@ WORKER = (
     "        x = torch.zeros(1).cuda()\n"
 )
 TRAIN = "import torch\nmodel = torch.nn.Linear(2, 2).cuda()\ntorch.cuda.synchronize()\n"
-APP = "import torch\nfrom vllm import SamplingParams\nfrom serve.worker import Worker\n"
+APP = "import torch\nfrom vllm import SamplingParams\nfrom serve.worker import Worker\nWorker().init_device()\n"
 
 
 def _tree(tmp_path, name, imports, base="object", requirements="torch==2.6.0\n"):
@@ -31,12 +32,18 @@ def test_a_copy_of_the_engines_worker_is_one_item_the_port_leaves_alone(tmp_path
     assert report.project.deployments == ["serve/worker.py"]
     # the project's own code keeps its findings
     assert {f.rule for f in report.findings if f.path == "train.py"} >= {"DEV004", "DEV101"}
+    # the port rewrites the project's code and leaves the fork as it is (port round 23 hunks 1, 5, 12)
+    result = port(tmp_path / "fork", report, PortOptions(unsafe=True))
+    assert "train.py" in [r.path for r in result.rewrites]
+    assert not [r.path for r in result.rewrites if r.path.startswith("serve/")]
 
 
 def test_the_engines_public_api_or_an_internal_import_inside_a_function_is_no_fork(tmp_path):
     public = _tree(tmp_path, "public", "from vllm import LLM")
     assert {"DEV103", "DEV004"} <= {f.rule for f in public.findings if f.path == "serve/worker.py"}
     assert public.project.deployments == []
+    result = port(tmp_path / "public", public, PortOptions(unsafe=True))
+    assert "serve/worker.py" in [r.path for r in result.rewrites]
     nested = _tree(tmp_path, "nested", "def logger():\n    from vllm.worker.worker import logger\n    return logger")
     assert {"DEV103", "DEV004"} <= {f.rule for f in nested.findings if f.path == "serve/worker.py"}
     assert nested.project.deployments == []
