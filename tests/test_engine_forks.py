@@ -32,6 +32,12 @@ def test_a_copy_of_the_engines_worker_is_one_item_the_port_leaves_alone(tmp_path
     assert report.project.deployments == ["serve/worker.py"]
     # the project's own code keeps its findings
     assert {f.rule for f in report.findings if f.path == "train.py"} >= {"DEV004", "DEV101"}
+    # the engine's pin below vllm-ascend's first release is the same re-base: a site of the one item
+    pinned = _tree(tmp_path, "pinned", "from vllm.worker.worker_base import WorkerBase", "WorkerBase",
+                   requirements="torch==2.6.0\nvllm==0.4.1\n")
+    vllm = [f for f in pinned.findings if f.domain == "dependencies" and f.symbol.startswith("vllm")]
+    assert [f.rule for f in vllm] == ["DEP001"]
+    assert "requirements.txt:2" in vllm[0].sites and "0.7.1" in vllm[0].message.en
     # the port rewrites the project's code and leaves the fork as it is (port round 23 hunks 1, 5, 12)
     result = port(tmp_path / "fork", report, PortOptions(unsafe=True))
     assert "train.py" in [r.path for r in result.rewrites]

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 MAX_SITES = 100
 PACKAGE_RULE = "DEP001"  # a package that needs replacing on Ascend: the item the fork's lines belong to
+PIN_RULE = "DEP004"  # a pin older than the release the package's Ascend route starts at
 
 
 def engine_forks(facts: list[ModuleFacts], context: ProjectContext, internals: list[str]) -> dict[str, str]:
@@ -78,10 +79,15 @@ def fold_forks(findings: list[Finding], forks: dict[str, str], factory: FindingF
         # the package item (DEP001: replace the engine) before a pin's (DEP004: an older release)
         package = min(items, key=lambda f: (f.rule != PACKAGE_RULE, f.path, f.line), default=None)
         if package is not None:
+            # the engine's pins below the route's first release (DEP004) are the same re-base: one item, not two
+            pins = [f for f in items if f is not package and package.rule == PACKAGE_RULE and f.rule == PIN_RULE]
+            en = " ".join([package.message.en, note.en, *(f"{f.path}:{f.line}: {f.message.en}" for f in pins)])
+            zh = " ".join([package.message.zh, note.zh, *(f"{f.path}:{f.line}：{f.message.zh}" for f in pins)])
             kept[id(package)] = package.model_copy(update={
-                "sites": [*(package.sites or [f"{package.path}:{package.line}"]), *sites],
-                "message": Text(en=f"{package.message.en} {note.en}", zh=f"{package.message.zh} {note.zh}")})
-            dropped.update(id(f) for f in group)
+                "sites": [*(package.sites or [f"{package.path}:{package.line}"]),
+                          *(site for f in pins for site in (f.sites or [f"{f.path}:{f.line}"])), *sites],
+                "message": Text(en=en, zh=zh)})
+            dropped.update(id(f) for f in [*group, *pins])
             continue
         first = group[0]
         reason = (f"a copy of {engine}'s internals ({where}): the engine's Ascend route replaces it, it is not "
