@@ -50,6 +50,12 @@ def test_the_engines_public_api_or_an_internal_import_inside_a_function_is_no_fo
     assert public.project.deployments == []
     result = port(tmp_path / "public", public, PortOptions(unsafe=True))
     assert "serve/worker.py" in [r.path for r in result.rewrites]
+    # a model written for a current vLLM (its layers, its tensor-parallel all-reduce) runs inside vllm-ascend: the
+    # project's own lines to port (torchtitan's experiments/rl/models)
+    plugin = _tree(tmp_path, "plugin", "from vllm.model_executor.layers.linear import RowParallelLinear\n"
+                   "from vllm.distributed import tensor_model_parallel_all_reduce")
+    assert {"DEV103", "DEV004"} <= {f.rule for f in plugin.findings if f.path == "serve/worker.py"}
+    assert plugin.project.deployments == []
     nested = _tree(tmp_path, "nested", "def logger():\n    from vllm.worker.worker import logger\n    return logger")
     assert {"DEV103", "DEV004"} <= {f.rule for f in nested.findings if f.path == "serve/worker.py"}
     assert nested.project.deployments == []

@@ -1,7 +1,7 @@
 """Copies of a serving engine's internals: a module that imports the engine's internal packages at its top level
-(`vllm.worker.worker_base.WorkerBase`, `vllm.model_executor`, `vllm.distributed.device_communicators.pynccl_utils`),
-not its public API (`from vllm import LLM, SamplingParams`), is a fork of the engine's worker, model runner or
-executor (LlamaGen's autoregressive/serve/, a copy of vLLM 0.4.1's).
+(`vllm.worker.worker_base.WorkerBase`, `vllm.executor.executor_base`, `vllm.distributed.device_communicators.pynccl_utils`),
+not its public API (`from vllm import LLM, SamplingParams`) nor the layers a model plugin is written against, is a fork
+of the engine's worker, model runner or executor (LlamaGen's autoregressive/serve/, a copy of vLLM 0.4.1's).
 
 On Ascend such a file is not edited line by line: the engine's Ascend route (vllm-ascend) brings its own NPU worker,
 model runner and graph capture, for the engine releases it supports, so the fork is re-based on that route or
