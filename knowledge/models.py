@@ -785,6 +785,9 @@ class BackendConventions(_Record):
     nvidia_model_configs: list[str] = Field(default_factory=list, description="file names of a serving model "
                                             "repository's model configuration (config.pbtxt beside <model>/<version>/)")
     nvidia_serving_route: BilingualText | None = Field(default=None, description="how to serve on Ascend instead")
+    engine_internals: list[str] = Field(default_factory=list, description="internal packages of a serving engine "
+                                        "(vllm.worker, vllm.model_executor): a module importing one at its top level "
+                                        "copies the engine's worker or model runner, which its Ascend route replaces")
     definition_names: list[str] = Field(default_factory=list, description="name parts that make a function or a "
                                         "binding another accelerator's code (def _ensure_rocm_torch, _MLX_ALIASES = ...)")
     images: list[str] = Field(default_factory=list, description="tokens of a Dockerfile's base image, package index "

@@ -332,6 +332,9 @@ class RouteNote(_Contract):
     estimate: DaysRange | None = Field(default=None, description="By the route (relation is): Step 0 and adopting it")
     outside: DaysRange | None = Field(default=None, description="Required work of the main phase in modules the route "
                                       "does not cover")
+    pinned_below: str | None = Field(default=None, description="The project's pin of the package (`vllm==0.4.1`) when "
+                                     "every release it admits is older than the first release the route supports: "
+                                     "the route does not serve that version (status none)")
 
 
 class Verdict(_Contract):

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from ascend_feasibility.analyzer import TOOL_NAME, __version__
 from ascend_feasibility.analyzer.context import ProjectContext, build_project_context
 from ascend_feasibility.analyzer.context.backend_images import other_backend_images
+from ascend_feasibility.analyzer.context.engine_forks import engine_forks, fold_forks
 from ascend_feasibility.analyzer.context.hosted_notebooks import hosted_notebooks
 from ascend_feasibility.analyzer.context.hosted_predictors import hosted_predictors
 from ascend_feasibility.analyzer.context.nvidia_kits import fold_kits, nvidia_kits
@@ -238,6 +239,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     route = backends.nvidia_serving_route
     kits = nvidia_kits(modules, context, backends, packages, found.files, root)
     findings = fold_kits(findings, kits, worker.factory, Text(en=route.en, zh=route.zh) if route is not None else None)
+    forks = engine_forks(modules, context, backends.engine_internals)
+    findings = fold_forks(findings, forks, worker.factory)
     findings = drop_without_cause(findings, {code: frozenset(rule.needs_in_project) for code, rule in worker.kb.rules.items()
                                              if rule.needs_in_project})
     file_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "file")
@@ -267,7 +270,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         ),
         project=ProjectInfo(root=str(root), name=root.name, files_scanned=files_scanned, lines_scanned=lines_scanned,
                             npu_code=list(context.npu_files), own_packages=sorted(context.own_packages),
-                            deployments=sorted([*kits, *(p for p, why in predictors.items()
+                            deployments=sorted([*kits, *forks, *(p for p, why in predictors.items()
                                                          if run.guarded.get(p) == ("optional", why))]),
                             project_revision=revision),
         findings=findings,

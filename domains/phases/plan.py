@@ -93,7 +93,7 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
     work = estimate(findings, assignment.phases, priced_entries(assignment.entries, apart), kernels or [], npu_code,
                     role_of, plan_data(), nested)
     items = bottlenecks(work)
-    routes = route_notes(facts, own_packages, findings, work, kernels or [], role_of, plan_data())
+    routes = route_notes(facts, own_packages, findings, work, kernels or [], role_of, plan_data(), dependencies)
     judged = verdict(findings, work, assignment.phases, npu_code, assessable(facts, findings, kernels or []), nested)
     if judged.verdict != "not-applicable":
         own = [n for n in routes if n.relation == "is"]

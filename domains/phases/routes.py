@@ -3,20 +3,35 @@ which applies, and for a project that is one of them, the estimate by that route
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
-from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, CustomOpRow, DaysRange, Effort, Finding, RouteNote, Text
+from ascend_feasibility.analyzer.core.models import (
+    COUNTED_ROLES,
+    CustomOpRow,
+    DaysRange,
+    DependencyRow,
+    Effort,
+    Finding,
+    RouteNote,
+    Text,
+)
 from ascend_feasibility.domains.phases.estimate import bucket_of, step0_days, work_days
 from ascend_feasibility.domains.phases.facts import PhaseFacts, module_name
 from ascend_feasibility.knowledge import load_routes
 from ascend_feasibility.knowledge.models import Route
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
 
 MAX_BUILDS_ON = 6
 
 
 def route_notes(facts: list[PhaseFacts], own_packages: frozenset[str], findings: list[Finding], work: Effort,
-                kernels: list[CustomOpRow], role_of: Callable[[str], str], data: dict) -> list[RouteNote]:
+                kernels: list[CustomOpRow], role_of: Callable[[str], str], data: dict,
+                dependencies: Iterable[DependencyRow] = ()) -> list[RouteNote]:
+    """`dependencies`: the dependency matrix, whose declared pins say whether a route that starts at a release
+    (first_releases) serves the version the project builds on."""
     routes = load_routes().route
+    declared = {row.package.lower().replace("_", "-"): row.declared for row in dependencies if row.declared}
     own = set(own_packages) | _root_folders(facts, role_of)
     notes = [_is(route, findings, work, kernels, data) for route in routes if own & set(route.packages)]
     imported = {name for f in facts if role_of(f.path) in {*COUNTED_ROLES, "example"} for name in f.imports}
@@ -28,8 +43,42 @@ def route_notes(facts: list[PhaseFacts], own_packages: frozenset[str], findings:
         names = [name for m in route.modules for name in imported if name == m or name.startswith(m + ".")]
         # a package only opted into is named only where its route is full: "apex (partial route)" would read as work
         if names and (route.status == "supported" or any(_package_key(n.split(".", 1)[0]) not in optional for n in names)):
-            notes.append(_note(route, "builds-on"))
+            pinned = _pinned_below(route, declared)
+            note = _note(route, "builds-on")
+            notes.append(note if pinned is None else note.model_copy(update={"status": "none", "pinned_below": pinned}))
     return notes
+
+
+def _pinned_below(route: Route, declared: dict[str, str]) -> str | None:
+    """`vllm==0.4.1` when the project's pins of a package the route starts at a release of (vllm-ascend from vLLM
+    0.7.1) admit no release from that one on: LlamaGen's serve/ copies vLLM 0.4.1's internals, which no vllm-ascend
+    release serves (round 23 verdicts V6)."""
+    for package, first in route.first_releases.items():
+        spec = declared.get(package.lower().replace("_", "-"))
+        if spec and _only_below(spec, Version(first)):
+            return f"{package}{spec}"
+    return None
+
+
+def _only_below(spec: str, first: Version) -> bool:
+    """Whether every release `spec` admits is older than `first`: an exact pin or an upper bound below it."""
+    try:
+        specifiers = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return False
+    for item in specifiers:
+        try:
+            version = Version(item.version.removesuffix(".*"))
+        except InvalidVersion:
+            continue
+        if item.operator in {"==", "==="} and version < first:
+            return True
+        if item.operator in {"<", "<="} and (version < first or (item.operator == "<" and version == first)):
+            return True
+        if item.operator == "~=" and Version(".".join(map(str, version.release[:-1] or version.release))) < first \
+                and not specifiers.contains(first, prereleases=True):
+            return True
+    return False
 
 
 def optional_packages(findings: list[Finding]) -> frozenset[str]:
@@ -101,8 +150,10 @@ def builds_on_driver(notes: list[RouteNote]) -> Text | None:
         return None
     words = {"supported": ("route", "有路径"), "partial": ("partial route", "部分路径"),
              "reference": ("reference path", "参考实现路径"), "none": ("no route on Ascend", "昇腾上无可用路径")}
-    en = "; ".join(f"{n.project} ({words[n.status][0]})" for n in others)
-    zh = "；".join(f"{n.project}（{words[n.status][1]}）" for n in others)
+    en = "; ".join(f"{n.project} (no route for {n.pinned_below}: the route starts at a newer release)"
+                   if n.pinned_below else f"{n.project} ({words[n.status][0]})" for n in others)
+    zh = "；".join(f"{n.project}（{n.pinned_below} 无可用路径：该路径从更新的版本起才支持）"
+                   if n.pinned_below else f"{n.project}（{words[n.status][1]}）" for n in others)
     return Text(en=f"builds on: {en} — see Routes", zh=f"依赖：{zh}——见“可用路径”")
 
 
