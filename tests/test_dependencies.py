@@ -841,3 +841,9 @@ def test_a_feature_of_a_library_the_project_declares_only_in_an_extra_is_optiona
     write(tmp_path / "main", {"pyproject.toml": main, **code})
     gap = [f for f in analyze(tmp_path / "main", AnalyzeOptions(jobs=1)).findings if f.rule == "DEP032"]
     assert [(f.reach, f.counted) for f in gap] == [("runs", True)]
+    # unsloth's shape: torch itself only in extras (install variants, the main list a CLI's packages): no opt-in
+    variants = '[project]\nname = "demo"\ndependencies = ["rich"]\n[project.optional-dependencies]\n' \
+               'hf = ["transformers==4.29.2"]\ncu121 = ["torch==2.1.0"]\n'
+    write(tmp_path / "variants", {"pyproject.toml": variants, **code})
+    gap = [f for f in analyze(tmp_path / "variants", AnalyzeOptions(jobs=1)).findings if f.rule == "DEP032"]
+    assert [(f.reach, f.counted) for f in gap] == [("runs", True)]

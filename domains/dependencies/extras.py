@@ -16,7 +16,8 @@ from ascend_feasibility.domains.dependencies.facts import ImportFact
 from ascend_feasibility.domains.dependencies.project import ENVIRONMENT_SOURCES, declared_optional
 from ascend_feasibility.knowledge import load_routes
 
-FEATURE_RULES = ("route-gap", "package-call")  # the detectors of uses of a package's own features at a call site
+FEATURE_RULES = ("route-gap", "package-call")
+TORCH = "torch"  # the detectors of uses of a package's own features at a call site
 
 
 def extra_only(declarations: list[Declaration]) -> dict[str, Declaration]:
@@ -33,7 +34,10 @@ def extra_only(declarations: list[Declaration]) -> dict[str, Declaration]:
 
 def fold_extra_features(findings: list[Finding], declarations: list[Declaration], imports: list[ImportFact],
                         factory: FindingFactory) -> list[Finding]:
-    extras = extra_only(declarations)
+    # a manifest whose main list does not declare torch (unsloth's pyproject: torch only in extras, its main list a
+    # CLI's few packages) uses its extras as install variants, not opt-in features: its main list does not run it
+    runs_torch = {site.path for site in declarations if site.name == TORCH and declared_optional(site) is None}
+    extras = {name: site for name, site in extra_only(declarations).items() if site.path in runs_torch}
     if not extras:
         return findings
     kb = factory.kb
