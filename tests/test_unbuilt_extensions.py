@@ -48,15 +48,22 @@ def test_an_extension_module_only_guarded_imports_reach_is_optional(tmp_path):
     assert why == ("needs the compiled extension `_ext` when it loads, which the project neither builds nor declares; "
                    "no entry point of the project imports it unconditionally")
     assert phrase("zh", why).startswith("加载时需要已编译的扩展 `_ext`")
+    # nothing imports point_head.py, and no build file publishes vendor/: unreached before its extension matters
     reach, why = found["vendor/mmcv/point_head.py"]
+    assert reach == "optional" and why.startswith("imported by nothing the scripts of vendor/ load")
+    # published (a pyproject at the root), a user may import it: its unguarded import of the unbuilt op decides
+    published = tmp_path / "published"
+    write_tree(published, _tree({"pyproject.toml": "[project]\nname = 'demo'\n"}))
+    reach, why = _reach(published)["vendor/mmcv/point_head.py"]
     assert reach == "optional"
     assert why.startswith("imports vendor/mmcv/ops/carafe.py at its top level, which needs the compiled extension")
     assert phrase("zh", why).startswith("在模块顶层导入 vendor/mmcv/ops/carafe.py，而后者加载时需要已编译的扩展 `_ext`")
 
 
 def test_an_extension_module_built_declared_or_needed_by_an_entry_runs(tmp_path):
+    # (a pyproject beside the declaration publishes vendor/: point_head.py, importing the op unguarded, may be loaded)
     for extra in ({"setup.py": "from torch.utils.cpp_extension import CUDAExtension\n"},
-                  {"requirements.txt": "torch\nmmcv-full==1.7\n"},
+                  {"requirements.txt": "torch\nmmcv-full==1.7\n", "pyproject.toml": "[project]\nname = 'demo'\n"},
                   {"app.py": "from vendor.mmcv.ops import carafe\ncarafe(1)\n"}):
         root = tmp_path / str(len(list(tmp_path.iterdir())))
         write_tree(root, _tree(extra))

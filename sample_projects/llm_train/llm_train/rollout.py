@@ -19,3 +19,9 @@ def rollout_group(workers):
     group = placement_group(bundles, strategy="PACK")
     ray.get(group.ready())
     return [RolloutWorker.options(placement_group=group).remote() for _ in range(workers)]
+
+
+if __name__ == "__main__":
+    ray.init()
+    for worker in rollout_group(2):
+        print(ray.get(worker.device_report.remote()))
