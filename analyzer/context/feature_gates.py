@@ -92,7 +92,7 @@ def unread_after(statement: Node, names: list[str]) -> bool:
     try:
         for node in parsing.walk(statement.parent, limit=MAX_MODULE_NODES, prune=_IMPORTS, strict=True):
             if node.type == "identifier" and parsing.text(node) in wanted and not _inside(node, statement) \
-                    and not _not_a_read(node):
+                    and not not_a_read(node):
                 return False
             if node.type == "string" and parsing.text(node).strip("'\"") in wanted:
                 return False  # `__all__ = ["flex_attention"]`, `getattr(module, "flex_attention")`: read by name
@@ -105,7 +105,7 @@ def _inside(node: Node, statement: Node) -> bool:
     return statement.start_byte <= node.start_byte and node.end_byte <= statement.end_byte
 
 
-def _not_a_read(identifier: Node) -> bool:
+def not_a_read(identifier: Node) -> bool:
     """A keyword's name (`flex_attention=`) or an attribute's (`self.flex_attention`): the same word, not the name."""
     parent = identifier.parent
     if parent is None:

@@ -16,7 +16,7 @@
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer.context.feature_gates import feature_call, names_wrapper
+from ascend_feasibility.analyzer.context.feature_gates import feature_call, names_wrapper, not_a_read
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
 from ascend_feasibility.knowledge import load_cuda_features
@@ -84,7 +84,7 @@ def _receivers(condition: Node, parent: Node | None) -> list[tuple[Node, str | N
 
 def _reads(scope: Node, name: str, left: Node | None = None) -> list[Node]:
     return [node for node in parsing.walk(scope, limit=MAX_NODES * 5, prune=_NESTED, enter_root=True)
-            if node.type == "identifier" and parsing.text(node) == name and node != left and not _not_a_read(node)]
+            if node.type == "identifier" and parsing.text(node) == name and node != left and not not_a_read(node)]
 
 
 def _shown(identifier: Node) -> bool:
@@ -130,16 +130,6 @@ def _true_keywords(value: Node) -> list[str]:
                 if p.type == "pair" and p.child_by_field_name("key") is not None and p.child_by_field_name("key").type == "string"
                 and p.child_by_field_name("value") is not None and p.child_by_field_name("value").type == "true"]
     return []
-
-
-def _not_a_read(identifier: Node) -> bool:
-    """A keyword's name (`disable=`) or an attribute's (`self.disable`): the same word, not the name."""
-    parent = identifier.parent
-    if parent is None:
-        return False
-    if parent.type == "keyword_argument":
-        return parent.child_by_field_name("name") == identifier
-    return parent.type == "attribute" and parent.child_by_field_name("attribute") == identifier
 
 
 def _as_argument(value: Node) -> tuple[Node, str | None] | None:
