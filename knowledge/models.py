@@ -540,6 +540,11 @@ class PackageRecord(_Record):
         description="codes of the call-site rules that carry the package's one CUDA-only part (Lightning's accelerator "
         "choice: DEV701, DEV704): where the project holds one of their findings, the package's own (DEP001) is info",
     )
+    plain_calls: list[str] = Field(
+        default_factory=list,
+        description="qualified names of a replaced package's functions that are plain PyTorch (no kernel of its own: "
+        "nerfacc.accumulate_along_rays is an index_add_): a call of one runs on the NPU as it is (no DEP030)",
+    )
     cuda_part_in: list[str] = Field(
         default_factory=list,
         description="the qualified names (a module covers what it holds) through which a project reaches the package's "

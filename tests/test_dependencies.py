@@ -847,3 +847,14 @@ def test_a_feature_of_a_library_the_project_declares_only_in_an_extra_is_optiona
     write(tmp_path / "variants", {"pyproject.toml": variants, **code})
     gap = [f for f in analyze(tmp_path / "variants", AnalyzeOptions(jobs=1)).findings if f.rule == "DEP032"]
     assert [(f.reach, f.counted) for f in gap] == [("runs", True)]
+
+
+def test_a_replaced_packages_plain_pytorch_function_is_no_call_to_rewrite(tmp_path):
+    # round 23 integration (nerfstudio's renderers): nerfacc.accumulate_along_rays is an index_add_ in nerfacc's
+    # volrend.py, while its occupancy grid runs the package's CUDA kernels
+    write(tmp_path, {"requirements.txt": "torch\nnerfacc==0.5.2\n", "render.py": (
+        "import nerfacc\n\n\ndef render(w, rgb, idx, n):\n"
+        "    grid = nerfacc.OccGridEstimator(roi_aabb=[0] * 6)\n"
+        "    return grid, nerfacc.accumulate_along_rays(w, values=rgb, ray_indices=idx, n_rays=n)\n\n\nrender(1, 2, 3, 4)\n")})
+    calls = {f.symbol for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP030"}
+    assert calls == {"nerfacc.OccGridEstimator"}

@@ -3,8 +3,8 @@
 
 Which packages: every record of knowledge/dependencies/packages.toml classed needs_replacement whose calls change
 (`calls_change`: no Ascend build, fork or plugin of the same package keeps them working), by the modules it
-installs; and calls of a compatible package's `calls` entries, the parts of it with no Ascend path (DEP031). A call another
-rule already speaks for (flash_attn_func: ATT001) is left to that rule, and a call whose value
+installs, except its plain-PyTorch functions (`plain_calls`); and calls of a compatible package's `calls` entries,
+the parts of it with no Ascend path (DEP031). A call another rule already speaks for (flash_attn_func: ATT001) is left to that rule, and a call whose value
 only goes into another such call (xformers' `Inputs(...)` / `Context(...)` objects passed to
 `_memory_efficient_attention_backward`) is counted once, at the call it feeds.
 The finding's replacement is the package's (its `calls` entry for that function, rendered from the call's
@@ -61,7 +61,8 @@ class _PackageCallScan(PythonScan):
             if reference.call is None or root not in modules or self._spoken_for(reference):
                 continue
             record = kb.package(kb.distribution_of(root))
-            if record is None or record.classification not in REPLACED or not record.calls_change:
+            if record is None or record.classification not in REPLACED or not record.calls_change \
+                    or reference.name in record.plain_calls:
                 continue
             found.append((reference, record.name))
         calls = {reference.call.id for reference, _ in found}
