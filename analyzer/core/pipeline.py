@@ -111,10 +111,11 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _read_text(root: Path, path: str) -> str | None:
-    """A file of the tree as text, read before the scan (the README-run tool scripts' imports): None where unreadable."""
+    """A file of the tree as text, read before the scan (the README-run tool scripts' imports): None where unreadable
+    (read_contained: a link leaving the tree, not a regular file, over the size limit)."""
     try:
-        return (root / path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        return read_contained(root, path, MAX_FILE_BYTES).decode("utf-8", errors="replace")
+    except Unreadable:
         return None
 
 
