@@ -1245,7 +1245,7 @@ class RemovedTorchApi(_Record):
     kind: Literal["module", "function"] = Field(
         description="module: importing it (or from it) fails; function: calling it raises")
     removed_in: str = Field(pattern=r"^\d+\.\d+$", description="the first torch release (major.minor) without it")
-    replacement: str = Field(min_length=1)
+    replacement: BilingualText
     sources: list[str] = Field(min_length=1, description="the release notes or pull request that removed it")
 
 

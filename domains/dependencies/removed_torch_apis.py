@@ -12,6 +12,7 @@ as fallback), or code under a test of the torch version (`if TORCH_VERSION < (2,
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.base import bilingual
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
 from ascend_feasibility.knowledge import availability, load_removed_torch_apis
 from ascend_feasibility.knowledge.models import RemovedApiPin, RemovedTorchApi
@@ -45,8 +46,10 @@ def breaking_pins(package: str, torch_version: str) -> list[RemovedApiPin]:
 
 def pin_advice(pin: RemovedApiPin) -> str:
     """The finding's `{npu}`: what the release imports, which torch removed it, the release to move to."""
-    return (f"this version of {pin.package} imports {pin.api} ({pin.where}), which torch {pin.removed_in} removed; "
-            f"upgrade {pin.package} to >= {pin.fixed_in}")
+    return bilingual(f"this version of {pin.package} imports {pin.api} ({pin.where}), which torch {pin.removed_in} "
+                     f"removed; upgrade {pin.package} to >= {pin.fixed_in}",
+                     f"该版本的 {pin.package} 导入了 {pin.api}（{pin.where}），而 torch {pin.removed_in} 已将其移除；"
+                     f"请将 {pin.package} 升级到 >= {pin.fixed_in}")
 
 
 SHORT_NAME = 5  # a shorter last part (`eig`) is inside common words (`weight`): its trigger spells how it is reached
@@ -160,7 +163,8 @@ class _RemovedApiScan(PythonScan):
         return None
 
     def report(self, api: RemovedTorchApi, node: Node) -> None:
-        self.hit(DETECTOR, api.name, node, npu=f"torch {api.removed_in} removed it; use {api.replacement}")
+        self.hit(DETECTOR, api.name, node, npu=bilingual(f"torch {api.removed_in} removed it; use {api.replacement.en}",
+                                                         f"torch {api.removed_in} 已移除它；改用 {api.replacement.zh}"))
 
 
 class RemovedTorchApiScanner(PythonDomainScanner):
