@@ -84,6 +84,11 @@ class _DistributedScan(PythonScan):
 
     def on_reference(self, reference: Reference) -> None:
         name, call = reference.name, reference.call
+        if _names_accelerate_multi_gpu(name):
+            test = _multi_gpu_test(reference.node)
+            if test is not None:
+                self.hit("accelerate-multi-gpu-test", " ".join(parsing.text(test).split()), test)
+            return
         if name in BACKEND_CALLS and call is not None:
             position, keyword, capabilities = BACKEND_CALLS[name]
             value = argument(call, position, keyword)
@@ -154,6 +159,34 @@ class _DistributedScan(PythonScan):
         # A default that feeds the file's own `== "nccl"` comparison is never rewritten by transfer_to_npu.
         auto_when = () if self.compares_nccl else None
         self.hit("nccl-string", parsing.text(node), node, parsing.text(node).replace("nccl", "hccl", 1), auto_when=auto_when)
+
+
+def _names_accelerate_multi_gpu(name: str) -> bool:
+    """`accelerate.DistributedType.MULTI_GPU`, `accelerate.utils.DistributedType.MULTI_GPU`, ... (any accelerate
+    module that re-exports the enum)."""
+    return name.startswith("accelerate.") and name.endswith(".DistributedType.MULTI_GPU")
+
+
+def _multi_gpu_test(member: Node) -> Node | None:
+    """The comparison testing for `member` (`x == MULTI_GPU`, `x != MULTI_GPU`, `x in [..., MULTI_GPU, ...]`) where
+    neither it nor the statement holding it (an assert, the whole if/elif chain) names MULTI_NPU; None otherwise."""
+    operand = member.parent
+    if operand is not None and operand.type in {"list", "tuple", "set"}:
+        operand = operand.parent
+    if operand is None or operand.type != "comparison_operator":
+        return None
+    operators = {parsing.text(op) for op in operand.children_by_field_name("operators")}
+    if not operators & {"==", "!=", "in", "not in"}:
+        return None
+    statement = operand
+    while statement.parent is not None and statement.type not in {"assert_statement", "if_statement",
+                                                                   "return_statement", "expression_statement"}:
+        statement = statement.parent
+    if statement.type == "if_statement" and statement.parent is not None and statement.parent.type == "elif_clause":
+        statement = statement.parent
+    while statement.type == "elif_clause" and statement.parent is not None:
+        statement = statement.parent
+    return None if b"MULTI_NPU" in (statement.text or b"") else operand
 
 
 def _names_device_indices(call: Node) -> bool:
@@ -380,5 +413,6 @@ def _beside_hccl(node: Node) -> bool:
 
 class DistributedPythonScanner(PythonDomainScanner):
     domain = "distributed"
-    triggers = ("distributed", "nccl", "NCCL", "DataParallel", "deepspeed", "megatron", "fully_shard", "DeviceMesh", "ReduceOp")
+    triggers = ("distributed", "nccl", "NCCL", "DataParallel", "deepspeed", "megatron", "fully_shard", "DeviceMesh", "ReduceOp",
+                "MULTI_GPU")
     scan_class = _DistributedScan
