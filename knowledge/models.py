@@ -899,6 +899,9 @@ class GuardConventions(_Record):
                                          "shim's release: no change either way (cuda-only-guarded)")
     release_calls: list[str] = Field(default_factory=list, description="APIs that release memory under a general rule "
                                      "(torch.cuda.ipc_collect is DEV100's): releases all the same")
+    release_companions: list[str] = Field(default_factory=list, description="calls that only prepare a release beside "
+                                          "it (torch.cuda.synchronize before empty_cache): a check guarding them "
+                                          "with a release still guards only the release")
     backend_names: list[str] = Field(min_length=1)
     timing_symbols: list[str] = Field(default_factory=list, description="CUDA timing calls (events, synchronize, the "
                                       "check around a synchronize): cosmetic when they only time what a print shows")

@@ -441,15 +441,17 @@ class FileWorker:
                                     for h in inside)
 
     def _releases_only(self, body, inside: list[Hit]) -> bool:
-        """The findings in a body of calls are cache releases (DEV102), and any other one sits in the header of a
-        `with torch.cuda.device(torch.cuda.current_device()):` that only picks the device for the release."""
+        """The findings in a body of calls are cache releases (DEV102) or their companions (a synchronize before the
+        release), and any other one sits in the header of a `with torch.cuda.device(torch.cuda.current_device()):`
+        that only picks the device for the release."""
         releases = [h for h in inside if self._is_release(h)]
         if not releases:
             return False
         headers = {row for statement in body.named_children if statement.type == "with_statement"
                    for clause in statement.named_children if clause.type == "with_clause"
                    for row in range(clause.start_point.row, clause.end_point.row + 1)}
-        return all(h in releases or h.span.start_row in headers for h in inside)
+        companions = self.guards.guards.release_companions
+        return all(h in releases or h.span.start_row in headers or h.symbol in companions for h in inside)
 
     def _is_release(self, hit: Hit) -> bool:
         conventions = self.guards.guards
