@@ -391,3 +391,35 @@ def test_a_flag_whose_every_use_gates_cuda_only_code_is_not_counted_at_its_defin
     # a use that is no test (a keyword value) cannot be judged: the definition counts
     handed = FLAG_FOR_CUDA_ONLY + "\n\nloader = make_loader(pin_memory=HAS_CUDA)\n"
     assert reach(handed, "DEV104") == [(3, "runs")]
+
+
+# an import's None fallback tested with `is None`: the if arm is the fallback ---------------------------------------
+
+NONE_FALLBACK = """import torch.nn.functional as F
+try:
+    from flash_attn import flash_attn_func
+except ImportError:
+    flash_attn_func = None
+
+
+def attention(q, k, v):
+    if flash_attn_func is None:
+        out = F.scaled_dot_product_attention(q, k, v)
+    else:
+        out = flash_attn_func(q, k, v)
+    return out
+
+
+attention(1, 2, 3)
+"""
+
+
+def test_an_is_none_test_of_an_import_fallback_makes_the_else_arm_the_imports_path():
+    # round 24 B1 row 1 (lmms-eval's qwen2 monkey patch): on Ascend flash_attn is missing, the if arm's SDPA runs
+    assert reach(NONE_FALLBACK, "ATT001") == [(12, "optional")]
+    assert "the if arm (line 10) runs" in findings(NONE_FALLBACK, "ATT001")[0].reach_reason
+    assert reach(NONE_FALLBACK, "ATT020") == [(10, "runs")]
+    mirrored = NONE_FALLBACK.replace("is None:\n        out = F.scaled_dot_product_attention(q, k, v)\n    else:\n        out = flash_attn_func(q, k, v)",
+                                     "is not None:\n        out = flash_attn_func(q, k, v)\n    else:\n        out = F.scaled_dot_product_attention(q, k, v)")
+    assert reach(mirrored, "ATT001") == [(10, "optional")]
+    assert reach(mirrored, "ATT020") == [(12, "runs")]

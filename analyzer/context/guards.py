@@ -367,7 +367,12 @@ class GuardReader:
             # the else branch of a negated check is the branch the check guards (the if-branch is its fallback)
             first = conditions[0]
             held = Condition(first.npu, first.other, first.cuda, first.gate, first.flag, negated=False)
-            return self._positive(held, statement, feature, fallback=not only_raises(arms[0][1]))
+            positive = self._positive(held, statement, feature, fallback=not only_raises(arms[0][1]))
+            if positive is not None and positive.reach == "optional" and not positive.note \
+                    and self.availability_flag(arms[0][0]) and not only_raises(arms[0][1]):
+                # `if flash_attn_func is None: <sdpa> else: flash_attn_func(...)`: the if arm is the fallback
+                positive = Guard("optional", positive.node, _fallback_note(arms[0][1], "if"))
+            return positive
         return None
 
     def _dispatch_cuda_arm(self, child: Node, statement: Node) -> Guard | None:
@@ -756,6 +761,10 @@ class GuardReader:
             negated = negated != (presence == "is")
         elif node.type == "comparison_operator" and any(op.type in {"!=", "not in", "is not"} for op in node.children) and not present:
             negated = not negated and not switched_on
+        elif present and _none_test(node) == "is":
+            # `if flash_attn_func is None:` where the ImportError handler binds it to None asks that the import failed:
+            # the if arm is the fallback, the else arm the import's path (round 24 B1 row 1)
+            negated = not negated
         # another platform or a library is what the branch needs only where the condition asks for it, not where it
         # rules it out: `(fp16 or bf16) and not (deepspeed or is_torch_tpu_available())` is the GPU path
         asked = _words(node, skip_negated=True)
@@ -1111,12 +1120,12 @@ def _keywords(block: Node, wanted: frozenset[str]) -> set[str]:
             and parsing.text(n.child_by_field_name("name")) in wanted}
 
 
-def _fallback_note(other: Node) -> str:
-    """Where the gate fails (the import missing, as on Ascend) the else arm runs: its first statement."""
+def _fallback_note(other: Node, arm: str = "else") -> str:
+    """Where the gate fails (the import missing, as on Ascend) the other arm runs: its first statement."""
     body = other.child_by_field_name("body") or other
     first = body.named_children[0] if body.named_children else body
     text = " ".join(parsing.text(first).split())
-    return (f"where the import is missing the else arm (line {other.start_point.row + 1}) runs: "
+    return (f"where the import is missing the {arm} arm (line {other.start_point.row + 1}) runs: "
             f"{text[:97] + '...' if len(text) > 100 else text}")
 
 
