@@ -103,7 +103,7 @@ class RouteRecord:
     route_line: int
     ops: tuple[str, ...]  # the extension ops the code it stands for calls
     definitions: tuple[str, ...]  # that code's module-level definitions (the autograd Functions among them)
-    kind: str  # device-test, flag, sibling
+    kind: str  # device-test, cpu-test, flag, sibling, cpu-arm
     line: int  # the test choosing between them, or the twin's extension-calling definition
     test: str
     shim: bool  # a test transfer_to_npu makes true for NPU tensors

@@ -93,7 +93,7 @@ def route_findings(routes: list[RouteRecord], run: ProjectRun) -> list[Finding]:
         located = Located(code, ", ".join(route.ops), route.path, route.line, 1, len(snippet) + 1, snippet,
                           matched=route.test or route.route, npu=npu,
                           role=place.role, reach=place.reach, reach_reason=place.reason, facets=facets,
-                          effort=QUICK if route.kind == "device-test" else None)
+                          effort=QUICK if route.kind in {"device-test", "cpu-test"} else None)
         findings.append(run.factory.build_located(located, 0))
     return findings
 
@@ -133,6 +133,9 @@ def _reason(route: RouteRecord) -> str:
                 f"then .to(device)) is the port and this kernel only a speed-up")
     if route.kind == "device-test":
         how = f"the test at {route.path}:{route.line} sends non-CUDA tensors to it"
+    elif route.kind == "cpu-test":
+        how = (f"the test at {route.path}:{route.line} sends only CPU tensors to it, and sending non-CUDA devices "
+               "there is the one change")
     elif route.kind == "flag":
         how = f"the test at {route.path}:{route.line} selects it"
     else:
