@@ -293,8 +293,8 @@ class _CustomOpsScan(PythonScan):
         """Each Function whose forward or backward launches custom kernels, itself or through another kernel Function
         of the unit it applies (StyleGAN2's FusedLeakyReLUFunction.backward applies FusedLeakyReLUFunctionBackward,
         which calls the extension): one finding naming both directions. A Function that is another's backward pass
-        (its name ends in Backward, or the unit applies it only inside other Functions' backward methods) serves
-        training only: facet backward-pass, and its class line in facts.backward_functions (its finding's phase)."""
+        (the unit applies it only inside other Functions' backward methods; where the unit never applies it, its name
+        ends in Backward) serves training only: facet backward-pass, and its class line in facts.backward_functions (its finding's phase)."""
         if self.aliases is None:
             self.aliases = frozenset(extension_aliases(self.unit.tree()))
             self.mmcv_aliases = frozenset(extension_aliases(self.unit.tree(), MMCV_LOADERS)) if self.aliases else frozenset()
@@ -310,7 +310,7 @@ class _CustomOpsScan(PythonScan):
             mmcv = self.mmcv_aliases
             seen = ("mmcv-ops",) if mmcv and all(_launches_custom_code(methods[m], mmcv) for m in custom) else ()
             uses = [node for other, node in applied if other == name]
-            if name.endswith("Backward") or uses and all(_in_backward_of(node, functions, name) for node in uses):
+            if all(_in_backward_of(node, functions, name) for node in uses) if uses else name.endswith("Backward"):
                 seen += (BACKWARD_PASS,)
                 self.facts.backward_functions.append((self.unit.path, cls.start_point.row + 1))
             # mmcv's ops: check them in mmcv's ops table and pick its NPU build (the mmcv build itself is DEP001's)
