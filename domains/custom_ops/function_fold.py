@@ -48,7 +48,7 @@ def fold_extension_functions(findings: list[Finding], facts: CustomOpFacts) -> l
     updated = {}
     for key, functions in folded.items():
         kernel = kernel_of[key]
-        sites = list(kernel.sites) or [f"{kernel.path}:{kernel.line}"]
+        sites = list(kernel.sites)  # the operator's other kernels, where operators.py folded them
         sites += [f"{f.path}:{f.line}" for f in functions if f"{f.path}:{f.line}" not in sites]
         if len(sites) > MAX_SITES:
             sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
