@@ -65,7 +65,7 @@ def test_a_kernel_whose_op_the_project_routes_to_pytorch_is_optional_and_the_tes
     found = _tree(tmp_path, GRAPH_CONV)
     kernel = found[("OPS001", "pkg/csrc/gather_scatter/gather_scatter.cu")]
     assert kernel.reach == "optional" and "gather_scatter_python()" in kernel.reach_reason
-    assert found[("OPS040", "pkg/graph_conv.py")].reach == "optional"
+    assert "pkg/graph_conv.py:5" in kernel.sites  # the Function is ported with the op (function_fold.py)
     gate = found[("OPS093", "pkg/graph_conv.py")]
     assert (gate.line, gate.severity, gate.reach) == (19, "medium", "runs")  # is_cuda: true under transfer_to_npu
     assert "device.type" in gate.replacement.en and "is_npu" in gate.message.en
@@ -160,3 +160,69 @@ def test_no_cpu_implementation_or_a_real_backward_keeps_the_kernel(tmp_path):
     found = _iou_tree(tmp_path / "b", cpu=True, iou=differentiable)
     assert ("OPS093", "pkg/iou_box3d.py") not in found
     assert _kernel(found, "pkg/csrc/iou_box3d/iou_box3d.cu").reach == "runs"
+
+
+UPFIRDN = '''import torch
+import torch.nn.functional as F
+from pkg import _C
+
+
+class GatherScatterBackward(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, g):
+        return _C.gather_scatter(g)
+
+
+class GatherScatter(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return _C.gather_scatter(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return GatherScatterBackward.apply(g)
+
+
+def conv(x):
+    if x.device.type == 'cpu':
+        out = resample(x)
+    else:
+        out = GatherScatter.apply(x)
+    return out
+
+
+def resample(x):
+    x = F.pad(x.reshape(1, 1, -1), [1, 1])
+    return torch.flip(x, [2])[..., max(1, 0):]
+
+
+OUT = conv(torch.ones(2))
+'''
+
+
+def test_a_cpu_test_in_front_of_a_torch_only_function_is_one_dispatch_change(tmp_path):
+    """StyleGAN2-style upfirdn2d() (round 23 B1 1/21, A1 36): `if x.device.type == 'cpu'` picks an in-file function
+    built from torch ops only (any name), the else arm applies the kernel Function. NPU tensors go into the extension:
+    the item is the dispatch (0-0.5 h), the kernel and both Functions are optional, one item."""
+    found = _tree(tmp_path, UPFIRDN)
+    gate = found[("OPS093", "pkg/graph_conv.py")]
+    assert (gate.line, gate.severity, gate.reach, gate.effort_hours.low, gate.effort_hours.high) == (23, "medium", "runs", 0.0, 0.5)
+    assert "non-CUDA devices run resample() (pkg/graph_conv.py:30)" in gate.replacement.en
+    assert "NPU tensors go into the extension" in gate.message.en
+    kernel = found[("OPS001", "pkg/csrc/gather_scatter/gather_scatter.cu")]
+    assert kernel.reach == "optional" and "sends only CPU tensors to it" in kernel.reach_reason
+    # both Functions (the backward one training only) are the op's, optional like its kernel: sites of its item
+    assert {"pkg/graph_conv.py:6", "pkg/graph_conv.py:12"} <= set(kernel.sites)
+    assert not [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "OPS040"]
+
+
+def test_a_cpu_test_in_front_of_a_host_op_or_numpy_is_no_pytorch_path(tmp_path):
+    host = UPFIRDN.replace("from pkg import _C\n", "from pkg import _C\nfrom pkg.host import resample_host\n").replace(
+        "    x = F.pad(x.reshape(1, 1, -1), [1, 1])\n    return torch.flip(x, [2])[..., max(1, 0):]\n",
+        "    return resample_host(x.contiguous())\n")
+    found = _tree(tmp_path / "a", host)
+    assert ("OPS093", "pkg/graph_conv.py") not in found
+    assert found[("OPS001", "pkg/csrc/gather_scatter/gather_scatter.cu")].reach == "runs"
+    numpy = UPFIRDN.replace("import torch\n", "import numpy as np\nimport torch\n", 1).replace(
+        "    return torch.flip(x, [2])[..., max(1, 0):]\n", "    return torch.from_numpy(np.flip(x.numpy(), 2))\n")
+    assert ("OPS093", "pkg/graph_conv.py") not in _tree(tmp_path / "b", numpy)

@@ -24,6 +24,7 @@ from ascend_feasibility.domains.custom_ops.fallbacks import (
     relocate_switched,
     switched_extensions,
 )
+from ascend_feasibility.domains.custom_ops.function_fold import fold_extension_functions
 from ascend_feasibility.domains.custom_ops.inventory import build_inventory
 from ascend_feasibility.domains.custom_ops.native_scanner import CMakeCudaScanner, NativeSourceScanner
 from ascend_feasibility.domains.custom_ops.operators import fold_operator_kernels
@@ -118,3 +119,5 @@ class CustomOpsDomain(Domain):
         run.report_fields["custom_ops"] = run.published["kernels"] = kernels
         run.findings = built_without_port(fold_operator_kernels(run.findings, kernels, load_one_operator_classes()),
                                           kernels, run)
+        # an autograd Function over the project's extension op is ported with that op's kernels: one item
+        run.findings = fold_extension_functions(run.findings, merged)

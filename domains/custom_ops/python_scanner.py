@@ -8,7 +8,12 @@ import re
 from collections import Counter
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context.kernel_contract import MMCV_LOADERS, custom_namespace, extension_aliases
+from ascend_feasibility.analyzer.context.kernel_contract import (
+    COMPILED_MARKERS,
+    MMCV_LOADERS,
+    custom_namespace,
+    extension_aliases,
+)
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import bilingual
@@ -293,8 +298,8 @@ class _CustomOpsScan(PythonScan):
         """Each Function whose forward or backward launches custom kernels, itself or through another kernel Function
         of the unit it applies (StyleGAN2's FusedLeakyReLUFunction.backward applies FusedLeakyReLUFunctionBackward,
         which calls the extension): one finding naming both directions. A Function that is another's backward pass
-        (its name ends in Backward, or the unit applies it only inside other Functions' backward methods) serves
-        training only: facet backward-pass, and its class line in facts.backward_functions (its finding's phase)."""
+        (the unit applies it only inside other Functions' backward methods; where the unit never applies it, its name
+        ends in Backward) serves training only: facet backward-pass, and its class line in facts.backward_functions (its finding's phase)."""
         if self.aliases is None:
             self.aliases = frozenset(extension_aliases(self.unit.tree()))
             self.mmcv_aliases = frozenset(extension_aliases(self.unit.tree(), MMCV_LOADERS)) if self.aliases else frozenset()
@@ -310,9 +315,13 @@ class _CustomOpsScan(PythonScan):
             mmcv = self.mmcv_aliases
             seen = ("mmcv-ops",) if mmcv and all(_launches_custom_code(methods[m], mmcv) for m in custom) else ()
             uses = [node for other, node in applied if other == name]
-            if name.endswith("Backward") or uses and all(_in_backward_of(node, functions, name) for node in uses):
+            if all(_in_backward_of(node, functions, name) for node in uses) if uses else name.endswith("Backward"):
                 seen += (BACKWARD_PASS,)
                 self.facts.backward_functions.append((self.unit.path, cls.start_point.row + 1))
+            if not seen or seen == (BACKWARD_PASS,):
+                ops = _extension_ops_only([methods[m] for m in direct[name]], self.aliases)
+                if ops:
+                    self.facts.function_ops.append((self.unit.path, cls.start_point.row + 1, ops))
             # mmcv's ops: check them in mmcv's ops table and pick its NPU build (the mmcv build itself is DEP001's)
             self.hit("autograd-function-custom-kernel", f"{name} ({' and '.join(custom)})", cls.child_by_field_name("name"),
                      facets=seen, **({"effort": MMCV_OPS_HOURS} if "mmcv-ops" in seen else {}))
@@ -550,6 +559,24 @@ def _launches_custom_code(definition: Node, aliases: frozenset[str] = frozenset(
                 if function.type == "attribute" and compact.split(".", 1)[0] in aliases:  # `ext_module.op(...)`
                     return True
     return False
+
+
+def _extension_ops_only(definitions: list[Node], aliases: frozenset[str]) -> tuple[str, ...]:
+    """The ops the methods call on a compiled extension (`fused_act_ext.fused_bias_act(...)` → fused_bias_act), or
+    nothing where one of them launches other custom code (a Triton kernel, a TORCH_LIBRARY op): its kernel is
+    elsewhere."""
+    ops: set[str] = set()
+    for definition in definitions:
+        for node in parsing.walk(definition, limit=20000):
+            if node.type != "call" or (function := node.child_by_field_name("function")) is None:
+                continue
+            if function.type == "subscript" or custom_namespace(function):
+                return ()
+            compact = "".join(parsing.text(function).split())
+            if function.type == "attribute" and (any(m in compact for m in COMPILED_MARKERS)
+                                                 or compact.split(".", 1)[0] in aliases):
+                ops.add(parsing.text(function.child_by_field_name("attribute")))
+    return tuple(sorted(ops))
 
 
 def _kernel_name(call: Node) -> str | None:

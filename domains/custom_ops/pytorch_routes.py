@@ -11,12 +11,22 @@ How the file chooses between them decides the item:
   extension (`shim`);
 - `flag`: the twin is called in an arm of another test (`if _python: return ..._python(...)`): the caller opts in;
 - `sibling`: nothing selects it; the twin's stem is the name of a module-level definition that reaches the extension
-  (`sample_pdf` / `sample_pdf_python`).
+  (`sample_pdf` / `sample_pdf_python`);
+- `cpu-test`: the twin is called in the arm a test for the CPU (`x.device.type == 'cpu'`, `x.is_cpu`) takes, the other
+  arm reaches the extension (StyleGAN2-style `upfirdn2d()`: `if input.device.type == 'cpu': upfirdn2d_native(...)` /
+  `else: UpFirDn2d.apply(...)`): every other device, the NPU included, is sent into the extension; the port is that
+  dispatch, sending non-CUDA devices to the twin.
+Besides the named twins, a device test (CUDA or CPU) also selects a twin by structure: a module-level function of the
+file, called in one arm while the other reaches the extension, whose every call is a torch operation (a name imported
+from torch, `F.pad`, `torch.flip`), a tensor method or a Python builtin; a function calling anything else (a CPU C++ op
+of another extension, a module-level loader's op) is no PyTorch path.
 Either way the op's kernels are a performance item (the project's own PyTorch code is the port), not a kernel port.
 The project pass (domains/custom_ops/routed_kernels.py) finds the kernels of the ops through the bindings.
 """
 
 from __future__ import annotations
+
+import builtins
 
 from ascend_feasibility.analyzer.context.kernel_contract import COMPILED_MARKERS
 from ascend_feasibility.analyzer.reading import parsing
@@ -27,6 +37,9 @@ ROUTE_SUFFIXES = ("_python", "_naive", "_pytorch")
 MARKERS = tuple(s.encode() for s in ROUTE_SUFFIXES)
 CUDA_TESTS = ("is_cuda", "device.type", "cuda.is_available")
 SHIM_TESTS = ("is_cuda", "cuda.is_available")  # true for NPU tensors under transfer_to_npu
+CPU_VALUES = ("'cpu'", '"cpu"')
+BUILTINS = frozenset(dir(builtins))
+STRUCTURE_MARKERS = (b"device.type", b"is_cuda", b"is_cpu")
 MAX_NODES = 20000
 # Python loops nested this deep (batch, row, column, face) are a per-element reference implementation written to test
 # the kernel (pytorch3d's rasterize_meshes_python, marching_cubes_naive), far too slow to be the port; farthest-point
@@ -37,7 +50,8 @@ DEPTH = 3
 
 
 def may_route(data: bytes) -> bool:
-    return any(marker in data for marker in MARKERS) or (b"def backward" in data and b"raise" in data)
+    return any(marker in data for marker in MARKERS) or (b"def backward" in data and b"raise" in data) or (
+        any(m in data for m in STRUCTURE_MARKERS) and any(m.encode() in data for m in COMPILED_MARKERS))
 
 
 def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
@@ -52,9 +66,14 @@ def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
             if left is not None and left.type == "identifier" and right is not None and right.type == "attribute" \
                     and parsing.text(right.child_by_field_name("attribute")) == "apply":
                 aliases[parsing.text(left)] = parsing.text(right.child_by_field_name("object"))
-    routes = {name: d for name, d in top.items() if d.type == "function_definition" and name.endswith(ROUTE_SUFFIXES)
-              and not _extension_ops(d) and not _applies(d) and _loop_depth(d) < PER_ELEMENT_DEPTH}
+    candidates = {name: d for name, d in top.items() if d.type == "function_definition"
+                  and not _extension_ops(d) and not _applies(d) and _loop_depth(d) < PER_ELEMENT_DEPTH}
+    routes = {name: d for name, d in candidates.items() if name.endswith(ROUTE_SUFFIXES)}
     found = _forward_only(top, path)
+    if len(candidates) > len(routes):
+        torch_names, other_names = _bound_names(root, top)
+        routes.update({name: d for name, d in candidates.items() if name not in routes
+                       and _torch_only(d, torch_names, other_names)})
     if not routes:
         return found
 
@@ -74,8 +93,9 @@ def pytorch_routes(root: Node, path: str) -> list[RouteRecord]:
         return ops, names
 
     for name, definition in routes.items():
-        record = _selected(name, root, definition, reached, path)
-        if record is None:
+        named = name.endswith(ROUTE_SUFFIXES)
+        record = _selected(name, root, definition, reached, path, device_only=not named)
+        if record is None and named:
             stem = name.lstrip("_")
             for suffix in ROUTE_SUFFIXES:
                 stem = stem.removesuffix(suffix)
@@ -119,10 +139,14 @@ def _only_raises(function: Node) -> bool:
     return bool(statements) and statements[0].type == "raise_statement"
 
 
-def _selected(name: str, root: Node, definition: Node, reached, path: str) -> RouteRecord | None:
-    """The route chosen by a test in this file: the twin called in one arm, the extension reached from the other."""
+def _selected(name: str, root: Node, definition: Node, reached, path: str, device_only: bool = False
+              ) -> RouteRecord | None:
+    """The route chosen by a test in this file: the twin called in one arm, the extension reached from the other
+    (only a device test where `device_only`: a twin found by structure, not by name)."""
     for call in _calls_of(root, name, definition):
         statement, arm = _enclosing_if(call)
+        if statement is None:
+            statement, arm = _returning_if_before(call)
         if statement is None:
             continue
         condition = statement.child_by_field_name("condition")
@@ -138,14 +162,79 @@ def _selected(name: str, root: Node, definition: Node, reached, path: str) -> Ro
         ops, names = reached([n for n in other if n is not None])
         if not ops:
             continue
-        device = any(t in test for t in CUDA_TESTS)
+        cpu = "is_cpu" in test or "device.type" in test and any(v in test for v in CPU_VALUES)
+        device = cpu or any(t in test for t in CUDA_TESTS)
+        if device_only and not device:
+            continue
         negated = test.startswith("not ") or "!=" in test
-        if device and negated != (arm == "consequence"):
+        twin_when_true = negated != (arm == "consequence")
+        if cpu:
+            kind = "cpu-test" if twin_when_true else "device-test"  # only CPU tensors take it, or all but CPU ones
+        elif device and twin_when_true:
             continue  # the twin sits in the CUDA arm: not a route for NPU tensors
+        else:
+            kind = "device-test" if device else "flag"
         return RouteRecord(path, name, definition.start_point.row + 1, tuple(sorted(ops)), tuple(sorted(names)),
-                           "device-test" if device else "flag", statement.start_point.row + 1, test,
-                           device and any(t in test for t in SHIM_TESTS))
+                           kind, statement.start_point.row + 1, test,
+                           kind == "device-test" and not cpu and any(t in test for t in SHIM_TESTS))
     return None
+
+
+def _bound_names(root: Node, top: dict[str, Node]) -> tuple[frozenset[str], frozenset[str]]:
+    """The names the file binds to torch (`import torch`, `import torch.nn.functional as F`, `from torch import nn`)
+    and every other name bound at module level or by an import anywhere in it (another extension, a loader's result,
+    the file's own definitions)."""
+    torch_names, other = set(), set(top)
+    for node in _walk(root):
+        if node.type == "import_statement":
+            for item in node.children_by_field_name("name"):
+                module = item.child_by_field_name("name") if item.type == "aliased_import" else item
+                alias = item.child_by_field_name("alias") if item.type == "aliased_import" else None
+                dotted = parsing.text(module)
+                bound = parsing.text(alias) if alias is not None else dotted.split(".", 1)[0]
+                (torch_names if dotted.split(".", 1)[0] == "torch" else other).add(bound)
+        elif node.type == "import_from_statement":
+            source = node.child_by_field_name("module_name")
+            from_torch = source is not None and parsing.text(source).split(".", 1)[0] == "torch"
+            for item in node.children_by_field_name("name"):
+                bound = item.child_by_field_name("alias") if item.type == "aliased_import" else item
+                if bound is not None:
+                    (torch_names if from_torch else other).add(parsing.text(bound).split(".")[-1])
+    for child in root.named_children:
+        if child.type == "expression_statement" and child.named_children and child.named_children[0].type == "assignment":
+            left = child.named_children[0].child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                other.add(parsing.text(left))
+    return frozenset(torch_names), frozenset(other - torch_names)
+
+
+def _torch_only(definition: Node, torch_names: frozenset[str], other_names: frozenset[str]) -> bool:
+    """Every call under `definition` is a torch operation, a tensor method (on a name the file does not bind at module
+    level: a parameter or local) or a Python builtin; at least one is torch's or a tensor's."""
+    torch_calls = 0
+    for current in _walk(definition):
+        if current.type != "call":
+            continue
+        function = current.child_by_field_name("function")
+        if function is None:
+            return False
+        if function.type == "identifier":
+            name = parsing.text(function)
+            if name in torch_names:
+                torch_calls += 1
+            elif name not in BUILTINS or name in other_names:
+                return False
+            continue
+        root = function
+        while root.type in {"attribute", "call", "subscript"}:
+            root = root.child_by_field_name("object" if root.type != "call" else "function") \
+                if root.type != "subscript" else root.child_by_field_name("value")
+            if root is None:
+                return False
+        if root.type != "identifier" or parsing.text(root) in other_names:
+            return False
+        torch_calls += 1
+    return torch_calls > 0
 
 
 def _loop_depth(definition: Node) -> int:
@@ -214,6 +303,23 @@ def _enclosing_if(node: Node) -> tuple[Node | None, str]:
             if child.type == "elif_clause":
                 return None, ""
         child, current = current, current.parent
+    return None, ""
+
+
+def _returning_if_before(node: Node) -> tuple[Node | None, str]:
+    """The nearest `if` without else before the statement holding `node`, in the same block, whose arm returns: the
+    code after it is its else (`if x.is_cuda: return Fn.apply(x)` / `return twin(x)`)."""
+    statement = node
+    while statement.parent is not None and statement.parent.type not in {"block", "module"}:
+        if statement.type in {"function_definition", "class_definition"}:
+            return None, ""
+        statement = statement.parent
+    previous = statement.prev_named_sibling
+    while previous is not None and previous.type == "comment":
+        previous = previous.prev_named_sibling
+    if previous is not None and previous.type == "if_statement" \
+            and not previous.children_by_field_name("alternative") and _returns(previous.child_by_field_name("consequence")):
+        return previous, "else"
     return None, ""
 
 

@@ -103,7 +103,7 @@ class RouteRecord:
     route_line: int
     ops: tuple[str, ...]  # the extension ops the code it stands for calls
     definitions: tuple[str, ...]  # that code's module-level definitions (the autograd Functions among them)
-    kind: str  # device-test, flag, sibling
+    kind: str  # device-test, cpu-test, flag, sibling, cpu-arm
     line: int  # the test choosing between them, or the twin's extension-calling definition
     test: str
     shim: bool  # a test transfer_to_npu makes true for NPU tensors
@@ -144,6 +144,9 @@ class CustomOpFacts:
     cmake_names: list[str] = field(default_factory=list)  # upper-case names CMake commands other than if write or read
     # (path, line) of each kernel Function that is another Function's backward pass (python_scanner BACKWARD_PASS)
     backward_functions: list[tuple[str, int]] = field(default_factory=list)
+    # (path, class line, ops) of each kernel Function whose every launch is a call into a compiled extension
+    # (`ext.op(...)`): the ops it calls, which function_fold.py matches with the project's kernels through the bindings
+    function_ops: list[tuple[str, int, tuple[str, ...]]] = field(default_factory=list)
 
     def extend(self, other: "CustomOpFacts") -> None:
         self.kernels += other.kernels
@@ -162,3 +165,4 @@ class CustomOpFacts:
         self.build_switches += other.build_switches
         self.cmake_names += other.cmake_names
         self.backward_functions += other.backward_functions
+        self.function_ops += other.function_ops

@@ -4,7 +4,7 @@ twin named, and one finding where the file chooses (or should choose) the twin.
 An op reaches its kernels through the C++ function its binding names (`m.def("gather_scatter", &GatherScatter)`): a
 kernel belongs to the op when that function launches it, or when a native file that writes the function's name (the
 header defining the dispatcher, gather_scatter.h: `GatherScatterCuda(...)` / `GatherScatterCpu(...)`), in the kernel's
-folder or one above and binding nothing itself, writes the name of a host function launching it. Only ops bound once
+folder or one above and binding nothing itself (or that one op only), writes the name of a host function launching it. Only ops bound once
 in the project are judged: `forward` bound by two extensions could be either."""
 
 from __future__ import annotations
@@ -30,13 +30,10 @@ def routed_kernels(facts: CustomOpFacts) -> dict[int, tuple[RouteRecord, list[Ke
     """id(route) → the route and the native kernels of its ops."""
     if not (facts.routes and facts.bindings and facts.kernels):
         return {}
-    bound = Counter(op for b in facts.bindings for op in b.ops)
-    function_of = {op: function for b in facts.bindings for op, function in b.ops.items() if bound[op] == 1}
-    binding_files = {b.path for b in facts.bindings}
-    words = [(w.path, w.words) for w in facts.native_words if w.path not in binding_files]
+    function_of, words = op_functions(facts)
     found = {}
     for route in facts.routes:
-        functions = {function_of[op].lstrip("&").split("::")[-1] for op in route.ops if op in function_of}
+        functions = {function_of[op] for op in route.ops if op in function_of}
         if not functions:
             continue
         if route.kind == "cpu-arm":
@@ -44,10 +41,29 @@ def routed_kernels(facts: CustomOpFacts) -> dict[int, tuple[RouteRecord, list[Ke
             if cpu is None:
                 continue
             route = replace(route, route=cpu)
-        kernels = [k for k in facts.kernels if k.kind in {"cuda", "cpp"} and _launched_for(k, functions, words)]
+        kernels = kernels_of(functions, facts, words)
         if kernels:
             found[id(route)] = (route, kernels)
     return found
+
+
+def op_functions(facts: CustomOpFacts) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Each op bound once in the project → its C++ function; and the native files whose words link functions to the
+    kernels they launch: files binding nothing, and a file binding one op only (fused_bias_act.cpp defines the bound
+    fused_bias_act() calling fused_bias_act_op(), the .cu's launcher): its words are that op's."""
+    bound = Counter(op for b in facts.bindings for op in b.ops)
+    function_of = {op: function.lstrip("&").split("::")[-1] for b in facts.bindings for op, function in b.ops.items()
+                   if bound[op] == 1}
+    ops_of = Counter()
+    for b in facts.bindings:
+        ops_of[b.path] += len(b.ops)
+    words = [(w.path, w.words) for w in facts.native_words if ops_of[w.path] <= 1]
+    return function_of, words
+
+
+def kernels_of(functions: set[str], facts: CustomOpFacts, words: list[tuple[str, str]]) -> list[KernelRecord]:
+    """The native (CUDA/C++) kernels the bound C++ functions launch."""
+    return [k for k in facts.kernels if k.kind in {"cuda", "cpp"} and _launched_for(k, functions, words)]
 
 
 def confirmed_routes(facts: CustomOpFacts, routed: dict) -> list[RouteRecord]:
@@ -93,7 +109,7 @@ def route_findings(routes: list[RouteRecord], run: ProjectRun) -> list[Finding]:
         located = Located(code, ", ".join(route.ops), route.path, route.line, 1, len(snippet) + 1, snippet,
                           matched=route.test or route.route, npu=npu,
                           role=place.role, reach=place.reach, reach_reason=place.reason, facets=facets,
-                          effort=QUICK if route.kind == "device-test" else None)
+                          effort=QUICK if route.kind in {"device-test", "cpu-test"} else None)
         findings.append(run.factory.build_located(located, 0))
     return findings
 
@@ -133,6 +149,9 @@ def _reason(route: RouteRecord) -> str:
                 f"then .to(device)) is the port and this kernel only a speed-up")
     if route.kind == "device-test":
         how = f"the test at {route.path}:{route.line} sends non-CUDA tensors to it"
+    elif route.kind == "cpu-test":
+        how = (f"the test at {route.path}:{route.line} sends only CPU tensors to it, and sending non-CUDA devices "
+               "there is the one change")
     elif route.kind == "flag":
         how = f"the test at {route.path}:{route.line} selects it"
     else:
