@@ -89,6 +89,15 @@ class Call:
     selector: tuple[str, int, str] | None  # (argument name, position, overload when given)
 
 
+@dataclass(frozen=True)
+class LibraryOp:
+    """A hand-table row: a library's own operator (torchvision::deform_conv2d) that a Python name reaches."""
+
+    operator: str
+    route: str  # the facet that picks the rule's advice
+    npu: str  # who registers an NPU kernel for it ("" when nobody does)
+
+
 class Coverage:
     def __init__(self) -> None:
         registrations, schema, calls = _read("npu_aten.toml"), _read("aten_schema.toml"), _read("calls.toml")
@@ -109,6 +118,10 @@ class Coverage:
             if row.get("method"):
                 self.method_calls[row["method"]] = call
         self.modules = {row["name"]: row["overload"] for row in calls.get("module", [])}
+        self.library_ops: dict[str, LibraryOp] = {
+            name: LibraryOp(row["operator"], row["route"], row.get("npu", ""))
+            for row in calls.get("library_op", []) for name in row["names"]
+        }
         self.untyped_methods = frozenset(calls["methods"]["untyped"])
         self.hot_functions = frozenset(calls["phase"]["hot_functions"])
         self.cold_functions = frozenset(calls["phase"]["cold_functions"])

@@ -396,6 +396,24 @@ def test_branches_that_cannot_run_at_the_target_torch():
     assert not report_counted[0].counted and report_counted[0].severity in {"low", "info"}
 
 
+def test_branches_that_the_target_torchs_torchvision_cannot_take():
+    # the torchvision built for torch 2.12 is 0.27 (knowledge/dependencies/packages.toml torch_pairs): an arm only an
+    # older torchvision takes (BasicSR's DCNv2Pack falls back to its CUDA extension for torchvision < 0.9) is dead
+    legacy = ("import torch, torchvision\nfrom distutils.version import LooseVersion\n"
+              "if LooseVersion(torchvision.__version__) >= LooseVersion('0.9.0'):\n    y = 1\n"
+              "else:\n    torch.cuda.synchronize()\n")
+    assert reach_of(legacy, "DEV101")[0] == ("dead-at-target", "line 3: LooseVersion(torchvision.__version__) >= "
+                                             "LooseVersion('0.9.0') (true at the target torch 2.12.0 (with torchvision "
+                                             "0.27, the release line built for it), so this later arm never runs)")
+    newer = "import torch, torchvision\nif torchvision.__version__ >= '0.27':\n    torch.cuda.synchronize()\n"
+    assert reach_of(newer, "DEV101")[0][0] == "runs"
+    # a bound inside the release line, a package with no release paired at the target: nothing is decided
+    inside = "import torch, torchvision\nif torchvision.__version__ < '0.27.1':\n    torch.cuda.synchronize()\n"
+    assert reach_of(inside, "DEV101")[0][0] == "runs"
+    audio = "import torch, torchaudio\nif torchaudio.__version__ < '2.0':\n    torch.cuda.synchronize()\n"
+    assert reach_of(audio, "DEV101")[0][0] == "runs"
+
+
 def test_dockerfiles_that_ci_workflows_build_are_ci(tmp_path):
     write_tree(tmp_path, {
         "pkg/__init__.py": "",

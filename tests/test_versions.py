@@ -438,3 +438,61 @@ def test_library_flags_inside_a_function_read_the_module_import():
     reader.start_unit()
     assert reader.evaluate(condition) is True
     assert VersionReader("2.12.0", FEATURES, HELPERS).evaluate(condition) is None  # without the table: unknown
+
+
+# companion packages: torchvision's version at the target is the release line paired with the target torch -----------
+def companion(condition: str, torch: str = "2.12.0", lines: dict | None = None, before: str = "") -> bool | None:
+    root = parsing.parse("python", f"{before}if {condition}:\n    pass\n".encode())
+    reader = VersionReader(torch, FEATURES, HELPERS, companions={"torchvision": "0.27"} if lines is None else lines)
+    reader.start_unit()
+    return reader.evaluate(root.named_children[-1].child_by_field_name("condition"))
+
+
+@pytest.mark.parametrize(("condition", "expected"), [
+    # BasicSR's DCNv2Pack: the extension arm is the else of this test, never taken with torchvision 0.27
+    ("LooseVersion(torchvision.__version__) >= LooseVersion('0.9.0')", True),
+    ("version.parse(torchvision.__version__) < version.parse('0.9')", False),
+    ("digit_version(torchvision.__version__) >= digit_version('0.10.0')", True),  # mmcv's helper
+    ("torchvision.__version__ >= '0.8'", True),
+    ("'0.30' > torchvision.__version__", True),  # the literal on the left
+    ("torchvision.__version__ < '0.28.0'", True),
+    ("torchvision.__version__ >= '0.27'", True),  # the line's first release: every 0.27.x is at least that
+    ("torchvision.__version__ < '0.27.0'", False),
+    ("not LooseVersion(torchvision.__version__) >= LooseVersion('0.9.0')", False),
+    # a bound inside the line: 0.27.0 and 0.27.1 disagree
+    ("torchvision.__version__ >= '0.27.1'", None),
+    ("torchvision.__version__ == '0.27.0'", None),
+    ("torchvision.__version__ >= '0.27.0rc1'", None),  # a pre-release bound
+    ("torchvision.__version__ >= bound", None),  # a bound that is not a literal
+    ("torchaudio.__version__ >= '2.0'", None),  # a package with no release paired at the target
+    ("torchvision.__version__.split('.')[1] >= '9'", None),  # taken apart: not read for companions
+])
+def test_comparisons_with_a_companion_packages_version(condition, expected):
+    assert companion(condition) is expected
+
+
+def test_a_companion_is_read_through_a_name_and_exact_pairs_compare_exactly():
+    before = "tv_version = version.parse(torchvision.__version__)\n"
+    assert companion("tv_version >= version.parse('0.9.0')", before=before) is True
+    assert companion("torchvision.__version__ >= '0.9.0'", lines={}) is None  # nothing paired: unknown
+    exact = {"torchaudio": "2.4.1"}
+    assert companion("torchaudio.__version__ >= '2.4.1'", torch="2.4.1", lines=exact) is True
+    assert companion("torchaudio.__version__ > '2.4.1'", torch="2.4.1", lines=exact) is False
+
+
+def test_the_reason_names_the_companion_release_line():
+    root = parsing.parse("python", b"if LooseVersion(torchvision.__version__) >= LooseVersion('0.9.0'):\n    pass\n")
+    condition = root.named_children[0].child_by_field_name("condition")
+    reader = VersionReader("2.12.0", FEATURES, HELPERS, companions={"torchvision": "0.27"})
+    reader.start_unit()
+    assert reader.note(condition, True) == "true at the target torch 2.12.0 (with torchvision 0.27, the release line built for it)"
+
+
+def test_the_knowledge_base_pairs_torchvision_with_the_target_torch():
+    from ascend_feasibility.analyzer.context.versions import companion_lines
+    from ascend_feasibility.knowledge import load_knowledge
+    kb = load_knowledge()
+    assert companion_lines(kb, "2.12.0")["torchvision"] == "0.27"
+    assert companion_lines(kb, "2.1.2")["torchvision"] == "0.16"
+    assert "torchaudio" not in companion_lines(kb, "2.12.0")  # its table stops at torch 2.6
+    assert companion_lines(kb, "2.4.1")["torchaudio"] == "2.4.1"  # the exact torch first

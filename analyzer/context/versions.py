@@ -11,6 +11,12 @@ A condition is evaluated only when it is made of what the analyzer can read with
   `torch.__version__.split(".")` with its first two parts, `int(...)` of a part, and the tuples and lists of ints built
   from them (`tuple(int(x) for x in torch.__version__.split(".")[:2]) >= (1, 11)`, `TORCH_MAJOR > 1`); the third
   part is not read (`0+cpu` on some builds);
+- the same comparisons of a companion package's version (`LooseVersion(torchvision.__version__) >= LooseVersion("0.9.0")`,
+  `digit_version(torchvision.__version__) < digit_version("0.10")`), where knowledge/dependencies/packages.toml pairs
+  the package's release line with the target torch (torchvision 0.27 is built for torch 2.12): the release line's
+  `major.minor` stands for its version, so only a bound the line decides whole (`>= 0.9`, `< 0.27`, not `>= 0.27.1`)
+  decides; a package the table does not pair with the target torch, and everything but a comparison with a literal,
+  stay unknown;
 - `torch.__version__ == "parrots"`: a name that is no version is never torch's (TorchVersion compares it as a string);
 - feature gates on torch's own attributes that exist at the target (`hasattr(torch, "accelerator")`), from the table
   in knowledge/context/conventions.toml;
@@ -46,8 +52,10 @@ TORCH = "torch"  # the marker of "torch's version" while reading an expression
 
 class VersionReader:
     def __init__(self, torch: str, features: dict[str, str], helpers: list[str],
-                 flags: dict[str, str] | None = None) -> None:
+                 flags: dict[str, str] | None = None, companions: dict[str, str] | None = None) -> None:
         self.torch = Version(torch)
+        # a companion package (module name) -> the release line built for the target torch (torchvision: "0.27")
+        self.companions = {name: Version(line) for name, line in (companions or {}).items()}
         self.features = {name: Version(first) for name, first in features.items()}
         self.helpers = frozenset(helpers)
         self.flags = {name: _holds_at(self.torch, versions) for name, versions in (flags or {}).items()}
@@ -81,6 +89,10 @@ class VersionReader:
         """Why a decided condition decides, for a guard's reason: its value at the target and, for a call of the
         unit's own function, the test that fixes what the function returns."""
         said = f"{'true' if value else 'false'} at the target torch {self.torch}"
+        spelled = parsing.text(condition)
+        for name, line in self.companions.items():
+            if f"{name}.__version__" in spelled:
+                said += f" (with {name} {line}, the release line built for it)"
         for call in _calls_in(condition):
             function = call.child_by_field_name("function")
             definition = self._definition(call, parsing.text(function)) if function is not None else None
@@ -133,6 +145,10 @@ class VersionReader:
         op = operators[0]
         if right == TORCH and left != TORCH:
             left, right, op, operands = right, left, FLIPPED[op], operands[::-1]
+        if isinstance(right, Companion) and not isinstance(left, Companion):
+            left, right, op, operands = right, left, FLIPPED[op], operands[::-1]
+        if isinstance(left, Companion):
+            return _line_compare(op, self.companions[left.name], right) if isinstance(right, Version) else None
         if left == TORCH:
             if isinstance(right, Version):
                 return COMPARE[op](self.torch, right)
@@ -141,6 +157,8 @@ class VersionReader:
                 return COMPARE[op](self.torch, Version(".".join(map(str, numbers))))
             if op in {"==", "!="} and operands[1].type == "string" and right is None and _string(operands[1]):
                 return op == "!="  # `== "parrots"`: no version is that name
+            return None
+        if isinstance(right, Companion):
             return None
         sides = [v.value if isinstance(v, Derived) else _literal(o) for v, o in zip((left, right), operands)]
         if not any(isinstance(v, Derived) for v in (left, right)) or any(s is None or isinstance(s, Parts) for s in sides):
@@ -193,12 +211,16 @@ class VersionReader:
         text = parsing.text(node)
         if text in {"torch.__version__", "torch.version.__version__"}:
             return TORCH
+        if text.endswith(".__version__") and text[:-len(".__version__")] in self.companions:
+            return Companion(text[:-len(".__version__")])
         literal = _version(node)
         if literal is not None:
             return literal
         parsed = _parsed_argument(node)
         if parsed is not None:
             value = self._value(parsed, budget)
+            if isinstance(value, Companion):
+                return value
             return TORCH if value == TORCH or (isinstance(value, Derived) and isinstance(value.value, str)) else None
         kind = node.type
         if kind == "attribute":
@@ -209,7 +231,7 @@ class VersionReader:
             return self._part_of_version(parsing.text(attribute))
         if kind == "identifier":
             value = self._named(node, budget)
-            return value if value == TORCH or isinstance(value, (Version, Derived)) else None
+            return value if value == TORCH or isinstance(value, (Version, Derived, Companion)) else None
         if kind == "call":
             return self._taken_apart(node, budget)
         if kind == "subscript":
@@ -508,6 +530,29 @@ def _holds_at(torch: Version, versions: str) -> bool | None:
 
 
 @dataclass(frozen=True)
+class Companion:
+    """The version of a companion package of torch (torchvision), known at the target as its release line."""
+    name: str
+
+
+def _line_compare(op: str, line: Version, bound: Version) -> bool | None:
+    """`<line>.x <op> bound` for every release x of the line (0.27.x >= 0.9: true), or None when the releases of the
+    line disagree (0.27.x >= 0.27.1) or the bound is a pre-release."""
+    if bound.is_prerelease or bound.is_devrelease or bound.local is not None:
+        return None
+    if len(line.release) >= 3:
+        return COMPARE[op](line, bound)  # the table names the exact release (torchaudio 2.4.1 for torch 2.4.1)
+    line_release = line.release[:2]
+    bound_release = bound.release + (0,) * max(0, 2 - len(bound.release))
+    if bound_release[:2] != line_release:
+        return COMPARE[op](line_release, bound_release[:2])
+    if any(bound_release[2:]):
+        return None  # the bound falls inside the line: which release is installed decides
+    # the bound is the line's first release (0.27 or 0.27.0): every release of the line is >= it and none is < it
+    return {">=": True, "<": False, "==": None, "!=": None, ">": None, "<=": None}[op]
+
+
+@dataclass(frozen=True)
 class Parts:
     """`torch.__version__.split(".")`: its first parts; `complete` once sliced to them (`[:2]`)."""
     prefix: tuple[str, ...]
@@ -640,7 +685,7 @@ def _literal(node: Node):
     return None
 
 
-PARSERS = frozenset({"parse", "Version", "LooseVersion", "StrictVersion", "parse_version"})
+PARSERS = frozenset({"parse", "Version", "LooseVersion", "StrictVersion", "parse_version", "digit_version"})
 
 
 def _parsed_argument(node: Node) -> Node | None:
@@ -676,6 +721,26 @@ def _version(node: Node) -> Version | None:
         return Version(text)
     except InvalidVersion:
         return None
+
+
+def companion_lines(kb, torch: str) -> dict[str, str]:
+    """Each module of a package whose knowledge record pairs a release (line) with the target torch: the exact torch
+    first, then its major.minor (torchvision: {"torchvision": "0.27"} for torch 2.12.0)."""
+    target = Version(torch)
+    keys = (target.base_version, f"{target.major}.{target.minor}")
+    found: dict[str, str] = {}
+    for record in kb.packages.values():
+        pairs = record.torch_pairs
+        paired = next((pairs[key] for key in keys if key in pairs), None)
+        if paired is None:
+            continue
+        try:
+            Version(paired)
+        except InvalidVersion:
+            continue
+        for module in record.modules:
+            found[module] = paired
+    return found
 
 
 DECORATED_DEFINITIONS = "(decorated_definition) @definition"  # what legacy_triton_kernels reads

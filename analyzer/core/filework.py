@@ -35,7 +35,12 @@ from ascend_feasibility.analyzer.context.preprocessor import cuda_build_branch, 
 from ascend_feasibility.analyzer.context.seeding import seeded_for_every_device
 from ascend_feasibility.analyzer.context.shim_none import shim_guard
 from ascend_feasibility.analyzer.context.unexported import unexported_reason
-from ascend_feasibility.analyzer.context.versions import DECORATED_DEFINITIONS, VersionReader, legacy_triton_kernels
+from ascend_feasibility.analyzer.context.versions import (
+    DECORATED_DEFINITIONS,
+    VersionReader,
+    companion_lines,
+    legacy_triton_kernels,
+)
 from ascend_feasibility.analyzer.core import budget, replacement_code, transfer
 from ascend_feasibility.analyzer.core.findings import PYTHON_STRING, FindingFactory, Place, is_native, occurrence_key
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, Finding, SkippedFile, Text, UnusedSuppression
@@ -112,7 +117,8 @@ class FileWorker:
         self.npu_arms = NpuArms(self.guards)
         self.guards.versions = VersionReader(self.target.release.torch, conventions.versions.torch_features,
                                              conventions.versions.torch_version_helpers,
-                                             conventions.versions.library_flags)
+                                             conventions.versions.library_flags,
+                                             companion_lines(self.kb, self.target.release.torch))
         self.domains = build_domains(self.kb, self.target)
         self.scanners = [scanner for domain in self.domains for scanner in domain.scanners()]
         self.factory = FindingFactory(self.kb, self.target)

@@ -5,7 +5,10 @@ Tensor method call (`x.lgamma()`, only for names some release lacks a kernel for
 module with a fast path (hand table) each reach an ATen overload (domains.operators.calls chooses it by the
 arguments). When the target release neither registers it nor decomposes it, the call gets one finding: OPS070 where
 it runs on every step (in forward/backward, a training step, a loop that calls backward), OPS071 elsewhere (data
-preparation, evaluation, start-up), OPS072 for a module's fast path. A release the project can move to that
+preparation, evaluation, start-up), OPS072 for a module's fast path. A library operator of the hand table
+(torchvision::deform_conv2d, reached by `torchvision.ops.deform_conv2d` or by building `DeformConv2d`) that nobody
+registers for the NPU gets OPS073, with the torch_npu route its row names; one an Ascend package registers
+(torchvision::nms through torchvision_npu) gets none. A release the project can move to that
 registers it makes the finding cost nothing (the upgrade is the fix), and the replacement names it.
 
 Every overload a unit reaches is kept in the unit's cache (``operators``) for the report's coverage section.
@@ -58,6 +61,12 @@ class _OperatorScan(PythonScan):
         for reference in unit_references(self.unit):
             call = reference.call
             if call is None or call.child_by_field_name("function") != reference.node:
+                continue
+            library_op = coverage.library_ops.get(reference.name)
+            if library_op is not None:
+                if not library_op.npu and not in_message(reference.node):
+                    self.hits.append(Hit(self.index.code_for("library-op-no-npu-kernel"), library_op.operator,
+                                         Span.of(reference.node), "—", facets=(library_op.route,)))
                 continue
             if reference.name in coverage.modules:
                 overload = coverage.modules[reference.name]
