@@ -7,7 +7,8 @@ A collection counts as allowed values when it is
 - the right operand of `in` / `not in` itself (`if x not in ("sdpa", "flash_attention_2")`),
 - a `choices=` argument (argparse, click), or
 - bound to a plain name (`valid = [...]`, at module level or in a function) whose every read in the scope that binds it
-  is the right operand of `in` / `not in` or a `choices=` argument. A name read anywhere else (iterated, indexed,
+  is the right operand of `in` / `not in` or a `choices=` argument (or part of a `raise`, the guard's message naming
+  the accepted values: `f"Must be one of {valid}"`). A name read anywhere else (iterated, indexed,
   passed on, returned) may hand the element on, and the literal stays a possible request.
 """
 
@@ -78,8 +79,19 @@ def _scope(statement: Node) -> Node:
     return current.child_by_field_name("body") if current.type == "function_definition" else current
 
 
+def _inside_raise(node: Node) -> bool:
+    """Is `node` part of a `raise` statement (the message of the guard that rejects other values)?"""
+    current = node.parent
+    while current is not None and current.type not in {"block", "module"}:
+        if current.type == "raise_statement":
+            return True
+        current = current.parent
+    return False
+
+
 def _read_only_as_allowed(scope: Node | None, name: str, target: Node) -> bool:
-    """Is `name` read at least once in `scope`, and every read a membership test's right operand or `choices=`?"""
+    """Is `name` read in `scope` as a membership test's right operand or `choices=`, and otherwise only in the message
+of a `raise`?"""
     if scope is None:
         return False
     reads = 0
@@ -93,9 +105,12 @@ def _read_only_as_allowed(scope: Node | None, name: str, target: Node) -> bool:
                 continue  # `obj.valid`, `f(valid=...)`: another name spelled the same
             if parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == current:
                 return False  # bound again: which binding a read sees is not followed
-            if not _membership_or_choices(current):
+            if _membership_or_choices(current):
+                reads += 1
+            elif _inside_raise(current):
+                continue  # `raise ValueError(f"must be one of {valid}")`: the guard's message shows the list
+            else:
                 return False
-            reads += 1
     except parsing.WalkLimit:
         return False
     return reads > 0
