@@ -6,7 +6,7 @@ from __future__ import annotations
 import yaml
 from ascend_feasibility.analyzer.context.backend_images import cloud_gpu_vendor
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.domains import launch_flags, launch_ranks, shell_pins
+from ascend_feasibility.domains import launch_attention, launch_flags, launch_ranks, shell_pins
 from ascend_feasibility.domains.base import Domain, FileView, Hit, ProjectRun, Scanner, Span, Unit, UnitUnreadable
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_context_conventions
@@ -36,7 +36,7 @@ class ShellConfigScanner(Scanner):
     domain = "configuration"
     kinds = frozenset({"shell", "dockerfile"})
     triggers = ENV_TRIGGERS + ("torchrun", "torch.distributed", "deepspeed", "accelerate", "--device", "FROM", "from",
-                               launch_flags.TF32, launch_flags.TORCH_COMPILE)
+                               launch_flags.TF32, launch_flags.TORCH_COMPILE, launch_attention.KEY)
 
     def __init__(self, kb, target) -> None:
         super().__init__(kb, target)
@@ -92,6 +92,8 @@ class ShellConfigScanner(Scanner):
             if device is not None:
                 hits.append(Hit(self.index.code_for("launch-device-cuda"), parsing.text(device), Span.of(device)))
             hits += _switch_hits(node, self.index)
+            for word, value in launch_attention.flash_requests(node):  # the launcher's attn_implementation (ATT030)
+                hits.append(Hit(self.index.code_for("hf-flash-attention-implementation"), value, Span.of(word)))
         if cuda_packages is not None and not cuda_image:  # FROM ubuntu, then CUDA's torch: a CUDA image all the same
             word, node = cuda_packages
             hits.append(Hit(self.index.code_for("cuda-base-image"), word, Span.of(node.parent), facets=("cuda-packages",)))

@@ -11,6 +11,7 @@ from ascend_feasibility.analyzer.context.guards import only_raises
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.attention import sdp_selection
+from ascend_feasibility.domains.attention.allowed_values import in_allowed_values
 from ascend_feasibility.domains.attention.attn_tables import (
     IMPORTS_FOR_TABLE,
     TRANSFORMERS_TABLE,
@@ -153,6 +154,8 @@ class _AttentionScan(PythonScan):
         if inner not in {"flash_attention_2", "flash_attention_3"} or literals.is_docstring(node):
             return
         if literals.is_message_argument(node) or literals.inside(node, {"comparison_operator"}) is not None:
+            return
+        if in_allowed_values(node):  # `valid = [None, "flash_attention_2", "sdpa"]` read only by `x not in valid`
             return
         # a default a Hugging Face loader receives: `def load(..., attn_implementation="flash_attention_2")` or a
         # dataclass field whose `args.attn_implementation` a `from_pretrained` call of the file passes
