@@ -71,6 +71,7 @@ class Facts:
     patch_installers: list = field(default_factory=list)
     default_arms: list = field(default_factory=list)
     default_taken: list = field(default_factory=list)
+    default_arm_calls: list = field(default_factory=list)
     default_calls: dict = field(default_factory=dict)
     gated_handles: list = field(default_factory=list)
     default_escaped: list = field(default_factory=list)

@@ -309,3 +309,38 @@ def test_an_opt_in_only_tests_turn_on_is_optional(tmp_path, caller_path):
 def test_an_opt_in_a_product_script_or_an_example_turns_on_stays(tmp_path, caller_path):
     # an example is the library's user: what it turns on is a feature users turn on
     assert _voice(tmp_path, caller_path) == ("runs", None)
+
+
+SPLIT = (
+    "from faster_whisper import WhisperModel\n\n\n"
+    "def split_audio_whisper(audio_path):\n"
+    "    return WhisperModel(\"medium\", device=\"cuda\", compute_type=\"float16\")\n\n\n"
+    "def split_audio_vad(audio_path):\n"
+    "    return audio_path\n\n\n"
+    "def get_se(audio_path, target_dir=\"processed\", vad=True):\n"
+    "    if vad:\n"
+    "        return split_audio_vad(audio_path)\n"
+    "    else:\n"
+    "        return split_audio_whisper(audio_path)\n"
+)
+WHISPER_LINE = 5
+
+
+@pytest.mark.parametrize("caller, extra, reach", [
+    # OpenVoice: every call of get_se passes vad=True (or leaves it): the function only the else arm calls never runs
+    ("se = se_extractor.get_se(\"a.wav\", target_dir=\"out\", vad=True)\n", "", "optional"),
+    ("se = se_extractor.get_se(\"a.wav\")\n", "", "optional"),
+    ("se = se_extractor.get_se(\"a.wav\", vad=False)\n", "", "runs"),  # a caller takes the else arm
+    ("se = se_extractor.get_se(\"a.wav\")\n", "\nwhole = split_audio_whisper(\"b.wav\")\n", "runs"),  # called elsewhere
+    ("se = se_extractor.get_se(\"a.wav\")\n", "\nSPLITTERS = [split_audio_whisper]\n", "runs"),  # passed as a value
+    ("se = se_extractor.get_se(\"a.wav\")\n\nse_extractor.split_audio_whisper(\"b.wav\")\n", "", "runs"),  # another file
+])
+def test_a_function_called_only_in_an_arm_no_call_takes_is_optional(tmp_path, caller, extra, reach):
+    app = "from pkg import se_extractor\n\n" + caller
+    found = findings(tmp_path, {"pkg/se_extractor.py": SPLIT + extra, "pkg/app.py": app}, WHISPER_LINE,
+                     "pkg/se_extractor.py")
+    assert all(f.reach == reach for f in found)
+    if reach == "optional":
+        reason = found[0].reach_reason
+        assert "split_audio_whisper() is called only in an arm no call takes" in reason
+        assert "`vad=True` by default (get_se())" in reason and "if vad:" in reason

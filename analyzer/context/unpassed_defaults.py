@@ -80,6 +80,9 @@ class DefaultFacts:
     # name → (fewest positional arguments of a call, keywords every call passes): whether every call passes a
     # parameter, for a "cuda" default no call leaves in place (propagation.overridden_defaults)
     passed: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
+    # calls in an arm of `arms` of a function the file defines at module level (undecorated): (the arm's first line,
+    # its last line, the function, its calls in the arm, the function's first line, its last line)
+    arm_calls: list[tuple[int, int, str, int, int, int]] = field(default_factory=list)
 
 
 def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
@@ -91,11 +94,12 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     functions = _defaulted_functions(tree) if conditions or asserts else []
     reading = _Reading(frozenset(name for function in functions for name in _literal_defaults(function)))
     taken: list[tuple[Node, tuple[str, str, int, str], Node]] = []
+    bodies: list[Node] = []  # the arms' bodies, beside facts.arms
     if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
         inside = _Spans(functions)  # a test elsewhere reads no such function's parameter: it is not read
         for condition in conditions[:MAX_CONDITIONS]:
             if inside(condition):
-                facts.arms += _arms(condition, reading, taken)
+                facts.arms += _arms(condition, reading, taken, bodies)
         for statement in asserts[:MAX_CONDITIONS]:
             if inside(statement):
                 facts.arms += _assert(statement, reading)
@@ -104,11 +108,11 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
     own_names = {name.encode("utf-8") for name in own}
     shapes: dict[str, dict[tuple[int, frozenset[str], bool], int]] = {}  # name → shape of its calls → how many
-    located: list[tuple[str, Node]] = []  # the calls (by their first node), kept only where an arm is taken by default
+    located: list[tuple[str, Node]] = []  # the calls (by their first node), kept only where a default decides an arm
     for key, arguments, start in _calls(called, methods, attribute_calls, bound_names, modules, star, own_names,
                                         "__class__" in text):
-        if taken:
-            located.append((_callee(key), start))
+        if taken or bodies:
+            located.append((key, start))
         shape = _shape(arguments)
         counted = shapes.get(key)
         if counted is None:
@@ -117,7 +121,9 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             counted[shape] = counted.get(shape, 0) + 1
     facts.calls, facts.passed = _records(shapes)
     if taken:
-        facts.taken = _taken(taken, located)
+        facts.taken = _taken(taken, [(_callee(key), start) for key, start in located])
+    if bodies:
+        facts.arm_calls = _arm_calls(bodies, located, tree)
     escaped = exported_names(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
     if bound or "getattr" in text:  # a lookup by name needs no binding: `import pkg.model` then getattr(pkg.model, ...)
         found = escapes()
@@ -145,10 +151,39 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
             continue
         if aside is None:
             aside = _aside(calls, context)
+        off: dict[tuple[int, int], str] = {}  # the arms no call takes → why
         for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
             kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside)
             if kept is not None:
                 result[f.path].append((first, last, f"{kept}; {condition}", is_assert))
+                if not is_assert:
+                    off[(first, last)] = f"{kept}; {condition}"
+        result[f.path] += _called_only_off(f, off, calls, escaped)
+    return result
+
+
+def _called_only_off(f, off: dict[tuple[int, int], str], calls: dict[str, list], escaped: set[str]
+                     ) -> list[tuple[int, int, str, bool]]:
+    """The file's functions every call of which in the project lies in an arm no call takes (OpenVoice's
+    `split_audio_whisper`, called only in the `else` of `if vad:` in `get_se(..., vad=True)`, which every call leaves
+    at True): (first line, last line, reason, False). A function passed as a value, exported or called from elsewhere
+    by its name keeps its reach (the calls of any module's function of that name count against it)."""
+    inside: dict[str, int] = defaultdict(int)
+    why: dict[str, str] = {}
+    lines: dict[str, tuple[int, int]] = {}
+    for first, last, callee, count, start, end in f.default_arm_calls:
+        reason = off.get((first, last))
+        if reason is None or callee in escaped:
+            continue
+        inside[callee] += count
+        why.setdefault(callee, reason)
+        lines[callee] = (start, end)
+    result = []
+    for callee, count in inside.items():
+        total = sum(shape[0] for _, shape in calls.get(own_key(f.path, callee), []) + calls.get(callee, []))
+        if total == count:
+            start, end = lines[callee]
+            result.append((start, end, f"{callee}() is called only in an arm no call takes: {why[callee]}", False))
     return result
 
 
@@ -234,14 +269,18 @@ def _passes(shape: tuple[int, int, list[str], bool], parameter: str, index: int,
 
 
 # per file ----------------------------------------------------------------------------------------------------------
-def _arms(condition: Node, reading: _Reading, taken: list | None = None) -> list[tuple[int, int, str, str, int, str, str, bool]]:
-    """The arms the condition's default turns away; the arm it takes goes into `taken` (body, found, statement)."""
+def _arms(condition: Node, reading: _Reading, taken: list | None = None, bodies: list | None = None
+          ) -> list[tuple[int, int, str, str, int, str, str, bool]]:
+    """The arms the condition's default turns away (their bodies go into `bodies`); the arm it takes goes into
+    `taken` (body, found, statement)."""
     statement = condition.parent
     if statement is None or statement.type not in {"if_statement", "elif_clause"}:
         return []
     found = first_term(condition, lambda term, _: _decided(term, False, reading))
     if found is not None:  # a term false by default: the branch is not taken
         body = statement.child_by_field_name("consequence")
+        if body is not None and bodies is not None:
+            bodies.append(body)
         return [_arm(body, found, statement)] if body is not None else []
     found = _decided(condition, True, reading)
     if found is None or statement.type != "if_statement":  # true by default: the rest of the chain is not taken
@@ -250,7 +289,28 @@ def _arms(condition: Node, reading: _Reading, taken: list | None = None) -> list
     if body is not None and taken is not None:
         taken.append((body, found, statement))
     rest = [c for c in statement.children if c.type in {"elif_clause", "else_clause"}]
+    if bodies is not None:
+        bodies.extend(rest)
     return [_arm(c, found, statement) for c in rest]
+
+
+def _arm_calls(bodies: list[Node], located: list[tuple[str, Node]], tree: Node) -> list[tuple[int, int, str, int, int, int]]:
+    """DefaultFacts.arm_calls: each arm's calls of a module-level function of this file (recorded as OWN + name, so
+    never an imported one), not decorated (a registry may call it), with the function's lines."""
+    defined = {}
+    for statement in tree.named_children:
+        name = statement.child_by_field_name("name") if statement.type == "function_definition" else None
+        if name is not None:
+            defined[parsing.text(name)] = (statement.start_point.row + 1, statement.end_point.row + 1)
+    result = []
+    for body in bodies:
+        counted: dict[str, int] = defaultdict(int)
+        for key, call in located:
+            if key.startswith(OWN) and key[len(OWN):] in defined and body.start_byte <= call.start_byte < body.end_byte:
+                counted[key[len(OWN):]] += 1
+        result += [(body.start_point.row + 1, body.end_point.row + 1, name, count, *defined[name])
+                   for name, count in sorted(counted.items())]
+    return result
 
 
 def _arm(body: Node, found: tuple[str, str, int, str], statement: Node) -> tuple:
