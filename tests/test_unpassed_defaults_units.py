@@ -204,6 +204,8 @@ class Facts:
     default_arms: list = field(default_factory=list)
     default_taken: list = field(default_factory=list)
     default_arm_calls: list = field(default_factory=list)
+    default_registered: list = field(default_factory=list)
+    default_reads: list = field(default_factory=list)
     default_calls: dict = field(default_factory=dict)
     default_escaped: list = field(default_factory=list)
     star_imports: list = field(default_factory=list)
