@@ -235,11 +235,19 @@ def default_path(facts, context) -> dict[str, str]:
     class of these names is on the default path, not an optional feature's, though a lazy import sits in it."""
     calls, escaped, starred = project_calls(facts)
     names: dict[str, str] = {}
+    launched: dict[str, list[tuple[str, str]]] | None = None
+    configured: set[str] = set()
     for f in facts:
         if not f.default_taken or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
+        registered = set(f.default_registered)
         for name, parameter, index, default, condition, callees in f.default_taken:
             kept = _kept(name, parameter, index, default, calls, escaped, f.path)
+            if kept is not None and name in registered:  # a launch string may pass what no call in sight does
+                if launched is None:
+                    launched, configured = launch_keywords(facts)
+                if _kept_registered(name, parameter, index, default, calls, escaped, f.path, launched, configured) is None:
+                    kept = None
             if kept is not None:
                 for callee in callees:
                     names.setdefault(callee, f"{kept}; {f.path} {condition} calls {callee}()")
