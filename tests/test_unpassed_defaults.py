@@ -400,10 +400,12 @@ def test_a_config_naming_a_registered_class_s_keyword_keeps_the_arm(tmp_path):
 @pytest.mark.parametrize("decorator", [
     "@register_model\n",  # no string key: a decorator of any kind, called from anywhere
     "@register_model(\"xcomposer\", cls_kwargs)\n",  # not only string keys
+    "@deprecated(\"use XComposer2\")\n",  # a string, but no registry: the class is called as written
 ])
 def test_a_class_not_registered_by_a_string_key_keeps_the_arm(tmp_path, decorator):
     body = PLUGIN.replace("@register_model(\"xcomposer\")\n", decorator)
-    found = plugin(tmp_path, SEED_LINE, body=body)
+    body = body if "register" in decorator else "from pkg.registry import register_model as deprecated\n" + body
+    found = plugin(tmp_path, SEED_LINE + (0 if "register" in decorator else 1), body=body)
     assert all(f.reach == "runs" for f in found)
 
 

@@ -43,6 +43,7 @@ LITERAL_TYPES = {"integer", "float", "string", "none", "true", "false", "unary_o
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
            ">=": operator.ge, "is": operator.is_, "is not": operator.is_not}
 TYPE_CHECKS = {"isinstance", "issubclass"}
+REGISTERS = "register"  # how a registry's decorator is spelled: register, register_model, register_module
 UNKNOWN = object()  # a text that is no literal
 OWN = "."  # the mark of a call of the file's own definition in DefaultFacts.calls (no name starts with it)
 
@@ -656,10 +657,15 @@ def _registered_classes(tree: Node) -> list[Node]:
 
 
 def _registered(decorated: Node) -> bool:
+    """Every decorator a `register…(…)` call of string keys only (`@register_model("a")`, `@MODELS.register("a")`):
+    not `@deprecated("use X")` or `@pytest.mark.skip("why")`, whose class is still called as written."""
     decorators = [c for c in decorated.named_children if c.type == "decorator"]
     for decorator in decorators:
         call = decorator.named_children[0] if decorator.named_children else None
-        arguments = call.child_by_field_name("arguments") if call is not None and call.type == "call" else None
+        function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        if function is None or not parsing.text(function).rsplit(".", 1)[-1].startswith(REGISTERS):
+            return False
+        arguments = call.child_by_field_name("arguments")
         first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
         if first is None or first.type != "string" or len(arguments.named_children) != len(
                 [a for a in arguments.named_children if a.type == "string"]):
