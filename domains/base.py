@@ -264,6 +264,9 @@ class ModuleFacts(Protocol):
     default_calls: dict[str, tuple[int, int, list[str], bool]]  # calls of the names the file binds, by shape
     default_escaped: list[str]  # names the file passes as values or subclasses
     default_passed: dict[str, tuple[int, list[str]]]  # per bound name: fewest positional, keywords every call passes
+    default_arm_calls: list[tuple[int, int, str, int, int, int]]  # own functions called in those arms, their lines
+    default_registered: list[str]  # classes registered under a string key (built by name from a launch string)
+    default_reads: list[tuple[str, str, int, tuple[int, ...]]]  # string defaults: their lines, their non-comparing reads
     star_imports: list[str]  # modules imported with `from module import *`
     parameter_arms: list[tuple[int, int, str, tuple[str, ...], str, str, int]]  # switches.parameter_value_arm
     starts_process_group: bool  # calls init_process_group or the like, or imports a framework that does

@@ -309,3 +309,133 @@ def test_an_opt_in_only_tests_turn_on_is_optional(tmp_path, caller_path):
 def test_an_opt_in_a_product_script_or_an_example_turns_on_stays(tmp_path, caller_path):
     # an example is the library's user: what it turns on is a feature users turn on
     assert _voice(tmp_path, caller_path) == ("runs", None)
+
+
+SPLIT = (
+    "from faster_whisper import WhisperModel\n\n\n"
+    "def split_audio_whisper(audio_path):\n"
+    "    return WhisperModel(\"medium\", device=\"cuda\", compute_type=\"float16\")\n\n\n"
+    "def split_audio_vad(audio_path):\n"
+    "    return audio_path\n\n\n"
+    "def get_se(audio_path, target_dir=\"processed\", vad=True):\n"
+    "    if vad:\n"
+    "        return split_audio_vad(audio_path)\n"
+    "    else:\n"
+    "        return split_audio_whisper(audio_path)\n"
+)
+WHISPER_LINE = 5
+
+
+@pytest.mark.parametrize("caller, extra, reach", [
+    # OpenVoice: every call of get_se passes vad=True (or leaves it): the function only the else arm calls never runs
+    ("se = se_extractor.get_se(\"a.wav\", target_dir=\"out\", vad=True)\n", "", "optional"),
+    ("se = se_extractor.get_se(\"a.wav\")\n", "", "optional"),
+    ("se = se_extractor.get_se(\"a.wav\", vad=False)\n", "", "runs"),  # a caller takes the else arm
+    ("se = se_extractor.get_se(\"a.wav\")\n", "\nwhole = split_audio_whisper(\"b.wav\")\n", "runs"),  # called elsewhere
+    ("se = se_extractor.get_se(\"a.wav\")\n", "\nSPLITTERS = [split_audio_whisper]\n", "runs"),  # passed as a value
+    ("se = se_extractor.get_se(\"a.wav\")\n\nse_extractor.split_audio_whisper(\"b.wav\")\n", "", "runs"),  # another file
+])
+def test_a_function_called_only_in_an_arm_no_call_takes_is_optional(tmp_path, caller, extra, reach):
+    app = "from pkg import se_extractor\n\n" + caller
+    found = findings(tmp_path, {"pkg/se_extractor.py": SPLIT + extra, "pkg/app.py": app}, WHISPER_LINE,
+                     "pkg/se_extractor.py")
+    assert all(f.reach == reach for f in found)
+    if reach == "optional":
+        reason = found[0].reach_reason
+        assert "split_audio_whisper() is called only in an arm no call takes" in reason
+        assert "`vad=True` by default (get_se())" in reason and "if vad:" in reason
+
+
+REGISTRY = (
+    "MODELS = {}\n\n\n"
+    "def register_model(*names):\n"
+    "    def wrap(cls):\n"
+    "        for name in names:\n"
+    "            MODELS[name] = cls\n"
+    "        return cls\n"
+    "    return wrap\n"
+)
+PLUGIN = (  # lmms-eval's model plugins: built by name, keywords from `--model_args k=v,...`
+    "import torch\n"
+    "from pkg.registry import register_model\n\n\n"
+    "@register_model(\"xcomposer\")\n"
+    "class XComposer:\n"
+    "    def __init__(self, pretrained=\"x\", device=\"cuda:0\", device_map=\"cuda:0\", seed: int = 0):\n"
+    "        if device_map == \"auto\":\n"
+    "            self._device = torch.device(device)\n"
+    "        else:\n"
+    "            self._device = torch.device(\"cuda:0\")\n"
+    "        if seed > 0:\n"
+    "            torch.backends.cudnn.deterministic = True\n"
+)
+SIGNATURE_LINE, ELSE_LINE, SEED_LINE = 7, 11, 13
+
+
+def plugin(tmp_path, line: int, launcher: str = "", body: str = PLUGIN, extra: dict | None = None):
+    files = {"pkg/registry.py": REGISTRY, "pkg/model.py": body, **(extra or {})}
+    if launcher:
+        files["examples/run.sh"] = launcher
+    return findings(tmp_path, files, line)
+
+
+@pytest.mark.parametrize("launcher, reach", [
+    ("", "optional"),  # no launch string passes seed: `if seed > 0:` never holds
+    ("accelerate launch -m pkg.main --model xcomposer --model_args pretrained=x,seed=0\n", "optional"),
+    ("accelerate launch -m pkg.main --model xcomposer --model_args pretrained=x,seed=42\n", "runs"),
+    ("accelerate launch -m pkg.main --model xcomposer --model_args=seed=$SEED\n", "runs"),  # a value not known
+])
+def test_a_registered_class_s_keyword_no_launch_string_passes(tmp_path, launcher, reach):
+    found = plugin(tmp_path, SEED_LINE, launcher)
+    assert all(f.reach == reach for f in found)
+    if reach == "optional":
+        assert "`seed=0` by default (XComposer(), registered by name)" in found[0].reach_reason
+        assert "if seed > 0:" in found[0].reach_reason
+
+
+def test_a_config_naming_a_registered_class_s_keyword_keeps_the_arm(tmp_path):
+    found = plugin(tmp_path, SEED_LINE, extra={"configs/eval.yaml": "model_args:\n  seed: 5\n"})
+    assert all(f.reach == "runs" for f in found)
+
+
+@pytest.mark.parametrize("decorator", [
+    "@register_model\n",  # no string key: a decorator of any kind, called from anywhere
+    "@register_model(\"xcomposer\", cls_kwargs)\n",  # not only string keys
+    "@deprecated(\"use XComposer2\")\n",  # a string, but no registry: the class is called as written
+])
+def test_a_class_not_registered_by_a_string_key_keeps_the_arm(tmp_path, decorator):
+    body = PLUGIN.replace("@register_model(\"xcomposer\")\n", decorator)
+    body = body if "register" in decorator else "from pkg.registry import register_model as deprecated\n" + body
+    found = plugin(tmp_path, SEED_LINE + (0 if "register" in decorator else 1), body=body)
+    assert all(f.reach == "runs" for f in found)
+
+
+def test_a_direct_call_passing_the_keyword_keeps_the_arm(tmp_path):
+    app = "from pkg.model import XComposer\n\nmodel = XComposer(seed=7)\n"
+    found = plugin(tmp_path, SEED_LINE, extra={"pkg/app.py": app})
+    assert all(f.reach == "runs" for f in found)
+
+
+@pytest.mark.parametrize("launcher, body, reach", [
+    # `device` is read only under `device_map == "auto"`, and device_map defaults to "cuda:0": its default is optional
+    ("", PLUGIN, "optional"),
+    ("python -m pkg.main --model_args device_map=auto\n", PLUGIN, "runs"),  # a launcher takes the arm
+    ("", PLUGIN.replace("            self._device = torch.device(\"cuda:0\")\n",
+                        "            self._device = torch.device(device)\n"), "runs"),  # read on the default path too
+    ("", PLUGIN.replace("        if device_map == \"auto\":\n",
+                        "        if device_map == \"cuda:0\":\n"), "runs"),  # the default takes the arm
+])
+def test_a_default_read_only_in_an_arm_no_call_takes(tmp_path, launcher, body, reach):
+    found = [f for f in plugin(tmp_path, SIGNATURE_LINE, launcher, body) if f.rule == "DEV001"]
+    assert found and all(f.reach == reach for f in found)
+    if reach == "optional":
+        assert "`device` is read only in an arm no call takes: `device_map=\"cuda:0\"` by default" in found[0].reach_reason
+
+
+@pytest.mark.parametrize("default, reach", [
+    ("\"auto\"", "optional"),  # lmms-eval videollama3: device_map="auto", the else arm is reached only by another value
+    ("\"cuda:0\"", "runs"),
+])
+def test_an_else_arm_a_registered_default_turns_away(tmp_path, default, reach):
+    body = PLUGIN.replace("device_map=\"cuda:0\", seed", f"device_map={default}, seed")
+    found = [f for f in plugin(tmp_path, ELSE_LINE, body=body)]
+    assert all(f.reach == reach for f in found)

@@ -203,6 +203,9 @@ class Facts:
     module: str = ""
     default_arms: list = field(default_factory=list)
     default_taken: list = field(default_factory=list)
+    default_arm_calls: list = field(default_factory=list)
+    default_registered: list = field(default_factory=list)
+    default_reads: list = field(default_factory=list)
     default_calls: dict = field(default_factory=dict)
     default_escaped: list = field(default_factory=list)
     star_imports: list = field(default_factory=list)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from ascend_feasibility.analyzer.context.switches import _enclosing, _parameter, first_term
 from ascend_feasibility.analyzer.context.unloaded import LIVE_ROLES
+from ascend_feasibility.analyzer.context.written_names import word_set
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
@@ -42,6 +43,7 @@ LITERAL_TYPES = {"integer", "float", "string", "none", "true", "false", "unary_o
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
            ">=": operator.ge, "is": operator.is_, "is not": operator.is_not}
 TYPE_CHECKS = {"isinstance", "issubclass"}
+REGISTERS = "register"  # how a registry's decorator is spelled: register, register_model, register_module
 UNKNOWN = object()  # a text that is no literal
 OWN = "."  # the mark of a call of the file's own definition in DefaultFacts.calls (no name starts with it)
 
@@ -80,6 +82,15 @@ class DefaultFacts:
     # name → (fewest positional arguments of a call, keywords every call passes): whether every call passes a
     # parameter, for a "cuda" default no call leaves in place (propagation.overridden_defaults)
     passed: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
+    # calls in an arm of `arms` of a function the file defines at module level (undecorated): (the arm's first line,
+    # its last line, the function, its calls in the arm, the function's first line, its last line)
+    arm_calls: list[tuple[int, int, str, int, int, int]] = field(default_factory=list)
+    # module-level classes registered under a string key (`@register_model("mantis")`): built by name, with keywords
+    # from a command-line or config string (`--model_args pretrained=...,device_map=auto`), not from a call in sight
+    registered: list[str] = field(default_factory=list)
+    # string defaults of the parameters `functions` read: (function or class, parameter, the default's line, the lines
+    # of the reads other than a comparison with a literal) (_default_reads)
+    reads: list[tuple[str, str, int, tuple[int, ...]]] = field(default_factory=list)
 
 
 def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
@@ -89,13 +100,16 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     name or spells getattr)."""
     facts = DefaultFacts()
     functions = _defaulted_functions(tree) if conditions or asserts else []
+    facts.registered = [parsing.text(c.child_by_field_name("name")) for c in _registered_classes(tree)]
     reading = _Reading(frozenset(name for function in functions for name in _literal_defaults(function)))
     taken: list[tuple[Node, tuple[str, str, int, str], Node]] = []
+    bodies: list[Node] = []  # the arms' bodies, beside facts.arms
     if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
+        facts.reads = _default_reads(functions)
         inside = _Spans(functions)  # a test elsewhere reads no such function's parameter: it is not read
         for condition in conditions[:MAX_CONDITIONS]:
             if inside(condition):
-                facts.arms += _arms(condition, reading, taken)
+                facts.arms += _arms(condition, reading, taken, bodies)
         for statement in asserts[:MAX_CONDITIONS]:
             if inside(statement):
                 facts.arms += _assert(statement, reading)
@@ -104,11 +118,11 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
     own_names = {name.encode("utf-8") for name in own}
     shapes: dict[str, dict[tuple[int, frozenset[str], bool], int]] = {}  # name → shape of its calls → how many
-    located: list[tuple[str, Node]] = []  # the calls (by their first node), kept only where an arm is taken by default
+    located: list[tuple[str, Node]] = []  # the calls (by their first node), kept only where a default decides an arm
     for key, arguments, start in _calls(called, methods, attribute_calls, bound_names, modules, star, own_names,
                                         "__class__" in text):
-        if taken:
-            located.append((_callee(key), start))
+        if taken or bodies:
+            located.append((key, start))
         shape = _shape(arguments)
         counted = shapes.get(key)
         if counted is None:
@@ -117,7 +131,9 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             counted[shape] = counted.get(shape, 0) + 1
     facts.calls, facts.passed = _records(shapes)
     if taken:
-        facts.taken = _taken(taken, located)
+        facts.taken = _taken(taken, [(_callee(key), start) for key, start in located])
+    if bodies:
+        facts.arm_calls = _arm_calls(bodies, located, tree)
     escaped = exported_names(tree) if "__all__" in text else set()  # any module's __all__: a package's public names
     if bound or "getattr" in text:  # a lookup by name needs no binding: `import pkg.model` then getattr(pkg.model, ...)
         found = escapes()
@@ -140,15 +156,76 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
     calls, escaped, starred = project_calls(facts)
     result: dict[str, list[tuple[int, int, str, bool]]] = defaultdict(list)
     aside: set[str] | None = None
+    launched: dict[str, list[tuple[str, str]]] | None = None
+    configured: set[str] = set()
     for f in facts:
         if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
         if aside is None:
             aside = _aside(calls, context)
+        off: dict[tuple[int, int], str] = {}  # the arms no call takes → why
+        registered = set(f.default_registered)
         for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
-            kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside)
+            if name in registered:
+                if launched is None:
+                    launched, configured = launch_keywords(facts)
+                kept = _kept_registered(name, parameter, index, default, calls, escaped, f.path, launched, configured)
+            else:
+                kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside)
             if kept is not None:
                 result[f.path].append((first, last, f"{kept}; {condition}", is_assert))
+                if not is_assert:
+                    off[(first, last)] = f"{kept}; {condition}"
+        result[f.path] += _called_only_off(f, off, calls, escaped)
+        result[f.path] += _read_only_off(f, off)
+    return result
+
+
+def _read_only_off(f, off: dict[tuple[int, int], str]) -> list[tuple[int, int, str, bool]]:
+    """The lines of string defaults read only in arms no call takes (lmms-eval's `device="cuda:0"`, read only under
+    `elif ... device_map == "auto":` while `device_map="cuda:0"` by default): (line, line, reason, False). Each other
+    string default on the line must be read there too or only compared (else the line's finding may be its)."""
+    by_line: dict[int, list[tuple[str, str, tuple[int, ...]]]] = defaultdict(list)
+    for name, parameter, line, lines in f.default_reads:
+        by_line[line].append((name, parameter, lines))
+    result = []
+    for line, parameters in by_line.items():
+        decided = []
+        for name, parameter, lines in parameters:
+            arms = [next((why for (first, last), why in off.items() if first <= read <= last), None) for read in lines]
+            if None in arms:
+                break
+            if arms:
+                decided.append((parameter, arms[0]))
+        else:
+            if decided:
+                parameter, why = decided[0]
+                result.append((line, line, f"`{parameter}` is read only in an arm no call takes: {why}", False))
+    return result
+
+
+def _called_only_off(f, off: dict[tuple[int, int], str], calls: dict[str, list], escaped: set[str]
+                     ) -> list[tuple[int, int, str, bool]]:
+    """The file's functions every call of which in the project lies in an arm no call takes (OpenVoice's
+    `split_audio_whisper`, called only in the `else` of `if vad:` in `get_se(..., vad=True)`, which every call leaves
+    at True): (first line, last line, reason, False). A function passed as a value, exported or called from elsewhere
+    by its name keeps its reach (the calls of any module's function of that name count against it)."""
+    inside: dict[str, int] = defaultdict(int)
+    why: dict[str, str] = {}
+    lines: dict[str, tuple[int, int]] = {}
+    for first, last, callee, count, start, end in f.default_arm_calls:
+        reason = off.get((first, last))
+        if reason is None or callee in escaped:
+            continue
+        inside[callee] += count
+        why.setdefault(callee, reason)
+        lines[callee] = (start, end)
+    result = []
+    for callee, count in inside.items():
+        total = sum(shape[0] for _, shape in calls.get(own_key(f.path, callee), []) + calls.get(callee, []))
+        if total == count:
+            start, end = lines[callee]
+            result.append((start, end, f"{callee}() is called only in an arm no call takes: {why[callee]}", False))
     return result
 
 
@@ -159,11 +236,19 @@ def default_path(facts, context) -> dict[str, str]:
     class of these names is on the default path, not an optional feature's, though a lazy import sits in it."""
     calls, escaped, starred = project_calls(facts)
     names: dict[str, str] = {}
+    launched: dict[str, list[tuple[str, str]]] | None = None
+    configured: set[str] = set()
     for f in facts:
         if not f.default_taken or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
+        registered = set(f.default_registered)
         for name, parameter, index, default, condition, callees in f.default_taken:
             kept = _kept(name, parameter, index, default, calls, escaped, f.path)
+            if kept is not None and name in registered:  # a launch string may pass what no call in sight does
+                if launched is None:
+                    launched, configured = launch_keywords(facts)
+                if _kept_registered(name, parameter, index, default, calls, escaped, f.path, launched, configured) is None:
+                    kept = None
             if kept is not None:
                 for callee in callees:
                     names.setdefault(callee, f"{kept}; {f.path} {condition} calls {callee}()")
@@ -203,6 +288,36 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
     return f"`{parameter}={default}` by default ({name}()), and none of its {count} calls in the project passes {parameter} ({where[0]}{more})"
 
 
+def launch_keywords(facts) -> tuple[dict[str, list[tuple[str, str]]], set[str]]:
+    """The keywords launch commands pass inside an option's value (`--model_args pretrained=x,device_map=auto`): key →
+    (path, value); and the words of every YAML/JSON config, which may hold such a string too."""
+    launched: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    configured: set[str] = set()
+    for f in facts:
+        for _, value in f.launch_values:
+            for item in value.split(","):
+                key, equals, given = item.partition("=")
+                if equals and key.strip().isidentifier():
+                    launched[key.strip()].append((f.path, given.strip().strip("'\"")))
+        if f.path.endswith((".yaml", ".yml", ".json")) and f.words:
+            configured |= word_set(f.words)
+    return launched, configured
+
+
+def _kept_registered(name: str, parameter: str, index: int, default: str, calls: dict[str, list], escaped: set[str],
+                     path: str, launched: dict[str, list[tuple[str, str]]], configured: set[str]) -> str | None:
+    """_kept for a class registered under a string key: its keywords come from launch strings. None where a call in
+    the project may pass the parameter, a launch command passes `parameter=` another value (or one not known), or a
+    config names the parameter at all."""
+    found = calls.get(name, []) + calls.get(own_key(path, name), [])
+    if name in escaped or parameter in configured or any(_passes(shape, parameter, index, default) for _, shape in found):
+        return None
+    if any(_value(given) is UNKNOWN or _value(given) != _value(default) for _, given in launched.get(parameter, [])):
+        return None
+    return (f"`{parameter}={default}` by default ({name}(), registered by name); no launch command or config in the "
+            f"project passes another {parameter}")
+
+
 def _aside(calls: dict[str, list], context) -> set[str]:
     """The calling files that run no product path: a test's, a docs' or CI's, or a file whose own reach is not `runs`
     (an optional launcher). An example's calls count: an example is the library's user (unloaded.LIVE_ROLES), and
@@ -234,14 +349,18 @@ def _passes(shape: tuple[int, int, list[str], bool], parameter: str, index: int,
 
 
 # per file ----------------------------------------------------------------------------------------------------------
-def _arms(condition: Node, reading: _Reading, taken: list | None = None) -> list[tuple[int, int, str, str, int, str, str, bool]]:
-    """The arms the condition's default turns away; the arm it takes goes into `taken` (body, found, statement)."""
+def _arms(condition: Node, reading: _Reading, taken: list | None = None, bodies: list | None = None
+          ) -> list[tuple[int, int, str, str, int, str, str, bool]]:
+    """The arms the condition's default turns away (their bodies go into `bodies`); the arm it takes goes into
+    `taken` (body, found, statement)."""
     statement = condition.parent
     if statement is None or statement.type not in {"if_statement", "elif_clause"}:
         return []
     found = first_term(condition, lambda term, _: _decided(term, False, reading))
     if found is not None:  # a term false by default: the branch is not taken
         body = statement.child_by_field_name("consequence")
+        if body is not None and bodies is not None:
+            bodies.append(body)
         return [_arm(body, found, statement)] if body is not None else []
     found = _decided(condition, True, reading)
     if found is None or statement.type != "if_statement":  # true by default: the rest of the chain is not taken
@@ -250,7 +369,86 @@ def _arms(condition: Node, reading: _Reading, taken: list | None = None) -> list
     if body is not None and taken is not None:
         taken.append((body, found, statement))
     rest = [c for c in statement.children if c.type in {"elif_clause", "else_clause"}]
+    if bodies is not None:
+        bodies.extend(rest)
     return [_arm(c, found, statement) for c in rest]
+
+
+def _default_reads(functions: list[Node]) -> list[tuple[str, str, int, tuple[int, ...]]]:
+    """DefaultFacts.reads: each string default's parameter, and the lines where the function reads it other than in a
+    comparison with a literal; a parameter the function rebinds is left out (its reads may be another value's)."""
+    result = []
+    for function in functions:
+        rebound = _rebound(function)
+        body = function.child_by_field_name("body")
+        if rebound is None or body is None:
+            continue
+        names = {}
+        for parameter in function.child_by_field_name("parameters").named_children:
+            key, value = parameter.child_by_field_name("name"), parameter.child_by_field_name("value")
+            if parameter.type in {"default_parameter", "typed_default_parameter"} and key is not None \
+                    and value is not None and value.type == "string" and parsing.text(key) not in rebound:
+                names[parsing.text(key)] = value.start_point.row + 1
+        if not names:
+            continue
+        callee = _callee_name(function)
+        if callee is None:
+            continue
+        reads: dict[str, list[int]] = {name: [] for name in names}
+        for node in parsing.captures(parsing.query("python", "(identifier) @name"), body).get("name", []):
+            name = parsing.text(node)
+            if name in reads and not _not_a_read(node):
+                if not _compared_with_literal(node):
+                    reads[name].append(node.start_point.row + 1)
+        result += [(callee, name, names[name], tuple(lines)) for name, lines in reads.items()]
+    return result
+
+
+def _callee_name(function: Node) -> str | None:
+    """The name a call of `function` is made by: its own (module level) or its class's (an `__init__`)."""
+    holder = function.parent
+    if holder is not None and holder.type == "module":
+        return parsing.text(function.child_by_field_name("name"))
+    cls = holder.parent if holder is not None and holder.type == "block" else None
+    return parsing.text(cls.child_by_field_name("name")) if cls is not None and cls.type == "class_definition" else None
+
+
+def _not_a_read(node: Node) -> bool:
+    """An identifier that names no variable: an attribute's name, a keyword's name, a definition's name."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == "attribute":
+        return parent.child_by_field_name("attribute") == node
+    if parent.type == "keyword_argument":
+        return parent.child_by_field_name("name") == node
+    return parent.type in {"function_definition", "class_definition", "default_parameter", "typed_default_parameter",
+                           "parameters", "typed_parameter"}
+
+
+def _compared_with_literal(node: Node) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type == "comparison_operator" and len(parent.named_children) == 2 and any(
+        other.type in LITERAL_TYPES for other in parent.named_children if other != node)
+
+
+def _arm_calls(bodies: list[Node], located: list[tuple[str, Node]], tree: Node) -> list[tuple[int, int, str, int, int, int]]:
+    """DefaultFacts.arm_calls: each arm's calls of a module-level function of this file (recorded as OWN + name, so
+    never an imported one), not decorated (a registry may call it), with the function's lines."""
+    defined = {}
+    for statement in tree.named_children:
+        name = statement.child_by_field_name("name") if statement.type == "function_definition" else None
+        if name is not None:
+            defined[parsing.text(name)] = (statement.start_point.row + 1, statement.end_point.row + 1)
+    result = []
+    for body in bodies:
+        counted: dict[str, int] = defaultdict(int)
+        for key, call in located:
+            if key.startswith(OWN) and key[len(OWN):] in defined and body.start_byte <= call.start_byte < body.end_byte:
+                counted[key[len(OWN):]] += 1
+        result += [(body.start_point.row + 1, body.end_point.row + 1, name, count, *defined[name])
+                   for name, count in sorted(counted.items())]
+    return result
 
 
 def _arm(body: Node, found: tuple[str, str, int, str], statement: Node) -> tuple:
@@ -377,11 +575,15 @@ def _defaulted_functions(tree: Node) -> list[Node]:
     """The functions _target can find a literal default in, in source order: module-level functions and the
     `__init__` of module-level classes (neither decorated) with at least one parameter `_literal_defaults` reads."""
     functions = []
+    registered = {cls.parent.start_byte for cls in _registered_classes(tree)}  # their decorated definitions
     for statement in tree.named_children:
         if statement.type == "function_definition":
             if _literal_defaults(statement):
                 functions.append(statement)
-        elif statement.type == "class_definition":
+        elif statement.type == "class_definition" or (statement.type == "decorated_definition"
+                                                      and statement.start_byte in registered):
+            if statement.type == "decorated_definition":
+                statement = statement.child_by_field_name("definition")
             body = statement.child_by_field_name("body")
             for member in body.named_children if body is not None else []:
                 name = member.child_by_field_name("name") if member.type == "function_definition" else None
@@ -435,7 +637,8 @@ def _target(name: Node) -> tuple[Node, tuple[str, str, int, str]] | None:
         callee = parsing.text(function.child_by_field_name("name"))
     elif holder is not None and holder.type == "block" and parsing.text(function.child_by_field_name("name")) == "__init__":
         cls = holder.parent
-        if cls is None or cls.type != "class_definition" or cls.parent is None or cls.parent.type != "module":
+        if cls is None or cls.type != "class_definition" or cls.parent is None or (
+                cls.parent.type != "module" and not (cls.parent.type == "decorated_definition" and _registered(cls.parent))):
             return None
         callee, index = parsing.text(cls.child_by_field_name("name")), index - 1
     else:
@@ -443,6 +646,31 @@ def _target(name: Node) -> tuple[Node, tuple[str, str, int, str]] | None:
     if index < 0:
         return None
     return function, (callee, parameter, index, parsing.text(default))
+
+
+def _registered_classes(tree: Node) -> list[Node]:
+    """Module-level classes whose every decorator registers them under a string key (`@register_model("mantis")`,
+    `@MODELS.register("a", "b")`)."""
+    return [statement.child_by_field_name("definition") for statement in tree.named_children
+            if statement.type == "decorated_definition" and _registered(statement)
+            and statement.child_by_field_name("definition").type == "class_definition"]
+
+
+def _registered(decorated: Node) -> bool:
+    """Every decorator a `register…(…)` call of string keys only (`@register_model("a")`, `@MODELS.register("a")`):
+    not `@deprecated("use X")` or `@pytest.mark.skip("why")`, whose class is still called as written."""
+    decorators = [c for c in decorated.named_children if c.type == "decorator"]
+    for decorator in decorators:
+        call = decorator.named_children[0] if decorator.named_children else None
+        function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+        if function is None or not parsing.text(function).rsplit(".", 1)[-1].startswith(REGISTERS):
+            return False
+        arguments = call.child_by_field_name("arguments")
+        first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+        if first is None or first.type != "string" or len(arguments.named_children) != len(
+                [a for a in arguments.named_children if a.type == "string"]):
+            return False
+    return bool(decorators)
 
 
 # What rebinds a name in a body: the targets of assignments, loops, `with ... as`, `:=`; and global/nonlocal

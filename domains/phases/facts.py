@@ -262,6 +262,10 @@ class PhaseFacts:
     default_calls: dict[str, tuple[int, int, list[str], bool]] = field(default_factory=dict)
     default_escaped: list[str] = field(default_factory=list)
     default_passed: dict[str, tuple[int, list[str]]] = field(default_factory=dict)
+    # calls in those arms of the file's own functions (unpassed_defaults.DefaultFacts.arm_calls)
+    default_arm_calls: list[tuple[int, int, str, int, int, int]] = field(default_factory=list)
+    default_registered: list[str] = field(default_factory=list)  # classes registered under a string key
+    default_reads: list[tuple[str, str, int, tuple[int, ...]]] = field(default_factory=list)  # string defaults' reads
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
     # starts a process group; the if-arms that need one (analyzer/context/process_groups.py)
     starts_process_group: bool = False
@@ -324,6 +328,9 @@ class PhaseFacts:
         self.true_literals += other.true_literals
         self.default_arms += other.default_arms
         self.default_taken += other.default_taken
+        self.default_arm_calls += other.default_arm_calls
+        self.default_registered += other.default_registered
+        self.default_reads += other.default_reads
         self.default_escaped += other.default_escaped
         self.star_imports += other.star_imports
         self.starts_process_group |= other.starts_process_group
@@ -867,6 +874,9 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
                                         lambda: query_set.unit_captures(unit, ESCAPES_KEY))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
     facts.default_taken = by_default.taken
+    facts.default_arm_calls = by_default.arm_calls
+    facts.default_registered = by_default.registered
+    facts.default_reads = by_default.reads
     facts.default_passed = by_default.passed
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
