@@ -80,6 +80,8 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
      "reason.commented_import_loader"),
     (r"^imported by nothing the launchers and entry points of the application package (?P<package>\S+)/ load: no "
      r"product code loads it$", "reason.unreached_application_module"),
+    (r"^not in the plugin table of (?P<table>\S+) that loads the modules of (?P<folder>\S+)/ by name, and imported by "
+     r"nothing the program (?P<package>\S+)/ runs: no product code loads it$", "reason.unregistered_plugin_module"),
     (r"^selected by configuration: `(?P<condition>.+)` \((?P<where>\S+)\)$", "reason.selected_by_configuration"),
     (r"^loaded by name only, when a configuration lists it: '(?P<module>\S+)' is named at (?P<where>\S+); no product "
      r"code imports it$", "reason.loaded_by_name"),

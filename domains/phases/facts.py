@@ -17,6 +17,7 @@ from ascend_feasibility.analyzer.context import (
     env_options,
     env_switches,
     literal_flags,
+    plugin_registries,
     process_groups,
     switched_on,
     unpassed_defaults,
@@ -249,6 +250,9 @@ class PhaseFacts:
     true_literals: list[tuple[str, str, int]] = field(default_factory=list)
     # a package __init__.py that loads submodules lazily by name: the dotted modules its strings may name
     lazy_submodules: list[str] = field(default_factory=list)
+    # the keys of string-to-string dict literals in a file that imports modules by name: plugin tables
+    # (analyzer/context/plugin_registries.py)
+    plugin_tables: list[list[str]] = field(default_factory=list)
     # classes registered under a string key (`callbacks.register('env_logging', func=EnvironmentLoggingCallback)`),
     # imported by name from another module: (key, class, its module, every name that import takes from the module,
     # line, registry); only where the file writes the key once (analyzer/context/opt_in.py)
@@ -301,6 +305,7 @@ class PhaseFacts:
         self.choices += other.choices
         self.module_strings += other.module_strings
         self.lazy_submodules += other.lazy_submodules
+        self.plugin_tables += other.plugin_tables
         self.registrations += other.registrations
         self.phase_functions += other.phase_functions
         self.options += other.options
@@ -876,6 +881,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.kept_instances = kept_instances(module, unit.source.data, found.get("built_variable", []),
                                               found.get("built_class", []))
         facts.phase_functions = _phase_functions(definitions.get("function_name", []))
+        facts.plugin_tables = plugin_registries.string_tables(unit.tree(), unit.source.text)
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)
     facts.commented_imports = commented_imports(unit.tree(), lambda module: _absolute(module, package))
