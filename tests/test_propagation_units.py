@@ -61,6 +61,7 @@ class Facts:
     backend_selectors: dict = field(default_factory=dict)
     platform_methods: list = field(default_factory=list)
     lazy_submodules: list = field(default_factory=list)
+    plugin_tables: list = field(default_factory=list)
     commented_imports: list = field(default_factory=list)
     parameter_arms: list = field(default_factory=list)
     starts_process_group: bool = False

@@ -38,6 +38,7 @@ from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
 from ascend_feasibility.analyzer.context.switched_builds import switched_sources
 from ascend_feasibility.analyzer.context.switched_on import on_reason, turned_on
 from ascend_feasibility.analyzer.context.switches import switch_rule
+from ascend_feasibility.analyzer.context.test_launchers import test_launchers
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
 from ascend_feasibility.analyzer.context.unloaded import (
@@ -81,6 +82,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for path, ranges in self_tests.items():
         test_only.setdefault(path, []).extend(ranges)
     for path, ranges in test_scripts(facts, context).items():
+        test_only.setdefault(path, []).extend(ranges)
+    for path, ranges in test_launchers(facts, context).items():
         test_only.setdefault(path, []).extend(ranges)
     tools = diagnostic_scripts(facts, context)
     example_only = test_only_functions(facts, context, "example")
