@@ -257,6 +257,10 @@ MODELS_INIT = ('import importlib\n'
                '    return getattr(module, AVAILABLE_MODELS[name])\n')
 
 
+SIDE_SCRIPT = ("import torch.distributed as dist\ndef main():\n    dist.init_process_group(backend=\"nccl\")\n"
+               "if __name__ == \"__main__\":\n    main()\n")
+
+
 def _harness(tmp_path, program: bool) -> None:
     """An evaluation harness loading its model adapters by name from a string table (lmms-eval's shape)."""
     write_tree(tmp_path, {
@@ -274,6 +278,8 @@ def _harness(tmp_path, program: bool) -> None:
         "harness/models/whisper_tt.py": CUDA,  # its key names simple/whisper_tt, which does not exist
         "harness/models/model_utils/__init__.py": "",
         "harness/models/model_utils/parallel.py": CUDA,  # imported by nothing
+        "harness/tasks/__init__.py": "",
+        "harness/tasks/eval_sam.py": SIDE_SCRIPT,  # a scorer run by hand after the tasks
         **({"harness/__main__.py": "from harness.evaluator import evaluate\nevaluate('llava')\n"} if program else {}),
     })
 
@@ -292,13 +298,31 @@ def test_a_program_loading_plugins_through_a_string_table_leaves_what_no_table_o
                    "harness/models/simple/idefics.py"):
         assert {r for r, _ in reach[plugin]} == {"runs"}, plugin
     assert {r for r, _ in reach["harness/utils.py"]} == {"optional"}  # clear_cache: called by nothing
+    side = ("a side script of the program harness/: its own `if __name__ == \"__main__\":` block, run by hand; "
+            "nothing the program's entries run imports or launches it")
+    assert reach["harness/tasks/eval_sam.py"] == {("optional", side)}
+    assert phrase("zh", side) != side
+
+
+def test_the_backend_item_comes_from_the_program_not_its_side_script(tmp_path):
+    for program, bucket in ((True, "optional"), (False, "required")):
+        root = tmp_path / str(program)
+        _harness(root, program=program)
+        items = analyze(root, AnalyzeOptions(jobs=1)).effort.items
+        assert [i.bucket for i in items if i.rule == "adoption:hccl"] == [bucket], program
+
+
+def test_a_side_script_a_launcher_runs_is_an_entry_of_the_program(tmp_path):
+    _harness(tmp_path, program=True)
+    write_tree(tmp_path, {"scripts/score.sh": "python harness/tasks/eval_sam.py --split val\n"})
+    assert {r for r, _ in _reach_by_path(tmp_path)["harness/tasks/eval_sam.py"]} == {"runs"}
 
 
 def test_a_library_without_a_program_keeps_its_unregistered_modules_public(tmp_path):
     _harness(tmp_path, program=False)  # no __main__.py, no console script: its users import it module by module
     reach = _reach_by_path(tmp_path)
     for path in ("harness/models/simple/cambrian.py", "harness/models/whisper_tt.py",
-                 "harness/models/model_utils/parallel.py", "harness/utils.py"):
+                 "harness/models/model_utils/parallel.py", "harness/utils.py", "harness/tasks/eval_sam.py"):
         assert {r for r, _ in reach[path]} == {"runs"}, path
 
 

@@ -78,9 +78,15 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
                and not any(f.evidence.values()) and path_view(f.path).parent in packages
                and top_folder(f.path, packages) in applications and path_view(f.path).name not in launched
                and not names[f.path] & entries and f.path not in imported}
+    # a module of a plugin-table program with a `__main__` block of its own that nothing imports, launches or names as
+    # a console entry is a side script run by hand (a task's scorer), not a route of the program's entries
+    side_scripts = {f.path for f in python if f.main_guard and path_view(f.path).parent in packages
+                    and top_folder(f.path, packages) in registry_tops and path_view(f.path).name != "__main__.py"
+                    and f.path not in imported and path_view(f.path).name not in launched
+                    and not names[f.path] & entries and f.path not in plugins}
     roots = [f.path for f in python if roles[f.path] in LIVE_ROLES and (
         path_view(f.path).parent not in packages or _top_package(f.path, packages)
-        or (f.main_guard and f.path not in benches)
+        or (f.main_guard and f.path not in benches and f.path not in side_scripts)
         or path_view(f.path).name in launched or names[f.path] & entries or f.path in plugins)]
     tests = _reach(sorted(p for p, role in roles.items() if role == "test"), edges)
     # a library module nothing imports is its users' to import, and what it imports runs with it; not so inside a
@@ -129,6 +135,10 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
         elif _package_root(f.path, packages) in beside_scripts:
             result[f.path] = ("optional", f"imported by nothing the scripts beside {top_folder(f.path, packages)}/ "
                                           "load: no product code loads it")
+        elif f.path in side_scripts:
+            result[f.path] = ("optional", f"a side script of the program {top_folder(f.path, packages)}/: its own "
+                                          "`if __name__ == \"__main__\":` block, run by hand; nothing the program's "
+                                          "entries run imports or launches it")
         elif f.path in plugin_modules:
             result[f.path] = ("optional", f"not in the plugin table of {plugin_modules[f.path][1]} that loads the modules of "
                                           f"{path_view(f.path).parent}/ by name, and imported by nothing the program "
