@@ -334,3 +334,22 @@ def test_a_table_of_settings_names_no_plugin_folder(tmp_path):
     reach = _reach_by_path(tmp_path)
     for path in ("harness/models/simple/cambrian.py", "harness/models/simple/qwen_vl.py"):
         assert {r for r, _ in reach[path]} == {"runs"}, path
+
+
+ADAPTER = ("import torch\nfrom transformers import AutoModelForCausalLM\n"
+           "model = AutoModelForCausalLM.from_pretrained('x').cuda()\nmodel.eval()\n"
+           "with torch.no_grad():\n    out = model.generate(torch.ones(1))\n")
+
+
+def test_a_program_s_plugins_are_no_entry_files_of_the_port(tmp_path):
+    adapters = [f"harness/models/simple/{m}.py" for m in ("llava", "qwen_vl", "idefics", "cambrian")]
+    for program in (True, False):
+        root = tmp_path / str(program)
+        _harness(root, program=program)
+        write_tree(root, dict.fromkeys(adapters, ADAPTER))
+        items = analyze(root, AnalyzeOptions(jobs=1)).effort.items
+        sites = {s for i in items if i.rule == "adoption:entry-points" for s in i.sites}
+        if program:  # each run loads the adapter its command names: none is an entry file
+            assert not sites & set(adapters)
+        else:  # a library's modules with import-time work stay entries
+            assert sites >= set(adapters)
