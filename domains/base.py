@@ -231,6 +231,7 @@ class ModuleFacts(Protocol):
     reference_checks: list[str]  # check functions comparing with a reference its main block calls (test scripts)
     launched_scripts: list[str]  # shell: python/torchrun ... SCRIPT.py
     launches: list[tuple[str, str]]  # shell: each launch command's (module after -m, first .py word), "" if none
+    unparsed_lines: list[int]  # shell: [lines bash cannot read, non-blank lines] (pasted_notes.py), [] elsewhere
     choices: list[tuple[str, int, str, bool]]  # string values an if/elif chain compares with (opt-in modules)
     module_strings: list[tuple[str, int]]  # strings naming dotted modules (modules loaded by name)
     options: list[tuple[str, bool, str, int]]  # command-line options declared: (dest, off by default, flag, line)

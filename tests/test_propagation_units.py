@@ -39,6 +39,7 @@ class Facts:
     reference_checks: list[str] = field(default_factory=list)
     launched_scripts: list[str] = field(default_factory=list)
     launches: list[tuple[str, str]] = field(default_factory=list)
+    unparsed_lines: list = field(default_factory=list)
     choices: list = field(default_factory=list)
     module_strings: list = field(default_factory=list)
     options: list = field(default_factory=list)

@@ -17,6 +17,7 @@ from ascend_feasibility.analyzer.context import (
     env_options,
     env_switches,
     literal_flags,
+    pasted_notes,
     plugin_registries,
     process_groups,
     switched_on,
@@ -163,6 +164,8 @@ class PhaseFacts:
     extension_loads: list[str] = field(default_factory=list)
     # shell: each launch command's (module after -m, first .py word), "" where it has none (stale_launchers.py)
     launches: list[tuple[str, str]] = field(default_factory=list)
+    # shell: (lines bash cannot read, non-blank lines), for notes of pasted output (analyzer/context/pasted_notes.py)
+    unparsed_lines: list[int] = field(default_factory=list)
     notebook: bool = False
     model_refs: list[str] = field(default_factory=list)  # models loaded from libraries (transformers Auto classes ...)
     # builds an operator cuDNN runs (a convolution, an RNN, a CTC loss) or loads a hub model: read only in a file whose
@@ -1136,7 +1139,12 @@ def collect_shell(unit: Unit) -> PhaseFacts:
                 {w for w in words if w.startswith("--") and len(w) > 2 and "=" not in w and w not in valued})[:MAX_CHOICES]), tuple(configs)))
             facts.launch_flags += [w.split("=", 1)[0] for w in words if w.startswith("--")][:MAX_CHOICES]
             facts.launch_values += _launch_values(words)[:MAX_CHOICES]
+    if unit.path.endswith(SHELL_NOTE_SUFFIXES):
+        facts.unparsed_lines = list(pasted_notes.unparsed_share(unit.tree(), unit.source.data))
     return facts
+
+
+SHELL_NOTE_SUFFIXES = (".sh", ".bash")
 
 
 def _launch(words: list[str]) -> tuple[str, str]:
