@@ -258,7 +258,8 @@ class ModuleFacts(Protocol):
     true_keys: list[str]  # YAML/JSON: keys set to true
     true_literals: list[tuple[str, str, int]]  # Python: (callee or "", S, line) of `S=True` / `'S': True`
     lazy_submodules: list[str]  # a package __init__.py's submodules loaded lazily by name (_LazyModule tables)
-    plugin_tables: list[list[str]]  # keys of string-to-string tables in a file importing by name (plugin_registries)
+    plugin_tables: list[list[str]]  # keys of module-level string-to-string tables (plugin_registries.py)
+    loads_by_name: bool  # calls import_module( or __import__( (plugin_registries.py)
     # classes registered under a string key: (key, class, its module, names imported from it, line, registry)
     registrations: list[tuple[str, str, str, tuple[str, ...], int, str]]
     default_arms: list[tuple[int, int, str, str, int, str, str, bool]]  # arms a parameter's default decides

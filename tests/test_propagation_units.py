@@ -63,6 +63,7 @@ class Facts:
     platform_methods: list = field(default_factory=list)
     lazy_submodules: list = field(default_factory=list)
     plugin_tables: list = field(default_factory=list)
+    loads_by_name: bool = False
     commented_imports: list = field(default_factory=list)
     parameter_arms: list = field(default_factory=list)
     starts_process_group: bool = False

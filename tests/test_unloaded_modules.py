@@ -250,11 +250,13 @@ def test_a_published_package_a_launched_benchmark_and_a_real_main_keep_runs(tmp_
     assert {r for r, _ in _reach_by_path(tmp)["training/omni_attention.py"]} == {"runs"}
 
 
-MODELS_INIT = ('import importlib\n'
-               'AVAILABLE_MODELS = {"llava": "Llava", "qwen_vl": "QwenVL", "idefics": "Idefics", "whisper_tt": "Whisper"}\n'
-               'def get_model(name):\n'
-               '    module = importlib.import_module(f"harness.models.simple.{name}")\n'
-               '    return getattr(module, AVAILABLE_MODELS[name])\n')
+MODELS_INIT = ('AVAILABLE_MODELS = {"llava": "Llava", "qwen_vl": "QwenVL", "idefics": "Idefics", "whisper_tt": "Whisper"}\n'
+               'from harness.models.registry import get_model\n')
+REGISTRY = ('import importlib\n'  # the loader sits in another file than the table (lmms-eval's registry_v2.py)
+            'def get_model(name):\n'
+            '    from harness.models import AVAILABLE_MODELS\n'
+            '    module = importlib.import_module(f"harness.models.simple.{name}")\n'
+            '    return getattr(module, AVAILABLE_MODELS[name])\n')
 
 
 SIDE_SCRIPT = ("import torch.distributed as dist\ndef main():\n    dist.init_process_group(backend=\"nccl\")\n"
@@ -270,6 +272,7 @@ def _harness(tmp_path, program: bool) -> None:
         "harness/utils.py": ("import torch\ndef used():\n    return 1\n"
                              "def clear_cache():\n    torch.cuda.empty_cache()\n"),
         "harness/models/__init__.py": MODELS_INIT,
+        "harness/models/registry.py": REGISTRY,
         "harness/models/simple/__init__.py": "",
         "harness/models/simple/llava.py": "from harness.utils import used\n" + CUDA,
         "harness/models/simple/qwen_vl.py": CUDA,
@@ -324,6 +327,13 @@ def test_a_library_without_a_program_keeps_its_unregistered_modules_public(tmp_p
     for path in ("harness/models/simple/cambrian.py", "harness/models/whisper_tt.py",
                  "harness/models/model_utils/parallel.py", "harness/utils.py", "harness/tasks/eval_sam.py"):
         assert {r for r, _ in reach[path]} == {"runs"}, path
+
+
+def test_a_table_no_by_name_loader_reads_is_no_plugin_table(tmp_path):
+    _harness(tmp_path, program=True)
+    write_tree(tmp_path, {"harness/models/registry.py": REGISTRY.replace("importlib.import_module", "load_plugin")})
+    reach = _reach_by_path(tmp_path)
+    assert {r for r, _ in reach["harness/models/simple/cambrian.py"]} == {"runs"}
 
 
 def test_a_table_of_settings_names_no_plugin_folder(tmp_path):

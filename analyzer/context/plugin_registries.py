@@ -2,9 +2,11 @@
 
 An evaluation harness or a command-line tool loads its plugins one per run, chosen by a string: lmms-eval's
 `AVAILABLE_SIMPLE_MODELS = {"llava": "Llava", "qwen2_5_vl": "Qwen2_5_VL", ...}` is turned into
-`lmms_eval.models.simple.<key>.<Class>` and loaded with `importlib.import_module`. The reader takes, from a file that
-imports by name (`import_module(`, `__import__(`), every dict literal of at least MIN_KEYS entries whose keys and values
-are all plain strings (no f-string, no concatenation) and whose keys are identifiers. The judge finds, inside the same
+`lmms_eval.models.simple.<key>.<Class>` and loaded with `importlib.import_module`. The reader takes every
+module-level `NAME = {...}` literal of at least MIN_KEYS entries whose keys and values are all plain strings (no
+f-string, no concatenation) and whose keys are identifiers, and notes whether a file loads modules by name
+(`import_module(`, `__import__(`): the table and the loader may sit in different files of one package (lmms-eval's
+models/__init__.py and registry_v2.py), and a table counts only in a package that has such a loader. The judge finds, inside the same
 top package, the folder most of whose module stems are such keys (MIN_KEYS at least): the registry's plugin folder.
 A module of that folder whose stem the table holds is loaded by the registry; one it does not hold is loaded by no
 route but an import. A table of settings (`{"fp16": "float16", ...}`) names no folder's stems and has no folder.
@@ -25,30 +27,35 @@ from tree_sitter import Node
 MIN_KEYS = 3  # fewer entries are a small mapping, not a plugin table
 MAX_TABLES = 20
 BY_NAME = ("import_module(", "__import__(")  # how a file loads a module named by a string
-DICTIONARIES = "(dictionary) @table"
 
 
-def string_tables(tree: Node, text: str) -> list[list[str]]:
-    """The keys of each dict literal of strings to strings in a file that imports modules by name."""
-    if not any(call in text for call in BY_NAME):
-        return []
+def string_tables(tree: Node) -> list[list[str]]:
+    """The keys of each module-level `NAME = {...}` dict literal of strings to strings."""
     tables: list[list[str]] = []
-    for table in parsing.captures(parsing.query("python", DICTIONARIES), tree).get("table", []):
+    for statement in tree.named_children:
+        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        table = assignment.child_by_field_name("right") if assignment is not None and assignment.type == "assignment" else None
+        if table is None or table.type != "dictionary":
+            continue
         pairs = [c for c in table.named_children if c.type != "comment"]
         if len(pairs) < MIN_KEYS or any(p.type != "pair" for p in pairs):
             continue
         keys = []
         for pair in pairs:
-            key, value = pair.child_by_field_name("key"), pair.child_by_field_name("value")
-            word = _plain(key)
-            if word is None or not word.isidentifier() or _plain(value) is None:
+            word = _plain(pair.child_by_field_name("key"))
+            if word is None or not word.isidentifier() or _plain(pair.child_by_field_name("value")) is None:
                 break
             keys.append(word)
         else:
             tables.append(keys)
-        if len(tables) == MAX_TABLES:
-            break
+            if len(tables) == MAX_TABLES:
+                break
     return tables
+
+
+def loads_by_name(text: str) -> bool:
+    """Does the file load a module named by a string (`importlib.import_module(path)`, `__import__(path)`)?"""
+    return any(call in text for call in BY_NAME)
 
 
 def _plain(node: Node | None) -> str | None:

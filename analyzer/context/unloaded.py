@@ -303,6 +303,7 @@ def registry_applications(facts: list[ModuleFacts], packages: set[str],
         return set(), {}, {}
     programs = {top_folder(f.path, packages) for f in python if path_view(f.path).name == "__main__.py"
                 or any(f.module == entry or f.module.endswith("." + entry) for entry in console_modules)}
+    programs &= {top_folder(f.path, packages) for f in python if f.loads_by_name}  # a table feeds a by-name loader
     stems: dict[str, set[str]] = defaultdict(set)
     for f in python:
         if path_view(f.path).name not in ("__init__.py", "__main__.py"):

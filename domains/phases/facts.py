@@ -256,6 +256,7 @@ class PhaseFacts:
     # the keys of string-to-string dict literals in a file that imports modules by name: plugin tables
     # (analyzer/context/plugin_registries.py)
     plugin_tables: list[list[str]] = field(default_factory=list)
+    loads_by_name: bool = False  # calls import_module( or __import__( (plugin_registries.py)
     # classes registered under a string key (`callbacks.register('env_logging', func=EnvironmentLoggingCallback)`),
     # imported by name from another module: (key, class, its module, every name that import takes from the module,
     # line, registry); only where the file writes the key once (analyzer/context/opt_in.py)
@@ -309,6 +310,7 @@ class PhaseFacts:
         self.module_strings += other.module_strings
         self.lazy_submodules += other.lazy_submodules
         self.plugin_tables += other.plugin_tables
+        self.loads_by_name |= other.loads_by_name
         self.registrations += other.registrations
         self.phase_functions += other.phase_functions
         self.options += other.options
@@ -884,7 +886,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.kept_instances = kept_instances(module, unit.source.data, found.get("built_variable", []),
                                               found.get("built_class", []))
         facts.phase_functions = _phase_functions(definitions.get("function_name", []))
-        facts.plugin_tables = plugin_registries.string_tables(unit.tree(), unit.source.text)
+        facts.plugin_tables = plugin_registries.string_tables(unit.tree())
+        facts.loads_by_name = plugin_registries.loads_by_name(unit.source.text)
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)
     facts.commented_imports = commented_imports(unit.tree(), lambda module: _absolute(module, package))
