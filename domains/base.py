@@ -231,6 +231,7 @@ class ModuleFacts(Protocol):
     reference_checks: list[str]  # check functions comparing with a reference its main block calls (test scripts)
     launched_scripts: list[str]  # shell: python/torchrun ... SCRIPT.py
     launches: list[tuple[str, str]]  # shell: each launch command's (module after -m, first .py word), "" if none
+    unparsed_lines: list[int]  # shell: [lines bash cannot read, non-blank lines] (pasted_notes.py), [] elsewhere
     choices: list[tuple[str, int, str, bool]]  # string values an if/elif chain compares with (opt-in modules)
     module_strings: list[tuple[str, int]]  # strings naming dotted modules (modules loaded by name)
     options: list[tuple[str, bool, str, int]]  # command-line options declared: (dest, off by default, flag, line)
@@ -257,6 +258,8 @@ class ModuleFacts(Protocol):
     true_keys: list[str]  # YAML/JSON: keys set to true
     true_literals: list[tuple[str, str, int]]  # Python: (callee or "", S, line) of `S=True` / `'S': True`
     lazy_submodules: list[str]  # a package __init__.py's submodules loaded lazily by name (_LazyModule tables)
+    plugin_tables: list[list[str]]  # keys of module-level string-to-string tables (plugin_registries.py)
+    loads_by_name: bool  # calls import_module( or __import__( (plugin_registries.py)
     # classes registered under a string key: (key, class, its module, names imported from it, line, registry)
     registrations: list[tuple[str, str, str, tuple[str, ...], int, str]]
     default_arms: list[tuple[int, int, str, str, int, str, str, bool]]  # arms a parameter's default decides

@@ -39,6 +39,7 @@ class Facts:
     reference_checks: list[str] = field(default_factory=list)
     launched_scripts: list[str] = field(default_factory=list)
     launches: list[tuple[str, str]] = field(default_factory=list)
+    unparsed_lines: list = field(default_factory=list)
     choices: list = field(default_factory=list)
     module_strings: list = field(default_factory=list)
     options: list = field(default_factory=list)
@@ -61,6 +62,8 @@ class Facts:
     backend_selectors: dict = field(default_factory=dict)
     platform_methods: list = field(default_factory=list)
     lazy_submodules: list = field(default_factory=list)
+    plugin_tables: list = field(default_factory=list)
+    loads_by_name: bool = False
     commented_imports: list = field(default_factory=list)
     parameter_arms: list = field(default_factory=list)
     starts_process_group: bool = False

@@ -248,3 +248,118 @@ def test_a_published_package_a_launched_benchmark_and_a_real_main_keep_runs(tmp_
     write_tree(tmp, _unpublished_tree({  # a main block that runs the module's own program, no demo input
         "training/omni_attention.py": CUDA + "def main():\n    return x\nif __name__ == '__main__':\n    main()\n"}))
     assert {r for r, _ in _reach_by_path(tmp)["training/omni_attention.py"]} == {"runs"}
+
+
+MODELS_INIT = ('AVAILABLE_MODELS = {"llava": "Llava", "qwen_vl": "QwenVL", "idefics": "Idefics", "whisper_tt": "Whisper"}\n'
+               'from harness.models.registry import get_model\n')
+REGISTRY = ('import importlib\n'  # the loader sits in another file than the table (lmms-eval's registry_v2.py)
+            'def get_model(name):\n'
+            '    from harness.models import AVAILABLE_MODELS\n'
+            '    module = importlib.import_module(f"harness.models.simple.{name}")\n'
+            '    return getattr(module, AVAILABLE_MODELS[name])\n')
+
+
+SIDE_SCRIPT = ("import torch.distributed as dist\ndef main():\n    dist.init_process_group(backend=\"nccl\")\n"
+               "if __name__ == \"__main__\":\n    main()\n")
+
+
+def _harness(tmp_path, program: bool) -> None:
+    """An evaluation harness loading its model adapters by name from a string table (lmms-eval's shape)."""
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "harness"\n',
+        "harness/__init__.py": "from .evaluator import evaluate\n",
+        "harness/evaluator.py": "from harness.models import get_model\ndef evaluate(name):\n    return get_model(name)\n",
+        "harness/utils.py": ("import torch\ndef used():\n    return 1\n"
+                             "def clear_cache():\n    torch.cuda.empty_cache()\n"),
+        "harness/models/__init__.py": MODELS_INIT,
+        "harness/models/registry.py": REGISTRY,
+        "harness/models/simple/__init__.py": "",
+        "harness/models/simple/llava.py": "from harness.utils import used\n" + CUDA,
+        "harness/models/simple/qwen_vl.py": CUDA,
+        "harness/models/simple/idefics.py": CUDA,
+        "harness/models/simple/cambrian.py": CUDA,  # in no table, imported by nothing
+        "harness/models/whisper_tt.py": CUDA,  # its key names simple/whisper_tt, which does not exist
+        "harness/models/model_utils/__init__.py": "",
+        "harness/models/model_utils/parallel.py": CUDA,  # imported by nothing
+        "harness/tasks/__init__.py": "",
+        "harness/tasks/eval_sam.py": SIDE_SCRIPT,  # a scorer run by hand after the tasks
+        **({"harness/__main__.py": "from harness.evaluator import evaluate\nevaluate('llava')\n"} if program else {}),
+    })
+
+
+def test_a_program_loading_plugins_through_a_string_table_leaves_what_no_table_or_import_names_optional(tmp_path):
+    _harness(tmp_path, program=True)
+    reach = _reach_by_path(tmp_path)
+    unregistered = ("not in the plugin table of harness/models/__init__.py that loads the modules of "
+                    "harness/models/simple/ by name, and imported by nothing the program harness/ runs: no product "
+                    "code loads it")
+    assert reach["harness/models/simple/cambrian.py"] == {("optional", unregistered)}
+    assert phrase("zh", unregistered) != unregistered
+    for dead in ("harness/models/whisper_tt.py", "harness/models/model_utils/parallel.py"):
+        assert {r for r, _ in reach[dead]} == {"optional"}, dead
+    for plugin in ("harness/models/simple/llava.py", "harness/models/simple/qwen_vl.py",
+                   "harness/models/simple/idefics.py"):
+        assert {r for r, _ in reach[plugin]} == {"runs"}, plugin
+    assert {r for r, _ in reach["harness/utils.py"]} == {"optional"}  # clear_cache: called by nothing
+    side = ("a side script of the program harness/: its own `if __name__ == \"__main__\":` block, run by hand; "
+            "nothing the program's entries run imports or launches it")
+    assert reach["harness/tasks/eval_sam.py"] == {("optional", side)}
+    assert phrase("zh", side) != side
+
+
+def test_the_backend_item_comes_from_the_program_not_its_side_script(tmp_path):
+    for program, bucket in ((True, "optional"), (False, "required")):
+        root = tmp_path / str(program)
+        _harness(root, program=program)
+        items = analyze(root, AnalyzeOptions(jobs=1)).effort.items
+        assert [i.bucket for i in items if i.rule == "adoption:hccl"] == [bucket], program
+
+
+def test_a_side_script_a_launcher_runs_is_an_entry_of_the_program(tmp_path):
+    _harness(tmp_path, program=True)
+    write_tree(tmp_path, {"scripts/score.sh": "python harness/tasks/eval_sam.py --split val\n"})
+    assert {r for r, _ in _reach_by_path(tmp_path)["harness/tasks/eval_sam.py"]} == {"runs"}
+
+
+def test_a_library_without_a_program_keeps_its_unregistered_modules_public(tmp_path):
+    _harness(tmp_path, program=False)  # no __main__.py, no console script: its users import it module by module
+    reach = _reach_by_path(tmp_path)
+    for path in ("harness/models/simple/cambrian.py", "harness/models/whisper_tt.py",
+                 "harness/models/model_utils/parallel.py", "harness/utils.py", "harness/tasks/eval_sam.py"):
+        assert {r for r, _ in reach[path]} == {"runs"}, path
+
+
+def test_a_table_no_by_name_loader_reads_is_no_plugin_table(tmp_path):
+    _harness(tmp_path, program=True)
+    write_tree(tmp_path, {"harness/models/registry.py": REGISTRY.replace("importlib.import_module", "load_plugin")})
+    reach = _reach_by_path(tmp_path)
+    assert {r for r, _ in reach["harness/models/simple/cambrian.py"]} == {"runs"}
+
+
+def test_a_table_of_settings_names_no_plugin_folder(tmp_path):
+    _harness(tmp_path, program=True)
+    write_tree(tmp_path, {"harness/models/__init__.py": MODELS_INIT.replace(
+        '{"llava": "Llava", "qwen_vl": "QwenVL", "idefics": "Idefics", "whisper_tt": "Whisper"}',
+        '{"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}')})
+    reach = _reach_by_path(tmp_path)
+    for path in ("harness/models/simple/cambrian.py", "harness/models/simple/qwen_vl.py"):
+        assert {r for r, _ in reach[path]} == {"runs"}, path
+
+
+ADAPTER = ("import torch\nfrom transformers import AutoModelForCausalLM\n"
+           "model = AutoModelForCausalLM.from_pretrained('x').cuda()\nmodel.eval()\n"
+           "with torch.no_grad():\n    out = model.generate(torch.ones(1))\n")
+
+
+def test_a_program_s_plugins_are_no_entry_files_of_the_port(tmp_path):
+    adapters = [f"harness/models/simple/{m}.py" for m in ("llava", "qwen_vl", "idefics", "cambrian")]
+    for program in (True, False):
+        root = tmp_path / str(program)
+        _harness(root, program=program)
+        write_tree(root, dict.fromkeys(adapters, ADAPTER))
+        items = analyze(root, AnalyzeOptions(jobs=1)).effort.items
+        sites = {s for i in items if i.rule == "adoption:entry-points" for s in i.sites}
+        if program:  # each run loads the adapter its command names: none is an entry file
+            assert not sites & set(adapters)
+        else:  # a library's modules with import-time work stay entries
+            assert sites >= set(adapters)

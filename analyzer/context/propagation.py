@@ -30,6 +30,7 @@ from ascend_feasibility.analyzer.context.launch_variants import opt_in_configs
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
 from ascend_feasibility.analyzer.context.missing_modules import missing_module_importers
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, rejected_arms, switched_options
+from ascend_feasibility.analyzer.context.pasted_notes import notes
 from ascend_feasibility.analyzer.context.platform_selectors import imported_reason, is_unselected, platform_choice
 from ascend_feasibility.analyzer.context.process_groups import never_initialised
 from ascend_feasibility.analyzer.context.project import ProjectContext
@@ -38,6 +39,7 @@ from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
 from ascend_feasibility.analyzer.context.switched_builds import switched_sources
 from ascend_feasibility.analyzer.context.switched_on import on_reason, turned_on
 from ascend_feasibility.analyzer.context.switches import switch_rule
+from ascend_feasibility.analyzer.context.test_launchers import test_launchers
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
 from ascend_feasibility.analyzer.context.unloaded import (
@@ -82,7 +84,10 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         test_only.setdefault(path, []).extend(ranges)
     for path, ranges in test_scripts(facts, context).items():
         test_only.setdefault(path, []).extend(ranges)
+    for path, ranges in test_launchers(facts, context).items():
+        test_only.setdefault(path, []).extend(ranges)
     tools = diagnostic_scripts(facts, context)
+    scratch = notes(facts)  # a launch line beside pasted output: documentation
     example_only = test_only_functions(facts, context, "example")
     uninstalled = uninstalled_patches(facts, context)
     demos = {path: ranges[0][2] for path, ranges in self_tests.items()}
@@ -125,7 +130,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     findings = idle_switches(selector_tests(findings, facts, factory), facts)
     in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
     called_elsewhere = _called_elsewhere(findings, facts)
-    if not (referrers or guarded or test_only or example_only or switched or uninstalled or tools or unpassed or unbuilt
+    if not (referrers or guarded or test_only or example_only or switched or uninstalled or tools or scratch or unpassed
+            or unbuilt
             or switched_built or stale
             or on_default or unused_defaults or switches_on or in_function or called_elsewhere or ungrouped):
         return findings
@@ -214,6 +220,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                           if start <= finding.line <= end), None)
         if place is None and finding.role in COUNTED_ROLES and finding.path in tools:
             place = Place("example", finding.reach, tools[finding.path])
+        if place is None and finding.role in COUNTED_ROLES and finding.path in scratch:
+            place = Place("docs", finding.reach, scratch[finding.path])
         result.append(finding if place is None else factory.relocate(finding, place))
     return result
 

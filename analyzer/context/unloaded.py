@@ -34,6 +34,7 @@ import re
 from collections import defaultdict, deque
 from typing import TYPE_CHECKING
 
+from ascend_feasibility.analyzer.context import plugin_registries
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
@@ -66,25 +67,34 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     beside_scripts = {path_view(f.path).parent for f in python if path_view(f.path).parent not in packages
                       and roles[f.path] == "product"} - {".", "src"}
     applications = application_packages(facts, context, distribution, packages)
+    # a program that loads its plugins through a string table: what neither an import nor the table reaches is unloaded
+    registry_tops, plugin_modules, plugin_keys = registry_applications(facts, packages, console_modules)
+    plugins = {path for path, (named, _) in plugin_modules.items() if named}
     unpublished = unpublished_packages(facts, packages, context) - applications
-    applications |= unpublished
+    applications |= unpublished | registry_tops
     # a module of an application's package whose only entry is a `__main__` smoke test or benchmark (random inputs, a
     # demo call, no training or serving signal of its own) and that nothing imports or launches is a developer's bench
     benches = {f.path for f in python if f.main_guard and f.main_demo
                and not any(f.evidence.values()) and path_view(f.path).parent in packages
                and top_folder(f.path, packages) in applications and path_view(f.path).name not in launched
                and not names[f.path] & entries and f.path not in imported}
+    # a module of a plugin-table program with a `__main__` block of its own that nothing imports, launches or names as
+    # a console entry is a side script run by hand (a task's scorer), not a route of the program's entries
+    side_scripts = {f.path for f in python if f.main_guard and path_view(f.path).parent in packages
+                    and top_folder(f.path, packages) in registry_tops and path_view(f.path).name != "__main__.py"
+                    and f.path not in imported and path_view(f.path).name not in launched
+                    and not names[f.path] & entries and f.path not in plugins}
     roots = [f.path for f in python if roles[f.path] in LIVE_ROLES and (
         path_view(f.path).parent not in packages or _top_package(f.path, packages)
-        or (f.main_guard and f.path not in benches)
-        or path_view(f.path).name in launched or names[f.path] & entries)]
+        or (f.main_guard and f.path not in benches and f.path not in side_scripts)
+        or path_view(f.path).name in launched or names[f.path] & entries or f.path in plugins)]
     tests = _reach(sorted(p for p, role in roles.items() if role == "test"), edges)
     # a library module nothing imports is its users' to import, and what it imports runs with it; not so inside a
     # subpackage that only tests load (nanotron/fp8/utils.py beside the fp8/__init__.py only tests/fp8 import)
     first = set(_reach(roots, edges))
     test_packages = {p for p in tests if p not in first and path_view(p).name == "__init__.py"
                      and not _top_package(p, packages)}
-    named = _named_prefixes(facts, context)
+    named = _named_prefixes(facts, context, plugin_keys)
     # any file of the project but a test may name an application's module (a JSON `_target_` in a default string, a
     # YAML config): strings of product code alone are too few there. What they name is loaded, and so is what it imports
     written = {".".join(parts[:end]) for f in facts if context.of(f.path).role != "test" for word in f.dotted_words
@@ -125,6 +135,14 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
         elif _package_root(f.path, packages) in beside_scripts:
             result[f.path] = ("optional", f"imported by nothing the scripts beside {top_folder(f.path, packages)}/ "
                                           "load: no product code loads it")
+        elif f.path in side_scripts:
+            result[f.path] = ("optional", f"a side script of the program {top_folder(f.path, packages)}/: its own "
+                                          "`if __name__ == \"__main__\":` block, run by hand; nothing the program's "
+                                          "entries run imports or launches it")
+        elif f.path in plugin_modules:
+            result[f.path] = ("optional", f"not in the plugin table of {plugin_modules[f.path][1]} that loads the modules of "
+                                          f"{path_view(f.path).parent}/ by name, and imported by nothing the program "
+                                          f"{top_folder(f.path, packages)}/ runs: no product code loads it")
         elif top_folder(f.path, packages) in unpublished:
             bench = (" (its `if __name__ == \"__main__\":` block is a smoke test or benchmark of the module, run by "
                      "no launcher)") if f.path in benches else ""
@@ -271,6 +289,43 @@ def application_packages(facts: list[ModuleFacts], context: ProjectContext, dist
     return result
 
 
+def registry_applications(facts: list[ModuleFacts], packages: set[str],
+                          console_modules: tuple[str, ...] = ()
+                          ) -> tuple[set[str], dict[str, tuple[bool, str]], dict[str, set[str]]]:
+    """The top package folders that are a program loading its plugins through a string table (plugin_registries.py),
+    each module of such a table's plugin folder → (whether the table names its stem, the table's file), and each such
+    table's file → its keys (names in the plugin folder, not in the file's own package: a lazy loader's strings). A
+    program: the package holds a `__main__.py` or a console script's module; a library without one keeps its modules
+    public."""
+    python = [f for f in facts if f.module and f.path.endswith(".py") and path_view(f.path).parent in packages]
+    tables = [f for f in python if f.plugin_tables]
+    if not tables:
+        return set(), {}, {}
+    programs = {top_folder(f.path, packages) for f in python if path_view(f.path).name == "__main__.py"
+                or any(f.module == entry or f.module.endswith("." + entry) for entry in console_modules)}
+    programs &= {top_folder(f.path, packages) for f in python if f.loads_by_name}  # a table feeds a by-name loader
+    stems: dict[str, set[str]] = defaultdict(set)
+    for f in python:
+        if path_view(f.path).name not in ("__init__.py", "__main__.py"):
+            stems[path_view(f.path).parent].add(path_view(f.path).name.removesuffix(".py"))
+    tops: set[str] = set()
+    modules: dict[str, tuple[bool, str]] = {}
+    keys: dict[str, set[str]] = defaultdict(set)
+    for f in tables:
+        top = top_folder(f.path, packages)
+        if top not in programs:
+            continue
+        inside = {folder: names for folder, names in stems.items() if folder == top or folder.startswith(top + "/")}
+        for folder, named in plugin_registries.plugin_folders(f.plugin_tables, inside).items():
+            tops.add(top)
+            keys[f.path] |= {key for table in f.plugin_tables if named & set(table) for key in table}
+            for stem in stems[folder]:
+                path = f"{folder}/{stem}.py"
+                if not modules.get(path, (False, ""))[0]:
+                    modules[path] = (stem in named, f.path)
+    return tops, modules, dict(keys)
+
+
 PUBLISHING_FILES = frozenset({"setup.py", "setup.cfg", "pyproject.toml"})
 
 
@@ -402,14 +457,17 @@ def config_named_modules(facts: list[ModuleFacts], context: ProjectContext) -> d
     return found
 
 
-def _named_prefixes(facts: list[ModuleFacts], context: ProjectContext) -> set[str]:
+def _named_prefixes(facts: list[ModuleFacts], context: ProjectContext,
+                    plugin_keys: dict[str, set[str]] | None = None) -> set[str]:
     """Every dotted prefix of the module names product code writes in strings (`"pkg.overrides.fused_swiglu.fn"`), and
-    of the submodules a package's lazy loader names (`_import_structure = {"models.unet_2d": [...]}`)."""
+    of the submodules a package's lazy loader names (`_import_structure = {"models.unet_2d": [...]}`), but a plugin
+    table's keys (`plugin_keys`: file → keys), which name modules of the plugin folder, not of the file's package."""
     prefixes: set[str] = set()
     for f in facts:
         if context.of(f.path).role not in COUNTED_ROLES:
             continue
-        for text in [text for text, _ in f.module_strings] + f.lazy_submodules:
+        keyed = {f"{f.module}.{key}" for key in (plugin_keys or {}).get(f.path, ())}
+        for text in [text for text, _ in f.module_strings] + [t for t in f.lazy_submodules if t not in keyed]:
             parts = text.split(".")
             prefixes.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
     return prefixes

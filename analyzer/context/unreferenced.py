@@ -6,7 +6,8 @@ own definition (domains/phases/symbols.py reads the words of code, strings, comm
 files alike) is reached by nothing the project runs: VILA's `AsyncHybridAttention` beside the `HybridAttention` its
 monkey patch installs, `validity_check()` in an FP8 kernel module. Judged only where no user outside the project can
 name it either:
-- in an application's package (unloaded.application_packages: VILA's llava), in a package no build file could
+- in an application's package (unloaded.application_packages: VILA's llava; unloaded.registry_applications: a
+  program with a `__main__.py` that loads its plugins through a string table, lmms-eval's lmms_eval), in a package no build file could
   publish (no setup.py, setup.cfg or pyproject.toml in its folder or above) that the project's own scripts import
   (InternImage's segmentation/mmseg_custom, imported by segmentation/train.py), and in scripts outside any package;
 - a private name (`_helper`) anywhere: a library's users do not call it;
@@ -46,6 +47,7 @@ from ascend_feasibility.analyzer.context.unloaded import (
     application_packages,
     import_names,
     package_folders,
+    registry_applications,
     top_folder,
     unpublished_packages,
 )
@@ -69,6 +71,7 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     self_tests = self_tests or {}
     packages = package_folders(facts, context.source_roots) if packages is None else packages
     applications = application_packages(facts, context, distribution, packages) | unpublished_packages(facts, packages, context)
+    applications |= registry_applications(facts, packages)[0]  # a program loading its plugins through a string table
     candidates: list[tuple[str, tuple[str, int, int, str], tuple[str, ...]]] = []
     vendored = frozenset(load_context_conventions().roles.vendored_dirs)
     copies = vendored_library_folders(packages, distribution)

@@ -80,6 +80,13 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
      "reason.commented_import_loader"),
     (r"^imported by nothing the launchers and entry points of the application package (?P<package>\S+)/ load: no "
      r"product code loads it$", "reason.unreached_application_module"),
+    (r"^not in the plugin table of (?P<table>\S+) that loads the modules of (?P<folder>\S+)/ by name, and imported by "
+     r"nothing the program (?P<package>\S+)/ runs: no product code loads it$", "reason.unregistered_plugin_module"),
+    (r"^a side script of the program (?P<package>\S+)/: its own `if __name__ == \"__main__\":` block, run by hand; "
+     r"nothing the program's entries run imports or launches it$", "reason.program_side_script"),
+    (r"^a test launcher: every command it runs is a test \((?P<tests>[^)]+)\)$", "reason.test_launcher"),
+    (r"^a note, not a script: (?P<unparsed>\d+) of its (?P<lines>\d+) lines are not shell \(pasted output or prose "
+     r"beside its launch line\); nobody runs it$", "reason.pasted_note"),
     (r"^selected by configuration: `(?P<condition>.+)` \((?P<where>\S+)\)$", "reason.selected_by_configuration"),
     (r"^loaded by name only, when a configuration lists it: '(?P<module>\S+)' is named at (?P<where>\S+); no product "
      r"code imports it$", "reason.loaded_by_name"),

@@ -17,6 +17,8 @@ from ascend_feasibility.analyzer.context import (
     env_options,
     env_switches,
     literal_flags,
+    pasted_notes,
+    plugin_registries,
     process_groups,
     switched_on,
     unpassed_defaults,
@@ -162,6 +164,8 @@ class PhaseFacts:
     extension_loads: list[str] = field(default_factory=list)
     # shell: each launch command's (module after -m, first .py word), "" where it has none (stale_launchers.py)
     launches: list[tuple[str, str]] = field(default_factory=list)
+    # shell: (lines bash cannot read, non-blank lines), for notes of pasted output (analyzer/context/pasted_notes.py)
+    unparsed_lines: list[int] = field(default_factory=list)
     notebook: bool = False
     model_refs: list[str] = field(default_factory=list)  # models loaded from libraries (transformers Auto classes ...)
     # builds an operator cuDNN runs (a convolution, an RNN, a CTC loss) or loads a hub model: read only in a file whose
@@ -249,6 +253,10 @@ class PhaseFacts:
     true_literals: list[tuple[str, str, int]] = field(default_factory=list)
     # a package __init__.py that loads submodules lazily by name: the dotted modules its strings may name
     lazy_submodules: list[str] = field(default_factory=list)
+    # the keys of string-to-string dict literals in a file that imports modules by name: plugin tables
+    # (analyzer/context/plugin_registries.py)
+    plugin_tables: list[list[str]] = field(default_factory=list)
+    loads_by_name: bool = False  # calls import_module( or __import__( (plugin_registries.py)
     # classes registered under a string key (`callbacks.register('env_logging', func=EnvironmentLoggingCallback)`),
     # imported by name from another module: (key, class, its module, every name that import takes from the module,
     # line, registry); only where the file writes the key once (analyzer/context/opt_in.py)
@@ -305,6 +313,8 @@ class PhaseFacts:
         self.choices += other.choices
         self.module_strings += other.module_strings
         self.lazy_submodules += other.lazy_submodules
+        self.plugin_tables += other.plugin_tables
+        self.loads_by_name |= other.loads_by_name
         self.registrations += other.registrations
         self.phase_functions += other.phase_functions
         self.options += other.options
@@ -886,6 +896,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.kept_instances = kept_instances(module, unit.source.data, found.get("built_variable", []),
                                               found.get("built_class", []))
         facts.phase_functions = _phase_functions(definitions.get("function_name", []))
+        facts.plugin_tables = plugin_registries.string_tables(unit.tree())
+        facts.loads_by_name = plugin_registries.loads_by_name(unit.source.text)
     if PurePosixPath(unit.path).name == "__init__.py":
         facts.lazy_submodules = _lazy_submodules(unit, facts.module)
     facts.commented_imports = commented_imports(unit.tree(), lambda module: _absolute(module, package))
@@ -1140,7 +1152,12 @@ def collect_shell(unit: Unit) -> PhaseFacts:
                 {w for w in words if w.startswith("--") and len(w) > 2 and "=" not in w and w not in valued})[:MAX_CHOICES]), tuple(configs)))
             facts.launch_flags += [w.split("=", 1)[0] for w in words if w.startswith("--")][:MAX_CHOICES]
             facts.launch_values += _launch_values(words)[:MAX_CHOICES]
+    if unit.path.endswith(SHELL_NOTE_SUFFIXES):
+        facts.unparsed_lines = list(pasted_notes.unparsed_share(unit.tree(), unit.source.data))
     return facts
+
+
+SHELL_NOTE_SUFFIXES = (".sh", ".bash")
 
 
 def _launch(words: list[str]) -> tuple[str, str]:

@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.project_scope import setting_files
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
-from ascend_feasibility.analyzer.context.unloaded import import_names
+from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders, registry_applications
 from ascend_feasibility.analyzer.core.models import (
     PHASES,
     SEVERITIES,
@@ -114,6 +114,15 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
     }
 
 
+def _table_plugins(facts: list[PhaseFacts], console_modules: list[str]) -> set[str]:
+    """The modules of a program's plugin folder (unloaded.registry_applications: lmms-eval's model adapters): the
+    program loads by name the one its command names, and never one its table leaves out, so none is an entry file of
+    the port."""
+    if not any(f.plugin_tables for f in facts):
+        return set()
+    return set(registry_applications(facts, package_folders(facts), tuple(console_modules))[1])
+
+
 def priced_entries(entries: list[PhaseEntry], apart: tuple[str, ...]) -> list[PhaseEntry]:
     """The entries outside the folders of generations set apart."""
     prefixes = tuple(folder + "/" for folder in apart)
@@ -147,6 +156,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
              for path, f in python.items()}
     launched_names = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}  # paths are cwd-relative
     imported = set().union(*graph.values()) if graph else set()
+    imported |= _table_plugins(facts, console_modules)  # loaded by the program's plugin table: no entry of its own
     entry_paths = sorted(
         path for path, f in python.items()
         if (f.notebook or path_view(path).name in launched_names or f.module in console_modules
