@@ -140,6 +140,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, readme_runs)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
                                     other_backend_images(found.files), config.source_roots)
+    context.readme_flags = install_docs.launch_flags(config.readme) if config.readme else ()
     worker = FileWorker(options.torch_npu, context, config.read)  # validates the target and the knowledge base before any scan
     files = [f for f in found.files if worker.reads(f.kind)]
     choice, nested = None, []
