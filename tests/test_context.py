@@ -1065,6 +1065,31 @@ def test_a_script_nothing_imports_or_outside_a_package_keeps_its_main_block(tmp_
     assert next(f for f in found if f.path == "lib/unet.py" and f.rule == "DEV004").role == "product"
 
 
+@pytest.mark.parametrize("readme", [
+    "Train:\n\n```bash\npython lib/unet.py -opt options/train.yml\n```\n",  # by path
+    "Train:\n\n```bash\nCUDA_VISIBLE_DEVICES=0 python -m lib.unet --launcher none\n```\n",  # as a module
+])
+def test_a_package_module_the_readme_launches_keeps_its_main_block(tmp_path, readme):
+    # round 24 verdicts V4: basicsr/train.py, imported by basicsr/__init__.py (`from .train import *`) and launched by
+    # the docs' training command, is the training entry, not a library's self-test
+    found = _project_findings(tmp_path, {
+        "lib/__init__.py": "from .unet import *\n", "lib/unet.py": SELF_TEST, "README.md": readme,
+        "infer.py": "from lib.unet import block\nprint(block(1))\n",
+    })
+    site = next(f for f in found if f.path == "lib/unet.py" and f.rule == "DEV004")
+    assert site.role == "product" and "self-test" not in (site.reach_reason or "")
+
+
+def test_a_readme_launching_another_file_leaves_the_self_test(tmp_path):
+    found = _project_findings(tmp_path, {
+        "lib/__init__.py": "from .unet import *\n", "lib/unet.py": SELF_TEST,
+        "README.md": "```bash\npython infer.py --input x.png\npython -m lib.other\n```\n",
+        "infer.py": "from lib.unet import block\nprint(block(1))\n",
+    })
+    site = next(f for f in found if f.path == "lib/unet.py" and f.rule == "DEV004")
+    assert site.role == "test" and "self-test" in site.reach_reason
+
+
 def test_the_main_block_of_a_plain_folder_module_a_script_above_imports_is_its_self_test(tmp_path):
     """Round 18 A27: video_caption/utils/video_evaluator.py (no __init__.py) imported by video_caption/caption.py."""
     found = _project_findings(tmp_path / "a", {

@@ -188,3 +188,40 @@ def test_a_kernel_one_unswitched_list_names_stays_counted(tmp_path):
     build = KERNEL_BUILD.replace("    if APP_EXT == 'True':\n        ext_modules", "    if True:\n        ext_modules")
     found = _kernel_tree(tmp_path, build=build)
     assert found and all(f.reach == "runs" for f in found)
+
+
+# BasicSR's copy in CodeFormer: `if '--cuda_ext' in sys.argv:` ... `sys.argv.remove('--cuda_ext')` (round 24 B1 14,
+# B2 41, verdicts V2): the extensions are built only when the install line adds the flag
+ARGV_BUILD = KERNEL_BUILD.replace("import os\n", "import os\nimport sys\n", 1).replace(
+    "    APP_EXT = os.getenv('APP_EXT')\n    if APP_EXT == 'True':\n", "    if '--cuda_ext' in sys.argv:\n").replace(
+    "    else:\n        ext_modules = []\n", "        sys.argv.remove('--cuda_ext')\n    else:\n        ext_modules = []\n")
+
+
+def test_a_build_behind_an_argv_flag_is_optional_and_names_the_flag(tmp_path):
+    assert "'--cuda_ext' in sys.argv" in ARGV_BUILD
+    found = _kernel_tree(tmp_path, build=ARGV_BUILD, extra={"app/ops.py": "ext = None\n"})  # no JIT load
+    assert found and all(f.reach == "optional" and not f.counted for f in found)
+    assert "(setup.py): `--cuda_ext` is off unless given (sys.argv, line 19)" in found[0].reach_reason
+    assert _by_rule(tmp_path, "OPS062", "setup.py")[11].reach == "optional"
+    assert "`--cuda_ext` is off unless given" in _by_rule(tmp_path, "OPS062", "setup.py")[11].reach_reason
+
+
+@pytest.mark.parametrize("extra", [
+    {"install.sh": "#!/bin/bash\npython setup.py develop --cuda_ext\n"},  # a launcher passes the flag
+    {"README.md": "Install:\n\n```bash\npython setup.py develop --cuda_ext\n```\n"},  # the README's install passes it
+])
+def test_an_argv_flag_the_project_passes_keeps_the_build_counted(tmp_path, extra):
+    found = _kernel_tree(tmp_path, build=ARGV_BUILD, extra=extra)
+    assert found and all(f.reach == "runs" for f in found)
+    assert _by_rule(tmp_path, "OPS062", "setup.py")[11].reach == "runs"
+
+
+@pytest.mark.parametrize("build", [
+    ARGV_BUILD.replace("    if '--cuda_ext' in sys.argv:\n", "    sys.argv.append('--cuda_ext')\n    if '--cuda_ext' in sys.argv:\n"),
+    ARGV_BUILD.replace("'--cuda_ext' in sys.argv", "'cuda_ext' in sys.argv"),  # a word, not a flag
+    ARGV_BUILD.replace("'--cuda_ext' in sys.argv", "'--cuda_ext' not in sys.argv"),  # the flag turns it off
+])
+def test_an_argv_flag_the_file_sets_or_no_flag_keeps_the_build_counted(tmp_path, build):
+    found = _kernel_tree(tmp_path, build=build)
+    assert found and all(f.reach == "runs" for f in found)
+    assert _by_rule(tmp_path, "OPS062", "setup.py")[11].reach == "runs"

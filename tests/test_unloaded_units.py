@@ -221,6 +221,31 @@ def test_a_top_package_no_build_file_publishes_is_its_scripts_own():
         assert "rife/bench.py" not in unloaded(facts + [live])
 
 
+def copy(*extra: Facts) -> list[Facts]:
+    """CodeFormer's layout: a copy of BasicSR (basicsr/ with its own setup.py, an API-publishing __init__.py) beside
+    the application's scripts, which import its archs; its ops/upfirdn2d module is imported by nothing."""
+    return [Facts("lib/setup.py", module=""), Facts("lib/__init__.py", ["lib.archs", "lib.ops"]),
+            Facts("lib/archs/__init__.py", ["lib.archs.net"]), Facts("lib/archs/net.py"), Facts("lib/ops/__init__.py"),
+            Facts("lib/ops/up/__init__.py"), Facts("lib/ops/up/up.py"), Facts("infer.py", ["lib.archs.net.Net"]),
+            *extra]
+
+
+def test_a_library_copy_whose_build_file_sits_inside_it_is_the_applications_own():
+    # round 24 B1 C2, B2 C1: basicsr/setup.py inside the copy made it a published library whose every module is API
+    why = ("optional", "imported by nothing the scripts of lib/ load, a package no setup.py, setup.cfg or "
+                       "pyproject.toml publishes, so no user outside the project imports it: no product code loads it")
+    assert unloaded(copy()) == {"lib/ops/up/up.py": why, "lib/ops/up/__init__.py": why}
+
+
+@pytest.mark.parametrize("build", ["setup.py", "pyproject.toml"])
+def test_a_library_copy_a_build_file_at_the_root_may_publish_keeps_its_modules(build):
+    assert unloaded(copy(Facts(build, module=""))) == {}
+
+
+def test_a_library_copy_nothing_of_the_project_imports_keeps_its_modules():
+    assert unloaded([f for f in copy() if f.path != "infer.py"]) == {}
+
+
 def test_a_tests_only_module_beside_scripts_says_tests():
     facts = rife() + [Facts("tests/test_rife.py", ["app.rife.RIFE"])]
     assert unloaded(facts) == {"app/rife/RIFE.py": ("optional", ONLY_TESTS.format("tests/test_rife.py")),

@@ -154,6 +154,14 @@ def test_a_published_package_keeps_its_public_helpers_and_what_they_call():
     assert [start for start, _, _ in r.unreferenced_symbols(facts, context()).get("seg/mmseg_custom/utils/dist.py", [])] == []
 
 
+def test_a_library_copys_own_build_file_inside_it_publishes_nothing():
+    # round 24 B1 C2: CodeFormer's basicsr/setup.py inside the copy kept DeformConvFunction (applied only by classes
+    # nothing builds) live as a published library's API; the application's scripts are the copy's only users
+    found = r.unreferenced_symbols(_mmseg_project("seg/mmseg_custom/setup.py"), context())
+    assert [(start, end) for start, end, _ in found["seg/mmseg_custom/utils/dist.py"]] == [(96, 140), (86, 93)]
+    assert r.unreferenced_symbols(_mmseg_project("seg/mmseg_custom/setup.py", "setup.py"), context()) == {}
+
+
 def test_an_init_that_also_uses_the_name_is_no_re_export():
     facts = _mmseg_project()
     facts[2].reexports = []  # the __init__.py registers or calls it besides importing it

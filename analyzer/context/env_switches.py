@@ -25,6 +25,7 @@ behind `envs.FASTVIDEO_NVTX_PROFILE`, whose default is "0", counted `runs`).
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.argv_switches import argv_flag_off, argv_reason
 from ascend_feasibility.analyzer.context.switches import PARAMETER_REBINDINGS, env_variable
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
@@ -390,4 +391,7 @@ def env_arm(node: Node) -> str | None:
 
 def _off_term(term: Node) -> str | None:
     off = env_off(term) if term.type in {"call", "comparison_operator", "not_operator", "identifier"} else None
-    return f"environment variable `{off[0]}` is unset by default ({off[1]})" if off is not None else None
+    if off is not None:
+        return f"environment variable `{off[0]}` is unset by default ({off[1]})"
+    flag = argv_flag_off(term)  # `if '--cuda_ext' in sys.argv:` in a setup.py: a command-line switch the same way
+    return argv_reason(flag, term) if flag is not None else None

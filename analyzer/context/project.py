@@ -33,6 +33,8 @@ class ProjectContext:
     npu_files: tuple[str, ...] = ()  # files that are the project's own NPU code, by their names
     # folders the installed project's packages sit in: src/ and what the build maps packages into (package-dir)
     source_roots: tuple[str, ...] = ("src",)
+    readme_launches: tuple[str, ...] = ()  # files the root README's runner commands launch (readme_runs.launched_files)
+    readme_flags: tuple[str, ...] = ()  # `--flag` words the root README's runner commands pass (install_docs.launch_flags)
 
     def of(self, path: str) -> FileContext:
         return self.files.get(path, PLAIN)

@@ -404,8 +404,8 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
     """The `if __name__ == "__main__":` block of a package's module that the project's product code imports (sd-scripts'
     library/sdxl_original_unet.py), or that a config file of the project builds by its dotted name (`flow: !new:
     pkg.flow.flow.MaskedDiff` in a HyperPyYAML config, with nothing importing it): the module is a library, the block
-    its self-test or demo. A script nothing imports,
-    or one a launch script runs, keeps its block as product code."""
+    its self-test or demo. A script nothing imports, or one a launch script or the root README's command runs
+    (`python basicsr/train.py -opt x.yml`: context.readme_launches), keeps its block as product code."""
     packages = {f.path[: -len("__init__.py")] for f in facts if f.path.endswith("__init__.py")}
     launched = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}
     importers: dict[str, set[str]] = defaultdict(set)  # a module (or a name in it) → the product files importing it
@@ -422,8 +422,8 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
         if f.main_block is None or not f.module or context.of(f.path).role not in COUNTED_ROLES:
             continue
         folder = f.path[: f.path.rfind("/") + 1]
-        if not folder or PurePosixPath(f.path).name in launched:
-            continue
+        if not folder or PurePosixPath(f.path).name in launched or f.path in context.readme_launches:
+            continue  # a launch script or the README runs it: its block is the command, not a self-test
         users = sorted(importers.get(f.module, set()) - {f.path}) if folder in packages else []
         if not users and folder in packages:  # a package module a config builds by its dotted name is a library too
             if configured is None:

@@ -8,7 +8,9 @@ config/model/lm/musicgen_lm.yaml sets `memory_efficient: true` and conditioners.
 A switch named S is turned on by (roles product, build and example; never tests, docs or CI):
 - a YAML/JSON config setting a key S to true (at any depth: `transformer_lm: {memory_efficient: true}`, or a flat
   dotted key ending in S: `transformer_lm.memory_efficient: true`);
-- a launch command passing `--S` (or `--S true`; `--S false` is no turning on); dashes and underscores alike;
+- a launch command passing `--S` (or `--S true`; `--S false` is no turning on); dashes and underscores alike; for a
+  build switch read from sys.argv (argv_switches.py), the root README's runner commands too (`python setup.py
+  develop --cuda_ext`: context.readme_flags);
 - Python code passing the literal `S=True` to the switch's own function or class, or writing `'S': True` in a dict
   (keyword arguments gathered for a call);
 - for an environment variable S (env_switches.py), Python code setting `os.environ["S"]` to anything but a false
@@ -112,6 +114,9 @@ def turned_on(facts, context) -> dict[str, list[tuple[str, str]]]:
         for callee, name, line in f.true_literals:
             shown = f"`{name}=True` passed to {callee}()" if callee else f"`'{name}': True`"
             found.setdefault(name, []).append((callee, f"{shown} at {f.path}:{line}"))
+    for flag in getattr(context, "readme_flags", ()):  # `python setup.py develop --cuda_ext` in the README's install:
+        # for a flag read from sys.argv only (the callee is the owner such a reason names), as other READMEs' flags
+        found.setdefault(flag[2:].replace("-", "_"), []).append(("sys.argv", f"`{flag}` passed by the README"))
     return found
 
 

@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ascend_feasibility.analyzer.context.argv_switches import argv_flag_off, argv_reason, builds
 from ascend_feasibility.analyzer.context.constexpr_flags import is_constexpr_parameter, off_flag, read_sites
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same
 from ascend_feasibility.analyzer.reading import parsing
@@ -37,6 +38,7 @@ FALSY = {"false", "none"}
 # the switch a reason of this reader names (its three shapes below): (name, the function or class taking it)
 _REASONS = (re.compile(r"`(?P<name>\w+)=(?:False|None)` by default \((?P<owner>\w+)\(\)\)"),
             re.compile(r"`self\.(?P<name>\w+) = (?:False|None)` by default \(line \d+\)"),
+            re.compile(r"`--(?P<name>[\w-]+)` is off unless given \((?P<owner>sys\.argv), line \d+\)"),  # argv_switches
             re.compile(r"`--(?P<name>[\w-]+)` is off unless given \(line \d+\)"),
             re.compile(r"environment variable `(?P<name>\w+)` is unset by default \([^)]*\)"))
 
@@ -234,8 +236,16 @@ class SwitchReader:
         if node.type == "attribute":
             return self._attribute_switch(node, depth)
         if node.type in {"call", "comparison_operator", "not_operator"}:
-            return self._env_switch(node)
+            return self._env_switch(node) or self._argv_switch(node)
         return None
+
+    def _argv_switch(self, node: Node) -> str | None:
+        """`'--cuda_ext' in sys.argv` in a build script (one that imports setuptools or distutils): an install option
+        the user adds, whatever its words (argv_switches.py); elsewhere only a flag naming no mainstream choice."""
+        flag = argv_flag_off(node)
+        if flag is None or (not builds(parsing.root_of(node)) and self._mainstream(flag.lstrip("-"))):
+            return None
+        return argv_reason(flag, node)
 
     def _env_switch(self, node: Node) -> str | None:
         """`os.getenv("NVTX_PROFILE", "0") == "1"`: false while the variable is unset (env_switches.py)."""

@@ -18,6 +18,10 @@ empty __init__.py), or one whose __init__.py publishes an API (deepspeed, x_tran
   that the project does not publish under its own name (VILA: `name = "vila"` ships `llava`, whose train_mem.py the
   scripts launch; realqmemllama.py and the COAT copy of its FP8 code are imported by nothing). A library is installed
   and imported by its name (peft, deepspeed, openai-whisper's whisper), so this holds only where the names differ.
+- one that nothing reaches, in a top package no build file at the root or above it publishes, which the project's
+  own scripts import (unpublished_packages): a library copied into an application with its own setup.py inside the
+  copy (CodeFormer's basicsr/: ops/upfirdn2d and ops/fused_act, imported by nothing) is used only as far as the
+  application uses it.
 - one that nothing imports and whose own package names it only in a commented-out import line, in any package, a
   library's too (LLaVA's modeling_llama.py: llava_llama.py:27 `# from .modeling_llama import LlamaModel` beside
   `from transformers import LlamaModel`; dev_eva_clip/, named only by builder.py's `# from .dev_eva_clip.eva_vit
@@ -122,6 +126,7 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     for f in python:
         own = context.of(f.path)
         if (f.path in live or own.role not in COUNTED_ROLES or own.reach != "runs"
+                or path_view(f.path).name in PUBLISHING_FILES  # a copy's setup.py runs as a command, never imported
                 or path_view(f.path).parent not in packages or names[f.path] & named
                 or (top_folder(f.path, packages) not in driven | applications
                     and _package_root(f.path, packages) not in beside_scripts)):
@@ -334,13 +339,18 @@ def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: 
     setup.cfg, pyproject.toml) sits in the folder or any folder above it, and a product file outside the package
     imports it (InternImage's segmentation/mmseg_custom, imported by segmentation/train.py beside it). Such a package is
     an application's code: a public function of it that nothing in the project names is no users' API. A package
-    nothing of the project imports may be a library shipped without packaging, and keeps its public names."""
+    nothing of the project imports may be a library shipped without packaging, and keeps its public names.
+    A build file inside the package's own folder, beside its __init__.py, publishes no package of the project: it is
+    the build of a library copied into the application (CodeFormer's basicsr/setup.py, BasicSR's own root setup.py
+    carried inside the copy and run as `python basicsr/setup.py develop`; round 24 B1 C2, B2 C1), so the copy's
+    modules the application never loads are its unused part. A build file at the root or in a folder above the
+    package (a library's own layout) still publishes it."""
     published = {path_view(f.path).parent for f in facts if path_view(f.path).name in PUBLISHING_FILES}
     tops = {top_folder(f"{folder}/__init__.py", packages) for folder in packages}
     candidates = {}
     for top in tops:
-        folder, above = top, set()
-        while folder not in above:
+        folder, above = path_view(top).parent, set()
+        while folder not in above:  # the folders above the package; its own folder's build file is a copy's
             above.add(folder)
             folder = path_view(folder).parent
         if not above & published:  # imported by its folder's name (a script beside it) or by its path from the root

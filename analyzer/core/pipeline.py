@@ -32,7 +32,7 @@ from ascend_feasibility.analyzer.context.project_scope import (
 )
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
 from ascend_feasibility.analyzer.context.readme_alternatives import readme_alternative_configs
-from ascend_feasibility.analyzer.context.readme_runs import readme_run_examples
+from ascend_feasibility.analyzer.context.readme_runs import launched_files, readme_run_examples
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import package_folders
 from ascend_feasibility.analyzer.core import budget, transfer
@@ -140,6 +140,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, readme_runs)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
                                     other_backend_images(found.files), config.source_roots)
+    context.readme_flags = install_docs.launch_flags(config.readme) if config.readme else ()
+    context.readme_launches = launched_files(config.readme, [f.path for f in found.files]) if config.readme else ()
     worker = FileWorker(options.torch_npu, context, config.read)  # validates the target and the knowledge base before any scan
     files = [f for f in found.files if worker.reads(f.kind)]
     choice, nested = None, []

@@ -131,6 +131,14 @@ def launch_lines(text: str) -> list[tuple[int, str, list[str]]]:
     return found
 
 
+def launch_flags(text: str) -> tuple[str, ...]:
+    """The `--flag` words (before any `=`) the document's runner commands pass, each once, in document order:
+    `python setup.py develop --cuda_ext` passes `--cuda_ext` (switched_on.py: a build switch the README turns on)."""
+    found = {word.split("=", 1)[0]: None for _line, _program, words in launch_lines(text)
+             for word in words if word.startswith("--") and len(word.split("=", 1)[0]) > 2}
+    return tuple(found)
+
+
 def _launches(text: str) -> list[tuple[str, list[str]]]:
     """(program, argument words) of each runner command (python, torchrun, deepspeed, accelerate launch) of the
     document's shell lines, `--module=name` split in two."""

@@ -927,7 +927,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.config_refs = sorted(t for t in strings if _is_config_name(t))
     refs = {t for t in strings if _is_source_ref(t)}
     arms: dict[str, list[str | None]] = {}  # a ref → the env arm of each string naming it (None: reached otherwise)
-    reads_env = "getenv" in unit.source.text or "environ" in unit.source.text
+    reads_env = any(word in unit.source.text for word in ("getenv", "environ", "argv"))  # env_arm's switches
     for node in found.get("string_content", []):  # a source pattern built with os.path.join: its joined path
         value = parsing.text(node)
         named = value if value in refs else None

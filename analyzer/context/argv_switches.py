@@ -1,0 +1,71 @@
+"""Command-line flags a build script reads straight from `sys.argv`: a test that is false unless the user passes the flag.
+
+BasicSR's setup.py (the copy vendored in CodeFormer) lists every `make_cuda_ext(...)` under `if '--cuda_ext' in
+sys.argv:` and then `sys.argv.remove('--cuda_ext')`, so `python setup.py develop` builds no extension: the arm runs
+only when someone adds the flag, as an unset environment variable's arm (env_switches.py; round 24 B1 14, B2 41,
+verdicts V2). Read only where the answer is the expression's own text: a string literal that starts with `-`, `in`
+(or `not in` under `not`, which env_arm's terms do not take) and the attribute `sys.argv`; and only where the module
+never puts the flag into `sys.argv` itself (`sys.argv.append('--cuda_ext')`, `sys.argv += [...]`): a flag the file
+only tests or removes is one the user gives. Whether the project's own launch lines or README pass it is
+switched_on.py's question (the reason names the flag: "`--flag` is off unless given (sys.argv, line N)", the
+shape switches_of_reason reads with the owner `sys.argv`, which the README's flags turn on alone).
+"""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.reading import parsing
+from tree_sitter import Node
+
+MAX_NODES = 100_000
+READS = frozenset({"remove", "count", "index"})  # sys.argv methods that do not put a flag in
+
+
+def argv_flag_off(node: Node) -> str | None:
+    """`'--cuda_ext' in sys.argv`: the flag, when nothing in the module puts it into sys.argv; None otherwise."""
+    if node.type != "comparison_operator" or len(node.named_children) != 2:
+        return None
+    operator = " ".join(parsing.text(c) for c in node.children if not c.is_named)
+    flag_node, argv = node.named_children
+    if operator != "in" or flag_node.type != "string" or parsing.text(argv).replace(" ", "") != "sys.argv":
+        return None
+    if any(c.type == "interpolation" for c in flag_node.named_children):
+        return None
+    flag = "".join(parsing.text(c) for c in flag_node.named_children if c.type == "string_content")
+    if not flag.startswith("-") or len(flag.lstrip("-")) == 0 or _put_in(parsing.root_of(node), flag):
+        return None
+    return flag
+
+
+def argv_reason(flag: str, node: Node) -> str:
+    """The reason switches.py's `--flag` shape reads back (switches_of_reason), so a launch passing it turns it on."""
+    return f"`{flag}` is off unless given (sys.argv, line {node.start_point.row + 1})"
+
+
+def builds(module: Node) -> bool:
+    """Is the module a build script: does it import setuptools or distutils (at any depth)? Its sys.argv flags are
+    install options (`--cuda_ext`), not a run's choice of device."""
+    for node in parsing.walk(module, limit=MAX_NODES):
+        if node.type in {"import_statement", "import_from_statement"}:
+            named = node.child_by_field_name("module_name") if node.type == "import_from_statement" else None
+            names = [named] if named is not None else node.children_by_field_name("name")
+            if any(parsing.text(n).split(".")[0].split(" ")[0] in {"setuptools", "distutils"} for n in names):
+                return True
+    return False
+
+
+def _put_in(module: Node, flag: str) -> bool:
+    """Does the module write to sys.argv anything but a removal: a call of one of its methods that adds (`append`,
+    `insert`, `extend`), an assignment or augmented assignment to it, while naming the flag anywhere in that statement?"""
+    for node in parsing.walk(module, limit=MAX_NODES):
+        if node.type == "call":
+            function = node.child_by_field_name("function")
+            if (function is not None and function.type == "attribute"
+                    and parsing.text(function.child_by_field_name("object")).replace(" ", "") == "sys.argv"
+                    and parsing.text(function.child_by_field_name("attribute")) not in READS
+                    and flag in parsing.text(node)):
+                return True
+        elif node.type in {"assignment", "augmented_assignment"}:
+            left = node.child_by_field_name("left")
+            if left is not None and parsing.text(left).replace(" ", "").startswith("sys.argv") and flag in parsing.text(node):
+                return True
+    return False
