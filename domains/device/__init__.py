@@ -5,7 +5,14 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.core.findings import Place
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.domains.base import DEFINITIONS_QUERY, Domain, FileView, ProjectRun, Unit
-from ascend_feasibility.domains.device import build_checks, device_classes, device_counts, enum_strings, unread_constants
+from ascend_feasibility.domains.device import (
+    build_checks,
+    device_classes,
+    device_counts,
+    enum_strings,
+    unread_constants,
+    unread_parameters,
+)
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
 from ascend_feasibility.domains.device.enumerations import AcceleratorEnumerationScanner
@@ -52,6 +59,7 @@ class DeviceDomain(Domain):
                 facts.enum_parameters += found.enum_parameters
                 facts.cuda_arguments += found.cuda_arguments
             facts.unread_constants += unread_constants.read(unit.tree())
+            facts.unread_defaults += unread_parameters.read(unit.tree())
             if "self." in unit.source.text:
                 facts.unread_stores += unread_constants.unread_stores(unit.tree(), unit.source.text)
         return None if facts.empty() else facts
@@ -74,6 +82,8 @@ class DeviceDomain(Domain):
         sites = set(enum_strings.enum_strings(collected))
         # a module-level device constant that nothing reads takes effect nowhere
         sites |= unread_constants.unread({f.path: f.unread_constants for f in collected if f.unread_constants}, run.modules)
+        # a parameter's default the function only compares with a sentinel, or never reads, is no device string
+        sites |= {(f.path, line) for f in collected for line in f.unread_defaults}
         if sites:
             run.findings = [f for f in run.findings
                             if not (f.rule in enum_strings.DEVICE_STRING_RULES and (f.path, f.line) in sites)]

@@ -53,7 +53,7 @@ def read(root: Node) -> list[tuple[int, str]]:
         for node in parsing.walk(root, limit=MAX_NODES, named=False, strict=True):
             if node.type == "identifier":
                 name = parsing.text(node)
-                if name in uses and not _named_field(node):
+                if name in uses and not named_field(node):
                     uses[name] += 1
             elif node.type == "string_content":
                 name = parsing.text(node)
@@ -64,7 +64,8 @@ def read(root: Node) -> list[tuple[int, str]]:
     return sorted((line, name) for name, line in candidates.items() if uses[name] == 1)  # the assignment's own
 
 
-def _named_field(node: Node) -> bool:
+def named_field(node: Node) -> bool:
+    """`node` is the member name of an attribute or a keyword argument's name: no read of a variable."""
     parent = node.parent
     field = {"attribute": "attribute", "keyword_argument": "name"}.get(parent.type) if parent is not None else None
     return field is not None and parent.child_by_field_name(field) == node
