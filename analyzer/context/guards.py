@@ -1367,12 +1367,13 @@ WARNINGS = {"warn", "warning", "warning_once", "info", "debug", "print", "warnin
 
 
 def only_raises_or_warns(block: Node, depth: int = 0) -> bool:
-    """A body that only raises, logs or warns (or passes): it guards a message, not code that runs on the device."""
+    """A body that only raises, asserts, logs or warns (or passes): it guards a message, not code that runs on the
+    device (`if "cuda" in device: assert torch.cuda.is_available()`, a sanity check skipped for "npu:0")."""
     statements = [c for c in block.named_children if c.type != "comment"]
     if not statements:
         return False
     for statement in statements:
-        if statement.type in {"raise_statement", "pass_statement"}:
+        if statement.type in {"raise_statement", "pass_statement", "assert_statement"}:
             continue
         if statement.type == "if_statement":  # nested misuse checks: every arm raises or warns
             arms = [statement.child_by_field_name("consequence")] + [
