@@ -62,7 +62,7 @@ class DeviceDomain(Domain):
                 facts.enum_parameters += found.enum_parameters
                 facts.cuda_arguments += found.cuda_arguments
             facts.unread_constants += unread_constants.read(unit.tree())
-            facts.unread_defaults += unread_parameters.read(unit.tree())
+            facts.unread_defaults += unread_parameters.read(unit)
             if "self." in unit.source.text:
                 facts.unread_stores += unread_constants.unread_stores(unit.tree(), unit.source.text)
                 facts.stored_only += unread_constants.stored_only(unit.tree(), unit.source.text, reads)

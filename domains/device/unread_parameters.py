@@ -18,13 +18,22 @@ lambda reading the name, `"cuda" in device` (its value tested) or any other read
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.base import Unit, register_query
 from ascend_feasibility.domains.device.literals import device_literal
 from ascend_feasibility.domains.device.unread_constants import named_field
 from tree_sitter import Node
 
-MAX_FUNCTIONS = 2000
+DEFAULTS = """
+(default_parameter value: (string) @value)
+(typed_default_parameter value: (string) @value)
+(default_parameter value: (call arguments: (argument_list (string) @inner)))
+(typed_default_parameter value: (call arguments: (argument_list (string) @inner)))
+(default_parameter value: (call arguments: (argument_list (keyword_argument value: (string) @inner))))
+(typed_default_parameter value: (call arguments: (argument_list (keyword_argument value: (string) @inner))))
+"""
+DEFAULTS_QUERY = register_query("string_defaults", DEFAULTS, alone=True)
+MAX_DEFAULTS = 2000
 MAX_BODY_NODES = 50_000
-DEFAULTS = frozenset({"default_parameter", "typed_default_parameter"})
 EQUALITY = frozenset({"==", "!="})
 MEMBERSHIP = frozenset({"in", "not in"})
 IDENTITY = frozenset({"is", "is not"})
@@ -32,38 +41,28 @@ SEQUENCES = frozenset({"tuple", "list", "set"})
 WHOLE_SCOPE_READERS = frozenset({"locals", "vars"})
 
 
-def read(root: Node) -> list[int]:
+def read(unit: Unit) -> list[int]:
     """Lines of the unit's device-literal parameter defaults the function never uses as a device. Findings are
     placed by line, one a rule: a line that holds any other device literal of a signature is not given."""
     dead: set[int] = set()
     kept: set[int] = set()
-    for function in _functions(root):
-        parameters = function.child_by_field_name("parameters")
-        body = function.child_by_field_name("body")
-        if parameters is None or body is None:
+    for value in unit.captures(DEFAULTS_QUERY).get("value", [])[:MAX_DEFAULTS]:
+        literal = device_literal(value)
+        if literal is None:
             continue
-        judged = set()
-        for parameter in parameters.named_children:
-            value = parameter.child_by_field_name("value") if parameter.type in DEFAULTS else None
-            name = parameter.child_by_field_name("name") if value is not None else None
-            literal = device_literal(value) if value is not None and value.type == "string" else None
-            if literal is None or literal.formatted or name is None or name.type != "identifier":
-                continue
-            judged.add(value.id)
-            (dead if _unused(body, parsing.text(name)) else kept).add(value.start_point.row + 1)
-        kept.update(node.start_point.row + 1 for node in parsing.walk(parameters, limit=MAX_BODY_NODES)
-                    if node.type == "string" and node.id not in judged and device_literal(node) is not None)
+        parameter, function = value.parent, value.parent.parent.parent  # default → parameters → def (or lambda)
+        name = parameter.child_by_field_name("name")
+        body = function.child_by_field_name("body") if function is not None else None
+        if literal.formatted or name is None or name.type != "identifier" or function.type != "function_definition" \
+                or body is None:
+            kept.add(value.start_point.row + 1)
+            continue
+        (dead if _unused(body, parsing.text(name)) else kept).add(value.start_point.row + 1)
+    # a device literal elsewhere in a signature (`x=torch.device("cuda")`) keeps its line too
+    for string in unit.captures(DEFAULTS_QUERY).get("inner", []):
+        if device_literal(string) is not None:
+            kept.add(string.start_point.row + 1)
     return sorted(dead - kept)
-
-
-def _functions(root: Node):
-    count = 0
-    for node in parsing.walk(root, limit=MAX_BODY_NODES * 4):
-        if node.type == "function_definition":
-            count += 1
-            if count > MAX_FUNCTIONS:
-                return
-            yield node
 
 
 def _unused(body: Node, name: str) -> bool:
