@@ -20,7 +20,9 @@ API = ("import torch\n\n\n"
 @pytest.mark.parametrize("arm, guarded", [
     ("assert torch.cuda.is_available()", True),
     ('assert torch.cuda.is_available(), "CUDA is not available"', True),
-    ("torch.cuda.set_device(device)", False),  # device work: skipped for "npu:0", the port must widen the test
+    ("torch.cuda.set_device(device)", False),
+    ("assert abs(model.total() - 171.59) < 1e-2", False),
+    ("assert torch.equal(model.a, model.b)", False),  # an expected value on CUDA: which arm runs matters  # device work: skipped for "npu:0", the port must widen the test
     ("assert torch.cuda.is_available()\n            torch.backends.cudnn.benchmark = True", False),
 ])
 def test_an_arm_that_only_asserts_is_a_message(tmp_path, arm, guarded):

@@ -1396,13 +1396,13 @@ def device_type_is_cuda(condition: Node | None, depth: int = 0) -> bool:
 
 
 def only_raises_or_warns(block: Node, depth: int = 0) -> bool:
-    """A body that only raises, asserts, logs or warns (or passes): it guards a message, not code that runs on the
-    device (`if "cuda" in device: assert torch.cuda.is_available()`, a sanity check skipped for "npu:0")."""
+    """A body that only raises, asserts a query, logs or warns (or passes): it guards a message, not code that runs
+    on the device (`if "cuda" in device: assert torch.cuda.is_available()`, a sanity check skipped for "npu:0")."""
     statements = [c for c in block.named_children if c.type != "comment"]
     if not statements:
         return False
     for statement in statements:
-        if statement.type in {"raise_statement", "pass_statement", "assert_statement"}:
+        if statement.type in {"raise_statement", "pass_statement"} or _asserts_a_query(statement):
             continue
         if statement.type == "if_statement":  # nested misuse checks: every arm raises or warns
             arms = [statement.child_by_field_name("consequence")] + [
@@ -1417,6 +1417,22 @@ def only_raises_or_warns(block: Node, depth: int = 0) -> bool:
         if function is None or parsing.text(function).rsplit(".", 1)[-1] not in WARNINGS:
             return False
     return True
+
+
+QUERY_PREFIXES = ("is_", "has_")  # a yes/no query's name: is_available, is_bf16_supported, has_fp8
+
+
+def _asserts_a_query(statement: Node) -> bool:
+    """`assert torch.cuda.is_available()` (with a message or not): an availability question, raised on when it fails.
+    An assert of a computed value (`assert abs(total - 171.59) < 1e-2`, a test's expected result on CUDA;
+    `assert torch.equal(a, b)`) is not one: the other arm checks other values there, and which arm runs matters."""
+    if statement.type != "assert_statement" or not statement.named_children:
+        return False
+    condition = statement.named_children[0]
+    if condition.type == "not_operator":
+        condition = condition.child_by_field_name("argument") or condition
+    name = parsing.callee_name(condition) if condition.type == "call" else None
+    return name is not None and name.startswith(QUERY_PREFIXES)
 
 
 def only_calls(block: Node, depth: int = 0) -> bool:
