@@ -1375,13 +1375,43 @@ def only_raises(branch: Node) -> bool:
 WARNINGS = {"warn", "warning", "warning_once", "info", "debug", "print", "warnings"}
 
 
+def device_type_is_cuda(condition: Node | None, depth: int = 0) -> bool:
+    """A condition that holds only where a torch.device's type is "cuda": `x.device.type == "cuda"`, alone or as a
+    term of an `and`. On Ascend the type is "npu", with transfer_to_npu or without (the shim rewrites device
+    strings in wrapped calls, never a comparison), so the arm it opens never runs there. A setting compared with
+    "cuda" (`args.device == "cuda"`) is not one: under the shim the setting stays "cuda" and its arm runs."""
+    if condition is None or depth > 8:
+        return False
+    if condition.type == "parenthesized_expression" and condition.named_children:
+        return device_type_is_cuda(condition.named_children[0], depth + 1)
+    if condition.type == "boolean_operator":
+        operator = condition.child_by_field_name("operator")
+        return operator is not None and operator.type == "and" and any(
+            device_type_is_cuda(condition.child_by_field_name(side), depth + 1) for side in ("left", "right"))
+    if condition.type != "comparison_operator" or len(condition.named_children) != 2:
+        return False
+    operators = [child.type for child in condition.children if not child.is_named]
+    left, right = condition.named_children
+    if operators != ["=="]:
+        return False
+    if left.type == "string":
+        left, right = right, left
+    if left.type != "attribute" or right.type != "string":
+        return False
+    member = left.child_by_field_name("attribute")
+    content = [c for c in right.named_children if c.type == "string_content"]
+    return member is not None and parsing.text(member) == "type" and len(content) == 1 \
+        and parsing.text(content[0]) == "cuda" and len(right.named_children) == 3  # start, content, end
+
+
 def only_raises_or_warns(block: Node, depth: int = 0) -> bool:
-    """A body that only raises, logs or warns (or passes): it guards a message, not code that runs on the device."""
+    """A body that only raises, asserts a query, logs or warns (or passes): it guards a message, not code that runs
+    on the device (`if "cuda" in device: assert torch.cuda.is_available()`, a sanity check skipped for "npu:0")."""
     statements = [c for c in block.named_children if c.type != "comment"]
     if not statements:
         return False
     for statement in statements:
-        if statement.type in {"raise_statement", "pass_statement"}:
+        if statement.type in {"raise_statement", "pass_statement"} or _asserts_a_query(statement):
             continue
         if statement.type == "if_statement":  # nested misuse checks: every arm raises or warns
             arms = [statement.child_by_field_name("consequence")] + [
@@ -1396,6 +1426,22 @@ def only_raises_or_warns(block: Node, depth: int = 0) -> bool:
         if function is None or parsing.text(function).rsplit(".", 1)[-1] not in WARNINGS:
             return False
     return True
+
+
+QUERY_PREFIXES = ("is_", "has_")  # a yes/no query's name: is_available, is_bf16_supported, has_fp8
+
+
+def _asserts_a_query(statement: Node) -> bool:
+    """`assert torch.cuda.is_available()` (with a message or not): an availability question, raised on when it fails.
+    An assert of a computed value (`assert abs(total - 171.59) < 1e-2`, a test's expected result on CUDA;
+    `assert torch.equal(a, b)`) is not one: the other arm checks other values there, and which arm runs matters."""
+    if statement.type != "assert_statement" or not statement.named_children:
+        return False
+    condition = statement.named_children[0]
+    if condition.type == "not_operator":
+        condition = condition.child_by_field_name("argument") or condition
+    name = parsing.callee_name(condition) if condition.type == "call" else None
+    return name is not None and name.startswith(QUERY_PREFIXES)
 
 
 def only_calls(block: Node, depth: int = 0) -> bool:

@@ -5,7 +5,15 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.core.findings import Place
 from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.domains.base import DEFINITIONS_QUERY, Domain, FileView, ProjectRun, Unit
-from ascend_feasibility.domains.device import build_checks, device_classes, device_counts, enum_strings, unread_constants
+from ascend_feasibility.domains.device import (
+    attribute_reads,
+    build_checks,
+    device_classes,
+    device_counts,
+    enum_strings,
+    unread_constants,
+    unread_parameters,
+)
 from ascend_feasibility.domains.device.amp_imports import CudaAmpImportScanner
 from ascend_feasibility.domains.device.dispatch import BackendDispatchScanner
 from ascend_feasibility.domains.device.enumerations import AcceleratorEnumerationScanner
@@ -38,6 +46,8 @@ class DeviceDomain(Domain):
             if unit.kind != "python" or unit.cell is not None or not unit.parsed:
                 continue
             facts.device_counts += device_counts.counting_sites(unit)
+            reads = attribute_reads.read(unit)
+            facts.attribute_reads += sorted(reads)
             checks, asserted = build_checks.read(unit.tree(), unit.source.text, _build_names())
             facts.build_checks += checks
             facts.asserted_calls += asserted
@@ -52,8 +62,10 @@ class DeviceDomain(Domain):
                 facts.enum_parameters += found.enum_parameters
                 facts.cuda_arguments += found.cuda_arguments
             facts.unread_constants += unread_constants.read(unit.tree())
+            facts.unread_defaults += unread_parameters.read(unit)
             if "self." in unit.source.text:
                 facts.unread_stores += unread_constants.unread_stores(unit.tree(), unit.source.text)
+                facts.stored_only += unread_constants.stored_only(unit.tree(), unit.source.text, reads)
         return None if facts.empty() else facts
 
     def add_findings(self, run: ProjectRun) -> None:
@@ -74,6 +86,8 @@ class DeviceDomain(Domain):
         sites = set(enum_strings.enum_strings(collected))
         # a module-level device constant that nothing reads takes effect nowhere
         sites |= unread_constants.unread({f.path: f.unread_constants for f in collected if f.unread_constants}, run.modules)
+        # a parameter's default the function only compares with a sentinel, or never reads, is no device string
+        sites |= {(f.path, line) for f in collected for line in f.unread_defaults}
         if sites:
             run.findings = [f for f in run.findings
                             if not (f.rule in enum_strings.DEVICE_STRING_RULES and (f.path, f.line) in sites)]
@@ -83,6 +97,10 @@ class DeviceDomain(Domain):
         # a query's value or a device string stored in an attribute nothing reads changes nothing that runs
         stores = unread_constants.unread_attributes({f.path: f.unread_stores for f in collected if f.unread_stores},
                                                     run.modules)
+        members = unread_constants.unread_members({f.path: f.stored_only for f in collected if f.stored_only},
+                                                  {f.path: set(f.attribute_reads) for f in collected})
+        for path, found in members.items():
+            stores.setdefault(path, []).extend(found)
         if stores:
             run.findings = _unread_stores(run.findings, stores, run)
 
@@ -98,7 +116,7 @@ _BUILD_NAMES: frozenset[str] | None = None
 
 
 def _unread_stores(findings: list[Finding], stores: dict[str, list[tuple[int, int, str]]], run: ProjectRun) -> list[Finding]:
-    rules = frozenset(load_context_conventions().guards.display_rules) | enum_strings.DEVICE_STRING_RULES
+    rules = frozenset(load_context_conventions().guards.display_rules) | unread_constants.STORED_STRING_RULES
     result = []
     for finding in findings:
         store = next(((first, name) for first, last, name in stores.get(finding.path, ())

@@ -74,13 +74,16 @@ class DeviceFacts:
     unread_constants: list[tuple[int, str]] = field(default_factory=list)  # domains/device/unread_constants.py
     device_counts: list[tuple[int, str]] = field(default_factory=list)  # domains/device/device_counts.py
     unread_stores: list[tuple[int, int, str]] = field(default_factory=list)  # likewise: self.X = ... nothing reads
+    unread_defaults: list[int] = field(default_factory=list)  # unread_parameters.py: lines of unused defaults
+    stored_only: list[tuple[int, int, str]] = field(default_factory=list)  # unread_constants.py: stores never loaded
+    attribute_reads: list[str] = field(default_factory=list)  # attribute_reads.py: the attribute names it reads
     device_classes: list[tuple[str, str, int, int, int, str]] = field(default_factory=list)  # device_classes.py
     build_checks: list[tuple[str, int, int]] = field(default_factory=list)  # build_checks.py: returns of a build test
     asserted_calls: list[tuple[str, int]] = field(default_factory=list)  # build_checks.py: calls an assert tests
 
     def empty(self) -> bool:
         return not (self.cuda_enums or self.enum_parameters or self.cuda_arguments or self.device_enums
-                    or self.unread_constants or self.device_counts or self.unread_stores or self.device_classes
+                    or self.unread_constants or self.unread_defaults or self.stored_only or self.attribute_reads or self.device_counts or self.unread_stores or self.device_classes
                     or self.build_checks or self.asserted_calls)
 
 

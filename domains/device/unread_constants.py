@@ -21,12 +21,15 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, NAME_BYTES, writes_word
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.domains.device import attribute_reads
 from ascend_feasibility.domains.device.literals import device_literal
 from tree_sitter import Node
 
 MAX_STATEMENTS = 2000
 MAX_NODES = 200_000
 MAX_STORES = 200
+# the device-string rules a stored value's finding may be: a literal (DEV001) or one built at run time (DEV002)
+STORED_STRING_RULES = frozenset({"DEV001", "DEV002"})
 MAX_DEPTH = 12  # from a "cuda" up to the statement holding it
 
 
@@ -53,7 +56,7 @@ def read(root: Node) -> list[tuple[int, str]]:
         for node in parsing.walk(root, limit=MAX_NODES, named=False, strict=True):
             if node.type == "identifier":
                 name = parsing.text(node)
-                if name in uses and not _named_field(node):
+                if name in uses and not named_field(node):
                     uses[name] += 1
             elif node.type == "string_content":
                 name = parsing.text(node)
@@ -64,7 +67,8 @@ def read(root: Node) -> list[tuple[int, str]]:
     return sorted((line, name) for name, line in candidates.items() if uses[name] == 1)  # the assignment's own
 
 
-def _named_field(node: Node) -> bool:
+def named_field(node: Node) -> bool:
+    """`node` is the member name of an attribute or a keyword argument's name: no read of a variable."""
     parent = node.parent
     field = {"attribute": "attribute", "keyword_argument": "name"}.get(parent.type) if parent is not None else None
     return field is not None and parent.child_by_field_name(field) == node
@@ -96,6 +100,30 @@ def _may_read(other, module: str, name: str) -> bool:
 def unread_stores(root: Node, text: str) -> list[tuple[int, int, str]]:
     """(first line, last line, attribute) of the unit's `self.X = ...` stores of a value spelling "cuda" whose X the
     unit writes only there. Read from each "cuda" of the text up to its statement, not over the whole tree."""
+    candidates = _stores(root)
+    if not candidates:
+        return []
+    counts = _counts(text, candidates)
+    return [(store.start_point.row + 1, store.end_point.row + 1, name) for store, name in candidates
+            if counts.get(name.encode(), 0) == 1]
+
+
+def stored_only(root: Node, text: str, reads: set[str]) -> list[tuple[int, int, str]]:
+    """(first line, last line, attribute) of the unit's `self.X = <value spelling "cuda">` stores whose X the unit
+    writes more than once but never reads (`reads`: domains/device/attribute_reads.py): each arm of a device block
+    stores `self.device_map = f"cuda:{rank}"` and nothing loads `.device_map`. A file that may read attributes it
+    does not name (`vars(self)`, `self.__dict__`) is not judged."""
+    candidates = _stores(root)
+    if not candidates:
+        return []
+    counts = _counts(text, candidates)
+    if attribute_reads.dumps(text):
+        return []
+    return [(store.start_point.row + 1, store.end_point.row + 1, name) for store, name in candidates
+            if counts.get(name.encode(), 0) > 1 and name not in reads]
+
+
+def _stores(root: Node) -> list[tuple[Node, str]]:
     data = root.text or b""
     candidates: dict[int, tuple[Node, str]] = {}
     at = data.find(b"cuda")
@@ -104,15 +132,17 @@ def unread_stores(root: Node, text: str) -> list[tuple[int, int, str]]:
         if store is not None:
             candidates[store[0].start_byte] = store
         at = data.find(b"cuda", at + 4)
-    if not candidates:
-        return []
+    return list(candidates.values())
+
+
+def _counts(text: str, candidates: list[tuple[Node, str]]) -> dict[bytes, int]:
+    """How often the text writes each candidate's name, as a whole word (a comment, a string and a keyword count)."""
     counts: dict[bytes, int] = {}
-    names = {name.encode() for _, name in candidates.values()}
+    names = {name.encode() for _, name in candidates}
     for word in text.encode("utf-8", "replace").translate(NAME_BYTES).split():
         if word in names:
             counts[word] = counts.get(word, 0) + 1
-    return [(store.start_point.row + 1, store.end_point.row + 1, name) for store, name in candidates.values()
-            if counts.get(name.encode(), 0) == 1]
+    return counts
 
 
 def _store_around(node: Node | None) -> tuple[Node, str] | None:
@@ -141,5 +171,17 @@ def unread_attributes(candidates: dict[str, list[tuple[int, int, str]]], modules
     for path, stores in candidates.items():
         for first, last, name in stores:
             if not any(writes_word(other.words, name) for other in modules if other.path != path):
+                result.setdefault(path, []).append((first, last, name))
+    return result
+
+
+def unread_members(candidates: dict[str, list[tuple[int, int, str]]],
+                   reads: dict[str, set[str]]) -> dict[str, list[tuple[int, int, str]]]:
+    """path → (first, last, attribute) of the `stored_only` stores no other file reads as an attribute (`reads`:
+    every file's attribute_reads, by path): `lm.device_map`, `getattr(lm, "device_map")`."""
+    result: dict[str, list[tuple[int, int, str]]] = {}
+    for path, stores in candidates.items():
+        for first, last, name in stores:
+            if not any(name in names for other, names in reads.items() if other != path):
                 result.setdefault(path, []).append((first, last, name))
     return result
