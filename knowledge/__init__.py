@@ -358,8 +358,11 @@ def load_removed_torch_apis() -> RemovedTorchApis:
             SpecifierSet(pin.versions)
         except InvalidSpecifier as error:
             raise KnowledgeError(f"removed_torch_apis.toml: {pin.package} versions {pin.versions!r}: {error}") from error
-        if Version(pin.fixed_in) in SpecifierSet(pin.versions):
+        if pin.fixed_in is not None and Version(pin.fixed_in) in SpecifierSet(pin.versions):
             raise KnowledgeError(f"removed_torch_apis.toml: {pin.package} fixed_in {pin.fixed_in} lies in its versions")
+        if pin.latest is not None and Version(pin.latest) not in SpecifierSet(pin.versions):
+            raise KnowledgeError(f"removed_torch_apis.toml: {pin.package} latest {pin.latest} (unfixed) lies outside "
+                                 "its versions")
     return table
 
 

@@ -1240,14 +1240,19 @@ class CudaFeatures(_Record):
         "for nothing)")
 
 
+REMOVED_API_NAME = r"^torch(vision|audio)?(\.[A-Za-z_][A-Za-z0-9_]*)+$"  # torch's, or a companion package's
+
+
 class RemovedTorchApi(_Record):
     """One row of knowledge/dependencies/removed_torch_apis.toml: a torch API that old code uses and a later torch
     removed (or keeps as a stub that raises)."""
 
-    name: str = Field(pattern=r"^torch(\.[A-Za-z_][A-Za-z0-9_]*)+$", description="the qualified name")
+    name: str = Field(pattern=REMOVED_API_NAME, description="the qualified name (torch's, or a companion's: "
+                      "torchvision.transforms.functional_tensor)")
     kind: Literal["module", "function"] = Field(
         description="module: importing it (or from it) fails; function: calling it raises")
-    removed_in: str = Field(pattern=r"^\d+\.\d+$", description="the first torch release (major.minor) without it")
+    removed_in: str = Field(pattern=r"^\d+\.\d+$", description="the first release (major.minor) of its package "
+                            "(torch, torchvision, torchaudio: the name's first part) without it")
     replacement: BilingualText
     sources: list[str] = Field(min_length=1, description="the release notes or pull request that removed it")
 
@@ -1258,11 +1263,25 @@ class RemovedApiPin(_Record):
 
     package: str = Field(min_length=1, description="the distribution (canonical name)")
     versions: str = Field(min_length=1, description="the releases that import the API, as a specifier (`<0.4.4`)")
-    fixed_in: str = Field(pattern=r"^\d+(\.\d+)+$", description="the first release without the import")
-    api: str = Field(pattern=r"^torch(\.[A-Za-z_][A-Za-z0-9_]*)+$", description="the removed API it imports")
-    removed_in: str = Field(pattern=r"^\d+\.\d+$", description="the first torch release (major.minor) without the API")
+    fixed_in: str | None = Field(default=None, pattern=r"^\d+(\.\d+)+$",
+                                 description="the first release without the import (none: no release fixes it)")
+    latest: str | None = Field(default=None, pattern=r"^\d+(\.\d+)+$", description="where no release fixes it: "
+                               "the newest release read, which an unpinned declaration (or a floor) installs")
+    workaround: BilingualText | None = Field(default=None, description="where no release fixes it: the sourced way "
+                                             "round it (a patch of the import, an install from a fixing commit)")
+    api: str = Field(pattern=REMOVED_API_NAME, description="the removed API it imports")
+    removed_in: str = Field(pattern=r"^\d+\.\d+$", description="the first release (major.minor) of the API's package "
+                            "(the name's first part) without the API")
     where: str = Field(min_length=1, description="the package's file and line that imports it")
     sources: list[str] = Field(min_length=1, description="the package's fix and the torch change that removed the API")
+
+    @model_validator(mode="after")
+    def _fixed_or_worked_round(self) -> RemovedApiPin:
+        fixed = self.fixed_in is not None and self.latest is None and self.workaround is None
+        unfixed = self.fixed_in is None and self.latest is not None and self.workaround is not None
+        if not (fixed or unfixed):
+            raise ValueError(f"{self.package} {self.versions}: fixed_in, or latest with a workaround (not both)")
+        return self
 
 
 class RemovedTorchApis(_Record):

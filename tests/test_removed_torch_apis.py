@@ -4,6 +4,7 @@ import pytest
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.dependencies.removed_torch_apis import (
+    api_package,
     breaking_pins,
     copes,
     imported_modules,
@@ -19,17 +20,50 @@ def test_a_row_applies_only_at_or_above_its_release():
     assert removed_apis("1.13.1") == {}
 
 
+REPOSITORY = {"torch": "pytorch/pytorch", "torchvision": "pytorch/vision", "torchaudio": "pytorch/audio"}
+
+
+def test_a_companion_row_applies_against_the_release_paired_with_the_target_torch():
+    """torchvision removed functional_tensor in 0.17 (pytorch/vision#7953), the line paired with torch 2.2: a target
+    on torch 2.12 (torchvision 0.27) lacks it, one on torch 2.1 (0.16, where it only warns) keeps it."""
+    assert "torchvision.transforms.functional_tensor" in removed_apis("2.12.0")
+    assert "torchvision.transforms.functional_tensor" in removed_apis("2.2.0")
+    assert "torchvision.transforms.functional_tensor" not in removed_apis("2.1.0")
+    assert [p.package for p in breaking_pins("basicsr", "2.12.0")] == ["basicsr"] and not breaking_pins("basicsr", "2.1.0")
+
+
 def test_every_row_names_a_release_a_replacement_and_a_source():
     for api in load_removed_torch_apis().api:
         assert api.removed_in and api.replacement and api.sources
-        assert any("pytorch/pytorch" in source for source in api.sources), api.name
+        assert any(REPOSITORY[api_package(api.name)] in source for source in api.sources), api.name
 
 
 def test_a_pin_row_applies_only_where_the_target_torch_lacks_the_api_and_names_its_sources():
     assert [pin.package for pin in breaking_pins("timm", "2.12.0")] == ["timm"] and breaking_pins("timm", "1.9.0")
     assert breaking_pins("timm", "1.8.1") == [] and breaking_pins("torchvision", "2.12.0") == []
     for pin in load_removed_torch_apis().pin:
-        assert pin.where and any("pytorch/pytorch" in source for source in pin.sources), pin.package
+        assert pin.where and any(REPOSITORY[api_package(pin.api)] in source for source in pin.sources), pin.package
+
+
+@pytest.mark.parametrize(("pin", "expected"), [
+    # no release of basicsr fixes `from torchvision.transforms.functional_tensor import rgb_to_grayscale` (1.3.3.10 to
+    # 1.4.2, the newest): a pin in the range, an unpinned name and a floor all install a release that fails to import
+    ("basicsr==1.4.2", "high"), ("basicsr", "high"), ("basicsr>=1.4.2", "high"), ("basicsr==1.3.4.6", "high"),
+    # releases from before the import
+    ("basicsr==1.3.2", None), ("basicsr<=1.3.3.9", None),
+    # a torch 2.1 project is moved to the torch_npu release for 2.1: its torchvision 0.16 still has the module
+    ("torch==2.1.0\nbasicsr==1.4.2", None),
+])
+def test_a_basicsr_line_breaks_at_the_torchvision_paired_with_the_target(tmp_path, pin, expected):
+    """Round 24 verdicts V1/V10 (Real-ESRGAN, GFPGAN: requirements name basicsr, whose import stops on torchvision
+    >= 0.17 at basicsr/data/degradations.py)."""
+    write_tree(tmp_path, {"requirements.txt": f"torch>=1.7\n{pin}\n",
+                          "infer.py": "from basicsr.archs.rrdbnet_arch import RRDBNet\nnet = RRDBNet(3, 3)\n"})
+    found = [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP052"]
+    assert [f.severity for f in found] == ([expected] if expected else [])
+    if found:
+        assert found[0].counted and "torchvision 0.17 removed" in found[0].message.en
+        assert "no release up to 1.4.2 fixes it" in found[0].message.en and "8d56e3a0" in found[0].message.en
 
 
 @pytest.mark.parametrize(("pin", "expected"), [

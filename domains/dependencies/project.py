@@ -114,7 +114,8 @@ def analyze_dependencies(
         unused = record is not None and _unimported(name, record, imported, used_through, context.local_modules)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used, installs if unused else None)
         for pin in breaking_pins(name, factory.target.release.torch):  # timm==0.3.2 imports torch._six (DEP052)
-            for site, others in _per_manifest([s for s in sites if _within(s.specifier, pin.versions)]):
+            for site, others in _per_manifest([s for s in sites if _within(s.specifier, pin.versions)
+                                               or _admits_unfixed_latest(s.specifier, pin.latest)]):
                 emit.declaration("pin-imports-removed-torch-api", f"{name}{site.specifier}", site, pin_advice(pin),
                                  sites=others, facets=() if name in imported else (NOT_IMPORTED,))
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
@@ -486,6 +487,17 @@ def _classed(record, sites: list[Declaration], cuda_parts: frozenset[str]):
             and not cuda_parts & {*record.cuda_modules, *record.cuda_modules_through}:
         return record.model_copy(update={"classification": "compatible", "note": record.without_cuda_modules})
     return record
+
+
+def _admits_unfixed_latest(specifier: str, latest: str | None) -> bool:
+    """Does the declaration admit `latest`, the newest release of a package no release of which fixes a removed
+    import (basicsr 1.4.2)? pip installs it for an unpinned name or a floor (`basicsr>=1.4.2`)."""
+    if latest is None:
+        return False
+    try:
+        return SpecifierSet(re.sub(r"\+[A-Za-z0-9.]+", "", specifier)).contains(Version(latest), prereleases=True)
+    except (InvalidSpecifier, InvalidVersion):
+        return False
 
 
 def _within(specifier: str, bounds: str) -> bool:

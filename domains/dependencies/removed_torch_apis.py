@@ -1,4 +1,4 @@
-"""Uses of torch APIs that the target torch no longer has (DEP050): moving to Ascend moves a project to the torch of
+"""Uses of torch APIs that the target torch (or the torchvision/torchaudio paired with it) no longer has (DEP050): moving to Ascend moves a project to the torch of
 its torch_npu release, so code written for torch 1.x that imports `torch._six` or calls `torch.solve` stops there, on
 CUDA as on the NPU. Which APIs, the release that removed each and its replacement are data
 (knowledge/dependencies/removed_torch_apis.toml); a use is reported only where the target's torch is at or above that
@@ -14,7 +14,7 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import bilingual
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
-from ascend_feasibility.knowledge import availability, load_removed_torch_apis
+from ascend_feasibility.knowledge import availability, load_knowledge, load_removed_torch_apis
 from ascend_feasibility.knowledge.models import RemovedApiPin, RemovedTorchApi
 from packaging.version import Version
 from tree_sitter import Node
@@ -31,24 +31,54 @@ QUERY = r"""
 """
 
 
+def api_package(name: str) -> str:
+    """The package whose releases `removed_in` counts: the qualified name's first part (torch, torchvision)."""
+    return name.split(".", 1)[0]
+
+
+def target_release(package: str, torch_version: str) -> Version | None:
+    """The major.minor of `package` at the target: torch's own, or the companion release line paired with that torch
+    (the catalog's torch_pairs: torchvision 0.27 for torch 2.12); None where the catalog pairs none."""
+    minor = availability.torch_minor(torch_version)
+    if package == "torch":
+        return Version(minor)
+    record = load_knowledge().package(package)
+    paired = record.torch_pairs.get(minor) if record is not None else None
+    return Version(".".join(paired.split(".")[:2])) if paired else None
+
+
+def _removed_at(package: str, removed_in: str, torch_version: str) -> bool:
+    release = target_release(package, torch_version)
+    return release is not None and Version(removed_in) <= release
+
+
 def removed_apis(torch_version: str) -> dict[str, RemovedTorchApi]:
-    """The table's rows removed at or before `torch_version` (a target's torch), by name."""
-    minor = Version(availability.torch_minor(torch_version))
-    return {api.name: api for api in load_removed_torch_apis().api if Version(api.removed_in) <= minor}
+    """The table's rows removed at or before the target's release of their package (`torch_version`: the target's
+    torch; a torchvision row against the torchvision paired with it), by name."""
+    return {api.name: api for api in load_removed_torch_apis().api
+            if _removed_at(api_package(api.name), api.removed_in, torch_version)}
 
 
 def breaking_pins(package: str, torch_version: str) -> list[RemovedApiPin]:
     """The table's release ranges of `package` (a canonical distribution name) whose code imports an API removed at
-    or before `torch_version` (a target's torch): DEP052, for a declaration whose every release lies in one."""
-    minor = Version(availability.torch_minor(torch_version))
-    return [pin for pin in load_removed_torch_apis().pin if pin.package == package and Version(pin.removed_in) <= minor]
+    or before the target (`torch_version`: the target's torch): DEP052, for a declaration whose every release lies in
+    one, or, where no release fixes it, one that admits the newest release."""
+    return [pin for pin in load_removed_torch_apis().pin
+            if pin.package == package and _removed_at(api_package(pin.api), pin.removed_in, torch_version)]
 
 
 def pin_advice(pin: RemovedApiPin) -> str:
-    """The finding's `{npu}`: what the release imports, which torch removed it, the release to move to."""
-    return bilingual(f"this version of {pin.package} imports {pin.api} ({pin.where}), which torch {pin.removed_in} "
+    """The finding's `{npu}`: what the release imports, which release removed it, the release to move to (or, where
+    none fixes it, the way round)."""
+    removed_by = f"{api_package(pin.api)} {pin.removed_in}"
+    if pin.fixed_in is None and pin.workaround is not None:
+        return bilingual(f"this version of {pin.package} imports {pin.api} ({pin.where}), which {removed_by} removed; "
+                         f"no release up to {pin.latest} fixes it: {pin.workaround.en}",
+                         f"该版本的 {pin.package} 导入了 {pin.api}（{pin.where}），而 {removed_by} 已将其移除；"
+                         f"截至 {pin.latest} 没有修复它的版本：{pin.workaround.zh}")
+    return bilingual(f"this version of {pin.package} imports {pin.api} ({pin.where}), which {removed_by} "
                      f"removed; upgrade {pin.package} to >= {pin.fixed_in}",
-                     f"该版本的 {pin.package} 导入了 {pin.api}（{pin.where}），而 torch {pin.removed_in} 已将其移除；"
+                     f"该版本的 {pin.package} 导入了 {pin.api}（{pin.where}），而 {removed_by} 已将其移除；"
                      f"请将 {pin.package} 升级到 >= {pin.fixed_in}")
 
 
@@ -163,8 +193,9 @@ class _RemovedApiScan(PythonScan):
         return None
 
     def report(self, api: RemovedTorchApi, node: Node) -> None:
-        self.hit(DETECTOR, api.name, node, npu=bilingual(f"torch {api.removed_in} removed it; use {api.replacement.en}",
-                                                         f"torch {api.removed_in} 已移除它；改用 {api.replacement.zh}"))
+        removed_by = f"{api_package(api.name)} {api.removed_in}"
+        self.hit(DETECTOR, api.name, node, npu=bilingual(f"{removed_by} removed it; use {api.replacement.en}",
+                                                         f"{removed_by} 已移除它；改用 {api.replacement.zh}"))
 
 
 class RemovedTorchApiScanner(PythonDomainScanner):
