@@ -279,6 +279,7 @@ class ModuleFacts(Protocol):
     inner_named: list[tuple[str, int, int, str, list[str]]]  # named only inside other module-level definitions (which;
     # written_names.MAIN_BLOCK_USER for the module's `if __name__ == "__main__":` block)
     reexports: list[str]  # names a package __init__.py imports and writes nowhere else but in __all__
+    imported_users: list[tuple[str, list[str]]]  # names it imports and writes only inside its module-level definitions
     edited_names: list[tuple[str, int, str, str]]  # written only in arms a literal constant rules out: (name, line, constant, why)
     words: str  # identifier-like words the file writes (code, strings, comments, configs), each between spaces
     dotted_words: list[str]  # dotted names of three parts or more it writes

@@ -84,6 +84,7 @@ class Facts:
     unnamed_symbols: list = field(default_factory=list)
     inner_named: list = field(default_factory=list)
     reexports: list = field(default_factory=list)
+    imported_users: list = field(default_factory=list)
     words: str = ""
     dotted_words: list = field(default_factory=list)
     env_carriers: list = field(default_factory=list)

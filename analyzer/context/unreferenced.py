@@ -88,6 +88,7 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         return {}
     written = writers((symbol[0] for _, symbol, _ in candidates), facts)
     reexports = reexporters_of(facts)
+    inside = {(f.path, name): users for f in facts for name, users in f.imported_users}  # symbols.imported_users
     edited = _edited_writers(facts)
     switched: dict[tuple[str, str], str] = {}  # symbols named only in arms a literal rules out: the arm and why
     unreached: dict[tuple[str, str], str] = {(path, MAIN_BLOCK_USER): importer for path, importer in self_tests.items()}
@@ -99,9 +100,13 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         if symbol[3] == "value" and others:  # a module's global is read only where the module is imported
             if importers is None:
                 importers = importers_of(facts, packages)
-            others &= importers(path)
+            # or where a package re-exporting it is (`from lib.ops.dcn import modulated_deform_conv`)
+            others &= importers(path).union(*(importers(init) for init in reexports(path, name)))
         arms = {other: edited[(other, name)] for other in others if (other, name) in edited}
-        if others - reexports(path, name) - set(arms) or (users == (MAIN_BLOCK_USER,) and others):
+        # another file importing it and naming it only inside its own module-level definitions (`class
+        # DCNv2Pack(ModulatedDeformConvPack):`): those definitions are its users, reached or not as they are
+        importing = {other: inside[(other, name)] for other in others - set(arms) if (other, name) in inside}
+        if others - reexports(path, name) - set(arms) - set(importing) or (users == (MAIN_BLOCK_USER,) and others):
             continue  # named elsewhere; or a library module's demo function some file names, a re-export included
         if arms:  # named only in arms a literal constant rules out
             where, (line, why) = sorted(arms.items())[0]
@@ -109,8 +114,9 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                                        f"{line}, and {why}")
             switched[(path, name)] = f"{where}:{line}, {why}"
             continue
-        if users:
-            pending.append((path, symbol, users))
+        if users or importing:
+            pending.append((path, symbol, tuple((path, user) for user in users)
+                            + tuple((other, user) for other, held in sorted(importing.items()) for user in held)))
         elif symbol[3] == "value":
             unreached[(path, name)] = (f"line {symbol[1]}: {name} is bound to a value that nothing reads: its module "
                                        "names it nowhere else, and no module importing it names it")
@@ -118,12 +124,14 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
             only = " (only re-exported by " + sorted(others)[0] + ")" if others else ""
             unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is named nowhere else in the project (no "
                                        f"call, reference, export or config entry){only}: nothing reaches it")
+    kinds = {(path, symbol[0]): symbol[3] for path, symbol, _ in candidates}
     grew = True
-    while grew:  # a symbol only unreached symbols of its file name is unreached too
+    while grew:  # a symbol only unreached symbols (of its file, or of files importing it) name is unreached too
         grew = False
-        for path, (name, start, _, kind), users in pending:
-            if (path, name) not in unreached and all((path, user) in unreached for user in users):
-                if MAIN_BLOCK_USER in users:
+        for path, (name, start, _, kind), held in pending:
+            if (path, name) not in unreached and all(user in unreached for user in held):
+                users = [user if where == path else f"{user} ({where})" for where, user in held]
+                if (path, MAIN_BLOCK_USER) in held:
                     beside = [u for u in users if u != MAIN_BLOCK_USER]
                     unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in "
                                                + (", ".join(beside) + " and " if beside else "")
@@ -131,9 +139,16 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                                                "product code")
                     grew = True
                     continue
-                arm = next((switched[(path, user)] for user in users if (path, user) in switched), None)
-                unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in {', '.join(users)}, which "
-                                           "nothing in the project reaches" + (f" (named only in the arm at {arm})" if arm else ""))
+                arm = next((switched[user] for user in held if user in switched), None)
+                if any(where != path for where, _ in held) and all(kinds.get(user) == "class" for user in held):
+                    # subclassed or used by other files' classes only, none of which anything builds
+                    unreached[(path, name)] = (f"line {start}: {kind} {name} is used only by classes nothing in the "
+                                               f"project creates ({', '.join(users)}): nothing reaches it"
+                                               + (f" (named only in the arm at {arm})" if arm else ""))
+                else:
+                    unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in {', '.join(users)}, which "
+                                               "nothing in the project reaches"
+                                               + (f" (named only in the arm at {arm})" if arm else ""))
                 if arm:
                     switched[(path, name)] = arm
                 grew = True

@@ -285,6 +285,8 @@ class PhaseFacts:
     # those it names only inside other module-level definitions: (name, first, last, kind, those definitions) (symbols.py)
     inner_named: list[tuple[str, int, int, str, list[str]]] = field(default_factory=list)
     reexports: list[str] = field(default_factory=list)  # names a package __init__.py only re-exports (symbols.py)
+    # names it imports and writes only inside its own module-level definitions: (name, those definitions) (symbols.py)
+    imported_users: list[tuple[str, list[str]]] = field(default_factory=list)
     # names written only in arms a literal constant rules out (or imported for them): (name, the arm's line, the
     # constant when the `if` is in a function, why) (analyzer/context/literal_flags.py)
     edited_names: list[tuple[str, int, str, str]] = field(default_factory=list)
@@ -303,6 +305,7 @@ class PhaseFacts:
         self.unnamed_symbols += other.unnamed_symbols
         self.inner_named += other.inner_named
         self.reexports += other.reexports
+        self.imported_users += other.imported_users
         self.edited_names += other.edited_names
         self.words = word_string(word_set(self.words) | word_set(other.words))
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
@@ -389,6 +392,7 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
         if unit.kind == "python":
             facts.unnamed_symbols, facts.inner_named = symbols.module_symbols(unit)
             facts.reexports = symbols.reexported_names(unit)
+            facts.imported_users = symbols.imported_users(unit)
             facts.true_literals = switched_on.true_literals(unit)
         facts.words, dotted = symbols.read_words(unit.source.data)
         facts.dotted_words = sorted(dotted)
