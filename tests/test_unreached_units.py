@@ -263,3 +263,47 @@ def test_an_alias_another_file_uses_through_its_packages_re_export_is_reached():
     facts[-1].imports.append("lib.ops.dcn.modulated_deform")
     found = r.unreferenced_symbols(facts, context())
     assert {start for start, _, _ in found.get("lib/ops/dcn/deform.py", [])} == {27, 32}  # the classes, not 10 and 24
+
+
+# round 23 B1 C4 / the brief's second half: a created subclass that replaces the base method using the Function
+def _override_project(*, dcn_overrides=("forward",), pack_created=False, build_files=()) -> list[Facts]:
+    facts = _dcn_project(*build_files, net_words=("default_init", "DCNv2Pack"))
+    deform, arch_util, net = facts[-3], facts[-2], facts[-1]
+    deform.method_users = [("modulated_deform", "ModulatedDeformConv", ["forward"]),
+                           ("modulated_deform", "ModulatedDeformConvPack", ["forward"])]
+    deform.class_shapes = [("ModulatedDeformFunction", ["Function"], ["forward", "backward"]),
+                           ("ModulatedDeformConv", ["Module"], ["forward"]),
+                           ("ModulatedDeformConvPack", ["ModulatedDeformConv"], ["forward"])]
+    deform.base_only = ["ModulatedDeformConv", "ModulatedDeformConvPack"]
+    arch_util.imported_users = [("ModulatedDeformConvPack", ["DCNv2Pack"])]  # its forward calls torchvision only
+    arch_util.class_shapes = [("DCNv2Pack", ["ModulatedDeformConvPack"], list(dcn_overrides))]
+    arch_util.base_only = ["ModulatedDeformConvPack"]
+    arch_util.words = ws("ModulatedDeformConvPack", "DCNv2Pack", "default_init")
+    net.imports.append("lib.archs.arch_util.DCNv2Pack")  # net.py creates DCNv2Pack
+    if pack_created:
+        net.words += ws("ModulatedDeformConvPack")
+    return facts
+
+
+def test_a_function_used_only_in_a_base_method_every_created_subclass_overrides_is_unreached():
+    found = r.unreferenced_symbols(_override_project(), context())
+    lines = {start: why for start, _, why in found["lib/ops/dcn/deform.py"]}
+    assert sorted(lines) == [10, 24]  # the Function and its alias; the classes are reached through DCNv2Pack
+    assert lines[24] == ("line 24: value modulated_deform is used only in ModulatedDeformConv.forward, "
+                         "ModulatedDeformConvPack.forward, which every class the project creates from them overrides "
+                         "without calling it")
+    assert "named only in modulated_deform, which nothing in the project reaches" in lines[10]
+    assert "lib/archs/arch_util.py" not in found
+
+
+def test_a_base_method_a_created_class_runs_keeps_what_it_uses():
+    # DCNv2Pack keeps the inherited forward (or calls super().forward): the Function runs through it
+    assert "lib/ops/dcn/deform.py" not in r.unreferenced_symbols(_override_project(dcn_overrides=()), context())
+    # net.py creates ModulatedDeformConvPack itself: its own forward runs
+    assert "lib/ops/dcn/deform.py" not in r.unreferenced_symbols(_override_project(pack_created=True), context())
+    # a published library's users may create ModulatedDeformConvPack
+    assert r.unreferenced_symbols(_override_project(build_files=("setup.py",)), context()) == {}
+    # a use outside the methods (a class attribute) is the class's, whoever overrides what
+    facts = _override_project()
+    facts[-3].method_users = facts[-3].method_users[1:]
+    assert "lib/ops/dcn/deform.py" not in r.unreferenced_symbols(facts, context())

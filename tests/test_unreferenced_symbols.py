@@ -345,3 +345,23 @@ def test_a_name_imported_and_written_only_inside_definitions_lists_them():
                                            ("modulated_deform", ["DCNv2Pack"])]
     # a decorated class may be registered, a module-level call and a comment write the name: none is listed
     assert imported_users(_unit(text + "x = globals()['DCNv2Pack']\n")) == []  # a file looking names up
+
+
+def test_class_uses_reads_methods_bases_overrides_and_base_only_names():
+    from ascend_feasibility.domains.phases.class_uses import class_uses
+    text = ("from lib.ops import Pack, Plain, Called, helper_fn\n__all__ = ['SubNet']\n\n"
+            "class Base(Module):\n    scale = helper_fn\n    def forward(self, x):\n        return apply_fn(x)\n"
+            "    def extra(self):\n        return apply_fn(1)\n\n"
+            "class SubNet(Base, Pack):\n    def forward(self, x):\n        return x\n"
+            "    def extra(self):\n        return super().extra()\n"
+            "    def other(self):\n        return Plain.other(self)\n\n"
+            "class Uses(Called):\n    def __init__(self):\n        super(Uses, self).__init__()\n\n"
+            "def apply_fn(x):\n    return x\n\nthing = Called()\n")
+    method_users, shapes, base_only = class_uses(_unit(text))
+    assert ("apply_fn", "Base", ["extra", "forward"]) in method_users
+    assert not any(name == "helper_fn" for name, _, _ in method_users)  # a class attribute: the class's own use
+    assert ("SubNet", ["Base", "Pack"], ["forward"]) in shapes  # extra calls super(), other calls Plain.other
+    assert ("Uses", ["Called"], []) in shapes
+    # Base, Pack and SubNet are written only as bases, in imports, in __all__ and in their own statements; Called is
+    # created at module level, Plain named in a method, Uses only in its own statement
+    assert base_only == ["Base", "Pack", "SubNet", "Uses"]

@@ -41,6 +41,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from ascend_feasibility.analyzer.context.overridden_methods import MethodReach
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import (
@@ -125,33 +126,49 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
             unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is named nowhere else in the project (no "
                                        f"call, reference, export or config entry){only}: nothing reaches it")
     kinds = {(path, symbol[0]): symbol[3] for path, symbol, _ in candidates}
+    methods = MethodReach(facts, set(kinds), written, reexports, unreached)
     grew = True
     while grew:  # a symbol only unreached symbols (of its file, or of files importing it) name is unreached too
         grew = False
         for path, (name, start, _, kind), held in pending:
-            if (path, name) not in unreached and all(user in unreached for user in held):
-                users = [user if where == path else f"{user} ({where})" for where, user in held]
-                if (path, MAIN_BLOCK_USER) in held:
-                    beside = [u for u in users if u != MAIN_BLOCK_USER]
-                    unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in "
-                                               + (", ".join(beside) + " and " if beside else "")
-                                               + f"the self-test block ({unreached[(path, MAIN_BLOCK_USER)]}): a demo, not "
-                                               "product code")
-                    grew = True
-                    continue
-                arm = next((switched[user] for user in held if user in switched), None)
-                if any(where != path for where, _ in held) and all(kinds.get(user) == "class" for user in held):
-                    # subclassed or used by other files' classes only, none of which anything builds
-                    unreached[(path, name)] = (f"line {start}: {kind} {name} is used only by classes nothing in the "
-                                               f"project creates ({', '.join(users)}): nothing reaches it"
-                                               + (f" (named only in the arm at {arm})" if arm else ""))
-                else:
-                    unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in {', '.join(users)}, which "
-                                               "nothing in the project reaches"
-                                               + (f" (named only in the arm at {arm})" if arm else ""))
-                if arm:
-                    switched[(path, name)] = arm
+            if (path, name) in unreached:
+                continue
+            # or only methods that every class the project creates from their class replaces (overridden_methods.py)
+            replaced = {user: methods.overridden(user, name) for user in held if user not in unreached}
+            if not all(replaced.values()):
+                continue
+            if replaced:
+                where_used = [f"{user}.{method}" + ("" if where == path else f" ({where})")
+                              for (where, user), found in replaced.items() for method in found]
+                rest = [user if where == path else f"{user} ({where})" for where, user in held if (where, user) not in replaced]
+                unreached[(path, name)] = (f"line {start}: {kind} {name} is used only in {', '.join(where_used)}, which "
+                                           "every class the project creates from them overrides without calling it"
+                                           + (f", and in {', '.join(rest)}, which nothing in the project reaches"
+                                              if rest else ""))
                 grew = True
+                continue
+            users = [user if where == path else f"{user} ({where})" for where, user in held]
+            if (path, MAIN_BLOCK_USER) in held:
+                beside = [u for u in users if u != MAIN_BLOCK_USER]
+                unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in "
+                                           + (", ".join(beside) + " and " if beside else "")
+                                           + f"the self-test block ({unreached[(path, MAIN_BLOCK_USER)]}): a demo, not "
+                                           "product code")
+                grew = True
+                continue
+            arm = next((switched[user] for user in held if user in switched), None)
+            if any(where != path for where, _ in held) and all(kinds.get(user) == "class" for user in held):
+                # subclassed or used by other files' classes only, none of which anything builds
+                unreached[(path, name)] = (f"line {start}: {kind} {name} is used only by classes nothing in the "
+                                           f"project creates ({', '.join(users)}): nothing reaches it"
+                                           + (f" (named only in the arm at {arm})" if arm else ""))
+            else:
+                unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in {', '.join(users)}, which "
+                                           "nothing in the project reaches"
+                                           + (f" (named only in the arm at {arm})" if arm else ""))
+            if arm:
+                switched[(path, name)] = arm
+            grew = True
     result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
     for path, (name, start, end, _), _ in candidates:
         if (path, name) in unreached:

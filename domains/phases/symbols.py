@@ -29,7 +29,7 @@ _TWO_DOTS = re.compile(rb"\.[A-Za-z0-9_\x80-\xff]*\.")
 
 
 # what str.split() splits on beyond ASCII (U+00A0, U+2028 ...): a name's bytes may sit between them in a word
-_OTHER_SPACES = tuple(chr(c) for c in range(128, 0x10000) if chr(c).isspace())
+OTHER_SPACES = tuple(chr(c) for c in range(128, 0x10000) if chr(c).isspace())
 
 
 def _tokens(text: str) -> list[str]:
@@ -194,7 +194,7 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
     imported: set[str] = set()
     neutral: list[Node] = []  # the import statements and `__all__`: their words are no use
     for statement, kind, head in zip(module.statements, module.kinds, module.heads, strict=True):
-        for node in _import_froms(statement, kind):
+        for node in import_froms(statement, kind):
             neutral.append(node)
             for name in node.children_by_field_name("name"):
                 alias = name.child_by_field_name("alias") if name.type == "aliased_import" else None
@@ -209,7 +209,7 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
         return []
     found = _user_definitions(module)
     text = unit.source.text
-    if unit.tree().has_error or (not text.isascii() and any(space in text for space in _OTHER_SPACES)):
+    if unit.tree().has_error or (not text.isascii() and any(space in text for space in OTHER_SPACES)):
         return []
     zones = sorted([(node.start_byte, node.end_byte, None) for node in neutral]
                    + [(statement.start_byte, statement.end_byte, name) for name, statement in found])
@@ -231,7 +231,7 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
     return sorted((name, sorted(holders)) for name, holders in users.items() if name not in named)
 
 
-def _import_froms(statement: Node, kind: str) -> list[Node]:
+def import_froms(statement: Node, kind: str) -> list[Node]:
     """`from m import a` at module level, directly or in a module-level `try:` (its body and handlers)."""
     if kind == "import_from_statement":
         return [statement]
@@ -418,7 +418,7 @@ def _named_elsewhere(unit: Unit, found: list[tuple]) -> tuple[set[str], dict[str
     it writes inside another one of them, those definitions' names: its own body may name one
     (`super(AsyncHybridAttention, self).__init__()`, a recursive call), and that reaches nothing."""
     text = unit.source.text
-    if unit.tree().has_error or (not text.isascii() and any(space in text for space in _OTHER_SPACES)):
+    if unit.tree().has_error or (not text.isascii() and any(space in text for space in OTHER_SPACES)):
         return _named_elsewhere_by_count(unit, found), {}
     # One pass of an automaton of the names over the text's words (the bytes split where the text does: it holds no
     # space but ASCII ones); a match inside its own definition does not count. The definitions are module-level
