@@ -30,7 +30,12 @@ name it either:
 A library's public function that the project itself never calls is its users' API and keeps `runs`. A package's
 __init__.py that only imports a name from the defining module (and lists it in `__all__`) re-exports it: no use.
 A symbol its own file names only inside other module-level definitions (`_get_global_gloo_group`, called only by
-`all_reduce_dict`) is unreached when all of those are; definitions decorated only by a cache (`@lru_cache()`) are
+`all_reduce_dict`) is unreached when all of those are; so is one another file imports and names only inside its own
+module-level definitions (symbols.imported_users: CodeFormer's arch_util.py subclassing ModulatedDeformConvPack in
+`class DCNv2Pack(ModulatedDeformConvPack):`, a class nothing creates), and one named only in methods that every class
+the project creates from their class overrides (overridden_methods.py). An alias (`modulated_deform_conv =
+ModulatedDeformConvFunction.apply`) is a value like any other, read where its module or a package re-exporting it is
+imported; definitions decorated only by a cache (`@lru_cache()`) are
 read too. Decorated
 definitions (a decorator may register them) are never candidates, and neither is a module whose code may look its
 names up at run time: `globals()`, `fire.Fire()`, `inspect.getmembers` (symbols.py).
