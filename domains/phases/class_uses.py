@@ -58,9 +58,11 @@ def class_uses(unit: Unit) -> tuple[list[tuple[str, str, list[str]]], list[tuple
             if method is None:
                 continue
             zones.append((member.start_byte, member.end_byte, "method:" + parsing.text(method), name))
-            words = set(parsing.text(member).encode("utf-8", "replace").translate(NAME_BYTES).decode("utf-8", "replace").split())
-            if "super" not in words and not words & set(bases) and not _calls_named(function, parsing.text(method)):
-                overriding.append(parsing.text(method))
+            words = set(member.text.translate(NAME_BYTES).split())
+            called = parsing.text(method)
+            if b"super" not in words and not words & {base.encode("utf-8", "replace") for base in bases} \
+                    and not (member.text.count(called.encode("utf-8", "replace")) > 1 and _calls_named(function, called)):
+                overriding.append(called)
         shapes.append((name, bases, overriding))
     imported: set[str] = set()
     for statement, kind, head in zip(module.statements, module.kinds, module.heads, strict=True):
