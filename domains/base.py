@@ -279,6 +279,10 @@ class ModuleFacts(Protocol):
     inner_named: list[tuple[str, int, int, str, list[str]]]  # named only inside other module-level definitions (which;
     # written_names.MAIN_BLOCK_USER for the module's `if __name__ == "__main__":` block)
     reexports: list[str]  # names a package __init__.py imports and writes nowhere else but in __all__
+    imported_users: list[tuple[str, list[str]]]  # names it imports and writes only inside its module-level definitions
+    method_users: list[tuple[str, str, list[str]]]  # (name, class, methods): written in the class only in those methods
+    class_shapes: list[tuple[str, list[str], list[str]]]  # (class, bases, methods it overrides without super)
+    base_only: list[str]  # names the file writes only as base classes (and in imports, `__all__`)
     edited_names: list[tuple[str, int, str, str]]  # written only in arms a literal constant rules out: (name, line, constant, why)
     words: str  # identifier-like words the file writes (code, strings, comments, configs), each between spaces
     dotted_words: list[str]  # dotted names of three parts or more it writes

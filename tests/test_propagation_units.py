@@ -84,6 +84,10 @@ class Facts:
     unnamed_symbols: list = field(default_factory=list)
     inner_named: list = field(default_factory=list)
     reexports: list = field(default_factory=list)
+    imported_users: list = field(default_factory=list)
+    method_users: list = field(default_factory=list)
+    class_shapes: list = field(default_factory=list)
+    base_only: list = field(default_factory=list)
     words: str = ""
     dotted_words: list = field(default_factory=list)
     env_carriers: list = field(default_factory=list)

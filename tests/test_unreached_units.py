@@ -202,3 +202,108 @@ def test_a_library_function_only_its_self_test_block_names_is_a_demo():
 def test_a_main_block_function_stays_where_the_block_is_no_self_test_or_another_file_names_it():
     assert r.unreferenced_symbols(demo_project(), context()) == {}  # a script's __main__ block runs: product code
     assert r.unreferenced_symbols(demo_project(words=["generate_image"]), context(), self_tests=SELF_TEST) == {}
+
+
+# round 24 B2 37 / A1 39 (CodeFormer's basicsr copy, as the audits quote it): ModulatedDeformConvFunction is applied
+# only through `modulated_deform_conv = ModulatedDeformConvFunction.apply`, used by ModulatedDeformConv(Pack) and by
+# arch_util.py's DCNv2Pack, a subclass of ModulatedDeformConvPack that nothing in the project creates
+FUNCTION = ("ModulatedDeformFunction", 10, 21, "class", ["modulated_deform"])
+ALIAS = ("modulated_deform", 24, 24, "value", ["ModulatedDeformConv", "ModulatedDeformConvPack"])
+BASE = ("ModulatedDeformConv", 27, 29, "class", ["ModulatedDeformConvPack"])
+PACK = ("ModulatedDeformConvPack", 32, 34, "class")
+DCN = ("DCNv2Pack", 6, 10, "class")
+
+
+def _dcn_project(*build_files: str, net_words=("default_init",), dcn_decorated=False) -> list[Facts]:
+    return [*(Facts(p) for p in build_files),
+            Facts("infer.py", imports=["lib.archs.net.Net"], words=ws("Net", "infer")),
+            Facts("lib/__init__.py"), Facts("lib/ops/__init__.py"), Facts("lib/archs/__init__.py"),
+            Facts("lib/ops/dcn/__init__.py", imports=["lib.ops.dcn.deform.ModulatedDeformConvPack",
+                                                      "lib.ops.dcn.deform.modulated_deform"],
+                  words=ws("ModulatedDeformConvPack", "modulated_deform", "deform"),
+                  reexports=["ModulatedDeformConvPack", "modulated_deform"]),
+            Facts("lib/ops/dcn/deform.py", inner_named=[FUNCTION, ALIAS, BASE], unnamed_symbols=[PACK],
+                  words=ws("ModulatedDeformFunction", "modulated_deform", "ModulatedDeformConv",
+                           "ModulatedDeformConvPack", "deform_ext")),
+            Facts("lib/archs/arch_util.py", imports=["lib.ops.dcn.ModulatedDeformConvPack", "lib.ops.dcn.modulated_deform"],
+                  unnamed_symbols=[] if dcn_decorated else [DCN],
+                  imported_users=[] if dcn_decorated else [("ModulatedDeformConvPack", ["DCNv2Pack"]),
+                                                           ("modulated_deform", ["DCNv2Pack"])],
+                  words=ws("ModulatedDeformConvPack", "modulated_deform", "DCNv2Pack", "default_init")),
+            Facts("lib/archs/net.py", imports=["lib.archs.arch_util.default_init"], words=ws(*net_words))]
+
+
+def test_a_function_only_classes_nothing_creates_use_is_unreached():
+    found = r.unreferenced_symbols(_dcn_project(), context())
+    lines = {start: why for start, _, why in found["lib/ops/dcn/deform.py"]}
+    assert sorted(lines) == [10, 24, 27, 32]  # the Function, its alias, both classes
+    assert lines[32] == ("line 32: class ModulatedDeformConvPack is used only by classes nothing in the project creates "
+                         "(DCNv2Pack (lib/archs/arch_util.py)): nothing reaches it")
+    assert "named only in modulated_deform, which nothing in the project reaches" in lines[10]
+    assert [start for start, _, _ in found["lib/archs/arch_util.py"]] == [6]
+
+
+def test_a_function_a_created_subclass_or_a_published_library_reaches_is_kept():
+    # net.py builds DCNv2Pack: the base class and what it uses are reached through it
+    found = r.unreferenced_symbols(_dcn_project(net_words=("default_init", "DCNv2Pack")), context())
+    assert "lib/ops/dcn/deform.py" not in found and "lib/archs/arch_util.py" not in found
+    # a registry decorator may build DCNv2Pack by name: it is no candidate, so its bases stay reached
+    assert "lib/ops/dcn/deform.py" not in r.unreferenced_symbols(_dcn_project(dcn_decorated=True), context())
+    # a root setup.py publishes lib: its users may create ModulatedDeformConvPack themselves
+    assert r.unreferenced_symbols(_dcn_project("setup.py"), context()) == {}
+    # arch_util.py naming the base class outside its definitions (a call at module level) uses it
+    facts = _dcn_project()
+    facts[-2].imported_users = [("modulated_deform", ["DCNv2Pack"])]
+    assert "lib/ops/dcn/deform.py" not in r.unreferenced_symbols(facts, context())
+
+
+def test_an_alias_another_file_uses_through_its_packages_re_export_is_reached():
+    # `from lib.ops.dcn import modulated_deform` then a call at net.py's module level: the alias is read there
+    facts = _dcn_project(net_words=("default_init", "modulated_deform"))
+    facts[-1].imports.append("lib.ops.dcn.modulated_deform")
+    found = r.unreferenced_symbols(facts, context())
+    assert {start for start, _, _ in found.get("lib/ops/dcn/deform.py", [])} == {27, 32}  # the classes, not 10 and 24
+
+
+# round 23 B1 C4 / the brief's second half: a created subclass that replaces the base method using the Function
+def _override_project(*, dcn_overrides=("forward",), pack_created=False, build_files=()) -> list[Facts]:
+    facts = _dcn_project(*build_files, net_words=("default_init", "DCNv2Pack"))
+    deform, arch_util, net = facts[-3], facts[-2], facts[-1]
+    deform.method_users = [("modulated_deform", "ModulatedDeformConv", ["forward"]),
+                           ("modulated_deform", "ModulatedDeformConvPack", ["forward"])]
+    deform.class_shapes = [("ModulatedDeformFunction", ["Function"], ["forward", "backward"]),
+                           ("ModulatedDeformConv", ["Module"], ["forward"]),
+                           ("ModulatedDeformConvPack", ["ModulatedDeformConv"], ["forward"])]
+    deform.base_only = ["ModulatedDeformConv", "ModulatedDeformConvPack"]
+    arch_util.imported_users = [("ModulatedDeformConvPack", ["DCNv2Pack"])]  # its forward calls torchvision only
+    arch_util.class_shapes = [("DCNv2Pack", ["ModulatedDeformConvPack"], list(dcn_overrides))]
+    arch_util.base_only = ["ModulatedDeformConvPack"]
+    arch_util.words = ws("ModulatedDeformConvPack", "DCNv2Pack", "default_init")
+    net.imports.append("lib.archs.arch_util.DCNv2Pack")  # net.py creates DCNv2Pack
+    if pack_created:
+        net.words += ws("ModulatedDeformConvPack")
+    return facts
+
+
+def test_a_function_used_only_in_a_base_method_every_created_subclass_overrides_is_unreached():
+    found = r.unreferenced_symbols(_override_project(), context())
+    lines = {start: why for start, _, why in found["lib/ops/dcn/deform.py"]}
+    assert sorted(lines) == [10, 24]  # the Function and its alias; the classes are reached through DCNv2Pack
+    assert lines[24] == ("line 24: value modulated_deform is used only in ModulatedDeformConv.forward, "
+                         "ModulatedDeformConvPack.forward, which every class the project creates from them overrides "
+                         "without calling it")
+    assert "named only in modulated_deform, which nothing in the project reaches" in lines[10]
+    assert "lib/archs/arch_util.py" not in found
+
+
+def test_a_base_method_a_created_class_runs_keeps_what_it_uses():
+    # DCNv2Pack keeps the inherited forward (or calls super().forward): the Function runs through it
+    assert "lib/ops/dcn/deform.py" not in r.unreferenced_symbols(_override_project(dcn_overrides=()), context())
+    # net.py creates ModulatedDeformConvPack itself: its own forward runs
+    assert "lib/ops/dcn/deform.py" not in r.unreferenced_symbols(_override_project(pack_created=True), context())
+    # a published library's users may create ModulatedDeformConvPack
+    assert r.unreferenced_symbols(_override_project(build_files=("setup.py",)), context()) == {}
+    # a use outside the methods (a class attribute) is the class's, whoever overrides what
+    facts = _override_project()
+    facts[-3].method_users = facts[-3].method_users[1:]
+    assert "lib/ops/dcn/deform.py" not in r.unreferenced_symbols(facts, context())

@@ -306,3 +306,62 @@ def test_a_symbol_named_only_in_the_main_block_is_listed_with_that_block_as_its_
                   "if __name__ == \"other\":\n    tyro.cli(generate_image)\n"):
         unnamed, inner = module_symbols(Unit("m.py", "python", SourceText.from_text(text.split("if __name__")[0] + guard)))
         assert [name for name, *_ in inner] == ["_draw"]
+
+
+def _unit(text: str):
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+    return Unit("m.py", "python", SourceText.from_text(text))
+
+
+def test_an_alias_of_a_name_is_a_value_its_users_hold():
+    from ascend_feasibility.domains.phases.symbols import module_symbols
+    # round 24 B2 37: `modulated_deform_conv = ModulatedDeformConvFunction.apply`, used only in a class's forward
+    text = ("class DeformFunction(Function):\n    pass\n\n"
+            "deform_apply = DeformFunction.apply\n\n"
+            "class DeformConv(Module):\n    def forward(self, x):\n        return deform_apply(x)\n"
+            "other_alias = build().apply\n")
+    unnamed, inner = module_symbols(_unit(text))
+    assert ("DeformConv", 6, 8, "class") in unnamed
+    assert ("deform_apply", 4, 4, "value", ["DeformConv"]) in inner
+    assert ("DeformFunction", 1, 2, "class", ["deform_apply"]) in inner
+    assert not any(entry[0] == "other_alias" for entry in unnamed + inner)  # a call's attribute may run code
+
+
+def test_a_name_imported_and_written_only_inside_definitions_lists_them():
+    from ascend_feasibility.domains.phases.symbols import imported_users
+    text = ("import torchvision\n"
+            "try:\n    from lib.ops.dcn import ModulatedDeformConvPack, modulated_deform\n"
+            "except ImportError:\n    pass\n"
+            "from lib.util import helper_fn, RegisteredBase, UsedAtTop, InComment\n"
+            "__all__ = ['DCNv2Pack']\n\n"
+            "class DCNv2Pack(ModulatedDeformConvPack):\n"
+            "    def forward(self, x):\n        return modulated_deform(x) + helper_fn(x)\n\n"
+            "def make():\n    return helper_fn(1)\n\n"
+            "@ARCH_REGISTRY.register()\nclass Registered(RegisteredBase):\n    pass\n\n"
+            "model = UsedAtTop()\n# InComment is kept for the docs\n")
+    assert imported_users(_unit(text)) == [("ModulatedDeformConvPack", ["DCNv2Pack"]),
+                                           ("helper_fn", ["DCNv2Pack", "make"]),
+                                           ("modulated_deform", ["DCNv2Pack"])]
+    # a decorated class may be registered, a module-level call and a comment write the name: none is listed
+    assert imported_users(_unit(text + "x = globals()['DCNv2Pack']\n")) == []  # a file looking names up
+
+
+def test_class_uses_reads_methods_bases_overrides_and_base_only_names():
+    from ascend_feasibility.domains.phases.class_uses import class_uses
+    text = ("from lib.ops import Pack, Plain, Called, helper_fn\n__all__ = ['SubNet']\n\n"
+            "class Base(Module):\n    scale = helper_fn\n    def forward(self, x):\n        return apply_fn(x)\n"
+            "    def extra(self):\n        return apply_fn(1)\n\n"
+            "class SubNet(Base, Pack):\n    def forward(self, x):\n        return x\n"
+            "    def extra(self):\n        return super().extra()\n"
+            "    def other(self):\n        return Plain.other(self)\n\n"
+            "class Uses(Called):\n    def __init__(self):\n        super(Uses, self).__init__()\n\n"
+            "def apply_fn(x):\n    return x\n\nthing = Called()\n")
+    method_users, shapes, base_only = class_uses(_unit(text))
+    assert ("apply_fn", "Base", ["extra", "forward"]) in method_users
+    assert not any(name == "helper_fn" for name, _, _ in method_users)  # a class attribute: the class's own use
+    assert ("SubNet", ["Base", "Pack"], ["forward"]) in shapes  # extra calls super(), other calls Plain.other
+    assert ("Uses", ["Called"], []) in shapes
+    # Base, Pack and SubNet are written only as bases, in imports, in __all__ and in their own statements; Called is
+    # created at module level, Plain named in a method, Uses only in its own statement
+    assert base_only == ["Base", "Pack", "SubNet", "Uses"]

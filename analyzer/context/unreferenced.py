@@ -30,7 +30,12 @@ name it either:
 A library's public function that the project itself never calls is its users' API and keeps `runs`. A package's
 __init__.py that only imports a name from the defining module (and lists it in `__all__`) re-exports it: no use.
 A symbol its own file names only inside other module-level definitions (`_get_global_gloo_group`, called only by
-`all_reduce_dict`) is unreached when all of those are; definitions decorated only by a cache (`@lru_cache()`) are
+`all_reduce_dict`) is unreached when all of those are; so is one another file imports and names only inside its own
+module-level definitions (symbols.imported_users: CodeFormer's arch_util.py subclassing ModulatedDeformConvPack in
+`class DCNv2Pack(ModulatedDeformConvPack):`, a class nothing creates), and one named only in methods that every class
+the project creates from their class overrides (overridden_methods.py). An alias (`modulated_deform_conv =
+ModulatedDeformConvFunction.apply`) is a value like any other, read where its module or a package re-exporting it is
+imported; definitions decorated only by a cache (`@lru_cache()`) are
 read too. Decorated
 definitions (a decorator may register them) are never candidates, and neither is a module whose code may look its
 names up at run time: `globals()`, `fire.Fire()`, `inspect.getmembers` (symbols.py).
@@ -41,6 +46,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from ascend_feasibility.analyzer.context.overridden_methods import MethodReach
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import (
@@ -88,6 +94,7 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         return {}
     written = writers((symbol[0] for _, symbol, _ in candidates), facts)
     reexports = reexporters_of(facts)
+    inside = {(f.path, name): users for f in facts for name, users in f.imported_users}  # symbols.imported_users
     edited = _edited_writers(facts)
     switched: dict[tuple[str, str], str] = {}  # symbols named only in arms a literal rules out: the arm and why
     unreached: dict[tuple[str, str], str] = {(path, MAIN_BLOCK_USER): importer for path, importer in self_tests.items()}
@@ -99,9 +106,13 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         if symbol[3] == "value" and others:  # a module's global is read only where the module is imported
             if importers is None:
                 importers = importers_of(facts, packages)
-            others &= importers(path)
+            # or where a package re-exporting it is (`from lib.ops.dcn import modulated_deform_conv`)
+            others &= importers(path).union(*(importers(init) for init in reexports(path, name)))
         arms = {other: edited[(other, name)] for other in others if (other, name) in edited}
-        if others - reexports(path, name) - set(arms) or (users == (MAIN_BLOCK_USER,) and others):
+        # another file importing it and naming it only inside its own module-level definitions (`class
+        # DCNv2Pack(ModulatedDeformConvPack):`): those definitions are its users, reached or not as they are
+        importing = {other: inside[(other, name)] for other in others - set(arms) if (other, name) in inside}
+        if others - reexports(path, name) - set(arms) - set(importing) or (users == (MAIN_BLOCK_USER,) and others):
             continue  # named elsewhere; or a library module's demo function some file names, a re-export included
         if arms:  # named only in arms a literal constant rules out
             where, (line, why) = sorted(arms.items())[0]
@@ -109,8 +120,9 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                                        f"{line}, and {why}")
             switched[(path, name)] = f"{where}:{line}, {why}"
             continue
-        if users:
-            pending.append((path, symbol, users))
+        if users or importing:
+            pending.append((path, symbol, tuple((path, user) for user in users)
+                            + tuple((other, user) for other, held in sorted(importing.items()) for user in held)))
         elif symbol[3] == "value":
             unreached[(path, name)] = (f"line {symbol[1]}: {name} is bound to a value that nothing reads: its module "
                                        "names it nowhere else, and no module importing it names it")
@@ -118,25 +130,50 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
             only = " (only re-exported by " + sorted(others)[0] + ")" if others else ""
             unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is named nowhere else in the project (no "
                                        f"call, reference, export or config entry){only}: nothing reaches it")
+    kinds = {(path, symbol[0]): symbol[3] for path, symbol, _ in candidates}
+    methods = MethodReach(facts, set(kinds), written, reexports, unreached)
     grew = True
-    while grew:  # a symbol only unreached symbols of its file name is unreached too
+    while grew:  # a symbol only unreached symbols (of its file, or of files importing it) name is unreached too
         grew = False
-        for path, (name, start, _, kind), users in pending:
-            if (path, name) not in unreached and all((path, user) in unreached for user in users):
-                if MAIN_BLOCK_USER in users:
-                    beside = [u for u in users if u != MAIN_BLOCK_USER]
-                    unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in "
-                                               + (", ".join(beside) + " and " if beside else "")
-                                               + f"the self-test block ({unreached[(path, MAIN_BLOCK_USER)]}): a demo, not "
-                                               "product code")
-                    grew = True
-                    continue
-                arm = next((switched[(path, user)] for user in users if (path, user) in switched), None)
-                unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in {', '.join(users)}, which "
-                                           "nothing in the project reaches" + (f" (named only in the arm at {arm})" if arm else ""))
-                if arm:
-                    switched[(path, name)] = arm
+        for path, (name, start, _, kind), held in pending:
+            if (path, name) in unreached:
+                continue
+            # or only methods that every class the project creates from their class replaces (overridden_methods.py)
+            replaced = {user: methods.overridden(user, name) for user in held if user not in unreached}
+            if not all(replaced.values()):
+                continue
+            if replaced:
+                where_used = [f"{user}.{method}" + ("" if where == path else f" ({where})")
+                              for (where, user), found in replaced.items() for method in found]
+                rest = [user if where == path else f"{user} ({where})" for where, user in held if (where, user) not in replaced]
+                unreached[(path, name)] = (f"line {start}: {kind} {name} is used only in {', '.join(where_used)}, which "
+                                           "every class the project creates from them overrides without calling it"
+                                           + (f", and in {', '.join(rest)}, which nothing in the project reaches"
+                                              if rest else ""))
                 grew = True
+                continue
+            users = [user if where == path else f"{user} ({where})" for where, user in held]
+            if (path, MAIN_BLOCK_USER) in held:
+                beside = [u for u in users if u != MAIN_BLOCK_USER]
+                unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in "
+                                           + (", ".join(beside) + " and " if beside else "")
+                                           + f"the self-test block ({unreached[(path, MAIN_BLOCK_USER)]}): a demo, not "
+                                           "product code")
+                grew = True
+                continue
+            arm = next((switched[user] for user in held if user in switched), None)
+            if any(where != path for where, _ in held) and all(kinds.get(user) == "class" for user in held):
+                # subclassed or used by other files' classes only, none of which anything builds
+                unreached[(path, name)] = (f"line {start}: {kind} {name} is used only by classes nothing in the "
+                                           f"project creates ({', '.join(users)}): nothing reaches it"
+                                           + (f" (named only in the arm at {arm})" if arm else ""))
+            else:
+                unreached[(path, name)] = (f"line {start}: {kind} {name} is named only in {', '.join(users)}, which "
+                                           "nothing in the project reaches"
+                                           + (f" (named only in the arm at {arm})" if arm else ""))
+            if arm:
+                switched[(path, name)] = arm
+            grew = True
     result: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
     for path, (name, start, end, _), _ in candidates:
         if (path, name) in unreached:

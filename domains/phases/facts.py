@@ -43,6 +43,7 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUERY, Unit
 from ascend_feasibility.domains.phases import symbols
+from ascend_feasibility.domains.phases.class_uses import class_uses
 from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.main_demos import runs_demo
 from ascend_feasibility.domains.python_refs import unit_references
@@ -285,6 +286,13 @@ class PhaseFacts:
     # those it names only inside other module-level definitions: (name, first, last, kind, those definitions) (symbols.py)
     inner_named: list[tuple[str, int, int, str, list[str]]] = field(default_factory=list)
     reexports: list[str] = field(default_factory=list)  # names a package __init__.py only re-exports (symbols.py)
+    # names it imports and writes only inside its own module-level definitions: (name, those definitions) (symbols.py)
+    imported_users: list[tuple[str, list[str]]] = field(default_factory=list)
+    # (name, class, methods) for names a module-level class writes only in those methods (class_uses.py)
+    method_users: list[tuple[str, str, list[str]]] = field(default_factory=list)
+    # (class, bases' last names, the methods it defines calling neither super nor a base) (class_uses.py)
+    class_shapes: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
+    base_only: list[str] = field(default_factory=list)  # names it writes only as base classes (class_uses.py)
     # names written only in arms a literal constant rules out (or imported for them): (name, the arm's line, the
     # constant when the `if` is in a function, why) (analyzer/context/literal_flags.py)
     edited_names: list[tuple[str, int, str, str]] = field(default_factory=list)
@@ -303,6 +311,10 @@ class PhaseFacts:
         self.unnamed_symbols += other.unnamed_symbols
         self.inner_named += other.inner_named
         self.reexports += other.reexports
+        self.imported_users += other.imported_users
+        self.method_users += other.method_users
+        self.class_shapes += other.class_shapes
+        self.base_only = sorted(set(self.base_only) & set(other.base_only))  # a cell may create what another subclasses
         self.edited_names += other.edited_names
         self.words = word_string(word_set(self.words) | word_set(other.words))
         self.dotted_words = sorted(set(self.dotted_words) | set(other.dotted_words))
@@ -389,6 +401,8 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
         if unit.kind == "python":
             facts.unnamed_symbols, facts.inner_named = symbols.module_symbols(unit)
             facts.reexports = symbols.reexported_names(unit)
+            facts.imported_users = symbols.imported_users(unit)
+            facts.method_users, facts.class_shapes, facts.base_only = class_uses(unit)
             facts.true_literals = switched_on.true_literals(unit)
         facts.words, dotted = symbols.read_words(unit.source.data)
         facts.dotted_words = sorted(dotted)

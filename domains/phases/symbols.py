@@ -29,7 +29,7 @@ _TWO_DOTS = re.compile(rb"\.[A-Za-z0-9_\x80-\xff]*\.")
 
 
 # what str.split() splits on beyond ASCII (U+00A0, U+2028 ...): a name's bytes may sit between them in a word
-_OTHER_SPACES = tuple(chr(c) for c in range(128, 0x10000) if chr(c).isspace())
+OTHER_SPACES = tuple(chr(c) for c in range(128, 0x10000) if chr(c).isspace())
 
 
 def _tokens(text: str) -> list[str]:
@@ -179,6 +179,85 @@ def module_symbols(unit: Unit) -> tuple[list[tuple[str, int, int, str]], list[tu
     return unnamed, inner
 
 
+def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
+    """The names the file imports from another module (`from basicsr.ops.dcn import ModulatedDeformConvPack`) and
+    writes nowhere else but inside its own module-level definitions (`class DCNv2Pack(ModulatedDeformConvPack):`, a
+    call in its `forward`) and in `__all__`, with those definitions' names (written_names.MAIN_BLOCK_USER for the
+    `if __name__ == "__main__":` block): the project pass (analyzer/context/unreferenced.py) counts such a file's use
+    of the name as those definitions' use, so a class only subclassed by classes nothing builds is unreached too.
+    A definition that is decorated (it may be registered) or a name written anywhere else (a call at module level, a
+    string, a comment outside the definitions) makes the name used; a file that looks names up gives none."""
+    data = unit.source.data
+    if b"import" not in data or b"from" not in data:
+        return []
+    module = unit_statements(unit)
+    imported: set[str] = set()
+    neutral: list[Node] = []  # the import statements and `__all__`: their words are no use
+    for statement, kind, head in zip(module.statements, module.kinds, module.heads, strict=True):
+        for node in import_froms(statement, kind):
+            neutral.append(node)
+            for name in node.children_by_field_name("name"):
+                alias = name.child_by_field_name("alias") if name.type == "aliased_import" else None
+                text = parsing.text(alias if alias is not None else name).split(".")[-1]
+                if len(text) >= MIN_NAME and not text.startswith("__"):
+                    imported.add(text)
+        if head is not None and head.type == "assignment" and kind == "expression_statement":
+            left = head.child_by_field_name("left")
+            if left is not None and parsing.text(left) == "__all__":
+                neutral.append(statement)
+    if not imported or _looks_names_up(unit):
+        return []
+    found = _user_definitions(module)
+    text = unit.source.text
+    if unit.tree().has_error or (not text.isascii() and any(space in text for space in OTHER_SPACES)):
+        return []
+    zones = sorted([(node.start_byte, node.end_byte, None) for node in neutral]
+                   + [(statement.start_byte, statement.end_byte, name) for name, statement in found])
+    starts = [start for start, _, _ in zones]
+    names = sorted(imported)
+    automaton = ahocorasick_rs.BytesAhoCorasick([f" {name} ".encode("utf-8", "replace") for name in names])
+    haystack = b" " + data.translate(_SPACES) + b" "  # a match at `start` names data[start:]
+    named: set[str] = set()
+    users: dict[str, set[str]] = {}
+    for index, start, end in automaton.find_matches_as_indexes(haystack, overlapping=True):
+        name = names[index]
+        if name in named:
+            continue
+        holder = bisect.bisect_right(starts, start) - 1
+        if holder < 0 or end - 2 > zones[holder][1]:
+            named.add(name)
+        elif zones[holder][2] is not None:
+            users.setdefault(name, set()).add(zones[holder][2])
+    return sorted((name, sorted(holders)) for name, holders in users.items() if name not in named)
+
+
+def import_froms(statement: Node, kind: str) -> list[Node]:
+    """`from m import a` at module level, directly or in a module-level `try:` (its body and handlers)."""
+    if kind == "import_from_statement":
+        return [statement]
+    if kind != "try_statement":
+        return []
+    blocks = [child for child in statement.named_children if child.type == "block"]
+    blocks += [block for clause in statement.named_children if clause.type == "except_clause"
+               for block in clause.named_children if block.type == "block"]
+    return [inner for block in blocks for inner in block.named_children if inner.type == "import_from_statement"]
+
+
+def _user_definitions(module: ModuleStatements) -> list[tuple[str, Node]]:
+    """(name, statement) of the undecorated (or inertly decorated) module-level functions and classes and of the
+    `__main__` block: the definitions unreferenced.py may find unreached, as module_symbols lists them."""
+    found = []
+    for statement, kind, definition in zip(module.statements, module.kinds, module.definitions, strict=True):
+        if kind == "if_statement" and _main_guard(statement):
+            found.append((MAIN_BLOCK_USER, statement))
+            continue
+        name = definition.child_by_field_name("name") if definition is not None else None
+        if name is None or name.type != "identifier" or (statement is not definition and not _inert(statement)):
+            continue
+        found.append((parsing.text(name), statement))
+    return found
+
+
 def _main_guard(statement: Node) -> bool:
     """`if __name__ == "__main__":` (either side)."""
     condition = statement.child_by_field_name("condition")
@@ -286,6 +365,7 @@ def _name_constant(statement: Node, assignment: Node | None) -> str | None:
 
 
 VALUE_TYPES = frozenset({"call", "conditional_expression", "string"})
+NAME_TYPES = frozenset({"identifier", "attribute"})  # an alias: `deform_conv = DeformConvFunction.apply`
 
 
 def _effect_free_value(assignment: Node | None) -> str | None:
@@ -296,13 +376,26 @@ def _effect_free_value(assignment: Node | None) -> str | None:
         return None
     left = assignment.child_by_field_name("left")
     right = assignment.child_by_field_name("right")
-    if left is None or right is None or left.type != "identifier" or right.type not in VALUE_TYPES \
-            or assignment.child_by_field_name("type") is not None:
+    if left is None or right is None or left.type != "identifier" or assignment.child_by_field_name("type") is not None:
+        return None
+    if right.type in NAME_TYPES:  # an alias of a name (`deform_conv = DeformConvFunction.apply`): reads, runs nothing
+        return parsing.text(left) if _plain_name(right) and len(parsing.text(left)) >= MIN_NAME \
+            and not parsing.text(left).startswith("__") else None
+    if right.type not in VALUE_TYPES:
         return None
     name = parsing.text(left)
     if len(name) < MIN_NAME or name.startswith("__") or not effect_free(right):
         return None
     return name
+
+
+def _plain_name(node: Node) -> bool:
+    """A name or a chain of attributes on one (`DeformConvFunction.apply`): no call, subscript or operator."""
+    while node.type == "attribute":
+        node = node.child_by_field_name("object")
+        if node is None:
+            return False
+    return node.type == "identifier"
 
 
 def _inert(decorated: Node) -> bool:
@@ -325,7 +418,7 @@ def _named_elsewhere(unit: Unit, found: list[tuple]) -> tuple[set[str], dict[str
     it writes inside another one of them, those definitions' names: its own body may name one
     (`super(AsyncHybridAttention, self).__init__()`, a recursive call), and that reaches nothing."""
     text = unit.source.text
-    if unit.tree().has_error or (not text.isascii() and any(space in text for space in _OTHER_SPACES)):
+    if unit.tree().has_error or (not text.isascii() and any(space in text for space in OTHER_SPACES)):
         return _named_elsewhere_by_count(unit, found), {}
     # One pass of an automaton of the names over the text's words (the bytes split where the text does: it holds no
     # space but ASCII ones); a match inside its own definition does not count. The definitions are module-level
