@@ -38,7 +38,7 @@ class DeviceDomain(Domain):
             if unit.kind != "python" or unit.cell is not None or not unit.parsed:
                 continue
             facts.device_counts += device_counts.counting_sites(unit)
-            checks, asserted = build_checks.read(unit.tree(), unit.source.text, _build_names())
+            checks, asserted = build_checks.read(unit.tree(), unit.source.text, _build_names(), unit.import_statements)
             facts.build_checks += checks
             facts.asserted_calls += asserted
             if device_classes.wanted(unit):
