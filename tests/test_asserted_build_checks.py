@@ -8,8 +8,8 @@ asserts it, the try/except's fallback still makes it optional."""
 from __future__ import annotations
 
 import pytest
-from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.context.guards import import_statements
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.source import SourceText
 from ascend_feasibility.domains.base import Unit
