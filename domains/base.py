@@ -117,6 +117,12 @@ class Unit:
                 self._imports.add_captures(query_set.unit_captures(self, IMPORT_TABLE_QUERY))
         return self._imports
 
+    def import_statements(self) -> list[Node]:
+        """The import and from-import statements of this Python unit in source order, from its combined query (what
+        a query of `[(import_statement) (import_from_statement)]` over its tree gives)."""
+        found = query_set.unit_captures(self, IMPORT_TABLE_QUERY)
+        return sorted(found.get("import", []) + found.get("import_from", []), key=lambda statement: statement.start_byte)
+
     def yaml_documents(self) -> list:
         """The documents of a YAML or JSON unit (bounded_yaml.compose_all), composed once for the config scanner and
         the phase facts' true keys alike; the error it raised (yaml.YAMLError, ValueError) is raised to each."""

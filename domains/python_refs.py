@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.analyzer.reading.python_names import enclosing_call, outermost_chain, qualified_name
+from ascend_feasibility.analyzer.reading.python_names import chain_and_parent, enclosing_call, qualified_name
 from ascend_feasibility.domains import query_set, triggers
 from ascend_feasibility.domains.base import Hit, Scanner, Span, Unit, code_context
 from ascend_feasibility.domains.rule_index import RuleIndex
@@ -40,22 +40,23 @@ def references(found: dict[str, list[Node]], unit: Unit) -> list[Reference]:
     roots = imports.root_names()
     seen: set[int] = set()
     result = []
-    # Only a name bound by an import resolves: most chains start at a local name, dropped before any walk.
-    chains = [outermost_chain(root) for root in found.get("chain_root", []) if root.text in roots]
-    named = [node for node in found.get("called_name", []) + found.get("decorator_name", []) if node.text in roots]
-    for node in chains + named:
-        if node.id in seen or _is_definition_name(node):
+    # Only a name bound by an import resolves: most chains start at a local name, dropped before any walk. Each
+    # candidate comes with its parent, read once for the three tests below (the chain's climb read it already).
+    candidates = [chain_and_parent(root) for root in found.get("chain_root", []) if root.text in roots]
+    candidates += [(node, node.parent) for node in found.get("called_name", []) + found.get("decorator_name", [])
+                   if node.text in roots]
+    for node, parent in candidates:
+        if node.id in seen or _is_definition_name(node, parent):
             continue
         name = qualified_name(node, imports)  # before _is_not_a_use: most chains are local names, never resolved
-        if name is None or _is_not_a_use(node):
+        if name is None or _is_not_a_use(node, parent):
             continue
         seen.add(node.id)
-        result.append(Reference(name, node, enclosing_call(node)))
+        result.append(Reference(name, node, enclosing_call(node, parent)))
     return sorted(result, key=lambda r: r.node.start_byte)
 
 
-def _is_definition_name(node: Node) -> bool:
-    parent = node.parent
+def _is_definition_name(node: Node, parent: Node | None) -> bool:
     if parent is None:
         return False
     if parent.type in {"function_definition", "class_definition", "keyword_argument"}:
@@ -64,10 +65,10 @@ def _is_definition_name(node: Node) -> bool:
     return parent.type in {"dotted_name", "aliased_import", "import_from_statement", "import_statement"}
 
 
-def _is_not_a_use(node: Node) -> bool:
+def _is_not_a_use(node: Node, parent: Node | None) -> bool:
     """A name patched with a wrapper of itself (`F.scaled_dot_product_attention = wrap(F.scaled_dot_product_attention)`,
-    a profiler) or that only annotates a type (`stream: torch.cuda.Stream | None`) calls nothing on the device."""
-    parent = node.parent
+    a profiler) or that only annotates a type (`stream: torch.cuda.Stream | None`) calls nothing on the device.
+    `parent`: node's."""
     if parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node:
         right = parent.child_by_field_name("right")  # a patch wraps what it replaces; a setting (`= True`) is a use
         return right is not None and parsing.text(node) in parsing.text(right)

@@ -8,8 +8,11 @@ asserts it, the try/except's fallback still makes it optional."""
 from __future__ import annotations
 
 import pytest
+from ascend_feasibility.analyzer.context.guards import import_statements
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.source import SourceText
+from ascend_feasibility.domains.base import Unit
 from ascend_feasibility.domains.device import build_checks
 
 from tests.helpers import write_tree
@@ -130,5 +133,19 @@ def test_import_aliases_are_read_anywhere_and_the_first_binding_wins():
     code = (b"import torch.cuda.nccl as nccl\n"
             b"def f():\n    from torch.cuda import nccl as n2\n    import other.nccl as nccl\n"
             b"from torch import version as v\n")
-    assert build_checks._aliases(parsing.parse("python", code)) == {"nccl": "torch.cuda.nccl", "n2": "torch.cuda.nccl",
-                                                     "v": "torch.version"}
+    assert build_checks._aliases(import_statements(parsing.parse("python", code))) == {
+        "nccl": "torch.cuda.nccl", "n2": "torch.cuda.nccl", "v": "torch.version"}
+
+
+def test_a_units_import_statements_are_its_own_query_s_and_read_gives_the_same_checks():
+    """The device facts hand read() the unit's import statements from its combined query (Unit.import_statements):
+    the same statements, in the same order, as a query of their own, so the same aliases and checks."""
+    code = ("from __future__ import annotations\nimport torch.cuda.nccl as nccl\nfrom . import local\n"
+            "def f():\n    from torch.cuda import nccl as n2\n    import other.nccl as nccl\n"
+            "try:\n    from torch import version as v\nexcept ImportError:\n    v = None\n"
+            "def check():\n    return v.cuda is not None and n2.version() >= (2, 10)\nassert check()\n")
+    unit = Unit("m.py", "python", SourceText.from_text(code))
+    assert [s.start_byte for s in unit.import_statements()] == [s.start_byte for s in import_statements(unit.tree())]
+    assert len(unit.import_statements()) == 5
+    given = build_checks.read(unit.tree(), code, BUILD, unit.import_statements)
+    assert given == build_checks.read(unit.tree(), code, BUILD) and given[0] == [("check", 12, 12)]

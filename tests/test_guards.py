@@ -1220,3 +1220,26 @@ def test_the_derived_names_are_read_again_for_each_unit():
     r.start_unit()
     other = FLAG_CODE.replace("and has_flash_attn", "and other")
     assert r.availability_flag(node_at(other, "self.use_flash_attn", 1)) is None
+
+
+def test_the_method_bindings_and_the_derived_names_share_one_query_of_the_units_assignments(monkeypatch):
+    """method_bindings and _requires_fallback read the same first 5000 assignments of the unit: queried once per unit
+    (GuardReader._assignments), each reading what it read from a query of its own; a new unit queries again."""
+    code = FLAG_CODE + "class B:\n    def __init__(self):\n        self.forward = self._fast\n"
+    queried = []
+    original = parsing.captures
+
+    def counting(query, node):
+        queried.append(query)
+        return original(query, node)
+
+    monkeypatch.setattr(parsing, "captures", counting)
+    guards = reader()
+    site = node_at(code, "class A")
+    assert guards._requires_fallback(site) == {"self.use_flash_attn": "has_flash_attn"}
+    assert [parsing.text(n) for n in guards.method_bindings(site)["_fast"]] == ["self._fast"]
+    assignments = parsing.query("python", g.ASSIGNMENTS)
+    assert queried.count(assignments) == 1
+    guards.start_unit()
+    assert [parsing.text(n) for n in guards.method_bindings(site)["_fast"]] == ["self._fast"]
+    assert queried.count(assignments) == 2

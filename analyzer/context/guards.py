@@ -107,6 +107,7 @@ class GuardReader:
         self._helper_depth = 0
         self._calls: dict[str, list[Node]] | None = None
         self._method_bindings: dict[str, list[Node]] | None = None  # method_bindings
+        self._assignments_read: tuple[Node, list[Node]] | None = None  # _assignments
         # the unit's CALLS_QUERY captures, when its combined query has them (set per unit by the core)
         self.unit_calls: Callable[[], dict[str, list[Node]]] | None = None
         # the unit's tree and its import statements in source order, when its combined query has them (set per unit
@@ -226,7 +227,7 @@ class GuardReader:
         where that binding is made, so the binding's guard is a caller's guard."""
         if self._method_bindings is None:
             self._method_bindings = defaultdict(list)
-            for assignment in parsing.captures(parsing.query("python", ASSIGNMENTS), parsing.root_of(node)).get("assignment", [])[:5000]:
+            for assignment in self._assignments(parsing.root_of(node)):
                 right = assignment.child_by_field_name("right")
                 if right is None or right.type != "attribute":
                     continue
@@ -234,6 +235,14 @@ class GuardReader:
                 if owner is not None and attribute is not None and owner.type == "identifier" and parsing.text(owner) == "self":
                     self._method_bindings[parsing.text(attribute)].append(right)
         return self._method_bindings
+
+    def _assignments(self, root: Node) -> list[Node]:
+        """The first 5000 assignments of the tree `root`, in source order: one query per unit for the method bindings
+        and the availability flags' derived names alike."""
+        if self._assignments_read is None or self._assignments_read[0] != root:
+            found = parsing.captures(parsing.query("python", ASSIGNMENTS), root).get("assignment", [])[:5000]
+            self._assignments_read = (root, found)
+        return self._assignments_read[1]
 
     def import_statements(self, root: Node) -> list[Node]:
         """The import and from-import statements of the tree `root`, in source order: the unit's combined query's
@@ -702,6 +711,7 @@ class GuardReader:
         self._import_options = None
         self._calls = None
         self._method_bindings = None
+        self._assignments_read = None
         self._wheel_picker = None
         for reset in self.unit_resets:
             reset()
@@ -848,7 +858,7 @@ class GuardReader:
             flags = self._unit_fallbacks(node)[0]
             gated: dict[str, str | None] = {}  # name → the flag every assignment of it and-s in, None if not all do
             if flags:
-                for assignment in parsing.captures(parsing.query("python", ASSIGNMENTS), root).get("assignment", [])[:5000]:
+                for assignment in self._assignments(root):
                     left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
                     if left is None or right is None or left.type not in {"identifier", "attribute"}:
                         continue

@@ -643,8 +643,7 @@ def _unit_definitions(unit: Unit) -> tuple[Node, list[Node], list[Node]]:
 
 def _unit_imports(unit: Unit) -> tuple[Node, list[Node]]:
     """The unit's tree and its import statements in source order, from its combined query (GuardReader.import_statements)."""
-    found = unit.captures(IMPORT_TABLE_QUERY)
-    return unit.tree(), sorted(found.get("import", []) + found.get("import_from", []), key=lambda statement: statement.start_byte)
+    return unit.tree(), unit.import_statements()
 
 
 def _sets_to(unit: Unit, hit: Hit, value: str) -> bool:

@@ -49,7 +49,8 @@ class _Budget:
             if self._aliases > self.max_aliases:
                 raise YamlBudgetError(f"more than {self.max_aliases} aliases (refused)")
             target = self.anchors.get(self.peek_event().anchor)
-            if target is not None and id(target) not in self._sizes:  # its anchor's node is still being composed
+            # its anchor's node is still being composed (a scalar is whole once its anchor is set: never)
+            if target is not None and not isinstance(target, yaml.ScalarNode) and id(target) not in self._sizes:
                 raise YamlBudgetError("an alias inside the node it names (a document that contains itself, refused)")
             return super().compose_node(parent, index)
         self._depth += 1
@@ -59,13 +60,14 @@ class _Budget:
             node = super().compose_node(parent, index)
         finally:
             self._depth -= 1
+        # A scalar's size is 1, what a node not in _sizes counts for: most nodes are scalars, and are not recorded.
+        sizes = self._sizes
         if isinstance(node, yaml.MappingNode):
-            children = [child for pair in node.value for child in pair]
+            size = 1 + sum(sizes.get(id(key), 1) + sizes.get(id(value), 1) for key, value in node.value)
         elif isinstance(node, yaml.SequenceNode):
-            children = node.value
+            size = 1 + sum(sizes.get(id(child), 1) for child in node.value)
         else:
-            children = []
-        size = 1 + sum(self._sizes.get(id(child), 1) for child in children)
+            return node
         if size > MAX_EXPANDED_NODES:
             raise YamlBudgetError(f"aliases expand past {MAX_EXPANDED_NODES} nodes (refused)")
         self._sizes[id(node)] = size

@@ -48,7 +48,7 @@ class DeviceDomain(Domain):
             facts.device_counts += device_counts.counting_sites(unit)
             reads = attribute_reads.read(unit)
             facts.attribute_reads += sorted(reads)
-            checks, asserted = build_checks.read(unit.tree(), unit.source.text, _build_names())
+            checks, asserted = build_checks.read(unit.tree(), unit.source.text, _build_names(), unit.import_statements)
             facts.build_checks += checks
             facts.asserted_calls += asserted
             if device_classes.wanted(unit):

@@ -20,6 +20,8 @@ the reason naming the caller.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ascend_feasibility.analyzer.context.guards import import_statements, only_raises
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.core.findings import FindingFactory
@@ -43,12 +45,15 @@ ASSERT_WORDS = frozenset({b"assert", b"raise"})
 RETURN_WORDS = frozenset({b"return"})
 
 
-def read(root: Node, text: str, build_names: frozenset[str]) -> tuple[list[tuple[str, int, int]], list[tuple[str, int]]]:
+def read(root: Node, text: str, build_names: frozenset[str],
+         imports: Callable[[], list[Node]] | None = None) -> tuple[list[tuple[str, int, int]], list[tuple[str, int]]]:
     """(name, first row, last row) of each return statement (1-based rows) holding a CUDA-build read, with its
-    function's name; and (name, row) of the calls an assert or a raise-unless tests."""
+    function's name; and (name, row) of the calls an assert or a raise-unless tests. `imports`: the tree's import
+    statements in source order where the caller has them (a unit's combined query: Unit.import_statements), else a
+    query of their own finds them."""
     checks: list[tuple[str, int, int]] = []
     if any(word in text for word in WORDS):
-        aliases = _aliases(root)
+        aliases = _aliases(imports() if imports is not None else import_statements(root))
         for node in parsing.captures_around(parsing.query("python", RETURN_QUERY), root, RETURN_WORDS).get("return", []):
             if len(checks) < MAX_CHECKS and _reads_build(node, aliases, build_names):
                 function = _function(node)
@@ -119,11 +124,12 @@ def _resolved(dotted: str, aliases: dict[str, str]) -> str:
     return f"{aliases[head]}.{rest}" if head in aliases and rest else dotted
 
 
-def _aliases(root: Node) -> dict[str, str]:
-    """`import torch.cuda.nccl as nccl` and `from torch.cuda import nccl` anywhere in the unit: nccl → torch.cuda.nccl.
-    Where a name is bound twice the first binding in the source wins."""
+def _aliases(statements: list[Node]) -> dict[str, str]:
+    """`import torch.cuda.nccl as nccl` and `from torch.cuda import nccl` anywhere in the unit (its import
+    statements, in source order): nccl → torch.cuda.nccl. Where a name is bound twice the first binding in the source
+    wins."""
     found: dict[str, str] = {}
-    for node in reversed(import_statements(root)):
+    for node in reversed(statements):
         if node.type == "import_statement":
             for child in node.named_children:
                 if child.type == "aliased_import":
