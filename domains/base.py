@@ -270,6 +270,8 @@ class ModuleFacts(Protocol):
     default_arm_calls: list[tuple[int, int, str, int, int, int]]  # own functions called in those arms, their lines
     default_registered: list[str]  # classes registered under a string key (built by name from a launch string)
     default_reads: list[tuple[str, str, int, tuple[int, ...]]]  # string defaults: their lines, their non-comparing reads
+    default_hops: list[tuple[int, int, str, str]]  # arms decided through self.<attribute> (attribute_hops.py)
+    default_foreign: list[str]  # attribute names stored or called on objects other than self ("store:x", "call:x")
     star_imports: list[str]  # modules imported with `from module import *`
     parameter_arms: list[tuple[int, int, str, tuple[str, ...], str, str, int]]  # switches.parameter_value_arm
     starts_process_group: bool  # calls init_process_group or the like, or imports a framework that does

@@ -77,6 +77,8 @@ class Facts:
     default_arm_calls: list = field(default_factory=list)
     default_registered: list = field(default_factory=list)
     default_reads: list = field(default_factory=list)
+    default_hops: list = field(default_factory=list)
+    default_foreign: list = field(default_factory=list)
     default_calls: dict = field(default_factory=dict)
     gated_handles: list = field(default_factory=list)
     default_escaped: list = field(default_factory=list)

@@ -29,6 +29,7 @@ import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from ascend_feasibility.analyzer.context import attribute_hops
 from ascend_feasibility.analyzer.context.switches import _enclosing, _parameter, first_term
 from ascend_feasibility.analyzer.context.unloaded import LIVE_ROLES
 from ascend_feasibility.analyzer.context.written_names import word_set
@@ -91,6 +92,13 @@ class DefaultFacts:
     # string defaults of the parameters `functions` read: (function or class, parameter, the default's line, the lines
     # of the reads other than a comparison with a literal) (_default_reads)
     reads: list[tuple[str, str, int, tuple[int, ...]]] = field(default_factory=list)
+    # arms decided through an attribute `__init__` binds only from a parameter (attribute_hops.py): (first line, last
+    # line, the attribute, the method whose parameter carries it, or ""); kept only where no code of the project
+    # stores the attribute on another object or calls the method on one (`foreign`)
+    hops: list[tuple[int, int, str, str]] = field(default_factory=list)
+    # attribute names the file stores (`x.seed = ...`, `setattr(x, "seed", ...)`) or calls (`x.set_seed(...)`) on an
+    # object other than `self` or an imported module: as "store:name" and "call:name"
+    foreign: list[str] = field(default_factory=list)
 
 
 def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
@@ -102,17 +110,19 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     functions = _defaulted_functions(tree) if conditions or asserts else []
     facts.registered = [parsing.text(c.child_by_field_name("name")) for c in _registered_classes(tree)]
     reading = _Reading(frozenset(name for function in functions for name in _literal_defaults(function)))
+    reading.hops = attribute_hops.hops(functions, _rebound) if functions else attribute_hops.Hops()
     taken: list[tuple[Node, tuple[str, str, int, str], Node]] = []
     bodies: list[Node] = []  # the arms' bodies, beside facts.arms
     if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
         facts.reads = _default_reads(functions)
         inside = _Spans(functions)  # a test elsewhere reads no such function's parameter: it is not read
         for condition in conditions[:MAX_CONDITIONS]:
-            if inside(condition):
+            if inside(condition) or reading.hops.inside(condition):
                 facts.arms += _arms(condition, reading, taken, bodies)
         for statement in asserts[:MAX_CONDITIONS]:
-            if inside(statement):
+            if inside(statement) or reading.hops.inside(statement):
                 facts.arms += _assert(statement, reading)
+        facts.hops = reading.found_hops
     bound, modules, star, own = _bindings(tree)
     # names compared as bytes: most calls and values are of no bound name, and their text need not be decoded
     bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
@@ -148,6 +158,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             if base.type in {"identifier", "attribute"}:
                 escaped.add(parsing.text(base).rsplit(".", 1)[-1])
     facts.escaped = sorted(escaped)
+    facts.foreign = attribute_hops.foreign(tree, methods, modules)
     return facts
 
 
@@ -158,6 +169,7 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
     aside: set[str] | None = None
     launched: dict[str, list[tuple[str, str]]] | None = None
     configured: set[str] = set()
+    foreign: set[str] | None = None
     for f in facts:
         if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
@@ -165,7 +177,13 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
             aside = _aside(calls, context)
         off: dict[tuple[int, int], str] = {}  # the arms no call takes → why
         registered = set(f.default_registered)
+        if f.default_hops and foreign is None:
+            foreign = {name for g in facts for name in g.default_foreign}
+        touched = {(first, last) for first, last, attribute, method in f.default_hops
+                   if {f"store:{attribute}", "store:*", f"call:{method}"} & foreign}
         for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
+            if (first, last) in touched:  # the attribute may be stored, or the method called, from outside
+                continue
             if name in registered:
                 if launched is None:
                     launched, configured = launch_keywords(facts)
@@ -361,17 +379,22 @@ def _arms(condition: Node, reading: _Reading, taken: list | None = None, bodies:
         body = statement.child_by_field_name("consequence")
         if body is not None and bodies is not None:
             bodies.append(body)
-        return [_arm(body, found, statement)] if body is not None else []
+        return [_arm(body, found, statement, reading)] if body is not None else []
     found = _decided(condition, True, reading)
     if found is None or statement.type != "if_statement":  # true by default: the rest of the chain is not taken
         return []
     body = statement.child_by_field_name("consequence")
-    if body is not None and taken is not None:
+    if body is not None and taken is not None and reading.hop is None:  # default_path reads no hop
         taken.append((body, found, statement))
     rest = [c for c in statement.children if c.type in {"elif_clause", "else_clause"}]
     if bodies is not None:
         bodies.extend(rest)
-    return [_arm(c, found, statement) for c in rest]
+    hop = reading.hop
+    arms = []
+    for c in rest:
+        reading.hop = hop
+        arms.append(_arm(c, found, statement, reading))
+    return arms
 
 
 def _default_reads(functions: list[Node]) -> list[tuple[str, str, int, tuple[int, ...]]]:
@@ -451,11 +474,22 @@ def _arm_calls(bodies: list[Node], located: list[tuple[str, Node]], tree: Node) 
     return result
 
 
-def _arm(body: Node, found: tuple[str, str, int, str], statement: Node) -> tuple:
+def _arm(body: Node, found: tuple[str, str, int, str], statement: Node, reading: _Reading) -> tuple:
     name, parameter, index, default = found
     line = " ".join(parsing.text(statement).splitlines()[0].split())[:100]
-    return (body.start_point.row + 1, body.end_point.row + 1, name, parameter, index, default,
-            f"line {statement.start_point.row + 1}: {line}", False)
+    first, last = body.start_point.row + 1, body.end_point.row + 1
+    return (first, last, name, parameter, index, default,
+            f"line {statement.start_point.row + 1}: {line}{_hop_note(first, last, parameter, reading)}", False)
+
+
+def _hop_note(first: int, last: int, parameter: str, reading: _Reading) -> str:
+    """Records the hop the last term was read through (DefaultFacts.hops) and says it."""
+    if reading.hop is None:
+        return ""
+    attribute, method = reading.hop
+    reading.found_hops.append((first, last, attribute, method))
+    carried = f" ({method}() is called only with self.{attribute}" if method else " (self." + attribute
+    return f"{carried}, which __init__ sets only from {parameter})"
 
 
 def _taken(taken: list[tuple[Node, tuple[str, str, int, str], Node]], located: list[tuple[str, Node]]
@@ -478,14 +512,16 @@ def _assert(test: Node, reading: _Reading) -> list[tuple]:
         return []
     name, parameter, index, default = found
     line = " ".join(parsing.text(statement).splitlines()[0].split())[:100]
-    return [(statement.start_point.row + 1, statement.end_point.row + 1, name, parameter, index, default,
-             f"line {statement.start_point.row + 1}: {line}", True)]
+    first, last = statement.start_point.row + 1, statement.end_point.row + 1
+    return [(first, last, name, parameter, index, default,
+             f"line {first}: {line}{_hop_note(first, last, parameter, reading)}", True)]
 
 
 def _decided(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int, str] | None:
     """(function or class, parameter, position, default) when `term` compares a parameter with a literal, or tests the
     parameter's truth (`if deterministic:`, `if not fast:`), and, at the parameter's default, is `holds`."""
-    if term.type in {"identifier", "not_operator"}:
+    reading.hop = None
+    if term.type in {"identifier", "not_operator", "attribute"}:
         return _truth(term, holds, reading)
     if term.type != "comparison_operator" or len(term.named_children) != 2:
         return None
@@ -495,11 +531,11 @@ def _decided(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int,
         return None
     compare = COMPARE[spelled]
     left, right = term.named_children
-    swapped = left.type != "identifier"
+    swapped = left.type not in {"identifier", "attribute"}
     name_node, literal = (right, left) if swapped else (left, right)
-    if name_node.type != "identifier" or literal.type not in LITERAL_TYPES or parsing.text(name_node) not in reading.parameters:
+    if literal.type not in LITERAL_TYPES:
         return None
-    found = _target(name_node)
+    found = _operand(name_node, reading)
     if found is None:
         return None
     function, target = found
@@ -519,9 +555,7 @@ def _truth(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int, s
     """_decided for `parameter` or `not parameter` with a literal default (`deterministic=False`)."""
     negated = term.type == "not_operator"
     name_node = term.child_by_field_name("argument") if negated else term
-    if name_node is None or name_node.type != "identifier" or parsing.text(name_node) not in reading.parameters:
-        return None
-    found = _target(name_node)
+    found = _operand(name_node, reading) if name_node is not None else None
     if found is None:
         return None
     function, target = found
@@ -531,11 +565,29 @@ def _truth(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int, s
     return _unchanged(name_node, function, target, reading)
 
 
+def _operand(name_node: Node, reading: _Reading) -> tuple[Node, tuple[str, str, int, str]] | None:
+    """The function and target (_target) of a tested parameter, or through a hop (attribute_hops: `self.seed`, or a
+    method's parameter every call passes `self.seed`) the `__init__` parameter's target (the hop in `reading.hop`)."""
+    if name_node.type == "identifier" and parsing.text(name_node) in reading.parameters:
+        found = _target(name_node)
+        if found is not None or _enclosing(name_node, "function_definition") is None:
+            return found
+    if name_node.type not in {"identifier", "attribute"} or not reading.hops.attributes:
+        return None
+    hopped = reading.hops.target(name_node)
+    if hopped is None:
+        return None
+    method, target, reading.hop = hopped
+    return method, target
+
+
 def _unchanged(name_node: Node, function: Node, target: tuple[str, str, int, str], reading: _Reading
                ) -> tuple[str, str, int, str] | None:
     """`target` when its function rebinds the parameter nowhere before the test reads it: not at all, or only inside
     the `if` statement whose test this is (`if device is None: device = torch.cuda.current_device()`), outside any
     loop, where the rebinding follows the test."""
+    if reading.hop is not None:  # attribute_hops read the method's rebinding, and the attribute's stores
+        return target
     if function.id not in reading.rebound:
         reading.rebound[function.id] = _rebound(function)
     rebound = reading.rebound[function.id]
@@ -563,6 +615,10 @@ class _Reading:
     """One unit's reading: the parameters _target can read, and _rebound's answer by function."""
     parameters: frozenset[str]
     rebound: dict[int, dict[str, list[int]] | None] = field(default_factory=dict)
+    hops: attribute_hops.Hops = field(default_factory=attribute_hops.Hops)
+    # DefaultFacts.hops, and the hop (attribute, method) of the term _decided read last (None: no hop)
+    found_hops: list[tuple[int, int, str, str]] = field(default_factory=list)
+    hop: tuple[str, str] | None = None
 
 
 def _defaulted_parameters(tree: Node) -> frozenset[str]:

@@ -274,6 +274,8 @@ class PhaseFacts:
     default_arm_calls: list[tuple[int, int, str, int, int, int]] = field(default_factory=list)
     default_registered: list[str] = field(default_factory=list)  # classes registered under a string key
     default_reads: list[tuple[str, str, int, tuple[int, ...]]] = field(default_factory=list)  # string defaults' reads
+    default_hops: list[tuple[int, int, str, str]] = field(default_factory=list)  # arms read through self.<attribute>
+    default_foreign: list[str] = field(default_factory=list)  # attributes stored or called on other objects
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
     # starts a process group; the if-arms that need one (analyzer/context/process_groups.py)
     starts_process_group: bool = False
@@ -341,6 +343,8 @@ class PhaseFacts:
         self.default_arm_calls += other.default_arm_calls
         self.default_registered += other.default_registered
         self.default_reads += other.default_reads
+        self.default_hops += other.default_hops
+        self.default_foreign += other.default_foreign
         self.default_escaped += other.default_escaped
         self.star_imports += other.star_imports
         self.starts_process_group |= other.starts_process_group
@@ -887,6 +891,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.default_arm_calls = by_default.arm_calls
     facts.default_registered = by_default.registered
     facts.default_reads = by_default.reads
+    facts.default_hops, facts.default_foreign = by_default.hops, by_default.foreign
     facts.default_passed = by_default.passed
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
