@@ -439,3 +439,72 @@ def test_an_else_arm_a_registered_default_turns_away(tmp_path, default, reach):
     body = PLUGIN.replace("device_map=\"cuda:0\", seed", f"device_map={default}, seed")
     found = [f for f in plugin(tmp_path, ELSE_LINE, body=body)]
     assert all(f.reach == reach for f in found)
+
+
+# The hop through self.<attribute> (analyzer/context/attribute_hops.py): lmms-eval's Bagel stores `self.seed = seed`
+# (`seed: int = 0`) and calls `self.set_seed(self.seed)`, whose `if seed > 0:` sets cudnn.deterministic; CambrianS's
+# `_maybe_consolidate` tests `self.consolidation_method == "drop_merge"` with `consolidation_method="drop"`.
+HOPPED = (
+    "import torch\n"
+    "from pkg.registry import register_model\n\n\n"
+    "@register_model(\"bagel\")\n"
+    "class Bagel:\n"
+    "    def __init__(self, pretrained=\"x\", seed: int = 0, consolidation_method=\"drop\"):\n"
+    "        self.seed = seed\n"
+    "        self.consolidation_method = consolidation_method\n"
+    "        self.set_seed(self.seed)\n\n"
+    "    def set_seed(self, seed):\n"
+    "        if seed > 0:\n"
+    "            torch.backends.cudnn.deterministic = True\n\n"
+    "    def consolidate(self):\n"
+    "        if self.consolidation_method == \"drop_merge\":\n"
+    "            torch.cuda.empty_cache()\n"
+)
+HOP_SEED_LINE, HOP_CACHE_LINE = 14, 18
+
+
+@pytest.mark.parametrize("body, extra, reach", [
+    (HOPPED, {}, "optional"),
+    (HOPPED.replace("seed: int = 0", "seed: int = 1"), {}, "runs"),  # the default passes the test
+    (HOPPED + "\n    def reseed(self, value):\n        self.seed = value\n", {}, "runs"),  # another store in the class
+    (HOPPED + "\n    def again(self):\n        self.set_seed(7)\n", {}, "runs"),  # the method called with another value
+    (HOPPED + "\n    def hook(self):\n        return self.set_seed\n", {}, "runs"),  # the method used as a value
+    (HOPPED, {"pkg/app.py": "def tune(model):\n    model.seed = 42\n"}, "runs"),  # stored from outside
+    (HOPPED, {"pkg/app.py": "def tune(model):\n    setattr(model, \"seed\", 42)\n"}, "runs"),
+    (HOPPED, {"pkg/app.py": "def tune(model):\n    model.set_seed(5)\n"}, "runs"),  # called from outside
+    (HOPPED, {"examples/run.sh": "python -m pkg.main --model bagel --model_args seed=42\n"}, "runs"),  # a launcher
+])
+def test_a_default_carried_through_self_into_a_method(tmp_path, body, extra, reach):
+    found = findings(tmp_path, {"pkg/registry.py": REGISTRY, "pkg/model.py": body, **extra}, HOP_SEED_LINE)
+    assert all(f.reach == reach for f in found)
+    if reach == "optional":
+        assert "`seed=0` by default (Bagel(), registered by name)" in found[0].reach_reason
+        assert "set_seed() is called only with self.seed, which __init__ sets only from seed" in found[0].reach_reason
+
+
+@pytest.mark.parametrize("body, extra, reach", [
+    (HOPPED, {}, "optional"),
+    (HOPPED.replace("consolidation_method=\"drop\"", "consolidation_method=\"drop_merge\""), {}, "runs"),
+    (HOPPED.replace("        self.consolidation_method = consolidation_method\n",
+                    "        self.consolidation_method = consolidation_method\n"
+                    "        if pretrained == \"y\":\n            self.consolidation_method = \"drop_merge\"\n"), {}, "runs"),
+    (HOPPED, {"pkg/app.py": "def tune(model):\n    model.consolidation_method = \"drop_merge\"\n"}, "runs"),
+])
+def test_an_attribute_test_in_a_method_reads_the_init_default(tmp_path, body, extra, reach):
+    line = HOP_CACHE_LINE + (2 if "pretrained == \"y\"" in body else 0)
+    found = findings(tmp_path, {"pkg/registry.py": REGISTRY, "pkg/model.py": body, **extra}, line)
+    assert all(f.reach == reach for f in found)
+    if reach == "optional":
+        assert "if self.consolidation_method == \"drop_merge\": (self.consolidation_method, which __init__ sets only " \
+               "from consolidation_method)" in found[0].reach_reason
+
+
+@pytest.mark.parametrize("caller, reach", [
+    ("model = Bagel()\n", "optional"),  # a plain class: its calls decide, as for a test in __init__
+    ("model = Bagel(seed=3)\n", "runs"),
+])
+def test_a_plain_class_s_hop_reads_its_calls(tmp_path, caller, reach):
+    body = HOPPED.replace("from pkg.registry import register_model\n", "").replace("@register_model(\"bagel\")\n", "")
+    app = "from pkg.model import Bagel\n\n" + caller
+    found = findings(tmp_path, {"pkg/model.py": body, "pkg/app.py": app}, HOP_SEED_LINE - 2)
+    assert all(f.reach == reach for f in found)
