@@ -508,3 +508,48 @@ def test_a_plain_class_s_hop_reads_its_calls(tmp_path, caller, reach):
     app = "from pkg.model import Bagel\n\n" + caller
     found = findings(tmp_path, {"pkg/model.py": body, "pkg/app.py": app}, HOP_SEED_LINE - 2)
     assert all(f.reach == reach for f in found)
+
+
+# A keyword that hands a False default straight to a call (lmms-eval's InternVL: `load_in_8bit=load_in_8bit,` into
+# `from_pretrained`, `load_in_8bit: bool = False`): bitsandbytes' 8-bit loading (DEP032) is off by default.
+FORWARDING = (
+    "from transformers import AutoModel\n"
+    "from pkg.registry import register_model\n\n\n"
+    "@register_model(\"internvl\")\n"
+    "class InternVL:\n"
+    "    def __init__(self, pretrained: str = \"x\", load_in_8bit: bool = False):\n"
+    "        self.load_in_8bit = load_in_8bit\n"
+    "        self.model = AutoModel.from_pretrained(\n"
+    "            pretrained,\n"
+    "            load_in_8bit=load_in_8bit,\n"
+    "        )\n\n"
+    "    def reload(self):\n"
+    "        return AutoModel.from_pretrained(\n"
+    "            \"y\",\n"
+    "            load_in_8bit=self.load_in_8bit,\n"
+    "        )\n"
+)
+FORWARD_LINE, FORWARD_HOP_LINE = 11, 17
+
+
+@pytest.mark.parametrize("line", [FORWARD_LINE, FORWARD_HOP_LINE])
+@pytest.mark.parametrize("body, extra, reach", [
+    (FORWARDING, {}, "optional"),
+    (FORWARDING.replace("load_in_8bit: bool = False", "load_in_8bit: bool = True"), {}, "runs"),  # on by default
+    (FORWARDING, {"examples/run.sh": "python -m pkg.main --model internvl --model_args load_in_8bit=True\n"}, "runs"),
+])
+def test_a_keyword_forwarding_a_false_default(tmp_path, line, body, extra, reach):
+    found = [f for f in findings(tmp_path, {"pkg/registry.py": REGISTRY, "pkg/model.py": body, **extra}, line)
+             if f.rule == "DEP032"]
+    assert found and all(f.reach == reach for f in found)
+    if reach == "optional":
+        assert "`load_in_8bit=False` by default (InternVL(), registered by name)" in found[0].reach_reason
+
+
+def test_a_forwarding_keyword_sharing_its_line_keeps_it(tmp_path):
+    # another argument on the line: a finding there may be that argument's
+    body = FORWARDING.replace("            pretrained,\n            load_in_8bit=load_in_8bit,\n",
+                              "            pretrained, load_in_8bit=load_in_8bit,\n")
+    found = [f for f in findings(tmp_path, {"pkg/registry.py": REGISTRY, "pkg/model.py": body}, FORWARD_LINE - 1)
+             if f.rule == "DEP032"]
+    assert found and all(f.reach == "runs" for f in found)

@@ -107,7 +107,8 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     captures of ATTRIBUTE_CALLS; `escapes()`: the captures of ESCAPES over the unit (read only when the file binds a
     name or spells getattr)."""
     facts = DefaultFacts()
-    functions = _defaulted_functions(tree) if conditions or asserts else []
+    forwards = "=False" in text or "= False" in text  # a keyword may forward a False default (_forwarded_off)
+    functions = _defaulted_functions(tree) if conditions or asserts or forwards else []
     facts.registered = [parsing.text(c.child_by_field_name("name")) for c in _registered_classes(tree)]
     reading = _Reading(frozenset(name for function in functions for name in _literal_defaults(function)))
     reading.hops = attribute_hops.hops(functions, _rebound) if functions else attribute_hops.Hops()
@@ -122,6 +123,8 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         for statement in asserts[:MAX_CONDITIONS]:
             if inside(statement) or reading.hops.inside(statement):
                 facts.arms += _assert(statement, reading)
+        if forwards:
+            facts.arms += _forwarded_off(tree, reading, inside)
         facts.hops = reading.found_hops
     bound, modules, star, own = _bindings(tree)
     # names compared as bytes: most calls and values are of no bound name, and their text need not be decoded
@@ -502,6 +505,42 @@ def _taken(taken: list[tuple[Node, tuple[str, str, int, str], Node]], located: l
             line = " ".join(parsing.text(statement).splitlines()[0].split())[:100]
             result.append((name, parameter, index, default, f"line {statement.start_point.row + 1}: {line}", tuple(callees)))
     return result
+
+
+FORWARDED = "(keyword_argument name: (identifier) value: [(identifier) (attribute)] @value)"
+
+
+def _forwarded_off(tree: Node, reading: _Reading, inside) -> list[tuple]:
+    """A keyword that hands a parameter's `False` default straight to a call, alone on its lines (lmms-eval's
+    `load_in_8bit=load_in_8bit,` into `from_pretrained`, `load_in_8bit: bool = False`): the call's feature is off
+    by default, as an arm `if load_in_8bit:` would be; the line is an arm no call takes. `self.load_in_8bit` too,
+    through attribute_hops."""
+    result = []
+    for value in parsing.captures(parsing.query("python", FORWARDED), tree).get("value", [])[:MAX_CONDITIONS]:
+        keyword = value.parent
+        if not (inside(keyword) or reading.hops.inside(keyword)) or not _alone(keyword):
+            continue
+        found = _decided(value, False, reading)
+        if found is None or _value(found[3]) is not False:
+            continue
+        first, last = keyword.start_point.row + 1, keyword.end_point.row + 1
+        text = " ".join(parsing.text(keyword).split())[:100]
+        name, parameter, index, default = found
+        result.append((first, last, name, parameter, index, default,
+                       f"line {first}: {text} hands the default to the call{_hop_note(first, last, parameter, reading)}", False))
+    return result
+
+
+def _alone(keyword: Node) -> bool:
+    """Whether a keyword argument is alone on its lines: the call's `(`, and every other argument, on other lines."""
+    arguments = keyword.parent
+    if arguments is None or arguments.type != "argument_list":
+        return False
+    first, last = keyword.start_point.row, keyword.end_point.row
+    if arguments.start_point.row >= first:
+        return False
+    return all(other.end_point.row < first or other.start_point.row > last
+               for other in arguments.named_children if other != keyword and other.type != "comment")
 
 
 def _assert(test: Node, reading: _Reading) -> list[tuple]:
