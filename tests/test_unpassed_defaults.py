@@ -553,3 +553,47 @@ def test_a_forwarding_keyword_sharing_its_line_keeps_it(tmp_path):
     found = [f for f in findings(tmp_path, {"pkg/registry.py": REGISTRY, "pkg/model.py": body}, FORWARD_LINE - 1)
              if f.rule == "DEP032"]
     assert found and all(f.reach == "runs" for f in found)
+
+
+# A keyword passing a command-line option (Real-ESRGAN's `RealESRGANer(..., gpu_id=args.gpu_id)`, `--gpu-id`
+# declared with `default=None`): where no launch command passes the flag, the call passes the None default.
+ESRGAN = (
+    "import torch\n\n\n"
+    "class RealESRGANer:\n"
+    "    def __init__(self, scale, model_path, gpu_id=None):\n"
+    "        if gpu_id:\n"
+    "            self.device = torch.device(f\"cuda:{gpu_id}\")\n"
+    "        else:\n"
+    "            self.device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+)
+INFERENCE = (
+    "import argparse\n\n"
+    "from pkg.utils import RealESRGANer\n\n\n"
+    "def main():\n"
+    "    parser = argparse.ArgumentParser()\n"
+    "    parser.add_argument(\"--gpu-id\", type=int, default=None, help=\"gpu device to use\")\n"
+    "    args = parser.parse_args()\n"
+    "    return RealESRGANer(scale=4, model_path=\"x\", gpu_id=args.gpu_id)\n\n\n"
+    "if __name__ == \"__main__\":\n"
+    "    main()\n"
+)
+GPU_ID_LINE = 7
+
+
+@pytest.mark.parametrize("inference, extra, reach", [
+    (INFERENCE, {}, "optional"),
+    (INFERENCE.replace(", default=None", ""), {}, "optional"),  # no default: None as well
+    (INFERENCE.replace("default=None", "default=0"), {}, "runs"),  # a default that is not None
+    (INFERENCE, {"scripts/run.sh": "python inference.py -n x --gpu-id 1\n"}, "runs"),  # a launcher passes it
+    (INFERENCE, {"pkg/batch.py": "from pkg.utils import RealESRGANer\n\n\ndef run(g):\n"
+                                 "    return RealESRGANer(4, \"x\", gpu_id=g)\n"}, "runs"),  # another value
+    (INFERENCE.replace("    args = parser.parse_args()\n",
+                       "    parser.add_argument(\"--other\", dest=\"gpu_id\", type=int, default=1)\n"
+                       "    args = parser.parse_args()\n"), {}, "runs"),  # declared with a default elsewhere
+])
+def test_a_keyword_passing_an_option_left_at_none(tmp_path, inference, extra, reach):
+    found = findings(tmp_path, {"pkg/utils.py": ESRGAN, "inference.py": inference, **extra}, GPU_ID_LINE,
+                     path="pkg/utils.py")
+    assert all(f.reach == reach for f in found)
+    if reach == "optional":
+        assert "its calls pass `gpu_id=args.gpu_id`, and `--gpu-id` is None unless given" in found[0].reach_reason

@@ -99,6 +99,9 @@ class DefaultFacts:
     # attribute names the file stores (`x.seed = ...`, `setattr(x, "seed", ...)`) or calls (`x.set_seed(...)`) on an
     # object other than `self` or an imported module: as "store:name" and "call:name"
     foreign: list[str] = field(default_factory=list)
+    # keywords whose value is a command-line option (`gpu_id=args.gpu_id`, conventions' argument objects): (callee
+    # record as in `calls`, keyword, the option's dest); each call keeps its "passed" record in `calls` as well
+    option_keywords: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
@@ -137,11 +140,15 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         if taken or bodies:
             located.append((key, start))
         shape = _shape(arguments)
+        if arguments is not None and shape[1]:
+            facts.option_keywords += _option_keywords(key, arguments)
         counted = shapes.get(key)
         if counted is None:
             shapes[key] = {shape: 1}
         else:
             counted[shape] = counted.get(shape, 0) + 1
+    optioned = {(key, keyword) for key, keyword, dest in facts.option_keywords if dest}
+    facts.option_keywords = sorted({k for k in facts.option_keywords if (k[0], k[1]) in optioned})
     facts.calls, facts.passed = _records(shapes)
     if taken:
         facts.taken = _taken(taken, [(_callee(key), start) for key, start in located])
@@ -173,6 +180,7 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
     launched: dict[str, list[tuple[str, str]]] | None = None
     configured: set[str] = set()
     foreign: set[str] | None = None
+    options: OptionKeywords | None = None
     for f in facts:
         if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
@@ -192,7 +200,9 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
                     launched, configured = launch_keywords(facts)
                 kept = _kept_registered(name, parameter, index, default, calls, escaped, f.path, launched, configured)
             else:
-                kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside)
+                if options is None:
+                    options = OptionKeywords(facts)
+                kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside, options)
             if kept is not None:
                 result[f.path].append((first, last, f"{kept}; {condition}", is_assert))
                 if not is_assert:
@@ -289,7 +299,7 @@ def project_calls(facts) -> tuple[dict[str, list], set[str], set[str]]:
 
 
 def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, list], escaped: set[str],
-          path: str, aside: set[str] = frozenset()) -> str | None:
+          path: str, aside: set[str] = frozenset(), options: OptionKeywords | None = None) -> str | None:
     """Why every call of `name` (defined in `path`) in the project keeps `parameter` at its default, or None where one
     may not. Another file's calls of its own function of the same name are not this one's. `aside`: files whose calls
     run no product path (tests, optional launchers: _aside); where only they pass the parameter, the default
@@ -298,6 +308,9 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
     if name in escaped or not found:
         return None
     passing = sorted({where for where, shape in found if _passes(shape, parameter, index, default)})
+    given = options.left(passing, name, parameter, index, default, found) if options is not None and passing else ""
+    if given:
+        passing = []
     if set(passing) - aside:
         return None
     if passing:
@@ -306,7 +319,54 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
     count = sum(shape[0] for _, shape in found)
     where = sorted({path for path, _ in found})
     more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
+    if given:
+        return f"`{parameter}={default}` by default ({name}()), and its calls pass {given} ({where[0]}{more})"
     return f"`{parameter}={default}` by default ({name}()), and none of its {count} calls in the project passes {parameter} ({where[0]}{more})"
+
+
+class OptionKeywords:
+    """The calls that pass a parameter only as a command-line option left at None (Real-ESRGAN's
+    `RealESRGANer(gpu_id=args.gpu_id)`, `--gpu-id` declared with no default and passed by no launch command):
+    such a call passes the parameter's None default. The "passed" record of `calls` stays as it is (opt_in reads it)."""
+
+    def __init__(self, facts) -> None:
+        self.keywords: dict[tuple[str, str, str], set[str]] = defaultdict(set)  # (path, callee, keyword) → dests
+        for f in facts:
+            for key, keyword, dest in f.default_option_keywords:
+                callee = own_key(f.path, key[len(OWN):]) if key.startswith(OWN) else key
+                self.keywords[(f.path, callee, keyword)].add(dest)
+        nones: dict[str, str] = {}
+        declared: dict[str, int] = defaultdict(int)  # dest → declarations without a default (or default None) - all
+        for f in facts:
+            for dest, flag in f.option_nones:
+                nones.setdefault(dest, flag)
+                declared[dest] += 1
+            for option in f.options:  # every add_argument with a long flag, and dataclass fields
+                declared[option[0]] -= 1
+        launched = {flag.lstrip("-").replace("-", "_") for f in facts for flag in f.launch_flags}
+        self.nones = {dest: flag for dest, flag in nones.items() if declared[dest] >= 0  # declared so everywhere
+                      and flag.lstrip("-").replace("-", "_") not in launched and dest not in launched}
+
+    def left(self, passing: list[str], name: str, parameter: str, index: int, default: str, found) -> str:
+        """How every passing call passes `parameter` as an option None by default ("`gpu_id=args.gpu_id` (`--gpu-id`
+        is None unless given, and no launch command passes it)"), or "" where one may pass another value."""
+        if _value(default) is not None:
+            return ""
+        dests: set[str] = set()
+        for where, shape in found:
+            if where not in passing:
+                continue
+            _, positional, keywords, splat = shape
+            if splat or positional > index or any(k.startswith(parameter + "=") for k in keywords):
+                return ""
+            given = self.keywords.get((where, name, parameter), set()) | self.keywords.get(
+                (where, own_key(where, name), parameter), set())
+            if not given or "" in given or not given <= self.nones.keys():
+                return ""
+            dests |= given
+        dest = sorted(dests)[0]
+        return (f"`{parameter}=args.{dest}`, and `{self.nones[dest]}` is None unless given, which no "
+                f"launch command passes")
 
 
 def launch_keywords(facts) -> tuple[dict[str, list[tuple[str, str]]], set[str]]:
@@ -935,6 +995,30 @@ def _calls(called: list[Node], methods: list[Node], attribute_calls: dict[str, l
         call = attribute.parent if recorded is not None else None  # Node.parent searches down from the root: once
         if call is not None and call.type == "call":
             yield recorded, call.child_by_field_name("arguments"), call
+
+
+@functools.cache
+def _argument_objects() -> frozenset[str]:
+    from ascend_feasibility.knowledge import load_context_conventions
+    return frozenset(load_context_conventions().opt_in.argument_objects)
+
+
+def _option_keywords(key: str, arguments: Node) -> list[tuple[str, str, str]]:
+    """(key, keyword, dest) of a call's keywords whose value is `args.dest` (an argument object's attribute), and
+    (key, keyword, "") of its other keywords not given a literal (read: `read` keeps those of a keyword some call
+    passes an option)."""
+    found = []
+    for argument in arguments.named_children:
+        value = argument.child_by_field_name("value") if argument.type == "keyword_argument" else None
+        if value is None or (value.type in LITERAL_TYPES and _value(parsing.text(value)) is not UNKNOWN):
+            continue
+        name = parsing.text(argument.child_by_field_name("name"))
+        holder = value.child_by_field_name("object") if value.type == "attribute" else None
+        if holder is not None and holder.type == "identifier" and parsing.text(holder) in _argument_objects():
+            found.append((key, name, parsing.text(value.child_by_field_name("attribute"))))
+        else:
+            found.append((key, name, ""))
+    return found
 
 
 def _class_name(node: Node) -> str | None:
