@@ -17,7 +17,10 @@ named in any module's `__all__`, defined in a module another one imports with `*
 command-line entry), subclassed, passed as a value (`partial(Model, ...)`, a registry dict, `getattr(module,
 "Model")`), called with `*args`/`**kwargs`, never called, or a parameter the function assigns itself. Only
 module-level functions and the `__init__` of module-level classes are read (a method's calls cannot be told apart by
-name); a class's own `cls(...)` and `self.__class__(...)` are its calls.
+name); a class's own `cls(...)` and `self.__class__(...)` are its calls. Two hops reach further: an `__init__`
+default carried into the class's methods through `self.<attribute>` (attribute_hops.py), and a call passing the
+parameter as a command-line option that is None unless given (`gpu_id=args.gpu_id`: OptionKeywords). A keyword that
+hands a `False` default straight to a call (`load_in_8bit=load_in_8bit,`) is read as an arm of its own line.
 """
 
 from __future__ import annotations
