@@ -104,25 +104,24 @@ def hops(functions: list[Node], rebound) -> Hops:
     return found
 
 
-def foreign(tree: Node, methods: list[Node], modules: set[str]) -> list[str]:
+def foreign(tree: Node, stores: list[Node], methods: list[Node], modules: set[str]) -> list[str]:
     """Attribute names the file stores or calls on an object other than `self` or an imported module, as "store:name"
-    and "call:name": what may change an attribute, or call a method, of a class with hops from outside it."""
+    and "call:name": what may change an attribute, or call a method, of a class with hops from outside it. `stores`:
+    the left sides of the file's assignments that hold an attribute; `methods`: the name of every attribute call."""
     names = set()
-    for callee in methods:  # the name of every attribute call
+    skipped = {SELF.encode("utf-8")} | {module.encode("utf-8") for module in modules}
+    for callee in methods:
         holder = callee.parent.child_by_field_name("object") if callee.parent is not None else None
-        if holder is not None and not (holder.type == "identifier" and (parsing.text(holder) == SELF
-                                                                        or parsing.text(holder) in modules)):
-            names.add(f"call:{parsing.text(callee)}")
-    if b"=" not in tree.text and b"setattr" not in tree.text:
-        return sorted(names)
-    found = parsing.captures(parsing.query("python", STORES), tree)
-    for target in found.get("target", []):
+        if holder is not None and not (holder.type == "identifier" and holder.text in skipped):
+            names.add("call:" + callee.text.decode("utf-8", "replace"))
+    for target in stores:
         for attribute in _attributes(target):
-            holder = attribute.child_by_field_name("object")
-            if holder is not None and not (holder.type == "identifier" and parsing.text(holder) == SELF):
-                names.add(f"store:{parsing.text(attribute.child_by_field_name('attribute'))}")
-    for key in found.get("key", []):  # setattr(x, "seed", ...) on anything; setattr(x, name, ...): any name
-        names.add(f"store:{parsing.text(key).strip(chr(39) + chr(34))}" if key.type == "string" else "store:*")
+            holder, name = attribute.child_by_field_name("object"), attribute.child_by_field_name("attribute")
+            if holder is not None and name is not None and not (holder.type == "identifier" and holder.text == b"self"):
+                names.add("store:" + name.text.decode("utf-8", "replace"))
+    if b"setattr" in tree.text:  # setattr(x, "seed", ...) on anything; setattr(x, name, ...): any name
+        for key in parsing.captures(parsing.query("python", STORES), tree).get("key", []):
+            names.add(f"store:{parsing.text(key).strip(chr(39) + chr(34))}" if key.type == "string" else "store:*")
     return sorted(names)
 
 

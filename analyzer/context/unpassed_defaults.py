@@ -108,10 +108,10 @@ class DefaultFacts:
 
 
 def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
-         attribute_calls: dict[str, list[Node]], classes: list[Node], escapes) -> DefaultFacts:
+         attribute_calls: dict[str, list[Node]], classes: list[Node], escapes, stores: list[Node] = ()) -> DefaultFacts:
     """One unit's arms decided by a parameter's default, and its calls of the names it binds. `attribute_calls`: the
     captures of ATTRIBUTE_CALLS; `escapes()`: the captures of ESCAPES over the unit (read only when the file binds a
-    name or spells getattr)."""
+    name or spells getattr); `stores`: the left sides of assignments holding an attribute (attribute_hops.foreign)."""
     facts = DefaultFacts()
     forwards = "=False" in text or "= False" in text  # a keyword may forward a False default (_forwarded_off)
     functions = _defaulted_functions(tree) if conditions or asserts or forwards else []
@@ -121,7 +121,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     taken: list[tuple[Node, tuple[str, str, int, str], Node]] = []
     bodies: list[Node] = []  # the arms' bodies, beside facts.arms
     if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
-        facts.reads = _default_reads(functions)
+        facts.reads = _default_reads(functions) if conditions or asserts else []  # read only beside off arms
         inside = _Spans(functions)  # a test elsewhere reads no such function's parameter: it is not read
         for condition in conditions[:MAX_CONDITIONS]:
             if inside(condition) or reading.hops.inside(condition):
@@ -136,6 +136,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     # names compared as bytes: most calls and values are of no bound name, and their text need not be decoded
     bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
     own_names = {name.encode("utf-8") for name in own}
+    optioned = any(f"{name}." in text for name in _argument_objects())  # a keyword may pass `args.dest`
     shapes: dict[str, dict[tuple[int, frozenset[str], bool], int]] = {}  # name → shape of its calls → how many
     located: list[tuple[str, Node]] = []  # the calls (by their first node), kept only where a default decides an arm
     for key, arguments, start in _calls(called, methods, attribute_calls, bound_names, modules, star, own_names,
@@ -143,7 +144,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         if taken or bodies:
             located.append((key, start))
         shape = _shape(arguments)
-        if arguments is not None and shape[1]:
+        if arguments is not None and shape[1] and optioned:
             facts.option_keywords += _option_keywords(key, arguments)
         counted = shapes.get(key)
         if counted is None:
@@ -171,7 +172,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             if base.type in {"identifier", "attribute"}:
                 escaped.add(parsing.text(base).rsplit(".", 1)[-1])
     facts.escaped = sorted(escaped)
-    facts.foreign = attribute_hops.foreign(tree, methods, modules)
+    facts.foreign = attribute_hops.foreign(tree, stores, methods, modules)
     return facts
 
 

@@ -66,6 +66,8 @@ QUERY = r"""
 (class_definition body: (block (expression_statement (assignment left: (identifier) type: (type)) @device_field)))
 (decorated_definition definition: (class_definition) @decorated_class)
 (assignment left: (attribute) right: (identifier) @patched)
+(assignment left: [(attribute) (pattern_list (attribute))] @attribute_store)
+(augmented_assignment left: (attribute) @attribute_store)
 (assert_statement (comparison_operator) @assert)
 (string_content) @string
 (assignment left: (identifier) @built_variable right: (call function: (identifier) @built_class))
@@ -891,7 +893,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
                                         + found.get("truth", []),
                                         found.get("assert", []), _calls(unit), _methods(unit),
                                         query_set.unit_captures(unit, ATTRIBUTE_CALLS_KEY), definitions.get("class", []),
-                                        lambda: query_set.unit_captures(unit, ESCAPES_KEY))
+                                        lambda: query_set.unit_captures(unit, ESCAPES_KEY), found.get("attribute_store", []))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
     facts.default_taken = by_default.taken
     facts.default_arm_calls = by_default.arm_calls
