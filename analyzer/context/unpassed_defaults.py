@@ -129,7 +129,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         for statement in asserts[:MAX_CONDITIONS]:
             if inside(statement) or reading.hops.inside(statement):
                 facts.arms += _assert(statement, reading)
-        if forwards:
+        if forwards and any(_false_default(function) for function in functions):
             facts.arms += _forwarded_off(tree, reading, inside)
         facts.hops = reading.found_hops
     bound, modules, star, own = _bindings(tree)
@@ -593,6 +593,13 @@ def _forwarded_off(tree: Node, reading: _Reading, inside) -> list[tuple]:
         result.append((first, last, name, parameter, index, default,
                        f"line {first}: {text} hands the default to the call{_hop_note(first, last, parameter, reading)}", False))
     return result
+
+
+def _false_default(function: Node) -> bool:
+    parameters = function.child_by_field_name("parameters")
+    return any(p.type in {"default_parameter", "typed_default_parameter"} and p.child_by_field_name("value") is not None
+               and p.child_by_field_name("value").type == "false"
+               for p in (parameters.named_children if parameters is not None else []))
 
 
 def _alone(keyword: Node) -> bool:
