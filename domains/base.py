@@ -276,6 +276,10 @@ class ModuleFacts(Protocol):
     default_arm_calls: list[tuple[int, int, str, int, int, int]]  # own functions called in those arms, their lines
     default_registered: list[str]  # classes registered under a string key (built by name from a launch string)
     default_reads: list[tuple[str, str, int, tuple[int, ...]]]  # string defaults: their lines, their non-comparing reads
+    default_hops: list[tuple[int, int, str, str]]  # arms decided through self.<attribute> (attribute_hops.py)
+    default_foreign: list[str]  # attribute names stored or called on objects other than self ("store:x", "call:x")
+    option_nones: list[tuple[str, str]]  # command-line options whose value is None unless given: (dest, long flag)
+    default_option_keywords: list[tuple[str, str, str]]  # (callee, keyword, dest) of `gpu_id=args.gpu_id` keywords
     star_imports: list[str]  # modules imported with `from module import *`
     parameter_arms: list[tuple[int, int, str, tuple[str, ...], str, str, int]]  # switches.parameter_value_arm
     starts_process_group: bool  # calls init_process_group or the like, or imports a framework that does

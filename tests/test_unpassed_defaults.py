@@ -439,3 +439,161 @@ def test_an_else_arm_a_registered_default_turns_away(tmp_path, default, reach):
     body = PLUGIN.replace("device_map=\"cuda:0\", seed", f"device_map={default}, seed")
     found = [f for f in plugin(tmp_path, ELSE_LINE, body=body)]
     assert all(f.reach == reach for f in found)
+
+
+# The hop through self.<attribute> (analyzer/context/attribute_hops.py): lmms-eval's Bagel stores `self.seed = seed`
+# (`seed: int = 0`) and calls `self.set_seed(self.seed)`, whose `if seed > 0:` sets cudnn.deterministic; CambrianS's
+# `_maybe_consolidate` tests `self.consolidation_method == "drop_merge"` with `consolidation_method="drop"`.
+HOPPED = (
+    "import torch\n"
+    "from pkg.registry import register_model\n\n\n"
+    "@register_model(\"bagel\")\n"
+    "class Bagel:\n"
+    "    def __init__(self, pretrained=\"x\", seed: int = 0, consolidation_method=\"drop\"):\n"
+    "        self.seed = seed\n"
+    "        self.consolidation_method = consolidation_method\n"
+    "        self.set_seed(self.seed)\n\n"
+    "    def set_seed(self, seed):\n"
+    "        if seed > 0:\n"
+    "            torch.backends.cudnn.deterministic = True\n\n"
+    "    def consolidate(self):\n"
+    "        if self.consolidation_method == \"drop_merge\":\n"
+    "            torch.cuda.empty_cache()\n"
+)
+HOP_SEED_LINE, HOP_CACHE_LINE = 14, 18
+
+
+@pytest.mark.parametrize("body, extra, reach", [
+    (HOPPED, {}, "optional"),
+    (HOPPED.replace("seed: int = 0", "seed: int = 1"), {}, "runs"),  # the default passes the test
+    (HOPPED + "\n    def reseed(self, value):\n        self.seed = value\n", {}, "runs"),  # another store in the class
+    (HOPPED + "\n    def again(self):\n        self.set_seed(7)\n", {}, "runs"),  # the method called with another value
+    (HOPPED + "\n    def hook(self):\n        return self.set_seed\n", {}, "runs"),  # the method used as a value
+    (HOPPED, {"pkg/app.py": "def tune(model):\n    model.seed = 42\n"}, "runs"),  # stored from outside
+    (HOPPED, {"pkg/app.py": "def tune(model):\n    setattr(model, \"seed\", 42)\n"}, "runs"),
+    (HOPPED, {"pkg/app.py": "def tune(model):\n    model.set_seed(5)\n"}, "runs"),  # called from outside
+    (HOPPED, {"examples/run.sh": "python -m pkg.main --model bagel --model_args seed=42\n"}, "runs"),  # a launcher
+])
+def test_a_default_carried_through_self_into_a_method(tmp_path, body, extra, reach):
+    found = findings(tmp_path, {"pkg/registry.py": REGISTRY, "pkg/model.py": body, **extra}, HOP_SEED_LINE)
+    assert all(f.reach == reach for f in found)
+    if reach == "optional":
+        assert "`seed=0` by default (Bagel(), registered by name)" in found[0].reach_reason
+        assert "set_seed() is called only with self.seed, which __init__ sets only from seed" in found[0].reach_reason
+
+
+@pytest.mark.parametrize("body, extra, reach", [
+    (HOPPED, {}, "optional"),
+    (HOPPED.replace("consolidation_method=\"drop\"", "consolidation_method=\"drop_merge\""), {}, "runs"),
+    (HOPPED.replace("        self.consolidation_method = consolidation_method\n",
+                    "        self.consolidation_method = consolidation_method\n"
+                    "        if pretrained == \"y\":\n            self.consolidation_method = \"drop_merge\"\n"), {}, "runs"),
+    (HOPPED, {"pkg/app.py": "def tune(model):\n    model.consolidation_method = \"drop_merge\"\n"}, "runs"),
+])
+def test_an_attribute_test_in_a_method_reads_the_init_default(tmp_path, body, extra, reach):
+    line = HOP_CACHE_LINE + (2 if "pretrained == \"y\"" in body else 0)
+    found = findings(tmp_path, {"pkg/registry.py": REGISTRY, "pkg/model.py": body, **extra}, line)
+    assert all(f.reach == reach for f in found)
+    if reach == "optional":
+        assert "if self.consolidation_method == \"drop_merge\": (self.consolidation_method, which __init__ sets only " \
+               "from consolidation_method)" in found[0].reach_reason
+
+
+@pytest.mark.parametrize("caller, reach", [
+    ("model = Bagel()\n", "optional"),  # a plain class: its calls decide, as for a test in __init__
+    ("model = Bagel(seed=3)\n", "runs"),
+])
+def test_a_plain_class_s_hop_reads_its_calls(tmp_path, caller, reach):
+    body = HOPPED.replace("from pkg.registry import register_model\n", "").replace("@register_model(\"bagel\")\n", "")
+    app = "from pkg.model import Bagel\n\n" + caller
+    found = findings(tmp_path, {"pkg/model.py": body, "pkg/app.py": app}, HOP_SEED_LINE - 2)
+    assert all(f.reach == reach for f in found)
+
+
+# A keyword that hands a False default straight to a call (lmms-eval's InternVL: `load_in_8bit=load_in_8bit,` into
+# `from_pretrained`, `load_in_8bit: bool = False`): bitsandbytes' 8-bit loading (DEP032) is off by default.
+FORWARDING = (
+    "from transformers import AutoModel\n"
+    "from pkg.registry import register_model\n\n\n"
+    "@register_model(\"internvl\")\n"
+    "class InternVL:\n"
+    "    def __init__(self, pretrained: str = \"x\", load_in_8bit: bool = False):\n"
+    "        self.load_in_8bit = load_in_8bit\n"
+    "        self.model = AutoModel.from_pretrained(\n"
+    "            pretrained,\n"
+    "            load_in_8bit=load_in_8bit,\n"
+    "        )\n\n"
+    "    def reload(self):\n"
+    "        return AutoModel.from_pretrained(\n"
+    "            \"y\",\n"
+    "            load_in_8bit=self.load_in_8bit,\n"
+    "        )\n"
+)
+FORWARD_LINE, FORWARD_HOP_LINE = 11, 17
+
+
+@pytest.mark.parametrize("line", [FORWARD_LINE, FORWARD_HOP_LINE])
+@pytest.mark.parametrize("body, extra, reach", [
+    (FORWARDING, {}, "optional"),
+    (FORWARDING.replace("load_in_8bit: bool = False", "load_in_8bit: bool = True"), {}, "runs"),  # on by default
+    (FORWARDING, {"examples/run.sh": "python -m pkg.main --model internvl --model_args load_in_8bit=True\n"}, "runs"),
+])
+def test_a_keyword_forwarding_a_false_default(tmp_path, line, body, extra, reach):
+    found = [f for f in findings(tmp_path, {"pkg/registry.py": REGISTRY, "pkg/model.py": body, **extra}, line)
+             if f.rule == "DEP032"]
+    assert found and all(f.reach == reach for f in found)
+    if reach == "optional":
+        assert "`load_in_8bit=False` by default (InternVL(), registered by name)" in found[0].reach_reason
+
+
+def test_a_forwarding_keyword_sharing_its_line_keeps_it(tmp_path):
+    # another argument on the line: a finding there may be that argument's
+    body = FORWARDING.replace("            pretrained,\n            load_in_8bit=load_in_8bit,\n",
+                              "            pretrained, load_in_8bit=load_in_8bit,\n")
+    found = [f for f in findings(tmp_path, {"pkg/registry.py": REGISTRY, "pkg/model.py": body}, FORWARD_LINE - 1)
+             if f.rule == "DEP032"]
+    assert found and all(f.reach == "runs" for f in found)
+
+
+# A keyword passing a command-line option (Real-ESRGAN's `RealESRGANer(..., gpu_id=args.gpu_id)`, `--gpu-id`
+# declared with `default=None`): where no launch command passes the flag, the call passes the None default.
+ESRGAN = (
+    "import torch\n\n\n"
+    "class RealESRGANer:\n"
+    "    def __init__(self, scale, model_path, gpu_id=None):\n"
+    "        if gpu_id:\n"
+    "            self.device = torch.device(f\"cuda:{gpu_id}\")\n"
+    "        else:\n"
+    "            self.device = torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n"
+)
+INFERENCE = (
+    "import argparse\n\n"
+    "from pkg.utils import RealESRGANer\n\n\n"
+    "def main():\n"
+    "    parser = argparse.ArgumentParser()\n"
+    "    parser.add_argument(\"--gpu-id\", type=int, default=None, help=\"gpu device to use\")\n"
+    "    args = parser.parse_args()\n"
+    "    return RealESRGANer(scale=4, model_path=\"x\", gpu_id=args.gpu_id)\n\n\n"
+    "if __name__ == \"__main__\":\n"
+    "    main()\n"
+)
+GPU_ID_LINE = 7
+
+
+@pytest.mark.parametrize("inference, extra, reach", [
+    (INFERENCE, {}, "optional"),
+    (INFERENCE.replace(", default=None", ""), {}, "optional"),  # no default: None as well
+    (INFERENCE.replace("default=None", "default=0"), {}, "runs"),  # a default that is not None
+    (INFERENCE, {"scripts/run.sh": "python inference.py -n x --gpu-id 1\n"}, "runs"),  # a launcher passes it
+    (INFERENCE, {"pkg/batch.py": "from pkg.utils import RealESRGANer\n\n\ndef run(g):\n"
+                                 "    return RealESRGANer(4, \"x\", gpu_id=g)\n"}, "runs"),  # another value
+    (INFERENCE.replace("    args = parser.parse_args()\n",
+                       "    parser.add_argument(\"--other\", dest=\"gpu_id\", type=int, default=1)\n"
+                       "    args = parser.parse_args()\n"), {}, "runs"),  # declared with a default elsewhere
+])
+def test_a_keyword_passing_an_option_left_at_none(tmp_path, inference, extra, reach):
+    found = findings(tmp_path, {"pkg/utils.py": ESRGAN, "inference.py": inference, **extra}, GPU_ID_LINE,
+                     path="pkg/utils.py")
+    assert all(f.reach == reach for f in found)
+    if reach == "optional":
+        assert "its calls pass `gpu_id=args.gpu_id`, and `--gpu-id` is None unless given" in found[0].reach_reason

@@ -576,6 +576,20 @@ def declared_option(call: Node) -> tuple[str, bool, str] | None:
     return dest, off, long
 
 
+def option_none_default(call: Node) -> tuple[str, str] | None:
+    """`add_argument("--gpu-id", type=int, default=None)` (or no default), not required, no action: (dest, the long
+    flag); its value is None unless the flag is given."""
+    parts = _option_parts(call)
+    if parts is None or parts[0] is None:
+        return None
+    long, keywords = parts
+    if "action" in keywords or "required" in keywords or "const" in keywords or (
+            "default" in keywords and parsing.text(keywords["default"]) != "None"):
+        return None
+    dest = keywords.get("dest")
+    return (parsing.text(dest).strip("'\"") if dest is not None else long[2:].replace("-", "_")), long
+
+
 def option_string_default(call: Node) -> tuple[str, str] | None:
     """`add_argument("--optim", type=str, default="adamw_torch")`: (dest, "adamw_torch"); an integer default as
     written (`--head_chunk`, default=0: "0"); None for other options."""

@@ -17,7 +17,10 @@ named in any module's `__all__`, defined in a module another one imports with `*
 command-line entry), subclassed, passed as a value (`partial(Model, ...)`, a registry dict, `getattr(module,
 "Model")`), called with `*args`/`**kwargs`, never called, or a parameter the function assigns itself. Only
 module-level functions and the `__init__` of module-level classes are read (a method's calls cannot be told apart by
-name); a class's own `cls(...)` and `self.__class__(...)` are its calls.
+name); a class's own `cls(...)` and `self.__class__(...)` are its calls. Two hops reach further: an `__init__`
+default carried into the class's methods through `self.<attribute>` (attribute_hops.py), and a call passing the
+parameter as a command-line option that is None unless given (`gpu_id=args.gpu_id`: OptionKeywords). A keyword that
+hands a `False` default straight to a call (`load_in_8bit=load_in_8bit,`) is read as an arm of its own line.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from ascend_feasibility.analyzer.context import attribute_hops
 from ascend_feasibility.analyzer.context.switches import _enclosing, _parameter, first_term
 from ascend_feasibility.analyzer.context.unloaded import LIVE_ROLES
 from ascend_feasibility.analyzer.context.written_names import word_set
@@ -91,32 +95,48 @@ class DefaultFacts:
     # string defaults of the parameters `functions` read: (function or class, parameter, the default's line, the lines
     # of the reads other than a comparison with a literal) (_default_reads)
     reads: list[tuple[str, str, int, tuple[int, ...]]] = field(default_factory=list)
+    # arms decided through an attribute `__init__` binds only from a parameter (attribute_hops.py): (first line, last
+    # line, the attribute, the method whose parameter carries it, or ""); kept only where no code of the project
+    # stores the attribute on another object or calls the method on one (`foreign`)
+    hops: list[tuple[int, int, str, str]] = field(default_factory=list)
+    # attribute names the file stores (`x.seed = ...`, `setattr(x, "seed", ...)`) or calls (`x.set_seed(...)`) on an
+    # object other than `self` or an imported module: as "store:name" and "call:name"
+    foreign: list[str] = field(default_factory=list)
+    # keywords whose value is a command-line option (`gpu_id=args.gpu_id`, conventions' argument objects): (callee
+    # record as in `calls`, keyword, the option's dest); each call keeps its "passed" record in `calls` as well
+    option_keywords: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
-         attribute_calls: dict[str, list[Node]], classes: list[Node], escapes) -> DefaultFacts:
+         attribute_calls: dict[str, list[Node]], classes: list[Node], escapes, stores: list[Node] = ()) -> DefaultFacts:
     """One unit's arms decided by a parameter's default, and its calls of the names it binds. `attribute_calls`: the
     captures of ATTRIBUTE_CALLS; `escapes()`: the captures of ESCAPES over the unit (read only when the file binds a
-    name or spells getattr)."""
+    name or spells getattr); `stores`: the left sides of assignments holding an attribute (attribute_hops.foreign)."""
     facts = DefaultFacts()
-    functions = _defaulted_functions(tree) if conditions or asserts else []
+    forwards = "=False" in text or "= False" in text  # a keyword may forward a False default (_forwarded_off)
+    functions = _defaulted_functions(tree) if conditions or asserts or forwards else []
     facts.registered = [parsing.text(c.child_by_field_name("name")) for c in _registered_classes(tree)]
     reading = _Reading(frozenset(name for function in functions for name in _literal_defaults(function)))
+    reading.hops = attribute_hops.hops(functions, _rebound) if functions else attribute_hops.Hops()
     taken: list[tuple[Node, tuple[str, str, int, str], Node]] = []
     bodies: list[Node] = []  # the arms' bodies, beside facts.arms
     if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
-        facts.reads = _default_reads(functions)
+        facts.reads = _default_reads(functions) if conditions or asserts else []  # read only beside off arms
         inside = _Spans(functions)  # a test elsewhere reads no such function's parameter: it is not read
         for condition in conditions[:MAX_CONDITIONS]:
-            if inside(condition):
+            if inside(condition) or reading.hops.inside(condition):
                 facts.arms += _arms(condition, reading, taken, bodies)
         for statement in asserts[:MAX_CONDITIONS]:
-            if inside(statement):
+            if inside(statement) or reading.hops.inside(statement):
                 facts.arms += _assert(statement, reading)
+        if forwards and any(_false_default(function) for function in functions):
+            facts.arms += _forwarded_off(tree, reading, inside)
+        facts.hops = reading.found_hops
     bound, modules, star, own = _bindings(tree)
     # names compared as bytes: most calls and values are of no bound name, and their text need not be decoded
     bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
     own_names = {name.encode("utf-8") for name in own}
+    optioned = any(f"{name}." in text for name in _argument_objects())  # a keyword may pass `args.dest`
     shapes: dict[str, dict[tuple[int, frozenset[str], bool], int]] = {}  # name → shape of its calls → how many
     located: list[tuple[str, Node]] = []  # the calls (by their first node), kept only where a default decides an arm
     for key, arguments, start in _calls(called, methods, attribute_calls, bound_names, modules, star, own_names,
@@ -124,11 +144,15 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         if taken or bodies:
             located.append((key, start))
         shape = _shape(arguments)
+        if arguments is not None and shape[1] and optioned:
+            facts.option_keywords += _option_keywords(key, arguments)
         counted = shapes.get(key)
         if counted is None:
             shapes[key] = {shape: 1}
         else:
             counted[shape] = counted.get(shape, 0) + 1
+    optioned = {(key, keyword) for key, keyword, dest in facts.option_keywords if dest}
+    facts.option_keywords = sorted({k for k in facts.option_keywords if (k[0], k[1]) in optioned})
     facts.calls, facts.passed = _records(shapes)
     if taken:
         facts.taken = _taken(taken, [(_callee(key), start) for key, start in located])
@@ -148,6 +172,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             if base.type in {"identifier", "attribute"}:
                 escaped.add(parsing.text(base).rsplit(".", 1)[-1])
     facts.escaped = sorted(escaped)
+    facts.foreign = attribute_hops.foreign(tree, stores, methods, modules)
     return facts
 
 
@@ -158,6 +183,8 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
     aside: set[str] | None = None
     launched: dict[str, list[tuple[str, str]]] | None = None
     configured: set[str] = set()
+    foreign: set[str] | None = None
+    options: OptionKeywords | None = None
     for f in facts:
         if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
@@ -165,13 +192,21 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
             aside = _aside(calls, context)
         off: dict[tuple[int, int], str] = {}  # the arms no call takes → why
         registered = set(f.default_registered)
+        if f.default_hops and foreign is None:
+            foreign = {name for g in facts for name in g.default_foreign}
+        touched = {(first, last) for first, last, attribute, method in f.default_hops
+                   if {f"store:{attribute}", "store:*", f"call:{method}"} & foreign}
         for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
+            if (first, last) in touched:  # the attribute may be stored, or the method called, from outside
+                continue
             if name in registered:
                 if launched is None:
                     launched, configured = launch_keywords(facts)
                 kept = _kept_registered(name, parameter, index, default, calls, escaped, f.path, launched, configured)
             else:
-                kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside)
+                if options is None:
+                    options = OptionKeywords(facts)
+                kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside, options)
             if kept is not None:
                 result[f.path].append((first, last, f"{kept}; {condition}", is_assert))
                 if not is_assert:
@@ -268,7 +303,7 @@ def project_calls(facts) -> tuple[dict[str, list], set[str], set[str]]:
 
 
 def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, list], escaped: set[str],
-          path: str, aside: set[str] = frozenset()) -> str | None:
+          path: str, aside: set[str] = frozenset(), options: OptionKeywords | None = None) -> str | None:
     """Why every call of `name` (defined in `path`) in the project keeps `parameter` at its default, or None where one
     may not. Another file's calls of its own function of the same name are not this one's. `aside`: files whose calls
     run no product path (tests, optional launchers: _aside); where only they pass the parameter, the default
@@ -277,6 +312,9 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
     if name in escaped or not found:
         return None
     passing = sorted({where for where, shape in found if _passes(shape, parameter, index, default)})
+    given = options.left(passing, name, parameter, index, default, found) if options is not None and passing else ""
+    if given:
+        passing = []
     if set(passing) - aside:
         return None
     if passing:
@@ -285,7 +323,54 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
     count = sum(shape[0] for _, shape in found)
     where = sorted({path for path, _ in found})
     more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
+    if given:
+        return f"`{parameter}={default}` by default ({name}()), and its calls pass {given} ({where[0]}{more})"
     return f"`{parameter}={default}` by default ({name}()), and none of its {count} calls in the project passes {parameter} ({where[0]}{more})"
+
+
+class OptionKeywords:
+    """The calls that pass a parameter only as a command-line option left at None (Real-ESRGAN's
+    `RealESRGANer(gpu_id=args.gpu_id)`, `--gpu-id` declared with no default and passed by no launch command):
+    such a call passes the parameter's None default. The "passed" record of `calls` stays as it is (opt_in reads it)."""
+
+    def __init__(self, facts) -> None:
+        self.keywords: dict[tuple[str, str, str], set[str]] = defaultdict(set)  # (path, callee, keyword) → dests
+        for f in facts:
+            for key, keyword, dest in f.default_option_keywords:
+                callee = own_key(f.path, key[len(OWN):]) if key.startswith(OWN) else key
+                self.keywords[(f.path, callee, keyword)].add(dest)
+        nones: dict[str, str] = {}
+        declared: dict[str, int] = defaultdict(int)  # dest → declarations without a default (or default None) - all
+        for f in facts:
+            for dest, flag in f.option_nones:
+                nones.setdefault(dest, flag)
+                declared[dest] += 1
+            for option in f.options:  # every add_argument with a long flag, and dataclass fields
+                declared[option[0]] -= 1
+        launched = {flag.lstrip("-").replace("-", "_") for f in facts for flag in f.launch_flags}
+        self.nones = {dest: flag for dest, flag in nones.items() if declared[dest] >= 0  # declared so everywhere
+                      and flag.lstrip("-").replace("-", "_") not in launched and dest not in launched}
+
+    def left(self, passing: list[str], name: str, parameter: str, index: int, default: str, found) -> str:
+        """How every passing call passes `parameter` as an option None by default ("`gpu_id=args.gpu_id` (`--gpu-id`
+        is None unless given, and no launch command passes it)"), or "" where one may pass another value."""
+        if _value(default) is not None:
+            return ""
+        dests: set[str] = set()
+        for where, shape in found:
+            if where not in passing:
+                continue
+            _, positional, keywords, splat = shape
+            if splat or positional > index or any(k.startswith(parameter + "=") for k in keywords):
+                return ""
+            given = self.keywords.get((where, name, parameter), set()) | self.keywords.get(
+                (where, own_key(where, name), parameter), set())
+            if not given or "" in given or not given <= self.nones.keys():
+                return ""
+            dests |= given
+        dest = sorted(dests)[0]
+        return (f"`{parameter}=args.{dest}`, and `{self.nones[dest]}` is None unless given, which no "
+                f"launch command passes")
 
 
 def launch_keywords(facts) -> tuple[dict[str, list[tuple[str, str]]], set[str]]:
@@ -361,17 +446,22 @@ def _arms(condition: Node, reading: _Reading, taken: list | None = None, bodies:
         body = statement.child_by_field_name("consequence")
         if body is not None and bodies is not None:
             bodies.append(body)
-        return [_arm(body, found, statement)] if body is not None else []
+        return [_arm(body, found, statement, reading)] if body is not None else []
     found = _decided(condition, True, reading)
     if found is None or statement.type != "if_statement":  # true by default: the rest of the chain is not taken
         return []
     body = statement.child_by_field_name("consequence")
-    if body is not None and taken is not None:
+    if body is not None and taken is not None and reading.hop is None:  # default_path reads no hop
         taken.append((body, found, statement))
     rest = [c for c in statement.children if c.type in {"elif_clause", "else_clause"}]
     if bodies is not None:
         bodies.extend(rest)
-    return [_arm(c, found, statement) for c in rest]
+    hop = reading.hop
+    arms = []
+    for c in rest:
+        reading.hop = hop
+        arms.append(_arm(c, found, statement, reading))
+    return arms
 
 
 def _default_reads(functions: list[Node]) -> list[tuple[str, str, int, tuple[int, ...]]]:
@@ -451,11 +541,22 @@ def _arm_calls(bodies: list[Node], located: list[tuple[str, Node]], tree: Node) 
     return result
 
 
-def _arm(body: Node, found: tuple[str, str, int, str], statement: Node) -> tuple:
+def _arm(body: Node, found: tuple[str, str, int, str], statement: Node, reading: _Reading) -> tuple:
     name, parameter, index, default = found
     line = " ".join(parsing.text(statement).splitlines()[0].split())[:100]
-    return (body.start_point.row + 1, body.end_point.row + 1, name, parameter, index, default,
-            f"line {statement.start_point.row + 1}: {line}", False)
+    first, last = body.start_point.row + 1, body.end_point.row + 1
+    return (first, last, name, parameter, index, default,
+            f"line {statement.start_point.row + 1}: {line}{_hop_note(first, last, parameter, reading)}", False)
+
+
+def _hop_note(first: int, last: int, parameter: str, reading: _Reading) -> str:
+    """Records the hop the last term was read through (DefaultFacts.hops) and says it."""
+    if reading.hop is None:
+        return ""
+    attribute, method = reading.hop
+    reading.found_hops.append((first, last, attribute, method))
+    carried = f" ({method}() is called only with self.{attribute}" if method else " (self." + attribute
+    return f"{carried}, which __init__ sets only from {parameter})"
 
 
 def _taken(taken: list[tuple[Node, tuple[str, str, int, str], Node]], located: list[tuple[str, Node]]
@@ -470,6 +571,49 @@ def _taken(taken: list[tuple[Node, tuple[str, str, int, str], Node]], located: l
     return result
 
 
+FORWARDED = "(keyword_argument name: (identifier) value: [(identifier) (attribute)] @value)"
+
+
+def _forwarded_off(tree: Node, reading: _Reading, inside) -> list[tuple]:
+    """A keyword that hands a parameter's `False` default straight to a call, alone on its lines (lmms-eval's
+    `load_in_8bit=load_in_8bit,` into `from_pretrained`, `load_in_8bit: bool = False`): the call's feature is off
+    by default, as an arm `if load_in_8bit:` would be; the line is an arm no call takes. `self.load_in_8bit` too,
+    through attribute_hops."""
+    result = []
+    for value in parsing.captures(parsing.query("python", FORWARDED), tree).get("value", [])[:MAX_CONDITIONS]:
+        keyword = value.parent
+        if not (inside(keyword) or reading.hops.inside(keyword)) or not _alone(keyword):
+            continue
+        found = _decided(value, False, reading)
+        if found is None or _value(found[3]) is not False:
+            continue
+        first, last = keyword.start_point.row + 1, keyword.end_point.row + 1
+        text = " ".join(parsing.text(keyword).split())[:100]
+        name, parameter, index, default = found
+        result.append((first, last, name, parameter, index, default,
+                       f"line {first}: {text} hands the default to the call{_hop_note(first, last, parameter, reading)}", False))
+    return result
+
+
+def _false_default(function: Node) -> bool:
+    parameters = function.child_by_field_name("parameters")
+    return any(p.type in {"default_parameter", "typed_default_parameter"} and p.child_by_field_name("value") is not None
+               and p.child_by_field_name("value").type == "false"
+               for p in (parameters.named_children if parameters is not None else []))
+
+
+def _alone(keyword: Node) -> bool:
+    """Whether a keyword argument is alone on its lines: the call's `(`, and every other argument, on other lines."""
+    arguments = keyword.parent
+    if arguments is None or arguments.type != "argument_list":
+        return False
+    first, last = keyword.start_point.row, keyword.end_point.row
+    if arguments.start_point.row >= first:
+        return False
+    return all(other.end_point.row < first or other.start_point.row > last
+               for other in arguments.named_children if other != keyword and other.type != "comment")
+
+
 def _assert(test: Node, reading: _Reading) -> list[tuple]:
     """`assert backend == "nccl"` (the comparison an assert tests) that the default passes."""
     statement = test.parent
@@ -478,14 +622,16 @@ def _assert(test: Node, reading: _Reading) -> list[tuple]:
         return []
     name, parameter, index, default = found
     line = " ".join(parsing.text(statement).splitlines()[0].split())[:100]
-    return [(statement.start_point.row + 1, statement.end_point.row + 1, name, parameter, index, default,
-             f"line {statement.start_point.row + 1}: {line}", True)]
+    first, last = statement.start_point.row + 1, statement.end_point.row + 1
+    return [(first, last, name, parameter, index, default,
+             f"line {first}: {line}{_hop_note(first, last, parameter, reading)}", True)]
 
 
 def _decided(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int, str] | None:
     """(function or class, parameter, position, default) when `term` compares a parameter with a literal, or tests the
     parameter's truth (`if deterministic:`, `if not fast:`), and, at the parameter's default, is `holds`."""
-    if term.type in {"identifier", "not_operator"}:
+    reading.hop = None
+    if term.type in {"identifier", "not_operator", "attribute"}:
         return _truth(term, holds, reading)
     if term.type != "comparison_operator" or len(term.named_children) != 2:
         return None
@@ -495,11 +641,11 @@ def _decided(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int,
         return None
     compare = COMPARE[spelled]
     left, right = term.named_children
-    swapped = left.type != "identifier"
+    swapped = left.type not in {"identifier", "attribute"}
     name_node, literal = (right, left) if swapped else (left, right)
-    if name_node.type != "identifier" or literal.type not in LITERAL_TYPES or parsing.text(name_node) not in reading.parameters:
+    if literal.type not in LITERAL_TYPES:
         return None
-    found = _target(name_node)
+    found = _operand(name_node, reading)
     if found is None:
         return None
     function, target = found
@@ -519,9 +665,7 @@ def _truth(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int, s
     """_decided for `parameter` or `not parameter` with a literal default (`deterministic=False`)."""
     negated = term.type == "not_operator"
     name_node = term.child_by_field_name("argument") if negated else term
-    if name_node is None or name_node.type != "identifier" or parsing.text(name_node) not in reading.parameters:
-        return None
-    found = _target(name_node)
+    found = _operand(name_node, reading) if name_node is not None else None
     if found is None:
         return None
     function, target = found
@@ -531,11 +675,29 @@ def _truth(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int, s
     return _unchanged(name_node, function, target, reading)
 
 
+def _operand(name_node: Node, reading: _Reading) -> tuple[Node, tuple[str, str, int, str]] | None:
+    """The function and target (_target) of a tested parameter, or through a hop (attribute_hops: `self.seed`, or a
+    method's parameter every call passes `self.seed`) the `__init__` parameter's target (the hop in `reading.hop`)."""
+    if name_node.type == "identifier" and parsing.text(name_node) in reading.parameters:
+        found = _target(name_node)
+        if found is not None or _enclosing(name_node, "function_definition") is None:
+            return found
+    if name_node.type not in {"identifier", "attribute"} or not reading.hops.attributes:
+        return None
+    hopped = reading.hops.target(name_node)
+    if hopped is None:
+        return None
+    method, target, reading.hop = hopped
+    return method, target
+
+
 def _unchanged(name_node: Node, function: Node, target: tuple[str, str, int, str], reading: _Reading
                ) -> tuple[str, str, int, str] | None:
     """`target` when its function rebinds the parameter nowhere before the test reads it: not at all, or only inside
     the `if` statement whose test this is (`if device is None: device = torch.cuda.current_device()`), outside any
     loop, where the rebinding follows the test."""
+    if reading.hop is not None:  # attribute_hops read the method's rebinding, and the attribute's stores
+        return target
     if function.id not in reading.rebound:
         reading.rebound[function.id] = _rebound(function)
     rebound = reading.rebound[function.id]
@@ -563,6 +725,10 @@ class _Reading:
     """One unit's reading: the parameters _target can read, and _rebound's answer by function."""
     parameters: frozenset[str]
     rebound: dict[int, dict[str, list[int]] | None] = field(default_factory=dict)
+    hops: attribute_hops.Hops = field(default_factory=attribute_hops.Hops)
+    # DefaultFacts.hops, and the hop (attribute, method) of the term _decided read last (None: no hop)
+    found_hops: list[tuple[int, int, str, str]] = field(default_factory=list)
+    hop: tuple[str, str] | None = None
 
 
 def _defaulted_parameters(tree: Node) -> frozenset[str]:
@@ -840,6 +1006,30 @@ def _calls(called: list[Node], methods: list[Node], attribute_calls: dict[str, l
         call = attribute.parent if recorded is not None else None  # Node.parent searches down from the root: once
         if call is not None and call.type == "call":
             yield recorded, call.child_by_field_name("arguments"), call
+
+
+@functools.cache
+def _argument_objects() -> frozenset[str]:
+    from ascend_feasibility.knowledge import load_context_conventions
+    return frozenset(load_context_conventions().opt_in.argument_objects)
+
+
+def _option_keywords(key: str, arguments: Node) -> list[tuple[str, str, str]]:
+    """(key, keyword, dest) of a call's keywords whose value is `args.dest` (an argument object's attribute), and
+    (key, keyword, "") of its other keywords not given a literal (read: `read` keeps those of a keyword some call
+    passes an option)."""
+    found = []
+    for argument in arguments.named_children:
+        value = argument.child_by_field_name("value") if argument.type == "keyword_argument" else None
+        if value is None or (value.type in LITERAL_TYPES and _value(parsing.text(value)) is not UNKNOWN):
+            continue
+        name = parsing.text(argument.child_by_field_name("name"))
+        holder = value.child_by_field_name("object") if value.type == "attribute" else None
+        if holder is not None and holder.type == "identifier" and parsing.text(holder) in _argument_objects():
+            found.append((key, name, parsing.text(value.child_by_field_name("attribute"))))
+        else:
+            found.append((key, name, ""))
+    return found
 
 
 def _class_name(node: Node) -> str | None:

@@ -67,6 +67,8 @@ QUERY = r"""
 (class_definition body: (block (expression_statement (assignment left: (identifier) type: (type)) @device_field)))
 (decorated_definition definition: (class_definition) @decorated_class)
 (assignment left: (attribute) right: (identifier) @patched)
+(assignment left: [(attribute) (pattern_list (attribute))] @attribute_store)
+(augmented_assignment left: (attribute) @attribute_store)
 (assert_statement (comparison_operator) @assert)
 (string_content) @string
 (assignment left: (identifier) @built_variable right: (call function: (identifier) @built_class))
@@ -275,6 +277,11 @@ class PhaseFacts:
     default_arm_calls: list[tuple[int, int, str, int, int, int]] = field(default_factory=list)
     default_registered: list[str] = field(default_factory=list)  # classes registered under a string key
     default_reads: list[tuple[str, str, int, tuple[int, ...]]] = field(default_factory=list)  # string defaults' reads
+    default_hops: list[tuple[int, int, str, str]] = field(default_factory=list)  # arms read through self.<attribute>
+    default_foreign: list[str] = field(default_factory=list)  # attributes stored or called on other objects
+    option_nones: list[tuple[str, str]] = field(default_factory=list)  # options None unless given: (dest, flag)
+    # keywords calls pass as a command-line option's value: (callee record, keyword, dest) (`gpu_id=args.gpu_id`)
+    default_option_keywords: list[tuple[str, str, str]] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
     # starts a process group; the if-arms that need one (analyzer/context/process_groups.py)
     starts_process_group: bool = False
@@ -353,6 +360,10 @@ class PhaseFacts:
         self.default_arm_calls += other.default_arm_calls
         self.default_registered += other.default_registered
         self.default_reads += other.default_reads
+        self.default_hops += other.default_hops
+        self.default_foreign += other.default_foreign
+        self.option_nones += other.option_nones
+        self.default_option_keywords += other.default_option_keywords
         self.default_escaped += other.default_escaped
         self.star_imports += other.star_imports
         self.starts_process_group |= other.starts_process_group
@@ -869,8 +880,9 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.options, facts.option_arms = _options(declarations, found.get("switch", []))
     facts.option_values = _string_options(declarations)
     if declarations:
-        from ascend_feasibility.analyzer.context.switches import option_choices
+        from ascend_feasibility.analyzer.context.switches import option_choices, option_none_default
         facts.option_choices = [listed for listed in map(option_choices, declarations) if listed is not None]
+        facts.option_nones = [found for found in map(option_none_default, declarations) if found is not None]
     for cls in found.get("decorated_class", []) if "dataclass" in unit.source.text else []:
         options, values = dataclass_options(cls)
         facts.options += options
@@ -895,12 +907,14 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
                                         + found.get("truth", []),
                                         found.get("assert", []), _calls(unit), _methods(unit),
                                         query_set.unit_captures(unit, ATTRIBUTE_CALLS_KEY), definitions.get("class", []),
-                                        lambda: query_set.unit_captures(unit, ESCAPES_KEY))
+                                        lambda: query_set.unit_captures(unit, ESCAPES_KEY), found.get("attribute_store", []))
     facts.default_arms, facts.default_calls, facts.default_escaped = by_default.arms, by_default.calls, by_default.escaped
     facts.default_taken = by_default.taken
     facts.default_arm_calls = by_default.arm_calls
     facts.default_registered = by_default.registered
     facts.default_reads = by_default.reads
+    facts.default_hops, facts.default_foreign = by_default.hops, by_default.foreign
+    facts.default_option_keywords = by_default.option_keywords
     facts.default_passed = by_default.passed
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
