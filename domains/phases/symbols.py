@@ -213,8 +213,17 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
         return []
     zones = sorted([(node.start_byte, node.end_byte, None) for node in neutral]
                    + [(statement.start_byte, statement.end_byte, name) for name, statement in found])
+    named, users = _words_by_zone(data, sorted(imported), zones)
+    return sorted((name, sorted(holders)) for name, holders in users.items() if name not in named)
+
+
+def _words_by_zone(data: bytes, names: list[str], zones: list[tuple[int, int, str | None]]) -> tuple[set[str], dict[str, set[str]]]:
+    """One pass of an automaton of `names` over the text's words (the bytes split where the text does: it holds no
+    space but ASCII ones). `zones` are (start byte, end byte, owner) of module-level statements in source order, so a
+    match lies in at most one, found by bisection. A match outside every zone names the word (`named`); inside a zone
+    another name owns, that owner uses it (`users`); inside a neutral zone (owner None) or its own definition (a
+    recursive call, `super(Name, self)`) it counts for nothing."""
     starts = [start for start, _, _ in zones]
-    names = sorted(imported)
     automaton = ahocorasick_rs.BytesAhoCorasick([f" {name} ".encode("utf-8", "replace") for name in names])
     haystack = b" " + data.translate(_SPACES) + b" "  # a match at `start` names data[start:]
     named: set[str] = set()
@@ -226,9 +235,9 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
         holder = bisect.bisect_right(starts, start) - 1
         if holder < 0 or end - 2 > zones[holder][1]:
             named.add(name)
-        elif zones[holder][2] is not None:
+        elif zones[holder][2] is not None and zones[holder][2] != name:
             users.setdefault(name, set()).add(zones[holder][2])
-    return sorted((name, sorted(holders)) for name, holders in users.items() if name not in named)
+    return named, users
 
 
 def import_froms(statement: Node, kind: str) -> list[Node]:
@@ -420,24 +429,8 @@ def _named_elsewhere(unit: Unit, found: list[tuple]) -> tuple[set[str], dict[str
     text = unit.source.text
     if unit.tree().has_error or (not text.isascii() and any(space in text for space in OTHER_SPACES)):
         return _named_elsewhere_by_count(unit, found), {}
-    # One pass of an automaton of the names over the text's words (the bytes split where the text does: it holds no
-    # space but ASCII ones); a match inside its own definition does not count. The definitions are module-level
-    # statements in source order: a match lies in at most one, found by bisection.
-    starts = [statement.start_byte for _, _, _, _, statement, _ in found]
-    names = sorted({name for name, _, _, _, _, _ in found})
-    automaton = ahocorasick_rs.BytesAhoCorasick([f" {name} ".encode("utf-8", "replace") for name in names])
-    haystack = b" " + unit.source.data.translate(_SPACES) + b" "  # a match at `start` names data[start:]
-    named: set[str] = set()
-    users: dict[str, set[str]] = {}
-    for index, start, end in automaton.find_matches_as_indexes(haystack, overlapping=True):
-        name = names[index]
-        if name in named:
-            continue
-        holder = bisect.bisect_right(starts, start) - 1
-        if holder < 0 or end - 2 > found[holder][4].end_byte:
-            named.add(name)
-        elif found[holder][0] != name:
-            users.setdefault(name, set()).add(found[holder][0])
+    zones = [(statement.start_byte, statement.end_byte, name) for name, _, _, _, statement, _ in found]
+    named, users = _words_by_zone(unit.source.data, sorted({name for name, _, _, _, _, _ in found}), zones)
     return named, {name: holders for name, holders in users.items() if name not in named}
 
 
