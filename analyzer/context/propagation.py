@@ -43,6 +43,7 @@ from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.test_launchers import test_launchers
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
+from ascend_feasibility.analyzer.context.unhooked_loaders import unhooked_loaders, unhooked_ranges, unhooked_sources
 from ascend_feasibility.analyzer.context.unloaded import (
     config_named_modules,
     import_names,
@@ -51,7 +52,6 @@ from ascend_feasibility.analyzer.context.unloaded import (
 )
 from ascend_feasibility.analyzer.context.unpassed_defaults import default_path, re_exported, unpassed_defaults
 from ascend_feasibility.analyzer.context.unread_attributes import unread_attribute_stores
-from ascend_feasibility.analyzer.context.unhooked_loaders import unhooked_loaders, unhooked_ranges, unhooked_sources
 from ascend_feasibility.analyzer.context.unreferenced import reexporters_of, unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word

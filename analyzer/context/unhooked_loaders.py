@@ -12,7 +12,9 @@ the project writes its name at all (an import, a call, a string: another module 
 - a translation unit every string naming which (any file's source refs) lies in such functions is `optional`, unless
   a CMakeLists.txt/Makefile sits in its folder or one above (a glob may take it) or a file other than Python, native
   sources and prose writes its stem (a shell script's nvcc line, a build YAML). A source a live list also names keeps
-  `runs`, and so does every source of a loader called from any live code, however guarded.
+  `runs`, and so does every source of a loader called from any live code, however guarded;
+- an autograd Function of its file reading a kernel handle only it binds (a module global, `= None` at the top level)
+  is `optional`: the handle stays None, so the Function never runs a kernel (FunASR's WKVLinearAttentionEncoder).
 """
 
 from __future__ import annotations
@@ -27,39 +29,50 @@ from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
 
+# (name, first line, last line, the source refs only such loaders name, the autograd Functions reading a kernel handle
+# only it binds: (class, first line, last line)), as domains/phases/unhooked_loaders.py reads them
+Loader = tuple[str, int, int, tuple[str, ...], tuple[tuple[str, int, int], ...]]
+
 
 def _why(name: str) -> str:
     return (f"built only by `{name}()`, whose only call is commented out: no code path calls it, so the extension is "
             f"never built")
 
 
-def unhooked_loaders(facts: list[ModuleFacts]) -> dict[str, list[tuple[str, int, int, tuple[str, ...]]]]:
+def unhooked_loaders(facts: list[ModuleFacts]) -> dict[str, list[Loader]]:
     """path → the loaders of the file that nothing in the project calls: (name, first line, last line, refs)."""
     candidates = [(f.path, loader) for f in facts for loader in f.unhooked_loaders if len(loader[0]) >= MIN_NAME]
     if not candidates:
         return {}
     written = writers({loader[0] for _, loader in candidates}, facts)
-    result: dict[str, list[tuple[str, int, int, tuple[str, ...]]]] = {}
+    result: dict[str, list[Loader]] = {}
     for path, loader in candidates:
         if written.get(loader[0], set()) <= {path}:  # no other file names it
             result.setdefault(path, []).append(loader)
     return result
 
 
-def unhooked_ranges(loaders: dict[str, list[tuple[str, int, int, tuple[str, ...]]]]) -> dict[str, list[tuple[int, int, str]]]:
-    """path → (first line, last line, why) of the uncalled loaders themselves."""
-    return {path: [(first, last, f"`{name}()` builds an extension and its only call is commented out: no code path "
-                                 f"calls it, so it never runs") for name, first, last, _ in found]
-            for path, found in loaders.items()}
+def unhooked_ranges(loaders: dict[str, list[Loader]]) -> dict[str, list[tuple[int, int, str]]]:
+    """path → (first line, last line, why) of the uncalled loaders themselves and of the autograd Functions whose
+    kernel handle only they would bind (it stays None: the Function cannot run its kernel on any device)."""
+    result: dict[str, list[tuple[int, int, str]]] = {}
+    for path, found in loaders.items():
+        for name, first, last, _, users in found:
+            result.setdefault(path, []).append((first, last, f"`{name}()` builds an extension and its only call is "
+                                                             f"commented out: no code path calls it, so it never runs"))
+            result[path] += [(start, end, f"`{user}` calls the kernels of an extension only `{name}()` would load, and "
+                                          f"its only call is commented out: the kernel handle stays None")
+                             for user, start, end in users]
+    return result
 
 
 def unhooked_sources(paths: set[str], facts: list[ModuleFacts],
-                     loaders: dict[str, list[tuple[str, int, int, tuple[str, ...]]]]) -> dict[str, str]:
+                     loaders: dict[str, list[Loader]]) -> dict[str, str]:
     """path → why for the translation units among `paths` that only uncalled loaders name."""
     sources = sorted(p for p in paths if p.endswith(TRANSLATION_UNITS))
     if not sources or not loaders:
         return {}
-    owned = {(path, ref): name for path, found in loaders.items() for name, _, _, refs in found for ref in refs}
+    owned = {(path, ref): name for path, found in loaders.items() for name, _, _, refs, _ in found for ref in refs}
     globbed = {path_view(f.path).parent for f in facts if path_view(f.path).name in GLOBBING_BUILDS}
     stems = {p: path_view(p).stem for p in sources}
     written = writers(stems.values(), facts)

@@ -181,8 +181,9 @@ class PhaseFacts:
     # (env_switches.env_arm: BasicSR's `if BASICSR_EXT == 'True':` build and `if BASICSR_JIT == 'True':` load)
     switched_source_refs: dict[str, str] = field(default_factory=dict)
     # module-level functions building an extension (cpp_extension.load) that the file calls only in comments: (name,
-    # first line, last line, the source refs only such functions name) (unhooked_loaders.py)
-    unhooked_loaders: list[tuple[str, int, int, tuple[str, ...]]] = field(default_factory=list)
+    # first line, last line, the source refs only such functions name, the autograd Functions reading a kernel handle
+    # only it binds) (unhooked_loaders.py)
+    unhooked_loaders: list[tuple[str, int, int, tuple[str, ...], tuple[tuple[str, int, int], ...]]] = field(default_factory=list)
     # modules every import of which in this file is guarded (reach other than runs: optional, cuda-only-guarded ...)
     guarded_imports: dict[str, str] = field(default_factory=dict)
     # module-level backend selectors (SYSTEM = "rocm"/"cuda"/.../"cpu" by build probes): name → (value on Ascend, line)

@@ -12,7 +12,10 @@ candidate when
 - a comment of the file writes it as a call (`# name(...)`): the project took the call out.
 The project pass (analyzer/context/unhooked_loaders.py) keeps those no other file names at all, and makes the
 function and the native sources only such functions name `optional`. Each candidate carries the source refs every
-naming string of which lies in candidates' bodies: (name, first line, last line, refs).
+naming string of which lies in candidates' bodies, and the module-level autograd Functions (`class
+WKVLinearAttention(torch.autograd.Function)`) that read a kernel handle only the candidate sets: a module global bound
+at the top level to None alone and rebound only in the candidate (`global wkv_kernel_encoder`), so it stays None:
+(name, first line, last line, refs, ((Function, first line, last line), ...)).
 """
 
 from __future__ import annotations
@@ -24,7 +27,10 @@ from tree_sitter import Node
 LOADERS = frozenset({"load", "load_inline"})
 
 
-def unhooked_loaders(unit: Unit, ref_starts: dict[str, list[int]]) -> list[tuple[str, int, int, tuple[str, ...]]]:
+Loader = tuple[str, int, int, tuple[str, ...], tuple[tuple[str, int, int], ...]]
+
+
+def unhooked_loaders(unit: Unit, ref_starts: dict[str, list[int]]) -> list[Loader]:
     """The file's extension-building functions it calls only in comments. `ref_starts`: each native source ref the
     file's strings name → the start bytes of the strings naming it."""
     text = unit.source.text
@@ -53,8 +59,50 @@ def unhooked_loaders(unit: Unit, ref_starts: dict[str, list[int]]) -> list[tuple
         refs = tuple(sorted(ref for ref, starts in ref_starts.items()
                             if any(node.start_byte <= s < node.end_byte for s in starts)
                             and all(any(a <= s < b for a, b in spans) for s in starts)))
-        result.append((name, node.start_point.row + 1, node.end_point.row + 1, refs))
+        users = _handle_users(root, node)
+        result.append((name, node.start_point.row + 1, node.end_point.row + 1, refs, users))
     return result
+
+
+def _handle_users(root: Node, loader: Node) -> tuple[tuple[str, int, int], ...]:
+    """The module-level autograd Functions reading a global that only `loader` binds beyond a top-level `= None`."""
+    handles = {parsing.text(name) for statement in _walk(loader.child_by_field_name("body"))
+               if statement.type == "global_statement" for name in statement.named_children if name.type == "identifier"}
+    if not handles:
+        return ()
+    for statement in root.named_children:  # bound at the top level to anything but None: a live handle
+        if statement.type == "expression_statement" and statement.named_children \
+                and statement.named_children[0].type == "assignment":
+            assignment = statement.named_children[0]
+            left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+            if left is not None and parsing.text(left) in handles and (right is None or right.type != "none"):
+                handles.discard(parsing.text(left))
+        elif statement.type in {"function_definition", "class_definition", "decorated_definition"} \
+                and statement != loader:
+            rebound = {parsing.text(name) for node in _walk(statement.child_by_field_name("body"))
+                       if node.type == "global_statement" for name in node.named_children}
+            handles -= rebound  # another definition binds it too
+    if not handles:
+        return ()
+    users = []
+    for statement in root.named_children:
+        if statement.type != "class_definition":
+            continue
+        bases = statement.child_by_field_name("superclasses")
+        if bases is None or not any(parsing.text(base).rsplit(".", 1)[-1] == "Function" for base in bases.named_children):
+            continue
+        if any(node.type == "identifier" and parsing.text(node) in handles for node in _walk(statement)):
+            name = statement.child_by_field_name("name")
+            users.append((parsing.text(name), statement.start_point.row + 1, statement.end_point.row + 1))
+    return tuple(users)
+
+
+def _walk(node: Node | None):
+    stack = [node] if node is not None else []
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.named_children)
 
 
 def _calls_loader(definition: Node) -> bool:
