@@ -5,6 +5,7 @@
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
 - Modules of the project's packages that nothing the product runs loads (only tests import them): unloaded.py.
 - Module-level functions and classes nothing in the project names: unreferenced.py.
+- A script's module-level functions nothing calls (only comments name them): uncalled_functions.py.
 - Extension loaders called only in comments, and the native sources only they build: unhooked_loaders.py.
 - Native sources no build names: unbuilt.py; modules loading a compiled extension nothing builds: unbuilt_extensions.py.
 - Vendored copies of another project's package whose own absolute imports cannot resolve here: vendored.py.
@@ -43,6 +44,7 @@ from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.test_launchers import test_launchers
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
+from ascend_feasibility.analyzer.context.uncalled_functions import uncalled_functions
 from ascend_feasibility.analyzer.context.unhooked_loaders import unhooked_loaders, unhooked_ranges, unhooked_sources
 from ascend_feasibility.analyzer.context.unloaded import (
     config_named_modules,
@@ -98,6 +100,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for path, ranges in (unreached or {}).items():
         uninstalled.setdefault(path, []).extend(ranges)
     unhooked = unhooked_loaders(facts)  # extension loaders called only in comments
+    for path, ranges in uncalled_functions(facts, context).items():  # a script's functions nothing calls
+        uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in unhooked_ranges(unhooked).items():
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in rejected_arms(facts, context).items():  # a value the option's choices reject: never taken

@@ -46,6 +46,7 @@ from ascend_feasibility.domains.phases import symbols
 from ascend_feasibility.domains.phases.class_uses import class_uses
 from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.main_demos import runs_demo
+from ascend_feasibility.domains.phases.uncalled_functions import uncalled_functions
 from ascend_feasibility.domains.phases.unhooked_loaders import unhooked_loaders
 from ascend_feasibility.domains.python_refs import unit_references
 from ascend_feasibility.knowledge import load_phase_signals
@@ -184,6 +185,9 @@ class PhaseFacts:
     # first line, last line, the source refs only such functions name, the autograd Functions reading a kernel handle
     # only it binds) (unhooked_loaders.py)
     unhooked_loaders: list[tuple[str, int, int, tuple[str, ...], tuple[tuple[str, int, int], ...]]] = field(default_factory=list)
+    # a script's module-level functions its own code names nowhere but in them (comments aside): (name, first line,
+    # last line) (uncalled_functions.py)
+    uncalled_functions: list[tuple[str, int, int]] = field(default_factory=list)
     # modules every import of which in this file is guarded (reach other than runs: optional, cuda-only-guarded ...)
     guarded_imports: dict[str, str] = field(default_factory=dict)
     # module-level backend selectors (SYSTEM = "rocm"/"cuda"/.../"cpu" by build probes): name → (value on Ascend, line)
@@ -877,6 +881,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.main_block = (block.start_point.row + 1, block.end_point.row + 1)
         facts.reference_checks = reference_checks(unit, facts.main_block)
         facts.main_demo = runs_demo(unit, facts.main_block)
+    if unit.cell is None:  # a notebook's cells call each other's functions
+        facts.uncalled_functions = uncalled_functions(unit, facts.imports, facts.main_guard or facts.top_level_code)
     if found.get("patched") and defined:
         facts.patch_installers = _patch_installers(unit, defined, found["patched"], facts.main_block)
     facts.choices = _choices(found.get("condition", []))

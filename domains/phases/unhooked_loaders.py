@@ -49,7 +49,7 @@ def unhooked_loaders(unit: Unit, ref_starts: dict[str, list[int]]) -> list[Loade
     names = {name for name, _ in candidates}
     live: set[str] = set()
     commented: set[str] = set()
-    _scan(root, names, {(node.start_byte, node.end_byte): name for name, node in candidates}, live, commented)
+    scan_names(root, names, {(node.start_byte, node.end_byte): name for name, node in candidates}, live, commented)
     kept = [(name, node) for name, node in candidates if name not in live and name in commented]
     if not kept:
         return []
@@ -119,7 +119,7 @@ def _calls_loader(definition: Node) -> bool:
     return False
 
 
-def _scan(root: Node, names: set[str], owners: dict[tuple[int, int], str], live: set[str], commented: set[str]) -> None:
+def scan_names(root: Node, names: set[str], owners: dict[tuple[int, int], str], live: set[str], commented: set[str]) -> None:
     """Fill `live` with the names an identifier or a string of the code writes outside the named function's own
     definition, and `commented` with those a comment writes as a call (`name(`)."""
     stack: list[tuple[Node, str | None]] = [(root, None)]
