@@ -229,6 +229,8 @@ class ModuleFacts(Protocol):
     device_defaults: list[tuple[int, str, str, int]]  # "cuda" defaults the project's calls decide (line, callee, ...)
     source_refs: list[str]  # native sources or their folders named in strings (builders)
     switched_source_refs: dict[str, str]  # those every naming string of which an unset environment variable leaves off
+    unhooked_loaders: list[tuple]  # extension loaders called only in comments (phases/unhooked_loaders.py)
+    uncalled_functions: list[tuple[str, int, int]]  # a script's functions its own code never names (comments aside)
     main_guard: bool  # has `if __name__ == "__main__":`
     main_demo: bool  # that block runs a demo, a smoke test or a benchmark of the module (random inputs, demo calls)
     top_level_code: bool  # runs work at import time (a script without a __main__ guard)

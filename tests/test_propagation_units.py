@@ -33,6 +33,8 @@ class Facts:
     default_passed: dict = field(default_factory=dict)
     source_refs: list[str] = field(default_factory=list)
     switched_source_refs: dict[str, str] = field(default_factory=dict)
+    unhooked_loaders: list = field(default_factory=list)
+    uncalled_functions: list = field(default_factory=list)
     main_guard: bool = False
     main_block: tuple[int, int] | None = None
     main_demo: bool = False

@@ -5,6 +5,8 @@
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
 - Modules of the project's packages that nothing the product runs loads (only tests import them): unloaded.py.
 - Module-level functions and classes nothing in the project names: unreferenced.py.
+- A script's module-level functions nothing calls (only comments name them): uncalled_functions.py.
+- Extension loaders called only in comments, and the native sources only they build: unhooked_loaders.py.
 - Native sources no build names: unbuilt.py; modules loading a compiled extension nothing builds: unbuilt_extensions.py.
 - Vendored copies of another project's package whose own absolute imports cannot resolve here: vendored.py.
 - Shell launchers whose every launch names a script or project module the tree does not have: stale_launchers.py.
@@ -42,6 +44,8 @@ from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.test_launchers import test_launchers
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
+from ascend_feasibility.analyzer.context.uncalled_functions import uncalled_functions
+from ascend_feasibility.analyzer.context.unhooked_loaders import unhooked_loaders, unhooked_ranges, unhooked_sources
 from ascend_feasibility.analyzer.context.unloaded import (
     config_named_modules,
     import_names,
@@ -95,6 +99,11 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in (unreached or {}).items():
         uninstalled.setdefault(path, []).extend(ranges)
+    unhooked = unhooked_loaders(facts)  # extension loaders called only in comments
+    for path, ranges in uncalled_functions(facts, context).items():  # a script's functions nothing calls
+        uninstalled.setdefault(path, []).extend(ranges)
+    for path, ranges in unhooked_ranges(unhooked).items():
+        uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in rejected_arms(facts, context).items():  # a value the option's choices reject: never taken
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in opt_in_configs(facts, context).items():  # a config only an opt-in launch variant names
@@ -122,6 +131,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                               set(referrers))
     switched_built = switched_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES}, facts,
                                       switches_on)
+    unhooked_built = unhooked_sources({f.path for f in findings if f.reach == "runs" and f.role in COUNTED_ROLES},
+                                      facts, unhooked)
     stale = stale_launchers(facts, declared, distribution)
     overridden = overridden_defaults(facts)
     if overridden:
@@ -132,7 +143,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     called_elsewhere = _called_elsewhere(findings, facts)
     if not (referrers or guarded or test_only or example_only or switched or uninstalled or tools or scratch or unpassed
             or unbuilt
-            or switched_built or stale
+            or switched_built or unhooked_built or stale
             or on_default or unused_defaults or switches_on or in_function or called_elsewhere or ungrouped):
         return findings
     decided: dict[str, Place | None] = {}
@@ -179,6 +190,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             place = Place(finding.role, "optional", unbuilt[finding.path])
         if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in switched_built:
             place = Place(finding.role, "optional", switched_built[finding.path])
+        if place is None and finding.reach == "runs" and finding.role in COUNTED_ROLES and finding.path in unhooked_built:
+            place = Place(finding.role, "optional", unhooked_built[finding.path])
         if place is None and finding.reach == "runs" and finding.path in guarded and (
                 finding.domain in feature_domains or finding.path in kernel_modules
                 or guarded[finding.path][0] in {"optional", "other-backend"}):  # loaded only so: all of it is

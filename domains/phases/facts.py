@@ -46,6 +46,8 @@ from ascend_feasibility.domains.phases import symbols
 from ascend_feasibility.domains.phases.class_uses import class_uses
 from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.main_demos import runs_demo
+from ascend_feasibility.domains.phases.uncalled_functions import uncalled_functions
+from ascend_feasibility.domains.phases.unhooked_loaders import unhooked_loaders
 from ascend_feasibility.domains.python_refs import unit_references
 from ascend_feasibility.knowledge import load_phase_signals
 from tree_sitter import Node
@@ -179,6 +181,13 @@ class PhaseFacts:
     # those of them every string naming which sits in an arm an unset environment variable leaves off → why
     # (env_switches.env_arm: BasicSR's `if BASICSR_EXT == 'True':` build and `if BASICSR_JIT == 'True':` load)
     switched_source_refs: dict[str, str] = field(default_factory=dict)
+    # module-level functions building an extension (cpp_extension.load) that the file calls only in comments: (name,
+    # first line, last line, the source refs only such functions name, the autograd Functions reading a kernel handle
+    # only it binds) (unhooked_loaders.py)
+    unhooked_loaders: list[tuple[str, int, int, tuple[str, ...], tuple[tuple[str, int, int], ...]]] = field(default_factory=list)
+    # a script's module-level functions its own code names nowhere but in them (comments aside): (name, first line,
+    # last line) (uncalled_functions.py)
+    uncalled_functions: list[tuple[str, int, int]] = field(default_factory=list)
     # modules every import of which in this file is guarded (reach other than runs: optional, cuda-only-guarded ...)
     guarded_imports: dict[str, str] = field(default_factory=dict)
     # module-level backend selectors (SYSTEM = "rocm"/"cuda"/.../"cpu" by build probes): name → (value on Ascend, line)
@@ -872,6 +881,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.main_block = (block.start_point.row + 1, block.end_point.row + 1)
         facts.reference_checks = reference_checks(unit, facts.main_block)
         facts.main_demo = runs_demo(unit, facts.main_block)
+    if unit.cell is None:  # a notebook's cells call each other's functions
+        facts.uncalled_functions = uncalled_functions(unit, facts.imports, facts.main_guard or facts.top_level_code)
     if found.get("patched") and defined:
         facts.patch_installers = _patch_installers(unit, defined, found["patched"], facts.main_block)
     facts.choices = _choices(found.get("condition", []))
@@ -955,6 +966,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.config_refs = sorted(t for t in strings if _is_config_name(t))
     refs = {t for t in strings if _is_source_ref(t)}
     arms: dict[str, list[str | None]] = {}  # a ref → the env arm of each string naming it (None: reached otherwise)
+    ref_starts: dict[str, list[int]] = {}  # a ref → the start bytes of the strings naming it
     reads_env = any(word in unit.source.text for word in ("getenv", "environ", "argv"))  # env_arm's switches
     for node in found.get("string_content", []):  # a source pattern built with os.path.join: its joined path
         value = parsing.text(node)
@@ -966,7 +978,9 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
                 named = joined
         if named is not None:
             arms.setdefault(named, []).append(env_arm(node) if reads_env else None)
+            ref_starts.setdefault(named, []).append(node.start_byte)
     facts.source_refs = sorted(refs)
+    facts.unhooked_loaders = unhooked_loaders(unit, ref_starts)
     facts.switched_source_refs = {ref: whys[0] for ref, whys in sorted(arms.items()) if all(whys)}
     backward = stepped = False
     for node in _methods(unit):

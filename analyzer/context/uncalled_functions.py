@@ -1,0 +1,55 @@
+"""A script's module-level functions nothing calls: only comments name them (`# test()`) or nothing does. `optional`.
+
+The file names its candidates (domains/phases/uncalled_functions.py: functions of a script its own code never names
+outside them, comments aside). Another file may still call one: it stays reached when
+- another Python file imports it by name (`from export_torch_script import test`: imports hold `module.test`), or
+  imports its module and writes the name (`export_torch_script.test()`, a string a getattr reads);
+- a file other than Python and prose writes the name (a console entry `tool = "pkg.cli:test"`, a shell line
+  `python -c "from m import test; test()"`, a config naming a callable);
+- the file is no product code (a test, an example: what runs it is not the product).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ascend_feasibility.analyzer.context.project import ProjectContext
+from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
+from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
+
+if TYPE_CHECKING:
+    from ascend_feasibility.domains.base import ModuleFacts
+
+PROSE = (".py", ".md", ".rst", ".txt")  # files whose words call nothing by themselves
+WHY = "`{name}()` is defined in a script whose code never calls it (a comment at most names it): no code path runs it"
+
+
+def uncalled_functions(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
+    """path → (first line, last line, why) of the uncalled script functions."""
+    candidates = [(f, name, first, last) for f in facts for name, first, last in f.uncalled_functions
+                  if len(name) >= MIN_NAME and context.of(f.path).role in COUNTED_ROLES]
+    if not candidates:
+        return {}
+    written = writers({name for _, name, _, _ in candidates}, facts)
+    python = [f for f in facts if f.path.endswith(".py")]
+    result: dict[str, list[tuple[int, int, str]]] = {}
+    for own, name, first, last in candidates:
+        writing = written.get(name, set()) - {own.path}
+        if any(not path.endswith(PROSE) for path in writing):
+            continue
+        if own.module and any(_imports_it(other, own.module, name, writing) for other in python if other is not own):
+            continue
+        result.setdefault(own.path, []).append((first, last, WHY.format(name=name)))
+    return result
+
+
+def _imports_it(other: ModuleFacts, module: str, name: str, writing: set[str]) -> bool:
+    """Does `other` import the function by name, or import its module and write the name?"""
+    leaf = module.rsplit(".", 1)[-1]
+    for imported in other.imports:
+        imported = imported.removesuffix(".*")
+        if imported == f"{leaf}.{name}" or imported.endswith(f".{leaf}.{name}"):
+            return True
+        if other.path in writing and (imported == leaf or imported.endswith("." + leaf)):
+            return True
+    return False

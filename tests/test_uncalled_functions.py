@@ -1,0 +1,60 @@
+"""A script's module-level functions its code never calls (only a comment, `# test()`, or nothing names them) are
+`optional` unless another file can call them (analyzer/context/uncalled_functions.py,
+domains/phases/uncalled_functions.py; round 25 A1 C3 rows 9, 10, 43, 39, A2 C8 row 68)."""
+
+from __future__ import annotations
+
+import pytest
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
+from tests.helpers import write_tree
+
+# GPT-SoVITS's export_torch_script.py, reduced: `test()` is called only in a comment of the __main__ block
+EXPORT = '''import torch
+
+
+def test():
+    model = torch.jit.load("model.pt", map_location="cuda")
+    return model
+
+
+def main():
+    torch.ones(1).to("cuda")
+
+
+if __name__ == "__main__":
+    main()
+    # test()
+'''
+# other files write the word `test` (a common one): unreferenced.py, asking for any file writing it, keeps it
+OTHERS = {"app/__init__.py": "", "app/run.py": "def test(x):\n    return x\n\n\nprint(test(1))\n",
+          "README.md": "Run the test first.\n"}
+
+
+def _sites(root, export=EXPORT, extra=None):
+    write_tree(root, {"app/export.py": export, **OTHERS, **(extra or {})})
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return {f.line: f for f in report.findings if f.path == "app/export.py" and f.rule.startswith("DEV")}
+
+
+def test_a_script_function_only_a_comment_calls_is_optional(tmp_path):
+    found = _sites(tmp_path)
+    assert found[5].reach == "optional" and not found[5].counted
+    assert found[5].reach_reason.startswith("`test()` is defined in a script whose code never calls it")
+    assert found[10].reach == "runs"  # main() runs
+
+
+@pytest.mark.parametrize(("export", "extra"), [
+    (EXPORT.replace("    # test()\n", "    test()\n"), None),  # a live call
+    (EXPORT.replace("    # test()\n", "    import atexit\n    atexit.register(test)\n"), None),  # passed on
+    (EXPORT.replace("    # test()\n", "    getattr(__import__('app.export'), 'test')\n"), None),  # a string names it
+    (EXPORT.replace("import torch\n", "import torch; import pytest\n", 1), None),  # a collector calls test*
+    (EXPORT.replace("\n\nif __name__", "\n\nif False:\n    pass\n\nif __name").replace(
+        "if __name__ == \"__main__\":\n    main()\n    # test()\n", ""), None),  # a library module: no main block
+    (EXPORT, {"app/serve.py": "from app.export import test\ntest()\n"}),  # imported by name
+    (EXPORT, {"app/serve.py": "import app.export as export\nexport.test()\n"}),  # its module imported, name written
+    (EXPORT, {"pyproject.toml": "[project]\nname = \"app\"\n[project.scripts]\nexport-test = \"app.export:test\"\n"}),
+])
+def test_a_script_function_something_can_call_stays_counted(tmp_path, export, extra):
+    found = _sites(tmp_path, export, extra)
+    assert found[5].reach == "runs"
