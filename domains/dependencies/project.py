@@ -18,6 +18,7 @@ from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies import installed
 from ascend_feasibility.domains.dependencies.companion_caps import COMPANIONS, below, companion_caps
 from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, PASSED_TO, ImportFact
+from ascend_feasibility.domains.dependencies.host_markers import aarch64_counterpart
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.domains.dependencies.removed_torch_apis import breaking_pins, pin_advice
 from ascend_feasibility.knowledge import KnowledgeBase, load_routes
@@ -29,6 +30,7 @@ STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
 CUDA_HINTS = ("cuda", "nvidia", "-cu1", "-gpu", "tensorrt")
 CUDA_BUILD_LABELS = ("+cu", "+rocm")
 RULE_BY_CLASS = {"needs_replacement": "package-needs-replacement", "unsupported": "package-unsupported"}
+OTHER_HOST_ARM = "other-host-arm"  # a marker keeps the line off Linux aarch64, where another line of the file installs
 
 
 @dataclass
@@ -109,6 +111,13 @@ def analyze_dependencies(
                                      facets=(*_install_facets(record, [site]), *_stale(site, installs)))
                 else:
                     facets = _part_facets(record, site.specifier, npu_aware_used)
+                    counterpart = aarch64_counterpart(site, [d for d in declarations if d.path == site.path]) \
+                        if record.classification == "needs_replacement" else None
+                    if counterpart is not None:  # GPT-SoVITS: onnxruntime-gpu on x86_64, onnxruntime on aarch64
+                        emit.declaration(RULE_BY_CLASS[record.classification], name, site,
+                                         f"{counterpart.name} ({counterpart.path}:{counterpart.line})", place=place,
+                                         sites=others, facets=(OTHER_HOST_ARM,))
+                        continue
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site,
                                      record.replacement_since if UPGRADE_FIRST in facets else None, place=place,
                                      sites=others, facets=facets)
