@@ -905,3 +905,13 @@ def test_dev402_advice_is_npu_only_and_warn_only(tmp_path):
     assert "warn_only=True" in finding.replacement.code and "NPU path only" in finding.replacement.code
     assert "Keep the line for CUDA" in finding.replacement.en
     assert finding.replacement.code.startswith("torch.use_deterministic_algorithms(kwargs.get('cudnn_deterministic', True), warn_only=True)")
+
+
+def test_a_pin_off_the_target_with_its_own_companions_is_no_cap(tmp_path):
+    # diffusers' Dockerfiles: torch==2.10.0 with torchvision==0.25.0, the release built for it; the pin is off the
+    # target (DEP016) and its companion moves with it, which is no cap below what the file's torch admits
+    write(tmp_path, {"requirements.txt": "torch>=2.1\n", "a.py": "import torch\nimport torchvision\n",
+                     "Dockerfile": "FROM ubuntu:22.04\nRUN pip install torch==2.10.0 torchvision==0.25.0\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert sorted(_torch_findings(report)) == [("DEP010", "info", "torch>=2.1"), ("DEP016", "low", "torch==2.10.0")]
+    assert report.torch_fit.conflicts == []

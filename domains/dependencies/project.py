@@ -210,8 +210,8 @@ def analyze_dependencies(
         elif file_fit.releases:  # OLMo scripts/augusta/Dockerfile torch==2.5.1 beside a target of torch 2.12.0
             code = "torch-pin-off-target"
             recommended = f"{target_note}, the report's target (this pin fits only {file_fit.recommended})"
-        caps = companion_caps([s for name in COMPANIONS for s in by_package.get(name, []) if s.path == path],
-                              target.torch, kb) if file_fit.releases else []
+        caps = _file_caps([s for name in COMPANIONS for s in by_package.get(name, []) if s.path == path], file_fit,
+                          target, kb)
         if caps:  # demucs: torch>=1.8.1 beside torchaudio>=0.8,<2.1, which holds torch at 2.0.x (round 25 V6)
             emit.declaration("torch-version-no-fit", f"torch{in_file[0].specifier}", in_file[0],
                              _cap_text(caps, file_fit, target, kb), facets=(COMPANION_CAP,), effort=COMPANION_CAP_EFFORT)
@@ -434,6 +434,18 @@ def _build_move(name: str, lines: list[Declaration], torch_sites: list[Declarati
 
 COMPANION_CAP = "companion-cap"
 COMPANION_CAP_EFFORT = (0.5, 4.0)  # the companion's pin and torch's move together; the companion's API changes re-checked
+
+
+def _file_caps(companions: list[Declaration], file_fit: TorchFit, target, kb: KnowledgeBase) -> list:
+    """The companion pins of a file that hold its torch below what its torch requirement admits: below the report's
+    target where the requirement admits it, else below every release it admits (a pin off the target, diffusers'
+    Dockerfile torch==2.10.0 with torchvision==0.25.0, moves with its torch: DEP016 says so, no cap)."""
+    if not file_fit.releases or not companions:
+        return []
+    if target.torch_npu in file_fit.releases:
+        return companion_caps(companions, target.torch, kb)
+    oldest = min((r for r in kb.releases if r.torch_npu in file_fit.releases), key=lambda r: Version(r.torch))
+    return companion_caps(companions, oldest.torch, kb)
 
 
 def _cap_text(caps, file_fit: TorchFit, target, kb: KnowledgeBase) -> str:
@@ -726,9 +738,13 @@ def choose_target(declarations: list[Declaration], kb: KnowledgeBase,
     choice = _choose_target(declarations, kb, installs)
     wanted = choice.version or kb.default_release
     release = next((r for r in kb.releases if r.torch_npu == wanted), None)
-    torch_paths = {d.path for d in declarations if d.name == "torch"} - set(choice.unread)
-    companions = [d for d in declarations if d.name in COMPANIONS and d.path in torch_paths]
-    caps = companion_caps(companions, release.torch, kb) if release is not None else []
+    caps = []
+    for path in sorted({d.path for d in declarations if d.name == "torch"} - set(choice.unread)):
+        # a file whose own torch admits the chosen release: a companion cap there holds it below that release
+        if release is not None and wanted in torch_fit([d for d in declarations if d.name == "torch" and d.path == path],
+                                                       kb).releases:
+            caps += companion_caps([d for d in declarations if d.name in COMPANIONS and d.path == path],
+                                   release.torch, kb)
     if not caps:
         return choice
     return replace(choice, conflicts=[*choice.conflicts, *(f"{cap.site.path}: {cap.site.name}{cap.site.specifier} "
