@@ -858,3 +858,60 @@ def test_a_replaced_packages_plain_pytorch_function_is_no_call_to_rewrite(tmp_pa
         "    return grid, nerfacc.accumulate_along_rays(w, values=rgb, ray_indices=idx, n_rays=n)\n\n\nrender(1, 2, 3, 4)\n")})
     calls = {f.symbol for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP030"}
     assert calls == {"nerfacc.OccGridEstimator"}
+
+
+def _torch_findings(report):
+    return [(f.rule, f.severity, f.symbol) for f in report.findings if f.rule in {"DEP010", "DEP012", "DEP016"}]
+
+
+def test_companion_cap_below_every_release_is_a_torch_conflict(tmp_path):
+    # round 25 A2 77 / verdicts V6 (demucs): torch>=1.8.1 fits, but torchaudio<2.1 holds torch at 2.0.x, below the
+    # first torch_npu release (torch 2.1.0): not "fits", a conflict naming the cap and the release to lift it to
+    write(tmp_path, {"requirements.txt": "torch>=1.8.1\ntorchaudio>=0.8,<2.1\n", "a.py": "import torch\nimport torchaudio\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert _torch_findings(report) == [("DEP012", "medium", "torch>=1.8.1")]
+    finding = next(f for f in report.findings if f.rule == "DEP012")
+    assert "torchaudio<2.1,>=0.8 (requirements.txt:2) holds torch at 2.0.1 or older, below torch_npu's first release" \
+        in finding.message.en and "torch 2.12.0" in finding.message.en
+    assert report.torch_fit.conflicts == ["requirements.txt: torchaudio<2.1,>=0.8 holds torch at 2.0.1 or older"]
+
+
+def test_companion_cap_past_the_pairing_table_and_below_the_target_only(tmp_path):
+    # torchaudio's table stops at torch 2.6: a cap ruling out torchaudio 2.5.0 rules out every newer torch's release too
+    write(tmp_path, {"requirements.txt": "torch>=2.1\ntorchaudio<2.5\n", "a.py": "import torch\nimport torchaudio\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    finding = next(f for f in report.findings if f.rule == "DEP012")
+    assert "holds torch at 2.4.1 or older, below the report's target (torch 2.12.0)" in finding.message.en
+    assert report.torch_fit.conflicts == ["requirements.txt: torchaudio<2.5 holds torch at 2.4.1 or older"]
+
+
+def test_companion_pins_that_admit_the_target_are_no_cap(tmp_path):
+    # a floor only, a cap above the target's release, a cap in another file than torch's, and an exact pair at the target
+    write(tmp_path, {"requirements.txt": "torch>=1.8.1\ntorchaudio>=0.8\ntorchvision>=0.16,<0.40\n",
+                     "docs/requirements.txt": "torchvision<0.16\n",
+                     "a.py": "import torch\nimport torchaudio\nimport torchvision\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert _torch_findings(report) == [("DEP010", "info", "torch>=1.8.1")]
+    assert report.torch_fit.conflicts == []
+
+
+def test_dev402_advice_is_npu_only_and_warn_only(tmp_path):
+    # round 25 B1 C6 row 21 (FunASR): the cuDNN flag limits cuDNN's choice only; a global, raising
+    # use_deterministic_algorithms(True) is stronger (CTCLoss backward, CUBLAS_WORKSPACE_CONFIG on CUDA)
+    write(tmp_path, {"train.py": "import torch\ndef main(**kwargs):\n    torch.manual_seed(0)\n"
+                                 "    torch.backends.cudnn.deterministic = kwargs.get('cudnn_deterministic', True)\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    finding = next(f for f in report.findings if f.rule == "DEV402")
+    assert "warn_only=True" in finding.replacement.code and "NPU path only" in finding.replacement.code
+    assert "Keep the line for CUDA" in finding.replacement.en
+    assert finding.replacement.code.startswith("torch.use_deterministic_algorithms(kwargs.get('cudnn_deterministic', True), warn_only=True)")
+
+
+def test_a_pin_off_the_target_with_its_own_companions_is_no_cap(tmp_path):
+    # diffusers' Dockerfiles: torch==2.10.0 with torchvision==0.25.0, the release built for it; the pin is off the
+    # target (DEP016) and its companion moves with it, which is no cap below what the file's torch admits
+    write(tmp_path, {"requirements.txt": "torch>=2.1\n", "a.py": "import torch\nimport torchvision\n",
+                     "Dockerfile": "FROM ubuntu:22.04\nRUN pip install torch==2.10.0 torchvision==0.25.0\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert sorted(_torch_findings(report)) == [("DEP010", "info", "torch>=2.1"), ("DEP016", "low", "torch==2.10.0")]
+    assert report.torch_fit.conflicts == []

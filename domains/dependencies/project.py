@@ -16,7 +16,9 @@ from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DependencyRow
 from ascend_feasibility.analyzer.reading.manifests import Declaration
 from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies import installed
+from ascend_feasibility.domains.dependencies.companion_caps import COMPANIONS, below, companion_caps
 from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, PASSED_TO, ImportFact
+from ascend_feasibility.domains.dependencies.host_markers import aarch64_counterpart
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
 from ascend_feasibility.domains.dependencies.removed_torch_apis import breaking_pins, pin_advice
 from ascend_feasibility.knowledge import KnowledgeBase, load_routes
@@ -28,6 +30,7 @@ STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
 CUDA_HINTS = ("cuda", "nvidia", "-cu1", "-gpu", "tensorrt")
 CUDA_BUILD_LABELS = ("+cu", "+rocm")
 RULE_BY_CLASS = {"needs_replacement": "package-needs-replacement", "unsupported": "package-unsupported"}
+OTHER_HOST_ARM = "other-host-arm"  # a marker keeps the line off Linux aarch64, where another line of the file installs
 
 
 @dataclass
@@ -108,6 +111,13 @@ def analyze_dependencies(
                                      facets=(*_install_facets(record, [site]), *_stale(site, installs)))
                 else:
                     facets = _part_facets(record, site.specifier, npu_aware_used)
+                    counterpart = aarch64_counterpart(site, [d for d in declarations if d.path == site.path]) \
+                        if record.classification == "needs_replacement" else None
+                    if counterpart is not None:  # GPT-SoVITS: onnxruntime-gpu on x86_64, onnxruntime on aarch64
+                        emit.declaration(RULE_BY_CLASS[record.classification], name, site,
+                                         f"{counterpart.name} ({counterpart.path}:{counterpart.line})", place=place,
+                                         sites=others, facets=(OTHER_HOST_ARM,))
+                        continue
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site,
                                      record.replacement_since if UPGRADE_FIRST in facets else None, place=place,
                                      sites=others, facets=facets)
@@ -200,6 +210,12 @@ def analyze_dependencies(
         elif file_fit.releases:  # OLMo scripts/augusta/Dockerfile torch==2.5.1 beside a target of torch 2.12.0
             code = "torch-pin-off-target"
             recommended = f"{target_note}, the report's target (this pin fits only {file_fit.recommended})"
+        caps = _file_caps([s for name in COMPANIONS for s in by_package.get(name, []) if s.path == path], file_fit,
+                          target, kb)
+        if caps:  # demucs: torch>=1.8.1 beside torchaudio>=0.8,<2.1, which holds torch at 2.0.x (round 25 V6)
+            emit.declaration("torch-version-no-fit", f"torch{in_file[0].specifier}", in_file[0],
+                             _cap_text(caps, file_fit, target, kb), facets=(COMPANION_CAP,), effort=COMPANION_CAP_EFFORT)
+            continue
         if code == "torch-version-no-fit" and _unread_pin(in_file, primary, fit, target.torch_npu, installs):
             # Janus: requirements.txt torch==2.0.1, which nothing installs, beside `pip install -e .` of a pyproject
             # whose torch>=2.0.1 the target fits: a stale line to align, not the torch the project runs
@@ -294,10 +310,10 @@ def _fork_off_target(fork: PackageRecord | None, torch: str) -> tuple[str, ...]:
     if fork is None or fork.torch_since is None:
         return ()
     try:
-        below = Version(torch).release[:2] < Version(fork.torch_since).release[:2]
+        older = Version(torch).release[:2] < Version(fork.torch_since).release[:2]
     except InvalidVersion:
         return ()
-    return (FORK_OFF_TARGET,) if below else ()
+    return (FORK_OFF_TARGET,) if older else ()
 
 
 def _unimported(name: str, record: PackageRecord, imported, used_through: frozenset[str],
@@ -335,7 +351,7 @@ def _part_facets(record: PackageRecord, specifier: str, used: frozenset[str]) ->
     Trainer), must upgrade the package first (`upgrade-first`)."""
     if record.cuda_part_in and not any(u == n or u.startswith(n + ".") for u in used for n in record.cuda_part_in):
         return (CUDA_PART_UNREACHED,)
-    if record.replacement_since and specifier and _below(specifier, record.replacement_since):
+    if record.replacement_since and specifier and below(specifier, record.replacement_since):
         return (UPGRADE_FIRST,)
     return ()
 
@@ -346,7 +362,7 @@ def upgrading_sites(declarations: list[Declaration], kb: KnowledgeBase) -> froze
     for site in declarations:
         record = kb.package(site.name)
         if record is not None and record.replacement_since and site.specifier \
-                and _below(site.specifier, record.replacement_since):
+                and below(site.specifier, record.replacement_since):
             found.add((site.path, site.line))
     return frozenset(found)
 
@@ -358,7 +374,7 @@ def _install_facets(record: PackageRecord, sites: list[Declaration]) -> tuple[st
     must admit a release from it on (pip takes the newest a line admits): `bitsandbytes==0.41.0` is left as it is."""
     if record.install != "anywhere":
         return ()
-    if record.install_since and any(_below(site.specifier, record.install_since) for site in sites):
+    if record.install_since and any(below(site.specifier, record.install_since) for site in sites):
         return ()
     return ("installs-anywhere",)
 
@@ -383,7 +399,6 @@ def _unread_pin(sites: list[Declaration], primary: list[Declaration], fit: Torch
 
 
 PATCH_LEVEL_EFFORT = (0.25, 1.0)  # a one-line pin change (and its companions' lines), no API change to re-validate
-COMPANIONS = ("torchvision", "torchaudio")
 
 
 def _patch_apart(sites: list[Declaration], torch: str) -> bool:
@@ -415,6 +430,38 @@ def _build_move(name: str, lines: list[Declaration], torch_sites: list[Declarati
     if name == "torch":
         return pair
     return f"{_companion_release(name, target.torch, kb)} with {pair} (this release is built for torch {paired})"
+
+
+COMPANION_CAP = "companion-cap"
+COMPANION_CAP_EFFORT = (0.5, 4.0)  # the companion's pin and torch's move together; the companion's API changes re-checked
+
+
+def _file_caps(companions: list[Declaration], file_fit: TorchFit, target, kb: KnowledgeBase) -> list:
+    """The companion pins of a file that hold its torch below what its torch requirement admits: below the report's
+    target where the requirement admits it, else below every release it admits (a pin off the target, diffusers'
+    Dockerfile torch==2.10.0 with torchvision==0.25.0, moves with its torch: DEP016 says so, no cap)."""
+    if not file_fit.releases or not companions:
+        return []
+    if target.torch_npu in file_fit.releases:
+        return companion_caps(companions, target.torch, kb)
+    oldest = min((r for r in kb.releases if r.torch_npu in file_fit.releases), key=lambda r: Version(r.torch))
+    return companion_caps(companions, oldest.torch, kb)
+
+
+def _cap_text(caps, file_fit: TorchFit, target, kb: KnowledgeBase) -> str:
+    """`torchaudio>=0.8,<2.1 (requirements.txt:16) holds torch at 2.0.1 or older, below torch_npu's first release ...:
+    lift it to torchaudio==..., built for torch 2.12.0 (torch_npu 2.12.0, the report's target)`."""
+    fitting = [r for r in kb.releases if r.torch_npu in file_fit.releases]
+    first = min(fitting, key=lambda r: (Version(r.torch), Version(r.torch_npu)))
+    every = bool(companion_caps([cap.site for cap in caps], first.torch, kb))
+    where = (f"below torch_npu's first release the torch requirement admits (torch_npu {first.torch_npu}, built for "
+             f"torch {first.torch})" if every else f"below the report's target (torch {target.torch})")
+    pins = "; ".join(f"{cap.site.name}{cap.site.specifier} ({cap.site.path}:{cap.site.line}) {cap.holds()}, {where}"
+                     for cap in caps)
+    moves = ", ".join(_companion_release(cap.site.name, target.torch, kb) for cap in caps)
+    names = " and ".join(sorted({cap.site.name for cap in caps}))
+    return (f"{pins} (each {names} release is built for one torch). Lift the cap to {moves}, with torch {target.torch} "
+            f"for torch_npu {target.torch_npu} (CANN {target.cann}), the report's target")
 
 
 def _paired_torch(name: str, version: str, torch_sites: list[Declaration], kb: KnowledgeBase) -> str | None:
@@ -553,8 +600,8 @@ def _emit_below_npu_aware(emit: _Emitter, name: str, record, sites: list[Declara
         facets = ("npu-aware-unused",)
     if not record.npu_aware_since:
         facets = (ROUTE_RELEASE,)
-    below = [site for site in sites if _below(site.specifier, since)]
-    for site, others in _per_manifest(below):
+    older = [site for site in sites if below(site.specifier, since)]
+    for site, others in _per_manifest(older):
         stale = _stale(site, unused_installs) if unused_installs is not None else ()
         emit.declaration("below-npu-aware-version", f"{name}{site.specifier}", site, since,
                          place=declared_optional(site), sites=others,
@@ -686,6 +733,26 @@ def torch_fit(sites: list[Declaration], kb: KnowledgeBase) -> TorchFit:
 
 def choose_target(declarations: list[Declaration], kb: KnowledgeBase,
                   installs: frozenset[str] = frozenset()) -> TargetChoice:
+    """_choose_target, with the companion pins that hold torch below the chosen release among its conflicts
+    (demucs' torchaudio<2.1 beside torch>=1.8.1: `requirements.txt: torchaudio>=0.8,<2.1 holds torch at 2.0.1 or older`)."""
+    choice = _choose_target(declarations, kb, installs)
+    wanted = choice.version or kb.default_release
+    release = next((r for r in kb.releases if r.torch_npu == wanted), None)
+    caps = []
+    for path in sorted({d.path for d in declarations if d.name == "torch"} - set(choice.unread)):
+        # a file whose own torch admits the chosen release: a companion cap there holds it below that release
+        if release is not None and wanted in torch_fit([d for d in declarations if d.name == "torch" and d.path == path],
+                                                       kb).releases:
+            caps += companion_caps([d for d in declarations if d.name in COMPANIONS and d.path == path],
+                                   release.torch, kb)
+    if not caps:
+        return choice
+    return replace(choice, conflicts=[*choice.conflicts, *(f"{cap.site.path}: {cap.site.name}{cap.site.specifier} "
+                                                           f"{cap.holds()}" for cap in caps)])
+
+
+def _choose_target(declarations: list[Declaration], kb: KnowledgeBase,
+                   installs: frozenset[str] = frozenset()) -> TargetChoice:
     """The newest torch_npu release that fits the project's own torch requirement (its main manifest), so that
     a project pinning torch 2.1.0 is judged against the 2.1.0 line it can install, not the newest release. Where
     the manifest gives a range and the project pins one torch inside it (its exported lock, or an `==` in its
@@ -838,24 +905,6 @@ def _version_of(sites: list[Declaration]) -> str | None:
 def _table_range(kb: KnowledgeBase) -> str:
     versions = sorted({Version(r.torch) for r in kb.releases})
     return f"torch {versions[0]} to {versions[-1]}"
-
-
-def _below(specifier: str, minimum: str) -> bool:
-    """Does the declared specifier rule out every version from `minimum` on?"""
-    try:
-        spec, floor = SpecifierSet(specifier), Version(minimum)
-    except (InvalidSpecifier, InvalidVersion):
-        return False
-    for item in spec:
-        try:
-            version = Version(item.version.replace(".*", ""))
-        except InvalidVersion:
-            continue
-        if item.operator in {"==", "===", "~=", "<="} and version < floor:
-            return True
-        if item.operator == "<" and version <= floor:
-            return True
-    return False
 
 
 def _row(name: str, sites: list[Declaration], imported: bool, kb: KnowledgeBase, record=None) -> DependencyRow:
