@@ -792,7 +792,8 @@ def test_lightning_used_only_for_its_module_base_class_and_seeding_has_nothing_t
     write(tmp_path / "a", {"requirements.txt": "torch==2.6.0\npytorch-lightning==1.8.3\n", "model.py": code})
     report = analyze(tmp_path / "a", AnalyzeOptions(jobs=1))
     assert _declared(report, "pytorch-lightning") == [("DEP001", "info")]
-    assert [f.severity for f in report.findings if f.rule == "DEP001" and f.path == "model.py"] == ["info"]
+    # the import of `pytorch_lightning` is the declared distribution's: one dependency, no second DEP001 at model.py
+    assert [f.severity for f in report.findings if f.rule == "DEP001" and f.path == "model.py"] == []
     # a Trainer imported from its module, with the accelerator from a variable (no DEV701): the package's finding stays
     write(tmp_path / "b", {"requirements.txt": "torch==2.6.0\npytorch-lightning==2.2.0\n",
                            "main.py": "from pytorch_lightning.trainer import Trainer\nt = Trainer(accelerator=acc)\n"})
@@ -858,3 +859,25 @@ def test_a_replaced_packages_plain_pytorch_function_is_no_call_to_rewrite(tmp_pa
         "    return grid, nerfacc.accumulate_along_rays(w, values=rgb, ray_indices=idx, n_rays=n)\n\n\nrender(1, 2, 3, 4)\n")})
     calls = {f.symbol for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP030"}
     assert calls == {"nerfacc.OccGridEstimator"}
+
+
+def test_a_lightning_distribution_and_its_import_are_one_dependency_carried_by_the_trainer(tmp_path):
+    # round 25 B2 45, 48 (InstantMesh, GPT-SoVITS): `pytorch-lightning` in requirements.txt and `from pytorch_lightning
+    # import LightningDataModule` were two DEP001 (two matrix rows, `lightning` and `pytorch-lightning`), the import's
+    # anchored at a device-neutral name; the work is the Trainer's accelerator, which DEV701 carries at its call
+    data = "from pytorch_lightning import LightningDataModule\n\nclass Data(LightningDataModule):\n    pass\n"
+    train = "import torch\nfrom pytorch_lightning import Trainer\n" \
+            "trainer = Trainer(accelerator=\"gpu\" if torch.cuda.is_available() else \"cpu\", devices=-1)\n"
+    write(tmp_path / "a", {"requirements.txt": "torch==2.6.0\npytorch-lightning>=2.4\n", "data.py": data,
+                           "train.py": train})
+    report = analyze(tmp_path / "a", AnalyzeOptions(jobs=1))
+    assert [(f.path, f.severity) for f in report.findings if f.rule == "DEP001"] == [("requirements.txt", "info")]
+    assert [(f.path, f.line, f.severity) for f in report.findings if f.rule == "DEV701"] == [("train.py", 3, "high")]
+    assert [(r.package, r.imported) for r in report.dependency_matrix if "lightning" in r.package] == \
+        [("pytorch-lightning", True)]
+    # not declared: the import is the one pointer to the dependency, and keeps its own DEP001
+    write(tmp_path / "b", {"requirements.txt": "torch==2.6.0\n", "data.py": data, "train.py": train})
+    report = analyze(tmp_path / "b", AnalyzeOptions(jobs=1))
+    assert [f.path for f in report.findings if f.rule == "DEP001"] == ["data.py"]
+    assert [r.package for r in report.dependency_matrix if "lightning" in r.package] == ["lightning"]
+

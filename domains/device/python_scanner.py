@@ -74,6 +74,7 @@ LIGHTNING_ENTRIES = frozenset({
     "pytorch_lightning.Trainer", "pytorch_lightning.trainer.trainer.Trainer",
 })
 CUDA_ACCELERATORS = frozenset({"cuda", "gpu"})
+CPU_FALLBACK = "cpu-fallback"  # the accelerator is CUDA's under a test, another (the CPU) otherwise
 PROCESS_COUNTS = frozenset({"torch.cuda.device_count"})  # torch.cuda reads a script takes as its number of workers
 # Dynamo's settings are backend-neutral (recompile limits, dynamic shapes, guards: torch/_dynamo/config.py, torch 2.x)
 # except those of the CUDA-graph backend (`cudagraph_backend_keep_input_mutation`, ...) and any naming Triton:
@@ -237,10 +238,17 @@ class _FileScan(PythonScan):
             if arguments is not None and not any(c.type in {"dictionary_splat", "list_splat"} for c in arguments.named_children):
                 self.hit("lightning-auto-accelerator", f"{name}()", call)
             return
-        word = literals.string_parts(value)[1].strip().lower() if value.type == "string" else None
+        word = _accelerator_word(value)
         if word in CUDA_ACCELERATORS:
             self.claimed_calls.add(call.id)
             self.hit("lightning-cuda-accelerator", f"{name}(accelerator={parsing.text(value)})", value)
+        elif value.type == "conditional_expression" and any(
+                _accelerator_word(branch) in CUDA_ACCELERATORS for branch in value.named_children[::2]):
+            # `accelerator="gpu" if torch.cuda.is_available() else "cpu"` (round 25 B2 48): no NPU accelerator to
+            # choose, and on an Ascend host the CUDA test fails, so the Trainer trains on the CPU
+            self.claimed_calls.add(call.id)
+            self.hit("lightning-cuda-accelerator", f"{name}(accelerator={parsing.text(value)})", value,
+                     facets=(CPU_FALLBACK,))
         elif word == "auto":
             self.hit("lightning-auto-accelerator", f"{name}(accelerator={parsing.text(value)})", value)
 
@@ -637,3 +645,8 @@ def _cuda_backend_setting(name: str, call: Node | None) -> bool:
         arguments = call.child_by_field_name("arguments")
         keys = [parsing.text(a) for a in (arguments.named_children if arguments is not None else [])]
     return any(part in key.lower() for key in keys for part in CUDA_BACKEND_KEY_PARTS)
+
+
+def _accelerator_word(value: Node) -> str | None:
+    """The accelerator a string literal names, lower-cased ("gpu"); None for anything else."""
+    return literals.string_parts(value)[1].strip().lower() if value.type == "string" else None
