@@ -881,3 +881,17 @@ def test_a_lightning_distribution_and_its_import_are_one_dependency_carried_by_t
     assert [f.path for f in report.findings if f.rule == "DEP001"] == ["data.py"]
     assert [r.package for r in report.dependency_matrix if "lightning" in r.package] == ["lightning"]
 
+
+
+def test_one_torch_requirement_in_a_folders_main_manifests_is_one_item(tmp_path):
+    # round 25 A1 14 (ChatTTS): `torch>=2.1.0` in setup.py and in requirements.txt, two ways to set up one environment,
+    # were two counted DEP010; one item lists both lines
+    setup = "from setuptools import setup\nsetup(name='x', install_requires=['torch>=2.1.0', 'numpy'])\n"
+    write(tmp_path / "a", {"setup.py": setup, "requirements.txt": "numpy\ntorch>=2.1.0\n", "main.py": "import torch\n"})
+    fits = [f for f in analyze(tmp_path / "a", AnalyzeOptions(jobs=1)).findings if f.rule == "DEP010"]
+    assert [(f.path, sorted(f.sites or [])) for f in fits] == [("setup.py", ["requirements.txt:2", "setup.py:2"])]
+    # the two lines disagree (requirements.txt pins a torch no torch_npu fits): two verdicts, two items
+    write(tmp_path / "b", {"setup.py": setup, "requirements.txt": "numpy\ntorch==1.13.1\n", "main.py": "import torch\n"})
+    rules = sorted((f.rule, f.path) for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings
+                   if f.symbol.startswith("torch") and f.rule.startswith("DEP01"))
+    assert len(rules) == 2 and {path for _, path in rules} == {"requirements.txt", "setup.py"}, rules

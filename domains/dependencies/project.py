@@ -185,6 +185,7 @@ def analyze_dependencies(
         pin_note = f"{pin_fit.recommended} [{pin_sites[0].path}: torch{_version_of(pin_sites)}]"
         fit = TorchFit(declared=fit.declared, releases=fit.releases, recommended=pin_note)
     target_note = f"torch_npu {target.torch_npu} (torch {target.torch}, CANN {target.cann})"
+    plain: dict[tuple[str, str, tuple[str, ...]], list[Declaration]] = defaultdict(list)
     for path in sorted({s.path for s in torch_sites}):
         in_file = [s for s in torch_sites if s.path == path]
         file_fit = torch_fit(in_file, kb)
@@ -228,8 +229,13 @@ def analyze_dependencies(
                              + (f"; move with it {companions}" if companions else ""),
                              facets=("patch-level", *_cuda_build(in_file[0])), effort=PATCH_LEVEL_EFFORT)
             continue
-        emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], recommended or _table_range(kb),
-                         facets=_cuda_build(in_file[0]) if code == "torch-version-no-fit" else ())
+        plain[(code, recommended or _table_range(kb),
+               _cuda_build(in_file[0]) if code == "torch-version-no-fit" else ())].append(in_file[0])
+    for (code, recommended, facets), firsts in plain.items():
+        # ChatTTS's `torch>=2.1.0` in setup.py and in requirements.txt (round 25 A1 14): one environment's torch, one
+        # item listing both lines, where the main manifests of a folder agree on the verdict (_per_manifest)
+        for site, others in _per_manifest(firsts):
+            emit.declaration(code, f"torch{site.specifier}", site, recommended, sites=others, facets=facets)
     if not torch_sites and "torch" in imported:
         site = next((s for s in documented.get("torch", []) if doc_pin == f"torch{s.specifier} ({s.path}:{s.line})"),
                     None)
