@@ -53,6 +53,7 @@ def analyze_dependencies(
     installs: frozenset[str] = frozenset(),
     nested: dict[str, Release] | None = None,
     unchosen: frozenset[str] = frozenset(),
+    parts_by_path: dict[str, frozenset[str]] | None = None,
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -65,7 +66,10 @@ def analyze_dependencies(
     `installs`: the requirements files the project's install commands and package manifests read, and its own
     installs (installed.py). `nested`: folder → target release of each nested project on a torch line of its own
     (analyzer/core/subprojects.py): its own torch pins are judged against that release. `unchosen`: the requirements
-    files whose torch pin the target choice left out (TargetChoice.unread): they set neither the fit nor the pin."""
+    files whose torch pin the target choice left out (TargetChoice.unread): they set neither the fit nor the pin.
+    `parts_by_path`: path → the npu_aware_for and cuda_part_in names that file's code uses (the per-file npu_aware_used):
+    an undeclared package's item stands at an import in a file that reaches its CUDA-only part."""
+    parts_by_path = parts_by_path or {}
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
@@ -144,7 +148,7 @@ def analyze_dependencies(
             # one model and plainly in four others, and the plain ones are what breaks
             # a plain import whose names the file never uses (HunyuanDiT's `import bitsandbytes as bnb` and no `bnb`
             # after it) is a line to delete, nothing to replace: it is shown only where no plain import is used
-            used = [f for f in facts if not f.unused]
+            used = _part_users_first([f for f in facts if not f.unused], record, parts_by_path)
             required = _required_site(used, context, guarded_paths)
             unused = None if required else _required_site([f for f in facts if f.unused], context, guarded_paths)
             shown = required or unused or facts[0]
@@ -642,6 +646,20 @@ def declared_optional(site: Declaration) -> Place | None:
         if extra not in MAIN_REQUIREMENTS:
             return Place(reach="optional", reason=f"{site.path}: an optional requirements file ({extra})")
     return None
+
+
+def _part_users_first(facts: list[ImportFact], record: PackageRecord,
+                      parts_by_path: dict[str, frozenset[str]]) -> list[ImportFact]:
+    """The imports of a package whose CUDA-only part is reached through some of its names (cuda_part_in), those in files
+    that use one first: Lightning's item stands at train.py's `from pytorch_lightning import Trainer`, not at the first
+    import in file order, a device-neutral `seed_everything` or LightningDataModule (round 25 B2 45, 48)."""
+    if not record.cuda_part_in:
+        return facts
+    parts = record.cuda_part_in
+
+    def reaches(fact: ImportFact) -> bool:
+        return any(u == n or u.startswith(n + ".") for u in parts_by_path.get(fact.path, ()) for n in parts)
+    return sorted(facts, key=lambda fact: not reaches(fact))
 
 
 def _on_default_path(fact: ImportFact, default_path: dict[str, str]) -> ImportFact:
