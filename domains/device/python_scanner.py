@@ -22,6 +22,7 @@ from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_pat
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.rank_suffix import only_adds_rank_suffix
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
+from ascend_feasibility.domains.device.splat_accelerator import splatted_accelerator
 from ascend_feasibility.domains.device.test_arms import (
     CUDA_ARM,
     RUNTIME_PROVIDER,
@@ -233,6 +234,11 @@ class _FileScan(PythonScan):
         `L.Fabric(devices=1)` (accelerator "auto", the default) picks the CPU on Ascend. The accelerator is a keyword
         (Fabric's and Trainer's are keyword-only; Lightning 1.x Trainer's first positional argument is the logger)."""
         value = keywords(call).get("accelerator")
+        splatted = splatted_accelerator(call) if value is None else None
+        if splatted is not None and _accelerator_word(splatted) in CUDA_ACCELERATORS:
+            # `trainer_config["accelerator"] = "gpu"` then `Trainer(**trainer_config)`: the assignment is the choice
+            self.hit("lightning-cuda-accelerator", f"{name}(accelerator={parsing.text(splatted)})", splatted)
+            return
         if value is None:
             arguments = call.child_by_field_name("arguments")
             if arguments is not None and not any(c.type in {"dictionary_splat", "list_splat"} for c in arguments.named_children):
