@@ -792,7 +792,8 @@ def test_lightning_used_only_for_its_module_base_class_and_seeding_has_nothing_t
     write(tmp_path / "a", {"requirements.txt": "torch==2.6.0\npytorch-lightning==1.8.3\n", "model.py": code})
     report = analyze(tmp_path / "a", AnalyzeOptions(jobs=1))
     assert _declared(report, "pytorch-lightning") == [("DEP001", "info")]
-    assert [f.severity for f in report.findings if f.rule == "DEP001" and f.path == "model.py"] == ["info"]
+    # the import of `pytorch_lightning` is the declared distribution's: one dependency, no second DEP001 at model.py
+    assert [f.severity for f in report.findings if f.rule == "DEP001" and f.path == "model.py"] == []
     # a Trainer imported from its module, with the accelerator from a variable (no DEV701): the package's finding stays
     write(tmp_path / "b", {"requirements.txt": "torch==2.6.0\npytorch-lightning==2.2.0\n",
                            "main.py": "from pytorch_lightning.trainer import Trainer\nt = Trainer(accelerator=acc)\n"})
@@ -915,3 +916,40 @@ def test_a_pin_off_the_target_with_its_own_companions_is_no_cap(tmp_path):
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     assert sorted(_torch_findings(report)) == [("DEP010", "info", "torch>=2.1"), ("DEP016", "low", "torch==2.10.0")]
     assert report.torch_fit.conflicts == []
+
+
+def test_a_lightning_distribution_and_its_import_are_one_dependency_carried_by_the_trainer(tmp_path):
+    # round 25 B2 45, 48 (InstantMesh, GPT-SoVITS): `pytorch-lightning` in requirements.txt and `from pytorch_lightning
+    # import LightningDataModule` were two DEP001 (two matrix rows, `lightning` and `pytorch-lightning`), the import's
+    # anchored at a device-neutral name; the work is the Trainer's accelerator, which DEV701 carries at its call
+    data = "from pytorch_lightning import LightningDataModule\n\nclass Data(LightningDataModule):\n    pass\n"
+    train = "import torch\nfrom pytorch_lightning import Trainer\n" \
+            "trainer = Trainer(accelerator=\"gpu\" if torch.cuda.is_available() else \"cpu\", devices=-1)\n"
+    write(tmp_path / "a", {"requirements.txt": "torch==2.6.0\npytorch-lightning>=2.4\n", "data.py": data,
+                           "train.py": train})
+    report = analyze(tmp_path / "a", AnalyzeOptions(jobs=1))
+    assert [(f.path, f.severity) for f in report.findings if f.rule == "DEP001"] == [("requirements.txt", "info")]
+    assert [(f.path, f.line, f.severity) for f in report.findings if f.rule == "DEV701"] == [("train.py", 3, "high")]
+    assert [(r.package, r.imported) for r in report.dependency_matrix if "lightning" in r.package] == \
+        [("pytorch-lightning", True)]
+    # not declared: an import is the one pointer to the dependency and keeps its own DEP001, at the file that reaches
+    # the accelerator (train.py's Trainer), not at data.py's device-neutral import, which comes first in file order
+    write(tmp_path / "b", {"requirements.txt": "torch==2.6.0\n", "data.py": data, "train.py": train})
+    report = analyze(tmp_path / "b", AnalyzeOptions(jobs=1))
+    assert [f.path for f in report.findings if f.rule == "DEP001"] == ["train.py"]
+    assert [r.package for r in report.dependency_matrix if "lightning" in r.package] == ["lightning"]
+
+
+
+def test_one_torch_requirement_in_a_folders_main_manifests_is_one_item(tmp_path):
+    # round 25 A1 14 (ChatTTS): `torch>=2.1.0` in setup.py and in requirements.txt, two ways to set up one environment,
+    # were two counted DEP010; one item lists both lines
+    setup = "from setuptools import setup\nsetup(name='x', install_requires=['torch>=2.1.0', 'numpy'])\n"
+    write(tmp_path / "a", {"setup.py": setup, "requirements.txt": "numpy\ntorch>=2.1.0\n", "main.py": "import torch\n"})
+    fits = [f for f in analyze(tmp_path / "a", AnalyzeOptions(jobs=1)).findings if f.rule == "DEP010"]
+    assert [(f.path, sorted(f.sites or [])) for f in fits] == [("setup.py", ["requirements.txt:2", "setup.py:2"])]
+    # the two lines disagree (requirements.txt pins a torch no torch_npu fits): two verdicts, two items
+    write(tmp_path / "b", {"setup.py": setup, "requirements.txt": "numpy\ntorch==1.13.1\n", "main.py": "import torch\n"})
+    rules = sorted((f.rule, f.path) for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings
+                   if f.symbol.startswith("torch") and f.rule.startswith("DEP01"))
+    assert len(rules) == 2 and {path for _, path in rules} == {"requirements.txt", "setup.py"}, rules

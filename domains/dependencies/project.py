@@ -56,6 +56,7 @@ def analyze_dependencies(
     installs: frozenset[str] = frozenset(),
     nested: dict[str, Release] | None = None,
     unchosen: frozenset[str] = frozenset(),
+    parts_by_path: dict[str, frozenset[str]] | None = None,
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -68,7 +69,10 @@ def analyze_dependencies(
     `installs`: the requirements files the project's install commands and package manifests read, and its own
     installs (installed.py). `nested`: folder → target release of each nested project on a torch line of its own
     (analyzer/core/subprojects.py): its own torch pins are judged against that release. `unchosen`: the requirements
-    files whose torch pin the target choice left out (TargetChoice.unread): they set neither the fit nor the pin."""
+    files whose torch pin the target choice left out (TargetChoice.unread): they set neither the fit nor the pin.
+    `parts_by_path`: path → the npu_aware_for and cuda_part_in names that file's code uses (the per-file npu_aware_used):
+    an undeclared package's item stands at an import in a file that reaches its CUDA-only part."""
+    parts_by_path = parts_by_path or {}
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
@@ -81,6 +85,7 @@ def analyze_dependencies(
         if fact.module in STDLIB or fact.module in context.local_modules:
             continue
         imported[kb.distribution_of(fact.module)].append(fact)
+    imported = _under_declared_names(imported, [*by_package, *documented], kb)
 
     findings: list[Finding] = []
     emit = _Emitter(factory, findings, context)
@@ -153,7 +158,7 @@ def analyze_dependencies(
             # one model and plainly in four others, and the plain ones are what breaks
             # a plain import whose names the file never uses (HunyuanDiT's `import bitsandbytes as bnb` and no `bnb`
             # after it) is a line to delete, nothing to replace: it is shown only where no plain import is used
-            used = [f for f in facts if not f.unused]
+            used = _part_users_first([f for f in facts if not f.unused], record, parts_by_path)
             required = _required_site(used, context, guarded_paths)
             unused = None if required else _required_site([f for f in facts if f.unused], context, guarded_paths)
             shown = required or unused or facts[0]
@@ -194,6 +199,7 @@ def analyze_dependencies(
         pin_note = f"{pin_fit.recommended} [{pin_sites[0].path}: torch{_version_of(pin_sites)}]"
         fit = TorchFit(declared=fit.declared, releases=fit.releases, recommended=pin_note)
     target_note = f"torch_npu {target.torch_npu} (torch {target.torch}, CANN {target.cann})"
+    plain: dict[tuple[str, str, tuple[str, ...]], list[Declaration]] = defaultdict(list)
     for path in sorted({s.path for s in torch_sites}):
         in_file = [s for s in torch_sites if s.path == path]
         file_fit = torch_fit(in_file, kb)
@@ -243,8 +249,13 @@ def analyze_dependencies(
                              + (f"; move with it {companions}" if companions else ""),
                              facets=("patch-level", *_cuda_build(in_file[0])), effort=PATCH_LEVEL_EFFORT)
             continue
-        emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], recommended or _table_range(kb),
-                         facets=_cuda_build(in_file[0]) if code == "torch-version-no-fit" else ())
+        plain[(code, recommended or _table_range(kb),
+               _cuda_build(in_file[0]) if code == "torch-version-no-fit" else ())].append(in_file[0])
+    for (code, recommended, facets), firsts in plain.items():
+        # ChatTTS's `torch>=2.1.0` in setup.py and in requirements.txt (round 25 A1 14): one environment's torch, one
+        # item listing both lines, where the main manifests of a folder agree on the verdict (_per_manifest)
+        for site, others in _per_manifest(firsts):
+            emit.declaration(code, f"torch{site.specifier}", site, recommended, sites=others, facets=facets)
     if not torch_sites and "torch" in imported:
         site = next((s for s in documented.get("torch", []) if doc_pin == f"torch{s.specifier} ({s.path}:{s.line})"),
                     None)
@@ -314,6 +325,21 @@ def _fork_off_target(fork: PackageRecord | None, torch: str) -> tuple[str, ...]:
     except InvalidVersion:
         return ()
     return (FORK_OFF_TARGET,) if older else ()
+
+
+def _under_declared_names(imported: dict[str, list[ImportFact]], declared: list[str],
+                          kb: KnowledgeBase) -> dict[str, list[ImportFact]]:
+    """The imports keyed by the distribution name the project declares for their catalog record, where that is one of
+    the record's aliases: `import pytorch_lightning` (the `lightning` record's module) with `pytorch-lightning` in
+    requirements.txt is one dependency, one matrix row and one item, not a row for each name (round 25 B2 45, 48)."""
+    moved = defaultdict(list, imported)
+    for name in declared:
+        record = kb.package(name)
+        if record is None or record.name == name or record.name in declared or name in moved \
+                or record.name not in moved:
+            continue
+        moved[name] = moved.pop(record.name)
+    return moved
 
 
 def _unimported(name: str, record: PackageRecord, imported, used_through: frozenset[str],
@@ -667,6 +693,20 @@ def declared_optional(site: Declaration) -> Place | None:
         if extra not in MAIN_REQUIREMENTS:
             return Place(reach="optional", reason=f"{site.path}: an optional requirements file ({extra})")
     return None
+
+
+def _part_users_first(facts: list[ImportFact], record: PackageRecord,
+                      parts_by_path: dict[str, frozenset[str]]) -> list[ImportFact]:
+    """The imports of a package whose CUDA-only part is reached through some of its names (cuda_part_in), those in files
+    that use one first: Lightning's item stands at train.py's `from pytorch_lightning import Trainer`, not at the first
+    import in file order, a device-neutral `seed_everything` or LightningDataModule (round 25 B2 45, 48)."""
+    if not record.cuda_part_in:
+        return facts
+    parts = record.cuda_part_in
+
+    def reaches(fact: ImportFact) -> bool:
+        return any(u == n or u.startswith(n + ".") for u in parts_by_path.get(fact.path, ()) for n in parts)
+    return sorted(facts, key=lambda fact: not reaches(fact))
 
 
 def _on_default_path(fact: ImportFact, default_path: dict[str, str]) -> ImportFact:

@@ -22,6 +22,7 @@ from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_pat
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.rank_suffix import only_adds_rank_suffix
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
+from ascend_feasibility.domains.device.splat_accelerator import splatted_accelerator
 from ascend_feasibility.domains.device.test_arms import (
     CUDA_ARM,
     RUNTIME_PROVIDER,
@@ -74,6 +75,7 @@ LIGHTNING_ENTRIES = frozenset({
     "pytorch_lightning.Trainer", "pytorch_lightning.trainer.trainer.Trainer",
 })
 CUDA_ACCELERATORS = frozenset({"cuda", "gpu"})
+CPU_FALLBACK = "cpu-fallback"  # the accelerator is CUDA's under a test, another (the CPU) otherwise
 PROCESS_COUNTS = frozenset({"torch.cuda.device_count"})  # torch.cuda reads a script takes as its number of workers
 # Dynamo's settings are backend-neutral (recompile limits, dynamic shapes, guards: torch/_dynamo/config.py, torch 2.x)
 # except those of the CUDA-graph backend (`cudagraph_backend_keep_input_mutation`, ...) and any naming Triton:
@@ -232,15 +234,27 @@ class _FileScan(PythonScan):
         `L.Fabric(devices=1)` (accelerator "auto", the default) picks the CPU on Ascend. The accelerator is a keyword
         (Fabric's and Trainer's are keyword-only; Lightning 1.x Trainer's first positional argument is the logger)."""
         value = keywords(call).get("accelerator")
+        splatted = splatted_accelerator(call) if value is None else None
+        if splatted is not None and _accelerator_word(splatted) in CUDA_ACCELERATORS:
+            # `trainer_config["accelerator"] = "gpu"` then `Trainer(**trainer_config)`: the assignment is the choice
+            self.hit("lightning-cuda-accelerator", f"{name}(accelerator={parsing.text(splatted)})", splatted)
+            return
         if value is None:
             arguments = call.child_by_field_name("arguments")
             if arguments is not None and not any(c.type in {"dictionary_splat", "list_splat"} for c in arguments.named_children):
                 self.hit("lightning-auto-accelerator", f"{name}()", call)
             return
-        word = literals.string_parts(value)[1].strip().lower() if value.type == "string" else None
+        word = _accelerator_word(value)
         if word in CUDA_ACCELERATORS:
             self.claimed_calls.add(call.id)
             self.hit("lightning-cuda-accelerator", f"{name}(accelerator={parsing.text(value)})", value)
+        elif value.type == "conditional_expression" and any(
+                _accelerator_word(branch) in CUDA_ACCELERATORS for branch in value.named_children[::2]):
+            # `accelerator="gpu" if torch.cuda.is_available() else "cpu"` (round 25 B2 48): no NPU accelerator to
+            # choose, and on an Ascend host the CUDA test fails, so the Trainer trains on the CPU
+            self.claimed_calls.add(call.id)
+            self.hit("lightning-cuda-accelerator", f"{name}(accelerator={parsing.text(value)})", value,
+                     facets=(CPU_FALLBACK,))
         elif word == "auto":
             self.hit("lightning-auto-accelerator", f"{name}(accelerator={parsing.text(value)})", value)
 
@@ -637,3 +651,8 @@ def _cuda_backend_setting(name: str, call: Node | None) -> bool:
         arguments = call.child_by_field_name("arguments")
         keys = [parsing.text(a) for a in (arguments.named_children if arguments is not None else [])]
     return any(part in key.lower() for key in keys for part in CUDA_BACKEND_KEY_PARTS)
+
+
+def _accelerator_word(value: Node) -> str | None:
+    """The accelerator a string literal names, lower-cased ("gpu"); None for anything else."""
+    return literals.string_parts(value)[1].strip().lower() if value.type == "string" else None
