@@ -749,6 +749,11 @@ class RoleConventions(_Record):
     vendored_dirs: list[str] = Field(default_factory=list, description="folders of other projects' code a package "
                                      "ships inside it (third_party/, _vendor/): their public names are no API of the "
                                      "package, so one nothing in the project names is unreached (unreferenced.py)")
+    yaml_command_keys: list[str] = Field(default_factory=list, description="keys of a YAML document whose string a "
+                                         "runner executes as a command line (CI `run`/`script`, compose `command`)")
+    json_command_keys: list[str] = Field(default_factory=list, description="keys of a JSON document whose string a "
+                                         "tool executes as a command line (package.json `scripts`, devcontainer "
+                                         "`postCreateCommand`, tasks.json `tasks`)")
 
 
 class CloudGpuImage(_Record):
