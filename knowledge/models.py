@@ -775,6 +775,9 @@ class HostedNotebook(_Record):
 
 class BackendConventions(_Record):
     other: list[str] = Field(min_length=1)
+    exported_model_loaders: list[str] = Field(default_factory=list, description="calls that load an exported model "
+                                              "(torch.jit.load, onnxruntime's InferenceSession), by their last dotted "
+                                              "parts: a model so loaded runs where it was exported unless moved")
     dispatch: list[str] = Field(min_length=1, description="accelerators a per-backend dispatch chain tests beside CUDA")
     npu: list[str] = Field(min_length=1)
     twin: list[str]
