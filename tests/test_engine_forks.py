@@ -110,3 +110,14 @@ def test_the_copied_packages_model_runner_importing_only_its_siblings_is_part_of
     # the glue keeps its own findings
     assert {f.line for f in report.findings if f.path == "serve/glue.py" and f.rule == "DEV111"} == {8, 9}
     assert "serve/glue.py" not in report.project.deployments
+
+
+def test_a_fork_at_the_root_folds_no_other_root_module(tmp_path):
+    # a copy is a package folder: root scripts importing each other beside a root-level fork stay the project's
+    root = tmp_path / "flat"
+    write(root, {"requirements.txt": "torch==2.6.0\nvllm==0.8.5\n", "configs.py": "class ModelConfig:\n    pass\n",
+                 "worker.py": WORKER.format(imports="from vllm.worker.worker_base import WorkerBase", base="WorkerBase"),
+                 "train.py": RUNNER.format(extra="").replace("serve.configs", "configs")})
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    assert {f.line for f in report.findings if f.path == "train.py" and f.rule == "DEV111"} == {8, 9}
+    assert "worker.py" in report.project.deployments and "train.py" not in report.project.deployments

@@ -51,7 +51,9 @@ def _with_copied_siblings(facts: list[ModuleFacts], context: ProjectContext, for
         return forks
     python = [f for f in facts if f.path.endswith(".py") and f.module]
     folder_of = {f.module: f.path.rpartition("/")[0] for f in python}
-    engine_of = {f.path.rpartition("/")[0]: engine for f in python if (engine := forks.get(f.path)) is not None}
+    # a copy is a package folder of its own: the root's scripts importing each other are no copy
+    engine_of = {folder: engine for f in python if (engine := forks.get(f.path)) is not None
+                 and (folder := f.path.rpartition("/")[0])}
     result = dict(forks)
     for f in python:
         folder = f.path.rpartition("/")[0]
