@@ -270,9 +270,11 @@ class YamlConfigScanner(Scanner):
             for item in node.value:
                 self._walk(item, unit, hits, f"{where}[]")
         elif isinstance(node, yaml.ScalarNode) and "=" in str(node.value):
-            name = str(node.value).split("=", 1)[0]
+            name, value = str(node.value).split("=", 1)
             code = self.index.env_rule(name)
-            if code is not None:  # docker-compose style "NAME=value" list items
+            # docker-compose style "NAME=value" list items; "NAME=value command ..." is a command line, a launch only
+            # under a key a runner executes (a web site's registry of deployment pages holds such strings as data)
+            if code is not None and (not value.strip().split(maxsplit=1)[1:] or _command_key(unit.kind, where)):
                 hits.append(Hit(code, name, _span(node, unit, len(name))))
 
     def _key(self, key: yaml.ScalarNode, value: yaml.Node, unit: Unit, hits: list[Hit], where: str) -> None:
@@ -309,6 +311,14 @@ class YamlConfigScanner(Scanner):
         first_key = next(iter(keys.values()))[0]
         hits.append(Hit(self.index.code_for("deepspeed-config"), f"DeepSpeed config (ZeRO stage {stage})",
                         _span(first_key, unit, len(str(first_key.value)))))
+
+
+def _command_key(kind: str, where: str) -> bool:
+    """Is some key of the path `where` (`jobs.test.steps[].run`) one whose string a runner executes (knowledge/context/
+    conventions.toml yaml_command_keys, json_command_keys)?"""
+    roles = load_context_conventions().roles
+    keys = frozenset(roles.json_command_keys if kind == "json" else roles.yaml_command_keys)
+    return any(part.split("[", 1)[0] in keys for part in where.split("."))
 
 
 def compose_documents(unit: Unit) -> list[yaml.Node]:

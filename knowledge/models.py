@@ -749,6 +749,11 @@ class RoleConventions(_Record):
     vendored_dirs: list[str] = Field(default_factory=list, description="folders of other projects' code a package "
                                      "ships inside it (third_party/, _vendor/): their public names are no API of the "
                                      "package, so one nothing in the project names is unreached (unreferenced.py)")
+    yaml_command_keys: list[str] = Field(default_factory=list, description="keys of a YAML document whose string a "
+                                         "runner executes as a command line (CI `run`/`script`, compose `command`)")
+    json_command_keys: list[str] = Field(default_factory=list, description="keys of a JSON document whose string a "
+                                         "tool executes as a command line (package.json `scripts`, devcontainer "
+                                         "`postCreateCommand`, tasks.json `tasks`)")
 
 
 class CloudGpuImage(_Record):
@@ -770,6 +775,9 @@ class HostedNotebook(_Record):
 
 class BackendConventions(_Record):
     other: list[str] = Field(min_length=1)
+    exported_model_loaders: list[str] = Field(default_factory=list, description="calls that load an exported model "
+                                              "(torch.jit.load, onnxruntime's InferenceSession), by their last dotted "
+                                              "parts: a model so loaded runs where it was exported unless moved")
     dispatch: list[str] = Field(min_length=1, description="accelerators a per-backend dispatch chain tests beside CUDA")
     npu: list[str] = Field(min_length=1)
     twin: list[str]

@@ -78,3 +78,46 @@ def test_a_vllm_pin_below_vllm_ascends_first_release_is_an_upgrade(tmp_path):
     assert [n.pinned_below for n in capped.verdict.routes] == ["vllm<0.6"]
     open_ = _tree(tmp_path, "open", "from vllm import LLM", requirements="torch==2.6.0\nvllm>=0.4,<0.9\n")
     assert [n.pinned_below for n in open_.verdict.routes] == [None]
+
+
+RUNNER = (
+    "import torch\nfrom serve.configs import ModelConfig\n{extra}\n\n\nclass CUDAGraphRunner:\n"
+    "    def capture(self, x):\n"
+    "        self.graph = torch.cuda.CUDAGraph()\n"
+    "        with torch.cuda.graph(self.graph):\n"
+    "            return x\n"
+)
+
+
+def test_the_copied_packages_model_runner_importing_only_its_siblings_is_part_of_the_copy(tmp_path):
+    # ChatTTS's velocity/ (vLLM 0.2.7): worker.py imports the engine's internals, model_runner.py only the copy's own
+    # modules; its CUDA-graph lines are sites of the engine item, not counted findings (round 25 B1 17, B2 38)
+    root = tmp_path / "runner"
+    write(root, {"requirements.txt": "torch==2.6.0\nvllm==0.8.5\n", "train.py": TRAIN, "app.py": APP,
+                 "serve/__init__.py": "", "serve/configs.py": "class ModelConfig:\n    pass\n",
+                 "serve/worker.py": WORKER.format(imports="from vllm.worker.worker_base import WorkerBase\n"
+                                                           "from serve.model_runner import CUDAGraphRunner",
+                                                  base="WorkerBase"),
+                 "serve/model_runner.py": RUNNER.format(extra=""),
+                 # the project's own code beside the copy: it imports the project's model from elsewhere
+                 "model/__init__.py": "", "model/gpt.py": "class GPT:\n    pass\n",
+                 "serve/glue.py": RUNNER.format(extra="from model.gpt import GPT")})
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    assert [f.rule for f in report.findings if f.path == "serve/model_runner.py" and f.domain != "dependencies"] == []
+    item = next(f for f in report.findings if f.rule == "DEP001" and f.symbol.startswith("vllm"))
+    assert {"serve/model_runner.py:8", "serve/model_runner.py:9"} <= set(item.sites)
+    assert "serve/model_runner.py" in report.project.deployments
+    # the glue keeps its own findings
+    assert {f.line for f in report.findings if f.path == "serve/glue.py" and f.rule == "DEV111"} == {8, 9}
+    assert "serve/glue.py" not in report.project.deployments
+
+
+def test_a_fork_at_the_root_folds_no_other_root_module(tmp_path):
+    # a copy is a package folder: root scripts importing each other beside a root-level fork stay the project's
+    root = tmp_path / "flat"
+    write(root, {"requirements.txt": "torch==2.6.0\nvllm==0.8.5\n", "configs.py": "class ModelConfig:\n    pass\n",
+                 "worker.py": WORKER.format(imports="from vllm.worker.worker_base import WorkerBase", base="WorkerBase"),
+                 "train.py": RUNNER.format(extra="").replace("serve.configs", "configs")})
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    assert {f.line for f in report.findings if f.path == "train.py" and f.rule == "DEV111"} == {8, 9}
+    assert "worker.py" in report.project.deployments and "train.py" not in report.project.deployments

@@ -61,3 +61,33 @@ def test_an_absolute_import_of_a_package_named_like_the_folder_is_the_installed_
     report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
     found = [f for f in report.findings if f.path == "pkg/utils/xfuser/parallel.py" and f.line == CUDA_LINE]
     assert found and all(f.reach == "runs" for f in found)
+
+
+LAYERED = (
+    "import torch\n"
+    "from pkg.layers.abs_normalize import AbsNormalize\n"
+    "from pkg.models.base_model import BaseModel\n\n"
+    "def encode(x):\n"
+    "    return x.cuda()\n"
+)
+
+
+@pytest.mark.parametrize("extra, reach", [
+    # FunASR's sa_asr/e2e_sa_asr.py (round 25 A2 52): a C++ runtime beside the package builds a library; it builds
+    # nothing into pkg/
+    ({"runtime/CMakeLists.txt": "add_library(engine SHARED engine.cpp)\n"}, "optional"),
+    # a shell script says `layers`, but nothing names base_model: the second import still fails
+    ({"run.sh": "python train.py --layers 12\n"}, "optional"),
+    # every missing module is named by a script that may write it
+    ({"run.sh": "python gen.py layers base_model\n"}, "runs"),
+    # an extension build in the package's own folder may build either module
+    ({"pkg/CMakeLists.txt": "pybind11_add_module(engine engine.cpp)\n"}, "runs"),
+])
+def test_every_missing_import_is_asked_and_only_builds_over_the_package_excuse_it(tmp_path, extra, reach):
+    files = {"pkg/__init__.py": "from pkg.models.other import run\n", "pkg/models/__init__.py": "",
+             "pkg/models/other.py": "def run():\n    pass\n", "pkg/models/encoder.py": LAYERED, **extra}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    found = [f for f in report.findings if f.path == "pkg/models/encoder.py" and f.line == CUDA_LINE]
+    assert found and all(f.reach == reach for f in found), [(f.reach, f.reach_reason) for f in found]
+    if reach == "optional" and "--layers" in extra.get("run.sh", ""):
+        assert "pkg/models/base_model, which the project does not have" in found[0].reach_reason

@@ -39,7 +39,37 @@ def engine_forks(facts: list[ModuleFacts], context: ProjectContext, internals: l
         hit = next((name for name in f.imports if name not in nested and _internal(name, internals)), None)
         if hit is not None:
             forks[f.path] = hit.split(".")[0]
-    return forks
+    return _with_copied_siblings(facts, context, forks)
+
+
+def _with_copied_siblings(facts: list[ModuleFacts], context: ProjectContext, forks: dict[str, str]) -> dict[str, str]:
+    """The rest of a copied package: a module in a fork's folder that imports a sibling module of that folder and no
+    module of the project outside it is part of the same copy (ChatTTS's velocity/model_runner.py, vLLM 0.2.7's model
+    runner, imports only the copy's configs, sequence and sampling modules, and its CUDA-graph capture is the engine's:
+    round 25 B1 17, B2 38). A module importing the project's own code elsewhere (its model) is the project's glue."""
+    if not forks:
+        return forks
+    python = [f for f in facts if f.path.endswith(".py") and f.module]
+    folder_of = {f.module: f.path.rpartition("/")[0] for f in python}
+    # a copy is a package folder of its own: the root's scripts importing each other are no copy
+    engine_of = {folder: engine for f in python if (engine := forks.get(f.path)) is not None
+                 and (folder := f.path.rpartition("/")[0])}
+    result = dict(forks)
+    for f in python:
+        folder = f.path.rpartition("/")[0]
+        if f.path in result or folder not in engine_of or context.of(f.path).role not in COUNTED_ROLES:
+            continue
+        folders = [_project_folder(name, folder_of) for name in f.imports]
+        if folder in folders and all(where in {None, folder} for where in folders):
+            result[f.path] = engine_of[folder]
+    return result
+
+
+def _project_folder(name: str, folder_of: dict[str, str]) -> str | None:
+    """The folder of the project module an import names (`pkg.mod` or `pkg.mod.Name`), None where it names none."""
+    parts = name.split(".")
+    return next((folder_of[".".join(parts[:end])] for end in range(len(parts), 0, -1)
+                 if ".".join(parts[:end]) in folder_of), None)
 
 
 def _internal(name: str, internals: list[str]) -> bool:

@@ -11,9 +11,13 @@ ModuleNotFoundError before any line of it runs, whoever imports it (a library us
   is not the name of any file (of any
   suffix: a compiled extension's sources, a stub) or folder in `P`'s folder. Two parts at least after `P`: `from P
   import x` may read a name `P/__init__.py` binds, `from P.x import y` needs the module `P.x`;
-- no build file of the project compiles an extension (opt_in.extension_builds), which might build `P.x`, and no
-  build or CI file or non-Python product file (a shell script) writes `x`, which may generate it (setup.py writing
-  pkg/version.py). The files read are those the analysis reads: a compiled binary committed under `P` is not seen.
+- no build file in `P`'s folder or a folder above it compiles an extension (opt_in.extension_builds), which might
+  build `P.x` (a CMakeLists.txt of a separate C++ runtime beside the package builds nothing into it), and for some
+  missing module of the file no build or CI file or non-Python product file (a shell script) writes its `x`, which may
+  generate it (setup.py writing pkg/version.py): every missing import of the file is asked about, so a shell script
+  that happens to say `layers` does not excuse `from P.models.base_model import` (FunASR's sa_asr/e2e_sa_asr.py, seven
+  imports of modules the tree lacks, round 25 A2 52). The files read are those the analysis reads: a compiled binary
+  committed under `P` is not seen.
 What only such modules import follows through propagation's import chain.
 """
 
@@ -48,8 +52,7 @@ def missing_module_importers(facts: list[ModuleFacts], context: ProjectContext, 
                                      str(view.parent))
     modules = {name for f in python for name in import_names(f.path, f.module, packages)}
     existing: set[str] | None = None
-    result: dict[str, str] = {}
-    missing_of: dict[str, str] = {}  # path → the name of the module it lacks
+    missing_of: dict[str, dict[str, tuple[str, str]]] = {}  # path → name of a module it lacks → (package folder, why)
     for f in candidates:
         for name in sorted(set(f.imports) - set(f.nested_imports)):
             parts = name.split(".")
@@ -66,19 +69,33 @@ def missing_module_importers(facts: list[ModuleFacts], context: ProjectContext, 
             missing = f"{folder}/{parts[end]}" if folder != "." else parts[end]
             if missing in existing:
                 continue
-            missing_of[f.path] = parts[end]
-            result[f.path] = (f"cannot be imported: its top-level import of {'.'.join(parts[:end + 1])} names "
-                              f"{missing}, which the project does not have")
-            break
-    if result:  # an extension a build file compiles may provide the module
-        builds = frozenset(load_context_conventions().opt_in.extension_builds)
-        if any(builds & word_set(f.words) for f in facts if context.of(f.path).role == "build"):
-            return {}
-        # a module a build step writes (setup.py writing pkg/version.py, a Makefile running protoc): a build or CI
-        # file, or product code that is not Python (a shell script), naming it may make it
-        named = writers(set(missing_of.values()), facts)
-        makers = {path for paths in named.values() for path in paths
-                  if context.of(path).role in {"build", "ci"}
-                  or (context.of(path).role == "product" and not path.endswith((".py", ".ipynb")))}
-        result = {path: why for path, why in result.items() if not named.get(missing_of[path], set()) & makers}
+            missing_of.setdefault(f.path, {}).setdefault(parts[end], (folder, (
+                f"cannot be imported: its top-level import of {'.'.join(parts[:end + 1])} names {missing}, which "
+                "the project does not have")))
+    if not missing_of:
+        return {}
+    # an extension a build file compiles may provide the module: a build file in the package's folder or above it
+    builds = frozenset(load_context_conventions().opt_in.extension_builds)
+    compiling = [str(path_view(f.path).parent) for f in facts
+                 if context.of(f.path).role == "build" and builds & word_set(f.words)]
+    # a module a build step writes (setup.py writing pkg/version.py, a Makefile running protoc): a build or CI
+    # file, or product code that is not Python (a shell script), naming it may make it
+    named = writers({name for names in missing_of.values() for name in names}, facts)
+    makers = {path for paths in named.values() for path in paths
+              if context.of(path).role in {"build", "ci"}
+              or (context.of(path).role == "product" and not path.endswith((".py", ".ipynb")))}
+
+    def made(name: str, folder: str) -> bool:
+        return bool(named.get(name, set()) & makers) or any(_holds(build, folder) for build in compiling)
+
+    result: dict[str, str] = {}
+    for path, lacked in missing_of.items():
+        why = next((why for name, (folder, why) in lacked.items() if not made(name, folder)), None)
+        if why is not None:
+            result[path] = why
     return result
+
+
+def _holds(folder: str, inner: str) -> bool:
+    """Is `inner` the folder `folder` or one below it (`.` holds every folder)?"""
+    return folder == "." or inner == folder or inner.startswith(folder + "/")

@@ -50,6 +50,7 @@ from ascend_feasibility.analyzer.port.guard_scope import check_expression, contr
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
+from ascend_feasibility.analyzer.port.unmoved_models import unmoved_model_reason
 from ascend_feasibility.analyzer.port.worlds import TOP, TORCH_MODULES, Worlds
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK
 from ascend_feasibility.analyzer.reading.parsing import parse, text, walk
@@ -65,6 +66,7 @@ TRANSFER_NOTE = (
 )
 
 PORTED_REACHES = frozenset({"runs", "cosmetic"})
+AVAILABILITY_CHECK = "torch.cuda.is_available"  # the check a device id is picked by (unmoved_models.py)
 
 
 @dataclass
@@ -548,6 +550,7 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
                     outcome.reason = "the project has its own NPU code: route this through its device abstraction" \
                         if own_abstraction else "no import path from this file to the device module"
                     outcome.changes.clear()
+    _hold_checks_of_unmoved_models(path, tree, rewrite.sites, elsewhere)
     _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
     _hold_under_cuda_guards(rewrite.sites, kb, guarded)
     while _hold_paired(rewrite.sites, kb, guarded, options):  # a check held with its twin holds what it guards
@@ -598,6 +601,20 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
         if outcome.reason is None:
             uses |= outcome.uses
     return rewrite, uses
+
+
+def _hold_checks_of_unmoved_models(path: str, tree, sites: list[SiteOutcome],
+                                   elsewhere: ImportedDefinitions | None) -> None:
+    """A `torch.cuda.is_available()` picking the device id of a class whose exported model is never moved stays
+    (analyzer/port/unmoved_models.py)."""
+    if elsewhere is None:
+        return
+    for outcome in sites:
+        if outcome.reason is None and outcome.changes and outcome.finding.symbol == AVAILABILITY_CHECK:
+            why = unmoved_model_reason(outcome.statement, tree, path, lambda p: elsewhere.load(elsewhere.root, p))
+            if why is not None:
+                outcome.reason = why
+                outcome.changes.clear()
 
 
 def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style, guarded: "Guarded") -> None:
