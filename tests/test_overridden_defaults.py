@@ -249,3 +249,27 @@ def test_attrs_field_defaults_a_construction_leaves_or_a_fielded_base_stay(tmp_p
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     reaches = {f.line: f.reach for f in report.findings if f.path == "pkg/clip.py" and f.rule.startswith("DEV")}
     assert reaches.get(11) == "runs" and reaches.get(22) == "cosmetic", reaches
+
+
+GEOMETRY = ("import torch\n\n\nclass Geometry:\n    pass\n\n\n"
+            "class FlexiGeometry(Geometry):\n"
+            "    def __init__(self, grid_res=64, scale=2.0, device='cuda', renderer=None):\n"
+            "        super(FlexiGeometry, self).__init__()\n"
+            "        self.verts = torch.zeros(grid_res, device=device)\n")
+
+
+def test_a_class_naming_itself_in_super_is_not_passed_out_of_sight(tmp_path):
+    """Round 25 A2 51 (InstantMesh's FlexiCubesGeometry): `super(FlexiGeometry, self).__init__()` hands the class to
+    super(), which never calls it; its only construction passes device by keyword, so the default is never used. A
+    construction that leaves device out keeps the finding."""
+    mesh = ("from .geometry import FlexiGeometry\n\n\n"
+            "class Mesh:\n"
+            "    def init_geometry(self, device):\n"
+            "        self.geometry = FlexiGeometry(\n            grid_res=128,\n            device=device,\n        )\n")
+    write_tree(tmp_path, {"requirements.txt": "torch\n", "pkg/__init__.py": "", "pkg/geometry.py": GEOMETRY,
+                          "pkg/mesh.py": mesh})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert {f.line: f.reach for f in report.findings if f.path == "pkg/geometry.py"} == {9: "cosmetic"}
+    write_tree(tmp_path, {"pkg/mesh.py": mesh.replace("            device=device,\n", "")})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert {f.line: f.reach for f in report.findings if f.path == "pkg/geometry.py"} == {9: "runs"}
