@@ -255,6 +255,35 @@ def _scalar(node: Node) -> bool:
     return node.type == "attribute" and text.endswith((".ndim",))
 
 
+def read_back_later(call: Node) -> bool:
+    """`x = x.transpose(1, 2).double()` whose binding the function later reads with `x.numpy()` (no `force=`, no
+    rebinding of x between): numpy() raises on a device tensor, so the function only ever runs on host tensors, and
+    the cast keeps float64 (demucs' eval_track, whose caller moves both tensors to `eval_device = 'cpu'`)."""
+    assignment = parsing.assignment_of(call)
+    left = assignment.child_by_field_name("left") if assignment is not None else None
+    scope = _function(call)
+    if left is None or left.type != "identifier" or scope is None:
+        return False
+    name = parsing.text(left)
+    rebound, reads = [], []  # after the cast: where the name is bound again (its end), where `name.numpy()` starts
+    for node in _nodes(scope):  # (not in source order)
+        if node.start_byte <= assignment.end_byte:
+            continue
+        if node.type in {"assignment", "augmented_assignment", "for_statement"}:
+            target = node.child_by_field_name("left")
+            if target is not None and name in {parsing.text(n) for n in parsing.walk(target) if n.type == "identifier"}:
+                rebound.append(node.end_byte)  # `x = x.numpy()` reads the old binding
+        elif node.type == "call":
+            function = node.child_by_field_name("function")
+            arguments = node.child_by_field_name("arguments")
+            if function is not None and function.type == "attribute" \
+                    and parsing.text(function.child_by_field_name("attribute")) == "numpy" \
+                    and parsing.text(function.child_by_field_name("object")) == name \
+                    and arguments is not None and not arguments.named_children:
+                reads.append(node.start_byte)
+    return any(not any(end <= start for end in rebound) for start in reads)
+
+
 def _function(node: Node) -> Node | None:
     current = node.parent
     while current is not None and current.type not in {"function_definition", "lambda", "class_definition", "module"}:

@@ -67,8 +67,12 @@ def _is_definition_name(node: Node, parent: Node | None) -> bool:
 
 def _is_not_a_use(node: Node, parent: Node | None) -> bool:
     """A name patched with a wrapper of itself (`F.scaled_dot_product_attention = wrap(F.scaled_dot_product_attention)`,
-    a profiler) or that only annotates a type (`stream: torch.cuda.Stream | None`) calls nothing on the device.
+    a profiler), that only annotates a type (`stream: torch.cuda.Stream | None`) or that a `del` removes (`del
+    torch.cuda.memory_allocated`, a benchmark's cleanup: it unbinds the name on any host) calls nothing on the device.
     `parent`: node's."""
+    if parent is not None and (parent.type == "delete_statement" or parent.type == "expression_list"
+                               and parent.parent is not None and parent.parent.type == "delete_statement"):
+        return True
     if parent is not None and parent.type == "assignment" and parent.child_by_field_name("left") == node:
         right = parent.child_by_field_name("right")  # a patch wraps what it replaces; a setting (`= True`) is a use
         return right is not None and parsing.text(node) in parsing.text(right)

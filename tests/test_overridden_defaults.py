@@ -192,3 +192,84 @@ def test_conditional_defaults_every_call_overrides_are_no_finding(tmp_path):
     lines = {(f.path, f.line) for f in report.findings if f.rule == "DEV001" and f.reach == "runs"}
     assert ("pkg/api.py", 4) not in lines
     assert ("pkg/other.py", 4) in lines
+
+
+ATTRS = ("import attr\nimport torch\nimport torch.nn as nn\n\n\n"
+         "@attr.s(eq=False, repr=False)\n"
+         "class Block(nn.Module):\n"
+         "    width: int = attr.ib()\n"
+         "    device: torch.device = attr.ib(default=torch.device('cuda'))\n\n"
+         "    def __attrs_post_init__(self):\n"
+         "        super().__init__()\n"
+         "        self.proj = nn.Linear(self.width, self.width, device=self.device)\n\n\n"
+         "@attr.s(eq=False, repr=False)\n"
+         "class Encoder(nn.Module):\n"
+         "    width: int = attr.ib()\n"
+         "    note: str = 'not a field under attr.s'\n"
+         "    device: torch.device = attr.ib(default=torch.device('cuda'))\n\n"
+         "    def __attrs_post_init__(self):\n"
+         "        super().__init__()\n"
+         "        self.block = Block(self.width, self.device)\n")
+FACTORY = ("import torch\nfrom .clip import Encoder\n\n\n"
+           "def create_clip_model(device=None):\n"
+           "    if device is None:\n"
+           "        device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+           "    return Encoder(width=8, device=device)\n")
+
+
+def _attrs_lines(root) -> dict[int, str]:
+    report = analyze(root, AnalyzeOptions(jobs=1))
+    return {f.line: f.reach for f in report.findings if f.path == "pkg/clip.py" and f.rule.startswith("DEV")
+            and f.line in (9, 20)}
+
+
+def test_attrs_field_defaults_every_construction_passes_are_no_finding(tmp_path):
+    """Round 25 A1 50, A2 73, 80, 99 (glide-text2im's CLIP encoders): `device: torch.device =
+    attr.ib(default=torch.device("cuda"))` in `@attr.s` classes based on nn.Module, each built only with the device
+    passed, by keyword or by position (nn.Module has no fields, and under attr.s only attr.ib() assignments are
+    fields): the default never applies."""
+    write_tree(tmp_path, {"requirements.txt": "torch\nattrs\n", "pkg/__init__.py": "", "pkg/clip.py": ATTRS,
+                          "pkg/model_creation.py": FACTORY})
+    assert _attrs_lines(tmp_path) == {9: "cosmetic", 20: "cosmetic"}
+
+
+def test_attrs_field_defaults_a_construction_leaves_or_a_fielded_base_stay(tmp_path):
+    write_tree(tmp_path, {"requirements.txt": "torch\nattrs\n", "pkg/__init__.py": "",
+                          "pkg/clip.py": ATTRS.replace("Block(self.width, self.device)", "Block(self.width)"),
+                          "pkg/model_creation.py": FACTORY.replace("width=8, device=device", "width=8")})
+    assert _attrs_lines(tmp_path) == {9: "runs", 20: "runs"}
+    # under auto_attribs every annotated assignment is a field: `note` takes position 1, so the positional device
+    # argument is no device; a base with fields of its own puts them first (a keyword still passes the field)
+    clip = ATTRS.replace("@attr.s(eq=False, repr=False)\nclass Block", "@attr.s(auto_attribs=True)\nclass Block").replace(
+        "    width: int = attr.ib()\n    device: torch.device = attr.ib(default=torch.device('cuda'))\n\n    def __attrs_post",
+        "    width: int = attr.ib()\n    note: str = 'a field'\n    device: torch.device = attr.ib(default=torch.device('cuda'))\n\n    def __attrs_post", 1)
+    clip = clip.replace("class Encoder(nn.Module)", "class Encoder(Base)").replace("import attr\n", "import attr\nfrom .base import Base\n")
+    write_tree(tmp_path, {"pkg/base.py": "class Base:\n    pass\n", "pkg/clip.py": clip,
+                          "pkg/model_creation.py": FACTORY})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    reaches = {f.line: f.reach for f in report.findings if f.path == "pkg/clip.py" and f.rule.startswith("DEV")}
+    assert reaches.get(11) == "runs" and reaches.get(22) == "cosmetic", reaches
+
+
+GEOMETRY = ("import torch\n\n\nclass Geometry:\n    pass\n\n\n"
+            "class FlexiGeometry(Geometry):\n"
+            "    def __init__(self, grid_res=64, scale=2.0, device='cuda', renderer=None):\n"
+            "        super(FlexiGeometry, self).__init__()\n"
+            "        self.verts = torch.zeros(grid_res, device=device)\n")
+
+
+def test_a_class_naming_itself_in_super_is_not_passed_out_of_sight(tmp_path):
+    """Round 25 A2 51 (InstantMesh's FlexiCubesGeometry): `super(FlexiGeometry, self).__init__()` hands the class to
+    super(), which never calls it; its only construction passes device by keyword, so the default is never used. A
+    construction that leaves device out keeps the finding."""
+    mesh = ("from .geometry import FlexiGeometry\n\n\n"
+            "class Mesh:\n"
+            "    def init_geometry(self, device):\n"
+            "        self.geometry = FlexiGeometry(\n            grid_res=128,\n            device=device,\n        )\n")
+    write_tree(tmp_path, {"requirements.txt": "torch\n", "pkg/__init__.py": "", "pkg/geometry.py": GEOMETRY,
+                          "pkg/mesh.py": mesh})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert {f.line: f.reach for f in report.findings if f.path == "pkg/geometry.py"} == {9: "cosmetic"}
+    write_tree(tmp_path, {"pkg/mesh.py": mesh.replace("            device=device,\n", "")})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert {f.line: f.reach for f in report.findings if f.path == "pkg/geometry.py"} == {9: "runs"}

@@ -46,13 +46,16 @@ MAX_BODY_NODES = 20000
 LITERAL_TYPES = {"integer", "float", "string", "none", "true", "false", "unary_operator"}
 COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
            ">=": operator.ge, "is": operator.is_, "is not": operator.is_not}
-TYPE_CHECKS = {"isinstance", "issubclass"}
+# calls that take a class as a value and never call it: isinstance(x, Model), and `super(Model, self)` in Model's own
+# methods (InstantMesh's FlexiCubesGeometry.__init__, round 25 A2 51)
+TYPE_CHECKS = {"isinstance", "issubclass", "super"}
 REGISTERS = "register"  # how a registry's decorator is spelled: register, register_model, register_module
 UNKNOWN = object()  # a text that is no literal
 OWN = "."  # the mark of a call of the file's own definition in DefaultFacts.calls (no name starts with it)
 
 # Identifiers used as values (what may call them later, out of sight): an argument (partial(Model, ...)), a keyword's
-# value, a dict or list entry, an assignment's right side, a return value. isinstance(x, Model) is no use.
+# value, a dict or list entry, an assignment's right side, a return value. isinstance(x, Model) and super(Model, self)
+# are no use (TYPE_CHECKS).
 ESCAPES = """
 (argument_list (identifier) @value)
 (keyword_argument value: (identifier) @value)

@@ -9,8 +9,9 @@ GradScaler`, knowledge: torch_cuda_api.toml `defined_in`): the same object, redi
 
 A line none of whose names the file uses is no port item: the import itself works on a CPU or NPU torch (a deprecated
 alias), and a port that never names the binding changes nothing by editing it (MiniGPT-4 imports `autocast` and
-autocasts through `self.maybe_autocast()`). A name is used when the file writes it again outside the import lines and
-the type annotations (`grad_scaler: Optional[GradScaler] = None` builds nothing: the object is made, and reported,
+autocasts through `self.maybe_autocast()`). A name is used when the file writes it again outside the import lines,
+the type annotations and the names of its own `def`s and `class`es (FunASR's fallback `def autocast` under the
+version test's else arm binds the name; it uses nothing) (`grad_scaler: Optional[GradScaler] = None` builds nothing: the object is made, and reported,
 where it is called), lists it in `__all__`, or is a package `__init__.py` (whose imports are its public names)."""
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ BARE_DECORATOR = "bare"
 CAST_INPUTS = "cast_inputs"
 IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement"})
 NOT_USES = IMPORTS | {"type"}  # tree-sitter's `type`: a parameter's, a return's or an assignment's annotation
+DEFINITIONS = frozenset({"function_definition", "class_definition"})
 
 
 class _AmpImportScan(PythonScan):
@@ -83,7 +85,7 @@ class _AmpImportScan(PythonScan):
             return True
         root = self.unit.tree()
         names = {parsing.text(node) for node in parsing.walk(root, prune=NOT_USES, named=False)
-                 if node.type == "identifier"}
+                 if node.type == "identifier" and not _defined_name(node)}
         if "__all__" in names:
             names |= exported_names(root)
         return names
@@ -108,6 +110,13 @@ def passes_cast_inputs(root: Node) -> bool:
 
 def _names_cast_inputs(node: Node) -> bool:
     return node.type == "keyword_argument" and parsing.text(node.child_by_field_name("name")) == CAST_INPUTS
+
+
+def _defined_name(node: Node) -> bool:
+    """The name of a `def` or `class` (the fallback `def autocast(enabled=True)` beside a version-gated import): it
+    binds the name, it uses nothing the import binds."""
+    parent = node.parent
+    return parent is not None and parent.type in DEFINITIONS and parent.child_by_field_name("name") == node
 
 
 def _bound_name(node: Node) -> str:

@@ -25,6 +25,10 @@
 - `cuda-only-feature`, `npu-has-feature`, `dtype-choice` (domains/device/cuda_features.py): what the test only
   switches, where the NPU path does not raise: a feature the NPU lacks (the test is right as written), a fused
   optimizer step or a half dtype the NPU has (widen the test).
+- `cuda-missing-fallback`: the test is and-ed with `not torch.cuda.is_available()` (GPT-SoVITS' `if "cuda" in
+  str(self.device) and not torch.cuda.is_available(): self.device = torch.device("cpu")`): its arm only handles a CUDA
+  setting on a host without CUDA. A native "npu" setting fails the test and is kept, and under transfer_to_npu the
+  arm is skipped; widening the test would send an "npu" setting to the fallback. Right as written.
 - `cuda-autocast-gate`: the test sits in the body of `if torch.is_autocast_enabled():` with no device type (or after
   `if not torch.is_autocast_enabled(): return ...`). Called so, it reports CUDA autocast only (torch 2.4 and later
   read it as device "cuda"; transfer_to_npu leaves it alone), so under NPU autocast the gate is False and the test is
@@ -55,6 +59,8 @@ RUNTIME_PROVIDER = "runtime-provider"
 AUTOCAST_ENABLED = "autocast-enabled"
 AUTOCAST_CUDA_TYPE = "autocast-cuda-type"  # that autocast's device_type is a "cuda" literal
 QUERY_DEFAULT = "query-default"
+CUDA_MISSING = "cuda-missing-fallback"  # and-ed with `not torch.cuda.is_available()` (_with_cuda_missing)
+CUDA_AVAILABLE = "torch.cuda.is_available"
 LITERALS = frozenset({"integer", "float", "true", "false", "string"})  # not None: a missing answer, not a default
 # called with no device type these report CUDA autocast only (torch/amp/autocast_mode.py; torch.cuda's are CUDA's)
 CUDA_AUTOCAST_GATES = frozenset({"torch.is_autocast_enabled", "torch.cuda.is_autocast_enabled"})
@@ -112,7 +118,34 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.append(AUTOCAST_GATE)
     if RAISES not in found:  # a path that raises on NPU is no fallback, whatever the CUDA arm turns on
         found.extend(feature_facets(child, parent, cuda_arm, npu_path, imports))
+    if not negated and _with_cuda_missing(test, imports):
+        found.append(CUDA_MISSING)
     return tuple(found)
+
+
+def _with_cuda_missing(test: Node, imports: ImportTable) -> bool:
+    """`if "cuda" in str(self.device) and not torch.cuda.is_available():`: the test is and-ed (and nothing else) with
+    CUDA being absent, in an if or elif condition. Its arm only handles a CUDA setting on a host without CUDA (a CPU
+    fallback): a native "npu" setting fails the test and is kept, and under transfer_to_npu is_available() is True."""
+    node, terms = test, []
+    while node.parent is not None and node.parent.type in {"parenthesized_expression", "boolean_operator"}:
+        node = node.parent
+        if node.type == "boolean_operator":
+            if parsing.text(node.child_by_field_name("operator")) != "and":
+                return False
+            terms += [node.child_by_field_name("left"), node.child_by_field_name("right")]
+    holder = node.parent
+    if holder is None or holder.type not in {"if_statement", "elif_clause"} or holder.child_by_field_name("condition") != node:
+        return False
+    for term in terms:
+        while term is not None and term.type == "parenthesized_expression" and term.named_children:
+            term = term.named_children[0]
+        argument = term.child_by_field_name("argument") if term is not None and term.type == "not_operator" else None
+        function = argument.child_by_field_name("function") if argument is not None and argument.type == "call" else None
+        if function is not None and function.type in {"identifier", "attribute"} \
+                and qualified_name(function, imports) == CUDA_AVAILABLE:
+            return True
+    return False
 
 
 def cuda_specifics(test: Node, imports: ImportTable) -> list[str]:

@@ -75,6 +75,12 @@ QUERY = r"""
 (string_content) @string
 (assignment left: (identifier) @built_variable right: (call function: (identifier) @built_class))
 """
+# attrs' class decorators (attrs 20.1+ `define`/`frozen`/`mutable` read annotations, as `attr.s(auto_attribs=True)`)
+ATTRS_DECORATORS = frozenset({"attr.s", "attr.attrs", "attrs.attrs"})
+ATTRS_AUTO_DECORATORS = frozenset({"attr.define", "attr.frozen", "attr.mutable", "attrs.define", "attrs.frozen",
+                                   "attrs.mutable", "attr.dataclass"})
+ATTRS_EXPLICIT, ATTRS_AUTO = "attrs", "attrs-auto"
+FIELD_CALLS = frozenset({"field", "ib", "attrib"})  # dataclasses.field, attr.ib, attr.attrib, attrs.field
 MAX_FIELDS = 10**6  # the position of a field after a base class's: never passed by position in what is read
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
 NATIVE_FOLDER_HINTS = ("csrc", "src", "include", "kernels")  # a string naming a folder of native sources
@@ -864,7 +870,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     fields = [a for a in found.get("device_field", []) if a.child_by_field_name("right") is not None
               and "cuda" in parsing.text(a.child_by_field_name("right"))]
     if fields:
-        facts.device_defaults += _field_defaults(fields)
+        facts.device_defaults += _field_defaults(fields, unit.imports())
     defined = _module_functions(unit)
     if defined:
         called = {c.text for c in _calls(unit)}  # as bytes: most are never compared
@@ -1248,11 +1254,14 @@ def _overridden_defaults(defaults: list[Node], callees: list[Node]) -> tuple[lis
     return result, undecided
 
 
-def _field_defaults(fields: list[Node]) -> list[tuple[int, str, str, int]]:
+def _field_defaults(fields: list[Node], imports) -> list[tuple[int, str, str, int]]:
     """`device: str = "cuda"` or `device: torch.device = torch.device("cuda")` in the body of a module-level
-    `@dataclass`: its constructor's default, for the project's calls (line, class, field, position in a call). A class
-    with bases takes its fields after theirs: only a keyword passes the field then. ClassVar annotations and
-    `field(init=False, ...)` are no parameters; another decorator than dataclass (a registry) decides nothing."""
+    `@dataclass`, or `device: torch.device = attr.ib(default=torch.device("cuda"))` in an attrs class (`@attr.s`,
+    `@attrs.define`: glide-text2im's CLIP encoders): its constructor's default, for the project's calls (line, class,
+    field, position in a call). A class with bases takes its fields after theirs: only a keyword passes the field then,
+    unless every base is torch.nn.Module, which has no fields (`imports`: the unit's, to resolve `nn.Module`).
+    ClassVar annotations and `field(init=False, ...)` are no parameters; under `@attr.s` without auto_attribs only the
+    `attr.ib()` assignments are; another decorator than these (a registry) decides nothing."""
     result = []
     for assignment in fields[:200]:
         block = assignment.parent.parent if assignment.parent is not None else None
@@ -1262,25 +1271,59 @@ def _field_defaults(fields: list[Node]) -> list[tuple[int, str, str, int]]:
                 or holder.parent is None or holder.parent.type != "module":
             continue
         decorators = [d for d in holder.named_children if d.type == "decorator"]
-        if len(decorators) != 1 or _decorator_name(decorators[0]) != "dataclass":
+        kind = _field_class(decorators[0], imports) if len(decorators) == 1 else None
+        if kind is None:
             continue
         name = cls.child_by_field_name("name")
         own = [s.named_children[0] for s in block.named_children if s.type == "expression_statement"
                and s.named_children and s.named_children[0].type == "assignment"
                and s.named_children[0].child_by_field_name("type") is not None
                and "ClassVar" not in parsing.text(s.named_children[0].child_by_field_name("type"))
-               and not _no_init(s.named_children[0].child_by_field_name("right"))]
+               and not _no_init(s.named_children[0].child_by_field_name("right"))
+               and (kind != ATTRS_EXPLICIT or _field_call(s.named_children[0].child_by_field_name("right")))]
         if name is None or assignment not in own:
             continue
-        index = own.index(assignment) if cls.child_by_field_name("superclasses") is None else MAX_FIELDS
+        index = own.index(assignment) if _fieldless_bases(cls, imports) else MAX_FIELDS
         field_name = parsing.text(assignment.child_by_field_name("left"))
         result.append((assignment.start_point.row + 1, parsing.text(name), field_name, index))
     return result
 
 
+def _field_class(decorator: Node, imports) -> str | None:
+    """How a class decorator makes a constructor of the class body's annotated assignments: "dataclass" (each is a
+    parameter), ATTRS_EXPLICIT (`@attr.s` without auto_attribs=True: only the `attr.ib()` ones), ATTRS_AUTO (`@attr.s(
+    auto_attribs=True)`, `@attrs.define`, `from attrs import frozen`: each), None for any other decorator."""
+    if _decorator_name(decorator) == "dataclass":
+        return "dataclass"
+    expression = decorator.named_children[0] if decorator.named_children else decorator
+    arguments = expression.child_by_field_name("arguments") if expression.type == "call" else None
+    function = expression.child_by_field_name("function") if expression.type == "call" else expression
+    name = (qualified_name(function, imports) if function.type in {"identifier", "attribute"} else None) or ""
+    if name in ATTRS_AUTO_DECORATORS:
+        return ATTRS_AUTO
+    if name not in ATTRS_DECORATORS:
+        return None
+    auto = any(a.type == "keyword_argument" and parsing.text(a).replace(" ", "") == "auto_attribs=True"
+               for a in (arguments.named_children if arguments is not None else []))
+    return ATTRS_AUTO if auto else ATTRS_EXPLICIT
+
+
+def _field_call(value: Node | None) -> bool:
+    """`attr.ib(...)`, `attr.attrib(...)`, `attrs.field(...)`: an attrs field, under `@attr.s` without auto_attribs."""
+    return value is not None and value.type == "call" \
+        and parsing.text(value.child_by_field_name("function")).rsplit(".", 1)[-1] in FIELD_CALLS
+
+
+def _fieldless_bases(cls: Node, imports) -> bool:
+    """No base, or only torch.nn.Module (whose constructor takes no field): the class's own fields come first."""
+    bases = cls.child_by_field_name("superclasses")
+    named = [b for b in (bases.named_children if bases is not None else []) if b.type != "comment"]
+    return all(b.type in {"identifier", "attribute"} and qualified_name(b, imports) in MODULE_BASES for b in named)
+
+
 def _no_init(value: Node | None) -> bool:
-    """`field(init=False, ...)`: a field the constructor does not take."""
-    if value is None or value.type != "call" or parsing.text(value.child_by_field_name("function")).rsplit(".", 1)[-1] != "field":
+    """`field(init=False, ...)`, `attr.ib(init=False)`: a field the constructor does not take."""
+    if value is None or value.type != "call" or parsing.text(value.child_by_field_name("function")).rsplit(".", 1)[-1] not in FIELD_CALLS:
         return False
     arguments = value.child_by_field_name("arguments")
     return any(a.type == "keyword_argument" and parsing.text(a).replace(" ", "") == "init=False"

@@ -10,7 +10,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import launch_flags
 from ascend_feasibility.domains.base import Hit, Unit
-from ascend_feasibility.domains.host_values import device_on_host, stays_on_host
+from ascend_feasibility.domains.host_values import device_on_host, read_back_later, stays_on_host
 from ascend_feasibility.domains.precision.dtype_premises import cast_back, promoted_float32
 from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.host_scripts import HOST_ONLY, host_only_script
@@ -185,6 +185,8 @@ class _PrecisionScan(PythonScan):
             return
         if stays_on_host(call, _moved_to_device(call)):
             return  # `.double()` of a tensor the code put on the CPU (`.cpu()`, `device="cpu"`), kept there
+        if read_back_later(call):
+            return  # the function reads the result with `.numpy()`: it only runs on host tensors
         if cast_back(call):  # element-wise only, returned cast back to the input's dtype: float32 gives the same
             self.hit("double-cast-back", ".double()", call)
             return
