@@ -280,6 +280,7 @@ class ModuleFacts(Protocol):
     default_foreign: list[str]  # attribute names stored or called on objects other than self ("store:x", "call:x")
     option_nones: list[tuple[str, str]]  # command-line options whose value is None unless given: (dest, long flag)
     default_option_keywords: list[tuple[str, str, str]]  # (callee, keyword, dest) of `gpu_id=args.gpu_id` keywords
+    default_forwards: list[tuple[str, str, str, str, int, str]]  # (callee, keyword, caller, parameter, index, default) of `x=x`
     star_imports: list[str]  # modules imported with `from module import *`
     parameter_arms: list[tuple[int, int, str, tuple[str, ...], str, str, int]]  # switches.parameter_value_arm
     starts_process_group: bool  # calls init_process_group or the like, or imports a framework that does

@@ -282,6 +282,9 @@ class PhaseFacts:
     option_nones: list[tuple[str, str]] = field(default_factory=list)  # options None unless given: (dest, flag)
     # keywords calls pass as a command-line option's value: (callee record, keyword, dest) (`gpu_id=args.gpu_id`)
     default_option_keywords: list[tuple[str, str, str]] = field(default_factory=list)
+    # keywords calls pass as the caller's own defaulted parameter (`GPT(use_vllm=use_vllm)`): (callee record, keyword,
+    # the caller as a function, class or "Class.method", its parameter, position, default; "" where not such a value)
+    default_forwards: list[tuple[str, str, str, str, int, str]] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
     # starts a process group; the if-arms that need one (analyzer/context/process_groups.py)
     starts_process_group: bool = False
@@ -364,6 +367,7 @@ class PhaseFacts:
         self.default_foreign += other.default_foreign
         self.option_nones += other.option_nones
         self.default_option_keywords += other.default_option_keywords
+        self.default_forwards += other.default_forwards
         self.default_escaped += other.default_escaped
         self.star_imports += other.star_imports
         self.starts_process_group |= other.starts_process_group
@@ -915,6 +919,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.default_reads = by_default.reads
     facts.default_hops, facts.default_foreign = by_default.hops, by_default.foreign
     facts.default_option_keywords = by_default.option_keywords
+    facts.default_forwards = by_default.forwards
     facts.default_passed = by_default.passed
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
