@@ -256,6 +256,7 @@ class ModuleFacts(Protocol):
     marker_arms: list[tuple[int, int, tuple[int, ...], str]]  # arms a value only option arms set decides
     launch_flags: list[str]  # shell: options a launch command passes
     launch_values: list[tuple[str, str]]  # shell: (option, value) a launch command passes
+    launch_overrides: list[tuple[str, str]]  # shell: hydra-style `++a.key=value` overrides: (key, value)
     launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]]  # shell: (script, value-less flags, configs)
     config_refs: list[str]  # config files named in strings or launch arguments
     env_carriers: list[tuple[str, str]]  # environment variables set: (name, `@dest`, `=value` or `?`)

@@ -32,7 +32,7 @@ import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ascend_feasibility.analyzer.context import attribute_hops
+from ascend_feasibility.analyzer.context import attribute_hops, config_getters
 from ascend_feasibility.analyzer.context.switches import _enclosing, _parameter, first_term
 from ascend_feasibility.analyzer.context.unloaded import LIVE_ROLES
 from ascend_feasibility.analyzer.context.written_names import word_set
@@ -137,6 +137,10 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         if forwards and any(_false_default(function) for function in functions):
             facts.arms += _forwarded_off(tree, reading, inside)
         facts.hops = reading.found_hops
+    if conditions and ("get(" in text or "get_" in text):  # a switch read from a config getter (config_getters.py)
+        found, hops = config_getters.arms(conditions[:MAX_CONDITIONS])
+        facts.arms += found
+        facts.hops += hops
     bound, modules, star, own = _bindings(tree)
     # names compared as bytes: most calls and values are of no bound name, and their text need not be decoded
     bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
@@ -195,6 +199,7 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
     foreign: set[str] | None = None
     options: OptionKeywords | None = None
     forwards: Forwards | None = None
+    getters: config_getters.Getters | None = None
     for f in facts:
         if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
@@ -209,7 +214,11 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
         for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
             if (first, last) in touched:  # the attribute may be stored, or the method called, from outside
                 continue
-            if name in registered:
+            if name.startswith(config_getters.GETTER):
+                if getters is None:
+                    getters = config_getters.Getters(facts)
+                kept = getters.kept(parameter, default, f.path)
+            elif name in registered:
                 if launched is None:
                     launched, configured = launch_keywords(facts)
                 kept = _kept_registered(name, parameter, index, default, calls, escaped, f.path, launched, configured)

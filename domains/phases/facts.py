@@ -247,6 +247,8 @@ class PhaseFacts:
     env_table_arms: list[tuple[int, int, str, str, str]] = field(default_factory=list)
     # shell: the values a launch command passes them (`--optim adamw_bnb_8bit`, `--trt=True`): (flag, value)
     launch_values: list[tuple[str, str]] = field(default_factory=list)
+    # shell: hydra-style overrides a launch command passes (`++train_conf.use_deepspeed=false`): (last key, value)
+    launch_overrides: list[tuple[str, str]] = field(default_factory=list)
     # shell: each launch command as (the script or module it runs, the flags it passes without a value, the config
     # files it names) (analyzer/context/launch_variants.py)
     launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
@@ -353,6 +355,7 @@ class PhaseFacts:
         self.marker_arms += other.marker_arms
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
+        self.launch_overrides += other.launch_overrides
         self.env_carriers += other.env_carriers
         self.launch_commands += other.launch_commands
         self.env_table_off += other.env_table_off
@@ -702,6 +705,19 @@ def _launch_values(words: list[str]) -> list[tuple[str, str]]:
             found.append((flag, value))
         elif index + 1 < len(words) and not words[index + 1].startswith("-"):
             found.append((word, words[index + 1]))
+    return found
+
+
+def _launch_overrides(words: list[str]) -> list[tuple[str, str]]:
+    """`++train_conf.use_deepspeed=false`, `+model.dtype=bf16`, `epochs=3`: (the key's last dotted part, value)."""
+    found = []
+    for word in words:
+        if word.startswith("-") or "=" not in word:
+            continue
+        key, value = word.lstrip("+~").split("=", 1)
+        key = key.rsplit(".", 1)[-1]
+        if key.isidentifier():
+            found.append((key, value.strip("'\"")))
     return found
 
 
@@ -1185,6 +1201,7 @@ def collect_shell(unit: Unit) -> PhaseFacts:
                 {w for w in words if w.startswith("--") and len(w) > 2 and "=" not in w and w not in valued})[:MAX_CHOICES]), tuple(configs)))
             facts.launch_flags += [w.split("=", 1)[0] for w in words if w.startswith("--")][:MAX_CHOICES]
             facts.launch_values += _launch_values(words)[:MAX_CHOICES]
+            facts.launch_overrides += _launch_overrides(words)[:MAX_CHOICES]
     if unit.path.endswith(SHELL_NOTE_SUFFIXES):
         facts.unparsed_lines = list(pasted_notes.unparsed_share(unit.tree(), unit.source.data))
     return facts
