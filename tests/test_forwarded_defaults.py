@@ -84,3 +84,23 @@ def test_a_caller_that_may_turn_it_on_keeps_the_arm(tmp_path, files):
 def test_a_rebound_parameter_is_not_handed_on(tmp_path):
     core = chat().replace("        self.gpt", "        use_vllm = source == 'vllm'\n        self.gpt")
     assert all(f.reach == "runs" for f in reaches(tmp_path, {"pkg/core.py": core}))
+
+
+HOPPED = (
+    "import torch\n\n\n"
+    "class GPT:\n"
+    "    def __init__(self, device, use_vllm=False):\n"
+    "        self.is_vllm = use_vllm\n\n"
+    "    def prepare(self):\n"
+    "        if self.is_vllm:\n"
+    "            torch.cuda.synchronize()\n"
+)
+
+
+@pytest.mark.parametrize("default, reach", [("False", "optional"), ("True", "runs")])
+def test_a_handed_on_default_read_through_self_in_a_method(tmp_path, default, reach):
+    files = {"pkg/__init__.py": "", "pkg/gpt.py": HOPPED, "pkg/core.py": chat(default),
+             "app.py": "from pkg.core import Chat\n\nChat().load()\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    found = [f for f in report.findings if f.path == "pkg/gpt.py" and f.line == 10]
+    assert found and all(f.reach == reach for f in found)
