@@ -104,3 +104,14 @@ def test_a_handed_on_default_read_through_self_in_a_method(tmp_path, default, re
     report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
     found = [f for f in report.findings if f.path == "pkg/gpt.py" and f.line == 10]
     assert found and all(f.reach == reach for f in found)
+
+
+def test_a_function_handing_its_parameter_to_itself_ends(tmp_path):
+    recursive = ("import torch\n\n\n"
+                 "def walk(depth, use_vllm=False):\n"
+                 "    if use_vllm:\n"
+                 "        torch.cuda.synchronize()\n"
+                 "    return walk(depth - 1, use_vllm=use_vllm)\n")
+    report = analyze(write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/walk.py": recursive,
+                                           "app.py": "from pkg.walk import walk\n\nwalk(3)\n"}), AnalyzeOptions(jobs=1))
+    assert [f for f in report.findings if f.path == "pkg/walk.py" and f.line == 6]

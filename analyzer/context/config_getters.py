@@ -33,11 +33,12 @@ def arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str, str, int, st
     """The arms (as DefaultFacts.arms) whose condition's first `and` term reads a getter's off default, and those read
     through `self.<attribute>` (as DefaultFacts.hops)."""
     found, hops = [], []
+    cache: dict[int, object] = {}  # a class's stores, a function's rebindings and assignments: read once per unit
     for condition in conditions:
         statement = condition.parent
         if statement is None or statement.type not in {"if_statement", "elif_clause"}:
             continue
-        read = first_term(condition, lambda term, _: _off_getter(term))
+        read = first_term(condition, lambda term, _: _off_getter(term, cache))
         body = statement.child_by_field_name("consequence")
         if read is None or body is None:
             continue
@@ -50,7 +51,7 @@ def arms(conditions: list[Node]) -> tuple[list[tuple[int, int, str, str, int, st
     return found, hops
 
 
-def _off_getter(term: Node) -> tuple[str, str, str] | None:
+def _off_getter(term: Node, cache: dict[int, object]) -> tuple[str, str, str] | None:
     """(key, default, the attribute read or "") where the term is a getter call with an off default, a local bound
     once from one, or `self.<attribute>` its class stores once, from one (`self.use_fp16 = kwargs.get("use_fp16",
     False)`)."""
@@ -58,7 +59,7 @@ def _off_getter(term: Node) -> tuple[str, str, str] | None:
         found = _getter(term)
         return (*found, "") if found is not None else None
     if term.type == "attribute":
-        return _self_getter(term)
+        return _self_getter(term, cache)
     if term.type != "identifier":
         return None
     function = _enclosing(term, "function_definition")
@@ -67,10 +68,11 @@ def _off_getter(term: Node) -> tuple[str, str, str] | None:
         return None
     name = parsing.text(term)
     from ascend_feasibility.analyzer.context.unpassed_defaults import _rebound
-    rebound = _rebound(function)
+    if function.id not in cache:
+        cache[function.id] = (_rebound(function), parsing.captures(parsing.query("python", ASSIGNED), body))
+    rebound, captures = cache[function.id]
     if rebound is None or len(rebound.get(name, [])) != 1:
         return None
-    captures = parsing.captures(parsing.query("python", ASSIGNED), body)
     for target, value in zip(captures.get("name", []), captures.get("value", []), strict=True):
         if parsing.text(target) == name and target.start_byte < term.start_byte \
                 and _enclosing(target, "function_definition") == function:
@@ -79,7 +81,7 @@ def _off_getter(term: Node) -> tuple[str, str, str] | None:
     return None
 
 
-def _self_getter(term: Node) -> tuple[str, str, str] | None:
+def _self_getter(term: Node, cache: dict[int, object]) -> tuple[str, str, str] | None:
     holder, attribute = term.child_by_field_name("object"), term.child_by_field_name("attribute")
     if holder is None or attribute is None or parsing.text(holder) != attribute_hops.SELF:
         return None
@@ -87,7 +89,9 @@ def _self_getter(term: Node) -> tuple[str, str, str] | None:
     if cls is None or cls.parent is None or cls.parent.type != "module" or b"setattr" in cls.text \
             or b"__dict__" in cls.text:
         return None
-    stores = attribute_hops._self_stores(cls).get(parsing.text(attribute), [])
+    if cls.id not in cache:
+        cache[cls.id] = attribute_hops._self_stores(cls)
+    stores = cache[cls.id].get(parsing.text(attribute), [])
     assignment = stores[0].parent if len(stores) == 1 else None
     if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("left") != stores[0]:
         return None

@@ -417,13 +417,14 @@ class Forwards:
                 self.keywords[(f.path, callee, keyword)].add((caller, parameter, index, default))
         self.facts = facts
         self.method_passes: set[str] | None = None
+        self.hops = 0  # how deep left() is in callers' callers
         self.launched: tuple[dict, set[str]] | None = None
 
-    def left(self, passing: list[str], name: str, parameter: str, index: int, default: str, found,
-             hops: int = 0) -> str:
+    def left(self, passing: list[str], name: str, parameter: str, index: int, default: str, found) -> str:
         """How every passing call hands on its caller's default ("`use_vllm=use_vllm` from Chat.load(), whose
-        `use_vllm=False` no call passes"), or "" where one may pass another value."""
-        if hops >= self.MAX_HOPS:
+        `use_vllm=False` no call passes"), or "" where one may pass another value (or the hops run out: a function
+        that hands its parameter to itself)."""
+        if self.hops >= self.MAX_HOPS:
             return ""
         callers: set[tuple[str, str, str, int, str]] = set()
         for where, shape in found:
@@ -437,12 +438,16 @@ class Forwards:
             if not given or any(not caller or _value(value) != _value(default) for caller, _, _, value in given):
                 return ""
             callers |= {(where, *caller) for caller in given}
-        reasons = [self._caller_left(*caller, hops) for caller in sorted(callers)]
+        self.hops += 1
+        try:
+            reasons = [self._caller_left(*caller) for caller in sorted(callers)]
+        finally:
+            self.hops -= 1
         if not reasons or not all(reasons):
             return ""
         return f"`{parameter}={parameter}` from {reasons[0]}"
 
-    def _caller_left(self, path: str, caller: str, parameter: str, index: int, default: str, hops: int) -> str:
+    def _caller_left(self, path: str, caller: str, parameter: str, index: int, default: str) -> str:
         """Why the caller's own parameter stays at its default ("" where a call may pass it)."""
         if "." not in caller:
             kept = _kept(caller, parameter, index, default, self.calls, self.escaped, path, self.aside, None, self)
