@@ -258,6 +258,7 @@ class ModuleFacts(Protocol):
     marker_arms: list[tuple[int, int, tuple[int, ...], str]]  # arms a value only option arms set decides
     launch_flags: list[str]  # shell: options a launch command passes
     launch_values: list[tuple[str, str]]  # shell: (option, value) a launch command passes
+    launch_overrides: list[tuple[str, str]]  # shell: hydra-style `++a.key=value` overrides: (key, value)
     launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]]  # shell: (script, value-less flags, configs)
     config_refs: list[str]  # config files named in strings or launch arguments
     env_carriers: list[tuple[str, str]]  # environment variables set: (name, `@dest`, `=value` or `?`)
@@ -282,6 +283,7 @@ class ModuleFacts(Protocol):
     default_foreign: list[str]  # attribute names stored or called on objects other than self ("store:x", "call:x")
     option_nones: list[tuple[str, str]]  # command-line options whose value is None unless given: (dest, long flag)
     default_option_keywords: list[tuple[str, str, str]]  # (callee, keyword, dest) of `gpu_id=args.gpu_id` keywords
+    default_forwards: list[tuple[str, str, str, str, int, str]]  # (callee, keyword, caller, parameter, index, default) of `x=x`
     star_imports: list[str]  # modules imported with `from module import *`
     parameter_arms: list[tuple[int, int, str, tuple[str, ...], str, str, int]]  # switches.parameter_value_arm
     starts_process_group: bool  # calls init_process_group or the like, or imports a framework that does

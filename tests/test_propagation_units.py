@@ -82,6 +82,7 @@ class Facts:
     default_hops: list = field(default_factory=list)
     default_foreign: list = field(default_factory=list)
     default_option_keywords: list = field(default_factory=list)
+    default_forwards: list = field(default_factory=list)
     option_nones: list = field(default_factory=list)
     default_calls: dict = field(default_factory=dict)
     gated_handles: list = field(default_factory=list)

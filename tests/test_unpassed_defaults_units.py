@@ -209,6 +209,7 @@ class Facts:
     default_hops: list = field(default_factory=list)
     default_foreign: list = field(default_factory=list)
     default_option_keywords: list = field(default_factory=list)
+    default_forwards: list = field(default_factory=list)
     option_nones: list = field(default_factory=list)
     options: list = field(default_factory=list)
     option_values: list = field(default_factory=list)

@@ -109,11 +109,16 @@ def foreign(tree: Node, stores: list[Node], methods: list[Node], modules: set[st
     and "call:name": what may change an attribute, or call a method, of a class with hops from outside it. `stores`:
     the left sides of the file's assignments that hold an attribute; `methods`: the name of every attribute call."""
     names = set()
-    skipped = {SELF.encode("utf-8")} | {module.encode("utf-8") for module in modules}
+    modules_bytes = {module.encode("utf-8") for module in modules}
+    skipped = {SELF.encode("utf-8")} | modules_bytes
     for callee in methods:
         holder = callee.parent.child_by_field_name("object") if callee.parent is not None else None
-        if holder is not None and not (holder.type == "identifier" and holder.text in skipped):
+        if holder is None:
+            continue
+        if not (holder.type == "identifier" and holder.text in skipped):
             names.add("call:" + callee.text.decode("utf-8", "replace"))
+        if not (holder.type == "identifier" and holder.text in modules_bytes):  # self.load(...) counts here
+            names.update(_passes(callee))
     for target in stores:
         for attribute in _attributes(target):
             holder, name = attribute.child_by_field_name("object"), attribute.child_by_field_name("attribute")
@@ -123,6 +128,31 @@ def foreign(tree: Node, stores: list[Node], methods: list[Node], modules: set[st
         for key in parsing.captures(parsing.query("python", STORES), tree).get("key", []):
             names.add(f"store:{parsing.text(key).strip(chr(39) + chr(34))}" if key.type == "string" else "store:*")
     return sorted(names)
+
+
+def _passes(callee: Node) -> set[str]:
+    """What a method call passes, as "pass:method:keyword" ("pass:method:keyword=literal"), "pass:method:*" (a splat) and
+    "pos:method:N" (N positional arguments): whether any call of the method name may pass a parameter
+    (unpassed_defaults.Forwards reads them for a method that forwards its default)."""
+    call = callee.parent.parent
+    arguments = call.child_by_field_name("arguments") if call is not None and call.type == "call" else None
+    if arguments is None or not arguments.named_children:
+        return set()
+    name = callee.text.decode("utf-8", "replace")
+    found, positional = set(), 0
+    for argument in arguments.named_children:
+        if argument.type == "keyword_argument":
+            key, value = argument.child_by_field_name("name"), argument.child_by_field_name("value")
+            if key is not None:
+                literal = value is not None and value.type in {"true", "false", "none", "integer", "string"}
+                found.add(f"pass:{name}:{parsing.text(key)}" + (f"={parsing.text(value)}" if literal else ""))
+        elif argument.type in {"list_splat", "dictionary_splat"}:
+            found.add(f"pass:{name}:*")
+        elif argument.type != "comment":
+            positional += 1
+    if positional:
+        found.add(f"pos:{name}:{positional}")
+    return found
 
 
 def _defaults(init: Node) -> dict[str, tuple[int, str]]:

@@ -32,7 +32,7 @@ import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ascend_feasibility.analyzer.context import attribute_hops
+from ascend_feasibility.analyzer.context import attribute_hops, config_getters
 from ascend_feasibility.analyzer.context.switches import _enclosing, _parameter, first_term
 from ascend_feasibility.analyzer.context.unloaded import LIVE_ROLES
 from ascend_feasibility.analyzer.context.written_names import word_set
@@ -108,6 +108,11 @@ class DefaultFacts:
     # keywords whose value is a command-line option (`gpu_id=args.gpu_id`, conventions' argument objects): (callee
     # record as in `calls`, keyword, the option's dest); each call keeps its "passed" record in `calls` as well
     option_keywords: list[tuple[str, str, str]] = field(default_factory=list)
+    # keywords whose value is the calling function's own parameter with a literal default (`GPT(use_vllm=use_vllm)` in
+    # `Chat.load(self, use_vllm=False)`): (callee record as in `calls`, keyword, the caller as a module-level function,
+    # a module-level class (its __init__) or "Class.method", its parameter, position, default); a call of the same
+    # record passing the keyword another non-literal value adds (callee, keyword, "", "", -1, "") (Forwards)
+    forwards: list[tuple[str, str, str, str, int, str]] = field(default_factory=list)
 
 
 def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], called: list[Node], methods: list[Node],
@@ -135,6 +140,10 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         if forwards and any(_false_default(function) for function in functions):
             facts.arms += _forwarded_off(tree, reading, inside)
         facts.hops = reading.found_hops
+    if conditions and ("get(" in text or "get_" in text):  # a switch read from a config getter (config_getters.py)
+        found, hops = config_getters.arms(conditions[:MAX_CONDITIONS])
+        facts.arms += found
+        facts.hops += hops
     bound, modules, star, own = _bindings(tree)
     # names compared as bytes: most calls and values are of no bound name, and their text need not be decoded
     bound_names = {name.encode("utf-8"): original for name, original in bound.items()}
@@ -149,6 +158,8 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
         shape = _shape(arguments)
         if arguments is not None and shape[1] and optioned:
             facts.option_keywords += _option_keywords(key, arguments)
+        if arguments is not None and any("=" not in keyword for keyword in shape[1]):
+            facts.forwards += _forwards(key, arguments)
         counted = shapes.get(key)
         if counted is None:
             shapes[key] = {shape: 1}
@@ -156,6 +167,8 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             counted[shape] = counted.get(shape, 0) + 1
     optioned = {(key, keyword) for key, keyword, dest in facts.option_keywords if dest}
     facts.option_keywords = sorted({k for k in facts.option_keywords if (k[0], k[1]) in optioned})
+    forwarded = {(key, keyword) for key, keyword, caller, *_ in facts.forwards if caller}
+    facts.forwards = sorted({k for k in facts.forwards if (k[0], k[1]) in forwarded})
     facts.calls, facts.passed = _records(shapes)
     if taken:
         facts.taken = _taken(taken, [(_callee(key), start) for key, start in located])
@@ -188,6 +201,8 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
     configured: set[str] = set()
     foreign: set[str] | None = None
     options: OptionKeywords | None = None
+    forwards: Forwards | None = None
+    getters: config_getters.Getters | None = None
     for f in facts:
         if not f.default_arms or context.of(f.path).role not in COUNTED_ROLES or re_exported(f.module, starred):
             continue
@@ -202,14 +217,18 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
         for first, last, name, parameter, index, default, condition, is_assert in f.default_arms:
             if (first, last) in touched:  # the attribute may be stored, or the method called, from outside
                 continue
-            if name in registered:
+            if name.startswith(config_getters.GETTER):
+                if getters is None:
+                    getters = config_getters.Getters(facts)
+                kept = getters.kept(parameter, default, f.path)
+            elif name in registered:
                 if launched is None:
                     launched, configured = launch_keywords(facts)
                 kept = _kept_registered(name, parameter, index, default, calls, escaped, f.path, launched, configured)
             else:
                 if options is None:
-                    options = OptionKeywords(facts)
-                kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside, options)
+                    options, forwards = OptionKeywords(facts), Forwards(facts, calls, escaped, aside)
+                kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside, options, forwards)
             if kept is not None:
                 result[f.path].append((first, last, f"{kept}; {condition}", is_assert))
                 if not is_assert:
@@ -306,7 +325,8 @@ def project_calls(facts) -> tuple[dict[str, list], set[str], set[str]]:
 
 
 def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, list], escaped: set[str],
-          path: str, aside: set[str] = frozenset(), options: OptionKeywords | None = None) -> str | None:
+          path: str, aside: set[str] = frozenset(), options: OptionKeywords | None = None,
+          forwards: Forwards | None = None) -> str | None:
     """Why every call of `name` (defined in `path`) in the project keeps `parameter` at its default, or None where one
     may not. Another file's calls of its own function of the same name are not this one's. `aside`: files whose calls
     run no product path (tests, optional launchers: _aside); where only they pass the parameter, the default
@@ -318,6 +338,9 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
     given = options.left(passing, name, parameter, index, default, found) if options is not None and passing else ""
     if given:
         passing = []
+    handed = forwards.left(passing, name, parameter, index, default, found) if forwards is not None and passing else ""
+    if handed:
+        passing = []
     if set(passing) - aside:
         return None
     if passing:
@@ -328,6 +351,8 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
     more = f" and {len(where) - 1} more files" if len(where) > 1 else ""
     if given:
         return f"`{parameter}={default}` by default ({name}()), and its calls pass {given} ({where[0]}{more})"
+    if handed:
+        return f"`{parameter}={default}` by default ({name}()), and its calls pass {handed} ({where[0]}{more})"
     return f"`{parameter}={default}` by default ({name}()), and none of its {count} calls in the project passes {parameter} ({where[0]}{more})"
 
 
@@ -374,6 +399,79 @@ class OptionKeywords:
         dest = sorted(dests)[0]
         return (f"`{parameter}=args.{dest}`, and `{self.nones[dest]}` is None unless given, which no "
                 f"launch command passes")
+
+
+class Forwards:
+    """The calls that pass a parameter only as their own caller's parameter of the same name left at the same default
+    (ChatTTS's `Chat.load(self, ..., use_vllm=False)` calling `GPT(..., use_vllm=use_vllm)` in another file): such a
+    call passes the default when no call in the project passes the caller's parameter either. The caller is read as
+    `_kept` reads a function or class (one hop further each time, MAX_HOPS in all), or, for a method, by its name:
+    no call of any `.method(...)` in the project passes the keyword, a splat or that many positional arguments, and no
+    launch command or config names the parameter."""
+
+    MAX_HOPS = 3
+
+    def __init__(self, facts, calls: dict[str, list], escaped: set[str], aside: set[str]) -> None:
+        self.calls, self.escaped, self.aside = calls, escaped, aside
+        self.keywords: dict[tuple[str, str, str], set[tuple[str, str, int, str]]] = defaultdict(set)
+        for f in facts:
+            for key, keyword, caller, parameter, index, default in f.default_forwards:
+                callee = own_key(f.path, key[len(OWN):]) if key.startswith(OWN) else key
+                self.keywords[(f.path, callee, keyword)].add((caller, parameter, index, default))
+        self.facts = facts
+        self.method_passes: set[str] | None = None
+        self.hops = 0  # how deep left() is in callers' callers
+        self.launched: tuple[dict, set[str]] | None = None
+
+    def left(self, passing: list[str], name: str, parameter: str, index: int, default: str, found) -> str:
+        """How every passing call hands on its caller's default ("`use_vllm=use_vllm` from Chat.load(), whose
+        `use_vllm=False` no call passes"), or "" where one may pass another value (or the hops run out: a function
+        that hands its parameter to itself)."""
+        if self.hops >= self.MAX_HOPS:
+            return ""
+        callers: set[tuple[str, str, str, int, str]] = set()
+        for where, shape in found:
+            if where not in passing:
+                continue
+            _, positional, keywords, splat = shape
+            if splat or positional > index or any(k.startswith(parameter + "=") for k in keywords):
+                return ""
+            given = self.keywords.get((where, name, parameter), set()) | self.keywords.get(
+                (where, own_key(where, name), parameter), set())
+            if not given or any(not caller or _value(value) != _value(default) for caller, _, _, value in given):
+                return ""
+            callers |= {(where, *caller) for caller in given}
+        self.hops += 1
+        try:
+            reasons = [self._caller_left(*caller) for caller in sorted(callers)]
+        finally:
+            self.hops -= 1
+        if not reasons or not all(reasons):
+            return ""
+        return f"`{parameter}={parameter}` from {reasons[0]}"
+
+    def _caller_left(self, path: str, caller: str, parameter: str, index: int, default: str) -> str:
+        """Why the caller's own parameter stays at its default ("" where a call may pass it)."""
+        if "." not in caller:
+            kept = _kept(caller, parameter, index, default, self.calls, self.escaped, path, self.aside, None, self)
+            return f"{caller}(), {kept}" if kept is not None else ""
+        cls, method = caller.split(".", 1)
+        if self.method_passes is None:
+            self.method_passes = {name for f in self.facts for name in f.default_foreign
+                                  if name.startswith(("pass:", "pos:"))}
+            self.launched = launch_keywords(self.facts)
+        launched, configured = self.launched
+        most = max((int(name.rsplit(":", 1)[1]) for name in self.method_passes if name.startswith(f"pos:{method}:")),
+                   default=0)
+        given = [name.partition("=")[2] for name in self.method_passes if name.startswith(f"pass:{method}:{parameter}")
+                 and name[len(f"pass:{method}:{parameter}"):][:1] in {"", "="}]
+        if (cls in self.escaped or f"pass:{method}:*" in self.method_passes or most > index
+                or any(not value or _value(value) != _value(default) for value in given) or parameter in configured
+                or any(_value(given) is UNKNOWN or _value(given) != _value(default)
+                       for _, given in launched.get(parameter, []))):
+            return ""
+        return (f"{caller}() ({path}), whose `{parameter}={default}` no call, launch command or config in the project "
+                f"passes")
 
 
 def launch_keywords(facts) -> tuple[dict[str, list[tuple[str, str]]], set[str]]:
@@ -1033,6 +1131,45 @@ def _option_keywords(key: str, arguments: Node) -> list[tuple[str, str, str]]:
         else:
             found.append((key, name, ""))
     return found
+
+
+def _forwards(key: str, arguments: Node) -> list[tuple[str, str, str, str, int, str]]:
+    """DefaultFacts.forwards of one call: its keywords given the calling function's own parameter of the same name
+    with a literal default, which the function never rebinds (`use_vllm=use_vllm`), and its other keywords given a
+    value no literal (caller "")."""
+    found = []
+    for argument in arguments.named_children:
+        value = argument.child_by_field_name("value") if argument.type == "keyword_argument" else None
+        if value is None or (value.type in LITERAL_TYPES and _value(parsing.text(value)) is not UNKNOWN):
+            continue
+        keyword = parsing.text(argument.child_by_field_name("name"))
+        caller = _forwarding_caller(value) if value.type == "identifier" and parsing.text(value) == keyword else None
+        found.append((key, keyword, *caller) if caller is not None else (key, keyword, "", "", -1, ""))
+    return found
+
+
+def _forwarding_caller(name: Node) -> tuple[str, str, int, str] | None:
+    """(caller, parameter, position, default) of the parameter `name` reads: a module-level function's or a module-level
+    class's __init__ (as _target), or an undecorated method's of a module-level class ("Class.method"); None where the
+    function rebinds it."""
+    target = _target(name)
+    if target is not None:
+        function, (caller, parameter, index, default) = target
+    else:
+        parameter = parsing.text(name)
+        function = _enclosing(name, "function_definition")
+        found = _parameter(function, parameter) if function is not None else None
+        holder = function.parent if function is not None else None
+        cls = holder.parent if holder is not None and holder.type == "block" else None
+        if (found is None or found[1] is None or found[1].type not in LITERAL_TYPES or found[0] < 1 or cls is None
+                or cls.type != "class_definition" or cls.parent is None or cls.parent.type != "module"):
+            return None
+        caller = f"{parsing.text(cls.child_by_field_name('name'))}.{parsing.text(function.child_by_field_name('name'))}"
+        index, default = found[0] - 1, parsing.text(found[1])
+    rebound = _rebound(function)
+    if rebound is None or parameter in rebound:
+        return None
+    return caller, parameter, index, default
 
 
 def _class_name(node: Node) -> str | None:

@@ -262,6 +262,8 @@ class PhaseFacts:
     env_table_arms: list[tuple[int, int, str, str, str]] = field(default_factory=list)
     # shell: the values a launch command passes them (`--optim adamw_bnb_8bit`, `--trt=True`): (flag, value)
     launch_values: list[tuple[str, str]] = field(default_factory=list)
+    # shell: hydra-style overrides a launch command passes (`++train_conf.use_deepspeed=false`): (last key, value)
+    launch_overrides: list[tuple[str, str]] = field(default_factory=list)
     # shell: each launch command as (the script or module it runs, the flags it passes without a value, the config
     # files it names) (analyzer/context/launch_variants.py)
     launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
@@ -297,6 +299,9 @@ class PhaseFacts:
     option_nones: list[tuple[str, str]] = field(default_factory=list)  # options None unless given: (dest, flag)
     # keywords calls pass as a command-line option's value: (callee record, keyword, dest) (`gpu_id=args.gpu_id`)
     default_option_keywords: list[tuple[str, str, str]] = field(default_factory=list)
+    # keywords calls pass as the caller's own defaulted parameter (`GPT(use_vllm=use_vllm)`): (callee record, keyword,
+    # the caller as a function, class or "Class.method", its parameter, position, default; "" where not such a value)
+    default_forwards: list[tuple[str, str, str, str, int, str]] = field(default_factory=list)
     star_imports: list[str] = field(default_factory=list)  # modules imported with `from module import *`
     # starts a process group; the if-arms that need one (analyzer/context/process_groups.py)
     starts_process_group: bool = False
@@ -365,6 +370,7 @@ class PhaseFacts:
         self.marker_arms += other.marker_arms
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
+        self.launch_overrides += other.launch_overrides
         self.env_carriers += other.env_carriers
         self.launch_commands += other.launch_commands
         self.env_table_off += other.env_table_off
@@ -379,6 +385,7 @@ class PhaseFacts:
         self.default_foreign += other.default_foreign
         self.option_nones += other.option_nones
         self.default_option_keywords += other.default_option_keywords
+        self.default_forwards += other.default_forwards
         self.default_escaped += other.default_escaped
         self.star_imports += other.star_imports
         self.starts_process_group |= other.starts_process_group
@@ -716,6 +723,19 @@ def _launch_values(words: list[str]) -> list[tuple[str, str]]:
     return found
 
 
+def _launch_overrides(words: list[str]) -> list[tuple[str, str]]:
+    """`++train_conf.use_deepspeed=false`, `+model.dtype=bf16`, `epochs=3`: (the key's last dotted part, value)."""
+    found = []
+    for word in words:
+        if word.startswith("-") or "=" not in word:
+            continue
+        key, value = word.lstrip("+~").split("=", 1)
+        key = key.rsplit(".", 1)[-1]
+        if key.isidentifier():
+            found.append((key, value.strip("'\"")))
+    return found
+
+
 def _choices(conditions: list[Node]) -> list[tuple[str, int, str, bool]]:
     """`x == "value"` conditions of if/elif chains, with whether their chain has a default arm (a value such as
     "standard", or an else that does more than raise): what picks one of several implementations by configuration."""
@@ -932,6 +952,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
     facts.default_reads = by_default.reads
     facts.default_hops, facts.default_foreign = by_default.hops, by_default.foreign
     facts.default_option_keywords = by_default.option_keywords
+    facts.default_forwards = by_default.forwards
     facts.default_passed = by_default.passed
     facts.module_strings = [(parsing.text(n), n.start_point.row + 1) for n in found.get("dotted", [])[:MAX_MODULE_STRINGS]]
     if unit.cell is None:  # a notebook's lines are its cells'
@@ -1200,6 +1221,7 @@ def collect_shell(unit: Unit) -> PhaseFacts:
                 {w for w in words if w.startswith("--") and len(w) > 2 and "=" not in w and w not in valued})[:MAX_CHOICES]), tuple(configs)))
             facts.launch_flags += [w.split("=", 1)[0] for w in words if w.startswith("--")][:MAX_CHOICES]
             facts.launch_values += _launch_values(words)[:MAX_CHOICES]
+            facts.launch_overrides += _launch_overrides(words)[:MAX_CHOICES]
     if unit.path.endswith(SHELL_NOTE_SUFFIXES):
         facts.unparsed_lines = list(pasted_notes.unparsed_share(unit.tree(), unit.source.data))
     return facts
