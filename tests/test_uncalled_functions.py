@@ -54,6 +54,10 @@ def test_a_script_function_only_a_comment_calls_is_optional(tmp_path):
     (EXPORT, {"app/serve.py": "from app.export import test\ntest()\n"}),  # imported by name
     (EXPORT, {"app/serve.py": "import app.export as export\nexport.test()\n"}),  # its module imported, name written
     (EXPORT, {"pyproject.toml": "[project]\nname = \"app\"\n[project.scripts]\nexport-test = \"app.export:test\"\n"}),
+    # a published library's module with code at its top level (unsloth's chat_templates.py, `create_stopping_criteria`
+    # named by no file of the project): a public function of it is its users' API
+    (EXPORT.replace("if __name__ == \"__main__\":\n    main()\n    # test()\n", "TEMPLATES = {}\n"),
+     {"pyproject.toml": "[project]\nname = \"app\"\n"}),
 ])
 def test_a_script_function_something_can_call_stays_counted(tmp_path, export, extra):
     found = _sites(tmp_path, export, extra)

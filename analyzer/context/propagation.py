@@ -100,7 +100,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for path, ranges in (unreached or {}).items():
         uninstalled.setdefault(path, []).extend(ranges)
     unhooked = unhooked_loaders(facts)  # extension loaders called only in comments
-    for path, ranges in uncalled_functions(facts, context).items():  # a script's functions nothing calls
+    for path, ranges in uncalled_functions(facts, context, distribution, packages).items():  # a script's functions nothing calls
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in unhooked_ranges(unhooked).items():
         uninstalled.setdefault(path, []).extend(ranges)

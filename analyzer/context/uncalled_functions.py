@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.project import ProjectContext
+from ascend_feasibility.analyzer.context.unloaded import package_folders, published_packages, top_folder
+from ascend_feasibility.analyzer.context.unreferenced import public_names_judged
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 
@@ -24,10 +26,17 @@ PROSE = (".py", ".md", ".rst", ".txt")  # files whose words call nothing by them
 WHY = "`{name}()` is defined in a script whose code never calls it (a comment at most names it): no code path runs it"
 
 
-def uncalled_functions(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
-    """path → (first line, last line, why) of the uncalled script functions."""
+def uncalled_functions(facts: list[ModuleFacts], context: ProjectContext, distribution: str = "",
+                       packages: set[str] | None = None) -> dict[str, list[tuple[int, int, str]]]:
+    """path → (first line, last line, why) of the uncalled script functions. A public function of a published
+    library's module (a build file above its package, the package no application's) is its users' API (unsloth's
+    `create_stopping_criteria`): only private ones are judged there."""
+    packages = package_folders(facts, context.source_roots) if packages is None else packages
+    whole = public_names_judged(facts, context, distribution, packages)
+    published = published_packages(facts, packages)
     candidates = [(f, name, first, last) for f in facts for name, first, last in f.uncalled_functions
-                  if len(name) >= MIN_NAME and context.of(f.path).role in COUNTED_ROLES]
+                  if len(name) >= MIN_NAME and context.of(f.path).role in COUNTED_ROLES
+                  and (name.startswith("_") or whole(f.path) or top_folder(f.path, packages) not in published)]
     if not candidates:
         return {}
     written = writers({name for _, name, _, _ in candidates}, facts)

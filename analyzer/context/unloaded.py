@@ -334,6 +334,21 @@ def registry_applications(facts: list[ModuleFacts], packages: set[str],
 PUBLISHING_FILES = frozenset({"setup.py", "setup.cfg", "pyproject.toml"})
 
 
+def published_packages(facts: list[ModuleFacts], packages: set[str]) -> set[str]:
+    """Top package folders a build file (setup.py, setup.cfg, pyproject.toml) in a folder above could publish; one
+    beside the package's own __init__.py is a copied library's build, which publishes nothing of the project."""
+    builds = {path_view(f.path).parent for f in facts if path_view(f.path).name in PUBLISHING_FILES}
+    result = set()
+    for top in {top_folder(f"{folder}/__init__.py", packages) for folder in packages}:
+        folder, above = path_view(top).parent, set()
+        while folder not in above:  # the folders above the package
+            above.add(folder)
+            folder = path_view(folder).parent
+        if above & builds:
+            result.add(top)
+    return result
+
+
 def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: ProjectContext) -> set[str]:
     """Top package folders no build file could publish and the project's own scripts consume: none (setup.py,
     setup.cfg, pyproject.toml) sits in the folder or any folder above it, and a product file outside the package
@@ -345,16 +360,11 @@ def unpublished_packages(facts: list[ModuleFacts], packages: set[str], context: 
     carried inside the copy and run as `python basicsr/setup.py develop`; round 24 B1 C2, B2 C1), so the copy's
     modules the application never loads are its unused part. A build file at the root or in a folder above the
     package (a library's own layout) still publishes it."""
-    published = {path_view(f.path).parent for f in facts if path_view(f.path).name in PUBLISHING_FILES}
+    published = published_packages(facts, packages)
     tops = {top_folder(f"{folder}/__init__.py", packages) for folder in packages}
     candidates = {}
-    for top in tops:
-        folder, above = path_view(top).parent, set()
-        while folder not in above:  # the folders above the package; its own folder's build file is a copy's
-            above.add(folder)
-            folder = path_view(folder).parent
-        if not above & published:  # imported by its folder's name (a script beside it) or by its path from the root
-            candidates[path_view(top).name] = candidates[top.replace("/", ".")] = top
+    for top in tops - published:  # imported by its folder's name (a script beside it) or by its path from the root
+        candidates[path_view(top).name] = candidates[top.replace("/", ".")] = top
     if not candidates:
         return set()
     result = set()

@@ -44,6 +44,7 @@ names up at run time: `globals()`, `fire.Fire()`, `inspect.getmembers` (symbols.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.overridden_methods import MethodReach
@@ -66,6 +67,23 @@ if TYPE_CHECKING:
 
 
 
+def public_names_judged(facts: list[ModuleFacts], context: ProjectContext, distribution: str,
+                        packages: set[str]) -> Callable[[str], bool]:
+    """Whether a file's public names are the project's own to judge (nothing in the project naming one means nothing
+    uses it): a file outside every package, or in an application's package, an unpublished one, a program loading
+    its plugins through a string table, a vendored folder or a copied library. In a published library's module a
+    public name is its users' API, reached whether the project names it or not."""
+    applications = application_packages(facts, context, distribution, packages) | unpublished_packages(facts, packages, context)
+    applications |= registry_applications(facts, packages)[0]  # a program loading its plugins through a string table
+    vendored = frozenset(load_context_conventions().roles.vendored_dirs)
+    copies = vendored_library_folders(packages, distribution)
+
+    def judged(path: str) -> bool:
+        return path_view(path).parent not in packages or top_folder(path, packages) in applications \
+            or _vendored(path, vendored) or top_folder(path, packages) in copies
+    return judged
+
+
 def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, distribution: str = "",
                          packages: set[str] | None = None,
                          self_tests: dict[str, str] | None = None) -> dict[str, list[tuple[int, int, str]]]:
@@ -76,17 +94,13 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     no other file) is its demo, public or not, and unreached like the block."""
     self_tests = self_tests or {}
     packages = package_folders(facts, context.source_roots) if packages is None else packages
-    applications = application_packages(facts, context, distribution, packages) | unpublished_packages(facts, packages, context)
-    applications |= registry_applications(facts, packages)[0]  # a program loading its plugins through a string table
+    whole = public_names_judged(facts, context, distribution, packages)
     candidates: list[tuple[str, tuple[str, int, int, str], tuple[str, ...]]] = []
-    vendored = frozenset(load_context_conventions().roles.vendored_dirs)
-    copies = vendored_library_folders(packages, distribution)
     for f in facts:
         own = context.of(f.path)
         if not (f.unnamed_symbols or f.inner_named) or own.role not in COUNTED_ROLES or own.reach != "runs":
             continue
-        judged_whole = path_view(f.path).parent not in packages or top_folder(f.path, packages) in applications \
-            or _vendored(f.path, vendored) or top_folder(f.path, packages) in copies
+        judged_whole = whole(f.path)
         candidates += [(f.path, s[:4], ()) for s in f.unnamed_symbols if judged_whole or _private(s)]
         candidates += [(f.path, s[:4], tuple(s[4])) for s in f.inner_named
                        if judged_whole or _private(s) or (f.path in self_tests and list(s[4]) == [MAIN_BLOCK_USER])]
