@@ -243,7 +243,8 @@ def test_a_function_that_launches_a_cuda_kernel_is_left_and_a_triton_wrapper_is_
 
     body = ("import triton\nimport my_ext\n\n\n@triton.jit\ndef _t(x_ptr):\n    pass\n\n\n"
             "def launch(x):\n    out = torch.empty(4, device='cuda')\n    my_ext.k(out)\n    return out\n\n\n"
-            "def launch_triton(x):\n    out = torch.empty(4, device='cuda')\n    _t[(1,)](out)\n    return out\n")
+            "def launch_triton(x):\n    out = torch.empty(4, device='cuda')\n    _t[(1,)](out)\n    return out\n\n\n"
+            "def main():\n    launch(1)\n    launch_triton(1)\n")  # a script's function nothing calls is unreached
     source = "import torch\n\n\n" + body + "\n\n" + MAIN
     root = _project(tmp_path, {"run.py": source, **uses(source)})
     report = analyze(root, AnalyzeOptions(jobs=1))
@@ -280,7 +281,7 @@ def test_nanogpt_ddp_and_autocast_take_the_npu_path(tmp_path, monkeypatch):
             "    device = 'cuda'\n    if ddp_local_rank is not None:\n        device = f'cuda:{ddp_local_rank}'\n"
             "        torch.cuda.set_device(device)\n"
             "    device_type = 'cuda' if 'cuda' in device else 'cpu' # for later use in torch.autocast\n"
-            "    return backend, device, device_type\n")
+            "    return backend, device, device_type\n\n\ndef main():\n    setup(0)\n")
     _, result, new = _ported(tmp_path, body)
     assert "device = f'{_device.DEVICE_TYPE}:{ddp_local_rank}'" in new
     assert "device_type = _device.accelerator_type(device)" in new and "backend = _device.DIST_BACKEND" in new
