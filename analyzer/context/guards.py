@@ -1385,35 +1385,6 @@ def only_raises(branch: Node) -> bool:
 WARNINGS = {"warn", "warning", "warning_once", "info", "debug", "print", "warnings"}
 
 
-def device_type_is_cuda(condition: Node | None, depth: int = 0) -> bool:
-    """A condition that holds only where a torch.device's type is "cuda": `x.device.type == "cuda"`, alone or as a
-    term of an `and`. On Ascend the type is "npu", with transfer_to_npu or without (the shim rewrites device
-    strings in wrapped calls, never a comparison), so the arm it opens never runs there. A setting compared with
-    "cuda" (`args.device == "cuda"`) is not one: under the shim the setting stays "cuda" and its arm runs."""
-    if condition is None or depth > 8:
-        return False
-    if condition.type == "parenthesized_expression" and condition.named_children:
-        return device_type_is_cuda(condition.named_children[0], depth + 1)
-    if condition.type == "boolean_operator":
-        operator = condition.child_by_field_name("operator")
-        return operator is not None and operator.type == "and" and any(
-            device_type_is_cuda(condition.child_by_field_name(side), depth + 1) for side in ("left", "right"))
-    if condition.type != "comparison_operator" or len(condition.named_children) != 2:
-        return False
-    operators = [child.type for child in condition.children if not child.is_named]
-    left, right = condition.named_children
-    if operators != ["=="]:
-        return False
-    if left.type == "string":
-        left, right = right, left
-    if left.type != "attribute" or right.type != "string":
-        return False
-    member = left.child_by_field_name("attribute")
-    content = [c for c in right.named_children if c.type == "string_content"]
-    return member is not None and parsing.text(member) == "type" and len(content) == 1 \
-        and parsing.text(content[0]) == "cuda" and len(right.named_children) == 3  # start, content, end
-
-
 def only_raises_or_warns(block: Node, depth: int = 0) -> bool:
     """A body that only raises, asserts a query, logs or warns (or passes): it guards a message, not code that runs
     on the device (`if "cuda" in device: assert torch.cuda.is_available()`, a sanity check skipped for "npu:0")."""

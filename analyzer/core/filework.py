@@ -19,7 +19,6 @@ from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.context.feature_gates import bound_names, only_turns_feature_on, unread_after
 from ascend_feasibility.analyzer.context.guards import (
     GuardReader,
-    device_type_is_cuda,
     exits_early,
     only_calls,
     only_raises_or_warns,
@@ -419,15 +418,6 @@ class FileWorker:
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif inside:
                 self._debug_aid(unit, check, node, statement, hits, places)
-            if inside and places[check].reach == "runs" and device_type_is_cuda(statement.child_by_field_name("condition")):
-                # `if self.device.type == "cuda": with torch.autocast("cuda"): ...`: the arm never runs on Ascend
-                # (the type is "npu", with the shim or without); what it holds is part of the test's edit, not a
-                # second item (round 24 A1 C5)
-                reason = (f"line {statement.start_point.row + 1}: inside the CUDA arm of a device-type test "
-                          f"({check.rule} there), which never holds on Ascend")
-                for hit in inside:
-                    if hit is not check and places[hit].reach == "runs":
-                        places[hit] = Place(places[hit].role, "cuda-only-guarded", reason)
 
     def _debug_aid(self, unit: Unit, check: Hit, node, statement, hits: list[Hit], places: dict[Hit, Place]) -> None:
         """A CUDA test whose guarded code is only a debugging aid (analyzer/context/diagnostics.py): the aids behind it

@@ -99,8 +99,6 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^line (?P<line>\d+): inside the test function (?P<name>\S+)\(\)$", "reason.test_function"),
     (r"^line (?P<line>\d+): inside (?P<name>\S+), an NVIDIA-only feature$", "reason.nvidia_only_feature"),
     (r"^line (?P<line>\d+): the check only guards a message$", "reason.guards_message"),
-    (r"^line (?P<line>\d+): inside the CUDA arm of a device-type test \((?P<rule>\w+) there\), which never holds on "
-     r"Ascend$", "reason.device_type_arm"),
     (r"^line (?P<line>\d+): the check only looks for one NVIDIA card model \((?P<card>.+)\) to work around it; no "
      r"Ascend NPU is that card$", "reason.card_model"),
     (r"^(?P<folder>\S+)/ is an NVIDIA-only accelerator kit: its modules import (?P<runtime>\S+(?:, \S+)*), which has no Ascend "
