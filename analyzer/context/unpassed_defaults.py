@@ -384,21 +384,34 @@ class OptionKeywords:
         is None unless given, and no launch command passes it)"), or "" where one may pass another value."""
         if _value(default) is not None:
             return ""
+        sources = _keyword_sources(self.keywords, passing, found, name, parameter, index)
+        if sources is None:
+            return ""
         dests: set[str] = set()
-        for where, shape in found:
-            if where not in passing:
-                continue
-            _, positional, keywords, splat = shape
-            if splat or positional > index or any(k.startswith(parameter + "=") for k in keywords):
-                return ""
-            given = self.keywords.get((where, name, parameter), set()) | self.keywords.get(
-                (where, own_key(where, name), parameter), set())
+        for _, given in sources:
             if not given or "" in given or not given <= self.nones.keys():
                 return ""
             dests |= given
         dest = sorted(dests)[0]
         return (f"`{parameter}=args.{dest}`, and `{self.nones[dest]}` is None unless given, which no "
                 f"launch command passes")
+
+
+def _keyword_sources(keywords: dict, passing: list[str], found, name: str, parameter: str,
+                     index: int) -> list[tuple[str, set]] | None:
+    """For each passing call of `name`, (its file, what its `parameter=` keyword carries: the records `keywords` holds
+    under the callee's name or its own key); None where a call passes the parameter itself (a splat, that many
+    positional arguments, the keyword written with a value)."""
+    sources = []
+    for where, shape in found:
+        if where not in passing:
+            continue
+        _, positional, written, splat = shape
+        if splat or positional > index or any(k.startswith(parameter + "=") for k in written):
+            return None
+        sources.append((where, keywords.get((where, name, parameter), set())
+                        | keywords.get((where, own_key(where, name), parameter), set())))
+    return sources
 
 
 class Forwards:
@@ -429,15 +442,11 @@ class Forwards:
         that hands its parameter to itself)."""
         if self.hops >= self.MAX_HOPS:
             return ""
+        sources = _keyword_sources(self.keywords, passing, found, name, parameter, index)
+        if sources is None:
+            return ""
         callers: set[tuple[str, str, str, int, str]] = set()
-        for where, shape in found:
-            if where not in passing:
-                continue
-            _, positional, keywords, splat = shape
-            if splat or positional > index or any(k.startswith(parameter + "=") for k in keywords):
-                return ""
-            given = self.keywords.get((where, name, parameter), set()) | self.keywords.get(
-                (where, own_key(where, name), parameter), set())
+        for where, given in sources:
             if not given or any(not caller or _value(value) != _value(default) for caller, _, _, value in given):
                 return ""
             callers |= {(where, *caller) for caller in given}
