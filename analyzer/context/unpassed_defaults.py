@@ -1124,16 +1124,23 @@ def _argument_objects() -> frozenset[str]:
     return frozenset(load_context_conventions().opt_in.argument_objects)
 
 
-def _option_keywords(key: str, arguments: Node) -> list[tuple[str, str, str]]:
-    """(key, keyword, dest) of a call's keywords whose value is `args.dest` (an argument object's attribute), and
-    (key, keyword, "") of its other keywords not given a literal (read: `read` keeps those of a keyword some call
-    passes an option)."""
+def _unliteral_keywords(arguments: Node) -> list[tuple[str, Node]]:
+    """(keyword, value) of a call's keyword arguments whose value is no literal `_value` can read."""
     found = []
     for argument in arguments.named_children:
         value = argument.child_by_field_name("value") if argument.type == "keyword_argument" else None
         if value is None or (value.type in LITERAL_TYPES and _value(parsing.text(value)) is not UNKNOWN):
             continue
-        name = parsing.text(argument.child_by_field_name("name"))
+        found.append((parsing.text(argument.child_by_field_name("name")), value))
+    return found
+
+
+def _option_keywords(key: str, arguments: Node) -> list[tuple[str, str, str]]:
+    """(key, keyword, dest) of a call's keywords whose value is `args.dest` (an argument object's attribute), and
+    (key, keyword, "") of its other keywords not given a literal (read: `read` keeps those of a keyword some call
+    passes an option)."""
+    found = []
+    for name, value in _unliteral_keywords(arguments):
         holder = value.child_by_field_name("object") if value.type == "attribute" else None
         if holder is not None and holder.type == "identifier" and parsing.text(holder) in _argument_objects():
             found.append((key, name, parsing.text(value.child_by_field_name("attribute"))))
@@ -1147,11 +1154,7 @@ def _forwards(key: str, arguments: Node) -> list[tuple[str, str, str, str, int, 
     with a literal default, which the function never rebinds (`use_vllm=use_vllm`), and its other keywords given a
     value no literal (caller "")."""
     found = []
-    for argument in arguments.named_children:
-        value = argument.child_by_field_name("value") if argument.type == "keyword_argument" else None
-        if value is None or (value.type in LITERAL_TYPES and _value(parsing.text(value)) is not UNKNOWN):
-            continue
-        keyword = parsing.text(argument.child_by_field_name("name"))
+    for keyword, value in _unliteral_keywords(arguments):
         caller = _forwarding_caller(value) if value.type == "identifier" and parsing.text(value) == keyword else None
         found.append((key, keyword, *caller) if caller is not None else (key, keyword, "", "", -1, ""))
     return found
