@@ -993,6 +993,9 @@ class OptInConventions(_Record):
                                          "[...])): the module needs the extension to import")
     extension_builds: list[str] = Field(default_factory=list, description="words a build file writes when it "
                                         "compiles an extension (setup.py's CUDAExtension, CMake's add_library)")
+    shipping_keywords: list[str] = Field(default_factory=list, description="setup() keywords (and the names bound "
+                                         "for them) whose strings list files the package ships, never compiles "
+                                         "(package_data, data_files): a native source named only there is not built")
     mode_choices: list[str] = Field(default_factory=list, description="values naming a mode or a data split "
                                     "(`mode == \"train\"`): never an option's module")
     disabled_values: list[str] = Field(min_length=1, description="values that switch a feature off: `x != NO` is an "
