@@ -495,10 +495,40 @@ class Release(_Record):
     profile: str
 
 
+class CudaFreeArguments(_Record):
+    """Arguments with which a catalogued call builds none of its package's CUDA part (basicsr's `ConvLayer(...,
+    activate=False)` builds no FusedLeakyReLU): such a call is no CUDA site. Every parameter of `when` must be given
+    that literal (by keyword or position) or be left out where its default is that value; a call that unpacks
+    arguments (`*args`, `**kwargs`) is never judged so. Several entries for one name are alternatives."""
+
+    names: list[str] = Field(min_length=1, description="qualified names of the calls it covers (among the entry's names)")
+    params: list[str] = Field(min_length=1, description="the call's parameters, in positional order")
+    when: dict[str, str] = Field(min_length=1, description="parameter -> the literal, as written, that keeps the "
+                                 "call off the CUDA part")
+    defaults: dict[str, str] = Field(default_factory=dict, description="parameter -> its value when the call omits it")
+    reference: str = Field(min_length=1, description="the package's own tagged source establishing it")
+
+    @model_validator(mode="after")
+    def _known_params(self) -> "CudaFreeArguments":
+        unknown = (set(self.when) | set(self.defaults)) - set(self.params)
+        if unknown:
+            raise ValueError(f"cuda_free names parameters not in params: {sorted(unknown)}")
+        return self
+
+
 class PackageCall(Replacement):
     """The replacement of calls into a package (causal_conv1d.causal_conv1d_fn), rendered from each call's arguments."""
 
     names: list[str] = Field(min_length=1, description="qualified names of the package's functions this covers")
+    cuda_free: list[CudaFreeArguments] = Field(default_factory=list, description="arguments with which a call of "
+                                               "one of the names reaches none of the CUDA part")
+
+    @model_validator(mode="after")
+    def _covered_names(self) -> "PackageCall":
+        stray = {name for entry in self.cuda_free for name in entry.names} - set(self.names)
+        if stray:
+            raise ValueError(f"cuda_free names calls the entry does not cover: {sorted(stray)}")
+        return self
 
 
 class VersionClass(_Record):
@@ -963,6 +993,9 @@ class OptInConventions(_Record):
                                          "[...])): the module needs the extension to import")
     extension_builds: list[str] = Field(default_factory=list, description="words a build file writes when it "
                                         "compiles an extension (setup.py's CUDAExtension, CMake's add_library)")
+    shipping_keywords: list[str] = Field(default_factory=list, description="setup() keywords (and the names bound "
+                                         "for them) whose strings list files the package ships, never compiles "
+                                         "(package_data, data_files): a native source named only there is not built")
     mode_choices: list[str] = Field(default_factory=list, description="values naming a mode or a data split "
                                     "(`mode == \"train\"`): never an option's module")
     disabled_values: list[str] = Field(min_length=1, description="values that switch a feature off: `x != NO` is an "

@@ -88,3 +88,48 @@ def test_a_joined_path_with_an_unread_part_names_nothing(tmp_path):
         "pkg/csrc/knn/knn.cu": KERNEL,
     })
     assert _reach_by_path(tmp_path)["pkg/csrc/knn/knn.cu"] == {("optional", WHY)}
+
+
+# setup() that ships its kernels as package data and builds the one extension whose sources it lists; the .cu files
+# named only as data are installed, never compiled (round 25 A2 row 79: FunASR's setup.py package_data)
+SHIPPING_SETUP = (
+    "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+    "setup(name='pkg', ext_modules=[CUDAExtension('pkg._C', sources=['pkg/csrc/built.cu'])],\n"
+    "      package_data={'pkg': ['shipped/*.cu', 'pkg/shipped/named_kernel.cu', 'pkg/csrc/built.cu']},\n"
+    "      data_files=[('share/pkg', ['pkg/data/data_kernel.cu'])])\n"
+)
+
+
+def test_a_source_shipped_only_as_package_data_is_not_compiled(tmp_path):
+    write_tree(tmp_path, {
+        "setup.py": SHIPPING_SETUP,
+        "pkg/__init__.py": "",
+        "pkg/csrc/built.cu": KERNEL,  # package data too, and listed by a live CUDAExtension: built
+        "pkg/shipped/globbed.cu": KERNEL,  # only a package_data glob takes it
+        "pkg/shipped/named_kernel.cu": KERNEL,  # package_data names it by path
+        "pkg/data/data_kernel.cu": KERNEL,  # data_files names it
+        "pkg/manifest_only/manifest_kernel.cu": KERNEL,  # MANIFEST.in, which builds nothing, names it
+        "MANIFEST.in": "recursive-include pkg *.cu\ninclude pkg/manifest_only/manifest_kernel.cu\n",
+    })
+    reach = _reach_by_path(tmp_path)
+    assert {r for r, _ in reach["pkg/csrc/built.cu"]} == {"runs"}
+    for shipped in ("pkg/shipped/globbed.cu", "pkg/shipped/named_kernel.cu", "pkg/data/data_kernel.cu",
+                    "pkg/manifest_only/manifest_kernel.cu"):
+        assert reach[shipped] == {("optional", WHY)}, shipped
+
+
+def test_package_data_bound_to_a_name_or_key_is_shipping_and_other_lists_build(tmp_path):
+    setup = ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+             "package_data = {'pkg': ['pkg/a/bound_kernel.cu']}\n"
+             "kwargs = {'data_files': [('x', ['pkg/b/keyed_kernel.cu'])]}\n"
+             "sources = ['pkg/csrc/built.cu', 'pkg/c/listed_kernel.cu']\n"
+             "setup(name='pkg', package_data=package_data, ext_modules=[CUDAExtension('pkg._C', sources=sources)],"
+             " **kwargs)\n")
+    write_tree(tmp_path, {"setup.py": setup, "pkg/__init__.py": "", "pkg/csrc/built.cu": KERNEL,
+                          "pkg/a/bound_kernel.cu": KERNEL, "pkg/b/keyed_kernel.cu": KERNEL,
+                          "pkg/c/listed_kernel.cu": KERNEL})
+    reach = _reach_by_path(tmp_path)
+    for built in ("pkg/csrc/built.cu", "pkg/c/listed_kernel.cu"):
+        assert {r for r, _ in reach[built]} == {"runs"}, built
+    for shipped in ("pkg/a/bound_kernel.cu", "pkg/b/keyed_kernel.cu"):
+        assert reach[shipped] == {("optional", WHY)}, shipped

@@ -115,3 +115,30 @@ def test_the_reader_keeps_only_loaders_the_file_calls_in_comments_alone():
                                        (("WKVLinearAttention", 8, 11),))]
     live = ATTENTION.replace("        # load_wkv_kernel(size)\n", "        load_wkv_kernel(size)  # load_wkv_kernel(size)\n")
     assert collect_python(Unit("app/attention.py", "python", SourceText.from_text(live))).unhooked_loaders == []
+
+
+def test_package_data_naming_the_kernels_builds_nothing(tmp_path):
+    # FunASR's setup.py ships the wkv sources as package data (round 25 A2 row 79): still built only by the loader
+    setup = ("from setuptools import setup, find_packages\n"
+             "setup(name='app', packages=find_packages(),\n"
+             "      package_data={'app': ['cuda/wkv_cuda.cu', 'cuda/*.cpp', 'app/cuda/*']})\n")
+    found = _findings(tmp_path, extra={"setup.py": setup})
+    assert found["app/cuda/wkv_cuda.cu", "OPS001"].reach == "optional"
+    assert found["app/cuda/wkv_op.cpp", "OPS010"].reach == "optional"
+
+
+def test_a_live_extension_of_the_shipped_kernel_keeps_it_counted(tmp_path):
+    setup = ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+             "setup(name='app', package_data={'app': ['cuda/*.cu']},\n"
+             "      ext_modules=[CUDAExtension('wkv', sources=['app/cuda/wkv_op.cpp', 'app/cuda/wkv_cuda.cu'])])\n")
+    found = _findings(tmp_path, extra={"setup.py": setup})
+    assert found["app/cuda/wkv_cuda.cu", "OPS001"].reach == "runs"
+    assert found["app/cuda/wkv_op.cpp", "OPS010"].reach == "runs"
+
+
+def test_the_reader_leaves_package_data_out_of_source_refs_and_words():
+    setup = ("from setuptools import setup\n"
+             "setup(name='app', package_data={'app': ['cuda/wkv_cuda.cu']},\n"
+             "      ext_modules=[Ext('e', sources=['app/csrc/live_kernel.cu'])])\n")
+    facts = collect_python(Unit("setup.py", "python", SourceText.from_text(setup)))
+    assert facts.source_refs == ["app/csrc/live_kernel.cu"]

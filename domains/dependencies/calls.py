@@ -4,7 +4,7 @@
 Which packages: every record of knowledge/dependencies/packages.toml classed needs_replacement whose calls change
 (`calls_change`: no Ascend build, fork or plugin of the same package keeps them working), by the modules it
 installs, except its plain-PyTorch functions (`plain_calls`); and calls of a compatible package's `calls` entries,
-the parts of it with no Ascend path (DEP031). A call another rule already speaks for (flash_attn_func: ATT001) is left to that rule, and a call whose value
+the parts of it with no Ascend path (DEP031), unless its literal arguments keep it off that part (cuda_free_calls.py). A call another rule already speaks for (flash_attn_func: ATT001) is left to that rule, and a call whose value
 only goes into another such call (xformers' `Inputs(...)` / `Context(...)` objects passed to
 `_memory_efficient_attention_backward`) is counted once, at the call it feeds.
 The finding's replacement is the package's (its `calls` entry for that function, rendered from the call's
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit, Span, Unit
+from ascend_feasibility.domains.dependencies.cuda_free_calls import cuda_free_arguments, is_cuda_free
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_knowledge
@@ -51,10 +52,13 @@ class _PackageCallScan(PythonScan):
         kb = self.index.kb
         modules = replaced_modules(kb)
         cuda_only = cuda_only_calls(kb)
+        cuda_free = cuda_free_arguments(kb)
         found: list[tuple[Reference, str]] = []
         for reference in unit_references(self.unit):
             root = reference.name.split(".")[0]
             if reference.call is not None and reference.name in cuda_only and not self._spoken_for(reference):
+                if reference.name in cuda_free and is_cuda_free(reference.call, cuda_free[reference.name]):
+                    continue  # its literal arguments keep it off the CUDA part (ConvLayer(..., activate=False))
                 self.hits.append(Hit(self.index.code_for(CUDA_ONLY_DETECTOR), reference.name, Span.of(reference.node),
                                      cuda_only[reference.name]))
                 continue

@@ -437,7 +437,9 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             facts.imported_users = symbols.imported_users(unit)
             facts.method_users, facts.class_shapes, facts.base_only = class_uses(unit)
             facts.true_literals = switched_on.true_literals(unit)
-        facts.words, dotted = symbols.read_words(unit.source.data)
+        # a file's words leave out what it only ships (package_data): a kernel named there is not built by it
+        data = _unshipped_bytes(unit.source.data, shipped_strings(unit)) if unit.kind == "python" else unit.source.data
+        facts.words, dotted = symbols.read_words(data)
         facts.dotted_words = sorted(dotted)
         if merged is None:
             merged = facts
@@ -453,6 +455,63 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             merged.true_keys = sorted({k for u in units  # the documents the config scanner composed, if it did
                                        for k in switched_on.true_keys(u.source.data, kind == "json", u.yaml_documents)})
     return merged
+
+
+MAX_SHIPPING_NODES = 200000  # a walk of a file that writes a shipping keyword (setup.py is small)
+
+
+def shipped_strings(unit: Unit) -> list[Node]:
+    """The string parts that list files the package ships, never builds: inside the value of a keyword argument of
+    the conventions' shipping_keywords (`setup(package_data={"pkg": ["kernels/*.cu"]})`) or of a name or key bound
+    for one (`package_data = {...}`, `kwargs["data_files"] = [...]`, `{"package_data": {...}}`)."""
+    from ascend_feasibility.knowledge import load_context_conventions
+
+    keywords = frozenset(load_context_conventions().opt_in.shipping_keywords)
+    if not any(keyword in unit.source.text for keyword in keywords):
+        return []
+    values = []
+    for node in parsing.walk(unit.tree(), limit=MAX_SHIPPING_NODES):
+        if node.type == "keyword_argument":
+            name = node.child_by_field_name("name")
+            if name is not None and parsing.text(name) in keywords:
+                values.append(node.child_by_field_name("value"))
+        elif node.type == "assignment" and _bound_name(node.child_by_field_name("left")) in keywords:
+            values.append(node.child_by_field_name("right"))
+        elif node.type == "pair":
+            key = node.child_by_field_name("key")
+            if key is not None and key.type == "string" and _string_text(key) in keywords:
+                values.append(node.child_by_field_name("value"))
+    return [part for value in values if value is not None
+            for part in parsing.walk(value, limit=MAX_SHIPPING_NODES) if part.type == "string_content"]
+
+
+def _unshipped_bytes(data: bytes, shipped: list[Node]) -> bytes:
+    """The text with the shipped strings blanked: a file's words leave out what it only lists as package data."""
+    if not shipped:
+        return data
+    blanked = bytearray(data)
+    for part in shipped:
+        blanked[part.start_byte:part.end_byte] = b" " * (part.end_byte - part.start_byte)
+    return bytes(blanked)
+
+
+def _bound_name(left: Node | None) -> str:
+    """The name an assignment binds: `x`, `self.x`, `kwargs["x"]`."""
+    if left is None:
+        return ""
+    if left.type == "identifier":
+        return parsing.text(left)
+    if left.type == "attribute":
+        attribute = left.child_by_field_name("attribute")
+        return parsing.text(attribute) if attribute is not None else ""
+    if left.type == "subscript":
+        index = left.child_by_field_name("subscript")
+        return _string_text(index) if index is not None and index.type == "string" else ""
+    return ""
+
+
+def _string_text(node: Node) -> str:
+    return "".join(parsing.text(part) for part in node.named_children if part.type == "string_content")
 
 
 def _extension_loads(unit: Unit) -> list[str]:
@@ -991,11 +1050,15 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
             layers.append((reference.node.start_byte, name.rsplit(".", 1)[-1]))
     strings = {parsing.text(node) for node in found.get("string_content", [])}
     facts.config_refs = sorted(t for t in strings if _is_config_name(t))
-    refs = {t for t in strings if _is_source_ref(t)}
+    shipped = {node.id for node in shipped_strings(unit)}  # package data: listed, not built
+    refs = {parsing.text(node) for node in found.get("string_content", []) if node.id not in shipped}
+    refs = {t for t in refs if _is_source_ref(t)}
     arms: dict[str, list[str | None]] = {}  # a ref → the env arm of each string naming it (None: reached otherwise)
     ref_starts: dict[str, list[int]] = {}  # a ref → the start bytes of the strings naming it
     reads_env = any(word in unit.source.text for word in ("getenv", "environ", "argv"))  # env_arm's switches
     for node in found.get("string_content", []):  # a source pattern built with os.path.join: its joined path
+        if node.id in shipped:
+            continue
         value = parsing.text(node)
         named = value if value in refs else None
         if value.endswith(NATIVE_SUFFIXES):
