@@ -341,3 +341,34 @@ def test_a_template_without_rest_ignores_arguments_it_does_not_place():
     shape = replacement_code.CallShape(code="ASCEND_LAUNCH_BLOCKING={assigned}")
     site = replacement_code.Site(_positional('"CUDA_LAUNCH_BLOCKING"', '"0"').arguments, value="0", is_call=True)
     assert replacement_code.render(shape, site, "CUDA_LAUNCH_BLOCKING", None).code == "ASCEND_LAUNCH_BLOCKING=0"
+
+
+ADAPTIVE_NORM = (
+    "import torch\nclass LlamaAdaptiveRMSNorm(torch.nn.Module):\n"
+    "    def __init__(self, hidden_size, dim_cond, eps=1e-6):\n        super().__init__()\n"
+    "        self.to_weight = torch.nn.Linear(dim_cond, hidden_size)\n        self.variance_epsilon = eps\n"
+    "    def forward(self, hidden_states, cond_embedding):\n"
+    "        variance = hidden_states.to(torch.float32).pow(2).mean(-1, keepdim=True)\n"
+    "        hidden_states = hidden_states * torch.rsqrt(variance + self.variance_epsilon)\n"
+    "        weight = self.to_weight(cond_embedding).unsqueeze(1)\n"
+    "        return (weight * hidden_states).to(hidden_states.dtype)\n"
+)
+
+
+def test_adaptive_rms_norm_never_passes_its_submodule_as_gamma():
+    """Round 26 B1 C5 (rows 17, 22): the scale is `self.to_weight(cond_embedding)`, an nn.Linear's per-sample output;
+    npu_rms_norm's gamma is a tensor of the normalised shape, so no code names the Linear and the text fuses only the
+    normalisation (a gamma of ones), at info."""
+    finding = next(f for f in scan(ADAPTIVE_NORM).findings if f.rule == "PRC020")
+    assert finding.severity == "info"
+    assert "to_weight" not in (finding.replacement.code or "")
+    assert "torch.ones(x.shape[-1]" in finding.replacement.en
+
+
+def test_rms_norm_gamma_is_never_a_submodule_the_forward_calls():
+    """A single-input norm whose scale is still a module's output (`self.scale(x)`): no code names the module."""
+    code = ADAPTIVE_NORM.replace("hidden_states, cond_embedding):", "hidden_states):").replace(
+        "self.to_weight = torch.nn.Linear(dim_cond, hidden_size)", "self.weight_proj = torch.nn.Linear(hidden_size, 1)"
+    ).replace("self.to_weight(cond_embedding)", "self.weight_proj(hidden_states)")
+    finding = next(f for f in scan(code).findings if f.rule == "PRC020")
+    assert "weight_proj" not in (finding.replacement.code or "")

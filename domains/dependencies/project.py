@@ -107,7 +107,7 @@ def analyze_dependencies(
                                      _fork_off_target(kb.package(record.npu_fork), factory.target.release.torch))
                 elif record.runtime_only:  # pytorch-cuda=11.8, nvidia-cudnn-cu12: a line to delete, nothing to rebuild
                     emit.declaration("cuda-runtime-package", name, site, place=place, sites=others,
-                                     facets=_stale(site, installs))
+                                     facets=_stale(site, installs) + _shared_command(site, declarations))
                 elif _unimported(name, record, imported, used_through, context.local_modules):
                     # Open-Sora-Plan's xformers pin: nothing to replace, a line to drop (llama-recipes' bitsandbytes,
                     # which transformers' BitsAndBytesConfig loads, is in use though never imported). A record that
@@ -413,6 +413,20 @@ def _stale(site: Declaration, installs: frozenset[str]) -> tuple[str, ...]:
     """`unread-manifest` for a line of a requirements file that no install command or package manifest reads while
     the project installs itself (a `pip freeze` record beside `pip install -e .`: installed.unread)."""
     return (UNREAD_MANIFEST,) if site.source == "requirements" and installed.unread(site.path, installs) else ()
+SHARED_COMMAND = "shared-command"
+INSTALL_COMMANDS = ("pip-install", "conda-install", DOC_SOURCE)  # declarations read from an install command's words
+
+
+def _shared_command(site: Declaration, declarations: list[Declaration]) -> tuple[str, ...]:
+    """`shared-command` for a package of a shell/Dockerfile install command that installs other packages too
+    (`conda install pytorch torchvision torchaudio pytorch-cuda=12.1 -c pytorch -c nvidia`; round 26 B2 C8 row 28):
+    deleting the line would drop those, so the advice is to drop this package's word only."""
+    if site.source not in INSTALL_COMMANDS:
+        return ()
+    same = [d for d in declarations if d.path == site.path and d.line == site.line and d.name != site.name]
+    return (SHARED_COMMAND,) if same else ()
+
+
 PACKAGE_MANIFESTS = ("pyproject", "setup.py", "setup.cfg")  # what `pip install .` reads
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 
 from ascend_feasibility.analyzer.context.guards import only_raises_or_warns
+from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_named
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
 from ascend_feasibility.knowledge.aten_coverage import load_coverage
@@ -48,6 +49,10 @@ UPCASTS = frozenset({"float", "double"})
 FULL_PRECISION = frozenset({"torch.float32", "torch.float", "torch.float64", "torch.double"})
 
 
+# the CUDA arm names an ONNX Runtime execution provider for NVIDIA GPUs (analyzer/context/runtime_providers.py): the
+# test chooses ONNX Runtime's device, not a torch fast path (round 26 B1 C6 row 24: an InferenceSession built with
+# providers=["CUDAExecutionProvider"] over one with the default providers)
+RUNTIME_PROVIDER = "runtime-provider"
 CPU_KERNEL_ELSE = "else-cpu-kernel"
 CUDA_ARM_NO_NPU_KERNEL = "cuda-arm-no-npu-kernel"
 INT4_WEIGHT_MATMUL = "int4-weight-matmul"
@@ -62,10 +67,13 @@ def fast_path_facets(arms: tuple[Node, Node]) -> tuple[str, ...]:
     """`precision-guard` where the CUDA arm of a fast path computes in full precision (an autocast region in float32
     or disabled, a `.float()`/`.double()` cast) and the generic arm does not; `timing` where both arms only time a
     step (`timing_arms`); `else-cpu-kernel` / `cuda-arm-no-npu-kernel` (with `int4-weight-matmul`) where an arm calls
-    an ATen operator no torch_npu release registers for the NPU."""
+    an ATen operator no torch_npu release registers for the NPU; `runtime-provider` alone where the CUDA arm names
+    an ONNX Runtime provider for NVIDIA GPUs."""
     cuda_arm, generic = arms
     if timing_arms(cuda_arm, generic):
         return (TIMING,)
+    if cuda_provider_named(cuda_arm) is not None:
+        return (RUNTIME_PROVIDER,)
     cuda_ops, generic_ops = no_npu_kernel(cuda_arm), no_npu_kernel(generic)
     found = []
     if generic_ops:

@@ -44,7 +44,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.device.cuda_features import feature_facets
-from ascend_feasibility.domains.device.fast_path import CUDA_ARM_NO_NPU_KERNEL, no_npu_kernel
+from ascend_feasibility.domains.device.fast_path import CUDA_ARM_NO_NPU_KERNEL, RUNTIME_PROVIDER, no_npu_kernel
 from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
 from tree_sitter import Node
 
@@ -55,7 +55,6 @@ SETTING = "setting"
 AUTOCAST_GATE = "cuda-autocast-gate"
 NONE_HANDLE = "none-handle"
 NON_BLOCKING = "non-blocking-choice"
-RUNTIME_PROVIDER = "runtime-provider"
 AUTOCAST_ENABLED = "autocast-enabled"
 AUTOCAST_CUDA_TYPE = "autocast-cuda-type"  # that autocast's device_type is a "cuda" literal
 QUERY_DEFAULT = "query-default"

@@ -16,10 +16,12 @@ Every overload a unit reaches is kept in the unit's cache (``operators``) for th
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import triggers
 from ascend_feasibility.domains.base import Hit, Span, Unit
 from ascend_feasibility.domains.host_values import BARE, on_host, tensor_arguments
 from ascend_feasibility.domains.operators import calls
+from ascend_feasibility.domains.operators.fast_path_calls import can_take_fast_path
 from ascend_feasibility.domains.python_refs import REFERENCES, PythonDomainScanner, PythonScan, in_message, unit_references
 from ascend_feasibility.knowledge.aten_coverage import Call, Coverage, load_coverage
 from tree_sitter import Node
@@ -71,7 +73,8 @@ class _OperatorScan(PythonScan):
             if reference.name in coverage.modules:
                 overload = coverage.modules[reference.name]
                 reached.add(overload)
-                if not coverage.runs(overload, branch):
+                if not coverage.runs(overload, branch) and can_take_fast_path(
+                        reference.name, call, lambda node: qualified_name(node, self.imports)):
                     self._report("nn-fast-path-no-npu-kernel", overload, reference.node)
                 continue
             overloads = self._overloads(reference.name, call, method=False)

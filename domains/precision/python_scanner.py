@@ -15,6 +15,7 @@ from ascend_feasibility.domains.precision.dtype_premises import cast_back, promo
 from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.host_scripts import HOST_ONLY, host_only_script
 from ascend_feasibility.domains.precision.host_tables import HOST_TABLE, built_on_host
+from ascend_feasibility.domains.precision.norm_scale import COMPUTED_SCALE, called_attributes, computed_scale
 from ascend_feasibility.domains.precision.numpy_dtype import is_float64
 from ascend_feasibility.domains.precision.rope_layout import ADJACENT, PER_HEAD, pairing, per_head_table
 from ascend_feasibility.domains.precision.rotary_use import (
@@ -240,6 +241,9 @@ class _PrecisionScan(PythonScan):
             source = parsing.text(definition)
             compact = "".join(source.split())
             if any(token in compact for token in UPCAST_TOKENS) and ("rsqrt" in compact or "pow(2)" in compact):
+                if computed_scale(definition):  # an adaptive norm: no gamma tensor to name, the code is the text's
+                    self.hit("rms-norm-upcast", f"{name}.forward", cls.child_by_field_name("name"), facets=(COMPUTED_SCALE,))
+                    return
                 self.hit("rms-norm-upcast", f"{name}.forward", cls.child_by_field_name("name"), _rms_norm_call(definition, body))
                 return
 
@@ -255,11 +259,12 @@ def _rms_norm_call(forward: Node, body: Node | None = None) -> str | None:
         return None
     source = parsing.text(forward)
     attributes = sorted(_self_attributes(forward))
-    weights = [a for a in attributes if any(t in a.lower() for t in ("weight", "scale", "gamma"))]
+    modules = called_attributes(forward)  # a submodule the forward calls is never gamma
+    weights = [a for a in attributes if any(t in a.lower() for t in ("weight", "scale", "gamma")) and a not in modules]
     epsilons = [a for a in attributes if "eps" in a.lower()]
     if not epsilons or not weights:
         stored = _init_attributes(body)
-        weights = weights or [a for a in stored if any(t in a.lower() for t in ("weight", "scale", "gamma"))]
+        weights = weights or [a for a in stored if any(t in a.lower() for t in ("weight", "scale", "gamma")) and a not in modules]
         # a forward that adds its own literal (`+ 1e-6`) keeps it: the stored epsilon is not what it uses
         literal = any(n.type == "float" for n in parsing.walk(forward))
         epsilons = epsilons or ([] if literal else [a for a in stored if "eps" in a.lower()])

@@ -13,8 +13,15 @@ logger = logging.getLogger(__name__)
 class Model(nn.Module):
     def __init__(self):
         super().__init__()
-        self.attention = nn.MultiheadAttention(64, 4)  # expect: 2.1.0 2.3.1
-        self.encoder = nn.TransformerEncoderLayer(d_model=64, nhead=4)  # expect: 2.1.0 2.3.1 2.12.0
+        self.attention = nn.MultiheadAttention(64, 4, batch_first=True)  # expect: 2.1.0 2.3.1
+        self.encoder = nn.TransformerEncoderLayer(d_model=64, nhead=4, batch_first=True)  # expect: 2.1.0 2.3.1 2.12.0
+        # controls: no fast path (torch nn/modules/activation.py, transformer.py): batch_first left False, a key/value
+        # bias, a cross-attention-only module (every call passes other key and value than its query)
+        self.seq_first = nn.MultiheadAttention(64, 4)
+        self.seq_first_layer = nn.TransformerEncoderLayer(d_model=64, nhead=4)
+        self.stack = nn.TransformerEncoder(nn.TransformerEncoderLayer(64, 4), num_layers=2)
+        self.biased = nn.MultiheadAttention(64, 4, add_bias_kv=True, batch_first=True)
+        self.cross = nn.MultiheadAttention(64, 4, batch_first=True)
         self.linear = nn.Linear(64, 64)
 
     def forward(self, x, ids, stop_ids, idx, src, m):
@@ -69,6 +76,8 @@ class Model(nn.Module):
         c28 = torch.cumsum(x, 0)
         c29 = self.lgamma(x)
         c30 = np.sort(np.arange(3))
+        c31 = self.cross(x, src.transpose(1, 2), src.transpose(1, 2))
+        c32 = self.attention(query=x, key=x, value=x)
         logger.info("torch.lgamma(x) is not called here")
         return self.linear(x)
 
