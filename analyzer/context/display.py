@@ -10,6 +10,8 @@ on the device does not depend on them, so they cost nothing to port (`cosmetic`)
   (`seconds = 1800 if self.backend != "nccl" else 600`);
 - a backend name in a list of accepted names (`["nccl", "gloo", "mpi"]`);
 - a value assigned to a name that is only shown in those ways (an environment report);
+- a read of an environment variable (the CUDA device mask) whose value only fills a log or names a logger or its log
+  file (analyzer/context/logged_reads.py);
 - the condition of an `if` whose every arm only shows a message (`if torch.cuda.is_bf16_supported(): print("pass
   --bf16")`, qlora.py): the value decides whether a hint is printed, nothing else; an arm may also add a phrase to a
   text (`if not torch.cuda.is_available(): DESCRIPTION += "<p>Running on CPU ...</p>"`, PixArt-alpha's Gradio apps),
@@ -29,6 +31,7 @@ print still runs.
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.guards import MAX_DEPTH, Guard
+from ascend_feasibility.analyzer.context.logged_reads import LoggedReads
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge.models import GuardConventions
 from packaging.version import Version
@@ -58,6 +61,8 @@ class DisplaySites:
         self.timing_words = frozenset(guards.timing_words)
         self.environment_reads = frozenset(guards.environment_reads)
         self.clock_calls = frozenset(guards.clock_calls)
+        self.log_read_rules = frozenset(guards.log_read_rules)
+        self.logged_reads = LoggedReads(self, frozenset(guards.logger_name_calls), self.environment_reads)
 
     def cosmetic(self, node: Node, rule: str, symbol: str = "") -> Guard | None:
         timing = self._timing(node) if symbol in self.timing_symbols else None
@@ -65,6 +70,8 @@ class DisplaySites:
             return timing
         if symbol in self.guarded_symbols and _under_cuda_check(node):
             return self._shown(node) or self._shown_through_name(node, through_calls=True)
+        if rule in self.log_read_rules:
+            return self.logged_reads.cosmetic(node)
         if rule not in self.rules and symbol not in self.symbols:
             return None
         # a CUDA check's own condition that only decides a message is the check's business (filework's "the check
