@@ -456,6 +456,10 @@ class TorchCudaApi(_Record):
         default_factory=list, description="attributes of what it returns that torch_npu's counterpart fills on every "
         "release (a read of only these needs nothing beyond the rename)"
     )
+    none_fields: list[str] = Field(
+        default_factory=list, description="attributes of what it returns that torch_npu's counterpart leaves None on "
+        "the newest release: compared or computed with, they raise TypeError under transfer_to_npu"
+    )
 
 
 class TransferProfile(_Record):
