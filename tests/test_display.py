@@ -333,6 +333,25 @@ def test_a_synchronize_right_before_a_clock_read_is_cosmetic():
     assert timed(commented, "torch.cuda.synchronize()", "torch.cuda.synchronize") == ("cosmetic", 6)
 
 
+def test_a_synchronize_a_lookup_away_from_its_clock_read_is_cosmetic():
+    # round 26 A2 row 74: a Timer's end() pops the start time, then reads the clock for a logged duration
+    code = ("import logging, time, torch\n"
+            "class Timer:\n"
+            "    def end(self, name):\n"
+            "        if torch.cuda.is_available():\n"
+            "            torch.cuda.synchronize()\n"
+            "        start_time = self.items.pop(name)\n"
+            "        delta = time.time() - start_time\n"
+            "        logging.info(f'{name} finished in {delta:.2f}s')\n")
+    assert timed(code, "torch.cuda.is_available()", "torch.cuda.is_available") == ("cosmetic", 7)
+    assert timed(code, "torch.cuda.synchronize()", "torch.cuda.synchronize") == ("cosmetic", 7)
+    work = code.replace("self.items.pop(name)", "model(x)")  # device work comes between: the wait is for it
+    assert timed(work, "torch.cuda.is_available()", "torch.cuda.is_available") is None
+    far = code.replace("        start_time = self.items.pop(name)\n",
+                       "        a = self.items.pop(name)\n        b = a\n        start_time = b\n")
+    assert timed(far, "torch.cuda.is_available()", "torch.cuda.is_available") is None
+
+
 def test_a_synchronize_not_followed_by_a_clock_or_a_check_doing_more_is_not():
     then_work = "import torch\nif torch.cuda.is_available():\n    torch.cuda.synchronize()\nout = model(x)\n"
     assert timed(then_work, "torch.cuda.synchronize()", "torch.cuda.synchronize") is None

@@ -130,7 +130,9 @@ class DisplaySites:
 
     def _before_clock(self, statement: Node) -> Guard | None:
         """`if torch.cuda.is_available(): torch.cuda.synchronize()` right before a clock read: skipped without CUDA,
-        it only makes the time printed next honest."""
+        it only makes the time printed next honest. Up to two plain assignments that call nothing but a lookup may
+        come between (TripoSR's Timer.end: `start_time = self.items.pop(name)`, then `delta = time.time() -
+        start_time`, only logged)."""
         outer = statement
         if statement.type == "expression_statement" and statement.parent is not None and statement.parent.parent is not None:
             holder = statement.parent.parent
@@ -145,8 +147,10 @@ class DisplaySites:
         if (len(only) != 1 or not _synchronizes(only[0])
                 or any(c.type in {"elif_clause", "else_clause"} for c in outer.children)):
             return None
-        following = outer.next_named_sibling
-        while following is not None and following.type == "comment":
+        following, between = outer.next_named_sibling, 0
+        while following is not None and (following.type == "comment" or (
+                between < MAX_BETWEEN_CLOCK and not self._reads_clock(following) and _only_binds(following))):
+            between += following.type != "comment"
             following = following.next_named_sibling
         if following is None or not self._reads_clock(following):
             return None
@@ -318,6 +322,25 @@ def _checks_cuda(condition: Node | None) -> bool:
         function = condition.child_by_field_name("function")
         return function is not None and parsing.text(function) == "torch.cuda.is_available"
     return condition.type == "attribute" and parsing.text(condition.child_by_field_name("attribute")) == "is_cuda"
+
+
+MAX_BETWEEN_CLOCK = 2  # statements between a timing synchronize and its clock read
+LOOKUPS = frozenset({"pop", "get"})  # calls that only look a value up
+
+
+def _only_binds(statement: Node) -> bool:
+    """`start_time = self.items.pop(name)`: a plain assignment whose right side calls nothing but a lookup."""
+    assignment = parsing.statement_assignment(statement)
+    right = assignment.child_by_field_name("right") if assignment is not None else None
+    if right is None:
+        return False
+    for current in parsing.walk(right, limit=200):
+        if current.type == "call":
+            function = current.child_by_field_name("function")
+            if function is None or function.type != "attribute" \
+                    or parsing.text(function.child_by_field_name("attribute")) not in LOOKUPS:
+                return False
+    return True
 
 
 def _synchronizes(statement: Node) -> bool:
