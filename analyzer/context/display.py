@@ -30,7 +30,7 @@ print still runs.
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer.context.guards import MAX_DEPTH, Guard
+from ascend_feasibility.analyzer.context.guards import CALLED_ONLY_UNDER, MAX_DEPTH, Guard
 from ascend_feasibility.analyzer.context.logged_reads import LoggedReads
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge.models import GuardConventions
@@ -77,7 +77,8 @@ class DisplaySites:
         # a CUDA check's own condition that only decides a message is the check's business (filework's "the check
         # only guards a message"); a query's is decided here
         conditions = rule not in self.check_rules
-        return self._shown(node, conditions, texts=True) or self._shown_through_name(node)
+        return (self._shown(node, conditions, texts=True) or self._shown_through_name(node)
+                or self._in_shown_function(node))
 
     # timing diagnostics ----------------------------------------------------------------------------------------
     def _timing(self, node: Node) -> Guard | None:
@@ -184,6 +185,60 @@ class DisplaySites:
         if not all(self._shown(use) or (through_calls and self._shown_by_callee(use)) for use in uses):
             return None
         return Guard("cosmetic", assignment)
+
+    def _in_shown_function(self, node: Node) -> Guard | None:
+        """The site is in a top-level function that only computes a value (its statements are ifs, trys, returns,
+        assignments to plain names and messages) and whose every call in the module is shown (round 26 B1 row 3,
+        Fooocus's `get_torch_device_name(device)`: `if device.type == "cuda": return "{} {}".format(...)`, called
+        only in `print("Device:", get_torch_device_name(get_torch_device()))`): the test only chooses a text. A
+        public function's reason says so in CALLED_ONLY_UNDER's words, so that propagation.py restores the site where
+        another file of the project names the function."""
+        function, depth = node.parent, 0
+        while function is not None and function.type != "function_definition" and depth < MAX_DEPTH:
+            function, depth = function.parent, depth + 1
+        if function is None or function.parent is None or function.parent.type != "module":
+            return None
+        body, name_node = function.child_by_field_name("body"), function.child_by_field_name("name")
+        if body is None or name_node is None or not self._only_computes(body, 0):
+            return None
+        name = parsing.text(name_node)
+        uses = [use for use in parsing.identifiers_named(function.parent, name, 20000)
+                if not function.start_byte <= use.start_byte < function.end_byte]
+        if not uses or len(uses) > 20:
+            return None
+        calls = []
+        for use in uses:
+            call = use.parent
+            if call is None or call.type != "call" or not _same(call.child_by_field_name("function"), use):
+                return None  # handed on, imported, decorated: used some other way
+            if self._shown(call) is None and self._shown_through_name(call) is None:
+                return None
+            calls.append(call)
+        lines = ", ".join(str(c.start_point.row + 1) for c in calls[:5])
+        return Guard("cosmetic", calls[0], f"{name}() {CALLED_ONLY_UNDER} (line {lines}): the value it returns is only shown")
+
+    def _only_computes(self, block: Node, depth: int) -> bool:
+        if depth > 6:
+            return False
+        for statement in block.named_children:
+            if statement.type in {"comment", "pass_statement", "return_statement"}:
+                continue
+            if statement.type in {"if_statement", "try_statement"}:
+                parts = [c for c in statement.named_children if c.type in {"block", "elif_clause", "else_clause",
+                                                                           "except_clause", "finally_clause"}]
+                blocks = [b for part in parts for b in ([part] if part.type == "block" else
+                                                         [c for c in part.named_children if c.type == "block"])]
+                if not all(self._only_computes(b, depth + 1) for b in blocks):
+                    return False
+                continue
+            inner = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+            if inner is not None and inner.type == "assignment" and inner.child_by_field_name("left") is not None \
+                    and inner.child_by_field_name("left").type == "identifier":
+                continue
+            if inner is not None and inner.type == "call" and self.is_message_call(inner):
+                continue
+            return False
+        return True
 
     def _shown_by_callee(self, use: Node) -> bool:
         """`use` is the i-th positional argument of a call of a function defined at the module's top level, whose
