@@ -456,6 +456,10 @@ class TorchCudaApi(_Record):
         default_factory=list, description="attributes of what it returns that torch_npu's counterpart fills on every "
         "release (a read of only these needs nothing beyond the rename)"
     )
+    none_fields: list[str] = Field(
+        default_factory=list, description="attributes of what it returns that torch_npu's counterpart leaves None on "
+        "the newest release: compared or computed with, they raise TypeError under transfer_to_npu"
+    )
 
 
 class TransferProfile(_Record):
@@ -947,6 +951,10 @@ class GuardConventions(_Record):
                                     "that turns timing on (TIME_BENCH)")
     environment_reads: list[str] = Field(default_factory=list, description="calls that read an environment variable")
     clock_calls: list[str] = Field(default_factory=list, description="calls that read a wall clock (time.perf_counter)")
+    log_read_rules: list[str] = Field(default_factory=list, description="rules of an environment variable's name: a "
+                                      "read of it whose value only fills a log or names a logger is cosmetic")
+    logger_name_calls: list[str] = Field(default_factory=list, description="calls whose argument only names a logger "
+                                         "or its log file (logging.getLogger, FileHandler)")
     diagnostic_calls: list[str] = Field(default_factory=list, description="calls that only help debug or profile "
                                         "(set_sync_debug_mode, nvtx, memory statistics; a trailing .* names a namespace): "
                                         "a CUDA test whose guarded code only calls these skips a debugging aid on Ascend")

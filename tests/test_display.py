@@ -333,6 +333,25 @@ def test_a_synchronize_right_before_a_clock_read_is_cosmetic():
     assert timed(commented, "torch.cuda.synchronize()", "torch.cuda.synchronize") == ("cosmetic", 6)
 
 
+def test_a_synchronize_a_lookup_away_from_its_clock_read_is_cosmetic():
+    # round 26 A2 row 74: a Timer's end() pops the start time, then reads the clock for a logged duration
+    code = ("import logging, time, torch\n"
+            "class Timer:\n"
+            "    def end(self, name):\n"
+            "        if torch.cuda.is_available():\n"
+            "            torch.cuda.synchronize()\n"
+            "        start_time = self.items.pop(name)\n"
+            "        delta = time.time() - start_time\n"
+            "        logging.info(f'{name} finished in {delta:.2f}s')\n")
+    assert timed(code, "torch.cuda.is_available()", "torch.cuda.is_available") == ("cosmetic", 7)
+    assert timed(code, "torch.cuda.synchronize()", "torch.cuda.synchronize") == ("cosmetic", 7)
+    work = code.replace("self.items.pop(name)", "model(x)")  # device work comes between: the wait is for it
+    assert timed(work, "torch.cuda.is_available()", "torch.cuda.is_available") is None
+    far = code.replace("        start_time = self.items.pop(name)\n",
+                       "        a = self.items.pop(name)\n        b = a\n        start_time = b\n")
+    assert timed(far, "torch.cuda.is_available()", "torch.cuda.is_available") is None
+
+
 def test_a_synchronize_not_followed_by_a_clock_or_a_check_doing_more_is_not():
     then_work = "import torch\nif torch.cuda.is_available():\n    torch.cuda.synchronize()\nout = model(x)\n"
     assert timed(then_work, "torch.cuda.synchronize()", "torch.cuda.synchronize") is None
@@ -377,3 +396,46 @@ def test_a_check_rule_leaves_its_message_only_body_to_the_check_reading():
     decides it, as before."""
     code = f"if {AVAILABLE}:\n    print('cuda')\n"
     assert shown(code, rule="DEV104", symbol="torch.cuda.is_available") is None
+
+
+# a function whose value is only shown --------------------------------------------------------------------------------
+DEVICE_NAME = (
+    "import torch\n"
+    "def get_torch_device_name(device):\n"
+    "    if hasattr(device, 'type'):\n"
+    "        if device.type == 'cuda':\n"
+    "            try:\n"
+    "                backend = torch.cuda.get_allocator_backend()\n"
+    "            except Exception:\n"
+    "                backend = ''\n"
+    "            return '{} {} : {}'.format(device, torch.cuda.get_device_name(device), backend)\n"
+    "        else:\n"
+    "            return '{}'.format(device.type)\n"
+    "    return 'CUDA {}'.format(device)\n"
+    "\n"
+    "try:\n"
+    "    print('Device:', get_torch_device_name(get_torch_device()))\n"
+    "except Exception:\n"
+    "    print('Could not pick default device.')\n"
+)
+
+
+def test_a_check_in_a_function_whose_every_call_is_shown_is_cosmetic():
+    # round 26 B1 row 3: Fooocus ldm_patched/modules/model_management.py get_torch_device_name
+    found = sites().cosmetic(node_at(DEVICE_NAME, "device.type == 'cuda'"), "DEV145")
+    assert found is not None and found.reach == "cosmetic"
+    assert found.node.start_point.row + 1 == 15
+    assert "get_torch_device_name() is called only under it (line 15)" in found.note  # propagation.py reads it
+
+
+@pytest.mark.parametrize("change", [
+    ("print('Device:', get_torch_device_name(get_torch_device()))",
+     "device = torch.device(get_torch_device_name(get_torch_device()))"),  # the value picks a device
+    ("print('Device:', get_torch_device_name(get_torch_device()))",
+     "print('Device:', get_torch_device_name(get_torch_device())); pick = get_torch_device_name"),  # handed on
+    ("            return '{}'.format(device.type)\n",
+     "            torch.cuda.set_device(device)\n            return '{}'.format(device.type)\n"),  # does more
+])
+def test_a_function_whose_value_is_used_or_that_does_more_keeps_its_check(change):
+    code = DEVICE_NAME.replace(*change)
+    assert sites().cosmetic(node_at(code, "device.type == 'cuda'"), "DEV145") is None

@@ -10,6 +10,8 @@ on the device does not depend on them, so they cost nothing to port (`cosmetic`)
   (`seconds = 1800 if self.backend != "nccl" else 600`);
 - a backend name in a list of accepted names (`["nccl", "gloo", "mpi"]`);
 - a value assigned to a name that is only shown in those ways (an environment report);
+- a read of an environment variable (the CUDA device mask) whose value only fills a log or names a logger or its log
+  file (analyzer/context/logged_reads.py);
 - the condition of an `if` whose every arm only shows a message (`if torch.cuda.is_bf16_supported(): print("pass
   --bf16")`, qlora.py): the value decides whether a hint is printed, nothing else; an arm may also add a phrase to a
   text (`if not torch.cuda.is_available(): DESCRIPTION += "<p>Running on CPU ...</p>"`, PixArt-alpha's Gradio apps),
@@ -28,7 +30,8 @@ print still runs.
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer.context.guards import MAX_DEPTH, Guard
+from ascend_feasibility.analyzer.context.guards import CALLED_ONLY_UNDER, MAX_DEPTH, Guard
+from ascend_feasibility.analyzer.context.logged_reads import LoggedReads
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge.models import GuardConventions
 from packaging.version import Version
@@ -58,6 +61,8 @@ class DisplaySites:
         self.timing_words = frozenset(guards.timing_words)
         self.environment_reads = frozenset(guards.environment_reads)
         self.clock_calls = frozenset(guards.clock_calls)
+        self.log_read_rules = frozenset(guards.log_read_rules)
+        self.logged_reads = LoggedReads(self, frozenset(guards.logger_name_calls), self.environment_reads)
 
     def cosmetic(self, node: Node, rule: str, symbol: str = "") -> Guard | None:
         timing = self._timing(node) if symbol in self.timing_symbols else None
@@ -65,12 +70,15 @@ class DisplaySites:
             return timing
         if symbol in self.guarded_symbols and _under_cuda_check(node):
             return self._shown(node) or self._shown_through_name(node, through_calls=True)
+        if rule in self.log_read_rules:
+            return self.logged_reads.cosmetic(node)
         if rule not in self.rules and symbol not in self.symbols:
             return None
         # a CUDA check's own condition that only decides a message is the check's business (filework's "the check
         # only guards a message"); a query's is decided here
         conditions = rule not in self.check_rules
-        return self._shown(node, conditions, texts=True) or self._shown_through_name(node)
+        return (self._shown(node, conditions, texts=True) or self._shown_through_name(node)
+                or self._in_shown_function(node))
 
     # timing diagnostics ----------------------------------------------------------------------------------------
     def _timing(self, node: Node) -> Guard | None:
@@ -123,7 +131,9 @@ class DisplaySites:
 
     def _before_clock(self, statement: Node) -> Guard | None:
         """`if torch.cuda.is_available(): torch.cuda.synchronize()` right before a clock read: skipped without CUDA,
-        it only makes the time printed next honest."""
+        it only makes the time printed next honest. Up to two plain assignments that call nothing but a lookup may
+        come between (TripoSR's Timer.end: `start_time = self.items.pop(name)`, then `delta = time.time() -
+        start_time`, only logged)."""
         outer = statement
         if statement.type == "expression_statement" and statement.parent is not None and statement.parent.parent is not None:
             holder = statement.parent.parent
@@ -138,8 +148,10 @@ class DisplaySites:
         if (len(only) != 1 or not _synchronizes(only[0])
                 or any(c.type in {"elif_clause", "else_clause"} for c in outer.children)):
             return None
-        following = outer.next_named_sibling
-        while following is not None and following.type == "comment":
+        following, between = outer.next_named_sibling, 0
+        while following is not None and (following.type == "comment" or (
+                between < MAX_BETWEEN_CLOCK and not self._reads_clock(following) and _only_binds(following))):
+            between += following.type != "comment"
             following = following.next_named_sibling
         if following is None or not self._reads_clock(following):
             return None
@@ -173,6 +185,60 @@ class DisplaySites:
         if not all(self._shown(use) or (through_calls and self._shown_by_callee(use)) for use in uses):
             return None
         return Guard("cosmetic", assignment)
+
+    def _in_shown_function(self, node: Node) -> Guard | None:
+        """The site is in a top-level function that only computes a value (its statements are ifs, trys, returns,
+        assignments to plain names and messages) and whose every call in the module is shown (round 26 B1 row 3,
+        Fooocus's `get_torch_device_name(device)`: `if device.type == "cuda": return "{} {}".format(...)`, called
+        only in `print("Device:", get_torch_device_name(get_torch_device()))`): the test only chooses a text. A
+        public function's reason says so in CALLED_ONLY_UNDER's words, so that propagation.py restores the site where
+        another file of the project names the function."""
+        function, depth = node.parent, 0
+        while function is not None and function.type != "function_definition" and depth < MAX_DEPTH:
+            function, depth = function.parent, depth + 1
+        if function is None or function.parent is None or function.parent.type != "module":
+            return None
+        body, name_node = function.child_by_field_name("body"), function.child_by_field_name("name")
+        if body is None or name_node is None or not self._only_computes(body, 0):
+            return None
+        name = parsing.text(name_node)
+        uses = [use for use in parsing.identifiers_named(function.parent, name, 20000)
+                if not function.start_byte <= use.start_byte < function.end_byte]
+        if not uses or len(uses) > 20:
+            return None
+        calls = []
+        for use in uses:
+            call = use.parent
+            if call is None or call.type != "call" or not _same(call.child_by_field_name("function"), use):
+                return None  # handed on, imported, decorated: used some other way
+            if self._shown(call) is None and self._shown_through_name(call) is None:
+                return None
+            calls.append(call)
+        lines = ", ".join(str(c.start_point.row + 1) for c in calls[:5])
+        return Guard("cosmetic", calls[0], f"{name}() {CALLED_ONLY_UNDER} (line {lines}): the value it returns is only shown")
+
+    def _only_computes(self, block: Node, depth: int) -> bool:
+        if depth > 6:
+            return False
+        for statement in block.named_children:
+            if statement.type in {"comment", "pass_statement", "return_statement"}:
+                continue
+            if statement.type in {"if_statement", "try_statement"}:
+                parts = [c for c in statement.named_children if c.type in {"block", "elif_clause", "else_clause",
+                                                                           "except_clause", "finally_clause"}]
+                blocks = [b for part in parts for b in ([part] if part.type == "block" else
+                                                         [c for c in part.named_children if c.type == "block"])]
+                if not all(self._only_computes(b, depth + 1) for b in blocks):
+                    return False
+                continue
+            inner = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+            if inner is not None and inner.type == "assignment" and inner.child_by_field_name("left") is not None \
+                    and inner.child_by_field_name("left").type == "identifier":
+                continue
+            if inner is not None and inner.type == "call" and self.is_message_call(inner):
+                continue
+            return False
+        return True
 
     def _shown_by_callee(self, use: Node) -> bool:
         """`use` is the i-th positional argument of a call of a function defined at the module's top level, whose
@@ -311,6 +377,25 @@ def _checks_cuda(condition: Node | None) -> bool:
         function = condition.child_by_field_name("function")
         return function is not None and parsing.text(function) == "torch.cuda.is_available"
     return condition.type == "attribute" and parsing.text(condition.child_by_field_name("attribute")) == "is_cuda"
+
+
+MAX_BETWEEN_CLOCK = 2  # statements between a timing synchronize and its clock read
+LOOKUPS = frozenset({"pop", "get"})  # calls that only look a value up
+
+
+def _only_binds(statement: Node) -> bool:
+    """`start_time = self.items.pop(name)`: a plain assignment whose right side calls nothing but a lookup."""
+    assignment = parsing.statement_assignment(statement)
+    right = assignment.child_by_field_name("right") if assignment is not None else None
+    if right is None:
+        return False
+    for current in parsing.walk(right, limit=200):
+        if current.type == "call":
+            function = current.child_by_field_name("function")
+            if function is None or function.type != "attribute" \
+                    or parsing.text(function.child_by_field_name("attribute")) not in LOOKUPS:
+                return False
+    return True
 
 
 def _synchronizes(statement: Node) -> bool:

@@ -20,6 +20,7 @@ from ascend_feasibility.domains.device.cuda_features import ASSIGNS_DEFAULT, ass
 from ascend_feasibility.domains.device.existence_probes import existence_probe
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
+from ascend_feasibility.domains.device.none_fields import NONE_FIELD_COMPUTED, computed_none_fields
 from ascend_feasibility.domains.device.rank_suffix import only_adds_rank_suffix
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
 from ascend_feasibility.domains.device.splat_accelerator import splatted_accelerator
@@ -167,7 +168,11 @@ class _FileScan(PythonScan):
                     seen = (*seen, FILLED_FIELDS)
                 if entry_name in AMP_DECORATOR_NAMES and bare_decorator(call, chain, self.unit.tree()):
                     seen = (*seen, BARE_DECORATOR)
-                if arm is None and call is not None and entry_name == "torch.cuda.is_available" \
+                computed = computed_none_fields(call, frozenset(entry.none_fields)) if entry.none_fields and call is not None else []
+                if computed:
+                    # `props.major < 6`: None there under the shim's mapping, a TypeError; no automatic site
+                    self.hit(entry.rule, entry_name, chain, npu, auto_when=(), facets=(*seen, NONE_FIELD_COMPUTED))
+                elif arm is None and call is not None and entry_name == "torch.cuda.is_available" \
                         and provider_choice(call, self.imports):
                     # it picks ONNX Runtime's NVIDIA provider, not a torch device: the shim's answer (true on
                     # the NPU) would ask for that provider there, so the site is no automatic one
