@@ -114,6 +114,22 @@ def test_torch_cuda_calls_go_through_the_device_module(tmp_path):
     assert "def synchronize(" in module and "def empty_cache(" in module and "def manual_seed(" not in module
 
 
+def test_a_cuda_device_context_follows_its_ported_argument(tmp_path):
+    """Round 26 port hunk 6: `with torch.cuda.device(rank):` around a ported body, its argument now "npu:N", was left
+    and raised ("Expected a cuda device"); the context goes through the device module (torch.npu.device on NPU)."""
+    result, new = _port_one(tmp_path, "run.py", (
+        "import torch\n\n\ndef main(cuda_id):\n    rank = torch.device(f\"cuda:{cuda_id}\")\n"
+        "    with torch.cuda.device(rank):\n        torch.cuda.empty_cache()\n\n\n" + MAIN))
+    assert "    with _device.device(rank):\n" in new and "torch.cuda.device(" not in new
+    module = result.new_files["proj_device.py"]
+    assert "def device(" in module and "_MODULE.device(device)" in module and "nullcontext()" in module
+    # a name that is no call (a type check) is left as it was
+    _, kept = _port_one(tmp_path / "b", "run.py", (
+        "import torch\n\n\ndef main(d):\n    torch.cuda.empty_cache()\n    return isinstance(d, torch.cuda.device)\n\n\n"
+        + MAIN))
+    assert "_device.empty_cache()" in kept and "isinstance(d, torch.cuda.device)" in kept
+
+
 def test_device_strings_methods_and_backend(tmp_path):
     root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/core.py": (
         "import torch\nimport torch.distributed as dist\n\n\ndef setup(model, rank):\n"

@@ -634,6 +634,22 @@ def test_entry_points_load_torch_npu_where_they_import_torch(tmp_path):
     assert [r.path for r in result.rewrites] == ["lib.py", "serve.py", "train.py"]
 
 
+def test_an_entry_that_cannot_be_imported_gets_no_setup(tmp_path):
+    """Round 26 port hunk 4: a vendored demo whose every device site is optional because the file cannot be imported
+    keeps those sites, so Step 0 there changes nothing; one site that runs, or another optional reason, keeps it."""
+    source = "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n"
+    why = "cannot be imported: its top-level import of training.data names training/data, which the project does not have"
+    left = [_site(source, "torch.cuda.synchronize", "DEV101", path="demo.py", reach="optional", reach_reason=why)]
+    result = _port(tmp_path / "a", {"demo.py": source}, [], report=_report(left, entries=["demo.py"]))
+    assert result.entries == [] and _new(result, "demo.py") is None
+    other = [_site(source, "torch.cuda.synchronize", "DEV101", path="demo.py", reach="optional",
+                   reach_reason="behind the opt-in flag --profile (train.py:3)")]
+    result = _port(tmp_path / "b", {"demo.py": source}, [], report=_report(other, entries=["demo.py"]))
+    assert result.entries == ["demo.py"] and SETUP in _new(result, "demo.py")
+    result = _port(tmp_path / "c", {"demo.py": source}, [], report=_report([], entries=["demo.py"]))
+    assert result.entries == ["demo.py"] and SETUP in _new(result, "demo.py")
+
+
 def test_entry_points_in_the_npu_style_with_transfer_to_npu(tmp_path):
     sites = [_site(MAIN, "torch.cuda.synchronize", "DEV101", path=p) for p in ("train.py", "lib.py")]
     result = _port(tmp_path, ENTRY_FILES, sites, report=_entries_report(sites), style="npu", transfer_to_npu=True)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import import_names
+from ascend_feasibility.analyzer.context.vendored import UNIMPORTABLE
 from ascend_feasibility.analyzer.context.written_names import word_set, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 from ascend_feasibility.knowledge import load_context_conventions
@@ -70,7 +71,7 @@ def missing_module_importers(facts: list[ModuleFacts], context: ProjectContext, 
             if missing in existing:
                 continue
             missing_of.setdefault(f.path, {}).setdefault(parts[end], (folder, (
-                f"cannot be imported: its top-level import of {'.'.join(parts[:end + 1])} names {missing}, which "
+                f"{UNIMPORTABLE}its top-level import of {'.'.join(parts[:end + 1])} names {missing}, which "
                 "the project does not have")))
     if not missing_of:
         return {}

@@ -32,6 +32,8 @@ from ascend_feasibility.analyzer.context.written_names import word_set, writes_a
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
 
+# how every reason of a module that cannot be imported begins (missing_modules.py too): the port reads it
+UNIMPORTABLE = "cannot be imported: "
 PATH_EDITS = frozenset({"sys.path.insert", "sys.path.append", "sys.path.extend"})
 PATH_WORDS = frozenset({"PYTHONPATH", "addsitedir"})
 MIN_WORD = 4  # the shortest word a file's `words` keep (domains/phases/symbols.py MIN_NAME)
@@ -83,7 +85,7 @@ def unimportable_modules(facts: list[ModuleFacts], context: ProjectContext) -> d
         holder = path_view(copy).parent
         if holder in runnable or _edits_path_to(holder, copy, editors):
             continue
-        failing[path] = (f"cannot be imported: it imports `{name}`, and no import root of the project holds "
+        failing[path] = (f"{UNIMPORTABLE}it imports `{name}`, and no import root of the project holds "
                          f"the package `{parts[0]}` (only {copy}/, a copy vendored inside the package {holder}/)")
         copies.add(copy)
     if not failing:
@@ -147,7 +149,7 @@ def _spread(failing: dict[str, str], copies: set[str], python: dict[str, ModuleF
             above = folder if path_view(path).name != "__init__.py" else path_view(folder).parent
             while above in packages and above != ".":
                 if above in failed_packages:
-                    failing[path] = f"cannot be imported: its package {failed_packages[above]} cannot be"
+                    failing[path] = f"{UNIMPORTABLE}its package {failed_packages[above]} cannot be"
                     changed = True
                     break
                 above = path_view(above).parent
@@ -159,7 +161,7 @@ def _spread(failing: dict[str, str], copies: set[str], python: dict[str, ModuleF
             for name in f.imports:
                 target = None if name in nested else _longest(name, by_name)
                 if target is not None and target != path and target in failing:
-                    failing[path] = f"cannot be imported: it imports {target} at its top level, which cannot be"
+                    failing[path] = f"{UNIMPORTABLE}it imports {target} at its top level, which cannot be"
                     changed = True
                     break
     return failing

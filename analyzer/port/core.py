@@ -33,7 +33,7 @@ from ascend_feasibility.analyzer.port.edits import (
     plan_note,
     plan_site,
 )
-from ascend_feasibility.analyzer.port.entry_points import smoke_test_only
+from ascend_feasibility.analyzer.port.entry_points import smoke_test_only, unimportable
 from ascend_feasibility.analyzer.port.files import (
     FileRewrite,
     after_torch_import,
@@ -154,6 +154,11 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         lines.setdefault(finding.path, set()).add(finding.line)
     # a library module whose `__main__` block is a device-free smoke test is no entry: its importers load torch_npu
     entries = [path for path in entries if not smoke_test_only(root, path, lines.get(path, set()), worlds)]
+    # a file that cannot be imported keeps its device sites: Step 0 there would change nothing
+    of_file: dict[str, list[Finding]] = {}
+    for finding in report.findings:
+        of_file.setdefault(finding.path, []).append(finding)
+    entries = [path for path in entries if not unimportable(of_file.get(path, []))]
     launches = _kernel_launches(report)
     result.entries = entries
     parsed: dict[str, tuple[bytes, object]] = {}

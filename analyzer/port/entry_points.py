@@ -3,7 +3,9 @@
 An entry is a file something launches: a launch script, the README, a console script, or a `__main__` block. A
 library module with a smoke test under `if __name__ == "__main__":` (a dataset file that iterates a CPU DataLoader)
 is no such place: the project's own files import it, they load torch_npu through their own entry or the device
-module, and its `__main__` block touches no device. Step 0 there adds an import nobody needs.
+module, and its `__main__` block touches no device. Step 0 there adds an import nobody needs. Nor is a file the analyzer
+found cannot be imported (every finding of it optional for that reason): its device sites are left, so Step 0 there
+changes nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ascend_feasibility.analyzer.context.dispatch_chains import words
+from ascend_feasibility.analyzer.context.vendored import UNIMPORTABLE
+from ascend_feasibility.analyzer.core.models import Finding
 from ascend_feasibility.analyzer.port.worlds import Worlds
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
@@ -50,6 +54,14 @@ def smoke_test_only(root: Path, path: str, lines: set[int], worlds: Worlds) -> b
         if any(first <= line <= last for line in lines) or words(region) & DEVICE_WORDS:
             return False
     return worlds.imported_by_project(path)
+
+
+def unimportable(findings: list[Finding]) -> bool:
+    """Every finding of the file is optional because the file cannot be imported (its imports fail: vendored.py,
+    missing_modules.py): the port leaves its device sites, so Step 0 there would load torch_npu for nothing (round 26
+    port hunk 4: a vendored demo whose device picks were all left)."""
+    return bool(findings) and all(
+        f.reach == "optional" and (f.reach_reason or "").startswith(UNIMPORTABLE) for f in findings)
 
 
 def _main_block(tree) -> Node | None:

@@ -12,6 +12,7 @@ from ascend_feasibility.domains.custom_ops.binding_reach import orphan_extension
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
 from ascend_feasibility.domains.custom_ops.build_routes import built_without_port
 from ascend_feasibility.domains.custom_ops.cmake_options import CMakeOptionScanner, opt_in_sources
+from ascend_feasibility.domains.custom_ops.cpu_twins import with_cpu_twin
 from ascend_feasibility.domains.custom_ops.cuda_only_headers import relocate_host_runtime
 from ascend_feasibility.domains.custom_ops.cuda_runtime import CudaRuntimeHostScanner
 from ascend_feasibility.domains.custom_ops.device_dispatch import CppDeviceDispatchScanner
@@ -112,6 +113,8 @@ class CustomOpsDomain(Domain):
         # extensions built only behind a switch whose imports the project catches: optional, one finding at the build
         run.findings = relocate_switched(run.findings, switched_extensions(merged, run.findings, run), run)
         run.findings = relocate_routed(run.findings, routed_kernels(merged), run)
+        # kernels whose op's dispatcher picks a CPU implementation the extension builds: a CPU build, no blocker
+        run.findings = with_cpu_twin(run.findings, merged, run)
         run.findings = backward_pass_phase(run.findings, merged.backward_functions)
         # CUDA runtime names in headers only nvcc units include, or declared by the project for its build without CUDA
         run.findings = relocate_host_runtime(run.findings, merged, run)

@@ -1,0 +1,92 @@
+"""CUDA kernels whose extension binds a CPU implementation of the same op: no blocker.
+
+A bound op's C++ function that dispatches on the tensor's device (`if (V.get_device() == -1) return
+rasterize_image_cpu(...); else return rasterize_image_gpu(...);`, `x.is_cuda()`) to a CPU implementation written in a
+host C++ source of the project (`rasterize_image_cpu`, `..Cpu`, `..CPU`) has a route on Ascend without any kernel
+port: build the host sources without the .cu files (a CppExtension) and hand the op CPU tensors (`.cpu()`, then
+`.to(device)` on the result). An OPS002 kernel of that op is then no 24-80 h blocker but a few hours' work; an Ascend C
+port is only a speed-up. The rule's `cpu-twin` variant says so; this pass decides where it holds, which only the whole
+project shows (the binding, the dispatcher and the kernel sit in different files)."""
+
+from __future__ import annotations
+
+from ascend_feasibility.analyzer.context.written_names import writes_any, writes_word
+from ascend_feasibility.analyzer.core.findings import uncounted_severity
+from ascend_feasibility.analyzer.core.models import EffortHours, Finding, ReplacementText, Text
+from ascend_feasibility.domains.base import ProjectRun
+from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
+from ascend_feasibility.domains.custom_ops.routed_kernels import kernels_of, op_functions
+
+DETECTOR = "cuda-kernel-no-equivalent"
+FACET = "cpu-twin"
+HOST_SOURCES = (".cpp", ".cc", ".cxx", ".c")
+CPU_SUFFIXES = ("_cpu", "Cpu", "CPU")
+# the words of a device test in C++: `x.is_cuda()`, `x.is_cpu()`, `x.get_device() == -1`, `x.device().type() == kCUDA`
+DEVICE_TEST_WORDS = ("is_cuda", "is_cpu", "get_device", "kCUDA", "kCPU")
+
+
+def cpu_twins(facts: CustomOpFacts) -> dict[tuple[str, int], str]:
+    """(path, line) of each native kernel of a bound op whose dispatcher picks a CPU implementation by device → the
+    name of that CPU implementation."""
+    if not (facts.bindings and facts.kernels):
+        return {}
+    function_of, words = op_functions(facts)
+    bound = {function.lstrip("&").split("::")[-1] for b in facts.bindings for function in b.ops.values()}
+    host = [w for w in facts.native_words if w.path.endswith(HOST_SOURCES)]
+    found: dict[tuple[str, int], str] = {}
+    for function in sorted(set(function_of.values())):
+        cpu = _dispatched_cpu(function, host, facts, bound)
+        if cpu is None:
+            continue
+        for kernel in kernels_of({function}, facts, words):
+            if kernel.kind == "cuda":
+                found.setdefault((kernel.path, kernel.line), cpu)
+    return found
+
+
+def _dispatched_cpu(function: str, host, facts: CustomOpFacts, bound: set[str]) -> str | None:
+    """The CPU implementation `function` dispatches to: a name `function` + a CPU suffix that a host source writes
+    (compiled without CUDA), not itself bound (then it is an op of its own, not an arm), and that a native file writing
+    `function` and a device test also writes (the dispatcher)."""
+    for name in (function + suffix for suffix in CPU_SUFFIXES):
+        if name in bound or not any(writes_word(w.words, name) for w in host):
+            continue
+        if any(writes_word(w.words, function) and writes_word(w.words, name) and writes_any(w.words, DEVICE_TEST_WORDS)
+               for w in facts.native_words):
+            return name
+    return None
+
+
+def with_cpu_twin(findings: list[Finding], facts: CustomOpFacts, run: ProjectRun) -> list[Finding]:
+    """OPS002 findings at kernels with a CPU twin, given the rule's `cpu-twin` variant: its severity, hours and texts
+    with the CPU implementation named; the others as they were."""
+    rule = next((r for r in run.kb.rules.values() if r.match.detector == DETECTOR), None)
+    variant = next((v for v in rule.variants if v.when == [FACET]), None) if rule is not None else None
+    if variant is None or variant.replacement is None or variant.message is None:
+        return findings
+    twins = cpu_twins(facts)
+    if not twins:
+        return findings
+    result = []
+    for finding in findings:
+        cpu = twins.get((finding.path, finding.line)) \
+            if finding.rule == rule.code and finding.reach == "runs" and not finding.suppressed else None
+        if cpu is not None:
+            severity = variant.severity or finding.severity
+            if not finding.counted:
+                severity = uncounted_severity(severity)
+            low, high = variant.effort_hours or (finding.effort_hours.low, finding.effort_hours.high)
+            symbol = finding.symbol
+            finding = finding.model_copy(update={
+                "message": Text(en=_fill(variant.message.en, symbol, cpu), zh=_fill(variant.message.zh, symbol, cpu)),
+                "replacement": ReplacementText(en=_fill(variant.replacement.en, symbol, cpu),
+                                               zh=_fill(variant.replacement.zh, symbol, cpu)),
+                "severity": severity,
+                "effort_hours": EffortHours(low=low, high=high),
+            })
+        result.append(finding)
+    return result
+
+
+def _fill(text: str, symbol: str, cpu: str) -> str:
+    return text.replace("{symbol}", symbol).replace("{npu}", f"{cpu}()")
