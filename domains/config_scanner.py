@@ -23,6 +23,8 @@ SHELL_QUERY = r"""
 ENV_TRIGGERS = ("CUDA", "CUDNN", "CUBLAS", "NVIDIA", "NVTE", "NCCL")
 NVIDIA_REGISTRIES = ("nvidia/", "nvcr.io/nvidia/", "docker.io/nvidia/")  # base images whose whole stack is CUDA
 LAUNCHERS = {"torchrun", "deepspeed", "accelerate"}
+# the launchers whose own flags and device selection DST040 states apart from torchrun's (its variants' `when`)
+LAUNCHER_FAMILIES = {"accelerate launch": ("accelerate-launch",), "deepspeed": ("deepspeed-launcher",)}
 DEVICE_KEYS = {"device", "device_type", "map_location", "accelerator_device"}
 BACKEND_KEYS = {"backend", "dist_backend", "ddp_backend", "distributed_backend"}
 DEEPSPEED_KEYS = {"zero_optimization", "train_micro_batch_size_per_gpu"}
@@ -87,7 +89,8 @@ class ShellConfigScanner(Scanner):
             if launcher is not None:  # from the program on: `PYTHONPATH=... \` before it is no part of the launch
                 end = node.parent.end_point
                 hits.append(Hit(self.index.code_for("launcher-line"), launcher,
-                                Span(node.start_point.row, node.start_point.column, end.row, end.column)))
+                                Span(node.start_point.row, node.start_point.column, end.row, end.column),
+                                facets=LAUNCHER_FAMILIES.get(launcher, ())))
             device = _device_option(node)
             if device is not None:
                 hits.append(Hit(self.index.code_for("launch-device-cuda"), parsing.text(device), Span.of(device)))

@@ -744,3 +744,38 @@ def test_tests_of_one_condition_are_held_together_when_one_cannot_be_rewritten(t
                        "together, or their branches disagree on NPU")
     assert held[6] is None and "    if _device.is_available() and header:\n" in new
     assert new.count("if torch.cuda.is_available():") == 2
+
+
+FALLBACK_AND_DTYPE = '''import torch
+
+
+class Runner:
+    def __init__(self, device="cuda"):
+        self.device = device
+        if self.device == "cuda" and not torch.cuda.is_available():
+            self.device = "cpu"
+
+    def dtype(self, x):
+        if x.device.type == "cuda":
+            return x.half()
+        return x
+
+
+def main():
+    print(Runner().dtype(torch.ones(2)))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_port_leaves_a_site_whose_advice_says_to_leave_it(tmp_path):
+    # round 25 port audit / prec29d "Left": DEV007's cuda-missing-fallback variant says "Leave the test as it is"
+    # (info, (0, 0) hours), yet `port --unsafe` widened it; the dtype-choice test beside it asks for the widening
+    result, new = _port_one(tmp_path, "model.py", FALLBACK_AND_DTYPE, unsafe=True)
+    assert 'if self.device == "cuda" and not torch.cuda.is_available():' in new
+    assert "if x.device.type in _device.ACCELERATOR_TYPES:" in new
+    left = {(f.rule, f.line): why for f, why in result.skipped_sites}
+    assert left[("DEV007", 7)] == "its advice says to leave it"
+    assert ("DEV007", 11) not in left

@@ -12,7 +12,7 @@ from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 
 import pytest
-from ascend_feasibility.analyzer.core.models import Finding
+from ascend_feasibility.analyzer.core.models import EffortHours, Finding
 from ascend_feasibility.analyzer.port import core
 from ascend_feasibility.analyzer.port.core import (
     PortOptions,
@@ -59,7 +59,8 @@ def _site(source: str, match: str, rule: str, occurrence: int = 0, path: str = "
     line, column, end_line, end_column = _find(source, match, occurrence)
     values = dict(rule=rule, path=path, line=line, column=column, end_line=end_line, end_column=end_column,
                   symbol=match, severity="info", role="product", reach="runs", suppressed=False, cell=None,
-                  fingerprint=f"fp{next(_ids)}", replacement=SimpleNamespace(en="use the NPU's own"))
+                  fingerprint=f"fp{next(_ids)}", replacement=SimpleNamespace(en="use the NPU's own"),
+                  effort_hours=EffortHours(low=0.0, high=0.25))  # the advice asks for an edit
     values.update(fields)
     return Finding.model_construct(**values)  # a Finding: Guarded.branch_of tells one from a SiteOutcome
 
@@ -92,7 +93,8 @@ SYNC = "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n"
 
 def _eligible(rule="DEV101", options=None, **fields):
     finding = SimpleNamespace(**{**dict(rule=rule, path="run.py", severity="info", suppressed=False, cell=None,
-                                        role="product", reach="runs", reach_reason=None), **fields})
+                                        role="product", reach="runs", reach_reason=None, asks_for_change=True),
+                                 **fields})
     return eligible(finding, options or PortOptions())
 
 
@@ -113,6 +115,7 @@ def test_each_reason_a_site_is_not_attempted():
     assert _eligible(options=PortOptions(only=frozenset({"DEV001"}))) == "not in --only"
     assert _eligible("DEV006") == "unsafe fix (use --unsafe)"
     assert _eligible(suppressed=True) == "suppressed"
+    assert _eligible("DEV007", PortOptions(unsafe=True), asks_for_change=False) == "its advice says to leave it"
     assert _eligible(cell=3, path="nb.ipynb") == "not a Python module"
     assert _eligible(cell=0) == "not a Python module"  # a notebook's first cell is still a cell
     assert _eligible(path="run.pyi") == "not a Python module"

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 
-from ascend_feasibility.analyzer.core.models import Finding
+from ascend_feasibility.analyzer.core.models import EffortHours, Finding
 from ascend_feasibility.analyzer.port import PortOptions, port
 from ascend_feasibility.analyzer.port.verify import verify_script
 from ascend_feasibility.analyzer.port.worlds import Worlds
@@ -26,7 +26,8 @@ def _site(files: dict[str, str], path: str) -> Finding:
     return Finding.model_construct(
         rule="DEV101", path=path, line=line, column=column, end_line=line, end_column=column + len(SYNC) - 2,
         symbol="torch.cuda.synchronize", severity="info", role="product", reach="runs", suppressed=False, cell=None,
-        fingerprint=f"fp{next(_ids)}", replacement=SimpleNamespace(en="use the NPU's own"))
+        fingerprint=f"fp{next(_ids)}", replacement=SimpleNamespace(en="use the NPU's own"),
+        effort_hours=EffortHours(low=0.05, high=0.1))  # DEV101's own hours: the advice asks for an edit
 
 
 def _report(files, sites, entries=(), own_packages=()):

@@ -120,8 +120,13 @@ class Finding(_Contract):
         asks for something: an info site whose rule or variant gives it (0, 0) hours asks for no change ("keep it",
         "nothing to change", work other findings carry) and stays listed with its note. A site above info with no
         hours of its own (an operator a release within reach registers: the upgrade is the fix) still counts."""
-        return (not self.suppressed and self.reach == "runs" and self.role in COUNTED_ROLES
-                and (self.effort_hours.high > 0 or self.severity != "info"))
+        return not self.suppressed and self.reach == "runs" and self.role in COUNTED_ROLES and self.asks_for_change
+
+    @property
+    def asks_for_change(self) -> bool:
+        """The advice asks for an edit: not an info site whose rule or variant gives it (0, 0) hours ("leave the test
+        as it is", "keep the command as it is"); `port` rewrites no site whose advice says to leave it."""
+        return self.effort_hours.high > 0 or self.severity != "info"
 
 
 class RuleCalibration(BaseModel):
