@@ -198,3 +198,51 @@ def test_a_lightning_trainer_built_from_arguments_and_fitted_trains(tmp_path):
 def test_a_lightning_trainer_built_but_never_run_does_not_train(tmp_path):
     report = run(write(tmp_path, {"main.py": LIGHTNING_MAIN.replace("    trainer.fit(model, data)\n", "")}))
     assert "training" not in entry_paths(report)["main.py"]
+
+
+# Fooocus' shape (round 26 V2): a vendored BLIP module nothing imports or runs, named "pretrain", does work at import time
+BLIP_PRETRAIN = """import torch
+import transformers
+transformers.logging.set_verbosity_error()
+
+
+class BLIP_Pretrain(torch.nn.Module):
+    def forward(self, image):
+        return image.cuda()
+"""
+LAUNCH = """import torch
+from manager import device
+
+
+@torch.no_grad()
+def main():
+    with torch.inference_mode():
+        return torch.zeros(1).to(device)
+
+
+if __name__ == "__main__":
+    main()
+"""
+MANAGER = "import torch\ndevice = torch.device(torch.cuda.current_device())\n"
+
+
+def test_a_file_nothing_imports_or_runs_does_not_get_a_phase_from_its_name(tmp_path):
+    report = run(write(tmp_path, {"inference.py": LAUNCH, "manager.py": MANAGER,
+                                  "extras/BLIP/models/blip_pretrain.py": BLIP_PRETRAIN}))
+    assert "training" not in entry_paths(report).get("extras/BLIP/models/blip_pretrain.py", [])
+    assert report.effort.main_phase == "inference"
+
+
+def test_a_launched_or_main_guarded_file_still_gets_its_phase_from_its_name(tmp_path):
+    report = run(write(tmp_path, {"inference.py": LAUNCH, "manager.py": MANAGER,
+                                  "extras/BLIP/models/blip_pretrain.py": BLIP_PRETRAIN,
+                                  "scripts/pretrain.sh": "python extras/BLIP/models/blip_pretrain.py\n"}))
+    assert entry_paths(report)["extras/BLIP/models/blip_pretrain.py"] == ["training"]
+    assert report.effort.main_phase == "training"
+    guarded = BLIP_PRETRAIN + "\n\nif __name__ == '__main__':\n    BLIP_Pretrain()\n"
+    report = run(write(tmp_path, {"extras/BLIP/models/blip_pretrain.py": guarded, "scripts/pretrain.sh": "echo\n"}))
+    assert entry_paths(report)["extras/BLIP/models/blip_pretrain.py"] == ["training"]
+    # a script parsing its command line at the top level (diffusers' scripts/convert_*.py) is run by hand
+    parsed = "import argparse\n" + BLIP_PRETRAIN + "\nargs = argparse.ArgumentParser().parse_args()\n"
+    report = run(write(tmp_path, {"extras/BLIP/models/blip_pretrain.py": parsed}))
+    assert entry_paths(report)["extras/BLIP/models/blip_pretrain.py"] == ["training"]

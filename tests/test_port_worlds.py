@@ -360,3 +360,44 @@ def test_a_script_folder_that_is_also_the_installed_package_imports_the_module_b
     code = f"import sys; sys.path.insert(0, {str(ported)!r}); import tortoise.api"
     done = subprocess.run([sys.executable, "-c", code], cwd=ported, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+# Amphion's shape (port round 26, hunk 9): the root package models/ gets the device module; a vendored project,
+# models/tta/picoaudio/picoaudio/, has a models/ folder of its own that its runner imports as `models.x`, run from there
+PICO = "models/tta/picoaudio/picoaudio"
+NESTED = {
+    "models/__init__.py": "", "models/tts/__init__.py": "",
+    "models/tts/valle.py": "import torch\n\n\ndef f():\n    torch.cuda.synchronize()\n",
+    "models/tts/vits.py": "import torch\n\n\ndef g():\n    torch.cuda.synchronize()\n",
+    "bins/train.py": "import torch\nfrom models.tts.valle import f\n\n\ndef main():\n    torch.cuda.synchronize()\n",
+    f"{PICO}/models/controllable_diffusion.py": "import torch\n\n\ndef h():\n    torch.cuda.synchronize()\n",
+    f"{PICO}/runner/controllable_inference.py": ("import torch\nimport models.controllable_diffusion\n\n\ndef main():\n"
+                                                 "    torch.cuda.synchronize()\n"),
+}
+
+
+def test_a_nested_project_with_its_own_top_package_gets_its_own_device_module(tmp_path):
+    sites = [p for p in NESTED if not p.endswith("__init__.py")]
+    result, ported = _ported(tmp_path, NESTED, sites, entries=["bins/train.py", f"{PICO}/runner/controllable_inference.py"])
+    assert "models/_device.py" in result.new_files and f"{PICO}/models/_device.py" in result.new_files
+    new = {r.path: r.new for r in result.rewrites}
+    assert "from models import _device  # ascend: port" in new[f"{PICO}/runner/controllable_inference.py"]
+    host = "cuda" if __import__("torch").cuda.is_available() else "cpu"
+    for folder, module in [(PICO, "runner.controllable_inference"), (PICO, "models.controllable_diffusion"),
+                           (".", "models.tts.vits")]:
+        done = _imports(ported, folder, module)
+        assert done.returncode == 0 and done.stdout.split()[-1] == host, (folder, module, done.stderr)
+    # the root's own files still use the root's module
+    assert "from . import _device  # ascend: port" in new["models/tts/vits.py"] or \
+        "from models import _device  # ascend: port" in new["models/tts/vits.py"]
+
+
+def test_a_file_importing_what_the_root_package_holds_uses_the_root_module(tmp_path):
+    files = dict(NESTED)
+    files[f"{PICO}/runner/controllable_inference.py"] = ("import torch\nimport models.tts.valle\n\n\ndef main():\n"
+                                                         "    torch.cuda.synchronize()\n")
+    sites = [p for p in files if not p.endswith("__init__.py")]
+    result, _ = _ported(tmp_path, files, sites, entries=["bins/train.py"])
+    new = {r.path: r.new for r in result.rewrites}
+    # `models.tts.valle` is the root package's: the runner runs with the root on sys.path, and loads the root's module
+    assert "from models import _device  # ascend: port" in new[f"{PICO}/runner/controllable_inference.py"]

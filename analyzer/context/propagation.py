@@ -31,12 +31,13 @@ from ascend_feasibility.analyzer.context.guards import library_class_of, public_
 from ascend_feasibility.analyzer.context.launch_variants import opt_in_configs
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
 from ascend_feasibility.analyzer.context.missing_modules import missing_module_importers
+from ascend_feasibility.analyzer.context.module_copies import loaded_copy, module_copies, shadowed_copies
 from ascend_feasibility.analyzer.context.opt_in import opt_in_modules, rejected_arms, switched_options
 from ascend_feasibility.analyzer.context.pasted_notes import notes
 from ascend_feasibility.analyzer.context.platform_selectors import imported_reason, is_unselected, platform_choice
 from ascend_feasibility.analyzer.context.process_groups import never_initialised
 from ascend_feasibility.analyzer.context.project import ProjectContext
-from ascend_feasibility.analyzer.context.roles import nearest_copy, path_view
+from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
 from ascend_feasibility.analyzer.context.switched_builds import switched_sources
 from ascend_feasibility.analyzer.context.switched_on import on_reason, turned_on
@@ -482,14 +483,17 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     unloaded.package_folders(facts) when the caller has it already. `deployments`: path → why of the files a hosted
     platform's manifest names as its predictor (hosted_predictors.py): optional where no product code imports them."""
     by_module = modules_by_name(facts)
-    twins = _twins(facts)
+    twins = module_copies(facts)  # path → (name, copies): which copy an import loads (module_copies.py)
     # backends only the other platforms of the project select by name (platform_selectors.py)
     choice = platform_choice(facts, by_module, context)
     imports: dict[str, list[tuple[str, str]]] = defaultdict(list)  # path → (importer, reach) of each import
     loaded: dict[str, list[str]] = {}  # module → _loaded_by(module): files import the same modules
+    copies_loaded: set[str] = set()  # copies of a twice-held module some file (of any role) loads
     for f in facts:
         importer = context.of(f.path)
         if importer.role not in COUNTED_ROLES or importer.reach not in {"runs", "other-backend"}:
+            copies_loaded |= {_copy_of(path, module, f.path, twins) for module in f.imports
+                              for path in loaded.setdefault(module, _loaded_by(module, by_module)) if path in twins}
             continue  # tests, examples and guarded code do not make product code run on Ascend
         # what another backend's module imports (flash_attn_triton.py, imported only by the ROCm attention backend
         # rocm.py) is loaded only where that backend is: other-backend unless something that runs imports it too.
@@ -503,7 +507,8 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
                 paths = loaded[module] = _loaded_by(module, by_module)
             for path in paths:  # the module and the packages Python initialises for it
                 if path in twins:
-                    path = nearest_copy(twins[path], f.path)
+                    path = _copy_of(path, module, f.path, twins)
+                    copies_loaded.add(path)
                 if path != f.path and not _inside_package(f.path, path):
                     imports[path].append((f.path, reach))
     for path, platform in choice.selectors.items():  # the platform's selection is a load of the module by name
@@ -511,6 +516,10 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     # modules that configuration selects or names (analyzer/context/opt_in.py) are optional, and so is what only they load
     result: dict[str, tuple[str, str]] = {path: ("other-backend", why) for path, why in choice.unselected.items()
                                           if all(reach == "other-backend" for _, reach in imports[path])}
+    # a copy of a twice-held module that no import loads, while another copy is imported (module_copies.py)
+    entries = {f.path for f in facts if f.main_guard} | _launched(facts, console_modules, by_module)
+    for path, why in shadowed_copies(twins, imports, copies_loaded, entries).items():
+        result.setdefault(path, ("optional", why))
     for path, opted in opt_in_modules(facts, context, load_context_conventions().opt_in).items():
         if path not in choice.npu_only:  # the NPU platform's one choice runs on Ascend, whatever else names it
             result.setdefault(path, opted)
@@ -713,17 +722,17 @@ def modules_by_name(facts: list[ModuleFacts]) -> dict[str, str]:
     return by_module
 
 
-def _twins(facts: list[ModuleFacts]) -> dict[str, list[str]]:
-    """path → every path whose package-relative name is the same (a server and another backend's copy of it both
-    hold text_generation_server/models/mamba.py): modules_by_name keeps only the first for that name."""
-    packages = {path_view(f.path).parent for f in facts if f.module and path_view(f.path).name == "__init__.py"}
-    by_name: dict[str, list[str]] = defaultdict(list)
-    for f in facts:
-        if f.module:
-            names = import_names(f.path, f.module, packages)
-            if names:
-                by_name[min(names, key=len)].append(f.path)
-    return {path: paths for paths in by_name.values() if len(paths) > 1 for path in paths}
+def _copy_of(path: str, module: str, importer: str, twins: dict[str, tuple[str, list[str]]]) -> str:
+    """The copy of a twice-held module (`path`, one of them) that `importer`'s import of `module` loads."""
+    name, paths = twins[path]
+    return loaded_copy(name, paths, module, importer) or path
+
+
+def _launched(facts: list[ModuleFacts], console_modules: tuple[str, ...], by_module: dict[str, str]) -> set[str]:
+    """Python files a shell launcher runs (by file name) or a console entry names."""
+    names = {path_view(s).name for f in facts for s in f.launched_scripts}
+    return ({f.path for f in facts if f.module and path_view(f.path).name in names}
+            | {by_module[m] for m in console_modules if m in by_module})
 
 
 

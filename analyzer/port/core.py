@@ -367,7 +367,10 @@ def _place_device_modules(root: Path, report: Report, by_path: dict[str, list[Fi
     placed: dict[str, str | None] = {}
     for path in parsed:
         world = worlds.world_of(path)
-        if world == main_world or _beneath(worlds, path, main):
+        nested = _nested_package(worlds, path, main) if main is not None else None
+        if nested is not None:  # the file's own project shadows the main module's package (picoaudio's models/)
+            placed[path] = _free(root, str(nested / "_device.py"))
+        elif world == main_world or _beneath(worlds, path, main):
             placed[path] = main
         else:  # the package of another world that the file imports when it loads, else its own world's module
             placed[path] = next((m for m in reachable if _imports_package_of(worlds, path, world, m)), None) \
@@ -397,7 +400,37 @@ def _imports_package_of(worlds: Worlds, path: str, world: PurePosixPath, module_
     module = PurePosixPath(module_path)
     inner = module.relative_to(worlds.world_of(module_path)) if worlds.world_of(module_path) != TOP else module
     top = inner.parts[0]
-    return worlds.imports_at_load(path, top) and not (worlds.root / world / top).exists()
+    return worlds.imports_at_load(path, top) and not (worlds.root / world / top).exists() \
+        and _nested_package(worlds, path, module_path) is None
+
+
+def _nested_package(worlds: Worlds, path: str, module_path: str) -> PurePosixPath | None:
+    """The folder `<nested>/<top>` of a nested project holding the file, where `<top>` is the top package of the
+    device module's import (`models` for models/_device.py) and the file's own imports of `<top>.x` name modules that
+    `<nested>/<top>/` holds and the module's package lacks: the file runs with `<nested>` on sys.path, where `<top>`
+    is its own project's folder (Amphion's models/tta/picoaudio/picoaudio/ with models/controllable_diffusion.py, run
+    from there: `from models import _device` would load picoaudio's models/, which has no device module)."""
+    module = PurePosixPath(module_path)
+    there = worlds.world_of(module_path)
+    inner = module.relative_to(there) if there != TOP else module
+    if len(inner.parts) < 2:
+        return None
+    top = inner.parts[0]
+    names = {parts[1] for parts in worlds.imports(path) if parts[0] == top and len(parts) > 1}
+    if not names:
+        return None
+
+    def holds(folder: PurePosixPath, name: str) -> bool:
+        return (worlds.root / folder / f"{name}.py").is_file() or (worlds.root / folder / name).is_dir()
+
+    if any(holds(there / top, name) for name in names):
+        return None  # the module's own package holds what the file imports: it is the one loaded
+    at = PurePosixPath(path).parent
+    while at != there and at != TOP:
+        if (worlds.root / at / top).is_dir() and all(holds(at / top, name) for name in names):
+            return at / top
+        at = at.parent
+    return None
 
 
 def _free(root: Path, module_path: str) -> str | None:
