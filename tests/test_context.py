@@ -2381,3 +2381,17 @@ def test_a_self_test_function_another_file_loads_runs(tmp_path, edit):
 def test_a_vendored_class_a_file_may_load_runs(tmp_path, edit):
     found = _project_findings(tmp_path, {**VALLE_TREE, **edit})
     assert _dev004(found, "models/tts/modeling_llama.py").reach == "runs"
+
+
+def test_a_recursive_call_is_no_use_of_the_function(tmp_path):
+    # a name used only inside its own body reaches nothing: flatten_all calls itself and nothing else names it
+    recursive = "\n\ndef flatten_all(x):\n    return flatten_all(x[0].cuda()) if x.dim() else x\n"
+    found = _project_findings(tmp_path / "a", {**VALLE_TREE, "models/tts/modeling_llama.py": LLAMA + recursive})
+    site = next(f for f in found if f.path == "models/tts/modeling_llama.py" and f.rule == "DEV004" and f.line == 15)
+    assert site.reach == "optional" and "function flatten_all is named nowhere else" in site.reach_reason
+    # near miss: valle.py imports it by name and calls it
+    valle = VALLE.replace("LlamaDecoderLayer\n", "LlamaDecoderLayer, flatten_all\n", 1) + "flatten_all(torch.ones(1))\n"
+    found = _project_findings(tmp_path / "b", {**VALLE_TREE, "models/tts/valle.py": valle,
+                                               "models/tts/modeling_llama.py": LLAMA + recursive})
+    site = next(f for f in found if f.path == "models/tts/modeling_llama.py" and f.rule == "DEV004" and f.line == 15)
+    assert site.reach == "runs"
