@@ -298,6 +298,19 @@ def test_a_class_whose_namers_import_other_names_from_its_module_is_unreached():
     facts = _dcn_project(net_words=("default_init", "DCNv2Pack"))
     facts[-1].imports = ["torchvision.ops.DCNv2Pack"]
     assert [start for start, _, _ in r.unreferenced_symbols(facts, context())["lib/archs/arch_util.py"]] == [6]
+    # or from a project module defining its own (round 26 A2 row 63: `from f0_pearson_coefficients import
+    # extract_fpc` beside f0_corr.py's extract_fpc), which imports no DCNv2Pack, no `*` and not arch_util.py
+    facts = _dcn_project(net_words=("default_init", "DCNv2Pack"))
+    facts[-1].imports = ["lib.archs.net2", "lib.archs.net2.DCNv2Pack"]
+    facts.append(Facts("lib/archs/net2.py", imports=["torch"], words=ws("DCNv2Pack"),
+                       inner_named=[("DCNv2Pack", 3, 9, "class", ["Net2"])]))
+    assert [start for start, _, _ in r.unreferenced_symbols(facts, context())["lib/archs/arch_util.py"]] == [6]
+    # near misses: net2.py's DCNv2Pack is not listed as its own definition (it names arch_util's), or it writes
+    # arch_util (a dotted string may load the copy)
+    facts[-1].inner_named = []
+    assert "lib/archs/arch_util.py" not in r.unreferenced_symbols(facts, context())
+    facts[-1].inner_named, facts[-1].words = [("DCNv2Pack", 3, 9, "class", ["Net2"])], ws("DCNv2Pack", "arch_util")
+    assert "lib/archs/arch_util.py" not in r.unreferenced_symbols(facts, context())
 
 
 @pytest.mark.parametrize("imports, words", [
@@ -313,7 +326,8 @@ def test_a_class_a_file_may_load_stays_reached(imports, words):
     facts = _dcn_project(net_words=("default_init", "DCNv2Pack", *words))
     facts[-1].imports = [name for name in imports if name != "*"]
     facts[-1].star_imports = ["lib.archs.arch_util"] if "*" in imports else []
-    facts.append(Facts("lib/archs/net2.py", imports=[], words=ws("other")))
+    facts.append(Facts("lib/archs/net2.py", imports=["lib.archs.arch_util", "lib.archs.arch_util.DCNv2Pack"],
+                       words=ws("DCNv2Pack", "arch_util")))  # re-binds arch_util's DCNv2Pack
     assert "lib/archs/arch_util.py" not in r.unreferenced_symbols(facts, context()), imports
 
 

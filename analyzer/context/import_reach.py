@@ -7,9 +7,13 @@ Round 26 A1 C1 (row 24): a vendored modeling_llama.py whose users import only `L
 (`from .modeling_llama import LlamaDecoderLayer`) and subclass transformers' own `LlamaModel`: their `LlamaModel` is
 not the copy's. Two verdicts, both conservative (a file is a user unless its imports say otherwise):
 - `binds_elsewhere`: the file imports names from the module, none of them `X` and not the module, `*` or a package
-  above it; or it imports `X` by name from a module outside the project (`from transformers import LlamaModel`; a
-  project module may re-bind the copy's) and writes the module's name nowhere (no dotted string `"pkg.m.X"` a
-  registry could load). Its `X` is another one, or none: no user.
+  above it; or it imports `X` by name from a module outside the project (`from transformers import LlamaModel`) or
+  from a project module with its own `X` (one importing no `X`, no `*` and not this module: round 26 A2 row 63's
+  `from f0_pearson_coefficients import extract_fpc` beside f0_corr.py's `extract_fpc`) and writes the module's name
+  nowhere (no dotted string `"pkg.m.X"` a
+  registry could load); or it defines its own module-level `X` (symbols.py's lists, class_shapes), imports no `X`
+  and no `*`, and writes the module's name nowhere (round 26 B2 row 43: another file's own LlamaAdaptiveRMSNorm).
+  Its `X` is another one, or none: no user.
 - `reaches`: some import reaches `m.X` as above, or the file, importing no name from the module (whose import
   statement writes the module's name), writes the module's name (a string an importlib call or a registry loads), or
   a name too short to judge. Files that import nothing of the module and only write the word
@@ -18,6 +22,7 @@ not the copy's. Two verdicts, both conservative (a file is a user unless its imp
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writes_word
@@ -27,10 +32,10 @@ if TYPE_CHECKING:
 
 
 def _verdict(other: ModuleFacts, modules: set[str], name: str,
-             project: frozenset[str] = frozenset()) -> tuple[bool, bool, bool]:
+             project: Mapping[str, list[ModuleFacts]] | None = None) -> tuple[bool, bool, bool]:
     """(some import reaches `module.name`, the file imports other names from the module itself, it imports `name` by
-    name from a module outside the project: `project` holds the names the project's modules are loaded by, any of
-    which may re-bind the name it imported from this one).
+    name from a module outside the project or from a project module that defines its own: `project` maps the names
+    the project's modules are loaded by to the facts of those modules).
 
     facts.py lists `from m import X` as `m` and `m.X`, `import m` as `m` and `from pkg import m` as `pkg` and `pkg.m`:
     a listed name another one extends is a `from` statement's source, which binds no name of its own (a file that
@@ -55,9 +60,16 @@ def _verdict(other: ModuleFacts, modules: set[str], name: str,
         elif parent and above(parent):
             if leaf == name:
                 return True, False, False  # re-exported by a package above it
-        elif leaf == name and parent not in project:
+        elif leaf == name and not any(_may_rebind(source, modules, name) for source in (project or {}).get(parent, ())):
             bound_elsewhere = True
     return False, touched, bound_elsewhere
+
+
+def _may_rebind(source: ModuleFacts, modules: set[str], name: str) -> bool:
+    """May a project module the file imports `name` from hand on this module's (it imports a `name` from somewhere,
+    `*`, or this module)? A module outside the project has no facts: it cannot."""
+    return bool(source.star_imports) or any(dotted.rpartition(".")[2] == name for dotted in source.imports) \
+        or _verdict(source, modules, name)[0]
 
 
 def _writes_module(other: ModuleFacts, modules: set[str]) -> bool:
@@ -66,11 +78,24 @@ def _writes_module(other: ModuleFacts, modules: set[str]) -> bool:
     return any(len(leaf) < MIN_NAME or writes_word(other.words or "", leaf) for leaf in leaves)
 
 
-def binds_elsewhere(other: ModuleFacts, modules: set[str], name: str, project: frozenset[str]) -> bool:
+def binds_elsewhere(other: ModuleFacts, modules: set[str], name: str,
+                    project: Mapping[str, list[ModuleFacts]]) -> bool:
     """Does the file's `name` come from another library, or from none, though it may write the word (`modules`: the
     dotted names the defining file is loaded by; `project`: those of every module of the project)?"""
     reached, touched, bound_elsewhere = _verdict(other, modules, name, project)
-    return not reached and (touched or (bound_elsewhere and not _writes_module(other, modules)))
+    if reached:
+        return False
+    if touched or (bound_elsewhere and not _writes_module(other, modules)):
+        return True
+    return _defines_own(other, name) and not any(dotted.rpartition(".")[2] == name for dotted in other.imports) \
+        and not other.star_imports and not _writes_module(other, modules)
+
+
+def _defines_own(other: ModuleFacts, name: str) -> bool:
+    """Does the file define a module-level `name` of its own (symbols.py lists it among the definitions its file names
+    only inside definitions or nowhere; class_shapes lists its classes)?"""
+    return any(symbol[0] == name for symbol in (*other.unnamed_symbols, *other.inner_named)) \
+        or any(shape[0] == name for shape in other.class_shapes)
 
 
 def reaches(other: ModuleFacts, modules: set[str], name: str) -> bool:

@@ -119,7 +119,10 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     importers = None
     by_path = {f.path: f for f in facts}
     load_names = loaded_by(facts, packages)
-    project = frozenset().union(*(load_names(f.path) for f in facts))  # every name a project module is loaded by
+    project: dict[str, list[ModuleFacts]] = defaultdict(list)  # every name a project module is loaded by → them
+    for f in facts:
+        for loaded in load_names(f.path):
+            project[loaded].append(f)
     for path, symbol, users in candidates:
         name = symbol[0]
         others = written.get(name, set()) - {path}
@@ -205,7 +208,8 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     return dict(result)
 
 
-def _may_name(other: ModuleFacts, modules: set[str], name: str, demo: bool, project: frozenset[str]) -> bool:
+def _may_name(other: ModuleFacts, modules: set[str], name: str, demo: bool,
+              project: dict[str, list[ModuleFacts]]) -> bool:
     """May `other`, a file writing `name`, name the module-level `name` of the file loaded by `modules`? A config or a
     shell file may (a callable's dotted path, `python -c`); a Python file unless its imports bind the name elsewhere
     (import_reach.binds_elsewhere). For a self-test's demo (a function only its module's `if __name__ == "__main__":`
