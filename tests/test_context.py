@@ -2395,3 +2395,16 @@ def test_a_recursive_call_is_no_use_of_the_function(tmp_path):
                                                "models/tts/modeling_llama.py": LLAMA + recursive})
     site = next(f for f in found if f.path == "models/tts/modeling_llama.py" and f.rule == "DEV004" and f.line == 15)
     assert site.reach == "runs"
+
+
+def test_another_files_own_class_of_the_same_name_is_no_use(tmp_path):
+    # round 26 B2 row 43: the other LlamaAdaptiveRMSNorm uses are separate classes in other files
+    own = {"models/vc/__init__.py": "", "models/vc/encoder.py": "class LlamaModel:\n    pass\n\n\nclass Encoder:\n"
+           "    def __init__(self):\n        self.model = LlamaModel()\n",
+           "infer.py": "from models.vc.encoder import Encoder\nEncoder()\n"}
+    found = _project_findings(tmp_path / "a", {**VALLE_TREE, **own})
+    assert _dev004(found, "models/tts/modeling_llama.py").reach == "optional"
+    # near miss: encoder.py imports the copy's LlamaModel and builds it
+    own["models/vc/encoder.py"] = "from models.tts.modeling_llama import LlamaModel\n\n\nLlamaModel()\n"
+    found = _project_findings(tmp_path / "b", {**VALLE_TREE, **own})
+    assert _dev004(found, "models/tts/modeling_llama.py").reach == "runs"
