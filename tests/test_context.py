@@ -2330,3 +2330,81 @@ def test_a_cuda_variable_in_a_cuda_image_stage_goes_with_the_image(tmp_path):
     arch = next(f for f in _project_findings(tmp_path / "b", {**pkg, "Dockerfile": runtime})
                 if f.rule == "DEV209" and f.symbol == "TORCH_CUDA_ARCH_LIST")
     assert arch.counted and arch.line == 4 and "CANN/torch_npu setting" in arch.replacement.en
+
+
+# round 26 A1 C1 (rows 2, 22, 24): a vendored modeling_llama.py the model imports LlamaDecoderLayer from, its own
+# LlamaModel replaced by transformers' one; `def test()` run only by the model module's `if __name__ == "__main__":`
+VALLE = ("import torch\nimport transformers\nfrom .modeling_llama import LlamaDecoderLayer\n\n\n"
+         "class ValleModel(transformers.LlamaModel):\n    def __init__(self):\n        self.layer = LlamaDecoderLayer()\n\n\n"
+         "def test():\n    x = torch.ones(1).cuda()\n    return ValleModel()(x)\n\n\n"
+         "if __name__ == '__main__':\n    test()\n")
+LLAMA = ("import torch\n\n\nclass LlamaDecoderLayer:\n    def forward(self, x):\n        return x\n\n\n"
+         "class LlamaModel:\n    def forward(self, x):\n        return x.to(torch.ones(1).cuda().device)\n")
+VALLE_TREE = {
+    "models/__init__.py": "", "models/tts/__init__.py": "", "models/tts/valle.py": VALLE,
+    "models/tts/modeling_llama.py": LLAMA,
+    "train.py": "# test() the model first\nfrom models.tts.valle import ValleModel\n\n\ndef test():\n    pass\n\n\n"
+                "if __name__ == '__main__':\n    ValleModel()\n",
+    "README.md": "Run the test: `python train.py`; LlamaModel from transformers.\n",
+}
+
+
+def _dev004(found, path):
+    return next(f for f in found if f.path == path and f.rule == "DEV004")
+
+
+def test_definitions_files_name_only_without_loading_them_are_optional(tmp_path):
+    found = _project_findings(tmp_path, VALLE_TREE)
+    demo = _dev004(found, "models/tts/valle.py")  # test(): only the self-test block calls it
+    assert demo.reach == "optional" and "a demo, not product code" in demo.reach_reason
+    copy = _dev004(found, "models/tts/modeling_llama.py")  # LlamaModel: valle.py imports only LlamaDecoderLayer
+    assert copy.reach == "optional" and "class LlamaModel is named nowhere else" in copy.reach_reason
+
+
+@pytest.mark.parametrize("edit", [
+    {"train.py": "from models.tts.valle import ValleModel, test\ntest()\n"},  # imported by name and called
+    {"train.py": "from models.tts import valle\nvalle.test()\n"},  # its module imported
+    {"configs/run.yaml": "entry: models.tts.valle.test\n"},  # a config naming the callable
+])
+def test_a_self_test_function_another_file_loads_runs(tmp_path, edit):
+    found = _project_findings(tmp_path, {**VALLE_TREE, **edit})
+    assert "a demo" not in (_dev004(found, "models/tts/valle.py").reach_reason or "")
+
+
+@pytest.mark.parametrize("edit", [
+    {"models/tts/valle.py": VALLE.replace("LlamaDecoderLayer\n", "LlamaDecoderLayer, LlamaModel\n", 1)
+     .replace("transformers.LlamaModel", "LlamaModel")},  # the copy's class, imported by name
+    {"infer.py": "from models.tts import modeling_llama\nmodeling_llama.LlamaModel()\n"},  # its module imported
+    {"infer.py": "import importlib\nimportlib.import_module('models.tts.modeling_llama').LlamaModel()\n"},
+    {"pyproject.toml": '[project]\nname = "models"\n'},  # a published library: its users' API
+])
+def test_a_vendored_class_a_file_may_load_runs(tmp_path, edit):
+    found = _project_findings(tmp_path, {**VALLE_TREE, **edit})
+    assert _dev004(found, "models/tts/modeling_llama.py").reach == "runs"
+
+
+def test_a_recursive_call_is_no_use_of_the_function(tmp_path):
+    # a name used only inside its own body reaches nothing: flatten_all calls itself and nothing else names it
+    recursive = "\n\ndef flatten_all(x):\n    return flatten_all(x[0].cuda()) if x.dim() else x\n"
+    found = _project_findings(tmp_path / "a", {**VALLE_TREE, "models/tts/modeling_llama.py": LLAMA + recursive})
+    site = next(f for f in found if f.path == "models/tts/modeling_llama.py" and f.rule == "DEV004" and f.line == 15)
+    assert site.reach == "optional" and "function flatten_all is named nowhere else" in site.reach_reason
+    # near miss: valle.py imports it by name and calls it
+    valle = VALLE.replace("LlamaDecoderLayer\n", "LlamaDecoderLayer, flatten_all\n", 1) + "flatten_all(torch.ones(1))\n"
+    found = _project_findings(tmp_path / "b", {**VALLE_TREE, "models/tts/valle.py": valle,
+                                               "models/tts/modeling_llama.py": LLAMA + recursive})
+    site = next(f for f in found if f.path == "models/tts/modeling_llama.py" and f.rule == "DEV004" and f.line == 15)
+    assert site.reach == "runs"
+
+
+def test_another_files_own_class_of_the_same_name_is_no_use(tmp_path):
+    # round 26 B2 row 43: the other LlamaAdaptiveRMSNorm uses are separate classes in other files
+    own = {"models/vc/__init__.py": "", "models/vc/encoder.py": "class LlamaModel:\n    pass\n\n\nclass Encoder:\n"
+           "    def __init__(self):\n        self.model = LlamaModel()\n",
+           "infer.py": "from models.vc.encoder import Encoder\nEncoder()\n"}
+    found = _project_findings(tmp_path / "a", {**VALLE_TREE, **own})
+    assert _dev004(found, "models/tts/modeling_llama.py").reach == "optional"
+    # near miss: encoder.py imports the copy's LlamaModel and builds it
+    own["models/vc/encoder.py"] = "from models.tts.modeling_llama import LlamaModel\n\n\nLlamaModel()\n"
+    found = _project_findings(tmp_path / "b", {**VALLE_TREE, **own})
+    assert _dev004(found, "models/tts/modeling_llama.py").reach == "runs"

@@ -3,6 +3,7 @@ builds, each expectation read from the modules' docstrings (VILA b760c34: AsyncH
 
 from __future__ import annotations
 
+import pytest
 from ascend_feasibility.analyzer.context import unbuilt as b
 from ascend_feasibility.analyzer.context import unreferenced as r
 from ascend_feasibility.analyzer.context.written_names import word_string
@@ -188,7 +189,8 @@ def demo_project(**other_words) -> list[Facts]:
     """A published library whose module's self-test block alone names its public `generate_image`."""
     return [Facts("setup.py"), Facts("lib/__init__.py"), Facts("lib/gen/__init__.py"),
             Facts("lib/gen/deep.py", inner_named=[DEMO], words=ws("generate_image", "DeepFloyd")),
-            Facts("lib/models/gen.py", words=ws(*other_words.get("words", ["DeepFloyd"])))]
+            Facts("lib/models/gen.py", imports=other_words.get("imports", ["lib.gen.deep.DeepFloyd"]),
+                  words=ws(*other_words.get("words", ["DeepFloyd"])))]
 
 
 def test_a_library_function_only_its_self_test_block_names_is_a_demo():
@@ -201,7 +203,26 @@ def test_a_library_function_only_its_self_test_block_names_is_a_demo():
 
 def test_a_main_block_function_stays_where_the_block_is_no_self_test_or_another_file_names_it():
     assert r.unreferenced_symbols(demo_project(), context()) == {}  # a script's __main__ block runs: product code
-    assert r.unreferenced_symbols(demo_project(words=["generate_image"]), context(), self_tests=SELF_TEST) == {}
+    imported = demo_project(words=["generate_image"], imports=["lib.gen.deep.generate_image"])
+    assert r.unreferenced_symbols(imported, context(), self_tests=SELF_TEST) == {}
+    # or imports the module (`from lib.gen import deep`, then `deep.generate_image()`), or writes its dotted path
+    module = demo_project(words=["generate_image"], imports=["lib.gen.deep"])
+    assert r.unreferenced_symbols(module, context(), self_tests=SELF_TEST) == {}
+    dotted = demo_project(words=["generate_image", "deep"], imports=[])
+    assert r.unreferenced_symbols(dotted, context(), self_tests=SELF_TEST) == {}
+    # a config file naming it may load it
+    config = demo_project() + [Facts("configs/run.yaml", words=ws("generate_image"))]
+    assert r.unreferenced_symbols(config, context(), self_tests=SELF_TEST) == {}
+
+
+def test_a_self_test_demo_other_files_write_only_as_a_word_is_a_demo():
+    # round 26 A1 C1 rows 2, 22: `def test()` run only by `if __name__ == "__main__": test()` in valle_nar_model.py;
+    # `test` is written by many files that cannot load it: one importing other names from the module (its own
+    # `test`), one importing nothing of it, and the README's prose
+    for imports in (["lib.gen.deep.DeepFloyd"], []):  # `from lib.gen.deep import DeepFloyd` writes `deep`
+        facts = demo_project(words=["generate_image", *(["deep"] if imports else [])], imports=imports) + [Facts("README.md", words=ws("generate_image"))]
+        found = r.unreferenced_symbols(facts, context(), self_tests=SELF_TEST)
+        assert "a demo, not product code" in found["lib/gen/deep.py"][0][2], imports
 
 
 # round 24 B2 37 / A1 39 (CodeFormer's basicsr copy, as the audits quote it): ModulatedDeformConvFunction is applied
@@ -245,7 +266,9 @@ def test_a_function_only_classes_nothing_creates_use_is_unreached():
 
 def test_a_function_a_created_subclass_or_a_published_library_reaches_is_kept():
     # net.py builds DCNv2Pack: the base class and what it uses are reached through it
-    found = r.unreferenced_symbols(_dcn_project(net_words=("default_init", "DCNv2Pack")), context())
+    facts = _dcn_project(net_words=("default_init", "DCNv2Pack"))
+    facts[-1].imports.append("lib.archs.arch_util.DCNv2Pack")
+    found = r.unreferenced_symbols(facts, context())
     assert "lib/ops/dcn/deform.py" not in found and "lib/archs/arch_util.py" not in found
     # a registry decorator may build DCNv2Pack by name: it is no candidate, so its bases stay reached
     assert "lib/ops/dcn/deform.py" not in r.unreferenced_symbols(_dcn_project(dcn_decorated=True), context())
@@ -263,6 +286,49 @@ def test_an_alias_another_file_uses_through_its_packages_re_export_is_reached():
     facts[-1].imports.append("lib.ops.dcn.modulated_deform")
     found = r.unreferenced_symbols(facts, context())
     assert {start for start, _, _ in found.get("lib/ops/dcn/deform.py", [])} == {27, 32}  # the classes, not 10 and 24
+
+
+def test_a_class_whose_namers_import_other_names_from_its_module_is_unreached():
+    # round 26 A1 C1 row 24: valle_nar_model.py imports only LlamaDecoderLayer from the vendored modeling_llama.py and
+    # subclasses transformers' own LlamaModel; net.py writes DCNv2Pack but imports only default_init from arch_util.py
+    found = r.unreferenced_symbols(_dcn_project(net_words=("default_init", "DCNv2Pack")), context())
+    assert [start for start, _, _ in found["lib/archs/arch_util.py"]] == [6]
+    assert sorted(start for start, _, _ in found["lib/ops/dcn/deform.py"]) == [10, 24, 27, 32]
+    # or imports a DCNv2Pack of another library by name, its module's name written nowhere
+    facts = _dcn_project(net_words=("default_init", "DCNv2Pack"))
+    facts[-1].imports = ["torchvision.ops.DCNv2Pack"]
+    assert [start for start, _, _ in r.unreferenced_symbols(facts, context())["lib/archs/arch_util.py"]] == [6]
+    # or from a project module defining its own (round 26 A2 row 63: `from f0_pearson_coefficients import
+    # extract_fpc` beside f0_corr.py's extract_fpc), which imports no DCNv2Pack, no `*` and not arch_util.py
+    facts = _dcn_project(net_words=("default_init", "DCNv2Pack"))
+    facts[-1].imports = ["lib.archs.net2", "lib.archs.net2.DCNv2Pack"]
+    facts.append(Facts("lib/archs/net2.py", imports=["torch"], words=ws("DCNv2Pack"),
+                       inner_named=[("DCNv2Pack", 3, 9, "class", ["Net2"])]))
+    assert [start for start, _, _ in r.unreferenced_symbols(facts, context())["lib/archs/arch_util.py"]] == [6]
+    # near misses: net2.py's DCNv2Pack is not listed as its own definition (it names arch_util's), or it writes
+    # arch_util (a dotted string may load the copy)
+    facts[-1].inner_named = []
+    assert "lib/archs/arch_util.py" not in r.unreferenced_symbols(facts, context())
+    facts[-1].inner_named, facts[-1].words = [("DCNv2Pack", 3, 9, "class", ["Net2"])], ws("DCNv2Pack", "arch_util")
+    assert "lib/archs/arch_util.py" not in r.unreferenced_symbols(facts, context())
+
+
+@pytest.mark.parametrize("imports, words", [
+    (["lib.archs.arch_util"], ()),  # `from lib.archs import arch_util`, then arch_util.DCNv2Pack
+    (["lib.archs"], ()),  # `import lib.archs`, then lib.archs.arch_util.DCNv2Pack
+    (["lib.archs.DCNv2Pack"], ()),  # re-exported by the package above it
+    (["lib.archs.arch_util", "lib.archs.arch_util.default_init", "*"], ()),  # `*` from it beside a name
+    (["torchvision.ops.DCNv2Pack"], ("arch_util",)),  # the dotted string "lib.archs.arch_util.DCNv2Pack" too
+    (["lib.archs.net2.DCNv2Pack"], ()),  # from a project module, which may re-bind the one it imported
+    ([], ()),  # imports nothing of it: a string a registry elsewhere looks up, a comment
+])
+def test_a_class_a_file_may_load_stays_reached(imports, words):
+    facts = _dcn_project(net_words=("default_init", "DCNv2Pack", *words))
+    facts[-1].imports = [name for name in imports if name != "*"]
+    facts[-1].star_imports = ["lib.archs.arch_util"] if "*" in imports else []
+    facts.append(Facts("lib/archs/net2.py", imports=["lib.archs.arch_util", "lib.archs.arch_util.DCNv2Pack"],
+                       words=ws("DCNv2Pack", "arch_util")))  # re-binds arch_util's DCNv2Pack
+    assert "lib/archs/arch_util.py" not in r.unreferenced_symbols(facts, context()), imports
 
 
 # round 23 B1 C4 / the brief's second half: a created subclass that replaces the base method using the Function

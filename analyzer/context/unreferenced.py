@@ -47,6 +47,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ascend_feasibility.analyzer.context.import_reach import binds_elsewhere, reaches
 from ascend_feasibility.analyzer.context.overridden_methods import MethodReach
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
@@ -64,6 +65,8 @@ from ascend_feasibility.knowledge import load_context_conventions
 
 if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
+
+PROSE = (".md", ".rst", ".txt")  # files whose words call nothing
 
 
 
@@ -114,9 +117,19 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     unreached: dict[tuple[str, str], str] = {(path, MAIN_BLOCK_USER): importer for path, importer in self_tests.items()}
     pending = []
     importers = None
+    by_path = {f.path: f for f in facts}
+    load_names = loaded_by(facts, packages)
+    project: dict[str, list[ModuleFacts]] = defaultdict(list)  # every name a project module is loaded by → them
+    for f in facts:
+        for loaded in load_names(f.path):
+            project[loaded].append(f)
     for path, symbol, users in candidates:
         name = symbol[0]
         others = written.get(name, set()) - {path}
+        if symbol[3] in ("function", "class") and others:  # a Python file reaches it only through an import
+            modules = load_names(path)
+            demo = users == (MAIN_BLOCK_USER,)  # a self-test's demo: only a file that can load it names it
+            others = {other for other in others if _may_name(by_path[other], modules, name, demo, project)}
         if symbol[3] == "value" and others:  # a module's global is read only where the module is imported
             if importers is None:
                 importers = importers_of(facts, packages)
@@ -195,6 +208,32 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     return dict(result)
 
 
+def _may_name(other: ModuleFacts, modules: set[str], name: str, demo: bool,
+              project: dict[str, list[ModuleFacts]]) -> bool:
+    """May `other`, a file writing `name`, name the module-level `name` of the file loaded by `modules`? A config or a
+    shell file may (a callable's dotted path, `python -c`); a Python file unless its imports bind the name elsewhere
+    (import_reach.binds_elsewhere). For a self-test's demo (a function only its module's `if __name__ == "__main__":`
+    block names) the word is common (`test`): only a Python file that can load it names it, and prose does not."""
+    if not other.path.endswith(".py"):
+        return not (demo and other.path.endswith(PROSE))
+    if not modules:
+        return True
+    return reaches(other, modules, name) if demo else not binds_elsewhere(other, modules, name, project)
+
+
+def loaded_by(facts: list[ModuleFacts], packages: set[str]) -> Callable[[str], set[str]]:
+    """path → the dotted names Python may load it by (as importers_of reads them: its package name, any tail)."""
+    modules = {f.path: f.module for f in facts if f.module}
+
+    def names(path: str) -> set[str]:
+        module = modules.get(path)
+        if not module:
+            return set()
+        parts = module.split(".")
+        return import_names(path, module, packages) | {".".join(parts[i:]) for i in range(len(parts))}
+    return names
+
+
 def _vendored(path: str, vendored: frozenset[str]) -> bool:
     """Is the file inside a folder of another project's code that its package ships (third_party/, _vendor/)?"""
     return any(part.lower() in vendored for part in path.split("/")[:-1])
@@ -251,15 +290,10 @@ def importers_of(facts: list[ModuleFacts], packages: set[str]):
             by_name[name].add(f.path)
             if "." in name:
                 by_name[name.rsplit(".", 1)[0]].add(f.path)  # `from mod import x` and `mod.x` both load mod
-    modules = {f.path: f.module for f in facts if f.module}
+    load_names = loaded_by(facts, packages)
 
     def importers(path: str) -> set[str]:
-        module = modules.get(path)
-        if not module:
-            return set()
-        parts = module.split(".")
-        names = import_names(path, module, packages) | {".".join(parts[i:]) for i in range(len(parts))}
-        return set().union(*(by_name.get(name, set()) for name in names)) - {path}
+        return set().union(*(by_name.get(name, set()) for name in load_names(path))) - {path}
     return importers
 
 
