@@ -37,6 +37,7 @@ from ascend_feasibility.analyzer.context.platform_selectors import imported_reas
 from ascend_feasibility.analyzer.context.process_groups import never_initialised
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import nearest_copy, path_view
+from ascend_feasibility.analyzer.context.shell_opt_ins import opt_in_arms
 from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
 from ascend_feasibility.analyzer.context.switched_builds import switched_sources
 from ascend_feasibility.analyzer.context.switched_on import on_reason, turned_on
@@ -116,6 +117,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for path, ranges in unread_attribute_stores(facts, packages).items():  # stored, never read
         uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
+    for path, arms in opt_in_arms(facts, context).items():  # `if [ "$resume" = true ]`: a shell option's arm
+        unpassed.setdefault(path, []).extend(arms)
     ungrouped = never_initialised(facts)  # arms needing a process group nothing starts
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)

@@ -20,6 +20,7 @@ from ascend_feasibility.analyzer.context import (
     pasted_notes,
     plugin_registries,
     process_groups,
+    shell_opt_ins,
     switched_on,
     unpassed_defaults,
 )
@@ -264,6 +265,10 @@ class PhaseFacts:
     launch_values: list[tuple[str, str]] = field(default_factory=list)
     # shell: hydra-style overrides a launch command passes (`++train_conf.use_deepspeed=false`): (last key, value)
     launch_overrides: list[tuple[str, str]] = field(default_factory=list)
+    # shell: `if [ "$resume" = true ]` arms of a variable only the option parser turns on: (first, last, variable,
+    # flag or "", condition); and the (flag, value) pairs each command running a shell script passes (shell_opt_ins.py)
+    shell_opt_in_arms: list[tuple[int, int, str, str, str]] = field(default_factory=list)
+    script_flags: list[tuple[str, str]] = field(default_factory=list)
     # shell: each launch command as (the script or module it runs, the flags it passes without a value, the config
     # files it names) (analyzer/context/launch_variants.py)
     launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
@@ -371,6 +376,8 @@ class PhaseFacts:
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
         self.launch_overrides += other.launch_overrides
+        self.shell_opt_in_arms += other.shell_opt_in_arms
+        self.script_flags += other.script_flags
         self.env_carriers += other.env_carriers
         self.launch_commands += other.launch_commands
         self.env_table_off += other.env_table_off
@@ -1222,6 +1229,10 @@ def collect_shell(unit: Unit) -> PhaseFacts:
             facts.launch_flags += [w.split("=", 1)[0] for w in words if w.startswith("--")][:MAX_CHOICES]
             facts.launch_values += _launch_values(words)[:MAX_CHOICES]
             facts.launch_overrides += _launch_overrides(words)[:MAX_CHOICES]
+    if unit.kind == "shell" and "if" in unit.source.text:
+        facts.shell_opt_in_arms = shell_opt_ins.arms(unit.tree())
+    if unit.kind == "shell" and "--" in unit.source.text:
+        facts.script_flags = shell_opt_ins.script_flags(unit.tree())
     if unit.path.endswith(SHELL_NOTE_SUFFIXES):
         facts.unparsed_lines = list(pasted_notes.unparsed_share(unit.tree(), unit.source.data))
     return facts
