@@ -53,7 +53,7 @@ from ascend_feasibility.analyzer.context.unloaded import (
     package_folders,
     unloaded_modules,
 )
-from ascend_feasibility.analyzer.context.unpassed_defaults import default_path, re_exported, unpassed_defaults
+from ascend_feasibility.analyzer.context.unpassed_defaults import OWN, default_path, re_exported, unpassed_defaults
 from ascend_feasibility.analyzer.context.unread_attributes import unread_attribute_stores
 from ascend_feasibility.analyzer.context.unreferenced import reexporters_of, unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
@@ -296,11 +296,12 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
     written = writers({callee for _, (_, callee, _, _) in candidates}, facts)
     result = {}
     for f, (line, callee, parameter, index) in candidates:
-        calls = passed.get(callee)
+        others = _other_bindings(facts, f, callee)  # files whose `callee` is another module's definition
+        calls = [(path, record) for path, record in passed.get(callee, []) if path not in others]
         if not calls or callee in escaped or re_exported(f.module, starred) or len(callee) < MIN_NAME:
             continue  # (a name too short for the words is not looked for where it is written)
         callers = {path for path, _ in calls}
-        if written.get(callee, set()) - callers - {f.path}:
+        if written.get(callee, set()) - callers - {f.path} - others:
             continue  # named where it is not called: a config, a registry, a string
         if all(parameter in keywords or fewest > index for _, (fewest, keywords) in calls):
             where = sorted(callers)
@@ -308,6 +309,24 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
             result[(f.path, line)] = (f"every call of {callee}() in the project passes {parameter} ({where[0]}{more}): "
                                       f"{UNUSED_DEFAULT}")
     return result
+
+
+def _other_bindings(facts: list[ModuleFacts], owner: ModuleFacts, name: str) -> set[str]:
+    """The files (other than `owner`'s) whose `name` is another definition than `owner`'s: files that define a `name`
+    of their own (a call of it, or a device default of it, recorded there), and files that import `name` from such a
+    file's module and not from `owner`'s (Amphion's two `Inference` classes, one built only with `device=device`, the
+    other by an app that passes no device: round 26 A1 5). Their calls and words are not those of `owner`'s
+    definition. A file importing `name` from a module that defines none (a package re-exporting it) stays a caller."""
+    if not owner.module:
+        return set()
+    defining = {g.path: g.module for g in facts if g.path != owner.path and (
+        f"{OWN}{name}" in g.default_calls or any(entry[1] == name for entry in g.device_defaults))}
+    if not defining:
+        return set()
+    elsewhere = {f"{module}.{name}" for module in defining.values() if module}
+    own = f"{owner.module}.{name}"
+    return set(defining) | {g.path for g in facts if g.path != owner.path and own not in g.imports
+                            and elsewhere.intersection(g.imports)}
 
 
 def test_only_functions(facts: list[ModuleFacts], context: ProjectContext,

@@ -1372,7 +1372,10 @@ def _decorator_name(decorator: Node) -> str:
 
 
 def _passes(call: Node, name: str, index: int) -> bool:
-    """Does the call pass this parameter, by keyword or by position (no *args to hide either)?"""
+    """Does the call pass this parameter, by keyword (whatever a `**kwargs` beside it holds: Hunyuan3D's
+    `cls.from_single_file(..., device=device, **kwargs)`, round 26 A2 93) or by position (no *args to hide it)?"""
+    if name in _keyword_names(call):
+        return True
     arguments = call.child_by_field_name("arguments")
     children = arguments.named_children if arguments is not None else []
     if any(a.type in {"list_splat", "dictionary_splat"} for a in children):
