@@ -55,6 +55,7 @@ from ascend_feasibility.analyzer.context.unloaded import (
 )
 from ascend_feasibility.analyzer.context.unpassed_defaults import OWN, default_path, re_exported, unpassed_defaults
 from ascend_feasibility.analyzer.context.unread_attributes import unread_attribute_stores
+from ascend_feasibility.analyzer.context.unread_keys import unread as unread_key_lines
 from ascend_feasibility.analyzer.context.unreferenced import reexporters_of, unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
@@ -141,13 +142,14 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
     unused_defaults = project_overridden_defaults(facts, overridden)
+    unread = unread_key_lines(facts)  # `"dist_backend": "nccl"` where nothing reads the key
     findings = idle_switches(selector_tests(findings, facts, factory), facts)
     in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
     called_elsewhere = _called_elsewhere(findings, facts)
     if not (referrers or guarded or test_only or example_only or switched or uninstalled or tools or scratch or unpassed
             or unbuilt
             or switched_built or unhooked_built or stale
-            or on_default or unused_defaults or switches_on or in_function or called_elsewhere or ungrouped):
+            or on_default or unused_defaults or unread or switches_on or in_function or called_elsewhere or ungrouped):
         return findings
     decided: dict[str, Place | None] = {}
     reexports = None  # unreferenced.reexporters_of(facts), read at the first constant a reason names
@@ -184,6 +186,12 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         if place is None and finding.reach == "runs" and finding.rule.startswith("DEV") and unused_defaults:
             why = unused_defaults.get((finding.path, finding.line))
             if why is not None:  # a default no call leaves in place changes nothing that runs
+                result.append(factory.relocate(finding, Place(finding.role, "cosmetic", why)).model_copy(
+                    update={"severity": "info"}))
+                continue
+        if place is None and finding.reach == "runs" and finding.rule.startswith(("DEV", "DST")) and unread:
+            why = unread.get((finding.path, finding.line))
+            if why is not None:  # a literal under a key nothing reads changes nothing that runs
                 result.append(factory.relocate(finding, Place(finding.role, "cosmetic", why)).model_copy(
                     update={"severity": "info"}))
                 continue

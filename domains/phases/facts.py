@@ -23,6 +23,7 @@ from ascend_feasibility.analyzer.context import (
     shell_opt_ins,
     switched_on,
     unpassed_defaults,
+    unread_keys,
 )
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.commented_imports import commented_imports
@@ -269,6 +270,8 @@ class PhaseFacts:
     # flag or "", condition); and the (flag, value) pairs each command running a shell script passes (shell_opt_ins.py)
     shell_opt_in_arms: list[tuple[int, int, str, str, str]] = field(default_factory=list)
     script_flags: list[tuple[str, str]] = field(default_factory=list)
+    # Python: (line, key) of string-valued dict entries whose key the file spells nowhere else (unread_keys.py)
+    unread_keys: list[tuple[int, str]] = field(default_factory=list)
     # shell: each launch command as (the script or module it runs, the flags it passes without a value, the config
     # files it names) (analyzer/context/launch_variants.py)
     launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
@@ -378,6 +381,7 @@ class PhaseFacts:
         self.launch_overrides += other.launch_overrides
         self.shell_opt_in_arms += other.shell_opt_in_arms
         self.script_flags += other.script_flags
+        self.unread_keys += other.unread_keys
         self.env_carriers += other.env_carriers
         self.launch_commands += other.launch_commands
         self.env_table_off += other.env_table_off
@@ -888,6 +892,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.gated_handles = gated_handles(unit.tree(), unit.source.text)
         facts.backend_selectors = file_selectors(unit.tree(), unit.source.text)
         facts.platform_methods = platform_methods(unit.tree(), unit.source.text)
+    if "cuda" in unit.source.text or "nccl" in unit.source.text:  # dict entries whose key nothing else spells
+        facts.unread_keys = unread_keys.entries(unit.tree(), unit.source.text)
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
         facts.overridden_defaults, facts.device_defaults = _overridden_defaults(defaults, _calls(unit) + _methods(unit))
