@@ -55,6 +55,8 @@ def test_a_variable_set_only_off_in_the_script_makes_its_arm_optional(tmp_path):
               "    CUDA_VISIBLE_DEVICES=0,1 torchrun train.py\nfi\n")
     reaches = _reaches(tmp_path, {"egs/run.sh": script}, "DST040")
     assert reaches[4][0] == "optional" and "use_ddp is set only to off values" in reaches[4][1]
+    sourced = script.replace("use_ddp=false\n", "use_ddp=false\n. ./parse_options.sh\n")  # may set it from `--use_ddp 1`
+    assert _reaches(tmp_path / "sourced", {"egs/run.sh": sourced}, "DST040")[5][0] == "runs"
 
 
 def test_a_launcher_passing_the_option_on_keeps_the_arm(tmp_path):

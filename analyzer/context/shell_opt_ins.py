@@ -9,7 +9,8 @@ switch.
 Per file (`arms`): the arms of an `if`/`elif` whose condition (or the first `&&` term of it) is a test of one
 variable against a true word (`[ "$v" = true ]`, `[[ $v == "1" ]]`), where every assignment of the variable in the
 script is an off literal (`v=false`, `v=""`) or a positional argument (`$1`, `$2`, `$OPTARG`) taken in a `case` item
-(the option parser, whose pattern names the flag), and at least one such assignment exists (a variable the script
+(the option parser, whose pattern names the flag; a script that sources another file keeps only those), and at
+least one such assignment exists (a variable the script
 never sets comes from the environment: env_switches' reading). Per file (`script_flags`): the `--flag value` pairs
 (a bare `--flag` as value "") each command running a shell script passes (`bash run.sh --resume true`, `./run.sh`).
 Per project (`opt_in_arms`): an arm stays `runs` where another file's command running a script passes its flag an
@@ -43,6 +44,8 @@ def arms(root: Node) -> list[tuple[int, int, str, str, str]]:
     if not tests:
         return []
     flags = _off_variables(root)
+    if _sources(root):  # a sourced file (a config, Kaldi's parse_options.sh) may set what the script leaves off
+        flags = {name: flag for name, flag in flags.items() if flag}
     result = []
     for condition, variable in tests:
         flag = flags.get(variable)
@@ -177,6 +180,11 @@ def _body(condition: Node) -> list[Node]:
             continue
         body.append(child)
     return body
+
+
+def _sources(root: Node) -> bool:
+    return any(parsing.text(name) in {"source", "."}
+               for name in parsing.captures(parsing.query("bash", COMMANDS), root).get("name", []))
 
 
 def _size(root: Node) -> int:
