@@ -17,7 +17,7 @@ HPARAMS = ("import torch\n\n"
            "        \"world_size\": 1,\n"
            "    },\n"
            "}\n"
-           "CONFIG = {\"device\": \"cuda\"}\n\n\n"
+           "CONFIG = {\"device\": \"cuda\", \"ddp_backend\": \"nccl\"}\n\n\n"
            "def build(config):\n"
            "    return torch.nn.Linear(2, 2).to(config[\"device\"])\n"
            "{extra}")
@@ -32,9 +32,14 @@ def _reaches(tmp_path, extra: str = "", files: dict[str, str] | None = None) -> 
 
 
 def test_a_backend_under_a_key_nothing_reads_is_cosmetic(tmp_path):
-    reaches = _reaches(tmp_path)
-    assert reaches[6] == "cosmetic"
-    assert reaches[10] == "runs"  # `device` is read: config["device"]
+    write_tree(tmp_path, {"requirements.txt": "torch\n", "pkg/__init__.py": "", "pkg/hparams.py": HPARAMS.replace("{extra}", ""),
+                          "app.py": "from pkg.hparams import CONFIG, build\n\nbuild(CONFIG)\n"})
+    found = {(f.line, f.rule): (f.reach, f.severity, f.reach_reason) for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings
+             if f.path == "pkg/hparams.py"}
+    assert found[(6, "DST002")] == ("cosmetic", "info", "`dist_backend` (under `dist_config`) is written only here: "
+                                                        "no code of the project reads the key")
+    # a top-level entry may be unpacked by another file (`init_process_group(**CONFIG)`), and `device` is read
+    assert {reach for (line, _), (reach, _, _) in found.items() if line == 10} == {"runs"}
 
 
 def test_a_key_the_file_reads_keeps_the_finding(tmp_path):
