@@ -65,6 +65,14 @@ def test_a_launcher_passing_the_option_on_keeps_the_arm(tmp_path):
     assert reaches[13][0] == "runs"
 
 
+def test_a_launcher_passing_an_equals_option_on_keeps_the_arm(tmp_path):
+    script = PARSER.format(default="").replace("--resume) shift; resume=$1 ; shift ;;",
+                                               "--resume=*) resume=\"${1#*=}\" ; shift ;;")
+    assert _reaches(tmp_path / "alone", {"egs/run.sh": script})[13][0] == "optional"
+    reaches = _reaches(tmp_path / "passed", {"egs/run.sh": script, "egs/resume.sh": "./egs/run.sh --resume=true\n"})
+    assert reaches[13][0] == "runs"
+
+
 def test_a_launcher_passing_the_option_off_leaves_it_optional(tmp_path):
     reaches = _reaches(tmp_path, {"egs/run.sh": PARSER.format(default=""),
                                   "egs/fresh.sh": "sh egs/run.sh --resume false\n"})

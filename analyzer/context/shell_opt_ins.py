@@ -146,7 +146,7 @@ def _off_variables(root: Node) -> dict[str, str]:
         item = _case_item(assignment)
         patterns = [p.strip("'\"") for v in item.children_by_field_name("value") for p in parsing.text(v).split("|")] \
             if item is not None else []
-        flag = next((p for p in patterns if p.startswith("--") and len(p) > 2), None)
+        flag = next((p.split("=", 1)[0].rstrip("*") for p in patterns if p.startswith("--") and len(p) > 2), None)
         if flag is not None:  # the option parser's item: set only when the caller passes the flag
             flags[name] = flag
         elif value is None or _plain(value).lower() in OFF_WORDS:
