@@ -259,6 +259,9 @@ class ModuleFacts(Protocol):
     launch_flags: list[str]  # shell: options a launch command passes
     launch_values: list[tuple[str, str]]  # shell: (option, value) a launch command passes
     launch_overrides: list[tuple[str, str]]  # shell: hydra-style `++a.key=value` overrides: (key, value)
+    shell_opt_in_arms: list[tuple[int, int, str, str, str]]  # shell: arms an opt-in variable decides (shell_opt_ins)
+    script_flags: list[tuple[str, str]]  # shell: (flag, value) a command running a shell script passes
+    unread_keys: list[tuple[int, str]]  # Python: (line, key) of dict entries whose key the file spells only there
     launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]]  # shell: (script, value-less flags, configs)
     config_refs: list[str]  # config files named in strings or launch arguments
     env_carriers: list[tuple[str, str]]  # environment variables set: (name, `@dest`, `=value` or `?`)

@@ -273,3 +273,64 @@ def test_a_class_naming_itself_in_super_is_not_passed_out_of_sight(tmp_path):
     write_tree(tmp_path, {"pkg/mesh.py": mesh.replace("            device=device,\n", "")})
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     assert {f.line: f.reach for f in report.findings if f.path == "pkg/geometry.py"} == {9: "runs"}
+
+
+PIPELINE = ("import torch\n\n\n"
+            "class Pipeline:\n"
+            "    @classmethod\n"
+            "    def from_single_file(cls, ckpt, config, device='cuda', **kwargs):\n"
+            "        return cls(torch.load(ckpt).to(device))\n\n"
+            "    @classmethod\n"
+            "    def from_pretrained(cls, path, **kwargs):\n"
+            "        return cls.from_single_file(path, path, {passing}**kwargs)\n\n"
+            "    def __init__(self, model):\n"
+            "        self.model = model\n")
+
+
+def test_a_keyword_beside_a_kwargs_splat_passes_the_parameter(tmp_path):
+    """Round 26 A2 93: Hunyuan3D's from_pretrained calls `cls.from_single_file(..., device=device, **kwargs)`, its only
+    call: the keyword is passed whatever the splat holds. A call passing only the splat may leave the default."""
+    files = {"requirements.txt": "torch\n", "pkg/__init__.py": "",
+             "app.py": "from pkg.pipelines import Pipeline\n\nPipeline.from_pretrained('y', device='cpu')\n"}
+    write_tree(tmp_path / "kept", {**files, "pkg/pipelines.py": PIPELINE.format(passing="")})
+    write_tree(tmp_path / "passed", {**files, "pkg/pipelines.py": PIPELINE.format(passing="device=device, ").replace(
+        "from_pretrained(cls, path, **kwargs)", "from_pretrained(cls, path, device='cpu', **kwargs)")})
+    lines = {name: {f.line for f in analyze(tmp_path / name, AnalyzeOptions(jobs=1)).findings
+                    if f.path == "pkg/pipelines.py" and f.rule.startswith("DEV")} for name in ("kept", "passed")}
+    assert 6 in lines["kept"]
+    assert 6 not in lines["passed"]
+
+
+NAMESAKE = ("import torch\n\n\n"
+            "class Inference:\n"
+            "    def __init__(self, path, device='cuda'):\n"
+            "        self.model = torch.load(path).to(device)\n")
+
+
+def test_a_namesake_class_of_another_module_does_not_keep_the_default(tmp_path):
+    """Round 26 A1 5: Amphion defines `Inference` in two modules; the flattened one is built only with `device=device`,
+    while an app builds the other with no device. The app's call is not one of the flattened class's; a call of the
+    flattened one through its own module, or through a package re-exporting it, is."""
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "pkg/__init__.py": "",
+        "pkg/a/__init__.py": "",
+        "pkg/b/__init__.py": "",
+        "pkg/a/semantic.py": NAMESAKE,
+        "pkg/b/flattened.py": NAMESAKE + "        self.steps = 8\n",
+        "pkg/b/utils.py": "from pkg.b.flattened import Inference\n\n\ndef get(path, device):\n"
+                          "    return Inference(path, device=device)\n",
+        "app.py": "from pkg.a.semantic import Inference\n\nmodel = Inference('x')\n",
+    })
+
+    def reaches():
+        return {f.path: f.reach for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings
+                if f.rule.startswith("DEV") and f.line == 5 and f.path.startswith("pkg/")}
+
+    assert reaches() == {"pkg/a/semantic.py": "runs", "pkg/b/flattened.py": "cosmetic"}
+    write_tree(tmp_path, {"tool.py": "from pkg.b.flattened import Inference\n\nmodel = Inference('y')\n"})
+    assert reaches()["pkg/b/flattened.py"] == "runs"
+    (tmp_path / "tool.py").unlink()
+    write_tree(tmp_path, {"pkg/b/__init__.py": "from .flattened import Inference\n",
+                          "tool.py": "from pkg.b import Inference\n\nmodel = Inference('y')\n"})
+    assert reaches()["pkg/b/flattened.py"] == "runs"

@@ -38,6 +38,7 @@ from ascend_feasibility.analyzer.context.platform_selectors import imported_reas
 from ascend_feasibility.analyzer.context.process_groups import never_initialised
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
+from ascend_feasibility.analyzer.context.shell_opt_ins import opt_in_arms
 from ascend_feasibility.analyzer.context.stale_launchers import stale_launchers
 from ascend_feasibility.analyzer.context.switched_builds import switched_sources
 from ascend_feasibility.analyzer.context.switched_on import on_reason, turned_on
@@ -53,8 +54,9 @@ from ascend_feasibility.analyzer.context.unloaded import (
     package_folders,
     unloaded_modules,
 )
-from ascend_feasibility.analyzer.context.unpassed_defaults import default_path, re_exported, unpassed_defaults
+from ascend_feasibility.analyzer.context.unpassed_defaults import OWN, default_path, re_exported, unpassed_defaults
 from ascend_feasibility.analyzer.context.unread_attributes import unread_attribute_stores
+from ascend_feasibility.analyzer.context.unread_keys import unread as unread_key_lines
 from ascend_feasibility.analyzer.context.unreferenced import reexporters_of, unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
@@ -117,6 +119,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for path, ranges in unread_attribute_stores(facts, packages).items():  # stored, never read
         uninstalled.setdefault(path, []).extend(ranges)
     unpassed = unpassed_defaults(facts, context)
+    for path, arms in opt_in_arms(facts, context).items():  # `if [ "$resume" = true ]`: a shell option's arm
+        unpassed.setdefault(path, []).extend(arms)
     ungrouped = never_initialised(facts)  # arms needing a process group nothing starts
     on_default = default_path(facts, context)
     switches_on = turned_on(facts, context)
@@ -139,13 +143,14 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     if overridden:
         findings = [f for f in findings if (f.path, f.line) not in overridden or not f.rule.startswith("DEV")]
     unused_defaults = project_overridden_defaults(facts, overridden)
+    unread = unread_key_lines(facts)  # `"dist_backend": "nccl"` where nothing reads the key
     findings = idle_switches(selector_tests(findings, facts, factory), facts)
     in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
     called_elsewhere = _called_elsewhere(findings, facts)
     if not (referrers or guarded or test_only or example_only or switched or uninstalled or tools or scratch or unpassed
             or unbuilt
             or switched_built or unhooked_built or stale
-            or on_default or unused_defaults or switches_on or in_function or called_elsewhere or ungrouped):
+            or on_default or unused_defaults or unread or switches_on or in_function or called_elsewhere or ungrouped):
         return findings
     decided: dict[str, Place | None] = {}
     reexports = None  # unreferenced.reexporters_of(facts), read at the first constant a reason names
@@ -182,6 +187,12 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         if place is None and finding.reach == "runs" and finding.rule.startswith("DEV") and unused_defaults:
             why = unused_defaults.get((finding.path, finding.line))
             if why is not None:  # a default no call leaves in place changes nothing that runs
+                result.append(factory.relocate(finding, Place(finding.role, "cosmetic", why)).model_copy(
+                    update={"severity": "info"}))
+                continue
+        if place is None and finding.reach == "runs" and finding.rule.startswith(("DEV", "DST")) and unread:
+            why = unread.get((finding.path, finding.line))
+            if why is not None:  # a literal under a key nothing reads changes nothing that runs
                 result.append(factory.relocate(finding, Place(finding.role, "cosmetic", why)).model_copy(
                     update={"severity": "info"}))
                 continue
@@ -294,11 +305,12 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
     written = writers({callee for _, (_, callee, _, _) in candidates}, facts)
     result = {}
     for f, (line, callee, parameter, index) in candidates:
-        calls = passed.get(callee)
+        others = _other_bindings(facts, f, callee)  # files whose `callee` is another module's definition
+        calls = [(path, record) for path, record in passed.get(callee, []) if path not in others]
         if not calls or callee in escaped or re_exported(f.module, starred) or len(callee) < MIN_NAME:
             continue  # (a name too short for the words is not looked for where it is written)
         callers = {path for path, _ in calls}
-        if written.get(callee, set()) - callers - {f.path}:
+        if written.get(callee, set()) - callers - {f.path} - others:
             continue  # named where it is not called: a config, a registry, a string
         if all(parameter in keywords or fewest > index for _, (fewest, keywords) in calls):
             where = sorted(callers)
@@ -306,6 +318,24 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
             result[(f.path, line)] = (f"every call of {callee}() in the project passes {parameter} ({where[0]}{more}): "
                                       f"{UNUSED_DEFAULT}")
     return result
+
+
+def _other_bindings(facts: list[ModuleFacts], owner: ModuleFacts, name: str) -> set[str]:
+    """The files (other than `owner`'s) whose `name` is another definition than `owner`'s: files that define a `name`
+    of their own (a call of it, or a device default of it, recorded there), and files that import `name` from such a
+    file's module and not from `owner`'s (Amphion's two `Inference` classes, one built only with `device=device`, the
+    other by an app that passes no device: round 26 A1 5). Their calls and words are not those of `owner`'s
+    definition. A file importing `name` from a module that defines none (a package re-exporting it) stays a caller."""
+    if not owner.module:
+        return set()
+    defining = {g.path: g.module for g in facts if g.path != owner.path and (
+        f"{OWN}{name}" in g.default_calls or any(entry[1] == name for entry in g.device_defaults))}
+    if not defining:
+        return set()
+    elsewhere = {f"{module}.{name}" for module in defining.values() if module}
+    own = f"{owner.module}.{name}"
+    return set(defining) | {g.path for g in facts if g.path != owner.path and own not in g.imports
+                            and elsewhere.intersection(g.imports)}
 
 
 def test_only_functions(facts: list[ModuleFacts], context: ProjectContext,

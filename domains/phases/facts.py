@@ -20,8 +20,10 @@ from ascend_feasibility.analyzer.context import (
     pasted_notes,
     plugin_registries,
     process_groups,
+    shell_opt_ins,
     switched_on,
     unpassed_defaults,
+    unread_keys,
 )
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.commented_imports import commented_imports
@@ -264,6 +266,12 @@ class PhaseFacts:
     launch_values: list[tuple[str, str]] = field(default_factory=list)
     # shell: hydra-style overrides a launch command passes (`++train_conf.use_deepspeed=false`): (last key, value)
     launch_overrides: list[tuple[str, str]] = field(default_factory=list)
+    # shell: `if [ "$resume" = true ]` arms of a variable only the option parser turns on: (first, last, variable,
+    # flag or "", condition); and the (flag, value) pairs each command running a shell script passes (shell_opt_ins.py)
+    shell_opt_in_arms: list[tuple[int, int, str, str, str]] = field(default_factory=list)
+    script_flags: list[tuple[str, str]] = field(default_factory=list)
+    # Python: (line, key) of string-valued dict entries whose key the file spells nowhere else (unread_keys.py)
+    unread_keys: list[tuple[int, str]] = field(default_factory=list)
     # shell: each launch command as (the script or module it runs, the flags it passes without a value, the config
     # files it names) (analyzer/context/launch_variants.py)
     launch_commands: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
@@ -371,6 +379,9 @@ class PhaseFacts:
         self.launch_flags += other.launch_flags
         self.launch_values += other.launch_values
         self.launch_overrides += other.launch_overrides
+        self.shell_opt_in_arms += other.shell_opt_in_arms
+        self.script_flags += other.script_flags
+        self.unread_keys += other.unread_keys
         self.env_carriers += other.env_carriers
         self.launch_commands += other.launch_commands
         self.env_table_off += other.env_table_off
@@ -940,6 +951,8 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
         facts.gated_handles = gated_handles(unit.tree(), unit.source.text)
         facts.backend_selectors = file_selectors(unit.tree(), unit.source.text)
         facts.platform_methods = platform_methods(unit.tree(), unit.source.text)
+    if "cuda" in unit.source.text or "nccl" in unit.source.text:  # dict entries whose key nothing else spells
+        facts.unread_keys = unread_keys.entries(unit.tree(), unit.source.text)
     defaults = [d for d in found.get("device_default", []) if "cuda" in parsing.text(d)]
     if defaults:
         facts.overridden_defaults, facts.device_defaults = _overridden_defaults(defaults, _calls(unit) + _methods(unit))
@@ -1285,6 +1298,10 @@ def collect_shell(unit: Unit) -> PhaseFacts:
             facts.launch_flags += [w.split("=", 1)[0] for w in words if w.startswith("--")][:MAX_CHOICES]
             facts.launch_values += _launch_values(words)[:MAX_CHOICES]
             facts.launch_overrides += _launch_overrides(words)[:MAX_CHOICES]
+    if unit.kind == "shell" and "if" in unit.source.text:
+        facts.shell_opt_in_arms = shell_opt_ins.arms(unit.tree())
+    if unit.kind == "shell" and "--" in unit.source.text:
+        facts.script_flags = shell_opt_ins.script_flags(unit.tree())
     if unit.path.endswith(SHELL_NOTE_SUFFIXES):
         facts.unparsed_lines = list(pasted_notes.unparsed_share(unit.tree(), unit.source.data))
     return facts
@@ -1424,7 +1441,10 @@ def _decorator_name(decorator: Node) -> str:
 
 
 def _passes(call: Node, name: str, index: int) -> bool:
-    """Does the call pass this parameter, by keyword or by position (no *args to hide either)?"""
+    """Does the call pass this parameter, by keyword (whatever a `**kwargs` beside it holds: Hunyuan3D's
+    `cls.from_single_file(..., device=device, **kwargs)`, round 26 A2 93) or by position (no *args to hide it)?"""
+    if name in _keyword_names(call):
+        return True
     arguments = call.child_by_field_name("arguments")
     children = arguments.named_children if arguments is not None else []
     if any(a.type in {"list_splat", "dictionary_splat"} for a in children):
