@@ -60,14 +60,20 @@ class _Importers:
 
     def __init__(self, python: list[ModuleFacts]) -> None:
         self._python = python
-        self._by_pair: dict[tuple[str, str], list[ModuleFacts]] = {}
+        self._by_pair: dict[tuple[str, str], list[ModuleFacts]] | None = None  # built at the first question
         self._by_leaf: dict[str, list[ModuleFacts]] = {}
-        for other in python:
+
+    def _index(self) -> dict[tuple[str, str], list[ModuleFacts]]:
+        if self._by_pair is not None:
+            return self._by_pair
+        self._by_pair = {}
+        for other in self._python:
             for imported in other.imports:
                 parts = imported.removesuffix(".*").split(".")
                 if len(parts) >= 2:
                     self._by_pair.setdefault((parts[-2], parts[-1]), []).append(other)
                 self._by_leaf.setdefault(parts[-1], []).append(other)
+        return self._by_pair
 
     def import_it(self, own: ModuleFacts, name: str, writing: set[str]) -> bool:
         """Does a Python file other than `own` import `name` from own's module by name, or import that module and
@@ -77,7 +83,7 @@ class _Importers:
         leaf = own.module.rsplit(".", 1)[-1]
         if "." in name:  # no function's name; read as _imports_it does
             return any(_imports_it(other, own.module, name, writing) for other in self._python if other is not own)
-        return any(other is not own for other in self._by_pair.get((leaf, name), ())) or any(
+        return any(other is not own for other in self._index().get((leaf, name), ())) or any(
             other is not own and other.path in writing for other in self._by_leaf.get(leaf, ()))
 
 
