@@ -50,3 +50,22 @@ def test_a_device_string_every_arm_stores_and_nothing_reads_is_cosmetic(tmp_path
 def test_a_read_anywhere_keeps_the_store(tmp_path, tail, evaluator):
     found = _dev002(tmp_path, tail, evaluator)
     assert found and all(reach == "runs" for reach, _, _ in found.values())
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("self.device_map = 'cuda'\nx = lm.device_map\n", {"device_map"}),  # a load beside the store
+    ("self.device_map = 'cuda'\na.cache = b.device_map = 0\n", set()),  # chained stores read nothing
+    ("self.items[0] = 1\nself.layer.weight = w\n", {"items", "layer"}),  # the objects a store goes through are read
+    ("lm.count += 1\nv = getattr(lm, 'device_map')\nu = hasattr(lm, 'xs')\n", {"count", "device_map", "xs"}),
+    ("x = b'\\xff'.dummy\ny = obj.name\n", {"dummy", "name"}),
+])
+def test_the_attribute_names_a_unit_reads(code, expected):
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+    from ascend_feasibility.domains.device import attribute_reads
+    from ascend_feasibility.domains.python_refs import REFERENCES
+
+    unit = Unit("m.py", "python", SourceText.from_text(code))
+    assert attribute_reads.read(unit) == expected
+    # read from the unit's combined query (every Python unit is read): the references' patterns came with it
+    assert REFERENCES in unit.cache["captures"]

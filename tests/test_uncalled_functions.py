@@ -62,3 +62,24 @@ def test_a_script_function_only_a_comment_calls_is_optional(tmp_path):
 def test_a_script_function_something_can_call_stays_counted(tmp_path, export, extra):
     found = _sites(tmp_path, export, extra)
     assert found[5].reach == "runs"
+
+
+def test_the_importers_index_answers_as_each_files_import_read():
+    """_Importers.import_it (the files indexed once) against _imports_it asked of each file: imports by name, through
+    the module, of another module ending alike, with `.*`, and from a file that does or does not write the name."""
+    import itertools
+    from types import SimpleNamespace
+
+    from ascend_feasibility.analyzer.context.uncalled_functions import _Importers, _imports_it
+
+    imports = ["app.export.helper", "export.helper", "app.export", "export", "app.export.*", "xexport.helper",
+               "app.export.helpers", "app.export.helper.inner", "helper", ".export.helper", "app.reexport"]
+    own = SimpleNamespace(path="app/export.py", module="app.export", imports=["torch"])
+    for chosen in itertools.chain.from_iterable(itertools.combinations(imports, size) for size in (0, 1, 2)):
+        other = SimpleNamespace(path="app/run.py", module="app.run", imports=list(chosen))
+        twin = SimpleNamespace(path="app/export.py", module="app.export", imports=list(chosen))  # own, a second time
+        python = [own, other, twin]
+        for writing, name in itertools.product(({"app/run.py"}, set()), ("helper", "export", "a.helper")):
+            expected = any(_imports_it(f, own.module, name, writing) for f in python if f is not own)
+            assert _Importers(python).import_it(own, name, writing) == expected, (chosen, writing, name)
+            assert _Importers([own]).import_it(own, name, writing) is False

@@ -7,7 +7,7 @@ from ascend_feasibility.analyzer.reading.manifests import Declaration
 from ascend_feasibility.domains.dependencies.governing import admit_only_from
 from ascend_feasibility.domains.dependencies.weights_only import needs_weights_only, reads_an_object
 
-from tests.helpers import rules_found, write_tree
+from tests.helpers import rules_found, worker, write_tree
 
 LOADS = "import torch\nckpt = torch.load(path, map_location='cpu')\nargs = ckpt['args']\n"
 
@@ -91,3 +91,31 @@ def test_reads_an_object(code, expected):
     tree = parsing.parse("python", code.encode())
     call = next(n for n in _walk(tree) if n.type == "call" and parsing.text(n.child_by_field_name("function")) == "torch.load")
     assert reads_an_object(call) is expected
+
+
+def _scanner():
+    from ascend_feasibility.domains.dependencies.weights_only import WeightsOnlyScanner
+
+    return next(s for s in worker().scanners if isinstance(s, WeightsOnlyScanner))
+
+
+def test_a_unit_that_never_spells_torch_builds_no_references_for_the_load_scan():
+    from ascend_feasibility.analyzer.reading.source import SourceText
+    from ascend_feasibility.domains.base import Unit
+
+    unit = Unit("m.py", "python", SourceText.from_text("import numpy as np\nx = np.load(path)\nmodel.load(x)\n"))
+    assert _scanner().scan(unit) == []
+    assert "references" not in unit.cache  # no `torch.load` can resolve here: the references are not built
+    spelled = Unit("m.py", "python", SourceText.from_text("from torch import load as fetch\nckpt = fetch(path)\nckpt.args\n"))
+    assert [hit.symbol for hit in _scanner().scan(spelled)] == ["torch.load"]
+
+
+def test_a_notebook_cell_loading_through_an_earlier_cells_import_is_still_read(tmp_path):
+    import json
+
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": source}
+             for source in ("import torch as t\n", "ckpt = t.load(path)\nlr = ckpt['args'].lr\n")]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    write_tree(tmp_path, {"demo.ipynb": json.dumps(notebook)})
+    found = [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP051"]
+    assert [f.path for f in found] == ["demo.ipynb"]

@@ -166,4 +166,12 @@ class WeightsOnlyScanner(PythonDomainScanner):
         self.active = Version(availability.torch_minor(target.release.torch)) >= FLIPPED_IN
 
     def scan(self, unit):
-        return _WeightsOnlyScan(self.index, unit).run() if self.active else []
+        return _WeightsOnlyScan(self.index, unit).run() if self.active and _may_load(unit) else []
+
+
+def _may_load(unit) -> bool:
+    """Can the unit hold a `torch.load` reference? Its chain's root resolves to `torch` or `torch.load`, through the
+    implicit root `torch` or an import of torch, each spelling the word in the unit, or in an earlier cell of a
+    notebook whose cells share their imports. A unit without it holds none, and its references (built here first in
+    most units of a large tree) are left to the scans that need them."""
+    return unit.shared_imports is not None or TORCH in unit.source.text

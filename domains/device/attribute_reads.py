@@ -13,9 +13,11 @@ from ascend_feasibility.domains.base import Unit, register_query
 
 MEMBERS = """
 (attribute attribute: (identifier) @member)
+(assignment left: (attribute attribute: (identifier) @stored))
 (call function: (identifier) @lookup arguments: (argument_list (string (string_content) @named)))
 """
-MEMBERS_QUERY = register_query("attribute_members", MEMBERS, alone=True)  # read only where a device store is judged
+# read in every Python unit (DeviceDomain.collect): its patterns go in the unit's combined query (domains/query_set.py)
+MEMBERS_QUERY = register_query("attribute_members", MEMBERS)
 LOOKUPS = frozenset({"getattr", "hasattr", "attrgetter"})
 # words by which a file reads attributes it does not name: a dump of an object's dict, a lookup by a computed name
 DUMPS = frozenset({b"__dict__", b"vars", b"__getattribute__", b"__getattr__", b"asdict"})
@@ -24,21 +26,20 @@ DUMPS = frozenset({b"__dict__", b"vars", b"__getattribute__", b"__getattr__", b"
 def read(unit: Unit) -> set[str]:
     """The attribute names (MIN_NAME or longer) the unit reads."""
     found = unit.captures(MEMBERS_QUERY)
-    names = set()
-    for member in found.get("member", []):
-        attribute = member.parent
-        assignment = attribute.parent if attribute is not None else None
-        if assignment is not None and assignment.type == "assignment" and assignment.child_by_field_name("left") == attribute:
-            continue  # `self.X = ...`: a store
-        name = parsing.text(member)
-        if len(name) >= MIN_NAME:
-            names.add(name)
+    stored = {node.id for node in found.get("stored", [])}  # `self.X = ...`: a store
+    # each name decoded once: a file reads the same few attributes hundreds of times
+    read_bytes = {member.text for member in found.get("member", []) if member.id not in stored}
+    names = {name for name in map(_decoded, read_bytes) if len(name) >= MIN_NAME}
     for named in found.get("named", []):
         call = named.parent.parent.parent  # string_content → string → argument_list → call
         function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
         if function is not None and parsing.text(function) in LOOKUPS:
             names.add(parsing.text(named))
     return names
+
+
+def _decoded(data: bytes | None) -> str:
+    return data.decode("utf-8", "replace") if data is not None else ""  # as parsing.text
 
 
 def dumps(text: str) -> bool:
