@@ -724,9 +724,6 @@ class EntryWords(_Record):
     smoke_inputs: list[str] = Field(
         default_factory=list, description="last names of the calls that make random inputs (torch.randn): a main "
         "block of a module the project imports that makes them is a smoke test of the module, no entry point")
-    command_line_parsers: list[str] = Field(
-        default_factory=list, description="top-level modules of command-line parsers (argparse, click): a file "
-        "nothing imports or runs that imports one is a script run by hand, whose name may say its phase")
 
 
 class TrainingLoop(_Record):

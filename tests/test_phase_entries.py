@@ -242,7 +242,3 @@ def test_a_launched_or_main_guarded_file_still_gets_its_phase_from_its_name(tmp_
     guarded = BLIP_PRETRAIN + "\n\nif __name__ == '__main__':\n    BLIP_Pretrain()\n"
     report = run(write(tmp_path, {"extras/BLIP/models/blip_pretrain.py": guarded, "scripts/pretrain.sh": "echo\n"}))
     assert entry_paths(report)["extras/BLIP/models/blip_pretrain.py"] == ["training"]
-    # a script parsing its command line at the top level (diffusers' scripts/convert_*.py) is run by hand
-    parsed = "import argparse\n" + BLIP_PRETRAIN + "\nargs = argparse.ArgumentParser().parse_args()\n"
-    report = run(write(tmp_path, {"extras/BLIP/models/blip_pretrain.py": parsed}))
-    assert entry_paths(report)["extras/BLIP/models/blip_pretrain.py"] == ["training"]

@@ -170,11 +170,9 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     own = frozenset({name.split(".")[0] for name in by_module} | {path_view(p).stem for p in python})
     # an entry only because nothing imports it and it does work at import time (a vendored library's module, BLIP's
     # blip_pretrain.py in Fooocus' extras/): nothing runs it, so its name alone says nothing of the product's phase
-    # (a script parsing its command line, `python scripts/convert_x.py --checkpoint ...`, is run by hand: named)
-    parsers = frozenset(SIGNALS.entries.command_line_parsers)
     unrun = {path for path in entry_paths if not (
         python[path].notebook or path_view(path).name in launched_names or python[path].module in console_modules
-        or python[path].main_guard or any(name.split(".")[0] in parsers for name in python[path].imports))}
+        or python[path].main_guard)}
     found = {path: _entry_phases(python[path], lambda path=path: (python[p] for p in reach.paths(reach.mask(path))), own,
                                  named=path not in unrun)
              for path in entry_paths}
