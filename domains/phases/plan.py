@@ -168,13 +168,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     entries = []
     reach = ImportReach(graph)
     own = frozenset({name.split(".")[0] for name in by_module} | {path_view(p).stem for p in python})
-    # an entry only because nothing imports it and it does work at import time (a vendored library's module, BLIP's
-    # blip_pretrain.py in Fooocus' extras/): nothing runs it, so its name alone says nothing of the product's phase
-    unrun = {path for path in entry_paths if not (
-        python[path].notebook or path_view(path).name in launched_names or python[path].module in console_modules
-        or python[path].main_guard)}
-    found = {path: _entry_phases(python[path], lambda path=path: (python[p] for p in reach.paths(reach.mask(path))), own,
-                                 named=path not in unrun)
+    found = {path: _entry_phases(python[path], lambda path=path: (python[p] for p in reach.paths(reach.mask(path))), own)
              for path in entry_paths}
     loops = {path for path, f in python.items() if f.training_loop}
     if loops:
@@ -404,11 +398,10 @@ def _reexports(python: dict[str, PhaseFacts], by_module: dict[str, str]) -> dict
 
 
 def _entry_phases(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]],
-                  own: frozenset[str] = frozenset(), named: bool = True) -> tuple[set[str], list[str]]:
+                  own: frozenset[str] = frozenset()) -> tuple[set[str], list[str]]:
     """`reached`: the files the entry reaches, itself included (asked for only where its own evidence is not enough);
-    `own`: the project's top-level import names and module stems; `named`: whether the entry's file name may suggest
-    its phase (False for a file nothing imports, launches or guards with `__main__`: its phase comes from signals)."""
-    phases = {phase for phase, hints in NAME_HINTS.items() if hinted(entry.path, hints)} if named else set()
+    `own`: the project's top-level import names and module stems."""
+    phases = {phase for phase, hints in NAME_HINTS.items() if hinted(entry.path, hints)}
     if phases and not entry.evidence and not _workload(entry, reached, own):
         phases = set()  # a helper named like a phase (composer's docker/generate_build_matrix.py writes a YAML matrix)
     evidence = [f"name suggests {', '.join(sorted(phases))}"] if phases else []
