@@ -6,7 +6,6 @@ of its own keep `runs`."""
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.module_copies import loaded_copy
-
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 
 from tests.helpers import reported_at, write_tree
