@@ -71,3 +71,17 @@ def test_no_cpu_implementation_or_no_device_test_keeps_the_blocker(tmp_path):
                              '  m.def("rasterize_image", &rasterize_image, "rasterize");\n'
                              '  m.def("rasterize_image_cpu", &rasterize_image_cpu, "cpu");\n')
     assert _kernel(tmp_path / "c", bound).severity == "blocker"
+
+
+def test_a_dispatcher_in_a_file_binding_several_ops_links_its_kernels_through_its_cuda_arm(tmp_path):
+    # Hunyuan3D-2's rasterizer.cpp binds three ops beside the dispatcher: its words belong to no single op, so the
+    # kernel is found through the arm the dispatcher calls (`rasterize_image_gpu`, which launches it)
+    several = DISPATCH.replace('m.def("rasterize_image", &rasterize_image, "rasterize");',
+                               'm.def("rasterize_image", &rasterize_image, "rasterize");\n'
+                               '  m.def("build_hierarchy", &build_hierarchy, "hierarchy");')
+    several = several.replace("PYBIND11_MODULE", "std::vector<torch::Tensor> build_hierarchy(torch::Tensor V) {\n"
+                              "  return {V};\n}\nPYBIND11_MODULE")
+    kernel = _kernel(tmp_path, several)
+    assert (kernel.severity, kernel.effort_hours.high) == ("high", 8.0)
+    assert "rasterize_image_cpu()" in kernel.replacement.en
+

@@ -21,6 +21,7 @@ DETECTOR = "cuda-kernel-no-equivalent"
 FACET = "cpu-twin"
 HOST_SOURCES = (".cpp", ".cc", ".cxx", ".c")
 CPU_SUFFIXES = ("_cpu", "Cpu", "CPU")
+GPU_SUFFIXES = ("_gpu", "Gpu", "GPU", "_cuda", "Cuda", "CUDA")
 # the words of a device test in C++: `x.is_cuda()`, `x.is_cpu()`, `x.get_device() == -1`, `x.device().type() == kCUDA`
 DEVICE_TEST_WORDS = ("is_cuda", "is_cpu", "get_device", "kCUDA", "kCPU")
 
@@ -38,7 +39,12 @@ def cpu_twins(facts: CustomOpFacts) -> dict[tuple[str, int], str]:
         cpu = _dispatched_cpu(function, host, facts, bound)
         if cpu is None:
             continue
-        for kernel in kernels_of({function}, facts, words):
+        # the dispatcher's CUDA arm (`rasterize_image_gpu`) launches the kernels; a binding file binding several ops
+        # is not among `words`, so the arm is what links the op to them
+        arms = {function} | {function + suffix for suffix in GPU_SUFFIXES
+                             if any(writes_word(w.words, function) and writes_word(w.words, function + suffix)
+                                    for w in facts.native_words)}
+        for kernel in kernels_of(arms, facts, words):
             if kernel.kind == "cuda":
                 found.setdefault((kernel.path, kernel.line), cpu)
     return found
