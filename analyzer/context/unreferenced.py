@@ -89,13 +89,17 @@ def public_names_judged(facts: list[ModuleFacts], context: ProjectContext, distr
 
 def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, distribution: str = "",
                          packages: set[str] | None = None,
-                         self_tests: dict[str, str] | None = None) -> dict[str, list[tuple[int, int, str]]]:
+                         self_tests: dict[str, str] | None = None,
+                         uncalled: set[tuple[str, str]] | None = None) -> dict[str, list[tuple[int, int, str]]]:
     """path → (first line, last line, why) of the module-level symbols nothing in the project names. `packages`:
     unloaded.package_folders(facts) when the caller has it already. `self_tests`: path → the product file importing
     it, for the modules whose `if __name__ == "__main__":` block is a library's self-test (propagation.self_test_blocks):
     a function only that block names (nerfstudio's `generate_image`, run by `tyro.cli(generate_image)` there, named by
-    no other file) is its demo, public or not, and unreached like the block."""
+    no other file) is its demo, public or not, and unreached like the block. `uncalled`: (path, name) of the script
+    functions nothing calls (uncalled_functions.uncalled_script_functions: a comment at most names them); a symbol
+    only they name is unreached like them."""
     self_tests = self_tests or {}
+    uncalled = uncalled or set()
     packages = package_folders(facts, context.source_roots) if packages is None else packages
     whole = public_names_judged(facts, context, distribution, packages)
     candidates: list[tuple[str, tuple[str, int, int, str], tuple[str, ...]]] = []
@@ -115,6 +119,7 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     edited = _edited_writers(facts)
     switched: dict[tuple[str, str], str] = {}  # symbols named only in arms a literal rules out: the arm and why
     unreached: dict[tuple[str, str], str] = {(path, MAIN_BLOCK_USER): importer for path, importer in self_tests.items()}
+    unreached.update({seed: "nothing calls it" for seed in uncalled})
     pending = []
     importers = None
     by_path = {f.path: f for f in facts}
@@ -189,7 +194,13 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                 grew = True
                 continue
             arm = next((switched[user] for user in held if user in switched), None)
-            if any(where != path for where, _ in held) and all(kinds.get(user) == "class" for user in held):
+            if held and all(user in uncalled for user in held):  # called only by script functions nothing calls
+                callers = sorted({user for _, user in held})
+                unreached[(path, name)] = (f"line {start}: {kind} {name}: only {', '.join(users)} "
+                                           f"{'calls' if len(callers) == 1 else 'call'} it, and nothing calls "
+                                           f"{' or '.join(callers)} (a comment at most names "
+                                           f"{'it' if len(callers) == 1 else 'them'})")
+            elif any(where != path for where, _ in held) and all(kinds.get(user) == "class" for user in held):
                 # subclassed or used by other files' classes only, none of which anything builds
                 unreached[(path, name)] = (f"line {start}: {kind} {name} is used only by classes nothing in the "
                                            f"project creates ({', '.join(users)}): nothing reaches it"
