@@ -196,8 +196,9 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
             arm = next((switched[user] for user in held if user in switched), None)
             if held and all(user in uncalled for user in held):  # called only by script functions nothing calls
                 callers = sorted({user for _, user in held})
+                verb = "call" if kind == "function" else "use"
                 unreached[(path, name)] = (f"line {start}: {kind} {name}: only {', '.join(users)} "
-                                           f"{'calls' if len(callers) == 1 else 'call'} it, and nothing calls "
+                                           f"{verb + 's' if len(held) == 1 else verb} it, and nothing calls "
                                            f"{' or '.join(callers)} (a comment at most names "
                                            f"{'it' if len(callers) == 1 else 'them'})")
             elif any(where != path for where, _ in held) and all(kinds.get(user) == "class" for user in held):
