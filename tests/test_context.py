@@ -2448,3 +2448,33 @@ def test_a_published_librarys_public_function_keeps_the_private_one_it_calls(tmp
         "lib/ops.py": "import torch\n\n\ndef to_device():\n    return _place()\n\n\ndef _place():\n"
                       "    return torch.ones(1).cuda()\n"})
     assert _dev004_reach(found, "lib/ops.py") == {9: ("runs", None)}
+
+
+METHOD_BASE = "class BaseTrainer:\n    def train(self):\n        return self.step()\n"
+METHOD_TRAINER = ("import torch\nfrom base import BaseTrainer\n\n\nclass Trainer(BaseTrainer):\n"
+                  "    def step(self):\n        return 1\n\n"
+                  "    @torch.amp.autocast('cuda', dtype=torch.bfloat16)\n    def _extract_feature(self):\n"
+                  "        return torch.ones(1).cuda()\n\n\nTrainer().train()\n")
+
+
+def test_a_private_method_nothing_names_is_unreached(tmp_path):
+    """Round 26 A2 rows 67, 98: a trainer's private method, under autocast, that no file calls: `optional`."""
+    found = _project_findings(tmp_path, {"base.py": METHOD_BASE, "trainer.py": METHOD_TRAINER})
+    assert _dev004_reach(found, "trainer.py") == {11: (
+        "optional", "line 9: method Trainer._extract_feature is named nowhere else in the project (no "
+                    "`._extract_feature` call, getattr string or config entry), and Trainer derives from no class "
+                    "outside the project that could call it: nothing calls it")}
+
+
+@pytest.mark.parametrize("change", [
+    {"run.py": "from trainer import Trainer\nTrainer()._extract_feature()\n"},  # another file calls it
+    {"trainer.py": METHOD_TRAINER.replace("        return 1\n", "        return self._extract_feature()\n")},
+    {"base.py": "import torch.nn as nn\n\n\nclass BaseTrainer(nn.Module):\n    def train(self):\n"
+                "        return self.step()\n"},  # a framework's subclass: the method may be its hook
+    {"base.py": METHOD_BASE.replace("self.step()", "getattr(self, '_' + self.kind)()")},  # a built name
+    {"run.py": "kind = 'feature'\nprint(f'_extract_{kind}')\n"},  # a prefix a lookup may build it from
+    {"trainer.py": METHOD_TRAINER.replace("    def step", "    # self._extract_feature() when needed\n    def step")},
+])
+def test_a_private_method_something_may_call_runs(tmp_path, change):
+    found = _project_findings(tmp_path, {"base.py": METHOD_BASE, "trainer.py": METHOD_TRAINER, **change})
+    assert set(_dev004_reach(found, "trainer.py").values()) == {("runs", None)}

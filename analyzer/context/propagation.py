@@ -46,6 +46,7 @@ from ascend_feasibility.analyzer.context.test_launchers import test_launchers
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
 from ascend_feasibility.analyzer.context.uncalled_functions import uncalled_ranges, uncalled_script_functions
+from ascend_feasibility.analyzer.context.uncalled_methods import uncalled_methods
 from ascend_feasibility.analyzer.context.unhooked_loaders import unhooked_loaders, unhooked_ranges, unhooked_sources
 from ascend_feasibility.analyzer.context.unloaded import (
     config_named_modules,
@@ -103,6 +104,8 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         uninstalled.setdefault(path, []).extend(ranges)
     unhooked = unhooked_loaders(facts)  # extension loaders called only in comments
     for path, ranges in uncalled_ranges(uncalled).items():
+        uninstalled.setdefault(path, []).extend(ranges)
+    for path, ranges in uncalled_methods(facts, context, packages).items():  # private methods nothing names
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in unhooked_ranges(unhooked).items():
         uninstalled.setdefault(path, []).extend(ranges)
