@@ -5,7 +5,9 @@
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
 - Modules of the project's packages that nothing the product runs loads (only tests import them): unloaded.py.
 - Module-level functions and classes nothing in the project names: unreferenced.py.
-- A script's module-level functions nothing calls (only comments name them): uncalled_functions.py.
+- A script's module-level functions nothing calls (only comments name them): uncalled_functions.py; what only they
+  call is unreached too (unreferenced.py takes them as unreached callers).
+- Private methods no file names (no `.name` call, getattr string or config entry): uncalled_methods.py.
 - Extension loaders called only in comments, and the native sources only they build: unhooked_loaders.py.
 - Native sources no build names: unbuilt.py; modules loading a compiled extension nothing builds: unbuilt_extensions.py.
 - Vendored copies of another project's package whose own absolute imports cannot resolve here: vendored.py.
