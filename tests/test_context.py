@@ -2454,16 +2454,20 @@ METHOD_BASE = "class BaseTrainer:\n    def train(self):\n        return self.ste
 METHOD_TRAINER = ("import torch\nfrom base import BaseTrainer\n\n\nclass Trainer(BaseTrainer):\n"
                   "    def step(self):\n        return 1\n\n"
                   "    @torch.amp.autocast('cuda', dtype=torch.bfloat16)\n    def _extract_feature(self):\n"
-                  "        return torch.ones(1).cuda()\n\n\nTrainer().train()\n")
+                  "        return torch.ones(1).cuda() + _load_codec()\n\n\n"
+                  "def _load_codec():\n    return torch.zeros(1).cuda()\n\n\nTrainer().train()\n")
 
 
 def test_a_private_method_nothing_names_is_unreached(tmp_path):
-    """Round 26 A2 rows 67, 98: a trainer's private method, under autocast, that no file calls: `optional`."""
+    """Round 26 A2 rows 67, 98: a trainer's private method, under autocast, that no file calls: `optional`; and so is
+    the helper only that method calls."""
     found = _project_findings(tmp_path, {"base.py": METHOD_BASE, "trainer.py": METHOD_TRAINER})
-    assert _dev004_reach(found, "trainer.py") == {11: (
-        "optional", "line 9: method Trainer._extract_feature is named nowhere else in the project (no "
-                    "`._extract_feature` call, getattr string or config entry), and Trainer derives from no class "
-                    "outside the project that could call it: nothing calls it")}
+    assert _dev004_reach(found, "trainer.py") == {
+        11: ("optional", "line 9: method Trainer._extract_feature is named nowhere else in the project (no "
+                         "`._extract_feature` call, getattr string or config entry), and Trainer derives from no class "
+                         "outside the project that could call it: nothing calls it"),
+        15: ("optional", "line 14: function _load_codec is used only in Trainer._extract_feature, which nothing calls "
+                         "(private methods no file names)")}
 
 
 @pytest.mark.parametrize("change", [

@@ -48,7 +48,7 @@ from ascend_feasibility.analyzer.context.test_launchers import test_launchers
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
 from ascend_feasibility.analyzer.context.uncalled_functions import uncalled_ranges, uncalled_script_functions
-from ascend_feasibility.analyzer.context.uncalled_methods import uncalled_methods
+from ascend_feasibility.analyzer.context.uncalled_methods import method_ranges, uncalled_methods
 from ascend_feasibility.analyzer.context.unhooked_loaders import unhooked_loaders, unhooked_ranges, unhooked_sources
 from ascend_feasibility.analyzer.context.unloaded import (
     config_named_modules,
@@ -100,14 +100,16 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     uninstalled = uninstalled_patches(facts, context)
     demos = {path: ranges[0][2] for path, ranges in self_tests.items()}
     uncalled = uncalled_script_functions(facts, context, distribution, packages)  # a script's functions nothing calls
-    for path, ranges in unreferenced_symbols(facts, context, distribution, packages, demos, set(uncalled)).items():
+    silent = uncalled_methods(facts, context, packages)  # private methods nothing names
+    for path, ranges in unreferenced_symbols(facts, context, distribution, packages, demos, set(uncalled),
+                                             set(silent)).items():
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in (unreached or {}).items():
         uninstalled.setdefault(path, []).extend(ranges)
     unhooked = unhooked_loaders(facts)  # extension loaders called only in comments
     for path, ranges in uncalled_ranges(uncalled).items():
         uninstalled.setdefault(path, []).extend(ranges)
-    for path, ranges in uncalled_methods(facts, context, packages).items():  # private methods nothing names
+    for path, ranges in method_ranges(silent).items():
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in unhooked_ranges(unhooked).items():
         uninstalled.setdefault(path, []).extend(ranges)

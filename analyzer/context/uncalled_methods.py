@@ -31,9 +31,18 @@ WHY = ("line {line}: method {holder}.{name} is named nowhere else in the project
        "config entry), and {holder} derives from no class outside the project that could call it: nothing calls it")
 
 
+def method_ranges(found: dict[tuple[str, str, str], tuple[int, int]]) -> dict[str, list[tuple[int, int, str]]]:
+    """path → (first line, last line, why) of uncalled_methods' answer."""
+    result: dict[str, list[tuple[int, int, str]]] = {}
+    for (path, holder, name), (first, last) in found.items():
+        result.setdefault(path, []).append((first, last, WHY.format(line=first, holder=holder, name=name)))
+    return result
+
+
 def uncalled_methods(facts: list[ModuleFacts], context: ProjectContext,
-                     packages: set[str]) -> dict[str, list[tuple[int, int, str]]]:
-    """path → (first line, last line, why) of the private methods nothing in the project calls."""
+                     packages: set[str]) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """(path, class, method) → (first line, last line) of the private methods nothing in the project calls.
+    unreferenced.py reads them as callers nothing runs: a symbol a class names only in them is not reached there."""
     candidates = [(f, holder, name, first, last) for f in facts if f.path.endswith(".py")
                   for holder, name, first, last in f.uncalled_methods
                   if context.of(f.path).role in COUNTED_ROLES and context.of(f.path).reach == "runs"]
@@ -49,14 +58,14 @@ def uncalled_methods(facts: list[ModuleFacts], context: ProjectContext,
             for _, bases, _ in f.class_shapes:
                 for base in bases:
                     subclassed.setdefault(base, set()).add(f.path)
-    result: dict[str, list[tuple[int, int, str]]] = {}
+    result: dict[tuple[str, str, str], tuple[int, int]] = {}
     for own, holder, name, first, last in candidates:
         if any(written.get(word, set()) - {own.path} for word in (name, *asked[name])):
             continue
         ancestry = own_project(own.path, holder)
         if ancestry is None or ancestry & building or subclassed.get(holder, set()) & building:
             continue
-        result.setdefault(own.path, []).append((first, last, WHY.format(line=first, holder=holder, name=name)))
+        result[(own.path, holder, name)] = (first, last)
     return result
 
 
