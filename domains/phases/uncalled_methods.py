@@ -29,6 +29,9 @@ NAME_LOOKUPS = frozenset({"getattr", "attrgetter", "methodcaller"})  # calls tha
 def uncalled_methods(unit: Unit) -> list[tuple[str, str, int, int]]:
     """(class, method, first line, last line) of the private methods the file names nowhere but in their bodies; the
     first line is the first decorator's."""
+    text = unit.source.text
+    if text.count("def _") <= text.count("def __"):
+        return []  # every `def _` is a dunder's: no private method to judge (a text test, before any tree walk)
     module = unit_statements(unit)
     if not module.classes or unit.tree().has_error:
         return []
@@ -49,7 +52,6 @@ def uncalled_methods(unit: Unit) -> list[tuple[str, str, int, int]]:
             if judged and name.startswith("_") and not name.startswith("__") and len(name) >= MIN_NAME \
                     and (member is function or _inert(member, INERT_METHOD_DECORATORS)):
                 candidates.append((parsing.text(name_node), name, member))
-    text = unit.source.text
     names = {name for _, name, _ in candidates if text.count(name) == 1}
     if not names or _looks_names_up(unit) or builds_attribute_names(unit):
         return []
