@@ -300,6 +300,8 @@ class ModuleFacts(Protocol):
     method_users: list[tuple[str, str, list[str]]]  # (name, class, methods): written in the class only in those methods
     class_shapes: list[tuple[str, list[str], list[str]]]  # (class, bases, methods it overrides without super)
     base_only: list[str]  # names the file writes only as base classes (and in imports, `__all__`)
+    uncalled_methods: list[tuple[str, str, int, int]]  # (class, method, first, last): private, named only in its def
+    builds_attribute_names: bool  # defines classes and calls getattr with a name it builds (`"_" + step`)
     edited_names: list[tuple[str, int, str, str]]  # written only in arms a literal constant rules out: (name, line, constant, why)
     words: str  # identifier-like words the file writes (code, strings, comments, configs), each between spaces
     dotted_words: list[str]  # dotted names of three parts or more it writes

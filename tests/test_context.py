@@ -2408,3 +2408,77 @@ def test_another_files_own_class_of_the_same_name_is_no_use(tmp_path):
     own["models/vc/encoder.py"] = "from models.tts.modeling_llama import LlamaModel\n\n\nLlamaModel()\n"
     found = _project_findings(tmp_path / "b", {**VALLE_TREE, **own})
     assert _dev004(found, "models/tts/modeling_llama.py").reach == "runs"
+
+
+UNCALLED_CHAIN = ("import torch\nfrom helpers import to_gpu\n\n\ndef build():\n    return torch.ones(1).cuda()\n\n\n"
+                  "def test():\n    build()\n    to_gpu()\n    return torch.zeros(1).cuda()\n\n\n"
+                  "def main():\n    print(1)\n\n\nif __name__ == '__main__':\n    main()\n    # test()\n")
+HELPERS = "import torch\n\n\ndef to_gpu():\n    return torch.ones(1).cuda()\n"
+
+
+def _dev004_reach(found, path):
+    return {f.line: (f.reach, f.reach_reason) for f in found if f.rule == "DEV004" and f.path == path}
+
+
+def test_what_only_an_uncalled_script_function_calls_is_unreached_too(tmp_path):
+    """A chain of uncalled functions: `test()`, which only a comment names (uncalled_functions.py), calls `build()`
+    of its own file and `to_gpu()` of a script beside it; neither has another caller, so neither runs."""
+    found = _project_findings(tmp_path, {"export.py": UNCALLED_CHAIN, "helpers.py": HELPERS})
+    export = _dev004_reach(found, "export.py")
+    assert export[12][0] == "optional"  # in test() itself
+    assert export[6] == ("optional", "line 5: function build: only test calls it, and nothing calls test (a comment "
+                                     "at most names it)")
+    helper = _dev004_reach(found, "helpers.py")
+    assert helper[5] == ("optional", "line 4: function to_gpu: only test (export.py) calls it, and nothing calls test "
+                                     "(a comment at most names it)")
+
+
+def test_the_same_chain_with_a_live_caller_at_the_top_runs(tmp_path):
+    live = UNCALLED_CHAIN.replace("    main()\n    # test()\n", "    main()\n    test()\n")
+    found = _project_findings(tmp_path, {"export.py": live, "helpers.py": HELPERS})
+    assert set(_dev004_reach(found, "export.py").values()) == {("runs", None)}
+    assert set(_dev004_reach(found, "helpers.py").values()) == {("runs", None)}
+
+
+def test_a_published_librarys_public_function_keeps_the_private_one_it_calls(tmp_path):
+    """Nothing in the project calls `lib.ops.to_device`, but a published library's public name is its users' API: the
+    private helper only it calls runs with it."""
+    found = _project_findings(tmp_path, {
+        "pyproject.toml": '[project]\nname = "lib"\n', "lib/__init__.py": "from lib.ops import to_device\n",
+        "lib/ops.py": "import torch\n\n\ndef to_device():\n    return _place()\n\n\ndef _place():\n"
+                      "    return torch.ones(1).cuda()\n"})
+    assert _dev004_reach(found, "lib/ops.py") == {9: ("runs", None)}
+
+
+METHOD_BASE = "class BaseTrainer:\n    def train(self):\n        return self.step()\n"
+METHOD_TRAINER = ("import torch\nfrom base import BaseTrainer\n\n\nclass Trainer(BaseTrainer):\n"
+                  "    def step(self):\n        return 1\n\n"
+                  "    @torch.amp.autocast('cuda', dtype=torch.bfloat16)\n    def _extract_feature(self):\n"
+                  "        return torch.ones(1).cuda() + _load_codec()\n\n\n"
+                  "def _load_codec():\n    return torch.zeros(1).cuda()\n\n\nTrainer().train()\n")
+
+
+def test_a_private_method_nothing_names_is_unreached(tmp_path):
+    """Round 26 A2 rows 67, 98: a trainer's private method, under autocast, that no file calls: `optional`; and so is
+    the helper only that method calls."""
+    found = _project_findings(tmp_path, {"base.py": METHOD_BASE, "trainer.py": METHOD_TRAINER})
+    assert _dev004_reach(found, "trainer.py") == {
+        11: ("optional", "line 9: method Trainer._extract_feature is named nowhere else in the project (no "
+                         "`._extract_feature` call, getattr string or config entry), and Trainer derives from no class "
+                         "outside the project that could call it: nothing calls it"),
+        15: ("optional", "line 14: function _load_codec is used only in Trainer._extract_feature, which nothing calls "
+                         "(private methods no file names)")}
+
+
+@pytest.mark.parametrize("change", [
+    {"run.py": "from trainer import Trainer\nTrainer()._extract_feature()\n"},  # another file calls it
+    {"trainer.py": METHOD_TRAINER.replace("        return 1\n", "        return self._extract_feature()\n")},
+    {"base.py": "import torch.nn as nn\n\n\nclass BaseTrainer(nn.Module):\n    def train(self):\n"
+                "        return self.step()\n"},  # a framework's subclass: the method may be its hook
+    {"base.py": METHOD_BASE.replace("self.step()", "getattr(self, '_' + self.kind)()")},  # a built name
+    {"run.py": "kind = 'feature'\nprint(f'_extract_{kind}')\n"},  # a prefix a lookup may build it from
+    {"trainer.py": METHOD_TRAINER.replace("    def step", "    # self._extract_feature() when needed\n    def step")},
+])
+def test_a_private_method_something_may_call_runs(tmp_path, change):
+    found = _project_findings(tmp_path, {"base.py": METHOD_BASE, "trainer.py": METHOD_TRAINER, **change})
+    assert set(_dev004_reach(found, "trainer.py").values()) == {("runs", None)}

@@ -98,6 +98,8 @@ class Facts:
     method_users: list = field(default_factory=list)
     class_shapes: list = field(default_factory=list)
     base_only: list = field(default_factory=list)
+    uncalled_methods: list = field(default_factory=list)
+    builds_attribute_names: bool = False
     words: str = ""
     dotted_words: list = field(default_factory=list)
     env_carriers: list = field(default_factory=list)

@@ -25,7 +25,8 @@ class MethodReach:
     name) found unreached so far (it grows: asking again may answer less)."""
 
     def __init__(self, facts: list[ModuleFacts], candidates: set[tuple[str, str]], written: dict[str, set[str]],
-                 reexports: Callable[[str, str], set[str]], unreached: dict[tuple[str, str], str]) -> None:
+                 reexports: Callable[[str, str], set[str]], unreached: dict[tuple[str, str], str],
+                 silent: set[tuple[str, str, str]] = frozenset()) -> None:
         self._methods = {(f.path, name, holder): tuple(methods) for f in facts for name, holder, methods in f.method_users}
         self._subclasses: dict[str, list[tuple[str, str, frozenset[str]]]] = defaultdict(list)
         for f in facts:
@@ -37,12 +38,21 @@ class MethodReach:
         self._written = written
         self._reexports = reexports
         self._unreached = unreached
+        self._silent = silent
 
     def overridden(self, user: tuple[str, str], name: str) -> tuple[str, ...]:
         """The methods of `user` (path, class) that alone write `name`, where no class the project creates runs
         any of them (each one a subclass replaces on every way to a created class), else ()."""
         methods = self._methods.get((user[0], name, user[1]))
         if not methods or any(self._reaches(user, method, frozenset()) for method in methods):
+            return ()
+        return methods
+
+    def uncalled(self, user: tuple[str, str], name: str) -> tuple[str, ...]:
+        """The methods of `user` (path, class) that alone write `name`, where every one is a private method nothing
+        calls (`silent`: (path, class, method), uncalled_methods.py), else ()."""
+        methods = self._methods.get((user[0], name, user[1]))
+        if not methods or any((user[0], user[1], method) not in self._silent for method in methods):
             return ()
         return methods
 

@@ -5,7 +5,9 @@
   (or a folder holding it) is other-backend code, so is the source: Ascend builds what the NPU builders name instead.
 - Modules of the project's packages that nothing the product runs loads (only tests import them): unloaded.py.
 - Module-level functions and classes nothing in the project names: unreferenced.py.
-- A script's module-level functions nothing calls (only comments name them): uncalled_functions.py.
+- A script's module-level functions nothing calls (only comments name them): uncalled_functions.py; what only they
+  call is unreached too (unreferenced.py takes them as unreached callers).
+- Private methods no file names (no `.name` call, getattr string or config entry): uncalled_methods.py.
 - Extension loaders called only in comments, and the native sources only they build: unhooked_loaders.py.
 - Native sources no build names: unbuilt.py; modules loading a compiled extension nothing builds: unbuilt_extensions.py.
 - Vendored copies of another project's package whose own absolute imports cannot resolve here: vendored.py.
@@ -46,7 +48,8 @@ from ascend_feasibility.analyzer.context.switches import switch_rule
 from ascend_feasibility.analyzer.context.test_launchers import test_launchers
 from ascend_feasibility.analyzer.context.unbuilt import unbuilt_sources
 from ascend_feasibility.analyzer.context.unbuilt_extensions import unbuilt_extension_modules
-from ascend_feasibility.analyzer.context.uncalled_functions import uncalled_functions
+from ascend_feasibility.analyzer.context.uncalled_functions import uncalled_ranges, uncalled_script_functions
+from ascend_feasibility.analyzer.context.uncalled_methods import method_ranges, uncalled_methods
 from ascend_feasibility.analyzer.context.unhooked_loaders import unhooked_loaders, unhooked_ranges, unhooked_sources
 from ascend_feasibility.analyzer.context.unloaded import (
     config_named_modules,
@@ -98,12 +101,17 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     example_only = test_only_functions(facts, context, "example")
     uninstalled = uninstalled_patches(facts, context)
     demos = {path: ranges[0][2] for path, ranges in self_tests.items()}
-    for path, ranges in unreferenced_symbols(facts, context, distribution, packages, demos).items():  # both: nothing calls them
+    uncalled = uncalled_script_functions(facts, context, distribution, packages)  # a script's functions nothing calls
+    silent = uncalled_methods(facts, context, packages)  # private methods nothing names
+    for path, ranges in unreferenced_symbols(facts, context, distribution, packages, demos, set(uncalled),
+                                             set(silent)).items():
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in (unreached or {}).items():
         uninstalled.setdefault(path, []).extend(ranges)
     unhooked = unhooked_loaders(facts)  # extension loaders called only in comments
-    for path, ranges in uncalled_functions(facts, context, distribution, packages).items():  # a script's functions nothing calls
+    for path, ranges in uncalled_ranges(uncalled).items():
+        uninstalled.setdefault(path, []).extend(ranges)
+    for path, ranges in method_ranges(silent).items():
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in unhooked_ranges(unhooked).items():
         uninstalled.setdefault(path, []).extend(ranges)

@@ -26,11 +26,20 @@ PROSE = (".py", ".md", ".rst", ".txt")  # files whose words call nothing by them
 WHY = "`{name}()` is defined in a script whose code never calls it (a comment at most names it): no code path runs it"
 
 
-def uncalled_functions(facts: list[ModuleFacts], context: ProjectContext, distribution: str = "",
-                       packages: set[str] | None = None) -> dict[str, list[tuple[int, int, str]]]:
-    """path → (first line, last line, why) of the uncalled script functions. A public function of a published
+def uncalled_ranges(found: dict[tuple[str, str], tuple[int, int]]) -> dict[str, list[tuple[int, int, str]]]:
+    """path → (first line, last line, why) of uncalled_script_functions' answer."""
+    result: dict[str, list[tuple[int, int, str]]] = {}
+    for (path, name), (first, last) in found.items():
+        result.setdefault(path, []).append((first, last, WHY.format(name=name)))
+    return result
+
+
+def uncalled_script_functions(facts: list[ModuleFacts], context: ProjectContext, distribution: str = "",
+                              packages: set[str] | None = None) -> dict[tuple[str, str], tuple[int, int]]:
+    """(path, name) → (first line, last line) of the uncalled script functions. A public function of a published
     library's module (a build file above its package, the package no application's) is its users' API (unsloth's
-    `create_stopping_criteria`): only private ones are judged there."""
+    `create_stopping_criteria`): only private ones are judged there. unreferenced.py reads them as unreached callers:
+    what only they call is unreached too."""
     packages = package_folders(facts, context.source_roots) if packages is None else packages
     whole = public_names_judged(facts, context, distribution, packages)
     published = published_packages(facts, packages)
@@ -42,14 +51,14 @@ def uncalled_functions(facts: list[ModuleFacts], context: ProjectContext, distri
     written = writers({name for _, name, _, _ in candidates}, facts)
     python = [f for f in facts if f.path.endswith(".py")]
     importers = _Importers(python)
-    result: dict[str, list[tuple[int, int, str]]] = {}
+    result: dict[tuple[str, str], tuple[int, int]] = {}
     for own, name, first, last in candidates:
         writing = written.get(name, set()) - {own.path}
         if any(not path.endswith(PROSE) for path in writing):
             continue
         if own.module and importers.import_it(own, name, writing):
             continue
-        result.setdefault(own.path, []).append((first, last, WHY.format(name=name)))
+        result[(own.path, name)] = (first, last)
     return result
 
 

@@ -89,13 +89,19 @@ def public_names_judged(facts: list[ModuleFacts], context: ProjectContext, distr
 
 def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, distribution: str = "",
                          packages: set[str] | None = None,
-                         self_tests: dict[str, str] | None = None) -> dict[str, list[tuple[int, int, str]]]:
+                         self_tests: dict[str, str] | None = None,
+                         uncalled: set[tuple[str, str]] | None = None,
+                         silent_methods: set[tuple[str, str, str]] | None = None) -> dict[str, list[tuple[int, int, str]]]:
     """path → (first line, last line, why) of the module-level symbols nothing in the project names. `packages`:
     unloaded.package_folders(facts) when the caller has it already. `self_tests`: path → the product file importing
     it, for the modules whose `if __name__ == "__main__":` block is a library's self-test (propagation.self_test_blocks):
     a function only that block names (nerfstudio's `generate_image`, run by `tyro.cli(generate_image)` there, named by
-    no other file) is its demo, public or not, and unreached like the block."""
+    no other file) is its demo, public or not, and unreached like the block. `uncalled`: (path, name) of the script
+    functions nothing calls (uncalled_functions.uncalled_script_functions: a comment at most names them); a symbol
+    only they name is unreached like them. `silent_methods`: (path, class, method) of the private methods nothing
+    calls (uncalled_methods.py); a symbol a class names only in those is not reached through that class."""
     self_tests = self_tests or {}
+    uncalled = uncalled or set()
     packages = package_folders(facts, context.source_roots) if packages is None else packages
     whole = public_names_judged(facts, context, distribution, packages)
     candidates: list[tuple[str, tuple[str, int, int, str], tuple[str, ...]]] = []
@@ -115,6 +121,7 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     edited = _edited_writers(facts)
     switched: dict[tuple[str, str], str] = {}  # symbols named only in arms a literal rules out: the arm and why
     unreached: dict[tuple[str, str], str] = {(path, MAIN_BLOCK_USER): importer for path, importer in self_tests.items()}
+    unreached.update({seed: "nothing calls it" for seed in uncalled})
     pending = []
     importers = None
     by_path = {f.path: f for f in facts}
@@ -158,23 +165,30 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
             unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is named nowhere else in the project (no "
                                        f"call, reference, export or config entry){only}: nothing reaches it")
     kinds = {(path, symbol[0]): symbol[3] for path, symbol, _ in candidates}
-    methods = MethodReach(facts, set(kinds), written, reexports, unreached)
+    methods = MethodReach(facts, set(kinds), written, reexports, unreached, silent_methods or set())
     grew = True
     while grew:  # a symbol only unreached symbols (of its file, or of files importing it) name is unreached too
         grew = False
         for path, (name, start, _, kind), held in pending:
             if (path, name) in unreached:
                 continue
-            # or only methods that every class the project creates from their class replaces (overridden_methods.py)
-            replaced = {user: methods.overridden(user, name) for user in held if user not in unreached}
-            if not all(replaced.values()):
+            # or only methods that every class the project creates from their class replaces (overridden_methods.py),
+            # or private methods no file names (uncalled_methods.py)
+            replaced = {user: (methods.overridden(user, name), "overridden") for user in held if user not in unreached}
+            replaced.update({user: (methods.uncalled(user, name), "uncalled") for user, (found, _) in replaced.items()
+                             if not found})
+            if not all(found for found, _ in replaced.values()):
                 continue
             if replaced:
-                where_used = [f"{user}.{method}" + ("" if where == path else f" ({where})")
-                              for (where, user), found in replaced.items() for method in found]
+                parts = []
+                for how, why in (("overridden", "every class the project creates from them overrides without calling "
+                                                "it"), ("uncalled", "nothing calls (private methods no file names)")):
+                    used = [f"{user}.{method}" + ("" if where == path else f" ({where})")
+                            for (where, user), (found, kind_of) in replaced.items() if kind_of == how for method in found]
+                    if used:
+                        parts.append(f"{', '.join(used)}, which {why}")
                 rest = [user if where == path else f"{user} ({where})" for where, user in held if (where, user) not in replaced]
-                unreached[(path, name)] = (f"line {start}: {kind} {name} is used only in {', '.join(where_used)}, which "
-                                           "every class the project creates from them overrides without calling it"
+                unreached[(path, name)] = (f"line {start}: {kind} {name} is used only in {', and in '.join(parts)}"
                                            + (f", and in {', '.join(rest)}, which nothing in the project reaches"
                                               if rest else ""))
                 grew = True
@@ -189,7 +203,14 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                 grew = True
                 continue
             arm = next((switched[user] for user in held if user in switched), None)
-            if any(where != path for where, _ in held) and all(kinds.get(user) == "class" for user in held):
+            if held and all(user in uncalled for user in held):  # called only by script functions nothing calls
+                callers = sorted({user for _, user in held})
+                verb = "call" if kind == "function" else "use"
+                unreached[(path, name)] = (f"line {start}: {kind} {name}: only {', '.join(users)} "
+                                           f"{verb + 's' if len(held) == 1 else verb} it, and nothing calls "
+                                           f"{' or '.join(callers)} (a comment at most names "
+                                           f"{'it' if len(callers) == 1 else 'them'})")
+            elif any(where != path for where, _ in held) and all(kinds.get(user) == "class" for user in held):
                 # subclassed or used by other files' classes only, none of which anything builds
                 unreached[(path, name)] = (f"line {start}: {kind} {name} is used only by classes nothing in the "
                                            f"project creates ({', '.join(users)}): nothing reaches it"

@@ -49,6 +49,7 @@ from ascend_feasibility.domains.phases.class_uses import class_uses
 from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.main_demos import runs_demo
 from ascend_feasibility.domains.phases.uncalled_functions import uncalled_functions
+from ascend_feasibility.domains.phases.uncalled_methods import builds_attribute_names, uncalled_methods
 from ascend_feasibility.domains.phases.unhooked_loaders import unhooked_loaders
 from ascend_feasibility.domains.python_refs import unit_references
 from ascend_feasibility.knowledge import load_phase_signals
@@ -328,6 +329,9 @@ class PhaseFacts:
     # (class, bases' last names, the methods it defines calling neither super nor a base) (class_uses.py)
     class_shapes: list[tuple[str, list[str], list[str]]] = field(default_factory=list)
     base_only: list[str] = field(default_factory=list)  # names it writes only as base classes (class_uses.py)
+    # (class, method, first, last) of private methods the file names only in their def (uncalled_methods.py)
+    uncalled_methods: list[tuple[str, str, int, int]] = field(default_factory=list)
+    builds_attribute_names: bool = False  # a module-level class beside a getattr(obj, built name) (uncalled_methods.py)
     # names written only in arms a literal constant rules out (or imported for them): (name, the arm's line, the
     # constant when the `if` is in a function, why) (analyzer/context/literal_flags.py)
     edited_names: list[tuple[str, int, str, str]] = field(default_factory=list)
@@ -349,6 +353,8 @@ class PhaseFacts:
         self.imported_users += other.imported_users
         self.method_users += other.method_users
         self.class_shapes += other.class_shapes
+        self.uncalled_methods += other.uncalled_methods
+        self.builds_attribute_names |= other.builds_attribute_names
         self.base_only = sorted(set(self.base_only) & set(other.base_only))  # a cell may create what another subclasses
         self.edited_names += other.edited_names
         self.words = word_string(word_set(self.words) | word_set(other.words))
@@ -447,6 +453,8 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             facts.reexports = symbols.reexported_names(unit)
             facts.imported_users = symbols.imported_users(unit)
             facts.method_users, facts.class_shapes, facts.base_only = class_uses(unit)
+            facts.uncalled_methods = uncalled_methods(unit)
+            facts.builds_attribute_names = bool(symbols.unit_statements(unit).classes) and builds_attribute_names(unit)
             facts.true_literals = switched_on.true_literals(unit)
         # a file's words leave out what it only ships (package_data): a kernel named there is not built by it
         data = _unshipped_bytes(unit.source.data, shipped_strings(unit)) if unit.kind == "python" else unit.source.data

@@ -407,7 +407,7 @@ def _plain_name(node: Node) -> bool:
     return node.type == "identifier"
 
 
-def _inert(decorated: Node) -> bool:
+def _inert(decorated: Node, inert: frozenset[str] = INERT_DECORATORS) -> bool:
     """Are all the decorators of a decorated definition ones that register nothing (`@functools.lru_cache()`)?"""
     for decorator in decorated.children:
         if decorator.type != "decorator":
@@ -417,7 +417,7 @@ def _inert(decorated: Node) -> bool:
             expression = expression.child_by_field_name("function")
         if expression is not None and expression.type == "attribute":
             expression = expression.child_by_field_name("attribute")
-        if expression is None or expression.type != "identifier" or parsing.text(expression) not in INERT_DECORATORS:
+        if expression is None or expression.type != "identifier" or parsing.text(expression) not in inert:
             return False
     return True
 
