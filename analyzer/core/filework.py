@@ -539,6 +539,9 @@ class FileWorker:
         default = self.kb.rules[hit.rule].match.env_defaults.get(hit.symbol)
         if default is not None and file_context.reach == "runs" and _sets_to(unit, hit, default):
             return Place(file_context.role, "cosmetic", f"{hit.symbol}={default} is the value it has when unset: setting it changes nothing")
+        if file_context.reach == "runs" and hit.symbol in self.kb.rules[hit.rule].match.env_logging:
+            return Place(file_context.role, "cosmetic", f"{hit.symbol} only sets the library's log output, which the "
+                         "Ascend collectives (HCCL) do not read: keeping or dropping it changes nothing")
         if file_context.reach == "runs" and unit.kind == "shell" and unit.embedded is None and unit.parsed \
                 and self.kb.rules[hit.rule].match.env_vars:
             reason = _unexported(unit, hit)
