@@ -8,6 +8,7 @@ from ascend_feasibility.analyzer.context.backend_images import cloud_gpu_vendor
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains import launch_attention, launch_flags, launch_ranks, shell_pins
 from ascend_feasibility.domains.base import Domain, FileView, Hit, ProjectRun, Scanner, Span, Unit, UnitUnreadable
+from ascend_feasibility.domains.python_refs import ENV_REMOVED
 from ascend_feasibility.domains.rule_index import RuleIndex
 from ascend_feasibility.knowledge import load_context_conventions
 
@@ -44,6 +45,10 @@ class ShellConfigScanner(Scanner):
         super().__init__(kb, target)
         self.index = RuleIndex(kb)
 
+    def _removal_changes_nothing(self, code: str) -> bool:
+        """Does the rule say removing its variable changes nothing on Ascend (its `env-removed` variant)?"""
+        return any(ENV_REMOVED in variant.when for variant in self.kb.rules[code].variants)
+
     def scan(self, unit: Unit) -> list[Hit]:
         root = unit.tree()
         found = parsing.captures(parsing.query("bash", SHELL_QUERY), root)
@@ -55,6 +60,8 @@ class ShellConfigScanner(Scanner):
             code = self.index.env_rule(name)
             if code is None or shell_pins.shown_only(node):
                 continue
+            if node.parent is not None and node.parent.type == "unset_command" and self._removal_changes_nothing(code):
+                continue  # `unset NCCL_SOCKET_IFNAME` assigns nothing, and removing it changes nothing on Ascend
             if name not in assigned:
                 assigned[name] = frozenset({name} if shell_pins.standalone_assignments(root, name) else ())
             if shell_pins.export_of_assignment(node, assigned[name]):

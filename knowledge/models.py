@@ -196,6 +196,9 @@ class Match(_Record):
     env_defaults: dict[str, str] = Field(
         default_factory=dict, description="env_vars: the value a variable has when unset; a site that sets it to that "
         "value changes nothing (reach cosmetic)")
+    env_logging: list[str] = Field(
+        default_factory=list, description="env_vars: names that only set the library's log output (NCCL_DEBUG): "
+        "setting or dropping them changes nothing on either platform (reach cosmetic)")
     detector: str | None = None
 
     @model_validator(mode="after")

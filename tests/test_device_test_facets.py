@@ -73,3 +73,36 @@ def test_an_assert_with_an_or_fails_loudly_and_an_if_with_an_or_says_nothing_of_
     finding = _dev007('def f(device, cpu_ok):\n    if cpu_ok or device == "cuda":\n        return 1\n    else:\n'
                       '        raise ValueError(device)\n')
     assert "fails loudly" not in finding.message.en
+
+
+# A torch.device built from a "cuda" literal keeps type "cuda" under transfer_to_npu (Ascend/pytorch v2.12.0-26.1.0
+# torch_npu/contrib/transfer_to_npu.py wraps no torch.device; domains/device/literal_devices.py; round 27 A1 W1, B1 C8)
+LITERAL_CASES = {
+    "local": 'import torch\ndef f(model):\n    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+             '    if device.type == "cuda":\n        model = model.half()\n    return model.to(device)\n',
+    "module": 'import torch\ndevice = torch.device("cuda")\ndef f(model):\n    if device.type == "cuda":\n'
+              '        model = model.half()\n    return model.to(device)\n',
+    "caller": 'import torch\ndef f(model, device):\n    if device.type == "cuda":\n        model = model.half()\n'
+              '    return model.to(device)\n\ndef main(model):\n    dev = torch.device("cuda:0")\n    f(model, device=dev)\n',
+}
+NOT_LITERAL_CASES = {
+    "setting": 'import torch\ndef f(model, args):\n    device = torch.device(args.device)\n    if device.type == "cuda":\n'
+               '        model = model.half()\n    return model.to(device)\n',
+    "tensor": 'import torch\ndef f(x):\n    device = x.device\n    if device.type == "cuda":\n        x = x.half()\n    return x\n',
+    "one caller not": 'import torch\ndef f(model, device):\n    if device.type == "cuda":\n        model = model.half()\n'
+                      '    return model\n\ndef main(model, x):\n    f(model, torch.device("cuda"))\n    f(model, x.device)\n',
+}
+
+
+def test_a_device_built_from_a_cuda_literal_is_said_to_keep_its_type_under_the_shim():
+    for name, code in LITERAL_CASES.items():
+        finding = _dev007(code)
+        assert 'keeps type "cuda"' in finding.message.en, name
+        assert "builds from a \"cuda\" literal" in finding.message.en, name
+
+
+def test_a_device_from_a_setting_or_a_tensor_keeps_the_tensor_text():
+    for name, code in NOT_LITERAL_CASES.items():
+        finding = _dev007(code)
+        assert "builds from a \"cuda\" literal" not in finding.message.en, name
+        assert "silently takes the non-CUDA branch" in finding.message.en, name

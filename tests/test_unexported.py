@@ -18,14 +18,14 @@ def test_a_bare_assignment_no_program_sees_is_listed_not_counted():
 
 
 @pytest.mark.parametrize("script", [
-    "export NCCL_DEBUG=INFO\npython train.py\n",                       # exported where it is set
-    "NCCL_DEBUG=INFO\nexport NCCL_DEBUG\npython train.py\n",            # exported later
-    "NCCL_DEBUG=INFO\ndeclare -x NCCL_DEBUG\npython train.py\n",
-    "set -a\nNCCL_DEBUG=INFO\npython train.py\n",                       # every assignment exported
-    "set -o allexport\nNCCL_DEBUG=INFO\npython train.py\n",
-    "NCCL_DEBUG=INFO\ndocker run -e NCCL_DEBUG=$NCCL_DEBUG image\n",    # read: handed on
-    "NCCL_DEBUG=INFO\n",                                                # assignments only: a file others source
-    "NCCL_DEBUG=INFO python train.py\n",                                # a prefix: set for that command
+    "export NCCL_P2P_DISABLE=1\npython train.py\n",                       # exported where it is set
+    "NCCL_P2P_DISABLE=1\nexport NCCL_P2P_DISABLE\npython train.py\n",            # exported later
+    "NCCL_P2P_DISABLE=1\ndeclare -x NCCL_P2P_DISABLE\npython train.py\n",
+    "set -a\nNCCL_P2P_DISABLE=1\npython train.py\n",                       # every assignment exported
+    "set -o allexport\nNCCL_P2P_DISABLE=1\npython train.py\n",
+    "NCCL_P2P_DISABLE=1\ndocker run -e NCCL_P2P_DISABLE=$NCCL_P2P_DISABLE image\n",    # read: handed on
+    "NCCL_P2P_DISABLE=1\n",                                                # assignments only: a file others source
+    "NCCL_P2P_DISABLE=1 python train.py\n",                                # a prefix: set for that command
 ])
 def test_an_assignment_a_program_may_see_keeps_its_reach(script):
     assert {reach for _, reach in _reach(script)} == {"runs"}

@@ -548,6 +548,9 @@ class FileWorker:
             if program is not None:  # `CUDA_VISIBLE_DEVICES=0 tritonserver ...`: GPUs for NVIDIA's server
                 return Place(file_context.role, "other-backend", f"line {hit.span.start_row + 1}: the variable is set "
                              f"for {program}, an NVIDIA-only program with no Ascend build")
+        if file_context.reach == "runs" and hit.symbol in self.kb.rules[hit.rule].match.env_logging:
+            return Place(file_context.role, "cosmetic", f"{hit.symbol} only sets the library's log output, which the "
+                         "Ascend collectives (HCCL) do not read: keeping or dropping it changes nothing")
         if file_context.reach == "runs" and unit.kind in NATIVE_KINDS and unit.parsed:
             span = hit.span
             node = unit.tree().descendant_for_point_range((span.start_row, span.start_col), (span.end_row, span.end_col))

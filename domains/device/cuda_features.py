@@ -25,6 +25,9 @@ from tree_sitter import Node
 CUDA_ONLY_FEATURE = "cuda-only-feature"
 NPU_HAS_FEATURE = "npu-has-feature"
 DTYPE_CHOICE = "dtype-choice"
+OTHER_ARM_HALF = "other-arm-half"  # the conditional's other arm is another half dtype (bfloat16 on CUDA, float16 else)
+GRAD_SCALER = "grad-scaler"  # the file names a GradScaler: float16 gradients are scaled
+MAX_FILE_NODES = 50_000
 ASSIGNS_DEFAULT = "assigns-default"
 MAX_NODES = 2_000
 MAX_USES = 8
@@ -48,8 +51,37 @@ def feature_facets(condition: Node, parent: Node | None, cuda_arm: Node | None, 
     if npu_path is not None and npu_path.type == "block" and _only_turns_compile_off(npu_path, imports):
         return (CUDA_ONLY_FEATURE,)
     if cuda_arm is not None and _only_picks_half(cuda_arm, imports):
+        other = _other_half(cuda_arm, parent, imports)
+        if other:
+            return (DTYPE_CHOICE, OTHER_ARM_HALF, GRAD_SCALER) if _names_grad_scaler(cuda_arm) else (DTYPE_CHOICE, OTHER_ARM_HALF)
         return (DTYPE_CHOICE,)
     return ()
+
+
+def _other_half(cuda_arm: Node, parent: Node | None, imports: ImportTable) -> bool:
+    """Is the conditional expression's other arm a half dtype other than the CUDA arm's (`torch.bfloat16 if
+    device.type in ["cuda", "cpu"] else torch.float16`, round 27 A1 W3, B2 C9)? The NPU then computes in it."""
+    if parent is None or parent.type != "conditional_expression":
+        return False
+    parts = parent.named_children
+    if len(parts) != 3 or cuda_arm not in (parts[0], parts[2]):
+        return False
+    other = parts[2] if cuda_arm == parts[0] else parts[0]
+    names = load_cuda_features().half_dtypes.names
+    mine, theirs = _dtype(cuda_arm, imports), _dtype(other, imports)
+    return theirs in names and _canonical(theirs) != _canonical(mine)
+
+
+def _canonical(dtype: str) -> str:
+    return {"torch.half": "torch.float16"}.get(dtype, dtype)
+
+
+def _names_grad_scaler(node: Node) -> bool:
+    module = node
+    while module.parent is not None:
+        module = module.parent
+    return any(n.type == "identifier" and parsing.text(n) == "GradScaler"
+               for n in parsing.walk(module, limit=MAX_FILE_NODES))
 
 
 def _receivers(condition: Node, parent: Node | None) -> list[tuple[Node, str | None]]:

@@ -31,6 +31,7 @@ from ascend_feasibility.domains.device.test_arms import (
     autocast_enabled_test,
     cuda_specifics,
     facets,
+    identical_arms,
     provider_choice,
 )
 from ascend_feasibility.domains.device.torchscript_constants import graph_constant_test
@@ -396,6 +397,8 @@ class _FileScan(PythonScan):
         return key is not None and self.index.kb.cuda_api(f"{name}.{key}") is not None
 
     def _device_test(self, symbol: str, test: Node) -> None:
+        if identical_arms(test):
+            return  # `torch.float if device == "cuda" else torch.float`: no device changes what runs
         arms = fast_path_arms(test)
         if arms is not None:
             self.hit("device-type-fast-path", symbol, test, facets=fast_path_facets(arms))

@@ -34,6 +34,11 @@
   read it as device "cuda"; transfer_to_npu leaves it alone), so under NPU autocast the gate is False and the test is
   never reached: no arm of it runs and nothing raises; what the CUDA arm does (a cast to the autocast dtype) is
   silently skipped.
+- `cuda-literal-device` (domains/device/literal_devices.py): the test reads `.type` of a torch.device built from a
+  "cuda" literal; transfer_to_npu does not wrap torch.device, so under it the type stays "cuda" and the test holds.
+- `measurement-only`: the arm only synchronises or resets/reads memory statistics for a report
+  (`torch.cuda.synchronize()`, `reset_peak_memory_stats`, `x.append(torch.cuda.max_memory_allocated())`): on NPU the
+  figures are unsynchronised or missing, nothing fails (round 27 A1 W1, B1 C8).
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualif
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.device.cuda_features import feature_facets
 from ascend_feasibility.domains.device.fast_path import CUDA_ARM_NO_NPU_KERNEL, RUNTIME_PROVIDER, no_npu_kernel
+from ascend_feasibility.domains.device.literal_devices import built_from_cuda_literal
 from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
 from tree_sitter import Node
 
@@ -59,6 +65,12 @@ AUTOCAST_ENABLED = "autocast-enabled"
 AUTOCAST_CUDA_TYPE = "autocast-cuda-type"  # that autocast's device_type is a "cuda" literal
 QUERY_DEFAULT = "query-default"
 CUDA_MISSING = "cuda-missing-fallback"  # and-ed with `not torch.cuda.is_available()` (_with_cuda_missing)
+CUDA_LITERAL_DEVICE = "cuda-literal-device"
+MEASUREMENT_ONLY = "measurement-only"
+# torch.cuda calls that only synchronise or reset/read memory statistics: an arm of nothing else only measures
+MEASURES = frozenset({"torch.cuda." + n for n in (
+    "synchronize", "reset_peak_memory_stats", "reset_max_memory_allocated", "empty_cache", "memory_allocated",
+    "max_memory_allocated", "memory_reserved", "max_memory_reserved")})
 CUDA_AVAILABLE = "torch.cuda.is_available"
 LITERALS = frozenset({"integer", "float", "true", "false", "string"})  # not None: a missing answer, not a default
 # called with no device type these report CUDA autocast only (torch/amp/autocast_mode.py; torch.cuda's are CUDA's)
@@ -119,7 +131,66 @@ def facets(test: Node, imports: ImportTable) -> tuple[str, ...]:
         found.extend(feature_facets(child, parent, cuda_arm, npu_path, imports))
     if not negated and _with_cuda_missing(test, imports):
         found.append(CUDA_MISSING)
+    if built_from_cuda_literal(test, imports):
+        found.append(CUDA_LITERAL_DEVICE)
+    if cuda_arm is not None and RAISES not in found and _only_measures(cuda_arm, imports):
+        found.append(MEASUREMENT_ONLY)
     return tuple(found)
+
+
+def identical_arms(test: Node) -> bool:
+    """Does the test choose between two equal arms (`torch.float if device == "cuda" else torch.float`, or an if/else
+    whose two blocks read the same)? Then no device changes what runs (round 27 A1 C4, B2 C6)."""
+    child, parent, _ = _holder(test)
+    if parent is None:
+        return False
+    if parent.type == "conditional_expression":
+        parts = parent.named_children
+        return len(parts) == 3 and parts[1] == child and _same(parts[0], parts[2])
+    if parent.type != "if_statement" or parent.child_by_field_name("condition") != child:
+        return False
+    alternatives = parent.children_by_field_name("alternative")
+    if len(alternatives) != 1 or alternatives[0].type != "else_clause":
+        return False
+    return _same(parent.child_by_field_name("consequence"), alternatives[0].child_by_field_name("body"))
+
+
+def _same(one: Node | None, other: Node | None) -> bool:
+    return one is not None and other is not None and parsing.text(one).split() == parsing.text(other).split()
+
+
+def _only_measures(arm: Node, imports: ImportTable) -> bool:
+    """Is every statement of the arm a call that only synchronises or resets/reads memory statistics, or appends
+    such a reading to a list?"""
+    if arm.type != "block":
+        return False
+    statements = [s for s in arm.named_children if s.type != "comment"]
+    if not statements:
+        return False
+    for statement in statements:
+        call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        if call is None or call.type != "call":
+            return False
+        function = call.child_by_field_name("function")
+        if function is not None and function.type == "attribute" and parsing.text(function.child_by_field_name("attribute")) == "append":
+            arguments = [a for a in call.child_by_field_name("arguments").named_children if a.type != "comment"]
+            if len(arguments) != 1 or not _measure_value(arguments[0], imports):
+                return False
+        elif not _measure_call(call, imports):
+            return False
+    return True
+
+
+def _measure_call(call: Node, imports: ImportTable) -> bool:
+    function = call.child_by_field_name("function")
+    return function is not None and qualified_name(function, imports) in MEASURES
+
+
+def _measure_value(value: Node, imports: ImportTable) -> bool:
+    """A memory reading, possibly scaled (`torch.cuda.max_memory_allocated(device) / 2**20`)."""
+    while value.type in {"binary_operator", "parenthesized_expression"}:
+        value = value.named_children[0]
+    return value.type == "call" and _measure_call(value, imports)
 
 
 def _with_cuda_missing(test: Node, imports: ImportTable) -> bool:
