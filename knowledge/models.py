@@ -664,6 +664,12 @@ class PackageRecord(_Record):
         "loads this package for the project (transformers' BitsAndBytesConfig loads bitsandbytes): a declared package "
         "the project never imports is still in use where one of them appears",
     )
+    required_by: list[str] = Field(
+        default_factory=list,
+        description="top-level modules of libraries whose own requirements name this package (mmpose 1.x and mmdet "
+        "3.x require mmcv): a package the project's install documents name (`mim install mmcv==2.0.1`) and its code "
+        "never imports is still installed for the project where it imports one of them, so it has a row",
+    )
     torch_since: str | None = Field(
         default=None,
         description="the oldest torch line (major.minor) the package's releases support (triton-ascend: 2.6, its "

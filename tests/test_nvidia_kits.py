@@ -207,3 +207,53 @@ def test_the_port_gives_no_kit_script_step_0_and_the_product_script_beside_it_do
     assert "cosyvoice/cli/infer_cli.py" in result.entries
     (cli,) = [r for r in result.rewrites if r.path == "cosyvoice/cli/infer_cli.py"]
     assert "Step 0" in cli.new and "torch_npu" in cli.new
+
+
+# Round 27 A1 C6, A2 C6: an engine-building package whose one module imports tensorrt at its top level, whose other
+# modules import that one (so none of them imports without the runtime), loaded by the product only inside a function
+ENGINE_PACKAGE = "sdpkg/acceleration/tensorrt/"
+ENGINE_TREE = {
+    "requirements.txt": "torch==2.3.1\ntensorrt\n",
+    "sdpkg/__init__.py": "",
+    "sdpkg/acceleration/__init__.py": "",
+    ENGINE_PACKAGE + "utilities.py": (
+        "import tensorrt as trt\nimport torch\n\n\nclass Engine:\n"
+        "    def allocate_buffers(self, device='cuda'):\n        return torch.empty(1, device=device)\n"),
+    ENGINE_PACKAGE + "builder.py": (
+        "import torch\nfrom .utilities import Engine\n\n\nclass EngineBuilder:\n    def build(self):\n"
+        "        torch.cuda.empty_cache()\n        return Engine()\n"),
+    ENGINE_PACKAGE + "engine.py": (
+        "import torch\nfrom .utilities import Engine\n\n\nclass UNetEngine:\n    def __init__(self):\n"
+        "        self.stream = torch.cuda.current_stream()\n        self.engine = Engine()\n"),
+    ENGINE_PACKAGE + "__init__.py": (
+        "import torch\nfrom .builder import EngineBuilder\nfrom .engine import UNetEngine\n\n\n"
+        "def accelerate_with_tensorrt(unet):\n    torch.cuda.empty_cache()\n"
+        "    unet.to(torch.device('cuda'))\n    return EngineBuilder().build()\n"),
+    "main.py": (
+        "import torch\n\n\ndef load(acceleration='tensorrt'):\n    model = torch.nn.Linear(2, 2).to('cuda')\n"
+        "    if acceleration == 'tensorrt':\n        from sdpkg.acceleration.tensorrt import accelerate_with_tensorrt\n"
+        "        model = accelerate_with_tensorrt(model)\n    return model\n\n\nprint(load())\n"),
+}
+
+
+def test_modules_that_import_a_kit_module_at_their_top_level_are_the_kits(tmp_path):
+    report = _tree(tmp_path / "engine", ENGINE_TREE)
+    inside = _in_kit_at(report, ENGINE_PACKAGE)
+    # builder.py, engine.py and the package __init__ cannot import without tensorrt: their device sites fold into
+    # the kit's one item, optional (the product loads the package only inside a function)
+    assert [(f.rule, f.reach, f.counted) for f in inside] == [("DEP020", "optional", False)]
+    assert f"NVIDIA-only accelerator ({ENGINE_PACKAGE}, built on tensorrt)" in inside[0].message.en
+    assert any(site.startswith(ENGINE_PACKAGE + "builder.py") for site in inside[0].sites)
+
+
+def test_a_kit_the_product_imports_at_its_top_level_stays_part_of_the_product(tmp_path):
+    top = dict(ENGINE_TREE)
+    top["main.py"] = ("import torch\nfrom sdpkg.acceleration.tensorrt import accelerate_with_tensorrt\n\n\n"
+                      "model = accelerate_with_tensorrt(torch.nn.Linear(2, 2))\n")
+    inside = _in_kit_at(_tree(tmp_path / "top", top), ENGINE_PACKAGE)
+    assert {f.path for f in inside if f.rule.startswith("DEV")} >= {ENGINE_PACKAGE + "builder.py",
+                                                                     ENGINE_PACKAGE + "__init__.py"}
+
+
+def _in_kit_at(report, folder: str):
+    return [f for f in report.findings if f.path.startswith(folder)]

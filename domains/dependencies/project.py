@@ -267,10 +267,19 @@ def analyze_dependencies(
 
     # a package an install document names shows its version on the import's row; one the code never imports adds no
     # row (a README's `pip install flash-attn` for a demo is no dependency of the project's code)
-    declared = {**{n: s for n, s in documented.items() if n in imported}, **by_package}
+    # ... unless a library the code imports requires it (`mim install mmcv==2.0.1` beside `import mmpose`: mmpose's own
+    # requirements install mmcv, the README pins which)
+    declared = {**{n: s for n, s in documented.items() if n in imported or _required_by_imported(n, imported, kb)},
+                **by_package}
     matrix = [_row(name, declared.get(name, []), name in imported, kb, records.get(name))
               for name in sorted(set(declared) | set(imported))]
     return DependencyAnalysis(findings, matrix, fit)
+
+
+def _required_by_imported(name: str, imported: dict[str, list[ImportFact]], kb) -> bool:
+    """Does the code import a library whose own requirements name the package (the catalog's required_by)?"""
+    record = kb.package(name)
+    return record is not None and any(kb.distribution_of(module) in imported for module in record.required_by)
 
 
 class _Emitter:

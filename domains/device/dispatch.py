@@ -7,20 +7,27 @@ call or a per-device property (the core count used for kernel grids) backend by 
 than one backend and the NPU needs its own arm. The chain is reported once, at its first arm, unless one of its
 conditions, or a condition it is nested in, already names the NPU (or Ascend); the sites in its CUDA arm are CUDA's own
 code (the guard reader gives them reach other-backend). A chain whose final `else` only raises fails on the NPU
-(facet `raises`, high): the missing arm is a crash, not a fall-through to generic code."""
+(facet `raises`, high): the missing arm is a crash, not a fall-through to generic code. A chain whose CUDA arm names
+an ONNX Runtime execution provider for NVIDIA GPUs (`InferenceSession(..., providers=["CUDAExecutionProvider"])`,
+analyzer/context/runtime_providers.py) picks ONNX Runtime's provider, not a torch device (facet `runtime-provider`, low,
+round 27 B1 C7): the NPU arm it lacks asks for CANNExecutionProvider (onnxruntime-cann), not torch_npu."""
 
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.dispatch_chains import (
     BackendWords,
+    Chain,
     backend_words,
+    cuda_arm,
     dispatch_chain,
     npu_arm,
     sibling_run,
 )
 from ascend_feasibility.analyzer.context.guards import only_raises
+from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_named
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
+from ascend_feasibility.domains.device.fast_path import RUNTIME_PROVIDER
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
 from ascend_feasibility.knowledge import load_context_conventions
 
@@ -60,9 +67,15 @@ class _DispatchScan(PythonScan):
             names = ", ".join(sorted(chain.named))
             arm = npu_arm(chain, backends) or FALLBACK_ARM
             raises = (RAISES,) if chain.else_body is not None and only_raises(chain.else_body) else ()
+            provider = (RUNTIME_PROVIDER,) if _picks_runtime_provider(chain, backends) else ()
             self.hit("backend-dispatch-without-npu", f"{' '.join(parsing.text(chain.head).split())[:80]} ({names})",
-                     chain.head, npu=arm, facets=raises)
+                     chain.head, npu=arm, facets=(*raises, *provider))
         return self.hits
+
+
+def _picks_runtime_provider(chain: Chain, backends: BackendWords) -> bool:
+    """Does a CUDA arm of the chain name an ONNX Runtime execution provider for NVIDIA GPUs (outside a message)?"""
+    return any(cuda_arm(chain, body, backends) and cuda_provider_named(body) is not None for _test, body in chain.arms)
 
 
 class BackendDispatchScanner(PythonDomainScanner):

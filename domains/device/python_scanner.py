@@ -12,6 +12,7 @@ from ascend_feasibility.domains.device import (
     literals,
     mask_reads,
     own_runtimes,
+    provider_names,
     selectors,
 )
 from ascend_feasibility.domains.device.amp_imports import BARE_DECORATOR, bare_decorator
@@ -472,6 +473,11 @@ class _FileScan(PythonScan):
             quote = '"' if parsing.text(literal.node).endswith('"') else "'"
             self.hit("own-runtime-device", parsing.text(literal.node), literal.node,
                      f"{quote}{runtime.npu_device}{quote} ({runtime.runtime} takes {', '.join(runtime.devices)})")
+            return
+        if not literal.formatted and provider_names.names_runtime_provider(literal.node):
+            # `onnx_provider = kwargs.get("onnx_provider", "cuda")` read only to pick CUDAExecutionProvider
+            self.hit(detector, parsing.text(literal.node), literal.node, literal.npu_text, auto_when=(),
+                     facets=(RUNTIME_PROVIDER,))
             return
         if cuda_method_device.only_cuda_method_argument(literal.node):
             # `device = f"cuda:{rank}"` read only by `.cuda(device)`: no wrapped API ever rewrites it
