@@ -101,6 +101,9 @@ def run(device, batches, model):
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats(device)
         stamp = time.time()
+        if device.type == 'cuda':
+            torch.cuda.reset_peak_memory_stats(device)
+            torch.cuda.synchronize()
     return {"initial_mb": initial_mb, "peak_mem": peak_mem, "times": times, "out": out, "peak": peak, "stamp": stamp}
 '''
 
@@ -120,3 +123,4 @@ def test_a_synchronize_before_a_clock_read_or_a_figure_beside_another_value_stay
     assert places[(18, "DEV007")] == "runs"  # the sync times the step the clock reads next
     assert places[(26, "DEV145")] == "runs"  # the else arm computes a value of its own: no placeholder
     assert places[(31, "DEV007")] == "runs"  # a clock read follows the gate: the synchronize also times
+    assert places[(35, "DEV007")] == "runs"  # a synchronize after the statistic waits for the device

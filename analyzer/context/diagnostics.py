@@ -139,9 +139,10 @@ class DebugAids:
 
     def _diagnostic(self, block: Node, imports: ImportTable, released: frozenset[int], aids: set[str], depth: int,
                     syncs: list[Node] | None = None) -> bool:
-        """`syncs`: where given, a synchronize may stand beside the aids (collected there): it only makes a memory
-        statistic exact (`torch.cuda.synchronize(); torch.cuda.reset_peak_memory_stats(device)`), unless a clock
-        read follows the gate (_gate_aids)."""
+        """`syncs`: where given, a synchronize right before an aid's statistic may stand beside it (collected
+        there): it only makes the statistic exact (`torch.cuda.synchronize(); torch.cuda.reset_peak_memory_stats(
+        device)`), unless a clock read follows the gate (_gate_aids). One after the statistic waits for the device
+        (rules_torch_cuda.toml's DEV104 example)."""
         for statement in (s for s in block.named_children if s.type != "comment"):
             if statement.type == "pass_statement" or self._reads_clock_into_name(statement):
                 continue
@@ -162,6 +163,8 @@ class DebugAids:
             function = call.child_by_field_name("function")
             if syncs is not None and function is not None and function.type in {"attribute", "identifier"} \
                     and qualified_name(function, imports) in self.companions:
+                if not self._statistic_next(statement, imports):
+                    return False  # a synchronize after the statistic, or alone: it waits for the device
                 syncs.append(call)
                 continue
             name = self._aid(call, imports) or self._probe(call, imports)
@@ -172,6 +175,19 @@ class DebugAids:
             else:
                 return False
         return True
+
+    def _statistic_next(self, statement: Node, imports: ImportTable) -> bool:
+        """The statement after `statement` (comments skipped) reads or resets a memory statistic: an aid's call or a
+        figure (`torch.cuda.synchronize()` then `torch.cuda.reset_peak_memory_stats(device)`)."""
+        following = statement.next_named_sibling
+        while following is not None and following.type == "comment":
+            following = following.next_named_sibling
+        if following is None:
+            return False
+        if self._reported_figure(following, imports) or self._appended_figure(following, imports):
+            return True
+        call = _call_statement(following)
+        return call is not None and self._aid(call, imports) is not None
 
     def _aid(self, call: Node, imports: ImportTable) -> str | None:
         function = call.child_by_field_name("function")
