@@ -892,6 +892,9 @@ class GuardConventions(_Record):
     test_skips: list[str]
     broad_errors: list[str] = Field(default_factory=lambda: ["Exception", "BaseException", "RuntimeError"],
                                     description="exception classes a CUDA error class (torch.cuda.CudaError) is a kind of")
+    cuda_error_texts: list[str] = Field(default_factory=list, description="lower-cased fragments of CUDA's error "
+                                        "messages torch_npu never writes (\"cuda out of memory\"): code behind a test "
+                                        "of an error's text for one never runs on Ascend (context/oom_text.py)")
     gate_prefixes: list[str]
     gate_suffixes: list[str]
     gate_upper_prefixes: list[str]

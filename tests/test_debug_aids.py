@@ -65,3 +65,62 @@ def log_oom(exc):
     moved = _places(code.replace("logger.warning(torch.cuda.memory_summary(device=device_idx))",
                                  "torch.cuda.set_device(device_idx)"))
     assert moved[(8, "DEV104")] == "runs"  # a device choice is no debugging aid
+
+
+BENCHMARK = '''import time
+import torch
+
+
+def run(device, batches, model):
+    if device.type == 'cuda':
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats(device)
+    if device.type == 'cuda':
+        torch.cuda.synchronize()
+        initial_mb = torch.cuda.memory_allocated(device) / 2**20
+    else:
+        initial_mb = 0
+    peak_mem, times = [], []
+    for batch in batches:
+        start = time.perf_counter()
+        out = model(batch)
+        if device.type == 'cuda':
+            torch.cuda.synchronize()
+        times.append(time.perf_counter() - start)
+        if device.type == 'cuda':
+            torch.cuda.synchronize()
+            peak_mem.append(torch.cuda.max_memory_allocated(device) / 2**20)
+        else:
+            peak_mem.append(0)
+        if device.type == 'cuda':
+            torch.cuda.synchronize()
+            peak = torch.cuda.max_memory_allocated(device)
+        else:
+            peak = model.footprint()
+        if device.type == 'cuda':
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats(device)
+        stamp = time.time()
+        if device.type == 'cuda':
+            torch.cuda.reset_peak_memory_stats(device)
+            torch.cuda.synchronize()
+    return {"initial_mb": initial_mb, "peak_mem": peak_mem, "times": times, "out": out, "peak": peak, "stamp": stamp}
+'''
+
+
+def test_memory_figures_of_a_benchmark_table_with_their_synchronize_are_cosmetic():
+    # round 27 B2 C2 (rows 31, 48) and A2 C12 (row 93): a reset, a figure put into the returned table by name or by
+    # append, with a placeholder 0 off CUDA
+    places = _places(BENCHMARK)
+    assert places[(6, "DEV007")] == "cosmetic"
+    assert places[(9, "DEV145")] == "cosmetic"
+    assert places[(21, "DEV145")] == "cosmetic"
+    assert places[(7, "DEV101")] == places[(10, "DEV101")] == places[(22, "DEV101")] == "cuda-only-guarded"
+
+
+def test_a_synchronize_before_a_clock_read_or_a_figure_beside_another_value_stays():
+    places = _places(BENCHMARK)
+    assert places[(18, "DEV007")] == "runs"  # the sync times the step the clock reads next
+    assert places[(26, "DEV145")] == "runs"  # the else arm computes a value of its own: no placeholder
+    assert places[(31, "DEV007")] == "runs"  # a clock read follows the gate: the synchronize also times
+    assert places[(35, "DEV007")] == "runs"  # a synchronize after the statistic waits for the device

@@ -172,10 +172,20 @@ def test_an_else_arm_or_the_condition_itself_is_not_switched():
     assert switched(code) is None
     code = f"def attend(q, use_xformers=False):\n    if q:\n        pass\n    elif use_xformers:\n        pass\n    else:\n        {SITE}\n"
     assert switched(code) is None
+    code = "def attend(q, use_xformers=False):\n    if xformers_ok() and use_xformers:\n        pass\n"
+    assert switched(code, needle="xformers_ok()") is None  # the left operand runs whatever the switch
+    code = "def attend(q, use_xformers=False):\n    if q:\n        pass\n    elif xformers_ok() and use_xformers:\n        pass\n"
+    assert switched(code, needle="xformers_ok()") is None
+
+
+def test_the_right_operand_of_an_and_runs_only_with_its_switch_on():
     code = "def attend(q, use_xformers=False):\n    if use_xformers and xformers_ok():\n        pass\n"
-    assert switched(code, needle="xformers_ok()") is None
+    assert switched(code, needle="xformers_ok()") == ("use_xformers and xformers_ok()",
+                                                       "`use_xformers=False` by default (attend())")
     code = "def attend(q, use_xformers=False):\n    if q:\n        pass\n    elif use_xformers and xformers_ok():\n        pass\n"
-    assert switched(code, needle="xformers_ok()") is None
+    assert switched(code, needle="xformers_ok()") is not None
+    code = "def attend(q, use_xformers=False):\n    if use_xformers or xformers_ok():\n        pass\n"
+    assert switched(code, needle="xformers_ok()") is None  # `or`: runs while the switch is off
 
 
 def test_the_else_arm_of_a_negated_switch_is_reached_only_with_it_on():
@@ -832,3 +842,40 @@ def test_config_value_test_reads_the_values_before_the_subjects_binding(monkeypa
     monkeypatch.setattr(s, "_config_read_bound", lambda node: looked_up.append(node))
     assert s.config_value_test(other) is None and s.config_value_test(dashed) is None
     assert looked_up == []  # a value no string of a name: no query over the function for the subject
+
+
+# an opt-in measurement and-ed with a CUDA test (round 27 A1 W2, rows 6 and 25) -----------------------------------
+MEASURED = '''import argparse
+import torch
+parser = argparse.ArgumentParser()
+parser.add_argument("--measure_vram", action="store_true")
+parser.add_argument("--synchronize_step", action="store_true")
+args = parser.parse_args()
+if args.measure_vram and torch.cuda.is_available():
+    torch.cuda.synchronize()
+if args.synchronize_step and torch.cuda.is_available():
+    torch.cuda.synchronize()
+if args.measure_vram or torch.cuda.is_available():
+    torch.cuda.synchronize()
+if torch.cuda.is_available() and args.measure_vram:
+    pass
+'''
+
+
+def test_a_measurement_switch_anded_with_a_cuda_test_makes_its_arm_optional():
+    found = switched(MEASURED, "torch.cuda.synchronize()", feature=False)
+    assert found is not None and found[1].startswith("`--measure_vram` is off unless given")
+
+
+def test_the_cuda_test_right_of_an_off_switch_runs_only_with_the_switch_on():
+    found = switched(MEASURED, "torch.cuda.is_available()", feature=False)
+    assert found == ("args.measure_vram and torch.cuda.is_available()",
+                     found[1]) and found[1].startswith("`--measure_vram`")
+
+
+def test_a_switch_naming_no_opt_in_feature_or_an_or_or_the_left_operand_is_no_opt_in():
+    assert switched(MEASURED, "torch.cuda.synchronize()", feature=False, occurrence=1) is None  # --synchronize_step
+    assert switched(MEASURED, "torch.cuda.is_available()", feature=False, occurrence=1) is None
+    assert switched(MEASURED, "torch.cuda.synchronize()", feature=False, occurrence=2) is None  # `or`
+    assert switched(MEASURED, "torch.cuda.is_available()", feature=False, occurrence=2) is None
+    assert switched(MEASURED, "torch.cuda.is_available()", feature=False, occurrence=3) is None  # left of `and`

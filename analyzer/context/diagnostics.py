@@ -70,6 +70,7 @@ class DebugAids:
         self.names = frozenset(n for n in guards.diagnostic_calls if not n.endswith(".*"))
         self.spaces = tuple(n[:-1] for n in guards.diagnostic_calls if n.endswith(".*"))  # "torch.cuda.nvtx."
         self.clock_calls = frozenset(guards.clock_calls)
+        self.companions = frozenset(guards.release_companions)  # a synchronize: makes a memory figure exact
         self.probe_factories = frozenset(guards.probe_factories)
         self.display = display
         self.condition = condition
@@ -106,22 +107,46 @@ class DebugAids:
 
     # a gate and its code -------------------------------------------------------------------------------------
     def _gate_aids(self, statement: Node, imports: ImportTable, released: frozenset[int]) -> tuple[str, ...] | None:
-        """The aids an if-statement without elif or else guards, when its body is a debugging aid."""
-        if statement.type != "if_statement" or any(c.type in {"elif_clause", "else_clause"} for c in statement.children):
+        """The aids an if-statement without elif guards, when its body is a debugging aid. An else arm may only
+        put a placeholder where the body puts a figure (`else: peak_mem.append(0)`, `else: vram_mb = 0`): the
+        report then shows 0 off CUDA, and nothing else differs."""
+        if statement.type != "if_statement" or any(c.type == "elif_clause" for c in statement.children):
             return None
         body = statement.child_by_field_name("consequence")
-        if body is None:
+        others = [c.child_by_field_name("body") for c in statement.children if c.type == "else_clause"]
+        if body is None or not all(other is not None and _placeholders(other) for other in others):
             return None
         aids: set[str] = set()
-        if not self._diagnostic(body, imports, released, aids, 0) or not aids:
+        syncs: list[Node] = []
+        if not self._diagnostic(body, imports, released, aids, 0, syncs) or not aids:
             return None
+        if syncs and self._clock_follows(statement):
+            return None  # the synchronize also times what the clock read next measures: porters keep it
         return tuple(sorted(aids))
 
-    def _diagnostic(self, block: Node, imports: ImportTable, released: frozenset[int], aids: set[str], depth: int) -> bool:
+    def _clock_follows(self, statement: Node) -> bool:
+        """The statement after the gate (comments skipped) reads a clock."""
+        following = statement.next_named_sibling
+        while following is not None and following.type == "comment":
+            following = following.next_named_sibling
+        if following is None:
+            return False
+        for node in parsing.walk(following, limit=MAX_NODES):
+            function = node.child_by_field_name("function") if node.type == "call" else None
+            if function is not None and parsing.text(function) in self.clock_calls:
+                return True
+        return False
+
+    def _diagnostic(self, block: Node, imports: ImportTable, released: frozenset[int], aids: set[str], depth: int,
+                    syncs: list[Node] | None = None) -> bool:
+        """`syncs`: where given, a synchronize right before an aid's statistic may stand beside it (collected
+        there): it only makes the statistic exact (`torch.cuda.synchronize(); torch.cuda.reset_peak_memory_stats(
+        device)`), unless a clock read follows the gate (_gate_aids). One after the statistic waits for the device
+        (rules_torch_cuda.toml's DEV104 example)."""
         for statement in (s for s in block.named_children if s.type != "comment"):
             if statement.type == "pass_statement" or self._reads_clock_into_name(statement):
                 continue
-            figure = self._reported_figure(statement, imports)
+            figure = self._reported_figure(statement, imports) or self._appended_figure(statement, imports)
             if figure is not None:
                 aids.add(figure)
                 continue
@@ -135,6 +160,13 @@ class DebugAids:
                 return False
             if statement.start_point.row in released:
                 continue
+            function = call.child_by_field_name("function")
+            if syncs is not None and function is not None and function.type in {"attribute", "identifier"} \
+                    and qualified_name(function, imports) in self.companions:
+                if not self._statistic_next(statement, imports):
+                    return False  # a synchronize after the statistic, or alone: it waits for the device
+                syncs.append(call)
+                continue
             name = self._aid(call, imports) or self._probe(call, imports)
             if name is not None:
                 aids.add(name)
@@ -143,6 +175,19 @@ class DebugAids:
             else:
                 return False
         return True
+
+    def _statistic_next(self, statement: Node, imports: ImportTable) -> bool:
+        """The statement after `statement` (comments skipped) reads or resets a memory statistic: an aid's call or a
+        figure (`torch.cuda.synchronize()` then `torch.cuda.reset_peak_memory_stats(device)`)."""
+        following = statement.next_named_sibling
+        while following is not None and following.type == "comment":
+            following = following.next_named_sibling
+        if following is None:
+            return False
+        if self._reported_figure(following, imports) or self._appended_figure(following, imports):
+            return True
+        call = _call_statement(following)
+        return call is not None and self._aid(call, imports) is not None
 
     def _aid(self, call: Node, imports: ImportTable) -> str | None:
         function = call.child_by_field_name("function")
@@ -185,8 +230,16 @@ class DebugAids:
         right = assignment.child_by_field_name("right") if assignment is not None else None
         if left is None or left.type != "identifier" or right is None:
             return None
+        found = self._figure(right, imports)
+        uses = _uses_after(_placeholder_gate(statement) or assignment, parsing.text(left)) if found is not None else []
+        if not uses or not all(self._reported(use) for use in uses):
+            return None
+        return found + FIGURE
+
+    def _figure(self, value: Node, imports: ImportTable) -> str | None:
+        """The aid whose value `value` is, with plain arithmetic and rounding around it; None for anything else."""
         found = None
-        for node in parsing.walk(right, limit=200):
+        for node in parsing.walk(value, limit=200):
             if node.type == "call":
                 name = self._aid(node, imports)
                 if name is not None:
@@ -195,8 +248,24 @@ class DebugAids:
                     return None
             elif node.type not in FIGURE_PARTS:
                 return None
-        uses = _uses_after(assignment, parsing.text(left)) if found is not None else []
-        if not uses or not all(self._reported(use) for use in uses):
+        return found
+
+    def _appended_figure(self, statement: Node, imports: ImportTable) -> str | None:
+        """`peak_mem.append(torch.cuda.max_memory_allocated(device) / 2**20)` onto a list whose every later use is
+        another append or a report (a named field of a call or a dict, or shown): a figure of a benchmark's table
+        (round 27 B2 C2, A2 C12)."""
+        call = _call_statement(statement)
+        function = call.child_by_field_name("function") if call is not None else None
+        arguments = call.child_by_field_name("arguments") if call is not None else None
+        if function is None or function.type != "attribute" or arguments is None or len(arguments.named_children) != 1 \
+                or parsing.text(function.child_by_field_name("attribute")) != "append":
+            return None
+        holder = function.child_by_field_name("object")
+        found = self._figure(arguments.named_children[0], imports)
+        if holder is None or holder.type != "identifier" or found is None:
+            return None
+        uses = _uses_after(statement, parsing.text(holder))
+        if not uses or not all(_appended_to(use) or self._reported(use) for use in uses):
             return None
         return found + FIGURE
 
@@ -259,6 +328,47 @@ def _and_terms(node: Node) -> list[Node]:
     if operator is not None and parsing.text(operator) == "and":
         return [t for side in node.named_children for t in _and_terms(side)]
     return [node]
+
+
+def _appended_to(use: Node) -> bool:
+    """`use.append(...)`."""
+    parent = use.parent
+    return (parent is not None and parent.type == "attribute" and _same(parent.child_by_field_name("object"), use)
+            and parsing.text(parent.child_by_field_name("attribute")) == "append"
+            and parent.parent is not None and parent.parent.type == "call")
+
+
+def _placeholder_gate(statement: Node) -> Node | None:
+    """The if-statement whose body holds `statement` and whose else arm only puts placeholders (`else: vram_mb = 0`):
+    the name's uses that matter follow the whole statement."""
+    block = statement.parent
+    gate = block.parent if block is not None else None
+    if gate is None or gate.type != "if_statement" or not _same(gate.child_by_field_name("consequence"), block):
+        return None
+    others = [c.child_by_field_name("body") for c in gate.children if c.type in {"elif_clause", "else_clause"}]
+    return gate if len(others) == 1 and others[0] is not None and _placeholders(others[0]) else None
+
+
+def _placeholders(block: Node) -> bool:
+    """Every statement puts a number or None into a name or a list: `vram_mb = 0`, `peak_mem.append(0)`."""
+    statements = [s for s in block.named_children if s.type != "comment"]
+    for statement in statements:
+        assignment = parsing.statement_assignment(statement)
+        if assignment is not None:
+            left, value = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+            if left is None or left.type != "identifier":
+                return False
+        else:
+            call = _call_statement(statement)
+            function = call.child_by_field_name("function") if call is not None else None
+            arguments = call.child_by_field_name("arguments") if call is not None else None
+            if function is None or function.type != "attribute" or arguments is None or len(arguments.named_children) != 1 \
+                    or parsing.text(function.child_by_field_name("attribute")) != "append":
+                return False
+            value = arguments.named_children[0]
+        if value is None or value.type not in {"integer", "float", "none"}:
+            return False
+    return bool(statements)
 
 
 def _call_statement(statement: Node) -> Node | None:

@@ -99,6 +99,8 @@ class GuardReader:
         self.cuda_only_rules = frozenset(guards.cuda_only_rules)  # CUDA-only things: guarded like a CUDA-only feature
         self.cuda_only_choices = frozenset(guards.cuda_only_choices)
         self.fallback_features = frozenset(guards.fallback_features)
+        from ascend_feasibility.analyzer.context.oom_text import OomTextReader  # it builds on Guard
+        self.oom_text = OomTextReader(guards.cuda_error_texts)  # fallbacks behind CUDA's OOM message text
         self._selecting = False  # reading a chooser's own conditions (_selected_by_gates)
         self.disabled_values = frozenset(disabled_values)  # values that switch a setting off (`!= NO`: opt-in)
         self._registers_npu_here: tuple[tuple[int, int], bool] | None = None
@@ -292,7 +294,7 @@ class GuardReader:
     def _step(self, child: Node, parent: Node, feature: bool, is_import: bool) -> Guard | None:
         kind = parent.type
         if kind == "if_statement":
-            return self._if_chain(child, parent, feature, is_import)
+            return self.oom_text.arm(child, parent) or self._if_chain(child, parent, feature, is_import)
         if kind == "conditional_expression":
             return self._conditional(child, parent, feature)
         if kind == "try_statement" and child.type == "block":
@@ -314,7 +316,7 @@ class GuardReader:
         if kind == "module":
             return self._cuda_wheel_picker(parent)
         if kind == "block":
-            left = _after_exit(child) or self._other_backend_exit(child)
+            left = _after_exit(child) or self._other_backend_exit(child) or self.oom_text.after_swallow(child)
             if left is not None:
                 return left
         if kind == "block" and self.versions is not None:

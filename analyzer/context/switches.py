@@ -130,6 +130,8 @@ class SwitchReader:
                 found = self._else_of_not(parent)
             elif parent.type == "conditional_expression" and len(parent.named_children) >= 3 and _same(child, parent.named_children[0]):
                 found = self._on(parent.named_children[1], parent)
+            elif parent.type == "boolean_operator" and _same(child, parent.child_by_field_name("right")):
+                found = self._after_and(parent)
             elif parent.type == "block":
                 found = self._after_early_exit(child)
             elif parent.type == "function_definition":
@@ -140,6 +142,14 @@ class SwitchReader:
                 return found
             child, parent, steps = parent, parent.parent, steps + 1
         return None
+
+    def _after_and(self, operator: Node) -> ExplainedGuard | None:
+        """The right operand of `switch and <site>`: Python evaluates it only while the switch is on (the
+        `torch.cuda.is_available()` of `if args.measure_vram and torch.cuda.is_available():`)."""
+        token, left = operator.child_by_field_name("operator"), operator.child_by_field_name("left")
+        if token is None or left is None or parsing.text(token) != "and":
+            return None
+        return self._on(left, operator)
 
     def _else_of_not(self, clause: Node) -> ExplainedGuard | None:
         """The else arm of `if not args.debug: ... else: <site>` (no elif): it runs only with the switch on."""
