@@ -138,3 +138,23 @@ def test_only_a_launcher_of_its_own_script_inside_a_package_marks_a_bundled_proj
     # nested recipes: the outermost holds the rest
     nested = tree + [facts("pkg/recipe/sub/eval.py"), facts("pkg/recipe/sub/eval.sh", ["eval.py"])]
     assert bundled_project_folders(nested, {"pkg", "pkg/recipe"}) == {"pkg/recipe"}
+
+
+def test_an_example_folder_driving_the_projects_own_code_is_no_bundled_project(tmp_path):
+    # Megatron-LM's shape: examples/ is a package, examples/bert/ holds its launcher of pretrain_bert.py, which
+    # imports the project's own package: the project's example, whose scripts stay entries
+    own = TRAIN.replace("from backbones import get_model", "from src.face3d.models.arcface_torch.backbones import get_model")
+    report = run(write(tmp_path, host(**{"examples/__init__.py": "", "examples/bert/pretrain_bert.py": own,
+                                         "examples/bert/train_bert.sh": "torchrun pretrain_bert.py\n"})))
+    assert "examples/bert/pretrain_bert.py" in {e.path for e in report.phase_matrix.entries}
+    assert reaches(report)["examples/bert/pretrain_bert.py"] == {"runs"}
+
+
+def test_a_launcher_folder_importing_the_hosts_modules_is_no_bundled_project():
+    tree = [facts("pkg/__init__.py"), facts("pkg/core.py"), facts("pkg/recipe/train.py"),
+            facts("pkg/recipe/run.sh", ["train.py"])]
+    for f in tree:
+        f.module = f.path.removesuffix(".py").removesuffix("/__init__").replace("/", ".") if f.path.endswith(".py") else ""
+    assert bundled_project_folders(tree, {"pkg"}) == {"pkg/recipe"}
+    tree[2].imports = ["pkg.core.build"]
+    assert bundled_project_folders(tree, {"pkg"}) == set()
