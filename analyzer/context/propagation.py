@@ -26,6 +26,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
+from ascend_feasibility.analyzer.context.bundled_projects import unlaunched_scripts
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
 from ascend_feasibility.analyzer.context.env_switches import table_arms_off
@@ -577,6 +578,11 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     for path, why in unimportable.items():
         if all(importer in unimportable for importer, _ in imports.get(path, ())):
             result.setdefault(path, ("optional", why))
+    # the scripts of another project's recipe bundled inside a package, which nothing of the host launches
+    # (bundled_projects.py): optional, and so is what only they import
+    for path, why in unlaunched_scripts(facts, package_folders(facts, context.source_roots) if packages is None
+                                        else packages, console_modules).items():
+        result.setdefault(path, ("optional", why))
     changed = True
     while changed:
         changed = False

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from ascend_feasibility.analyzer.context.bundled_projects import unlaunched_scripts
 from ascend_feasibility.analyzer.context.project_scope import setting_files
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
 from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders, registry_applications
@@ -157,12 +158,14 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     launched_names = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}  # paths are cwd-relative
     imported = set().union(*graph.values()) if graph else set()
     imported |= _table_plugins(facts, console_modules)  # loaded by the program's plugin table: no entry of its own
+    # a bundled project's own scripts (bundled_projects.py): entries only where the host launches them
+    bundled = unlaunched_scripts(facts, package_folders(facts), console_modules) if launched_names else {}
     entry_paths = sorted(
         path for path, f in python.items()
         if (f.notebook or path_view(path).name in launched_names or f.module in console_modules
             or (f.main_guard and not (f.main_demo and path in imported))  # a module's demo block: no entry
             or (f.top_level_code and path not in imported))
-        and not _launcher(path, role_of)
+        and not _launcher(path, role_of) and path not in bundled
     )
     by_path: dict[str, set[str]] = defaultdict(set)
     entries = []

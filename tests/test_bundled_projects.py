@@ -1,0 +1,160 @@
+"""Another project's training recipe bundled inside a package of this one (analyzer/context/bundled_projects.py): its
+scripts are no entries of the host and do not make the host a training project (round 27 verdict V5, A1 C1:
+SadTalker's src/face3d/models/arcface_torch, insightface's recipe with its own run.sh and train.py). A script of it
+that the host launches stays an entry; a recipe folder outside any package is the project's own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ascend_feasibility.analyzer.context.bundled_projects import bundled_project_folders
+from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+from ascend_feasibility.domains.phases.facts import PhaseFacts
+
+from tests.helpers import write_tree as write
+
+RECIPE = "src/face3d/models/arcface_torch"
+TRAIN = """import torch
+import torch.distributed as dist
+from backbones import get_model
+from utils.utils_logging import init_logging
+
+
+def main():
+    init_logging()
+    dist.init_process_group('nccl')
+    torch.cuda.set_device(0)
+    model = get_model().cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(10):
+        loss = model(torch.randn(2, 3, 112, 112).cuda()).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"""
+BACKBONE = """import torch
+
+
+class IResNet(torch.nn.Module):
+    def forward(self, x):
+        return x.to("cuda")
+
+
+def get_model():
+    return IResNet()
+"""
+LOGGING = """import torch
+
+
+def init_logging():
+    return torch.device("cuda")
+"""
+INFERENCE = """import torch
+from src.face3d.models.arcface_torch.backbones import get_model
+
+
+@torch.no_grad()
+def main():
+    model = get_model().cuda()
+    with torch.inference_mode():
+        return model(torch.zeros(1))
+
+
+if __name__ == "__main__":
+    main()
+"""
+RUN = "CUDA_VISIBLE_DEVICES=0,1,2,3 python -m torch.distributed.launch --nproc_per_node=4 train.py configs/ms1mv3_r50\n"
+
+
+def host(recipe: str = RECIPE, **extra: str) -> dict[str, str]:
+    files = {"inference.py": INFERENCE.replace(RECIPE.replace("/", "."), recipe.replace("/", ".")),
+             f"{recipe}/train.py": TRAIN, f"{recipe}/run.sh": RUN, f"{recipe}/README.md": "# arcface_torch\n",
+             f"{recipe}/backbones/__init__.py": BACKBONE, f"{recipe}/utils/__init__.py": "",
+             f"{recipe}/utils/utils_logging.py": LOGGING}
+    files |= {f"{'/'.join(recipe.split('/')[:end])}/__init__.py": "" for end in range(1, recipe.count("/") + 1)}
+    return files | extra
+
+
+def run(root: Path):
+    return analyze(root, AnalyzeOptions(jobs=1))
+
+
+def required_paths(report) -> set[str]:
+    return {site.rsplit(":", 1)[0] for item in report.effort.items if item.bucket == "required" for site in item.sites}
+
+
+def reaches(report) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for f in report.findings:
+        found.setdefault(f.path, set()).add(f.reach)
+    return found
+
+
+def test_a_recipe_bundled_inside_a_package_is_no_entry_and_does_not_make_the_host_train(tmp_path):
+    report = run(write(tmp_path, host()))
+    assert {e.path for e in report.phase_matrix.entries} == {"inference.py"}
+    assert report.effort.main_phase == "inference"
+    # its trainer, its launcher and what only the trainer imports are optional; the backbone the host imports runs
+    found = reaches(report)
+    for path in ("train.py", "run.sh", "utils/utils_logging.py"):
+        assert found[f"{RECIPE}/{path}"] == {"optional"}, path
+    assert found[f"{RECIPE}/backbones/__init__.py"] == {"runs"}
+    assert not {p for p in required_paths(report) if p.startswith(RECIPE + "/")} - {f"{RECIPE}/backbones/__init__.py"}
+    why = next(f.reach_reason for f in report.findings if f.path == f"{RECIPE}/train.py")
+    assert why.startswith(f"bundled {RECIPE}/") and why.endswith("never launches train.py")
+
+
+def test_a_bundled_script_the_hosts_launcher_runs_stays_an_entry(tmp_path):
+    launcher = f"python -m torch.distributed.launch --nproc_per_node=4 {RECIPE}/train.py\n"
+    report = run(write(tmp_path, host(**{"train_face.sh": launcher})))
+    assert f"{RECIPE}/train.py" in {e.path for e in report.phase_matrix.entries}
+    assert report.effort.main_phase == "training"
+    found = reaches(report)
+    assert found[f"{RECIPE}/train.py"] == {"runs"}
+    assert found[f"{RECIPE}/run.sh"] == {"optional"}  # the host launches train.py with its own launcher, not run.sh
+
+
+def test_a_recipe_folder_outside_every_package_is_the_projects_own(tmp_path):
+    report = run(write(tmp_path, host("arcface_torch")))
+    assert "arcface_torch/train.py" in {e.path for e in report.phase_matrix.entries}
+    assert report.effort.main_phase == "training"
+    assert reaches(report)["arcface_torch/train.py"] == {"runs"}
+
+
+def facts(path: str, launched: list[str] | None = None) -> PhaseFacts:
+    return PhaseFacts(path=path, launched_scripts=launched or [])
+
+
+def test_only_a_launcher_of_its_own_script_inside_a_package_marks_a_bundled_project():
+    tree = [facts("pkg/__init__.py"), facts("pkg/recipe/train.py"), facts("pkg/recipe/run.sh", ["train.py"])]
+    assert bundled_project_folders(tree, {"pkg"}) == {"pkg/recipe"}
+    # a launcher there that runs a script elsewhere (the root's) is no recipe of its own
+    other = [facts("pkg/__init__.py"), facts("pkg/recipe/train.py"), facts("pkg/recipe/run.sh", ["tools/train.py"])]
+    assert bundled_project_folders(other, {"pkg"}) == set()
+    # nested recipes: the outermost holds the rest
+    nested = tree + [facts("pkg/recipe/sub/eval.py"), facts("pkg/recipe/sub/eval.sh", ["eval.py"])]
+    assert bundled_project_folders(nested, {"pkg", "pkg/recipe"}) == {"pkg/recipe"}
+
+
+def test_an_example_folder_driving_the_projects_own_code_is_no_bundled_project(tmp_path):
+    # Megatron-LM's shape: examples/ is a package, examples/bert/ holds its launcher of pretrain_bert.py, which
+    # imports the project's own package: the project's example, whose scripts stay entries
+    own = TRAIN.replace("from backbones import get_model", "from src.face3d.models.arcface_torch.backbones import get_model")
+    report = run(write(tmp_path, host(**{"examples/__init__.py": "", "examples/bert/pretrain_bert.py": own,
+                                         "examples/bert/train_bert.sh": "torchrun pretrain_bert.py\n"})))
+    assert "examples/bert/pretrain_bert.py" in {e.path for e in report.phase_matrix.entries}
+    assert reaches(report)["examples/bert/pretrain_bert.py"] == {"runs"}
+
+
+def test_a_launcher_folder_importing_the_hosts_modules_is_no_bundled_project():
+    tree = [facts("pkg/__init__.py"), facts("pkg/core.py"), facts("pkg/recipe/train.py"),
+            facts("pkg/recipe/run.sh", ["train.py"])]
+    for f in tree:
+        f.module = f.path.removesuffix(".py").removesuffix("/__init__").replace("/", ".") if f.path.endswith(".py") else ""
+    assert bundled_project_folders(tree, {"pkg"}) == {"pkg/recipe"}
+    tree[2].imports = ["pkg.core.build"]
+    assert bundled_project_folders(tree, {"pkg"}) == set()
