@@ -953,3 +953,19 @@ def test_one_torch_requirement_in_a_folders_main_manifests_is_one_item(tmp_path)
     rules = sorted((f.rule, f.path) for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings
                    if f.symbol.startswith("torch") and f.rule.startswith("DEP01"))
     assert len(rules) == 2 and {path for _, path in rules} == {"requirements.txt", "setup.py"}, rules
+
+
+def test_unsupported_packages_one_module_imports_are_one_item_with_each_import_a_site(tmp_path):
+    # StreamDiffusion's acceleration/tensorrt/utilities.py: `import tensorrt as trt` and `from cuda import cudart`, one
+    # backend to drop, priced once (round 27 verdicts V6); unsupported packages of different modules stay one item each
+    engine = "import tensorrt as trt\nfrom cuda import cudart\n\ndef build(x):\n    return trt.Builder(x), cudart.cudaFree\n"
+    write(tmp_path / "a", {"pkg/__init__.py": "", "pkg/engine.py": engine, "main.py": "import pkg.engine\n"})
+    items = [f for f in analyze(tmp_path / "a", AnalyzeOptions(jobs=1)).findings if f.rule == "DEP002"]
+    assert [(f.symbol, f.path, f.line, f.sites) for f in items] == [
+        ("tensorrt", "pkg/engine.py", 1, ["pkg/engine.py:1", "pkg/engine.py:2"])]
+    write(tmp_path / "b", {"pkg/__init__.py": "", "pkg/engine.py": engine.replace("from cuda import cudart\n", ""),
+                           "pkg/graphs.py": "from cuda import cudart\n\ndef free():\n    return cudart.cudaFree\n",
+                           "main.py": "import pkg.engine\nimport pkg.graphs\n"})
+    items = [f for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings if f.rule == "DEP002"]
+    assert sorted((f.symbol, f.path, f.sites) for f in items) == [("cuda-python", "pkg/graphs.py", []),
+                                                                 ("tensorrt", "pkg/engine.py", [])]

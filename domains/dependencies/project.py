@@ -149,6 +149,9 @@ def analyze_dependencies(
         _emit_below_npu_aware(emit, name, kb.package(name), sites, npu_aware_used)
     has_manifest = has_manifest or bool(by_package)
     unsupported_at: set[tuple[str, str]] = set()  # (file, package) where DEP002 stands at an import: one item there
+    # DEP002 per module: the unsupported packages one file imports alike (StreamDiffusion's tensorrt/utilities.py:
+    # `import tensorrt as trt`, `from cuda import cudart`) are one backend to drop, one item with each import as a site
+    unsupported_in_file: dict[tuple, list[tuple[int, str, ImportFact, Place | None]]] = {}
     for name, facts in imported.items():
         if name in by_package:
             continue
@@ -162,12 +165,15 @@ def analyze_dependencies(
             required = _required_site(used, context, guarded_paths)
             unused = None if required else _required_site([f for f in facts if f.unused], context, guarded_paths)
             shown = required or unused or facts[0]
-            emit.import_site(RULE_BY_CLASS[record.classification], name, shown,
-                             place=None if required or unused else _optional_use(facts, context, guarded_paths),
-                             facets=("unused-import", *_install_facets(record, documented.get(name, [])))
-                             if unused or not used else _part_facets(record, "", npu_aware_used))
+            place = None if required or unused else _optional_use(facts, context, guarded_paths)
+            facets = ("unused-import", *_install_facets(record, documented.get(name, []))) \
+                if unused or not used else _part_facets(record, "", npu_aware_used)
             if record.classification == "unsupported":
                 unsupported_at.add((shown.path, name))
+                key = (shown.path, place.reach if place else None, facets)
+                unsupported_in_file.setdefault(key, []).append((shown.line, name, shown, place))
+                continue
+            emit.import_site(RULE_BY_CLASS[record.classification], name, shown, place=place, facets=facets)
             continue
         required = [f for f in facts if not f.optional]  # optional and lazy imports may be undeclared on purpose
         # Only a package that may ship CUDA-only builds is an Ascend concern when undeclared (an undeclared torch
@@ -175,6 +181,11 @@ def analyze_dependencies(
         if has_manifest and required and name != "torch" and _may_be_cuda_build(name, record, kb):
             emit.import_site("undeclared-import", name, required[0], required[0].module)
 
+    for (path, _, facets), imports in sorted(unsupported_in_file.items(), key=lambda item: item[1][0][2].path):
+        imports.sort(key=lambda i: (i[0], i[1]))
+        _, name, shown, place = imports[0]
+        emit.import_site(RULE_BY_CLASS["unsupported"], name, shown, place=place, facets=facets,
+                         sites=[f"{path}:{line}" for line, *_ in imports] if len(imports) > 1 else None)
     for name, fact in failing_imports(imported, kb):
         if (fact.path, name) in unsupported_at:
             # DEP002 at this file's import already says the package has no Ascend counterpart and its feature goes;
@@ -309,9 +320,9 @@ class _Emitter:
                            effort=effort), place, sites)
 
     def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None,
-                    facets: tuple[str, ...] = ()) -> None:
+                    facets: tuple[str, ...] = (), sites: list[str] | None = None) -> None:
         self._emit(Located(code, symbol, fact.path, fact.line, fact.column, fact.end_column, fact.snippet, fact.cell, npu,
-                           facets=facets), place)
+                           facets=facets), place, sites)
 
 
 def _cuda_build(site: Declaration) -> tuple[str, ...]:
