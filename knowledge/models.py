@@ -767,6 +767,9 @@ class RoleConventions(_Record):
     root_example_prefixes: list[str]
     build_file_names: list[str]
     build_file_prefixes: list[str]
+    package_manifests: list[str] = Field(default_factory=list, description="root files that install the project's "
+                                         "packages (setup.py, pyproject.toml): without one, a top-level package is "
+                                         "the root scripts' helpers, and a root script the README runs is product")
     tool_file_stems: list[str] = Field(default_factory=list, description="file stems of developer tools at any depth "
                                        "(collect_env_details.py): examples, not product")
     test_script_stems: list[str] = Field(default_factory=list, description="file stems of a module that is a test when "
