@@ -818,6 +818,9 @@ class BackendConventions(_Record):
     dispatch: list[str] = Field(min_length=1, description="accelerators a per-backend dispatch chain tests beside CUDA")
     npu: list[str] = Field(min_length=1)
     twin: list[str]
+    other_platforms: list[str] = Field(default_factory=list, description="tokens of a manifest's name that name "
+                                       "another operating system (requirements_macOS.txt): beside the general "
+                                       "manifest (requirements.txt) it is that platform's install, not Ascend's")
     cuda_engines: list[str] = Field(default_factory=list, description="engines that run on NVIDIA GPUs only")
     npu_engines: list[str] = Field(default_factory=list, description="engines with an Ascend build")
     nvidia_runtimes: list[str] = Field(default_factory=list, description="packages of NVIDIA-only runtimes (tensorrt): "
