@@ -47,6 +47,7 @@ from ascend_feasibility.analyzer.port.files import (
     imports_torch_npu,
 )
 from ascend_feasibility.analyzer.port.guard_scope import check_expression, controlled
+from ascend_feasibility.analyzer.port.launch_modes import module_launched
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
@@ -150,7 +151,7 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         and _path_reach(e.path, backends, set())[0] == "runs"  # not an XLA/XPU/NPU script: no torch_npu setup there
         and not apart(e.path)
     ) if report.phase_matrix is not None else []
-    worlds = Worlds(root)
+    worlds = Worlds(root, module_launched(root))
     lines: dict[str, set[int]] = {}
     for finding in report.findings:
         lines.setdefault(finding.path, set()).add(finding.line)
@@ -459,6 +460,10 @@ def _import_line(path: str, module_path: str, relative: bool, entry: str | None,
     module = PurePosixPath(module_path)
     inner = module.relative_to(there) if there != TOP else module
     suffix = "" if alias == module.stem else f" as {alias}"
+    if path in worlds.launched_as_module and here != TOP and str(module.parent) != "." and all(
+            part.isidentifier() for part in module.parent.parts):
+        # `python -m gradio_demo.app` from the root: the root is on sys.path, the file's own folder is not
+        return f"from {'.'.join(module.parent.parts)} import {module.stem}{suffix}"
     if here != there:
         dotted = ".".join(inner.parent.parts)
         return f"from {dotted} import {module.stem}{suffix}" if dotted and dotted != "." else None
