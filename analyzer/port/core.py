@@ -47,8 +47,8 @@ from ascend_feasibility.analyzer.port.files import (
     imports_torch_npu,
 )
 from ascend_feasibility.analyzer.port.guard_scope import check_expression, controlled
-from ascend_feasibility.analyzer.port.launch_modes import module_launched
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
+from ascend_feasibility.analyzer.port.launch_modes import module_launched
 from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
 from ascend_feasibility.analyzer.port.unmoved_models import unmoved_model_reason
