@@ -776,6 +776,9 @@ class RoleConventions(_Record):
     root_example_prefixes: list[str]
     build_file_names: list[str]
     build_file_prefixes: list[str]
+    package_manifests: list[str] = Field(default_factory=list, description="root files that install the project's "
+                                         "packages (setup.py, pyproject.toml): without one, a top-level package is "
+                                         "the root scripts' helpers, and a root script the README runs is product")
     tool_file_stems: list[str] = Field(default_factory=list, description="file stems of developer tools at any depth "
                                        "(collect_env_details.py): examples, not product")
     test_script_stems: list[str] = Field(default_factory=list, description="file stems of a module that is a test when "
@@ -824,6 +827,9 @@ class BackendConventions(_Record):
     dispatch: list[str] = Field(min_length=1, description="accelerators a per-backend dispatch chain tests beside CUDA")
     npu: list[str] = Field(min_length=1)
     twin: list[str]
+    other_platforms: list[str] = Field(default_factory=list, description="tokens of a manifest's name that name "
+                                       "another operating system (requirements_macOS.txt): beside the general "
+                                       "manifest (requirements.txt) it is that platform's install, not Ascend's")
     cuda_engines: list[str] = Field(default_factory=list, description="engines that run on NVIDIA GPUs only")
     npu_engines: list[str] = Field(default_factory=list, description="engines with an Ascend build")
     nvidia_runtimes: list[str] = Field(default_factory=list, description="packages of NVIDIA-only runtimes (tensorrt): "

@@ -190,7 +190,8 @@ def test_cuda_checks_are_rewritten_only_where_they_pick_the_device(tmp_path):
         "    if torch.cuda.is_available():\n        x = torch.zeros(1, device=\"cuda\")\n"
         "    if not torch.cuda.is_available():\n        return None\n"
         "    kind = \"cuda\" if \"cuda\" in device else \"cpu\"\n    return name, x, kind\n\n\n" + MAIN))
-    assert "name = _device.DEVICE_TYPE if _device.is_available() else \"cpu\"" in new  # the idiom: both rewritten
+    # the exit at line 8 stays: the pick before it on the same check is left with it (round 27 port hunk 1)
+    assert "name = \"cuda\" if torch.cuda.is_available() else \"cpu\"" in new
     assert "    if _device.is_available():\n        # ascend: DEV001\n        x = torch.zeros(1, device=_device.DEVICE_TYPE)" in new
     assert "if not torch.cuda.is_available():" in new  # guards the rest of the function: left for a human
     held = {o.finding.line: o.reason for o in result.outcomes if o.reason}

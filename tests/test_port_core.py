@@ -473,7 +473,7 @@ def test_cuda_checks_are_rewritten_where_they_pick_the_device_or_guard_code_the_
     result = _port(tmp_path, {"run.py": CHECKS}, _check_sites())
     assert _new(result, "run.py") == (
         'import torch\nimport proj_device as _device  # ascend: port (device module)\n\n\ndef f(device, x):\n'
-        '    # ascend: DEV104\n    name = _device.DEVICE_TYPE if _device.is_available() else "cpu"\n'
+        '    name = "cuda" if torch.cuda.is_available() else "cpu"\n'
         '    # ascend: DEV104\n    if _device.is_available():\n'
         '        # ascend: DEV001\n        y = torch.zeros(1, device=_device.DEVICE_TYPE)\n'
         '    if not torch.cuda.is_available():\n        return None\n    ok = torch.cuda.is_available()\n'
@@ -481,8 +481,10 @@ def test_cuda_checks_are_rewritten_where_they_pick_the_device_or_guard_code_the_
     # the early exit at line 8 stays, so lines 10-13 never run on NPU: what they hold is left with it
     after_exit = ("runs only where the CUDA check at line 8 holds (the block is left early where it does not), which "
                   "the patch leaves: port the check and its branch together")
+    # the pick at line 5 is a value the early exit at line 8 makes moot on NPU: left with it (round 27 port hunk 1)
     assert _reasons(result) == {
-        ("DEV104", 5): None, ("DEV104", 6): None, ("DEV001", 7): None, ("DEV104", 11): after_exit,
+        ("DEV104", 5): "the early exit on the same check at line 8 stays (it guards the rest of the function): the "
+                       "tests of one check in a function are ported together", ("DEV104", 6): None, ("DEV001", 7): None, ("DEV104", 11): after_exit,
         ("DEV101", 12): after_exit,
         ("DEV104", 8): "the branch it decides leaves the block early: the code after it is what it guards, review it",
         ("DEV104", 10): "the check guards CUDA-only code, not a device choice: review what it guards"}
@@ -494,9 +496,25 @@ def test_in_the_npu_style_the_picked_literal_is_npu_and_each_file_loads_torch_np
     new = _new(result, "run.py")
     assert new.startswith("import torch\nimport torch_npu  # noqa: F401  # ascend: port (Step 0: registers the NPU "
                           "device)\n\n\ndef f(device, x):\n")
-    assert '    name = "npu" if torch.npu.is_available() else "cpu"\n' in new
+    assert '    name = "cuda" if torch.cuda.is_available() else "cpu"\n' in new  # held: the exit at line 8 stays
     assert '        y = torch.zeros(1, device="npu")\n' in new and "        torch.cuda.synchronize()\n" in new  # after line 8
     assert not result.new_files and result.device_module is None
+
+
+PICK = 'import torch\n\n\ndef f():\n    name = "cuda" if torch.cuda.is_available() else "cpu"\n    return name\n'
+EXIT = PICK.replace("    return name\n", "    if not torch.cuda.is_available():\n        return None\n    return name\n")
+
+
+def test_a_device_pick_is_held_with_an_early_exit_on_the_same_check_the_patch_leaves(tmp_path):
+    """Round 27 port hunk 1 (nanoVLM's measure_vram: `torch.device("cuda" if torch.cuda.is_available() else "cpu")`,
+    then `if not torch.cuda.is_available(): return`): with the exit left, the rewritten pick never runs on NPU."""
+    picked = _new(_port(tmp_path / "pick", {"run.py": PICK}, [_site(PICK, "torch.cuda.is_available", "DEV104")],
+                        style="npu"), "run.py")
+    assert '    name = "npu" if torch.npu.is_available() else "cpu"\n' in picked  # no exit: the pick is ported
+    sites = [_site(EXIT, "torch.cuda.is_available", "DEV104", i) for i in range(2)]
+    reasons = _reasons(_port(tmp_path / "exit", {"run.py": EXIT}, sites, style="npu"))
+    assert reasons[("DEV104", 5)].startswith("the early exit on the same check at line 6 stays")
+    assert reasons[("DEV104", 6)].startswith("the branch it decides leaves the block early")
 
 
 def test_a_site_under_a_cuda_check_the_patch_leaves_is_held(tmp_path):

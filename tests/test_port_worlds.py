@@ -401,3 +401,24 @@ def test_a_file_importing_what_the_root_package_holds_uses_the_root_module(tmp_p
     new = {r.path: r.new for r in result.rewrites}
     # `models.tts.valle` is the root package's: the runner runs with the root on sys.path, and loads the root's module
     assert "from models import _device  # ascend: port" in new[f"{PICO}/runner/controllable_inference.py"]
+
+
+def test_a_file_the_readme_runs_as_a_module_imports_the_device_module_from_the_root(tmp_path):
+    """Round 27 port hunk 5 (co-tracker: `python -m gradio_demo.app` from the root, gradio_demo/ without __init__.py):
+    the root is sys.path[0], so a bare `import _device` fails there; `from gradio_demo import _device` resolves."""
+    body = "import torch\n\n\ndef main():\n    torch.cuda.synchronize()\n"
+    files = {"gradio_demo/app.py": body, "gradio_demo/lone.py": body,
+             "README.md": "Run the demo:\n\n```bash\npython -m gradio_demo.app\n```\n"}
+    result, ported = _ported(tmp_path, files, ["gradio_demo/app.py", "gradio_demo/lone.py"],
+                             entries=["gradio_demo/app.py", "gradio_demo/lone.py"])
+    new = {r.path: r.new for r in result.rewrites}
+    assert "from gradio_demo import _device  # ascend: port" in new["gradio_demo/app.py"]
+    assert "\nimport _device  # ascend: port" in new["gradio_demo/lone.py"]  # no -m launch: run from its folder
+    assert result.new_files.keys() == {"gradio_demo/_device.py"}
+    done = subprocess.run([sys.executable, "-m", "gradio_demo.app"], cwd=ported, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    # the same tree whose README runs the script from its folder keeps the bare import
+    plain = {**files, "README.md": "```bash\ncd gradio_demo && python app.py\n```\n"}
+    result, _ = _ported(tmp_path / "plain", plain, ["gradio_demo/app.py"], entries=["gradio_demo/app.py"])
+    assert "\nimport _device  # ascend: port" in next(r.new for r in result.rewrites if r.path == "gradio_demo/app.py")

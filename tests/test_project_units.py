@@ -340,3 +340,28 @@ def test_a_workflow_that_is_not_utf8_is_still_searched(tmp_path):
     target.write_bytes(b"\xff\xfe unnamed-image\n")
     workflow = File(".github/workflows/ci.yml", target, target.stat().st_size)
     assert p.ci_built_dockerfiles(found + [workflow]) == ["docker/unnamed-image/Dockerfile"]
+
+
+@pytest.mark.parametrize("paths, general", [
+    (["requirements.txt", "requirements_macOS.txt"], "requirements.txt"),  # LivePortrait (round 27 C10)
+    (["env/requirements.txt", "env/requirements.osx.txt"], "env/requirements.txt"),
+    (["requirements-win.txt", "requirements.txt", "train.py"], "requirements.txt"),
+])
+def test_a_manifest_for_another_os_beside_the_general_one_is_another_platforms(paths, general):
+    context = build_project_context(paths)
+    platform = next(path for path in paths if path != general and path.endswith(".txt"))
+    assert context.of(platform).reach == "other-backend"
+    assert context.of(platform).reason == f"{platform}: another platform's install beside {general}"
+    assert context.of(general).reach == "runs"
+
+
+@pytest.mark.parametrize("paths", [
+    ["requirements_macOS.txt", "train.py"],  # the only manifest: the project's install
+    ["requirements.txt", "requirements_cpu.txt"],  # Ascend installs torch's CPU wheel: no other platform
+    ["requirements.txt", "requirements_dev.txt"],
+    ["requirements.txt", "docs/requirements_macOS.txt"],  # not beside it
+    ["requirements.txt", "mac_utils.py"],  # no manifest
+])
+def test_what_is_no_other_platforms_manifest(paths):
+    context = build_project_context(paths)
+    assert all(context.of(path).reach == "runs" for path in paths if not path.startswith("docs/"))

@@ -116,3 +116,34 @@ def test_the_readme_module_launch_under_scripts_is_the_products_inference_entry(
     assert roles["scripts/animate.py"] == "product"
     assert roles["scripts/download.py"] == "example"
     assert report.effort.main_phase == "inference"
+
+
+HELPERS = ["train_first.py", "train_second.py", "train_ddp.py", "Modules/__init__.py", "Modules/diffusion.py",
+           "Utils/__init__.py", "Utils/ASR.py"]
+TRAIN = "```bash\naccelerate launch train_first.py --config_path ./Configs/config.yml\npython train_second.py\n```\n"
+
+
+def test_a_readme_run_root_script_beside_uninstalled_helper_packages_is_the_product():
+    # StyleTTS2 (round 27 verdicts V1): Modules/ and Utils/ are the scripts' helpers, no manifest installs them
+    assert runs(TRAIN, HELPERS) == ["train_first.py", "train_second.py"]  # train_ddp.py: the README runs it not
+
+
+def test_a_root_script_beside_an_installed_package_or_no_package_stays_as_it_is():
+    for manifest in ("setup.py", "pyproject.toml", "setup.cfg"):  # co-tracker: setup.py installs `cotracker`
+        assert runs(TRAIN, HELPERS + [manifest]) == []
+    assert runs(TRAIN, ["train_first.py", "train_second.py", "model.py"]) == []  # nanoGPT: product already
+    assert runs("```bash\npython run_first.py\n```\n", HELPERS + ["run_first.py"]) == []  # no example prefix: product
+
+
+def test_the_analysis_prices_a_readme_run_root_script_beside_helper_packages_as_the_product(tmp_path):
+    train = "import torch\nfrom Modules.diffusion import Net\nmodel = torch.nn.DataParallel(Net())\n"
+    tree = {"train_second.py": train, "Modules/__init__.py": "", "Modules/diffusion.py": "class Net: pass\n",
+            "README.md": "```bash\npython train_second.py\n```\n"}
+    write_tree(tmp_path / "helpers", tree)
+    roles = {f.path: f.role for f in analyze(tmp_path / "helpers", AnalyzeOptions(jobs=1)).findings
+             if f.rule == "DST010"}
+    write_tree(tmp_path / "installed", {**tree, "setup.py": "from setuptools import setup\nsetup(name='x')\n"})
+    installed = {f.path: f.role for f in analyze(tmp_path / "installed", AnalyzeOptions(jobs=1)).findings
+                 if f.rule == "DST010"}
+    assert roles == {"train_second.py": "product"}
+    assert installed == {"train_second.py": "example"}

@@ -122,3 +122,25 @@ def _walk(node):
     yield node
     for child in node.children:
         yield from _walk(child)
+
+
+def test_an_opt_in_manifests_copy_of_the_main_pin_is_a_site_of_the_main_item(tmp_path):
+    """Round 27 A1 W4 / B2 C11 (SadTalker: basicsr==1.4.2 at requirements.txt:16 and requirements3d.txt:16, the
+    manifest of the opt-in 3D visualisation): one counted item with both lines as sites, not two."""
+    write_tree(tmp_path, {"requirements.txt": "torch>=1.7\nbasicsr==1.4.2\n",
+                          "requirements3d.txt": "torch==1.11.0\nbasicsr==1.4.2\n",
+                          "infer.py": "from basicsr.archs.rrdbnet_arch import RRDBNet\nnet = RRDBNet(3, 3)\n"})
+    found = [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP052"]
+    assert [(f.path, f.counted, f.sites) for f in found] == [
+        ("requirements.txt", True, ["requirements.txt:2", "requirements3d.txt:2"])]
+
+
+@pytest.mark.parametrize("main", ["torch>=1.7\nbasicsr==1.3.4.6\n", "torch>=1.7\nnumpy\n"])
+def test_an_opt_in_manifests_own_pin_is_an_optional_item(tmp_path, main):
+    # another pin in the main manifest, or none there: the opt-in environment's line is its own item, not counted
+    write_tree(tmp_path, {"requirements.txt": main, "requirements3d.txt": "torch==1.11.0\nbasicsr==1.4.2\n",
+                          "infer.py": "from basicsr.archs.rrdbnet_arch import RRDBNet\nnet = RRDBNet(3, 3)\n"})
+    found = {f.path: (f.reach, f.counted) for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings
+             if f.rule == "DEP052"}
+    assert found["requirements3d.txt"] == ("optional", False)
+    assert ("requirements.txt" in found) is ("basicsr" in main)

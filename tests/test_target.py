@@ -193,3 +193,12 @@ def test_a_package_carried_by_an_unknown_rule_is_refused(monkeypatch):
     monkeypatch.setattr(knowledge, "_read_toml", read)
     with pytest.raises(KnowledgeError, match=r"carried_by names unknown rules \['DEV999'\]"):
         knowledge.load_knowledge.__wrapped__()  # the loader itself, not the process's cached knowledge base
+
+
+def test_another_platforms_manifest_is_not_the_targets_source(tmp_path):
+    # LivePortrait (round 27 C10): requirements_macOS.txt pins torch for Apple Silicon; requirements.txt has none
+    report = _project(tmp_path, {"requirements.txt": "numpy\n", "requirements_macOS.txt": "torch==2.1.0\n"})
+    assert report.target.chosen_by == "default"
+    alone = _project(tmp_path / "alone" if (tmp_path / "alone").mkdir() is None else tmp_path,
+                     {"requirements_macOS.txt": "torch==2.1.0\n"})
+    assert (alone.target.chosen_by, alone.target.torch) == ("project", "2.1.0")  # its only manifest is its install

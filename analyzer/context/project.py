@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -76,6 +77,10 @@ def build_project_context(paths: list[str], role_overrides: dict[str, list[str]]
         reach, reason = _path_reach(path, conventions.backends, existing, views[path])
         if reach == "runs":
             reach, reason = _library_folder(path, libraries, views[path])
+        if reach == "runs" and role == "build":
+            general = _platform_manifest(views[path], conventions.backends, existing)
+            if general is not None:
+                reach, reason = "other-backend", f"{path}: another platform's install beside {general}"
         if reach == "runs" and other_backend and path in other_backend:
             reach, reason = "other-backend", other_backend[path]
         if reach == "npu-path" and not is_install_doc(views[path].name):  # README_npu.md is a guide, not NPU code
@@ -125,6 +130,20 @@ def _path_reach(path: str, backends: BackendConventions, existing: set[str],
     if engine is not None:
         return "other-backend", f"{path}: an NVIDIA-only engine beside {engine}, the engine to choose on Ascend"
     return "runs", None
+
+
+def _platform_manifest(view: PathView, backends: BackendConventions, existing: set[str]) -> str | None:
+    """The general manifest beside a manifest named for another operating system (requirements_macOS.txt →
+    requirements.txt), else None: the general one is what an Ascend (Linux) host installs."""
+    words = [w for w in re.split(r"[-_.]", view.stem) if w]
+    kept = [w for w in words if w.lower() not in backends.other_platforms]
+    if not kept or len(kept) == len(words):
+        return None
+    for joiner in ("_", "-", ".", ""):
+        general = _joined(view.parent, joiner.join(kept) + view.suffix)
+        if general in existing:
+            return general
+    return None
 
 
 def _backend_sets(backends: BackendConventions) -> tuple[frozenset[str], frozenset[str]]:

@@ -9,14 +9,19 @@ in the tree). A script in a developer-tool folder (scripts/, tools/: role exampl
 it drives the project's own code, an import of one of the tree's product packages or modules (AnimateDiff's
 scripts/animate.py imports animatediff.*); a download or conversion helper that imports none stays a tool. Not
 promoted: a launch through a tool of the project's own (`accelerate launch examples/nlp_example.py` in accelerate's
-README demonstrates the accelerate CLI on a user's script)."""
+README demonstrates the accelerate CLI on a user's script).
+
+A root-level `train_*.py` that is an example only because a top-level package sits beside it (roles.has_root_package)
+is promoted where the README runs it and no root manifest (setup.py, pyproject.toml: package_manifests) installs that
+package: StyleTTS2's `python train_second.py` beside its Modules/ and Utils/ helpers is the product (round 27 verdicts
+V1). Where a manifest installs the package (co-tracker's setup.py and `cotracker`), the root scripts stay examples."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
 
-from ascend_feasibility.analyzer.context.roles import file_role, path_view
+from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.install_docs import run_modules, run_scripts
 from ascend_feasibility.analyzer.reading.python_names import ImportTable
@@ -40,9 +45,14 @@ def readme_run_examples(readme: str, paths: list[str], conventions, overrides: d
     launched = readme_launches(readme, existing)
     products: frozenset[str] | None = None
     found: list[str] = []
+    helpers_beside = _uninstalled_root_package(paths, conventions)
     for program, path in launched:
-        if (path not in existing or path in found or _plain(program) in own
-                or file_role(path, conventions, overrides) != "example"):
+        if path not in existing or path in found or _plain(program) in own:
+            continue
+        if helpers_beside and file_role(path, conventions, overrides, True) != file_role(path, conventions, overrides):
+            found.append(path)  # a root script demoted only by the helper packages beside it
+            continue
+        if file_role(path, conventions, overrides) != "example":
             continue
         folders = {part.lower() for part in path_view(path).parts[:-1]}
         if not folders & examples:
@@ -80,6 +90,12 @@ def module_file(module: str, existing: set[str]) -> str | None:
         if candidate in existing:
             return candidate
     return None
+
+
+def _uninstalled_root_package(paths: list[str], conventions) -> bool:
+    """A top-level package that no root manifest installs: the root scripts' own helpers, no library they demo."""
+    manifests = {name.lower() for name in conventions.package_manifests}
+    return has_root_package(paths) and not any(p.lower() in manifests for p in paths)
 
 
 def _product_names(paths: list[str], conventions, overrides) -> frozenset[str]:

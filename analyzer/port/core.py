@@ -48,6 +48,7 @@ from ascend_feasibility.analyzer.port.files import (
 )
 from ascend_feasibility.analyzer.port.guard_scope import check_expression, controlled
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
+from ascend_feasibility.analyzer.port.launch_modes import module_launched
 from ascend_feasibility.analyzer.port.rescan import Rescan, same_line_copies
 from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
 from ascend_feasibility.analyzer.port.unmoved_models import unmoved_model_reason
@@ -150,7 +151,7 @@ def port(root: Path, report: Report, options: PortOptions) -> PortResult:
         and _path_reach(e.path, backends, set())[0] == "runs"  # not an XLA/XPU/NPU script: no torch_npu setup there
         and not apart(e.path)
     ) if report.phase_matrix is not None else []
-    worlds = Worlds(root)
+    worlds = Worlds(root, module_launched(root))
     lines: dict[str, set[int]] = {}
     for finding in report.findings:
         lines.setdefault(finding.path, set()).add(finding.line)
@@ -459,6 +460,10 @@ def _import_line(path: str, module_path: str, relative: bool, entry: str | None,
     module = PurePosixPath(module_path)
     inner = module.relative_to(there) if there != TOP else module
     suffix = "" if alias == module.stem else f" as {alias}"
+    if path in worlds.launched_as_module and here != TOP and str(module.parent) != "." and all(
+            part.isidentifier() for part in module.parent.parts):
+        # `python -m gradio_demo.app` from the root: the root is on sys.path, the file's own folder is not
+        return f"from {'.'.join(module.parent.parts)} import {module.stem}{suffix}"
     if here != there:
         dotted = ".".join(inner.parent.parts)
         return f"from {dotted} import {module.stem}{suffix}" if dotted and dotted != "." else None
@@ -593,7 +598,8 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
     _hold_checks_of_unmoved_models(path, tree, rewrite.sites, elsewhere)
     _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
     _hold_under_cuda_guards(rewrite.sites, kb, guarded)
-    while _hold_paired(rewrite.sites, kb, guarded, options):  # a check held with its twin holds what it guards
+    # a check held with its twin, or before an early exit the patch leaves, holds what it guards
+    while _hold_paired(rewrite.sites, kb, guarded, options) | _hold_before_left_exits(rewrite.sites, guarded):
         _hold_cuda_checks(tree, rewrite.sites, kb, style, guarded)
         _hold_under_cuda_guards(rewrite.sites, kb, guarded)
     _hold_defaults_of_left_tests(tree, rewrite.sites, kb, guarded, options)
@@ -800,6 +806,39 @@ def _hold_paired(sites: list[SiteOutcome], kb, guarded: "Guarded", options: Port
             outcome.changes.clear()
             held = True
     return held
+
+
+EARLY_EXIT = "the branch it decides leaves the block early"
+
+
+def _hold_before_left_exits(sites: list[SiteOutcome], guarded: "Guarded") -> bool:
+    """A test the patch rewrites earlier in a function whose early exit on the same check stays (`device =
+    torch.device("cuda" if torch.cuda.is_available() else "cpu")`, then `if not torch.cuda.is_available(): return`):
+    on NPU the function still returns at the exit, so the rewritten pick reads as a finished port that never runs
+    (round 27 port hunk 1: nanoVLM's measure_vram). Only a conditional expression's test, a value picked for later
+    use: an `if <check>:` before the exit is judged by its own arm, and its tests of the same text by _hold_paired.
+    True when a site was held."""
+    exits = [o for o in sites if (o.reason or "").startswith(EARLY_EXIT)]
+    held = False
+    for exit_site in exits:
+        scope = _function_of(guarded.tree, guarded.data, guarded.starts, exit_site.finding)
+        if scope < 0:
+            continue
+        for outcome in sites:
+            finding = outcome.finding
+            if (outcome.rewritten and (finding.rule, finding.symbol) == (exit_site.finding.rule, exit_site.finding.symbol)
+                    and finding.line < exit_site.finding.line and _picks_a_value(guarded, outcome)
+                    and _function_of(guarded.tree, guarded.data, guarded.starts, finding) == scope):
+                outcome.reason = f"the early exit on the same check at line {exit_site.finding.line} stays (it guards " \
+                                 "the rest of the function): the tests of one check in a function are ported together"
+                outcome.changes.clear()
+                held = True
+    return held
+
+
+def _picks_a_value(guarded: "Guarded", outcome: SiteOutcome) -> bool:
+    found = guarded.branch_of(outcome)
+    return found is not None and found[0].type == "conditional_expression"
 
 
 def _hold_defaults_of_left_tests(tree, sites: list[SiteOutcome], kb, guarded: "Guarded", options: PortOptions) -> None:

@@ -31,8 +31,10 @@ _NOT_AT_LOAD = {"function_definition", "class_definition", "lambda"}
 
 
 class Worlds:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, launched_as_module: frozenset[str] = frozenset()) -> None:
         self.root = root
+        # files the README runs with `python -m a.b` from the root: the root is their sys.path[0] (launch_modes.py)
+        self.launched_as_module = launched_as_module
         self._worlds: dict[PurePosixPath, PurePosixPath] = {}
         self._imports: dict[str, tuple[frozenset[tuple[str, ...]], frozenset[tuple[str, ...]]]] = {}
         self._files: dict[PurePosixPath, list[str]] = {}

@@ -46,7 +46,7 @@ README_NAMES = ("README.md", "readme.md", "README.rst", "README.txt", "README")
 def load_project_config(root: Path) -> ProjectConfig:
     """Read the table if present. A malformed file or table is reported, never fatal."""
     config = ProjectConfig()
-    found = _readme(root)
+    found = root_readme(root)
     if found is not None:
         name, data = found
         config.readme, config.read[name] = data.decode("utf-8", errors="replace"), data
@@ -134,7 +134,7 @@ def _setup_cfg_roots(root: Path) -> list[str]:
     return package_dir_roots((name.strip(), folder.strip()) for name, folder in lines)
 
 
-def _readme(root: Path) -> tuple[str, bytes] | None:
+def root_readme(root: Path) -> tuple[str, bytes] | None:
     """The root README's name and bytes, or None where there is none or it cannot be read inside the root."""
     for name in README_NAMES:
         try:

@@ -129,10 +129,11 @@ def analyze_dependencies(
         unused = record is not None and _unimported(name, record, imported, used_through, context.local_modules)
         _emit_below_npu_aware(emit, name, record, sites, npu_aware_used, installs if unused else None)
         for pin in breaking_pins(name, factory.target.release.torch):  # timm==0.3.2 imports torch._six (DEP052)
-            for site, others in _per_manifest([s for s in sites if _within(s.specifier, pin.versions)
-                                               or _admits_unfixed_latest(s.specifier, pin.latest)]):
+            for site, others in _extras_folded(_per_manifest([s for s in sites if _within(s.specifier, pin.versions)
+                                                              or _admits_unfixed_latest(s.specifier, pin.latest)])):
                 emit.declaration("pin-imports-removed-torch-api", f"{name}{site.specifier}", site, pin_advice(pin),
-                                 sites=others, facets=() if name in imported else (NOT_IMPORTED,))
+                                 place=declared_optional(site), sites=others,
+                                 facets=() if name in imported else (NOT_IMPORTED,))
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         for site in declared:
             if site.local_version.startswith(CUDA_BUILD_LABELS):
@@ -715,6 +716,29 @@ def _per_manifest(sites: list[Declaration]) -> list[tuple[Declaration, list[str]
         primary = next((s for s in in_first if declared_optional(s) is None), in_first[0])
         grouped.append((primary, [f"{s.path}:{s.line}" for s in lines] if len(lines) > 1 else None))
     return grouped
+
+
+def _extras_folded(grouped: list[tuple[Declaration, list[str] | None]]) -> list[tuple[Declaration, list[str] | None]]:
+    """`_per_manifest`'s items with an optional manifest's line (requirements3d.txt, the opt-in 3D environment)
+    folded into the main manifest's item for the same pin (`basicsr==1.4.2` in requirements.txt too): one edit to
+    decide, with both lines as sites (round 27 A1 W4, B2 C11). An optional line with no main twin keeps its own item,
+    placed optional by the caller."""
+    main = {primary.specifier: index for index, (primary, _) in enumerate(grouped) if declared_optional(primary) is None}
+    folded: dict[int, list[str]] = {}
+    kept = []
+    for index, (primary, others) in enumerate(grouped):
+        twin = main.get(primary.specifier) if declared_optional(primary) is not None else None
+        if twin is None:
+            kept.append(index)
+            continue
+        folded.setdefault(twin, []).extend(others or [f"{primary.path}:{primary.line}"])
+    result = []
+    for index in kept:
+        primary, others = grouped[index]
+        if index in folded:
+            others = [*(others or [f"{primary.path}:{primary.line}"]), *folded[index]]
+        result.append((primary, others))
+    return result
 
 
 def declared_optional(site: Declaration) -> Place | None:
