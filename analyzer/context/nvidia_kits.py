@@ -91,13 +91,12 @@ def nvidia_kits(facts: list[ModuleFacts], context: ProjectContext, backends: Bac
         if serving or evidence.scripts_build(inside):
             members |= {f.path for f in tree if f.path in anywhere or evidence.versioned(f.path)}
             members = _with_imported(members, tree, packages)
-        members = _with_importers(members, tree, packages)
         if not _mostly_kit(members, tree, inside):
             continue
         names = {name for f in tree for name in import_names(f.path, f.module, packages)}
         outside = [f for f in python if not f.path.startswith(inside)]
-        if any(_loads(f, name, names, paths) for f in outside for name in set(f.imports) - set(f.nested_imports)):
-            continue  # the rest of the project loads it at import time: not a kit beside the product, part of it
+        if any(_loads(f, name, names, paths) for f in outside for name in f.imports):
+            continue  # the rest of the project loads it: not a kit beside the product, part of it
         if not any(_top(name) == "torch" for f in outside for name in f.imports):
             continue  # no PyTorch path beside it: the kit is the product
         kits[folder] = Kit(tuple(sorted(set().union(*(anywhere.get(p, set()) for p in members)))), serving,
@@ -127,34 +126,6 @@ def _with_imported(members: set[str], tree: list[ModuleFacts], packages: set[str
             if target is not None and target not in found:
                 found.add(target)
                 pending.append(target)
-    return found
-
-
-def _with_importers(members: set[str], tree: list[ModuleFacts], packages: set[str]) -> set[str]:
-    """The members and the tree's modules that import one at their top level (round 27 A1 C6, A2 C6: StreamDiffusion's
-    acceleration/tensorrt/builder.py imports `.utilities`, which imports tensorrt): such a module cannot be imported
-    without the runtime either, so it is the kit's. A package's `__init__` that imports a member makes the package's
-    every module the kit's (importing pkg.x runs pkg/__init__.py first)."""
-    by_name = {name: f.path for f in tree for name in import_names(f.path, f.module, packages)}
-    found = set(members)
-    changed = True
-    while changed:
-        changed = False
-        for f in tree:
-            if f.path in found:
-                continue
-            for name in set(f.imports) - set(f.nested_imports):
-                parts = name.split(".")
-                target = next((by_name[n] for n in (".".join(parts[:i]) for i in range(len(parts), 0, -1))
-                               if n in by_name), None)
-                if target is not None and target in found and target != f.path:
-                    found.add(f.path)
-                    changed = True
-                    break
-    inits = [path for path in found if path.endswith("/__init__.py")]
-    for init in inits:
-        folder = init.removesuffix("__init__.py")
-        found |= {f.path for f in tree if f.path.startswith(folder)}
     return found
 
 
