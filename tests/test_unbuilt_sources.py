@@ -133,34 +133,3 @@ def test_package_data_bound_to_a_name_or_key_is_shipping_and_other_lists_build(t
         assert {r for r, _ in reach[built]} == {"runs"}, built
     for shipped in ("pkg/a/bound_kernel.cu", "pkg/b/keyed_kernel.cu"):
         assert reach[shipped] == {("optional", WHY)}, shipped
-
-
-# detectron2's csrc vendored with no build: CatVTON ships a prebuilt _C binary and imports it under try/except
-# (round 27 B1 rows 4, 6, 15, 18; verdicts V3)
-VENDORED = {
-    "detectron2/__init__.py": "",
-    "detectron2/layers/__init__.py": "",
-    "detectron2/layers/nms.py": "import torch\n\ndef nms_rotated(boxes, scores, t):\n"
-                                "    return torch.ops.detectron2.nms_rotated(boxes, scores, t)\n",
-    "detectron2/layers/deform_conv.py": "try:\n    from detectron2 import _C\nexcept ImportError:\n    _C = None\n",
-    "detectron2/layers/csrc/vision.cpp": "#include <torch/extension.h>\nTORCH_LIBRARY(detectron2, m) {\n"
-                                         "  m.def(\"nms_rotated\", &nms_rotated);\n}\n",
-    "detectron2/layers/csrc/nms_rotated/nms_rotated.h": "#pragma once\n#include <torch/types.h>\n"
-        "inline at::Tensor nms_rotated(const at::Tensor& d) {\n  if (d.is_cuda()) {\n    return nms_rotated_cuda(d);\n"
-        "  }\n  return nms_rotated_cpu(d);\n}\n",
-    "detectron2/layers/csrc/nms_rotated/nms_rotated_cuda.cu": KERNEL,
-    "app.py": "from detectron2.layers.nms import nms_rotated\n",
-}
-
-
-def test_a_project_that_builds_no_native_code_compiles_none_of_its_vendored_sources(tmp_path):
-    from ascend_feasibility.analyzer.context.unbuilt import NO_BUILD
-    write_tree(tmp_path, VENDORED)
-    reach = _reach_by_path(tmp_path)
-    native = [p for p in reach if p.endswith((".cpp", ".h", ".cu"))]
-    assert native and all(reach[p] == {("optional", NO_BUILD)} for p in native), reach
-    assert phrase("zh", NO_BUILD) != NO_BUILD
-    write_tree(tmp_path / "built", {**VENDORED, "setup.py": SETUP.replace("fp8_adamw_kernel.cu", "x.cu")})
-    reach = _reach_by_path(tmp_path / "built")  # a setup.py may build them: judged by the names it writes
-    assert all(NO_BUILD not in {why for _, why in reach[p]} for p in reach if p.endswith((".cpp", ".h", ".cu")))
-    assert {r for r, _ in reach["detectron2/layers/csrc/nms_rotated/nms_rotated.h"]} == {"runs"}

@@ -41,8 +41,6 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^imported by nothing the scripts beside (?P<package>\S+)/ load: no product code loads it$", "reason.unreached_module"),
     (r"^no build of the project names it \(setup\.py or load\(\) sources, CMakeLists, Makefile, shell\): it is not "
      r"compiled$", "reason.unbuilt_source"),
-    (r"^the project builds no native code \(no extension in a setup\.py, no load\(\) sources, CMakeLists, Makefile or "
-     r"nvcc line\): it is not compiled, and a binary shipped for it runs only where it was built$", "reason.no_native_build"),
     (r"^cannot be imported: it imports `(?P<name>[^`]+)`, and no import root of the project holds the package "
      r"`(?P<top>[^`]+)` \(only (?P<copy>\S+)/, a copy vendored inside the package (?P<holder>\S+)/\)$",
      "reason.vendored_copy"),
