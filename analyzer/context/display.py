@@ -338,14 +338,8 @@ class DisplaySites:
         right = assignment.child_by_field_name("right") if assignment is not None else None
         if left is None or left.type != "identifier" or right is None or not _is_text(right):
             return False
-        scope = assignment.parent
-        while scope is not None and scope.type not in {"function_definition", "module"}:
-            scope = scope.parent
-        if scope is None:
-            return False
-        uses = [use for use in parsing.identifiers_named(scope, parsing.text(left), 20000)
-                if use.start_byte >= assignment.end_byte and not _assigned_here(use)]
-        return 0 < len(uses) <= 20 and all(self._shown(use) is not None for use in uses)
+        uses = parsing.later_uses(assignment, left)
+        return uses is not None and 0 < len(uses) <= 20 and all(self._shown(use) is not None for use in uses)
 
     def is_message_call(self, call: Node | None) -> bool:
         function = call.child_by_field_name("function") if call is not None and call.type == "call" else None

@@ -106,14 +106,8 @@ class LoggedReads:
         if levels <= 0 or left is None or left.type != "identifier" or assignment.parent is None \
                 or assignment.parent.type == "assignment":
             return False
-        scope = assignment.parent
-        while scope is not None and scope.type not in {"function_definition", "module"}:
-            scope = scope.parent
-        if scope is None:
-            return False
-        uses = [use for use in parsing.identifiers_named(scope, parsing.text(left), 20000)
-                if use.start_byte >= assignment.end_byte and not _bound_here(use)]
-        return 0 < len(uses) <= MAX_USES and all(self._logged(use, levels - 1) for use in uses)
+        uses = parsing.later_uses(assignment, left)
+        return uses is not None and 0 < len(uses) <= MAX_USES and all(self._logged(use, levels - 1) for use in uses)
 
     def _names_logger(self, call: Node) -> bool:
         function = call.child_by_field_name("function")
@@ -179,11 +173,6 @@ def _membership_of(condition: Node | None) -> tuple[str, bool] | None:
     if condition is not None and condition.type == "comparison_operator":
         return _membership(condition)
     return None
-
-
-def _bound_here(identifier: Node) -> bool:
-    parent = identifier.parent
-    return parent is not None and parent.type == "assignment" and _same(identifier, parent.child_by_field_name("left"))
 
 
 def _same(a: Node | None, b: Node | None) -> bool:

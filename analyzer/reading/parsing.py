@@ -237,3 +237,22 @@ def first_error_row(root: Node) -> int | None:
             return node.start_point.row
         stack.extend(reversed([c for c in node.children if c.has_error or c.is_error or c.is_missing]))
     return root.start_point.row
+
+
+def later_uses(assignment: Node, left: Node) -> list[Node] | None:
+    """The uses of the plain name `left` that `assignment` binds, after it in its function (or module), the names
+    other assignments bind left out; None where the assignment sits in neither."""
+    scope = assignment.parent
+    while scope is not None and scope.type not in {"function_definition", "module"}:
+        scope = scope.parent
+    if scope is None:
+        return None
+    return [use for use in identifiers_named(scope, text(left), 20000)
+            if use.start_byte >= assignment.end_byte and not _bound_by_assignment(use)]
+
+
+def _bound_by_assignment(identifier: Node) -> bool:
+    parent = identifier.parent
+    target = parent.child_by_field_name("left") if parent is not None and parent.type == "assignment" else None
+    return target is not None and (target.start_byte, target.end_byte, target.type) == (
+        identifier.start_byte, identifier.end_byte, identifier.type)
