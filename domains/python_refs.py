@@ -341,9 +341,7 @@ def _only_type_tested(assignment: Node) -> bool:
     if left is None or left.type != "identifier":
         return False
     name = left.text
-    scope = assignment.parent
-    while scope is not None and scope.type not in {"function_definition", "module"}:
-        scope = scope.parent
+    scope = parsing.enclosing(assignment, {"function_definition", "module"})
     return not any(node.type == "identifier" and node.text == name and node.id != left.id and not _tested_or_extended(node)
                    for node in parsing.walk(scope))
 

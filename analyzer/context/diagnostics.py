@@ -397,9 +397,7 @@ def _uses_after(start: Node | None, name: str, scope: Node | None = None) -> lis
     if start is None:
         return []
     if scope is None:
-        scope = start.parent
-        while scope is not None and scope.type not in {"function_definition", "module"}:
-            scope = scope.parent
+        scope = parsing.enclosing(start, {"function_definition", "module"})
     if scope is None:
         return []
     uses = []

@@ -176,9 +176,7 @@ class DisplaySites:
         left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
         if left is None or left.type != "identifier" or assignment.parent is None or assignment.parent.type == "assignment":
             return None  # `config["sp"] = sp = min(sp, torch.cuda.device_count())` also stores the value
-        name, scope = parsing.text(left), assignment.parent
-        while scope is not None and scope.type not in {"function_definition", "module"}:
-            scope = scope.parent
+        name, scope = parsing.text(left), parsing.enclosing(assignment, {"function_definition", "module"})
         uses = [current for current in parsing.identifiers_named(scope, name, 20000) if current.start_byte >= assignment.end_byte]
         if not uses or len(uses) > 20:
             return None

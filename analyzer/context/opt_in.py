@@ -256,9 +256,7 @@ class OptInReader:
         return function is not None and parsing.text(function) in self.type_checks
 
     def _only_type_checked(self, assignment: Node, name: str) -> bool:
-        scope = assignment.parent
-        while scope is not None and scope.type not in {"function_definition", "module"}:
-            scope = scope.parent
+        scope = parsing.enclosing(assignment, {"function_definition", "module"})
         if scope is None:
             return False
         uses = []

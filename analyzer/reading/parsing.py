@@ -94,6 +94,14 @@ def root_of(node: Node) -> Node:
     return node
 
 
+def enclosing(node: Node, types) -> Node | None:
+    """The nearest ancestor of `node` (not itself) whose type is one of `types`; None where there is none."""
+    scope = node.parent
+    while scope is not None and scope.type not in types:
+        scope = scope.parent
+    return scope
+
+
 def text(node: Node) -> str:
     data = node.text  # each access copies the bytes out of the tree: read it once
     return data.decode("utf-8", "replace") if data is not None else ""
@@ -210,9 +218,7 @@ def named_binding(assignment: Node) -> tuple[str, Node] | None:
     left = assignment.child_by_field_name("left")
     if left is None or left.type != "identifier":
         return None
-    scope = assignment.parent
-    while scope is not None and scope.type not in {"function_definition", "module"}:
-        scope = scope.parent
+    scope = enclosing(assignment, {"function_definition", "module"})
     return text(left), scope
 
 
@@ -242,9 +248,7 @@ def first_error_row(root: Node) -> int | None:
 def later_uses(assignment: Node, left: Node) -> list[Node] | None:
     """The uses of the plain name `left` that `assignment` binds, after it in its function (or module), the names
     other assignments bind left out; None where the assignment sits in neither."""
-    scope = assignment.parent
-    while scope is not None and scope.type not in {"function_definition", "module"}:
-        scope = scope.parent
+    scope = enclosing(assignment, {"function_definition", "module"})
     if scope is None:
         return None
     return [use for use in identifiers_named(scope, text(left), 20000)

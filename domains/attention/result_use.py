@@ -48,9 +48,7 @@ def output_facet(call: Node) -> str | None:
 
 def _read(names: set[str], assignment: Node) -> bool:
     """Whether any of `names` is read in the assignment's function (or module) outside the assignment's targets."""
-    scope = assignment.parent
-    while scope is not None and scope.type not in {"function_definition", "module"}:
-        scope = scope.parent
+    scope = parsing.enclosing(assignment, {"function_definition", "module"})
     if scope is None:
         return True
     left = assignment.child_by_field_name("left")

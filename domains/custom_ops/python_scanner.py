@@ -616,9 +616,7 @@ def _bound_literal(name: Node) -> Node | None:
     """The list or tuple a name is bound to where it is used (`srcs = ["sam2/csrc/connected_components.cu"]` ...
     `CUDAExtension("sam2._C", srcs)`): the one assignment of the name in the enclosing function (or module) body,
     when its value is a literal; None when it is assigned more than once or otherwise."""
-    scope = name.parent
-    while scope is not None and scope.type not in {"function_definition", "module"}:
-        scope = scope.parent
+    scope = parsing.enclosing(name, {"function_definition", "module"})
     if scope is None:
         return None
     body = scope.child_by_field_name("body") if scope.type == "function_definition" else scope

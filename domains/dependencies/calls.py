@@ -95,9 +95,7 @@ def feeds_another_call(call: Node, calls: set[int]) -> bool:
     left = assignment.child_by_field_name("left") if assignment is not None else None
     if left is None or left.type != "identifier":
         return False
-    scope = assignment.parent
-    while scope is not None and scope.type not in {"function_definition", "module"}:
-        scope = scope.parent
+    scope = parsing.enclosing(assignment, {"function_definition", "module"})
     name, nodes = parsing.text(left), list(parsing.walk(scope, limit=MAX_USE_NODES))
     uses = [current for current in nodes
             if current.type == "identifier" and current.start_byte >= assignment.end_byte and parsing.text(current) == name

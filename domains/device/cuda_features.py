@@ -98,9 +98,7 @@ def _receivers(condition: Node, parent: Node | None) -> list[tuple[Node, str | N
     if left is None or left.type != "identifier":
         return []
     name = parsing.text(left)
-    scope = parent.parent
-    while scope is not None and scope.type not in {"function_definition", "module"}:
-        scope = scope.parent
+    scope = parsing.enclosing(parent, {"function_definition", "module"})
     if scope is None:
         return []
     found = []

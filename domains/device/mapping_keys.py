@@ -23,9 +23,7 @@ def is_key_test(comparison: Node) -> bool:
     key, container = operands
     if key.type != "string" or container.type != "identifier":
         return False
-    scope = comparison.parent
-    while scope is not None and scope.type not in {"function_definition", "module"}:
-        scope = scope.parent
+    scope = parsing.enclosing(comparison, {"function_definition", "module"})
     return scope is not None and _is_mapping(scope, parsing.text(container))
 
 

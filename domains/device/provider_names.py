@@ -26,9 +26,7 @@ def names_runtime_provider(literal: Node) -> bool:
     target = _assigned_name(literal)
     if target is None:
         return False
-    scope = literal.parent
-    while scope is not None and scope.type not in _SCOPES:
-        scope = scope.parent
+    scope = parsing.enclosing(literal, _SCOPES)
     if scope is None:
         return False
     name = parsing.text(target)

@@ -20,9 +20,7 @@ def splatted_accelerator(call: Node) -> Node | None:
              and child.named_children[0].type == "identifier"}
     if not names:
         return None
-    scope = call.parent
-    while scope is not None and scope.type not in SCOPES:
-        scope = scope.parent
+    scope = parsing.enclosing(call, SCOPES)
     if scope is None:
         return None
     found = None

@@ -372,9 +372,7 @@ def _reassigned_for_npu(node: Node) -> bool:
     if left is None or left.type not in {"identifier", "attribute"}:
         return False
     target = parsing.text(left)
-    scope = assignment.parent
-    while scope is not None and scope.type not in _SCOPES:
-        scope = scope.parent
+    scope = parsing.enclosing(assignment, _SCOPES)
     if scope is None:
         return False
     for other in parsing.walk(scope, limit=20000, prune=_SCOPES - {"module"}, enter_root=True):

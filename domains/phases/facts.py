@@ -882,9 +882,7 @@ def _runs_trainer(trainers: list[Node]) -> bool:
         left = parent.child_by_field_name("left") if parent is not None and parent.type == "assignment" else None
         if left is None or left.type not in {"identifier", "attribute"}:
             continue
-        bound, scope = parsing.text(left), parent
-        while scope is not None and scope.type not in {"function_definition", "module"}:
-            scope = scope.parent
+        bound, scope = parsing.text(left), parsing.enclosing(parent, {"function_definition", "module"})
         for node in parsing.walk(scope, limit=20000):
             if node.type == "call" and node.start_byte > parent.end_byte:
                 function = node.child_by_field_name("function")

@@ -63,9 +63,7 @@ def _value(node: Node, at: Node, depth: int) -> str | None:
 
 def _assignment(name: str, at: Node) -> Node | None:
     """The value of the last `name = ...` before `at` in its function, else in the module."""
-    scope = at.parent
-    while scope is not None and scope.type not in ("function_definition", "module"):
-        scope = scope.parent
+    scope = parsing.enclosing(at, ("function_definition", "module"))
     while scope is not None:
         found = None
         for node in parsing.walk(scope, limit=MAX_NODES, prune=_NESTED_SCOPES, enter_root=True):

@@ -63,9 +63,7 @@ def fate(dtype: Node, call: Node | None = None) -> str | None:
     left = assignment.child_by_field_name("left")
     if left is None or left.type != "identifier":
         return None
-    scope = assignment.parent
-    while scope is not None and scope.type not in SCOPES | {"module"}:
-        scope = scope.parent
+    scope = parsing.enclosing(assignment, SCOPES | {"module"})
     if scope is None:
         return None
     kind = _follow(scope, parsing.text(left), assignment.end_byte)
