@@ -54,7 +54,7 @@ from ascend_feasibility.analyzer.port.shell import SHELL_SUFFIXES, plan_shell
 from ascend_feasibility.analyzer.port.unmoved_models import unmoved_model_reason
 from ascend_feasibility.analyzer.port.worlds import TOP, TORCH_MODULES, Worlds
 from ascend_feasibility.analyzer.reading.generated import PORT_MARK
-from ascend_feasibility.analyzer.reading.parsing import parse, text, walk
+from ascend_feasibility.analyzer.reading.parsing import parse, text, top_level_from_imports, walk
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
 from ascend_feasibility.knowledge import KnowledgeError, load_context_conventions, load_device_module, load_knowledge
 from ascend_feasibility.knowledge.aten_coverage import load_coverage
@@ -1014,17 +1014,7 @@ class Guarded:
     def _imported(self) -> dict:
         """local name → the module it is imported from (as written, dots included) and its name there, of the file's
         top-level `from module import name [as local]` statements."""
-        imported = {}
-        for child in self.tree.named_children:
-            if child.type != "import_from_statement":
-                continue
-            module = child.child_by_field_name("module_name")
-            for item in child.children_by_field_name("name"):
-                original = item.child_by_field_name("name") if item.type == "aliased_import" else item
-                local = item.child_by_field_name("alias") if item.type == "aliased_import" else item
-                if module is not None and original is not None and local is not None:
-                    imported[self._text(local)] = (self._text(module), self._text(original))
-        return imported
+        return top_level_from_imports(self.tree)
 
     @functools.cached_property
     def _kernel_free_names(self) -> frozenset[str]:

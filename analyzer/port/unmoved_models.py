@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.reading.parsing import text
+from ascend_feasibility.analyzer.reading.parsing import text, top_level_from_imports
 from ascend_feasibility.knowledge import load_context_conventions
 
 MOVES = frozenset({"to", "cuda", "npu"})
@@ -94,7 +94,9 @@ def _definition(tree, path: str, name: str, load, hops: int):
                 return path, node, tree
     if hops == 0:
         return None
-    module = _imported_from(tree, name)
+    module, original = top_level_from_imports(tree).get(name, (None, None))
+    if original != name:  # imported under another name: not followed
+        module = None
     target = _resolve(path, module, load) if module is not None else None
     if target is None:
         return None
@@ -102,20 +104,6 @@ def _definition(tree, path: str, name: str, load, hops: int):
     if isinstance(loaded, str):
         return None
     return _definition(loaded[1], target, name, load, hops - 1)
-
-
-def _imported_from(tree, name: str) -> str | None:
-    """The module `name` is imported from at the file's top level (`from M import name`), as written."""
-    for statement in tree.named_children:
-        if statement.type != "import_from_statement":
-            continue
-        module = statement.child_by_field_name("module_name")
-        for imported in statement.children_by_field_name("name"):
-            bound = imported.child_by_field_name("alias") if imported.type == "aliased_import" else imported
-            original = imported.child_by_field_name("name") if imported.type == "aliased_import" else imported
-            if bound is not None and text(bound) == name and original is not None and text(original) == name:
-                return text(module) if module is not None else None
-    return None
 
 
 def _resolve(importer: str, module: str, load) -> str | None:

@@ -232,6 +232,35 @@ def import_bound_name(statement: Node, name: Node) -> str:
     return dotted.split(".")[0] if statement.type == "import_statement" else dotted.split(".")[-1]
 
 
+def top_level_from_imports(root: Node) -> dict[str, tuple[str, str]]:
+    """local name → (module as written, dots included; its name there) for the file's top-level
+    `from module import name [as local]` statements; a later import of the same local name wins, as at run time."""
+    imported = {}
+    for statement in root.named_children:
+        if statement.type != "import_from_statement":
+            continue
+        module = statement.child_by_field_name("module_name")
+        for item in statement.children_by_field_name("name"):
+            original = item.child_by_field_name("name") if item.type == "aliased_import" else item
+            local = item.child_by_field_name("alias") if item.type == "aliased_import" else item
+            if module is not None and original is not None and local is not None:
+                imported[text(local)] = (text(module), text(original))
+    return imported
+
+
+def each_statement_is(block: Node, kind: str, test) -> bool:
+    """Is `block` a non-empty block whose every statement (comments aside) is an expression statement holding a `kind`
+    node (a call, an assignment) that passes `test`?"""
+    if block.type != "block":
+        return False
+    statements = [s for s in block.named_children if s.type != "comment"]
+    for statement in statements:
+        inner = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        if inner is None or inner.type != kind or not test(inner):
+            return False
+    return bool(statements)
+
+
 def first_error_row(root: Node) -> int | None:
     """0-based row of the first syntax error, or None when the tree is clean."""
     if not root.has_error:

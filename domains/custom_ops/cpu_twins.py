@@ -15,12 +15,10 @@ from ascend_feasibility.analyzer.core.findings import uncounted_severity
 from ascend_feasibility.analyzer.core.models import EffortHours, Finding, ReplacementText, Text
 from ascend_feasibility.domains.base import ProjectRun
 from ascend_feasibility.domains.custom_ops.records import CustomOpFacts
-from ascend_feasibility.domains.custom_ops.routed_kernels import kernels_of, op_functions
+from ascend_feasibility.domains.custom_ops.routed_kernels import HOST_SOURCES, cpu_variants, kernels_of, op_functions
 
 DETECTOR = "cuda-kernel-no-equivalent"
 FACET = "cpu-twin"
-HOST_SOURCES = (".cpp", ".cc", ".cxx", ".c")
-CPU_SUFFIXES = ("_cpu", "Cpu", "CPU")
 GPU_SUFFIXES = ("_gpu", "Gpu", "GPU", "_cuda", "Cuda", "CUDA")
 # the words of a device test in C++: `x.is_cuda()`, `x.is_cpu()`, `x.get_device() == -1`, `x.device().type() == kCUDA`
 DEVICE_TEST_WORDS = ("is_cuda", "is_cpu", "get_device", "kCUDA", "kCPU")
@@ -54,8 +52,8 @@ def _dispatched_cpu(function: str, host, facts: CustomOpFacts, bound: set[str]) 
     """The CPU implementation `function` dispatches to: a name `function` + a CPU suffix that a host source writes
     (compiled without CUDA), not itself bound (then it is an op of its own, not an arm), and that a native file writing
     `function` and a device test also writes (the dispatcher)."""
-    for name in (function + suffix for suffix in CPU_SUFFIXES):
-        if name in bound or not any(writes_word(w.words, name) for w in host):
+    for name in cpu_variants(function, host):
+        if name in bound:
             continue
         if any(writes_word(w.words, function) and writes_word(w.words, name) and writes_any(w.words, DEVICE_TEST_WORDS)
                for w in facts.native_words):

@@ -10,6 +10,7 @@ in the project are judged: `forward` bound by two extensions could be either."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import PurePosixPath
 
@@ -24,6 +25,7 @@ KERNEL_RULES = frozenset({"OPS001", "OPS002"})
 FUNCTION_RULE = "OPS040"
 QUICK = (0.0, 0.5)  # a test to change, or nothing
 HOST_SOURCES = (".cpp", ".cc", ".cxx", ".c")
+CPU_SUFFIXES = ("_cpu", "Cpu", "CPU")
 
 
 def routed_kernels(facts: CustomOpFacts) -> dict[int, tuple[RouteRecord, list[KernelRecord]]]:
@@ -77,10 +79,18 @@ def _cpu_implementation(functions: set[str], facts: CustomOpFacts) -> str | None
     binding_files = {b.path for b in facts.bindings}
     sources = [w for w in facts.native_words if w.path.endswith(HOST_SOURCES) and w.path not in binding_files]
     for function in sorted(functions):
-        for name in (f"{function}Cpu", f"{function}CPU", f"{function}_cpu"):
-            if any(writes_word(w.words, name) for w in sources):
-                return name
+        name = next(cpu_variants(function, sources), None)
+        if name is not None:
+            return name
     return None
+
+
+def cpu_variants(function: str, sources) -> Iterator[str]:
+    """`function` with each CPU suffix (`_cpu`, `Cpu`, `CPU`), in that order, where one of `sources` writes it."""
+    for suffix in CPU_SUFFIXES:
+        name = function + suffix
+        if any(writes_word(w.words, name) for w in sources):
+            yield name
 
 
 def _launched_for(kernel: KernelRecord, functions: set[str], words: list[tuple[str, str]]) -> bool:

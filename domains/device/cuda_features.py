@@ -226,17 +226,11 @@ def _only_picks_half(arm: Node, imports: ImportTable) -> bool:
     names = load_cuda_features().half_dtypes.names
     if arm.type != "block":
         return _dtype(arm, imports) in names
-    statements = [s for s in arm.named_children if s.type != "comment"]
-    if not statements:
-        return False
-    for statement in statements:
-        inner = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-        if inner is None or inner.type != "assignment":
-            return False
-        right = inner.child_by_field_name("right")
-        if right is None or _dtype(right, imports) not in names:
-            return False
-    return True
+
+    def assigns_half(assignment: Node) -> bool:
+        right = assignment.child_by_field_name("right")
+        return right is not None and _dtype(right, imports) in names
+    return parsing.each_statement_is(arm, "assignment", assigns_half)
 
 
 def _dtype(value: Node, imports: ImportTable) -> str:

@@ -162,23 +162,15 @@ def _same(one: Node | None, other: Node | None) -> bool:
 def _only_measures(arm: Node, imports: ImportTable) -> bool:
     """Is every statement of the arm a call that only synchronises or resets/reads memory statistics, or appends
     such a reading to a list?"""
-    if arm.type != "block":
-        return False
-    statements = [s for s in arm.named_children if s.type != "comment"]
-    if not statements:
-        return False
-    for statement in statements:
-        call = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
-        if call is None or call.type != "call":
-            return False
-        function = call.child_by_field_name("function")
-        if function is not None and function.type == "attribute" and parsing.text(function.child_by_field_name("attribute")) == "append":
-            arguments = [a for a in call.child_by_field_name("arguments").named_children if a.type != "comment"]
-            if len(arguments) != 1 or not _measure_value(arguments[0], imports):
-                return False
-        elif not _measure_call(call, imports):
-            return False
-    return True
+    return parsing.each_statement_is(arm, "call", lambda call: _measures(call, imports))
+
+
+def _measures(call: Node, imports: ImportTable) -> bool:
+    function = call.child_by_field_name("function")
+    if function is not None and function.type == "attribute" and parsing.text(function.child_by_field_name("attribute")) == "append":
+        arguments = [a for a in call.child_by_field_name("arguments").named_children if a.type != "comment"]
+        return len(arguments) == 1 and _measure_value(arguments[0], imports)
+    return _measure_call(call, imports)
 
 
 def _measure_call(call: Node, imports: ImportTable) -> bool:
