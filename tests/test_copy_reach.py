@@ -136,8 +136,9 @@ def test_a_copy_module_the_project_launches_keeps_its_functions(tmp_path):
 
 
 def test_an_unlaunched_copy_modules_main_block_reaches_nothing(tmp_path):
-    main = "\n\nif __name__ == '__main__':\n    transcribe_file('a.wav')\n"
-    found = reach_by_line(run(write(tmp_path, tree(**{f"{COPY}/utils.py": UTILS + main}))), f"{COPY}/utils.py")
+    # the copy's own command line (a `__main__` block) that no launcher or README of the project runs
+    cli = "from .utils import transcribe_file\n\nif __name__ == '__main__':\n    transcribe_file('a.wav')\n"
+    found = reach_by_line(run(write(tmp_path, tree(**{f"{COPY}/cli.py": cli}))), f"{COPY}/utils.py")
     assert found[sync("def transcribe_file")] == "optional"
 
 

@@ -9,8 +9,8 @@ and classes of the copy's modules.
 A copy (`copy_folder`): a file below a folder of another project's code (conventions roles.vendored_dirs: third_party/,
 _vendor/), or below a repository copied whole into a folder of the project, which keeps its own layout: a folder
 named for its package holding that package (`musetalk/whisper/whisper/`, below a folder of the project: at the root
-the same layout is the project's own). A copy of a catalogued library at the top level (unreferenced.
-vendored_library_folders) is one too. The host is every file outside the copy.
+the same layout is the project's own). The path alone decides, so only such files carry the units read below
+(domains/phases/facts.py asks copy_folder). The host is every file outside the copy.
 
 What reaches a definition of the copy is its name, written (symbols.copy_units reads the words of each unit):
 - anywhere in a host file (a call, `module.fn`, an import of the name, a decorator, a reference passed as a value, a
@@ -60,29 +60,10 @@ def copy_folder(path: str) -> str | None:
     return None
 
 
-def may_be_copy(path: str) -> bool:
-    """Might `path` lie in a copy (copy_folder), or in a top package named as a catalogued library's module (a copy
-    where the project publishes itself under another name: unreferenced.vendored_library_folders)? The facts of such
-    files carry their units (symbols.copy_units)."""
-    if copy_folder(path) is not None:
-        return True
-    parts = PurePosixPath(path).parts
-    parts = parts[1:] if parts[:1] == ("src",) else parts
-    from ascend_feasibility.knowledge import load_knowledge
-
-    return len(parts) > 1 and parts[0] in load_knowledge().module_to_distribution
-
-
-def unreached_copy_definitions(facts: list[ModuleFacts], context: ProjectContext,
-                               libraries: set[str] = frozenset()) -> dict[str, list[tuple[int, int, str]]]:
+def unreached_copy_definitions(facts: list[ModuleFacts], context: ProjectContext) -> dict[str, list[tuple[int, int, str]]]:
     """path → (first line, last line, why) of the module-level functions and classes of vendored copies that nothing
-    the project runs names. `libraries`: top folders holding a copied catalogued library
-    (unreferenced.vendored_library_folders)."""
-    copies: dict[str, str] = {}
-    for f in facts:
-        folder = copy_folder(f.path) or next((top for top in libraries if f.path.startswith(top + "/")), None)
-        if folder is not None:
-            copies[f.path] = folder
+    the project runs names."""
+    copies = {f.path: folder for f in facts if (folder := copy_folder(f.path)) is not None}
     judged = [f for f in facts if f.path in copies and f.copy_units]
     if not judged:
         return {}

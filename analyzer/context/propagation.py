@@ -63,11 +63,7 @@ from ascend_feasibility.analyzer.context.unloaded import (
 from ascend_feasibility.analyzer.context.unpassed_defaults import OWN, default_path, re_exported, unpassed_defaults
 from ascend_feasibility.analyzer.context.unread_attributes import unread_attribute_stores
 from ascend_feasibility.analyzer.context.unread_keys import unread as unread_key_lines
-from ascend_feasibility.analyzer.context.unreferenced import (
-    reexporters_of,
-    unreferenced_symbols,
-    vendored_library_folders,
-)
+from ascend_feasibility.analyzer.context.unreferenced import reexporters_of, unreferenced_symbols
 from ascend_feasibility.analyzer.context.vendored import unimportable_modules
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers, writes_any, writes_word
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Place
@@ -116,7 +112,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     for path, ranges in (unreached or {}).items():
         uninstalled.setdefault(path, []).extend(ranges)
     # a vendored copy's functions and classes nothing the host reaches names (copy_reach.py)
-    for path, ranges in unreached_copy_definitions(facts, context, vendored_library_folders(packages, distribution)).items():
+    for path, ranges in unreached_copy_definitions(facts, context).items():
         uninstalled.setdefault(path, []).extend(ranges)
     unhooked = unhooked_loaders(facts)  # extension loaders called only in comments
     for path, ranges in uncalled_ranges(uncalled).items():

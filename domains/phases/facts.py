@@ -27,7 +27,7 @@ from ascend_feasibility.analyzer.context import (
 )
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.commented_imports import commented_imports
-from ascend_feasibility.analyzer.context.copy_reach import may_be_copy
+from ascend_feasibility.analyzer.context.copy_reach import copy_folder
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.dead_stores import dead_stores
@@ -457,7 +457,7 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             facts.unnamed_symbols, facts.inner_named = symbols.module_symbols(unit)
             facts.reexports = symbols.reexported_names(unit)
             facts.imported_users = symbols.imported_users(unit)
-            if may_be_copy(unit.path):  # the units of a vendored copy's module (analyzer/context/copy_reach.py)
+            if copy_folder(unit.path) is not None:  # the units of a vendored copy's module (analyzer/context/copy_reach.py)
                 facts.copy_units = symbols.copy_units(unit)
             facts.method_users, facts.class_shapes, facts.base_only = class_uses(unit)
             facts.uncalled_methods = uncalled_methods(unit)
