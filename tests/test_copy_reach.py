@@ -163,3 +163,13 @@ def test_a_copy_folder_is_a_vendored_folder_or_a_copied_repository_layout():
     # at the root the layout is the project's own (whisper/whisper is no copy), and so is a plain package
     assert copy_folder("whisper/whisper/utils.py") is None
     assert copy_folder("app/speech/utils.py") is None
+
+
+def test_a_copy_in_a_vendored_folder_is_judged_the_same(tmp_path):
+    files = {"app/__init__.py": "", "app/third_party/__init__.py": "", "app/third_party/asr/__init__.py": "",
+             "app/third_party/asr/utils.py": UTILS, "app/main.py": HOST.replace("whisper.whisper", "third_party.asr"),
+             # the copy's streaming helper names on_chunk through its module; nothing the host runs calls stream
+             "app/third_party/asr/stream.py": "from . import utils\n\n\ndef stream(x):\n    return utils.on_chunk(x)\n"}
+    found = reach_by_line(run(write(tmp_path, files)), "app/third_party/asr/utils.py")
+    assert found[sync("def load_model")] == "runs"
+    assert found[sync("def on_chunk")] == "optional"
