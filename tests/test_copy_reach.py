@@ -173,3 +173,15 @@ def test_a_copy_in_a_vendored_folder_is_judged_the_same(tmp_path):
     found = reach_by_line(run(write(tmp_path, files)), "app/third_party/asr/utils.py")
     assert found[sync("def load_model")] == "runs"
     assert found[sync("def on_chunk")] == "optional"
+
+
+def test_a_host_looking_a_copy_modules_function_up_by_a_computed_name_keeps_the_module(tmp_path):
+    host = ("from app.whisper.whisper import utils\n\n\ndef main(step):\n"
+            "    return getattr(utils, step + '_file')('a.wav')\n")
+    found = reach_by_line(run(write(tmp_path, tree(host))), f"{COPY}/utils.py")
+    assert found[sync("def transcribe_file")] == "runs"
+    # a literal name is a use of that name only
+    literal = "from app.whisper.whisper import utils\n\n\ndef main():\n    return getattr(utils, 'load_model')('a')\n"
+    found = reach_by_line(run(write(tmp_path / "literal", tree(literal))), f"{COPY}/utils.py")
+    assert found[sync("def load_model")] == "runs"
+    assert found[sync("def transcribe_file")] == "optional"

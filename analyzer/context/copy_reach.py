@@ -22,7 +22,8 @@ A copy's own re-exports (`from .comm import synchronize` in a package __init__.p
 host uses through the package is written by the host. Kept `runs`, in doubt: a decorated definition (a decorator may
 register it), a name shorter than the words kept (written_names.MIN_NAME), every definition of a module that looks its
 names up (`globals()`, `getattr` with a non-literal name: symbols.copy_units gives no units then, so all its words are
-roots), of a module the host (or a module so kept) star-imports, of a module the project launches as a script (a
+roots), of a module or package a file imports and calls getattr on with a non-literal name (`getattr(comm, name)`),
+of a module the host (or a module so kept) star-imports, of a module the project launches as a script (a
 launcher, the README, `python -m`: its `__main__` block runs), and a class as a whole: the methods of a class
 anything reached names stay with it. The host's own code is never judged here: its public functions may be a
 library's API.
@@ -120,14 +121,25 @@ def unreached_copy_definitions(facts: list[ModuleFacts], context: ProjectContext
 
 
 def _kept_modules(host: list[ModuleFacts], copy_facts: list[ModuleFacts]) -> set[str]:
-    """Copy modules all of whose definitions stay `runs`: the host (or a module so kept) star-imports them, or the
-    project launches them as a script (a launcher or the README names the file, a `python -m` the module)."""
+    """Copy modules all of whose definitions stay `runs`: the host (or a module so kept) star-imports them, the
+    project launches them as a script (a launcher or the README names the file, a `python -m` the module), or a file
+    calls getattr with a non-literal name on the module or package (or on an object that is no plain name) and
+    imports it."""
     by_module = {f.module: f.path for f in copy_facts if f.module}
     launched = {s.removeprefix("./") for f in host for s in f.launched_scripts}
     # `python -m pkg.whisper.transcribe` in a launcher or the README (a Python file writing it imports it)
     dotted = {word for f in host if not f.path.endswith(".py") for word in f.dotted_words}
     kept = {f.path for f in copy_facts if any(f.path == s or f.path.endswith("/" + s) or s.endswith("/" + f.path)
                                               for s in launched) or (f.module and f.module in dotted)}
+    # `getattr(whisper, name)` with a name that is no literal, in any file: every module of the copy package or
+    # module the looked-up name was imported as may have any function looked up
+    for f in host + copy_facts:
+        looked = set(f.dynamic_lookups)
+        if not looked:
+            continue
+        for name in f.imports:
+            if "" in looked or name.rsplit(".", 1)[-1] in looked:
+                kept |= {path for module, path in by_module.items() if module == name or module.startswith(name + ".")}
     stars = [m for f in host for m in f.star_imports]
     while stars:
         module = stars.pop()

@@ -485,13 +485,22 @@ def copy_units(unit: Unit) -> list[tuple[str, int, int, str, bool, str]]:
 
 def _dynamic_getattr(unit: Unit) -> bool:
     """Does the file call getattr with a name that is not a string literal (`getattr(comm, name)`)?"""
+    return bool(dynamic_lookups(unit))
+
+
+def dynamic_lookups(unit: Unit) -> list[str]:
+    """The objects the file calls getattr on with a name that is not a string literal (`getattr(comm, name)`: "comm";
+    "" for an object that is no plain name): a copy module they name may have any of its functions looked up
+    (analyzer/context/copy_reach.py)."""
     if b"getattr" not in unit.source.data:
-        return False
+        return []
+    found = set()
     for node in unit.captures(CALLS_BY_NAME_QUERY).get("called", []):
         if parsing.text(node) != "getattr" or node.parent is None:
             continue
         arguments = node.parent.child_by_field_name("arguments")
         named = arguments.named_children if arguments is not None else []
         if len(named) < 2 or named[1].type != "string":
-            return True
-    return False
+            target = named[0] if named else None
+            found.add(parsing.text(target) if target is not None and target.type == "identifier" else "")
+    return sorted(found)
