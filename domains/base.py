@@ -297,6 +297,8 @@ class ModuleFacts(Protocol):
     # written_names.MAIN_BLOCK_USER for the module's `if __name__ == "__main__":` block)
     reexports: list[str]  # names a package __init__.py imports and writes nowhere else but in __all__
     imported_users: list[tuple[str, list[str]]]  # names it imports and writes only inside its module-level definitions
+    copy_units: list[tuple[str, int, int, str, bool, str]]  # a vendored copy's module's units (copy_reach.py)
+    dynamic_lookups: list[str]  # objects of `getattr(obj, name)` with a non-literal name (copy_reach.py)
     method_users: list[tuple[str, str, list[str]]]  # (name, class, methods): written in the class only in those methods
     class_shapes: list[tuple[str, list[str], list[str]]]  # (class, bases, methods it overrides without super)
     base_only: list[str]  # names the file writes only as base classes (and in imports, `__all__`)

@@ -7,6 +7,7 @@
 - Module-level functions and classes nothing in the project names: unreferenced.py.
 - A script's module-level functions nothing calls (only comments name them): uncalled_functions.py; what only they
   call is unreached too (unreferenced.py takes them as unreached callers).
+- A vendored copy's functions and classes nothing the host, or copy code it reaches, names: copy_reach.py.
 - Private methods no file names (no `.name` call, getattr string or config entry): uncalled_methods.py.
 - Extension loaders called only in comments, and the native sources only they build: unhooked_loaders.py.
 - Native sources no build names: unbuilt.py; modules loading a compiled extension nothing builds: unbuilt_extensions.py.
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
 from ascend_feasibility.analyzer.context.bundled_projects import unlaunched_scripts
+from ascend_feasibility.analyzer.context.copy_reach import unreached_copy_definitions
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
 from ascend_feasibility.analyzer.context.env_switches import table_arms_off
@@ -108,6 +110,9 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                                              set(silent)).items():
         uninstalled.setdefault(path, []).extend(ranges)
     for path, ranges in (unreached or {}).items():
+        uninstalled.setdefault(path, []).extend(ranges)
+    # a vendored copy's functions and classes nothing the host reaches names (copy_reach.py)
+    for path, ranges in unreached_copy_definitions(facts, context).items():
         uninstalled.setdefault(path, []).extend(ranges)
     unhooked = unhooked_loaders(facts)  # extension loaders called only in comments
     for path, ranges in uncalled_ranges(uncalled).items():

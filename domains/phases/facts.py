@@ -27,6 +27,7 @@ from ascend_feasibility.analyzer.context import (
 )
 from ascend_feasibility.analyzer.context.backend_selectors import file_selectors
 from ascend_feasibility.analyzer.context.commented_imports import commented_imports
+from ascend_feasibility.analyzer.context.copy_reach import copy_folder
 from ascend_feasibility.analyzer.context.cuda_arms import Handle as GatedHandle
 from ascend_feasibility.analyzer.context.cuda_arms import gated_handles
 from ascend_feasibility.analyzer.context.dead_stores import dead_stores
@@ -324,6 +325,10 @@ class PhaseFacts:
     reexports: list[str] = field(default_factory=list)  # names a package __init__.py only re-exports (symbols.py)
     # names it imports and writes only inside its own module-level definitions: (name, those definitions) (symbols.py)
     imported_users: list[tuple[str, list[str]]] = field(default_factory=list)
+    # a vendored copy's module: (name, first, last, kind, pinned, words) of its definitions, its `__main__` block and
+    # its other module-level code (symbols.copy_units, analyzer/context/copy_reach.py)
+    copy_units: list[tuple[str, int, int, str, bool, str]] = field(default_factory=list)
+    dynamic_lookups: list[str] = field(default_factory=list)  # objects of `getattr(obj, name)` with a non-literal name
     # (name, class, methods) for names a module-level class writes only in those methods (class_uses.py)
     method_users: list[tuple[str, str, list[str]]] = field(default_factory=list)
     # (class, bases' last names, the methods it defines calling neither super nor a base) (class_uses.py)
@@ -351,6 +356,8 @@ class PhaseFacts:
         self.inner_named += other.inner_named
         self.reexports += other.reexports
         self.imported_users += other.imported_users
+        self.copy_units += other.copy_units
+        self.dynamic_lookups += other.dynamic_lookups
         self.method_users += other.method_users
         self.class_shapes += other.class_shapes
         self.uncalled_methods += other.uncalled_methods
@@ -452,6 +459,9 @@ def collect(path: str, kind: str, units: list[Unit], import_reach: ImportReach |
             facts.unnamed_symbols, facts.inner_named = symbols.module_symbols(unit)
             facts.reexports = symbols.reexported_names(unit)
             facts.imported_users = symbols.imported_users(unit)
+            if copy_folder(unit.path) is not None:  # the units of a vendored copy's module (analyzer/context/copy_reach.py)
+                facts.copy_units = symbols.copy_units(unit)
+            facts.dynamic_lookups = symbols.dynamic_lookups(unit)
             facts.method_users, facts.class_shapes, facts.base_only = class_uses(unit)
             facts.uncalled_methods = uncalled_methods(unit)
             facts.builds_attribute_names = bool(symbols.unit_statements(unit).classes) and builds_attribute_names(unit)

@@ -14,7 +14,13 @@ from collections import Counter
 
 import ahocorasick_rs
 from ascend_feasibility.analyzer.context.dead_stores import effect_free
-from ascend_feasibility.analyzer.context.written_names import MAIN_BLOCK_USER, MIN_NAME, NAME_BYTES, word_string_of_bytes
+from ascend_feasibility.analyzer.context.written_names import (
+    MAIN_BLOCK_USER,
+    MIN_NAME,
+    NAME_BYTES,
+    plain_words,
+    word_string_of_bytes,
+)
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.module_statements import ModuleStatements
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, Unit
@@ -442,3 +448,59 @@ def _named_elsewhere_by_count(unit: Unit, found: list[tuple]) -> set[str]:
     for name, _, _, _, statement, _ in found:
         inside[name] += _tokens(parsing.text(statement)).count(name)
     return {name for name, _, _, _, _, _ in found if counts[name] > inside[name]}
+
+
+def copy_units(unit: Unit) -> list[tuple[str, int, int, str, bool, str]]:
+    """The units of a module of a vendored copy (analyzer/context/copy_reach.py): (name, first line, last line, kind,
+    pinned, the words it writes) for each module-level function and class ("function", "class"; pinned when a
+    decorator that may register it is applied), the `if __name__ == "__main__":` block ("main") and the rest of the
+    module-level code ("module", named copy_reach.MODULE_UNIT), leaving out the import statements and `__all__`, whose
+    words reach nothing. A module that may look its names up (`globals()`, `inspect.getmembers`, `getattr` with a
+    name that is not a literal) gives none: all of it is kept."""
+    if _looks_names_up(unit) or _dynamic_getattr(unit):
+        return []
+    data = unit.source.data
+    module = unit_statements(unit)
+    units: list[tuple[str, int, int, str, bool, str]] = []
+    rest = bytearray(data)  # the module-level code: definitions, imports and `__all__` blanked out
+    for statement, kind, definition, head in zip(module.statements, module.kinds, module.definitions, module.heads,
+                                                 strict=True):
+        start, end = statement.start_byte, statement.end_byte
+        words = word_string_of_bytes(plain_words(data[start:end]))
+        name = definition.child_by_field_name("name") if definition is not None else None
+        if kind == "if_statement" and _main_guard(statement):
+            units.append((MAIN_BLOCK_USER, statement.start_point.row + 1, statement.end_point.row + 1, "main", False,
+                          words))
+        elif name is not None and name.type == "identifier":
+            units.append((parsing.text(name), statement.start_point.row + 1, statement.end_point.row + 1,
+                          DEFINITIONS[definition.type], statement is not definition and not _inert(statement), words))
+        elif not (kind in {"import_statement", "import_from_statement", "future_import_statement"}
+                  or (head is not None and head.type == "assignment" and kind == "expression_statement"
+                      and (left := head.child_by_field_name("left")) is not None and parsing.text(left) == "__all__")):
+            continue
+        rest[start:end] = b" " * (end - start)
+    units.append(("", 0, 0, "module", False, word_string_of_bytes(plain_words(bytes(rest)))))
+    return units
+
+
+def _dynamic_getattr(unit: Unit) -> bool:
+    """Does the file call getattr with a name that is not a string literal (`getattr(comm, name)`)?"""
+    return bool(dynamic_lookups(unit))
+
+
+def dynamic_lookups(unit: Unit) -> list[str]:
+    """The objects the file calls getattr on with a name that is not a string literal (`getattr(comm, name)`: "comm";
+    "" for an object that is no plain name): a copy module they name may have any of its functions looked up
+    (analyzer/context/copy_reach.py)."""
+    if b"getattr" not in unit.source.data:
+        return []
+    found = set()
+    for node in unit.captures(CALLS_BY_NAME_QUERY).get("called", []):
+        if parsing.text(node) != "getattr" or node.parent is None:
+            continue
+        arguments = node.parent.child_by_field_name("arguments")
+        named = arguments.named_children if arguments is not None else []
+        if len(named) < 2 or named[1].type != "string":
+            target = named[0] if named else None
+            found.add(parsing.text(target) if target is not None and target.type == "identifier" else "")
+    return sorted(found)
