@@ -10,6 +10,7 @@ from ascend_feasibility.analyzer.context.guards import _import_fallback_names
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.knowledge import load_context_conventions
+
 from benchmarks.sample_counted import counted
 from tests.helpers import scan, write_tree
 

@@ -34,8 +34,8 @@ from ascend_feasibility.analyzer.context.guards import only_raises_or_warns
 from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_named
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
-from ascend_feasibility.knowledge import load_context_conventions
 from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
+from ascend_feasibility.knowledge import load_context_conventions
 from ascend_feasibility.knowledge.aten_coverage import load_coverage
 from tree_sitter import Node
 
