@@ -94,6 +94,7 @@ class GuardReader:
         self.dispatch_words = backend_words(guards, backends)
         self.feature_domains = frozenset(guards.cuda_only_feature_domains)
         self.import_errors = frozenset(guards.import_errors)
+        self.cuda_only_packages = frozenset(guards.cuda_only_packages)
         self.broad_errors = frozenset(guards.broad_errors)  # handlers that catch whatever a CUDA error class would
         self.flag_rules = frozenset(guards.flag_rules)
         self.cuda_only_rules = frozenset(guards.cuda_only_rules)  # CUDA-only things: guarded like a CUDA-only feature
@@ -369,7 +370,8 @@ class GuardReader:
                     and self.availability_flag(condition_node) \
                     and not only_raises(others[0].child_by_field_name("body") or others[0]):
                 dropped = sorted(_keywords(body, self.fallback_features) - _keywords(others[0], self.fallback_features))
-                positive = Guard("optional", positive.node, _fallback_note(others[0]) + (
+                # an elif arm's own test is the gate the reason cites (`elif self.using_xform:`), not the chain's first
+                positive = Guard("optional", body if body.type == "elif_clause" else positive.node, _fallback_note(others[0]) + (
                     f"; that arm passes no {', '.join(dropped)}: where it runs, this call's {', '.join(dropped)} is ignored"
                     if dropped else ""))
             return positive
@@ -875,23 +877,45 @@ class GuardReader:
         if self._derived is None:
             root = parsing.root_of(node)
             flags = self._unit_fallbacks(node)[0]
-            gated: dict[str, str | None] = {}  # name → the flag every assignment of it and-s in, None if not all do
-            if flags:
+            derived: dict[str, str] = {}
+            for _ in range(DERIVED_ROUNDS if flags else 0):
+                # a second round reads names derived from derived ones: `using_flash = self.using_flash and ...`
+                gated: dict[str, str | None] = {}  # name → the flag every assignment of it and-s in, None if not all do
                 for assignment in self._assignments(root):
                     left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
                     if left is None or right is None or left.type not in {"identifier", "attribute"}:
                         continue
-                    name = parsing.text(left)
-                    flag = next((parsing.text(part) for part in right.named_children
-                                 if part.type == "identifier" and parsing.text(part) in flags), None) if (
-                        right.type == "boolean_operator" and any(op.type == "and" for op in right.children)) else None
-                    if flag is None and _none_test(right) == "is not" and right.named_children[0].type == "identifier" \
-                            and parsing.text(right.named_children[0]) in flags:
-                        # `flash_attn_available = flash_attn_func is not None`: the import's presence by another name
-                        flag = parsing.text(right.named_children[0])
-                    gated[name] = flag if gated.get(name, flag) == flag else None
-            self._derived = {name: flag for name, flag in gated.items() if flag is not None}
+                    flag = _and_flag(right, flags, derived)
+                    gated[parsing.text(left)] = flag if gated.get(parsing.text(left), flag) == flag else None
+                found = {name: flag for name, flag in gated.items() if flag is not None}
+                if found == derived:
+                    break
+                derived = found
+            self._derived = derived
         return self._derived
+
+    def forced_off(self, name: str, node: Node) -> Node | None:
+        """The `if not HAS_XFORMERS:` (or `if xops is None:`) statement of the unit whose block sets `name` to
+        False/None, the test being a try-import's availability (`try: import xformers.ops as xops; HAS_XFORMERS =
+        True / except ImportError: HAS_XFORMERS = False`): the switch `name` is off wherever the import failed,
+        whatever a config asks (round 28 B1 row 4). None where no such statement exists."""
+        if not self._unit_fallbacks(node)[0]:
+            return None
+        for assignment in self._assignments(parsing.root_of(node)):
+            left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+            if left is None or right is None or right.type not in {"false", "none"} or parsing.text(left) != name:
+                continue
+            statement = assignment.parent
+            block = statement.parent if statement is not None and statement.type == "expression_statement" else None
+            test = block.parent if block is not None and block.type == "block" else None
+            condition = test.child_by_field_name("condition") if test is not None and test.type == "if_statement" else None
+            if condition is None or not _same(block, test.child_by_field_name("consequence")):
+                continue
+            tested = condition.child_by_field_name("argument") if condition.type == "not_operator" else (
+                condition.named_children[0] if _none_test(condition) == "is" else None)
+            if tested is not None and tested.type == "identifier" and self._import_fallback(tested):
+                return test
+        return None
 
     def _through_gated_import(self, site: Node) -> bool:
         """Does the site call (or is it) a name a fallback import binds (_import_fallback_names' third part)?"""
@@ -906,7 +930,7 @@ class GuardReader:
         """What the unit's import fallbacks bind (_import_fallback_names), read once per unit."""
         if self._fallbacks is None:
             root = parsing.root_of(node)
-            self._fallbacks = _import_fallback_names(root, self.import_errors)
+            self._fallbacks = _import_fallback_names(root, self.import_errors, self.cuda_only_packages)
         return self._fallbacks
 
     def fallback_definition(self, node: Node) -> Guard | None:
@@ -1188,6 +1212,30 @@ def _returned_string(statement: Node) -> str | None:
     return parsing.text(content[0]) if len(content) == 1 else None
 
 
+DERIVED_ROUNDS = 3  # names derived from an availability flag through at most this many assignments
+
+
+def _and_flag(value: Node, flags: set[str], derived: dict[str, str]) -> str | None:
+    """The availability flag an assigned value holds only where the import worked: the flag itself or a name derived
+    from it as one operand of an `and` (`config.use_flash_attn and has_flash_attn`, `... and self.using_flash`), or a
+    presence test of a name the import's failure leaves None (`flash_attn_func is not None`, also inside an `and`)."""
+    operands = [value]
+    while operands and operands[0].type == "boolean_operator" and any(op.type == "and" for op in operands[0].children):
+        operands = operands[0].named_children + operands[1:]
+    if len(operands) == 1 and operands[0] is value and value.type in {"identifier", "attribute"}:
+        return None  # a plain copy (`x = has_flash_attn`) is read as before: only `and`s and presence tests derive
+    for part in operands:
+        if part.type == "identifier" and parsing.text(part) in flags:
+            return parsing.text(part)
+        if part.type in {"identifier", "attribute"} and parsing.text(part) in derived:
+            return derived[parsing.text(part)]
+        if _none_test(part) == "is not" and part.named_children[0].type == "identifier" \
+                and parsing.text(part.named_children[0]) in flags:
+            # `flash_attn_available = flash_attn_func is not None`: the import's presence by another name
+            return parsing.text(part.named_children[0])
+    return None
+
+
 def _none_test(node: Node) -> str | None:
     """"is" or "is not" for `X is None` / `X is not None`, else None."""
     if node.type != "comparison_operator" or len(node.named_children) != 2 or node.named_children[1].type != "none":
@@ -1248,24 +1296,39 @@ def _names_npu_literal(node: Node, npu_tokens: frozenset[str]) -> bool:
     return any(word.lower().split(":")[0] in npu_tokens for word in _words(node))
 
 
-def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[set[str], dict[str, Node], set[str], dict[str, str]]:
+def _import_fallback_names(root: Node, import_errors: frozenset[str], cuda_only: frozenset[str] = frozenset()
+                           ) -> tuple[set[str], dict[str, Node], set[str], dict[str, str]]:
     """What module-level `try` imports fall back to when the import fails: the names the ImportError handler binds to
     None, or to False where the try body set them True after the import (`has_flash_attn = True` / `has_flash_attn =
     False`): availability flags; the names it defines again, with the handler (a fallback implementation:
     `except ImportError: class RMSNorm(nn.Module): ...`); and the names such a try imports where its handler binds
     an availability flag (missing where the import failed); and the value each such flag has where the import worked
-    (`FLASH_VER = 2` in the try, `FLASH_VER = None` in the handler: `FLASH_VER == 2` tests the import too)."""
+    (`FLASH_VER = 2` in the try, `FLASH_VER = None` in the handler: `FLASH_VER == 2` tests the import too). A name
+    the module binds to None before a try imports it from a CUDA-only package (`cuda_only`, conventions.toml) and
+    whose handler only goes on (`except ImportError: pass`) is such a None as well."""
     to_none: set[str] = set()
     redefined: dict[str, Node] = {}
     gated: set[str] = set()
     marks: dict[str, str] = {}
+    preset: set[str] = set()  # names a module-level `name = None` (also `a = b = None`) binds before a try imports them
     for statement in root.named_children:
+        preset |= _none_bindings(statement)
         body = statement.child_by_field_name("body") if statement.type == "try_statement" else None
         if body is None:
             continue
         imported = {parsing.import_bound_name(line, name) for line in body.named_children
                     if line.type in {"import_statement", "import_from_statement"}
                     for name in line.children_by_field_name("name")}
+        silent = _silent_handler(statement, import_errors) if preset & imported else None
+        if silent is not None:
+            imported_cuda_only = {parsing.import_bound_name(line, name) for line in body.named_children
+                                  if line.type in {"import_statement", "import_from_statement"}
+                                  and _imported_roots(line) & cuda_only for name in line.children_by_field_name("name")}
+            # `name = None` / `try: from xformers.ops import name` / `except ImportError: pass`: the sentinel stays
+            # None where the import failed, as if the handler bound it (round 28 A1 C9, B2 C4)
+            kept = (imported_cuda_only & preset) - _rebound(silent)
+            to_none |= kept
+            gated |= kept
         # `has_flash_attn = True` / `FLASH_VER = 2` after the import: a mark of its success (the handler unsets it)
         set_on = {name: text for name, value, text in _constant_assignments(body)
                   if value in MARK_VALUES} if imported else {}
@@ -1305,6 +1368,53 @@ def _import_fallback_names(root: Node, import_errors: frozenset[str]) -> tuple[s
 
 
 MARK_VALUES = frozenset({"true", "integer", "string"})  # literals a try body sets to mark that its import worked
+
+
+def _none_bindings(statement: Node) -> set[str]:
+    """The names a module-level statement binds to None: `name = None`, `a = b = None`."""
+    assignment = parsing.statement_assignment(statement)
+    names: set[str] = set()
+    while assignment is not None:
+        left, right = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+        if left is None or right is None or left.type != "identifier":
+            return set()
+        names.add(parsing.text(left))
+        if right.type == "none":
+            return names
+        assignment = right if right.type == "assignment" else None
+    return set()
+
+
+def _silent_handler(statement: Node, import_errors: frozenset[str]) -> Node | None:
+    """The block of a `try` statement's handler that catches an import's failure and lets the program go on (no
+    raise), else None."""
+    if statement.type != "try_statement":
+        return None
+    for clause in statement.children:
+        caught = _caught_names(clause) if clause.type == "except_clause" else None
+        if caught is None or (caught and not caught & import_errors):
+            continue
+        block = next((c for c in clause.named_children if c.type == "block"), None)
+        if block is not None and not any(line.type == "raise_statement" for line in block.named_children):
+            return block
+    return None
+
+
+def _rebound(block: Node) -> set[str]:
+    """The names a handler's block binds (assigns, defines or imports) directly."""
+    names: set[str] = set()
+    for line in block.named_children:
+        definition = line.child_by_field_name("definition") if line.type == "decorated_definition" else line
+        if definition.type in {"class_definition", "function_definition"}:
+            name = definition.child_by_field_name("name")
+            names |= {parsing.text(name)} if name is not None else set()
+        elif definition.type in {"import_statement", "import_from_statement"}:
+            names |= {parsing.import_bound_name(definition, name) for name in definition.children_by_field_name("name")}
+        else:
+            assignment = parsing.statement_assignment(line)
+            left = assignment.child_by_field_name("left") if assignment is not None else None
+            names |= {parsing.text(left)} if left is not None and left.type == "identifier" else set()
+    return names
 
 
 def _constant_assignments(block: Node) -> list[tuple[str, str, str]]:

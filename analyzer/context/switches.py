@@ -213,7 +213,17 @@ class SwitchReader:
         if condition is None:
             return None
         why = self._remember(("on", condition.id, self._feature), lambda: self._switch(condition, 0))
-        return ExplainedGuard("optional", statement, why=why) if why is not None else None
+        if why is None:
+            return None
+        forced = next((test for test in (self.guards.forced_off(name, condition) for name, _ in switches_of_reason(why))
+                       if test is not None), None)
+        if forced is not None:
+            # the file turns the switch off where its CUDA-only import failed: a config that sets it true cannot
+            # turn it on there, so the reason leads with that (switched_on.on_reason reads no switch from it)
+            why = (f"`{switches_of_reason(why)[0][0]}` is set off where the import failed (line "
+                   f"{forced.start_point.row + 1}: if {parsing.text(forced.child_by_field_name('condition'))}:), "
+                   f"whatever a config asks: {why}")
+        return ExplainedGuard("optional", statement, why=why)
 
     def _any_on(self, condition: Node, statement: Node, site: Node) -> ExplainedGuard | None:
         """`if load_in_4bit or load_in_8bit:` where every term is an off-by-default switch of an opt-in feature: the arm

@@ -33,7 +33,9 @@ import functools
 from ascend_feasibility.analyzer.context.guards import only_raises_or_warns
 from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_named
 from ascend_feasibility.analyzer.reading import parsing
+from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
 from ascend_feasibility.domains.device.none_handles import none_handles, unchecked_use
+from ascend_feasibility.knowledge import load_context_conventions
 from ascend_feasibility.knowledge.aten_coverage import load_coverage
 from tree_sitter import Node
 
@@ -63,17 +65,22 @@ ATEN = "torch.ops.aten."
 TORCH = "torch."
 
 
-def fast_path_facets(arms: tuple[Node, Node]) -> tuple[str, ...]:
+def fast_path_facets(arms: tuple[Node, Node], imports: ImportTable | None = None) -> tuple[str, ...]:
     """`precision-guard` where the CUDA arm of a fast path computes in full precision (an autocast region in float32
     or disabled, a `.float()`/`.double()` cast) and the generic arm does not; `timing` where both arms only time a
     step (`timing_arms`); `else-cpu-kernel` / `cuda-arm-no-npu-kernel` (with `int4-weight-matmul`) where an arm calls
     an ATen operator no torch_npu release registers for the NPU; `runtime-provider` alone where the CUDA arm names
-    an ONNX Runtime provider for NVIDIA GPUs."""
+    an ONNX Runtime provider for NVIDIA GPUs; `map-location-only` alone where the arms differ only in torch.load's
+    map_location; `cuda-only-library` alone where the CUDA arm calls a CUDA-only package (`imports`: the file's)."""
     cuda_arm, generic = arms
     if timing_arms(cuda_arm, generic):
         return (TIMING,)
     if cuda_provider_named(cuda_arm) is not None:
         return (RUNTIME_PROVIDER,)
+    if map_location_only(cuda_arm, generic):
+        return (MAP_LOCATION_ONLY,)
+    if imports is not None and cuda_only_library(cuda_arm, imports) is not None:
+        return (CUDA_ONLY_LIBRARY,)
     cuda_ops, generic_ops = no_npu_kernel(cuda_arm), no_npu_kernel(generic)
     found = []
     if generic_ops:
@@ -85,6 +92,70 @@ def fast_path_facets(arms: tuple[Node, Node]) -> tuple[str, ...]:
     if _full_precision(cuda_arm) and not _full_precision(generic):
         found.append(PRECISION_GUARD)
     return tuple(found)
+
+
+# The arms differ only in torch.load's map_location (round 28 B2 C8, B1 rows 9/22): `if device == "cuda":
+# torch.load(p) else: torch.load(p, map_location=lambda s, l: s)`. Both give the same weights, which the caller moves
+# to its device; nothing is skipped on the NPU, and widening the test would drop the map that keeps the CUDA storages
+# of the checkpoint off a host without CUDA.
+MAP_LOCATION_ONLY = "map-location-only"
+MAP_LOCATION = "map_location"
+LOADS = frozenset({"torch.load", "load"})
+
+
+def map_location_only(cuda_arm: Node, generic: Node) -> bool:
+    """Do both arms hold the same statements, a torch.load among them, once every `map_location=` keyword is left
+    out, and does one of them pass map_location?"""
+    texts, keywords, loads = [], 0, 0
+    for arm in (cuda_arm, generic):
+        kept: list[str] = []
+        for statement in arm.named_children:
+            if statement.type == "comment":
+                continue
+            dropped = [node for node in parsing.walk(statement, limit=MAX_NODES) if node.type == "keyword_argument"
+                       and parsing.text(node.child_by_field_name("name")) == MAP_LOCATION]
+            loads += sum(1 for node in parsing.walk(statement, limit=MAX_NODES) if node.type == "call"
+                         and "".join(parsing.text(node.child_by_field_name("function")).split()) in LOADS)
+            keywords += len(dropped)
+            kept.append(_without(statement, dropped))
+        texts.append(kept)
+    return bool(texts[0]) and texts[0] == texts[1] and keywords > 0 and loads > 0
+
+
+def _without(statement: Node, dropped: list[Node]) -> str:
+    """The statement's text with the `dropped` nodes (and their commas) left out, whitespace ignored."""
+    source, start = statement.text or b"", statement.start_byte
+    for node in sorted(dropped, key=lambda n: n.start_byte, reverse=True):
+        source = source[:node.start_byte - start] + source[node.end_byte - start:]
+    words = "".join(source.decode("utf-8", "replace").split())
+    while ",)" in words or ",," in words:
+        words = words.replace(",)", ")").replace(",,", ",")
+    return words
+
+
+# The CUDA arm calls a package that runs only on CUDA (conventions.toml `cuda_only_packages`: xformers, flash_attn
+# ...; round 28 B1 row 11: `if use_xformers and 'cuda' in query.device.type: xformers.ops.memory_efficient_attention
+# (...) else: <plain attention>`): on the NPU the generic arm runs, which is what a port wants. Widening the test would
+# hand NPU tensors to that library; the call itself is a finding of its own.
+CUDA_ONLY_LIBRARY = "cuda-only-library"
+
+
+def cuda_only_library(cuda_arm: Node, imports: ImportTable) -> str | None:
+    """The first call of the arm whose callee resolves (through the file's imports) into a CUDA-only package."""
+    packages = _cuda_only_packages()
+    for node in parsing.walk(cuda_arm, limit=MAX_NODES):
+        if node.type != "call":
+            continue
+        function = node.child_by_field_name("function")
+        name = qualified_name(function, imports) if function is not None and function.type in {"identifier", "attribute"} else None
+        if name is not None and name.split(".", 1)[0] in packages:
+            return name
+    return None
+
+
+@functools.cache
+def _cuda_only_packages() -> frozenset[str]:
+    return frozenset(load_context_conventions().guards.cuda_only_packages)
 
 
 def no_npu_kernel(block: Node) -> set[str]:

@@ -402,7 +402,7 @@ class _FileScan(PythonScan):
             return  # `torch.float if device == "cuda" else torch.float`: no device changes what runs
         arms = fast_path_arms(test)
         if arms is not None:
-            self.hit("device-type-fast-path", symbol, test, facets=fast_path_facets(arms))
+            self.hit("device-type-fast-path", symbol, test, facets=fast_path_facets(arms, self.imports))
         elif only_fixes_layout(test):
             self.hit("device-type-layout-workaround", symbol, test)
         else:
