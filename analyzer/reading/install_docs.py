@@ -4,7 +4,8 @@ line number.
 
 Kept: a line that runs a `pip`/`pip3`/`python -m pip`/`uv pip`/`mim`/`conda`/`mamba` install (at its start or after `&&`
 or `;`, a `$ ` prompt taken off), with the lines its trailing backslashes continue onto, inside a fenced block whose info
-string is empty or a shell's (```bash, ```shell, ```sh, ```console) or outside any block; the same for a line that runs `cmake`
+string is empty or a shell's (```bash, ```shell, ```sh, ```console) or outside any block; outside any block, an install
+written as inline code in a prose line ("via `pip3 install -r requirements.txt`.") is kept as that span alone; the same for a line that runs `cmake`
 (whose `-DNAME=ON` options domains/custom_ops/cmake_options.py reads) and for one that runs
 `python -m torch.distributed.launch` (at its start, after `&&`/`;` or environment assignments; whose launched script's argument parser domains/launch_ranks.py reads at the
 target torch; no scanner reads a document's lines). Everything else becomes an
@@ -67,6 +68,23 @@ def shell_view(text: str) -> str:
     return _commands_view(text, lambda command: bool(_INSTALL.search(command) or _LAUNCH.search(command)
                                                      or _CMAKE.search(command) or _RUN.search(command)),
                           _placeholders_out)
+
+
+_INLINE_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+
+
+def _inline_installs(line: str, wanted) -> str:
+    """The install commands a prose line writes as inline code ("Install other pip packages via `pip3 install -r
+    requirements.txt`."), joined by `; ` as separate commands; "" when it writes none. Only installs: a span naming a
+    script run in prose is an example, not the documented setup."""
+    found = [span.strip() for span in _INLINE_CODE.findall(line)
+             if _INSTALL.search(span.strip()) and wanted(span.strip()) and not span.strip().endswith("\\")]
+    return "; ".join(" ".join(_quoted(word) for word in span.split()) for span in found)
+
+
+def _quoted(word: str) -> str:
+    """`mmcv>=2.0.0` as one quoted word: in prose the reader means a requirement, not the shell's redirection."""
+    return f"'{word}'" if ("<" in word or ">" in word) and "'" not in word and not word.startswith(("<", ">")) else word
 
 
 _PLACEHOLDER = re.compile(r"<([A-Za-z_][\w./:-]*)>")
@@ -181,6 +199,9 @@ def _commands_view(text: str, wanted, rewrite=None) -> str:
             first = command if not continued else first
             kept.append(command if rewrite is None else rewrite(command, first))
             continued = command.endswith("\\")
+        elif fence is None and (spans := _inline_installs(line, wanted)):
+            kept.append(spans)
+            continued = False
         else:
             kept.append("")
             continued = False

@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Located, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
+from ascend_feasibility.analyzer.reading.discovery import REQUIREMENTS_FOLDER
 from ascend_feasibility.analyzer.reading.manifests import Declaration
 from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies import installed
@@ -745,9 +746,11 @@ def declared_optional(site: Declaration) -> Place | None:
     """An extra (pyproject optional-dependencies, setup.py extras_require, a requirements-<extra>.txt file)."""
     if site.group != "main":
         return Place(reach="optional", reason=f"{site.path}:{site.line}: declared in the optional group {site.group!r}")
-    stem = PurePosixPath(site.path).stem.lower()
-    if site.source == "requirements" and stem.startswith("requirements"):
-        extra = stem[len("requirements"):].strip("-_.")
+    at = PurePosixPath(site.path.lower())
+    stem = at.stem
+    in_folder = at.parent.name == REQUIREMENTS_FOLDER  # requirements/tests.txt beside requirements/runtime.txt
+    if site.source == "requirements" and (stem.startswith("requirements") or in_folder):
+        extra = stem if in_folder and not stem.startswith("requirements") else stem[len("requirements"):].strip("-_.")
         if extra not in MAIN_REQUIREMENTS:
             return Place(reach="optional", reason=f"{site.path}: an optional requirements file ({extra})")
     return None
