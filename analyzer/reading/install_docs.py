@@ -83,8 +83,11 @@ def _inline_installs(line: str, wanted) -> str:
 
 
 def _quoted(word: str) -> str:
-    """`mmcv>=2.0.0` as one quoted word: in prose the reader means a requirement, not the shell's redirection."""
-    return f"'{word}'" if ("<" in word or ">" in word) and "'" not in word and not word.startswith(("<", ">")) else word
+    """`mmcv>=2.0.0` of an install line as one quoted word: a document's reader means a requirement, not the shell's
+    redirection to a file `=2.0.0` (`2>&1`, `> log.txt` stay redirections)."""
+    if ("<" in word or ">" in word) and word[:1].isalpha() and not any(quote in word for quote in "'\"`$"):
+        return f"'{word}'"
+    return word
 
 
 _PLACEHOLDER = re.compile(r"<([A-Za-z_][\w./:-]*)>")
@@ -92,8 +95,11 @@ _PLACEHOLDER = re.compile(r"<([A-Za-z_][\w./:-]*)>")
 
 def _placeholders_out(command: str, first: str) -> str:
     """`command` (a line of the launch whose first line is `first`) with `<name>` written `_name_`; an install
-    line is left as written (`pip install <package>` installs nothing the reader names)."""
-    if _INSTALL.search(first) or not _RUN.search(first):
+    line keeps its words, a requirement with a comparison quoted (`_quoted`); its `<package>` stays
+    (`pip install <package>` installs nothing the reader names)."""
+    if _INSTALL.search(first):
+        return " ".join(_quoted(word) for word in command.split())
+    if not _RUN.search(first):
         return command
     return _PLACEHOLDER.sub(lambda match: "_" + match.group(1) + "_", command)
 
