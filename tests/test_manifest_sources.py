@@ -160,3 +160,14 @@ def test_an_off_target_pin_in_a_file_no_installer_reads_is_info(tmp_path):
     write(tmp_path / "read", {**tree, "README.md": "```bash\npip install -e .\npip install -r requirements.txt\n```\n"})
     report = analyze(tmp_path / "read", AnalyzeOptions(jobs=1))
     assert report.target.release.startswith("2.3.1") and not _rule(report, "DEP016")
+
+
+def test_a_package_without_aarch64_wheels_says_so_on_its_row(tmp_path):
+    """V1 V9: decord has no accelerator code, but PyPI ships no aarch64 wheel (dmlc/decord#297): its row says how to
+    install it on an aarch64 Ascend host. opencv-python, with aarch64 wheels, keeps a bare not_involved row."""
+    write(tmp_path, {"requirements.txt": "decord==0.6.0\nopencv-python\n", "data.py": "import decord\nimport cv2\n"})
+    rows = {row.package: row for row in analyze(tmp_path, AnalyzeOptions(jobs=1)).dependency_matrix}
+    assert rows["decord"].classification == "not_involved" and "aarch64" in rows["decord"].notes.en
+    assert rows["opencv-python"].classification == "not_involved" and rows["opencv-python"].notes is None
+    assert not any(f.path == "requirements.txt" and "decord" in f.symbol
+                   for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings)  # a note, no finding
