@@ -365,13 +365,14 @@ INSTALL_README = (
 
 def test_install_lines_of_a_readme_choose_the_target_where_no_manifest_declares_torch(tmp_path):
     """InternImage's subproject READMEs pin `pip install torch==1.11.0+cu113` and `mim install mmcv-full==1.5.0` (scout
-    14); only fenced shell blocks and lines that start with an install are read, never Python blocks or prose."""
+    14); fenced shell blocks, lines that start with an install and an install written as inline code in prose (round 28
+    V1 V6: "Then run `pip install peft==0.3.0`") are read, never Python blocks or other prose."""
     write(tmp_path, {"README.md": INSTALL_README, "train.py": "import torch\nimport accelerate\nimport peft\n"})
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     assert report.target.torch_npu.startswith("2.1.0")
     assert "an install line of README.md" in report.target.reason.en
     rows = {row.package: (row.declared, row.sources) for row in report.dependency_matrix}
-    assert rows["peft"] == ("==0.3.0", ["README.md:16"]) and "mmcv-full" not in rows  # never imported: no row
+    assert rows["peft"] == ("==0.3.0", ["README.md:14", "README.md:16"]) and "mmcv-full" not in rows  # never imported: no row
     below = {f.symbol: f.severity for f in report.findings if f.rule == "DEP004"}
     assert below == {"accelerate==0.18.0": "medium", "peft==0.3.0": "info"}  # peft's older releases run (packages.toml)
     assert not [f for f in report.findings if f.path == "README.md" and f.rule not in {"DEP004", "DEP013"}]  # versions

@@ -55,7 +55,7 @@ from ascend_feasibility.analyzer.core.store import FindingStore, summarize
 from ascend_feasibility.analyzer.core.subprojects import Subproject, nested_projects, script_folders, subproject_of
 from ascend_feasibility.analyzer.reading import install_docs
 from ascend_feasibility.analyzer.reading.config import load_project_config
-from ascend_feasibility.analyzer.reading.discovery import ProjectFile, discover, discover_file
+from ascend_feasibility.analyzer.reading.discovery import ProjectFile, discover, discover_file, is_requirements_file
 from ascend_feasibility.analyzer.reading.gitinfo import read_revision
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
 from ascend_feasibility.domains.base import Domain, ProjectRun, TargetChoice
@@ -313,7 +313,7 @@ def has_manifest(files: list[ProjectFile]) -> bool:
     names = {"pyproject.toml", "setup.py", "setup.cfg"}
     for project_file in files:
         name = path_view(project_file.path).name.lower()
-        if name in names or (name.startswith("requirements") and project_file.kind == "build"):
+        if name in names or (is_requirements_file(project_file.path) and project_file.kind == "build"):
             return True
         if name.startswith(("environment", "conda")) and name.endswith((".yml", ".yaml")):
             return True

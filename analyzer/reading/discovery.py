@@ -1,4 +1,9 @@
-"""Find the files of a project worth reading, honouring .gitignore and excludes, and say what kind each is."""
+"""Find the files of a project worth reading, honouring .gitignore and excludes, and say what kind each is.
+
+Git never ignores a file it tracks: in a checkout (a `.git` in the root) the index's paths are read whatever
+.gitignore says (a folder .gitignore names is still walked for the tracked files in it). In a snapshot (no `.git`)
+.gitignore cannot tell a committed file from an ignored one: a dependency manifest (`is_manifest`) a .gitignore pattern
+alone would hide is read all the same, and the report says so; an --exclude always wins."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from pathlib import Path, PurePosixPath
 
 import pathspec
 from ascend_feasibility.analyzer.core.models import SkippedFile
+from ascend_feasibility.analyzer.reading.gitinfo import tracked_paths
 from ascend_feasibility.analyzer.reading.install_docs import is_install_doc
 from ascend_feasibility.analyzer.reading.source import Unreadable, file_type, read_contained
 from ascend_feasibility.analyzer.reading.submodules import REASON as SUBMODULE_REASON
@@ -55,6 +61,32 @@ KIND_BY_SUFFIX = {
     ".cfg": "build",
 }
 BUILD_FILE_NAMES = frozenset({"CMakeLists.txt", "Makefile", "pyproject.toml", "setup.cfg", "environment.yml"})
+PACKAGE_MANIFEST_NAMES = frozenset({"setup.py", "setup.cfg", "pyproject.toml"})
+REQUIREMENTS_FOLDER = "requirements"  # mmcv/OpenMMLab style: requirements/runtime.txt, requirements/mminstall.txt
+CONDA_ENVIRONMENT_PREFIXES = ("environment", "env", "conda")  # environment.yml, environment_cuda.yaml, conda.yml
+GITIGNORE_OVERRIDDEN = ("read although .gitignore matches it: without a .git the tree cannot tell a committed manifest "
+                        "from an ignored one")
+
+
+def is_requirements_file(path: str) -> bool:
+    """requirements*.txt / requirements*.in by name, or a .txt / .in file directly in a `requirements/` folder."""
+    parts = path.lower().rsplit("/", 2)
+    name = parts[-1]
+    if not name.endswith((".txt", ".in")):
+        return False
+    return name.startswith("requirements") or (len(parts) > 1 and parts[-2] == REQUIREMENTS_FOLDER)
+
+
+def is_conda_environment_name(name: str) -> bool:
+    lower = name.lower()
+    return lower.startswith(CONDA_ENVIRONMENT_PREFIXES) and lower.endswith((".yml", ".yaml"))
+
+
+def is_manifest(path: str) -> bool:
+    """A file declaring the project's dependencies that the analyzer reads: requirements files, setup.py, setup.cfg,
+    pyproject.toml, conda environment files."""
+    name = path.rsplit("/", 1)[-1]
+    return is_requirements_file(path) or name in PACKAGE_MANIFEST_NAMES or is_conda_environment_name(name)
 
 
 def classify(name: str) -> str | None:
@@ -64,7 +96,7 @@ def classify(name: str) -> str | None:
         return "dockerfile"
     if name in BUILD_FILE_NAMES:
         return "build" if name != "environment.yml" else "yaml"
-    if lower.startswith("requirements") and lower.endswith((".txt", ".in")):
+    if is_requirements_file(name):
         return "build"
     if is_install_doc(name):
         return "install-doc"  # only its install lines are read (analyzer/reading/install_docs.py)
@@ -175,11 +207,19 @@ def _anchor(line: str, base: PurePosixPath) -> str:
     return ("!" if negate else "") + anchored
 
 
+def classify_path(path: str) -> str | None:
+    """The kind of the file at `path` (relative): its name's (classify), or a build manifest for a requirements
+    folder's .txt file."""
+    return classify(path.rsplit("/", 1)[-1]) or ("build" if is_requirements_file(path) else None)
+
+
 def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()) -> Discovery:
     """Walk `root` iteratively, never following a link out of it and never opening anything but regular files;
     never raises on unreadable entries. `own_outputs` (the run's output files and folders) are not scanned."""
     result = Discovery()
     root = Path(os.path.realpath(root))
+    tracked = tracked_paths(root)  # None: no .git (a snapshot), or one that cannot be read
+    tracked_folders = _folders(tracked) if tracked else frozenset()
     exclude_spec, problems = compile_patterns(excludes, "--exclude / [tool.ascend-feasibility] exclude")
     result.skipped += problems
     outputs = _identities(own_outputs)
@@ -207,7 +247,7 @@ def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()
             is_dir, size, absolute = found
             if is_dir:
                 reason = _skipped_folder(entry)
-                if reason is None and _ignored(rel + "/", exclude_spec, specs):
+                if reason is None and _ignored(rel + "/", exclude_spec, () if rel in tracked_folders else specs):
                     reason = "excluded (--exclude, settings or .gitignore)"
                 if reason is None and _is_virtualenv(entry.path):
                     reason = "installed packages or a virtual environment"
@@ -216,9 +256,15 @@ def discover(root: Path, excludes: list[str], own_outputs: tuple[Path, ...] = ()
                     continue
                 folders.append((entry.path, PurePosixPath(rel), specs))
                 continue
-            kind = classify(entry.name)
-            if kind is None or _ignored(rel, exclude_spec, specs):
+            kind = classify_path(rel)
+            if kind is None or exclude_spec.match_file(rel):
                 continue
+            if tracked is not None and rel in tracked:
+                pass  # git tracks it: .gitignore does not apply
+            elif _ignored(rel, _NOTHING, specs):
+                if tracked is not None or not is_manifest(rel):
+                    continue
+                result.skipped.append(SkippedFile(path=shown, reason=GITIGNORE_OVERRIDDEN))
             result.files.append(ProjectFile(path=shown, absolute=absolute, kind=kind, size=size))
         pending.extend(reversed(folders))
     for path in missing_submodules(root):  # its code is not in the tree: the report says it was not scanned
@@ -237,6 +283,18 @@ def _entries(directory: str, relative: PurePosixPath, result: Discovery) -> list
             SkippedFile(path=display_name(str(relative)), reason=f"folder cannot be read: {exc.strerror or exc}")
         )
         return []
+
+
+_NOTHING = pathspec.GitIgnoreSpec.from_lines([])
+
+
+def _folders(paths: frozenset[str]) -> frozenset[str]:
+    """Every folder that holds one of `paths` at any depth."""
+    found: set[str] = set()
+    for path in paths:
+        parts = path.split("/")[:-1]
+        found.update("/".join(parts[:end]) for end in range(1, len(parts) + 1))
+    return frozenset(found)
 
 
 def _ignored(candidate: str, exclude_spec: pathspec.PathSpec, specs: tuple[pathspec.PathSpec, ...]) -> bool:
@@ -276,7 +334,7 @@ def _inspect(root: Path, entry: os.DirEntry, outputs: set[tuple[int, int]]) -> t
     if stat.S_ISDIR(info.st_mode):
         return True, 0, absolute
     if not stat.S_ISREG(info.st_mode):
-        return f"not a regular file ({file_type(info.st_mode)})" if classify(entry.name) is not None else None
+        return f"not a regular file ({file_type(info.st_mode)})" if classify_path(entry.path) is not None else None
     return False, info.st_size, absolute
 
 
@@ -289,7 +347,7 @@ def discover_file(root: Path, name: str) -> Discovery:
     except OSError as exc:
         result.skipped.append(SkippedFile(path=display_name(name), reason=f"cannot be inspected: {exc.strerror or exc}"))
         return result
-    kind = classify(name)
+    kind = classify_path(name)
     if not stat.S_ISREG(info.st_mode):
         result.skipped.append(SkippedFile(path=display_name(name), reason=f"not a regular file ({file_type(info.st_mode)})"))
     elif kind is None:

@@ -291,24 +291,53 @@ def uncommitted_changes(root: Path) -> list[str] | None:
     return _guarded(work)
 
 
-def _changed_paths(root: Path, repo: Repository, head_tree: bytes | None):
-    """The tracked files that differ from HEAD's tree (staged or not), lazily. Untracked files do not count, as for
-    `git describe --dirty`. A file whose size and modification time match the index is taken as unchanged, as git
-    does; any other is compared by the blob id of its bytes (no clean filter, no attribute, no fsmonitor)."""
+def tracked_paths(root: Path) -> frozenset[str] | None:
+    """The paths git tracks in the checkout at `root` (its index, read with dulwich's plumbing: no filter, hook or
+    attribute runs); None without a `.git` in `root` or when its git data cannot be read (the caller then cannot tell
+    a committed file from an ignored one). A tracked file is never ignored by git, whatever .gitignore says."""
+    def work():
+        repo = open_repository(root)
+        if repo is None:
+            return None
+        try:
+            index = _read_index(repo)
+            return frozenset() if index is None else frozenset(_relative(name) for name, _ in index.iteritems())
+        finally:
+            repo.close()
+
+    try:
+        return _guarded(work)
+    except GitUnavailable:
+        return None
+
+
+def _read_index(repo: Repository):
+    """The checkout's index (dulwich's reader, bounded in size and entries); None when there is none yet."""
     from dulwich.index import Index
-    from dulwich.objects import Blob
 
     index_path = Path(repo.index_path())
     try:
         if os.lstat(index_path).st_size > MAX_INDEX_BYTES:
             raise GitUnavailable("git index too large (not read)")
     except FileNotFoundError:
-        if head_tree is None:
-            return  # `git init` and nothing added yet: nothing is tracked
-        raise GitUnavailable("no git index (not a checkout)") from None
+        return None
     index = Index(str(index_path))
     if len(index) > MAX_INDEX_ENTRIES:
         raise GitUnavailable("git index has too many entries (not read)")
+    return index
+
+
+def _changed_paths(root: Path, repo: Repository, head_tree: bytes | None):
+    """The tracked files that differ from HEAD's tree (staged or not), lazily. Untracked files do not count, as for
+    `git describe --dirty`. A file whose size and modification time match the index is taken as unchanged, as git
+    does; any other is compared by the blob id of its bytes (no clean filter, no attribute, no fsmonitor)."""
+    from dulwich.objects import Blob
+
+    index = _read_index(repo)
+    if index is None:
+        if head_tree is None:
+            return  # `git init` and nothing added yet: nothing is tracked
+        raise GitUnavailable("no git index (not a checkout)")
     entries = [(_relative(name), entry) for name, entry in index.iteritems()]  # a path outside refuses the index
     if head_tree is None:
         yield from (relative for relative, _ in entries)

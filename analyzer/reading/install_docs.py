@@ -4,7 +4,8 @@ line number.
 
 Kept: a line that runs a `pip`/`pip3`/`python -m pip`/`uv pip`/`mim`/`conda`/`mamba` install (at its start or after `&&`
 or `;`, a `$ ` prompt taken off), with the lines its trailing backslashes continue onto, inside a fenced block whose info
-string is empty or a shell's (```bash, ```shell, ```sh, ```console) or outside any block; the same for a line that runs `cmake`
+string is empty or a shell's (```bash, ```shell, ```sh, ```console) or outside any block; outside any block, an install
+written as inline code in a prose line ("via `pip3 install -r requirements.txt`.") is kept as that span alone; the same for a line that runs `cmake`
 (whose `-DNAME=ON` options domains/custom_ops/cmake_options.py reads) and for one that runs
 `python -m torch.distributed.launch` (at its start, after `&&`/`;` or environment assignments; whose launched script's argument parser domains/launch_ranks.py reads at the
 target torch; no scanner reads a document's lines). Everything else becomes an
@@ -69,13 +70,36 @@ def shell_view(text: str) -> str:
                           _placeholders_out)
 
 
+_INLINE_CODE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+
+
+def _inline_installs(line: str, wanted) -> str:
+    """The install commands a prose line writes as inline code ("Install other pip packages via `pip3 install -r
+    requirements.txt`."), joined by `; ` as separate commands; "" when it writes none. Only installs: a span naming a
+    script run in prose is an example, not the documented setup."""
+    found = [span.strip() for span in _INLINE_CODE.findall(line)
+             if _INSTALL.search(span.strip()) and wanted(span.strip()) and not span.strip().endswith("\\")]
+    return "; ".join(" ".join(_quoted(word) for word in span.split()) for span in found)
+
+
+def _quoted(word: str) -> str:
+    """`mmcv>=2.0.0` of an install line as one quoted word: a document's reader means a requirement, not the shell's
+    redirection to a file `=2.0.0` (`2>&1`, `> log.txt` stay redirections)."""
+    if ("<" in word or ">" in word) and word[:1].isalpha() and not any(quote in word for quote in "'\"`$"):
+        return f"'{word}'"
+    return word
+
+
 _PLACEHOLDER = re.compile(r"<([A-Za-z_][\w./:-]*)>")
 
 
 def _placeholders_out(command: str, first: str) -> str:
     """`command` (a line of the launch whose first line is `first`) with `<name>` written `_name_`; an install
-    line is left as written (`pip install <package>` installs nothing the reader names)."""
-    if _INSTALL.search(first) or not _RUN.search(first):
+    line keeps its words, a requirement with a comparison quoted (`_quoted`); its `<package>` stays
+    (`pip install <package>` installs nothing the reader names)."""
+    if _INSTALL.search(first):
+        return " ".join(_quoted(word) for word in command.split())
+    if not _RUN.search(first):
         return command
     return _PLACEHOLDER.sub(lambda match: "_" + match.group(1) + "_", command)
 
@@ -181,6 +205,9 @@ def _commands_view(text: str, wanted, rewrite=None) -> str:
             first = command if not continued else first
             kept.append(command if rewrite is None else rewrite(command, first))
             continued = command.endswith("\\")
+        elif fence is None and (spans := _inline_installs(line, wanted)):
+            kept.append(spans)
+            continued = False
         else:
             kept.append("")
             continued = False

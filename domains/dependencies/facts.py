@@ -9,6 +9,7 @@ from pathlib import Path, PurePosixPath
 
 from ascend_feasibility.analyzer.context.guards import import_is_caught
 from ascend_feasibility.analyzer.reading import manifests, parsing
+from ascend_feasibility.analyzer.reading.discovery import is_requirements_file
 from ascend_feasibility.analyzer.reading.manifests import Declaration, Problem
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import query_set
@@ -86,7 +87,7 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
                 facts.installs += installed.manifest_reads(relative, pyproject=text)
             elif name == "setup.cfg":
                 _add(facts, manifests.parse_setup_cfg(relative, text))
-            elif name.lower().startswith("requirements"):
+            elif is_requirements_file(relative):
                 _add(facts, manifests.parse_requirements(root, relative, text))
         elif unit.kind == "yaml" and _is_conda_environment(name, unit.source.text):
             _add(facts, manifests.parse_conda_environment(relative, unit.source.text))

@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.core.findings import FindingFactory, Located, Place
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES, DependencyRow, Finding, Text, TorchFit
+from ascend_feasibility.analyzer.reading.discovery import REQUIREMENTS_FOLDER
 from ascend_feasibility.analyzer.reading.manifests import Declaration
 from ascend_feasibility.domains.base import TargetChoice
 from ascend_feasibility.domains.dependencies import installed
@@ -228,6 +229,12 @@ def analyze_dependencies(
         elif file_fit.releases:  # OLMo scripts/augusta/Dockerfile torch==2.5.1 beside a target of torch 2.12.0
             code = "torch-pin-off-target"
             recommended = f"{target_note}, the report's target (this pin fits only {file_fit.recommended})"
+            if in_file[0].source == "requirements" and installed.unread(path, installs):
+                # OmniGen requirements.txt torch==2.3.1 while `pip install -e .` reads setup.py's torch<2.5: no
+                # installer reads the file, so its pin sets up no environment (info, nothing to price)
+                emit.declaration(code, f"torch{in_file[0].specifier}", in_file[0], recommended,
+                                 place=declared_optional(in_file[0]), facets=(UNREAD_MANIFEST,))
+                continue
         caps = _file_caps([s for name in COMPANIONS for s in by_package.get(name, []) if s.path == path], file_fit,
                           target, kb)
         if caps:  # demucs: torch>=1.8.1 beside torchaudio>=0.8,<2.1, which holds torch at 2.0.x (round 25 V6)
@@ -263,11 +270,23 @@ def analyze_dependencies(
             continue
         plain[(code, recommended or _table_range(kb),
                _cuda_build(in_file[0]) if code == "torch-version-no-fit" else ())].append(in_file[0])
+    repinned: Declaration | None = None  # the counted line a torch re-pin of the project is priced at
     for (code, recommended, facets), firsts in plain.items():
         # ChatTTS's `torch>=2.1.0` in setup.py and in requirements.txt (round 25 A1 14): one environment's torch, one
         # item listing both lines, where the main manifests of a folder agree on the verdict (_per_manifest)
         for site, others in _per_manifest(firsts):
-            emit.declaration(code, f"torch{site.specifier}", site, recommended, sites=others, facets=facets)
+            # an optional requirements file (requirements_fp8.txt beside requirements.txt) is an opt-in environment:
+            # shown, uncounted, as DEP001 places its lines
+            place = declared_optional(site)
+            if code == "torch-version-no-fit" and place is None and emit.counts(site.path):
+                if repinned is not None:  # one project, one torch move: a further file's line goes with it
+                    emit.declaration(code, f"torch{site.specifier}", site,
+                                     f"{recommended}; the same torch move as {repinned.path}:{repinned.line}, "
+                                     "priced there", sites=others, facets=facets, effort=SAME_REPIN_EFFORT)
+                    continue
+                repinned = site
+            emit.declaration(code, f"torch{site.specifier}", site, recommended, place=place, sites=others,
+                             facets=facets)
     if not torch_sites and "torch" in imported:
         site = next((s for s in documented.get("torch", []) if doc_pin == f"torch{s.specifier} ({s.path}:{s.line})"),
                     None)
@@ -319,6 +338,11 @@ class _Emitter:
         snippet = site.text[:200]
         self._emit(Located(code, symbol, site.path, site.line, 1, 1 + len(snippet), snippet, site.cell, npu, facets=facets,
                            effort=effort), place, sites)
+
+    def counts(self, path: str) -> bool:
+        """Would a finding in `path` be counted (its file runs, in a counted role), with no place of its own?"""
+        file_context = self.context.of(path)
+        return file_context.reach == "runs" and file_context.role in COUNTED_ROLES
 
     def import_site(self, code: str, symbol: str, fact: ImportFact, npu: str | None = None, place: Place | None = None,
                     facets: tuple[str, ...] = (), sites: list[str] | None = None) -> None:
@@ -459,6 +483,7 @@ def _unread_pin(sites: list[Declaration], primary: list[Declaration], fit: Torch
         and primary[0].source in PACKAGE_MANIFESTS and target in fit.releases and installed.unread(sites[0].path, installs)
 
 
+SAME_REPIN_EFFORT = (0.1, 0.5)  # a further file's torch line, moved with the re-pin priced at the first one
 PATCH_LEVEL_EFFORT = (0.25, 1.0)  # a one-line pin change (and its companions' lines), no API change to re-validate
 
 
@@ -745,9 +770,11 @@ def declared_optional(site: Declaration) -> Place | None:
     """An extra (pyproject optional-dependencies, setup.py extras_require, a requirements-<extra>.txt file)."""
     if site.group != "main":
         return Place(reach="optional", reason=f"{site.path}:{site.line}: declared in the optional group {site.group!r}")
-    stem = PurePosixPath(site.path).stem.lower()
-    if site.source == "requirements" and stem.startswith("requirements"):
-        extra = stem[len("requirements"):].strip("-_.")
+    at = PurePosixPath(site.path.lower())
+    stem = at.stem
+    in_folder = at.parent.name == REQUIREMENTS_FOLDER  # requirements/tests.txt beside requirements/runtime.txt
+    if site.source == "requirements" and (stem.startswith("requirements") or in_folder):
+        extra = stem if in_folder and not stem.startswith("requirements") else stem[len("requirements"):].strip("-_.")
         if extra not in MAIN_REQUIREMENTS:
             return Place(reach="optional", reason=f"{site.path}: an optional requirements file ({extra})")
     return None
