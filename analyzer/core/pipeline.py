@@ -32,6 +32,7 @@ from ascend_feasibility.analyzer.context.project_scope import (
 )
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
 from ascend_feasibility.analyzer.context.readme_alternatives import readme_alternative_configs
+from ascend_feasibility.analyzer.context.launcher_runs import launcher_run_tools
 from ascend_feasibility.analyzer.context.readme_runs import launched_files, readme_run_examples
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import package_folders
@@ -136,6 +137,9 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         config.roles = {**config.roles, "ci": [*config.roles.get("ci", []), *map(glob.escape, ci_images)]}
     readme_runs = readme_run_examples(config.readme, [f.path for f in found.files], load_context_conventions().roles,
                                       config.roles, config.distribution, functools.partial(_read_text, root))
+    readme_runs += [path for path in launcher_run_tools([f.path for f in found.files], load_context_conventions().roles,
+                                                        config.roles, functools.partial(_read_text, root))
+                    if path not in readme_runs]  # a shipped launcher (inference.sh) runs them: product too
     if readme_runs:  # the README's own command runs them: product, for the context and the plan alike
         config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, readme_runs)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
