@@ -20,6 +20,7 @@ from ascend_feasibility.analyzer.context.backend_images import other_backend_ima
 from ascend_feasibility.analyzer.context.engine_forks import engine_forks, fold_forks
 from ascend_feasibility.analyzer.context.hosted_notebooks import hosted_notebooks
 from ascend_feasibility.analyzer.context.hosted_predictors import hosted_predictors
+from ascend_feasibility.analyzer.context.launcher_runs import launcher_run_tools
 from ascend_feasibility.analyzer.context.nvidia_kits import fold_kits, nvidia_kits
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
 from ascend_feasibility.analyzer.context.project_scope import (
@@ -32,7 +33,6 @@ from ascend_feasibility.analyzer.context.project_scope import (
 )
 from ascend_feasibility.analyzer.context.propagation import guarded_modules, propagate_reach
 from ascend_feasibility.analyzer.context.readme_alternatives import readme_alternative_configs
-from ascend_feasibility.analyzer.context.launcher_runs import launcher_run_tools
 from ascend_feasibility.analyzer.context.readme_runs import launched_files, readme_run_examples
 from ascend_feasibility.analyzer.context.roles import path_view
 from ascend_feasibility.analyzer.context.unloaded import package_folders

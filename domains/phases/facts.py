@@ -46,8 +46,8 @@ from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUERY, Unit
 from ascend_feasibility.domains.phases import symbols
 from ascend_feasibility.domains.phases.class_uses import class_uses
-from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.config_modules import is_config_module
+from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.main_demos import runs_demo
 from ascend_feasibility.domains.phases.uncalled_functions import uncalled_functions
 from ascend_feasibility.domains.phases.uncalled_methods import builds_attribute_names, uncalled_methods
