@@ -76,9 +76,16 @@ CLI = VAE.replace("    demo_forward_backward()\n", "    cli()\n").replace("def d
 
 
 def test_an_imported_modules_command_line_block_nothing_runs_is_no_entry(tmp_path):
-    # round 28 C3 / V8: a module other files import for a class, whose block no README or launcher names
-    report = run(write(tmp_path, {"inference.py": INFERENCE, "vae.py": CLI}))
+    # round 28 C3 / V8: a module of a folder other files import for a class, whose block no README or launcher names
+    inference = INFERENCE.replace("from vae import", "from models.vae import")
+    report = run(write(tmp_path, {"inference.py": inference, "models/vae.py": CLI}))
     assert set(entry_paths(report)) == {"inference.py"}
+
+
+def test_a_root_script_a_peer_script_imports_stays_an_entry(tmp_path):
+    # serve.py's `from generate import load`: generate.py is a script of its own (its block is no demo)
+    report = run(write(tmp_path, {"inference.py": INFERENCE, "vae.py": CLI}))
+    assert set(entry_paths(report)) == {"inference.py", "vae.py"}
 
 
 def test_an_imported_modules_block_a_launcher_or_the_readme_runs_stays_an_entry(tmp_path):

@@ -168,7 +168,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     entry_paths = sorted(
         path for path, f in python.items()
         if (f.notebook or path_view(path).name in launched_names or f.module in console_modules or path in run
-            or (f.main_guard and path not in libraries)  # an imported module's `__main__` block: its self-test
+            or (f.main_guard and not _self_test(path, f, libraries, imported))  # an imported module's own test
             or (f.top_level_code and path not in imported and not f.config_module))  # a config: loaded, not run
         and not _launcher(path, role_of) and path not in bundled
     )
@@ -239,6 +239,15 @@ def _run_by_name(facts: list[PhaseFacts], documented: Iterable[str]) -> set[str]
     if modules:
         run |= {f.path for f in facts if f.module and f.module in modules}
     return run
+
+
+def _self_test(path: str, f: PhaseFacts, libraries: set[str], imported: set[str]) -> bool:
+    """Is the file's `__main__` block a library module's self-test, no entry? A module in a folder that another
+    file imports (round 28 C3: latentsync/trepa/loss.py, imported for its class); a root-level script that a peer
+    script imports (serve.py's `from generate import load`) is a script itself, unless its block is a demo."""
+    if len(path_view(path).parts) > 1:
+        return path in libraries
+    return f.main_demo and path in imported
 
 
 def _library_modules(graph: dict[str, set[str]], role_of: Callable[[str], str]) -> set[str]:
