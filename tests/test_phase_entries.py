@@ -130,6 +130,11 @@ def test_a_config_module_is_no_entry(tmp_path):
     report = run(write(tmp_path, {"configs/gan/train_gan_256.py": CONFIG + "train_cfg.update(type='train_loop')\n", "mypkg/__init__.py": "",
                                   "mypkg/models.py": GENERATOR, "train.py": TRAIN}))
     assert set(entry_paths(report)) == {"train.py"}
+    updates_only = "from mmengine.config import read_base\n\nwith read_base():\n    from .train_gan_256 import *\n\n" \
+        "model.update(dict(prior_loss_weight=1, class_prior_prompt='a dog'))\n"
+    report = run(write(tmp_path / "b", {"configs/gan/train_gan_prior.py": updates_only, "mypkg/__init__.py": "",
+                                        "mypkg/models.py": GENERATOR, "train.py": TRAIN}))
+    assert set(entry_paths(report)) == {"train.py"}
 
 
 def test_a_module_with_assignments_and_any_other_call_is_no_config(tmp_path):

@@ -17,7 +17,7 @@ _BINDINGS = {"assignment", "augmented_assignment", "string"}  # a docstring is a
 def is_config_module(module: ModuleStatements) -> bool:
     """Are the module's top-level statements only imports, `with read_base():` blocks of imports, and assignments
     or method calls whose every call is a config call (`dict(...)`, `model.update(...)`), with at least one
-    assignment? A definition, a loop, an `if` (a `__main__` guard among them) or any other call makes it code."""
+    such setting? A definition, a loop, an `if` (a `__main__` guard among them) or any other call makes it code."""
     allowed = frozenset(load_phase_signals().entries.config_calls)
     if not allowed:
         return False
@@ -37,5 +37,5 @@ def is_config_module(module: ModuleStatements) -> bool:
             return False
         if not called_names(statement, budget) <= allowed or budget[0] <= 0:
             return False
-        bound |= head.type in {"assignment", "augmented_assignment"}
+        bound |= head.type != "string"  # a setting bound or updated (`model.update(dict(prior_loss_weight=1))`)
     return bound
