@@ -6,7 +6,7 @@ dotted name is no code a user runs (round 28 A1/A2 C3)."""
 
 from __future__ import annotations
 
-from ascend_feasibility.analyzer.context.launcher_runs import launcher_run_tools
+from ascend_feasibility.analyzer.context.launcher_runs import entry_imported_tools, launcher_run_tools
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.knowledge import load_context_conventions
 
@@ -40,6 +40,30 @@ def test_a_helper_a_test_launcher_or_no_launcher_promotes_nothing():
     assert promoted(tree(tests__run_inference="python -m scripts.inference\n")) == []  # a test launcher
     assert promoted(tree()) == []
     assert promoted(tree(run="echo python -m scripts.inference\n")) == []  # no runner command
+
+
+def imported(files: dict[str, str], promoted: tuple[str, ...] = ()) -> list[str]:
+    return entry_imported_tools(list(files), ROLES, None, files.get, promoted)
+
+
+HELPERS = {"utils/__init__.py": "", "utils/misc.py": "import torch\nfrom utils.dist import rank\n",
+           "utils/dist.py": "import torch\n\n\ndef rank():\n    return 0\n", "utils/print_env.py": "import torch\n"}
+
+
+def test_a_tool_folder_module_a_root_product_script_imports_is_product():
+    train = "import torch\nfrom utils import misc\n\nif __name__ == '__main__':\n    misc.run()\n"
+    assert sorted(imported(HELPERS | {"train.py": train})) == ["utils/dist.py", "utils/misc.py"]  # and what it imports
+    app = "from scripts.inference import main\n\nmain()\n"
+    assert imported({"app.py": app, "scripts/inference.py": INFERENCE}) == ["scripts/inference.py"]
+    launched = "from utils.misc import step\n"  # a promoted script's own imports count too
+    assert sorted(imported(HELPERS | {"scripts/train.py": launched}, ("scripts/train.py",))) == ["utils/dist.py", "utils/misc.py"]
+
+
+def test_a_tool_module_only_a_tool_a_test_or_setup_imports_stays_a_tool():
+    assert imported(HELPERS | {"utils/report.py": "from utils import print_env\n"}) == []
+    assert imported(HELPERS | {"tests/test_misc.py": "from utils import misc\n"}) == []
+    assert imported(HELPERS | {"setup.py": "from utils.misc import version\n"}) == []  # a build file
+    assert imported(HELPERS | {"train.py": "import torch\n"}) == []
 
 
 LOSS = """import torch
@@ -90,3 +114,10 @@ def test_the_self_test_of_a_module_nothing_imports_still_runs(tmp_path):
         "train.sh": "#!/bin/bash\ntorchrun --nproc_per_node=1 -m scripts.train --lr 1\n"})
     report = analyze(root, AnalyzeOptions(jobs=1))
     assert _counted_at(report, "mypkg/losses/loss.py") & set(range(10, 13))
+
+
+def test_a_root_training_scripts_tool_folder_helper_has_the_product_role(tmp_path):
+    misc = "import torch\n\n\ndef metric(x):\n    return torch.tensor(x, dtype=torch.float64, device='cuda')\n"
+    train = "import torch\nfrom utils import misc\n\nif __name__ == '__main__':\n    misc.metric(1.0)\n"
+    report = analyze(write_tree(tmp_path, {"utils/misc.py": misc, "train.py": train}), AnalyzeOptions(jobs=1))
+    assert {f.role for f in report.findings if f.path == "utils/misc.py"} == {"product"}
