@@ -733,6 +733,10 @@ class EntryWords(_Record):
     smoke_inputs: list[str] = Field(
         default_factory=list, description="last names of the calls that make random inputs (torch.randn): a main "
         "block of a module the project imports that makes them is a smoke test of the module, no entry point")
+    config_calls: list[str] = Field(
+        default_factory=list, description="last names of the calls a config module's top level may make (dict, "
+        "read_base, update): a module whose top level only imports, assigns and makes these calls is a config a "
+        "framework loads by path (domains/phases/config_modules.py), no entry point")
 
 
 class TrainingLoop(_Record):

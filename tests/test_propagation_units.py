@@ -258,9 +258,9 @@ def test_what_keeps_a_main_block_product_code(change):
     ctx = context()
     if change == "launched":
         facts.append(Facts("run.sh", launched_scripts=["scripts/unet.py"]))
-    elif change == "no package":  # a plain folder that no importer finds below its own folder
+    elif change == "no package":  # a plain folder's module no importer names by its dotted name or its path
         facts[0] = Facts("other/__init__.py")
-        facts[2] = Facts("scripts/train.py", imports=["pkg.unet.UNet"])
+        facts[2] = Facts("scripts/train.py", imports=["unet.UNet"])
     elif change == "top level":
         facts = [Facts("unet.py", main_block=(40, 50)), Facts("train.py", imports=["unet.UNet"]), Facts("__init__.py")]
     elif change == "test importer":
@@ -553,11 +553,16 @@ def test_a_self_test_of_a_module_imported_by_a_name_inside_it():
 
 def test_a_self_test_in_a_folder_that_is_not_a_package():
     """pkg/sub has no __init__.py: imported by its path from train.py's folder it is still a library's module (round
-    18 A27); imported from a folder it is not below (scripts/), Python would not find it there: it stays."""
+    18 A27). Imported by its full dotted name from another folder (scripts/train.py, run as `python -m
+    scripts.train` from the root: a namespace package) it is one too (round 28 A1/A2 C3: LatentSync-style
+    `from pkg.sub.loss import Loss`); a one-part name that is not its own (`import unet` in scripts/) is no import
+    of it."""
     facts = [Facts("pkg/__init__.py"), Facts("pkg/sub/unet.py", main_block=(40, 50)),
              Facts("train.py", imports=["pkg.sub.unet"])]
     assert pr.self_test_blocks(facts, context()) == {"pkg/sub/unet.py": [(40, 50, SELF_TEST.format("train.py"))]}
     facts[2] = Facts("scripts/train.py", imports=["pkg.sub.unet"])
+    assert pr.self_test_blocks(facts, context()) == {"pkg/sub/unet.py": [(40, 50, SELF_TEST.format("scripts/train.py"))]}
+    facts[2] = Facts("scripts/train.py", imports=["unet"])
     assert pr.self_test_blocks(facts, context()) == {}
 
 

@@ -482,7 +482,9 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
         folder = f.path[: f.path.rfind("/") + 1]
         if not folder or PurePosixPath(f.path).name in launched or f.path in context.readme_launches:
             continue  # a launch script or the README runs it: its block is the command, not a self-test
-        users = sorted(importers.get(f.module, set()) - {f.path}) if folder in packages else []
+        # a package's module, or one of a namespace package (no __init__.py) that a file imports by its full
+        # dotted name (`from latentsync.utils.image_processor import ...` names nothing else)
+        users = sorted(importers.get(f.module, set()) - {f.path}) if folder in packages or "." in f.module else []
         if not users and folder in packages:  # a package module a config builds by its dotted name is a library too
             if configured is None:
                 configured = config_named_modules(facts, context)

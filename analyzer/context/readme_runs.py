@@ -59,8 +59,8 @@ def readme_run_examples(readme: str, paths: list[str], conventions, overrides: d
             if read is None or path_view(path).parts[0].lower() not in tools:
                 continue
             if products is None:
-                products = _product_names(paths, conventions, overrides)
-            if not _imports_any(read(path), products):
+                products = product_names(paths, conventions, overrides)
+            if not imports_any(read(path), products):
                 continue
         found.append(path)
     return found
@@ -98,7 +98,7 @@ def _uninstalled_root_package(paths: list[str], conventions) -> bool:
     return has_root_package(paths) and not any(p.lower() in manifests for p in paths)
 
 
-def _product_names(paths: list[str], conventions, overrides) -> frozenset[str]:
+def product_names(paths: list[str], conventions, overrides) -> frozenset[str]:
     """The top-level import names of the tree's product Python: a folder at the root (or under src/) holding a
     product module, or a product module at the root."""
     names: set[str] = set()
@@ -111,7 +111,7 @@ def _product_names(paths: list[str], conventions, overrides) -> frozenset[str]:
     return frozenset(names)
 
 
-def _imports_any(text: str | None, names: frozenset[str]) -> bool:
+def imports_any(text: str | None, names: frozenset[str]) -> bool:
     if not text or not names:
         return False
     table = ImportTable()

@@ -20,6 +20,7 @@ from ascend_feasibility.analyzer.context.backend_images import other_backend_ima
 from ascend_feasibility.analyzer.context.engine_forks import engine_forks, fold_forks
 from ascend_feasibility.analyzer.context.hosted_notebooks import hosted_notebooks
 from ascend_feasibility.analyzer.context.hosted_predictors import hosted_predictors
+from ascend_feasibility.analyzer.context.launcher_runs import entry_imported_tools, launcher_run_tools
 from ascend_feasibility.analyzer.context.nvidia_kits import fold_kits, nvidia_kits
 from ascend_feasibility.analyzer.context.project import ci_built_dockerfiles
 from ascend_feasibility.analyzer.context.project_scope import (
@@ -136,6 +137,12 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
         config.roles = {**config.roles, "ci": [*config.roles.get("ci", []), *map(glob.escape, ci_images)]}
     readme_runs = readme_run_examples(config.readme, [f.path for f in found.files], load_context_conventions().roles,
                                       config.roles, config.distribution, functools.partial(_read_text, root))
+    paths, reader = [f.path for f in found.files], functools.partial(_read_text, root)
+    readme_runs += [path for path in launcher_run_tools(paths, load_context_conventions().roles, config.roles, reader)
+                    if path not in readme_runs]  # a shipped launcher (inference.sh) runs them: product too
+    readme_runs += [path for path in entry_imported_tools(paths, load_context_conventions().roles, config.roles,
+                                                          reader, tuple(readme_runs))
+                    if path not in readme_runs]  # a root product script (train.py) imports them: its own helpers
     if readme_runs:  # the README's own command runs them: product, for the context and the plan alike
         config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, readme_runs)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,

@@ -47,6 +47,7 @@ from ascend_feasibility.domains import query_set
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, DEFINITIONS_QUERY, Unit
 from ascend_feasibility.domains.phases import symbols
 from ascend_feasibility.domains.phases.class_uses import class_uses
+from ascend_feasibility.domains.phases.config_modules import is_config_module
 from ascend_feasibility.domains.phases.joined_paths import joined_path
 from ascend_feasibility.domains.phases.main_demos import runs_demo
 from ascend_feasibility.domains.phases.uncalled_functions import uncalled_functions
@@ -170,6 +171,7 @@ class PhaseFacts:
     # check functions comparing with a reference that a test-script-named module's main block calls (reference_checks.py)
     reference_checks: list[str] = field(default_factory=list)
     top_level_code: bool = False  # runs work at import time (a script without a __main__ guard)
+    config_module: bool = False  # its top level only imports and binds settings (config_modules.py): no entry
     evidence: dict[str, int] = field(default_factory=dict)  # phase → signals
     training_loop: bool = False  # runs a training step itself (knowledge/phases/signals.toml [training_loop])
     calls_backward: bool = False  # calls a `.backward(...)` (a loss's, torch.autograd's): gradients are taken here
@@ -435,6 +437,7 @@ class PhaseFacts:
         self.main_block = self.main_block or other.main_block
         self.main_demo |= other.main_demo
         self.top_level_code |= other.top_level_code
+        self.config_module &= other.config_module  # every part a config (a notebook of cells: code)
         self.training_loop |= other.training_loop
         self.calls_backward |= other.calls_backward
         for phase, count in other.evidence.items():
@@ -988,6 +991,7 @@ def collect_python(unit: Unit, import_reach: ImportReach | None = None) -> Phase
                 facts.exported_functions.append((parsing.text(name), function.start_point.row + 1, function.end_point.row + 1))
     module = symbols.unit_statements(unit)
     facts.top_level_code = _runs_at_top_level(module)
+    facts.config_module = facts.top_level_code and is_config_module(module)
     guards = [c for c in found.get("condition", []) if "__name__" in parsing.text(c) and "__main__" in parsing.text(c)]
     facts.main_guard = bool(guards)
     block = guards[0].parent if guards else None
