@@ -53,10 +53,12 @@ ENV_QUERY = r"""
 MEMBERS = ("is_cuda", "multi_processor_count", "major", "minor")
 MEMBER_QUERY = "((attribute attribute: (identifier) @member) (#any-of? @member " + " ".join(f'"{m}"' for m in MEMBERS) + "))"
 QUERY = r"""
-((call function: (attribute attribute: (identifier) @method)) (#any-of? @method "cuda" "to" "startswith"))
+((call function: (attribute attribute: (identifier) @method)) (#any-of? @method "cuda" "to" "startswith" "__contains__"))
 ((keyword_argument name: (identifier) @kwname) (#any-of? @kwname "device" "device_id" "map_location" "device_map"))
 """
 
+# string methods that test a device's text for a literal, as `"cuda" in str(device)` does (DEV007, not a device argument)
+STRING_TESTS = ("startswith", "__contains__")
 OWN_RUNTIME_PIN = "own-runtime-pin"  # a CUDA mask set in an arm whose only device work is another runtime's model
 DEVICE_ARGUMENT = "device-argument"  # `.cuda(<a device name>)`, which the shim's `.npu` alias raises on
 ENABLED_BY_DEVICE_TEST = "enabled-by-device-test"  # the autocast's `enabled=` holds a CUDA device test
@@ -335,7 +337,8 @@ class _FileScan(PythonScan):
             self.hit("tensor-cuda-method", ".cuda()", call, ".npu()")
         elif method_name == "to" and first is not None and first.type == "integer":
             self.hit("integer-device", f".to({parsing.text(first)})", call, f'.to("npu:{parsing.text(first)}")')
-        elif method_name == "startswith" and first is not None and literals.device_literal(first) is not None:
+        elif method_name in STRING_TESTS and first is not None and literals.device_literal(first) is not None:
+            # `str(device).__contains__("cuda")` is `"cuda" in str(device)` spelt as a call: a comparison, not a device
             if not graph_constant_test(attribute.child_by_field_name("object")):  # a TorchScript constant's patch
                 self._device_test(parsing.text(call), call)
 
@@ -457,7 +460,7 @@ class _FileScan(PythonScan):
             if key == "device_map":
                 return  # reported by the device-map rule
         call = literals.inside(literal.node, {"call"})
-        if call is not None and _method_name(call) in {"startswith", "endswith"}:
+        if call is not None and _method_name(call) in {*STRING_TESTS, "endswith"}:
             return
         collection = literals.device_collection(literal.node) if not literal.formatted else None
         if collection is not None:
