@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.cuda_arms import pytorch_fallback_arm
+from ascend_feasibility.analyzer.context.default_built import built_by_default, gate_of
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
@@ -57,6 +58,7 @@ QUERY = r"""
 ((keyword_argument name: (identifier) @kwname) (#any-of? @kwname "device" "device_id" "map_location" "device_map"))
 """
 
+DEFAULT_PATH_GATE = "default-path-gate"  # a no-CUDA raise in the constructor of a class the default path builds
 # string methods that test a device's text for a literal, as `"cuda" in str(device)` does (DEV007, not a device argument)
 STRING_TESTS = ("startswith", "__contains__")
 OWN_RUNTIME_PIN = "own-runtime-pin"  # a CUDA mask set in an arm whose only device work is another runtime's model
@@ -181,6 +183,11 @@ class _FileScan(PythonScan):
                     # it picks ONNX Runtime's NVIDIA provider, not a torch device: the shim's answer (true on
                     # the NPU) would ask for that provider there, so the site is no automatic one
                     self.hit(entry.rule, entry_name, chain, npu, auto_when=(), facets=(RUNTIME_PROVIDER,))
+                elif arm is None and call is not None and entry_name == "torch.cuda.is_available" \
+                        and (gate := gate_of(call)) is not None and built_by_default(gate) is not None:
+                    # `if not torch.cuda.is_available(): raise` in the constructor of a class the default path
+                    # builds: a device check on that path (a native port raises there), not an opt-in feature's gate
+                    self.hit(entry.rule, entry_name, chain, npu, auto_when=(), facets=(DEFAULT_PATH_GATE,))
                 else:
                     self.hit(entry.rule, entry_name, chain, npu, facets=seen)
             if call is not None:
