@@ -24,6 +24,7 @@ from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_pat
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.none_fields import NONE_FIELD_COMPUTED, computed_none_fields
 from ascend_feasibility.domains.device.rank_suffix import only_adds_rank_suffix
+from ascend_feasibility.domains.device.runtime_indexes import feeds_runtime_index
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
 from ascend_feasibility.domains.device.splat_accelerator import splatted_accelerator
 from ascend_feasibility.domains.device.test_arms import (
@@ -58,6 +59,7 @@ QUERY = r"""
 ((keyword_argument name: (identifier) @kwname) (#any-of? @kwname "device" "device_id" "map_location" "device_map"))
 """
 
+RUNTIME_INDEX = "runtime-index"  # the test's function makes an ONNX Runtime session's device index (ctx_id=, device_id=)
 DEFAULT_PATH_GATE = "default-path-gate"  # a no-CUDA raise in the constructor of a class the default path builds
 # string methods that test a device's text for a literal, as `"cuda" in str(device)` does (DEV007, not a device argument)
 STRING_TESTS = ("startswith", "__contains__")
@@ -417,6 +419,8 @@ class _FileScan(PythonScan):
             self.hit("device-type-layout-workaround", symbol, test)
         else:
             found = facets(test, self.imports)
+            if feeds_runtime_index(test):
+                found = (*found, RUNTIME_INDEX)
             if only_adds_rank_suffix(test):
                 found = (*found, RANK_SUFFIX)
             named = self._arm_names(test) if CUDA_ARM in found else None
