@@ -10,7 +10,8 @@ auto with its note for a native port. DEV220's missing-arm text (per-platform de
 vector-core count) is for chains whose arms size kernels or pick kernel libraries; this chain's arms only assign
 (or return) a device value, with at most a log line beside it, so the scanner leaves it to DEV104 at the probe.
 
-The signal is structure: every arm whose condition names CUDA has the bare call `torch.cuda.is_available()` (resolved
+The signal is structure: the chain's first arm is CUDA's (a CUDA arm after another backend's arm is read as that
+chain's other-backend code, so DEV104 there would not count), every arm whose condition names CUDA has the bare call `torch.cuda.is_available()` (resolved
 through the file's imports) as its whole condition, every other arm's condition is a bare availability call
 (`torch.backends.mps.is_available()`), and every statement of every arm, the else included, assigns or
 returns a device value (`torch.device(...)`, a device string) or is a log call. A flag (`HAS_CUDA`), a version probe
@@ -31,8 +32,11 @@ LOG_METHODS = {"info", "warning", "warn", "debug", "print"}
 
 def shim_covered_device_choice(chain: Chain, backends: BackendWords, imports) -> bool:
     """Is `chain` a device pick whose only CUDA probe is torch.cuda.is_available() and whose arms only yield a device?"""
+    first, body = chain.arms[0]
+    if not cuda_arm(chain, body, backends) or not _is_probe(first, imports):
+        return False  # a CUDA arm after another backend's is that backend's chain (its probe reads other-backend)
     cuda_arms = [(condition, body) for condition, body in chain.arms if cuda_arm(chain, body, backends)]
-    if not cuda_arms or not all(_is_probe(condition, imports) for condition, _ in cuda_arms):
+    if not all(_is_probe(condition, imports) for condition, _ in cuda_arms):
         return False
     if not all(_availability_probe(condition) for condition, _ in chain.arms):
         return False  # `torch.version.hip is not None` -> "rocm": a platform (its dependencies), not a device pick
