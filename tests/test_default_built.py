@@ -28,6 +28,9 @@ def _gate(code: str):
     "def generate(x, use_cache=True):\n    if use_cache:\n        cache = Cache()\n    return x\n",
     "def generate(x):\n    caches = [Cache() for _ in range(2)]\n    return caches\n",
     "cache = Cache()\n",
+    # either arm of a test of the data, under the default-on switch
+    "def generate(ids, use_cache: bool = True):\n    if isinstance(ids, list):\n        c = [Cache() for _ in ids] if use_cache else None\n"
+    "    else:\n        c = Cache() if use_cache else None\n    return c\n",
 ])
 def test_a_class_the_default_path_builds(builder):
     gate = _gate(CLASS + builder)
@@ -40,6 +43,8 @@ def test_a_class_the_default_path_builds(builder):
     "def generate(x, plain: bool = True):\n    cache = None if plain else Cache()\n    return cache\n",
     "def generate(x, flag=True):\n    if flag:\n        pass\n    else:\n        cache = Cache()\n",
     "def generate(x, config):\n    cache = Cache() if config.cache else None\n    return cache\n",
+    "def generate(x, config):\n    if config.cache:\n        cache = Cache()\n    return x\n",
+    "def generate(x, plain=True):\n    if plain:\n        return x\n    elif x:\n        return Cache()\n",
     "",  # built in no place of this file
 ])
 def test_a_class_built_only_behind_an_opt_in_or_elsewhere(builder):

@@ -8,8 +8,9 @@ check is a device choice to port (DEV104 at the probe, priced, and its dependent
 
 The signal is structure, read in the gate's own file: the `if not <probe>:` statement has no else, its body only
 raises, warns or returns, it sits in `__init__` directly in a class body, and the file builds that class (`Name(...)`)
-unconditionally in a function or module, or under a test of a parameter whose default is True (the conditional
-expression's or `if`'s condition is that bare name). A class built only under a parameter whose default is False or
+unconditionally in a function or module, under a test of a parameter whose default is True (the conditional
+expression's or `if`'s condition is that bare name), or in either arm of a test of the data (`if isinstance(ids,
+list):`), whose arms both run on the default path for some input. A class built only under a parameter whose default is False or
 None (an opt-in), built only in an else arm, or built in no place of this file keeps today's reading.
 """
 
@@ -81,14 +82,27 @@ def _on_default_path(call: Node) -> bool:
             if not parts or child != parts[0] or len(parts) < 2 or not _default_true(parts[1], parent):
                 return False
         elif parent.type == "if_statement":
-            if child != parent.child_by_field_name("consequence"):
-                return child == parent.child_by_field_name("condition")
-            if not _default_true(parent.child_by_field_name("condition"), parent):
-                return False
-        elif parent.type in {"elif_clause", "else_clause", "while_statement", "boolean_operator"}:
+            condition = parent.child_by_field_name("condition")
+            if child == condition:
+                return True
+            if _option(condition) and not (child == parent.child_by_field_name("consequence")
+                                           and _default_true(condition, parent)):
+                return False  # `if use_cache:` defaulting to False, `if args.cache:`, or the arm its False takes
+        elif parent.type in {"elif_clause", "else_clause"}:
+            statement = parent.parent
+            condition = statement.child_by_field_name("condition") if statement is not None else None
+            if parent.type == "elif_clause" or _option(condition):
+                return False  # the arm an option's False takes, or one behind an earlier test
+        elif parent.type in {"while_statement", "boolean_operator"}:
             return False
         child, parent = parent, parent.parent
     return True
+
+
+def _option(condition: Node | None) -> bool:
+    """A bare name or attribute (`use_cache`, `args.cache`): a switch someone sets, not a test of the data (`isinstance(
+    x, list)`), whose arms both run on the default path for some input."""
+    return condition is None or condition.type in {"identifier", "attribute", "not_operator"}
 
 
 def _default_true(condition: Node | None, inside: Node) -> bool:
