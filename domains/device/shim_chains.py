@@ -14,7 +14,9 @@ The signal is structure: the chain's first arm is CUDA's (a CUDA arm after anoth
 chain's other-backend code, so DEV104 there would not count), every arm whose condition names CUDA has the bare call `torch.cuda.is_available()` (resolved
 through the file's imports) as its whole condition, every other arm's condition is a bare availability call
 (`torch.backends.mps.is_available()`), and every statement of every arm, the else included, assigns or
-returns a device value (`torch.device(...)`, a device string) or is a log call. A flag (`HAS_CUDA`), a version probe
+returns a torch.device (`torch.device("cuda")`) or is a log call. A string ("cuda") is left out: a function returning
+one is often the project's backend selector (unsloth's get_device_type() -> DEVICE_TYPE, compared all over), whose
+missing "npu" value is the port's gap. A flag (`HAS_CUDA`), a version probe
 (`torch.version.hip is not None`, a platform's, for its dependency list) or an arm that does anything else keeps DEV220.
 """
 
@@ -88,9 +90,7 @@ def _yields_device(statement: Node, imports) -> bool:
 
 def _device_value(value: Node, imports) -> bool:
     value = _unwrap(value)
-    if value.type == "string":
-        return not any(child.type == "interpolation" for child in value.named_children)
-    if value.type != "call":
+    if value.type != "call":  # a string ("cuda") may be a backend name the project compares everywhere (a selector)
         return False
     function = value.child_by_field_name("function")
     if function is None or qualified_name(function, imports) not in DEVICE_BUILDERS:
