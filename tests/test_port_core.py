@@ -1492,3 +1492,18 @@ def test_a_negated_check_that_leaves_the_block_early_is_still_held(tmp_path):
     reasons = _reasons(_port(tmp_path, {"run.py": source}, sites))
     assert reasons[("DEV104", 5)] == ("the branch it decides leaves the block early: the code after it is what it "
                                       "guards, review it")
+
+
+def test_a_check_bound_to_a_flag_that_picks_the_rewritten_device_is_rewritten_with_it(tmp_path):
+    # round 28 port hunk 12: the flag is the pick's condition; left, the NPU host still picks "cpu"
+    source = ('import torch\n\nuse_cuda = torch.cuda.is_available()\n'
+              'device = torch.device("cuda" if use_cuda else "cpu")\n')
+    sites = [_site(source, "torch.cuda.is_available", "DEV104"), _site(source, '"cuda"', "DEV001")]
+    result = _port(tmp_path, {"run.py": source}, sites)
+    assert _reasons(result) == {("DEV104", 3): None, ("DEV001", 4): None}
+    new = _new(result, "run.py")
+    assert "use_cuda = _device.is_available()\n" in new and "_device.DEVICE_TYPE if use_cuda" in new
+    # near miss: the flag only guards CUDA-only code, no pick: it stays, with its reason
+    guarding = 'import torch\n\nuse_cuda = torch.cuda.is_available()\nif use_cuda:\n    torch.backends.cudnn.benchmark = True\n'
+    result = _port(tmp_path / "b", {"run.py": guarding}, [_site(guarding, "torch.cuda.is_available", "DEV104")])
+    assert _reasons(result)[("DEV104", 3)] == "the check guards CUDA-only code, not a device choice: review what it guards"

@@ -573,6 +573,8 @@ TEST = dict(kind="device_test", agnostic="{dev}", npu="")
     ("t != ('cuda')", "t not in _device.ACCELERATOR_TYPES", "test"),
     ("'cuda' in t", "_device.names_accelerator(t)", "test"),
     ("t.startswith('cuda')", "t.startswith(_device.ACCELERATOR_TYPES)", "test"),
+    # str.__contains__ takes no tuple: the call spelling of `'cuda' in t` becomes the helper (round 28 A1 C6)
+    ("str(d).__contains__('cuda')", "_device.names_accelerator(str(d))", "test"),
     ("t in ('cuda', 'xpu')", "t in ('cuda', 'npu', 'xpu')", "widen"),
     ('t not in ["cpu", "cuda"]', 't not in ["cpu", "cuda", "npu"]', "widen"),
     ("t in ({'cuda'})", "t in ({'cuda', 'npu'})", "widen"),
@@ -614,6 +616,7 @@ def test_a_device_type_picked_from_the_test_becomes_the_picked_type():
 @pytest.mark.parametrize("expression, reason", [
     ("t.startswith('cpu')", "a prefix test other than \"cuda\""),
     ("t.startswith('cuda', 0)", "a prefix test other than \"cuda\""),
+    ("t.__contains__('cpu')", "a prefix test other than \"cuda\""),
     ("t.startswith()", "a prefix test other than \"cuda\""),
     ("t", "not a comparison"),
     ("a == b == 'cuda'", "a chained comparison"),

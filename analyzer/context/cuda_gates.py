@@ -18,6 +18,7 @@ purpose: the project already has its NPU path (`npu-path`).
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.default_built import built_by_default
 from ascend_feasibility.analyzer.context.device_off_switches import DeviceOffSwitches
 from ascend_feasibility.analyzer.context.guards import (
     MAX_DEPTH,
@@ -427,7 +428,10 @@ class CudaGates:
     def _excludes_npu(self, statement: Node) -> bool:
         kind = statement.type
         if kind == "if_statement":
-            return not any(c.type in {"elif_clause", "else_clause"} for c in statement.children) and self._raises_unless_cuda(statement)
+            # a constructor's no-CUDA raise that the default path reaches (analyzer/context/default_built.py) is a device
+            # check: what follows it runs wherever the check is ported, and is priced with it
+            return (not any(c.type in {"elif_clause", "else_clause"} for c in statement.children)
+                    and self._raises_unless_cuda(statement) and built_by_default(statement) is None)
         if kind == "assert_statement":
             condition = statement.named_children[0] if statement.named_children else None
             return condition is not None and self._is_cuda_condition(condition, positive=True) and not self._is_precondition(condition)

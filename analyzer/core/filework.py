@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ascend_feasibility.analyzer.context import ProjectContext
 from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
+from ascend_feasibility.analyzer.context.default_built import built_by_default
 from ascend_feasibility.analyzer.context.diagnostics import DebugAids
 from ascend_feasibility.analyzer.context.display import DisplaySites
 from ascend_feasibility.analyzer.context.feature_gates import bound_names, only_turns_feature_on, unread_after
@@ -390,6 +391,8 @@ class FileWorker:
             elif inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
                 reason = f"line {statement.start_point.row + 1}: guards only CUDA-only code ({', '.join(sorted({h.rule for h in inside}))})"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)
+            elif not inside and built_by_default(statement) is not None:
+                pass  # the constructor of a class the default path builds raises without CUDA: a device check that runs
             elif not inside and only_raises_or_warns(body):
                 reason = f"line {statement.start_point.row + 1}: the check only raises or warns (a CUDA-only feature's gate)"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)

@@ -46,6 +46,7 @@ from ascend_feasibility.analyzer.port.files import (
     imports_any,
     imports_torch_npu,
 )
+from ascend_feasibility.analyzer.port.flag_picks import flag_picks_rewritten_device
 from ascend_feasibility.analyzer.port.guard_scope import check_expression, controlled
 from ascend_feasibility.analyzer.port.imported import ImportedDefinitions
 from ascend_feasibility.analyzer.port.launch_modes import module_launched
@@ -706,6 +707,8 @@ def _hold_cuda_checks(tree, sites: list[SiteOutcome], kb, style: Style, guarded:
                 outcome.reason = "a \"cuda\" literal in the same statement stays: after the rewrite it would be " \
                                  "compared or picked on NPU"
             elif edit.guard == "selects" and len(literals) == 0:
+                if flag_picks_rewritten_device(outcome.statement, rewritten):
+                    continue  # `use_cuda = <check>` picking `"cuda" if use_cuda else "cpu"`, rewritten: a device choice
                 branch = guarded.why_held(outcome, sites)
                 if branch is None and guarded.branch_of(outcome) is not None:
                     continue

@@ -500,7 +500,7 @@ def _device_test(node, data, finding, edit, style, outcome) -> str | None:
 def _rewrite_test(node, style, outcome) -> str | None:
     """`t == "cuda"` -> `t in {dev}.ACCELERATOR_TYPES`; `"cuda" in t` -> `{dev}.names_accelerator(t)`;
     `t in ("cuda", "xpu")` -> `t in ("cuda", "npu", "xpu")`; `t.startswith("cuda")` ->
-    `t.startswith({dev}.ACCELERATOR_TYPES)`; `"cuda" if "cuda" in t else "cpu"` -> `{dev}.accelerator_type(t)`.
+    `t.startswith({dev}.ACCELERATOR_TYPES)`; `t.__contains__("cuda")` -> `{dev}.names_accelerator(t)`; `"cuda" if "cuda" in t else "cpu"` -> `{dev}.accelerator_type(t)`.
     Each answers as the original wherever no "npu" device exists (CUDA and CPU hosts)."""
     dev = style.dev
     if node.type == "call":
@@ -508,6 +508,13 @@ def _rewrite_test(node, style, outcome) -> str | None:
         literals = arguments.named_children if arguments is not None else []
         if len(literals) != 1 or not _is_cuda_literal(literals[0]):
             return "a prefix test other than \"cuda\""
+        function = node.child_by_field_name("function")
+        if function is not None and function.type == "attribute" and text(function.child_by_field_name("attribute")) == "__contains__":
+            # `t.__contains__("cuda")` is `"cuda" in t`: str.__contains__ takes no tuple, so it becomes the helper call
+            tested = text(function.child_by_field_name("object"))
+            outcome.changes.append(Change(node.start_byte, node.end_byte, f"{dev}.names_accelerator({tested})", "", 0))
+            outcome.uses |= {"ACCELERATOR_TYPES", "names_accelerator"}
+            return None
         outcome.changes.append(Change(literals[0].start_byte, literals[0].end_byte, f"{dev}.ACCELERATOR_TYPES", "", 0))
         outcome.uses.add("ACCELERATOR_TYPES")
         return None

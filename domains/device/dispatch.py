@@ -10,7 +10,8 @@ code (the guard reader gives them reach other-backend). A chain whose final `els
 (facet `raises`, high): the missing arm is a crash, not a fall-through to generic code. A chain whose CUDA arm names
 an ONNX Runtime execution provider for NVIDIA GPUs (`InferenceSession(..., providers=["CUDAExecutionProvider"])`,
 analyzer/context/runtime_providers.py) picks ONNX Runtime's provider, not a torch device (facet `runtime-provider`, low,
-round 27 B1 C7): the NPU arm it lacks asks for CANNExecutionProvider (onnxruntime-cann), not torch_npu."""
+round 27 B1 C7): the NPU arm it lacks asks for CANNExecutionProvider (onnxruntime-cann), not torch_npu. A chain that only picks a torch device and probes CUDA with
+`torch.cuda.is_available()` alone is left to DEV104 at its probe (domains/device/shim_chains.py): the shim covers it."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from ascend_feasibility.analyzer.context.runtime_providers import cuda_provider_
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.device.fast_path import RUNTIME_PROVIDER
+from ascend_feasibility.domains.device.shim_chains import shim_covered_device_choice
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan
 from ascend_feasibility.knowledge import load_context_conventions
 
@@ -62,8 +64,8 @@ class _DispatchScan(PythonScan):
             elif not any(clause.type == "elif_clause" for clause in alternatives):
                 continue  # `if ... else`: one condition, and a chain needs two arms that name a backend
             chain = dispatch_chain(statement, backends)
-            if chain is None:
-                continue
+            if chain is None or shim_covered_device_choice(chain, backends, self.imports):
+                continue  # no chain; or a device pick transfer_to_npu covers: DEV104 at its probe says what to do
             names = ", ".join(sorted(chain.named))
             arm = npu_arm(chain, backends) or FALLBACK_ARM
             raises = (RAISES,) if chain.else_body is not None and only_raises(chain.else_body) else ()

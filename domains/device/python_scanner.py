@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.context.cuda_arms import pytorch_fallback_arm
+from ascend_feasibility.analyzer.context.default_built import built_by_default, gate_of
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains.base import Unit
@@ -23,6 +24,7 @@ from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_pat
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
 from ascend_feasibility.domains.device.none_fields import NONE_FIELD_COMPUTED, computed_none_fields
 from ascend_feasibility.domains.device.rank_suffix import only_adds_rank_suffix
+from ascend_feasibility.domains.device.runtime_indexes import feeds_runtime_index
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
 from ascend_feasibility.domains.device.splat_accelerator import splatted_accelerator
 from ascend_feasibility.domains.device.test_arms import (
@@ -53,10 +55,14 @@ ENV_QUERY = r"""
 MEMBERS = ("is_cuda", "multi_processor_count", "major", "minor")
 MEMBER_QUERY = "((attribute attribute: (identifier) @member) (#any-of? @member " + " ".join(f'"{m}"' for m in MEMBERS) + "))"
 QUERY = r"""
-((call function: (attribute attribute: (identifier) @method)) (#any-of? @method "cuda" "to" "startswith"))
+((call function: (attribute attribute: (identifier) @method)) (#any-of? @method "cuda" "to" "startswith" "__contains__"))
 ((keyword_argument name: (identifier) @kwname) (#any-of? @kwname "device" "device_id" "map_location" "device_map"))
 """
 
+RUNTIME_INDEX = "runtime-index"  # the test's function makes an ONNX Runtime session's device index (ctx_id=, device_id=)
+DEFAULT_PATH_GATE = "default-path-gate"  # a no-CUDA raise in the constructor of a class the default path builds
+# string methods that test a device's text for a literal, as `"cuda" in str(device)` does (DEV007, not a device argument)
+STRING_TESTS = ("startswith", "__contains__")
 OWN_RUNTIME_PIN = "own-runtime-pin"  # a CUDA mask set in an arm whose only device work is another runtime's model
 DEVICE_ARGUMENT = "device-argument"  # `.cuda(<a device name>)`, which the shim's `.npu` alias raises on
 ENABLED_BY_DEVICE_TEST = "enabled-by-device-test"  # the autocast's `enabled=` holds a CUDA device test
@@ -179,6 +185,11 @@ class _FileScan(PythonScan):
                     # it picks ONNX Runtime's NVIDIA provider, not a torch device: the shim's answer (true on
                     # the NPU) would ask for that provider there, so the site is no automatic one
                     self.hit(entry.rule, entry_name, chain, npu, auto_when=(), facets=(RUNTIME_PROVIDER,))
+                elif arm is None and call is not None and entry_name == "torch.cuda.is_available" \
+                        and (gate := gate_of(call)) is not None and built_by_default(gate) is not None:
+                    # `if not torch.cuda.is_available(): raise` in the constructor of a class the default path
+                    # builds: a device check on that path (a native port raises there), not an opt-in feature's gate
+                    self.hit(entry.rule, entry_name, chain, npu, auto_when=(), facets=(DEFAULT_PATH_GATE,))
                 else:
                     self.hit(entry.rule, entry_name, chain, npu, facets=seen)
             if call is not None:
@@ -335,7 +346,8 @@ class _FileScan(PythonScan):
             self.hit("tensor-cuda-method", ".cuda()", call, ".npu()")
         elif method_name == "to" and first is not None and first.type == "integer":
             self.hit("integer-device", f".to({parsing.text(first)})", call, f'.to("npu:{parsing.text(first)}")')
-        elif method_name == "startswith" and first is not None and literals.device_literal(first) is not None:
+        elif method_name in STRING_TESTS and first is not None and literals.device_literal(first) is not None:
+            # `str(device).__contains__("cuda")` is `"cuda" in str(device)` spelt as a call: a comparison, not a device
             if not graph_constant_test(attribute.child_by_field_name("object")):  # a TorchScript constant's patch
                 self._device_test(parsing.text(call), call)
 
@@ -407,6 +419,8 @@ class _FileScan(PythonScan):
             self.hit("device-type-layout-workaround", symbol, test)
         else:
             found = facets(test, self.imports)
+            if feeds_runtime_index(test):
+                found = (*found, RUNTIME_INDEX)
             if only_adds_rank_suffix(test):
                 found = (*found, RANK_SUFFIX)
             named = self._arm_names(test) if CUDA_ARM in found else None
@@ -457,7 +471,7 @@ class _FileScan(PythonScan):
             if key == "device_map":
                 return  # reported by the device-map rule
         call = literals.inside(literal.node, {"call"})
-        if call is not None and _method_name(call) in {"startswith", "endswith"}:
+        if call is not None and _method_name(call) in {*STRING_TESTS, "endswith"}:
             return
         collection = literals.device_collection(literal.node) if not literal.formatted else None
         if collection is not None:
