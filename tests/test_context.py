@@ -2482,3 +2482,43 @@ def test_a_private_method_nothing_names_is_unreached(tmp_path):
 def test_a_private_method_something_may_call_runs(tmp_path, change):
     found = _project_findings(tmp_path, {"base.py": METHOD_BASE, "trainer.py": METHOD_TRAINER, **change})
     assert set(_dev004_reach(found, "trainer.py").values()) == {("runs", None)}
+
+
+PIPELINE = ("import torch\nfrom diffusers import DiffusionPipeline\n\n\nclass InpaintPipeline(DiffusionPipeline):\n"
+            "    # Copied from diffusers.pipelines.StableDiffusionPipeline.enable_model_cpu_offload\n"
+            "    def enable_model_cpu_offload(self, gpu_id=0):\n"
+            "        \"\"\"Offloads the models; lower savings than `enable_sequential_cpu_offload`.\"\"\"\n"
+            "        device = torch.device(f'cuda:{gpu_id}')\n"
+            "        return torch.ones(1).cuda(device)\n\n"
+            "    def __call__(self, prompt):\n        return prompt\n")
+PIPELINE_APP = "from pipeline import InpaintPipeline\n\npipe = InpaintPipeline()\nprint(pipe('a cat'))\n"
+
+
+def test_a_user_only_pipeline_switch_nothing_calls_is_unreached(tmp_path):
+    """Round 28 A2 rows 55, 94: an app's copy of a diffusers pipeline keeps `enable_model_cpu_offload`, a switch the
+    library's users call and its framework never does; no project file calls it (comments and the docstring mention
+    it, and a second copy defines its own): `optional`, though the class derives from DiffusionPipeline."""
+    other = PIPELINE.replace("InpaintPipeline", "ControlPipeline")
+    found = _project_findings(tmp_path, {"pipeline.py": PIPELINE, "pipeline_control.py": other, "app.py": PIPELINE_APP})
+    why = ("line 7: method InpaintPipeline.enable_model_cpu_offload is a switch a library offers its users and never "
+           "calls itself, and no project file calls it (no `.enable_model_cpu_offload` call, getattr string or config "
+           "entry): nothing runs it")
+    assert _dev004_reach(found, "pipeline.py") == {10: ("optional", why)}
+
+
+@pytest.mark.parametrize("change", [
+    {"app.py": PIPELINE_APP.replace("print(", "pipe.enable_model_cpu_offload()\nprint(")},  # the app calls it
+    {"app.py": PIPELINE_APP + "getattr(pipe, 'enable_model_cpu_offload')()\n"},  # a getattr string
+    {"configs/low_memory.yaml": "switches: [enable_model_cpu_offload]\n"},  # a config names it
+    {"pipeline.py": PIPELINE.replace("return prompt", "self.enable_model_cpu_offload()\n        return prompt")},
+    {"pyproject.toml": '[project]\nname = "pipeline"\n', "pipeline/__init__.py": "",
+     "pipeline/core.py": PIPELINE, "app.py": PIPELINE_APP.replace("from pipeline import", "from pipeline.core import"),
+     "pipeline.py": None},  # a published library's public module: its users call it
+    {"pipeline.py": PIPELINE.replace("enable_model_cpu_offload", "offload_models")},  # no user-only switch's name
+])
+def test_a_user_only_pipeline_switch_something_may_call_runs(tmp_path, change):
+    files = {"pipeline.py": PIPELINE, "app.py": PIPELINE_APP, **change}
+    files = {path: text for path, text in files.items() if text is not None}
+    found = _project_findings(tmp_path, files)
+    where = "pipeline/core.py" if "pipeline/core.py" in files else "pipeline.py"
+    assert set(_dev004_reach(found, where).values()) == {("runs", None)}

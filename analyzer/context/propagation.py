@@ -103,7 +103,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     uninstalled = uninstalled_patches(facts, context)
     demos = {path: ranges[0][2] for path, ranges in self_tests.items()}
     uncalled = uncalled_script_functions(facts, context, distribution, packages)  # a script's functions nothing calls
-    silent = uncalled_methods(facts, context, packages)  # private methods nothing names
+    silent = uncalled_methods(facts, context, packages, distribution)  # private methods nothing names
     for path, ranges in unreferenced_symbols(facts, context, distribution, packages, demos, set(uncalled),
                                              set(silent)).items():
         uninstalled.setdefault(path, []).extend(ranges)
