@@ -2522,3 +2522,30 @@ def test_a_user_only_pipeline_switch_something_may_call_runs(tmp_path, change):
     found = _project_findings(tmp_path, files)
     where = "pipeline/core.py" if "pipeline/core.py" in files else "pipeline.py"
     assert set(_dev004_reach(found, where).values()) == {("runs", None)}
+
+
+GC_UTIL = ("import gc\nimport torch\n\n\ndef torch_gc():\n    gc.collect()\n"
+           "    torch.cuda.empty_cache()\n    torch.zeros(1).cuda()\n\n\n"
+           "def load_model():\n    return torch.nn.Linear(2, 2)\n")
+GC_APP = "from model_util import load_model, torch_gc\n\nmodel = load_model()\nprint(model)\n"
+
+
+def test_a_function_other_files_only_import_is_unreached(tmp_path):
+    """Round 28 A1 row 27, A2 row 76: two apps import `torch_gc` by name beside a helper they call, and neither names
+    it again: an import is no call, so nothing runs it."""
+    found = _project_findings(tmp_path, {"model_util.py": GC_UTIL, "app.py": GC_APP,
+                                         "app_multi.py": GC_APP.replace("print(model)", "model.eval()")})
+    assert _dev004_reach(found, "model_util.py") == {8: (
+        "optional", "line 5: function torch_gc is only imported (by app.py, app_multi.py) and never named again there: "
+                    "an import is no call, nothing reaches it")}
+
+
+@pytest.mark.parametrize("app", [
+    GC_APP + "torch_gc()\n",  # called at the top level
+    GC_APP + "\n\ndef clear():\n    torch_gc()\n\n\nclear()\n",  # called by a function something calls
+    GC_APP + "hooks = [torch_gc]\n",  # handed on as a value
+    GC_APP.replace("from model_util import load_model, torch_gc", "import model_util") + "model_util.torch_gc()\n",
+])
+def test_a_function_another_file_imports_and_names_again_runs(tmp_path, app):
+    found = _project_findings(tmp_path, {"model_util.py": GC_UTIL, "app.py": app, "app_multi.py": GC_APP})
+    assert set(_dev004_reach(found, "model_util.py").values()) == {("runs", None)}
