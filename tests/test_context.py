@@ -1254,6 +1254,7 @@ COMMS = ("import torch.distributed as dist\n\n\ndef exchange(outs, ins, group):\
 NPU_SPLIT = (  # Open-Sora-Plan's train scripts and models
     "try:\n    import torch_npu\n    from pkg.acceleration.comms import exchange\nexcept {caught}:\n    torch_npu = None\n"
     "    from pkg.utils.comms import exchange\n    dist_backend = 'nccl'\n    import torch\n    torch.cuda.set_device(0)\n"
+    "\n\ndef step(outs, ins):\n    return exchange(outs, ins, None)\n\n\nstep([], [])\n"  # an import alone calls nothing
 )
 
 
@@ -1280,7 +1281,7 @@ def test_the_except_arm_of_a_torch_npu_import_is_the_other_backends_code(tmp_pat
 def test_an_except_arm_of_another_import_still_runs(tmp_path):
     found = _project_findings(tmp_path, {
         "pkg/__init__.py": "", "pkg/utils/__init__.py": "", "pkg/utils/comms.py": COMMS,
-        "train.py": "try:\n    import apex\nexcept ImportError:\n    from pkg.utils.comms import exchange\n",
+        "train.py": "try:\n    import apex\nexcept ImportError:\n    from pkg.utils.comms import exchange\nexchange([], [], None)\n",
     })
     assert {f.reach for f in found if f.path == "pkg/utils/comms.py"} == {"runs"}
 
