@@ -1026,6 +1026,10 @@ class OptInConventions(_Record):
     shipping_keywords: list[str] = Field(default_factory=list, description="setup() keywords (and the names bound "
                                          "for them) whose strings list files the package ships, never compiles "
                                          "(package_data, data_files): a native source named only there is not built")
+    user_only_methods: list[str] = Field(default_factory=list, description="regular expressions (whole name) of "
+                                         "methods a library offers its users and never calls itself (diffusers "
+                                         "pipelines' enable_model_cpu_offload): a project's own class defining one is "
+                                         "reached there only where a project file names it")
     mode_choices: list[str] = Field(default_factory=list, description="values naming a mode or a data split "
                                     "(`mode == \"train\"`): never an option's module")
     disabled_values: list[str] = Field(min_length=1, description="values that switch a feature off: `x != NO` is an "

@@ -1254,6 +1254,7 @@ COMMS = ("import torch.distributed as dist\n\n\ndef exchange(outs, ins, group):\
 NPU_SPLIT = (  # Open-Sora-Plan's train scripts and models
     "try:\n    import torch_npu\n    from pkg.acceleration.comms import exchange\nexcept {caught}:\n    torch_npu = None\n"
     "    from pkg.utils.comms import exchange\n    dist_backend = 'nccl'\n    import torch\n    torch.cuda.set_device(0)\n"
+    "\n\ndef step(outs, ins):\n    return exchange(outs, ins, None)\n\n\nstep([], [])\n"  # an import alone calls nothing
 )
 
 
@@ -1280,7 +1281,7 @@ def test_the_except_arm_of_a_torch_npu_import_is_the_other_backends_code(tmp_pat
 def test_an_except_arm_of_another_import_still_runs(tmp_path):
     found = _project_findings(tmp_path, {
         "pkg/__init__.py": "", "pkg/utils/__init__.py": "", "pkg/utils/comms.py": COMMS,
-        "train.py": "try:\n    import apex\nexcept ImportError:\n    from pkg.utils.comms import exchange\n",
+        "train.py": "try:\n    import apex\nexcept ImportError:\n    from pkg.utils.comms import exchange\nexchange([], [], None)\n",
     })
     assert {f.reach for f in found if f.path == "pkg/utils/comms.py"} == {"runs"}
 
@@ -2482,3 +2483,70 @@ def test_a_private_method_nothing_names_is_unreached(tmp_path):
 def test_a_private_method_something_may_call_runs(tmp_path, change):
     found = _project_findings(tmp_path, {"base.py": METHOD_BASE, "trainer.py": METHOD_TRAINER, **change})
     assert set(_dev004_reach(found, "trainer.py").values()) == {("runs", None)}
+
+
+PIPELINE = ("import torch\nfrom diffusers import DiffusionPipeline\n\n\nclass InpaintPipeline(DiffusionPipeline):\n"
+            "    # Copied from diffusers.pipelines.StableDiffusionPipeline.enable_model_cpu_offload\n"
+            "    def enable_model_cpu_offload(self, gpu_id=0):\n"
+            "        \"\"\"Offloads the models; lower savings than `enable_sequential_cpu_offload`.\"\"\"\n"
+            "        device = torch.device(f'cuda:{gpu_id}')\n"
+            "        return torch.ones(1).cuda(device)\n\n"
+            "    def __call__(self, prompt):\n        return prompt\n")
+PIPELINE_APP = "from pipeline import InpaintPipeline\n\npipe = InpaintPipeline()\nprint(pipe('a cat'))\n"
+
+
+def test_a_user_only_pipeline_switch_nothing_calls_is_unreached(tmp_path):
+    """Round 28 A2 rows 55, 94: an app's copy of a diffusers pipeline keeps `enable_model_cpu_offload`, a switch the
+    library's users call and its framework never does; no project file calls it (comments and the docstring mention
+    it, and a second copy defines its own): `optional`, though the class derives from DiffusionPipeline."""
+    other = PIPELINE.replace("InpaintPipeline", "ControlPipeline")
+    found = _project_findings(tmp_path, {"pipeline.py": PIPELINE, "pipeline_control.py": other, "app.py": PIPELINE_APP})
+    why = ("line 7: method InpaintPipeline.enable_model_cpu_offload is a switch a library offers its users and never "
+           "calls itself, and no project file calls it (no `.enable_model_cpu_offload` call, getattr string or config "
+           "entry): nothing runs it")
+    assert _dev004_reach(found, "pipeline.py") == {10: ("optional", why)}
+
+
+@pytest.mark.parametrize("change", [
+    {"app.py": PIPELINE_APP.replace("print(", "pipe.enable_model_cpu_offload()\nprint(")},  # the app calls it
+    {"app.py": PIPELINE_APP + "getattr(pipe, 'enable_model_cpu_offload')()\n"},  # a getattr string
+    {"configs/low_memory.yaml": "switches: [enable_model_cpu_offload]\n"},  # a config names it
+    {"pipeline.py": PIPELINE.replace("return prompt", "self.enable_model_cpu_offload()\n        return prompt")},
+    {"pyproject.toml": '[project]\nname = "pipeline"\n', "pipeline/__init__.py": "",
+     "pipeline/core.py": PIPELINE, "app.py": PIPELINE_APP.replace("from pipeline import", "from pipeline.core import"),
+     "pipeline.py": None},  # a published library's public module: its users call it
+    {"pipeline.py": PIPELINE.replace("enable_model_cpu_offload", "offload_models")},  # no user-only switch's name
+])
+def test_a_user_only_pipeline_switch_something_may_call_runs(tmp_path, change):
+    files = {"pipeline.py": PIPELINE, "app.py": PIPELINE_APP, **change}
+    files = {path: text for path, text in files.items() if text is not None}
+    found = _project_findings(tmp_path, files)
+    where = "pipeline/core.py" if "pipeline/core.py" in files else "pipeline.py"
+    assert set(_dev004_reach(found, where).values()) == {("runs", None)}
+
+
+GC_UTIL = ("import gc\nimport torch\n\n\ndef torch_gc():\n    gc.collect()\n"
+           "    torch.cuda.empty_cache()\n    torch.zeros(1).cuda()\n\n\n"
+           "def load_model():\n    return torch.nn.Linear(2, 2)\n")
+GC_APP = "from model_util import load_model, torch_gc\n\nmodel = load_model()\nprint(model)\n"
+
+
+def test_a_function_other_files_only_import_is_unreached(tmp_path):
+    """Round 28 A1 row 27, A2 row 76: two apps import `torch_gc` by name beside a helper they call, and neither names
+    it again: an import is no call, so nothing runs it."""
+    found = _project_findings(tmp_path, {"model_util.py": GC_UTIL, "app.py": GC_APP,
+                                         "app_multi.py": GC_APP.replace("print(model)", "model.eval()")})
+    assert _dev004_reach(found, "model_util.py") == {8: (
+        "optional", "line 5: function torch_gc is only imported (by app.py, app_multi.py) and never named again there: "
+                    "an import is no call, nothing reaches it")}
+
+
+@pytest.mark.parametrize("app", [
+    GC_APP + "torch_gc()\n",  # called at the top level
+    GC_APP + "\n\ndef clear():\n    torch_gc()\n\n\nclear()\n",  # called by a function something calls
+    GC_APP + "hooks = [torch_gc]\n",  # handed on as a value
+    GC_APP.replace("from model_util import load_model, torch_gc", "import model_util") + "model_util.torch_gc()\n",
+])
+def test_a_function_another_file_imports_and_names_again_runs(tmp_path, app):
+    found = _project_findings(tmp_path, {"model_util.py": GC_UTIL, "app.py": app, "app_multi.py": GC_APP})
+    assert set(_dev004_reach(found, "model_util.py").values()) == {("runs", None)}

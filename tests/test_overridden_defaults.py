@@ -334,3 +334,36 @@ def test_a_namesake_class_of_another_module_does_not_keep_the_default(tmp_path):
     write_tree(tmp_path, {"pkg/b/__init__.py": "from .flattened import Inference\n",
                           "tool.py": "from pkg.b import Inference\n\nmodel = Inference('y')\n"})
     assert reaches()["pkg/b/flattened.py"] == "runs"
+
+
+def test_defaults_behind_a_package_re_export_every_call_overrides_are_no_finding(tmp_path):
+    """Round 28 A1 row 30: the package's __init__.py re-exports the class (`from .schedule import NoiseSchedule`), and
+    every caller, through the package (`pkg.NoiseSchedule(..., device=device)`) or by name, passes device: a
+    re-export calls nothing, so the default is never used."""
+    write_tree(tmp_path, {
+        "requirements.txt": "torch\n",
+        "pkg/__init__.py": "from .schedule import NoiseSchedule, make_noise\n",
+        "pkg/schedule.py": SCHEDULE,
+        "infer.py": "import pkg\n\ndetector = pkg.NoiseSchedule(1e-4, flip=False, device='cuda:0')\n",
+        "prep.py": "from pkg import NoiseSchedule\n\n\ndef run(device):\n    return NoiseSchedule(device=device)\n",
+    })
+    found = _defaults(tmp_path)
+    assert found[5] == ("cosmetic", "info", "every call of NoiseSchedule() in the project passes device "
+                                            "(infer.py and 1 more files): the default is never used")
+
+
+def test_defaults_behind_a_package_re_export_a_call_leaves_or_the_package_names_stay(tmp_path):
+    files = {
+        "requirements.txt": "torch\n",
+        "pkg/__init__.py": "from .schedule import NoiseSchedule\n",
+        "pkg/schedule.py": SCHEDULE,
+        "infer.py": "import pkg\n\ndetector = pkg.NoiseSchedule(1e-4, device='cuda:0')\n",
+        "prep.py": "from pkg import NoiseSchedule\n\n\ndef run():\n    return NoiseSchedule(num_steps=4)\n",
+    }
+    write_tree(tmp_path, files)
+    assert 5 in _default_lines(tmp_path)  # prep.py leaves the default in place
+    write_tree(tmp_path, {  # the package itself hands the class on (a registry built in __init__.py)
+        "prep.py": "from pkg import NoiseSchedule\n\n\ndef run(device):\n    return NoiseSchedule(device=device)\n",
+        "pkg/__init__.py": "from .schedule import NoiseSchedule\n\nSCHEDULES = {'noise': NoiseSchedule}\n",
+    })
+    assert 5 in _default_lines(tmp_path)

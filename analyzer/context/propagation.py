@@ -105,7 +105,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     uninstalled = uninstalled_patches(facts, context)
     demos = {path: ranges[0][2] for path, ranges in self_tests.items()}
     uncalled = uncalled_script_functions(facts, context, distribution, packages)  # a script's functions nothing calls
-    silent = uncalled_methods(facts, context, packages)  # private methods nothing names
+    silent = uncalled_methods(facts, context, packages, distribution)  # private methods nothing names
     for path, ranges in unreferenced_symbols(facts, context, distribution, packages, demos, set(uncalled),
                                              set(silent)).items():
         uninstalled.setdefault(path, []).extend(ranges)
@@ -306,7 +306,9 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
     in a test): (path, line) → why the default is never used. Not decided where it may be called out of sight, as
     unpassed_defaults.py judges (passed as a value, subclassed, exported through `__all__` or a star import, a
     position after `*args`), or where a file that neither defines nor calls it writes its name: ControlNet's
-    cldm_v15.yaml builds `target: ldm.modules.encoders.modules.FrozenCLIPEmbedder` with the default device."""
+    cldm_v15.yaml builds `target: ldm.modules.encoders.modules.FrozenCLIPEmbedder` with the default device. A
+    package __init__.py that only re-exports it (unreferenced.reexporters_of) calls nothing: its users' calls decide
+    (round 28 A1 row 30: `face_detection.FaceAlignment(..., device=device)` in every caller)."""
     candidates = [(f, entry) for f in facts for entry in f.device_defaults if (f.path, entry[0]) not in decided]
     if not candidates:
         return {}
@@ -317,6 +319,7 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
     escaped = {name for f in facts for name in f.default_escaped}
     starred = {module for f in facts for module in f.star_imports}
     written = writers({callee for _, (_, callee, _, _) in candidates}, facts)
+    reexporters = reexporters_of(facts)  # `from .api import FaceAlignment` in the package's __init__.py
     result = {}
     for f, (line, callee, parameter, index) in candidates:
         others = _other_bindings(facts, f, callee)  # files whose `callee` is another module's definition
@@ -324,8 +327,8 @@ def project_overridden_defaults(facts: list[ModuleFacts], decided: set[tuple[str
         if not calls or callee in escaped or re_exported(f.module, starred) or len(callee) < MIN_NAME:
             continue  # (a name too short for the words is not looked for where it is written)
         callers = {path for path, _ in calls}
-        if written.get(callee, set()) - callers - {f.path} - others:
-            continue  # named where it is not called: a config, a registry, a string
+        if written.get(callee, set()) - callers - {f.path} - others - reexporters(f.path, callee):
+            continue  # named where it is not called: a config, a registry, a string (a package re-export is none)
         if all(parameter in keywords or fewest > index for _, (fewest, keywords) in calls):
             where = sorted(callers)
             more = f" and {len(where) - 1} more files" if len(where) > 1 else ""

@@ -1,4 +1,7 @@
-"""Private methods nothing calls: no file of the project names them. `optional`.
+"""Private methods nothing calls: no file of the project names them. `optional`. So are user-only methods (a library's
+switch its framework never calls, knowledge opt_in.user_only_methods: a copied diffusers pipeline's
+enable_model_cpu_offload) of a class whose file's public names are the project's to judge, when no other file names
+them (round 28 A2 rows 55, 94); a published library's public module keeps them (its users call them).
 
 The file names its candidates (domains/phases/uncalled_methods.py: private methods of its classes whose name its text
 holds only in their `def`). Another file may still call one: it stays reached when
@@ -20,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.project import ProjectContext
-from ascend_feasibility.analyzer.context.unreferenced import loaded_by
+from ascend_feasibility.analyzer.context.unreferenced import loaded_by, public_names_judged
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME, writers
 from ascend_feasibility.analyzer.core.models import COUNTED_ROLES
 
@@ -29,26 +32,38 @@ if TYPE_CHECKING:
 
 WHY = ("line {line}: method {holder}.{name} is named nowhere else in the project (no `.{name}` call, getattr string or "
        "config entry), and {holder} derives from no class outside the project that could call it: nothing calls it")
+WHY_USER_ONLY = ("line {line}: method {holder}.{name} is a switch a library offers its users and never calls itself, "
+                 "and no project file calls it (no `.{name}` call, getattr string or config entry): nothing runs it")
 
 
 def method_ranges(found: dict[tuple[str, str, str], tuple[int, int]]) -> dict[str, list[tuple[int, int, str]]]:
     """path → (first line, last line, why) of uncalled_methods' answer."""
     result: dict[str, list[tuple[int, int, str]]] = {}
     for (path, holder, name), (first, last) in found.items():
-        result.setdefault(path, []).append((first, last, WHY.format(line=first, holder=holder, name=name)))
+        why = WHY if name.startswith("_") else WHY_USER_ONLY
+        result.setdefault(path, []).append((first, last, why.format(line=first, holder=holder, name=name)))
     return result
 
 
-def uncalled_methods(facts: list[ModuleFacts], context: ProjectContext,
-                     packages: set[str]) -> dict[tuple[str, str, str], tuple[int, int]]:
-    """(path, class, method) → (first line, last line) of the private methods nothing in the project calls.
+def uncalled_methods(facts: list[ModuleFacts], context: ProjectContext, packages: set[str],
+                     distribution: str = "") -> dict[tuple[str, str, str], tuple[int, int]]:
+    """(path, class, method) → (first line, last line) of the private methods nothing in the project calls, and of
+    the user-only methods (a library's switch its framework never calls: a copied diffusers pipeline's
+    enable_model_cpu_offload) no other project file names, where the file's public names are the project's to judge
+    (unreferenced.public_names_judged: not a published library's module, whose users call them); a class deriving
+    from a class outside the project keeps no such method reached, since its framework never calls it.
     unreferenced.py reads them as callers nothing runs: a symbol a class names only in them is not reached there."""
     candidates = [(f, holder, name, first, last) for f in facts if f.path.endswith(".py")
                   for holder, name, first, last in f.uncalled_methods
                   if context.of(f.path).role in COUNTED_ROLES and context.of(f.path).reach == "runs"]
+    if any(not name.startswith("_") for _, _, name, _, _ in candidates):
+        whole = public_names_judged(facts, context, distribution, packages)
+        candidates = [c for c in candidates if c[2].startswith("_") or whole(c[0].path)]
     if not candidates:
         return {}
-    asked = {name: _parts(name) for _, _, name, _, _ in candidates}
+    # a file listing the same user-only method names it only in its own definition (a second copied pipeline)
+    defining = {(f.path, name) for f in facts for _, name, _, _ in f.uncalled_methods if not name.startswith("_")}
+    asked = {name: _parts(name) if name.startswith("_") else set() for _, _, name, _, _ in candidates}
     written = writers({part for parts in asked.values() for part in parts} | set(asked), facts)
     own_project = _project_classes(facts, packages)
     building = {f.path for f in facts if f.builds_attribute_names}
@@ -60,9 +75,12 @@ def uncalled_methods(facts: list[ModuleFacts], context: ProjectContext,
                     subclassed.setdefault(base, set()).add(f.path)
     result: dict[tuple[str, str, str], tuple[int, int]] = {}
     for own, holder, name, first, last in candidates:
-        if any(written.get(word, set()) - {own.path} for word in (name, *asked[name])):
+        if any(path != own.path and (path, word) not in defining
+               for word in (name, *asked[name]) for path in written.get(word, ())):
             continue
         ancestry = own_project(own.path, holder)
+        if ancestry is None and not name.startswith("_"):
+            ancestry = {own.path}  # its framework never calls a user-only method: only the project's getattr may
         if ancestry is None or ancestry & building or subclassed.get(holder, set()) & building:
             continue
         result[(own.path, holder, name)] = (first, last)

@@ -154,6 +154,13 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                                        f"{line}, and {why}")
             switched[(path, name)] = f"{where}:{line}, {why}"
             continue
+        if not users and importing and not any(importing.values()):
+            # imported by name and named nowhere else by those files: an import is no call (`from model_util import
+            # torch_gc` in two apps that never call it)
+            unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is only imported (by "
+                                       f"{', '.join(sorted(importing))}) and never named again there: an import is no "
+                                       "call, nothing reaches it")
+            continue
         if users or importing:
             pending.append((path, symbol, tuple((path, user) for user in users)
                             + tuple((other, user) for other, held in sorted(importing.items()) for user in held)))

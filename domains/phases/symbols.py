@@ -191,6 +191,8 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
     call in its `forward`) and in `__all__`, with those definitions' names (written_names.MAIN_BLOCK_USER for the
     `if __name__ == "__main__":` block): the project pass (analyzer/context/unreferenced.py) counts such a file's use
     of the name as those definitions' use, so a class only subclassed by classes nothing builds is unreached too.
+    A name the file imports and writes nowhere else at all comes with no definitions (`from model_util import
+    torch_gc`, never called: round 28 A1 row 27, A2 row 76): an import is no call, so that file is no user.
     A definition that is decorated (it may be registered) or a name written anywhere else (a call at module level, a
     string, a comment outside the definitions) makes the name used; a file that looks names up gives none."""
     data = unit.source.data
@@ -220,7 +222,7 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
     zones = sorted([(node.start_byte, node.end_byte, None) for node in neutral]
                    + [(statement.start_byte, statement.end_byte, name) for name, statement in found])
     named, users = _words_by_zone(data, sorted(imported), zones)
-    return sorted((name, sorted(holders)) for name, holders in users.items() if name not in named)
+    return sorted((name, sorted(users.get(name, ()))) for name in imported if name not in named)
 
 
 def _words_by_zone(data: bytes, names: list[str], zones: list[tuple[int, int, str | None]]) -> tuple[set[str], dict[str, set[str]]]:

@@ -14,6 +14,9 @@ another file names, and those of classes deriving from a class outside the proje
 
 from __future__ import annotations
 
+import functools
+import re
+
 from ascend_feasibility.analyzer.context.written_names import MIN_NAME
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import CALLS_BY_NAME_QUERY, Unit
@@ -27,11 +30,14 @@ NAME_LOOKUPS = frozenset({"getattr", "attrgetter", "methodcaller"})  # calls tha
 
 
 def uncalled_methods(unit: Unit) -> list[tuple[str, str, int, int]]:
-    """(class, method, first line, last line) of the private methods the file names nowhere but in their bodies; the
-    first line is the first decorator's."""
+    """(class, method, first line, last line) of the private methods the file names nowhere but in their bodies, and
+    of the user-only methods (knowledge opt_in.user_only_methods: a diffusers pipeline's enable_model_cpu_offload) its
+    code names nowhere but in their `def` (comments, docstrings and messages may mention them); the first line is the
+    first decorator's."""
     text = unit.source.text
-    if text.count("def _") <= text.count("def __"):
-        return []  # every `def _` is a dunder's: no private method to judge (a text test, before any tree walk)
+    user_only = _user_only_pattern()
+    if text.count("def _") <= text.count("def __") and not (user_only and user_only.search(text)):
+        return []  # every `def _` is a dunder's and no user-only method: nothing to judge (before any tree walk)
     module = unit_statements(unit)
     if not module.classes or unit.tree().has_error:
         return []
@@ -49,14 +55,60 @@ def uncalled_methods(unit: Unit) -> list[tuple[str, str, int, int]]:
             if method is None:
                 continue
             name = parsing.text(method)
-            if judged and name.startswith("_") and not name.startswith("__") and len(name) >= MIN_NAME \
-                    and (member is function or _inert(member, INERT_METHOD_DECORATORS)):
+            if not judged or not (member is function or _inert(member, INERT_METHOD_DECORATORS)):
+                continue
+            if name.startswith("_") and not name.startswith("__") and len(name) >= MIN_NAME:
                 candidates.append((parsing.text(name_node), name, member))
-    names = {name for _, name, _ in candidates if text.count(name) == 1}
+            elif user_only and user_only.fullmatch(name):
+                candidates.append((parsing.text(name_node), name, member))
+    private = {name for _, name, _ in candidates if name.startswith("_")}
+    names = {name for name in private if text.count(name) == 1}
+    public = {name for _, name, _ in candidates if not name.startswith("_")}
+    if public:
+        names |= public - _code_names(unit.tree(), public,
+                                      {(m.start_byte, m.end_byte) for _, n, m in candidates if n in public})
     if not names or _looks_names_up(unit) or builds_attribute_names(unit):
         return []
     return [(holder, name, member.start_point.row + 1, member.end_point.row + 1) for holder, name, member in candidates
             if name in names]
+
+
+@functools.cache
+def _user_only_pattern() -> re.Pattern[str] | None:
+    """One expression of knowledge opt_in.user_only_methods (the whole name must match), None when there is none."""
+    from ascend_feasibility.knowledge import load_context_conventions
+
+    patterns = load_context_conventions().opt_in.user_only_methods
+    return re.compile(r"\b(?:" + "|".join(f"(?:{p})" for p in patterns) + r")\b") if patterns else None
+
+
+def _code_names(root: Node, names: set[str], own: set[tuple[int, int]]) -> set[str]:
+    """Which of `names` the file's code names outside the definitions `own` (byte ranges) other than by their own
+    `def` name: an identifier or attribute (`pipe.enable_model_cpu_offload()`, `self.x = self.enable_vae_slicing`), or
+    a string that is just the name (a getattr key). Comments, docstrings and messages naming it call nothing."""
+    found: set[str] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "identifier" or node.type == "string_content":
+            word = parsing.text(node)
+            if word in names and not _own_def_name(node, own):
+                found.add(word)
+                if found == names:
+                    return found
+        elif node.type == "comment":
+            continue
+        stack.extend(node.children)
+    return found
+
+
+def _own_def_name(node: Node, own: set[tuple[int, int]]) -> bool:
+    """Is the identifier the name of one of the judged definitions (a `def`'s own name calls nothing)?"""
+    parent = node.parent
+    if parent is None or parent.type != "function_definition" or parent.child_by_field_name("name") != node:
+        return False
+    holder = parent.parent if parent.parent is not None and parent.parent.type == "decorated_definition" else parent
+    return (holder.start_byte, holder.end_byte) in own
 
 
 def builds_attribute_names(unit: Unit) -> bool:
