@@ -597,3 +597,52 @@ def test_a_keyword_passing_an_option_left_at_none(tmp_path, inference, extra, re
     assert all(f.reach == reach for f in found)
     if reach == "optional":
         assert "its calls pass `gpu_id=args.gpu_id`, and `--gpu-id` is None unless given" in found[0].reach_reason
+
+
+# A method's keyword that defaults off (mmagic's disco-diffusion guider: `compute_prompt_stats(self, text_prompts=[],
+# fuzzy_prompt=False)` adds `torch.randn(...).cuda()` noise only `if fuzzy_prompt:`, and its one call passes only the
+# prompts; round 28 A2 91): no `.method(...)` call in the project passes it, so the arm is optional.
+GUIDER = (
+    "import torch\n\n\n"
+    "class Guider:\n"
+    "    def __init__(self, device):\n"
+    "        self.device = device\n\n"
+    "    def compute_stats(self, prompts=[], fuzzy_prompt=False, rand_mag=0.05):\n"
+    "        out = []\n"
+    "        for txt in prompts:\n"
+    "            if fuzzy_prompt:\n"
+    "                out.append(txt + torch.randn(3).cuda() * rand_mag)\n"
+    "        return out\n"
+)
+FUZZY_LINE = 12
+GUIDER_USE = "from pkg.model import Guider\n\nguider = Guider('cuda')\n"
+
+
+@pytest.mark.parametrize("call", ["guider.compute_stats(['a'])\n", "guider.compute_stats(['a'], fuzzy_prompt=False)\n",
+                                  "guider.compute_stats(prompts=['a'])\n"])
+def test_a_method_keyword_no_call_passes_is_optional(tmp_path, call):
+    found = findings(tmp_path, {"pkg/model.py": GUIDER, "pkg/app.py": GUIDER_USE + call}, FUZZY_LINE)
+    assert all(f.reach == "optional" for f in found)
+    reason = found[0].reach_reason
+    assert "`fuzzy_prompt=False` by default (Guider.compute_stats()" in reason and "line 11: if fuzzy_prompt:" in reason
+
+
+@pytest.mark.parametrize("app", [
+    GUIDER_USE + "guider.compute_stats(['a'], fuzzy_prompt=True)\n",  # a caller turns it on
+    GUIDER_USE + "guider.compute_stats(['a'], True)\n",  # positionally
+    GUIDER_USE + "guider.compute_stats(['a'], **options)\n",  # a splat may hold it
+    GUIDER_USE + "guider.compute_stats(['a'], fuzzy_prompt=args.fuzzy)\n",  # a value not known
+    GUIDER_USE + "hook = guider.compute_stats\n",  # passed as a value: called out of sight
+    GUIDER_USE,  # never called in sight: a library's entry for callers outside the project
+])
+def test_a_method_keyword_a_call_may_pass_keeps_its_reach(tmp_path, app):
+    found = findings(tmp_path, {"pkg/model.py": GUIDER, "pkg/app.py": app}, FUZZY_LINE)
+    assert all(f.reach == "runs" for f in found)
+
+
+def test_forward_is_called_through_the_module_and_keeps_its_reach(tmp_path):
+    # `model(x, use_noise=True)` runs forward with the keyword: a `.forward(x)` call elsewhere says nothing about it
+    model = GUIDER.replace("compute_stats", "forward").replace("fuzzy_prompt", "use_noise")
+    app = GUIDER_USE + "guider.forward(['a'])\n"
+    found = findings(tmp_path, {"pkg/model.py": model, "pkg/app.py": app}, FUZZY_LINE)
+    assert all(f.reach == "runs" for f in found)

@@ -51,6 +51,9 @@ COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operato
 TYPE_CHECKS = {"isinstance", "issubclass", "super"}
 REGISTERS = "register"  # how a registry's decorator is spelled: register, register_model, register_module
 UNKNOWN = object()  # a text that is no literal
+# methods whose calls are spelled otherwise than `x.method(...)`: nn.Module's `forward` runs as `model(x)`
+SPELLED_ELSEWHERE = frozenset({"forward"})
+METHOD_VALUE = "attr:"  # an attribute used as a value (`fn=self.compute_stats`) in DefaultFacts.escaped: a method that may be called out of sight
 OWN = "."  # the mark of a call of the file's own definition in DefaultFacts.calls (no name starts with it)
 
 # Identifiers used as values (what may call them later, out of sight): an argument (partial(Model, ...)), a keyword's
@@ -64,6 +67,10 @@ ESCAPES = """
 (tuple (identifier) @value)
 (assignment right: (identifier) @value)
 (return_statement (identifier) @value)
+(argument_list (attribute attribute: (identifier) @method_value))
+(keyword_argument value: (attribute attribute: (identifier) @method_value))
+(pair value: (attribute attribute: (identifier) @method_value))
+(assignment right: (attribute attribute: (identifier) @method_value))
 ((call function: (identifier) @getattr arguments: (argument_list (_) (string (string_content) @attribute)))
  (#eq? @getattr "getattr"))
 """
@@ -124,15 +131,17 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     forwards = "=False" in text or "= False" in text  # a keyword may forward a False default (_forwarded_off)
     functions = _defaulted_functions(tree) if conditions or asserts or forwards else []
     facts.registered = [parsing.text(c.child_by_field_name("name")) for c in _registered_classes(tree)]
-    reading = _Reading(frozenset(name for function in functions for name in _literal_defaults(function)))
+    switched = _switched_methods(tree) if conditions else []  # methods' off-by-default keywords (_method_kept)
+    reading = _Reading(frozenset(name for function in functions + switched for name in _literal_defaults(function)))
     reading.hops = attribute_hops.hops(functions, _rebound) if functions else attribute_hops.Hops()
     taken: list[tuple[Node, tuple[str, str, int, str], Node]] = []
     bodies: list[Node] = []  # the arms' bodies, beside facts.arms
     if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
         facts.reads = _default_reads(functions) if conditions or asserts else []  # read only beside off arms
         inside = _Spans(functions)  # a test elsewhere reads no such function's parameter: it is not read
+        in_method = _Spans(switched)
         for condition in conditions[:MAX_CONDITIONS]:
-            if inside(condition) or reading.hops.inside(condition):
+            if inside(condition) or in_method(condition) or reading.hops.inside(condition):
                 facts.arms += _arms(condition, reading, taken, bodies)
         for statement in asserts[:MAX_CONDITIONS]:
             if inside(statement) or reading.hops.inside(statement):
@@ -182,6 +191,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             if original is not None and not _type_check(node):
                 escaped.add(original)
         escaped.update(parsing.text(node) for node in found.get("attribute", []))
+        escaped.update(METHOD_VALUE + parsing.text(node) for node in found.get("method_value", []))
     for cls in classes:
         bases = cls.child_by_field_name("superclasses")
         for base in bases.named_children if bases is not None else []:
@@ -228,7 +238,10 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
             else:
                 if options is None:
                     options, forwards = OptionKeywords(facts), Forwards(facts, calls, escaped, aside)
-                kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside, options, forwards)
+                if "." in name:  # a method's keyword (_switchable)
+                    kept = forwards.method_kept(f.path, name, parameter, index, default)
+                else:
+                    kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside, options, forwards)
             if kept is not None:
                 result[f.path].append((first, last, f"{kept}; {condition}", is_assert))
                 if not is_assert:
@@ -464,6 +477,20 @@ class Forwards:
         if "." not in caller:
             kept = _kept(caller, parameter, index, default, self.calls, self.escaped, path, self.aside, None, self)
             return f"{caller}(), {kept}" if kept is not None else ""
+        return self._method_left(path, caller, parameter, index, default)
+
+    def method_kept(self, path: str, caller: str, parameter: str, index: int, default: str) -> str | None:
+        """_kept for a method's keyword (`Guider.compute_stats(self, prompts, fuzzy_prompt=False)` under `if
+        fuzzy_prompt:`): why no call of the method name in the project passes it, or None where one may, or where
+        nothing calls `.method(...)` in sight (a framework's hook, a library's entry for callers outside)."""
+        method = caller.split(".", 1)[1]
+        if not self._method_left(path, caller, parameter, index, default) or {method, METHOD_VALUE + method} & self.escaped \
+                or not any(name.startswith(f"pos:{method}:") for name in self.method_passes):
+            return None
+        return (f"`{parameter}={default}` by default ({caller}(), {path}), and no call of .{method}(), launch command "
+                f"or config in the project passes {parameter}")
+
+    def _method_left(self, path: str, caller: str, parameter: str, index: int, default: str) -> str:
         cls, method = caller.split(".", 1)
         if self.method_passes is None:
             self.method_passes = {name for f in self.facts for name in f.default_foreign
@@ -868,6 +895,34 @@ def _defaulted_functions(tree: Node) -> list[Node]:
     return functions
 
 
+def _switched_methods(tree: Node) -> list[Node]:
+    """The methods _target reads a keyword's literal default in (`_switchable`), in source order."""
+    methods = []
+    for statement in tree.named_children:
+        if statement.type == "decorated_definition" and _registered(statement):
+            statement = statement.child_by_field_name("definition")
+        if statement.type != "class_definition":
+            continue
+        body = statement.child_by_field_name("body")
+        for member in body.named_children if body is not None else []:
+            if member.type == "function_definition" and _switchable(member) and _literal_defaults(member):
+                methods.append(member)
+    return methods
+
+
+def _switchable(method: Node) -> bool:
+    """An undecorated method of a module-level class (or one registered by name) whose calls are spelled
+    `x.method(...)`: no dunder (`__init__` is the class's call, `__call__` the object's) and none a framework calls
+    through another name (SPELLED_ELSEWHERE: `model(x)` runs `forward`)."""
+    name = parsing.text(method.child_by_field_name("name"))
+    holder = method.parent
+    cls = holder.parent if holder is not None and holder.type == "block" else None
+    if cls is None or cls.type != "class_definition" or cls.parent is None or name.startswith("__") or (
+            name in SPELLED_ELSEWHERE):
+        return False
+    return cls.parent.type == "module" or (cls.parent.type == "decorated_definition" and _registered(cls.parent))
+
+
 class _Spans:
     """Whether a node starts inside one of some functions (which never overlap: module-level definitions and the
     `__init__`s of module-level classes). A comparison _target can decide reads a parameter of the function around it,
@@ -917,6 +972,9 @@ def _target(name: Node) -> tuple[Node, tuple[str, str, int, str]] | None:
                 cls.parent.type != "module" and not (cls.parent.type == "decorated_definition" and _registered(cls.parent))):
             return None
         callee, index = parsing.text(cls.child_by_field_name("name")), index - 1
+    elif holder is not None and holder.type == "block" and _switchable(function):
+        cls = holder.parent  # a method of a module-level class: "Class.method", called as `x.method(...)`
+        callee, index = f"{parsing.text(cls.child_by_field_name('name'))}.{parsing.text(function.child_by_field_name('name'))}", index - 1
     else:
         return None
     if index < 0:
