@@ -484,13 +484,18 @@ class Forwards:
         fuzzy_prompt:`): why no call of the method name in the project passes it, or None where one may, or where
         nothing calls `.method(...)` in sight (a framework's hook, a library's entry for callers outside)."""
         method = caller.split(".", 1)[1]
-        if not self._method_left(path, caller, parameter, index, default) or {method, METHOD_VALUE + method} & self.escaped \
+        if not self._method_left(path, caller, parameter, index, default, False) \
+                or {method, METHOD_VALUE + method} & self.escaped \
                 or not any(name.startswith(f"pos:{method}:") for name in self.method_passes):
             return None
         return (f"`{parameter}={default}` by default ({caller}(), {path}), and no call of .{method}(), launch command "
                 f"or config in the project passes {parameter}")
 
-    def _method_left(self, path: str, caller: str, parameter: str, index: int, default: str) -> str:
+    def _method_left(self, path: str, caller: str, parameter: str, index: int, default: str,
+                     public: bool = True) -> str:
+        """Why no call of `.method(...)` passes the parameter ("" where one may). `public`: a class exported, subclassed
+        or passed as a value keeps it (method_kept needs a call in sight instead: whoever holds the object, the project
+        included, spells the call `.method(...)`)."""
         cls, method = caller.split(".", 1)
         if self.method_passes is None:
             self.method_passes = {name for f in self.facts for name in f.default_foreign
@@ -501,7 +506,7 @@ class Forwards:
                    default=0)
         given = [name.partition("=")[2] for name in self.method_passes if name.startswith(f"pass:{method}:{parameter}")
                  and name[len(f"pass:{method}:{parameter}"):][:1] in {"", "="}]
-        if (cls in self.escaped or f"pass:{method}:*" in self.method_passes or most > index
+        if ((public and cls in self.escaped) or f"pass:{method}:*" in self.method_passes or most > index
                 or any(not value or _value(value) != _value(default) for value in given) or parameter in configured
                 or any(_value(given) is UNKNOWN or _value(given) != _value(default)
                        for _, given in launched.get(parameter, []))):
