@@ -632,7 +632,8 @@ def test_a_method_keyword_no_call_passes_is_optional(tmp_path, call):
     GUIDER_USE + "guider.compute_stats(['a'], True)\n",  # positionally
     GUIDER_USE + "guider.compute_stats(['a'], **options)\n",  # a splat may hold it
     GUIDER_USE + "guider.compute_stats(['a'], fuzzy_prompt=args.fuzzy)\n",  # a value not known
-    GUIDER_USE + "hook = guider.compute_stats\n",  # passed as a value: called out of sight
+    GUIDER_USE + "guider.compute_stats(['a'])\nhook = guider.compute_stats\n",  # also a value: called out of sight
+    GUIDER_USE + "guider.compute_stats(['a'])\nrun(callback=guider.compute_stats)\n",
     GUIDER_USE,  # never called in sight: a library's entry for callers outside the project
 ])
 def test_a_method_keyword_a_call_may_pass_keeps_its_reach(tmp_path, app):
@@ -646,3 +647,12 @@ def test_forward_is_called_through_the_module_and_keeps_its_reach(tmp_path):
     app = GUIDER_USE + "guider.forward(['a'])\n"
     found = findings(tmp_path, {"pkg/model.py": model, "pkg/app.py": app}, FUZZY_LINE)
     assert all(f.reach == "runs" for f in found)
+
+
+def test_a_method_of_an_exported_class_is_read_by_its_calls_in_sight(tmp_path):
+    # a library package exports every class (`__all__`): the project's own `.compute_stats(...)` calls still decide
+    files = {"pkg/model.py": GUIDER, "pkg/app.py": GUIDER_USE + "guider.compute_stats(['a'])\n",
+             "pkg/__init__.py": "from pkg.model import Guider\n\n__all__ = ['Guider']\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    found = [f for f in report.findings if f.path == "pkg/model.py" and f.line == FUZZY_LINE]
+    assert found and all(f.reach == "optional" for f in found)
