@@ -67,7 +67,7 @@ ESCAPES = """
 (tuple (identifier) @value)
 (assignment right: (identifier) @value)
 (return_statement (identifier) @value)
-(argument_list (attribute attribute: (identifier) @method_value))
+(call arguments: (argument_list (attribute attribute: (identifier) @method_value)))
 (keyword_argument value: (attribute attribute: (identifier) @method_value))
 (pair value: (attribute attribute: (identifier) @method_value))
 (assignment right: (attribute attribute: (identifier) @method_value))
