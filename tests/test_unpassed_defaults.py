@@ -656,3 +656,41 @@ def test_a_method_of_an_exported_class_is_read_by_its_calls_in_sight(tmp_path):
     report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
     found = [f for f in report.findings if f.path == "pkg/model.py" and f.line == FUZZY_LINE]
     assert found and all(f.reach == "optional" for f in found)
+
+
+# A keyword a caller's own `**kwargs` carries is its callers' (mast3r's `sparse_global_alignment(..., **kw)` handing
+# `**kw` to `sparse_scene_optimizer(..., lora_depth=False)`, whose `if lora_depth:` builds a low-rank projection;
+# round 28 B2 48): where no call of the forwarding function passes the key, the arm is optional.
+OPTIMIZER = (
+    "import torch\n\n\n"
+    "def optimize(imgs, lr=0.1, lora_depth=False):\n"
+    "    out = imgs\n"
+    "    if lora_depth:\n"
+    "        out = torch.linalg.pinv(imgs.double().cuda())\n"
+    "    return out\n\n\n"
+    "def align(imgs, device='cuda', **kw):\n"
+    "    return optimize(imgs, lr=0.2, **kw)\n"
+)
+LORA_LINE = 7
+
+
+@pytest.mark.parametrize("call", ["align(x)\n", "align(x, lr=0.5)\n", "align(x, lora_depth=False)\n"])
+def test_a_keyword_only_a_callers_kwargs_carry_is_its_callers(tmp_path, call):
+    app = "from pkg.model import align\n\nx = 1\n" + call
+    found = findings(tmp_path, {"pkg/model.py": OPTIMIZER, "pkg/app.py": app}, LORA_LINE)
+    assert all(f.reach == "optional" for f in found)
+    assert "`**` from align()" in found[0].reach_reason
+
+
+@pytest.mark.parametrize("model,call", [
+    (OPTIMIZER, "align(x, lora_depth=True)\n"),  # a caller of the forwarding function passes it
+    (OPTIMIZER, "align(x, **options)\n"),  # its caller unpacks what is not known
+    (OPTIMIZER.replace("    return optimize(", "    kw['lora_depth'] = True\n    return optimize("), "align(x)\n"),
+    (OPTIMIZER.replace("**kw)\n", "**kw, **extra)\n"), "align(x)\n"),  # another splat
+    (OPTIMIZER.replace("def align(imgs, device='cuda', **kw):\n    return optimize(imgs, lr=0.2, **kw)",
+                       "def align(imgs, kw):\n    return optimize(imgs, **kw)"), "align(x, {})\n"),  # not its own kwargs
+])
+def test_a_splat_that_may_carry_the_keyword_keeps_its_reach(tmp_path, model, call):
+    app = "from pkg.model import align\n\nx = 1\n" + call
+    found = findings(tmp_path, {"pkg/model.py": model, "pkg/app.py": app}, LORA_LINE)
+    assert all(f.reach == "runs" for f in found)

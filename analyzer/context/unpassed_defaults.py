@@ -54,6 +54,8 @@ UNKNOWN = object()  # a text that is no literal
 # methods whose calls are spelled otherwise than `x.method(...)`: nn.Module's `forward` runs as `model(x)`
 SPELLED_ELSEWHERE = frozenset({"forward"})
 METHOD_VALUE = "attr:"  # an attribute used as a value (`fn=self.compute_stats`) in DefaultFacts.escaped: a method that may be called out of sight
+SPLAT_INDEX = 1 << 30  # no positional argument reaches a keyword a `**kwargs` carries
+SPLAT = "**"  # the keyword of DefaultFacts.forwards' records of a call that unpacks (_splat_forward)
 OWN = "."  # the mark of a call of the file's own definition in DefaultFacts.calls (no name starts with it)
 
 # Identifiers used as values (what may call them later, out of sight): an argument (partial(Model, ...)), a keyword's
@@ -169,6 +171,8 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             facts.option_keywords += _option_keywords(key, arguments)
         if arguments is not None and any("=" not in keyword for keyword in shape[1]):
             facts.forwards += _forwards(key, arguments)
+        if shape[2] and arguments is not None:
+            facts.forwards.append(_splat_forward(key, arguments))
         counted = shapes.get(key)
         if counted is None:
             shapes[key] = {shape: 1}
@@ -352,6 +356,8 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
     if given:
         passing = []
     handed = forwards.left(passing, name, parameter, index, default, found) if forwards is not None and passing else ""
+    if not handed and forwards is not None and passing:
+        handed = forwards.splat_left(passing, name, parameter, index, default, found)
     if handed:
         passing = []
     if set(passing) - aside:
@@ -471,6 +477,32 @@ class Forwards:
         if not reasons or not all(reasons):
             return ""
         return f"`{parameter}={parameter}` from {reasons[0]}"
+
+    def splat_left(self, passing: list[str], name: str, parameter: str, index: int, default: str, found) -> str:
+        """How every passing call passes `parameter` only through its caller's own `**kwargs` whose callers leave it
+        out ("`**kw` from sparse_global_alignment(), whose calls pass no lora_depth"), or ""."""
+        if self.hops >= self.MAX_HOPS:
+            return ""
+        callers: set[tuple[str, str]] = set()
+        for where, (count, positional, written, splat) in found:
+            if where not in passing:
+                continue
+            if not splat or _passes((count, positional, written, False), parameter, index, default):
+                return ""
+            records = (self.keywords.get((where, name, SPLAT), set())
+                       | self.keywords.get((where, own_key(where, name), SPLAT), set()))
+            if not records or any(not caller for caller, *_ in records):
+                return ""
+            callers |= {(where, caller) for caller, *_ in records}
+        self.hops += 1
+        try:
+            reasons = [_kept(caller, parameter, SPLAT_INDEX, default, self.calls, self.escaped, where, self.aside,
+                             None, self) for where, caller in sorted(callers)]
+        finally:
+            self.hops -= 1
+        if not reasons or None in reasons:
+            return ""
+        return f"`**` from {sorted(callers)[0][1]}(), {reasons[0]}"
 
     def _caller_left(self, path: str, caller: str, parameter: str, index: int, default: str) -> str:
         """Why the caller's own parameter stays at its default ("" where a call may pass it)."""
@@ -1221,6 +1253,29 @@ def _forwards(key: str, arguments: Node) -> list[tuple[str, str, str, str, int, 
         caller = _forwarding_caller(value) if value.type == "identifier" and parsing.text(value) == keyword else None
         found.append((key, keyword, *caller) if caller is not None else (key, keyword, "", "", -1, ""))
     return found
+
+
+def _splat_forward(key: str, arguments: Node) -> tuple[str, str, str, str, int, str]:
+    """DefaultFacts.forwards' record of a call that unpacks: (callee, SPLAT, caller, "", -1, "") where the only splat is
+    the calling module-level function's own `**kwargs`, which it uses nowhere else (mast3r's `sparse_global_alignment(
+    ..., **kw)` calling `sparse_scene_optimizer(..., **kw)`): the keywords it carries are its callers'; caller ""
+    for any other splat."""
+    other = (key, SPLAT, "", "", -1, "")
+    splats = [a for a in arguments.named_children if a.type in {"list_splat", "dictionary_splat"}]
+    name = splats[0].named_children[0] if len(splats) == 1 and splats[0].type == "dictionary_splat" \
+        and splats[0].named_children else None
+    function = _enclosing(arguments, "function_definition") if name is not None and name.type == "identifier" else None
+    if function is None or function.parent is None or function.parent.type != "module":
+        return other
+    parameters = function.child_by_field_name("parameters")
+    text = name.text
+    if not any(p.type == "dictionary_splat_pattern" and p.named_children and p.named_children[0].text == text
+               for p in (parameters.named_children if parameters is not None else [])):
+        return other
+    for node in parsing.walk(function.child_by_field_name("body"), limit=MAX_BODY_NODES):
+        if node.type == "identifier" and node.text == text and (node.parent is None or node.parent.type != "dictionary_splat"):
+            return other  # read or changed besides being handed on
+    return (key, SPLAT, parsing.text(function.child_by_field_name("name")), "", -1, "")
 
 
 def _forwarding_caller(name: Node) -> tuple[str, str, int, str] | None:
