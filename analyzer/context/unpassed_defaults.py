@@ -480,7 +480,7 @@ class Forwards:
 
     def splat_left(self, passing: list[str], name: str, parameter: str, index: int, default: str, found) -> str:
         """How every passing call passes `parameter` only through its caller's own `**kwargs` whose callers leave it
-        out ("`**kw` from sparse_global_alignment(), whose calls pass no lora_depth"), or ""."""
+        out ("the `**kwargs` of sparse_global_alignment(), none of whose calls in the project passes lora_depth"), or ""."""
         if self.hops >= self.MAX_HOPS:
             return ""
         callers: set[tuple[str, str]] = set()
@@ -502,7 +502,8 @@ class Forwards:
             self.hops -= 1
         if not reasons or None in reasons:
             return ""
-        return f"`**` from {sorted(callers)[0][1]}(), {reasons[0]}"
+        caller = sorted(callers)[0][1]
+        return f"the `**kwargs` of {caller}(), none of whose calls in the project passes {parameter}"
 
     def _caller_left(self, path: str, caller: str, parameter: str, index: int, default: str) -> str:
         """Why the caller's own parameter stays at its default ("" where a call may pass it)."""
