@@ -597,3 +597,101 @@ def test_a_keyword_passing_an_option_left_at_none(tmp_path, inference, extra, re
     assert all(f.reach == reach for f in found)
     if reach == "optional":
         assert "its calls pass `gpu_id=args.gpu_id`, and `--gpu-id` is None unless given" in found[0].reach_reason
+
+
+# A method's keyword that defaults off (mmagic's disco-diffusion guider: `compute_prompt_stats(self, text_prompts=[],
+# fuzzy_prompt=False)` adds `torch.randn(...).cuda()` noise only `if fuzzy_prompt:`, and its one call passes only the
+# prompts; round 28 A2 91): no `.method(...)` call in the project passes it, so the arm is optional.
+GUIDER = (
+    "import torch\n\n\n"
+    "class Guider:\n"
+    "    def __init__(self, device):\n"
+    "        self.device = device\n\n"
+    "    def compute_stats(self, prompts=[], fuzzy_prompt=False, rand_mag=0.05):\n"
+    "        out = []\n"
+    "        for txt in prompts:\n"
+    "            if fuzzy_prompt:\n"
+    "                out.append(txt + torch.randn(3).cuda() * rand_mag)\n"
+    "        return out\n"
+)
+FUZZY_LINE = 12
+GUIDER_USE = "from pkg.model import Guider\n\nguider = Guider('cuda')\n"
+
+
+@pytest.mark.parametrize("call", ["guider.compute_stats(['a'])\n", "guider.compute_stats(['a'], fuzzy_prompt=False)\n",
+                                  "guider.compute_stats(prompts=['a'])\n"])
+def test_a_method_keyword_no_call_passes_is_optional(tmp_path, call):
+    found = findings(tmp_path, {"pkg/model.py": GUIDER, "pkg/app.py": GUIDER_USE + call}, FUZZY_LINE)
+    assert all(f.reach == "optional" for f in found)
+    reason = found[0].reach_reason
+    assert "`fuzzy_prompt=False` by default (Guider.compute_stats()" in reason and "line 11: if fuzzy_prompt:" in reason
+
+
+@pytest.mark.parametrize("app", [
+    GUIDER_USE + "guider.compute_stats(['a'], fuzzy_prompt=True)\n",  # a caller turns it on
+    GUIDER_USE + "guider.compute_stats(['a'], True)\n",  # positionally
+    GUIDER_USE + "guider.compute_stats(['a'], **options)\n",  # a splat may hold it
+    GUIDER_USE + "guider.compute_stats(['a'], fuzzy_prompt=args.fuzzy)\n",  # a value not known
+    GUIDER_USE + "guider.compute_stats(['a'])\nhook = guider.compute_stats\n",  # also a value: called out of sight
+    GUIDER_USE + "guider.compute_stats(['a'])\nrun(callback=guider.compute_stats)\n",
+    GUIDER_USE,  # never called in sight: a library's entry for callers outside the project
+])
+def test_a_method_keyword_a_call_may_pass_keeps_its_reach(tmp_path, app):
+    found = findings(tmp_path, {"pkg/model.py": GUIDER, "pkg/app.py": app}, FUZZY_LINE)
+    assert all(f.reach == "runs" for f in found)
+
+
+def test_forward_is_called_through_the_module_and_keeps_its_reach(tmp_path):
+    # `model(x, use_noise=True)` runs forward with the keyword: a `.forward(x)` call elsewhere says nothing about it
+    model = GUIDER.replace("compute_stats", "forward").replace("fuzzy_prompt", "use_noise")
+    app = GUIDER_USE + "guider.forward(['a'])\n"
+    found = findings(tmp_path, {"pkg/model.py": model, "pkg/app.py": app}, FUZZY_LINE)
+    assert all(f.reach == "runs" for f in found)
+
+
+def test_a_method_of_an_exported_class_is_read_by_its_calls_in_sight(tmp_path):
+    # a library package exports every class (`__all__`): the project's own `.compute_stats(...)` calls still decide
+    files = {"pkg/model.py": GUIDER, "pkg/app.py": GUIDER_USE + "guider.compute_stats(['a'])\n",
+             "pkg/__init__.py": "from pkg.model import Guider\n\n__all__ = ['Guider']\n"}
+    report = analyze(write_tree(tmp_path, files), AnalyzeOptions(jobs=1))
+    found = [f for f in report.findings if f.path == "pkg/model.py" and f.line == FUZZY_LINE]
+    assert found and all(f.reach == "optional" for f in found)
+
+
+# A keyword a caller's own `**kwargs` carries is its callers' (mast3r's `sparse_global_alignment(..., **kw)` handing
+# `**kw` to `sparse_scene_optimizer(..., lora_depth=False)`, whose `if lora_depth:` builds a low-rank projection;
+# round 28 B2 48): where no call of the forwarding function passes the key, the arm is optional.
+OPTIMIZER = (
+    "import torch\n\n\n"
+    "def optimize(imgs, lr=0.1, lora_depth=False):\n"
+    "    out = imgs\n"
+    "    if lora_depth:\n"
+    "        out = torch.linalg.pinv(imgs.double().cuda())\n"
+    "    return out\n\n\n"
+    "def align(imgs, device='cuda', **kw):\n"
+    "    return optimize(imgs, lr=0.2, **kw)\n"
+)
+LORA_LINE = 7
+
+
+@pytest.mark.parametrize("call", ["align(x)\n", "align(x, lr=0.5)\n", "align(x, lora_depth=False)\n"])
+def test_a_keyword_only_a_callers_kwargs_carry_is_its_callers(tmp_path, call):
+    app = "from pkg.model import align\n\nx = 1\n" + call
+    found = findings(tmp_path, {"pkg/model.py": OPTIMIZER, "pkg/app.py": app}, LORA_LINE)
+    assert all(f.reach == "optional" for f in found)
+    assert "its calls pass the `**kwargs` of align(), none of whose calls in the project passes lora_depth" in \
+        found[0].reach_reason
+
+
+@pytest.mark.parametrize("model,call", [
+    (OPTIMIZER, "align(x, lora_depth=True)\n"),  # a caller of the forwarding function passes it
+    (OPTIMIZER, "align(x, **options)\n"),  # its caller unpacks what is not known
+    (OPTIMIZER.replace("    return optimize(", "    kw['lora_depth'] = True\n    return optimize("), "align(x)\n"),
+    (OPTIMIZER.replace("**kw)\n", "**kw, **extra)\n"), "align(x)\n"),  # another splat
+    (OPTIMIZER.replace("def align(imgs, device='cuda', **kw):\n    return optimize(imgs, lr=0.2, **kw)",
+                       "def align(imgs, kw):\n    return optimize(imgs, **kw)"), "align(x, {})\n"),  # not its own kwargs
+])
+def test_a_splat_that_may_carry_the_keyword_keeps_its_reach(tmp_path, model, call):
+    app = "from pkg.model import align\n\nx = 1\n" + call
+    found = findings(tmp_path, {"pkg/model.py": model, "pkg/app.py": app}, LORA_LINE)
+    assert all(f.reach == "runs" for f in found)

@@ -132,7 +132,7 @@ def foreign(tree: Node, stores: list[Node], methods: list[Node], modules: set[st
 
 def _passes(callee: Node) -> set[str]:
     """What a method call passes, as "pass:method:keyword" ("pass:method:keyword=literal"), "pass:method:*" (a splat) and
-    "pos:method:N" (N positional arguments): whether any call of the method name may pass a parameter
+    "pos:method:N" (N positional arguments, 0 too): whether any call of the method name may pass a parameter
     (unpassed_defaults.Forwards reads them for a method that forwards its default)."""
     call = callee.parent.parent
     arguments = call.child_by_field_name("arguments") if call is not None and call.type == "call" else None
@@ -150,8 +150,7 @@ def _passes(callee: Node) -> set[str]:
             found.add(f"pass:{name}:*")
         elif argument.type != "comment":
             positional += 1
-    if positional:
-        found.add(f"pos:{name}:{positional}")
+    found.add(f"pos:{name}:{positional}")  # `pos:method:0` too: the method is called
     return found
 
 

@@ -51,6 +51,11 @@ COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operato
 TYPE_CHECKS = {"isinstance", "issubclass", "super"}
 REGISTERS = "register"  # how a registry's decorator is spelled: register, register_model, register_module
 UNKNOWN = object()  # a text that is no literal
+# methods whose calls are spelled otherwise than `x.method(...)`: nn.Module's `forward` runs as `model(x)`
+SPELLED_ELSEWHERE = frozenset({"forward"})
+METHOD_VALUE = "attr:"  # an attribute used as a value (`fn=self.compute_stats`) in DefaultFacts.escaped: a method that may be called out of sight
+SPLAT_INDEX = 1 << 30  # no positional argument reaches a keyword a `**kwargs` carries
+SPLAT = "**"  # the keyword of DefaultFacts.forwards' records of a call that unpacks (_splat_forward)
 OWN = "."  # the mark of a call of the file's own definition in DefaultFacts.calls (no name starts with it)
 
 # Identifiers used as values (what may call them later, out of sight): an argument (partial(Model, ...)), a keyword's
@@ -64,6 +69,10 @@ ESCAPES = """
 (tuple (identifier) @value)
 (assignment right: (identifier) @value)
 (return_statement (identifier) @value)
+(call arguments: (argument_list (attribute attribute: (identifier) @method_value)))
+(keyword_argument value: (attribute attribute: (identifier) @method_value))
+(pair value: (attribute attribute: (identifier) @method_value))
+(assignment right: (attribute attribute: (identifier) @method_value))
 ((call function: (identifier) @getattr arguments: (argument_list (_) (string (string_content) @attribute)))
  (#eq? @getattr "getattr"))
 """
@@ -124,15 +133,17 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
     forwards = "=False" in text or "= False" in text  # a keyword may forward a False default (_forwarded_off)
     functions = _defaulted_functions(tree) if conditions or asserts or forwards else []
     facts.registered = [parsing.text(c.child_by_field_name("name")) for c in _registered_classes(tree)]
-    reading = _Reading(frozenset(name for function in functions for name in _literal_defaults(function)))
+    switched = _switched_methods(tree) if conditions else []  # methods' off-by-default keywords (_method_kept)
+    reading = _Reading(frozenset(name for function in functions + switched for name in _literal_defaults(function)))
     reading.hops = attribute_hops.hops(functions, _rebound) if functions else attribute_hops.Hops()
     taken: list[tuple[Node, tuple[str, str, int, str], Node]] = []
     bodies: list[Node] = []  # the arms' bodies, beside facts.arms
     if reading.parameters:  # else no comparison reads a parameter's literal default (_target)
         facts.reads = _default_reads(functions) if conditions or asserts else []  # read only beside off arms
         inside = _Spans(functions)  # a test elsewhere reads no such function's parameter: it is not read
+        in_method = _Spans(switched)
         for condition in conditions[:MAX_CONDITIONS]:
-            if inside(condition) or reading.hops.inside(condition):
+            if inside(condition) or in_method(condition) or reading.hops.inside(condition):
                 facts.arms += _arms(condition, reading, taken, bodies)
         for statement in asserts[:MAX_CONDITIONS]:
             if inside(statement) or reading.hops.inside(statement):
@@ -160,6 +171,8 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             facts.option_keywords += _option_keywords(key, arguments)
         if arguments is not None and any("=" not in keyword for keyword in shape[1]):
             facts.forwards += _forwards(key, arguments)
+        if shape[2] and arguments is not None:
+            facts.forwards.append(_splat_forward(key, arguments))
         counted = shapes.get(key)
         if counted is None:
             shapes[key] = {shape: 1}
@@ -182,6 +195,7 @@ def read(tree: Node, text: str, conditions: list[Node], asserts: list[Node], cal
             if original is not None and not _type_check(node):
                 escaped.add(original)
         escaped.update(parsing.text(node) for node in found.get("attribute", []))
+        escaped.update(METHOD_VALUE + parsing.text(node) for node in found.get("method_value", []))
     for cls in classes:
         bases = cls.child_by_field_name("superclasses")
         for base in bases.named_children if bases is not None else []:
@@ -228,7 +242,10 @@ def unpassed_defaults(facts, context) -> dict[str, list[tuple[int, int, str, boo
             else:
                 if options is None:
                     options, forwards = OptionKeywords(facts), Forwards(facts, calls, escaped, aside)
-                kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside, options, forwards)
+                if "." in name:  # a method's keyword (_switchable)
+                    kept = forwards.method_kept(f.path, name, parameter, index, default)
+                else:
+                    kept = _kept(name, parameter, index, default, calls, escaped, f.path, aside, options, forwards)
             if kept is not None:
                 result[f.path].append((first, last, f"{kept}; {condition}", is_assert))
                 if not is_assert:
@@ -339,6 +356,8 @@ def _kept(name: str, parameter: str, index: int, default: str, calls: dict[str, 
     if given:
         passing = []
     handed = forwards.left(passing, name, parameter, index, default, found) if forwards is not None and passing else ""
+    if not handed and forwards is not None and passing:
+        handed = forwards.splat_left(passing, name, parameter, index, default, found)
     if handed:
         passing = []
     if set(passing) - aside:
@@ -459,11 +478,57 @@ class Forwards:
             return ""
         return f"`{parameter}={parameter}` from {reasons[0]}"
 
+    def splat_left(self, passing: list[str], name: str, parameter: str, index: int, default: str, found) -> str:
+        """How every passing call passes `parameter` only through its caller's own `**kwargs` whose callers leave it
+        out ("the `**kwargs` of sparse_global_alignment(), none of whose calls in the project passes lora_depth"), or ""."""
+        if self.hops >= self.MAX_HOPS:
+            return ""
+        callers: set[tuple[str, str]] = set()
+        for where, (count, positional, written, splat) in found:
+            if where not in passing:
+                continue
+            if not splat or _passes((count, positional, written, False), parameter, index, default):
+                return ""
+            records = (self.keywords.get((where, name, SPLAT), set())
+                       | self.keywords.get((where, own_key(where, name), SPLAT), set()))
+            if not records or any(not caller for caller, *_ in records):
+                return ""
+            callers |= {(where, caller) for caller, *_ in records}
+        self.hops += 1
+        try:
+            reasons = [_kept(caller, parameter, SPLAT_INDEX, default, self.calls, self.escaped, where, self.aside,
+                             None, self) for where, caller in sorted(callers)]
+        finally:
+            self.hops -= 1
+        if not reasons or None in reasons:
+            return ""
+        caller = sorted(callers)[0][1]
+        return f"the `**kwargs` of {caller}(), none of whose calls in the project passes {parameter}"
+
     def _caller_left(self, path: str, caller: str, parameter: str, index: int, default: str) -> str:
         """Why the caller's own parameter stays at its default ("" where a call may pass it)."""
         if "." not in caller:
             kept = _kept(caller, parameter, index, default, self.calls, self.escaped, path, self.aside, None, self)
             return f"{caller}(), {kept}" if kept is not None else ""
+        return self._method_left(path, caller, parameter, index, default)
+
+    def method_kept(self, path: str, caller: str, parameter: str, index: int, default: str) -> str | None:
+        """_kept for a method's keyword (`Guider.compute_stats(self, prompts, fuzzy_prompt=False)` under `if
+        fuzzy_prompt:`): why no call of the method name in the project passes it, or None where one may, or where
+        nothing calls `.method(...)` in sight (a framework's hook, a library's entry for callers outside)."""
+        method = caller.split(".", 1)[1]
+        if not self._method_left(path, caller, parameter, index, default, False) \
+                or {method, METHOD_VALUE + method} & self.escaped \
+                or not any(name.startswith(f"pos:{method}:") for name in self.method_passes):
+            return None
+        return (f"`{parameter}={default}` by default ({caller}(), {path}), and no call of .{method}(), launch command "
+                f"or config in the project passes {parameter}")
+
+    def _method_left(self, path: str, caller: str, parameter: str, index: int, default: str,
+                     public: bool = True) -> str:
+        """Why no call of `.method(...)` passes the parameter ("" where one may). `public`: a class exported, subclassed
+        or passed as a value keeps it (method_kept needs a call in sight instead: whoever holds the object, the project
+        included, spells the call `.method(...)`)."""
         cls, method = caller.split(".", 1)
         if self.method_passes is None:
             self.method_passes = {name for f in self.facts for name in f.default_foreign
@@ -474,7 +539,7 @@ class Forwards:
                    default=0)
         given = [name.partition("=")[2] for name in self.method_passes if name.startswith(f"pass:{method}:{parameter}")
                  and name[len(f"pass:{method}:{parameter}"):][:1] in {"", "="}]
-        if (cls in self.escaped or f"pass:{method}:*" in self.method_passes or most > index
+        if ((public and cls in self.escaped) or f"pass:{method}:*" in self.method_passes or most > index
                 or any(not value or _value(value) != _value(default) for value in given) or parameter in configured
                 or any(_value(given) is UNKNOWN or _value(given) != _value(default)
                        for _, given in launched.get(parameter, []))):
@@ -868,6 +933,34 @@ def _defaulted_functions(tree: Node) -> list[Node]:
     return functions
 
 
+def _switched_methods(tree: Node) -> list[Node]:
+    """The methods _target reads a keyword's literal default in (`_switchable`), in source order."""
+    methods = []
+    for statement in tree.named_children:
+        if statement.type == "decorated_definition" and _registered(statement):
+            statement = statement.child_by_field_name("definition")
+        if statement.type != "class_definition":
+            continue
+        body = statement.child_by_field_name("body")
+        for member in body.named_children if body is not None else []:
+            if member.type == "function_definition" and _switchable(member) and _literal_defaults(member):
+                methods.append(member)
+    return methods
+
+
+def _switchable(method: Node) -> bool:
+    """An undecorated method of a module-level class (or one registered by name) whose calls are spelled
+    `x.method(...)`: no dunder (`__init__` is the class's call, `__call__` the object's) and none a framework calls
+    through another name (SPELLED_ELSEWHERE: `model(x)` runs `forward`)."""
+    name = parsing.text(method.child_by_field_name("name"))
+    holder = method.parent
+    cls = holder.parent if holder is not None and holder.type == "block" else None
+    if cls is None or cls.type != "class_definition" or cls.parent is None or name.startswith("__") or (
+            name in SPELLED_ELSEWHERE):
+        return False
+    return cls.parent.type == "module" or (cls.parent.type == "decorated_definition" and _registered(cls.parent))
+
+
 class _Spans:
     """Whether a node starts inside one of some functions (which never overlap: module-level definitions and the
     `__init__`s of module-level classes). A comparison _target can decide reads a parameter of the function around it,
@@ -917,6 +1010,9 @@ def _target(name: Node) -> tuple[Node, tuple[str, str, int, str]] | None:
                 cls.parent.type != "module" and not (cls.parent.type == "decorated_definition" and _registered(cls.parent))):
             return None
         callee, index = parsing.text(cls.child_by_field_name("name")), index - 1
+    elif holder is not None and holder.type == "block" and _switchable(function):
+        cls = holder.parent  # a method of a module-level class: "Class.method", called as `x.method(...)`
+        callee, index = f"{parsing.text(cls.child_by_field_name('name'))}.{parsing.text(function.child_by_field_name('name'))}", index - 1
     else:
         return None
     if index < 0:
@@ -1158,6 +1254,29 @@ def _forwards(key: str, arguments: Node) -> list[tuple[str, str, str, str, int, 
         caller = _forwarding_caller(value) if value.type == "identifier" and parsing.text(value) == keyword else None
         found.append((key, keyword, *caller) if caller is not None else (key, keyword, "", "", -1, ""))
     return found
+
+
+def _splat_forward(key: str, arguments: Node) -> tuple[str, str, str, str, int, str]:
+    """DefaultFacts.forwards' record of a call that unpacks: (callee, SPLAT, caller, "", -1, "") where the only splat is
+    the calling module-level function's own `**kwargs`, which it uses nowhere else (mast3r's `sparse_global_alignment(
+    ..., **kw)` calling `sparse_scene_optimizer(..., **kw)`): the keywords it carries are its callers'; caller ""
+    for any other splat."""
+    other = (key, SPLAT, "", "", -1, "")
+    splats = [a for a in arguments.named_children if a.type in {"list_splat", "dictionary_splat"}]
+    name = splats[0].named_children[0] if len(splats) == 1 and splats[0].type == "dictionary_splat" \
+        and splats[0].named_children else None
+    function = _enclosing(arguments, "function_definition") if name is not None and name.type == "identifier" else None
+    if function is None or function.parent is None or function.parent.type != "module":
+        return other
+    parameters = function.child_by_field_name("parameters")
+    text = name.text
+    if not any(p.type == "dictionary_splat_pattern" and p.named_children and p.named_children[0].text == text
+               for p in (parameters.named_children if parameters is not None else [])):
+        return other
+    for node in parsing.walk(function.child_by_field_name("body"), limit=MAX_BODY_NODES):
+        if node.type == "identifier" and node.text == text and (node.parent is None or node.parent.type != "dictionary_splat"):
+            return other  # read or changed besides being handed on
+    return (key, SPLAT, parsing.text(function.child_by_field_name("name")), "", -1, "")
 
 
 def _forwarding_caller(name: Node) -> tuple[str, str, int, str] | None:
