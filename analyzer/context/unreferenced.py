@@ -154,14 +154,16 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
                                        f"{line}, and {why}")
             switched[(path, name)] = f"{where}:{line}, {why}"
             continue
-        if not users and importing and not any(importing.values()):
-            # imported by name and named nowhere else by those files: an import is no call (`from model_util import
-            # torch_gc` in two apps that never call it)
+        # imported by name and named nowhere else by those files: an import is no call (`from model_util import
+        # torch_gc` in two apps that never call it); a package __init__.py's re-export alone gets the re-export reason below
+        only_imported = not users and importing and not any(importing.values())
+        plain = sorted(other for other in importing if not other.endswith("__init__.py")) if only_imported else []
+        if plain:
             unreached[(path, name)] = (f"line {symbol[1]}: {symbol[3]} {name} is only imported (by "
-                                       f"{', '.join(sorted(importing))}) and never named again there: an import is no "
+                                       f"{', '.join(plain)}) and never named again there: an import is no "
                                        "call, nothing reaches it")
             continue
-        if users or importing:
+        if (users or importing) and not only_imported:
             pending.append((path, symbol, tuple((path, user) for user in users)
                             + tuple((other, user) for other, held in sorted(importing.items()) for user in held)))
         elif symbol[3] == "value":
