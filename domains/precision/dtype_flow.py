@@ -14,8 +14,8 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.precision.float64_use import fate_hit
-from ascend_feasibility.domains.precision.tensor_arms import PYTHON_NUMBER_ARM, python_number_arm
 from ascend_feasibility.domains.precision.python_scanner import COMPLEX128, FLOAT64, _used_as_device_dtype
+from ascend_feasibility.domains.precision.tensor_arms import PYTHON_NUMBER_ARM, python_number_arm
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, unit_references
 from ascend_feasibility.domains.python_words import words
 from tree_sitter import Node
