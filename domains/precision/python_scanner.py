@@ -13,6 +13,13 @@ from ascend_feasibility.domains.base import Hit, Unit
 from ascend_feasibility.domains.host_values import device_on_host, read_back_later, stays_on_host
 from ascend_feasibility.domains.metric_classes import in_metric_class
 from ascend_feasibility.domains.precision.dtype_premises import cast_back, promoted_float32
+from ascend_feasibility.domains.precision.float32_outputs import (
+    FACTS_KEY,
+    PrecisionFacts,
+    ProducedAssertion,
+    produced_operands,
+    under_autocast,
+)
 from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.host_scripts import HOST_ONLY, host_only_script
 from ascend_feasibility.domains.precision.host_tables import HOST_TABLE, built_on_host
@@ -209,6 +216,11 @@ class _PrecisionScan(PythonScan):
             return  # inside autocast(dtype=torch.float32), which the target's NPU autocast runs as CUDA's does
         if pinned <= FLOAT32 and promoted_float32(assertion):
             return  # `table + temb.float()`: float32 by type promotion on every device, no autocast op in between
+        if pinned <= FLOAT32 and not under_autocast(assertion):  # made by a module that may cast it (float32_outputs.py)
+            operands = produced_operands(assertion)
+            if operands is not None:
+                self.unit.cache.setdefault(FACTS_KEY, PrecisionFacts()).assertions.append(
+                    ProducedAssertion(self.unit.path, assertion.start_point.row + 1, operands))
         self.hit("dtype-assertion", " ".join(text.split())[:120], assertion)
 
     def _float32_autocast_holds(self, assertion: Node) -> bool:
