@@ -14,7 +14,7 @@ from tree_sitter import Node
 
 _SIGNALS = load_phase_signals().metric_classes
 REGISTRIES = {name.lower() for name in _SIGNALS.registries}
-BASE_SUFFIXES = tuple(suffix.lower() for suffix in _SIGNALS.base_suffixes)
+BASE_SUFFIXES = tuple(_SIGNALS.base_suffixes)  # as spelled: `Symmetric` or `Geometric` is no metric base
 REGISTER_METHODS = {"register_module", "register"}
 
 
@@ -22,7 +22,7 @@ def is_metric_class(definition: Node) -> bool:
     """A class_definition that a metrics registry registers or that derives from a metric base."""
     bases = definition.child_by_field_name("superclasses")
     for base in bases.named_children if bases is not None else []:
-        if base.type in {"identifier", "attribute"} and _last_name(base).endswith(BASE_SUFFIXES):
+        if base.type in {"identifier", "attribute"} and parsing.text(base).rsplit(".", 1)[-1].endswith(BASE_SUFFIXES):
             return True
     decorated = definition.parent
     if decorated is None or decorated.type != "decorated_definition":

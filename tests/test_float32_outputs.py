@@ -69,6 +69,10 @@ class Block(torch.nn.Module):
         img = img * 2
         img = self.plain(img)
         assert img.dtype == torch.float32
+        h = self.head(x)
+        with open_scope(x) as h:
+            pass
+        assert h.dtype == torch.float32
         return img, off, positional, h, p, a
 """
 
@@ -89,6 +93,7 @@ def test_an_assertion_on_a_module_output_cast_to_float32_is_info(tmp_path):
     assert found[24] == "low"  # a module that casts nothing
     assert found[27] == "low"  # under autocast
     assert found[30] == "low"  # the name's last value is another module's
+    assert found[34] == "low"  # rebound by a `with ... as` after the module made it
 
 
 def test_a_class_the_project_defines_twice_decides_nothing(tmp_path):

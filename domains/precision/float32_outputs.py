@@ -241,7 +241,8 @@ def _made_by(name: str, before: int, function: Node, init: Node) -> ProducedOper
 
 
 def _bound(node: Node) -> set[str]:
-    target = node.child_by_field_name("left") or node.child_by_field_name("alias") or node.child_by_field_name("name")
+    """The names a binding statement may bind (a `with` item: every name it writes)."""
+    target = node if node.type == "with_item" else node.child_by_field_name("left") or node.child_by_field_name("name")
     if target is None:
         return set()
     return {parsing.text(n) for n in parsing.walk(target, limit=200) if n.type == "identifier"}
