@@ -16,6 +16,7 @@ _SIGNALS = load_phase_signals().metric_classes
 REGISTRIES = {name.lower() for name in _SIGNALS.registries}
 BASE_SUFFIXES = tuple(_SIGNALS.base_suffixes)  # as spelled: `Symmetric` or `Geometric` is no metric base
 REGISTER_METHODS = {"register_module", "register"}
+FUNCTIONS = frozenset({"function_definition", "lambda"})
 
 
 def is_metric_class(definition: Node) -> bool:
@@ -42,19 +43,22 @@ def is_metric_class(definition: Node) -> bool:
 
 
 def in_metric_class(node: Node) -> bool:
-    """The node sits inside a metric class (at any depth of its methods)."""
-    current = node.parent
+    """The node sits inside a metric class (at any depth of its methods) that no function encloses: the classes
+    `metric_class_lines` gives the phase plan."""
+    current, inside = node.parent, None
     while current is not None:
         if current.type == "class_definition" and is_metric_class(current):
-            return True
+            inside = current
+        elif current.type in FUNCTIONS and inside is not None:
+            return False  # a class defined in a function
         current = current.parent
-    return False
+    return inside is not None
 
 
 def metric_class_lines(tree: Node) -> list[tuple[int, int]]:
     """(first line, last line) of each metric class of a module, decorators included."""
     found = []
-    for node in parsing.walk(tree, limit=200000):
+    for node in parsing.walk(tree, limit=200000, prune=FUNCTIONS):  # classes, not the bodies of functions
         if node.type == "class_definition" and is_metric_class(node):
             outer = node.parent if node.parent is not None and node.parent.type == "decorated_definition" else node
             found.append((outer.start_point.row + 1, outer.end_point.row + 1))
