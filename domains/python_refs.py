@@ -207,8 +207,9 @@ class PythonScan:
         """What the site does with the variable, for its rule's variant texts; None when it is no site of its own."""
         return ()
 
-    def name_rule(self, reference: Reference) -> bool:
-        """Report a reference whose qualified name a rule of this domain matches. True if it did."""
+    def name_rule(self, reference: Reference, facets: tuple[str, ...] = ()) -> bool:
+        """Report a reference whose qualified name a rule of this domain matches (with what the detector saw at the
+        site, `facets`). True if it did."""
         match = self.index.match_name(reference.name)
         if match is None:
             return False
@@ -216,7 +217,7 @@ class PythonScan:
             return True
         if reference.call is None and not self.index.kb.rules[match[0]].match.type_tests_are_uses and in_type_test(reference.node):
             return True
-        self.hit(match[0], match[1], reference.node)
+        self.hit(match[0], match[1], reference.node, facets=facets)
         return True
 
 

@@ -748,6 +748,15 @@ class TrainingLoop(_Record):
     trainer_runs: list[str] = Field(default_factory=list, description="the methods that run a library trainer's loop")
 
 
+class MetricClasses(_Record):
+    """Classes that compute an evaluation metric: registered in a metrics registry, or derived from a metric base."""
+
+    registries: list[str] = Field(default_factory=list, description="the last name of a registry whose "
+        "`.register_module(...)`/`.register(...)` decorator registers a metric (`@METRICS.register_module()`)")
+    base_suffixes: list[str] = Field(default_factory=list, description="how the last name of a metric base ends "
+        "(`BaseMetric`, `GenerativeMetric`, `torchmetrics.Metric`)")
+
+
 class PhaseSignals(_Record):
     """knowledge/phases/signals.toml: what shows a phase, and which names point to a model family."""
 
@@ -765,6 +774,8 @@ class PhaseSignals(_Record):
     # findings are inference's where its file serves inference (nanotron llama.py, which the trainer imports too).
     function_phases: dict[Phase, list[str]] = Field(default_factory=dict)
     training_loop: TrainingLoop = Field(default_factory=TrainingLoop)
+    # Metric classes: their code serves evaluation wherever the project evaluates (domains/metric_classes.py).
+    metric_classes: MetricClasses = Field(default_factory=MetricClasses)
 
 
 class RoleConventions(_Record):

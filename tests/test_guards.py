@@ -460,6 +460,20 @@ def test_an_arm_that_cannot_run_at_the_target_torch_is_dead():
     assert reach(expression, "new_api(x)", "device", torch="2.5.0") == "runs"
 
 
+def test_an_arm_a_prefix_predicate_of_old_torch_opens_is_dead():
+    """StyleGAN2-ADA's grid_sample_gradfix (round 28 B1 class 6, V2 W6): the custom path runs only where
+    `_should_use_custom_op()` holds, which needs a torch whose version starts with 1.5.-1.10.; the plain path runs."""
+    code = ("enabled = True\n"
+            "def _should_use_custom_op():\n    if not enabled:\n        return False\n"
+            "    if any(torch.__version__.startswith(x) for x in ['1.5.', '1.10.']):\n        return True\n"
+            "    return False\n"
+            "def grid_sample(x, g):\n    if _should_use_custom_op():\n        return custom(x.cuda(), g)\n"
+            "    return plain(x, g)\n")
+    assert reach(code, "custom(x.cuda(), g)", "device", torch="2.12.0") == "dead-at-target"
+    assert reach(code, "plain(x, g)", "device", torch="2.12.0") == "runs"
+    assert reach(code.replace("'1.10.'", "'2.12.'"), "custom(x.cuda(), g)", "device", torch="2.12.0") == "runs"
+
+
 # small helpers ----------------------------------------------------------------------------------------------
 def _block(code: str):
     statement = parsing.parse("python", code.encode()).named_children[0]

@@ -722,6 +722,33 @@ def test_findings_inside_a_function_named_for_a_phase_serve_that_phase(tmp_path)
     assert by_line[16] == ("training", "inference")  # fairseq's infer_init_method: `infer` the verb, not a phase
 
 
+
+def test_findings_inside_a_metric_class_serve_evaluation(tmp_path):
+    """mmagic's Equivariance metric (round 28 A1 C10, B1 class 8, B2 C11): a class registered with a METRICS registry,
+    or derived from a `*Metric` base, computes a reported score; its file is imported by the trainer (a validation
+    loop) and by the test script, yet its code serves evaluation only. A class another registry registers
+    (`@MODELS.register_module()`) keeps its file's phases, and without an evaluation phase in the project the metric
+    keeps its file's phases too."""
+    metrics = ("import torch\nfrom mmengine.registry import METRICS, MODELS\n\n\n@METRICS.register_module()\n"
+               "class Equivariance:\n    def process(self, batch):\n        return batch.to(torch.float64).sum()\n\n\n"
+               "class Psnr(BaseMetric):\n    def process(self, batch):\n        return batch.double().sum()\n\n\n"
+               "@MODELS.register_module()\nclass Head:\n    def forward(self, x):\n        return x.to(torch.float64)\n")
+    files = {
+        "train.py": "import torch\nfrom metrics import Equivariance, Psnr, Head\nHead().forward(1).backward()\n",
+        "evaluate.py": "import torch\nfrom metrics import Equivariance\nwith torch.no_grad():\n    Equivariance().process(1)\n",
+        "metrics.py": metrics,
+    }
+    report = run(write(tmp_path, files))
+    by_line = {f.line: (f.rule, tuple(f.phases), f.severity) for f in report.findings if f.path == "metrics.py"}
+    assert by_line[8] == ("PRC001", ("evaluation",), "low")
+    assert by_line[13][1] == ("evaluation",)
+    assert by_line[19] == ("PRC001", ("training", "inference", "evaluation"), "medium")
+    del files["evaluate.py"]
+    files["serve.py"] = "import torch\nfrom metrics import Equivariance\nwith torch.no_grad():\n    Equivariance().process(1)\n"
+    report = run(write(tmp_path / "no_eval", files))
+    by_line = {f.line: tuple(f.phases) for f in report.findings if f.path == "metrics.py"}
+    assert by_line[8] == ("training", "inference")
+
 # A fine-tuning script whose own calls map datasets, running a vendored trainer (ChatGLM-6B ptuning/main.py with
 # ptuning/trainer.py: `training_step`, `loss.backward()`, `self.optimizer.step()`).
 FINETUNE = """import datasets

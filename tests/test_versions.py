@@ -384,6 +384,43 @@ def test_a_call_of_the_units_own_function(before, condition, torch, expected):
     assert evaluate(condition, torch, before) is expected
 
 
+# StyleGAN2-ADA's grid_sample_gradfix (round 28 B1 class 6, A2 C2 row 65, V2 W6): the custom Functions are applied only
+# when `_should_use_custom_op()` holds, and that needs a 1.5-1.10 torch by prefix.
+ADA_GATE = ("enabled = True\n"
+            "def _should_use_custom_op():\n"
+            "    if not enabled:\n"
+            "        return False\n"
+            "    if any(torch.__version__.startswith(x) for x in ['1.5.', '1.6.', '1.7.', '1.8.', '1.9.', '1.10.']):\n"
+            "        return True\n"
+            "    warnings.warn(f'not supported on PyTorch {torch.__version__}')\n"
+            "    return False\n")
+
+
+@pytest.mark.parametrize(("before", "condition", "torch", "expected"), [
+    ("", "torch.__version__.startswith('1.10.')", "2.12.0", False),
+    ("", "torch.__version__.startswith('2.')", "2.12.0", True),
+    ("", "torch.__version__.startswith('2.1')", "2.12.0", True),  # as Python compares strings: '2.12.0' starts so
+    ("", "torch.__version__.startswith('2.12.1')", "2.12.0", None),  # the micro version decides: unknown
+    ("", "torch.__version__.startswith(('1.9.', '1.10.'))", "2.12.0", False),
+    ("", "torch.__version__.startswith(('1.9.', '2.12'))", "2.12.0", True),
+    ("", "torch.__version__.startswith(prefix)", "2.12.0", None),  # a name: not a literal
+    ("", "torch.__version__.startswith(f'{major}.')", "2.12.0", None),
+    ("", "other.__version__.startswith('1.10.')", "2.12.0", None),  # another package's version
+    ("", "any(torch.__version__.startswith(x) for x in ['1.5.', '1.10.'])", "2.12.0", False),
+    ("", "any(torch.__version__.startswith(x) for x in ('1.5.', '2.12.'))", "2.12.0", True),
+    ("", "any(torch.__version__.startswith(x) for x in ['1.5.', '1.10.'])", "1.10.2", True),
+    ("", "any(torch.__version__.startswith(x) for x in prefixes)", "2.12.0", None),
+    ("", "any(torch.__version__.startswith(y) for x in ['1.5.'])", "2.12.0", None),  # not the loop's name
+    ("", "any(torch.__version__.startswith(x) for x in ['1.5.'] if ready)", "2.12.0", None),
+    ("", "not any(torch.__version__.startswith(x) for x in ['1.5.', '1.10.'])", "2.12.0", True),
+    (ADA_GATE, "_should_use_custom_op()", "2.12.0", False),  # the predicate followed one hop
+    (ADA_GATE, "_should_use_custom_op()", "1.9.0", None),  # the module switch `enabled` decides there: not read
+    (ADA_GATE.replace("['1.5.', ", "['2.12.', "), "_should_use_custom_op()", "2.12.0", None),  # True or False
+])
+def test_prefix_tests_of_torchs_version(before, condition, torch, expected):
+    assert evaluate(condition, torch, before) is expected
+
+
 def test_a_note_names_the_target_and_the_test_a_function_returns_on():
     root = parsing.parse("python", f"{GRADFIX}if _use_custom(x):\n    pass\n".encode())
     condition = root.named_children[-1].child_by_field_name("condition")

@@ -157,6 +157,25 @@ def custom_namespace(node: Node) -> bool:
     return node.type == "attribute" and len(parts) >= 3 and parts[:2] == ["torch", "ops"] and parts[2] not in TORCH_NAMESPACES
 
 
+def torch_own_binding(function: Node) -> bool:
+    """A call into torch's own C bindings (`torch._C._nn.gelu`, `torch._C._jit_get_operation('aten::...')` and the op it
+    returns): ATen operators, which torch_npu implements, not a compiled extension of the project. A lookup of an op in a
+    namespace torch does not own (`_jit_get_operation('myops::fused')`) is a project op."""
+    compact = "".join(parsing.text(function).split())
+    if not compact.startswith("torch._C."):
+        return False
+    if compact.rsplit(".", 1)[-1] not in OP_LOOKUPS:
+        return True
+    arguments = function.parent.child_by_field_name("arguments") if function.parent is not None else None
+    first = arguments.named_children[0] if arguments is not None and arguments.named_children else None
+    if first is None or first.type != "string":
+        return False
+    return parsing.text(first).strip("'\"").split("::", 1)[0] in TORCH_NAMESPACES
+
+
+OP_LOOKUPS = frozenset({"_jit_get_operation", "_get_operation_overload"})
+
+
 def _is_extension_call(call: Node, aliases: set[str]) -> bool:
     function = call.child_by_field_name("function")
     if function is None:

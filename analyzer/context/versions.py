@@ -17,6 +17,9 @@ A condition is evaluated only when it is made of what the analyzer can read with
   `major.minor` stands for its version, so only a bound the line decides whole (`>= 0.9`, `< 0.27`, not `>= 0.27.1`)
   decides; a package the table does not pair with the target torch, and everything but a comparison with a literal,
   stay unknown;
+- prefix tests of torch's version string, `torch.__version__.startswith("1.10.")` (a literal or a tuple of them) and
+  `any(torch.__version__.startswith(x) for x in [<literal prefixes>])`, read from the target's `major.minor.`: a prefix
+  longer than that (`"2.12.1"`) is unknown;
 - `torch.__version__ == "parrots"`: a name that is no version is never torch's (TorchVersion compares it as a string);
 - feature gates on torch's own attributes that exist at the target (`hasattr(torch, "accelerator")`), from the table
   in knowledge/context/conventions.toml;
@@ -180,6 +183,13 @@ class VersionReader:
             attribute = _string(args[1])
             first = self.features.get(f"{owner}.{attribute}")
             return None if first is None else self.torch >= first
+        if function.type == "attribute" and parsing.text(function.child_by_field_name("attribute")) == "startswith":
+            owner = function.child_by_field_name("object")
+            if owner is None or self._value(owner, budget) != TORCH or len(args) != 1:
+                return None
+            return self._prefixes(_strings_of(args[0]))
+        if name == "any" and arguments.type == "generator_expression":
+            return self._any_prefix(arguments, budget)
         if name.rsplit(".", 1)[-1] not in self.helpers:
             return self._returned(call, name, budget) if function.type == "identifier" else None
         positional = [a for a in args if a.type != "keyword_argument"]
@@ -202,6 +212,35 @@ class VersionReader:
                 return None
             result = result and op(self.torch, wanted)
         return result if (low is not None or high is not None) else None
+
+    def _prefixes(self, prefixes) -> bool | None:
+        """`torch.__version__.startswith(p)` (or one of a tuple of prefixes) at the target, read from its `major.minor.`:
+        a prefix of that string holds (`"2."`, and `"2.1"` too, as Python compares strings), one that leaves it
+        (`"1.10."`) fails, and one longer than it (`"2.12.1"`) depends on the micro version: unknown."""
+        if not prefixes or not all(isinstance(p, str) and p for p in prefixes):
+            return None
+        known = f"{self.torch.major}.{self.torch.minor}."
+        values = {True if known.startswith(p) else None if p.startswith(known) else False for p in prefixes}
+        return True if True in values else (None if None in values else False)
+
+    def _any_prefix(self, generator: Node, budget: list[int]) -> bool | None:
+        """`any(torch.__version__.startswith(x) for x in ['1.5.', '1.6.', ...])` (StyleGAN2-ADA's custom-op gates): the
+        prefixes of a literal list or tuple, read as one startswith call."""
+        body = generator.child_by_field_name("body")
+        clauses = [c for c in generator.named_children if c.type != "comment" and (body is None or c.id != body.id)]
+        if body is None or body.type != "call" or len(clauses) != 1 or clauses[0].type != "for_in_clause":
+            return None
+        variable, values = clauses[0].child_by_field_name("left"), clauses[0].child_by_field_name("right")
+        function, arguments = body.child_by_field_name("function"), body.child_by_field_name("arguments")
+        if (variable is None or variable.type != "identifier" or values is None or function is None
+                or function.type != "attribute" or arguments is None
+                or parsing.text(function.child_by_field_name("attribute")) != "startswith"
+                or [parsing.text(a) for a in arguments.named_children] != [parsing.text(variable)]):
+            return None
+        owner = function.child_by_field_name("object")
+        if owner is None or self._value(owner, budget) != TORCH or values.type not in {"list", "tuple"}:
+            return None
+        return self._prefixes(_strings_of(values))
 
     def _value(self, node: Node, budget: list[int]):
         """TORCH for torch's version, a Version for a literal one, else None."""
@@ -683,6 +722,14 @@ def _literal(node: Node):
     if kind == "parenthesized_expression" and len(node.named_children) == 1:
         return _literal(node.named_children[0])
     return None
+
+
+def _strings_of(node: Node) -> tuple[str, ...] | None:
+    """A string literal, or a tuple or list of them, as a tuple of strings; else None."""
+    items = [c for c in node.named_children if c.type != "comment"] if node.type in {"tuple", "list"} else [node]
+    if not items or any(c.type != "string" or any(i.type == "interpolation" for i in c.named_children) for c in items):
+        return None
+    return tuple(_string(c) for c in items)
 
 
 PARSERS = frozenset({"parse", "Version", "LooseVersion", "StrictVersion", "parse_version", "digit_version"})

@@ -13,6 +13,7 @@ from ascend_feasibility.analyzer.context.kernel_contract import (
     MMCV_LOADERS,
     custom_namespace,
     extension_aliases,
+    torch_own_binding,
 )
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import qualified_name
@@ -554,6 +555,8 @@ def _launches_custom_code(definition: Node, aliases: frozenset[str] = frozenset(
                 if function.type == "subscript":
                     return True
                 compact = "".join(parsing.text(function).split())
+                if torch_own_binding(function):
+                    continue  # an ATen op through torch's own bindings (`torch._C._jit_get_operation('aten::...')`)
                 if "_C." in compact or "_cuda." in compact or "_ext." in compact or custom_namespace(function):
                     return True
                 if function.type == "attribute" and compact.split(".", 1)[0] in aliases:  # `ext_module.op(...)`

@@ -41,7 +41,7 @@ from ascend_feasibility.analyzer.core.models import (
 from ascend_feasibility.analyzer.reading.config import ProjectConfig
 from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
 from ascend_feasibility.domains.phases.estimate import estimate, in_nested
-from ascend_feasibility.domains.phases.facts import MODULE_BASES, NAME_HINTS, SIGNAL_ROOTS, SIGNALS, PhaseFacts
+from ascend_feasibility.domains.phases.facts import METRIC_PHASE, MODULE_BASES, NAME_HINTS, SIGNAL_ROOTS, SIGNALS, PhaseFacts
 from ascend_feasibility.domains.phases.reach import ImportReach
 from ascend_feasibility.domains.phases.routes import (
     builds_on_driver,
@@ -540,8 +540,8 @@ def _path_phases(finding: Finding, path: str, assignment: PhaseAssignment) -> li
             return []
         return list(assignment.phases)
     only = SITE_PHASE.get(finding.rule) or _function_phase(finding, assignment.functions.get(finding.path, ()))
-    if only is not None and only in phases:
-        return [only]
+    if only is not None and (only in phases or (only == METRIC_PHASE and only in assignment.phases)):
+        return [only]  # a metric class evaluates wherever the project does: in a validation loop a trainer runs too
     return [p for p in PHASES if p in phases]
 
 

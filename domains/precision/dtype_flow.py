@@ -15,6 +15,7 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.python_scanner import COMPLEX128, FLOAT64, _used_as_device_dtype
+from ascend_feasibility.domains.precision.tensor_arms import PYTHON_NUMBER_ARM, python_number_arm
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, unit_references
 from ascend_feasibility.domains.python_words import words
 from tree_sitter import Node
@@ -78,7 +79,8 @@ class _DtypeFlowScan(PythonScan):
             return False
         if not tokens & NPU_TOKENS and conditional.id not in reported and not _cpu_table(conditional):
             reported.add(conditional.id)
-            self.hit("float64-backend-condition", " ".join(parsing.text(condition).split()), conditional)
+            facets = (PYTHON_NUMBER_ARM,) if python_number_arm(conditional) else ()
+            self.hit("float64-backend-condition", " ".join(parsing.text(condition).split()), conditional, facets=facets)
         return True
 
     def _bindings(self, names: list[Node], wide_values: dict[int, str]):

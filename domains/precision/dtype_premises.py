@@ -69,7 +69,7 @@ def _float32_name(name: str, before: int, function: Node, depth: int) -> bool:
 
 def _float32_value(value: Node, before: int, function: Node, depth: int) -> bool:
     value = _strip_same_dtype(value)
-    if _explicit_float32(value):
+    if explicit_float32(value):
         return True
     if value.type == "binary_operator":
         operator = value.child_by_field_name("operator")
@@ -99,7 +99,7 @@ def _strip_same_dtype(value: Node) -> Node:
     return value
 
 
-def _explicit_float32(value: Node) -> bool:
+def explicit_float32(value: Node) -> bool:
     """`x.float()`, `x.to(torch.float32)`, `x.to(dtype=torch.float)`, `x.type(torch.float32)`."""
     method = _method(value) if value.type == "call" else None
     arguments = value.child_by_field_name("arguments") if method else None

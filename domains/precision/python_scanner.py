@@ -11,7 +11,15 @@ from ascend_feasibility.analyzer.reading.python_names import qualified_name
 from ascend_feasibility.domains import launch_flags
 from ascend_feasibility.domains.base import Hit, Unit
 from ascend_feasibility.domains.host_values import device_on_host, read_back_later, stays_on_host
+from ascend_feasibility.domains.metric_classes import in_metric_class
 from ascend_feasibility.domains.precision.dtype_premises import cast_back, promoted_float32
+from ascend_feasibility.domains.precision.float32_outputs import (
+    FACTS_KEY,
+    PrecisionFacts,
+    ProducedAssertion,
+    produced_operands,
+    under_autocast,
+)
 from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.host_scripts import HOST_ONLY, host_only_script
 from ascend_feasibility.domains.precision.host_tables import HOST_TABLE, built_on_host
@@ -75,6 +83,7 @@ TF32_SWITCHES = {"torch.backends.cuda.matmul.allow_tf32", "torch.backends.cudnn.
 # The value of each switch that restates torch_npu's own default for its HF32 twin (Ascend/pytorch v2.12.0-26.1.0
 # torch_npu/csrc/framework/LazyInitAclops.cpp SetHF32DefaultValue: matmul HF32 "default value is False", conv True).
 NPU_DEFAULT_VALUE = {"torch.backends.cuda.matmul.allow_tf32": "false", "torch.backends.cudnn.allow_tf32": "true"}
+METRIC_CODE = "metric-code"  # PRC001's facet: inside an evaluation metric class (domains/metric_classes.py)
 NPU_DEFAULT = "npu-default"  # PRC010's facet: the twin it asks for would set what the NPU already has
 UPCAST_TOKENS = (".float()", "torch.float32", ".to(torch.float)")
 
@@ -124,8 +133,9 @@ class _PrecisionScan(PythonScan):
             where = fate_hit(reference.node) if reference.name in FLOAT64 else None
             if where is not None:  # reduced across NPUs (HCCL rejects float64) or only reported
                 self.hit(where[0], where[1], reference.node)
-            else:
-                self.name_rule(reference)
+            else:  # in an evaluation metric, the value is reported, not trained on
+                metric = reference.name in FLOAT64 and in_metric_class(reference.node)
+                self.name_rule(reference, facets=(METRIC_CODE,) if metric else ())
             return
         if reference.name in {"torch.view_as_complex", "torch.polar"} and reference.call is None:
             return
@@ -206,6 +216,11 @@ class _PrecisionScan(PythonScan):
             return  # inside autocast(dtype=torch.float32), which the target's NPU autocast runs as CUDA's does
         if pinned <= FLOAT32 and promoted_float32(assertion):
             return  # `table + temb.float()`: float32 by type promotion on every device, no autocast op in between
+        if pinned <= FLOAT32 and not under_autocast(assertion):  # made by a module that may cast it (float32_outputs.py)
+            operands = produced_operands(assertion)
+            if operands is not None:
+                self.unit.cache.setdefault(FACTS_KEY, PrecisionFacts()).assertions.append(
+                    ProducedAssertion(self.unit.path, assertion.start_point.row + 1, operands))
         self.hit("dtype-assertion", " ".join(text.split())[:120], assertion)
 
     def _float32_autocast_holds(self, assertion: Node) -> bool:
