@@ -27,6 +27,7 @@ from ascend_feasibility.analyzer.context.project_scope import (
     drop_subsumed,
     drop_without_cause,
     fold_identical_files,
+    fold_repeated_cells,
     fold_repeated_settings,
     fold_script_lines,
 )
@@ -250,7 +251,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     symbol_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "symbol")
     edited = frozenset(code for code, rule in worker.kb.rules.items() if rule.edit is not None)
     run.findings = fold_identical_files(
-        fold_repeated_settings(fold_script_lines(collapse_project_scoped(findings, project_rules, file_rules, symbol_rules)),
+        fold_repeated_settings(fold_repeated_cells(fold_script_lines(
+            collapse_project_scoped(findings, project_rules, file_rules, symbol_rules))),
                                edited),
         digests)
     for domain in worker.domains:
