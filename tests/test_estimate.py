@@ -34,6 +34,27 @@ def test_centre_is_the_geometric_mean_or_the_midpoint_from_zero():
     assert e.centre(EffortHours(low=0, high=8)) == 4
 
 
+def test_the_main_phase_is_the_readme_first_usage_else_the_most_product_entries():
+    """Round 28 V1 V5 / V2 W10: one train.py beside an inference app, demo and notebook made the headline training
+    although the README runs the app. The README's first launched product entry decides (training where it trains);
+    without one, the phase most product entries have (training on a tie)."""
+    def role(path):
+        return "example" if path.startswith("examples/") else "product"
+
+    train = PhaseEntry(path="train.py", phases=["training", "data"], evidence=[])
+    app = PhaseEntry(path="app.py", phases=["inference"], evidence=[])
+    predict = PhaseEntry(path="predict.py", phases=["inference"], evidence=[])
+    demo = PhaseEntry(path="examples/demo.py", phases=["inference"], evidence=[])
+    prep = PhaseEntry(path="prep.py", phases=["data"], evidence=[])
+    entries = [app, predict, train, prep]
+    assert e.main_phase(entries, role, ("setup.py", "app.py", "train.py")) == "inference"  # the README leads with app.py
+    assert e.main_phase(entries, role, ("prep.py", "train.py", "app.py")) == "training"  # it leads with training
+    assert e.main_phase(entries, role, ("examples/demo.py", "train.py")) == "training"  # an example is no product entry
+    assert e.main_phase(entries, role) == "inference"  # no README launch: two inference entries to one training
+    assert e.main_phase([app, train], role) == "training"  # a tie keeps training
+    assert e.main_phase([train, demo, demo], role) == "training"
+
+
 def test_the_main_phase_is_training_when_a_product_entry_trains_else_inference():
     def role(path):
         return "test" if path.startswith("tests/") else "product"

@@ -38,7 +38,7 @@ class PhasesDomain(Domain):
                 for name in f.imports})
         plan = plan_fields(run.findings, run.published["dependency_matrix"], run.facts[self.name], run.config,
                            run.calibration, run.published["kernels"], list(run.context.npu_files), run.context.own_packages,
-                           found.others if found is not None else (), tuple(run.nested))
+                           found.others if found is not None else (), tuple(run.nested), run.context.readme_launches)
         run.findings = plan.pop("findings")
         if found is not None:
             plan["effort"] = plan["effort"].model_copy(update={"generation": PricedGeneration(
@@ -55,6 +55,7 @@ class PhasesDomain(Domain):
         apart = tuple(report.effort.generation.others) if report.effort and report.effort.generation else ()
         work = estimate(findings, matrix.phases if matrix else [], priced_entries(matrix.entries, apart) if matrix else [],
                         report.custom_ops, report.project.npu_code, lambda path: file_role(path, conventions), plan_data(),
-                        tuple(sub.folder for sub in report.target.subprojects))
+                        tuple(sub.folder for sub in report.target.subprojects),
+                        lead=report.effort.main_phase if report.effort else None)
         return work.total
 
