@@ -39,6 +39,7 @@ def test_a_statement_repeated_in_many_cells_is_one_finding_with_every_cell_liste
     copy. The copies fold into one finding at the first cell with every cell a site (as a module's repeated site is
     one edit pass of its file); a different statement, or the same one in another notebook, keeps its own."""
     from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
     from tests.helpers import write_tree
 
     repeated = "guider = Guider(models).cuda()\n"
