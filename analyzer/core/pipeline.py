@@ -59,6 +59,7 @@ from ascend_feasibility.analyzer.reading.config import load_project_config
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile, discover, discover_file
 from ascend_feasibility.analyzer.reading.gitinfo import read_revision
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
+from ascend_feasibility.analyzer.reading.submodules import REASON as SUBMODULE_REASON
 from ascend_feasibility.domains.base import Domain, ProjectRun, TargetChoice
 from ascend_feasibility.knowledge import load_context_conventions
 
@@ -217,6 +218,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     run = ProjectRun(kb=worker.kb, target=worker.target, context=context, factory=worker.factory, config=config,
                      calibration=options.calibration, has_manifest=has_manifest(found.files), choice=choice, facts=facts,
                      paths=tuple(f.path for f in found.files),
+                     unscanned=tuple(s.path.rstrip("/") for s in found.skipped if s.reason == SUBMODULE_REASON),
                      nested={folder: worker.kb.resolve_target(version) for folder, version in worker.nested})
     modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
     packages = package_folders(modules, context.source_roots)  # read by several of the project passes below
