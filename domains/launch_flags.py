@@ -112,8 +112,8 @@ def plain_torch_launch(command_name: Node, device_variable: Callable[[str], bool
     index = 0
     while index < len(words):
         word = words[index]
-        if not word.startswith("-"):
-            return True  # the script (or, after -m, the module): what follows is the script's
+        if not word.startswith("-"):  # the script (or, after -m, the module): what follows is the script's; an
+            return not word.startswith("$")  # expansion there (`${DISTRIBUTED_ARGS[@]}`) may hold any option
         option, _, value = word.partition("=")
         option = option[:2] + option[2:].replace("_", "-")
         if option in TORCHRUN_SWITCHES:

@@ -38,7 +38,8 @@ def test_centre_is_the_geometric_mean_or_the_midpoint_from_zero():
 def test_the_main_phase_is_the_readme_first_usage_else_the_most_product_entries():
     """Round 28 V1 V5 / V2 W10: one train.py beside an inference app, demo and notebook made the headline training
     although the README runs the app. The README's first launched product entry decides (training where it trains);
-    without one, the phase most product entries have (training on a tie)."""
+    without one, training where a product entry trains (not the phase most entries have: a fine-tuning library's
+    probe scripts outnumber its trainers)."""
     def role(path):
         return "example" if path.startswith("examples/") else "product"
 
@@ -51,9 +52,9 @@ def test_the_main_phase_is_the_readme_first_usage_else_the_most_product_entries(
     assert e.main_phase(entries, role, ("setup.py", "app.py", "train.py")) == "inference"  # the README leads with app.py
     assert e.main_phase(entries, role, ("prep.py", "train.py", "app.py")) == "training"  # it leads with training
     assert e.main_phase(entries, role, ("examples/demo.py", "train.py")) == "training"  # an example is no product entry
-    assert e.main_phase(entries, role) == "inference"  # no README launch: two inference entries to one training
-    assert e.main_phase([app, train], role) == "training"  # a tie keeps training
-    assert e.main_phase([train, demo, demo], role) == "training"
+    assert e.main_phase(entries, role) == "training"  # no README launch: a product entry trains
+    assert e.main_phase(entries, role, ("missing.py",)) == "training"
+    assert e.main_phase([app, predict, demo], role, ("train.py",)) == "inference"
 
 
 def test_the_main_phase_is_training_when_a_product_entry_trains_else_inference():

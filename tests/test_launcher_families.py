@@ -38,7 +38,7 @@ def test_each_launcher_gets_its_own_flags_and_only_torchrun_asks_for_work(tmp_pa
 def test_a_torchrun_line_with_only_its_own_options_asks_for_no_work(tmp_path):
     """Round 28 A1 C4: `torchrun --nnodes=1 --nproc_per_node=1 --master_port=N -m pkg.train` runs on the NPUs as written
     (its message already said so): 0 h, listed and not counted. A device variable on the line, torchrun's CUDA-only
-    `--nproc_per_node gpu` or an option torchrun does not have keeps the hours."""
+    `--nproc_per_node gpu`, an option torchrun does not have or an expansion that may hold any option keeps the hours."""
     write_tree(tmp_path, {
         "requirements.txt": "torch\n",
         "train.py": "import torch\nprint(torch.ones(1))\n",
@@ -50,11 +50,12 @@ def test_a_torchrun_line_with_only_its_own_options_asks_for_no_work(tmp_path):
         "visible.sh": "CUDA_VISIBLE_DEVICES=0,1 torchrun --nproc_per_node=2 train.py\n",
         "gpu_count.sh": "torchrun --nproc_per_node gpu train.py\n",
         "unknown.sh": "torchrun --gpus 2 train.py\n",
+        "expanded.sh": "torchrun ${DISTRIBUTED_ARGS[@]} train.py --lr 1\n",
     })
     found = _launches(tmp_path)
     for plain in ("plain.sh", "spaced.sh", "pythonpath.sh"):
         assert found[plain].effort_hours.high == 0 and not found[plain].counted, plain
         assert "as written" in found[plain].message.en
-    for asks in ("visible.sh", "gpu_count.sh", "unknown.sh"):
+    for asks in ("visible.sh", "gpu_count.sh", "unknown.sh", "expanded.sh"):
         assert found[asks].effort_hours.high > 0 and found[asks].counted, asks
         assert "as written" not in found[asks].message.en

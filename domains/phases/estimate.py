@@ -9,7 +9,7 @@ tests. Every constant is in knowledge/phases/plan.toml."""
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -53,21 +53,19 @@ def bucket_of(finding: Finding) -> str | None:
 def main_phase(entries: list[PhaseEntry], role_of: Callable[[str], str], launched: tuple[str, ...] = ()) -> str | None:
     """The headline's phase: that of the README's first runnable usage (`launched`: the files its runner commands
     launch, in document order; the first that is a product entry point of a main phase, training where it trains),
-    else the main phase most product entry points have, each counted once under its own (training where it trains;
-    training on a tie). None when no product entry has either: a
-    library used through its examples (which modules an example uses is not known statically, diffusers loads its own
-    lazily), whose headline is all its required work. (Round 28: OmniGen's README runs its inference app while one
-    train.py, documented elsewhere, made the whole headline training.)"""
+    else training when an entry point of the product trains, else inference. (Round 28: OmniGen's README runs its
+    inference app while one train.py, documented elsewhere, made the whole headline training. Not the phase most
+    entries have: unsloth, a fine-tuning library, has 18 inference probe scripts to 3 trainers.) None when no product
+    entry has either: a library used through its examples (which modules an example uses is not known statically,
+    diffusers loads its own lazily), whose headline is all its required work."""
     product = {entry.path: entry for entry in entries if role_of(entry.path) == "product"}
     for path in launched:
         entry = product.get(path)
         lead = next((p for p in MAIN_PHASES if entry is not None and p in entry.phases), None)
         if lead is not None:
             return lead
-    # each entry once, under its own main phase: a training script that also evaluates is a training entry
-    counts = Counter(next((p for p in MAIN_PHASES if p in entry.phases), None) for entry in product.values())
-    best = max((counts[p] for p in MAIN_PHASES), default=0)
-    return next((p for p in MAIN_PHASES if best and counts[p] == best), None)
+    phases = {p for entry in product.values() for p in entry.phases}
+    return next((p for p in MAIN_PHASES if p in phases), None)
 
 
 def centre(hours: EffortHours) -> float:
