@@ -348,6 +348,7 @@ class ProjectRun:
     choice: TargetChoice
     facts: dict[str, list] = field(default_factory=dict)
     paths: tuple[str, ...] = ()  # every file the run found, read or not (the project's layout)
+    unscanned: tuple[str, ...] = ()  # folders of git submodules the tree does not hold (reading/submodules.py)
     nested: dict[str, Target] = field(default_factory=dict)  # folder → target of each nested project on its own torch line
     guarded: dict[str, tuple[str, str]] = field(default_factory=dict)  # modules imported only behind guards
     modules: list[ModuleFacts] = field(default_factory=list)  # the import graph's facts (Domain.provides_modules)

@@ -26,6 +26,8 @@ NVIDIA_REGISTRIES = ("nvidia/", "nvcr.io/nvidia/", "docker.io/nvidia/")  # base 
 LAUNCHERS = {"torchrun", "deepspeed", "accelerate"}
 # the launchers whose own flags and device selection DST040 states apart from torchrun's (its variants' `when`)
 LAUNCHER_FAMILIES = {"accelerate launch": ("accelerate-launch",), "deepspeed": ("deepspeed-launcher",)}
+# a torchrun line with only torchrun's own options and no device variable: it runs as written (DST040's variant)
+PLAIN_LAUNCH = "plain-torch-launch"
 DEVICE_KEYS = {"device", "device_type", "map_location", "accelerator_device"}
 BACKEND_KEYS = {"backend", "dist_backend", "ddp_backend", "distributed_backend"}
 DEEPSPEED_KEYS = {"zero_optimization", "train_micro_batch_size_per_gpu"}
@@ -95,9 +97,10 @@ class ShellConfigScanner(Scanner):
             launcher = _launcher(node)
             if launcher is not None:  # from the program on: `PYTHONPATH=... \` before it is no part of the launch
                 end = node.parent.end_point
+                plain = launch_flags.plain_torch_launch(node, lambda name: self.index.env_rule(name) is not None)
                 hits.append(Hit(self.index.code_for("launcher-line"), launcher,
                                 Span(node.start_point.row, node.start_point.column, end.row, end.column),
-                                facets=LAUNCHER_FAMILIES.get(launcher, ())))
+                                facets=(PLAIN_LAUNCH,) if plain else LAUNCHER_FAMILIES.get(launcher, ())))
             device = _device_option(node)
             if device is not None:
                 hits.append(Hit(self.index.code_for("launch-device-cuda"), parsing.text(device), Span.of(device)))

@@ -16,6 +16,8 @@ project's own `store_true` switch of that name sets torch.backends flags, which 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
@@ -67,3 +69,64 @@ def training_arguments_tf32(keyword: Node) -> bool:
         return False
     last = function if function.type == "identifier" else function.child_by_field_name("attribute")
     return last is not None and parsing.text(last) in TRAINING_ARGUMENT_CLASSES
+
+
+# torchrun's own options (torch/distributed/run.py `get_args_parser`, torch 2.13; each also spelt with "_"), and
+# torch.distributed.launch's --use-env (torch/distributed/launch.py `parse_args`). The switches take no value (argparse
+# action check_env); the others take one (`--nnodes 1` or `--nnodes=1`).
+TORCHRUN_SWITCHES = frozenset({"--standalone", "-m", "--module", "--no-python", "--run-path", "--virtual-local-rank",
+                               "--use-env"})
+TORCHRUN_VALUED = frozenset({
+    "--nnodes", "--nproc-per-node", "--rdzv-backend", "--rdzv-endpoint", "--rdzv-id", "--rdzv-conf", "--max-restarts",
+    "--monitor-interval", "--start-method", "--event-log-handler", "--role", "--log-dir", "-r", "--redirects", "-t",
+    "--tee", "--local-ranks-filter", "--node-rank", "--master-addr", "--master-port", "--local-addr", "--logs-specs",
+    "--numa-binding", "--signals-to-handle", "--shutdown-timeout", "--duplicate-stdout-filters",
+    "--duplicate-stderr-filters", "--local-rank"})
+# `--nproc_per_node gpu` counts CUDA devices and raises "Cuda is not available." without them
+# (run.py determine_local_world_size); "auto" counts torch.accelerator's devices, an NPU's included
+CUDA_ONLY_NPROC = frozenset({"gpu"})
+TORCH_LAUNCH_MODULES = frozenset({"torch.distributed.launch", "torch.distributed.run"})
+
+
+def plain_torch_launch(command_name: Node, device_variable: Callable[[str], bool]) -> bool:
+    """`torchrun` or `python -m torch.distributed.launch|run` whose options before the script are only the launcher's own
+    (torchrun's own, with a process count other than `gpu`), with no device variable (`device_variable`: one a rule reads,
+    CUDA_VISIBLE_DEVICES=0, NCCL_P2P_DISABLE=1) set on the line: the line runs on the NPUs as written. An unknown
+    option, a CUDA-only count or such a variable is not plain."""
+    command = command_name.parent
+    if command is None:
+        return False
+    for child in command.named_children:
+        variable = child.child_by_field_name("name") if child.type == "variable_assignment" else None
+        if variable is not None and device_variable(parsing.text(variable)):
+            return False
+    name = parsing.text(command_name).rsplit("/", 1)[-1]
+    words = [parsing.text(w).strip("'\"") for w in command.children_by_field_name("argument")]
+    if name.startswith("python"):
+        at = next((i for i, word in enumerate(words) if word == "-m"), None)
+        if at is None or at + 1 >= len(words) or words[at + 1] not in TORCH_LAUNCH_MODULES or words[:at]:
+            return False
+        words = words[at + 2:]
+    elif name != "torchrun":
+        return False
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if not word.startswith("-"):  # the script (or, after -m, the module): what follows is the script's; an
+            return not word.startswith("$")  # expansion there (`${DISTRIBUTED_ARGS[@]}`) may hold any option
+        option, _, value = word.partition("=")
+        option = option[:2] + option[2:].replace("_", "-")
+        if option in TORCHRUN_SWITCHES:
+            if option in {"-m", "--module"}:
+                return index + 1 < len(words)
+            index += 1
+            continue
+        if option not in TORCHRUN_VALUED:
+            return False
+        if not value:
+            index += 1
+            value = words[index] if index < len(words) else ""
+        if option == "--nproc-per-node" and value in CUDA_ONLY_NPROC:
+            return False
+        index += 1
+    return False

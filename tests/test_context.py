@@ -1000,6 +1000,18 @@ def test_classes_from_the_second_round_4_measurement():
     assert file_role(".dev_scripts/ci_container_test.sh", ROLES) == "ci"
 
 
+def test_a_legacy_dist_params_key_beside_mmengine_keys_is_read_by_nothing():
+    """Round 28 V2 W5: mmengine's Runner.setup_env reads only `env_cfg.dist_cfg`; mmcv 1.x's `dist_params` beside
+    mmengine's own keys (env_cfg, default_scope) is a leftover no code reads, so no HCCL work comes from it. In an
+    mmcv-1.x config (no mmengine key) a 1.x train.py passes it to init_process_group: flagged as before."""
+    mmengine = "default_scope = 'pkg'\ndist_params = dict(backend='nccl')\n"
+    assert "DST002" not in found(mmengine)
+    assert "DST002" not in found("dist_params = dict(backend='nccl')\nenv_cfg = dict(cudnn_benchmark=False)\n")
+    assert "DST002" in found("dist_params = dict(backend='nccl')\nlog_level = 'INFO'\n")
+    assert "DST002" in found("def f():\n    default_scope = 1\n    dist_params = dict(backend='nccl')\n    return dist_params\n")
+    assert "DST002" in found("default_scope = 'pkg'\nbackend_params = dict(backend='nccl')\n")
+
+
 def test_host_runtime_in_a_project_that_builds_its_native_ops_for_npu(tmp_path):
     files = {"op_builder/__init__.py": "", "op_builder/npu/__init__.py": "", "op_builder/npu/builder.py": "x = 1\n",
              "op_builder/builder.py": "x = 1\n",

@@ -10,6 +10,7 @@ import math
 import pytest
 from ascend_feasibility.analyzer.core.models import EffortHours, PhaseEntry, ReplacementText
 from ascend_feasibility.domains.phases.plan import plan_data
+from ascend_feasibility.domains.phases.unscanned import importers
 
 from tests.test_phases_plan import DAY, EST, effort, finding, kernel_row, required
 
@@ -32,6 +33,28 @@ def test_centre_is_the_geometric_mean_or_the_midpoint_from_zero():
     assert e.centre(EffortHours(low=4, high=16)) == 8
     assert e.centre(EffortHours(low=0.5, high=8)) == 2  # sqrt(4), not the midpoint 4
     assert e.centre(EffortHours(low=0, high=8)) == 4
+
+
+def test_the_main_phase_is_the_readme_first_usage_else_the_most_product_entries():
+    """Round 28 V1 V5 / V2 W10: one train.py beside an inference app, demo and notebook made the headline training
+    although the README runs the app. The README's first launched product entry decides (training where it trains);
+    without one, training where a product entry trains (not the phase most entries have: a fine-tuning library's
+    probe scripts outnumber its trainers)."""
+    def role(path):
+        return "example" if path.startswith("examples/") else "product"
+
+    train = PhaseEntry(path="train.py", phases=["training", "data"], evidence=[])
+    app = PhaseEntry(path="app.py", phases=["inference"], evidence=[])
+    predict = PhaseEntry(path="predict.py", phases=["inference"], evidence=[])
+    demo = PhaseEntry(path="examples/demo.py", phases=["inference"], evidence=[])
+    prep = PhaseEntry(path="prep.py", phases=["data"], evidence=[])
+    entries = [app, predict, train, prep]
+    assert e.main_phase(entries, role, ("setup.py", "app.py", "train.py")) == "inference"  # the README leads with app.py
+    assert e.main_phase(entries, role, ("prep.py", "train.py", "app.py")) == "training"  # it leads with training
+    assert e.main_phase(entries, role, ("examples/demo.py", "train.py")) == "training"  # an example is no product entry
+    assert e.main_phase(entries, role) == "training"  # no README launch: a product entry trains
+    assert e.main_phase(entries, role, ("missing.py",)) == "training"
+    assert e.main_phase([app, predict, demo], role, ("train.py",)) == "inference"
 
 
 def test_the_main_phase_is_training_when_a_product_entry_trains_else_inference():
@@ -424,3 +447,36 @@ def test_a_phase_without_required_work_still_costs_nothing():
     train = manual("ATT001", line=2, phases=("training",), hours=(1, 1))
     work = effort([train], ["training", "inference"], entries=TRAIN)
     assert work.by_phase["inference"].high_days == 0
+
+
+def test_a_verdict_names_the_product_files_importing_an_unchecked_out_submodule(tmp_path):
+    """Round 28 V2 W1: dust3r's product imports `croco.utils.misc` from the croco submodule, absent from the clone;
+    the verdict now says the estimate excludes it. Not said for a submodule nothing imports, for imports only a test
+    makes, or where the tree holds a package of that name."""
+    from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
+
+    from tests.helpers import write_tree
+
+    files = {".gitmodules": '[submodule "croco"]\n\tpath = croco\n\turl = https://example.invalid/croco\n'
+                            '[submodule "third_party/unused"]\n\tpath = third_party/unused\n\turl = https://example.invalid/u\n',
+             "requirements.txt": "torch\n",
+             "pkg/__init__.py": "",
+             "pkg/training.py": "import torch\nimport croco.utils.misc as misc\n\ndef train():\n    torch.ones(1).cuda()\n",
+             "pkg/model.py": "import torch\nfrom croco.models.blocks import Block\n",
+             "train.py": "from pkg.training import train\n\nif __name__ == '__main__':\n    train()\n",
+             "tests/test_x.py": "import unused\n"}
+    write_tree(tmp_path / "a", files)
+    report = analyze(tmp_path / "a", AnalyzeOptions(jobs=1))
+    caveats = [d.en for d in report.verdict.drivers if "git submodule" in d.en]
+    assert len(caveats) == 1 and caveats[0].startswith("2 product files import into the git submodule croco/")
+    assert "pkg/model.py" in caveats[0] and "excludes" in caveats[0]
+    assert any(s.path == "croco/" for s in report.skipped)
+    files["croco/__init__.py"] = ""  # checked out: scanned, no caveat
+    files["croco/utils/misc.py"] = "x = 1\n"
+    files["croco/models/blocks.py"] = "class Block:\n    pass\n"
+    write_tree(tmp_path / "b", files)
+    report = analyze(tmp_path / "b", AnalyzeOptions(jobs=1))
+    assert not [d for d in report.verdict.drivers if "git submodule" in d.en]
+    assert importers("croco", [("pkg/a.py", ["croco.x"])], ["src/croco/__init__.py"], lambda p: "product") == []
+    assert importers("croco", [("tests/a.py", ["croco.x"])], [], lambda p: "test") == []
+    assert importers("third_party/Matcha-TTS", [("a.py", ["matcha"])], [], lambda p: "product") == []

@@ -147,3 +147,42 @@ def test_the_analysis_prices_a_readme_run_root_script_beside_helper_packages_as_
                  if f.rule == "DST010"}
     assert roles == {"train_second.py": "product"}
     assert installed == {"train_second.py": "example"}
+
+
+def test_usage_order_reads_launches_in_document_order_command_lines_of_python_blocks_included():
+    """Round 28 V1 V5: OmniGen's README runs `python app.py` in a ```python block before its `accelerate launch
+    train.py`: the usage it leads with is the app. A Python line of such a block launches nothing."""
+    from ascend_feasibility.analyzer.context.readme_runs import usage_order
+
+    paths = ["app.py", "train.py", "pkg/__init__.py", "pkg/serve.py", "prep.py"]
+    readme = ("```bash\npip install -e .\n```\n```python\nfrom pkg import Pipe\nPipe()\n```\n"
+              "```python\npip install gradio\npython app.py --share\n```\n"
+              "```bash\naccelerate launch --num_processes=1 train.py \\\n  --lr 1e-3\n```\n"
+              "```bash\npython -m pkg.serve\npython prep.py\npython app.py\n```\n")
+    assert usage_order(readme, paths) == ("app.py", "train.py", "pkg/serve.py", "prep.py")
+    assert usage_order("```python\nimport subprocess\nsubprocess.run(['python', 'app.py'])\n```\n", paths) == ()
+    assert usage_order("```text\npython app.py\n```\n```bash\npython train.py\n```\n", paths) == ("train.py",)
+    assert usage_order("```python\npython missing.py\n```\n", paths) == ()
+    # the install readers keep their fences: a python block's command is no launch of run_scripts
+    assert run_scripts("```python\npython app.py\n```\n") == []
+
+
+def test_the_headline_phase_follows_the_readme_first_usage(tmp_path):
+    """One training script beside the inference app the README runs first: the headline is inference; a README that
+    leads with training keeps training."""
+    app = ("import torch\nimport gradio\n\n@torch.no_grad()\ndef generate(x):\n    return torch.ones(2).cuda() + x\n\n"
+           "if __name__ == '__main__':\n    gradio.Interface(generate).launch()\n")
+    train = ("import torch\n\ndef main():\n    model = torch.nn.Linear(2, 2).cuda()\n    opt = torch.optim.AdamW(model.parameters())\n"
+             "    loss = model(torch.ones(2).cuda()).sum()\n    loss.backward()\n    opt.step()\n\n"
+             "if __name__ == '__main__':\n    main()\n")
+    files = {"requirements.txt": "torch\ngradio\n", "app.py": app, "train.py": train}
+    serve_first = "# X\n```python\npython app.py\n```\n## Finetune\n```bash\naccelerate launch train.py\n```\n"
+    train_first = "# X\n```bash\npython train.py\n```\n```bash\npython app.py\n```\n"
+    phases = {}
+    for name, readme in (("serve", serve_first), ("train", train_first)):
+        write_tree(tmp_path / name, {**files, "README.md": readme})
+        report = analyze(tmp_path / name, AnalyzeOptions(jobs=1))
+        entries = {e.path: e.phases for e in report.phase_matrix.entries}
+        assert "training" in entries["train.py"] and entries["app.py"] == ["inference"], entries
+        phases[name] = report.effort.main_phase
+    assert phases == {"serve": "inference", "train": "training"}

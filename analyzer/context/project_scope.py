@@ -170,6 +170,40 @@ def fold_script_lines(findings: list[Finding]) -> list[Finding]:
     return [kept.get(id(f), f) for f in findings if id(f) not in dropped]
 
 
+def fold_repeated_cells(findings: list[Finding]) -> list[Finding]:
+    """A notebook that repeats one statement in many cells (a tutorial's `model = build(cfg).cuda()` once per model
+    section) needs one change, made the same way in each cell, as a Python module's repeated site is one edit pass of
+    its file: one finding per rule and statement (its stripped text) in the file, at its first cell, the other cells as
+    its sites. Port edits no cell, so nothing it would rewrite is lost. Only findings alike in what the report counts
+    (symbol, severity, reach and its reason, role) fold, so a cell that differs keeps its own finding."""
+    groups: dict[tuple, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        if finding.suppressed or finding.sites or finding.cell is None:
+            continue
+        groups[(finding.rule, finding.path, finding.snippet.strip(), finding.symbol, finding.severity, finding.reach,
+                finding.reach_reason or "", finding.role)].append(finding)
+    kept: dict[int, Finding] = {}
+    dropped: set[int] = set()
+    for group in groups.values():
+        cells = {f.cell for f in group}
+        if len(cells) < 2:
+            continue
+        first = group[0]
+        sites = [_site(f) for f in group]
+        if len(sites) > MAX_SITES:
+            sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
+        message = Text(
+            en=f"{first.message.en} The same statement is in {len(cells)} cells of this notebook (every site listed), "
+               "counted once: the same change in each cell settles them all.",
+            zh=f"{first.message.zh} 同一语句出现在该笔记本的 {len(cells)} 个单元格中（已列出全部位置），只计一次：在每个单元格做"
+               "同样的修改即可全部解决。")
+        kept[id(first)] = first.model_copy(update={"sites": sites, "message": message})
+        dropped.update(id(f) for f in group if f is not first)
+    if not kept:
+        return findings
+    return [kept.get(id(f), f) for f in findings if id(f) not in dropped]
+
+
 def fold_repeated_settings(findings: list[Finding], edited: frozenset[str] = frozenset()) -> list[Finding]:
     """The same setting in several files is one decision, made once, so one finding at its first file, every file
     listed as a site and counted in the message: one rule, one key path and value (the symbol `run.device: cuda`) in

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
 from ascend_feasibility.analyzer.reading import parsing
-from ascend_feasibility.analyzer.reading.install_docs import run_modules, run_scripts
+from ascend_feasibility.analyzer.reading.install_docs import launch_lines, launched_target, run_modules, run_scripts
 from ascend_feasibility.analyzer.reading.python_names import ImportTable
 
 
@@ -80,6 +80,27 @@ def launched_files(readme: str, paths: list[str]) -> tuple[str, ...]:
     round 24 verdicts V4)."""
     existing = set(paths)
     return tuple(dict.fromkeys(path for _program, path in readme_launches(readme, existing) if path in existing))
+
+
+# block info strings whose command lines (no Python) a reader types all the same: `pip install gradio` and
+# `python app.py` under a ```python fence
+COMMAND_FENCES = frozenset({"python", "python3", "py"})
+
+
+def usage_order(readme: str, paths: list[str]) -> tuple[str, ...]:
+    """The tree's files the README's runner commands launch, each once, in document order, the command lines of python
+    blocks included: which usage the README leads with (the headline's phase, domains/phases/estimate.py)."""
+    existing = set(paths)
+    found: list[str] = []
+    for _line, _program, words in launch_lines(readme, COMMAND_FENCES):
+        target = launched_target(words)
+        if target is None:
+            continue
+        kind, word = target
+        path = module_file(word, existing) if kind == "module" else word.removeprefix("./")
+        if path is not None and path in existing:
+            found.append(path)
+    return tuple(dict.fromkeys(found))
 
 
 def module_file(module: str, existing: set[str]) -> str | None:

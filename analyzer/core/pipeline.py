@@ -28,6 +28,7 @@ from ascend_feasibility.analyzer.context.project_scope import (
     drop_subsumed,
     drop_without_cause,
     fold_identical_files,
+    fold_repeated_cells,
     fold_repeated_settings,
     fold_script_lines,
 )
@@ -59,6 +60,7 @@ from ascend_feasibility.analyzer.reading.config import load_project_config
 from ascend_feasibility.analyzer.reading.discovery import ProjectFile, discover, discover_file, is_requirements_file
 from ascend_feasibility.analyzer.reading.gitinfo import read_revision
 from ascend_feasibility.analyzer.reading.source import MAX_FILE_BYTES, Unreadable, read_contained
+from ascend_feasibility.analyzer.reading.submodules import REASON as SUBMODULE_REASON
 from ascend_feasibility.domains.base import Domain, ProjectRun, TargetChoice
 from ascend_feasibility.knowledge import load_context_conventions
 
@@ -223,6 +225,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     run = ProjectRun(kb=worker.kb, target=worker.target, context=context, factory=worker.factory, config=config,
                      calibration=options.calibration, has_manifest=has_manifest(found.files), choice=choice, facts=facts,
                      paths=tuple(f.path for f in found.files),
+                     unscanned=tuple(s.path.rstrip("/") for s in found.skipped if s.reason == SUBMODULE_REASON),
                      nested={folder: worker.kb.resolve_target(version) for folder, version in worker.nested})
     modules = [f for domain in keeping if domain.provides_modules for f in facts[domain.name]]
     packages = package_folders(modules, context.source_roots)  # read by several of the project passes below
@@ -257,7 +260,8 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     symbol_rules = frozenset(code for code, rule in worker.kb.rules.items() if rule.scope == "symbol")
     edited = frozenset(code for code, rule in worker.kb.rules.items() if rule.edit is not None)
     run.findings = fold_identical_files(
-        fold_repeated_settings(fold_script_lines(collapse_project_scoped(findings, project_rules, file_rules, symbol_rules)),
+        fold_repeated_settings(fold_repeated_cells(fold_script_lines(
+            collapse_project_scoped(findings, project_rules, file_rules, symbol_rules))),
                                edited),
         digests)
     for domain in worker.domains:

@@ -137,10 +137,11 @@ def run_modules(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def launch_lines(text: str) -> list[tuple[int, str, list[str]]]:
+def launch_lines(text: str, command_fences: frozenset[str] = frozenset()) -> list[tuple[int, str, list[str]]]:
     """(line, program, argument words) of each runner command of the document's shell lines, in document order
-    (`<placeholder>` words read as plain words)."""
-    view = _commands_view(text, lambda command: bool(_RUN.search(command)), _placeholders_out)
+    (`<placeholder>` words read as plain words); `command_fences`: block info strings (python) whose lines are read
+    too where a line is a runner command and no Python (`python app.py` under a ```python fence)."""
+    view = _commands_view(text, lambda command: bool(_RUN.search(command)), _placeholders_out, command_fences)
     if not view.strip():
         return []
     found: list[tuple[int, str, list[str]]] = []
@@ -170,6 +171,17 @@ def _launches(text: str) -> list[tuple[str, list[str]]]:
             for _line, program, words in launch_lines(text)]
 
 
+def launched_target(words: list[str]) -> tuple[str, str] | None:
+    """What one runner command's words launch: ("module", dotted name) for `-m pkg.train` before any script, else
+    ("script", the first .py word), else None (as run_modules and run_scripts read each command)."""
+    words = [part for word in words for part in (word.split("=", 1) if word.startswith("--module=") else [word])]
+    module = _module(words)
+    if module is not None:
+        return "module", words[words.index(module)]
+    script = next((w for w in words if w.endswith(".py") and not w.startswith("-")), None)
+    return ("script", script) if script is not None else None
+
+
 def _module(words: list[str]) -> str | None:
     """The word naming the module after `-m` / `--module` (`--module=x` split off), where one is given before any
     script: the first such flag only (what follows the module is its own arguments)."""
@@ -184,24 +196,31 @@ def _module(words: list[str]) -> str | None:
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
 
 
-def _commands_view(text: str, wanted, rewrite=None) -> str:
+def _commands_view(text: str, wanted, rewrite=None, command_fences: frozenset[str] = frozenset()) -> str:
     """The document with only the commands `wanted` keeps (with the lines their trailing backslashes continue onto)
-    left, each on its own line number; `rewrite(line, first line of its command)` may rewrite a kept line in place."""
+    left, each on its own line number; `rewrite(line, first line of its command)` may rewrite a kept line in place.
+    Inside a block whose info string is in `command_fences`, a wanted line is kept only where it is no Python."""
     kept: list[str] = []
     first = ""
-    fence: str | None = None  # while inside a block: "shell" or "other"
+    fence: str | None = None  # while inside a block: "shell", "command" (a command_fences one) or "other"
     marker = ""
     continued = False  # the previous kept line ended with a backslash
     for line in text[:MAX_CHARACTERS].splitlines():
         opened = _FENCE.match(line)
         if opened and (fence is None or (opened.group(1).startswith(marker[:3]) and not opened.group(2))):
+            label = opened.group(2).lower()
             fence, marker = (None, "") if fence is not None else (
-                "shell" if opened.group(2).lower() in SHELL_FENCES else "other", opened.group(1))
+                "shell" if label in SHELL_FENCES else "command" if label in command_fences else "other",
+                opened.group(1))
             kept.append("")
             continued = False
             continue
         command = _PROMPT.sub("", line, count=1).strip()
-        if fence != "other" and (continued or wanted(command)):
+        if fence == "command" and not continued and wanted(command) and not _no_python(command):
+            fence_keeps = False  # `python(...)`-like Python under a python fence: no command
+        else:
+            fence_keeps = fence != "other"
+        if fence_keeps and (continued or wanted(command)):
             first = command if not continued else first
             kept.append(command if rewrite is None else rewrite(command, first))
             continued = command.endswith("\\")
@@ -212,3 +231,8 @@ def _commands_view(text: str, wanted, rewrite=None) -> str:
             kept.append("")
             continued = False
     return "\n".join(kept)
+
+
+def _no_python(line: str) -> bool:
+    """A line Python does not parse (`python app.py --share`): a shell command under a python fence."""
+    return parsing.parse("python", line.encode("utf-8")).has_error

@@ -312,17 +312,41 @@ def _names_its_constant(node: Node) -> bool:
 # Settings that a framework reads and overrides on Ascend: mmengine's init_dist (mmengine/dist/utils.py) calls
 # init_process_group(backend='hccl') whenever torch_npu is available, whatever `env_cfg.dist_cfg.backend` says.
 FRAMEWORK_BACKEND_SETTINGS = frozenset({"dist_cfg"})
+# mmcv 1.x's runtime key: a 1.x tools/train.py passed `**cfg.dist_params` to mmcv's init_dist, which hands the backend to
+# init_process_group as it is. mmengine's Runner never reads it: Runner.setup_env (mmengine/runner/runner.py) calls
+# `init_dist(self.launcher, **env_cfg.get('dist_cfg', {}))`. In a config module of mmengine's era (one that sets
+# mmengine's own `env_cfg` or `default_scope` beside it) the key is a leftover nothing reads.
+LEGACY_BACKEND_SETTINGS = frozenset({"dist_params"})
+MMENGINE_CONFIG_KEYS = frozenset({"env_cfg", "default_scope"})
 
 
 def _framework_setting(node: Node) -> bool:
-    """`dist_cfg=dict(backend="nccl")` (an mmengine config's env_cfg)."""
+    """`dist_cfg=dict(backend="nccl")` (an mmengine config's env_cfg), or a legacy `dist_params=dict(backend="nccl")` in
+    a module that sets mmengine's own keys (`env_cfg`, `default_scope`)."""
     keyword = node.parent
     call = keyword.parent.parent if keyword is not None and keyword.type == "keyword_argument" and keyword.parent is not None else None
     holder = call.parent if call is not None and call.type == "call" else None
     if holder is None or holder.type not in {"keyword_argument", "assignment", "pair"}:
         return False
     name = holder.child_by_field_name("name") or holder.child_by_field_name("left") or holder.child_by_field_name("key")
-    return name is not None and parsing.text(name).strip("'\"") in FRAMEWORK_BACKEND_SETTINGS
+    key = parsing.text(name).strip("'\"") if name is not None else None
+    if key in FRAMEWORK_BACKEND_SETTINGS:
+        return True
+    return key in LEGACY_BACKEND_SETTINGS and holder.type == "assignment" and _sets_mmengine_keys(holder)
+
+
+def _sets_mmengine_keys(assignment: Node) -> bool:
+    """The module holding `assignment` at its top level assigns one of mmengine's config keys at its top level."""
+    statement = assignment.parent
+    module = statement.parent if statement is not None and statement.type == "expression_statement" else None
+    if module is None or module.type != "module":
+        return False
+    for child in module.named_children:
+        first = child.named_children[0] if child.type == "expression_statement" and child.named_child_count else None
+        left = first.child_by_field_name("left") if first is not None and first.type == "assignment" else None
+        if left is not None and left.type == "identifier" and parsing.text(left) in MMENGINE_CONFIG_KEYS:
+            return True
+    return False
 
 
 def _splats_keywords(call: Node) -> bool:

@@ -6,6 +6,7 @@ verdict, bottlenecks, roadmap and architecture, over every finding and the other
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.readme_runs import usage_order
 from ascend_feasibility.analyzer.context.roles import file_role
 from ascend_feasibility.analyzer.core.models import DaysRange, Finding, PricedGeneration, Report
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, Unit
@@ -38,7 +39,8 @@ class PhasesDomain(Domain):
                 for name in f.imports})
         plan = plan_fields(run.findings, run.published["dependency_matrix"], run.facts[self.name], run.config,
                            run.calibration, run.published["kernels"], list(run.context.npu_files), run.context.own_packages,
-                           found.others if found is not None else (), tuple(run.nested))
+                           found.others if found is not None else (), tuple(run.nested),
+                           usage_order(run.config.readme, list(run.paths)) if run.config.readme else (), run.unscanned)
         run.findings = plan.pop("findings")
         if found is not None:
             plan["effort"] = plan["effort"].model_copy(update={"generation": PricedGeneration(
@@ -55,6 +57,7 @@ class PhasesDomain(Domain):
         apart = tuple(report.effort.generation.others) if report.effort and report.effort.generation else ()
         work = estimate(findings, matrix.phases if matrix else [], priced_entries(matrix.entries, apart) if matrix else [],
                         report.custom_ops, report.project.npu_code, lambda path: file_role(path, conventions), plan_data(),
-                        tuple(sub.folder for sub in report.target.subprojects))
+                        tuple(sub.folder for sub in report.target.subprojects),
+                        lead=report.effort.main_phase if report.effort else None)
         return work.total
 

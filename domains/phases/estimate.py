@@ -50,11 +50,21 @@ def bucket_of(finding: Finding) -> str | None:
     return "required" if finding.reach == "runs" else "optional"
 
 
-def main_phase(entries: list[PhaseEntry], role_of: Callable[[str], str]) -> str | None:
-    """Training when an entry point of the product trains, else inference; None when neither: a library used through
-    its examples (which modules an example uses is not known statically, diffusers loads its own lazily), whose
-    headline is all its required work."""
-    phases = {p for entry in entries if role_of(entry.path) == "product" for p in entry.phases}
+def main_phase(entries: list[PhaseEntry], role_of: Callable[[str], str], launched: tuple[str, ...] = ()) -> str | None:
+    """The headline's phase: that of the README's first runnable usage (`launched`: the files its runner commands
+    launch, in document order; the first that is a product entry point of a main phase, training where it trains),
+    else training when an entry point of the product trains, else inference. (Round 28: OmniGen's README runs its
+    inference app while one train.py, documented elsewhere, made the whole headline training. Not the phase most
+    entries have: unsloth, a fine-tuning library, has 18 inference probe scripts to 3 trainers.) None when no product
+    entry has either: a library used through its examples (which modules an example uses is not known statically,
+    diffusers loads its own lazily), whose headline is all its required work."""
+    product = {entry.path: entry for entry in entries if role_of(entry.path) == "product"}
+    for path in launched:
+        entry = product.get(path)
+        lead = next((p for p in MAIN_PHASES if entry is not None and p in entry.phases), None)
+        if lead is not None:
+            return lead
+    phases = {p for entry in product.values() for p in entry.phases}
     return next((p for p in MAIN_PHASES if p in phases), None)
 
 
@@ -71,9 +81,11 @@ class _Group:
 
 
 def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntry], kernels: list[CustomOpRow],
-             npu_code: list[str], role_of: Callable[[str], str], data: dict, nested: tuple[str, ...] = ()) -> Effort:
+             npu_code: list[str], role_of: Callable[[str], str], data: dict, nested: tuple[str, ...] = (),
+             launched: tuple[str, ...] = (), lead: str | None = None) -> Effort:
     """`nested`: folders of nested projects on a torch line of their own (target.subprojects): their required work is
-    priced apart, per folder, never in the total the verdict reads."""
+    priced apart, per folder, never in the total the verdict reads. `launched`: the files the README's runner commands
+    launch, in order (main_phase); `lead`: a main phase already chosen (a report's, when its work is priced again)."""
     per_day = data["effort"]["hours_per_day"]
     est = data["estimate"]
     rows = {(row.path, row.line): row for row in kernels}
@@ -87,7 +99,7 @@ def estimate(findings: list[Finding], phases: list[str], entries: list[PhaseEntr
         elif bucket is not None:
             by_bucket[bucket].append(f)
     entry_files = _entry_files(entries, role_of)
-    main = main_phase(entries, role_of) if phases else None
+    main = (lead or main_phase(entries, role_of, launched)) if phases else None
     all_required = by_bucket["required"]
     whole_groups = _groups(all_required, "required", rows, est)
     whole_items = _costed(whole_groups, "required", rows, entry_files, est)

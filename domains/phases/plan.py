@@ -51,6 +51,7 @@ from ascend_feasibility.domains.phases.routes import (
     route_notes,
     route_reason,
 )
+from ascend_feasibility.domains.phases.unscanned import caveats as unscanned_caveats
 from ascend_feasibility.knowledge import KNOWLEDGE_DIR, load_context_conventions
 
 if sys.version_info >= (3, 11):
@@ -68,10 +69,13 @@ def plan_data() -> dict:
 def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], facts: list[PhaseFacts],
                 config: ProjectConfig, calibration: list[RuleCalibration], kernels: list[CustomOpRow] | None = None,
                 npu_code: list[str] | None = None, own_packages: frozenset[str] = frozenset(),
-                apart: tuple[str, ...] = (), nested: tuple[str, ...] = ()) -> dict:
+                apart: tuple[str, ...] = (), nested: tuple[str, ...] = (), launched: tuple[str, ...] = (),
+                unscanned: tuple[str, ...] = ()) -> dict:
     """The report's planning fields, with each finding's phases (and measured calibration) applied. `apart`: folders
     of generations not priced (domains/phases/generations.py): their entry points are no entry files of the port.
-    `nested`: folders of nested projects on a torch line of their own, priced apart and left out of the verdict."""
+    `nested`: folders of nested projects on a torch line of their own, priced apart and left out of the verdict.
+    `launched`: the files the README's runner commands launch, in order (the headline's phase: estimate.main_phase).
+    `unscanned`: folders of git submodules not checked out (a caveat in the verdict where product code imports them)."""
     npu_code = npu_code or []
     conventions = load_context_conventions().roles
     beside_package = has_root_package(f.path for f in facts)
@@ -94,7 +98,7 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         # each (model_copy) doubled the run's peak memory on projects with 100k+ findings.
         object.__setattr__(finding, "phases", shared.setdefault(phases, list(phases)))
     work = estimate(findings, assignment.phases, priced_entries(assignment.entries, apart), kernels or [], npu_code,
-                    role_of, plan_data(), nested)
+                    role_of, plan_data(), nested, launched)
     items = bottlenecks(work)
     routes = route_notes(facts, own_packages, findings, work, kernels or [], role_of, plan_data(), dependencies)
     judged = verdict(findings, work, assignment.phases, npu_code, assessable(facts, findings, kernels or []), nested)
@@ -103,8 +107,9 @@ def plan_fields(findings: list[Finding], dependencies: list[DependencyRow], fact
         reasons = [route_reason(n, work, judged.label, plan_data()) for n in own]
         own_routes = [route_driver(n, work) for n in own] + [r for r in reasons if r is not None]
         builds_on = builds_on_driver(routes)
-        judged = judged.model_copy(update={"routes": routes,
-                                           "drivers": own_routes + judged.drivers + ([builds_on] if builds_on else [])})
+        missing = unscanned_caveats(unscanned, [(f.path, f.imports) for f in facts], [f.path for f in facts], role_of)
+        judged = judged.model_copy(update={"routes": routes, "drivers": missing + own_routes + judged.drivers
+                                           + ([builds_on] if builds_on else [])})
     return {
         "findings": findings,
         "phase_matrix": phase_matrix(findings, dependencies, assignment),
