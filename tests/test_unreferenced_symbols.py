@@ -416,10 +416,10 @@ def test_the_import_verdicts_answer_as_each_import_read_in_turn():
         for star in stars:
             other = SimpleNamespace(path=f"f{n}_{len(star)}_{star[:1]}.py", imports=first, nested_imports=second,
                                     star_imports=star, unnamed_symbols=[], inner_named=[], class_shapes=[], words="")
-            for modules in ({"pkg.m"}, {"pkg.m", "m"}, {"a.pkg.m", "pkg.m", "m"}, {"lib"}):
+            for modules in map(frozenset, ({"pkg.m"}, {"pkg.m", "m"}, {"a.pkg.m", "pkg.m", "m"}, {"lib"})):
                 for name in ("X", "Y", "m", "Z"):
                     assert verdicts._verdict(other, modules, name, True) == \
                         _spelled_out_verdict(other, modules, name, project), (first, second, star, modules, name)
                     asked += 1
     assert asked == 55 * 3 * 4 * 4
-    assert ImportVerdicts()._packages({"a.pkg.m", "m"}) == {"a.pkg.m", "a.pkg", "a", "m"}
+    assert ImportVerdicts()._packages(frozenset({"a.pkg.m", "m"})) == {"a.pkg.m", "a.pkg", "a", "m"}

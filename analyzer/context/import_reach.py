@@ -43,17 +43,14 @@ class ImportVerdicts:
         self._own: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
         self._read: dict[str, _Imports] = {}
 
-    def _packages(self, modules: set[str]) -> frozenset[str]:
+    def _packages(self, modules: frozenset[str]) -> frozenset[str]:
         """The names `above` holds for: the modules and every package holding one, that is every `n` some module
         starts with `n + "."`: the module cut before each of its dots."""
-        key = frozenset(modules)
-        found = self._above.get(key)
-        if found is None:
-            found = self._above[key] = key | {module[:i] for module in modules
-                                              for i, char in enumerate(module) if char == "."}
+        found = self._above[modules] = modules | {module[:i] for module in modules
+                                                  for i, char in enumerate(module) if char == "."}
         return found
 
-    def _verdict(self, other: ModuleFacts, modules: set[str], name: str,
+    def _verdict(self, other: ModuleFacts, modules: frozenset[str], name: str,
                  with_project: bool) -> tuple[bool, bool, bool]:
         """(some import reaches `module.name`, the file imports other names from the module itself, it imports `name`
         by name from a module outside the project or from a project module that defines its own).
@@ -62,8 +59,8 @@ class ImportVerdicts:
         `pkg.m`: a listed name another one extends is a `from` statement's source, which binds no name of its own (a
         file that also writes `import m` beside `from m import Y` is read as the latter: facts do not tell them
         apart)."""
-        imports = self._imports(other)
-        above = self._packages(modules)  # the module itself or a package holding it
+        imports = self._read.get(other.path) or self._imports(other)
+        above = self._above.get(modules) or self._packages(modules)  # the module itself or a package holding it
         if not above.isdisjoint(other.star_imports):
             return True, False, False  # `*` from it, or from a package above it (which may re-export it)
         if not above.isdisjoint(imports.bound):
@@ -78,12 +75,10 @@ class ImportVerdicts:
         return False, not imports.parents.isdisjoint(modules), bound_elsewhere
 
     def _imports(self, other: ModuleFacts) -> _Imports:
-        found = self._read.get(other.path)
-        if found is None:
-            found = self._read[other.path] = _Imports(other)
+        found = self._read[other.path] = _Imports(other)
         return found
 
-    def _may_rebind(self, source: ModuleFacts, modules: set[str], name: str) -> bool:
+    def _may_rebind(self, source: ModuleFacts, modules: frozenset[str], name: str) -> bool:
         """May a project module the file imports `name` from hand on this module's (it imports a `name` from
         somewhere, `*`, or this module)? A module outside the project has no facts: it cannot."""
         return bool(source.star_imports) or name in self._own_names(source)[0] \
@@ -101,9 +96,9 @@ class ImportVerdicts:
                 | frozenset(shape[0] for shape in other.class_shapes))
         return own
 
-    def binds_elsewhere(self, other: ModuleFacts, modules: set[str], name: str) -> bool:
+    def binds_elsewhere(self, other: ModuleFacts, modules: frozenset[str], name: str) -> bool:
         """Does the file's `name` come from another library, or from none, though it may write the word (`modules`:
-        the dotted names the defining file is loaded by)?"""
+        the dotted names the defining file is loaded by, frozen: the packages above them are kept by it)?"""
         reached, touched, bound_elsewhere = self._verdict(other, modules, name, True)
         if reached:
             return False
@@ -113,7 +108,7 @@ class ImportVerdicts:
         return name in defined and name not in imported and not other.star_imports \
             and not _writes_module(other, modules)
 
-    def reaches(self, other: ModuleFacts, modules: set[str], name: str) -> bool:
+    def reaches(self, other: ModuleFacts, modules: frozenset[str], name: str) -> bool:
         """Can the file name the module's `name`: an import reaching it, or the module's name written (a dotted
         string)?"""
         reached, touched, _ = self._verdict(other, modules, name, False)

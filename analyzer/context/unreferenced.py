@@ -135,7 +135,7 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         name = symbol[0]
         others = written.get(name, set()) - {path}
         if symbol[3] in ("function", "class") and others:  # a Python file reaches it only through an import
-            modules = load_names(path)
+            modules = frozenset(load_names(path))  # frozen once: ImportVerdicts keys its packages by it
             demo = users == (MAIN_BLOCK_USER,)  # a self-test's demo: only a file that can load it names it
             others = {other for other in others if _may_name(by_path[other], modules, name, demo, verdicts)}
         if symbol[3] == "value" and others:  # a module's global is read only where the module is imported
@@ -230,7 +230,7 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     return dict(result)
 
 
-def _may_name(other: ModuleFacts, modules: set[str], name: str, demo: bool, verdicts: ImportVerdicts) -> bool:
+def _may_name(other: ModuleFacts, modules: frozenset[str], name: str, demo: bool, verdicts: ImportVerdicts) -> bool:
     """May `other`, a file writing `name`, name the module-level `name` of the file loaded by `modules`? A config or a
     shell file may (a callable's dotted path, `python -c`); a Python file unless its imports bind the name elsewhere
     (import_reach.ImportVerdicts.binds_elsewhere). For a self-test's demo (a function only its module's `if __name__ == "__main__":`
