@@ -365,3 +365,61 @@ def test_class_uses_reads_methods_bases_overrides_and_base_only_names():
     # Base, Pack and SubNet are written only as bases, in imports, in __all__ and in their own statements; Called is
     # created at module level, Plain named in a method, Uses only in its own statement
     assert base_only == ["Base", "Pack", "SubNet", "Uses"]
+
+
+def _spelled_out_verdict(other, modules, name, project):
+    """import_reach's verdict as its docstring spells it, each import read in turn (the reading before speed23)."""
+    imported = {*other.imports, *other.nested_imports}
+    sources = {dotted.rpartition(".")[0] for dotted in imported}
+
+    def above(dotted):
+        return dotted in modules or any(module.startswith(dotted + ".") for module in modules)
+
+    if any(above(module) for module in other.star_imports):
+        return True, False, False
+    touched = bound_elsewhere = False
+    for dotted in imported:
+        if dotted not in sources and above(dotted):
+            return True, False, False
+        parent, _, leaf = dotted.rpartition(".")
+        if parent in modules:
+            if leaf == name:
+                return True, False, False
+            touched = True
+        elif parent and above(parent):
+            if leaf == name:
+                return True, False, False
+        elif leaf == name and not any(
+                bool(source.star_imports) or any(d.rpartition(".")[2] == name for d in source.imports)
+                or _spelled_out_verdict(source, modules, name, {})[0] for source in project.get(parent, ())):
+            bound_elsewhere = True
+    return False, touched, bound_elsewhere
+
+
+def test_the_import_verdicts_answer_as_each_import_read_in_turn():
+    """import_reach.ImportVerdicts reads each file's imports once (by last part, their sources, the names a
+    statement binds) and each module's packages above once: every verdict is the one of reading every import
+    for every question, over every pair of these import spellings, modules and names."""
+    from itertools import combinations
+
+    from ascend_feasibility.analyzer.context.import_reach import ImportVerdicts
+
+    spellings = [["pkg.m", "pkg.m.X"], ["pkg.m", "pkg.m.Y"], ["pkg", "pkg.m"], ["pkg.m"], ["pkg"], ["pkg", "pkg.X"],
+                 ["lib", "lib.X"], ["other", "other.X"], ["X"], ["pkg.mm", "pkg.mm.X"], [".m", ".m.X"]]
+    stars = [[], ["pkg"], ["lib"]]
+    rebinder = SimpleNamespace(path="other.py", imports=["other2", "other2.X"], nested_imports=[], star_imports=[],
+                               unnamed_symbols=[], inner_named=[], class_shapes=[], words="")
+    project = {"other": [rebinder], "lib": [SimpleNamespace(**{**vars(rebinder), "path": "lib.py", "imports": []})]}
+    verdicts = ImportVerdicts(project)
+    asked = 0
+    for n, (first, second) in enumerate(combinations(spellings, 2)):
+        for star in stars:
+            other = SimpleNamespace(path=f"f{n}_{len(star)}_{star[:1]}.py", imports=first, nested_imports=second,
+                                    star_imports=star, unnamed_symbols=[], inner_named=[], class_shapes=[], words="")
+            for modules in map(frozenset, ({"pkg.m"}, {"pkg.m", "m"}, {"a.pkg.m", "pkg.m", "m"}, {"lib"})):
+                for name in ("X", "Y", "m", "Z"):
+                    assert verdicts._verdict(other, modules, name, True) == \
+                        _spelled_out_verdict(other, modules, name, project), (first, second, star, modules, name)
+                    asked += 1
+    assert asked == 55 * 3 * 4 * 4
+    assert ImportVerdicts()._packages(frozenset({"a.pkg.m", "m"})) == {"a.pkg.m", "a.pkg", "a", "m"}

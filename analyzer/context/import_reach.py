@@ -31,74 +31,109 @@ if TYPE_CHECKING:
     from ascend_feasibility.domains.base import ModuleFacts
 
 
-def _verdict(other: ModuleFacts, modules: set[str], name: str,
-             project: Mapping[str, list[ModuleFacts]] | None = None) -> tuple[bool, bool, bool]:
-    """(some import reaches `module.name`, the file imports other names from the module itself, it imports `name` by
-    name from a module outside the project or from a project module that defines its own: `project` maps the names
-    the project's modules are loaded by to the facts of those modules).
+class ImportVerdicts:
+    """The two verdicts for the many (file, defining module, name) questions of one project pass. `project` maps the
+    names the project's modules are loaded by to the facts of those modules (None: no project module may rebind a
+    name). Read once and kept: each set of module names' packages above (`above`), and each file's imported last
+    parts and own module-level names, by its path (the facts asked about must not change while it is used)."""
 
-    facts.py lists `from m import X` as `m` and `m.X`, `import m` as `m` and `from pkg import m` as `pkg` and `pkg.m`:
-    a listed name another one extends is a `from` statement's source, which binds no name of its own (a file that
-    also writes `import m` beside `from m import Y` is read as the latter: facts do not tell them apart)."""
-    imported = {*other.imports, *other.nested_imports}
-    sources = {name.rpartition(".")[0] for name in imported}
+    def __init__(self, project: Mapping[str, list[ModuleFacts]] | None = None) -> None:
+        self._project = project or {}
+        self._above: dict[frozenset[str], frozenset[str]] = {}
+        self._own: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+        self._read: dict[str, _Imports] = {}
 
-    def above(name: str) -> bool:  # the module itself or a package holding it
-        return name in modules or any(module.startswith(name + ".") for module in modules)
+    def _packages(self, modules: frozenset[str]) -> frozenset[str]:
+        """The names `above` holds for: the modules and every package holding one, that is every `n` some module
+        starts with `n + "."`: the module cut before each of its dots."""
+        found = self._above[modules] = modules | {module[:i] for module in modules
+                                                  for i, char in enumerate(module) if char == "."}
+        return found
 
-    if any(above(module) for module in other.star_imports):
-        return True, False, False  # `*` from it, or from a package above it (which may re-export it)
-    touched = bound_elsewhere = False
-    for dotted in imported:
-        if dotted not in sources and above(dotted):
+    def _verdict(self, other: ModuleFacts, modules: frozenset[str], name: str,
+                 with_project: bool) -> tuple[bool, bool, bool]:
+        """(some import reaches `module.name`, the file imports other names from the module itself, it imports `name`
+        by name from a module outside the project or from a project module that defines its own).
+
+        facts.py lists `from m import X` as `m` and `m.X`, `import m` as `m` and `from pkg import m` as `pkg` and
+        `pkg.m`: a listed name another one extends is a `from` statement's source, which binds no name of its own (a
+        file that also writes `import m` beside `from m import Y` is read as the latter: facts do not tell them
+        apart)."""
+        imports = self._read.get(other.path) or self._imports(other)
+        above = self._above.get(modules) or self._packages(modules)  # the module itself or a package holding it
+        if not above.isdisjoint(other.star_imports):
+            return True, False, False  # `*` from it, or from a package above it (which may re-export it)
+        if not above.isdisjoint(imports.bound):
             return True, False, False  # `import pkg.m`, `from pkg import m`, `import pkg`: then `m.X`, `pkg.m.X`
-        parent, _, leaf = dotted.rpartition(".")
-        if parent in modules:
-            if leaf == name:
-                return True, False, False  # by name from it
-            touched = True
-        elif parent and above(parent):
-            if leaf == name:
-                return True, False, False  # re-exported by a package above it
-        elif leaf == name and not any(_may_rebind(source, modules, name) for source in (project or {}).get(parent, ())):
-            bound_elsewhere = True
-    return False, touched, bound_elsewhere
+        project = self._project if with_project else {}
+        bound_elsewhere = False
+        for parent in imports.sources_of.get(name, ()):
+            if parent in modules or (parent and parent in above):
+                return True, False, False  # by name from it, or re-exported by a package above it
+            if not any(self._may_rebind(source, modules, name) for source in project.get(parent, ())):
+                bound_elsewhere = True
+        return False, not imports.parents.isdisjoint(modules), bound_elsewhere
+
+    def _imports(self, other: ModuleFacts) -> _Imports:
+        found = self._read[other.path] = _Imports(other)
+        return found
+
+    def _may_rebind(self, source: ModuleFacts, modules: frozenset[str], name: str) -> bool:
+        """May a project module the file imports `name` from hand on this module's (it imports a `name` from
+        somewhere, `*`, or this module)? A module outside the project has no facts: it cannot."""
+        return bool(source.star_imports) or name in self._own_names(source)[0] \
+            or self._verdict(source, modules, name, False)[0]
+
+    def _own_names(self, other: ModuleFacts) -> tuple[frozenset[str], frozenset[str]]:
+        """(the last parts of the names the file's `imports` list, the module-level names it defines of its own:
+        symbols.py lists them among the definitions its file names only inside definitions or nowhere, class_shapes
+        lists its classes)."""
+        own = self._own.get(other.path)
+        if own is None:
+            own = self._own[other.path] = (
+                frozenset(dotted.rpartition(".")[2] for dotted in other.imports),
+                frozenset(symbol[0] for symbol in (*other.unnamed_symbols, *other.inner_named))
+                | frozenset(shape[0] for shape in other.class_shapes))
+        return own
+
+    def binds_elsewhere(self, other: ModuleFacts, modules: frozenset[str], name: str) -> bool:
+        """Does the file's `name` come from another library, or from none, though it may write the word (`modules`:
+        the dotted names the defining file is loaded by, frozen: the packages above them are kept by it)?"""
+        reached, touched, bound_elsewhere = self._verdict(other, modules, name, True)
+        if reached:
+            return False
+        if touched or (bound_elsewhere and not _writes_module(other, modules)):
+            return True
+        imported, defined = self._own_names(other)
+        return name in defined and name not in imported and not other.star_imports \
+            and not _writes_module(other, modules)
+
+    def reaches(self, other: ModuleFacts, modules: frozenset[str], name: str) -> bool:
+        """Can the file name the module's `name`: an import reaching it, or the module's name written (a dotted
+        string)?"""
+        reached, touched, _ = self._verdict(other, modules, name, False)
+        return reached or (not touched and _writes_module(other, modules))  # an import names the module itself
 
 
-def _may_rebind(source: ModuleFacts, modules: set[str], name: str) -> bool:
-    """May a project module the file imports `name` from hand on this module's (it imports a `name` from somewhere,
-    `*`, or this module)? A module outside the project has no facts: it cannot."""
-    return bool(source.star_imports) or any(dotted.rpartition(".")[2] == name for dotted in source.imports) \
-        or _verdict(source, modules, name)[0]
+class _Imports:
+    """One file's imported names (`imports` and `nested_imports`) as _verdict reads them whatever the module and the
+    name: `bound`, those no other one extends (a name an import statement binds: `import pkg.m`, `from pkg import
+    m`); `parents`, every name's part before its last dot ("" for none); `sources_of`, a last part → the parts before
+    it of each name ending in it."""
+
+    __slots__ = ("bound", "parents", "sources_of")
+
+    def __init__(self, other: ModuleFacts) -> None:
+        imported = {*other.imports, *other.nested_imports}
+        self.sources_of: dict[str, list[str]] = {}
+        for dotted in imported:
+            parent, _, leaf = dotted.rpartition(".")
+            self.sources_of.setdefault(leaf, []).append(parent)
+        self.parents = frozenset(parent for parents in self.sources_of.values() for parent in parents)
+        self.bound = frozenset(imported - self.parents)
 
 
 def _writes_module(other: ModuleFacts, modules: set[str]) -> bool:
     """Does the file write one of the module's names' last part (a dotted string may load it), or is it too short?"""
     leaves = {module.rsplit(".", 1)[-1] for module in modules}
     return any(len(leaf) < MIN_NAME or writes_word(other.words or "", leaf) for leaf in leaves)
-
-
-def binds_elsewhere(other: ModuleFacts, modules: set[str], name: str,
-                    project: Mapping[str, list[ModuleFacts]]) -> bool:
-    """Does the file's `name` come from another library, or from none, though it may write the word (`modules`: the
-    dotted names the defining file is loaded by; `project`: those of every module of the project)?"""
-    reached, touched, bound_elsewhere = _verdict(other, modules, name, project)
-    if reached:
-        return False
-    if touched or (bound_elsewhere and not _writes_module(other, modules)):
-        return True
-    return _defines_own(other, name) and not any(dotted.rpartition(".")[2] == name for dotted in other.imports) \
-        and not other.star_imports and not _writes_module(other, modules)
-
-
-def _defines_own(other: ModuleFacts, name: str) -> bool:
-    """Does the file define a module-level `name` of its own (symbols.py lists it among the definitions its file names
-    only inside definitions or nowhere; class_shapes lists its classes)?"""
-    return any(symbol[0] == name for symbol in (*other.unnamed_symbols, *other.inner_named)) \
-        or any(shape[0] == name for shape in other.class_shapes)
-
-
-def reaches(other: ModuleFacts, modules: set[str], name: str) -> bool:
-    """Can the file name the module's `name`: an import reaching it, or the module's name written (a dotted string)?"""
-    reached, touched, _ = _verdict(other, modules, name)
-    return reached or (not touched and _writes_module(other, modules))  # an import names the module itself

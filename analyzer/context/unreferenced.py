@@ -47,7 +47,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ascend_feasibility.analyzer.context.import_reach import binds_elsewhere, reaches
+from ascend_feasibility.analyzer.context.import_reach import ImportVerdicts
 from ascend_feasibility.analyzer.context.overridden_methods import MethodReach
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
@@ -130,13 +130,14 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     for f in facts:
         for loaded in load_names(f.path):
             project[loaded].append(f)
+    verdicts = ImportVerdicts(project)  # import_reach's verdicts, each file's imports read once per defining module
     for path, symbol, users in candidates:
         name = symbol[0]
         others = written.get(name, set()) - {path}
         if symbol[3] in ("function", "class") and others:  # a Python file reaches it only through an import
-            modules = load_names(path)
+            modules = frozenset(load_names(path))  # frozen once: ImportVerdicts keys its packages by it
             demo = users == (MAIN_BLOCK_USER,)  # a self-test's demo: only a file that can load it names it
-            others = {other for other in others if _may_name(by_path[other], modules, name, demo, project)}
+            others = {other for other in others if _may_name(by_path[other], modules, name, demo, verdicts)}
         if symbol[3] == "value" and others:  # a module's global is read only where the module is imported
             if importers is None:
                 importers = importers_of(facts, packages)
@@ -238,17 +239,16 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     return dict(result)
 
 
-def _may_name(other: ModuleFacts, modules: set[str], name: str, demo: bool,
-              project: dict[str, list[ModuleFacts]]) -> bool:
+def _may_name(other: ModuleFacts, modules: frozenset[str], name: str, demo: bool, verdicts: ImportVerdicts) -> bool:
     """May `other`, a file writing `name`, name the module-level `name` of the file loaded by `modules`? A config or a
     shell file may (a callable's dotted path, `python -c`); a Python file unless its imports bind the name elsewhere
-    (import_reach.binds_elsewhere). For a self-test's demo (a function only its module's `if __name__ == "__main__":`
+    (import_reach.ImportVerdicts.binds_elsewhere). For a self-test's demo (a function only its module's `if __name__ == "__main__":`
     block names) the word is common (`test`): only a Python file that can load it names it, and prose does not."""
     if not other.path.endswith(".py"):
         return not (demo and other.path.endswith(PROSE))
     if not modules:
         return True
-    return reaches(other, modules, name) if demo else not binds_elsewhere(other, modules, name, project)
+    return verdicts.reaches(other, modules, name) if demo else not verdicts.binds_elsewhere(other, modules, name)
 
 
 def loaded_by(facts: list[ModuleFacts], packages: set[str]) -> Callable[[str], set[str]]:
