@@ -149,25 +149,16 @@ def fold_script_lines(findings: list[Finding]) -> list[Finding]:
             continue
         groups[(finding.rule, finding.path, finding.symbol, finding.severity, finding.reach, finding.reach_reason or "",
                 finding.role)].append(finding)
-    kept: dict[int, Finding] = {}
-    dropped: set[int] = set()
-    for group in groups.values():
+
+    def note(first: Finding, group: list[Finding]) -> Text | None:
         if len(group) < 2:
-            continue
-        first = group[0]
-        sites = [_site(f) for f in group]
-        if len(sites) > MAX_SITES:
-            sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
-        message = Text(
+            return None
+        return Text(
             en=f"{first.message.en} The script sets {first.symbol} on {len(group)} lines (every line listed), counted "
                "once: the same change on each line settles them all.",
             zh=f"{first.message.zh} 该脚本在 {len(group)} 行中设置 {first.symbol}（已列出全部行），只计一次：在每行做同样的修改"
                "即可全部解决。")
-        kept[id(first)] = first.model_copy(update={"sites": sites, "message": message})
-        dropped.update(id(f) for f in group if f is not first)
-    if not kept:
-        return findings
-    return [kept.get(id(f), f) for f in findings if id(f) not in dropped]
+    return _folded(findings, groups, note)
 
 
 def fold_repeated_cells(findings: list[Finding]) -> list[Finding]:
@@ -182,21 +173,32 @@ def fold_repeated_cells(findings: list[Finding]) -> list[Finding]:
             continue
         groups[(finding.rule, finding.path, finding.snippet.strip(), finding.symbol, finding.severity, finding.reach,
                 finding.reach_reason or "", finding.role)].append(finding)
-    kept: dict[int, Finding] = {}
-    dropped: set[int] = set()
-    for group in groups.values():
+
+    def note(first: Finding, group: list[Finding]) -> Text | None:
         cells = {f.cell for f in group}
         if len(cells) < 2:
-            continue
-        first = group[0]
-        sites = [_site(f) for f in group]
-        if len(sites) > MAX_SITES:
-            sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
-        message = Text(
+            return None
+        return Text(
             en=f"{first.message.en} The same statement is in {len(cells)} cells of this notebook (every site listed), "
                "counted once: the same change in each cell settles them all.",
             zh=f"{first.message.zh} 同一语句出现在该笔记本的 {len(cells)} 个单元格中（已列出全部位置），只计一次：在每个单元格做"
                "同样的修改即可全部解决。")
+    return _folded(findings, groups, note)
+
+
+def _folded(findings: list[Finding], groups: dict[tuple, list[Finding]], note) -> list[Finding]:
+    """Each group `note` gives a message for (else None): one finding, its first, with the group's sites and that
+    message; the others dropped."""
+    kept: dict[int, Finding] = {}
+    dropped: set[int] = set()
+    for group in groups.values():
+        first = group[0]
+        message = note(first, group)
+        if message is None:
+            continue
+        sites = [_site(f) for f in group]
+        if len(sites) > MAX_SITES:
+            sites = sites[:MAX_SITES] + [f"... {len(sites) - MAX_SITES} more"]
         kept[id(first)] = first.model_copy(update={"sites": sites, "message": message})
         dropped.update(id(f) for f in group if f is not first)
     if not kept:

@@ -261,6 +261,16 @@ def each_statement_is(block: Node, kind: str, test) -> bool:
     return bool(statements)
 
 
+def function_definitions(block: Node | None) -> list[Node]:
+    """The function definitions directly in `block` (a class body, a module), decorated ones unwrapped."""
+    found = []
+    for item in block.named_children if block is not None else []:
+        definition = item.child_by_field_name("definition") if item.type == "decorated_definition" else item
+        if definition is not None and definition.type == "function_definition":
+            found.append(definition)
+    return found
+
+
 def first_error_row(root: Node) -> int | None:
     """0-based row of the first syntax error, or None when the tree is clean."""
     if not root.has_error:

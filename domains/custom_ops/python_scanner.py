@@ -287,13 +287,8 @@ class _CustomOpsScan(PythonScan):
         if bases is None or not any(qualified_name(b, self.imports) in AUTOGRAD_FUNCTION for b in bases.named_children
                                     if b.type in {"identifier", "attribute"}):
             return None
-        body = cls.child_by_field_name("body")
-        methods = {}
-        for item in body.named_children if body is not None else []:
-            definition = item.child_by_field_name("definition") if item.type == "decorated_definition" else item
-            if definition is not None and definition.type == "function_definition":
-                methods[parsing.text(definition.child_by_field_name("name"))] = definition
-        return methods
+        return {parsing.text(d.child_by_field_name("name")): d
+                for d in parsing.function_definitions(cls.child_by_field_name("body"))}
 
     def _autograd_functions(self, functions: dict[str, tuple[Node, dict[str, Node]]]) -> None:
         """Each Function whose forward or backward launches custom kernels, itself or through another kernel Function

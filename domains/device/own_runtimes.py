@@ -101,9 +101,5 @@ def _module_functions(node: Node) -> dict[str, Node]:
     root = node
     while root.parent is not None:
         root = root.parent
-    found = {}
-    for child in root.named_children:
-        definition = child.child_by_field_name("definition") if child.type == "decorated_definition" else child
-        if definition is not None and definition.type == "function_definition":
-            found[parsing.text(definition.child_by_field_name("name"))] = definition.child_by_field_name("body")
-    return found
+    return {parsing.text(d.child_by_field_name("name")): d.child_by_field_name("body")
+            for d in parsing.function_definitions(root)}

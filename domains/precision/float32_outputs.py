@@ -249,13 +249,8 @@ def _bound(node: Node) -> set[str]:
 
 
 def _methods(cls: Node) -> dict[str, Node]:
-    body = cls.child_by_field_name("body")
-    methods = {}
-    for item in body.named_children if body is not None else []:
-        definition = item.child_by_field_name("definition") if item.type == "decorated_definition" else item
-        if definition is not None and definition.type == "function_definition":
-            methods[parsing.text(definition.child_by_field_name("name"))] = definition
-    return methods
+    return {parsing.text(d.child_by_field_name("name")): d
+            for d in parsing.function_definitions(cls.child_by_field_name("body"))}
 
 
 def _own_nodes(function: Node):
