@@ -554,14 +554,17 @@ def test_a_self_test_of_a_module_imported_by_a_name_inside_it():
 def test_a_self_test_in_a_folder_that_is_not_a_package():
     """pkg/sub has no __init__.py: imported by its path from train.py's folder it is still a library's module (round
     18 A27). Imported by its full dotted name from another folder (scripts/train.py, run as `python -m
-    scripts.train` from the root: a namespace package) it is one too (round 28 A1/A2 C3: LatentSync-style
-    `from pkg.sub.loss import Loss`); a one-part name that is not its own (`import unet` in scripts/) is no import
-    of it."""
+    scripts.train` from the root: a namespace package) it is one too when a name is imported from it (round 28
+    A1/A2 C3: LatentSync-style `from pkg.sub.unet import UNet`); importing the module itself by that name may be for
+    its path (xtuner's CLI: `from xtuner.tools import mmbench; return mmbench.__file__`, then runs it as a script), so
+    its block stays the command; a one-part name that is not its own (`import unet` in scripts/) is no import of it."""
     facts = [Facts("pkg/__init__.py"), Facts("pkg/sub/unet.py", main_block=(40, 50)),
              Facts("train.py", imports=["pkg.sub.unet"])]
     assert pr.self_test_blocks(facts, context()) == {"pkg/sub/unet.py": [(40, 50, SELF_TEST.format("train.py"))]}
-    facts[2] = Facts("scripts/train.py", imports=["pkg.sub.unet"])
+    facts[2] = Facts("scripts/train.py", imports=["pkg.sub.unet.UNet"])
     assert pr.self_test_blocks(facts, context()) == {"pkg/sub/unet.py": [(40, 50, SELF_TEST.format("scripts/train.py"))]}
+    facts[2] = Facts("scripts/cli.py", imports=["pkg.sub.unet"])
+    assert pr.self_test_blocks(facts, context()) == {}
     facts[2] = Facts("scripts/train.py", imports=["unet"])
     assert pr.self_test_blocks(facts, context()) == {}
 

@@ -470,12 +470,14 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
     packages = {f.path[: -len("__init__.py")] for f in facts if f.path.endswith("__init__.py")}
     launched = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}
     importers: dict[str, set[str]] = defaultdict(set)  # a module (or a name in it) → the product files importing it
+    name_importers: dict[str, set[str]] = defaultdict(set)  # a module → the product files importing a name from it
     for f in facts:
         if context.of(f.path).role in COUNTED_ROLES:
             for name in f.imports:
                 parts = name.split(".")
                 for end in range(1, len(parts) + 1):
                     importers[".".join(parts[:end])].add(f.path)
+                name_importers[".".join(parts[:-1])].add(f.path)
     result: dict[str, list[tuple[int, int, str]]] = {}
     beside: dict[str, set[str]] | None = None
     configured: dict[str, str] | None = None
@@ -485,9 +487,14 @@ def self_test_blocks(facts: list[ModuleFacts], context: ProjectContext) -> dict[
         folder = f.path[: f.path.rfind("/") + 1]
         if not folder or PurePosixPath(f.path).name in launched or f.path in context.readme_launches:
             continue  # a launch script or the README runs it: its block is the command, not a self-test
-        # a package's module, or one of a namespace package (no __init__.py) that a file imports by its full
-        # dotted name (`from latentsync.utils.image_processor import ...` names nothing else)
-        users = sorted(importers.get(f.module, set()) - {f.path}) if folder in packages or "." in f.module else []
+        # a package's module, or one of a namespace package (no __init__.py) a file imports a name from by its full
+        # dotted name (`from latentsync.utils.image_processor import ImageProcessor`); importing the namespace
+        # module itself may be for its path (`from xtuner.tools import mmbench; return mmbench.__file__`, a CLI that
+        # runs it as a script), so that alone makes it no library
+        if folder in packages:
+            users = sorted(importers.get(f.module, set()) - {f.path})
+        else:
+            users = sorted(name_importers.get(f.module, set()) - {f.path}) if "." in f.module else []
         if not users and folder in packages:  # a package module a config builds by its dotted name is a library too
             if configured is None:
                 configured = config_named_modules(facts, context)
