@@ -59,3 +59,16 @@ def test_a_default_nothing_else_reads_keeps_the_medium_item(tmp_path):
                           "run.py": "import os\nif 'CUDA_VISIBLE_DEVICES' not in os.environ:\n"
                                     "    os.environ['CUDA_VISIBLE_DEVICES'] = '0'\nimport torch\ntorch.zeros(1).cuda()\n"})
     assert _dev201(tmp_path)[("run.py", 3)].severity == "medium"
+
+
+def test_a_read_in_another_script_does_not_follow(tmp_path):
+    write_tree(tmp_path, {"requirements.txt": "torch\n", "utils/trainer.py": TRAINER,
+                          "tasks/run.py": _launcher("os.environ.get('CUDA_VISIBLE_DEVICES', '') == ''"),
+                          "tools/extract.py": "import os\nimport torch\ndef main():\n"
+                                              "    ids = os.environ.get('CUDA_VISIBLE_DEVICES', '0').split(',')\n"
+                                              "    return [torch.device(f'cuda:{i}') for i in range(len(ids))]\n"
+                                              "if __name__ == '__main__':\n    main()\n"})
+    found = _dev201(tmp_path)
+    assert found[("utils/trainer.py", 10)].severity == "info"
+    own = found[("tools/extract.py", 4)]
+    assert own.severity != "info" and "tasks/run.py:5" not in own.message.en

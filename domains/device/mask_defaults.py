@@ -30,7 +30,9 @@ MAX_NODES = 50000
 
 
 def read(unit) -> tuple[list[int], list[int]]:
-    """(lines of default writes, lines of reads) of the masks in the unit."""
+    """(lines of default writes, lines of reads) of the masks in the unit. A script of its own (a module-level
+    `if __name__ == "__main__":`) that does not write the default runs in its own process, where no launcher's default
+    was written: its reads are not the project's (none are returned)."""
     if not any(mask in unit.source.text for mask in mask_reads.MASKS):
         return [], []
     defaults, reads = [], []
@@ -42,7 +44,20 @@ def read(unit) -> tuple[list[int], list[int]]:
             reads.append(node.start_point[0] + 1)
         elif access == "write" and _written_when_unset(node):
             defaults.append(node.start_point[0] + 1)
+    if not defaults and _is_script(unit.tree()):
+        reads = []
     return sorted(set(defaults)), sorted(set(reads))
+
+
+def _is_script(root: Node) -> bool:
+    """A module-level `if __name__ == "__main__":`."""
+    for statement in root.named_children:
+        condition = statement.child_by_field_name("condition") if statement.type == "if_statement" else None
+        if condition is not None and condition.type == "comparison_operator" \
+                and {parsing.text(c) for c in condition.named_children} & {"__name__"} \
+                and {parsing.text(c).strip("'\"") for c in condition.named_children} & {"__main__"}:
+            return True
+    return False
 
 
 def _content(string: Node) -> str:
