@@ -144,3 +144,23 @@ def test_an_opt_in_manifests_own_pin_is_an_optional_item(tmp_path, main):
              if f.rule == "DEP052"}
     assert found["requirements3d.txt"] == ("optional", False)
     assert ("requirements.txt" in found) is ("basicsr" in main)
+
+
+FETCH = ("import os\nclass Detector:\n    def __init__(self, ckpt):\n        if not os.path.exists(ckpt):\n"
+         "            from basicsr.utils.download_util import load_file_from_url\n            load_file_from_url(URL)\n")
+
+
+@pytest.mark.parametrize(("files", "reach"), [
+    # round 29 B1 class 6 row 8: the only import is the download fallback of a checkpoint the user places by hand
+    ({"detector.py": FETCH}, "optional"),
+    ({"detector.py": FETCH.replace("os.path.exists(ckpt)", "Path(ckpt).is_file()")}, "optional"),
+    # the same import also made plainly elsewhere, or under another test, keeps the item that runs
+    ({"detector.py": FETCH, "infer.py": "from basicsr.archs.rrdbnet_arch import RRDBNet\nnet = RRDBNet(3, 3)\n"}, "runs"),
+    ({"detector.py": FETCH.replace("not os.path.exists(ckpt)", "ckpt is None")}, "runs"),
+])
+def test_a_pin_imported_only_to_download_a_missing_file_is_optional(tmp_path, files, reach):
+    write_tree(tmp_path, {"requirements.txt": "torch>=1.7\nbasicsr==1.4.2\n", **files})
+    found = [f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings if f.rule == "DEP052"]
+    assert [f.reach for f in found] == [reach]
+    if reach == "optional":
+        assert "imported only where a file is missing" in found[0].reach_reason

@@ -133,7 +133,7 @@ def analyze_dependencies(
             for site, others in _extras_folded(_per_manifest([s for s in sites if _within(s.specifier, pin.versions)
                                                               or _admits_unfixed_latest(s.specifier, pin.latest)])):
                 emit.declaration("pin-imports-removed-torch-api", f"{name}{site.specifier}", site, pin_advice(pin),
-                                 place=declared_optional(site), sites=others,
+                                 place=declared_optional(site) or _fetch_fallback_only(imported.get(name, [])), sites=others,
                                  facets=() if name in imported else (NOT_IMPORTED,))
         builds: dict[str, list[Declaration]] = defaultdict(list)  # a CUDA build per file: one edit, however many lines
         for site in declared:
@@ -808,6 +808,16 @@ def _optional_use(facts: list[ImportFact], context: ProjectContext, guarded_path
         return None
     where = ", ".join(sorted({f.path for f in facts})[:3])
     return Place(reach="optional", reason=f"imported only in optional, guarded, test or other backends' code: {where}")
+
+
+def _fetch_fallback_only(facts: list[ImportFact]) -> Place | None:
+    """Every import of the package sits in the arm of `if not os.path.exists(path):`: it loads only to download a
+    file that is missing, which the user can place by hand (domains/dependencies/facts.py fetched_only)."""
+    if not facts or not all(f.fetch_fallback for f in facts):
+        return None
+    first = min(facts, key=lambda f: (f.path, f.line))
+    return Place(reach="optional", reason=f"{first.path}:{first.line}: imported only where a file is missing, to "
+                 "download it; with the file placed by hand it is never imported")
 
 
 def _required_site(facts: list[ImportFact], context: ProjectContext, guarded_paths: frozenset[str]) -> ImportFact | None:

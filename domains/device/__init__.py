@@ -11,6 +11,7 @@ from ascend_feasibility.domains.device import (
     device_classes,
     device_counts,
     enum_strings,
+    mask_defaults,
     unread_constants,
     unread_parameters,
 )
@@ -46,6 +47,9 @@ class DeviceDomain(Domain):
             if unit.kind != "python" or unit.cell is not None or not unit.parsed:
                 continue
             facts.device_counts += device_counts.counting_sites(unit)
+            defaults, reads = mask_defaults.read(unit)
+            facts.mask_defaults += defaults
+            facts.mask_reads += reads
             reads = attribute_reads.read(unit)
             facts.attribute_reads += sorted(reads)
             checks, asserted = build_checks.read(unit.tree(), unit.source.text, _build_names(), unit.import_statements)
@@ -94,6 +98,9 @@ class DeviceDomain(Domain):
         # a launcher's device pin matters where the program it runs counts the visible devices
         counts = {f.path: f.device_counts for f in collected if f.device_counts}
         run.findings = device_counts.counted_pins(run.findings, counts, run.modules, run.factory)
+        # the project's own default for CUDA_VISIBLE_DEVICES: one item at the write, its reads follow it
+        run.findings = mask_defaults.followed(run.findings, {f.path: f.mask_defaults for f in collected if f.mask_defaults},
+                                              {f.path: f.mask_reads for f in collected if f.mask_reads}, run.factory)
         # a query's value or a device string stored in an attribute nothing reads changes nothing that runs
         stores = unread_constants.unread_attributes({f.path: f.unread_stores for f in collected if f.unread_stores},
                                                     run.modules)

@@ -11,7 +11,8 @@
 - `assigns-default` (not a test's): a backend switch assigned PyTorch's own default (`torch.backends.cudnn.deterministic
   = False`): it asks for nothing, on any device.
 - `dtype-choice`: the test only picks a half-precision dtype for CUDA (`dtype = torch.float16` in its arm, or
-  `torch.float16 if x.device.type == "cuda" else torch.float32`): the NPU stays in float32, correct and slower.
+  `torch.float16 if x.device.type == "cuda" else torch.float32`), or whose NPU arm only sets a flag read as the test
+  of such a choice (`if x.device.type != "cuda": force_fp32 = True`): the NPU stays in float32, correct and slower.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ MAX_FILE_NODES = 50_000
 ASSIGNS_DEFAULT = "assigns-default"
 MAX_NODES = 2_000
 MAX_USES = 8
+FULL_CHOICES = frozenset({"torch.float32", "torch.float", "torch.channels_last", "torch.contiguous_format"})
 _NESTED = frozenset({"function_definition", "class_definition", "lambda"})
 _PASSING = frozenset({"parenthesized_expression", "not_operator"})
 
@@ -50,6 +52,8 @@ def feature_facets(condition: Node, parent: Node | None, cuda_arm: Node | None, 
         return (CUDA_ONLY_FEATURE,)
     if npu_path is not None and npu_path.type == "block" and _only_turns_compile_off(npu_path, imports):
         return (CUDA_ONLY_FEATURE,)
+    if npu_path is not None and npu_path.type == "block" and _only_forces_full(npu_path, imports):
+        return (DTYPE_CHOICE,)
     if cuda_arm is not None and _only_picks_half(cuda_arm, imports):
         other = _other_half(cuda_arm, parent, imports)
         if other:
@@ -231,6 +235,57 @@ def _only_picks_half(arm: Node, imports: ImportTable) -> bool:
         right = assignment.child_by_field_name("right")
         return right is not None and _dtype(right, imports) in names
     return parsing.each_statement_is(arm, "assignment", assigns_half)
+
+
+def _only_forces_full(arm: Node, imports: ImportTable) -> bool:
+    """Does the NPU's arm only set flags (`force_fp32 = True`, round 29 A2 row 61, B2 row 37: EG3D's StyleGAN blocks)
+    that the function reads only as the test of a conditional choosing between a half dtype and another (`dtype =
+    torch.float16 if self.use_fp16 and not force_fp32 else torch.float32`) or a memory format (`torch.channels_last if
+    ... and not force_fp32 else torch.contiguous_format`)? Off CUDA the NPU then computes in float32: correct, slower."""
+    flags = []
+    for statement in arm.named_children:
+        assignment = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        left = assignment.child_by_field_name("left") if assignment is not None and assignment.type == "assignment" else None
+        right = assignment.child_by_field_name("right") if left is not None else None
+        if left is None or left.type != "identifier" or right is None or right.type != "true":
+            return False
+        flags.append(left)
+    scope = parsing.enclosing(arm, {"function_definition"})
+    if not flags or scope is None:
+        return False
+    half = set(load_cuda_features().half_dtypes.names)
+    chosen = half | FULL_CHOICES
+    picks_half = False
+    for flag in flags:
+        reads = [r for r in _reads(scope, parsing.text(flag), flag) if not _parameter(r)]
+        if not reads:
+            return False
+        for read in reads:
+            choice = _conditional_testing(read)
+            if choice is None:
+                return False
+            arms = {_dtype(choice.named_children[0], imports), _dtype(choice.named_children[2], imports)}
+            if not arms <= chosen:
+                return False
+            picks_half = picks_half or bool(arms & half)
+    return picks_half
+
+
+def _parameter(identifier: Node) -> bool:
+    parent = identifier.parent
+    return parent is not None and (parent.type == "parameters"
+                                   or (parent.type == "default_parameter" and parent.child_by_field_name("name") == identifier))
+
+
+def _conditional_testing(read: Node) -> Node | None:
+    """The conditional expression whose test holds the read (through `not`, `and`, parentheses), if any."""
+    child, parent = read, read.parent
+    while parent is not None and parent.type in {"not_operator", "boolean_operator", "parenthesized_expression"}:
+        child, parent = parent, parent.parent
+    if parent is None or parent.type != "conditional_expression" or len(parent.named_children) != 3 \
+            or parent.named_children[1] != child:
+        return None
+    return parent
 
 
 def _dtype(value: Node, imports: ImportTable) -> str:

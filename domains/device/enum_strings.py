@@ -80,11 +80,13 @@ class DeviceFacts:
     device_classes: list[tuple[str, str, int, int, int, str]] = field(default_factory=list)  # device_classes.py
     build_checks: list[tuple[str, int, int]] = field(default_factory=list)  # build_checks.py: returns of a build test
     asserted_calls: list[tuple[str, int]] = field(default_factory=list)  # build_checks.py: calls an assert tests
+    mask_defaults: list[int] = field(default_factory=list)  # mask_defaults.py: lines writing the mask when unset
+    mask_reads: list[int] = field(default_factory=list)  # mask_defaults.py: lines reading the mask
 
     def empty(self) -> bool:
         return not (self.cuda_enums or self.enum_parameters or self.cuda_arguments or self.device_enums
                     or self.unread_constants or self.unread_defaults or self.stored_only or self.attribute_reads or self.device_counts or self.unread_stores or self.device_classes
-                    or self.build_checks or self.asserted_calls)
+                    or self.build_checks or self.asserted_calls or self.mask_defaults or self.mask_reads)
 
 
 def wanted(text: str) -> bool:
