@@ -106,21 +106,22 @@ def in_folders(path: str, folders: set[str]) -> bool:
 MANIFESTS = ("setup.py", "pyproject.toml")
 
 
-def unimported_projects(facts: Iterable[_Facts], console_modules: Iterable[str] = (),
-                        others: Iterable[str] = ()) -> dict[str, str]:
+def unimported_projects(facts: Iterable[_Facts], console_modules: Iterable[str] = (), others: Iterable[str] = (),
+                        documented: Iterable[str] = ()) -> dict[str, str]:
     """path → why, for every file of a project bundled below the host's code that the host never reaches.
 
     A folder holding its own packaging manifest (setup.py, pyproject.toml) below the root builds a project of its own
     (SCHP's human-parsing extension shipped inside a host's preprocessing folder, with its own detectron2 copy and its
     own scripts). Its project is the outermost folder around the manifest that nothing outside reaches: no file
     outside it imports a module of it (a name another copy outside also defines is that copy's: the host's own), no
-    file outside launches a script of it by name, no console entry names a module of it. It must lie below a folder the
+    file outside launches a script of it by name, the root README runs none of its files (`documented`: the paths
+    readme_runs.launched_files finds), no console entry names a module of it. It must lie below a folder the
     host does reach: an unreached top-level folder is the project's own subproject or vendored copy, not this.
     Imports from the folder into host modules make it no host code; its files are no product of the host, and what
     only they import is optional too (propagation.py). `others`: more paths to judge (native sources with findings,
     which have no facts)."""
     facts = list(facts)
-    folders = _unreached_manifest_folders(facts, set(console_modules))
+    folders = _unreached_manifest_folders(facts, set(console_modules), set(documented))
     if not folders:
         return {}
     found = {}
@@ -131,7 +132,7 @@ def unimported_projects(facts: Iterable[_Facts], console_modules: Iterable[str] 
     return found
 
 
-def _unreached_manifest_folders(facts: list[_Facts], consoles: set[str]) -> dict[str, str]:
+def _unreached_manifest_folders(facts: list[_Facts], consoles: set[str], documented: set[str]) -> dict[str, str]:
     manifests = {str(PurePosixPath(f.path).parent): PurePosixPath(f.path).name for f in facts
                  if PurePosixPath(f.path).name in MANIFESTS and "/" in f.path}
     if not manifests:
@@ -146,7 +147,7 @@ def _unreached_manifest_folders(facts: list[_Facts], consoles: set[str]) -> dict
             continue
         folder = None
         for candidate in [start, *(str(p) for p in PurePosixPath(start).parents)]:
-            if candidate == "." or _reached(candidate, facts, by_module, consoles):
+            if candidate == "." or _reached(candidate, facts, by_module, consoles, documented):
                 break
             folder = candidate
         else:
@@ -156,10 +157,12 @@ def _unreached_manifest_folders(facts: list[_Facts], consoles: set[str]) -> dict
     return found
 
 
-def _reached(folder: str, facts: list[_Facts], by_module: dict[str, list[str]], consoles: set[str]) -> bool:
+def _reached(folder: str, facts: list[_Facts], by_module: dict[str, list[str]], consoles: set[str],
+             documented: set[str]) -> bool:
     """Does anything outside the folder import a module of it, launch a script of it, or name it as a console entry?"""
     inside = {f.path for f in facts if f.path.startswith(folder + "/")}
-    if any(f.module in consoles for f in facts if f.path in inside and f.module):
+    if any(path.startswith(folder + "/") for path in documented) \
+            or any(f.module in consoles for f in facts if f.path in inside and f.module):
         return True
     names = {PurePosixPath(path).name for path in inside}
     for f in facts:

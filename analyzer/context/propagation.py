@@ -93,7 +93,7 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         guarded = guarded_modules(facts, context, packages=packages)
     # the native sources of a bundled project nothing of the host reaches (bundled_projects.py): they have no facts
     native = {f.path for f in findings if f.path.endswith(NATIVE_SUFFIXES)}
-    bundled_native = unimported_projects(facts, others=native) if native else {}
+    bundled_native = unimported_projects(facts, others=native, documented=context.readme_launches) if native else {}
     if bundled_native:
         guarded = dict(guarded) | {path: ("optional", why) for path, why in bundled_native.items() if path in native}
     test_only = test_only_functions(facts, context)
@@ -606,7 +606,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
                                         else packages, console_modules).items():
         result.setdefault(path, ("optional", why))
     # a project with its own manifest bundled below the host's code that nothing of the host reaches: all of it
-    for path, why in unimported_projects(facts, console_modules).items():
+    for path, why in unimported_projects(facts, console_modules, documented=context.readme_launches).items():
         result.setdefault(path, ("optional", why))
     changed = True
     while changed:
