@@ -242,6 +242,8 @@ def test_a_nested_project_with_its_own_setup_the_host_never_imports_is_no_produc
         assert found[path] == {"optional"}, path
     # the host sibling only the nested project imports is optional with it; the host's own module runs
     assert found["prep/parsing/nets/__init__.py"] == {"optional"}
+    why = next(f.reach_reason for f in report.findings if f.path == "prep/parsing/nets/__init__.py")
+    assert why == f"imported only by a bundled project the host never imports: {NESTED}/train/train.py"
     assert found["prep/parsing/run_parse.py"] == {"runs"}
     why = next(f.reach_reason for f in report.findings if f.path == f"{NESTED}/train/train.py")
     assert why.startswith(f"bundled {NESTED}/") and why.endswith("the project never imports it")
