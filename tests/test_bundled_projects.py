@@ -182,12 +182,20 @@ def parse(x):
     return x.to("cuda")
 """
 NETS = """import torch
+from prep.parsing.blocks import act
 
 
 class Net(torch.nn.Module):
     def forward(self, x):
         torch.cuda.synchronize()
-        return x.cuda()
+        return act(x.cuda())
+"""
+BLOCKS = """import torch
+
+
+def act(x):
+    torch.cuda.synchronize()
+    return x.to("cuda")
 """
 NESTED_TRAIN = """import torch
 import nets
@@ -227,6 +235,7 @@ setup(name="extlib", packages=["extlib"],
 
 def nested_host(**extra: str) -> dict[str, str]:
     files = {"app.py": HOST_APP, "prep/parsing/run_parse.py": RUN_PARSE, "prep/parsing/nets/__init__.py": NETS,
+             "prep/parsing/blocks.py": BLOCKS,
              f"{NESTED}/setup.py": SETUP, f"{NESTED}/extlib/__init__.py": "", f"{NESTED}/extlib/layers.py": EXTLIB,
              f"{NESTED}/extlib/csrc/roi_align.cu": KERNEL, f"{NESTED}/train/train.py": NESTED_TRAIN}
     return files | extra
@@ -244,6 +253,10 @@ def test_a_nested_project_with_its_own_setup_the_host_never_imports_is_no_produc
     assert found["prep/parsing/nets/__init__.py"] == {"optional"}
     why = next(f.reach_reason for f in report.findings if f.path == "prep/parsing/nets/__init__.py")
     assert why == f"imported only by a bundled project the host never imports: {NESTED}/train/train.py"
+    # and what only that sibling imports, in turn
+    assert found["prep/parsing/blocks.py"] == {"optional"}
+    why = next(f.reach_reason for f in report.findings if f.path == "prep/parsing/blocks.py")
+    assert why == "imported only by a bundled project the host never imports: prep/parsing/nets/__init__.py"
     assert found["prep/parsing/run_parse.py"] == {"runs"}
     why = next(f.reach_reason for f in report.findings if f.path == f"{NESTED}/train/train.py")
     assert why.startswith(f"bundled {NESTED}/") and why.endswith("the project never imports it")

@@ -606,7 +606,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
                                         else packages, console_modules).items():
         result.setdefault(path, ("optional", why))
     # a project with its own manifest bundled below the host's code that nothing of the host reaches: all of it
-    bundled = unimported_projects(facts, console_modules, documented=context.readme_launches)
+    bundled = dict(unimported_projects(facts, console_modules, documented=context.readme_launches))
     for path, why in bundled.items():
         result.setdefault(path, ("optional", why))
     changed = True
@@ -629,6 +629,7 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
                 why = f"imported only by a separate deployment: {importers}"
             elif all(importer in bundled for importer, _ in sites):
                 why = f"imported only by a bundled project the host never imports: {importers}"
+                bundled[path] = why  # and so is what only it imports
             result[path] = (reach, why)
             changed = True
     return result
