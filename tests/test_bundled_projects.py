@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ascend_feasibility.analyzer.context.bundled_projects import bundled_project_folders
+from ascend_feasibility.analyzer.context.bundled_projects import bundled_project_folders, unimported_projects
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.domains.phases.facts import PhaseFacts
 
@@ -158,3 +158,145 @@ def test_a_launcher_folder_importing_the_hosts_modules_is_no_bundled_project():
     assert bundled_project_folders(tree, {"pkg"}) == {"pkg/recipe"}
     tree[2].imports = ["pkg.core.build"]
     assert bundled_project_folders(tree, {"pkg"}) == set()
+
+
+# Another project with its own setup.py shipped below a folder of the host (round 29: a human-parsing project inside a
+# host's preprocessing folder, with its own trainer and library copy). Its trainer imports a sibling of the host
+# (`import nets`); the host imports only its preprocessing module beside it.
+NESTED = "prep/parsing/ext"
+HOST_APP = """import torch
+from prep.parsing.run_parse import parse
+
+
+def main():
+    return parse(torch.zeros(1).cuda())
+
+
+if __name__ == "__main__":
+    main()
+"""
+RUN_PARSE = """import torch
+
+
+def parse(x):
+    return x.to("cuda")
+"""
+NETS = """import torch
+from prep.parsing.blocks import act
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        torch.cuda.synchronize()
+        return act(x.cuda())
+"""
+BLOCKS = """import torch
+
+
+def act(x):
+    torch.cuda.synchronize()
+    return x.to("cuda")
+"""
+NESTED_TRAIN = """import torch
+import nets
+from extlib.layers import roi_align
+
+
+def main():
+    model = nets.Net().cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(10):
+        loss = roi_align(model(torch.randn(2, 3).cuda())).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+if __name__ == "__main__":
+    main()
+"""
+EXTLIB = """import torch
+
+
+def roi_align(x):
+    torch.cuda.synchronize()
+    return x.cuda()
+"""
+KERNEL = """#include <cuda_runtime.h>
+__global__ void roi_align_kernel(float* out) { out[threadIdx.x] = __shfl_down_sync(0xffffffff, out[0], 1); }
+"""
+SETUP = """from setuptools import setup
+from torch.utils.cpp_extension import CUDAExtension, BuildExtension
+
+setup(name="extlib", packages=["extlib"],
+      ext_modules=[CUDAExtension("extlib._C", ["extlib/csrc/roi_align.cu"])], cmdclass={"build_ext": BuildExtension})
+"""
+
+
+def nested_host(**extra: str) -> dict[str, str]:
+    files = {"app.py": HOST_APP, "prep/parsing/run_parse.py": RUN_PARSE, "prep/parsing/nets/__init__.py": NETS,
+             "prep/parsing/blocks.py": BLOCKS,
+             f"{NESTED}/setup.py": SETUP, f"{NESTED}/extlib/__init__.py": "", f"{NESTED}/extlib/layers.py": EXTLIB,
+             f"{NESTED}/extlib/csrc/roi_align.cu": KERNEL, f"{NESTED}/train/train.py": NESTED_TRAIN}
+    return files | extra
+
+
+def test_a_nested_project_with_its_own_setup_the_host_never_imports_is_no_product(tmp_path):
+    report = run(write(tmp_path, nested_host()))
+    assert {e.path for e in report.phase_matrix.entries} == {"app.py"}
+    found = reaches(report)
+    nested = {path for path in found if path.startswith(NESTED + "/")}
+    assert {f"{NESTED}/train/train.py", f"{NESTED}/extlib/layers.py", f"{NESTED}/extlib/csrc/roi_align.cu"} <= nested
+    for path in nested:
+        assert found[path] == {"optional"}, path
+    # the host sibling only the nested project imports is optional with it; the host's own module runs
+    assert found["prep/parsing/nets/__init__.py"] == {"optional"}
+    why = next(f.reach_reason for f in report.findings if f.path == "prep/parsing/nets/__init__.py")
+    assert why == f"imported only by a bundled project the host never imports: {NESTED}/train/train.py"
+    # and what only that sibling imports, in turn
+    assert found["prep/parsing/blocks.py"] == {"optional"}
+    why = next(f.reach_reason for f in report.findings if f.path == "prep/parsing/blocks.py")
+    assert why == "imported only by a bundled project the host never imports: prep/parsing/nets/__init__.py"
+    assert found["prep/parsing/run_parse.py"] == {"runs"}
+    why = next(f.reach_reason for f in report.findings if f.path == f"{NESTED}/train/train.py")
+    assert why.startswith(f"bundled {NESTED}/") and why.endswith("the project never imports it")
+    assert report.effort.main_phase == "inference"
+
+
+def test_a_nested_project_the_host_imports_keeps_its_reach(tmp_path):
+    app = HOST_APP.replace("from prep.parsing.run_parse import parse",
+                           "from prep.parsing.run_parse import parse\nfrom prep.parsing.ext.extlib.layers import roi_align")
+    report = run(write(tmp_path, nested_host(**{"app.py": app, "prep/__init__.py": "", "prep/parsing/__init__.py": "",
+                                                f"{NESTED}/__init__.py": ""})))
+    found = reaches(report)
+    assert found[f"{NESTED}/extlib/layers.py"] == {"runs"}
+    assert f"{NESTED}/train/train.py" in {e.path for e in report.phase_matrix.entries}
+    assert found[f"{NESTED}/train/train.py"] == {"runs"}
+
+
+def test_a_nested_project_the_readme_runs_keeps_its_entries(tmp_path):
+    readme = f"# host\n\n```bash\npython {NESTED}/train/train.py\n```\n"
+    report = run(write(tmp_path, nested_host(**{"README.md": readme})))
+    assert f"{NESTED}/train/train.py" in {e.path for e in report.phase_matrix.entries}
+    assert reaches(report)[f"{NESTED}/train/train.py"] == {"runs"}
+
+
+def test_an_unreached_top_level_project_is_left_to_the_host():
+    # a folder with its own manifest right below the root, or one whose every ancestor is unreached: the project's
+    # own subproject, not a project bundled below its code
+    tree = [PhaseFacts(path="tools/sub/setup.py", module="tools.sub.setup"),
+            PhaseFacts(path="tools/sub/train.py", module="tools.sub.train", main_guard=True),
+            PhaseFacts(path="app.py", module="app", main_guard=True)]
+    assert unimported_projects(tree) == {}
+    # below a folder the host imports from, it is bundled; an import into it from outside makes it the host's
+    tree.append(PhaseFacts(path="tools/helpers.py", module="tools.helpers"))
+    tree[2].imports = ["tools.helpers"]
+    assert set(unimported_projects(tree)) == {"tools/sub/setup.py", "tools/sub/train.py"}
+    tree[2].imports.append("tools.sub.train")
+    assert unimported_projects(tree) == {}
+    # a name both the nested project and the host define resolves to the host's own copy
+    tree[2].imports[-1] = "sublib.ops"
+    tree.append(PhaseFacts(path="tools/sub/sublib/ops.py", module="sublib.ops"))
+    assert unimported_projects(tree) == {}
+    tree.append(PhaseFacts(path="third/sublib/ops.py", module="sublib.ops"))
+    assert set(unimported_projects(tree)) == {"tools/sub/setup.py", "tools/sub/train.py", "tools/sub/sublib/ops.py"}

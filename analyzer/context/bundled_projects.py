@@ -100,3 +100,80 @@ def outside_launches(facts: Iterable[_Facts], folders: set[str]) -> set[str]:
 
 def in_folders(path: str, folders: set[str]) -> bool:
     return any(path.startswith(folder + "/") for folder in folders)
+
+
+# A folder that builds a project of its own: its own packaging manifest.
+MANIFESTS = ("setup.py", "pyproject.toml")
+
+
+def unimported_projects(facts: Iterable[_Facts], console_modules: Iterable[str] = (), others: Iterable[str] = (),
+                        documented: Iterable[str] = ()) -> dict[str, str]:
+    """path → why, for every file of a project bundled below the host's code that the host never reaches.
+
+    A folder holding its own packaging manifest (setup.py, pyproject.toml) below the root builds a project of its own
+    (SCHP's human-parsing extension shipped inside a host's preprocessing folder, with its own detectron2 copy and its
+    own scripts). Its project is the outermost folder around the manifest that nothing outside reaches: no file
+    outside it imports a module of it (a name another copy outside also defines is that copy's: the host's own), no
+    file outside launches a script of it by name, the root README runs none of its files (`documented`: the paths
+    readme_runs.launched_files finds), no console entry names a module of it. It must lie below a folder the
+    host does reach: an unreached top-level folder is the project's own subproject or vendored copy, not this.
+    Imports from the folder into host modules make it no host code; its files are no product of the host, and what
+    only they import is optional too (propagation.py). `others`: more paths to judge (native sources with findings,
+    which have no facts)."""
+    facts = list(facts)
+    folders = _unreached_manifest_folders(facts, set(console_modules), set(documented))
+    if not folders:
+        return {}
+    found = {}
+    for path in [f.path for f in facts] + list(others):
+        folder = next((folder for folder in folders if path.startswith(folder + "/")), None)
+        if folder is not None:
+            found[path] = f"bundled {folder}/ (a project with its own {folders[folder]}): the project never imports it"
+    return found
+
+
+def _unreached_manifest_folders(facts: list[_Facts], consoles: set[str], documented: set[str]) -> dict[str, str]:
+    manifests = {str(PurePosixPath(f.path).parent): PurePosixPath(f.path).name for f in facts
+                 if PurePosixPath(f.path).name in MANIFESTS and "/" in f.path}
+    if not manifests:
+        return {}
+    by_module: dict[str, list[str]] = {}
+    for f in facts:
+        if f.module and f.path.endswith(".py"):
+            by_module.setdefault(f.module, []).append(f.path)
+    found: dict[str, str] = {}
+    for start, manifest in sorted(manifests.items(), key=lambda item: item[0].count("/")):
+        if any(PurePosixPath(start).is_relative_to(folder) for folder in found):
+            continue
+        folder = None
+        for candidate in [start, *(str(p) for p in PurePosixPath(start).parents)]:
+            if candidate == "." or _reached(candidate, facts, by_module, consoles, documented):
+                break
+            folder = candidate
+        else:
+            continue
+        if folder is not None and candidate != ".":  # below a folder the host reaches
+            found[folder] = f"{manifest} in {start}/" if start != folder else manifest
+    return found
+
+
+def _reached(folder: str, facts: list[_Facts], by_module: dict[str, list[str]], consoles: set[str],
+             documented: set[str]) -> bool:
+    """Does anything outside the folder import a module of it, launch a script of it, or name it as a console entry?"""
+    inside = {f.path for f in facts if f.path.startswith(folder + "/")}
+    if any(path.startswith(folder + "/") for path in documented) \
+            or any(f.module in consoles for f in facts if f.path in inside and f.module):
+        return True
+    names = {PurePosixPath(path).name for path in inside}
+    for f in facts:
+        if f.path in inside:
+            continue
+        if any(PurePosixPath(s).name in names for s in f.launched_scripts):
+            return True
+        for name in f.imports:
+            parts = name.split(".")
+            targets = next((by_module[".".join(parts[:end])] for end in range(len(parts), 0, -1)
+                            if ".".join(parts[:end]) in by_module), [])
+            if targets and all(target in inside for target in targets):
+                return True
+    return False

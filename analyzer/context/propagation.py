@@ -27,7 +27,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context.backend_selectors import selector_tests
-from ascend_feasibility.analyzer.context.bundled_projects import unlaunched_scripts
+from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects, unlaunched_scripts
 from ascend_feasibility.analyzer.context.copy_reach import unreached_copy_definitions
 from ascend_feasibility.analyzer.context.cuda_arms import gate_reason
 from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
@@ -91,6 +91,11 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
             referrers[ref.strip("/")].add(f.path)
     if guarded is None:
         guarded = guarded_modules(facts, context, packages=packages)
+    # the native sources of a bundled project nothing of the host reaches (bundled_projects.py): they have no facts
+    native = {f.path for f in findings if f.path.endswith(NATIVE_SUFFIXES)}
+    bundled_native = unimported_projects(facts, others=native, documented=context.readme_launches) if native else {}
+    if bundled_native:
+        guarded = dict(guarded) | {path: ("optional", why) for path, why in bundled_native.items() if path in native}
     test_only = test_only_functions(facts, context)
     self_tests = self_test_blocks(facts, context)
     for path, ranges in self_tests.items():
@@ -600,6 +605,10 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     for path, why in unlaunched_scripts(facts, package_folders(facts, context.source_roots) if packages is None
                                         else packages, console_modules).items():
         result.setdefault(path, ("optional", why))
+    # a project with its own manifest bundled below the host's code that nothing of the host reaches: all of it
+    bundled = dict(unimported_projects(facts, console_modules, documented=context.readme_launches))
+    for path, why in bundled.items():
+        result.setdefault(path, ("optional", why))
     changed = True
     while changed:
         changed = False
@@ -618,6 +627,9 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
                 why = imported_reason(importers)
             elif all(importer in apart for importer, _ in sites):
                 why = f"imported only by a separate deployment: {importers}"
+            elif all(importer in bundled for importer, _ in sites):
+                why = f"imported only by a bundled project the host never imports: {importers}"
+                bundled[path] = why  # and so is what only it imports
             result[path] = (reach, why)
             changed = True
     return result

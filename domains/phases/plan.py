@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ascend_feasibility.analyzer.context.bundled_projects import unlaunched_scripts
+from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects, unlaunched_scripts
 from ascend_feasibility.analyzer.context.project_scope import setting_files
 from ascend_feasibility.analyzer.context.readme_runs import launched_files
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
@@ -168,6 +168,7 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     imported |= _table_plugins(facts, console_modules)  # loaded by the program's plugin table: no entry of its own
     # a bundled project's own scripts (bundled_projects.py): entries only where the host launches them
     bundled = unlaunched_scripts(facts, package_folders(facts), console_modules) if launched_names else {}
+    bundled |= unimported_projects(facts, console_modules, documented=documented)  # a bundled project with its own manifest: none of it runs
     run = _run_by_name(facts, documented)
     libraries = _library_modules(graph, role_of)
     entry_paths = sorted(
