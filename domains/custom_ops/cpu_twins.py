@@ -33,6 +33,7 @@ def cpu_twins(facts: CustomOpFacts) -> dict[tuple[str, int], str]:
     bound = {function.lstrip("&").split("::")[-1] for b in facts.bindings for function in b.ops.values()}
     host = [w for w in facts.native_words if w.path.endswith(HOST_SOURCES)]
     found: dict[tuple[str, int], str] = {}
+    direct: set[tuple[str, int]] = set()  # kernels an arm launches itself, not through a header naming several ops
     for function in sorted(set(function_of.values())):
         cpu = _dispatched_cpu(function, host, facts, bound)
         if cpu is None:
@@ -43,8 +44,17 @@ def cpu_twins(facts: CustomOpFacts) -> dict[tuple[str, int], str]:
                              if any(writes_word(w.words, function) and writes_word(w.words, function + suffix)
                                     for w in facts.native_words)}
         for kernel in kernels_of(arms, facts, words):
-            if kernel.kind == "cuda":
-                found.setdefault((kernel.path, kernel.line), cpu)
+            if kernel.kind != "cuda":
+                continue
+            key = (kernel.path, kernel.line)
+            # the op whose CUDA arm launches the kernel names its twin (RoIAlignRotatedForward: forward_cpu), before
+            # an op that reaches it only through a header that also names the other ops (the backward's)
+            if kernel.name in arms or arms & set(kernel.host_callers):
+                if key not in direct:
+                    direct.add(key)
+                    found[key] = cpu
+            else:
+                found.setdefault(key, cpu)
     return found
 
 
