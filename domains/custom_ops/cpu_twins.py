@@ -10,6 +10,9 @@ project shows (the binding, the dispatcher and the kernel sit in different files
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import PurePosixPath
+
 from ascend_feasibility.analyzer.context.written_names import writes_any, writes_word
 from ascend_feasibility.analyzer.core.findings import uncounted_severity
 from ascend_feasibility.analyzer.core.models import EffortHours, Finding, ReplacementText, Text
@@ -26,7 +29,26 @@ DEVICE_TEST_WORDS = ("is_cuda", "is_cpu", "get_device", "kCUDA", "kCPU")
 
 def cpu_twins(facts: CustomOpFacts) -> dict[tuple[str, int], str]:
     """(path, line) of each native kernel of a bound op whose dispatcher picks a CPU implementation by device → the
-    name of that CPU implementation."""
+    name of that CPU implementation. An op bound in several places (two vendored copies of one library, each binding
+    `box_iou_rotated`) is judged again within the folder of each binding, where only that copy's files speak."""
+    found = _twins(facts)
+    bound = Counter(op for b in facts.bindings for op in b.ops)
+    for folder in sorted({PurePosixPath(b.path).parent for b in facts.bindings if any(bound[op] > 1 for op in b.ops)}):
+        for key, cpu in _twins(_within(facts, folder)).items():
+            found.setdefault(key, cpu)
+    return found
+
+
+def _within(facts: CustomOpFacts, folder: PurePosixPath) -> CustomOpFacts:
+    """The bindings, kernels and native words of the files in `folder` or below."""
+    def inside(path: str) -> bool:
+        return folder == PurePosixPath(".") or folder in PurePosixPath(path).parents
+    return CustomOpFacts(kernels=[k for k in facts.kernels if inside(k.path)],
+                         bindings=[b for b in facts.bindings if inside(b.path)],
+                         native_words=[w for w in facts.native_words if inside(w.path)])
+
+
+def _twins(facts: CustomOpFacts) -> dict[tuple[str, int], str]:
     if not (facts.bindings and facts.kernels):
         return {}
     function_of, words = op_functions(facts)
