@@ -34,9 +34,10 @@ def cpu_twins(facts: CustomOpFacts) -> dict[tuple[str, int], str]:
     found = _twins(facts)
     bound = Counter(op for b in facts.bindings for op in b.ops)
     for folder in sorted({PurePosixPath(b.path).parent for b in facts.bindings if any(bound[op] > 1 for op in b.ops)}):
-        for key, cpu in _twins(_within(facts, folder)).items():
-            found.setdefault(key, cpu)
-    return found
+        for key, (cpu, direct) in _twins(_within(facts, folder)).items():
+            if key not in found or (direct and not found[key][1]):
+                found[key] = (cpu, direct)
+    return {key: cpu for key, (cpu, _) in found.items()}
 
 
 def _within(facts: CustomOpFacts, folder: PurePosixPath) -> CustomOpFacts:
@@ -48,14 +49,14 @@ def _within(facts: CustomOpFacts, folder: PurePosixPath) -> CustomOpFacts:
                          native_words=[w for w in facts.native_words if inside(w.path)])
 
 
-def _twins(facts: CustomOpFacts) -> dict[tuple[str, int], str]:
+def _twins(facts: CustomOpFacts) -> dict[tuple[str, int], tuple[str, bool]]:
+    """(path, line) → (the CPU implementation, whether the op's CUDA arm launches the kernel itself)."""
     if not (facts.bindings and facts.kernels):
         return {}
     function_of, words = op_functions(facts)
     bound = {function.lstrip("&").split("::")[-1] for b in facts.bindings for function in b.ops.values()}
     host = [w for w in facts.native_words if w.path.endswith(HOST_SOURCES)]
-    found: dict[tuple[str, int], str] = {}
-    direct: set[tuple[str, int]] = set()  # kernels an arm launches itself, not through a header naming several ops
+    found: dict[tuple[str, int], tuple[str, bool]] = {}
     for function in sorted(set(function_of.values())):
         cpu = _dispatched_cpu(function, host, facts, bound)
         if cpu is None:
@@ -70,13 +71,11 @@ def _twins(facts: CustomOpFacts) -> dict[tuple[str, int], str]:
                 continue
             key = (kernel.path, kernel.line)
             # the op whose CUDA arm launches the kernel names its twin (RoIAlignRotatedForward: forward_cpu), before
-            # an op that reaches it only through a header that also names the other ops (the backward's)
-            if kernel.name in arms or arms & set(kernel.host_callers):
-                if key not in direct:
-                    direct.add(key)
-                    found[key] = cpu
-            else:
-                found.setdefault(key, cpu)
+            # an op that reaches it only through words of a file that also names other ops (a header declaring both,
+            # a copied error string `"ROIAlign_backward_cuda"` in the .cu)
+            direct = kernel.name in arms or bool(arms & set(kernel.host_callers))
+            if key not in found or (direct and not found[key][1]):
+                found[key] = (cpu, direct)
     return found
 
 
