@@ -232,3 +232,38 @@ def test_an_op_two_vendored_copies_bind_is_judged_within_each_copy(tmp_path):
     assert (kernels["first"].severity, kernels["first"].effort_hours.high) == ("high", 8.0)
     assert "box_iou_rotated_cpu()" in kernels["first"].replacement.en
     assert kernels["second"].severity == "blocker"
+
+
+SOLO_HEADER = """#pragma once
+#include <torch/types.h>
+at::Tensor solo_backward_cpu(const at::Tensor& grad);
+at::Tensor solo_backward_cuda(const at::Tensor& grad);
+inline at::Tensor solo_backward(const at::Tensor& grad) {
+  if (grad.is_cuda()) { return solo_backward_cuda(grad); }
+  return solo_backward_cpu(grad);
+}
+"""
+SOLO_CPU = '#include <torch/extension.h>\n#include "solo.h"\nat::Tensor solo_backward_cpu(const at::Tensor& g) { return g; }\n'
+
+
+def test_a_copy_own_arm_names_the_twin_before_a_string_naming_another_ops_arm(tmp_path):
+    # round 29 (IDM-VTON): both detectron2 copies bind the align ops; a .cu keeps a copied error string naming another
+    # op's CUDA arm (`"ROIAlign_backward_cuda"`), which linked its kernels to that op's twin in the whole-project pass
+    setup = ("from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\n"
+             "setup(name='pkg', ext_modules=[CUDAExtension('pkg._C', ['csrc/vision.cpp', "
+             "'csrc/align/align_cpu.cpp', 'csrc/align/align_cuda.cu'])])\n")
+    tree = {"pkg/__init__.py": "", "pkg/align.py": "import torch\n\n\ndef align(x):\n    return torch.ops.ops.align_forward(x)\n",
+            "first/csrc/solo/solo.h": SOLO_HEADER, "first/csrc/solo/solo_cpu.cpp": SOLO_CPU,
+            "first/csrc/solo/bind.cpp": '#include <torch/extension.h>\n#include "solo.h"\n'
+                                        'TORCH_LIBRARY(solo, m) {\n  m.def("solo_backward", &solo_backward);\n}\n'}
+    for copy, cuda in (("first", ALIGN_CUDA),
+                       ("second", ALIGN_CUDA.replace("block[31 - threadIdx.x];\n}", 'block[30 - threadIdx.x];\n}', 1)
+                        + 'const char* checked_from = "solo_backward_cuda";\n')):
+        tree |= {f"{copy}/setup.py": setup, f"{copy}/csrc/vision.cpp": ALIGN_BINDING,
+                 f"{copy}/csrc/align/align.h": ALIGN_HEADER, f"{copy}/csrc/align/align_cpu.cpp": ALIGN_CPU,
+                 f"{copy}/csrc/align/align_cuda.cu": cuda}
+    write_tree(tmp_path, tree)
+    kernels = {f.symbol.split(" ")[0]: f for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings
+               if f.rule == "OPS002" and f.path == "second/csrc/align/align_cuda.cu"}
+    assert "align_forward_cpu()" in kernels["AlignForwardKernel"].replacement.en
+    assert "align_backward_cpu()" in kernels["AlignBackwardKernel"].replacement.en
