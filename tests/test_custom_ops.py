@@ -166,6 +166,29 @@ def test_a_kernel_is_classed_by_its_specific_name_before_the_generic_one():
     assert kb.classify_kernel("nuclear_norm_kernel").name != "copy_fill"  # a word, not a substring
 
 
+def test_short_family_names_match_only_as_whole_words_and_roi_align_is_its_own_class():
+    """Round 29 B2 row 50 / A1 row 27: detectron2's RoIAlign kernels (callers `ROIAlign_forward_cuda`) were group norm,
+    because the token `gn_` sits inside `ROIAli-gn_-forward`. `gn` and `ln` now count only as whole words of a name;
+    RoIAlign, rotated or not, has its own class (torchvision/torch_npu roi_align; rotated boxes have no torch_npu
+    operator)."""
+    from ascend_feasibility.knowledge import load_knowledge
+
+    kb = load_knowledge()
+    # flagged: the short names as words, at any position and in any case
+    words = {"gn_fwd_kernel": "group_norm", "fused_GN_silu_kernel": "group_norm", "GroupNormKernel": "group_norm",
+             "ln_fwd_kernel": "layer_norm", "fused_add_ln_kernel": "layer_norm", "LnBwdKernel": "layer_norm"}
+    assert {name: kb.classify_kernel(name).name for name in words} == words
+    # not flagged: the same letters inside another word
+    assert kb.classify_kernel("RoIAlignBackwardFeature", "ROIAlign_backward_cuda").name == "roi_align"
+    assert kb.classify_kernel("RoIAlignForward", "ROIAlign_forward_cuda").name == "roi_align"
+    assert kb.classify_kernel("sign_kernel", "align_forward").name not in {"group_norm", "layer_norm"}
+    assert kb.classify_kernel("kerneln_step", "fill_n_kernel").name != "layer_norm"
+    # rotated RoIAlign is not the axis-aligned operator
+    assert kb.classify_kernel("RoIAlignRotatedForward", "ROIAlignRotated_forward_cuda").name == "roi_align_rotated"
+    assert kb.kernel_class("roi_align_rotated").path == "ascend-c"
+    assert "torch_npu.contrib.module.ROIAlign" in kb.kernel_class("roi_align").replacement.en
+
+
 def test_a_gemm_is_quantised_where_its_names_or_parameters_say_so():
     """Round 11 (llm-awq rows 11, 37): gemm_w4a16_T1 (int4 weights, group scales and zeros) and dense_kernel0 (int8_t
     operands) were told to become torch.matmul. A float GEMM stays a matmul; a quantizer with no GEMM stays a quantizer."""

@@ -44,8 +44,10 @@ from ascend_feasibility.domains.custom_ops.triton_gates import TritonGateScanner
 from ascend_feasibility.knowledge import load_one_operator_classes
 
 NATIVE_KINDS = frozenset({"cuda", "cpp"})
-# a native file without these words is no part of a torch extension's CUDA code: its words are not kept
-EXTENSION_WORDS = ("torch", "pybind", "PYBIND", "cuda", "__global__", "<<<")
+# a native file without these words is no part of a torch extension: its words are not kept. `at::` is ATen: an
+# extension's CPU implementation (box_iou_rotated_cpu.cpp, over at::Tensor through its header) may name nothing else,
+# and the CPU-twin test (cpu_twins.py) needs its words
+EXTENSION_WORDS = ("torch", "pybind", "PYBIND", "cuda", "__global__", "<<<", "at::")
 
 
 class CustomOpsDomain(Domain):

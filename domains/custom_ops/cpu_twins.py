@@ -10,6 +10,9 @@ project shows (the binding, the dispatcher and the kernel sit in different files
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import PurePosixPath
+
 from ascend_feasibility.analyzer.context.written_names import writes_any, writes_word
 from ascend_feasibility.analyzer.core.findings import uncounted_severity
 from ascend_feasibility.analyzer.core.models import EffortHours, Finding, ReplacementText, Text
@@ -26,13 +29,34 @@ DEVICE_TEST_WORDS = ("is_cuda", "is_cpu", "get_device", "kCUDA", "kCPU")
 
 def cpu_twins(facts: CustomOpFacts) -> dict[tuple[str, int], str]:
     """(path, line) of each native kernel of a bound op whose dispatcher picks a CPU implementation by device → the
-    name of that CPU implementation."""
+    name of that CPU implementation. An op bound in several places (two vendored copies of one library, each binding
+    `box_iou_rotated`) is judged again within the folder of each binding, where only that copy's files speak."""
+    found = _twins(facts)
+    bound = Counter(op for b in facts.bindings for op in b.ops)
+    for folder in sorted({PurePosixPath(b.path).parent for b in facts.bindings if any(bound[op] > 1 for op in b.ops)}):
+        for key, (cpu, direct) in _twins(_within(facts, folder)).items():
+            if key not in found or (direct and not found[key][1]):
+                found[key] = (cpu, direct)
+    return {key: cpu for key, (cpu, _) in found.items()}
+
+
+def _within(facts: CustomOpFacts, folder: PurePosixPath) -> CustomOpFacts:
+    """The bindings, kernels and native words of the files in `folder` or below."""
+    def inside(path: str) -> bool:
+        return folder == PurePosixPath(".") or folder in PurePosixPath(path).parents
+    return CustomOpFacts(kernels=[k for k in facts.kernels if inside(k.path)],
+                         bindings=[b for b in facts.bindings if inside(b.path)],
+                         native_words=[w for w in facts.native_words if inside(w.path)])
+
+
+def _twins(facts: CustomOpFacts) -> dict[tuple[str, int], tuple[str, bool]]:
+    """(path, line) → (the CPU implementation, whether the op's CUDA arm launches the kernel itself)."""
     if not (facts.bindings and facts.kernels):
         return {}
     function_of, words = op_functions(facts)
     bound = {function.lstrip("&").split("::")[-1] for b in facts.bindings for function in b.ops.values()}
     host = [w for w in facts.native_words if w.path.endswith(HOST_SOURCES)]
-    found: dict[tuple[str, int], str] = {}
+    found: dict[tuple[str, int], tuple[str, bool]] = {}
     for function in sorted(set(function_of.values())):
         cpu = _dispatched_cpu(function, host, facts, bound)
         if cpu is None:
@@ -43,8 +67,15 @@ def cpu_twins(facts: CustomOpFacts) -> dict[tuple[str, int], str]:
                              if any(writes_word(w.words, function) and writes_word(w.words, function + suffix)
                                     for w in facts.native_words)}
         for kernel in kernels_of(arms, facts, words):
-            if kernel.kind == "cuda":
-                found.setdefault((kernel.path, kernel.line), cpu)
+            if kernel.kind != "cuda":
+                continue
+            key = (kernel.path, kernel.line)
+            # the op whose CUDA arm launches the kernel names its twin (RoIAlignRotatedForward: forward_cpu), before
+            # an op that reaches it only through words of a file that also names other ops (a header declaring both,
+            # a copied error string `"ROIAlign_backward_cuda"` in the .cu)
+            direct = kernel.name in arms or bool(arms & set(kernel.host_callers))
+            if key not in found or (direct and not found[key][1]):
+                found[key] = (cpu, direct)
     return found
 
 
