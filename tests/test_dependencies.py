@@ -451,6 +451,16 @@ def test_a_manifest_outranks_the_install_lines_of_a_readme(tmp_path):
     assert not [f for f in report.findings if f.rule == "DEP004" and f.symbol.startswith("accelerate")]
 
 
+def test_accelerate_is_npu_aware_from_0_21_0(tmp_path):
+    """accelerate v0.21.0 adds is_npu_available and MULTI_NPU (utils/imports.py, state.py), v0.20.3 has neither; DST051
+    cites the same release (round 29 A2 row 84: `accelerate==0.21.0` was reported as older than Ascend support)."""
+    write(tmp_path, {"requirements.txt": "torch>=2.10.0\naccelerate==0.21.0\n", "train.py": "import torch\nimport accelerate\n",
+                     "old/requirements.txt": "torch>=2.10.0\naccelerate==0.20.3\n", "old/run.py": "import accelerate\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    below = {f.symbol for f in report.findings if f.rule == "DEP004" and f.symbol.startswith("accelerate")}
+    assert below == {"accelerate==0.20.3"}
+
+
 def test_an_install_document_of_a_folder_without_python_does_not_choose_the_target(tmp_path):
     """open-r1's slurm/README.md pins torch==2.5.1 for its vLLM serving nodes; the code's torch is another matter."""
     write(tmp_path, {"slurm/README.md": "```bash\npip install torch==2.5.1\n```\n", "slurm/serve.slurm": "vllm serve\n",
