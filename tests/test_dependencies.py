@@ -461,6 +461,24 @@ def test_accelerate_is_npu_aware_from_0_21_0(tmp_path):
     assert below == {"accelerate==0.20.3"}
 
 
+def test_the_install_guide_the_readme_links_chooses_the_target(tmp_path):
+    """Round 29 V3: the root README hands its install steps to docs/prepare_env/install_guide.md (a folder without
+    Python), which pins torch; a bundled project's docs (its own install.md, linked from nowhere) choose nothing."""
+    guide = "# Install\n\n```bash\nconda install pytorch==2.1.0 torchvision -c pytorch -c nvidia\n```\n"
+    bundled = "```bash\npip install torch==1.9.0+cu111\n```\n"
+    files = {"docs/prepare_env/install_guide.md": guide, "run.py": "import torch\n",
+             "models/arc/docs/install.md": bundled, "models/arc/net.py": "import torch\n"}
+    write(tmp_path, {**files, "README.md": "# Demo\n\nPlease refer to [Installation Guide](docs/prepare_env/install_guide.md).\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch_npu.startswith("2.1.0")
+    assert "an install line of docs/prepare_env/install_guide.md" in report.target.reason.en
+    # not linked (only named in prose): a docs folder without Python sets up nothing the target follows
+    unlinked = tmp_path / "unlinked"
+    write(unlinked, {**files, "README.md": "# Demo\n\nSee docs/prepare_env/install_guide.md, or [the web](https://x.org/install.md).\n"})
+    report = analyze(unlinked, AnalyzeOptions(jobs=1))
+    assert report.target.chosen_by == "default" and "declares no torch requirement" in report.target.reason.en
+
+
 def test_an_install_document_of_a_folder_without_python_does_not_choose_the_target(tmp_path):
     """open-r1's slurm/README.md pins torch==2.5.1 for its vLLM serving nodes; the code's torch is another matter."""
     write(tmp_path, {"slurm/README.md": "```bash\npip install torch==2.5.1\n```\n", "slurm/serve.slurm": "vllm serve\n",
