@@ -479,6 +479,25 @@ def test_the_install_guide_the_readme_links_chooses_the_target(tmp_path):
     assert report.target.chosen_by == "default" and "declares no torch requirement" in report.target.reason.en
 
 
+def test_pytorch3d_rasteriser_is_priced_and_its_transforms_are_not(tmp_path):
+    """Round 29 V4: pytorch3d was "not in the catalog" though a renderer on the default path rasterises through it;
+    its C++ ops have CUDA and CPU arms only (packages.toml), transforms and structures are plain PyTorch."""
+    write(tmp_path / "render", {"requirements.txt": "torch>=2.10.0\npytorch3d\n", "render.py": (
+        "import torch\nfrom pytorch3d.renderer import MeshRasterizer, RasterizationSettings\n\n\n"
+        "def make(cameras):\n    return MeshRasterizer(cameras=cameras, raster_settings=RasterizationSettings(image_size=256))\n")})
+    write(tmp_path / "pose", {"requirements.txt": "torch>=2.10.0\npytorch3d\n", "pose.py": (
+        "import torch\nfrom pytorch3d.transforms import matrix_to_euler_angles\n\n\n"
+        "def angles(m):\n    return matrix_to_euler_angles(m, 'XYZ')\n")})
+    report = analyze(tmp_path / "render", AnalyzeOptions(jobs=1))
+    render = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "pytorch3d"]
+    row = next(r for r in report.dependency_matrix if r.package == "pytorch3d")
+    assert render and render[0].severity != "info"
+    assert row.classification == "needs_replacement" and ".cpu()" in row.replacement.en
+    pose = [f for f in analyze(tmp_path / "pose", AnalyzeOptions(jobs=1)).findings
+            if f.rule == "DEP001" and f.symbol == "pytorch3d"]
+    assert pose and all(f.severity == "info" for f in pose)
+
+
 def test_an_install_document_of_a_folder_without_python_does_not_choose_the_target(tmp_path):
     """open-r1's slurm/README.md pins torch==2.5.1 for its vLLM serving nodes; the code's torch is another matter."""
     write(tmp_path, {"slurm/README.md": "```bash\npip install torch==2.5.1\n```\n", "slurm/serve.slurm": "vllm serve\n",
