@@ -495,9 +495,10 @@ def test_pytorch3d_rasteriser_is_priced_and_its_transforms_are_not(tmp_path):
     row = next(r for r in report.dependency_matrix if r.package == "pytorch3d")
     assert render and render[0].severity != "info"
     assert row.classification == "needs_replacement" and ".cpu()" in row.replacement.en
+    assert not [f for f in report.findings if f.rule == "DEP030"]  # settings and cameras are plain PyTorch: one item
     pose = [f for f in analyze(tmp_path / "pose", AnalyzeOptions(jobs=1)).findings
-            if f.rule == "DEP001" and f.symbol == "pytorch3d"]
-    assert pose and all(f.severity == "info" for f in pose)
+            if f.rule in {"DEP001", "DEP030"} and (f.symbol or "").startswith("pytorch3d")]
+    assert pose and all(f.severity == "info" and f.rule == "DEP001" for f in pose)
 
 
 def test_an_install_document_of_a_folder_without_python_does_not_choose_the_target(tmp_path):
