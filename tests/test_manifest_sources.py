@@ -177,5 +177,5 @@ def test_linked_install_docs_are_the_readmes_relative_install_links_inside_the_r
     readme = ("Please refer to [Installation Guide](docs/prepare_env/install_guide.md), or [here](./INSTALL.md#conda) "
               "and [again](<docs/a/../setup/install.md> \"title\").\n"
               "Not: [web](https://x.org/install.md), [up](../install.md), [abs](/install.md), [usage](docs/usage.md), "
-              "docs/plain/install.md named in prose.\n")
+              "[notes](docs/discussions/README.md), docs/plain/install.md named in prose.\n")
     assert linked_install_docs(readme) == {"docs/prepare_env/install_guide.md", "INSTALL.md", "docs/setup/install.md"}

@@ -41,8 +41,9 @@ _LINK = re.compile(r"\]\(\s*<?([^)\s>]+\.md)(?:#[^)\s]*)?>?(?:\s+\"[^\"]*\")?\s*
 def linked_install_docs(readme: str) -> frozenset[str]:
     """The install documents the root README links to by a relative Markdown link (`[Installation Guide]
     (docs/prepare_env/install_guide.md)`), as root-relative paths: the README hands its install steps to them, so
-    they set up the project's code wherever they sit (a docs/ folder without Python). A link out of the root, to a
-    URL or to an absolute path is none."""
+    they set up the project's code wherever they sit (a docs/ folder without Python). Only documents named for the
+    install (INSTALL.md, install_guide.md, installation.md): a linked README of a folder is about that folder. A link
+    out of the root, to a URL or to an absolute path is none."""
     found = set()
     for match in _LINK.finditer(readme[:MAX_CHARACTERS]):
         target = match.group(1)
@@ -60,7 +61,7 @@ def linked_install_docs(readme: str) -> frozenset[str]:
             parts.append(part)
         else:
             path = "/".join(parts)
-            if parts and is_install_doc(parts[-1]):
+            if parts and "install" in parts[-1].lower():  # a linked README (docs/discussions/README.md) is no guide
                 found.add(path)
     return frozenset(found)
 
