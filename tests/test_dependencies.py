@@ -474,6 +474,8 @@ def test_the_install_guide_the_readme_links_chooses_the_target(tmp_path):
     assert "an install line of docs/prepare_env/install_guide.md" in report.target.reason.en
     row = next(r for r in report.dependency_matrix if r.package == "torch")  # the bundled docs' pin is not its say
     assert (row.declared, row.sources) == ("==2.1.0", ["docs/prepare_env/install_guide.md:4"])
+    guide_items = [f for f in report.findings if f.path == "docs/prepare_env/install_guide.md"]
+    assert guide_items and all(f.role == "product" for f in guide_items)  # the project's setup, like the README
     # not linked (only named in prose): a docs folder without Python sets up nothing the target follows
     unlinked = tmp_path / "unlinked"
     write(unlinked, {**files, "README.md": "# Demo\n\nSee docs/prepare_env/install_guide.md, or [the web](https://x.org/install.md).\n"})

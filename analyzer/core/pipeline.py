@@ -145,8 +145,12 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     readme_runs += [path for path in entry_imported_tools(paths, load_context_conventions().roles, config.roles,
                                                           reader, tuple(readme_runs))
                     if path not in readme_runs]  # a root product script (train.py) imports them: its own helpers
-    if readme_runs:  # the README's own command runs them: product, for the context and the plan alike
-        config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, readme_runs)]}
+    # the install guides the root README hands its install steps to (docs/prepare_env/install_guide.md): the
+    # project's own setup, product like the README itself, wherever they sit
+    linked_docs = install_docs.linked_install_docs(config.readme) & set(paths)
+    product = [*readme_runs, *sorted(linked_docs)]
+    if product:  # the README's own command runs them (or it links them): product, for the context and the plan alike
+        config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, product)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
                                     other_backend_images(found.files), config.source_roots)
     context.readme_flags = install_docs.launch_flags(config.readme) if config.readme else ()
@@ -155,8 +159,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     files = [f for f in found.files if worker.reads(f.kind)]
     choice, nested = None, []
     if options.torch_npu is None:
-        choice, nested = _project_target(root, files, [f.path for f in found.files], worker, context,
-                                         install_docs.linked_install_docs(config.readme))
+        choice, nested = _project_target(root, files, [f.path for f in found.files], worker, context, linked_docs)
         if nested or choice.version is not None and choice.version != worker.target.requested:
             worker = FileWorker(choice.version or worker.target.requested, context, config.read,
                                 tuple((sub.folder, sub.choice.version) for sub in nested))
