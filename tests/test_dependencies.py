@@ -451,6 +451,58 @@ def test_a_manifest_outranks_the_install_lines_of_a_readme(tmp_path):
     assert not [f for f in report.findings if f.rule == "DEP004" and f.symbol.startswith("accelerate")]
 
 
+def test_accelerate_is_npu_aware_from_0_21_0(tmp_path):
+    """accelerate v0.21.0 adds is_npu_available and MULTI_NPU (utils/imports.py, state.py), v0.20.3 has neither; DST051
+    cites the same release (round 29 A2 row 84: `accelerate==0.21.0` was reported as older than Ascend support)."""
+    write(tmp_path, {"requirements.txt": "torch>=2.10.0\naccelerate==0.21.0\n", "train.py": "import torch\nimport accelerate\n",
+                     "old/requirements.txt": "torch>=2.10.0\naccelerate==0.20.3\n", "old/run.py": "import accelerate\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    below = {f.symbol for f in report.findings if f.rule == "DEP004" and f.symbol.startswith("accelerate")}
+    assert below == {"accelerate==0.20.3"}
+
+
+def test_the_install_guide_the_readme_links_chooses_the_target(tmp_path):
+    """Round 29 V3: the root README hands its install steps to docs/prepare_env/install_guide.md (a folder without
+    Python), which pins torch; a bundled project's docs (its own install.md, linked from nowhere) choose nothing."""
+    guide = "# Install\n\n```bash\nconda install pytorch==2.1.0 torchvision -c pytorch -c nvidia\n```\n"
+    bundled = "```bash\npip install torch==1.9.0+cu111\n```\n"
+    files = {"docs/prepare_env/install_guide.md": guide, "run.py": "import torch\n",
+             "models/arc/docs/install.md": bundled, "models/arc/net.py": "import torch\n"}
+    write(tmp_path, {**files, "README.md": "# Demo\n\nPlease refer to [Installation Guide](docs/prepare_env/install_guide.md).\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch_npu.startswith("2.1.0")
+    assert "an install line of docs/prepare_env/install_guide.md" in report.target.reason.en
+    row = next(r for r in report.dependency_matrix if r.package == "torch")  # the bundled docs' pin is not its say
+    assert (row.declared, row.sources) == ("==2.1.0", ["docs/prepare_env/install_guide.md:4"])
+    guide_items = [f for f in report.findings if f.path == "docs/prepare_env/install_guide.md"]
+    assert guide_items and all(f.role == "product" for f in guide_items)  # the project's setup, like the README
+    # not linked (only named in prose): a docs folder without Python sets up nothing the target follows
+    unlinked = tmp_path / "unlinked"
+    write(unlinked, {**files, "README.md": "# Demo\n\nSee docs/prepare_env/install_guide.md, or [the web](https://x.org/install.md).\n"})
+    report = analyze(unlinked, AnalyzeOptions(jobs=1))
+    assert report.target.chosen_by == "default" and "declares no torch requirement" in report.target.reason.en
+
+
+def test_pytorch3d_rasteriser_is_priced_and_its_transforms_are_not(tmp_path):
+    """Round 29 V4: pytorch3d was "not in the catalog" though a renderer on the default path rasterises through it;
+    its C++ ops have CUDA and CPU arms only (packages.toml), transforms and structures are plain PyTorch."""
+    write(tmp_path / "render", {"requirements.txt": "torch>=2.10.0\npytorch3d\n", "render.py": (
+        "import torch\nfrom pytorch3d.renderer import MeshRasterizer, RasterizationSettings\n\n\n"
+        "def make(cameras):\n    return MeshRasterizer(cameras=cameras, raster_settings=RasterizationSettings(image_size=256))\n")})
+    write(tmp_path / "pose", {"requirements.txt": "torch>=2.10.0\npytorch3d\n", "pose.py": (
+        "import torch\nfrom pytorch3d.transforms import matrix_to_euler_angles\n\n\n"
+        "def angles(m):\n    return matrix_to_euler_angles(m, 'XYZ')\n")})
+    report = analyze(tmp_path / "render", AnalyzeOptions(jobs=1))
+    render = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "pytorch3d"]
+    row = next(r for r in report.dependency_matrix if r.package == "pytorch3d")
+    assert render and render[0].severity != "info"
+    assert row.classification == "needs_replacement" and ".cpu()" in row.replacement.en
+    assert not [f for f in report.findings if f.rule == "DEP030"]  # settings and cameras are plain PyTorch: one item
+    pose = [f for f in analyze(tmp_path / "pose", AnalyzeOptions(jobs=1)).findings
+            if f.rule in {"DEP001", "DEP030"} and (f.symbol or "").startswith("pytorch3d")]
+    assert pose and all(f.severity == "info" and f.rule == "DEP001" for f in pose)
+
+
 def test_an_install_document_of_a_folder_without_python_does_not_choose_the_target(tmp_path):
     """open-r1's slurm/README.md pins torch==2.5.1 for its vLLM serving nodes; the code's torch is another matter."""
     write(tmp_path, {"slurm/README.md": "```bash\npip install torch==2.5.1\n```\n", "slurm/serve.slurm": "vllm serve\n",

@@ -9,7 +9,7 @@ from pathlib import Path
 from ascend_feasibility.analyzer.core.pipeline import AnalyzeOptions, analyze
 from ascend_feasibility.analyzer.reading import manifests, parsing
 from ascend_feasibility.analyzer.reading.discovery import GITIGNORE_OVERRIDDEN, classify_path, discover, is_manifest
-from ascend_feasibility.analyzer.reading.install_docs import shell_view
+from ascend_feasibility.analyzer.reading.install_docs import linked_install_docs, shell_view
 from dulwich import porcelain
 from dulwich.index import Index
 
@@ -171,3 +171,11 @@ def test_a_package_without_aarch64_wheels_says_so_on_its_row(tmp_path):
     assert rows["opencv-python"].classification == "not_involved" and rows["opencv-python"].notes is None
     assert not any(f.path == "requirements.txt" and "decord" in f.symbol
                    for f in analyze(tmp_path, AnalyzeOptions(jobs=1)).findings)  # a note, no finding
+
+
+def test_linked_install_docs_are_the_readmes_relative_install_links_inside_the_root():
+    readme = ("Please refer to [Installation Guide](docs/prepare_env/install_guide.md), or [here](./INSTALL.md#conda) "
+              "and [again](<docs/a/../setup/install.md> \"title\").\n"
+              "Not: [web](https://x.org/install.md), [up](../install.md), [abs](/install.md), [usage](docs/usage.md), "
+              "[notes](docs/discussions/README.md), docs/plain/install.md named in prose.\n")
+    assert linked_install_docs(readme) == {"docs/prepare_env/install_guide.md", "INSTALL.md", "docs/setup/install.md"}

@@ -14,6 +14,7 @@ from ascend_feasibility.analyzer.port.files import (
     identifiers,
     import_point,
     imports_torch_npu,
+    past_path_edits,
 )
 from ascend_feasibility.analyzer.reading.parsing import parse
 
@@ -104,6 +105,38 @@ def test_import_point_is_after_the_leading_imports(source, before):
 def test_import_point_after_a_comment_that_follows_code_is_not_moved():
     source = "x = 1\n# later\n"
     assert import_point(_root(source), source.encode()) == 0
+
+
+@pytest.mark.parametrize("source, before", [
+    # round 29 port W: the file adds the root to sys.path and imports its project after it; the device module's
+    # import goes after that run, where the root is on sys.path
+    ("import os\nimport sys\nsys.path.append('./')\nimport torch\nfrom utils.x import y\n\nx = 1\n", "\nx = 1"),
+    ("import sys\nsys.path.insert(0, '..')\nfrom pkg import a\nROOT = 1\n", "ROOT = 1"),
+    ("import site\nsite.addsitedir('lib')\nimport m\nx = 1\n", "x = 1"),
+    ("import sys, os\nROOT = os.path.dirname(__file__)\nif ROOT not in sys.path:\n    sys.path.append(ROOT)\n"
+     "from pkg import a\nx = 1\n", "x = 1"),
+    # a rewritten function body defined before the edit runs later, when the import is made
+    ("import sys\ndef f():\n    return 1\nsys.path.append('./')\nimport m\nx = 1\n", "x = 1"),
+])
+def test_port_imports_go_after_the_files_sys_path_edits(source, before):
+    data = source.encode()
+    changes = [data.index(b"return")] if "return" in source else []
+    assert past_path_edits(_root(source), data, import_point(_root(source), data), changes) == data.index(before.encode())
+
+
+@pytest.mark.parametrize("source, before", [
+    ("import sys\nimport torch\nx = 1\n", "x = 1"),  # no edit
+    ("import sys\nsys.path.append('./')\nx = 1\n", "sys.path"),  # no import after the edit
+    ("import sys\nprint(sys.path)\nimport m\n", "print"),  # not an edit
+    ("import sys\nxs = []\nxs.append(1)\nimport m\n", "xs = []"),  # another list's append
+    ("import sys\nif ok:\n    sys.path.append('a')\nelse:\n    run()\nimport m\n", "if ok"),  # an if doing more
+    # a statement rewritten at load before the edit would use the import before it is made: the point stays
+    ("import torch\ndevice = torch.device('cuda')\nimport sys\nsys.path.append('./')\nimport m\n", "device ="),
+])
+def test_port_imports_stay_at_the_leading_run_without_a_path_edit_before_imports(source, before):
+    data = source.encode()
+    changes = [data.index(b"torch.device('cuda')")] if "torch.device" in source else []
+    assert past_path_edits(_root(source), data, import_point(_root(source), data), changes) == data.index(before.encode())
 
 
 def test_import_point_with_a_shebang_and_no_newline():

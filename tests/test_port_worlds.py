@@ -137,6 +137,9 @@ def test_a_script_folder_importing_the_project_package_uses_its_module(tmp_path)
     assert "\nimport _device  # ascend: port" in new["tools/lone.py"]  # a module beside it
     # pkg is importable only after the sys.path change, below where port puts its import: a module beside it
     assert "\nimport _device  # ascend: port" in new["tools/late.py"]
+    # and it goes after the file's own sys.path edit and the imports that follow it (round 29 port W)
+    late = new["tools/late.py"]
+    assert late.index("from pkg.ops import f") < late.index("import _device  # ascend: port")
     assert sorted(result.new_files) == ["pkg/_device.py", "tools/_device.py"]
     # a script folder inside the installed package (run by its CLI): the package is importable there
     assert "from pkg import _device  # ascend: port" in new["pkg/tools/split.py"]

@@ -145,8 +145,12 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     readme_runs += [path for path in entry_imported_tools(paths, load_context_conventions().roles, config.roles,
                                                           reader, tuple(readme_runs))
                     if path not in readme_runs]  # a root product script (train.py) imports them: its own helpers
-    if readme_runs:  # the README's own command runs them: product, for the context and the plan alike
-        config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, readme_runs)]}
+    # the install guides the root README hands its install steps to (docs/prepare_env/install_guide.md): the
+    # project's own setup, product like the README itself, wherever they sit
+    linked_docs = install_docs.linked_install_docs(config.readme) & set(paths)
+    product = [*readme_runs, *sorted(linked_docs)]
+    if product:  # the README's own command runs them (or it links them): product, for the context and the plan alike
+        config.roles = {**config.roles, "product": [*config.roles.get("product", []), *map(glob.escape, product)]}
     context = build_project_context([f.path for f in found.files], config.roles, config.distribution,
                                     other_backend_images(found.files), config.source_roots)
     context.readme_flags = install_docs.launch_flags(config.readme) if config.readme else ()
@@ -155,7 +159,7 @@ def _analyze(root: Path, options: AnalyzeOptions, progress: ProgressCallback | N
     files = [f for f in found.files if worker.reads(f.kind)]
     choice, nested = None, []
     if options.torch_npu is None:
-        choice, nested = _project_target(root, files, [f.path for f in found.files], worker, context)
+        choice, nested = _project_target(root, files, [f.path for f in found.files], worker, context, linked_docs)
         if nested or choice.version is not None and choice.version != worker.target.requested:
             worker = FileWorker(choice.version or worker.target.requested, context, config.read,
                                 tuple((sub.folder, sub.choice.version) for sub in nested))
@@ -341,18 +345,19 @@ def usable_jobs(requested: int | None) -> int:
 
 
 def _project_target(root: Path, files: list[ProjectFile], paths: list[str], worker: FileWorker,
-                    context: ProjectContext) -> tuple[TargetChoice, list[Subproject]]:
+                    context: ProjectContext, linked_docs: frozenset[str] = frozenset()) -> tuple[TargetChoice, list[Subproject]]:
     """Read the build files' facts once, before the scan, to target the release the project can install, and the
     nested projects on a torch line of their own, each with its target from its own build files (core/subprojects.py).
     Examples', docs' and tests' manifests pin what a demo needs, not what the project installs."""
     read: list[tuple[str, object]] = []  # (path, facts) of each build file read
     # setup.py (Python) and environment.yml (YAML) are build files by role, whatever their kind: they name torch too
-    # an install document of the project or its docs that sets up its code: its pins rank below every manifest's
+    # an install document of the project or its docs that sets up its code (in a folder with Python, or one the root
+    # README links to as its install guide: `linked_docs`): its pins rank below every manifest's
     code = install_docs.code_folders(f.path for f in files if f.kind == "python")
     manifests = (f for f in files if (context.of(f.path).role == "build"
                  or (f.kind == "build" and context.of(f.path).role == "product")
                  or (f.kind == "install-doc" and context.of(f.path).role in {"product", "docs"}
-                     and install_docs.sets_up_code(f.path, code))
+                     and (install_docs.sets_up_code(f.path, code) or f.path in linked_docs))
                  or (f.kind == "shell" and install_docs.is_install_script(f.path)
                      and context.of(f.path).role in COUNTED_ROLES))
                  and context.of(f.path).reach != "other-backend")  # a ROCm image's torch is ROCm's, no requirement

@@ -45,6 +45,7 @@ from ascend_feasibility.analyzer.port.files import (
     import_point,
     imports_any,
     imports_torch_npu,
+    past_path_edits,
 )
 from ascend_feasibility.analyzer.port.flag_picks import flag_picks_rewritten_device
 from ascend_feasibility.analyzer.port.guard_scope import check_expression, controlled
@@ -616,7 +617,7 @@ def _rewrite_file(path, data, tree, findings, options, located, present, launche
         and not imports_torch_npu(tree) else []
     if not done and not setup and not notes:
         return rewrite, set()
-    at = import_point(tree, data)
+    at = past_path_edits(tree, data, import_point(tree, data), [change.start for outcome in done for change in outcome.changes])
     headers = []
     setup_at = after_torch_import(tree, data)
     if setup and setup_at is not None and setup_at != at:

@@ -82,6 +82,54 @@ def import_point(root: Node, data: bytes) -> int:
     return point
 
 
+PATH_EDITS = {("sys.path", "append"), ("sys.path", "insert"), ("sys.path", "extend"), ("site", "addsitedir")}
+LOADED_AT_CALL = {"function_definition", "decorated_definition"}
+
+
+def _is_path_edit(statement: Node) -> bool:
+    """`sys.path.append(...)`, `sys.path.insert(...)`, `site.addsitedir(...)` as a statement of its own, or an `if`
+    (`if root not in sys.path:`) whose block holds only such statements."""
+    if statement.type == "if_statement":
+        block = statement.child_by_field_name("consequence")
+        return statement.child_by_field_name("alternative") is None and block is not None and bool(block.named_children) \
+            and all(_is_path_edit(s) for s in block.named_children if s.type != "comment")
+    if statement.type != "expression_statement" or statement.named_child_count != 1:
+        return False
+    call = statement.named_children[0]
+    function = call.child_by_field_name("function") if call.type == "call" else None
+    if function is None or function.type != "attribute":
+        return False
+    owner = function.child_by_field_name("object")
+    return (text(owner), text(function.child_by_field_name("attribute"))) in PATH_EDITS
+
+
+def past_path_edits(root: Node, data: bytes, point: int, change_starts: list[int]) -> int:
+    """Where the port's own imports go in a file that edits sys.path before importing from it (`sys.path.append('./')`
+    then `from utils.x import ...`): after the last module-level edit that an import follows, and past the run of
+    imports after it, so that the device module's import (`from modules import _device`) sees the folder the file
+    adds. `point` (import_point) stays where a rewritten statement that runs at load lies before that place (it
+    would use the import before it is made) or where no import follows an edit."""
+    statements = [s for s in root.children if s.type != "comment"]
+    last = None
+    for index, statement in enumerate(statements):
+        if statement.start_byte >= point and _is_path_edit(statement) \
+                and any(s.type in IMPORT_TYPES for s in statements[index + 1:]):
+            last = index
+    if last is None:
+        return point
+    end = statements[last].end_byte
+    for statement in statements[last + 1:]:
+        if statement.type not in IMPORT_TYPES:
+            break
+        end = statement.end_byte
+    line_end = data.find(b"\n", end)
+    moved = len(data) if line_end < 0 else line_end + 1
+    if any(s.type not in LOADED_AT_CALL and s.start_byte < moved and s.end_byte > point
+           and any(s.start_byte <= at < s.end_byte for at in change_starts) for s in statements):
+        return point
+    return moved
+
+
 def after_torch_import(root: Node, data: bytes) -> int | None:
     """Byte offset of the line after the first module-level `import torch`, when there is one."""
     for statement in root.children:

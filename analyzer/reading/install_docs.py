@@ -35,6 +35,37 @@ def is_install_doc(name: str) -> bool:
     return lower.startswith(("readme", "install")) or "install" in lower
 
 
+_LINK = re.compile(r"\]\(\s*<?([^)\s>]+\.md)(?:#[^)\s]*)?>?(?:\s+\"[^\"]*\")?\s*\)", re.IGNORECASE)
+
+
+def linked_install_docs(readme: str) -> frozenset[str]:
+    """The install documents the root README links to by a relative Markdown link (`[Installation Guide]
+    (docs/prepare_env/install_guide.md)`), as root-relative paths: the README hands its install steps to them, so
+    they set up the project's code wherever they sit (a docs/ folder without Python). Only documents named for the
+    install (INSTALL.md, install_guide.md, installation.md): a linked README of a folder is about that folder. A link
+    out of the root, to a URL or to an absolute path is none."""
+    found = set()
+    for match in _LINK.finditer(readme[:MAX_CHARACTERS]):
+        target = match.group(1)
+        if "://" in target or target.startswith(("/", "mailto:")):
+            continue
+        parts: list[str] = []
+        for part in target.split("/"):
+            if part in {"", "."}:
+                continue
+            if part == "..":
+                if not parts:
+                    break
+                parts.pop()
+                continue
+            parts.append(part)
+        else:
+            path = "/".join(parts)
+            if parts and "install" in parts[-1].lower():  # a linked README (docs/discussions/README.md) is no guide
+                found.add(path)
+    return frozenset(found)
+
+
 def is_install_script(path: str) -> bool:
     """install.sh, install/install_torch.sh, scripts/setup_env.sh: a shell script that sets up the environment, whose
     pip pins (and its branch for an Ascend host, manifests.parse_install_commands) name the torch the project runs."""

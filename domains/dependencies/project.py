@@ -287,9 +287,10 @@ def analyze_dependencies(
                 repinned = site
             emit.declaration(code, f"torch{site.specifier}", site, recommended, place=place, sites=others,
                              facets=facets)
+    doc_site = next((s for s in documented.get("torch", []) if doc_pin == f"torch{s.specifier} ({s.path}:{s.line})"),
+                    None) if not torch_sites else None
     if not torch_sites and "torch" in imported:
-        site = next((s for s in documented.get("torch", []) if doc_pin == f"torch{s.specifier} ({s.path}:{s.line})"),
-                    None)
+        site = doc_site
         if site is not None:  # the install line choose_target read (TargetChoice.doc_pin): torch is declared there
             emit.declaration("torch-not-declared", "torch", site, doc_pin,
                              facets=("install-doc",) if site in chosen_doc else ("install-doc", "off-target"))
@@ -302,6 +303,9 @@ def analyze_dependencies(
     # requirements install mmcv, the README pins which)
     declared = {**{n: s for n, s in documented.items() if n in imported or _required_by_imported(n, imported, kb)},
                 **by_package}
+    if doc_site is not None and "torch" in declared:  # the torch row shows the install document the target follows,
+        # not a bundled project's own install docs beside it (round 29 V3: arcface_torch/docs/install.md's 1.9/1.11)
+        declared["torch"] = [s for s in declared["torch"] if s.path == doc_site.path]
     matrix = [_row(name, declared.get(name, []), name in imported, kb, records.get(name))
               for name in sorted(set(declared) | set(imported))]
     return DependencyAnalysis(findings, matrix, fit)
