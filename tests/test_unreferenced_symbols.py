@@ -328,6 +328,30 @@ def test_an_alias_of_a_name_is_a_value_its_users_hold():
     assert not any(entry[0] == "other_alias" for entry in unnamed + inner)  # a call's attribute may run code
 
 
+def test_a_class_imported_only_under_an_alias_nobody_writes_again_is_optional(tmp_path):
+    """Round 29 B1 row 13's shape: `from .stylegan3 import SynthesisLayer as AFSynthesisLayer`, the alias never written again,
+    while another module defines and uses its own `SynthesisLayer`: the aliased class is unreached. Where the importer
+    builds the alias (`AFToRGB()`), the class keeps `runs`."""
+    layers = ("import torch\nclass SynthesisLayer:\n    def forward(self):\n" + CUDA.replace("    ", "        ") +
+              "class ToRGB:\n    def forward(self):\n" + CUDA.replace("    ", "        "))
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "portrait"\n',
+        "train.sh": "python models/train.py\n",
+        "models/__init__.py": "",
+        "models/stylegan3.py": layers,
+        "models/stylegan2.py": "class SynthesisLayer:\n    pass\n\nclass Net:\n    def build(self):\n        return SynthesisLayer()\n",
+        "models/sr.py": ("from models.stylegan2 import Net\n"
+                         "from models.stylegan3 import SynthesisLayer as AFSynthesisLayer, ToRGB as AFToRGB\n"
+                         "class SR:\n    def forward(self):\n        return AFToRGB(), Net()\n"),
+        "models/train.py": "from models.sr import SR\nSR()\n",
+    })
+    reach = _reach_by_line(tmp_path)
+    assert reach[("models/stylegan3.py", 4)] == (
+        "optional", "line 2: class SynthesisLayer is only imported (by models/sr.py) and never named again there: an "
+                    "import is no call, nothing reaches it")
+    assert reach[("models/stylegan3.py", 7)] == ("runs", None)  # ToRGB, built through its alias
+
+
 def test_a_name_imported_and_written_only_inside_definitions_lists_them():
     from ascend_feasibility.domains.phases.symbols import imported_users
     text = ("import torchvision\n"
@@ -345,6 +369,23 @@ def test_a_name_imported_and_written_only_inside_definitions_lists_them():
                                            ("modulated_deform", ["DCNv2Pack"])]
     # a decorated class may be registered, a module-level call and a comment write the name: none is listed
     assert imported_users(_unit(text + "x = globals()['DCNv2Pack']\n")) == []  # a file looking names up
+
+
+def test_an_aliased_import_is_listed_under_the_imported_name_with_the_alias_users():
+    """`from ..stylegan3 import SynthesisLayer as AFSynthesisLayer`: the file writes the defining module's name only in
+    the import, so its use of that name is the alias's use: none when the alias is written nowhere else."""
+    from ascend_feasibility.domains.phases.symbols import imported_users
+    text = ("from lib.sg3 import SynthesisLayer as AFSynthesisLayer, ToRGB as AFToRGB, Mapping as AFMapping\n"
+            "from lib.sg2 import Block as OtherBlock\n"
+            "class Block:\n    pass\n\n"
+            "class Head:\n    def forward(self):\n        return AFToRGB()\n\n"
+            "net = AFMapping()\n")
+    found = dict(imported_users(_unit(text)))
+    assert found["SynthesisLayer"] == []  # imported, never written again: no use
+    assert found["ToRGB"] == ["Head"]  # the alias's users are the imported name's users
+    assert "Mapping" not in found  # the alias is used at module level: used
+    assert "Block" not in found  # the file writes its own Block: the name is written outside the import too
+    assert found["AFSynthesisLayer"] == []  # the local name as before
 
 
 def test_class_uses_reads_methods_bases_overrides_and_base_only_names():
