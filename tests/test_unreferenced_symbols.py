@@ -330,7 +330,8 @@ def test_an_alias_of_a_name_is_a_value_its_users_hold():
 
 def test_a_class_imported_only_under_an_alias_nobody_writes_again_is_optional(tmp_path):
     """Round 29 B1 row 13's shape: `from .stylegan3 import SynthesisLayer as AFSynthesisLayer`, the alias never written again,
-    while another module defines and uses its own `SynthesisLayer`: the aliased class is unreached. Where the importer
+    while another module defines its own `SynthesisLayer`, which the importer also imports and builds: the aliased class
+    is unreached. Where the importer
     builds the alias (`AFToRGB()`), the class keeps `runs`."""
     layers = ("import torch\nclass SynthesisLayer:\n    def forward(self):\n" + CUDA.replace("    ", "        ") +
               "class ToRGB:\n    def forward(self):\n" + CUDA.replace("    ", "        "))
@@ -340,9 +341,9 @@ def test_a_class_imported_only_under_an_alias_nobody_writes_again_is_optional(tm
         "models/__init__.py": "",
         "models/stylegan3.py": layers,
         "models/stylegan2.py": "class SynthesisLayer:\n    pass\n\nclass Net:\n    def build(self):\n        return SynthesisLayer()\n",
-        "models/sr.py": ("from models.stylegan2 import Net\n"
+        "models/sr.py": ("from models.stylegan2 import Net, SynthesisLayer\n"
                          "from models.stylegan3 import SynthesisLayer as AFSynthesisLayer, ToRGB as AFToRGB\n"
-                         "class SR:\n    def forward(self):\n        return AFToRGB(), Net()\n"),
+                         "class SR:\n    def forward(self):\n        return AFToRGB(), Net(), SynthesisLayer()\n"),
         "models/train.py": "from models.sr import SR\nSR()\n",
     })
     reach = _reach_by_line(tmp_path)
@@ -381,11 +382,17 @@ def test_an_aliased_import_is_listed_under_the_imported_name_with_the_alias_user
             "class Head:\n    def forward(self):\n        return AFToRGB()\n\n"
             "net = AFMapping()\n")
     found = dict(imported_users(_unit(text)))
-    assert found["SynthesisLayer"] == []  # imported, never written again: no use
-    assert found["ToRGB"] == ["Head"]  # the alias's users are the imported name's users
-    assert "Mapping" not in found  # the alias is used at module level: used
-    assert "Block" not in found  # the file writes its own Block: the name is written outside the import too
+    assert found["lib.sg3.SynthesisLayer"] == []  # imported, never written again: no use
+    assert found["lib.sg3.ToRGB"] == ["Head"]  # the alias's users are the imported name's users
+    assert "lib.sg3.Mapping" not in found  # the alias is used at module level: used
+    assert "lib.sg2.Block" not in found  # the file defines its own Block
     assert found["AFSynthesisLayer"] == []  # the local name as before
+    # another import binds the bare name, used by Head: the alias's entry is still its own
+    both = dict(imported_users(_unit("from .sg2 import Layer\nfrom .sg3 import Layer as AFLayer\n"
+                                     "class Head:\n    def forward(self):\n        return Layer()\n")))
+    assert both["sg3.Layer"] == [] and both["Layer"] == ["Head"]
+    # no other import binds it and the file writes the bare name at module level: it may mean the module's
+    assert "sg3.Layer" not in dict(imported_users(_unit("from sg3 import Layer as AFLayer\nprint('Layer')\n")))
 
 
 def test_class_uses_reads_methods_bases_overrides_and_base_only_names():

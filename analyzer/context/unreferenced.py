@@ -152,7 +152,8 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         arms = {other: edited[(other, name)] for other in others if (other, name) in edited}
         # another file importing it and naming it only inside its own module-level definitions (`class
         # DCNv2Pack(ModulatedDeformConvPack):`): those definitions are its users, reached or not as they are
-        importing = {other: inside[(other, name)] for other in others - set(arms) if (other, name) in inside}
+        importing = {other: held for other in others - set(arms)
+                     if (held := _imported_use(inside, other, name, load_names(path))) is not None}
         # a self-test's demo (`Glow`, built only under its module's `if __name__ == "__main__":`) that other files
         # of an application import and name only inside their own module-level definitions, or never again (`from
         # .flow_base import Glow, WN`, using WN: an import is no use), is reached only if those definitions are (the
@@ -248,6 +249,18 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         if (path, name) in unreached:
             result[path].append((start, end, unreached[(path, name)]))
     return dict(result)
+
+
+def _imported_use(inside: dict[tuple[str, str], list[str]], other: str, name: str,
+                  modules: set[str]) -> list[str] | None:
+    """The definitions `other` names the module's `name` in (symbols.imported_users), or None where it may name it
+    elsewhere: first an aliased import from one of the names the module is loaded by (`from .stylegan3 import
+    SynthesisLayer as AFSynthesisLayer`, listed as `stylegan3.SynthesisLayer`), then the bare name."""
+    for module in modules:
+        held = inside.get((other, f"{module}.{name}"))
+        if held is not None:
+            return held
+    return inside.get((other, name))
 
 
 def _may_name(other: ModuleFacts, modules: frozenset[str], name: str, demo: bool, verdicts: ImportVerdicts) -> bool:

@@ -195,9 +195,11 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
     torch_gc`, never called: round 28 A1 row 27, A2 row 76): an import is no call, so that file is no user.
     A definition that is decorated (it may be registered) or a name written anywhere else (a call at module level, a
     string, a comment outside the definitions) makes the name used; a file that looks names up gives none.
-    An aliased import (`from ..stylegan3 import SynthesisLayer as AFSynthesisLayer`) is listed under the imported
-    name, with the alias's users: the file writes the defining module's name only in the import (round 29 B1 row 13),
-    unless it writes that name elsewhere too (another module's class of the same name)."""
+    An aliased import (`from ..stylegan3 import SynthesisLayer as AFSynthesisLayer`) is also listed under its source
+    and imported name (`stylegan3.SynthesisLayer`, leading dots dropped), with the alias's users: the file writes that
+    module's name only in the import (round 29 B1 row 13), even where another import binds the bare name
+    (`from .stylegan2 import SynthesisLayer`, whose uses are that module's); not where the file defines the name, or
+    writes it with no other import binding it."""
     data = unit.source.data
     if b"import" not in data or b"from" not in data:
         return []
@@ -213,10 +215,11 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
                 text = parsing.text(alias if alias is not None else name).split(".")[-1]
                 if len(text) >= MIN_NAME and not text.startswith("__"):
                     imported.add(text)
-                    if alias is not None:
-                        original = name.child_by_field_name("name")
-                        if original is not None:
-                            aliases.setdefault(parsing.text(original).split(".")[-1], set()).add(text)
+                    original = name.child_by_field_name("name") if alias is not None else None
+                    source = node.child_by_field_name("module_name")
+                    source_text = parsing.text(source).lstrip(".") if source is not None else ""
+                    if original is not None and source_text:
+                        aliases.setdefault((source_text, parsing.text(original).split(".")[-1]), set()).add(text)
         if head is not None and head.type == "assignment" and kind == "expression_statement":
             left = head.child_by_field_name("left")
             if left is not None and parsing.text(left) == "__all__":
@@ -230,14 +233,15 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
     zones = sorted([(node.start_byte, node.end_byte, None) for node in neutral]
                    + [(statement.start_byte, statement.end_byte, name) for name, statement in found])
     # an aliased name is the defining module's name only in its import: the file uses it only where it writes an alias
-    originals = {original for original in aliases if original not in imported} - {name for name, _ in found}
+    defined = {name for name, _ in found}
+    originals = {original for _, original in aliases} - defined
     named, users = _words_by_zone(data, sorted(imported | originals), zones)
     found_users = [(name, sorted(users.get(name, ()))) for name in imported if name not in named]
-    for original in sorted(originals):
-        local = aliases[original]
-        if original in named or original in users or local & named:
-            continue  # written elsewhere under its own name too, or an alias is used outside definitions
-        found_users.append((original, sorted(set().union(*(users.get(name, set()) for name in local)))))
+    for (source, original), local in sorted(aliases.items()):
+        if original in defined or local & named or (original not in imported and (original in named or original in users)):
+            continue  # its own definition of the name, an alias used outside definitions, or the name written
+            # elsewhere when no other import binds it
+        found_users.append((f"{source}.{original}", sorted(set().union(*(users.get(name, set()) for name in local)))))
     return sorted(found_users)
 
 
