@@ -353,6 +353,26 @@ def test_a_class_imported_only_under_an_alias_nobody_writes_again_is_optional(tm
     assert reach[("models/stylegan3.py", 7)] == ("runs", None)  # ToRGB, built through its alias
 
 
+def test_a_class_whose_only_construction_is_commented_out_is_optional(tmp_path):
+    """Round 29 A1 row 5, A2 row 87's shape: the detector imports Hand beside Body and builds only Body; the line
+    building Hand is commented out. Hand's methods are unreached; Body, built, keeps `runs`."""
+    parts = ("import torch\nclass Hand:\n    def __call__(self):\n" + CUDA.replace("    ", "        ") +
+             "class Body:\n    def __call__(self):\n" + CUDA.replace("    ", "        "))
+    write_tree(tmp_path, {
+        "app.py": "from pose.detector import Detector\nDetector()\n",
+        "pose/__init__.py": "",
+        "pose/parts.py": parts,
+        "pose/detector.py": ("from pose.parts import Body, Hand\n"
+                             "class Detector:\n    def __init__(self):\n        self.body = Body()\n"
+                             "        # self.hand = Hand()\n"),
+    })
+    reach = _reach_by_line(tmp_path)
+    assert reach[("pose/parts.py", 4)] == (
+        "optional", "line 2: class Hand is only imported (by pose/detector.py) and never named again there: an import "
+                    "is no call, nothing reaches it")
+    assert reach[("pose/parts.py", 7)] == ("runs", None)
+
+
 def test_a_name_imported_and_written_only_inside_definitions_lists_them():
     from ascend_feasibility.domains.phases.symbols import imported_users
     text = ("import torchvision\n"
@@ -364,11 +384,16 @@ def test_a_name_imported_and_written_only_inside_definitions_lists_them():
             "    def forward(self, x):\n        return modulated_deform(x) + helper_fn(x)\n\n"
             "def make():\n    return helper_fn(1)\n\n"
             "@ARCH_REGISTRY.register()\nclass Registered(RegisteredBase):\n    pass\n\n"
-            "model = UsedAtTop()\n# InComment is kept for the docs\n")
-    assert imported_users(_unit(text)) == [("ModulatedDeformConvPack", ["DCNv2Pack"]),
+            "model = UsedAtTop()\n# InComment is kept for the docs\n"
+            "class Detector:\n    def __init__(self):\n        # self.hand = Commented(1)\n        self.doc = 'Quoted'\n")
+    text = text.replace("InComment\n", "InComment, Commented, Quoted\n", 1)
+    assert imported_users(_unit(text)) == [("Commented", []),  # only a comment in Detector writes it: no use
+                                           ("InComment", []),  # a comment at module level is no use either
+                                           ("ModulatedDeformConvPack", ["DCNv2Pack"]),
+                                           ("Quoted", ["Detector"]),  # a string may be looked up: a use
                                            ("helper_fn", ["DCNv2Pack", "make"]),
                                            ("modulated_deform", ["DCNv2Pack"])]
-    # a decorated class may be registered, a module-level call and a comment write the name: none is listed
+    # a decorated class may be registered, a module-level call writes the name: neither is listed
     assert imported_users(_unit(text + "x = globals()['DCNv2Pack']\n")) == []  # a file looking names up
 
 
