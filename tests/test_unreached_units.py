@@ -244,6 +244,15 @@ def test_a_class_only_its_self_test_builds_and_other_files_only_import_is_a_demo
     assert [(start, end) for start, end, _ in found["models/flow.py"]] == [(700, 816)]
     assert "class Glow is named only in the self-test block (line 819" in found["models/flow.py"][0][2]
     assert "a demo, not product code" in found["models/flow.py"][0][2]
+    # round 29 A1 row 5: an application package's __init__.py is its only importer (`from .hand import Hand`), and a
+    # script imports the package for its other names
+    facts = glow_project()
+    facts[-1].path = "models/__init__.py"
+    facts.append(Facts("train.py", imports=["models.WN"], words=ws("models", "WN")))
+    found = r.unreferenced_symbols(facts, context(), self_tests=GLOW_TEST)
+    assert "a demo, not product code" in found["models/flow.py"][0][2]
+    facts[-1].imports, facts[-1].words = ["models.Glow"], ws("models", "Glow")  # the script takes it from the package
+    assert r.unreferenced_symbols(facts, context(), self_tests=GLOW_TEST) == {}
 
 
 def test_a_self_test_class_another_file_builds_or_a_library_exports_keeps_its_reach():

@@ -38,8 +38,8 @@ ModulatedDeformConvFunction.apply`) is a value like any other, read where its mo
 imported; definitions decorated only by a cache (`@lru_cache()`) are
 read too. A self-test's demo in an application (a class built only under its own module's `if __name__ ==
 "__main__":`, Glow) that other files import and name only inside their own module-level definitions, or never again,
-is unreached when those are (round 29 A1 row 3, B2 row 27); an __init__.py re-exporting it, or a library's module,
-keeps it. Decorated
+is unreached when those are (round 29 A1 row 3, B2 row 27; openpose's Hand, imported only by its package's
+__init__.py, A1 row 5); a library's module keeps it. Decorated
 definitions (a decorator may register them) are never candidates, and neither is a module whose code may look its
 names up at run time: `globals()`, `fire.Fire()`, `inspect.getmembers` (symbols.py).
 """
@@ -157,8 +157,9 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         # a self-test's demo (`Glow`, built only under its module's `if __name__ == "__main__":`) that other files
         # of an application import and name only inside their own module-level definitions, or never again (`from
         # .flow_base import Glow, WN`, using WN: an import is no use), is reached only if those definitions are (the
-        # pending pass below); in a library's module, or re-exported by an __init__.py, it keeps `runs`
-        silent = {other for other in importing if not other.endswith("__init__.py")} if path in judged_paths else set()
+        # pending pass below), an application's __init__.py only importing it included (a file using it through the
+        # package writes its name, and counts); in a library's module it keeps `runs`
+        silent = set(importing) if path in judged_paths else set()
         if others - reexports(path, name) - set(arms) - set(importing) or (users == (MAIN_BLOCK_USER,) and others - silent):
             continue  # named elsewhere; or a library module's demo function some file names, a re-export included
         if arms:  # named only in arms a literal constant rules out
