@@ -225,6 +225,56 @@ def test_a_self_test_demo_other_files_write_only_as_a_word_is_a_demo():
         assert "a demo, not product code" in found["lib/gen/deep.py"][0][2], imports
 
 
+GLOW = ("Glow", 700, 816, "class", ["__main__"])
+GLOW_TEST = {"models/flow.py": "line 819: the self-test under `if __name__ == \"__main__\":` of a module the project imports (models/vae.py)"}
+
+
+def glow_project(vae_users=(), library=False) -> list[Facts]:
+    """Round 29 A1 row 3, B2 row 27's shape: an application's flow module builds `Glow` only under its own
+    `if __name__ == "__main__":`; vae.py imports it beside `WN`, which it uses, and never names it again
+    (symbols.imported_users: ("Glow", [])). `library`: the same in a published package's module."""
+    folder = [Facts("setup.py"), Facts("models/__init__.py")] if library else []
+    return [*folder, Facts("models/flow.py", inner_named=[GLOW], words=ws("Glow", "WN")),
+            Facts("models/vae.py", imports=["models.flow.Glow", "models.flow.WN"], words=ws("Glow", "WN", "models", "flow"),
+                  imported_users=[("Glow", list(vae_users))] if vae_users is not None else [])]
+
+
+def test_a_class_only_its_self_test_builds_and_other_files_only_import_is_a_demo():
+    found = r.unreferenced_symbols(glow_project(), context(), self_tests=GLOW_TEST)
+    assert [(start, end) for start, end, _ in found["models/flow.py"]] == [(700, 816)]
+    assert "class Glow is named only in the self-test block (line 819" in found["models/flow.py"][0][2]
+    assert "a demo, not product code" in found["models/flow.py"][0][2]
+    # round 29 A1 row 5: an application package's __init__.py is its only importer (`from .hand import Hand`), and a
+    # script imports the package for its other names
+    facts = glow_project()
+    facts[-1].path = "models/__init__.py"
+    facts.append(Facts("train.py", imports=["models.WN"], words=ws("models", "WN")))
+    found = r.unreferenced_symbols(facts, context(), self_tests=GLOW_TEST)
+    assert "a demo, not product code" in found["models/flow.py"][0][2]
+    facts[-1].imports, facts[-1].words = ["models.Glow"], ws("models", "Glow")  # the script takes it from the package
+    assert r.unreferenced_symbols(facts, context(), self_tests=GLOW_TEST) == {}
+
+
+def test_a_self_test_class_another_file_builds_or_a_library_exports_keeps_its_reach():
+    # vae.py writes Glow outside its definitions (`flow = Glow(...)` at module level): imported_users lists no Glow
+    assert r.unreferenced_symbols(glow_project(vae_users=None), context(), self_tests=GLOW_TEST) == {}
+    # a published library's module: its users may import Glow from it, whatever the project's own files do
+    assert r.unreferenced_symbols(glow_project(library=True), context(), self_tests=GLOW_TEST) == {}
+    # without the self-test verdict the block is product code (a script run directly builds Glow)
+    assert r.unreferenced_symbols(glow_project(), context()) == {}
+
+
+def test_a_self_test_class_other_files_use_only_in_unreached_definitions_is_a_demo():
+    facts = glow_project(vae_users=["VAEFlow"])  # vae.py names Glow only in its class VAEFlow, which nothing builds
+    facts[-1].unnamed_symbols = [("VAEFlow", 20, 60, "class")]
+    found = r.unreferenced_symbols(facts, context(), self_tests=GLOW_TEST)
+    assert "class Glow is named only in VAEFlow (models/vae.py) and the self-test block" in found["models/flow.py"][0][2]
+    facts[-1].unnamed_symbols = []  # VAEFlow is built somewhere (named elsewhere): Glow runs through it
+    facts[-1].inner_named = []
+    facts.append(Facts("train.py", imports=["models.vae.VAEFlow"], words=ws("VAEFlow", "models", "vae")))
+    assert r.unreferenced_symbols(facts, context(), self_tests=GLOW_TEST) == {}
+
+
 # round 24 B2 37 / A1 39 (CodeFormer's basicsr copy, as the audits quote it): ModulatedDeformConvFunction is applied
 # only through `modulated_deform_conv = ModulatedDeformConvFunction.apply`, used by ModulatedDeformConv(Pack) and by
 # arch_util.py's DCNv2Pack, a subclass of ModulatedDeformConvPack that nothing in the project creates

@@ -328,6 +328,51 @@ def test_an_alias_of_a_name_is_a_value_its_users_hold():
     assert not any(entry[0] == "other_alias" for entry in unnamed + inner)  # a call's attribute may run code
 
 
+def test_a_class_imported_only_under_an_alias_nobody_writes_again_is_optional(tmp_path):
+    """Round 29 B1 row 13's shape: `from .stylegan3 import SynthesisLayer as AFSynthesisLayer`, the alias never written again,
+    while another module defines its own `SynthesisLayer`, which the importer also imports and builds: the aliased class
+    is unreached. Where the importer
+    builds the alias (`AFToRGB()`), the class keeps `runs`."""
+    layers = ("import torch\nclass SynthesisLayer:\n    def forward(self):\n" + CUDA.replace("    ", "        ") +
+              "class ToRGB:\n    def forward(self):\n" + CUDA.replace("    ", "        "))
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "portrait"\n',
+        "train.sh": "python models/train.py\n",
+        "models/__init__.py": "",
+        "models/stylegan3.py": layers,
+        "models/stylegan2.py": "class SynthesisLayer:\n    pass\n\nclass Net:\n    def build(self):\n        return SynthesisLayer()\n",
+        "models/sr.py": ("from models.stylegan2 import Net, SynthesisLayer\n"
+                         "from models.stylegan3 import SynthesisLayer as AFSynthesisLayer, ToRGB as AFToRGB\n"
+                         "class SR:\n    def forward(self):\n        return AFToRGB(), Net(), SynthesisLayer()\n"),
+        "models/train.py": "from models.sr import SR\nSR()\n",
+    })
+    reach = _reach_by_line(tmp_path)
+    assert reach[("models/stylegan3.py", 4)] == (
+        "optional", "line 2: class SynthesisLayer is only imported (by models/sr.py) and never named again there: an "
+                    "import is no call, nothing reaches it")
+    assert reach[("models/stylegan3.py", 7)] == ("runs", None)  # ToRGB, built through its alias
+
+
+def test_a_class_whose_only_construction_is_commented_out_is_optional(tmp_path):
+    """Round 29 A1 row 5, A2 row 87's shape: the detector imports Hand beside Body and builds only Body; the line
+    building Hand is commented out. Hand's methods are unreached; Body, built, keeps `runs`."""
+    parts = ("import torch\nclass Hand:\n    def __call__(self):\n" + CUDA.replace("    ", "        ") +
+             "class Body:\n    def __call__(self):\n" + CUDA.replace("    ", "        "))
+    write_tree(tmp_path, {
+        "app.py": "from pose.detector import Detector\nDetector()\n",
+        "pose/__init__.py": "",
+        "pose/parts.py": parts,
+        "pose/detector.py": ("from pose.parts import Body, Hand\n"
+                             "class Detector:\n    def __init__(self):\n        self.body = Body()\n"
+                             "        # self.hand = Hand()\n"),
+    })
+    reach = _reach_by_line(tmp_path)
+    assert reach[("pose/parts.py", 4)] == (
+        "optional", "line 2: class Hand is only imported (by pose/detector.py) and never named again there: an import "
+                    "is no call, nothing reaches it")
+    assert reach[("pose/parts.py", 7)] == ("runs", None)
+
+
 def test_a_name_imported_and_written_only_inside_definitions_lists_them():
     from ascend_feasibility.domains.phases.symbols import imported_users
     text = ("import torchvision\n"
@@ -339,12 +384,40 @@ def test_a_name_imported_and_written_only_inside_definitions_lists_them():
             "    def forward(self, x):\n        return modulated_deform(x) + helper_fn(x)\n\n"
             "def make():\n    return helper_fn(1)\n\n"
             "@ARCH_REGISTRY.register()\nclass Registered(RegisteredBase):\n    pass\n\n"
-            "model = UsedAtTop()\n# InComment is kept for the docs\n")
-    assert imported_users(_unit(text)) == [("ModulatedDeformConvPack", ["DCNv2Pack"]),
+            "model = UsedAtTop()\n# InComment is kept for the docs\n"
+            "class Detector:\n    def __init__(self):\n        # self.hand = Commented(1)\n        self.doc = 'Quoted'\n")
+    text = text.replace("InComment\n", "InComment, Commented, Quoted\n", 1)
+    assert imported_users(_unit(text)) == [("Commented", []),  # only a comment in Detector writes it: no use
+                                           ("InComment", []),  # a comment at module level is no use either
+                                           ("ModulatedDeformConvPack", ["DCNv2Pack"]),
+                                           ("Quoted", ["Detector"]),  # a string may be looked up: a use
                                            ("helper_fn", ["DCNv2Pack", "make"]),
                                            ("modulated_deform", ["DCNv2Pack"])]
-    # a decorated class may be registered, a module-level call and a comment write the name: none is listed
+    # a decorated class may be registered, a module-level call writes the name: neither is listed
     assert imported_users(_unit(text + "x = globals()['DCNv2Pack']\n")) == []  # a file looking names up
+
+
+def test_an_aliased_import_is_listed_under_the_imported_name_with_the_alias_users():
+    """`from ..stylegan3 import SynthesisLayer as AFSynthesisLayer`: the file writes the defining module's name only in
+    the import, so its use of that name is the alias's use: none when the alias is written nowhere else."""
+    from ascend_feasibility.domains.phases.symbols import imported_users
+    text = ("from lib.sg3 import SynthesisLayer as AFSynthesisLayer, ToRGB as AFToRGB, Mapping as AFMapping\n"
+            "from lib.sg2 import Block as OtherBlock\n"
+            "class Block:\n    pass\n\n"
+            "class Head:\n    def forward(self):\n        return AFToRGB()\n\n"
+            "net = AFMapping()\n")
+    found = dict(imported_users(_unit(text)))
+    assert found["lib.sg3.SynthesisLayer"] == []  # imported, never written again: no use
+    assert found["lib.sg3.ToRGB"] == ["Head"]  # the alias's users are the imported name's users
+    assert "lib.sg3.Mapping" not in found  # the alias is used at module level: used
+    assert "lib.sg2.Block" not in found  # the file defines its own Block
+    assert found["AFSynthesisLayer"] == []  # the local name as before
+    # another import binds the bare name, used by Head: the alias's entry is still its own
+    both = dict(imported_users(_unit("from .sg2 import Layer\nfrom .sg3 import Layer as AFLayer\n"
+                                     "class Head:\n    def forward(self):\n        return Layer()\n")))
+    assert both["sg3.Layer"] == [] and both["Layer"] == ["Head"]
+    # no other import binds it and the file writes the bare name at module level: it may mean the module's
+    assert "sg3.Layer" not in dict(imported_users(_unit("from sg3 import Layer as AFLayer\nprint('Layer')\n")))
 
 
 def test_class_uses_reads_methods_bases_overrides_and_base_only_names():

@@ -36,7 +36,10 @@ module-level definitions (symbols.imported_users: CodeFormer's arch_util.py subc
 the project creates from their class overrides (overridden_methods.py). An alias (`modulated_deform_conv =
 ModulatedDeformConvFunction.apply`) is a value like any other, read where its module or a package re-exporting it is
 imported; definitions decorated only by a cache (`@lru_cache()`) are
-read too. Decorated
+read too. A self-test's demo in an application (a class built only under its own module's `if __name__ ==
+"__main__":`, Glow) that other files import and name only inside their own module-level definitions, or never again,
+is unreached when those are (round 29 A1 row 3, B2 row 27; openpose's Hand, imported only by its package's
+__init__.py, A1 row 5); a library's module keeps it. Decorated
 definitions (a decorator may register them) are never candidates, and neither is a module whose code may look its
 names up at run time: `globals()`, `fire.Fire()`, `inspect.getmembers` (symbols.py).
 """
@@ -104,12 +107,15 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
     uncalled = uncalled or set()
     packages = package_folders(facts, context.source_roots) if packages is None else packages
     whole = public_names_judged(facts, context, distribution, packages)
+    judged_paths: set[str] = set()  # the files whose public names the project's own judge (public_names_judged)
     candidates: list[tuple[str, tuple[str, int, int, str], tuple[str, ...]]] = []
     for f in facts:
         own = context.of(f.path)
         if not (f.unnamed_symbols or f.inner_named) or own.role not in COUNTED_ROLES or own.reach != "runs":
             continue
         judged_whole = whole(f.path)
+        if judged_whole:
+            judged_paths.add(f.path)
         candidates += [(f.path, s[:4], ()) for s in f.unnamed_symbols if judged_whole or _private(s)]
         candidates += [(f.path, s[:4], tuple(s[4])) for s in f.inner_named
                        if judged_whole or _private(s) or (f.path in self_tests and list(s[4]) == [MAIN_BLOCK_USER])]
@@ -146,8 +152,15 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         arms = {other: edited[(other, name)] for other in others if (other, name) in edited}
         # another file importing it and naming it only inside its own module-level definitions (`class
         # DCNv2Pack(ModulatedDeformConvPack):`): those definitions are its users, reached or not as they are
-        importing = {other: inside[(other, name)] for other in others - set(arms) if (other, name) in inside}
-        if others - reexports(path, name) - set(arms) - set(importing) or (users == (MAIN_BLOCK_USER,) and others):
+        importing = {other: held for other in others - set(arms)
+                     if (held := _imported_use(inside, other, name, load_names(path))) is not None}
+        # a self-test's demo (`Glow`, built only under its module's `if __name__ == "__main__":`) that other files
+        # of an application import and name only inside their own module-level definitions, or never again (`from
+        # .flow_base import Glow, WN`, using WN: an import is no use), is reached only if those definitions are (the
+        # pending pass below), an application's __init__.py only importing it included (a file using it through the
+        # package writes its name, and counts); in a library's module it keeps `runs`
+        silent = set(importing) if path in judged_paths else set()
+        if others - reexports(path, name) - set(arms) - set(importing) or (users == (MAIN_BLOCK_USER,) and others - silent):
             continue  # named elsewhere; or a library module's demo function some file names, a re-export included
         if arms:  # named only in arms a literal constant rules out
             where, (line, why) = sorted(arms.items())[0]
@@ -237,6 +250,18 @@ def unreferenced_symbols(facts: list[ModuleFacts], context: ProjectContext, dist
         if (path, name) in unreached:
             result[path].append((start, end, unreached[(path, name)]))
     return dict(result)
+
+
+def _imported_use(inside: dict[tuple[str, str], list[str]], other: str, name: str,
+                  modules: set[str]) -> list[str] | None:
+    """The definitions `other` names the module's `name` in (symbols.imported_users), or None where it may name it
+    elsewhere: first an aliased import from one of the names the module is loaded by (`from .stylegan3 import
+    SynthesisLayer as AFSynthesisLayer`, listed as `stylegan3.SynthesisLayer`), then the bare name."""
+    for module in modules:
+        held = inside.get((other, f"{module}.{name}"))
+        if held is not None:
+            return held
+    return inside.get((other, name))
 
 
 def _may_name(other: ModuleFacts, modules: frozenset[str], name: str, demo: bool, verdicts: ImportVerdicts) -> bool:

@@ -194,12 +194,19 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
     A name the file imports and writes nowhere else at all comes with no definitions (`from model_util import
     torch_gc`, never called: round 28 A1 row 27, A2 row 76): an import is no call, so that file is no user.
     A definition that is decorated (it may be registered) or a name written anywhere else (a call at module level, a
-    string, a comment outside the definitions) makes the name used; a file that looks names up gives none."""
+    string outside the definitions) makes the name used; a comment is no use of a name the file imports (a
+    construction commented out), and a file that looks names up gives none.
+    An aliased import (`from ..stylegan3 import SynthesisLayer as AFSynthesisLayer`) is also listed under its source
+    and imported name (`stylegan3.SynthesisLayer`, leading dots dropped), with the alias's users: the file writes that
+    module's name only in the import (round 29 B1 row 13), even where another import binds the bare name
+    (`from .stylegan2 import SynthesisLayer`, whose uses are that module's); not where the file defines the name, or
+    writes it with no other import binding it."""
     data = unit.source.data
     if b"import" not in data or b"from" not in data:
         return []
     module = unit_statements(unit)
     imported: set[str] = set()
+    aliases: dict[str, set[str]] = {}  # `from m import SynthesisLayer as AFSynthesisLayer`: the imported name → its aliases
     neutral: list[Node] = []  # the import statements and `__all__`: their words are no use
     for statement, kind, head in zip(module.statements, module.kinds, module.heads, strict=True):
         for node in import_froms(statement, kind):
@@ -209,6 +216,11 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
                 text = parsing.text(alias if alias is not None else name).split(".")[-1]
                 if len(text) >= MIN_NAME and not text.startswith("__"):
                     imported.add(text)
+                    original = name.child_by_field_name("name") if alias is not None else None
+                    source = node.child_by_field_name("module_name")
+                    source_text = parsing.text(source).lstrip(".") if source is not None else ""
+                    if original is not None and source_text:
+                        aliases.setdefault((source_text, parsing.text(original).split(".")[-1]), set()).add(text)
         if head is not None and head.type == "assignment" and kind == "expression_statement":
             left = head.child_by_field_name("left")
             if left is not None and parsing.text(left) == "__all__":
@@ -221,8 +233,35 @@ def imported_users(unit: Unit) -> list[tuple[str, list[str]]]:
         return []
     zones = sorted([(node.start_byte, node.end_byte, None) for node in neutral]
                    + [(statement.start_byte, statement.end_byte, name) for name, statement in found])
-    named, users = _words_by_zone(data, sorted(imported), zones)
-    return sorted((name, sorted(users.get(name, ()))) for name in imported if name not in named)
+    # an aliased name is the defining module's name only in its import: the file uses it only where it writes an alias
+    defined = {name for name, _ in found}
+    originals = {original for _, original in aliases} - defined
+    named, users = _words_by_zone(_without_comments(unit, data, imported | originals), sorted(imported | originals),
+                                  zones)
+    found_users = [(name, sorted(users.get(name, ()))) for name in imported if name not in named]
+    for (source, original), local in sorted(aliases.items()):
+        if original in defined or local & named or (original not in imported and (original in named or original in users)):
+            continue  # its own definition of the name, an alias used outside definitions, or the name written
+            # elsewhere when no other import binds it
+        found_users.append((f"{source}.{original}", sorted(set().union(*(users.get(name, set()) for name in local)))))
+    return sorted(found_users)
+
+
+_COMMENTS = parsing.query("python", "(comment) @comment")
+
+
+def _without_comments(unit: Unit, data: bytes, names: set[str]) -> bytes:
+    """The file's bytes with the comments that write one of `names` blanked (offsets kept): in a file that imports
+    the name, a comment is no use of it (`# self.hand = Hand(...)`, a construction commented out: round 29 A1 row 5,
+    A2 row 87). Files that do not import it keep every word (symbols.read_words)."""
+    words = frozenset(name.encode("utf-8", "replace") for name in names)
+    comments = parsing.captures_around(_COMMENTS, unit.tree(), words).get("comment", [])
+    if not comments:
+        return data
+    blanked = bytearray(data)
+    for node in comments:
+        blanked[node.start_byte:node.end_byte] = b" " * (node.end_byte - node.start_byte)
+    return bytes(blanked)
 
 
 def _words_by_zone(data: bytes, names: list[str], zones: list[tuple[int, int, str | None]]) -> tuple[set[str], dict[str, set[str]]]:
