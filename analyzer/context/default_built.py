@@ -60,9 +60,7 @@ def built_by_default(statement: Node) -> Node | None:
     if owner is None or owner.type != "class_definition":
         return None
     name = parsing.text(owner.child_by_field_name("name"))
-    root = statement
-    while root.parent is not None:
-        root = root.parent
+    root = parsing.root_of(statement)
     for node in parsing.walk(root, limit=MAX_NODES):
         if node.type != "call":
             continue

@@ -241,9 +241,7 @@ def module_read(node: Node) -> tuple[str, str] | None:
     name = parsing.text(attribute)
     if not name.isupper() or not name.replace("_", "").isalnum():
         return None
-    root = node
-    while root.parent is not None:
-        root = root.parent
+    root = parsing.root_of(node)
     alias = parsing.text(holder)
     for statement in root.named_children:
         module = _imported_as(statement, alias)

@@ -132,9 +132,7 @@ def _with_calls(statement: Node) -> list[Node]:
 
 def _module_function(node: Node, name: str) -> Node | None:
     """The function `name` defined at the top of the module holding `node`."""
-    root = node
-    while root.parent is not None:
-        root = root.parent
+    root = parsing.root_of(node)
     for statement in root.named_children:
         definition = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
         if definition is not None and definition.type == "function_definition" and \

@@ -50,7 +50,7 @@ def stored_unread(module: ModuleStatements, data: bytes) -> list[tuple[str, str,
         if not _plain_bases(cls):
             continue
         name = parsing.text(cls.child_by_field_name("name"))
-        for method in _methods(cls):
+        for method in parsing.function_definitions(cls.child_by_field_name("body")):
             body = method.child_by_field_name("body")
             for store in body.named_children if body is not None else []:
                 attribute = _stored(store)
@@ -108,14 +108,6 @@ def _plain_bases(cls: Node) -> bool:
     return bases is None or all(parsing.text(base) == "object" for base in bases.named_children)
 
 
-def _methods(cls: Node) -> list[Node]:
-    body = cls.child_by_field_name("body")
-    found = []
-    for statement in body.named_children if body is not None else []:
-        inner = statement.child_by_field_name("definition") if statement.type == "decorated_definition" else statement
-        if inner is not None and inner.type == "function_definition":
-            found.append(inner)
-    return found
 
 
 def _stored(statement: Node) -> str | None:

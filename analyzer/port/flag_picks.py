@@ -12,7 +12,7 @@ expression whose condition is that bare name picks a "cuda" literal that a chang
 from __future__ import annotations
 
 from ascend_feasibility.analyzer.port.edits import cuda_literals
-from ascend_feasibility.analyzer.reading.parsing import text, walk
+from ascend_feasibility.analyzer.reading.parsing import root_of, text, walk
 from tree_sitter import Node
 
 MAX_NODES = 200_000
@@ -27,9 +27,7 @@ def flag_picks_rewritten_device(statement: Node, rewritten: list[tuple[int, int]
     if left is None or left.type != "identifier":
         return False
     name = text(left)
-    root = statement
-    while root.parent is not None:
-        root = root.parent
+    root = root_of(statement)
     for node in walk(root, limit=MAX_NODES):
         if node.type != "conditional_expression" or len(node.named_children) < 3:
             continue

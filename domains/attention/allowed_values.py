@@ -72,9 +72,7 @@ def _scope(statement: Node) -> Node:
     while current is not None and current.type not in {"function_definition", "module"}:
         current = current.parent
     if current is None:
-        root = statement
-        while root.parent is not None:
-            root = root.parent
+        root = parsing.root_of(statement)
         return root
     return current.child_by_field_name("body") if current.type == "function_definition" else current
 

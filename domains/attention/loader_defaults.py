@@ -44,9 +44,7 @@ def reaches_loader(node: Node, is_loader: Callable[[Node], bool]) -> bool:
         target = holder.child_by_field_name("left")
         if target is None or target.type != "identifier":
             return False
-        root = holder
-        while root.parent is not None:
-            root = root.parent
+        root = parsing.root_of(holder)
         return _passed(root, parsing.text(target), "attribute", is_loader)
     return False
 

@@ -98,8 +98,6 @@ def _called_names(scope: Node) -> set[str]:
 
 def _module_functions(node: Node) -> dict[str, Node]:
     """The module-level functions of the file holding `node`, by name, each its body."""
-    root = node
-    while root.parent is not None:
-        root = root.parent
+    root = parsing.root_of(node)
     return {parsing.text(d.child_by_field_name("name")): d.child_by_field_name("body")
             for d in parsing.function_definitions(root)}

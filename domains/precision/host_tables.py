@@ -114,9 +114,7 @@ def _moves(call: Node) -> bool:
 
 def _sets_default_device(node: Node) -> bool:
     """Does the file set a default device (torch.set_default_device, `with torch.device(...)`)?"""
-    root = node
-    while root.parent is not None:
-        root = root.parent
+    root = parsing.root_of(node)
     try:
         for current in parsing.walk(root, limit=MAX_MODULE_NODES, strict=True):
             if current.type == "call":

@@ -183,9 +183,7 @@ class _PrecisionScan(PythonScan):
             return
         match = self.index.match_name(reference.name)
         if match is not None:
-            root = assignment
-            while root.parent is not None:
-                root = root.parent
+            root = parsing.root_of(assignment)
             facets = (NPU_DEFAULT,) if restates_default else ()
             facets += (HOST_ONLY,) if host_only_script(root) else ()  # no tensor of the script meets a CUDA matmul
             self.hit(match[0], match[1], reference.node, parsing.text(right), facets=facets)
