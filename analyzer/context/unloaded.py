@@ -181,8 +181,8 @@ UNRUN_WHY = ("a file of definitions only (no `if __name__ == \"__main__\":` bloc
 def unrun_definitions(facts: list[ModuleFacts], context: ProjectContext, packages: set[str],
                       names: dict[str, set[str]], imported: set[str], entries: set[str],
                       named: set[str]) -> set[str]:
-    """The product files outside the package folders that only define things (no `__main__` block, no code at the
-    top level: running them does nothing) and that no import of any file (scripts, tests, notebooks) loads, no
+    """The product files outside the package folders that only define things (functions or classes, no `__main__`
+    block, no code at the top level: running them does nothing) and that no import of any file (scripts, tests, notebooks) loads, no
     launcher, README command or `-m` launch runs, no console entry, string or config names, beside or below no by-name
     loader (`importlib.import_module`), and that no build file could publish (py_modules beside a setup.py, a source
     root, a namespace folder of a published package). Python loads such a file only when an import names it, and none
@@ -191,6 +191,7 @@ def unrun_definitions(facts: list[ModuleFacts], context: ProjectContext, package
     python = {f.path: f for f in facts if f.module and f.path.endswith(".py")}
     candidates = {path for path, f in python.items()
                   if path_view(path).parent not in packages and not f.main_guard and not f.top_level_code
+                  and (f.exported_functions or f.class_shapes)  # it defines something: a module, no stub
                   and path not in imported and context.of(path).role in COUNTED_ROLES
                   and context.of(path).reach == "runs" and path_view(path).name not in PUBLISHING_FILES
                   and path_view(path).name != "__main__.py" and not names[path] & (entries | named)}
