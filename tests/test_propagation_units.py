@@ -36,6 +36,7 @@ class Facts:
     unhooked_loaders: list = field(default_factory=list)
     uncalled_functions: list = field(default_factory=list)
     main_guard: bool = False
+    top_level_code: bool = True  # a file outside the packages is read as a script unless a test says otherwise
     main_block: tuple[int, int] | None = None
     main_demo: bool = False
     reference_checks: list[str] = field(default_factory=list)

@@ -21,6 +21,7 @@ class Facts:
     path: str
     imports: list[str] = field(default_factory=list)
     main_guard: bool = False
+    top_level_code: bool = True  # a file outside the packages is read as a script unless a test says otherwise
     main_demo: bool = False
     evidence: dict[str, int] = field(default_factory=dict)
     dotted_words: list[str] = field(default_factory=list)

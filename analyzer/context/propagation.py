@@ -587,8 +587,10 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
     apart = {path: why for path, why in (deployments or {}).items() if not imports.get(path)}
     for path, why in apart.items():  # a hosted predictor nothing of the product imports: a deployment of its own
         result.setdefault(path, ("optional", why))
+    unrun: set[str] = set()  # files no entry's import chain reaches (unloaded.py), and what only they load
     for path, unloaded in unloaded_modules(facts, context, console_modules, distribution, packages).items():  # and modules nothing running loads
         result.setdefault(path, unloaded)
+        unrun.add(path)
     # modules needing a compiled extension nothing provides, that no entry point needs (unbuilt_extensions.py)
     for path, why in unbuilt_extension_modules(facts, context, console_modules).items():
         result.setdefault(path, ("optional", why))
@@ -630,6 +632,9 @@ def guarded_modules(facts: list[ModuleFacts], context: ProjectContext, console_m
             elif all(importer in bundled for importer, _ in sites):
                 why = f"imported only by a bundled project the host never imports: {importers}"
                 bundled[path] = why  # and so is what only it imports
+            elif reach == "optional" and all(importer in unrun or importer in bundled for importer, _ in sites):
+                why = f"imported only by modules no entry's import chain reaches: {importers}"
+                unrun.add(path)  # and so is what only they import
             result[path] = (reach, why)
             changed = True
     return result

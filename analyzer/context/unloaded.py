@@ -88,7 +88,10 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
                     and top_folder(f.path, packages) in registry_tops and path_view(f.path).name != "__main__.py"
                     and f.path not in imported and path_view(f.path).name not in launched
                     and not names[f.path] & entries and f.path not in plugins}
-    roots = [f.path for f in python if roles[f.path] in LIVE_ROLES and (
+    named = _named_prefixes(facts, context, plugin_keys)
+    # a file of definitions outside the packages that nothing imports, runs or names: no entry's imports reach it
+    unrun = unrun_definitions(facts, context, packages, names, imported, entries, named)
+    roots = [f.path for f in python if roles[f.path] in LIVE_ROLES and f.path not in unrun and (
         path_view(f.path).parent not in packages or _top_package(f.path, packages)
         or (f.main_guard and f.path not in benches and f.path not in side_scripts)
         or path_view(f.path).name in launched or names[f.path] & entries or f.path in plugins)]
@@ -98,7 +101,6 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     first = set(_reach(roots, edges))
     test_packages = {p for p in tests if p not in first and path_view(p).name == "__init__.py"
                      and not _top_package(p, packages)}
-    named = _named_prefixes(facts, context, plugin_keys)
     # any file of the project but a test may name an application's module (a JSON `_target_` in a default string, a
     # YAML config): strings of product code alone are too few there. What they name is loaded, and so is what it imports
     written = {".".join(parts[:end]) for f in facts if context.of(f.path).role != "test" for word in f.dotted_words
@@ -122,7 +124,7 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
     publishing = {top_folder(p, packages) for p in roles if _top_package(p, packages)
                   and any(top_folder(t, packages) == top_folder(p, packages) for t in edges[p])}
     driven -= publishing
-    result: dict[str, tuple[str, str]] = {}
+    result: dict[str, tuple[str, str]] = dict.fromkeys(unrun, ("optional", UNRUN_WHY))
     for f in python:
         own = context.of(f.path)
         if (f.path in live or own.role not in COUNTED_ROLES or own.reach != "runs"
@@ -169,6 +171,61 @@ def unloaded_modules(facts: list[ModuleFacts], context: ProjectContext, console_
             seed = loaded_by[f.path]
             result[f.path] = ("optional", retired[f.path][1] if f.path in retired else f"loaded only through {seed}, "
                               f"whose only import, {retired[seed][0]}, is commented out: nothing imports it")
+    return result
+
+
+UNRUN_WHY = ("a file of definitions only (no `if __name__ == \"__main__\":` block, no top-level code) outside the "
+             "packages, that nothing imports, launches or names: no entry's import chain reaches it")
+
+
+def unrun_definitions(facts: list[ModuleFacts], context: ProjectContext, packages: set[str],
+                      names: dict[str, set[str]], imported: set[str], entries: set[str],
+                      named: set[str]) -> set[str]:
+    """The product files outside the package folders that only define things (functions or classes, no `__main__`
+    block, no code at the top level: running them does nothing) and that no import of any file (scripts, tests, notebooks) loads, no
+    launcher, README command or `-m` launch runs, no console entry, string or config names, beside or below no by-name
+    loader (`importlib.import_module`), and that no build file could publish (py_modules beside a setup.py, a source
+    root, a namespace folder of a published package). Python loads such a file only when an import names it, and none
+    does: an entry's import chain never reaches it (a network's backbone file in a folder without __init__.py that the
+    network's own module does not import), and what only it imports is not reached through it."""
+    python = {f.path: f for f in facts if f.module and f.path.endswith(".py")}
+    candidates = {path for path, f in python.items()
+                  if path_view(path).parent not in packages and not f.main_guard and not f.top_level_code
+                  and (f.exported_functions or f.class_shapes)  # it defines something: a module, no stub
+                  and path not in imported and context.of(path).role in COUNTED_ROLES
+                  and context.of(path).reach == "runs" and path_view(path).name not in PUBLISHING_FILES
+                  and path_view(path).name != "__main__.py" and not names[path] & (entries | named)}
+    if not candidates:
+        return set()
+    by_name: dict[str, set[str]] = defaultdict(set)
+    for path in candidates:
+        for name in names[path]:
+            by_name[name].add(path)
+    launched = {path_view(s).name for f in facts for s in f.launched_scripts}
+    run = {module for f in facts for module, _script in f.launches if module}
+    loaders = {path_view(f.path).parent for f in facts if f.loads_by_name}
+    builds = {path_view(f.path).parent for f in facts if path_view(f.path).name in PUBLISHING_FILES}
+    published = published_packages(facts, packages)
+    for f in facts:  # imports of files the package walk leaves out (notebooks), strings and configs naming a module
+        if f.path not in python and f.imports:
+            candidates -= _targets(f.imports, by_name)
+        if f.dotted_words and context.of(f.path).role != "test":
+            candidates -= {path for word in f.dotted_words for parts in [word.split(".")]
+                           for end in range(1, len(parts) + 1) for path in by_name.get(".".join(parts[:end]), ())
+                           if path != f.path}  # a file naming itself loads nothing
+    result = set()
+    for path in candidates:
+        folder = path_view(path).parent
+        above, current = {folder}, folder
+        while current != ".":
+            current = path_view(current).parent
+            above.add(current)
+        below = next((p for p in sorted(packages) if folder.startswith(p + "/")), None)
+        if (path_view(path).name in launched or path in context.readme_launches or names[path] & run
+                or above & loaders or folder in builds or folder in context.source_roots
+                or (below is not None and top_folder(f"{below}/__init__.py", packages) in published)):
+            continue
+        result.add(path)
     return result
 
 

@@ -39,6 +39,11 @@ _PATTERNS: tuple[tuple[re.Pattern, str], ...] = tuple((re.compile(p), key) for p
     (r"^in (?P<folder>\S+)/, a package imported only by tests \((?P<first>\S+)\): no product code loads it$",
      "reason.package_tests_only_module"),
     (r"^imported by nothing the scripts beside (?P<package>\S+)/ load: no product code loads it$", "reason.unreached_module"),
+    (r"^a file of definitions only \(no `if __name__ == \"__main__\":` block, no top-level code\) outside the packages, "
+     r"that nothing imports, launches or names: no entry's import chain reaches it$", "reason.unrun_definitions"),
+    (r"^imported only by modules no entry's import chain reaches: (?P<importers>.+)$", "reason.unreached_importers"),
+    (r"^built only when (?P<builder>\S+) is imported \(its build of (?P<name>.+?) at line (?P<line>\d+)\), and that "
+     r"module is optional: (?P<why>.+)$", "reason.unreached_build"),
     (r"^no build of the project names it \(setup\.py or load\(\) sources, CMakeLists, Makefile, shell\): it is not "
      r"compiled$", "reason.unbuilt_source"),
     (r"^cannot be imported: it imports `(?P<name>[^`]+)`, and no import root of the project holds the package "
@@ -156,7 +161,8 @@ def phrase(language: str, text: str) -> str:
         match = pattern.match(text)
         if match:
             values = {name: _phases_in(language, value) if name in ("phases", "signals")
-                      else term(language, value) if name == "kind" else value
+                      else term(language, value) if name == "kind"
+                      else phrase(language, value) if name == "why" else value  # a reason inside a reason
                       for name, value in match.groupdict().items()}
             if "more" in values:  # "and N more", when there are more
                 values["more"] = ui_text(language, "reason.more", count=values["more"]) if values["more"] else ""

@@ -8,7 +8,12 @@ from __future__ import annotations
 from ascend_feasibility.analyzer.context.written_names import plain_words, word_string_of_bytes
 from ascend_feasibility.analyzer.reading.discovery import NATIVE_SUFFIXES
 from ascend_feasibility.domains.base import IMPORT_TABLE_QUERY, Domain, FileView, ProjectRun, Unit
-from ascend_feasibility.domains.custom_ops.binding_reach import orphan_extensions, redundant_builds, unreached_by_bindings
+from ascend_feasibility.domains.custom_ops.binding_reach import (
+    orphan_extensions,
+    redundant_builds,
+    unreached_builds,
+    unreached_by_bindings,
+)
 from ascend_feasibility.domains.custom_ops.build_branches import BuildBranchScanner
 from ascend_feasibility.domains.custom_ops.build_routes import built_without_port
 from ascend_feasibility.domains.custom_ops.cmake_options import CMakeOptionScanner, opt_in_sources
@@ -83,6 +88,8 @@ class CustomOpsDomain(Domain):
         for path, place in redundant_builds(merged, run).items():
             run.guarded.setdefault(path, place)
         for path, place in orphan_extensions(merged, run).items():
+            run.guarded.setdefault(path, place)
+        for path, place in unreached_builds(merged, run).items():  # built only by modules nothing running loads
             run.guarded.setdefault(path, place)
         for path, place in tensorrt_plugins(merged, run).items():
             run.guarded.setdefault(path, place)

@@ -280,3 +280,38 @@ def own_native_files(extension: ExtensionRecord, own: set[str], facts: CustomOpF
     others = {str(PurePosixPath(p).parent) for p in shared}
     folders = {str(PurePosixPath(p).parent) for p in own} - others
     return (own - shared) | {p for p in paths if p.endswith(NATIVE_SUFFIXES) and str(PurePosixPath(p).parent) in folders}
+
+
+def unreached_builds(facts: CustomOpFacts, run: ProjectRun) -> dict[str, tuple[str, str]]:
+    """The native files of extensions only Python modules that nothing running loads build (a module-level
+    `cpp_extension.load(...)` in a module whose importers no entry's import chain reaches): path → ("optional", why).
+    The build runs when the module is imported, so its sources follow the module's reach: those it lists, or, where
+    it joins their names at run time (`path.join(_src_path, f) for f in [...]`), the native files in its own folder
+    and below, when no other build of the project sits or reads there. A builder some product code runs keeps them."""
+    paths = {t.path for t in (*run.modules, *facts.native_words)}
+    natives = sorted(p for p in paths if p.endswith(NATIVE_SUFFIXES))
+    sources = {id(e): resolved_sources(e, paths) for e in facts.extensions}
+    result: dict[str, tuple[str, str]] = {}
+    for extension in facts.extensions:
+        place = run.guarded.get(extension.path)
+        if (place is None or place[0] != "optional" or not extension.path.endswith(".py")
+                or PurePosixPath(extension.path).name in {"setup.py", "__init__.py"}
+                or run.context.of(extension.path).role not in {"product", "build"}):
+            continue
+        folder = str(PurePosixPath(extension.path).parent)
+        if folder == ".":
+            continue
+        others = [e for e in facts.extensions if e.path != extension.path]
+        if sources[id(extension)]:
+            own = own_native_files(extension, sources[id(extension)], facts, sources, paths)
+        elif not extension.sources and not any(e.path.startswith(folder + "/") for e in others):
+            claimed = {p for e in others for p in sources[id(e)]}
+            own = {p for p in natives if p.startswith(folder + "/")} - claimed
+        else:
+            continue
+        why = (f"built only when {extension.path} is imported (its build of {extension.name or 'an extension'} at "
+               f"line {extension.line}), and that module is optional: {place[1]}")
+        for path in sorted(own):
+            if run.context.of(path).reach == "runs":
+                result.setdefault(path, ("optional", why))
+    return result
