@@ -737,6 +737,10 @@ class EntryWords(_Record):
         default_factory=list, description="last names of the calls a config module's top level may make (dict, "
         "read_base, update): a module whose top level only imports, assigns and makes these calls is a config a "
         "framework loads by path (domains/phases/config_modules.py), no entry point")
+    path_setup_calls: list[str] = Field(
+        default_factory=list, description="dotted names of the calls that only edit the import path (sys.path.insert): "
+        "a module whose only top-level calls are these, beside imports, assignments and definitions, does no work when "
+        "run, so it is a module, no entry point (a twin of an imported module with a sys.path bootstrap)")
 
 
 class TrainingLoop(_Record):

@@ -263,3 +263,167 @@ def test_a_lightning_trainer_built_from_arguments_and_fitted_trains(tmp_path):
 def test_a_lightning_trainer_built_but_never_run_does_not_train(tmp_path):
     report = run(write(tmp_path, {"main.py": LIGHTNING_MAIN.replace("    trainer.fit(model, data)\n", "")}))
     assert "training" not in entry_paths(report)["main.py"]
+
+
+# Round 30 port hunk 7: a leftover twin of an imported model module, whose only top-level call is a sys.path bootstrap.
+PIPELINE = """import os
+import sys
+from pathlib import Path
+
+import torch
+
+PROJECT_ROOT = Path(__file__).absolute().parents[1]
+sys.path.insert(0, str(PROJECT_ROOT))
+
+
+class Pipeline:
+    def __init__(self, gpu_id):
+        self.device = 'cuda:' + str(gpu_id)
+
+    @torch.no_grad()
+    def __call__(self, x):
+        return x.to(self.device)
+"""
+RUN = """import torch
+from pipes.pipeline_hd import Pipeline
+
+
+@torch.no_grad()
+def main():
+    return Pipeline(0)(torch.zeros(1))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_module_whose_only_top_level_call_edits_sys_path_is_no_entry(tmp_path):
+    report = run(write(tmp_path, {"run.py": RUN, "pipes/pipeline_hd.py": PIPELINE, "pipes/pipeline.py": PIPELINE}))
+    assert set(entry_paths(report)) == {"run.py"}
+
+
+def test_a_module_with_a_sys_path_edit_and_another_top_level_call_stays_an_entry(tmp_path):
+    works = PIPELINE + "\nPipeline(0)(torch.zeros(1))\n"
+    report = run(write(tmp_path, {"run.py": RUN, "pipes/pipeline_hd.py": PIPELINE, "pipes/pipeline.py": works}))
+    assert set(entry_paths(report)) == {"run.py", "pipes/pipeline.py"}
+
+
+# Verdicts round 30 B1: a console script of a src layout (`tool = "mypkg.cli:run_main"`, packages found under src/).
+SRC_CLI_RUN = """import argparse
+
+import torch
+
+from mypkg.model import create_model
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("-i", "--image")
+    args = parser.parse_args()
+    model = create_model()
+    model.eval()
+    return model(torch.zeros(1))
+"""
+SRC_MODEL = """import torch
+from PIL import Image
+
+
+def load_image(path):
+    image = Image.open(path)
+    return torch.utils.data.DataLoader([image])
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return x
+
+
+def create_model():
+    return Model().to(torch.device("cuda"))
+"""
+PYPROJECT = """[project]
+name = "mypkg"
+version = "0.1"
+
+[project.scripts]
+mypkg-run = "mypkg.cli:run_main"
+
+[tool.setuptools.packages.find]
+where = ["src"]
+"""
+
+
+def test_a_src_layout_console_script_is_matched_to_its_package(tmp_path):
+    report = run(write(tmp_path, {"pyproject.toml": PYPROJECT, "src/mypkg/__init__.py": "",
+                                  "src/mypkg/cli/__init__.py": "from .run import main as run_main  # noqa\n",
+                                  "src/mypkg/cli/run.py": SRC_CLI_RUN, "src/mypkg/model.py": SRC_MODEL}))
+    assert set(entry_paths(report)) == {"src/mypkg/cli/__init__.py"}
+
+
+def test_a_src_layout_package_no_console_script_names_has_no_entry(tmp_path):
+    unnamed = PYPROJECT.replace('mypkg-run = "mypkg.cli:run_main"', 'mypkg-run = "otherpkg.cli:run_main"')
+    report = run(write(tmp_path, {"pyproject.toml": unnamed, "src/mypkg/__init__.py": "",
+                                  "src/mypkg/cli/__init__.py": "from .run import main as run_main  # noqa\n",
+                                  "src/mypkg/cli/run.py": SRC_CLI_RUN, "src/mypkg/model.py": SRC_MODEL}))
+    assert set(entry_paths(report)) == set()
+
+
+# Round 30 port hunk 11: a model module the product builds only through a YAML `target:` string, with a developer
+# `__main__` self-test.
+CONTROL = """import torch
+
+
+class Control(torch.nn.Module):
+    def forward(self, x):
+        return x
+
+
+if __name__ == "__main__":
+    from omegaconf import OmegaConf
+    config = OmegaConf.load("../../options/dev/tmp.yaml")
+    model = Control().cuda().eval()
+    with torch.no_grad():
+        print(model(torch.zeros(1).cuda()))
+"""
+CONFIG_YAML = """model:
+  target: mymodel.modules.control.Control
+  params:
+    channels: 4
+"""
+CONFIG_APP = """import importlib
+
+import torch
+from omegaconf import OmegaConf
+
+
+def instantiate_from_config(config):
+    module, cls = config["target"].rsplit(".", 1)
+    return getattr(importlib.import_module(module), cls)(**config.get("params", dict()))
+
+
+@torch.no_grad()
+def main():
+    config = OmegaConf.load("options/model.yaml")
+    model = instantiate_from_config(config.model).cuda()
+    return model(torch.zeros(1))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_module_a_yaml_target_names_is_imported_and_its_self_test_is_no_entry(tmp_path):
+    report = run(write(tmp_path, {"demo.py": CONFIG_APP, "options/model.yaml": CONFIG_YAML,
+                                  "mymodel/__init__.py": "", "mymodel/modules/__init__.py": "",
+                                  "mymodel/modules/control.py": CONTROL}))
+    assert set(entry_paths(report)) == {"demo.py"}
+
+
+def test_a_module_no_config_names_keeps_its_main_block_entry(tmp_path):
+    other = CONFIG_YAML.replace("mymodel.modules.control.Control", "mymodel.modules.other.Other")
+    report = run(write(tmp_path, {"demo.py": CONFIG_APP, "options/model.yaml": other,
+                                  "mymodel/__init__.py": "", "mymodel/modules/__init__.py": "",
+                                  "mymodel/modules/control.py": CONTROL}))
+    assert set(entry_paths(report)) == {"demo.py", "mymodel/modules/control.py"}

@@ -523,9 +523,14 @@ def config_named_modules(facts: list[ModuleFacts], context: ProjectContext) -> d
     """Module name → a configuration file of the project (not a test's) that names it or a name in it by its dotted
     name (`hift: !new:pkg.hifigan.generator.HiFTGenerator` in a HyperPyYAML config, a `_target_:` entry): the config
     builds it when it is loaded, whatever imports or selector chains say."""
+    return configs_naming(facts, lambda path: context.of(path).role)
+
+
+def configs_naming(facts: list[ModuleFacts], role_of) -> dict[str, str]:
+    """config_named_modules with the file roles given by `role_of` (path → role): the phase plan has no context."""
     found: dict[str, str] = {}
     for f in facts:
-        if not f.dotted_words or not f.path.endswith(CONFIG_SUFFIXES) or context.of(f.path).role == "test":
+        if not f.dotted_words or not f.path.endswith(CONFIG_SUFFIXES) or role_of(f.path) == "test":
             continue
         for word in f.dotted_words:
             parts = word.split(".")

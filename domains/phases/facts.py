@@ -5,6 +5,7 @@ shell scripts) the Python scripts it launches."""
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 import sys
 from collections import defaultdict
@@ -1185,9 +1186,24 @@ def _module_functions(unit: Unit) -> list[Node]:
 
 
 def _runs_at_top_level(module: ModuleStatements) -> bool:
-    """Module-level loops, with-blocks or calls, as in scripts like nanoGPT's train.py."""
-    return any(kind in SCRIPT_STATEMENTS for kind in module.kinds) \
-        or any(head is not None and head.type == "call" for head in module.heads)
+    """Module-level loops, with-blocks or calls, as in scripts like nanoGPT's train.py. A call that only edits the
+    import path (`sys.path.insert(0, ROOT)`: knowledge/phases/signals.toml [entries] path_setup_calls) does no work:
+    a module whose only top-level calls are such is a module, no script (round 30 port hunk 7)."""
+    if any(kind in SCRIPT_STATEMENTS for kind in module.kinds):
+        return True
+    setup = _path_setup_calls()
+    return any(head is not None and head.type == "call" and _callee_text(head) not in setup for head in module.heads)
+
+
+@functools.cache
+def _path_setup_calls() -> frozenset[str]:
+    return frozenset(load_phase_signals().entries.path_setup_calls)
+
+
+def _callee_text(call: Node) -> str:
+    """The callee of a call as written, whitespace dropped (`sys.path.insert`)."""
+    function = call.child_by_field_name("function")
+    return "".join(parsing.text(function).split()) if function is not None else ""
 
 
 

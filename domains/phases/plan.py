@@ -18,7 +18,7 @@ from ascend_feasibility.analyzer.context.bundled_projects import unimported_proj
 from ascend_feasibility.analyzer.context.project_scope import setting_files
 from ascend_feasibility.analyzer.context.readme_runs import launched_files
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
-from ascend_feasibility.analyzer.context.unloaded import import_names, package_folders, registry_applications
+from ascend_feasibility.analyzer.context.unloaded import configs_naming, import_names, package_folders, registry_applications
 from ascend_feasibility.analyzer.core.models import (
     PHASES,
     SEVERITIES,
@@ -40,7 +40,7 @@ from ascend_feasibility.analyzer.core.models import (
 )
 from ascend_feasibility.analyzer.reading.config import ProjectConfig
 from ascend_feasibility.domains.phases.calibration import RuleCalibration, calibrate
-from ascend_feasibility.domains.phases.estimate import estimate, in_nested
+from ascend_feasibility.domains.phases.estimate import MAIN_PHASES, estimate, in_nested
 from ascend_feasibility.domains.phases.facts import METRIC_PHASE, MODULE_BASES, NAME_HINTS, SIGNAL_ROOTS, SIGNALS, PhaseFacts
 from ascend_feasibility.domains.phases.reach import ImportReach
 from ascend_feasibility.domains.phases.routes import (
@@ -166,14 +166,18 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
     launched_names = {PurePosixPath(s).name for f in facts for s in f.launched_scripts}  # paths are cwd-relative
     imported = set().union(*graph.values()) if graph else set()
     imported |= _table_plugins(facts, console_modules)  # loaded by the program's plugin table: no entry of its own
+    configured = _configured_modules(facts, by_module, role_of)
+    imported |= configured.keys()  # built by a config's `target:` string: imported by the config's referrer
+    consoles = {by_module[name] for name in console_modules if name in by_module}  # a src layout's depth_pro.cli
     # a bundled project's own scripts (bundled_projects.py): entries only where the host launches them
     bundled = unlaunched_scripts(facts, package_folders(facts), console_modules) if launched_names else {}
     bundled |= unimported_projects(facts, console_modules, documented=documented)  # a bundled project with its own manifest: none of it runs
     run = _run_by_name(facts, documented)
-    libraries = _library_modules(graph, role_of)
+    libraries = _library_modules(graph, role_of) | configured.keys()
     entry_paths = sorted(
         path for path, f in python.items()
-        if (f.notebook or path_view(path).name in launched_names or f.module in console_modules or path in run
+        if (f.notebook or path_view(path).name in launched_names or f.module in console_modules or path in consoles
+            or path in run
             or (f.main_guard and not _self_test(path, f, libraries, imported))  # an imported module's own test
             or (f.top_level_code and path not in imported and not f.config_module))  # a config: loaded, not run
         and not _launcher(path, role_of) and path not in bundled
@@ -233,8 +237,31 @@ def assign_phases(facts: list[PhaseFacts], overrides: dict[str, list[str]], cons
             names = {PurePosixPath(s).name for s in f.launched_scripts}
             by_path[f.path] = set().union(*(by_path.get(p, set()) for p in python if path_view(p).name in names))
     _config_phases(facts, by_path)
+    _configured_phases(configured, by_path, reach)
     functions = {f.path: f.phase_functions for f in facts if f.phase_functions}
     return PhaseAssignment(present, dict(by_path), entries, functions)
+
+
+def _configured_modules(facts: list[PhaseFacts], by_module: dict[str, str],
+                        role_of: Callable[[str], str]) -> dict[str, str]:
+    """path → the config file, for the project modules a shipped YAML/JSON config names by dotted name (`target:
+    pkg.modules.unet.ControlNet`, a `_target_:` entry, which instantiate_from_config imports by that name): the program
+    that loads the config imports them, so a `__main__` block of theirs is the module's self-test, no entry (round 30
+    port hunk 11)."""
+    named = configs_naming(facts, role_of)
+    return {by_module[name]: config for name, config in named.items() if name in by_module}
+
+
+def _configured_phases(configured: dict[str, str], by_path: dict[str, set[str]], reach: ImportReach) -> None:
+    """A module a config builds serves the phases of that config (which has those of what names it), and so does
+    what it imports, where neither has phases of its own yet."""
+    for path, config in sorted(configured.items()):
+        phases = by_path.get(config)
+        if not phases:
+            continue
+        for reached in reach.paths(reach.mask(path)):
+            if not by_path.get(reached):
+                by_path[reached] = set(phases)
 
 
 def _run_by_name(facts: list[PhaseFacts], documented: Iterable[str]) -> set[str]:
@@ -461,6 +488,11 @@ def _entry_phases(entry: PhaseFacts, reached: Callable[[], Iterable[PhaseFacts]]
         if totals:
             best = max(totals.values())
             phases = {p for p, c in totals.items() if c == best}
+            runs = {p: c for p, c in totals.items() if p in MAIN_PHASES}
+            if runs and not phases & set(MAIN_PHASES):
+                # an entry loads data to run a model: its modules' loading signals (image reading) outnumbering their
+                # model signals (`model.eval()`) make it no data-only entry (a console script's package, round 30 B1)
+                phases |= {p for p, c in runs.items() if c == max(runs.values())}
             evidence.append("signals in the modules it imports: " + ", ".join(f"{p} {totals[p]}" for p in PHASES if p in totals))
     return phases, evidence
 
