@@ -695,3 +695,41 @@ def test_a_splat_that_may_carry_the_keyword_keeps_its_reach(tmp_path, model, cal
     app = "from pkg.model import align\n\nx = 1\n" + call
     found = findings(tmp_path, {"pkg/model.py": model, "pkg/app.py": app}, LORA_LINE)
     assert all(f.reach == "runs" for f in found)
+
+
+# An attribute __init__ sets to a test of its parameter (diffusers' Transformer2DModel: `self.is_input_vectorized =
+# num_vector_embeds is not None`), tested in forward: the arm runs only where a construction passes the parameter.
+DERIVED = (
+    "import torch\n\n\n"
+    "class Blocks(torch.nn.Module):\n"
+    "    def __init__(self, in_channels=None, num_vector_embeds=None):\n"
+    "        super().__init__()\n"
+    "        self.is_input_continuous = in_channels is not None\n"
+    "        self.is_input_vectorized = num_vector_embeds is not None\n\n"
+    "    def forward(self, logits):\n"
+    "        if self.is_input_continuous:\n"
+    "            return logits\n"
+    "        elif self.is_input_vectorized:\n"
+    "            return torch.nn.functional.log_softmax(logits.double(), dim=1).float()\n"
+)
+DERIVED_LINE = 14
+
+
+@pytest.mark.parametrize("caller, body, reach", [
+    ("block = Blocks(in_channels=4)\n", DERIVED, "optional"),  # no construction passes num_vector_embeds
+    ("block = Blocks(num_vector_embeds=5)\n", DERIVED, "runs"),
+    ("block = Blocks(4, 5)\n", DERIVED, "runs"),  # passed by position
+    ("block = Blocks(in_channels=4)\n", DERIVED.replace("elif self.is_input_vectorized:", "elif not self.is_input_vectorized:"),
+     "runs"),  # the negated test holds at the default
+    ("block = Blocks(in_channels=4)\nblock.is_input_vectorized = True\n", DERIVED, "runs"),  # stored from outside
+    ("block = Blocks(**config)\n", DERIVED, "runs"),  # built from a dict: any keyword may be in it
+    ("block = Blocks(in_channels=4)\n", DERIVED.replace("num_vector_embeds is not None", "num_vector_embeds > 0"),
+     "runs"),  # None > 0 cannot be told at the default
+])
+def test_an_attribute_set_to_a_test_of_the_parameter_carries_its_default(tmp_path, caller, body, reach):
+    app = "from pkg.model import Blocks\n\n" + caller
+    found = [f for f in findings(tmp_path, {"pkg/model.py": body, "pkg/app.py": app}, DERIVED_LINE) if f.rule == "PRC006"]
+    assert found and all(f.reach == reach for f in found), [(f.rule, f.reach, f.reach_reason) for f in found]
+    if reach == "optional":
+        assert "(self.is_input_vectorized, which __init__ sets only to `num_vector_embeds is not None`)" \
+               in found[0].reach_reason

@@ -1,5 +1,9 @@
 """A constructor's default carried through `self.<attribute>` into the class's methods (unpassed_defaults' hop).
 
+An attribute `__init__` sets to a test of the parameter against a literal (`self.is_input_vectorized =
+num_vector_embeds is not None`, diffusers' Transformer2DModel) carries that test's value at the default (`derived`):
+`if self.is_input_vectorized:` is then false wherever no construction passes num_vector_embeds.
+
 lmms-eval's `Bagel.__init__(self, ..., seed: int = 0)` stores `self.seed = seed`, and `set_seed(self, seed)`, called
 only as `self.set_seed(self.seed)`, tests `if seed > 0:`; `CambrianS.__init__(consolidation_method="drop")` stores
 `self.consolidation_method`, which a method tests with `== "drop_merge"`. Where the attribute is bound only there
@@ -42,6 +46,14 @@ class Hops:
     # method node id → parameter → (attribute, method name)
     parameters: dict[int, dict[str, tuple[str, str]]] = field(default_factory=dict)
     spans: list[tuple[int, int]] = field(default_factory=list)  # the classes with a hop
+    # class node id → attribute → (operator, literal) of an attribute `__init__` sets to a test of its parameter
+    # (`self.is_input_vectorized = num_vector_embeds is not None`): its value is that test's at the default
+    derived: dict[int, dict[str, tuple[str, str]]] = field(default_factory=dict)
+
+    def derivation(self, method: Node, attribute: str) -> tuple[str, str] | None:
+        """(operator, literal) of `attribute` in the class of `method` where `__init__` stores a test of the
+        parameter in it; None where it stores the parameter itself."""
+        return self.derived.get(method.parent.parent.id, {}).get(attribute)
 
     def inside(self, node: Node) -> bool:
         return any(start <= node.start_byte < end for start, end in self.spans)
@@ -85,23 +97,45 @@ def hops(functions: list[Node], rebound) -> Hops:
         defaults = _defaults(init)
         stores = _self_stores(cls)
         attributes = {}
+        derived = {}
         for attribute, places in stores.items():
             if len(places) != 1:
                 continue
             store = places[0]
             value = store.parent.child_by_field_name("right") if store.parent.type == "assignment" else None
-            if value is None or value.type != "identifier" or (_method(store) is None or _method(store).id != init.id):
+            if value is None or (_method(store) is None or _method(store).id != init.id):
                 continue
-            parameter = parsing.text(value)
+            derivation = _derivation(value) if value.type == "comparison_operator" else None
+            if value.type != "identifier" and derivation is None:
+                continue
+            parameter = parsing.text(value) if derivation is None else derivation[0]
             if parameter in defaults and not changed.get(parameter):
                 index, default = defaults[parameter]
                 attributes[attribute] = (parsing.text(cls.child_by_field_name("name")), parameter, index - 1, default)
+                if derivation is not None:
+                    derived[attribute] = derivation[1:]
         if not attributes:
             continue
         found.attributes[cls.id] = attributes
+        if derived:
+            found.derived[cls.id] = derived
         found.spans.append((cls.start_byte, cls.end_byte))
         found.parameters.update(_carried(cls, attributes, rebound))
     return found
+
+
+def _derivation(value: Node) -> tuple[str, str, str] | None:
+    """(parameter, operator, literal) of `parameter <op> literal` (`num_vector_embeds is not None`), the parameter on
+    the left; None for any other comparison."""
+    from ascend_feasibility.analyzer.context.unpassed_defaults import COMPARE, LITERAL_TYPES
+    operators = value.children_by_field_name("operators")
+    if len(value.named_children) != 2 or len(operators) != 1:
+        return None
+    left, right = value.named_children
+    spelled = " ".join(parsing.text(operators[0]).split())
+    if left.type != "identifier" or right.type not in LITERAL_TYPES or spelled not in COMPARE:
+        return None
+    return parsing.text(left), spelled, parsing.text(right)
 
 
 def foreign(tree: Node, stores: list[Node], methods: list[Node], modules: set[str]) -> list[str]:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ascend_feasibility.analyzer.context.dispatch_chains import backend_words, cuda_arm, dispatch_chain
+from ascend_feasibility.analyzer.context.function_objects import function_names, tested_name
 from ascend_feasibility.analyzer.context.literal_flags import IN_FUNCTION, literal_flag
 from ascend_feasibility.analyzer.context.predicate_helpers import PredicateHelpers
 from ascend_feasibility.analyzer.reading import parsing
@@ -119,6 +120,7 @@ class GuardReader:
         self._walks: dict[tuple[int, bool, bool], tuple[Guard | None, int | None]] = {}  # guard_of's memory
         self._literal_flags: dict[int, tuple[bool, Node, bool] | None] = {}  # a condition's literal flag
         self._flag_assignments: dict[tuple[int, str], Node | None] = {}  # a tested name's only assignment (literal_flags)
+        self._function_names: frozenset[str] | None = None  # names the unit binds only to a function (function_objects.py)
         self._import_options: frozenset[str] | None = None  # the option tests guarding an import in the unit
         self._wheel_picker: tuple[int, Guard | None] | None = None  # the unit's CUDA-wheel picker gate (_cuda_wheel_picker)
         self.versions = None  # a versions.VersionReader at the target torch: branches that cannot run there
@@ -341,6 +343,9 @@ class GuardReader:
             dead = self._dead_arm(child, statement, arms, others)
             if dead is not None:
                 return dead
+        decided, dead = self._function_object_arm(child, arms)
+        if decided:
+            return dead  # None in the arm an uncalled function's test always takes: that test decides nothing
         edited = self._literal_flag_arm(child, statement, arms)
         if edited is not None:
             return edited
@@ -440,6 +445,30 @@ class GuardReader:
             if value is None:
                 return None  # an unknown earlier arm: later arms may run
         return None
+
+    def _function_object_arm(self, child: Node, arms) -> tuple[bool, Guard | None]:
+        """(decided, guard) where an arm's condition names a function without calling it (`if is_xformers_available:`,
+        function_objects.py): always true, so the arms after it never run (`dead-at-target`, the reason says why), and
+        in its own arm the test decides nothing (decided, no guard); `not name` is always false: its arm never runs."""
+        for condition_node, body in arms:
+            if condition_node is None or _same(child, condition_node):
+                return False, None
+            here = _same(child, body)
+            tested = tested_name(condition_node)
+            value = None
+            if tested is not None:
+                if self._function_names is None:
+                    self._function_names = function_names(parsing.root_of(condition_node), frozenset(self.guards.gate_prefixes),
+                                                          frozenset(self.guards.gate_suffixes))
+                if tested[0] in self._function_names:
+                    value = not tested[1]
+            if value is not None and (value is not here):
+                return True, Guard("dead-at-target", condition_node, f"`{tested[0]}` names a function and is not called: "
+                                   f"the test is always {'true' if value else 'false'}, so this "
+                                   f"{'later ' if value else ''}arm never runs")
+            if here:
+                return value is not None, None
+        return False, None
 
     def _literal_flag_arm(self, child: Node, statement: Node, arms) -> Guard | None:
         """The arm holding `child` is not the one a flag assigned a literal once takes (`HF_MODE = False` before
@@ -729,6 +758,7 @@ class GuardReader:
         self._walks.clear()
         self._literal_flags.clear()
         self._flag_assignments.clear()
+        self._function_names = None  # names the unit binds only to a function (function_objects.py)
         self._import_options = None
         self._calls = None
         self._method_bindings = None

@@ -731,6 +731,8 @@ def _hop_note(first: int, last: int, parameter: str, reading: _Reading) -> str:
     attribute, method = reading.hop
     reading.found_hops.append((first, last, attribute, method))
     carried = f" ({method}() is called only with self.{attribute}" if method else " (self." + attribute
+    if reading.derived is not None:
+        return f"{carried}, which __init__ sets only to `{parameter} {' '.join(reading.derived)}`)"
     return f"{carried}, which __init__ sets only from {parameter})"
 
 
@@ -806,6 +808,7 @@ def _decided(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int,
     """(function or class, parameter, position, default) when `term` compares a parameter with a literal, or tests the
     parameter's truth (`if deterministic:`, `if not fast:`), and, at the parameter's default, is `holds`."""
     reading.hop = None
+    reading.derived = None
     if term.type in {"identifier", "not_operator", "attribute"}:
         return _truth(term, holds, reading)
     if term.type != "comparison_operator" or len(term.named_children) != 2:
@@ -821,7 +824,7 @@ def _decided(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int,
     if literal.type not in LITERAL_TYPES:
         return None
     found = _operand(name_node, reading)
-    if found is None:
+    if found is None or reading.derived is not None:  # a derived attribute is read by its truth only
         return None
     function, target = found
     value, default = _value(parsing.text(literal)), _value(target[3])
@@ -845,9 +848,23 @@ def _truth(term: Node, holds: bool, reading: _Reading) -> tuple[str, str, int, s
         return None
     function, target = found
     default = _value(target[3])
+    if reading.derived is not None:  # `self.flag` set to `parameter <op> literal`: that test's value at the default
+        default = _derived_value(default, *reading.derived)
     if default is UNKNOWN or bool(default) != (holds != negated):
         return None
     return _unchanged(name_node, function, target, reading)
+
+
+def _derived_value(default, spelled: str, literal: str):
+    """`default <op> literal`, or UNKNOWN where it cannot be told (an `is` test of no singleton, unlike types)."""
+    value = _value(literal)
+    compare = COMPARE[spelled]
+    if UNKNOWN in (value, default) or (compare in {operator.is_, operator.is_not} and not _singleton(value, default)):
+        return UNKNOWN
+    try:
+        return bool(compare(default, value))
+    except TypeError:
+        return UNKNOWN
 
 
 def _operand(name_node: Node, reading: _Reading) -> tuple[Node, tuple[str, str, int, str]] | None:
@@ -863,6 +880,7 @@ def _operand(name_node: Node, reading: _Reading) -> tuple[Node, tuple[str, str, 
     if hopped is None:
         return None
     method, target, reading.hop = hopped
+    reading.derived = reading.hops.derivation(method, reading.hop[0])
     return method, target
 
 
@@ -904,6 +922,7 @@ class _Reading:
     # DefaultFacts.hops, and the hop (attribute, method) of the term _decided read last (None: no hop)
     found_hops: list[tuple[int, int, str, str]] = field(default_factory=list)
     hop: tuple[str, str] | None = None
+    derived: tuple[str, str] | None = None  # the hop's (operator, literal) where the attribute is a test of the parameter
 
 
 def _defaulted_parameters(tree: Node) -> frozenset[str]:

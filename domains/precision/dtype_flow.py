@@ -15,7 +15,12 @@ from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.domains.base import Hit
 from ascend_feasibility.domains.precision.float64_use import fate_hit
 from ascend_feasibility.domains.precision.python_scanner import COMPLEX128, FLOAT64, _used_as_device_dtype
-from ascend_feasibility.domains.precision.tensor_arms import PYTHON_NUMBER_ARM, python_number_arm
+from ascend_feasibility.domains.precision.tensor_arms import (
+    PYTHON_NUMBER_ARM,
+    SCALAR_FROM_NUMBER,
+    python_number_arm,
+    scalar_from_number,
+)
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, unit_references
 from ascend_feasibility.domains.python_words import words
 from tree_sitter import Node
@@ -80,6 +85,8 @@ class _DtypeFlowScan(PythonScan):
         if not tokens & NPU_TOKENS and conditional.id not in reported and not _cpu_table(conditional):
             reported.add(conditional.id)
             facets = (PYTHON_NUMBER_ARM,) if python_number_arm(conditional) else ()
+            if facets and scalar_from_number(conditional):
+                facets += (SCALAR_FROM_NUMBER,)
             self.hit("float64-backend-condition", " ".join(parsing.text(condition).split()), conditional, facets=facets)
         return True
 
