@@ -52,7 +52,8 @@ def test_an_unguarded_hook_call_reaches_the_project_method_and_is_flagged(tmp_pa
     assert probe.reach == "runs"
     assert probe.reach_reason == ("set_use_memory_efficient_attention_xformers() is called by the library on every "
                                   "submodule: the project calls enable_xformers_memory_efficient_attention() at "
-                                  "run.py:5 with no guard")
+                                  "run.py:5 with no guard (removing or guarding that call, ATT012, leaves this "
+                                  "method unreached)")
 
 
 def test_a_guarded_hook_call_leaves_the_method_optional(tmp_path):

@@ -46,4 +46,5 @@ def hooked_reason(finding: Finding, reached: dict[str, str]) -> str | None:
     where = reached.get(method) if method is not None else None
     if where is None:
         return None
-    return f"{method}() is called by the library on every submodule: the project calls {where} with no guard"
+    return (f"{method}() is called by the library on every submodule: the project calls {where} with no guard "
+            "(removing or guarding that call, ATT012, leaves this method unreached)")
