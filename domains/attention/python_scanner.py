@@ -87,7 +87,8 @@ class _AttentionScan(PythonScan):
         for node in found.get("softmax", []):
             self._manual_attention(node)
         for node in found.get("library_hook", []):  # `unet.enable_xformers_memory_efficient_attention()`
-            self.hit("xformers-enable-call", parsing.text(node), node.parent.parent)
+            if not _forwards_hook(node):
+                self.hit("xformers-enable-call", parsing.text(node), node.parent.parent)
         seen_modules = set()
         for node in found.get("imported_module", []):
             module = "".join(parsing.text(node).split()).split(".")[0]
@@ -231,6 +232,15 @@ def _asks_for_flash(value: Node | None) -> bool:
             if name is not None and parsing.text(name) == parsing.text(value):
                 return default is not None and default.type == "true"
     return False
+
+
+def _forwards_hook(name: Node) -> bool:
+    """A hook call inside a method of the same name (diffusers' combined pipelines: `def
+    enable_xformers_memory_efficient_attention(self, op): self.decoder_pipe.enable_xformers_memory_efficient_attention(op)`):
+    the hook passing its caller's opt-in on, which the call of the outer method decides."""
+    function = parsing.enclosing(name, {"function_definition"})
+    outer = function.child_by_field_name("name") if function is not None else None
+    return outer is not None and parsing.text(outer) == parsing.text(name)
 
 
 def _registry_key(node: Node) -> bool:
