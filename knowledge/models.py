@@ -1045,6 +1045,9 @@ class OptInConventions(_Record):
                                          "methods a library offers its users and never calls itself (diffusers "
                                          "pipelines' enable_model_cpu_offload): a project's own class defining one is "
                                          "reached there only where a project file names it")
+    library_hooks: dict[str, list[str]] = Field(default_factory=dict, description="a library method (diffusers' "
+                                                "enable_xformers_memory_efficient_attention) -> the method names it "
+                                                "calls, by name, on the project's own modules")
     mode_choices: list[str] = Field(default_factory=list, description="values naming a mode or a data split "
                                     "(`mode == \"train\"`): never an option's module")
     disabled_values: list[str] = Field(min_length=1, description="values that switch a feature off: `x != NO` is an "

@@ -8,6 +8,8 @@ Per site (OptInReader, asked after the guards):
   the feature on;
 - a type check naming a class (`isinstance(model, (DistributedDataParallel, DataParallel))`) is no use of the class;
 - a site reached only while an off-by-default switch is on (`--xformers`, `use_flash_attn=False`): switches.py;
+- a CUDA-only class every table of its file picks only while its library imports (sgm's ATTENTION_MODES with
+  `if attn_mode != "softmax" and not XFORMERS_IS_AVAILABLE: attn_mode = "softmax"`): fallback_tables.py;
 - FlashAttention-3 in a file that also offers FlashAttention-2 or SDPA: an alternative, ported once at the FA2/SDPA site;
 - code inside a profiler (`class NsysProfiler`, `def start_profiling`): runs only when someone profiles;
 - code that drives another inference runtime (TensorRT, ONNX Runtime, Paddle): runtimes.py (`other-backend`);
@@ -30,6 +32,7 @@ from collections import defaultdict
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.child_processes import ChildProcessReader
+from ascend_feasibility.analyzer.context.fallback_tables import fallback_table
 from ascend_feasibility.analyzer.context.guards import Guard, GuardReader, _same, _tokens_of, _words
 from ascend_feasibility.analyzer.context.project import ProjectContext
 from ascend_feasibility.analyzer.context.roles import path_view
@@ -87,7 +90,7 @@ class OptInReader:
         found = (self._alternative(node, symbol) or self._profiler(node) or self.runtimes.guard(node)
                  or self.children.guard(node) or self.switches.guard(node, feature or rule in self.switch_features))
         if found is None and domain in self.guards.feature_domains:  # a kernel or fused library, not a flag rule
-            found = self._library_function(node)
+            found = self._library_function(node) or fallback_table(node, self.guards)
         if found is not None:
             return found
         if rule in self.guards.flag_rules:

@@ -34,6 +34,7 @@ from ascend_feasibility.analyzer.context.cudnn_ops import idle_switches
 from ascend_feasibility.analyzer.context.env_switches import table_arms_off
 from ascend_feasibility.analyzer.context.guards import library_class_of, public_callers_name
 from ascend_feasibility.analyzer.context.launch_variants import opt_in_configs
+from ascend_feasibility.analyzer.context.library_hooks import hooked_methods, hooked_reason
 from ascend_feasibility.analyzer.context.literal_flags import written_elsewhere_name
 from ascend_feasibility.analyzer.context.missing_modules import missing_module_importers
 from ascend_feasibility.analyzer.context.module_copies import loaded_copy, module_copies, shadowed_copies
@@ -166,10 +167,12 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
     findings = idle_switches(selector_tests(findings, facts, factory), facts)
     in_function = any(f.reach == "optional" and written_elsewhere_name(f.reach_reason) for f in findings)
     called_elsewhere = _called_elsewhere(findings, facts)
+    hooked = hooked_methods(findings, load_context_conventions().opt_in.library_hooks)
     if not (referrers or guarded or test_only or example_only or switched or uninstalled or tools or scratch or unpassed
             or unbuilt
             or switched_built or unhooked_built or stale
-            or on_default or unused_defaults or unread or switches_on or in_function or called_elsewhere or ungrouped):
+            or on_default or unused_defaults or unread or switches_on or in_function or called_elsewhere or ungrouped
+            or hooked):
         return findings
     decided: dict[str, Place | None] = {}
     reexports = None  # unreferenced.reexporters_of(facts), read at the first constant a reason names
@@ -195,6 +198,9 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
         if called_elsewhere and finding.reach != "runs" and finding.role in COUNTED_ROLES \
                 and (finding.path, public_callers_name(finding.reach_reason)) in called_elsewhere:
             finding = factory.restore(finding)  # its file's callers check a gate; another file's may call it bare
+        why = hooked_reason(finding, hooked) if hooked else None
+        if why is not None:  # a method a library hook the project calls reaches by name (diffusers' enable_xformers_...)
+            finding = factory.restore(finding).model_copy(update={"reach_reason": why})
         if switches_on and finding.reach == "optional" and finding.role in COUNTED_ROLES:
             why = on_reason(finding.reach_reason, switches_on)
             if why is not None:  # a switch the project's own configs, launchers or code turn on: its default use

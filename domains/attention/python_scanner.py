@@ -29,6 +29,7 @@ from ascend_feasibility.domains.base import Hit, Unit, code_context
 from ascend_feasibility.domains.device import literals
 from ascend_feasibility.domains.python_refs import PythonDomainScanner, PythonScan, Reference, unit_references
 from ascend_feasibility.domains.rule_index import RuleIndex
+from ascend_feasibility.knowledge import load_context_conventions
 from tree_sitter import Node
 
 IMPLEMENTATION_QUERY = r"""
@@ -46,6 +47,11 @@ QUERY = r"""
 (import_from_statement module_name: (dotted_name) @imported_module)
 """
 
+# library methods that switch a model onto xformers (diffusers' enable_xformers_memory_efficient_attention;
+# knowledge/context/conventions.toml opt_in.library_hooks), called as a method of any object
+LIBRARY_HOOKS = tuple(sorted(load_context_conventions().opt_in.library_hooks))
+HOOK_QUERY = "((call function: (attribute attribute: (identifier) @library_hook)) (#any-of? @library_hook {}))".format(
+    " ".join(f'"{name}"' for name in LIBRARY_HOOKS))
 GATED_MODULES = ("flash_attn", "flash_attn_interface", "xformers")
 SEQUENCE_PARALLEL_MODULES = ("yunchang", "ring_flash_attn")
 INFERENCE_CONTEXTS = ("no_grad", "inference_mode")
@@ -55,7 +61,7 @@ HF_LOADERS = ("from_pretrained", "from_config")  # Hugging Face loaders: their a
 
 class _AttentionScan(PythonScan):
     QUERY = QUERY
-    GATED = ((("flash_attention_",), IMPLEMENTATION_QUERY), (("softmax",), SOFTMAX_QUERY))
+    GATED = ((("flash_attention_",), IMPLEMENTATION_QUERY), (("softmax",), SOFTMAX_QUERY), (LIBRARY_HOOKS, HOOK_QUERY))
 
     def __init__(self, index: RuleIndex, unit: Unit) -> None:
         super().__init__(index, unit)
@@ -80,6 +86,9 @@ class _AttentionScan(PythonScan):
                          "attn_implementation=\"sdpa\"")
         for node in found.get("softmax", []):
             self._manual_attention(node)
+        for node in found.get("library_hook", []):  # `unet.enable_xformers_memory_efficient_attention()`
+            if not _forwards_hook(node):
+                self.hit("xformers-enable-call", parsing.text(node), node.parent.parent)
         seen_modules = set()
         for node in found.get("imported_module", []):
             module = "".join(parsing.text(node).split()).split(".")[0]
@@ -223,6 +232,15 @@ def _asks_for_flash(value: Node | None) -> bool:
             if name is not None and parsing.text(name) == parsing.text(value):
                 return default is not None and default.type == "true"
     return False
+
+
+def _forwards_hook(name: Node) -> bool:
+    """A hook call inside a method of the same name (diffusers' combined pipelines: `def
+    enable_xformers_memory_efficient_attention(self, op): self.decoder_pipe.enable_xformers_memory_efficient_attention(op)`):
+    the hook passing its caller's opt-in on, which the call of the outer method decides."""
+    function = parsing.enclosing(name, {"function_definition"})
+    outer = function.child_by_field_name("name") if function is not None else None
+    return outer is not None and parsing.text(outer) == parsing.text(name)
 
 
 def _registry_key(node: Node) -> bool:
