@@ -202,8 +202,15 @@ def analyze_dependencies(
     torch_sites = by_package.get("torch", [])
     target = factory.target.release
     # the fit shown: a README's torch where no manifest declares one and the target follows it (choose_target)
-    chosen_doc = [s for s in documented.get("torch", []) if target.torch_npu in torch_fit([s], kb).releases]
-    choosing = [s for s in torch_sites if s.path not in unchosen]
+    doc_torch = sorted({s for s in declarations if s.name == "torch" and s.source == DOC_SOURCE},
+                       key=lambda s: (s.path, s.line))  # kept where a manifest's torch drops them from `documented`
+    chosen_doc = [s for s in doc_torch if target.torch_npu in torch_fit([s], kb).releases]
+    # the install-document line the choice read (TargetChoice.doc_pin): no manifest the choice reads declares torch,
+    # so a torch line of any other manifest here (a bundled project's Dockerfile, an example's requirements) sets
+    # neither the fit, nor the torch row, nor whether the project declares torch (round 30 V7, round 29 V3)
+    doc_site = next((s for s in doc_torch if doc_pin == f"torch{s.specifier} ({s.path}:{s.line})"), None)
+    hosted = [] if doc_site is not None else torch_sites
+    choosing = [s for s in hosted if s.path not in unchosen]
     primary = _primary(choosing or chosen_doc)
     fit = torch_fit(primary, kb)
     pinned = _exact_pin(choosing, primary, fit, kb)
@@ -287,9 +294,7 @@ def analyze_dependencies(
                 repinned = site
             emit.declaration(code, f"torch{site.specifier}", site, recommended, place=place, sites=others,
                              facets=facets)
-    doc_site = next((s for s in documented.get("torch", []) if doc_pin == f"torch{s.specifier} ({s.path}:{s.line})"),
-                    None) if not torch_sites else None
-    if not torch_sites and "torch" in imported:
+    if not hosted and "torch" in imported:
         site = doc_site
         if site is not None:  # the install line choose_target read (TargetChoice.doc_pin): torch is declared there
             emit.declaration("torch-not-declared", "torch", site, doc_pin,
@@ -303,11 +308,13 @@ def analyze_dependencies(
     # requirements install mmcv, the README pins which)
     declared = {**{n: s for n, s in documented.items() if n in imported or _required_by_imported(n, imported, kb)},
                 **by_package}
-    if doc_site is not None and "torch" in declared:  # the torch row shows the install document the target follows,
-        # not a bundled project's own install docs beside it (round 29 V3: arcface_torch/docs/install.md's 1.9/1.11)
-        declared["torch"] = [s for s in declared["torch"] if s.path == doc_site.path]
+    if doc_site is not None:  # the torch row shows the install document the target follows, not a bundled
+        # project's own install docs beside it (round 29 V3: arcface_torch/docs/install.md's 1.9/1.11) nor its manifests
+        declared["torch"] = [s for s in doc_torch if s.path == doc_site.path]
     matrix = [_row(name, declared.get(name, []), name in imported, kb, records.get(name))
               for name in sorted(set(declared) | set(imported))]
+    if doc_site is not None and not fit.declared:  # the install document's pin is the project's torch, fit or not
+        fit = torch_fit([doc_site], kb)
     return DependencyAnalysis(findings, matrix, fit)
 
 
