@@ -1022,3 +1022,30 @@ def test_unsupported_packages_one_module_imports_are_one_item_with_each_import_a
     items = [f for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings if f.rule == "DEP002"]
     assert sorted((f.symbol, f.path, f.sites) for f in items) == [("cuda-python", "pkg/graphs.py", []),
                                                                  ("tensorrt", "pkg/engine.py", [])]
+
+
+def test_a_torch_line_of_a_manifest_the_target_choice_never_reads_sets_no_torch_row(tmp_path):
+    """OOTDiffusion (round 30 V7): the host pins torch only in its README's install line, and a bundled project copied
+    under a subfolder ships its own CI image with `pip install torch==1.5+cu101`. The target choice reads only the
+    host's manifests and install documents (a CI image is none), so the torch row, torch_fit and DEP013 follow the
+    README, not that Dockerfile (whose own line stays a finding of that file)."""
+    dockerfile = "FROM nvidia/cuda:10.1-cudnn7-devel\nRUN pip install torch==1.5+cu101 torchvision==0.6+cu101\n"
+    write(tmp_path, {"README.md": "```bash\npip install torch==2.0.1 torchvision==0.15.2\n```\n",
+                     "requirements.txt": "einops\n", "run.py": "import torch\nimport einops\n",
+                     "third/parser/setup.py": "from setuptools import setup\nsetup(name='parser')\n",
+                     "third/parser/parser/__init__.py": "import torch\n",
+                     "third/parser/.ci/Dockerfile": dockerfile})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert "an install line of README.md" in report.target.reason.en
+    rows = {row.package: (row.declared, row.sources) for row in report.dependency_matrix}
+    assert rows["torch"] == ("==2.0.1", ["README.md:2"])
+    assert report.torch_fit.declared == "==2.0.1"
+    (finding,) = [f for f in report.findings if f.rule == "DEP013"]
+    assert (finding.path, finding.line) == ("README.md", 2) and "holds no torch_npu release" in finding.message.en
+    assert [f.path for f in report.findings if f.rule == "DEP012"] == ["third/parser/.ci/Dockerfile"]
+    # a manifest the choice reads (the host's requirements.txt) declares torch: it keeps the row and the fit
+    write(tmp_path, {"requirements.txt": "einops\ntorch==2.1.0\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    rows = {row.package: (row.declared, row.sources) for row in report.dependency_matrix}
+    assert rows["torch"] == ("==2.1.0", ["requirements.txt:2"]) and report.torch_fit.declared == "==2.1.0"
+    assert not [f for f in report.findings if f.rule == "DEP013"]

@@ -311,6 +311,9 @@ def analyze_dependencies(
     if doc_site is not None:  # the torch row shows the install document the target follows, not a bundled
         # project's own install docs beside it (round 29 V3: arcface_torch/docs/install.md's 1.9/1.11) nor its manifests
         declared["torch"] = [s for s in doc_torch if s.path == doc_site.path]
+    elif "torch" in by_package:  # the host's torch lines, where it has some: not a CI image's, a bundled copy's, an
+        # unreached folder's (round 30 V7: detectron2's docker/Dockerfile torch==1.5+cu101 beside the host's pin)
+        declared["torch"] = [s for s in by_package["torch"] if emit.counts(s.path)] or by_package["torch"]
     matrix = [_row(name, declared.get(name, []), name in imported, kb, records.get(name))
               for name in sorted(set(declared) | set(imported))]
     if doc_site is not None and not fit.declared:  # the install document's pin is the project's torch, fit or not
