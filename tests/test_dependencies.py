@@ -1049,3 +1049,38 @@ def test_a_torch_line_of_a_manifest_the_target_choice_never_reads_sets_no_torch_
     rows = {row.package: (row.declared, row.sources) for row in report.dependency_matrix}
     assert rows["torch"] == ("==2.1.0", ["requirements.txt:2"]) and report.torch_fit.declared == "==2.1.0"
     assert not [f for f in report.findings if f.rule == "DEP013"]
+
+
+GUARDED_XFORMERS = "try:\n    import xformers.ops\nexcept ImportError:\n    xformers = None\nimport torch\n"
+
+
+def test_an_exact_pin_of_a_package_built_for_one_torch_is_a_required_line_to_delete(tmp_path):
+    """V-Express (round 30 B8): requirements.txt pins torch==2.0.1 and xformers==0.0.22, and every import of xformers
+    is guarded. Each xformers release requires one exact torch (0.0.22: torch==2.0.1, packages.toml pins_torch), so
+    installing the manifest pulls that torch back over torch_npu's: the line is required work, a small one."""
+    write(tmp_path, {"requirements.txt": "torch==2.0.1\nxformers==0.0.22\n", "infer.py": GUARDED_XFORMERS})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "xformers"]
+    assert (finding.path, finding.line, finding.reach, finding.severity) == ("requirements.txt", 2, "runs", "medium")
+    assert "requires torch==2.0.1" in finding.message.en and finding.effort_hours.high <= 0.5
+    # a release the catalog does not map is still one exact torch's build
+    write(tmp_path, {"requirements.txt": "torch==2.0.1\nxformers==0.0.21\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "xformers"]
+    assert finding.reach == "runs" and "requires one exact torch version" in finding.message.en
+    # a range lets pip pick a release for the installed torch: the guarded package stays optional
+    write(tmp_path, {"requirements.txt": "torch==2.0.1\nxformers>=0.0.20\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "xformers"]
+    assert finding.reach == "optional" and "requires" not in finding.message.en
+
+
+def test_an_exact_pin_of_a_package_that_follows_any_torch_keeps_its_guarded_reach(tmp_path):
+    """bitsandbytes wheels do not pin torch (no pins_torch in the catalog): an exact pin of it beside guarded imports
+    is the optional feature's, as before."""
+    write(tmp_path, {"requirements.txt": "torch==2.0.1\nbitsandbytes==0.41.1\n",
+                     "train.py": "try:\n    import bitsandbytes as bnb\nexcept ImportError:\n    bnb = None\n"
+                                 "import torch\nopt = bnb.optim.AdamW8bit if bnb else torch.optim.AdamW\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "bitsandbytes"]
+    assert finding.path == "requirements.txt" and finding.reach == "optional"

@@ -124,6 +124,12 @@ def analyze_dependencies(
                                          f"{counterpart.name} ({counterpart.path}:{counterpart.line})", place=place,
                                          sites=others, facets=(OTHER_HOST_ARM,))
                         continue
+                    pulled = _pulled_torch(record, site, factory.target.release.torch) \
+                        if place is only_optional and place is not None else None
+                    if pulled is not None:  # V-Express: `xformers==0.0.22` beside torch==2.0.1, every import guarded
+                        emit.declaration(RULE_BY_CLASS[record.classification], name, site, pulled,
+                                         sites=others, facets=(PULLS_TORCH,), effort=PULLS_TORCH_EFFORT)
+                        continue
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site,
                                      record.replacement_since if UPGRADE_FIRST in facets else None, place=place,
                                      sites=others, facets=facets)
@@ -495,6 +501,23 @@ def _unread_pin(sites: list[Declaration], primary: list[Declaration], fit: Torch
     installs itself (`pip install -e .`) from the package manifest that governs the target, whose requirement fits it."""
     return bool(primary) and sites[0].source == "requirements" and primary[0].path != sites[0].path \
         and primary[0].source in PACKAGE_MANIFESTS and target in fit.releases and installed.unread(sites[0].path, installs)
+
+
+PULLS_TORCH = "pulls-torch"
+PULLS_TORCH_EFFORT = (0.1, 0.5)  # one manifest line to delete
+
+
+def _pulled_torch(record, site: Declaration, target_torch: str) -> str | None:
+    """The torch an exact pin of a package whose every release requires one exact torch (the catalog's pins_torch)
+    installs: `torch==2.0.1` for xformers==0.0.22, "one exact torch version" for a release the catalog does not map.
+    None where the line is no exact pin, the package is not such a one, or the pin's torch is the target's."""
+    pinned = _version_of([site])
+    if record is None or not record.pins_torch or pinned is None:
+        return None
+    torch = record.pins_torch.get(pinned.lstrip("="))
+    if torch is None:
+        return "one exact torch version"
+    return None if torch == target_torch else f"torch=={torch}"
 
 
 SAME_REPIN_EFFORT = (0.1, 0.5)  # a further file's torch line, moved with the re-pin priced at the first one
