@@ -1084,3 +1084,47 @@ def test_an_exact_pin_of_a_package_that_follows_any_torch_keeps_its_guarded_reac
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "bitsandbytes"]
     assert finding.path == "requirements.txt" and finding.reach == "optional"
+
+
+EIGHT_BIT = """import torch
+from omegaconf import OmegaConf
+
+
+def main(cfg):
+    if cfg.solver.use_8bit_adam:
+        try:
+            import bitsandbytes as bnb
+        except ImportError:
+            raise ImportError("Please install bitsandbytes to use 8-bit Adam")
+        optimizer_cls = bnb.optim.AdamW8bit
+    else:
+        optimizer_cls = torch.optim.AdamW
+    return optimizer_cls
+
+
+if __name__ == "__main__":
+    main(OmegaConf.load("configs/stage_1.yaml"))
+"""
+
+
+def test_a_guarded_import_runs_where_a_shipped_config_turns_its_switch_on(tmp_path):
+    """V-Express (round 30 B5, round 29 V5): every stage config sets `use_8bit_adam: True`, and train.py imports
+    bitsandbytes under `if cfg.solver.use_8bit_adam:`, raising without it. The import runs in that training, so
+    bitsandbytes is required there, as the phase matrix already says, not "optional"."""
+    write(tmp_path, {"train.py": EIGHT_BIT, "requirements.txt": "torch\nomegaconf\n",
+                     "configs/stage_1.yaml": "solver:\n  use_8bit_adam: True\n  learning_rate: 1e-5\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "bitsandbytes"]
+    assert (finding.path, finding.line, finding.reach) == ("train.py", 8, "runs")
+    # the config leaves the switch off: the import is the opt-in's
+    write(tmp_path, {"configs/stage_1.yaml": "solver:\n  use_8bit_adam: False\n  learning_rate: 1e-5\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "bitsandbytes"]
+    assert finding.reach == "optional"
+    # switched on, but the import falls back when the package is missing: still optional
+    write(tmp_path, {"configs/stage_1.yaml": "solver:\n  use_8bit_adam: True\n",
+                     "train.py": EIGHT_BIT.replace('raise ImportError("Please install bitsandbytes to use 8-bit Adam")',
+                                                   "bnb = None")})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "bitsandbytes"]
+    assert finding.reach == "optional"

@@ -58,6 +58,7 @@ def analyze_dependencies(
     nested: dict[str, Release] | None = None,
     unchosen: frozenset[str] = frozenset(),
     parts_by_path: dict[str, frozenset[str]] | None = None,
+    switches_on: frozenset[str] = frozenset(),
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -72,8 +73,12 @@ def analyze_dependencies(
     (analyzer/core/subprojects.py): its own torch pins are judged against that release. `unchosen`: the requirements
     files whose torch pin the target choice left out (TargetChoice.unread): they set neither the fit nor the pin.
     `parts_by_path`: path → the npu_aware_for and cuda_part_in names that file's code uses (the per-file npu_aware_used):
-    an undeclared package's item stands at an import in a file that reaches its CUDA-only part."""
+    an undeclared package's item stands at an import in a file that reaches its CUDA-only part. `switches_on`: the
+    switches the project's configs, launchers or code turn on (switched_on.turned_on): an import in such a switch's
+    arm runs."""
     parts_by_path = parts_by_path or {}
+    if switches_on:
+        imports = [_switched_on(fact, switches_on) for fact in imports]
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
@@ -834,6 +839,14 @@ def _part_users_first(facts: list[ImportFact], record: PackageRecord,
 def _on_default_path(fact: ImportFact, default_path: dict[str, str]) -> ImportFact:
     """An import inside a function or class that a parameter's default calls is no optional feature's: it runs."""
     if not fact.optional or fact.caught or fact.holder not in default_path:
+        return fact
+    return replace(fact, optional=False)
+
+
+def _switched_on(fact: ImportFact, switches_on: frozenset[str]) -> ImportFact:
+    """An import in the arm of a switch the project turns on (`if cfg.solver.use_8bit_adam:` while every shipped
+    stage config sets `use_8bit_adam: True`; switched_on.turned_on) is no optional feature's: it runs (round 30 B5)."""
+    if not fact.optional or fact.caught or not fact.switch or fact.switch not in switches_on:
         return fact
     return replace(fact, optional=False)
 
