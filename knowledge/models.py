@@ -635,6 +635,12 @@ class PackageRecord(_Record):
         description="the release (or release line) of this package built for a torch version or major.minor "
         "(torchvision 0.16 for torch 2.1): a companion pin that moves with torch",
     )
+    pins_torch: dict[str, str] = Field(
+        default_factory=dict,
+        description="each release's wheels require one exact torch (Requires-Dist torch==X): release -> that torch, for "
+        "the releases the catalog knows (xformers 0.0.22 -> 2.0.1). Non-empty marks the package: an exact pin of it "
+        "installs its torch over the one torch_npu needs, whether or not the code imports it",
+    )
     versions: list[VersionClass] = Field(
         default_factory=list,
         description="release ranges classed otherwise than the record: a declaration whose every admitted release "

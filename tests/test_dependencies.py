@@ -1022,3 +1022,109 @@ def test_unsupported_packages_one_module_imports_are_one_item_with_each_import_a
     items = [f for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings if f.rule == "DEP002"]
     assert sorted((f.symbol, f.path, f.sites) for f in items) == [("cuda-python", "pkg/graphs.py", []),
                                                                  ("tensorrt", "pkg/engine.py", [])]
+
+
+def test_a_torch_line_of_a_manifest_the_target_choice_never_reads_sets_no_torch_row(tmp_path):
+    """OOTDiffusion (round 30 V7): the host pins torch only in its README's install line, and a bundled project copied
+    under a subfolder ships its own CI image with `pip install torch==1.5+cu101`. The target choice reads only the
+    host's manifests and install documents (a CI image is none), so the torch row, torch_fit and DEP013 follow the
+    README, not that Dockerfile (whose own line stays a finding of that file)."""
+    dockerfile = "FROM nvidia/cuda:10.1-cudnn7-devel\nRUN pip install torch==1.5+cu101 torchvision==0.6+cu101\n"
+    write(tmp_path, {"README.md": "```bash\npip install torch==2.0.1 torchvision==0.15.2\n```\n",
+                     "requirements.txt": "einops\n", "run.py": "import torch\nimport einops\n",
+                     "third/parser/setup.py": "from setuptools import setup\nsetup(name='parser')\n",
+                     "third/parser/parser/__init__.py": "import torch\n",
+                     "third/parser/.ci/Dockerfile": dockerfile})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert "an install line of README.md" in report.target.reason.en
+    rows = {row.package: (row.declared, row.sources) for row in report.dependency_matrix}
+    assert rows["torch"] == ("==2.0.1", ["README.md:2"])
+    assert report.torch_fit.declared == "==2.0.1"
+    (finding,) = [f for f in report.findings if f.rule == "DEP013"]
+    assert (finding.path, finding.line) == ("README.md", 2) and "holds no torch_npu release" in finding.message.en
+    assert [f.path for f in report.findings if f.rule == "DEP012"] == ["third/parser/.ci/Dockerfile"]
+    # a manifest the choice reads (the host's requirements.txt) declares torch: it keeps the row and the fit
+    write(tmp_path, {"requirements.txt": "einops\ntorch==2.1.0\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    rows = {row.package: (row.declared, row.sources) for row in report.dependency_matrix}
+    assert rows["torch"] == ("==2.1.0", ["requirements.txt:2"]) and report.torch_fit.declared == "==2.1.0"
+    assert not [f for f in report.findings if f.rule == "DEP013"]
+
+
+GUARDED_XFORMERS = "try:\n    import xformers.ops\nexcept ImportError:\n    xformers = None\nimport torch\n"
+
+
+def test_an_exact_pin_of_a_package_built_for_one_torch_is_a_required_line_to_delete(tmp_path):
+    """V-Express (round 30 B8): requirements.txt pins torch==2.0.1 and xformers==0.0.22, and every import of xformers
+    is guarded. Each xformers release requires one exact torch (0.0.22: torch==2.0.1, packages.toml pins_torch), so
+    installing the manifest pulls that torch back over torch_npu's: the line is required work, a small one."""
+    write(tmp_path, {"requirements.txt": "torch==2.0.1\nxformers==0.0.22\n", "infer.py": GUARDED_XFORMERS})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "xformers"]
+    assert (finding.path, finding.line, finding.reach, finding.severity) == ("requirements.txt", 2, "runs", "medium")
+    assert "requires torch==2.0.1" in finding.message.en and finding.effort_hours.high <= 0.5
+    # a release the catalog does not map is still one exact torch's build
+    write(tmp_path, {"requirements.txt": "torch==2.0.1\nxformers==0.0.21\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "xformers"]
+    assert finding.reach == "runs" and "requires one exact torch version" in finding.message.en
+    # a range lets pip pick a release for the installed torch: the guarded package stays optional
+    write(tmp_path, {"requirements.txt": "torch==2.0.1\nxformers>=0.0.20\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "xformers"]
+    assert finding.reach == "optional" and "requires" not in finding.message.en
+
+
+def test_an_exact_pin_of_a_package_that_follows_any_torch_keeps_its_guarded_reach(tmp_path):
+    """bitsandbytes wheels do not pin torch (no pins_torch in the catalog): an exact pin of it beside guarded imports
+    is the optional feature's, as before."""
+    write(tmp_path, {"requirements.txt": "torch==2.0.1\nbitsandbytes==0.41.1\n",
+                     "train.py": "try:\n    import bitsandbytes as bnb\nexcept ImportError:\n    bnb = None\n"
+                                 "import torch\nopt = bnb.optim.AdamW8bit if bnb else torch.optim.AdamW\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "bitsandbytes"]
+    assert finding.path == "requirements.txt" and finding.reach == "optional"
+
+
+EIGHT_BIT = """import torch
+from omegaconf import OmegaConf
+
+
+def main(cfg):
+    if cfg.solver.use_8bit_adam:
+        try:
+            import bitsandbytes as bnb
+        except ImportError:
+            raise ImportError("Please install bitsandbytes to use 8-bit Adam")
+        optimizer_cls = bnb.optim.AdamW8bit
+    else:
+        optimizer_cls = torch.optim.AdamW
+    return optimizer_cls
+
+
+if __name__ == "__main__":
+    main(OmegaConf.load("configs/stage_1.yaml"))
+"""
+
+
+def test_a_guarded_import_runs_where_a_shipped_config_turns_its_switch_on(tmp_path):
+    """V-Express (round 30 B5, round 29 V5): every stage config sets `use_8bit_adam: True`, and train.py imports
+    bitsandbytes under `if cfg.solver.use_8bit_adam:`, raising without it. The import runs in that training, so
+    bitsandbytes is required there, as the phase matrix already says, not "optional"."""
+    write(tmp_path, {"train.py": EIGHT_BIT, "requirements.txt": "torch\nomegaconf\n",
+                     "configs/stage_1.yaml": "solver:\n  use_8bit_adam: True\n  learning_rate: 1e-5\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "bitsandbytes"]
+    assert (finding.path, finding.line, finding.reach) == ("train.py", 8, "runs")
+    # the config leaves the switch off: the import is the opt-in's
+    write(tmp_path, {"configs/stage_1.yaml": "solver:\n  use_8bit_adam: False\n  learning_rate: 1e-5\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "bitsandbytes"]
+    assert finding.reach == "optional"
+    # switched on, but the import falls back when the package is missing: still optional
+    write(tmp_path, {"configs/stage_1.yaml": "solver:\n  use_8bit_adam: True\n",
+                     "train.py": EIGHT_BIT.replace('raise ImportError("Please install bitsandbytes to use 8-bit Adam")',
+                                                   "bnb = None")})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "bitsandbytes"]
+    assert finding.reach == "optional"

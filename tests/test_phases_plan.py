@@ -530,7 +530,10 @@ def test_config_files_take_the_phases_of_what_names_them(tmp_path):
     assert phases_of(report, "configs/unnamed.json") == {("training", "inference")}  # unplaced: every phase
 
 
-def test_a_setting_folded_from_several_configs_takes_the_phases_of_every_file(tmp_path):
+def test_a_setting_folded_from_several_configs_takes_the_phases_of_its_referred_files(tmp_path):
+    """V-Express (round 30 B2): DST050 folds zero2_config.json, which the training launcher passes, and
+    zero2_config_bf16.json, which only a commented launcher line names. A file nothing refers to adds no phase beside
+    one that has a referrer (the setting runs where that one runs); where none has one, every phase, as before."""
     project = phase_project(tmp_path, {
         "train.py": TRAIN + "\nDS_CONFIG = 'configs/ds.json'\n",
         "configs/ds.json": '{"env": {"NCCL_SOCKET_IFNAME": "eth0"}, "train_micro_batch_size_per_gpu": 4}\n',
@@ -539,7 +542,17 @@ def test_a_setting_folded_from_several_configs_takes_the_phases_of_every_file(tm
     report = run(project)
     [folded] = [f for f in report.findings if f.symbol and "NCCL_SOCKET_IFNAME" in f.symbol]
     assert folded.path == "configs/ds.json" and len(folded.sites) == 2
-    assert folded.phases == ["training", "inference"]  # ds.json's training and the unplaced file's every phase
+    assert folded.phases == ["training"]  # ds.json's training; the unplaced file adds none
+    # the other file named only in a commented launcher line: still no referrer
+    write(tmp_path, {"train.sh": "# DS=configs/unnamed.json\nDS=configs/ds.json\npython train.py --ds $DS\n"})
+    report = run(project)
+    [folded] = [f for f in report.findings if f.symbol and "NCCL_SOCKET_IFNAME" in f.symbol]
+    assert folded.phases == ["training"]
+    # no file of the setting has a referrer: every phase
+    write(tmp_path, {"train.py": TRAIN, "train.sh": "python train.py\n"})
+    report = run(project)
+    [folded] = [f for f in report.findings if f.symbol and "NCCL_SOCKET_IFNAME" in f.symbol]
+    assert folded.phases == ["training", "inference"]
 
 
 def test_scripts_without_a_main_guard_are_entries_but_imported_modules_are_not(tmp_path):

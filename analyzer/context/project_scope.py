@@ -105,7 +105,8 @@ def parse_site(site: str) -> tuple[str, int, int | None] | None:
     return match["path"], int(match["line"]), int(match["cell"]) if match["cell"] else None
 
 
-def _config_file(path: str) -> bool:
+def config_file(path: str) -> bool:
+    """Is the file a YAML or JSON config (by its name)?"""
     return classify(path.rsplit("/", 1)[-1]) in CONFIG_KINDS
 
 
@@ -115,7 +116,7 @@ def _shell_file(path: str) -> bool:
 
 def setting_files(finding: Finding) -> list[str]:
     """The files a finding stands for: every file of a setting `fold_repeated_settings` folded, else its own."""
-    if not (finding.sites and (_config_file(finding.path) or _shell_file(finding.path))):
+    if not (finding.sites and (config_file(finding.path) or _shell_file(finding.path))):
         return [finding.path]
     paths = [where[0] for where in map(parse_site, finding.sites) if where is not None]
     return list(dict.fromkeys([finding.path, *paths]))
@@ -218,7 +219,7 @@ def fold_repeated_settings(findings: list[Finding], edited: frozenset[str] = fro
         if finding.suppressed or finding.sites:
             continue
         alike = (finding.rule, finding.symbol, finding.severity, finding.reach, finding.role)
-        if _config_file(finding.path):
+        if config_file(finding.path):
             groups[("config", *alike)].append(finding)
         elif finding.rule not in edited and _shell_file(finding.path):
             value = shell_setting(finding)

@@ -6,6 +6,7 @@ release the project's own torch requirement can install."""
 
 from __future__ import annotations
 
+from ascend_feasibility.analyzer.context.switched_on import turned_on
 from ascend_feasibility.analyzer.context.unpassed_defaults import default_path
 from ascend_feasibility.analyzer.core.models import SkippedFile
 from ascend_feasibility.domains.base import Domain, FileView, ProjectRun, TargetChoice, Unit
@@ -56,6 +57,7 @@ class DependenciesDomain(Domain):
             frozenset(i for f in facts for i in f.installs), {folder: t.release for folder, t in run.nested.items()},
             frozenset(run.choice.unread) if run.choice is not None else frozenset(),
             {f.imports[0].path: frozenset(f.npu_aware_used) for f in facts if f.imports and f.npu_aware_used},
+            _configured_on(run) if any(i.switch for f in facts for i in f.imports) else frozenset(),
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix
@@ -77,3 +79,10 @@ class DependenciesDomain(Domain):
                                        run.factory)
         weights_only = next(code for code, rule in run.kb.rules.items() if rule.match.detector == WEIGHTS_ONLY)
         run.findings = on_old_torch(run.findings, run.published.get("declarations", []), weights_only)
+
+
+def _configured_on(run: ProjectRun) -> frozenset[str]:
+    """The switches a config, launch command or dict entry of the project turns on (a literal passed to one callee
+    turns on that callee's parameter only, not a flag of that name elsewhere)."""
+    return frozenset(name for name, places in turned_on(run.modules, run.context).items()
+                     if any(not callee for callee, _ in places))

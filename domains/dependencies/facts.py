@@ -41,6 +41,7 @@ class ImportFact:
     holder: str = ""  # the module-level function, or module-level class by its __init__, holding it plainly
     unused: bool = False  # of a package to replace, binding names its file writes nowhere else (unused_import)
     fetch_fallback: bool = False  # in the arm of `if not os.path.exists(path):` (a missing file's download): fetched_only
+    switch: str = ""  # S of the one `if S:` / `if cfg.x.S:` whose arm alone makes it optional (switch_of)
 
 
 @dataclass
@@ -288,12 +289,35 @@ def _imports(unit: Unit) -> list[ImportFact]:
                 holder=_holder(statement),
                 unused=module in _replaced_modules() and unused_import(unit, statement),
                 fetch_fallback=fetched_only(statement),
+                switch=switch_of(statement),
             )
         )
     return result
 
 
 EXISTENCE_TESTS = frozenset({"exists", "isfile", "isdir", "is_file", "is_dir"})
+
+
+def switch_of(statement) -> str:
+    """S where the import sits in the arm of one `if S:` or `if cfg.solver.S:` (a flag, or a config attribute read by
+    name), inside a function or at the module level, with nothing else around it but try blocks whose except only
+    raises (V-Express train.py: `if cfg.solver.use_8bit_adam: try: import bitsandbytes` / `except ImportError: raise
+    ImportError(...)`): the import runs wherever the project turns S on (switched_on.turned_on). "" elsewhere."""
+    if import_is_caught(statement, _import_errors()):
+        return ""
+    switch, current = "", statement
+    while current.parent is not None and current.parent.type not in {"function_definition", "module"}:
+        parent = current.parent
+        if parent.type == "if_statement":
+            condition = parent.child_by_field_name("condition")
+            if switch or current != parent.child_by_field_name("consequence") or condition is None \
+                    or condition.type not in {"identifier", "attribute"}:
+                return ""
+            switch = parsing.text(condition).rsplit(".", 1)[-1]
+        elif parent.type not in {"block", "try_statement"}:
+            return ""
+        current = parent
+    return switch
 
 
 def fetched_only(statement) -> bool:

@@ -58,6 +58,7 @@ def analyze_dependencies(
     nested: dict[str, Release] | None = None,
     unchosen: frozenset[str] = frozenset(),
     parts_by_path: dict[str, frozenset[str]] | None = None,
+    switches_on: frozenset[str] = frozenset(),
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -72,8 +73,12 @@ def analyze_dependencies(
     (analyzer/core/subprojects.py): its own torch pins are judged against that release. `unchosen`: the requirements
     files whose torch pin the target choice left out (TargetChoice.unread): they set neither the fit nor the pin.
     `parts_by_path`: path → the npu_aware_for and cuda_part_in names that file's code uses (the per-file npu_aware_used):
-    an undeclared package's item stands at an import in a file that reaches its CUDA-only part."""
+    an undeclared package's item stands at an import in a file that reaches its CUDA-only part. `switches_on`: the
+    switches the project's configs, launchers or code turn on (switched_on.turned_on): an import in such a switch's
+    arm runs."""
     parts_by_path = parts_by_path or {}
+    if switches_on:
+        imports = [_switched_on(fact, switches_on) for fact in imports]
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
     by_package: dict[str, list[Declaration]] = defaultdict(list)
@@ -123,6 +128,12 @@ def analyze_dependencies(
                         emit.declaration(RULE_BY_CLASS[record.classification], name, site,
                                          f"{counterpart.name} ({counterpart.path}:{counterpart.line})", place=place,
                                          sites=others, facets=(OTHER_HOST_ARM,))
+                        continue
+                    pulled = _pulled_torch(record, site, factory.target.release.torch) \
+                        if place is only_optional and place is not None else None
+                    if pulled is not None:  # V-Express: `xformers==0.0.22` beside torch==2.0.1, every import guarded
+                        emit.declaration(RULE_BY_CLASS[record.classification], name, site, pulled,
+                                         sites=others, facets=(PULLS_TORCH,), effort=PULLS_TORCH_EFFORT)
                         continue
                     emit.declaration(RULE_BY_CLASS[record.classification], name, site,
                                      record.replacement_since if UPGRADE_FIRST in facets else None, place=place,
@@ -202,8 +213,15 @@ def analyze_dependencies(
     torch_sites = by_package.get("torch", [])
     target = factory.target.release
     # the fit shown: a README's torch where no manifest declares one and the target follows it (choose_target)
-    chosen_doc = [s for s in documented.get("torch", []) if target.torch_npu in torch_fit([s], kb).releases]
-    choosing = [s for s in torch_sites if s.path not in unchosen]
+    doc_torch = sorted({s for s in declarations if s.name == "torch" and s.source == DOC_SOURCE},
+                       key=lambda s: (s.path, s.line))  # kept where a manifest's torch drops them from `documented`
+    chosen_doc = [s for s in doc_torch if target.torch_npu in torch_fit([s], kb).releases]
+    # the install-document line the choice read (TargetChoice.doc_pin): no manifest the choice reads declares torch,
+    # so a torch line of any other manifest here (a bundled project's Dockerfile, an example's requirements) sets
+    # neither the fit, nor the torch row, nor whether the project declares torch (round 30 V7, round 29 V3)
+    doc_site = next((s for s in doc_torch if doc_pin == f"torch{s.specifier} ({s.path}:{s.line})"), None)
+    hosted = [] if doc_site is not None else torch_sites
+    choosing = [s for s in hosted if s.path not in unchosen]
     primary = _primary(choosing or chosen_doc)
     fit = torch_fit(primary, kb)
     pinned = _exact_pin(choosing, primary, fit, kb)
@@ -287,9 +305,7 @@ def analyze_dependencies(
                 repinned = site
             emit.declaration(code, f"torch{site.specifier}", site, recommended, place=place, sites=others,
                              facets=facets)
-    doc_site = next((s for s in documented.get("torch", []) if doc_pin == f"torch{s.specifier} ({s.path}:{s.line})"),
-                    None) if not torch_sites else None
-    if not torch_sites and "torch" in imported:
+    if not hosted and "torch" in imported:
         site = doc_site
         if site is not None:  # the install line choose_target read (TargetChoice.doc_pin): torch is declared there
             emit.declaration("torch-not-declared", "torch", site, doc_pin,
@@ -303,11 +319,16 @@ def analyze_dependencies(
     # requirements install mmcv, the README pins which)
     declared = {**{n: s for n, s in documented.items() if n in imported or _required_by_imported(n, imported, kb)},
                 **by_package}
-    if doc_site is not None and "torch" in declared:  # the torch row shows the install document the target follows,
-        # not a bundled project's own install docs beside it (round 29 V3: arcface_torch/docs/install.md's 1.9/1.11)
-        declared["torch"] = [s for s in declared["torch"] if s.path == doc_site.path]
+    if doc_site is not None:  # the torch row shows the install document the target follows, not a bundled
+        # project's own install docs beside it (round 29 V3: arcface_torch/docs/install.md's 1.9/1.11) nor its manifests
+        declared["torch"] = [s for s in doc_torch if s.path == doc_site.path]
+    elif "torch" in by_package:  # the host's torch lines, where it has some: not a CI image's, a bundled copy's, an
+        # unreached folder's (round 30 V7: detectron2's docker/Dockerfile torch==1.5+cu101 beside the host's pin)
+        declared["torch"] = [s for s in by_package["torch"] if emit.counts(s.path)] or by_package["torch"]
     matrix = [_row(name, declared.get(name, []), name in imported, kb, records.get(name))
               for name in sorted(set(declared) | set(imported))]
+    if doc_site is not None and not fit.declared:  # the install document's pin is the project's torch, fit or not
+        fit = torch_fit([doc_site], kb)
     return DependencyAnalysis(findings, matrix, fit)
 
 
@@ -485,6 +506,23 @@ def _unread_pin(sites: list[Declaration], primary: list[Declaration], fit: Torch
     installs itself (`pip install -e .`) from the package manifest that governs the target, whose requirement fits it."""
     return bool(primary) and sites[0].source == "requirements" and primary[0].path != sites[0].path \
         and primary[0].source in PACKAGE_MANIFESTS and target in fit.releases and installed.unread(sites[0].path, installs)
+
+
+PULLS_TORCH = "pulls-torch"
+PULLS_TORCH_EFFORT = (0.1, 0.5)  # one manifest line to delete
+
+
+def _pulled_torch(record, site: Declaration, target_torch: str) -> str | None:
+    """The torch an exact pin of a package whose every release requires one exact torch (the catalog's pins_torch)
+    installs: `torch==2.0.1` for xformers==0.0.22, "one exact torch version" for a release the catalog does not map.
+    None where the line is no exact pin, the package is not such a one, or the pin's torch is the target's."""
+    pinned = _version_of([site])
+    if record is None or not record.pins_torch or pinned is None:
+        return None
+    torch = record.pins_torch.get(pinned.lstrip("="))
+    if torch is None:
+        return "one exact torch version"
+    return None if torch == target_torch else f"torch=={torch}"
 
 
 SAME_REPIN_EFFORT = (0.1, 0.5)  # a further file's torch line, moved with the re-pin priced at the first one
@@ -801,6 +839,14 @@ def _part_users_first(facts: list[ImportFact], record: PackageRecord,
 def _on_default_path(fact: ImportFact, default_path: dict[str, str]) -> ImportFact:
     """An import inside a function or class that a parameter's default calls is no optional feature's: it runs."""
     if not fact.optional or fact.caught or fact.holder not in default_path:
+        return fact
+    return replace(fact, optional=False)
+
+
+def _switched_on(fact: ImportFact, switches_on: frozenset[str]) -> ImportFact:
+    """An import in the arm of a switch the project turns on (`if cfg.solver.use_8bit_adam:` while every shipped
+    stage config sets `use_8bit_adam: True`; switched_on.turned_on) is no optional feature's: it runs (round 30 B5)."""
+    if not fact.optional or fact.caught or not fact.switch or fact.switch not in switches_on:
         return fact
     return replace(fact, optional=False)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from ascend_feasibility.analyzer.context.bundled_projects import unimported_projects, unlaunched_scripts
-from ascend_feasibility.analyzer.context.project_scope import setting_files
+from ascend_feasibility.analyzer.context.project_scope import config_file, setting_files
 from ascend_feasibility.analyzer.context.readme_runs import launched_files
 from ascend_feasibility.analyzer.context.roles import file_role, has_root_package, path_view
 from ascend_feasibility.analyzer.context.unloaded import configs_naming, import_names, package_folders, registry_applications
@@ -559,14 +559,20 @@ def _delegated_training(found: dict[str, tuple[set[str], list[str]]], python: di
 def finding_phases(finding: Finding, assignment: PhaseAssignment) -> list[str]:
     """A finding belongs to the phases of its file (a rule that serves one phase only, to that one where its file
     serves it); environment files (manifests, setup.py, images, native sources) belong to all. Python code that no entry point imports belongs to none when the project has entry points: a phase holds
-    only what its entries import. A setting folded from several config files belongs to the phases of every file. A
+    only what its entries import. A setting folded from several config files belongs to the phases of every file that
+    has a referrer (all of them where none has; launch scripts always count). A
     finding that declares its phases before the plan (a serving deployment's package item: inference) keeps those the
     project has."""
     declared = [p for p in PHASES if p in finding.phases and p in assignment.phases]
     if declared:
         return declared
     found: set[str] = set()
-    for path in setting_files(finding):
+    paths = setting_files(finding)
+    # a folded setting's config file that nothing refers to (V-Express' zero2_config_bf16.json, named only in a
+    # commented launcher line) adds no phase where another of its files places it: the setting runs where that one
+    # runs (a launch script is run by hand, so one without a referrer keeps its say)
+    paths = [p for p in paths if assignment.by_path.get(p) or not config_file(p)] or paths
+    for path in paths:
         found.update(_path_phases(finding, path, assignment))
     return [p for p in PHASES if p in found]
 
