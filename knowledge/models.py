@@ -308,6 +308,11 @@ class Edit(_Record):
     values: list[str] = Field(default_factory=list)
     positional: list[str] = Field(default_factory=list)
     defaults: dict[str, str] = Field(default_factory=dict)
+    argument_calls: dict[str, str] = Field(
+        default_factory=dict, description="autocast edits: a call without arguments among the original's arguments, "
+        "by its callee's qualified name, rebuilt as this template in the agnostic style (torch.get_autocast_gpu_dtype() "
+        "reads CUDA's autocast dtype, never the NPU's)")
+    npu_argument_calls: dict[str, str] = Field(default_factory=dict, description="argument_calls in the npu style")
     uses: list[str] = Field(default_factory=list, description="Device-module names the agnostic template needs")
     shell: str | None = Field(
         default=None,
