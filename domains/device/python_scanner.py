@@ -29,7 +29,7 @@ from ascend_feasibility.domains.device.none_fields import (
     computed_none_fields,
     only_equality_operand,
 )
-from ascend_feasibility.domains.device.rank_suffix import only_adds_rank_suffix
+from ascend_feasibility.domains.device.rank_suffix import only_adds_rank_suffix, passes_setting_through
 from ascend_feasibility.domains.device.runtime_indexes import feeds_runtime_index
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
 from ascend_feasibility.domains.device.splat_accelerator import splatted_accelerator
@@ -436,6 +436,8 @@ class _FileScan(PythonScan):
                 found = (*found, RUNTIME_INDEX)
             if only_adds_rank_suffix(test):
                 found = (*found, RANK_SUFFIX)
+            elif passes_setting_through(test):
+                found = (*found, INDEX_PASSTHROUGH)
             named = self._arm_names(test) if CUDA_ARM in found else None
             if named is not None and named[1]:
                 found = (*found, SHIM_MAPS_ARM)
@@ -641,6 +643,7 @@ def _with_npu_entry(table: Node, key: Node) -> str:
 
 
 RANK_SUFFIX = "rank-suffix"  # DEV007's facet: the test's arm only appends ":<rank>" to the compared device name
+INDEX_PASSTHROUGH = "index-passthrough"  # DEV007's: `f"{d}:{i}" if d == "cuda" else d`, only the index is lost
 AMP_DECORATOR_NAMES = frozenset({"torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd"})
 FILLED_FIELDS = "filled-fields"  # every field read from the result is one torch_npu fills (DEV121's info variant)
 
