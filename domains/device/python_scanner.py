@@ -425,6 +425,8 @@ class _FileScan(PythonScan):
     def _device_test(self, symbol: str, test: Node) -> None:
         if identical_arms(test):
             return  # `torch.float if device == "cuda" else torch.float`: no device changes what runs
+        if provider_names.beside_provider_choice(test):
+            return  # `provider_options=... if d == "cuda" else []` beside that provider pick: one finding, there
         arms = fast_path_arms(test)
         if arms is not None:
             self.hit("device-type-fast-path", symbol, test, facets=fast_path_facets(arms, self.imports))
