@@ -1143,6 +1143,9 @@ class CudnnConventions(_Record):
                                        "instantiate, importlib): the import graph cannot see what it builds")
     not_models: list[str] = Field(min_length=1, description="words of what such a library's import names when it "
                                   "imports no model (a tokenizer, a config, transforms, utilities)")
+    switch_namespaces: list[str] = Field(default_factory=list, description="modules whose attributes are CUDA "
+                                         "backend switches with no NPU meaning (cudnn.benchmark, TF32): a CUDA check "
+                                         "whose body only sets them guards nothing the NPU needs")
 
 
 class ContextConventions(_Record):
