@@ -308,6 +308,9 @@ class Edit(_Record):
     values: list[str] = Field(default_factory=list)
     positional: list[str] = Field(default_factory=list)
     defaults: dict[str, str] = Field(default_factory=dict)
+    unpriced: bool = Field(default=False, description="port writes the edit where the site carries no hours too: a "
+                           "safeguard the advice offers beside 'nothing is needed' (ASCEND_RT_VISIBLE_DEVICES beside a "
+                           "leading CUDA_VISIBLE_DEVICES pin), not a 'leave it as it is'")
     argument_calls: dict[str, str] = Field(
         default_factory=dict, description="autocast edits: a call without arguments among the original's arguments, "
         "by its callee's qualified name, rebuilt as this template in the agnostic style (torch.get_autocast_gpu_dtype() "
