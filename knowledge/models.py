@@ -308,6 +308,14 @@ class Edit(_Record):
     values: list[str] = Field(default_factory=list)
     positional: list[str] = Field(default_factory=list)
     defaults: dict[str, str] = Field(default_factory=dict)
+    unpriced: bool = Field(default=False, description="port writes the edit where the site carries no hours too: a "
+                           "safeguard the advice offers beside 'nothing is needed' (ASCEND_RT_VISIBLE_DEVICES beside a "
+                           "leading CUDA_VISIBLE_DEVICES pin), not a 'leave it as it is'")
+    argument_calls: dict[str, str] = Field(
+        default_factory=dict, description="autocast edits: a call without arguments among the original's arguments, "
+        "by its callee's qualified name, rebuilt as this template in the agnostic style (torch.get_autocast_gpu_dtype() "
+        "reads CUDA's autocast dtype, never the NPU's)")
+    npu_argument_calls: dict[str, str] = Field(default_factory=dict, description="argument_calls in the npu style")
     uses: list[str] = Field(default_factory=list, description="Device-module names the agnostic template needs")
     shell: str | None = Field(
         default=None,
@@ -1151,6 +1159,9 @@ class CudnnConventions(_Record):
                                        "instantiate, importlib): the import graph cannot see what it builds")
     not_models: list[str] = Field(min_length=1, description="words of what such a library's import names when it "
                                   "imports no model (a tokenizer, a config, transforms, utilities)")
+    switch_namespaces: list[str] = Field(default_factory=list, description="modules whose attributes are CUDA "
+                                         "backend switches with no NPU meaning (cudnn.benchmark, TF32): a CUDA check "
+                                         "whose body only sets them guards nothing the NPU needs")
 
 
 class ContextConventions(_Record):

@@ -464,6 +464,24 @@ def test_autocast_turns_positionals_into_keywords_and_makes_defaults_explicit():
     assert new == "with torch.npu.amp.autocast(dtype=torch.bfloat16):\n    pass\n"
 
 
+def test_autocast_rebuilds_a_read_of_cudas_autocast_dtype_for_the_device_it_enters():
+    # torch.get_autocast_gpu_dtype() reads CUDA's autocast dtype (round 30 A1 row 42): inside the NPU autocast it
+    # would answer float16 whatever that autocast uses; the same callee given an argument, or another call, is kept
+    reads = dict(AUTOCAST, argument_calls={"torch.get_autocast_gpu_dtype": "torch.get_autocast_dtype({dev}.DEVICE_TYPE)"},
+                 npu_argument_calls={"torch.get_autocast_gpu_dtype": 'torch.get_autocast_dtype("npu")'})
+    source = ("with autocast(enabled=on, dtype=torch.get_autocast_gpu_dtype(), "
+              "cache_enabled=torch.is_autocast_cache_enabled()):\n    pass\n")
+    _, new = _plan(source, "autocast", Edit(**reads))
+    assert new == ("with torch.autocast(_device.DEVICE_TYPE, enabled=on, dtype=torch.get_autocast_dtype("
+                   "_device.DEVICE_TYPE), cache_enabled=torch.is_autocast_cache_enabled()):\n    pass\n")
+    _, new = _plan("with autocast(True, torch.get_autocast_gpu_dtype()):\n    pass\n", "autocast", Edit(**reads), NPU)
+    assert new == 'with torch.npu.amp.autocast(enabled=True, dtype=torch.get_autocast_dtype("npu")):\n    pass\n'
+    _, new = _plan("with autocast(dtype=torch.get_autocast_cpu_dtype()):\n    pass\n", "autocast", Edit(**reads))
+    assert new == "with torch.autocast(_device.DEVICE_TYPE, dtype=torch.get_autocast_cpu_dtype()):\n    pass\n"
+    _, new = _plan("with autocast(dtype=torch.get_autocast_gpu_dtype()):\n    pass\n", "autocast", Edit(**AUTOCAST))
+    assert new == "with torch.autocast(_device.DEVICE_TYPE, dtype=torch.get_autocast_gpu_dtype()):\n    pass\n"
+
+
 def test_autocast_refusals():
     assert _plan("with autocast(1, 2, 3):\n    pass\n", "autocast", Edit(**AUTOCAST))[0].reason == \
         "more positional arguments than the original accepts"

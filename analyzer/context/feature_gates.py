@@ -12,6 +12,9 @@ compiled value is never called in this module at all (a dead store).
 - `only_turns_feature_on(block, imports)`: the feature's names when every statement of the block is such a call or
   `name = <such a call>`, and every call in it (its arguments' too) is one: `torch.compile(model.cuda())` also moves
   a model, and is not only a feature's switch.
+- `only_sets_switches(block, imports)`: every statement of the block assigns a CUDA backend switch
+  (`torch.backends.cudnn.benchmark = True`, knowledge/context/conventions.toml cudnn switch_namespaces), or is an
+  `if` without else whose body does only that (round 30 A2 row 67: SUPIR's enable_tf32).
 - `unread_after(statement, names)`: no identifier of `names` outside `statement` and the module's imports, in a
   module-level statement: nothing in the module (a function defined before it included) reads the bound value.
 """
@@ -20,10 +23,12 @@ from __future__ import annotations
 
 from ascend_feasibility.analyzer.reading import parsing
 from ascend_feasibility.analyzer.reading.python_names import ImportTable, qualified_name
-from ascend_feasibility.knowledge import load_cuda_features
+from ascend_feasibility.knowledge import load_context_conventions, load_cuda_features
 from tree_sitter import Node
 
 MAX_NODES = 2_000
+MAX_DEPTH = 4  # nested ifs read by only_sets_switches
+SWITCH_VALUES = frozenset({"true", "false", "identifier", "attribute", "integer"})  # a switch's value, not a call
 MAX_MODULE_NODES = 200_000
 _NESTED = frozenset({"function_definition", "class_definition", "lambda"})
 _IMPORTS = frozenset({"import_statement", "import_from_statement", "future_import_statement"})
@@ -71,6 +76,31 @@ def only_turns_feature_on(block: Node, imports: ImportTable) -> list[str]:
                 return []
             features.append(feature)
     return sorted(set(features))
+
+
+def only_sets_switches(block: Node, imports: ImportTable, depth: int = 0) -> bool:
+    """Does every statement of the block set a CUDA backend switch, directly or in an `if` without else (see the
+    module's text)?"""
+    statements = [s for s in block.named_children if s.type != "comment"]
+    if not statements or depth > MAX_DEPTH:
+        return False
+    namespaces = tuple(n + "." for n in load_context_conventions().cudnn.switch_namespaces)
+    for statement in statements:
+        if statement.type == "if_statement":
+            body = statement.child_by_field_name("consequence")
+            if statement.children_by_field_name("alternative") or body is None \
+                    or not only_sets_switches(body, imports, depth + 1):
+                return False
+            continue
+        head = statement.named_children[0] if statement.type == "expression_statement" and statement.named_children else None
+        if head is None or head.type != "assignment":
+            return False
+        left, right = head.child_by_field_name("left"), head.child_by_field_name("right")
+        if left is None or left.type != "attribute" or right is None or right.type not in SWITCH_VALUES:
+            return False
+        if not (qualified_name(left, imports) or "").startswith(namespaces):
+            return False
+    return True
 
 
 def bound_names(block: Node) -> list[str]:

@@ -17,7 +17,12 @@ from ascend_feasibility.analyzer.context.cuda_gates import CudaGates
 from ascend_feasibility.analyzer.context.default_built import built_by_default
 from ascend_feasibility.analyzer.context.diagnostics import DebugAids
 from ascend_feasibility.analyzer.context.display import DisplaySites
-from ascend_feasibility.analyzer.context.feature_gates import bound_names, only_turns_feature_on, unread_after
+from ascend_feasibility.analyzer.context.feature_gates import (
+    bound_names,
+    only_sets_switches,
+    only_turns_feature_on,
+    unread_after,
+)
 from ascend_feasibility.analyzer.context.guards import (
     GuardReader,
     exits_early,
@@ -388,6 +393,13 @@ class FileWorker:
                     and (features := only_turns_feature_on(body, unit.imports())):
                 # (a device-type test doing the same is DEV007's cuda-only-feature facet: its own text, reach runs)
                 places[check] = Place(places[check].role, "cuda-only-guarded", _feature_reason(statement, body, features))
+            elif check.symbol == "torch.cuda.is_available" and statement.child_by_field_name("alternative") is None \
+                    and only_sets_switches(body, unit.imports()):
+                # `if torch.cuda.is_available(): torch.backends.cudnn.benchmark = True` (round 30 A2 row 67): skipped
+                # on Ascend, or run under transfer_to_npu, the switches act on CUDA kernels only
+                reason = (f"line {statement.start_point.row + 1}: the check guards only CUDA backend switches (cuDNN, "
+                          "TF32), which nothing on the NPU reads")
+                places[check] = Place(places[check].role, "cuda-only-guarded", reason)
             elif inside and all(h.rule in cuda_only or self.kb.rules[h.rule].domain in self.guards.feature_domains for h in inside):
                 reason = f"line {statement.start_point.row + 1}: guards only CUDA-only code ({', '.join(sorted({h.rule for h in inside}))})"
                 places[check] = Place(places[check].role, "cuda-only-guarded", reason)

@@ -109,7 +109,7 @@ def eligible(finding: Finding, options: PortOptions) -> str | None:
         return "unsafe fix (use --unsafe)"
     if finding.suppressed:
         return "suppressed"
-    if not finding.asks_for_change:
+    if not finding.asks_for_change and not (rule.edit is not None and rule.edit.unpriced):
         return "its advice says to leave it"  # a variant's "leave the test as it is" (DEV007 cuda-only-feature)
     shell = finding.path.endswith(SHELL_SUFFIXES) and rule.edit is not None and rule.edit.shell is not None
     if finding.cell is not None or not (finding.path.endswith(".py") or shell):

@@ -403,13 +403,30 @@ def _autocast(node, data, finding, edit, style, outcome) -> str | None:
     if len(positional) > len(edit.positional):
         return "more positional arguments than the original accepts"
     given = {text(k.child_by_field_name("name")) for k in keyword}
-    parts = [f"{edit.positional[i]}={text(arg)}" for i, arg in enumerate(positional)]
+    calls = edit.argument_calls if style.name == "agnostic" else edit.npu_argument_calls
+    parts = [f"{edit.positional[i]}={_argument_text(arg, calls, style)}" for i, arg in enumerate(positional)]
     given |= set(edit.positional[: len(positional)])
-    parts += [text(k) for k in keyword]
+    parts += [_argument_text(k, calls, style) for k in keyword]
     parts += [f"{name}={value}" for name, value in edit.defaults.items() if name not in given]
     new = _fill(style.template(edit), style, args=", ".join(parts))
     outcome.changes.append(Change(call.start_byte, call.end_byte, new, "", 0))
     return None
+
+
+def _argument_text(argument: Node, calls: dict[str, str], style: Style) -> str:
+    """The argument's text, each call in it without arguments whose callee is written as a key of `calls`
+    (`torch.get_autocast_gpu_dtype()`) rebuilt as that key's template."""
+    if not calls:
+        return text(argument)
+    found = sorted(((node.start_byte, node.end_byte, _fill(calls[text(node.child_by_field_name("function"))], style))
+                    for node in walk(argument) if node.type == "call"
+                    and text(node.child_by_field_name("function")) in calls
+                    and not node.child_by_field_name("arguments").named_children), reverse=True)
+    source = argument.text
+    for start, end, new in found:
+        start, end = start - argument.start_byte, end - argument.start_byte
+        source = source[:start] + new.encode("utf-8") + source[end:]
+    return source.decode("utf-8")
 
 
 def _after(node, data, finding, edit, style, outcome) -> str | None:

@@ -13,6 +13,9 @@ from ascend_feasibility.analyzer.reading import parsing
 from tree_sitter import Node
 
 NONE_FIELD_COMPUTED = "none-field-computed"  # DEV121's facet: a field torch_npu leaves None is compared or computed with
+NONE_EQUALITY = "none-equality"  # DEV120's facet: the value torch_npu answers None is only tested for (in)equality
+EQUALITIES = frozenset({"==", "!="})
+MEMBERSHIPS = frozenset({"in", "not in"})
 OPERATIONS = frozenset({"comparison_operator", "binary_operator", "unary_operator", "augmented_assignment"})
 MAX_NODES = 20_000
 
@@ -50,3 +53,20 @@ def _operand(read: Node) -> bool:
 
 def _same(a: Node | None, b: Node | None) -> bool:
     return a is not None and b is not None and a.start_byte == b.start_byte and a.end_byte == b.end_byte and a.type == b.type
+
+
+def only_equality_operand(call: Node) -> bool:
+    """Is `call`'s value only an operand of `==`/`!=`, or the left operand of `in`/`not in`, in one comparison
+    (`torch.cuda.get_device_capability(i) == (7, 5)`)? torch_npu's None then makes the test False (`!=`: True), with no
+    TypeError: the code takes its branch for other cards (round 30 B2 row 40). An ordering (`>= (8, 0)`), an index,
+    an unpacking or the right operand of `in` (`8 in cap`) raises instead."""
+    node, parent = call, call.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        node, parent = parent, parent.parent
+    if parent is None or parent.type != "comparison_operator":
+        return False
+    operators = {parsing.text(op) for op in parent.children_by_field_name("operators")}
+    operands = parent.named_children
+    if len(operands) != 2 or not operators:
+        return False
+    return operators <= EQUALITIES or (operators <= MEMBERSHIPS and _same(operands[0], node))

@@ -84,3 +84,31 @@ def _provider_read(read: Node) -> bool:
     if holder.type == "conditional_expression":
         return cuda_provider_named(holder) is not None
     return cuda_provider_named(holder.child_by_field_name("consequence")) is not None
+
+
+def beside_provider_choice(test: Node) -> bool:
+    """Is the device test (`d == "cuda"`) inside one keyword argument of a call whose other keyword argument makes
+    the same test to pick a CUDA execution provider, while its own keyword names none (round 30 B2 row 31:
+    `FaceAnalysis(providers=['CUDAExecutionProvider' if d == 'cuda' else 'CPUExecutionProvider'],
+    provider_options=[{'device_id': i}] if d == 'cuda' else [])`)? Both tests choose one ONNX Runtime session's
+    provider and its options: the provider's keyword carries the finding, and the two are ported together or not at
+    all (analyzer/port/core.py leaves a provider pick)."""
+    keyword = test.parent
+    while keyword is not None and keyword.type != "keyword_argument":
+        if keyword.type in {"block", "module", "expression_statement", "lambda", "call"}:
+            return False
+        keyword = keyword.parent
+    if keyword is None or keyword.parent is None or keyword.parent.type != "argument_list":
+        return False
+    own = keyword.child_by_field_name("value")
+    if own is None or cuda_provider_named(own) is not None:
+        return False
+    wanted = " ".join(parsing.text(test).split())
+    for sibling in keyword.parent.named_children:
+        value = sibling.child_by_field_name("value") if sibling.type == "keyword_argument" else None
+        if sibling == keyword or value is None or cuda_provider_named(value) is None:
+            continue
+        if any(n.type == "comparison_operator" and " ".join(parsing.text(n).split()) == wanted
+               for n in parsing.walk(value, limit=MAX_NODES)):
+            return True
+    return False

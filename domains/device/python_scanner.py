@@ -17,13 +17,19 @@ from ascend_feasibility.domains.device import (
     selectors,
 )
 from ascend_feasibility.domains.device.amp_imports import BARE_DECORATOR, bare_decorator
+from ascend_feasibility.domains.device.autocast_reads import CUDA_AUTOCAST_DTYPE_READ, reads_other_autocast_dtype
 from ascend_feasibility.domains.device.compiled_use import never_called
 from ascend_feasibility.domains.device.cuda_features import ASSIGNS_DEFAULT, assigns_default
 from ascend_feasibility.domains.device.existence_probes import existence_probe
 from ascend_feasibility.domains.device.fast_path import fast_path_arms, fast_path_facets, only_fixes_layout
 from ascend_feasibility.domains.device.mapping_keys import is_key_test
-from ascend_feasibility.domains.device.none_fields import NONE_FIELD_COMPUTED, computed_none_fields
-from ascend_feasibility.domains.device.rank_suffix import only_adds_rank_suffix
+from ascend_feasibility.domains.device.none_fields import (
+    NONE_EQUALITY,
+    NONE_FIELD_COMPUTED,
+    computed_none_fields,
+    only_equality_operand,
+)
+from ascend_feasibility.domains.device.rank_suffix import only_adds_rank_suffix, passes_setting_through
 from ascend_feasibility.domains.device.runtime_indexes import feeds_runtime_index
 from ascend_feasibility.domains.device.scripted_use import file_keeps_script, only_called
 from ascend_feasibility.domains.device.splat_accelerator import splatted_accelerator
@@ -176,6 +182,13 @@ class _FileScan(PythonScan):
                     seen = (*seen, FILLED_FIELDS)
                 if entry_name in AMP_DECORATOR_NAMES and bare_decorator(call, chain, self.unit.tree()):
                     seen = (*seen, BARE_DECORATOR)
+                edit = self.index.kb.rules[entry.rule].edit
+                if call is not None and edit is not None and reads_other_autocast_dtype(
+                        call, frozenset(edit.argument_calls), self.imports):
+                    seen = (*seen, CUDA_AUTOCAST_DTYPE_READ)
+                if call is not None and entry.rule in load_context_conventions().guards.none_under_shim_rules \
+                        and only_equality_operand(call):
+                    seen = (*seen, NONE_EQUALITY)  # `get_device_capability(i) == (7, 5)`: None makes it False
                 computed = computed_none_fields(call, frozenset(entry.none_fields)) if entry.none_fields and call is not None else []
                 if computed:
                     # `props.major < 6`: None there under the shim's mapping, a TypeError; no automatic site
@@ -412,6 +425,8 @@ class _FileScan(PythonScan):
     def _device_test(self, symbol: str, test: Node) -> None:
         if identical_arms(test):
             return  # `torch.float if device == "cuda" else torch.float`: no device changes what runs
+        if provider_names.beside_provider_choice(test):
+            return  # `provider_options=... if d == "cuda" else []` beside that provider pick: one finding, there
         arms = fast_path_arms(test)
         if arms is not None:
             self.hit("device-type-fast-path", symbol, test, facets=fast_path_facets(arms, self.imports))
@@ -423,6 +438,8 @@ class _FileScan(PythonScan):
                 found = (*found, RUNTIME_INDEX)
             if only_adds_rank_suffix(test):
                 found = (*found, RANK_SUFFIX)
+            elif passes_setting_through(test):
+                found = (*found, INDEX_PASSTHROUGH)
             named = self._arm_names(test) if CUDA_ARM in found else None
             if named is not None and named[1]:
                 found = (*found, SHIM_MAPS_ARM)
@@ -628,6 +645,7 @@ def _with_npu_entry(table: Node, key: Node) -> str:
 
 
 RANK_SUFFIX = "rank-suffix"  # DEV007's facet: the test's arm only appends ":<rank>" to the compared device name
+INDEX_PASSTHROUGH = "index-passthrough"  # DEV007's: `f"{d}:{i}" if d == "cuda" else d`, only the index is lost
 AMP_DECORATOR_NAMES = frozenset({"torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd"})
 FILLED_FIELDS = "filled-fields"  # every field read from the result is one torch_npu fills (DEV121's info variant)
 

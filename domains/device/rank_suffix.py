@@ -1,7 +1,11 @@
 """A device test whose only work is a rank suffix: `if self.device == "cuda": self.device += f":{local_rank}"`.
 
 With a native port's "npu" the test is false and only the suffix is lost: one device keeps "npu" (== "npu:0"), and
-only a multi-device run puts every rank on device 0 (round 22 A2 row 97). No CUDA-only code hides behind the test."""
+only a multi-device run puts every rank on device 0 (round 22 A2 row 97). No CUDA-only code hides behind the test.
+
+The same choice written as one value, `torch.device(f"{d}:{gpu_id}" if d == "cuda" else d)` (round 30 B1 row 17):
+its other arm passes the setting through, so "npu" gives torch.device("npu"), the current NPU, and only the index is
+dropped (`passes_setting_through`)."""
 
 from __future__ import annotations
 
@@ -40,6 +44,30 @@ def only_adds_rank_suffix(test: Node) -> bool:
         return parsing.text(right.child_by_field_name("operator")) == "+" and _starts_with_colon(
             right.child_by_field_name("right"))
     return right.type == "string" and _string_text(right).startswith("{" + name + "}:")
+
+
+def passes_setting_through(test: Node) -> bool:
+    """Is the comparison (`d == "cuda"`) the whole condition of a conditional value whose other arm is the compared
+    name itself and whose CUDA arm is that name with an index suffix (`f"{d}:{i}"`, `d + ":" + str(i)`)?"""
+    holder = test.parent
+    if holder is None or holder.type != "conditional_expression":
+        return False
+    parts = holder.named_children
+    if len(parts) != 3 or parts[1] != test:
+        return False
+    if not {parsing.text(op) for op in test.children_by_field_name("operators")} <= EQUAL:
+        return False
+    suffixed, other = parts[0], parts[2]
+    name = parsing.text(other)
+    if other.type not in {"identifier", "attribute"} or name not in {parsing.text(o) for o in test.named_children}:
+        return False
+    terms = []
+    while suffixed.type == "binary_operator" and parsing.text(suffixed.child_by_field_name("operator")) == "+":
+        terms.append(suffixed.child_by_field_name("right"))
+        suffixed = suffixed.child_by_field_name("left")
+    if terms:  # `d + ":" + str(i)`: the name, then a term that starts with the colon
+        return parsing.text(suffixed) == name and _starts_with_colon(terms[-1])
+    return suffixed.type == "string" and _string_text(suffixed).startswith("{" + name + "}:")
 
 
 def _starts_with_colon(node: Node | None) -> bool:
