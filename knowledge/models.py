@@ -500,6 +500,8 @@ class Release(_Record):
     torch: str
     cann: str
     profile: str
+    python: str = Field(default="", description="the Pythons its torch line supports, a PEP 440 specifier "
+                        "(>=3.10,<3.13); empty where unknown")
 
 
 class CudaFreeArguments(_Record):

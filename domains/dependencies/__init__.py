@@ -56,6 +56,7 @@ class DependenciesDomain(Domain):
             frozenset(i for f in facts for i in f.installs), {folder: t.release for folder, t in run.nested.items()},
             frozenset(run.choice.unread) if run.choice is not None else frozenset(),
             {f.imports[0].path: frozenset(f.npu_aware_used) for f in facts if f.imports and f.npu_aware_used},
+            [d for f in facts for d in f.pythons],
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix

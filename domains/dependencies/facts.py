@@ -54,6 +54,7 @@ class DependencyFacts:
     registrations: list[str] = field(default_factory=list)  # its Auto*.register calls (registered_models)
     remote_loads: list[str] = field(default_factory=list)  # its trust_remote_code model loads (registered_models)
     installs: list[str] = field(default_factory=list)  # requirements files its installs read, project installs (installed.py)
+    pythons: list[Declaration] = field(default_factory=list)  # its `python=3.8.5` conda specs (python_line.py)
 
 
 def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
@@ -98,6 +99,7 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
 def _add(facts: DependencyFacts, parsed) -> None:
     declarations, problems = parsed
     facts.declarations += [d for d in declarations if d.name != "python"]
+    facts.pythons += [d for d in declarations if d.name == "python"]
     facts.problems += problems
 
 

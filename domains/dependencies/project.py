@@ -21,6 +21,7 @@ from ascend_feasibility.domains.dependencies.companion_caps import COMPANIONS, b
 from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, PASSED_TO, ImportFact
 from ascend_feasibility.domains.dependencies.host_markers import aarch64_counterpart
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
+from ascend_feasibility.domains.dependencies.python_line import python_moves
 from ascend_feasibility.domains.dependencies.removed_torch_apis import breaking_pins, pin_advice
 from ascend_feasibility.knowledge import KnowledgeBase, load_routes
 from ascend_feasibility.knowledge.models import PackageRecord, Release
@@ -58,6 +59,7 @@ def analyze_dependencies(
     nested: dict[str, Release] | None = None,
     unchosen: frozenset[str] = frozenset(),
     parts_by_path: dict[str, frozenset[str]] | None = None,
+    pythons: list[Declaration] | None = None,
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -72,7 +74,8 @@ def analyze_dependencies(
     (analyzer/core/subprojects.py): its own torch pins are judged against that release. `unchosen`: the requirements
     files whose torch pin the target choice left out (TargetChoice.unread): they set neither the fit nor the pin.
     `parts_by_path`: path → the npu_aware_for and cuda_part_in names that file's code uses (the per-file npu_aware_used):
-    an undeclared package's item stands at an import in a file that reaches its CUDA-only part."""
+    an undeclared package's item stands at an import in a file that reaches its CUDA-only part. `pythons`: the
+    project's declared Pythons (conda `python=3.8.5`), judged against the target's (python_line.py)."""
     parts_by_path = parts_by_path or {}
     if default_path:
         imports = [_on_default_path(fact, default_path) for fact in imports]
@@ -287,6 +290,8 @@ def analyze_dependencies(
                 repinned = site
             emit.declaration(code, f"torch{site.specifier}", site, recommended, place=place, sites=others,
                              facets=facets)
+    for site, move in python_moves(sorted(set(pythons or []), key=lambda d: (d.path, d.line)), target):
+        emit.declaration("python-below-target", f"python{site.specifier}", site, move, place=declared_optional(site))
     doc_site = next((s for s in documented.get("torch", []) if doc_pin == f"torch{s.specifier} ({s.path}:{s.line})"),
                     None) if not torch_sites else None
     if not torch_sites and "torch" in imported:
