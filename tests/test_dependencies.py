@@ -89,6 +89,13 @@ def test_setup_cfg_conda_environment_and_install_commands():
     assert names(installs) == [
         ("torch", "==2.1.0"), ("flash-attn", ""), ("xformers", ""), ("torch", "==2.1.*"), ("cudatoolkit", "==11.8.*"),
     ]
+    # a conda create installs what it names (round 30 V6/B4: `conda create -n SUPIR python=3.8`, the environment's
+    # Python); the environment's name after -n/--name and a prefix after -p are no packages
+    tree = parsing.parse("bash", b"conda create -n pytorch python=3.8 -y\nmamba create --name numpy -c conda-forge "
+                                 b"python=3.7.0 numpy=1.21\nconda create -p ./torch python=3.9\nconda install -n env scipy\n")
+    created, _ = manifests.parse_install_commands("README.md", tree, "doc-install")
+    assert names(created) == [("python", "==3.8.*"), ("python", "==3.7.0"), ("numpy", "==1.21.*"), ("python", "==3.9.*"),
+                              ("scipy", "")]
 
 
 
@@ -394,7 +401,9 @@ def test_torch_pinned_only_in_an_install_document_is_declared_there(tmp_path):
     write(tmp_path, {"README.md": "```bash\npip install torch==1.10.0\n```\n"})
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     (finding,) = [f for f in report.findings if f.rule == "DEP013"]
-    assert finding.path == "README.md" and finding.severity != "info"
+    # the same fact as DEP012 on a manifest's pin (round 30 B2 row 48): the same severity and hours
+    assert (finding.path, finding.severity, finding.effort_hours.low, finding.effort_hours.high) == \
+        ("README.md", "high", 2.0, 16.0)
     assert "holds no torch_npu release for that torch" in finding.message.en
     # no pin the target reads (open-r1's slurm/README.md sets up serving nodes, no code of the project): the project
     # declares no torch

@@ -72,13 +72,13 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
                 facts.npu_aware_used += [n for n in _npu_aware_used(unit) if n not in facts.npu_aware_used]
                 facts.registrations += registered_models.registrations(unit, relative)
                 facts.remote_loads += [f"{relative}:{load}" for load in registered_models.remote_loads(unit)]
-        elif unit.kind in {"shell", "dockerfile"} and "install" in unit.source.text:
+        elif unit.kind in {"shell", "dockerfile"} and _installs(unit.source.text):
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), npu_probes=_npu_probes())
             # a branch beside the script's NPU arm installs for another backend (CUDA, XPU): not what Ascend runs
             _add(facts, ([d if unit.cell is None else replace(d, cell=unit.cell) for d in declared if d.arm != "other"],
                          problems))
             facts.installs += installed.install_reads(relative, unit.tree())
-        elif unit.kind == "install-doc" and "install" in unit.source.text:  # a document's pins: its versions only
+        elif unit.kind == "install-doc" and _installs(unit.source.text):  # a document's pins: its versions only
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), DOC_SOURCE)
             _add(facts, ([d for d in declared if d.specifier], problems))
             facts.installs += installed.install_reads(relative, unit.tree())
@@ -94,6 +94,11 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
         elif unit.kind == "yaml" and _is_conda_environment(name, unit.source.text):
             _add(facts, manifests.parse_conda_environment(relative, unit.source.text))
     return facts
+
+
+def _installs(text: str) -> bool:
+    """The text may hold an install command or a conda create (parse_install_commands reads both)."""
+    return "install" in text or "create" in text
 
 
 def _add(facts: DependencyFacts, parsed) -> None:

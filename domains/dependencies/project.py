@@ -21,7 +21,7 @@ from ascend_feasibility.domains.dependencies.companion_caps import COMPANIONS, b
 from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, PASSED_TO, ImportFact
 from ascend_feasibility.domains.dependencies.host_markers import aarch64_counterpart
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
-from ascend_feasibility.domains.dependencies.python_line import python_moves
+from ascend_feasibility.domains.dependencies.python_line import python_moves, release_note
 from ascend_feasibility.domains.dependencies.removed_torch_apis import breaking_pins, pin_advice
 from ascend_feasibility.knowledge import KnowledgeBase, load_routes
 from ascend_feasibility.knowledge.models import PackageRecord, Release
@@ -214,7 +214,7 @@ def analyze_dependencies(
         pin_fit, pin_sites = pinned
         pin_note = f"{pin_fit.recommended} [{pin_sites[0].path}: torch{_version_of(pin_sites)}]"
         fit = TorchFit(declared=fit.declared, releases=fit.releases, recommended=pin_note)
-    target_note = f"torch_npu {target.torch_npu} (torch {target.torch}, CANN {target.cann})"
+    target_note = release_note(target)
     plain: dict[tuple[str, str, tuple[str, ...]], list[Declaration]] = defaultdict(list)
     for path in sorted({s.path for s in torch_sites}):
         in_file = [s for s in torch_sites if s.path == path]
@@ -224,7 +224,7 @@ def analyze_dependencies(
         own = next((release for folder, release in (nested or {}).items()
                     if PurePosixPath(path).is_relative_to(folder)), None)
         if own is not None and own.torch_npu in file_fit.releases:  # a nested project's pin, at its own target
-            recommended = f"torch_npu {own.torch_npu} (torch {own.torch}, CANN {own.cann})"
+            recommended = release_note(own)
         elif pinned is not None and path != pinned[1][0].path and set(pinned[0].releases) <= set(file_fit.releases):
             recommended = pin_note  # a range holding the pinned torch: the pin's release, not the newest one
         elif target.torch_npu in file_fit.releases:

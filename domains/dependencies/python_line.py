@@ -5,10 +5,9 @@ pin in it is re-checked for wheels of that Python."""
 
 from __future__ import annotations
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
 from ascend_feasibility.analyzer.reading.manifests import Declaration
 from ascend_feasibility.knowledge.models import Release
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 _MINORS = range(6, 20)  # the Python 3 lines a specifier is tried on
 _PATCHES = range(0, 31)  # the patch releases of a line a specifier is tried on
@@ -39,3 +38,10 @@ def python_moves(declarations: list[Declaration], target: Release) -> list[tuple
             moves.append((site, f"Python {own[-1]} → {wanted[0]}–{wanted[-1]} (torch_npu {target.torch_npu}, "
                                 f"torch {target.torch})"))
     return moves
+
+
+def release_note(release: Release) -> str:
+    """A release as an install advice names it: torch_npu, its torch, CANN and the Pythons its wheels are for."""
+    lines = supported_lines(release.python) if release.python else []
+    python = f", Python {lines[0]}–{lines[-1]}" if lines else ""
+    return f"torch_npu {release.torch_npu} (torch {release.torch}, CANN {release.cann}{python})"
