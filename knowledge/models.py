@@ -1337,10 +1337,13 @@ class RemovedTorchApi(_Record):
 
     name: str = Field(pattern=REMOVED_API_NAME, description="the qualified name (torch's, or a companion's: "
                       "torchvision.transforms.functional_tensor)")
-    kind: Literal["module", "function"] = Field(
-        description="module: importing it (or from it) fails; function: calling it raises")
+    kind: Literal["module", "function", "backend"] = Field(
+        description="module: importing it (or from it) fails; function: calling it raises; backend: the call still "
+        "exists but runs on a library the environment must now provide (torchaudio.load through TorchCodec from 2.9), "
+        "rule DEP053")
     removed_in: str = Field(pattern=r"^\d+\.\d+$", description="the first release (major.minor) of its package "
-                            "(torch, torchvision, torchaudio: the name's first part) without it")
+                            "(torch, torchvision, torchaudio: the name's first part) without it (backend: the first "
+                            "on the new library)")
     replacement: BilingualText
     sources: list[str] = Field(min_length=1, description="the release notes or pull request that removed it")
 

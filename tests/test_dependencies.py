@@ -1031,3 +1031,22 @@ def test_unsupported_packages_one_module_imports_are_one_item_with_each_import_a
     items = [f for f in analyze(tmp_path / "b", AnalyzeOptions(jobs=1)).findings if f.rule == "DEP002"]
     assert sorted((f.symbol, f.path, f.sites) for f in items) == [("cuda-python", "pkg/graphs.py", []),
                                                                  ("tensorrt", "pkg/engine.py", [])]
+
+
+def test_torchaudio_load_runs_on_torchcodec_only_where_the_target_moves_torchaudio_past_2_9(tmp_path):
+    """Round 30 B3 (dreamtalk, V-Express): torchaudio 2.9 routes load/save through TorchCodec (torchcodec and FFmpeg's
+    libraries on the host), and torch 2.12 pairs with torchaudio 2.11. A target on torch 2.6 keeps torchaudio 2.6's own
+    backends: nothing to add."""
+    code = "import torchaudio\nwav, sr = torchaudio.load('a.wav')\ntorchaudio.save('b.wav', wav, sr)\n"
+    write(tmp_path, {"requirements.txt": "torch>=2.1\ntorchaudio\n", "infer.py": code})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch == "2.12.0"
+    found = [f for f in report.findings if f.rule == "DEP053"]
+    assert [(f.line, f.symbol) for f in found] == [(2, "torchaudio.load"), (3, "torchaudio.save")]
+    assert "torchcodec" in found[0].replacement.en and "aarch64" in found[0].replacement.en
+    (environment,) = [i for i in report.effort.items if i.rule == "adoption:environment" and i.bucket == "required"]
+    assert "TorchCodec and FFmpeg" in environment.arithmetic.en  # priced once, inside the environment item
+    assert not [i for i in report.effort.items if i.rule == "DEP053"]
+    write(tmp_path, {"requirements.txt": "torch==2.6.0\ntorchaudio==2.6.0\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch == "2.6.0" and not [f for f in report.findings if f.rule == "DEP053"]
