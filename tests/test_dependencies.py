@@ -1050,3 +1050,19 @@ def test_torchaudio_load_runs_on_torchcodec_only_where_the_target_moves_torchaud
     write(tmp_path, {"requirements.txt": "torch==2.6.0\ntorchaudio==2.6.0\n"})
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     assert report.target.torch == "2.6.0" and not [f for f in report.findings if f.rule == "DEP053"]
+
+
+def test_the_install_advice_names_the_pythons_of_the_target_release(tmp_path):
+    """Round 30 A2 row 64 (SUPIR: `torch>=2.1.0` admits 2.12.0, but its README's environment is Python 3.8): DEP010's
+    "Install torch_npu 2.12.0" names the Pythons that release's torch supports (releases.toml `python`, from the
+    Ascend/pytorch README's version table at v2.12.0-26.1.0), so the advice does not fail in an older environment."""
+    write(tmp_path, {"requirements.txt": "torch>=2.1\n", "train.py": "import torch\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (fit,) = [f for f in report.findings if f.rule == "DEP010"]
+    assert "torch_npu 2.12.0 (torch 2.12.0, CANN 9.1.0, Python 3.10–3.12)" in fit.replacement.en
+    assert not [f for f in report.findings if f.rule == "DEP017"]  # no Python declared: nothing to move
+    write(tmp_path, {"environment.yml": "name: x\ndependencies:\n  - python=3.9\n  - pip\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (move,) = [f for f in report.findings if f.rule == "DEP017"]
+    assert (move.path, move.line, move.severity) == ("environment.yml", 3, "high")
+    assert "Python 3.9 → 3.10–3.12" in move.message.en
