@@ -508,6 +508,8 @@ class Release(_Record):
     torch: str
     cann: str
     profile: str
+    python: str = Field(default="", description="the Pythons its torch line supports, a PEP 440 specifier "
+                        "(>=3.10,<3.13); empty where unknown")
 
 
 class CudaFreeArguments(_Record):
@@ -1359,10 +1361,13 @@ class RemovedTorchApi(_Record):
 
     name: str = Field(pattern=REMOVED_API_NAME, description="the qualified name (torch's, or a companion's: "
                       "torchvision.transforms.functional_tensor)")
-    kind: Literal["module", "function"] = Field(
-        description="module: importing it (or from it) fails; function: calling it raises")
+    kind: Literal["module", "function", "backend"] = Field(
+        description="module: importing it (or from it) fails; function: calling it raises; backend: the call still "
+        "exists but runs on a library the environment must now provide (torchaudio.load through TorchCodec from 2.9), "
+        "rule DEP053")
     removed_in: str = Field(pattern=r"^\d+\.\d+$", description="the first release (major.minor) of its package "
-                            "(torch, torchvision, torchaudio: the name's first part) without it")
+                            "(torch, torchvision, torchaudio: the name's first part) without it (backend: the first "
+                            "on the new library)")
     replacement: BilingualText
     sources: list[str] = Field(min_length=1, description="the release notes or pull request that removed it")
 

@@ -410,8 +410,13 @@ def test_branches_that_the_target_torchs_torchvision_cannot_take():
     # a bound inside the release line, a package with no release paired at the target: nothing is decided
     inside = "import torch, torchvision\nif torchvision.__version__ < '0.27.1':\n    torch.cuda.synchronize()\n"
     assert reach_of(inside, "DEV101")[0][0] == "runs"
+    # torchaudio 2.11 is the release for torch 2.12 (its 2.11 docs: built on the stable ABI, it works with every later
+    # torch; packages.toml torch_pairs): an arm only a torchaudio before 2.0 takes is dead, one for 2.11 on runs
     audio = "import torch, torchaudio\nif torchaudio.__version__ < '2.0':\n    torch.cuda.synchronize()\n"
-    assert reach_of(audio, "DEV101")[0][0] == "runs"
+    assert reach_of(audio, "DEV101")[0] == ("dead-at-target", "line 2: torchaudio.__version__ < '2.0' (false at the "
+                                            "target torch 2.12.0 (with torchaudio 2.11.1, the release line built for it))")
+    audio_now = "import torch, torchaudio\nif torchaudio.__version__ >= '2.11':\n    torch.cuda.synchronize()\n"
+    assert reach_of(audio_now, "DEV101")[0][0] == "runs"
 
 
 def test_dockerfiles_that_ci_workflows_build_are_ci(tmp_path):

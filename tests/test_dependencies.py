@@ -89,6 +89,13 @@ def test_setup_cfg_conda_environment_and_install_commands():
     assert names(installs) == [
         ("torch", "==2.1.0"), ("flash-attn", ""), ("xformers", ""), ("torch", "==2.1.*"), ("cudatoolkit", "==11.8.*"),
     ]
+    # a conda create installs what it names (round 30 V6/B4: `conda create -n SUPIR python=3.8`, the environment's
+    # Python); the environment's name after -n/--name and a prefix after -p are no packages
+    tree = parsing.parse("bash", b"conda create -n pytorch python=3.8 -y\nmamba create --name numpy -c conda-forge "
+                                 b"python=3.7.0 numpy=1.21\nconda create -p ./torch python=3.9\nconda install -n env scipy\n")
+    created, _ = manifests.parse_install_commands("README.md", tree, "doc-install")
+    assert names(created) == [("python", "==3.8.*"), ("python", "==3.7.0"), ("numpy", "==1.21.*"), ("python", "==3.9.*"),
+                              ("scipy", "")]
 
 
 
@@ -394,7 +401,9 @@ def test_torch_pinned_only_in_an_install_document_is_declared_there(tmp_path):
     write(tmp_path, {"README.md": "```bash\npip install torch==1.10.0\n```\n"})
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     (finding,) = [f for f in report.findings if f.rule == "DEP013"]
-    assert finding.path == "README.md" and finding.severity != "info"
+    # the same fact as DEP012 on a manifest's pin (round 30 B2 row 48): the same severity and hours
+    assert (finding.path, finding.severity, finding.effort_hours.low, finding.effort_hours.high) == \
+        ("README.md", "high", 2.0, 16.0)
     assert "holds no torch_npu release for that torch" in finding.message.en
     # no pin the target reads (open-r1's slurm/README.md sets up serving nodes, no code of the project): the project
     # declares no torch
@@ -1128,3 +1137,36 @@ def test_a_guarded_import_runs_where_a_shipped_config_turns_its_switch_on(tmp_pa
     report = analyze(tmp_path, AnalyzeOptions(jobs=1))
     (finding,) = [f for f in report.findings if f.rule == "DEP001" and f.symbol == "bitsandbytes"]
     assert finding.reach == "optional"
+def test_torchaudio_load_runs_on_torchcodec_only_where_the_target_moves_torchaudio_past_2_9(tmp_path):
+    """Round 30 B3 (dreamtalk, V-Express): torchaudio 2.9 routes load/save through TorchCodec (torchcodec and FFmpeg's
+    libraries on the host), and torch 2.12 pairs with torchaudio 2.11. A target on torch 2.6 keeps torchaudio 2.6's own
+    backends: nothing to add."""
+    code = "import torchaudio\nwav, sr = torchaudio.load('a.wav')\ntorchaudio.save('b.wav', wav, sr)\n"
+    write(tmp_path, {"requirements.txt": "torch>=2.1\ntorchaudio\n", "infer.py": code})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch == "2.12.0"
+    found = [f for f in report.findings if f.rule == "DEP053"]
+    assert [(f.line, f.symbol) for f in found] == [(2, "torchaudio.load"), (3, "torchaudio.save")]
+    assert "torchcodec" in found[0].replacement.en and "aarch64" in found[0].replacement.en
+    (environment,) = [i for i in report.effort.items if i.rule == "adoption:environment" and i.bucket == "required"]
+    assert "TorchCodec and FFmpeg" in environment.arithmetic.en  # priced once, inside the environment item
+    assert not [i for i in report.effort.items if i.rule == "DEP053"]
+    write(tmp_path, {"requirements.txt": "torch==2.6.0\ntorchaudio==2.6.0\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    assert report.target.torch == "2.6.0" and not [f for f in report.findings if f.rule == "DEP053"]
+
+
+def test_the_install_advice_names_the_pythons_of_the_target_release(tmp_path):
+    """Round 30 A2 row 64 (SUPIR: `torch>=2.1.0` admits 2.12.0, but its README's environment is Python 3.8): DEP010's
+    "Install torch_npu 2.12.0" names the Pythons that release's torch supports (releases.toml `python`, from the
+    Ascend/pytorch README's version table at v2.12.0-26.1.0), so the advice does not fail in an older environment."""
+    write(tmp_path, {"requirements.txt": "torch>=2.1\n", "train.py": "import torch\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (fit,) = [f for f in report.findings if f.rule == "DEP010"]
+    assert "torch_npu 2.12.0 (torch 2.12.0, CANN 9.1.0, Python 3.10–3.12)" in fit.replacement.en
+    assert not [f for f in report.findings if f.rule == "DEP017"]  # no Python declared: nothing to move
+    write(tmp_path, {"environment.yml": "name: x\ndependencies:\n  - python=3.9\n  - pip\n"})
+    report = analyze(tmp_path, AnalyzeOptions(jobs=1))
+    (move,) = [f for f in report.findings if f.rule == "DEP017"]
+    assert (move.path, move.line, move.severity) == ("environment.yml", 3, "high")
+    assert "Python 3.9 → 3.10–3.12" in move.message.en

@@ -480,3 +480,32 @@ def test_a_verdict_names_the_product_files_importing_an_unchecked_out_submodule(
     assert importers("croco", [("pkg/a.py", ["croco.x"])], ["src/croco/__init__.py"], lambda p: "product") == []
     assert importers("croco", [("tests/a.py", ["croco.x"])], [], lambda p: "test") == []
     assert importers("third_party/Matcha-TTS", [("a.py", ["matcha"])], [], lambda p: "product") == []
+
+
+def test_the_environment_item_grows_with_each_move_of_the_stack_priced_once_inside_it():
+    """Rounds 28 V10, 29 V6, 30 V6/V8/B4/B6: a torch re-pin (DEP012, or DEP013 on the install document the environment
+    comes from) was priced as an item of its own beside the environment item it belongs to, and a Python below the
+    target's (DEP017) not at all. plan.toml's `grows`: each move adds, once, the centre of its largest finding's range."""
+    def dep(rule, severity, hours, line=1, path="requirements.txt"):
+        return finding(rule, severity=severity, migration="rewrite", hours=hours, path=path, line=line,
+                       domain="dependencies", phases=("training",))
+    train = manual("ATT001", line=2, hours=(1, 1))
+    repin = dep("DEP012", "high", (2.0, 16.0))
+    further = dep("DEP012", "high", (0.1, 0.5), path="docker/requirements.txt")  # the same move's further file
+    python = dep("DEP017", "high", (1.0, 6.0), path="environment.yaml")
+    work = effort([repin, further, python, train], ["training"], entries=TRAIN)
+    (environment,) = [i for i in work.items if i.rule == "adoption:environment"]
+    assert not [i for i in work.items if i.rule in {"DEP012", "DEP017"}]  # no item beside it
+    assert environment.centre_hours == pytest.approx(3.0 + 5.66 + 2.45)
+    assert "+ 5.66 h (torch re-pin) + 2.45 h (Python move)" in environment.arithmetic.en
+    assert "torch 版本迁移" in environment.arithmetic.zh
+    # an unsupported torch in the install document is the same move (DEP013 high), priced the same
+    doc = dep("DEP013", "high", (2.0, 16.0), path="README.md")
+    (environment,) = [i for i in effort([doc, train], ["training"], entries=TRAIN).items
+                      if i.rule == "adoption:environment"]
+    assert environment.centre_hours == pytest.approx(3.0 + 5.66)
+    # not flagged: a pin that fits or a stale file nothing installs (info, low) moves nothing: the flat item
+    for quiet in (dep("DEP010", "info", (0.0, 0.5)), dep("DEP012", "low", (0.1, 0.5)), dep("DEP013", "info", (0, 0.5))):
+        (environment,) = [i for i in effort([quiet, train], ["training"], entries=TRAIN).items
+                          if i.rule == "adoption:environment"]
+        assert environment.centre_hours == 3.0 and "+" not in environment.arithmetic.en

@@ -2,7 +2,8 @@
 the install commands a reader is told to type, kept on their own lines so that a declaration read from them keeps its
 line number.
 
-Kept: a line that runs a `pip`/`pip3`/`python -m pip`/`uv pip`/`mim`/`conda`/`mamba` install (at its start or after `&&`
+Kept: a line that runs a `pip`/`pip3`/`python -m pip`/`uv pip`/`mim`/`conda`/`mamba` install or a `conda`/`mamba`
+create (`conda create -n env python=3.8`: the environment's Python, rule DEP017) (at its start or after `&&`
 or `;`, a `$ ` prompt taken off), with the lines its trailing backslashes continue onto, inside a fenced block whose info
 string is empty or a shell's (```bash, ```shell, ```sh, ```console) or outside any block; outside any block, an install
 written as inline code in a prose line ("via `pip3 install -r requirements.txt`.") is kept as that span alone; the same for a line that runs `cmake`
@@ -22,7 +23,7 @@ MAX_CHARACTERS = 200_000
 SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellscript"})
 _FENCE = re.compile(r"^\s{0,3}(```+|~~~+)\s*([\w+-]*)")
 _PROMPT = re.compile(r"^\s*(?:\$|>|#)\s+")
-_INSTALL = re.compile(r"(?:^|&&|;)\s*(?:python3?\s+-m\s+|uv\s+)?(?:pip3?|mim|conda|mamba)\s+install\b")
+_INSTALL = re.compile(r"(?:^|&&|;)\s*(?:(?:python3?\s+-m\s+|uv\s+)?(?:pip3?|mim|conda|mamba)\s+install|(?:conda|mamba)\s+create)\b")
 _CMAKE = re.compile(r"(?:^|&&|;)\s*cmake\s")  # a build's configure line: the options it turns on (cmake_options.py)
 _LAUNCH = re.compile(r"(?:^|&&|;)\s*(?:[A-Za-z_]\w*=\S*\s+)*python[\d.]*\s+-m\s+torch\.distributed\.launch\b")
 

@@ -404,7 +404,7 @@ INSTALL_QUERY = "(command name: (command_name) @name) @command"
 
 def parse_install_commands(relative: str, root_node: Node, source: str = "pip-install",
                            npu_probes: tuple[str, ...] = ()):
-    """pip install / python -m pip install / mim install / conda install lines (Dockerfiles, shell scripts, notebook
+    """pip install / python -m pip install / mim install / conda install / conda create lines (Dockerfiles, shell scripts, notebook
     `!`, install documents' shell: `source` "doc-install", below every manifest). A `"${NAME[@]}"` argument installs
     the requirement strings of the script's array NAME (torchchat's install_torch.sh); a line or array element inside
     an `if` whose test names one of `npu_probes` (`command -v npu-smi`) is the script's NPU arm (`arm` "npu"), and
@@ -420,11 +420,13 @@ def parse_install_commands(relative: str, root_node: Node, source: str = "pip-in
             program = _assigned_program(program, root_node)
         if program.startswith("python") and words[:2] == ["-m", "pip"]:
             program, words, nodes = "pip", words[2:], nodes[2:]
-        if program not in {"pip", "pip3", "mim", "conda", "mamba", "uv"} or "install" not in words:
+        conda = program in {"conda", "mamba"}
+        verb = "create" if conda and words[:1] == ["create"] else "install"  # `conda create -n env python=3.8 ...`
+        if program not in {"pip", "pip3", "mim", "conda", "mamba", "uv"} or verb not in words:
             continue
         if program == "uv" and words[:2] != ["pip", "install"]:
             continue
-        start = words.index("install") + 1
+        start = words.index(verb) + 1
         line = command.start_point.row + 1
         skip_next = False
         for word, node in zip(words[start:], nodes[start:]):
@@ -433,7 +435,7 @@ def parse_install_commands(relative: str, root_node: Node, source: str = "pip-in
                 skip_next = False
                 continue
             if arg in {"-r", "-c", "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-c", "--channel",
-                       "--target", "-t", "--prefix", "--root"}:
+                       "--target", "-t", "--prefix", "--root"} or (conda and arg in {"-n", "--name", "-p"}):
                 skip_next = True
                 continue
             items = [(arg, line, node)]

@@ -58,6 +58,7 @@ class DependenciesDomain(Domain):
             frozenset(run.choice.unread) if run.choice is not None else frozenset(),
             {f.imports[0].path: frozenset(f.npu_aware_used) for f in facts if f.imports and f.npu_aware_used},
             _configured_on(run) if any(i.switch for f in facts for i in f.imports) else frozenset(),
+            [d for f in facts for d in f.pythons],
         )
         run.findings += analysis.findings
         run.published["dependency_matrix"] = analysis.matrix

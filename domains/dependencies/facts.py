@@ -55,6 +55,7 @@ class DependencyFacts:
     registrations: list[str] = field(default_factory=list)  # its Auto*.register calls (registered_models)
     remote_loads: list[str] = field(default_factory=list)  # its trust_remote_code model loads (registered_models)
     installs: list[str] = field(default_factory=list)  # requirements files its installs read, project installs (installed.py)
+    pythons: list[Declaration] = field(default_factory=list)  # its `python=3.8.5` conda specs (python_line.py)
 
 
 def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
@@ -72,13 +73,13 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
                 facts.npu_aware_used += [n for n in _npu_aware_used(unit) if n not in facts.npu_aware_used]
                 facts.registrations += registered_models.registrations(unit, relative)
                 facts.remote_loads += [f"{relative}:{load}" for load in registered_models.remote_loads(unit)]
-        elif unit.kind in {"shell", "dockerfile"} and "install" in unit.source.text:
+        elif unit.kind in {"shell", "dockerfile"} and _installs(unit.source.text):
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), npu_probes=_npu_probes())
             # a branch beside the script's NPU arm installs for another backend (CUDA, XPU): not what Ascend runs
             _add(facts, ([d if unit.cell is None else replace(d, cell=unit.cell) for d in declared if d.arm != "other"],
                          problems))
             facts.installs += installed.install_reads(relative, unit.tree())
-        elif unit.kind == "install-doc" and "install" in unit.source.text:  # a document's pins: its versions only
+        elif unit.kind == "install-doc" and _installs(unit.source.text):  # a document's pins: its versions only
             declared, problems = manifests.parse_install_commands(relative, unit.tree(), DOC_SOURCE)
             _add(facts, ([d for d in declared if d.specifier], problems))
             facts.installs += installed.install_reads(relative, unit.tree())
@@ -96,9 +97,15 @@ def collect(root: Path, relative: str, units: list[Unit]) -> DependencyFacts:
     return facts
 
 
+def _installs(text: str) -> bool:
+    """The text may hold an install command or a conda create (parse_install_commands reads both)."""
+    return "install" in text or "create" in text
+
+
 def _add(facts: DependencyFacts, parsed) -> None:
     declarations, problems = parsed
     facts.declarations += [d for d in declarations if d.name != "python"]
+    facts.pythons += [d for d in declarations if d.name == "python"]
     facts.problems += problems
 
 

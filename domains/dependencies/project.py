@@ -21,6 +21,7 @@ from ascend_feasibility.domains.dependencies.companion_caps import COMPANIONS, b
 from ascend_feasibility.domains.dependencies.facts import DOC_SOURCE, PASSED_TO, ImportFact
 from ascend_feasibility.domains.dependencies.host_markers import aarch64_counterpart
 from ascend_feasibility.domains.dependencies.import_lines import failing_imports
+from ascend_feasibility.domains.dependencies.python_line import python_moves, release_note
 from ascend_feasibility.domains.dependencies.removed_torch_apis import breaking_pins, pin_advice
 from ascend_feasibility.knowledge import KnowledgeBase, load_routes
 from ascend_feasibility.knowledge.models import PackageRecord, Release
@@ -59,6 +60,7 @@ def analyze_dependencies(
     unchosen: frozenset[str] = frozenset(),
     parts_by_path: dict[str, frozenset[str]] | None = None,
     switches_on: frozenset[str] = frozenset(),
+    pythons: list[Declaration] | None = None,
 ) -> DependencyAnalysis:
     """`has_manifest`: the project has a requirements/pyproject/setup/environment file, so an undeclared import of
     a package that may ship CUDA-only builds is worth reporting. Imports of the project's own packages are not
@@ -75,7 +77,8 @@ def analyze_dependencies(
     `parts_by_path`: path → the npu_aware_for and cuda_part_in names that file's code uses (the per-file npu_aware_used):
     an undeclared package's item stands at an import in a file that reaches its CUDA-only part. `switches_on`: the
     switches the project's configs, launchers or code turn on (switched_on.turned_on): an import in such a switch's
-    arm runs."""
+    arm runs. `pythons`: the project's declared Pythons (conda `python=3.8.5`), judged against the target's
+    (python_line.py)."""
     parts_by_path = parts_by_path or {}
     if switches_on:
         imports = [_switched_on(fact, switches_on) for fact in imports]
@@ -229,7 +232,7 @@ def analyze_dependencies(
         pin_fit, pin_sites = pinned
         pin_note = f"{pin_fit.recommended} [{pin_sites[0].path}: torch{_version_of(pin_sites)}]"
         fit = TorchFit(declared=fit.declared, releases=fit.releases, recommended=pin_note)
-    target_note = f"torch_npu {target.torch_npu} (torch {target.torch}, CANN {target.cann})"
+    target_note = release_note(target)
     plain: dict[tuple[str, str, tuple[str, ...]], list[Declaration]] = defaultdict(list)
     for path in sorted({s.path for s in torch_sites}):
         in_file = [s for s in torch_sites if s.path == path]
@@ -239,7 +242,7 @@ def analyze_dependencies(
         own = next((release for folder, release in (nested or {}).items()
                     if PurePosixPath(path).is_relative_to(folder)), None)
         if own is not None and own.torch_npu in file_fit.releases:  # a nested project's pin, at its own target
-            recommended = f"torch_npu {own.torch_npu} (torch {own.torch}, CANN {own.cann})"
+            recommended = release_note(own)
         elif pinned is not None and path != pinned[1][0].path and set(pinned[0].releases) <= set(file_fit.releases):
             recommended = pin_note  # a range holding the pinned torch: the pin's release, not the newest one
         elif target.torch_npu in file_fit.releases:
@@ -305,6 +308,8 @@ def analyze_dependencies(
                 repinned = site
             emit.declaration(code, f"torch{site.specifier}", site, recommended, place=place, sites=others,
                              facets=facets)
+    for site, move in python_moves(sorted(set(pythons or []), key=lambda d: (d.path, d.line)), target):
+        emit.declaration("python-below-target", f"python{site.specifier}", site, move, place=declared_optional(site))
     if not hosted and "torch" in imported:
         site = doc_site
         if site is not None:  # the install line choose_target read (TargetChoice.doc_pin): torch is declared there

@@ -1,4 +1,5 @@
-"""Uses of torch APIs that the target torch (or the torchvision/torchaudio paired with it) no longer has (DEP050): moving to Ascend moves a project to the torch of
+"""Uses of torch APIs that the target torch (or the torchvision/torchaudio paired with it) no longer has (DEP050), or
+runs on a library the environment must now provide (DEP053: torchaudio.load/save through TorchCodec from 2.9): moving to Ascend moves a project to the torch of
 its torch_npu release, so code written for torch 1.x that imports `torch._six` or calls `torch.solve` stops there, on
 CUDA as on the NPU. Which APIs, the release that removed each and its replacement are data
 (knowledge/dependencies/removed_torch_apis.toml); a use is reported only where the target's torch is at or above that
@@ -20,6 +21,7 @@ from packaging.version import Version
 from tree_sitter import Node
 
 DETECTOR = "removed-torch-api"
+BACKEND_DETECTOR = "api-on-new-backend"  # kind "backend": the call runs on a library the environment must add (DEP053)
 # what an except clause must name to catch a failed import (a bare `except:` catches it too)
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
 VERSION_WORD = "version"  # a test of the torch version: an identifier or attribute spelling it (`__version__`)
@@ -177,7 +179,7 @@ class _RemovedApiScan(PythonScan):
                     self.report(api, statement)
         for reference in unit_references(self.unit):
             api = self._api_of(reference)
-            if api is not None and (api.kind == "function" or api.name not in imported) and not copes(reference.node):
+            if api is not None and (api.kind != "module" or api.name not in imported) and not copes(reference.node):
                 if api.kind == "module":
                     imported.add(api.name)  # one site per file for a module: its import, or its first chain
                 self.report(api, reference.node)
@@ -185,7 +187,7 @@ class _RemovedApiScan(PythonScan):
 
     def _api_of(self, reference: Reference) -> RemovedTorchApi | None:
         api = self.apis.get(reference.name)
-        if api is not None and api.kind == "function":
+        if api is not None and api.kind != "module":
             return api
         for name, row in self.apis.items():
             if row.kind == "module" and reference.name.startswith(name + "."):
@@ -194,6 +196,11 @@ class _RemovedApiScan(PythonScan):
 
     def report(self, api: RemovedTorchApi, node: Node) -> None:
         removed_by = f"{api_package(api.name)} {api.removed_in}"
+        if api.kind == "backend":
+            self.hit(BACKEND_DETECTOR, api.name, node, npu=bilingual(
+                f"from {removed_by} on it runs through TorchCodec; {api.replacement.en}",
+                f"自 {removed_by} 起它经由 TorchCodec 运行；{api.replacement.zh}"))
+            return
         self.hit(DETECTOR, api.name, node, npu=bilingual(f"{removed_by} removed it; use {api.replacement.en}",
                                                          f"{removed_by} 已移除它；改用 {api.replacement.zh}"))
 

@@ -263,9 +263,14 @@ def _adoption_item(group: list[Finding], adoption: dict, entry_files: list[str],
         zh = f"每个项目一次：{base:g} 小时 + {adoption['per_entry']:g} 小时 × {entries} 个入口文件 = {hours:g} 小时"
         sites = entry_files[:SHOWN_SITES] + ([f"... {len(entry_files) - SHOWN_SITES} more"] if len(entry_files) > SHOWN_SITES else [])
     else:
-        hours = base
-        en = f"once per project, whatever the number of sites ({len(group)}): {hours:g} h"
-        zh = f"每个项目一次，与位置数（{len(group)}）无关：{hours:g} 小时"
+        moves = _stack_moves(group, adoption)
+        base = base if bucket == "required" or not moves else 0.0
+        hours = base + sum(h for _, h in moves)
+        en = f"once per project, whatever the number of sites ({len(group)}): {base:g} h"
+        zh = f"每个项目一次，与位置数（{len(group)}）无关：{base:g} 小时"
+        if moves:
+            en += "".join(f" + {h:.2f} h ({move['en']})" for move, h in moves) + f" = {hours:.2f} h"
+            zh += "".join(f" + {h:.2f} 小时（{move['zh']}）" for move, h in moves) + f" = {hours:.2f} 小时"
         sites = _sites(group)
     return _item(
         name=adoption["title"]["en"], rule=f"adoption:{adoption['id']}", domain=adoption["domain"], group=group,
@@ -274,6 +279,17 @@ def _adoption_item(group: list[Finding], adoption: dict, entry_files: list[str],
         step0=bool(adoption.get("step0")), sites=sites, replacement=Text(**adoption["title"]),
         base=EffortHours(low=base, high=base),
     )
+
+
+def _stack_moves(group: list[Finding], adoption: dict) -> list[tuple[dict, float]]:
+    """The adoption's `grows` moves its findings show, each with the central hours of its largest finding (plan.toml:
+    the environment item's torch re-pin and Python move, priced once inside it)."""
+    moves = []
+    for move in adoption.get("grows", []):
+        shown = [f for f in group if f.rule in move["rules"] and f.severity == move["severity"]]
+        if shown:
+            moves.append((move, round(max(centre(f.effort_hours) for f in shown), 2)))
+    return moves
 
 
 def _mechanical_item(group: list[Finding], bucket: str, est: dict) -> EffortItem:
