@@ -780,35 +780,3 @@ def test_port_leaves_a_site_whose_advice_says_to_leave_it(tmp_path):
     left = {(f.rule, f.line): why for f, why in result.skipped_sites}
     assert left[("DEV007", 7)] == "its advice says to leave it"
     assert ("DEV007", 11) not in left
-
-
-def test_the_summary_counts_the_sites_port_rewrites_not_those_it_may_attempt(tmp_path):
-    # round 30 V2 B7: `--device` defaults to "cuda" and a test of the same value stays (DEV001 and DEV104 eligible,
-    # left by port's coupling checks); the cache release is rewritten. The summary's "port rewrites" is port's plan.
-    from ascend_feasibility.analyzer.port.core import eligible
-    from ascend_feasibility.analyzer.port.summary import rewritten_fingerprints
-    from ascend_feasibility.analyzer.reporting.report_view import mechanical_kinds
-
-    source = ("import argparse\nimport torch\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n"
-              "    parser.add_argument(\"--device\", default=\"cuda\")\n    args = parser.parse_args()\n"
-              "    if args.device == \"cuda\" and not torch.cuda.is_available():\n        raise SystemExit(1)\n"
-              "    torch.cuda.empty_cache()\n    return torch.zeros(1, device=args.device)\n\n\n" + MAIN)
-    root = _project(tmp_path, {"run.py": source, **uses(source)})
-    report, result = _port(root)
-    counted = [f for f in report.findings if f.counted]
-    kinds = {k.rule: (k.sites, k.port) for k in mechanical_kinds(report, counted)}
-    done = rewritten_fingerprints(result)
-    for rule, (_, ported) in kinds.items():
-        assert ported == sum(f.fingerprint in done for f in counted if f.rule == rule
-                             and f.migration in {"auto", "rewrite"}), rule
-    assert kinds["DEV102"][1] == 1
-    left = [f for f in counted if f.migration in {"auto", "rewrite"} and f.fingerprint not in done
-            and eligible(f, PortOptions()) is None]
-    assert left, "a site port may attempt but leaves"
-    assert sum(p for _, p in kinds.values()) < sum(eligible(f, PortOptions()) is None for f in counted
-                                                  if f.migration in {"auto", "rewrite"})
-    # rendered from its JSON where the tree is gone: the sites port may attempt
-    shutil.rmtree(root)
-    assert sum(p for _, p in (
-        (k.sites, k.port) for k in mechanical_kinds(report, counted))) == sum(
-        eligible(f, PortOptions()) is None for f in counted if f.migration in {"auto", "rewrite"})

@@ -4,10 +4,9 @@ figure HIPIFY and SYCLomatic print)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from ascend_feasibility.analyzer.core.models import DaysRange, Report
-from ascend_feasibility.analyzer.port.core import PortOptions, PortResult, port
+from ascend_feasibility.analyzer.port.core import PortResult
 from ascend_feasibility.domains import effort_left
 from ascend_feasibility.knowledge import load_knowledge
 
@@ -30,17 +29,6 @@ def rewritten_fingerprints(result: PortResult) -> set[str]:
     patched = {r.path for r in result.rewrites}
     return {o.finding.fingerprint for o in result.outcomes
             if o.rewritten and o.finding.path in patched}
-
-
-def rewritten_sites(report: Report, options: PortOptions) -> frozenset[str] | None:
-    """The fingerprints of the findings whose sites `port` rewrites in the analysed tree (its own plan, coupling
-    checks included: a site left with a "cuda" literal in its statement or a test of the same value is not one), or
-    None when the tree is not there to read (a report rendered from its JSON elsewhere). The report's summary counts
-    these (round 30 V2 B7)."""
-    root = Path(report.project.root)
-    if not root.is_dir():
-        return None
-    return frozenset(rewritten_fingerprints(port(root, report, options)))
 
 
 def summarize(report: Report, result: PortResult) -> list[RuleTally]:

@@ -134,28 +134,24 @@ def build_view(report: Report, languages: tuple[str, ...], row_limit: int) -> Re
         step0=step0_items(report),
         top_drivers=top_cost_drivers(report),
         engineering=[f for f in listed if f.migration in {"manual", "unsupported"}],
-        mechanical=mechanical_kinds(report, counted),
+        mechanical=mechanical_kinds(counted),
         changes=[f for f in listed if f.migration in {"auto", "rewrite"}],
     )
 
 
-def mechanical_kinds(report: Report, counted: list[Finding]) -> list[MechanicalKind]:
-    """Counted sites a rewrite fixes (auto, rewrite), per rule, with how many `port` rewrites itself; most sites first.
-    What port rewrites is its own plan over the tree (analyzer/port/summary.py rewritten_sites: a site its coupling
-    checks leave is not counted); where the tree is not there to read, the sites port may attempt (`eligible`)."""
+def mechanical_kinds(counted: list[Finding]) -> list[MechanicalKind]:
+    """Counted sites a rewrite fixes (auto, rewrite), per rule, with how many `port` rewrites itself; most sites first."""
     from ascend_feasibility.analyzer.port.core import PortOptions, eligible  # port reads reports: imported when used
-    from ascend_feasibility.analyzer.port.summary import rewritten_sites
 
     options = PortOptions()
     sites: Counter = Counter()
     ported: Counter = Counter()
     names: dict[str, str] = {}
-    mechanical = [f for f in counted if f.migration in {"auto", "rewrite"}]
-    rewritten = rewritten_sites(report, options) if mechanical else frozenset()
-    for f in mechanical:
-        sites[f.rule] += 1
-        names[f.rule] = f.name
-        ported[f.rule] += eligible(f, options) is None if rewritten is None else f.fingerprint in rewritten
+    for f in counted:
+        if f.migration in {"auto", "rewrite"}:
+            sites[f.rule] += 1
+            names[f.rule] = f.name
+            ported[f.rule] += eligible(f, options) is None
     return [MechanicalKind(rule, names[rule], count, ported[rule])
             for rule, count in sorted(sites.items(), key=lambda kv: (-kv[1], kv[0]))]
 
