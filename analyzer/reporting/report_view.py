@@ -140,7 +140,9 @@ def build_view(report: Report, languages: tuple[str, ...], row_limit: int) -> Re
 
 
 def mechanical_kinds(counted: list[Finding]) -> list[MechanicalKind]:
-    """Counted sites a rewrite fixes (auto, rewrite), per rule, with how many `port` rewrites itself; most sites first."""
+    """Counted sites a rewrite fixes (auto, rewrite), per rule, with how many are of a kind `port` rewrites (its
+    eligibility check; its coupling checks may still leave a site, which its log lists: running its planner here would
+    re-read the tree at render time, which reports must not do); most sites first."""
     from ascend_feasibility.analyzer.port.core import PortOptions, eligible  # port reads reports: imported when used
 
     options = PortOptions()
