@@ -1,6 +1,7 @@
 """Project methods a library hook calls by name (analyzer/context/library_hooks.py, knowledge opt_in.library_hooks):
 diffusers' `enable_xformers_memory_efficient_attention()` calls `set_use_memory_efficient_attention_xformers` on every
-submodule, so a project attention class's method of that name runs wherever the project calls the hook with no guard;
+submodule, so a project attention class's method of that name is reached wherever the project calls the hook with no guard
+(uncounted: the hook call's fix leaves it unreached);
 the hook call itself is ATT012 (domains/attention/python_scanner.py)."""
 
 from __future__ import annotations
@@ -49,11 +50,12 @@ def test_an_unguarded_hook_call_reaches_the_project_method_and_is_flagged(tmp_pa
     assert (hook.path, hook.line, hook.reach, hook.severity) == ("run.py", 5, "runs", "high")
     assert "is_xformers_available()" in hook.replacement.en
     [probe] = [f for f in findings if f.rule == "ATT010"]
-    assert probe.reach == "runs"
+    assert probe.reach == "optional"  # reached through the hook, priced with ATT012: its fix leaves it unreached
+    assert not probe.counted
     assert probe.reach_reason == ("set_use_memory_efficient_attention_xformers() is called by the library on every "
                                   "submodule: the project calls enable_xformers_memory_efficient_attention() at "
-                                  "run.py:5 with no guard (removing or guarding that call, ATT012, leaves this "
-                                  "method unreached)")
+                                  "run.py:5 with no guard; removing or guarding that call (ATT012, priced there) "
+                                  "leaves this method unreached")
 
 
 def test_a_guarded_hook_call_leaves_the_method_optional(tmp_path):

@@ -1011,7 +1011,10 @@ def counted_paths(report):
 def test_generations_side_by_side_are_priced_one_the_readme_points_to(tmp_path):
     readme = ("# RWKV\nUse https://github.com/x/RWKV-LM/tree/main/RWKV-v7 for training: `cd RWKV-v7/`.\n"
               "![loss](RWKV-v4-loss.png) ![RWKV-v5](RWKV-v5.png)\nOld: RWKV-v4/train.py\n")
-    kernel = {"RWKV-v5/src/wkv5.py": "import torch\n\n\ndef wkv(x):\n    return x.cuda()\n"}
+    # the kernel file runs its own check (a `__main__` block): a definitions-only file nothing imports would be
+    # optional for that alone (analyzer/context/unloaded.py unrun_definitions), whatever its generation
+    kernel = {"RWKV-v5/src/wkv5.py": "import torch\n\n\ndef wkv(x):\n    return x.cuda()\n\n\n"
+                                     "if __name__ == \"__main__\":\n    wkv(torch.ones(1))\n"}
     report = run(write(tmp_path, generations_tree(["RWKV-v4", "RWKV-v5", "RWKV-v7"], readme, kernel)))
     assert report.effort.generation is not None
     assert (report.effort.generation.priced, report.effort.generation.why) == ("RWKV-v7", "readme")

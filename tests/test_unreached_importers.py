@@ -156,3 +156,31 @@ def test_the_reasons_read_in_chinese():
              f"optional: {chain}")
     for why in (UNRUN_WHY, chain, built):
         assert phrase("zh", why) != why and "imported only" not in phrase("zh", why), why
+
+
+def test_a_definitions_file_a_script_imports_by_its_folder_relative_name_stays_reached(tmp_path):
+    # `python gen/train.py` puts gen/ on sys.path: `from src.model import Net` loads gen/src/model.py (no package
+    # marker anywhere), however the project-wide module names spell it
+    write_tree(tmp_path, {
+        "gen/train.py": "import torch\nfrom src.model import Net\n\nif __name__ == '__main__':\n    Net()(torch.ones(1))\n",
+        "gen/src/model.py": "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x.cuda()\n",
+        "gen/src/unused.py": "import torch\n\n\ndef spare(x):\n    return x.cuda()\n",
+    })
+    findings = analyze(tmp_path, AnalyzeOptions(jobs=1)).findings
+    [model] = [f for f in findings if f.path == "gen/src/model.py" and f.rule == "DEV004"]
+    assert model.reach == "runs"
+    [spare] = [f for f in findings if f.path == "gen/src/unused.py" and f.rule == "DEV004"]
+    assert spare.reach == "optional"
+
+
+def test_a_root_module_of_definitions_is_left_to_its_users(tmp_path):
+    # a module at the root that nothing imports is what a user imports (`import helpers` after copying it)
+    write_tree(tmp_path, {
+        "run.py": "import torch\n\nif __name__ == '__main__':\n    print(torch.ones(1).cuda())\n",
+        "helpers.py": "import torch\n\n\ndef spare(x):\n    return x.cuda()\n",
+    })
+    findings = analyze(tmp_path, AnalyzeOptions(jobs=1)).findings
+    [helper] = [f for f in findings if f.path == "helpers.py" and f.rule == "DEV004"]
+    assert "file of definitions only" not in (helper.reach_reason or "")  # (its function, named nowhere, is unreached)
+    [declared] = [f for f in findings if f.path == "helpers.py" and f.rule == "DEP013"]
+    assert declared.reach == "runs"

@@ -531,5 +531,7 @@ def test_the_knowledge_base_pairs_torchvision_with_the_target_torch():
     kb = load_knowledge()
     assert companion_lines(kb, "2.12.0")["torchvision"] == "0.27"
     assert companion_lines(kb, "2.1.2")["torchvision"] == "0.16"
-    assert "torchaudio" not in companion_lines(kb, "2.12.0")  # its table stops at torch 2.6
+    # torchaudio 2.11 is built on torch's stable ABI and serves 2.11 and every later torch: 2.12 takes 2.11.1
+    # (docs.pytorch.org/audio/2.11.0/installation.html, pytorch/audio v2.11.1)
+    assert companion_lines(kb, "2.12.0")["torchaudio"] == "2.11.1"
     assert companion_lines(kb, "2.4.1")["torchaudio"] == "2.4.1"  # the exact torch first

@@ -5,7 +5,9 @@ module and calls `set_use_memory_efficient_attention_xformers(True, op)` on each
 attention class defining that method runs it although no file of the project names it (knowledge
 conventions.toml opt_in.library_hooks: hook -> the method names it calls). guards' and opt_in's per-file reading
 calls such a method "named for xformers and called nowhere in this file": where a counted hook call runs (its own
-finding, ATT012, with reach `runs`: no guard, no try), the method's sites run too.
+finding, ATT012, with reach `runs`: no guard, no try), the method's sites are reached through it, and their reason says
+so; they stay uncounted, because the fix ATT012 prices (remove or guard the hook call) leaves the method unreached
+(round 30: magic-animate's probes priced as two more xformers rewrites beside that one-line fix).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def hooked_methods(findings: list[Finding], hooks: dict[str, list[str]]) -> dict
 
 
 def hooked_reason(finding: Finding, reached: dict[str, str]) -> str | None:
-    """Why an optional site inside a method only a library hook calls runs after all (None when it does not): the
+    """Why an optional site inside a method only a library hook calls is reached after all (None when it is not): the
     method its reason names (`...; line 248: set_use_memory_efficient_attention_xformers`) is one a hook call the
     project makes reaches."""
     if finding.reach != "optional" or finding.role not in COUNTED_ROLES:
@@ -46,5 +48,5 @@ def hooked_reason(finding: Finding, reached: dict[str, str]) -> str | None:
     where = reached.get(method) if method is not None else None
     if where is None:
         return None
-    return (f"{method}() is called by the library on every submodule: the project calls {where} with no guard "
-            "(removing or guarding that call, ATT012, leaves this method unreached)")
+    return (f"{method}() is called by the library on every submodule: the project calls {where} with no guard; "
+            "removing or guarding that call (ATT012, priced there) leaves this method unreached")

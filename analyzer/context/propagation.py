@@ -199,8 +199,9 @@ def propagate_reach(findings: list[Finding], facts: list[ModuleFacts], context: 
                 and (finding.path, public_callers_name(finding.reach_reason)) in called_elsewhere:
             finding = factory.restore(finding)  # its file's callers check a gate; another file's may call it bare
         why = hooked_reason(finding, hooked) if hooked else None
-        if why is not None:  # a method a library hook the project calls reaches by name (diffusers' enable_xformers_...)
-            finding = factory.restore(finding).model_copy(update={"reach_reason": why})
+        if why is not None:  # a method a library hook the project calls reaches by name (diffusers' enable_xformers_...):
+            # reached, yet the hook call's own finding (ATT012) is the fix, so the site stays uncounted, priced there
+            finding = finding.model_copy(update={"reach_reason": why})
         if switches_on and finding.reach == "optional" and finding.role in COUNTED_ROLES:
             why = on_reason(finding.reach_reason, switches_on)
             if why is not None:  # a switch the project's own configs, launchers or code turn on: its default use

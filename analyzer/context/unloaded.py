@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict, deque
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from ascend_feasibility.analyzer.context import plugin_registries
@@ -188,9 +189,13 @@ def unrun_definitions(facts: list[ModuleFacts], context: ProjectContext, package
     root, a namespace folder of a published package). Python loads such a file only when an import names it, and none
     does: an entry's import chain never reaches it (a network's backbone file in a folder without __init__.py that the
     network's own module does not import), and what only it imports is not reached through it."""
+    if not any(f.main_guard for f in facts):  # a project with no program of its own (loose modules): users import them
+        return set()
     python = {f.path: f for f in facts if f.module and f.path.endswith(".py")}
     candidates = {path for path, f in python.items()
-                  if path_view(path).parent not in packages and not f.main_guard and not f.top_level_code
+                  if path_view(path).parent not in packages and path_view(path).parent != "."  # a root module: a
+                  # user's `import name` after copying it is its use
+                  and not f.main_guard and not f.top_level_code
                   and (f.exported_functions or f.class_shapes)  # it defines something: a module, no stub
                   and path not in imported and context.of(path).role in COUNTED_ROLES
                   and context.of(path).reach == "runs" and path_view(path).name not in PUBLISHING_FILES
@@ -198,16 +203,18 @@ def unrun_definitions(facts: list[ModuleFacts], context: ProjectContext, package
     if not candidates:
         return set()
     by_name: dict[str, set[str]] = defaultdict(set)
-    for path in candidates:
-        for name in names[path]:
+    for path in candidates:  # every dotted tail of the path too: `from src.model import` in a script beside src/
+        parts = [p for p in PurePosixPath(path).with_suffix("").parts if p != "__init__"]
+        for name in names[path] | {".".join(parts[i:]) for i in range(len(parts))}:
             by_name[name].add(path)
     launched = {path_view(s).name for f in facts for s in f.launched_scripts}
     run = {module for f in facts for module, _script in f.launches if module}
     loaders = {path_view(f.path).parent for f in facts if f.loads_by_name}
     builds = {path_view(f.path).parent for f in facts if path_view(f.path).name in PUBLISHING_FILES}
     published = published_packages(facts, packages)
-    for f in facts:  # imports of files the package walk leaves out (notebooks), strings and configs naming a module
-        if f.path not in python and f.imports:
+    for f in facts:  # any import naming the module (a script's `from src.model import` resolved to another copy of
+        # src/ beside another script: byte-identical generations side by side), strings and configs naming a module
+        if f.imports:
             candidates -= _targets(f.imports, by_name)
         if f.dotted_words and context.of(f.path).role != "test":
             candidates -= {path for word in f.dotted_words for parts in [word.split(".")]
